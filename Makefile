@@ -1,0 +1,38 @@
+# kiln — top-level driver. `make run` and `make test` set up what they need.
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+KILN_RELEASE := build/release/kiln
+EXAMPLES_OUT := examples/runtime
+
+.PHONY: all deps build run test bench format clean
+
+all: build
+
+deps:
+	@sh scripts/deps.sh
+
+build: deps
+	cmake -S . -B build/release -DCMAKE_BUILD_TYPE=Release -DKILN_TESTS=OFF >/dev/null
+	cmake --build build/release -j $(JOBS)
+
+# Cook the bundled examples, then show what was made and check it.
+run: build
+	$(KILN_RELEASE) build -i examples/assets -o $(EXAMPLES_OUT)
+	$(KILN_RELEASE) info -o $(EXAMPLES_OUT)
+	$(KILN_RELEASE) check -o $(EXAMPLES_OUT)
+
+# Every test, under AddressSanitizer and UndefinedBehaviorSanitizer, warnings as errors.
+test: deps
+	cmake -S . -B build/test -DCMAKE_BUILD_TYPE=Debug -DKILN_SANITIZE=ON -DKILN_WERROR=ON >/dev/null
+	cmake --build build/test -j $(JOBS)
+	cd build/test && ctest --output-on-failure -j $(JOBS)
+
+bench: deps
+	cmake -S . -B build/bench -DCMAKE_BUILD_TYPE=Release -DKILN_TESTS=OFF -DKILN_BENCH=ON >/dev/null
+	cmake --build build/bench -j $(JOBS)
+	bash bench/run.sh build/bench
+
+format:
+	clang-format -i $$(git ls-files '*.c' '*.h' '*.cpp')
+
+clean:
+	rm -rf build $(EXAMPLES_OUT)

@@ -1,0 +1,158 @@
+/*
+ * kiln/format.h — the on-disk structures of kiln's cooked files.
+ *
+ * One definition shared by the cooker (writer) and the runtime (reader), so the
+ * two cannot drift apart. Every structure here is little-endian, has explicit
+ * padding, and a size pinned by a static assertion. The specifications with
+ * offset tables live in docs/formats/ (container.md, kmesh.md); a change here
+ * changes the spec and bumps the version constant in the same commit.
+ *
+ * Includes only <stdint.h>.
+ */
+#ifndef KILN_FORMAT_H
+#define KILN_FORMAT_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* A fourcc as it appears in the file: the first character is the lowest byte. */
+#define KILN_FOURCC(a, b, c, d)                                                          \
+    ((uint32_t)(uint8_t)(a) | ((uint32_t)(uint8_t)(b) << 8) |                           \
+     ((uint32_t)(uint8_t)(c) << 16) | ((uint32_t)(uint8_t)(d) << 24))
+
+/* ---------------------------------------------------------------------------
+ * Container (docs/formats/container.md)
+ * ------------------------------------------------------------------------- */
+
+#define KILN_CONTAINER_MAGIC KILN_FOURCC('K', 'I', 'L', 'N')
+#define KILN_CONTAINER_VERSION 1u
+#define KILN_CHUNK_ALIGNMENT 16u
+
+/* File kinds (kiln_container_header.kind). */
+#define KILN_KIND_MESH KILN_FOURCC('M', 'E', 'S', 'H')
+
+/* Chunks every kind may carry. */
+#define KILN_CHUNK_META KILN_FOURCC('M', 'E', 'T', 'A') /* UTF-8 JSON provenance */
+
+/* kiln_container_header.flags */
+#define KILN_CONTAINER_FLAG_CHECKSUM 0x1u /* checksum field holds XXH3-64 */
+#define KILN_CONTAINER_FLAGS_KNOWN 0x1u
+
+typedef struct kiln_container_header {
+    uint32_t magic;             /* KILN_CONTAINER_MAGIC ("KILN") */
+    uint32_t kind;              /* file kind fourcc, e.g. KILN_KIND_MESH */
+    uint16_t container_version; /* KILN_CONTAINER_VERSION */
+    uint16_t kind_version;      /* version of the kind's own layout */
+    uint32_t flags;             /* KILN_CONTAINER_FLAG_*; unknown bits rejected */
+    uint32_t chunk_count;       /* entries in the chunk table */
+    uint32_t header_size;       /* sizeof(kiln_container_header) == 48 */
+    uint64_t file_size;         /* total bytes, equal to the file's length */
+    uint64_t checksum;          /* XXH3-64, see container.md §Checksum */
+    uint64_t reserved;          /* zero */
+} kiln_container_header;
+
+/* kiln_chunk_entry.flags: none defined yet; non-zero bits are rejected. */
+typedef struct kiln_chunk_entry {
+    uint32_t fourcc;
+    uint32_t flags;
+    uint64_t offset; /* from the start of the file, multiple of 16 */
+    uint64_t size;   /* payload bytes (without padding) */
+    uint64_t reserved;
+} kiln_chunk_entry;
+
+/* ---------------------------------------------------------------------------
+ * Mesh, kind MESH (docs/formats/kmesh.md)
+ * ------------------------------------------------------------------------- */
+
+#define KILN_MESH_VERSION 1u
+
+#define KILN_CHUNK_MESH_DESC KILN_FOURCC('M', 'D', 'S', 'C')    /* kiln_mesh_desc */
+#define KILN_CHUNK_MESH_ATTRS KILN_FOURCC('M', 'A', 'T', 'R')   /* kiln_vertex_attribute[] */
+#define KILN_CHUNK_MESH_VERTICES KILN_FOURCC('V', 'T', 'X', '0') /* interleaved stream 0 */
+#define KILN_CHUNK_MESH_INDICES KILN_FOURCC('I', 'D', 'X', ' ')  /* u16[] or u32[] */
+#define KILN_CHUNK_MESH_SUBMESHES KILN_FOURCC('S', 'U', 'B', 'M') /* kiln_submesh[] */
+
+/* What a vertex attribute means. 0 is invalid. */
+typedef enum kiln_vertex_semantic {
+    KILN_SEMANTIC_INVALID = 0,
+    KILN_SEMANTIC_POSITION = 1,
+    KILN_SEMANTIC_NORMAL = 2,
+    KILN_SEMANTIC_TANGENT = 3,
+    KILN_SEMANTIC_TEXCOORD0 = 4,
+    KILN_SEMANTIC_TEXCOORD1 = 5,
+    KILN_SEMANTIC_COLOR0 = 6,
+    KILN_SEMANTIC_JOINTS0 = 7,
+    KILN_SEMANTIC_WEIGHTS0 = 8,
+    KILN_SEMANTIC_COUNT_ = 9
+} kiln_vertex_semantic;
+
+/* How a vertex attribute is stored. 0 is invalid. */
+typedef enum kiln_vertex_format {
+    KILN_VFORMAT_INVALID = 0,
+    KILN_VFORMAT_F32X2 = 1,
+    KILN_VFORMAT_F32X3 = 2,
+    KILN_VFORMAT_F32X4 = 3,
+    KILN_VFORMAT_OCT_SNORM16X2 = 4, /* octahedral unit vector, snorm16 x/y */
+    KILN_VFORMAT_UNORM8X4 = 5,
+    KILN_VFORMAT_UNORM16X2 = 6,
+    KILN_VFORMAT_UNORM16X4 = 7,
+    KILN_VFORMAT_SNORM16X4 = 8,
+    KILN_VFORMAT_U8X4 = 9,
+    KILN_VFORMAT_U16X4 = 10,
+    KILN_VFORMAT_COUNT_ = 11
+} kiln_vertex_format;
+
+/* kiln_mesh_desc.flags: none defined yet. */
+typedef struct kiln_mesh_desc {
+    uint32_t vertex_count;
+    uint32_t index_count;     /* multiple of 3 (triangle lists) */
+    uint32_t index_size;      /* bytes per index: 2 or 4 */
+    uint32_t submesh_count;
+    uint32_t attribute_count; /* entries in the MATR chunk */
+    uint32_t vertex_stride;   /* bytes per vertex in VTX0, multiple of 4 */
+    uint32_t material_count;  /* material slots; every submesh slot < this */
+    uint32_t flags;
+    float aabb_min[3];
+    float aabb_max[3];
+    float sphere[4]; /* centre x, y, z, radius */
+    uint32_t reserved[6];
+} kiln_mesh_desc;
+
+typedef struct kiln_vertex_attribute {
+    uint16_t semantic; /* kiln_vertex_semantic */
+    uint16_t format;   /* kiln_vertex_format */
+    uint16_t stream;   /* 0: VTX0 (the only stream in version 1) */
+    uint16_t offset;   /* byte offset within a vertex */
+} kiln_vertex_attribute;
+
+typedef struct kiln_submesh {
+    uint32_t index_offset;  /* first index in IDX */
+    uint32_t index_count;   /* multiple of 3 */
+    uint32_t material_slot; /* < kiln_mesh_desc.material_count */
+    uint32_t flags;         /* none defined yet */
+    float aabb_min[3];
+    float aabb_max[3];
+    float sphere[4];
+    uint32_t reserved[2];
+} kiln_submesh;
+
+/* Sizes are part of the format: a change is a version bump. */
+#if defined(__cplusplus)
+#define KILN_FORMAT_ASSERT_(c, m) static_assert(c, m)
+#else
+#define KILN_FORMAT_ASSERT_(c, m) _Static_assert(c, m)
+#endif
+KILN_FORMAT_ASSERT_(sizeof(kiln_container_header) == 48, "container header is 48 bytes");
+KILN_FORMAT_ASSERT_(sizeof(kiln_chunk_entry) == 32, "chunk entry is 32 bytes");
+KILN_FORMAT_ASSERT_(sizeof(kiln_mesh_desc) == 96, "mesh descriptor is 96 bytes");
+KILN_FORMAT_ASSERT_(sizeof(kiln_vertex_attribute) == 8, "vertex attribute is 8 bytes");
+KILN_FORMAT_ASSERT_(sizeof(kiln_submesh) == 64, "submesh is 64 bytes");
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* KILN_FORMAT_H */

@@ -1,0 +1,175 @@
+/*
+ * kiln/kiln.h — libkiln, the runtime half of kiln.
+ *
+ * Maps cooked files and hands out typed pointers into them. Plain C, no
+ * third-party headers, no global state: every function is safe to call from
+ * several threads on different objects. Nothing read from a file is trusted:
+ * every offset, count and size is checked before use.
+ *
+ * Errors: every fallible function returns a kiln_result (KILN_OK == 0) and, when
+ * `err` is not NULL, fills it with a message naming the file and the problem.
+ *
+ * Ownership: a kiln_file is a caller-owned struct (usually on the stack). The
+ * pointers a view hands out point into the file's bytes and stay valid until
+ * kiln_file_close(). Nothing else is allocated.
+ */
+#ifndef KILN_KILN_H
+#define KILN_KILN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kiln/format.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define KILN_VERSION_STRING "0.1.0"
+
+/* ---------------------------------------------------------------------------
+ * Results and errors
+ * ------------------------------------------------------------------------- */
+
+/* Values are pinned: they may be stored or compared by callers. */
+typedef enum kiln_result {
+    KILN_OK = 0,
+    KILN_ERR_INVALID_ARGUMENT = 1, /* caller passed something unusable */
+    KILN_ERR_IO = 2,               /* the operating system refused (open, read, map) */
+    KILN_ERR_OUT_OF_MEMORY = 3,
+    KILN_ERR_BAD_MAGIC = 4,        /* not a kiln file (or not the expected kind) */
+    KILN_ERR_UNSUPPORTED = 5,      /* a version or feature this build does not know */
+    KILN_ERR_TRUNCATED = 6,        /* the data ends before a structure it declares */
+    KILN_ERR_CORRUPT = 7,          /* inconsistent or out-of-range values */
+    KILN_ERR_CHECKSUM = 8,         /* stored checksum does not match the bytes */
+    KILN_ERR_NOT_FOUND = 9,        /* a looked-up chunk, entry or ref is absent */
+    KILN_RESULT_COUNT_ = 10
+} kiln_result;
+
+/* A short constant name for a result, e.g. "truncated". Never NULL. */
+const char *kiln_result_str(kiln_result result);
+
+#define KILN_ERROR_MESSAGE_MAX 256
+
+/* Caller-owned error report. `message` is always NUL-terminated. */
+typedef struct kiln_error {
+    kiln_result code;
+    char message[KILN_ERROR_MESSAGE_MAX];
+} kiln_error;
+
+/* ---------------------------------------------------------------------------
+ * Asset refs: a canonical source path and its 64-bit FNV-1a hash
+ * ------------------------------------------------------------------------- */
+
+/* FNV-1a, 64-bit, over the bytes of `ref` (offset basis 0xcbf29ce484222325,
+ * prime 0x100000001b3). This is the hash assets use to name each other. */
+uint64_t kiln_ref_hash(const char *ref);
+uint64_t kiln_ref_hash_n(const char *ref, size_t length);
+
+/* Canonicalises `path` (relative to the input root) into a ref: lower-case
+ * ASCII, '\\' turned into '/', "./" segments and repeated '/' removed, the last
+ * extension of the file name dropped. Writes at most `capacity` bytes including
+ * the NUL. Fails with KILN_ERR_INVALID_ARGUMENT for an absolute path, a ".."
+ * segment, an empty result or one that does not fit. */
+kiln_result kiln_ref_canonicalize(const char *path, char *out, size_t capacity);
+
+/* ---------------------------------------------------------------------------
+ * Cooked files (the container)
+ * ------------------------------------------------------------------------- */
+
+/* Flags for opening and validating. */
+#define KILN_OPEN_VERIFY_CHECKSUM 0x1u /* hash every byte: O(file size) */
+#define KILN_OPEN_DEEP 0x2u            /* also check data values (index ranges …) */
+
+/* A cooked file held in memory: mapped, loaded, or borrowed from the caller.
+ * Fields are read-only for the caller; kiln_file_close() releases it. */
+typedef struct kiln_file {
+    const uint8_t *data; /* the whole file */
+    size_t size;
+    uint32_t kind;         /* header kind fourcc */
+    uint16_t kind_version; /* header kind version */
+    uint32_t chunk_count;
+    const kiln_chunk_entry *chunks; /* validated chunk table */
+    char name[128];                 /* for messages: the path's tail or "<memory>" */
+    /* private */
+    void *owned_;
+    size_t owned_size_;
+    int owned_how_; /* 0 borrowed, 1 mapped, 2 heap */
+} kiln_file;
+
+/* Maps `path` read-only and validates the container (header and chunk table;
+ * `flags` may add the checksum). On failure `file` is left closed. */
+kiln_result kiln_file_map(kiln_file *file, const char *path, uint32_t flags, kiln_error *err);
+
+/* Reads `path` into a 16-byte-aligned heap block and validates it like
+ * kiln_file_map. For systems where mapping is not wanted. */
+kiln_result kiln_file_load(kiln_file *file, const char *path, uint32_t flags, kiln_error *err);
+
+/* Validates `size` bytes at `data` as a container without copying them. The
+ * caller keeps `data` alive (and 16-byte aligned) until kiln_file_close().
+ * `name` (may be NULL) is used in messages. */
+kiln_result kiln_file_from_memory(kiln_file *file, const void *data, size_t size,
+                                  const char *name, uint32_t flags, kiln_error *err);
+
+/* Releases what the file owns. Safe on a zeroed or already-closed file. */
+void kiln_file_close(kiln_file *file);
+
+/* A chunk's payload. */
+typedef struct kiln_chunk {
+    uint32_t fourcc;
+    uint32_t flags;
+    const void *data;
+    size_t size;
+} kiln_chunk;
+
+/* Finds the first chunk with `fourcc`. KILN_ERR_NOT_FOUND when absent. */
+kiln_result kiln_file_find_chunk(const kiln_file *file, uint32_t fourcc, kiln_chunk *out);
+
+/* The JSON provenance text of the META chunk (not NUL-terminated), or NULL
+ * with *size = 0 when the file has none. */
+const char *kiln_file_metadata(const kiln_file *file, size_t *size);
+
+/* Writes a fourcc as 4 printable characters plus NUL into out[5]. */
+void kiln_fourcc_str(uint32_t fourcc, char out[5]);
+
+/* ---------------------------------------------------------------------------
+ * Meshes (.kmesh, kind MESH)
+ * ------------------------------------------------------------------------- */
+
+/* Typed views into a mapped mesh file; valid while the file is open. */
+typedef struct kiln_mesh_view {
+    const kiln_mesh_desc *desc;
+    const kiln_vertex_attribute *attributes; /* desc->attribute_count entries */
+    const void *vertices;                    /* desc->vertex_count * vertex_stride bytes */
+    size_t vertex_bytes;
+    const void *indices; /* desc->index_count entries of desc->index_size bytes */
+    size_t index_bytes;
+    const kiln_submesh *submeshes; /* desc->submesh_count entries */
+} kiln_mesh_view;
+
+/* Checks that `file` is a mesh whose chunks agree with its descriptor and fills
+ * `view`. Cost does not depend on the vertex or index count unless `flags` has
+ * KILN_OPEN_DEEP, which also checks every index against the vertex count. */
+kiln_result kiln_mesh_view_get(const kiln_file *file, uint32_t flags, kiln_mesh_view *view,
+                               kiln_error *err);
+
+/* The attribute with `semantic`, or NULL. */
+const kiln_vertex_attribute *kiln_mesh_find_attribute(const kiln_mesh_view *view,
+                                                      kiln_vertex_semantic semantic);
+
+/* Bytes one element of `format` takes; 0 for an invalid format. */
+uint32_t kiln_vertex_format_size(kiln_vertex_format format);
+
+/* Decodes an octahedral snorm16x2 unit vector into xyz (unit length). */
+void kiln_oct_decode(const int16_t encoded[2], float out[3]);
+
+/* Short names for printing, e.g. "position", "oct_snorm16x2". Never NULL. */
+const char *kiln_vertex_semantic_str(kiln_vertex_semantic semantic);
+const char *kiln_vertex_format_str(kiln_vertex_format format);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* KILN_KILN_H */

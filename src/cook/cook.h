@@ -1,0 +1,264 @@
+/*
+ * cook.h — the cooker's stages and their entry points.
+ *
+ *   discover → import → process → encode → write
+ *
+ * Each stage lives in its own folder and talks to the next only through the IR
+ * (ir.h) and the plain structs below. A grep for import_/process_/encode_/write_
+ * shows the pipeline.
+ */
+#ifndef KILN_COOK_COOK_H
+#define KILN_COOK_COOK_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cook/ir.h"
+#include "kiln/kiln.h"
+
+#define KILN_ENCODER_VERSION 1u /* bump with any change to cooked output */
+
+/* ---------------------------------------------------------------------------
+ * Small containers (cook/util.c)
+ * ------------------------------------------------------------------------- */
+
+/* A growable byte buffer. Invariant: data is NULL only while cap == 0. After an
+ * allocation failure `failed` is set and further appends are ignored. */
+typedef struct bytebuf {
+    uint8_t *data;
+    size_t size;
+    size_t cap;
+    bool failed;
+} bytebuf;
+
+void bytebuf_append(bytebuf *buf, const void *data, size_t size);
+void bytebuf_append_zeros(bytebuf *buf, size_t count);
+void bytebuf_printf(bytebuf *buf, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void bytebuf_append_json_string(bytebuf *buf, const char *text); /* quoted, escaped */
+void bytebuf_free(bytebuf *buf);
+
+/* A list of owned strings. */
+typedef struct strlist {
+    char **items;
+    size_t count;
+    size_t cap;
+} strlist;
+
+bool strlist_push(strlist *list, const char *text); /* copies text */
+bool strlist_contains(const strlist *list, const char *text);
+void strlist_sort(strlist *list);
+void strlist_free(strlist *list);
+
+char *cook_strdup(const char *text); /* NULL on allocation failure */
+
+/* Reads a whole file into a NUL-terminated heap block. On failure returns false
+ * and puts the OS reason into `reason`. Files above max_size are refused. */
+bool cook_read_file(const char *path, size_t max_size, uint8_t **out, size_t *size,
+                    char *reason, size_t reason_size);
+
+/* ---------------------------------------------------------------------------
+ * Diagnostics (cook/diag.c)
+ *
+ * Each asset collects its own messages (jobs run in parallel); the CLI prints
+ * them compiler-style once the asset is done:  path:line: error: message
+ * ------------------------------------------------------------------------- */
+
+typedef struct cook_diag {
+    bytebuf text; /* complete lines, each ending in '\n' */
+    uint32_t errors;
+    uint32_t warnings;
+} cook_diag;
+
+/* line 0 means "no line". `path` is the file the message is about. */
+void diag_error(cook_diag *diag, const char *path, uint32_t line, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+void diag_warning(cook_diag *diag, const char *path, uint32_t line, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+void diag_note(cook_diag *diag, const char *path, uint32_t line, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+void diag_free(cook_diag *diag);
+
+/* ---------------------------------------------------------------------------
+ * Settings (the configuration vocabulary of DESIGN.md; parsed from kiln.yml by
+ * the build-system work, defaults for now)
+ * ------------------------------------------------------------------------- */
+
+typedef struct cook_settings {
+    bool mesh_merge;
+    bool mesh_meshlets;
+    uint32_t mesh_meshlet_vertices;
+    uint32_t mesh_meshlet_triangles;
+    uint32_t mesh_lods;
+    bool mesh_quantize_positions;
+    bool texture_compress;
+    char texture_format[16];
+    char texture_quality[8];
+    uint32_t texture_max_size;
+    bool texture_mipmaps;
+} cook_settings;
+
+void cook_settings_default(cook_settings *settings);
+/* The settings as a JSON object, keys sorted: part of metadata and cache keys. */
+void cook_settings_to_json(const cook_settings *settings, bytebuf *out);
+
+/* ---------------------------------------------------------------------------
+ * One asset being cooked
+ * ------------------------------------------------------------------------- */
+
+typedef struct cook_context {
+    const char *input_root;  /* as given on the command line */
+    const char *source_path; /* relative to input_root, '/'-separated */
+    const char *ref;         /* canonical ref of source_path */
+    const uint8_t *source;   /* the source file's bytes, NUL-terminated */
+    size_t source_size;
+    const cook_settings *settings;
+    cook_diag *diag;
+    strlist dependencies; /* paths relative to input_root, recorded by import */
+} cook_context;
+
+/* Reads a file a source refers to (an .mtl, a .bin, a texture). `relative` is
+ * resolved against the source file's folder and must stay inside the input
+ * root: an absolute path or one that climbs out is refused, never opened. On
+ * success the dependency is recorded and *root_relative (may be NULL) receives
+ * its path relative to the input root (caller frees). On failure an error is
+ * NOT reported: the caller decides whether a missing file is fatal. */
+bool cook_resolve_dependency(cook_context *ctx, const char *relative, char **root_relative,
+                             char *reason, size_t reason_size);
+bool cook_read_dependency(cook_context *ctx, const char *relative, uint8_t **data,
+                          size_t *size, char *reason, size_t reason_size);
+
+/* ---------------------------------------------------------------------------
+ * discover/ — importer registry and tree walk
+ * ------------------------------------------------------------------------- */
+
+typedef enum cook_asset_kind { COOK_KIND_MODEL = 1 } cook_asset_kind;
+
+/* Returns true on success; on failure it has reported errors to ctx->diag. */
+typedef bool (*cook_import_fn)(cook_context *ctx, ir_asset *out);
+
+typedef struct cook_importer {
+    const char *name;            /* "obj" */
+    const char *const *patterns; /* globs on the file name, NULL-terminated */
+    cook_asset_kind kind;
+    cook_import_fn import;
+} cook_importer;
+
+/* The importer for a path (matched on its file name, case-insensitively), or
+ * NULL when no importer claims it. */
+const cook_importer *discover_match(const char *relative_path);
+/* The registry, for listing. */
+const cook_importer *discover_importers(size_t *count);
+
+/* Glob on one path component: '*' any run, '?' one char, case-insensitive. */
+bool discover_glob_match(const char *pattern, const char *name);
+
+/* Lists every regular file under `root` (relative paths, '/'-separated, sorted
+ * bytewise), skipping hidden entries and any path under `exclude` (may be NULL,
+ * relative to the working directory like root). */
+bool discover_walk(const char *root, const char *exclude, strlist *files, char *reason,
+                   size_t reason_size);
+
+/* ---------------------------------------------------------------------------
+ * import/
+ * ------------------------------------------------------------------------- */
+
+bool import_obj(cook_context *ctx, ir_asset *out);
+
+/* Parses MTL text into materials appended to `materials`. `mtl_path` is for
+ * messages and for resolving texture paths (relative to the input root). */
+bool import_mtl(cook_context *ctx, const char *mtl_path, const char *text, size_t size,
+                ir_material **materials, uint32_t *material_count);
+
+/* ---------------------------------------------------------------------------
+ * process/
+ * ------------------------------------------------------------------------- */
+
+/* Triangulates one simple polygon (convex or concave, any winding) given its
+ * corner positions (3 floats each). Writes (count - 2) triangles as corner
+ * indices 0..count-1 into `triangles` and returns how many were written: fewer
+ * only for degenerate input, where a fan fills the rest. */
+uint32_t process_triangulate_polygon(const float *corners, uint32_t count, uint32_t *triangles);
+
+/* Fills mesh->normals with angle-weighted smooth normals when it has none. */
+bool process_generate_normals(ir_mesh *mesh);
+
+/* AABB and bounding sphere of the vertices referenced by indices[0..count). */
+void process_bounds(const float *positions, const uint32_t *indices, uint32_t index_count,
+                    float aabb_min[3], float aabb_max[3], float sphere[4]);
+
+/* ---------------------------------------------------------------------------
+ * encode/
+ * ------------------------------------------------------------------------- */
+
+/* Octahedral encoding of a unit vector into snorm16 x/y. */
+void encode_oct_snorm16(const float v[3], int16_t out[2]);
+
+/* ---------------------------------------------------------------------------
+ * write/
+ * ------------------------------------------------------------------------- */
+
+/* Builds a container in memory: add chunks in order, then finish. */
+typedef struct container_writer {
+    uint32_t kind;
+    uint16_t kind_version;
+    uint32_t chunk_count;
+    uint32_t chunk_cap;
+    struct container_pending_chunk *chunks;
+    bool failed;
+} container_writer;
+
+void container_begin(container_writer *writer, uint32_t kind, uint16_t kind_version);
+/* Copies `size` bytes of `data` as a chunk payload. */
+void container_add_chunk(container_writer *writer, uint32_t fourcc, const void *data, size_t size);
+/* Lays out the file (header, table, 16-byte aligned payloads, zeroed padding,
+ * checksum) into `out`. Returns false on allocation failure. Frees the writer. */
+bool container_finish(container_writer *writer, bytebuf *out);
+void container_abandon(container_writer *writer);
+
+/* The provenance JSON of the META chunk. */
+void write_metadata_json(const cook_context *ctx, const char *importer, bytebuf *out);
+
+/* Serialises one mesh as a .kmesh file image. */
+bool write_kmesh(const cook_context *ctx, const ir_mesh *mesh, uint32_t material_count,
+                 const char *importer, bytebuf *out);
+
+/* Writes bytes to `path` atomically: a temporary file in the same folder, fsync,
+ * then rename. Creates missing parent folders. */
+bool write_file_atomic(const char *path, const void *data, size_t size, char *reason,
+                       size_t reason_size);
+
+/* ---------------------------------------------------------------------------
+ * pipeline.c — one asset through every stage
+ * ------------------------------------------------------------------------- */
+
+typedef struct cook_request {
+    const char *input_root;  /* folder of sources */
+    const char *output_root; /* folder of cooked files */
+    const char *source_path; /* relative to input_root, '/'-separated */
+    const cook_importer *importer;
+    const cook_settings *settings;
+    bool verify; /* re-read and validate every file written */
+} cook_request;
+
+typedef struct cook_asset_result {
+    bool ok;
+    cook_diag diag;       /* messages about this asset, compiler-style lines */
+    strlist outputs;      /* files written, relative to output_root */
+    strlist dependencies; /* files read besides the source, relative to input_root */
+    uint64_t bytes_written;
+    uint32_t meshes;
+    uint32_t triangles;
+} cook_asset_result;
+
+/* Cooks one asset. Never stops the process: every failure becomes a message
+ * in result->diag and result->ok == false. Thread-safe for distinct results. */
+bool cook_asset(const cook_request *request, cook_asset_result *result);
+void cook_asset_result_free(cook_asset_result *result);
+
+/* Where an asset's output goes: output_root/<dir of source>/<stem><suffix>,
+ * e.g. "models/crate.obj" + ".kmesh" -> "models/crate.kmesh". Caller frees. */
+char *cook_output_path(const char *source_path, const char *suffix);
+
+#endif /* KILN_COOK_COOK_H */

@@ -1,0 +1,88 @@
+/*
+ * ir.h — the cooker's in-memory intermediate representation.
+ *
+ * Importers produce it, process steps transform it, writers serialise it. It is
+ * plain data: every array is owned by the struct that points to it and freed by
+ * the matching ir_*_free(). Streams are kept separate (structure of arrays) so a
+ * process step touches only what it needs and optional streams cost nothing.
+ */
+#ifndef KILN_COOK_IR_H
+#define KILN_COOK_IR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* A range of a mesh's index buffer drawn with one material. */
+typedef struct ir_submesh {
+    uint32_t index_offset;
+    uint32_t index_count; /* multiple of 3 */
+    uint32_t material;    /* index into ir_asset.materials */
+} ir_submesh;
+
+/* An indexed triangle list with per-vertex streams. Invariants: positions is
+ * never NULL when vertex_count > 0; every optional stream is either NULL or
+ * holds vertex_count elements; every index < vertex_count; submeshes cover the
+ * index buffer without overlap, in order. */
+typedef struct ir_mesh {
+    char *name;
+    uint32_t vertex_count;
+    float *positions;    /* xyz */
+    float *normals;      /* xyz, unit length, or NULL */
+    float *tangents;     /* xyzw (w = handedness), or NULL */
+    float *texcoords[2]; /* uv, or NULL */
+    float *colors;       /* rgba, linear, or NULL */
+    uint32_t index_count;
+    uint32_t *indices;
+    uint32_t submesh_count;
+    ir_submesh *submeshes;
+} ir_mesh;
+
+/* Texture slots a material can use. */
+typedef enum ir_texture_slot {
+    IR_SLOT_BASE_COLOR = 0,
+    IR_SLOT_METALLIC_ROUGHNESS,
+    IR_SLOT_NORMAL,
+    IR_SLOT_OCCLUSION,
+    IR_SLOT_EMISSIVE,
+    IR_SLOT_ALPHA, /* a separate opacity map (MTL map_d) */
+    IR_SLOT_COUNT
+} ir_texture_slot;
+
+typedef struct ir_texture_ref {
+    char *path; /* source path relative to the input root, or NULL for none */
+    uint32_t texcoord;
+} ir_texture_ref;
+
+typedef enum ir_alpha_mode { IR_ALPHA_OPAQUE = 0, IR_ALPHA_MASK, IR_ALPHA_BLEND } ir_alpha_mode;
+
+/* A metallic-roughness PBR material (glTF's model; other sources convert). */
+typedef struct ir_material {
+    char *name;
+    float base_color[4];
+    float metallic;
+    float roughness;
+    float emissive[3];
+    float normal_scale;
+    float occlusion_strength;
+    ir_alpha_mode alpha_mode;
+    float alpha_cutoff;
+    bool double_sided;
+    ir_texture_ref textures[IR_SLOT_COUNT];
+} ir_material;
+
+/* Everything one source file produced. */
+typedef struct ir_asset {
+    ir_mesh *meshes;
+    uint32_t mesh_count;
+    ir_material *materials;
+    uint32_t material_count;
+} ir_asset;
+
+/* A material with glTF's defaults (white, metallic 1, roughness 1, opaque). */
+void ir_material_init(ir_material *material);
+void ir_material_free(ir_material *material);
+void ir_mesh_free(ir_mesh *mesh);
+void ir_asset_free(ir_asset *asset);
+
+#endif /* KILN_COOK_IR_H */

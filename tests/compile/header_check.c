@@ -1,0 +1,5 @@
+/* The public headers compile on their own as C11. */
+#include "kiln/kiln.h"
+#include "kiln/format.h"
+int kiln_header_check_c(void);
+int kiln_header_check_c(void) { return (int)sizeof(kiln_file); }

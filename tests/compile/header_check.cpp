@@ -1,0 +1,4 @@
+// The public headers compile on their own as C++17.
+#include "kiln/kiln.h"
+#include "kiln/format.h"
+int kiln_header_check_cxx() { return static_cast<int>(sizeof(kiln_mesh_view)); }

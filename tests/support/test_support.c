@@ -1,0 +1,78 @@
+#include "test_support.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+const char *test_corpus_dir(void) {
+    static const char *dir = KILN_TEST_CORPUS_DIR;
+    const char *env = getenv("KILN_CORPUS");
+    if (env != NULL && env[0] != '\0')
+        dir = env;
+    struct stat st;
+    char index[4096];
+    snprintf(index, sizeof index, "%s/index.tsv", dir);
+    if (stat(index, &st) != 0)
+        return NULL;
+    return dir;
+}
+
+int test_skip_without_corpus(const char *test_name) {
+    if (test_corpus_dir() != NULL)
+        return 0;
+    printf("%s: skipped: shared corpus not found at %s (set KILN_CORPUS)\n", test_name,
+           KILN_TEST_CORPUS_DIR);
+    return 1;
+}
+
+char *test_path_join(const char *dir, const char *name) {
+    size_t size = strlen(dir) + strlen(name) + 2;
+    char *path = malloc(size);
+    assert_non_null(path);
+    snprintf(path, size, "%s/%s", dir, name);
+    return path;
+}
+
+static void remove_tree(const char *path) {
+    char command[4200];
+    snprintf(command, sizeof command, "rm -rf '%s'", path);
+    if (system(command) != 0)
+        fail_msg("could not remove %s", path);
+}
+
+char *test_make_temp_dir(const char *name) {
+    char *path = test_path_join(KILN_TEST_BINARY_DIR "/tmp", name);
+    mkdir(KILN_TEST_BINARY_DIR "/tmp", 0755);
+    remove_tree(path);
+    if (mkdir(path, 0755) != 0)
+        fail_msg("mkdir %s: %s", path, strerror(errno));
+    return path;
+}
+
+uint8_t *test_read_file(const char *path, size_t *size) {
+    FILE *f = fopen(path, "rb");
+    if (f == NULL)
+        fail_msg("open %s: %s", path, strerror(errno));
+    fseek(f, 0, SEEK_END);
+    long length = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    assert_true(length >= 0);
+    uint8_t *data = malloc((size_t)length + 1);
+    assert_non_null(data);
+    assert_int_equal(fread(data, 1, (size_t)length, f), (size_t)length);
+    data[length] = 0;
+    fclose(f);
+    *size = (size_t)length;
+    return data;
+}
+
+void test_write_file(const char *path, const void *data, size_t size) {
+    FILE *f = fopen(path, "wb");
+    if (f == NULL)
+        fail_msg("open %s: %s", path, strerror(errno));
+    assert_int_equal(fwrite(data, 1, size, f), size);
+    assert_int_equal(fclose(f), 0);
+}

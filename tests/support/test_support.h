@@ -1,0 +1,30 @@
+/* test_support.h — shared helpers for kiln's cmocka tests. */
+#ifndef KILN_TEST_SUPPORT_H
+#define KILN_TEST_SUPPORT_H
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+/* cmocka needs the includes above first. */
+#include <cmocka.h>
+
+/* Folder of the shared corpus, or NULL when it is not there (a user's clone).
+ * Tests that need it call skip() after saying so with test_skip_without_corpus. */
+const char *test_corpus_dir(void);
+/* Prints "<test>: skipped: shared corpus not found at <dir>" and returns 1 when
+ * the corpus is absent; 0 when it is present. */
+int test_skip_without_corpus(const char *test_name);
+
+/* A fresh empty folder under the build tree for this test; caller frees. */
+char *test_make_temp_dir(const char *name);
+
+/* Reads a whole file (NUL-terminated copy); aborts the test on failure. */
+uint8_t *test_read_file(const char *path, size_t *size);
+/* Writes a whole file; aborts the test on failure. */
+void test_write_file(const char *path, const void *data, size_t size);
+
+/* "<dir>/<name>" in a static buffer per call site is error-prone: returns a heap copy. */
+char *test_path_join(const char *dir, const char *name);
+
+#endif
