@@ -1,0 +1,147 @@
+/* context.c — resolving and reading the files a source refers to.
+ *
+ * A source may name other files (an .mtl, a .bin, a texture). They are resolved
+ * against the source's folder and must stay inside the input root, checked twice:
+ * lexically (no absolute path, no ".." above the root) and after following
+ * symlinks (realpath), so neither "../../etc/passwd" nor a link out is read. */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cook/cook.h"
+
+#define DEPENDENCY_MAX_BYTES ((size_t)2 << 30) /* 2 GiB: no source needs more */
+
+/* Joins the source's folder and `relative`, folding "." and "..". Returns a
+ * root-relative path or NULL (with a reason) when it would leave the root. */
+static char *normalize_dependency_path(const char *source_path, const char *relative,
+                                       char *reason, size_t reason_size) {
+    if (relative[0] == '\0') {
+        snprintf(reason, reason_size, "empty path");
+        return NULL;
+    }
+    if (relative[0] == '/' || relative[0] == '\\' ||
+        (relative[0] != '\0' && relative[1] == ':')) {
+        snprintf(reason, reason_size, "absolute path '%s' is not allowed", relative);
+        return NULL;
+    }
+    const char *slash = strrchr(source_path, '/');
+    size_t dir_length = slash ? (size_t)(slash - source_path) : 0;
+    size_t joined_size = dir_length + 1 + strlen(relative) + 1;
+    char *joined = malloc(joined_size);
+    char *out = malloc(joined_size);
+    if (joined == NULL || out == NULL) {
+        free(joined);
+        free(out);
+        snprintf(reason, reason_size, "out of memory");
+        return NULL;
+    }
+    snprintf(joined, joined_size, "%.*s%s%s", (int)dir_length, source_path,
+             dir_length ? "/" : "", relative);
+
+    size_t length = 0;
+    const char *p = joined;
+    while (*p != '\0') {
+        const char *start = p;
+        while (*p != '\0' && *p != '/' && *p != '\\')
+            p++;
+        size_t segment = (size_t)(p - start);
+        if (*p != '\0')
+            p++;
+        if (segment == 0 || (segment == 1 && start[0] == '.'))
+            continue;
+        if (segment == 2 && start[0] == '.' && start[1] == '.') {
+            if (length == 0) {
+                snprintf(reason, reason_size, "path '%s' leaves the input folder", relative);
+                free(joined);
+                free(out);
+                return NULL;
+            }
+            while (length > 0 && out[length - 1] != '/')
+                length--;
+            if (length > 0)
+                length--; /* the '/' before the dropped segment */
+            continue;
+        }
+        if (length > 0)
+            out[length++] = '/';
+        memcpy(out + length, start, segment);
+        length += segment;
+    }
+    out[length] = '\0';
+    free(joined);
+    if (length == 0) {
+        snprintf(reason, reason_size, "path '%s' names the input folder itself", relative);
+        free(out);
+        return NULL;
+    }
+    return out;
+}
+
+/* True when `path` (under the root) really lies inside the root after links. */
+static bool stays_inside_root(const char *input_root, const char *full_path) {
+    char root_real[PATH_MAX];
+    char file_real[PATH_MAX];
+    if (realpath(input_root, root_real) == NULL || realpath(full_path, file_real) == NULL)
+        return true; /* nonexistent: the open that follows reports it */
+    size_t root_length = strlen(root_real);
+    return strncmp(root_real, file_real, root_length) == 0 &&
+           (file_real[root_length] == '/' || file_real[root_length] == '\0');
+}
+
+static char *join_root(const char *root, const char *relative) {
+    size_t size = strlen(root) + 1 + strlen(relative) + 1;
+    char *full = malloc(size);
+    if (full != NULL)
+        snprintf(full, size, "%s/%s", root, relative);
+    return full;
+}
+
+bool cook_resolve_dependency(cook_context *ctx, const char *relative, char **root_relative,
+                             char *reason, size_t reason_size) {
+    if (root_relative != NULL)
+        *root_relative = NULL;
+    char *path = normalize_dependency_path(ctx->source_path, relative, reason, reason_size);
+    if (path == NULL)
+        return false;
+    char *full = join_root(ctx->input_root, path);
+    if (full == NULL) {
+        free(path);
+        snprintf(reason, reason_size, "out of memory");
+        return false;
+    }
+    FILE *probe = NULL;
+    bool ok = stays_inside_root(ctx->input_root, full);
+    if (!ok)
+        snprintf(reason, reason_size, "'%s' resolves outside the input folder", relative);
+    else if ((probe = fopen(full, "rb")) == NULL) {
+        snprintf(reason, reason_size, "'%s' not found", path);
+        ok = false;
+    }
+    if (probe != NULL)
+        fclose(probe);
+    free(full);
+    if (ok && !strlist_contains(&ctx->dependencies, path))
+        strlist_push(&ctx->dependencies, path);
+    if (ok && root_relative != NULL)
+        *root_relative = path;
+    else
+        free(path);
+    return ok;
+}
+
+bool cook_read_dependency(cook_context *ctx, const char *relative, uint8_t **data,
+                          size_t *size, char *reason, size_t reason_size) {
+    *data = NULL;
+    *size = 0;
+    char *path = NULL;
+    if (!cook_resolve_dependency(ctx, relative, &path, reason, reason_size))
+        return false;
+    char *full = join_root(ctx->input_root, path);
+    bool ok = full != NULL &&
+              cook_read_file(full, DEPENDENCY_MAX_BYTES, data, size, reason, reason_size);
+    free(full);
+    free(path);
+    return ok;
+}

@@ -1,0 +1,43 @@
+/* diag.c — per-asset diagnostics, printed compiler-style by the CLI. */
+#include <stdio.h>
+
+#include "cook/cook.h"
+
+static void diag_add(cook_diag *diag, const char *severity, const char *path, uint32_t line,
+                     const char *fmt, va_list args) {
+    char message[1024];
+    vsnprintf(message, sizeof message, fmt, args);
+    if (line > 0)
+        bytebuf_printf(&diag->text, "%s:%u: %s: %s\n", path, line, severity, message);
+    else
+        bytebuf_printf(&diag->text, "%s: %s: %s\n", path, severity, message);
+}
+
+void diag_error(cook_diag *diag, const char *path, uint32_t line, const char *fmt, ...) {
+    va_list args;
+    va_start(args, fmt);
+    diag_add(diag, "error", path, line, fmt, args);
+    va_end(args);
+    diag->errors++;
+}
+
+void diag_warning(cook_diag *diag, const char *path, uint32_t line, const char *fmt, ...) {
+    va_list args;
+    va_start(args, fmt);
+    diag_add(diag, "warning", path, line, fmt, args);
+    va_end(args);
+    diag->warnings++;
+}
+
+void diag_note(cook_diag *diag, const char *path, uint32_t line, const char *fmt, ...) {
+    va_list args;
+    va_start(args, fmt);
+    diag_add(diag, "note", path, line, fmt, args);
+    va_end(args);
+}
+
+void diag_free(cook_diag *diag) {
+    bytebuf_free(&diag->text);
+    diag->errors = 0;
+    diag->warnings = 0;
+}

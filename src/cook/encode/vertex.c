@@ -1,0 +1,34 @@
+/* vertex.c — packing of vertex attributes into their cooked encodings. */
+#include <math.h>
+
+#include "cook/cook.h"
+
+static int16_t snorm16(float value) {
+    float clamped = value < -1.0f ? -1.0f : (value > 1.0f ? 1.0f : value);
+    return (int16_t)lrintf(clamped * 32767.0f);
+}
+
+static float sign_not_zero(float value) {
+    return value >= 0.0f ? 1.0f : -1.0f;
+}
+
+/* Octahedral mapping (Meyer et al. 2010, "On floating-point normal vectors"):
+ * project onto the octahedron |x|+|y|+|z| = 1, fold the lower half over the
+ * diagonals, store x and y. Decoded by kiln_oct_decode. */
+void encode_oct_snorm16(const float v[3], int16_t out[2]) {
+    float l1 = fabsf(v[0]) + fabsf(v[1]) + fabsf(v[2]);
+    if (!(l1 > 0.0f) || !isfinite(l1)) {
+        out[0] = 0; /* not a direction: store +Z */
+        out[1] = 0;
+        return;
+    }
+    float x = v[0] / l1, y = v[1] / l1;
+    if (v[2] < 0.0f) {
+        float folded_x = (1.0f - fabsf(y)) * sign_not_zero(x);
+        float folded_y = (1.0f - fabsf(x)) * sign_not_zero(y);
+        x = folded_x;
+        y = folded_y;
+    }
+    out[0] = snorm16(x);
+    out[1] = snorm16(y);
+}

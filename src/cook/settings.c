@@ -1,0 +1,37 @@
+/* settings.c — the resolved settings of one asset (DESIGN.md vocabulary). */
+#include <string.h>
+
+#include "cook/cook.h"
+
+void cook_settings_default(cook_settings *settings) {
+    memset(settings, 0, sizeof *settings);
+    settings->mesh_merge = false;
+    settings->mesh_meshlets = true;
+    settings->mesh_meshlet_vertices = 64;
+    settings->mesh_meshlet_triangles = 124;
+    settings->mesh_lods = 2;
+    settings->mesh_quantize_positions = false;
+    settings->texture_compress = true;
+    strcpy(settings->texture_format, "auto");
+    strcpy(settings->texture_quality, "normal");
+    settings->texture_max_size = 4096;
+    settings->texture_mipmaps = true;
+}
+
+void cook_settings_to_json(const cook_settings *s, bytebuf *out) {
+    /* Keys sorted, fixed formatting: the text is part of cache keys. */
+    bytebuf_printf(out,
+                   "{\"mesh.lods\":%u,\"mesh.merge\":%s,\"mesh.meshlet_triangles\":%u,"
+                   "\"mesh.meshlet_vertices\":%u,\"mesh.meshlets\":%s,"
+                   "\"mesh.quantize_positions\":%s,\"texture.compress\":%s,"
+                   "\"texture.format\":",
+                   s->mesh_lods, s->mesh_merge ? "true" : "false", s->mesh_meshlet_triangles,
+                   s->mesh_meshlet_vertices, s->mesh_meshlets ? "true" : "false",
+                   s->mesh_quantize_positions ? "true" : "false",
+                   s->texture_compress ? "true" : "false");
+    bytebuf_append_json_string(out, s->texture_format);
+    bytebuf_printf(out, ",\"texture.max_size\":%u,\"texture.mipmaps\":%s,\"texture.quality\":",
+                   s->texture_max_size, s->texture_mipmaps ? "true" : "false");
+    bytebuf_append_json_string(out, s->texture_quality);
+    bytebuf_append(out, "}", 1);
+}

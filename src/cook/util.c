@@ -1,0 +1,178 @@
+/* util.c — the cooker's small containers and file reading. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cook/cook.h"
+
+static bool bytebuf_reserve(bytebuf *buf, size_t extra) {
+    if (buf->failed)
+        return false;
+    if (extra <= buf->cap - buf->size)
+        return true;
+    size_t needed;
+    if (__builtin_add_overflow(buf->size, extra, &needed)) {
+        buf->failed = true;
+        return false;
+    }
+    size_t cap = buf->cap ? buf->cap : 256;
+    while (cap < needed) {
+        if (cap > SIZE_MAX / 2) {
+            cap = needed;
+            break;
+        }
+        cap *= 2;
+    }
+    uint8_t *data = realloc(buf->data, cap);
+    if (data == NULL) {
+        buf->failed = true;
+        return false;
+    }
+    buf->data = data;
+    buf->cap = cap;
+    return true;
+}
+
+void bytebuf_append(bytebuf *buf, const void *data, size_t size) {
+    if (size == 0 || !bytebuf_reserve(buf, size))
+        return;
+    memcpy(buf->data + buf->size, data, size);
+    buf->size += size;
+}
+
+void bytebuf_append_zeros(bytebuf *buf, size_t count) {
+    if (count == 0 || !bytebuf_reserve(buf, count))
+        return;
+    memset(buf->data + buf->size, 0, count);
+    buf->size += count;
+}
+
+void bytebuf_printf(bytebuf *buf, const char *fmt, ...) {
+    va_list args;
+    va_start(args, fmt);
+    va_list copy;
+    va_copy(copy, args);
+    int length = vsnprintf(NULL, 0, fmt, copy);
+    va_end(copy);
+    /* Keep one spare byte so the text stays NUL-terminated for callers. */
+    if (length >= 0 && bytebuf_reserve(buf, (size_t)length + 1)) {
+        vsnprintf((char *)buf->data + buf->size, (size_t)length + 1, fmt, args);
+        buf->size += (size_t)length;
+    }
+    va_end(args);
+}
+
+void bytebuf_append_json_string(bytebuf *buf, const char *text) {
+    bytebuf_append(buf, "\"", 1);
+    for (const unsigned char *p = (const unsigned char *)text; *p != '\0'; p++) {
+        switch (*p) {
+        case '"': bytebuf_append(buf, "\\\"", 2); break;
+        case '\\': bytebuf_append(buf, "\\\\", 2); break;
+        case '\n': bytebuf_append(buf, "\\n", 2); break;
+        case '\r': bytebuf_append(buf, "\\r", 2); break;
+        case '\t': bytebuf_append(buf, "\\t", 2); break;
+        default:
+            if (*p < 0x20)
+                bytebuf_printf(buf, "\\u%04x", *p);
+            else
+                bytebuf_append(buf, p, 1);
+        }
+    }
+    bytebuf_append(buf, "\"", 1);
+}
+
+void bytebuf_free(bytebuf *buf) {
+    free(buf->data);
+    memset(buf, 0, sizeof *buf);
+}
+
+char *cook_strdup(const char *text) {
+    size_t size = strlen(text) + 1;
+    char *copy = malloc(size);
+    if (copy != NULL)
+        memcpy(copy, text, size);
+    return copy;
+}
+
+bool strlist_push(strlist *list, const char *text) {
+    if (list->count == list->cap) {
+        size_t cap = list->cap ? list->cap * 2 : 8;
+        char **items = realloc(list->items, cap * sizeof *items);
+        if (items == NULL)
+            return false;
+        list->items = items;
+        list->cap = cap;
+    }
+    char *copy = cook_strdup(text);
+    if (copy == NULL)
+        return false;
+    list->items[list->count++] = copy;
+    return true;
+}
+
+bool strlist_contains(const strlist *list, const char *text) {
+    for (size_t i = 0; i < list->count; i++)
+        if (strcmp(list->items[i], text) == 0)
+            return true;
+    return false;
+}
+
+static int compare_strings(const void *a, const void *b) {
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+void strlist_sort(strlist *list) {
+    if (list->count > 1)
+        qsort(list->items, list->count, sizeof *list->items, compare_strings);
+}
+
+void strlist_free(strlist *list) {
+    for (size_t i = 0; i < list->count; i++)
+        free(list->items[i]);
+    free(list->items);
+    memset(list, 0, sizeof *list);
+}
+
+bool cook_read_file(const char *path, size_t max_size, uint8_t **out, size_t *size,
+                    char *reason, size_t reason_size) {
+    *out = NULL;
+    *size = 0;
+    FILE *file = fopen(path, "rb");
+    if (file == NULL) {
+        snprintf(reason, reason_size, "cannot open: %s", strerror(errno));
+        return false;
+    }
+    struct stat st;
+    if (fstat(fileno(file), &st) != 0 || !S_ISREG(st.st_mode)) {
+        snprintf(reason, reason_size, "not a regular file");
+        fclose(file);
+        return false;
+    }
+    if ((uint64_t)st.st_size > max_size) {
+        snprintf(reason, reason_size, "file is %lld bytes, above the limit of %zu",
+                 (long long)st.st_size, max_size);
+        fclose(file);
+        return false;
+    }
+    size_t length = (size_t)st.st_size;
+    uint8_t *data = malloc(length + 1);
+    if (data == NULL) {
+        snprintf(reason, reason_size, "out of memory reading %zu bytes", length);
+        fclose(file);
+        return false;
+    }
+    size_t got = length ? fread(data, 1, length, file) : 0;
+    bool failed = got != length || ferror(file);
+    fclose(file);
+    if (failed) {
+        snprintf(reason, reason_size, "read failed: %s", strerror(errno));
+        free(data);
+        return false;
+    }
+    data[length] = '\0';
+    *out = data;
+    *size = length;
+    return true;
+}

@@ -1,0 +1,128 @@
+/* Dependencies a source names are resolved inside the input root, never outside. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "test_support.h"
+#include "cook/cook.h"
+
+typedef struct fixture {
+    char *root;
+    cook_diag diag;
+    cook_settings settings;
+    cook_context ctx;
+} fixture;
+
+static int setup(void **state) {
+    fixture *f = calloc(1, sizeof *f);
+    f->root = test_make_temp_dir("context");
+    char *models = test_path_join(f->root, "models");
+    char *textures = test_path_join(f->root, "textures");
+    mkdir(models, 0755);
+    mkdir(textures, 0755);
+    char *mtl = test_path_join(models, "crate.mtl");
+    char *png = test_path_join(textures, "wood.png");
+    test_write_file(mtl, "newmtl a\n", 9);
+    test_write_file(png, "png", 3);
+    free(models);
+    free(textures);
+    free(mtl);
+    free(png);
+    cook_settings_default(&f->settings);
+    f->ctx.input_root = f->root;
+    f->ctx.source_path = "models/crate.obj";
+    f->ctx.ref = "models/crate";
+    f->ctx.settings = &f->settings;
+    f->ctx.diag = &f->diag;
+    *state = f;
+    return 0;
+}
+
+static int teardown(void **state) {
+    fixture *f = *state;
+    strlist_free(&f->ctx.dependencies);
+    diag_free(&f->diag);
+    free(f->root);
+    free(f);
+    return 0;
+}
+
+static void dependency_resolves_next_to_the_source(void **state) {
+    fixture *f = *state;
+    uint8_t *data;
+    size_t size;
+    char reason[256];
+    assert_true(cook_read_dependency(&f->ctx, "crate.mtl", &data, &size, reason, sizeof reason));
+    assert_int_equal(size, 9);
+    assert_memory_equal(data, "newmtl a\n", 9);
+    free(data);
+    assert_int_equal(f->ctx.dependencies.count, 1);
+    assert_string_equal(f->ctx.dependencies.items[0], "models/crate.mtl");
+}
+
+static void dependency_may_climb_within_the_root(void **state) {
+    fixture *f = *state;
+    char *path = NULL;
+    char reason[256];
+    assert_true(cook_resolve_dependency(&f->ctx, "../textures/wood.png", &path, reason,
+                                        sizeof reason));
+    assert_string_equal(path, "textures/wood.png");
+    free(path);
+    assert_true(cook_resolve_dependency(&f->ctx, ".\\..\\textures\\.\\wood.png", &path, reason,
+                                        sizeof reason));
+    assert_string_equal(path, "textures/wood.png");
+    free(path);
+    /* Recorded once however often it is named. */
+    assert_int_equal(f->ctx.dependencies.count, 1);
+}
+
+static void dependency_outside_the_root_is_refused(void **state) {
+    fixture *f = *state;
+    char *path = NULL;
+    char reason[256];
+    assert_false(cook_resolve_dependency(&f->ctx, "../../etc/passwd", &path, reason,
+                                         sizeof reason));
+    assert_null(path);
+    assert_non_null(strstr(reason, "leaves the input folder"));
+    assert_false(cook_resolve_dependency(&f->ctx, "/etc/passwd", &path, reason, sizeof reason));
+    assert_non_null(strstr(reason, "absolute"));
+    assert_false(cook_resolve_dependency(&f->ctx, "C:\\Windows\\win.ini", &path, reason,
+                                         sizeof reason));
+    assert_int_equal(f->ctx.dependencies.count, 0);
+}
+
+static void dependency_through_a_symlink_out_of_the_root_is_refused(void **state) {
+    fixture *f = *state;
+    char *link = test_path_join(f->root, "models/escape.txt");
+    assert_int_equal(symlink("/etc/hostname", link), 0);
+    char reason[256];
+    assert_false(cook_resolve_dependency(&f->ctx, "escape.txt", NULL, reason, sizeof reason));
+    assert_non_null(strstr(reason, "outside the input folder"));
+    free(link);
+}
+
+static void missing_dependency_is_reported_not_recorded(void **state) {
+    fixture *f = *state;
+    char reason[256];
+    uint8_t *data;
+    size_t size;
+    assert_false(cook_read_dependency(&f->ctx, "nope.mtl", &data, &size, reason, sizeof reason));
+    assert_non_null(strstr(reason, "models/nope.mtl"));
+    assert_int_equal(f->ctx.dependencies.count, 0);
+    assert_int_equal(f->diag.errors, 0); /* the caller decides how bad that is */
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(dependency_resolves_next_to_the_source, setup, teardown),
+        cmocka_unit_test_setup_teardown(dependency_may_climb_within_the_root, setup, teardown),
+        cmocka_unit_test_setup_teardown(dependency_outside_the_root_is_refused, setup, teardown),
+        cmocka_unit_test_setup_teardown(dependency_through_a_symlink_out_of_the_root_is_refused,
+                                        setup, teardown),
+        cmocka_unit_test_setup_teardown(missing_dependency_is_reported_not_recorded, setup,
+                                        teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

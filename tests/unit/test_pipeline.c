@@ -1,0 +1,220 @@
+/* One asset through the whole pipeline, read back through the runtime. */
+#include <dirent.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "test_support.h"
+#include "cook/cook.h"
+
+static const char QUAD_OBJ[] = "mtllib quad.mtl\n"
+                               "v 0 0 0\nv 2 0 0\nv 2 1 0\nv 0 1 0\nv 0 0 -1\nv 1 0 -1\nv 0 -1 -1\n"
+                               "vt 0 0\nvt 1 0\nvt 1 1\nvt 0 1\n"
+                               "usemtl red\n"
+                               "f 1/1 2/2 3/3 4/4\n"
+                               "usemtl blue\n"
+                               "f 5/1 6/2 7/3\n";
+static const char QUAD_MTL[] = "newmtl red\nKd 1 0 0\nnewmtl blue\nKd 0 0 1\n";
+
+typedef struct cooked {
+    char *input;
+    char *output;
+    cook_settings settings;
+    cook_asset_result result;
+} cooked;
+
+static void cook_one(cooked *c, const char *name, const char *obj, const char *mtl,
+                     bool verify) {
+    char dir[64];
+    snprintf(dir, sizeof dir, "pipeline_%s", name);
+    c->input = test_make_temp_dir(dir);
+    c->output = test_path_join(c->input, "out");
+    char *models = test_path_join(c->input, "models");
+    mkdir(models, 0755);
+    char *obj_path = test_path_join(models, "quad.obj");
+    char *mtl_path = test_path_join(models, "quad.mtl");
+    test_write_file(obj_path, obj, strlen(obj));
+    if (mtl != NULL)
+        test_write_file(mtl_path, mtl, strlen(mtl));
+    free(models);
+    free(obj_path);
+    free(mtl_path);
+    cook_settings_default(&c->settings);
+    cook_request request = {
+        .input_root = c->input,
+        .output_root = c->output,
+        .source_path = "models/quad.obj",
+        .importer = discover_match("models/quad.obj"),
+        .settings = &c->settings,
+        .verify = verify,
+    };
+    assert_non_null(request.importer);
+    cook_asset(&request, &c->result);
+}
+
+static void cooked_free(cooked *c) {
+    cook_asset_result_free(&c->result);
+    free(c->input);
+    free(c->output);
+}
+
+static void pipeline_cooks_obj_into_a_valid_kmesh(void **state) {
+    (void)state;
+    cooked c;
+    cook_one(&c, "valid", QUAD_OBJ, QUAD_MTL, true);
+    if (!c.result.ok)
+        fail_msg("cook failed: %.*s", (int)c.result.diag.text.size,
+                 (const char *)c.result.diag.text.data);
+    assert_int_equal(c.result.outputs.count, 1);
+    assert_string_equal(c.result.outputs.items[0], "models/quad.kmesh");
+    assert_int_equal(c.result.dependencies.count, 1);
+    assert_string_equal(c.result.dependencies.items[0], "models/quad.mtl");
+    assert_int_equal(c.result.triangles, 3);
+
+    char *path = test_path_join(c.output, "models/quad.kmesh");
+    kiln_file file;
+    kiln_error err;
+    assert_int_equal(kiln_file_map(&file, path, KILN_OPEN_VERIFY_CHECKSUM, &err), KILN_OK);
+    kiln_mesh_view view;
+    assert_int_equal(kiln_mesh_view_get(&file, KILN_OPEN_DEEP, &view, &err), KILN_OK);
+    assert_int_equal(view.desc->index_count, 9);
+    assert_int_equal(view.desc->index_size, 2);
+    assert_int_equal(view.desc->submesh_count, 2);
+    assert_int_equal(view.desc->material_count, 2);
+    assert_int_equal(view.submeshes[0].material_slot, 0);
+    assert_int_equal(view.submeshes[0].index_count, 6);
+    assert_int_equal(view.submeshes[1].material_slot, 1);
+    assert_int_equal(view.submeshes[1].index_offset, 6);
+    assert_true(view.desc->aabb_min[2] == -1.0f && view.desc->aabb_max[0] == 2.0f);
+    /* The first submesh lies in z = 0; its bounds know nothing of the second. */
+    assert_true(view.submeshes[0].aabb_min[2] == 0.0f);
+
+    /* Every triangle's positions come back exactly (positions are f32). */
+    const kiln_vertex_attribute *position = kiln_mesh_find_attribute(&view, KILN_SEMANTIC_POSITION);
+    const kiln_vertex_attribute *normal = kiln_mesh_find_attribute(&view, KILN_SEMANTIC_NORMAL);
+    assert_non_null(position);
+    assert_non_null(normal); /* generated: the OBJ has none */
+    assert_non_null(kiln_mesh_find_attribute(&view, KILN_SEMANTIC_TEXCOORD0));
+    const uint16_t *indices = view.indices;
+    float area_z0 = 0.0f;
+    for (uint32_t t = 0; t < 2; t++) {
+        float p[3][3];
+        for (int k = 0; k < 3; k++) {
+            const uint8_t *vertex = (const uint8_t *)view.vertices +
+                                    (size_t)indices[3 * t + (uint32_t)k] * view.desc->vertex_stride;
+            memcpy(p[k], vertex + position->offset, sizeof p[k]);
+            assert_true(p[k][2] == 0.0f);
+            float n[3];
+            kiln_oct_decode((const int16_t *)(const void *)(vertex + normal->offset), n);
+            assert_true(n[2] > 0.99f); /* the quad faces +z (counter-clockwise) */
+        }
+        area_z0 += 0.5f * fabsf((p[1][0] - p[0][0]) * (p[2][1] - p[0][1]) -
+                                (p[2][0] - p[0][0]) * (p[1][1] - p[0][1]));
+    }
+    assert_true(fabsf(area_z0 - 2.0f) < 1e-6f);
+
+    size_t meta_size = 0;
+    const char *meta = kiln_file_metadata(&file, &meta_size);
+    assert_non_null(meta);
+    char *text = strndup(meta, meta_size);
+    assert_non_null(strstr(text, "\"source\":\"models/quad.obj\""));
+    assert_non_null(strstr(text, "\"ref\":\"models/quad\""));
+    assert_non_null(strstr(text, "\"importer\":\"obj\""));
+    assert_non_null(strstr(text, "\"dependencies\":[\"models/quad.mtl\"]"));
+    free(text);
+    kiln_file_close(&file);
+    free(path);
+    cooked_free(&c);
+}
+
+static void pipeline_reports_importer_errors_and_writes_nothing(void **state) {
+    (void)state;
+    cooked c;
+    cook_one(&c, "broken", "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 9\n", NULL, false);
+    assert_false(c.result.ok);
+    assert_true(c.result.diag.errors > 0);
+    assert_int_equal(c.result.outputs.count, 0);
+    assert_non_null(strstr((const char *)c.result.diag.text.data, "models/quad.obj:4: error:"));
+    char *path = test_path_join(c.output, "models/quad.kmesh");
+    struct stat st;
+    assert_int_not_equal(stat(path, &st), 0);
+    free(path);
+    cooked_free(&c);
+}
+
+static void pipeline_output_is_deterministic(void **state) {
+    (void)state;
+    cooked a, b;
+    cook_one(&a, "det_a", QUAD_OBJ, QUAD_MTL, false);
+    cook_one(&b, "det_b", QUAD_OBJ, QUAD_MTL, false);
+    assert_true(a.result.ok && b.result.ok);
+    char *pa = test_path_join(a.output, "models/quad.kmesh");
+    char *pb = test_path_join(b.output, "models/quad.kmesh");
+    size_t sa, sb;
+    uint8_t *da = test_read_file(pa, &sa);
+    uint8_t *db = test_read_file(pb, &sb);
+    assert_int_equal(sa, sb);
+    assert_memory_equal(da, db, sa);
+    free(da);
+    free(db);
+    free(pa);
+    free(pb);
+    cooked_free(&a);
+    cooked_free(&b);
+}
+
+static void output_path_mirrors_the_source_tree(void **state) {
+    (void)state;
+    char *p = cook_output_path("models/props/Crate.OBJ", ".kmesh");
+    assert_string_equal(p, "models/props/Crate.kmesh");
+    free(p);
+    p = cook_output_path("dir.v2/noext", ".kmesh");
+    assert_string_equal(p, "dir.v2/noext.kmesh");
+    free(p);
+    p = cook_output_path(".hidden", ".kmesh");
+    assert_string_equal(p, ".hidden.kmesh");
+    free(p);
+}
+
+static void atomic_write_replaces_and_leaves_no_temporary(void **state) {
+    (void)state;
+    char *dir = test_make_temp_dir("atomic");
+    char *path = test_path_join(dir, "a/b/file.bin");
+    char reason[256];
+    assert_true(write_file_atomic(path, "first", 5, reason, sizeof reason));
+    assert_true(write_file_atomic(path, "second!", 7, reason, sizeof reason));
+    size_t size;
+    uint8_t *data = test_read_file(path, &size);
+    assert_int_equal(size, 7);
+    assert_memory_equal(data, "second!", 7);
+    free(data);
+    char *folder = test_path_join(dir, "a/b");
+    DIR *d = opendir(folder);
+    assert_non_null(d);
+    int entries = 0;
+    for (struct dirent *e; (e = readdir(d)) != NULL;)
+        entries += strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
+    closedir(d);
+    assert_int_equal(entries, 1);
+    /* A folder that cannot be made (a file is in the way) is an error, not a crash. */
+    char *blocked = test_path_join(dir, "a/b/file.bin/inner.bin");
+    assert_false(write_file_atomic(blocked, "x", 1, reason, sizeof reason));
+    assert_non_null(strstr(reason, "cannot"));
+    free(blocked);
+    free(folder);
+    free(path);
+    free(dir);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(pipeline_cooks_obj_into_a_valid_kmesh),
+        cmocka_unit_test(pipeline_reports_importer_errors_and_writes_nothing),
+        cmocka_unit_test(pipeline_output_is_deterministic),
+        cmocka_unit_test(output_path_mirrors_the_source_tree),
+        cmocka_unit_test(atomic_write_replaces_and_leaves_no_temporary),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
