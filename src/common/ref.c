@@ -7,6 +7,30 @@ static char ascii_lower(char c) {
     return (c >= 'A' && c <= 'Z') ? (char)(c - 'A' + 'a') : c;
 }
 
+/* Finds the next meaningful segment of a path: empty and "." segments are
+ * skipped. Returns where to continue, or NULL at the end. */
+typedef struct segment {
+    const char *start;
+    size_t length;
+} segment;
+
+static const char *next_segment(const char *p, segment *out) {
+    while (*p != '\0') {
+        const char *start = p;
+        while (*p != '\0' && *p != '/' && *p != '\\')
+            p++;
+        size_t length = (size_t)(p - start);
+        if (*p != '\0')
+            p++; /* skip the separator */
+        if (length == 0 || (length == 1 && start[0] == '.'))
+            continue; /* empty ("a//b") or "." */
+        out->start = start;
+        out->length = length;
+        return p;
+    }
+    return NULL;
+}
+
 kiln_result kiln_ref_canonicalize(const char *path, char *out, size_t capacity) {
     if (path == NULL || out == NULL || capacity == 0)
         return KILN_ERR_INVALID_ARGUMENT;
@@ -14,42 +38,35 @@ kiln_result kiln_ref_canonicalize(const char *path, char *out, size_t capacity) 
     if (path[0] == '/' || path[0] == '\\' || (path[0] != '\0' && path[1] == ':'))
         return KILN_ERR_INVALID_ARGUMENT; /* absolute (POSIX, UNC or drive letter) */
 
-    size_t length = 0;
-    size_t last_segment_start = 0;
-    const char *p = path;
-    while (*p != '\0') {
-        /* One segment: up to the next separator. */
-        const char *start = p;
-        while (*p != '\0' && *p != '/' && *p != '\\')
-            p++;
-        size_t segment_length = (size_t)(p - start);
-        if (*p != '\0')
-            p++; /* skip the separator */
-        if (segment_length == 0 || (segment_length == 1 && start[0] == '.'))
-            continue; /* empty ("a//b") or "." */
-        if (segment_length == 2 && start[0] == '.' && start[1] == '.')
-            return KILN_ERR_INVALID_ARGUMENT; /* refs never leave the root */
-        size_t needed = length + (length > 0) + segment_length + 1;
-        if (needed > capacity)
-            return KILN_ERR_INVALID_ARGUMENT;
-        if (length > 0)
-            out[length++] = '/';
-        last_segment_start = length;
-        for (size_t i = 0; i < segment_length; i++)
-            out[length++] = ascii_lower(start[i]);
-    }
-    out[length] = '\0';
-
-    /* Drop the last extension of the file name, but not a leading dot
-     * (".hidden" stays) — the name must keep at least one character. */
-    for (size_t i = length; i > last_segment_start + 1; i--) {
-        if (out[i - 1] == '.') {
-            length = i - 1;
-            out[length] = '\0';
+    /* Find the file name first, so its extension is dropped before copying and
+     * the capacity check applies to the result only. */
+    segment last = {NULL, 0};
+    segment seg;
+    for (const char *p = path; (p = next_segment(p, &seg)) != NULL;)
+        last = seg;
+    if (last.start == NULL)
+        return KILN_ERR_INVALID_ARGUMENT;
+    /* The last extension goes, but not a leading dot: ".hidden" stays. */
+    for (size_t i = last.length; i > 1; i--) {
+        if (last.start[i - 1] == '.') {
+            last.length = i - 1;
             break;
         }
     }
-    if (length == 0)
-        return KILN_ERR_INVALID_ARGUMENT;
+
+    size_t length = 0;
+    for (const char *p = path; (p = next_segment(p, &seg)) != NULL;) {
+        if (seg.length == 2 && seg.start[0] == '.' && seg.start[1] == '.')
+            return KILN_ERR_INVALID_ARGUMENT; /* refs never leave the root */
+        if (seg.start == last.start)
+            seg.length = last.length;
+        if (length + (length > 0) + seg.length + 1 > capacity)
+            return KILN_ERR_INVALID_ARGUMENT;
+        if (length > 0)
+            out[length++] = '/';
+        for (size_t i = 0; i < seg.length; i++)
+            out[length++] = ascii_lower(seg.start[i]);
+    }
+    out[length] = '\0';
     return KILN_OK;
 }

@@ -133,8 +133,11 @@ static void oct_round_trip_is_within_a_hundredth_of_a_degree(void **state) {
         float decoded[3];
         encode_oct_snorm16(v, encoded);
         kiln_oct_decode(encoded, decoded);
-        double d = dot3(v, decoded);
-        double angle = acos(d > 1.0 ? 1.0 : d) * 180.0 / M_PI;
+        /* atan2(|v x d|, v . d) stays accurate for tiny angles, unlike acos. */
+        double cx = (double)v[1] * decoded[2] - (double)v[2] * decoded[1];
+        double cy = (double)v[2] * decoded[0] - (double)v[0] * decoded[2];
+        double cz = (double)v[0] * decoded[1] - (double)v[1] * decoded[0];
+        double angle = atan2(sqrt(cx * cx + cy * cy + cz * cz), dot3(v, decoded)) * 180.0 / M_PI;
         if (angle > worst)
             worst = angle;
     }

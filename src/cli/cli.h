@@ -1,0 +1,164 @@
+/*
+ * cli.h — the pieces of the `kiln` command-line tool shared between files.
+ *
+ *   main.c       dispatch table: command name -> function
+ *   cmd_*.c      one file per command (build, info, check, init)
+ *   options.c    getopt_long helpers and usage errors
+ *   paths.c      small path helpers
+ *   jobs.c       the worker pool
+ *   progress.c   what a build prints while it runs
+ *
+ * Output conventions: results go to stdout; diagnostics (`path: error: …`),
+ * progress and usage errors go to stderr. Exit status: 0 success, 1 something
+ * failed (an asset, a check, a missing folder), 2 the command line was wrong.
+ */
+#ifndef KILN_CLI_CLI_H
+#define KILN_CLI_CLI_H
+
+#include <getopt.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "cook/cook.h"
+
+enum {
+    CLI_EXIT_OK = 0,
+    CLI_EXIT_FAILURE = 1,
+    CLI_EXIT_USAGE = 2,
+};
+
+#define CLI_DEFAULT_INPUT "assets"
+#define CLI_DEFAULT_OUTPUT "runtime"
+#define CLI_CONFIG_FILE "kiln.yml"
+#define CLI_MAX_JOBS 1024
+
+/* ---------------------------------------------------------------------------
+ * Commands: argv[0] is the command's name, its options follow.
+ * ------------------------------------------------------------------------- */
+
+int cmd_build(int argc, char **argv);
+int cmd_info(int argc, char **argv);
+int cmd_check(int argc, char **argv);
+int cmd_init(int argc, char **argv);
+
+void cmd_build_usage(FILE *out);
+void cmd_info_usage(FILE *out);
+void cmd_check_usage(FILE *out);
+void cmd_init_usage(FILE *out);
+
+/* ---------------------------------------------------------------------------
+ * options.c
+ * ------------------------------------------------------------------------- */
+
+/* Every command's getopt_long string starts with this, so that a missing
+ * option value is told apart from an unknown option. */
+#define CLI_GETOPT_PREFIX ":"
+
+/* Prepares getopt_long for parsing a new argument vector. */
+void cli_getopt_reset(void);
+
+/* Turns a getopt_long error return (':' or '?') into a message on stderr;
+ * `options` is the table that was passed to getopt_long. Returns CLI_EXIT_USAGE. */
+int cli_option_error(const char *command, char **argv, const struct option *options,
+                     int getopt_result);
+
+/* Fails with a usage error when operands are left after the options. */
+bool cli_reject_operands(const char *command, int argc, char **argv);
+
+/* "kiln: error: <message>" on stderr. */
+void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* cli_error plus a hint to run `kiln <command> --help`; returns CLI_EXIT_USAGE. */
+int cli_usage_error(const char *command, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* "s" unless count is 1, for "1 file" / "2 files". */
+const char *cli_plural(size_t count);
+
+/* ---------------------------------------------------------------------------
+ * paths.c
+ * ------------------------------------------------------------------------- */
+
+/* "dir/name" (no doubled '/'); NULL on allocation failure. Caller frees. */
+char *cli_path_join(const char *dir, const char *name);
+
+/* True when `path` is an existing folder. Otherwise prints
+ * "kiln: error: <role> folder '<path>' does not exist" (or "is not a folder"). */
+bool cli_require_folder(const char *path, const char *role);
+
+/* True when both paths name the same existing file or folder. */
+bool cli_same_file(const char *a, const char *b);
+
+/* The part of `path` after its last '/'. */
+const char *cli_file_name(const char *path);
+
+/* Lists the files of a cooked output folder (sorted, relative paths). Prints
+ * an error and returns false when the folder is missing or unreadable. */
+bool cli_list_output(const char *output, strlist *files);
+
+/* ---------------------------------------------------------------------------
+ * cooked.c — what an output folder holds
+ * ------------------------------------------------------------------------- */
+
+typedef enum cooked_kind {
+    COOKED_OTHER = 0, /* not a kiln file: counted, never opened */
+    COOKED_MESH = 1,  /* .kmesh */
+} cooked_kind;
+
+/* The kind of a file in the output folder, from its name. */
+cooked_kind cooked_kind_of(const char *path);
+/* "mesh", "other". */
+const char *cooked_kind_name(cooked_kind kind);
+
+/* The runtime's message without the "<file>: " it starts with, for printing
+ * after "<path>: error: ". */
+const char *cli_kiln_error_detail(const kiln_error *error, const char *path);
+
+/* ---------------------------------------------------------------------------
+ * jobs.c — a fixed pool of worker threads over an index range
+ * ------------------------------------------------------------------------- */
+
+typedef void (*job_fn)(void *context, size_t index);
+
+/* Calls fn(context, i) exactly once for every i in [0, count), on up to
+ * `workers` threads (the calling thread is one of them), and returns when all
+ * calls are done. Indices are handed out in increasing order. If threads
+ * cannot be created the remaining workers (at least the caller) do the work. */
+void jobs_run(size_t count, unsigned workers, job_fn fn, void *context);
+
+/* Online processor count, at least 1. */
+unsigned jobs_default_count(void);
+
+/* ---------------------------------------------------------------------------
+ * progress.c — a build's live output, safe to call from every worker
+ * ------------------------------------------------------------------------- */
+
+typedef enum progress_verbosity {
+    PROGRESS_QUIET = 0,   /* errors only */
+    PROGRESS_NORMAL = 1,  /* diagnostics, summary, progress line on a terminal */
+    PROGRESS_VERBOSE = 2, /* plus one line per asset and per skipped file */
+} progress_verbosity;
+
+typedef struct progress_reporter progress_reporter;
+
+/* NULL on allocation failure. The updating line is shown only when stderr is
+ * a terminal and verbosity is not quiet. */
+progress_reporter *progress_create(size_t total, progress_verbosity verbosity);
+void progress_destroy(progress_reporter *reporter);
+
+void progress_asset_started(progress_reporter *reporter, const char *source_path);
+/* Prints the asset's diagnostics (errors only when quiet), in verbose mode a
+ * line saying what was cooked, and moves the progress line on. */
+void progress_asset_finished(progress_reporter *reporter, const char *source_path,
+                             const cook_asset_result *result);
+/* Prints a line on `stream` without tearing the progress line. */
+void progress_print(progress_reporter *reporter, FILE *stream, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* Removes the progress line for good (before the summary). */
+void progress_end(progress_reporter *reporter);
+
+/* Writes diagnostic text line by line; with errors_only, only lines that
+ * contain ": error: " are kept. */
+void progress_write_diagnostics(FILE *stream, const char *text, size_t size, bool errors_only);
+
+#endif /* KILN_CLI_CLI_H */

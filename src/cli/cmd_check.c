@@ -1,0 +1,194 @@
+/*
+ * cmd_check.c — `kiln check`: validate every cooked file; a CI gate.
+ *
+ * Each kind of cooked file has a list of checks, run in order until one finds
+ * a problem that makes the later ones meaningless. Problems are printed
+ * compiler-style, `path: error: message`, one per line. Cross-file checks (the
+ * manifest's refs) slot in as another pass over the whole tree later.
+ */
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+
+#define COMMAND "check"
+
+typedef struct check_options {
+    const char *output;
+} check_options;
+
+/* One cooked file being checked. Checks fill `file` and `mesh` for the next. */
+typedef struct checked_file {
+    const char *path; /* as printed: output folder joined with the relative path */
+    kiln_file file;
+    kiln_mesh_view mesh;
+    size_t problems;
+} checked_file;
+
+/* Returns false when the file is too broken for the following checks. */
+typedef bool (*file_check_fn)(checked_file *checked);
+
+static const struct option check_long_options[] = {
+    {"output", required_argument, NULL, 'o'},
+    {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0},
+};
+
+void cmd_check_usage(FILE *out) {
+    fprintf(out,
+            "Usage: kiln check [options]\n"
+            "\n"
+            "Validates every cooked file in the output folder: container structure,\n"
+            "checksum, every data value (index ranges, bounds) and the provenance\n"
+            "metadata. Each problem is printed as 'path: error: message'.\n"
+            "\n"
+            "Options:\n"
+            "  -o, --output DIR   folder of cooked files (default: %s)\n"
+            "  -h, --help         show this help\n"
+            "\n"
+            "Exit status: 0 when every file is valid, 1 on any problem or when the\n"
+            "output folder does not exist, 2 for a command-line mistake.\n",
+            CLI_DEFAULT_OUTPUT);
+}
+
+static int parse_check_options(int argc, char **argv, check_options *options) {
+    *options = (check_options){.output = CLI_DEFAULT_OUTPUT};
+    cli_getopt_reset();
+    int option;
+    while ((option = getopt_long(argc, argv, CLI_GETOPT_PREFIX "o:h", check_long_options,
+                                 NULL)) != -1) {
+        switch (option) {
+        case 'o': options->output = optarg; break;
+        case 'h': cmd_check_usage(stdout); return CLI_EXIT_OK;
+        default: return cli_option_error(COMMAND, argv, check_long_options, option);
+        }
+    }
+    return cli_reject_operands(COMMAND, argc, argv) ? -1 : CLI_EXIT_USAGE;
+}
+
+/* ---------------------------------------------------------------------------
+ * Checks
+ * ------------------------------------------------------------------------- */
+
+static void report_problem(checked_file *checked, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static void report_problem(checked_file *checked, const char *fmt, ...) {
+    fprintf(stderr, "%s: error: ", checked->path);
+    va_list args;
+    va_start(args, fmt);
+    vfprintf(stderr, fmt, args);
+    va_end(args);
+    fputc('\n', stderr);
+    checked->problems++;
+}
+
+static const uint32_t thorough = KILN_OPEN_VERIFY_CHECKSUM | KILN_OPEN_DEEP;
+
+/* Header, chunk table and checksum over every byte. */
+static bool check_container(checked_file *checked) {
+    kiln_error error;
+    if (kiln_file_map(&checked->file, checked->path, thorough, &error) == KILN_OK)
+        return true;
+    report_problem(checked, "%s", cli_kiln_error_detail(&error, checked->path));
+    return false;
+}
+
+/* Descriptor against chunks, and every index against the vertex count. */
+static bool check_mesh_data(checked_file *checked) {
+    kiln_error error;
+    if (kiln_mesh_view_get(&checked->file, thorough, &checked->mesh, &error) == KILN_OK)
+        return true;
+    report_problem(checked, "%s", cli_kiln_error_detail(&error, checked->path));
+    return false;
+}
+
+/* A tiny scan, not a JSON parser: the key must appear as a quoted name. */
+static bool json_mentions_key(const char *json, size_t size, const char *key) {
+    size_t key_length = strlen(key);
+    for (size_t at = 0; at + key_length + 2 <= size; at++) {
+        if (json[at] == '"' && memcmp(json + at + 1, key, key_length) == 0 &&
+            json[at + 1 + key_length] == '"')
+            return true;
+    }
+    return false;
+}
+
+/* Provenance: every cooked file says where it came from. */
+static bool check_metadata(checked_file *checked) {
+    size_t size = 0;
+    const char *meta = kiln_file_metadata(&checked->file, &size);
+    if (meta == NULL) {
+        report_problem(checked, "no META chunk (provenance metadata is missing)");
+        return true; /* the data itself may still be checked */
+    }
+    if (!json_mentions_key(meta, size, "source"))
+        report_problem(checked, "the META chunk does not name a \"source\"");
+    return true;
+}
+
+static const file_check_fn mesh_checks[] = {check_container, check_mesh_data, check_metadata};
+
+static const struct {
+    cooked_kind kind;
+    const file_check_fn *checks;
+    size_t check_count;
+} checks_per_kind[] = {
+    {COOKED_MESH, mesh_checks, sizeof mesh_checks / sizeof mesh_checks[0]},
+};
+
+/* Runs the checks of `kind` on one file; returns the number of problems. */
+static size_t check_file(const char *full_path, cooked_kind kind) {
+    checked_file checked = {.path = full_path};
+    for (size_t k = 0; k < sizeof checks_per_kind / sizeof checks_per_kind[0]; k++) {
+        if (checks_per_kind[k].kind != kind)
+            continue;
+        for (size_t c = 0; c < checks_per_kind[k].check_count; c++) {
+            if (!checks_per_kind[k].checks[c](&checked))
+                break;
+        }
+    }
+    kiln_file_close(&checked.file);
+    return checked.problems;
+}
+
+/* ---------------------------------------------------------------------------
+ * The command
+ * ------------------------------------------------------------------------- */
+
+static int check(const check_options *options) {
+    strlist files = {0};
+    if (!cli_list_output(options->output, &files)) {
+        strlist_free(&files);
+        return CLI_EXIT_FAILURE;
+    }
+    size_t checked_count = 0, problems = 0;
+    for (size_t i = 0; i < files.count; i++) {
+        cooked_kind kind = cooked_kind_of(files.items[i]);
+        if (kind == COOKED_OTHER)
+            continue; /* not ours to judge */
+        char *full_path = cli_path_join(options->output, files.items[i]);
+        if (full_path == NULL) {
+            cli_error("out of memory");
+            problems++;
+            break;
+        }
+        problems += check_file(full_path, kind);
+        checked_count++;
+        free(full_path);
+    }
+    printf("kiln check: %zu file%s, %zu problem%s\n", checked_count, cli_plural(checked_count),
+           problems, cli_plural(problems));
+    fflush(stdout);
+    strlist_free(&files);
+    return problems > 0 ? CLI_EXIT_FAILURE : CLI_EXIT_OK;
+}
+
+int cmd_check(int argc, char **argv) {
+    check_options options;
+    int status = parse_check_options(argc, argv, &options);
+    if (status >= 0)
+        return status;
+    return check(&options);
+}

@@ -1,0 +1,387 @@
+/*
+ * cmd_info.c — `kiln info`: what is in the output folder, per file and in total.
+ *
+ * Every file is inspected once into a file_report; the report is then printed
+ * as text or appended to one JSON document. Files that cannot be read are
+ * problems: reported on stderr (and in the JSON), the others still listed.
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cli/cli.h"
+
+#define COMMAND "info"
+
+typedef struct info_options {
+    const char *output;
+    bool json;
+} info_options;
+
+/* One file of the output folder, as inspected. */
+typedef struct file_report {
+    const char *path; /* relative to the output folder */
+    cooked_kind kind;
+    uint64_t bytes;
+    bool readable;
+    char problem[KILN_ERROR_MESSAGE_MAX + 64]; /* when !readable */
+    kiln_mesh_desc mesh;                       /* COOKED_MESH */
+    kiln_vertex_attribute attributes[KILN_SEMANTIC_COUNT_];
+    uint32_t attribute_count;
+    char source[512]; /* from the META chunk; "" when absent */
+} file_report;
+
+typedef struct info_totals {
+    size_t files;
+    uint64_t bytes;
+    uint64_t vertices;
+    uint64_t triangles;
+    size_t per_kind[2]; /* indexed by cooked_kind */
+    size_t problems;
+} info_totals;
+
+enum { OPTION_JSON = 256 };
+
+static const struct option info_long_options[] = {
+    {"output", required_argument, NULL, 'o'},
+    {"json", no_argument, NULL, OPTION_JSON},
+    {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0},
+};
+
+void cmd_info_usage(FILE *out) {
+    fprintf(out,
+            "Usage: kiln info [options]\n"
+            "\n"
+            "Lists what the output folder holds: for every cooked mesh its size,\n"
+            "vertex and triangle counts, submeshes, material slots, index size,\n"
+            "vertex layout, bounds and source; then totals and counts per kind.\n"
+            "\n"
+            "Options:\n"
+            "  -o, --output DIR   folder of cooked files (default: %s)\n"
+            "      --json         print one JSON document instead of text\n"
+            "  -h, --help         show this help\n"
+            "\n"
+            "Exit status: 0, or 1 when the folder is missing or a file cannot be read.\n",
+            CLI_DEFAULT_OUTPUT);
+}
+
+/* Returns -1 to go on, otherwise the exit status. */
+static int parse_info_options(int argc, char **argv, info_options *options) {
+    *options = (info_options){.output = CLI_DEFAULT_OUTPUT};
+    cli_getopt_reset();
+    int option;
+    while ((option = getopt_long(argc, argv, CLI_GETOPT_PREFIX "o:h", info_long_options, NULL)) !=
+           -1) {
+        switch (option) {
+        case 'o': options->output = optarg; break;
+        case OPTION_JSON: options->json = true; break;
+        case 'h': cmd_info_usage(stdout); return CLI_EXIT_OK;
+        default: return cli_option_error(COMMAND, argv, info_long_options, option);
+        }
+    }
+    return cli_reject_operands(COMMAND, argc, argv) ? -1 : CLI_EXIT_USAGE;
+}
+
+/* ---------------------------------------------------------------------------
+ * Inspecting
+ * ------------------------------------------------------------------------- */
+
+/* Copies the string value of the first top-level-looking "key": "value" pair.
+ * Enough to show provenance; anything unexpected leaves `out` empty. */
+static void find_json_string(const char *json, size_t size, const char *key, char *out,
+                             size_t capacity) {
+    out[0] = '\0';
+    char quoted[64];
+    int quoted_length = snprintf(quoted, sizeof quoted, "\"%s\"", key);
+    if (quoted_length <= 0 || (size_t)quoted_length >= sizeof quoted || capacity == 0)
+        return;
+    const char *end = json + size;
+    for (const char *at = json; (size_t)(end - at) >= (size_t)quoted_length; at++) {
+        if (memcmp(at, quoted, (size_t)quoted_length) != 0)
+            continue;
+        const char *p = at + quoted_length;
+        while (p < end && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r'))
+            p++;
+        if (p >= end || *p != ':')
+            continue;
+        p++;
+        while (p < end && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r'))
+            p++;
+        if (p >= end || *p != '"')
+            return;
+        size_t length = 0;
+        for (p++; p < end && *p != '"' && length + 1 < capacity; p++) {
+            if (*p == '\\' && p + 1 < end)
+                p++; /* keep the escaped character itself; good enough for display */
+            out[length++] = *p;
+        }
+        out[length] = '\0';
+        return;
+    }
+}
+
+static void inspect_mesh(const char *full_path, file_report *report) {
+    kiln_file file;
+    kiln_error error;
+    kiln_result result = kiln_file_map(&file, full_path, 0, &error);
+    if (result == KILN_OK) {
+        kiln_mesh_view view;
+        result = kiln_mesh_view_get(&file, 0, &view, &error);
+        if (result == KILN_OK) {
+            report->readable = true;
+            report->mesh = *view.desc;
+            report->attribute_count = view.desc->attribute_count;
+            if (report->attribute_count > KILN_SEMANTIC_COUNT_)
+                report->attribute_count = KILN_SEMANTIC_COUNT_; /* semantics never repeat */
+            memcpy(report->attributes, view.attributes,
+                   report->attribute_count * sizeof report->attributes[0]);
+            size_t meta_size = 0;
+            const char *meta = kiln_file_metadata(&file, &meta_size);
+            if (meta != NULL)
+                find_json_string(meta, meta_size, "source", report->source,
+                                 sizeof report->source);
+        }
+        kiln_file_close(&file);
+    }
+    if (result != KILN_OK)
+        snprintf(report->problem, sizeof report->problem, "%s",
+                 cli_kiln_error_detail(&error, full_path));
+}
+
+static void inspect_file(const char *output, const char *relative, file_report *report) {
+    memset(report, 0, sizeof *report);
+    report->path = relative;
+    report->kind = cooked_kind_of(relative);
+    char *full_path = cli_path_join(output, relative);
+    if (full_path == NULL) {
+        snprintf(report->problem, sizeof report->problem, "out of memory");
+        return;
+    }
+    struct stat info;
+    if (stat(full_path, &info) == 0)
+        report->bytes = (uint64_t)info.st_size;
+    if (report->kind == COOKED_MESH)
+        inspect_mesh(full_path, report);
+    else
+        report->readable = true; /* never opened */
+    if (!report->readable)
+        fprintf(stderr, "%s: error: %s\n", full_path, report->problem);
+    free(full_path);
+}
+
+static void add_to_totals(info_totals *totals, const file_report *report) {
+    totals->files++;
+    totals->bytes += report->bytes;
+    if (!report->readable) {
+        totals->problems++;
+        return;
+    }
+    totals->per_kind[report->kind]++;
+    if (report->kind == COOKED_MESH) {
+        totals->vertices += report->mesh.vertex_count;
+        totals->triangles += report->mesh.index_count / 3;
+    }
+}
+
+/* ---------------------------------------------------------------------------
+ * Text
+ * ------------------------------------------------------------------------- */
+
+static void print_mesh_text(const file_report *report) {
+    const kiln_mesh_desc *mesh = &report->mesh;
+    printf("  mesh: %" PRIu64 " bytes, %" PRIu32 " vertices, %" PRIu32 " triangles, %" PRIu32
+           " submesh%s, %" PRIu32 " material slot%s, %" PRIu32 "-bit indices\n",
+           report->bytes, mesh->vertex_count, mesh->index_count / 3, mesh->submesh_count,
+           mesh->submesh_count == 1 ? "" : "es", mesh->material_count,
+           cli_plural(mesh->material_count), mesh->index_size * 8);
+    printf("  vertex: %" PRIu32 " bytes:", mesh->vertex_stride);
+    for (uint32_t i = 0; i < report->attribute_count; i++)
+        printf(" %s:%s",
+               kiln_vertex_semantic_str((kiln_vertex_semantic)report->attributes[i].semantic),
+               kiln_vertex_format_str((kiln_vertex_format)report->attributes[i].format));
+    printf("\n  aabb: min (%g, %g, %g) max (%g, %g, %g)\n", (double)mesh->aabb_min[0],
+           (double)mesh->aabb_min[1], (double)mesh->aabb_min[2], (double)mesh->aabb_max[0],
+           (double)mesh->aabb_max[1], (double)mesh->aabb_max[2]);
+    if (report->source[0] != '\0')
+        printf("  source: %s\n", report->source);
+}
+
+static void print_file_text(const file_report *report) {
+    printf("%s\n", report->path);
+    if (!report->readable)
+        printf("  unreadable: %s\n", report->problem);
+    else if (report->kind == COOKED_MESH)
+        print_mesh_text(report);
+    else
+        printf("  other: %" PRIu64 " bytes\n", report->bytes);
+}
+
+static void print_totals_text(const info_totals *totals) {
+    printf("\ntotal: %zu file%s, %" PRIu64 " bytes, %" PRIu64 " vertices, %" PRIu64
+           " triangles\n",
+           totals->files, cli_plural(totals->files), totals->bytes, totals->vertices,
+           totals->triangles);
+    printf("kinds: mesh %zu, other %zu\n", totals->per_kind[COOKED_MESH],
+           totals->per_kind[COOKED_OTHER]);
+    if (totals->problems > 0)
+        printf("problems: %zu unreadable file%s\n", totals->problems,
+               cli_plural(totals->problems));
+}
+
+/* ---------------------------------------------------------------------------
+ * JSON
+ * ------------------------------------------------------------------------- */
+
+/* Appends literal JSON text (punctuation, keys known to need no escaping). */
+static void json_text(bytebuf *json, const char *text) {
+    bytebuf_append(json, text, strlen(text));
+}
+
+static void json_key(bytebuf *json, const char *key) {
+    bytebuf_append_json_string(json, key);
+    json_text(json, ":");
+}
+
+/* JSON has no NaN or infinity: those become null. */
+static void json_number(bytebuf *json, float value) {
+    if (isfinite(value))
+        bytebuf_printf(json, "%.9g", (double)value);
+    else
+        json_text(json, "null");
+}
+
+static void json_vector3(bytebuf *json, const float v[3]) {
+    json_text(json, "[");
+    for (int i = 0; i < 3; i++) {
+        if (i > 0)
+            json_text(json, ",");
+        json_number(json, v[i]);
+    }
+    json_text(json, "]");
+}
+
+static void append_mesh_json(bytebuf *json, const file_report *report) {
+    const kiln_mesh_desc *mesh = &report->mesh;
+    bytebuf_printf(json,
+                   ",\"vertices\":%" PRIu32 ",\"triangles\":%" PRIu32 ",\"submeshes\":%" PRIu32
+                   ",\"material_slots\":%" PRIu32 ",\"index_size\":%" PRIu32
+                   ",\"vertex_stride\":%" PRIu32 ",\"attributes\":[",
+                   mesh->vertex_count, mesh->index_count / 3, mesh->submesh_count,
+                   mesh->material_count, mesh->index_size, mesh->vertex_stride);
+    for (uint32_t i = 0; i < report->attribute_count; i++) {
+        const kiln_vertex_attribute *attribute = &report->attributes[i];
+        json_text(json, i > 0 ? ",{" : "{");
+        json_key(json, "semantic");
+        bytebuf_append_json_string(
+            json, kiln_vertex_semantic_str((kiln_vertex_semantic)attribute->semantic));
+        json_text(json, ",");
+        json_key(json, "format");
+        bytebuf_append_json_string(json,
+                                   kiln_vertex_format_str((kiln_vertex_format)attribute->format));
+        bytebuf_printf(json, ",\"offset\":%u}", (unsigned)attribute->offset);
+    }
+    json_text(json, "],\"aabb\":{\"min\":");
+    json_vector3(json, mesh->aabb_min);
+    json_text(json, ",\"max\":");
+    json_vector3(json, mesh->aabb_max);
+    json_text(json, "}");
+    if (report->source[0] != '\0') {
+        json_text(json, ",");
+        json_key(json, "source");
+        bytebuf_append_json_string(json, report->source);
+    }
+}
+
+static void append_file_json(bytebuf *json, const file_report *report, bool first) {
+    json_text(json, first ? "\n    {" : ",\n    {");
+    json_key(json, "path");
+    bytebuf_append_json_string(json, report->path);
+    json_text(json, ",");
+    json_key(json, "kind");
+    bytebuf_append_json_string(json, cooked_kind_name(report->kind));
+    bytebuf_printf(json, ",\"bytes\":%" PRIu64, report->bytes);
+    if (!report->readable) {
+        json_text(json, ",");
+        json_key(json, "problem");
+        bytebuf_append_json_string(json, report->problem);
+    } else if (report->kind == COOKED_MESH) {
+        append_mesh_json(json, report);
+    }
+    json_text(json, "}");
+}
+
+static void append_totals_json(bytebuf *json, const info_totals *totals) {
+    bytebuf_printf(json,
+                   "\n  ],\n  \"totals\":{\"files\":%zu,\"bytes\":%" PRIu64
+                   ",\"vertices\":%" PRIu64 ",\"triangles\":%" PRIu64
+                   ",\"problems\":%zu,\"kinds\":{\"mesh\":%zu,\"other\":%zu}}\n}\n",
+                   totals->files, totals->bytes, totals->vertices, totals->triangles,
+                   totals->problems, totals->per_kind[COOKED_MESH],
+                   totals->per_kind[COOKED_OTHER]);
+}
+
+/* ---------------------------------------------------------------------------
+ * The command
+ * ------------------------------------------------------------------------- */
+
+static int info(const info_options *options) {
+    strlist files = {0};
+    if (!cli_list_output(options->output, &files)) {
+        strlist_free(&files);
+        return CLI_EXIT_FAILURE;
+    }
+    file_report *report = malloc(sizeof *report);
+    bytebuf json = {0};
+    if (report == NULL) {
+        cli_error("out of memory");
+        strlist_free(&files);
+        return CLI_EXIT_FAILURE;
+    }
+    if (options->json) {
+        json_text(&json, "{\n  ");
+        json_key(&json, "output");
+        bytebuf_append_json_string(&json, options->output);
+        json_text(&json, ",\n  \"files\":[");
+    } else {
+        printf("output: %s\n", options->output);
+    }
+
+    info_totals totals = {0};
+    for (size_t i = 0; i < files.count; i++) {
+        inspect_file(options->output, files.items[i], report);
+        add_to_totals(&totals, report);
+        if (options->json)
+            append_file_json(&json, report, i == 0);
+        else
+            print_file_text(report);
+    }
+
+    int status = totals.problems > 0 ? CLI_EXIT_FAILURE : CLI_EXIT_OK;
+    if (options->json) {
+        append_totals_json(&json, &totals);
+        if (json.failed) {
+            cli_error("out of memory");
+            status = CLI_EXIT_FAILURE;
+        } else {
+            fwrite(json.data, 1, json.size, stdout);
+        }
+    } else {
+        print_totals_text(&totals);
+    }
+    fflush(stdout);
+    bytebuf_free(&json);
+    free(report);
+    strlist_free(&files);
+    return status;
+}
+
+int cmd_info(int argc, char **argv) {
+    info_options options;
+    int status = parse_info_options(argc, argv, &options);
+    if (status >= 0)
+        return status;
+    return info(&options);
+}

@@ -1,0 +1,72 @@
+/* cmd_init.c — `kiln init`: write a commented starter kiln.yml. */
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cli/cli.h"
+#include "cli/kiln_yml_template.h"
+
+#define COMMAND "init"
+
+static const struct option init_long_options[] = {
+    {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0},
+};
+
+void cmd_init_usage(FILE *out) {
+    fprintf(out,
+            "Usage: kiln init [options]\n"
+            "\n"
+            "Writes a starter %s in the current folder, documenting every\n"
+            "configuration key with its default, presets and rules. An existing\n"
+            "%s is never overwritten.\n"
+            "\n"
+            "Options:\n"
+            "  -h, --help   show this help\n"
+            "\n"
+            "Exit status: 0 when written, 1 when %s exists or cannot be written.\n",
+            CLI_CONFIG_FILE, CLI_CONFIG_FILE, CLI_CONFIG_FILE);
+}
+
+static int parse_init_options(int argc, char **argv) {
+    cli_getopt_reset();
+    int option;
+    while ((option = getopt_long(argc, argv, CLI_GETOPT_PREFIX "h", init_long_options, NULL)) !=
+           -1) {
+        switch (option) {
+        case 'h': cmd_init_usage(stdout); return CLI_EXIT_OK;
+        default: return cli_option_error(COMMAND, argv, init_long_options, option);
+        }
+    }
+    return cli_reject_operands(COMMAND, argc, argv) ? -1 : CLI_EXIT_USAGE;
+}
+
+static void render_template(bytebuf *text) {
+    size_t count = sizeof kiln_yml_template_lines / sizeof kiln_yml_template_lines[0];
+    for (size_t i = 0; i < count; i++) {
+        bytebuf_append(text, kiln_yml_template_lines[i], strlen(kiln_yml_template_lines[i]));
+        bytebuf_append(text, "\n", 1);
+    }
+}
+
+int cmd_init(int argc, char **argv) {
+    int status = parse_init_options(argc, argv);
+    if (status >= 0)
+        return status;
+
+    struct stat info;
+    if (lstat(CLI_CONFIG_FILE, &info) == 0) {
+        cli_error("%s already exists; not overwriting it", CLI_CONFIG_FILE);
+        return CLI_EXIT_FAILURE;
+    }
+    bytebuf text = {0};
+    render_template(&text);
+    char reason[512];
+    bool written = !text.failed &&
+                   write_file_atomic(CLI_CONFIG_FILE, text.data, text.size, reason, sizeof reason);
+    if (written)
+        printf("kiln: wrote %s\n", CLI_CONFIG_FILE);
+    else
+        cli_error("cannot write %s: %s", CLI_CONFIG_FILE, text.failed ? "out of memory" : reason);
+    bytebuf_free(&text);
+    return written ? CLI_EXIT_OK : CLI_EXIT_FAILURE;
+}

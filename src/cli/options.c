@@ -1,0 +1,91 @@
+/* options.c — getopt_long helpers and usage errors shared by the commands. */
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/cli.h"
+
+void cli_getopt_reset(void) {
+#ifdef __GLIBC__
+    optind = 0; /* glibc: 0 also resets its internal state (argument permutation) */
+#else
+    optind = 1;
+#endif
+    opterr = 0; /* the commands print their own messages */
+}
+
+__attribute__((format(printf, 1, 0))) static void vprint_error(const char *fmt, va_list args) {
+    fputs("kiln: error: ", stderr);
+    vfprintf(stderr, fmt, args);
+    fputc('\n', stderr);
+}
+
+void cli_error(const char *fmt, ...) {
+    va_list args;
+    va_start(args, fmt);
+    vprint_error(fmt, args);
+    va_end(args);
+}
+
+int cli_usage_error(const char *command, const char *fmt, ...) {
+    va_list args;
+    va_start(args, fmt);
+    vprint_error(fmt, args);
+    va_end(args);
+    fprintf(stderr, "Try 'kiln %s --help' for the list of options.\n", command);
+    return CLI_EXIT_USAGE;
+}
+
+/* The long option `typed` ("--name" or "--name=value") names, if it is one of
+ * `options` whose value is `short_value` (0: any). */
+static const struct option *typed_long_option(const char *typed, const struct option *options,
+                                              int short_value) {
+    if (typed == NULL || strncmp(typed, "--", 2) != 0)
+        return NULL;
+    const char *name = typed + 2;
+    size_t length = strcspn(name, "=");
+    for (const struct option *option = options; option->name != NULL; option++) {
+        if (strlen(option->name) == length && strncmp(option->name, name, length) == 0 &&
+            (short_value == 0 || option->val == short_value))
+            return option;
+    }
+    return NULL;
+}
+
+int cli_option_error(const char *command, char **argv, const struct option *options,
+                     int getopt_result) {
+    /* getopt_long puts a short option's letter (or a long option's value) in
+     * optopt, 0 for an unknown long option. A long option is always consumed
+     * whole, so it is then argv[optind - 1]; a short one may sit in a cluster. */
+    const char *typed = optind > 0 ? argv[optind - 1] : NULL;
+    const struct option *long_option = typed_long_option(typed, options, optopt);
+    bool is_long = optopt == 0 || long_option != NULL;
+
+    if (getopt_result == ':') {
+        if (is_long)
+            return cli_usage_error(command, "option '--%s' needs a value",
+                                   long_option != NULL ? long_option->name : "?");
+        return cli_usage_error(command, "option '-%c' needs a value", optopt);
+    }
+    if (long_option != NULL && strchr(typed, '=') != NULL)
+        return cli_usage_error(command, "option '--%s' takes no value", long_option->name);
+    if (is_long)
+        return cli_usage_error(command, "unknown option '%.*s'",
+                               typed != NULL ? (int)strcspn(typed, "=") : 1,
+                               typed != NULL ? typed : "?");
+    if (optopt > 32 && optopt < 127)
+        return cli_usage_error(command, "unknown option '-%c'", optopt);
+    return cli_usage_error(command, "unknown option");
+}
+
+bool cli_reject_operands(const char *command, int argc, char **argv) {
+    if (optind >= argc)
+        return true;
+    cli_usage_error(command, "unexpected argument '%s'", argv[optind]);
+    return false;
+}
+
+const char *cli_plural(size_t count) {
+    return count == 1 ? "" : "s";
+}

@@ -1,0 +1,59 @@
+/* paths.c — small path helpers for the commands. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cli/cli.h"
+
+char *cli_path_join(const char *dir, const char *name) {
+    size_t dir_length = strlen(dir);
+    size_t name_length = strlen(name);
+    char *joined = malloc(dir_length + name_length + 2);
+    if (joined == NULL)
+        return NULL;
+    memcpy(joined, dir, dir_length);
+    size_t at = dir_length;
+    if (at > 0 && joined[at - 1] != '/')
+        joined[at++] = '/';
+    memcpy(joined + at, name, name_length + 1);
+    return joined;
+}
+
+bool cli_require_folder(const char *path, const char *role) {
+    struct stat info;
+    if (stat(path, &info) != 0) {
+        if (errno == ENOENT || errno == ENOTDIR)
+            cli_error("%s folder '%s' does not exist", role, path);
+        else
+            cli_error("%s folder '%s': %s", role, path, strerror(errno));
+        return false;
+    }
+    if (!S_ISDIR(info.st_mode)) {
+        cli_error("%s '%s' is not a folder", role, path);
+        return false;
+    }
+    return true;
+}
+
+bool cli_same_file(const char *a, const char *b) {
+    struct stat a_info, b_info;
+    return stat(a, &a_info) == 0 && stat(b, &b_info) == 0 && a_info.st_dev == b_info.st_dev &&
+           a_info.st_ino == b_info.st_ino;
+}
+
+const char *cli_file_name(const char *path) {
+    const char *slash = strrchr(path, '/');
+    return slash != NULL ? slash + 1 : path;
+}
+
+bool cli_list_output(const char *output, strlist *files) {
+    if (!cli_require_folder(output, "output"))
+        return false;
+    char reason[512];
+    if (!discover_walk(output, NULL, files, reason, sizeof reason)) {
+        cli_error("cannot list the output folder: %s", reason);
+        return false;
+    }
+    return true;
+}

@@ -1,0 +1,90 @@
+/*
+ * registry.c — which importer cooks which source file.
+ *
+ * The registry is a static table, one row per importer, in priority order: the
+ * first row with a pattern matching a file's name wins. Adding a format is one
+ * row here plus its import_* function.
+ */
+#include <stddef.h>
+#include <string.h>
+
+#include "cook/cook.h"
+
+static const char *const obj_patterns[] = {"*.obj", NULL};
+
+static const cook_importer importer_table[] = {
+    {"obj", obj_patterns, COOK_KIND_MODEL, import_obj},
+};
+
+#define IMPORTER_COUNT (sizeof importer_table / sizeof importer_table[0])
+
+const cook_importer *discover_importers(size_t *count) {
+    if (count != NULL)
+        *count = IMPORTER_COUNT;
+    return importer_table;
+}
+
+static unsigned char fold_ascii(unsigned char c) {
+    return (c >= 'A' && c <= 'Z') ? (unsigned char)(c - 'A' + 'a') : c;
+}
+
+/*
+ * Iterative glob with single backtracking point: on a mismatch after a '*',
+ * retry with the '*' swallowing one more character. Linear in practice and
+ * never recursive, so hostile patterns cannot blow the stack.
+ */
+bool discover_glob_match(const char *pattern, const char *name) {
+    if (pattern == NULL || name == NULL)
+        return false;
+    const unsigned char *p = (const unsigned char *)pattern;
+    const unsigned char *n = (const unsigned char *)name;
+    const unsigned char *star_pattern = NULL; /* just after the last '*' seen */
+    const unsigned char *star_name = NULL;    /* where that '*' resumes in name */
+
+    while (*n != '\0') {
+        if (*p == '*') {
+            star_pattern = ++p;
+            star_name = n;
+        } else if (*p != '\0' && (*p == '?' || fold_ascii(*p) == fold_ascii(*n))) {
+            p++;
+            n++;
+        } else if (star_pattern != NULL) {
+            p = star_pattern;
+            n = ++star_name;
+        } else {
+            return false;
+        }
+    }
+    while (*p == '*')
+        p++;
+    return *p == '\0';
+}
+
+static const char *file_name_of(const char *path) {
+    const char *slash = strrchr(path, '/');
+    const char *backslash = strrchr(path, '\\');
+    if (backslash != NULL && (slash == NULL || backslash > slash))
+        slash = backslash;
+    return slash != NULL ? slash + 1 : path;
+}
+
+static bool importer_claims(const cook_importer *importer, const char *file_name) {
+    for (const char *const *pattern = importer->patterns; *pattern != NULL; pattern++) {
+        if (discover_glob_match(*pattern, file_name))
+            return true;
+    }
+    return false;
+}
+
+const cook_importer *discover_match(const char *relative_path) {
+    if (relative_path == NULL)
+        return NULL;
+    const char *file_name = file_name_of(relative_path);
+    if (file_name[0] == '\0')
+        return NULL;
+    for (size_t i = 0; i < IMPORTER_COUNT; i++) {
+        if (importer_claims(&importer_table[i], file_name))
+            return &importer_table[i];
+    }
+    return NULL;
+}

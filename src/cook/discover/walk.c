@@ -1,0 +1,181 @@
+/*
+ * walk.c — list the source files under an input folder.
+ *
+ * The listing is deterministic: every regular file is collected first, then the
+ * relative paths are sorted bytewise, so the order never depends on the file
+ * system. Hidden entries (names starting with '.') are skipped, and so is the
+ * excluded folder (the output folder when it lies inside the input), which is
+ * recognised by its device and inode so any spelling of its path works.
+ * Symbolic links to files are listed; symbolic links to folders are never
+ * followed, so a link cycle cannot make the walk loop.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cook/cook.h"
+
+#define WALK_MAX_DEPTH 256u
+
+typedef struct walk_state {
+    const char *root;
+    bool has_exclude;
+    dev_t exclude_device;
+    ino_t exclude_inode;
+    strlist *files;
+    char *reason;
+    size_t reason_size;
+} walk_state;
+
+static bool walk_fail(walk_state *state, const char *path, const char *what) {
+    if (state->reason != NULL && state->reason_size > 0)
+        snprintf(state->reason, state->reason_size, "%s: %s", path, what);
+    return false;
+}
+
+/* "a" + "b" -> "a/b"; when either is empty, a copy of the other. Caller frees. */
+static char *join_path(const char *a, const char *b) {
+    size_t a_length = strlen(a);
+    size_t b_length = strlen(b);
+    char *joined = malloc(a_length + b_length + 2);
+    if (joined == NULL)
+        return NULL;
+    if (a_length == 0 || b_length == 0) {
+        memcpy(joined, a_length == 0 ? b : a, a_length + b_length + 1);
+        return joined;
+    }
+    memcpy(joined, a, a_length);
+    if (a[a_length - 1] != '/')
+        joined[a_length++] = '/';
+    memcpy(joined + a_length, b, b_length + 1);
+    return joined;
+}
+
+static bool is_excluded_folder(const walk_state *state, const struct stat *info) {
+    return state->has_exclude && info->st_dev == state->exclude_device &&
+           info->st_ino == state->exclude_inode;
+}
+
+/* The visible names in one folder (without "." and ".." and hidden names). */
+static bool read_folder_names(walk_state *state, const char *full_path, strlist *names) {
+    DIR *folder = opendir(full_path);
+    if (folder == NULL)
+        return walk_fail(state, full_path, strerror(errno));
+    bool ok = true;
+    for (;;) {
+        errno = 0;
+        struct dirent *entry = readdir(folder);
+        if (entry == NULL) {
+            if (errno != 0)
+                ok = walk_fail(state, full_path, strerror(errno));
+            break;
+        }
+        if (entry->d_name[0] == '.')
+            continue; /* ".", ".." and hidden entries */
+        if (!strlist_push(names, entry->d_name)) {
+            ok = walk_fail(state, full_path, "out of memory");
+            break;
+        }
+    }
+    closedir(folder);
+    return ok;
+}
+
+static bool walk_folder(walk_state *state, const char *relative, unsigned depth);
+
+/* Decides what one folder entry is and lists or descends into it. */
+static bool walk_entry(walk_state *state, const char *relative, unsigned depth) {
+    char *full_path = join_path(state->root, relative);
+    if (full_path == NULL)
+        return walk_fail(state, relative, "out of memory");
+
+    bool ok = true;
+    struct stat info;
+    if (lstat(full_path, &info) != 0) {
+        ok = walk_fail(state, full_path, strerror(errno));
+    } else if (S_ISLNK(info.st_mode)) {
+        /* Follow links to files only; dangling links and folder links are skipped. */
+        struct stat target;
+        if (stat(full_path, &target) == 0 && S_ISREG(target.st_mode) &&
+            !strlist_push(state->files, relative))
+            ok = walk_fail(state, full_path, "out of memory");
+    } else if (S_ISDIR(info.st_mode)) {
+        if (!is_excluded_folder(state, &info))
+            ok = walk_folder(state, relative, depth + 1);
+    } else if (S_ISREG(info.st_mode)) {
+        if (!strlist_push(state->files, relative))
+            ok = walk_fail(state, full_path, "out of memory");
+    }
+    /* Devices, sockets and pipes are not sources: skipped silently. */
+    free(full_path);
+    return ok;
+}
+
+/* `relative` is "" for the root itself. */
+static bool walk_folder(walk_state *state, const char *relative, unsigned depth) {
+    char *full_path = join_path(state->root, relative);
+    if (full_path == NULL)
+        return walk_fail(state, relative, "out of memory");
+    if (depth > WALK_MAX_DEPTH) {
+        bool result = walk_fail(state, full_path, "folders nested too deeply");
+        free(full_path);
+        return result;
+    }
+
+    strlist names = {0};
+    bool ok = read_folder_names(state, full_path, &names);
+    for (size_t i = 0; ok && i < names.count; i++) {
+        char *child = join_path(relative, names.items[i]);
+        if (child == NULL) {
+            ok = walk_fail(state, full_path, "out of memory");
+            break;
+        }
+        ok = walk_entry(state, child, depth);
+        free(child);
+    }
+    strlist_free(&names);
+    free(full_path);
+    return ok;
+}
+
+static int compare_paths_bytewise(const void *a, const void *b) {
+    const char *left = *(const char *const *)a;
+    const char *right = *(const char *const *)b;
+    return strcmp(left, right); /* compares as unsigned char: bytewise */
+}
+
+bool discover_walk(const char *root, const char *exclude, strlist *files, char *reason,
+                   size_t reason_size) {
+    walk_state state = {.root = root, .files = files, .reason = reason,
+                        .reason_size = reason_size};
+    if (reason != NULL && reason_size > 0)
+        reason[0] = '\0';
+    if (root == NULL || files == NULL)
+        return walk_fail(&state, "(null)", "invalid argument");
+
+    struct stat root_info;
+    if (stat(root, &root_info) != 0)
+        return walk_fail(&state, root, strerror(errno));
+    if (!S_ISDIR(root_info.st_mode))
+        return walk_fail(&state, root, "not a folder");
+
+    struct stat exclude_info;
+    if (exclude != NULL && stat(exclude, &exclude_info) == 0 && S_ISDIR(exclude_info.st_mode)) {
+        state.has_exclude = true;
+        state.exclude_device = exclude_info.st_dev;
+        state.exclude_inode = exclude_info.st_ino;
+    }
+    if (is_excluded_folder(&state, &root_info))
+        return true; /* the whole input is excluded: nothing to list */
+
+    size_t first_new = files->count;
+    if (!walk_folder(&state, "", 0))
+        return false;
+    if (files->count > first_new)
+        qsort(files->items + first_new, files->count - first_new, sizeof files->items[0],
+              compare_paths_bytewise);
+    return true;
+}

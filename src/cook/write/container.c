@@ -1,0 +1,126 @@
+/* container.c — lays out a kiln container in memory (docs/formats/container.md).
+ *
+ * Chunks are copied as they are added; container_finish() writes the header,
+ * the chunk table right after it, then each payload at the next 16-byte
+ * boundary in the order added, with zeroed padding, and finally the checksum.
+ * The output depends only on the chunks added, so cooking is reproducible. */
+#include <stdlib.h>
+#include <string.h>
+#include <xxhash.h>
+
+#include "common/checked.h"
+#include "cook/cook.h"
+
+struct container_pending_chunk {
+    uint32_t fourcc;
+    uint8_t *data; /* owned copy; NULL when size == 0 */
+    size_t size;
+};
+
+void container_begin(container_writer *writer, uint32_t kind, uint16_t kind_version) {
+    memset(writer, 0, sizeof *writer);
+    writer->kind = kind;
+    writer->kind_version = kind_version;
+}
+
+void container_add_chunk(container_writer *writer, uint32_t fourcc, const void *data, size_t size) {
+    if (writer->failed)
+        return;
+    if (writer->chunk_count == writer->chunk_cap) {
+        /* The table's length is a uint32_t in the header. */
+        uint32_t cap = writer->chunk_cap ? writer->chunk_cap * 2 : 8;
+        if (cap <= writer->chunk_cap) {
+            writer->failed = true;
+            return;
+        }
+        struct container_pending_chunk *chunks = realloc(writer->chunks, cap * sizeof *chunks);
+        if (chunks == NULL) {
+            writer->failed = true;
+            return;
+        }
+        writer->chunks = chunks;
+        writer->chunk_cap = cap;
+    }
+    struct container_pending_chunk *chunk = &writer->chunks[writer->chunk_count];
+    chunk->fourcc = fourcc;
+    chunk->size = size;
+    chunk->data = NULL;
+    if (size > 0) {
+        chunk->data = malloc(size);
+        if (chunk->data == NULL) {
+            writer->failed = true;
+            return;
+        }
+        memcpy(chunk->data, data, size);
+    }
+    writer->chunk_count++;
+}
+
+void container_abandon(container_writer *writer) {
+    for (uint32_t i = 0; i < writer->chunk_count; i++)
+        free(writer->chunks[i].data);
+    free(writer->chunks);
+    memset(writer, 0, sizeof *writer);
+}
+
+bool container_finish(container_writer *writer, bytebuf *out) {
+    if (writer->failed) {
+        container_abandon(writer);
+        return false;
+    }
+
+    /* Layout first, in 64-bit checked arithmetic, so the header can be written
+     * before any payload. */
+    kiln_chunk_entry *table = calloc(writer->chunk_count ? writer->chunk_count : 1, sizeof *table);
+    if (table == NULL) {
+        container_abandon(writer);
+        return false;
+    }
+    uint64_t end = sizeof(kiln_container_header) + (uint64_t)writer->chunk_count * sizeof *table;
+    bool ok = true;
+    for (uint32_t i = 0; i < writer->chunk_count && ok; i++) {
+        uint64_t offset = align_up_u64(end, KILN_CHUNK_ALIGNMENT);
+        table[i].fourcc = writer->chunks[i].fourcc;
+        table[i].offset = offset;
+        table[i].size = writer->chunks[i].size;
+        ok = checked_add_u64(offset, writer->chunks[i].size, &end);
+    }
+    uint64_t file_size = align_up_u64(end, KILN_CHUNK_ALIGNMENT);
+    ok = ok && file_size >= end && file_size <= SIZE_MAX;
+
+    kiln_container_header header;
+    memset(&header, 0, sizeof header);
+    header.magic = KILN_CONTAINER_MAGIC;
+    header.kind = writer->kind;
+    header.container_version = KILN_CONTAINER_VERSION;
+    header.kind_version = writer->kind_version;
+    header.flags = KILN_CONTAINER_FLAG_CHECKSUM;
+    header.chunk_count = writer->chunk_count;
+    header.header_size = sizeof header;
+    header.file_size = file_size;
+    header.checksum = 0; /* filled in below, once every byte is in place */
+
+    size_t base = out->size; /* the file is appended to whatever `out` holds */
+    if (ok) {
+        bytebuf_append(out, &header, sizeof header);
+        bytebuf_append(out, table, (size_t)writer->chunk_count * sizeof *table);
+        for (uint32_t i = 0; i < writer->chunk_count; i++) {
+            /* Zero padding up to this payload's offset (also makes the bytes
+             * deterministic, which the checksum and reproducible builds need). */
+            bytebuf_append_zeros(out, (size_t)table[i].offset - (out->size - base));
+            bytebuf_append(out, writer->chunks[i].data, writer->chunks[i].size);
+        }
+        bytebuf_append_zeros(out, (size_t)file_size - (out->size - base));
+        ok = !out->failed && out->size - base == file_size;
+    }
+    if (ok) {
+        /* The checksum covers the whole file with its own 8 bytes read as zero;
+         * they are zero right now, so one call over the file is that hash. */
+        uint64_t checksum = XXH3_64bits(out->data + base, (size_t)file_size);
+        memcpy(out->data + base + offsetof(kiln_container_header, checksum), &checksum,
+               sizeof checksum);
+    }
+    free(table);
+    container_abandon(writer);
+    return ok;
+}

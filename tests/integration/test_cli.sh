@@ -1,0 +1,358 @@
+#!/usr/bin/env bash
+# test_cli.sh — drives the kiln executable end to end on small OBJ trees.
+#
+# Environment (set by ctest): KILN (the executable), KILN_TMP (scratch folder).
+# Prints one line per check and a final "cli: N passed, M failed".
+set -euo pipefail
+
+: "${KILN:?set KILN to the kiln executable}"
+SCRATCH="${KILN_TMP:-${TMPDIR:-/tmp}}/cli"
+rm -rf "$SCRATCH"
+mkdir -p "$SCRATCH"
+
+passed=0
+failed=0
+
+pass() {
+    passed=$((passed + 1))
+    echo "ok:   $1"
+}
+
+fail() {
+    failed=$((failed + 1))
+    echo "FAIL: $1"
+    echo "  exit status: $status"
+    echo "  stdout:"; sed 's/^/    | /' "$SCRATCH/stdout" 2>/dev/null || true
+    echo "  stderr:"; sed 's/^/    | /' "$SCRATCH/stderr" 2>/dev/null || true
+}
+
+# check NAME COMMAND...: passes when COMMAND succeeds.
+check() {
+    local name=$1
+    shift
+    if "$@"; then pass "$name"; else fail "$name"; fi
+}
+
+# run_in DIR ARGS...: runs kiln in DIR; sets $status, fills stdout/stderr files.
+status=0
+run_in() {
+    local dir=$1
+    shift
+    set +e
+    (cd "$dir" && "$KILN" "$@") >"$SCRATCH/stdout" 2>"$SCRATCH/stderr" </dev/null
+    status=$?
+    set -e
+}
+
+status_is() { [ "$status" -eq "$1" ]; }
+stdout_has() { grep -qE -- "$1" "$SCRATCH/stdout"; }
+stderr_has() { grep -qE -- "$1" "$SCRATCH/stderr"; }
+stderr_lacks() { ! grep -qE -- "$1" "$SCRATCH/stderr"; }
+all_true() { local c; for c in "$@"; do eval "$c" || return 1; done; }
+
+# ---------------------------------------------------------------------------
+# Source trees
+# ---------------------------------------------------------------------------
+
+write_cube() { # a closed cube of quads with one material from an .mtl
+    mkdir -p "$(dirname "$1")"
+    cat >"$1" <<'EOF'
+# unit cube
+mtllib cube.mtl
+o cube
+v -1 -1 -1
+v  1 -1 -1
+v  1  1 -1
+v -1  1 -1
+v -1 -1  1
+v  1 -1  1
+v  1  1  1
+v -1  1  1
+vt 0 0
+vt 1 0
+vt 1 1
+vt 0 1
+usemtl red
+f 1/1 4/4 3/3 2/2
+f 5/1 6/2 7/3 8/4
+f 1/1 2/2 6/3 5/4
+f 2/1 3/2 7/3 6/4
+f 3/1 4/2 8/3 7/4
+f 4/1 1/2 5/3 8/4
+EOF
+    cat >"$(dirname "$1")/cube.mtl" <<'EOF'
+newmtl red
+Kd 0.8 0.1 0.1
+EOF
+}
+
+write_quad() { # one quad with normals, no material
+    mkdir -p "$(dirname "$1")"
+    cat >"$1" <<'EOF'
+v 0 0 0
+v 1 0 0
+v 1 1 0
+v 0 1 0
+vn 0 0 1
+f 1//1 2//1 3//1 4//1
+EOF
+}
+
+write_broken() { # face index 0 on line 5 (OBJ indices start at 1)
+    mkdir -p "$(dirname "$1")"
+    cat >"$1" <<'EOF'
+v 0 0 0
+v 1 0 0
+v 0 1 0
+# the next face is invalid
+f 1 2 0
+EOF
+}
+
+# A tree that cooks cleanly: two models, an .mtl they use, and a readme.
+make_good_tree() {
+    local root=$1
+    rm -rf "$root"
+    write_cube "$root/assets/models/cube.obj"
+    write_quad "$root/assets/props/Quad.OBJ"
+    mkdir -p "$root/assets/docs"
+    echo "not an asset" >"$root/assets/docs/readme.txt"
+}
+
+# The good tree plus a broken model.
+make_mixed_tree() {
+    make_good_tree "$1"
+    write_broken "$1/assets/models/broken.obj"
+}
+
+# ---------------------------------------------------------------------------
+# Command line
+# ---------------------------------------------------------------------------
+
+run_in "$SCRATCH" --version
+check "--version prints the version and encoder" \
+    all_true 'status_is 0' 'stdout_has "^kiln 0\.1\.0 \(encoder [0-9]+\)$"'
+
+run_in "$SCRATCH" help
+check "help lists every command" \
+    all_true 'status_is 0' 'stdout_has "build"' 'stdout_has "info"' 'stdout_has "check"' \
+    'stdout_has "init"'
+
+run_in "$SCRATCH" build --help
+check "build --help lists every option" \
+    all_true 'status_is 0' 'stdout_has "--input"' 'stdout_has "--output"' 'stdout_has "--jobs"' \
+    'stdout_has "--verify"' 'stdout_has "--quiet"' 'stdout_has "--verbose"' 'stdout_has "--help"'
+
+run_in "$SCRATCH" info --help
+check "info --help lists every option" \
+    all_true 'status_is 0' 'stdout_has "--output"' 'stdout_has "--json"' 'stdout_has "--help"'
+
+run_in "$SCRATCH" check --help
+check "check --help lists every option" \
+    all_true 'status_is 0' 'stdout_has "--output"' 'stdout_has "--help"'
+
+run_in "$SCRATCH" init --help
+check "init --help explains init" all_true 'status_is 0' 'stdout_has "kiln.yml"'
+
+run_in "$SCRATCH" help info
+check "help COMMAND shows that command's usage" \
+    all_true 'status_is 0' 'stdout_has "Usage: kiln info"'
+
+run_in "$SCRATCH" build --no-such-option
+check "an unknown option is a usage error (exit 2)" \
+    all_true 'status_is 2' 'stderr_has "unknown option .--no-such-option."'
+
+run_in "$SCRATCH" frobnicate
+check "an unknown command is a usage error (exit 2)" \
+    all_true 'status_is 2' 'stderr_has "unknown command .frobnicate."'
+
+bad_jobs_ok=true
+for value in 0 -1 abc 2x 99999; do
+    run_in "$SCRATCH" build -j "$value"
+    status_is 2 || bad_jobs_ok=false
+done
+run_in "$SCRATCH" build --jobs
+status_is 2 || bad_jobs_ok=false
+check "bad -j values are usage errors (exit 2)" $bad_jobs_ok
+
+run_in "$SCRATCH" info unexpected
+check "an extra argument is a usage error (exit 2)" \
+    all_true 'status_is 2' 'stderr_has "unexpected argument .unexpected."'
+
+run_in "$SCRATCH" build --verify=yes
+check "a value given to a flag is a usage error (exit 2)" \
+    all_true 'status_is 2' 'stderr_has "takes no value"'
+
+mkdir -p "$SCRATCH/empty"
+run_in "$SCRATCH/empty" build -i nowhere
+check "a missing input folder is an error (exit 1)" \
+    all_true 'status_is 1' 'stderr_has "^kiln: error: input folder .nowhere. does not exist$"'
+
+# ---------------------------------------------------------------------------
+# Building
+# ---------------------------------------------------------------------------
+
+GOOD="$SCRATCH/good"
+make_good_tree "$GOOD"
+run_in "$GOOD" build -i assets -o out
+check "a good tree cooks with exit 0, mirroring the source tree" \
+    all_true 'status_is 0' '[ -s "$GOOD/out/models/cube.kmesh" ]' \
+    '[ -s "$GOOD/out/props/Quad.kmesh" ]' 'stdout_has "cooked 2 assets \(2 files, [0-9.]+ KiB\) in [0-9.]+ s; 0 failed; 1 skipped"'
+
+check "an unknown file is skipped, not an error; an .mtl used by a model is not skipped" \
+    all_true 'stdout_has "skipped 1 file with no importer \(use -v to list them\)"' \
+    'stderr_lacks "error"' '[ ! -e "$GOOD/out/docs" ]'
+
+check "no progress line or carriage return when stderr is not a terminal" \
+    all_true '! grep -q $'"'"'\r'"'"' "$SCRATCH/stderr"'
+
+leftovers=$(find "$GOOD/out" \( -name '*.tmp' -o -name '.*' \) -print)
+check "no temporary files are left in the output" [ -z "$leftovers" ]
+
+run_in "$GOOD" build -i assets -o out -v
+check "verbose mode lists each cooked asset and each skipped file" \
+    all_true 'status_is 0' 'stdout_has "cooked models/cube.obj -> models/cube.kmesh"' \
+    'stdout_has "skipped docs/readme.txt"'
+
+run_in "$GOOD" build -i assets -o out -q
+check "quiet mode prints nothing when all is well" \
+    all_true 'status_is 0' '[ ! -s "$SCRATCH/stdout" ]' '[ ! -s "$SCRATCH/stderr" ]'
+
+DEFAULTS="$SCRATCH/defaults"
+make_good_tree "$DEFAULTS"
+run_in "$DEFAULTS"
+check "kiln alone builds assets/ into runtime/" \
+    all_true 'status_is 0' '[ -s "$DEFAULTS/runtime/models/cube.kmesh" ]'
+
+NESTED="$SCRATCH/nested"
+make_good_tree "$NESTED"
+run_in "$NESTED" build -i assets -o assets/cooked
+run_in "$NESTED" build -i assets -o assets/cooked -v
+check "an output folder inside the input is never walked" \
+    all_true 'status_is 0' '! stdout_has "cooked/"' '[ ! -e "$NESTED/assets/cooked/cooked" ]'
+
+MIXED="$SCRATCH/mixed"
+make_mixed_tree "$MIXED"
+run_in "$MIXED" build -i assets -o out -j2
+check "one failing asset gives exit 1 and the good ones are still written" \
+    all_true 'status_is 1' '[ -s "$MIXED/out/models/cube.kmesh" ]' \
+    '[ -s "$MIXED/out/props/Quad.kmesh" ]' '[ ! -e "$MIXED/out/models/broken.kmesh" ]' \
+    'stdout_has "; 1 failed;"' 'stdout_has "failed: models/broken.obj"'
+
+check "the failure is reported compiler-style with its line" \
+    stderr_has "^models/broken\.obj:[0-9]+: error: "
+
+run_in "$MIXED" build -i assets -o out -q
+check "quiet mode still prints errors, and only errors" \
+    all_true 'status_is 1' '[ ! -s "$SCRATCH/stdout" ]' 'stderr_has "broken\.obj:[0-9]+: error: "' \
+    'stderr_lacks "warning|note"'
+
+J1="$SCRATCH/jobs1"
+J2="$SCRATCH/jobs2"
+make_mixed_tree "$J1"
+make_mixed_tree "$J2"
+for i in 1 2 3 4 5 6; do write_quad "$J1/assets/many/quad$i.obj"; write_quad "$J2/assets/many/quad$i.obj"; done
+run_in "$J1" build -i assets -o out -j1
+run_in "$J2" build -i assets -o out -j2
+check "-j1 and -j2 produce byte-identical trees" diff -r "$J1/out" "$J2/out"
+
+VERIFY="$SCRATCH/verify"
+make_good_tree "$VERIFY"
+run_in "$VERIFY" build -i assets -o out --verify
+check "--verify cooks and verifies with exit 0" \
+    all_true 'status_is 0' '[ -s "$VERIFY/out/models/cube.kmesh" ]'
+
+# ---------------------------------------------------------------------------
+# info
+# ---------------------------------------------------------------------------
+
+echo "notes" >"$GOOD/out/notes.txt"
+run_in "$GOOD" info -o out
+check "info lists each mesh with its counts and the totals" \
+    all_true 'status_is 0' 'stdout_has "^models/cube\.kmesh$"' 'stdout_has "[0-9]+ vertices, 12 triangles"' \
+    'stdout_has "position:f32x3"' 'stdout_has "aabb: min \(-1, -1, -1\) max \(1, 1, 1\)"' \
+    'stdout_has "^total: 3 files, [0-9]+ bytes"' 'stdout_has "kinds: mesh 2, other 1"'
+
+run_in "$GOOD" info -o out --json
+cp "$SCRATCH/stdout" "$SCRATCH/info.json"
+json_ok() {
+    python3 -m json.tool "$SCRATCH/info.json" >/dev/null &&
+        python3 - "$SCRATCH/info.json" <<'EOF'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+files = {f["path"]: f for f in doc["files"]}
+cube = files["models/cube.kmesh"]
+assert doc["output"] == "out"
+assert cube["kind"] == "mesh" and cube["triangles"] == 12 and cube["bytes"] > 0
+assert cube["attributes"][0]["semantic"] == "position"
+assert cube["aabb"]["min"] == [-1, -1, -1]
+assert files["notes.txt"]["kind"] == "other"
+assert doc["totals"]["files"] == 3 and doc["totals"]["kinds"]["mesh"] == 2
+EOF
+}
+check "info --json prints one valid JSON document with the same facts" \
+    all_true 'status_is 0' json_ok
+
+mkdir -p "$SCRATCH/quote\"dir"
+cp -r "$GOOD/out" "$SCRATCH/quote\"dir/o\\ut"
+run_in "$SCRATCH" info -o "quote\"dir/o\\ut" --json
+check "info --json escapes strings" python3 -m json.tool "$SCRATCH/stdout" /dev/null
+
+# ---------------------------------------------------------------------------
+# check
+# ---------------------------------------------------------------------------
+
+run_in "$GOOD" check -o out
+check "check passes a good tree" \
+    all_true 'status_is 0' 'stdout_has "^kiln check: 2 files, 0 problems$"'
+
+CORRUPT="$SCRATCH/corrupt"
+cp -r "$GOOD" "$CORRUPT"
+target="$CORRUPT/out/models/cube.kmesh"
+size=$(stat -c %s "$target")
+original=$(od -An -tx1 -j $((size / 2)) -N1 "$target" | tr -d ' ')
+if [ "$original" = "5a" ]; then byte='\x5b'; else byte='\x5a'; fi
+printf "$byte" | dd of="$target" bs=1 seek=$((size / 2)) conv=notrunc status=none
+run_in "$CORRUPT" check -o out
+check "check fails after one byte of a cooked file changes" \
+    all_true 'status_is 1' 'stderr_has "^out/models/cube\.kmesh: error: "' \
+    'stdout_has "kiln check: 2 files, 1 problem$"'
+
+TRUNC="$SCRATCH/truncated"
+cp -r "$GOOD" "$TRUNC"
+truncate -s 100 "$TRUNC/out/props/Quad.kmesh"
+run_in "$TRUNC" check -o out
+check "check fails on a truncated cooked file" \
+    all_true 'status_is 1' 'stderr_has "^out/props/Quad\.kmesh: error: "'
+
+run_in "$GOOD" check -o missing
+check "check on a missing output folder fails clearly" \
+    all_true 'status_is 1' 'stderr_has "output folder .missing. does not exist"'
+
+# ---------------------------------------------------------------------------
+# init
+# ---------------------------------------------------------------------------
+
+INIT="$SCRATCH/init"
+mkdir -p "$INIT"
+run_in "$INIT" init
+keys_ok() {
+    local key
+    for key in mesh.merge mesh.meshlets mesh.meshlet_vertices mesh.meshlet_triangles mesh.lods \
+        mesh.lod_ratios mesh.quantize_positions texture.compress texture.format \
+        texture.quality texture.max_size texture.mipmaps 'input:' 'output:' 'default:' \
+        'presets:' 'desktop:' 'mobile:' 'rules:'; do
+        grep -qF -- "$key" "$INIT/kiln.yml" || { echo "kiln.yml lacks $key"; return 1; }
+    done
+}
+check "init writes a kiln.yml documenting every key" \
+    all_true 'status_is 0' '[ -s "$INIT/kiln.yml" ]' keys_ok \
+    '[ -z "$(find "$INIT" -name ".kiln.yml.*")" ]'
+
+echo "# mine" >"$INIT/kiln.yml"
+run_in "$INIT" init
+check "init never overwrites an existing kiln.yml" \
+    all_true 'status_is 1' 'stderr_has "already exists"' '[ "$(cat "$INIT/kiln.yml")" = "# mine" ]'
+
+echo "cli: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
