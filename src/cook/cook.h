@@ -166,10 +166,23 @@ bool discover_walk(const char *root, const char *exclude, strlist *files, char *
 
 bool import_obj(cook_context *ctx, ir_asset *out);
 
+/* glTF 2.0, .gltf (JSON with external or data: buffers) and .glb (import/gltf.c). */
+bool import_gltf(cook_context *ctx, ir_asset *out);
+
+/* Every other model format assimp reads: FBX, DAE, 3DS, PLY, STL … (import/assimp.c). */
+bool import_assimp(cook_context *ctx, ir_asset *out);
+
 /* Parses MTL text into materials appended to `materials`. `mtl_path` is for
  * messages and for resolving texture paths (relative to the input root). */
 bool import_mtl(cook_context *ctx, const char *mtl_path, const char *text, size_t size,
                 ir_material **materials, uint32_t *material_count);
+
+/* Scans the longest number at *cursor (before `end`) as OBJ/MTL text writes
+ * it: optional sign, digits with optional fraction and exponent (".5", "-.5",
+ * "1e-3"), or the nan/inf spellings exporters emit ("nan", "-inf", "1.#IND").
+ * Correctly rounded. Returns false when no number starts there; on success
+ * advances *cursor, and the caller checks that a separator follows. */
+bool import_scan_number(const char **cursor, const char *end, double *out);
 
 /* ---------------------------------------------------------------------------
  * process/

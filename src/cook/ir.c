@@ -23,6 +23,18 @@ void ir_material_free(ir_material *material) {
     memset(material, 0, sizeof *material);
 }
 
+void ir_node_init(ir_node *node) {
+    memset(node, 0, sizeof *node);
+    node->parent = -1;
+    node->mesh = -1;
+    node->skin = -1;
+    node->rotation[3] = 1.0f;
+    for (int k = 0; k < 3; k++)
+        node->scale[k] = 1.0f;
+    for (int k = 0; k < 4; k++)
+        node->matrix[5 * k] = 1.0f;
+}
+
 void ir_mesh_free(ir_mesh *mesh) {
     free(mesh->name);
     free(mesh->positions);
@@ -31,6 +43,8 @@ void ir_mesh_free(ir_mesh *mesh) {
     free(mesh->texcoords[0]);
     free(mesh->texcoords[1]);
     free(mesh->colors);
+    free(mesh->joints);
+    free(mesh->weights);
     free(mesh->indices);
     free(mesh->submeshes);
     memset(mesh, 0, sizeof *mesh);
@@ -43,5 +57,8 @@ void ir_asset_free(ir_asset *asset) {
     for (uint32_t i = 0; i < asset->material_count; i++)
         ir_material_free(&asset->materials[i]);
     free(asset->materials);
+    for (uint32_t i = 0; i < asset->node_count; i++)
+        free(asset->nodes[i].name);
+    free(asset->nodes);
     memset(asset, 0, sizeof *asset);
 }

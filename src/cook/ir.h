@@ -32,6 +32,8 @@ typedef struct ir_mesh {
     float *tangents;     /* xyzw (w = handedness), or NULL */
     float *texcoords[2]; /* uv, or NULL */
     float *colors;       /* rgba, linear, or NULL */
+    uint16_t *joints;    /* 4 joint indices per vertex (skin), or NULL */
+    float *weights;      /* 4 weights per vertex summing to 1, or NULL (with joints) */
     uint32_t index_count;
     uint32_t *indices;
     uint32_t submesh_count;
@@ -71,16 +73,35 @@ typedef struct ir_material {
     ir_texture_ref textures[IR_SLOT_COUNT];
 } ir_material;
 
-/* Everything one source file produced. */
+/* A node of the source's scene graph. Transforms are local (relative to the
+ * parent); `matrix` is the TRS composed, column-major as in glTF, so both the
+ * decomposed and the composed form are at hand. */
+typedef struct ir_node {
+    char *name;
+    int32_t parent; /* index into ir_asset.nodes, or -1 for a root */
+    int32_t mesh;   /* index into ir_asset.meshes, or -1 */
+    int32_t skin;   /* index of the source's skin, or -1 (used by the scene work) */
+    float translation[3];
+    float rotation[4]; /* quaternion x, y, z, w */
+    float scale[3];
+    float matrix[16]; /* column-major local transform */
+} ir_node;
+
+/* Everything one source file produced. Nodes are ordered so that a parent
+ * always comes before its children. */
 typedef struct ir_asset {
     ir_mesh *meshes;
     uint32_t mesh_count;
     ir_material *materials;
     uint32_t material_count;
+    ir_node *nodes;
+    uint32_t node_count;
 } ir_asset;
 
 /* A material with glTF's defaults (white, metallic 1, roughness 1, opaque). */
 void ir_material_init(ir_material *material);
+/* A root node with the identity transform and no mesh. */
+void ir_node_init(ir_node *node);
 void ir_material_free(ir_material *material);
 void ir_mesh_free(ir_mesh *mesh);
 void ir_asset_free(ir_asset *asset);
