@@ -11,9 +11,24 @@
 #include "cook/cook.h"
 
 static const char *const obj_patterns[] = {"*.obj", NULL};
+static const char *const gltf_patterns[] = {"*.gltf", "*.glb", NULL};
+/* What assimp 5.2 reads that kiln does not import itself: model and scene
+ * formats only. Left out: obj/gltf/glb (kiln's own importers); generic
+ * extensions (.xml, .raw, .mesh, .scn, .3d, .uc, .prj); animation-only files
+ * (.bvh, .csm, .md5anim, .md5camera, .mot, .vta); CAD/BIM interchange (.dxf,
+ * .ifc, .ifczip, .step, .stp); archives and levels (.pk3, .bsp); .assbin. */
+static const char *const assimp_patterns[] = {
+    "*.fbx",  "*.dae", "*.zae",  "*.3ds",      "*.blend", "*.x",    "*.ply",  "*.stl",
+    "*.off",  "*.lwo", "*.lxo",  "*.lws",      "*.ase",   "*.ms3d", "*.md2",  "*.md3",
+    "*.mdc",  "*.mdl", "*.smd",  "*.md5mesh",  "*.ac",    "*.acc",  "*.ac3d", "*.3mf",
+    "*.amf",  "*.x3d", "*.x3db", "*.irrmesh",  "*.irr",   "*.cob",  "*.q3o",  "*.q3s",
+    "*.ter",  "*.hmp", "*.ogex", "*.mesh.xml", "*.b3d",   "*.xgl",  "*.zgl",  "*.nff",
+    "*.enff", "*.sib", "*.ndo",  "*.pmx",      "*.iqm",   NULL};
 
 static const cook_importer importer_table[] = {
     {"obj", obj_patterns, COOK_KIND_MODEL, import_obj},
+    {"gltf", gltf_patterns, COOK_KIND_MODEL, import_gltf},
+    {"assimp", assimp_patterns, COOK_KIND_MODEL, import_assimp},
 };
 
 #define IMPORTER_COUNT (sizeof importer_table / sizeof importer_table[0])

@@ -1,0 +1,1576 @@
+/*
+ * assimp.c — every model format kiln does not parse itself (FBX, COLLADA, 3DS,
+ * PLY, STL, LightWave, Blender, …), read through assimp's C API.
+ *
+ * Reading
+ *   The source is opened with aiImportFileExWithProperties and a custom
+ *   aiFileIO, never from the real file system: the main file is served from
+ *   ctx->source (the bytes the pipeline read), and every other file assimp asks
+ *   for (an LWS scene's objects, an MD3's skins, an Ogre .material …) goes
+ *   through cook_resolve_dependency, so it cannot lie outside the input root and
+ *   is recorded as a dependency. Opens for writing are refused. Files assimp
+ *   asked for but could not have are listed as notes when the import fails
+ *   (assimp probes several spellings of a path and optional side files, so on
+ *   success a miss is not worth a line).
+ *   The main file is named to assimp by its base name, so relative references
+ *   resolve against the source's folder; assimp picks the reader from the
+ *   extension and falls back to sniffing the content.
+ *
+ * Threads
+ *   assimp 5.2 keeps the message of the last failed import in one global
+ *   std::string (gLastErrorString in Assimp.cpp, written without a lock by
+ *   every failing aiImport* call, read by aiGetErrorString). Imports therefore
+ *   run under one process-wide mutex, together with the read of that message
+ *   and aiReleaseImport; converting the scene to IR runs in parallel. Each call
+ *   has its own property store and file system.
+ *
+ * Post-processing
+ *   Triangulate | JoinIdenticalVertices | SortByPType | ValidateDataStructure
+ *   (a scene that fails validation is rejected with assimp's message). No
+ *   normals, tangents or UVs are generated and no degenerate faces removed: the
+ *   IR stays what the file says; the pipeline generates what is missing.
+ *   Skeleton-only "meshes" are disabled (AI_CONFIG_IMPORT_NO_SKELETON_MESHES)
+ *   and FBX pivots are folded into node transforms (no $AssimpFbx$ helpers).
+ *
+ * Output
+ *   Nodes: every aiNode, depth-first from the root, so parents come first;
+ *   `matrix` is the node's aiMatrix4x4 (row-major) written column-major,
+ *   `translation/rotation/scale` its decomposition (a negative determinant
+ *   negates scale x). A matrix with shear or projection keeps the exact matrix,
+ *   with an approximate TRS and a warning; a non-finite one becomes identity.
+ *   Meshes: assimp splits geometry per material, so a node's aiMeshes are the
+ *   submeshes of one ir_mesh, one submesh per material (aiMeshes of the node
+ *   that share a material are concatenated), in order of first appearance.
+ *   Nodes referencing the same list of aiMeshes share that ir_mesh
+ *   (instancing). The mesh is named after the node, else its first aiMesh,
+ *   else "mesh_<index>". Meshes of points or lines are skipped with one
+ *   warning.
+ *   Streams, each present only when the source has it: normals when every
+ *   submesh has usable normals (else none, so the pipeline generates them for
+ *   the whole mesh); tangents when every submesh has tangents and bitangents,
+ *   w = +1 or -1 from the sign of dot(cross(n, t), b); texcoords 0 and 1 when
+ *   any submesh has that set (others get 0,0), 2D, v flipped to the IR's (glTF)
+ *   convention v' = 1 - v; colors from colour set 0 when any submesh has it
+ *   (others white), copied unchanged; joints/weights when any submesh has
+ *   bones (see Skins).
+ *   Skins: the IR has no skin object yet, so a joint index is the index in
+ *   ir_asset.nodes of the node that has the bone's name. Per vertex the 4
+ *   largest weights are kept (a warning counts the vertices that had more) and
+ *   renormalised to sum to 1; a vertex no bone reaches is bound with weight 1
+ *   to the node that instances the mesh. Inverse bind matrices are not kept.
+ *   Materials: dense slots, only the materials a cooked submesh uses, in order
+ *   of first use (as OBJ does); ir_submesh.material indexes them.
+ *
+ * Materials
+ *   Assimp's PBR keys are used when present and otherwise the MTL conversion
+ *   (import_phong_to_pbr, the table in import/mtl.c), fed like this:
+ *     Kd  $clr.base (AI_MATKEY_BASE_COLOR) if present, else $clr.diffuse
+ *     d   $mat.opacity; else the alpha of $clr.base when below 1
+ *     Ke  $clr.emissive, times $mat.emissiveIntensity when present
+ *     Ns  $mat.shininess, ignored when $mat.shinpercent (strength) is 0 or
+ *         the shading model has no specular lobe (flat, Gouraud i.e. COLLADA
+ *         lambert / MTL illum 1, unlit, Oren-Nayar, Minnaert)
+ *     Pr  $mat.roughnessFactor; else 1 - $mat.glossinessFactor
+ *     Pm  $mat.metallicFactor
+ *   glTF-via-assimp extras: $mat.gltf.alphaMode / alphaCutoff override the
+ *   alpha mode, $tex.scale (normals) and $mat.bumpscaling set normal_scale,
+ *   $tex.strength (occlusion) occlusion_strength. $mat.twosided sets
+ *   double_sided.
+ *   Textures (first type present wins; a texture that cannot be used is a
+ *   warning and leaves the slot empty, without trying the next type):
+ *     BASE_COLOR         BASE_COLOR, DIFFUSE
+ *     NORMAL             NORMALS, NORMAL_CAMERA, HEIGHT (bump maps hold normal
+ *                        maps in practice, as with MTL)
+ *     EMISSIVE           EMISSIVE, EMISSION_COLOR
+ *     OCCLUSION          AMBIENT_OCCLUSION, LIGHTMAP (assimp: "aka AO")
+ *     METALLIC_ROUGHNESS DIFFUSE_ROUGHNESS, METALNESS (carries both when the
+ *                        two name the same file)
+ *     ALPHA              OPACITY (makes the material BLEND)
+ *   Paths are resolved against the source's folder with
+ *   cook_resolve_dependency (never outside the input root) and stored
+ *   relative to the root. An absolute path (DCC tools write them) falls back to
+ *   its file name next to the source. A texture embedded in the file ("*0",
+ *   or a name matching an aiTexture) gets no path for now, with a warning.
+ *   The UV set is the texture's uvindex (0 or 1; others fall back to 0).
+ *
+ * Problems
+ *   A file assimp cannot read, or that fails validation, is one error:
+ *   "assimp could not read this file: <assimp's message>", followed by notes
+ *   naming the files assimp asked for and could not have. A scene without
+ *   meshes or faces (validation's "mNumMeshes is 0", "contains no faces /
+ *   vertices", e.g. a PLY point cloud) or with only points/lines is a warning
+ *   and cooks to nothing. Counts from assimp are checked before anything is
+ *   allocated, and so are the header counts of PLY and OFF files, which
+ *   assimp allocates from before reading the data (a count above the file's
+ *   size is an error). Non-finite positions drop the triangles using them
+ *   (warning); unusable normals or tangents drop that stream (warning);
+ *   non-finite texture coordinates become 0.
+ */
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <assimp/cfileio.h>
+#include <assimp/cimport.h>
+#include <assimp/config.h>
+#include <assimp/material.h>
+#include <assimp/postprocess.h>
+#include <assimp/scene.h>
+
+#include "common/checked.h"
+#include "cook/cook.h"
+
+#define AIMP_MAX_NODES (1u << 24)
+#define AIMP_MAX_FILE_BYTES ((size_t)2 << 30) /* as for any dependency */
+#define AIMP_MAX_NOTES 16u
+#define AIMP_NONE UINT32_MAX
+
+static pthread_mutex_t aimp_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* ---------------------------------------------------------------------------
+ * File system: everything assimp reads goes through here
+ * ------------------------------------------------------------------------- */
+
+typedef struct aimp_io {
+    cook_context *ctx;
+    const char *main_name; /* the name assimp knows the source by */
+    strlist misses;        /* "'path': reason" of refused or missing opens */
+    bool out_of_memory;
+} aimp_io;
+
+typedef struct aimp_stream {
+    aimp_io *io;
+    const uint8_t *data;
+    uint8_t *owned;
+    size_t size;
+    size_t pos;
+    char *full_path; /* a dependency not read yet (read on first use) */
+    bool failed;
+} aimp_stream;
+
+static aimp_io *io_state(struct aiFileIO *io) {
+    return (aimp_io *)(void *)io->UserData;
+}
+
+static aimp_stream *stream_state(struct aiFile *file) {
+    return (aimp_stream *)(void *)file->UserData;
+}
+
+static void remember_miss(aimp_io *io, const char *path, const char *reason) {
+    if (io->misses.count >= AIMP_MAX_NOTES)
+        return;
+    char line[1024];
+    snprintf(line, sizeof line, "'%s': %s", path, reason);
+    if (!strlist_contains(&io->misses, line) && !strlist_push(&io->misses, line))
+        io->out_of_memory = true;
+}
+
+/* Reads a dependency's bytes the first time they are needed. */
+static bool stream_load(aimp_stream *stream) {
+    if (stream->full_path == NULL)
+        return !stream->failed;
+    char reason[512];
+    uint8_t *data = NULL;
+    size_t size = 0;
+    if (!cook_read_file(stream->full_path, AIMP_MAX_FILE_BYTES, &data, &size, reason,
+                        sizeof reason)) {
+        remember_miss(stream->io, stream->full_path, reason);
+        stream->failed = true;
+    } else {
+        stream->owned = data;
+        stream->data = data;
+        stream->size = size;
+    }
+    free(stream->full_path);
+    stream->full_path = NULL;
+    return !stream->failed;
+}
+
+static size_t file_read(struct aiFile *file, char *buffer, size_t size, size_t count) {
+    aimp_stream *stream = stream_state(file);
+    if (size == 0 || count == 0 || !stream_load(stream))
+        return 0;
+    size_t available = stream->size - stream->pos;
+    size_t items = available / size < count ? available / size : count;
+    memcpy(buffer, stream->data + stream->pos, items * size);
+    stream->pos += items * size;
+    return items;
+}
+
+static size_t file_write(struct aiFile *file, const char *buffer, size_t size, size_t count) {
+    (void)file;
+    (void)buffer;
+    (void)size;
+    (void)count;
+    return 0;
+}
+
+static size_t file_tell(struct aiFile *file) {
+    return stream_state(file)->pos;
+}
+
+static size_t file_size(struct aiFile *file) {
+    aimp_stream *stream = stream_state(file);
+    return stream_load(stream) ? stream->size : 0;
+}
+
+/* Offsets are size_t: a backwards seek arrives as a wrapped-around value, so
+ * the arithmetic is modular and only the result is checked. */
+static enum aiReturn file_seek(struct aiFile *file, size_t offset, enum aiOrigin origin) {
+    aimp_stream *stream = stream_state(file);
+    if (!stream_load(stream) ||
+        (origin != aiOrigin_SET && origin != aiOrigin_CUR && origin != aiOrigin_END))
+        return aiReturn_FAILURE;
+    size_t base =
+        origin == aiOrigin_SET ? 0 : (origin == aiOrigin_CUR ? stream->pos : stream->size);
+    size_t target = base + offset;
+    if (target > stream->size)
+        return aiReturn_FAILURE;
+    stream->pos = target;
+    return aiReturn_SUCCESS;
+}
+
+static void file_flush(struct aiFile *file) {
+    (void)file;
+}
+
+static void stream_free(aimp_stream *stream) {
+    free(stream->owned);
+    free(stream->full_path);
+    free(stream);
+}
+
+static char *join_root(const char *root, const char *relative) {
+    size_t size = strlen(root) + 1 + strlen(relative) + 1;
+    char *full = malloc(size);
+    if (full != NULL)
+        snprintf(full, size, "%s/%s", root, relative);
+    return full;
+}
+
+static struct aiFile *file_open(struct aiFileIO *fio, const char *path, const char *mode) {
+    aimp_io *io = io_state(fio);
+    if (path == NULL || mode == NULL)
+        return NULL;
+    if (strpbrk(mode, "wa+") != NULL) {
+        remember_miss(io, path, "assimp asked to write; refused");
+        return NULL;
+    }
+    const char *name = path;
+    while (name[0] == '.' && (name[1] == '/' || name[1] == '\\'))
+        name += 2;
+    aimp_stream *stream = calloc(1, sizeof *stream);
+    struct aiFile *file = calloc(1, sizeof *file);
+    if (stream == NULL || file == NULL) {
+        io->out_of_memory = true;
+        free(stream);
+        free(file);
+        return NULL;
+    }
+    stream->io = io;
+    if (strcmp(name, io->main_name) == 0) {
+        stream->data = io->ctx->source;
+        stream->size = io->ctx->source_size;
+    } else {
+        char reason[512];
+        char *relative = NULL;
+        if (!cook_resolve_dependency(io->ctx, name, &relative, reason, sizeof reason)) {
+            remember_miss(io, path, reason);
+            free(stream);
+            free(file);
+            return NULL;
+        }
+        stream->full_path = join_root(io->ctx->input_root, relative);
+        free(relative);
+        if (stream->full_path == NULL) {
+            io->out_of_memory = true;
+            free(stream);
+            free(file);
+            return NULL;
+        }
+    }
+    file->ReadProc = file_read;
+    file->WriteProc = file_write;
+    file->TellProc = file_tell;
+    file->FileSizeProc = file_size;
+    file->SeekProc = file_seek;
+    file->FlushProc = file_flush;
+    file->UserData = (aiUserData)(void *)stream;
+    return file;
+}
+
+static void file_close(struct aiFileIO *fio, struct aiFile *file) {
+    (void)fio;
+    if (file == NULL)
+        return;
+    stream_free(stream_state(file));
+    free(file);
+}
+
+/* ---------------------------------------------------------------------------
+ * Conversion state
+ * ------------------------------------------------------------------------- */
+
+typedef struct node_entry {
+    const struct aiNode *node;
+    int32_t parent;
+} node_entry;
+
+/* Node names → first node index, open addressing, at most half full. */
+typedef struct name_slot {
+    const char *name; /* NULL: empty; points into the scene */
+    size_t length;
+    uint32_t node;
+} name_slot;
+
+typedef struct aimp_state {
+    cook_context *ctx;
+    const char *path;
+    const struct aiScene *scene;
+    ir_asset *out;
+
+    node_entry *nodes;
+    uint32_t node_count;
+    name_slot *names;
+    size_t names_cap;
+
+    uint32_t *slot_of_material; /* per aiMaterial: IR slot, or AIMP_NONE */
+    uint32_t *used_materials;   /* per IR slot: aiMaterial index */
+    uint32_t used_count;
+
+    uint32_t *group_first;            /* per aiMesh: first group starting with it, or NONE */
+    uint32_t *group_next;             /* per group: next group with the same first aiMesh */
+    uint32_t *group_mesh;             /* per group: ir mesh index, or NONE (nothing cooked) */
+    const struct aiNode **group_node; /* per group: the node that created it */
+    uint32_t group_count;
+    size_t group_cap;
+
+    bool *mesh_used; /* per aiMesh: placed by a cooked node */
+
+    uint32_t skipped_primitives; /* aiMeshes of points or lines */
+    bool warned_shear, warned_matrix, warned_embedded, warned_texcoord, warned_uv_set;
+    uint32_t textures_reported;
+} aimp_state;
+
+static bool out_of_memory(aimp_state *st) {
+    diag_error(st->ctx->diag, st->path, 0, "out of memory");
+    return false;
+}
+
+/* An aiString's text, bounded by its buffer whatever `length` claims. */
+static size_t ai_length(const struct aiString *s) {
+    size_t limit = sizeof s->data - 1;
+    size_t length = s->length < limit ? s->length : limit;
+    const char *nul = memchr(s->data, '\0', length);
+    return nul ? (size_t)(nul - s->data) : length;
+}
+
+static char *ai_strdup(const struct aiString *s) {
+    size_t length = ai_length(s);
+    char *copy = malloc(length + 1);
+    if (copy != NULL) {
+        memcpy(copy, s->data, length);
+        copy[length] = '\0';
+    }
+    return copy;
+}
+
+static uint64_t hash_name(const char *text, size_t length) {
+    uint64_t hash = 0xcbf29ce484222325ull; /* FNV-1a */
+    for (size_t i = 0; i < length; i++) {
+        hash ^= (unsigned char)text[i];
+        hash *= 0x100000001b3ull;
+    }
+    return hash;
+}
+
+static bool build_name_table(aimp_state *st) {
+    size_t cap = 16;
+    while (cap < (size_t)st->node_count * 2)
+        cap *= 2;
+    st->names = calloc(cap, sizeof *st->names);
+    if (st->names == NULL)
+        return false;
+    st->names_cap = cap;
+    for (uint32_t i = 0; i < st->node_count; i++) {
+        const struct aiString *name = &st->nodes[i].node->mName;
+        size_t length = ai_length(name);
+        size_t j = (size_t)hash_name(name->data, length) & (cap - 1);
+        bool duplicate = false;
+        for (; st->names[j].name != NULL; j = (j + 1) & (cap - 1)) {
+            if (st->names[j].length == length &&
+                memcmp(st->names[j].name, name->data, length) == 0) {
+                duplicate = true; /* the first node of that name wins */
+                break;
+            }
+        }
+        if (!duplicate)
+            st->names[j] = (name_slot){name->data, length, i};
+    }
+    return true;
+}
+
+static uint32_t find_node(const aimp_state *st, const struct aiString *name) {
+    size_t length = ai_length(name);
+    size_t mask = st->names_cap - 1;
+    for (size_t j = (size_t)hash_name(name->data, length) & mask; st->names[j].name != NULL;
+         j = (j + 1) & mask) {
+        if (st->names[j].length == length && memcmp(st->names[j].name, name->data, length) == 0)
+            return st->names[j].node;
+    }
+    return AIMP_NONE;
+}
+
+/* ---------------------------------------------------------------------------
+ * Nodes
+ * ------------------------------------------------------------------------- */
+
+/* Depth-first, parents first, with an explicit stack (no recursion). */
+static bool collect_nodes(aimp_state *st) {
+    size_t cap = 64, stack_cap = 64, stack_count = 0;
+    st->nodes = malloc(cap * sizeof *st->nodes);
+    node_entry *stack = malloc(stack_cap * sizeof *stack);
+    if (st->nodes == NULL || stack == NULL) {
+        free(stack);
+        return out_of_memory(st);
+    }
+    stack[stack_count++] = (node_entry){st->scene->mRootNode, -1};
+    while (stack_count > 0) {
+        node_entry entry = stack[--stack_count];
+        if (st->node_count >= AIMP_MAX_NODES) {
+            free(stack);
+            diag_error(st->ctx->diag, st->path, 0, "more than %u nodes", AIMP_MAX_NODES);
+            return false;
+        }
+        if (st->node_count == cap) {
+            cap *= 2;
+            node_entry *grown = realloc(st->nodes, cap * sizeof *grown);
+            if (grown == NULL) {
+                free(stack);
+                return out_of_memory(st);
+            }
+            st->nodes = grown;
+        }
+        uint32_t index = st->node_count++;
+        st->nodes[index] = entry;
+        const struct aiNode *node = entry.node;
+        if (node->mNumChildren > 0 && node->mChildren == NULL)
+            continue;
+        size_t need;
+        if (!checked_add_size(stack_count, node->mNumChildren, &need)) {
+            free(stack);
+            return out_of_memory(st);
+        }
+        if (need > stack_cap) {
+            while (stack_cap < need) {
+                if (stack_cap > SIZE_MAX / 2 / sizeof *stack) {
+                    free(stack);
+                    return out_of_memory(st);
+                }
+                stack_cap *= 2;
+            }
+            node_entry *grown = realloc(stack, stack_cap * sizeof *grown);
+            if (grown == NULL) {
+                free(stack);
+                return out_of_memory(st);
+            }
+            stack = grown;
+        }
+        /* Pushed in reverse so the first child is visited first. */
+        for (unsigned c = node->mNumChildren; c-- > 0;)
+            if (node->mChildren[c] != NULL)
+                stack[stack_count++] = (node_entry){node->mChildren[c], (int32_t)index};
+    }
+    free(stack);
+    return true;
+}
+
+/* Quaternion (x, y, z, w) of a rotation matrix given column-major. */
+static void quaternion_from_matrix(const double r[9], double q[4]) {
+#define R(row, col) r[(col)*3 + (row)]
+    double trace = R(0, 0) + R(1, 1) + R(2, 2);
+    if (trace > 0.0) {
+        double s = sqrt(trace + 1.0) * 2.0;
+        q[3] = 0.25 * s;
+        q[0] = (R(2, 1) - R(1, 2)) / s;
+        q[1] = (R(0, 2) - R(2, 0)) / s;
+        q[2] = (R(1, 0) - R(0, 1)) / s;
+    } else if (R(0, 0) > R(1, 1) && R(0, 0) > R(2, 2)) {
+        double s = sqrt(1.0 + R(0, 0) - R(1, 1) - R(2, 2)) * 2.0;
+        q[3] = (R(2, 1) - R(1, 2)) / s;
+        q[0] = 0.25 * s;
+        q[1] = (R(0, 1) + R(1, 0)) / s;
+        q[2] = (R(0, 2) + R(2, 0)) / s;
+    } else if (R(1, 1) > R(2, 2)) {
+        double s = sqrt(1.0 + R(1, 1) - R(0, 0) - R(2, 2)) * 2.0;
+        q[3] = (R(0, 2) - R(2, 0)) / s;
+        q[0] = (R(0, 1) + R(1, 0)) / s;
+        q[1] = 0.25 * s;
+        q[2] = (R(1, 2) + R(2, 1)) / s;
+    } else {
+        double s = sqrt(1.0 + R(2, 2) - R(0, 0) - R(1, 1)) * 2.0;
+        q[3] = (R(1, 0) - R(0, 1)) / s;
+        q[0] = (R(0, 2) + R(2, 0)) / s;
+        q[1] = (R(1, 2) + R(2, 1)) / s;
+        q[2] = 0.25 * s;
+    }
+#undef R
+    double length = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
+    double sign = q[3] < 0.0 ? -1.0 : 1.0; /* one of q, -q: w >= 0 */
+    for (int k = 0; k < 4; k++)
+        q[k] = length > 0.0 ? sign * q[k] / length : (k == 3 ? 1.0 : 0.0);
+}
+
+static void set_transform(aimp_state *st, ir_node *node, const struct aiMatrix4x4 *t) {
+    /* aiMatrix4x4 is row-major (a1..a4 is the first row, translation in a4,
+     * b4, c4); the IR's matrix is column-major. */
+    const double m[16] = {t->a1, t->b1, t->c1, t->d1, t->a2, t->b2, t->c2, t->d2,
+                          t->a3, t->b3, t->c3, t->d3, t->a4, t->b4, t->c4, t->d4};
+    for (int i = 0; i < 16; i++) {
+        if (!isfinite(m[i])) {
+            if (!st->warned_matrix)
+                diag_warning(st->ctx->diag, st->path, 0,
+                             "node '%s' has a transform that is not finite; identity used",
+                             node->name ? node->name : "");
+            st->warned_matrix = true;
+            return; /* ir_node_init's identity */
+        }
+    }
+    for (int i = 0; i < 16; i++)
+        node->matrix[i] = (float)m[i];
+    for (int k = 0; k < 3; k++)
+        node->translation[k] = (float)m[12 + k];
+
+    double scale[3], r[9];
+    for (int c = 0; c < 3; c++)
+        scale[c] =
+            sqrt(m[4 * c] * m[4 * c] + m[4 * c + 1] * m[4 * c + 1] + m[4 * c + 2] * m[4 * c + 2]);
+    double det = m[0] * (m[5] * m[10] - m[6] * m[9]) - m[4] * (m[1] * m[10] - m[2] * m[9]) +
+                 m[8] * (m[1] * m[6] - m[2] * m[5]);
+    if (det < 0.0)
+        scale[0] = -scale[0];
+    bool degenerate = scale[0] == 0.0 || scale[1] == 0.0 || scale[2] == 0.0;
+    double q[4] = {0.0, 0.0, 0.0, 1.0};
+    bool exact = m[3] == 0.0 && m[7] == 0.0 && m[11] == 0.0 && m[15] == 1.0;
+    if (!degenerate) {
+        for (int c = 0; c < 3; c++)
+            for (int row = 0; row < 3; row++)
+                r[3 * c + row] = m[4 * c + row] / scale[c];
+        /* Orthogonal columns, or the matrix has shear. */
+        for (int a = 0; a < 3; a++)
+            for (int b = a + 1; b < 3; b++) {
+                double dot =
+                    r[3 * a] * r[3 * b] + r[3 * a + 1] * r[3 * b + 1] + r[3 * a + 2] * r[3 * b + 2];
+                if (fabs(dot) > 1e-4)
+                    exact = false;
+            }
+        quaternion_from_matrix(r, q);
+    }
+    for (int k = 0; k < 3; k++)
+        node->scale[k] = (float)scale[k];
+    for (int k = 0; k < 4; k++)
+        node->rotation[k] = (float)q[k];
+    if (!exact && !st->warned_shear) {
+        diag_warning(st->ctx->diag, st->path, 0,
+                     "node '%s' has a transform with shear or projection; its matrix is kept and "
+                     "its translation/rotation/scale are approximate",
+                     node->name ? node->name : "");
+        st->warned_shear = true;
+    }
+}
+
+static bool build_nodes(aimp_state *st) {
+    ir_asset *out = st->out;
+    out->nodes = calloc(st->node_count, sizeof *out->nodes);
+    if (out->nodes == NULL)
+        return out_of_memory(st);
+    out->node_count = st->node_count;
+    for (uint32_t i = 0; i < st->node_count; i++) {
+        ir_node *node = &out->nodes[i];
+        ir_node_init(node);
+        const struct aiNode *source = st->nodes[i].node;
+        node->parent = st->nodes[i].parent;
+        if (ai_length(&source->mName) > 0) {
+            node->name = ai_strdup(&source->mName);
+            if (node->name == NULL)
+                return out_of_memory(st);
+        }
+        set_transform(st, node, &source->mTransformation);
+    }
+    return true;
+}
+
+/* ---------------------------------------------------------------------------
+ * Meshes
+ * ------------------------------------------------------------------------- */
+
+static bool is_triangle_mesh(const struct aiMesh *mesh) {
+    return mesh != NULL && (mesh->mPrimitiveTypes & aiPrimitiveType_TRIANGLE) != 0 &&
+           mesh->mNumVertices > 0 && mesh->mVertices != NULL && mesh->mFaces != NULL;
+}
+
+static uint32_t material_slot(aimp_state *st, unsigned material) {
+    if (material >= st->scene->mNumMaterials)
+        return AIMP_NONE;
+    if (st->slot_of_material[material] == AIMP_NONE) {
+        st->slot_of_material[material] = st->used_count;
+        st->used_materials[st->used_count++] = material;
+    }
+    return st->slot_of_material[material];
+}
+
+static bool finite3(const struct aiVector3D *v) {
+    return isfinite(v->x) && isfinite(v->y) && isfinite(v->z);
+}
+
+/* Normalises xyz in place; false when it has no direction. */
+static bool normalize3(float *v) {
+    double length = sqrt((double)v[0] * v[0] + (double)v[1] * v[1] + (double)v[2] * v[2]);
+    if (!(length > 0.0) || !isfinite(length))
+        return false;
+    for (int k = 0; k < 3; k++)
+        v[k] = (float)(v[k] / length);
+    return true;
+}
+
+static void *alloc_array(size_t count, size_t size) {
+    size_t bytes;
+    if (!checked_mul_size(count ? count : 1, size, &bytes))
+        return NULL;
+    return malloc(bytes);
+}
+
+typedef struct skin_vertex_stats {
+    size_t over_four;
+    size_t unknown_bones;
+} skin_vertex_stats;
+
+/* Inserts (joint, weight) into a vertex's four slots, keeping the largest. */
+static void add_influence(uint16_t *joints, float *weights, uint8_t *counts, uint16_t joint,
+                          float weight) {
+    if (*counts < 255)
+        (*counts)++;
+    int smallest = 0;
+    for (int k = 1; k < 4; k++)
+        if (weights[k] < weights[smallest])
+            smallest = k;
+    if (weight > weights[smallest]) {
+        weights[smallest] = weight;
+        joints[smallest] = joint;
+    }
+}
+
+/* The streams of one ir_mesh from the node's triangle aiMeshes. */
+static bool build_mesh(aimp_state *st, const unsigned *meshes, uint32_t count, uint32_t node_index,
+                       ir_mesh *mesh) {
+    const struct aiScene *scene = st->scene;
+    uint64_t vertices = 0, indices = 0;
+    bool all_normals = true, all_tangents = true, any_uv[2] = {false, false}, any_color = false,
+         any_bones = false;
+    for (uint32_t i = 0; i < count; i++) {
+        const struct aiMesh *m = scene->mMeshes[meshes[i]];
+        vertices += m->mNumVertices;
+        for (unsigned f = 0; f < m->mNumFaces; f++)
+            indices += m->mFaces[f].mNumIndices == 3 ? 3 : 0;
+        all_normals &= m->mNormals != NULL;
+        all_tangents &= m->mTangents != NULL && m->mBitangents != NULL;
+        for (int k = 0; k < 2; k++)
+            any_uv[k] |= m->mTextureCoords[k] != NULL;
+        any_color |= m->mColors[0] != NULL;
+        any_bones |= m->mNumBones > 0 && m->mBones != NULL;
+        if ((m->mTextureCoords[2] != NULL || m->mColors[1] != NULL) && !st->warned_uv_set) {
+            diag_note(st->ctx->diag, st->path, 0,
+                      "texture coordinate sets beyond the second and colour sets beyond the "
+                      "first are not cooked");
+            st->warned_uv_set = true;
+        }
+    }
+    if (vertices > UINT32_MAX || indices > UINT32_MAX) {
+        diag_error(st->ctx->diag, st->path, 0, "mesh '%s': more than %u vertices or indices",
+                   mesh->name ? mesh->name : "", UINT32_MAX);
+        return false;
+    }
+    size_t n = (size_t)vertices;
+    mesh->vertex_count = (uint32_t)n;
+    mesh->positions = alloc_array(n, 3 * sizeof(float));
+    mesh->indices = alloc_array((size_t)indices, sizeof(uint32_t));
+    mesh->submeshes = alloc_array(count, sizeof(ir_submesh));
+    if (mesh->positions == NULL || mesh->indices == NULL || mesh->submeshes == NULL)
+        return out_of_memory(st);
+    if (all_normals && (mesh->normals = alloc_array(n, 3 * sizeof(float))) == NULL)
+        return out_of_memory(st);
+    all_tangents &= all_normals;
+    if (all_tangents && (mesh->tangents = alloc_array(n, 4 * sizeof(float))) == NULL)
+        return out_of_memory(st);
+    for (int k = 0; k < 2; k++)
+        if (any_uv[k] && (mesh->texcoords[k] = alloc_array(n, 2 * sizeof(float))) == NULL)
+            return out_of_memory(st);
+    if (any_color && (mesh->colors = alloc_array(n, 4 * sizeof(float))) == NULL)
+        return out_of_memory(st);
+    uint8_t *influences = NULL;
+    if (any_bones) {
+        mesh->joints = calloc(n ? n : 1, 4 * sizeof(uint16_t));
+        mesh->weights = calloc(n ? n : 1, 4 * sizeof(float));
+        influences = calloc(n ? n : 1, 1);
+        if (mesh->joints == NULL || mesh->weights == NULL || influences == NULL) {
+            free(influences);
+            return out_of_memory(st);
+        }
+    }
+
+    /* Vertices, submesh by submesh in the node's order. */
+    bool normals_ok = true, tangents_ok = true;
+    size_t bad_texcoords = 0;
+    skin_vertex_stats skin = {0, 0};
+    uint32_t *first_vertex = alloc_array(count, sizeof(uint32_t));
+    if (first_vertex == NULL) {
+        free(influences);
+        return out_of_memory(st);
+    }
+    size_t base = 0;
+    for (uint32_t i = 0; i < count; i++) {
+        const struct aiMesh *m = scene->mMeshes[meshes[i]];
+        first_vertex[i] = (uint32_t)base;
+        for (unsigned v = 0; v < m->mNumVertices; v++) {
+            size_t o = base + v;
+            const struct aiVector3D *p = &m->mVertices[v];
+            mesh->positions[3 * o + 0] = (float)p->x;
+            mesh->positions[3 * o + 1] = (float)p->y;
+            mesh->positions[3 * o + 2] = (float)p->z;
+            if (mesh->normals != NULL) {
+                float *nrm = mesh->normals + 3 * o;
+                nrm[0] = (float)m->mNormals[v].x;
+                nrm[1] = (float)m->mNormals[v].y;
+                nrm[2] = (float)m->mNormals[v].z;
+                normals_ok &= normalize3(nrm);
+            }
+            if (mesh->tangents != NULL) {
+                float *tan = mesh->tangents + 4 * o;
+                const struct aiVector3D *b = &m->mBitangents[v];
+                tan[0] = (float)m->mTangents[v].x;
+                tan[1] = (float)m->mTangents[v].y;
+                tan[2] = (float)m->mTangents[v].z;
+                tangents_ok &= normalize3(tan) && finite3(b);
+                const float *nrm = mesh->normals + 3 * o;
+                double cross[3] = {(double)nrm[1] * tan[2] - (double)nrm[2] * tan[1],
+                                   (double)nrm[2] * tan[0] - (double)nrm[0] * tan[2],
+                                   (double)nrm[0] * tan[1] - (double)nrm[1] * tan[0]};
+                double dot = cross[0] * b->x + cross[1] * b->y + cross[2] * b->z;
+                tan[3] = dot < 0.0 ? -1.0f : 1.0f;
+            }
+            for (int k = 0; k < 2; k++) {
+                if (mesh->texcoords[k] == NULL)
+                    continue;
+                float *uv = mesh->texcoords[k] + 2 * o;
+                if (m->mTextureCoords[k] == NULL) {
+                    uv[0] = uv[1] = 0.0f;
+                    continue;
+                }
+                double u = m->mTextureCoords[k][v].x, w = m->mTextureCoords[k][v].y;
+                if (!isfinite(u) || !isfinite(w)) {
+                    bad_texcoords++;
+                    u = 0.0;
+                    w = 1.0;
+                }
+                uv[0] = (float)u;
+                uv[1] = (float)(1.0 - w);
+            }
+            if (mesh->colors != NULL) {
+                float *c = mesh->colors + 4 * o;
+                if (m->mColors[0] == NULL) {
+                    c[0] = c[1] = c[2] = c[3] = 1.0f;
+                } else {
+                    const struct aiColor4D *src = &m->mColors[0][v];
+                    const double rgba[4] = {src->r, src->g, src->b, src->a};
+                    for (int k = 0; k < 4; k++)
+                        c[k] = isfinite(rgba[k]) ? (float)rgba[k] : 1.0f;
+                }
+            }
+        }
+        if (mesh->joints != NULL && m->mBones != NULL) {
+            for (unsigned b = 0; b < m->mNumBones; b++) {
+                const struct aiBone *bone = m->mBones[b];
+                if (bone == NULL || bone->mNumWeights == 0 || bone->mWeights == NULL)
+                    continue;
+                uint32_t joint = find_node(st, &bone->mName);
+                if (joint == AIMP_NONE || joint > UINT16_MAX) {
+                    if (skin.unknown_bones++ == 0)
+                        diag_warning(
+                            st->ctx->diag, st->path, 0, "bone '%.*s' %s; its weights are dropped",
+                            (int)ai_length(&bone->mName), bone->mName.data,
+                            joint == AIMP_NONE ? "names no node" : "is a node beyond index 65535");
+                    continue;
+                }
+                for (unsigned w = 0; w < bone->mNumWeights; w++) {
+                    const struct aiVertexWeight *vw = &bone->mWeights[w];
+                    float weight = (float)vw->mWeight;
+                    if (vw->mVertexId >= m->mNumVertices || !(weight > 0.0f) || !isfinite(weight))
+                        continue;
+                    size_t o = base + vw->mVertexId;
+                    add_influence(mesh->joints + 4 * o, mesh->weights + 4 * o, influences + o,
+                                  (uint16_t)joint, weight);
+                }
+            }
+        }
+        base += m->mNumVertices;
+    }
+    if (mesh->joints != NULL) {
+        uint16_t rigid = node_index <= UINT16_MAX ? (uint16_t)node_index : 0;
+        for (size_t v = 0; v < n; v++) {
+            float *w = mesh->weights + 4 * v;
+            double sum = (double)w[0] + w[1] + w[2] + w[3];
+            skin.over_four += influences[v] > 4;
+            if (sum > 0.0) {
+                for (int k = 0; k < 4; k++)
+                    w[k] = (float)(w[k] / sum);
+            } else {
+                uint16_t *j = mesh->joints + 4 * v;
+                j[0] = rigid;
+                j[1] = j[2] = j[3] = 0;
+                w[0] = 1.0f;
+                w[1] = w[2] = w[3] = 0.0f;
+            }
+        }
+        if (skin.over_four > 0)
+            diag_warning(st->ctx->diag, st->path, 0,
+                         "mesh '%s': %zu vertices have more than 4 bone weights; the 4 largest "
+                         "are kept",
+                         mesh->name ? mesh->name : "", skin.over_four);
+    }
+    free(influences);
+    if (mesh->normals != NULL && !normals_ok) {
+        diag_warning(st->ctx->diag, st->path, 0,
+                     "mesh '%s': some normals are zero or not finite; normals are generated "
+                     "instead",
+                     mesh->name ? mesh->name : "");
+        free(mesh->normals);
+        mesh->normals = NULL;
+    }
+    if (mesh->tangents != NULL && (!tangents_ok || mesh->normals == NULL)) {
+        diag_warning(st->ctx->diag, st->path, 0,
+                     "mesh '%s': some tangents are zero or not finite; tangents are dropped",
+                     mesh->name ? mesh->name : "");
+        free(mesh->tangents);
+        mesh->tangents = NULL;
+    }
+    if (bad_texcoords > 0 && !st->warned_texcoord) {
+        diag_warning(st->ctx->diag, st->path, 0,
+                     "%zu texture coordinates are not finite numbers; set to 0", bad_texcoords);
+        st->warned_texcoord = true;
+    }
+
+    /* Indices: one submesh per material, in order of first appearance; the
+     * node's aiMeshes with that material are concatenated. */
+    size_t index_count = 0, dropped = 0;
+    uint32_t submesh_count = 0;
+    for (uint32_t i = 0; i < count; i++) {
+        unsigned material = scene->mMeshes[meshes[i]]->mMaterialIndex;
+        bool seen = false;
+        for (uint32_t j = 0; j < i && !seen; j++)
+            seen = scene->mMeshes[meshes[j]]->mMaterialIndex == material;
+        if (seen)
+            continue;
+        uint32_t slot = material_slot(st, material);
+        if (slot == AIMP_NONE) {
+            free(first_vertex);
+            diag_error(st->ctx->diag, st->path, 0, "mesh '%s' uses material %u of %u",
+                       mesh->name ? mesh->name : "", material, scene->mNumMaterials);
+            return false;
+        }
+        size_t offset = index_count;
+        for (uint32_t j = i; j < count; j++) {
+            const struct aiMesh *m = scene->mMeshes[meshes[j]];
+            if (m->mMaterialIndex != material)
+                continue;
+            for (unsigned f = 0; f < m->mNumFaces; f++) {
+                const struct aiFace *face = &m->mFaces[f];
+                if (face->mNumIndices != 3 || face->mIndices == NULL)
+                    continue;
+                bool usable = true;
+                for (int c = 0; c < 3; c++)
+                    usable &= face->mIndices[c] < m->mNumVertices &&
+                              finite3(&m->mVertices[face->mIndices[c]]);
+                if (!usable) {
+                    dropped++;
+                    continue;
+                }
+                for (int c = 0; c < 3; c++)
+                    mesh->indices[index_count++] = first_vertex[j] + face->mIndices[c];
+            }
+        }
+        if (index_count > offset)
+            mesh->submeshes[submesh_count++] =
+                (ir_submesh){(uint32_t)offset, (uint32_t)(index_count - offset), slot};
+    }
+    free(first_vertex);
+    mesh->index_count = (uint32_t)index_count;
+    mesh->submesh_count = submesh_count;
+    if (dropped > 0)
+        diag_warning(st->ctx->diag, st->path, 0,
+                     "mesh '%s': %zu triangles dropped: they use a vertex whose position is not "
+                     "a finite number, or one that does not exist",
+                     mesh->name ? mesh->name : "", dropped);
+    /* Positions no triangle may use must still be finite (ir.h). */
+    for (size_t i = 0; i < 3 * n; i++)
+        if (!isfinite(mesh->positions[i]))
+            mesh->positions[i] = 0.0f;
+    return true;
+}
+
+/* The group (ir mesh) for a node's list of triangle aiMeshes: an existing one
+ * when another node placed exactly the same list. */
+static bool node_meshes(aimp_state *st, uint32_t node_index, unsigned *scratch) {
+    const struct aiScene *scene = st->scene;
+    const struct aiNode *node = st->nodes[node_index].node;
+    if (node->mNumMeshes == 0 || node->mMeshes == NULL)
+        return true;
+    uint32_t count = 0;
+    for (unsigned i = 0; i < node->mNumMeshes; i++) {
+        unsigned index = node->mMeshes[i];
+        if (index >= scene->mNumMeshes) {
+            diag_error(st->ctx->diag, st->path, 0, "node '%.*s' uses mesh %u of %u",
+                       (int)ai_length(&node->mName), node->mName.data, index, scene->mNumMeshes);
+            return false;
+        }
+        const struct aiMesh *mesh = scene->mMeshes[index];
+        if (!is_triangle_mesh(mesh)) {
+            if (mesh != NULL && !st->mesh_used[index])
+                st->skipped_primitives++;
+            st->mesh_used[index] = true;
+            continue;
+        }
+        st->mesh_used[index] = true;
+        scratch[count++] = index;
+    }
+    if (count == 0)
+        return true;
+
+    for (uint32_t g = st->group_first[scratch[0]]; g != AIMP_NONE; g = st->group_next[g]) {
+        const struct aiNode *other = st->group_node[g];
+        uint32_t other_count = 0;
+        bool same = true;
+        for (unsigned i = 0; i < other->mNumMeshes && same; i++) {
+            unsigned index = other->mMeshes[i];
+            if (!is_triangle_mesh(scene->mMeshes[index]))
+                continue;
+            same = other_count < count && scratch[other_count] == index;
+            other_count++;
+        }
+        if (same && other_count == count) {
+            st->out->nodes[node_index].mesh =
+                st->group_mesh[g] == AIMP_NONE ? -1 : (int32_t)st->group_mesh[g];
+            return true;
+        }
+    }
+
+    if (st->group_count == st->group_cap) {
+        size_t cap = st->group_cap ? st->group_cap * 2 : 16;
+        uint32_t *next = realloc(st->group_next, cap * sizeof *next);
+        if (next != NULL)
+            st->group_next = next;
+        uint32_t *mesh_of = realloc(st->group_mesh, cap * sizeof *mesh_of);
+        if (mesh_of != NULL)
+            st->group_mesh = mesh_of;
+        const struct aiNode **nodes = realloc(st->group_node, cap * sizeof *nodes);
+        if (nodes != NULL)
+            st->group_node = nodes;
+        ir_mesh *meshes = realloc(st->out->meshes, cap * sizeof *meshes);
+        if (meshes != NULL)
+            st->out->meshes = meshes;
+        if (next == NULL || mesh_of == NULL || nodes == NULL || meshes == NULL)
+            return out_of_memory(st);
+        st->group_cap = cap;
+    }
+    uint32_t group = st->group_count++;
+    st->group_next[group] = st->group_first[scratch[0]];
+    st->group_first[scratch[0]] = group;
+    st->group_node[group] = node;
+    st->group_mesh[group] = AIMP_NONE;
+
+    ir_mesh *mesh = &st->out->meshes[st->out->mesh_count];
+    memset(mesh, 0, sizeof *mesh);
+    const struct aiString *name =
+        ai_length(&node->mName) > 0 ? &node->mName : &scene->mMeshes[scratch[0]]->mName;
+    if (ai_length(name) > 0) {
+        mesh->name = ai_strdup(name);
+    } else {
+        char fallback[32];
+        snprintf(fallback, sizeof fallback, "mesh_%u", st->out->mesh_count);
+        mesh->name = cook_strdup(fallback);
+    }
+    if (mesh->name == NULL)
+        return out_of_memory(st);
+    st->out->mesh_count++; /* owned by the asset from here on, even half built */
+    if (!build_mesh(st, scratch, count, node_index, mesh))
+        return false;
+    if (mesh->index_count == 0) { /* every triangle dropped */
+        ir_mesh_free(mesh);
+        st->out->mesh_count--;
+        return true;
+    }
+    st->group_mesh[group] = st->out->mesh_count - 1;
+    st->out->nodes[node_index].mesh = (int32_t)(st->out->mesh_count - 1);
+    return true;
+}
+
+/* ---------------------------------------------------------------------------
+ * Materials
+ * ------------------------------------------------------------------------- */
+
+static bool get_float(const struct aiMaterial *material, const char *key, unsigned type,
+                      unsigned index, double *out) {
+    ai_real value[4];
+    unsigned count = 1;
+    if (aiGetMaterialFloatArray(material, key, type, index, value, &count) != aiReturn_SUCCESS ||
+        count < 1 || !isfinite(value[0]))
+        return false;
+    *out = value[0];
+    return true;
+}
+
+static bool get_color(const struct aiMaterial *material, const char *key, unsigned type,
+                      unsigned index, double rgba[4]) {
+    struct aiColor4D color;
+    if (aiGetMaterialColor(material, key, type, index, &color) != aiReturn_SUCCESS)
+        return false;
+    rgba[0] = color.r;
+    rgba[1] = color.g;
+    rgba[2] = color.b;
+    rgba[3] = color.a;
+    return isfinite(rgba[0]) && isfinite(rgba[1]) && isfinite(rgba[2]) && isfinite(rgba[3]);
+}
+
+static const char *base_name(const char *path) {
+    const char *name = path;
+    for (const char *p = path; *p != '\0'; p++)
+        if (*p == '/' || *p == '\\')
+            name = p + 1;
+    return name;
+}
+
+static bool is_absolute(const char *path) {
+    return path[0] == '/' || path[0] == '\\' || (path[0] != '\0' && path[1] == ':');
+}
+
+/* True when the scene embeds a texture under this file name. */
+static bool embedded_by_name(const struct aiScene *scene, const char *path) {
+    for (unsigned i = 0; scene->mTextures != NULL && i < scene->mNumTextures; i++) {
+        const struct aiTexture *texture = scene->mTextures[i];
+        if (texture == NULL || ai_length(&texture->mFilename) == 0)
+            continue;
+        char *name = ai_strdup(&texture->mFilename);
+        bool same = name != NULL &&
+                    (strcmp(name, path) == 0 || strcmp(base_name(name), base_name(path)) == 0);
+        free(name);
+        if (same)
+            return true;
+    }
+    return false;
+}
+
+/* Resolves texture `index` 0 of `type` into `ref`. Returns false only when
+ * out of memory; a texture that cannot be used is a warning. */
+static bool resolve_texture(aimp_state *st, const struct aiMaterial *material,
+                            enum aiTextureType type, const char *material_name,
+                            ir_texture_ref *ref) {
+    struct aiString raw;
+    unsigned uv = 0;
+    if (aiGetMaterialTexture(material, type, 0, &raw, NULL, &uv, NULL, NULL, NULL, NULL) !=
+        aiReturn_SUCCESS)
+        return true;
+    char *path = ai_strdup(&raw);
+    if (path == NULL)
+        return out_of_memory(st);
+    if (path[0] == '\0') {
+        free(path);
+        return true;
+    }
+    char reason[512];
+    char *resolved = NULL;
+    bool embedded = path[0] == '*';
+    bool found =
+        !embedded && cook_resolve_dependency(st->ctx, path, &resolved, reason, sizeof reason);
+    if (!embedded && !found && is_absolute(path)) {
+        /* DCC tools write absolute paths of the artist's machine: the file
+         * next to the source is the one meant. */
+        char ignored[512];
+        found =
+            base_name(path)[0] != '\0' &&
+            cook_resolve_dependency(st->ctx, base_name(path), &resolved, ignored, sizeof ignored);
+    }
+    if (!embedded && !found)
+        embedded = embedded_by_name(st->scene, path);
+    if (embedded) {
+        if (!st->warned_embedded)
+            diag_warning(st->ctx->diag, st->path, 0,
+                         "material '%s' uses a texture embedded in the file ('%s'); embedded "
+                         "textures are not cooked yet",
+                         material_name, path);
+        st->warned_embedded = true;
+    } else if (!found) {
+        if (st->textures_reported++ < AIMP_MAX_NOTES)
+            diag_warning(st->ctx->diag, st->path, 0,
+                         "texture '%s' of material '%s' cannot be used: %s", path, material_name,
+                         reason);
+    } else {
+        free(ref->path);
+        ref->path = resolved;
+        ref->texcoord = uv <= 1 ? uv : 0;
+        if (uv > 1)
+            diag_warning(st->ctx->diag, st->path, 0,
+                         "texture '%s' of material '%s' uses UV set %u; only 0 and 1 are "
+                         "cooked, 0 is used",
+                         path, material_name, uv);
+    }
+    free(path);
+    return true;
+}
+
+/* The first of `types` the material has, or aiTextureType_NONE. */
+static enum aiTextureType first_texture(const struct aiMaterial *material,
+                                        const enum aiTextureType *types, size_t count) {
+    for (size_t i = 0; i < count; i++)
+        if (aiGetMaterialTextureCount(material, types[i]) > 0)
+            return types[i];
+    return aiTextureType_NONE;
+}
+
+static bool same_texture(const struct aiMaterial *material, enum aiTextureType a,
+                         enum aiTextureType b) {
+    struct aiString pa, pb;
+    if (aiGetMaterialTexture(material, a, 0, &pa, NULL, NULL, NULL, NULL, NULL, NULL) !=
+            aiReturn_SUCCESS ||
+        aiGetMaterialTexture(material, b, 0, &pb, NULL, NULL, NULL, NULL, NULL, NULL) !=
+            aiReturn_SUCCESS)
+        return false;
+    size_t la = ai_length(&pa), lb = ai_length(&pb);
+    return la == lb && memcmp(pa.data, pb.data, la) == 0;
+}
+
+static bool convert_material(aimp_state *st, unsigned index, ir_material *m) {
+    const struct aiMaterial *material = st->scene->mMaterials[index];
+    ir_material_init(m);
+    struct aiString name;
+    if (material != NULL &&
+        aiGetMaterialString(material, AI_MATKEY_NAME, &name) == aiReturn_SUCCESS &&
+        ai_length(&name) > 0) {
+        m->name = ai_strdup(&name);
+    } else {
+        char fallback[32];
+        snprintf(fallback, sizeof fallback, "material_%u", index);
+        m->name = cook_strdup(fallback);
+    }
+    if (m->name == NULL)
+        return out_of_memory(st);
+    import_phong phong;
+    memset(&phong, 0, sizeof phong);
+    if (material == NULL) {
+        import_phong_to_pbr(&phong, m);
+        return true;
+    }
+
+    static const enum aiTextureType base_types[] = {aiTextureType_BASE_COLOR,
+                                                    aiTextureType_DIFFUSE};
+    static const enum aiTextureType normal_types[] = {
+        aiTextureType_NORMALS, aiTextureType_NORMAL_CAMERA, aiTextureType_HEIGHT};
+    static const enum aiTextureType emissive_types[] = {aiTextureType_EMISSIVE,
+                                                        aiTextureType_EMISSION_COLOR};
+    static const enum aiTextureType occlusion_types[] = {aiTextureType_AMBIENT_OCCLUSION,
+                                                         aiTextureType_LIGHTMAP};
+    static const enum aiTextureType mr_types[] = {aiTextureType_DIFFUSE_ROUGHNESS,
+                                                  aiTextureType_METALNESS};
+    static const enum aiTextureType alpha_types[] = {aiTextureType_OPACITY};
+    static const struct {
+        ir_texture_slot slot;
+        const enum aiTextureType *types;
+        size_t count;
+    } slots[] = {
+        {IR_SLOT_BASE_COLOR, base_types, 2},       {IR_SLOT_NORMAL, normal_types, 3},
+        {IR_SLOT_EMISSIVE, emissive_types, 2},     {IR_SLOT_OCCLUSION, occlusion_types, 2},
+        {IR_SLOT_METALLIC_ROUGHNESS, mr_types, 2}, {IR_SLOT_ALPHA, alpha_types, 1},
+    };
+    enum aiTextureType used[IR_SLOT_COUNT];
+    for (size_t s = 0; s < sizeof slots / sizeof slots[0]; s++) {
+        enum aiTextureType type = first_texture(material, slots[s].types, slots[s].count);
+        used[slots[s].slot] = type;
+        if (type != aiTextureType_NONE &&
+            !resolve_texture(st, material, type, m->name, &m->textures[slots[s].slot]))
+            return false;
+    }
+    if (m->textures[IR_SLOT_METALLIC_ROUGHNESS].path != NULL) {
+        enum aiTextureType mr = used[IR_SLOT_METALLIC_ROUGHNESS];
+        bool both =
+            mr == aiTextureType_DIFFUSE_ROUGHNESS &&
+            same_texture(material, aiTextureType_DIFFUSE_ROUGHNESS, aiTextureType_METALNESS);
+        phong.map_roughness = mr == aiTextureType_DIFFUSE_ROUGHNESS;
+        phong.map_metallic = mr == aiTextureType_METALNESS || both;
+    }
+
+    double rgba[4], value;
+    unsigned count;
+    if (get_color(material, AI_MATKEY_BASE_COLOR, rgba)) {
+        memcpy(phong.diffuse, rgba, sizeof phong.diffuse);
+        phong.has_diffuse = true;
+        if (rgba[3] < 1.0) {
+            phong.opacity = rgba[3];
+            phong.has_opacity = true;
+        }
+    } else if (get_color(material, AI_MATKEY_COLOR_DIFFUSE, rgba)) {
+        memcpy(phong.diffuse, rgba, sizeof phong.diffuse);
+        phong.has_diffuse = true;
+    }
+    if (get_float(material, AI_MATKEY_OPACITY, &value)) {
+        phong.opacity = value;
+        phong.has_opacity = true;
+    }
+    if (get_color(material, AI_MATKEY_COLOR_EMISSIVE, rgba)) {
+        double intensity = 1.0;
+        get_float(material, AI_MATKEY_EMISSIVE_INTENSITY, &intensity);
+        for (int k = 0; k < 3; k++)
+            phong.emissive[k] = rgba[k] * intensity;
+        phong.has_emissive = true;
+    }
+    double strength = 1.0;
+    get_float(material, AI_MATKEY_SHININESS_STRENGTH, &strength);
+    int shading = 0;
+    count = 1;
+    if (aiGetMaterialIntegerArray(material, AI_MATKEY_SHADING_MODEL, &shading, &count) !=
+            aiReturn_SUCCESS ||
+        count < 1)
+        shading = 0;
+    bool diffuse_only = shading == aiShadingMode_Flat || shading == aiShadingMode_Gouraud ||
+                        shading == aiShadingMode_NoShading || shading == aiShadingMode_OrenNayar ||
+                        shading == aiShadingMode_Minnaert;
+    if (strength != 0.0 && !diffuse_only && get_float(material, AI_MATKEY_SHININESS, &value)) {
+        phong.shininess = value;
+        phong.has_shininess = true;
+    }
+    if (get_float(material, AI_MATKEY_ROUGHNESS_FACTOR, &value)) {
+        phong.roughness = value;
+        phong.has_roughness = true;
+    } else if (get_float(material, AI_MATKEY_GLOSSINESS_FACTOR, &value)) {
+        phong.roughness = 1.0 - value;
+        phong.has_roughness = true;
+    }
+    if (get_float(material, AI_MATKEY_METALLIC_FACTOR, &value)) {
+        phong.metallic = value;
+        phong.has_metallic = true;
+    }
+    import_phong_to_pbr(&phong, m);
+
+    struct aiString mode;
+    if (aiGetMaterialString(material, "$mat.gltf.alphaMode", 0, 0, &mode) == aiReturn_SUCCESS) {
+        size_t length = ai_length(&mode);
+        if (length == 6 && memcmp(mode.data, "OPAQUE", 6) == 0)
+            m->alpha_mode = IR_ALPHA_OPAQUE;
+        else if (length == 4 && memcmp(mode.data, "MASK", 4) == 0)
+            m->alpha_mode = IR_ALPHA_MASK;
+        else if (length == 5 && memcmp(mode.data, "BLEND", 5) == 0)
+            m->alpha_mode = IR_ALPHA_BLEND;
+    }
+    if (get_float(material, "$mat.gltf.alphaCutoff", 0, 0, &value))
+        m->alpha_cutoff = (float)value;
+    if (get_float(material, AI_MATKEY_BUMPSCALING, &value))
+        m->normal_scale = (float)value;
+    if (used[IR_SLOT_NORMAL] != aiTextureType_NONE &&
+        get_float(material, "$tex.scale", used[IR_SLOT_NORMAL], 0, &value))
+        m->normal_scale = (float)value;
+    if (used[IR_SLOT_OCCLUSION] != aiTextureType_NONE &&
+        get_float(material, "$tex.strength", used[IR_SLOT_OCCLUSION], 0, &value))
+        m->occlusion_strength = (float)value;
+    int two_sided = 0;
+    count = 1;
+    if (aiGetMaterialIntegerArray(material, AI_MATKEY_TWOSIDED, &two_sided, &count) ==
+            aiReturn_SUCCESS &&
+        count >= 1)
+        m->double_sided = two_sided != 0;
+    return true;
+}
+
+static bool build_materials(aimp_state *st) {
+    if (st->used_count == 0)
+        return true;
+    ir_asset *out = st->out;
+    out->materials = calloc(st->used_count, sizeof *out->materials);
+    if (out->materials == NULL)
+        return out_of_memory(st);
+    for (uint32_t s = 0; s < st->used_count; s++) {
+        out->material_count = s + 1; /* freed with the asset even if half built */
+        if (!convert_material(st, st->used_materials[s], &out->materials[s]))
+            return false;
+    }
+    return true;
+}
+
+/* ---------------------------------------------------------------------------
+ * The scene
+ * ------------------------------------------------------------------------- */
+
+static bool convert_scene(aimp_state *st) {
+    const struct aiScene *scene = st->scene;
+    if (scene->mRootNode == NULL) {
+        diag_error(st->ctx->diag, st->path, 0, "assimp could not read this file: no root node");
+        return false;
+    }
+    if (scene->mNumMeshes > 0 && scene->mMeshes == NULL) {
+        diag_error(st->ctx->diag, st->path, 0, "assimp could not read this file: no mesh array");
+        return false;
+    }
+    if (scene->mNumMaterials > 0 && scene->mMaterials == NULL) {
+        diag_error(st->ctx->diag, st->path, 0,
+                   "assimp could not read this file: no material array");
+        return false;
+    }
+    if (!collect_nodes(st) || !build_nodes(st))
+        return false;
+    if (!build_name_table(st))
+        return out_of_memory(st);
+    size_t meshes = scene->mNumMeshes, materials = scene->mNumMaterials;
+    st->slot_of_material = alloc_array(materials, sizeof(uint32_t));
+    st->used_materials = alloc_array(materials, sizeof(uint32_t));
+    st->group_first = alloc_array(meshes, sizeof(uint32_t));
+    st->mesh_used = calloc(meshes ? meshes : 1, sizeof(bool));
+    uint32_t max_per_node = 0;
+    for (uint32_t i = 0; i < st->node_count; i++)
+        if (st->nodes[i].node->mNumMeshes > max_per_node)
+            max_per_node = st->nodes[i].node->mNumMeshes;
+    unsigned *scratch = alloc_array(max_per_node, sizeof(unsigned));
+    if (st->slot_of_material == NULL || st->used_materials == NULL || st->group_first == NULL ||
+        st->mesh_used == NULL || scratch == NULL) {
+        free(scratch);
+        return out_of_memory(st);
+    }
+    for (size_t i = 0; i < materials; i++)
+        st->slot_of_material[i] = AIMP_NONE;
+    for (size_t i = 0; i < meshes; i++)
+        st->group_first[i] = AIMP_NONE;
+
+    bool ok = true;
+    for (uint32_t i = 0; ok && i < st->node_count; i++)
+        ok = node_meshes(st, i, scratch);
+    free(scratch);
+    if (!ok)
+        return false;
+
+    uint32_t unplaced = 0;
+    for (size_t i = 0; i < meshes; i++)
+        unplaced += !st->mesh_used[i] && is_triangle_mesh(scene->mMeshes[i]);
+    for (size_t i = 0; i < meshes; i++)
+        if (!st->mesh_used[i] && scene->mMeshes[i] != NULL && !is_triangle_mesh(scene->mMeshes[i]))
+            st->skipped_primitives++;
+    if (unplaced > 0)
+        diag_warning(st->ctx->diag, st->path, 0, "%u mesh%s not placed by any node; not cooked",
+                     unplaced, unplaced == 1 ? " is" : "es are");
+    if (st->skipped_primitives > 0)
+        diag_warning(st->ctx->diag, st->path, 0,
+                     "%u mesh%s of points or lines not cooked (only triangles are)",
+                     st->skipped_primitives, st->skipped_primitives == 1 ? "" : "es");
+    else if (meshes == 0)
+        diag_warning(st->ctx->diag, st->path, 0, "no triangles: the scene has no meshes");
+    return build_materials(st);
+}
+
+static void state_free(aimp_state *st) {
+    free(st->nodes);
+    free(st->names);
+    free(st->slot_of_material);
+    free(st->used_materials);
+    free(st->group_first);
+    free(st->group_next);
+    free(st->group_mesh);
+    free(st->group_node);
+    free(st->mesh_used);
+}
+
+/* ---------------------------------------------------------------------------
+ * Header counts assimp would allocate from before reading any data
+ * ------------------------------------------------------------------------- */
+
+/* An unsigned decimal at *p (skipping blanks); false when there is none.
+ * Saturates at UINT64_MAX. */
+static bool scan_count(const char **p, const char *end, uint64_t *out) {
+    const char *q = *p;
+    while (q < end && (*q == ' ' || *q == '\t' || *q == '\r'))
+        q++;
+    if (q >= end || *q < '0' || *q > '9')
+        return false;
+    uint64_t value = 0;
+    for (; q < end && *q >= '0' && *q <= '9'; q++)
+        value = value > (UINT64_MAX - 9) / 10 ? UINT64_MAX : value * 10 + (uint64_t)(*q - '0');
+    *out = value;
+    *p = q;
+    return true;
+}
+
+static const char *line_end(const char *p, const char *end) {
+    const char *nl = memchr(p, '\n', (size_t)(end - p));
+    return nl ? nl : end;
+}
+
+/* assimp 5.2's PLY and OFF readers size arrays from the counts in the header
+ * before reading the data, so a 100-byte file claiming 4 billion vertices
+ * asks for tens of gigabytes. Every element needs at least one byte of data,
+ * so counts above the file's size are refused here first. */
+static bool check_header_counts(cook_context *ctx) {
+    const char *begin = (const char *)ctx->source, *end = begin + ctx->source_size;
+    uint64_t size = ctx->source_size;
+    if (size >= 4 && (memcmp(begin, "ply", 3) == 0 || memcmp(begin, "PLY", 3) == 0) &&
+        (begin[3] == '\n' || begin[3] == '\r')) {
+        uint64_t total = 0;
+        for (const char *p = begin; p < end;) {
+            const char *stop = line_end(p, end);
+            if ((size_t)(stop - p) >= 10 && memcmp(p, "end_header", 10) == 0)
+                break;
+            if ((size_t)(stop - p) > 8 && memcmp(p, "element ", 8) == 0) {
+                const char *q = p + 8;
+                while (q < stop && *q == ' ')
+                    q++;
+                while (q < stop && *q != ' ' && *q != '\t')
+                    q++; /* the element's name */
+                uint64_t count;
+                if (scan_count(&q, stop, &count)) {
+                    total = count > UINT64_MAX - total ? UINT64_MAX : total + count;
+                    if (total > size) {
+                        diag_error(ctx->diag, ctx->source_path, 0,
+                                   "assimp could not read this file: its PLY header declares "
+                                   "more elements than the file has bytes (%llu)",
+                                   (unsigned long long)size);
+                        return false;
+                    }
+                }
+            }
+            p = stop < end ? stop + 1 : end;
+        }
+        return true;
+    }
+    /* OFF: [ST][C][N][4][n]OFF, then (nOFF: a dimension) vertex, face and edge
+     * counts, '#' comments allowed anywhere. */
+    const char *p = begin;
+    while (p < end && (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n'))
+        p++;
+    const char *word = p;
+    while (p<end && * p> ' ')
+        p++;
+    if (p - word < 3 || memcmp(p - 3, "OFF", 3) != 0 || (size_t)(p - word) > 8)
+        return true;
+    int counts = (p - word >= 4 && p[-4] == 'n') ? 4 : 3; /* nOFF: the dimension first */
+    for (int found = 0; found < counts && p < end;) {
+        uint64_t count;
+        if (*p == '#') {
+            p = line_end(p, end);
+        } else if (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n') {
+            p++;
+        } else if (scan_count(&p, end, &count)) {
+            found++;
+            if (count > size) {
+                diag_error(ctx->diag, ctx->source_path, 0,
+                           "assimp could not read this file: its OFF header declares %llu "
+                           "elements in a file of %llu bytes",
+                           (unsigned long long)count, (unsigned long long)size);
+                return false;
+            }
+        } else {
+            break;
+        }
+    }
+    return true;
+}
+
+/* ValidateDataStructure's messages for a scene with nothing to draw. */
+static bool is_empty_scene_message(const char *message) {
+    static const char *const patterns[] = {"Validation failed: Mesh ",
+                                           "Validation failed: The mesh ",
+                                           "Validation failed: aiScene::mNumMeshes is 0"};
+    static const char *const endings[] = {" contains no faces", " contains no vertices", ""};
+    size_t length = strlen(message);
+    for (size_t i = 0; i < sizeof patterns / sizeof patterns[0]; i++) {
+        size_t ending = strlen(endings[i]);
+        if (strncmp(message, patterns[i], strlen(patterns[i])) == 0 && length >= ending &&
+            strcmp(message + length - ending, endings[i]) == 0)
+            return true;
+    }
+    return false;
+}
+
+/* assimp's message on one line, without control characters. */
+static void clean_message(char *text) {
+    for (char *p = text; *p != '\0'; p++)
+        if ((unsigned char)*p < 0x20 || *p == 0x7f)
+            *p = ' ';
+    size_t length = strlen(text);
+    while (length > 0 && text[length - 1] == ' ')
+        text[--length] = '\0';
+}
+
+bool import_assimp(cook_context *ctx, ir_asset *out) {
+    memset(out, 0, sizeof *out);
+    const char *path = ctx->source_path;
+    aimp_io io = {.ctx = ctx, .main_name = base_name(path)};
+    if (io.main_name[0] == '\0') {
+        diag_error(ctx->diag, path, 0, "assimp could not read this file: it has no file name");
+        return false;
+    }
+    if (!check_header_counts(ctx))
+        return false;
+    struct aiFileIO file_io = {file_open, file_close, (aiUserData)(void *)&io};
+    struct aiPropertyStore *props = aiCreatePropertyStore();
+    if (props == NULL) {
+        diag_error(ctx->diag, path, 0, "out of memory");
+        return false;
+    }
+    aiSetImportPropertyInteger(props, AI_CONFIG_IMPORT_NO_SKELETON_MESHES, 1);
+    aiSetImportPropertyInteger(props, AI_CONFIG_IMPORT_FBX_PRESERVE_PIVOTS, 0);
+    const unsigned flags = aiProcess_Triangulate | aiProcess_JoinIdenticalVertices |
+                           aiProcess_SortByPType | aiProcess_ValidateDataStructure;
+
+    char message[1024] = "";
+    pthread_mutex_lock(&aimp_lock);
+    const struct aiScene *scene =
+        aiImportFileExWithProperties(io.main_name, flags, &file_io, props);
+    if (scene == NULL) {
+        const char *error = aiGetErrorString();
+        snprintf(message, sizeof message, "%s", error != NULL ? error : "");
+    }
+    pthread_mutex_unlock(&aimp_lock);
+    aiReleasePropertyStore(props);
+
+    bool ok = scene != NULL;
+    if (!ok) {
+        clean_message(message);
+        if (is_empty_scene_message(message)) {
+            /* Validation rejects a scene without meshes or a mesh without
+             * faces (a PLY point cloud, an STL with no facets): that is an
+             * empty model, not a broken file. */
+            diag_warning(ctx->diag, path, 0, "no triangles: the file holds no faces (assimp: %s)",
+                         message);
+            ok = true;
+        } else {
+            diag_error(ctx->diag, path, 0, "assimp could not read this file: %s",
+                       message[0] ? message : "unknown error");
+            /* What it could not open may explain why (on success, misses are
+             * assimp probing optional files and not worth a line). */
+            for (size_t i = 0; i < io.misses.count; i++)
+                diag_note(ctx->diag, path, 0, "assimp asked for %s", io.misses.items[i]);
+        }
+    }
+    if (io.out_of_memory) {
+        diag_error(ctx->diag, path, 0, "out of memory");
+        ok = false;
+    }
+    if (ok && scene != NULL) {
+        aimp_state st = {.ctx = ctx, .path = path, .scene = scene, .out = out};
+        ok = convert_scene(&st);
+        state_free(&st);
+    }
+    if (scene != NULL) {
+        pthread_mutex_lock(&aimp_lock);
+        aiReleaseImport(scene);
+        pthread_mutex_unlock(&aimp_lock);
+    }
+    strlist_free(&io.misses);
+    if (!ok)
+        ir_asset_free(out);
+    return ok;
+}

@@ -1,0 +1,882 @@
+/*
+ * gltf_mesh.c — glTF meshes into ir_mesh.
+ *
+ * One ir_mesh per glTF mesh that has at least one triangle primitive; every
+ * triangle primitive becomes one submesh, in order. Vertices of primitives
+ * are appended and their indices rebased — except that primitives reading
+ * exactly the same attribute accessors share one copy of the vertices (a
+ * common exporter layout). A glTF mesh without triangles produces no ir_mesh;
+ * nodes that use it get mesh -1.
+ *
+ * Primitives
+ *   mode 4 (TRIANGLES) as is; 5 (TRIANGLE_STRIP) and 6 (TRIANGLE_FAN) become
+ *   lists with the spec's vertex order (strip triangle i is
+ *   {v[i], v[i + 1 + i % 2], v[i + 2 - i % 2]}, fan triangle i is
+ *   {v[i + 1], v[i + 2], v[0]}), dropping the degenerate triangles strips use
+ *   for stitching. POINTS and LINES* are skipped with a warning, as is a
+ *   primitive without POSITION, one whose buffers hold no data (no uri), and a
+ *   KHR_draco_mesh_compression primitive without uncompressed fallback.
+ *
+ * Streams
+ *   normals / tangents only when every triangle primitive of the mesh has
+ *   them (otherwise none, so the pipeline generates them for the whole mesh);
+ *   texcoords[0..1], colors and joints/weights when any primitive has them,
+ *   the others filled with 0 / opaque white / joint 0 at full weight. Normals
+ *   are normalised (a zero normal takes the normal of its faces); tangent xyz
+ *   is normalised and w must be ±1. Colours are linear RGBA; float colours
+ *   outside [0, 1] are clamped with a warning. Weights are normalised to sum
+ *   to 1; with JOINTS_1/WEIGHTS_1 the four largest of eight influences stay.
+ *
+ * Validation (errors, with the JSON path): attribute names, index continuity
+ * (TEXCOORD_1 needs TEXCOORD_0), accessor formats per semantic (integer
+ * formats only with KHR_mesh_quantization), equal counts, indices format,
+ * range and no primitive-restart values, morph targets (names, formats,
+ * counts, same number in every primitive), a buffer view used for both
+ * vertices and indices, and materials reading a TEXCOORD_n the primitive
+ * lacks.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/checked.h"
+#include "cook/import/gltf_internal.h"
+
+enum {
+    SEM_POSITION,
+    SEM_NORMAL,
+    SEM_TANGENT,
+    SEM_TEXCOORD,
+    SEM_COLOR,
+    SEM_JOINTS,
+    SEM_WEIGHTS,
+    SEM_CUSTOM,
+    SEM_INVALID,
+};
+
+/* The attributes kiln reads, in prim_info.attr. */
+enum {
+    A_POSITION,
+    A_NORMAL,
+    A_TANGENT,
+    A_TEXCOORD0,
+    A_TEXCOORD1,
+    A_COLOR0,
+    A_JOINTS0,
+    A_WEIGHTS0,
+    A_JOINTS1,
+    A_WEIGHTS1,
+    A_COUNT
+};
+
+typedef struct prim_info {
+    bool triangles;      /* a triangle primitive with POSITION: imported */
+    uint32_t mode;
+    int64_t indices;     /* accessor or -1 */
+    int64_t material;    /* glTF material or -1 */
+    int64_t attr[A_COUNT];
+    uint32_t vertex_count;
+    uint32_t targets;    /* morph targets */
+    int32_t same_as;     /* earlier primitive with the same vertex data, or -1 */
+    uint32_t base;       /* first vertex in the ir mesh */
+} prim_info;
+
+static const char *const mode_names[] = {"POINTS",    "LINES",          "LINE_LOOP",
+                                         "LINE_STRIP", "TRIANGLES",      "TRIANGLE_STRIP",
+                                         "TRIANGLE_FAN"};
+
+/* ---------------------------------------------------------------------------
+ * Validation
+ * ------------------------------------------------------------------------- */
+
+/* Semantic of an attribute name; *set receives the n of "TEXCOORD_n". */
+static int parse_semantic(const char *name, uint32_t *set) {
+    static const struct {
+        const char *name;
+        int semantic;
+        bool indexed;
+    } table[] = {{"POSITION", SEM_POSITION, false}, {"NORMAL", SEM_NORMAL, false},
+                 {"TANGENT", SEM_TANGENT, false},   {"TEXCOORD_", SEM_TEXCOORD, true},
+                 {"COLOR_", SEM_COLOR, true},       {"JOINTS_", SEM_JOINTS, true},
+                 {"WEIGHTS_", SEM_WEIGHTS, true}};
+    *set = 0;
+    if (name[0] == '_')
+        return name[1] != '\0' ? SEM_CUSTOM : SEM_INVALID;
+    for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
+        size_t length = strlen(table[i].name);
+        if (strncmp(name, table[i].name, length) != 0)
+            continue;
+        if (!table[i].indexed)
+            return name[length] == '\0' ? table[i].semantic : SEM_INVALID;
+        const char *digits = name + length;
+        size_t n = strlen(digits);
+        if (n == 0 || n > 6 || (digits[0] == '0' && n > 1) || strspn(digits, "0123456789") != n)
+            return SEM_INVALID;
+        *set = (uint32_t)strtoul(digits, NULL, 10);
+        return table[i].semantic;
+    }
+    return SEM_INVALID;
+}
+
+static bool is_type(const gltf_accessor *a, const char *type) {
+    return strcmp(a->type, type) == 0;
+}
+
+/* Whether accessor `a` may hold `semantic` (glTF 2.0 §3.7.2.1 and
+ * KHR_mesh_quantization); `expected` describes the allowed formats. */
+static bool format_allowed(const gltf *g, int semantic, bool morph, const gltf_accessor *a,
+                           const char **expected) {
+    uint32_t ct = a->component_type;
+    bool q = g->ext_quantization, n = a->normalized;
+    bool is_float = ct == GLTF_FLOAT;
+    bool small_signed = ct == GLTF_BYTE || ct == GLTF_SHORT;
+    bool small_unsigned = ct == GLTF_UNSIGNED_BYTE || ct == GLTF_UNSIGNED_SHORT;
+    switch (semantic) {
+    case SEM_POSITION:
+        *expected = q ? "VEC3 FLOAT, or (KHR_mesh_quantization) VEC3 of 8/16-bit integers"
+                      : "VEC3 FLOAT";
+        return is_type(a, "VEC3") &&
+               (is_float || (q && (small_signed || (!morph && small_unsigned))));
+    case SEM_NORMAL:
+        *expected = q ? "VEC3 FLOAT, or (KHR_mesh_quantization) normalized VEC3 BYTE/SHORT"
+                      : "VEC3 FLOAT";
+        return is_type(a, "VEC3") && (is_float || (q && small_signed && n));
+    case SEM_TANGENT:
+        *expected = morph ? (q ? "VEC3 FLOAT or normalized VEC3 BYTE/SHORT" : "VEC3 FLOAT")
+                          : (q ? "VEC4 FLOAT, or (KHR_mesh_quantization) normalized VEC4 "
+                                 "BYTE/SHORT"
+                               : "VEC4 FLOAT");
+        return is_type(a, morph ? "VEC3" : "VEC4") && (is_float || (q && small_signed && n));
+    case SEM_TEXCOORD:
+        *expected = q ? "VEC2 FLOAT, or (KHR_mesh_quantization) VEC2 of 8/16-bit integers"
+                      : "VEC2 FLOAT, or normalized VEC2 UNSIGNED_BYTE/UNSIGNED_SHORT";
+        return is_type(a, "VEC2") &&
+               (is_float || (small_unsigned && n) || (q && (small_signed || small_unsigned)) ||
+                (morph && small_signed && n));
+    case SEM_COLOR:
+        *expected = "VEC3/VEC4 FLOAT, or normalized VEC3/VEC4 UNSIGNED_BYTE/UNSIGNED_SHORT";
+        return (is_type(a, "VEC3") || is_type(a, "VEC4")) &&
+               (is_float || (small_unsigned && n) || (morph && small_signed && n));
+    case SEM_JOINTS:
+        *expected = "VEC4 UNSIGNED_BYTE/UNSIGNED_SHORT (not normalized)";
+        return !morph && is_type(a, "VEC4") && small_unsigned && !n;
+    case SEM_WEIGHTS:
+        *expected = "VEC4 FLOAT, or normalized VEC4 UNSIGNED_BYTE/UNSIGNED_SHORT";
+        return is_type(a, "VEC4") &&
+               (is_float || (small_unsigned && n) || (morph && small_signed && n));
+    default:
+        *expected = "of a component type other than UNSIGNED_INT";
+        return ct != GLTF_UNSIGNED_INT;
+    }
+}
+
+/* Indexed semantics must count up from 0 without gaps. */
+typedef struct set_tracker {
+    uint32_t count[SEM_CUSTOM];
+    uint32_t max[SEM_CUSTOM];
+} set_tracker;
+
+static bool check_continuity(gltf *g, const set_tracker *sets, const char *jpath) {
+    static const char *const names[SEM_CUSTOM] = {"", "", "", "TEXCOORD", "COLOR", "JOINTS",
+                                                  "WEIGHTS"};
+    for (int s = SEM_TEXCOORD; s <= SEM_WEIGHTS; s++) {
+        if (sets->count[s] > 0 && sets->count[s] != sets->max[s] + 1) {
+            gltf_error(g, "%s: %s_%u is given but not every %s_n below it", jpath, names[s],
+                       sets->max[s], names[s]);
+            return false;
+        }
+    }
+    return true;
+}
+
+/* Checks one attribute map (primitive attributes, or a morph target when
+ * `base` is given) and fills info->attr for the base. */
+static bool check_attributes(gltf *g, const json_t *map, const char *jpath, prim_info *info,
+                             const json_t *base, uint32_t *count) {
+    const char *name;
+    const json_t *value;
+    set_tracker sets;
+    memset(&sets, 0, sizeof sets);
+    bool ok = true, have_count = false;
+    const char *first = NULL;
+    json_object_foreach((json_t *)map, name, value) {
+        char path[GLTF_PATH_SIZE];
+        gltf_pathf(path, "%s.%.64s", jpath, name);
+        uint32_t set;
+        int semantic = parse_semantic(name, &set);
+        if (semantic == SEM_INVALID) {
+            gltf_error(g, "%s: invalid attribute name", path);
+            ok = false;
+            continue;
+        }
+        if (base != NULL && json_object_get(base, name) == NULL) {
+            gltf_error(g, "%s: the morph target has an attribute the primitive lacks", path);
+            ok = false;
+            continue;
+        }
+        int64_t accessor;
+        if (!gltf_index_value(g, value, path, "accessor", g->n_accessors, &accessor)) {
+            ok = false;
+            continue;
+        }
+        const gltf_accessor *a = &g->accessors[accessor];
+        const char *expected;
+        if (!format_allowed(g, semantic, base != NULL, a, &expected)) {
+            gltf_error(g, "%s: accessor %lld is %s %s%s; it must be %s", path,
+                       (long long)accessor, a->type, a->normalized ? "normalized " : "",
+                       gltf_component_name(a->component_type), expected);
+            ok = false;
+            continue;
+        }
+        if (base != NULL && a->count != *count) {
+            gltf_error(g, "%s: accessor %lld has count %u, the primitive has %u vertices", path,
+                       (long long)accessor, a->count, *count);
+            ok = false;
+            continue;
+        }
+        if (base == NULL && have_count && a->count != *count) {
+            gltf_error(g, "%s: accessor %lld has count %u, but %s has %u", path,
+                       (long long)accessor, a->count, first, *count);
+            ok = false;
+            continue;
+        }
+        if (base == NULL && !have_count) {
+            have_count = true;
+            *count = a->count;
+            first = name;
+        }
+        if (!gltf_use_accessor_view(g, (uint32_t)accessor, GLTF_USE_VERTEX, path)) {
+            ok = false;
+            continue;
+        }
+        if (semantic < SEM_CUSTOM) {
+            sets.count[semantic]++;
+            if (set > sets.max[semantic])
+                sets.max[semantic] = set;
+        }
+        if (base != NULL)
+            continue;
+        int slot = -1;
+        switch (semantic) {
+        case SEM_POSITION: slot = A_POSITION; break;
+        case SEM_NORMAL: slot = A_NORMAL; break;
+        case SEM_TANGENT: slot = A_TANGENT; break;
+        case SEM_TEXCOORD: slot = set < 2 ? A_TEXCOORD0 + (int)set : -1; break;
+        case SEM_COLOR: slot = set == 0 ? A_COLOR0 : -1; break;
+        case SEM_JOINTS: slot = set < 2 ? (set == 0 ? A_JOINTS0 : A_JOINTS1) : -1; break;
+        case SEM_WEIGHTS: slot = set < 2 ? (set == 0 ? A_WEIGHTS0 : A_WEIGHTS1) : -1; break;
+        default: break;
+        }
+        if (slot >= 0)
+            info->attr[slot] = accessor;
+    }
+    return ok && check_continuity(g, &sets, jpath);
+}
+
+static bool check_primitive(gltf *g, const json_t *prim, const char *jpath, prim_info *info) {
+    for (int k = 0; k < A_COUNT; k++)
+        info->attr[k] = -1;
+    info->same_as = -1;
+    uint64_t mode = 4;
+    const json_t *attributes, *targets;
+    if (!gltf_get_object(g, prim, jpath, "attributes", true, &attributes) ||
+        !gltf_get_index(g, prim, jpath, "indices", false, "accessor", g->n_accessors,
+                        &info->indices) ||
+        !gltf_get_index(g, prim, jpath, "material", false, "material", g->n_materials,
+                        &info->material) ||
+        !gltf_get_uint(g, prim, jpath, "mode", false, 0, 6, &mode) ||
+        !gltf_get_array(g, prim, jpath, "targets", false, &targets))
+        return false;
+    info->mode = (uint32_t)mode;
+    char path[GLTF_PATH_SIZE];
+    gltf_pathf(path, "%s.attributes", jpath);
+    uint32_t count = 0;
+    if (!check_attributes(g, attributes, path, info, NULL, &count))
+        return false;
+    info->vertex_count = count;
+    if (info->indices >= 0) {
+        const gltf_accessor *a = &g->accessors[info->indices];
+        gltf_pathf(path, "%s.indices", jpath);
+        if (!is_type(a, "SCALAR") || a->normalized || a->component_type == GLTF_FLOAT ||
+            a->component_type == GLTF_BYTE || a->component_type == GLTF_SHORT) {
+            gltf_error(g, "%s: accessor %lld is %s %s; indices must be SCALAR UNSIGNED_BYTE, "
+                          "UNSIGNED_SHORT or UNSIGNED_INT",
+                       path, (long long)info->indices, a->type,
+                       gltf_component_name(a->component_type));
+            return false;
+        }
+        if (a->view >= 0 && g->views[a->view].stride != 0) {
+            gltf_error(g, "%s: accessor %lld is in bufferViews[%lld], which has a byteStride; "
+                          "index data must be tightly packed",
+                       path, (long long)info->indices, (long long)a->view);
+            return false;
+        }
+        if (!gltf_use_accessor_view(g, (uint32_t)info->indices, GLTF_USE_INDEX, path))
+            return false;
+    }
+    for (size_t t = 0; targets != NULL && t < json_array_size(targets); t++) {
+        const json_t *target = json_array_get(targets, t);
+        gltf_pathf(path, "%s.targets[%zu]", jpath, t);
+        if (!json_is_object(target)) {
+            gltf_error(g, "%s: expected an object, found %s", path,
+                       gltf_json_type_name(target));
+            return false;
+        }
+        if (!check_attributes(g, target, path, info, attributes, &count))
+            return false;
+    }
+    info->targets = targets ? (uint32_t)json_array_size(targets) : 0;
+    if (info->material >= 0) {
+        uint32_t sets = g->material_uv_sets[info->material];
+        for (uint32_t k = 0; k < 32; k++) {
+            char name[16];
+            snprintf(name, sizeof name, "TEXCOORD_%u", k);
+            if ((sets >> k & 1u) && json_object_get(attributes, name) == NULL) {
+                gltf_error(g, "%s.material: materials[%lld] reads %s, which the primitive lacks",
+                           jpath, (long long)info->material, name);
+                return false;
+            }
+        }
+    }
+    info->triangles = info->mode >= 4;
+    if (info->mode < 4) {
+        gltf_warning(g, "%s: %s primitives are not cooked; skipped", jpath,
+                     mode_names[info->mode]);
+    } else if (info->attr[A_POSITION] < 0) {
+        gltf_warning(g, "%s: no POSITION attribute; skipped", jpath);
+        info->triangles = false;
+    }
+    if (info->triangles && (info->attr[A_JOINTS0] >= 0) != (info->attr[A_WEIGHTS0] >= 0))
+        gltf_warning(g, "%s: %s without %s; the skinning data is ignored", jpath,
+                     info->attr[A_JOINTS0] >= 0 ? "JOINTS_0" : "WEIGHTS_0",
+                     info->attr[A_JOINTS0] >= 0 ? "WEIGHTS_0" : "JOINTS_0");
+    if (info->triangles && gltf_extension(prim, "KHR_draco_mesh_compression") != NULL &&
+        !gltf_accessor_stored(g, (uint32_t)info->attr[A_POSITION])) {
+        gltf_warning(g, "%s: Draco-compressed without an uncompressed fallback; skipped", jpath);
+        info->triangles = false;
+    }
+    bool readable = info->indices < 0 || gltf_accessor_readable(g, (uint32_t)info->indices);
+    for (int k = 0; k < A_COUNT; k++)
+        readable &= info->attr[k] < 0 || gltf_accessor_readable(g, (uint32_t)info->attr[k]);
+    if (info->triangles && !readable) {
+        gltf_warning(g, "%s: its data is in a buffer without data (no uri%s); skipped", jpath,
+                     g->glb ? " and no GLB BIN chunk" : "");
+        info->triangles = false;
+    }
+    return true;
+}
+
+/* ---------------------------------------------------------------------------
+ * Conversion
+ * ------------------------------------------------------------------------- */
+
+typedef struct mesh_streams {
+    bool normals, tangents, texcoords[2], colors, skin;
+} mesh_streams;
+
+static void *alloc_stream(gltf *g, uint32_t vertices, size_t element, const char *jpath) {
+    uint64_t bytes = (uint64_t)vertices * element;
+    if (!gltf_charge(g, bytes, jpath))
+        return NULL;
+    void *data = calloc(vertices, element);
+    if (data == NULL)
+        gltf_out_of_memory(g);
+    return data;
+}
+
+/* Reads attribute `slot` of a primitive as floats, or NULL when absent. */
+static bool read_attr(gltf *g, const prim_info *info, int slot, const char *jpath,
+                      const char *name, float **out) {
+    *out = NULL;
+    if (info->attr[slot] < 0)
+        return true;
+    char path[GLTF_PATH_SIZE];
+    gltf_pathf(path, "%s.attributes.%s", jpath, name);
+    return gltf_read_floats(g, (uint32_t)info->attr[slot], path, out);
+}
+
+static float clamp01(float v) {
+    return v < 0.0f ? 0.0f : (v > 1.0f ? 1.0f : v);
+}
+
+/* Keeps the four largest of `n` influences, normalised to sum to 1. */
+static void pack_influences(const uint32_t *joints, const float *weights, int n,
+                            uint16_t out_joints[4], float out_weights[4]) {
+    int order[8];
+    for (int i = 0; i < n; i++)
+        order[i] = i;
+    for (int i = 1; i < n; i++) /* stable insertion sort, largest first */
+        for (int j = i; j > 0 && weights[order[j]] > weights[order[j - 1]]; j--) {
+            int t = order[j];
+            order[j] = order[j - 1];
+            order[j - 1] = t;
+        }
+    float sum = 0.0f;
+    for (int k = 0; k < 4; k++) {
+        float w = weights[order[k]];
+        out_weights[k] = w > 0.0f ? w : 0.0f;
+        out_joints[k] = (uint16_t)joints[order[k]];
+        sum += out_weights[k];
+    }
+    if (sum > 0.0f && isfinite(sum)) {
+        for (int k = 0; k < 4; k++)
+            out_weights[k] /= sum;
+    } else {
+        out_weights[0] = 1.0f;
+        out_weights[1] = out_weights[2] = out_weights[3] = 0.0f;
+    }
+}
+
+static bool read_skin(gltf *g, const prim_info *info, const char *jpath, ir_mesh *mesh) {
+    uint32_t base = info->base, n = info->vertex_count;
+    if (info->attr[A_JOINTS0] < 0 || info->attr[A_WEIGHTS0] < 0) {
+        for (uint32_t v = 0; v < n; v++)
+            mesh->weights[4 * (size_t)(base + v)] = 1.0f;
+        return true;
+    }
+    bool eight = info->attr[A_JOINTS1] >= 0 && info->attr[A_WEIGHTS1] >= 0;
+    uint32_t *joints[2] = {NULL, NULL};
+    float *weights[2] = {NULL, NULL};
+    char path[GLTF_PATH_SIZE];
+    bool ok = true;
+    for (int s = 0; s < (eight ? 2 : 1) && ok; s++) {
+        gltf_pathf(path, "%s.attributes.JOINTS_%d", jpath, s);
+        ok = gltf_read_uints(g, (uint32_t)info->attr[s ? A_JOINTS1 : A_JOINTS0], path,
+                             &joints[s]);
+        gltf_pathf(path, "%s.attributes.WEIGHTS_%d", jpath, s);
+        ok = ok && read_attr(g, info, s ? A_WEIGHTS1 : A_WEIGHTS0, jpath,
+                             s ? "WEIGHTS_1" : "WEIGHTS_0", &weights[s]);
+    }
+    for (uint32_t v = 0; ok && v < n; v++) {
+        uint32_t j[8];
+        float w[8];
+        for (int s = 0; s < (eight ? 2 : 1); s++) {
+            memcpy(j + 4 * s, joints[s] + 4 * (size_t)v, 4 * sizeof *j);
+            memcpy(w + 4 * s, weights[s] + 4 * (size_t)v, 4 * sizeof *w);
+        }
+        size_t dst = 4 * (size_t)(base + v);
+        pack_influences(j, w, eight ? 8 : 4, mesh->joints + dst, mesh->weights + dst);
+    }
+    for (int s = 0; s < 2; s++) {
+        free(joints[s]);
+        free(weights[s]);
+    }
+    return ok;
+}
+
+/* Reads the vertex streams of one primitive into the mesh at info->base. */
+static bool read_vertices(gltf *g, const prim_info *info, const char *jpath,
+                          const mesh_streams *streams, ir_mesh *mesh, uint8_t *bad_normals,
+                          uint32_t *bad_count) {
+    uint32_t base = info->base, n = info->vertex_count;
+    float *data = NULL;
+    if (!read_attr(g, info, A_POSITION, jpath, "POSITION", &data))
+        return false;
+    memcpy(mesh->positions + 3 * (size_t)base, data, 3 * sizeof(float) * n);
+    free(data);
+
+    if (streams->normals) {
+        if (!read_attr(g, info, A_NORMAL, jpath, "NORMAL", &data))
+            return false;
+        for (uint32_t v = 0; v < n; v++) {
+            float *dst = mesh->normals + 3 * (size_t)(base + v);
+            const float *src = data + 3 * (size_t)v;
+            float length = sqrtf(src[0] * src[0] + src[1] * src[1] + src[2] * src[2]);
+            if (!(length > 1e-12f) || !isfinite(length)) {
+                bad_normals[base + v] = 1;
+                (*bad_count)++;
+                continue;
+            }
+            for (int k = 0; k < 3; k++)
+                dst[k] = src[k] / length;
+        }
+        free(data);
+    }
+    if (streams->tangents) {
+        if (!read_attr(g, info, A_TANGENT, jpath, "TANGENT", &data))
+            return false;
+        for (uint32_t v = 0; v < n; v++) {
+            float *dst = mesh->tangents + 4 * (size_t)(base + v);
+            const float *src = data + 4 * (size_t)v;
+            if (fabsf(fabsf(src[3]) - 1.0f) > 1e-3f) {
+                gltf_error(g, "%s.attributes.TANGENT: element %u has w = %g; w must be 1 or -1 "
+                              "(the bitangent's sign)",
+                           jpath, v, (double)src[3]);
+                free(data);
+                return false;
+            }
+            float length = sqrtf(src[0] * src[0] + src[1] * src[1] + src[2] * src[2]);
+            if (length > 1e-12f && isfinite(length)) {
+                for (int k = 0; k < 3; k++)
+                    dst[k] = src[k] / length;
+            } else {
+                dst[0] = 1.0f; /* any unit vector; normal maps will not rely on it */
+            }
+            dst[3] = src[3] < 0.0f ? -1.0f : 1.0f;
+        }
+        free(data);
+    }
+    for (int t = 0; t < 2; t++) {
+        if (!streams->texcoords[t])
+            continue;
+        if (!read_attr(g, info, A_TEXCOORD0 + t, jpath, t ? "TEXCOORD_1" : "TEXCOORD_0", &data))
+            return false;
+        if (data != NULL)
+            memcpy(mesh->texcoords[t] + 2 * (size_t)base, data, 2 * sizeof(float) * n);
+        free(data);
+    }
+    if (streams->colors) {
+        if (!read_attr(g, info, A_COLOR0, jpath, "COLOR_0", &data))
+            return false;
+        uint32_t components = data ? g->accessors[info->attr[A_COLOR0]].components : 0;
+        bool clamped = false;
+        for (uint32_t v = 0; v < n; v++) {
+            float *dst = mesh->colors + 4 * (size_t)(base + v);
+            dst[0] = dst[1] = dst[2] = dst[3] = 1.0f;
+            for (uint32_t k = 0; k < components; k++) {
+                float c = data[(size_t)v * components + k];
+                clamped |= c < 0.0f || c > 1.0f;
+                dst[k] = clamp01(c);
+            }
+        }
+        if (clamped)
+            gltf_warning(g, "%s.attributes.COLOR_0: colours outside [0, 1] were clamped", jpath);
+        free(data);
+    }
+    if (streams->skin && !read_skin(g, info, jpath, mesh))
+        return false;
+    return true;
+}
+
+/* Triangles of one primitive appended to `indices` (rebased); returns false
+ * on an error. *written receives the number of indices added. */
+static bool build_triangles(gltf *g, const prim_info *info, const char *jpath,
+                            uint32_t *indices, uint32_t *written) {
+    *written = 0;
+    uint32_t *source = NULL;
+    uint32_t n = info->vertex_count;
+    if (info->indices >= 0) {
+        char path[GLTF_PATH_SIZE];
+        gltf_pathf(path, "%s.indices", jpath);
+        const gltf_accessor *a = &g->accessors[info->indices];
+        if (!gltf_read_uints(g, (uint32_t)info->indices, path, &source))
+            return false;
+        n = a->count;
+        uint32_t restart = a->component_size == 1 ? 0xffu
+                                                  : (a->component_size == 2 ? 0xffffu : 0xffffffffu);
+        for (uint32_t i = 0; i < n; i++) {
+            if (source[i] >= info->vertex_count) {
+                gltf_error(g, "%s: index %u (element %u) is out of range: the primitive has %u "
+                              "vertices",
+                           path, source[i], i, info->vertex_count);
+                free(source);
+                return false;
+            }
+            if (source[i] == restart) {
+                gltf_error(g, "%s: element %u is the primitive-restart value %u, which glTF "
+                              "does not allow",
+                           path, i, restart);
+                free(source);
+                return false;
+            }
+        }
+    }
+#define VERTEX(i) (source ? source[i] : (i))
+    uint32_t out = 0;
+    if (info->mode == 4) {
+        if (n % 3 != 0) {
+            gltf_error(g, "%s: %u %s is not a whole number of triangles", jpath, n,
+                       source ? "indices" : "vertices");
+            free(source);
+            return false;
+        }
+        for (uint32_t i = 0; i < n; i++)
+            indices[out++] = info->base + VERTEX(i);
+    } else {
+        for (uint32_t i = 0; n >= 3 && i < n - 2; i++) {
+            uint32_t a, b, c;
+            if (info->mode == 5) {
+                a = VERTEX(i);
+                b = VERTEX(i + 1 + i % 2);
+                c = VERTEX(i + 2 - i % 2);
+            } else {
+                a = VERTEX(i + 1);
+                b = VERTEX(i + 2);
+                c = VERTEX(0);
+            }
+            if (a == b || b == c || a == c)
+                continue;
+            indices[out++] = info->base + a;
+            indices[out++] = info->base + b;
+            indices[out++] = info->base + c;
+        }
+    }
+#undef VERTEX
+    free(source);
+    *written = out;
+    return true;
+}
+
+/* Replaces invalid normals with the normalised sum of their faces' normals. */
+static void repair_normals(ir_mesh *mesh, const uint8_t *bad) {
+    for (uint32_t t = 0; t + 2 < mesh->index_count; t += 3) {
+        const uint32_t *tri = mesh->indices + t;
+        if (!bad[tri[0]] && !bad[tri[1]] && !bad[tri[2]])
+            continue;
+        const float *p0 = mesh->positions + 3 * (size_t)tri[0];
+        const float *p1 = mesh->positions + 3 * (size_t)tri[1];
+        const float *p2 = mesh->positions + 3 * (size_t)tri[2];
+        float e1[3], e2[3], n[3];
+        for (int k = 0; k < 3; k++) {
+            e1[k] = p1[k] - p0[k];
+            e2[k] = p2[k] - p0[k];
+        }
+        n[0] = e1[1] * e2[2] - e1[2] * e2[1];
+        n[1] = e1[2] * e2[0] - e1[0] * e2[2];
+        n[2] = e1[0] * e2[1] - e1[1] * e2[0];
+        for (int c = 0; c < 3; c++)
+            if (bad[tri[c]])
+                for (int k = 0; k < 3; k++)
+                    mesh->normals[3 * (size_t)tri[c] + k] += n[k];
+    }
+    for (uint32_t v = 0; v < mesh->vertex_count; v++) {
+        if (!bad[v])
+            continue;
+        float *n = mesh->normals + 3 * (size_t)v;
+        float length = sqrtf(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+        if (length > 1e-20f && isfinite(length)) {
+            for (int k = 0; k < 3; k++)
+                n[k] /= length;
+        } else {
+            n[0] = n[1] = 0.0f;
+            n[2] = 1.0f;
+        }
+    }
+}
+
+/* Sorting primitives by their attribute accessors finds the ones sharing
+ * vertex data in O(n log n). */
+typedef struct prim_key {
+    int64_t attr[A_COUNT];
+    size_t index;
+} prim_key;
+
+static int compare_keys(const void *a, const void *b) {
+    const prim_key *x = a, *y = b;
+    int c = memcmp(x->attr, y->attr, sizeof x->attr);
+    return c != 0 ? c : (x->index > y->index) - (x->index < y->index);
+}
+
+/* Sets same_as of every triangle primitive whose vertex data an earlier one
+ * already has. */
+static bool find_shared_vertices(gltf *g, prim_info *prims, size_t count) {
+    prim_key *keys = malloc(count * sizeof *keys);
+    if (keys == NULL)
+        return gltf_out_of_memory(g);
+    size_t n = 0;
+    for (size_t p = 0; p < count; p++) {
+        if (!prims[p].triangles)
+            continue;
+        memcpy(keys[n].attr, prims[p].attr, sizeof keys[n].attr);
+        keys[n++].index = p;
+    }
+    qsort(keys, n, sizeof *keys, compare_keys);
+    for (size_t k = 1; k < n; k++) {
+        if (memcmp(keys[k].attr, keys[k - 1].attr, sizeof keys[k].attr) == 0) {
+            size_t owner = keys[k - 1].index;
+            if (prims[owner].same_as >= 0)
+                owner = (size_t)prims[owner].same_as;
+            prims[keys[k].index].same_as = (int32_t)owner;
+        }
+    }
+    free(keys);
+    return true;
+}
+
+static bool build_mesh(gltf *g, size_t m, const json_t *obj, prim_info *prims, size_t count,
+                       ir_asset *out) {
+    char jpath[GLTF_PATH_SIZE];
+    gltf_pathf(jpath, "meshes[%zu]", m);
+    mesh_streams streams = {true, true, {false, false}, false, false};
+    uint64_t vertices = 0, index_bound = 0;
+    size_t used = 0;
+    if (!find_shared_vertices(g, prims, count))
+        return false;
+    for (size_t p = 0; p < count; p++) {
+        prim_info *info = &prims[p];
+        if (!info->triangles)
+            continue;
+        used++;
+        streams.normals &= info->attr[A_NORMAL] >= 0;
+        streams.tangents &= info->attr[A_TANGENT] >= 0;
+        streams.texcoords[0] |= info->attr[A_TEXCOORD0] >= 0;
+        streams.texcoords[1] |= info->attr[A_TEXCOORD1] >= 0;
+        streams.colors |= info->attr[A_COLOR0] >= 0;
+        streams.skin |= info->attr[A_JOINTS0] >= 0 && info->attr[A_WEIGHTS0] >= 0;
+        uint64_t n = info->indices >= 0 ? g->accessors[info->indices].count : info->vertex_count;
+        index_bound += info->mode == 4 ? n : (n >= 3 ? 3 * (n - 2) : 0);
+        if (info->same_as >= 0) {
+            info->base = prims[info->same_as].base;
+        } else {
+            info->base = (uint32_t)vertices;
+            vertices += info->vertex_count;
+            if (vertices > UINT32_MAX) {
+                gltf_error(g, "%s: more than %u vertices", jpath, UINT32_MAX);
+                return false;
+            }
+        }
+    }
+    if (used == 0) {
+        g->mesh_map[m] = -1;
+        return true;
+    }
+    if (index_bound > UINT32_MAX) {
+        gltf_error(g, "%s: more than %u indices", jpath, UINT32_MAX);
+        return false;
+    }
+    ir_mesh *mesh = &out->meshes[out->mesh_count];
+    memset(mesh, 0, sizeof *mesh);
+    g->mesh_map[m] = (int32_t)out->mesh_count++;
+    mesh->name = gltf_name(g, obj, "mesh", m);
+    if (mesh->name == NULL)
+        return false;
+    uint32_t nv = (uint32_t)vertices;
+    mesh->vertex_count = nv;
+    mesh->positions = alloc_stream(g, nv, 3 * sizeof(float), jpath);
+    if (mesh->positions == NULL)
+        return false;
+    if (streams.normals && (mesh->normals = alloc_stream(g, nv, 3 * sizeof(float), jpath)) == NULL)
+        return false;
+    if (streams.tangents &&
+        (mesh->tangents = alloc_stream(g, nv, 4 * sizeof(float), jpath)) == NULL)
+        return false;
+    for (int t = 0; t < 2; t++)
+        if (streams.texcoords[t] &&
+            (mesh->texcoords[t] = alloc_stream(g, nv, 2 * sizeof(float), jpath)) == NULL)
+            return false;
+    if (streams.colors && (mesh->colors = alloc_stream(g, nv, 4 * sizeof(float), jpath)) == NULL)
+        return false;
+    if (streams.skin && ((mesh->joints = alloc_stream(g, nv, 4 * sizeof(uint16_t), jpath)) == NULL ||
+                         (mesh->weights = alloc_stream(g, nv, 4 * sizeof(float), jpath)) == NULL))
+        return false;
+    if (index_bound > 0 &&
+        (mesh->indices = alloc_stream(g, (uint32_t)index_bound, sizeof(uint32_t), jpath)) == NULL)
+        return false;
+    mesh->submeshes = calloc(used, sizeof *mesh->submeshes);
+    uint8_t *bad_normals = streams.normals ? calloc(nv, 1) : NULL;
+    if (mesh->submeshes == NULL || (streams.normals && bad_normals == NULL)) {
+        free(bad_normals);
+        return gltf_out_of_memory(g);
+    }
+    uint32_t bad_count = 0;
+    bool ok = true;
+    for (size_t p = 0; p < count && ok; p++) {
+        const prim_info *info = &prims[p];
+        if (!info->triangles)
+            continue;
+        char ppath[GLTF_PATH_SIZE];
+        gltf_pathf(ppath, "%s.primitives[%zu]", jpath, p);
+        if (info->same_as < 0)
+            ok = read_vertices(g, info, ppath, &streams, mesh, bad_normals, &bad_count);
+        uint32_t written = 0;
+        ok = ok && build_triangles(g, info, ppath, mesh->indices + mesh->index_count, &written);
+        if (!ok)
+            break;
+        if (written == 0) {
+            gltf_warning(g, "%s: no triangles; skipped", ppath);
+            continue;
+        }
+        int64_t material = info->material;
+        if (material < 0 && (material = gltf_default_material(g, out)) < 0) {
+            ok = false;
+            break;
+        }
+        ir_submesh *sub = &mesh->submeshes[mesh->submesh_count++];
+        sub->index_offset = mesh->index_count;
+        sub->index_count = written;
+        sub->material = (uint32_t)material;
+        mesh->index_count += written;
+    }
+    if (ok && bad_count > 0) {
+        repair_normals(mesh, bad_normals);
+        gltf_warning(g, "%s: %u zero or invalid normals replaced by the normal of their faces",
+                     jpath, bad_count);
+    }
+    free(bad_normals);
+    if (ok && mesh->index_count == 0) { /* every primitive was degenerate */
+        ir_mesh_free(mesh);
+        out->mesh_count--;
+        g->mesh_map[m] = -1;
+    }
+    return ok;
+}
+
+static bool import_mesh(gltf *g, size_t m, ir_asset *out) {
+    g->mesh_map[m] = -1;
+    const json_t *obj = gltf_element(g, g->j_meshes, "meshes", m);
+    if (obj == NULL)
+        return false;
+    char jpath[GLTF_PATH_SIZE];
+    gltf_pathf(jpath, "meshes[%zu]", m);
+    const json_t *primitives, *weights;
+    if (!gltf_get_array(g, obj, jpath, "primitives", true, &primitives) ||
+        !gltf_get_array(g, obj, jpath, "weights", false, &weights))
+        return false;
+    size_t count = json_array_size(primitives);
+    prim_info *prims = calloc(count, sizeof *prims);
+    if (prims == NULL)
+        return gltf_out_of_memory(g);
+    bool ok = true;
+    for (size_t p = 0; p < count && ok; p++) {
+        char ppath[GLTF_PATH_SIZE];
+        gltf_pathf(ppath, "%s.primitives[%zu]", jpath, p);
+        const json_t *prim = json_array_get(primitives, p);
+        if (!json_is_object(prim)) {
+            gltf_error(g, "%s: expected an object, found %s", ppath, gltf_json_type_name(prim));
+            ok = false;
+            break;
+        }
+        ok = gltf_check_object(g, prim, ppath) && check_primitive(g, prim, ppath, &prims[p]);
+        if (ok && p > 0 && prims[p].targets != prims[0].targets) {
+            gltf_error(g, "%s.targets: %u morph targets, but primitives[0] has %u", ppath,
+                       prims[p].targets, prims[0].targets);
+            ok = false;
+        }
+    }
+    if (ok) {
+        g->mesh_targets[m] = prims[0].targets;
+        for (size_t w = 0; weights != NULL && w < json_array_size(weights); w++) {
+            if (!json_is_number(json_array_get(weights, w))) {
+                gltf_error(g, "%s.weights[%zu]: expected a number", jpath, w);
+                ok = false;
+                break;
+            }
+        }
+        if (ok && weights != NULL && json_array_size(weights) != prims[0].targets) {
+            gltf_error(g, "%s.weights: %zu weights for %u morph targets", jpath,
+                       json_array_size(weights), prims[0].targets);
+            ok = false;
+        }
+    }
+    if (ok)
+        ok = build_mesh(g, m, obj, prims, count, out);
+    free(prims);
+    return ok;
+}
+
+bool gltf_import_meshes(gltf *g, ir_asset *out) {
+    if (g->n_meshes == 0)
+        return true;
+    out->meshes = calloc(g->n_meshes, sizeof *out->meshes);
+    g->mesh_map = malloc(g->n_meshes * sizeof *g->mesh_map);
+    g->mesh_targets = calloc(g->n_meshes, sizeof *g->mesh_targets);
+    if (out->meshes == NULL || g->mesh_map == NULL || g->mesh_targets == NULL)
+        return gltf_out_of_memory(g);
+    bool ok = true;
+    for (size_t m = 0; m < g->n_meshes; m++)
+        g->mesh_map[m] = -1;
+    for (size_t m = 0; m < g->n_meshes && ok && !g->stopped; m++)
+        ok = import_mesh(g, m, out);
+    return ok && !g->stopped;
+}

@@ -1,0 +1,994 @@
+/* test_assimp.c — the assimp importer (import_assimp): hand-written PLY, STL,
+ * OFF, COLLADA and SMD files, corrupt input, confinement to the input root,
+ * parallel imports, and the corpus's PLY rows through the whole pipeline. */
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "test_support.h"
+
+#include "cook/cook.h"
+
+/* ---------------------------------------------------------------------------
+ * Helpers
+ * ------------------------------------------------------------------------- */
+
+typedef struct imported {
+    cook_settings settings;
+    cook_diag diag;
+    ir_asset asset;
+    strlist dependencies;
+    bool ok;
+} imported;
+
+static void import_bytes(imported *r, const char *root, const char *source_path, const void *bytes,
+                         size_t size) {
+    memset(r, 0, sizeof *r);
+    cook_settings_default(&r->settings);
+    uint8_t *copy = malloc(size + 1); /* the contract: NUL-terminated */
+    assert_non_null(copy);
+    memcpy(copy, bytes, size);
+    copy[size] = '\0';
+    cook_context ctx = {
+        .input_root = root,
+        .source_path = source_path,
+        .ref = "test",
+        .source = copy,
+        .source_size = size,
+        .settings = &r->settings,
+        .diag = &r->diag,
+    };
+    r->ok = import_assimp(&ctx, &r->asset);
+    r->dependencies = ctx.dependencies;
+    free(copy);
+}
+
+static void import_text(imported *r, const char *root, const char *source_path, const char *text) {
+    import_bytes(r, root, source_path, text, strlen(text));
+}
+
+/* Imports a file already written under root. */
+static void import_file(imported *r, const char *root, const char *source_path) {
+    char *path = test_path_join(root, source_path);
+    size_t size;
+    uint8_t *bytes = test_read_file(path, &size);
+    import_bytes(r, root, source_path, bytes, size);
+    free(bytes);
+    free(path);
+}
+
+static void imported_free(imported *r) {
+    ir_asset_free(&r->asset);
+    diag_free(&r->diag);
+    strlist_free(&r->dependencies);
+}
+
+static const char *messages(const imported *r) {
+    return r->diag.text.data ? (const char *)r->diag.text.data : "";
+}
+
+static void expect_ok(const imported *r) {
+    if (!r->ok || r->diag.errors != 0)
+        fail_msg("import failed:\n%s", messages(r));
+}
+
+static void expect_message(const imported *r, const char *words) {
+    if (strstr(messages(r), words) == NULL)
+        fail_msg("expected a message with \"%s\", got:\n%s", words, messages(r));
+}
+
+/* Failed with exactly one error line starting with `prefix`. */
+static void expect_error(const imported *r, const char *prefix) {
+    if (r->ok)
+        fail_msg("import succeeded, expected \"%s\"\n%s", prefix, messages(r));
+    if (r->diag.errors != 1 || strstr(messages(r), prefix) == NULL)
+        fail_msg("expected one error \"%s\", got:\n%s", prefix, messages(r));
+    assert_int_equal(r->asset.mesh_count, 0);
+    assert_null(r->asset.meshes);
+}
+
+/* The IR invariants of ir.h, for any successful import. */
+static void check_asset(const ir_asset *asset) {
+    for (uint32_t m = 0; m < asset->mesh_count; m++) {
+        const ir_mesh *mesh = &asset->meshes[m];
+        assert_true(mesh->vertex_count > 0);
+        assert_non_null(mesh->positions);
+        assert_int_equal(mesh->index_count % 3, 0);
+        for (uint32_t i = 0; i < mesh->index_count; i++)
+            assert_true(mesh->indices[i] < mesh->vertex_count);
+        for (size_t i = 0; i < 3 * (size_t)mesh->vertex_count; i++)
+            assert_true(isfinite(mesh->positions[i]));
+        for (size_t v = 0; mesh->normals != NULL && v < mesh->vertex_count; v++) {
+            const float *n = mesh->normals + 3 * v;
+            assert_true(fabs(sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]) - 1.0) < 1e-4);
+        }
+        for (size_t v = 0; mesh->weights != NULL && v < mesh->vertex_count; v++) {
+            const float *w = mesh->weights + 4 * v;
+            assert_true(fabs(w[0] + w[1] + w[2] + w[3] - 1.0) < 1e-5);
+            for (int k = 0; k < 4; k++)
+                assert_true(mesh->joints[4 * v + k] < asset->node_count);
+        }
+        uint32_t offset = 0;
+        for (uint32_t s = 0; s < mesh->submesh_count; s++) {
+            assert_int_equal(mesh->submeshes[s].index_offset, offset);
+            assert_true(mesh->submeshes[s].index_count > 0);
+            assert_int_equal(mesh->submeshes[s].index_count % 3, 0);
+            assert_true(mesh->submeshes[s].material < asset->material_count);
+            offset += mesh->submeshes[s].index_count;
+        }
+        assert_int_equal(offset, mesh->index_count);
+    }
+    for (uint32_t i = 0; i < asset->material_count; i++)
+        assert_non_null(asset->materials[i].name);
+    for (uint32_t i = 0; i < asset->node_count; i++) {
+        assert_true(asset->nodes[i].parent < (int32_t)i); /* parents first */
+        assert_true(asset->nodes[i].mesh < (int32_t)asset->mesh_count);
+    }
+}
+
+static void write_in(const char *dir, const char *relative, const void *data, size_t size) {
+    char *path = test_path_join(dir, relative);
+    for (char *slash = strchr(path + strlen(dir) + 1, '/'); slash; slash = strchr(slash + 1, '/')) {
+        *slash = '\0';
+        mkdir(path, 0755);
+        *slash = '/';
+    }
+    test_write_file(path, data, size);
+    free(path);
+}
+
+static void write_text(const char *dir, const char *relative, const char *text) {
+    write_in(dir, relative, text, strlen(text));
+}
+
+static char *fresh_dir(const char *name) {
+    char label[96];
+    snprintf(label, sizeof label, "assimp_%s", name);
+    return test_make_temp_dir(label);
+}
+
+static const ir_mesh *only_mesh(const imported *r) {
+    if (r->asset.mesh_count != 1)
+        fail_msg("expected one mesh, got %u\n%s", r->asset.mesh_count, messages(r));
+    return &r->asset.meshes[0];
+}
+
+/* AABB of the vertices the indices use. */
+static void mesh_bounds(const ir_mesh *mesh, float lo[3], float hi[3]) {
+    for (int k = 0; k < 3; k++) {
+        lo[k] = INFINITY;
+        hi[k] = -INFINITY;
+    }
+    for (uint32_t i = 0; i < mesh->index_count; i++) {
+        const float *p = mesh->positions + 3 * (size_t)mesh->indices[i];
+        for (int k = 0; k < 3; k++) {
+            lo[k] = fminf(lo[k], p[k]);
+            hi[k] = fmaxf(hi[k], p[k]);
+        }
+    }
+}
+
+static void expect_bounds(const ir_mesh *mesh, float x0, float y0, float z0, float x1, float y1,
+                          float z1) {
+    float lo[3], hi[3];
+    mesh_bounds(mesh, lo, hi);
+    const float want_lo[3] = {x0, y0, z0}, want_hi[3] = {x1, y1, z1};
+    for (int k = 0; k < 3; k++)
+        if (fabsf(lo[k] - want_lo[k]) > 1e-6f || fabsf(hi[k] - want_hi[k]) > 1e-6f)
+            fail_msg("bounds (%g %g %g)-(%g %g %g), expected (%g %g %g)-(%g %g %g)", lo[0], lo[1],
+                     lo[2], hi[0], hi[1], hi[2], x0, y0, z0, x1, y1, z1);
+}
+
+static bool has_dependency(const imported *r, const char *path) {
+    return strlist_contains(&r->dependencies, path);
+}
+
+static void expect_no_dependency_containing(const imported *r, const char *word) {
+    for (size_t i = 0; i < r->dependencies.count; i++)
+        if (strstr(r->dependencies.items[i], word) != NULL)
+            fail_msg("dependency '%s' recorded", r->dependencies.items[i]);
+}
+
+/* ---------------------------------------------------------------------------
+ * Fixtures
+ * ------------------------------------------------------------------------- */
+
+/* The unit cube as 6 quads, corners 0..7 = (x, y, z) bits. */
+static const float CUBE_CORNERS[8][3] = {{0, 0, 0}, {0, 0, 1}, {0, 1, 1}, {0, 1, 0},
+                                         {1, 0, 0}, {1, 0, 1}, {1, 1, 1}, {1, 1, 0}};
+static const int CUBE_QUADS[6][4] = {{0, 1, 2, 3}, {7, 6, 5, 4}, {0, 4, 5, 1},
+                                     {1, 5, 6, 2}, {2, 6, 7, 3}, {3, 7, 4, 0}};
+
+static const char CUBE_PLY_ASCII[] = "ply\n"
+                                     "format ascii 1.0\n"
+                                     "comment written by test_assimp\n"
+                                     "element vertex 8\n"
+                                     "property float x\n"
+                                     "property float y\n"
+                                     "property float z\n"
+                                     "element face 6\n"
+                                     "property list uchar int vertex_indices\n"
+                                     "end_header\n"
+                                     "0 0 0\n0 0 1\n0 1 1\n0 1 0\n1 0 0\n1 0 1\n1 1 1\n1 1 0\n"
+                                     "4 0 1 2 3\n4 7 6 5 4\n4 0 4 5 1\n"
+                                     "4 1 5 6 2\n4 2 6 7 3\n4 3 7 4 0\n";
+
+/* The same cube, binary little-endian, with a colour per vertex. */
+static size_t cube_ply_binary(uint8_t *out, size_t cap) {
+    static const char header[] = "ply\n"
+                                 "format binary_little_endian 1.0\n"
+                                 "element vertex 8\n"
+                                 "property float x\n"
+                                 "property float y\n"
+                                 "property float z\n"
+                                 "property uchar red\n"
+                                 "property uchar green\n"
+                                 "property uchar blue\n"
+                                 "element face 6\n"
+                                 "property list uchar int vertex_indices\n"
+                                 "end_header\n";
+    size_t n = strlen(header);
+    assert_true(cap > n + 8 * 15 + 6 * 17);
+    memcpy(out, header, n);
+    for (int v = 0; v < 8; v++) {
+        for (int k = 0; k < 3; k++) {
+            float f = CUBE_CORNERS[v][k];
+            uint32_t bits;
+            memcpy(&bits, &f, 4);
+            for (int b = 0; b < 4; b++)
+                out[n++] = (uint8_t)(bits >> (8 * b));
+        }
+        out[n++] = 255;               /* red */
+        out[n++] = (uint8_t)(v * 32); /* green */
+        out[n++] = 0;                 /* blue */
+    }
+    for (int f = 0; f < 6; f++) {
+        out[n++] = 4;
+        for (int c = 0; c < 4; c++) {
+            uint32_t index = (uint32_t)CUBE_QUADS[f][c];
+            for (int b = 0; b < 4; b++)
+                out[n++] = (uint8_t)(index >> (8 * b));
+        }
+    }
+    return n;
+}
+
+/* An ASCII STL of the unit cube: 12 facets. */
+static char *cube_stl(void) {
+    size_t cap = 8192, n = 0;
+    char *text = malloc(cap);
+    assert_non_null(text);
+    n += (size_t)snprintf(text + n, cap - n, "solid cube\n");
+    for (int f = 0; f < 6; f++) {
+        static const int split[2][3] = {{0, 1, 2}, {0, 2, 3}};
+        for (int t = 0; t < 2; t++) {
+            n += (size_t)snprintf(text + n, cap - n, "  facet normal 0 0 0\n    outer loop\n");
+            for (int c = 0; c < 3; c++) {
+                const float *p = CUBE_CORNERS[CUBE_QUADS[f][split[t][c]]];
+                n += (size_t)snprintf(text + n, cap - n, "      vertex %g %g %g\n", p[0], p[1],
+                                      p[2]);
+            }
+            n += (size_t)snprintf(text + n, cap - n, "    endloop\n  endfacet\n");
+        }
+    }
+    n += (size_t)snprintf(text + n, cap - n, "endsolid cube\n");
+    assert_true(n < cap);
+    return text;
+}
+
+/* COLLADA: a quad+2 triangles geometry with two materials placed by two nodes
+ * (instancing) under a translated parent, and a triangle with a material
+ * whose texture climbs out of the input root. */
+static const char *const SCENE_DAE[] = {
+    "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n"
+    "<COLLADA xmlns=\"http://www.collada.org/2005/11/COLLADASchema\" version=\"1.4.1\">\n"
+    " <asset><unit name=\"meter\" meter=\"1\"/><up_axis>Y_UP</up_axis></asset>\n"
+    " <library_images>\n"
+    "  <image id=\"wood-img\"><init_from>tex/wood.png</init_from></image>\n"
+    "  <image id=\"evil-img\"><init_from>../../../../../../../../etc/passwd</init_from></image>\n"
+    " </library_images>\n"
+    " <library_effects>\n"
+    "  <effect id=\"red-fx\"><profile_COMMON><technique sid=\"common\"><phong>\n"
+    "   <emission><color>0.5 0.25 0 1</color></emission>\n"
+    "   <diffuse><color>1 0 0 1</color></diffuse>\n"
+    "   <shininess><float>98</float></shininess>\n"
+    "  </phong></technique></profile_COMMON></effect>\n"
+    "  <effect id=\"wood-fx\"><profile_COMMON>\n"
+    "   <newparam sid=\"wood-surface\"><surface type=\"2D\"><init_from>wood-img</init_from>"
+    "</surface></newparam>\n"
+    "   <newparam sid=\"wood-sampler\"><sampler2D><source>wood-surface</source></sampler2D>"
+    "</newparam>\n"
+    "   <technique sid=\"common\"><lambert>\n"
+    "    <diffuse><texture texture=\"wood-sampler\" texcoord=\"UVMap\"/></diffuse>\n"
+    "   </lambert></technique></profile_COMMON></effect>\n"
+    "  <effect id=\"evil-fx\"><profile_COMMON>\n"
+    "   <newparam sid=\"evil-surface\"><surface type=\"2D\"><init_from>evil-img</init_from>"
+    "</surface></newparam>\n"
+    "   <newparam sid=\"evil-sampler\"><sampler2D><source>evil-surface</source></sampler2D>"
+    "</newparam>\n"
+    "   <technique sid=\"common\"><lambert>\n"
+    "    <diffuse><texture texture=\"evil-sampler\" texcoord=\"UVMap\"/></diffuse>\n"
+    "   </lambert></technique></profile_COMMON></effect>\n"
+    " </library_effects>\n",
+    " <library_materials>\n"
+    "  <material id=\"red\" name=\"red\"><instance_effect url=\"#red-fx\"/></material>\n"
+    "  <material id=\"wood\" name=\"wood\"><instance_effect url=\"#wood-fx\"/></material>\n"
+    "  <material id=\"evil\" name=\"evil\"><instance_effect url=\"#evil-fx\"/></material>\n"
+    " </library_materials>\n"
+    " <library_geometries>\n"
+    "  <geometry id=\"quad\" name=\"quad\"><mesh>\n"
+    "   <source id=\"quad-pos\"><float_array id=\"quad-pos-a\" count=\"18\">"
+    "0 0 0 1 0 0 1 1 0 0 1 0 0 0 1 1 0 1</float_array>\n"
+    "    <technique_common><accessor source=\"#quad-pos-a\" count=\"6\" stride=\"3\">"
+    "<param name=\"X\" type=\"float\"/><param name=\"Y\" type=\"float\"/>"
+    "<param name=\"Z\" type=\"float\"/></accessor></technique_common></source>\n"
+    "   <vertices id=\"quad-vtx\"><input semantic=\"POSITION\" source=\"#quad-pos\"/></vertices>\n"
+    "   <polylist material=\"red-sym\" count=\"1\"><input semantic=\"VERTEX\" "
+    "source=\"#quad-vtx\" offset=\"0\"/><vcount>4</vcount><p>0 1 2 3</p></polylist>\n"
+    "   <triangles material=\"wood-sym\" count=\"2\"><input semantic=\"VERTEX\" "
+    "source=\"#quad-vtx\" offset=\"0\"/><p>0 1 4 1 5 4</p></triangles>\n"
+    "  </mesh></geometry>\n"
+    "  <geometry id=\"tri\" name=\"tri\"><mesh>\n"
+    "   <source id=\"tri-pos\"><float_array id=\"tri-pos-a\" count=\"9\">"
+    "0 0 0 1 0 0 0 1 0</float_array>\n"
+    "    <technique_common><accessor source=\"#tri-pos-a\" count=\"3\" stride=\"3\">"
+    "<param name=\"X\" type=\"float\"/><param name=\"Y\" type=\"float\"/>"
+    "<param name=\"Z\" type=\"float\"/></accessor></technique_common></source>\n"
+    "   <vertices id=\"tri-vtx\"><input semantic=\"POSITION\" source=\"#tri-pos\"/></vertices>\n"
+    "   <triangles material=\"evil-sym\" count=\"1\"><input semantic=\"VERTEX\" "
+    "source=\"#tri-vtx\" offset=\"0\"/><p>0 1 2</p></triangles>\n"
+    "  </mesh></geometry>\n"
+    " </library_geometries>\n",
+    " <library_visual_scenes>\n"
+    "  <visual_scene id=\"scene\" name=\"scene\">\n"
+    "   <node id=\"parent\" name=\"parent\">\n"
+    "    <translate>1 2 3</translate>\n"
+    "    <node id=\"quad-node\" name=\"quad-node\">\n"
+    "     <scale>2 2 2</scale>\n"
+    "     <instance_geometry url=\"#quad\"><bind_material><technique_common>\n"
+    "      <instance_material symbol=\"red-sym\" target=\"#red\"/>\n"
+    "      <instance_material symbol=\"wood-sym\" target=\"#wood\"/>\n"
+    "     </technique_common></bind_material></instance_geometry>\n"
+    "    </node>\n"
+    "    <node id=\"quad-copy\" name=\"quad-copy\">\n"
+    "     <instance_geometry url=\"#quad\"><bind_material><technique_common>\n"
+    "      <instance_material symbol=\"red-sym\" target=\"#red\"/>\n"
+    "      <instance_material symbol=\"wood-sym\" target=\"#wood\"/>\n"
+    "     </technique_common></bind_material></instance_geometry>\n"
+    "    </node>\n"
+    "   </node>\n"
+    "   <node id=\"tri-node\" name=\"tri-node\">\n"
+    "    <rotate>0 0 1 90</rotate>\n"
+    "    <instance_geometry url=\"#tri\"><bind_material><technique_common>\n"
+    "     <instance_material symbol=\"evil-sym\" target=\"#evil\"/>\n"
+    "    </technique_common></bind_material></instance_geometry>\n"
+    "   </node>\n"
+    "  </visual_scene>\n"
+    " </library_visual_scenes>\n"
+    " <scene><instance_visual_scene url=\"#scene\"/></scene>\n"
+    "</COLLADA>\n",
+};
+
+static char *scene_dae(void) {
+    size_t size = 1;
+    for (size_t i = 0; i < sizeof SCENE_DAE / sizeof SCENE_DAE[0]; i++)
+        size += strlen(SCENE_DAE[i]);
+    char *text = malloc(size);
+    assert_non_null(text);
+    text[0] = '\0';
+    for (size_t i = 0; i < sizeof SCENE_DAE / sizeof SCENE_DAE[0]; i++)
+        strcat(text, SCENE_DAE[i]);
+    return text;
+}
+
+/* Valve SMD: two bones; vertices with one or two weights. */
+static const char SKIN_SMD[] = "version 1\n"
+                               "nodes\n"
+                               "0 \"root\" -1\n"
+                               "1 \"arm\" 0\n"
+                               "end\n"
+                               "skeleton\n"
+                               "time 0\n"
+                               "0 0 0 0 0 0 0\n"
+                               "1 0 1 0 0 0 0\n"
+                               "end\n"
+                               "triangles\n"
+                               "skin.bmp\n"
+                               "0  0 0 0  0 0 1  0 0  1 0 1.0\n"
+                               "0  1 0 0  0 0 1  1 0  2 0 0.25 1 0.75\n"
+                               "0  0 2 0  0 0 1  0 1  1 1 1.0\n"
+                               "skin.bmp\n"
+                               "0  1 0 0  0 0 1  1 0  2 0 0.25 1 0.75\n"
+                               "0  1 2 0  0 0 1  1 1  1 1 1.0\n"
+                               "0  0 2 0  0 0 1  0 1  1 1 1.0\n"
+                               "end\n";
+
+/* ---------------------------------------------------------------------------
+ * Registry
+ * ------------------------------------------------------------------------- */
+
+static void registry_sends_other_model_formats_to_assimp(void **state) {
+    (void)state;
+    static const char *const claimed[] = {"a/b/Hero.FBX", "scene.dae",  "ship.3ds",  "scan.ply",
+                                          "part.stl",     "old.x",      "obj.lwo",   "level.blend",
+                                          "m.md5mesh",    "m.mesh.xml", "print.3mf", "tri.off"};
+    for (size_t i = 0; i < sizeof claimed / sizeof claimed[0]; i++) {
+        const cook_importer *importer = discover_match(claimed[i]);
+        if (importer == NULL || strcmp(importer->name, "assimp") != 0)
+            fail_msg("%s is not claimed by assimp", claimed[i]);
+        assert_ptr_equal(importer->import, import_assimp);
+        assert_int_equal(importer->kind, COOK_KIND_MODEL);
+    }
+    /* kiln's own importers keep their formats; generic names stay unclaimed. */
+    assert_string_equal(discover_match("crate.obj")->name, "obj");
+    static const char *const unclaimed[] = {"notes.txt",    "data.xml", "height.raw", "mocap.bvh",
+                                            "walk.md5anim", "plan.dxf", "a.mtl"};
+    for (size_t i = 0; i < sizeof unclaimed / sizeof unclaimed[0]; i++)
+        if (discover_match(unclaimed[i]) != NULL)
+            fail_msg("%s is claimed by %s", unclaimed[i], discover_match(unclaimed[i])->name);
+    const cook_importer *gltf = discover_match("a.gltf");
+    assert_true(gltf == NULL || strcmp(gltf->name, "assimp") != 0);
+}
+
+/* ---------------------------------------------------------------------------
+ * Formats
+ * ------------------------------------------------------------------------- */
+
+static void ascii_ply_cube(void **state) {
+    (void)state;
+    char *dir = fresh_dir("ply_ascii");
+    imported r;
+    import_text(&r, dir, "models/cube.ply", CUBE_PLY_ASCII);
+    expect_ok(&r);
+    check_asset(&r.asset);
+    const ir_mesh *mesh = only_mesh(&r);
+    assert_int_equal(mesh->index_count, 3 * 12);
+    assert_int_equal(mesh->vertex_count, 8);
+    expect_bounds(mesh, 0, 0, 0, 1, 1, 1);
+    assert_int_equal(mesh->submesh_count, 1);
+    assert_int_equal(r.asset.material_count, 1);
+    assert_null(mesh->normals); /* none in the file: the pipeline generates them */
+    assert_null(mesh->texcoords[0]);
+    assert_null(mesh->colors);
+    assert_null(mesh->joints);
+    /* A root node places the mesh. */
+    assert_true(r.asset.node_count >= 1);
+    uint32_t placed = 0;
+    for (uint32_t i = 0; i < r.asset.node_count; i++)
+        placed += r.asset.nodes[i].mesh == 0;
+    assert_int_equal(placed, 1);
+    /* Non-PBR default material through the MTL conversion: not metallic. */
+    assert_true(r.asset.materials[0].metallic == 0.0f);
+    assert_int_equal(r.dependencies.count, 0);
+    imported_free(&r);
+    free(dir);
+}
+
+static void binary_ply_cube_matches_ascii(void **state) {
+    (void)state;
+    char *dir = fresh_dir("ply_binary");
+    uint8_t bytes[1024];
+    size_t size = cube_ply_binary(bytes, sizeof bytes);
+    imported binary, ascii;
+    import_bytes(&binary, dir, "cube_binary.ply", bytes, size);
+    import_text(&ascii, dir, "cube.ply", CUBE_PLY_ASCII);
+    expect_ok(&binary);
+    expect_ok(&ascii);
+    check_asset(&binary.asset);
+    const ir_mesh *b = only_mesh(&binary), *a = only_mesh(&ascii);
+    assert_int_equal(b->index_count, a->index_count);
+    assert_int_equal(b->vertex_count, a->vertex_count);
+    for (uint32_t i = 0; i < a->index_count; i++)
+        assert_memory_equal(b->positions + 3 * (size_t)b->indices[i],
+                            a->positions + 3 * (size_t)a->indices[i], 3 * sizeof(float));
+    /* Colours: uchar / 255, alpha 1. */
+    assert_non_null(b->colors);
+    for (uint32_t v = 0; v < b->vertex_count; v++) {
+        assert_true(fabsf(b->colors[4 * v + 0] - 1.0f) < 1e-6f);
+        assert_true(b->colors[4 * v + 2] == 0.0f);
+        assert_true(fabsf(b->colors[4 * v + 3] - 1.0f) < 1e-6f);
+    }
+    imported_free(&binary);
+    imported_free(&ascii);
+    free(dir);
+}
+
+static void ascii_stl_cube(void **state) {
+    (void)state;
+    char *dir = fresh_dir("stl");
+    char *stl = cube_stl();
+    imported r;
+    import_text(&r, dir, "part.stl", stl);
+    expect_ok(&r);
+    check_asset(&r.asset);
+    const ir_mesh *mesh = only_mesh(&r);
+    assert_int_equal(mesh->index_count, 3 * 12);
+    assert_true(mesh->vertex_count >= 8 && mesh->vertex_count <= 36);
+    expect_bounds(mesh, 0, 0, 0, 1, 1, 1);
+    assert_int_equal(mesh->submesh_count, 1);
+    assert_int_equal(r.asset.material_count, 1);
+    imported_free(&r);
+    free(stl);
+    free(dir);
+}
+
+static void off_pyramid_is_triangulated(void **state) {
+    (void)state;
+    char *dir = fresh_dir("off");
+    imported r;
+    import_text(&r, dir, "pyramid.off",
+                "OFF\n# a square pyramid\n5 5 0\n"
+                "-1 0 -1\n1 0 -1\n1 0 1\n-1 0 1\n0 2 0\n"
+                "4 0 1 2 3\n3 0 4 1\n3 1 4 2\n3 2 4 3\n3 3 4 0\n");
+    expect_ok(&r);
+    check_asset(&r.asset);
+    const ir_mesh *mesh = only_mesh(&r);
+    assert_int_equal(mesh->index_count, 3 * 6); /* the quad is 2 triangles */
+    assert_int_equal(mesh->vertex_count, 5);
+    expect_bounds(mesh, -1, 0, -1, 1, 2, 1);
+    imported_free(&r);
+    free(dir);
+}
+
+static void dae_nodes_submeshes_materials_and_textures(void **state) {
+    (void)state;
+    char *dir = fresh_dir("dae");
+    write_text(dir, "models/tex/wood.png", "not really a png");
+    char *dae = scene_dae();
+    imported r;
+    import_text(&r, dir, "models/scene.dae", dae);
+    free(dae);
+    expect_ok(&r);
+    check_asset(&r.asset);
+
+    /* Nodes: root, parent, quad-node, quad-copy, tri-node; parents first. */
+    assert_int_equal(r.asset.node_count, 5);
+    const ir_node *nodes = r.asset.nodes;
+    assert_string_equal(nodes[1].name, "parent");
+    assert_int_equal(nodes[1].parent, 0);
+    assert_true(nodes[1].translation[0] == 1.0f && nodes[1].translation[1] == 2.0f &&
+                nodes[1].translation[2] == 3.0f);
+    /* Column-major: the translation is in elements 12..14. */
+    assert_true(nodes[1].matrix[12] == 1.0f && nodes[1].matrix[13] == 2.0f &&
+                nodes[1].matrix[14] == 3.0f && nodes[1].matrix[3] == 0.0f);
+    assert_string_equal(nodes[2].name, "quad-node");
+    assert_int_equal(nodes[2].parent, 1);
+    assert_true(nodes[2].scale[0] == 2.0f && nodes[2].scale[1] == 2.0f &&
+                nodes[2].scale[2] == 2.0f);
+    assert_string_equal(nodes[3].name, "quad-copy");
+    assert_string_equal(nodes[4].name, "tri-node");
+    assert_int_equal(nodes[4].parent, 0);
+    /* rotate 90 degrees about z: quaternion (0, 0, sin 45, cos 45). */
+    assert_true(fabsf(nodes[4].rotation[2] - (float)M_SQRT1_2) < 1e-6f);
+    assert_true(fabsf(nodes[4].rotation[3] - (float)M_SQRT1_2) < 1e-6f);
+    assert_true(fabsf(nodes[4].matrix[1] - 1.0f) < 1e-6f); /* x axis -> +y */
+
+    /* Two nodes place the same geometry: one mesh, shared. */
+    assert_int_equal(r.asset.mesh_count, 2);
+    assert_int_equal(nodes[0].mesh, -1);
+    assert_int_equal(nodes[1].mesh, -1);
+    assert_int_equal(nodes[2].mesh, 0);
+    assert_int_equal(nodes[3].mesh, 0);
+    assert_int_equal(nodes[4].mesh, 1);
+    const ir_mesh *quad = &r.asset.meshes[0];
+    assert_int_equal(quad->index_count, 3 * 4);
+    assert_int_equal(quad->submesh_count, 2); /* one per material */
+    assert_int_equal(quad->submeshes[0].index_count, 6);
+    assert_int_equal(quad->submeshes[1].index_count, 6);
+    expect_bounds(quad, 0, 0, 0, 1, 1, 1);
+
+    /* Materials: dense, in order of first use. */
+    assert_int_equal(r.asset.material_count, 3);
+    const ir_material *red = &r.asset.materials[quad->submeshes[0].material];
+    const ir_material *wood = &r.asset.materials[quad->submeshes[1].material];
+    const ir_material *evil = &r.asset.materials[r.asset.meshes[1].submeshes[0].material];
+    assert_string_equal(red->name, "red");
+    assert_string_equal(wood->name, "wood");
+    assert_string_equal(evil->name, "evil");
+    /* Phong → metallic-roughness with the MTL rules. */
+    assert_true(red->base_color[0] == 1.0f && red->base_color[1] == 0.0f &&
+                red->base_color[3] == 1.0f);
+    assert_true(red->metallic == 0.0f);
+    assert_true(fabsf(red->roughness - sqrtf(2.0f / 100.0f)) < 1e-6f); /* Ns 98 */
+    assert_true(red->emissive[0] == 0.5f && red->emissive[1] == 0.25f);
+    assert_int_equal(red->alpha_mode, IR_ALPHA_OPAQUE);
+    assert_true(wood->roughness == 1.0f); /* lambert: no specular lobe */
+    /* The texture resolved inside the input root and recorded. */
+    assert_non_null(wood->textures[IR_SLOT_BASE_COLOR].path);
+    assert_string_equal(wood->textures[IR_SLOT_BASE_COLOR].path, "models/tex/wood.png");
+    assert_true(has_dependency(&r, "models/tex/wood.png"));
+    /* The one climbing out: refused, a warning, never recorded. */
+    assert_null(evil->textures[IR_SLOT_BASE_COLOR].path);
+    expect_message(&r, "models/scene.dae: warning: texture '../../../../../../../../etc/passwd' "
+                       "of material 'evil' cannot be used");
+    expect_no_dependency_containing(&r, "passwd");
+    imported_free(&r);
+    free(dir);
+}
+
+/* DCC tools write the artist's absolute paths; the file of that name next to
+ * the source is used (never the absolute path itself). */
+static void absolute_texture_paths_fall_back_to_the_source_folder(void **state) {
+    (void)state;
+    char *dir = fresh_dir("dae_absolute");
+    write_text(dir, "models/wood.png", "not really a png");
+    char *dae = scene_dae();
+    const char *from = "<init_from>tex/wood.png</init_from>";
+    const char *to = "<init_from>file:///C:/Users/artist/My%20Project/wood.png</init_from>";
+    char *at = strstr(dae, from);
+    assert_non_null(at);
+    size_t size = strlen(dae) - strlen(from) + strlen(to) + 1;
+    char *edited = malloc(size);
+    assert_non_null(edited);
+    snprintf(edited, size, "%.*s%s%s", (int)(at - dae), dae, to, at + strlen(from));
+    imported r;
+    import_text(&r, dir, "models/scene.dae", edited);
+    expect_ok(&r);
+    const ir_mesh *quad = &r.asset.meshes[0];
+    const ir_material *wood = &r.asset.materials[quad->submeshes[1].material];
+    assert_string_equal(wood->name, "wood");
+    assert_non_null(wood->textures[IR_SLOT_BASE_COLOR].path);
+    assert_string_equal(wood->textures[IR_SLOT_BASE_COLOR].path, "models/wood.png");
+    assert_true(has_dependency(&r, "models/wood.png"));
+    imported_free(&r);
+    free(edited);
+    free(dae);
+    free(dir);
+}
+
+static void smd_skin_has_joints_and_weights(void **state) {
+    (void)state;
+    char *dir = fresh_dir("smd");
+    imported r;
+    import_text(&r, dir, "skin.smd", SKIN_SMD);
+    expect_ok(&r);
+    check_asset(&r.asset);
+    const ir_mesh *mesh = only_mesh(&r);
+    assert_int_equal(mesh->index_count, 6);
+    assert_non_null(mesh->joints);
+    assert_non_null(mesh->weights);
+    int32_t root = -1, arm = -1;
+    for (uint32_t i = 0; i < r.asset.node_count; i++) {
+        if (r.asset.nodes[i].name && strcmp(r.asset.nodes[i].name, "root") == 0)
+            root = (int32_t)i;
+        if (r.asset.nodes[i].name && strcmp(r.asset.nodes[i].name, "arm") == 0)
+            arm = (int32_t)i;
+    }
+    assert_true(root >= 0 && arm > root);
+    assert_int_equal(r.asset.nodes[arm].parent, root);
+    /* Joint indices are node indices; the shared vertex (1 0 0) is 1/4 root,
+     * 3/4 arm; the others belong to one bone. */
+    bool found_shared = false;
+    for (uint32_t v = 0; v < mesh->vertex_count; v++) {
+        const float *p = mesh->positions + 3 * v;
+        const uint16_t *j = mesh->joints + 4 * v;
+        const float *w = mesh->weights + 4 * v;
+        float root_weight = 0.0f, arm_weight = 0.0f;
+        for (int k = 0; k < 4; k++) {
+            if (w[k] > 0.0f && j[k] == root)
+                root_weight += w[k];
+            else if (w[k] > 0.0f && j[k] == arm)
+                arm_weight += w[k];
+            else
+                assert_true(w[k] == 0.0f);
+        }
+        if (p[0] == 1.0f && p[1] == 0.0f) {
+            found_shared = true;
+            assert_true(fabsf(root_weight - 0.25f) < 1e-6f && fabsf(arm_weight - 0.75f) < 1e-6f);
+        } else if (p[1] == 0.0f) {
+            assert_true(root_weight == 1.0f);
+        } else {
+            assert_true(arm_weight == 1.0f);
+        }
+    }
+    assert_true(found_shared);
+    /* Its texture is not there: a warning, not an error. */
+    expect_message(&r, "texture 'skin.bmp' of material");
+    imported_free(&r);
+    free(dir);
+}
+
+/* ---------------------------------------------------------------------------
+ * Problems
+ * ------------------------------------------------------------------------- */
+
+static void unreadable_files_are_clear_errors(void **state) {
+    (void)state;
+    char *dir = fresh_dir("corrupt");
+    imported r;
+    import_text(&r, dir, "models/bad.ply", "this is not a ply file\n");
+    expect_error(&r, "models/bad.ply: error: assimp could not read this file: ");
+    imported_free(&r);
+
+    /* Binary PLY cut short in the middle of the vertices. */
+    uint8_t bytes[1024];
+    size_t size = cube_ply_binary(bytes, sizeof bytes);
+    import_bytes(&r, dir, "cut.ply", bytes, size - 80);
+    expect_error(&r, "cut.ply: error: assimp could not read this file: ");
+    imported_free(&r);
+
+    static const uint8_t noise[] = {0x4b, 0x61, 0x79, 0x64, 0x61, 0x72, 0x61, 0x00, 0xff, 0xfe,
+                                    0x13, 0x37, 0x00, 0x00, 0x01, 0x02, 0x80, 0x81, 0x82, 0x83};
+    import_bytes(&r, dir, "hero.fbx", noise, sizeof noise);
+    expect_error(&r, "hero.fbx: error: assimp could not read this file: ");
+    imported_free(&r);
+
+    /* A face using a vertex that does not exist fails validation. */
+    import_text(&r, dir, "range.ply",
+                "ply\nformat ascii 1.0\nelement vertex 3\nproperty float x\nproperty float y\n"
+                "property float z\nelement face 1\nproperty list uchar int vertex_indices\n"
+                "end_header\n0 0 0\n1 0 0\n0 1 0\n3 0 1 7\n");
+    expect_error(&r, "range.ply: error: assimp could not read this file: Validation failed");
+    imported_free(&r);
+    free(dir);
+}
+
+/* assimp sizes PLY/OFF arrays from header counts before reading data: a tiny
+ * file claiming billions of elements must fail before that allocation. */
+static void header_counts_beyond_the_file_are_refused(void **state) {
+    (void)state;
+    char *dir = fresh_dir("counts");
+    imported r;
+    import_text(&r, dir, "huge.ply",
+                "ply\nformat binary_little_endian 1.0\nelement vertex 4000000000\n"
+                "property float x\nproperty float y\nproperty float z\nend_header\n");
+    expect_error(&r, "huge.ply: error: assimp could not read this file: its PLY header");
+    imported_free(&r);
+    import_text(&r, dir, "huge.off", "OFF\n3 4000000000 0\n0 0 0\n1 0 0\n0 1 0\n3 0 1 2\n");
+    expect_error(&r, "huge.off: error: assimp could not read this file: its OFF header");
+    imported_free(&r);
+    /* Only the counts are checked, not the coordinates after them. */
+    import_text(&r, dir, "big.off", "OFF\n3 1 0\n5000 0 0\n1 0 0\n0 1 0\n3 0 1 2\n");
+    expect_ok(&r);
+    expect_bounds(only_mesh(&r), 0, 0, 0, 5000, 1, 0);
+    imported_free(&r);
+    free(dir);
+}
+
+static void files_without_triangles_cook_to_nothing(void **state) {
+    (void)state;
+    char *dir = fresh_dir("empty");
+    imported r;
+    /* A point cloud. */
+    import_text(&r, dir, "points.ply",
+                "ply\nformat ascii 1.0\nelement vertex 3\nproperty float x\nproperty float y\n"
+                "property float z\nend_header\n0 0 0\n1 0 0\n0 1 0\n");
+    expect_ok(&r);
+    assert_int_equal(r.asset.mesh_count, 0);
+    assert_int_equal(r.diag.warnings, 1);
+    expect_message(&r, "points.ply: warning: no triangles");
+    imported_free(&r);
+
+    /* A scene with a node and nothing in it. */
+    import_text(&r, dir, "empty.dae",
+                "<?xml version=\"1.0\"?>\n"
+                "<COLLADA xmlns=\"http://www.collada.org/2005/11/COLLADASchema\" "
+                "version=\"1.4.1\">\n"
+                " <library_visual_scenes><visual_scene id=\"s\"><node id=\"n\" name=\"n\"/>"
+                "</visual_scene></library_visual_scenes>\n"
+                " <scene><instance_visual_scene url=\"#s\"/></scene>\n"
+                "</COLLADA>\n");
+    expect_ok(&r);
+    assert_int_equal(r.asset.mesh_count, 0);
+    expect_message(&r, "empty.dae: warning: no triangles");
+    imported_free(&r);
+    free(dir);
+}
+
+/* Everything assimp opens goes through the input root: a side file outside
+ * it (by a climbing path, an absolute path or a symlink) is never read nor
+ * recorded, one inside is read and recorded. OBJ is used here because
+ * assimp's OBJ reader opens its .mtl libraries itself. */
+static void assimp_reads_only_inside_the_input_root(void **state) {
+    (void)state;
+    char *base = fresh_dir("confined");
+    char *root = test_path_join(base, "root");
+    mkdir(root, 0755);
+    /* Outside the root: a library that would turn 'evil' red. */
+    write_text(base, "outside.mtl", "newmtl evil\nKd 1 0 0\n");
+    char *outside = test_path_join(base, "outside.mtl");
+    char *link = test_path_join(root, "m/link.mtl");
+    write_text(root, "m/good.mtl", "newmtl good\nKd 0 1 0\nmap_Kd ../../outside.mtl\n");
+    assert_int_equal(symlink(outside, link), 0);
+    char obj[2048];
+    snprintf(obj, sizeof obj,
+             "mtllib ../../outside.mtl\n"
+             "mtllib %s\n"
+             "mtllib link.mtl\n"
+             "mtllib good.mtl\n"
+             "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 1 1 0\n"
+             "usemtl evil\nf 1 2 3\n"
+             "usemtl good\nf 2 4 3\n",
+             outside);
+    imported r;
+    import_text(&r, root, "m/model.obj", obj);
+    expect_ok(&r);
+    check_asset(&r.asset);
+    assert_true(has_dependency(&r, "m/good.mtl"));
+    expect_no_dependency_containing(&r, "outside");
+    expect_no_dependency_containing(&r, "link");
+    for (uint32_t m = 0; m < r.asset.material_count; m++) {
+        const ir_material *material = &r.asset.materials[m];
+        if (strcmp(material->name, "evil") == 0)
+            assert_false(material->base_color[0] == 1.0f && material->base_color[1] == 0.0f);
+        if (strcmp(material->name, "good") == 0) {
+            assert_true(material->base_color[1] == 1.0f);
+            assert_null(material->textures[IR_SLOT_BASE_COLOR].path); /* climbs out */
+        }
+    }
+    imported_free(&r);
+
+    /* When the import fails, the refused names are listed as notes. */
+    import_text(&r, root, "m/broken.obj", "mtllib ../../outside.mtl\nv 0 0 0\nv 1 0 0\nf 1 2 9\n");
+    assert_false(r.ok);
+    expect_message(&r, "m/broken.obj: error: assimp could not read this file: ");
+    expect_message(&r, "m/broken.obj: note: assimp asked for ");
+    expect_message(&r, "leaves the input folder");
+    expect_no_dependency_containing(&r, "outside");
+    imported_free(&r);
+    free(link);
+    free(outside);
+    free(root);
+    free(base);
+}
+
+/* ---------------------------------------------------------------------------
+ * Threads
+ * ------------------------------------------------------------------------- */
+
+typedef struct thread_job {
+    const char *dir;
+    int failures;
+} thread_job;
+
+static void *import_many(void *arg) {
+    thread_job *job = arg;
+    for (int i = 0; i < 12; i++) {
+        imported r;
+        import_text(&r, job->dir, "cube.ply", CUBE_PLY_ASCII);
+        if (!r.ok || r.asset.mesh_count != 1 || r.asset.meshes[0].index_count != 36)
+            job->failures++;
+        imported_free(&r);
+        import_text(&r, job->dir, "bad.ply", "ply\nformat nonsense 9\nend_header\n");
+        /* The error text must be this import's own, not another thread's. */
+        if (r.ok ||
+            strstr(messages(&r), "bad.ply: error: assimp could not read this file: ") == NULL)
+            job->failures++;
+        imported_free(&r);
+    }
+    return NULL;
+}
+
+static void imports_run_in_parallel(void **state) {
+    (void)state;
+    char *dir = fresh_dir("threads");
+    enum { THREADS = 6 };
+    pthread_t threads[THREADS];
+    thread_job jobs[THREADS];
+    for (int t = 0; t < THREADS; t++) {
+        jobs[t] = (thread_job){dir, 0};
+        assert_int_equal(pthread_create(&threads[t], NULL, import_many, &jobs[t]), 0);
+    }
+    int failures = 0;
+    for (int t = 0; t < THREADS; t++) {
+        pthread_join(threads[t], NULL);
+        failures += jobs[t].failures;
+    }
+    assert_int_equal(failures, 0);
+    free(dir);
+}
+
+/* ---------------------------------------------------------------------------
+ * Corpus
+ * ------------------------------------------------------------------------- */
+
+static void corpus_ply_rows_cook(void **state) {
+    (void)state;
+    if (test_skip_without_corpus("corpus_ply_rows_cook"))
+        skip();
+    const char *corpus = test_corpus_dir();
+    char *index_path = test_path_join(corpus, "index.tsv");
+    size_t size;
+    char *index = (char *)test_read_file(index_path, &size);
+    char *output = fresh_dir("corpus_out");
+    int rows = 0, failures = 0;
+    for (char *line = index, *next; line != NULL && *line != '\0'; line = next) {
+        next = strchr(line, '\n');
+        if (next != NULL)
+            *next++ = '\0';
+        char *fields[5] = {0};
+        char *cursor = line;
+        for (int f = 0; f < 5 && cursor != NULL; f++) {
+            fields[f] = cursor;
+            cursor = strchr(cursor, '\t');
+            if (cursor != NULL)
+                *cursor++ = '\0';
+        }
+        if (fields[3] == NULL || strcmp(fields[1], "ply") != 0)
+            continue;
+        rows++;
+        cook_settings settings;
+        cook_settings_default(&settings);
+        cook_request request = {
+            .input_root = corpus,
+            .output_root = output,
+            .source_path = fields[0],
+            .importer = discover_match(fields[0]),
+            .settings = &settings,
+            .verify = true,
+        };
+        assert_non_null(request.importer);
+        assert_string_equal(request.importer->name, "assimp");
+        cook_asset_result result;
+        bool ok = cook_asset(&request, &result);
+        bool expect_success = strcmp(fields[3], "ok") == 0;
+        const char *text = result.diag.text.data ? (const char *)result.diag.text.data : "";
+        if (ok != expect_success || (ok && (result.meshes == 0 || result.triangles == 0))) {
+            printf("%s: expected %s, got %s (%u meshes, %u triangles):\n%s", fields[0], fields[3],
+                   ok ? "ok" : "error", result.meshes, result.triangles, text);
+            failures++;
+        }
+        cook_asset_result_free(&result);
+    }
+    free(output);
+    free(index);
+    free(index_path);
+    assert_true(rows >= 4);
+    assert_int_equal(failures, 0);
+}
+
+static void corpus_ply_models_have_the_expected_counts(void **state) {
+    (void)state;
+    if (test_skip_without_corpus("corpus_ply_models_have_the_expected_counts"))
+        skip();
+    const char *corpus = test_corpus_dir();
+    imported r;
+    /* cube.ply and cube_binary.ply: 6 quads on 8 corners of the unit cube. */
+    static const char *const cubes[] = {"ply/assimp/cube.ply", "ply/assimp/cube_binary.ply"};
+    for (int i = 0; i < 2; i++) {
+        import_file(&r, corpus, cubes[i]);
+        expect_ok(&r);
+        check_asset(&r.asset);
+        const ir_mesh *mesh = only_mesh(&r);
+        assert_int_equal(mesh->index_count, 3 * 12);
+        expect_bounds(mesh, 0, 0, 0, 1, 1, 1);
+        imported_free(&r);
+    }
+    /* cube_uv.ply carries texture coordinates. */
+    import_file(&r, corpus, "ply/assimp/cube_uv.ply");
+    expect_ok(&r);
+    check_asset(&r.asset);
+    assert_non_null(only_mesh(&r)->texcoords[0]);
+    imported_free(&r);
+    /* float-color.ply: float vertex colours. */
+    import_file(&r, corpus, "ply/assimp/float-color.ply");
+    expect_ok(&r);
+    check_asset(&r.asset);
+    assert_non_null(only_mesh(&r)->colors);
+    imported_free(&r);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(registry_sends_other_model_formats_to_assimp),
+        cmocka_unit_test(ascii_ply_cube),
+        cmocka_unit_test(binary_ply_cube_matches_ascii),
+        cmocka_unit_test(ascii_stl_cube),
+        cmocka_unit_test(off_pyramid_is_triangulated),
+        cmocka_unit_test(dae_nodes_submeshes_materials_and_textures),
+        cmocka_unit_test(absolute_texture_paths_fall_back_to_the_source_folder),
+        cmocka_unit_test(smd_skin_has_joints_and_weights),
+        cmocka_unit_test(unreadable_files_are_clear_errors),
+        cmocka_unit_test(header_counts_beyond_the_file_are_refused),
+        cmocka_unit_test(files_without_triangles_cook_to_nothing),
+        cmocka_unit_test(assimp_reads_only_inside_the_input_root),
+        cmocka_unit_test(imports_run_in_parallel),
+        cmocka_unit_test(corpus_ply_rows_cook),
+        cmocka_unit_test(corpus_ply_models_have_the_expected_counts),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,1698 @@
+/* test_gltf.c — the glTF 2.0 importer (import_gltf): accessors of every
+ * component type, strides, sparse data, primitive modes, GLB, data URIs,
+ * EXT_meshopt_compression, materials, nodes, errors with JSON paths, the
+ * corpus's glTF rows, and random mutations of small files. */
+#include <math.h>
+#include <meshoptimizer.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "test_support.h"
+
+#include "cook/cook.h"
+
+/* ---------------------------------------------------------------------------
+ * Helpers
+ * ------------------------------------------------------------------------- */
+
+typedef struct imported {
+    cook_settings settings;
+    cook_diag diag;
+    ir_asset asset;
+    strlist dependencies;
+    bool ok;
+} imported;
+
+static void import_bytes(imported *r, const char *root, const char *source_path, const void *bytes,
+                         size_t size) {
+    memset(r, 0, sizeof *r);
+    cook_settings_default(&r->settings);
+    uint8_t *copy = malloc(size + 1); /* the contract: NUL-terminated */
+    assert_non_null(copy);
+    if (size > 0)
+        memcpy(copy, bytes, size);
+    copy[size] = '\0';
+    cook_context ctx = {
+        .input_root = root,
+        .source_path = source_path,
+        .ref = "test",
+        .source = copy,
+        .source_size = size,
+        .settings = &r->settings,
+        .diag = &r->diag,
+    };
+    r->ok = import_gltf(&ctx, &r->asset);
+    r->dependencies = ctx.dependencies;
+    free(copy);
+}
+
+static void import_file(imported *r, const char *root, const char *source_path) {
+    char *path = test_path_join(root, source_path);
+    size_t size;
+    uint8_t *bytes = test_read_file(path, &size);
+    import_bytes(r, root, source_path, bytes, size);
+    free(bytes);
+    free(path);
+}
+
+static void imported_free(imported *r) {
+    ir_asset_free(&r->asset);
+    diag_free(&r->diag);
+    strlist_free(&r->dependencies);
+}
+
+static const char *messages(const imported *r) {
+    return r->diag.text.data ? (const char *)r->diag.text.data : "";
+}
+
+static void expect_ok(const imported *r) {
+    if (!r->ok || r->diag.errors != 0)
+        fail_msg("import failed:\n%s", messages(r));
+}
+
+/* The import failed and some error line holds every one of the words. */
+static void expect_error(const imported *r, const char *words) {
+    if (r->ok)
+        fail_msg("import succeeded, expected an error with \"%s\"\n%s", words, messages(r));
+    assert_true(r->diag.errors > 0);
+    const char *text = messages(r);
+    for (const char *line = text; *line != '\0';) {
+        const char *end = strchr(line, '\n');
+        size_t length = end ? (size_t)(end - line) : strlen(line);
+        char buffer[2048];
+        snprintf(buffer, sizeof buffer, "%.*s", (int)length, line);
+        if (strstr(buffer, ": error: ") != NULL && strstr(buffer, words) != NULL) {
+            assert_int_equal(r->asset.mesh_count, 0);
+            assert_null(r->asset.meshes);
+            return;
+        }
+        line += length + (end != NULL);
+    }
+    fail_msg("no error line holds \"%s\":\n%s", words, text);
+}
+
+/* The IR invariants of ir.h, for any successful import. */
+static void check_asset(const ir_asset *asset) {
+    for (uint32_t m = 0; m < asset->mesh_count; m++) {
+        const ir_mesh *mesh = &asset->meshes[m];
+        assert_true(mesh->vertex_count > 0);
+        assert_non_null(mesh->positions);
+        assert_int_equal(mesh->index_count % 3, 0);
+        for (uint32_t i = 0; i < mesh->index_count; i++)
+            assert_true(mesh->indices[i] < mesh->vertex_count);
+        for (size_t i = 0; i < 3 * (size_t)mesh->vertex_count; i++)
+            assert_true(isfinite(mesh->positions[i]));
+        for (size_t v = 0; mesh->normals != NULL && v < mesh->vertex_count; v++) {
+            const float *n = mesh->normals + 3 * v;
+            assert_true(fabs(sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]) - 1.0) < 1e-4);
+        }
+        for (size_t v = 0; mesh->weights != NULL && v < mesh->vertex_count; v++) {
+            const float *w = mesh->weights + 4 * v;
+            assert_true(fabs(w[0] + w[1] + w[2] + w[3] - 1.0) < 1e-4);
+        }
+        assert_true((mesh->joints == NULL) == (mesh->weights == NULL));
+        uint32_t offset = 0;
+        for (uint32_t s = 0; s < mesh->submesh_count; s++) {
+            assert_int_equal(mesh->submeshes[s].index_offset, offset);
+            assert_true(mesh->submeshes[s].index_count > 0);
+            assert_int_equal(mesh->submeshes[s].index_count % 3, 0);
+            assert_true(mesh->submeshes[s].material < asset->material_count);
+            offset += mesh->submeshes[s].index_count;
+        }
+        assert_int_equal(offset, mesh->index_count);
+    }
+    for (uint32_t i = 0; i < asset->material_count; i++)
+        assert_non_null(asset->materials[i].name);
+    for (uint32_t i = 0; i < asset->node_count; i++) {
+        assert_true(asset->nodes[i].parent < (int32_t)i);
+        assert_true(asset->nodes[i].mesh < (int32_t)asset->mesh_count);
+    }
+}
+
+static char *fresh_dir(const char *name) {
+    char label[96];
+    snprintf(label, sizeof label, "gltf_%s", name);
+    return test_make_temp_dir(label);
+}
+
+static void write_in(const char *dir, const char *relative, const void *data, size_t size) {
+    char *path = test_path_join(dir, relative);
+    for (char *slash = strchr(path + strlen(dir) + 1, '/'); slash; slash = strchr(slash + 1, '/')) {
+        *slash = '\0';
+        mkdir(path, 0755);
+        *slash = '/';
+    }
+    test_write_file(path, data, size);
+    free(path);
+}
+
+/* JSON is written with single quotes in this file: they become double quotes. */
+static char *json_text(const char *fmt, ...) {
+    va_list args;
+    va_start(args, fmt);
+    va_list copy;
+    va_copy(copy, args);
+    int length = vsnprintf(NULL, 0, fmt, copy);
+    va_end(copy);
+    assert_true(length >= 0);
+    char *text = malloc((size_t)length + 1);
+    assert_non_null(text);
+    vsnprintf(text, (size_t)length + 1, fmt, args);
+    va_end(args);
+    for (char *p = text; *p; p++)
+        if (*p == '\'')
+            *p = '"';
+    return text;
+}
+
+/* Writes `json` as <dir>/model.gltf and imports it. */
+static void import_json(imported *r, const char *dir, const char *json) {
+    write_in(dir, "model.gltf", json, strlen(json));
+    import_bytes(r, dir, "model.gltf", json, strlen(json));
+}
+
+static char *base64(const void *data, size_t size) {
+    static const char table[] =
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    const uint8_t *p = data;
+    char *out = malloc(4 * ((size + 2) / 3) + 1);
+    assert_non_null(out);
+    size_t n = 0;
+    for (size_t i = 0; i < size; i += 3) {
+        uint32_t v = (uint32_t)p[i] << 16;
+        if (i + 1 < size)
+            v |= (uint32_t)p[i + 1] << 8;
+        if (i + 2 < size)
+            v |= p[i + 2];
+        out[n++] = table[v >> 18 & 63];
+        out[n++] = table[v >> 12 & 63];
+        out[n++] = i + 1 < size ? table[v >> 6 & 63] : '=';
+        out[n++] = i + 2 < size ? table[v & 63] : '=';
+    }
+    out[n] = '\0';
+    return out;
+}
+
+/* Builds buffer 0 (one view per accessor) and the accessors. */
+typedef struct builder {
+    bytebuf bin;
+    bytebuf views;
+    bytebuf accessors;
+    int view_count;
+    int accessor_count;
+} builder;
+
+static int add_view(builder *b, const void *data, size_t size, unsigned stride, unsigned target) {
+    while (b->bin.size % 4 != 0)
+        bytebuf_append_zeros(&b->bin, 1);
+    size_t offset = b->bin.size;
+    bytebuf_append(&b->bin, data, size);
+    bytebuf_printf(&b->views, "%s{\"buffer\":0,\"byteOffset\":%zu,\"byteLength\":%zu",
+                   b->view_count ? "," : "", offset, size);
+    if (stride)
+        bytebuf_printf(&b->views, ",\"byteStride\":%u", stride);
+    if (target)
+        bytebuf_printf(&b->views, ",\"target\":%u", target);
+    bytebuf_printf(&b->views, "}");
+    return b->view_count++;
+}
+
+/* `extra` (single-quoted JSON members, may be NULL) is appended to the accessor. */
+static int add_accessor(builder *b, int view, unsigned component, unsigned count,
+                        const char *type, bool normalized, const char *extra) {
+    bytebuf_printf(&b->accessors, "%s{\"componentType\":%u,\"count\":%u,\"type\":\"%s\"",
+                   b->accessor_count ? "," : "", component, count, type);
+    if (view >= 0)
+        bytebuf_printf(&b->accessors, ",\"bufferView\":%d", view);
+    if (normalized)
+        bytebuf_printf(&b->accessors, ",\"normalized\":true");
+    if (extra != NULL) {
+        size_t start = b->accessors.size + 1;
+        bytebuf_printf(&b->accessors, ",%s", extra);
+        for (size_t i = start; i < b->accessors.size; i++)
+            if (b->accessors.data[i] == '\'')
+                b->accessors.data[i] = '"';
+    }
+    bytebuf_printf(&b->accessors, "}");
+    return b->accessor_count++;
+}
+
+static int add_data(builder *b, const void *data, size_t size, unsigned component,
+                    unsigned count, const char *type, bool normalized, unsigned stride,
+                    unsigned target) {
+    int view = add_view(b, data, size, stride, target);
+    return add_accessor(b, view, component, count, type, normalized, NULL);
+}
+
+static const char *text_of(const bytebuf *buf) {
+    return buf->data ? (const char *)buf->data : "";
+}
+
+/* The whole document; `rest` (single-quoted) holds the other top-level members. */
+static char *builder_json(builder *b, const char *rest, bool glb) {
+    char *buffers;
+    if (b->view_count == 0) {
+        buffers = json_text("");
+    } else if (glb) {
+        buffers = json_text("'buffers':[{'byteLength':%zu}],'bufferViews':[%s],", b->bin.size,
+                            text_of(&b->views));
+    } else {
+        char *data = base64(b->bin.data, b->bin.size);
+        buffers = json_text("'buffers':[{'byteLength':%zu,'uri':'data:application/"
+                            "octet-stream;base64,%s'}],'bufferViews':[%s],",
+                            b->bin.size, data, text_of(&b->views));
+        free(data);
+    }
+    char *accessors = b->accessor_count
+                          ? json_text("'accessors':[%s],", text_of(&b->accessors))
+                          : json_text("");
+    char *body = json_text("%s", rest);
+    char *json = json_text("{'asset':{'version':'2.0'},%s%s%s}", buffers, accessors, body);
+    free(buffers);
+    free(accessors);
+    free(body);
+    return json;
+}
+
+static void put_u32(uint8_t *p, uint32_t v) {
+    p[0] = (uint8_t)v;
+    p[1] = (uint8_t)(v >> 8);
+    p[2] = (uint8_t)(v >> 16);
+    p[3] = (uint8_t)(v >> 24);
+}
+
+/* A GLB of a JSON text and an optional BIN payload. */
+static uint8_t *make_glb(const char *json, const void *bin, size_t bin_size, size_t *size) {
+    size_t json_length = (strlen(json) + 3) & ~(size_t)3;
+    size_t bin_length = (bin_size + 3) & ~(size_t)3;
+    size_t total = 12 + 8 + json_length + (bin ? 8 + bin_length : 0);
+    uint8_t *glb = calloc(1, total);
+    assert_non_null(glb);
+    memcpy(glb, "glTF", 4);
+    put_u32(glb + 4, 2);
+    put_u32(glb + 8, (uint32_t)total);
+    put_u32(glb + 12, (uint32_t)json_length);
+    memcpy(glb + 16, "JSON", 4);
+    memset(glb + 20, ' ', json_length);
+    memcpy(glb + 20, json, strlen(json));
+    if (bin != NULL) {
+        uint8_t *chunk = glb + 20 + json_length;
+        put_u32(chunk, (uint32_t)bin_length);
+        memcpy(chunk + 4, "BIN\0", 4);
+        memcpy(chunk + 8, bin, bin_size);
+    }
+    *size = total;
+    return glb;
+}
+
+static void builder_free(builder *b) {
+    bytebuf_free(&b->bin);
+    bytebuf_free(&b->views);
+    bytebuf_free(&b->accessors);
+}
+
+static void expect_floats(const float *actual, const float *expected, size_t n, float tolerance) {
+    for (size_t i = 0; i < n; i++)
+        if (!(fabsf(actual[i] - expected[i]) <= tolerance))
+            fail_msg("value %zu: %.9g, expected %.9g", i, (double)actual[i], (double)expected[i]);
+}
+
+static void expect_indices(const ir_mesh *mesh, const uint32_t *expected, uint32_t n) {
+    assert_int_equal(mesh->index_count, n);
+    for (uint32_t i = 0; i < n; i++)
+        if (mesh->indices[i] != expected[i])
+            fail_msg("index %u: %u, expected %u", i, mesh->indices[i], expected[i]);
+}
+
+enum { BYTE = 5120, UBYTE = 5121, SHORT = 5122, USHORT = 5123, UINT = 5125, FLOAT = 5126 };
+
+static const float TRIANGLE[9] = {0, 0, 0, 1, 0, 0, 0, 1, 0};
+
+/* ---------------------------------------------------------------------------
+ * Accessors
+ * ------------------------------------------------------------------------- */
+
+static void gltf_decodes_every_component_type(void **state) {
+    (void)state;
+    char *dir = fresh_dir("components");
+    builder b = {0};
+    /* 3 vertices per mesh; 8/16-bit VEC3 padded to a 4-byte stride. */
+    const int8_t s8[12] = {-128, -127, 0, 0, 127, 64, 1, 0, 0, 0, 0, 0};
+    const uint8_t u8[12] = {0, 255, 51, 0, 255, 0, 0, 0, 0, 0, 255, 0};
+    const int16_t s16[12] = {-32768, 32767, -16384, 0, 0, 1, 2, 0, 3, 4, 5, 0};
+    const uint16_t u16[12] = {65535, 0, 32768, 0, 1, 2, 3, 0, 4, 5, 6, 0};
+    const uint8_t idx8[3] = {0, 1, 2};
+    const uint16_t idx16[3] = {2, 1, 0};
+    const uint32_t idx32[3] = {0, 2, 1};
+    int a_s8n = add_data(&b, s8, sizeof s8, BYTE, 3, "VEC3", true, 4, 34962);
+    int a_u8n = add_data(&b, u8, sizeof u8, UBYTE, 3, "VEC3", true, 4, 34962);
+    int a_s16n = add_data(&b, s16, sizeof s16, SHORT, 3, "VEC3", true, 8, 34962);
+    int a_u16n = add_data(&b, u16, sizeof u16, USHORT, 3, "VEC3", true, 8, 34962);
+    int a_s16 = add_data(&b, s16, sizeof s16, SHORT, 3, "VEC3", false, 8, 34962);
+    int a_u8 = add_data(&b, u8, sizeof u8, UBYTE, 3, "VEC3", false, 4, 34962);
+    int a_f = add_data(&b, TRIANGLE, sizeof TRIANGLE, FLOAT, 3, "VEC3", false, 0, 34962);
+    int a_i8 = add_data(&b, idx8, sizeof idx8, UBYTE, 3, "SCALAR", false, 0, 34963);
+    int a_i16 = add_data(&b, idx16, sizeof idx16, USHORT, 3, "SCALAR", false, 0, 34963);
+    int a_i32 = add_data(&b, idx32, sizeof idx32, UINT, 3, "SCALAR", false, 0, 34963);
+    /* TEXCOORD_0 as normalized unsigned short and byte (core glTF) */
+    const uint16_t uv16[6] = {0, 65535, 32768, 0, 65535, 65535};
+    const uint8_t uv8[8] = {255, 0, 0, 0, 51, 102, 0, 0};
+    int a_uv16 = add_data(&b, uv16, sizeof uv16, USHORT, 3, "VEC2", true, 4, 34962);
+    int a_uv8 = add_data(&b, uv8, 6, UBYTE, 3, "VEC2", true, 0, 0);
+    char rest[2048];
+    int positions[7] = {a_s8n, a_u8n, a_s16n, a_u16n, a_s16, a_u8, a_f};
+    int indices[3] = {a_i8, a_i16, a_i32};
+    size_t n = (size_t)snprintf(rest, sizeof rest,
+                                "'extensionsUsed':['KHR_mesh_quantization'],"
+                                "'extensionsRequired':['KHR_mesh_quantization'],'meshes':[");
+    for (int m = 0; m < 7; m++)
+        n += (size_t)snprintf(rest + n, sizeof rest - n,
+                              "%s{'primitives':[{'attributes':{'POSITION':%d%s},'indices':%d}]}",
+                              m ? "," : "", positions[m],
+                              m == 0 ? ",'TEXCOORD_0':10" : (m == 1 ? ",'TEXCOORD_0':11" : ""),
+                              indices[m % 3]);
+    snprintf(rest + n, sizeof rest - n, "]");
+    assert_int_equal(a_uv16, 10);
+    assert_int_equal(a_uv8, 11);
+    char *json = builder_json(&b, rest, false);
+    imported r;
+    import_json(&r, dir, json);
+    expect_ok(&r);
+    check_asset(&r.asset);
+    assert_int_equal(r.asset.mesh_count, 7);
+    const float e_s8n[9] = {-1, -1, 0, 1, 64 / 127.0f, 1 / 127.0f, 0, 0, 0};
+    const float e_u8n[9] = {0, 1, 0.2f, 1, 0, 0, 0, 0, 1};
+    const float e_s16n[9] = {-1, 1, -16384 / 32767.0f, 0, 1 / 32767.0f, 2 / 32767.0f,
+                             3 / 32767.0f, 4 / 32767.0f, 5 / 32767.0f};
+    const float e_u16n[9] = {1, 0, 32768 / 65535.0f, 1 / 65535.0f, 2 / 65535.0f, 3 / 65535.0f,
+                             4 / 65535.0f, 5 / 65535.0f, 6 / 65535.0f};
+    const float e_s16[9] = {-32768, 32767, -16384, 0, 1, 2, 3, 4, 5};
+    const float e_u8[9] = {0, 255, 51, 255, 0, 0, 0, 0, 255};
+    const float *expected[7] = {e_s8n, e_u8n, e_s16n, e_u16n, e_s16, e_u8, TRIANGLE};
+    const uint32_t index_lists[3][3] = {{0, 1, 2}, {2, 1, 0}, {0, 2, 1}};
+    for (int m = 0; m < 7; m++) {
+        const ir_mesh *mesh = &r.asset.meshes[m];
+        assert_int_equal(mesh->vertex_count, 3);
+        expect_floats(mesh->positions, expected[m], 9, 1e-7f);
+        expect_indices(mesh, index_lists[m % 3], 3);
+        assert_null(mesh->normals);
+    }
+    const float e_uv16[6] = {0, 1, 32768 / 65535.0f, 0, 1, 1};
+    const float e_uv8[6] = {1, 0, 0, 0, 0.2f, 0.4f};
+    expect_floats(r.asset.meshes[0].texcoords[0], e_uv16, 6, 1e-7f);
+    expect_floats(r.asset.meshes[1].texcoords[0], e_uv8, 6, 1e-7f);
+    /* No material anywhere: one default material, used by every submesh. */
+    assert_int_equal(r.asset.material_count, 1);
+    assert_string_equal(r.asset.materials[0].name, "default");
+    imported_free(&r);
+    free(json);
+
+    /* The same file without KHR_mesh_quantization: integer positions are refused. */
+    char *plain = builder_json(&b, rest + strlen("'extensionsUsed':['KHR_mesh_quantization'],"
+                                                 "'extensionsRequired':['KHR_mesh_quantization'],"),
+                               false);
+    import_json(&r, dir, plain);
+    expect_error(&r, "meshes[0].primitives[0].attributes.POSITION: accessor 0 is VEC3 "
+                     "normalized BYTE; it must be VEC3 FLOAT");
+    imported_free(&r);
+    free(plain);
+    builder_free(&b);
+    free(dir);
+}
+
+static void gltf_reads_interleaved_strides(void **state) {
+    (void)state;
+    char *dir = fresh_dir("stride");
+    builder b = {0};
+    /* position xyz, normal xyz, uv, 4 bytes of padding: stride 36 */
+    float vertices[3][9];
+    for (int v = 0; v < 3; v++) {
+        float data[9] = {TRIANGLE[3 * v], TRIANGLE[3 * v + 1], TRIANGLE[3 * v + 2], 0, 0, 2,
+                         0.25f * (float)v, 1 - 0.25f * (float)v, -1};
+        memcpy(vertices[v], data, sizeof data);
+    }
+    int view = add_view(&b, vertices, sizeof vertices, 36, 34962);
+    add_accessor(&b, view, FLOAT, 3, "VEC3", false, NULL);
+    add_accessor(&b, view, FLOAT, 3, "VEC3", false, "'byteOffset':12");
+    add_accessor(&b, view, FLOAT, 3, "VEC2", false, "'byteOffset':24");
+    char *json = builder_json(&b,
+                              "'meshes':[{'primitives':[{'attributes':{'POSITION':0,'NORMAL':1,"
+                              "'TEXCOORD_0':2}}]}]",
+                              false);
+    imported r;
+    import_json(&r, dir, json);
+    expect_ok(&r);
+    check_asset(&r.asset);
+    const ir_mesh *mesh = &r.asset.meshes[0];
+    expect_floats(mesh->positions, TRIANGLE, 9, 0);
+    const float normals[9] = {0, 0, 1, 0, 0, 1, 0, 0, 1}; /* normalised from (0, 0, 2) */
+    expect_floats(mesh->normals, normals, 9, 0);
+    const float uv[6] = {0, 1, 0.25f, 0.75f, 0.5f, 0.5f};
+    expect_floats(mesh->texcoords[0], uv, 6, 0);
+    const uint32_t expected[3] = {0, 1, 2}; /* non-indexed */
+    expect_indices(mesh, expected, 3);
+    imported_free(&r);
+    free(json);
+
+    /* A stride smaller than the element, and one that is not a multiple of 4. */
+    uint8_t zeros[64] = {0};
+    char *zero_data = base64(zeros, sizeof zeros);
+    char *small = json_text("{'asset':{'version':'2.0'},'buffers':[{'byteLength':64,'uri':"
+                            "'data:application/octet-stream;base64,%s'}],'bufferViews':[{'buffer':"
+                            "0,'byteLength':64,'byteStride':8}],'accessors':[{'bufferView':0,"
+                            "'componentType':5126,'count':2,'type':'VEC3'}]}",
+                            zero_data);
+    free(zero_data);
+    import_json(&r, dir, small);
+    expect_error(&r, "accessors[0]: bufferViews[0].byteStride 8 is smaller than the element "
+                     "size 12");
+    imported_free(&r);
+    char *p = strstr(small, "\"byteStride\":8");
+    assert_non_null(p);
+    p[strlen("\"byteStride\":")] = '6';
+    import_json(&r, dir, small);
+    expect_error(&r, "bufferViews[0].byteStride: 6 is not a multiple of 4");
+    imported_free(&r);
+    free(small);
+    builder_free(&b);
+    free(dir);
+}
+
+static void gltf_applies_sparse_accessors(void **state) {
+    (void)state;
+    char *dir = fresh_dir("sparse");
+    builder b = {0};
+    const float base[12] = {0, 0, 0, 1, 0, 0, 0, 1, 0, 1, 1, 0};
+    const uint16_t sparse_indices[2] = {1, 3};
+    const float sparse_values[6] = {5, 0, 0, 7, 7, 0};
+    int base_view = add_view(&b, base, sizeof base, 0, 34962);
+    int index_view = add_view(&b, sparse_indices, sizeof sparse_indices, 0, 0);
+    int value_view = add_view(&b, sparse_values, sizeof sparse_values, 0, 0);
+    char sparse[256];
+    snprintf(sparse, sizeof sparse,
+             "'sparse':{'count':2,'indices':{'bufferView':%d,'componentType':5123},"
+             "'values':{'bufferView':%d}}",
+             index_view, value_view);
+    add_accessor(&b, base_view, FLOAT, 4, "VEC3", false, sparse);
+    add_accessor(&b, -1, FLOAT, 4, "VEC3", false, sparse); /* no bufferView: zeros + sparse */
+    const uint8_t indices[6] = {0, 1, 2, 2, 1, 3};
+    add_data(&b, indices, sizeof indices, UBYTE, 6, "SCALAR", false, 0, 34963);
+    char *json = builder_json(&b,
+                              "'meshes':[{'primitives':[{'attributes':{'POSITION':0},'indices':2}]},"
+                              "{'primitives':[{'attributes':{'POSITION':1},'indices':2}]}]",
+                              false);
+    imported r;
+    import_json(&r, dir, json);
+    expect_ok(&r);
+    check_asset(&r.asset);
+    const float with_base[12] = {0, 0, 0, 5, 0, 0, 0, 1, 0, 7, 7, 0};
+    const float with_zeros[12] = {0, 0, 0, 5, 0, 0, 0, 0, 0, 7, 7, 0};
+    expect_floats(r.asset.meshes[0].positions, with_base, 12, 0);
+    expect_floats(r.asset.meshes[1].positions, with_zeros, 12, 0);
+    imported_free(&r);
+    free(json);
+    builder_free(&b);
+
+    /* Sparse indices must increase and stay below the count. */
+    builder c = {0};
+    const uint16_t bad_indices[2] = {3, 1};
+    base_view = add_view(&c, base, sizeof base, 0, 34962);
+    index_view = add_view(&c, bad_indices, sizeof bad_indices, 0, 0);
+    value_view = add_view(&c, sparse_values, sizeof sparse_values, 0, 0);
+    snprintf(sparse, sizeof sparse,
+             "'sparse':{'count':2,'indices':{'bufferView':%d,'componentType':5123},"
+             "'values':{'bufferView':%d}}",
+             index_view, value_view);
+    add_accessor(&c, base_view, FLOAT, 4, "VEC3", false, sparse);
+    json = builder_json(&c, "'meshes':[{'primitives':[{'attributes':{'POSITION':0},'mode':5}]}]",
+                        false);
+    import_json(&r, dir, json);
+    expect_error(&r, "accessors[0].sparse.indices: index 1 (element 1) does not increase");
+    imported_free(&r);
+    free(json);
+    builder_free(&c);
+    free(dir);
+}
+
+static void gltf_reports_accessor_ranges_with_json_paths(void **state) {
+    (void)state;
+    char *dir = fresh_dir("ranges");
+    imported r;
+    /* 10 VEC3 floats need 120 bytes from offset 64: the view has 100. (The data
+     * URI is 268 base64 '0' characters: 201 bytes.) */
+    char *json = json_text(
+        "{'asset':{'version':'2.0'},'buffers':[{'byteLength':200,'uri':'data:application/"
+        "octet-stream;base64,%0*d'}],'bufferViews':[{'buffer':0,'byteLength':8},{'buffer':0,"
+        "'byteOffset':100,'byteLength':100}],'accessors':[{'componentType':5126,'count':1,"
+        "'type':'SCALAR'},{'componentType':5126,'count':1,'type':'SCALAR'},{'componentType':"
+        "5126,'count':1,'type':'SCALAR'},{'bufferView':1,'byteOffset':64,'componentType':5126,"
+        "'count':10,'type':'VEC3'}]}",
+        268, 0);
+    import_json(&r, dir, json);
+    expect_error(&r, "accessors[3]: byteOffset 64 + (count 10 - 1) * stride 12 + element size 12 "
+                     "exceeds bufferViews[1].byteLength 100");
+    imported_free(&r);
+    free(json);
+
+    /* A view beyond its buffer. */
+    json = json_text("{'asset':{'version':'2.0'},'buffers':[{'byteLength':4,'uri':'data:"
+                     "application/octet-stream;base64,AAAAAA=='}],'bufferViews':[{'buffer':0,"
+                     "'byteOffset':2,'byteLength':4}]}");
+    import_json(&r, dir, json);
+    expect_error(&r, "bufferViews[0]: byteOffset 2 + byteLength 4 exceeds buffers[0].byteLength 4");
+    imported_free(&r);
+    free(json);
+
+    /* A reference to an accessor that does not exist. */
+    builder b = {0};
+    add_data(&b, TRIANGLE, sizeof TRIANGLE, FLOAT, 3, "VEC3", false, 0, 0);
+    json = builder_json(&b, "'meshes':[{'primitives':[{'attributes':{'POSITION':0}},"
+                            "{'attributes':{'POSITION':0},'indices':7}]}]",
+                        false);
+    import_json(&r, dir, json);
+    expect_error(&r, "model.gltf: error: meshes[0].primitives[1].indices: accessor 7 does not "
+                     "exist");
+    imported_free(&r);
+    free(json);
+
+    /* Indices beyond the vertices. */
+    const uint16_t indices[3] = {0, 1, 3};
+    add_data(&b, indices, sizeof indices, USHORT, 3, "SCALAR", false, 0, 34963);
+    json = builder_json(&b, "'meshes':[{'primitives':[{'attributes':{'POSITION':0},'indices':1}]}]",
+                        false);
+    import_json(&r, dir, json);
+    expect_error(&r, "meshes[0].primitives[0].indices: index 3 (element 2) is out of range: the "
+                     "primitive has 3 vertices");
+    imported_free(&r);
+    free(json);
+    builder_free(&b);
+    free(dir);
+}
+
+/* ---------------------------------------------------------------------------
+ * Primitives
+ * ------------------------------------------------------------------------- */
+
+static void gltf_converts_strips_and_fans(void **state) {
+    (void)state;
+    char *dir = fresh_dir("strips");
+    builder b = {0};
+    const float positions[15] = {0, 0, 0, 1, 0, 0, 0, 1, 0, 1, 1, 0, 0, 2, 0};
+    const uint16_t run[6] = {0, 1, 2, 3, 4, 0};
+    const uint16_t stitched[6] = {0, 1, 2, 2, 3, 4};
+    add_data(&b, positions, sizeof positions, FLOAT, 5, "VEC3", false, 0, 34962); /* 0 */
+    int view = add_view(&b, run, sizeof run, 0, 34963);
+    add_accessor(&b, view, USHORT, 5, "SCALAR", false, NULL);                         /* 1 */
+    add_data(&b, stitched, sizeof stitched, USHORT, 6, "SCALAR", false, 0, 34963); /* 2 */
+    add_accessor(&b, -1, FLOAT, 4, "VEC3", false, NULL);                              /* 3 */
+    add_accessor(&b, view, USHORT, 2, "SCALAR", false, NULL);                         /* 4 */
+    char *json = builder_json(&b,
+                              "'meshes':["
+                              "{'primitives':[{'attributes':{'POSITION':0},'indices':1,'mode':5}]},"
+                              "{'primitives':[{'attributes':{'POSITION':0},'indices':1,'mode':6}]},"
+                              "{'primitives':[{'attributes':{'POSITION':0},'indices':2,'mode':5}]},"
+                              "{'primitives':[{'attributes':{'POSITION':0},'mode':5}]},"
+                              "{'primitives':[{'attributes':{'POSITION':0},'mode':6}]},"
+                              "{'primitives':[{'attributes':{'POSITION':0},'mode':1},"
+                              "{'attributes':{'POSITION':0},'mode':0}]},"
+                              "{'primitives':[{'attributes':{'POSITION':0},'indices':4,'mode':5}]}]",
+                              false);
+    imported r;
+    import_json(&r, dir, json);
+    expect_ok(&r);
+    check_asset(&r.asset);
+    assert_int_equal(r.asset.mesh_count, 5); /* the lines/points mesh has no triangles */
+    /* strip triangle i = {v[i], v[i + 1 + i % 2], v[i + 2 - i % 2]} */
+    const uint32_t strip[9] = {0, 1, 2, 1, 3, 2, 2, 3, 4};
+    /* fan triangle i = {v[i + 1], v[i + 2], v[0]} */
+    const uint32_t fan[9] = {1, 2, 0, 2, 3, 0, 3, 4, 0};
+    /* the degenerate stitching triangles are dropped */
+    const uint32_t stitched_out[6] = {0, 1, 2, 2, 4, 3};
+    expect_indices(&r.asset.meshes[0], strip, 9);
+    expect_indices(&r.asset.meshes[1], fan, 9);
+    expect_indices(&r.asset.meshes[2], stitched_out, 6);
+    expect_indices(&r.asset.meshes[3], strip, 9); /* non-indexed: vertex order */
+    expect_indices(&r.asset.meshes[4], fan, 9);
+    /* every triangle keeps the counter-clockwise winding of the strip's first */
+    for (uint32_t m = 0; m < 1; m++) {
+        const ir_mesh *mesh = &r.asset.meshes[m];
+        for (uint32_t t = 0; t < 3; t++) {
+            const float *a = mesh->positions + 3 * mesh->indices[3 * t];
+            const float *c = mesh->positions + 3 * mesh->indices[3 * t + 2];
+            const float *bb = mesh->positions + 3 * mesh->indices[3 * t + 1];
+            float z = (bb[0] - a[0]) * (c[1] - a[1]) - (bb[1] - a[1]) * (c[0] - a[0]);
+            assert_true(z > 0);
+        }
+    }
+    assert_non_null(strstr(messages(&r), "meshes[5].primitives[0]: LINES primitives are not "
+                                         "cooked; skipped"));
+    assert_non_null(strstr(messages(&r), "meshes[5].primitives[1]: POINTS primitives"));
+    assert_non_null(strstr(messages(&r), "meshes[6].primitives[0]: no triangles; skipped"));
+    /* node-less file: meshes still come out; the mesh without triangles is dropped */
+    imported_free(&r);
+    free(json);
+
+    /* TRIANGLES with a count that is not a multiple of 3 */
+    json = builder_json(&b, "'meshes':[{'primitives':[{'attributes':{'POSITION':0},'indices':1}]}]",
+                        false);
+    import_json(&r, dir, json);
+    expect_error(&r, "meshes[0].primitives[0]: 5 indices is not a whole number of triangles");
+    imported_free(&r);
+    free(json);
+    builder_free(&b);
+    free(dir);
+}
+
+static void gltf_merges_primitives_into_submeshes(void **state) {
+    (void)state;
+    char *dir = fresh_dir("submeshes");
+    builder b = {0};
+    const float normals[9] = {0, 0, 1, 0, 0, 1, 0, 0, 1};
+    const float quad[12] = {0, 0, 1, 1, 0, 1, 1, 1, 1, 0, 1, 1};
+    const float uv[8] = {0, 0, 1, 0, 1, 1, 0, 1};
+    const uint8_t colors[16] = {255, 0, 0, 0, 0, 255, 0, 0, 0, 0, 255, 0, 51, 51, 51, 0};
+    const uint16_t tri[3] = {0, 1, 2}, quad_indices[6] = {0, 1, 2, 0, 2, 3}, back[3] = {2, 1, 0};
+    add_data(&b, TRIANGLE, sizeof TRIANGLE, FLOAT, 3, "VEC3", false, 0, 34962);        /* 0 */
+    add_data(&b, normals, sizeof normals, FLOAT, 3, "VEC3", false, 0, 34962);          /* 1 */
+    add_data(&b, quad, sizeof quad, FLOAT, 4, "VEC3", false, 0, 34962);                /* 2 */
+    add_data(&b, uv, sizeof uv, FLOAT, 4, "VEC2", false, 0, 34962);                    /* 3 */
+    add_data(&b, colors, sizeof colors, UBYTE, 4, "VEC3", true, 4, 34962);             /* 4 */
+    add_data(&b, tri, sizeof tri, USHORT, 3, "SCALAR", false, 0, 34963);               /* 5 */
+    add_data(&b, quad_indices, sizeof quad_indices, USHORT, 6, "SCALAR", false, 0, 34963); /* 6 */
+    add_data(&b, back, sizeof back, USHORT, 3, "SCALAR", false, 0, 34963);             /* 7 */
+    char *json = builder_json(
+        &b,
+        "'materials':[{'name':'first'},{'name':'second'}],"
+        "'meshes':[{'name':'multi','primitives':["
+        "{'attributes':{'POSITION':0,'NORMAL':1},'indices':5,'material':1},"
+        "{'attributes':{'POSITION':2,'TEXCOORD_0':3,'COLOR_0':4},'indices':6},"
+        "{'attributes':{'NORMAL':1,'POSITION':0},'indices':7,'material':0}]}]",
+        false);
+    imported r;
+    import_json(&r, dir, json);
+    expect_ok(&r);
+    check_asset(&r.asset);
+    assert_int_equal(r.asset.mesh_count, 1);
+    const ir_mesh *mesh = &r.asset.meshes[0];
+    assert_string_equal(mesh->name, "multi");
+    /* primitive 2 reads the same accessors as primitive 0: its vertices are shared */
+    assert_int_equal(mesh->vertex_count, 7);
+    const uint32_t indices[12] = {0, 1, 2, 3, 4, 5, 3, 5, 6, 2, 1, 0};
+    expect_indices(mesh, indices, 12);
+    assert_int_equal(mesh->submesh_count, 3);
+    assert_int_equal(mesh->submeshes[0].material, 1);
+    assert_int_equal(mesh->submeshes[1].material, 2); /* the default, appended */
+    assert_int_equal(mesh->submeshes[2].material, 0);
+    assert_int_equal(mesh->submeshes[1].index_offset, 3);
+    assert_int_equal(mesh->submeshes[1].index_count, 6);
+    assert_int_equal(r.asset.material_count, 3);
+    assert_string_equal(r.asset.materials[0].name, "first");
+    assert_string_equal(r.asset.materials[2].name, "default");
+    /* one primitive has no NORMAL: none at all, the pipeline generates them */
+    assert_null(mesh->normals);
+    /* texcoords and colours exist; the triangle's vertices get 0 and white */
+    const float expected_uv[14] = {0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 1, 1, 0, 1};
+    expect_floats(mesh->texcoords[0], expected_uv, 14, 0);
+    assert_null(mesh->texcoords[1]);
+    const float expected_colors[28] = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 1,
+                                       0, 1, 0, 1, 0, 0, 1, 1, 0.2f, 0.2f, 0.2f, 1};
+    expect_floats(mesh->colors, expected_colors, 28, 1e-7f);
+    const float expected_positions[21] = {0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1,
+                                          1, 0, 1, 1, 1, 1, 0, 1, 1};
+    expect_floats(mesh->positions, expected_positions, 21, 0);
+    imported_free(&r);
+    free(json);
+    builder_free(&b);
+    free(dir);
+}
+
+static void gltf_reads_skins_tangents_and_missing_positions(void **state) {
+    (void)state;
+    char *dir = fresh_dir("skin");
+    builder b = {0};
+    const float tangents[12] = {2, 0, 0, -1, 0, 3, 0, 1, 1, 0, 0, 1};
+    const float normals[9] = {0, 0, 1, 0, 0, 1, 0, 0, 1};
+    const uint8_t joints[12] = {0, 1, 2, 3, 4, 5, 6, 7, 1, 0, 0, 0};
+    const uint8_t weights[12] = {255, 0, 0, 0, 128, 128, 0, 0, 0, 0, 0, 0};
+    add_data(&b, TRIANGLE, sizeof TRIANGLE, FLOAT, 3, "VEC3", false, 0, 34962); /* 0 */
+    add_data(&b, normals, sizeof normals, FLOAT, 3, "VEC3", false, 0, 34962);   /* 1 */
+    add_data(&b, tangents, sizeof tangents, FLOAT, 3, "VEC4", false, 0, 34962); /* 2 */
+    add_data(&b, joints, sizeof joints, UBYTE, 3, "VEC4", false, 0, 34962);     /* 3 */
+    add_data(&b, weights, sizeof weights, UBYTE, 3, "VEC4", true, 0, 34962);    /* 4 */
+    char *json = builder_json(&b,
+                              "'meshes':[{'primitives':[{'attributes':{'POSITION':0,'NORMAL':1,"
+                              "'TANGENT':2,'JOINTS_0':3,'WEIGHTS_0':4}},"
+                              "{'attributes':{'NORMAL':1}}]}]",
+                              false);
+    imported r;
+    import_json(&r, dir, json);
+    expect_ok(&r);
+    check_asset(&r.asset);
+    const ir_mesh *mesh = &r.asset.meshes[0];
+    const float expected_tangents[12] = {1, 0, 0, -1, 0, 1, 0, 1, 1, 0, 0, 1};
+    expect_floats(mesh->tangents, expected_tangents, 12, 0);
+    assert_non_null(mesh->joints);
+    assert_int_equal(mesh->joints[0], 0);
+    assert_int_equal(mesh->joints[5], 5);
+    const float expected_weights[12] = {1, 0, 0, 0, 0.5f, 0.5f, 0, 0, 1, 0, 0, 0};
+    expect_floats(mesh->weights, expected_weights, 12, 1e-6f);
+    assert_non_null(strstr(messages(&r), "meshes[0].primitives[1]: no POSITION attribute; skipped"));
+    imported_free(&r);
+    free(json);
+
+    /* A tangent whose w is not a sign. */
+    float bad[12];
+    memcpy(bad, tangents, sizeof bad);
+    bad[7] = 0;
+    builder c = {0};
+    add_data(&c, TRIANGLE, sizeof TRIANGLE, FLOAT, 3, "VEC3", false, 0, 34962);
+    add_data(&c, normals, sizeof normals, FLOAT, 3, "VEC3", false, 0, 34962);
+    add_data(&c, bad, sizeof bad, FLOAT, 3, "VEC4", false, 0, 34962);
+    json = builder_json(&c, "'meshes':[{'primitives':[{'attributes':{'POSITION':0,'NORMAL':1,"
+                            "'TANGENT':2}}]}]",
+                        false);
+    import_json(&r, dir, json);
+    expect_error(&r, "meshes[0].primitives[0].attributes.TANGENT: element 1 has w = 0");
+    imported_free(&r);
+    free(json);
+    builder_free(&c);
+    builder_free(&b);
+    free(dir);
+}
+
+/* ---------------------------------------------------------------------------
+ * Containers and URIs
+ * ------------------------------------------------------------------------- */
+
+static void gltf_reads_external_buffers_and_data_uris(void **state) {
+    (void)state;
+    char *dir = fresh_dir("external");
+    builder b = {0};
+    add_data(&b, TRIANGLE, sizeof TRIANGLE, FLOAT, 3, "VEC3", false, 0, 34962);
+    /* on disk "tri angle.bin", in the URI percent-encoded */
+    write_in(dir, "models/bin/tri angle.bin", b.bin.data, b.bin.size);
+    char *json = json_text("{'asset':{'version':'2.0'},'buffers':[{'byteLength':36,'uri':"
+                           "'bin/tri%%20angle.bin'}],'bufferViews':[%s],'accessors':[%s],"
+                           "'meshes':[{'primitives':[{'attributes':{'POSITION':0}}]}]}",
+                           text_of(&b.views), text_of(&b.accessors));
+    write_in(dir, "models/model.gltf", json, strlen(json));
+    imported r;
+    import_file(&r, dir, "models/model.gltf");
+    expect_ok(&r);
+    check_asset(&r.asset);
+    expect_floats(r.asset.meshes[0].positions, TRIANGLE, 9, 0);
+    assert_int_equal(r.dependencies.count, 1);
+    assert_string_equal(r.dependencies.items[0], "models/bin/tri angle.bin");
+    imported_free(&r);
+    free(json);
+
+    /* The same data as a data: URI (with the base64 of the builder). */
+    char *embedded = builder_json(&b, "'meshes':[{'primitives':[{'attributes':{'POSITION':0}}]}]",
+                                  false);
+    import_json(&r, dir, embedded);
+    expect_ok(&r);
+    expect_floats(r.asset.meshes[0].positions, TRIANGLE, 9, 0);
+    assert_int_equal(r.dependencies.count, 0);
+    imported_free(&r);
+    free(embedded);
+
+    /* A missing .bin, and one shorter than byteLength. */
+    json = json_text("{'asset':{'version':'2.0'},'buffers':[{'byteLength':36,'uri':"
+                     "'missing.bin'}]}");
+    import_json(&r, dir, json);
+    expect_error(&r, "buffers[0].uri: cannot read buffer 'missing.bin'");
+    imported_free(&r);
+    free(json);
+    write_in(dir, "short.bin", "abcd", 4);
+    json = json_text("{'asset':{'version':'2.0'},'buffers':[{'byteLength':36,'uri':"
+                     "'short.bin'}]}");
+    import_json(&r, dir, json);
+    expect_error(&r, "buffers[0]: the data holds 4 bytes, fewer than byteLength 36");
+    imported_free(&r);
+    free(json);
+    /* Malformed data URIs. */
+    json = json_text("{'asset':{'version':'2.0'},'buffers':[{'byteLength':3,'uri':"
+                     "'data:application/octet-stream;base64,QUJ*'}]}");
+    import_json(&r, dir, json);
+    expect_error(&r, "buffers[0].uri: malformed base64 data");
+    imported_free(&r);
+    free(json);
+    json = json_text("{'asset':{'version':'2.0'},'buffers':[{'byteLength':3,'uri':"
+                     "'data:text/plain,abc'}]}");
+    import_json(&r, dir, json);
+    expect_error(&r, "buffers[0].uri: only base64 data URIs are supported");
+    imported_free(&r);
+    free(json);
+    builder_free(&b);
+    free(dir);
+}
+
+static void gltf_refuses_uris_outside_the_input_folder(void **state) {
+    (void)state;
+    char *dir = fresh_dir("escape");
+    static const struct {
+        const char *uri;
+        const char *error;
+    } cases[] = {
+        {"../../etc/passwd", "buffers[0].uri: URI '../../etc/passwd' leaves the input folder"},
+        {"../../outside.bin", "leaves the input folder"},
+        {"a/../../../x.bin", "leaves the input folder"},
+        {"%2e%2e/%2e%2e/etc/passwd", "leaves the input folder"},
+        {"/etc/passwd", "absolute path '/etc/passwd' is not allowed"},
+        {"file:///etc/passwd", "has the scheme 'file'"},
+        {"http://example.com/a.bin", "has the scheme 'http'"},
+        {"C:\\\\Windows\\\\a.bin", "has the scheme 'C'"},
+        {"a%zz.bin", "malformed percent escape"},
+        {"a%00.bin", "malformed percent escape"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char *json = json_text("{'asset':{'version':'2.0'},'buffers':[{'byteLength':4,'uri':"
+                               "'%s'}]}",
+                               cases[i].uri);
+        imported r;
+        write_in(dir, "sub/model.gltf", json, strlen(json));
+        import_bytes(&r, dir, "sub/model.gltf", json, strlen(json));
+        expect_error(&r, cases[i].error);
+        assert_int_equal(r.dependencies.count, 0); /* nothing was opened */
+        imported_free(&r);
+        free(json);
+    }
+    /* Images too. */
+    char *json = json_text("{'asset':{'version':'2.0'},'images':[{'uri':'../../x.png'}]}");
+    imported r;
+    import_json(&r, dir, json);
+    expect_error(&r, "images[0].uri: URI '../../x.png' leaves the input folder");
+    imported_free(&r);
+    free(json);
+    free(dir);
+}
+
+static void gltf_reads_glb(void **state) {
+    (void)state;
+    char *dir = fresh_dir("glb");
+    builder b = {0};
+    const uint16_t indices[3] = {0, 1, 2};
+    add_data(&b, TRIANGLE, sizeof TRIANGLE, FLOAT, 3, "VEC3", false, 0, 34962);
+    add_data(&b, indices, sizeof indices, USHORT, 3, "SCALAR", false, 0, 34963);
+    char *json = builder_json(&b,
+                              "'meshes':[{'primitives':[{'attributes':{'POSITION':0},'indices':1}]}],"
+                              "'nodes':[{'mesh':0}],'scenes':[{'nodes':[0]}],'scene':0",
+                              true);
+    size_t size;
+    uint8_t *glb = make_glb(json, b.bin.data, b.bin.size, &size);
+    write_in(dir, "model.glb", glb, size);
+    imported r;
+    import_bytes(&r, dir, "model.glb", glb, size);
+    expect_ok(&r);
+    check_asset(&r.asset);
+    expect_floats(r.asset.meshes[0].positions, TRIANGLE, 9, 0);
+    assert_int_equal(r.asset.node_count, 1);
+    assert_int_equal(r.asset.nodes[0].mesh, 0);
+    imported_free(&r);
+
+    static const struct {
+        size_t offset;
+        uint32_t value;
+        const char *error;
+    } corruptions[] = {
+        {4, 1, "GLB version 1 is not supported"},
+        {8, 4, "the GLB header declares 4 bytes"},
+        {12, 0x7fffffff, "GLB chunk 0 at byte 12 declares 2147483647 bytes"},
+        {12, 6, "has length 6, not a multiple of 4"},
+        {16, 0x004e4942, "the first GLB chunk must be JSON (found type 0x004e4942)"},
+    };
+    for (size_t i = 0; i < sizeof corruptions / sizeof corruptions[0]; i++) {
+        uint8_t *copy = malloc(size);
+        assert_non_null(copy);
+        memcpy(copy, glb, size);
+        put_u32(copy + corruptions[i].offset, corruptions[i].value);
+        import_bytes(&r, dir, "model.glb", copy, size);
+        expect_error(&r, corruptions[i].error);
+        imported_free(&r);
+        free(copy);
+    }
+    import_bytes(&r, dir, "model.glb", glb, 10);
+    expect_error(&r, "truncated GLB: 10 bytes");
+    imported_free(&r);
+    import_bytes(&r, dir, "model.glb", "{\"asset\":{}}", 12);
+    expect_error(&r, "not a GLB file");
+    imported_free(&r);
+    /* A BOM at the start of the JSON chunk. */
+    char *bom = json_text("\xef\xbb\xbf{'asset':{'version':'2.0'}}");
+    uint8_t *bom_glb = make_glb(bom, NULL, 0, &size);
+    import_bytes(&r, dir, "model.glb", bom_glb, size);
+    expect_error(&r, "the GLB JSON chunk starts with a UTF-8 byte-order mark");
+    imported_free(&r);
+    free(bom);
+    free(bom_glb);
+    /* A BIN chunk shorter than buffer 0. */
+    uint8_t *small = make_glb(json, b.bin.data, 4, &size);
+    import_bytes(&r, dir, "model.glb", small, size);
+    char expected[128];
+    snprintf(expected, sizeof expected, "buffers[0]: byteLength %zu exceeds the GLB BIN chunk's "
+             "4 bytes", b.bin.size);
+    expect_error(&r, expected);
+    imported_free(&r);
+    free(small);
+    free(glb);
+    free(json);
+    builder_free(&b);
+    free(dir);
+}
+
+/* EXT_meshopt_compression: positions (ATTRIBUTES), normals with the
+ * OCTAHEDRAL filter (KHR_mesh_quantization bytes) and indices (TRIANGLES),
+ * compressed with meshoptimizer's own encoder. */
+static void gltf_decodes_meshopt_compression(void **state) {
+    (void)state;
+    char *dir = fresh_dir("meshopt");
+    const float positions[12] = {0, 0, 0, 1, 0, 0, 1, 1, 0, 0, 1, 0};
+    const float normals[16] = {0, 0, 1, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0.6f, 0, 0.8f, 0};
+    uint8_t octahedral[16];
+    meshopt_encodeFilterOct(octahedral, 4, 4, 8, normals);
+    uint8_t compressed[1024];
+    size_t pos_size = meshopt_encodeVertexBuffer(compressed, sizeof compressed, positions, 4, 12);
+    assert_true(pos_size > 0);
+    size_t nrm_offset = (pos_size + 3) & ~(size_t)3;
+    size_t nrm_size = meshopt_encodeVertexBuffer(compressed + nrm_offset,
+                                                 sizeof compressed - nrm_offset, octahedral, 4, 4);
+    assert_true(nrm_size > 0);
+    size_t idx_offset = (nrm_offset + nrm_size + 3) & ~(size_t)3;
+    unsigned int indices32[6] = {0, 1, 2, 0, 2, 3};
+    size_t idx_size = meshopt_encodeIndexBuffer(compressed + idx_offset,
+                                                sizeof compressed - idx_offset, indices32, 6);
+    assert_true(idx_size > 0);
+    size_t total = idx_offset + idx_size;
+    for (int corrupt = 0; corrupt < 2; corrupt++) {
+        uint8_t copy[1024];
+        memcpy(copy, compressed, total);
+        if (corrupt)
+            copy[0] ^= 0xff; /* the vertex codec's header byte */
+        char *data = base64(copy, total);
+        char *json = json_text(
+            "{'asset':{'version':'2.0'},"
+            "'extensionsUsed':['EXT_meshopt_compression','KHR_mesh_quantization'],"
+            "'extensionsRequired':['EXT_meshopt_compression','KHR_mesh_quantization'],"
+            "'buffers':[{'byteLength':%zu,'uri':'data:application/octet-stream;base64,%s'},"
+            "{'byteLength':76,'extensions':{'EXT_meshopt_compression':{'fallback':true}}}],"
+            "'bufferViews':["
+            "{'buffer':1,'byteLength':48,'byteStride':12,'target':34962,'extensions':{"
+            "'EXT_meshopt_compression':{'buffer':0,'byteLength':%zu,'byteStride':12,'count':4,"
+            "'mode':'ATTRIBUTES'}}},"
+            "{'buffer':1,'byteOffset':48,'byteLength':16,'byteStride':4,'target':34962,"
+            "'extensions':{'EXT_meshopt_compression':{'buffer':0,'byteOffset':%zu,'byteLength':%zu,"
+            "'byteStride':4,'count':4,'mode':'ATTRIBUTES','filter':'OCTAHEDRAL'}}},"
+            "{'buffer':1,'byteOffset':64,'byteLength':12,'target':34963,'extensions':{"
+            "'EXT_meshopt_compression':{'buffer':0,'byteOffset':%zu,'byteLength':%zu,"
+            "'byteStride':2,'count':6,'mode':'TRIANGLES'}}}],"
+            "'accessors':[{'bufferView':0,'componentType':5126,'count':4,'type':'VEC3'},"
+            "{'bufferView':1,'componentType':5120,'normalized':true,'count':4,'type':'VEC3'},"
+            "{'bufferView':2,'componentType':5123,'count':6,'type':'SCALAR'}],"
+            "'meshes':[{'primitives':[{'attributes':{'POSITION':0,'NORMAL':1},'indices':2}]}]}",
+            total, data, pos_size, nrm_offset, nrm_size, idx_offset, idx_size);
+        imported r;
+        import_json(&r, dir, json);
+        if (corrupt) {
+            expect_error(&r, "bufferViews[0].extensions.EXT_meshopt_compression: the compressed "
+                             "data is corrupt");
+        } else {
+            expect_ok(&r);
+            check_asset(&r.asset);
+            const ir_mesh *mesh = &r.asset.meshes[0];
+            expect_floats(mesh->positions, positions, 12, 0);
+            const uint32_t expected[6] = {0, 1, 2, 0, 2, 3};
+            expect_indices(mesh, expected, 6);
+            for (int v = 0; v < 4; v++)
+                expect_floats(mesh->normals + 3 * v, normals + 4 * v, 3, 0.02f);
+        }
+        imported_free(&r);
+        free(json);
+        free(data);
+    }
+    free(dir);
+}
+
+static void gltf_reports_syntax_errors_with_the_line(void **state) {
+    (void)state;
+    char *dir = fresh_dir("syntax");
+    imported r;
+    import_json(&r, dir, "{\n  \"asset\": {\"version\": \"2.0\"},\n  \"nodes\": [ {,} ]\n}\n");
+    expect_error(&r, "model.gltf:3: error: invalid JSON");
+    imported_free(&r);
+    import_json(&r, dir, "\xef\xbb\xbf{\"asset\":{\"version\":\"2.0\"}}");
+    expect_error(&r, "invalid JSON: the file starts with a UTF-8 byte-order mark");
+    imported_free(&r);
+    import_json(&r, dir, "[1, 2]");
+    expect_error(&r, "the top-level JSON value is an array");
+    imported_free(&r);
+    import_json(&r, dir, "{\"asset\":{\"version\":\"2.0\"},\"scene\":0,\"scene\":1}");
+    expect_error(&r, "duplicate");
+    imported_free(&r);
+    import_json(&r, dir, "");
+    expect_error(&r, "invalid JSON");
+    imported_free(&r);
+    free(dir);
+}
+
+static void gltf_rejects_wrong_types_with_their_path(void **state) {
+    (void)state;
+    char *dir = fresh_dir("types");
+    static const struct {
+        const char *json;
+        const char *error;
+    } cases[] = {
+        {"{'asset':{'version':2}}", "asset.version: expected a string, found an integer"},
+        {"{'asset':{'version':'1.0'}}", "asset.version: glTF 1.0 is not supported"},
+        {"{}", "top level: required property 'asset' is missing"},
+        {"{'asset':{'version':'2.0'},'materials':[{'normalTexture':{'index':0,'scale':'x'}}],"
+         "'textures':[{}]}",
+         "materials[0].normalTexture.scale: expected a number, found a string"},
+        {"{'asset':{'version':'2.0'},'meshes':{}}", "meshes: expected an array, found an object"},
+        {"{'asset':{'version':'2.0'},'meshes':[]}", "meshes: the array is empty"},
+        {"{'asset':{'version':'2.0'},'meshes':[{'primitives':[{'attributes':{'POSITION':-1}}]}]}",
+         "meshes[0].primitives[0].attributes.POSITION: accessor index -1 is negative"},
+        {"{'asset':{'version':'2.0'},'meshes':[{'primitives':[{'attributes':{'POSITION':0.5}}]}]}",
+         "meshes[0].primitives[0].attributes.POSITION: expected an index (of a accessor), "
+         "found a number"},
+        {"{'asset':{'version':'2.0'},'scenes':[{'name':42}]}",
+         "scenes[0].name: expected a string, found an integer"},
+        {"{'asset':{'version':'2.0'},'scene':'x','scenes':[{}]}",
+         "scene: expected an index (of a scene), found a string"},
+        {"{'asset':{'version':'2.0'},'nodes':[{'matrix':[1,0,0]}]}",
+         "nodes[0].matrix: expected an array of 16 numbers"},
+        {"{'asset':{'version':'2.0'},'materials':[{'alphaMode':'CUTOUT'}]}",
+         "materials[0].alphaMode: 'CUTOUT' is not OPAQUE, MASK or BLEND"},
+        {"{'asset':{'version':'2.0'},'materials':[{'pbrMetallicRoughness':{'metallicFactor':2}}]}",
+         "materials[0].pbrMetallicRoughness.metallicFactor: value 2 is out of range [0, 1]"},
+        {"{'asset':{'version':'2.0'},'extensions':{'X':1}}",
+         "extensions.X: expected an object, found an integer"},
+        {"{'asset':{'version':'2.0'},'accessors':[{'componentType':5124,'count':1,"
+         "'type':'SCALAR'}]}",
+         "accessors[0].componentType: 5124 is not a glTF component type"},
+        {"{'asset':{'version':'2.0'},'accessors':[{'componentType':5126,'normalized':true,"
+         "'count':1,'type':'SCALAR'}]}",
+         "accessors[0].normalized: FLOAT components cannot be normalized"},
+        {"{'asset':{'version':'2.0'},'accessors':[{'componentType':5126,'count':0,"
+         "'type':'SCALAR'}]}",
+         "accessors[0].count: value 0 is out of range"},
+        {"{'asset':{'version':'2.0'},'extensionsRequired':['KHR_draco_mesh_compression'],"
+         "'extensionsUsed':['KHR_draco_mesh_compression']}",
+         "required extension KHR_draco_mesh_compression is not supported"},
+        {"{'asset':{'version':'2.0'},'extensionsUsed':['A','B','A']}",
+         "extensionsUsed[2]: 'A' is listed twice"},
+        {"{'asset':{'version':'2.0'},'nodes':[{'children':[1]},{'children':[0]}]}",
+         "node loop"},
+        {"{'asset':{'version':'2.0'},'nodes':[{'children':[0]}]}", "lists itself as a child"},
+        {"{'asset':{'version':'2.0'},'nodes':[{'children':[2]},{'children':[2]},{}]}",
+         "nodes[1].children[0]: node 2 already has the parent node 0"},
+        {"{'asset':{'version':'2.0'},'nodes':[{'children':[1]},{}],'scenes':[{'nodes':[1]}]}",
+         "scenes[0].nodes[0]: node 1 is not a root"},
+        {"{'asset':{'version':'2.0'},'nodes':[{'matrix':[1,0,0,0,0,1,0,0,0,0,1,0,0,0,0,1],"
+         "'scale':[1,1,1]}]}",
+         "nodes[0].matrix: a node has either a matrix or translation/rotation/scale"},
+        {"{'asset':{'version':'2.0'},'cameras':[{'type':'perspective','perspective':{'yfov':1,"
+         "'znear':2,'zfar':1}}]}",
+         "cameras[0].perspective: zfar 1 must be greater than znear 2"},
+        {"{'asset':{'version':'2.0'},'images':[{}]}",
+         "images[0]: exactly one of 'uri' and 'bufferView' must be given"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char *json = json_text("%s", cases[i].json);
+        imported r;
+        import_json(&r, dir, json);
+        expect_error(&r, cases[i].error);
+        imported_free(&r);
+        free(json);
+    }
+    /* An unsupported extension that is only used is one warning. */
+    char *json = json_text("{'asset':{'version':'2.0'},'extensionsUsed':['KHR_lights_punctual',"
+                           "'KHR_texture_transform','EXT_foo']}");
+    imported r;
+    import_json(&r, dir, json);
+    expect_ok(&r);
+    assert_int_equal(r.diag.warnings, 1);
+    assert_non_null(strstr(messages(&r), "extensionsUsed: not supported, ignored: "
+                                         "KHR_lights_punctual, EXT_foo"));
+    imported_free(&r);
+    free(json);
+    free(dir);
+}
+
+/* ---------------------------------------------------------------------------
+ * Materials and nodes
+ * ------------------------------------------------------------------------- */
+
+static void gltf_maps_materials_and_textures(void **state) {
+    (void)state;
+    char *dir = fresh_dir("materials");
+    write_in(dir, "models/textures/albedo.png", "\x89PNG\r\n\x1a\n", 8);
+    write_in(dir, "models/textures/rough", "\xff\xd8\xff\xe0", 4); /* JPEG, no extension */
+    char *json = json_text(
+        "{'asset':{'version':'2.0'},"
+        "'images':[{'uri':'textures/albedo.png'},{'uri':'data:image/png;base64,iVBORw0KGgo='},"
+        "{'uri':'textures/rough'},{'uri':'textures/missing.jpg'}],"
+        "'samplers':[{'magFilter':9729,'wrapS':33071}],"
+        "'textures':[{'source':0,'sampler':0},{'source':1},{'source':2},{'source':3}],"
+        "'materials':[{'name':'painted',"
+        "'pbrMetallicRoughness':{'baseColorFactor':[0.5,0.25,1,0.75],'metallicFactor':0.1,"
+        "'roughnessFactor':0.2,'baseColorTexture':{'index':0,'texCoord':1},"
+        "'metallicRoughnessTexture':{'index':2}},"
+        "'normalTexture':{'index':1,'scale':0.5},"
+        "'occlusionTexture':{'index':0,'strength':0.3,'extensions':{'KHR_texture_transform':"
+        "{'offset':[0.5,0],'texCoord':1}}},"
+        "'emissiveTexture':{'index':3},"
+        "'emissiveFactor':[1,0.5,0],'alphaMode':'MASK','alphaCutoff':0.25,'doubleSided':true,"
+        "'extensions':{'KHR_materials_emissive_strength':{'emissiveStrength':2}}},"
+        "{}],"
+        "'extensionsUsed':['KHR_texture_transform','KHR_materials_emissive_strength']}");
+    write_in(dir, "models/scene.gltf", json, strlen(json));
+    imported r;
+    import_file(&r, dir, "models/scene.gltf");
+    expect_ok(&r);
+    check_asset(&r.asset);
+    assert_int_equal(r.asset.material_count, 2);
+    const ir_material *m = &r.asset.materials[0];
+    assert_string_equal(m->name, "painted");
+    const float base[4] = {0.5f, 0.25f, 1, 0.75f};
+    expect_floats(m->base_color, base, 4, 0);
+    assert_true(m->metallic == 0.1f && m->roughness == 0.2f);
+    const float emissive[3] = {2, 1, 0}; /* times emissiveStrength */
+    expect_floats(m->emissive, emissive, 3, 0);
+    assert_true(m->normal_scale == 0.5f);
+    assert_true(m->occlusion_strength == 0.3f);
+    assert_int_equal(m->alpha_mode, IR_ALPHA_MASK);
+    assert_true(m->alpha_cutoff == 0.25f);
+    assert_true(m->double_sided);
+    assert_string_equal(m->textures[IR_SLOT_BASE_COLOR].path, "models/textures/albedo.png");
+    assert_int_equal(m->textures[IR_SLOT_BASE_COLOR].texcoord, 1);
+    assert_string_equal(m->textures[IR_SLOT_METALLIC_ROUGHNESS].path, "models/textures/rough");
+    assert_null(m->textures[IR_SLOT_NORMAL].path); /* embedded: for the textures work */
+    assert_string_equal(m->textures[IR_SLOT_OCCLUSION].path, "models/textures/albedo.png");
+    assert_int_equal(m->textures[IR_SLOT_OCCLUSION].texcoord, 1); /* KHR_texture_transform */
+    assert_null(m->textures[IR_SLOT_EMISSIVE].path);              /* missing: a warning */
+    assert_non_null(strstr(messages(&r), "images[3].uri: image 'textures/missing.jpg' cannot be "
+                                         "used"));
+    assert_int_equal(r.diag.warnings, 1);
+    /* the second material has glTF's defaults and a generated name */
+    const ir_material *d = &r.asset.materials[1];
+    assert_string_equal(d->name, "material_1");
+    assert_true(d->metallic == 1.0f && d->roughness == 1.0f && d->base_color[3] == 1.0f);
+    assert_int_equal(d->alpha_mode, IR_ALPHA_OPAQUE);
+    assert_true(strlist_contains(&r.dependencies, "models/textures/albedo.png"));
+    imported_free(&r);
+    free(json);
+
+    /* Images kiln cannot read are errors naming the image. */
+    static const char *const unsupported[] = {
+        "{'uri':'t.ktx2'}",
+        "{'uri':'t.webp','mimeType':'image/webp'}",
+        "{'uri':'data:image/gif;base64,R0lGODlh'}",
+        "{'bufferView':0,'mimeType':'image/ktx2'}",
+    };
+    for (size_t i = 0; i < sizeof unsupported / sizeof unsupported[0]; i++) {
+        json = json_text("{'asset':{'version':'2.0'},'buffers':[{'byteLength':4,'uri':"
+                         "'data:application/octet-stream;base64,AAAAAA=='}],"
+                         "'bufferViews':[{'buffer':0,'byteLength':4}],"
+                         "'images':[{'uri':'ok.png'},%s]}",
+                         unsupported[i]);
+        import_json(&r, dir, json);
+        expect_error(&r, "images[1]: unsupported image format");
+        imported_free(&r);
+        free(json);
+    }
+    /* A material reading TEXCOORD_1 on a primitive that has none. */
+    builder b = {0};
+    add_data(&b, TRIANGLE, sizeof TRIANGLE, FLOAT, 3, "VEC3", false, 0, 34962);
+    json = builder_json(&b,
+                        "'images':[{'uri':'ok.png'}],'textures':[{'source':0}],"
+                        "'materials':[{'emissiveTexture':{'index':0,'texCoord':1}}],"
+                        "'meshes':[{'primitives':[{'attributes':{'POSITION':0},'material':0}]}]",
+                        false);
+    import_json(&r, dir, json);
+    expect_error(&r, "meshes[0].primitives[0].material: materials[0] reads TEXCOORD_1, which the "
+                     "primitive lacks");
+    imported_free(&r);
+    free(json);
+    builder_free(&b);
+    free(dir);
+}
+
+static void gltf_uses_fallbacks_of_unsupported_extensions(void **state) {
+    (void)state;
+    char *dir = fresh_dir("fallbacks");
+    write_in(dir, "a.png", "\x89PNG\r\n\x1a\n", 8);
+    /* KHR_texture_basisu next to a PNG source: the PNG is used, the KTX2 ignored. */
+    char *json = json_text(
+        "{'asset':{'version':'2.0'},'extensionsUsed':['KHR_texture_basisu'],"
+        "'images':[{'uri':'a.png'},{'uri':'a.ktx2'}],"
+        "'textures':[{'source':0,'extensions':{'KHR_texture_basisu':{'source':1}}},"
+        "{'extensions':{'KHR_texture_basisu':{'source':1}}}],"
+        "'materials':[{'pbrMetallicRoughness':{'baseColorTexture':{'index':0}},"
+        "'emissiveTexture':{'index':1}}]}");
+    imported r;
+    import_json(&r, dir, json);
+    expect_ok(&r);
+    assert_string_equal(r.asset.materials[0].textures[IR_SLOT_BASE_COLOR].path, "a.png");
+    assert_null(r.asset.materials[0].textures[IR_SLOT_EMISSIVE].path);
+    assert_non_null(strstr(messages(&r), "textures[1]: only a KHR_texture_basisu image and no "
+                                         "PNG/JPEG fallback"));
+    imported_free(&r);
+    free(json);
+    /* Required, it is an error. */
+    json = json_text("{'asset':{'version':'2.0'},'extensionsUsed':['KHR_texture_basisu'],"
+                     "'extensionsRequired':['KHR_texture_basisu']}");
+    import_json(&r, dir, json);
+    expect_error(&r, "extensionsRequired[0]: required extension KHR_texture_basisu is not "
+                     "supported");
+    imported_free(&r);
+    free(json);
+    /* KHR_draco_mesh_compression only used: the uncompressed attributes are read,
+     * and a primitive without them is skipped. */
+    builder b = {0};
+    add_data(&b, TRIANGLE, sizeof TRIANGLE, FLOAT, 3, "VEC3", false, 0, 34962);
+    add_accessor(&b, -1, FLOAT, 3, "VEC3", false, NULL);
+    json = builder_json(&b,
+                        "'extensionsUsed':['KHR_draco_mesh_compression'],"
+                        "'meshes':[{'primitives':[{'attributes':{'POSITION':0},'extensions':{"
+                        "'KHR_draco_mesh_compression':{'bufferView':0,'attributes':{'POSITION':0}}}},"
+                        "{'attributes':{'POSITION':1},'extensions':{'KHR_draco_mesh_compression':"
+                        "{'bufferView':0,'attributes':{'POSITION':0}}}}]}]",
+                        false);
+    import_json(&r, dir, json);
+    expect_ok(&r);
+    assert_int_equal(r.asset.meshes[0].submesh_count, 1);
+    expect_floats(r.asset.meshes[0].positions, TRIANGLE, 9, 0);
+    assert_non_null(strstr(messages(&r), "meshes[0].primitives[1]: Draco-compressed without an "
+                                         "uncompressed fallback; skipped"));
+    imported_free(&r);
+    free(json);
+    builder_free(&b);
+    free(dir);
+}
+
+static void gltf_orders_nodes_parents_first(void **state) {
+    (void)state;
+    char *dir = fresh_dir("nodes");
+    builder b = {0};
+    add_data(&b, TRIANGLE, sizeof TRIANGLE, FLOAT, 3, "VEC3", false, 0, 34962);
+    char *json = builder_json(
+        &b,
+        "'meshes':[{'primitives':[{'attributes':{'POSITION':0},'mode':1}]},"
+        "{'primitives':[{'attributes':{'POSITION':0}}]}],"
+        "'nodes':[{'name':'leaf','scale':[2,2,2],'mesh':1},"
+        "{'name':'solo','matrix':[0,2,0,0, -3,0,0,0, 0,0,4,0, 5,6,7,1]},"
+        "{'name':'top','children':[0],'translation':[1,2,3],"
+        "'rotation':[0,0,0.70710678,0.70710678],'mesh':0}],"
+        "'scenes':[{'nodes':[2]}]",
+        false);
+    imported r;
+    import_json(&r, dir, json);
+    expect_ok(&r);
+    check_asset(&r.asset);
+    assert_int_equal(r.asset.mesh_count, 1); /* mesh 0 has only lines */
+    assert_int_equal(r.asset.node_count, 3); /* 'solo' is in no scene and still imported */
+    const ir_node *solo = &r.asset.nodes[0], *top = &r.asset.nodes[1], *leaf = &r.asset.nodes[2];
+    assert_string_equal(solo->name, "solo");
+    assert_string_equal(top->name, "top");
+    assert_string_equal(leaf->name, "leaf");
+    assert_int_equal(solo->parent, -1);
+    assert_int_equal(top->parent, -1);
+    assert_int_equal(leaf->parent, 1);
+    assert_int_equal(top->mesh, -1); /* its mesh has no triangles */
+    assert_int_equal(leaf->mesh, 0);
+    assert_int_equal(leaf->skin, -1);
+    /* matrix kept, decomposed: a 90° turn about z with scale (2, 3, 4) */
+    const float t[3] = {5, 6, 7}, s[3] = {2, 3, 4}, q[4] = {0, 0, 0.70710678f, 0.70710678f};
+    expect_floats(solo->translation, t, 3, 0);
+    expect_floats(solo->scale, s, 3, 1e-6f);
+    expect_floats(solo->rotation, q, 4, 1e-6f);
+    assert_true(solo->matrix[4] == -3.0f);
+    /* TRS composed, column-major */
+    const float m[16] = {0, 1, 0, 0, -1, 0, 0, 0, 0, 0, 1, 0, 1, 2, 3, 1};
+    expect_floats(top->matrix, m, 16, 1e-6f);
+    const float leaf_m[16] = {2, 0, 0, 0, 0, 2, 0, 0, 0, 0, 2, 0, 0, 0, 0, 1};
+    expect_floats(leaf->matrix, leaf_m, 16, 0);
+    imported_free(&r);
+    free(json);
+    builder_free(&b);
+    free(dir);
+}
+
+/* ---------------------------------------------------------------------------
+ * Corpus
+ * ------------------------------------------------------------------------- */
+
+/* gltf-validator rows that expect an error for semantic reasons kiln accepts
+ * (corpus README: "a lenient loader may accept them"). Keep this short. */
+static const struct {
+    const char *path;
+    const char *reason;
+} lenient[] = {
+    {"invalid/gltf-validator/accessor_data/out_of_range_elements_float.gltf",
+     "min/max mismatch: kiln computes bounds from the data, min/max are not used"},
+    {"invalid/gltf-validator/accessor_data/out_of_range_elements_sint8.gltf",
+     "min/max mismatch: kiln computes bounds from the data, min/max are not used"},
+    {"invalid/gltf-validator/accessor_data/out_of_range_elements_uint32.gltf",
+     "min/max mismatch: kiln computes bounds from the data, min/max are not used"},
+    {"invalid/gltf-validator/mesh_data/colors_non_clamped.gltf",
+     "float colours outside [0, 1] are clamped with a warning (DCC float colour attributes)"},
+};
+
+static bool is_lenient(const char *path) {
+    for (size_t i = 0; i < sizeof lenient / sizeof lenient[0]; i++)
+        if (strcmp(lenient[i].path, path) == 0)
+            return true;
+    return false;
+}
+
+static void gltf_corpus_rows_import_as_expected(void **state) {
+    (void)state;
+    if (test_skip_without_corpus("gltf_corpus_rows_import_as_expected"))
+        skip();
+    const char *corpus = test_corpus_dir();
+    char *index_path = test_path_join(corpus, "index.tsv");
+    size_t size;
+    char *index = (char *)test_read_file(index_path, &size);
+    char *output = fresh_dir("corpus_out");
+    int rows = 0, failures = 0;
+    for (char *line = strtok(index, "\n"); line != NULL; line = strtok(NULL, "\n")) {
+        char *fields[4] = {line, NULL, NULL, NULL};
+        for (int f = 1; f < 4 && fields[f - 1]; f++) {
+            char *tab = strchr(fields[f - 1], '\t');
+            if (tab != NULL) {
+                *tab = '\0';
+                fields[f] = tab + 1;
+            }
+        }
+        if (fields[3] == NULL || (strcmp(fields[1], "gltf") != 0 && strcmp(fields[1], "glb") != 0))
+            continue;
+        char *tab = strchr(fields[3], '\t');
+        if (tab != NULL)
+            *tab = '\0';
+        const char *path = fields[0];
+        bool expect_ok_row = strcmp(fields[3], "ok") == 0;
+        rows++;
+        imported r;
+        import_file(&r, corpus, path);
+        bool ok = r.ok && r.diag.errors == 0;
+        if (ok)
+            check_asset(&r.asset);
+        if (expect_ok_row && !ok) {
+            printf("unexpected failure: %s\n%s", path, messages(&r));
+            failures++;
+        } else if (!expect_ok_row && ok && !is_lenient(path)) {
+            printf("unexpected success: %s\n%s", path, messages(&r));
+            failures++;
+        } else if (!expect_ok_row && !ok) {
+            /* at least one error line naming the file */
+            char prefix[1024];
+            snprintf(prefix, sizeof prefix, "%s", path);
+            const char *text = messages(&r);
+            if (strncmp(text, prefix, strlen(prefix)) != 0 || strstr(text, "error: ") == NULL) {
+                printf("error without the file's name: %s\n%s", path, text);
+                failures++;
+            }
+        }
+        imported_free(&r);
+        if (expect_ok_row) {
+            /* the whole pipeline: import, process, write, verify */
+            cook_settings settings;
+            cook_settings_default(&settings);
+            cook_request request = {
+                .input_root = corpus,
+                .output_root = output,
+                .source_path = path,
+                .importer = discover_match(path),
+                .settings = &settings,
+                .verify = true,
+            };
+            assert_non_null(request.importer);
+            assert_string_equal(request.importer->name, "gltf");
+            cook_asset_result result;
+            if (!cook_asset(&request, &result)) {
+                printf("cook failed: %s\n%.*s", path, (int)result.diag.text.size,
+                       result.diag.text.data ? (const char *)result.diag.text.data : "");
+                failures++;
+            }
+            cook_asset_result_free(&result);
+        }
+    }
+    printf("gltf corpus: %d rows, %d unexpected\n", rows, failures);
+    assert_true(rows > 100);
+    assert_int_equal(failures, 0);
+    free(output);
+    free(index);
+    free(index_path);
+}
+
+static void import_corpus(imported *r, const char *path) {
+    import_file(r, test_corpus_dir(), path);
+    expect_ok(r);
+    check_asset(&r->asset);
+}
+
+static void gltf_corpus_models_have_the_expected_content(void **state) {
+    (void)state;
+    if (test_skip_without_corpus("gltf_corpus_models_have_the_expected_content"))
+        skip();
+    static const char *const boxes[] = {"gltf/Box/glTF/Box.gltf", "gltf/Box/glTF-Binary/Box.glb",
+                                        "gltf/Box/glTF-Embedded/Box.gltf"};
+    for (size_t i = 0; i < 3; i++) {
+        imported r;
+        import_corpus(&r, boxes[i]);
+        assert_int_equal(r.asset.mesh_count, 1);
+        const ir_mesh *mesh = &r.asset.meshes[0];
+        assert_int_equal(mesh->vertex_count, 24);
+        assert_int_equal(mesh->index_count, 36);
+        assert_int_equal(mesh->submesh_count, 1);
+        assert_non_null(mesh->normals);
+        assert_int_equal(r.asset.material_count, 1);
+        assert_int_equal(r.asset.node_count, 2);
+        assert_int_equal(r.asset.nodes[1].parent, 0);
+        assert_int_equal(r.asset.nodes[1].mesh, 0);
+        imported_free(&r);
+    }
+    static const char *const triangles[] = {"gltf/Triangle/glTF/Triangle.gltf",
+                                            "gltf/Triangle/glTF-Embedded/Triangle.gltf",
+                                            "gltf/TriangleWithoutIndices/glTF/"
+                                            "TriangleWithoutIndices.gltf"};
+    for (size_t i = 0; i < 3; i++) {
+        imported r;
+        import_corpus(&r, triangles[i]);
+        const ir_mesh *mesh = &r.asset.meshes[0];
+        assert_int_equal(mesh->vertex_count, 3);
+        const uint32_t expected[3] = {0, 1, 2};
+        expect_indices(mesh, expected, 3);
+        expect_floats(mesh->positions, TRIANGLE, 9, 0);
+        assert_int_equal(r.asset.material_count, 1); /* the default */
+        assert_string_equal(r.asset.materials[0].name, "default");
+        imported_free(&r);
+    }
+    static const char *const sparse[] = {
+        "gltf/SimpleSparseAccessor/glTF/SimpleSparseAccessor.gltf",
+        "gltf/SimpleSparseAccessor/glTF-Embedded/SimpleSparseAccessor.gltf"};
+    for (size_t i = 0; i < 2; i++) {
+        imported r;
+        import_corpus(&r, sparse[i]);
+        const ir_mesh *mesh = &r.asset.meshes[0];
+        assert_int_equal(mesh->vertex_count, 14);
+        assert_int_equal(mesh->index_count, 36);
+        const float expected[42] = {0, 0, 0, 1, 0, 0, 2, 0, 0, 3, 0, 0, 4, 0, 0, 5, 0, 0, 6, 0, 0,
+                                    0, 1, 0, 1, 2, 0, 2, 1, 0, 3, 3, 0, 4, 1, 0, 5, 4, 0, 6, 1, 0};
+        expect_floats(mesh->positions, expected, 42, 0);
+        imported_free(&r);
+    }
+    imported r;
+    import_corpus(&r, "gltf/MultiUVTest/glTF/MultiUVTest.gltf");
+    assert_non_null(r.asset.meshes[0].texcoords[0]);
+    assert_non_null(r.asset.meshes[0].texcoords[1]);
+    assert_non_null(r.asset.meshes[0].tangents);
+    assert_int_equal(r.asset.materials[0].textures[IR_SLOT_EMISSIVE].texcoord, 1);
+    imported_free(&r);
+
+    import_corpus(&r, "gltf/VertexColorTest/glTF-Binary/VertexColorTest.glb");
+    bool colors = false;
+    for (uint32_t m = 0; m < r.asset.mesh_count; m++)
+        colors |= r.asset.meshes[m].colors != NULL;
+    assert_true(colors);
+    imported_free(&r);
+
+    static const char *const foxes[] = {"gltf/Fox/glTF/Fox.gltf", "gltf/Fox/glTF-Binary/Fox.glb"};
+    for (size_t i = 0; i < 2; i++) {
+        import_corpus(&r, foxes[i]);
+        const ir_mesh *mesh = &r.asset.meshes[0];
+        assert_non_null(mesh->joints);
+        assert_non_null(mesh->weights);
+        uint16_t max_joint = 0;
+        for (size_t k = 0; k < 4 * (size_t)mesh->vertex_count; k++)
+            if (mesh->joints[k] > max_joint)
+                max_joint = mesh->joints[k];
+        assert_true(max_joint < 24 && max_joint > 0); /* 24 joints */
+        assert_int_equal(r.asset.node_count, 26);
+        bool skinned = false;
+        for (uint32_t n = 0; n < r.asset.node_count; n++)
+            skinned |= r.asset.nodes[n].skin == 0 && r.asset.nodes[n].mesh == 0;
+        assert_true(skinned);
+        /* external image: a root-relative texture path */
+        if (i == 0)
+            assert_string_equal(r.asset.materials[0].textures[IR_SLOT_BASE_COLOR].path,
+                                "gltf/Fox/glTF/Texture.png");
+        imported_free(&r);
+    }
+
+    import_file(&r, test_corpus_dir(), "gltf/Box/glTF-Draco/Box.gltf");
+    expect_error(&r, "required extension KHR_draco_mesh_compression is not supported");
+    imported_free(&r);
+    import_file(&r, test_corpus_dir(),
+                "gltf/AnisotropyBarnLamp/glTF-KTX2-Basisu/AnisotropyBarnLamp.gltf");
+    expect_error(&r, "images[0]: unsupported image format");
+    imported_free(&r);
+}
+
+/* ---------------------------------------------------------------------------
+ * Random mutations: never a crash, a hang or a sanitizer report
+ * ------------------------------------------------------------------------- */
+
+static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
+
+static uint32_t rng(void) {
+    rng_state ^= rng_state << 13;
+    rng_state ^= rng_state >> 7;
+    rng_state ^= rng_state << 17;
+    return (uint32_t)(rng_state >> 16);
+}
+
+/* Half the edits of binary input land at or after `hot` (the BIN chunk). */
+static void mutate_and_import(const char *dir, const char *name, const uint8_t *original,
+                              size_t size, size_t hot, int rounds, bool text) {
+    static const char interesting[] = "0123456789-.,:[]{}\"eE+ ";
+    uint8_t *copy = malloc(size + 1);
+    assert_non_null(copy);
+    int accepted = 0;
+    for (int round = 0; round < rounds; round++) {
+        memcpy(copy, original, size);
+        size_t length = size;
+        int kind = (int)(rng() % 4);
+        if (kind == 0) {
+            length = rng() % (size + 1); /* truncation */
+        } else {
+            int edits = 1 + (int)(rng() % 4);
+            for (int e = 0; e < edits; e++) {
+                size_t at = rng() % size;
+                if (!text && hot < size && rng() % 2 == 0)
+                    at = hot + rng() % (size - hot);
+                if (text || kind == 1)
+                    copy[at] = (uint8_t)interesting[rng() % (sizeof interesting - 1)];
+                else if (kind == 2)
+                    copy[at] ^= (uint8_t)(1u << (rng() % 8));
+                else
+                    copy[at] = (uint8_t)rng();
+            }
+        }
+        imported r;
+        import_bytes(&r, dir, name, copy, length);
+        if (r.ok) {
+            check_asset(&r.asset);
+            accepted++;
+        } else {
+            assert_true(r.diag.errors > 0); /* a failure always says why */
+        }
+        imported_free(&r);
+    }
+    printf("%s: %d of %d mutations still import\n", name, accepted, rounds);
+    free(copy);
+}
+
+static void gltf_survives_random_mutations(void **state) {
+    (void)state;
+    char *dir = fresh_dir("mutations");
+    builder b = {0};
+    const uint16_t indices[6] = {0, 1, 2, 2, 1, 0};
+    const uint8_t joints[12] = {0, 1, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0};
+    const float weights[12] = {0.5f, 0.5f, 0, 0, 1, 0, 0, 0, 0.25f, 0.75f, 0, 0};
+    const float ibm[32] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1,
+                           1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
+    const float times[2] = {0, 1};
+    const float rotations[8] = {0, 0, 0, 1, 0, 0, 1, 0};
+    const uint16_t sparse_index[1] = {1};
+    const float sparse_value[3] = {2, 2, 2};
+    add_data(&b, TRIANGLE, sizeof TRIANGLE, FLOAT, 3, "VEC3", false, 0, 34962);    /* 0 */
+    add_data(&b, indices, sizeof indices, USHORT, 6, "SCALAR", false, 0, 34963);  /* 1 */
+    add_data(&b, joints, sizeof joints, UBYTE, 3, "VEC4", false, 0, 34962);       /* 2 */
+    add_data(&b, weights, sizeof weights, FLOAT, 3, "VEC4", false, 0, 34962);     /* 3 */
+    add_data(&b, ibm, sizeof ibm, FLOAT, 2, "MAT4", false, 0, 0);                 /* 4 */
+    int tv = add_view(&b, times, sizeof times, 0, 0);
+    add_accessor(&b, tv, FLOAT, 2, "SCALAR", false, "'min':[0],'max':[1]");       /* 5 */
+    add_data(&b, rotations, sizeof rotations, FLOAT, 2, "VEC4", false, 0, 0);     /* 6 */
+    int si = add_view(&b, sparse_index, sizeof sparse_index, 0, 0);
+    int sv = add_view(&b, sparse_value, sizeof sparse_value, 0, 0);
+    char sparse[256];
+    snprintf(sparse, sizeof sparse,
+             "'sparse':{'count':1,'indices':{'bufferView':%d,'componentType':5123},"
+             "'values':{'bufferView':%d}}",
+             si, sv);
+    add_accessor(&b, -1, FLOAT, 3, "VEC3", false, sparse); /* 7 */
+    const char *rest =
+        "'materials':[{'pbrMetallicRoughness':{'baseColorFactor':[1,0,0,1]}}],"
+        "'meshes':[{'primitives':[{'attributes':{'POSITION':0,'JOINTS_0':2,'WEIGHTS_0':3},"
+        "'indices':1,'material':0},{'attributes':{'POSITION':7},'mode':5}]}],"
+        "'nodes':[{'children':[1,2],'translation':[1,2,3]},{'mesh':0,'skin':0},{}],"
+        "'skins':[{'joints':[0,2],'inverseBindMatrices':4}],"
+        "'animations':[{'samplers':[{'input':5,'output':6}],"
+        "'channels':[{'sampler':0,'target':{'node':2,'path':'rotation'}}]}],"
+        "'scenes':[{'nodes':[0]}],'scene':0";
+    char *json = builder_json(&b, rest, false);
+    imported r;
+    import_json(&r, dir, json);
+    expect_ok(&r);
+    imported_free(&r);
+    char *glb_json = builder_json(&b, rest, true);
+    size_t glb_size;
+    uint8_t *glb = make_glb(glb_json, b.bin.data, b.bin.size, &glb_size);
+    import_bytes(&r, dir, "model.glb", glb, glb_size);
+    expect_ok(&r);
+    imported_free(&r);
+
+    size_t bin_start = glb_size - ((b.bin.size + 3) & ~(size_t)3);
+    mutate_and_import(dir, "model.glb", glb, glb_size, bin_start, 4000, false);
+    mutate_and_import(dir, "model.gltf", (const uint8_t *)json, strlen(json), 0, 3000, true);
+    /* every truncation of the GLB */
+    for (size_t length = 0; length < glb_size; length++) {
+        import_bytes(&r, dir, "model.glb", glb, length);
+        assert_false(r.ok);
+        imported_free(&r);
+    }
+    free(glb);
+    free(glb_json);
+    free(json);
+    builder_free(&b);
+    free(dir);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(gltf_decodes_every_component_type),
+        cmocka_unit_test(gltf_reads_interleaved_strides),
+        cmocka_unit_test(gltf_applies_sparse_accessors),
+        cmocka_unit_test(gltf_reports_accessor_ranges_with_json_paths),
+        cmocka_unit_test(gltf_converts_strips_and_fans),
+        cmocka_unit_test(gltf_merges_primitives_into_submeshes),
+        cmocka_unit_test(gltf_reads_skins_tangents_and_missing_positions),
+        cmocka_unit_test(gltf_reads_external_buffers_and_data_uris),
+        cmocka_unit_test(gltf_refuses_uris_outside_the_input_folder),
+        cmocka_unit_test(gltf_reads_glb),
+        cmocka_unit_test(gltf_decodes_meshopt_compression),
+        cmocka_unit_test(gltf_reports_syntax_errors_with_the_line),
+        cmocka_unit_test(gltf_rejects_wrong_types_with_their_path),
+        cmocka_unit_test(gltf_maps_materials_and_textures),
+        cmocka_unit_test(gltf_uses_fallbacks_of_unsupported_extensions),
+        cmocka_unit_test(gltf_orders_nodes_parents_first),
+        cmocka_unit_test(gltf_corpus_rows_import_as_expected),
+        cmocka_unit_test(gltf_corpus_models_have_the_expected_content),
+        cmocka_unit_test(gltf_survives_random_mutations),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
