@@ -179,6 +179,30 @@ bool import_assimp(cook_context *ctx, ir_asset *out);
 bool import_mtl(cook_context *ctx, const char *mtl_path, const char *text, size_t size,
                 ir_material **materials, uint32_t *material_count);
 
+/* A Phong-style material as MTL and most DCC formats describe it; each has_*
+ * says whether the source gave that value (non-finite values count as absent).
+ * MTL statement names in the comments. */
+typedef struct import_phong {
+    bool has_diffuse, has_emissive, has_opacity, has_transparency, has_shininess,
+        has_roughness, has_metallic;
+    double diffuse[3];   /* Kd */
+    double emissive[3];  /* Ke */
+    double opacity;      /* d */
+    double transparency; /* Tr, used only without d */
+    double shininess;    /* Ns, a Blinn-Phong exponent, used only without Pr */
+    double roughness;    /* Pr */
+    double metallic;     /* Pm */
+    bool map_roughness;  /* textures[METALLIC_ROUGHNESS] carries roughness */
+    bool map_metallic;   /* ... and metallic */
+} import_phong;
+
+/* The MTL → metallic-roughness conversion documented in import/mtl.c: sets
+ * base_color, alpha_mode, roughness, metallic and emissive of `material`,
+ * whose textures must already be set (an ALPHA map makes it BLEND; an EMISSIVE
+ * map without an emissive colour makes emissive white). Shared by import_mtl
+ * and import_assimp. */
+void import_phong_to_pbr(const import_phong *phong, ir_material *material);
+
 /* Scans the longest number at *cursor (before `end`) as OBJ/MTL text writes
  * it: optional sign, digits with optional fraction and exponent (".5", "-.5",
  * "1e-3"), or the nan/inf spellings exporters emit ("nan", "-inf", "1.#IND").
@@ -198,6 +222,14 @@ uint32_t process_triangulate_polygon(const float *corners, uint32_t count, uint3
 
 /* Fills mesh->normals with angle-weighted smooth normals when it has none. */
 bool process_generate_normals(ir_mesh *mesh);
+
+/* Fills mesh->tangents (xyzw, bitangent = w * cross(normal, tangent)) with
+ * MikkTSpace-compatible tangents from the normals and texcoords[texcoord_set],
+ * when it has none and both streams exist (else leaves it NULL). May split
+ * vertices whose corners need different frames (mirrored UVs): vertex_count
+ * grows, every stream is copied and indices are rewritten. False only on
+ * allocation failure, leaving the mesh valid. (process/tangents.c) */
+bool process_generate_tangents(ir_mesh *mesh, uint32_t texcoord_set);
 
 /* Merges vertices that are identical in every stream (optimize.c). */
 bool process_weld(ir_mesh *mesh);

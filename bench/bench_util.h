@@ -1,0 +1,75 @@
+/*
+ * bench_util.h — timing, statistics and test-data generation shared by the
+ * benchmarks in bench/.
+ *
+ * Every benchmark follows the same pattern: one untimed warm-up run (page
+ * cache, allocator arenas, lazy initialisation in libraries), then many runs
+ * each timed on its own with CLOCK_MONOTONIC, summarised as median and min.
+ * The median is what we compare: it ignores the occasional run disturbed by the
+ * scheduler, and unlike the mean it is not dragged by one slow outlier.
+ */
+#ifndef KILN_BENCH_UTIL_H
+#define KILN_BENCH_UTIL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* ---------------------------------------------------------------------------
+ * Timing
+ * ------------------------------------------------------------------------- */
+
+/* Seconds on the monotonic clock (arbitrary origin). */
+double bench_now(void);
+
+/* One operation to time. It must do the whole operation (open, use, release)
+ * and stop the program through bench_die() if it fails: a benchmark of a
+ * failing call would report nonsense. */
+typedef void (*bench_op)(void *arg);
+
+typedef struct bench_stats {
+    double median;       /* seconds */
+    double min;          /* seconds */
+    double minor_faults; /* page faults per timed run, on average */
+    uint32_t reps;       /* timed runs (the warm-up is not counted) */
+} bench_stats;
+
+/* Runs `op` once untimed, then times up to `max_reps` runs. Stops early once
+ * `budget_seconds` of timed runs have passed, but never before 3 runs, so slow
+ * operations get few repetitions and fast ones many. */
+bench_stats bench_measure(bench_op op, void *arg, uint32_t max_reps, double budget_seconds);
+
+/* ---------------------------------------------------------------------------
+ * Reporting
+ * ------------------------------------------------------------------------- */
+
+/* Prints a message to stderr and exits with status 1. */
+void bench_die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+
+/* "812 ns", "4.21 us", "13.0 ms", "2.41 s": 3 significant digits, ASCII only so
+ * printf field widths line up. */
+void bench_format_duration(double seconds, char *out, size_t capacity);
+
+/* "24.1 MB" (decimal megabytes, like the MB/s figures). */
+void bench_format_bytes(uint64_t bytes, char *out, size_t capacity);
+
+/* Size of a file in bytes; dies when it cannot be read. */
+uint64_t bench_file_size(const char *path);
+
+/* Splits "a/b/c.obj" into a folder ("a/b", or "." when there is none) and a
+ * file name ("c.obj"). `dir` must hold at least strlen(path) + 2 bytes. */
+const char *bench_split_path(const char *path, char *dir, size_t dir_capacity);
+
+/* ---------------------------------------------------------------------------
+ * Test data
+ * ------------------------------------------------------------------------- */
+
+/* Writes a wavy height-field grid of quads_per_side x quads_per_side quads as
+ * OBJ: one v/vt/vn per grid point and one quad face "f a/a/a b/b/b ..." per
+ * cell, so 2 * quads_per_side^2 triangles after triangulation. The output is
+ * the same on every run (no randomness), written to a temporary name and
+ * renamed, so an interrupted run never leaves a truncated file behind. */
+bool bench_write_grid_obj(const char *path, uint32_t quads_per_side, char *reason,
+                          size_t reason_size);
+
+#endif /* KILN_BENCH_UTIL_H */

@@ -1,0 +1,1217 @@
+/* test_obj.c — the OBJ importer (import_obj), the MTL reader (import_mtl) and
+ * the number scanner they share. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "test_support.h"
+
+#include "cook/cook.h"
+
+/* ---------------------------------------------------------------------------
+ * Helpers
+ * ------------------------------------------------------------------------- */
+
+typedef struct imported {
+    cook_settings settings;
+    cook_diag diag;
+    ir_asset asset;
+    strlist dependencies;
+    bool ok;
+} imported;
+
+/* Imports `size` bytes as `source_path` under the input root `dir`. */
+static void import_bytes(imported *r, const char *dir, const char *source_path, const void *bytes,
+                         size_t size) {
+    memset(r, 0, sizeof *r);
+    cook_settings_default(&r->settings);
+    uint8_t *copy = malloc(size + 1); /* the contract: NUL-terminated */
+    assert_non_null(copy);
+    memcpy(copy, bytes, size);
+    copy[size] = '\0';
+    cook_context ctx = {
+        .input_root = dir,
+        .source_path = source_path,
+        .ref = "test",
+        .source = copy,
+        .source_size = size,
+        .settings = &r->settings,
+        .diag = &r->diag,
+    };
+    r->ok = import_obj(&ctx, &r->asset);
+    r->dependencies = ctx.dependencies;
+    free(copy);
+}
+
+static void import_text_as(imported *r, const char *dir, const char *source_path,
+                           const char *text) {
+    import_bytes(r, dir, source_path, text, strlen(text));
+}
+
+static void import_text(imported *r, const char *dir, const char *text) {
+    import_text_as(r, dir, "model.obj", text);
+}
+
+static void imported_free(imported *r) {
+    ir_asset_free(&r->asset);
+    diag_free(&r->diag);
+    strlist_free(&r->dependencies);
+}
+
+static const char *messages(const imported *r) {
+    return r->diag.text.data ? (const char *)r->diag.text.data : "";
+}
+
+static void expect_ok(const imported *r) {
+    if (!r->ok || r->diag.errors != 0)
+        fail_msg("import failed:\n%s", messages(r));
+}
+
+/* The import failed with exactly one error starting with `prefix`
+ * (e.g. "model.obj:3: error: "), which also holds `words`. */
+static void expect_error(const imported *r, const char *prefix, const char *words) {
+    if (r->ok)
+        fail_msg("import succeeded, expected \"%s\"\n%s", prefix, messages(r));
+    const char *line = strstr(messages(r), prefix);
+    if (line == NULL || r->diag.errors != 1)
+        fail_msg("expected one error \"%s\", got:\n%s", prefix, messages(r));
+    const char *end = strchr(line, '\n');
+    if (words != NULL && (strstr(line, words) == NULL || strstr(line, words) > end))
+        fail_msg("error lacks \"%s\":\n%s", words, messages(r));
+    assert_int_equal(r->asset.mesh_count, 0);
+    assert_null(r->asset.meshes);
+}
+
+static int count_occurrences(const char *text, const char *word) {
+    int n = 0;
+    for (const char *p = strstr(text, word); p != NULL; p = strstr(p + 1, word))
+        n++;
+    return n;
+}
+
+/* The IR invariants of ir.h, for any successful import. */
+static void check_asset(const ir_asset *asset) {
+    for (uint32_t m = 0; m < asset->mesh_count; m++) {
+        const ir_mesh *mesh = &asset->meshes[m];
+        assert_true(mesh->vertex_count > 0);
+        assert_non_null(mesh->positions);
+        assert_int_equal(mesh->index_count % 3, 0);
+        for (uint32_t i = 0; i < mesh->index_count; i++)
+            assert_true(mesh->indices[i] < mesh->vertex_count);
+        for (size_t i = 0; i < 3 * (size_t)mesh->vertex_count; i++) {
+            assert_true(isfinite(mesh->positions[i]));
+            if (mesh->normals != NULL)
+                assert_true(isfinite(mesh->normals[i]));
+        }
+        for (size_t v = 0; mesh->normals != NULL && v < mesh->vertex_count; v++) {
+            const float *n = mesh->normals + 3 * v;
+            assert_true(fabs(sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]) - 1.0) < 1e-4);
+        }
+        uint32_t offset = 0;
+        for (uint32_t s = 0; s < mesh->submesh_count; s++) {
+            assert_int_equal(mesh->submeshes[s].index_offset, offset);
+            assert_true(mesh->submeshes[s].index_count > 0);
+            assert_int_equal(mesh->submeshes[s].index_count % 3, 0);
+            assert_true(mesh->submeshes[s].material < asset->material_count);
+            offset += mesh->submeshes[s].index_count;
+        }
+        assert_int_equal(offset, mesh->index_count);
+    }
+    for (uint32_t i = 0; i < asset->material_count; i++)
+        assert_non_null(asset->materials[i].name);
+}
+
+static char *fresh_dir(const char *name) {
+    char label[96];
+    snprintf(label, sizeof label, "obj_%s", name);
+    return test_make_temp_dir(label);
+}
+
+static void write_in(const char *dir, const char *relative, const char *text) {
+    char *path = test_path_join(dir, relative);
+    /* Create the folders on the way. */
+    for (char *slash = strchr(path + strlen(dir) + 1, '/'); slash; slash = strchr(slash + 1, '/')) {
+        *slash = '\0';
+        mkdir(path, 0755);
+        *slash = '/';
+    }
+    test_write_file(path, text, strlen(text));
+    free(path);
+}
+
+static const ir_mesh *only_mesh(const imported *r) {
+    assert_int_equal(r->asset.mesh_count, 1);
+    check_asset(&r->asset);
+    return &r->asset.meshes[0];
+}
+
+/* Area of triangle t of a mesh whose positions lie in z = 0, signed about +z. */
+static double triangle_area_z(const ir_mesh *mesh, uint32_t t) {
+    const float *a = mesh->positions + 3 * (size_t)mesh->indices[3 * t];
+    const float *b = mesh->positions + 3 * (size_t)mesh->indices[3 * t + 1];
+    const float *c = mesh->positions + 3 * (size_t)mesh->indices[3 * t + 2];
+    return 0.5 * (((double)b[0] - a[0]) * ((double)c[1] - a[1]) -
+                  ((double)b[1] - a[1]) * ((double)c[0] - a[0]));
+}
+
+/* ---------------------------------------------------------------------------
+ * Geometry
+ * ------------------------------------------------------------------------- */
+
+static void obj_imports_a_triangle(void **state) {
+    (void)state;
+    char *dir = fresh_dir("triangle");
+    imported r;
+    import_text(&r, dir, "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n");
+    expect_ok(&r);
+    const ir_mesh *mesh = only_mesh(&r);
+    assert_int_equal(mesh->vertex_count, 3);
+    assert_int_equal(mesh->index_count, 3);
+    assert_int_equal(mesh->indices[0], 0);
+    assert_int_equal(mesh->indices[1], 1);
+    assert_int_equal(mesh->indices[2], 2);
+    assert_true(mesh->positions[3] == 1.0f && mesh->positions[7] == 1.0f);
+    assert_null(mesh->normals);
+    assert_null(mesh->texcoords[0]);
+    assert_null(mesh->colors);
+    assert_string_equal(mesh->name, "model"); /* no 'o': the file's stem */
+    assert_int_equal(mesh->submesh_count, 1);
+    assert_int_equal(r.asset.material_count, 1);
+    assert_string_equal(r.asset.materials[0].name, "default");
+    assert_true(r.asset.materials[0].metallic == 0.0f);
+    assert_int_equal(r.diag.warnings, 0);
+    imported_free(&r);
+    free(dir);
+}
+
+static void obj_triangulates_quads_and_ngons(void **state) {
+    (void)state;
+    char *dir = fresh_dir("ngon");
+    imported r;
+    /* A quad and a regular hexagon, both counter-clockwise in z = 0. */
+    import_text(&r, dir,
+                "v 0 0 0\nv 2 0 0\nv 2 1 0\nv 0 1 0\n"
+                "v 10 0 0\nv 11 0 0\nv 11.5 0.866 0\nv 11 1.732 0\nv 10 1.732 0\nv 9.5 0.866 0\n"
+                "f 1 2 3 4\nf 5 6 7 8 9 10\n");
+    expect_ok(&r);
+    const ir_mesh *mesh = only_mesh(&r);
+    assert_int_equal(mesh->index_count, 3 * (2 + 4));
+    assert_int_equal(mesh->vertex_count, 10);
+    double quad = 0.0, hexagon = 0.0;
+    for (uint32_t t = 0; t < 6; t++) {
+        double area = triangle_area_z(mesh, t);
+        assert_true(area > 0.0); /* winding kept */
+        *(t < 2 ? &quad : &hexagon) += area;
+    }
+    assert_true(fabs(quad - 2.0) < 1e-6);
+    assert_true(fabs(hexagon - 1.5 * 1.732) < 1e-3); /* 3 * sqrt(3) / 2 */
+    imported_free(&r);
+    free(dir);
+}
+
+static void obj_triangulates_concave_quad(void **state) {
+    (void)state;
+    char *dir = fresh_dir("concave_quad");
+    imported r;
+    /* An arrowhead whose reflex corner is vertex 4: a fan from vertex 1 would
+     * put a flipped triangle outside the face. */
+    import_text(&r, dir, "v 0 0 0\nv 4 2 0\nv 0 4 0\nv 1 2 0\nf 1 2 3 4\n");
+    expect_ok(&r);
+    const ir_mesh *mesh = only_mesh(&r);
+    assert_int_equal(mesh->index_count, 6);
+    double sum = 0.0;
+    for (uint32_t t = 0; t < 2; t++) {
+        double area = triangle_area_z(mesh, t);
+        assert_true(area > 0.0);
+        sum += area;
+    }
+    assert_true(fabs(sum - 6.0) < 1e-6); /* the polygon's area: 8 - 2 */
+    imported_free(&r);
+    free(dir);
+}
+
+static void obj_triangulates_concave_ngon_covering_its_area(void **state) {
+    (void)state;
+    char *dir = fresh_dir("concave_ngon");
+    imported r;
+    /* An L (area 5) given clockwise, in the plane x = 3. */
+    import_text(&r, dir, "v 3 0 0\nv 3 0 3\nv 3 1 3\nv 3 1 1\nv 3 3 1\nv 3 3 0\nf 1 2 3 4 5 6\n");
+    expect_ok(&r);
+    const ir_mesh *mesh = only_mesh(&r);
+    assert_int_equal(mesh->index_count, 12);
+    double sum = 0.0;
+    for (uint32_t t = 0; t < 4; t++) {
+        const float *a = mesh->positions + 3 * (size_t)mesh->indices[3 * t];
+        const float *b = mesh->positions + 3 * (size_t)mesh->indices[3 * t + 1];
+        const float *c = mesh->positions + 3 * (size_t)mesh->indices[3 * t + 2];
+        /* x component of (b - a) x (c - a): the L runs clockwise about +x,
+         * so every triangle must too. */
+        double cross_x = ((double)b[1] - a[1]) * ((double)c[2] - a[2]) -
+                         ((double)b[2] - a[2]) * ((double)c[1] - a[1]);
+        assert_true(cross_x < 0.0);
+        sum -= 0.5 * cross_x;
+    }
+    assert_true(fabs(sum - 5.0) < 1e-6);
+    imported_free(&r);
+    free(dir);
+}
+
+static void obj_welds_corners_by_position_texcoord_and_normal(void **state) {
+    (void)state;
+    char *dir = fresh_dir("weld");
+    imported r;
+    /* Two triangles sharing an edge; the shared corners agree in v/vt/vn
+     * except vertex 3, which the second face uses with another vt. */
+    import_text(&r, dir,
+                "v 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\n"
+                "vt 0 0\nvt 1 0\nvt 1 1\nvt 0 1\nvt 0.5 0.5\n"
+                "vn 0 0 2\n"
+                "f 1/1/1 2/2/1 3/3/1\nf 1/1/1 3/5/1 4/4/1\n");
+    expect_ok(&r);
+    const ir_mesh *mesh = only_mesh(&r);
+    assert_int_equal(mesh->vertex_count, 5);
+    assert_int_equal(mesh->index_count, 6);
+    assert_int_equal(mesh->indices[3], mesh->indices[0]);
+    assert_true(mesh->indices[4] != mesh->indices[2]);
+    assert_non_null(mesh->normals);
+    assert_true(mesh->normals[2] == 1.0f); /* normalised */
+    assert_non_null(mesh->texcoords[0]);
+    imported_free(&r);
+    free(dir);
+}
+
+static void obj_accepts_every_corner_form_and_mixed_faces(void **state) {
+    (void)state;
+    char *dir = fresh_dir("forms");
+    imported r;
+    import_text(&r, dir,
+                "v 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nvt 0.25 0.75\nvn 0 0 1\n"
+                "f 1 2 3\n"
+                "f 1/1 2/1 3/1\n"
+                "f 1//1 2//1 3//1\n"
+                "f 1/1/1 2/1/1 3/1/1\n"
+                "f 1/1 3/1/1 4\n");
+    expect_ok(&r);
+    const ir_mesh *mesh = only_mesh(&r);
+    assert_int_equal(mesh->index_count, 15);
+    /* (v), (v,vt), (v,vn), (v,vt,vn) for vertices 1-3, plus 4. */
+    assert_int_equal(mesh->vertex_count, 13);
+    /* Some corners lack a normal: none at all, the pipeline generates them. */
+    assert_null(mesh->normals);
+    assert_non_null(mesh->texcoords[0]);
+    /* Vertex 0 is corner "1": no vt -> 0,0; vertex 3 is "1/1": flipped v. */
+    assert_true(mesh->texcoords[0][0] == 0.0f && mesh->texcoords[0][1] == 0.0f);
+    assert_true(mesh->texcoords[0][6] == 0.25f && mesh->texcoords[0][7] == 0.25f);
+    assert_non_null(strstr(messages(&r), "some face corners have no normal"));
+    imported_free(&r);
+    free(dir);
+}
+
+static void obj_flips_texcoord_v_to_a_top_left_origin(void **state) {
+    (void)state;
+    char *dir = fresh_dir("flip");
+    imported r;
+    import_text(&r, dir,
+                "v 0 0 0\nv 1 0 0\nv 0 1 0\nvt 0 0\nvt 1 0.25\nvt 0 1 0.5\nf 1/1 2/2 3/3\n");
+    expect_ok(&r);
+    const ir_mesh *mesh = only_mesh(&r);
+    const float *uv = mesh->texcoords[0];
+    assert_true(uv[1] == 1.0f && uv[2] == 1.0f && uv[3] == 0.75f && uv[5] == 0.0f);
+    imported_free(&r);
+    free(dir);
+}
+
+static void obj_resolves_negative_indices(void **state) {
+    (void)state;
+    char *dir = fresh_dir("negative");
+    imported r;
+    import_text(&r, dir,
+                "v 0 0 0\nv 1 0 0\nv 0 1 0\nf -3 -2 -1\n"
+                "v 5 0 0\nv 6 0 0\nv 5 1 0\nvt 0 0\nvn 0 0 1\nf -3/-1/-1 -2/-1/-1 -1/1/1\n");
+    expect_ok(&r);
+    const ir_mesh *mesh = only_mesh(&r);
+    assert_int_equal(mesh->index_count, 6);
+    assert_true(mesh->positions[3 * mesh->indices[3]] == 5.0f);
+    assert_true(mesh->positions[3 * mesh->indices[5] + 1] == 1.0f);
+    assert_true(mesh->positions[3 * mesh->indices[2] + 1] == 1.0f);
+    imported_free(&r);
+    free(dir);
+}
+
+static void obj_reads_vertex_colors_defaulting_missing_ones_to_white(void **state) {
+    (void)state;
+    char *dir = fresh_dir("colors");
+    imported r;
+    import_text(&r, dir,
+                "v 0 0 0\nv 1 0 0 1 0 0\nv 0 1 0 0 0.5 1\nv 1 1 0 1.0\nf 1 2 3\nf 2 4 3\n");
+    expect_ok(&r);
+    const ir_mesh *mesh = only_mesh(&r);
+    assert_non_null(mesh->colors);
+    const float white[4] = {1, 1, 1, 1}, red[4] = {1, 0, 0, 1}, blue[4] = {0, 0.5f, 1, 1};
+    assert_memory_equal(mesh->colors + 0, white, sizeof white);
+    assert_memory_equal(mesh->colors + 4, red, sizeof red);
+    assert_memory_equal(mesh->colors + 8, blue, sizeof blue);
+    assert_memory_equal(mesh->colors + 12, white, sizeof white); /* "v x y z w" */
+    imported_free(&r);
+    free(dir);
+}
+
+static void obj_parses_leading_dot_and_exponent_numbers(void **state) {
+    (void)state;
+    char *dir = fresh_dir("numbers");
+    imported r;
+    import_text(&r, dir, "v .5 -.5 +1e-3\nv 2.5E+2 -0 1.\nv 0.1 3 .8e-1\nf 1 2 3\n");
+    expect_ok(&r);
+    const ir_mesh *mesh = only_mesh(&r);
+    const float expected[9] = {0.5f, -0.5f, 0.001f, 250.0f, -0.0f, 1.0f, 0.1f, 3.0f, 0.08f};
+    for (int i = 0; i < 9; i++)
+        if (mesh->positions[i] != expected[i])
+            fail_msg("value %d: %.9g, expected %.9g", i, mesh->positions[i], expected[i]);
+    imported_free(&r);
+    free(dir);
+}
+
+static void scan_number_is_correctly_rounded(void **state) {
+    (void)state;
+    static const char *const fixed[] = {"0.517982",
+                                        "8219.830078",
+                                        ".5",
+                                        "-.5",
+                                        "1e-3",
+                                        "2.5E+2",
+                                        "+1",
+                                        "0.1",
+                                        "1e22",
+                                        "1e23",
+                                        "9007199254740993",
+                                        "123456789012345678901234567890",
+                                        "3.14159265358979323846264338",
+                                        "1.7976931348623157e308",
+                                        "4.9e-324",
+                                        "2.2250738585072014e-308",
+                                        "1e400",
+                                        "1e-400",
+                                        "0.000000000000000000000000000001",
+                                        "00000001.5000000",
+                                        "-0.0"};
+    for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++) {
+        const char *cursor = fixed[i];
+        double value;
+        assert_true(import_scan_number(&cursor, fixed[i] + strlen(fixed[i]), &value));
+        assert_ptr_equal(cursor, fixed[i] + strlen(fixed[i]));
+        double expected = strtod(fixed[i], NULL);
+        if (memcmp(&value, &expected, sizeof value) != 0)
+            fail_msg("%s: %.17g, strtod says %.17g", fixed[i], value, expected);
+    }
+    uint64_t seed = 88172645463325252ull;
+    for (int round = 0; round < 20000; round++) {
+        char text[64];
+        int n = 0;
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        int digits = 1 + (int)(seed % 20), point = (int)((seed >> 8) % (uint64_t)(digits + 1));
+        if ((seed >> 16) & 1)
+            text[n++] = '-';
+        for (int d = 0; d < digits; d++) {
+            if (d == point)
+                text[n++] = '.';
+            text[n++] = (char)('0' + (seed >> (20 + 2 * (d % 20))) % 10);
+            seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+        }
+        if ((seed >> 40) % 3 == 0)
+            n += snprintf(text + n, sizeof text - (size_t)n, "e%d", (int)((seed >> 44) % 61) - 30);
+        text[n] = '\0';
+        const char *cursor = text;
+        double value;
+        assert_true(import_scan_number(&cursor, text + n, &value));
+        assert_ptr_equal(cursor, text + n);
+        double expected = strtod(text, NULL);
+        if (memcmp(&value, &expected, sizeof value) != 0)
+            fail_msg("%s: %.17g, strtod says %.17g", text, value, expected);
+    }
+}
+
+static void scan_number_reads_nan_and_infinity_spellings(void **state) {
+    (void)state;
+    static const char *const nans[] = {"nan", "-nan", "NaN", "1.#IND", "-1.#IND", "1.#QNAN"};
+    static const char *const infs[] = {"inf", "-inf", "Infinity", "1.#INF", "-1.#INF00"};
+    double value;
+    for (size_t i = 0; i < sizeof nans / sizeof nans[0]; i++) {
+        const char *cursor = nans[i];
+        assert_true(import_scan_number(&cursor, nans[i] + strlen(nans[i]), &value));
+        assert_true(isnan(value));
+        assert_ptr_equal(cursor, nans[i] + strlen(nans[i]));
+    }
+    for (size_t i = 0; i < sizeof infs / sizeof infs[0]; i++) {
+        const char *cursor = infs[i];
+        assert_true(import_scan_number(&cursor, infs[i] + strlen(infs[i]), &value));
+        assert_true(isinf(value));
+        assert_ptr_equal(cursor, infs[i] + strlen(infs[i]));
+    }
+    static const char *const bad[] = {"", "-", ".", "e5", "x1", "+.e1"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        const char *cursor = bad[i];
+        assert_false(import_scan_number(&cursor, bad[i] + strlen(bad[i]), &value));
+    }
+    /* "1e" and "2.5x": a number, then something the caller must reject. */
+    const char *text = "1e";
+    assert_true(import_scan_number(&text, text + 2, &value));
+    assert_true(value == 1.0 && *text == 'e');
+}
+
+/* ---------------------------------------------------------------------------
+ * Text handling
+ * ------------------------------------------------------------------------- */
+
+static void obj_skips_comments_blank_lines_and_crlf(void **state) {
+    (void)state;
+    char *dir = fresh_dir("crlf");
+    imported r;
+    import_text(&r, dir,
+                "\xef\xbb\xbf# header\r\n\r\n   \t\r\n  # indented comment\r\n"
+                "v 0 0 0 # trailing comment\r\nv 1 0 0\r\n\tv 0 1 0\r\n"
+                "s 1\r\ng group one\r\no thing\r\nf 1 2 3 # done\r\n\x1a");
+    expect_ok(&r);
+    const ir_mesh *mesh = only_mesh(&r);
+    assert_int_equal(mesh->index_count, 3);
+    assert_string_equal(mesh->name, "thing");
+    assert_int_equal(r.diag.warnings, 0);
+    imported_free(&r);
+    free(dir);
+}
+
+static void obj_joins_lines_ending_in_a_backslash(void **state) {
+    (void)state;
+    char *dir = fresh_dir("continuation");
+    imported r;
+    import_text(&r, dir, "v 0 \\\n0 0\nv 1 0 0\nv 0 1 0\nv 1 1 0\nf 1 2 \\\r\n 4 \\\n3\nf 1 2 x\n");
+    /* The continued face spans lines 6-8; line 9 has the error. */
+    expect_error(&r, "model.obj:9: error: ", "malformed face corner 'x'");
+    imported_free(&r);
+    import_text(&r, dir, "v 0 \\\n0 0\nv 1 0 0\nv 0 1 0\nv 1 1 0\nf 1 2 \\\r\n 4 \\\n3\n");
+    expect_ok(&r);
+    assert_int_equal(only_mesh(&r)->index_count, 6);
+    imported_free(&r);
+    free(dir);
+}
+
+static void obj_warns_once_per_unknown_statement(void **state) {
+    (void)state;
+    char *dir = fresh_dir("unknown");
+    imported r;
+    import_text(&r, dir,
+                "v 0 0 0\nv 1 0 0\nv 0 1 0\nvp 0.5\ncstype bezier\nvp 0.2\nt crease 2/1/0 1 2\n"
+                "f 1 2 3\n");
+    expect_ok(&r);
+    assert_int_equal(r.diag.warnings, 3);
+    assert_non_null(strstr(messages(&r), "model.obj:4: warning: unsupported statement 'vp'"));
+    assert_non_null(strstr(messages(&r), "model.obj:5: warning: unsupported statement 'cstype'"));
+    assert_non_null(strstr(messages(&r), "model.obj:7: warning: unsupported statement 't'"));
+    imported_free(&r);
+    free(dir);
+}
+
+/* ---------------------------------------------------------------------------
+ * Materials
+ * ------------------------------------------------------------------------- */
+
+static const char GROUPED_OBJ[] = "mtllib lib.mtl\n"
+                                  "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 1 1 0\n"
+                                  "f 1 2 3\n" /* before any usemtl: default */
+                                  "usemtl blue\nf 2 4 3\n"
+                                  "usemtl red\nf 1 2 4\n"
+                                  "usemtl blue\nf 1 4 3\n"
+                                  "usemtl ghost\nf 3 2 1\n" /* not in the library: default */
+                                  "usemtl red\n"            /* no face follows */
+                                  "usemtl unused_here\n";
+
+static const char GROUPED_MTL[] = "newmtl red\nKd 1 0 0\n"
+                                  "newmtl green\nKd 0 1 0\n"
+                                  "newmtl blue\nKd 0 0 1\n"
+                                  "newmtl unused_here\n";
+
+static void obj_groups_faces_into_one_submesh_per_material(void **state) {
+    (void)state;
+    char *dir = fresh_dir("grouping");
+    write_in(dir, "lib.mtl", GROUPED_MTL);
+    imported r;
+    import_text(&r, dir, GROUPED_OBJ);
+    expect_ok(&r);
+    const ir_mesh *mesh = only_mesh(&r);
+    /* Slots in order of first use by a face: default, blue, red. */
+    assert_int_equal(r.asset.material_count, 3);
+    assert_string_equal(r.asset.materials[0].name, "default");
+    assert_string_equal(r.asset.materials[1].name, "blue");
+    assert_string_equal(r.asset.materials[2].name, "red");
+    assert_true(r.asset.materials[1].base_color[2] == 1.0f);
+    assert_true(r.asset.materials[1].base_color[0] == 0.0f);
+    assert_int_equal(mesh->submesh_count, 3);
+    const uint32_t expected_counts[3] = {6, 6, 3};
+    for (uint32_t s = 0; s < 3; s++) {
+        assert_int_equal(mesh->submeshes[s].material, s);
+        assert_int_equal(mesh->submeshes[s].index_count, expected_counts[s]);
+    }
+    /* Within a submesh, faces keep their file order: default = faces 1, 5. */
+    const float *p = mesh->positions;
+    assert_true(p[3 * mesh->indices[0]] == 0.0f && p[3 * mesh->indices[1]] == 1.0f);
+    assert_true(p[3 * mesh->indices[3] + 1] == 1.0f); /* face 5 starts at vertex 3 */
+    assert_int_equal(count_occurrences(messages(&r), "warning"), 1);
+    assert_non_null(strstr(messages(&r), "model.obj:13: warning: material 'ghost'"));
+    assert_int_equal(r.dependencies.count, 1);
+    assert_string_equal(r.dependencies.items[0], "lib.mtl");
+    imported_free(&r);
+    free(dir);
+}
+
+static void obj_reads_several_material_libraries_with_spaces_in_names(void **state) {
+    (void)state;
+    char *dir = fresh_dir("mtllibs");
+    write_in(dir, "my materials.mtl", "newmtl a\nKd 0.5 0.5 0.5\n");
+    write_in(dir, "more.MTL", "newmtl b\nKd 0.25 0.25 0.25\n");
+    write_in(dir, "last.mtl", "newmtl c\nKd 0.125 0.125 0.125\n");
+    imported r;
+    import_text(&r, dir,
+                "mtllib my materials.mtl more.MTL missing.mtl\nmtllib last.mtl\n"
+                "v 0 0 0\nv 1 0 0\nv 0 1 0\n"
+                "usemtl c\nf 1 2 3\nusemtl a\nf 1 2 3\nusemtl b\nf 1 2 3\n");
+    expect_ok(&r);
+    only_mesh(&r);
+    assert_int_equal(r.asset.material_count, 3);
+    assert_string_equal(r.asset.materials[0].name, "c");
+    assert_string_equal(r.asset.materials[1].name, "a");
+    assert_string_equal(r.asset.materials[2].name, "b");
+    assert_true(r.asset.materials[1].base_color[0] == 0.5f);
+    assert_int_equal(r.diag.warnings, 1);
+    assert_non_null(strstr(messages(&r), "model.obj:1: warning: cannot read material library "
+                                         "'missing.mtl'"));
+    assert_int_equal(r.dependencies.count, 3);
+    imported_free(&r);
+    free(dir);
+}
+
+static void obj_resolves_usemtl_against_a_later_mtllib(void **state) {
+    (void)state;
+    char *dir = fresh_dir("late_mtllib");
+    write_in(dir, "late.mtl", "newmtl red\nKd 1 0 0\n");
+    imported r;
+    import_text(&r, dir, "v 0 0 0\nv 1 0 0\nv 0 1 0\nusemtl red\nf 1 2 3\nmtllib late.mtl\n");
+    expect_ok(&r);
+    assert_int_equal(r.asset.material_count, 1);
+    assert_string_equal(r.asset.materials[0].name, "red");
+    assert_true(r.asset.materials[0].base_color[1] == 0.0f);
+    assert_int_equal(r.diag.warnings, 0);
+    imported_free(&r);
+    free(dir);
+}
+
+static void obj_warns_about_a_missing_material_library_and_cooks(void **state) {
+    (void)state;
+    char *dir = fresh_dir("missing_mtl");
+    imported r;
+    import_text(&r, dir, "mtllib nowhere.mtl\nv 0 0 0\nv 1 0 0\nv 0 1 0\nusemtl red\nf 1 2 3\n");
+    expect_ok(&r);
+    only_mesh(&r);
+    assert_int_equal(r.asset.material_count, 1);
+    assert_string_equal(r.asset.materials[0].name, "default");
+    assert_int_equal(r.diag.warnings, 1); /* the library, not also each name */
+    assert_non_null(strstr(messages(&r), "model.obj:1: warning:"));
+    imported_free(&r);
+    free(dir);
+}
+
+static void mtl_converts_phong_parameters_to_metallic_roughness(void **state) {
+    (void)state;
+    char *dir = fresh_dir("mtl_values");
+    write_in(dir, "m.mtl",
+             "# comment\n"
+             "newmtl plain\n  Kd 0.8 0.6 0.4\n  Ns 0\n  Ka 1 1 1\n  illum 2\n"
+             "newmtl glassy\nKd 0.5\nd 0.25\nTr 0.9\nNs 98\nKe 0.1 0.2 -1\n"
+             "newmtl tr_only\nTr 0.75\n"
+             "newmtl pbr\nKd 2 -1 0.5\nPr 0.3\nPm 0.7\nNs 1000\n"
+             "newmtl odd\nKd spectral x.rfl\nNs lots\nfrobnicate 1\nfrobnicate 2\n");
+    imported r;
+    import_text(&r, dir,
+                "mtllib m.mtl\nv 0 0 0\nv 1 0 0\nv 0 1 0\n"
+                "usemtl plain\nf 1 2 3\nusemtl glassy\nf 1 2 3\nusemtl tr_only\nf 1 2 3\n"
+                "usemtl pbr\nf 1 2 3\nusemtl odd\nf 1 2 3\n");
+    expect_ok(&r);
+    assert_int_equal(r.asset.material_count, 5);
+    const ir_material *plain = &r.asset.materials[0], *glassy = &r.asset.materials[1];
+    const ir_material *tr_only = &r.asset.materials[2], *pbr = &r.asset.materials[3];
+    const ir_material *odd = &r.asset.materials[4];
+    assert_true(plain->base_color[0] == 0.8f && plain->base_color[2] == 0.4f);
+    assert_true(plain->base_color[3] == 1.0f && plain->alpha_mode == IR_ALPHA_OPAQUE);
+    assert_true(plain->roughness == 1.0f && plain->metallic == 0.0f);
+    assert_true(glassy->base_color[1] == 0.5f && glassy->base_color[3] == 0.25f); /* d wins */
+    assert_int_equal(glassy->alpha_mode, IR_ALPHA_BLEND);
+    assert_true(fabsf(glassy->roughness - 0.14142136f) < 1e-6f); /* sqrt(2 / 100) */
+    assert_true(glassy->emissive[0] == 0.1f && glassy->emissive[1] == 0.2f &&
+                glassy->emissive[2] == 0.0f);
+    assert_true(tr_only->base_color[3] == 0.25f && tr_only->alpha_mode == IR_ALPHA_BLEND);
+    assert_true(pbr->base_color[0] == 1.0f && pbr->base_color[1] == 0.0f);
+    assert_true(pbr->roughness == 0.3f && pbr->metallic == 0.7f); /* Pr beats Ns */
+    assert_true(odd->base_color[0] == 1.0f && odd->roughness == 1.0f);
+    const char *text = messages(&r);
+    assert_non_null(strstr(text, "m.mtl:21: warning: 'Kd spectral' colours are not supported"));
+    assert_non_null(strstr(text, "m.mtl:22: warning: 'Ns' has a missing or malformed value"));
+    assert_non_null(strstr(text, "m.mtl:23: warning: unsupported statement 'frobnicate'"));
+    assert_int_equal(r.diag.warnings, 3);
+    imported_free(&r);
+    free(dir);
+}
+
+static void mtl_skips_texture_options_and_keeps_file_names_with_spaces(void **state) {
+    (void)state;
+    char *dir = fresh_dir("mtl_textures");
+    write_in(dir, "m/tex/texture 01.png", "x");
+    write_in(dir, "m/tex/n.png", "x");
+    write_in(dir, "m/tex/alpha.png", "x");
+    write_in(dir, "m/tex/glow.png", "x");
+    write_in(dir, "m/tex/orm.png", "x");
+    write_in(dir, "m/tex/rough.png", "x");
+    write_in(
+        dir, "m/m.mtl",
+        "newmtl a\n"
+        "map_Kd -s 1 1 1 -o 0.5 -clamp on -blendu off tex/texture 01.png\n"
+        "map_bump -imfchan r tex/n.png -bm 0.5\n"
+        "map_d -mm 0 1 tex\\alpha.png\n"
+        "map_Ke -texres 512 tex/glow.png\n"
+        "map_Pr tex/rough.png\n"
+        "map_ORM -type sphere tex/orm.png\n"
+        "map_Ks ignored.png\n"
+        "newmtl b\nbump -bm 2 tex/missing.png\nmap_Kd ../../outside.png\nmap_Pr tex/rough.png\n");
+    imported r;
+    import_text(&r, dir,
+                "mtllib m/m.mtl\nv 0 0 0\nv 1 0 0\nv 0 1 0\nusemtl a\nf 1 2 3\n"
+                "usemtl b\nf 1 2 3\n");
+    expect_ok(&r);
+    const ir_material *a = &r.asset.materials[0], *b = &r.asset.materials[1];
+    assert_string_equal(a->textures[IR_SLOT_BASE_COLOR].path, "m/tex/texture 01.png");
+    assert_string_equal(a->textures[IR_SLOT_NORMAL].path, "m/tex/n.png");
+    assert_true(a->normal_scale == 0.5f);
+    assert_string_equal(a->textures[IR_SLOT_ALPHA].path, "m/tex/alpha.png");
+    assert_int_equal(a->alpha_mode, IR_ALPHA_BLEND);
+    assert_string_equal(a->textures[IR_SLOT_EMISSIVE].path, "m/tex/glow.png");
+    assert_true(a->emissive[0] == 1.0f);
+    /* map_ORM beats map_Pr whatever the order, and fills occlusion too. */
+    assert_string_equal(a->textures[IR_SLOT_METALLIC_ROUGHNESS].path, "m/tex/orm.png");
+    assert_string_equal(a->textures[IR_SLOT_OCCLUSION].path, "m/tex/orm.png");
+    assert_true(a->metallic == 1.0f && a->roughness == 1.0f);
+    /* b: missing texture and escaping path are warnings with empty slots. */
+    assert_null(b->textures[IR_SLOT_NORMAL].path);
+    assert_true(b->normal_scale == 1.0f);
+    assert_null(b->textures[IR_SLOT_BASE_COLOR].path);
+    assert_string_equal(b->textures[IR_SLOT_METALLIC_ROUGHNESS].path, "m/tex/rough.png");
+    assert_true(b->metallic == 0.0f && b->roughness == 1.0f); /* a roughness-only map */
+    assert_int_equal(r.diag.warnings, 2);
+    assert_non_null(strstr(messages(&r), "m/m.mtl:10: warning: texture 'tex/missing.png'"));
+    assert_non_null(strstr(messages(&r), "m/m.mtl:11: warning: texture '../../outside.png'"));
+    /* Dependencies: the library and each texture found. */
+    assert_true(strlist_contains(&r.dependencies, "m/m.mtl"));
+    assert_true(strlist_contains(&r.dependencies, "m/tex/texture 01.png"));
+    assert_false(strlist_contains(&r.dependencies, "ignored.png"));
+    imported_free(&r);
+    free(dir);
+}
+
+static void mtl_resolves_textures_relative_to_its_own_folder(void **state) {
+    (void)state;
+    char *dir = fresh_dir("mtl_folders");
+    write_in(dir, "shared/lib.mtl", "newmtl x\nmap_Kd img/wood.png\n");
+    write_in(dir, "shared/img/wood.png", "x");
+    imported r;
+    import_text_as(&r, dir, "models/crate/crate.obj",
+                   "mtllib ../../shared/lib.mtl\nv 0 0 0\nv 1 0 0\nv 0 1 0\nusemtl x\nf 1 2 3\n");
+    expect_ok(&r);
+    assert_string_equal(r.asset.materials[0].textures[IR_SLOT_BASE_COLOR].path,
+                        "shared/img/wood.png");
+    imported_free(&r);
+    free(dir);
+}
+
+/* ---------------------------------------------------------------------------
+ * Errors and odd input
+ * ------------------------------------------------------------------------- */
+
+static void obj_rejects_zero_index_with_line_number(void **state) {
+    (void)state;
+    char *dir = fresh_dir("zero");
+    imported r;
+    import_text(&r, dir, "v 0 0 0\nv 1 0 0\nv 0 1 0\n\nf 1 2 3\nf 1 0 3\n");
+    expect_error(&r, "model.obj:6: error: ", "index 0");
+    imported_free(&r);
+    import_text(&r, dir, "v 0 0 0\nv 1 0 0\nv 0 1 0\nvt 0 0\nf 1/1 2/0 3/1\n");
+    expect_error(&r, "model.obj:5: error: ", "texture coordinate index 0");
+    imported_free(&r);
+    free(dir);
+}
+
+static void obj_rejects_out_of_range_indices_with_line_number(void **state) {
+    (void)state;
+    char *dir = fresh_dir("range");
+    imported r;
+    import_text(&r, dir, "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 4\n");
+    expect_error(&r, "model.obj:4: error: ", "vertex 4");
+    imported_free(&r);
+    import_text(&r, dir, "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 -4\n");
+    expect_error(&r, "model.obj:4: error: ", "relative vertex index -4");
+    imported_free(&r);
+    import_text(&r, dir, "v 0 0 0\nv 1 0 0\nv 0 1 0\nvt 0 0\nf 1/-2 2/1 3/1\n");
+    expect_error(&r, "model.obj:5: error: ", "relative texture coordinate index -2");
+    imported_free(&r);
+    import_text(&r, dir, "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 99999999999999999999999\n");
+    expect_error(&r, "model.obj:4: error: ", "only 3 vertices");
+    imported_free(&r);
+    /* A face referring to a vertex defined after it. */
+    import_text(&r, dir, "v 0 0 0\nv 1 0 0\nf 1 2 3\nv 0 1 0\n");
+    expect_error(&r, "model.obj:3: error: ", "defined before it");
+    imported_free(&r);
+    free(dir);
+}
+
+static void obj_ignores_normal_and_texcoord_indices_beyond_those_defined(void **state) {
+    (void)state;
+    char *dir = fresh_dir("missing_attributes");
+    imported r;
+    /* Exporters write vn indices without any vn (corpus catmark_torus). */
+    import_text(&r, dir, "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1/1/1 2/2/2 3/3/3\nf 1//4 2//5 3//6\n");
+    expect_ok(&r);
+    const ir_mesh *mesh = only_mesh(&r);
+    assert_null(mesh->normals);
+    assert_null(mesh->texcoords[0]);
+    assert_int_equal(r.diag.warnings, 2); /* once for vt, once for vn */
+    assert_non_null(strstr(messages(&r), "model.obj:4: warning: face uses texture coordinate 1"));
+    assert_non_null(strstr(messages(&r), "model.obj:4: warning: face uses normal 1"));
+    imported_free(&r);
+    free(dir);
+}
+
+static void obj_rejects_faces_with_fewer_than_three_corners(void **state) {
+    (void)state;
+    char *dir = fresh_dir("short_face");
+    imported r;
+    import_text(&r, dir, "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\nf 1 2\n");
+    expect_error(&r, "model.obj:5: error: ", "2 corners");
+    imported_free(&r);
+    import_text(&r, dir, "v 0 0 0\nf\n");
+    expect_error(&r, "model.obj:2: error: ", "0 corners");
+    imported_free(&r);
+    free(dir);
+}
+
+static void obj_rejects_malformed_numbers_and_corners(void **state) {
+    (void)state;
+    char *dir = fresh_dir("malformed");
+    static const struct {
+        const char *text;
+        const char *prefix;
+        const char *words;
+    } cases[] = {
+        {"v 0 0 0\nv 1 0 0\nv 0 1,5 0\nf 1 2 3\n", "model.obj:3: error: ", "'1,5' is not a number"},
+        {"v 0 0 0\nv 1 0 0\nv 0 1 0x\n", "model.obj:3: error: ", "'0x' is not a number"},
+        {"v 0 0\n", "model.obj:1: error: ", "found 2 values"},
+        {"v 0 0 0 0 0\n", "model.obj:1: error: ", "found 5 values"},
+        {"v 1 2 3 4 5 6 7\n", "model.obj:1: error: ", "more than 6 values"},
+        {"vn 0 1\n", "model.obj:1: error: ", "'vn' needs x y z"},
+        {"vt\n", "model.obj:1: error: ", "'vt' needs at least one value"},
+        {"vt 0 -e\n", "model.obj:1: error: ", "'-e' is not a number"},
+        {"v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3/\nf 1/2/3/4 2 3\n",
+         "model.obj:5: error: ", "'1/2/3/4'"},
+        {"v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 a\n", "model.obj:4: error: ", "'a'"},
+        {"v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3-\n", "model.obj:4: error: ", "'3-'"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        imported r;
+        import_text(&r, dir, cases[i].text);
+        expect_error(&r, cases[i].prefix, cases[i].words);
+        imported_free(&r);
+    }
+    free(dir);
+}
+
+static void obj_rejects_binary_content_as_not_text(void **state) {
+    (void)state;
+    char *dir = fresh_dir("binary");
+    imported r;
+    static const char with_nul[] = "v 0 0 0\nv 1 0 0\nv 0 1\0 0\nf 1 2 3\n";
+    import_bytes(&r, dir, "model.obj", with_nul, sizeof with_nul - 1);
+    expect_error(&r, "model.obj:3: error: ", "not a text OBJ file");
+    imported_free(&r);
+    static const unsigned char png[] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n', 0, 0, 0, 13};
+    import_bytes(&r, dir, "model.obj", png, sizeof png);
+    expect_error(&r, "model.obj:1: error: ", "not a text OBJ file");
+    imported_free(&r);
+    static const char in_comment_then_statement[] = "# ok\nv 0 0 0\n\x01\x02garbage\n";
+    import_bytes(&r, dir, "model.obj", in_comment_then_statement,
+                 sizeof in_comment_then_statement - 1);
+    expect_error(&r, "model.obj:3: error: ", "not a text OBJ file");
+    imported_free(&r);
+    static const char in_trailing_comment[] = "v 0 0 0\nv 1 0 0 # \x01\n";
+    import_bytes(&r, dir, "model.obj", in_trailing_comment, sizeof in_trailing_comment - 1);
+    expect_error(&r, "model.obj:2: error: ", "not a text OBJ file");
+    imported_free(&r);
+    free(dir);
+}
+
+static void obj_drops_faces_using_nan_positions_with_a_warning(void **state) {
+    (void)state;
+    char *dir = fresh_dir("nan");
+    imported r;
+    import_text(&r, dir,
+                "v nan 0 0\nv 1 0 0\nv 0 1 0\nv 1 1 0\nv 1.#IND 0 0\nv 0 0 1e39\n"
+                "f 1 2 3\nf 2 4 3\nf 5 2 4\nf 2 4 6\n");
+    expect_ok(&r);
+    const ir_mesh *mesh = only_mesh(&r);
+    assert_int_equal(mesh->index_count, 3);
+    assert_int_equal(mesh->vertex_count, 3);
+    assert_non_null(strstr(messages(&r), "model.obj:1: warning: vertex position is not a finite"));
+    assert_non_null(strstr(messages(&r), "model.obj:7: warning: 3 faces dropped"));
+    assert_int_equal(r.diag.warnings, 2);
+    imported_free(&r);
+    import_text(&r, dir, "v inf 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n");
+    expect_error(&r, "model.obj:4: error: ", "not a finite number");
+    imported_free(&r);
+    free(dir);
+}
+
+static void obj_sanitises_nan_texcoords_and_normals(void **state) {
+    (void)state;
+    char *dir = fresh_dir("nan_attributes");
+    imported r;
+    import_text(&r, dir,
+                "v 0 0 0\nv 1 0 0\nv 0 1 0\nvt nan 0.5\nvt 1 0\nvt 0 1\n"
+                "vn 0 0 1\nvn 0 0 0\nvn -nan 1 0\n"
+                "f 1/1/1 2/2/2 3/3/3\n");
+    expect_ok(&r);
+    const ir_mesh *mesh = only_mesh(&r);
+    assert_true(mesh->texcoords[0][0] == 0.0f && mesh->texcoords[0][1] == 0.5f);
+    assert_non_null(mesh->normals);
+    /* The unusable normals take the face's: +z. */
+    for (int v = 0; v < 3; v++)
+        assert_true(mesh->normals[3 * v + 2] == 1.0f);
+    assert_non_null(strstr(messages(&r), "model.obj:4: warning: texture coordinate is not"));
+    assert_non_null(strstr(messages(&r), "2 vertex normals are zero or not a finite number"));
+    imported_free(&r);
+    free(dir);
+}
+
+static void obj_cooks_a_file_of_lines_and_points_to_nothing(void **state) {
+    (void)state;
+    char *dir = fresh_dir("lines");
+    imported r;
+    import_text(&r, dir, "v 0 0 0\nv 1 0 0\nv 0 1 0\nl 1 2 3\np 1 2\nl 3 1\n");
+    expect_ok(&r);
+    assert_int_equal(r.asset.mesh_count, 0);
+    assert_int_equal(r.asset.material_count, 0);
+    assert_int_equal(r.diag.warnings, 1);
+    assert_non_null(strstr(messages(&r), "model.obj:4: warning: line (l) and point (p)"));
+    imported_free(&r);
+    /* With faces too, the faces cook. */
+    import_text(&r, dir, "v 0 0 0\nv 1 0 0\nv 0 1 0\nl 1 2\nf 1 2 3\n");
+    expect_ok(&r);
+    assert_int_equal(only_mesh(&r)->index_count, 3);
+    imported_free(&r);
+    free(dir);
+}
+
+static void obj_rejects_a_file_without_faces(void **state) {
+    (void)state;
+    char *dir = fresh_dir("no_faces");
+    imported r;
+    import_text(&r, dir, "v 0 0 0\nv 1 0 0\n");
+    expect_error(&r, "model.obj: error: ", "no faces");
+    imported_free(&r);
+    import_text(&r, dir, "");
+    expect_error(&r, "model.obj: error: ", "no faces");
+    imported_free(&r);
+    free(dir);
+}
+
+/* ---------------------------------------------------------------------------
+ * Corpus
+ * ------------------------------------------------------------------------- */
+
+static void import_corpus_file(imported *r, const char *relative) {
+    const char *corpus = test_corpus_dir();
+    char *path = test_path_join(corpus, relative);
+    size_t size;
+    uint8_t *bytes = test_read_file(path, &size);
+    import_bytes(r, corpus, relative, bytes, size);
+    free(bytes);
+    free(path);
+}
+
+static void obj_corpus_rows_import_as_the_index_expects(void **state) {
+    (void)state;
+    if (test_skip_without_corpus("obj_corpus_rows_import_as_the_index_expects"))
+        skip();
+    char *index_path = test_path_join(test_corpus_dir(), "index.tsv");
+    size_t size;
+    char *index = (char *)test_read_file(index_path, &size);
+    int rows = 0, failures = 0;
+    for (char *line = index, *next; line != NULL && *line != '\0'; line = next) {
+        next = strchr(line, '\n');
+        if (next != NULL)
+            *next++ = '\0';
+        char *fields[5] = {0};
+        char *cursor = line;
+        for (int f = 0; f < 5 && cursor != NULL; f++) {
+            fields[f] = cursor;
+            cursor = strchr(cursor, '\t');
+            if (cursor != NULL)
+                *cursor++ = '\0';
+        }
+        if (fields[3] == NULL || strcmp(fields[1], "obj") != 0)
+            continue;
+        rows++;
+        imported r;
+        import_corpus_file(&r, fields[0]);
+        bool expect_success = strcmp(fields[3], "ok") == 0;
+        if (expect_success && (!r.ok || r.diag.errors > 0)) {
+            printf("%s: expected ok:\n%s", fields[0], messages(&r));
+            failures++;
+        } else if (!expect_success && (r.ok || r.diag.errors == 0)) {
+            printf("%s: expected an error:\n%s", fields[0], messages(&r));
+            failures++;
+        }
+        if (r.ok)
+            check_asset(&r.asset);
+        imported_free(&r);
+    }
+    free(index);
+    free(index_path);
+    assert_true(rows >= 30);
+    assert_int_equal(failures, 0);
+}
+
+static void obj_corpus_models_have_the_expected_counts(void **state) {
+    (void)state;
+    if (test_skip_without_corpus("obj_corpus_models_have_the_expected_counts"))
+        skip();
+    imported r;
+    /* cube.obj: 6 quads; usemtl white, white, red, white, green, white. */
+    import_corpus_file(&r, "obj/tinyobjloader/cube.obj");
+    expect_ok(&r);
+    const ir_mesh *mesh = only_mesh(&r);
+    assert_int_equal(mesh->index_count, 3 * 12);
+    assert_int_equal(mesh->vertex_count, 8);
+    assert_int_equal(r.asset.material_count, 3);
+    assert_string_equal(r.asset.materials[0].name, "white");
+    assert_string_equal(r.asset.materials[1].name, "red");
+    assert_string_equal(r.asset.materials[2].name, "green");
+    assert_true(r.asset.materials[1].base_color[0] == 1.0f &&
+                r.asset.materials[1].base_color[1] == 0.0f);
+    assert_int_equal(mesh->submesh_count, 3);
+    assert_int_equal(mesh->submeshes[0].index_count, 24);
+    assert_int_equal(mesh->submeshes[1].index_count, 6);
+    assert_int_equal(mesh->submeshes[2].index_count, 6);
+    imported_free(&r);
+
+    /* cornell_box_multimaterial.obj: 36 triangles (counted with awk over its
+     * f lines); white 26, light 2, green 6, red 2 triangles; blue has no face
+     * (its only face is commented out), so it is dropped. */
+    import_corpus_file(&r, "obj/tinyobjloader/cornell_box_multimaterial.obj");
+    expect_ok(&r);
+    mesh = only_mesh(&r);
+    assert_int_equal(mesh->index_count, 3 * 36);
+    assert_int_equal(r.asset.material_count, 4);
+    static const char *const names[4] = {"white", "light", "green", "red"};
+    static const uint32_t triangles[4] = {26, 2, 6, 2};
+    assert_int_equal(mesh->submesh_count, 4);
+    for (uint32_t s = 0; s < 4; s++) {
+        assert_string_equal(r.asset.materials[s].name, names[s]);
+        assert_int_equal(mesh->submeshes[s].index_count, 3 * triangles[s]);
+    }
+    imported_free(&r);
+
+    /* spider.obj: textured with Windows-style ".\" paths; one texture is
+     * not shipped. */
+    import_corpus_file(&r, "obj/spider/spider.obj");
+    expect_ok(&r);
+    only_mesh(&r);
+    bool found_texture = false;
+    for (uint32_t m = 0; m < r.asset.material_count; m++) {
+        const char *path = r.asset.materials[m].textures[IR_SLOT_BASE_COLOR].path;
+        if (path != NULL && strcmp(path, "obj/spider/SpiderTex.jpg") == 0)
+            found_texture = true;
+    }
+    assert_true(found_texture);
+    imported_free(&r);
+
+    /* leading-decimal-dot-issue-201.obj: "v .8e-1 -.7e+2 -5.532511". */
+    import_corpus_file(&r, "obj/tinyobjloader/leading-decimal-dot-issue-201.obj");
+    expect_ok(&r);
+    mesh = only_mesh(&r);
+    assert_true(mesh->positions[0] == 0.08f && mesh->positions[1] == -70.0f);
+    imported_free(&r);
+}
+
+/* ---------------------------------------------------------------------------
+ * Robustness
+ * ------------------------------------------------------------------------- */
+
+static const char MUTATION_SEED_OBJ[] =
+    "# seed\nmtllib seed.mtl\no seed\n"
+    "v 0 0 0\nv 1 0 0\nv 1 1 0 0.5 0.5 0.5\nv 0 1 0\nv 0.5 .5 -1e-1\n"
+    "vt 0 0\nvt 1 0\nvt 1 1\nvt 0 1\nvn 0 0 1\nvn 0 1 0\n"
+    "g a\ns 1\nusemtl red\nf 1/1/1 2/2/1 3/3/1 4/4/1\n"
+    "usemtl blue\nf -5//2 -4//2 \\\n -1//2\nf 1 2 5 4 3\n"
+    "l 1 2\nusemtl nothing\nf 5/1 4/2 3/3\n";
+static const char MUTATION_SEED_MTL[] = "newmtl red\nKd 1 0 0\nNs 10\nmap_Kd -s 1 1 1 tex.png\n"
+                                        "newmtl blue\nKd 0 0 1\nd 0.5\nbump -bm 0.3 n.png\n";
+
+static uint64_t next_random(uint64_t *seed) {
+    *seed ^= *seed << 13;
+    *seed ^= *seed >> 7;
+    *seed ^= *seed << 17;
+    return *seed;
+}
+
+/* Random edits (byte changes biased to syntax characters, deletions,
+ * duplications, truncations) of `seed_text` into `buffer`; returns the size. */
+static size_t mutate(const char *seed_text, char *buffer, size_t cap, uint64_t *seed) {
+    static const char interesting[] = "/-+ .\n\r\\#0123456789eE\t\0fvnt";
+    size_t size = strlen(seed_text);
+    memcpy(buffer, seed_text, size);
+    int edits = 1 + (int)(next_random(seed) % 4);
+    for (int e = 0; e < edits && size > 0; e++) {
+        uint64_t r = next_random(seed);
+        size_t at = (size_t)(next_random(seed) % size);
+        switch (r % 5) {
+        case 0:
+            buffer[at] = (char)(next_random(seed) & 0xff);
+            break;
+        case 1:
+            buffer[at] = interesting[next_random(seed) % (sizeof interesting - 1)];
+            break;
+        case 2: { /* delete a run */
+            size_t n = 1 + (size_t)(next_random(seed) % 8);
+            if (n > size - at)
+                n = size - at;
+            memmove(buffer + at, buffer + at + n, size - at - n);
+            size -= n;
+            break;
+        }
+        case 3: { /* duplicate a run */
+            size_t n = 1 + (size_t)(next_random(seed) % 16);
+            if (n > size - at)
+                n = size - at;
+            if (size + n <= cap) {
+                memmove(buffer + at + n, buffer + at, size - at);
+                size += n;
+            }
+            break;
+        }
+        default:
+            size = at;
+            break; /* truncate */
+        }
+    }
+    return size;
+}
+
+static void obj_survives_thousands_of_random_mutations(void **state) {
+    (void)state;
+    char *dir = fresh_dir("mutations");
+    write_in(dir, "seed.mtl", MUTATION_SEED_MTL);
+    write_in(dir, "tex.png", "x");
+    char buffer[2048];
+    uint64_t seed = 0x9e3779b97f4a7c15ull;
+    int succeeded = 0;
+    for (int round = 0; round < 6000; round++) {
+        size_t size = mutate(MUTATION_SEED_OBJ, buffer, sizeof buffer, &seed);
+        imported r;
+        import_bytes(&r, dir, "seed.obj", buffer, size);
+        if (r.ok) {
+            assert_int_equal(r.diag.errors, 0);
+            check_asset(&r.asset);
+            succeeded++;
+        } else {
+            assert_true(r.diag.errors >= 1);
+            assert_int_equal(r.asset.mesh_count, 0);
+        }
+        imported_free(&r);
+    }
+    /* Plenty survive the edits, so the checks above saw real output. */
+    assert_true(succeeded > 500);
+    free(dir);
+}
+
+static void mtl_survives_thousands_of_random_mutations(void **state) {
+    (void)state;
+    char *dir = fresh_dir("mtl_mutations");
+    write_in(dir, "tex.png", "x");
+    char buffer[1024];
+    uint64_t seed = 0x1234567887654321ull;
+    for (int round = 0; round < 4000; round++) {
+        size_t size = mutate(MUTATION_SEED_MTL, buffer, sizeof buffer, &seed);
+        cook_settings settings;
+        cook_settings_default(&settings);
+        cook_diag diag = {0};
+        cook_context ctx = {.input_root = dir,
+                            .source_path = "seed.obj",
+                            .ref = "seed",
+                            .source = (const uint8_t *)"",
+                            .settings = &settings,
+                            .diag = &diag};
+        ir_material *materials = NULL;
+        uint32_t count = 0;
+        bool ok = import_mtl(&ctx, "seed.mtl", buffer, size, &materials, &count);
+        assert_true(ok || diag.errors > 0);
+        for (uint32_t i = 0; i < count; i++) {
+            assert_non_null(materials[i].name);
+            assert_true(materials[i].base_color[3] >= 0.0f && materials[i].base_color[3] <= 1.0f);
+            assert_true(materials[i].roughness >= 0.0f && materials[i].roughness <= 1.0f);
+            ir_material_free(&materials[i]);
+        }
+        free(materials);
+        diag_free(&diag);
+        strlist_free(&ctx.dependencies);
+    }
+    free(dir);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(obj_imports_a_triangle),
+        cmocka_unit_test(obj_triangulates_quads_and_ngons),
+        cmocka_unit_test(obj_triangulates_concave_quad),
+        cmocka_unit_test(obj_triangulates_concave_ngon_covering_its_area),
+        cmocka_unit_test(obj_welds_corners_by_position_texcoord_and_normal),
+        cmocka_unit_test(obj_accepts_every_corner_form_and_mixed_faces),
+        cmocka_unit_test(obj_flips_texcoord_v_to_a_top_left_origin),
+        cmocka_unit_test(obj_resolves_negative_indices),
+        cmocka_unit_test(obj_reads_vertex_colors_defaulting_missing_ones_to_white),
+        cmocka_unit_test(obj_parses_leading_dot_and_exponent_numbers),
+        cmocka_unit_test(scan_number_is_correctly_rounded),
+        cmocka_unit_test(scan_number_reads_nan_and_infinity_spellings),
+        cmocka_unit_test(obj_skips_comments_blank_lines_and_crlf),
+        cmocka_unit_test(obj_joins_lines_ending_in_a_backslash),
+        cmocka_unit_test(obj_warns_once_per_unknown_statement),
+        cmocka_unit_test(obj_groups_faces_into_one_submesh_per_material),
+        cmocka_unit_test(obj_reads_several_material_libraries_with_spaces_in_names),
+        cmocka_unit_test(obj_resolves_usemtl_against_a_later_mtllib),
+        cmocka_unit_test(obj_warns_about_a_missing_material_library_and_cooks),
+        cmocka_unit_test(mtl_converts_phong_parameters_to_metallic_roughness),
+        cmocka_unit_test(mtl_skips_texture_options_and_keeps_file_names_with_spaces),
+        cmocka_unit_test(mtl_resolves_textures_relative_to_its_own_folder),
+        cmocka_unit_test(obj_rejects_zero_index_with_line_number),
+        cmocka_unit_test(obj_rejects_out_of_range_indices_with_line_number),
+        cmocka_unit_test(obj_ignores_normal_and_texcoord_indices_beyond_those_defined),
+        cmocka_unit_test(obj_rejects_faces_with_fewer_than_three_corners),
+        cmocka_unit_test(obj_rejects_malformed_numbers_and_corners),
+        cmocka_unit_test(obj_rejects_binary_content_as_not_text),
+        cmocka_unit_test(obj_drops_faces_using_nan_positions_with_a_warning),
+        cmocka_unit_test(obj_sanitises_nan_texcoords_and_normals),
+        cmocka_unit_test(obj_cooks_a_file_of_lines_and_points_to_nothing),
+        cmocka_unit_test(obj_rejects_a_file_without_faces),
+        cmocka_unit_test(obj_corpus_rows_import_as_the_index_expects),
+        cmocka_unit_test(obj_corpus_models_have_the_expected_counts),
+        cmocka_unit_test(obj_survives_thousands_of_random_mutations),
+        cmocka_unit_test(mtl_survives_thousands_of_random_mutations),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
