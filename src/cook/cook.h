@@ -231,6 +231,11 @@ bool process_generate_normals(ir_mesh *mesh);
  * allocation failure, leaving the mesh valid. (process/tangents.c) */
 bool process_generate_tangents(ir_mesh *mesh, uint32_t texcoord_set);
 
+/* mesh.merge: replaces the asset's meshes with one world-space mesh baked from
+ * every node that draws a (non-skinned) mesh, one submesh per material
+ * (merge.c). An asset without such nodes is left as it is. */
+bool process_merge_asset(ir_asset *asset, cook_diag *diag, const char *path);
+
 /* Merges vertices that are identical in every stream (optimize.c). */
 bool process_weld(ir_mesh *mesh);
 /* Reorders each submesh's triangles for the vertex cache, then overdraw. */

@@ -169,6 +169,8 @@ bool cook_asset(const cook_request *request, cook_asset_result *result) {
     bool ok = request->importer->import(&ctx, &asset);
     if (ok && result->diag.errors > 0)
         ok = false; /* an importer that reported an error has failed */
+    if (ok && request->settings->mesh_merge && asset.mesh_count > 0)
+        ok = process_merge_asset(&asset, &result->diag, source_path);
     if (ok && asset.mesh_count == 0)
         diag_warning(&result->diag, source_path, 0, "no triangles to cook; nothing written");
     for (uint32_t m = 0; ok && m < asset.mesh_count; m++)

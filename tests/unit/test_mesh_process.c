@@ -242,6 +242,107 @@ static void meshlet_limits_out_of_range_fall_back_to_defaults(void **state) {
     ir_mesh_free(&mesh);
 }
 
+/* One triangle facing +z, with a normal, in material `material`. */
+static void make_triangle_mesh(ir_mesh *mesh, uint32_t material) {
+    static const float positions[9] = {0, 0, 0, 1, 0, 0, 0, 1, 0};
+    static const float normals[9] = {0, 0, 1, 0, 0, 1, 0, 0, 1};
+    memset(mesh, 0, sizeof *mesh);
+    mesh->vertex_count = 3;
+    mesh->positions = malloc(sizeof positions);
+    memcpy(mesh->positions, positions, sizeof positions);
+    mesh->normals = malloc(sizeof normals);
+    memcpy(mesh->normals, normals, sizeof normals);
+    mesh->index_count = 3;
+    mesh->indices = malloc(3 * sizeof(uint32_t));
+    for (uint32_t i = 0; i < 3; i++)
+        mesh->indices[i] = i;
+    mesh->submesh_count = 1;
+    mesh->submeshes = calloc(1, sizeof *mesh->submeshes);
+    mesh->submeshes[0] = (ir_submesh){.index_count = 3, .material = material};
+}
+
+static void merge_bakes_instances_and_mirrors(void **state) {
+    (void)state;
+    ir_asset asset = {0};
+    asset.mesh_count = 2;
+    asset.meshes = calloc(2, sizeof *asset.meshes);
+    make_triangle_mesh(&asset.meshes[0], 1);
+    make_triangle_mesh(&asset.meshes[1], 0);
+    asset.material_count = 2;
+    asset.materials = calloc(2, sizeof *asset.materials);
+    ir_material_init(&asset.materials[0]);
+    ir_material_init(&asset.materials[1]);
+    /* Root translated by x+10; child A draws mesh 0 moved y+5 from it; child B
+     * draws mesh 0 again mirrored in x (scale -1); node C draws mesh 1. */
+    asset.node_count = 4;
+    asset.nodes = calloc(4, sizeof *asset.nodes);
+    for (int n = 0; n < 4; n++)
+        ir_node_init(&asset.nodes[n]);
+    asset.nodes[0].matrix[12] = 10.0f;
+    asset.nodes[1].parent = 0;
+    asset.nodes[1].mesh = 0;
+    asset.nodes[1].matrix[13] = 5.0f;
+    asset.nodes[2].parent = 0;
+    asset.nodes[2].mesh = 0;
+    asset.nodes[2].matrix[0] = -1.0f;
+    asset.nodes[3].mesh = 1;
+    cook_diag diag = {0};
+    assert_true(process_merge_asset(&asset, &diag, "scene.gltf"));
+    assert_int_equal(asset.mesh_count, 1);
+    const ir_mesh *m = &asset.meshes[0];
+    assert_int_equal(m->vertex_count, 9);
+    /* One submesh per material, in material order: mesh 1's triangle first. */
+    assert_int_equal(m->submesh_count, 2);
+    assert_int_equal(m->submeshes[0].material, 0);
+    assert_int_equal(m->submeshes[0].index_count, 3);
+    assert_int_equal(m->submeshes[1].material, 1);
+    assert_int_equal(m->submeshes[1].index_count, 6);
+    /* Instance A: translated by (10, 5). */
+    assert_true(m->positions[0] == 10.0f && m->positions[1] == 5.0f);
+    assert_true(m->positions[3] == 11.0f);
+    /* Instance B: mirrored, so its x runs to 9 and its winding is flipped to
+     * keep facing +z (the normal keeps pointing +z). */
+    assert_true(m->positions[3 * 4] == 9.0f);
+    for (uint32_t t = 0; t < 3; t++) {
+        const uint32_t *tri = m->indices + 3 * t;
+        const float *a = m->positions + 3 * tri[0], *b = m->positions + 3 * tri[1],
+                    *c = m->positions + 3 * tri[2];
+        float cross_z = (b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0]);
+        assert_true(cross_z > 0.0f);
+        assert_true(m->normals[3 * tri[0] + 2] > 0.99f);
+    }
+    assert_int_equal(diag.errors, 0);
+    diag_free(&diag);
+    ir_asset_free(&asset);
+}
+
+static void merge_leaves_skinned_meshes_out_with_a_warning(void **state) {
+    (void)state;
+    ir_asset asset = {0};
+    asset.mesh_count = 2;
+    asset.meshes = calloc(2, sizeof *asset.meshes);
+    make_triangle_mesh(&asset.meshes[0], 0);
+    make_triangle_mesh(&asset.meshes[1], 0);
+    asset.material_count = 1;
+    asset.materials = calloc(1, sizeof *asset.materials);
+    ir_material_init(&asset.materials[0]);
+    asset.node_count = 2;
+    asset.nodes = calloc(2, sizeof *asset.nodes);
+    ir_node_init(&asset.nodes[0]);
+    ir_node_init(&asset.nodes[1]);
+    asset.nodes[0].mesh = 0;
+    asset.nodes[1].mesh = 1;
+    asset.nodes[1].skin = 0;
+    cook_diag diag = {0};
+    assert_true(process_merge_asset(&asset, &diag, "skinned.gltf"));
+    assert_int_equal(asset.mesh_count, 1);
+    assert_int_equal(asset.meshes[0].vertex_count, 3);
+    assert_int_equal(diag.warnings, 1);
+    assert_non_null(strstr((const char *)diag.text.data, "1 skinned mesh left out"));
+    diag_free(&diag);
+    ir_asset_free(&asset);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(weld_merges_corners_shared_in_every_stream),
@@ -251,6 +352,8 @@ int main(void) {
         cmocka_unit_test(lod_that_cannot_be_reduced_is_marked_reused),
         cmocka_unit_test(meshlets_cover_every_triangle_once_within_limits),
         cmocka_unit_test(meshlet_limits_out_of_range_fall_back_to_defaults),
+        cmocka_unit_test(merge_bakes_instances_and_mirrors),
+        cmocka_unit_test(merge_leaves_skinned_meshes_out_with_a_warning),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
