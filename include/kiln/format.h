@@ -67,13 +67,20 @@ typedef struct kiln_chunk_entry {
  * Mesh, kind MESH (docs/formats/kmesh.md)
  * ------------------------------------------------------------------------- */
 
-#define KILN_MESH_VERSION 1u
+#define KILN_MESH_VERSION 2u
+#define KILN_MESH_MAX_LODS 8u              /* levels per submesh, level 0 included */
+#define KILN_MESH_MAX_MESHLET_VERTICES 255u /* local indices are bytes */
+#define KILN_MESH_MAX_MESHLET_TRIANGLES 512u
 
 #define KILN_CHUNK_MESH_DESC KILN_FOURCC('M', 'D', 'S', 'C')    /* kiln_mesh_desc */
 #define KILN_CHUNK_MESH_ATTRS KILN_FOURCC('M', 'A', 'T', 'R')   /* kiln_vertex_attribute[] */
 #define KILN_CHUNK_MESH_VERTICES KILN_FOURCC('V', 'T', 'X', '0') /* interleaved stream 0 */
 #define KILN_CHUNK_MESH_INDICES KILN_FOURCC('I', 'D', 'X', ' ')  /* u16[] or u32[] */
 #define KILN_CHUNK_MESH_SUBMESHES KILN_FOURCC('S', 'U', 'B', 'M') /* kiln_submesh[] */
+#define KILN_CHUNK_MESH_LODS KILN_FOURCC('L', 'O', 'D', 'S')      /* kiln_lod[] */
+#define KILN_CHUNK_MESH_MESHLETS KILN_FOURCC('M', 'L', 'E', 'T')  /* kiln_meshlet[] */
+#define KILN_CHUNK_MESH_MESHLET_VERTICES KILN_FOURCC('M', 'L', 'V', 'X') /* u32[] */
+#define KILN_CHUNK_MESH_MESHLET_TRIANGLES KILN_FOURCC('M', 'L', 'T', 'R') /* u8[3][] */
 
 /* What a vertex attribute means. 0 is invalid. */
 typedef enum kiln_vertex_semantic {
@@ -102,13 +109,16 @@ typedef enum kiln_vertex_format {
     KILN_VFORMAT_SNORM16X4 = 8,
     KILN_VFORMAT_U8X4 = 9,
     KILN_VFORMAT_U16X4 = 10,
-    KILN_VFORMAT_COUNT_ = 11
+    /* Octahedral unit vector plus a sign: x as OCT_SNORM16X2; y' = w * (0.5 +
+     * 0.5 * y), never 0, so sign(y') is the handedness w (tangents). */
+    KILN_VFORMAT_OCT_SIGNED_SNORM16X2 = 11,
+    KILN_VFORMAT_COUNT_ = 12
 } kiln_vertex_format;
 
 /* kiln_mesh_desc.flags: none defined yet. */
 typedef struct kiln_mesh_desc {
     uint32_t vertex_count;
-    uint32_t index_count;     /* multiple of 3 (triangle lists) */
+    uint32_t index_count;     /* all levels of detail; multiple of 3 (triangle lists) */
     uint32_t index_size;      /* bytes per index: 2 or 4 */
     uint32_t submesh_count;
     uint32_t attribute_count; /* entries in the MATR chunk */
@@ -117,8 +127,16 @@ typedef struct kiln_mesh_desc {
     uint32_t flags;
     float aabb_min[3];
     float aabb_max[3];
-    float sphere[4]; /* centre x, y, z, radius */
-    uint32_t reserved[6];
+    float sphere[4];           /* centre x, y, z, radius */
+    uint32_t lod_count;        /* levels per submesh, level 0 included (>= 1) */
+    uint32_t meshlet_count;    /* entries in MLET */
+    uint32_t meshlet_vertex_count;   /* entries in MLVX */
+    uint32_t meshlet_triangle_count; /* triangles in MLTR (3 bytes each) */
+    uint32_t meshlet_max_vertices;   /* limits the meshlets were built with */
+    uint32_t meshlet_max_triangles;
+    float position_offset[3]; /* quantised positions: p = offset + scale * q */
+    float position_scale[3];  /* (0 and 1 for float positions) */
+    uint32_t reserved[2];
 } kiln_mesh_desc;
 
 typedef struct kiln_vertex_attribute {
@@ -129,15 +147,44 @@ typedef struct kiln_vertex_attribute {
 } kiln_vertex_attribute;
 
 typedef struct kiln_submesh {
-    uint32_t index_offset;  /* first index in IDX */
-    uint32_t index_count;   /* multiple of 3 */
+    uint32_t index_offset;  /* first index of level 0 in IDX */
+    uint32_t index_count;   /* level 0, multiple of 3 */
     uint32_t material_slot; /* < kiln_mesh_desc.material_count */
     uint32_t flags;         /* none defined yet */
     float aabb_min[3];
     float aabb_max[3];
     float sphere[4];
-    uint32_t reserved[2];
+    uint32_t meshlet_offset; /* first of this submesh's meshlets in MLET */
+    uint32_t meshlet_count;
 } kiln_submesh;
+
+/* kiln_lod.flags */
+#define KILN_LOD_FLAG_REUSED 0x1u /* could not be reduced: same range as the level before */
+
+/* One level of detail of one submesh: entry [submesh * lod_count + level]. */
+typedef struct kiln_lod {
+    uint32_t index_offset;
+    uint32_t index_count;
+    float error; /* simplification error, relative to the mesh's extent */
+    uint32_t flags;
+} kiln_lod;
+
+/* A meshlet: up to meshlet_max_vertices vertices (MLVX entries naming VTX0
+ * vertices) and meshlet_max_triangles triangles (MLTR byte triples indexing
+ * the meshlet's own vertices), with culling data. */
+typedef struct kiln_meshlet {
+    uint32_t vertex_offset;   /* first entry in MLVX */
+    uint32_t triangle_offset; /* first triangle in MLTR */
+    uint32_t vertex_count;
+    uint32_t triangle_count;
+    float center[3]; /* bounding sphere */
+    float radius;
+    float cone_apex[3]; /* backface cone: cull if dot(normalize(apex - eye), axis) >= cutoff */
+    float cone_cutoff;
+    float cone_axis[3];
+    int8_t cone_axis_s8[3]; /* the cone quantised to 8 bits (axis, cutoff) */
+    int8_t cone_cutoff_s8;
+} kiln_meshlet;
 
 /* Sizes are part of the format: a change is a version bump. */
 #if defined(__cplusplus)
@@ -147,9 +194,11 @@ typedef struct kiln_submesh {
 #endif
 KILN_FORMAT_ASSERT_(sizeof(kiln_container_header) == 48, "container header is 48 bytes");
 KILN_FORMAT_ASSERT_(sizeof(kiln_chunk_entry) == 32, "chunk entry is 32 bytes");
-KILN_FORMAT_ASSERT_(sizeof(kiln_mesh_desc) == 96, "mesh descriptor is 96 bytes");
+KILN_FORMAT_ASSERT_(sizeof(kiln_mesh_desc) == 128, "mesh descriptor is 128 bytes");
 KILN_FORMAT_ASSERT_(sizeof(kiln_vertex_attribute) == 8, "vertex attribute is 8 bytes");
 KILN_FORMAT_ASSERT_(sizeof(kiln_submesh) == 64, "submesh is 64 bytes");
+KILN_FORMAT_ASSERT_(sizeof(kiln_lod) == 16, "lod is 16 bytes");
+KILN_FORMAT_ASSERT_(sizeof(kiln_meshlet) == 64, "meshlet is 64 bytes");
 
 #ifdef __cplusplus
 }

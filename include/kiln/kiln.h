@@ -146,6 +146,10 @@ typedef struct kiln_mesh_view {
     const void *indices; /* desc->index_count entries of desc->index_size bytes */
     size_t index_bytes;
     const kiln_submesh *submeshes; /* desc->submesh_count entries */
+    const kiln_lod *lods;          /* desc->submesh_count * desc->lod_count entries */
+    const kiln_meshlet *meshlets;  /* desc->meshlet_count entries */
+    const uint32_t *meshlet_vertices;  /* desc->meshlet_vertex_count vertex indices */
+    const uint8_t *meshlet_triangles;  /* desc->meshlet_triangle_count * 3 local indices */
 } kiln_mesh_view;
 
 /* Checks that `file` is a mesh whose chunks agree with its descriptor and fills
@@ -153,6 +157,10 @@ typedef struct kiln_mesh_view {
  * KILN_OPEN_DEEP, which also checks every index against the vertex count. */
 kiln_result kiln_mesh_view_get(const kiln_file *file, uint32_t flags, kiln_mesh_view *view,
                                kiln_error *err);
+
+/* Level `level` of submesh `submesh` (level 0 is the submesh itself), or NULL
+ * when out of range. A level with KILN_LOD_FLAG_REUSED repeats the one before. */
+const kiln_lod *kiln_mesh_lod(const kiln_mesh_view *view, uint32_t submesh, uint32_t level);
 
 /* The attribute with `semantic`, or NULL. */
 const kiln_vertex_attribute *kiln_mesh_find_attribute(const kiln_mesh_view *view,
@@ -163,6 +171,13 @@ uint32_t kiln_vertex_format_size(kiln_vertex_format format);
 
 /* Decodes an octahedral snorm16x2 unit vector into xyz (unit length). */
 void kiln_oct_decode(const int16_t encoded[2], float out[3]);
+
+/* Decodes KILN_VFORMAT_OCT_SIGNED_SNORM16X2 (tangents): xyz unit, w = ±1. */
+void kiln_oct_signed_decode(const int16_t encoded[2], float out[4]);
+
+/* A vertex's position as floats, whatever its stored format (f32x3, or
+ * unorm16x4 with the descriptor's offset and scale). */
+void kiln_mesh_position(const kiln_mesh_view *view, uint32_t vertex, float out[3]);
 
 /* Short names for printing, e.g. "position", "oct_snorm16x2". Never NULL. */
 const char *kiln_vertex_semantic_str(kiln_vertex_semantic semantic);

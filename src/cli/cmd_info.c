@@ -31,6 +31,10 @@ typedef struct file_report {
     kiln_vertex_attribute attributes[KILN_SEMANTIC_COUNT_];
     uint32_t attribute_count;
     char source[512]; /* from the META chunk; "" when absent */
+    /* Summed over submeshes: triangles per level of detail (level 0 first). */
+    uint64_t lod_triangles[KILN_MESH_MAX_LODS];
+    uint32_t lods_reused; /* levels that could not be reduced */
+    uint64_t vertex_bytes, index_bytes, meshlet_bytes;
 } file_report;
 
 typedef struct info_totals {
@@ -123,6 +127,22 @@ static void find_json_string(const char *json, size_t size, const char *key, cha
     }
 }
 
+static void summarize_mesh(const kiln_mesh_view *view, file_report *report) {
+    const kiln_mesh_desc *desc = view->desc;
+    for (uint32_t s = 0; s < desc->submesh_count; s++) {
+        for (uint32_t level = 0; level < desc->lod_count; level++) {
+            const kiln_lod *lod = kiln_mesh_lod(view, s, level);
+            report->lod_triangles[level] += lod->index_count / 3;
+            report->lods_reused += (lod->flags & KILN_LOD_FLAG_REUSED) != 0;
+        }
+    }
+    report->vertex_bytes = view->vertex_bytes;
+    report->index_bytes = view->index_bytes;
+    report->meshlet_bytes = (uint64_t)desc->meshlet_count * sizeof(kiln_meshlet) +
+                            (uint64_t)desc->meshlet_vertex_count * sizeof(uint32_t) +
+                            (uint64_t)desc->meshlet_triangle_count * 3;
+}
+
 static void inspect_mesh(const char *full_path, file_report *report) {
     kiln_file file;
     kiln_error error;
@@ -138,6 +158,7 @@ static void inspect_mesh(const char *full_path, file_report *report) {
                 report->attribute_count = KILN_SEMANTIC_COUNT_; /* semantics never repeat */
             memcpy(report->attributes, view.attributes,
                    report->attribute_count * sizeof report->attributes[0]);
+            summarize_mesh(&view, report);
             size_t meta_size = 0;
             const char *meta = kiln_file_metadata(&file, &meta_size);
             if (meta != NULL)
@@ -182,7 +203,7 @@ static void add_to_totals(info_totals *totals, const file_report *report) {
     totals->per_kind[report->kind]++;
     if (report->kind == COOKED_MESH) {
         totals->vertices += report->mesh.vertex_count;
-        totals->triangles += report->mesh.index_count / 3;
+        totals->triangles += report->lod_triangles[0];
     }
 }
 
@@ -192,11 +213,22 @@ static void add_to_totals(info_totals *totals, const file_report *report) {
 
 static void print_mesh_text(const file_report *report) {
     const kiln_mesh_desc *mesh = &report->mesh;
-    printf("  mesh: %" PRIu64 " bytes, %" PRIu32 " vertices, %" PRIu32 " triangles, %" PRIu32
+    printf("  mesh: %" PRIu64 " bytes, %" PRIu32 " vertices, %" PRIu64 " triangles, %" PRIu32
            " submesh%s, %" PRIu32 " material slot%s, %" PRIu32 "-bit indices\n",
-           report->bytes, mesh->vertex_count, mesh->index_count / 3, mesh->submesh_count,
+           report->bytes, mesh->vertex_count, report->lod_triangles[0], mesh->submesh_count,
            mesh->submesh_count == 1 ? "" : "es", mesh->material_count,
            cli_plural(mesh->material_count), mesh->index_size * 8);
+    printf("  lods:");
+    for (uint32_t level = 0; level < mesh->lod_count; level++)
+        printf("%s %" PRIu64, level ? " /" : "", report->lod_triangles[level]);
+    printf(" triangles");
+    if (report->lods_reused > 0)
+        printf(" (%" PRIu32 " submesh level%s not reducible, reused)", report->lods_reused,
+               cli_plural(report->lods_reused));
+    printf("\n  meshlets: %" PRIu32 " (up to %" PRIu32 " vertices, %" PRIu32 " triangles)\n",
+           mesh->meshlet_count, mesh->meshlet_max_vertices, mesh->meshlet_max_triangles);
+    printf("  bytes: vertices %" PRIu64 ", indices %" PRIu64 ", meshlets %" PRIu64 "\n",
+           report->vertex_bytes, report->index_bytes, report->meshlet_bytes);
     printf("  vertex: %" PRIu32 " bytes:", mesh->vertex_stride);
     for (uint32_t i = 0; i < report->attribute_count; i++)
         printf(" %s:%s",
@@ -266,11 +298,18 @@ static void json_vector3(bytebuf *json, const float v[3]) {
 static void append_mesh_json(bytebuf *json, const file_report *report) {
     const kiln_mesh_desc *mesh = &report->mesh;
     bytebuf_printf(json,
-                   ",\"vertices\":%" PRIu32 ",\"triangles\":%" PRIu32 ",\"submeshes\":%" PRIu32
+                   ",\"vertices\":%" PRIu32 ",\"triangles\":%" PRIu64 ",\"submeshes\":%" PRIu32
                    ",\"material_slots\":%" PRIu32 ",\"index_size\":%" PRIu32
-                   ",\"vertex_stride\":%" PRIu32 ",\"attributes\":[",
-                   mesh->vertex_count, mesh->index_count / 3, mesh->submesh_count,
-                   mesh->material_count, mesh->index_size, mesh->vertex_stride);
+                   ",\"vertex_stride\":%" PRIu32 ",\"meshlets\":%" PRIu32
+                   ",\"bytes_vertices\":%" PRIu64 ",\"bytes_indices\":%" PRIu64
+                   ",\"bytes_meshlets\":%" PRIu64 ",\"lod_triangles\":[",
+                   mesh->vertex_count, report->lod_triangles[0], mesh->submesh_count,
+                   mesh->material_count, mesh->index_size, mesh->vertex_stride,
+                   mesh->meshlet_count, report->vertex_bytes, report->index_bytes,
+                   report->meshlet_bytes);
+    for (uint32_t level = 0; level < mesh->lod_count; level++)
+        bytebuf_printf(json, "%s%" PRIu64, level ? "," : "", report->lod_triangles[level]);
+    bytebuf_printf(json, "],\"lods_reused\":%" PRIu32 ",\"attributes\":[", report->lods_reused);
     for (uint32_t i = 0; i < report->attribute_count; i++) {
         const kiln_vertex_attribute *attribute = &report->attributes[i];
         json_text(json, i > 0 ? ",{" : "{");

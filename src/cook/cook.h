@@ -18,7 +18,7 @@
 #include "cook/ir.h"
 #include "kiln/kiln.h"
 
-#define KILN_ENCODER_VERSION 1u /* bump with any change to cooked output */
+#define KILN_ENCODER_VERSION 2u /* bump with any change to cooked output */
 
 /* ---------------------------------------------------------------------------
  * Small containers (cook/util.c)
@@ -90,7 +90,9 @@ typedef struct cook_settings {
     bool mesh_meshlets;
     uint32_t mesh_meshlet_vertices;
     uint32_t mesh_meshlet_triangles;
-    uint32_t mesh_lods;
+    uint32_t mesh_lods;               /* reduced levels, not counting level 0 */
+    uint32_t mesh_lod_ratio_count;    /* ratios given; later levels halve */
+    float mesh_lod_ratios[KILN_MESH_MAX_LODS - 1];
     bool mesh_quantize_positions;
     bool texture_compress;
     char texture_format[16];
@@ -229,6 +231,28 @@ bool process_generate_normals(ir_mesh *mesh);
  * allocation failure, leaving the mesh valid. (process/tangents.c) */
 bool process_generate_tangents(ir_mesh *mesh, uint32_t texcoord_set);
 
+/* mesh.merge: replaces the asset's meshes with one world-space mesh baked from
+ * every node that draws a (non-skinned) mesh, one submesh per material
+ * (merge.c). An asset without such nodes is left as it is. */
+bool process_merge_asset(ir_asset *asset, cook_diag *diag, const char *path);
+
+/* Merges vertices that are identical in every stream (optimize.c). */
+bool process_weld(ir_mesh *mesh);
+/* Reorders each submesh's triangles for the vertex cache, then overdraw. */
+bool process_optimize_order(ir_mesh *mesh);
+/* Renumbers vertices in first-use order over all indices; drops unused ones. */
+bool process_optimize_fetch(ir_mesh *mesh);
+
+/* Appends settings->mesh_lods reduced levels per submesh (lods.c). */
+bool process_build_lods(ir_mesh *mesh, const cook_settings *settings);
+
+/* Splits each submesh's level 0 into meshlets with bounds and cones (meshlets.c). */
+bool process_build_meshlets(ir_mesh *mesh, const cook_settings *settings);
+
+/* The whole mesh process stage in order: normals, weld, order, LODs, fetch,
+ * meshlets, as the settings ask (process/mesh.c). Reports to ctx->diag. */
+bool process_mesh(cook_context *ctx, ir_mesh *mesh, const ir_asset *asset);
+
 /* AABB and bounding sphere of the vertices referenced by indices[0..count). */
 void process_bounds(const float *positions, const uint32_t *indices, uint32_t index_count,
                     float aabb_min[3], float aabb_max[3], float sphere[4]);
@@ -239,6 +263,9 @@ void process_bounds(const float *positions, const uint32_t *indices, uint32_t in
 
 /* Octahedral encoding of a unit vector into snorm16 x/y. */
 void encode_oct_snorm16(const float v[3], int16_t out[2]);
+/* The same with a sign folded into y (KILN_VFORMAT_OCT_SIGNED_SNORM16X2):
+ * tangent direction plus handedness w. */
+void encode_oct_signed_snorm16(const float v[3], float w, int16_t out[2]);
 
 /* ---------------------------------------------------------------------------
  * write/

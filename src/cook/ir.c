@@ -47,6 +47,10 @@ void ir_mesh_free(ir_mesh *mesh) {
     free(mesh->weights);
     free(mesh->indices);
     free(mesh->submeshes);
+    free(mesh->lods);
+    free(mesh->meshlets);
+    free(mesh->meshlet_vertices);
+    free(mesh->meshlet_triangles);
     memset(mesh, 0, sizeof *mesh);
 }
 

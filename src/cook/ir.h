@@ -18,12 +18,39 @@ typedef struct ir_submesh {
     uint32_t index_offset;
     uint32_t index_count; /* multiple of 3 */
     uint32_t material;    /* index into ir_asset.materials */
+    /* Filled by process_build_meshlets: this submesh's meshlets. */
+    uint32_t meshlet_offset;
+    uint32_t meshlet_count;
 } ir_submesh;
+
+/* One reduced level of one submesh (process_build_lods). */
+typedef struct ir_lod {
+    uint32_t index_offset;
+    uint32_t index_count;
+    float error;  /* relative to the mesh's extent */
+    bool reused;  /* could not be reduced: the range of the level before */
+} ir_lod;
+
+/* A meshlet (process_build_meshlets): a range of meshlet_vertices (indices of
+ * mesh vertices) and of meshlet_triangles (byte triples of local indices). */
+typedef struct ir_meshlet {
+    uint32_t vertex_offset;
+    uint32_t triangle_offset; /* in triangles */
+    uint32_t vertex_count;
+    uint32_t triangle_count;
+    float center[3];
+    float radius;
+    float cone_apex[3];
+    float cone_axis[3];
+    float cone_cutoff;
+    int8_t cone_axis_s8[3];
+    int8_t cone_cutoff_s8;
+} ir_meshlet;
 
 /* An indexed triangle list with per-vertex streams. Invariants: positions is
  * never NULL when vertex_count > 0; every optional stream is either NULL or
  * holds vertex_count elements; every index < vertex_count; submeshes cover the
- * index buffer without overlap, in order. */
+ * index buffer's level 0 without overlap, in order. */
 typedef struct ir_mesh {
     char *name;
     uint32_t vertex_count;
@@ -38,6 +65,19 @@ typedef struct ir_mesh {
     uint32_t *indices;
     uint32_t submesh_count;
     ir_submesh *submeshes;
+    /* Levels of detail: lod_count levels per submesh, level 0 being the
+     * submesh itself; lods[s * lod_count + l]. Reduced levels' indices follow
+     * every submesh's level 0 in `indices`. lods is NULL until built. */
+    uint32_t lod_count;
+    ir_lod *lods;
+    uint32_t meshlet_count;
+    uint32_t meshlet_max_vertices; /* the limits they were built with */
+    uint32_t meshlet_max_triangles;
+    ir_meshlet *meshlets;
+    uint32_t meshlet_vertex_count;
+    uint32_t *meshlet_vertices;
+    uint32_t meshlet_triangle_count;
+    uint8_t *meshlet_triangles; /* 3 bytes per triangle */
 } ir_mesh;
 
 /* Texture slots a material can use. */

@@ -99,10 +99,8 @@ static bool cook_mesh_output(const cook_request *request, cook_context *ctx,
     ir_mesh *mesh = &asset->meshes[mesh_index];
     if (!check_mesh_invariants(mesh, asset->material_count, ctx))
         return false;
-    if (!process_generate_normals(mesh)) {
-        diag_error(ctx->diag, ctx->source_path, 0, "out of memory generating normals");
+    if (!process_mesh(ctx, mesh, asset))
         return false;
-    }
     char suffix[32];
     if (asset->mesh_count == 1)
         snprintf(suffix, sizeof suffix, ".kmesh");
@@ -129,7 +127,8 @@ static bool cook_mesh_output(const cook_request *request, cook_context *ctx,
         strlist_push(&result->outputs, relative);
         result->bytes_written += bytes.size;
         result->meshes++;
-        result->triangles += mesh->index_count / 3;
+        for (uint32_t s = 0; s < mesh->submesh_count; s++)
+            result->triangles += mesh->submeshes[s].index_count / 3;
     }
     bytebuf_free(&bytes);
     free(relative);
@@ -170,6 +169,8 @@ bool cook_asset(const cook_request *request, cook_asset_result *result) {
     bool ok = request->importer->import(&ctx, &asset);
     if (ok && result->diag.errors > 0)
         ok = false; /* an importer that reported an error has failed */
+    if (ok && request->settings->mesh_merge && asset.mesh_count > 0)
+        ok = process_merge_asset(&asset, &result->diag, source_path);
     if (ok && asset.mesh_count == 0)
         diag_warning(&result->diag, source_path, 0, "no triangles to cook; nothing written");
     for (uint32_t m = 0; ok && m < asset.mesh_count; m++)

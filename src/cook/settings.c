@@ -10,6 +10,9 @@ void cook_settings_default(cook_settings *settings) {
     settings->mesh_meshlet_vertices = 64;
     settings->mesh_meshlet_triangles = 124;
     settings->mesh_lods = 2;
+    settings->mesh_lod_ratio_count = 2;
+    settings->mesh_lod_ratios[0] = 0.5f;
+    settings->mesh_lod_ratios[1] = 0.25f;
     settings->mesh_quantize_positions = false;
     settings->texture_compress = true;
     strcpy(settings->texture_format, "auto");
@@ -20,8 +23,11 @@ void cook_settings_default(cook_settings *settings) {
 
 void cook_settings_to_json(const cook_settings *s, bytebuf *out) {
     /* Keys sorted, fixed formatting: the text is part of cache keys. */
+    bytebuf_printf(out, "{\"mesh.lod_ratios\":[");
+    for (uint32_t i = 0; i < s->mesh_lod_ratio_count; i++)
+        bytebuf_printf(out, "%s%.9g", i ? "," : "", (double)s->mesh_lod_ratios[i]);
     bytebuf_printf(out,
-                   "{\"mesh.lods\":%u,\"mesh.merge\":%s,\"mesh.meshlet_triangles\":%u,"
+                   "],\"mesh.lods\":%u,\"mesh.merge\":%s,\"mesh.meshlet_triangles\":%u,"
                    "\"mesh.meshlet_vertices\":%u,\"mesh.meshlets\":%s,"
                    "\"mesh.quantize_positions\":%s,\"texture.compress\":%s,"
                    "\"texture.format\":",

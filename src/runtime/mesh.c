@@ -15,22 +15,7 @@
 
 #include "common/checked.h"
 #include "kiln/kiln.h"
-
-/* Fills `err` with "<name>: <message>" and returns `code`. */
-__attribute__((format(printf, 4, 5))) static kiln_result
-fail(kiln_error *err, kiln_result code, const char *name, const char *fmt, ...) {
-    if (err == NULL)
-        return code;
-    err->code = code;
-    int prefix = snprintf(err->message, sizeof err->message, "%s: ", name);
-    if (prefix < 0 || (size_t)prefix >= sizeof err->message)
-        return code;
-    va_list args;
-    va_start(args, fmt);
-    vsnprintf(err->message + prefix, sizeof err->message - (size_t)prefix, fmt, args);
-    va_end(args);
-    return code;
-}
+#include "runtime/internal.h"
 
 /* ---------------------------------------------------------------------------
  * Vertex formats and names
@@ -58,6 +43,8 @@ uint32_t kiln_vertex_format_size(kiln_vertex_format format) {
         return 4;
     case KILN_VFORMAT_U16X4:
         return 8;
+    case KILN_VFORMAT_OCT_SIGNED_SNORM16X2:
+        return 4;
     case KILN_VFORMAT_INVALID:
     case KILN_VFORMAT_COUNT_:
         break;
@@ -78,7 +65,7 @@ const char *kiln_vertex_semantic_str(kiln_vertex_semantic semantic) {
 const char *kiln_vertex_format_str(kiln_vertex_format format) {
     static const char *const names[KILN_VFORMAT_COUNT_] = {
         "invalid",   "f32x2",     "f32x3",     "f32x4", "oct_snorm16x2", "unorm8x4",
-        "unorm16x2", "unorm16x4", "snorm16x4", "u8x4",  "u16x4",
+        "unorm16x2", "unorm16x4", "snorm16x4", "u8x4",  "u16x4", "oct_signed_snorm16x2",
     };
     if ((unsigned)format >= KILN_VFORMAT_COUNT_)
         return "invalid";
@@ -89,10 +76,12 @@ const char *kiln_vertex_format_str(kiln_vertex_format format) {
  * (the fold is its own inverse), then rescale from the octahedron
  * |x|+|y|+|z| = 1 to the unit sphere. In double, so the result is the
  * correctly rounded float of the decoded direction (unit length to 1 ulp). */
-void kiln_oct_decode(const int16_t encoded[2], float out[3]) {
-    double x = encoded[0] / 32767.0, y = encoded[1] / 32767.0;
-    x = x < -1.0 ? -1.0 : x; /* -32768 means -1, like -32767 */
-    y = y < -1.0 ? -1.0 : y;
+static double snorm16_to_double(int16_t value) {
+    double v = value / 32767.0;
+    return v < -1.0 ? -1.0 : v; /* -32768 means -1, like -32767 */
+}
+
+static void oct_decode_xy(double x, double y, float out[3]) {
     double z = 1.0 - fabs(x) - fabs(y);
     if (z < 0.0) {
         double unfolded_x = (1.0 - fabs(y)) * (x >= 0.0 ? 1.0 : -1.0);
@@ -105,6 +94,17 @@ void kiln_oct_decode(const int16_t encoded[2], float out[3]) {
     out[0] = (float)(x / length);
     out[1] = (float)(y / length);
     out[2] = (float)(z / length);
+}
+
+void kiln_oct_decode(const int16_t encoded[2], float out[3]) {
+    oct_decode_xy(snorm16_to_double(encoded[0]), snorm16_to_double(encoded[1]), out);
+}
+
+void kiln_oct_signed_decode(const int16_t encoded[2], float out[4]) {
+    /* y' = w * (0.5 + 0.5 * y): the sign is w, the magnitude holds y. */
+    double packed = snorm16_to_double(encoded[1]);
+    oct_decode_xy(snorm16_to_double(encoded[0]), fabs(packed) * 2.0 - 1.0, out);
+    out[3] = encoded[1] < 0 ? -1.0f : 1.0f;
 }
 
 /* ---------------------------------------------------------------------------
@@ -121,41 +121,75 @@ const kiln_vertex_attribute *kiln_mesh_find_attribute(const kiln_mesh_view *view
     return NULL;
 }
 
+const kiln_lod *kiln_mesh_lod(const kiln_mesh_view *view, uint32_t submesh, uint32_t level) {
+    if (view == NULL || view->desc == NULL || view->lods == NULL ||
+        submesh >= view->desc->submesh_count || level >= view->desc->lod_count)
+        return NULL;
+    return &view->lods[(size_t)submesh * view->desc->lod_count + level];
+}
+
+void kiln_mesh_position(const kiln_mesh_view *view, uint32_t vertex, float out[3]) {
+    const kiln_vertex_attribute *a = kiln_mesh_find_attribute(view, KILN_SEMANTIC_POSITION);
+    out[0] = out[1] = out[2] = 0.0f;
+    if (a == NULL || vertex >= view->desc->vertex_count)
+        return;
+    const uint8_t *src =
+        (const uint8_t *)view->vertices + (size_t)vertex * view->desc->vertex_stride + a->offset;
+    if (a->format == KILN_VFORMAT_UNORM16X4) {
+        uint16_t q[4];
+        memcpy(q, src, sizeof q);
+        for (int k = 0; k < 3; k++)
+            out[k] = view->desc->position_offset[k] +
+                     view->desc->position_scale[k] * (float)(q[k] / 65535.0);
+    } else {
+        memcpy(out, src, 3 * sizeof(float));
+    }
+}
+
 /* The mesh's own chunks, found in one walk over the table. */
 typedef struct mesh_chunks {
-    const kiln_chunk_entry *desc, *attributes, *vertices, *indices, *submeshes;
+    const kiln_chunk_entry *desc, *attributes, *vertices, *indices, *submeshes, *lods, *meshlets,
+        *meshlet_vertices, *meshlet_triangles;
 } mesh_chunks;
+
+static const kiln_chunk_entry **chunk_slot(mesh_chunks *found, uint32_t fourcc) {
+    switch (fourcc) {
+    case KILN_CHUNK_MESH_DESC:
+        return &found->desc;
+    case KILN_CHUNK_MESH_ATTRS:
+        return &found->attributes;
+    case KILN_CHUNK_MESH_VERTICES:
+        return &found->vertices;
+    case KILN_CHUNK_MESH_INDICES:
+        return &found->indices;
+    case KILN_CHUNK_MESH_SUBMESHES:
+        return &found->submeshes;
+    case KILN_CHUNK_MESH_LODS:
+        return &found->lods;
+    case KILN_CHUNK_MESH_MESHLETS:
+        return &found->meshlets;
+    case KILN_CHUNK_MESH_MESHLET_VERTICES:
+        return &found->meshlet_vertices;
+    case KILN_CHUNK_MESH_MESHLET_TRIANGLES:
+        return &found->meshlet_triangles;
+    default:
+        return NULL;
+    }
+}
 
 /* kmesh.md R3: every mesh chunk at most once; other chunks are skipped. */
 static kiln_result find_mesh_chunks(const kiln_file *file, mesh_chunks *found, kiln_error *err) {
     memset(found, 0, sizeof *found);
     for (uint32_t i = 0; i < file->chunk_count; i++) {
         const kiln_chunk_entry *chunk = &file->chunks[i];
-        const kiln_chunk_entry **slot = NULL;
-        switch (chunk->fourcc) {
-        case KILN_CHUNK_MESH_DESC:
-            slot = &found->desc;
-            break;
-        case KILN_CHUNK_MESH_ATTRS:
-            slot = &found->attributes;
-            break;
-        case KILN_CHUNK_MESH_VERTICES:
-            slot = &found->vertices;
-            break;
-        case KILN_CHUNK_MESH_INDICES:
-            slot = &found->indices;
-            break;
-        case KILN_CHUNK_MESH_SUBMESHES:
-            slot = &found->submeshes;
-            break;
-        default:
-            continue; /* kmesh.md R19: not ours, skip */
-        }
+        const kiln_chunk_entry **slot = chunk_slot(found, chunk->fourcc);
+        if (slot == NULL)
+            continue; /* kmesh.md R3: not ours, skip */
         if (*slot != NULL) {
             char fourcc[5];
             kiln_fourcc_str(chunk->fourcc, fourcc);
-            return fail(err, KILN_ERR_CORRUPT, file->name, "chunk %" PRIu32 " is a second %s chunk",
-                        i, fourcc);
+            return runtime_fail(err, KILN_ERR_CORRUPT, file->name,
+                                "chunk %" PRIu32 " is a second %s chunk", i, fourcc);
         }
         *slot = chunk;
     }
@@ -163,7 +197,7 @@ static kiln_result find_mesh_chunks(const kiln_file *file, mesh_chunks *found, k
 }
 
 /* A validated chunk's payload; NULL for an absent or empty chunk, which
- * kmesh.md R19 treats alike. */
+ * kmesh.md R3 treats alike. */
 static const void *payload(const kiln_file *file, const kiln_chunk_entry *chunk) {
     return chunk != NULL && chunk->size > 0 ? file->data + chunk->offset : NULL;
 }
@@ -172,37 +206,64 @@ static uint64_t payload_size(const kiln_chunk_entry *chunk) {
     return chunk != NULL ? chunk->size : 0;
 }
 
-/* A data chunk must hold exactly count * element bytes (kmesh.md R9-R12). */
+/* A data chunk must hold exactly count * element bytes (kmesh.md R9). */
 static kiln_result check_array_size(const kiln_file *file, const kiln_chunk_entry *chunk,
                                     const char *fourcc, uint64_t count, uint64_t element,
                                     const char *what, kiln_error *err) {
     uint64_t expected;
     if (!checked_mul_u64(count, element, &expected) || payload_size(chunk) != expected)
-        return fail(err, KILN_ERR_CORRUPT, file->name,
-                    "%s chunk is %" PRIu64 " bytes, expected %" PRIu64 " x %" PRIu64 " (%s)",
-                    fourcc, payload_size(chunk), count, element, what);
+        return runtime_fail(err, KILN_ERR_CORRUPT, file->name,
+                            "%s chunk is %" PRIu64 " bytes, expected %" PRIu64 " x %" PRIu64
+                            " (%s)",
+                            fourcc, payload_size(chunk), count, element, what);
     return KILN_OK;
+}
+
+static bool all_finite(const float *values, size_t count) {
+    for (size_t i = 0; i < count; i++)
+        if (!isfinite(values[i]))
+            return false;
+    return true;
 }
 
 static kiln_result check_descriptor(const kiln_file *file, const kiln_mesh_desc *desc,
                                     kiln_error *err) {
     const char *name = file->name;
     if (desc->flags != 0) /* kmesh.md R5 */
-        return fail(err, KILN_ERR_UNSUPPORTED, name, "unknown mesh flags 0x%" PRIx32, desc->flags);
+        return runtime_fail(err, KILN_ERR_UNSUPPORTED, name, "unknown mesh flags 0x%" PRIx32,
+                            desc->flags);
     for (size_t i = 0; i < sizeof desc->reserved / sizeof desc->reserved[0]; i++)
         if (desc->reserved[i] != 0) /* kmesh.md R5 */
-            return fail(err, KILN_ERR_CORRUPT, name, "mesh descriptor reserved[%zu] is not 0", i);
+            return runtime_fail(err, KILN_ERR_CORRUPT, name,
+                                "mesh descriptor reserved[%zu] is not 0", i);
     if (desc->index_size != 2 && desc->index_size != 4) /* kmesh.md R6 */
-        return fail(err, KILN_ERR_CORRUPT, name, "index_size is %" PRIu32 ", expected 2 or 4",
-                    desc->index_size);
-    if (desc->index_count % 3 != 0) /* kmesh.md R7 */
-        return fail(err, KILN_ERR_CORRUPT, name,
-                    "index_count %" PRIu32 " is not a multiple of 3 (triangle lists)",
-                    desc->index_count);
+        return runtime_fail(err, KILN_ERR_CORRUPT, name,
+                            "index_size is %" PRIu32 ", expected 2 or 4", desc->index_size);
+    if (desc->index_count % 3 != 0) /* kmesh.md R6 */
+        return runtime_fail(err, KILN_ERR_CORRUPT, name,
+                            "index_count %" PRIu32 " is not a multiple of 3 (triangle lists)",
+                            desc->index_count);
     if (desc->vertex_stride % 4 != 0 || (desc->vertex_count > 0 && desc->vertex_stride == 0))
-        return fail(err, KILN_ERR_CORRUPT, name, /* kmesh.md R8 */
-                    "vertex_stride %" PRIu32 " is not a positive multiple of 4",
-                    desc->vertex_stride);
+        return runtime_fail(err, KILN_ERR_CORRUPT, name, /* kmesh.md R7 */
+                            "vertex_stride %" PRIu32 " is not a positive multiple of 4",
+                            desc->vertex_stride);
+    if (desc->lod_count < 1 || desc->lod_count > KILN_MESH_MAX_LODS) /* kmesh.md R8 */
+        return runtime_fail(err, KILN_ERR_CORRUPT, name,
+                            "lod_count %" PRIu32 " is outside 1..%u", desc->lod_count,
+                            KILN_MESH_MAX_LODS);
+    if (desc->meshlet_count > 0 &&
+        (desc->meshlet_max_vertices < 3 ||
+         desc->meshlet_max_vertices > KILN_MESH_MAX_MESHLET_VERTICES ||
+         desc->meshlet_max_triangles < 1 ||
+         desc->meshlet_max_triangles > KILN_MESH_MAX_MESHLET_TRIANGLES)) /* kmesh.md R8 */
+        return runtime_fail(err, KILN_ERR_CORRUPT, name,
+                            "meshlet limits %" PRIu32 " vertices / %" PRIu32
+                            " triangles are outside 3..%u / 1..%u",
+                            desc->meshlet_max_vertices, desc->meshlet_max_triangles,
+                            KILN_MESH_MAX_MESHLET_VERTICES, KILN_MESH_MAX_MESHLET_TRIANGLES);
+    if (!all_finite(desc->position_offset, 3) || !all_finite(desc->position_scale, 3))
+        return runtime_fail(err, KILN_ERR_CORRUPT, name, /* kmesh.md R8 */
+                            "position offset or scale is not finite");
     return KILN_OK;
 }
 
@@ -213,47 +274,51 @@ static kiln_result check_attributes(const kiln_file *file, const kiln_mesh_desc 
     for (uint32_t i = 0; i < desc->attribute_count; i++) {
         const kiln_vertex_attribute *a = &attributes[i];
         uint32_t size = kiln_vertex_format_size((kiln_vertex_format)a->format);
+        const char *semantic = kiln_vertex_semantic_str((kiln_vertex_semantic)a->semantic);
         if (a->semantic == KILN_SEMANTIC_INVALID || a->semantic >= KILN_SEMANTIC_COUNT_)
-            return fail(err, KILN_ERR_CORRUPT, name, /* kmesh.md R13 */
-                        "attribute %" PRIu32 " has invalid semantic %u", i, (unsigned)a->semantic);
-        if (size == 0) /* kmesh.md R13 */
-            return fail(
-                err, KILN_ERR_CORRUPT, name, "attribute %" PRIu32 " (%s) has invalid format %u", i,
-                kiln_vertex_semantic_str((kiln_vertex_semantic)a->semantic), (unsigned)a->format);
-        if (a->stream != 0) /* kmesh.md R13 */
-            return fail(err, KILN_ERR_CORRUPT, name,
-                        "attribute %" PRIu32 " (%s) uses stream %u; version 1 has only stream 0", i,
-                        kiln_vertex_semantic_str((kiln_vertex_semantic)a->semantic),
-                        (unsigned)a->stream);
+            return runtime_fail(err, KILN_ERR_CORRUPT, name, /* kmesh.md R10 */
+                                "attribute %" PRIu32 " has invalid semantic %u", i,
+                                (unsigned)a->semantic);
+        if (size == 0) /* kmesh.md R10 */
+            return runtime_fail(err, KILN_ERR_CORRUPT, name,
+                                "attribute %" PRIu32 " (%s) has invalid format %u", i, semantic,
+                                (unsigned)a->format);
+        if (a->stream != 0) /* kmesh.md R10 */
+            return runtime_fail(err, KILN_ERR_CORRUPT, name,
+                                "attribute %" PRIu32 " (%s) uses stream %u; only stream 0 exists",
+                                i, semantic, (unsigned)a->stream);
         if (a->offset % 4 != 0 || (uint32_t)a->offset + size > desc->vertex_stride)
-            return fail(err, KILN_ERR_CORRUPT, name, /* kmesh.md R13 */
-                        "attribute %" PRIu32 " (%s, %" PRIu32 " bytes at offset %u) does not fit "
-                        "4-aligned in the %" PRIu32 "-byte vertex",
-                        i, kiln_vertex_semantic_str((kiln_vertex_semantic)a->semantic), size,
-                        (unsigned)a->offset, desc->vertex_stride);
-        if (seen[a->semantic]) /* kmesh.md R14 */
-            return fail(err, KILN_ERR_CORRUPT, name, "attribute %" PRIu32 " repeats semantic %s", i,
-                        kiln_vertex_semantic_str((kiln_vertex_semantic)a->semantic));
+            return runtime_fail(err, KILN_ERR_CORRUPT, name, /* kmesh.md R10 */
+                                "attribute %" PRIu32 " (%s, %" PRIu32
+                                " bytes at offset %u) does not fit 4-aligned in the %" PRIu32
+                                "-byte vertex",
+                                i, semantic, size, (unsigned)a->offset, desc->vertex_stride);
+        if (seen[a->semantic]) /* kmesh.md R11 */
+            return runtime_fail(err, KILN_ERR_CORRUPT, name,
+                                "attribute %" PRIu32 " repeats semantic %s", i, semantic);
         seen[a->semantic] = true;
-        if (a->semantic == KILN_SEMANTIC_POSITION && a->format != KILN_VFORMAT_F32X3)
-            return fail(err, KILN_ERR_CORRUPT, name, /* kmesh.md R15 */
-                        "position is %s, version 1 requires f32x3",
-                        kiln_vertex_format_str((kiln_vertex_format)a->format));
+        if (a->semantic == KILN_SEMANTIC_POSITION && a->format != KILN_VFORMAT_F32X3 &&
+            a->format != KILN_VFORMAT_UNORM16X4)
+            return runtime_fail(err, KILN_ERR_CORRUPT, name, /* kmesh.md R12 */
+                                "position is %s; it must be f32x3 or unorm16x4",
+                                kiln_vertex_format_str((kiln_vertex_format)a->format));
     }
-    if (!seen[KILN_SEMANTIC_POSITION]) /* kmesh.md R15 */
-        return fail(err, KILN_ERR_CORRUPT, name, "no position attribute");
+    if (!seen[KILN_SEMANTIC_POSITION]) /* kmesh.md R12 */
+        return runtime_fail(err, KILN_ERR_CORRUPT, name, "no position attribute");
     return KILN_OK;
 }
 
-/* kmesh.md R17: finite bounds, min <= max, non-negative radius. */
+/* kmesh.md R14: finite bounds, min <= max, non-negative radius. */
 static bool bounds_valid(const float aabb_min[3], const float aabb_max[3], const float sphere[4]) {
     for (int k = 0; k < 3; k++)
         if (!isfinite(aabb_min[k]) || !isfinite(aabb_max[k]) || !(aabb_min[k] <= aabb_max[k]))
             return false;
-    for (int k = 0; k < 4; k++)
-        if (!isfinite(sphere[k]))
-            return false;
-    return sphere[3] >= 0.0f;
+    return all_finite(sphere, 4) && sphere[3] >= 0.0f;
+}
+
+/* An index range of whole triangles inside the index buffer (kmesh.md R13). */
+static bool triangle_range_valid(uint32_t offset, uint32_t count, uint32_t index_count) {
+    return offset % 3 == 0 && count % 3 == 0 && range_inside(offset, count, index_count);
 }
 
 static kiln_result check_submeshes(const kiln_file *file, const kiln_mesh_desc *desc,
@@ -261,35 +326,90 @@ static kiln_result check_submeshes(const kiln_file *file, const kiln_mesh_desc *
     const char *name = file->name;
     for (uint32_t i = 0; i < desc->submesh_count; i++) {
         const kiln_submesh *s = &submeshes[i];
-        if (s->index_offset % 3 != 0 || s->index_count % 3 != 0) /* kmesh.md R16 */
-            return fail(err, KILN_ERR_CORRUPT, name,
-                        "submesh %" PRIu32 " index range %" PRIu32 "+%" PRIu32
-                        " does not start and end on a triangle",
-                        i, s->index_offset, s->index_count);
-        if (!range_inside(s->index_offset, s->index_count, desc->index_count)) /* kmesh.md R16 */
-            return fail(err, KILN_ERR_CORRUPT, name,
-                        "submesh %" PRIu32 " indices %" PRIu32 "+%" PRIu32
-                        " run past index_count %" PRIu32,
-                        i, s->index_offset, s->index_count, desc->index_count);
-        if (s->material_slot >= desc->material_count) /* kmesh.md R16 */
-            return fail(err, KILN_ERR_CORRUPT, name,
-                        "submesh %" PRIu32 " uses material slot %" PRIu32
-                        " but the mesh has %" PRIu32,
-                        i, s->material_slot, desc->material_count);
-        if (s->flags != 0) /* kmesh.md R16 */
-            return fail(err, KILN_ERR_UNSUPPORTED, name,
-                        "submesh %" PRIu32 " has unknown flags 0x%" PRIx32, i, s->flags);
-        if (s->reserved[0] != 0 || s->reserved[1] != 0) /* kmesh.md R16 */
-            return fail(err, KILN_ERR_CORRUPT, name, "submesh %" PRIu32 " reserved field is not 0",
-                        i);
-        if (!bounds_valid(s->aabb_min, s->aabb_max, s->sphere)) /* kmesh.md R17 */
-            return fail(err, KILN_ERR_CORRUPT, name,
-                        "submesh %" PRIu32 " bounds are not finite or not ordered", i);
+        if (!triangle_range_valid(s->index_offset, s->index_count, desc->index_count))
+            return runtime_fail(err, KILN_ERR_CORRUPT, name, /* kmesh.md R13 */
+                                "submesh %" PRIu32 " indices %" PRIu32 "+%" PRIu32
+                                " are not whole triangles inside index_count %" PRIu32,
+                                i, s->index_offset, s->index_count, desc->index_count);
+        if (s->material_slot >= desc->material_count) /* kmesh.md R13 */
+            return runtime_fail(err, KILN_ERR_CORRUPT, name,
+                                "submesh %" PRIu32 " uses material slot %" PRIu32
+                                " but the mesh has %" PRIu32,
+                                i, s->material_slot, desc->material_count);
+        if (s->flags != 0) /* kmesh.md R13 */
+            return runtime_fail(err, KILN_ERR_UNSUPPORTED, name,
+                                "submesh %" PRIu32 " has unknown flags 0x%" PRIx32, i, s->flags);
+        if (!range_inside(s->meshlet_offset, s->meshlet_count, desc->meshlet_count))
+            return runtime_fail(err, KILN_ERR_CORRUPT, name, /* kmesh.md R13 */
+                                "submesh %" PRIu32 " meshlets %" PRIu32 "+%" PRIu32
+                                " run past meshlet_count %" PRIu32,
+                                i, s->meshlet_offset, s->meshlet_count, desc->meshlet_count);
+        if (!bounds_valid(s->aabb_min, s->aabb_max, s->sphere)) /* kmesh.md R14 */
+            return runtime_fail(err, KILN_ERR_CORRUPT, name,
+                                "submesh %" PRIu32 " bounds are not finite or not ordered", i);
     }
     return KILN_OK;
 }
 
-/* kmesh.md R18 (KILN_OPEN_DEEP): every index names a vertex. O(index_count). */
+static kiln_result check_lods(const kiln_file *file, const kiln_mesh_desc *desc,
+                              const kiln_submesh *submeshes, const kiln_lod *lods,
+                              kiln_error *err) {
+    const char *name = file->name;
+    for (uint32_t s = 0; s < desc->submesh_count; s++) {
+        for (uint32_t level = 0; level < desc->lod_count; level++) {
+            const kiln_lod *lod = &lods[(size_t)s * desc->lod_count + level];
+            if (!triangle_range_valid(lod->index_offset, lod->index_count, desc->index_count))
+                return runtime_fail(err, KILN_ERR_CORRUPT, name, /* kmesh.md R15 */
+                                    "submesh %" PRIu32 " level %" PRIu32 " indices %" PRIu32
+                                    "+%" PRIu32 " are not whole triangles inside the buffer",
+                                    s, level, lod->index_offset, lod->index_count);
+            if ((lod->flags & ~KILN_LOD_FLAG_REUSED) != 0) /* kmesh.md R15 */
+                return runtime_fail(err, KILN_ERR_UNSUPPORTED, name,
+                                    "submesh %" PRIu32 " level %" PRIu32
+                                    " has unknown flags 0x%" PRIx32,
+                                    s, level, lod->flags);
+            if (!isfinite(lod->error) || lod->error < 0.0f) /* kmesh.md R15 */
+                return runtime_fail(err, KILN_ERR_CORRUPT, name,
+                                    "submesh %" PRIu32 " level %" PRIu32
+                                    " error is negative or not finite",
+                                    s, level);
+            bool matches_submesh = lod->index_offset == submeshes[s].index_offset &&
+                                   lod->index_count == submeshes[s].index_count;
+            if (level == 0 && (!matches_submesh || lod->flags != 0)) /* kmesh.md R15 */
+                return runtime_fail(err, KILN_ERR_CORRUPT, name,
+                                    "submesh %" PRIu32 " level 0 is not the submesh's range", s);
+        }
+    }
+    return KILN_OK;
+}
+
+static kiln_result check_meshlets(const kiln_file *file, const kiln_mesh_desc *desc,
+                                  const kiln_meshlet *meshlets, kiln_error *err) {
+    const char *name = file->name;
+    for (uint32_t i = 0; i < desc->meshlet_count; i++) {
+        const kiln_meshlet *m = &meshlets[i];
+        if (m->vertex_count > desc->meshlet_max_vertices ||
+            m->triangle_count > desc->meshlet_max_triangles) /* kmesh.md R16 */
+            return runtime_fail(err, KILN_ERR_CORRUPT, name,
+                                "meshlet %" PRIu32 " has %" PRIu32 " vertices and %" PRIu32
+                                " triangles, above the limits %" PRIu32 "/%" PRIu32,
+                                i, m->vertex_count, m->triangle_count, desc->meshlet_max_vertices,
+                                desc->meshlet_max_triangles);
+        if (!range_inside(m->vertex_offset, m->vertex_count, desc->meshlet_vertex_count) ||
+            !range_inside(m->triangle_offset, m->triangle_count, desc->meshlet_triangle_count))
+            return runtime_fail(err, KILN_ERR_CORRUPT, name, /* kmesh.md R16 */
+                                "meshlet %" PRIu32 " ranges run past MLVX or MLTR", i);
+        float sphere[4] = {m->center[0], m->center[1], m->center[2], m->radius};
+        if (!all_finite(sphere, 4) || m->radius < 0.0f || !all_finite(m->cone_apex, 3) ||
+            !all_finite(m->cone_axis, 3) || !isfinite(m->cone_cutoff)) /* kmesh.md R16 */
+            return runtime_fail(err, KILN_ERR_CORRUPT, name,
+                                "meshlet %" PRIu32 " bounds or cone are not finite", i);
+    }
+    return KILN_OK;
+}
+
+/* kmesh.md R17 (KILN_OPEN_DEEP): every index names a vertex; every meshlet
+ * vertex names a vertex and every local index a meshlet vertex. O(n). */
 static kiln_result check_indices(const kiln_file *file, const kiln_mesh_view *view,
                                  kiln_error *err) {
     const kiln_mesh_desc *desc = view->desc;
@@ -297,11 +417,56 @@ static kiln_result check_indices(const kiln_file *file, const kiln_mesh_view *vi
         uint32_t index = desc->index_size == 2 ? ((const uint16_t *)view->indices)[i]
                                                : ((const uint32_t *)view->indices)[i];
         if (index >= desc->vertex_count)
-            return fail(err, KILN_ERR_CORRUPT, file->name,
-                        "index %" PRIu32 " is %" PRIu32 ", not below vertex_count %" PRIu32, i,
-                        index, desc->vertex_count);
+            return runtime_fail(err, KILN_ERR_CORRUPT, file->name,
+                                "index %" PRIu32 " is %" PRIu32 ", not below vertex_count %" PRIu32,
+                                i, index, desc->vertex_count);
+    }
+    for (uint32_t i = 0; i < desc->meshlet_vertex_count; i++)
+        if (view->meshlet_vertices[i] >= desc->vertex_count)
+            return runtime_fail(err, KILN_ERR_CORRUPT, file->name,
+                                "meshlet vertex %" PRIu32 " is %" PRIu32
+                                ", not below vertex_count %" PRIu32,
+                                i, view->meshlet_vertices[i], desc->vertex_count);
+    for (uint32_t m = 0; m < desc->meshlet_count; m++) {
+        const kiln_meshlet *meshlet = &view->meshlets[m];
+        const uint8_t *local = view->meshlet_triangles + 3 * (size_t)meshlet->triangle_offset;
+        for (uint32_t t = 0; t < 3 * meshlet->triangle_count; t++)
+            if (local[t] >= meshlet->vertex_count)
+                return runtime_fail(err, KILN_ERR_CORRUPT, file->name,
+                                    "meshlet %" PRIu32 " local index %u is not below its %" PRIu32
+                                    " vertices",
+                                    m, (unsigned)local[t], meshlet->vertex_count);
     }
     return KILN_OK;
+}
+
+/* kmesh.md R9: each data chunk holds exactly what the descriptor declares. */
+static kiln_result check_chunk_sizes(const kiln_file *file, const mesh_chunks *c,
+                                     const kiln_mesh_desc *d, kiln_error *err) {
+    kiln_result r = check_array_size(file, c->attributes, "MATR", d->attribute_count,
+                                     sizeof(kiln_vertex_attribute), "attribute_count", err);
+    if (r == KILN_OK)
+        r = check_array_size(file, c->vertices, "VTX0", d->vertex_count, d->vertex_stride,
+                             "vertex_count x vertex_stride", err);
+    if (r == KILN_OK)
+        r = check_array_size(file, c->indices, "IDX ", d->index_count, d->index_size,
+                             "index_count x index_size", err);
+    if (r == KILN_OK)
+        r = check_array_size(file, c->submeshes, "SUBM", d->submesh_count, sizeof(kiln_submesh),
+                             "submesh_count", err);
+    if (r == KILN_OK)
+        r = check_array_size(file, c->lods, "LODS", (uint64_t)d->submesh_count * d->lod_count,
+                             sizeof(kiln_lod), "submesh_count x lod_count", err);
+    if (r == KILN_OK)
+        r = check_array_size(file, c->meshlets, "MLET", d->meshlet_count, sizeof(kiln_meshlet),
+                             "meshlet_count", err);
+    if (r == KILN_OK)
+        r = check_array_size(file, c->meshlet_vertices, "MLVX", d->meshlet_vertex_count,
+                             sizeof(uint32_t), "meshlet_vertex_count", err);
+    if (r == KILN_OK)
+        r = check_array_size(file, c->meshlet_triangles, "MLTR", d->meshlet_triangle_count, 3,
+                             "meshlet_triangle_count x 3", err);
+    return r;
 }
 
 kiln_result kiln_mesh_view_get(const kiln_file *file, uint32_t flags, kiln_mesh_view *view,
@@ -309,50 +474,39 @@ kiln_result kiln_mesh_view_get(const kiln_file *file, uint32_t flags, kiln_mesh_
     if (view != NULL)
         memset(view, 0, sizeof *view);
     if (file == NULL || file->data == NULL || view == NULL)
-        return fail(err, KILN_ERR_INVALID_ARGUMENT, "kiln",
-                    "kiln_mesh_view_get needs an open file and a view");
+        return runtime_fail(err, KILN_ERR_INVALID_ARGUMENT, "kiln",
+                            "kiln_mesh_view_get needs an open file and a view");
     if ((flags & ~(uint32_t)(KILN_OPEN_VERIFY_CHECKSUM | KILN_OPEN_DEEP)) != 0)
-        return fail(err, KILN_ERR_INVALID_ARGUMENT, file->name, "unknown flags 0x%" PRIx32, flags);
+        return runtime_fail(err, KILN_ERR_INVALID_ARGUMENT, file->name, "unknown flags 0x%" PRIx32,
+                            flags);
     const char *name = file->name;
     char fourcc[5];
 
     if (file->kind != KILN_KIND_MESH) { /* kmesh.md R1 */
         kiln_fourcc_str(file->kind, fourcc);
-        return fail(err, KILN_ERR_BAD_MAGIC, name, "not a mesh (kind '%s', expected 'MESH')",
-                    fourcc);
+        return runtime_fail(err, KILN_ERR_BAD_MAGIC, name,
+                            "not a mesh (kind '%s', expected 'MESH')", fourcc);
     }
     if (file->kind_version != KILN_MESH_VERSION) /* kmesh.md R2 */
-        return fail(err, KILN_ERR_UNSUPPORTED, name,
-                    "mesh version %u is not supported (this build reads version %u)",
-                    (unsigned)file->kind_version, KILN_MESH_VERSION);
+        return runtime_fail(err, KILN_ERR_UNSUPPORTED, name,
+                            "mesh version %u is not supported (this build reads version %u)",
+                            (unsigned)file->kind_version, KILN_MESH_VERSION);
 
     mesh_chunks chunks;
     kiln_result result = find_mesh_chunks(file, &chunks, err); /* kmesh.md R3 */
     if (result != KILN_OK)
         return result;
     if (chunks.desc == NULL) /* kmesh.md R4 */
-        return fail(err, KILN_ERR_CORRUPT, name, "no MDSC (mesh descriptor) chunk");
+        return runtime_fail(err, KILN_ERR_CORRUPT, name, "no MDSC (mesh descriptor) chunk");
     if (chunks.desc->size != sizeof(kiln_mesh_desc)) /* kmesh.md R4 */
-        return fail(err, KILN_ERR_CORRUPT, name, "MDSC chunk is %" PRIu64 " bytes, expected %zu",
-                    chunks.desc->size, sizeof(kiln_mesh_desc));
+        return runtime_fail(err, KILN_ERR_CORRUPT, name,
+                            "MDSC chunk is %" PRIu64 " bytes, expected %zu", chunks.desc->size,
+                            sizeof(kiln_mesh_desc));
     const kiln_mesh_desc *desc = payload(file, chunks.desc);
     result = check_descriptor(file, desc, err); /* kmesh.md R5-R8 */
-
     /* Sizes before contents: after these, each payload is exactly its array. */
     if (result == KILN_OK)
-        result = check_array_size(file, chunks.attributes, "MATR", desc->attribute_count,
-                                  sizeof(kiln_vertex_attribute), "attribute_count",
-                                  err); /* kmesh.md R9 */
-    if (result == KILN_OK)
-        result =
-            check_array_size(file, chunks.vertices, "VTX0", desc->vertex_count, desc->vertex_stride,
-                             "vertex_count x vertex_stride", err); /* kmesh.md R10 */
-    if (result == KILN_OK)
-        result = check_array_size(file, chunks.indices, "IDX ", desc->index_count, desc->index_size,
-                                  "index_count x index_size", err); /* kmesh.md R11 */
-    if (result == KILN_OK)
-        result = check_array_size(file, chunks.submeshes, "SUBM", desc->submesh_count,
-                                  sizeof(kiln_submesh), "submesh_count", err); /* kmesh.md R12 */
+        result = check_chunk_sizes(file, &chunks, desc, err); /* kmesh.md R9 */
     if (result != KILN_OK)
         return result;
 
@@ -364,22 +518,26 @@ kiln_result kiln_mesh_view_get(const kiln_file *file, uint32_t flags, kiln_mesh_
     v.indices = payload(file, chunks.indices);
     v.index_bytes = (size_t)payload_size(chunks.indices);
     v.submeshes = payload(file, chunks.submeshes);
+    v.lods = payload(file, chunks.lods);
+    v.meshlets = payload(file, chunks.meshlets);
+    v.meshlet_vertices = payload(file, chunks.meshlet_vertices);
+    v.meshlet_triangles = payload(file, chunks.meshlet_triangles);
 
-    result = check_attributes(file, desc, v.attributes, err); /* kmesh.md R13-R15 */
+    result = check_attributes(file, desc, v.attributes, err); /* kmesh.md R10-R12 */
     if (result == KILN_OK)
-        result = check_submeshes(file, desc, v.submeshes, err); /* kmesh.md R16-R17 */
+        result = check_submeshes(file, desc, v.submeshes, err); /* kmesh.md R13-R14 */
+    if (result == KILN_OK)
+        result = check_lods(file, desc, v.submeshes, v.lods, err); /* kmesh.md R15 */
+    if (result == KILN_OK)
+        result = check_meshlets(file, desc, v.meshlets, err); /* kmesh.md R16 */
     if (result == KILN_OK && !bounds_valid(desc->aabb_min, desc->aabb_max, desc->sphere))
-        result = fail(err, KILN_ERR_CORRUPT, name, /* kmesh.md R17 */
-                      "mesh bounds are not finite or not ordered");
+        result = runtime_fail(err, KILN_ERR_CORRUPT, name, /* kmesh.md R14 */
+                              "mesh bounds are not finite or not ordered");
     if (result == KILN_OK && (flags & KILN_OPEN_DEEP) != 0)
-        result = check_indices(file, &v, err); /* kmesh.md R18 */
+        result = check_indices(file, &v, err); /* kmesh.md R17 */
     if (result != KILN_OK)
         return result;
 
     *view = v;
-    if (err != NULL) {
-        err->code = KILN_OK;
-        err->message[0] = '\0';
-    }
-    return KILN_OK;
+    return runtime_succeed(err);
 }

@@ -85,12 +85,15 @@ static void build_mesh(bytebuf *out) {
     desc.aabb_max[0] = desc.aabb_max[1] = 1.0f;
     desc.sphere[0] = desc.sphere[1] = 0.5f;
     desc.sphere[3] = 0.75f;
+    desc.lod_count = 1;
     kiln_submesh submeshes[2];
     memset(submeshes, 0, sizeof submeshes);
     submeshes[0].index_count = 3;
     submeshes[1].index_offset = 3;
     submeshes[1].index_count = 3;
     submeshes[1].material_slot = 1;
+    const kiln_lod lods[2] = {{.index_offset = 0, .index_count = 3},
+                              {.index_offset = 3, .index_count = 3}};
     static const char meta[] = "{\"kiln\":\"kiln 0.1.0\",\"source\":\"quad.obj\"}";
 
     container_writer writer;
@@ -101,6 +104,7 @@ static void build_mesh(bytebuf *out) {
     container_add_chunk(&writer, KILN_CHUNK_MESH_VERTICES, vertices, sizeof vertices);
     container_add_chunk(&writer, KILN_CHUNK_MESH_INDICES, indices, sizeof indices);
     container_add_chunk(&writer, KILN_CHUNK_MESH_SUBMESHES, submeshes, sizeof submeshes);
+    container_add_chunk(&writer, KILN_CHUNK_MESH_LODS, lods, sizeof lods);
     container_add_chunk(&writer, KILN_CHUNK_META, meta, sizeof meta - 1);
     assert_true(container_finish(&writer, out));
 }

@@ -19,14 +19,20 @@ typedef struct mesh_parts {
     uint8_t vertices[4 * 16];
     uint8_t indices[6 * 4];
     kiln_submesh submeshes[3];
-    size_t desc_bytes, attribute_bytes, vertex_bytes, index_bytes, submesh_bytes;
+    kiln_lod lods[6];
+    kiln_meshlet meshlets[2];
+    uint32_t meshlet_vertices[6];
+    uint8_t meshlet_triangles[6];
+    size_t desc_bytes, attribute_bytes, vertex_bytes, index_bytes, submesh_bytes, lod_bytes,
+        meshlet_bytes, meshlet_vertex_bytes, meshlet_triangle_bytes;
     bool duplicate_desc, unknown_chunk;
 } mesh_parts;
 
 #define OMIT SIZE_MAX
 
 /* A unit quad in two submeshes: position f32x3 + octahedral normal, stride 16,
- * 16-bit indices, two material slots. */
+ * 16-bit indices, two material slots, one level of detail, one meshlet per
+ * submesh. */
 static void sample_mesh(mesh_parts *p) {
     static const float positions[4][3] = {{0, 0, 0}, {1, 0, 0}, {1, 1, 0}, {0, 1, 0}};
     static const uint16_t indices[6] = {0, 1, 2, 0, 2, 3};
@@ -54,11 +60,37 @@ static void sample_mesh(mesh_parts *p) {
     p->submeshes[1].index_offset = 3;
     p->submeshes[1].index_count = 3;
     p->submeshes[1].material_slot = 1;
+    p->desc.lod_count = 1;
+    p->lods[0] = (kiln_lod){.index_offset = 0, .index_count = 3};
+    p->lods[1] = (kiln_lod){.index_offset = 3, .index_count = 3};
+    static const uint32_t meshlet_vertices[6] = {0, 1, 2, 0, 2, 3};
+    static const uint8_t meshlet_triangles[6] = {0, 1, 2, 0, 1, 2};
+    memcpy(p->meshlet_vertices, meshlet_vertices, sizeof meshlet_vertices);
+    memcpy(p->meshlet_triangles, meshlet_triangles, sizeof meshlet_triangles);
+    p->desc.meshlet_count = 2;
+    p->desc.meshlet_vertex_count = 6;
+    p->desc.meshlet_triangle_count = 2;
+    p->desc.meshlet_max_vertices = 64;
+    p->desc.meshlet_max_triangles = 124;
+    for (int m = 0; m < 2; m++) {
+        p->meshlets[m].vertex_offset = 3 * (uint32_t)m;
+        p->meshlets[m].triangle_offset = (uint32_t)m;
+        p->meshlets[m].vertex_count = 3;
+        p->meshlets[m].triangle_count = 1;
+        p->meshlets[m].radius = 1.0f;
+        p->meshlets[m].cone_axis[2] = 1.0f;
+        p->submeshes[m].meshlet_offset = (uint32_t)m;
+        p->submeshes[m].meshlet_count = 1;
+    }
     p->desc_bytes = sizeof p->desc;
     p->attribute_bytes = 2 * sizeof(kiln_vertex_attribute);
     p->vertex_bytes = sizeof p->vertices;
     p->index_bytes = 6 * 2;
     p->submesh_bytes = 2 * sizeof(kiln_submesh);
+    p->lod_bytes = 2 * sizeof(kiln_lod);
+    p->meshlet_bytes = 2 * sizeof(kiln_meshlet);
+    p->meshlet_vertex_bytes = sizeof meshlet_vertices;
+    p->meshlet_triangle_bytes = sizeof meshlet_triangles;
 }
 
 static void add_part(container_writer *writer, uint32_t fourcc, const void *data, size_t size) {
@@ -86,6 +118,12 @@ static kiln_result open_mesh(const mesh_parts *p, uint32_t flags, opened_mesh *o
     add_part(&writer, KILN_CHUNK_MESH_VERTICES, p->vertices, p->vertex_bytes);
     add_part(&writer, KILN_CHUNK_MESH_INDICES, p->indices, p->index_bytes);
     add_part(&writer, KILN_CHUNK_MESH_SUBMESHES, p->submeshes, p->submesh_bytes);
+    add_part(&writer, KILN_CHUNK_MESH_LODS, p->lods, p->lod_bytes);
+    add_part(&writer, KILN_CHUNK_MESH_MESHLETS, p->meshlets, p->meshlet_bytes);
+    add_part(&writer, KILN_CHUNK_MESH_MESHLET_VERTICES, p->meshlet_vertices,
+             p->meshlet_vertex_bytes);
+    add_part(&writer, KILN_CHUNK_MESH_MESHLET_TRIANGLES, p->meshlet_triangles,
+             p->meshlet_triangle_bytes);
     bytebuf buf = {0};
     assert_true(container_finish(&writer, &buf));
 
@@ -165,6 +203,8 @@ static void mesh_view_accepts_empty_mesh_without_data_chunks(void **state) {
     sample_mesh(&p);
     p.desc.vertex_count = p.desc.index_count = p.desc.submesh_count = 0;
     p.desc.material_count = 0;
+    p.desc.meshlet_count = p.desc.meshlet_vertex_count = p.desc.meshlet_triangle_count = 0;
+    p.lod_bytes = p.meshlet_bytes = p.meshlet_vertex_bytes = p.meshlet_triangle_bytes = OMIT;
     memset(p.desc.aabb_max, 0, sizeof p.desc.aabb_max);
     memset(p.desc.sphere, 0, sizeof p.desc.sphere);
     p.vertex_bytes = p.index_bytes = p.submesh_bytes = OMIT;
@@ -201,8 +241,8 @@ static void mesh_view_rejects_unsupported_version(void **state) {
     (void)state;
     mesh_parts p;
     sample_mesh(&p);
-    p.kind_version = 2;
-    expect_mesh(&p, 0, KILN_ERR_UNSUPPORTED, "mesh version 2 is not supported");
+    p.kind_version = KILN_MESH_VERSION + 1;
+    expect_mesh(&p, 0, KILN_ERR_UNSUPPORTED, "mesh version 3 is not supported");
 }
 
 static void mesh_view_rejects_duplicate_chunk(void **state) {
@@ -221,7 +261,7 @@ static void mesh_view_rejects_missing_or_short_descriptor(void **state) {
     expect_mesh(&p, 0, KILN_ERR_CORRUPT, "no MDSC");
     sample_mesh(&p);
     p.desc_bytes = sizeof p.desc - 4;
-    expect_mesh(&p, 0, KILN_ERR_CORRUPT, "MDSC chunk is 92 bytes, expected 96");
+    expect_mesh(&p, 0, KILN_ERR_CORRUPT, "MDSC chunk is 124 bytes, expected 128");
 }
 
 static void mesh_view_rejects_flags_and_reserved(void **state) {
@@ -231,8 +271,8 @@ static void mesh_view_rejects_flags_and_reserved(void **state) {
     p.desc.flags = 1;
     expect_mesh(&p, 0, KILN_ERR_UNSUPPORTED, "unknown mesh flags 0x1");
     sample_mesh(&p);
-    p.desc.reserved[5] = 1;
-    expect_mesh(&p, 0, KILN_ERR_CORRUPT, "reserved[5]");
+    p.desc.reserved[1] = 1;
+    expect_mesh(&p, 0, KILN_ERR_CORRUPT, "reserved[1]");
 }
 
 /* ---------------------------------------------------------------------------
@@ -289,7 +329,7 @@ static void mesh_view_rejects_invalid_attributes(void **state) {
         {{0, KILN_VFORMAT_F32X4, 0, 0}, "invalid semantic 0"},
         {{KILN_SEMANTIC_COUNT_, KILN_VFORMAT_F32X4, 0, 0}, "invalid semantic 9"},
         {{KILN_SEMANTIC_TANGENT, 0, 0, 0}, "(tangent) has invalid format 0"},
-        {{KILN_SEMANTIC_TANGENT, KILN_VFORMAT_COUNT_, 0, 0}, "invalid format 11"},
+        {{KILN_SEMANTIC_TANGENT, KILN_VFORMAT_COUNT_, 0, 0}, "invalid format 12"},
         {{KILN_SEMANTIC_COLOR0, KILN_VFORMAT_UNORM8X4, 1, 12}, "uses stream 1"},
         {{KILN_SEMANTIC_COLOR0, KILN_VFORMAT_UNORM8X4, 0, 14}, "does not fit"},
         {{KILN_SEMANTIC_COLOR0, KILN_VFORMAT_UNORM16X4, 0, 12}, "does not fit"},
@@ -320,7 +360,7 @@ static void mesh_view_rejects_missing_position(void **state) {
     sample_mesh(&p);
     p.attributes[0].format = KILN_VFORMAT_F32X4; /* 16 bytes: overlaps, but fits the stride */
     p.attributes[1].offset = 0;
-    expect_mesh(&p, 0, KILN_ERR_CORRUPT, "position is f32x4, version 1 requires f32x3");
+    expect_mesh(&p, 0, KILN_ERR_CORRUPT, "position is f32x4; it must be f32x3 or unorm16x4");
 }
 
 /* ---------------------------------------------------------------------------
@@ -353,11 +393,11 @@ static void mesh_view_rejects_submesh_range_past_end(void **state) {
     mesh_parts p;
     sample_mesh(&p);
     p.submeshes[1].index_count = 6;
-    expect_mesh(&p, 0, KILN_ERR_CORRUPT, "submesh 1 indices 3+6 run past index_count 6");
+    expect_mesh(&p, 0, KILN_ERR_CORRUPT, "submesh 1 indices 3+6 are not whole triangles inside index_count 6");
     sample_mesh(&p);
     /* 0xffffffff is a multiple of 3; offset + count wraps in 32 bits. */
     p.submeshes[1].index_offset = 0xffffffffu;
-    expect_mesh(&p, 0, KILN_ERR_CORRUPT, "run past index_count 6");
+    expect_mesh(&p, 0, KILN_ERR_CORRUPT, "are not whole triangles inside index_count 6");
 }
 
 static void mesh_view_rejects_partial_triangle_submesh(void **state) {
@@ -366,7 +406,7 @@ static void mesh_view_rejects_partial_triangle_submesh(void **state) {
     sample_mesh(&p);
     p.submeshes[1].index_offset = 2;
     p.submeshes[1].index_count = 3;
-    expect_mesh(&p, 0, KILN_ERR_CORRUPT, "does not start and end on a triangle");
+    expect_mesh(&p, 0, KILN_ERR_CORRUPT, "submesh 1 indices 2+3 are not whole triangles");
 }
 
 static void mesh_view_rejects_material_slot_out_of_range(void **state) {
@@ -377,15 +417,131 @@ static void mesh_view_rejects_material_slot_out_of_range(void **state) {
     expect_mesh(&p, 0, KILN_ERR_CORRUPT, "submesh 1 uses material slot 2 but the mesh has 2");
 }
 
-static void mesh_view_rejects_submesh_flags_and_reserved(void **state) {
+static void mesh_view_rejects_submesh_flags_and_meshlet_range(void **state) {
     (void)state;
     mesh_parts p;
     sample_mesh(&p);
     p.submeshes[0].flags = 4;
     expect_mesh(&p, 0, KILN_ERR_UNSUPPORTED, "submesh 0 has unknown flags 0x4");
     sample_mesh(&p);
-    p.submeshes[0].reserved[1] = 1;
-    expect_mesh(&p, 0, KILN_ERR_CORRUPT, "submesh 0 reserved");
+    p.submeshes[1].meshlet_count = 2;
+    expect_mesh(&p, 0, KILN_ERR_CORRUPT, "submesh 1 meshlets 1+2 run past meshlet_count 2");
+    sample_mesh(&p);
+    p.submeshes[1].meshlet_offset = UINT32_MAX;
+    expect_mesh(&p, 0, KILN_ERR_CORRUPT, "run past meshlet_count");
+}
+
+/* ---------------------------------------------------------------------------
+ * Levels of detail (R15) and meshlets (R16, R17)
+ * ------------------------------------------------------------------------- */
+
+static void mesh_view_exposes_lods_and_meshlets(void **state) {
+    (void)state;
+    mesh_parts p;
+    sample_mesh(&p);
+    opened_mesh m;
+    assert_int_equal(open_mesh(&p, KILN_OPEN_DEEP, &m), KILN_OK);
+    const kiln_lod *lod = kiln_mesh_lod(&m.view, 1, 0);
+    assert_non_null(lod);
+    assert_int_equal(lod->index_offset, 3);
+    assert_null(kiln_mesh_lod(&m.view, 1, 1));
+    assert_null(kiln_mesh_lod(&m.view, 2, 0));
+    assert_int_equal(m.view.meshlets[1].vertex_offset, 3);
+    assert_int_equal(m.view.meshlet_vertices[5], 3);
+    assert_int_equal(m.view.meshlet_triangles[5], 2);
+    close_mesh(&m);
+}
+
+static void mesh_view_rejects_bad_lods(void **state) {
+    (void)state;
+    mesh_parts p;
+    sample_mesh(&p);
+    p.desc.lod_count = 0;
+    expect_mesh(&p, 0, KILN_ERR_CORRUPT, "lod_count 0 is outside 1..8");
+    sample_mesh(&p);
+    p.desc.lod_count = 2; /* the chunk still holds one level per submesh */
+    expect_mesh(&p, 0, KILN_ERR_CORRUPT, "LODS chunk is 32 bytes");
+    sample_mesh(&p);
+    p.lods[1].index_offset = 0;
+    expect_mesh(&p, 0, KILN_ERR_CORRUPT, "submesh 1 level 0 is not the submesh's range");
+    sample_mesh(&p);
+    p.lods[0].index_count = 9;
+    expect_mesh(&p, 0, KILN_ERR_CORRUPT, "level 0 indices 0+9 are not whole triangles");
+    sample_mesh(&p);
+    p.lods[0].error = NAN;
+    expect_mesh(&p, 0, KILN_ERR_CORRUPT, "error is negative or not finite");
+    sample_mesh(&p);
+    p.lods[0].flags = 2;
+    expect_mesh(&p, 0, KILN_ERR_UNSUPPORTED, "unknown flags 0x2");
+}
+
+static void mesh_view_rejects_bad_meshlets(void **state) {
+    (void)state;
+    mesh_parts p;
+    sample_mesh(&p);
+    p.desc.meshlet_max_vertices = 256;
+    expect_mesh(&p, 0, KILN_ERR_CORRUPT, "meshlet limits 256 vertices");
+    sample_mesh(&p);
+    p.meshlets[1].vertex_count = 65;
+    expect_mesh(&p, 0, KILN_ERR_CORRUPT, "above the limits 64/124");
+    sample_mesh(&p);
+    p.meshlets[1].triangle_offset = 2;
+    expect_mesh(&p, 0, KILN_ERR_CORRUPT, "meshlet 1 ranges run past MLVX or MLTR");
+    sample_mesh(&p);
+    p.meshlets[0].cone_cutoff = INFINITY;
+    expect_mesh(&p, 0, KILN_ERR_CORRUPT, "meshlet 0 bounds or cone are not finite");
+    sample_mesh(&p);
+    p.desc.meshlet_triangle_count = 3;
+    expect_mesh(&p, 0, KILN_ERR_CORRUPT, "MLTR chunk is 6 bytes");
+}
+
+static void mesh_view_deep_check_finds_bad_meshlet_indices(void **state) {
+    (void)state;
+    mesh_parts p;
+    sample_mesh(&p);
+    p.meshlet_vertices[4] = 4;
+    expect_mesh(&p, 0, KILN_OK, NULL);
+    expect_mesh(&p, KILN_OPEN_DEEP, KILN_ERR_CORRUPT, "meshlet vertex 4 is 4");
+    sample_mesh(&p);
+    p.meshlet_triangles[4] = 3;
+    expect_mesh(&p, KILN_OPEN_DEEP, KILN_ERR_CORRUPT, "meshlet 1 local index 3");
+}
+
+static void quantized_positions_and_signed_tangents_decode(void **state) {
+    (void)state;
+    mesh_parts p;
+    sample_mesh(&p);
+    /* Position as unorm16x4 over the box [-1, 3] in x: q = 49151 -> 2.0. */
+    p.attributes[0].format = KILN_VFORMAT_UNORM16X4;
+    p.attributes[1].offset = 8;
+    p.desc.position_offset[0] = -1.0f;
+    p.desc.position_scale[0] = 4.0f;
+    const uint16_t q[4] = {49151, 0, 0, 0};
+    memcpy(p.vertices + 16, q, sizeof q);
+    opened_mesh m;
+    assert_int_equal(open_mesh(&p, 0, &m), KILN_OK);
+    float position[3];
+    kiln_mesh_position(&m.view, 1, position);
+    assert_true(fabsf(position[0] - 2.0f) < 1e-4f);
+    close_mesh(&m);
+
+    const float tangent[3] = {0.6f, 0.0f, -0.8f};
+    for (int sign = -1; sign <= 1; sign += 2) {
+        int16_t encoded[2];
+        float decoded[4];
+        encode_oct_signed_snorm16(tangent, (float)sign, encoded);
+        kiln_oct_signed_decode(encoded, decoded);
+        assert_true(decoded[3] == (float)sign);
+        for (int k = 0; k < 3; k++)
+            assert_true(fabsf(decoded[k] - tangent[k]) < 1e-3f);
+    }
+    /* y = -1 with w = -1 must not collapse to the signless 0. */
+    int16_t encoded[2];
+    float decoded[4];
+    encode_oct_signed_snorm16((const float[3]){0.0f, -1.0f, 0.0f}, -1.0f, encoded);
+    kiln_oct_signed_decode(encoded, decoded);
+    assert_true(decoded[3] == -1.0f);
+    assert_true(decoded[1] < -0.999f);
 }
 
 static void mesh_view_rejects_non_finite_bounds(void **state) {
@@ -447,13 +603,15 @@ static void mesh_view_rejects_bad_arguments(void **state) {
 
 static void vertex_format_sizes_and_names(void **state) {
     (void)state;
-    static const uint32_t sizes[KILN_VFORMAT_COUNT_] = {0, 8, 12, 16, 4, 4, 4, 8, 8, 4, 8};
+    static const uint32_t sizes[KILN_VFORMAT_COUNT_] = {0, 8, 12, 16, 4, 4, 4, 8, 8, 4, 8, 4};
     for (int f = 0; f < KILN_VFORMAT_COUNT_; f++)
         assert_int_equal(kiln_vertex_format_size((kiln_vertex_format)f), sizes[f]);
     assert_int_equal(kiln_vertex_format_size((kiln_vertex_format)99), 0);
     assert_string_equal(kiln_vertex_format_str(KILN_VFORMAT_OCT_SNORM16X2), "oct_snorm16x2");
     assert_string_equal(kiln_vertex_format_str(KILN_VFORMAT_U16X4), "u16x4");
-    assert_string_equal(kiln_vertex_format_str((kiln_vertex_format)11), "invalid");
+    assert_string_equal(kiln_vertex_format_str(KILN_VFORMAT_OCT_SIGNED_SNORM16X2),
+                        "oct_signed_snorm16x2");
+    assert_string_equal(kiln_vertex_format_str((kiln_vertex_format)12), "invalid");
     assert_string_equal(kiln_vertex_semantic_str(KILN_SEMANTIC_POSITION), "position");
     assert_string_equal(kiln_vertex_semantic_str(KILN_SEMANTIC_WEIGHTS0), "weights0");
     assert_string_equal(kiln_vertex_semantic_str(KILN_SEMANTIC_INVALID), "invalid");
@@ -536,7 +694,12 @@ int main(void) {
         cmocka_unit_test(mesh_view_rejects_submesh_range_past_end),
         cmocka_unit_test(mesh_view_rejects_partial_triangle_submesh),
         cmocka_unit_test(mesh_view_rejects_material_slot_out_of_range),
-        cmocka_unit_test(mesh_view_rejects_submesh_flags_and_reserved),
+        cmocka_unit_test(mesh_view_rejects_submesh_flags_and_meshlet_range),
+        cmocka_unit_test(mesh_view_exposes_lods_and_meshlets),
+        cmocka_unit_test(mesh_view_rejects_bad_lods),
+        cmocka_unit_test(mesh_view_rejects_bad_meshlets),
+        cmocka_unit_test(mesh_view_deep_check_finds_bad_meshlet_indices),
+        cmocka_unit_test(quantized_positions_and_signed_tangents_decode),
         cmocka_unit_test(mesh_view_rejects_non_finite_bounds),
         cmocka_unit_test(mesh_view_deep_check_finds_index_out_of_range),
         cmocka_unit_test(mesh_view_rejects_bad_arguments),

@@ -902,7 +902,9 @@ static bool build_mesh(aimp_state *st, const unsigned *meshes, uint32_t count, u
         }
         if (index_count > offset)
             mesh->submeshes[submesh_count++] =
-                (ir_submesh){(uint32_t)offset, (uint32_t)(index_count - offset), slot};
+                (ir_submesh){.index_offset = (uint32_t)offset,
+                             .index_count = (uint32_t)(index_count - offset),
+                             .material = slot};
     }
     free(first_vertex);
     mesh->index_count = (uint32_t)index_count;

@@ -1163,7 +1163,9 @@ static bool build_materials(obj_parser *ps, ir_asset *out, ir_mesh *mesh) {
     }
     for (size_t s = 0; s < slot_count; s++) { /* counts[s] becomes slot s's offset */
         mesh->submeshes[s] =
-            (ir_submesh){(uint32_t)counts[s], (uint32_t)counts[s + 1], (uint32_t)s};
+            (ir_submesh){.index_offset = (uint32_t)counts[s],
+                         .index_count = (uint32_t)counts[s + 1],
+                         .material = (uint32_t)s};
         counts[s + 1] += counts[s];
     }
     const uint32_t *source = ps->indices.data;

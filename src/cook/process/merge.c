@@ -1,0 +1,256 @@
+/* merge.c — mesh.merge: bake static node transforms into one world-space mesh.
+ *
+ * Every node that draws a mesh contributes a transformed copy of it; the
+ * copies' submeshes are regrouped so each material is drawn by one submesh.
+ * Normals transform by the inverse transpose, tangents by the matrix; a
+ * mirroring transform (negative determinant) flips the triangles' winding and
+ * the tangents' handedness so faces keep facing out. Skinned meshes are left
+ * alone: their vertices are placed by joints at run time, not by their node. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cook/cook.h"
+
+/* Column-major 4x4 product: out = a * b. */
+static void matrix_multiply(const float a[16], const float b[16], float out[16]) {
+    float r[16];
+    for (int c = 0; c < 4; c++)
+        for (int row = 0; row < 4; row++) {
+            float sum = 0.0f;
+            for (int k = 0; k < 4; k++)
+                sum += a[k * 4 + row] * b[c * 4 + k];
+            r[c * 4 + row] = sum;
+        }
+    memcpy(out, r, sizeof r);
+}
+
+/* The inverse transpose of the upper 3x3 (cofactor matrix / determinant),
+ * row-major in `out`; returns the determinant. */
+static float normal_matrix(const float m[16], float out[9]) {
+    /* a[row][col] of the upper 3x3 of column-major m. */
+#define A(r, c) m[(c) * 4 + (r)]
+    float cof[9] = {
+        A(1, 1) * A(2, 2) - A(1, 2) * A(2, 1), -(A(1, 0) * A(2, 2) - A(1, 2) * A(2, 0)),
+        A(1, 0) * A(2, 1) - A(1, 1) * A(2, 0), -(A(0, 1) * A(2, 2) - A(0, 2) * A(2, 1)),
+        A(0, 0) * A(2, 2) - A(0, 2) * A(2, 0), -(A(0, 0) * A(2, 1) - A(0, 1) * A(2, 0)),
+        A(0, 1) * A(1, 2) - A(0, 2) * A(1, 1), -(A(0, 0) * A(1, 2) - A(0, 2) * A(1, 0)),
+        A(0, 0) * A(1, 1) - A(0, 1) * A(1, 0)};
+    float det = A(0, 0) * cof[0] + A(0, 1) * cof[1] + A(0, 2) * cof[2];
+#undef A
+    /* The cofactor matrix is det * inverse-transpose; only the direction of
+     * transformed normals matters, so its sign is all the determinant adds. */
+    float sign = det < 0.0f ? -1.0f : 1.0f;
+    for (int i = 0; i < 9; i++)
+        out[i] = cof[i] * sign;
+    return det;
+}
+
+static void normalize3(float v[3]) {
+    float length = sqrtf(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+    if (length > 0.0f && isfinite(length))
+        for (int k = 0; k < 3; k++)
+            v[k] /= length;
+}
+
+/* One mesh instance placed by a node. */
+typedef struct instance {
+    const ir_mesh *mesh;
+    float world[16];
+} instance;
+
+static bool mesh_is_skinned(const ir_asset *asset, uint32_t mesh_index) {
+    for (uint32_t n = 0; n < asset->node_count; n++)
+        if (asset->nodes[n].mesh == (int32_t)mesh_index && asset->nodes[n].skin >= 0)
+            return true;
+    return asset->meshes[mesh_index].joints != NULL;
+}
+
+/* Every (node, mesh) pair to bake, with world matrices; parents precede
+ * children in ir_asset.nodes, so one pass composes them. */
+static instance *collect_instances(const ir_asset *asset, uint32_t *count) {
+    float (*world)[16] = malloc((asset->node_count ? asset->node_count : 1) * sizeof *world);
+    instance *out = malloc((asset->node_count ? asset->node_count : 1) * sizeof *out);
+    if (world == NULL || out == NULL) {
+        free(world);
+        free(out);
+        return NULL;
+    }
+    *count = 0;
+    for (uint32_t n = 0; n < asset->node_count; n++) {
+        const ir_node *node = &asset->nodes[n];
+        if (node->parent >= 0 && (uint32_t)node->parent < n)
+            matrix_multiply(world[node->parent], node->matrix, world[n]);
+        else
+            memcpy(world[n], node->matrix, sizeof world[n]);
+        if (node->mesh < 0 || (uint32_t)node->mesh >= asset->mesh_count ||
+            mesh_is_skinned(asset, (uint32_t)node->mesh))
+            continue;
+        out[*count].mesh = &asset->meshes[node->mesh];
+        memcpy(out[*count].world, world[n], sizeof out[*count].world);
+        (*count)++;
+    }
+    free(world);
+    return out;
+}
+
+/* Appends one transformed instance's vertices at `base` of `merged`. */
+static void bake_vertices(const instance *inst, uint32_t base, ir_mesh *merged) {
+    const ir_mesh *src = inst->mesh;
+    const float *m = inst->world;
+    float nm[9];
+    float det = normal_matrix(m, nm);
+    for (uint32_t v = 0; v < src->vertex_count; v++) {
+        size_t d = (size_t)base + v;
+        const float *p = src->positions + 3 * (size_t)v;
+        for (int r = 0; r < 3; r++)
+            merged->positions[3 * d + (size_t)r] =
+                m[0 * 4 + r] * p[0] + m[1 * 4 + r] * p[1] + m[2 * 4 + r] * p[2] + m[3 * 4 + r];
+        if (merged->normals) {
+            const float *n = src->normals + 3 * (size_t)v;
+            float *out = merged->normals + 3 * d;
+            for (int r = 0; r < 3; r++)
+                out[r] = nm[r * 3 + 0] * n[0] + nm[r * 3 + 1] * n[1] + nm[r * 3 + 2] * n[2];
+            normalize3(out);
+        }
+        if (merged->tangents) {
+            const float *t = src->tangents + 4 * (size_t)v;
+            float *out = merged->tangents + 4 * d;
+            for (int r = 0; r < 3; r++)
+                out[r] = m[0 * 4 + r] * t[0] + m[1 * 4 + r] * t[1] + m[2 * 4 + r] * t[2];
+            normalize3(out);
+            out[3] = det < 0.0f ? -t[3] : t[3];
+        }
+        for (int set = 0; set < 2; set++) {
+            if (merged->texcoords[set] == NULL)
+                continue;
+            float *out = merged->texcoords[set] + 2 * d;
+            if (src->texcoords[set])
+                memcpy(out, src->texcoords[set] + 2 * (size_t)v, 2 * sizeof(float));
+            else
+                out[0] = out[1] = 0.0f;
+        }
+        if (merged->colors) {
+            float *out = merged->colors + 4 * d;
+            if (src->colors)
+                memcpy(out, src->colors + 4 * (size_t)v, 4 * sizeof(float));
+            else
+                out[0] = out[1] = out[2] = out[3] = 1.0f;
+        }
+    }
+}
+
+/* Streams the merged mesh carries: normals and tangents only when every
+ * instance has them (the process stage regenerates what is missing), the
+ * others when any instance has them (the rest get defaults). */
+static bool allocate_merged(const instance *instances, uint32_t count, uint64_t vertices,
+                            uint64_t indices, ir_mesh *merged) {
+    bool all_normals = true, all_tangents = true, any_uv[2] = {false, false}, any_color = false;
+    for (uint32_t i = 0; i < count; i++) {
+        const ir_mesh *m = instances[i].mesh;
+        all_normals = all_normals && m->normals;
+        all_tangents = all_tangents && m->tangents;
+        any_uv[0] = any_uv[0] || m->texcoords[0];
+        any_uv[1] = any_uv[1] || m->texcoords[1];
+        any_color = any_color || m->colors;
+    }
+    if (vertices > UINT32_MAX || indices > UINT32_MAX)
+        return false;
+    size_t n = (size_t)vertices ? (size_t)vertices : 1;
+    merged->vertex_count = (uint32_t)vertices;
+    merged->index_count = (uint32_t)indices;
+    merged->positions = malloc(n * 3 * sizeof(float));
+    merged->normals = all_normals ? malloc(n * 3 * sizeof(float)) : NULL;
+    merged->tangents = all_tangents && all_normals ? malloc(n * 4 * sizeof(float)) : NULL;
+    merged->texcoords[0] = any_uv[0] ? malloc(n * 2 * sizeof(float)) : NULL;
+    merged->texcoords[1] = any_uv[1] ? malloc(n * 2 * sizeof(float)) : NULL;
+    merged->colors = any_color ? malloc(n * 4 * sizeof(float)) : NULL;
+    merged->indices = malloc(((size_t)indices ? (size_t)indices : 1) * sizeof(uint32_t));
+    return merged->positions && merged->indices && (!all_normals || merged->normals) &&
+           (!merged->tangents == !(all_tangents && all_normals)) &&
+           (!any_uv[0] || merged->texcoords[0]) && (!any_uv[1] || merged->texcoords[1]) &&
+           (!any_color || merged->colors);
+}
+
+bool process_merge_asset(ir_asset *asset, cook_diag *diag, const char *path) {
+    uint32_t count = 0;
+    instance *instances = collect_instances(asset, &count);
+    if (instances == NULL)
+        return false;
+    if (count == 0) { /* nothing placed by a node (e.g. OBJ): keep the meshes */
+        free(instances);
+        return true;
+    }
+    uint64_t vertices = 0, indices = 0;
+    for (uint32_t i = 0; i < count; i++) {
+        vertices += instances[i].mesh->vertex_count;
+        for (uint32_t s = 0; s < instances[i].mesh->submesh_count; s++)
+            indices += instances[i].mesh->submeshes[s].index_count;
+    }
+    ir_mesh merged = {0};
+    uint32_t *slot_counts = calloc(asset->material_count + 1, sizeof *slot_counts);
+    bool ok = slot_counts != NULL && allocate_merged(instances, count, vertices, indices, &merged);
+    if (ok) {
+        merged.name = cook_strdup("merged");
+        uint32_t base = 0;
+        for (uint32_t i = 0; i < count; i++) {
+            bake_vertices(&instances[i], base, &merged);
+            base += instances[i].mesh->vertex_count;
+        }
+        /* Group level-0 triangles by material, in material order. */
+        for (uint32_t i = 0; i < count; i++)
+            for (uint32_t s = 0; s < instances[i].mesh->submesh_count; s++)
+                slot_counts[instances[i].mesh->submeshes[s].material] +=
+                    instances[i].mesh->submeshes[s].index_count;
+        uint32_t used = 0;
+        for (uint32_t mat = 0; mat < asset->material_count; mat++)
+            used += slot_counts[mat] > 0;
+        merged.submeshes = calloc(used ? used : 1, sizeof *merged.submeshes);
+        ok = merged.submeshes != NULL;
+        uint32_t offset = 0;
+        for (uint32_t mat = 0; ok && mat < asset->material_count; mat++) {
+            if (slot_counts[mat] == 0)
+                continue;
+            ir_submesh *sub = &merged.submeshes[merged.submesh_count++];
+            sub->index_offset = offset;
+            sub->material = mat;
+            base = 0;
+            for (uint32_t i = 0; i < count; i++) {
+                const ir_mesh *src = instances[i].mesh;
+                bool mirrored = normal_matrix(instances[i].world, (float[9]){0}) < 0.0f;
+                for (uint32_t s = 0; s < src->submesh_count; s++) {
+                    if (src->submeshes[s].material != mat)
+                        continue;
+                    const uint32_t *tri = src->indices + src->submeshes[s].index_offset;
+                    for (uint32_t k = 0; k < src->submeshes[s].index_count; k += 3) {
+                        uint32_t *dst = merged.indices + offset + k;
+                        dst[0] = base + tri[k];
+                        dst[1] = base + (mirrored ? tri[k + 2] : tri[k + 1]);
+                        dst[2] = base + (mirrored ? tri[k + 1] : tri[k + 2]);
+                    }
+                    offset += src->submeshes[s].index_count;
+                }
+                base += src->vertex_count;
+            }
+            sub->index_count = offset - sub->index_offset;
+        }
+    }
+    free(slot_counts);
+    free(instances);
+    if (!ok) {
+        ir_mesh_free(&merged);
+        diag_error(diag, path, 0, "mesh.merge: out of memory or more than 2^32 vertices");
+        return false;
+    }
+    uint32_t skinned = 0;
+    for (uint32_t m = 0; m < asset->mesh_count; m++)
+        skinned += mesh_is_skinned(asset, m);
+    if (skinned > 0)
+        diag_warning(diag, path, 0, "mesh.merge: %u skinned mesh%s left out of the merged mesh",
+                     skinned, skinned == 1 ? "" : "es");
+    for (uint32_t m = 0; m < asset->mesh_count; m++)
+        ir_mesh_free(&asset->meshes[m]);
+    asset->meshes[0] = merged;
+    asset->mesh_count = 1;
+    return true;
+}

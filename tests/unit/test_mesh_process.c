@@ -1,0 +1,359 @@
+/* The mesh process stage: weld, ordering, levels of detail, meshlets. */
+#include <math.h>
+#include <meshoptimizer.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "test_support.h"
+#include "cook/cook.h"
+
+/* A bumpy grid of n x n quads split into two submeshes (left and right
+ * halves), with every triangle's corners duplicated as a triangle soup would
+ * have them, so welding has work to do. */
+static void make_grid(ir_mesh *mesh, uint32_t n) {
+    memset(mesh, 0, sizeof *mesh);
+    uint32_t triangles = 2 * n * n;
+    mesh->vertex_count = 3 * triangles;
+    mesh->positions = malloc((size_t)mesh->vertex_count * 3 * sizeof(float));
+    mesh->texcoords[0] = malloc((size_t)mesh->vertex_count * 2 * sizeof(float));
+    mesh->index_count = 3 * triangles;
+    mesh->indices = malloc((size_t)mesh->index_count * sizeof(uint32_t));
+    uint32_t v = 0;
+    for (uint32_t half = 0; half < 2; half++) {
+        for (uint32_t y = 0; y < n; y++) {
+            for (uint32_t x = half * n / 2; x < (half + 1) * n / 2; x++) {
+                const uint32_t corners[6][2] = {{x, y},     {x + 1, y}, {x + 1, y + 1},
+                                                {x, y},     {x + 1, y + 1}, {x, y + 1}};
+                for (int c = 0; c < 6; c++) {
+                    float px = (float)corners[c][0], py = (float)corners[c][1];
+                    float *p = mesh->positions + 3 * (size_t)v;
+                    p[0] = px;
+                    p[1] = py;
+                    p[2] = 0.3f * sinf(px * 0.7f) * cosf(py * 0.5f);
+                    mesh->texcoords[0][2 * (size_t)v] = px / (float)n;
+                    mesh->texcoords[0][2 * (size_t)v + 1] = py / (float)n;
+                    mesh->indices[v] = v;
+                    v++;
+                }
+            }
+        }
+    }
+    mesh->submesh_count = 2;
+    mesh->submeshes = calloc(2, sizeof *mesh->submeshes);
+    mesh->submeshes[0] = (ir_submesh){.index_offset = 0, .index_count = mesh->index_count / 2};
+    mesh->submeshes[1] = (ir_submesh){.index_offset = mesh->index_count / 2,
+                                      .index_count = mesh->index_count / 2,
+                                      .material = 1};
+}
+
+/* Runs the whole stage like the pipeline does. */
+static void process_grid(ir_mesh *mesh, uint32_t n, const cook_settings *settings) {
+    make_grid(mesh, n);
+    cook_diag diag = {0};
+    cook_context ctx = {.source_path = "grid.obj", .settings = settings, .diag = &diag};
+    ir_asset asset = {0};
+    assert_true(process_mesh(&ctx, mesh, &asset));
+    assert_int_equal(diag.errors, 0);
+    diag_free(&diag);
+}
+
+static void weld_merges_corners_shared_in_every_stream(void **state) {
+    (void)state;
+    ir_mesh mesh;
+    make_grid(&mesh, 8);
+    assert_true(process_weld(&mesh));
+    assert_int_equal(mesh.vertex_count, 9 * 9); /* even across the two submeshes */
+    assert_int_equal(mesh.index_count, 3 * 2 * 64);
+    for (uint32_t i = 0; i < mesh.index_count; i++)
+        assert_true(mesh.indices[i] < mesh.vertex_count);
+    ir_mesh_free(&mesh);
+}
+
+static void optimized_order_improves_the_vertex_cache(void **state) {
+    (void)state;
+    ir_mesh mesh;
+    make_grid(&mesh, 64);
+    assert_true(process_weld(&mesh));
+    /* Scramble triangle order first, so there is something to optimise. */
+    uint32_t triangles = mesh.index_count / 3;
+    srand(7);
+    for (uint32_t t = triangles / 2 - 1; t > 0; t--) {
+        uint32_t u = (uint32_t)rand() % (t + 1);
+        for (int k = 0; k < 3; k++) {
+            uint32_t swap = mesh.indices[3 * t + (uint32_t)k];
+            mesh.indices[3 * t + (uint32_t)k] = mesh.indices[3 * u + (uint32_t)k];
+            mesh.indices[3 * u + (uint32_t)k] = swap;
+        }
+    }
+    struct meshopt_VertexCacheStatistics before =
+        meshopt_analyzeVertexCache(mesh.indices, mesh.index_count, mesh.vertex_count, 16, 0, 0);
+    assert_true(process_optimize_order(&mesh));
+    struct meshopt_VertexCacheStatistics after =
+        meshopt_analyzeVertexCache(mesh.indices, mesh.index_count, mesh.vertex_count, 16, 0, 0);
+    print_message("ACMR %.3f -> %.3f\n", (double)before.acmr, (double)after.acmr);
+    assert_true(after.acmr < before.acmr * 0.75f);
+    ir_mesh_free(&mesh);
+}
+
+static void fetch_order_drops_unused_vertices(void **state) {
+    (void)state;
+    ir_mesh mesh;
+    make_grid(&mesh, 4);
+    assert_true(process_weld(&mesh));
+    uint32_t before = mesh.vertex_count;
+    mesh.index_count = mesh.submeshes[0].index_count; /* the right half goes unused */
+    mesh.submesh_count = 1;
+    assert_true(process_optimize_fetch(&mesh));
+    assert_true(mesh.vertex_count < before);
+    /* First use order: each new index is at most one above the largest seen. */
+    uint32_t next = 0;
+    for (uint32_t i = 0; i < mesh.index_count; i++) {
+        assert_true(mesh.indices[i] <= next);
+        if (mesh.indices[i] == next)
+            next++;
+    }
+    assert_int_equal(next, mesh.vertex_count);
+    ir_mesh_free(&mesh);
+}
+
+static void lods_reduce_each_submesh_and_stay_in_range(void **state) {
+    (void)state;
+    cook_settings settings;
+    cook_settings_default(&settings);
+    settings.mesh_meshlets = false;
+    ir_mesh mesh;
+    process_grid(&mesh, 64, &settings);
+    assert_int_equal(mesh.lod_count, 3);
+    for (uint32_t s = 0; s < mesh.submesh_count; s++) {
+        const ir_lod *levels = &mesh.lods[s * mesh.lod_count];
+        assert_int_equal(levels[0].index_offset, mesh.submeshes[s].index_offset);
+        assert_int_equal(levels[0].index_count, mesh.submeshes[s].index_count);
+        for (uint32_t l = 1; l < mesh.lod_count; l++) {
+            assert_false(levels[l].reused);
+            assert_true(levels[l].index_count < levels[l - 1].index_count);
+            assert_true(levels[l].index_count % 3 == 0);
+            assert_true(levels[l].error >= 0.0f && levels[l].error < 0.05f);
+            /* About the asked-for ratio (0.5, 0.25), never far above it. */
+            double ratio = (double)levels[l].index_count / levels[0].index_count;
+            assert_true(ratio <= settings.mesh_lod_ratios[l - 1] * 1.1);
+            assert_true(levels[l].index_offset + levels[l].index_count <= mesh.index_count);
+        }
+    }
+    for (uint32_t i = 0; i < mesh.index_count; i++)
+        assert_true(mesh.indices[i] < mesh.vertex_count);
+    ir_mesh_free(&mesh);
+}
+
+static void lod_that_cannot_be_reduced_is_marked_reused(void **state) {
+    (void)state;
+    cook_settings settings;
+    cook_settings_default(&settings);
+    settings.mesh_meshlets = false;
+    ir_mesh mesh;
+    process_grid(&mesh, 1, &settings); /* two triangles per submesh: nothing to remove */
+    for (uint32_t s = 0; s < mesh.submesh_count; s++) {
+        const ir_lod *levels = &mesh.lods[s * mesh.lod_count];
+        for (uint32_t l = 1; l < mesh.lod_count; l++) {
+            assert_true(levels[l].reused);
+            assert_int_equal(levels[l].index_offset, levels[l - 1].index_offset);
+            assert_int_equal(levels[l].index_count, levels[l - 1].index_count);
+        }
+    }
+    ir_mesh_free(&mesh);
+}
+
+static void meshlets_cover_every_triangle_once_within_limits(void **state) {
+    (void)state;
+    cook_settings settings;
+    cook_settings_default(&settings);
+    settings.mesh_meshlet_vertices = 32;
+    settings.mesh_meshlet_triangles = 40;
+    ir_mesh mesh;
+    process_grid(&mesh, 32, &settings);
+    assert_int_equal(mesh.meshlet_max_vertices, 32);
+    assert_int_equal(mesh.meshlet_max_triangles, 40);
+    for (uint32_t s = 0; s < mesh.submesh_count; s++) {
+        const ir_submesh *sub = &mesh.submeshes[s];
+        /* Every triangle of the submesh, as a sorted triple, exactly once. */
+        uint32_t triangle_count = sub->index_count / 3;
+        uint64_t *expected = malloc(triangle_count * sizeof *expected);
+        uint64_t *found = malloc(triangle_count * sizeof *found);
+        for (uint32_t t = 0; t < triangle_count; t++) {
+            const uint32_t *tri = mesh.indices + sub->index_offset + 3 * t;
+            uint32_t a = tri[0], b = tri[1], c = tri[2], swap;
+            if (a > b) { swap = a; a = b; b = swap; }
+            if (b > c) { swap = b; b = c; c = swap; }
+            if (a > b) { swap = a; a = b; b = swap; }
+            expected[t] = ((uint64_t)a << 42) | ((uint64_t)b << 21) | c;
+        }
+        uint32_t found_count = 0;
+        for (uint32_t m = sub->meshlet_offset; m < sub->meshlet_offset + sub->meshlet_count; m++) {
+            const ir_meshlet *meshlet = &mesh.meshlets[m];
+            assert_true(meshlet->vertex_count <= 32);
+            assert_true(meshlet->triangle_count <= 40);
+            assert_true(meshlet->vertex_offset + meshlet->vertex_count <= mesh.meshlet_vertex_count);
+            assert_true(meshlet->triangle_offset + meshlet->triangle_count <=
+                        mesh.meshlet_triangle_count);
+            for (uint32_t t = 0; t < meshlet->triangle_count; t++) {
+                uint32_t v[3];
+                for (int k = 0; k < 3; k++) {
+                    uint8_t local = mesh.meshlet_triangles[3 * (meshlet->triangle_offset + t) + (uint32_t)k];
+                    assert_true(local < meshlet->vertex_count);
+                    v[k] = mesh.meshlet_vertices[meshlet->vertex_offset + local];
+                    assert_true(v[k] < mesh.vertex_count);
+                    /* The bounding sphere contains the meshlet's geometry. */
+                    const float *p = mesh.positions + 3 * (size_t)v[k];
+                    float dx = p[0] - meshlet->center[0], dy = p[1] - meshlet->center[1],
+                          dz = p[2] - meshlet->center[2];
+                    assert_true(sqrtf(dx * dx + dy * dy + dz * dz) <= meshlet->radius * 1.0001f + 1e-5f);
+                }
+                uint32_t a = v[0], b = v[1], c = v[2], swap;
+                if (a > b) { swap = a; a = b; b = swap; }
+                if (b > c) { swap = b; b = c; c = swap; }
+                if (a > b) { swap = a; a = b; b = swap; }
+                assert_true(found_count < triangle_count);
+                found[found_count++] = ((uint64_t)a << 42) | ((uint64_t)b << 21) | c;
+            }
+        }
+        assert_int_equal(found_count, triangle_count);
+        for (uint32_t i = 0; i < triangle_count; i++) {
+            /* Sets equal: each expected triple is found, and counts match. */
+            bool present = false;
+            for (uint32_t j = 0; j < found_count && !present; j++)
+                present = found[j] == expected[i];
+            assert_true(present);
+        }
+        free(expected);
+        free(found);
+    }
+    ir_mesh_free(&mesh);
+}
+
+static void meshlet_limits_out_of_range_fall_back_to_defaults(void **state) {
+    (void)state;
+    cook_settings settings;
+    cook_settings_default(&settings);
+    settings.mesh_meshlet_vertices = 1000;
+    settings.mesh_meshlet_triangles = 2;
+    ir_mesh mesh;
+    process_grid(&mesh, 4, &settings);
+    assert_int_equal(mesh.meshlet_max_vertices, 64);
+    assert_int_equal(mesh.meshlet_max_triangles, 124);
+    ir_mesh_free(&mesh);
+}
+
+/* One triangle facing +z, with a normal, in material `material`. */
+static void make_triangle_mesh(ir_mesh *mesh, uint32_t material) {
+    static const float positions[9] = {0, 0, 0, 1, 0, 0, 0, 1, 0};
+    static const float normals[9] = {0, 0, 1, 0, 0, 1, 0, 0, 1};
+    memset(mesh, 0, sizeof *mesh);
+    mesh->vertex_count = 3;
+    mesh->positions = malloc(sizeof positions);
+    memcpy(mesh->positions, positions, sizeof positions);
+    mesh->normals = malloc(sizeof normals);
+    memcpy(mesh->normals, normals, sizeof normals);
+    mesh->index_count = 3;
+    mesh->indices = malloc(3 * sizeof(uint32_t));
+    for (uint32_t i = 0; i < 3; i++)
+        mesh->indices[i] = i;
+    mesh->submesh_count = 1;
+    mesh->submeshes = calloc(1, sizeof *mesh->submeshes);
+    mesh->submeshes[0] = (ir_submesh){.index_count = 3, .material = material};
+}
+
+static void merge_bakes_instances_and_mirrors(void **state) {
+    (void)state;
+    ir_asset asset = {0};
+    asset.mesh_count = 2;
+    asset.meshes = calloc(2, sizeof *asset.meshes);
+    make_triangle_mesh(&asset.meshes[0], 1);
+    make_triangle_mesh(&asset.meshes[1], 0);
+    asset.material_count = 2;
+    asset.materials = calloc(2, sizeof *asset.materials);
+    ir_material_init(&asset.materials[0]);
+    ir_material_init(&asset.materials[1]);
+    /* Root translated by x+10; child A draws mesh 0 moved y+5 from it; child B
+     * draws mesh 0 again mirrored in x (scale -1); node C draws mesh 1. */
+    asset.node_count = 4;
+    asset.nodes = calloc(4, sizeof *asset.nodes);
+    for (int n = 0; n < 4; n++)
+        ir_node_init(&asset.nodes[n]);
+    asset.nodes[0].matrix[12] = 10.0f;
+    asset.nodes[1].parent = 0;
+    asset.nodes[1].mesh = 0;
+    asset.nodes[1].matrix[13] = 5.0f;
+    asset.nodes[2].parent = 0;
+    asset.nodes[2].mesh = 0;
+    asset.nodes[2].matrix[0] = -1.0f;
+    asset.nodes[3].mesh = 1;
+    cook_diag diag = {0};
+    assert_true(process_merge_asset(&asset, &diag, "scene.gltf"));
+    assert_int_equal(asset.mesh_count, 1);
+    const ir_mesh *m = &asset.meshes[0];
+    assert_int_equal(m->vertex_count, 9);
+    /* One submesh per material, in material order: mesh 1's triangle first. */
+    assert_int_equal(m->submesh_count, 2);
+    assert_int_equal(m->submeshes[0].material, 0);
+    assert_int_equal(m->submeshes[0].index_count, 3);
+    assert_int_equal(m->submeshes[1].material, 1);
+    assert_int_equal(m->submeshes[1].index_count, 6);
+    /* Instance A: translated by (10, 5). */
+    assert_true(m->positions[0] == 10.0f && m->positions[1] == 5.0f);
+    assert_true(m->positions[3] == 11.0f);
+    /* Instance B: mirrored, so its x runs to 9 and its winding is flipped to
+     * keep facing +z (the normal keeps pointing +z). */
+    assert_true(m->positions[3 * 4] == 9.0f);
+    for (uint32_t t = 0; t < 3; t++) {
+        const uint32_t *tri = m->indices + 3 * t;
+        const float *a = m->positions + 3 * tri[0], *b = m->positions + 3 * tri[1],
+                    *c = m->positions + 3 * tri[2];
+        float cross_z = (b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0]);
+        assert_true(cross_z > 0.0f);
+        assert_true(m->normals[3 * tri[0] + 2] > 0.99f);
+    }
+    assert_int_equal(diag.errors, 0);
+    diag_free(&diag);
+    ir_asset_free(&asset);
+}
+
+static void merge_leaves_skinned_meshes_out_with_a_warning(void **state) {
+    (void)state;
+    ir_asset asset = {0};
+    asset.mesh_count = 2;
+    asset.meshes = calloc(2, sizeof *asset.meshes);
+    make_triangle_mesh(&asset.meshes[0], 0);
+    make_triangle_mesh(&asset.meshes[1], 0);
+    asset.material_count = 1;
+    asset.materials = calloc(1, sizeof *asset.materials);
+    ir_material_init(&asset.materials[0]);
+    asset.node_count = 2;
+    asset.nodes = calloc(2, sizeof *asset.nodes);
+    ir_node_init(&asset.nodes[0]);
+    ir_node_init(&asset.nodes[1]);
+    asset.nodes[0].mesh = 0;
+    asset.nodes[1].mesh = 1;
+    asset.nodes[1].skin = 0;
+    cook_diag diag = {0};
+    assert_true(process_merge_asset(&asset, &diag, "skinned.gltf"));
+    assert_int_equal(asset.mesh_count, 1);
+    assert_int_equal(asset.meshes[0].vertex_count, 3);
+    assert_int_equal(diag.warnings, 1);
+    assert_non_null(strstr((const char *)diag.text.data, "1 skinned mesh left out"));
+    diag_free(&diag);
+    ir_asset_free(&asset);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(weld_merges_corners_shared_in_every_stream),
+        cmocka_unit_test(optimized_order_improves_the_vertex_cache),
+        cmocka_unit_test(fetch_order_drops_unused_vertices),
+        cmocka_unit_test(lods_reduce_each_submesh_and_stay_in_range),
+        cmocka_unit_test(lod_that_cannot_be_reduced_is_marked_reused),
+        cmocka_unit_test(meshlets_cover_every_triangle_once_within_limits),
+        cmocka_unit_test(meshlet_limits_out_of_range_fall_back_to_defaults),
+        cmocka_unit_test(merge_bakes_instances_and_mirrors),
+        cmocka_unit_test(merge_leaves_skinned_meshes_out_with_a_warning),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
