@@ -33,6 +33,7 @@ extern "C" {
 
 /* File kinds (kiln_container_header.kind). */
 #define KILN_KIND_MESH KILN_FOURCC('M', 'E', 'S', 'H')
+#define KILN_KIND_MANIFEST KILN_FOURCC('M', 'A', 'N', 'I')
 
 /* Chunks every kind may carry. */
 #define KILN_CHUNK_META KILN_FOURCC('M', 'E', 'T', 'A') /* UTF-8 JSON provenance */
@@ -186,6 +187,46 @@ typedef struct kiln_meshlet {
     int8_t cone_cutoff_s8;
 } kiln_meshlet;
 
+/* ---------------------------------------------------------------------------
+ * Manifest, kind MANI (docs/formats/kman.md): ref hash -> runtime path
+ * ------------------------------------------------------------------------- */
+
+#define KILN_MANIFEST_VERSION 1u
+
+#define KILN_CHUNK_MANIFEST_ENTRIES KILN_FOURCC('M', 'E', 'N', 'T') /* kiln_manifest_entry[] */
+#define KILN_CHUNK_MANIFEST_STRINGS KILN_FOURCC('M', 'S', 'T', 'R') /* NUL-terminated UTF-8 */
+
+/* What a ref names. 0 is invalid. */
+typedef enum kiln_asset_kind {
+    KILN_ASSET_INVALID = 0,
+    KILN_ASSET_MESH = 1,
+    KILN_ASSET_MATERIAL = 2, /* a row of a material table */
+    KILN_ASSET_TEXTURE = 3,
+    KILN_ASSET_SCENE = 4,
+    KILN_ASSET_ANIMATION = 5,
+    KILN_ASSET_KIND_COUNT_ = 6
+} kiln_asset_kind;
+
+/* Colour space of a texture's texels. */
+typedef enum kiln_color_space {
+    KILN_COLOR_SPACE_NONE = 0, /* not a texture */
+    KILN_COLOR_SPACE_LINEAR = 1,
+    KILN_COLOR_SPACE_SRGB = 2,
+    KILN_COLOR_SPACE_COUNT_ = 3
+} kiln_color_space;
+
+/* One ref, sorted by hash; strings are offsets into MSTR. */
+typedef struct kiln_manifest_entry {
+    uint64_t hash;        /* FNV-1a 64 of the ref */
+    uint32_t path_offset; /* runtime path, relative to the output root */
+    uint32_t path_length; /* bytes, without the NUL that follows */
+    uint32_t ref_offset;  /* the canonical ref itself */
+    uint32_t ref_length;
+    uint16_t kind;        /* kiln_asset_kind */
+    uint16_t color_space; /* kiln_color_space */
+    uint32_t index;       /* row within the file (materials), else 0 */
+} kiln_manifest_entry;
+
 /* Sizes are part of the format: a change is a version bump. */
 #if defined(__cplusplus)
 #define KILN_FORMAT_ASSERT_(c, m) static_assert(c, m)
@@ -199,6 +240,7 @@ KILN_FORMAT_ASSERT_(sizeof(kiln_vertex_attribute) == 8, "vertex attribute is 8 b
 KILN_FORMAT_ASSERT_(sizeof(kiln_submesh) == 64, "submesh is 64 bytes");
 KILN_FORMAT_ASSERT_(sizeof(kiln_lod) == 16, "lod is 16 bytes");
 KILN_FORMAT_ASSERT_(sizeof(kiln_meshlet) == 64, "meshlet is 64 bytes");
+KILN_FORMAT_ASSERT_(sizeof(kiln_manifest_entry) == 32, "manifest entry is 32 bytes");
 
 #ifdef __cplusplus
 }

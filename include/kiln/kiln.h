@@ -183,6 +183,35 @@ void kiln_mesh_position(const kiln_mesh_view *view, uint32_t vertex, float out[3
 const char *kiln_vertex_semantic_str(kiln_vertex_semantic semantic);
 const char *kiln_vertex_format_str(kiln_vertex_format format);
 
+/* ---------------------------------------------------------------------------
+ * The manifest (assets.kman, kind MANI): which file holds each ref
+ * ------------------------------------------------------------------------- */
+
+#define KILN_MANIFEST_FILE_NAME "assets.kman"
+
+typedef struct kiln_manifest_view {
+    const kiln_manifest_entry *entries; /* sorted by hash, strictly increasing */
+    uint32_t entry_count;
+    const char *strings; /* MSTR: every string NUL-terminated */
+    size_t strings_size;
+} kiln_manifest_view;
+
+/* Checks a manifest file (entries sorted, strings inside MSTR and
+ * NUL-terminated, kinds valid) and fills `view`. O(entries). */
+kiln_result kiln_manifest_view_get(const kiln_file *file, kiln_manifest_view *view,
+                                   kiln_error *err);
+
+/* The entry for `hash` (binary search), or NULL. */
+const kiln_manifest_entry *kiln_manifest_find(const kiln_manifest_view *view, uint64_t hash);
+
+/* An entry's runtime path and ref as NUL-terminated strings in the file. */
+const char *kiln_manifest_path(const kiln_manifest_view *view, const kiln_manifest_entry *entry);
+const char *kiln_manifest_ref(const kiln_manifest_view *view, const kiln_manifest_entry *entry);
+
+/* Short names, e.g. "mesh", "srgb". Never NULL. */
+const char *kiln_asset_kind_str(kiln_asset_kind kind);
+const char *kiln_color_space_str(kiln_color_space space);
+
 #ifdef __cplusplus
 }
 #endif

@@ -103,10 +103,15 @@ bool cli_list_output(const char *output, strlist *files);
 typedef enum cooked_kind {
     COOKED_OTHER = 0, /* not a kiln file: counted, never opened */
     COOKED_MESH = 1,  /* .kmesh */
+    COOKED_MANIFEST = 2, /* assets.kman */
+    COOKED_KIND_COUNT = 3
 } cooked_kind;
 
 /* The kind of a file in the output folder, from its name. */
 cooked_kind cooked_kind_of(const char *path);
+
+/* qsort/bsearch comparison of two `const char *` elements, bytewise. */
+int cli_compare_strings(const void *a, const void *b);
 /* "mesh", "other". */
 const char *cooked_kind_name(cooked_kind kind);
 

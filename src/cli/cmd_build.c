@@ -229,14 +229,11 @@ static bool cook_all(const build_options *options, const build_plan *plan,
  * Report
  * ------------------------------------------------------------------------- */
 
-static int compare_strings(const void *a, const void *b) {
-    return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
 
 static bool is_in_sorted(const strlist *sorted, const char *text) {
     return sorted->count > 0 &&
            bsearch(&text, sorted->items, sorted->count, sizeof sorted->items[0],
-                   compare_strings) != NULL;
+                   cli_compare_strings) != NULL;
 }
 
 /* Files a cooked asset read (an .mtl, a texture) were cooked through it: they
@@ -250,7 +247,7 @@ static bool find_skipped_files(const build_plan *plan, const cook_asset_result *
             ok = strlist_push(&used, results[i].dependencies.items[d]);
     }
     if (used.count > 0)
-        qsort(used.items, used.count, sizeof used.items[0], compare_strings);
+        qsort(used.items, used.count, sizeof used.items[0], cli_compare_strings);
     for (size_t i = 0; ok && i < plan->unclaimed.count; i++) {
         if (!is_in_sorted(&used, plan->unclaimed.items[i]))
             ok = strlist_push(skipped, plan->unclaimed.items[i]);
@@ -307,6 +304,42 @@ static double seconds_since(const struct timespec *start) {
  * The command
  * ------------------------------------------------------------------------- */
 
+/* Writes assets.kman from every ref the cooked assets produced. A collision
+ * fails the build (and leaves the previous manifest in place). */
+static bool write_build_manifest(const build_options *options, const build_plan *plan,
+                                 const cook_asset_result *results, build_totals *totals) {
+    cook_manifest_list all = {0};
+    bool ok = true;
+    for (size_t i = 0; ok && i < plan->sources.count; i++) {
+        const cook_manifest_list *own = &results[i].manifest;
+        for (size_t e = 0; ok && e < own->count; e++)
+            ok = cook_manifest_add(&all, own->items[e].ref, own->items[e].path, own->items[e].kind,
+                                   own->items[e].color_space, own->items[e].index);
+    }
+    cook_diag diag = {0};
+    bytebuf bytes = {0};
+    char reason[512];
+    if (!ok)
+        diag_error(&diag, KILN_MANIFEST_FILE_NAME, 0, "out of memory");
+    else if (write_manifest(&all, &diag, &bytes)) {
+        char *path = cli_path_join(options->output, KILN_MANIFEST_FILE_NAME);
+        if (path == NULL || !write_file_atomic(path, bytes.data, bytes.size, reason, sizeof reason))
+            diag_error(&diag, KILN_MANIFEST_FILE_NAME, 0, "%s", path ? reason : "out of memory");
+        else {
+            totals->output_files++;
+            totals->output_bytes += bytes.size;
+        }
+        free(path);
+    }
+    ok = diag.errors == 0;
+    if (diag.text.size > 0)
+        fwrite(diag.text.data, 1, diag.text.size, stderr);
+    diag_free(&diag);
+    bytebuf_free(&bytes);
+    cook_manifest_list_free(&all);
+    return ok;
+}
+
 /* Everything printed once all assets are done, in source path order. */
 static int report_build(const build_options *options, const build_plan *plan,
                         const cook_asset_result *results, const struct timespec *start) {
@@ -318,6 +351,7 @@ static int report_build(const build_options *options, const build_plan *plan,
     }
     build_totals totals = add_up_results(plan, results);
     totals.skipped = skipped.count;
+    bool manifest_ok = write_build_manifest(options, plan, results, &totals);
     if (options->verbosity != PROGRESS_QUIET) {
         print_skipped(options, &skipped);
         print_failed(plan, results);
@@ -325,7 +359,7 @@ static int report_build(const build_options *options, const build_plan *plan,
     }
     fflush(stdout);
     strlist_free(&skipped);
-    return totals.failed > 0 ? CLI_EXIT_FAILURE : CLI_EXIT_OK;
+    return totals.failed > 0 || !manifest_ok ? CLI_EXIT_FAILURE : CLI_EXIT_OK;
 }
 
 static int build(const build_options *options) {

@@ -9,6 +9,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli/cli.h"
 
@@ -128,7 +129,37 @@ static bool check_metadata(checked_file *checked) {
     return true;
 }
 
+/* Every entry's hash is its ref's, and its file exists next to the manifest. */
+static bool check_manifest_data(checked_file *checked) {
+    kiln_error error;
+    kiln_manifest_view view;
+    if (kiln_manifest_view_get(&checked->file, &view, &error) != KILN_OK) {
+        report_problem(checked, "%s", cli_kiln_error_detail(&error, checked->path));
+        return false;
+    }
+    const char *slash = strrchr(checked->path, '/');
+    int root_length = slash ? (int)(slash - checked->path) : 1;
+    const char *root = slash ? checked->path : ".";
+    for (uint32_t i = 0; i < view.entry_count; i++) {
+        const kiln_manifest_entry *entry = &view.entries[i];
+        const char *ref = kiln_manifest_ref(&view, entry);
+        const char *path = kiln_manifest_path(&view, entry);
+        if (kiln_ref_hash(ref) != entry->hash)
+            report_problem(checked, "entry '%s': hash 0x%016llx is not the ref's (0x%016llx)",
+                           ref, (unsigned long long)entry->hash,
+                           (unsigned long long)kiln_ref_hash(ref));
+        char full[4096];
+        struct stat st;
+        snprintf(full, sizeof full, "%.*s/%s", root_length, root, path);
+        if (path[0] == '/' || strstr(path, "..") != NULL || stat(full, &st) != 0 ||
+            !S_ISREG(st.st_mode))
+            report_problem(checked, "entry '%s': file '%s' does not exist", ref, path);
+    }
+    return true;
+}
+
 static const file_check_fn mesh_checks[] = {check_container, check_mesh_data, check_metadata};
+static const file_check_fn manifest_checks[] = {check_container, check_manifest_data};
 
 static const struct {
     cooked_kind kind;
@@ -136,6 +167,7 @@ static const struct {
     size_t check_count;
 } checks_per_kind[] = {
     {COOKED_MESH, mesh_checks, sizeof mesh_checks / sizeof mesh_checks[0]},
+    {COOKED_MANIFEST, manifest_checks, sizeof manifest_checks / sizeof manifest_checks[0]},
 };
 
 /* Runs the checks of `kind` on one file; returns the number of problems. */
@@ -156,6 +188,43 @@ static size_t check_file(const char *full_path, cooked_kind kind) {
 /* ---------------------------------------------------------------------------
  * The command
  * ------------------------------------------------------------------------- */
+
+/* Cross-file: the output has a manifest, and it names every cooked file. */
+static size_t check_manifest_covers(const char *output, const strlist *files) {
+    char *path = cli_path_join(output, KILN_MANIFEST_FILE_NAME);
+    kiln_file file;
+    kiln_error error;
+    kiln_manifest_view view;
+    size_t problems = 0;
+    if (path == NULL || kiln_file_map(&file, path, 0, &error) != KILN_OK) {
+        fprintf(stderr, "%s: error: no readable manifest (%s)\n", path ? path : output,
+                path ? cli_kiln_error_detail(&error, path) : "out of memory");
+        free(path);
+        return 1;
+    }
+    if (kiln_manifest_view_get(&file, &view, &error) == KILN_OK) {
+        strlist named = {0};
+        for (uint32_t i = 0; i < view.entry_count; i++)
+            strlist_push(&named, kiln_manifest_path(&view, &view.entries[i]));
+        strlist_sort(&named);
+        for (size_t i = 0; i < files->count; i++) {
+            cooked_kind kind = cooked_kind_of(files->items[i]);
+            if (kind == COOKED_OTHER || kind == COOKED_MANIFEST)
+                continue;
+            const char *item = files->items[i];
+            if (bsearch(&item, named.items, named.count, sizeof *named.items,
+                        cli_compare_strings) == NULL) {
+                fprintf(stderr, "%s/%s: error: not named by %s\n", output, item,
+                        KILN_MANIFEST_FILE_NAME);
+                problems++;
+            }
+        }
+        strlist_free(&named);
+    }
+    kiln_file_close(&file);
+    free(path);
+    return problems;
+}
 
 static int check(const check_options *options) {
     strlist files = {0};
@@ -178,6 +247,8 @@ static int check(const check_options *options) {
         checked_count++;
         free(full_path);
     }
+    if (checked_count > 0)
+        problems += check_manifest_covers(options->output, &files);
     printf("kiln check: %zu file%s, %zu problem%s\n", checked_count, cli_plural(checked_count),
            problems, cli_plural(problems));
     fflush(stdout);

@@ -35,6 +35,10 @@ typedef struct file_report {
     uint64_t lod_triangles[KILN_MESH_MAX_LODS];
     uint32_t lods_reused; /* levels that could not be reduced */
     uint64_t vertex_bytes, index_bytes, meshlet_bytes;
+    /* COOKED_MANIFEST: refs per asset kind and per texture colour space. */
+    uint32_t refs_per_kind[KILN_ASSET_KIND_COUNT_];
+    uint32_t refs_per_color_space[KILN_COLOR_SPACE_COUNT_];
+    uint32_t ref_count;
 } file_report;
 
 typedef struct info_totals {
@@ -42,7 +46,7 @@ typedef struct info_totals {
     uint64_t bytes;
     uint64_t vertices;
     uint64_t triangles;
-    size_t per_kind[2]; /* indexed by cooked_kind */
+    size_t per_kind[COOKED_KIND_COUNT];
     size_t problems;
 } info_totals;
 
@@ -172,6 +176,28 @@ static void inspect_mesh(const char *full_path, file_report *report) {
                  cli_kiln_error_detail(&error, full_path));
 }
 
+static void inspect_manifest(const char *full_path, file_report *report) {
+    kiln_file file;
+    kiln_error error;
+    kiln_manifest_view view;
+    kiln_result result = kiln_file_map(&file, full_path, 0, &error);
+    if (result == KILN_OK) {
+        result = kiln_manifest_view_get(&file, &view, &error);
+        if (result == KILN_OK) {
+            report->readable = true;
+            report->ref_count = view.entry_count;
+            for (uint32_t i = 0; i < view.entry_count; i++) {
+                report->refs_per_kind[view.entries[i].kind]++;
+                report->refs_per_color_space[view.entries[i].color_space]++;
+            }
+        }
+        kiln_file_close(&file);
+    }
+    if (result != KILN_OK)
+        snprintf(report->problem, sizeof report->problem, "%s",
+                 cli_kiln_error_detail(&error, full_path));
+}
+
 static void inspect_file(const char *output, const char *relative, file_report *report) {
     memset(report, 0, sizeof *report);
     report->path = relative;
@@ -186,6 +212,8 @@ static void inspect_file(const char *output, const char *relative, file_report *
         report->bytes = (uint64_t)info.st_size;
     if (report->kind == COOKED_MESH)
         inspect_mesh(full_path, report);
+    else if (report->kind == COOKED_MANIFEST)
+        inspect_manifest(full_path, report);
     else
         report->readable = true; /* never opened */
     if (!report->readable)
@@ -241,12 +269,28 @@ static void print_mesh_text(const file_report *report) {
         printf("  source: %s\n", report->source);
 }
 
+static void print_manifest_text(const file_report *report) {
+    printf("  manifest: %" PRIu64 " bytes, %" PRIu32 " ref%s:", report->bytes, report->ref_count,
+           cli_plural(report->ref_count));
+    for (int kind = 1; kind < KILN_ASSET_KIND_COUNT_; kind++)
+        if (report->refs_per_kind[kind] > 0)
+            printf(" %s %" PRIu32, kiln_asset_kind_str((kiln_asset_kind)kind),
+                   report->refs_per_kind[kind]);
+    for (int space = 1; space < KILN_COLOR_SPACE_COUNT_; space++)
+        if (report->refs_per_color_space[space] > 0)
+            printf(", %s textures %" PRIu32, kiln_color_space_str((kiln_color_space)space),
+                   report->refs_per_color_space[space]);
+    printf("\n");
+}
+
 static void print_file_text(const file_report *report) {
     printf("%s\n", report->path);
     if (!report->readable)
         printf("  unreadable: %s\n", report->problem);
     else if (report->kind == COOKED_MESH)
         print_mesh_text(report);
+    else if (report->kind == COOKED_MANIFEST)
+        print_manifest_text(report);
     else
         printf("  other: %" PRIu64 " bytes\n", report->bytes);
 }
@@ -256,8 +300,8 @@ static void print_totals_text(const info_totals *totals) {
            " triangles\n",
            totals->files, cli_plural(totals->files), totals->bytes, totals->vertices,
            totals->triangles);
-    printf("kinds: mesh %zu, other %zu\n", totals->per_kind[COOKED_MESH],
-           totals->per_kind[COOKED_OTHER]);
+    printf("kinds: mesh %zu, manifest %zu, other %zu\n", totals->per_kind[COOKED_MESH],
+           totals->per_kind[COOKED_MANIFEST], totals->per_kind[COOKED_OTHER]);
     if (totals->problems > 0)
         printf("problems: %zu unreadable file%s\n", totals->problems,
                cli_plural(totals->problems));
@@ -348,6 +392,17 @@ static void append_file_json(bytebuf *json, const file_report *report, bool firs
         bytebuf_append_json_string(json, report->problem);
     } else if (report->kind == COOKED_MESH) {
         append_mesh_json(json, report);
+    } else if (report->kind == COOKED_MANIFEST) {
+        bytebuf_printf(json, ",\"refs\":%" PRIu32 ",\"refs_per_kind\":{", report->ref_count);
+        for (int kind = 1; kind < KILN_ASSET_KIND_COUNT_; kind++)
+            bytebuf_printf(json, "%s\"%s\":%" PRIu32, kind > 1 ? "," : "",
+                           kiln_asset_kind_str((kiln_asset_kind)kind), report->refs_per_kind[kind]);
+        json_text(json, "},\"textures_per_color_space\":{");
+        for (int space = 1; space < KILN_COLOR_SPACE_COUNT_; space++)
+            bytebuf_printf(json, "%s\"%s\":%" PRIu32, space > 1 ? "," : "",
+                           kiln_color_space_str((kiln_color_space)space),
+                           report->refs_per_color_space[space]);
+        json_text(json, "}");
     }
     json_text(json, "}");
 }
@@ -356,10 +411,11 @@ static void append_totals_json(bytebuf *json, const info_totals *totals) {
     bytebuf_printf(json,
                    "\n  ],\n  \"totals\":{\"files\":%zu,\"bytes\":%" PRIu64
                    ",\"vertices\":%" PRIu64 ",\"triangles\":%" PRIu64
-                   ",\"problems\":%zu,\"kinds\":{\"mesh\":%zu,\"other\":%zu}}\n}\n",
+                   ",\"problems\":%zu,\"kinds\":{\"mesh\":%zu,\"manifest\":%zu,"
+                   "\"other\":%zu}}\n}\n",
                    totals->files, totals->bytes, totals->vertices, totals->triangles,
                    totals->problems, totals->per_kind[COOKED_MESH],
-                   totals->per_kind[COOKED_OTHER]);
+                   totals->per_kind[COOKED_MANIFEST], totals->per_kind[COOKED_OTHER]);
 }
 
 /* ---------------------------------------------------------------------------

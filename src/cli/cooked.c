@@ -9,13 +9,14 @@ static const struct {
     const char *name;
 } cooked_kinds[] = {
     {"*.kmesh", COOKED_MESH, "mesh"},
+    {"*.kman", COOKED_MANIFEST, "manifest"},
 };
 
-#define COOKED_KIND_COUNT (sizeof cooked_kinds / sizeof cooked_kinds[0])
+#define COOKED_KIND_TABLE_SIZE (sizeof cooked_kinds / sizeof cooked_kinds[0])
 
 cooked_kind cooked_kind_of(const char *path) {
     const char *name = cli_file_name(path);
-    for (size_t i = 0; i < COOKED_KIND_COUNT; i++) {
+    for (size_t i = 0; i < COOKED_KIND_TABLE_SIZE; i++) {
         if (discover_glob_match(cooked_kinds[i].pattern, name))
             return cooked_kinds[i].kind;
     }
@@ -23,7 +24,7 @@ cooked_kind cooked_kind_of(const char *path) {
 }
 
 const char *cooked_kind_name(cooked_kind kind) {
-    for (size_t i = 0; i < COOKED_KIND_COUNT; i++) {
+    for (size_t i = 0; i < COOKED_KIND_TABLE_SIZE; i++) {
         if (cooked_kinds[i].kind == kind)
             return cooked_kinds[i].name;
     }

@@ -57,3 +57,7 @@ bool cli_list_output(const char *output, strlist *files) {
     }
     return true;
 }
+
+int cli_compare_strings(const void *a, const void *b) {
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}

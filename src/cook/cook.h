@@ -302,6 +302,35 @@ bool write_file_atomic(const char *path, const void *data, size_t size, char *re
                        size_t reason_size);
 
 /* ---------------------------------------------------------------------------
+ * write/manifest.c — every ref a build produced, and assets.kman
+ * ------------------------------------------------------------------------- */
+
+/* One ref an asset produced: which file (and row) holds it. */
+typedef struct cook_manifest_entry {
+    char *ref;  /* canonical ref, e.g. "props/crate/material_0" */
+    char *path; /* the cooked file, relative to the output root */
+    uint64_t hash; /* kiln_ref_hash(ref) */
+    kiln_asset_kind kind;
+    kiln_color_space color_space;
+    uint32_t index; /* row within the file (materials), else 0 */
+} cook_manifest_entry;
+
+typedef struct cook_manifest_list {
+    cook_manifest_entry *items;
+    size_t count;
+    size_t cap;
+} cook_manifest_list;
+
+bool cook_manifest_add(cook_manifest_list *list, const char *ref, const char *path,
+                       kiln_asset_kind kind, kiln_color_space color_space, uint32_t index);
+void cook_manifest_list_free(cook_manifest_list *list);
+
+/* Sorts `entries` by hash and serialises them as a manifest file. Two
+ * different refs with one hash, or one ref produced twice, are errors reported
+ * to `diag` (against the manifest file name), and nothing is written. */
+bool write_manifest(cook_manifest_list *entries, cook_diag *diag, bytebuf *out);
+
+/* ---------------------------------------------------------------------------
  * pipeline.c — one asset through every stage
  * ------------------------------------------------------------------------- */
 
@@ -319,6 +348,7 @@ typedef struct cook_asset_result {
     cook_diag diag;       /* messages about this asset, compiler-style lines */
     strlist outputs;      /* files written, relative to output_root */
     strlist dependencies; /* files read besides the source, relative to input_root */
+    cook_manifest_list manifest; /* every ref this asset produced */
     uint64_t bytes_written;
     uint32_t meshes;
     uint32_t triangles;

@@ -124,6 +124,18 @@ static bool cook_mesh_output(const cook_request *request, cook_context *ctx,
     if (ok && request->verify)
         ok = verify_written_file(full, ctx->source_path, ctx->diag);
     if (ok) {
+        /* A source with one mesh is named by its own ref; several are leaves. */
+        char ref[1200];
+        if (asset->mesh_count == 1)
+            snprintf(ref, sizeof ref, "%s", ctx->ref);
+        else
+            snprintf(ref, sizeof ref, "%s/mesh_%u", ctx->ref, mesh_index);
+        ok = cook_manifest_add(&result->manifest, ref, relative, KILN_ASSET_MESH,
+                               KILN_COLOR_SPACE_NONE, 0);
+        if (!ok)
+            diag_error(ctx->diag, ctx->source_path, 0, "out of memory");
+    }
+    if (ok) {
         strlist_push(&result->outputs, relative);
         result->bytes_written += bytes.size;
         result->meshes++;
@@ -187,4 +199,5 @@ void cook_asset_result_free(cook_asset_result *result) {
     diag_free(&result->diag);
     strlist_free(&result->outputs);
     strlist_free(&result->dependencies);
+    cook_manifest_list_free(&result->manifest);
 }

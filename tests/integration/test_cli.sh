@@ -197,7 +197,8 @@ make_good_tree "$GOOD"
 run_in "$GOOD" build -i assets -o out
 check "a good tree cooks with exit 0, mirroring the source tree" \
     all_true 'status_is 0' '[ -s "$GOOD/out/models/cube.kmesh" ]' \
-    '[ -s "$GOOD/out/props/Quad.kmesh" ]' 'stdout_has "cooked 2 assets \(2 files, [0-9.]+ KiB\) in [0-9.]+ s; 0 failed; 1 skipped"'
+    '[ -s "$GOOD/out/props/Quad.kmesh" ]' '[ -s "$GOOD/out/assets.kman" ]' \
+    'stdout_has "cooked 2 assets \(3 files, [0-9.]+ KiB\) in [0-9.]+ s; 0 failed; 1 skipped"'
 
 check "an unknown file is skipped, not an error; an .mtl used by a model is not skipped" \
     all_true 'stdout_has "skipped 1 file with no importer \(use -v to list them\)"' \
@@ -271,7 +272,8 @@ run_in "$GOOD" info -o out
 check "info lists each mesh with its counts and the totals" \
     all_true 'status_is 0' 'stdout_has "^models/cube\.kmesh$"' 'stdout_has "[0-9]+ vertices, 12 triangles"' \
     'stdout_has "position:f32x3"' 'stdout_has "aabb: min \(-1, -1, -1\) max \(1, 1, 1\)"' \
-    'stdout_has "^total: 3 files, [0-9]+ bytes"' 'stdout_has "kinds: mesh 2, other 1"'
+    'stdout_has "^total: 4 files, [0-9]+ bytes"' 'stdout_has "kinds: mesh 2, manifest 1, other 1"' \
+    'stdout_has "^  manifest: [0-9]+ bytes, 2 refs: mesh 2$"'
 
 run_in "$GOOD" info -o out --json
 cp "$SCRATCH/stdout" "$SCRATCH/info.json"
@@ -287,7 +289,8 @@ assert cube["kind"] == "mesh" and cube["triangles"] == 12 and cube["bytes"] > 0
 assert cube["attributes"][0]["semantic"] == "position"
 assert cube["aabb"]["min"] == [-1, -1, -1]
 assert files["notes.txt"]["kind"] == "other"
-assert doc["totals"]["files"] == 3 and doc["totals"]["kinds"]["mesh"] == 2
+assert doc["totals"]["files"] == 4 and doc["totals"]["kinds"]["mesh"] == 2
+assert files["assets.kman"]["refs_per_kind"]["mesh"] == 2
 EOF
 }
 check "info --json prints one valid JSON document with the same facts" \
@@ -304,7 +307,7 @@ check "info --json escapes strings" python3 -m json.tool "$SCRATCH/stdout" /dev/
 
 run_in "$GOOD" check -o out
 check "check passes a good tree" \
-    all_true 'status_is 0' 'stdout_has "^kiln check: 2 files, 0 problems$"'
+    all_true 'status_is 0' 'stdout_has "^kiln check: 3 files, 0 problems$"'
 
 CORRUPT="$SCRATCH/corrupt"
 cp -r "$GOOD" "$CORRUPT"
@@ -316,7 +319,7 @@ printf "$byte" | dd of="$target" bs=1 seek=$((size / 2)) conv=notrunc status=non
 run_in "$CORRUPT" check -o out
 check "check fails after one byte of a cooked file changes" \
     all_true 'status_is 1' 'stderr_has "^out/models/cube\.kmesh: error: "' \
-    'stdout_has "kiln check: 2 files, 1 problem$"'
+    'stdout_has "kiln check: 3 files, 1 problem$"'
 
 TRUNC="$SCRATCH/truncated"
 cp -r "$GOOD" "$TRUNC"
@@ -324,6 +327,27 @@ truncate -s 100 "$TRUNC/out/props/Quad.kmesh"
 run_in "$TRUNC" check -o out
 check "check fails on a truncated cooked file" \
     all_true 'status_is 1' 'stderr_has "^out/props/Quad\.kmesh: error: "'
+
+MISSING="$SCRATCH/missing-entry"
+cp -r "$GOOD" "$MISSING"
+rm "$MISSING/out/props/Quad.kmesh"
+run_in "$MISSING" check -o out
+check "check fails when a manifest entry's file is gone" \
+    all_true 'status_is 1' "stderr_has \"file 'props/Quad.kmesh' does not exist\""
+
+STRAY="$SCRATCH/stray"
+cp -r "$GOOD" "$STRAY"
+cp "$STRAY/out/models/cube.kmesh" "$STRAY/out/models/stray.kmesh"
+run_in "$STRAY" check -o out
+check "check fails on a cooked file the manifest does not name" \
+    all_true 'status_is 1' 'stderr_has "models/stray\.kmesh: error: not named by assets\.kman"'
+
+COLLIDE="$SCRATCH/collide"
+cp -r "$GOOD" "$COLLIDE"
+cp "$COLLIDE/assets/models/cube.obj" "$COLLIDE/assets/models/Cube.OBJ"
+run_in "$COLLIDE" build -i assets -o out
+check "two sources with one ref fail the build loudly" \
+    all_true 'status_is 1' "stderr_has \"assets.kman: error: ref 'models/cube' is produced twice\""
 
 run_in "$GOOD" check -o missing
 check "check on a missing output folder fails clearly" \

@@ -1,0 +1,114 @@
+/* manifest.c — the build's ref table, assets.kman (docs/formats/kman.md). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cook/cook.h"
+
+bool cook_manifest_add(cook_manifest_list *list, const char *ref, const char *path,
+                       kiln_asset_kind kind, kiln_color_space color_space, uint32_t index) {
+    if (list->count == list->cap) {
+        size_t cap = list->cap ? list->cap * 2 : 8;
+        cook_manifest_entry *items = realloc(list->items, cap * sizeof *items);
+        if (items == NULL)
+            return false;
+        list->items = items;
+        list->cap = cap;
+    }
+    cook_manifest_entry *e = &list->items[list->count];
+    e->ref = cook_strdup(ref);
+    e->path = cook_strdup(path);
+    if (e->ref == NULL || e->path == NULL) {
+        free(e->ref);
+        free(e->path);
+        return false;
+    }
+    e->hash = kiln_ref_hash(ref);
+    e->kind = kind;
+    e->color_space = color_space;
+    e->index = index;
+    list->count++;
+    return true;
+}
+
+void cook_manifest_list_free(cook_manifest_list *list) {
+    for (size_t i = 0; i < list->count; i++) {
+        free(list->items[i].ref);
+        free(list->items[i].path);
+    }
+    free(list->items);
+    memset(list, 0, sizeof *list);
+}
+
+/* By hash, then by ref, so equal hashes sit together in a stable order. */
+static int compare_entries(const void *a, const void *b) {
+    const cook_manifest_entry *ea = a, *eb = b;
+    if (ea->hash != eb->hash)
+        return ea->hash < eb->hash ? -1 : 1;
+    return strcmp(ea->ref, eb->ref);
+}
+
+/* Appends `text` and its NUL to the string table; returns its offset. */
+static uint32_t add_string(bytebuf *strings, const char *text) {
+    uint32_t offset = (uint32_t)strings->size;
+    bytebuf_append(strings, text, strlen(text) + 1);
+    return offset;
+}
+
+bool write_manifest(cook_manifest_list *list, cook_diag *diag, bytebuf *out) {
+    if (list->count > 1)
+        qsort(list->items, list->count, sizeof *list->items, compare_entries);
+    bool ok = true;
+    for (size_t i = 1; i < list->count; i++) {
+        const cook_manifest_entry *a = &list->items[i - 1], *b = &list->items[i];
+        if (a->hash != b->hash)
+            continue;
+        ok = false;
+        if (strcmp(a->ref, b->ref) == 0)
+            diag_error(diag, KILN_MANIFEST_FILE_NAME, 0,
+                       "ref '%s' is produced twice ('%s' and '%s'): two sources differ only "
+                       "in extension or case",
+                       a->ref, a->path, b->path);
+        else
+            diag_error(diag, KILN_MANIFEST_FILE_NAME, 0,
+                       "refs '%s' and '%s' have the same hash 0x%016llx; rename one of them",
+                       a->ref, b->ref, (unsigned long long)a->hash);
+    }
+    if (!ok)
+        return false;
+    if (list->count > UINT32_MAX) {
+        diag_error(diag, KILN_MANIFEST_FILE_NAME, 0, "more than 2^32 refs");
+        return false;
+    }
+    kiln_manifest_entry *entries = calloc(list->count ? list->count : 1, sizeof *entries);
+    bytebuf strings = {0};
+    if (entries == NULL) {
+        diag_error(diag, KILN_MANIFEST_FILE_NAME, 0, "out of memory");
+        return false;
+    }
+    for (size_t i = 0; i < list->count; i++) {
+        const cook_manifest_entry *src = &list->items[i];
+        kiln_manifest_entry *dst = &entries[i];
+        dst->hash = src->hash;
+        dst->path_length = (uint32_t)strlen(src->path);
+        dst->path_offset = add_string(&strings, src->path);
+        dst->ref_length = (uint32_t)strlen(src->ref);
+        dst->ref_offset = add_string(&strings, src->ref);
+        dst->kind = (uint16_t)src->kind;
+        dst->color_space = (uint16_t)src->color_space;
+        dst->index = src->index;
+    }
+    ok = !strings.failed && strings.size <= UINT32_MAX;
+    if (ok) {
+        container_writer writer;
+        container_begin(&writer, KILN_KIND_MANIFEST, KILN_MANIFEST_VERSION);
+        container_add_chunk(&writer, KILN_CHUNK_MANIFEST_ENTRIES, entries,
+                            list->count * sizeof *entries);
+        container_add_chunk(&writer, KILN_CHUNK_MANIFEST_STRINGS, strings.data, strings.size);
+        ok = container_finish(&writer, out);
+    }
+    if (!ok)
+        diag_error(diag, KILN_MANIFEST_FILE_NAME, 0, "out of memory");
+    free(entries);
+    bytebuf_free(&strings);
+    return ok;
+}
