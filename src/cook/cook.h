@@ -359,6 +359,36 @@ typedef struct cook_asset_result {
 bool cook_asset(const cook_request *request, cook_asset_result *result);
 void cook_asset_result_free(cook_asset_result *result);
 
+/* ---------------------------------------------------------------------------
+ * Textures: decode → process (resize, mips) → encode → KTX2 (texture.c and
+ * import/image.c, process/mips.c, write/ktx2.c)
+ * ------------------------------------------------------------------------- */
+
+/* How a texture is used decides its colour space, channels and mip filter. */
+typedef enum cook_texture_usage {
+    COOK_TEXTURE_COLOR = 1, /* base colour, emissive, UI: sRGB RGBA8 */
+    COOK_TEXTURE_DATA,      /* metallic-roughness / ORM / masks: linear RGBA8 */
+    COOK_TEXTURE_NORMAL,    /* tangent-space normal map: linear, renormalised mips */
+    COOK_TEXTURE_SINGLE,    /* one channel (AO, height, roughness): linear R8 */
+    COOK_TEXTURE_HDR,       /* Radiance .hdr and other float data: RGBA16F */
+} cook_texture_usage;
+
+typedef struct cook_texture_source {
+    const char *name;     /* for messages: a path, or "scene.glb image 3" */
+    const uint8_t *bytes; /* the encoded image file (PNG, JPEG, TGA, BMP, HDR) */
+    size_t size;
+    cook_texture_usage usage;
+    float alpha_cutoff; /* > 0: keep alpha-test coverage at this cutoff in every mip */
+} cook_texture_source;
+
+/* Decodes, processes and writes one texture as KTX2 to output_root/out_path
+ * (atomically, verified when `verify`), and records the output and a manifest
+ * entry (`ref`, KILN_ASSET_TEXTURE, the usage's colour space) in `result`. On
+ * failure reports to ctx->diag naming src->name and returns false; the caller
+ * decides whether that fails the asset (a model's missing texture does not). */
+bool cook_texture(cook_context *ctx, const char *output_root, const cook_texture_source *src,
+                  const char *ref, const char *out_path, bool verify, cook_asset_result *result);
+
 /* Where an asset's output goes: output_root/<dir of source>/<stem><suffix>,
  * e.g. "models/crate.obj" + ".kmesh" -> "models/crate.kmesh". Caller frees. */
 char *cook_output_path(const char *source_path, const char *suffix);

@@ -64,5 +64,11 @@ void ir_asset_free(ir_asset *asset) {
     for (uint32_t i = 0; i < asset->node_count; i++)
         free(asset->nodes[i].name);
     free(asset->nodes);
+    for (uint32_t i = 0; i < asset->image_count; i++) {
+        free(asset->images[i].name);
+        free(asset->images[i].path);
+        free(asset->images[i].bytes);
+    }
+    free(asset->images);
     memset(asset, 0, sizeof *asset);
 }

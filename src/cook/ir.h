@@ -96,6 +96,15 @@ typedef struct ir_texture_ref {
     uint32_t texcoord;
 } ir_texture_ref;
 
+/* An image materials use: a file in the input tree, or bytes embedded in the
+ * source (a glTF bufferView or data: URI). */
+typedef struct ir_image {
+    char *name;     /* for messages, e.g. "images[3]" or the file name */
+    char *path;     /* relative to the input root, or NULL when embedded */
+    uint8_t *bytes; /* the embedded encoded file (owned), or NULL */
+    size_t size;
+} ir_image;
+
 typedef enum ir_alpha_mode { IR_ALPHA_OPAQUE = 0, IR_ALPHA_MASK, IR_ALPHA_BLEND } ir_alpha_mode;
 
 /* A metallic-roughness PBR material (glTF's model; other sources convert). */
@@ -136,6 +145,8 @@ typedef struct ir_asset {
     uint32_t material_count;
     ir_node *nodes;
     uint32_t node_count;
+    ir_image *images;
+    uint32_t image_count;
 } ir_asset;
 
 /* A material with glTF's defaults (white, metallic 1, roughness 1, opaque). */
