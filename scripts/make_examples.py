@@ -106,6 +106,29 @@ def rock():
     ]))
 
 
+def pebble():
+    # A lumpy UV sphere, dense enough that its levels of detail really reduce.
+    rings, segments = 24, 48
+    lines = ["# pebble.obj: a lumpy sphere with UVs, no normals (kiln example)", "o pebble"]
+    for r in range(rings + 1):
+        theta = math.pi * r / rings
+        for s in range(segments + 1):
+            phi = 2 * math.pi * s / segments
+            bump = 1.0 + 0.06 * math.sin(5 * phi) * math.sin(3 * theta) + 0.03 * math.cos(7 * theta)
+            x = 0.5 * bump * math.sin(theta) * math.cos(phi)
+            y = 0.35 * bump * math.cos(theta)
+            z = 0.45 * bump * math.sin(theta) * math.sin(phi)
+            lines.append("v %.5f %.5f %.5f" % (x, y, z))
+            lines.append("vt %.5f %.5f" % (s / segments, 1 - r / rings))
+    width = segments + 1
+    for r in range(rings):
+        for s in range(segments):
+            a = r * width + s + 1
+            b, c, d = a + width, a + width + 1, a + 1
+            lines.append("f %d/%d %d/%d %d/%d %d/%d" % (a, a, b, b, c, c, d, d))
+    write("props/pebble.obj", "\n".join(lines) + "\n")
+
+
 def column():
     # A glTF 2.0 hexagonal column with an embedded (data: URI) buffer.
     sides = 6
@@ -154,4 +177,5 @@ def column():
 if __name__ == "__main__":
     crate()
     rock()
+    pebble()
     column()
