@@ -188,7 +188,8 @@ bool write_kmesh(const cook_context *ctx, const ir_mesh *mesh, uint32_t material
 
     size_t vertex_bytes = (size_t)mesh->vertex_count * layout.stride;
     size_t index_bytes = (size_t)mesh->index_count * desc.index_size;
-    size_t lod_entries = mesh->lods ? (size_t)mesh->submesh_count * mesh->lod_count : 0;
+    /* Without computed LODs, level 0 (the full index range) is still written per submesh. */
+    size_t lod_entries = (size_t)mesh->submesh_count * desc.lod_count;
     uint8_t *vertices = calloc(vertex_bytes ? vertex_bytes : 1, 1);
     uint8_t *indices = malloc(index_bytes ? index_bytes : 1);
     kiln_submesh *submeshes = calloc(mesh->submesh_count ? mesh->submesh_count : 1,
@@ -220,7 +221,7 @@ bool write_kmesh(const cook_context *ctx, const ir_mesh *mesh, uint32_t material
             process_bounds(mesh->positions, mesh->indices + src->index_offset,
                            src->index_count, dst->aabb_min, dst->aabb_max, dst->sphere);
         }
-        if (lod_entries > 0)
+        if (mesh->lods)
             fill_lods(mesh, lods);
         else
             for (uint32_t s = 0; s < mesh->submesh_count; s++) {
@@ -241,8 +242,7 @@ bool write_kmesh(const cook_context *ctx, const ir_mesh *mesh, uint32_t material
                             layout.count * sizeof(kiln_vertex_attribute));
         container_add_chunk(&writer, KILN_CHUNK_MESH_SUBMESHES, submeshes,
                             mesh->submesh_count * sizeof(kiln_submesh));
-        container_add_chunk(&writer, KILN_CHUNK_MESH_LODS, lods,
-                            (size_t)mesh->submesh_count * desc.lod_count * sizeof(kiln_lod));
+        container_add_chunk(&writer, KILN_CHUNK_MESH_LODS, lods, lod_entries * sizeof(kiln_lod));
         container_add_chunk(&writer, KILN_CHUNK_META, meta.data, meta.size);
         container_add_chunk(&writer, KILN_CHUNK_MESH_VERTICES, vertices, vertex_bytes);
         container_add_chunk(&writer, KILN_CHUNK_MESH_INDICES, indices, index_bytes);
