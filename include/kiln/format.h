@@ -4,7 +4,7 @@
  * One definition shared by the cooker (writer) and the runtime (reader), so the
  * two cannot drift apart. Every structure here is little-endian, has explicit
  * padding, and a size pinned by a static assertion. The specifications with
- * offset tables live in docs/formats/ (container.md, kmesh.md); a change here
+ * offset tables live in docs/formats/ (container.md, kmesh.md, kman.md, kmat.md); a change here
  * changes the spec and bumps the version constant in the same commit.
  *
  * Includes only <stdint.h>.
@@ -19,9 +19,9 @@ extern "C" {
 #endif
 
 /* A fourcc as it appears in the file: the first character is the lowest byte. */
-#define KILN_FOURCC(a, b, c, d)                                                          \
-    ((uint32_t)(uint8_t)(a) | ((uint32_t)(uint8_t)(b) << 8) |                           \
-     ((uint32_t)(uint8_t)(c) << 16) | ((uint32_t)(uint8_t)(d) << 24))
+#define KILN_FOURCC(a, b, c, d)                                                                    \
+    ((uint32_t)(uint8_t)(a) | ((uint32_t)(uint8_t)(b) << 8) | ((uint32_t)(uint8_t)(c) << 16) |     \
+     ((uint32_t)(uint8_t)(d) << 24))
 
 /* ---------------------------------------------------------------------------
  * Container (docs/formats/container.md)
@@ -69,18 +69,18 @@ typedef struct kiln_chunk_entry {
  * ------------------------------------------------------------------------- */
 
 #define KILN_MESH_VERSION 2u
-#define KILN_MESH_MAX_LODS 8u              /* levels per submesh, level 0 included */
+#define KILN_MESH_MAX_LODS 8u               /* levels per submesh, level 0 included */
 #define KILN_MESH_MAX_MESHLET_VERTICES 255u /* local indices are bytes */
 #define KILN_MESH_MAX_MESHLET_TRIANGLES 512u
 
-#define KILN_CHUNK_MESH_DESC KILN_FOURCC('M', 'D', 'S', 'C')    /* kiln_mesh_desc */
-#define KILN_CHUNK_MESH_ATTRS KILN_FOURCC('M', 'A', 'T', 'R')   /* kiln_vertex_attribute[] */
-#define KILN_CHUNK_MESH_VERTICES KILN_FOURCC('V', 'T', 'X', '0') /* interleaved stream 0 */
-#define KILN_CHUNK_MESH_INDICES KILN_FOURCC('I', 'D', 'X', ' ')  /* u16[] or u32[] */
+#define KILN_CHUNK_MESH_DESC KILN_FOURCC('M', 'D', 'S', 'C')      /* kiln_mesh_desc */
+#define KILN_CHUNK_MESH_ATTRS KILN_FOURCC('M', 'A', 'T', 'R')     /* kiln_vertex_attribute[] */
+#define KILN_CHUNK_MESH_VERTICES KILN_FOURCC('V', 'T', 'X', '0')  /* interleaved stream 0 */
+#define KILN_CHUNK_MESH_INDICES KILN_FOURCC('I', 'D', 'X', ' ')   /* u16[] or u32[] */
 #define KILN_CHUNK_MESH_SUBMESHES KILN_FOURCC('S', 'U', 'B', 'M') /* kiln_submesh[] */
 #define KILN_CHUNK_MESH_LODS KILN_FOURCC('L', 'O', 'D', 'S')      /* kiln_lod[] */
 #define KILN_CHUNK_MESH_MESHLETS KILN_FOURCC('M', 'L', 'E', 'T')  /* kiln_meshlet[] */
-#define KILN_CHUNK_MESH_MESHLET_VERTICES KILN_FOURCC('M', 'L', 'V', 'X') /* u32[] */
+#define KILN_CHUNK_MESH_MESHLET_VERTICES KILN_FOURCC('M', 'L', 'V', 'X')  /* u32[] */
 #define KILN_CHUNK_MESH_MESHLET_TRIANGLES KILN_FOURCC('M', 'L', 'T', 'R') /* u8[3][] */
 
 /* What a vertex attribute means. 0 is invalid. */
@@ -119,8 +119,8 @@ typedef enum kiln_vertex_format {
 /* kiln_mesh_desc.flags: none defined yet. */
 typedef struct kiln_mesh_desc {
     uint32_t vertex_count;
-    uint32_t index_count;     /* all levels of detail; multiple of 3 (triangle lists) */
-    uint32_t index_size;      /* bytes per index: 2 or 4 */
+    uint32_t index_count; /* all levels of detail; multiple of 3 (triangle lists) */
+    uint32_t index_size;  /* bytes per index: 2 or 4 */
     uint32_t submesh_count;
     uint32_t attribute_count; /* entries in the MATR chunk */
     uint32_t vertex_stride;   /* bytes per vertex in VTX0, multiple of 4 */
@@ -128,9 +128,9 @@ typedef struct kiln_mesh_desc {
     uint32_t flags;
     float aabb_min[3];
     float aabb_max[3];
-    float sphere[4];           /* centre x, y, z, radius */
-    uint32_t lod_count;        /* levels per submesh, level 0 included (>= 1) */
-    uint32_t meshlet_count;    /* entries in MLET */
+    float sphere[4];                 /* centre x, y, z, radius */
+    uint32_t lod_count;              /* levels per submesh, level 0 included (>= 1) */
+    uint32_t meshlet_count;          /* entries in MLET */
     uint32_t meshlet_vertex_count;   /* entries in MLVX */
     uint32_t meshlet_triangle_count; /* triangles in MLTR (3 bytes each) */
     uint32_t meshlet_max_vertices;   /* limits the meshlets were built with */
@@ -227,6 +227,73 @@ typedef struct kiln_manifest_entry {
     uint32_t index;       /* row within the file (materials), else 0 */
 } kiln_manifest_entry;
 
+/* ---------------------------------------------------------------------------
+ * Materials, kind MATL (docs/formats/kmat.md): one row per material slot
+ * ------------------------------------------------------------------------- */
+
+#define KILN_MATERIAL_VERSION 1u
+
+#define KILN_KIND_MATERIALS KILN_FOURCC('M', 'A', 'T', 'L')
+#define KILN_CHUNK_MATERIAL_DESC KILN_FOURCC('M', 'T', 'D', 'S')    /* kiln_material_desc */
+#define KILN_CHUNK_MATERIAL_ROWS KILN_FOURCC('M', 'T', 'R', 'W')    /* kiln_material[] */
+#define KILN_CHUNK_MATERIAL_DROPPED KILN_FOURCC('M', 'D', 'R', 'P') /* text, see kmat.md */
+
+/* Texture slots of a material row, in this order. */
+typedef enum kiln_material_slot {
+    KILN_MATERIAL_SLOT_BASE_COLOR = 0,         /* sRGB RGBA */
+    KILN_MATERIAL_SLOT_METALLIC_ROUGHNESS = 1, /* linear: G roughness, B metallic */
+    KILN_MATERIAL_SLOT_NORMAL = 2,             /* linear tangent-space normal map */
+    KILN_MATERIAL_SLOT_OCCLUSION = 3,          /* linear: R occlusion */
+    KILN_MATERIAL_SLOT_EMISSIVE = 4,           /* sRGB RGB */
+    KILN_MATERIAL_SLOT_ALPHA = 5,              /* linear: R opacity (MTL map_d) */
+    KILN_MATERIAL_SLOT_COUNT = 6
+} kiln_material_slot;
+
+typedef enum kiln_alpha_mode {
+    KILN_ALPHA_OPAQUE = 0,
+    KILN_ALPHA_MASK = 1, /* alpha-tested at alpha_cutoff */
+    KILN_ALPHA_BLEND = 2,
+    KILN_ALPHA_MODE_COUNT_ = 3
+} kiln_alpha_mode;
+
+/* kiln_material.flags */
+#define KILN_MATERIAL_FLAG_DOUBLE_SIDED 0x1u
+#define KILN_MATERIAL_FLAG_UNLIT 0x2u /* KHR_materials_unlit: base colour only */
+#define KILN_MATERIAL_FLAGS_KNOWN 0x3u
+
+/* kiln_material_desc.flags: none defined yet. */
+typedef struct kiln_material_desc {
+    uint32_t material_count; /* rows in MTRW */
+    uint32_t row_size;       /* sizeof(kiln_material) == 256 */
+    uint32_t flags;
+    uint32_t reserved;
+} kiln_material_desc;
+
+/* One texture slot: which texture (by ref hash) and how it is sampled. The
+ * transform is KHR_texture_transform's: uv' = T(offset) R(rotation) S(scale) uv. */
+typedef struct kiln_material_texture {
+    uint64_t texture; /* FNV-1a 64 of the texture's ref; 0 = no texture */
+    float offset[2];
+    float scale[2];
+    float rotation;    /* radians, counter-clockwise */
+    uint32_t texcoord; /* UV set: 0 or 1 */
+} kiln_material_texture;
+
+/* One metallic-roughness material (glTF 2.0's model). */
+typedef struct kiln_material {
+    float base_color[4]; /* linear RGBA factor */
+    float emissive[3];   /* linear RGB factor, emissive strength applied */
+    float metallic;
+    float roughness;
+    float normal_scale;
+    float occlusion_strength;
+    float alpha_cutoff;  /* MASK only */
+    uint32_t alpha_mode; /* kiln_alpha_mode */
+    uint32_t flags;      /* KILN_MATERIAL_FLAG_* */
+    uint32_t reserved[2];
+    kiln_material_texture textures[KILN_MATERIAL_SLOT_COUNT];
+} kiln_material;
+
 /* Sizes are part of the format: a change is a version bump. */
 #if defined(__cplusplus)
 #define KILN_FORMAT_ASSERT_(c, m) static_assert(c, m)
@@ -241,6 +308,54 @@ KILN_FORMAT_ASSERT_(sizeof(kiln_submesh) == 64, "submesh is 64 bytes");
 KILN_FORMAT_ASSERT_(sizeof(kiln_lod) == 16, "lod is 16 bytes");
 KILN_FORMAT_ASSERT_(sizeof(kiln_meshlet) == 64, "meshlet is 64 bytes");
 KILN_FORMAT_ASSERT_(sizeof(kiln_manifest_entry) == 32, "manifest entry is 32 bytes");
+KILN_FORMAT_ASSERT_(sizeof(kiln_material_desc) == 16, "material descriptor is 16 bytes");
+KILN_FORMAT_ASSERT_(sizeof(kiln_material_texture) == 32, "material texture slot is 32 bytes");
+KILN_FORMAT_ASSERT_(sizeof(kiln_material) == 256, "material row is 256 bytes");
+
+/* ---------------------------------------------------------------------------
+ * Pack (.kpak): a whole runtime tree in one file (docs/formats/kpak.md).
+ * Not a container: a header, a path-sorted table of contents, a string table
+ * of paths, then 16-byte aligned payloads in table order.
+ * ------------------------------------------------------------------------- */
+
+#define KILN_PACK_MAGIC "KILNPAK" /* 8 bytes with the NUL */
+#define KILN_PACK_VERSION 1u
+#define KILN_PACK_ALIGNMENT 16u
+#define KILN_PACK_MAX_PATH 4096u
+
+/* What an entry holds, from its file name (kpak.md "Kinds"). */
+typedef enum kiln_pack_kind {
+    KILN_PACK_OTHER = 0,
+    KILN_PACK_MESH = 1,     /* .kmesh */
+    KILN_PACK_MATERIAL = 2, /* .kmat */
+    KILN_PACK_TEXTURE = 3,  /* .ktx2 */
+    KILN_PACK_MANIFEST = 4, /* assets.kman */
+    KILN_PACK_KIND_COUNT_ = 5
+} kiln_pack_kind;
+
+typedef struct kiln_pack_header {
+    char magic[8];    /* KILN_PACK_MAGIC, NUL-padded */
+    uint32_t version; /* KILN_PACK_VERSION */
+    uint32_t entry_count;
+    uint64_t toc_offset;     /* = sizeof(kiln_pack_header) */
+    uint64_t strings_offset; /* = toc_offset + entry_count * sizeof(kiln_pack_entry_disk) */
+    uint64_t strings_size;   /* paths, each followed by one NUL */
+    uint64_t payload_offset; /* strings end rounded up to KILN_PACK_ALIGNMENT */
+    uint64_t file_size;      /* the whole file */
+    uint64_t reserved;       /* 0 */
+} kiln_pack_header;
+
+typedef struct kiln_pack_entry_disk {
+    uint64_t offset;      /* from the start of the file, a multiple of 16 */
+    uint64_t size;        /* payload bytes (padding excluded) */
+    uint32_t path_offset; /* into the string table */
+    uint16_t path_length; /* bytes, without the NUL */
+    uint16_t kind;        /* kiln_pack_kind */
+    uint64_t reserved;    /* 0 */
+} kiln_pack_entry_disk;
+
+KILN_FORMAT_ASSERT_(sizeof(kiln_pack_header) == 64, "pack header is 64 bytes");
+KILN_FORMAT_ASSERT_(sizeof(kiln_pack_entry_disk) == 32, "pack entry is 32 bytes");
 
 #ifdef __cplusplus
 }

@@ -38,12 +38,12 @@ typedef enum kiln_result {
     KILN_ERR_INVALID_ARGUMENT = 1, /* caller passed something unusable */
     KILN_ERR_IO = 2,               /* the operating system refused (open, read, map) */
     KILN_ERR_OUT_OF_MEMORY = 3,
-    KILN_ERR_BAD_MAGIC = 4,        /* not a kiln file (or not the expected kind) */
-    KILN_ERR_UNSUPPORTED = 5,      /* a version or feature this build does not know */
-    KILN_ERR_TRUNCATED = 6,        /* the data ends before a structure it declares */
-    KILN_ERR_CORRUPT = 7,          /* inconsistent or out-of-range values */
-    KILN_ERR_CHECKSUM = 8,         /* stored checksum does not match the bytes */
-    KILN_ERR_NOT_FOUND = 9,        /* a looked-up chunk, entry or ref is absent */
+    KILN_ERR_BAD_MAGIC = 4,   /* not a kiln file (or not the expected kind) */
+    KILN_ERR_UNSUPPORTED = 5, /* a version or feature this build does not know */
+    KILN_ERR_TRUNCATED = 6,   /* the data ends before a structure it declares */
+    KILN_ERR_CORRUPT = 7,     /* inconsistent or out-of-range values */
+    KILN_ERR_CHECKSUM = 8,    /* stored checksum does not match the bytes */
+    KILN_ERR_NOT_FOUND = 9,   /* a looked-up chunk, entry or ref is absent */
     KILN_RESULT_COUNT_ = 10
 } kiln_result;
 
@@ -109,8 +109,8 @@ kiln_result kiln_file_load(kiln_file *file, const char *path, uint32_t flags, ki
 /* Validates `size` bytes at `data` as a container without copying them. The
  * caller keeps `data` alive (and 16-byte aligned) until kiln_file_close().
  * `name` (may be NULL) is used in messages. */
-kiln_result kiln_file_from_memory(kiln_file *file, const void *data, size_t size,
-                                  const char *name, uint32_t flags, kiln_error *err);
+kiln_result kiln_file_from_memory(kiln_file *file, const void *data, size_t size, const char *name,
+                                  uint32_t flags, kiln_error *err);
 
 /* Releases what the file owns. Safe on a zeroed or already-closed file. */
 void kiln_file_close(kiln_file *file);
@@ -145,11 +145,11 @@ typedef struct kiln_mesh_view {
     size_t vertex_bytes;
     const void *indices; /* desc->index_count entries of desc->index_size bytes */
     size_t index_bytes;
-    const kiln_submesh *submeshes; /* desc->submesh_count entries */
-    const kiln_lod *lods;          /* desc->submesh_count * desc->lod_count entries */
-    const kiln_meshlet *meshlets;  /* desc->meshlet_count entries */
-    const uint32_t *meshlet_vertices;  /* desc->meshlet_vertex_count vertex indices */
-    const uint8_t *meshlet_triangles;  /* desc->meshlet_triangle_count * 3 local indices */
+    const kiln_submesh *submeshes;    /* desc->submesh_count entries */
+    const kiln_lod *lods;             /* desc->submesh_count * desc->lod_count entries */
+    const kiln_meshlet *meshlets;     /* desc->meshlet_count entries */
+    const uint32_t *meshlet_vertices; /* desc->meshlet_vertex_count vertex indices */
+    const uint8_t *meshlet_triangles; /* desc->meshlet_triangle_count * 3 local indices */
 } kiln_mesh_view;
 
 /* Checks that `file` is a mesh whose chunks agree with its descriptor and fills
@@ -211,6 +211,137 @@ const char *kiln_manifest_ref(const kiln_manifest_view *view, const kiln_manifes
 /* Short names, e.g. "mesh", "srgb". Never NULL. */
 const char *kiln_asset_kind_str(kiln_asset_kind kind);
 const char *kiln_color_space_str(kiln_color_space space);
+
+/* ---------------------------------------------------------------------------
+ * Materials (.kmat, kind MATL): row i is the material of mesh slot i
+ * ------------------------------------------------------------------------- */
+
+typedef struct kiln_material_view {
+    const kiln_material_desc *desc;
+    const kiln_material *materials; /* material_count rows, usable in place */
+    uint32_t material_count;
+} kiln_material_view;
+
+/* Checks that `file` is a material table (kmat.md R1-R9) and fills `view`.
+ * O(rows); `flags` as for meshes (none changes the checks today). */
+kiln_result kiln_material_view_get(const kiln_file *file, uint32_t flags, kiln_material_view *view,
+                                   kiln_error *err);
+
+/* Row `index`, or NULL when out of range. */
+const kiln_material *kiln_material_row(const kiln_material_view *view, uint32_t index);
+
+/* Short names, e.g. "mask", "base_color". Never NULL. */
+const char *kiln_alpha_mode_str(kiln_alpha_mode mode);
+const char *kiln_material_slot_str(kiln_material_slot slot);
+
+/* ---------------------------------------------------------------------------
+ * Textures (.ktx2, the Khronos KTX 2.0 container; docs/formats/ktx2.md)
+ * ------------------------------------------------------------------------- */
+
+#define KILN_KTX2_SUPERCOMPRESSION_NONE 0u
+#define KILN_KTX2_SUPERCOMPRESSION_ZSTD 2u
+
+/* A validated KTX2 file held in memory (the caller keeps the bytes alive). */
+typedef struct kiln_ktx2_view {
+    const uint8_t *data;
+    size_t size;
+    uint32_t vk_format; /* VkFormat value, e.g. 43 = R8G8B8A8_SRGB */
+    uint32_t type_size;
+    uint32_t width, height;
+    uint32_t depth;            /* 0 for 1D/2D textures */
+    uint32_t layers;           /* 0 when not an array */
+    uint32_t faces;            /* 1, or 6 for a cubemap */
+    uint32_t levels;           /* mip levels stored (>= 1) */
+    uint32_t supercompression; /* KILN_KTX2_SUPERCOMPRESSION_* */
+    uint32_t block_bytes;      /* bytes per texel (block) of vk_format */
+    uint32_t block_width, block_height;
+    kiln_color_space color_space;           /* from the DFD transfer function */
+    uint32_t dfd_color_model, dfd_transfer; /* the DFD's own values */
+    const uint8_t *kvd;                     /* key/value data, kvd_size bytes */
+    uint32_t kvd_size;
+    char name[128]; /* for messages */
+} kiln_ktx2_view;
+
+/* Validates a KTX2 file: identifier, header, level index (every range inside
+ * the file, sizes consistent with the dimensions), DFD present and matching
+ * vkFormat, known supercompression, well-formed key/value data. Supports the
+ * vkFormats kiln writes (R8, RG8, RGBA8 UNORM/SRGB, RGBA16F). O(levels). */
+kiln_result kiln_ktx2_view_get(kiln_ktx2_view *view, const void *data, size_t size,
+                               const char *name, kiln_error *err);
+
+/* Bytes level `level` takes once inflated (all layers, faces and slices);
+ * 0 when out of range. */
+uint64_t kiln_ktx2_level_size(const kiln_ktx2_view *view, uint32_t level);
+
+/* Width/height/depth of a level (depth 1 for 2D). */
+void kiln_ktx2_level_extent(const kiln_ktx2_view *view, uint32_t level, uint32_t *width,
+                            uint32_t *height, uint32_t *depth);
+
+/* Copies (or inflates, for Zstd) level `level` into `dst`, which must hold at
+ * least kiln_ktx2_level_size() bytes: e.g. a mapped staging buffer. */
+kiln_result kiln_ktx2_read_level(const kiln_ktx2_view *view, uint32_t level, void *dst,
+                                 size_t dst_size, kiln_error *err);
+
+/* The value of key `key` in the key/value data (NUL-terminated inside the
+ * file when the writer followed the spec), or NULL. */
+const char *kiln_ktx2_find_value(const kiln_ktx2_view *view, const char *key, uint32_t *value_size);
+
+/* Short names, e.g. "rgba8_srgb", "zstd". Never NULL. */
+const char *kiln_ktx2_format_str(uint32_t vk_format);
+const char *kiln_ktx2_supercompression_str(uint32_t scheme);
+
+/* ---------------------------------------------------------------------------
+ * Packs (.kpak): a whole runtime tree in one mapped file (docs/formats/kpak.md)
+ * ------------------------------------------------------------------------- */
+
+/* An open pack. Fields are read-only; kiln_pack_close() releases it. */
+typedef struct kiln_pack {
+    const uint8_t *data;
+    size_t size;
+    uint32_t entry_count;
+    const kiln_pack_entry_disk *entries; /* validated, sorted by path */
+    const char *strings;
+    char name[128]; /* for messages */
+    /* private */
+    void *owned_;
+    size_t owned_size_;
+} kiln_pack;
+
+/* One entry: a file of the packed tree. `data` is 16-byte aligned and stays
+ * valid until kiln_pack_close(). */
+typedef struct kiln_pack_item {
+    const char *path; /* NUL-terminated, '/'-separated, relative */
+    uint32_t path_length;
+    kiln_pack_kind kind;
+    const void *data;
+    uint64_t size;
+    uint32_t index; /* in path order */
+} kiln_pack_item;
+
+/* Maps and fully validates a pack in O(entries + path bytes): header, bounds
+ * (overflow-safe), sorted unique paths, aligned non-overlapping payloads. */
+kiln_result kiln_pack_open(kiln_pack *pack, const char *path, kiln_error *err);
+/* The same over caller-owned bytes (16-byte aligned, alive until close). */
+kiln_result kiln_pack_from_memory(kiln_pack *pack, const void *data, size_t size, const char *name,
+                                  kiln_error *err);
+void kiln_pack_close(kiln_pack *pack);
+
+/* Entry `index` (0..entry_count-1). */
+kiln_result kiln_pack_entry(const kiln_pack *pack, uint32_t index, kiln_pack_item *item);
+/* The entry whose path is exactly `path` (binary search): KILN_ERR_NOT_FOUND if none. */
+kiln_result kiln_pack_find(const kiln_pack *pack, const char *path, kiln_pack_item *item);
+/* Iterates by kind: the first entry of `kind` at or after index *cursor; on
+ * success *cursor moves past it. Start with *cursor = 0; returns false at the end. */
+bool kiln_pack_next(const kiln_pack *pack, kiln_pack_kind kind, uint32_t *cursor,
+                    kiln_pack_item *item);
+/* The manifest (assets.kman) as a kiln_file over the pack's bytes; use it
+ * with kiln_manifest_view_get and close it with kiln_file_close. */
+kiln_result kiln_pack_manifest(const kiln_pack *pack, kiln_file *file, uint32_t flags,
+                               kiln_error *err);
+/* The kind of a file name ("a/b.kmesh" -> KILN_PACK_MESH). */
+kiln_pack_kind kiln_pack_kind_of(const char *path);
+/* "mesh", "material", "texture", "manifest", "other". Never NULL. */
+const char *kiln_pack_kind_str(kiln_pack_kind kind);
 
 #ifdef __cplusplus
 }

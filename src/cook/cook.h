@@ -18,7 +18,7 @@
 #include "cook/ir.h"
 #include "kiln/kiln.h"
 
-#define KILN_ENCODER_VERSION 2u /* bump with any change to cooked output */
+#define KILN_ENCODER_VERSION 3u /* bump with any change to cooked output (3: .kmat, textures) */
 
 /* ---------------------------------------------------------------------------
  * Small containers (cook/util.c)
@@ -55,8 +55,8 @@ char *cook_strdup(const char *text); /* NULL on allocation failure */
 
 /* Reads a whole file into a NUL-terminated heap block. On failure returns false
  * and puts the OS reason into `reason`. Files above max_size are refused. */
-bool cook_read_file(const char *path, size_t max_size, uint8_t **out, size_t *size,
-                    char *reason, size_t reason_size);
+bool cook_read_file(const char *path, size_t max_size, uint8_t **out, size_t *size, char *reason,
+                    size_t reason_size);
 
 /* ---------------------------------------------------------------------------
  * Diagnostics (cook/diag.c)
@@ -90,8 +90,8 @@ typedef struct cook_settings {
     bool mesh_meshlets;
     uint32_t mesh_meshlet_vertices;
     uint32_t mesh_meshlet_triangles;
-    uint32_t mesh_lods;               /* reduced levels, not counting level 0 */
-    uint32_t mesh_lod_ratio_count;    /* ratios given; later levels halve */
+    uint32_t mesh_lods;            /* reduced levels, not counting level 0 */
+    uint32_t mesh_lod_ratio_count; /* ratios given; later levels halve */
     float mesh_lod_ratios[KILN_MESH_MAX_LODS - 1];
     bool mesh_quantize_positions;
     bool texture_compress;
@@ -99,6 +99,8 @@ typedef struct cook_settings {
     char texture_quality[8];
     uint32_t texture_max_size;
     bool texture_mipmaps;
+    uint32_t texture_max_dimension; /* decode limit per side (default 16384) */
+    int texture_zstd_level;         /* Zstd level for KTX2 supercompression (default 3) */
 } cook_settings;
 
 void cook_settings_default(cook_settings *settings);
@@ -128,14 +130,17 @@ typedef struct cook_context {
  * NOT reported: the caller decides whether a missing file is fatal. */
 bool cook_resolve_dependency(cook_context *ctx, const char *relative, char **root_relative,
                              char *reason, size_t reason_size);
-bool cook_read_dependency(cook_context *ctx, const char *relative, uint8_t **data,
-                          size_t *size, char *reason, size_t reason_size);
+bool cook_read_dependency(cook_context *ctx, const char *relative, uint8_t **data, size_t *size,
+                          char *reason, size_t reason_size);
 
 /* ---------------------------------------------------------------------------
  * discover/ — importer registry and tree walk
  * ------------------------------------------------------------------------- */
 
-typedef enum cook_asset_kind { COOK_KIND_MODEL = 1 } cook_asset_kind;
+typedef enum cook_asset_kind {
+    COOK_KIND_MODEL = 1,
+    COOK_KIND_TEXTURE = 2, /* standalone texture by naming convention (texture.c) */
+} cook_asset_kind;
 
 /* Returns true on success; on failure it has reported errors to ctx->diag. */
 typedef bool (*cook_import_fn)(cook_context *ctx, ir_asset *out);
@@ -175,16 +180,19 @@ bool import_gltf(cook_context *ctx, ir_asset *out);
 bool import_assimp(cook_context *ctx, ir_asset *out);
 
 /* Parses MTL text into materials appended to `materials`. `mtl_path` is for
- * messages and for resolving texture paths (relative to the input root). */
+ * messages and for resolving texture paths (relative to the input root). The
+ * texture files become images of `images` (one per file, appended when new),
+ * which the materials' texture refs index. */
 bool import_mtl(cook_context *ctx, const char *mtl_path, const char *text, size_t size,
-                ir_material **materials, uint32_t *material_count);
+                ir_material **materials, uint32_t *material_count, ir_image **images,
+                uint32_t *image_count);
 
 /* A Phong-style material as MTL and most DCC formats describe it; each has_*
  * says whether the source gave that value (non-finite values count as absent).
  * MTL statement names in the comments. */
 typedef struct import_phong {
-    bool has_diffuse, has_emissive, has_opacity, has_transparency, has_shininess,
-        has_roughness, has_metallic;
+    bool has_diffuse, has_emissive, has_opacity, has_transparency, has_shininess, has_roughness,
+        has_metallic;
     double diffuse[3];   /* Kd */
     double emissive[3];  /* Ke */
     double opacity;      /* d */
@@ -296,10 +304,25 @@ void write_metadata_json(const cook_context *ctx, const char *importer, bytebuf 
 bool write_kmesh(const cook_context *ctx, const ir_mesh *mesh, uint32_t material_count,
                  const char *importer, bytebuf *out);
 
+/* Serialises materials[0..count) as a .kmat file image (row i = material i).
+ * `textures` (may be NULL: none) holds count * KILN_MATERIAL_SLOT_COUNT
+ * texture ref hashes, 0 for an empty slot. Unsupported extensions named in
+ * each material's dropped_extensions go to the MDRP chunk (write/kmat.c). */
+bool write_kmat(const cook_context *ctx, const ir_material *materials, uint32_t count,
+                const uint64_t *textures, const char *importer, bytebuf *out);
+/* One row: factors clamped into kmat.md's ranges, non-finite ones defaulted. */
+void write_kmat_row(const ir_material *material, const uint64_t textures[KILN_MATERIAL_SLOT_COUNT],
+                    kiln_material *row);
+
 /* Writes bytes to `path` atomically: a temporary file in the same folder, fsync,
  * then rename. Creates missing parent folders. */
 bool write_file_atomic(const char *path, const void *data, size_t size, char *reason,
                        size_t reason_size);
+
+/* Lays out a .kpak (docs/formats/kpak.md) of the files `paths` (relative to
+ * `root`, sorted bytewise, unique) into `out` (write/pack.c). */
+bool write_pack(const char *root, const strlist *paths, bytebuf *out, char *reason,
+                size_t reason_size);
 
 /* ---------------------------------------------------------------------------
  * write/manifest.c — every ref a build produced, and assets.kman
@@ -307,8 +330,8 @@ bool write_file_atomic(const char *path, const void *data, size_t size, char *re
 
 /* One ref an asset produced: which file (and row) holds it. */
 typedef struct cook_manifest_entry {
-    char *ref;  /* canonical ref, e.g. "props/crate/material_0" */
-    char *path; /* the cooked file, relative to the output root */
+    char *ref;     /* canonical ref, e.g. "props/crate/material_0" */
+    char *path;    /* the cooked file, relative to the output root */
     uint64_t hash; /* kiln_ref_hash(ref) */
     kiln_asset_kind kind;
     kiln_color_space color_space;
@@ -345,9 +368,9 @@ typedef struct cook_request {
 
 typedef struct cook_asset_result {
     bool ok;
-    cook_diag diag;       /* messages about this asset, compiler-style lines */
-    strlist outputs;      /* files written, relative to output_root */
-    strlist dependencies; /* files read besides the source, relative to input_root */
+    cook_diag diag;              /* messages about this asset, compiler-style lines */
+    strlist outputs;             /* files written, relative to output_root */
+    strlist dependencies;        /* files read besides the source, relative to input_root */
     cook_manifest_list manifest; /* every ref this asset produced */
     uint64_t bytes_written;
     uint32_t meshes;
@@ -388,6 +411,14 @@ typedef struct cook_texture_source {
  * decides whether that fails the asset (a model's missing texture does not). */
 bool cook_texture(cook_context *ctx, const char *output_root, const cook_texture_source *src,
                   const char *ref, const char *out_path, bool verify, cook_asset_result *result);
+
+/* Standalone textures (COOK_KIND_TEXTURE): the usage a file name asks for —
+ * "*.n.*" normal, "*.ao.*" / "*.h.*" / "*.r.*" single-channel, "*.hdr" HDR,
+ * anything else colour. cook_texture_asset cooks request->source_path (bytes
+ * in ctx->source) to <dir>/<stem>.ktx2 ("crate.n.png" -> "crate.n.ktx2") under
+ * the source's own ref. */
+cook_texture_usage cook_texture_usage_for_path(const char *path);
+bool cook_texture_asset(const cook_request *request, cook_context *ctx, cook_asset_result *result);
 
 /* Where an asset's output goes: output_root/<dir of source>/<stem><suffix>,
  * e.g. "models/crate.obj" + ".kmesh" -> "models/crate.kmesh". Caller frees. */

@@ -14,12 +14,73 @@ void ir_material_init(ir_material *material) {
     material->occlusion_strength = 1.0f;
     material->alpha_mode = IR_ALPHA_OPAQUE;
     material->alpha_cutoff = 0.5f;
+    for (int i = 0; i < IR_SLOT_COUNT; i++) {
+        material->textures[i].image = -1;
+        material->textures[i].scale[0] = 1.0f;
+        material->textures[i].scale[1] = 1.0f;
+    }
+}
+
+static char *copy_text(const char *text) {
+    size_t size = strlen(text) + 1;
+    char *copy = malloc(size);
+    if (copy != NULL)
+        memcpy(copy, text, size);
+    return copy;
+}
+
+static int32_t append_image(ir_image **images, uint32_t *count, const ir_image *image) {
+    if (*count >= (uint32_t)INT32_MAX)
+        return -1;
+    ir_image *grown = realloc(*images, ((size_t)*count + 1) * sizeof *grown);
+    if (grown == NULL)
+        return -1;
+    *images = grown;
+    grown[*count] = *image;
+    return (int32_t)(*count)++;
+}
+
+int32_t ir_image_add_file(ir_image **images, uint32_t *count, const char *path, const char *name) {
+    for (uint32_t i = 0; i < *count; i++)
+        if ((*images)[i].path != NULL && strcmp((*images)[i].path, path) == 0)
+            return (int32_t)i;
+    ir_image image = {0};
+    image.path = copy_text(path);
+    image.name = copy_text(name != NULL ? name : path);
+    int32_t index = image.path && image.name ? append_image(images, count, &image) : -1;
+    if (index < 0) {
+        free(image.path);
+        free(image.name);
+    }
+    return index;
+}
+
+int32_t ir_image_add_bytes(ir_image **images, uint32_t *count, const char *name, uint8_t *bytes,
+                           size_t size) {
+    ir_image image = {0};
+    image.name = copy_text(name);
+    image.bytes = bytes;
+    image.size = size;
+    int32_t index = image.name ? append_image(images, count, &image) : -1;
+    if (index < 0) {
+        free(image.name);
+        free(bytes);
+    }
+    return index;
+}
+
+void ir_images_free(ir_image *images, uint32_t count) {
+    for (uint32_t i = 0; i < count; i++) {
+        free(images[i].name);
+        free(images[i].path);
+        free(images[i].bytes);
+    }
+    free(images);
 }
 
 void ir_material_free(ir_material *material) {
     free(material->name);
-    for (int i = 0; i < IR_SLOT_COUNT; i++)
-        free(material->textures[i].path);
+    free(material->dropped_extensions);
     memset(material, 0, sizeof *material);
 }
 
@@ -64,11 +125,6 @@ void ir_asset_free(ir_asset *asset) {
     for (uint32_t i = 0; i < asset->node_count; i++)
         free(asset->nodes[i].name);
     free(asset->nodes);
-    for (uint32_t i = 0; i < asset->image_count; i++) {
-        free(asset->images[i].name);
-        free(asset->images[i].path);
-        free(asset->images[i].bytes);
-    }
-    free(asset->images);
+    ir_images_free(asset->images, asset->image_count);
     memset(asset, 0, sizeof *asset);
 }

@@ -27,8 +27,8 @@ typedef struct ir_submesh {
 typedef struct ir_lod {
     uint32_t index_offset;
     uint32_t index_count;
-    float error;  /* relative to the mesh's extent */
-    bool reused;  /* could not be reduced: the range of the level before */
+    float error; /* relative to the mesh's extent */
+    bool reused; /* could not be reduced: the range of the level before */
 } ir_lod;
 
 /* A meshlet (process_build_meshlets): a range of meshlet_vertices (indices of
@@ -91,9 +91,14 @@ typedef enum ir_texture_slot {
     IR_SLOT_COUNT
 } ir_texture_slot;
 
+/* A material slot's texture: an image of ir_asset.images and how it is
+ * sampled (KHR_texture_transform: uv' = T(offset) R(rotation) S(scale) uv). */
 typedef struct ir_texture_ref {
-    char *path; /* source path relative to the input root, or NULL for none */
-    uint32_t texcoord;
+    int32_t image;     /* index into ir_asset.images, or -1 for none */
+    uint32_t texcoord; /* UV set, 0 or 1 */
+    float offset[2];   /* identity transform: 0, 0 */
+    float rotation;    /* radians; 0 */
+    float scale[2];    /* 1, 1 */
 } ir_texture_ref;
 
 /* An image materials use: a file in the input tree, or bytes embedded in the
@@ -119,7 +124,11 @@ typedef struct ir_material {
     ir_alpha_mode alpha_mode;
     float alpha_cutoff;
     bool double_sided;
+    bool unlit; /* KHR_materials_unlit: shade with the base colour only */
     ir_texture_ref textures[IR_SLOT_COUNT];
+    /* Source extensions kiln does not cook (e.g. "KHR_materials_clearcoat"),
+     * space-separated, or NULL: listed by `kiln info` as dropped. */
+    char *dropped_extensions;
 } ir_material;
 
 /* A node of the source's scene graph. Transforms are local (relative to the
@@ -149,8 +158,19 @@ typedef struct ir_asset {
     uint32_t image_count;
 } ir_asset;
 
-/* A material with glTF's defaults (white, metallic 1, roughness 1, opaque). */
+/* A material with glTF's defaults (white, metallic 1, roughness 1, opaque,
+ * no textures, identity texture transforms). */
 void ir_material_init(ir_material *material);
+/* The index of the image file `path` (relative to the input root) in
+ * images[0..*count), appended (named `name`, copied) when not yet there: one
+ * image per source file. -1 on allocation failure. */
+int32_t ir_image_add_file(ir_image **images, uint32_t *count, const char *path, const char *name);
+/* Appends an embedded image, taking ownership of `bytes` (freed on failure
+ * too). Its index, or -1 on allocation failure. */
+int32_t ir_image_add_bytes(ir_image **images, uint32_t *count, const char *name, uint8_t *bytes,
+                           size_t size);
+/* Frees images[0..count) and the array. */
+void ir_images_free(ir_image *images, uint32_t count);
 /* A root node with the identity transform and no mesh. */
 void ir_node_init(ir_node *node);
 void ir_material_free(ir_material *material);

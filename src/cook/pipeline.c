@@ -12,8 +12,7 @@ char *cook_output_path(const char *source_path, const char *suffix) {
     const char *slash = strrchr(source_path, '/');
     const char *name = slash ? slash + 1 : source_path;
     const char *dot = strrchr(name, '.');
-    size_t stem_length = (dot && dot != name) ? (size_t)(dot - source_path)
-                                              : strlen(source_path);
+    size_t stem_length = (dot && dot != name) ? (size_t)(dot - source_path) : strlen(source_path);
     size_t size = stem_length + strlen(suffix) + 1;
     char *out = malloc(size);
     if (out != NULL)
@@ -31,8 +30,7 @@ static char *join_path(const char *dir, const char *name) {
 
 /* The IR contract (ir.h), checked before anything is written: an importer bug
  * must become an error message, not a file the runtime rejects later. */
-static bool check_mesh_invariants(const ir_mesh *mesh, uint32_t material_count,
-                                  cook_context *ctx) {
+static bool check_mesh_invariants(const ir_mesh *mesh, uint32_t material_count, cook_context *ctx) {
     const char *path = ctx->source_path;
     if (mesh->index_count % 3 != 0) {
         diag_error(ctx->diag, path, 0, "mesh '%s': %u indices is not a whole number of triangles",
@@ -74,8 +72,7 @@ static bool check_mesh_invariants(const ir_mesh *mesh, uint32_t material_count,
 }
 
 /* Re-reads a written file from disk and validates it fully (--verify). */
-static bool verify_written_file(const char *full_path, const char *source_path,
-                                cook_diag *diag) {
+static bool verify_written_file(const char *full_path, const char *source_path, cook_diag *diag) {
     kiln_file file;
     kiln_error error;
     uint32_t flags = KILN_OPEN_VERIFY_CHECKSUM | KILN_OPEN_DEEP;
@@ -93,9 +90,8 @@ static bool verify_written_file(const char *full_path, const char *source_path,
     return true;
 }
 
-static bool cook_mesh_output(const cook_request *request, cook_context *ctx,
-                             const ir_asset *asset, uint32_t mesh_index,
-                             cook_asset_result *result) {
+static bool cook_mesh_output(const cook_request *request, cook_context *ctx, const ir_asset *asset,
+                             uint32_t mesh_index, cook_asset_result *result) {
     ir_mesh *mesh = &asset->meshes[mesh_index];
     if (!check_mesh_invariants(mesh, asset->material_count, ctx))
         return false;
@@ -148,6 +144,237 @@ static bool cook_mesh_output(const cook_request *request, cook_context *ctx,
     return ok;
 }
 
+/* ---------------------------------------------------------------------------
+ * Materials and their textures: <stem>.kmat next to the mesh, one KTX2 per
+ * image a slot uses at <stem>/tex_<image>.ktx2, refs <sourceRef>/tex_<image>
+ * and <sourceRef>/material_<row>.
+ * ------------------------------------------------------------------------- */
+
+static const char *const slot_names[IR_SLOT_COUNT] = {"base colour", "metallic-roughness", "normal",
+                                                      "occlusion",   "emissive",           "alpha"};
+
+/* The colour space and channels a slot wants (DESIGN.md: cooked through the
+ * model with the colour space of the slot that uses it). */
+static cook_texture_usage slot_usage(ir_texture_slot slot) {
+    switch (slot) {
+    case IR_SLOT_BASE_COLOR:
+    case IR_SLOT_EMISSIVE:
+        return COOK_TEXTURE_COLOR;
+    case IR_SLOT_NORMAL:
+        return COOK_TEXTURE_NORMAL;
+    case IR_SLOT_ALPHA:
+        return COOK_TEXTURE_SINGLE;
+    case IR_SLOT_METALLIC_ROUGHNESS:
+    case IR_SLOT_OCCLUSION:
+    case IR_SLOT_COUNT:
+        break;
+    }
+    return COOK_TEXTURE_DATA; /* ORM packing kept: one texture for both slots */
+}
+
+/* How each image is cooked: the usage of its first use (material rows in
+ * order, slots in order); a later use wanting another usage is a warning. */
+typedef struct image_plan {
+    bool used;
+    cook_texture_usage usage;
+    uint32_t first_material;
+    ir_texture_slot first_slot;
+    float alpha_cutoff; /* a MASK material's cutoff when used as its base colour */
+    uint64_t hash;      /* the cooked texture's ref hash, 0 when it failed */
+} image_plan;
+
+static void plan_images(cook_context *ctx, const ir_asset *asset, image_plan *plans) {
+    for (uint32_t m = 0; m < asset->material_count; m++) {
+        const ir_material *material = &asset->materials[m];
+        for (int s = 0; s < IR_SLOT_COUNT; s++) {
+            int32_t image = material->textures[s].image;
+            if (image < 0 || (uint32_t)image >= asset->image_count)
+                continue;
+            image_plan *plan = &plans[image];
+            cook_texture_usage usage = slot_usage((ir_texture_slot)s);
+            if (!plan->used) {
+                plan->used = true;
+                plan->usage = usage;
+                plan->first_material = m;
+                plan->first_slot = (ir_texture_slot)s;
+            } else if (plan->usage != usage) {
+                const ir_material *first = &asset->materials[plan->first_material];
+                diag_warning(ctx->diag, ctx->source_path, 0,
+                             "image '%s' is the %s texture of material '%s' and the %s texture "
+                             "of material '%s'; it is cooked once, for its first use (%s)",
+                             asset->images[image].name, slot_names[plan->first_slot],
+                             first->name ? first->name : "", slot_names[s],
+                             material->name ? material->name : "", slot_names[plan->first_slot]);
+            }
+            if (s == IR_SLOT_BASE_COLOR && material->alpha_mode == IR_ALPHA_MASK &&
+                plan->usage == COOK_TEXTURE_COLOR && plan->alpha_cutoff <= 0.0f &&
+                material->alpha_cutoff > 0.0f)
+                plan->alpha_cutoff = material->alpha_cutoff;
+        }
+    }
+}
+
+/* The first message in a diagnostics buffer, without "path: error: ". */
+static void first_message(const cook_diag *diag, char *out, size_t size) {
+    out[0] = '\0';
+    if (diag->text.size == 0)
+        return;
+    const char *text = (const char *)diag->text.data;
+    const char *end = memchr(text, '\n', diag->text.size);
+    size_t length = end ? (size_t)(end - text) : diag->text.size;
+    const char *tags[] = {": error: ", ": warning: "};
+    for (size_t t = 0; t < 2; t++) {
+        const char *found = strstr(text, tags[t]);
+        if (found != NULL && found < text + length) {
+            length -= (size_t)(found + strlen(tags[t]) - text);
+            text = found + strlen(tags[t]);
+            break;
+        }
+    }
+    snprintf(out, size, "%.*s", (int)length, text);
+}
+
+/* Cooks image `index`. A failure is a warning naming the material and file:
+ * the slots using it become empty and the asset still cooks. Returns false
+ * only for failures that must fail the asset (out of memory). */
+static bool cook_image(const cook_request *request, cook_context *ctx, const ir_asset *asset,
+                       uint32_t index, image_plan *plan, cook_asset_result *result) {
+    const ir_image *image = &asset->images[index];
+    const ir_material *first = &asset->materials[plan->first_material];
+    const char *material = first->name ? first->name : "";
+    char ref[1200], leaf[48];
+    snprintf(ref, sizeof ref, "%s/tex_%u", ctx->ref, index);
+    snprintf(leaf, sizeof leaf, "/tex_%u.ktx2", index);
+    char *out_path = cook_output_path(request->source_path, leaf);
+    if (out_path == NULL) {
+        diag_error(ctx->diag, ctx->source_path, 0, "out of memory");
+        return false;
+    }
+    uint8_t *owned = NULL;
+    size_t size = image->size;
+    const uint8_t *bytes = image->bytes;
+    char reason[512] = "";
+    bool readable = true;
+    if (bytes == NULL && image->path != NULL) {
+        /* Resolved (inside the input root) and recorded as a dependency by
+         * the importer: read it relative to the root. */
+        char *full = join_path(ctx->input_root, image->path);
+        readable = full != NULL &&
+                   cook_read_file(full, SOURCE_MAX_BYTES, &owned, &size, reason, sizeof reason);
+        if (full == NULL)
+            snprintf(reason, sizeof reason, "out of memory");
+        free(full);
+        bytes = owned;
+    } else if (bytes == NULL) {
+        readable = false;
+        snprintf(reason, sizeof reason, "no data");
+    }
+    bool cooked = false;
+    cook_diag texture_diag = {0};
+    if (readable) {
+        cook_texture_source src = {
+            .name = image->path ? image->path : image->name,
+            .bytes = bytes,
+            .size = size,
+            .usage = plan->usage,
+            .alpha_cutoff = plan->alpha_cutoff,
+        };
+        cook_diag *asset_diag = ctx->diag;
+        ctx->diag = &texture_diag; /* its errors become one warning here */
+        cooked =
+            cook_texture(ctx, request->output_root, &src, ref, out_path, request->verify, result);
+        ctx->diag = asset_diag;
+        if (!cooked)
+            first_message(&texture_diag, reason, sizeof reason);
+    }
+    if (cooked) {
+        bytebuf_append(&ctx->diag->text, texture_diag.text.data, texture_diag.text.size);
+        ctx->diag->warnings += texture_diag.warnings;
+        plan->hash = kiln_ref_hash(ref);
+    } else {
+        diag_warning(ctx->diag, ctx->source_path, 0,
+                     "material '%s': texture '%s' cannot be cooked (%s); its slot gets no "
+                     "texture",
+                     material, image->path ? image->path : image->name,
+                     reason[0] ? reason : "unknown reason");
+    }
+    diag_free(&texture_diag);
+    free(owned);
+    free(out_path);
+    return true;
+}
+
+static bool verify_written_kmat(const char *full_path, const char *source_path, cook_diag *diag) {
+    kiln_file file;
+    kiln_error error;
+    kiln_result r = kiln_file_map(&file, full_path, KILN_OPEN_VERIFY_CHECKSUM, &error);
+    if (r == KILN_OK) {
+        kiln_material_view view;
+        r = kiln_material_view_get(&file, KILN_OPEN_DEEP, &view, &error);
+        kiln_file_close(&file);
+    }
+    if (r != KILN_OK) {
+        diag_error(diag, source_path, 0, "verification of the written file failed: %s",
+                   error.message);
+        return false;
+    }
+    return true;
+}
+
+static bool cook_materials_output(const cook_request *request, cook_context *ctx,
+                                  const ir_asset *asset, cook_asset_result *result) {
+    image_plan *plans = calloc(asset->image_count ? asset->image_count : 1, sizeof *plans);
+    uint64_t *hashes =
+        calloc((size_t)asset->material_count * KILN_MATERIAL_SLOT_COUNT, sizeof *hashes);
+    char *relative = cook_output_path(request->source_path, ".kmat");
+    char *full = relative ? join_path(request->output_root, relative) : NULL;
+    bytebuf bytes = {0};
+    char reason[512];
+    bool ok = plans != NULL && hashes != NULL && full != NULL;
+    if (!ok)
+        diag_error(ctx->diag, ctx->source_path, 0, "out of memory");
+    if (ok)
+        plan_images(ctx, asset, plans);
+    for (uint32_t i = 0; ok && i < asset->image_count; i++)
+        if (plans[i].used)
+            ok = cook_image(request, ctx, asset, i, &plans[i], result);
+    for (uint32_t m = 0; ok && m < asset->material_count; m++)
+        for (int s = 0; s < IR_SLOT_COUNT; s++) {
+            int32_t image = asset->materials[m].textures[s].image;
+            if (image >= 0 && (uint32_t)image < asset->image_count)
+                hashes[(size_t)m * KILN_MATERIAL_SLOT_COUNT + (size_t)s] = plans[image].hash;
+        }
+    if (ok && !write_kmat(ctx, asset->materials, asset->material_count, hashes,
+                          request->importer->name, &bytes)) {
+        diag_error(ctx->diag, ctx->source_path, 0, "out of memory encoding the materials");
+        ok = false;
+    }
+    if (ok && !write_file_atomic(full, bytes.data, bytes.size, reason, sizeof reason)) {
+        diag_error(ctx->diag, ctx->source_path, 0, "%s", reason);
+        ok = false;
+    }
+    if (ok && request->verify)
+        ok = verify_written_kmat(full, ctx->source_path, ctx->diag);
+    for (uint32_t m = 0; ok && m < asset->material_count; m++) {
+        char ref[1200];
+        snprintf(ref, sizeof ref, "%s/material_%u", ctx->ref, m);
+        ok = cook_manifest_add(&result->manifest, ref, relative, KILN_ASSET_MATERIAL,
+                               KILN_COLOR_SPACE_NONE, m);
+        if (!ok)
+            diag_error(ctx->diag, ctx->source_path, 0, "out of memory");
+    }
+    if (ok) {
+        strlist_push(&result->outputs, relative);
+        result->bytes_written += bytes.size;
+    }
+    bytebuf_free(&bytes);
+    free(plans);
+    free(hashes);
+    free(relative);
+    free(full);
+    return ok;
+}
+
 bool cook_asset(const cook_request *request, cook_asset_result *result) {
     memset(result, 0, sizeof *result);
     const char *source_path = request->source_path;
@@ -177,6 +404,13 @@ bool cook_asset(const cook_request *request, cook_asset_result *result) {
         .settings = request->settings,
         .diag = &result->diag,
     };
+    if (request->importer->kind == COOK_KIND_TEXTURE) { /* texture.c */
+        bool cooked = cook_texture_asset(request, &ctx, result);
+        result->dependencies = ctx.dependencies;
+        free(source);
+        result->ok = cooked && result->diag.errors == 0;
+        return result->ok;
+    }
     ir_asset asset = {0};
     bool ok = request->importer->import(&ctx, &asset);
     if (ok && result->diag.errors > 0)
@@ -187,6 +421,8 @@ bool cook_asset(const cook_request *request, cook_asset_result *result) {
         diag_warning(&result->diag, source_path, 0, "no triangles to cook; nothing written");
     for (uint32_t m = 0; ok && m < asset.mesh_count; m++)
         ok = cook_mesh_output(request, &ctx, &asset, m, result);
+    if (ok && asset.mesh_count > 0 && asset.material_count > 0)
+        ok = cook_materials_output(request, &ctx, &asset, result);
 
     result->dependencies = ctx.dependencies;
     ir_asset_free(&asset);

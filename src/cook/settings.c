@@ -19,6 +19,8 @@ void cook_settings_default(cook_settings *settings) {
     strcpy(settings->texture_quality, "normal");
     settings->texture_max_size = 4096;
     settings->texture_mipmaps = true;
+    settings->texture_max_dimension = 16384;
+    settings->texture_zstd_level = 3;
 }
 
 void cook_settings_to_json(const cook_settings *s, bytebuf *out) {
@@ -36,8 +38,11 @@ void cook_settings_to_json(const cook_settings *s, bytebuf *out) {
                    s->mesh_quantize_positions ? "true" : "false",
                    s->texture_compress ? "true" : "false");
     bytebuf_append_json_string(out, s->texture_format);
-    bytebuf_printf(out, ",\"texture.max_size\":%u,\"texture.mipmaps\":%s,\"texture.quality\":",
-                   s->texture_max_size, s->texture_mipmaps ? "true" : "false");
+    bytebuf_printf(out,
+                   ",\"texture.max_dimension\":%u,\"texture.max_size\":%u,"
+                   "\"texture.mipmaps\":%s,\"texture.quality\":",
+                   s->texture_max_dimension, s->texture_max_size,
+                   s->texture_mipmaps ? "true" : "false");
     bytebuf_append_json_string(out, s->texture_quality);
-    bytebuf_append(out, "}", 1);
+    bytebuf_printf(out, ",\"texture.zstd_level\":%d}", s->texture_zstd_level);
 }

@@ -598,11 +598,12 @@ static void dae_nodes_submeshes_materials_and_textures(void **state) {
     assert_int_equal(red->alpha_mode, IR_ALPHA_OPAQUE);
     assert_true(wood->roughness == 1.0f); /* lambert: no specular lobe */
     /* The texture resolved inside the input root and recorded. */
-    assert_non_null(wood->textures[IR_SLOT_BASE_COLOR].path);
-    assert_string_equal(wood->textures[IR_SLOT_BASE_COLOR].path, "models/tex/wood.png");
+    assert_true(wood->textures[IR_SLOT_BASE_COLOR].image >= 0);
+    assert_string_equal(r.asset.images[wood->textures[IR_SLOT_BASE_COLOR].image].path,
+                        "models/tex/wood.png");
     assert_true(has_dependency(&r, "models/tex/wood.png"));
     /* The one climbing out: refused, a warning, never recorded. */
-    assert_null(evil->textures[IR_SLOT_BASE_COLOR].path);
+    assert_int_equal(evil->textures[IR_SLOT_BASE_COLOR].image, -1);
     expect_message(&r, "models/scene.dae: warning: texture '../../../../../../../../etc/passwd' "
                        "of material 'evil' cannot be used");
     expect_no_dependency_containing(&r, "passwd");
@@ -631,8 +632,9 @@ static void absolute_texture_paths_fall_back_to_the_source_folder(void **state) 
     const ir_mesh *quad = &r.asset.meshes[0];
     const ir_material *wood = &r.asset.materials[quad->submeshes[1].material];
     assert_string_equal(wood->name, "wood");
-    assert_non_null(wood->textures[IR_SLOT_BASE_COLOR].path);
-    assert_string_equal(wood->textures[IR_SLOT_BASE_COLOR].path, "models/wood.png");
+    assert_true(wood->textures[IR_SLOT_BASE_COLOR].image >= 0);
+    assert_string_equal(r.asset.images[wood->textures[IR_SLOT_BASE_COLOR].image].path,
+                        "models/wood.png");
     assert_true(has_dependency(&r, "models/wood.png"));
     imported_free(&r);
     free(edited);
@@ -817,7 +819,7 @@ static void assimp_reads_only_inside_the_input_root(void **state) {
             assert_false(material->base_color[0] == 1.0f && material->base_color[1] == 0.0f);
         if (strcmp(material->name, "good") == 0) {
             assert_true(material->base_color[1] == 1.0f);
-            assert_null(material->textures[IR_SLOT_BASE_COLOR].path); /* climbs out */
+            assert_int_equal(material->textures[IR_SLOT_BASE_COLOR].image, -1); /* climbs out */
         }
     }
     imported_free(&r);

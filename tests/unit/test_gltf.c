@@ -175,8 +175,7 @@ static void import_json(imported *r, const char *dir, const char *json) {
 }
 
 static char *base64(const void *data, size_t size) {
-    static const char table[] =
-        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    static const char table[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
     const uint8_t *p = data;
     char *out = malloc(4 * ((size + 2) / 3) + 1);
     assert_non_null(out);
@@ -221,8 +220,8 @@ static int add_view(builder *b, const void *data, size_t size, unsigned stride, 
 }
 
 /* `extra` (single-quoted JSON members, may be NULL) is appended to the accessor. */
-static int add_accessor(builder *b, int view, unsigned component, unsigned count,
-                        const char *type, bool normalized, const char *extra) {
+static int add_accessor(builder *b, int view, unsigned component, unsigned count, const char *type,
+                        bool normalized, const char *extra) {
     bytebuf_printf(&b->accessors, "%s{\"componentType\":%u,\"count\":%u,\"type\":\"%s\"",
                    b->accessor_count ? "," : "", component, count, type);
     if (view >= 0)
@@ -240,9 +239,8 @@ static int add_accessor(builder *b, int view, unsigned component, unsigned count
     return b->accessor_count++;
 }
 
-static int add_data(builder *b, const void *data, size_t size, unsigned component,
-                    unsigned count, const char *type, bool normalized, unsigned stride,
-                    unsigned target) {
+static int add_data(builder *b, const void *data, size_t size, unsigned component, unsigned count,
+                    const char *type, bool normalized, unsigned stride, unsigned target) {
     int view = add_view(b, data, size, stride, target);
     return add_accessor(b, view, component, count, type, normalized, NULL);
 }
@@ -266,9 +264,8 @@ static char *builder_json(builder *b, const char *rest, bool glb) {
                             b->bin.size, data, text_of(&b->views));
         free(data);
     }
-    char *accessors = b->accessor_count
-                          ? json_text("'accessors':[%s],", text_of(&b->accessors))
-                          : json_text("");
+    char *accessors =
+        b->accessor_count ? json_text("'accessors':[%s],", text_of(&b->accessors)) : json_text("");
     char *body = json_text("%s", rest);
     char *json = json_text("{'asset':{'version':'2.0'},%s%s%s}", buffers, accessors, body);
     free(buffers);
@@ -385,10 +382,18 @@ static void gltf_decodes_every_component_type(void **state) {
     assert_int_equal(r.asset.mesh_count, 7);
     const float e_s8n[9] = {-1, -1, 0, 1, 64 / 127.0f, 1 / 127.0f, 0, 0, 0};
     const float e_u8n[9] = {0, 1, 0.2f, 1, 0, 0, 0, 0, 1};
-    const float e_s16n[9] = {-1, 1, -16384 / 32767.0f, 0, 1 / 32767.0f, 2 / 32767.0f,
-                             3 / 32767.0f, 4 / 32767.0f, 5 / 32767.0f};
-    const float e_u16n[9] = {1, 0, 32768 / 65535.0f, 1 / 65535.0f, 2 / 65535.0f, 3 / 65535.0f,
-                             4 / 65535.0f, 5 / 65535.0f, 6 / 65535.0f};
+    const float e_s16n[9] = {
+        -1,           1,           -16384 / 32767.0f, 0, 1 / 32767.0f, 2 / 32767.0f, 3 / 32767.0f,
+        4 / 32767.0f, 5 / 32767.0f};
+    const float e_u16n[9] = {1,
+                             0,
+                             32768 / 65535.0f,
+                             1 / 65535.0f,
+                             2 / 65535.0f,
+                             3 / 65535.0f,
+                             4 / 65535.0f,
+                             5 / 65535.0f,
+                             6 / 65535.0f};
     const float e_s16[9] = {-32768, 32767, -16384, 0, 1, 2, 3, 4, 5};
     const float e_u8[9] = {0, 255, 51, 255, 0, 0, 0, 0, 255};
     const float *expected[7] = {e_s8n, e_u8n, e_s16n, e_u16n, e_s16, e_u8, TRIANGLE};
@@ -411,8 +416,9 @@ static void gltf_decodes_every_component_type(void **state) {
     free(json);
 
     /* The same file without KHR_mesh_quantization: integer positions are refused. */
-    char *plain = builder_json(&b, rest + strlen("'extensionsUsed':['KHR_mesh_quantization'],"
-                                                 "'extensionsRequired':['KHR_mesh_quantization'],"),
+    char *plain = builder_json(&b,
+                               rest + strlen("'extensionsUsed':['KHR_mesh_quantization'],"
+                                             "'extensionsRequired':['KHR_mesh_quantization'],"),
                                false);
     import_json(&r, dir, plain);
     expect_error(&r, "meshes[0].primitives[0].attributes.POSITION: accessor 0 is VEC3 "
@@ -430,8 +436,15 @@ static void gltf_reads_interleaved_strides(void **state) {
     /* position xyz, normal xyz, uv, 4 bytes of padding: stride 36 */
     float vertices[3][9];
     for (int v = 0; v < 3; v++) {
-        float data[9] = {TRIANGLE[3 * v], TRIANGLE[3 * v + 1], TRIANGLE[3 * v + 2], 0, 0, 2,
-                         0.25f * (float)v, 1 - 0.25f * (float)v, -1};
+        float data[9] = {TRIANGLE[3 * v],
+                         TRIANGLE[3 * v + 1],
+                         TRIANGLE[3 * v + 2],
+                         0,
+                         0,
+                         2,
+                         0.25f * (float)v,
+                         1 - 0.25f * (float)v,
+                         -1};
         memcpy(vertices[v], data, sizeof data);
     }
     int view = add_view(&b, vertices, sizeof vertices, 36, 34962);
@@ -500,10 +513,11 @@ static void gltf_applies_sparse_accessors(void **state) {
     add_accessor(&b, -1, FLOAT, 4, "VEC3", false, sparse); /* no bufferView: zeros + sparse */
     const uint8_t indices[6] = {0, 1, 2, 2, 1, 3};
     add_data(&b, indices, sizeof indices, UBYTE, 6, "SCALAR", false, 0, 34963);
-    char *json = builder_json(&b,
-                              "'meshes':[{'primitives':[{'attributes':{'POSITION':0},'indices':2}]},"
-                              "{'primitives':[{'attributes':{'POSITION':1},'indices':2}]}]",
-                              false);
+    char *json =
+        builder_json(&b,
+                     "'meshes':[{'primitives':[{'attributes':{'POSITION':0},'indices':2}]},"
+                     "{'primitives':[{'attributes':{'POSITION':1},'indices':2}]}]",
+                     false);
     imported r;
     import_json(&r, dir, json);
     expect_ok(&r);
@@ -569,8 +583,9 @@ static void gltf_reports_accessor_ranges_with_json_paths(void **state) {
     /* A reference to an accessor that does not exist. */
     builder b = {0};
     add_data(&b, TRIANGLE, sizeof TRIANGLE, FLOAT, 3, "VEC3", false, 0, 0);
-    json = builder_json(&b, "'meshes':[{'primitives':[{'attributes':{'POSITION':0}},"
-                            "{'attributes':{'POSITION':0},'indices':7}]}]",
+    json = builder_json(&b,
+                        "'meshes':[{'primitives':[{'attributes':{'POSITION':0}},"
+                        "{'attributes':{'POSITION':0},'indices':7}]}]",
                         false);
     import_json(&r, dir, json);
     expect_error(&r, "model.gltf: error: meshes[0].primitives[1].indices: accessor 7 does not "
@@ -605,21 +620,22 @@ static void gltf_converts_strips_and_fans(void **state) {
     const uint16_t stitched[6] = {0, 1, 2, 2, 3, 4};
     add_data(&b, positions, sizeof positions, FLOAT, 5, "VEC3", false, 0, 34962); /* 0 */
     int view = add_view(&b, run, sizeof run, 0, 34963);
-    add_accessor(&b, view, USHORT, 5, "SCALAR", false, NULL);                         /* 1 */
+    add_accessor(&b, view, USHORT, 5, "SCALAR", false, NULL);                      /* 1 */
     add_data(&b, stitched, sizeof stitched, USHORT, 6, "SCALAR", false, 0, 34963); /* 2 */
-    add_accessor(&b, -1, FLOAT, 4, "VEC3", false, NULL);                              /* 3 */
-    add_accessor(&b, view, USHORT, 2, "SCALAR", false, NULL);                         /* 4 */
-    char *json = builder_json(&b,
-                              "'meshes':["
-                              "{'primitives':[{'attributes':{'POSITION':0},'indices':1,'mode':5}]},"
-                              "{'primitives':[{'attributes':{'POSITION':0},'indices':1,'mode':6}]},"
-                              "{'primitives':[{'attributes':{'POSITION':0},'indices':2,'mode':5}]},"
-                              "{'primitives':[{'attributes':{'POSITION':0},'mode':5}]},"
-                              "{'primitives':[{'attributes':{'POSITION':0},'mode':6}]},"
-                              "{'primitives':[{'attributes':{'POSITION':0},'mode':1},"
-                              "{'attributes':{'POSITION':0},'mode':0}]},"
-                              "{'primitives':[{'attributes':{'POSITION':0},'indices':4,'mode':5}]}]",
-                              false);
+    add_accessor(&b, -1, FLOAT, 4, "VEC3", false, NULL);                           /* 3 */
+    add_accessor(&b, view, USHORT, 2, "SCALAR", false, NULL);                      /* 4 */
+    char *json =
+        builder_json(&b,
+                     "'meshes':["
+                     "{'primitives':[{'attributes':{'POSITION':0},'indices':1,'mode':5}]},"
+                     "{'primitives':[{'attributes':{'POSITION':0},'indices':1,'mode':6}]},"
+                     "{'primitives':[{'attributes':{'POSITION':0},'indices':2,'mode':5}]},"
+                     "{'primitives':[{'attributes':{'POSITION':0},'mode':5}]},"
+                     "{'primitives':[{'attributes':{'POSITION':0},'mode':6}]},"
+                     "{'primitives':[{'attributes':{'POSITION':0},'mode':1},"
+                     "{'attributes':{'POSITION':0},'mode':0}]},"
+                     "{'primitives':[{'attributes':{'POSITION':0},'indices':4,'mode':5}]}]",
+                     false);
     imported r;
     import_json(&r, dir, json);
     expect_ok(&r);
@@ -675,22 +691,22 @@ static void gltf_merges_primitives_into_submeshes(void **state) {
     const float uv[8] = {0, 0, 1, 0, 1, 1, 0, 1};
     const uint8_t colors[16] = {255, 0, 0, 0, 0, 255, 0, 0, 0, 0, 255, 0, 51, 51, 51, 0};
     const uint16_t tri[3] = {0, 1, 2}, quad_indices[6] = {0, 1, 2, 0, 2, 3}, back[3] = {2, 1, 0};
-    add_data(&b, TRIANGLE, sizeof TRIANGLE, FLOAT, 3, "VEC3", false, 0, 34962);        /* 0 */
-    add_data(&b, normals, sizeof normals, FLOAT, 3, "VEC3", false, 0, 34962);          /* 1 */
-    add_data(&b, quad, sizeof quad, FLOAT, 4, "VEC3", false, 0, 34962);                /* 2 */
-    add_data(&b, uv, sizeof uv, FLOAT, 4, "VEC2", false, 0, 34962);                    /* 3 */
-    add_data(&b, colors, sizeof colors, UBYTE, 4, "VEC3", true, 4, 34962);             /* 4 */
-    add_data(&b, tri, sizeof tri, USHORT, 3, "SCALAR", false, 0, 34963);               /* 5 */
+    add_data(&b, TRIANGLE, sizeof TRIANGLE, FLOAT, 3, "VEC3", false, 0, 34962);            /* 0 */
+    add_data(&b, normals, sizeof normals, FLOAT, 3, "VEC3", false, 0, 34962);              /* 1 */
+    add_data(&b, quad, sizeof quad, FLOAT, 4, "VEC3", false, 0, 34962);                    /* 2 */
+    add_data(&b, uv, sizeof uv, FLOAT, 4, "VEC2", false, 0, 34962);                        /* 3 */
+    add_data(&b, colors, sizeof colors, UBYTE, 4, "VEC3", true, 4, 34962);                 /* 4 */
+    add_data(&b, tri, sizeof tri, USHORT, 3, "SCALAR", false, 0, 34963);                   /* 5 */
     add_data(&b, quad_indices, sizeof quad_indices, USHORT, 6, "SCALAR", false, 0, 34963); /* 6 */
-    add_data(&b, back, sizeof back, USHORT, 3, "SCALAR", false, 0, 34963);             /* 7 */
-    char *json = builder_json(
-        &b,
-        "'materials':[{'name':'first'},{'name':'second'}],"
-        "'meshes':[{'name':'multi','primitives':["
-        "{'attributes':{'POSITION':0,'NORMAL':1},'indices':5,'material':1},"
-        "{'attributes':{'POSITION':2,'TEXCOORD_0':3,'COLOR_0':4},'indices':6},"
-        "{'attributes':{'NORMAL':1,'POSITION':0},'indices':7,'material':0}]}]",
-        false);
+    add_data(&b, back, sizeof back, USHORT, 3, "SCALAR", false, 0, 34963);                 /* 7 */
+    char *json =
+        builder_json(&b,
+                     "'materials':[{'name':'first'},{'name':'second'}],"
+                     "'meshes':[{'name':'multi','primitives':["
+                     "{'attributes':{'POSITION':0,'NORMAL':1},'indices':5,'material':1},"
+                     "{'attributes':{'POSITION':2,'TEXCOORD_0':3,'COLOR_0':4},'indices':6},"
+                     "{'attributes':{'NORMAL':1,'POSITION':0},'indices':7,'material':0}]}]",
+                     false);
     imported r;
     import_json(&r, dir, json);
     expect_ok(&r);
@@ -717,11 +733,11 @@ static void gltf_merges_primitives_into_submeshes(void **state) {
     const float expected_uv[14] = {0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 1, 1, 0, 1};
     expect_floats(mesh->texcoords[0], expected_uv, 14, 0);
     assert_null(mesh->texcoords[1]);
-    const float expected_colors[28] = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 1,
-                                       0, 1, 0, 1, 0, 0, 1, 1, 0.2f, 0.2f, 0.2f, 1};
+    const float expected_colors[28] = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,    1,    1,    0,
+                                       0, 1, 0, 1, 0, 1, 0, 0, 1, 1, 0.2f, 0.2f, 0.2f, 1};
     expect_floats(mesh->colors, expected_colors, 28, 1e-7f);
-    const float expected_positions[21] = {0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1,
-                                          1, 0, 1, 1, 1, 1, 0, 1, 1};
+    const float expected_positions[21] = {0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0,
+                                          1, 1, 0, 1, 1, 1, 1, 0, 1, 1};
     expect_floats(mesh->positions, expected_positions, 21, 0);
     imported_free(&r);
     free(json);
@@ -759,7 +775,8 @@ static void gltf_reads_skins_tangents_and_missing_positions(void **state) {
     assert_int_equal(mesh->joints[5], 5);
     const float expected_weights[12] = {1, 0, 0, 0, 0.5f, 0.5f, 0, 0, 1, 0, 0, 0};
     expect_floats(mesh->weights, expected_weights, 12, 1e-6f);
-    assert_non_null(strstr(messages(&r), "meshes[0].primitives[1]: no POSITION attribute; skipped"));
+    assert_non_null(
+        strstr(messages(&r), "meshes[0].primitives[1]: no POSITION attribute; skipped"));
     imported_free(&r);
     free(json);
 
@@ -771,8 +788,9 @@ static void gltf_reads_skins_tangents_and_missing_positions(void **state) {
     add_data(&c, TRIANGLE, sizeof TRIANGLE, FLOAT, 3, "VEC3", false, 0, 34962);
     add_data(&c, normals, sizeof normals, FLOAT, 3, "VEC3", false, 0, 34962);
     add_data(&c, bad, sizeof bad, FLOAT, 3, "VEC4", false, 0, 34962);
-    json = builder_json(&c, "'meshes':[{'primitives':[{'attributes':{'POSITION':0,'NORMAL':1,"
-                            "'TANGENT':2}}]}]",
+    json = builder_json(&c,
+                        "'meshes':[{'primitives':[{'attributes':{'POSITION':0,'NORMAL':1,"
+                        "'TANGENT':2}}]}]",
                         false);
     import_json(&r, dir, json);
     expect_error(&r, "meshes[0].primitives[0].attributes.TANGENT: element 1 has w = 0");
@@ -810,8 +828,8 @@ static void gltf_reads_external_buffers_and_data_uris(void **state) {
     free(json);
 
     /* The same data as a data: URI (with the base64 of the builder). */
-    char *embedded = builder_json(&b, "'meshes':[{'primitives':[{'attributes':{'POSITION':0}}]}]",
-                                  false);
+    char *embedded =
+        builder_json(&b, "'meshes':[{'primitives':[{'attributes':{'POSITION':0}}]}]", false);
     import_json(&r, dir, embedded);
     expect_ok(&r);
     expect_floats(r.asset.meshes[0].positions, TRIANGLE, 9, 0);
@@ -897,10 +915,11 @@ static void gltf_reads_glb(void **state) {
     const uint16_t indices[3] = {0, 1, 2};
     add_data(&b, TRIANGLE, sizeof TRIANGLE, FLOAT, 3, "VEC3", false, 0, 34962);
     add_data(&b, indices, sizeof indices, USHORT, 3, "SCALAR", false, 0, 34963);
-    char *json = builder_json(&b,
-                              "'meshes':[{'primitives':[{'attributes':{'POSITION':0},'indices':1}]}],"
-                              "'nodes':[{'mesh':0}],'scenes':[{'nodes':[0]}],'scene':0",
-                              true);
+    char *json =
+        builder_json(&b,
+                     "'meshes':[{'primitives':[{'attributes':{'POSITION':0},'indices':1}]}],"
+                     "'nodes':[{'mesh':0}],'scenes':[{'nodes':[0]}],'scene':0",
+                     true);
     size_t size;
     uint8_t *glb = make_glb(json, b.bin.data, b.bin.size, &size);
     write_in(dir, "model.glb", glb, size);
@@ -952,8 +971,10 @@ static void gltf_reads_glb(void **state) {
     uint8_t *small = make_glb(json, b.bin.data, 4, &size);
     import_bytes(&r, dir, "model.glb", small, size);
     char expected[128];
-    snprintf(expected, sizeof expected, "buffers[0]: byteLength %zu exceeds the GLB BIN chunk's "
-             "4 bytes", b.bin.size);
+    snprintf(expected, sizeof expected,
+             "buffers[0]: byteLength %zu exceeds the GLB BIN chunk's "
+             "4 bytes",
+             b.bin.size);
     expect_error(&r, expected);
     imported_free(&r);
     free(small);
@@ -1103,8 +1124,7 @@ static void gltf_rejects_wrong_types_with_their_path(void **state) {
          "required extension KHR_draco_mesh_compression is not supported"},
         {"{'asset':{'version':'2.0'},'extensionsUsed':['A','B','A']}",
          "extensionsUsed[2]: 'A' is listed twice"},
-        {"{'asset':{'version':'2.0'},'nodes':[{'children':[1]},{'children':[0]}]}",
-         "node loop"},
+        {"{'asset':{'version':'2.0'},'nodes':[{'children':[1]},{'children':[0]}]}", "node loop"},
         {"{'asset':{'version':'2.0'},'nodes':[{'children':[0]}]}", "lists itself as a child"},
         {"{'asset':{'version':'2.0'},'nodes':[{'children':[2]},{'children':[2]},{}]}",
          "nodes[1].children[0]: node 2 already has the parent node 0"},
@@ -1186,15 +1206,25 @@ static void gltf_maps_materials_and_textures(void **state) {
     assert_int_equal(m->alpha_mode, IR_ALPHA_MASK);
     assert_true(m->alpha_cutoff == 0.25f);
     assert_true(m->double_sided);
-    assert_string_equal(m->textures[IR_SLOT_BASE_COLOR].path, "models/textures/albedo.png");
+    const ir_image *images = r.asset.images;
+    assert_int_equal(r.asset.image_count, 3); /* albedo, the data: URI, rough; once each */
+    assert_string_equal(images[m->textures[IR_SLOT_BASE_COLOR].image].path,
+                        "models/textures/albedo.png");
     assert_int_equal(m->textures[IR_SLOT_BASE_COLOR].texcoord, 1);
-    assert_string_equal(m->textures[IR_SLOT_METALLIC_ROUGHNESS].path, "models/textures/rough");
-    assert_null(m->textures[IR_SLOT_NORMAL].path); /* embedded: for the textures work */
-    assert_string_equal(m->textures[IR_SLOT_OCCLUSION].path, "models/textures/albedo.png");
+    assert_string_equal(images[m->textures[IR_SLOT_METALLIC_ROUGHNESS].image].path,
+                        "models/textures/rough");
+    const ir_image *embedded = &images[m->textures[IR_SLOT_NORMAL].image];
+    assert_null(embedded->path); /* a data: URI: its bytes */
+    assert_int_equal(embedded->size, 8);
+    assert_memory_equal(embedded->bytes, "\x89PNG\r\n\x1a\n", 8);
+    assert_int_equal(m->textures[IR_SLOT_OCCLUSION].image, m->textures[IR_SLOT_BASE_COLOR].image);
     assert_int_equal(m->textures[IR_SLOT_OCCLUSION].texcoord, 1); /* KHR_texture_transform */
-    assert_null(m->textures[IR_SLOT_EMISSIVE].path);              /* missing: a warning */
-    assert_non_null(strstr(messages(&r), "images[3].uri: image 'textures/missing.jpg' cannot be "
-                                         "used"));
+    assert_true(m->textures[IR_SLOT_OCCLUSION].offset[0] == 0.5f &&
+                m->textures[IR_SLOT_OCCLUSION].scale[0] == 1.0f &&
+                m->textures[IR_SLOT_OCCLUSION].rotation == 0.0f);
+    assert_int_equal(m->textures[IR_SLOT_EMISSIVE].image, -1); /* missing: a warning */
+    assert_non_null(strstr(messages(&r), "material 'painted': texture image "
+                                         "'textures/missing.jpg' (images[3]) is missing"));
     assert_int_equal(r.diag.warnings, 1);
     /* the second material has glTF's defaults and a generated name */
     const ir_material *d = &r.asset.materials[1];
@@ -1245,18 +1275,20 @@ static void gltf_uses_fallbacks_of_unsupported_extensions(void **state) {
     char *dir = fresh_dir("fallbacks");
     write_in(dir, "a.png", "\x89PNG\r\n\x1a\n", 8);
     /* KHR_texture_basisu next to a PNG source: the PNG is used, the KTX2 ignored. */
-    char *json = json_text(
-        "{'asset':{'version':'2.0'},'extensionsUsed':['KHR_texture_basisu'],"
-        "'images':[{'uri':'a.png'},{'uri':'a.ktx2'}],"
-        "'textures':[{'source':0,'extensions':{'KHR_texture_basisu':{'source':1}}},"
-        "{'extensions':{'KHR_texture_basisu':{'source':1}}}],"
-        "'materials':[{'pbrMetallicRoughness':{'baseColorTexture':{'index':0}},"
-        "'emissiveTexture':{'index':1}}]}");
+    char *json =
+        json_text("{'asset':{'version':'2.0'},'extensionsUsed':['KHR_texture_basisu'],"
+                  "'images':[{'uri':'a.png'},{'uri':'a.ktx2'}],"
+                  "'textures':[{'source':0,'extensions':{'KHR_texture_basisu':{'source':1}}},"
+                  "{'extensions':{'KHR_texture_basisu':{'source':1}}}],"
+                  "'materials':[{'pbrMetallicRoughness':{'baseColorTexture':{'index':0}},"
+                  "'emissiveTexture':{'index':1}}]}");
     imported r;
     import_json(&r, dir, json);
     expect_ok(&r);
-    assert_string_equal(r.asset.materials[0].textures[IR_SLOT_BASE_COLOR].path, "a.png");
-    assert_null(r.asset.materials[0].textures[IR_SLOT_EMISSIVE].path);
+    assert_true(r.asset.materials[0].textures[IR_SLOT_BASE_COLOR].image >= 0);
+    assert_string_equal(
+        r.asset.images[r.asset.materials[0].textures[IR_SLOT_BASE_COLOR].image].path, "a.png");
+    assert_int_equal(r.asset.materials[0].textures[IR_SLOT_EMISSIVE].image, -1);
     assert_non_null(strstr(messages(&r), "textures[1]: only a KHR_texture_basisu image and no "
                                          "PNG/JPEG fallback"));
     imported_free(&r);
@@ -1274,13 +1306,14 @@ static void gltf_uses_fallbacks_of_unsupported_extensions(void **state) {
     builder b = {0};
     add_data(&b, TRIANGLE, sizeof TRIANGLE, FLOAT, 3, "VEC3", false, 0, 34962);
     add_accessor(&b, -1, FLOAT, 3, "VEC3", false, NULL);
-    json = builder_json(&b,
-                        "'extensionsUsed':['KHR_draco_mesh_compression'],"
-                        "'meshes':[{'primitives':[{'attributes':{'POSITION':0},'extensions':{"
-                        "'KHR_draco_mesh_compression':{'bufferView':0,'attributes':{'POSITION':0}}}},"
-                        "{'attributes':{'POSITION':1},'extensions':{'KHR_draco_mesh_compression':"
-                        "{'bufferView':0,'attributes':{'POSITION':0}}}}]}]",
-                        false);
+    json =
+        builder_json(&b,
+                     "'extensionsUsed':['KHR_draco_mesh_compression'],"
+                     "'meshes':[{'primitives':[{'attributes':{'POSITION':0},'extensions':{"
+                     "'KHR_draco_mesh_compression':{'bufferView':0,'attributes':{'POSITION':0}}}},"
+                     "{'attributes':{'POSITION':1},'extensions':{'KHR_draco_mesh_compression':"
+                     "{'bufferView':0,'attributes':{'POSITION':0}}}}]}]",
+                     false);
     import_json(&r, dir, json);
     expect_ok(&r);
     assert_int_equal(r.asset.meshes[0].submesh_count, 1);
@@ -1298,16 +1331,15 @@ static void gltf_orders_nodes_parents_first(void **state) {
     char *dir = fresh_dir("nodes");
     builder b = {0};
     add_data(&b, TRIANGLE, sizeof TRIANGLE, FLOAT, 3, "VEC3", false, 0, 34962);
-    char *json = builder_json(
-        &b,
-        "'meshes':[{'primitives':[{'attributes':{'POSITION':0},'mode':1}]},"
-        "{'primitives':[{'attributes':{'POSITION':0}}]}],"
-        "'nodes':[{'name':'leaf','scale':[2,2,2],'mesh':1},"
-        "{'name':'solo','matrix':[0,2,0,0, -3,0,0,0, 0,0,4,0, 5,6,7,1]},"
-        "{'name':'top','children':[0],'translation':[1,2,3],"
-        "'rotation':[0,0,0.70710678,0.70710678],'mesh':0}],"
-        "'scenes':[{'nodes':[2]}]",
-        false);
+    char *json = builder_json(&b,
+                              "'meshes':[{'primitives':[{'attributes':{'POSITION':0},'mode':1}]},"
+                              "{'primitives':[{'attributes':{'POSITION':0}}]}],"
+                              "'nodes':[{'name':'leaf','scale':[2,2,2],'mesh':1},"
+                              "{'name':'solo','matrix':[0,2,0,0, -3,0,0,0, 0,0,4,0, 5,6,7,1]},"
+                              "{'name':'top','children':[0],'translation':[1,2,3],"
+                              "'rotation':[0,0,0.70710678,0.70710678],'mesh':0}],"
+                              "'scenes':[{'nodes':[2]}]",
+                              false);
     imported r;
     import_json(&r, dir, json);
     expect_ok(&r);
@@ -1421,6 +1453,7 @@ static void gltf_corpus_rows_import_as_expected(void **state) {
             /* the whole pipeline: import, process, write, verify */
             cook_settings settings;
             cook_settings_default(&settings);
+            settings.texture_max_size = 64; /* textures are cooked too; keep them small */
             cook_request request = {
                 .input_root = corpus,
                 .output_root = output,
@@ -1538,8 +1571,9 @@ static void gltf_corpus_models_have_the_expected_content(void **state) {
         assert_true(skinned);
         /* external image: a root-relative texture path */
         if (i == 0)
-            assert_string_equal(r.asset.materials[0].textures[IR_SLOT_BASE_COLOR].path,
-                                "gltf/Fox/glTF/Texture.png");
+            assert_string_equal(
+                r.asset.images[r.asset.materials[0].textures[IR_SLOT_BASE_COLOR].image].path,
+                "gltf/Fox/glTF/Texture.png");
         imported_free(&r);
     }
 
@@ -1619,14 +1653,14 @@ static void gltf_survives_random_mutations(void **state) {
     const float rotations[8] = {0, 0, 0, 1, 0, 0, 1, 0};
     const uint16_t sparse_index[1] = {1};
     const float sparse_value[3] = {2, 2, 2};
-    add_data(&b, TRIANGLE, sizeof TRIANGLE, FLOAT, 3, "VEC3", false, 0, 34962);    /* 0 */
-    add_data(&b, indices, sizeof indices, USHORT, 6, "SCALAR", false, 0, 34963);  /* 1 */
-    add_data(&b, joints, sizeof joints, UBYTE, 3, "VEC4", false, 0, 34962);       /* 2 */
-    add_data(&b, weights, sizeof weights, FLOAT, 3, "VEC4", false, 0, 34962);     /* 3 */
-    add_data(&b, ibm, sizeof ibm, FLOAT, 2, "MAT4", false, 0, 0);                 /* 4 */
+    add_data(&b, TRIANGLE, sizeof TRIANGLE, FLOAT, 3, "VEC3", false, 0, 34962);  /* 0 */
+    add_data(&b, indices, sizeof indices, USHORT, 6, "SCALAR", false, 0, 34963); /* 1 */
+    add_data(&b, joints, sizeof joints, UBYTE, 3, "VEC4", false, 0, 34962);      /* 2 */
+    add_data(&b, weights, sizeof weights, FLOAT, 3, "VEC4", false, 0, 34962);    /* 3 */
+    add_data(&b, ibm, sizeof ibm, FLOAT, 2, "MAT4", false, 0, 0);                /* 4 */
     int tv = add_view(&b, times, sizeof times, 0, 0);
-    add_accessor(&b, tv, FLOAT, 2, "SCALAR", false, "'min':[0],'max':[1]");       /* 5 */
-    add_data(&b, rotations, sizeof rotations, FLOAT, 2, "VEC4", false, 0, 0);     /* 6 */
+    add_accessor(&b, tv, FLOAT, 2, "SCALAR", false, "'min':[0],'max':[1]");   /* 5 */
+    add_data(&b, rotations, sizeof rotations, FLOAT, 2, "VEC4", false, 0, 0); /* 6 */
     int si = add_view(&b, sparse_index, sizeof sparse_index, 0, 0);
     int sv = add_view(&b, sparse_value, sizeof sparse_value, 0, 0);
     char sparse[256];

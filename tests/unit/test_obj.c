@@ -22,6 +22,15 @@ typedef struct imported {
     bool ok;
 } imported;
 
+/* The root-relative file of a material slot's image, or NULL for none. */
+static const char *tex_path(const imported *r, const ir_material *m, ir_texture_slot slot) {
+    int32_t image = m->textures[slot].image;
+    if (image < 0)
+        return NULL;
+    assert_true((uint32_t)image < r->asset.image_count);
+    return r->asset.images[image].path;
+}
+
 /* Imports `size` bytes as `source_path` under the input root `dir`. */
 static void import_bytes(imported *r, const char *dir, const char *source_path, const void *bytes,
                          size_t size) {
@@ -689,22 +698,29 @@ static void mtl_skips_texture_options_and_keeps_file_names_with_spaces(void **st
                 "usemtl b\nf 1 2 3\n");
     expect_ok(&r);
     const ir_material *a = &r.asset.materials[0], *b = &r.asset.materials[1];
-    assert_string_equal(a->textures[IR_SLOT_BASE_COLOR].path, "m/tex/texture 01.png");
-    assert_string_equal(a->textures[IR_SLOT_NORMAL].path, "m/tex/n.png");
+    assert_string_equal(tex_path(&r, a, IR_SLOT_BASE_COLOR), "m/tex/texture 01.png");
+    assert_string_equal(tex_path(&r, a, IR_SLOT_NORMAL), "m/tex/n.png");
     assert_true(a->normal_scale == 0.5f);
-    assert_string_equal(a->textures[IR_SLOT_ALPHA].path, "m/tex/alpha.png");
+    assert_string_equal(tex_path(&r, a, IR_SLOT_ALPHA), "m/tex/alpha.png");
     assert_int_equal(a->alpha_mode, IR_ALPHA_BLEND);
-    assert_string_equal(a->textures[IR_SLOT_EMISSIVE].path, "m/tex/glow.png");
+    assert_string_equal(tex_path(&r, a, IR_SLOT_EMISSIVE), "m/tex/glow.png");
     assert_true(a->emissive[0] == 1.0f);
     /* map_ORM beats map_Pr whatever the order, and fills occlusion too. */
-    assert_string_equal(a->textures[IR_SLOT_METALLIC_ROUGHNESS].path, "m/tex/orm.png");
-    assert_string_equal(a->textures[IR_SLOT_OCCLUSION].path, "m/tex/orm.png");
+    assert_string_equal(tex_path(&r, a, IR_SLOT_METALLIC_ROUGHNESS), "m/tex/orm.png");
+    assert_string_equal(tex_path(&r, a, IR_SLOT_OCCLUSION), "m/tex/orm.png");
+    assert_int_equal(a->textures[IR_SLOT_OCCLUSION].image,
+                     a->textures[IR_SLOT_METALLIC_ROUGHNESS].image);
+    /* One image per file: a's (overridden) map_Pr and b's are one image. */
+    uint32_t rough_images = 0;
+    for (uint32_t i = 0; i < r.asset.image_count; i++)
+        rough_images += strcmp(r.asset.images[i].path, "m/tex/rough.png") == 0;
+    assert_int_equal(rough_images, 1);
     assert_true(a->metallic == 1.0f && a->roughness == 1.0f);
     /* b: missing texture and escaping path are warnings with empty slots. */
-    assert_null(b->textures[IR_SLOT_NORMAL].path);
+    assert_null(tex_path(&r, b, IR_SLOT_NORMAL));
     assert_true(b->normal_scale == 1.0f);
-    assert_null(b->textures[IR_SLOT_BASE_COLOR].path);
-    assert_string_equal(b->textures[IR_SLOT_METALLIC_ROUGHNESS].path, "m/tex/rough.png");
+    assert_null(tex_path(&r, b, IR_SLOT_BASE_COLOR));
+    assert_string_equal(tex_path(&r, b, IR_SLOT_METALLIC_ROUGHNESS), "m/tex/rough.png");
     assert_true(b->metallic == 0.0f && b->roughness == 1.0f); /* a roughness-only map */
     assert_int_equal(r.diag.warnings, 2);
     assert_non_null(strstr(messages(&r), "m/m.mtl:10: warning: texture 'tex/missing.png'"));
@@ -726,7 +742,7 @@ static void mtl_resolves_textures_relative_to_its_own_folder(void **state) {
     import_text_as(&r, dir, "models/crate/crate.obj",
                    "mtllib ../../shared/lib.mtl\nv 0 0 0\nv 1 0 0\nv 0 1 0\nusemtl x\nf 1 2 3\n");
     expect_ok(&r);
-    assert_string_equal(r.asset.materials[0].textures[IR_SLOT_BASE_COLOR].path,
+    assert_string_equal(tex_path(&r, &r.asset.materials[0], IR_SLOT_BASE_COLOR),
                         "shared/img/wood.png");
     imported_free(&r);
     free(dir);
@@ -1034,7 +1050,7 @@ static void obj_corpus_models_have_the_expected_counts(void **state) {
     only_mesh(&r);
     bool found_texture = false;
     for (uint32_t m = 0; m < r.asset.material_count; m++) {
-        const char *path = r.asset.materials[m].textures[IR_SLOT_BASE_COLOR].path;
+        const char *path = tex_path(&r, &r.asset.materials[m], IR_SLOT_BASE_COLOR);
         if (path != NULL && strcmp(path, "obj/spider/SpiderTex.jpg") == 0)
             found_texture = true;
     }
@@ -1159,15 +1175,21 @@ static void mtl_survives_thousands_of_random_mutations(void **state) {
                             .diag = &diag};
         ir_material *materials = NULL;
         uint32_t count = 0;
-        bool ok = import_mtl(&ctx, "seed.mtl", buffer, size, &materials, &count);
+        ir_image *images = NULL;
+        uint32_t image_count = 0;
+        bool ok =
+            import_mtl(&ctx, "seed.mtl", buffer, size, &materials, &count, &images, &image_count);
         assert_true(ok || diag.errors > 0);
         for (uint32_t i = 0; i < count; i++) {
             assert_non_null(materials[i].name);
             assert_true(materials[i].base_color[3] >= 0.0f && materials[i].base_color[3] <= 1.0f);
             assert_true(materials[i].roughness >= 0.0f && materials[i].roughness <= 1.0f);
+            for (int t = 0; t < IR_SLOT_COUNT; t++)
+                assert_true(materials[i].textures[t].image < (int32_t)image_count);
             ir_material_free(&materials[i]);
         }
         free(materials);
+        ir_images_free(images, image_count);
         diag_free(&diag);
         strlist_free(&ctx.dependencies);
     }

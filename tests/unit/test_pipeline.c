@@ -6,8 +6,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "test_support.h"
 #include "cook/cook.h"
+#include "test_support.h"
 
 static const char QUAD_OBJ[] = "mtllib quad.mtl\n"
                                "v 0 0 0\nv 2 0 0\nv 2 1 0\nv 0 1 0\nv 0 0 -1\nv 1 0 -1\nv 0 -1 -1\n"
@@ -25,8 +25,7 @@ typedef struct cooked {
     cook_asset_result result;
 } cooked;
 
-static void cook_one(cooked *c, const char *name, const char *obj, const char *mtl,
-                     bool verify) {
+static void cook_one(cooked *c, const char *name, const char *obj, const char *mtl, bool verify) {
     char dir[64];
     snprintf(dir, sizeof dir, "pipeline_%s", name);
     c->input = test_make_temp_dir(dir);
@@ -67,8 +66,9 @@ static void pipeline_cooks_obj_into_a_valid_kmesh(void **state) {
     if (!c.result.ok)
         fail_msg("cook failed: %.*s", (int)c.result.diag.text.size,
                  (const char *)c.result.diag.text.data);
-    assert_int_equal(c.result.outputs.count, 1);
+    assert_int_equal(c.result.outputs.count, 2); /* the mesh, then its material table */
     assert_string_equal(c.result.outputs.items[0], "models/quad.kmesh");
+    assert_string_equal(c.result.outputs.items[1], "models/quad.kmat");
     assert_int_equal(c.result.dependencies.count, 1);
     assert_string_equal(c.result.dependencies.items[0], "models/quad.mtl");
     assert_int_equal(c.result.triangles, 3);

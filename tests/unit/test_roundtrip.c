@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "test_support.h"
 #include "cook/cook.h"
+#include "test_support.h"
 
 /* One triangle reduced to what must survive: its three corners' positions
  * (rotated so the smallest corner comes first, which keeps the winding) and
@@ -114,8 +114,9 @@ static corner_triangle *cooked_triangles(const kiln_mesh_view *view, const kiln_
             }
             if (normal != NULL) {
                 int16_t oct[2];
-                memcpy(oct, (const uint8_t *)view->vertices +
-                                (size_t)v * view->desc->vertex_stride + normal->offset,
+                memcpy(oct,
+                       (const uint8_t *)view->vertices + (size_t)v * view->desc->vertex_stride +
+                           normal->offset,
                        sizeof oct);
                 kiln_oct_decode(oct, out[t].n[c]);
             }
@@ -223,8 +224,8 @@ static bool compare_mesh(const char *name, const ir_mesh *source, const char *co
                 }
                 if (ok && a[t].has_normals && b[t].has_normals) {
                     double angle = angle_degrees(a[t].n[c], b[t].n[c]);
-                    float length = sqrtf(a[t].n[c][0] * a[t].n[c][0] +
-                                         a[t].n[c][1] * a[t].n[c][1] + a[t].n[c][2] * a[t].n[c][2]);
+                    float length = sqrtf(a[t].n[c][0] * a[t].n[c][0] + a[t].n[c][1] * a[t].n[c][1] +
+                                         a[t].n[c][2] * a[t].n[c][2]);
                     if (fabsf(length - 1.0f) < 1e-3f && angle > stats->worst_normal_degrees) {
                         stats->worst_normal_degrees = angle; /* unit source normals only */
                         snprintf(stats->worst_where, sizeof stats->worst_where,
@@ -255,9 +256,14 @@ static bool roundtrip_model(const char *corpus, const char *relative, bool quant
     cook_settings settings;
     cook_settings_default(&settings);
     settings.mesh_quantize_positions = quantized;
+    settings.texture_max_size = 64; /* the model's textures are cooked too; keep them small */
     cook_diag diag = {0};
-    cook_context ctx = {.input_root = corpus, .source_path = relative, .ref = "roundtrip",
-                        .source = bytes, .source_size = size, .settings = &settings,
+    cook_context ctx = {.input_root = corpus,
+                        .source_path = relative,
+                        .ref = "roundtrip",
+                        .source = bytes,
+                        .source_size = size,
+                        .settings = &settings,
                         .diag = &diag};
     ir_asset reference = {0};
     bool imported = importer->import(&ctx, &reference) && diag.errors == 0;
@@ -271,8 +277,10 @@ static bool roundtrip_model(const char *corpus, const char *relative, bool quant
     }
 
     char *output = test_make_temp_dir(quantized ? "roundtrip_q" : "roundtrip");
-    cook_request request = {.input_root = corpus, .output_root = output,
-                            .source_path = relative, .importer = importer,
+    cook_request request = {.input_root = corpus,
+                            .output_root = output,
+                            .source_path = relative,
+                            .importer = importer,
                             .settings = &settings};
     cook_asset_result result;
     bool ok = cook_asset(&request, &result);
@@ -325,7 +333,6 @@ static void roundtrip_corpus(bool quantized) {
     free(index);
     free(index_path);
 }
-
 
 static void corpus_triangles_survive_cooking(void **state) {
     (void)state;

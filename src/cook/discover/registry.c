@@ -25,10 +25,24 @@ static const char *const assimp_patterns[] = {
     "*.ter",  "*.hmp", "*.ogex", "*.mesh.xml", "*.b3d",   "*.xgl",  "*.zgl",  "*.nff",
     "*.enff", "*.sib", "*.ndo",  "*.pmx",      "*.iqm",   NULL};
 
+/* Standalone textures (texture.c): usage by naming convention, see
+ * cook_texture_usage_for_path. A model's own images are cooked through the
+ * model instead (the build skips files a model depends on). */
+static const char *const texture_patterns[] = {"*.png", "*.jpg", "*.jpeg",     "*.tga",
+                                               "*.bmp", "*.hdr", "*.lut.cube", NULL};
+
+/* Never called: cook_asset sends COOK_KIND_TEXTURE to cook_texture_asset. */
+static bool import_texture_unused(cook_context *ctx, ir_asset *out) {
+    (void)out;
+    diag_error(ctx->diag, ctx->source_path, 0, "textures have no IR import");
+    return false;
+}
+
 static const cook_importer importer_table[] = {
     {"obj", obj_patterns, COOK_KIND_MODEL, import_obj},
     {"gltf", gltf_patterns, COOK_KIND_MODEL, import_gltf},
     {"assimp", assimp_patterns, COOK_KIND_MODEL, import_assimp},
+    {"texture", texture_patterns, COOK_KIND_TEXTURE, import_texture_unused},
 };
 
 #define IMPORTER_COUNT (sizeof importer_table / sizeof importer_table[0])

@@ -1056,8 +1056,17 @@ static bool is_absolute(const char *path) {
     return path[0] == '/' || path[0] == '\\' || (path[0] != '\0' && path[1] == ':');
 }
 
-/* True when the scene embeds a texture under this file name. */
-static bool embedded_by_name(const struct aiScene *scene, const char *path) {
+/* The index of the texture the scene embeds as "*N" or under this file name,
+ * or -1. */
+static int64_t embedded_index(const struct aiScene *scene, const char *path) {
+    if (path[0] == '*') {
+        char *end = NULL;
+        unsigned long index = strtoul(path + 1, &end, 10);
+        return end != path + 1 && *end == '\0' && index < scene->mNumTextures &&
+                       scene->mTextures != NULL
+                   ? (int64_t)index
+                   : -1;
+    }
     for (unsigned i = 0; scene->mTextures != NULL && i < scene->mNumTextures; i++) {
         const struct aiTexture *texture = scene->mTextures[i];
         if (texture == NULL || ai_length(&texture->mFilename) == 0)
@@ -1067,9 +1076,34 @@ static bool embedded_by_name(const struct aiScene *scene, const char *path) {
                     (strcmp(name, path) == 0 || strcmp(base_name(name), base_name(path)) == 0);
         free(name);
         if (same)
-            return true;
+            return i;
     }
-    return false;
+    return -1;
+}
+
+/* The IR image of embedded texture `index` (an encoded file, mHeight 0),
+ * added once; -1 when it holds raw texels kiln does not read (or out of
+ * memory, with *oom set). */
+static int32_t embedded_image(aimp_state *st, unsigned index, bool *oom) {
+    const struct aiTexture *texture = st->scene->mTextures[index];
+    *oom = false;
+    if (texture == NULL || texture->mHeight != 0 || texture->pcData == NULL || texture->mWidth == 0)
+        return -1;
+    char name[512];
+    snprintf(name, sizeof name, "%s embedded texture %u", st->path, index);
+    for (uint32_t i = 0; i < st->out->image_count; i++)
+        if (st->out->images[i].path == NULL && strcmp(st->out->images[i].name, name) == 0)
+            return (int32_t)i;
+    uint8_t *bytes = malloc(texture->mWidth);
+    if (bytes == NULL) {
+        *oom = true;
+        return -1;
+    }
+    memcpy(bytes, texture->pcData, texture->mWidth);
+    int32_t image =
+        ir_image_add_bytes(&st->out->images, &st->out->image_count, name, bytes, texture->mWidth);
+    *oom = image < 0;
+    return image;
 }
 
 /* Resolves texture `index` 0 of `type` into `ref`. Returns false only when
@@ -1103,12 +1137,22 @@ static bool resolve_texture(aimp_state *st, const struct aiMaterial *material,
             cook_resolve_dependency(st->ctx, base_name(path), &resolved, ignored, sizeof ignored);
     }
     if (!embedded && !found)
-        embedded = embedded_by_name(st->scene, path);
-    if (embedded) {
+        embedded = embedded_index(st->scene, path) >= 0;
+    int64_t embedded_at = embedded ? embedded_index(st->scene, path) : -1;
+    bool oom = false;
+    int32_t embedded_ir = embedded_at >= 0 ? embedded_image(st, (unsigned)embedded_at, &oom) : -1;
+    if (oom) {
+        free(path);
+        return out_of_memory(st);
+    }
+    if (embedded && embedded_ir >= 0) {
+        ref->image = embedded_ir;
+        ref->texcoord = uv <= 1 ? uv : 0;
+    } else if (embedded) {
         if (!st->warned_embedded)
             diag_warning(st->ctx->diag, st->path, 0,
-                         "material '%s' uses a texture embedded in the file ('%s'); embedded "
-                         "textures are not cooked yet",
+                         "material '%s' uses a texture embedded in the file ('%s') as raw "
+                         "texels, which kiln does not read; the slot gets no texture",
                          material_name, path);
         st->warned_embedded = true;
     } else if (!found) {
@@ -1117,8 +1161,15 @@ static bool resolve_texture(aimp_state *st, const struct aiMaterial *material,
                          "texture '%s' of material '%s' cannot be used: %s", path, material_name,
                          reason);
     } else {
-        free(ref->path);
-        ref->path = resolved;
+        int32_t image =
+            ir_image_add_file(&st->out->images, &st->out->image_count, resolved, resolved);
+        free(resolved);
+        resolved = NULL;
+        if (image < 0) {
+            free(path);
+            return out_of_memory(st);
+        }
+        ref->image = image;
         ref->texcoord = uv <= 1 ? uv : 0;
         if (uv > 1)
             diag_warning(st->ctx->diag, st->path, 0,
@@ -1201,7 +1252,7 @@ static bool convert_material(aimp_state *st, unsigned index, ir_material *m) {
             !resolve_texture(st, material, type, m->name, &m->textures[slots[s].slot]))
             return false;
     }
-    if (m->textures[IR_SLOT_METALLIC_ROUGHNESS].path != NULL) {
+    if (m->textures[IR_SLOT_METALLIC_ROUGHNESS].image >= 0) {
         enum aiTextureType mr = used[IR_SLOT_METALLIC_ROUGHNESS];
         bool both =
             mr == aiTextureType_DIFFUSE_ROUGHNESS &&

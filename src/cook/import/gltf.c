@@ -33,9 +33,16 @@
  *
  * Images must be PNG or JPEG (by mimeType, data: media type, file extension,
  * or failing those the file's first bytes); anything else (KTX2, WebP, DDS,
- * GIF) is an "unsupported image format" error naming the image. External
- * images become root-relative texture paths; embedded ones (bufferView or
- * data:) leave the path NULL for now.
+ * GIF) is an "unsupported image format" error naming the image. Images a
+ * material uses become ir_asset.images (once each): external files by their
+ * root-relative path, embedded ones (bufferView or data:) by their bytes. A
+ * missing image file is a warning naming the material; the slot stays empty.
+ *
+ * Materials: every factor, texture slot (texCoord, KHR_texture_transform
+ * offset/rotation/scale), normal scale, occlusion strength, alpha mode and
+ * cutoff, double-sided, KHR_materials_emissive_strength (multiplied into the
+ * emissive factor) and KHR_materials_unlit; any other material extension
+ * (clearcoat, transmission...) is recorded in ir_material.dropped_extensions.
  */
 #include <ctype.h>
 #include <stdio.h>
@@ -52,9 +59,8 @@
 #define GLTF_BUDGET_RATIO 64u
 
 static const char *const supported_extensions[] = {
-    "KHR_mesh_quantization",          "EXT_meshopt_compression",
-    "KHR_texture_transform",          "KHR_materials_emissive_strength",
-    "KHR_materials_unlit",
+    "KHR_mesh_quantization",           "EXT_meshopt_compression", "KHR_texture_transform",
+    "KHR_materials_emissive_strength", "KHR_materials_unlit",
 };
 #define SUPPORTED_EXTENSION_COUNT (sizeof supported_extensions / sizeof supported_extensions[0])
 
@@ -90,8 +96,9 @@ char *gltf_name(gltf *g, const json_t *obj, const char *prefix, size_t index) {
 static bool parse_json(gltf *g, const uint8_t *text, size_t size) {
     const char *where = g->glb ? "the GLB JSON chunk" : "the file";
     if (size >= 3 && memcmp(text, "\xef\xbb\xbf", 3) == 0) {
-        gltf_error(g, "invalid JSON: %s starts with a UTF-8 byte-order mark, which glTF does "
-                      "not allow",
+        gltf_error(g,
+                   "invalid JSON: %s starts with a UTF-8 byte-order mark, which glTF does "
+                   "not allow",
                    where);
         return false;
     }
@@ -238,8 +245,7 @@ static bool check_asset(gltf *g) {
         return false;
     }
     if (major != 2) {
-        gltf_error(g, "asset.version: glTF %.32s is not supported (kiln reads glTF 2.x)",
-                   version);
+        gltf_error(g, "asset.version: glTF %.32s is not supported (kiln reads glTF 2.x)", version);
         return false;
     }
     if (min_version != NULL) {
@@ -254,8 +260,9 @@ static bool check_asset(gltf *g) {
             return false;
         }
         if (minor > 0)
-            gltf_warning(g, "asset.minVersion: the file asks for glTF %.32s; kiln reads glTF "
-                            "2.0 and ignores what is newer",
+            gltf_warning(g,
+                         "asset.minVersion: the file asks for glTF %.32s; kiln reads glTF "
+                         "2.0 and ignores what is newer",
                          min_version);
     }
     return true;
@@ -308,8 +315,7 @@ static bool check_extension_list(gltf *g, const char *key, const json_t **out) {
     bool ok = true;
     for (size_t i = 1; i < count && ok; i++) {
         if (strcmp(sorted[i].name, sorted[i - 1].name) == 0) {
-            gltf_error(g, "%s[%zu]: '%.64s' is listed twice", key, sorted[i].index,
-                       sorted[i].name);
+            gltf_error(g, "%s[%zu]: '%.64s' is listed twice", key, sorted[i].index, sorted[i].name);
             ok = false;
         }
     }
@@ -423,8 +429,8 @@ static bool starts_with_ci(const char *text, const char *prefix) {
 
 /* Decodes "data:<mime>[;params];base64,<data>". *mime receives the media type
  * (caller frees). */
-static bool decode_data_uri(gltf *g, const char *uri, const char *jpath, char **mime,
-                            uint8_t **out, size_t *out_size) {
+static bool decode_data_uri(gltf *g, const char *uri, const char *jpath, char **mime, uint8_t **out,
+                            size_t *out_size) {
     *mime = NULL;
     *out = NULL;
     *out_size = 0;
@@ -466,8 +472,8 @@ static bool decode_data_uri(gltf *g, const char *uri, const char *jpath, char **
     for (size_t i = 0; i < length; i++) {
         int v = base64_value(data[i]);
         if (v < 0) {
-            gltf_error(g, "%s: malformed base64 data (byte 0x%02x at position %zu)", jpath,
-                       data[i], i);
+            gltf_error(g, "%s: malformed base64 data (byte 0x%02x at position %zu)", jpath, data[i],
+                       i);
             free(bytes);
             return false;
         }
@@ -519,8 +525,9 @@ static uri_kind classify_uri(gltf *g, const char *uri, const char *jpath, char *
         if (scheme == 0)
             gltf_error(g, "%s: '%.100s' is not a valid URI (empty scheme)", jpath, uri);
         else
-            gltf_error(g, "%s: URI '%.100s' has the scheme '%.*s'; kiln reads only relative "
-                          "paths inside the input folder",
+            gltf_error(g,
+                       "%s: URI '%.100s' has the scheme '%.*s'; kiln reads only relative "
+                       "paths inside the input folder",
                        jpath, uri, (int)(scheme > 16 ? 16 : scheme), uri);
         return URI_INVALID;
     }
@@ -717,6 +724,7 @@ static bool check_image(gltf *g, size_t i, bool alternative_only) {
         gltf_error(g, "%s: exactly one of 'uri' and 'bufferView' must be given", jpath);
         return false;
     }
+    g->images[i].uri = uri;
     if (alternative_only)
         return true; /* read by an extension kiln does not use; the fallback is used */
     image_format declared = mime ? format_of_mime(mime) : FORMAT_UNKNOWN;
@@ -735,7 +743,8 @@ static bool check_image(gltf *g, size_t i, bool alternative_only) {
             return false;
         }
         g->views[view].usage |= GLTF_USE_OTHER;
-        return true; /* embedded: the textures work reads it */
+        g->images[i].view = view;
+        return true; /* embedded: read when a material uses it */
     }
     char *path = NULL;
     uri_kind kind = classify_uri(g, uri, upath, &path);
@@ -764,8 +773,13 @@ static bool check_image(gltf *g, size_t i, bool alternative_only) {
                          format == FORMAT_PNG ? "PNG" : "JPEG");
         }
         free(data_mime);
-        free(bytes);
-        return ok; /* embedded */
+        if (ok) {
+            g->images[i].bytes = bytes; /* embedded: moved to the IR when used */
+            g->images[i].size = size;
+        } else {
+            free(bytes);
+        }
+        return ok;
     }
     image_format format = declared != FORMAT_UNKNOWN ? declared : format_of_name(path);
     char reason[512];
@@ -777,9 +791,7 @@ static bool check_image(gltf *g, size_t i, bool alternative_only) {
         return unsupported_image(g, jpath, what);
     }
     if (!cook_resolve_dependency(g->ctx, path, &resolved, reason, sizeof reason)) {
-        gltf_warning(g, "%s: image '%.200s' cannot be used: %s; materials using it get no "
-                        "texture",
-                     upath, path, reason);
+        /* Reported per material that uses it (gltf_material_image). */
         free(path);
         return true;
     }
@@ -852,8 +864,7 @@ static bool check_textures(gltf *g, uint8_t *image_use) {
         int64_t source, sampler;
         if (obj == NULL ||
             !gltf_get_index(g, obj, jpath, "source", false, "image", g->n_images, &source) ||
-            !gltf_get_index(g, obj, jpath, "sampler", false, "sampler", g->n_samplers,
-                            &sampler)) {
+            !gltf_get_index(g, obj, jpath, "sampler", false, "sampler", g->n_samplers, &sampler)) {
             ok = false;
             continue;
         }
@@ -877,8 +888,9 @@ static bool check_textures(gltf *g, uint8_t *image_use) {
         if (source >= 0)
             image_use[source] |= 1u;
         else if (alternative != NULL)
-            gltf_warning(g, "%s: only a %s image and no PNG/JPEG fallback 'source'; materials "
-                            "using it get no texture",
+            gltf_warning(g,
+                         "%s: only a %s image and no PNG/JPEG fallback 'source'; materials "
+                         "using it get no texture",
                          jpath, alternative);
         g->texture_image[i] = (int32_t)source;
     }
@@ -889,6 +901,10 @@ static bool check_images_and_textures(gltf *g) {
     bool ok = check_samplers(g);
     uint8_t *image_use = calloc(g->n_images ? g->n_images : 1, 1); /* 1 source, 2 extension */
     g->images = calloc(g->n_images ? g->n_images : 1, sizeof *g->images);
+    for (size_t i = 0; g->images != NULL && i < g->n_images; i++) {
+        g->images[i].view = -1;
+        g->images[i].ir = -1;
+    }
     g->texture_image = malloc((g->n_textures ? g->n_textures : 1) * sizeof *g->texture_image);
     if (image_use == NULL || g->images == NULL || g->texture_image == NULL) {
         free(image_use);
@@ -907,11 +923,60 @@ static bool check_images_and_textures(gltf *g) {
  * Materials
  * ------------------------------------------------------------------------- */
 
-/* A textureInfo at obj[key]: texture index, texCoord, and the slot's
- * "scale" (normalTexture) or "strength" (occlusionTexture). */
-static bool parse_texture_info(gltf *g, const json_t *obj, const char *jpath, const char *key,
-                               size_t material, ir_texture_ref *ref, const char *factor_key,
-                               float *factor) {
+/* The IR image of glTF image `i` for material `m` (its name for messages),
+ * added to out->images on first use: an external file by its root-relative
+ * path (one image per file), an embedded one by its bytes. -1 when the image
+ * cannot be used (a warning naming the material and the file) or on an
+ * error (g->errors counts it). */
+static int32_t material_image(gltf *g, ir_asset *out, size_t i, const char *material) {
+    gltf_image *image = &g->images[i];
+    if (image->ir >= 0)
+        return image->ir;
+    char name[GLTF_PATH_SIZE + 64];
+    snprintf(name, sizeof name, "%s images[%zu]", g->path, i);
+    if (image->path != NULL) {
+        image->ir = ir_image_add_file(&out->images, &out->image_count, image->path, image->path);
+    } else if (image->bytes != NULL) {
+        image->ir =
+            ir_image_add_bytes(&out->images, &out->image_count, name, image->bytes, image->size);
+        image->bytes = NULL; /* owned by the IR (or freed) now */
+    } else if (image->view >= 0) {
+        const gltf_view *view = &g->views[image->view];
+        uint32_t buffer = view->meshopt ? view->mo_buffer : view->buffer;
+        const uint8_t *data = NULL;
+        if (g->buffers[buffer].data == NULL) {
+            gltf_warning(g,
+                         "material '%s': images[%zu] lies in buffers[%u], which has no data; "
+                         "the slot gets no texture",
+                         material, i, buffer);
+            return -1;
+        }
+        if (!gltf_view_bytes(g, (uint32_t)image->view, &data))
+            return -1;
+        uint8_t *copy = malloc(view->length ? view->length : 1);
+        if (copy == NULL) {
+            gltf_out_of_memory(g);
+            return -1;
+        }
+        memcpy(copy, data, view->length);
+        image->ir = ir_image_add_bytes(&out->images, &out->image_count, name, copy, view->length);
+    } else {
+        gltf_warning(g,
+                     "material '%s': texture image '%.200s' (images[%zu]) is missing or "
+                     "unreadable; the slot gets no texture",
+                     material, image->uri ? image->uri : "", i);
+        return -1;
+    }
+    if (image->ir < 0)
+        gltf_out_of_memory(g);
+    return image->ir;
+}
+
+/* A textureInfo at obj[key]: texture index, texCoord, KHR_texture_transform,
+ * and the slot's "scale" (normalTexture) or "strength" (occlusionTexture). */
+static bool parse_texture_info(gltf *g, ir_asset *out, const json_t *obj, const char *jpath,
+                               const char *key, size_t material, ir_texture_ref *ref,
+                               const char *factor_key, float *factor) {
     const json_t *info;
     if (!gltf_get_object(g, obj, jpath, key, false, &info))
         return false;
@@ -936,27 +1001,72 @@ static bool parse_texture_info(gltf *g, const json_t *obj, const char *jpath, co
     if (transform != NULL) {
         char tpath[GLTF_PATH_SIZE];
         gltf_pathf(tpath, "%s.extensions.KHR_texture_transform", path);
-        if (!gltf_get_uint(g, transform, tpath, "texCoord", false, 0, UINT32_MAX, &texcoord))
+        double rotation = 0.0;
+        if (!gltf_get_uint(g, transform, tpath, "texCoord", false, 0, UINT32_MAX, &texcoord) ||
+            !gltf_get_floats(g, transform, tpath, "offset", 2, -1e30, 1e30, ref->offset) ||
+            !gltf_get_floats(g, transform, tpath, "scale", 2, -1e30, 1e30, ref->scale) ||
+            !gltf_get_number(g, transform, tpath, "rotation", false, -1e30, 1e30, &rotation))
             return false;
+        ref->rotation = (float)rotation;
     }
     g->material_uv_sets[material] |= texcoord < 31 ? 1u << texcoord : 1u << 31;
     if (texcoord > 1) {
-        gltf_warning(g, "%s.texCoord: TEXCOORD_%llu is not kept (kiln keeps two sets); the "
-                        "slot uses TEXCOORD_0",
+        gltf_warning(g,
+                     "%s.texCoord: TEXCOORD_%llu is not kept (kiln keeps two sets); the "
+                     "slot uses TEXCOORD_0",
                      path, (unsigned long long)texcoord);
         texcoord = 0;
     }
     ref->texcoord = (uint32_t)texcoord;
     int32_t image = g->texture_image[texture];
-    if (image >= 0 && g->images[image].path != NULL) {
-        ref->path = cook_strdup(g->images[image].path);
-        if (ref->path == NULL)
-            return gltf_out_of_memory(g);
+    if (image >= 0) {
+        uint32_t errors = g->errors;
+        ref->image = material_image(g, out, (size_t)image, out->materials[material].name);
+        if (g->errors > errors)
+            return false;
     }
     return true;
 }
 
-static bool import_material(gltf *g, size_t i, ir_material *m) {
+/* Material extensions whose data the IR holds; any other is recorded as
+ * dropped so `kiln info` can list it. */
+static const char *const material_extensions_kept[] = {"KHR_materials_emissive_strength",
+                                                       "KHR_materials_unlit"};
+
+static bool record_dropped_extensions(gltf *g, const json_t *obj, ir_material *m) {
+    const json_t *extensions = json_object_get(obj, "extensions");
+    if (!json_is_object(extensions))
+        return true;
+    bytebuf names = {0};
+    const char *key;
+    const json_t *value;
+    json_object_foreach((json_t *)extensions, key, value) {
+        bool kept = false;
+        for (size_t k = 0; k < sizeof material_extensions_kept / sizeof *material_extensions_kept;
+             k++)
+            kept |= strcmp(key, material_extensions_kept[k]) == 0;
+        if (kept || key[0] == '\0' || strpbrk(key, " \t\r\n") != NULL)
+            continue;
+        if (names.size > 0)
+            bytebuf_append(&names, " ", 1);
+        bytebuf_append(&names, key, strlen(key));
+    }
+    (void)value;
+    if (names.size == 0) {
+        bytebuf_free(&names);
+        return true;
+    }
+    bytebuf_append(&names, "", 1);
+    if (names.failed) {
+        bytebuf_free(&names);
+        return gltf_out_of_memory(g);
+    }
+    m->dropped_extensions = (char *)names.data; /* NUL-terminated above */
+    return true;
+}
+
+static bool import_material(gltf *g, ir_asset *out, size_t i) {
+    ir_material *m = &out->materials[i];
     ir_material_init(m);
     const json_t *obj = gltf_element(g, g->j_materials, "materials", i);
     if (obj == NULL)
@@ -975,9 +1085,9 @@ static bool import_material(gltf *g, size_t i, ir_material *m) {
         if (!gltf_get_floats(g, pbr, ppath, "baseColorFactor", 4, 0.0, 1.0, m->base_color) ||
             !gltf_get_number(g, pbr, ppath, "metallicFactor", false, 0.0, 1.0, &metallic) ||
             !gltf_get_number(g, pbr, ppath, "roughnessFactor", false, 0.0, 1.0, &roughness) ||
-            !parse_texture_info(g, pbr, ppath, "baseColorTexture", i,
+            !parse_texture_info(g, out, pbr, ppath, "baseColorTexture", i,
                                 &m->textures[IR_SLOT_BASE_COLOR], NULL, NULL) ||
-            !parse_texture_info(g, pbr, ppath, "metallicRoughnessTexture", i,
+            !parse_texture_info(g, out, pbr, ppath, "metallicRoughnessTexture", i,
                                 &m->textures[IR_SLOT_METALLIC_ROUGHNESS], NULL, NULL))
             return false;
         m->metallic = (float)metallic;
@@ -987,13 +1097,12 @@ static bool import_material(gltf *g, size_t i, ir_material *m) {
     double cutoff = 0.5;
     bool double_sided = false;
     if (!gltf_get_floats(g, obj, jpath, "emissiveFactor", 3, 0.0, 1.0, m->emissive) ||
-        !parse_texture_info(g, obj, jpath, "normalTexture", i, &m->textures[IR_SLOT_NORMAL],
+        !parse_texture_info(g, out, obj, jpath, "normalTexture", i, &m->textures[IR_SLOT_NORMAL],
                             "scale", &m->normal_scale) ||
-        !parse_texture_info(g, obj, jpath, "occlusionTexture", i,
-                            &m->textures[IR_SLOT_OCCLUSION], "strength",
-                            &m->occlusion_strength) ||
-        !parse_texture_info(g, obj, jpath, "emissiveTexture", i, &m->textures[IR_SLOT_EMISSIVE],
-                            NULL, NULL) ||
+        !parse_texture_info(g, out, obj, jpath, "occlusionTexture", i,
+                            &m->textures[IR_SLOT_OCCLUSION], "strength", &m->occlusion_strength) ||
+        !parse_texture_info(g, out, obj, jpath, "emissiveTexture", i,
+                            &m->textures[IR_SLOT_EMISSIVE], NULL, NULL) ||
         !gltf_get_string(g, obj, jpath, "alphaMode", false, &alpha_mode) ||
         !gltf_get_number(g, obj, jpath, "alphaCutoff", false, 0.0, 1e30, &cutoff) ||
         !gltf_get_bool(g, obj, jpath, "doubleSided", &double_sided))
@@ -1020,7 +1129,8 @@ static bool import_material(gltf *g, size_t i, ir_material *m) {
         for (int k = 0; k < 3; k++)
             m->emissive[k] = (float)(m->emissive[k] * value);
     }
-    return true;
+    m->unlit = gltf_extension(obj, "KHR_materials_unlit") != NULL;
+    return record_dropped_extensions(g, obj, m);
 }
 
 static bool import_materials(gltf *g, ir_asset *out) {
@@ -1034,7 +1144,7 @@ static bool import_materials(gltf *g, ir_asset *out) {
     out->material_count = (uint32_t)g->n_materials;
     bool ok = true;
     for (size_t i = 0; i < g->n_materials && !g->stopped; i++)
-        ok = import_material(g, i, &out->materials[i]) && ok;
+        ok = import_material(g, out, i) && ok;
     return ok && !g->stopped;
 }
 
@@ -1068,8 +1178,10 @@ static void gltf_free(gltf *g) {
         free(g->buffers[i].owned);
     for (size_t i = 0; g->views != NULL && i < g->n_views; i++)
         free(g->views[i].decoded);
-    for (size_t i = 0; g->images != NULL && i < g->n_images; i++)
+    for (size_t i = 0; g->images != NULL && i < g->n_images; i++) {
         free(g->images[i].path);
+        free(g->images[i].bytes);
+    }
     free(g->buffers);
     free(g->views);
     free(g->accessors);
@@ -1093,12 +1205,11 @@ bool import_gltf(cook_context *ctx, ir_asset *out) {
     g.ctx = ctx;
     g.path = ctx->source_path;
     g.default_material = -1;
-    bool ok = load_document(&g) && check_root(&g) && load_buffers(&g) &&
-              gltf_parse_views(&g) && gltf_parse_accessors(&g) &&
-              check_images_and_textures(&g) && import_materials(&g, out) &&
-              gltf_import_meshes(&g, out) && gltf_import_nodes(&g, out) &&
-              gltf_check_scenes(&g) && gltf_check_skins(&g) && gltf_check_cameras(&g) &&
-              gltf_check_animations(&g);
+    bool ok = load_document(&g) && check_root(&g) && load_buffers(&g) && gltf_parse_views(&g) &&
+              gltf_parse_accessors(&g) && check_images_and_textures(&g) &&
+              import_materials(&g, out) && gltf_import_meshes(&g, out) &&
+              gltf_import_nodes(&g, out) && gltf_check_scenes(&g) && gltf_check_skins(&g) &&
+              gltf_check_cameras(&g) && gltf_check_animations(&g);
     ok = ok && g.errors == 0;
     if (!ok && g.errors == 0)
         gltf_error(&g, "import failed"); /* never fail silently */

@@ -26,8 +26,8 @@
 
 #include "cook/cook.h"
 
-#define GLTF_MAX_ERRORS 32u   /* then "too many errors" and the import stops */
-#define GLTF_PATH_SIZE 256    /* a JSON path for messages */
+#define GLTF_MAX_ERRORS 32u /* then "too many errors" and the import stops */
+#define GLTF_PATH_SIZE 256  /* a JSON path for messages */
 
 enum {
     GLTF_BYTE = 5120,
@@ -53,7 +53,7 @@ enum { MESHOPT_NONE, MESHOPT_OCTAHEDRAL, MESHOPT_QUATERNION, MESHOPT_EXPONENTIAL
 typedef struct gltf_buffer {
     const uint8_t *data; /* NULL when the buffer has no data (placeholder) */
     uint8_t *owned;
-    uint64_t length;     /* declared byteLength; data holds at least this */
+    uint64_t length; /* declared byteLength; data holds at least this */
 } gltf_buffer;
 
 typedef struct gltf_view {
@@ -103,8 +103,13 @@ typedef struct gltf_accessor {
 } gltf_accessor;
 
 typedef struct gltf_image {
-    char *path;      /* root-relative path of an external file, or NULL */
+    char *path; /* root-relative path of an external file, or NULL */
     bool resolved;
+    int64_t view;   /* bufferView of an embedded image, or -1 */
+    uint8_t *bytes; /* a decoded data: URI (owned), or NULL */
+    size_t size;
+    const char *uri; /* as written (in the JSON document), or NULL */
+    int32_t ir;      /* index in ir_asset.images once a material used it, else -1 */
 } gltf_image;
 
 typedef struct gltf {
@@ -116,8 +121,8 @@ typedef struct gltf {
     uint64_t bin_size;
 
     /* top-level collections (NULL when absent) and their sizes */
-    json_t *j_accessors, *j_animations, *j_buffers, *j_views, *j_cameras, *j_images,
-        *j_materials, *j_meshes, *j_nodes, *j_samplers, *j_scenes, *j_skins, *j_textures;
+    json_t *j_accessors, *j_animations, *j_buffers, *j_views, *j_cameras, *j_images, *j_materials,
+        *j_meshes, *j_nodes, *j_samplers, *j_scenes, *j_skins, *j_textures;
     size_t n_accessors, n_animations, n_buffers, n_views, n_cameras, n_images, n_materials,
         n_meshes, n_nodes, n_samplers, n_scenes, n_skins, n_textures;
 
@@ -129,15 +134,15 @@ typedef struct gltf {
     gltf_accessor *accessors;
     gltf_image *images;
 
-    int32_t *texture_image;      /* per texture: its usable image, or -1 */
-    uint32_t *material_uv_sets;  /* per material: bit k = a texture reads TEXCOORD_k */
-    int64_t default_material;    /* ir index of the appended default, or -1 */
+    int32_t *texture_image;     /* per texture: its usable image, or -1 */
+    uint32_t *material_uv_sets; /* per material: bit k = a texture reads TEXCOORD_k */
+    int64_t default_material;   /* ir index of the appended default, or -1 */
 
-    int32_t *node_parent;   /* per glTF node */
-    uint32_t *node_mark;    /* per glTF node: last gltf_next_mark() that saw it */
-    int32_t *node_root;     /* per glTF node: the root of its tree */
-    uint32_t *node_pre;     /* depth-first entry and exit numbers: a is an */
-    uint32_t *node_post;    /* ancestor of b iff pre[a] <= pre[b] && post[b] <= post[a] */
+    int32_t *node_parent; /* per glTF node */
+    uint32_t *node_mark;  /* per glTF node: last gltf_next_mark() that saw it */
+    int32_t *node_root;   /* per glTF node: the root of its tree */
+    uint32_t *node_pre;   /* depth-first entry and exit numbers: a is an */
+    uint32_t *node_post;  /* ancestor of b iff pre[a] <= pre[b] && post[b] <= post[a] */
     uint32_t mark;
     int32_t *mesh_map;      /* glTF mesh -> ir mesh, or -1 */
     uint32_t *mesh_targets; /* morph targets per glTF mesh */
@@ -161,28 +166,28 @@ const char *gltf_json_type_name(const json_t *value);
 /* The accessors below look up obj[key] at JSON path `jpath` (of obj). A
  * missing optional member leaves the default; a wrong type or range is an
  * error naming "<jpath>.<key>". They return false after reporting an error. */
-bool gltf_get_object(gltf *g, const json_t *obj, const char *jpath, const char *key,
-                     bool required, const json_t **out);
-bool gltf_get_array(gltf *g, const json_t *obj, const char *jpath, const char *key,
-                    bool required, const json_t **out);
-bool gltf_get_string(gltf *g, const json_t *obj, const char *jpath, const char *key,
-                     bool required, const char **out);
+bool gltf_get_object(gltf *g, const json_t *obj, const char *jpath, const char *key, bool required,
+                     const json_t **out);
+bool gltf_get_array(gltf *g, const json_t *obj, const char *jpath, const char *key, bool required,
+                    const json_t **out);
+bool gltf_get_string(gltf *g, const json_t *obj, const char *jpath, const char *key, bool required,
+                     const char **out);
 bool gltf_get_bool(gltf *g, const json_t *obj, const char *jpath, const char *key, bool *out);
 /* An integer in [min, max]. */
-bool gltf_get_uint(gltf *g, const json_t *obj, const char *jpath, const char *key,
-                   bool required, uint64_t min, uint64_t max, uint64_t *out);
+bool gltf_get_uint(gltf *g, const json_t *obj, const char *jpath, const char *key, bool required,
+                   uint64_t min, uint64_t max, uint64_t *out);
 /* A number in [min, max]. */
-bool gltf_get_number(gltf *g, const json_t *obj, const char *jpath, const char *key,
-                     bool required, double min, double max, double *out);
+bool gltf_get_number(gltf *g, const json_t *obj, const char *jpath, const char *key, bool required,
+                     double min, double max, double *out);
 /* An index into a collection of `count` `what`s ("accessor"); -1 when absent. */
-bool gltf_get_index(gltf *g, const json_t *obj, const char *jpath, const char *key,
-                    bool required, const char *what, size_t count, int64_t *out);
+bool gltf_get_index(gltf *g, const json_t *obj, const char *jpath, const char *key, bool required,
+                    const char *what, size_t count, int64_t *out);
 /* The same for a value already at hand (an array element) at `jpath`. */
 bool gltf_index_value(gltf *g, const json_t *value, const char *jpath, const char *what,
                       size_t count, int64_t *out);
 /* An array of exactly n numbers in [min, max]. */
-bool gltf_get_floats(gltf *g, const json_t *obj, const char *jpath, const char *key,
-                     size_t n, double min, double max, float *out);
+bool gltf_get_floats(gltf *g, const json_t *obj, const char *jpath, const char *key, size_t n,
+                     double min, double max, float *out);
 /* Checks the members every glTF object may have: name (string), extensions
  * (object of objects), extras (anything). */
 bool gltf_check_object(gltf *g, const json_t *value, const char *jpath);

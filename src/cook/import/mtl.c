@@ -35,8 +35,8 @@
  *                                 matches and also fills textures[OCCLUSION];
  *                                 map_RMA (roughness, metallic, occlusion)
  *                                 does not, and map_Pr / map_Pm are one-channel
- *                                 images — the path is kept as-is and the
- *                                 texture stage must know. Without Pr, the
+ *                                 images — the image is cooked as-is (no
+ *                                 channel swizzle yet). Without Pr, the
  *                                 roughness factor is 1 when the map carries
  *                                 roughness (ORM, RMA, Pr); without Pm, the
  *                                 metallic factor is 1 when it carries
@@ -54,7 +54,8 @@
  *
  * Texture statements take options before (or, as some exporters write them,
  * after) the file name: -blendu -blendv -boost -cc -clamp -imfchan -texres
- * -type -bm (one value), -mm (two), -o -s -t (one to three numbers). The file
+ * -type -bm (one value), -mm (two), -o -s -t (one to three numbers; -o and
+ * -s become the slot's texture transform, see read_texture). The file
  * name is the remaining words, spaces included; backslashes are folder
  * separators. Paths are relative to the MTL's folder, resolved with
  * cook_resolve_dependency (so they cannot leave the input root) and stored
@@ -90,6 +91,8 @@ typedef struct mtl_parser {
     char *prefix; /* the MTL's folder relative to the source's folder: "" or "…/" */
 
     ir_material *items; /* parsed so far */
+    ir_image **images;  /* the caller's image list, textures index into it */
+    uint32_t *image_count;
     size_t count;
     size_t cap;
 
@@ -224,14 +227,14 @@ void import_phong_to_pbr(const import_phong *phong, ir_material *m) {
                                : 1.0f;
         m->emissive[k] = usable(phong->has_emissive, phong->emissive[k])
                              ? (float)fmax(phong->emissive[k], 0.0)
-                             : (m->textures[IR_SLOT_EMISSIVE].path != NULL ? 1.0f : 0.0f);
+                             : (m->textures[IR_SLOT_EMISSIVE].image >= 0 ? 1.0f : 0.0f);
     }
     double alpha = usable(phong->has_opacity, phong->opacity) ? phong->opacity
                    : usable(phong->has_transparency, phong->transparency)
                        ? 1.0 - phong->transparency
                        : 1.0;
     m->base_color[3] = (float)clamp01(alpha);
-    m->alpha_mode = (m->base_color[3] < 1.0f || m->textures[IR_SLOT_ALPHA].path != NULL)
+    m->alpha_mode = (m->base_color[3] < 1.0f || m->textures[IR_SLOT_ALPHA].image >= 0)
                         ? IR_ALPHA_BLEND
                         : IR_ALPHA_OPAQUE;
     if (usable(phong->has_roughness, phong->roughness))
@@ -350,6 +353,7 @@ static bool read_texture(mtl_parser *mp, ir_texture_slot slot, double *bump_scal
     const mtl_token *t = mp->tokens;
     size_t name_first = 0, name_last = 0; /* 0: none yet */
     bool name_done = false;
+    double offset[3] = {0, 0, 0}, scale[3] = {1, 1, 1}; /* -o, -s */
     for (size_t i = 1; i < mp->token_count;) {
         const texture_option *option = NULL;
         for (size_t k = 0;
@@ -390,10 +394,16 @@ static bool read_texture(mtl_parser *mp, ir_texture_slot slot, double *bump_scal
             for (int k = 0; k < option->values && i < mp->token_count; k++)
                 i++;
         } else {
-            double ignored;
+            double *target = same_word(&t[i - 1], "-o")   ? offset
+                             : same_word(&t[i - 1], "-s") ? scale
+                                                          : NULL;
+            double value;
             for (int k = 0;
-                 k < -option->values && i < mp->token_count && token_number(&t[i], &ignored); k++)
+                 k < -option->values && i < mp->token_count && token_number(&t[i], &value); k++) {
+                if (target != NULL && isfinite(value))
+                    target[k] = value;
                 i++;
+            }
         }
     }
     if (name_first == 0) {
@@ -420,10 +430,20 @@ static bool read_texture(mtl_parser *mp, ir_texture_slot slot, double *bump_scal
         return false;
     }
     free(relative);
+    int32_t image = ir_image_add_file(mp->images, mp->image_count, path, path);
+    free(path);
+    if (image < 0)
+        return mtl_out_of_memory(mp);
     ir_texture_ref *ref = &current(mp)->textures[slot];
-    free(ref->path);
-    ref->path = path;
+    ref->image = image;
     ref->texcoord = 0;
+    /* -o / -s map (u, v) to (s u + o); with v flipped to the IR's convention
+     * that is scale (su, sv) and offset (ou, 1 - sv - ov). */
+    ref->scale[0] = (float)scale[0];
+    ref->scale[1] = (float)scale[1];
+    ref->offset[0] = (float)offset[0];
+    ref->offset[1] = (float)(1.0 - scale[1] - offset[1]);
+    ref->rotation = 0.0f;
     return true;
 }
 
@@ -435,13 +455,8 @@ static bool set_metallic_roughness_map(mtl_parser *mp, int source) {
         return true;
     mp->mr_source = source;
     ir_material *m = current(mp);
-    if (source == MR_ORM) {
-        free(m->textures[IR_SLOT_OCCLUSION].path);
-        m->textures[IR_SLOT_OCCLUSION].path =
-            cook_strdup(m->textures[IR_SLOT_METALLIC_ROUGHNESS].path);
-        if (m->textures[IR_SLOT_OCCLUSION].path == NULL)
-            return mtl_out_of_memory(mp);
-    }
+    if (source == MR_ORM)
+        m->textures[IR_SLOT_OCCLUSION] = m->textures[IR_SLOT_METALLIC_ROUGHNESS];
     return true;
 }
 
@@ -619,8 +634,10 @@ static bool read_line(mtl_parser *mp, const unsigned char **cursor, const unsign
 }
 
 bool import_mtl(cook_context *ctx, const char *mtl_path, const char *text, size_t size,
-                ir_material **materials, uint32_t *material_count) {
-    mtl_parser mp = {.ctx = ctx, .path = mtl_path, .line = 1};
+                ir_material **materials, uint32_t *material_count, ir_image **images,
+                uint32_t *image_count) {
+    mtl_parser mp = {
+        .ctx = ctx, .path = mtl_path, .line = 1, .images = images, .image_count = image_count};
     mp.prefix = relative_folder(ctx->source_path, mtl_path);
     bool ok = mp.prefix != NULL || mtl_out_of_memory(&mp);
     const unsigned char *p = (const unsigned char *)text, *end = p + size;

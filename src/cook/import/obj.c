@@ -382,6 +382,8 @@ typedef struct obj_parser {
 
     ir_material *library;
     uint32_t library_count;
+    ir_image *images; /* the libraries' texture files; moved to the asset */
+    uint32_t image_count;
     strlist mtllibs; /* names already read */
     bool mtllib_failed;
 
@@ -944,8 +946,8 @@ static bool load_mtllib(obj_parser *ps, const char *name, uint32_t line) {
         free(mtl_path);
         return true;
     }
-    bool ok =
-        import_mtl(ps->ctx, mtl_path, (const char *)data, size, &ps->library, &ps->library_count);
+    bool ok = import_mtl(ps->ctx, mtl_path, (const char *)data, size, &ps->library,
+                         &ps->library_count, &ps->images, &ps->image_count);
     free(data);
     free(mtl_path);
     return ok;
@@ -1162,10 +1164,9 @@ static bool build_materials(obj_parser *ps, ir_asset *out, ir_mesh *mesh) {
         counts[usages[runs[r].usage].slot + 1] += end - runs[r].first;
     }
     for (size_t s = 0; s < slot_count; s++) { /* counts[s] becomes slot s's offset */
-        mesh->submeshes[s] =
-            (ir_submesh){.index_offset = (uint32_t)counts[s],
-                         .index_count = (uint32_t)counts[s + 1],
-                         .material = (uint32_t)s};
+        mesh->submeshes[s] = (ir_submesh){.index_offset = (uint32_t)counts[s],
+                                          .index_count = (uint32_t)counts[s + 1],
+                                          .material = (uint32_t)s};
         counts[s + 1] += counts[s];
     }
     const uint32_t *source = ps->indices.data;
@@ -1354,6 +1355,7 @@ static void parser_free(obj_parser *ps) {
     for (uint32_t i = 0; i < ps->library_count; i++)
         ir_material_free(&ps->library[i]);
     free(ps->library);
+    ir_images_free(ps->images, ps->image_count);
     strlist_free(&ps->mtllibs);
     strlist_free(&ps->unknown);
     free(ps->mesh_name);
@@ -1392,6 +1394,12 @@ bool import_obj(cook_context *ctx, ir_asset *out) {
     }
     if (ok)
         ok = finish(&ps, out);
+    if (ok) {
+        out->images = ps.images;
+        out->image_count = ps.image_count;
+        ps.images = NULL;
+        ps.image_count = 0;
+    }
     parser_free(&ps);
     if (!ok)
         ir_asset_free(out);

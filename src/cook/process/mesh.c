@@ -6,7 +6,7 @@
 static int normal_map_texcoord(const ir_mesh *mesh, const ir_asset *asset) {
     for (uint32_t s = 0; s < mesh->submesh_count; s++) {
         uint32_t m = mesh->submeshes[s].material;
-        if (m < asset->material_count && asset->materials[m].textures[IR_SLOT_NORMAL].path != NULL)
+        if (m < asset->material_count && asset->materials[m].textures[IR_SLOT_NORMAL].image >= 0)
             return (int)asset->materials[m].textures[IR_SLOT_NORMAL].texcoord;
     }
     return -1;

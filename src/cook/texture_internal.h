@@ -1,0 +1,152 @@
+/*
+ * texture_internal.h — the texture stages behind cook_texture (cook.h):
+ * import/image.c (decode), process/mips.c (resize, mip chain) and
+ * write/ktx2.c (KTX 2.0 serialisation). Not part of the public API; the tests
+ * use it directly.
+ */
+#ifndef KILN_COOK_TEXTURE_INTERNAL_H
+#define KILN_COOK_TEXTURE_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cook/cook.h"
+
+/* ---------------------------------------------------------------------------
+ * import/image.c — decode PNG, JPEG, TGA, BMP, Radiance HDR
+ * ------------------------------------------------------------------------- */
+
+#define IMAGE_DEFAULT_MAX_DIMENSION 16384u
+/* Decoded pixels an image may have (decompression-bomb guard): 64 Mi pixels,
+ * 256 MiB as RGBA8, 1 GiB as the float working copy the mip stage uses. */
+#define IMAGE_DEFAULT_MAX_PIXELS ((uint64_t)64 << 20)
+
+typedef struct image_limits {
+    uint32_t max_dimension; /* largest width or height */
+    uint64_t max_pixels;    /* width * height */
+} image_limits;
+
+/* A decoded image, always four channels (RGBA), rows top to bottom. Exactly
+ * one of rgba8 / rgbaf is set: rgbaf for Radiance HDR (linear floats),
+ * rgba8 for everything else (16-bit sources are rounded to 8 bits). */
+typedef struct cook_image {
+    uint32_t width;
+    uint32_t height;
+    uint8_t *rgba8;
+    float *rgbaf;
+    uint32_t source_channels; /* 1 grey, 2 grey+alpha, 3 RGB, 4 RGBA */
+    uint32_t source_bits;     /* bits per channel in the file: 1..16, 32 for HDR */
+    const char *format;       /* "png", "jpeg", "tga", "bmp", "hdr" */
+} cook_image;
+
+/* Decodes an encoded image file. On failure returns false with a reason
+ * (without the file name) in `reason`. `limits` may be NULL for defaults. */
+bool image_decode(const uint8_t *bytes, size_t size, const char *name_hint,
+                  const image_limits *limits, cook_image *out, char *reason, size_t reason_size);
+void cook_image_free(cook_image *image);
+
+/* Parses an Adobe/Resolve .cube 3D LUT: *size_out entries per axis, RGB
+ * floats (r fastest) in *rgb (caller frees). */
+bool image_parse_cube_lut(const char *text, size_t size, uint32_t *size_out, float **rgb,
+                          char *reason, size_t reason_size);
+
+/* ---------------------------------------------------------------------------
+ * process/mips.c — resize and mip chains on float RGBA
+ * ------------------------------------------------------------------------- */
+
+float image_srgb_to_linear(float value);
+float image_linear_to_srgb(float value);
+
+/* Area (box with exact fractional coverage) resampling of float RGBA from
+ * sw x sh to dw x dh, separable. dst holds dw * dh * 4 floats. */
+bool image_resample_area(const float *src, uint32_t sw, uint32_t sh, float *dst, uint32_t dw,
+                         uint32_t dh);
+
+typedef enum mip_mode {
+    MIP_MODE_COLOR_SRGB = 1, /* stored values sRGB-encoded, alpha linear */
+    MIP_MODE_LINEAR,         /* stored values are linear data */
+    MIP_MODE_NORMAL,         /* xyz = 2v - 1, renormalised per level */
+} mip_mode;
+
+#define MIP_MAX_LEVELS 16u
+
+typedef struct mip_options {
+    mip_mode mode;
+    bool alpha_weighted; /* premultiply for filtering (colour does not bleed) */
+    float alpha_cutoff;  /* > 0: preserve alpha-test coverage at this cutoff */
+    uint32_t max_size;   /* 0: no limit; else level 0 fits in max_size² */
+    bool mipmaps;        /* false: level 0 only */
+    bool skip_level0;    /* leave levels[0] NULL when level 0 needs no downscale */
+} mip_options;
+
+/* Float RGBA levels in the stored encoding (sRGB-encoded for COLOR_SRGB,
+ * 0..1 for normals, raw for linear data), level 0 first. */
+typedef struct mip_chain {
+    uint32_t count;
+    uint32_t width[MIP_MAX_LEVELS];
+    uint32_t height[MIP_MAX_LEVELS];
+    float *levels[MIP_MAX_LEVELS];
+} mip_chain;
+
+/* Number of levels of a full chain for w x h (floor halving down to 1x1). */
+uint32_t mip_level_count(uint32_t width, uint32_t height);
+
+/* Builds the chain from `base` (w x h float RGBA in the stored encoding).
+ * Level 0 equals `base` exactly unless it had to be downscaled. */
+bool mip_build(const float *base, uint32_t width, uint32_t height, const mip_options *options,
+               mip_chain *out);
+void mip_chain_free(mip_chain *chain);
+
+/* Fraction of texels whose alpha (channel 3) is above `cutoff`. */
+float mip_alpha_coverage(const float *rgba, size_t pixel_count, float cutoff);
+
+/* ---------------------------------------------------------------------------
+ * write/ktx2.c — KTX 2.0 (docs/formats/ktx2.md)
+ * ------------------------------------------------------------------------- */
+
+/* vkFormat values kiln writes (Vulkan's VkFormat numbers). */
+#define KTX2_VK_FORMAT_R8_UNORM 9u
+#define KTX2_VK_FORMAT_R8G8_UNORM 16u
+#define KTX2_VK_FORMAT_R8G8B8A8_UNORM 37u
+#define KTX2_VK_FORMAT_R8G8B8A8_SRGB 43u
+#define KTX2_VK_FORMAT_R16G16B16A16_SFLOAT 97u
+
+#define KTX2_SUPERCOMPRESSION_NONE 0u
+#define KTX2_SUPERCOMPRESSION_ZSTD 2u
+
+/* What the writer knows about a vkFormat: enough for the header and DFD. A
+ * block-compressed format adds a row in write/ktx2.c (block size > 1). */
+typedef struct ktx2_format_info {
+    uint32_t vk_format;
+    const char *name;
+    uint32_t type_size;                /* header typeSize */
+    uint32_t block_bytes;              /* bytes per texel (block) */
+    uint8_t block_width, block_height; /* 1 for uncompressed formats */
+    bool srgb;
+} ktx2_format_info;
+
+const ktx2_format_info *ktx2_format_find(uint32_t vk_format);
+
+typedef struct ktx2_image_desc {
+    uint32_t vk_format;
+    uint32_t width, height, depth; /* depth 0 for 1D/2D textures */
+    uint32_t layers;               /* 0 when not an array */
+    uint32_t faces;                /* 1, or 6 for a cubemap */
+    uint32_t levels;               /* >= 1 */
+    uint32_t supercompression;     /* NONE or ZSTD */
+    int zstd_level;
+    /* Level i's texels (all layers, faces and slices, in that order),
+     * level 0 first, each exactly the size its dimensions give. */
+    const uint8_t *const *level_data;
+    const size_t *level_size;
+} ktx2_image_desc;
+
+/* Bytes one level of the image takes uncompressed (0 on overflow). */
+uint64_t ktx2_level_byte_size(const ktx2_format_info *format, uint32_t width, uint32_t height,
+                              uint32_t depth, uint32_t layers, uint32_t faces, uint32_t level);
+
+/* Serialises a whole KTX2 file into `out`. */
+bool write_ktx2(const ktx2_image_desc *desc, bytebuf *out, char *reason, size_t reason_size);
+
+#endif /* KILN_COOK_TEXTURE_INTERNAL_H */

@@ -1,0 +1,98 @@
+#!/bin/bash
+# Every .ktx2 kiln cooks is read by an independent KTX2 reader: the npm
+# package ktx-parse, run with the machine's Node.js. Checks vkFormat,
+# dimensions, level count, supercompression, the DFD's colour model and
+# transfer function, and that every Zstd level inflates to its declared size
+# (with Node's own zstd when it has one). Without node/npm or the registry,
+# prints "skipped:" and passes.
+set -u
+KILN=${KILN:?set KILN to the kiln executable}
+KILN_CORPUS=${KILN_CORPUS:-}
+tmp=${KILN_TMP:-/tmp}/ktx2_independent
+rm -rf "$tmp" && mkdir -p "$tmp/in/tex" "$tmp/npm"
+
+if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
+    echo "skipped: node or npm not installed"
+    exit 0
+fi
+if ! npm install --silent --no-audit --no-fund --prefix "$tmp/npm" ktx-parse >"$tmp/npm.log" 2>&1; then
+    echo "skipped: npm install ktx-parse failed (offline?)"
+    exit 0
+fi
+
+# Inputs: corpus images under standalone names, one per usage.
+if [ -n "$KILN_CORPUS" ] && [ -d "$KILN_CORPUS/images" ]; then
+    cp "$KILN_CORPUS/images/pngsuite/basn6a08.png" "$tmp/in/tex/rgba.png"
+    cp "$KILN_CORPUS/images/pngsuite/basn3p08.png" "$tmp/in/tex/palette.png"
+    cp "$KILN_CORPUS/images/pngsuite/basn2c16.png" "$tmp/in/tex/deep.n.png"
+    cp "$KILN_CORPUS/images/pngsuite/basn0g08.png" "$tmp/in/tex/grey.ao.png"
+    cp "$KILN_CORPUS/images/misc/cyan.jpg" "$tmp/in/tex/cyan.jpg"
+    cp "$KILN_CORPUS/images/hdr/hdr-rgb-arboretum.hdr" "$tmp/in/tex/sky.hdr"
+else
+    echo "skipped: corpus not found"
+    exit 0
+fi
+# A 3D LUT (.cube text, 3 entries per axis, r fastest).
+{
+    echo 'TITLE "identity"'
+    echo 'LUT_3D_SIZE 3'
+    for b in 0 0.5 1; do for g in 0 0.5 1; do for r in 0 0.5 1; do echo "$r $g $b"; done; done; done
+} >"$tmp/in/tex/grade.lut.cube"
+
+if ! "$KILN" build -q -i "$tmp/in" -o "$tmp/out" --no-cache >"$tmp/build.log" 2>&1; then
+    echo "FAIL: kiln build failed"; cat "$tmp/build.log"; exit 1
+fi
+
+cat >"$tmp/check.mjs" <<'JS'
+import { read } from 'ktx-parse';
+import { readFileSync } from 'node:fs';
+import * as zlib from 'node:zlib';
+const expect = JSON.parse(process.argv[2]);
+let failures = 0, checked = 0;
+for (const [file, want] of Object.entries(expect)) {
+  const path = process.argv[3] + '/' + file;
+  let c;
+  try { c = read(new Uint8Array(readFileSync(path))); }
+  catch (e) { console.log(`FAIL: ${file}: ktx-parse: ${e.message}`); failures++; continue; }
+  const dfd = c.dataFormatDescriptor[0];
+  const got = { vkFormat: c.vkFormat, supercompression: c.supercompressionScheme,
+                colorModel: dfd.colorModel, transfer: dfd.transferFunction,
+                levels: c.levels.length, width: c.pixelWidth, height: c.pixelHeight,
+                depth: c.pixelDepth };
+  for (const k of Object.keys(want))
+    if (got[k] !== want[k]) { console.log(`FAIL: ${file}: ${k} ${got[k]} != ${want[k]}`); failures++; }
+  if (c.pixelDepth === 0 && c.levels.length !== Math.floor(Math.log2(Math.max(c.pixelWidth, c.pixelHeight))) + 1) {
+    console.log(`FAIL: ${file}: not a full mip chain`); failures++;
+  }
+  if (c.keyValue['KTXwriter'] === undefined || c.keyValue['KTXorientation'] === undefined) {
+    console.log(`FAIL: ${file}: key/value data missing`); failures++;
+  }
+  if (typeof zlib.zstdDecompressSync === 'function') {
+    c.levels.forEach((l, i) => {
+      const raw = zlib.zstdDecompressSync(l.levelData);
+      if (raw.length !== Number(l.uncompressedByteLength)) {
+        console.log(`FAIL: ${file}: level ${i} inflates to ${raw.length}`); failures++;
+      }
+    });
+  }
+  checked++;
+}
+console.log(`ktx-parse read ${checked} files, ${failures} problems`);
+process.exit(failures ? 1 : 0);
+JS
+cp "$tmp/check.mjs" "$tmp/npm/check.mjs"
+expect='{
+ "tex/rgba.ktx2": {"vkFormat":43,"supercompression":2,"colorModel":1,"transfer":2,"width":32,"height":32,"levels":6},
+ "tex/palette.ktx2": {"vkFormat":43,"supercompression":2,"colorModel":1,"transfer":2},
+ "tex/deep.n.ktx2": {"vkFormat":37,"supercompression":2,"colorModel":1,"transfer":1},
+ "tex/grey.ao.ktx2": {"vkFormat":9,"supercompression":2,"colorModel":1,"transfer":1},
+ "tex/cyan.ktx2": {"vkFormat":43,"supercompression":2,"colorModel":1,"transfer":2},
+ "tex/sky.ktx2": {"vkFormat":97,"supercompression":2,"colorModel":1,"transfer":1},
+ "tex/grade.lut.ktx2": {"vkFormat":97,"supercompression":2,"width":3,"height":3,"depth":3,"levels":1}
+}'
+if node "$tmp/npm/check.mjs" "$expect" "$tmp/out"; then
+    echo "1 passed, 0 failed"
+    exit 0
+fi
+echo "0 passed, 1 failed"
+exit 1

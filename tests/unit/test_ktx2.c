@@ -1,0 +1,266 @@
+/* KTX2: writer layout (header, level index, DFD, key/value data, smallest
+ * level first), runtime reader round trip, and the reader's defences
+ * (every truncation, random bit flips, inconsistent fields). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cook/texture_internal.h"
+#include "test_support.h"
+
+static uint32_t rd32(const uint8_t *p) {
+    return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24);
+}
+static uint64_t rd64(const uint8_t *p) {
+    return rd32(p) | ((uint64_t)rd32(p + 4) << 32);
+}
+
+/* A w x h RGBA8 chain with a recognisable byte pattern per level. */
+static void make_file(uint32_t vk_format, uint32_t w, uint32_t h, uint32_t levels, uint32_t scheme,
+                      bytebuf *out) {
+    const ktx2_format_info *f = ktx2_format_find(vk_format);
+    assert_non_null(f);
+    uint8_t *data[16];
+    size_t size[16];
+    for (uint32_t i = 0; i < levels; i++) {
+        size[i] = (size_t)ktx2_level_byte_size(f, w, h, 0, 0, 1, i);
+        data[i] = malloc(size[i]);
+        for (size_t b = 0; b < size[i]; b++)
+            data[i][b] = (uint8_t)(b * 7 + i * 31 + (b / 64));
+    }
+    ktx2_image_desc desc = {.vk_format = vk_format,
+                            .width = w,
+                            .height = h,
+                            .faces = 1,
+                            .levels = levels,
+                            .supercompression = scheme,
+                            .zstd_level = 3,
+                            .level_data = (const uint8_t *const *)data,
+                            .level_size = size};
+    char reason[256];
+    assert_true(write_ktx2(&desc, out, reason, sizeof reason));
+    for (uint32_t i = 0; i < levels; i++)
+        free(data[i]);
+}
+
+static void writer_lays_out_header_index_dfd_and_levels_smallest_first(void **state) {
+    (void)state;
+    bytebuf b = {0};
+    make_file(KTX2_VK_FORMAT_R8G8B8A8_SRGB, 16, 8, 5, KTX2_SUPERCOMPRESSION_ZSTD, &b);
+    static const uint8_t id[12] = {0xAB, 'K',  'T',  'X',  ' ',  '2',
+                                   '0',  0xBB, '\r', '\n', 0x1A, '\n'};
+    assert_memory_equal(b.data, id, 12);
+    assert_int_equal(rd32(b.data + 12), 43);
+    assert_int_equal(rd32(b.data + 16), 1); /* typeSize */
+    assert_int_equal(rd32(b.data + 20), 16);
+    assert_int_equal(rd32(b.data + 24), 8);
+    assert_int_equal(rd32(b.data + 28), 0); /* depth */
+    assert_int_equal(rd32(b.data + 32), 0); /* layers */
+    assert_int_equal(rd32(b.data + 36), 1); /* faces */
+    assert_int_equal(rd32(b.data + 40), 5);
+    assert_int_equal(rd32(b.data + 44), 2); /* Zstd */
+    uint32_t dfd = rd32(b.data + 48), dfd_len = rd32(b.data + 52);
+    assert_int_equal(dfd, 80 + 5 * 24);
+    assert_int_equal(dfd_len, 4 + 24 + 4 * 16);
+    assert_int_equal(b.data[dfd + 4 + 8], 1);  /* RGBSDA */
+    assert_int_equal(b.data[dfd + 4 + 10], 2); /* sRGB transfer */
+    /* Alpha sample of an sRGB format is flagged linear. */
+    assert_int_equal(b.data[dfd + 4 + 24 + 3 * 16 + 3], 0x1F);
+    /* Levels are stored smallest first, contiguous. */
+    uint64_t previous_end = 0;
+    for (int level = 4; level >= 0; level--) {
+        const uint8_t *e = b.data + 80 + level * 24;
+        uint64_t offset = rd64(e), length = rd64(e + 8), raw = rd64(e + 16);
+        uint32_t w = 16u >> level, h = 8u >> level;
+        assert_int_equal(raw, (uint64_t)(w ? w : 1) * (h ? h : 1) * 4);
+        if (previous_end != 0)
+            assert_int_equal(offset, previous_end);
+        previous_end = offset + length;
+    }
+    assert_int_equal(previous_end, b.size);
+    kiln_ktx2_view v;
+    kiln_error err;
+    assert_int_equal(kiln_ktx2_view_get(&v, b.data, b.size, "t.ktx2", &err), KILN_OK);
+    uint32_t n = 0;
+    const char *orientation = kiln_ktx2_find_value(&v, "KTXorientation", &n);
+    assert_non_null(orientation);
+    assert_string_equal(orientation, "rd");
+    assert_string_equal(kiln_ktx2_find_value(&v, "KTXwriter", NULL), "kiln " KILN_VERSION_STRING);
+    assert_int_equal(v.color_space, KILN_COLOR_SPACE_SRGB);
+    bytebuf_free(&b);
+}
+
+static void reader_round_trips_every_format_and_scheme(void **state) {
+    (void)state;
+    const uint32_t formats[] = {KTX2_VK_FORMAT_R8_UNORM, KTX2_VK_FORMAT_R8G8_UNORM,
+                                KTX2_VK_FORMAT_R8G8B8A8_UNORM, KTX2_VK_FORMAT_R8G8B8A8_SRGB,
+                                KTX2_VK_FORMAT_R16G16B16A16_SFLOAT};
+    for (size_t fi = 0; fi < 5; fi++) {
+        for (uint32_t scheme = 0; scheme <= 2; scheme += 2) {
+            bytebuf b = {0};
+            make_file(formats[fi], 13, 7, 4, scheme, &b);
+            kiln_ktx2_view v;
+            kiln_error err;
+            assert_int_equal(kiln_ktx2_view_get(&v, b.data, b.size, "t.ktx2", &err), KILN_OK);
+            assert_int_equal(v.vk_format, formats[fi]);
+            assert_int_equal(v.levels, 4);
+            assert_int_equal(v.supercompression, scheme);
+            const ktx2_format_info *f = ktx2_format_find(formats[fi]);
+            for (uint32_t level = 0; level < 4; level++) {
+                uint64_t size = kiln_ktx2_level_size(&v, level);
+                assert_int_equal(size, ktx2_level_byte_size(f, 13, 7, 0, 0, 1, level));
+                uint8_t *dst = malloc((size_t)size);
+                assert_int_equal(kiln_ktx2_read_level(&v, level, dst, (size_t)size, &err), KILN_OK);
+                for (size_t i = 0; i < size; i++)
+                    assert_int_equal(dst[i], (uint8_t)(i * 7 + level * 31 + (i / 64)));
+                /* A buffer one byte short is refused. */
+                assert_int_not_equal(kiln_ktx2_read_level(&v, level, dst, (size_t)size - 1, &err),
+                                     KILN_OK);
+                free(dst);
+            }
+            if (scheme == 0) /* uncompressed levels are aligned to lcm(texel, 4) */
+                for (uint32_t level = 0; level < 4; level++)
+                    assert_int_equal(rd64(b.data + 80 + level * 24) % 4, 0);
+            bytebuf_free(&b);
+        }
+    }
+}
+
+static void reader_survives_every_truncation(void **state) {
+    (void)state;
+    bytebuf b = {0};
+    make_file(KTX2_VK_FORMAT_R8G8B8A8_UNORM, 9, 9, 4, KTX2_SUPERCOMPRESSION_ZSTD, &b);
+    for (size_t length = 0; length < b.size; length++) {
+        uint8_t *copy = malloc(length ? length : 1);
+        memcpy(copy, b.data, length);
+        kiln_ktx2_view v;
+        kiln_error err;
+        assert_int_not_equal(kiln_ktx2_view_get(&v, copy, length, "t.ktx2", &err), KILN_OK);
+        free(copy);
+    }
+    bytebuf_free(&b);
+}
+
+static void reader_survives_random_bit_flips(void **state) {
+    (void)state;
+    bytebuf b = {0};
+    make_file(KTX2_VK_FORMAT_R8G8B8A8_SRGB, 17, 5, 5, KTX2_SUPERCOMPRESSION_ZSTD, &b);
+    uint8_t *copy = malloc(b.size);
+    uint8_t *dst = malloc(17 * 5 * 4);
+    uint32_t seed = 7;
+    int rejected = 0;
+    for (int trial = 0; trial < 4000; trial++) {
+        memcpy(copy, b.data, b.size);
+        for (int flips = 0; flips < 1 + trial % 3; flips++) {
+            seed = seed * 1664525u + 1013904223u;
+            size_t at = (seed >> 8) % (trial % 2 ? 200 : b.size); /* favour the header */
+            copy[at] ^= (uint8_t)(1u << (seed & 7));
+        }
+        kiln_ktx2_view v;
+        kiln_error err;
+        if (kiln_ktx2_view_get(&v, copy, b.size, "t.ktx2", &err) != KILN_OK) {
+            rejected++;
+            continue;
+        }
+        for (uint32_t level = 0; level < v.levels; level++) {
+            uint64_t size = kiln_ktx2_level_size(&v, level);
+            assert_true(size <= 17 * 5 * 4);
+            (void)kiln_ktx2_read_level(&v, level, dst, 17 * 5 * 4, &err);
+        }
+    }
+    assert_true(rejected > 100);
+    free(dst);
+    free(copy);
+    bytebuf_free(&b);
+}
+
+static void reader_rejects_inconsistent_fields(void **state) {
+    (void)state;
+    bytebuf b = {0};
+    make_file(KTX2_VK_FORMAT_R8G8B8A8_UNORM, 8, 8, 4, KTX2_SUPERCOMPRESSION_ZSTD, &b);
+    struct {
+        size_t at;
+        uint32_t value;
+        kiln_result expected;
+    } cases[] = {
+        {12, 43, KILN_ERR_CORRUPT},            /* vkFormat SRGB but DFD says linear */
+        {12, 1000, KILN_ERR_UNSUPPORTED},      /* unknown vkFormat */
+        {16, 2, KILN_ERR_CORRUPT},             /* typeSize */
+        {36, 2, KILN_ERR_CORRUPT},             /* faceCount */
+        {40, 9, KILN_ERR_CORRUPT},             /* more levels than 8x8 has */
+        {44, 1, KILN_ERR_UNSUPPORTED},         /* BasisLZ */
+        {52, 0, KILN_ERR_CORRUPT},             /* no DFD */
+        {48, 0xFFFFFFF0u, KILN_ERR_TRUNCATED}, /* DFD beyond the file */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        uint8_t *copy = malloc(b.size);
+        memcpy(copy, b.data, b.size);
+        for (int k = 0; k < 4; k++)
+            copy[cases[i].at + (size_t)k] = (uint8_t)(cases[i].value >> (8 * k));
+        kiln_ktx2_view v;
+        kiln_error err;
+        kiln_result r = kiln_ktx2_view_get(&v, copy, b.size, "t.ktx2", &err);
+        if (r != cases[i].expected)
+            fail_msg("case %zu: got %s (%s)", i, kiln_result_str(r), err.message);
+        free(copy);
+    }
+    /* A level's uncompressedByteLength that lies is caught at open time. */
+    uint8_t *copy = malloc(b.size);
+    memcpy(copy, b.data, b.size);
+    copy[80 + 16] ^= 1;
+    kiln_ktx2_view v;
+    kiln_error err;
+    assert_int_equal(kiln_ktx2_view_get(&v, copy, b.size, "t.ktx2", &err), KILN_ERR_CORRUPT);
+    free(copy);
+    bytebuf_free(&b);
+}
+
+static void cubemaps_carry_six_faces_per_level(void **state) {
+    (void)state;
+    const ktx2_format_info *f = ktx2_format_find(KTX2_VK_FORMAT_R8G8B8A8_SRGB);
+    uint8_t *data[4];
+    size_t size[4];
+    for (uint32_t i = 0; i < 4; i++) {
+        size[i] = (size_t)ktx2_level_byte_size(f, 8, 8, 0, 0, 6, i);
+        assert_int_equal(size[i], (size_t)6 * (8u >> i) * (8u >> i) * 4);
+        data[i] = malloc(size[i]);
+        for (size_t b = 0; b < size[i]; b++)
+            data[i][b] = (uint8_t)(b / ((8u >> i) * (8u >> i) * 4)); /* face index */
+    }
+    ktx2_image_desc desc = {.vk_format = KTX2_VK_FORMAT_R8G8B8A8_SRGB,
+                            .width = 8,
+                            .height = 8,
+                            .faces = 6,
+                            .levels = 4,
+                            .supercompression = 2,
+                            .zstd_level = 3,
+                            .level_data = (const uint8_t *const *)data,
+                            .level_size = size};
+    bytebuf b = {0};
+    char reason[128];
+    assert_true(write_ktx2(&desc, &b, reason, sizeof reason));
+    kiln_ktx2_view v;
+    kiln_error err;
+    assert_int_equal(kiln_ktx2_view_get(&v, b.data, b.size, "cube", &err), KILN_OK);
+    assert_int_equal(v.faces, 6);
+    uint8_t out[6 * 8 * 8 * 4];
+    assert_int_equal(kiln_ktx2_read_level(&v, 0, out, sizeof out, &err), KILN_OK);
+    assert_int_equal(out[5 * 8 * 8 * 4], 5);
+    /* A non-square cubemap is refused. */
+    b.data[24] = 4;
+    assert_int_equal(kiln_ktx2_view_get(&v, b.data, b.size, "cube", &err), KILN_ERR_CORRUPT);
+    for (uint32_t i = 0; i < 4; i++)
+        free(data[i]);
+    bytebuf_free(&b);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(writer_lays_out_header_index_dfd_and_levels_smallest_first),
+        cmocka_unit_test(reader_round_trips_every_format_and_scheme),
+        cmocka_unit_test(reader_survives_every_truncation),
+        cmocka_unit_test(reader_survives_random_bit_flips),
+        cmocka_unit_test(reader_rejects_inconsistent_fields),
+        cmocka_unit_test(cubemaps_carry_six_faces_per_level),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

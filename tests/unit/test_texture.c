@@ -1,0 +1,326 @@
+/* cook_texture end to end: decode → mips → KTX2 → file, read back by the
+ * runtime reader; formats per usage, exact level 0, manifest entry, errors;
+ * standalone textures through cook_asset and the registry. */
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cook/texture_internal.h"
+#include "test_support.h"
+
+/* A w x h 32-bit BMP (bottom-up, BGRA) whose texels follow a pattern. */
+static uint8_t *make_bmp(uint32_t w, uint32_t h, size_t *size) {
+    *size = 54 + (size_t)w * h * 4;
+    uint8_t *b = calloc(1, *size);
+    b[0] = 'B';
+    b[1] = 'M';
+    uint32_t v = (uint32_t)*size;
+    memcpy(b + 2, &v, 4);
+    v = 54;
+    memcpy(b + 10, &v, 4);
+    v = 40;
+    memcpy(b + 14, &v, 4);
+    memcpy(b + 18, &w, 4);
+    memcpy(b + 22, &h, 4);
+    b[26] = 1;
+    b[28] = 32;
+    for (uint32_t y = 0; y < h; y++)
+        for (uint32_t x = 0; x < w; x++) {
+            uint8_t *p = b + 54 + ((size_t)(h - 1 - y) * w + x) * 4; /* row y from the top */
+            p[2] = (uint8_t)(x * 13 + y);                            /* R */
+            p[1] = (uint8_t)(y * 29 + 7);                            /* G */
+            p[0] = (uint8_t)(x ^ y);                                 /* B */
+            p[3] = 255; /* A (BI_RGB 32-bit: ignored or kept) */
+        }
+    return b;
+}
+
+typedef struct fixture {
+    char *out;
+    cook_settings settings;
+    cook_diag diag;
+    cook_context ctx;
+    cook_asset_result result;
+} fixture;
+
+static void fixture_init(fixture *f, const char *name) {
+    memset(f, 0, sizeof *f);
+    f->out = test_make_temp_dir(name);
+    cook_settings_default(&f->settings);
+    f->ctx.settings = &f->settings;
+    f->ctx.diag = &f->diag;
+    f->ctx.source_path = "t";
+    f->ctx.input_root = f->out;
+}
+
+static void fixture_free(fixture *f) {
+    diag_free(&f->diag);
+    cook_asset_result_free(&f->result);
+    strlist_free(&f->ctx.dependencies);
+    free(f->out);
+}
+
+static uint8_t *read_ktx2(const fixture *f, const char *rel, size_t *size, kiln_ktx2_view *v) {
+    char *full = test_path_join(f->out, rel);
+    uint8_t *bytes = test_read_file(full, size);
+    free(full);
+    kiln_error err;
+    if (kiln_ktx2_view_get(v, bytes, *size, rel, &err) != KILN_OK)
+        fail_msg("%s", err.message);
+    return bytes;
+}
+
+static void color_texture_is_srgb_with_full_chain_and_exact_level0(void **state) {
+    (void)state;
+    fixture f;
+    fixture_init(&f, "tex_color");
+    size_t size;
+    uint8_t *bmp = make_bmp(12, 5, &size);
+    cook_texture_source src = {
+        .name = "a.bmp", .bytes = bmp, .size = size, .usage = COOK_TEXTURE_COLOR};
+    if (!cook_texture(&f.ctx, f.out, &src, "tex/a", "tex/a.ktx2", true, &f.result))
+        fail_msg("%.*s", (int)f.diag.text.size, (const char *)f.diag.text.data);
+    assert_int_equal(f.result.outputs.count, 1);
+    assert_string_equal(f.result.outputs.items[0], "tex/a.ktx2");
+    assert_int_equal(f.result.manifest.count, 1);
+    assert_int_equal(f.result.manifest.items[0].kind, KILN_ASSET_TEXTURE);
+    assert_int_equal(f.result.manifest.items[0].color_space, KILN_COLOR_SPACE_SRGB);
+    size_t file_size;
+    kiln_ktx2_view v;
+    uint8_t *bytes = read_ktx2(&f, "tex/a.ktx2", &file_size, &v);
+    assert_int_equal(f.result.bytes_written, file_size);
+    assert_int_equal(v.vk_format, 43);
+    assert_int_equal(v.width, 12);
+    assert_int_equal(v.height, 5);
+    assert_int_equal(v.levels, 4); /* 12x5, 6x2, 3x1, 1x1 */
+    assert_int_equal(v.supercompression, KILN_KTX2_SUPERCOMPRESSION_ZSTD);
+    uint8_t level0[12 * 5 * 4];
+    kiln_error err;
+    assert_int_equal(kiln_ktx2_read_level(&v, 0, level0, sizeof level0, &err), KILN_OK);
+    for (uint32_t y = 0; y < 5; y++)
+        for (uint32_t x = 0; x < 12; x++) {
+            const uint8_t *p = level0 + (y * 12 + x) * 4;
+            assert_int_equal(p[0], (uint8_t)(x * 13 + y));
+            assert_int_equal(p[1], (uint8_t)(y * 29 + 7));
+            assert_int_equal(p[2], (uint8_t)(x ^ y));
+        }
+    free(bytes);
+    free(bmp);
+    fixture_free(&f);
+}
+
+static void usages_pick_formats_and_settings_apply(void **state) {
+    (void)state;
+    struct {
+        cook_texture_usage usage;
+        uint32_t vk;
+        kiln_color_space space;
+    } rows[] = {
+        {COOK_TEXTURE_DATA, 37, KILN_COLOR_SPACE_LINEAR},
+        {COOK_TEXTURE_NORMAL, 37, KILN_COLOR_SPACE_LINEAR},
+        {COOK_TEXTURE_SINGLE, 9, KILN_COLOR_SPACE_LINEAR},
+        {COOK_TEXTURE_HDR, 97, KILN_COLOR_SPACE_LINEAR},
+    };
+    size_t size;
+    uint8_t *bmp = make_bmp(64, 32, &size);
+    for (size_t i = 0; i < 4; i++) {
+        fixture f;
+        fixture_init(&f, "tex_usage");
+        f.settings.texture_max_size = 16;
+        f.settings.texture_mipmaps = i != 0;
+        cook_texture_source src = {
+            .name = "a.bmp", .bytes = bmp, .size = size, .usage = rows[i].usage};
+        assert_true(cook_texture(&f.ctx, f.out, &src, "a", "a.ktx2", true, &f.result));
+        assert_int_equal(f.result.manifest.items[0].color_space, rows[i].space);
+        size_t file_size;
+        kiln_ktx2_view v;
+        uint8_t *bytes = read_ktx2(&f, "a.ktx2", &file_size, &v);
+        assert_int_equal(v.vk_format, rows[i].vk);
+        assert_int_equal(v.width, 16);
+        assert_int_equal(v.height, 8);
+        assert_int_equal(v.levels, i == 0 ? 1 : 5);
+        free(bytes);
+        fixture_free(&f);
+    }
+    free(bmp);
+}
+
+static void hdr_corpus_image_cooks_to_rgba16f(void **state) {
+    (void)state;
+    if (test_skip_without_corpus("hdr_corpus_image_cooks_to_rgba16f"))
+        skip();
+    char *path = test_path_join(test_corpus_dir(), "images/hdr/hdr-rgb-arboretum.hdr");
+    size_t size;
+    uint8_t *data = test_read_file(path, &size);
+    fixture f;
+    fixture_init(&f, "tex_hdr");
+    f.settings.texture_max_size = 64;
+    cook_texture_source src = {
+        .name = path, .bytes = data, .size = size, .usage = COOK_TEXTURE_HDR};
+    if (!cook_texture(&f.ctx, f.out, &src, "env", "env.ktx2", true, &f.result))
+        fail_msg("%.*s", (int)f.diag.text.size, (const char *)f.diag.text.data);
+    size_t file_size;
+    kiln_ktx2_view v;
+    uint8_t *bytes = read_ktx2(&f, "env.ktx2", &file_size, &v);
+    assert_int_equal(v.vk_format, 97);
+    assert_int_equal(v.type_size, 2);
+    free(bytes);
+    fixture_free(&f);
+    free(data);
+    free(path);
+}
+
+static void undecodable_texture_is_an_error_naming_the_file(void **state) {
+    (void)state;
+    fixture f;
+    fixture_init(&f, "tex_bad");
+    cook_texture_source src = {.name = "models/broken.png",
+                               .bytes = (const uint8_t *)"\x89PNG\r\n\x1a\nxx",
+                               .size = 10,
+                               .usage = COOK_TEXTURE_COLOR};
+    assert_false(cook_texture(&f.ctx, f.out, &src, "b", "b.ktx2", false, &f.result));
+    assert_int_equal(f.diag.errors, 1);
+    assert_non_null(strstr((const char *)f.diag.text.data, "models/broken.png"));
+    assert_int_equal(f.result.outputs.count, 0);
+    assert_int_equal(f.result.manifest.count, 0);
+    fixture_free(&f);
+}
+
+static void standalone_textures_by_naming_convention(void **state) {
+    (void)state;
+    assert_int_equal(cook_texture_usage_for_path("a/crate.png"), COOK_TEXTURE_COLOR);
+    assert_int_equal(cook_texture_usage_for_path("a/crate.n.png"), COOK_TEXTURE_NORMAL);
+    assert_int_equal(cook_texture_usage_for_path("crate.AO.png"), COOK_TEXTURE_SINGLE);
+    assert_int_equal(cook_texture_usage_for_path("crate.h.png"), COOK_TEXTURE_SINGLE);
+    assert_int_equal(cook_texture_usage_for_path("crate.r.jpg"), COOK_TEXTURE_SINGLE);
+    assert_int_equal(cook_texture_usage_for_path("sky.hdr"), COOK_TEXTURE_HDR);
+    const char *names[] = {"a.png", "a.jpg", "a.JPEG", "a.tga", "a.bmp", "a.hdr", "a.n.png"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        const cook_importer *importer = discover_match(names[i]);
+        assert_non_null(importer);
+        assert_int_equal(importer->kind, COOK_KIND_TEXTURE);
+    }
+    /* Through cook_asset: input/props/crate.n.bmp -> props/crate.n.ktx2. */
+    char *input = test_make_temp_dir("tex_standalone_in");
+    char *output = test_make_temp_dir("tex_standalone_out");
+    char *dir = test_path_join(input, "props");
+    mkdir(dir, 0755);
+    size_t size;
+    uint8_t *bmp = make_bmp(8, 8, &size);
+    char *file = test_path_join(dir, "crate.n.bmp");
+    test_write_file(file, bmp, size);
+    cook_settings settings;
+    cook_settings_default(&settings);
+    cook_request request = {.input_root = input,
+                            .output_root = output,
+                            .source_path = "props/crate.n.bmp",
+                            .importer = discover_match("props/crate.n.bmp"),
+                            .settings = &settings,
+                            .verify = true};
+    cook_asset_result result;
+    if (!cook_asset(&request, &result))
+        fail_msg("%.*s", (int)result.diag.text.size, (const char *)result.diag.text.data);
+    assert_int_equal(result.outputs.count, 1);
+    assert_string_equal(result.outputs.items[0], "props/crate.n.ktx2");
+    assert_string_equal(result.manifest.items[0].ref, "props/crate.n");
+    assert_int_equal(result.manifest.items[0].color_space, KILN_COLOR_SPACE_LINEAR);
+    cook_asset_result_free(&result);
+    free(file);
+    free(bmp);
+    free(dir);
+    free(input);
+    free(output);
+}
+
+static void zstd_output_is_deterministic(void **state) {
+    (void)state;
+    size_t size;
+    uint8_t *bmp = make_bmp(33, 17, &size);
+    uint8_t *files[2];
+    size_t sizes[2];
+    for (int run = 0; run < 2; run++) {
+        fixture f;
+        fixture_init(&f, run ? "tex_det1" : "tex_det0");
+        cook_texture_source src = {.name = "a.bmp",
+                                   .bytes = bmp,
+                                   .size = size,
+                                   .usage = COOK_TEXTURE_COLOR,
+                                   .alpha_cutoff = 0.5f};
+        assert_true(cook_texture(&f.ctx, f.out, &src, "a", "a.ktx2", false, &f.result));
+        char *full = test_path_join(f.out, "a.ktx2");
+        files[run] = test_read_file(full, &sizes[run]);
+        free(full);
+        fixture_free(&f);
+    }
+    assert_int_equal(sizes[0], sizes[1]);
+    assert_memory_equal(files[0], files[1], sizes[0]);
+    free(files[0]);
+    free(files[1]);
+    free(bmp);
+}
+
+static void cube_lut_cooks_to_a_3d_rgba16f_texture(void **state) {
+    (void)state;
+    char *input = test_make_temp_dir("tex_lut_in");
+    char *output = test_make_temp_dir("tex_lut_out");
+    const char *text = "LUT_3D_SIZE 2\n0 0 0\n1 0 0\n0 1 0\n1 1 0\n0 0 1\n1 0 1\n0 1 1\n"
+                       "0.5 0.25 2\n";
+    char *file = test_path_join(input, "grade.lut.cube");
+    test_write_file(file, text, strlen(text));
+    const cook_importer *importer = discover_match("grade.lut.cube");
+    assert_non_null(importer);
+    assert_int_equal(importer->kind, COOK_KIND_TEXTURE);
+    cook_settings settings;
+    cook_settings_default(&settings);
+    cook_request request = {.input_root = input,
+                            .output_root = output,
+                            .source_path = "grade.lut.cube",
+                            .importer = importer,
+                            .settings = &settings,
+                            .verify = true};
+    cook_asset_result result;
+    if (!cook_asset(&request, &result))
+        fail_msg("%.*s", (int)result.diag.text.size, (const char *)result.diag.text.data);
+    assert_string_equal(result.outputs.items[0], "grade.lut.ktx2");
+    cook_asset_result_free(&result);
+    char *cooked = test_path_join(output, "grade.lut.ktx2");
+    size_t size;
+    uint8_t *bytes = test_read_file(cooked, &size);
+    kiln_ktx2_view v;
+    kiln_error err;
+    assert_int_equal(kiln_ktx2_view_get(&v, bytes, size, "lut", &err), KILN_OK);
+    assert_int_equal(v.vk_format, 97);
+    assert_int_equal(v.depth, 2);
+    assert_int_equal(v.levels, 1);
+    assert_string_equal(kiln_ktx2_find_value(&v, "KTXorientation", NULL), "rdi");
+    uint16_t texels[2 * 2 * 2 * 4];
+    assert_int_equal(kiln_ktx2_read_level(&v, 0, texels, sizeof texels, &err), KILN_OK);
+    /* Last entry (x=1, y=1, z=1): 0.5, 0.25, 2.0 as halves, alpha 1. */
+    assert_int_equal(texels[7 * 4 + 0], 0x3800);
+    assert_int_equal(texels[7 * 4 + 1], 0x3400);
+    assert_int_equal(texels[7 * 4 + 2], 0x4000);
+    assert_int_equal(texels[7 * 4 + 3], 0x3C00);
+    /* A broken LUT fails clearly. */
+    test_write_file(file, "LUT_3D_SIZE 2\n0 0 0\n", 20);
+    assert_false(cook_asset(&request, &result));
+    assert_non_null(strstr((const char *)result.diag.text.data, "grade.lut.cube"));
+    cook_asset_result_free(&result);
+    free(bytes);
+    free(cooked);
+    free(file);
+    free(input);
+    free(output);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(color_texture_is_srgb_with_full_chain_and_exact_level0),
+        cmocka_unit_test(usages_pick_formats_and_settings_apply),
+        cmocka_unit_test(hdr_corpus_image_cooks_to_rgba16f),
+        cmocka_unit_test(undecodable_texture_is_an_error_naming_the_file),
+        cmocka_unit_test(standalone_textures_by_naming_convention),
+        cmocka_unit_test(zstd_output_is_deterministic),
+        cmocka_unit_test(cube_lut_cooks_to_a_3d_rgba16f_texture),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
