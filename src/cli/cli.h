@@ -41,11 +41,13 @@ int cmd_build(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 int cmd_check(int argc, char **argv);
 int cmd_init(int argc, char **argv);
+int cmd_pack(int argc, char **argv);
 
 void cmd_build_usage(FILE *out);
 void cmd_info_usage(FILE *out);
 void cmd_check_usage(FILE *out);
 void cmd_init_usage(FILE *out);
+void cmd_pack_usage(FILE *out);
 
 /* ---------------------------------------------------------------------------
  * options.c
@@ -101,10 +103,12 @@ bool cli_list_output(const char *output, strlist *files);
  * ------------------------------------------------------------------------- */
 
 typedef enum cooked_kind {
-    COOKED_OTHER = 0, /* not a kiln file: counted, never opened */
-    COOKED_MESH = 1,  /* .kmesh */
-    COOKED_MANIFEST = 2, /* assets.kman */
-    COOKED_KIND_COUNT = 3
+    COOKED_OTHER = 0,     /* not a kiln file: counted, never opened */
+    COOKED_MESH = 1,      /* .kmesh */
+    COOKED_MANIFEST = 2,  /* assets.kman */
+    COOKED_MATERIALS = 3, /* .kmat */
+    COOKED_TEXTURE = 4,   /* .ktx2 (KTX 2.0, not a kiln container) */
+    COOKED_KIND_COUNT = 5
 } cooked_kind;
 
 /* The kind of a file in the output folder, from its name. */

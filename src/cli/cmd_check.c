@@ -42,7 +42,10 @@ void cmd_check_usage(FILE *out) {
             "\n"
             "Validates every cooked file in the output folder: container structure,\n"
             "checksum, every data value (index ranges, bounds) and the provenance\n"
-            "metadata. Each problem is printed as 'path: error: message'.\n"
+            "metadata; then across files: every manifest entry's file exists, every\n"
+            "material's texture resolves through the manifest to an existing file,\n"
+            "and every mesh's material slots match the rows of its .kmat.\n"
+            "Each problem is printed as 'path: error: message'.\n"
             "\n"
             "Options:\n"
             "  -o, --output DIR   folder of cooked files (default: %s)\n"
@@ -57,12 +60,17 @@ static int parse_check_options(int argc, char **argv, check_options *options) {
     *options = (check_options){.output = CLI_DEFAULT_OUTPUT};
     cli_getopt_reset();
     int option;
-    while ((option = getopt_long(argc, argv, CLI_GETOPT_PREFIX "o:h", check_long_options,
-                                 NULL)) != -1) {
+    while ((option = getopt_long(argc, argv, CLI_GETOPT_PREFIX "o:h", check_long_options, NULL)) !=
+           -1) {
         switch (option) {
-        case 'o': options->output = optarg; break;
-        case 'h': cmd_check_usage(stdout); return CLI_EXIT_OK;
-        default: return cli_option_error(COMMAND, argv, check_long_options, option);
+        case 'o':
+            options->output = optarg;
+            break;
+        case 'h':
+            cmd_check_usage(stdout);
+            return CLI_EXIT_OK;
+        default:
+            return cli_option_error(COMMAND, argv, check_long_options, option);
         }
     }
     return cli_reject_operands(COMMAND, argc, argv) ? -1 : CLI_EXIT_USAGE;
@@ -145,9 +153,8 @@ static bool check_manifest_data(checked_file *checked) {
         const char *ref = kiln_manifest_ref(&view, entry);
         const char *path = kiln_manifest_path(&view, entry);
         if (kiln_ref_hash(ref) != entry->hash)
-            report_problem(checked, "entry '%s': hash 0x%016llx is not the ref's (0x%016llx)",
-                           ref, (unsigned long long)entry->hash,
-                           (unsigned long long)kiln_ref_hash(ref));
+            report_problem(checked, "entry '%s': hash 0x%016llx is not the ref's (0x%016llx)", ref,
+                           (unsigned long long)entry->hash, (unsigned long long)kiln_ref_hash(ref));
         char full[4096];
         struct stat st;
         snprintf(full, sizeof full, "%.*s/%s", root_length, root, path);
@@ -158,7 +165,52 @@ static bool check_manifest_data(checked_file *checked) {
     return true;
 }
 
+/* Every row and slot value (kmat.md R1-R9). */
+static bool check_materials_data(checked_file *checked) {
+    kiln_error error;
+    kiln_material_view view;
+    if (kiln_material_view_get(&checked->file, thorough, &view, &error) == KILN_OK)
+        return true;
+    report_problem(checked, "%s", cli_kiln_error_detail(&error, checked->path));
+    return false;
+}
+
+/* A .ktx2 (KTX 2.0, not a container): the reader's rules (ktx2.md K1-K8),
+ * then every level inflated to its declared size. */
+static bool check_texture(checked_file *checked) {
+    uint8_t *data = NULL;
+    size_t size = 0;
+    char reason[256];
+    if (!cook_read_file(checked->path, (size_t)4 << 30, &data, &size, reason, sizeof reason)) {
+        report_problem(checked, "%s", reason);
+        return false;
+    }
+    kiln_ktx2_view view;
+    kiln_error error;
+    bool ok =
+        kiln_ktx2_view_get(&view, data, size, cli_file_name(checked->path), &error) == KILN_OK;
+    for (uint32_t level = 0; ok && level < view.levels; level++) {
+        uint64_t level_size = kiln_ktx2_level_size(&view, level);
+        uint8_t *buffer =
+            level_size < SIZE_MAX ? malloc(level_size ? (size_t)level_size : 1) : NULL;
+        if (buffer == NULL) {
+            snprintf(error.message, sizeof error.message, "level %u: out of memory", level);
+            ok = false;
+            break;
+        }
+        ok = kiln_ktx2_read_level(&view, level, buffer, (size_t)level_size, &error) == KILN_OK;
+        free(buffer);
+    }
+    if (!ok)
+        report_problem(checked, "%s", cli_kiln_error_detail(&error, checked->path));
+    free(data);
+    return ok;
+}
+
+static const file_check_fn texture_checks[] = {check_texture};
 static const file_check_fn mesh_checks[] = {check_container, check_mesh_data, check_metadata};
+static const file_check_fn materials_checks[] = {check_container, check_materials_data,
+                                                 check_metadata};
 static const file_check_fn manifest_checks[] = {check_container, check_manifest_data};
 
 static const struct {
@@ -168,6 +220,8 @@ static const struct {
 } checks_per_kind[] = {
     {COOKED_MESH, mesh_checks, sizeof mesh_checks / sizeof mesh_checks[0]},
     {COOKED_MANIFEST, manifest_checks, sizeof manifest_checks / sizeof manifest_checks[0]},
+    {COOKED_MATERIALS, materials_checks, sizeof materials_checks / sizeof materials_checks[0]},
+    {COOKED_TEXTURE, texture_checks, sizeof texture_checks / sizeof texture_checks[0]},
 };
 
 /* Runs the checks of `kind` on one file; returns the number of problems. */
@@ -226,6 +280,162 @@ static size_t check_manifest_covers(const char *output, const strlist *files) {
     return problems;
 }
 
+/* ---------------------------------------------------------------------------
+ * Cross-file: materials, their textures and the meshes that use them
+ * ------------------------------------------------------------------------- */
+
+/* A readable .kmat of the output and its row count; sorted by path. */
+typedef struct material_table {
+    const char *path; /* relative, from the file list */
+    uint32_t rows;
+} material_table;
+
+static int compare_table_path(const void *key, const void *element) {
+    return strcmp((const char *)key, ((const material_table *)element)->path);
+}
+
+/* The .kmat a mesh's slots index, by the naming convention of kmat.md:
+ * "<stem>.kmesh" or "<stem>.mesh<N>.kmesh" -> "<stem>.kmat". */
+static void material_table_path(const char *mesh_path, char *out, size_t size) {
+    size_t length = strlen(mesh_path);
+    if (length >= 6 && strcmp(mesh_path + length - 6, ".kmesh") == 0)
+        length -= 6;
+    size_t digits = length;
+    while (digits > 0 && mesh_path[digits - 1] >= '0' && mesh_path[digits - 1] <= '9')
+        digits--;
+    if (digits < length && digits >= 5 && strncmp(mesh_path + digits - 5, ".mesh", 5) == 0)
+        length = digits - 5;
+    snprintf(out, size, "%.*s.kmat", (int)length, mesh_path);
+}
+
+/* Each non-zero texture ref of one table resolves through the manifest to a
+ * texture whose file exists. */
+static size_t check_table_textures(const char *output, const char *relative,
+                                   const kiln_material_view *materials,
+                                   const kiln_manifest_view *manifest) {
+    size_t problems = 0;
+    for (uint32_t i = 0; i < materials->material_count; i++) {
+        for (int t = 0; t < KILN_MATERIAL_SLOT_COUNT; t++) {
+            uint64_t hash = materials->materials[i].textures[t].texture;
+            if (hash == 0)
+                continue;
+            const char *slot = kiln_material_slot_str((kiln_material_slot)t);
+            const kiln_manifest_entry *entry = kiln_manifest_find(manifest, hash);
+            if (entry == NULL || entry->kind != KILN_ASSET_TEXTURE) {
+                fprintf(stderr, "%s/%s: error: material %u %s texture 0x%016llx is %s in %s\n",
+                        output, relative, i, slot, (unsigned long long)hash,
+                        entry == NULL ? "not" : "not a texture", KILN_MANIFEST_FILE_NAME);
+                problems++;
+                continue;
+            }
+            const char *path = kiln_manifest_path(manifest, entry);
+            char *full = cli_path_join(output, path);
+            struct stat st;
+            if (full == NULL || path[0] == '/' || strstr(path, "..") != NULL ||
+                stat(full, &st) != 0 || !S_ISREG(st.st_mode)) {
+                fprintf(stderr, "%s/%s: error: material %u %s texture '%s' (%s) does not exist\n",
+                        output, relative, i, slot, kiln_manifest_ref(manifest, entry), path);
+                problems++;
+            }
+            free(full);
+        }
+    }
+    return problems;
+}
+
+static size_t check_materials_cross(const char *output, const strlist *files) {
+    char *manifest_path = cli_path_join(output, KILN_MANIFEST_FILE_NAME);
+    kiln_file manifest_file = {0};
+    kiln_manifest_view manifest = {0};
+    kiln_error error;
+    bool have_manifest = manifest_path != NULL &&
+                         kiln_file_map(&manifest_file, manifest_path, 0, &error) == KILN_OK &&
+                         kiln_manifest_view_get(&manifest_file, &manifest, &error) == KILN_OK;
+    material_table *tables = calloc(files->count ? files->count : 1, sizeof *tables);
+    size_t table_count = 0, problems = 0;
+    if (tables == NULL) {
+        cli_error("out of memory");
+        kiln_file_close(&manifest_file);
+        free(manifest_path);
+        return 1;
+    }
+    /* Tables first (the file list is sorted, so `tables` is too). */
+    for (size_t i = 0; i < files->count; i++) {
+        if (cooked_kind_of(files->items[i]) != COOKED_MATERIALS)
+            continue;
+        char *full = cli_path_join(output, files->items[i]);
+        kiln_file file;
+        kiln_material_view view;
+        if (full != NULL && kiln_file_map(&file, full, 0, &error) == KILN_OK) {
+            if (kiln_material_view_get(&file, 0, &view, &error) == KILN_OK) {
+                tables[table_count++] = (material_table){files->items[i], view.material_count};
+                if (have_manifest)
+                    problems += check_table_textures(output, files->items[i], &view, &manifest);
+            }
+            kiln_file_close(&file);
+        }
+        free(full);
+    }
+    /* Every mesh's slots are its table's rows. */
+    for (size_t i = 0; i < files->count; i++) {
+        if (cooked_kind_of(files->items[i]) != COOKED_MESH)
+            continue;
+        char *full = cli_path_join(output, files->items[i]);
+        kiln_file file;
+        kiln_mesh_view mesh;
+        if (full != NULL && kiln_file_map(&file, full, 0, &error) == KILN_OK) {
+            if (kiln_mesh_view_get(&file, 0, &mesh, &error) == KILN_OK &&
+                mesh.desc->material_count > 0) {
+                char table_path[4096];
+                material_table_path(files->items[i], table_path, sizeof table_path);
+                const material_table *table =
+                    bsearch(table_path, tables, table_count, sizeof *tables, compare_table_path);
+                if (table == NULL) {
+                    fprintf(stderr, "%s/%s: error: %u material slot%s but no readable %s\n", output,
+                            files->items[i], mesh.desc->material_count,
+                            cli_plural(mesh.desc->material_count), table_path);
+                    problems++;
+                } else if (table->rows != mesh.desc->material_count) {
+                    fprintf(stderr, "%s/%s: error: %u material slot%s but %s has %u row%s\n",
+                            output, files->items[i], mesh.desc->material_count,
+                            cli_plural(mesh.desc->material_count), table_path, table->rows,
+                            cli_plural(table->rows));
+                    problems++;
+                } else {
+                    for (uint32_t s = 0; s < mesh.desc->submesh_count; s++)
+                        if (mesh.submeshes[s].material_slot >= table->rows) {
+                            fprintf(stderr,
+                                    "%s/%s: error: submesh %u uses slot %u; %s has %u rows\n",
+                                    output, files->items[i], s, mesh.submeshes[s].material_slot,
+                                    table_path, table->rows);
+                            problems++;
+                        }
+                }
+            }
+            kiln_file_close(&file);
+        }
+        free(full);
+    }
+    /* Every material ref names a row of a table. */
+    for (uint32_t e = 0; have_manifest && e < manifest.entry_count; e++) {
+        const kiln_manifest_entry *entry = &manifest.entries[e];
+        if (entry->kind != KILN_ASSET_MATERIAL)
+            continue;
+        const char *path = kiln_manifest_path(&manifest, entry);
+        const material_table *table =
+            bsearch(path, tables, table_count, sizeof *tables, compare_table_path);
+        if (table == NULL || entry->index >= table->rows) {
+            fprintf(stderr, "%s: error: entry '%s': row %u of '%s' does not exist\n", manifest_path,
+                    kiln_manifest_ref(&manifest, entry), entry->index, path);
+            problems++;
+        }
+    }
+    free(tables);
+    kiln_file_close(&manifest_file);
+    free(manifest_path);
+    return problems;
+}
+
 static int check(const check_options *options) {
     strlist files = {0};
     if (!cli_list_output(options->output, &files)) {
@@ -247,8 +457,10 @@ static int check(const check_options *options) {
         checked_count++;
         free(full_path);
     }
-    if (checked_count > 0)
+    if (checked_count > 0) {
         problems += check_manifest_covers(options->output, &files);
+        problems += check_materials_cross(options->output, &files);
+    }
     printf("kiln check: %zu file%s, %zu problem%s\n", checked_count, cli_plural(checked_count),
            problems, cli_plural(problems));
     fflush(stdout);

@@ -39,6 +39,16 @@ typedef struct file_report {
     uint32_t refs_per_kind[KILN_ASSET_KIND_COUNT_];
     uint32_t refs_per_color_space[KILN_COLOR_SPACE_COUNT_];
     uint32_t ref_count;
+    /* COOKED_MATERIALS: rows, textured slots per slot, alpha modes. */
+    uint32_t material_count;
+    uint32_t slot_textures[KILN_MATERIAL_SLOT_COUNT];
+    uint32_t alpha_modes[KILN_ALPHA_MODE_COUNT_];
+    uint32_t double_sided;
+    char dropped[512]; /* "KHR_materials_clearcoat (2), ..." from MDRP, "" when none */
+    /* COOKED_TEXTURE: the KTX2 header. */
+    uint32_t tex_width, tex_height, tex_depth, tex_faces, tex_levels, tex_vk_format,
+        tex_supercompression;
+    uint64_t tex_uncompressed; /* all levels inflated */
 } file_report;
 
 typedef struct info_totals {
@@ -65,7 +75,9 @@ void cmd_info_usage(FILE *out) {
             "\n"
             "Lists what the output folder holds: for every cooked mesh its size,\n"
             "vertex and triangle counts, submeshes, material slots, index size,\n"
-            "vertex layout, bounds and source; then totals and counts per kind.\n"
+            "vertex layout, bounds and source; for every material table (.kmat) its\n"
+            "rows, textured slots, alpha modes, double-sided count and the source\n"
+            "extensions it dropped; then totals and counts per kind.\n"
             "\n"
             "Options:\n"
             "  -o, --output DIR   folder of cooked files (default: %s)\n"
@@ -84,10 +96,17 @@ static int parse_info_options(int argc, char **argv, info_options *options) {
     while ((option = getopt_long(argc, argv, CLI_GETOPT_PREFIX "o:h", info_long_options, NULL)) !=
            -1) {
         switch (option) {
-        case 'o': options->output = optarg; break;
-        case OPTION_JSON: options->json = true; break;
-        case 'h': cmd_info_usage(stdout); return CLI_EXIT_OK;
-        default: return cli_option_error(COMMAND, argv, info_long_options, option);
+        case 'o':
+            options->output = optarg;
+            break;
+        case OPTION_JSON:
+            options->json = true;
+            break;
+        case 'h':
+            cmd_info_usage(stdout);
+            return CLI_EXIT_OK;
+        default:
+            return cli_option_error(COMMAND, argv, info_long_options, option);
         }
     }
     return cli_reject_operands(COMMAND, argc, argv) ? -1 : CLI_EXIT_USAGE;
@@ -166,8 +185,7 @@ static void inspect_mesh(const char *full_path, file_report *report) {
             size_t meta_size = 0;
             const char *meta = kiln_file_metadata(&file, &meta_size);
             if (meta != NULL)
-                find_json_string(meta, meta_size, "source", report->source,
-                                 sizeof report->source);
+                find_json_string(meta, meta_size, "source", report->source, sizeof report->source);
         }
         kiln_file_close(&file);
     }
@@ -198,6 +216,106 @@ static void inspect_manifest(const char *full_path, file_report *report) {
                  cli_kiln_error_detail(&error, full_path));
 }
 
+/* MDRP lines "<row> <extension>\n" summed per extension: "name (rows)". */
+static void summarize_dropped(const kiln_file *file, file_report *report) {
+    kiln_chunk chunk;
+    if (kiln_file_find_chunk(file, KILN_CHUNK_MATERIAL_DROPPED, &chunk) != KILN_OK)
+        return;
+    const char *text = chunk.data, *end = text + chunk.size;
+    char names[16][80];
+    uint32_t counts[16];
+    size_t distinct = 0;
+    while (text < end) {
+        const char *line_end = memchr(text, '\n', (size_t)(end - text));
+        if (line_end == NULL)
+            line_end = end;
+        const char *space = memchr(text, ' ', (size_t)(line_end - text));
+        if (space != NULL && line_end - space > 1) {
+            int length = (int)(line_end - space - 1);
+            char name[80];
+            snprintf(name, sizeof name, "%.*s", length, space + 1);
+            size_t k = 0;
+            while (k < distinct && strcmp(names[k], name) != 0)
+                k++;
+            if (k == distinct && distinct < 16) {
+                memcpy(names[distinct], name, sizeof name);
+                counts[distinct++] = 0;
+            }
+            if (k < distinct)
+                counts[k]++;
+        }
+        text = line_end + 1;
+    }
+    size_t used = 0;
+    for (size_t k = 0; k < distinct && used < sizeof report->dropped; k++) {
+        int n = snprintf(report->dropped + used, sizeof report->dropped - used,
+                         "%s%s (%" PRIu32 " material%s)", k ? ", " : "", names[k], counts[k],
+                         cli_plural(counts[k]));
+        if (n < 0)
+            break;
+        used += (size_t)n;
+    }
+}
+
+static void inspect_materials(const char *full_path, file_report *report) {
+    kiln_file file;
+    kiln_error error;
+    kiln_material_view view;
+    kiln_result result = kiln_file_map(&file, full_path, 0, &error);
+    if (result == KILN_OK) {
+        result = kiln_material_view_get(&file, 0, &view, &error);
+        if (result == KILN_OK) {
+            report->readable = true;
+            report->material_count = view.material_count;
+            for (uint32_t i = 0; i < view.material_count; i++) {
+                const kiln_material *m = &view.materials[i];
+                report->alpha_modes[m->alpha_mode]++;
+                report->double_sided += (m->flags & KILN_MATERIAL_FLAG_DOUBLE_SIDED) != 0;
+                for (int t = 0; t < KILN_MATERIAL_SLOT_COUNT; t++)
+                    report->slot_textures[t] += m->textures[t].texture != 0;
+            }
+            summarize_dropped(&file, report);
+            size_t meta_size = 0;
+            const char *meta = kiln_file_metadata(&file, &meta_size);
+            if (meta != NULL)
+                find_json_string(meta, meta_size, "source", report->source, sizeof report->source);
+        }
+        kiln_file_close(&file);
+    }
+    if (result != KILN_OK)
+        snprintf(report->problem, sizeof report->problem, "%s",
+                 cli_kiln_error_detail(&error, full_path));
+}
+
+/* A .ktx2: header facts through the runtime reader (no level is inflated). */
+static void inspect_texture(const char *full_path, file_report *report) {
+    uint8_t *data = NULL;
+    size_t size = 0;
+    char reason[256];
+    if (!cook_read_file(full_path, (size_t)4 << 30, &data, &size, reason, sizeof reason)) {
+        snprintf(report->problem, sizeof report->problem, "%s", reason);
+        return;
+    }
+    kiln_ktx2_view view;
+    kiln_error error;
+    if (kiln_ktx2_view_get(&view, data, size, cli_file_name(full_path), &error) == KILN_OK) {
+        report->readable = true;
+        report->tex_width = view.width;
+        report->tex_height = view.height;
+        report->tex_depth = view.depth;
+        report->tex_faces = view.faces;
+        report->tex_levels = view.levels;
+        report->tex_vk_format = view.vk_format;
+        report->tex_supercompression = view.supercompression;
+        for (uint32_t level = 0; level < view.levels; level++)
+            report->tex_uncompressed += kiln_ktx2_level_size(&view, level);
+    } else {
+        snprintf(report->problem, sizeof report->problem, "%s",
+                 cli_kiln_error_detail(&error, full_path));
+    }
+    free(data);
+}
+
 static void inspect_file(const char *output, const char *relative, file_report *report) {
     memset(report, 0, sizeof *report);
     report->path = relative;
@@ -214,6 +332,10 @@ static void inspect_file(const char *output, const char *relative, file_report *
         inspect_mesh(full_path, report);
     else if (report->kind == COOKED_MANIFEST)
         inspect_manifest(full_path, report);
+    else if (report->kind == COOKED_MATERIALS)
+        inspect_materials(full_path, report);
+    else if (report->kind == COOKED_TEXTURE)
+        inspect_texture(full_path, report);
     else
         report->readable = true; /* never opened */
     if (!report->readable)
@@ -283,6 +405,23 @@ static void print_manifest_text(const file_report *report) {
     printf("\n");
 }
 
+static void print_materials_text(const file_report *report) {
+    printf("  materials: %" PRIu64 " bytes, %" PRIu32 " row%s; alpha: opaque %" PRIu32
+           ", mask %" PRIu32 ", blend %" PRIu32 "; double-sided %" PRIu32 "\n",
+           report->bytes, report->material_count, cli_plural(report->material_count),
+           report->alpha_modes[KILN_ALPHA_OPAQUE], report->alpha_modes[KILN_ALPHA_MASK],
+           report->alpha_modes[KILN_ALPHA_BLEND], report->double_sided);
+    printf("  textured slots:");
+    for (int t = 0; t < KILN_MATERIAL_SLOT_COUNT; t++)
+        printf("%s %s %" PRIu32, t ? "," : "", kiln_material_slot_str((kiln_material_slot)t),
+               report->slot_textures[t]);
+    printf("\n");
+    if (report->dropped[0] != '\0')
+        printf("  dropped extensions: %s\n", report->dropped);
+    if (report->source[0] != '\0')
+        printf("  source: %s\n", report->source);
+}
+
 static void print_file_text(const file_report *report) {
     printf("%s\n", report->path);
     if (!report->readable)
@@ -291,20 +430,30 @@ static void print_file_text(const file_report *report) {
         print_mesh_text(report);
     else if (report->kind == COOKED_MANIFEST)
         print_manifest_text(report);
+    else if (report->kind == COOKED_MATERIALS)
+        print_materials_text(report);
+    else if (report->kind == COOKED_TEXTURE)
+        printf("  texture: %ux%u%s%s, %u mips, %s, supercompression %s, %" PRIu64 " bytes (%" PRIu64
+               " inflated)\n",
+               report->tex_width, report->tex_height, report->tex_depth ? " 3D" : "",
+               report->tex_faces == 6 ? " cubemap" : "", report->tex_levels,
+               kiln_ktx2_format_str(report->tex_vk_format),
+               kiln_ktx2_supercompression_str(report->tex_supercompression), report->bytes,
+               report->tex_uncompressed);
     else
         printf("  other: %" PRIu64 " bytes\n", report->bytes);
 }
 
 static void print_totals_text(const info_totals *totals) {
-    printf("\ntotal: %zu file%s, %" PRIu64 " bytes, %" PRIu64 " vertices, %" PRIu64
-           " triangles\n",
+    printf("\ntotal: %zu file%s, %" PRIu64 " bytes, %" PRIu64 " vertices, %" PRIu64 " triangles\n",
            totals->files, cli_plural(totals->files), totals->bytes, totals->vertices,
            totals->triangles);
-    printf("kinds: mesh %zu, manifest %zu, other %zu\n", totals->per_kind[COOKED_MESH],
-           totals->per_kind[COOKED_MANIFEST], totals->per_kind[COOKED_OTHER]);
+    printf("kinds: mesh %zu, materials %zu, manifest %zu, other %zu, texture %zu\n",
+           totals->per_kind[COOKED_MESH], totals->per_kind[COOKED_MATERIALS],
+           totals->per_kind[COOKED_MANIFEST], totals->per_kind[COOKED_OTHER],
+           totals->per_kind[COOKED_TEXTURE]);
     if (totals->problems > 0)
-        printf("problems: %zu unreadable file%s\n", totals->problems,
-               cli_plural(totals->problems));
+        printf("problems: %zu unreadable file%s\n", totals->problems, cli_plural(totals->problems));
 }
 
 /* ---------------------------------------------------------------------------
@@ -348,9 +497,8 @@ static void append_mesh_json(bytebuf *json, const file_report *report) {
                    ",\"bytes_vertices\":%" PRIu64 ",\"bytes_indices\":%" PRIu64
                    ",\"bytes_meshlets\":%" PRIu64 ",\"lod_triangles\":[",
                    mesh->vertex_count, report->lod_triangles[0], mesh->submesh_count,
-                   mesh->material_count, mesh->index_size, mesh->vertex_stride,
-                   mesh->meshlet_count, report->vertex_bytes, report->index_bytes,
-                   report->meshlet_bytes);
+                   mesh->material_count, mesh->index_size, mesh->vertex_stride, mesh->meshlet_count,
+                   report->vertex_bytes, report->index_bytes, report->meshlet_bytes);
     for (uint32_t level = 0; level < mesh->lod_count; level++)
         bytebuf_printf(json, "%s%" PRIu64, level ? "," : "", report->lod_triangles[level]);
     bytebuf_printf(json, "],\"lods_reused\":%" PRIu32 ",\"attributes\":[", report->lods_reused);
@@ -378,6 +526,27 @@ static void append_mesh_json(bytebuf *json, const file_report *report) {
     }
 }
 
+static void append_materials_json(bytebuf *json, const file_report *report) {
+    bytebuf_printf(json,
+                   ",\"materials\":%" PRIu32 ",\"alpha_modes\":{\"opaque\":%" PRIu32
+                   ",\"mask\":%" PRIu32 ",\"blend\":%" PRIu32 "},\"double_sided\":%" PRIu32
+                   ",\"textured_slots\":{",
+                   report->material_count, report->alpha_modes[KILN_ALPHA_OPAQUE],
+                   report->alpha_modes[KILN_ALPHA_MASK], report->alpha_modes[KILN_ALPHA_BLEND],
+                   report->double_sided);
+    for (int t = 0; t < KILN_MATERIAL_SLOT_COUNT; t++)
+        bytebuf_printf(json, "%s\"%s\":%" PRIu32, t ? "," : "",
+                       kiln_material_slot_str((kiln_material_slot)t), report->slot_textures[t]);
+    json_text(json, "},");
+    json_key(json, "dropped_extensions");
+    bytebuf_append_json_string(json, report->dropped);
+    if (report->source[0] != '\0') {
+        json_text(json, ",");
+        json_key(json, "source");
+        bytebuf_append_json_string(json, report->source);
+    }
+}
+
 static void append_file_json(bytebuf *json, const file_report *report, bool first) {
     json_text(json, first ? "\n    {" : ",\n    {");
     json_key(json, "path");
@@ -392,6 +561,17 @@ static void append_file_json(bytebuf *json, const file_report *report, bool firs
         bytebuf_append_json_string(json, report->problem);
     } else if (report->kind == COOKED_MESH) {
         append_mesh_json(json, report);
+    } else if (report->kind == COOKED_MATERIALS) {
+        append_materials_json(json, report);
+    } else if (report->kind == COOKED_TEXTURE) {
+        bytebuf_printf(
+            json,
+            ",\"width\":%u,\"height\":%u,\"depth\":%u,\"faces\":%u,\"mips\":%u,"
+            "\"format\":\"%s\",\"vk_format\":%u,\"supercompression\":\"%s\","
+            "\"inflated_bytes\":%" PRIu64,
+            report->tex_width, report->tex_height, report->tex_depth, report->tex_faces,
+            report->tex_levels, kiln_ktx2_format_str(report->tex_vk_format), report->tex_vk_format,
+            kiln_ktx2_supercompression_str(report->tex_supercompression), report->tex_uncompressed);
     } else if (report->kind == COOKED_MANIFEST) {
         bytebuf_printf(json, ",\"refs\":%" PRIu32 ",\"refs_per_kind\":{", report->ref_count);
         for (int kind = 1; kind < KILN_ASSET_KIND_COUNT_; kind++)
@@ -409,13 +589,14 @@ static void append_file_json(bytebuf *json, const file_report *report, bool firs
 
 static void append_totals_json(bytebuf *json, const info_totals *totals) {
     bytebuf_printf(json,
-                   "\n  ],\n  \"totals\":{\"files\":%zu,\"bytes\":%" PRIu64
-                   ",\"vertices\":%" PRIu64 ",\"triangles\":%" PRIu64
-                   ",\"problems\":%zu,\"kinds\":{\"mesh\":%zu,\"manifest\":%zu,"
-                   "\"other\":%zu}}\n}\n",
+                   "\n  ],\n  \"totals\":{\"files\":%zu,\"bytes\":%" PRIu64 ",\"vertices\":%" PRIu64
+                   ",\"triangles\":%" PRIu64
+                   ",\"problems\":%zu,\"kinds\":{\"mesh\":%zu,\"materials\":%zu,"
+                   "\"manifest\":%zu,\"other\":%zu,\"texture\":%zu}}\n}\n",
                    totals->files, totals->bytes, totals->vertices, totals->triangles,
                    totals->problems, totals->per_kind[COOKED_MESH],
-                   totals->per_kind[COOKED_MANIFEST], totals->per_kind[COOKED_OTHER]);
+                   totals->per_kind[COOKED_MATERIALS], totals->per_kind[COOKED_MANIFEST],
+                   totals->per_kind[COOKED_OTHER], totals->per_kind[COOKED_TEXTURE]);
 }
 
 /* ---------------------------------------------------------------------------

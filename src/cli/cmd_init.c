@@ -33,8 +33,11 @@ static int parse_init_options(int argc, char **argv) {
     while ((option = getopt_long(argc, argv, CLI_GETOPT_PREFIX "h", init_long_options, NULL)) !=
            -1) {
         switch (option) {
-        case 'h': cmd_init_usage(stdout); return CLI_EXIT_OK;
-        default: return cli_option_error(COMMAND, argv, init_long_options, option);
+        case 'h':
+            cmd_init_usage(stdout);
+            return CLI_EXIT_OK;
+        default:
+            return cli_option_error(COMMAND, argv, init_long_options, option);
         }
     }
     return cli_reject_operands(COMMAND, argc, argv) ? -1 : CLI_EXIT_USAGE;

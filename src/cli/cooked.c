@@ -10,6 +10,8 @@ static const struct {
 } cooked_kinds[] = {
     {"*.kmesh", COOKED_MESH, "mesh"},
     {"*.kman", COOKED_MANIFEST, "manifest"},
+    {"*.kmat", COOKED_MATERIALS, "materials"},
+    {"*.ktx2", COOKED_TEXTURE, "texture"},
 };
 
 #define COOKED_KIND_TABLE_SIZE (sizeof cooked_kinds / sizeof cooked_kinds[0])
@@ -41,7 +43,7 @@ const char *cli_kiln_error_detail(const kiln_error *error, const char *path) {
     const char *message = error->message;
     /* The runtime names a file by the last characters of its path that fit. */
     size_t length = strlen(path);
-    size_t keep = sizeof ((kiln_file *)NULL)->name - 1;
+    size_t keep = sizeof((kiln_file *)NULL)->name - 1;
     const char *tail = length > keep ? path + (length - keep) : path;
     if (starts_with_name(message, tail, strlen(tail)))
         return message + strlen(tail) + 2;

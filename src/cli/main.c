@@ -20,6 +20,7 @@ static const cli_command commands[] = {
     {"info", cmd_info, cmd_info_usage, "list what the output folder holds (--json for scripts)"},
     {"check", cmd_check, cmd_check_usage, "validate every cooked file; non-zero exit on problems"},
     {"init", cmd_init, cmd_init_usage, "write a commented starter kiln.yml"},
+    {"pack", cmd_pack, cmd_pack_usage, "pack info [FILE]: layout and entries of a .kpak"},
 };
 
 #define COMMAND_COUNT (sizeof commands / sizeof commands[0])
@@ -47,10 +48,9 @@ static void print_help(FILE *out) {
     for (size_t i = 0; i < COMMAND_COUNT; i++)
         fprintf(out, "  %-8s %s\n", commands[i].name, commands[i].summary);
     fprintf(out, "  %-8s %s\n", "help", "list the commands, or show one command's options");
-    fprintf(out,
-            "\n"
-            "Run 'kiln COMMAND --help' (or 'kiln help COMMAND') for a command's options.\n"
-            "'kiln --version' prints the version and the encoder version.\n");
+    fprintf(out, "\n"
+                 "Run 'kiln COMMAND --help' (or 'kiln help COMMAND') for a command's options.\n"
+                 "'kiln --version' prints the version and the encoder version.\n");
 }
 
 static int top_level_usage_error(const char *what, const char *argument) {

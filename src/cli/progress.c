@@ -128,8 +128,8 @@ void progress_asset_finished(progress_reporter *reporter, const char *source_pat
         print_asset_line(source_path, result);
         fflush(stdout);
     }
-    progress_write_diagnostics(stderr, (const char *)result->diag.text.data,
-                               result->diag.text.size, reporter->verbosity == PROGRESS_QUIET);
+    progress_write_diagnostics(stderr, (const char *)result->diag.text.data, result->diag.text.size,
+                               reporter->verbosity == PROGRESS_QUIET);
     if (reporter->live) {
         format_status_line(reporter, source_path);
         draw_status_line(reporter);

@@ -198,7 +198,8 @@ run_in "$GOOD" build -i assets -o out
 check "a good tree cooks with exit 0, mirroring the source tree" \
     all_true 'status_is 0' '[ -s "$GOOD/out/models/cube.kmesh" ]' \
     '[ -s "$GOOD/out/props/Quad.kmesh" ]' '[ -s "$GOOD/out/assets.kman" ]' \
-    'stdout_has "cooked 2 assets \(3 files, [0-9.]+ KiB\) in [0-9.]+ s; 0 failed; 1 skipped"'
+    '[ -s "$GOOD/out/models/cube.kmat" ]' '[ -s "$GOOD/out/props/Quad.kmat" ]' \
+    'stdout_has "cooked 2 assets \(5 files, [0-9.]+ KiB\) in [0-9.]+ s; 0 failed; 1 skipped"'
 
 check "an unknown file is skipped, not an error; an .mtl used by a model is not skipped" \
     all_true 'stdout_has "skipped 1 file with no importer \(use -v to list them\)"' \
@@ -207,10 +208,10 @@ check "an unknown file is skipped, not an error; an .mtl used by a model is not 
 check "no progress line or carriage return when stderr is not a terminal" \
     all_true '! grep -q $'"'"'\r'"'"' "$SCRATCH/stderr"'
 
-leftovers=$(find "$GOOD/out" \( -name '*.tmp' -o -name '.*' \) -print)
+leftovers=$(find "$GOOD/out" \( -name '*.tmp' -o -name '.*' \) ! -name .kiln-cache -print)
 check "no temporary files are left in the output" [ -z "$leftovers" ]
 
-run_in "$GOOD" build -i assets -o out -v
+run_in "$GOOD" build -i assets -o out -v --no-cache
 check "verbose mode lists each cooked asset and each skipped file" \
     all_true 'status_is 0' 'stdout_has "cooked models/cube.obj -> models/cube.kmesh"' \
     'stdout_has "skipped docs/readme.txt"'
@@ -255,7 +256,8 @@ make_mixed_tree "$J2"
 for i in 1 2 3 4 5 6; do write_quad "$J1/assets/many/quad$i.obj"; write_quad "$J2/assets/many/quad$i.obj"; done
 run_in "$J1" build -i assets -o out -j1
 run_in "$J2" build -i assets -o out -j2
-check "-j1 and -j2 produce byte-identical trees" diff -r "$J1/out" "$J2/out"
+# The build cache records inodes and mtimes: it is the one file that differs.
+check "-j1 and -j2 produce byte-identical trees" diff -r -x .kiln-cache "$J1/out" "$J2/out"
 
 VERIFY="$SCRATCH/verify"
 make_good_tree "$VERIFY"
@@ -272,8 +274,10 @@ run_in "$GOOD" info -o out
 check "info lists each mesh with its counts and the totals" \
     all_true 'status_is 0' 'stdout_has "^models/cube\.kmesh$"' 'stdout_has "[0-9]+ vertices, 12 triangles"' \
     'stdout_has "position:f32x3"' 'stdout_has "aabb: min \(-1, -1, -1\) max \(1, 1, 1\)"' \
-    'stdout_has "^total: 4 files, [0-9]+ bytes"' 'stdout_has "kinds: mesh 2, manifest 1, other 1"' \
-    'stdout_has "^  manifest: [0-9]+ bytes, 2 refs: mesh 2$"'
+    'stdout_has "^total: 6 files, [0-9]+ bytes"' \
+    'stdout_has "kinds: mesh 2, materials 2, manifest 1, other 1"' \
+    'stdout_has "^  manifest: [0-9]+ bytes, 4 refs: mesh 2 material 2$"' \
+    'stdout_has "^  materials: [0-9]+ bytes, 1 row; alpha: opaque 1, mask 0, blend 0; double-sided 0$"'
 
 run_in "$GOOD" info -o out --json
 cp "$SCRATCH/stdout" "$SCRATCH/info.json"
@@ -289,7 +293,9 @@ assert cube["kind"] == "mesh" and cube["triangles"] == 12 and cube["bytes"] > 0
 assert cube["attributes"][0]["semantic"] == "position"
 assert cube["aabb"]["min"] == [-1, -1, -1]
 assert files["notes.txt"]["kind"] == "other"
-assert doc["totals"]["files"] == 4 and doc["totals"]["kinds"]["mesh"] == 2
+assert doc["totals"]["files"] == 6 and doc["totals"]["kinds"]["mesh"] == 2
+assert doc["totals"]["kinds"]["materials"] == 2
+assert files["models/cube.kmat"]["materials"] == 1
 assert files["assets.kman"]["refs_per_kind"]["mesh"] == 2
 EOF
 }
@@ -307,7 +313,7 @@ check "info --json escapes strings" python3 -m json.tool "$SCRATCH/stdout" /dev/
 
 run_in "$GOOD" check -o out
 check "check passes a good tree" \
-    all_true 'status_is 0' 'stdout_has "^kiln check: 3 files, 0 problems$"'
+    all_true 'status_is 0' 'stdout_has "^kiln check: 5 files, 0 problems$"'
 
 CORRUPT="$SCRATCH/corrupt"
 cp -r "$GOOD" "$CORRUPT"
@@ -319,7 +325,7 @@ printf "$byte" | dd of="$target" bs=1 seek=$((size / 2)) conv=notrunc status=non
 run_in "$CORRUPT" check -o out
 check "check fails after one byte of a cooked file changes" \
     all_true 'status_is 1' 'stderr_has "^out/models/cube\.kmesh: error: "' \
-    'stdout_has "kiln check: 3 files, 1 problem$"'
+    'stdout_has "kiln check: 5 files, 1 problem$"'
 
 TRUNC="$SCRATCH/truncated"
 cp -r "$GOOD" "$TRUNC"
@@ -334,6 +340,74 @@ rm "$MISSING/out/props/Quad.kmesh"
 run_in "$MISSING" check -o out
 check "check fails when a manifest entry's file is gone" \
     all_true 'status_is 1' "stderr_has \"file 'props/Quad.kmesh' does not exist\""
+
+NOTABLE="$SCRATCH/no-table"
+cp -r "$GOOD" "$NOTABLE"
+rm "$NOTABLE/out/props/Quad.kmat"
+run_in "$NOTABLE" check -o out
+check "check fails when a mesh's material table is gone" \
+    all_true 'status_is 1' \
+    "stderr_has \"^out/props/Quad\\.kmesh: error: 1 material slot but no readable props/Quad\\.kmat\""
+
+# A textured model: its texture cooks as <stem>/tex_<image>.ktx2, and check
+# follows the material's texture ref through the manifest to that file.
+TEXTURED="$SCRATCH/textured"
+mkdir -p "$TEXTURED/assets/props"
+write_cube "$TEXTURED/assets/props/box.obj"
+sed -i 's/cube\.mtl/box.mtl/' "$TEXTURED/assets/props/box.obj"
+printf 'newmtl red\nKd 1 1 1\nmap_Kd wood.png\n' >"$TEXTURED/assets/props/box.mtl"
+python3 - "$TEXTURED/assets/props/wood.png" <<'EOF'
+import struct, sys, zlib
+def chunk(kind, data):
+    return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+raw = b"".join(b"\0" + b"\xc8\x64\x32\xff" * 4 for _ in range(4))
+png = (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", 4, 4, 8, 6, 0, 0, 0)) +
+       chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b""))
+open(sys.argv[1], "wb").write(png)
+EOF
+run_in "$TEXTURED" build -i assets -o out
+check "a textured model cooks its material table and texture" \
+    all_true 'status_is 0' '[ -s "$TEXTURED/out/props/box.kmat" ]' \
+    '[ -s "$TEXTURED/out/props/box/tex_0.ktx2" ]'
+run_in "$TEXTURED" info -o out
+check "info counts a material's textured slots" \
+    all_true 'status_is 0' 'stdout_has "^  textured slots: base_color 1, metallic_roughness 0"'
+run_in "$TEXTURED" check -o out
+check "check passes a textured tree" all_true 'status_is 0' 'stdout_has ", 0 problems$"'
+rm "$TEXTURED/out/props/box/tex_0.ktx2"
+run_in "$TEXTURED" check -o out
+check "check fails when a material's texture file is gone" \
+    all_true 'status_is 1' \
+    "stderr_has \"^out/props/box\\.kmat: error: material 0 base_color texture 'props/box/tex_0' \\(props/box/tex_0\\.ktx2\\) does not exist\""
+
+# Material extensions kiln does not cook are listed as dropped, not lost.
+DROPPED="$SCRATCH/dropped"
+mkdir -p "$DROPPED/assets"
+python3 - "$DROPPED/assets/coat.gltf" <<'EOF'
+import base64, json, struct, sys
+data = struct.pack("<9f", 0, 0, 0, 1, 0, 0, 0, 1, 0)
+doc = {
+    "asset": {"version": "2.0"},
+    "extensionsUsed": ["KHR_materials_clearcoat", "KHR_materials_sheen"],
+    "buffers": [{"byteLength": len(data),
+                 "uri": "data:application/octet-stream;base64," + base64.b64encode(data).decode()}],
+    "bufferViews": [{"buffer": 0, "byteLength": len(data)}],
+    "accessors": [{"bufferView": 0, "componentType": 5126, "count": 3, "type": "VEC3",
+                   "min": [0, 0, 0], "max": [1, 1, 0]}],
+    "materials": [{"alphaMode": "MASK", "doubleSided": True,
+                   "extensions": {"KHR_materials_clearcoat": {"clearcoatFactor": 1},
+                                  "KHR_materials_sheen": {}}}],
+    "meshes": [{"primitives": [{"attributes": {"POSITION": 0}, "material": 0}]}],
+    "nodes": [{"mesh": 0}], "scenes": [{"nodes": [0]}],
+}
+open(sys.argv[1], "w").write(json.dumps(doc))
+EOF
+run_in "$DROPPED" build -i assets -o out
+run_in "$DROPPED" info -o out
+check "info lists a material table's alpha modes and dropped extensions" \
+    all_true 'status_is 0' 'stdout_has "^coat\.kmat$"' \
+    'stdout_has "^  materials: [0-9]+ bytes, 1 row; alpha: opaque 0, mask 1, blend 0; double-sided 1$"' \
+    'stdout_has "^  dropped extensions: KHR_materials_clearcoat \(1 material\), KHR_materials_sheen \(1 material\)$"'
 
 STRAY="$SCRATCH/stray"
 cp -r "$GOOD" "$STRAY"

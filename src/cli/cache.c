@@ -1,0 +1,453 @@
+/*
+ * cache.c — the incremental build cache file (format in cache.h).
+ *
+ * The parser is strict: the file lives in a folder users (and interrupted
+ * builds) can touch, so any surprise makes the whole file untrusted and the
+ * build falls back to cooking everything.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <xxhash.h>
+
+#include "cli/cache.h"
+
+#define CACHE_MAGIC_LINE "kiln-cache"
+#define CACHE_MAX_FIELDS 6
+
+/* ---------------------------------------------------------------------------
+ * Records
+ * ------------------------------------------------------------------------- */
+
+void cache_record_free(cache_record *record) {
+    free(record->source);
+    free(record->importer);
+    for (size_t i = 0; i < record->file_count; i++)
+        free(record->files[i].path);
+    free(record->files);
+    strlist_free(&record->outputs);
+    cook_manifest_list_free(&record->manifest);
+    *record = (cache_record){0};
+}
+
+void cache_free(kiln_cache *cache) {
+    for (size_t i = 0; i < cache->count; i++)
+        cache_record_free(&cache->records[i]);
+    free(cache->records);
+    *cache = (kiln_cache){0};
+}
+
+bool cache_add(kiln_cache *cache, cache_record *record) {
+    if (cache->count == cache->cap) {
+        size_t cap = cache->cap ? cache->cap * 2 : 64;
+        cache_record *records = realloc(cache->records, cap * sizeof *records);
+        if (records == NULL)
+            return false;
+        cache->records = records;
+        cache->cap = cap;
+    }
+    cache->records[cache->count++] = *record;
+    *record = (cache_record){0};
+    return true;
+}
+
+static int compare_record_source(const void *key, const void *element) {
+    return strcmp(key, ((const cache_record *)element)->source);
+}
+
+const cache_record *cache_find(const kiln_cache *cache, const char *source) {
+    if (cache->count == 0)
+        return NULL;
+    return bsearch(source, cache->records, cache->count, sizeof *cache->records,
+                   compare_record_source);
+}
+
+static bool push_stamp(cache_record *record, const cache_stamp *stamp) {
+    cache_stamp *files = realloc(record->files, (record->file_count + 1) * sizeof *files);
+    if (files == NULL)
+        return false;
+    record->files = files;
+    files[record->file_count] = *stamp;
+    files[record->file_count].path = cook_strdup(stamp->path);
+    return files[record->file_count++].path != NULL;
+}
+
+bool cache_record_copy(cache_record *to, const cache_record *from) {
+    *to = (cache_record){.key = from->key, .content = from->content};
+    bool ok = (to->source = cook_strdup(from->source)) != NULL &&
+              (to->importer = cook_strdup(from->importer)) != NULL;
+    for (size_t i = 0; ok && i < from->file_count; i++)
+        ok = push_stamp(to, &from->files[i]);
+    for (size_t i = 0; ok && i < from->outputs.count; i++)
+        ok = strlist_push(&to->outputs, from->outputs.items[i]);
+    for (size_t i = 0; ok && i < from->manifest.count; i++) {
+        const cook_manifest_entry *e = &from->manifest.items[i];
+        ok = cook_manifest_add(&to->manifest, e->ref, e->path, e->kind, e->color_space, e->index);
+    }
+    if (!ok)
+        cache_record_free(to);
+    return ok;
+}
+
+/* ---------------------------------------------------------------------------
+ * Files and hashes
+ * ------------------------------------------------------------------------- */
+
+bool cache_path_is_safe(const char *path) {
+    if (path[0] == '\0' || path[0] == '/' || strpbrk(path, "\t\n\r") != NULL)
+        return false;
+    const char *part = path;
+    for (;;) {
+        const char *slash = strchr(part, '/');
+        size_t length = slash ? (size_t)(slash - part) : strlen(part);
+        if (length == 0 || (length == 1 && part[0] == '.') ||
+            (length == 2 && part[0] == '.' && part[1] == '.'))
+            return false;
+        if (slash == NULL)
+            return true;
+        part = slash + 1;
+    }
+}
+
+static char *join(const char *dir, const char *name) {
+    size_t a = strlen(dir), b = strlen(name);
+    char *path = malloc(a + b + 2);
+    if (path != NULL) {
+        memcpy(path, dir, a);
+        path[a] = '/';
+        memcpy(path + a + 1, name, b + 1);
+    }
+    return path;
+}
+
+bool cache_stamp_file(const char *input, const char *path, cache_stamp *stamp) {
+    char *full = join(input, path);
+    struct stat info;
+    bool ok = full != NULL && stat(full, &info) == 0 && S_ISREG(info.st_mode);
+    free(full);
+    if (!ok)
+        return false;
+    stamp->path = (char *)path; /* borrowed; push_stamp copies */
+    stamp->size = (uint64_t)info.st_size;
+    stamp->mtime_ns = (int64_t)info.st_mtim.tv_sec * 1000000000 + info.st_mtim.tv_nsec;
+    stamp->inode = (uint64_t)info.st_ino;
+    return true;
+}
+
+bool cache_stamps_equal(const cache_stamp *a, const cache_stamp *b) {
+    return a->size == b->size && a->mtime_ns == b->mtime_ns && a->inode == b->inode &&
+           strcmp(a->path, b->path) == 0;
+}
+
+static void hash_u64(XXH3_state_t *state, uint64_t value) {
+    uint8_t bytes[8];
+    for (int i = 0; i < 8; i++)
+        bytes[i] = (uint8_t)(value >> (8 * i));
+    XXH3_64bits_update(state, bytes, sizeof bytes);
+}
+
+/* Streams one file into the hash, preceded by its path and followed by its
+ * length, so moving bytes from one file to the next changes the hash. */
+static bool hash_one_file(XXH3_state_t *state, const char *input, const char *path) {
+    char *full = join(input, path);
+    FILE *file = full ? fopen(full, "rb") : NULL;
+    free(full);
+    if (file == NULL)
+        return false;
+    XXH3_64bits_update(state, path, strlen(path) + 1);
+    uint8_t buffer[1 << 16];
+    uint64_t total = 0;
+    size_t got;
+    while ((got = fread(buffer, 1, sizeof buffer, file)) > 0) {
+        XXH3_64bits_update(state, buffer, got);
+        total += got;
+    }
+    bool ok = !ferror(file);
+    fclose(file);
+    hash_u64(state, total);
+    return ok;
+}
+
+bool cache_hash_content(const char *input, const cache_stamp *stamps, size_t count,
+                        uint64_t *content) {
+    XXH3_state_t *state = XXH3_createState();
+    if (state == NULL)
+        return false;
+    XXH3_64bits_reset(state);
+    bool ok = true;
+    for (size_t i = 0; ok && i < count; i++)
+        ok = hash_one_file(state, input, stamps[i].path);
+    *content = XXH3_64bits_digest(state);
+    XXH3_freeState(state);
+    return ok;
+}
+
+uint64_t cache_key(uint64_t content, const cook_settings *settings, uint32_t encoder_version,
+                   const char *importer) {
+    bytebuf text = {0};
+    bytebuf_printf(&text, "content=%016" PRIx64 "\nencoder=%u\nimporter=%s\nsettings=", content,
+                   encoder_version, importer);
+    cook_settings_to_json(settings, &text);
+    /* On allocation failure the key is of a truncated text: a miss, never a
+     * false hit with another asset's key, since content is in the prefix. */
+    uint64_t key = XXH3_64bits(text.data, text.size);
+    bytebuf_free(&text);
+    return key;
+}
+
+/* ---------------------------------------------------------------------------
+ * Serialising
+ * ------------------------------------------------------------------------- */
+
+static void serialize_record(const cache_record *r, bytebuf *out) {
+    bytebuf_printf(out, "asset\t%s\t%016" PRIx64 "\t%016" PRIx64 "\t%s\n", r->importer, r->key,
+                   r->content, r->source);
+    for (size_t i = 0; i < r->file_count; i++)
+        bytebuf_printf(out, "file\t%" PRIu64 "\t%" PRId64 "\t%" PRIu64 "\t%s\n", r->files[i].size,
+                       r->files[i].mtime_ns, r->files[i].inode, r->files[i].path);
+    for (size_t i = 0; i < r->outputs.count; i++)
+        bytebuf_printf(out, "out\t%s\n", r->outputs.items[i]);
+    for (size_t i = 0; i < r->manifest.count; i++) {
+        const cook_manifest_entry *e = &r->manifest.items[i];
+        bytebuf_printf(out, "ref\t%u\t%u\t%u\t%s\t%s\n", (unsigned)e->kind,
+                       (unsigned)e->color_space, e->index, e->ref, e->path);
+    }
+}
+
+void cache_serialize(const kiln_cache *cache, bytebuf *out) {
+    size_t start = out->size;
+    bytebuf_printf(out, "%s %u\nencoder %u\n", CACHE_MAGIC_LINE, CACHE_FORMAT_VERSION,
+                   cache->encoder_version);
+    for (size_t i = 0; i < cache->count; i++)
+        serialize_record(&cache->records[i], out);
+    uint64_t sum = out->failed ? 0 : XXH3_64bits(out->data + start, out->size - start);
+    bytebuf_printf(out, "end %016" PRIx64 "\n", sum);
+}
+
+/* ---------------------------------------------------------------------------
+ * Parsing
+ * ------------------------------------------------------------------------- */
+
+typedef struct cache_parser {
+    char *text; /* a writable copy; lines are cut in place */
+    size_t size;
+    size_t at;
+    uint32_t line;
+    char *reason;
+    size_t reason_size;
+} cache_parser;
+
+__attribute__((format(printf, 2, 3))) static bool parse_fail(cache_parser *p, const char *fmt,
+                                                             ...) {
+    char message[200];
+    va_list args;
+    va_start(args, fmt);
+    vsnprintf(message, sizeof message, fmt, args);
+    va_end(args);
+    snprintf(p->reason, p->reason_size, "line %u: %s", p->line, message);
+    return false;
+}
+
+/* The next line without its '\n', or NULL at the end (or on a last line
+ * without '\n', which an interrupted write would leave). */
+static char *next_line(cache_parser *p) {
+    if (p->at >= p->size)
+        return NULL;
+    char *start = p->text + p->at;
+    char *newline = memchr(start, '\n', p->size - p->at);
+    if (newline == NULL)
+        return NULL;
+    *newline = '\0';
+    p->at = (size_t)(newline - p->text) + 1;
+    p->line++;
+    return start;
+}
+
+/* Splits a line at tabs into exactly `want` fields. */
+static bool split_fields(char *line, char **fields, size_t want) {
+    size_t count = 0;
+    for (char *cursor = line;;) {
+        if (count == want)
+            return false;
+        fields[count++] = cursor;
+        char *tab = strchr(cursor, '\t');
+        if (tab == NULL)
+            break;
+        *tab = '\0';
+        cursor = tab + 1;
+    }
+    return count == want;
+}
+
+static bool parse_u64(const char *text, int base, uint64_t *out) {
+    if (text[0] == '\0' || text[0] == '-' || text[0] == '+' || text[0] == ' ')
+        return false;
+    char *end = NULL;
+    errno = 0;
+    unsigned long long value = strtoull(text, &end, base);
+    if (errno != 0 || *end != '\0')
+        return false;
+    *out = (uint64_t)value;
+    return true;
+}
+
+static bool parse_i64(const char *text, int64_t *out) {
+    uint64_t magnitude;
+    bool negative = text[0] == '-';
+    if (!parse_u64(text + negative, 10, &magnitude) || magnitude > INT64_MAX)
+        return false;
+    *out = negative ? -(int64_t)magnitude : (int64_t)magnitude;
+    return true;
+}
+
+static bool parse_asset_line(cache_parser *p, char *rest, cache_record *record) {
+    char *f[4];
+    uint64_t key, content;
+    if (!split_fields(rest, f, 4) || !parse_u64(f[1], 16, &key) || !parse_u64(f[2], 16, &content) ||
+        f[0][0] == '\0' || !cache_path_is_safe(f[3]))
+        return parse_fail(p, "malformed asset line");
+    *record = (cache_record){.key = key, .content = content};
+    record->importer = cook_strdup(f[0]);
+    record->source = cook_strdup(f[3]);
+    return record->importer != NULL && record->source != NULL;
+}
+
+static bool parse_file_line(cache_parser *p, char *rest, cache_record *record) {
+    char *f[4];
+    cache_stamp stamp;
+    if (!split_fields(rest, f, 4) || !parse_u64(f[0], 10, &stamp.size) ||
+        !parse_i64(f[1], &stamp.mtime_ns) || !parse_u64(f[2], 10, &stamp.inode) ||
+        !cache_path_is_safe(f[3]))
+        return parse_fail(p, "malformed file line");
+    stamp.path = f[3];
+    return push_stamp(record, &stamp) || parse_fail(p, "out of memory");
+}
+
+static bool parse_ref_line(cache_parser *p, char *rest, cache_record *record) {
+    char *f[5];
+    uint64_t kind, space, index;
+    if (!split_fields(rest, f, 5) || !parse_u64(f[0], 10, &kind) || kind > 255 ||
+        !parse_u64(f[1], 10, &space) || space > 255 || !parse_u64(f[2], 10, &index) ||
+        index > UINT32_MAX || f[3][0] == '\0' || !cache_path_is_safe(f[4]))
+        return parse_fail(p, "malformed ref line");
+    return cook_manifest_add(&record->manifest, f[3], f[4], (kiln_asset_kind)kind,
+                             (kiln_color_space)space, (uint32_t)index) ||
+           parse_fail(p, "out of memory");
+}
+
+/* Ends the record being read: it needs its source stamp, and records come in
+ * strictly increasing source order (cache_find relies on it). */
+static bool finish_record(cache_parser *p, kiln_cache *cache, cache_record *record) {
+    if (record->source == NULL)
+        return true;
+    if (record->file_count == 0 || strcmp(record->files[0].path, record->source) != 0)
+        return parse_fail(p, "record of %s does not start with its source", record->source);
+    if (cache->count > 0 && strcmp(cache->records[cache->count - 1].source, record->source) >= 0)
+        return parse_fail(p, "records out of order at %s", record->source);
+    return cache_add(cache, record) || parse_fail(p, "out of memory");
+}
+
+static bool parse_body(cache_parser *p, kiln_cache *cache) {
+    cache_record record = {0};
+    bool ok = true;
+    char *line;
+    while (ok && (line = next_line(p)) != NULL) {
+        if (strncmp(line, "end ", 4) == 0) {
+            ok = finish_record(p, cache, &record);
+            cache_record_free(&record);
+            return ok;
+        }
+        char *tab = strchr(line, '\t');
+        char *rest = tab ? tab + 1 : NULL;
+        if (tab != NULL)
+            *tab = '\0';
+        if (rest != NULL && strcmp(line, "asset") == 0) {
+            ok = finish_record(p, cache, &record);
+            cache_record_free(&record);
+            ok = ok && parse_asset_line(p, rest, &record);
+        } else if (rest != NULL && record.source == NULL) {
+            ok = parse_fail(p, "'%s' line outside a record", line);
+        } else if (rest != NULL && strcmp(line, "file") == 0) {
+            ok = parse_file_line(p, rest, &record);
+        } else if (rest != NULL && strcmp(line, "out") == 0) {
+            ok = (cache_path_is_safe(rest) || parse_fail(p, "unsafe output path")) &&
+                 (strlist_push(&record.outputs, rest) || parse_fail(p, "out of memory"));
+        } else if (rest != NULL && strcmp(line, "ref") == 0) {
+            ok = parse_ref_line(p, rest, &record);
+        } else {
+            ok = parse_fail(p, "unknown line '%.40s'", line);
+        }
+    }
+    cache_record_free(&record);
+    return ok && parse_fail(p, "truncated (no end line)");
+}
+
+/* Checks the "end <hash>" line against every byte before it. */
+static bool check_checksum(const uint8_t *data, size_t size, char *reason, size_t reason_size) {
+    if (size < 2 || data[size - 1] != '\n') {
+        snprintf(reason, reason_size, "truncated");
+        return false;
+    }
+    size_t end = size - 1;
+    while (end > 0 && data[end - 1] != '\n')
+        end--;
+    const char *last = (const char *)data + end;
+    uint64_t stored;
+    char hex[17];
+    if (size - end != 4 + 16 + 1 || strncmp(last, "end ", 4) != 0) {
+        snprintf(reason, reason_size, "no checksum line");
+        return false;
+    }
+    memcpy(hex, last + 4, 16);
+    hex[16] = '\0';
+    if (!parse_u64(hex, 16, &stored) || stored != XXH3_64bits(data, end)) {
+        snprintf(reason, reason_size, "checksum mismatch");
+        return false;
+    }
+    return true;
+}
+
+static bool parse_header(cache_parser *p, kiln_cache *cache) {
+    char *magic = next_line(p);
+    unsigned version = 0, encoder = 0;
+    char extra;
+    if (magic == NULL || sscanf(magic, CACHE_MAGIC_LINE " %u%c", &version, &extra) != 1)
+        return parse_fail(p, "not a kiln cache file");
+    if (version != CACHE_FORMAT_VERSION)
+        return parse_fail(p, "cache format %u, this kiln reads %u", version, CACHE_FORMAT_VERSION);
+    char *line = next_line(p);
+    if (line == NULL || sscanf(line, "encoder %u%c", &encoder, &extra) != 1)
+        return parse_fail(p, "malformed encoder line");
+    cache->encoder_version = encoder;
+    return true;
+}
+
+bool cache_parse(kiln_cache *cache, const uint8_t *data, size_t size, char *reason,
+                 size_t reason_size) {
+    *cache = (kiln_cache){0};
+    if (!check_checksum(data, size, reason, reason_size))
+        return false;
+    if (memchr(data, '\0', size) != NULL) {
+        snprintf(reason, reason_size, "contains a NUL byte");
+        return false;
+    }
+    cache_parser p = {.size = size, .reason = reason, .reason_size = reason_size};
+    p.text = malloc(size + 1);
+    if (p.text == NULL) {
+        snprintf(reason, reason_size, "out of memory");
+        return false;
+    }
+    memcpy(p.text, data, size);
+    p.text[size] = '\0';
+    bool ok = parse_header(&p, cache) && parse_body(&p, cache);
+    if (ok && p.at != size)
+        ok = parse_fail(&p, "bytes after the end line");
+    free(p.text);
+    if (!ok)
+        cache_free(cache);
+    return ok;
+}

@@ -1,0 +1,79 @@
+/*
+ * cmd_pack.c — `kiln pack info [FILE]`: what a .kpak holds and how it is laid
+ * out. Packs are written by `kiln build --pack` (or `pack: true` in kiln.yml).
+ */
+#include <inttypes.h>
+#include <string.h>
+
+#include "cli/cli.h"
+
+#define COMMAND "pack"
+
+void cmd_pack_usage(FILE *out) {
+    fprintf(out, "Usage: kiln pack info [FILE]\n"
+                 "\n"
+                 "Validates a pack (default: " CLI_DEFAULT_OUTPUT ".kpak) and prints its layout\n"
+                 "(header, table of contents, path strings, payload and padding bytes), a\n"
+                 "summary per kind and every entry (offset, size, kind, path).\n"
+                 "`kiln build --pack` writes <output>.kpak next to the output folder.\n"
+                 "\n"
+                 "Exit status: 0 for a valid pack, 1 when it is missing or invalid.\n");
+}
+
+static void print_pack(const char *path, const kiln_pack *pack) {
+    const kiln_pack_header *h = (const kiln_pack_header *)(const void *)pack->data;
+    uint64_t payload = 0, counts[KILN_PACK_KIND_COUNT_] = {0}, bytes[KILN_PACK_KIND_COUNT_] = {0};
+    for (uint32_t i = 0; i < pack->entry_count; i++) {
+        payload += pack->entries[i].size;
+        counts[pack->entries[i].kind]++;
+        bytes[pack->entries[i].kind] += pack->entries[i].size;
+    }
+    uint64_t toc = h->strings_offset - h->toc_offset;
+    uint64_t padding = pack->size - sizeof *h - toc - h->strings_size - payload;
+    printf("pack: %s (version %u, %u entr%s, %zu bytes)\n", path, h->version, pack->entry_count,
+           pack->entry_count == 1 ? "y" : "ies", pack->size);
+    printf("layout: header %zu, toc %" PRIu64 ", strings %" PRIu64 ", payload %" PRIu64
+           ", padding %" PRIu64 " bytes\n",
+           sizeof *h, toc, h->strings_size, payload, padding);
+    printf("kinds:\n");
+    for (int kind = 0; kind < KILN_PACK_KIND_COUNT_; kind++) {
+        if (counts[kind] > 0)
+            printf("  %-9s %6" PRIu64 " file%s %12" PRIu64 " bytes\n",
+                   kiln_pack_kind_str((kiln_pack_kind)kind), counts[kind],
+                   counts[kind] == 1 ? " " : "s", bytes[kind]);
+    }
+    printf("entries:\n  %12s %12s  %-9s path\n", "offset", "size", "kind");
+    for (uint32_t i = 0; i < pack->entry_count; i++) {
+        kiln_pack_item item;
+        kiln_pack_entry(pack, i, &item);
+        printf("  %12" PRIu64 " %12" PRIu64 "  %-9s %s\n", pack->entries[i].offset, item.size,
+               kiln_pack_kind_str(item.kind), item.path);
+    }
+}
+
+static int pack_info(int argc, char **argv) {
+    if (argc > 2)
+        return cli_usage_error(COMMAND, "unexpected argument '%s'", argv[2]);
+    const char *path = argc == 2 ? argv[1] : CLI_DEFAULT_OUTPUT ".kpak";
+    kiln_pack pack;
+    kiln_error err;
+    if (kiln_pack_open(&pack, path, &err) != KILN_OK) {
+        fprintf(stderr, "%s: error: %s\n", path, cli_kiln_error_detail(&err, path));
+        return CLI_EXIT_FAILURE;
+    }
+    print_pack(path, &pack);
+    kiln_pack_close(&pack);
+    return CLI_EXIT_OK;
+}
+
+int cmd_pack(int argc, char **argv) {
+    if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
+        cmd_pack_usage(stdout);
+        return CLI_EXIT_OK;
+    }
+    if (argc < 2)
+        return cli_usage_error(COMMAND, "missing subcommand (expected 'info')");
+    if (strcmp(argv[1], "info") == 0)
+        return pack_info(argc - 1, argv + 1);
+    return cli_usage_error(COMMAND, "unknown subcommand '%s' (expected 'info')", argv[1]);
+}

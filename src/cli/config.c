@@ -1,0 +1,699 @@
+/*
+ * config.c — kiln.yml parsing (libyaml's document API) and settings resolution.
+ *
+ * The whole file is loaded as a node tree first, so every message can carry
+ * the line of the node it is about. Values are validated here, once, so the
+ * stages can trust cook_settings.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <yaml.h>
+
+#include "cli/cli.h"
+#include "cli/config.h"
+
+#define CONFIG_MAX_SIZE (4u << 20) /* a kiln.yml is a few KiB; refuse anything huge */
+#define CONFIG_MAX_ANCESTORS 64
+
+typedef struct parse_state {
+    yaml_document_t *doc;
+    const char *path;
+    cook_diag *diag;
+} parse_state;
+
+/* ---------------------------------------------------------------------------
+ * Small helpers
+ * ------------------------------------------------------------------------- */
+
+static uint32_t node_line(const yaml_node_t *node) {
+    return (uint32_t)node->start_mark.line + 1;
+}
+
+static yaml_node_t *node_at(const parse_state *state, int index) {
+    return yaml_document_get_node(state->doc, index);
+}
+
+/* The text of a scalar node, or NULL (with an error) for a map or a list. */
+static const char *scalar_of(const parse_state *state, const yaml_node_t *node, const char *what) {
+    if (node->type == YAML_SCALAR_NODE)
+        return (const char *)node->data.scalar.value;
+    diag_error(state->diag, state->path, node_line(node), "%s: expected a single value", what);
+    return NULL;
+}
+
+static bool expect_mapping(const parse_state *state, const yaml_node_t *node, const char *what) {
+    if (node->type == YAML_MAPPING_NODE)
+        return true;
+    /* An empty section ("default:" with nothing under it) is a null scalar. */
+    if (node->type == YAML_SCALAR_NODE && node->data.scalar.length == 0)
+        return false;
+    diag_error(state->diag, state->path, node_line(node), "%s: expected a map of keys", what);
+    return false;
+}
+
+static bool expect_sequence(const parse_state *state, const yaml_node_t *node, const char *what) {
+    if (node->type == YAML_SEQUENCE_NODE)
+        return true;
+    if (node->type == YAML_SCALAR_NODE && node->data.scalar.length == 0)
+        return false;
+    diag_error(state->diag, state->path, node_line(node), "%s: expected a list", what);
+    return false;
+}
+
+static void warn_unknown_key(const parse_state *state, const yaml_node_t *key, const char *where) {
+    const char *name = key->type == YAML_SCALAR_NODE ? (const char *)key->data.scalar.value : "?";
+    diag_warning(state->diag, state->path, node_line(key), "unknown key '%s'%s%s (ignored)", name,
+                 where[0] ? " in " : "", where);
+}
+
+static char *path_folder(const char *path) {
+    const char *slash = strrchr(path, '/');
+    if (slash == NULL)
+        return cook_strdup(".");
+    size_t length = slash == path ? 1 : (size_t)(slash - path);
+    char *folder = malloc(length + 1);
+    if (folder != NULL) {
+        memcpy(folder, path, length);
+        folder[length] = '\0';
+    }
+    return folder;
+}
+
+/* A folder named in the file is relative to the file's own folder, so a build
+ * started from a subfolder finds the same input and output. */
+static char *config_relative_path(const char *config_path, const char *value) {
+    if (value[0] == '/')
+        return cook_strdup(value);
+    char *folder = path_folder(config_path);
+    if (folder == NULL)
+        return NULL;
+    char *joined = NULL;
+    if (strcmp(folder, ".") == 0) {
+        joined = cook_strdup(value);
+    } else {
+        size_t a = strlen(folder), b = strlen(value);
+        joined = malloc(a + b + 2);
+        if (joined != NULL) {
+            memcpy(joined, folder, a);
+            joined[a] = '/';
+            memcpy(joined + a + 1, value, b + 1);
+        }
+    }
+    free(folder);
+    return joined;
+}
+
+/* ---------------------------------------------------------------------------
+ * Values
+ * ------------------------------------------------------------------------- */
+
+static bool parse_bool_value(const parse_state *state, const yaml_node_t *node, const char *key,
+                             bool *out) {
+    const char *text = scalar_of(state, node, key);
+    if (text == NULL)
+        return false;
+    if (strcmp(text, "true") == 0) {
+        *out = true;
+        return true;
+    }
+    if (strcmp(text, "false") == 0) {
+        *out = false;
+        return true;
+    }
+    diag_error(state->diag, state->path, node_line(node), "%s: expected true or false, got '%s'",
+               key, text);
+    return false;
+}
+
+static bool parse_uint_value(const parse_state *state, const yaml_node_t *node, const char *key,
+                             uint32_t min, uint32_t max, uint32_t *out) {
+    const char *text = scalar_of(state, node, key);
+    if (text == NULL)
+        return false;
+    char *end = NULL;
+    errno = 0;
+    unsigned long value = isdigit((unsigned char)text[0]) ? strtoul(text, &end, 10) : 0;
+    if (end == NULL || *end != '\0' || errno != 0 || value < min || value > max) {
+        diag_error(state->diag, state->path, node_line(node),
+                   "%s: expected a whole number from %u to %u, got '%s'", key, min, max, text);
+        return false;
+    }
+    *out = (uint32_t)value;
+    return true;
+}
+
+static bool parse_choice_value(const parse_state *state, const yaml_node_t *node, const char *key,
+                               const char *const *choices, char *out, size_t out_size) {
+    const char *text = scalar_of(state, node, key);
+    if (text == NULL)
+        return false;
+    for (size_t i = 0; choices[i] != NULL; i++) {
+        if (strcmp(text, choices[i]) == 0 && strlen(text) < out_size) {
+            strcpy(out, text);
+            return true;
+        }
+    }
+    char list[256] = "";
+    for (size_t i = 0; choices[i] != NULL; i++) {
+        strncat(list, i ? ", " : "", sizeof list - strlen(list) - 1);
+        strncat(list, choices[i], sizeof list - strlen(list) - 1);
+    }
+    diag_error(state->diag, state->path, node_line(node), "%s: '%s' is not one of %s", key, text,
+               list);
+    return false;
+}
+
+/* mesh.lod_ratios: a list of fractions in (0, 1], one per reduced level. */
+static bool parse_ratios_value(const parse_state *state, const yaml_node_t *node,
+                               cook_settings *values) {
+    const char *key = "mesh.lod_ratios";
+    if (node->type != YAML_SEQUENCE_NODE) {
+        diag_error(state->diag, state->path, node_line(node),
+                   "%s: expected a list of numbers such as [0.5, 0.25]", key);
+        return false;
+    }
+    size_t count = (size_t)(node->data.sequence.items.top - node->data.sequence.items.start);
+    size_t max = sizeof values->mesh_lod_ratios / sizeof values->mesh_lod_ratios[0];
+    if (count > max) {
+        diag_error(state->diag, state->path, node_line(node), "%s: at most %zu ratios, got %zu",
+                   key, max, count);
+        return false;
+    }
+    for (size_t i = 0; i < count; i++) {
+        const yaml_node_t *item = node_at(state, node->data.sequence.items.start[i]);
+        const char *text = item ? scalar_of(state, item, key) : NULL;
+        if (text == NULL)
+            return false;
+        char *end = NULL;
+        double value = strtod(text, &end);
+        if (end == text || *end != '\0' || !isfinite(value) || value <= 0.0 || value > 1.0) {
+            diag_error(state->diag, state->path, node_line(item),
+                       "%s: expected a number in (0, 1], got '%s'", key, text);
+            return false;
+        }
+        values->mesh_lod_ratios[i] = (float)value;
+    }
+    values->mesh_lod_ratio_count = (uint32_t)count;
+    return true;
+}
+
+/* ---------------------------------------------------------------------------
+ * Settings keys
+ * ------------------------------------------------------------------------- */
+
+static const char *const texture_formats[] = {"auto",     "rgba8",    "bc1", "bc3",      "bc4",
+                                              "bc5",      "bc6h",     "bc7", "astc-4x4", "astc-5x5",
+                                              "astc-6x6", "astc-8x8", NULL};
+static const char *const texture_qualities[] = {"fast", "normal", "best", NULL};
+
+static const char *const key_names[CONFIG_KEY_COUNT] = {
+    [CONFIG_MESH_MERGE] = "mesh.merge",
+    [CONFIG_MESH_MESHLETS] = "mesh.meshlets",
+    [CONFIG_MESH_MESHLET_VERTICES] = "mesh.meshlet_vertices",
+    [CONFIG_MESH_MESHLET_TRIANGLES] = "mesh.meshlet_triangles",
+    [CONFIG_MESH_LODS] = "mesh.lods",
+    [CONFIG_MESH_LOD_RATIOS] = "mesh.lod_ratios",
+    [CONFIG_MESH_QUANTIZE_POSITIONS] = "mesh.quantize_positions",
+    [CONFIG_TEXTURE_COMPRESS] = "texture.compress",
+    [CONFIG_TEXTURE_FORMAT] = "texture.format",
+    [CONFIG_TEXTURE_QUALITY] = "texture.quality",
+    [CONFIG_TEXTURE_MAX_SIZE] = "texture.max_size",
+    [CONFIG_TEXTURE_MIPMAPS] = "texture.mipmaps",
+};
+
+static int find_key(const char *name) {
+    for (int i = 0; i < CONFIG_KEY_COUNT; i++) {
+        if (strcmp(key_names[i], name) == 0)
+            return i;
+    }
+    return -1;
+}
+
+static bool parse_key_value(const parse_state *state, config_key key, const yaml_node_t *node,
+                            cook_settings *v) {
+    const char *name = key_names[key];
+    switch (key) {
+    case CONFIG_MESH_MERGE:
+        return parse_bool_value(state, node, name, &v->mesh_merge);
+    case CONFIG_MESH_MESHLETS:
+        return parse_bool_value(state, node, name, &v->mesh_meshlets);
+    case CONFIG_MESH_MESHLET_VERTICES:
+        return parse_uint_value(state, node, name, 3, 255, &v->mesh_meshlet_vertices);
+    case CONFIG_MESH_MESHLET_TRIANGLES:
+        return parse_uint_value(state, node, name, 1, 512, &v->mesh_meshlet_triangles);
+    case CONFIG_MESH_LODS:
+        return parse_uint_value(state, node, name, 0, KILN_MESH_MAX_LODS - 1, &v->mesh_lods);
+    case CONFIG_MESH_LOD_RATIOS:
+        return parse_ratios_value(state, node, v);
+    case CONFIG_MESH_QUANTIZE_POSITIONS:
+        return parse_bool_value(state, node, name, &v->mesh_quantize_positions);
+    case CONFIG_TEXTURE_COMPRESS:
+        return parse_bool_value(state, node, name, &v->texture_compress);
+    case CONFIG_TEXTURE_FORMAT:
+        return parse_choice_value(state, node, name, texture_formats, v->texture_format,
+                                  sizeof v->texture_format);
+    case CONFIG_TEXTURE_QUALITY:
+        return parse_choice_value(state, node, name, texture_qualities, v->texture_quality,
+                                  sizeof v->texture_quality);
+    case CONFIG_TEXTURE_MAX_SIZE:
+        return parse_uint_value(state, node, name, 1, 65536, &v->texture_max_size);
+    case CONFIG_TEXTURE_MIPMAPS:
+        return parse_bool_value(state, node, name, &v->texture_mipmaps);
+    case CONFIG_KEY_COUNT:
+        break;
+    }
+    return false;
+}
+
+/* A settings key, flat ("mesh.lods") or nested ("mesh:" then "lods"). Returns
+ * false when `name` is not a settings key at all (the caller warns). */
+static bool parse_setting(const parse_state *state, config_overlay *overlay, const char *name,
+                          const yaml_node_t *key_node, const yaml_node_t *value) {
+    int key = find_key(name);
+    if (key >= 0) {
+        if (parse_key_value(state, (config_key)key, value, &overlay->values))
+            overlay->set |= 1u << key;
+        return true;
+    }
+    if (strcmp(name, "mesh") != 0 && strcmp(name, "texture") != 0)
+        return false;
+    if (!expect_mapping(state, value, name))
+        return true;
+    for (yaml_node_pair_t *pair = value->data.mapping.pairs.start;
+         pair < value->data.mapping.pairs.top; pair++) {
+        yaml_node_t *sub_key = node_at(state, pair->key);
+        yaml_node_t *sub_value = node_at(state, pair->value);
+        if (sub_key == NULL || sub_value == NULL || sub_key->type != YAML_SCALAR_NODE)
+            continue;
+        char full[128];
+        snprintf(full, sizeof full, "%s.%s", name, (const char *)sub_key->data.scalar.value);
+        int sub = find_key(full);
+        if (sub < 0) {
+            warn_unknown_key(state, sub_key, name);
+            continue;
+        }
+        if (parse_key_value(state, (config_key)sub, sub_value, &overlay->values))
+            overlay->set |= 1u << sub;
+    }
+    (void)key_node;
+    return true;
+}
+
+void config_overlay_apply(const config_overlay *overlay, cook_settings *s) {
+    const cook_settings *v = &overlay->values;
+    for (int key = 0; key < CONFIG_KEY_COUNT; key++) {
+        if (!(overlay->set & (1u << key)))
+            continue;
+        switch ((config_key)key) {
+        case CONFIG_MESH_MERGE:
+            s->mesh_merge = v->mesh_merge;
+            break;
+        case CONFIG_MESH_MESHLETS:
+            s->mesh_meshlets = v->mesh_meshlets;
+            break;
+        case CONFIG_MESH_MESHLET_VERTICES:
+            s->mesh_meshlet_vertices = v->mesh_meshlet_vertices;
+            break;
+        case CONFIG_MESH_MESHLET_TRIANGLES:
+            s->mesh_meshlet_triangles = v->mesh_meshlet_triangles;
+            break;
+        case CONFIG_MESH_LODS:
+            s->mesh_lods = v->mesh_lods;
+            break;
+        case CONFIG_MESH_LOD_RATIOS:
+            s->mesh_lod_ratio_count = v->mesh_lod_ratio_count;
+            memcpy(s->mesh_lod_ratios, v->mesh_lod_ratios, sizeof s->mesh_lod_ratios);
+            break;
+        case CONFIG_MESH_QUANTIZE_POSITIONS:
+            s->mesh_quantize_positions = v->mesh_quantize_positions;
+            break;
+        case CONFIG_TEXTURE_COMPRESS:
+            s->texture_compress = v->texture_compress;
+            break;
+        case CONFIG_TEXTURE_FORMAT:
+            memcpy(s->texture_format, v->texture_format, sizeof s->texture_format);
+            break;
+        case CONFIG_TEXTURE_QUALITY:
+            memcpy(s->texture_quality, v->texture_quality, sizeof s->texture_quality);
+            break;
+        case CONFIG_TEXTURE_MAX_SIZE:
+            s->texture_max_size = v->texture_max_size;
+            break;
+        case CONFIG_TEXTURE_MIPMAPS:
+            s->texture_mipmaps = v->texture_mipmaps;
+            break;
+        case CONFIG_KEY_COUNT:
+            break;
+        }
+    }
+}
+
+/* ---------------------------------------------------------------------------
+ * Sections
+ * ------------------------------------------------------------------------- */
+
+static bool rule_list_push(config_rule_list *list, config_rule *rule) {
+    if (list->count == list->cap) {
+        size_t cap = list->cap ? list->cap * 2 : 8;
+        config_rule *items = realloc(list->items, cap * sizeof *items);
+        if (items == NULL)
+            return false;
+        list->items = items;
+        list->cap = cap;
+    }
+    list->items[list->count++] = *rule;
+    return true;
+}
+
+static void rule_list_free(config_rule_list *list) {
+    for (size_t i = 0; i < list->count; i++)
+        free(list->items[i].match);
+    free(list->items);
+    *list = (config_rule_list){0};
+}
+
+/* One `- match: GLOB` entry with its settings. */
+static void parse_rule(const parse_state *state, const yaml_node_t *node, config_rule_list *rules) {
+    if (!expect_mapping(state, node, "rule"))
+        return;
+    config_rule rule = {.line = node_line(node)};
+    for (yaml_node_pair_t *pair = node->data.mapping.pairs.start;
+         pair < node->data.mapping.pairs.top; pair++) {
+        yaml_node_t *key = node_at(state, pair->key), *value = node_at(state, pair->value);
+        if (key == NULL || value == NULL || key->type != YAML_SCALAR_NODE)
+            continue;
+        const char *name = (const char *)key->data.scalar.value;
+        if (strcmp(name, "match") == 0) {
+            const char *glob = scalar_of(state, value, "match");
+            if (glob != NULL) {
+                free(rule.match);
+                rule.match = cook_strdup(glob);
+            }
+        } else if (!parse_setting(state, &rule.overlay, name, key, value)) {
+            warn_unknown_key(state, key, "a rule");
+        }
+    }
+    if (rule.match == NULL) {
+        diag_error(state->diag, state->path, rule.line, "rule without a 'match:' glob");
+        return;
+    }
+    if (!rule_list_push(rules, &rule)) {
+        diag_error(state->diag, state->path, rule.line, "out of memory");
+        free(rule.match);
+    }
+}
+
+static void parse_rules(const parse_state *state, const yaml_node_t *node,
+                        config_rule_list *rules) {
+    if (!expect_sequence(state, node, "rules"))
+        return;
+    for (yaml_node_item_t *item = node->data.sequence.items.start;
+         item < node->data.sequence.items.top; item++) {
+        yaml_node_t *rule = node_at(state, *item);
+        if (rule != NULL)
+            parse_rule(state, rule, rules);
+    }
+}
+
+/* `default:` — settings, plus an optional `rules:` list. */
+static void parse_default(const parse_state *state, const yaml_node_t *node, kiln_config *config) {
+    if (!expect_mapping(state, node, "default"))
+        return;
+    for (yaml_node_pair_t *pair = node->data.mapping.pairs.start;
+         pair < node->data.mapping.pairs.top; pair++) {
+        yaml_node_t *key = node_at(state, pair->key), *value = node_at(state, pair->value);
+        if (key == NULL || value == NULL || key->type != YAML_SCALAR_NODE)
+            continue;
+        const char *name = (const char *)key->data.scalar.value;
+        if (strcmp(name, "rules") == 0)
+            parse_rules(state, value, &config->rules);
+        else if (!parse_setting(state, &config->defaults, name, key, value))
+            warn_unknown_key(state, key, "default");
+    }
+}
+
+static void parse_preset(const parse_state *state, const yaml_node_t *key, const yaml_node_t *node,
+                         config_preset *preset) {
+    preset->line = node_line(key);
+    if (!expect_mapping(state, node, "preset"))
+        return;
+    for (yaml_node_pair_t *pair = node->data.mapping.pairs.start;
+         pair < node->data.mapping.pairs.top; pair++) {
+        yaml_node_t *sub_key = node_at(state, pair->key), *value = node_at(state, pair->value);
+        if (sub_key == NULL || value == NULL || sub_key->type != YAML_SCALAR_NODE)
+            continue;
+        const char *name = (const char *)sub_key->data.scalar.value;
+        if (strcmp(name, "rules") == 0) {
+            parse_rules(state, value, &preset->rules);
+        } else if (strcmp(name, "output") == 0) {
+            const char *text = scalar_of(state, value, "output");
+            if (text != NULL) {
+                free(preset->output);
+                preset->output = config_relative_path(state->path, text);
+            }
+        } else if (!parse_setting(state, &preset->overlay, name, sub_key, value)) {
+            warn_unknown_key(state, sub_key, preset->name);
+        }
+    }
+}
+
+static void parse_presets(const parse_state *state, const yaml_node_t *node, kiln_config *config) {
+    if (!expect_mapping(state, node, "presets"))
+        return;
+    size_t count = (size_t)(node->data.mapping.pairs.top - node->data.mapping.pairs.start);
+    config_preset *presets = count ? calloc(count, sizeof *presets) : NULL;
+    if (count > 0 && presets == NULL) {
+        diag_error(state->diag, state->path, node_line(node), "out of memory");
+        return;
+    }
+    config->presets = presets;
+    for (yaml_node_pair_t *pair = node->data.mapping.pairs.start;
+         pair < node->data.mapping.pairs.top; pair++) {
+        yaml_node_t *key = node_at(state, pair->key), *value = node_at(state, pair->value);
+        if (key == NULL || value == NULL)
+            continue;
+        const char *name = scalar_of(state, key, "preset name");
+        if (name == NULL)
+            continue;
+        if (config_find_preset(config, name) != NULL) {
+            diag_error(state->diag, state->path, node_line(key), "preset '%s' defined twice", name);
+            continue;
+        }
+        config_preset *preset = &config->presets[config->preset_count++];
+        preset->name = cook_strdup(name);
+        parse_preset(state, key, value, preset);
+    }
+}
+
+static void parse_always(const parse_state *state, const yaml_node_t *node, kiln_config *config) {
+    if (!expect_sequence(state, node, "always"))
+        return;
+    for (yaml_node_item_t *item = node->data.sequence.items.start;
+         item < node->data.sequence.items.top; item++) {
+        yaml_node_t *entry = node_at(state, *item);
+        const char *text = entry ? scalar_of(state, entry, "always") : NULL;
+        if (text != NULL)
+            strlist_push(&config->always, text);
+    }
+}
+
+/* A top-level string naming a folder or a preset. */
+static void parse_string_key(const parse_state *state, const yaml_node_t *value, const char *name,
+                             bool is_path, char **out) {
+    const char *text = scalar_of(state, value, name);
+    if (text == NULL)
+        return;
+    if (text[0] == '\0') {
+        diag_error(state->diag, state->path, node_line(value), "%s: empty value", name);
+        return;
+    }
+    free(*out);
+    *out = is_path ? config_relative_path(state->path, text) : cook_strdup(text);
+}
+
+static void parse_top_level(const parse_state *state, const yaml_node_t *root,
+                            kiln_config *config) {
+    for (yaml_node_pair_t *pair = root->data.mapping.pairs.start;
+         pair < root->data.mapping.pairs.top; pair++) {
+        yaml_node_t *key = node_at(state, pair->key), *value = node_at(state, pair->value);
+        if (key == NULL || value == NULL || key->type != YAML_SCALAR_NODE)
+            continue;
+        const char *name = (const char *)key->data.scalar.value;
+        if (strcmp(name, "input") == 0)
+            parse_string_key(state, value, name, true, &config->input);
+        else if (strcmp(name, "output") == 0)
+            parse_string_key(state, value, name, true, &config->output);
+        else if (strcmp(name, "preset") == 0)
+            parse_string_key(state, value, name, false, &config->preset);
+        else if (strcmp(name, "pack") == 0)
+            parse_bool_value(state, value, name, &config->pack);
+        else if (strcmp(name, "default") == 0)
+            parse_default(state, value, config);
+        else if (strcmp(name, "rules") == 0)
+            parse_rules(state, value, &config->rules);
+        else if (strcmp(name, "presets") == 0)
+            parse_presets(state, value, config);
+        else if (strcmp(name, "always") == 0)
+            parse_always(state, value, config);
+        else
+            warn_unknown_key(state, key, "");
+    }
+}
+
+/* ---------------------------------------------------------------------------
+ * Public functions
+ * ------------------------------------------------------------------------- */
+
+bool config_parse(kiln_config *config, const char *path, const char *text, size_t size,
+                  cook_diag *diag) {
+    *config = (kiln_config){0};
+    config->path = cook_strdup(path);
+    uint32_t errors_before = diag->errors;
+    yaml_parser_t parser;
+    if (!yaml_parser_initialize(&parser)) {
+        diag_error(diag, path, 0, "out of memory");
+        return false;
+    }
+    yaml_parser_set_input_string(&parser, (const unsigned char *)text, size);
+    yaml_document_t doc;
+    if (!yaml_parser_load(&parser, &doc)) {
+        diag_error(diag, path, (uint32_t)parser.problem_mark.line + 1, "invalid YAML: %s%s%s",
+                   parser.problem ? parser.problem : "syntax error", parser.context ? " " : "",
+                   parser.context ? parser.context : "");
+        yaml_parser_delete(&parser);
+        return false;
+    }
+    parse_state state = {&doc, path, diag};
+    yaml_node_t *root = yaml_document_get_root_node(&doc);
+    if (root != NULL && expect_mapping(&state, root, "kiln.yml"))
+        parse_top_level(&state, root, config);
+    yaml_document_delete(&doc);
+    yaml_parser_delete(&parser);
+    return diag->errors == errors_before;
+}
+
+bool config_load(kiln_config *config, const char *path, cook_diag *diag) {
+    uint8_t *text = NULL;
+    size_t size = 0;
+    char reason[256];
+    if (!cook_read_file(path, CONFIG_MAX_SIZE, &text, &size, reason, sizeof reason)) {
+        *config = (kiln_config){0};
+        diag_error(diag, path, 0, "cannot read: %s", reason);
+        return false;
+    }
+    bool ok = config_parse(config, path, (const char *)text, size, diag);
+    free(text);
+    return ok;
+}
+
+static bool is_file(const char *path) {
+    struct stat info;
+    return stat(path, &info) == 0 && S_ISREG(info.st_mode);
+}
+
+/* Tries start_dir/kiln.yml, start_dir/../kiln.yml, ... up to the root (where
+ * ".." is the folder itself). The result is relative when start_dir is. */
+char *config_find(const char *start_dir) {
+    size_t base = strlen(start_dir);
+    size_t cap = base + 3 * CONFIG_MAX_ANCESTORS + sizeof CLI_CONFIG_FILE + 2;
+    char *folder = malloc(cap);
+    if (folder == NULL)
+        return NULL;
+    strcpy(folder, start_dir);
+    for (int depth = 0; depth < CONFIG_MAX_ANCESTORS; depth++) {
+        size_t length = strlen(folder);
+        snprintf(folder + length, cap - length, "/%s", CLI_CONFIG_FILE);
+        if (is_file(folder)) {
+            /* "./kiln.yml" reads better as "kiln.yml" in messages. */
+            if (strncmp(folder, "./", 2) == 0)
+                memmove(folder, folder + 2, strlen(folder + 2) + 1);
+            return folder;
+        }
+        folder[length] = '\0';
+        struct stat here, parent;
+        char *up = malloc(length + 4);
+        if (up == NULL)
+            break;
+        snprintf(up, length + 4, "%s/..", folder);
+        bool at_root = stat(folder, &here) != 0 || stat(up, &parent) != 0 ||
+                       (here.st_dev == parent.st_dev && here.st_ino == parent.st_ino);
+        free(up);
+        if (at_root)
+            break;
+        strcat(folder, "/..");
+    }
+    free(folder);
+    return NULL;
+}
+
+void config_free(kiln_config *config) {
+    free(config->path);
+    free(config->input);
+    free(config->output);
+    free(config->preset);
+    rule_list_free(&config->rules);
+    for (size_t i = 0; i < config->preset_count; i++) {
+        free(config->presets[i].name);
+        free(config->presets[i].output);
+        rule_list_free(&config->presets[i].rules);
+    }
+    free(config->presets);
+    strlist_free(&config->always);
+    *config = (kiln_config){0};
+}
+
+const config_preset *config_find_preset(const kiln_config *config, const char *name) {
+    for (size_t i = 0; i < config->preset_count; i++) {
+        if (config->presets[i].name != NULL && strcmp(config->presets[i].name, name) == 0)
+            return &config->presets[i];
+    }
+    return NULL;
+}
+
+static void apply_rules(const config_rule_list *rules, const char *source_path,
+                        cook_settings *out) {
+    for (size_t i = 0; i < rules->count; i++) {
+        if (config_glob_match(rules->items[i].match, source_path))
+            config_overlay_apply(&rules->items[i].overlay, out);
+    }
+}
+
+void config_resolve(const kiln_config *config, const config_preset *preset, const char *source_path,
+                    cook_settings *out) {
+    cook_settings_default(out);
+    config_overlay_apply(&config->defaults, out);
+    if (preset != NULL)
+        config_overlay_apply(&preset->overlay, out);
+    apply_rules(&config->rules, source_path, out);
+    if (preset != NULL)
+        apply_rules(&preset->rules, source_path, out);
+}
+
+/* Backtracking over the last '*' only: linear in practice, never exponential. */
+bool config_glob_match(const char *pattern, const char *path) {
+    const char *star = NULL, *resume = NULL;
+    while (*path != '\0') {
+        if (*pattern == '*') {
+            while (*pattern == '*')
+                pattern++;
+            star = pattern;
+            resume = path;
+        } else if (*pattern == '?' ||
+                   tolower((unsigned char)*pattern) == tolower((unsigned char)*path)) {
+            pattern++;
+            path++;
+        } else if (star != NULL) {
+            pattern = star;
+            path = ++resume;
+        } else {
+            return false;
+        }
+    }
+    while (*pattern == '*')
+        pattern++;
+    return *pattern == '\0';
+}

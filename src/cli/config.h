@@ -1,0 +1,108 @@
+/*
+ * config.h — kiln.yml: where it is, what it says, and how it turns into the
+ * resolved cook_settings of one asset.
+ *
+ * Resolution order (later layers win, key by key):
+ *   1. built-in defaults (cook_settings_default)
+ *   2. the `default:` section's settings
+ *   3. the selected preset's settings
+ *   4. the default rules (`default: rules:` and top-level `rules:`), in file order
+ *   5. the selected preset's rules, in file order
+ *
+ * Settings keys are written flat (`mesh.lods: 3`) or nested under their
+ * asset type (`mesh: {lods: 3}`); both spellings are the same key.
+ */
+#ifndef KILN_CLI_CONFIG_H
+#define KILN_CLI_CONFIG_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "cook/cook.h"
+
+/* One bit per settings key of the configuration vocabulary. */
+typedef enum config_key {
+    CONFIG_MESH_MERGE,
+    CONFIG_MESH_MESHLETS,
+    CONFIG_MESH_MESHLET_VERTICES,
+    CONFIG_MESH_MESHLET_TRIANGLES,
+    CONFIG_MESH_LODS,
+    CONFIG_MESH_LOD_RATIOS,
+    CONFIG_MESH_QUANTIZE_POSITIONS,
+    CONFIG_TEXTURE_COMPRESS,
+    CONFIG_TEXTURE_FORMAT,
+    CONFIG_TEXTURE_QUALITY,
+    CONFIG_TEXTURE_MAX_SIZE,
+    CONFIG_TEXTURE_MIPMAPS,
+    CONFIG_KEY_COUNT
+} config_key;
+
+/* A partial set of settings: the keys whose bit is in `set` take their value
+ * from `values`; the others leave the layer below alone. */
+typedef struct config_overlay {
+    uint32_t set;
+    cook_settings values;
+} config_overlay;
+
+typedef struct config_rule {
+    char *match; /* glob over the source-relative path */
+    uint32_t line;
+    config_overlay overlay;
+} config_rule;
+
+typedef struct config_rule_list {
+    config_rule *items;
+    size_t count;
+    size_t cap;
+} config_rule_list;
+
+typedef struct config_preset {
+    char *name;
+    char *output; /* NULL when the preset keeps the top-level output */
+    uint32_t line;
+    config_overlay overlay;
+    config_rule_list rules;
+} config_preset;
+
+typedef struct kiln_config {
+    char *path;  /* the file read, NULL when there was none */
+    char *input; /* relative paths are already joined to the file's folder */
+    char *output;
+    char *preset; /* name selected by `preset:` */
+    bool pack;
+    config_overlay defaults;
+    config_rule_list rules;
+    config_preset *presets;
+    size_t preset_count;
+    strlist always; /* source-relative paths cooked in every build */
+} kiln_config;
+
+/* Parses YAML text. `path` names the file in messages and anchors relative
+ * `input`/`output` paths (its folder). Errors and warnings (unknown keys) go to
+ * `diag` compiler-style with the line; returns false when there was an error. */
+bool config_parse(kiln_config *config, const char *path, const char *text, size_t size,
+                  cook_diag *diag);
+
+/* Reads and parses a file. */
+bool config_load(kiln_config *config, const char *path, cook_diag *diag);
+
+/* The kiln.yml of `start_dir` or its nearest ancestor (caller frees), or NULL. */
+char *config_find(const char *start_dir);
+
+void config_free(kiln_config *config);
+
+/* The preset named `name`, or NULL. */
+const config_preset *config_find_preset(const kiln_config *config, const char *name);
+
+/* The resolved settings of one asset (see the order above). `preset` may be NULL. */
+void config_resolve(const kiln_config *config, const config_preset *preset, const char *source_path,
+                    cook_settings *out);
+
+/* Glob over a whole source-relative path: `*` any run of characters, '/'
+ * included; `?` exactly one character; everything else literal, compared
+ * case-insensitively (as importer patterns are). */
+bool config_glob_match(const char *pattern, const char *path);
+
+void config_overlay_apply(const config_overlay *overlay, cook_settings *settings);
+
+#endif /* KILN_CLI_CONFIG_H */

@@ -1,0 +1,219 @@
+/* kiln.yml: parsing, validation messages, glob semantics and every layer of
+ * the resolution order (src/cli/config.c). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/config.h"
+#include "test_support.h"
+
+/* Parses `text` as "dir/kiln.yml"; returns whether it parsed without errors
+ * and leaves the messages in *diag. */
+static bool parse(kiln_config *config, const char *text, cook_diag *diag) {
+    return config_parse(config, "dir/kiln.yml", text, strlen(text), diag);
+}
+
+static const char *diag_text(const cook_diag *diag) {
+    return diag->text.data ? (const char *)diag->text.data : "";
+}
+
+static void resolve(const char *text, const char *preset, const char *path, cook_settings *out) {
+    kiln_config config;
+    cook_diag diag = {0};
+    assert_true(parse(&config, text, &diag));
+    const config_preset *chosen = preset ? config_find_preset(&config, preset) : NULL;
+    if (preset != NULL)
+        assert_non_null(chosen);
+    config_resolve(&config, chosen, path, out);
+    config_free(&config);
+    diag_free(&diag);
+}
+
+/* ---- glob ---------------------------------------------------------------- */
+
+static void glob_star_spans_folders_and_question_mark_is_one_char(void **state) {
+    (void)state;
+    assert_true(config_glob_match("*", "a/b/c.png"));
+    assert_true(config_glob_match("ui/*", "ui/icons/x.png"));
+    assert_true(config_glob_match("*.png", "deep/down/x.png"));
+    assert_true(config_glob_match("*_normal.png", "rock/rock_normal.png"));
+    assert_false(config_glob_match("*_normal.png", "rock/rock_normal.jpg"));
+    assert_true(config_glob_match("a?c", "abc"));
+    assert_true(config_glob_match("a?c", "a/c")); /* ? is any one character */
+    assert_false(config_glob_match("a?c", "ac"));
+    assert_false(config_glob_match("a?c", "abbc"));
+    assert_true(config_glob_match("levels/**/*.obj", "levels/a/b/map.obj"));
+    assert_false(config_glob_match("levels/*", "props/levels/x.obj")); /* anchored */
+    assert_true(config_glob_match("UI/*.PNG", "ui/a.png"));            /* case-insensitive */
+    assert_true(config_glob_match("", ""));
+    assert_false(config_glob_match("", "a"));
+    assert_true(config_glob_match("*a*a*a*a*b", "aaaaaaaaaaaaaaaaaaaaaaaaaaaaab"));
+    assert_false(config_glob_match("*a*a*a*a*b", "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"));
+}
+
+/* ---- layering -------------------------------------------------------------- */
+
+static void without_a_file_the_builtin_defaults_apply(void **state) {
+    (void)state;
+    cook_settings expected, got;
+    cook_settings_default(&expected);
+    resolve("", NULL, "a.obj", &got);
+    assert_memory_equal(&expected, &got, sizeof got);
+}
+
+static void default_section_overrides_builtin_defaults(void **state) {
+    (void)state;
+    cook_settings s;
+    resolve("default:\n  mesh.lods: 3\n  texture:\n    format: bc7\n", NULL, "a.obj", &s);
+    assert_int_equal(s.mesh_lods, 3);
+    assert_string_equal(s.texture_format, "bc7");
+    assert_true(s.mesh_meshlets); /* untouched keys keep their defaults */
+    assert_int_equal(s.texture_max_size, 4096);
+}
+
+static void preset_overrides_default_section(void **state) {
+    (void)state;
+    const char *yml = "default:\n  mesh.lods: 3\n  texture.max_size: 1024\n"
+                      "presets:\n  mobile:\n    mesh.lods: 1\n";
+    cook_settings s;
+    resolve(yml, "mobile", "a.obj", &s);
+    assert_int_equal(s.mesh_lods, 1);
+    assert_int_equal(s.texture_max_size, 1024);
+    resolve(yml, NULL, "a.obj", &s);
+    assert_int_equal(s.mesh_lods, 3);
+}
+
+static void default_rules_override_preset_settings(void **state) {
+    (void)state;
+    const char *yml = "presets:\n  mobile:\n    mesh.lods: 1\n"
+                      "rules:\n  - match: \"big/*\"\n    mesh.lods: 4\n";
+    cook_settings s;
+    resolve(yml, "mobile", "big/tree.obj", &s);
+    assert_int_equal(s.mesh_lods, 4);
+    resolve(yml, "mobile", "small/tree.obj", &s);
+    assert_int_equal(s.mesh_lods, 1);
+}
+
+static void rules_inside_default_count_as_default_rules(void **state) {
+    (void)state;
+    const char *yml = "presets:\n  mobile:\n    mesh.lods: 1\n"
+                      "default:\n  rules:\n    - match: \"big/*\"\n      mesh.lods: 4\n";
+    cook_settings s;
+    resolve(yml, "mobile", "big/tree.obj", &s);
+    assert_int_equal(s.mesh_lods, 4);
+}
+
+static void later_rules_win(void **state) {
+    (void)state;
+    const char *yml = "rules:\n"
+                      "  - match: \"*\"\n    texture.quality: fast\n    mesh.lods: 1\n"
+                      "  - match: \"hero/*\"\n    texture.quality: best\n";
+    cook_settings s;
+    resolve(yml, NULL, "hero/sword.obj", &s);
+    assert_string_equal(s.texture_quality, "best");
+    assert_int_equal(s.mesh_lods, 1); /* the earlier rule still set what the later did not */
+    resolve(yml, NULL, "villain/axe.obj", &s);
+    assert_string_equal(s.texture_quality, "fast");
+}
+
+static void preset_rules_come_after_default_rules(void **state) {
+    (void)state;
+    const char *yml = "rules:\n  - match: \"*\"\n    mesh.lods: 4\n"
+                      "presets:\n  mobile:\n    rules:\n"
+                      "      - match: \"*.obj\"\n        mesh.lods: 0\n";
+    cook_settings s;
+    resolve(yml, "mobile", "a.obj", &s);
+    assert_int_equal(s.mesh_lods, 0);
+    resolve(yml, NULL, "a.obj", &s);
+    assert_int_equal(s.mesh_lods, 4);
+}
+
+static void lod_ratios_replace_the_whole_list(void **state) {
+    (void)state;
+    cook_settings s;
+    resolve("default:\n  mesh.lod_ratios: [0.6, 0.3, 0.1]\n", NULL, "a.obj", &s);
+    assert_int_equal(s.mesh_lod_ratio_count, 3);
+    assert_true(s.mesh_lod_ratios[2] > 0.09f && s.mesh_lod_ratios[2] < 0.11f);
+}
+
+/* ---- top-level keys ------------------------------------------------------------ */
+
+static void folders_are_relative_to_the_file(void **state) {
+    (void)state;
+    kiln_config config;
+    cook_diag diag = {0};
+    assert_true(parse(&config,
+                      "input: src\noutput: out\npack: true\npreset: pc\n"
+                      "presets:\n  pc:\n    output: out_pc\nalways:\n  - boot.obj\n",
+                      &diag));
+    assert_string_equal(config.input, "dir/src");
+    assert_string_equal(config.output, "dir/out");
+    assert_true(config.pack);
+    assert_string_equal(config.preset, "pc");
+    assert_string_equal(config.presets[0].output, "dir/out_pc");
+    assert_int_equal(config.always.count, 1);
+    assert_string_equal(config.always.items[0], "boot.obj");
+    assert_null(config_find_preset(&config, "console"));
+    config_free(&config);
+    diag_free(&diag);
+}
+
+/* ---- messages --------------------------------------------------------------------- */
+
+static void unknown_keys_are_warnings_with_file_and_line(void **state) {
+    (void)state;
+    kiln_config config;
+    cook_diag diag = {0};
+    assert_true(parse(&config, "input: a\ncolour: red\ndefault:\n  mesh.lodz: 2\n", &diag));
+    assert_int_equal(diag.warnings, 2);
+    assert_non_null(strstr(diag_text(&diag), "dir/kiln.yml:2: warning: unknown key 'colour'"));
+    assert_non_null(strstr(diag_text(&diag), "dir/kiln.yml:4: warning: unknown key 'mesh.lodz'"));
+    config_free(&config);
+    diag_free(&diag);
+}
+
+static void expect_error(const char *yml, const char *message) {
+    kiln_config config;
+    cook_diag diag = {0};
+    assert_false(parse(&config, yml, &diag));
+    if (strstr(diag_text(&diag), message) == NULL)
+        fail_msg("expected \"%s\" in:\n%s", message, diag_text(&diag));
+    config_free(&config);
+    diag_free(&diag);
+}
+
+static void invalid_values_are_errors_with_file_and_line(void **state) {
+    (void)state;
+    expect_error("default:\n  mesh.merge: maybe\n",
+                 "dir/kiln.yml:2: error: mesh.merge: expected true or false");
+    expect_error("default:\n  mesh.lods: -1\n", "dir/kiln.yml:2: error: mesh.lods: expected");
+    expect_error("default:\n  mesh.meshlet_vertices: 300\n", "dir/kiln.yml:2: error:");
+    expect_error("default:\n  texture.format: dxt9\n",
+                 "dir/kiln.yml:2: error: texture.format: 'dxt9' is not one of");
+    expect_error("default:\n  texture.quality: ultra\n", "dir/kiln.yml:2: error:");
+    expect_error("default:\n  texture.max_size: 0\n", "dir/kiln.yml:2: error:");
+    expect_error("default:\n  mesh.lod_ratios: [0.5, 2]\n", "dir/kiln.yml:2: error:");
+    expect_error("default:\n  mesh.lod_ratios: 0.5\n", "dir/kiln.yml:2: error:");
+    expect_error("rules:\n  - texture.mipmaps: false\n",
+                 "dir/kiln.yml:2: error: rule without a 'match:' glob");
+    expect_error("presets:\n  a: {}\n  a: {}\n", "dir/kiln.yml:3: error: preset 'a' defined twice");
+    expect_error("input: [a\n", "dir/kiln.yml:");
+    expect_error("- just\n- a list\n", "expected a map of keys");
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(glob_star_spans_folders_and_question_mark_is_one_char),
+        cmocka_unit_test(without_a_file_the_builtin_defaults_apply),
+        cmocka_unit_test(default_section_overrides_builtin_defaults),
+        cmocka_unit_test(preset_overrides_default_section),
+        cmocka_unit_test(default_rules_override_preset_settings),
+        cmocka_unit_test(rules_inside_default_count_as_default_rules),
+        cmocka_unit_test(later_rules_win),
+        cmocka_unit_test(preset_rules_come_after_default_rules),
+        cmocka_unit_test(lod_ratios_replace_the_whole_list),
+        cmocka_unit_test(folders_are_relative_to_the_file),
+        cmocka_unit_test(unknown_keys_are_warnings_with_file_and_line),
+        cmocka_unit_test(invalid_values_are_errors_with_file_and_line),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
