@@ -74,11 +74,21 @@ static uint32_t cook_obj(const char *obj_path, const char *out_dir, char *kmesh_
     double start = bench_now();
     bool ok = cook_asset(&request, &result);
     double elapsed = bench_now() - start;
-    if (!ok || result.outputs.count != 1) {
-        fwrite(result.diag.text.data, 1, result.diag.text.size, stderr);
-        bench_die("cooking '%s' failed (%zu outputs)", obj_path, result.outputs.count);
+    /* The mesh is the one .kmesh among the outputs (a material file may
+     * come with it). */
+    const char *kmesh = NULL;
+    size_t kmesh_count = 0;
+    for (size_t i = 0; ok && i < result.outputs.count; i++) {
+        if (bench_has_suffix(result.outputs.items[i], ".kmesh")) {
+            kmesh = result.outputs.items[i];
+            kmesh_count++;
+        }
     }
-    snprintf(kmesh_path, kmesh_capacity, "%s/%s", out_dir, result.outputs.items[0]);
+    if (!ok || kmesh_count != 1) {
+        fwrite(result.diag.text.data, 1, result.diag.text.size, stderr);
+        bench_die("cooking '%s' failed (%zu .kmesh outputs)", obj_path, kmesh_count);
+    }
+    snprintf(kmesh_path, kmesh_capacity, "%s/%s", out_dir, kmesh);
     printf("cooked %s -> %s: %u triangles, %llu bytes, %.2f s\n", obj_path, kmesh_path,
            result.triangles, (unsigned long long)result.bytes_written, elapsed);
     uint32_t triangles = result.triangles;

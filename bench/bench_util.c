@@ -118,6 +118,12 @@ uint64_t bench_file_size(const char *path) {
     return (uint64_t)st.st_size;
 }
 
+bool bench_has_suffix(const char *text, const char *suffix) {
+    size_t text_length = strlen(text), suffix_length = strlen(suffix);
+    return text_length >= suffix_length &&
+           memcmp(text + text_length - suffix_length, suffix, suffix_length) == 0;
+}
+
 const char *bench_split_path(const char *path, char *dir, size_t dir_capacity) {
     const char *slash = strrchr(path, '/');
     if (slash == NULL) {
@@ -131,7 +137,7 @@ const char *bench_split_path(const char *path, char *dir, size_t dir_capacity) {
 }
 
 /* ---------------------------------------------------------------------------
- * The grid OBJ
+ * The grid (written as OBJ here and as GLB by bench_glb.c)
  *
  * A flat grid would let a clever importer or a compressor take shortcuts on
  * repeated values, so the surface is a smooth height field with distinct
@@ -156,26 +162,39 @@ static void grid_normal(double x, double z, double n[3]) {
     n[2] = -dhdz / length;
 }
 
+void bench_grid_vertex_at(uint32_t quads_per_side, uint32_t row, uint32_t col,
+                          bench_grid_vertex *out) {
+    double x = -1.0 + 2.0 * col / quads_per_side;
+    double z = -1.0 + 2.0 * row / quads_per_side;
+    out->position[0] = x;
+    out->position[1] = grid_height(x, z);
+    out->position[2] = z;
+    grid_normal(x, z, out->normal);
+    out->uv[0] = (double)col / quads_per_side;
+    out->uv[1] = (double)row / quads_per_side;
+}
+
 /* Three passes (v, vt, vn) so each attribute block is contiguous, the way
  * exporters lay OBJ files out. */
 static void write_grid_vertices(FILE *out, uint32_t quads) {
     uint32_t points = quads + 1;
+    bench_grid_vertex v;
     for (uint32_t row = 0; row < points; row++) {
         for (uint32_t col = 0; col < points; col++) {
-            double x = -1.0 + 2.0 * col / quads;
-            double z = -1.0 + 2.0 * row / quads;
-            fprintf(out, "v %.6f %.6f %.6f\n", x, grid_height(x, z), z);
+            bench_grid_vertex_at(quads, row, col, &v);
+            fprintf(out, "v %.6f %.6f %.6f\n", v.position[0], v.position[1], v.position[2]);
         }
     }
     for (uint32_t row = 0; row < points; row++) {
-        for (uint32_t col = 0; col < points; col++)
-            fprintf(out, "vt %.6f %.6f\n", (double)col / quads, (double)row / quads);
+        for (uint32_t col = 0; col < points; col++) {
+            bench_grid_vertex_at(quads, row, col, &v);
+            fprintf(out, "vt %.6f %.6f\n", v.uv[0], v.uv[1]);
+        }
     }
     for (uint32_t row = 0; row < points; row++) {
         for (uint32_t col = 0; col < points; col++) {
-            double n[3];
-            grid_normal(-1.0 + 2.0 * col / quads, -1.0 + 2.0 * row / quads, n);
-            fprintf(out, "vn %.6f %.6f %.6f\n", n[0], n[1], n[2]);
+            bench_grid_vertex_at(quads, row, col, &v);
+            fprintf(out, "vn %.6f %.6f %.6f\n", v.normal[0], v.normal[1], v.normal[2]);
         }
     }
 }

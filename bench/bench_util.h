@@ -56,6 +56,9 @@ void bench_format_bytes(uint64_t bytes, char *out, size_t capacity);
 /* Size of a file in bytes; dies when it cannot be read. */
 uint64_t bench_file_size(const char *path);
 
+/* True when `text` ends with `suffix` ("grid.kmesh", ".kmesh"). */
+bool bench_has_suffix(const char *text, const char *suffix);
+
 /* Splits "a/b/c.obj" into a folder ("a/b", or "." when there is none) and a
  * file name ("c.obj"). `dir` must hold at least strlen(path) + 2 bytes. */
 const char *bench_split_path(const char *path, char *dir, size_t dir_capacity);
@@ -64,12 +67,33 @@ const char *bench_split_path(const char *path, char *dir, size_t dir_capacity);
  * Test data
  * ------------------------------------------------------------------------- */
 
+/* One point of the benchmark's height field: a grid of quads_per_side x
+ * quads_per_side quads over x, z in [-1, 1], y a smooth wave. Every point has a
+ * distinct position and normal, so nothing can be shortcut by deduplication. */
+typedef struct bench_grid_vertex {
+    double position[3];
+    double normal[3]; /* unit length, the surface's analytic normal */
+    double uv[2];     /* column / quads, row / quads */
+} bench_grid_vertex;
+
+/* The point at `row`, `col` (each 0..quads_per_side). Both file writers use
+ * it, so the OBJ and the GLB of one size describe the same surface. */
+void bench_grid_vertex_at(uint32_t quads_per_side, uint32_t row, uint32_t col,
+                          bench_grid_vertex *out);
+
 /* Writes a wavy height-field grid of quads_per_side x quads_per_side quads as
  * OBJ: one v/vt/vn per grid point and one quad face "f a/a/a b/b/b ..." per
  * cell, so 2 * quads_per_side^2 triangles after triangulation. The output is
  * the same on every run (no randomness), written to a temporary name and
  * renamed, so an interrupted run never leaves a truncated file behind. */
 bool bench_write_grid_obj(const char *path, uint32_t quads_per_side, char *reason,
+                          size_t reason_size);
+
+/* The same grid as a binary glTF (GLB, bench_glb.c): one mesh, one triangle
+ * primitive with POSITION, NORMAL, TEXCOORD_0 (float) and u32 indices, the
+ * two triangles of each cell in row-major order as an exporter writes them.
+ * Deterministic and written atomically like the OBJ. */
+bool bench_write_grid_glb(const char *path, uint32_t quads_per_side, char *reason,
                           size_t reason_size);
 
 #endif /* KILN_BENCH_UTIL_H */

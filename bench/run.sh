@@ -5,8 +5,9 @@
 #
 # Generates the test meshes into bench/data/ when they are missing (they are
 # deterministic and gitignored), prints the machine, then each benchmark's
-# table. Takes about a minute on 2 cores. The corpus folder defaults to
-# ../shared/corpus next to the repository; KILN_CORPUS overrides it.
+# table. Takes about 5 minutes on 2 cores, most of it cooking the 4M-triangle
+# mesh. The corpus folder defaults to ../shared/corpus next to the
+# repository; KILN_CORPUS overrides it.
 set -euo pipefail
 
 if [ $# -ne 1 ]; then
@@ -16,7 +17,9 @@ fi
 repo=$(cd "$(dirname "$0")/.." && pwd)
 build=$(cd "$1" && pwd)
 bin="$build/bench"
+kiln="$build/kiln"
 data="$repo/bench/data"
+scratch="$data/scratch" # cooked and packed outputs; rewritten on every run
 corpus="${KILN_CORPUS:-$repo/../shared/corpus}"
 
 # n x n quads = 2n^2 triangles: 1,002,528 / 100,352 / 1,058.
@@ -24,9 +27,24 @@ large_obj="$data/grid_708.obj"
 medium_obj="$data/grid_224.obj"
 small_obj="$data/grid_23.obj"
 bunny_obj="$corpus/obj/common-3d-test-models/stanford-bunny.obj"
+# The mesh benchmarks' GLB grids: 1,002,528 and 4,010,112 triangles.
+glb_1m="$data/grid_708.glb"
+glb_4m="$data/grid_1416.glb"
+# 16 sources of 93k-107k triangles (n = 216..231), OBJ and GLB alternating:
+# the -j scaling input.
+medium_set="$data/medium"
+corpus_models=(
+    "$bunny_obj"
+    "$corpus/gltf/DamagedHelmet/glTF-Binary/DamagedHelmet.glb"
+    "$corpus/gltf/Fox/glTF-Binary/Fox.glb"
+)
 
 section() {
     printf '\n== %s ==\n' "$1"
+}
+
+package_version() {
+    dpkg-query -W -f='${Version}' "$1" 2>/dev/null || echo unknown
 }
 
 machine_info() {
@@ -41,22 +59,57 @@ machine_info() {
     echo "compiler:  $("${cc:-cc}" --version | head -n 1)"
     echo "build:     $(sed -n 's/^CMAKE_BUILD_TYPE:[A-Z]*=//p' "$build/CMakeCache.txt")"
     echo "assimp:    $(pkg-config --modversion assimp 2>/dev/null || echo unknown)"
+    echo "meshopt:   $(package_version libmeshoptimizer-dev)"
+    echo "gltfpack:  $(package_version gltfpack)"
+    echo "tinygltf:  $(package_version libtinygltf-dev)"
+    echo "kiln:      $(git -C "$repo" describe --always --dirty 2>/dev/null || echo unknown)"
+}
+
+# Other work on the machine moves every wall-clock number here; printed before
+# each timed section so a reader can tell a quiet run from a busy one.
+load_average() {
+    echo "(load average: $(cut -d ' ' -f 1-3 /proc/loadavg))"
+}
+
+generate() {
+    [ -f "$1" ] || "$bin/bench_gen_mesh" "$1" "$2"
 }
 
 generate_data() {
-    mkdir -p "$data"
-    [ -f "$large_obj" ] || "$bin/bench_gen_mesh" "$large_obj" 708
-    [ -f "$medium_obj" ] || "$bin/bench_gen_mesh" "$medium_obj" 224
-    [ -f "$small_obj" ] || "$bin/bench_gen_mesh" "$small_obj" 23
+    mkdir -p "$data" "$medium_set"
+    generate "$large_obj" 708
+    generate "$medium_obj" 224
+    generate "$small_obj" 23
+    generate "$glb_1m" 708
+    generate "$glb_4m" 1416
+    local i n
+    for i in $(seq 0 15); do
+        n=$((216 + i))
+        if [ $((i % 2)) -eq 0 ]; then
+            generate "$medium_set/grid_$n.obj" "$n"
+        else
+            generate "$medium_set/grid_$n.glb" "$n"
+        fi
+    done
+}
+
+# A folder holding only `file` (hard-linked, so no copy of 100 MB): what
+# `kiln build -i` gets in the cook-time benchmark.
+single_file_folder() {
+    local file=$1 folder=$2
+    mkdir -p "$folder"
+    ln -f "$file" "$folder/" 2>/dev/null || cp -f "$file" "$folder/"
 }
 
 run_load() {
     section "load: cooked .kmesh vs read() vs assimp at run time"
+    load_average
     "$bin/bench_load" "$data/cooked" "$small_obj" "$medium_obj" "$large_obj"
 }
 
 run_obj_import() {
     section "OBJ import: kiln import_obj vs assimp"
+    load_average
     local files=("$large_obj")
     if [ -f "$bunny_obj" ]; then
         files+=("$bunny_obj")
@@ -66,7 +119,133 @@ run_obj_import() {
     "$bin/bench_obj_import" "${files[@]}"
 }
 
+# kiln build -j1 (default processing: weld, cache/overdraw/fetch order, 2 LODs,
+# meshlets) against gltfpack with its defaults, on one GLB. `rounds` timed
+# runs of each, alternating, after `warmup` untimed ones. Removing the output
+# folder before each run also removes kiln's incremental cache (kept inside
+# it), so every run cooks everything.
+cook_time_case() {
+    local glb=$1 rounds=$2 warmup=$3
+    local name
+    name=$(basename "$glb" .glb)
+    local in="$scratch/cook_in_$name" out="$scratch/cook_out_$name"
+    local packed="$scratch/cook_$name.gltfpack.glb"
+    single_file_folder "$glb" "$in"
+    echo "$name: $glb"
+    "$bin/bench_commands" --rounds "$rounds" --warmup "$warmup" \
+        --prepare "rm -rf '$out' '$packed'" \
+        gltfpack "gltfpack -i '$glb' -o '$packed'" \
+        kiln "'$kiln' build -q -i '$in' -o '$out' -j1"
+}
+
+run_cook_time() {
+    section "cook time: kiln build -j1 vs gltfpack (wall clock)"
+    load_average
+    cook_time_case "$glb_1m" 3 1
+    echo
+    # One cook of this mesh takes ~25 s: no warm-up round (the input was just
+    # generated or read, so it is in the page cache; the medians absorb the rest).
+    cook_time_case "$glb_4m" 3 0
+}
+
+run_cook_stages() {
+    section "cook stages: where kiln build's time goes (single thread)"
+    load_average
+    "$bin/bench_cook_stages" "$scratch" "$glb_1m" 3
+    echo
+    "$bin/bench_cook_stages" "$scratch" "$medium_set/grid_223.glb" 5
+}
+
+# -j2 against -j1 on the medium set, and, to tell kiln's threading apart from
+# the machine, two separate -j1 processes on its two halves at once. The
+# halves take files in the pattern a b b a (by name), so each gets four OBJ
+# and four GLB files of similar sizes.
+split_medium_set() {
+    local half i=0 file
+    for half in a b; do
+        rm -rf "$scratch/scaling_half_$half"
+        mkdir -p "$scratch/scaling_half_$half"
+    done
+    for file in "$medium_set"/*; do
+        case $((i % 4)) in
+        0 | 3) half=a ;;
+        *) half=b ;;
+        esac
+        ln -f "$file" "$scratch/scaling_half_$half/" 2>/dev/null ||
+            cp -f "$file" "$scratch/scaling_half_$half/"
+        i=$((i + 1))
+    done
+}
+
+run_scaling() {
+    section "build scaling: kiln build -j2 vs -j1 on 16 medium meshes"
+    load_average
+    local out="$scratch/scaling_out"
+    local half_a="$scratch/scaling_half_a" half_b="$scratch/scaling_half_b"
+    split_medium_set
+    "$bin/bench_commands" --rounds 5 --warmup 1 --prepare "rm -rf '$out' '$out.a' '$out.b'" \
+        j1 "'$kiln' build -q -i '$medium_set' -o '$out' -j1" \
+        j2 "'$kiln' build -q -i '$medium_set' -o '$out' -j2" \
+        "2 x j1" "'$kiln' build -q -i '$half_a' -o '$out.a' -j1 & '$kiln' build -q -i '$half_b' -o '$out.b' -j1; wait"
+}
+
+run_load_gltf() {
+    section "load: cooked .kmesh vs tinygltf and assimp on the source GLB"
+    local in="$scratch/load_in" out="$scratch/load_out"
+    single_file_folder "$glb_1m" "$in"
+    rm -rf "$out"
+    "$kiln" build -q -i "$in" -o "$out"
+    load_average
+    "$bin/bench_load_gltf" "$out/$(basename "$glb_1m" .glb).kmesh" "$glb_1m"
+}
+
+run_mesh_quality() {
+    section "vertex cache and size: source vs kiln vs gltfpack"
+    local pack="$scratch/quality_pack" cook="$scratch/quality_cook"
+    rm -rf "$pack" "$cook"
+    mkdir -p "$pack" "$cook"
+    local sizes=("$glb_1m" "$glb_4m") cache_only=() model
+    for model in "${corpus_models[@]}"; do
+        if [ -f "$model" ]; then
+            cache_only+=("$model")
+        else
+            echo "(skipping $model: not found)"
+        fi
+    done
+    for model in "${sizes[@]}" "${cache_only[@]}"; do
+        gltfpack -i "$model" -o "$pack/$(basename "${model%.*}").glb" >/dev/null
+    done
+    "$bin/bench_mesh_quality" "$cook" "$pack" "${sizes[@]}" --cache-only "${cache_only[@]}"
+}
+
+# Textures: decode alone vs the whole texture cook, per corpus image.
+run_textures() {
+    echo
+    echo "== bench_texture: decode vs decode + mips + Zstd + write =="
+    local images=()
+    for image in gltf/WaterBottle/glTF/WaterBottle_baseColor.png \
+                 gltf/DamagedHelmet/glTF/Default_albedo.jpg \
+                 gltf/DamagedHelmet/glTF/Default_normal.jpg \
+                 gltf/CesiumMilkTruck/glTF/CesiumMilkTruck.jpg gltf/Fox/glTF/Texture.png \
+                 images/hdr/spiaggia_di_mondello_1k.hdr images/pngsuite/basn3p08.png; do
+        [ -f "$corpus/$image" ] && images+=("$corpus/$image")
+    done
+    if [ ${#images[@]} -eq 0 ]; then
+        echo "(skipping: no corpus images under $corpus)"
+        return
+    fi
+    mkdir -p "$scratch/textures"
+    "$bin/bench_texture" "$scratch/textures" "${images[@]}"
+}
+
 machine_info
 generate_data
+mkdir -p "$scratch"
 run_load
 run_obj_import
+run_load_gltf
+run_cook_time
+run_cook_stages
+run_scaling
+run_mesh_quality
+run_textures

@@ -1,5 +1,5 @@
-/* fuzz_container.c — libFuzzer harness: the container validator and the mesh
- * view on arbitrary bytes. Build and run: see fuzz/README.md. */
+/* fuzz_container.c — libFuzzer harness: the container validator, the mesh
+ * view and the material table view on arbitrary bytes. Build and run: see fuzz/README.md. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +28,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                 sink ^= ((const uint8_t *)view.vertices)[i];
             for (size_t i = 0; i < view.index_bytes; i++)
                 sink ^= ((const uint8_t *)view.indices)[i];
+            (void)sink;
+        }
+        kiln_material_view materials;
+        if (kiln_material_view_get(&file, KILN_OPEN_DEEP, &materials, &err) == KILN_OK) {
+            volatile uint8_t sink = 0;
+            const uint8_t *rows = (const uint8_t *)materials.materials;
+            for (size_t i = 0; i < (size_t)materials.material_count * sizeof(kiln_material); i++)
+                sink ^= rows[i];
             (void)sink;
         }
         kiln_file_close(&file);

@@ -1,0 +1,270 @@
+/*
+ * bench_cook_stages.c — where the time of cooking one mesh goes.
+ *
+ *   bench_cook_stages OUT_DIR SOURCE [REPS]
+ *
+ * Cooks SOURCE (default 3 times) calling the cooker's stages one by one, in
+ * the order pipeline.c and process/mesh.c run them with default settings, and
+ * times each stage on its own:
+ *
+ *   read      cook_read_file of the source
+ *   import    the importer discover_match picks (OBJ or glTF)
+ *   normals   process_generate_normals (a no-op when the source has normals)
+ *   weld      process_weld: merge vertices identical in every stream
+ *   order     process_optimize_order: vertex cache, then overdraw order
+ *   lods      process_build_lods: the reduced levels (meshopt simplifier)
+ *   fetch     process_optimize_fetch: vertices renumbered in first-use order
+ *   meshlets  process_build_meshlets: meshlets with bounds and cones
+ *   encode    write_kmesh: the .kmesh file image in memory
+ *   write     write_file_atomic of that image into OUT_DIR
+ *   free      releasing the source, the IR and the image
+ *
+ * Not included, because they cost little or never run on these inputs:
+ * pipeline.c's IR invariant check (one pass over indices and positions), and
+ * tangent generation, which runs only for meshes under a normal map. Use it on
+ * sources without one (the generated grids have no materials at all), or the
+ * breakdown misses a stage `kiln build` runs. The report gives each stage's
+ * median and its share of the sum of medians, so the stage worth optimising
+ * stands out.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench_util.h"
+#include "cook/cook.h"
+#include "kiln/kiln.h"
+
+#define SOURCE_MAX_BYTES ((size_t)2 << 30)
+#define DEFAULT_REPS 3u
+#define MAX_REPS 20u
+
+/* Everything the stages share for one cook of one source. */
+typedef struct cook_run {
+    const char *out_dir;
+    char input_root[4096];
+    const char *source_path; /* relative to input_root */
+    char ref[1024];
+    const cook_importer *importer;
+    cook_settings settings;
+    cook_diag diag;
+    cook_context ctx;
+    uint8_t *source;
+    size_t source_size;
+    ir_asset asset;
+    bytebuf image; /* the encoded .kmesh of the mesh being cooked */
+    uint32_t mesh; /* which of asset.meshes the mesh stages work on */
+} cook_run;
+
+typedef bool (*stage_fn)(cook_run *run);
+
+static ir_mesh *current_mesh(cook_run *run) {
+    return &run->asset.meshes[run->mesh];
+}
+
+/* ---------------------------------------------------------------------------
+ * The stages, each a thin call into the cooker
+ * ------------------------------------------------------------------------- */
+
+static bool stage_read(cook_run *run) {
+    char full[8192], reason[512];
+    snprintf(full, sizeof full, "%s/%s", run->input_root, run->source_path);
+    if (!cook_read_file(full, SOURCE_MAX_BYTES, &run->source, &run->source_size, reason,
+                        sizeof reason))
+        bench_die("%s: %s", full, reason);
+    run->ctx.source = run->source;
+    run->ctx.source_size = run->source_size;
+    return true;
+}
+
+static bool stage_import(cook_run *run) {
+    return run->importer->import(&run->ctx, &run->asset) && run->diag.errors == 0;
+}
+
+static bool stage_normals(cook_run *run) {
+    return process_generate_normals(current_mesh(run));
+}
+
+static bool stage_weld(cook_run *run) {
+    return process_weld(current_mesh(run));
+}
+
+static bool stage_order(cook_run *run) {
+    return process_optimize_order(current_mesh(run));
+}
+
+static bool stage_lods(cook_run *run) {
+    return run->settings.mesh_lods == 0 || process_build_lods(current_mesh(run), &run->settings);
+}
+
+static bool stage_fetch(cook_run *run) {
+    return process_optimize_fetch(current_mesh(run));
+}
+
+static bool stage_meshlets(cook_run *run) {
+    return !run->settings.mesh_meshlets ||
+           process_build_meshlets(current_mesh(run), &run->settings);
+}
+
+static bool stage_encode(cook_run *run) {
+    bytebuf_free(&run->image);
+    return write_kmesh(&run->ctx, current_mesh(run), run->asset.material_count, run->importer->name,
+                       &run->image);
+}
+
+static bool stage_write(cook_run *run) {
+    char path[8192], reason[512];
+    snprintf(path, sizeof path, "%s/stages.mesh%u.kmesh", run->out_dir, run->mesh);
+    if (!write_file_atomic(path, run->image.data, run->image.size, reason, sizeof reason))
+        bench_die("%s", reason);
+    return true;
+}
+
+/* Everything a cook allocated, as cook_asset frees it at its end: part of
+ * the cook's wall time (large blocks go back to the system with munmap). */
+static bool stage_free(cook_run *run) {
+    bytebuf_free(&run->image);
+    ir_asset_free(&run->asset);
+    strlist_free(&run->ctx.dependencies);
+    diag_free(&run->diag);
+    free(run->source);
+    run->source = NULL;
+    return true;
+}
+
+/* When a stage runs: once per source before the meshes, once per mesh of the
+ * asset, or once per source after them. */
+typedef enum stage_scope { PER_SOURCE, PER_MESH, AFTER_MESHES } stage_scope;
+
+typedef struct stage {
+    const char *name;
+    stage_fn fn;
+    stage_scope scope;
+} stage;
+
+/* In the order the cooker runs them. */
+static const stage stages[] = {
+    {"read", stage_read, PER_SOURCE},     {"import", stage_import, PER_SOURCE},
+    {"normals", stage_normals, PER_MESH}, {"weld", stage_weld, PER_MESH},
+    {"order", stage_order, PER_MESH},     {"lods", stage_lods, PER_MESH},
+    {"fetch", stage_fetch, PER_MESH},     {"meshlets", stage_meshlets, PER_MESH},
+    {"encode", stage_encode, PER_MESH},   {"write", stage_write, PER_MESH},
+    {"free", stage_free, AFTER_MESHES},
+};
+#define STAGE_COUNT (sizeof stages / sizeof stages[0])
+
+/* ---------------------------------------------------------------------------
+ * One cook, timed stage by stage
+ * ------------------------------------------------------------------------- */
+
+static void run_init(cook_run *run, const char *out_dir, const char *source) {
+    memset(run, 0, sizeof *run);
+    run->out_dir = out_dir;
+    run->source_path = bench_split_path(source, run->input_root, sizeof run->input_root);
+    run->importer = discover_match(run->source_path);
+    if (run->importer == NULL)
+        bench_die("no importer claims '%s'", source);
+    if (kiln_ref_canonicalize(run->source_path, run->ref, sizeof run->ref) != KILN_OK)
+        bench_die("cannot form a ref from '%s'", run->source_path);
+    cook_settings_default(&run->settings);
+    run->ctx = (cook_context){
+        .input_root = run->input_root,
+        .source_path = run->source_path,
+        .ref = run->ref,
+        .settings = &run->settings,
+        .diag = &run->diag,
+    };
+}
+
+/* Runs every stage of `scope`, adding each one's time to seconds[stage]. */
+static void run_stages(cook_run *run, stage_scope scope, double seconds[STAGE_COUNT]) {
+    for (size_t i = 0; i < STAGE_COUNT; i++) {
+        if (stages[i].scope != scope)
+            continue;
+        double start = bench_now();
+        bool ok = stages[i].fn(run);
+        seconds[i] += bench_now() - start;
+        if (!ok) {
+            fwrite(run->diag.text.data, 1, run->diag.text.size, stderr);
+            bench_die("stage '%s' failed on '%s'", stages[i].name, run->source_path);
+        }
+    }
+}
+
+/* One full cook; seconds[i] receives the time of stage i (summed over meshes). */
+static void cook_once(const char *out_dir, const char *source, double seconds[STAGE_COUNT],
+                      uint64_t *triangles) {
+    cook_run run;
+    run_init(&run, out_dir, source);
+    memset(seconds, 0, STAGE_COUNT * sizeof seconds[0]);
+    *triangles = 0;
+    run_stages(&run, PER_SOURCE, seconds);
+    for (run.mesh = 0; run.mesh < run.asset.mesh_count; run.mesh++) {
+        *triangles += current_mesh(&run)->index_count / 3;
+        run_stages(&run, PER_MESH, seconds);
+    }
+    run_stages(&run, AFTER_MESHES, seconds);
+}
+
+/* ---------------------------------------------------------------------------
+ * Report
+ * ------------------------------------------------------------------------- */
+
+static int compare_doubles(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median(double *values, uint32_t count) {
+    qsort(values, count, sizeof values[0], compare_doubles);
+    return count % 2 ? values[count / 2] : 0.5 * (values[count / 2 - 1] + values[count / 2]);
+}
+
+static void print_report(double samples[][MAX_REPS], uint32_t reps, double total_median) {
+    double medians[STAGE_COUNT], sum = 0.0;
+    for (size_t i = 0; i < STAGE_COUNT; i++) {
+        medians[i] = median(samples[i], reps);
+        sum += medians[i];
+    }
+    printf("  %-9s %10s %7s\n", "stage", "median", "share");
+    printf("  %-9s %10s %7s\n", "-----", "------", "-----");
+    for (size_t i = 0; i < STAGE_COUNT; i++) {
+        char duration[32];
+        bench_format_duration(medians[i], duration, sizeof duration);
+        printf("  %-9s %10s %6.1f%%\n", stages[i].name, duration, 100.0 * medians[i] / sum);
+    }
+    char sum_text[32], total_text[32];
+    bench_format_duration(sum, sum_text, sizeof sum_text);
+    bench_format_duration(total_median, total_text, sizeof total_text);
+    printf("  %-9s %10s   (median of whole cooks: %s)\n", "sum", sum_text, total_text);
+}
+
+int main(int argc, char **argv) {
+    if (argc < 3 || argc > 4) {
+        fprintf(stderr, "usage: %s OUT_DIR SOURCE [REPS]\n", argv[0]);
+        return 2;
+    }
+    uint32_t reps = argc == 4 ? (uint32_t)strtoul(argv[3], NULL, 10) : DEFAULT_REPS;
+    if (reps < 1 || reps > MAX_REPS)
+        bench_die("REPS must be 1..%u", MAX_REPS);
+
+    /* No warm-up run: one cook of a large mesh is seconds long, far above
+     * what a cold allocator or page cache adds, and the median absorbs it. */
+    static double samples[STAGE_COUNT][MAX_REPS];
+    double totals[MAX_REPS];
+    uint64_t triangles = 0;
+    for (uint32_t r = 0; r < reps; r++) {
+        double one[STAGE_COUNT];
+        double start = bench_now();
+        cook_once(argv[1], argv[2], one, &triangles);
+        totals[r] = bench_now() - start;
+        for (size_t i = 0; i < STAGE_COUNT; i++)
+            samples[i][r] = one[i];
+    }
+    char size[32];
+    bench_format_bytes(bench_file_size(argv[2]), size, sizeof size);
+    printf("%s (%s, %llu triangles), %u cooks, single thread:\n", argv[2], size,
+           (unsigned long long)triangles, reps);
+    print_report(samples, reps, median(totals, reps));
+    return 0;
+}
