@@ -15,14 +15,13 @@
 
 /* Joins the source's folder and `relative`, folding "." and "..". Returns a
  * root-relative path or NULL (with a reason) when it would leave the root. */
-static char *normalize_dependency_path(const char *source_path, const char *relative,
-                                       char *reason, size_t reason_size) {
+static char *normalize_dependency_path(const char *source_path, const char *relative, char *reason,
+                                       size_t reason_size) {
     if (relative[0] == '\0') {
         snprintf(reason, reason_size, "empty path");
         return NULL;
     }
-    if (relative[0] == '/' || relative[0] == '\\' ||
-        (relative[0] != '\0' && relative[1] == ':')) {
+    if (relative[0] == '/' || relative[0] == '\\' || (relative[0] != '\0' && relative[1] == ':')) {
         snprintf(reason, reason_size, "absolute path '%s' is not allowed", relative);
         return NULL;
     }
@@ -37,8 +36,8 @@ static char *normalize_dependency_path(const char *source_path, const char *rela
         snprintf(reason, reason_size, "out of memory");
         return NULL;
     }
-    snprintf(joined, joined_size, "%.*s%s%s", (int)dir_length, source_path,
-             dir_length ? "/" : "", relative);
+    snprintf(joined, joined_size, "%.*s%s%s", (int)dir_length, source_path, dir_length ? "/" : "",
+             relative);
 
     size_t length = 0;
     const char *p = joined;
@@ -131,16 +130,16 @@ bool cook_resolve_dependency(cook_context *ctx, const char *relative, char **roo
     return ok;
 }
 
-bool cook_read_dependency(cook_context *ctx, const char *relative, uint8_t **data,
-                          size_t *size, char *reason, size_t reason_size) {
+bool cook_read_dependency(cook_context *ctx, const char *relative, uint8_t **data, size_t *size,
+                          char *reason, size_t reason_size) {
     *data = NULL;
     *size = 0;
     char *path = NULL;
     if (!cook_resolve_dependency(ctx, relative, &path, reason, reason_size))
         return false;
     char *full = join_root(ctx->input_root, path);
-    bool ok = full != NULL &&
-              cook_read_file(full, DEPENDENCY_MAX_BYTES, data, size, reason, reason_size);
+    bool ok =
+        full != NULL && cook_read_file(full, DEPENDENCY_MAX_BYTES, data, size, reason, reason_size);
     free(full);
     free(path);
     return ok;

@@ -68,11 +68,21 @@ void bytebuf_append_json_string(bytebuf *buf, const char *text) {
     bytebuf_append(buf, "\"", 1);
     for (const unsigned char *p = (const unsigned char *)text; *p != '\0'; p++) {
         switch (*p) {
-        case '"': bytebuf_append(buf, "\\\"", 2); break;
-        case '\\': bytebuf_append(buf, "\\\\", 2); break;
-        case '\n': bytebuf_append(buf, "\\n", 2); break;
-        case '\r': bytebuf_append(buf, "\\r", 2); break;
-        case '\t': bytebuf_append(buf, "\\t", 2); break;
+        case '"':
+            bytebuf_append(buf, "\\\"", 2);
+            break;
+        case '\\':
+            bytebuf_append(buf, "\\\\", 2);
+            break;
+        case '\n':
+            bytebuf_append(buf, "\\n", 2);
+            break;
+        case '\r':
+            bytebuf_append(buf, "\\r", 2);
+            break;
+        case '\t':
+            bytebuf_append(buf, "\\t", 2);
+            break;
         default:
             if (*p < 0x20)
                 bytebuf_printf(buf, "\\u%04x", *p);
@@ -135,8 +145,8 @@ void strlist_free(strlist *list) {
     memset(list, 0, sizeof *list);
 }
 
-bool cook_read_file(const char *path, size_t max_size, uint8_t **out, size_t *size,
-                    char *reason, size_t reason_size) {
+bool cook_read_file(const char *path, size_t max_size, uint8_t **out, size_t *size, char *reason,
+                    size_t reason_size) {
     *out = NULL;
     *size = 0;
     FILE *file = fopen(path, "rb");

@@ -119,10 +119,11 @@ static void set_name(kiln_file *file, const char *path) {
 static kiln_result fail_too_short(kiln_error *err, const char *name, size_t size) {
     if (size == 0)
         return runtime_fail(err, KILN_ERR_TRUNCATED, name,
-                    "empty file (0 bytes); a kiln file starts with a %u-byte header",
-                    (unsigned)HEADER_SIZE);
+                            "empty file (0 bytes); a kiln file starts with a %u-byte header",
+                            (unsigned)HEADER_SIZE);
     return runtime_fail(err, KILN_ERR_TRUNCATED, name,
-                "file is %zu bytes, too short for the %u-byte header", size, (unsigned)HEADER_SIZE);
+                        "file is %zu bytes, too short for the %u-byte header", size,
+                        (unsigned)HEADER_SIZE);
 }
 
 static kiln_result check_header(const kiln_file *file, kiln_container_header *header,
@@ -136,34 +137,36 @@ static kiln_result check_header(const kiln_file *file, kiln_container_header *he
 
     if (header->magic != KILN_CONTAINER_MAGIC) { /* container.md R2 */
         kiln_fourcc_str(header->magic, fourcc);
-        return runtime_fail(err, KILN_ERR_BAD_MAGIC, name, "not a kiln file (magic '%s', expected 'KILN')",
-                    fourcc);
+        return runtime_fail(err, KILN_ERR_BAD_MAGIC, name,
+                            "not a kiln file (magic '%s', expected 'KILN')", fourcc);
     }
     if (header->container_version != KILN_CONTAINER_VERSION) /* container.md R3 */
         return runtime_fail(err, KILN_ERR_UNSUPPORTED, name,
-                    "container version %u is not supported (this build reads version %u)",
-                    (unsigned)header->container_version, KILN_CONTAINER_VERSION);
+                            "container version %u is not supported (this build reads version %u)",
+                            (unsigned)header->container_version, KILN_CONTAINER_VERSION);
     if (header->header_size != HEADER_SIZE) /* container.md R4 */
         return runtime_fail(err, KILN_ERR_CORRUPT, name, "header_size is %" PRIu32 ", expected %u",
-                    header->header_size, (unsigned)HEADER_SIZE);
+                            header->header_size, (unsigned)HEADER_SIZE);
     if ((header->flags & ~KILN_CONTAINER_FLAGS_KNOWN) != 0) /* container.md R5 */
         return runtime_fail(err, KILN_ERR_UNSUPPORTED, name, "unknown header flags 0x%" PRIx32,
-                    header->flags & ~KILN_CONTAINER_FLAGS_KNOWN);
+                            header->flags & ~KILN_CONTAINER_FLAGS_KNOWN);
     if (header->reserved != 0) /* container.md R6 */
-        return runtime_fail(err, KILN_ERR_CORRUPT, name, "reserved header field is 0x%" PRIx64 ", not 0",
-                    header->reserved);
+        return runtime_fail(err, KILN_ERR_CORRUPT, name,
+                            "reserved header field is 0x%" PRIx64 ", not 0", header->reserved);
     if ((header->flags & KILN_CONTAINER_FLAG_CHECKSUM) == 0 && header->checksum != 0)
         return runtime_fail(err, KILN_ERR_CORRUPT, name, /* container.md R7 */
-                    "checksum field is 0x%016" PRIx64 " but the checksum flag is clear",
-                    header->checksum);
+                            "checksum field is 0x%016" PRIx64 " but the checksum flag is clear",
+                            header->checksum);
     if (file->size < header->file_size) /* container.md R8 */
         return runtime_fail(err, KILN_ERR_TRUNCATED, name,
-                    "file is %zu bytes but its header says %" PRIu64 " (%" PRIu64 " bytes missing)",
-                    file->size, header->file_size, header->file_size - file->size);
+                            "file is %zu bytes but its header says %" PRIu64 " (%" PRIu64
+                            " bytes missing)",
+                            file->size, header->file_size, header->file_size - file->size);
     if (file->size > header->file_size) /* container.md R8 */
-        return runtime_fail(err, KILN_ERR_CORRUPT, name,
-                    "%" PRIu64 " trailing bytes: file is %zu bytes but its header says %" PRIu64,
-                    (uint64_t)file->size - header->file_size, file->size, header->file_size);
+        return runtime_fail(
+            err, KILN_ERR_CORRUPT, name,
+            "%" PRIu64 " trailing bytes: file is %zu bytes but its header says %" PRIu64,
+            (uint64_t)file->size - header->file_size, file->size, header->file_size);
     return KILN_OK;
 }
 
@@ -190,12 +193,12 @@ static kiln_result check_checksum(const kiln_file *file, const kiln_container_he
     /* container.md R9: verification was asked for and cannot be done. */
     if ((header->flags & KILN_CONTAINER_FLAG_CHECKSUM) == 0)
         return runtime_fail(err, KILN_ERR_UNSUPPORTED, file->name,
-                    "verification requested but the file carries no checksum");
+                            "verification requested but the file carries no checksum");
     uint64_t computed = container_checksum(file->data, file->size);
     if (computed != header->checksum) /* container.md R10 */
         return runtime_fail(err, KILN_ERR_CHECKSUM, file->name,
-                    "checksum mismatch: stored 0x%016" PRIx64 ", computed 0x%016" PRIx64,
-                    header->checksum, computed);
+                            "checksum mismatch: stored 0x%016" PRIx64 ", computed 0x%016" PRIx64,
+                            header->checksum, computed);
     return KILN_OK;
 }
 
@@ -207,10 +210,10 @@ static kiln_result check_chunk_table(const kiln_file *file, const kiln_container
     if (!checked_mul_u64(header->chunk_count, ENTRY_SIZE, &table_size) ||
         !checked_add_u64(HEADER_SIZE, table_size, table_end) || *table_end > file->size)
         return runtime_fail(err, KILN_ERR_CORRUPT, file->name,
-                    "chunk table of %" PRIu32 " entries needs %" PRIu64
-                    " bytes, past the end of the file (%zu bytes)",
-                    header->chunk_count, HEADER_SIZE + (uint64_t)header->chunk_count * ENTRY_SIZE,
-                    file->size);
+                            "chunk table of %" PRIu32 " entries needs %" PRIu64
+                            " bytes, past the end of the file (%zu bytes)",
+                            header->chunk_count,
+                            HEADER_SIZE + (uint64_t)header->chunk_count * ENTRY_SIZE, file->size);
     return KILN_OK;
 }
 
@@ -227,36 +230,37 @@ static kiln_result check_chunks(const kiln_file *file, const kiln_chunk_entry *t
 
         if (chunk->flags != 0) /* container.md R12 */
             return runtime_fail(err, KILN_ERR_UNSUPPORTED, name,
-                        "chunk %" PRIu32 " (%s) has unknown flags 0x%" PRIx32, i, fourcc,
-                        chunk->flags);
+                                "chunk %" PRIu32 " (%s) has unknown flags 0x%" PRIx32, i, fourcc,
+                                chunk->flags);
         if (chunk->reserved != 0) /* container.md R12 */
             return runtime_fail(err, KILN_ERR_CORRUPT, name,
-                        "chunk %" PRIu32 " (%s) reserved field is 0x%" PRIx64 ", not 0", i, fourcc,
-                        chunk->reserved);
+                                "chunk %" PRIu32 " (%s) reserved field is 0x%" PRIx64 ", not 0", i,
+                                fourcc, chunk->reserved);
         if (chunk->offset < table_end) /* container.md R13 */
             return runtime_fail(err, KILN_ERR_CORRUPT, name,
-                        "chunk %" PRIu32 " (%s) starts at byte %" PRIu64
-                        ", inside the header or chunk table (which end at byte %" PRIu64 ")",
-                        i, fourcc, chunk->offset, table_end);
+                                "chunk %" PRIu32 " (%s) starts at byte %" PRIu64
+                                ", inside the header or chunk table (which end at byte %" PRIu64
+                                ")",
+                                i, fourcc, chunk->offset, table_end);
         if (chunk->offset % KILN_CHUNK_ALIGNMENT != 0) /* container.md R13 */
             return runtime_fail(err, KILN_ERR_CORRUPT, name,
-                        "chunk %" PRIu32 " (%s) offset %" PRIu64 " is not a multiple of %u", i,
-                        fourcc, chunk->offset, KILN_CHUNK_ALIGNMENT);
+                                "chunk %" PRIu32 " (%s) offset %" PRIu64 " is not a multiple of %u",
+                                i, fourcc, chunk->offset, KILN_CHUNK_ALIGNMENT);
         if (!checked_add_u64(chunk->offset, chunk->size, &end)) /* container.md R14 */
             return runtime_fail(err, KILN_ERR_CORRUPT, name,
-                        "chunk %" PRIu32 " (%s) offset %" PRIu64 " + size %" PRIu64
-                        " overflows 64 bits",
-                        i, fourcc, chunk->offset, chunk->size);
+                                "chunk %" PRIu32 " (%s) offset %" PRIu64 " + size %" PRIu64
+                                " overflows 64 bits",
+                                i, fourcc, chunk->offset, chunk->size);
         if (!range_inside(chunk->offset, chunk->size, file->size)) /* container.md R14 */
             return runtime_fail(err, KILN_ERR_CORRUPT, name,
-                        "chunk %" PRIu32 " (%s) ends at byte %" PRIu64
-                        ", past the end of the file (%zu bytes)",
-                        i, fourcc, end, file->size);
+                                "chunk %" PRIu32 " (%s) ends at byte %" PRIu64
+                                ", past the end of the file (%zu bytes)",
+                                i, fourcc, end, file->size);
         if (chunk->offset < previous_end) /* container.md R15 */
             return runtime_fail(err, KILN_ERR_CORRUPT, name,
-                        "chunk %" PRIu32 " (%s) starts at byte %" PRIu64
-                        ", before the previous chunk ends (byte %" PRIu64 ")",
-                        i, fourcc, chunk->offset, previous_end);
+                                "chunk %" PRIu32 " (%s) starts at byte %" PRIu64
+                                ", before the previous chunk ends (byte %" PRIu64 ")",
+                                i, fourcc, chunk->offset, previous_end);
         previous_end = end;
     }
 
@@ -264,10 +268,10 @@ static kiln_result check_chunks(const kiln_file *file, const kiln_chunk_entry *t
     uint64_t expected = align_up_u64(previous_end, KILN_CHUNK_ALIGNMENT);
     if (file->size != expected)
         return runtime_fail(err, KILN_ERR_CORRUPT, name,
-                    "file is %zu bytes but its %s ends at byte %" PRIu64 " (expected %" PRIu64
-                    " bytes with padding to %u)",
-                    file->size, count > 0 ? "last chunk" : "chunk table", previous_end, expected,
-                    KILN_CHUNK_ALIGNMENT);
+                            "file is %zu bytes but its %s ends at byte %" PRIu64
+                            " (expected %" PRIu64 " bytes with padding to %u)",
+                            file->size, count > 0 ? "last chunk" : "chunk table", previous_end,
+                            expected, KILN_CHUNK_ALIGNMENT);
     return KILN_OK;
 }
 
@@ -313,9 +317,11 @@ static kiln_result check_arguments(kiln_file *file, const void *source, uint32_t
     if (file != NULL)
         memset(file, 0, sizeof *file);
     if (file == NULL || source == NULL)
-        return runtime_fail(err, KILN_ERR_INVALID_ARGUMENT, "kiln", "file and path/data must not be NULL");
+        return runtime_fail(err, KILN_ERR_INVALID_ARGUMENT, "kiln",
+                            "file and path/data must not be NULL");
     if (!flags_valid(flags))
-        return runtime_fail(err, KILN_ERR_INVALID_ARGUMENT, "kiln", "unknown open flags 0x%" PRIx32, flags);
+        return runtime_fail(err, KILN_ERR_INVALID_ARGUMENT, "kiln", "unknown open flags 0x%" PRIx32,
+                            flags);
     return KILN_OK;
 }
 
@@ -326,10 +332,11 @@ kiln_result kiln_file_from_memory(kiln_file *file, const void *data, size_t size
         return result;
     set_name(file, name != NULL ? name : "<memory>");
     if ((uintptr_t)data % KILN_CHUNK_ALIGNMENT != 0)
-        return runtime_fail(err, KILN_ERR_INVALID_ARGUMENT, file->name,
-                    "data at %p is not 16-byte aligned; payloads are used in place as typed "
-                    "arrays (copy into an aligned block or use kiln_file_load)",
-                    data);
+        return runtime_fail(
+            err, KILN_ERR_INVALID_ARGUMENT, file->name,
+            "data at %p is not 16-byte aligned; payloads are used in place as typed "
+            "arrays (copy into an aligned block or use kiln_file_load)",
+            data);
     file->data = data;
     file->size = size;
     file->owned_how_ = OWNED_BORROWED;
@@ -347,19 +354,20 @@ static kiln_result open_regular(const kiln_file *file, const char *path, int *fd
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return runtime_fail(err, KILN_ERR_IO, file->name, "cannot open: %s",
-                    os_reason(errno, reason, sizeof reason));
+                            os_reason(errno, reason, sizeof reason));
     struct stat st;
     kiln_result result = KILN_OK;
     if (fstat(fd, &st) != 0)
         result = runtime_fail(err, KILN_ERR_IO, file->name, "cannot stat: %s",
-                      os_reason(errno, reason, sizeof reason));
+                              os_reason(errno, reason, sizeof reason));
     else if (!S_ISREG(st.st_mode))
         result = runtime_fail(err, KILN_ERR_IO, file->name, "not a regular file");
     else if (st.st_size == 0)
         result = fail_too_short(err, file->name, 0); /* mmap refuses length 0 */
     else if ((uintmax_t)st.st_size != (uintmax_t)(size_t)st.st_size)
         result = runtime_fail(err, KILN_ERR_IO, file->name,
-                      "file of %jd bytes does not fit in this address space", (intmax_t)st.st_size);
+                              "file of %jd bytes does not fit in this address space",
+                              (intmax_t)st.st_size);
     if (result != KILN_OK) {
         close(fd);
         return result;
@@ -387,7 +395,7 @@ kiln_result kiln_file_map(kiln_file *file, const char *path, uint32_t flags, kil
     if (mapping == MAP_FAILED) {
         char reason[128];
         result = runtime_fail(err, KILN_ERR_IO, file->name, "cannot map: %s",
-                      os_reason(map_errno, reason, sizeof reason));
+                              os_reason(map_errno, reason, sizeof reason));
         kiln_file_close(file);
         return result;
     }
@@ -426,7 +434,7 @@ kiln_result kiln_file_load(kiln_file *file, const char *path, uint32_t flags, ki
     if (block == NULL) {
         close(fd);
         result = runtime_fail(err, KILN_ERR_OUT_OF_MEMORY, file->name,
-                      "cannot allocate %zu bytes to load the file", size);
+                              "cannot allocate %zu bytes to load the file", size);
         kiln_file_close(file);
         return result;
     }
@@ -439,11 +447,11 @@ kiln_result kiln_file_load(kiln_file *file, const char *path, uint32_t flags, ki
             continue;
         if (got <= 0) {
             char reason[128];
-            result = got < 0
-                         ? runtime_fail(err, KILN_ERR_IO, file->name, "cannot read: %s",
-                                os_reason(errno, reason, sizeof reason))
-                         : runtime_fail(err, KILN_ERR_IO, file->name,
-                                "file shrank while reading (%zu of %zu bytes read)", done, size);
+            result = got < 0 ? runtime_fail(err, KILN_ERR_IO, file->name, "cannot read: %s",
+                                            os_reason(errno, reason, sizeof reason))
+                             : runtime_fail(err, KILN_ERR_IO, file->name,
+                                            "file shrank while reading (%zu of %zu bytes read)",
+                                            done, size);
             break;
         }
         done += (size_t)got;

@@ -7,7 +7,7 @@
 
 const char *kiln_asset_kind_str(kiln_asset_kind kind) {
     static const char *const names[KILN_ASSET_KIND_COUNT_] = {"invalid", "mesh",  "material",
-                                                             "texture", "scene", "animation"};
+                                                              "texture", "scene", "animation"};
     return (unsigned)kind < KILN_ASSET_KIND_COUNT_ ? names[kind] : "invalid";
 }
 

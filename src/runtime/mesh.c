@@ -65,7 +65,7 @@ const char *kiln_vertex_semantic_str(kiln_vertex_semantic semantic) {
 const char *kiln_vertex_format_str(kiln_vertex_format format) {
     static const char *const names[KILN_VFORMAT_COUNT_] = {
         "invalid",   "f32x2",     "f32x3",     "f32x4", "oct_snorm16x2", "unorm8x4",
-        "unorm16x2", "unorm16x4", "snorm16x4", "u8x4",  "u16x4", "oct_signed_snorm16x2",
+        "unorm16x2", "unorm16x4", "snorm16x4", "u8x4",  "u16x4",         "oct_signed_snorm16x2",
     };
     if ((unsigned)format >= KILN_VFORMAT_COUNT_)
         return "invalid";
@@ -248,9 +248,8 @@ static kiln_result check_descriptor(const kiln_file *file, const kiln_mesh_desc 
                             "vertex_stride %" PRIu32 " is not a positive multiple of 4",
                             desc->vertex_stride);
     if (desc->lod_count < 1 || desc->lod_count > KILN_MESH_MAX_LODS) /* kmesh.md R8 */
-        return runtime_fail(err, KILN_ERR_CORRUPT, name,
-                            "lod_count %" PRIu32 " is outside 1..%u", desc->lod_count,
-                            KILN_MESH_MAX_LODS);
+        return runtime_fail(err, KILN_ERR_CORRUPT, name, "lod_count %" PRIu32 " is outside 1..%u",
+                            desc->lod_count, KILN_MESH_MAX_LODS);
     if (desc->meshlet_count > 0 &&
         (desc->meshlet_max_vertices < 3 ||
          desc->meshlet_max_vertices > KILN_MESH_MAX_MESHLET_VERTICES ||

@@ -1,5 +1,7 @@
 /* The public headers compile on their own as C11. */
-#include "kiln/kiln.h"
 #include "kiln/format.h"
+#include "kiln/kiln.h"
 int kiln_header_check_c(void);
-int kiln_header_check_c(void) { return (int)sizeof(kiln_file); }
+int kiln_header_check_c(void) {
+    return (int)sizeof(kiln_file);
+}

@@ -1,4 +1,6 @@
 // The public headers compile on their own as C++17.
-#include "kiln/kiln.h"
 #include "kiln/format.h"
-int kiln_header_check_cxx() { return static_cast<int>(sizeof(kiln_mesh_view)); }
+#include "kiln/kiln.h"
+int kiln_header_check_cxx() {
+    return static_cast<int>(sizeof(kiln_mesh_view));
+}

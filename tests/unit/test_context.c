@@ -5,8 +5,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "test_support.h"
 #include "cook/cook.h"
+#include "test_support.h"
 
 typedef struct fixture {
     char *root;
@@ -66,8 +66,8 @@ static void dependency_may_climb_within_the_root(void **state) {
     fixture *f = *state;
     char *path = NULL;
     char reason[256];
-    assert_true(cook_resolve_dependency(&f->ctx, "../textures/wood.png", &path, reason,
-                                        sizeof reason));
+    assert_true(
+        cook_resolve_dependency(&f->ctx, "../textures/wood.png", &path, reason, sizeof reason));
     assert_string_equal(path, "textures/wood.png");
     free(path);
     assert_true(cook_resolve_dependency(&f->ctx, ".\\..\\textures\\.\\wood.png", &path, reason,
@@ -82,14 +82,14 @@ static void dependency_outside_the_root_is_refused(void **state) {
     fixture *f = *state;
     char *path = NULL;
     char reason[256];
-    assert_false(cook_resolve_dependency(&f->ctx, "../../etc/passwd", &path, reason,
-                                         sizeof reason));
+    assert_false(
+        cook_resolve_dependency(&f->ctx, "../../etc/passwd", &path, reason, sizeof reason));
     assert_null(path);
     assert_non_null(strstr(reason, "leaves the input folder"));
     assert_false(cook_resolve_dependency(&f->ctx, "/etc/passwd", &path, reason, sizeof reason));
     assert_non_null(strstr(reason, "absolute"));
-    assert_false(cook_resolve_dependency(&f->ctx, "C:\\Windows\\win.ini", &path, reason,
-                                         sizeof reason));
+    assert_false(
+        cook_resolve_dependency(&f->ctx, "C:\\Windows\\win.ini", &path, reason, sizeof reason));
     assert_int_equal(f->ctx.dependencies.count, 0);
 }
 

@@ -167,8 +167,7 @@ static void walk_sorts_bytewise_and_skips_hidden_and_folder_links(void **state) 
     strlist files = {0};
     char reason[256];
     assert_true(discover_walk(root, exclude, &files, reason, sizeof reason));
-    static const char *const expected[] = {"A.txt", "a-b/c.obj", "a/z.obj", "b.obj",
-                                           "link.obj"};
+    static const char *const expected[] = {"A.txt", "a-b/c.obj", "a/z.obj", "b.obj", "link.obj"};
     assert_listing(&files, expected, sizeof expected / sizeof expected[0]);
     strlist_free(&files);
     free(exclude);
@@ -181,8 +180,8 @@ static void walk_without_exclude_lists_the_output_folder(void **state) {
     strlist files = {0};
     char reason[256];
     assert_true(discover_walk(root, NULL, &files, reason, sizeof reason));
-    static const char *const expected[] = {"A.txt", "a-b/c.obj", "a/z.obj", "b.obj",
-                                           "link.obj", "out/x.kmesh"};
+    static const char *const expected[] = {"A.txt", "a-b/c.obj", "a/z.obj",
+                                           "b.obj", "link.obj",  "out/x.kmesh"};
     assert_listing(&files, expected, sizeof expected / sizeof expected[0]);
     strlist_free(&files);
     free(root);

@@ -3,8 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "test_support.h"
 #include "cook/cook.h"
+#include "test_support.h"
 
 /* Serialises `list` and opens it; the caller frees *block and closes *file. */
 static kiln_result open_manifest(cook_manifest_list *list, void **block, kiln_file *file,

@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "test_support.h"
 #include "cook/cook.h"
+#include "test_support.h"
 
 /* A bumpy grid of n x n quads split into two submeshes (left and right
  * halves), with every triangle's corners duplicated as a triangle soup would
@@ -22,8 +22,8 @@ static void make_grid(ir_mesh *mesh, uint32_t n) {
     for (uint32_t half = 0; half < 2; half++) {
         for (uint32_t y = 0; y < n; y++) {
             for (uint32_t x = half * n / 2; x < (half + 1) * n / 2; x++) {
-                const uint32_t corners[6][2] = {{x, y},     {x + 1, y}, {x + 1, y + 1},
-                                                {x, y},     {x + 1, y + 1}, {x, y + 1}};
+                const uint32_t corners[6][2] = {{x, y}, {x + 1, y},     {x + 1, y + 1},
+                                                {x, y}, {x + 1, y + 1}, {x, y + 1}};
                 for (int c = 0; c < 6; c++) {
                     float px = (float)corners[c][0], py = (float)corners[c][1];
                     float *p = mesh->positions + 3 * (size_t)v;
@@ -41,9 +41,8 @@ static void make_grid(ir_mesh *mesh, uint32_t n) {
     mesh->submesh_count = 2;
     mesh->submeshes = calloc(2, sizeof *mesh->submeshes);
     mesh->submeshes[0] = (ir_submesh){.index_offset = 0, .index_count = mesh->index_count / 2};
-    mesh->submeshes[1] = (ir_submesh){.index_offset = mesh->index_count / 2,
-                                      .index_count = mesh->index_count / 2,
-                                      .material = 1};
+    mesh->submeshes[1] = (ir_submesh){
+        .index_offset = mesh->index_count / 2, .index_count = mesh->index_count / 2, .material = 1};
 }
 
 /* Runs the whole stage like the pipeline does. */
@@ -181,9 +180,21 @@ static void meshlets_cover_every_triangle_once_within_limits(void **state) {
         for (uint32_t t = 0; t < triangle_count; t++) {
             const uint32_t *tri = mesh.indices + sub->index_offset + 3 * t;
             uint32_t a = tri[0], b = tri[1], c = tri[2], swap;
-            if (a > b) { swap = a; a = b; b = swap; }
-            if (b > c) { swap = b; b = c; c = swap; }
-            if (a > b) { swap = a; a = b; b = swap; }
+            if (a > b) {
+                swap = a;
+                a = b;
+                b = swap;
+            }
+            if (b > c) {
+                swap = b;
+                b = c;
+                c = swap;
+            }
+            if (a > b) {
+                swap = a;
+                a = b;
+                b = swap;
+            }
             expected[t] = ((uint64_t)a << 42) | ((uint64_t)b << 21) | c;
         }
         uint32_t found_count = 0;
@@ -191,13 +202,15 @@ static void meshlets_cover_every_triangle_once_within_limits(void **state) {
             const ir_meshlet *meshlet = &mesh.meshlets[m];
             assert_true(meshlet->vertex_count <= 32);
             assert_true(meshlet->triangle_count <= 40);
-            assert_true(meshlet->vertex_offset + meshlet->vertex_count <= mesh.meshlet_vertex_count);
+            assert_true(meshlet->vertex_offset + meshlet->vertex_count <=
+                        mesh.meshlet_vertex_count);
             assert_true(meshlet->triangle_offset + meshlet->triangle_count <=
                         mesh.meshlet_triangle_count);
             for (uint32_t t = 0; t < meshlet->triangle_count; t++) {
                 uint32_t v[3];
                 for (int k = 0; k < 3; k++) {
-                    uint8_t local = mesh.meshlet_triangles[3 * (meshlet->triangle_offset + t) + (uint32_t)k];
+                    uint8_t local =
+                        mesh.meshlet_triangles[3 * (meshlet->triangle_offset + t) + (uint32_t)k];
                     assert_true(local < meshlet->vertex_count);
                     v[k] = mesh.meshlet_vertices[meshlet->vertex_offset + local];
                     assert_true(v[k] < mesh.vertex_count);
@@ -205,12 +218,25 @@ static void meshlets_cover_every_triangle_once_within_limits(void **state) {
                     const float *p = mesh.positions + 3 * (size_t)v[k];
                     float dx = p[0] - meshlet->center[0], dy = p[1] - meshlet->center[1],
                           dz = p[2] - meshlet->center[2];
-                    assert_true(sqrtf(dx * dx + dy * dy + dz * dz) <= meshlet->radius * 1.0001f + 1e-5f);
+                    assert_true(sqrtf(dx * dx + dy * dy + dz * dz) <=
+                                meshlet->radius * 1.0001f + 1e-5f);
                 }
                 uint32_t a = v[0], b = v[1], c = v[2], swap;
-                if (a > b) { swap = a; a = b; b = swap; }
-                if (b > c) { swap = b; b = c; c = swap; }
-                if (a > b) { swap = a; a = b; b = swap; }
+                if (a > b) {
+                    swap = a;
+                    a = b;
+                    b = swap;
+                }
+                if (b > c) {
+                    swap = b;
+                    b = c;
+                    c = swap;
+                }
+                if (a > b) {
+                    swap = a;
+                    a = b;
+                    b = swap;
+                }
                 assert_true(found_count < triangle_count);
                 found[found_count++] = ((uint64_t)a << 42) | ((uint64_t)b << 21) | c;
             }

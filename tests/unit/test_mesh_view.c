@@ -393,7 +393,8 @@ static void mesh_view_rejects_submesh_range_past_end(void **state) {
     mesh_parts p;
     sample_mesh(&p);
     p.submeshes[1].index_count = 6;
-    expect_mesh(&p, 0, KILN_ERR_CORRUPT, "submesh 1 indices 3+6 are not whole triangles inside index_count 6");
+    expect_mesh(&p, 0, KILN_ERR_CORRUPT,
+                "submesh 1 indices 3+6 are not whole triangles inside index_count 6");
     sample_mesh(&p);
     /* 0xffffffff is a multiple of 3; offset + count wraps in 32 bits. */
     p.submeshes[1].index_offset = 0xffffffffu;

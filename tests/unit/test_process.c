@@ -3,8 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "test_support.h"
 #include "cook/cook.h"
+#include "test_support.h"
 
 static float dot3(const float *a, const float *b) {
     return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
@@ -14,9 +14,8 @@ static float dot3(const float *a, const float *b) {
 static void make_shared_cube(ir_mesh *mesh) {
     static const float corners[8][3] = {{-1, -1, -1}, {1, -1, -1}, {1, 1, -1}, {-1, 1, -1},
                                         {-1, -1, 1},  {1, -1, 1},  {1, 1, 1},  {-1, 1, 1}};
-    static const uint32_t triangles[36] = {0, 2, 1, 0, 3, 2, 4, 5, 6, 4, 6, 7,
-                                           0, 1, 5, 0, 5, 4, 3, 7, 6, 3, 6, 2,
-                                           0, 4, 7, 0, 7, 3, 1, 2, 6, 1, 6, 5};
+    static const uint32_t triangles[36] = {0, 2, 1, 0, 3, 2, 4, 5, 6, 4, 6, 7, 0, 1, 5, 0, 5, 4,
+                                           3, 7, 6, 3, 6, 2, 0, 4, 7, 0, 7, 3, 1, 2, 6, 1, 6, 5};
     memset(mesh, 0, sizeof *mesh);
     mesh->vertex_count = 8;
     mesh->positions = malloc(sizeof corners);

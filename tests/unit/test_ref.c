@@ -1,8 +1,8 @@
 /* Asset refs: canonicalisation and the FNV-1a 64 hash. */
 #include <string.h>
 
-#include "test_support.h"
 #include "kiln/kiln.h"
+#include "test_support.h"
 
 static void ref_hash_matches_fnv1a64_test_vectors(void **state) {
     (void)state;

@@ -149,8 +149,7 @@ static int compare_paths_bytewise(const void *a, const void *b) {
 
 bool discover_walk(const char *root, const char *exclude, strlist *files, char *reason,
                    size_t reason_size) {
-    walk_state state = {.root = root, .files = files, .reason = reason,
-                        .reason_size = reason_size};
+    walk_state state = {.root = root, .files = files, .reason = reason, .reason_size = reason_size};
     if (reason != NULL && reason_size > 0)
         reason[0] = '\0';
     if (root == NULL || files == NULL)

@@ -26,16 +26,22 @@
 #include "cook/import/gltf_internal.h"
 
 #define GLTF_MAX_OFFSET ((uint64_t)1 << 53) /* JSON numbers are exact below this */
-#define MESHOPT_MAX_RATIO 64u              /* no meshopt stream expands more */
+#define MESHOPT_MAX_RATIO 64u               /* no meshopt stream expands more */
 
 const char *gltf_component_name(uint32_t component_type) {
     switch (component_type) {
-    case GLTF_BYTE: return "BYTE";
-    case GLTF_UNSIGNED_BYTE: return "UNSIGNED_BYTE";
-    case GLTF_SHORT: return "SHORT";
-    case GLTF_UNSIGNED_SHORT: return "UNSIGNED_SHORT";
-    case GLTF_UNSIGNED_INT: return "UNSIGNED_INT";
-    case GLTF_FLOAT: return "FLOAT";
+    case GLTF_BYTE:
+        return "BYTE";
+    case GLTF_UNSIGNED_BYTE:
+        return "UNSIGNED_BYTE";
+    case GLTF_SHORT:
+        return "SHORT";
+    case GLTF_UNSIGNED_SHORT:
+        return "UNSIGNED_SHORT";
+    case GLTF_UNSIGNED_INT:
+        return "UNSIGNED_INT";
+    case GLTF_FLOAT:
+        return "FLOAT";
     }
     return "?";
 }
@@ -43,11 +49,14 @@ const char *gltf_component_name(uint32_t component_type) {
 static uint32_t component_size(uint32_t component_type) {
     switch (component_type) {
     case GLTF_BYTE:
-    case GLTF_UNSIGNED_BYTE: return 1;
+    case GLTF_UNSIGNED_BYTE:
+        return 1;
     case GLTF_SHORT:
-    case GLTF_UNSIGNED_SHORT: return 2;
+    case GLTF_UNSIGNED_SHORT:
+        return 2;
     case GLTF_UNSIGNED_INT:
-    case GLTF_FLOAT: return 4;
+    case GLTF_FLOAT:
+        return 4;
     }
     return 0;
 }
@@ -86,8 +95,8 @@ static bool parse_meshopt(gltf *g, gltf_view *view, const json_t *ext, const cha
         return false;
     }
     if (filter_index < 0) {
-        gltf_error(g, "%s.filter: '%.64s' is not NONE, OCTAHEDRAL, QUATERNION or EXPONENTIAL",
-                   path, filter);
+        gltf_error(g, "%s.filter: '%.64s' is not NONE, OCTAHEDRAL, QUATERNION or EXPONENTIAL", path,
+                   filter);
         return false;
     }
     const char *problem = NULL;
@@ -116,8 +125,8 @@ static bool parse_meshopt(gltf *g, gltf_view *view, const json_t *ext, const cha
     const gltf_buffer *source = &g->buffers[buffer];
     if (!range_inside(offset, length, source->length)) {
         gltf_error(g, "%s: byteOffset %llu + byteLength %llu exceeds buffers[%lld].byteLength %llu",
-                   path, (unsigned long long)offset, (unsigned long long)length,
-                   (long long)buffer, (unsigned long long)source->length);
+                   path, (unsigned long long)offset, (unsigned long long)length, (long long)buffer,
+                   (unsigned long long)source->length);
         return false;
     }
     if (view->length / MESHOPT_MAX_RATIO > length + 64) {
@@ -169,23 +178,26 @@ bool gltf_parse_views(gltf *g) {
             continue;
         }
         if (target != 0 && target != GLTF_ARRAY_BUFFER && target != GLTF_ELEMENT_ARRAY_BUFFER) {
-            gltf_error(g, "%s.target: %llu is neither ARRAY_BUFFER (34962) nor "
-                          "ELEMENT_ARRAY_BUFFER (34963)",
+            gltf_error(g,
+                       "%s.target: %llu is neither ARRAY_BUFFER (34962) nor "
+                       "ELEMENT_ARRAY_BUFFER (34963)",
                        jpath, (unsigned long long)target);
             ok = false;
             continue;
         }
         if (stride != 0 && target == GLTF_ELEMENT_ARRAY_BUFFER) {
-            gltf_error(g, "%s.byteStride: only views of vertex data may have a byteStride "
-                          "(target is ELEMENT_ARRAY_BUFFER)",
+            gltf_error(g,
+                       "%s.byteStride: only views of vertex data may have a byteStride "
+                       "(target is ELEMENT_ARRAY_BUFFER)",
                        jpath);
             ok = false;
             continue;
         }
         const gltf_buffer *buf = &g->buffers[buffer];
         if (!range_inside(offset, length, buf->length)) {
-            gltf_error(g, "%s: byteOffset %llu + byteLength %llu exceeds buffers[%lld].byteLength "
-                          "%llu",
+            gltf_error(g,
+                       "%s: byteOffset %llu + byteLength %llu exceeds buffers[%lld].byteLength "
+                       "%llu",
                        jpath, (unsigned long long)offset, (unsigned long long)length,
                        (long long)buffer, (unsigned long long)buf->length);
             ok = false;
@@ -233,16 +245,24 @@ static bool decode_meshopt(gltf *g, uint32_t index) {
     }
     if (rc != 0) {
         free(out);
-        gltf_error(g, "%s: the compressed data is corrupt or of an unsupported version "
-                      "(meshoptimizer error %d)",
+        gltf_error(g,
+                   "%s: the compressed data is corrupt or of an unsupported version "
+                   "(meshoptimizer error %d)",
                    jpath, rc);
         return false;
     }
     switch (view->mo_filter) {
-    case MESHOPT_OCTAHEDRAL: meshopt_decodeFilterOct(out, view->mo_count, view->mo_stride); break;
-    case MESHOPT_QUATERNION: meshopt_decodeFilterQuat(out, view->mo_count, view->mo_stride); break;
-    case MESHOPT_EXPONENTIAL: meshopt_decodeFilterExp(out, view->mo_count, view->mo_stride); break;
-    default: break;
+    case MESHOPT_OCTAHEDRAL:
+        meshopt_decodeFilterOct(out, view->mo_count, view->mo_stride);
+        break;
+    case MESHOPT_QUATERNION:
+        meshopt_decodeFilterQuat(out, view->mo_count, view->mo_stride);
+        break;
+    case MESHOPT_EXPONENTIAL:
+        meshopt_decodeFilterExp(out, view->mo_count, view->mo_stride);
+        break;
+    default:
+        break;
     }
     view->decoded = out;
     return true;
@@ -330,8 +350,7 @@ static bool parse_sparse(gltf *g, gltf_accessor *a, const json_t *sparse, const 
         !gltf_get_object(g, sparse, path, "values", true, &values) ||
         !gltf_get_index(g, indices, ipath, "bufferView", true, "bufferView", g->n_views,
                         &index_view) ||
-        !gltf_get_uint(g, indices, ipath, "byteOffset", false, 0, GLTF_MAX_OFFSET,
-                       &index_offset) ||
+        !gltf_get_uint(g, indices, ipath, "byteOffset", false, 0, GLTF_MAX_OFFSET, &index_offset) ||
         !gltf_get_uint(g, indices, ipath, "componentType", true, 0, UINT32_MAX, &index_type) ||
         !gltf_get_index(g, values, vpath, "bufferView", true, "bufferView", g->n_views,
                         &value_view) ||
@@ -344,8 +363,9 @@ static bool parse_sparse(gltf *g, gltf_accessor *a, const json_t *sparse, const 
     }
     if (index_type != GLTF_UNSIGNED_BYTE && index_type != GLTF_UNSIGNED_SHORT &&
         index_type != GLTF_UNSIGNED_INT) {
-        gltf_error(g, "%s.componentType: %llu is not UNSIGNED_BYTE, UNSIGNED_SHORT or "
-                      "UNSIGNED_INT",
+        gltf_error(g,
+                   "%s.componentType: %llu is not UNSIGNED_BYTE, UNSIGNED_SHORT or "
+                   "UNSIGNED_INT",
                    ipath, (unsigned long long)index_type);
         return false;
     }
@@ -358,16 +378,18 @@ static bool parse_sparse(gltf *g, gltf_accessor *a, const json_t *sparse, const 
     uint64_t index_bytes = count * component_size((uint32_t)index_type);
     uint64_t value_bytes = count * a->element_size;
     if (!range_inside(index_offset, index_bytes, iv->length)) {
-        gltf_error(g, "%s: byteOffset %llu + count %llu * %u bytes exceeds "
-                      "bufferViews[%lld].byteLength %llu",
+        gltf_error(g,
+                   "%s: byteOffset %llu + count %llu * %u bytes exceeds "
+                   "bufferViews[%lld].byteLength %llu",
                    ipath, (unsigned long long)index_offset, (unsigned long long)count,
                    component_size((uint32_t)index_type), (long long)index_view,
                    (unsigned long long)iv->length);
         return false;
     }
     if (!range_inside(value_offset, value_bytes, vv->length)) {
-        gltf_error(g, "%s: byteOffset %llu + count %llu * element size %u exceeds "
-                      "bufferViews[%lld].byteLength %llu",
+        gltf_error(g,
+                   "%s: byteOffset %llu + count %llu * element size %u exceeds "
+                   "bufferViews[%lld].byteLength %llu",
                    vpath, (unsigned long long)value_offset, (unsigned long long)count,
                    a->element_size, (long long)value_view, (unsigned long long)vv->length);
         return false;
@@ -420,8 +442,8 @@ static bool parse_accessor(gltf *g, size_t i) {
         if (strcmp(type, types[k].name) == 0)
             t = k;
     if (t < 0) {
-        gltf_error(g, "%s.type: '%.32s' is not SCALAR, VEC2, VEC3, VEC4, MAT2, MAT3 or MAT4",
-                   jpath, type);
+        gltf_error(g, "%s.type: '%.32s' is not SCALAR, VEC2, VEC3, VEC4, MAT2, MAT3 or MAT4", jpath,
+                   type);
         return false;
     }
     a->type = types[t].name;
@@ -471,27 +493,30 @@ static bool parse_accessor(gltf *g, size_t i) {
     } else {
         const gltf_view *v = &g->views[view];
         if (offset % size != 0) {
-            gltf_error(g, "%s.byteOffset: %llu is not a multiple of the component size %u",
-                       jpath, (unsigned long long)offset, size);
+            gltf_error(g, "%s.byteOffset: %llu is not a multiple of the component size %u", jpath,
+                       (unsigned long long)offset, size);
             return false;
         }
         if ((v->offset + offset) % size != 0) {
-            gltf_error(g, "%s: the total byte offset %llu (bufferViews[%lld].byteOffset + "
-                          "byteOffset) is not a multiple of the component size %u",
+            gltf_error(g,
+                       "%s: the total byte offset %llu (bufferViews[%lld].byteOffset + "
+                       "byteOffset) is not a multiple of the component size %u",
                        jpath, (unsigned long long)(v->offset + offset), (long long)view, size);
             return false;
         }
         if (v->stride != 0) {
             if (v->stride < a->element_size) {
-                gltf_error(g, "%s: bufferViews[%lld].byteStride %u is smaller than the "
-                              "element size %u of a %s %s accessor",
+                gltf_error(g,
+                           "%s: bufferViews[%lld].byteStride %u is smaller than the "
+                           "element size %u of a %s %s accessor",
                            jpath, (long long)view, v->stride, a->element_size, a->type,
                            gltf_component_name(a->component_type));
                 return false;
             }
             if (v->stride % size != 0) {
-                gltf_error(g, "%s: bufferViews[%lld].byteStride %u is not a multiple of the "
-                              "component size %u",
+                gltf_error(g,
+                           "%s: bufferViews[%lld].byteStride %u is not a multiple of the "
+                           "component size %u",
                            jpath, (long long)view, v->stride, size);
                 return false;
             }
@@ -502,8 +527,9 @@ static bool parse_accessor(gltf *g, size_t i) {
         if (!checked_mul_u64(count - 1, a->stride, &span) ||
             !checked_add_u64(span, a->element_size, &span) ||
             !checked_add_u64(span, offset, &end) || end > v->length) {
-            gltf_error(g, "%s: byteOffset %llu + (count %llu - 1) * stride %u + element size %u "
-                          "exceeds bufferViews[%lld].byteLength %llu",
+            gltf_error(g,
+                       "%s: byteOffset %llu + (count %llu - 1) * stride %u + element size %u "
+                       "exceeds bufferViews[%lld].byteLength %llu",
                        jpath, (unsigned long long)offset, (unsigned long long)count, a->stride,
                        a->element_size, (long long)view, (unsigned long long)v->length);
             return false;
@@ -540,11 +566,12 @@ bool gltf_parse_accessors(gltf *g) {
 
 static uint32_t load_le(const uint8_t *p, uint32_t size) {
     switch (size) {
-    case 1: return p[0];
-    case 2: return (uint32_t)p[0] | (uint32_t)p[1] << 8;
+    case 1:
+        return p[0];
+    case 2:
+        return (uint32_t)p[0] | (uint32_t)p[1] << 8;
     default:
-        return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
-               (uint32_t)p[3] << 24;
+        return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
     }
 }
 
@@ -555,7 +582,8 @@ static float component_to_float(const uint8_t *p, uint32_t type, bool normalized
         float c = (float)(int8_t)p[0];
         return normalized ? fmaxf(c / 127.0f, -1.0f) : c;
     }
-    case GLTF_UNSIGNED_BYTE: return normalized ? (float)p[0] / 255.0f : (float)p[0];
+    case GLTF_UNSIGNED_BYTE:
+        return normalized ? (float)p[0] / 255.0f : (float)p[0];
     case GLTF_SHORT: {
         float c = (float)(int16_t)load_le(p, 2);
         return normalized ? fmaxf(c / 32767.0f, -1.0f) : c;
@@ -564,7 +592,8 @@ static float component_to_float(const uint8_t *p, uint32_t type, bool normalized
         float c = (float)load_le(p, 2);
         return normalized ? c / 65535.0f : c;
     }
-    case GLTF_UNSIGNED_INT: return (float)load_le(p, 4);
+    case GLTF_UNSIGNED_INT:
+        return (float)load_le(p, 4);
     default: {
         bits = load_le(p, 4);
         float f;
@@ -575,8 +604,7 @@ static float component_to_float(const uint8_t *p, uint32_t type, bool normalized
 }
 
 /* Reads the sparse indices after checking they increase and stay in range. */
-static bool read_sparse_indices(gltf *g, uint32_t index, const uint8_t **values,
-                                uint32_t **out) {
+static bool read_sparse_indices(gltf *g, uint32_t index, const uint8_t **values, uint32_t **out) {
     const gltf_accessor *a = &g->accessors[index];
     const uint8_t *idata, *vdata;
     *out = NULL;
@@ -591,15 +619,17 @@ static bool read_sparse_indices(gltf *g, uint32_t index, const uint8_t **values,
     for (uint32_t k = 0; k < a->sparse_count; k++) {
         uint32_t value = load_le(p + (size_t)k * size, size);
         if (value >= a->count) {
-            gltf_error(g, "accessors[%u].sparse.indices: index %u (element %u) is out of range "
-                          "(count %u)",
+            gltf_error(g,
+                       "accessors[%u].sparse.indices: index %u (element %u) is out of range "
+                       "(count %u)",
                        index, value, k, a->count);
             free(indices);
             return false;
         }
         if (k > 0 && value <= indices[k - 1]) {
-            gltf_error(g, "accessors[%u].sparse.indices: index %u (element %u) does not "
-                          "increase",
+            gltf_error(g,
+                       "accessors[%u].sparse.indices: index %u (element %u) does not "
+                       "increase",
                        index, value, k);
             free(indices);
             return false;
@@ -620,9 +650,9 @@ static void decode_floats(const gltf_accessor *a, const uint8_t *base, size_t st
         float *dst = out + (size_t)e * a->components;
         for (uint32_t col = 0; col < a->columns; col++)
             for (uint32_t row = 0; row < a->rows; row++)
-                dst[col * a->rows + row] = component_to_float(
-                    element + col * a->column_stride + row * a->component_size,
-                    a->component_type, a->normalized);
+                dst[col * a->rows + row] =
+                    component_to_float(element + col * a->column_stride + row * a->component_size,
+                                       a->component_type, a->normalized);
     }
 }
 
@@ -635,14 +665,12 @@ static void decode_uints(const gltf_accessor *a, const uint8_t *base, size_t str
         for (uint32_t col = 0; col < a->columns; col++)
             for (uint32_t row = 0; row < a->rows; row++)
                 dst[col * a->rows + row] = load_le(
-                    element + col * a->column_stride + row * a->component_size,
-                    a->component_size);
+                    element + col * a->column_stride + row * a->component_size, a->component_size);
     }
 }
 
 /* Allocates count * components values of `value_size` bytes (zeroed). */
-static void *alloc_values(gltf *g, const gltf_accessor *a, size_t value_size,
-                          const char *jpath) {
+static void *alloc_values(gltf *g, const gltf_accessor *a, size_t value_size, const char *jpath) {
     uint64_t bytes = (uint64_t)a->count * a->components * value_size;
     if (a->count == 0 || !gltf_charge(g, bytes, jpath))
         return NULL;
@@ -694,8 +722,8 @@ bool gltf_read_uints(gltf *g, uint32_t index, const char *jpath, uint32_t **out)
     const gltf_accessor *a = &g->accessors[index];
     *out = NULL;
     if (a->component_type == GLTF_FLOAT) {
-        gltf_error(g, "%s: accessors[%u] holds FLOAT components where integers are needed",
-                   jpath, index);
+        gltf_error(g, "%s: accessors[%u] holds FLOAT components where integers are needed", jpath,
+                   index);
         return false;
     }
     uint32_t *values = alloc_values(g, a, sizeof(uint32_t), jpath);

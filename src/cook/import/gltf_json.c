@@ -51,8 +51,9 @@ bool gltf_out_of_memory(gltf *g) {
 
 bool gltf_charge(gltf *g, uint64_t bytes, const char *jpath) {
     if (bytes > g->budget) {
-        gltf_error(g, "%s: the decoded data would exceed the limit for this file "
-                      "(%llu more bytes needed, %llu left; the limit grows with the input size)",
+        gltf_error(g,
+                   "%s: the decoded data would exceed the limit for this file "
+                   "(%llu more bytes needed, %llu left; the limit grows with the input size)",
                    jpath, (unsigned long long)bytes, (unsigned long long)g->budget);
         g->budget = 0;
         return false;
@@ -63,14 +64,21 @@ bool gltf_charge(gltf *g, uint64_t bytes, const char *jpath) {
 
 const char *gltf_json_type_name(const json_t *value) {
     switch (json_typeof(value)) {
-    case JSON_OBJECT: return "an object";
-    case JSON_ARRAY: return "an array";
-    case JSON_STRING: return "a string";
-    case JSON_INTEGER: return "an integer";
-    case JSON_REAL: return "a number";
+    case JSON_OBJECT:
+        return "an object";
+    case JSON_ARRAY:
+        return "an array";
+    case JSON_STRING:
+        return "a string";
+    case JSON_INTEGER:
+        return "an integer";
+    case JSON_REAL:
+        return "a number";
     case JSON_TRUE:
-    case JSON_FALSE: return "a boolean";
-    case JSON_NULL: return "null";
+    case JSON_FALSE:
+        return "a boolean";
+    case JSON_NULL:
+        return "null";
     }
     return "a value";
 }
@@ -89,8 +97,7 @@ static const json_t *member(gltf *g, const json_t *obj, const char *jpath, const
     const json_t *value = json_object_get(obj, key);
     *ok = true;
     if (value == NULL && required) {
-        gltf_error(g, "%s: required property '%s' is missing", jpath[0] ? jpath : "top level",
-                   key);
+        gltf_error(g, "%s: required property '%s' is missing", jpath[0] ? jpath : "top level", key);
         *ok = false;
     }
     return value;
@@ -104,8 +111,8 @@ static bool type_error(gltf *g, const char *jpath, const char *key, const char *
     return false;
 }
 
-bool gltf_get_object(gltf *g, const json_t *obj, const char *jpath, const char *key,
-                     bool required, const json_t **out) {
+bool gltf_get_object(gltf *g, const json_t *obj, const char *jpath, const char *key, bool required,
+                     const json_t **out) {
     bool ok;
     const json_t *value = member(g, obj, jpath, key, required, &ok);
     *out = NULL;
@@ -121,8 +128,8 @@ bool gltf_get_object(gltf *g, const json_t *obj, const char *jpath, const char *
     return true;
 }
 
-bool gltf_get_array(gltf *g, const json_t *obj, const char *jpath, const char *key,
-                    bool required, const json_t **out) {
+bool gltf_get_array(gltf *g, const json_t *obj, const char *jpath, const char *key, bool required,
+                    const json_t **out) {
     bool ok;
     const json_t *value = member(g, obj, jpath, key, required, &ok);
     *out = NULL;
@@ -140,8 +147,8 @@ bool gltf_get_array(gltf *g, const json_t *obj, const char *jpath, const char *k
     return true;
 }
 
-bool gltf_get_string(gltf *g, const json_t *obj, const char *jpath, const char *key,
-                     bool required, const char **out) {
+bool gltf_get_string(gltf *g, const json_t *obj, const char *jpath, const char *key, bool required,
+                     const char **out) {
     bool ok;
     const json_t *value = member(g, obj, jpath, key, required, &ok);
     *out = NULL;
@@ -179,8 +186,8 @@ static bool integral_value(const json_t *value, double *out) {
     return false;
 }
 
-bool gltf_get_uint(gltf *g, const json_t *obj, const char *jpath, const char *key,
-                   bool required, uint64_t min, uint64_t max, uint64_t *out) {
+bool gltf_get_uint(gltf *g, const json_t *obj, const char *jpath, const char *key, bool required,
+                   uint64_t min, uint64_t max, uint64_t *out) {
     bool ok;
     const json_t *value = member(g, obj, jpath, key, required, &ok);
     if (value == NULL)
@@ -203,8 +210,8 @@ bool gltf_get_uint(gltf *g, const json_t *obj, const char *jpath, const char *ke
     return true;
 }
 
-bool gltf_get_number(gltf *g, const json_t *obj, const char *jpath, const char *key,
-                     bool required, double min, double max, double *out) {
+bool gltf_get_number(gltf *g, const json_t *obj, const char *jpath, const char *key, bool required,
+                     double min, double max, double *out) {
     bool ok;
     const json_t *value = member(g, obj, jpath, key, required, &ok);
     if (value == NULL)
@@ -246,8 +253,8 @@ bool gltf_index_value(gltf *g, const json_t *value, const char *jpath, const cha
     return true;
 }
 
-bool gltf_get_index(gltf *g, const json_t *obj, const char *jpath, const char *key,
-                    bool required, const char *what, size_t count, int64_t *out) {
+bool gltf_get_index(gltf *g, const json_t *obj, const char *jpath, const char *key, bool required,
+                    const char *what, size_t count, int64_t *out) {
     bool ok;
     const json_t *value = member(g, obj, jpath, key, required, &ok);
     *out = -1;
@@ -258,8 +265,8 @@ bool gltf_get_index(gltf *g, const json_t *obj, const char *jpath, const char *k
     return gltf_index_value(g, value, path, what, count, out);
 }
 
-bool gltf_get_floats(gltf *g, const json_t *obj, const char *jpath, const char *key,
-                     size_t n, double min, double max, float *out) {
+bool gltf_get_floats(gltf *g, const json_t *obj, const char *jpath, const char *key, size_t n,
+                     double min, double max, float *out) {
     const json_t *value = json_object_get(obj, key);
     if (value == NULL)
         return true;

@@ -71,20 +71,19 @@ enum {
 };
 
 typedef struct prim_info {
-    bool triangles;      /* a triangle primitive with POSITION: imported */
+    bool triangles; /* a triangle primitive with POSITION: imported */
     uint32_t mode;
-    int64_t indices;     /* accessor or -1 */
-    int64_t material;    /* glTF material or -1 */
+    int64_t indices;  /* accessor or -1 */
+    int64_t material; /* glTF material or -1 */
     int64_t attr[A_COUNT];
     uint32_t vertex_count;
-    uint32_t targets;    /* morph targets */
-    int32_t same_as;     /* earlier primitive with the same vertex data, or -1 */
-    uint32_t base;       /* first vertex in the ir mesh */
+    uint32_t targets; /* morph targets */
+    int32_t same_as;  /* earlier primitive with the same vertex data, or -1 */
+    uint32_t base;    /* first vertex in the ir mesh */
 } prim_info;
 
-static const char *const mode_names[] = {"POINTS",    "LINES",          "LINE_LOOP",
-                                         "LINE_STRIP", "TRIANGLES",      "TRIANGLE_STRIP",
-                                         "TRIANGLE_FAN"};
+static const char *const mode_names[] = {"POINTS",    "LINES",          "LINE_LOOP",   "LINE_STRIP",
+                                         "TRIANGLES", "TRIANGLE_STRIP", "TRIANGLE_FAN"};
 
 /* ---------------------------------------------------------------------------
  * Validation
@@ -134,13 +133,13 @@ static bool format_allowed(const gltf *g, int semantic, bool morph, const gltf_a
     bool small_unsigned = ct == GLTF_UNSIGNED_BYTE || ct == GLTF_UNSIGNED_SHORT;
     switch (semantic) {
     case SEM_POSITION:
-        *expected = q ? "VEC3 FLOAT, or (KHR_mesh_quantization) VEC3 of 8/16-bit integers"
-                      : "VEC3 FLOAT";
+        *expected =
+            q ? "VEC3 FLOAT, or (KHR_mesh_quantization) VEC3 of 8/16-bit integers" : "VEC3 FLOAT";
         return is_type(a, "VEC3") &&
                (is_float || (q && (small_signed || (!morph && small_unsigned))));
     case SEM_NORMAL:
-        *expected = q ? "VEC3 FLOAT, or (KHR_mesh_quantization) normalized VEC3 BYTE/SHORT"
-                      : "VEC3 FLOAT";
+        *expected =
+            q ? "VEC3 FLOAT, or (KHR_mesh_quantization) normalized VEC3 BYTE/SHORT" : "VEC3 FLOAT";
         return is_type(a, "VEC3") && (is_float || (q && small_signed && n));
     case SEM_TANGENT:
         *expected = morph ? (q ? "VEC3 FLOAT or normalized VEC3 BYTE/SHORT" : "VEC3 FLOAT")
@@ -178,8 +177,8 @@ typedef struct set_tracker {
 } set_tracker;
 
 static bool check_continuity(gltf *g, const set_tracker *sets, const char *jpath) {
-    static const char *const names[SEM_CUSTOM] = {"", "", "", "TEXCOORD", "COLOR", "JOINTS",
-                                                  "WEIGHTS"};
+    static const char *const names[SEM_CUSTOM] = {"",      "",       "",       "TEXCOORD",
+                                                  "COLOR", "JOINTS", "WEIGHTS"};
     for (int s = SEM_TEXCOORD; s <= SEM_WEIGHTS; s++) {
         if (sets->count[s] > 0 && sets->count[s] != sets->max[s] + 1) {
             gltf_error(g, "%s: %s_%u is given but not every %s_n below it", jpath, names[s],
@@ -223,8 +222,8 @@ static bool check_attributes(gltf *g, const json_t *map, const char *jpath, prim
         const gltf_accessor *a = &g->accessors[accessor];
         const char *expected;
         if (!format_allowed(g, semantic, base != NULL, a, &expected)) {
-            gltf_error(g, "%s: accessor %lld is %s %s%s; it must be %s", path,
-                       (long long)accessor, a->type, a->normalized ? "normalized " : "",
+            gltf_error(g, "%s: accessor %lld is %s %s%s; it must be %s", path, (long long)accessor,
+                       a->type, a->normalized ? "normalized " : "",
                        gltf_component_name(a->component_type), expected);
             ok = false;
             continue;
@@ -259,14 +258,29 @@ static bool check_attributes(gltf *g, const json_t *map, const char *jpath, prim
             continue;
         int slot = -1;
         switch (semantic) {
-        case SEM_POSITION: slot = A_POSITION; break;
-        case SEM_NORMAL: slot = A_NORMAL; break;
-        case SEM_TANGENT: slot = A_TANGENT; break;
-        case SEM_TEXCOORD: slot = set < 2 ? A_TEXCOORD0 + (int)set : -1; break;
-        case SEM_COLOR: slot = set == 0 ? A_COLOR0 : -1; break;
-        case SEM_JOINTS: slot = set < 2 ? (set == 0 ? A_JOINTS0 : A_JOINTS1) : -1; break;
-        case SEM_WEIGHTS: slot = set < 2 ? (set == 0 ? A_WEIGHTS0 : A_WEIGHTS1) : -1; break;
-        default: break;
+        case SEM_POSITION:
+            slot = A_POSITION;
+            break;
+        case SEM_NORMAL:
+            slot = A_NORMAL;
+            break;
+        case SEM_TANGENT:
+            slot = A_TANGENT;
+            break;
+        case SEM_TEXCOORD:
+            slot = set < 2 ? A_TEXCOORD0 + (int)set : -1;
+            break;
+        case SEM_COLOR:
+            slot = set == 0 ? A_COLOR0 : -1;
+            break;
+        case SEM_JOINTS:
+            slot = set < 2 ? (set == 0 ? A_JOINTS0 : A_JOINTS1) : -1;
+            break;
+        case SEM_WEIGHTS:
+            slot = set < 2 ? (set == 0 ? A_WEIGHTS0 : A_WEIGHTS1) : -1;
+            break;
+        default:
+            break;
         }
         if (slot >= 0)
             info->attr[slot] = accessor;
@@ -300,15 +314,17 @@ static bool check_primitive(gltf *g, const json_t *prim, const char *jpath, prim
         gltf_pathf(path, "%s.indices", jpath);
         if (!is_type(a, "SCALAR") || a->normalized || a->component_type == GLTF_FLOAT ||
             a->component_type == GLTF_BYTE || a->component_type == GLTF_SHORT) {
-            gltf_error(g, "%s: accessor %lld is %s %s; indices must be SCALAR UNSIGNED_BYTE, "
-                          "UNSIGNED_SHORT or UNSIGNED_INT",
+            gltf_error(g,
+                       "%s: accessor %lld is %s %s; indices must be SCALAR UNSIGNED_BYTE, "
+                       "UNSIGNED_SHORT or UNSIGNED_INT",
                        path, (long long)info->indices, a->type,
                        gltf_component_name(a->component_type));
             return false;
         }
         if (a->view >= 0 && g->views[a->view].stride != 0) {
-            gltf_error(g, "%s: accessor %lld is in bufferViews[%lld], which has a byteStride; "
-                          "index data must be tightly packed",
+            gltf_error(g,
+                       "%s: accessor %lld is in bufferViews[%lld], which has a byteStride; "
+                       "index data must be tightly packed",
                        path, (long long)info->indices, (long long)a->view);
             return false;
         }
@@ -319,8 +335,7 @@ static bool check_primitive(gltf *g, const json_t *prim, const char *jpath, prim
         const json_t *target = json_array_get(targets, t);
         gltf_pathf(path, "%s.targets[%zu]", jpath, t);
         if (!json_is_object(target)) {
-            gltf_error(g, "%s: expected an object, found %s", path,
-                       gltf_json_type_name(target));
+            gltf_error(g, "%s: expected an object, found %s", path, gltf_json_type_name(target));
             return false;
         }
         if (!check_attributes(g, target, path, info, attributes, &count))
@@ -341,8 +356,7 @@ static bool check_primitive(gltf *g, const json_t *prim, const char *jpath, prim
     }
     info->triangles = info->mode >= 4;
     if (info->mode < 4) {
-        gltf_warning(g, "%s: %s primitives are not cooked; skipped", jpath,
-                     mode_names[info->mode]);
+        gltf_warning(g, "%s: %s primitives are not cooked; skipped", jpath, mode_names[info->mode]);
     } else if (info->attr[A_POSITION] < 0) {
         gltf_warning(g, "%s: no POSITION attribute; skipped", jpath);
         info->triangles = false;
@@ -386,8 +400,8 @@ static void *alloc_stream(gltf *g, uint32_t vertices, size_t element, const char
 }
 
 /* Reads attribute `slot` of a primitive as floats, or NULL when absent. */
-static bool read_attr(gltf *g, const prim_info *info, int slot, const char *jpath,
-                      const char *name, float **out) {
+static bool read_attr(gltf *g, const prim_info *info, int slot, const char *jpath, const char *name,
+                      float **out) {
     *out = NULL;
     if (info->attr[slot] < 0)
         return true;
@@ -442,8 +456,7 @@ static bool read_skin(gltf *g, const prim_info *info, const char *jpath, ir_mesh
     bool ok = true;
     for (int s = 0; s < (eight ? 2 : 1) && ok; s++) {
         gltf_pathf(path, "%s.attributes.JOINTS_%d", jpath, s);
-        ok = gltf_read_uints(g, (uint32_t)info->attr[s ? A_JOINTS1 : A_JOINTS0], path,
-                             &joints[s]);
+        ok = gltf_read_uints(g, (uint32_t)info->attr[s ? A_JOINTS1 : A_JOINTS0], path, &joints[s]);
         gltf_pathf(path, "%s.attributes.WEIGHTS_%d", jpath, s);
         ok = ok && read_attr(g, info, s ? A_WEIGHTS1 : A_WEIGHTS0, jpath,
                              s ? "WEIGHTS_1" : "WEIGHTS_0", &weights[s]);
@@ -500,8 +513,9 @@ static bool read_vertices(gltf *g, const prim_info *info, const char *jpath,
             float *dst = mesh->tangents + 4 * (size_t)(base + v);
             const float *src = data + 4 * (size_t)v;
             if (fabsf(fabsf(src[3]) - 1.0f) > 1e-3f) {
-                gltf_error(g, "%s.attributes.TANGENT: element %u has w = %g; w must be 1 or -1 "
-                              "(the bitangent's sign)",
+                gltf_error(g,
+                           "%s.attributes.TANGENT: element %u has w = %g; w must be 1 or -1 "
+                           "(the bitangent's sign)",
                            jpath, v, (double)src[3]);
                 free(data);
                 return false;
@@ -551,8 +565,8 @@ static bool read_vertices(gltf *g, const prim_info *info, const char *jpath,
 
 /* Triangles of one primitive appended to `indices` (rebased); returns false
  * on an error. *written receives the number of indices added. */
-static bool build_triangles(gltf *g, const prim_info *info, const char *jpath,
-                            uint32_t *indices, uint32_t *written) {
+static bool build_triangles(gltf *g, const prim_info *info, const char *jpath, uint32_t *indices,
+                            uint32_t *written) {
     *written = 0;
     uint32_t *source = NULL;
     uint32_t n = info->vertex_count;
@@ -563,19 +577,21 @@ static bool build_triangles(gltf *g, const prim_info *info, const char *jpath,
         if (!gltf_read_uints(g, (uint32_t)info->indices, path, &source))
             return false;
         n = a->count;
-        uint32_t restart = a->component_size == 1 ? 0xffu
-                                                  : (a->component_size == 2 ? 0xffffu : 0xffffffffu);
+        uint32_t restart =
+            a->component_size == 1 ? 0xffu : (a->component_size == 2 ? 0xffffu : 0xffffffffu);
         for (uint32_t i = 0; i < n; i++) {
             if (source[i] >= info->vertex_count) {
-                gltf_error(g, "%s: index %u (element %u) is out of range: the primitive has %u "
-                              "vertices",
+                gltf_error(g,
+                           "%s: index %u (element %u) is out of range: the primitive has %u "
+                           "vertices",
                            path, source[i], i, info->vertex_count);
                 free(source);
                 return false;
             }
             if (source[i] == restart) {
-                gltf_error(g, "%s: element %u is the primitive-restart value %u, which glTF "
-                              "does not allow",
+                gltf_error(g,
+                           "%s: element %u is the primitive-restart value %u, which glTF "
+                           "does not allow",
                            path, i, restart);
                 free(source);
                 return false;
@@ -757,8 +773,9 @@ static bool build_mesh(gltf *g, size_t m, const json_t *obj, prim_info *prims, s
             return false;
     if (streams.colors && (mesh->colors = alloc_stream(g, nv, 4 * sizeof(float), jpath)) == NULL)
         return false;
-    if (streams.skin && ((mesh->joints = alloc_stream(g, nv, 4 * sizeof(uint16_t), jpath)) == NULL ||
-                         (mesh->weights = alloc_stream(g, nv, 4 * sizeof(float), jpath)) == NULL))
+    if (streams.skin &&
+        ((mesh->joints = alloc_stream(g, nv, 4 * sizeof(uint16_t), jpath)) == NULL ||
+         (mesh->weights = alloc_stream(g, nv, 4 * sizeof(float), jpath)) == NULL))
         return false;
     if (index_bound > 0 &&
         (mesh->indices = alloc_stream(g, (uint32_t)index_bound, sizeof(uint32_t), jpath)) == NULL)

@@ -69,8 +69,8 @@ static void decompose_matrix(ir_node *node) {
     node->translation[2] = m[14];
     float s[3];
     for (int c = 0; c < 3; c++)
-        s[c] = sqrtf(m[4 * c] * m[4 * c] + m[4 * c + 1] * m[4 * c + 1] +
-                     m[4 * c + 2] * m[4 * c + 2]);
+        s[c] =
+            sqrtf(m[4 * c] * m[4 * c] + m[4 * c + 1] * m[4 * c + 1] + m[4 * c + 2] * m[4 * c + 2]);
     float det = m[0] * (m[5] * m[10] - m[9] * m[6]) - m[4] * (m[1] * m[10] - m[9] * m[2]) +
                 m[8] * (m[1] * m[6] - m[5] * m[2]);
     if (det < 0)
@@ -138,8 +138,7 @@ static bool parse_node(gltf *g, size_t i, ir_node *node, int64_t *mesh) {
         !gltf_get_array(g, obj, jpath, "children", false, &children) ||
         !gltf_get_array(g, obj, jpath, "weights", false, &weights) ||
         !gltf_get_floats(g, obj, jpath, "matrix", 16, -FLT_MAX, FLT_MAX, node->matrix) ||
-        !gltf_get_floats(g, obj, jpath, "translation", 3, -FLT_MAX, FLT_MAX,
-                         node->translation) ||
+        !gltf_get_floats(g, obj, jpath, "translation", 3, -FLT_MAX, FLT_MAX, node->translation) ||
         !gltf_get_floats(g, obj, jpath, "rotation", 4, -1.0, 1.0, node->rotation) ||
         !gltf_get_floats(g, obj, jpath, "scale", 3, -FLT_MAX, FLT_MAX, node->scale))
         return false;
@@ -168,8 +167,9 @@ static bool parse_node(gltf *g, size_t i, ir_node *node, int64_t *mesh) {
                    json_object_get(obj, "scale");
     if (json_object_get(obj, "matrix") != NULL) {
         if (has_trs) {
-            gltf_error(g, "%s.matrix: a node has either a matrix or translation/rotation/scale, "
-                          "not both",
+            gltf_error(g,
+                       "%s.matrix: a node has either a matrix or translation/rotation/scale, "
+                       "not both",
                        jpath);
             return false;
         }
@@ -192,8 +192,9 @@ static bool parse_node(gltf *g, size_t i, ir_node *node, int64_t *mesh) {
             return false;
         }
         if (g->node_parent[child] >= 0) {
-            gltf_error(g, "%s: node %lld already has the parent node %d; a node has at most one "
-                          "parent",
+            gltf_error(g,
+                       "%s: node %lld already has the parent node %d; a node has at most one "
+                       "parent",
                        cpath, (long long)child, g->node_parent[child]);
             return false;
         }
@@ -457,14 +458,16 @@ static bool check_skin(gltf *g, size_t s) {
         if (k == 0)
             common_root = root;
         else if (root != common_root) {
-            gltf_error(g, "%s.joints: the joints do not have a common root (node %lld is in "
-                          "another tree)",
+            gltf_error(g,
+                       "%s.joints: the joints do not have a common root (node %lld is in "
+                       "another tree)",
                        jpath, (long long)joint);
             ok = false;
         }
         if (ok && skeleton >= 0 && !is_ancestor_or_self(g, (int32_t)skeleton, (int32_t)joint)) {
-            gltf_error(g, "%s.skeleton: node %lld is not a common root of the joints (not an "
-                          "ancestor of joint node %lld)",
+            gltf_error(g,
+                       "%s.skeleton: node %lld is not a common root of the joints (not an "
+                       "ancestor of joint node %lld)",
                        jpath, (long long)skeleton, (long long)joint);
             ok = false;
         }
@@ -498,8 +501,9 @@ static bool check_skin(gltf *g, size_t s) {
         const float *m = matrices + 16 * (size_t)k;
         if (fabsf(m[3]) > 1e-3f || fabsf(m[7]) > 1e-3f || fabsf(m[11]) > 1e-3f ||
             fabsf(m[15] - 1.0f) > 1e-3f) {
-            gltf_error(g, "%s: matrix %u is not an affine transform (its last row is not "
-                          "0 0 0 1)",
+            gltf_error(g,
+                       "%s: matrix %u is not an affine transform (its last row is not "
+                       "0 0 0 1)",
                        ipath, k);
             ok = false;
         }
@@ -580,8 +584,9 @@ typedef struct sampler_info {
 static bool no_stride(gltf *g, int64_t accessor, const char *jpath) {
     int64_t view = g->accessors[accessor].view;
     if (view >= 0 && g->views[view].stride != 0) {
-        gltf_error(g, "%s: accessor %lld is in a bufferView with a byteStride, which animation "
-                      "data must not have",
+        gltf_error(g,
+                   "%s: accessor %lld is in a bufferView with a byteStride, which animation "
+                   "data must not have",
                    jpath, (long long)accessor);
         return false;
     }
@@ -646,10 +651,14 @@ static bool output_format_ok(const gltf_accessor *a, int path) {
     bool normalized_int = a->normalized && ct != GLTF_UNSIGNED_INT;
     switch (path) {
     case PATH_TRANSLATION:
-    case PATH_SCALE: return strcmp(a->type, "VEC3") == 0 && is_float;
-    case PATH_ROTATION: return strcmp(a->type, "VEC4") == 0 && (is_float || normalized_int);
-    case PATH_WEIGHTS: return strcmp(a->type, "SCALAR") == 0 && (is_float || normalized_int);
-    default: return true;
+    case PATH_SCALE:
+        return strcmp(a->type, "VEC3") == 0 && is_float;
+    case PATH_ROTATION:
+        return strcmp(a->type, "VEC4") == 0 && (is_float || normalized_int);
+    case PATH_WEIGHTS:
+        return strcmp(a->type, "SCALAR") == 0 && (is_float || normalized_int);
+    default:
+        return true;
     }
 }
 
@@ -660,8 +669,7 @@ static int compare_u64(const void *a, const void *b) {
 
 static bool check_channels(gltf *g, const json_t *channels, const char *jpath,
                            const sampler_info *samplers, size_t sampler_count) {
-    static const char *const paths[] = {"translation", "rotation", "scale", "weights",
-                                        "pointer"};
+    static const char *const paths[] = {"translation", "rotation", "scale", "weights", "pointer"};
     size_t count = json_array_size(channels);
     uint64_t *keys = malloc(count * sizeof *keys); /* node << 32 | path << 24 | channel */
     if (keys == NULL)
@@ -676,8 +684,7 @@ static bool check_channels(gltf *g, const json_t *channels, const char *jpath,
         int64_t sampler, node;
         const char *path_name;
         if (!json_is_object(channel)) {
-            gltf_error(g, "%s: expected an object, found %s", cpath,
-                       gltf_json_type_name(channel));
+            gltf_error(g, "%s: expected an object, found %s", cpath, gltf_json_type_name(channel));
             ok = false;
             break;
         }
@@ -695,8 +702,8 @@ static bool check_channels(gltf *g, const json_t *channels, const char *jpath,
             if (strcmp(path_name, paths[k]) == 0)
                 path = k;
         if (path < 0) {
-            gltf_error(g, "%s.path: '%.32s' is not translation, rotation, scale or weights",
-                       tpath, path_name);
+            gltf_error(g, "%s.path: '%.32s' is not translation, rotation, scale or weights", tpath,
+                       path_name);
             ok = false;
             break;
         }
@@ -705,9 +712,9 @@ static bool check_channels(gltf *g, const json_t *channels, const char *jpath,
         const sampler_info *s = &samplers[sampler];
         const gltf_accessor *out = &g->accessors[s->output];
         if (!output_format_ok(out, path)) {
-            gltf_error(g, "%s.sampler: the output accessor %lld is %s %s, invalid for '%s'",
-                       cpath, (long long)s->output, out->type,
-                       gltf_component_name(out->component_type), path_name);
+            gltf_error(g, "%s.sampler: the output accessor %lld is %s %s, invalid for '%s'", cpath,
+                       (long long)s->output, out->type, gltf_component_name(out->component_type),
+                       path_name);
             ok = false;
             break;
         }
@@ -725,12 +732,14 @@ static bool check_channels(gltf *g, const json_t *channels, const char *jpath,
             }
         }
         if (path != PATH_WEIGHTS || node >= 0) {
-            uint64_t expected = (uint64_t)g->accessors[s->input].count * per_key * (s->cubic ? 3 : 1);
+            uint64_t expected =
+                (uint64_t)g->accessors[s->input].count * per_key * (s->cubic ? 3 : 1);
             if (out->count != expected) {
-                gltf_error(g, "%s.sampler: the output accessor %lld has %u elements; %llu "
-                              "expected for %u keyframes",
-                           cpath, (long long)s->output, out->count,
-                           (unsigned long long)expected, g->accessors[s->input].count);
+                gltf_error(g,
+                           "%s.sampler: the output accessor %lld has %u elements; %llu "
+                           "expected for %u keyframes",
+                           cpath, (long long)s->output, out->count, (unsigned long long)expected,
+                           g->accessors[s->input].count);
                 ok = false;
                 break;
             }
@@ -780,8 +789,7 @@ static bool check_animation(gltf *g, size_t i) {
         const json_t *sampler = json_array_get(samplers, s);
         const char *interpolation = NULL;
         if (!json_is_object(sampler)) {
-            gltf_error(g, "%s: expected an object, found %s", spath,
-                       gltf_json_type_name(sampler));
+            gltf_error(g, "%s: expected an object, found %s", spath, gltf_json_type_name(sampler));
             ok = false;
             break;
         }

@@ -75,9 +75,11 @@ bool process_build_lods(ir_mesh *mesh, const cook_settings *settings) {
             const uint32_t *source = mesh->indices + mesh->submeshes[s].index_offset;
             size_t source_count = mesh->submeshes[s].index_count;
             float error = 0.0f;
-            size_t count = source_count == 0 ? 0
-                           : simplify_level(mesh, source, source_count, previous->index_count,
-                                            level_ratio(settings, level), indices + used, &error);
+            size_t count =
+                source_count == 0
+                    ? 0
+                    : simplify_level(mesh, source, source_count, previous->index_count,
+                                     level_ratio(settings, level), indices + used, &error);
             if (count == 0) {
                 *lod = *previous;
                 lod->reused = true;

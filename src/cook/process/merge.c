@@ -29,13 +29,12 @@ static void matrix_multiply(const float a[16], const float b[16], float out[16])
  * row-major in `out`; returns the determinant. */
 static float normal_matrix(const float m[16], float out[9]) {
     /* a[row][col] of the upper 3x3 of column-major m. */
-#define A(r, c) m[(c) * 4 + (r)]
-    float cof[9] = {
-        A(1, 1) * A(2, 2) - A(1, 2) * A(2, 1), -(A(1, 0) * A(2, 2) - A(1, 2) * A(2, 0)),
-        A(1, 0) * A(2, 1) - A(1, 1) * A(2, 0), -(A(0, 1) * A(2, 2) - A(0, 2) * A(2, 1)),
-        A(0, 0) * A(2, 2) - A(0, 2) * A(2, 0), -(A(0, 0) * A(2, 1) - A(0, 1) * A(2, 0)),
-        A(0, 1) * A(1, 2) - A(0, 2) * A(1, 1), -(A(0, 0) * A(1, 2) - A(0, 2) * A(1, 0)),
-        A(0, 0) * A(1, 1) - A(0, 1) * A(1, 0)};
+#define A(r, c) m[(c)*4 + (r)]
+    float cof[9] = {A(1, 1) * A(2, 2) - A(1, 2) * A(2, 1), -(A(1, 0) * A(2, 2) - A(1, 2) * A(2, 0)),
+                    A(1, 0) * A(2, 1) - A(1, 1) * A(2, 0), -(A(0, 1) * A(2, 2) - A(0, 2) * A(2, 1)),
+                    A(0, 0) * A(2, 2) - A(0, 2) * A(2, 0), -(A(0, 0) * A(2, 1) - A(0, 1) * A(2, 0)),
+                    A(0, 1) * A(1, 2) - A(0, 2) * A(1, 1), -(A(0, 0) * A(1, 2) - A(0, 2) * A(1, 0)),
+                    A(0, 0) * A(1, 1) - A(0, 1) * A(1, 0)};
     float det = A(0, 0) * cof[0] + A(0, 1) * cof[1] + A(0, 2) * cof[2];
 #undef A
     /* The cofactor matrix is det * inverse-transpose; only the direction of
@@ -69,7 +68,7 @@ static bool mesh_is_skinned(const ir_asset *asset, uint32_t mesh_index) {
 /* Every (node, mesh) pair to bake, with world matrices; parents precede
  * children in ir_asset.nodes, so one pass composes them. */
 static instance *collect_instances(const ir_asset *asset, uint32_t *count) {
-    float (*world)[16] = malloc((asset->node_count ? asset->node_count : 1) * sizeof *world);
+    float(*world)[16] = malloc((asset->node_count ? asset->node_count : 1) * sizeof *world);
     instance *out = malloc((asset->node_count ? asset->node_count : 1) * sizeof *out);
     if (world == NULL || out == NULL) {
         free(world);

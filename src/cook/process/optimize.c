@@ -67,9 +67,8 @@ bool process_weld(ir_mesh *mesh) {
     unsigned int *remap = malloc((size_t)mesh->vertex_count * sizeof *remap);
     if (remap == NULL)
         return false;
-    size_t unique = meshopt_generateVertexRemapMulti(remap, mesh->indices, mesh->index_count,
-                                                     mesh->vertex_count, meshopt_streams,
-                                                     stream_count);
+    size_t unique = meshopt_generateVertexRemapMulti(
+        remap, mesh->indices, mesh->index_count, mesh->vertex_count, meshopt_streams, stream_count);
     bool ok = remap_vertices(mesh, remap, unique);
     free(remap);
     return ok;

@@ -27,8 +27,7 @@ static bool make_parent_dirs(const char *path, char *reason, size_t reason_size)
             continue;
         *p = '\0';
         if (mkdir(copy, 0755) != 0 && errno != EEXIST) {
-            snprintf(reason, reason_size, "cannot create folder '%s': %s", copy,
-                     strerror(errno));
+            snprintf(reason, reason_size, "cannot create folder '%s': %s", copy, strerror(errno));
             free(copy);
             return false;
         }

@@ -91,8 +91,7 @@ static void pack_vertex(const ir_mesh *mesh, const vertex_layout *layout,
         }
         case KILN_SEMANTIC_TEXCOORD0:
         case KILN_SEMANTIC_TEXCOORD1:
-            memcpy(dst, mesh->texcoords[a->semantic - KILN_SEMANTIC_TEXCOORD0] + 2 * (size_t)v,
-                   8);
+            memcpy(dst, mesh->texcoords[a->semantic - KILN_SEMANTIC_TEXCOORD0] + 2 * (size_t)v, 8);
             break;
         case KILN_SEMANTIC_COLOR0: {
             uint16_t rgba[4];
@@ -192,11 +191,11 @@ bool write_kmesh(const cook_context *ctx, const ir_mesh *mesh, uint32_t material
     size_t lod_entries = (size_t)mesh->submesh_count * desc.lod_count;
     uint8_t *vertices = calloc(vertex_bytes ? vertex_bytes : 1, 1);
     uint8_t *indices = malloc(index_bytes ? index_bytes : 1);
-    kiln_submesh *submeshes = calloc(mesh->submesh_count ? mesh->submesh_count : 1,
-                                     sizeof *submeshes);
+    kiln_submesh *submeshes =
+        calloc(mesh->submesh_count ? mesh->submesh_count : 1, sizeof *submeshes);
     kiln_lod *lods = calloc(lod_entries ? lod_entries : 1, sizeof *lods);
-    kiln_meshlet *meshlets = calloc(mesh->meshlet_count ? mesh->meshlet_count : 1,
-                                    sizeof *meshlets);
+    kiln_meshlet *meshlets =
+        calloc(mesh->meshlet_count ? mesh->meshlet_count : 1, sizeof *meshlets);
     bytebuf meta = {0};
     bool ok = vertices && indices && submeshes && lods && meshlets;
     if (ok) {
@@ -218,8 +217,8 @@ bool write_kmesh(const cook_context *ctx, const ir_mesh *mesh, uint32_t material
             dst->material_slot = src->material;
             dst->meshlet_offset = src->meshlet_offset;
             dst->meshlet_count = src->meshlet_count;
-            process_bounds(mesh->positions, mesh->indices + src->index_offset,
-                           src->index_count, dst->aabb_min, dst->aabb_max, dst->sphere);
+            process_bounds(mesh->positions, mesh->indices + src->index_offset, src->index_count,
+                           dst->aabb_min, dst->aabb_max, dst->sphere);
         }
         if (mesh->lods)
             fill_lods(mesh, lods);

@@ -4,13 +4,13 @@
 #include "cook/cook.h"
 
 void write_metadata_json(const cook_context *ctx, const char *importer, bytebuf *out) {
-    bytebuf_printf(out, "{\"kiln\":\"kiln %s\",\"encoder_version\":%u,\"source\":",
-                   KILN_VERSION_STRING, KILN_ENCODER_VERSION);
+    bytebuf_printf(out,
+                   "{\"kiln\":\"kiln %s\",\"encoder_version\":%u,\"source\":", KILN_VERSION_STRING,
+                   KILN_ENCODER_VERSION);
     bytebuf_append_json_string(out, ctx->source_path);
     bytebuf_append(out, ",\"ref\":", 7);
     bytebuf_append_json_string(out, ctx->ref);
-    bytebuf_printf(out, ",\"ref_hash\":\"0x%016llx\"",
-                   (unsigned long long)kiln_ref_hash(ctx->ref));
+    bytebuf_printf(out, ",\"ref_hash\":\"0x%016llx\"", (unsigned long long)kiln_ref_hash(ctx->ref));
     bytebuf_printf(out, ",\"source_hash\":\"xxh3-64:%016llx\"",
                    (unsigned long long)XXH3_64bits(ctx->source, ctx->source_size));
     bytebuf_append(out, ",\"importer\":", 12);
