@@ -1,0 +1,103 @@
+/*
+ * block.h — GPU block compression: kiln's own BC1/BC3/BC4/BC5/BC6H/BC7
+ * encoders and decoders, and ASTC through Debian's astcenc.
+ *
+ * Per-block functions work on one 4x4 block of texels in row-major order
+ * (texel (x, y) at index y * 4 + x). Encoders are pure functions of their
+ * input and quality, so an image encodes to the same bytes whatever the
+ * thread count. Decoders exist for the tests and `kiln info --quality`.
+ *
+ *   bc1.c    BC1 (opaque and 1-bit alpha), BC3 (= BC4-style alpha + BC1 colour),
+ *            BC4 (one channel) and BC5 (two BC4 blocks)
+ *   bc7.c    BC7, all eight modes
+ *   bc6h.c   BC6H unsigned (BC6H_UF16)
+ *   astc.cpp ASTC LDR/HDR through astcenc (C++ shim, C interface here)
+ *   block.c  whole images: edge padding, parallel block rows, format table
+ */
+#ifndef KILN_COOK_ENCODE_BLOCK_H
+#define KILN_COOK_ENCODE_BLOCK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef enum block_quality {
+    BLOCK_QUALITY_FAST = 0,
+    BLOCK_QUALITY_NORMAL = 1,
+    BLOCK_QUALITY_BEST = 2,
+} block_quality;
+
+/* Parses "fast" / "normal" / "best"; false for anything else. */
+bool block_quality_parse(const char *name, block_quality *out);
+
+/* ---- per 4x4 block --------------------------------------------------------- */
+
+/* BC1: 8 bytes. With `alpha_1bit`, texels with alpha < 128 become the
+ * transparent index (3-colour mode); otherwise alpha is ignored and the block
+ * is always in 4-colour mode. */
+void bc1_encode_block(const uint8_t rgba[64], bool alpha_1bit, block_quality quality,
+                      uint8_t out[8]);
+/* Decodes with the BC1 rules (3-colour + transparent black when c0 <= c1). */
+void bc1_decode_block(const uint8_t in[8], uint8_t rgba[64]);
+
+/* BC3: 16 bytes, BC4-style alpha then BC1 colour (always 4-colour mode). */
+void bc3_encode_block(const uint8_t rgba[64], block_quality quality, uint8_t out[16]);
+void bc3_decode_block(const uint8_t in[16], uint8_t rgba[64]);
+
+/* BC4 (unsigned): 8 bytes for 16 single-channel values. */
+void bc4_encode_block(const uint8_t values[16], block_quality quality, uint8_t out[8]);
+void bc4_decode_block(const uint8_t in[8], uint8_t values[16]);
+
+/* BC5 (unsigned): 16 bytes, red then green as two BC4 blocks. Takes and
+ * returns RGBA texels; the decoder writes B = 0 and A = 255. */
+void bc5_encode_block(const uint8_t rgba[64], block_quality quality, uint8_t out[16]);
+void bc5_decode_block(const uint8_t in[16], uint8_t rgba[64]);
+
+/* BC7: 16 bytes, RGBA. */
+void bc7_encode_block(const uint8_t rgba[64], block_quality quality, uint8_t out[16]);
+void bc7_decode_block(const uint8_t in[16], uint8_t rgba[64]);
+
+/* BC6H unsigned float: 16 bytes; input linear RGB floats (negative and NaN
+ * treated as 0, values above 65504 clamped), 16 texels x 3. */
+void bc6h_encode_block(const float rgb[48], block_quality quality, uint8_t out[16]);
+void bc6h_decode_block(const uint8_t in[16], float rgb[48]);
+
+/* ---- whole images ---------------------------------------------------------- */
+
+typedef enum block_format {
+    BLOCK_FORMAT_BC1 = 1,   /* opaque RGB */
+    BLOCK_FORMAT_BC1A,      /* RGB + 1-bit alpha */
+    BLOCK_FORMAT_BC3,       /* RGBA */
+    BLOCK_FORMAT_BC4,       /* R */
+    BLOCK_FORMAT_BC5,       /* RG */
+    BLOCK_FORMAT_BC6H,      /* RGB half float, unsigned */
+    BLOCK_FORMAT_BC7,       /* RGBA */
+    BLOCK_FORMAT_ASTC_LDR,  /* RGBA8 input */
+    BLOCK_FORMAT_ASTC_HDR,  /* float input */
+} block_format;
+
+typedef struct block_image_desc {
+    block_format format;
+    block_quality quality;
+    uint32_t width, height;
+    /* Exactly one is set: rgba8 (LDR formats) or rgbaf (BC6H, ASTC HDR),
+     * width * height RGBA texels, rows top to bottom. */
+    const uint8_t *rgba8;
+    const float *rgbaf;
+    bool srgb;                  /* ASTC: encode for sRGB decoding */
+    uint8_t astc_block_width;   /* ASTC only: 4..8 (and 10, 12 if astcenc allows) */
+    uint8_t astc_block_height;
+    unsigned threads;           /* worker threads for block rows; 0 or 1 = this thread */
+} block_image_desc;
+
+/* Bytes the encoded image takes (ceil(w / bw) * ceil(h / bh) * block bytes). */
+size_t block_image_size(const block_image_desc *desc);
+
+/* Encodes a whole image into `out` (block_image_size bytes). Partial blocks
+ * at the right and bottom edges are padded by replicating the edge texels.
+ * The output is identical for every thread count. On failure returns false
+ * with a reason (e.g. astcenc's error string). */
+bool block_encode_image(const block_image_desc *desc, uint8_t *out, char *reason,
+                        size_t reason_size);
+
+#endif /* KILN_COOK_ENCODE_BLOCK_H */
