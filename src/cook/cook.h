@@ -18,7 +18,7 @@
 #include "cook/ir.h"
 #include "kiln/kiln.h"
 
-#define KILN_ENCODER_VERSION 3u /* bump with any change to cooked output (3: .kmat, textures) */
+#define KILN_ENCODER_VERSION 4u /* bump with any change to cooked output (4: cascaded LODs) */
 
 /* ---------------------------------------------------------------------------
  * Small containers (cook/util.c)

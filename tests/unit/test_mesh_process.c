@@ -132,6 +132,8 @@ static void lods_reduce_each_submesh_and_stay_in_range(void **state) {
             assert_true(levels[l].index_count < levels[l - 1].index_count);
             assert_true(levels[l].index_count % 3 == 0);
             assert_true(levels[l].error >= 0.0f && levels[l].error < 0.05f);
+            /* Cascaded levels add up their errors. */
+            assert_true(levels[l].error >= levels[l - 1].error);
             /* About the asked-for ratio (0.5, 0.25), never far above it. */
             double ratio = (double)levels[l].index_count / levels[0].index_count;
             assert_true(ratio <= settings.mesh_lod_ratios[l - 1] * 1.1);

@@ -1,8 +1,11 @@
 /* lods.c — reduced levels of detail per submesh (meshoptimizer's simplifier).
  *
- * Each level simplifies the submesh's full-detail triangles towards its own
- * target (ratio × level-0 triangles) under an error bound, so errors do not
- * accumulate level over level. When the attribute-preserving simplifier stalls
+ * Each level simplifies the level before it (cascading: each step works on
+ * half the triangles of the previous one, which makes LODs about a third
+ * cheaper than simplifying level 0 every time) towards its own target
+ * (ratio × level-0 triangles). Errors add up level over level, so each step
+ * gets what is left of the error bound and a level's recorded error is the
+ * sum. When the attribute-preserving simplifier stalls
  * (topology it may not collapse), the sloppy one is tried; a level neither can
  * reduce is marked reused so the engine keeps drawing the level before. */
 #include <meshoptimizer.h>
@@ -17,24 +20,31 @@
 
 /* Simplifies `source` into `out` (room for source_count); returns the new count
  * and the error, or 0 when the level is not worth keeping. */
+/* Simplifies the previous level `source` towards `target_count` indices into
+ * `out` (room for source_count); returns the new count and the error, now
+ * relative to level 0, or 0 when the level is not worth keeping. */
 static size_t simplify_level(const ir_mesh *mesh, const uint32_t *source, size_t source_count,
-                             size_t previous_count, double ratio, uint32_t *out, float *error) {
-    size_t target = (size_t)((double)source_count * ratio) / 3 * 3;
+                             float source_error, size_t target_count, uint32_t *out,
+                             float *error) {
+    size_t target = target_count / 3 * 3;
     if (target < 3)
         target = 3;
-    size_t stall = (size_t)((double)previous_count * LOD_MIN_REDUCTION);
+    size_t stall = (size_t)((double)source_count * LOD_MIN_REDUCTION);
     float result_error = 0.0f;
-    size_t count = meshopt_simplify(out, source, source_count, mesh->positions, mesh->vertex_count,
-                                    3 * sizeof(float), target, LOD_TARGET_ERROR, 0, &result_error);
-    if (count == 0 || count > stall) {
+    size_t count = 0;
+    if (source_error < LOD_TARGET_ERROR)
+        count = meshopt_simplify(out, source, source_count, mesh->positions, mesh->vertex_count,
+                                 3 * sizeof(float), target, LOD_TARGET_ERROR - source_error, 0,
+                                 &result_error);
+    if ((count == 0 || count > stall) && source_error < LOD_SLOPPY_TARGET_ERROR) {
         count = meshopt_simplifySloppy(out, source, source_count, mesh->positions,
                                        mesh->vertex_count, 3 * sizeof(float), target,
-                                       LOD_SLOPPY_TARGET_ERROR, &result_error);
+                                       LOD_SLOPPY_TARGET_ERROR - source_error, &result_error);
     }
     if (count == 0 || count > stall)
         return 0;
     meshopt_optimizeVertexCache(out, out, count, mesh->vertex_count);
-    *error = result_error;
+    *error = source_error + result_error;
     return count;
 }
 
@@ -72,14 +82,15 @@ bool process_build_lods(ir_mesh *mesh, const cook_settings *settings) {
         for (uint32_t s = 0; s < mesh->submesh_count; s++) {
             ir_lod *previous = &lods[(size_t)s * levels + level - 1];
             ir_lod *lod = &lods[(size_t)s * levels + level];
-            const uint32_t *source = mesh->indices + mesh->submeshes[s].index_offset;
-            size_t source_count = mesh->submeshes[s].index_count;
+            /* The previous level's triangles are in `indices` (level 0 was copied). */
+            const uint32_t *source = indices + previous->index_offset;
+            size_t target = (size_t)((double)mesh->submeshes[s].index_count *
+                                     level_ratio(settings, level));
             float error = 0.0f;
-            size_t count =
-                source_count == 0
-                    ? 0
-                    : simplify_level(mesh, source, source_count, previous->index_count,
-                                     level_ratio(settings, level), indices + used, &error);
+            size_t count = previous->index_count == 0
+                               ? 0
+                               : simplify_level(mesh, source, previous->index_count,
+                                                previous->error, target, indices + used, &error);
             if (count == 0) {
                 *lod = *previous;
                 lod->reused = true;
