@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "test_import.h"
 #include "test_support.h"
 
 #include "cook/cook.h"
@@ -17,132 +18,38 @@
  * Helpers
  * ------------------------------------------------------------------------- */
 
-typedef struct imported {
-    cook_settings settings;
-    cook_diag diag;
-    ir_asset asset;
-    strlist dependencies;
-    bool ok;
-} imported;
-
-static void import_bytes(imported *r, const char *root, const char *source_path, const void *bytes,
-                         size_t size) {
-    memset(r, 0, sizeof *r);
-    cook_settings_default(&r->settings);
-    uint8_t *copy = malloc(size + 1); /* the contract: NUL-terminated */
-    assert_non_null(copy);
-    memcpy(copy, bytes, size);
-    copy[size] = '\0';
-    cook_context ctx = {
-        .input_root = root,
-        .source_path = source_path,
-        .ref = "test",
-        .source = copy,
-        .source_size = size,
-        .settings = &r->settings,
-        .diag = &r->diag,
-    };
-    r->ok = import_assimp(&ctx, &r->asset);
-    r->dependencies = ctx.dependencies;
-    free(copy);
+/* The importer under test, called as the pipeline calls it. */
+static void import_bytes(test_import *r, const char *root, const char *source_path,
+                         const void *bytes, size_t size) {
+    test_import_bytes(r, import_assimp, root, source_path, bytes, size);
 }
 
-static void import_text(imported *r, const char *root, const char *source_path, const char *text) {
+static void import_file(test_import *r, const char *root, const char *source_path) {
+    test_import_file(r, import_assimp, root, source_path);
+}
+
+static void import_text(test_import *r, const char *root, const char *source_path,
+                        const char *text) {
     import_bytes(r, root, source_path, text, strlen(text));
 }
 
-/* Imports a file already written under root. */
-static void import_file(imported *r, const char *root, const char *source_path) {
-    char *path = test_path_join(root, source_path);
-    size_t size;
-    uint8_t *bytes = test_read_file(path, &size);
-    import_bytes(r, root, source_path, bytes, size);
-    free(bytes);
-    free(path);
-}
-
-static void imported_free(imported *r) {
-    ir_asset_free(&r->asset);
-    diag_free(&r->diag);
-    strlist_free(&r->dependencies);
-}
-
-static const char *messages(const imported *r) {
-    return r->diag.text.data ? (const char *)r->diag.text.data : "";
-}
-
-static void expect_ok(const imported *r) {
-    if (!r->ok || r->diag.errors != 0)
-        fail_msg("import failed:\n%s", messages(r));
-}
-
-static void expect_message(const imported *r, const char *words) {
-    if (strstr(messages(r), words) == NULL)
-        fail_msg("expected a message with \"%s\", got:\n%s", words, messages(r));
+static void expect_message(const test_import *r, const char *words) {
+    if (strstr(test_import_messages(r), words) == NULL)
+        fail_msg("expected a message with \"%s\", got:\n%s", words, test_import_messages(r));
 }
 
 /* Failed with exactly one error line starting with `prefix`. */
-static void expect_error(const imported *r, const char *prefix) {
+static void expect_error(const test_import *r, const char *prefix) {
     if (r->ok)
-        fail_msg("import succeeded, expected \"%s\"\n%s", prefix, messages(r));
-    if (r->diag.errors != 1 || strstr(messages(r), prefix) == NULL)
-        fail_msg("expected one error \"%s\", got:\n%s", prefix, messages(r));
+        fail_msg("import succeeded, expected \"%s\"\n%s", prefix, test_import_messages(r));
+    if (r->diag.errors != 1 || strstr(test_import_messages(r), prefix) == NULL)
+        fail_msg("expected one error \"%s\", got:\n%s", prefix, test_import_messages(r));
     assert_int_equal(r->asset.mesh_count, 0);
     assert_null(r->asset.meshes);
 }
 
-/* The IR invariants of ir.h, for any successful import. */
-static void check_asset(const ir_asset *asset) {
-    for (uint32_t m = 0; m < asset->mesh_count; m++) {
-        const ir_mesh *mesh = &asset->meshes[m];
-        assert_true(mesh->vertex_count > 0);
-        assert_non_null(mesh->positions);
-        assert_int_equal(mesh->index_count % 3, 0);
-        for (uint32_t i = 0; i < mesh->index_count; i++)
-            assert_true(mesh->indices[i] < mesh->vertex_count);
-        for (size_t i = 0; i < 3 * (size_t)mesh->vertex_count; i++)
-            assert_true(isfinite(mesh->positions[i]));
-        for (size_t v = 0; mesh->normals != NULL && v < mesh->vertex_count; v++) {
-            const float *n = mesh->normals + 3 * v;
-            assert_true(fabs(sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]) - 1.0) < 1e-4);
-        }
-        for (size_t v = 0; mesh->weights != NULL && v < mesh->vertex_count; v++) {
-            const float *w = mesh->weights + 4 * v;
-            assert_true(fabs(w[0] + w[1] + w[2] + w[3] - 1.0) < 1e-5);
-            for (int k = 0; k < 4; k++)
-                assert_true(mesh->joints[4 * v + k] < asset->node_count);
-        }
-        uint32_t offset = 0;
-        for (uint32_t s = 0; s < mesh->submesh_count; s++) {
-            assert_int_equal(mesh->submeshes[s].index_offset, offset);
-            assert_true(mesh->submeshes[s].index_count > 0);
-            assert_int_equal(mesh->submeshes[s].index_count % 3, 0);
-            assert_true(mesh->submeshes[s].material < asset->material_count);
-            offset += mesh->submeshes[s].index_count;
-        }
-        assert_int_equal(offset, mesh->index_count);
-    }
-    for (uint32_t i = 0; i < asset->material_count; i++)
-        assert_non_null(asset->materials[i].name);
-    for (uint32_t i = 0; i < asset->node_count; i++) {
-        assert_true(asset->nodes[i].parent < (int32_t)i); /* parents first */
-        assert_true(asset->nodes[i].mesh < (int32_t)asset->mesh_count);
-    }
-}
-
-static void write_in(const char *dir, const char *relative, const void *data, size_t size) {
-    char *path = test_path_join(dir, relative);
-    for (char *slash = strchr(path + strlen(dir) + 1, '/'); slash; slash = strchr(slash + 1, '/')) {
-        *slash = '\0';
-        mkdir(path, 0755);
-        *slash = '/';
-    }
-    test_write_file(path, data, size);
-    free(path);
-}
-
 static void write_text(const char *dir, const char *relative, const char *text) {
-    write_in(dir, relative, text, strlen(text));
+    test_write_in(dir, relative, text, strlen(text));
 }
 
 static char *fresh_dir(const char *name) {
@@ -151,9 +58,9 @@ static char *fresh_dir(const char *name) {
     return test_make_temp_dir(label);
 }
 
-static const ir_mesh *only_mesh(const imported *r) {
+static const ir_mesh *only_mesh(const test_import *r) {
     if (r->asset.mesh_count != 1)
-        fail_msg("expected one mesh, got %u\n%s", r->asset.mesh_count, messages(r));
+        fail_msg("expected one mesh, got %u\n%s", r->asset.mesh_count, test_import_messages(r));
     return &r->asset.meshes[0];
 }
 
@@ -183,11 +90,11 @@ static void expect_bounds(const ir_mesh *mesh, float x0, float y0, float z0, flo
                      lo[2], hi[0], hi[1], hi[2], x0, y0, z0, x1, y1, z1);
 }
 
-static bool has_dependency(const imported *r, const char *path) {
+static bool has_dependency(const test_import *r, const char *path) {
     return strlist_contains(&r->dependencies, path);
 }
 
-static void expect_no_dependency_containing(const imported *r, const char *word) {
+static void expect_no_dependency_containing(const test_import *r, const char *word) {
     for (size_t i = 0; i < r->dependencies.count; i++)
         if (strstr(r->dependencies.items[i], word) != NULL)
             fail_msg("dependency '%s' recorded", r->dependencies.items[i]);
@@ -441,10 +348,10 @@ static void registry_sends_other_model_formats_to_assimp(void **state) {
 static void ascii_ply_cube(void **state) {
     (void)state;
     char *dir = fresh_dir("ply_ascii");
-    imported r;
+    test_import r;
     import_text(&r, dir, "models/cube.ply", CUBE_PLY_ASCII);
-    expect_ok(&r);
-    check_asset(&r.asset);
+    test_import_expect_ok(&r);
+    test_check_asset(&r.asset);
     const ir_mesh *mesh = only_mesh(&r);
     assert_int_equal(mesh->index_count, 3 * 12);
     assert_int_equal(mesh->vertex_count, 8);
@@ -464,7 +371,7 @@ static void ascii_ply_cube(void **state) {
     /* Non-PBR default material through the MTL conversion: not metallic. */
     assert_true(r.asset.materials[0].metallic == 0.0f);
     assert_int_equal(r.dependencies.count, 0);
-    imported_free(&r);
+    test_import_free(&r);
     free(dir);
 }
 
@@ -473,12 +380,12 @@ static void binary_ply_cube_matches_ascii(void **state) {
     char *dir = fresh_dir("ply_binary");
     uint8_t bytes[1024];
     size_t size = cube_ply_binary(bytes, sizeof bytes);
-    imported binary, ascii;
+    test_import binary, ascii;
     import_bytes(&binary, dir, "cube_binary.ply", bytes, size);
     import_text(&ascii, dir, "cube.ply", CUBE_PLY_ASCII);
-    expect_ok(&binary);
-    expect_ok(&ascii);
-    check_asset(&binary.asset);
+    test_import_expect_ok(&binary);
+    test_import_expect_ok(&ascii);
+    test_check_asset(&binary.asset);
     const ir_mesh *b = only_mesh(&binary), *a = only_mesh(&ascii);
     assert_int_equal(b->index_count, a->index_count);
     assert_int_equal(b->vertex_count, a->vertex_count);
@@ -492,8 +399,8 @@ static void binary_ply_cube_matches_ascii(void **state) {
         assert_true(b->colors[4 * v + 2] == 0.0f);
         assert_true(fabsf(b->colors[4 * v + 3] - 1.0f) < 1e-6f);
     }
-    imported_free(&binary);
-    imported_free(&ascii);
+    test_import_free(&binary);
+    test_import_free(&ascii);
     free(dir);
 }
 
@@ -501,17 +408,17 @@ static void ascii_stl_cube(void **state) {
     (void)state;
     char *dir = fresh_dir("stl");
     char *stl = cube_stl();
-    imported r;
+    test_import r;
     import_text(&r, dir, "part.stl", stl);
-    expect_ok(&r);
-    check_asset(&r.asset);
+    test_import_expect_ok(&r);
+    test_check_asset(&r.asset);
     const ir_mesh *mesh = only_mesh(&r);
     assert_int_equal(mesh->index_count, 3 * 12);
     assert_true(mesh->vertex_count >= 8 && mesh->vertex_count <= 36);
     expect_bounds(mesh, 0, 0, 0, 1, 1, 1);
     assert_int_equal(mesh->submesh_count, 1);
     assert_int_equal(r.asset.material_count, 1);
-    imported_free(&r);
+    test_import_free(&r);
     free(stl);
     free(dir);
 }
@@ -519,18 +426,18 @@ static void ascii_stl_cube(void **state) {
 static void off_pyramid_is_triangulated(void **state) {
     (void)state;
     char *dir = fresh_dir("off");
-    imported r;
+    test_import r;
     import_text(&r, dir, "pyramid.off",
                 "OFF\n# a square pyramid\n5 5 0\n"
                 "-1 0 -1\n1 0 -1\n1 0 1\n-1 0 1\n0 2 0\n"
                 "4 0 1 2 3\n3 0 4 1\n3 1 4 2\n3 2 4 3\n3 3 4 0\n");
-    expect_ok(&r);
-    check_asset(&r.asset);
+    test_import_expect_ok(&r);
+    test_check_asset(&r.asset);
     const ir_mesh *mesh = only_mesh(&r);
     assert_int_equal(mesh->index_count, 3 * 6); /* the quad is 2 triangles */
     assert_int_equal(mesh->vertex_count, 5);
     expect_bounds(mesh, -1, 0, -1, 1, 2, 1);
-    imported_free(&r);
+    test_import_free(&r);
     free(dir);
 }
 
@@ -539,11 +446,11 @@ static void dae_nodes_submeshes_materials_and_textures(void **state) {
     char *dir = fresh_dir("dae");
     write_text(dir, "models/tex/wood.png", "not really a png");
     char *dae = scene_dae();
-    imported r;
+    test_import r;
     import_text(&r, dir, "models/scene.dae", dae);
     free(dae);
-    expect_ok(&r);
-    check_asset(&r.asset);
+    test_import_expect_ok(&r);
+    test_check_asset(&r.asset);
 
     /* Nodes: root, parent, quad-node, quad-copy, tri-node; parents first. */
     assert_int_equal(r.asset.node_count, 5);
@@ -607,7 +514,7 @@ static void dae_nodes_submeshes_materials_and_textures(void **state) {
     expect_message(&r, "models/scene.dae: warning: texture '../../../../../../../../etc/passwd' "
                        "of material 'evil' cannot be used");
     expect_no_dependency_containing(&r, "passwd");
-    imported_free(&r);
+    test_import_free(&r);
     free(dir);
 }
 
@@ -626,9 +533,9 @@ static void absolute_texture_paths_fall_back_to_the_source_folder(void **state) 
     char *edited = malloc(size);
     assert_non_null(edited);
     snprintf(edited, size, "%.*s%s%s", (int)(at - dae), dae, to, at + strlen(from));
-    imported r;
+    test_import r;
     import_text(&r, dir, "models/scene.dae", edited);
-    expect_ok(&r);
+    test_import_expect_ok(&r);
     const ir_mesh *quad = &r.asset.meshes[0];
     const ir_material *wood = &r.asset.materials[quad->submeshes[1].material];
     assert_string_equal(wood->name, "wood");
@@ -636,7 +543,7 @@ static void absolute_texture_paths_fall_back_to_the_source_folder(void **state) 
     assert_string_equal(r.asset.images[wood->textures[IR_SLOT_BASE_COLOR].image].path,
                         "models/wood.png");
     assert_true(has_dependency(&r, "models/wood.png"));
-    imported_free(&r);
+    test_import_free(&r);
     free(edited);
     free(dae);
     free(dir);
@@ -645,10 +552,10 @@ static void absolute_texture_paths_fall_back_to_the_source_folder(void **state) 
 static void smd_skin_has_joints_and_weights(void **state) {
     (void)state;
     char *dir = fresh_dir("smd");
-    imported r;
+    test_import r;
     import_text(&r, dir, "skin.smd", SKIN_SMD);
-    expect_ok(&r);
-    check_asset(&r.asset);
+    test_import_expect_ok(&r);
+    test_check_asset(&r.asset);
     const ir_mesh *mesh = only_mesh(&r);
     assert_int_equal(mesh->index_count, 6);
     assert_non_null(mesh->joints);
@@ -690,7 +597,7 @@ static void smd_skin_has_joints_and_weights(void **state) {
     assert_true(found_shared);
     /* Its texture is not there: a warning, not an error. */
     expect_message(&r, "texture 'skin.bmp' of material");
-    imported_free(&r);
+    test_import_free(&r);
     free(dir);
 }
 
@@ -701,23 +608,23 @@ static void smd_skin_has_joints_and_weights(void **state) {
 static void unreadable_files_are_clear_errors(void **state) {
     (void)state;
     char *dir = fresh_dir("corrupt");
-    imported r;
+    test_import r;
     import_text(&r, dir, "models/bad.ply", "this is not a ply file\n");
     expect_error(&r, "models/bad.ply: error: assimp could not read this file: ");
-    imported_free(&r);
+    test_import_free(&r);
 
     /* Binary PLY cut short in the middle of the vertices. */
     uint8_t bytes[1024];
     size_t size = cube_ply_binary(bytes, sizeof bytes);
     import_bytes(&r, dir, "cut.ply", bytes, size - 80);
     expect_error(&r, "cut.ply: error: assimp could not read this file: ");
-    imported_free(&r);
+    test_import_free(&r);
 
     static const uint8_t noise[] = {0x4b, 0x61, 0x79, 0x64, 0x61, 0x72, 0x61, 0x00, 0xff, 0xfe,
                                     0x13, 0x37, 0x00, 0x00, 0x01, 0x02, 0x80, 0x81, 0x82, 0x83};
     import_bytes(&r, dir, "hero.fbx", noise, sizeof noise);
     expect_error(&r, "hero.fbx: error: assimp could not read this file: ");
-    imported_free(&r);
+    test_import_free(&r);
 
     /* A face using a vertex that does not exist fails validation. */
     import_text(&r, dir, "range.ply",
@@ -725,7 +632,7 @@ static void unreadable_files_are_clear_errors(void **state) {
                 "property float z\nelement face 1\nproperty list uchar int vertex_indices\n"
                 "end_header\n0 0 0\n1 0 0\n0 1 0\n3 0 1 7\n");
     expect_error(&r, "range.ply: error: assimp could not read this file: Validation failed");
-    imported_free(&r);
+    test_import_free(&r);
     free(dir);
 }
 
@@ -734,36 +641,36 @@ static void unreadable_files_are_clear_errors(void **state) {
 static void header_counts_beyond_the_file_are_refused(void **state) {
     (void)state;
     char *dir = fresh_dir("counts");
-    imported r;
+    test_import r;
     import_text(&r, dir, "huge.ply",
                 "ply\nformat binary_little_endian 1.0\nelement vertex 4000000000\n"
                 "property float x\nproperty float y\nproperty float z\nend_header\n");
     expect_error(&r, "huge.ply: error: assimp could not read this file: its PLY header");
-    imported_free(&r);
+    test_import_free(&r);
     import_text(&r, dir, "huge.off", "OFF\n3 4000000000 0\n0 0 0\n1 0 0\n0 1 0\n3 0 1 2\n");
     expect_error(&r, "huge.off: error: assimp could not read this file: its OFF header");
-    imported_free(&r);
+    test_import_free(&r);
     /* Only the counts are checked, not the coordinates after them. */
     import_text(&r, dir, "big.off", "OFF\n3 1 0\n5000 0 0\n1 0 0\n0 1 0\n3 0 1 2\n");
-    expect_ok(&r);
+    test_import_expect_ok(&r);
     expect_bounds(only_mesh(&r), 0, 0, 0, 5000, 1, 0);
-    imported_free(&r);
+    test_import_free(&r);
     free(dir);
 }
 
 static void files_without_triangles_cook_to_nothing(void **state) {
     (void)state;
     char *dir = fresh_dir("empty");
-    imported r;
+    test_import r;
     /* A point cloud. */
     import_text(&r, dir, "points.ply",
                 "ply\nformat ascii 1.0\nelement vertex 3\nproperty float x\nproperty float y\n"
                 "property float z\nend_header\n0 0 0\n1 0 0\n0 1 0\n");
-    expect_ok(&r);
+    test_import_expect_ok(&r);
     assert_int_equal(r.asset.mesh_count, 0);
     assert_int_equal(r.diag.warnings, 1);
     expect_message(&r, "points.ply: warning: no triangles");
-    imported_free(&r);
+    test_import_free(&r);
 
     /* A scene with a node and nothing in it. */
     import_text(&r, dir, "empty.dae",
@@ -774,10 +681,10 @@ static void files_without_triangles_cook_to_nothing(void **state) {
                 "</visual_scene></library_visual_scenes>\n"
                 " <scene><instance_visual_scene url=\"#s\"/></scene>\n"
                 "</COLLADA>\n");
-    expect_ok(&r);
+    test_import_expect_ok(&r);
     assert_int_equal(r.asset.mesh_count, 0);
     expect_message(&r, "empty.dae: warning: no triangles");
-    imported_free(&r);
+    test_import_free(&r);
     free(dir);
 }
 
@@ -806,10 +713,10 @@ static void assimp_reads_only_inside_the_input_root(void **state) {
              "usemtl evil\nf 1 2 3\n"
              "usemtl good\nf 2 4 3\n",
              outside);
-    imported r;
+    test_import r;
     import_text(&r, root, "m/model.obj", obj);
-    expect_ok(&r);
-    check_asset(&r.asset);
+    test_import_expect_ok(&r);
+    test_check_asset(&r.asset);
     assert_true(has_dependency(&r, "m/good.mtl"));
     expect_no_dependency_containing(&r, "outside");
     expect_no_dependency_containing(&r, "link");
@@ -822,7 +729,7 @@ static void assimp_reads_only_inside_the_input_root(void **state) {
             assert_int_equal(material->textures[IR_SLOT_BASE_COLOR].image, -1); /* climbs out */
         }
     }
-    imported_free(&r);
+    test_import_free(&r);
 
     /* When the import fails, the refused names are listed as notes. */
     import_text(&r, root, "m/broken.obj", "mtllib ../../outside.mtl\nv 0 0 0\nv 1 0 0\nf 1 2 9\n");
@@ -831,7 +738,7 @@ static void assimp_reads_only_inside_the_input_root(void **state) {
     expect_message(&r, "m/broken.obj: note: assimp asked for ");
     expect_message(&r, "leaves the input folder");
     expect_no_dependency_containing(&r, "outside");
-    imported_free(&r);
+    test_import_free(&r);
     free(link);
     free(outside);
     free(root);
@@ -850,17 +757,17 @@ typedef struct thread_job {
 static void *import_many(void *arg) {
     thread_job *job = arg;
     for (int i = 0; i < 12; i++) {
-        imported r;
+        test_import r;
         import_text(&r, job->dir, "cube.ply", CUBE_PLY_ASCII);
         if (!r.ok || r.asset.mesh_count != 1 || r.asset.meshes[0].index_count != 36)
             job->failures++;
-        imported_free(&r);
+        test_import_free(&r);
         import_text(&r, job->dir, "bad.ply", "ply\nformat nonsense 9\nend_header\n");
         /* The error text must be this import's own, not another thread's. */
-        if (r.ok ||
-            strstr(messages(&r), "bad.ply: error: assimp could not read this file: ") == NULL)
+        if (r.ok || strstr(test_import_messages(&r),
+                           "bad.ply: error: assimp could not read this file: ") == NULL)
             job->failures++;
-        imported_free(&r);
+        test_import_free(&r);
     }
     return NULL;
 }
@@ -893,24 +800,15 @@ static void corpus_ply_rows_cook(void **state) {
     if (test_skip_without_corpus("corpus_ply_rows_cook"))
         skip();
     const char *corpus = test_corpus_dir();
-    char *index_path = test_path_join(corpus, "index.tsv");
-    size_t size;
-    char *index = (char *)test_read_file(index_path, &size);
+    test_corpus_row *index;
+    size_t index_rows;
+    char *index_text = test_corpus_index(&index, &index_rows);
     char *output = fresh_dir("corpus_out");
     int rows = 0, failures = 0;
-    for (char *line = index, *next; line != NULL && *line != '\0'; line = next) {
-        next = strchr(line, '\n');
-        if (next != NULL)
-            *next++ = '\0';
-        char *fields[5] = {0};
-        char *cursor = line;
-        for (int f = 0; f < 5 && cursor != NULL; f++) {
-            fields[f] = cursor;
-            cursor = strchr(cursor, '\t');
-            if (cursor != NULL)
-                *cursor++ = '\0';
-        }
-        if (fields[3] == NULL || strcmp(fields[1], "ply") != 0)
+    for (size_t row = 0; row < index_rows; row++) {
+        const char *fields[4] = {index[row].path, index[row].format, index[row].category,
+                                 index[row].expect};
+        if (strcmp(fields[1], "ply") != 0)
             continue;
         rows++;
         cook_settings settings;
@@ -938,7 +836,7 @@ static void corpus_ply_rows_cook(void **state) {
     }
     free(output);
     free(index);
-    free(index_path);
+    free(index_text);
     assert_true(rows >= 4);
     assert_int_equal(failures, 0);
 }
@@ -948,30 +846,30 @@ static void corpus_ply_models_have_the_expected_counts(void **state) {
     if (test_skip_without_corpus("corpus_ply_models_have_the_expected_counts"))
         skip();
     const char *corpus = test_corpus_dir();
-    imported r;
+    test_import r;
     /* cube.ply and cube_binary.ply: 6 quads on 8 corners of the unit cube. */
     static const char *const cubes[] = {"ply/assimp/cube.ply", "ply/assimp/cube_binary.ply"};
     for (int i = 0; i < 2; i++) {
         import_file(&r, corpus, cubes[i]);
-        expect_ok(&r);
-        check_asset(&r.asset);
+        test_import_expect_ok(&r);
+        test_check_asset(&r.asset);
         const ir_mesh *mesh = only_mesh(&r);
         assert_int_equal(mesh->index_count, 3 * 12);
         expect_bounds(mesh, 0, 0, 0, 1, 1, 1);
-        imported_free(&r);
+        test_import_free(&r);
     }
     /* cube_uv.ply carries texture coordinates. */
     import_file(&r, corpus, "ply/assimp/cube_uv.ply");
-    expect_ok(&r);
-    check_asset(&r.asset);
+    test_import_expect_ok(&r);
+    test_check_asset(&r.asset);
     assert_non_null(only_mesh(&r)->texcoords[0]);
-    imported_free(&r);
+    test_import_free(&r);
     /* float-color.ply: float vertex colours. */
     import_file(&r, corpus, "ply/assimp/float-color.ply");
-    expect_ok(&r);
-    check_asset(&r.asset);
+    test_import_expect_ok(&r);
+    test_check_asset(&r.asset);
     assert_non_null(only_mesh(&r)->colors);
-    imported_free(&r);
+    test_import_free(&r);
 }
 
 int main(void) {

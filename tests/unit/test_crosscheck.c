@@ -23,6 +23,7 @@
 #include <assimp/postprocess.h>
 #include <assimp/scene.h>
 
+#include "test_import.h"
 #include "test_support.h"
 
 #include "cook/cook.h"
@@ -300,24 +301,15 @@ static void kiln_and_assimp_agree_on_the_corpus(void **state) {
     if (test_skip_without_corpus("kiln_and_assimp_agree_on_the_corpus"))
         skip();
     const char *corpus = test_corpus_dir();
-    char *index_path = test_path_join(corpus, "index.tsv");
-    size_t size;
-    char *index = (char *)test_read_file(index_path, &size);
+    test_corpus_row *index;
+    size_t index_rows;
+    char *index_text = test_corpus_index(&index, &index_rows);
     int rows = 0, failures = 0, excepted = 0;
     bool seen[EXCEPTION_COUNT] = {false};
-    for (char *line = index, *next; line != NULL && *line != '\0'; line = next) {
-        next = strchr(line, '\n');
-        if (next != NULL)
-            *next++ = '\0';
-        char *fields[5] = {0};
-        char *cursor = line;
-        for (int f = 0; f < 5 && cursor != NULL; f++) {
-            fields[f] = cursor;
-            cursor = strchr(cursor, '\t');
-            if (cursor != NULL)
-                *cursor++ = '\0';
-        }
-        if (fields[3] == NULL || strcmp(fields[3], "ok") != 0)
+    for (size_t row = 0; row < index_rows; row++) {
+        const char *fields[4] = {index[row].path, index[row].format, index[row].category,
+                                 index[row].expect};
+        if (strcmp(fields[3], "ok") != 0)
             continue;
         const crosscheck_format *format = NULL;
         for (size_t i = 0; i < sizeof formats / sizeof formats[0]; i++)
@@ -360,7 +352,7 @@ static void kiln_and_assimp_agree_on_the_corpus(void **state) {
         }
     }
     free(index);
-    free(index_path);
+    free(index_text);
     assert_true(rows >= 20);
     assert_int_equal(failures, 0);
 }

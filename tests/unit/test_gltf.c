@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "test_import.h"
 #include "test_support.h"
 
 #include "cook/cook.h"
@@ -18,67 +19,23 @@
  * Helpers
  * ------------------------------------------------------------------------- */
 
-typedef struct imported {
-    cook_settings settings;
-    cook_diag diag;
-    ir_asset asset;
-    strlist dependencies;
-    bool ok;
-} imported;
-
-static void import_bytes(imported *r, const char *root, const char *source_path, const void *bytes,
-                         size_t size) {
-    memset(r, 0, sizeof *r);
-    cook_settings_default(&r->settings);
-    uint8_t *copy = malloc(size + 1); /* the contract: NUL-terminated */
-    assert_non_null(copy);
-    if (size > 0)
-        memcpy(copy, bytes, size);
-    copy[size] = '\0';
-    cook_context ctx = {
-        .input_root = root,
-        .source_path = source_path,
-        .ref = "test",
-        .source = copy,
-        .source_size = size,
-        .settings = &r->settings,
-        .diag = &r->diag,
-    };
-    r->ok = import_gltf(&ctx, &r->asset);
-    r->dependencies = ctx.dependencies;
-    free(copy);
+/* The importer under test, called as the pipeline calls it. */
+static void import_bytes(test_import *r, const char *root, const char *source_path,
+                         const void *bytes, size_t size) {
+    test_import_bytes(r, import_gltf, root, source_path, bytes, size);
 }
 
-static void import_file(imported *r, const char *root, const char *source_path) {
-    char *path = test_path_join(root, source_path);
-    size_t size;
-    uint8_t *bytes = test_read_file(path, &size);
-    import_bytes(r, root, source_path, bytes, size);
-    free(bytes);
-    free(path);
-}
-
-static void imported_free(imported *r) {
-    ir_asset_free(&r->asset);
-    diag_free(&r->diag);
-    strlist_free(&r->dependencies);
-}
-
-static const char *messages(const imported *r) {
-    return r->diag.text.data ? (const char *)r->diag.text.data : "";
-}
-
-static void expect_ok(const imported *r) {
-    if (!r->ok || r->diag.errors != 0)
-        fail_msg("import failed:\n%s", messages(r));
+static void import_file(test_import *r, const char *root, const char *source_path) {
+    test_import_file(r, import_gltf, root, source_path);
 }
 
 /* The import failed and some error line holds every one of the words. */
-static void expect_error(const imported *r, const char *words) {
+static void expect_error(const test_import *r, const char *words) {
     if (r->ok)
-        fail_msg("import succeeded, expected an error with \"%s\"\n%s", words, messages(r));
+        fail_msg("import succeeded, expected an error with \"%s\"\n%s", words,
+                 test_import_messages(r));
     assert_true(r->diag.errors > 0);
-    const char *text = messages(r);
+    const char *text = test_import_messages(r);
     for (const char *line = text; *line != '\0';) {
         const char *end = strchr(line, '\n');
         size_t length = end ? (size_t)(end - line) : strlen(line);
@@ -94,59 +51,10 @@ static void expect_error(const imported *r, const char *words) {
     fail_msg("no error line holds \"%s\":\n%s", words, text);
 }
 
-/* The IR invariants of ir.h, for any successful import. */
-static void check_asset(const ir_asset *asset) {
-    for (uint32_t m = 0; m < asset->mesh_count; m++) {
-        const ir_mesh *mesh = &asset->meshes[m];
-        assert_true(mesh->vertex_count > 0);
-        assert_non_null(mesh->positions);
-        assert_int_equal(mesh->index_count % 3, 0);
-        for (uint32_t i = 0; i < mesh->index_count; i++)
-            assert_true(mesh->indices[i] < mesh->vertex_count);
-        for (size_t i = 0; i < 3 * (size_t)mesh->vertex_count; i++)
-            assert_true(isfinite(mesh->positions[i]));
-        for (size_t v = 0; mesh->normals != NULL && v < mesh->vertex_count; v++) {
-            const float *n = mesh->normals + 3 * v;
-            assert_true(fabs(sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]) - 1.0) < 1e-4);
-        }
-        for (size_t v = 0; mesh->weights != NULL && v < mesh->vertex_count; v++) {
-            const float *w = mesh->weights + 4 * v;
-            assert_true(fabs(w[0] + w[1] + w[2] + w[3] - 1.0) < 1e-4);
-        }
-        assert_true((mesh->joints == NULL) == (mesh->weights == NULL));
-        uint32_t offset = 0;
-        for (uint32_t s = 0; s < mesh->submesh_count; s++) {
-            assert_int_equal(mesh->submeshes[s].index_offset, offset);
-            assert_true(mesh->submeshes[s].index_count > 0);
-            assert_int_equal(mesh->submeshes[s].index_count % 3, 0);
-            assert_true(mesh->submeshes[s].material < asset->material_count);
-            offset += mesh->submeshes[s].index_count;
-        }
-        assert_int_equal(offset, mesh->index_count);
-    }
-    for (uint32_t i = 0; i < asset->material_count; i++)
-        assert_non_null(asset->materials[i].name);
-    for (uint32_t i = 0; i < asset->node_count; i++) {
-        assert_true(asset->nodes[i].parent < (int32_t)i);
-        assert_true(asset->nodes[i].mesh < (int32_t)asset->mesh_count);
-    }
-}
-
 static char *fresh_dir(const char *name) {
     char label[96];
     snprintf(label, sizeof label, "gltf_%s", name);
     return test_make_temp_dir(label);
-}
-
-static void write_in(const char *dir, const char *relative, const void *data, size_t size) {
-    char *path = test_path_join(dir, relative);
-    for (char *slash = strchr(path + strlen(dir) + 1, '/'); slash; slash = strchr(slash + 1, '/')) {
-        *slash = '\0';
-        mkdir(path, 0755);
-        *slash = '/';
-    }
-    test_write_file(path, data, size);
-    free(path);
 }
 
 /* JSON is written with single quotes in this file: they become double quotes. */
@@ -169,8 +77,8 @@ static char *json_text(const char *fmt, ...) {
 }
 
 /* Writes `json` as <dir>/model.gltf and imports it. */
-static void import_json(imported *r, const char *dir, const char *json) {
-    write_in(dir, "model.gltf", json, strlen(json));
+static void import_json(test_import *r, const char *dir, const char *json) {
+    test_write_in(dir, "model.gltf", json, strlen(json));
     import_bytes(r, dir, "model.gltf", json, strlen(json));
 }
 
@@ -375,10 +283,10 @@ static void gltf_decodes_every_component_type(void **state) {
     assert_int_equal(a_uv16, 10);
     assert_int_equal(a_uv8, 11);
     char *json = builder_json(&b, rest, false);
-    imported r;
+    test_import r;
     import_json(&r, dir, json);
-    expect_ok(&r);
-    check_asset(&r.asset);
+    test_import_expect_ok(&r);
+    test_check_asset(&r.asset);
     assert_int_equal(r.asset.mesh_count, 7);
     const float e_s8n[9] = {-1, -1, 0, 1, 64 / 127.0f, 1 / 127.0f, 0, 0, 0};
     const float e_u8n[9] = {0, 1, 0.2f, 1, 0, 0, 0, 0, 1};
@@ -412,7 +320,7 @@ static void gltf_decodes_every_component_type(void **state) {
     /* No material anywhere: one default material, used by every submesh. */
     assert_int_equal(r.asset.material_count, 1);
     assert_string_equal(r.asset.materials[0].name, "default");
-    imported_free(&r);
+    test_import_free(&r);
     free(json);
 
     /* The same file without KHR_mesh_quantization: integer positions are refused. */
@@ -423,7 +331,7 @@ static void gltf_decodes_every_component_type(void **state) {
     import_json(&r, dir, plain);
     expect_error(&r, "meshes[0].primitives[0].attributes.POSITION: accessor 0 is VEC3 "
                      "normalized BYTE; it must be VEC3 FLOAT");
-    imported_free(&r);
+    test_import_free(&r);
     free(plain);
     builder_free(&b);
     free(dir);
@@ -455,10 +363,10 @@ static void gltf_reads_interleaved_strides(void **state) {
                               "'meshes':[{'primitives':[{'attributes':{'POSITION':0,'NORMAL':1,"
                               "'TEXCOORD_0':2}}]}]",
                               false);
-    imported r;
+    test_import r;
     import_json(&r, dir, json);
-    expect_ok(&r);
-    check_asset(&r.asset);
+    test_import_expect_ok(&r);
+    test_check_asset(&r.asset);
     const ir_mesh *mesh = &r.asset.meshes[0];
     expect_floats(mesh->positions, TRIANGLE, 9, 0);
     const float normals[9] = {0, 0, 1, 0, 0, 1, 0, 0, 1}; /* normalised from (0, 0, 2) */
@@ -467,7 +375,7 @@ static void gltf_reads_interleaved_strides(void **state) {
     expect_floats(mesh->texcoords[0], uv, 6, 0);
     const uint32_t expected[3] = {0, 1, 2}; /* non-indexed */
     expect_indices(mesh, expected, 3);
-    imported_free(&r);
+    test_import_free(&r);
     free(json);
 
     /* A stride smaller than the element, and one that is not a multiple of 4. */
@@ -482,13 +390,13 @@ static void gltf_reads_interleaved_strides(void **state) {
     import_json(&r, dir, small);
     expect_error(&r, "accessors[0]: bufferViews[0].byteStride 8 is smaller than the element "
                      "size 12");
-    imported_free(&r);
+    test_import_free(&r);
     char *p = strstr(small, "\"byteStride\":8");
     assert_non_null(p);
     p[strlen("\"byteStride\":")] = '6';
     import_json(&r, dir, small);
     expect_error(&r, "bufferViews[0].byteStride: 6 is not a multiple of 4");
-    imported_free(&r);
+    test_import_free(&r);
     free(small);
     builder_free(&b);
     free(dir);
@@ -518,15 +426,15 @@ static void gltf_applies_sparse_accessors(void **state) {
                      "'meshes':[{'primitives':[{'attributes':{'POSITION':0},'indices':2}]},"
                      "{'primitives':[{'attributes':{'POSITION':1},'indices':2}]}]",
                      false);
-    imported r;
+    test_import r;
     import_json(&r, dir, json);
-    expect_ok(&r);
-    check_asset(&r.asset);
+    test_import_expect_ok(&r);
+    test_check_asset(&r.asset);
     const float with_base[12] = {0, 0, 0, 5, 0, 0, 0, 1, 0, 7, 7, 0};
     const float with_zeros[12] = {0, 0, 0, 5, 0, 0, 0, 0, 0, 7, 7, 0};
     expect_floats(r.asset.meshes[0].positions, with_base, 12, 0);
     expect_floats(r.asset.meshes[1].positions, with_zeros, 12, 0);
-    imported_free(&r);
+    test_import_free(&r);
     free(json);
     builder_free(&b);
 
@@ -545,7 +453,7 @@ static void gltf_applies_sparse_accessors(void **state) {
                         false);
     import_json(&r, dir, json);
     expect_error(&r, "accessors[0].sparse.indices: index 1 (element 1) does not increase");
-    imported_free(&r);
+    test_import_free(&r);
     free(json);
     builder_free(&c);
     free(dir);
@@ -554,7 +462,7 @@ static void gltf_applies_sparse_accessors(void **state) {
 static void gltf_reports_accessor_ranges_with_json_paths(void **state) {
     (void)state;
     char *dir = fresh_dir("ranges");
-    imported r;
+    test_import r;
     /* 10 VEC3 floats need 120 bytes from offset 64: the view has 100. (The data
      * URI is 268 base64 '0' characters: 201 bytes.) */
     char *json = json_text(
@@ -568,7 +476,7 @@ static void gltf_reports_accessor_ranges_with_json_paths(void **state) {
     import_json(&r, dir, json);
     expect_error(&r, "accessors[3]: byteOffset 64 + (count 10 - 1) * stride 12 + element size 12 "
                      "exceeds bufferViews[1].byteLength 100");
-    imported_free(&r);
+    test_import_free(&r);
     free(json);
 
     /* A view beyond its buffer. */
@@ -577,7 +485,7 @@ static void gltf_reports_accessor_ranges_with_json_paths(void **state) {
                      "'byteOffset':2,'byteLength':4}]}");
     import_json(&r, dir, json);
     expect_error(&r, "bufferViews[0]: byteOffset 2 + byteLength 4 exceeds buffers[0].byteLength 4");
-    imported_free(&r);
+    test_import_free(&r);
     free(json);
 
     /* A reference to an accessor that does not exist. */
@@ -590,7 +498,7 @@ static void gltf_reports_accessor_ranges_with_json_paths(void **state) {
     import_json(&r, dir, json);
     expect_error(&r, "model.gltf: error: meshes[0].primitives[1].indices: accessor 7 does not "
                      "exist");
-    imported_free(&r);
+    test_import_free(&r);
     free(json);
 
     /* Indices beyond the vertices. */
@@ -601,7 +509,7 @@ static void gltf_reports_accessor_ranges_with_json_paths(void **state) {
     import_json(&r, dir, json);
     expect_error(&r, "meshes[0].primitives[0].indices: index 3 (element 2) is out of range: the "
                      "primitive has 3 vertices");
-    imported_free(&r);
+    test_import_free(&r);
     free(json);
     builder_free(&b);
     free(dir);
@@ -636,10 +544,10 @@ static void gltf_converts_strips_and_fans(void **state) {
                      "{'attributes':{'POSITION':0},'mode':0}]},"
                      "{'primitives':[{'attributes':{'POSITION':0},'indices':4,'mode':5}]}]",
                      false);
-    imported r;
+    test_import r;
     import_json(&r, dir, json);
-    expect_ok(&r);
-    check_asset(&r.asset);
+    test_import_expect_ok(&r);
+    test_check_asset(&r.asset);
     assert_int_equal(r.asset.mesh_count, 5); /* the lines/points mesh has no triangles */
     /* strip triangle i = {v[i], v[i + 1 + i % 2], v[i + 2 - i % 2]} */
     const uint32_t strip[9] = {0, 1, 2, 1, 3, 2, 2, 3, 4};
@@ -663,12 +571,14 @@ static void gltf_converts_strips_and_fans(void **state) {
             assert_true(z > 0);
         }
     }
-    assert_non_null(strstr(messages(&r), "meshes[5].primitives[0]: LINES primitives are not "
-                                         "cooked; skipped"));
-    assert_non_null(strstr(messages(&r), "meshes[5].primitives[1]: POINTS primitives"));
-    assert_non_null(strstr(messages(&r), "meshes[6].primitives[0]: no triangles; skipped"));
+    assert_non_null(strstr(test_import_messages(&r),
+                           "meshes[5].primitives[0]: LINES primitives are not "
+                           "cooked; skipped"));
+    assert_non_null(strstr(test_import_messages(&r), "meshes[5].primitives[1]: POINTS primitives"));
+    assert_non_null(
+        strstr(test_import_messages(&r), "meshes[6].primitives[0]: no triangles; skipped"));
     /* node-less file: meshes still come out; the mesh without triangles is dropped */
-    imported_free(&r);
+    test_import_free(&r);
     free(json);
 
     /* TRIANGLES with a count that is not a multiple of 3 */
@@ -676,7 +586,7 @@ static void gltf_converts_strips_and_fans(void **state) {
                         false);
     import_json(&r, dir, json);
     expect_error(&r, "meshes[0].primitives[0]: 5 indices is not a whole number of triangles");
-    imported_free(&r);
+    test_import_free(&r);
     free(json);
     builder_free(&b);
     free(dir);
@@ -707,10 +617,10 @@ static void gltf_merges_primitives_into_submeshes(void **state) {
                      "{'attributes':{'POSITION':2,'TEXCOORD_0':3,'COLOR_0':4},'indices':6},"
                      "{'attributes':{'NORMAL':1,'POSITION':0},'indices':7,'material':0}]}]",
                      false);
-    imported r;
+    test_import r;
     import_json(&r, dir, json);
-    expect_ok(&r);
-    check_asset(&r.asset);
+    test_import_expect_ok(&r);
+    test_check_asset(&r.asset);
     assert_int_equal(r.asset.mesh_count, 1);
     const ir_mesh *mesh = &r.asset.meshes[0];
     assert_string_equal(mesh->name, "multi");
@@ -739,7 +649,7 @@ static void gltf_merges_primitives_into_submeshes(void **state) {
     const float expected_positions[21] = {0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0,
                                           1, 1, 0, 1, 1, 1, 1, 0, 1, 1};
     expect_floats(mesh->positions, expected_positions, 21, 0);
-    imported_free(&r);
+    test_import_free(&r);
     free(json);
     builder_free(&b);
     free(dir);
@@ -763,10 +673,10 @@ static void gltf_reads_skins_tangents_and_missing_positions(void **state) {
                               "'TANGENT':2,'JOINTS_0':3,'WEIGHTS_0':4}},"
                               "{'attributes':{'NORMAL':1}}]}]",
                               false);
-    imported r;
+    test_import r;
     import_json(&r, dir, json);
-    expect_ok(&r);
-    check_asset(&r.asset);
+    test_import_expect_ok(&r);
+    test_check_asset(&r.asset);
     const ir_mesh *mesh = &r.asset.meshes[0];
     const float expected_tangents[12] = {1, 0, 0, -1, 0, 1, 0, 1, 1, 0, 0, 1};
     expect_floats(mesh->tangents, expected_tangents, 12, 0);
@@ -775,9 +685,9 @@ static void gltf_reads_skins_tangents_and_missing_positions(void **state) {
     assert_int_equal(mesh->joints[5], 5);
     const float expected_weights[12] = {1, 0, 0, 0, 0.5f, 0.5f, 0, 0, 1, 0, 0, 0};
     expect_floats(mesh->weights, expected_weights, 12, 1e-6f);
-    assert_non_null(
-        strstr(messages(&r), "meshes[0].primitives[1]: no POSITION attribute; skipped"));
-    imported_free(&r);
+    assert_non_null(strstr(test_import_messages(&r),
+                           "meshes[0].primitives[1]: no POSITION attribute; skipped"));
+    test_import_free(&r);
     free(json);
 
     /* A tangent whose w is not a sign. */
@@ -794,7 +704,7 @@ static void gltf_reads_skins_tangents_and_missing_positions(void **state) {
                         false);
     import_json(&r, dir, json);
     expect_error(&r, "meshes[0].primitives[0].attributes.TANGENT: element 1 has w = 0");
-    imported_free(&r);
+    test_import_free(&r);
     free(json);
     builder_free(&c);
     builder_free(&b);
@@ -811,30 +721,30 @@ static void gltf_reads_external_buffers_and_data_uris(void **state) {
     builder b = {0};
     add_data(&b, TRIANGLE, sizeof TRIANGLE, FLOAT, 3, "VEC3", false, 0, 34962);
     /* on disk "tri angle.bin", in the URI percent-encoded */
-    write_in(dir, "models/bin/tri angle.bin", b.bin.data, b.bin.size);
+    test_write_in(dir, "models/bin/tri angle.bin", b.bin.data, b.bin.size);
     char *json = json_text("{'asset':{'version':'2.0'},'buffers':[{'byteLength':36,'uri':"
                            "'bin/tri%%20angle.bin'}],'bufferViews':[%s],'accessors':[%s],"
                            "'meshes':[{'primitives':[{'attributes':{'POSITION':0}}]}]}",
                            text_of(&b.views), text_of(&b.accessors));
-    write_in(dir, "models/model.gltf", json, strlen(json));
-    imported r;
+    test_write_in(dir, "models/model.gltf", json, strlen(json));
+    test_import r;
     import_file(&r, dir, "models/model.gltf");
-    expect_ok(&r);
-    check_asset(&r.asset);
+    test_import_expect_ok(&r);
+    test_check_asset(&r.asset);
     expect_floats(r.asset.meshes[0].positions, TRIANGLE, 9, 0);
     assert_int_equal(r.dependencies.count, 1);
     assert_string_equal(r.dependencies.items[0], "models/bin/tri angle.bin");
-    imported_free(&r);
+    test_import_free(&r);
     free(json);
 
     /* The same data as a data: URI (with the base64 of the builder). */
     char *embedded =
         builder_json(&b, "'meshes':[{'primitives':[{'attributes':{'POSITION':0}}]}]", false);
     import_json(&r, dir, embedded);
-    expect_ok(&r);
+    test_import_expect_ok(&r);
     expect_floats(r.asset.meshes[0].positions, TRIANGLE, 9, 0);
     assert_int_equal(r.dependencies.count, 0);
-    imported_free(&r);
+    test_import_free(&r);
     free(embedded);
 
     /* A missing .bin, and one shorter than byteLength. */
@@ -842,27 +752,27 @@ static void gltf_reads_external_buffers_and_data_uris(void **state) {
                      "'missing.bin'}]}");
     import_json(&r, dir, json);
     expect_error(&r, "buffers[0].uri: cannot read buffer 'missing.bin'");
-    imported_free(&r);
+    test_import_free(&r);
     free(json);
-    write_in(dir, "short.bin", "abcd", 4);
+    test_write_in(dir, "short.bin", "abcd", 4);
     json = json_text("{'asset':{'version':'2.0'},'buffers':[{'byteLength':36,'uri':"
                      "'short.bin'}]}");
     import_json(&r, dir, json);
     expect_error(&r, "buffers[0]: the data holds 4 bytes, fewer than byteLength 36");
-    imported_free(&r);
+    test_import_free(&r);
     free(json);
     /* Malformed data URIs. */
     json = json_text("{'asset':{'version':'2.0'},'buffers':[{'byteLength':3,'uri':"
                      "'data:application/octet-stream;base64,QUJ*'}]}");
     import_json(&r, dir, json);
     expect_error(&r, "buffers[0].uri: malformed base64 data");
-    imported_free(&r);
+    test_import_free(&r);
     free(json);
     json = json_text("{'asset':{'version':'2.0'},'buffers':[{'byteLength':3,'uri':"
                      "'data:text/plain,abc'}]}");
     import_json(&r, dir, json);
     expect_error(&r, "buffers[0].uri: only base64 data URIs are supported");
-    imported_free(&r);
+    test_import_free(&r);
     free(json);
     builder_free(&b);
     free(dir);
@@ -890,20 +800,20 @@ static void gltf_refuses_uris_outside_the_input_folder(void **state) {
         char *json = json_text("{'asset':{'version':'2.0'},'buffers':[{'byteLength':4,'uri':"
                                "'%s'}]}",
                                cases[i].uri);
-        imported r;
-        write_in(dir, "sub/model.gltf", json, strlen(json));
+        test_import r;
+        test_write_in(dir, "sub/model.gltf", json, strlen(json));
         import_bytes(&r, dir, "sub/model.gltf", json, strlen(json));
         expect_error(&r, cases[i].error);
         assert_int_equal(r.dependencies.count, 0); /* nothing was opened */
-        imported_free(&r);
+        test_import_free(&r);
         free(json);
     }
     /* Images too. */
     char *json = json_text("{'asset':{'version':'2.0'},'images':[{'uri':'../../x.png'}]}");
-    imported r;
+    test_import r;
     import_json(&r, dir, json);
     expect_error(&r, "images[0].uri: URI '../../x.png' leaves the input folder");
-    imported_free(&r);
+    test_import_free(&r);
     free(json);
     free(dir);
 }
@@ -922,15 +832,15 @@ static void gltf_reads_glb(void **state) {
                      true);
     size_t size;
     uint8_t *glb = make_glb(json, b.bin.data, b.bin.size, &size);
-    write_in(dir, "model.glb", glb, size);
-    imported r;
+    test_write_in(dir, "model.glb", glb, size);
+    test_import r;
     import_bytes(&r, dir, "model.glb", glb, size);
-    expect_ok(&r);
-    check_asset(&r.asset);
+    test_import_expect_ok(&r);
+    test_check_asset(&r.asset);
     expect_floats(r.asset.meshes[0].positions, TRIANGLE, 9, 0);
     assert_int_equal(r.asset.node_count, 1);
     assert_int_equal(r.asset.nodes[0].mesh, 0);
-    imported_free(&r);
+    test_import_free(&r);
 
     static const struct {
         size_t offset;
@@ -950,21 +860,21 @@ static void gltf_reads_glb(void **state) {
         put_u32(copy + corruptions[i].offset, corruptions[i].value);
         import_bytes(&r, dir, "model.glb", copy, size);
         expect_error(&r, corruptions[i].error);
-        imported_free(&r);
+        test_import_free(&r);
         free(copy);
     }
     import_bytes(&r, dir, "model.glb", glb, 10);
     expect_error(&r, "truncated GLB: 10 bytes");
-    imported_free(&r);
+    test_import_free(&r);
     import_bytes(&r, dir, "model.glb", "{\"asset\":{}}", 12);
     expect_error(&r, "not a GLB file");
-    imported_free(&r);
+    test_import_free(&r);
     /* A BOM at the start of the JSON chunk. */
     char *bom = json_text("\xef\xbb\xbf{'asset':{'version':'2.0'}}");
     uint8_t *bom_glb = make_glb(bom, NULL, 0, &size);
     import_bytes(&r, dir, "model.glb", bom_glb, size);
     expect_error(&r, "the GLB JSON chunk starts with a UTF-8 byte-order mark");
-    imported_free(&r);
+    test_import_free(&r);
     free(bom);
     free(bom_glb);
     /* A BIN chunk shorter than buffer 0. */
@@ -976,7 +886,7 @@ static void gltf_reads_glb(void **state) {
              "4 bytes",
              b.bin.size);
     expect_error(&r, expected);
-    imported_free(&r);
+    test_import_free(&r);
     free(small);
     free(glb);
     free(json);
@@ -1034,14 +944,14 @@ static void gltf_decodes_meshopt_compression(void **state) {
             "{'bufferView':2,'componentType':5123,'count':6,'type':'SCALAR'}],"
             "'meshes':[{'primitives':[{'attributes':{'POSITION':0,'NORMAL':1},'indices':2}]}]}",
             total, data, pos_size, nrm_offset, nrm_size, idx_offset, idx_size);
-        imported r;
+        test_import r;
         import_json(&r, dir, json);
         if (corrupt) {
             expect_error(&r, "bufferViews[0].extensions.EXT_meshopt_compression: the compressed "
                              "data is corrupt");
         } else {
-            expect_ok(&r);
-            check_asset(&r.asset);
+            test_import_expect_ok(&r);
+            test_check_asset(&r.asset);
             const ir_mesh *mesh = &r.asset.meshes[0];
             expect_floats(mesh->positions, positions, 12, 0);
             const uint32_t expected[6] = {0, 1, 2, 0, 2, 3};
@@ -1049,7 +959,7 @@ static void gltf_decodes_meshopt_compression(void **state) {
             for (int v = 0; v < 4; v++)
                 expect_floats(mesh->normals + 3 * v, normals + 4 * v, 3, 0.02f);
         }
-        imported_free(&r);
+        test_import_free(&r);
         free(json);
         free(data);
     }
@@ -1059,22 +969,22 @@ static void gltf_decodes_meshopt_compression(void **state) {
 static void gltf_reports_syntax_errors_with_the_line(void **state) {
     (void)state;
     char *dir = fresh_dir("syntax");
-    imported r;
+    test_import r;
     import_json(&r, dir, "{\n  \"asset\": {\"version\": \"2.0\"},\n  \"nodes\": [ {,} ]\n}\n");
     expect_error(&r, "model.gltf:3: error: invalid JSON");
-    imported_free(&r);
+    test_import_free(&r);
     import_json(&r, dir, "\xef\xbb\xbf{\"asset\":{\"version\":\"2.0\"}}");
     expect_error(&r, "invalid JSON: the file starts with a UTF-8 byte-order mark");
-    imported_free(&r);
+    test_import_free(&r);
     import_json(&r, dir, "[1, 2]");
     expect_error(&r, "the top-level JSON value is an array");
-    imported_free(&r);
+    test_import_free(&r);
     import_json(&r, dir, "{\"asset\":{\"version\":\"2.0\"},\"scene\":0,\"scene\":1}");
     expect_error(&r, "duplicate");
-    imported_free(&r);
+    test_import_free(&r);
     import_json(&r, dir, "");
     expect_error(&r, "invalid JSON");
-    imported_free(&r);
+    test_import_free(&r);
     free(dir);
 }
 
@@ -1141,22 +1051,22 @@ static void gltf_rejects_wrong_types_with_their_path(void **state) {
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char *json = json_text("%s", cases[i].json);
-        imported r;
+        test_import r;
         import_json(&r, dir, json);
         expect_error(&r, cases[i].error);
-        imported_free(&r);
+        test_import_free(&r);
         free(json);
     }
     /* An unsupported extension that is only used is one warning. */
     char *json = json_text("{'asset':{'version':'2.0'},'extensionsUsed':['KHR_lights_punctual',"
                            "'KHR_texture_transform','EXT_foo']}");
-    imported r;
+    test_import r;
     import_json(&r, dir, json);
-    expect_ok(&r);
+    test_import_expect_ok(&r);
     assert_int_equal(r.diag.warnings, 1);
-    assert_non_null(strstr(messages(&r), "extensionsUsed: not supported, ignored: "
-                                         "KHR_lights_punctual, EXT_foo"));
-    imported_free(&r);
+    assert_non_null(strstr(test_import_messages(&r), "extensionsUsed: not supported, ignored: "
+                                                     "KHR_lights_punctual, EXT_foo"));
+    test_import_free(&r);
     free(json);
     free(dir);
 }
@@ -1168,8 +1078,8 @@ static void gltf_rejects_wrong_types_with_their_path(void **state) {
 static void gltf_maps_materials_and_textures(void **state) {
     (void)state;
     char *dir = fresh_dir("materials");
-    write_in(dir, "models/textures/albedo.png", "\x89PNG\r\n\x1a\n", 8);
-    write_in(dir, "models/textures/rough", "\xff\xd8\xff\xe0", 4); /* JPEG, no extension */
+    test_write_in(dir, "models/textures/albedo.png", "\x89PNG\r\n\x1a\n", 8);
+    test_write_in(dir, "models/textures/rough", "\xff\xd8\xff\xe0", 4); /* JPEG, no extension */
     char *json = json_text(
         "{'asset':{'version':'2.0'},"
         "'images':[{'uri':'textures/albedo.png'},{'uri':'data:image/png;base64,iVBORw0KGgo='},"
@@ -1188,11 +1098,11 @@ static void gltf_maps_materials_and_textures(void **state) {
         "'extensions':{'KHR_materials_emissive_strength':{'emissiveStrength':2}}},"
         "{}],"
         "'extensionsUsed':['KHR_texture_transform','KHR_materials_emissive_strength']}");
-    write_in(dir, "models/scene.gltf", json, strlen(json));
-    imported r;
+    test_write_in(dir, "models/scene.gltf", json, strlen(json));
+    test_import r;
     import_file(&r, dir, "models/scene.gltf");
-    expect_ok(&r);
-    check_asset(&r.asset);
+    test_import_expect_ok(&r);
+    test_check_asset(&r.asset);
     assert_int_equal(r.asset.material_count, 2);
     const ir_material *m = &r.asset.materials[0];
     assert_string_equal(m->name, "painted");
@@ -1223,8 +1133,9 @@ static void gltf_maps_materials_and_textures(void **state) {
                 m->textures[IR_SLOT_OCCLUSION].scale[0] == 1.0f &&
                 m->textures[IR_SLOT_OCCLUSION].rotation == 0.0f);
     assert_int_equal(m->textures[IR_SLOT_EMISSIVE].image, -1); /* missing: a warning */
-    assert_non_null(strstr(messages(&r), "material 'painted': texture image "
-                                         "'textures/missing.jpg' (images[3]) is missing"));
+    assert_non_null(strstr(test_import_messages(&r),
+                           "material 'painted': texture image "
+                           "'textures/missing.jpg' (images[3]) is missing"));
     assert_int_equal(r.diag.warnings, 1);
     /* the second material has glTF's defaults and a generated name */
     const ir_material *d = &r.asset.materials[1];
@@ -1232,7 +1143,7 @@ static void gltf_maps_materials_and_textures(void **state) {
     assert_true(d->metallic == 1.0f && d->roughness == 1.0f && d->base_color[3] == 1.0f);
     assert_int_equal(d->alpha_mode, IR_ALPHA_OPAQUE);
     assert_true(strlist_contains(&r.dependencies, "models/textures/albedo.png"));
-    imported_free(&r);
+    test_import_free(&r);
     free(json);
 
     /* Images kiln cannot read are errors naming the image. */
@@ -1250,7 +1161,7 @@ static void gltf_maps_materials_and_textures(void **state) {
                          unsupported[i]);
         import_json(&r, dir, json);
         expect_error(&r, "images[1]: unsupported image format");
-        imported_free(&r);
+        test_import_free(&r);
         free(json);
     }
     /* A material reading TEXCOORD_1 on a primitive that has none. */
@@ -1264,7 +1175,7 @@ static void gltf_maps_materials_and_textures(void **state) {
     import_json(&r, dir, json);
     expect_error(&r, "meshes[0].primitives[0].material: materials[0] reads TEXCOORD_1, which the "
                      "primitive lacks");
-    imported_free(&r);
+    test_import_free(&r);
     free(json);
     builder_free(&b);
     free(dir);
@@ -1273,7 +1184,7 @@ static void gltf_maps_materials_and_textures(void **state) {
 static void gltf_uses_fallbacks_of_unsupported_extensions(void **state) {
     (void)state;
     char *dir = fresh_dir("fallbacks");
-    write_in(dir, "a.png", "\x89PNG\r\n\x1a\n", 8);
+    test_write_in(dir, "a.png", "\x89PNG\r\n\x1a\n", 8);
     /* KHR_texture_basisu next to a PNG source: the PNG is used, the KTX2 ignored. */
     char *json =
         json_text("{'asset':{'version':'2.0'},'extensionsUsed':['KHR_texture_basisu'],"
@@ -1282,16 +1193,17 @@ static void gltf_uses_fallbacks_of_unsupported_extensions(void **state) {
                   "{'extensions':{'KHR_texture_basisu':{'source':1}}}],"
                   "'materials':[{'pbrMetallicRoughness':{'baseColorTexture':{'index':0}},"
                   "'emissiveTexture':{'index':1}}]}");
-    imported r;
+    test_import r;
     import_json(&r, dir, json);
-    expect_ok(&r);
+    test_import_expect_ok(&r);
     assert_true(r.asset.materials[0].textures[IR_SLOT_BASE_COLOR].image >= 0);
     assert_string_equal(
         r.asset.images[r.asset.materials[0].textures[IR_SLOT_BASE_COLOR].image].path, "a.png");
     assert_int_equal(r.asset.materials[0].textures[IR_SLOT_EMISSIVE].image, -1);
-    assert_non_null(strstr(messages(&r), "textures[1]: only a KHR_texture_basisu image and no "
-                                         "PNG/JPEG fallback"));
-    imported_free(&r);
+    assert_non_null(strstr(test_import_messages(&r),
+                           "textures[1]: only a KHR_texture_basisu image and no "
+                           "PNG/JPEG fallback"));
+    test_import_free(&r);
     free(json);
     /* Required, it is an error. */
     json = json_text("{'asset':{'version':'2.0'},'extensionsUsed':['KHR_texture_basisu'],"
@@ -1299,7 +1211,7 @@ static void gltf_uses_fallbacks_of_unsupported_extensions(void **state) {
     import_json(&r, dir, json);
     expect_error(&r, "extensionsRequired[0]: required extension KHR_texture_basisu is not "
                      "supported");
-    imported_free(&r);
+    test_import_free(&r);
     free(json);
     /* KHR_draco_mesh_compression only used: the uncompressed attributes are read,
      * and a primitive without them is skipped. */
@@ -1315,12 +1227,13 @@ static void gltf_uses_fallbacks_of_unsupported_extensions(void **state) {
                      "{'bufferView':0,'attributes':{'POSITION':0}}}}]}]",
                      false);
     import_json(&r, dir, json);
-    expect_ok(&r);
+    test_import_expect_ok(&r);
     assert_int_equal(r.asset.meshes[0].submesh_count, 1);
     expect_floats(r.asset.meshes[0].positions, TRIANGLE, 9, 0);
-    assert_non_null(strstr(messages(&r), "meshes[0].primitives[1]: Draco-compressed without an "
-                                         "uncompressed fallback; skipped"));
-    imported_free(&r);
+    assert_non_null(strstr(test_import_messages(&r),
+                           "meshes[0].primitives[1]: Draco-compressed without an "
+                           "uncompressed fallback; skipped"));
+    test_import_free(&r);
     free(json);
     builder_free(&b);
     free(dir);
@@ -1340,12 +1253,12 @@ static void gltf_orders_nodes_parents_first(void **state) {
                               "'rotation':[0,0,0.70710678,0.70710678],'mesh':0}],"
                               "'scenes':[{'nodes':[2]}]",
                               false);
-    imported r;
+    test_import r;
     import_json(&r, dir, json);
-    expect_ok(&r);
-    check_asset(&r.asset);
+    test_import_expect_ok(&r);
+    test_check_asset(&r.asset);
     assert_int_equal(r.asset.mesh_count, 1); /* mesh 0 has only lines */
-    assert_int_equal(r.asset.node_count, 3); /* 'solo' is in no scene and still imported */
+    assert_int_equal(r.asset.node_count, 3); /* 'solo' is in no scene and still test_import */
     const ir_node *solo = &r.asset.nodes[0], *top = &r.asset.nodes[1], *leaf = &r.asset.nodes[2];
     assert_string_equal(solo->name, "solo");
     assert_string_equal(top->name, "top");
@@ -1367,7 +1280,7 @@ static void gltf_orders_nodes_parents_first(void **state) {
     expect_floats(top->matrix, m, 16, 1e-6f);
     const float leaf_m[16] = {2, 0, 0, 0, 0, 2, 0, 0, 0, 0, 2, 0, 0, 0, 0, 1};
     expect_floats(leaf->matrix, leaf_m, 16, 0);
-    imported_free(&r);
+    test_import_free(&r);
     free(json);
     builder_free(&b);
     free(dir);
@@ -1405,50 +1318,41 @@ static void gltf_corpus_rows_import_as_expected(void **state) {
     if (test_skip_without_corpus("gltf_corpus_rows_import_as_expected"))
         skip();
     const char *corpus = test_corpus_dir();
-    char *index_path = test_path_join(corpus, "index.tsv");
-    size_t size;
-    char *index = (char *)test_read_file(index_path, &size);
+    test_corpus_row *index;
+    size_t index_rows;
+    char *index_text = test_corpus_index(&index, &index_rows);
     char *output = fresh_dir("corpus_out");
     int rows = 0, failures = 0;
-    for (char *line = strtok(index, "\n"); line != NULL; line = strtok(NULL, "\n")) {
-        char *fields[4] = {line, NULL, NULL, NULL};
-        for (int f = 1; f < 4 && fields[f - 1]; f++) {
-            char *tab = strchr(fields[f - 1], '\t');
-            if (tab != NULL) {
-                *tab = '\0';
-                fields[f] = tab + 1;
-            }
-        }
-        if (fields[3] == NULL || (strcmp(fields[1], "gltf") != 0 && strcmp(fields[1], "glb") != 0))
+    for (size_t row = 0; row < index_rows; row++) {
+        const char *fields[4] = {index[row].path, index[row].format, index[row].category,
+                                 index[row].expect};
+        if (strcmp(fields[1], "gltf") != 0 && strcmp(fields[1], "glb") != 0)
             continue;
-        char *tab = strchr(fields[3], '\t');
-        if (tab != NULL)
-            *tab = '\0';
         const char *path = fields[0];
         bool expect_ok_row = strcmp(fields[3], "ok") == 0;
         rows++;
-        imported r;
+        test_import r;
         import_file(&r, corpus, path);
         bool ok = r.ok && r.diag.errors == 0;
         if (ok)
-            check_asset(&r.asset);
+            test_check_asset(&r.asset);
         if (expect_ok_row && !ok) {
-            printf("unexpected failure: %s\n%s", path, messages(&r));
+            printf("unexpected failure: %s\n%s", path, test_import_messages(&r));
             failures++;
         } else if (!expect_ok_row && ok && !is_lenient(path)) {
-            printf("unexpected success: %s\n%s", path, messages(&r));
+            printf("unexpected success: %s\n%s", path, test_import_messages(&r));
             failures++;
         } else if (!expect_ok_row && !ok) {
             /* at least one error line naming the file */
             char prefix[1024];
             snprintf(prefix, sizeof prefix, "%s", path);
-            const char *text = messages(&r);
+            const char *text = test_import_messages(&r);
             if (strncmp(text, prefix, strlen(prefix)) != 0 || strstr(text, "error: ") == NULL) {
                 printf("error without the file's name: %s\n%s", path, text);
                 failures++;
             }
         }
-        imported_free(&r);
+        test_import_free(&r);
         if (expect_ok_row) {
             /* the whole pipeline: import, process, write, verify */
             cook_settings settings;
@@ -1478,13 +1382,13 @@ static void gltf_corpus_rows_import_as_expected(void **state) {
     assert_int_equal(failures, 0);
     free(output);
     free(index);
-    free(index_path);
+    free(index_text);
 }
 
-static void import_corpus(imported *r, const char *path) {
+static void import_corpus(test_import *r, const char *path) {
     import_file(r, test_corpus_dir(), path);
-    expect_ok(r);
-    check_asset(&r->asset);
+    test_import_expect_ok(r);
+    test_check_asset(&r->asset);
 }
 
 static void gltf_corpus_models_have_the_expected_content(void **state) {
@@ -1494,7 +1398,7 @@ static void gltf_corpus_models_have_the_expected_content(void **state) {
     static const char *const boxes[] = {"gltf/Box/glTF/Box.gltf", "gltf/Box/glTF-Binary/Box.glb",
                                         "gltf/Box/glTF-Embedded/Box.gltf"};
     for (size_t i = 0; i < 3; i++) {
-        imported r;
+        test_import r;
         import_corpus(&r, boxes[i]);
         assert_int_equal(r.asset.mesh_count, 1);
         const ir_mesh *mesh = &r.asset.meshes[0];
@@ -1506,14 +1410,14 @@ static void gltf_corpus_models_have_the_expected_content(void **state) {
         assert_int_equal(r.asset.node_count, 2);
         assert_int_equal(r.asset.nodes[1].parent, 0);
         assert_int_equal(r.asset.nodes[1].mesh, 0);
-        imported_free(&r);
+        test_import_free(&r);
     }
     static const char *const triangles[] = {"gltf/Triangle/glTF/Triangle.gltf",
                                             "gltf/Triangle/glTF-Embedded/Triangle.gltf",
                                             "gltf/TriangleWithoutIndices/glTF/"
                                             "TriangleWithoutIndices.gltf"};
     for (size_t i = 0; i < 3; i++) {
-        imported r;
+        test_import r;
         import_corpus(&r, triangles[i]);
         const ir_mesh *mesh = &r.asset.meshes[0];
         assert_int_equal(mesh->vertex_count, 3);
@@ -1522,13 +1426,13 @@ static void gltf_corpus_models_have_the_expected_content(void **state) {
         expect_floats(mesh->positions, TRIANGLE, 9, 0);
         assert_int_equal(r.asset.material_count, 1); /* the default */
         assert_string_equal(r.asset.materials[0].name, "default");
-        imported_free(&r);
+        test_import_free(&r);
     }
     static const char *const sparse[] = {
         "gltf/SimpleSparseAccessor/glTF/SimpleSparseAccessor.gltf",
         "gltf/SimpleSparseAccessor/glTF-Embedded/SimpleSparseAccessor.gltf"};
     for (size_t i = 0; i < 2; i++) {
-        imported r;
+        test_import r;
         import_corpus(&r, sparse[i]);
         const ir_mesh *mesh = &r.asset.meshes[0];
         assert_int_equal(mesh->vertex_count, 14);
@@ -1536,22 +1440,22 @@ static void gltf_corpus_models_have_the_expected_content(void **state) {
         const float expected[42] = {0, 0, 0, 1, 0, 0, 2, 0, 0, 3, 0, 0, 4, 0, 0, 5, 0, 0, 6, 0, 0,
                                     0, 1, 0, 1, 2, 0, 2, 1, 0, 3, 3, 0, 4, 1, 0, 5, 4, 0, 6, 1, 0};
         expect_floats(mesh->positions, expected, 42, 0);
-        imported_free(&r);
+        test_import_free(&r);
     }
-    imported r;
+    test_import r;
     import_corpus(&r, "gltf/MultiUVTest/glTF/MultiUVTest.gltf");
     assert_non_null(r.asset.meshes[0].texcoords[0]);
     assert_non_null(r.asset.meshes[0].texcoords[1]);
     assert_non_null(r.asset.meshes[0].tangents);
     assert_int_equal(r.asset.materials[0].textures[IR_SLOT_EMISSIVE].texcoord, 1);
-    imported_free(&r);
+    test_import_free(&r);
 
     import_corpus(&r, "gltf/VertexColorTest/glTF-Binary/VertexColorTest.glb");
     bool colors = false;
     for (uint32_t m = 0; m < r.asset.mesh_count; m++)
         colors |= r.asset.meshes[m].colors != NULL;
     assert_true(colors);
-    imported_free(&r);
+    test_import_free(&r);
 
     static const char *const foxes[] = {"gltf/Fox/glTF/Fox.gltf", "gltf/Fox/glTF-Binary/Fox.glb"};
     for (size_t i = 0; i < 2; i++) {
@@ -1574,16 +1478,16 @@ static void gltf_corpus_models_have_the_expected_content(void **state) {
             assert_string_equal(
                 r.asset.images[r.asset.materials[0].textures[IR_SLOT_BASE_COLOR].image].path,
                 "gltf/Fox/glTF/Texture.png");
-        imported_free(&r);
+        test_import_free(&r);
     }
 
     import_file(&r, test_corpus_dir(), "gltf/Box/glTF-Draco/Box.gltf");
     expect_error(&r, "required extension KHR_draco_mesh_compression is not supported");
-    imported_free(&r);
+    test_import_free(&r);
     import_file(&r, test_corpus_dir(),
                 "gltf/AnisotropyBarnLamp/glTF-KTX2-Basisu/AnisotropyBarnLamp.gltf");
     expect_error(&r, "images[0]: unsupported image format");
-    imported_free(&r);
+    test_import_free(&r);
 }
 
 /* ---------------------------------------------------------------------------
@@ -1626,15 +1530,15 @@ static void mutate_and_import(const char *dir, const char *name, const uint8_t *
                     copy[at] = (uint8_t)rng();
             }
         }
-        imported r;
+        test_import r;
         import_bytes(&r, dir, name, copy, length);
         if (r.ok) {
-            check_asset(&r.asset);
+            test_check_asset(&r.asset);
             accepted++;
         } else {
             assert_true(r.diag.errors > 0); /* a failure always says why */
         }
-        imported_free(&r);
+        test_import_free(&r);
     }
     printf("%s: %d of %d mutations still import\n", name, accepted, rounds);
     free(copy);
@@ -1679,16 +1583,16 @@ static void gltf_survives_random_mutations(void **state) {
         "'channels':[{'sampler':0,'target':{'node':2,'path':'rotation'}}]}],"
         "'scenes':[{'nodes':[0]}],'scene':0";
     char *json = builder_json(&b, rest, false);
-    imported r;
+    test_import r;
     import_json(&r, dir, json);
-    expect_ok(&r);
-    imported_free(&r);
+    test_import_expect_ok(&r);
+    test_import_free(&r);
     char *glb_json = builder_json(&b, rest, true);
     size_t glb_size;
     uint8_t *glb = make_glb(glb_json, b.bin.data, b.bin.size, &glb_size);
     import_bytes(&r, dir, "model.glb", glb, glb_size);
-    expect_ok(&r);
-    imported_free(&r);
+    test_import_expect_ok(&r);
+    test_import_free(&r);
 
     size_t bin_start = glb_size - ((b.bin.size + 3) & ~(size_t)3);
     mutate_and_import(dir, "model.glb", glb, glb_size, bin_start, 4000, false);
@@ -1697,7 +1601,7 @@ static void gltf_survives_random_mutations(void **state) {
     for (size_t length = 0; length < glb_size; length++) {
         import_bytes(&r, dir, "model.glb", glb, length);
         assert_false(r.ok);
-        imported_free(&r);
+        test_import_free(&r);
     }
     free(glb);
     free(glb_json);

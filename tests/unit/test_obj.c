@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "test_import.h"
 #include "test_support.h"
 
 #include "cook/cook.h"
@@ -14,16 +15,14 @@
  * Helpers
  * ------------------------------------------------------------------------- */
 
-typedef struct imported {
-    cook_settings settings;
-    cook_diag diag;
-    ir_asset asset;
-    strlist dependencies;
-    bool ok;
-} imported;
+/* The importer under test, called as the pipeline calls it. */
+static void import_bytes(test_import *r, const char *root, const char *source_path,
+                         const void *bytes, size_t size) {
+    test_import_bytes(r, import_obj, root, source_path, bytes, size);
+}
 
 /* The root-relative file of a material slot's image, or NULL for none. */
-static const char *tex_path(const imported *r, const ir_material *m, ir_texture_slot slot) {
+static const char *tex_path(const test_import *r, const ir_material *m, ir_texture_slot slot) {
     int32_t image = m->textures[slot].image;
     if (image < 0)
         return NULL;
@@ -31,64 +30,26 @@ static const char *tex_path(const imported *r, const ir_material *m, ir_texture_
     return r->asset.images[image].path;
 }
 
-/* Imports `size` bytes as `source_path` under the input root `dir`. */
-static void import_bytes(imported *r, const char *dir, const char *source_path, const void *bytes,
-                         size_t size) {
-    memset(r, 0, sizeof *r);
-    cook_settings_default(&r->settings);
-    uint8_t *copy = malloc(size + 1); /* the contract: NUL-terminated */
-    assert_non_null(copy);
-    memcpy(copy, bytes, size);
-    copy[size] = '\0';
-    cook_context ctx = {
-        .input_root = dir,
-        .source_path = source_path,
-        .ref = "test",
-        .source = copy,
-        .source_size = size,
-        .settings = &r->settings,
-        .diag = &r->diag,
-    };
-    r->ok = import_obj(&ctx, &r->asset);
-    r->dependencies = ctx.dependencies;
-    free(copy);
-}
-
-static void import_text_as(imported *r, const char *dir, const char *source_path,
+static void import_text_as(test_import *r, const char *dir, const char *source_path,
                            const char *text) {
     import_bytes(r, dir, source_path, text, strlen(text));
 }
 
-static void import_text(imported *r, const char *dir, const char *text) {
+static void import_text(test_import *r, const char *dir, const char *text) {
     import_text_as(r, dir, "model.obj", text);
-}
-
-static void imported_free(imported *r) {
-    ir_asset_free(&r->asset);
-    diag_free(&r->diag);
-    strlist_free(&r->dependencies);
-}
-
-static const char *messages(const imported *r) {
-    return r->diag.text.data ? (const char *)r->diag.text.data : "";
-}
-
-static void expect_ok(const imported *r) {
-    if (!r->ok || r->diag.errors != 0)
-        fail_msg("import failed:\n%s", messages(r));
 }
 
 /* The import failed with exactly one error starting with `prefix`
  * (e.g. "model.obj:3: error: "), which also holds `words`. */
-static void expect_error(const imported *r, const char *prefix, const char *words) {
+static void expect_error(const test_import *r, const char *prefix, const char *words) {
     if (r->ok)
-        fail_msg("import succeeded, expected \"%s\"\n%s", prefix, messages(r));
-    const char *line = strstr(messages(r), prefix);
+        fail_msg("import succeeded, expected \"%s\"\n%s", prefix, test_import_messages(r));
+    const char *line = strstr(test_import_messages(r), prefix);
     if (line == NULL || r->diag.errors != 1)
-        fail_msg("expected one error \"%s\", got:\n%s", prefix, messages(r));
+        fail_msg("expected one error \"%s\", got:\n%s", prefix, test_import_messages(r));
     const char *end = strchr(line, '\n');
     if (words != NULL && (strstr(line, words) == NULL || strstr(line, words) > end))
-        fail_msg("error lacks \"%s\":\n%s", words, messages(r));
+        fail_msg("error lacks \"%s\":\n%s", words, test_import_messages(r));
     assert_int_equal(r->asset.mesh_count, 0);
     assert_null(r->asset.meshes);
 }
@@ -100,38 +61,6 @@ static int count_occurrences(const char *text, const char *word) {
     return n;
 }
 
-/* The IR invariants of ir.h, for any successful import. */
-static void check_asset(const ir_asset *asset) {
-    for (uint32_t m = 0; m < asset->mesh_count; m++) {
-        const ir_mesh *mesh = &asset->meshes[m];
-        assert_true(mesh->vertex_count > 0);
-        assert_non_null(mesh->positions);
-        assert_int_equal(mesh->index_count % 3, 0);
-        for (uint32_t i = 0; i < mesh->index_count; i++)
-            assert_true(mesh->indices[i] < mesh->vertex_count);
-        for (size_t i = 0; i < 3 * (size_t)mesh->vertex_count; i++) {
-            assert_true(isfinite(mesh->positions[i]));
-            if (mesh->normals != NULL)
-                assert_true(isfinite(mesh->normals[i]));
-        }
-        for (size_t v = 0; mesh->normals != NULL && v < mesh->vertex_count; v++) {
-            const float *n = mesh->normals + 3 * v;
-            assert_true(fabs(sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]) - 1.0) < 1e-4);
-        }
-        uint32_t offset = 0;
-        for (uint32_t s = 0; s < mesh->submesh_count; s++) {
-            assert_int_equal(mesh->submeshes[s].index_offset, offset);
-            assert_true(mesh->submeshes[s].index_count > 0);
-            assert_int_equal(mesh->submeshes[s].index_count % 3, 0);
-            assert_true(mesh->submeshes[s].material < asset->material_count);
-            offset += mesh->submeshes[s].index_count;
-        }
-        assert_int_equal(offset, mesh->index_count);
-    }
-    for (uint32_t i = 0; i < asset->material_count; i++)
-        assert_non_null(asset->materials[i].name);
-}
-
 static char *fresh_dir(const char *name) {
     char label[96];
     snprintf(label, sizeof label, "obj_%s", name);
@@ -139,20 +68,12 @@ static char *fresh_dir(const char *name) {
 }
 
 static void write_in(const char *dir, const char *relative, const char *text) {
-    char *path = test_path_join(dir, relative);
-    /* Create the folders on the way. */
-    for (char *slash = strchr(path + strlen(dir) + 1, '/'); slash; slash = strchr(slash + 1, '/')) {
-        *slash = '\0';
-        mkdir(path, 0755);
-        *slash = '/';
-    }
-    test_write_file(path, text, strlen(text));
-    free(path);
+    test_write_in(dir, relative, text, strlen(text));
 }
 
-static const ir_mesh *only_mesh(const imported *r) {
+static const ir_mesh *only_mesh(const test_import *r) {
     assert_int_equal(r->asset.mesh_count, 1);
-    check_asset(&r->asset);
+    test_check_asset(&r->asset);
     return &r->asset.meshes[0];
 }
 
@@ -172,9 +93,9 @@ static double triangle_area_z(const ir_mesh *mesh, uint32_t t) {
 static void obj_imports_a_triangle(void **state) {
     (void)state;
     char *dir = fresh_dir("triangle");
-    imported r;
+    test_import r;
     import_text(&r, dir, "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n");
-    expect_ok(&r);
+    test_import_expect_ok(&r);
     const ir_mesh *mesh = only_mesh(&r);
     assert_int_equal(mesh->vertex_count, 3);
     assert_int_equal(mesh->index_count, 3);
@@ -191,20 +112,20 @@ static void obj_imports_a_triangle(void **state) {
     assert_string_equal(r.asset.materials[0].name, "default");
     assert_true(r.asset.materials[0].metallic == 0.0f);
     assert_int_equal(r.diag.warnings, 0);
-    imported_free(&r);
+    test_import_free(&r);
     free(dir);
 }
 
 static void obj_triangulates_quads_and_ngons(void **state) {
     (void)state;
     char *dir = fresh_dir("ngon");
-    imported r;
+    test_import r;
     /* A quad and a regular hexagon, both counter-clockwise in z = 0. */
     import_text(&r, dir,
                 "v 0 0 0\nv 2 0 0\nv 2 1 0\nv 0 1 0\n"
                 "v 10 0 0\nv 11 0 0\nv 11.5 0.866 0\nv 11 1.732 0\nv 10 1.732 0\nv 9.5 0.866 0\n"
                 "f 1 2 3 4\nf 5 6 7 8 9 10\n");
-    expect_ok(&r);
+    test_import_expect_ok(&r);
     const ir_mesh *mesh = only_mesh(&r);
     assert_int_equal(mesh->index_count, 3 * (2 + 4));
     assert_int_equal(mesh->vertex_count, 10);
@@ -216,18 +137,18 @@ static void obj_triangulates_quads_and_ngons(void **state) {
     }
     assert_true(fabs(quad - 2.0) < 1e-6);
     assert_true(fabs(hexagon - 1.5 * 1.732) < 1e-3); /* 3 * sqrt(3) / 2 */
-    imported_free(&r);
+    test_import_free(&r);
     free(dir);
 }
 
 static void obj_triangulates_concave_quad(void **state) {
     (void)state;
     char *dir = fresh_dir("concave_quad");
-    imported r;
+    test_import r;
     /* An arrowhead whose reflex corner is vertex 4: a fan from vertex 1 would
      * put a flipped triangle outside the face. */
     import_text(&r, dir, "v 0 0 0\nv 4 2 0\nv 0 4 0\nv 1 2 0\nf 1 2 3 4\n");
-    expect_ok(&r);
+    test_import_expect_ok(&r);
     const ir_mesh *mesh = only_mesh(&r);
     assert_int_equal(mesh->index_count, 6);
     double sum = 0.0;
@@ -237,17 +158,17 @@ static void obj_triangulates_concave_quad(void **state) {
         sum += area;
     }
     assert_true(fabs(sum - 6.0) < 1e-6); /* the polygon's area: 8 - 2 */
-    imported_free(&r);
+    test_import_free(&r);
     free(dir);
 }
 
 static void obj_triangulates_concave_ngon_covering_its_area(void **state) {
     (void)state;
     char *dir = fresh_dir("concave_ngon");
-    imported r;
+    test_import r;
     /* An L (area 5) given clockwise, in the plane x = 3. */
     import_text(&r, dir, "v 3 0 0\nv 3 0 3\nv 3 1 3\nv 3 1 1\nv 3 3 1\nv 3 3 0\nf 1 2 3 4 5 6\n");
-    expect_ok(&r);
+    test_import_expect_ok(&r);
     const ir_mesh *mesh = only_mesh(&r);
     assert_int_equal(mesh->index_count, 12);
     double sum = 0.0;
@@ -263,14 +184,14 @@ static void obj_triangulates_concave_ngon_covering_its_area(void **state) {
         sum -= 0.5 * cross_x;
     }
     assert_true(fabs(sum - 5.0) < 1e-6);
-    imported_free(&r);
+    test_import_free(&r);
     free(dir);
 }
 
 static void obj_welds_corners_by_position_texcoord_and_normal(void **state) {
     (void)state;
     char *dir = fresh_dir("weld");
-    imported r;
+    test_import r;
     /* Two triangles sharing an edge; the shared corners agree in v/vt/vn
      * except vertex 3, which the second face uses with another vt. */
     import_text(&r, dir,
@@ -278,7 +199,7 @@ static void obj_welds_corners_by_position_texcoord_and_normal(void **state) {
                 "vt 0 0\nvt 1 0\nvt 1 1\nvt 0 1\nvt 0.5 0.5\n"
                 "vn 0 0 2\n"
                 "f 1/1/1 2/2/1 3/3/1\nf 1/1/1 3/5/1 4/4/1\n");
-    expect_ok(&r);
+    test_import_expect_ok(&r);
     const ir_mesh *mesh = only_mesh(&r);
     assert_int_equal(mesh->vertex_count, 5);
     assert_int_equal(mesh->index_count, 6);
@@ -287,14 +208,14 @@ static void obj_welds_corners_by_position_texcoord_and_normal(void **state) {
     assert_non_null(mesh->normals);
     assert_true(mesh->normals[2] == 1.0f); /* normalised */
     assert_non_null(mesh->texcoords[0]);
-    imported_free(&r);
+    test_import_free(&r);
     free(dir);
 }
 
 static void obj_accepts_every_corner_form_and_mixed_faces(void **state) {
     (void)state;
     char *dir = fresh_dir("forms");
-    imported r;
+    test_import r;
     import_text(&r, dir,
                 "v 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nvt 0.25 0.75\nvn 0 0 1\n"
                 "f 1 2 3\n"
@@ -302,7 +223,7 @@ static void obj_accepts_every_corner_form_and_mixed_faces(void **state) {
                 "f 1//1 2//1 3//1\n"
                 "f 1/1/1 2/1/1 3/1/1\n"
                 "f 1/1 3/1/1 4\n");
-    expect_ok(&r);
+    test_import_expect_ok(&r);
     const ir_mesh *mesh = only_mesh(&r);
     assert_int_equal(mesh->index_count, 15);
     /* (v), (v,vt), (v,vn), (v,vt,vn) for vertices 1-3, plus 4. */
@@ -313,49 +234,49 @@ static void obj_accepts_every_corner_form_and_mixed_faces(void **state) {
     /* Vertex 0 is corner "1": no vt -> 0,0; vertex 3 is "1/1": flipped v. */
     assert_true(mesh->texcoords[0][0] == 0.0f && mesh->texcoords[0][1] == 0.0f);
     assert_true(mesh->texcoords[0][6] == 0.25f && mesh->texcoords[0][7] == 0.25f);
-    assert_non_null(strstr(messages(&r), "some face corners have no normal"));
-    imported_free(&r);
+    assert_non_null(strstr(test_import_messages(&r), "some face corners have no normal"));
+    test_import_free(&r);
     free(dir);
 }
 
 static void obj_flips_texcoord_v_to_a_top_left_origin(void **state) {
     (void)state;
     char *dir = fresh_dir("flip");
-    imported r;
+    test_import r;
     import_text(&r, dir,
                 "v 0 0 0\nv 1 0 0\nv 0 1 0\nvt 0 0\nvt 1 0.25\nvt 0 1 0.5\nf 1/1 2/2 3/3\n");
-    expect_ok(&r);
+    test_import_expect_ok(&r);
     const ir_mesh *mesh = only_mesh(&r);
     const float *uv = mesh->texcoords[0];
     assert_true(uv[1] == 1.0f && uv[2] == 1.0f && uv[3] == 0.75f && uv[5] == 0.0f);
-    imported_free(&r);
+    test_import_free(&r);
     free(dir);
 }
 
 static void obj_resolves_negative_indices(void **state) {
     (void)state;
     char *dir = fresh_dir("negative");
-    imported r;
+    test_import r;
     import_text(&r, dir,
                 "v 0 0 0\nv 1 0 0\nv 0 1 0\nf -3 -2 -1\n"
                 "v 5 0 0\nv 6 0 0\nv 5 1 0\nvt 0 0\nvn 0 0 1\nf -3/-1/-1 -2/-1/-1 -1/1/1\n");
-    expect_ok(&r);
+    test_import_expect_ok(&r);
     const ir_mesh *mesh = only_mesh(&r);
     assert_int_equal(mesh->index_count, 6);
     assert_true(mesh->positions[3 * mesh->indices[3]] == 5.0f);
     assert_true(mesh->positions[3 * mesh->indices[5] + 1] == 1.0f);
     assert_true(mesh->positions[3 * mesh->indices[2] + 1] == 1.0f);
-    imported_free(&r);
+    test_import_free(&r);
     free(dir);
 }
 
 static void obj_reads_vertex_colors_defaulting_missing_ones_to_white(void **state) {
     (void)state;
     char *dir = fresh_dir("colors");
-    imported r;
+    test_import r;
     import_text(&r, dir,
                 "v 0 0 0\nv 1 0 0 1 0 0\nv 0 1 0 0 0.5 1\nv 1 1 0 1.0\nf 1 2 3\nf 2 4 3\n");
-    expect_ok(&r);
+    test_import_expect_ok(&r);
     const ir_mesh *mesh = only_mesh(&r);
     assert_non_null(mesh->colors);
     const float white[4] = {1, 1, 1, 1}, red[4] = {1, 0, 0, 1}, blue[4] = {0, 0.5f, 1, 1};
@@ -363,22 +284,22 @@ static void obj_reads_vertex_colors_defaulting_missing_ones_to_white(void **stat
     assert_memory_equal(mesh->colors + 4, red, sizeof red);
     assert_memory_equal(mesh->colors + 8, blue, sizeof blue);
     assert_memory_equal(mesh->colors + 12, white, sizeof white); /* "v x y z w" */
-    imported_free(&r);
+    test_import_free(&r);
     free(dir);
 }
 
 static void obj_parses_leading_dot_and_exponent_numbers(void **state) {
     (void)state;
     char *dir = fresh_dir("numbers");
-    imported r;
+    test_import r;
     import_text(&r, dir, "v .5 -.5 +1e-3\nv 2.5E+2 -0 1.\nv 0.1 3 .8e-1\nf 1 2 3\n");
-    expect_ok(&r);
+    test_import_expect_ok(&r);
     const ir_mesh *mesh = only_mesh(&r);
     const float expected[9] = {0.5f, -0.5f, 0.001f, 250.0f, -0.0f, 1.0f, 0.1f, 3.0f, 0.08f};
     for (int i = 0; i < 9; i++)
         if (mesh->positions[i] != expected[i])
             fail_msg("value %d: %.9g, expected %.9g", i, mesh->positions[i], expected[i]);
-    imported_free(&r);
+    test_import_free(&r);
     free(dir);
 }
 
@@ -478,48 +399,51 @@ static void scan_number_reads_nan_and_infinity_spellings(void **state) {
 static void obj_skips_comments_blank_lines_and_crlf(void **state) {
     (void)state;
     char *dir = fresh_dir("crlf");
-    imported r;
+    test_import r;
     import_text(&r, dir,
                 "\xef\xbb\xbf# header\r\n\r\n   \t\r\n  # indented comment\r\n"
                 "v 0 0 0 # trailing comment\r\nv 1 0 0\r\n\tv 0 1 0\r\n"
                 "s 1\r\ng group one\r\no thing\r\nf 1 2 3 # done\r\n\x1a");
-    expect_ok(&r);
+    test_import_expect_ok(&r);
     const ir_mesh *mesh = only_mesh(&r);
     assert_int_equal(mesh->index_count, 3);
     assert_string_equal(mesh->name, "thing");
     assert_int_equal(r.diag.warnings, 0);
-    imported_free(&r);
+    test_import_free(&r);
     free(dir);
 }
 
 static void obj_joins_lines_ending_in_a_backslash(void **state) {
     (void)state;
     char *dir = fresh_dir("continuation");
-    imported r;
+    test_import r;
     import_text(&r, dir, "v 0 \\\n0 0\nv 1 0 0\nv 0 1 0\nv 1 1 0\nf 1 2 \\\r\n 4 \\\n3\nf 1 2 x\n");
     /* The continued face spans lines 6-8; line 9 has the error. */
     expect_error(&r, "model.obj:9: error: ", "malformed face corner 'x'");
-    imported_free(&r);
+    test_import_free(&r);
     import_text(&r, dir, "v 0 \\\n0 0\nv 1 0 0\nv 0 1 0\nv 1 1 0\nf 1 2 \\\r\n 4 \\\n3\n");
-    expect_ok(&r);
+    test_import_expect_ok(&r);
     assert_int_equal(only_mesh(&r)->index_count, 6);
-    imported_free(&r);
+    test_import_free(&r);
     free(dir);
 }
 
 static void obj_warns_once_per_unknown_statement(void **state) {
     (void)state;
     char *dir = fresh_dir("unknown");
-    imported r;
+    test_import r;
     import_text(&r, dir,
                 "v 0 0 0\nv 1 0 0\nv 0 1 0\nvp 0.5\ncstype bezier\nvp 0.2\nt crease 2/1/0 1 2\n"
                 "f 1 2 3\n");
-    expect_ok(&r);
+    test_import_expect_ok(&r);
     assert_int_equal(r.diag.warnings, 3);
-    assert_non_null(strstr(messages(&r), "model.obj:4: warning: unsupported statement 'vp'"));
-    assert_non_null(strstr(messages(&r), "model.obj:5: warning: unsupported statement 'cstype'"));
-    assert_non_null(strstr(messages(&r), "model.obj:7: warning: unsupported statement 't'"));
-    imported_free(&r);
+    assert_non_null(
+        strstr(test_import_messages(&r), "model.obj:4: warning: unsupported statement 'vp'"));
+    assert_non_null(
+        strstr(test_import_messages(&r), "model.obj:5: warning: unsupported statement 'cstype'"));
+    assert_non_null(
+        strstr(test_import_messages(&r), "model.obj:7: warning: unsupported statement 't'"));
+    test_import_free(&r);
     free(dir);
 }
 
@@ -546,9 +470,9 @@ static void obj_groups_faces_into_one_submesh_per_material(void **state) {
     (void)state;
     char *dir = fresh_dir("grouping");
     write_in(dir, "lib.mtl", GROUPED_MTL);
-    imported r;
+    test_import r;
     import_text(&r, dir, GROUPED_OBJ);
-    expect_ok(&r);
+    test_import_expect_ok(&r);
     const ir_mesh *mesh = only_mesh(&r);
     /* Slots in order of first use by a face: default, blue, red. */
     assert_int_equal(r.asset.material_count, 3);
@@ -567,11 +491,11 @@ static void obj_groups_faces_into_one_submesh_per_material(void **state) {
     const float *p = mesh->positions;
     assert_true(p[3 * mesh->indices[0]] == 0.0f && p[3 * mesh->indices[1]] == 1.0f);
     assert_true(p[3 * mesh->indices[3] + 1] == 1.0f); /* face 5 starts at vertex 3 */
-    assert_int_equal(count_occurrences(messages(&r), "warning"), 1);
-    assert_non_null(strstr(messages(&r), "model.obj:13: warning: material 'ghost'"));
+    assert_int_equal(count_occurrences(test_import_messages(&r), "warning"), 1);
+    assert_non_null(strstr(test_import_messages(&r), "model.obj:13: warning: material 'ghost'"));
     assert_int_equal(r.dependencies.count, 1);
     assert_string_equal(r.dependencies.items[0], "lib.mtl");
-    imported_free(&r);
+    test_import_free(&r);
     free(dir);
 }
 
@@ -581,12 +505,12 @@ static void obj_reads_several_material_libraries_with_spaces_in_names(void **sta
     write_in(dir, "my materials.mtl", "newmtl a\nKd 0.5 0.5 0.5\n");
     write_in(dir, "more.MTL", "newmtl b\nKd 0.25 0.25 0.25\n");
     write_in(dir, "last.mtl", "newmtl c\nKd 0.125 0.125 0.125\n");
-    imported r;
+    test_import r;
     import_text(&r, dir,
                 "mtllib my materials.mtl more.MTL missing.mtl\nmtllib last.mtl\n"
                 "v 0 0 0\nv 1 0 0\nv 0 1 0\n"
                 "usemtl c\nf 1 2 3\nusemtl a\nf 1 2 3\nusemtl b\nf 1 2 3\n");
-    expect_ok(&r);
+    test_import_expect_ok(&r);
     only_mesh(&r);
     assert_int_equal(r.asset.material_count, 3);
     assert_string_equal(r.asset.materials[0].name, "c");
@@ -594,10 +518,11 @@ static void obj_reads_several_material_libraries_with_spaces_in_names(void **sta
     assert_string_equal(r.asset.materials[2].name, "b");
     assert_true(r.asset.materials[1].base_color[0] == 0.5f);
     assert_int_equal(r.diag.warnings, 1);
-    assert_non_null(strstr(messages(&r), "model.obj:1: warning: cannot read material library "
-                                         "'missing.mtl'"));
+    assert_non_null(strstr(test_import_messages(&r),
+                           "model.obj:1: warning: cannot read material library "
+                           "'missing.mtl'"));
     assert_int_equal(r.dependencies.count, 3);
-    imported_free(&r);
+    test_import_free(&r);
     free(dir);
 }
 
@@ -605,29 +530,29 @@ static void obj_resolves_usemtl_against_a_later_mtllib(void **state) {
     (void)state;
     char *dir = fresh_dir("late_mtllib");
     write_in(dir, "late.mtl", "newmtl red\nKd 1 0 0\n");
-    imported r;
+    test_import r;
     import_text(&r, dir, "v 0 0 0\nv 1 0 0\nv 0 1 0\nusemtl red\nf 1 2 3\nmtllib late.mtl\n");
-    expect_ok(&r);
+    test_import_expect_ok(&r);
     assert_int_equal(r.asset.material_count, 1);
     assert_string_equal(r.asset.materials[0].name, "red");
     assert_true(r.asset.materials[0].base_color[1] == 0.0f);
     assert_int_equal(r.diag.warnings, 0);
-    imported_free(&r);
+    test_import_free(&r);
     free(dir);
 }
 
 static void obj_warns_about_a_missing_material_library_and_cooks(void **state) {
     (void)state;
     char *dir = fresh_dir("missing_mtl");
-    imported r;
+    test_import r;
     import_text(&r, dir, "mtllib nowhere.mtl\nv 0 0 0\nv 1 0 0\nv 0 1 0\nusemtl red\nf 1 2 3\n");
-    expect_ok(&r);
+    test_import_expect_ok(&r);
     only_mesh(&r);
     assert_int_equal(r.asset.material_count, 1);
     assert_string_equal(r.asset.materials[0].name, "default");
     assert_int_equal(r.diag.warnings, 1); /* the library, not also each name */
-    assert_non_null(strstr(messages(&r), "model.obj:1: warning:"));
-    imported_free(&r);
+    assert_non_null(strstr(test_import_messages(&r), "model.obj:1: warning:"));
+    test_import_free(&r);
     free(dir);
 }
 
@@ -641,12 +566,12 @@ static void mtl_converts_phong_parameters_to_metallic_roughness(void **state) {
              "newmtl tr_only\nTr 0.75\n"
              "newmtl pbr\nKd 2 -1 0.5\nPr 0.3\nPm 0.7\nNs 1000\n"
              "newmtl odd\nKd spectral x.rfl\nNs lots\nfrobnicate 1\nfrobnicate 2\n");
-    imported r;
+    test_import r;
     import_text(&r, dir,
                 "mtllib m.mtl\nv 0 0 0\nv 1 0 0\nv 0 1 0\n"
                 "usemtl plain\nf 1 2 3\nusemtl glassy\nf 1 2 3\nusemtl tr_only\nf 1 2 3\n"
                 "usemtl pbr\nf 1 2 3\nusemtl odd\nf 1 2 3\n");
-    expect_ok(&r);
+    test_import_expect_ok(&r);
     assert_int_equal(r.asset.material_count, 5);
     const ir_material *plain = &r.asset.materials[0], *glassy = &r.asset.materials[1];
     const ir_material *tr_only = &r.asset.materials[2], *pbr = &r.asset.materials[3];
@@ -663,12 +588,12 @@ static void mtl_converts_phong_parameters_to_metallic_roughness(void **state) {
     assert_true(pbr->base_color[0] == 1.0f && pbr->base_color[1] == 0.0f);
     assert_true(pbr->roughness == 0.3f && pbr->metallic == 0.7f); /* Pr beats Ns */
     assert_true(odd->base_color[0] == 1.0f && odd->roughness == 1.0f);
-    const char *text = messages(&r);
+    const char *text = test_import_messages(&r);
     assert_non_null(strstr(text, "m.mtl:21: warning: 'Kd spectral' colours are not supported"));
     assert_non_null(strstr(text, "m.mtl:22: warning: 'Ns' has a missing or malformed value"));
     assert_non_null(strstr(text, "m.mtl:23: warning: unsupported statement 'frobnicate'"));
     assert_int_equal(r.diag.warnings, 3);
-    imported_free(&r);
+    test_import_free(&r);
     free(dir);
 }
 
@@ -692,11 +617,11 @@ static void mtl_skips_texture_options_and_keeps_file_names_with_spaces(void **st
         "map_ORM -type sphere tex/orm.png\n"
         "map_Ks ignored.png\n"
         "newmtl b\nbump -bm 2 tex/missing.png\nmap_Kd ../../outside.png\nmap_Pr tex/rough.png\n");
-    imported r;
+    test_import r;
     import_text(&r, dir,
                 "mtllib m/m.mtl\nv 0 0 0\nv 1 0 0\nv 0 1 0\nusemtl a\nf 1 2 3\n"
                 "usemtl b\nf 1 2 3\n");
-    expect_ok(&r);
+    test_import_expect_ok(&r);
     const ir_material *a = &r.asset.materials[0], *b = &r.asset.materials[1];
     assert_string_equal(tex_path(&r, a, IR_SLOT_BASE_COLOR), "m/tex/texture 01.png");
     assert_string_equal(tex_path(&r, a, IR_SLOT_NORMAL), "m/tex/n.png");
@@ -723,13 +648,15 @@ static void mtl_skips_texture_options_and_keeps_file_names_with_spaces(void **st
     assert_string_equal(tex_path(&r, b, IR_SLOT_METALLIC_ROUGHNESS), "m/tex/rough.png");
     assert_true(b->metallic == 0.0f && b->roughness == 1.0f); /* a roughness-only map */
     assert_int_equal(r.diag.warnings, 2);
-    assert_non_null(strstr(messages(&r), "m/m.mtl:10: warning: texture 'tex/missing.png'"));
-    assert_non_null(strstr(messages(&r), "m/m.mtl:11: warning: texture '../../outside.png'"));
+    assert_non_null(
+        strstr(test_import_messages(&r), "m/m.mtl:10: warning: texture 'tex/missing.png'"));
+    assert_non_null(
+        strstr(test_import_messages(&r), "m/m.mtl:11: warning: texture '../../outside.png'"));
     /* Dependencies: the library and each texture found. */
     assert_true(strlist_contains(&r.dependencies, "m/m.mtl"));
     assert_true(strlist_contains(&r.dependencies, "m/tex/texture 01.png"));
     assert_false(strlist_contains(&r.dependencies, "ignored.png"));
-    imported_free(&r);
+    test_import_free(&r);
     free(dir);
 }
 
@@ -738,13 +665,13 @@ static void mtl_resolves_textures_relative_to_its_own_folder(void **state) {
     char *dir = fresh_dir("mtl_folders");
     write_in(dir, "shared/lib.mtl", "newmtl x\nmap_Kd img/wood.png\n");
     write_in(dir, "shared/img/wood.png", "x");
-    imported r;
+    test_import r;
     import_text_as(&r, dir, "models/crate/crate.obj",
                    "mtllib ../../shared/lib.mtl\nv 0 0 0\nv 1 0 0\nv 0 1 0\nusemtl x\nf 1 2 3\n");
-    expect_ok(&r);
+    test_import_expect_ok(&r);
     assert_string_equal(tex_path(&r, &r.asset.materials[0], IR_SLOT_BASE_COLOR),
                         "shared/img/wood.png");
-    imported_free(&r);
+    test_import_free(&r);
     free(dir);
 }
 
@@ -755,66 +682,67 @@ static void mtl_resolves_textures_relative_to_its_own_folder(void **state) {
 static void obj_rejects_zero_index_with_line_number(void **state) {
     (void)state;
     char *dir = fresh_dir("zero");
-    imported r;
+    test_import r;
     import_text(&r, dir, "v 0 0 0\nv 1 0 0\nv 0 1 0\n\nf 1 2 3\nf 1 0 3\n");
     expect_error(&r, "model.obj:6: error: ", "index 0");
-    imported_free(&r);
+    test_import_free(&r);
     import_text(&r, dir, "v 0 0 0\nv 1 0 0\nv 0 1 0\nvt 0 0\nf 1/1 2/0 3/1\n");
     expect_error(&r, "model.obj:5: error: ", "texture coordinate index 0");
-    imported_free(&r);
+    test_import_free(&r);
     free(dir);
 }
 
 static void obj_rejects_out_of_range_indices_with_line_number(void **state) {
     (void)state;
     char *dir = fresh_dir("range");
-    imported r;
+    test_import r;
     import_text(&r, dir, "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 4\n");
     expect_error(&r, "model.obj:4: error: ", "vertex 4");
-    imported_free(&r);
+    test_import_free(&r);
     import_text(&r, dir, "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 -4\n");
     expect_error(&r, "model.obj:4: error: ", "relative vertex index -4");
-    imported_free(&r);
+    test_import_free(&r);
     import_text(&r, dir, "v 0 0 0\nv 1 0 0\nv 0 1 0\nvt 0 0\nf 1/-2 2/1 3/1\n");
     expect_error(&r, "model.obj:5: error: ", "relative texture coordinate index -2");
-    imported_free(&r);
+    test_import_free(&r);
     import_text(&r, dir, "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 99999999999999999999999\n");
     expect_error(&r, "model.obj:4: error: ", "only 3 vertices");
-    imported_free(&r);
+    test_import_free(&r);
     /* A face referring to a vertex defined after it. */
     import_text(&r, dir, "v 0 0 0\nv 1 0 0\nf 1 2 3\nv 0 1 0\n");
     expect_error(&r, "model.obj:3: error: ", "defined before it");
-    imported_free(&r);
+    test_import_free(&r);
     free(dir);
 }
 
 static void obj_ignores_normal_and_texcoord_indices_beyond_those_defined(void **state) {
     (void)state;
     char *dir = fresh_dir("missing_attributes");
-    imported r;
+    test_import r;
     /* Exporters write vn indices without any vn (corpus catmark_torus). */
     import_text(&r, dir, "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1/1/1 2/2/2 3/3/3\nf 1//4 2//5 3//6\n");
-    expect_ok(&r);
+    test_import_expect_ok(&r);
     const ir_mesh *mesh = only_mesh(&r);
     assert_null(mesh->normals);
     assert_null(mesh->texcoords[0]);
     assert_int_equal(r.diag.warnings, 2); /* once for vt, once for vn */
-    assert_non_null(strstr(messages(&r), "model.obj:4: warning: face uses texture coordinate 1"));
-    assert_non_null(strstr(messages(&r), "model.obj:4: warning: face uses normal 1"));
-    imported_free(&r);
+    assert_non_null(
+        strstr(test_import_messages(&r), "model.obj:4: warning: face uses texture coordinate 1"));
+    assert_non_null(strstr(test_import_messages(&r), "model.obj:4: warning: face uses normal 1"));
+    test_import_free(&r);
     free(dir);
 }
 
 static void obj_rejects_faces_with_fewer_than_three_corners(void **state) {
     (void)state;
     char *dir = fresh_dir("short_face");
-    imported r;
+    test_import r;
     import_text(&r, dir, "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\nf 1 2\n");
     expect_error(&r, "model.obj:5: error: ", "2 corners");
-    imported_free(&r);
+    test_import_free(&r);
     import_text(&r, dir, "v 0 0 0\nf\n");
     expect_error(&r, "model.obj:2: error: ", "0 corners");
-    imported_free(&r);
+    test_import_free(&r);
     free(dir);
 }
 
@@ -840,10 +768,10 @@ static void obj_rejects_malformed_numbers_and_corners(void **state) {
         {"v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3-\n", "model.obj:4: error: ", "'3-'"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        imported r;
+        test_import r;
         import_text(&r, dir, cases[i].text);
         expect_error(&r, cases[i].prefix, cases[i].words);
-        imported_free(&r);
+        test_import_free(&r);
     }
     free(dir);
 }
@@ -851,98 +779,102 @@ static void obj_rejects_malformed_numbers_and_corners(void **state) {
 static void obj_rejects_binary_content_as_not_text(void **state) {
     (void)state;
     char *dir = fresh_dir("binary");
-    imported r;
+    test_import r;
     static const char with_nul[] = "v 0 0 0\nv 1 0 0\nv 0 1\0 0\nf 1 2 3\n";
     import_bytes(&r, dir, "model.obj", with_nul, sizeof with_nul - 1);
     expect_error(&r, "model.obj:3: error: ", "not a text OBJ file");
-    imported_free(&r);
+    test_import_free(&r);
     static const unsigned char png[] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n', 0, 0, 0, 13};
     import_bytes(&r, dir, "model.obj", png, sizeof png);
     expect_error(&r, "model.obj:1: error: ", "not a text OBJ file");
-    imported_free(&r);
+    test_import_free(&r);
     static const char in_comment_then_statement[] = "# ok\nv 0 0 0\n\x01\x02garbage\n";
     import_bytes(&r, dir, "model.obj", in_comment_then_statement,
                  sizeof in_comment_then_statement - 1);
     expect_error(&r, "model.obj:3: error: ", "not a text OBJ file");
-    imported_free(&r);
+    test_import_free(&r);
     static const char in_trailing_comment[] = "v 0 0 0\nv 1 0 0 # \x01\n";
     import_bytes(&r, dir, "model.obj", in_trailing_comment, sizeof in_trailing_comment - 1);
     expect_error(&r, "model.obj:2: error: ", "not a text OBJ file");
-    imported_free(&r);
+    test_import_free(&r);
     free(dir);
 }
 
 static void obj_drops_faces_using_nan_positions_with_a_warning(void **state) {
     (void)state;
     char *dir = fresh_dir("nan");
-    imported r;
+    test_import r;
     import_text(&r, dir,
                 "v nan 0 0\nv 1 0 0\nv 0 1 0\nv 1 1 0\nv 1.#IND 0 0\nv 0 0 1e39\n"
                 "f 1 2 3\nf 2 4 3\nf 5 2 4\nf 2 4 6\n");
-    expect_ok(&r);
+    test_import_expect_ok(&r);
     const ir_mesh *mesh = only_mesh(&r);
     assert_int_equal(mesh->index_count, 3);
     assert_int_equal(mesh->vertex_count, 3);
-    assert_non_null(strstr(messages(&r), "model.obj:1: warning: vertex position is not a finite"));
-    assert_non_null(strstr(messages(&r), "model.obj:7: warning: 3 faces dropped"));
+    assert_non_null(
+        strstr(test_import_messages(&r), "model.obj:1: warning: vertex position is not a finite"));
+    assert_non_null(strstr(test_import_messages(&r), "model.obj:7: warning: 3 faces dropped"));
     assert_int_equal(r.diag.warnings, 2);
-    imported_free(&r);
+    test_import_free(&r);
     import_text(&r, dir, "v inf 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n");
     expect_error(&r, "model.obj:4: error: ", "not a finite number");
-    imported_free(&r);
+    test_import_free(&r);
     free(dir);
 }
 
 static void obj_sanitises_nan_texcoords_and_normals(void **state) {
     (void)state;
     char *dir = fresh_dir("nan_attributes");
-    imported r;
+    test_import r;
     import_text(&r, dir,
                 "v 0 0 0\nv 1 0 0\nv 0 1 0\nvt nan 0.5\nvt 1 0\nvt 0 1\n"
                 "vn 0 0 1\nvn 0 0 0\nvn -nan 1 0\n"
                 "f 1/1/1 2/2/2 3/3/3\n");
-    expect_ok(&r);
+    test_import_expect_ok(&r);
     const ir_mesh *mesh = only_mesh(&r);
     assert_true(mesh->texcoords[0][0] == 0.0f && mesh->texcoords[0][1] == 0.5f);
     assert_non_null(mesh->normals);
     /* The unusable normals take the face's: +z. */
     for (int v = 0; v < 3; v++)
         assert_true(mesh->normals[3 * v + 2] == 1.0f);
-    assert_non_null(strstr(messages(&r), "model.obj:4: warning: texture coordinate is not"));
-    assert_non_null(strstr(messages(&r), "2 vertex normals are zero or not a finite number"));
-    imported_free(&r);
+    assert_non_null(
+        strstr(test_import_messages(&r), "model.obj:4: warning: texture coordinate is not"));
+    assert_non_null(
+        strstr(test_import_messages(&r), "2 vertex normals are zero or not a finite number"));
+    test_import_free(&r);
     free(dir);
 }
 
 static void obj_cooks_a_file_of_lines_and_points_to_nothing(void **state) {
     (void)state;
     char *dir = fresh_dir("lines");
-    imported r;
+    test_import r;
     import_text(&r, dir, "v 0 0 0\nv 1 0 0\nv 0 1 0\nl 1 2 3\np 1 2\nl 3 1\n");
-    expect_ok(&r);
+    test_import_expect_ok(&r);
     assert_int_equal(r.asset.mesh_count, 0);
     assert_int_equal(r.asset.material_count, 0);
     assert_int_equal(r.diag.warnings, 1);
-    assert_non_null(strstr(messages(&r), "model.obj:4: warning: line (l) and point (p)"));
-    imported_free(&r);
+    assert_non_null(
+        strstr(test_import_messages(&r), "model.obj:4: warning: line (l) and point (p)"));
+    test_import_free(&r);
     /* With faces too, the faces cook. */
     import_text(&r, dir, "v 0 0 0\nv 1 0 0\nv 0 1 0\nl 1 2\nf 1 2 3\n");
-    expect_ok(&r);
+    test_import_expect_ok(&r);
     assert_int_equal(only_mesh(&r)->index_count, 3);
-    imported_free(&r);
+    test_import_free(&r);
     free(dir);
 }
 
 static void obj_rejects_a_file_without_faces(void **state) {
     (void)state;
     char *dir = fresh_dir("no_faces");
-    imported r;
+    test_import r;
     import_text(&r, dir, "v 0 0 0\nv 1 0 0\n");
     expect_error(&r, "model.obj: error: ", "no faces");
-    imported_free(&r);
+    test_import_free(&r);
     import_text(&r, dir, "");
     expect_error(&r, "model.obj: error: ", "no faces");
-    imported_free(&r);
+    test_import_free(&r);
     free(dir);
 }
 
@@ -950,7 +882,7 @@ static void obj_rejects_a_file_without_faces(void **state) {
  * Corpus
  * ------------------------------------------------------------------------- */
 
-static void import_corpus_file(imported *r, const char *relative) {
+static void import_corpus_file(test_import *r, const char *relative) {
     const char *corpus = test_corpus_dir();
     char *path = test_path_join(corpus, relative);
     size_t size;
@@ -964,41 +896,32 @@ static void obj_corpus_rows_import_as_the_index_expects(void **state) {
     (void)state;
     if (test_skip_without_corpus("obj_corpus_rows_import_as_the_index_expects"))
         skip();
-    char *index_path = test_path_join(test_corpus_dir(), "index.tsv");
-    size_t size;
-    char *index = (char *)test_read_file(index_path, &size);
+    test_corpus_row *index;
+    size_t index_rows;
+    char *index_text = test_corpus_index(&index, &index_rows);
     int rows = 0, failures = 0;
-    for (char *line = index, *next; line != NULL && *line != '\0'; line = next) {
-        next = strchr(line, '\n');
-        if (next != NULL)
-            *next++ = '\0';
-        char *fields[5] = {0};
-        char *cursor = line;
-        for (int f = 0; f < 5 && cursor != NULL; f++) {
-            fields[f] = cursor;
-            cursor = strchr(cursor, '\t');
-            if (cursor != NULL)
-                *cursor++ = '\0';
-        }
-        if (fields[3] == NULL || strcmp(fields[1], "obj") != 0)
+    for (size_t row = 0; row < index_rows; row++) {
+        const char *fields[4] = {index[row].path, index[row].format, index[row].category,
+                                 index[row].expect};
+        if (strcmp(fields[1], "obj") != 0)
             continue;
         rows++;
-        imported r;
+        test_import r;
         import_corpus_file(&r, fields[0]);
         bool expect_success = strcmp(fields[3], "ok") == 0;
         if (expect_success && (!r.ok || r.diag.errors > 0)) {
-            printf("%s: expected ok:\n%s", fields[0], messages(&r));
+            printf("%s: expected ok:\n%s", fields[0], test_import_messages(&r));
             failures++;
         } else if (!expect_success && (r.ok || r.diag.errors == 0)) {
-            printf("%s: expected an error:\n%s", fields[0], messages(&r));
+            printf("%s: expected an error:\n%s", fields[0], test_import_messages(&r));
             failures++;
         }
         if (r.ok)
-            check_asset(&r.asset);
-        imported_free(&r);
+            test_check_asset(&r.asset);
+        test_import_free(&r);
     }
     free(index);
-    free(index_path);
+    free(index_text);
     assert_true(rows >= 30);
     assert_int_equal(failures, 0);
 }
@@ -1007,10 +930,10 @@ static void obj_corpus_models_have_the_expected_counts(void **state) {
     (void)state;
     if (test_skip_without_corpus("obj_corpus_models_have_the_expected_counts"))
         skip();
-    imported r;
+    test_import r;
     /* cube.obj: 6 quads; usemtl white, white, red, white, green, white. */
     import_corpus_file(&r, "obj/tinyobjloader/cube.obj");
-    expect_ok(&r);
+    test_import_expect_ok(&r);
     const ir_mesh *mesh = only_mesh(&r);
     assert_int_equal(mesh->index_count, 3 * 12);
     assert_int_equal(mesh->vertex_count, 8);
@@ -1024,13 +947,13 @@ static void obj_corpus_models_have_the_expected_counts(void **state) {
     assert_int_equal(mesh->submeshes[0].index_count, 24);
     assert_int_equal(mesh->submeshes[1].index_count, 6);
     assert_int_equal(mesh->submeshes[2].index_count, 6);
-    imported_free(&r);
+    test_import_free(&r);
 
     /* cornell_box_multimaterial.obj: 36 triangles (counted with awk over its
      * f lines); white 26, light 2, green 6, red 2 triangles; blue has no face
      * (its only face is commented out), so it is dropped. */
     import_corpus_file(&r, "obj/tinyobjloader/cornell_box_multimaterial.obj");
-    expect_ok(&r);
+    test_import_expect_ok(&r);
     mesh = only_mesh(&r);
     assert_int_equal(mesh->index_count, 3 * 36);
     assert_int_equal(r.asset.material_count, 4);
@@ -1041,12 +964,12 @@ static void obj_corpus_models_have_the_expected_counts(void **state) {
         assert_string_equal(r.asset.materials[s].name, names[s]);
         assert_int_equal(mesh->submeshes[s].index_count, 3 * triangles[s]);
     }
-    imported_free(&r);
+    test_import_free(&r);
 
     /* spider.obj: textured with Windows-style ".\" paths; one texture is
      * not shipped. */
     import_corpus_file(&r, "obj/spider/spider.obj");
-    expect_ok(&r);
+    test_import_expect_ok(&r);
     only_mesh(&r);
     bool found_texture = false;
     for (uint32_t m = 0; m < r.asset.material_count; m++) {
@@ -1055,14 +978,14 @@ static void obj_corpus_models_have_the_expected_counts(void **state) {
             found_texture = true;
     }
     assert_true(found_texture);
-    imported_free(&r);
+    test_import_free(&r);
 
     /* leading-decimal-dot-issue-201.obj: "v .8e-1 -.7e+2 -5.532511". */
     import_corpus_file(&r, "obj/tinyobjloader/leading-decimal-dot-issue-201.obj");
-    expect_ok(&r);
+    test_import_expect_ok(&r);
     mesh = only_mesh(&r);
     assert_true(mesh->positions[0] == 0.08f && mesh->positions[1] == -70.0f);
-    imported_free(&r);
+    test_import_free(&r);
 }
 
 /* ---------------------------------------------------------------------------
@@ -1139,17 +1062,17 @@ static void obj_survives_thousands_of_random_mutations(void **state) {
     int succeeded = 0;
     for (int round = 0; round < 6000; round++) {
         size_t size = mutate(MUTATION_SEED_OBJ, buffer, sizeof buffer, &seed);
-        imported r;
+        test_import r;
         import_bytes(&r, dir, "seed.obj", buffer, size);
         if (r.ok) {
             assert_int_equal(r.diag.errors, 0);
-            check_asset(&r.asset);
+            test_check_asset(&r.asset);
             succeeded++;
         } else {
             assert_true(r.diag.errors >= 1);
             assert_int_equal(r.asset.mesh_count, 0);
         }
-        imported_free(&r);
+        test_import_free(&r);
     }
     /* Plenty survive the edits, so the checks above saw real output. */
     assert_true(succeeded > 500);

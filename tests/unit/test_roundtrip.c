@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "cook/cook.h"
+#include "test_import.h"
 #include "test_support.h"
 
 /* One triangle reduced to what must survive: its three corners' positions
@@ -309,16 +310,14 @@ static bool roundtrip_model(const char *corpus, const char *relative, bool quant
 
 static void roundtrip_corpus(bool quantized) {
     const char *corpus = test_corpus_dir();
-    char *index_path = test_path_join(corpus, "index.tsv");
-    size_t size;
-    char *index = (char *)test_read_file(index_path, &size);
+    test_corpus_row *index;
+    size_t index_rows;
+    char *index_text = test_corpus_index(&index, &index_rows);
     roundtrip_stats stats = {0};
     uint32_t failures = 0;
-    for (char *line = strtok(index, "\n"); line != NULL; line = strtok(NULL, "\n")) {
-        char path[1024], format[32], category[64], expect[16];
-        if (sscanf(line, "%1023[^\t]\t%31[^\t]\t%63[^\t]\t%15[^\t]", path, format, category,
-                   expect) != 4 ||
-            strcmp(expect, "ok") != 0)
+    for (size_t row = 0; row < index_rows; row++) {
+        const char *path = index[row].path;
+        if (strcmp(index[row].expect, "ok") != 0)
             continue;
         if (!roundtrip_model(corpus, path, quantized, &stats))
             failures++;
@@ -331,7 +330,7 @@ static void roundtrip_corpus(bool quantized) {
     assert_true(stats.models > 0);
     assert_true(stats.worst_normal_degrees < 1.0);
     free(index);
-    free(index_path);
+    free(index_text);
 }
 
 static void corpus_triangles_survive_cooking(void **state) {

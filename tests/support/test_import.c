@@ -1,0 +1,143 @@
+/* test_import.c — see test_import.h. */
+#include "test_import.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+void test_import_bytes(test_import *r, cook_import_fn importer, const char *root,
+                       const char *source_path, const void *bytes, size_t size) {
+    memset(r, 0, sizeof *r);
+    cook_settings_default(&r->settings);
+    uint8_t *copy = malloc(size + 1); /* the importer contract: NUL-terminated */
+    assert_non_null(copy);
+    if (size > 0)
+        memcpy(copy, bytes, size);
+    copy[size] = '\0';
+    cook_context ctx = {
+        .input_root = root,
+        .source_path = source_path,
+        .ref = "test",
+        .source = copy,
+        .source_size = size,
+        .settings = &r->settings,
+        .diag = &r->diag,
+    };
+    r->ok = importer(&ctx, &r->asset);
+    r->dependencies = ctx.dependencies;
+    free(copy);
+}
+
+void test_import_file(test_import *r, cook_import_fn importer, const char *root,
+                      const char *source_path) {
+    char *path = test_path_join(root, source_path);
+    size_t size;
+    uint8_t *bytes = test_read_file(path, &size);
+    test_import_bytes(r, importer, root, source_path, bytes, size);
+    free(bytes);
+    free(path);
+}
+
+void test_import_free(test_import *r) {
+    ir_asset_free(&r->asset);
+    diag_free(&r->diag);
+    strlist_free(&r->dependencies);
+}
+
+const char *test_import_messages(const test_import *r) {
+    return r->diag.text.data ? (const char *)r->diag.text.data : "";
+}
+
+void test_import_expect_ok(const test_import *r) {
+    if (!r->ok || r->diag.errors != 0)
+        fail_msg("import failed:\n%s", test_import_messages(r));
+}
+
+static void check_mesh(const ir_asset *asset, const ir_mesh *mesh) {
+    assert_true(mesh->vertex_count > 0);
+    assert_non_null(mesh->positions);
+    assert_int_equal(mesh->index_count % 3, 0);
+    for (uint32_t i = 0; i < mesh->index_count; i++)
+        assert_true(mesh->indices[i] < mesh->vertex_count);
+    for (size_t i = 0; i < 3 * (size_t)mesh->vertex_count; i++)
+        assert_true(isfinite(mesh->positions[i]));
+    for (size_t v = 0; mesh->normals != NULL && v < mesh->vertex_count; v++) {
+        const float *n = mesh->normals + 3 * v;
+        assert_true(fabs(sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]) - 1.0) < 1e-4);
+    }
+    for (size_t v = 0; mesh->weights != NULL && v < mesh->vertex_count; v++) {
+        const float *w = mesh->weights + 4 * v;
+        assert_true(fabs(w[0] + w[1] + w[2] + w[3] - 1.0) < 1e-4);
+    }
+    assert_true((mesh->joints == NULL) == (mesh->weights == NULL));
+    uint32_t offset = 0;
+    for (uint32_t s = 0; s < mesh->submesh_count; s++) {
+        assert_int_equal(mesh->submeshes[s].index_offset, offset);
+        assert_true(mesh->submeshes[s].index_count > 0);
+        assert_int_equal(mesh->submeshes[s].index_count % 3, 0);
+        assert_true(mesh->submeshes[s].material < asset->material_count);
+        offset += mesh->submeshes[s].index_count;
+    }
+    assert_int_equal(offset, mesh->index_count);
+}
+
+void test_check_asset(const ir_asset *asset) {
+    for (uint32_t m = 0; m < asset->mesh_count; m++)
+        check_mesh(asset, &asset->meshes[m]);
+    for (uint32_t i = 0; i < asset->material_count; i++)
+        assert_non_null(asset->materials[i].name);
+    for (uint32_t i = 0; i < asset->node_count; i++) {
+        assert_true(asset->nodes[i].parent < (int32_t)i); /* parents first */
+        assert_true(asset->nodes[i].mesh < (int32_t)asset->mesh_count);
+    }
+}
+
+void test_write_in(const char *dir, const char *relative, const void *data, size_t size) {
+    char *path = test_path_join(dir, relative);
+    for (char *slash = strchr(path + strlen(dir) + 1, '/'); slash; slash = strchr(slash + 1, '/')) {
+        *slash = '\0';
+        mkdir(path, 0755);
+        *slash = '/';
+    }
+    test_write_file(path, data, size);
+    free(path);
+}
+
+/* Cuts `line` at tabs into up to `max` fields; returns how many. */
+static int split_tabs(char *line, char **fields, int max) {
+    int n = 0;
+    for (char *cursor = line; cursor != NULL && n < max; n++) {
+        fields[n] = cursor;
+        cursor = strchr(cursor, '\t');
+        if (cursor != NULL)
+            *cursor++ = '\0';
+    }
+    return n;
+}
+
+char *test_corpus_index(test_corpus_row **rows, size_t *count) {
+    char *index_path = test_path_join(test_corpus_dir(), "index.tsv");
+    size_t size;
+    char *text = (char *)test_read_file(index_path, &size);
+    free(index_path);
+    size_t lines = 1;
+    for (size_t i = 0; i < size; i++)
+        lines += text[i] == '\n';
+    *rows = calloc(lines, sizeof **rows);
+    assert_non_null(*rows);
+    *count = 0;
+    bool header = true;
+    for (char *line = text, *next; line != NULL && *line != '\0'; line = next) {
+        next = strchr(line, '\n');
+        if (next != NULL)
+            *next++ = '\0';
+        char *fields[5] = {0}; /* path, format, category, expect, notes */
+        if (split_tabs(line, fields, 5) < 4 || header) {
+            header = false;
+            continue;
+        }
+        (*rows)[(*count)++] = (test_corpus_row){fields[0], fields[1], fields[2], fields[3]};
+    }
+    return text;
+}

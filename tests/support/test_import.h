@@ -1,0 +1,55 @@
+/* test_import.h — shared helpers for the importer tests (OBJ, glTF, assimp,
+ * the cross-check): run an importer on bytes or a file as the cooker would,
+ * check the IR invariants of ir.h, write input trees, read the corpus index. */
+#ifndef KILN_TEST_IMPORT_H
+#define KILN_TEST_IMPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "cook/cook.h"
+#include "test_support.h"
+
+typedef struct test_import {
+    cook_settings settings;
+    cook_diag diag;
+    ir_asset asset;
+    strlist dependencies; /* the files the importer opened besides the source */
+    bool ok;
+} test_import;
+
+/* Imports `size` bytes as `source_path` under the input root `root`, with
+ * default settings, the way the pipeline calls importers (NUL-terminated copy). */
+void test_import_bytes(test_import *r, cook_import_fn importer, const char *root,
+                       const char *source_path, const void *bytes, size_t size);
+/* The same for a file already written under `root`. */
+void test_import_file(test_import *r, cook_import_fn importer, const char *root,
+                      const char *source_path);
+void test_import_free(test_import *r);
+
+/* Everything the importer reported, "" when nothing. */
+const char *test_import_messages(const test_import *r);
+/* Fails the test with the messages unless the import succeeded without errors. */
+void test_import_expect_ok(const test_import *r);
+
+/* The IR invariants of ir.h that hold for every successful import: indices in
+ * range, finite positions, unit normals, weights summing to 1, submeshes
+ * tiling the index buffer, material slots in range, parents before children. */
+void test_check_asset(const ir_asset *asset);
+
+/* Writes dir/relative, creating the folders on the way. */
+void test_write_in(const char *dir, const char *relative, const void *data, size_t size);
+
+/* One row of the corpus's index.tsv. */
+typedef struct test_corpus_row {
+    const char *path; /* relative to the corpus folder */
+    const char *format;
+    const char *category;
+    const char *expect; /* "ok" or "error" */
+} test_corpus_row;
+
+/* Reads the corpus index (header skipped); rows point into the returned
+ * storage. Free both with free(). Call only when the corpus is present. */
+char *test_corpus_index(test_corpus_row **rows, size_t *count);
+
+#endif
