@@ -21,6 +21,7 @@
  *   asset <importer> <key hex> <content hex> <source path>
  *   file <size> <mtime ns> <inode> <path>      source first, then dependencies
  *   out <path>                                 relative to the output folder
+ *   link <path>                                another source the asset references
  *   ref <kind> <color space> <index> <ref> <path>
  *   ...
  *   end <XXH3-64 hex of every byte before this line>
@@ -54,6 +55,7 @@ typedef struct cache_record {
     cache_stamp *files; /* files[0] is the source, the rest its dependencies */
     size_t file_count;
     strlist outputs;
+    strlist references; /* sources it names but does not read (a level's models) */
     cook_manifest_list manifest;
 } cache_record;
 

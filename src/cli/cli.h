@@ -81,9 +81,6 @@ const char *cli_plural(size_t count);
  * paths.c
  * ------------------------------------------------------------------------- */
 
-/* "dir/name" (no doubled '/'); NULL on allocation failure. Caller frees. */
-char *cli_path_join(const char *dir, const char *name);
-
 /* True when `path` is an existing folder. Otherwise prints
  * "kiln: error: <role> folder '<path>' does not exist" (or "is not a folder"). */
 bool cli_require_folder(const char *path, const char *role);

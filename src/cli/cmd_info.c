@@ -320,7 +320,7 @@ static void inspect_file(const char *output, const char *relative, file_report *
     memset(report, 0, sizeof *report);
     report->path = relative;
     report->kind = cooked_kind_of(relative);
-    char *full_path = cli_path_join(output, relative);
+    char *full_path = cook_path_join(output, relative);
     if (full_path == NULL) {
         snprintf(report->problem, sizeof report->problem, "out of memory");
         return;

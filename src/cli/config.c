@@ -489,15 +489,17 @@ static void parse_presets(const parse_state *state, const yaml_node_t *node, kil
     }
 }
 
-static void parse_always(const parse_state *state, const yaml_node_t *node, kiln_config *config) {
-    if (!expect_sequence(state, node, "always"))
+/* `always:` and `roots:`: lists of source-relative paths or globs. */
+static void parse_glob_list(const parse_state *state, const yaml_node_t *node, const char *name,
+                            strlist *out) {
+    if (!expect_sequence(state, node, name))
         return;
     for (yaml_node_item_t *item = node->data.sequence.items.start;
          item < node->data.sequence.items.top; item++) {
         yaml_node_t *entry = node_at(state, *item);
-        const char *text = entry ? scalar_of(state, entry, "always") : NULL;
+        const char *text = entry ? scalar_of(state, entry, name) : NULL;
         if (text != NULL)
-            strlist_push(&config->always, text);
+            strlist_push(out, text);
     }
 }
 
@@ -538,7 +540,9 @@ static void parse_top_level(const parse_state *state, const yaml_node_t *root,
         else if (strcmp(name, "presets") == 0)
             parse_presets(state, value, config);
         else if (strcmp(name, "always") == 0)
-            parse_always(state, value, config);
+            parse_glob_list(state, value, name, &config->always);
+        else if (strcmp(name, "roots") == 0)
+            parse_glob_list(state, value, name, &config->roots);
         else
             warn_unknown_key(state, key, "");
     }
@@ -643,6 +647,7 @@ void config_free(kiln_config *config) {
     }
     free(config->presets);
     strlist_free(&config->always);
+    strlist_free(&config->roots);
     *config = (kiln_config){0};
 }
 

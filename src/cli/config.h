@@ -74,7 +74,8 @@ typedef struct kiln_config {
     config_rule_list rules;
     config_preset *presets;
     size_t preset_count;
-    strlist always; /* source-relative paths cooked in every build */
+    strlist always; /* globs over source paths: cooked in every build, even with --roots */
+    strlist roots;  /* globs: the roots of `build --roots` and `info --unreferenced` */
 } kiln_config;
 
 /* Parses YAML text. `path` names the file in messages and anchors relative

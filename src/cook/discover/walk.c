@@ -36,24 +36,6 @@ static bool walk_fail(walk_state *state, const char *path, const char *what) {
     return false;
 }
 
-/* "a" + "b" -> "a/b"; when either is empty, a copy of the other. Caller frees. */
-static char *join_path(const char *a, const char *b) {
-    size_t a_length = strlen(a);
-    size_t b_length = strlen(b);
-    char *joined = malloc(a_length + b_length + 2);
-    if (joined == NULL)
-        return NULL;
-    if (a_length == 0 || b_length == 0) {
-        memcpy(joined, a_length == 0 ? b : a, a_length + b_length + 1);
-        return joined;
-    }
-    memcpy(joined, a, a_length);
-    if (a[a_length - 1] != '/')
-        joined[a_length++] = '/';
-    memcpy(joined + a_length, b, b_length + 1);
-    return joined;
-}
-
 static bool is_excluded_folder(const walk_state *state, const struct stat *info) {
     return state->has_exclude && info->st_dev == state->exclude_device &&
            info->st_ino == state->exclude_inode;
@@ -88,7 +70,7 @@ static bool walk_folder(walk_state *state, const char *relative, unsigned depth)
 
 /* Decides what one folder entry is and lists or descends into it. */
 static bool walk_entry(walk_state *state, const char *relative, unsigned depth) {
-    char *full_path = join_path(state->root, relative);
+    char *full_path = cook_path_join(state->root, relative);
     if (full_path == NULL)
         return walk_fail(state, relative, "out of memory");
 
@@ -116,7 +98,7 @@ static bool walk_entry(walk_state *state, const char *relative, unsigned depth) 
 
 /* `relative` is "" for the root itself. */
 static bool walk_folder(walk_state *state, const char *relative, unsigned depth) {
-    char *full_path = join_path(state->root, relative);
+    char *full_path = cook_path_join(state->root, relative);
     if (full_path == NULL)
         return walk_fail(state, relative, "out of memory");
     if (depth > WALK_MAX_DEPTH) {
@@ -128,7 +110,7 @@ static bool walk_folder(walk_state *state, const char *relative, unsigned depth)
     strlist names = {0};
     bool ok = read_folder_names(state, full_path, &names);
     for (size_t i = 0; ok && i < names.count; i++) {
-        char *child = join_path(relative, names.items[i]);
+        char *child = cook_path_join(relative, names.items[i]);
         if (child == NULL) {
             ok = walk_fail(state, full_path, "out of memory");
             break;
