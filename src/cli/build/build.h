@@ -144,4 +144,8 @@ bool build_find_skipped_files(const build_plan *plan, const cook_asset_result *r
 void build_print_report(const build_run *run, const build_totals *totals, const strlist *skipped,
                         double seconds, bool ok);
 
+/* reach.c: `kiln info --unreferenced` for an output folder; `config_path`
+ * NULL finds kiln.yml from the working directory. Returns the exit status. */
+int build_list_unreferenced(const char *output, const char *config_path);
+
 #endif /* KILN_CLI_BUILD_BUILD_H */
