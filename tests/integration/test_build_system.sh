@@ -325,6 +325,17 @@ if command -v python3 >/dev/null; then
     check "--roots without operands uses kiln.yml's roots:" \
         all_true 'status_is 0' 'stdout_has "^up to date props/quad.obj"' \
         '[ -s "$T/clean/ui/logo.ktx2" ]' '[ ! -e "$T/clean/models/cube.kmesh" ]'
+
+    printf 'rules:\n  - match: "ui/icon.*"\n    texture.max_dimension: 2\n' >"$T/kiln.yml"
+    run_in "$T" -o limits
+    check "texture.max_dimension reaches the decoder: a bigger image fails, alone" \
+        all_true 'status_is 1' 'stderr_has "^ui/icon.png: error: .*exceeds"' \
+        'stdout_has "^kiln: failed: ui/icon.png$"' '[ -s "$T/limits/ui/logo.ktx2" ]'
+    printf 'rules:\n  - match: "ui/logo.*"\n    texture.zstd_level: 19\n' >"$T/kiln.yml"
+    run_in "$T" -o limits -v
+    check "texture.zstd_level is part of the settings: its assets are cooked again" \
+        all_true 'status_is 0' 'stdout_has "^cooked ui/logo.png"' 'stdout_has "^cooked ui/icon.png"' \
+        'stdout_has "^up to date props/quad.obj"'
 fi
 
 # ---------------------------------------------------------------------------
