@@ -184,17 +184,20 @@ bool cache_hash_content(const char *input, const cache_stamp *stamps, size_t cou
     return ok;
 }
 
-uint64_t cache_key(uint64_t content, const cook_settings *settings, uint32_t encoder_version,
-                   const char *importer) {
+uint64_t cache_settings_hash(const cook_settings *settings) {
     bytebuf text = {0};
-    bytebuf_printf(&text, "content=%016" PRIx64 "\nencoder=%u\nimporter=%s\nsettings=", content,
-                   encoder_version, importer);
     cook_settings_to_json(settings, &text);
-    /* On allocation failure the key is of a truncated text: a miss, never a
-     * false hit with another asset's key, since content is in the prefix. */
-    uint64_t key = XXH3_64bits(text.data, text.size);
+    /* On allocation failure: the hash of an empty text, a miss for every
+     * asset cooked with real settings, never a false hit. */
+    uint64_t hash = XXH3_64bits(text.data, text.failed ? 0 : text.size);
     bytebuf_free(&text);
-    return key;
+    return hash;
+}
+
+uint64_t cache_key(uint64_t content, uint64_t settings_hash, uint32_t encoder_version,
+                   const char *importer) {
+    uint64_t fields[3] = {content, settings_hash, encoder_version};
+    return XXH3_64bits_withSeed(fields, sizeof fields, XXH3_64bits(importer, strlen(importer)));
 }
 
 /* ---------------------------------------------------------------------------

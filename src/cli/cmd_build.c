@@ -296,7 +296,7 @@ static int finish_build(build_run *run, const struct timespec *start) {
  * ------------------------------------------------------------------------- */
 
 static int cook_plan(const build_options *options, const build_setup *setup, const build_plan *plan,
-                     const struct timespec *start) {
+                     const strlist *existing, const struct timespec *start) {
     size_t count = plan->sources.count;
     cook_asset_result *results = calloc(count ? count : 1, sizeof *results);
     asset_slot *slots = calloc(count ? count : 1, sizeof *slots);
@@ -305,7 +305,7 @@ static int cook_plan(const build_options *options, const build_setup *setup, con
     if (!options->no_cache)
         build_load_cache(options, setup, &old_cache);
     int status = CLI_EXIT_FAILURE;
-    build_run run = {options, setup, plan, &old_cache, results, slots, NULL, reporter};
+    build_run run = {options, setup, plan, &old_cache, existing, results, slots, NULL, reporter};
     if (results == NULL || slots == NULL || reporter == NULL) {
         cli_error("out of memory");
     } else if (!build_cook_in_order(&run)) {
@@ -316,7 +316,10 @@ static int cook_plan(const build_options *options, const build_setup *setup, con
         status = finish_build(&run, start);
     }
     for (size_t i = 0; results != NULL && slots != NULL && i < count; i++) {
-        cook_asset_result_free(&results[i]);
+        if (slots[i].borrowed) /* its strings belong to the old cache */
+            free(results[i].dependencies.items);
+        else
+            cook_asset_result_free(&results[i]);
         if (slots[i].has_record)
             cache_record_free(&slots[i].record);
     }
@@ -335,13 +338,18 @@ static int build(const build_options *options, const build_setup *setup) {
     int status = check_build_folders(setup);
     if (status != CLI_EXIT_OK)
         return status;
-    build_remove_temporaries(setup);
+    strlist existing = {0};
     build_plan plan = {0};
-    if (!build_plan_make(options, setup, &plan))
+    if (!build_scan_output(setup, &existing)) {
+        cli_error("out of memory while listing the output folder");
         status = CLI_EXIT_FAILURE;
-    else
-        status = cook_plan(options, setup, &plan, &start);
+    } else if (!build_plan_make(options, setup, &plan)) {
+        status = CLI_EXIT_FAILURE;
+    } else {
+        status = cook_plan(options, setup, &plan, &existing, &start);
+    }
     build_plan_free(&plan);
+    strlist_free(&existing);
     return status;
 }
 

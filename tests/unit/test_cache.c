@@ -147,12 +147,14 @@ static void key_depends_on_every_input(void **state) {
     cook_settings_default(&s);
     t = s;
     t.mesh_lods = 3;
-    uint64_t base = cache_key(1, &s, 2, "obj");
-    assert_true(base == cache_key(1, &s, 2, "obj"));
-    assert_true(base != cache_key(2, &s, 2, "obj"));
-    assert_true(base != cache_key(1, &t, 2, "obj"));
-    assert_true(base != cache_key(1, &s, 3, "obj"));
-    assert_true(base != cache_key(1, &s, 2, "gltf"));
+    uint64_t hs = cache_settings_hash(&s), ht = cache_settings_hash(&t);
+    uint64_t base = cache_key(1, hs, 2, "obj");
+    assert_true(hs == cache_settings_hash(&s));
+    assert_true(base == cache_key(1, hs, 2, "obj"));
+    assert_true(base != cache_key(2, hs, 2, "obj"));
+    assert_true(base != cache_key(1, ht, 2, "obj"));
+    assert_true(base != cache_key(1, hs, 3, "obj"));
+    assert_true(base != cache_key(1, hs, 2, "gltf"));
 }
 
 int main(void) {

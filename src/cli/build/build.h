@@ -58,6 +58,7 @@ typedef struct build_plan {
     strlist sources;                 /* sorted, relative to the input folder */
     const cook_importer **importers; /* importers[i] cooks sources.items[i] */
     cook_settings *settings;         /* settings[i]: resolved for sources.items[i] */
+    uint64_t *settings_hash;         /* cache_settings_hash(&settings[i]) */
     bool *wanted;                    /* wanted[i]: a root or always: (all without --roots) */
     strlist unclaimed;               /* files no importer claims, sorted */
 } build_plan;
@@ -71,20 +72,32 @@ typedef enum asset_status {
     ASSET_UNREACHED,     /* --roots: nothing reaches it, not cooked */
 } asset_status;
 
-/* The outcome of one planned source besides its cook_asset_result. */
+/* The outcome of one planned source besides its cook_asset_result. Its
+ * record in the new cache is `record` when it was made this build, else
+ * `kept`, the old cache's own record, shared rather than copied (an asset up
+ * to date with every stamp unchanged, or one that failed and keeps its old
+ * files): a no-op build copies no record. */
 typedef struct asset_slot {
     asset_status status;
     bool has_record;
-    cache_record record; /* what goes into the new cache */
-    const char *through; /* ASSET_THROUGH_MODEL: the model's source path */
-    double seconds;      /* wall time of cook_asset */
+    cache_record record;      /* made this build (owned) */
+    const cache_record *kept; /* or carried over from the old cache */
+    bool borrowed;            /* its cook_asset_result points into `kept` */
+    const char *through;      /* ASSET_THROUGH_MODEL: the model's source path */
+    double seconds;           /* wall time of cook_asset */
 } asset_slot;
+
+/* The slot's record in the new cache, or NULL. */
+static inline const cache_record *slot_record(const asset_slot *slot) {
+    return slot->has_record ? &slot->record : slot->kept;
+}
 
 typedef struct build_run {
     const build_options *options;
     const build_setup *setup;
     const build_plan *plan;
     const kiln_cache *old_cache; /* empty with --no-cache or when unreadable */
+    const strlist *existing;     /* the output folder's files before the build, sorted */
     cook_asset_result *results;  /* one per planned source */
     asset_slot *slots;           /* one per planned source */
     const size_t *todo;          /* the indices of the current phase */
@@ -127,12 +140,13 @@ bool build_cook_in_order(build_run *run);
 
 /* outputs.c */
 /* Deletes the hidden temporaries a killed build left in the output folder
- * (and next to it, from the pack). */
-void build_remove_temporaries(const build_setup *setup);
+ * (and next to it, from the pack) and lists the other files of the output
+ * folder, sorted. False when memory ran out. */
+bool build_scan_output(const build_setup *setup, strlist *files);
 void build_load_cache(const build_options *options, const build_setup *setup, kiln_cache *cache);
 void build_keep_failed_records(build_run *run);
 void build_remove_stale_outputs(const build_run *run);
-void build_save_cache(build_run *run);
+void build_save_cache(const build_run *run);
 bool build_write_manifest(const build_run *run, build_totals *totals);
 bool build_write_pack(const build_setup *setup, build_totals *totals);
 

@@ -28,44 +28,63 @@ static char *pack_path(const char *output) {
  * Leftovers of a killed build
  * ------------------------------------------------------------------------- */
 
-static bool is_folder(const char *folder, const struct dirent *entry) {
+/* The type of a folder entry: DT_REG, DT_DIR, ..., from lstat when the file
+ * system does not say. */
+static unsigned char entry_type(const char *folder, const struct dirent *entry) {
     if (entry->d_type != DT_UNKNOWN)
-        return entry->d_type == DT_DIR;
+        return entry->d_type;
     char *full = cook_path_join(folder, entry->d_name);
     struct stat info;
-    bool dir = full != NULL && lstat(full, &info) == 0 && S_ISDIR(info.st_mode);
+    unsigned char type = DT_UNKNOWN;
+    if (full != NULL && lstat(full, &info) == 0)
+        type = S_ISDIR(info.st_mode) ? DT_DIR : S_ISREG(info.st_mode) ? DT_REG : DT_UNKNOWN;
     free(full);
-    return dir;
+    return type;
 }
 
-/* Deletes the temporaries in `folder` (and below, when `recurse`) whose name
- * starts with `prefix`. Kiln never writes a hidden folder, so none is entered. */
-static void remove_temporaries_in(const char *folder, bool recurse, const char *prefix) {
+/* Deletes the temporaries in `folder` (and below, when `files` is given)
+ * whose name starts with `prefix`, and lists its other visible regular files
+ * into `files` as paths below `relative`. Kiln never writes a hidden folder,
+ * so none is entered. One readdir per folder and no stat where the file
+ * system gives entry types: this is all a no-op build learns of its outputs. */
+static bool scan_folder(const char *folder, const char *relative, const char *prefix,
+                        strlist *files) {
     DIR *dir = opendir(folder);
     if (dir == NULL)
-        return;
+        return true; /* no output folder yet */
+    bool ok = true;
     struct dirent *entry;
-    while ((entry = readdir(dir)) != NULL) {
+    while (ok && (entry = readdir(dir)) != NULL) {
         const char *name = entry->d_name;
-        bool temporary = name[0] == '.' && write_is_temporary_name(name) &&
-                         strncmp(name, prefix, strlen(prefix)) == 0;
-        if (!temporary && (name[0] == '.' || !recurse || !is_folder(folder, entry)))
+        if (name[0] == '.') {
+            char *full = write_is_temporary_name(name) && strncmp(name, prefix, strlen(prefix)) == 0
+                             ? cook_path_join(folder, name)
+                             : NULL;
+            if (full != NULL)
+                unlink(full);
+            free(full);
             continue;
-        char *full = cook_path_join(folder, name);
-        if (full != NULL && temporary)
-            unlink(full);
-        else if (full != NULL)
-            remove_temporaries_in(full, true, prefix);
+        }
+        unsigned char type = files ? entry_type(folder, entry) : DT_UNKNOWN;
+        char *path = type == DT_REG || type == DT_DIR ? cook_path_join(relative, name) : NULL;
+        char *full = path && type == DT_DIR ? cook_path_join(folder, name) : NULL;
+        if (type == DT_REG)
+            ok = path != NULL && strlist_push(files, path);
+        else if (type == DT_DIR)
+            ok = full != NULL && scan_folder(full, path, prefix, files);
         free(full);
+        free(path);
     }
     closedir(dir);
+    return ok;
 }
 
 /* write_file_atomic renames its temporary over the real name, so a build
  * killed mid-write leaves only a hidden ".<name>.kiln-XXXXXX" behind: never a
  * torn output, but litter that must not pile up. */
-void build_remove_temporaries(const build_setup *setup) {
-    remove_temporaries_in(setup->output, true, ".");
+bool build_scan_output(const build_setup *setup, strlist *files) {
+    bool ok = scan_folder(setup->output, "", ".", files);
+    strlist_sort(files);
     /* The pack's temporary lies next to the output folder: ".<name>.kpak.…". */
     char *pack = pack_path(setup->output);
     char *slash = pack ? strrchr(pack, '/') : NULL;
@@ -75,10 +94,11 @@ void build_remove_temporaries(const build_setup *setup) {
         sprintf(prefix, ".%s.", name);
         if (slash != NULL)
             *slash = '\0';
-        remove_temporaries_in(slash == NULL ? "." : slash == pack ? "/" : pack, false, prefix);
+        scan_folder(slash == NULL ? "." : slash == pack ? "/" : pack, "", prefix, NULL);
     }
     free(prefix);
     free(pack);
+    return ok && prefix != NULL;
 }
 
 /* ---------------------------------------------------------------------------
@@ -129,22 +149,41 @@ static void remove_stale_output(const build_setup *setup, const char *relative,
     free(full);
 }
 
+/* True when the new cache is the old one: every old record carried over as
+ * it is (a no-op build). Then there is nothing to delete or to write. */
+static bool cache_unchanged(const build_run *run) {
+    if (run->old_cache->encoder_version != run->setup->encoder_version)
+        return false;
+    size_t kept = 0;
+    for (size_t i = 0; i < run->plan->sources.count; i++) {
+        if (run->slots[i].has_record)
+            return false;
+        kept += run->slots[i].kept != NULL;
+    }
+    return kept > 0 && kept == run->old_cache->count;
+}
+
 /* Every output of the previous build that no asset of this build produced or
  * still owns (a failed asset keeps its old files) is deleted: sources that
  * disappeared, models that now write fewer textures, files now cooked
  * through a model. */
 void build_remove_stale_outputs(const build_run *run) {
     const kiln_cache *old = run->old_cache;
+    if (cache_unchanged(run))
+        return; /* every old record, and so every old output, is kept */
     size_t total = 0;
-    for (size_t i = 0; i < run->plan->sources.count; i++)
-        total += run->slots[i].has_record ? run->slots[i].record.outputs.count : 0;
+    for (size_t i = 0; i < run->plan->sources.count; i++) {
+        const cache_record *record = slot_record(&run->slots[i]);
+        total += record ? record->outputs.count : 0;
+    }
     const char **kept = malloc((total ? total : 1) * sizeof *kept);
     if (kept == NULL)
         return; /* leaving stale files is safe, deleting wrong ones is not */
     size_t at = 0;
     for (size_t i = 0; i < run->plan->sources.count; i++) {
-        for (size_t o = 0; run->slots[i].has_record && o < run->slots[i].record.outputs.count; o++)
-            kept[at++] = run->slots[i].record.outputs.items[o];
+        const cache_record *record = slot_record(&run->slots[i]);
+        for (size_t o = 0; record != NULL && o < record->outputs.count; o++)
+            kept[at++] = record->outputs.items[o];
     }
     qsort(kept, at, sizeof *kept, compare_output_path);
     for (size_t r = 0; r < old->count; r++) {
@@ -165,19 +204,23 @@ void build_keep_failed_records(build_run *run) {
         asset_slot *slot = &run->slots[i];
         if (slot->status != ASSET_FAILED)
             continue;
-        const cache_record *old = cache_find(run->old_cache, run->plan->sources.items[i]);
-        if (old != NULL && cache_record_copy(&slot->record, old))
-            slot->has_record = true;
+        slot->kept = cache_find(run->old_cache, run->plan->sources.items[i]);
     }
 }
 
-void build_save_cache(build_run *run) {
-    kiln_cache cache = {.encoder_version = run->setup->encoder_version};
-    bool ok = true;
-    for (size_t i = 0; ok && i < run->plan->sources.count; i++) {
-        if (run->slots[i].has_record)
-            ok = cache_add(&cache, &run->slots[i].record); /* moves it */
-        run->slots[i].has_record = false;
+void build_save_cache(const build_run *run) {
+    if (cache_unchanged(run))
+        return;
+    /* The records stay owned by the slots and the old cache: the array holds
+     * shallow copies, in source order as the format wants. */
+    size_t count = run->plan->sources.count;
+    kiln_cache cache = {.encoder_version = run->setup->encoder_version,
+                        .records = malloc((count ? count : 1) * sizeof *cache.records)};
+    bool ok = cache.records != NULL;
+    for (size_t i = 0; ok && i < count; i++) {
+        const cache_record *record = slot_record(&run->slots[i]);
+        if (record != NULL)
+            cache.records[cache.count++] = *record;
     }
     bytebuf bytes = {0};
     char reason[512];
@@ -191,7 +234,7 @@ void build_save_cache(build_run *run) {
                 ok && path && !bytes.failed ? reason : "out of memory");
     free(path);
     bytebuf_free(&bytes);
-    cache_free(&cache);
+    free(cache.records);
 }
 
 /* ---------------------------------------------------------------------------
@@ -241,9 +284,18 @@ bool build_write_pack(const build_setup *setup, build_totals *totals) {
  * A collision fails the build (and leaves the previous manifest in place). */
 bool build_write_manifest(const build_run *run, build_totals *totals) {
     cook_manifest_list all = {0};
-    bool ok = true;
-    for (size_t i = 0; ok && i < run->plan->sources.count; i++)
-        ok = cook_manifest_add_all(&all, &run->results[i].manifest);
+    /* Shallow copies of the entries: the results keep owning the strings. */
+    size_t total = 0;
+    for (size_t i = 0; i < run->plan->sources.count; i++)
+        total += run->results[i].manifest.count;
+    all.items = malloc((total ? total : 1) * sizeof *all.items);
+    bool ok = all.items != NULL;
+    for (size_t i = 0; ok && i < run->plan->sources.count; i++) {
+        const cook_manifest_list *own = &run->results[i].manifest;
+        if (own->count > 0)
+            memcpy(all.items + all.count, own->items, own->count * sizeof *own->items);
+        all.count += own->count;
+    }
     cook_diag diag = {0};
     bytebuf bytes = {0};
     char reason[512];
@@ -265,6 +317,6 @@ bool build_write_manifest(const build_run *run, build_totals *totals) {
         fwrite(diag.text.data, 1, diag.text.size, stderr);
     diag_free(&diag);
     bytebuf_free(&bytes);
-    cook_manifest_list_free(&all);
+    free(all.items);
     return ok;
 }

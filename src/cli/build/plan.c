@@ -13,6 +13,7 @@ void build_plan_free(build_plan *plan) {
     strlist_free(&plan->unclaimed);
     free(plan->importers);
     free(plan->settings);
+    free(plan->settings_hash);
     free(plan->wanted);
 }
 
@@ -70,14 +71,23 @@ bool build_plan_make(const build_options *options, const build_setup *setup, bui
     size_t capacity = files.count ? files.count : 1;
     plan->importers = calloc(capacity, sizeof *plan->importers);
     plan->settings = calloc(capacity, sizeof *plan->settings);
+    plan->settings_hash = calloc(capacity, sizeof *plan->settings_hash);
     plan->wanted = calloc(capacity, sizeof *plan->wanted);
-    bool ok = plan->importers != NULL && plan->settings != NULL && plan->wanted != NULL;
+    bool ok = plan->importers != NULL && plan->settings != NULL && plan->settings_hash != NULL &&
+              plan->wanted != NULL;
     for (size_t i = 0; ok && i < files.count; i++) {
         const cook_importer *importer = discover_match(files.items[i]);
         if (importer != NULL) {
             size_t at = plan->sources.count;
             plan->importers[at] = importer;
             config_resolve(&setup->config, setup->preset, files.items[i], &plan->settings[at]);
+            /* Neighbours mostly share their settings: hash each run once.
+             * (Both come from cook_settings_default's zeroed struct, so
+             * their padding compares equal.) */
+            bool same = at > 0 && memcmp(&plan->settings[at], &plan->settings[at - 1],
+                                         sizeof plan->settings[at]) == 0;
+            plan->settings_hash[at] =
+                same ? plan->settings_hash[at - 1] : cache_settings_hash(&plan->settings[at]);
             ok = strlist_push(&plan->sources, files.items[i]);
         } else {
             ok = strlist_push(&plan->unclaimed, files.items[i]);

@@ -20,12 +20,10 @@
  * Cache check and replay
  * ------------------------------------------------------------------------- */
 
-static bool output_exists(const char *output, const char *path) {
-    char *full = cook_path_join(output, path);
-    struct stat info;
-    bool exists = full != NULL && stat(full, &info) == 0 && S_ISREG(info.st_mode);
-    free(full);
-    return exists;
+static bool output_exists(const build_run *run, const char *path) {
+    const strlist *files = run->existing;
+    return files->count > 0 && bsearch(&path, files->items, files->count, sizeof files->items[0],
+                                       cli_compare_strings) != NULL;
 }
 
 /* Current stamps of every file of a record; false when one is gone. */
@@ -37,32 +35,34 @@ static bool restamp(const char *input, const cache_record *old, cache_stamp *sta
     return true;
 }
 
-/* True when the recorded cook of source `index` is still valid; then the new
- * cache record (with fresh stamps) is left in the slot. Reads no source byte
- * when every stamp matches. */
+/* True when the recorded cook of source `index` is still valid; then the
+ * slot keeps the old record, or a copy with fresh stamps when a file was
+ * touched without changing. Reads no source byte when every stamp matches. */
 static bool check_cached(build_run *run, size_t index, const cache_record *old) {
     const char *importer = run->plan->importers[index]->name;
     if (strcmp(old->importer, importer) != 0 || old->file_count == 0)
         return false;
     for (size_t i = 0; i < old->outputs.count; i++) {
-        if (!output_exists(run->setup->output, old->outputs.items[i]))
+        if (!output_exists(run, old->outputs.items[i]))
             return false; /* deleted by hand: cook it again */
     }
     cache_stamp *stamps = calloc(old->file_count, sizeof *stamps);
     bool valid = stamps != NULL && restamp(run->setup->input, old, stamps);
     uint64_t content = old->content;
+    bool same = true;
     if (valid) {
-        bool same = true;
         for (size_t i = 0; same && i < old->file_count; i++)
             same = cache_stamps_equal(&stamps[i], &old->files[i]);
         if (!same) /* touched, maybe not changed: the bytes decide */
             valid = cache_hash_content(run->setup->input, stamps, old->file_count, &content);
     }
     valid = valid && content == old->content &&
-            cache_key(content, &run->plan->settings[index], run->setup->encoder_version,
+            cache_key(content, run->plan->settings_hash[index], run->setup->encoder_version,
                       importer) == old->key;
     asset_slot *slot = &run->slots[index];
-    if (valid && cache_record_copy(&slot->record, old)) {
+    if (valid && same) {
+        slot->kept = old;
+    } else if (valid && cache_record_copy(&slot->record, old)) {
         for (size_t i = 0; i < old->file_count; i++) {
             slot->record.files[i].size = stamps[i].size;
             slot->record.files[i].mtime_ns = stamps[i].mtime_ns;
@@ -76,16 +76,24 @@ static bool check_cached(build_run *run, size_t index, const cache_record *old) 
     return valid;
 }
 
-/* Fills the asset's result from its record, as if it had just been cooked. */
+/* Fills the asset's result from its record, as if it had just been cooked.
+ * The result borrows the record's strings (the old cache outlives every
+ * result): only the list of dependency paths is allocated. */
 static bool replay_record(const cache_record *record, cook_asset_result *result) {
-    *result = (cook_asset_result){.ok = true};
-    bool ok = true;
-    ok = ok && strlist_push_all(&result->outputs, &record->outputs);
-    for (size_t i = 1; ok && i < record->file_count; i++)
-        ok = strlist_push(&result->dependencies, record->files[i].path);
-    ok = ok && strlist_push_all(&result->references, &record->references);
-    ok = ok && cook_manifest_add_all(&result->manifest, &record->manifest);
-    return ok;
+    size_t dependencies = record->file_count - 1;
+    char **paths = malloc((dependencies ? dependencies : 1) * sizeof *paths);
+    if (paths == NULL)
+        return false;
+    for (size_t i = 0; i < dependencies; i++)
+        paths[i] = record->files[i + 1].path;
+    *result = (cook_asset_result){
+        .ok = true,
+        .outputs = {record->outputs.items, record->outputs.count, 0},
+        .dependencies = {paths, dependencies, dependencies},
+        .references = {record->references.items, record->references.count, 0},
+        .manifest = {record->manifest.items, record->manifest.count, 0},
+    };
+    return true;
 }
 
 /* Every string the record would hold can be written in the cache format. */
@@ -160,7 +168,7 @@ static void record_cooked(build_run *run, size_t index, const cook_window *windo
     }
     ok = ok &&
          cache_hash_content(run->setup->input, record->files, record->file_count, &record->content);
-    record->key = cache_key(record->content, &run->plan->settings[index],
+    record->key = cache_key(record->content, run->plan->settings_hash[index],
                             run->setup->encoder_version, importer);
     ok = ok && strlist_push_all(&record->outputs, &result->outputs);
     ok = ok && strlist_push_all(&record->references, &result->references);
@@ -189,6 +197,7 @@ static void process_planned_asset(void *context, size_t job) {
     const cache_record *old = cache_find(run->old_cache, source_path);
     if (old != NULL && check_cached(run, index, old) && replay_record(old, &run->results[index])) {
         slot->status = ASSET_UP_TO_DATE;
+        slot->borrowed = true;
         if (run->options->verbosity == PROGRESS_VERBOSE)
             progress_print(run->reporter, stdout, "up to date %s", source_path);
         return;
@@ -196,8 +205,8 @@ static void process_planned_asset(void *context, size_t job) {
     if (slot->has_record) { /* a replay that ran out of memory: cook instead */
         cache_record_free(&slot->record);
         slot->has_record = false;
-        cook_asset_result_free(&run->results[index]);
     }
+    slot->kept = NULL;
     progress_asset_started(run->reporter, source_path);
     cook_request request = {
         .input_root = run->setup->input,
