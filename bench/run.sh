@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
 # Runs kiln's benchmarks against an already built tree (`make bench` builds it).
 #
-#   bash bench/run.sh BUILD_DIR
+#   bash bench/run.sh BUILD_DIR [SECTION...]
+#
+# SECTIONs (default: all) are load, obj_import, load_gltf, cook_time,
+# cook_stages, scaling, mesh_quality, textures, builds; e.g.
+# `bash bench/run.sh build/bench builds` runs the build-system benchmarks only.
 #
 # Generates the test meshes into bench/data/ when they are missing (they are
 # deterministic and gitignored), prints the machine, then each benchmark's
@@ -10,12 +14,14 @@
 # repository; KILN_CORPUS overrides it.
 set -euo pipefail
 
-if [ $# -ne 1 ]; then
-    echo "usage: $0 BUILD_DIR" >&2
+if [ $# -lt 1 ]; then
+    echo "usage: $0 BUILD_DIR [SECTION...]" >&2
     exit 2
 fi
 repo=$(cd "$(dirname "$0")/.." && pwd)
 build=$(cd "$1" && pwd)
+shift
+sections=("$@")
 bin="$build/bench"
 kiln="$build/kiln"
 data="$repo/bench/data"
@@ -238,14 +244,99 @@ run_textures() {
     "$bin/bench_texture" "$scratch/textures" "${images[@]}"
 }
 
+# Build-system benchmarks on 10,000 small generated sources (3/4 OBJ quads,
+# 1/4 8x8 TGA textures, in 100 folders; bench_gen_assets) and on the corpus.
+assets_10k="$data/assets10k"
+
+# The timed part of a no-op build is all a build does when nothing changed:
+# walk the input, stat every source, list the output folder, read the cache,
+# replay the manifest. The first, untimed build fills the cache.
+run_builds() {
+    section "builds: no-op, one changed texture among 10,000 assets, clean -j1 vs -j2"
+    [ -d "$assets_10k" ] || "$bin/bench_gen_assets" "$assets_10k" 10000
+    local out="$scratch/builds_10k"
+    rm -rf "$out"
+    "$kiln" build -q -i "$assets_10k" -o "$out"
+    load_average
+    echo "no-op build of 10,000 assets (default -j):"
+    "$bin/bench_commands" --rounds 20 --warmup 2 \
+        "no-op 10k" "'$kiln' build -q -i '$assets_10k' -o '$out'"
+
+    # One texture changes between two versions before every run (untimed).
+    local texture="$assets_10k/d050/a05003.tga"
+    local version_a="$scratch/builds_tex_a.tga" version_b="$scratch/builds_tex_b.tga"
+    cp "$texture" "$version_a"
+    cp "$texture" "$version_b"
+    printf '\x11\x22\x33' | dd of="$version_b" bs=1 seek=18 conv=notrunc status=none
+    echo
+    echo "one changed texture among 10,000 assets:"
+    cp "$version_b" "$texture"
+    echo "(check: after changing $texture, kiln build -v says:"
+    "$kiln" build -v -i "$assets_10k" -o "$out" | grep -E '^(cooked |kiln: cooked)' | sed 's/^/  /'
+    echo ")"
+    "$bin/bench_commands" --rounds 10 --warmup 1 \
+        --prepare "if cmp -s '$texture' '$version_a'; then cp '$version_b' '$texture'; else cp '$version_a' '$texture'; fi" \
+        "1 changed" "'$kiln' build -q -i '$assets_10k' -o '$out'"
+    cp "$version_a" "$texture"
+
+    # The previous output is moved aside, not deleted, before each clean
+    # build: ext4 allocating inodes right after 20,000 were freed made some
+    # runs 8x slower (in the kernel's find_inode_bit), which timed the file
+    # system, not kiln. The moved trees are deleted at the end.
+    local trash="$scratch/builds_trash"
+    mkdir -p "$trash"
+    echo
+    echo "clean build of 10,000 assets, -j1 against -j2:"
+    load_average
+    "$bin/bench_commands" --rounds 3 --warmup 1 \
+        --prepare "[ ! -d '$out.clean' ] || mv '$out.clean' '$trash/'\$(date +%s%N)" \
+        j1 "'$kiln' build -q -i '$assets_10k' -o '$out.clean' -j1" \
+        j2 "'$kiln' build -q -i '$assets_10k' -o '$out.clean' -j2"
+
+    # The corpus holds sources that fail or warn on purpose (invalid/, broken
+    # references): those are cooked again by every build, by design (an asset
+    # with warnings is not cached), so its "no-op" is not free.
+    if [ -d "$corpus" ]; then
+        local corpus_out="$scratch/builds_corpus"
+        rm -rf "$corpus_out"
+        "$kiln" build -q -i "$corpus" -o "$corpus_out" 2>/dev/null || true
+        echo
+        echo "no-op build of the corpus ($corpus):"
+        "$kiln" build -i "$corpus" -o "$corpus_out" 2>/dev/null | grep '^kiln: cooked' || true
+        "$bin/bench_commands" --rounds 10 --warmup 1 \
+            "no-op corpus" "'$kiln' build -q -i '$corpus' -o '$corpus_out' 2>/dev/null; true"
+        echo
+        echo "clean build of the corpus, -j1 against -j2:"
+        load_average
+        "$bin/bench_commands" --rounds 3 --warmup 1 \
+            --prepare "[ ! -d '$corpus_out.clean' ] || mv '$corpus_out.clean' '$trash/'\$(date +%s%N)" \
+            j1 "'$kiln' build -q -i '$corpus' -o '$corpus_out.clean' -j1 2>/dev/null; true" \
+            j2 "'$kiln' build -q -i '$corpus' -o '$corpus_out.clean' -j2 2>/dev/null; true"
+    else
+        echo "(skipping the corpus no-op build: $corpus not found)"
+    fi
+    rm -rf "$trash"
+}
+
 machine_info
-generate_data
+if [ ${#sections[@]} -eq 0 ]; then
+    sections=(load obj_import load_gltf cook_time cook_stages scaling mesh_quality textures builds)
+fi
+needs_meshes=false
+for name in "${sections[@]}"; do
+    case $name in
+    load | obj_import | load_gltf | cook_time | cook_stages | scaling | mesh_quality) needs_meshes=true ;;
+    textures | builds) ;;
+    *)
+        echo "unknown section '$name'" >&2
+        exit 2
+        ;;
+    esac
+done
+if $needs_meshes; then
+    generate_data
+fi
 mkdir -p "$scratch"
-run_load
-run_obj_import
-run_load_gltf
-run_cook_time
-run_cook_stages
-run_scaling
-run_mesh_quality
-run_textures
+for name in "${sections[@]}"; do
+    "run_$name"
+done

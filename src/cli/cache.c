@@ -30,6 +30,7 @@ void cache_record_free(cache_record *record) {
         free(record->files[i].path);
     free(record->files);
     strlist_free(&record->outputs);
+    strlist_free(&record->references);
     cook_manifest_list_free(&record->manifest);
     *record = (cache_record){0};
 }
@@ -82,12 +83,9 @@ bool cache_record_copy(cache_record *to, const cache_record *from) {
               (to->importer = cook_strdup(from->importer)) != NULL;
     for (size_t i = 0; ok && i < from->file_count; i++)
         ok = push_stamp(to, &from->files[i]);
-    for (size_t i = 0; ok && i < from->outputs.count; i++)
-        ok = strlist_push(&to->outputs, from->outputs.items[i]);
-    for (size_t i = 0; ok && i < from->manifest.count; i++) {
-        const cook_manifest_entry *e = &from->manifest.items[i];
-        ok = cook_manifest_add(&to->manifest, e->ref, e->path, e->kind, e->color_space, e->index);
-    }
+    ok = ok && strlist_push_all(&to->outputs, &from->outputs);
+    ok = ok && strlist_push_all(&to->references, &from->references);
+    ok = ok && cook_manifest_add_all(&to->manifest, &from->manifest);
     if (!ok)
         cache_record_free(to);
     return ok;
@@ -186,17 +184,20 @@ bool cache_hash_content(const char *input, const cache_stamp *stamps, size_t cou
     return ok;
 }
 
-uint64_t cache_key(uint64_t content, const cook_settings *settings, uint32_t encoder_version,
-                   const char *importer) {
+uint64_t cache_settings_hash(const cook_settings *settings) {
     bytebuf text = {0};
-    bytebuf_printf(&text, "content=%016" PRIx64 "\nencoder=%u\nimporter=%s\nsettings=", content,
-                   encoder_version, importer);
     cook_settings_to_json(settings, &text);
-    /* On allocation failure the key is of a truncated text: a miss, never a
-     * false hit with another asset's key, since content is in the prefix. */
-    uint64_t key = XXH3_64bits(text.data, text.size);
+    /* On allocation failure: the hash of an empty text, a miss for every
+     * asset cooked with real settings, never a false hit. */
+    uint64_t hash = XXH3_64bits(text.data, text.failed ? 0 : text.size);
     bytebuf_free(&text);
-    return key;
+    return hash;
+}
+
+uint64_t cache_key(uint64_t content, uint64_t settings_hash, uint32_t encoder_version,
+                   const char *importer) {
+    uint64_t fields[3] = {content, settings_hash, encoder_version};
+    return XXH3_64bits_withSeed(fields, sizeof fields, XXH3_64bits(importer, strlen(importer)));
 }
 
 /* ---------------------------------------------------------------------------
@@ -211,6 +212,8 @@ static void serialize_record(const cache_record *r, bytebuf *out) {
                        r->files[i].mtime_ns, r->files[i].inode, r->files[i].path);
     for (size_t i = 0; i < r->outputs.count; i++)
         bytebuf_printf(out, "out\t%s\n", r->outputs.items[i]);
+    for (size_t i = 0; i < r->references.count; i++)
+        bytebuf_printf(out, "link\t%s\n", r->references.items[i]);
     for (size_t i = 0; i < r->manifest.count; i++) {
         const cook_manifest_entry *e = &r->manifest.items[i];
         bytebuf_printf(out, "ref\t%u\t%u\t%u\t%s\t%s\n", (unsigned)e->kind,
@@ -376,6 +379,9 @@ static bool parse_body(cache_parser *p, kiln_cache *cache) {
         } else if (rest != NULL && strcmp(line, "out") == 0) {
             ok = (cache_path_is_safe(rest) || parse_fail(p, "unsafe output path")) &&
                  (strlist_push(&record.outputs, rest) || parse_fail(p, "out of memory"));
+        } else if (rest != NULL && strcmp(line, "link") == 0) {
+            ok = (cache_path_is_safe(rest) || parse_fail(p, "unsafe reference path")) &&
+                 (strlist_push(&record.references, rest) || parse_fail(p, "out of memory"));
         } else if (rest != NULL && strcmp(line, "ref") == 0) {
             ok = parse_ref_line(p, rest, &record);
         } else {

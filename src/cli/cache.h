@@ -7,7 +7,7 @@
  * skips an asset whose key is unchanged and whose outputs all exist, and
  * replays the record instead of cooking.
  *
- *   key     = XXH3-64(content, settings JSON, encoder version, importer name)
+ *   key     = XXH3-64(content, XXH3-64(settings JSON), encoder version, importer name)
  *   content = XXH3-64 over (path, size, bytes) of the source then each dependency
  *
  * When every stamp matches, the recorded content hash is trusted and no
@@ -21,6 +21,7 @@
  *   asset <importer> <key hex> <content hex> <source path>
  *   file <size> <mtime ns> <inode> <path>      source first, then dependencies
  *   out <path>                                 relative to the output folder
+ *   link <path>                                another source the asset references
  *   ref <kind> <color space> <index> <ref> <path>
  *   ...
  *   end <XXH3-64 hex of every byte before this line>
@@ -54,6 +55,7 @@ typedef struct cache_record {
     cache_stamp *files; /* files[0] is the source, the rest its dependencies */
     size_t file_count;
     strlist outputs;
+    strlist references; /* sources it names but does not read (a level's models) */
     cook_manifest_list manifest;
 } cache_record;
 
@@ -85,7 +87,10 @@ bool cache_stamps_equal(const cache_stamp *a, const cache_stamp *b);
 /* Reads and hashes the files of `stamps` (see the header comment). */
 bool cache_hash_content(const char *input, const cache_stamp *stamps, size_t count,
                         uint64_t *content);
-uint64_t cache_key(uint64_t content, const cook_settings *settings, uint32_t encoder_version,
+/* XXH3-64 of the settings' JSON (cook_settings_to_json), computed once per
+ * distinct settings of a build rather than once per asset. */
+uint64_t cache_settings_hash(const cook_settings *settings);
+uint64_t cache_key(uint64_t content, uint64_t settings_hash, uint32_t encoder_version,
                    const char *importer);
 
 /* A path safe to record: relative, no "." or ".." component, no empty

@@ -2,7 +2,8 @@
  * cli.h — the pieces of the `kiln` command-line tool shared between files.
  *
  *   main.c       dispatch table: command name -> function
- *   cmd_*.c      one file per command (build, info, check, init)
+ *   cmd_*.c      one file per command (build, info, check, init, pack)
+ *   build/       the modules of `kiln build` (build/build.h)
  *   options.c    getopt_long helpers and usage errors
  *   paths.c      small path helpers
  *   jobs.c       the worker pool
@@ -80,9 +81,6 @@ const char *cli_plural(size_t count);
 /* ---------------------------------------------------------------------------
  * paths.c
  * ------------------------------------------------------------------------- */
-
-/* "dir/name" (no doubled '/'); NULL on allocation failure. Caller frees. */
-char *cli_path_join(const char *dir, const char *name);
 
 /* True when `path` is an existing folder. Otherwise prints
  * "kiln: error: <role> folder '<path>' does not exist" (or "is not a folder"). */

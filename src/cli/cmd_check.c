@@ -245,7 +245,7 @@ static size_t check_file(const char *full_path, cooked_kind kind) {
 
 /* Cross-file: the output has a manifest, and it names every cooked file. */
 static size_t check_manifest_covers(const char *output, const strlist *files) {
-    char *path = cli_path_join(output, KILN_MANIFEST_FILE_NAME);
+    char *path = cook_path_join(output, KILN_MANIFEST_FILE_NAME);
     kiln_file file;
     kiln_error error;
     kiln_manifest_view view;
@@ -329,7 +329,7 @@ static size_t check_table_textures(const char *output, const char *relative,
                 continue;
             }
             const char *path = kiln_manifest_path(manifest, entry);
-            char *full = cli_path_join(output, path);
+            char *full = cook_path_join(output, path);
             struct stat st;
             if (full == NULL || path[0] == '/' || strstr(path, "..") != NULL ||
                 stat(full, &st) != 0 || !S_ISREG(st.st_mode)) {
@@ -344,7 +344,7 @@ static size_t check_table_textures(const char *output, const char *relative,
 }
 
 static size_t check_materials_cross(const char *output, const strlist *files) {
-    char *manifest_path = cli_path_join(output, KILN_MANIFEST_FILE_NAME);
+    char *manifest_path = cook_path_join(output, KILN_MANIFEST_FILE_NAME);
     kiln_file manifest_file = {0};
     kiln_manifest_view manifest = {0};
     kiln_error error;
@@ -363,7 +363,7 @@ static size_t check_materials_cross(const char *output, const strlist *files) {
     for (size_t i = 0; i < files->count; i++) {
         if (cooked_kind_of(files->items[i]) != COOKED_MATERIALS)
             continue;
-        char *full = cli_path_join(output, files->items[i]);
+        char *full = cook_path_join(output, files->items[i]);
         kiln_file file;
         kiln_material_view view;
         if (full != NULL && kiln_file_map(&file, full, 0, &error) == KILN_OK) {
@@ -380,7 +380,7 @@ static size_t check_materials_cross(const char *output, const strlist *files) {
     for (size_t i = 0; i < files->count; i++) {
         if (cooked_kind_of(files->items[i]) != COOKED_MESH)
             continue;
-        char *full = cli_path_join(output, files->items[i]);
+        char *full = cook_path_join(output, files->items[i]);
         kiln_file file;
         kiln_mesh_view mesh;
         if (full != NULL && kiln_file_map(&file, full, 0, &error) == KILN_OK) {
@@ -447,7 +447,7 @@ static int check(const check_options *options) {
         cooked_kind kind = cooked_kind_of(files.items[i]);
         if (kind == COOKED_OTHER)
             continue; /* not ours to judge */
-        char *full_path = cli_path_join(options->output, files.items[i]);
+        char *full_path = cook_path_join(options->output, files.items[i]);
         if (full_path == NULL) {
             cli_error("out of memory");
             problems++;

@@ -11,13 +11,14 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "cli/cli.h"
+#include "cli/build/build.h"
 
 #define COMMAND "info"
 
 typedef struct info_options {
     const char *output;
     bool json;
+    bool unreferenced;
 } info_options;
 
 /* One file of the output folder, as inspected. */
@@ -60,11 +61,12 @@ typedef struct info_totals {
     size_t problems;
 } info_totals;
 
-enum { OPTION_JSON = 256 };
+enum { OPTION_JSON = 256, OPTION_UNREFERENCED };
 
 static const struct option info_long_options[] = {
     {"output", required_argument, NULL, 'o'},
     {"json", no_argument, NULL, OPTION_JSON},
+    {"unreferenced", no_argument, NULL, OPTION_UNREFERENCED},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -82,6 +84,9 @@ void cmd_info_usage(FILE *out) {
             "Options:\n"
             "  -o, --output DIR   folder of cooked files (default: %s)\n"
             "      --json         print one JSON document instead of text\n"
+            "      --unreferenced list the cooked assets nothing reaches from kiln.yml's\n"
+            "                     `roots:` and `always:` (without roots: that no other\n"
+            "                     asset reads or names), from the build cache\n"
             "  -h, --help         show this help\n"
             "\n"
             "Exit status: 0, or 1 when the folder is missing or a file cannot be read.\n",
@@ -101,6 +106,9 @@ static int parse_info_options(int argc, char **argv, info_options *options) {
             break;
         case OPTION_JSON:
             options->json = true;
+            break;
+        case OPTION_UNREFERENCED:
+            options->unreferenced = true;
             break;
         case 'h':
             cmd_info_usage(stdout);
@@ -320,7 +328,7 @@ static void inspect_file(const char *output, const char *relative, file_report *
     memset(report, 0, sizeof *report);
     report->path = relative;
     report->kind = cooked_kind_of(relative);
-    char *full_path = cli_path_join(output, relative);
+    char *full_path = cook_path_join(output, relative);
     if (full_path == NULL) {
         snprintf(report->problem, sizeof report->problem, "out of memory");
         return;
@@ -659,5 +667,9 @@ int cmd_info(int argc, char **argv) {
     int status = parse_info_options(argc, argv, &options);
     if (status >= 0)
         return status;
+    if (options.unreferenced && options.json)
+        return cli_usage_error(COMMAND, "--json and --unreferenced cannot be combined");
+    if (options.unreferenced)
+        return build_list_unreferenced(options.output, NULL);
     return info(&options);
 }

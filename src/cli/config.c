@@ -223,6 +223,8 @@ static const char *const key_names[CONFIG_KEY_COUNT] = {
     [CONFIG_TEXTURE_QUALITY] = "texture.quality",
     [CONFIG_TEXTURE_MAX_SIZE] = "texture.max_size",
     [CONFIG_TEXTURE_MIPMAPS] = "texture.mipmaps",
+    [CONFIG_TEXTURE_MAX_DIMENSION] = "texture.max_dimension",
+    [CONFIG_TEXTURE_ZSTD_LEVEL] = "texture.zstd_level",
 };
 
 static int find_key(const char *name) {
@@ -263,6 +265,14 @@ static bool parse_key_value(const parse_state *state, config_key key, const yaml
         return parse_uint_value(state, node, name, 1, 65536, &v->texture_max_size);
     case CONFIG_TEXTURE_MIPMAPS:
         return parse_bool_value(state, node, name, &v->texture_mipmaps);
+    case CONFIG_TEXTURE_MAX_DIMENSION:
+        return parse_uint_value(state, node, name, 1, 65536, &v->texture_max_dimension);
+    case CONFIG_TEXTURE_ZSTD_LEVEL: {
+        uint32_t level; /* Zstd's own range of levels */
+        bool ok = parse_uint_value(state, node, name, 1, 22, &level);
+        v->texture_zstd_level = ok ? (int)level : v->texture_zstd_level;
+        return ok;
+    }
     case CONFIG_KEY_COUNT:
         break;
     }
@@ -345,6 +355,12 @@ void config_overlay_apply(const config_overlay *overlay, cook_settings *s) {
             break;
         case CONFIG_TEXTURE_MIPMAPS:
             s->texture_mipmaps = v->texture_mipmaps;
+            break;
+        case CONFIG_TEXTURE_MAX_DIMENSION:
+            s->texture_max_dimension = v->texture_max_dimension;
+            break;
+        case CONFIG_TEXTURE_ZSTD_LEVEL:
+            s->texture_zstd_level = v->texture_zstd_level;
             break;
         case CONFIG_KEY_COUNT:
             break;
@@ -489,15 +505,17 @@ static void parse_presets(const parse_state *state, const yaml_node_t *node, kil
     }
 }
 
-static void parse_always(const parse_state *state, const yaml_node_t *node, kiln_config *config) {
-    if (!expect_sequence(state, node, "always"))
+/* `always:` and `roots:`: lists of source-relative paths or globs. */
+static void parse_glob_list(const parse_state *state, const yaml_node_t *node, const char *name,
+                            strlist *out) {
+    if (!expect_sequence(state, node, name))
         return;
     for (yaml_node_item_t *item = node->data.sequence.items.start;
          item < node->data.sequence.items.top; item++) {
         yaml_node_t *entry = node_at(state, *item);
-        const char *text = entry ? scalar_of(state, entry, "always") : NULL;
+        const char *text = entry ? scalar_of(state, entry, name) : NULL;
         if (text != NULL)
-            strlist_push(&config->always, text);
+            strlist_push(out, text);
     }
 }
 
@@ -538,7 +556,9 @@ static void parse_top_level(const parse_state *state, const yaml_node_t *root,
         else if (strcmp(name, "presets") == 0)
             parse_presets(state, value, config);
         else if (strcmp(name, "always") == 0)
-            parse_always(state, value, config);
+            parse_glob_list(state, value, name, &config->always);
+        else if (strcmp(name, "roots") == 0)
+            parse_glob_list(state, value, name, &config->roots);
         else
             warn_unknown_key(state, key, "");
     }
@@ -643,6 +663,7 @@ void config_free(kiln_config *config) {
     }
     free(config->presets);
     strlist_free(&config->always);
+    strlist_free(&config->roots);
     *config = (kiln_config){0};
 }
 

@@ -34,6 +34,8 @@ typedef enum config_key {
     CONFIG_TEXTURE_QUALITY,
     CONFIG_TEXTURE_MAX_SIZE,
     CONFIG_TEXTURE_MIPMAPS,
+    CONFIG_TEXTURE_MAX_DIMENSION,
+    CONFIG_TEXTURE_ZSTD_LEVEL,
     CONFIG_KEY_COUNT
 } config_key;
 
@@ -74,7 +76,8 @@ typedef struct kiln_config {
     config_rule_list rules;
     config_preset *presets;
     size_t preset_count;
-    strlist always; /* source-relative paths cooked in every build */
+    strlist always; /* globs over source paths: cooked in every build, even with --roots */
+    strlist roots;  /* globs: the roots of `build --roots` and `info --unreferenced` */
 } kiln_config;
 
 /* Parses YAML text. `path` names the file in messages and anchors relative

@@ -6,20 +6,6 @@
 
 #include "cli/cli.h"
 
-char *cli_path_join(const char *dir, const char *name) {
-    size_t dir_length = strlen(dir);
-    size_t name_length = strlen(name);
-    char *joined = malloc(dir_length + name_length + 2);
-    if (joined == NULL)
-        return NULL;
-    memcpy(joined, dir, dir_length);
-    size_t at = dir_length;
-    if (at > 0 && joined[at - 1] != '/')
-        joined[at++] = '/';
-    memcpy(joined + at, name, name_length + 1);
-    return joined;
-}
-
 bool cli_require_folder(const char *path, const char *role) {
     struct stat info;
     if (stat(path, &info) != 0) {

@@ -89,22 +89,15 @@ static bool stays_inside_root(const char *input_root, const char *full_path) {
            (file_real[root_length] == '/' || file_real[root_length] == '\0');
 }
 
-static char *join_root(const char *root, const char *relative) {
-    size_t size = strlen(root) + 1 + strlen(relative) + 1;
-    char *full = malloc(size);
-    if (full != NULL)
-        snprintf(full, size, "%s/%s", root, relative);
-    return full;
-}
-
-bool cook_resolve_dependency(cook_context *ctx, const char *relative, char **root_relative,
-                             char *reason, size_t reason_size) {
+/* Resolves `relative` (see cook_resolve_dependency) and records it in `list`. */
+static bool resolve_into(cook_context *ctx, const char *relative, strlist *list,
+                         char **root_relative, char *reason, size_t reason_size) {
     if (root_relative != NULL)
         *root_relative = NULL;
     char *path = normalize_dependency_path(ctx->source_path, relative, reason, reason_size);
     if (path == NULL)
         return false;
-    char *full = join_root(ctx->input_root, path);
+    char *full = cook_path_join(ctx->input_root, path);
     if (full == NULL) {
         free(path);
         snprintf(reason, reason_size, "out of memory");
@@ -121,13 +114,22 @@ bool cook_resolve_dependency(cook_context *ctx, const char *relative, char **roo
     if (probe != NULL)
         fclose(probe);
     free(full);
-    if (ok && !strlist_contains(&ctx->dependencies, path))
-        strlist_push(&ctx->dependencies, path);
+    if (ok && !strlist_contains(list, path))
+        strlist_push(list, path);
     if (ok && root_relative != NULL)
         *root_relative = path;
     else
         free(path);
     return ok;
+}
+
+bool cook_resolve_dependency(cook_context *ctx, const char *relative, char **root_relative,
+                             char *reason, size_t reason_size) {
+    return resolve_into(ctx, relative, &ctx->dependencies, root_relative, reason, reason_size);
+}
+
+bool cook_add_reference(cook_context *ctx, const char *relative, char *reason, size_t reason_size) {
+    return resolve_into(ctx, relative, &ctx->references, NULL, reason, reason_size);
 }
 
 bool cook_read_dependency(cook_context *ctx, const char *relative, uint8_t **data, size_t *size,
@@ -137,7 +139,7 @@ bool cook_read_dependency(cook_context *ctx, const char *relative, uint8_t **dat
     char *path = NULL;
     if (!cook_resolve_dependency(ctx, relative, &path, reason, reason_size))
         return false;
-    char *full = join_root(ctx->input_root, path);
+    char *full = cook_path_join(ctx->input_root, path);
     bool ok =
         full != NULL && cook_read_file(full, DEPENDENCY_MAX_BYTES, data, size, reason, reason_size);
     free(full);

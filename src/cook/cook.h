@@ -46,12 +46,17 @@ typedef struct strlist {
     size_t cap;
 } strlist;
 
-bool strlist_push(strlist *list, const char *text); /* copies text */
+bool strlist_push(strlist *list, const char *text);        /* copies text */
+bool strlist_push_all(strlist *list, const strlist *from); /* copies every item */
 bool strlist_contains(const strlist *list, const char *text);
 void strlist_sort(strlist *list);
 void strlist_free(strlist *list);
 
 char *cook_strdup(const char *text); /* NULL on allocation failure */
+
+/* "dir/name" without a doubled '/'; a copy of the other when either is empty.
+ * NULL on allocation failure. Caller frees. */
+char *cook_path_join(const char *dir, const char *name);
 
 /* Reads a whole file into a NUL-terminated heap block. On failure returns false
  * and puts the OS reason into `reason`. Files above max_size are refused. */
@@ -120,6 +125,7 @@ typedef struct cook_context {
     const cook_settings *settings;
     cook_diag *diag;
     strlist dependencies; /* paths relative to input_root, recorded by import */
+    strlist references;   /* other source assets it names, cooked on their own */
 } cook_context;
 
 /* Reads a file a source refers to (an .mtl, a .bin, a texture). `relative` is
@@ -132,6 +138,13 @@ bool cook_resolve_dependency(cook_context *ctx, const char *relative, char **roo
                              char *reason, size_t reason_size);
 bool cook_read_dependency(cook_context *ctx, const char *relative, uint8_t **data, size_t *size,
                           char *reason, size_t reason_size);
+
+/* Records a reference: another source asset this one names but does not
+ * read or bake in (a level's models and prefabs). `relative` resolves like a
+ * dependency and must exist inside the input root. `kiln build --roots`
+ * follows references to decide what a root reaches; the referenced asset is
+ * cooked on its own. False with a reason when it cannot be resolved. */
+bool cook_add_reference(cook_context *ctx, const char *relative, char *reason, size_t reason_size);
 
 /* ---------------------------------------------------------------------------
  * discover/ — importer registry and tree walk
@@ -314,10 +327,13 @@ bool write_kmat(const cook_context *ctx, const ir_material *materials, uint32_t 
 void write_kmat_row(const ir_material *material, const uint64_t textures[KILN_MATERIAL_SLOT_COUNT],
                     kiln_material *row);
 
-/* Writes bytes to `path` atomically: a temporary file in the same folder, fsync,
- * then rename. Creates missing parent folders. */
+/* Writes bytes to `path` atomically: a temporary file in the same folder, then
+ * rename. Creates missing parent folders. */
 bool write_file_atomic(const char *path, const void *data, size_t size, char *reason,
                        size_t reason_size);
+/* True for a file name write_file_atomic uses for its temporaries
+ * (".<name>.XXXXXX"): what a killed process may leave behind. */
+bool write_is_temporary_name(const char *name);
 
 /* Lays out a .kpak (docs/formats/kpak.md) of the files `paths` (relative to
  * `root`, sorted bytewise, unique) into `out` (write/pack.c). */
@@ -346,6 +362,8 @@ typedef struct cook_manifest_list {
 
 bool cook_manifest_add(cook_manifest_list *list, const char *ref, const char *path,
                        kiln_asset_kind kind, kiln_color_space color_space, uint32_t index);
+/* Appends a copy of every entry of `from`. */
+bool cook_manifest_add_all(cook_manifest_list *list, const cook_manifest_list *from);
 void cook_manifest_list_free(cook_manifest_list *list);
 
 /* Sorts `entries` by hash and serialises them as a manifest file. Two
@@ -366,16 +384,32 @@ typedef struct cook_request {
     bool verify; /* re-read and validate every file written */
 } cook_request;
 
+/* Where a cook spends its time, measured per asset (cook_stage_add). */
+typedef enum cook_stage {
+    COOK_STAGE_IMPORT,  /* reading the source and its dependencies, parsing */
+    COOK_STAGE_PROCESS, /* merge, checks, normals, weld, LODs, meshlets */
+    COOK_STAGE_WRITE,   /* encoding the cooked files and writing them */
+    COOK_STAGE_TEXTURE, /* texture decode → mips → KTX2, not split further yet */
+    COOK_STAGE_COUNT
+} cook_stage;
+
 typedef struct cook_asset_result {
     bool ok;
     cook_diag diag;              /* messages about this asset, compiler-style lines */
     strlist outputs;             /* files written, relative to output_root */
     strlist dependencies;        /* files read besides the source, relative to input_root */
+    strlist references;          /* source assets it names (cook_add_reference) */
     cook_manifest_list manifest; /* every ref this asset produced */
     uint64_t bytes_written;
     uint32_t meshes;
     uint32_t triangles;
+    double stage_seconds[COOK_STAGE_COUNT];
 } cook_asset_result;
+
+/* A monotonic timestamp in seconds, and adding the time since one to a stage
+ * (which returns the new timestamp, to chain stages). */
+double cook_clock(void);
+double cook_stage_add(cook_asset_result *result, cook_stage stage, double since);
 
 /* Cooks one asset. Never stops the process: every failure becomes a message
  * in result->diag and result->ok == false. Thread-safe for distinct results. */

@@ -20,14 +20,6 @@ char *cook_output_path(const char *source_path, const char *suffix) {
     return out;
 }
 
-static char *join_path(const char *dir, const char *name) {
-    size_t size = strlen(dir) + 1 + strlen(name) + 1;
-    char *out = malloc(size);
-    if (out != NULL)
-        snprintf(out, size, "%s/%s", dir, name);
-    return out;
-}
-
 /* The IR contract (ir.h), checked before anything is written: an importer bug
  * must become an error message, not a file the runtime rejects later. */
 static bool check_mesh_invariants(const ir_mesh *mesh, uint32_t material_count, cook_context *ctx) {
@@ -93,9 +85,11 @@ static bool verify_written_file(const char *full_path, const char *source_path, 
 static bool cook_mesh_output(const cook_request *request, cook_context *ctx, const ir_asset *asset,
                              uint32_t mesh_index, cook_asset_result *result) {
     ir_mesh *mesh = &asset->meshes[mesh_index];
-    if (!check_mesh_invariants(mesh, asset->material_count, ctx))
-        return false;
-    if (!process_mesh(ctx, mesh, asset))
+    double clock = cook_clock();
+    bool processed =
+        check_mesh_invariants(mesh, asset->material_count, ctx) && process_mesh(ctx, mesh, asset);
+    clock = cook_stage_add(result, COOK_STAGE_PROCESS, clock);
+    if (!processed)
         return false;
     char suffix[32];
     if (asset->mesh_count == 1)
@@ -103,7 +97,7 @@ static bool cook_mesh_output(const cook_request *request, cook_context *ctx, con
     else
         snprintf(suffix, sizeof suffix, ".mesh%u.kmesh", mesh_index);
     char *relative = cook_output_path(request->source_path, suffix);
-    char *full = relative ? join_path(request->output_root, relative) : NULL;
+    char *full = relative ? cook_path_join(request->output_root, relative) : NULL;
     bytebuf bytes = {0};
     char reason[512];
     bool ok = full != NULL;
@@ -138,6 +132,7 @@ static bool cook_mesh_output(const cook_request *request, cook_context *ctx, con
         for (uint32_t s = 0; s < mesh->submesh_count; s++)
             result->triangles += mesh->submeshes[s].index_count / 3;
     }
+    cook_stage_add(result, COOK_STAGE_WRITE, clock);
     bytebuf_free(&bytes);
     free(relative);
     free(full);
@@ -258,7 +253,7 @@ static bool cook_image(const cook_request *request, cook_context *ctx, const ir_
     if (bytes == NULL && image->path != NULL) {
         /* Resolved (inside the input root) and recorded as a dependency by
          * the importer: read it relative to the root. */
-        char *full = join_path(ctx->input_root, image->path);
+        char *full = cook_path_join(ctx->input_root, image->path);
         readable = full != NULL &&
                    cook_read_file(full, SOURCE_MAX_BYTES, &owned, &size, reason, sizeof reason);
         if (full == NULL)
@@ -327,7 +322,7 @@ static bool cook_materials_output(const cook_request *request, cook_context *ctx
     uint64_t *hashes =
         calloc((size_t)asset->material_count * KILN_MATERIAL_SLOT_COUNT, sizeof *hashes);
     char *relative = cook_output_path(request->source_path, ".kmat");
-    char *full = relative ? join_path(request->output_root, relative) : NULL;
+    char *full = relative ? cook_path_join(request->output_root, relative) : NULL;
     bytebuf bytes = {0};
     char reason[512];
     bool ok = plans != NULL && hashes != NULL && full != NULL;
@@ -335,9 +330,11 @@ static bool cook_materials_output(const cook_request *request, cook_context *ctx
         diag_error(ctx->diag, ctx->source_path, 0, "out of memory");
     if (ok)
         plan_images(ctx, asset, plans);
+    double clock = cook_clock();
     for (uint32_t i = 0; ok && i < asset->image_count; i++)
         if (plans[i].used)
             ok = cook_image(request, ctx, asset, i, &plans[i], result);
+    clock = cook_stage_add(result, COOK_STAGE_TEXTURE, clock);
     for (uint32_t m = 0; ok && m < asset->material_count; m++)
         for (int s = 0; s < IR_SLOT_COUNT; s++) {
             int32_t image = asset->materials[m].textures[s].image;
@@ -367,6 +364,7 @@ static bool cook_materials_output(const cook_request *request, cook_context *ctx
         strlist_push(&result->outputs, relative);
         result->bytes_written += bytes.size;
     }
+    cook_stage_add(result, COOK_STAGE_WRITE, clock);
     bytebuf_free(&bytes);
     free(plans);
     free(hashes);
@@ -377,13 +375,14 @@ static bool cook_materials_output(const cook_request *request, cook_context *ctx
 
 bool cook_asset(const cook_request *request, cook_asset_result *result) {
     memset(result, 0, sizeof *result);
+    double clock = cook_clock();
     const char *source_path = request->source_path;
     char ref[1024];
     if (kiln_ref_canonicalize(source_path, ref, sizeof ref) != KILN_OK) {
         diag_error(&result->diag, source_path, 0, "cannot form an asset ref from this path");
         return false;
     }
-    char *full = join_path(request->input_root, source_path);
+    char *full = cook_path_join(request->input_root, source_path);
     uint8_t *source = NULL;
     size_t source_size = 0;
     char reason[512];
@@ -405,8 +404,11 @@ bool cook_asset(const cook_request *request, cook_asset_result *result) {
         .diag = &result->diag,
     };
     if (request->importer->kind == COOK_KIND_TEXTURE) { /* texture.c */
+        clock = cook_stage_add(result, COOK_STAGE_IMPORT, clock);
         bool cooked = cook_texture_asset(request, &ctx, result);
+        cook_stage_add(result, COOK_STAGE_TEXTURE, clock);
         result->dependencies = ctx.dependencies;
+        result->references = ctx.references;
         free(source);
         result->ok = cooked && result->diag.errors == 0;
         return result->ok;
@@ -415,8 +417,10 @@ bool cook_asset(const cook_request *request, cook_asset_result *result) {
     bool ok = request->importer->import(&ctx, &asset);
     if (ok && result->diag.errors > 0)
         ok = false; /* an importer that reported an error has failed */
+    clock = cook_stage_add(result, COOK_STAGE_IMPORT, clock);
     if (ok && request->settings->mesh_merge && asset.mesh_count > 0)
         ok = process_merge_asset(&asset, &result->diag, source_path);
+    cook_stage_add(result, COOK_STAGE_PROCESS, clock);
     if (ok && asset.mesh_count == 0)
         diag_warning(&result->diag, source_path, 0, "no triangles to cook; nothing written");
     for (uint32_t m = 0; ok && m < asset.mesh_count; m++)
@@ -425,6 +429,7 @@ bool cook_asset(const cook_request *request, cook_asset_result *result) {
         ok = cook_materials_output(request, &ctx, &asset, result);
 
     result->dependencies = ctx.dependencies;
+    result->references = ctx.references;
     ir_asset_free(&asset);
     free(source);
     result->ok = ok && result->diag.errors == 0;
@@ -435,5 +440,6 @@ void cook_asset_result_free(cook_asset_result *result) {
     diag_free(&result->diag);
     strlist_free(&result->outputs);
     strlist_free(&result->dependencies);
+    strlist_free(&result->references);
     cook_manifest_list_free(&result->manifest);
 }

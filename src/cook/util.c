@@ -1,9 +1,10 @@
-/* util.c — the cooker's small containers and file reading. */
+/* util.c — the cooker's small containers, paths, file reading and clock. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include "cook/cook.h"
 
@@ -106,6 +107,35 @@ char *cook_strdup(const char *text) {
     return copy;
 }
 
+char *cook_path_join(const char *dir, const char *name) {
+    size_t dir_length = strlen(dir);
+    size_t name_length = strlen(name);
+    char *joined = malloc(dir_length + name_length + 2);
+    if (joined == NULL)
+        return NULL;
+    if (dir_length == 0 || name_length == 0) {
+        memcpy(joined, dir_length == 0 ? name : dir, dir_length + name_length + 1);
+        return joined;
+    }
+    memcpy(joined, dir, dir_length);
+    if (dir[dir_length - 1] != '/')
+        joined[dir_length++] = '/';
+    memcpy(joined + dir_length, name, name_length + 1);
+    return joined;
+}
+
+double cook_clock(void) {
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (double)now.tv_sec + (double)now.tv_nsec / 1e9;
+}
+
+double cook_stage_add(cook_asset_result *result, cook_stage stage, double since) {
+    double now = cook_clock();
+    result->stage_seconds[stage] += now - since;
+    return now;
+}
+
 bool strlist_push(strlist *list, const char *text) {
     if (list->count == list->cap) {
         size_t cap = list->cap ? list->cap * 2 : 8;
@@ -119,6 +149,14 @@ bool strlist_push(strlist *list, const char *text) {
     if (copy == NULL)
         return false;
     list->items[list->count++] = copy;
+    return true;
+}
+
+bool strlist_push_all(strlist *list, const strlist *from) {
+    for (size_t i = 0; i < from->count; i++) {
+        if (!strlist_push(list, from->items[i]))
+            return false;
+    }
     return true;
 }
 

@@ -74,6 +74,22 @@ write_quad() {
     printf 'v 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nvn 0 0 1\nf 1//1 2//1 3//1 4//1\n' >"$1"
 }
 
+write_pngs() { # 4x4 red RGBA PNGs at each path given
+    python3 - "$@" <<'EOF'
+import struct, sys, zlib, os
+def png(path):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    def chunk(kind, data):
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+    raw = b"".join(b"\0" + b"\xff\0\0\xff" * 4 for _ in range(4))
+    with open(path, "wb") as f:
+        f.write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", 4, 4, 8, 6, 0, 0, 0))
+                + chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b""))
+for p in sys.argv[1:]:
+    png(p)
+EOF
+}
+
 make_tree() { # $1: project folder (kiln.yml goes at its top)
     rm -rf "$1"
     write_cube "$1/assets/models/cube.obj"
@@ -252,25 +268,74 @@ if command -v python3 >/dev/null; then
     O="$SCRATCH/order"
     make_tree "$O"
     printf 'newmtl red\nKd 1 1 1\nmap_Kd red.png\n' >"$O/assets/models/cube.mtl"
-    python3 - "$O/assets/models/red.png" "$O/assets/ui/logo.png" <<'EOF'
-import struct, sys, zlib, os
-def png(path):
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    def chunk(kind, data):
-        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
-    raw = b"".join(b"\0" + b"\xff\0\0\xff" * 4 for _ in range(4))
-    with open(path, "wb") as f:
-        f.write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", 4, 4, 8, 6, 0, 0, 0))
-                + chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b""))
-for p in sys.argv[1:]:
-    png(p)
-EOF
+    write_pngs "$O/assets/models/red.png" "$O/assets/ui/logo.png"
     run_in "$O" -o out -v -j2
     check "a texture a model reads is cooked through the model, not standalone" \
         all_true 'stdout_has "^cooked through models/cube.obj: models/red.png"' \
         '! stdout_has "^cooked models/red.png"'
     check "a texture no model reads is cooked standalone" \
         stdout_has "^cooked ui/logo.png"
+fi
+
+# ---------------------------------------------------------------------------
+# Reachability: --roots, always:, roots:, info --unreferenced
+# ---------------------------------------------------------------------------
+
+if command -v python3 >/dev/null; then
+    T="$SCRATCH/reach"
+    make_tree "$T"
+    printf 'newmtl red\nKd 1 1 1\nmap_Kd red.png\n' >"$T/assets/models/cube.mtl"
+    write_pngs "$T/assets/models/red.png" "$T/assets/ui/logo.png" "$T/assets/ui/icon.png"
+    printf 'always:\n  - "ui/logo.*"\n' >"$T/kiln.yml"
+    run_in "$T" -o full
+    run_in "$T" -o full --roots models/cube.obj -v
+    check "--roots cooks the root, what it reads, and always: (nothing else)" \
+        all_true 'status_is 0' '[ -s "$T/full/models/cube.kmesh" ]' \
+        '[ -s "$T/full/models/cube/tex_0.ktx2" ]' '[ -s "$T/full/ui/logo.ktx2" ]' \
+        '[ ! -e "$T/full/props/quad.kmesh" ]' '[ ! -e "$T/full/big" ]' \
+        '[ ! -e "$T/full/ui/icon.ktx2" ]' 'stdout_has "^kiln: 3 assets not reached from the roots"' \
+        'stdout_has "^cooked through models/cube.obj: models/red.png"'
+    run_in "$T" -o clean --roots 'models/c*.obj'
+    check "a --roots build after a full one gives the tree of a clean --roots build" \
+        all_true 'status_is 0' 'diff -r -x .kiln-cache "$T/full" "$T/clean"' 'summary 2 0'
+    run_in "$T" -o clean --roots models/cube.obj --json
+    check "--json counts the assets not reached" \
+        all_true 'status_is 0' \
+        'python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert d[\"up_to_date\"]==2 and d[\"unreached\"]==3 and d[\"cooked\"]==0" "$SCRATCH/stdout"'
+    run_in "$T" -o clean --roots nothing.obj
+    check "a root that matches no source is an error naming it" \
+        all_true 'status_is 1' 'stderr_has "root .nothing.obj. matches no source asset"'
+    run_in "$T" -o clean --roots
+    check "--roots without operands or roots: is an error" \
+        all_true 'status_is 1' 'stderr_has "--roots needs source assets"'
+    run_in "$T" -o clean
+    run_in "$T" info -o clean --unreferenced
+    check "info --unreferenced without roots: every asset no other one reads, minus always:" \
+        all_true 'status_is 0' 'stdout_has "^big/tree.obj: big/tree.kmesh big/tree.kmat$"' \
+        'stdout_has "^models/cube.obj: models/cube.kmesh models/cube/tex_0.ktx2 models/cube.kmat$"' \
+        'stdout_has "^props/quad.obj: "' 'stdout_has "^ui/icon.png: ui/icon.ktx2$"' \
+        '! stdout_has "logo"' '! stdout_has "red.png"' \
+        'stdout_has "^kiln: 4 of 5 cooked assets referenced by no other asset"'
+    printf 'always:\n  - "ui/logo.*"\nroots:\n  - "props/*"\n' >"$T/kiln.yml"
+    run_in "$T" info -o clean --unreferenced
+    check "info --unreferenced with roots: what the roots and always: do not reach" \
+        all_true 'status_is 0' '! stdout_has "^props/quad.obj"' 'stdout_has "^models/cube.obj: "' \
+        'stdout_has "^kiln: 3 of 5 cooked assets not reached"'
+    run_in "$T" -o clean --roots -v
+    check "--roots without operands uses kiln.yml's roots:" \
+        all_true 'status_is 0' 'stdout_has "^up to date props/quad.obj"' \
+        '[ -s "$T/clean/ui/logo.ktx2" ]' '[ ! -e "$T/clean/models/cube.kmesh" ]'
+
+    printf 'rules:\n  - match: "ui/icon.*"\n    texture.max_dimension: 2\n' >"$T/kiln.yml"
+    run_in "$T" -o limits
+    check "texture.max_dimension reaches the decoder: a bigger image fails, alone" \
+        all_true 'status_is 1' 'stderr_has "^ui/icon.png: error: .*exceeds"' \
+        'stdout_has "^kiln: failed: ui/icon.png$"' '[ -s "$T/limits/ui/logo.ktx2" ]'
+    printf 'rules:\n  - match: "ui/logo.*"\n    texture.zstd_level: 19\n' >"$T/kiln.yml"
+    run_in "$T" -o limits -v
+    check "texture.zstd_level is part of the settings: its assets are cooked again" \
+        all_true 'status_is 0' 'stdout_has "^cooked ui/logo.png"' 'stdout_has "^cooked ui/icon.png"' \
+        'stdout_has "^up to date props/quad.obj"'
 fi
 
 # ---------------------------------------------------------------------------
@@ -308,13 +373,21 @@ make_tree "$J"
 run_in "$J" -o out
 check "the report lists bytes written per kind and the slowest assets" \
     all_true 'status_is 0' 'stdout_has "^kiln: written: .*kman 1 file [0-9.]+ KiB, .*kmesh 3 files"' \
-    'stdout_has "^kiln: slowest: .*(cube|quad|tree).obj [0-9.]+ s"'
+    'stdout_has "^kiln: slowest: .*(cube|quad|tree).obj [0-9.]+ s"' \
+    'stdout_has "^kiln: stages: import [0-9.]+ s, process [0-9.]+ s, write [0-9.]+ s, texture [0-9.]+ s$"'
+run_in "$J" -o out
+check "a build that cooks nothing prints no stage times" \
+    all_true 'status_is 0' 'summary 0 3' '! stdout_has "stages:"'
 echo "# changed" >>"$J/assets/props/quad.obj"
 run_in "$J" -o out --json
 if command -v python3 >/dev/null; then
     check "--json prints one JSON document with the same facts" \
         all_true 'status_is 0' \
         'python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert d[\"cooked\"]==1 and d[\"up_to_date\"]==2 and d[\"failed\"]==0 and d[\"slowest\"][0][\"source\"]==\"props/quad.obj\" and d[\"written\"][\"kmesh\"][\"files\"]==1" "$SCRATCH/stdout"'
+    # The stages are timed inside each asset's cook: they add up to no more
+    # than the assets' own times (3 ms of rounding allowed).
+    check "--json has the time per stage, within the cooked assets' times" \
+        python3 -c "import json,sys; d=json.load(open(sys.argv[1])); s=d['stage_seconds']; assert sorted(s)==['import','process','texture','write'] and min(s.values())>=0 and sum(s.values())<=sum(a['seconds'] for a in d['slowest'])+0.003" "$SCRATCH/stdout"
 fi
 run_in "$J" -o out --json -v
 check "--json and --verbose cannot be combined" status_is 2

@@ -438,8 +438,9 @@ keys_ok() {
     local key
     for key in mesh.merge mesh.meshlets mesh.meshlet_vertices mesh.meshlet_triangles mesh.lods \
         mesh.lod_ratios mesh.quantize_positions texture.compress texture.format \
-        texture.quality texture.max_size texture.mipmaps 'input:' 'output:' 'default:' \
-        'presets:' 'desktop:' 'mobile:' 'rules:'; do
+        texture.quality texture.max_size texture.mipmaps texture.max_dimension \
+        texture.zstd_level 'input:' 'output:' 'default:' 'presets:' 'desktop:' 'mobile:' \
+        'rules:' 'roots:' 'always:'; do
         grep -qF -- "$key" "$INIT/kiln.yml" || { echo "kiln.yml lacks $key"; return 1; }
     done
 }

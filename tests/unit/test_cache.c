@@ -27,6 +27,7 @@ static void make_cache(kiln_cache *cache, bytebuf *bytes) {
     make_record(&r, "models/a cube.obj", 1);
     assert_true(cache_add(cache, &r));
     make_record(&r, "models/b.obj", 0xffffffffffffffffull);
+    strlist_push(&r.references, "models/a cube.obj"); /* as a level names a model */
     assert_true(cache_add(cache, &r));
     cache_serialize(cache, bytes);
     assert_false(bytes->failed);
@@ -48,6 +49,9 @@ static void cache_round_trips(void **state) {
     assert_true(b->files[0].mtime_ns == -5);
     assert_true(b->files[1].mtime_ns == 1700000000123456789);
     assert_string_equal(b->manifest.items[0].ref, "models/cube");
+    assert_int_equal(b->references.count, 1);
+    assert_string_equal(b->references.items[0], "models/a cube.obj");
+    assert_int_equal(cache_find(&parsed, "models/a cube.obj")->references.count, 0);
     assert_null(cache_find(&parsed, "models/c.obj"));
     cache_serialize(&parsed, &again);
     assert_int_equal(again.size, bytes.size);
@@ -115,6 +119,9 @@ static void hostile_content_is_rejected(void **state) {
     expect_rejected_body("kiln-cache 1\nencoder 1\nasset\tobj\t1\t2\ta.obj\nfile\t1\t1\t1\tb.obj\n",
                          "does not start with its source");
     expect_rejected_body("kiln-cache 1\nencoder 1\nout\ta.kmesh\n", "outside a record");
+    expect_rejected_body("kiln-cache 1\nencoder 1\nasset\tobj\t1\t2\ta.obj\n"
+                         "file\t1\t1\t1\ta.obj\nlink\t../b.obj\n",
+                         "unsafe reference path");
     expect_rejected_body("kiln-cache 1\nencoder 1\nasset\tobj\tzz\t2\ta.obj\n",
                          "malformed asset line");
 }
@@ -140,12 +147,14 @@ static void key_depends_on_every_input(void **state) {
     cook_settings_default(&s);
     t = s;
     t.mesh_lods = 3;
-    uint64_t base = cache_key(1, &s, 2, "obj");
-    assert_true(base == cache_key(1, &s, 2, "obj"));
-    assert_true(base != cache_key(2, &s, 2, "obj"));
-    assert_true(base != cache_key(1, &t, 2, "obj"));
-    assert_true(base != cache_key(1, &s, 3, "obj"));
-    assert_true(base != cache_key(1, &s, 2, "gltf"));
+    uint64_t hs = cache_settings_hash(&s), ht = cache_settings_hash(&t);
+    uint64_t base = cache_key(1, hs, 2, "obj");
+    assert_true(hs == cache_settings_hash(&s));
+    assert_true(base == cache_key(1, hs, 2, "obj"));
+    assert_true(base != cache_key(2, hs, 2, "obj"));
+    assert_true(base != cache_key(1, ht, 2, "obj"));
+    assert_true(base != cache_key(1, hs, 3, "obj"));
+    assert_true(base != cache_key(1, hs, 2, "gltf"));
 }
 
 int main(void) {

@@ -70,6 +70,21 @@ static void default_section_overrides_builtin_defaults(void **state) {
     assert_int_equal(s.texture_max_size, 4096);
 }
 
+static void texture_limits_and_zstd_level_are_settings(void **state) {
+    (void)state;
+    cook_settings s;
+    resolve("default:\n  texture.max_dimension: 512\n  texture:\n    zstd_level: 19\n"
+            "rules:\n  - match: \"ui/*\"\n    texture.zstd_level: 1\n",
+            NULL, "a.png", &s);
+    assert_int_equal(s.texture_max_dimension, 512);
+    assert_int_equal(s.texture_zstd_level, 19);
+    resolve("default:\n  texture.zstd_level: 19\n"
+            "rules:\n  - match: \"ui/*\"\n    texture.zstd_level: 1\n",
+            NULL, "ui/a.png", &s);
+    assert_int_equal(s.texture_zstd_level, 1);
+    assert_int_equal(s.texture_max_dimension, 16384); /* the built-in default */
+}
+
 static void preset_overrides_default_section(void **state) {
     (void)state;
     const char *yml = "default:\n  mesh.lods: 3\n  texture.max_size: 1024\n"
@@ -143,7 +158,8 @@ static void folders_are_relative_to_the_file(void **state) {
     cook_diag diag = {0};
     assert_true(parse(&config,
                       "input: src\noutput: out\npack: true\npreset: pc\n"
-                      "presets:\n  pc:\n    output: out_pc\nalways:\n  - boot.obj\n",
+                      "presets:\n  pc:\n    output: out_pc\nalways:\n  - boot.obj\n"
+                      "roots:\n  - levels/*.gltf\n  - intro.obj\n",
                       &diag));
     assert_string_equal(config.input, "dir/src");
     assert_string_equal(config.output, "dir/out");
@@ -152,6 +168,9 @@ static void folders_are_relative_to_the_file(void **state) {
     assert_string_equal(config.presets[0].output, "dir/out_pc");
     assert_int_equal(config.always.count, 1);
     assert_string_equal(config.always.items[0], "boot.obj");
+    assert_int_equal(config.roots.count, 2);
+    assert_string_equal(config.roots.items[0], "levels/*.gltf"); /* globs, not joined */
+    assert_string_equal(config.roots.items[1], "intro.obj");
     assert_null(config_find_preset(&config, "console"));
     config_free(&config);
     diag_free(&diag);
@@ -191,6 +210,12 @@ static void invalid_values_are_errors_with_file_and_line(void **state) {
                  "dir/kiln.yml:2: error: texture.format: 'dxt9' is not one of");
     expect_error("default:\n  texture.quality: ultra\n", "dir/kiln.yml:2: error:");
     expect_error("default:\n  texture.max_size: 0\n", "dir/kiln.yml:2: error:");
+    expect_error("default:\n  texture.max_dimension: 0\n",
+                 "dir/kiln.yml:2: error: texture.max_dimension: expected a whole number from 1 "
+                 "to 65536");
+    expect_error("default:\n  texture.zstd_level: 23\n",
+                 "dir/kiln.yml:2: error: texture.zstd_level: expected a whole number from 1 to 22");
+    expect_error("default:\n  texture.zstd_level: 0\n", "dir/kiln.yml:2: error:");
     expect_error("default:\n  mesh.lod_ratios: [0.5, 2]\n", "dir/kiln.yml:2: error:");
     expect_error("default:\n  mesh.lod_ratios: 0.5\n", "dir/kiln.yml:2: error:");
     expect_error("rules:\n  - texture.mipmaps: false\n",
@@ -205,6 +230,7 @@ int main(void) {
         cmocka_unit_test(glob_star_spans_folders_and_question_mark_is_one_char),
         cmocka_unit_test(without_a_file_the_builtin_defaults_apply),
         cmocka_unit_test(default_section_overrides_builtin_defaults),
+        cmocka_unit_test(texture_limits_and_zstd_level_are_settings),
         cmocka_unit_test(preset_overrides_default_section),
         cmocka_unit_test(default_rules_override_preset_settings),
         cmocka_unit_test(rules_inside_default_count_as_default_rules),

@@ -43,6 +43,7 @@ static int setup(void **state) {
 static int teardown(void **state) {
     fixture *f = *state;
     strlist_free(&f->ctx.dependencies);
+    strlist_free(&f->ctx.references);
     diag_free(&f->diag);
     free(f->root);
     free(f);
@@ -114,6 +115,20 @@ static void missing_dependency_is_reported_not_recorded(void **state) {
     assert_int_equal(f->diag.errors, 0); /* the caller decides how bad that is */
 }
 
+static void reference_is_recorded_apart_from_dependencies(void **state) {
+    fixture *f = *state;
+    char reason[256];
+    assert_true(cook_add_reference(&f->ctx, "../textures/wood.png", reason, sizeof reason));
+    assert_true(cook_add_reference(&f->ctx, "../textures/./wood.png", reason, sizeof reason));
+    assert_int_equal(f->ctx.references.count, 1); /* once, however it is spelled */
+    assert_string_equal(f->ctx.references.items[0], "textures/wood.png");
+    assert_int_equal(f->ctx.dependencies.count, 0);
+    assert_false(cook_add_reference(&f->ctx, "../../etc/passwd", reason, sizeof reason));
+    assert_false(cook_add_reference(&f->ctx, "nope.obj", reason, sizeof reason));
+    assert_non_null(strstr(reason, "models/nope.obj"));
+    assert_int_equal(f->ctx.references.count, 1);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(dependency_resolves_next_to_the_source, setup, teardown),
@@ -122,6 +137,8 @@ int main(void) {
         cmocka_unit_test_setup_teardown(dependency_through_a_symlink_out_of_the_root_is_refused,
                                         setup, teardown),
         cmocka_unit_test_setup_teardown(missing_dependency_is_reported_not_recorded, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(reference_is_recorded_apart_from_dependencies, setup,
                                         teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -36,31 +36,35 @@ static bool walk_fail(walk_state *state, const char *path, const char *what) {
     return false;
 }
 
-/* "a" + "b" -> "a/b"; when either is empty, a copy of the other. Caller frees. */
-static char *join_path(const char *a, const char *b) {
-    size_t a_length = strlen(a);
-    size_t b_length = strlen(b);
-    char *joined = malloc(a_length + b_length + 2);
-    if (joined == NULL)
-        return NULL;
-    if (a_length == 0 || b_length == 0) {
-        memcpy(joined, a_length == 0 ? b : a, a_length + b_length + 1);
-        return joined;
-    }
-    memcpy(joined, a, a_length);
-    if (a[a_length - 1] != '/')
-        joined[a_length++] = '/';
-    memcpy(joined + a_length, b, b_length + 1);
-    return joined;
-}
-
 static bool is_excluded_folder(const walk_state *state, const struct stat *info) {
     return state->has_exclude && info->st_dev == state->exclude_device &&
            info->st_ino == state->exclude_inode;
 }
 
-/* The visible names in one folder (without "." and ".." and hidden names). */
-static bool read_folder_names(walk_state *state, const char *full_path, strlist *names) {
+/* The visible names in one folder (without "." and ".." and hidden names),
+ * with their types as readdir gives them (DT_UNKNOWN on file systems that do
+ * not say): a regular file then needs no lstat, which is most of the cost of
+ * walking a large tree. */
+typedef struct folder_names {
+    strlist names;
+    unsigned char *types; /* types[i] for names.items[i] */
+    size_t types_cap;
+} folder_names;
+
+static bool push_name(folder_names *list, const struct dirent *entry) {
+    if (list->names.count == list->types_cap) {
+        size_t cap = list->types_cap ? list->types_cap * 2 : 16;
+        unsigned char *types = realloc(list->types, cap);
+        if (types == NULL)
+            return false;
+        list->types = types;
+        list->types_cap = cap;
+    }
+    list->types[list->names.count] = entry->d_type;
+    return strlist_push(&list->names, entry->d_name);
+}
+
+static bool read_folder_names(walk_state *state, const char *full_path, folder_names *names) {
     DIR *folder = opendir(full_path);
     if (folder == NULL)
         return walk_fail(state, full_path, strerror(errno));
@@ -75,7 +79,7 @@ static bool read_folder_names(walk_state *state, const char *full_path, strlist 
         }
         if (entry->d_name[0] == '.')
             continue; /* ".", ".." and hidden entries */
-        if (!strlist_push(names, entry->d_name)) {
+        if (!push_name(names, entry)) {
             ok = walk_fail(state, full_path, "out of memory");
             break;
         }
@@ -87,8 +91,11 @@ static bool read_folder_names(walk_state *state, const char *full_path, strlist 
 static bool walk_folder(walk_state *state, const char *relative, unsigned depth);
 
 /* Decides what one folder entry is and lists or descends into it. */
-static bool walk_entry(walk_state *state, const char *relative, unsigned depth) {
-    char *full_path = join_path(state->root, relative);
+static bool walk_entry(walk_state *state, const char *relative, unsigned char type,
+                       unsigned depth) {
+    if (type == DT_REG)
+        return strlist_push(state->files, relative) || walk_fail(state, relative, "out of memory");
+    char *full_path = cook_path_join(state->root, relative);
     if (full_path == NULL)
         return walk_fail(state, relative, "out of memory");
 
@@ -116,7 +123,7 @@ static bool walk_entry(walk_state *state, const char *relative, unsigned depth) 
 
 /* `relative` is "" for the root itself. */
 static bool walk_folder(walk_state *state, const char *relative, unsigned depth) {
-    char *full_path = join_path(state->root, relative);
+    char *full_path = cook_path_join(state->root, relative);
     if (full_path == NULL)
         return walk_fail(state, relative, "out of memory");
     if (depth > WALK_MAX_DEPTH) {
@@ -125,18 +132,19 @@ static bool walk_folder(walk_state *state, const char *relative, unsigned depth)
         return result;
     }
 
-    strlist names = {0};
+    folder_names names = {0};
     bool ok = read_folder_names(state, full_path, &names);
-    for (size_t i = 0; ok && i < names.count; i++) {
-        char *child = join_path(relative, names.items[i]);
+    for (size_t i = 0; ok && i < names.names.count; i++) {
+        char *child = cook_path_join(relative, names.names.items[i]);
         if (child == NULL) {
             ok = walk_fail(state, full_path, "out of memory");
             break;
         }
-        ok = walk_entry(state, child, depth);
+        ok = walk_entry(state, child, names.types[i], depth);
         free(child);
     }
-    strlist_free(&names);
+    strlist_free(&names.names);
+    free(names.types);
     free(full_path);
     return ok;
 }

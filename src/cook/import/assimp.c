@@ -242,14 +242,6 @@ static void stream_free(aimp_stream *stream) {
     free(stream);
 }
 
-static char *join_root(const char *root, const char *relative) {
-    size_t size = strlen(root) + 1 + strlen(relative) + 1;
-    char *full = malloc(size);
-    if (full != NULL)
-        snprintf(full, size, "%s/%s", root, relative);
-    return full;
-}
-
 static struct aiFile *file_open(struct aiFileIO *fio, const char *path, const char *mode) {
     aimp_io *io = io_state(fio);
     if (path == NULL || mode == NULL)
@@ -282,7 +274,7 @@ static struct aiFile *file_open(struct aiFileIO *fio, const char *path, const ch
             free(file);
             return NULL;
         }
-        stream->full_path = join_root(io->ctx->input_root, relative);
+        stream->full_path = cook_path_join(io->ctx->input_root, relative);
         free(relative);
         if (stream->full_path == NULL) {
             io->out_of_memory = true;

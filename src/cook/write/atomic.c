@@ -37,6 +37,23 @@ static bool make_parent_dirs(const char *path, char *reason, size_t reason_size)
     return true;
 }
 
+#define TEMP_TAG ".kiln-"
+#define TEMP_RANDOM 6 /* the XXXXXX mkstemp fills in */
+
+bool write_is_temporary_name(const char *name) {
+    size_t length = strlen(name);
+    size_t tail = strlen(TEMP_TAG) + TEMP_RANDOM;
+    if (name[0] != '.' || length < 2 + tail ||
+        memcmp(name + length - tail, TEMP_TAG, strlen(TEMP_TAG)) != 0)
+        return false;
+    for (size_t i = length - TEMP_RANDOM; i < length; i++) {
+        char c = name[i];
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')))
+            return false;
+    }
+    return true;
+}
+
 bool write_file_atomic(const char *path, const void *data, size_t size, char *reason,
                        size_t reason_size) {
     if (!make_parent_dirs(path, reason, reason_size))
@@ -50,8 +67,9 @@ bool write_file_atomic(const char *path, const void *data, size_t size, char *re
         snprintf(reason, reason_size, "out of memory");
         return false;
     }
-    /* Hidden (leading '.') so tree walks never pick up a leftover. */
-    snprintf(temp, temp_size, "%.*s.%s.XXXXXX", (int)dir_length, path, name);
+    /* Hidden (leading '.') so tree walks never pick up a leftover, and
+     * tagged so the next build can tell it from anything else. */
+    snprintf(temp, temp_size, "%.*s.%s" TEMP_TAG "XXXXXX", (int)dir_length, path, name);
     int fd = mkstemp(temp);
     if (fd < 0) {
         snprintf(reason, reason_size, "cannot create a temporary file next to '%s': %s", path,

@@ -30,6 +30,15 @@ bool cook_manifest_add(cook_manifest_list *list, const char *ref, const char *pa
     return true;
 }
 
+bool cook_manifest_add_all(cook_manifest_list *list, const cook_manifest_list *from) {
+    for (size_t i = 0; i < from->count; i++) {
+        const cook_manifest_entry *e = &from->items[i];
+        if (!cook_manifest_add(list, e->ref, e->path, e->kind, e->color_space, e->index))
+            return false;
+    }
+    return true;
+}
+
 void cook_manifest_list_free(cook_manifest_list *list) {
     for (size_t i = 0; i < list->count; i++) {
         free(list->items[i].ref);

@@ -1,0 +1,165 @@
+/*
+ * build.h — the modules of `kiln build`, in the order a build runs them:
+ *
+ *   cmd_build.c   options → kiln.yml → setup (folders, preset, roots)
+ *   plan.c        walk the input, match importers, resolve settings; which
+ *                 sources the roots reach; who reads whom (build order)
+ *   run.c         cache decision or cook for every planned source, on the
+ *                 worker pool: models first, then what they did not read,
+ *                 then whatever the finished assets reference
+ *   outputs.c     the cache file, stale outputs and leftover temporaries,
+ *                 assets.kman, the pack
+ *   report.c      totals, bytes per kind, time per stage; text or JSON
+ *   reach.c       the reference graph (shared with `kiln info --unreferenced`)
+ *
+ * Results are stored per planned index, so everything printed after the pool
+ * is done comes out in source path order whatever the number of workers.
+ */
+#ifndef KILN_CLI_BUILD_BUILD_H
+#define KILN_CLI_BUILD_BUILD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "cli/cache.h"
+#include "cli/cli.h"
+#include "cli/config.h"
+
+typedef struct build_options {
+    const char *input;  /* NULL: from kiln.yml, else the default */
+    const char *output; /* NULL: from the preset, kiln.yml, else the default */
+    const char *config; /* --config FILE */
+    const char *preset; /* --preset NAME */
+    bool list_presets;
+    bool no_cache;
+    bool pack;
+    bool json;              /* the end-of-build report as JSON on stdout */
+    bool roots;             /* --roots: cook only what the roots reach */
+    char *const *root_args; /* the operands after --roots (globs) */
+    size_t root_arg_count;
+    unsigned jobs;
+    bool verify;
+    progress_verbosity verbosity;
+} build_options;
+
+/* Everything the build resolved before cooking. */
+typedef struct build_setup {
+    const char *input;
+    const char *output;
+    kiln_config config;
+    const config_preset *preset;
+    uint32_t encoder_version;
+    bool pack; /* --pack or `pack: true` */
+} build_setup;
+
+/* What the walk found: sources an importer claims, and everything else. */
+typedef struct build_plan {
+    strlist sources;                 /* sorted, relative to the input folder */
+    const cook_importer **importers; /* importers[i] cooks sources.items[i] */
+    cook_settings *settings;         /* settings[i]: resolved for sources.items[i] */
+    uint64_t *settings_hash;         /* cache_settings_hash(&settings[i]) */
+    bool *wanted;                    /* wanted[i]: a root or always: (all without --roots) */
+    strlist unclaimed;               /* files no importer claims, sorted */
+} build_plan;
+
+typedef enum asset_status {
+    ASSET_PENDING = 0,
+    ASSET_COOKED,
+    ASSET_FAILED,
+    ASSET_UP_TO_DATE,
+    ASSET_THROUGH_MODEL, /* a model's dependency: cooked through that model */
+    ASSET_UNREACHED,     /* --roots: nothing reaches it, not cooked */
+} asset_status;
+
+/* The outcome of one planned source besides its cook_asset_result. Its
+ * record in the new cache is `record` when it was made this build, else
+ * `kept`, the old cache's own record, shared rather than copied (an asset up
+ * to date with every stamp unchanged, or one that failed and keeps its old
+ * files): a no-op build copies no record. */
+typedef struct asset_slot {
+    asset_status status;
+    bool has_record;
+    cache_record record;      /* made this build (owned) */
+    const cache_record *kept; /* or carried over from the old cache */
+    bool borrowed;            /* its cook_asset_result points into `kept` */
+    const char *through;      /* ASSET_THROUGH_MODEL: the model's source path */
+    double seconds;           /* wall time of cook_asset */
+} asset_slot;
+
+/* The slot's record in the new cache, or NULL. */
+static inline const cache_record *slot_record(const asset_slot *slot) {
+    return slot->has_record ? &slot->record : slot->kept;
+}
+
+typedef struct build_run {
+    const build_options *options;
+    const build_setup *setup;
+    const build_plan *plan;
+    const kiln_cache *old_cache; /* empty with --no-cache or when unreadable */
+    const strlist *existing;     /* the output folder's files before the build, sorted */
+    cook_asset_result *results;  /* one per planned source */
+    asset_slot *slots;           /* one per planned source */
+    const size_t *todo;          /* the indices of the current phase */
+    progress_reporter *reporter;
+} build_run;
+
+#define REPORT_MAX_KINDS 24
+#define REPORT_SLOWEST 5
+
+/* Files and bytes written this build with one extension ("kmesh", "ktx2"). */
+typedef struct kind_bytes {
+    char extension[16];
+    size_t files;
+    uint64_t bytes;
+} kind_bytes;
+
+typedef struct build_totals {
+    kind_bytes kinds[REPORT_MAX_KINDS]; /* sorted by extension; the last one
+                                           collects overflow as "other" */
+    size_t kind_count;
+    size_t cooked;
+    size_t up_to_date;
+    size_t failed;
+    size_t unreached;
+    size_t output_files;
+    uint64_t output_bytes;
+    size_t skipped;
+    double stage_seconds[COOK_STAGE_COUNT]; /* summed over cooked assets */
+} build_totals;
+
+/* plan.c */
+bool build_plan_make(const build_options *options, const build_setup *setup, build_plan *plan);
+void build_plan_free(build_plan *plan);
+
+/* run.c */
+double build_seconds_since(const struct timespec *start);
+/* Cooks or replays every wanted source and whatever they reach. False only
+ * when memory ran out. */
+bool build_cook_in_order(build_run *run);
+
+/* outputs.c */
+/* Deletes the hidden temporaries a killed build left in the output folder
+ * (and next to it, from the pack) and lists the other files of the output
+ * folder, sorted. False when memory ran out. */
+bool build_scan_output(const build_setup *setup, strlist *files);
+void build_load_cache(const build_options *options, const build_setup *setup, kiln_cache *cache);
+void build_keep_failed_records(build_run *run);
+void build_remove_stale_outputs(const build_run *run);
+void build_save_cache(const build_run *run);
+bool build_write_manifest(const build_run *run, build_totals *totals);
+bool build_write_pack(const build_setup *setup, build_totals *totals);
+
+/* report.c */
+void build_add_kind_bytes(build_totals *totals, const char *path, uint64_t bytes);
+build_totals build_add_up_results(const build_run *run);
+bool build_find_skipped_files(const build_plan *plan, const cook_asset_result *results,
+                              strlist *skipped);
+void build_print_report(const build_run *run, const build_totals *totals, const strlist *skipped,
+                        double seconds, bool ok);
+
+/* reach.c: `kiln info --unreferenced` for an output folder; `config_path`
+ * NULL finds kiln.yml from the working directory. Returns the exit status. */
+int build_list_unreferenced(const char *output, const char *config_path);
+
+#endif /* KILN_CLI_BUILD_BUILD_H */

@@ -1,0 +1,322 @@
+/*
+ * outputs.c — what a build leaves in the output folder besides the cooked
+ * files: the cache, the manifest, the pack; and what it removes: outputs no
+ * asset owns any more, and the temporaries of a build that was killed.
+ */
+#include <dirent.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli/build/build.h"
+
+/* "<output>.kpak", without the output's trailing slashes. Caller frees. */
+static char *pack_path(const char *output) {
+    size_t length = strlen(output);
+    while (length > 1 && output[length - 1] == '/')
+        length--;
+    char *path = malloc(length + 6);
+    if (path != NULL) {
+        memcpy(path, output, length);
+        strcpy(path + length, ".kpak");
+    }
+    return path;
+}
+
+/* ---------------------------------------------------------------------------
+ * Leftovers of a killed build
+ * ------------------------------------------------------------------------- */
+
+/* The type of a folder entry: DT_REG, DT_DIR, ..., from lstat when the file
+ * system does not say. */
+static unsigned char entry_type(const char *folder, const struct dirent *entry) {
+    if (entry->d_type != DT_UNKNOWN)
+        return entry->d_type;
+    char *full = cook_path_join(folder, entry->d_name);
+    struct stat info;
+    unsigned char type = DT_UNKNOWN;
+    if (full != NULL && lstat(full, &info) == 0)
+        type = S_ISDIR(info.st_mode) ? DT_DIR : S_ISREG(info.st_mode) ? DT_REG : DT_UNKNOWN;
+    free(full);
+    return type;
+}
+
+/* Deletes the temporaries in `folder` (and below, when `files` is given)
+ * whose name starts with `prefix`, and lists its other visible regular files
+ * into `files` as paths below `relative`. Kiln never writes a hidden folder,
+ * so none is entered. One readdir per folder and no stat where the file
+ * system gives entry types: this is all a no-op build learns of its outputs. */
+static bool scan_folder(const char *folder, const char *relative, const char *prefix,
+                        strlist *files) {
+    DIR *dir = opendir(folder);
+    if (dir == NULL)
+        return true; /* no output folder yet */
+    bool ok = true;
+    struct dirent *entry;
+    while (ok && (entry = readdir(dir)) != NULL) {
+        const char *name = entry->d_name;
+        if (name[0] == '.') {
+            char *full = write_is_temporary_name(name) && strncmp(name, prefix, strlen(prefix)) == 0
+                             ? cook_path_join(folder, name)
+                             : NULL;
+            if (full != NULL)
+                unlink(full);
+            free(full);
+            continue;
+        }
+        unsigned char type = files ? entry_type(folder, entry) : DT_UNKNOWN;
+        char *path = type == DT_REG || type == DT_DIR ? cook_path_join(relative, name) : NULL;
+        char *full = path && type == DT_DIR ? cook_path_join(folder, name) : NULL;
+        if (type == DT_REG)
+            ok = path != NULL && strlist_push(files, path);
+        else if (type == DT_DIR)
+            ok = full != NULL && scan_folder(full, path, prefix, files);
+        free(full);
+        free(path);
+    }
+    closedir(dir);
+    return ok;
+}
+
+/* write_file_atomic renames its temporary over the real name, so a build
+ * killed mid-write leaves only a hidden ".<name>.kiln-XXXXXX" behind: never a
+ * torn output, but litter that must not pile up. */
+bool build_scan_output(const build_setup *setup, strlist *files) {
+    bool ok = scan_folder(setup->output, "", ".", files);
+    strlist_sort(files);
+    /* The pack's temporary lies next to the output folder: ".<name>.kpak.…". */
+    char *pack = pack_path(setup->output);
+    char *slash = pack ? strrchr(pack, '/') : NULL;
+    const char *name = slash ? slash + 1 : pack;
+    char *prefix = pack ? malloc(strlen(name) + 3) : NULL;
+    if (prefix != NULL) {
+        sprintf(prefix, ".%s.", name);
+        if (slash != NULL)
+            *slash = '\0';
+        scan_folder(slash == NULL ? "." : slash == pack ? "/" : pack, "", prefix, NULL);
+    }
+    free(prefix);
+    free(pack);
+    return ok && prefix != NULL;
+}
+
+/* ---------------------------------------------------------------------------
+ * Cache file
+ * ------------------------------------------------------------------------- */
+
+/* Reads <output>/.kiln-cache. A missing file is an empty cache; a corrupt or
+ * foreign one is a warning and an empty cache: it is never trusted. */
+void build_load_cache(const build_options *options, const build_setup *setup, kiln_cache *cache) {
+    *cache = (kiln_cache){0};
+    char *path = cook_path_join(setup->output, CACHE_FILE_NAME);
+    uint8_t *data = NULL;
+    size_t size = 0;
+    char reason[256];
+    struct stat info;
+    if (path == NULL || stat(path, &info) != 0) {
+        free(path);
+        return;
+    }
+    if (!cook_read_file(path, SIZE_MAX / 2, &data, &size, reason, sizeof reason) ||
+        !cache_parse(cache, data, size, reason, sizeof reason)) {
+        if (options->verbosity != PROGRESS_QUIET)
+            fprintf(stderr, "%s: warning: ignoring the build cache (%s); every asset is cooked\n",
+                    path, reason);
+    }
+    free(data);
+    free(path);
+}
+
+static int compare_output_path(const void *a, const void *b) {
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* Removes a file the previous build made and this one did not, then the
+ * folders it leaves empty (rmdir fails harmlessly on a non-empty one). */
+static void remove_stale_output(const build_setup *setup, const char *relative,
+                                const build_options *options) {
+    char *full = cook_path_join(setup->output, relative);
+    if (full == NULL)
+        return;
+    if (unlink(full) == 0 && options->verbosity == PROGRESS_VERBOSE)
+        printf("removed %s\n", relative);
+    for (char *slash = strrchr(full, '/'); slash != NULL; slash = strrchr(full, '/')) {
+        *slash = '\0';
+        if (strlen(full) <= strlen(setup->output) || rmdir(full) != 0)
+            break;
+    }
+    free(full);
+}
+
+/* True when the new cache is the old one: every old record carried over as
+ * it is (a no-op build). Then there is nothing to delete or to write. */
+static bool cache_unchanged(const build_run *run) {
+    if (run->old_cache->encoder_version != run->setup->encoder_version)
+        return false;
+    size_t kept = 0;
+    for (size_t i = 0; i < run->plan->sources.count; i++) {
+        if (run->slots[i].has_record)
+            return false;
+        kept += run->slots[i].kept != NULL;
+    }
+    return kept > 0 && kept == run->old_cache->count;
+}
+
+/* Every output of the previous build that no asset of this build produced or
+ * still owns (a failed asset keeps its old files) is deleted: sources that
+ * disappeared, models that now write fewer textures, files now cooked
+ * through a model. */
+void build_remove_stale_outputs(const build_run *run) {
+    const kiln_cache *old = run->old_cache;
+    if (cache_unchanged(run))
+        return; /* every old record, and so every old output, is kept */
+    size_t total = 0;
+    for (size_t i = 0; i < run->plan->sources.count; i++) {
+        const cache_record *record = slot_record(&run->slots[i]);
+        total += record ? record->outputs.count : 0;
+    }
+    const char **kept = malloc((total ? total : 1) * sizeof *kept);
+    if (kept == NULL)
+        return; /* leaving stale files is safe, deleting wrong ones is not */
+    size_t at = 0;
+    for (size_t i = 0; i < run->plan->sources.count; i++) {
+        const cache_record *record = slot_record(&run->slots[i]);
+        for (size_t o = 0; record != NULL && o < record->outputs.count; o++)
+            kept[at++] = record->outputs.items[o];
+    }
+    qsort(kept, at, sizeof *kept, compare_output_path);
+    for (size_t r = 0; r < old->count; r++) {
+        for (size_t o = 0; o < old->records[r].outputs.count; o++) {
+            const char *path = old->records[r].outputs.items[o];
+            if (bsearch(&path, kept, at, sizeof *kept, compare_output_path) == NULL)
+                remove_stale_output(run->setup, path, run->options);
+        }
+    }
+    free(kept);
+}
+
+/* A failed asset keeps its previous record: its old files stay owned (and
+ * are removed if its source goes away), and its next build cooks it again
+ * because the key no longer matches. */
+void build_keep_failed_records(build_run *run) {
+    for (size_t i = 0; i < run->plan->sources.count; i++) {
+        asset_slot *slot = &run->slots[i];
+        if (slot->status != ASSET_FAILED)
+            continue;
+        slot->kept = cache_find(run->old_cache, run->plan->sources.items[i]);
+    }
+}
+
+void build_save_cache(const build_run *run) {
+    if (cache_unchanged(run))
+        return;
+    /* The records stay owned by the slots and the old cache: the array holds
+     * shallow copies, in source order as the format wants. */
+    size_t count = run->plan->sources.count;
+    kiln_cache cache = {.encoder_version = run->setup->encoder_version,
+                        .records = malloc((count ? count : 1) * sizeof *cache.records)};
+    bool ok = cache.records != NULL;
+    for (size_t i = 0; ok && i < count; i++) {
+        const cache_record *record = slot_record(&run->slots[i]);
+        if (record != NULL)
+            cache.records[cache.count++] = *record;
+    }
+    bytebuf bytes = {0};
+    char reason[512];
+    char *path = cook_path_join(run->setup->output, CACHE_FILE_NAME);
+    if (ok)
+        cache_serialize(&cache, &bytes);
+    if (!ok || bytes.failed || path == NULL ||
+        !write_file_atomic(path, bytes.data, bytes.size, reason, sizeof reason))
+        fprintf(stderr, "%s: warning: cannot write the build cache: %s\n",
+                path ? path : CACHE_FILE_NAME,
+                ok && path && !bytes.failed ? reason : "out of memory");
+    free(path);
+    bytebuf_free(&bytes);
+    free(cache.records);
+}
+
+/* ---------------------------------------------------------------------------
+ * Pack
+ * ------------------------------------------------------------------------- */
+
+static bool is_pack_file(const char *path) {
+    size_t length = strlen(path);
+    return length >= 5 && strcmp(path + length - 5, ".kpak") == 0;
+}
+
+/* Bundles the output tree into <output>.kpak next to it. The walk skips
+ * hidden files (the cache, temporaries); older packs are left out too. */
+bool build_write_pack(const build_setup *setup, build_totals *totals) {
+    strlist all = {0}, files = {0};
+    if (!cli_list_output(setup->output, &all))
+        return false;
+    bool ok = true;
+    for (size_t i = 0; ok && i < all.count; i++) {
+        if (!is_pack_file(all.items[i]))
+            ok = strlist_push(&files, all.items[i]);
+    }
+    char *path = pack_path(setup->output);
+    bytebuf bytes = {0};
+    char reason[512] = "out of memory";
+    if (ok && path != NULL) {
+        ok = write_pack(setup->output, &files, &bytes, reason, sizeof reason) &&
+             write_file_atomic(path, bytes.data, bytes.size, reason, sizeof reason);
+    } else {
+        ok = false;
+    }
+    if (ok) {
+        totals->output_files++;
+        totals->output_bytes += bytes.size;
+        build_add_kind_bytes(totals, path, bytes.size);
+    } else {
+        fprintf(stderr, "%s: error: cannot write the pack: %s\n", path ? path : ".kpak", reason);
+    }
+    free(path);
+    bytebuf_free(&bytes);
+    strlist_free(&files);
+    strlist_free(&all);
+    return ok;
+}
+
+/* Writes assets.kman from every ref the cooked and replayed assets produced.
+ * A collision fails the build (and leaves the previous manifest in place). */
+bool build_write_manifest(const build_run *run, build_totals *totals) {
+    cook_manifest_list all = {0};
+    /* Shallow copies of the entries: the results keep owning the strings. */
+    size_t total = 0;
+    for (size_t i = 0; i < run->plan->sources.count; i++)
+        total += run->results[i].manifest.count;
+    all.items = malloc((total ? total : 1) * sizeof *all.items);
+    bool ok = all.items != NULL;
+    for (size_t i = 0; ok && i < run->plan->sources.count; i++) {
+        const cook_manifest_list *own = &run->results[i].manifest;
+        if (own->count > 0)
+            memcpy(all.items + all.count, own->items, own->count * sizeof *own->items);
+        all.count += own->count;
+    }
+    cook_diag diag = {0};
+    bytebuf bytes = {0};
+    char reason[512];
+    if (!ok)
+        diag_error(&diag, KILN_MANIFEST_FILE_NAME, 0, "out of memory");
+    else if (write_manifest(&all, &diag, &bytes)) {
+        char *path = cook_path_join(run->setup->output, KILN_MANIFEST_FILE_NAME);
+        if (path == NULL || !write_file_atomic(path, bytes.data, bytes.size, reason, sizeof reason))
+            diag_error(&diag, KILN_MANIFEST_FILE_NAME, 0, "%s", path ? reason : "out of memory");
+        else {
+            totals->output_files++;
+            totals->output_bytes += bytes.size;
+            build_add_kind_bytes(totals, KILN_MANIFEST_FILE_NAME, bytes.size);
+        }
+        free(path);
+    }
+    ok = diag.errors == 0;
+    if (diag.text.size > 0)
+        fwrite(diag.text.data, 1, diag.text.size, stderr);
+    diag_free(&diag);
+    bytebuf_free(&bytes);
+    free(all.items);
+    return ok;
+}

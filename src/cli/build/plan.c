@@ -1,0 +1,102 @@
+/*
+ * plan.c — what a build will cook: the walk of the input folder, the importer
+ * of each file, each asset's resolved settings, and which assets are wanted
+ * from the start (every one, or with --roots the roots and `always:`).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/build/build.h"
+
+void build_plan_free(build_plan *plan) {
+    strlist_free(&plan->sources);
+    strlist_free(&plan->unclaimed);
+    free(plan->importers);
+    free(plan->settings);
+    free(plan->settings_hash);
+    free(plan->wanted);
+}
+
+/* Marks the sources a list of globs matches; false (with an error) when
+ * `required` and a glob matches none. */
+static bool mark_matches(const build_plan *plan, char *const *globs, size_t count, bool required,
+                         const char *input) {
+    bool ok = true;
+    for (size_t g = 0; g < count; g++) {
+        bool matched = false;
+        for (size_t i = 0; i < plan->sources.count; i++) {
+            if (config_glob_match(globs[g], plan->sources.items[i])) {
+                plan->wanted[i] = true;
+                matched = true;
+            }
+        }
+        if (required && !matched) {
+            cli_error("root '%s' matches no source asset in '%s'", globs[g], input);
+            ok = false;
+        }
+    }
+    return ok;
+}
+
+/* Without --roots everything is wanted. With it, the operands (or kiln.yml's
+ * `roots:` when there are none) and `always:`; run.c adds what they reach. */
+static bool choose_wanted(const build_options *options, const build_setup *setup,
+                          build_plan *plan) {
+    size_t count = plan->sources.count;
+    for (size_t i = 0; i < count; i++)
+        plan->wanted[i] = !options->roots;
+    if (!options->roots)
+        return true;
+    const strlist *config_roots = &setup->config.roots;
+    char *const *roots = options->root_arg_count ? options->root_args : config_roots->items;
+    size_t root_count = options->root_arg_count ? options->root_arg_count : config_roots->count;
+    if (root_count == 0) {
+        cli_error("--roots needs source assets (operands, or `roots:` in %s)", CLI_CONFIG_FILE);
+        return false;
+    }
+    bool ok = mark_matches(plan, roots, root_count, true, setup->input);
+    mark_matches(plan, setup->config.always.items, setup->config.always.count, false, setup->input);
+    return ok;
+}
+
+bool build_plan_make(const build_options *options, const build_setup *setup, build_plan *plan) {
+    strlist files = {0};
+    char reason[512];
+    /* The output folder is excluded in case it lies inside the input. */
+    if (!discover_walk(setup->input, setup->output, &files, reason, sizeof reason)) {
+        cli_error("cannot list the input folder: %s", reason);
+        strlist_free(&files);
+        return false;
+    }
+    size_t capacity = files.count ? files.count : 1;
+    plan->importers = calloc(capacity, sizeof *plan->importers);
+    plan->settings = calloc(capacity, sizeof *plan->settings);
+    plan->settings_hash = calloc(capacity, sizeof *plan->settings_hash);
+    plan->wanted = calloc(capacity, sizeof *plan->wanted);
+    bool ok = plan->importers != NULL && plan->settings != NULL && plan->settings_hash != NULL &&
+              plan->wanted != NULL;
+    for (size_t i = 0; ok && i < files.count; i++) {
+        const cook_importer *importer = discover_match(files.items[i]);
+        if (importer != NULL) {
+            size_t at = plan->sources.count;
+            plan->importers[at] = importer;
+            config_resolve(&setup->config, setup->preset, files.items[i], &plan->settings[at]);
+            /* Neighbours mostly share their settings: hash each run once.
+             * (Both come from cook_settings_default's zeroed struct, so
+             * their padding compares equal.) */
+            bool same = at > 0 && memcmp(&plan->settings[at], &plan->settings[at - 1],
+                                         sizeof plan->settings[at]) == 0;
+            plan->settings_hash[at] =
+                same ? plan->settings_hash[at - 1] : cache_settings_hash(&plan->settings[at]);
+            ok = strlist_push(&plan->sources, files.items[i]);
+        } else {
+            ok = strlist_push(&plan->unclaimed, files.items[i]);
+        }
+    }
+    strlist_free(&files);
+    if (!ok) {
+        cli_error("out of memory while planning the build");
+        return false;
+    }
+    return choose_wanted(options, setup, plan);
+}

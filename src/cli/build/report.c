@@ -1,0 +1,261 @@
+/*
+ * report.c — the end-of-build report: assets cooked, up to date, failed and
+ * not reached; files skipped; bytes written per kind; time per cook stage;
+ * the slowest assets. As text, or as one JSON document for CI (--json).
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cli/build/build.h"
+
+/* ---------------------------------------------------------------------------
+ * Bytes per kind
+ * ------------------------------------------------------------------------- */
+
+void build_add_kind_bytes(build_totals *totals, const char *path, uint64_t bytes) {
+    const char *name = cli_file_name(path);
+    const char *dot = strrchr(name, '.');
+    char extension[16];
+    snprintf(extension, sizeof extension, "%s", dot && dot != name ? dot + 1 : "other");
+    size_t at = 0;
+    while (at < totals->kind_count && strcmp(totals->kinds[at].extension, extension) < 0)
+        at++;
+    if (at == totals->kind_count || strcmp(totals->kinds[at].extension, extension) != 0) {
+        if (totals->kind_count == REPORT_MAX_KINDS) { /* more kinds than a build has */
+            at = REPORT_MAX_KINDS - 1;
+            snprintf(totals->kinds[at].extension, sizeof totals->kinds[at].extension, "other");
+        } else {
+            memmove(&totals->kinds[at + 1], &totals->kinds[at],
+                    (totals->kind_count - at) * sizeof totals->kinds[0]);
+            totals->kinds[at] = (kind_bytes){0};
+            memcpy(totals->kinds[at].extension, extension, sizeof extension);
+            totals->kind_count++;
+        }
+    }
+    totals->kinds[at].files++;
+    totals->kinds[at].bytes += bytes;
+}
+
+/* The outputs of a cooked asset, by extension (their sizes from the disk:
+ * the result only has the total). */
+static void add_output_kinds(build_totals *totals, const char *output,
+                             const cook_asset_result *result) {
+    for (size_t i = 0; i < result->outputs.count; i++) {
+        char *full = cook_path_join(output, result->outputs.items[i]);
+        struct stat info;
+        if (full != NULL && stat(full, &info) == 0)
+            build_add_kind_bytes(totals, result->outputs.items[i], (uint64_t)info.st_size);
+        free(full);
+    }
+}
+
+/* ---------------------------------------------------------------------------
+ * Report
+ * ------------------------------------------------------------------------- */
+
+static bool is_in_sorted(const strlist *sorted, const char *text) {
+    return sorted->count > 0 && bsearch(&text, sorted->items, sorted->count,
+                                        sizeof sorted->items[0], cli_compare_strings) != NULL;
+}
+
+/* Files a cooked asset read (an .mtl, a texture) were cooked through it: they
+ * are not "skipped". What is left had no use at all. */
+bool build_find_skipped_files(const build_plan *plan, const cook_asset_result *results,
+                              strlist *skipped) {
+    strlist used = {0};
+    bool ok = true;
+    for (size_t i = 0; ok && i < plan->sources.count; i++) {
+        for (size_t d = 0; ok && d < results[i].dependencies.count; d++)
+            ok = strlist_push(&used, results[i].dependencies.items[d]);
+    }
+    if (used.count > 0)
+        qsort(used.items, used.count, sizeof used.items[0], cli_compare_strings);
+    for (size_t i = 0; ok && i < plan->unclaimed.count; i++) {
+        if (!is_in_sorted(&used, plan->unclaimed.items[i]))
+            ok = strlist_push(skipped, plan->unclaimed.items[i]);
+    }
+    strlist_free(&used);
+    return ok;
+}
+
+build_totals build_add_up_results(const build_run *run) {
+    build_totals totals = {0};
+    for (size_t i = 0; i < run->plan->sources.count; i++) {
+        const cook_asset_result *result = &run->results[i];
+        asset_status status = run->slots[i].status;
+        if (status == ASSET_COOKED || status == ASSET_FAILED) {
+            for (int s = 0; s < COOK_STAGE_COUNT; s++)
+                totals.stage_seconds[s] += result->stage_seconds[s];
+        }
+        switch (status) {
+        case ASSET_COOKED:
+            totals.cooked++;
+            totals.output_files += result->outputs.count;
+            totals.output_bytes += result->bytes_written;
+            add_output_kinds(&totals, run->setup->output, result);
+            break;
+        case ASSET_FAILED:
+            totals.failed++;
+            break;
+        case ASSET_UP_TO_DATE:
+            totals.up_to_date++;
+            break;
+        case ASSET_UNREACHED:
+            totals.unreached++;
+            break;
+        case ASSET_THROUGH_MODEL:
+        case ASSET_PENDING:
+            break;
+        }
+    }
+    return totals;
+}
+
+static void print_skipped(const build_options *options, const strlist *skipped) {
+    if (options->verbosity == PROGRESS_VERBOSE) {
+        for (size_t i = 0; i < skipped->count; i++)
+            printf("kiln: skipped %s (no importer)\n", skipped->items[i]);
+    } else if (options->verbosity == PROGRESS_NORMAL && skipped->count > 0) {
+        printf("kiln: skipped %zu file%s with no importer (use -v to list them)\n", skipped->count,
+               cli_plural(skipped->count));
+    }
+}
+
+static void print_failed(const build_run *run) {
+    for (size_t i = 0; i < run->plan->sources.count; i++) {
+        if (run->slots[i].status == ASSET_FAILED)
+            printf("kiln: failed: %s\n", run->plan->sources.items[i]);
+    }
+}
+
+static const char *const stage_names[COOK_STAGE_COUNT] = {
+    [COOK_STAGE_IMPORT] = "import",
+    [COOK_STAGE_PROCESS] = "process",
+    [COOK_STAGE_WRITE] = "write",
+    [COOK_STAGE_TEXTURE] = "texture",
+};
+
+static void print_summary(const build_totals *totals, double seconds) {
+    printf("kiln: cooked %zu asset%s (%zu file%s, %.1f KiB) in %.2f s; %zu failed; "
+           "%zu skipped; %zu up to date\n",
+           totals->cooked, cli_plural(totals->cooked), totals->output_files,
+           cli_plural(totals->output_files), (double)totals->output_bytes / 1024.0, seconds,
+           totals->failed, totals->skipped, totals->up_to_date);
+}
+
+/* The indices of the (up to) REPORT_SLOWEST slowest cooked assets, slowest
+ * first; ties in source order. */
+static size_t find_slowest(const build_run *run, size_t *slowest) {
+    size_t count = 0;
+    for (size_t i = 0; i < run->plan->sources.count; i++) {
+        asset_status status = run->slots[i].status;
+        if (status != ASSET_COOKED && status != ASSET_FAILED)
+            continue;
+        size_t at = count < REPORT_SLOWEST ? count++ : REPORT_SLOWEST;
+        while (at > 0 && run->slots[slowest[at - 1]].seconds < run->slots[i].seconds) {
+            if (at < REPORT_SLOWEST)
+                slowest[at] = slowest[at - 1];
+            at--;
+        }
+        if (at < REPORT_SLOWEST)
+            slowest[at] = i;
+    }
+    return count;
+}
+
+static void print_report_text(const build_run *run, const build_totals *totals) {
+    if (totals->unreached > 0)
+        printf("kiln: %zu asset%s not reached from the roots (not cooked)\n", totals->unreached,
+               cli_plural(totals->unreached));
+    if (totals->cooked + totals->failed > 0) {
+        printf("kiln: stages:");
+        for (int s = 0; s < COOK_STAGE_COUNT; s++)
+            printf("%s %s %.3f s", s ? "," : "", stage_names[s], totals->stage_seconds[s]);
+        putchar('\n');
+    }
+    if (totals->kind_count > 0) {
+        printf("kiln: written:");
+        for (size_t k = 0; k < totals->kind_count; k++)
+            printf("%s %s %zu file%s %.1f KiB", k ? "," : "", totals->kinds[k].extension,
+                   totals->kinds[k].files, cli_plural(totals->kinds[k].files),
+                   (double)totals->kinds[k].bytes / 1024.0);
+        putchar('\n');
+    }
+    size_t slowest[REPORT_SLOWEST];
+    size_t count = find_slowest(run, slowest);
+    if (count > 0) {
+        printf("kiln: slowest:");
+        for (size_t i = 0; i < count; i++)
+            printf("%s %s %.2f s", i ? "," : "", run->plan->sources.items[slowest[i]],
+                   run->slots[slowest[i]].seconds);
+        putchar('\n');
+    }
+}
+
+static void print_json_string(const char *text) {
+    bytebuf buf = {0};
+    bytebuf_append_json_string(&buf, text);
+    if (!buf.failed)
+        fwrite(buf.data, 1, buf.size, stdout);
+    bytebuf_free(&buf);
+}
+
+/* The same facts as the text report, as one JSON document on stdout. */
+static void print_report_json(const build_run *run, const build_totals *totals,
+                              const strlist *skipped, double seconds, bool ok) {
+    printf("{\"ok\":%s,\"cooked\":%zu,\"up_to_date\":%zu,\"failed\":%zu,\"unreached\":%zu,"
+           "\"skipped\":%zu,\"output_files\":%zu,\"output_bytes\":%llu,\"seconds\":%.3f,"
+           "\"stage_seconds\":{",
+           ok ? "true" : "false", totals->cooked, totals->up_to_date, totals->failed,
+           totals->unreached, skipped->count, totals->output_files,
+           (unsigned long long)totals->output_bytes, seconds);
+    for (int s = 0; s < COOK_STAGE_COUNT; s++)
+        printf("%s\"%s\":%.3f", s ? "," : "", stage_names[s], totals->stage_seconds[s]);
+    printf("},\"written\":{");
+    for (size_t k = 0; k < totals->kind_count; k++) {
+        printf("%s", k ? "," : "");
+        print_json_string(totals->kinds[k].extension);
+        printf(":{\"files\":%zu,\"bytes\":%llu}", totals->kinds[k].files,
+               (unsigned long long)totals->kinds[k].bytes);
+    }
+    printf("},\"slowest\":[");
+    size_t slowest[REPORT_SLOWEST];
+    size_t count = find_slowest(run, slowest);
+    for (size_t i = 0; i < count; i++) {
+        printf("%s{\"source\":", i ? "," : "");
+        print_json_string(run->plan->sources.items[slowest[i]]);
+        printf(",\"seconds\":%.3f}", run->slots[slowest[i]].seconds);
+    }
+    printf("],\"failed_assets\":[");
+    size_t listed = 0;
+    for (size_t i = 0; i < run->plan->sources.count; i++) {
+        if (run->slots[i].status == ASSET_FAILED) {
+            printf("%s", listed++ ? "," : "");
+            print_json_string(run->plan->sources.items[i]);
+        }
+    }
+    printf("],\"skipped_files\":[");
+    for (size_t i = 0; i < skipped->count; i++) {
+        printf("%s", i ? "," : "");
+        print_json_string(skipped->items[i]);
+    }
+    printf("]}\n");
+}
+
+/* Everything done once all assets are: manifest, cache, then what is printed,
+ * in source path order. */
+
+void build_print_report(const build_run *run, const build_totals *totals, const strlist *skipped,
+                        double seconds, bool ok) {
+    const build_options *options = run->options;
+    if (options->json) {
+        print_report_json(run, totals, skipped, seconds, ok);
+    } else if (options->verbosity != PROGRESS_QUIET) {
+        print_skipped(options, skipped);
+        print_failed(run);
+        print_summary(totals, seconds);
+        print_report_text(run, totals);
+    }
+    fflush(stdout);
+}

@@ -1,0 +1,377 @@
+/*
+ * run.c — every planned source either replayed from the cache or cooked, on
+ * the worker pool, in rounds:
+ *
+ *   models → the other kinds, minus the files a model read → the sources the
+ *   finished assets reference (a level's models), as the next round
+ *
+ * Models go first because the files they read (images, .mtl, .bin) are
+ * cooked through them (DESIGN.md): such a file is never cooked a second time
+ * as a standalone asset, whatever importer would claim it. Without --roots
+ * every source is in the first round and no later round has anything left.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cli/build/build.h"
+
+/* ---------------------------------------------------------------------------
+ * Cache check and replay
+ * ------------------------------------------------------------------------- */
+
+static bool output_exists(const build_run *run, const char *path) {
+    const strlist *files = run->existing;
+    return files->count > 0 && bsearch(&path, files->items, files->count, sizeof files->items[0],
+                                       cli_compare_strings) != NULL;
+}
+
+/* Current stamps of every file of a record; false when one is gone. */
+static bool restamp(const char *input, const cache_record *old, cache_stamp *stamps) {
+    for (size_t i = 0; i < old->file_count; i++) {
+        if (!cache_stamp_file(input, old->files[i].path, &stamps[i]))
+            return false;
+    }
+    return true;
+}
+
+/* True when the recorded cook of source `index` is still valid; then the
+ * slot keeps the old record, or a copy with fresh stamps when a file was
+ * touched without changing. Reads no source byte when every stamp matches. */
+static bool check_cached(build_run *run, size_t index, const cache_record *old) {
+    const char *importer = run->plan->importers[index]->name;
+    if (strcmp(old->importer, importer) != 0 || old->file_count == 0)
+        return false;
+    for (size_t i = 0; i < old->outputs.count; i++) {
+        if (!output_exists(run, old->outputs.items[i]))
+            return false; /* deleted by hand: cook it again */
+    }
+    cache_stamp *stamps = calloc(old->file_count, sizeof *stamps);
+    bool valid = stamps != NULL && restamp(run->setup->input, old, stamps);
+    uint64_t content = old->content;
+    bool same = true;
+    if (valid) {
+        for (size_t i = 0; same && i < old->file_count; i++)
+            same = cache_stamps_equal(&stamps[i], &old->files[i]);
+        if (!same) /* touched, maybe not changed: the bytes decide */
+            valid = cache_hash_content(run->setup->input, stamps, old->file_count, &content);
+    }
+    valid = valid && content == old->content &&
+            cache_key(content, run->plan->settings_hash[index], run->setup->encoder_version,
+                      importer) == old->key;
+    asset_slot *slot = &run->slots[index];
+    if (valid && same) {
+        slot->kept = old;
+    } else if (valid && cache_record_copy(&slot->record, old)) {
+        for (size_t i = 0; i < old->file_count; i++) {
+            slot->record.files[i].size = stamps[i].size;
+            slot->record.files[i].mtime_ns = stamps[i].mtime_ns;
+            slot->record.files[i].inode = stamps[i].inode;
+        }
+        slot->has_record = true;
+    } else {
+        valid = false;
+    }
+    free(stamps);
+    return valid;
+}
+
+/* Fills the asset's result from its record, as if it had just been cooked.
+ * The result borrows the record's strings (the old cache outlives every
+ * result): only the list of dependency paths is allocated. */
+static bool replay_record(const cache_record *record, cook_asset_result *result) {
+    size_t dependencies = record->file_count - 1;
+    char **paths = malloc((dependencies ? dependencies : 1) * sizeof *paths);
+    if (paths == NULL)
+        return false;
+    for (size_t i = 0; i < dependencies; i++)
+        paths[i] = record->files[i + 1].path;
+    *result = (cook_asset_result){
+        .ok = true,
+        .outputs = {record->outputs.items, record->outputs.count, 0},
+        .dependencies = {paths, dependencies, dependencies},
+        .references = {record->references.items, record->references.count, 0},
+        .manifest = {record->manifest.items, record->manifest.count, 0},
+    };
+    return true;
+}
+
+/* Every string the record would hold can be written in the cache format. */
+static bool result_is_recordable(const char *source, const cook_asset_result *result) {
+    if (!cache_path_is_safe(source))
+        return false;
+    for (size_t i = 0; i < result->dependencies.count; i++) {
+        if (!cache_path_is_safe(result->dependencies.items[i]))
+            return false;
+    }
+    for (size_t i = 0; i < result->references.count; i++) {
+        if (!cache_path_is_safe(result->references.items[i]))
+            return false;
+    }
+    for (size_t i = 0; i < result->outputs.count; i++) {
+        if (!cache_path_is_safe(result->outputs.items[i]))
+            return false;
+    }
+    for (size_t i = 0; i < result->manifest.count; i++) {
+        const cook_manifest_entry *e = &result->manifest.items[i];
+        if (!cache_path_is_safe(e->path) || strpbrk(e->ref, "\t\n\r") != NULL || e->ref[0] == 0)
+            return false;
+    }
+    return true;
+}
+
+/* What a cook saw, to tell whether a file changed while it ran: the cache
+ * hashes files after the cook, so a file edited during it would otherwise
+ * be recorded with bytes the cooked output does not reflect. */
+typedef struct cook_window {
+    bool source_known;
+    cache_stamp source_before; /* the source's stamp just before the cook */
+    int64_t start_ns;          /* wall clock when the cook started */
+} cook_window;
+
+/* The new cache record of a freshly cooked asset: stamps and bytes of its
+ * source and dependencies as they are now. Failing here only costs a recook
+ * next time, so it is silent.
+ *
+ * An asset that cooked with warnings is not recorded: a warning is often a
+ * file the source names but that is missing, and only files that were opened
+ * are dependencies, so the cache could not see that file appear later. */
+static void record_cooked(build_run *run, size_t index, const cook_window *window) {
+    const char *source = run->plan->sources.items[index];
+    const cook_asset_result *result = &run->results[index];
+    asset_slot *slot = &run->slots[index];
+    if (result->diag.warnings > 0 || !result_is_recordable(source, result))
+        return;
+    cache_record *record = &slot->record;
+    *record = (cache_record){0};
+    const char *importer = run->plan->importers[index]->name;
+    bool ok = (record->source = cook_strdup(source)) != NULL &&
+              (record->importer = cook_strdup(importer)) != NULL;
+    size_t count = 1 + result->dependencies.count;
+    record->files = ok ? calloc(count, sizeof *record->files) : NULL;
+    ok = ok && record->files != NULL;
+    for (size_t i = 0; ok && i < count; i++) {
+        const char *path = i == 0 ? source : result->dependencies.items[i - 1];
+        cache_stamp stamp;
+        ok = cache_stamp_file(run->setup->input, path, &stamp) &&
+             (record->files[i].path = cook_strdup(path)) != NULL;
+        /* Changed during the cook (or dated in the future): do not trust it. */
+        ok =
+            ok && stamp.mtime_ns < window->start_ns &&
+            (i > 0 || (window->source_known && cache_stamps_equal(&stamp, &window->source_before)));
+        if (ok) {
+            record->files[i].size = stamp.size;
+            record->files[i].mtime_ns = stamp.mtime_ns;
+            record->files[i].inode = stamp.inode;
+            record->file_count = i + 1;
+        }
+    }
+    ok = ok &&
+         cache_hash_content(run->setup->input, record->files, record->file_count, &record->content);
+    record->key = cache_key(record->content, run->plan->settings_hash[index],
+                            run->setup->encoder_version, importer);
+    ok = ok && strlist_push_all(&record->outputs, &result->outputs);
+    ok = ok && strlist_push_all(&record->references, &result->references);
+    ok = ok && cook_manifest_add_all(&record->manifest, &result->manifest);
+    if (ok)
+        slot->has_record = true;
+    else
+        cache_record_free(record);
+}
+
+/* ---------------------------------------------------------------------------
+ * Cooking
+ * ------------------------------------------------------------------------- */
+
+double build_seconds_since(const struct timespec *start) {
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (double)(now.tv_sec - start->tv_sec) + (double)(now.tv_nsec - start->tv_nsec) / 1e9;
+}
+
+static void process_planned_asset(void *context, size_t job) {
+    build_run *run = context;
+    size_t index = run->todo[job];
+    const char *source_path = run->plan->sources.items[index];
+    asset_slot *slot = &run->slots[index];
+    const cache_record *old = cache_find(run->old_cache, source_path);
+    if (old != NULL && check_cached(run, index, old) && replay_record(old, &run->results[index])) {
+        slot->status = ASSET_UP_TO_DATE;
+        slot->borrowed = true;
+        if (run->options->verbosity == PROGRESS_VERBOSE)
+            progress_print(run->reporter, stdout, "up to date %s", source_path);
+        return;
+    }
+    if (slot->has_record) { /* a replay that ran out of memory: cook instead */
+        cache_record_free(&slot->record);
+        slot->has_record = false;
+    }
+    slot->kept = NULL;
+    progress_asset_started(run->reporter, source_path);
+    cook_request request = {
+        .input_root = run->setup->input,
+        .output_root = run->setup->output,
+        .source_path = source_path,
+        .importer = run->plan->importers[index],
+        .settings = &run->plan->settings[index],
+        .verify = run->options->verify,
+    };
+    cook_window window = {
+        .source_known = cache_stamp_file(run->setup->input, source_path, &window.source_before)};
+    struct timespec start, wall;
+    clock_gettime(CLOCK_REALTIME, &wall);
+    window.start_ns = (int64_t)wall.tv_sec * 1000000000 + wall.tv_nsec;
+    clock_gettime(CLOCK_MONOTONIC, &start);
+    cook_asset(&request, &run->results[index]);
+    slot->seconds = build_seconds_since(&start);
+    slot->status = run->results[index].ok ? ASSET_COOKED : ASSET_FAILED;
+    if (run->results[index].ok)
+        record_cooked(run, index, &window);
+    progress_asset_finished(run->reporter, source_path, &run->results[index]);
+}
+
+static void run_phase(build_run *run, const size_t *todo, size_t count) {
+    run->todo = todo;
+    jobs_run(count, run->options->jobs, process_planned_asset, run);
+}
+
+/* Every dependency of every model (cooked or replayed), sorted, each paired
+ * with the first model that reads it. */
+typedef struct dependency_owner {
+    const char *path;
+    const char *model;
+} dependency_owner;
+
+static int compare_owner(const void *a, const void *b) {
+    const dependency_owner *x = a, *y = b;
+    int order = strcmp(x->path, y->path);
+    return order != 0 ? order : strcmp(x->model, y->model);
+}
+
+static dependency_owner *collect_model_dependencies(const build_run *run, size_t *count) {
+    size_t total = 0;
+    for (size_t i = 0; i < run->plan->sources.count; i++) {
+        if (run->plan->importers[i]->kind == COOK_KIND_MODEL)
+            total += run->results[i].dependencies.count;
+    }
+    dependency_owner *owners = malloc((total ? total : 1) * sizeof *owners);
+    if (owners == NULL)
+        return NULL;
+    size_t at = 0;
+    for (size_t i = 0; i < run->plan->sources.count; i++) {
+        if (run->plan->importers[i]->kind != COOK_KIND_MODEL)
+            continue;
+        for (size_t d = 0; d < run->results[i].dependencies.count; d++)
+            owners[at++] = (dependency_owner){run->results[i].dependencies.items[d],
+                                              run->plan->sources.items[i]};
+    }
+    if (at > 0)
+        qsort(owners, at, sizeof *owners, compare_owner);
+    *count = at;
+    return owners;
+}
+
+static const char *owning_model(const dependency_owner *owners, size_t count, const char *path) {
+    size_t low = 0, high = count;
+    while (low < high) { /* the first entry whose path is >= path */
+        size_t mid = low + (high - low) / 2;
+        if (strcmp(owners[mid].path, path) < 0)
+            low = mid + 1;
+        else
+            high = mid;
+    }
+    return low < count && strcmp(owners[low].path, path) == 0 ? owners[low].model : NULL;
+}
+
+/* The planned index of a source path, or SIZE_MAX. */
+static size_t find_source(const build_plan *plan, const char *path) {
+    const char **found = bsearch(&path, plan->sources.items, plan->sources.count,
+                                 sizeof plan->sources.items[0], cli_compare_strings);
+    return found ? (size_t)((char **)found - plan->sources.items) : SIZE_MAX;
+}
+
+/* One round over the sources marked in `queued`: the models, then every other
+ * kind except what a model (of any round so far) read. */
+static bool cook_round(build_run *run, const bool *queued, size_t *todo) {
+    const build_plan *plan = run->plan;
+    size_t count = plan->sources.count;
+    size_t n = 0;
+    for (size_t i = 0; i < count; i++) {
+        if (queued[i] && plan->importers[i]->kind == COOK_KIND_MODEL)
+            todo[n++] = i;
+    }
+    run_phase(run, todo, n);
+
+    size_t owner_count = 0;
+    dependency_owner *owners = collect_model_dependencies(run, &owner_count);
+    if (owners == NULL)
+        return false;
+    n = 0;
+    for (size_t i = 0; i < count; i++) {
+        if (!queued[i] || plan->importers[i]->kind == COOK_KIND_MODEL)
+            continue;
+        const char *model = owning_model(owners, owner_count, plan->sources.items[i]);
+        if (model != NULL) {
+            run->slots[i].status = ASSET_THROUGH_MODEL;
+            run->slots[i].through = model;
+            run->results[i].ok = true;
+            if (run->options->verbosity == PROGRESS_VERBOSE)
+                progress_print(run->reporter, stdout, "cooked through %s: %s", model,
+                               plan->sources.items[i]);
+        } else {
+            todo[n++] = i;
+        }
+    }
+    run_phase(run, todo, n);
+    free(owners);
+    return true;
+}
+
+/* Marks in `next` the sources that assets of this round (`queued`) reference
+ * or read and that no round has handled yet; returns how many. A dependency
+ * that was not cooked through a model (a file a level reads) is a reference
+ * too: it reaches that source. */
+static size_t queue_references(const build_run *run, const bool *queued, bool *next) {
+    size_t added = 0;
+    for (size_t i = 0; i < run->plan->sources.count; i++) {
+        if (!queued[i])
+            continue;
+        const strlist *lists[] = {&run->results[i].references, &run->results[i].dependencies};
+        for (size_t l = 0; l < 2; l++) {
+            for (size_t r = 0; r < lists[l]->count; r++) {
+                size_t at = find_source(run->plan, lists[l]->items[r]);
+                if (at != SIZE_MAX && run->slots[at].status == ASSET_PENDING && !next[at]) {
+                    next[at] = true;
+                    added++;
+                }
+            }
+        }
+    }
+    return added;
+}
+
+bool build_cook_in_order(build_run *run) {
+    size_t count = run->plan->sources.count;
+    size_t *todo = malloc((count ? count : 1) * sizeof *todo);
+    bool *queued = malloc((count ? count : 1) * sizeof *queued);
+    bool *next = calloc(count ? count : 1, sizeof *next);
+    bool ok = todo != NULL && queued != NULL && next != NULL;
+    if (ok && count > 0)
+        memcpy(queued, run->plan->wanted, count * sizeof *queued);
+    for (bool more = ok; more;) {
+        ok = cook_round(run, queued, todo);
+        more = ok && queue_references(run, queued, next) > 0;
+        bool *swap = queued;
+        queued = next;
+        next = swap;
+        memset(next, 0, count * sizeof *next);
+    }
+    for (size_t i = 0; ok && i < count; i++) {
+        if (run->slots[i].status == ASSET_PENDING)
+            run->slots[i].status = ASSET_UNREACHED;
+    }
+    free(next);
+    free(queued);
+    free(todo);
+    return ok;
+}

@@ -1,0 +1,92 @@
+/* The one path join every stage and command uses (cook/util.c), and the names
+ * of write_file_atomic's temporaries, which the next build deletes
+ * (cook/write/atomic.c): a wrong match there would delete a user's file. */
+#include <dirent.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cook/cook.h"
+#include "test_support.h"
+
+static void expect_join(const char *dir, const char *name, const char *expected) {
+    char *joined = cook_path_join(dir, name);
+    assert_non_null(joined);
+    assert_string_equal(joined, expected);
+    free(joined);
+}
+
+static void join_puts_one_slash_between(void **state) {
+    (void)state;
+    expect_join("assets", "models/crate.obj", "assets/models/crate.obj");
+    expect_join("assets/", "crate.obj", "assets/crate.obj");
+    expect_join("/", "etc", "/etc");
+    expect_join("", "crate.obj", "crate.obj"); /* the walk's root-relative start */
+    expect_join("assets", "", "assets");
+    expect_join("", "", "");
+}
+
+static void temporary_names_are_recognised_exactly(void **state) {
+    (void)state;
+    assert_true(write_is_temporary_name(".crate.kmesh.kiln-a1B2c3"));
+    assert_true(write_is_temporary_name(".out.kpak.kiln-XXXXXX"));
+    assert_false(write_is_temporary_name("crate.kmesh.kiln-a1B2c3")); /* not hidden */
+    assert_false(write_is_temporary_name(".kiln-a1B2c3"));            /* no file name */
+    assert_false(write_is_temporary_name(".crate.kmesh.kiln-a1B2c")); /* 5 characters */
+    assert_false(write_is_temporary_name(".crate.kmesh.kiln-a1B2c!"));
+    assert_false(write_is_temporary_name(".crate.kmesh.tmp-a1B2c3"));
+    assert_false(write_is_temporary_name(".kiln-cache"));
+    assert_false(write_is_temporary_name(".config.backup"));
+}
+
+/* A successful write leaves only the final file: no hidden temporary beside it. */
+static void atomic_write_leaves_only_the_file(void **state) {
+    (void)state;
+    char *dir = test_make_temp_dir("paths");
+    char *sub = cook_path_join(dir, "sub");
+    char *path = cook_path_join(sub, "out.bin");
+    char reason[256];
+    assert_true(write_file_atomic(path, "abc", 3, reason, sizeof reason));
+    assert_true(write_file_atomic(path, "abcd", 4, reason, sizeof reason)); /* replaces it */
+    DIR *folder = opendir(sub);
+    assert_non_null(folder);
+    size_t entries = 0;
+    struct dirent *entry;
+    while ((entry = readdir(folder)) != NULL) {
+        if (strcmp(entry->d_name, ".") != 0 && strcmp(entry->d_name, "..") != 0) {
+            assert_string_equal(entry->d_name, "out.bin");
+            entries++;
+        }
+    }
+    closedir(folder);
+    assert_int_equal(entries, 1);
+    unlink(path);
+    rmdir(sub);
+    free(path);
+    free(sub);
+    free(dir);
+}
+
+static void push_all_copies_every_item(void **state) {
+    (void)state;
+    strlist from = {0}, to = {0};
+    assert_true(strlist_push(&to, "first"));
+    assert_true(strlist_push(&from, "a"));
+    assert_true(strlist_push(&from, "b"));
+    assert_true(strlist_push_all(&to, &from));
+    assert_int_equal(to.count, 3);
+    assert_string_equal(to.items[2], "b");
+    assert_ptr_not_equal(to.items[1], from.items[0]);
+    strlist_free(&from);
+    strlist_free(&to);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(join_puts_one_slash_between),
+        cmocka_unit_test(temporary_names_are_recognised_exactly),
+        cmocka_unit_test(atomic_write_leaves_only_the_file),
+        cmocka_unit_test(push_all_copies_every_item),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
