@@ -345,11 +345,19 @@ static void build_plan_free(build_plan *plan) {
     free(plan->settings);
 }
 
+static bool is_input_folder(const char *input, const char *path) {
+    char *full = cli_path_join(input, path);
+    struct stat info;
+    bool folder = full != NULL && stat(full, &info) == 0 && S_ISDIR(info.st_mode);
+    free(full);
+    return folder;
+}
+
 static bool build_plan_make(const build_setup *setup, build_plan *plan) {
     strlist files = {0};
     char reason[512];
     /* The output folder is excluded in case it lies inside the input. */
-    if (!discover_walk(setup->input, setup->output, &files, reason, sizeof reason)) {
+    if (!discover_walk_sources(setup->input, setup->output, &files, reason, sizeof reason)) {
         cli_error("cannot list the input folder: %s", reason);
         strlist_free(&files);
         return false;
@@ -362,6 +370,9 @@ static bool build_plan_make(const build_setup *setup, build_plan *plan) {
     }
     for (size_t i = 0; ok && i < files.count; i++) {
         const cook_importer *importer = discover_match(files.items[i]);
+        if (importer != NULL && importer->kind == COOK_KIND_CUBEMAP &&
+            !is_input_folder(setup->input, files.items[i]))
+            importer = NULL; /* a file named like a cubemap folder ("prod.env") */
         if (importer != NULL) {
             size_t at = plan->sources.count;
             plan->importers[at] = importer;

@@ -383,6 +383,17 @@ bool cook_asset(const cook_request *request, cook_asset_result *result) {
         diag_error(&result->diag, source_path, 0, "cannot form an asset ref from this path");
         return false;
     }
+    if (request->importer->kind == COOK_KIND_CUBEMAP) { /* a folder: texture_cubemap.c */
+        cook_context ctx = {.input_root = request->input_root,
+                            .source_path = source_path,
+                            .ref = ref,
+                            .settings = request->settings,
+                            .diag = &result->diag};
+        bool cooked = cook_cubemap_asset(request, &ctx, result);
+        result->dependencies = ctx.dependencies;
+        result->ok = cooked && result->diag.errors == 0;
+        return result->ok;
+    }
     char *full = join_path(request->input_root, source_path);
     uint8_t *source = NULL;
     size_t source_size = 0;

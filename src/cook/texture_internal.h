@@ -149,4 +149,18 @@ uint64_t ktx2_level_byte_size(const ktx2_format_info *format, uint32_t width, ui
 /* Serialises a whole KTX2 file into `out`. */
 bool write_ktx2(const ktx2_image_desc *desc, bytebuf *out, char *reason, size_t reason_size);
 
+/* ---------------------------------------------------------------------------
+ * texture.c helpers shared with texture_cubemap.c
+ * ------------------------------------------------------------------------- */
+
+/* Float RGBA in the stored encoding of `usage` (sRGB-encoded for COLOR,
+ * clamped to 0..1 unless HDR) from a decoded image; NULL when out of memory. */
+float *image_to_float(const cook_image *image, cook_texture_usage usage);
+/* Quantises `count` float RGBA texels into vk_format's bytes (R8, RGBA8 or
+ * RGBA16F); *size receives the byte count. NULL when out of memory. */
+uint8_t *encode_level(const float *rgba, size_t count, uint32_t vk_format, size_t *size);
+/* --verify: reads full_path back, compares it with `expected` and inflates
+ * every level through the runtime reader; reports to diag naming `name`. */
+bool verify_ktx2(const char *full_path, const char *name, const bytebuf *expected, cook_diag *diag);
+
 #endif /* KILN_COOK_TEXTURE_INTERNAL_H */
