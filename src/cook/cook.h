@@ -18,7 +18,9 @@
 #include "cook/ir.h"
 #include "kiln/kiln.h"
 
-#define KILN_ENCODER_VERSION 3u /* bump with any change to cooked output (3: .kmat, textures) */
+/* Bump with any change to cooked output (3: .kmat, textures; 4: mips halve exactly like the
+ * area filter, Zstd level 2, cubemaps). */
+#define KILN_ENCODER_VERSION 4u
 
 /* ---------------------------------------------------------------------------
  * Small containers (cook/util.c)
@@ -100,7 +102,7 @@ typedef struct cook_settings {
     uint32_t texture_max_size;
     bool texture_mipmaps;
     uint32_t texture_max_dimension; /* decode limit per side (default 16384) */
-    int texture_zstd_level;         /* Zstd level for KTX2 supercompression (default 3) */
+    int texture_zstd_level;         /* Zstd level for KTX2 supercompression (default 2) */
 } cook_settings;
 
 void cook_settings_default(cook_settings *settings);

@@ -181,9 +181,10 @@ bool cook_texture(cook_context *ctx, const char *output_root, const cook_texture
         return false;
     }
     uint32_t vk_format = vk_format_for(src->usage);
-    float *base = image_to_float(&image, src->usage);
+    /* 8-bit sources are filtered straight from their bytes (mip_build_rgba8). */
+    float *base = image.rgba8 != NULL ? NULL : image_to_float(&image, src->usage);
     uint32_t width = image.width, height = image.height;
-    if (base == NULL) {
+    if (base == NULL && image.rgba8 == NULL) {
         cook_image_free(&image);
         diag_error(ctx->diag, src->name, 0, "out of memory for a %ux%u image", width, height);
         return false;
@@ -200,7 +201,8 @@ bool cook_texture(cook_context *ctx, const char *output_root, const cook_texture
         .skip_level0 = image.rgba8 != NULL && vk_format != KTX2_VK_FORMAT_R16G16B16A16_SFLOAT,
     };
     mip_chain chain;
-    bool ok = mip_build(base, width, height, &options, &chain);
+    bool ok = base != NULL ? mip_build(base, width, height, &options, &chain)
+                           : mip_build_rgba8(image.rgba8, width, height, &options, &chain);
     free(base);
     if (!ok) {
         cook_image_free(&image);

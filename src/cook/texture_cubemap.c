@@ -143,7 +143,7 @@ static bool encode_face(cook_context *ctx, const char *face_path, const cook_ima
                         uint8_t *levels[MIP_MAX_LEVELS], size_t level_size[MIP_MAX_LEVELS]) {
     uint32_t vk_format = usage == COOK_TEXTURE_HDR ? KTX2_VK_FORMAT_R16G16B16A16_SFLOAT
                                                    : KTX2_VK_FORMAT_R8G8B8A8_SRGB;
-    float *base = image_to_float(image, usage);
+    float *base = image->rgba8 != NULL ? NULL : image_to_float(image, usage);
     mip_options options = {
         .mode = usage == COOK_TEXTURE_HDR ? MIP_MODE_LINEAR : MIP_MODE_COLOR_SRGB,
         .alpha_weighted = true,
@@ -151,7 +151,10 @@ static bool encode_face(cook_context *ctx, const char *face_path, const cook_ima
         .mipmaps = ctx->settings->texture_mipmaps,
     };
     mip_chain chain;
-    bool ok = base != NULL && mip_build(base, image->width, image->height, &options, &chain);
+    bool ok = base != NULL ? mip_build(base, image->width, image->height, &options, &chain)
+              : image->rgba8 != NULL
+                  ? mip_build_rgba8(image->rgba8, image->width, image->height, &options, &chain)
+                  : false;
     free(base);
     if (!ok) {
         diag_error(ctx->diag, face_path, 0, "out of memory building mipmaps");

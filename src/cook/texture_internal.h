@@ -57,6 +57,11 @@ bool image_parse_cube_lut(const char *text, size_t size, uint32_t *size_out, flo
 
 float image_srgb_to_linear(float value);
 float image_linear_to_srgb(float value);
+/* image_linear_to_srgb then rounded to 8 bits (0..255, clamped), exactly as
+ * lrintf(255 * image_linear_to_srgb(v)) would give, without powf. */
+uint8_t image_linear_to_srgb8(float value);
+/* k / 255.0f from a table. */
+float image_unorm8_to_float(uint8_t value);
 
 /* Area (box with exact fractional coverage) resampling of float RGBA from
  * sw x sh to dw x dh, separable. dst holds dw * dh * 4 floats. */
@@ -81,7 +86,9 @@ typedef struct mip_options {
 } mip_options;
 
 /* Float RGBA levels in the stored encoding (sRGB-encoded for COLOR_SRGB,
- * 0..1 for normals, raw for linear data), level 0 first. */
+ * 0..1 for normals, raw for linear data), level 0 first. Filtered
+ * COLOR_SRGB levels hold their colour on the 8-bit grid (k / 255): the sRGB
+ * encode is a table step function, exact after rounding to 8 bits. */
 typedef struct mip_chain {
     uint32_t count;
     uint32_t width[MIP_MAX_LEVELS];
@@ -96,6 +103,11 @@ uint32_t mip_level_count(uint32_t width, uint32_t height);
  * Level 0 equals `base` exactly unless it had to be downscaled. */
 bool mip_build(const float *base, uint32_t width, uint32_t height, const mip_options *options,
                mip_chain *out);
+/* mip_build of an 8-bit RGBA level 0 (the same chain as mip_build of its
+ * k / 255 floats, which colour usages' stored encoding is), without a float
+ * copy of level 0 when its sides are even. */
+bool mip_build_rgba8(const uint8_t *rgba8, uint32_t width, uint32_t height,
+                     const mip_options *options, mip_chain *out);
 void mip_chain_free(mip_chain *chain);
 
 /* Fraction of texels whose alpha (channel 3) is above `cutoff`. */

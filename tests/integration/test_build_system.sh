@@ -278,10 +278,10 @@ fi
 # ---------------------------------------------------------------------------
 
 if command -v python3 >/dev/null; then
-    C="$SCRATCH/cubemap"
-    mkdir -p "$C/assets/env/sky.env"
+    CM="$SCRATCH/cubemap"
+    mkdir -p "$CM/assets/env/sky.env"
     write_faces() { # write_faces SIZE: six SIZE x SIZE PNG faces
-        python3 - "$C/assets/env/sky.env" "$1" <<'EOF'
+        python3 - "$CM/assets/env/sky.env" "$1" <<'EOF'
 import struct, sys, zlib
 def chunk(kind, data):
     return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
@@ -294,21 +294,21 @@ for i, face in enumerate(["px", "nx", "py", "ny", "pz", "nz"]):
 EOF
     }
     write_faces 4
-    echo "notes" >"$C/assets/env/sky.env/readme.txt"
-    run_in "$C" -i assets -o out -v
+    echo "notes" >"$CM/assets/env/sky.env/readme.txt"
+    run_in "$CM" -i assets -o out -v
     check "a *.env folder cooks to one cubemap; its files are neither sources nor skipped" \
         all_true 'status_is 0' 'stdout_has "^cooked env/sky.env -> env/sky.ktx2"' \
         '! stdout_has "px.png|readme.txt"' 'summary 1 0'
-    run_in "$C" -i assets -o out -v
+    run_in "$CM" -i assets -o out -v
     check "an unchanged cubemap folder is up to date" \
         all_true 'status_is 0' 'stdout_has "^up to date env/sky.env"' 'summary 0 1'
     write_faces 8
-    run_in "$C" -i assets -o out
+    run_in "$CM" -i assets -o out
     check "changing the faces recooks the cubemap" \
         all_true 'status_is 0' 'summary 1 0' \
-        '"$KILN" info -o "$C/out" | grep -q "8x8 cubemap, 4 mips"'
-    rm "$C/assets/env/sky.env/nz.png"
-    run_in "$C" -i assets -o out
+        '"$KILN" info -o "$CM/out" | grep -q "8x8 cubemap, 4 mips"'
+    rm "$CM/assets/env/sky.env/nz.png"
+    run_in "$CM" -i assets -o out
     check "a missing face fails the cubemap, naming the face" \
         all_true 'status_is 1' 'stderr_has "env/sky.env: error: cubemap face -Z is missing"'
 fi
