@@ -295,10 +295,12 @@ EOF
     }
     write_faces 4
     echo "notes" >"$CM/assets/env/sky.env/readme.txt"
+    echo "A=1" >"$CM/assets/prod.env" # a file named like a cubemap folder
     run_in "$CM" -i assets -o out -v
     check "a *.env folder cooks to one cubemap; its files are neither sources nor skipped" \
         all_true 'status_is 0' 'stdout_has "^cooked env/sky.env -> env/sky.ktx2"' \
-        '! stdout_has "px.png|readme.txt"' 'summary 1 0'
+        '! stdout_has "px.png|readme.txt"' 'summary 1 0' \
+        'stdout_has "^kiln: skipped prod.env \(no importer\)"'
     run_in "$CM" -i assets -o out -v
     check "an unchanged cubemap folder is up to date" \
         all_true 'status_is 0' 'stdout_has "^up to date env/sky.env"' 'summary 0 1'
