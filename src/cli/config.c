@@ -223,8 +223,6 @@ static const char *const key_names[CONFIG_KEY_COUNT] = {
     [CONFIG_TEXTURE_QUALITY] = "texture.quality",
     [CONFIG_TEXTURE_MAX_SIZE] = "texture.max_size",
     [CONFIG_TEXTURE_MIPMAPS] = "texture.mipmaps",
-    [CONFIG_TEXTURE_MAX_DIMENSION] = "texture.max_dimension",
-    [CONFIG_TEXTURE_ZSTD_LEVEL] = "texture.zstd_level",
 };
 
 static int find_key(const char *name) {
@@ -265,15 +263,6 @@ static bool parse_key_value(const parse_state *state, config_key key, const yaml
         return parse_uint_value(state, node, name, 1, 65536, &v->texture_max_size);
     case CONFIG_TEXTURE_MIPMAPS:
         return parse_bool_value(state, node, name, &v->texture_mipmaps);
-    case CONFIG_TEXTURE_MAX_DIMENSION: /* decode limit per side */
-        return parse_uint_value(state, node, name, 1, 65536, &v->texture_max_dimension);
-    case CONFIG_TEXTURE_ZSTD_LEVEL: { /* 1..19: the levels without ultra-mode memory */
-        uint32_t level;
-        if (!parse_uint_value(state, node, name, 1, 19, &level))
-            return false;
-        v->texture_zstd_level = (int)level;
-        return true;
-    }
     case CONFIG_KEY_COUNT:
         break;
     }
@@ -356,12 +345,6 @@ void config_overlay_apply(const config_overlay *overlay, cook_settings *s) {
             break;
         case CONFIG_TEXTURE_MIPMAPS:
             s->texture_mipmaps = v->texture_mipmaps;
-            break;
-        case CONFIG_TEXTURE_MAX_DIMENSION:
-            s->texture_max_dimension = v->texture_max_dimension;
-            break;
-        case CONFIG_TEXTURE_ZSTD_LEVEL:
-            s->texture_zstd_level = v->texture_zstd_level;
             break;
         case CONFIG_KEY_COUNT:
             break;

@@ -68,12 +68,6 @@ static void default_section_overrides_builtin_defaults(void **state) {
     assert_string_equal(s.texture_format, "bc7");
     assert_true(s.mesh_meshlets); /* untouched keys keep their defaults */
     assert_int_equal(s.texture_max_size, 4096);
-    assert_int_equal(s.texture_max_dimension, 16384);
-    assert_int_equal(s.texture_zstd_level, 2);
-    resolve("default:\n  texture.max_dimension: 512\n  texture:\n    zstd_level: 9\n", NULL,
-            "a.png", &s);
-    assert_int_equal(s.texture_max_dimension, 512);
-    assert_int_equal(s.texture_zstd_level, 9);
 }
 
 static void preset_overrides_default_section(void **state) {
@@ -197,8 +191,6 @@ static void invalid_values_are_errors_with_file_and_line(void **state) {
                  "dir/kiln.yml:2: error: texture.format: 'dxt9' is not one of");
     expect_error("default:\n  texture.quality: ultra\n", "dir/kiln.yml:2: error:");
     expect_error("default:\n  texture.max_size: 0\n", "dir/kiln.yml:2: error:");
-    expect_error("default:\n  texture.max_dimension: 0\n", "dir/kiln.yml:2: error:");
-    expect_error("default:\n  texture.zstd_level: 20\n", "dir/kiln.yml:2: error:");
     expect_error("default:\n  mesh.lod_ratios: [0.5, 2]\n", "dir/kiln.yml:2: error:");
     expect_error("default:\n  mesh.lod_ratios: 0.5\n", "dir/kiln.yml:2: error:");
     expect_error("rules:\n  - texture.mipmaps: false\n",
