@@ -274,6 +274,32 @@ EOF
 fi
 
 # ---------------------------------------------------------------------------
+# Pack
+# ---------------------------------------------------------------------------
+
+K1="$SCRATCH/pack1"
+K2="$SCRATCH/pack2"
+make_tree "$K1"
+make_tree "$K2"
+run_in "$K1" -o out --pack -j1
+check "--pack writes <output>.kpak next to the output folder" \
+    all_true 'status_is 0' '[ -s "$K1/out.kpak" ]' '[ ! -e "$K1/out/out.kpak" ]'
+printf 'pack: true\n' >"$K2/kiln.yml"
+run_in "$K2" -o out -j2
+run_in "$K2" -o out -j2
+check "pack: true in kiln.yml packs; same tree, byte-identical pack (even from a warm cache)" \
+    all_true 'status_is 0' 'cmp "$K1/out.kpak" "$K2/out.kpak"'
+run_in "$K1" pack info out.kpak
+check "pack info prints the layout, kinds and entries" \
+    all_true 'status_is 0' 'stdout_has "^layout: header 64, toc [0-9]+, strings [0-9]+, payload [0-9]+, padding [0-9]+ bytes"' \
+    'stdout_has "^  mesh +3 files"' 'stdout_has " manifest +assets.kman$"' \
+    '! stdout_has "kiln-cache"'
+head -c 100 "$K1/out.kpak" >"$K1/cut.kpak"
+run_in "$K1" pack info cut.kpak
+check "pack info rejects a truncated pack" \
+    all_true 'status_is 1' 'stderr_has "^cut.kpak: error: "'
+
+# ---------------------------------------------------------------------------
 # Cubemap folders: one asset, cached on its six faces
 # ---------------------------------------------------------------------------
 
@@ -314,32 +340,6 @@ EOF
     check "a missing face fails the cubemap, naming the face" \
         all_true 'status_is 1' 'stderr_has "env/sky.env: error: cubemap face -Z is missing"'
 fi
-
-# ---------------------------------------------------------------------------
-# Pack
-# ---------------------------------------------------------------------------
-
-K1="$SCRATCH/pack1"
-K2="$SCRATCH/pack2"
-make_tree "$K1"
-make_tree "$K2"
-run_in "$K1" -o out --pack -j1
-check "--pack writes <output>.kpak next to the output folder" \
-    all_true 'status_is 0' '[ -s "$K1/out.kpak" ]' '[ ! -e "$K1/out/out.kpak" ]'
-printf 'pack: true\n' >"$K2/kiln.yml"
-run_in "$K2" -o out -j2
-run_in "$K2" -o out -j2
-check "pack: true in kiln.yml packs; same tree, byte-identical pack (even from a warm cache)" \
-    all_true 'status_is 0' 'cmp "$K1/out.kpak" "$K2/out.kpak"'
-run_in "$K1" pack info out.kpak
-check "pack info prints the layout, kinds and entries" \
-    all_true 'status_is 0' 'stdout_has "^layout: header 64, toc [0-9]+, strings [0-9]+, payload [0-9]+, padding [0-9]+ bytes"' \
-    'stdout_has "^  mesh +3 files"' 'stdout_has " manifest +assets.kman$"' \
-    '! stdout_has "kiln-cache"'
-head -c 100 "$K1/out.kpak" >"$K1/cut.kpak"
-run_in "$K1" pack info cut.kpak
-check "pack info rejects a truncated pack" \
-    all_true 'status_is 1' 'stderr_has "^cut.kpak: error: "'
 
 # ---------------------------------------------------------------------------
 # Report
