@@ -277,6 +277,13 @@ uint64_t kiln_ktx2_level_size(const kiln_ktx2_view *view, uint32_t level);
 void kiln_ktx2_level_extent(const kiln_ktx2_view *view, uint32_t level, uint32_t *width,
                             uint32_t *height, uint32_t *depth);
 
+/* Where one image of a level lies inside the inflated level: the bytes of
+ * array layer `layer` (0 when not an array) and cubemap face `face` (0..5 in
+ * KTX2 order +X -X +Y -Y +Z -Z; 0 when faces == 1), all of its depth slices.
+ * KTX2 stores a level as layers, each of faces, each of slices. */
+kiln_result kiln_ktx2_image_range(const kiln_ktx2_view *view, uint32_t level, uint32_t layer,
+                                  uint32_t face, uint64_t *offset, uint64_t *size);
+
 /* Copies (or inflates, for Zstd) level `level` into `dst`, which must hold at
  * least kiln_ktx2_level_size() bytes: e.g. a mapped staging buffer. */
 kiln_result kiln_ktx2_read_level(const kiln_ktx2_view *view, uint32_t level, void *dst,

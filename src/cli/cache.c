@@ -125,7 +125,10 @@ static char *join(const char *dir, const char *name) {
 bool cache_stamp_file(const char *input, const char *path, cache_stamp *stamp) {
     char *full = join(input, path);
     struct stat info;
-    bool ok = full != NULL && stat(full, &info) == 0 && S_ISREG(info.st_mode);
+    /* A source may be an asset folder (a cubemap's "sky.env"): its stamp
+     * changes when an entry is added, removed or renamed. */
+    bool ok =
+        full != NULL && stat(full, &info) == 0 && (S_ISREG(info.st_mode) || S_ISDIR(info.st_mode));
     free(full);
     if (!ok)
         return false;
@@ -148,10 +151,30 @@ static void hash_u64(XXH3_state_t *state, uint64_t value) {
     XXH3_64bits_update(state, bytes, sizeof bytes);
 }
 
+/* An asset folder hashes as its path and its sorted visible entry names
+ * (the files it uses are dependencies, hashed on their own). */
+static bool hash_folder(XXH3_state_t *state, const char *full, const char *path) {
+    strlist names = {0};
+    char reason[256];
+    bool ok = discover_walk(full, NULL, &names, reason, sizeof reason);
+    XXH3_64bits_update(state, path, strlen(path) + 1);
+    for (size_t i = 0; ok && i < names.count; i++)
+        XXH3_64bits_update(state, names.items[i], strlen(names.items[i]) + 1);
+    hash_u64(state, names.count);
+    strlist_free(&names);
+    return ok;
+}
+
 /* Streams one file into the hash, preceded by its path and followed by its
  * length, so moving bytes from one file to the next changes the hash. */
 static bool hash_one_file(XXH3_state_t *state, const char *input, const char *path) {
     char *full = join(input, path);
+    struct stat info;
+    if (full != NULL && stat(full, &info) == 0 && S_ISDIR(info.st_mode)) {
+        bool ok = hash_folder(state, full, path);
+        free(full);
+        return ok;
+    }
     FILE *file = full ? fopen(full, "rb") : NULL;
     free(full);
     if (file == NULL)

@@ -72,7 +72,7 @@ static const char *const kiln_yml_template_lines[] = {
     "  # one is refused before it is decoded, never allocated.",
     "  texture.max_dimension: 16384",
     "  # Zstd level of KTX2 supercompression, 1 (fast) .. 22 (small).",
-    "  texture.zstd_level: 3",
+    "  texture.zstd_level: 2",
     "",
     "# Named sets of settings for a target platform; choose one with `preset:`.",
     "# A preset may have its own `output:` folder and its own `rules:`.",

@@ -18,7 +18,9 @@
 #include "cook/ir.h"
 #include "kiln/kiln.h"
 
-#define KILN_ENCODER_VERSION 4u /* bump with any change to cooked output (4: cascaded LODs) */
+/* Bump with any change to cooked output (3: .kmat, textures; 4: cascaded LODs;
+ * 5: mips halve exactly like the area filter, Zstd level 2, cubemaps). */
+#define KILN_ENCODER_VERSION 5u
 
 /* ---------------------------------------------------------------------------
  * Small containers (cook/util.c)
@@ -105,7 +107,7 @@ typedef struct cook_settings {
     uint32_t texture_max_size;
     bool texture_mipmaps;
     uint32_t texture_max_dimension; /* decode limit per side (default 16384) */
-    int texture_zstd_level;         /* Zstd level for KTX2 supercompression (default 3) */
+    int texture_zstd_level;         /* Zstd level for KTX2 supercompression (default 2) */
 } cook_settings;
 
 void cook_settings_default(cook_settings *settings);
@@ -153,6 +155,7 @@ bool cook_add_reference(cook_context *ctx, const char *relative, char *reason, s
 typedef enum cook_asset_kind {
     COOK_KIND_MODEL = 1,
     COOK_KIND_TEXTURE = 2, /* standalone texture by naming convention (texture.c) */
+    COOK_KIND_CUBEMAP = 3, /* a "*.env" folder of six faces (texture_cubemap.c) */
 } cook_asset_kind;
 
 /* Returns true on success; on failure it has reported errors to ctx->diag. */
@@ -179,6 +182,12 @@ bool discover_glob_match(const char *pattern, const char *name);
  * relative to the working directory like root). */
 bool discover_walk(const char *root, const char *exclude, strlist *files, char *reason,
                    size_t reason_size);
+/* discover_walk for a build's sources: an asset folder (discover_is_asset_folder)
+ * is listed as one entry, its own path, and its files are not listed. */
+bool discover_walk_sources(const char *root, const char *exclude, strlist *files, char *reason,
+                           size_t reason_size);
+/* True when a folder's path names an asset folder: "*.env" (a cubemap). */
+bool discover_is_asset_folder(const char *relative_path);
 
 /* ---------------------------------------------------------------------------
  * import/
@@ -453,6 +462,13 @@ bool cook_texture(cook_context *ctx, const char *output_root, const cook_texture
  * the source's own ref. */
 cook_texture_usage cook_texture_usage_for_path(const char *path);
 bool cook_texture_asset(const cook_request *request, cook_context *ctx, cook_asset_result *result);
+
+/* Cubemaps (COOK_KIND_CUBEMAP): request->source_path is a "*.env" folder
+ * holding px/nx/py/ny/pz/nz images (any decodable extension). Cooks one
+ * 6-face KTX2 with full mips, faces in KTX2 order +X -X +Y -Y +Z -Z, to
+ * <folder without .env>.ktx2 under the folder's ref: RGBA16F when the faces
+ * are Radiance HDR, else sRGB RGBA8. The six files become dependencies. */
+bool cook_cubemap_asset(const cook_request *request, cook_context *ctx, cook_asset_result *result);
 
 /* Where an asset's output goes: output_root/<dir of source>/<stem><suffix>,
  * e.g. "models/crate.obj" + ".kmesh" -> "models/crate.kmesh". Caller frees. */

@@ -373,10 +373,35 @@ static bool cook_materials_output(const cook_request *request, cook_context *ctx
     return ok;
 }
 
+/* An asset that is a folder (a cubemap, texture_cubemap.c): no source bytes
+ * to read; its files become dependencies as it reads them. */
+static bool cook_folder_asset(const cook_request *request, cook_asset_result *result) {
+    char ref[1024];
+    if (kiln_ref_canonicalize(request->source_path, ref, sizeof ref) != KILN_OK) {
+        diag_error(&result->diag, request->source_path, 0,
+                   "cannot form an asset ref from this path");
+        return false;
+    }
+    cook_context ctx = {.input_root = request->input_root,
+                        .source_path = request->source_path,
+                        .ref = ref,
+                        .settings = request->settings,
+                        .diag = &result->diag};
+    double clock = cook_clock();
+    bool cooked = cook_cubemap_asset(request, &ctx, result);
+    cook_stage_add(result, COOK_STAGE_TEXTURE, clock);
+    result->dependencies = ctx.dependencies;
+    result->references = ctx.references;
+    result->ok = cooked && result->diag.errors == 0;
+    return result->ok;
+}
+
 bool cook_asset(const cook_request *request, cook_asset_result *result) {
     memset(result, 0, sizeof *result);
     double clock = cook_clock();
     const char *source_path = request->source_path;
+    if (request->importer->kind == COOK_KIND_CUBEMAP)
+        return cook_folder_asset(request, result);
     char ref[1024];
     if (kiln_ref_canonicalize(source_path, ref, sizeof ref) != KILN_OK) {
         diag_error(&result->diag, source_path, 0, "cannot form an asset ref from this path");

@@ -20,7 +20,7 @@ void cook_settings_default(cook_settings *settings) {
     settings->texture_max_size = 4096;
     settings->texture_mipmaps = true;
     settings->texture_max_dimension = 16384;
-    settings->texture_zstd_level = 3;
+    settings->texture_zstd_level = 2; /* BENCHMARKS.md: ~20% faster than 3, ~4.5% larger */
 }
 
 void cook_settings_to_json(const cook_settings *s, bytebuf *out) {

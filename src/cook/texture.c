@@ -84,7 +84,7 @@ static uint32_t vk_format_for(cook_texture_usage usage) {
 }
 
 /* Float RGBA in the stored encoding of `usage` from a decoded image. */
-static float *image_to_float(const cook_image *image, cook_texture_usage usage) {
+float *image_to_float(const cook_image *image, cook_texture_usage usage) {
     size_t count = (size_t)image->width * image->height; /* checked by the decoder */
     float *out = malloc(count * 4 * sizeof(float));
     if (out == NULL)
@@ -109,7 +109,7 @@ static float *image_to_float(const cook_image *image, cook_texture_usage usage) 
 }
 
 /* Quantises one level into the output format's bytes. */
-static uint8_t *encode_level(const float *rgba, size_t count, uint32_t vk_format, size_t *size) {
+uint8_t *encode_level(const float *rgba, size_t count, uint32_t vk_format, size_t *size) {
     size_t bpp = vk_format == KTX2_VK_FORMAT_R8_UNORM              ? 1
                  : vk_format == KTX2_VK_FORMAT_R16G16B16A16_SFLOAT ? 8
                                                                    : 4;
@@ -137,8 +137,8 @@ static uint8_t *encode_level(const float *rgba, size_t count, uint32_t vk_format
 
 /* Reads the written file back through the runtime reader and inflates every
  * level (--verify). */
-static bool verify_ktx2(const char *full_path, const char *name, const bytebuf *expected,
-                        cook_diag *diag) {
+bool verify_ktx2(const char *full_path, const char *name, const bytebuf *expected,
+                 cook_diag *diag) {
     uint8_t *data = NULL;
     size_t size = 0;
     char reason[256];
@@ -181,9 +181,10 @@ bool cook_texture(cook_context *ctx, const char *output_root, const cook_texture
         return false;
     }
     uint32_t vk_format = vk_format_for(src->usage);
-    float *base = image_to_float(&image, src->usage);
+    /* 8-bit sources are filtered straight from their bytes (mip_build_rgba8). */
+    float *base = image.rgba8 != NULL ? NULL : image_to_float(&image, src->usage);
     uint32_t width = image.width, height = image.height;
-    if (base == NULL) {
+    if (base == NULL && image.rgba8 == NULL) {
         cook_image_free(&image);
         diag_error(ctx->diag, src->name, 0, "out of memory for a %ux%u image", width, height);
         return false;
@@ -200,7 +201,8 @@ bool cook_texture(cook_context *ctx, const char *output_root, const cook_texture
         .skip_level0 = image.rgba8 != NULL && vk_format != KTX2_VK_FORMAT_R16G16B16A16_SFLOAT,
     };
     mip_chain chain;
-    bool ok = mip_build(base, width, height, &options, &chain);
+    bool ok = base != NULL ? mip_build(base, width, height, &options, &chain)
+                           : mip_build_rgba8(image.rgba8, width, height, &options, &chain);
     free(base);
     if (!ok) {
         cook_image_free(&image);

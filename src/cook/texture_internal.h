@@ -57,6 +57,11 @@ bool image_parse_cube_lut(const char *text, size_t size, uint32_t *size_out, flo
 
 float image_srgb_to_linear(float value);
 float image_linear_to_srgb(float value);
+/* image_linear_to_srgb then rounded to 8 bits (0..255, clamped), exactly as
+ * lrintf(255 * image_linear_to_srgb(v)) would give, without powf. */
+uint8_t image_linear_to_srgb8(float value);
+/* k / 255.0f from a table. */
+float image_unorm8_to_float(uint8_t value);
 
 /* Area (box with exact fractional coverage) resampling of float RGBA from
  * sw x sh to dw x dh, separable. dst holds dw * dh * 4 floats. */
@@ -81,7 +86,9 @@ typedef struct mip_options {
 } mip_options;
 
 /* Float RGBA levels in the stored encoding (sRGB-encoded for COLOR_SRGB,
- * 0..1 for normals, raw for linear data), level 0 first. */
+ * 0..1 for normals, raw for linear data), level 0 first. Filtered
+ * COLOR_SRGB levels hold their colour on the 8-bit grid (k / 255): the sRGB
+ * encode is a table step function, exact after rounding to 8 bits. */
 typedef struct mip_chain {
     uint32_t count;
     uint32_t width[MIP_MAX_LEVELS];
@@ -96,6 +103,11 @@ uint32_t mip_level_count(uint32_t width, uint32_t height);
  * Level 0 equals `base` exactly unless it had to be downscaled. */
 bool mip_build(const float *base, uint32_t width, uint32_t height, const mip_options *options,
                mip_chain *out);
+/* mip_build of an 8-bit RGBA level 0 (the same chain as mip_build of its
+ * k / 255 floats, which colour usages' stored encoding is), without a float
+ * copy of level 0 when its sides are even. */
+bool mip_build_rgba8(const uint8_t *rgba8, uint32_t width, uint32_t height,
+                     const mip_options *options, mip_chain *out);
 void mip_chain_free(mip_chain *chain);
 
 /* Fraction of texels whose alpha (channel 3) is above `cutoff`. */
@@ -148,5 +160,19 @@ uint64_t ktx2_level_byte_size(const ktx2_format_info *format, uint32_t width, ui
 
 /* Serialises a whole KTX2 file into `out`. */
 bool write_ktx2(const ktx2_image_desc *desc, bytebuf *out, char *reason, size_t reason_size);
+
+/* ---------------------------------------------------------------------------
+ * texture.c helpers shared with texture_cubemap.c
+ * ------------------------------------------------------------------------- */
+
+/* Float RGBA in the stored encoding of `usage` (sRGB-encoded for COLOR,
+ * clamped to 0..1 unless HDR) from a decoded image; NULL when out of memory. */
+float *image_to_float(const cook_image *image, cook_texture_usage usage);
+/* Quantises `count` float RGBA texels into vk_format's bytes (R8, RGBA8 or
+ * RGBA16F); *size receives the byte count. NULL when out of memory. */
+uint8_t *encode_level(const float *rgba, size_t count, uint32_t vk_format, size_t *size);
+/* --verify: reads full_path back, compares it with `expected` and inflates
+ * every level through the runtime reader; reports to diag naming `name`. */
+bool verify_ktx2(const char *full_path, const char *name, const bytebuf *expected, cook_diag *diag);
 
 #endif /* KILN_COOK_TEXTURE_INTERNAL_H */

@@ -108,6 +108,18 @@ uint64_t kiln_ktx2_level_size(const kiln_ktx2_view *view, uint32_t level) {
     return level_size_of(view, level);
 }
 
+kiln_result kiln_ktx2_image_range(const kiln_ktx2_view *view, uint32_t level, uint32_t layer,
+                                  uint32_t face, uint64_t *offset, uint64_t *size) {
+    uint32_t layers = view != NULL && view->layers > 0 ? view->layers : 1;
+    if (view == NULL || offset == NULL || size == NULL || level >= view->levels ||
+        layer >= layers || face >= view->faces)
+        return KILN_ERR_INVALID_ARGUMENT;
+    uint64_t images = (uint64_t)layers * view->faces;
+    *size = level_size_of(view, level) / images; /* the level size is a multiple */
+    *offset = ((uint64_t)layer * view->faces + face) * *size;
+    return KILN_OK;
+}
+
 /* The DFD must be one basic block describing `f` exactly. */
 static kiln_result check_dfd(kiln_ktx2_view *v, const format_row *f, const uint8_t *dfd,
                              uint32_t length, kiln_error *err) {

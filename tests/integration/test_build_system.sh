@@ -365,6 +365,48 @@ check "pack info rejects a truncated pack" \
     all_true 'status_is 1' 'stderr_has "^cut.kpak: error: "'
 
 # ---------------------------------------------------------------------------
+# Cubemap folders: one asset, cached on its six faces
+# ---------------------------------------------------------------------------
+
+if command -v python3 >/dev/null; then
+    CM="$SCRATCH/cubemap"
+    mkdir -p "$CM/assets/env/sky.env"
+    write_faces() { # write_faces SIZE: six SIZE x SIZE PNG faces
+        python3 - "$CM/assets/env/sky.env" "$1" <<'EOF'
+import struct, sys, zlib
+def chunk(kind, data):
+    return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+n = int(sys.argv[2])
+for i, face in enumerate(["px", "nx", "py", "ny", "pz", "nz"]):
+    raw = b"".join(b"\0" + bytes([40 * i, 200, n, 255]) * n for _ in range(n))
+    with open(f"{sys.argv[1]}/{face}.png", "wb") as f:
+        f.write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", n, n, 8, 6, 0, 0, 0))
+                + chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b""))
+EOF
+    }
+    write_faces 4
+    echo "notes" >"$CM/assets/env/sky.env/readme.txt"
+    echo "A=1" >"$CM/assets/prod.env" # a file named like a cubemap folder
+    run_in "$CM" -i assets -o out -v
+    check "a *.env folder cooks to one cubemap; its files are neither sources nor skipped" \
+        all_true 'status_is 0' 'stdout_has "^cooked env/sky.env -> env/sky.ktx2"' \
+        '! stdout_has "px.png|readme.txt"' 'summary 1 0' \
+        'stdout_has "^kiln: skipped prod.env \(no importer\)"'
+    run_in "$CM" -i assets -o out -v
+    check "an unchanged cubemap folder is up to date" \
+        all_true 'status_is 0' 'stdout_has "^up to date env/sky.env"' 'summary 0 1'
+    write_faces 8
+    run_in "$CM" -i assets -o out
+    check "changing the faces recooks the cubemap" \
+        all_true 'status_is 0' 'summary 1 0' \
+        '"$KILN" info -o "$CM/out" | grep -q "8x8 cubemap, 4 mips"'
+    rm "$CM/assets/env/sky.env/nz.png"
+    run_in "$CM" -i assets -o out
+    check "a missing face fails the cubemap, naming the face" \
+        all_true 'status_is 1' 'stderr_has "env/sky.env: error: cubemap face -Z is missing"'
+fi
+
+# ---------------------------------------------------------------------------
 # Report
 # ---------------------------------------------------------------------------
 

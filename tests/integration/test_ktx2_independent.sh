@@ -39,6 +39,19 @@ fi
     for b in 0 0.5 1; do for g in 0 0.5 1; do for r in 0 0.5 1; do echo "$r $g $b"; done; done; done
 } >"$tmp/in/tex/grade.lut.cube"
 
+# A cubemap folder: six 16x16 PNG faces, each its own colour.
+mkdir -p "$tmp/in/tex/room.env"
+python3 - "$tmp/in/tex/room.env" <<'PY'
+import struct, sys, zlib
+def chunk(kind, data):
+    return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+for i, face in enumerate(["px", "nx", "py", "ny", "pz", "nz"]):
+    raw = b"".join(b"\0" + bytes([40 * i, 255 - 40 * i, 9 * i, 255]) * 16 for _ in range(16))
+    with open(f"{sys.argv[1]}/{face}.png", "wb") as f:
+        f.write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", 16, 16, 8, 6, 0, 0, 0))
+                + chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b""))
+PY
+
 if ! "$KILN" build -q -i "$tmp/in" -o "$tmp/out" --no-cache >"$tmp/build.log" 2>&1; then
     echo "FAIL: kiln build failed"; cat "$tmp/build.log"; exit 1
 fi
@@ -58,7 +71,7 @@ for (const [file, want] of Object.entries(expect)) {
   const got = { vkFormat: c.vkFormat, supercompression: c.supercompressionScheme,
                 colorModel: dfd.colorModel, transfer: dfd.transferFunction,
                 levels: c.levels.length, width: c.pixelWidth, height: c.pixelHeight,
-                depth: c.pixelDepth };
+                depth: c.pixelDepth, faces: c.faceCount };
   for (const k of Object.keys(want))
     if (got[k] !== want[k]) { console.log(`FAIL: ${file}: ${k} ${got[k]} != ${want[k]}`); failures++; }
   if (c.pixelDepth === 0 && c.levels.length !== Math.floor(Math.log2(Math.max(c.pixelWidth, c.pixelHeight))) + 1) {
@@ -88,7 +101,8 @@ expect='{
  "tex/grey.ao.ktx2": {"vkFormat":9,"supercompression":2,"colorModel":1,"transfer":1},
  "tex/cyan.ktx2": {"vkFormat":43,"supercompression":2,"colorModel":1,"transfer":2},
  "tex/sky.ktx2": {"vkFormat":97,"supercompression":2,"colorModel":1,"transfer":1},
- "tex/grade.lut.ktx2": {"vkFormat":97,"supercompression":2,"width":3,"height":3,"depth":3,"levels":1}
+ "tex/grade.lut.ktx2": {"vkFormat":97,"supercompression":2,"width":3,"height":3,"depth":3,"levels":1},
+ "tex/room.ktx2": {"vkFormat":43,"supercompression":2,"transfer":2,"width":16,"height":16,"faces":6,"levels":5}
 }'
 if node "$tmp/npm/check.mjs" "$expect" "$tmp/out"; then
     echo "1 passed, 0 failed"

@@ -1,7 +1,8 @@
 /* The incremental build cache file: round trip, and that no damaged or
- * foreign file is ever trusted (src/cli/cache.c). */
+ * foreign file is ever trusted (src/cli/cache.c); asset folders as sources. */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "test_support.h"
 #include <xxhash.h>
@@ -157,6 +158,35 @@ static void key_depends_on_every_input(void **state) {
     assert_true(base != cache_key(1, hs, 2, "gltf"));
 }
 
+/* An asset folder (a cubemap's "sky.env") is a source the cache can stamp
+ * and hash: its hash covers the names it holds, so adding or renaming a file
+ * in it changes the content even though the faces are hashed on their own. */
+static void asset_folders_are_stamped_and_hashed_by_their_names(void **state) {
+    (void)state;
+    char *root = test_make_temp_dir("cache_folder");
+    char *folder = test_path_join(root, "sky.env");
+    mkdir(folder, 0755);
+    char *px = test_path_join(folder, "px.png");
+    test_write_file(px, "x", 1);
+    cache_stamp stamp;
+    assert_true(cache_stamp_file(root, "sky.env", &stamp));
+    assert_string_equal(stamp.path, "sky.env");
+    uint64_t before, same, after;
+    assert_true(cache_hash_content(root, &stamp, 1, &before));
+    test_write_file(px, "y", 1); /* a face's bytes: hashed as a dependency, not here */
+    assert_true(cache_hash_content(root, &stamp, 1, &same));
+    assert_true(before == same);
+    char *nx = test_path_join(folder, "nx.png");
+    test_write_file(nx, "x", 1);
+    assert_true(cache_hash_content(root, &stamp, 1, &after));
+    assert_true(after != before);
+    assert_false(cache_stamp_file(root, "sky.env/missing.png", &stamp));
+    free(nx);
+    free(px);
+    free(folder);
+    free(root);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(cache_round_trips),
@@ -165,6 +195,7 @@ int main(void) {
         cmocka_unit_test(hostile_content_is_rejected),
         cmocka_unit_test(unsafe_paths_are_recognised),
         cmocka_unit_test(key_depends_on_every_input),
+        cmocka_unit_test(asset_folders_are_stamped_and_hashed_by_their_names),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -265,6 +265,101 @@ static void cube_luts_parse_and_bad_ones_fail(void **state) {
     }
 }
 
+/* Every decoder checks the declared size before allocating: a header alone
+ * declaring a huge image is refused with the limit or the bomb guard. */
+static void huge_declared_sizes_are_refused_in_every_format(void **state) {
+    (void)state;
+    cook_image image;
+    char reason[256];
+    /* BMP: 40-byte info header, 32 bits, 20000 x 16 and 16384 x -16384 (top-down). */
+    static const int32_t bmp_sizes[2][2] = {{20000, 16}, {16384, -16384}};
+    static const char *const bmp_expect[2] = {"limit", "bomb"};
+    for (int i = 0; i < 2; i++) {
+        uint8_t bmp[54 + 16] = {'B', 'M'};
+        uint32_t v = sizeof bmp;
+        memcpy(bmp + 2, &v, 4);
+        v = 54;
+        memcpy(bmp + 10, &v, 4);
+        v = 40;
+        memcpy(bmp + 14, &v, 4);
+        memcpy(bmp + 18, &bmp_sizes[i][0], 4);
+        memcpy(bmp + 22, &bmp_sizes[i][1], 4);
+        bmp[26] = 1;
+        bmp[28] = 32;
+        assert_false(image_decode(bmp, sizeof bmp, "big.bmp", NULL, &image, reason, sizeof reason));
+        if (strstr(reason, bmp_expect[i]) == NULL)
+            fail_msg("bmp %d: %s", i, reason);
+    }
+    /* TGA: 65535 x 65535, 32 bits, no pixel data. */
+    uint8_t tga[18 + 4] = {0, 0, 2};
+    tga[12] = tga[13] = tga[14] = tga[15] = 0xFF;
+    tga[16] = 32;
+    assert_false(image_decode(tga, sizeof tga, "big.tga", NULL, &image, reason, sizeof reason));
+    assert_non_null(strstr(reason, "limit"));
+    /* Radiance HDR: the resolution line alone. */
+    const char *hdr = "#?RADIANCE\nFORMAT=32-bit_rle_rgbe\n\n-Y 16000 +X 16000\n";
+    assert_false(image_decode((const uint8_t *)hdr, strlen(hdr), "big.hdr", NULL, &image, reason,
+                              sizeof reason));
+    assert_non_null(strstr(reason, "bomb"));
+    /* A configured per-side limit applies to every format (here HDR). */
+    const char *small = "#?RADIANCE\nFORMAT=32-bit_rle_rgbe\n\n-Y 2 +X 9\n";
+    image_limits limits = {8, 1 << 20};
+    assert_false(image_decode((const uint8_t *)small, strlen(small), "small.hdr", &limits, &image,
+                              reason, sizeof reason));
+    assert_non_null(strstr(reason, "larger than the limit of 8"));
+}
+
+/* A LUT whose LUT_3D_SIZE the rest of the file cannot hold is refused before
+ * its table is allocated (a 16-byte file must not ask for 200 MB); binary
+ * garbage is a clear error too. */
+static void lut_sizes_beyond_the_file_and_garbage_fail(void **state) {
+    (void)state;
+    uint32_t n;
+    float *rgb;
+    char reason[256];
+    const char *bomb = "LUT_3D_SIZE 256\n";
+    assert_false(image_parse_cube_lut(bomb, strlen(bomb), &n, &rgb, reason, sizeof reason));
+    assert_non_null(strstr(reason, "LUT_3D_SIZE 256 needs 16777216 entries"));
+    /* Exactly enough bytes (no final newline) still parses. */
+    const char *tight = "LUT_3D_SIZE 2\n0 0 0\n0 0 0\n0 0 0\n0 0 0\n0 0 0\n0 0 0\n0 0 0\n0 0 0";
+    assert_true(image_parse_cube_lut(tight, strlen(tight), &n, &rgb, reason, sizeof reason));
+    free(rgb);
+    const char garbage[] = "\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR";
+    assert_false(
+        image_parse_cube_lut(garbage, sizeof garbage - 1, &n, &rgb, reason, sizeof reason));
+    assert_true(strlen(reason) > 0);
+}
+
+/* A top-down BMP (negative height, as many writers produce) decodes, first
+ * stored row on top: stbi_info reports its height as negative. */
+static void top_down_bmp_decodes(void **state) {
+    (void)state;
+    uint8_t bmp[54 + 16] = {'B', 'M'};
+    uint32_t v = sizeof bmp;
+    memcpy(bmp + 2, &v, 4);
+    v = 54;
+    memcpy(bmp + 10, &v, 4);
+    v = 40;
+    memcpy(bmp + 14, &v, 4);
+    int32_t w = 2, h = -2;
+    memcpy(bmp + 18, &w, 4);
+    memcpy(bmp + 22, &h, 4);
+    bmp[26] = 1;
+    bmp[28] = 32;
+    for (int i = 0; i < 16; i++)
+        bmp[54 + i] = (uint8_t)(i * 10); /* BGRA */
+    cook_image image;
+    char reason[256];
+    if (!image_decode(bmp, sizeof bmp, "top.bmp", NULL, &image, reason, sizeof reason))
+        fail_msg("%s", reason);
+    assert_int_equal(image.width, 2);
+    assert_int_equal(image.height, 2);
+    const uint8_t first[4] = {20, 10, 0, 30}, last[4] = {140, 130, 120, 150};
+    assert_memory_equal(image.rgba8, first, 4);
+    assert_memory_equal(image.rgba8 + 12, last, 4);
+    cook_image_free(&image);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(corpus_images_decode_or_fail_as_the_index_says),
@@ -273,6 +368,9 @@ int main(void) {
         cmocka_unit_test(dimension_limit_and_decompression_bomb_are_refused),
         cmocka_unit_test(bmp_and_tga_decode),
         cmocka_unit_test(cube_luts_parse_and_bad_ones_fail),
+        cmocka_unit_test(huge_declared_sizes_are_refused_in_every_format),
+        cmocka_unit_test(lut_sizes_beyond_the_file_and_garbage_fail),
+        cmocka_unit_test(top_down_bmp_decodes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

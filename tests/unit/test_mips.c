@@ -29,8 +29,8 @@ static void srgb_checkerboard_averages_to_188_not_128(void **state) {
     for (uint32_t level = 1; level < chain.count; level++) {
         size_t n = (size_t)chain.width[level] * chain.height[level];
         for (size_t i = 0; i < n; i++) {
-            long v = lrintf(chain.levels[level][i * 4] * 255.0f);
-            assert_true(v >= 187 && v <= 188);
+            /* linear 0.5 encodes to sRGB 187.5..., stored on the 8-bit grid */
+            assert_true(chain.levels[level][i * 4] == 188.0f / 255.0f);
         }
     }
     /* Level 0 is the input, exactly. */
@@ -163,6 +163,148 @@ static void srgb_transfer_round_trips_every_byte(void **state) {
     assert_int_equal(lrintf(image_linear_to_srgb(0.5f) * 255.0f), 188);
 }
 
+/* The reference the table must reproduce: powf curve, then lrintf to 8 bits. */
+static uint8_t srgb8_reference(float v) {
+    float s = image_linear_to_srgb(v);
+    return !(s > 0.0f) ? 0 : s >= 1.0f ? 255 : (uint8_t)lrintf(s * 255.0f);
+}
+
+static float next_float(float v, int steps) {
+    uint32_t bits;
+    memcpy(&bits, &v, sizeof bits);
+    bits = (uint32_t)((int64_t)bits + steps);
+    memcpy(&v, &bits, sizeof v);
+    return v;
+}
+
+static void table_srgb_encode_is_exact_and_monotonic(void **state) {
+    (void)state;
+    /* Every byte round-trips through linear and back. */
+    for (int i = 0; i < 256; i++) {
+        assert_int_equal(image_linear_to_srgb8(image_srgb_to_linear(i / 255.0f)), i);
+        assert_true(image_unorm8_to_float((uint8_t)i) == i / 255.0f);
+    }
+    /* Equal to the reference on a sweep of bit patterns from 0 to past 1 and
+     * around every step (where a table that is off by one would show), and
+     * never decreasing along the sweep. */
+    uint8_t previous = 0;
+    for (uint32_t bits = 0; bits <= 0x3F810000u; bits += 1021u) {
+        float v;
+        memcpy(&v, &bits, sizeof v);
+        uint8_t code = image_linear_to_srgb8(v);
+        if (code != srgb8_reference(v))
+            fail_msg("v = %.9g: %u, reference %u", (double)v, code, srgb8_reference(v));
+        assert_true(code >= previous);
+        previous = code;
+    }
+    for (int k = 0; k < 255; k++) {
+        /* The reference's step from k to k + 1, found by bisection. */
+        float lo = 0.0f, hi = 1.0f;
+        for (int i = 0; i < 40; i++) {
+            float mid = 0.5f * (lo + hi);
+            if (srgb8_reference(mid) > k)
+                hi = mid;
+            else
+                lo = mid;
+        }
+        for (int d = -4; d <= 4; d++) {
+            float v = next_float(hi, d);
+            assert_int_equal(image_linear_to_srgb8(v), srgb8_reference(v));
+        }
+    }
+    assert_int_equal(image_linear_to_srgb8(-1.0f), 0);
+    assert_int_equal(image_linear_to_srgb8(NAN), 0);
+    assert_int_equal(image_linear_to_srgb8(2.0f), 255);
+    assert_int_equal(image_linear_to_srgb8(INFINITY), 255);
+    assert_int_equal(image_linear_to_srgb8(0.5f), 188);
+}
+
+/* Deterministic pseudo-random floats in [0, 1]. */
+static float *random_rgba(uint32_t w, uint32_t h, uint32_t seed) {
+    float *px = malloc((size_t)w * h * 4 * sizeof(float));
+    for (size_t i = 0; i < (size_t)w * h * 4; i++) {
+        seed = seed * 1664525u + 1013904223u;
+        px[i] = (float)(seed >> 8) / (float)(1u << 24);
+    }
+    return px;
+}
+
+static void halving_equals_the_general_area_filter_exactly(void **state) {
+    (void)state;
+    const uint32_t w = 24, h = 10;
+    float *base = random_rgba(w, h, 7);
+    mip_options o = {.mode = MIP_MODE_LINEAR, .mipmaps = true};
+    mip_chain chain;
+    assert_true(mip_build(base, w, h, &o, &chain));
+    /* Level 1 (12x5) is an exact halving; level 2 (6x2) halves 12 but not 5. */
+    float expected1[12 * 5 * 4], expected2[6 * 2 * 4];
+    assert_true(image_resample_area(base, w, h, expected1, 12, 5));
+    assert_true(image_resample_area(expected1, 12, 5, expected2, 6, 2));
+    assert_memory_equal(chain.levels[1], expected1, sizeof expected1);
+    assert_memory_equal(chain.levels[2], expected2, sizeof expected2);
+    mip_chain_free(&chain);
+    /* From a halved level, again an exact halving (8x4 -> 4x2 -> 2x1 -> 1x1). */
+    float *even = random_rgba(8, 4, 11);
+    float e1[4 * 2 * 4], e2[2 * 1 * 4];
+    assert_true(mip_build(even, 8, 4, &o, &chain));
+    assert_true(image_resample_area(even, 8, 4, e1, 4, 2));
+    assert_true(image_resample_area(e1, 4, 2, e2, 2, 1));
+    assert_memory_equal(chain.levels[1], e1, sizeof e1);
+    assert_memory_equal(chain.levels[2], e2, sizeof e2);
+    mip_chain_free(&chain);
+    free(even);
+    free(base);
+}
+
+/* mip_build_rgba8 gives mip_build's chain of the k / 255 floats, bit for bit,
+ * on the direct even-size path and on the general path, in every mode. */
+static void rgba8_chain_equals_the_float_chain(void **state) {
+    (void)state;
+    static const uint32_t sizes[][2] = {{16, 8}, {7, 5}, {6, 1}};
+    static const mip_mode modes[] = {MIP_MODE_COLOR_SRGB, MIP_MODE_LINEAR, MIP_MODE_NORMAL};
+    for (size_t s = 0; s < 3; s++) {
+        uint32_t w = sizes[s][0], h = sizes[s][1];
+        size_t n = (size_t)w * h * 4;
+        uint8_t *bytes = malloc(n);
+        float *floats = malloc(n * sizeof(float));
+        for (size_t i = 0; i < n; i++) {
+            bytes[i] = (uint8_t)((i * 37 + i / 4 * 11) % 256);
+            floats[i] = bytes[i] / 255.0f;
+        }
+        for (size_t m = 0; m < 3; m++) {
+            mip_options o = {.mode = modes[m],
+                             .alpha_weighted = modes[m] == MIP_MODE_COLOR_SRGB,
+                             .alpha_cutoff = modes[m] == MIP_MODE_COLOR_SRGB ? 0.4f : 0.0f,
+                             .mipmaps = true};
+            mip_chain a, b;
+            assert_true(mip_build(floats, w, h, &o, &a));
+            assert_true(mip_build_rgba8(bytes, w, h, &o, &b));
+            assert_int_equal(a.count, b.count);
+            for (uint32_t level = 0; level < a.count; level++)
+                assert_memory_equal(a.levels[level], b.levels[level],
+                                    (size_t)a.width[level] * a.height[level] * 4 * sizeof(float));
+            mip_chain_free(&a);
+            mip_chain_free(&b);
+        }
+        free(bytes);
+        free(floats);
+    }
+    /* The 1-pixel checkerboard from bytes: linear 0.5 is sRGB 188 exactly. */
+    uint8_t board[8 * 8 * 4];
+    for (int i = 0; i < 64; i++) {
+        uint8_t v = ((i % 8 + i / 8) & 1) ? 255 : 0;
+        board[i * 4] = board[i * 4 + 1] = board[i * 4 + 2] = v;
+        board[i * 4 + 3] = 255;
+    }
+    mip_options o = {.mode = MIP_MODE_COLOR_SRGB, .alpha_weighted = true, .mipmaps = true};
+    mip_chain chain;
+    assert_true(mip_build_rgba8(board, 8, 8, &o, &chain));
+    for (uint32_t level = 1; level < chain.count; level++)
+        for (size_t i = 0; i < (size_t)chain.width[level] * chain.height[level] * 4; i++)
+            assert_true(chain.levels[level][i] == image_unorm8_to_float(i % 4 == 3 ? 255 : 188));
+    mip_chain_free(&chain);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(srgb_checkerboard_averages_to_188_not_128),
@@ -172,6 +314,9 @@ int main(void) {
         cmocka_unit_test(normal_maps_are_renormalised_per_level),
         cmocka_unit_test(alpha_coverage_is_preserved_at_the_cutoff),
         cmocka_unit_test(srgb_transfer_round_trips_every_byte),
+        cmocka_unit_test(table_srgb_encode_is_exact_and_monotonic),
+        cmocka_unit_test(halving_equals_the_general_area_filter_exactly),
+        cmocka_unit_test(rgba8_chain_equals_the_float_chain),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

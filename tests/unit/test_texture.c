@@ -312,6 +312,29 @@ static void cube_lut_cooks_to_a_3d_rgba16f_texture(void **state) {
     free(output);
 }
 
+/* texture.max_dimension reaches the decoder: a larger image is an error
+ * naming the file and the limit, and nothing is written. */
+static void max_dimension_setting_refuses_larger_images(void **state) {
+    (void)state;
+    fixture f;
+    fixture_init(&f, "tex_max_dimension");
+    f.settings.texture_max_dimension = 8;
+    size_t size;
+    uint8_t *bmp = make_bmp(12, 5, &size);
+    cook_texture_source src = {
+        .name = "ui/wide.bmp", .bytes = bmp, .size = size, .usage = COOK_TEXTURE_COLOR};
+    assert_false(cook_texture(&f.ctx, f.out, &src, "w", "w.ktx2", false, &f.result));
+    const char *text = (const char *)f.diag.text.data;
+    assert_non_null(strstr(text, "ui/wide.bmp: error: cannot decode image: image is 12x5, larger "
+                                 "than the limit of 8 pixels per side"));
+    assert_int_equal(f.result.outputs.count, 0);
+    f.settings.texture_max_dimension = 12; /* at the limit: fine */
+    diag_free(&f.diag);
+    assert_true(cook_texture(&f.ctx, f.out, &src, "w", "w.ktx2", false, &f.result));
+    free(bmp);
+    fixture_free(&f);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(color_texture_is_srgb_with_full_chain_and_exact_level0),
@@ -321,6 +344,7 @@ int main(void) {
         cmocka_unit_test(standalone_textures_by_naming_convention),
         cmocka_unit_test(zstd_output_is_deterministic),
         cmocka_unit_test(cube_lut_cooks_to_a_3d_rgba16f_texture),
+        cmocka_unit_test(max_dimension_setting_refuses_larger_images),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -5,6 +5,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli/build/build.h"
 
@@ -59,11 +60,19 @@ static bool choose_wanted(const build_options *options, const build_setup *setup
     return ok;
 }
 
+static bool is_input_folder(const char *input, const char *path) {
+    char *full = cook_path_join(input, path);
+    struct stat info;
+    bool folder = full != NULL && stat(full, &info) == 0 && S_ISDIR(info.st_mode);
+    free(full);
+    return folder;
+}
+
 bool build_plan_make(const build_options *options, const build_setup *setup, build_plan *plan) {
     strlist files = {0};
     char reason[512];
     /* The output folder is excluded in case it lies inside the input. */
-    if (!discover_walk(setup->input, setup->output, &files, reason, sizeof reason)) {
+    if (!discover_walk_sources(setup->input, setup->output, &files, reason, sizeof reason)) {
         cli_error("cannot list the input folder: %s", reason);
         strlist_free(&files);
         return false;
@@ -77,6 +86,9 @@ bool build_plan_make(const build_options *options, const build_setup *setup, bui
               plan->wanted != NULL;
     for (size_t i = 0; ok && i < files.count; i++) {
         const cook_importer *importer = discover_match(files.items[i]);
+        if (importer != NULL && importer->kind == COOK_KIND_CUBEMAP &&
+            !is_input_folder(setup->input, files.items[i]))
+            importer = NULL; /* a file named like a cubemap folder ("prod.env") */
         if (importer != NULL) {
             size_t at = plan->sources.count;
             plan->importers[at] = importer;

@@ -31,7 +31,13 @@ static const char *const assimp_patterns[] = {
 static const char *const texture_patterns[] = {"*.png", "*.jpg", "*.jpeg",     "*.tga",
                                                "*.bmp", "*.hdr", "*.lut.cube", NULL};
 
-/* Never called: cook_asset sends COOK_KIND_TEXTURE to cook_texture_asset. */
+/* Cubemap folders (texture_cubemap.c). The walker lists such a folder as one
+ * entry (discover_walk_sources); a regular file of that name is no cubemap
+ * and the build leaves it unclaimed. */
+static const char *const cubemap_patterns[] = {"*.env", NULL};
+
+/* Never called: cook_asset sends COOK_KIND_TEXTURE and COOK_KIND_CUBEMAP to
+ * cook_texture_asset and cook_cubemap_asset. */
 static bool import_texture_unused(cook_context *ctx, ir_asset *out) {
     (void)out;
     diag_error(ctx->diag, ctx->source_path, 0, "textures have no IR import");
@@ -43,6 +49,7 @@ static const cook_importer importer_table[] = {
     {"gltf", gltf_patterns, COOK_KIND_MODEL, import_gltf},
     {"assimp", assimp_patterns, COOK_KIND_MODEL, import_assimp},
     {"texture", texture_patterns, COOK_KIND_TEXTURE, import_texture_unused},
+    {"cubemap", cubemap_patterns, COOK_KIND_CUBEMAP, import_texture_unused},
 };
 
 #define IMPORTER_COUNT (sizeof importer_table / sizeof importer_table[0])
@@ -116,4 +123,9 @@ const cook_importer *discover_match(const char *relative_path) {
             return &importer_table[i];
     }
     return NULL;
+}
+
+bool discover_is_asset_folder(const char *relative_path) {
+    const cook_importer *importer = discover_match(relative_path);
+    return importer != NULL && importer->kind == COOK_KIND_CUBEMAP;
 }

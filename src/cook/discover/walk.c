@@ -8,6 +8,9 @@
  * recognised by its device and inode so any spelling of its path works.
  * Symbolic links to files are listed; symbolic links to folders are never
  * followed, so a link cycle cannot make the walk loop.
+ *
+ * discover_walk_sources also lists asset folders (a cubemap's "sky.env/") as
+ * one entry each, without descending: their files belong to that asset.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -25,6 +28,7 @@ typedef struct walk_state {
     bool has_exclude;
     dev_t exclude_device;
     ino_t exclude_inode;
+    bool asset_folders; /* list "*.env" folders as entries, do not descend */
     strlist *files;
     char *reason;
     size_t reason_size;
@@ -110,8 +114,14 @@ static bool walk_entry(walk_state *state, const char *relative, unsigned char ty
             !strlist_push(state->files, relative))
             ok = walk_fail(state, full_path, "out of memory");
     } else if (S_ISDIR(info.st_mode)) {
-        if (!is_excluded_folder(state, &info))
+        if (is_excluded_folder(state, &info)) {
+            /* the output folder: not a source */
+        } else if (state->asset_folders && discover_is_asset_folder(relative)) {
+            if (!strlist_push(state->files, relative))
+                ok = walk_fail(state, full_path, "out of memory");
+        } else {
             ok = walk_folder(state, relative, depth + 1);
+        }
     } else if (S_ISREG(info.st_mode)) {
         if (!strlist_push(state->files, relative))
             ok = walk_fail(state, full_path, "out of memory");
@@ -155,9 +165,13 @@ static int compare_paths_bytewise(const void *a, const void *b) {
     return strcmp(left, right); /* compares as unsigned char: bytewise */
 }
 
-bool discover_walk(const char *root, const char *exclude, strlist *files, char *reason,
-                   size_t reason_size) {
-    walk_state state = {.root = root, .files = files, .reason = reason, .reason_size = reason_size};
+static bool walk(const char *root, const char *exclude, bool asset_folders, strlist *files,
+                 char *reason, size_t reason_size) {
+    walk_state state = {.root = root,
+                        .asset_folders = asset_folders,
+                        .files = files,
+                        .reason = reason,
+                        .reason_size = reason_size};
     if (reason != NULL && reason_size > 0)
         reason[0] = '\0';
     if (root == NULL || files == NULL)
@@ -185,4 +199,14 @@ bool discover_walk(const char *root, const char *exclude, strlist *files, char *
         qsort(files->items + first_new, files->count - first_new, sizeof files->items[0],
               compare_paths_bytewise);
     return true;
+}
+
+bool discover_walk(const char *root, const char *exclude, strlist *files, char *reason,
+                   size_t reason_size) {
+    return walk(root, exclude, false, files, reason, reason_size);
+}
+
+bool discover_walk_sources(const char *root, const char *exclude, strlist *files, char *reason,
+                           size_t reason_size) {
+    return walk(root, exclude, true, files, reason, reason_size);
 }

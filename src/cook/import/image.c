@@ -266,8 +266,12 @@ static bool decode_stb(const uint8_t *bytes, size_t size, const char *format,
     int width = 0, height = 0, channels = 0;
     if (!stbi_info_from_memory(bytes, (int)size, &width, &height, &channels))
         return fail(reason, reason_size, "%s: %s", format, stbi_failure_reason());
+    /* stbi_info reports a top-down BMP's height as negative (the loader flips
+     * it and returns the magnitude): compare sizes by magnitude. */
+    int64_t info_width = width < 0 ? -(int64_t)width : width;
+    int64_t info_height = height < 0 ? -(int64_t)height : height;
     size_t needed = 0;
-    if (!check_dimensions((uint64_t)width, (uint64_t)height, limits, 4, &needed, reason,
+    if (!check_dimensions((uint64_t)info_width, (uint64_t)info_height, limits, 4, &needed, reason,
                           reason_size))
         return false;
     int w = 0, h = 0, c = 0;
@@ -276,7 +280,7 @@ static bool decode_stb(const uint8_t *bytes, size_t size, const char *format,
         return fail(reason, reason_size, "%s: %s", format, stbi_failure_reason());
     out->rgba8 = pixels;
     out->source_bits = 8;
-    if (w != width || h != height) {
+    if (w != info_width || h != info_height) {
         cook_image_free(out);
         return fail(reason, reason_size, "%s: inconsistent dimensions", format);
     }
@@ -511,6 +515,12 @@ bool image_parse_cube_lut(const char *text, size_t size, uint32_t *size_out, flo
             }
             lut_size = (uint32_t)n;
             expected = (size_t)n * n * n;
+            /* Each entry takes at least 6 bytes ("0 0 0\n"): a size the rest of
+             * the file cannot hold is refused before allocating for it. */
+            if (expected > (size_t)(end - p) / 6 + 1)
+                return fail(reason, reason_size,
+                            "line %u: LUT_3D_SIZE %u needs %zu entries but only %zu bytes follow",
+                            line_number, lut_size, expected, (size_t)(end - p));
             values = malloc(expected * 3 * sizeof(float));
             if (values == NULL)
                 return fail(reason, reason_size, "out of memory");
