@@ -1,0 +1,1026 @@
+/*
+ * bc7.c — BC7 (BPTC UNORM) encoder and decoder, written from the format
+ * specification (ARB_texture_compression_bptc / Khronos Data Format
+ * Specification, BC7 chapter). Tables are in bc7_tables.c.
+ *
+ * Encoder outline, per block:
+ *   - single-colour blocks: mode 5 with exact endpoints (every 8-bit value is
+ *     reachable with weight 21/64 between two 7-bit endpoints);
+ *   - otherwise each candidate mode (and partition, rotation, index
+ *     selection) is fitted: principal axis of each subset -> endpoints,
+ *     quantised with the best P-bits, indices by projection onto the
+ *     quantised line, then least-squares endpoint refinement; the candidate
+ *     with the least squared RGBA error wins;
+ *   - partitions are shortlisted by a cheap estimate (the residual off each
+ *     subset's principal axis) so only a few are fitted fully.
+ * Opaque blocks only use encodings whose alpha decodes to exactly 255.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "cook/encode/bc7_tables.h"
+#include "cook/encode/block.h"
+
+/* ---- bit I/O (LSB first across the 16 bytes) ------------------------------ */
+
+typedef struct bitwriter {
+    uint8_t *out;
+    unsigned pos;
+} bitwriter;
+
+static void put_bits(bitwriter *w, uint32_t value, unsigned count) {
+    for (unsigned i = 0; i < count; i++, w->pos++) {
+        if ((value >> i) & 1u)
+            w->out[w->pos >> 3] |= (uint8_t)(1u << (w->pos & 7));
+    }
+}
+
+typedef struct bitreader {
+    const uint8_t *in;
+    unsigned pos;
+} bitreader;
+
+static uint32_t get_bits(bitreader *r, unsigned count) {
+    uint32_t value = 0;
+    for (unsigned i = 0; i < count; i++, r->pos++)
+        value |= (uint32_t)((r->in[r->pos >> 3] >> (r->pos & 7)) & 1u) << i;
+    return value;
+}
+
+/* ---- shared helpers --------------------------------------------------------- */
+
+static const uint8_t *weights_for(unsigned index_bits) {
+    return index_bits == 2 ? bc7_weights2 : index_bits == 3 ? bc7_weights3 : bc7_weights4;
+}
+
+/* Replicates the top bits of a `bits`-wide value into a byte (bits >= 4). */
+static int expand_bits(int value, unsigned bits) {
+    int v = value << (8 - bits);
+    return v | (v >> bits);
+}
+
+static int interpolate(int e0, int e1, int weight) {
+    return ((64 - weight) * e0 + weight * e1 + 32) >> 6;
+}
+
+static const uint8_t *partition_row(unsigned subsets, unsigned partition) {
+    static const uint8_t single[16] = {0};
+    return subsets == 1   ? single
+           : subsets == 2 ? bc7_partition2[partition]
+                          : bc7_partition3[partition];
+}
+
+/* Anchor texel of `subset`; the anchor's index has its top bit implied 0. */
+static unsigned anchor_of(unsigned subsets, unsigned partition, unsigned subset) {
+    if (subset == 0)
+        return 0;
+    if (subsets == 2)
+        return bc7_anchor2_1[partition];
+    return subset == 1 ? bc7_anchor3_1[partition] : bc7_anchor3_2[partition];
+}
+
+static bool is_anchor(unsigned subsets, unsigned partition, unsigned texel) {
+    for (unsigned s = 0; s < subsets; s++) {
+        if (anchor_of(subsets, partition, s) == texel)
+            return true;
+    }
+    return false;
+}
+
+/* ---- decoder ---------------------------------------------------------------- */
+
+void bc7_decode_block(const uint8_t in[16], uint8_t rgba[64]) {
+    unsigned mode = 0;
+    while (mode < 8 && !((in[0] >> mode) & 1u))
+        mode++;
+    if (mode == 8) { /* reserved: transparent black */
+        memset(rgba, 0, 64);
+        return;
+    }
+    const bc7_mode_info *m = &bc7_modes[mode];
+    bitreader r = {in, mode + 1};
+    unsigned partition = get_bits(&r, m->partition_bits);
+    unsigned rotation = get_bits(&r, m->rotation_bits);
+    unsigned index_sel = get_bits(&r, m->index_sel_bits);
+    unsigned ns = m->subsets;
+
+    int ep[3][2][4]; /* subset, endpoint, channel: raw field values first */
+    for (unsigned c = 0; c < 3; c++)
+        for (unsigned s = 0; s < ns; s++)
+            for (unsigned e = 0; e < 2; e++)
+                ep[s][e][c] = (int)get_bits(&r, m->color_bits);
+    for (unsigned s = 0; s < ns; s++)
+        for (unsigned e = 0; e < 2; e++)
+            ep[s][e][3] = m->alpha_bits ? (int)get_bits(&r, m->alpha_bits) : 255;
+    unsigned pbit[3][2] = {{0}};
+    for (unsigned s = 0; s < ns; s++) {
+        if (m->endpoint_pbits) {
+            pbit[s][0] = get_bits(&r, 1);
+            pbit[s][1] = get_bits(&r, 1);
+        } else if (m->shared_pbits) {
+            pbit[s][0] = pbit[s][1] = get_bits(&r, 1);
+        }
+    }
+    bool has_p = m->endpoint_pbits || m->shared_pbits;
+    for (unsigned s = 0; s < ns; s++) {
+        for (unsigned e = 0; e < 2; e++) {
+            for (unsigned c = 0; c < 4; c++) {
+                unsigned bits = c < 3 ? m->color_bits : m->alpha_bits;
+                if (c == 3 && bits == 0)
+                    continue;
+                int v = ep[s][e][c];
+                if (has_p)
+                    v = (v << 1) | (int)pbit[s][e], bits++;
+                ep[s][e][c] = bits >= 8 ? v : expand_bits(v, bits);
+            }
+        }
+    }
+
+    const uint8_t *part = partition_row(ns, partition);
+    uint8_t idx1[16], idx2[16] = {0};
+    for (unsigned t = 0; t < 16; t++)
+        idx1[t] = (uint8_t)get_bits(&r, m->index_bits - (is_anchor(ns, partition, t) ? 1 : 0));
+    if (m->index2_bits) {
+        for (unsigned t = 0; t < 16; t++)
+            idx2[t] = (uint8_t)get_bits(&r, m->index2_bits - (t == 0 ? 1 : 0));
+    }
+
+    /* Colour from the secondary indices when the selection bit says so;
+     * alpha from the secondary ones when present and not selected away. */
+    const uint8_t *cidx = idx1, *aidx = idx1;
+    unsigned cbits = m->index_bits, abits = m->index_bits;
+    if (m->index2_bits) {
+        if (index_sel) {
+            cidx = idx2, cbits = m->index2_bits;
+        } else {
+            aidx = idx2, abits = m->index2_bits;
+        }
+    }
+    const uint8_t *cw = weights_for(cbits), *aw = weights_for(abits);
+    for (unsigned t = 0; t < 16; t++) {
+        int(*e)[4] = ep[part[t]];
+        uint8_t *px = rgba + 4 * t;
+        for (unsigned c = 0; c < 3; c++)
+            px[c] = (uint8_t)interpolate(e[0][c], e[1][c], cw[cidx[t]]);
+        px[3] = (uint8_t)interpolate(e[0][3], e[1][3], aw[aidx[t]]);
+        if (rotation) {
+            uint8_t tmp = px[3];
+            px[3] = px[rotation - 1];
+            px[rotation - 1] = tmp;
+        }
+    }
+}
+
+/* ---- encoder: a candidate encoding ------------------------------------------ */
+
+typedef struct candidate {
+    uint32_t err;
+    uint8_t mode, partition, rotation, index_sel;
+    uint8_t ep[3][2][4]; /* quantised fields (without P-bits) */
+    uint8_t pbit[3][2];
+    uint8_t cidx[16]; /* colour (or joint RGBA) indices */
+    uint8_t aidx[16]; /* alpha indices: modes 4 and 5 */
+} candidate;
+
+static void flip_subset(candidate *cand, unsigned subset, unsigned maxidx, bool alpha_part,
+                        unsigned first_channel, unsigned channels) {
+    const uint8_t *part = partition_row(bc7_modes[cand->mode].subsets, cand->partition);
+    uint8_t *idx = alpha_part ? cand->aidx : cand->cidx;
+    for (unsigned t = 0; t < 16; t++) {
+        if (part[t] == subset)
+            idx[t] = (uint8_t)(maxidx - idx[t]);
+    }
+    for (unsigned c = first_channel; c < first_channel + channels; c++) {
+        uint8_t tmp = cand->ep[subset][0][c];
+        cand->ep[subset][0][c] = cand->ep[subset][1][c];
+        cand->ep[subset][1][c] = tmp;
+    }
+    if (!alpha_part) {
+        uint8_t tmp = cand->pbit[subset][0];
+        cand->pbit[subset][0] = cand->pbit[subset][1];
+        cand->pbit[subset][1] = tmp;
+    }
+}
+
+/* Swaps endpoints where needed so every anchor index has its top bit clear
+ * (the weights are symmetric, so the decoded texels do not change), then
+ * writes the block. */
+static void pack_candidate(candidate *cand, uint8_t out[16]) {
+    const bc7_mode_info *m = &bc7_modes[cand->mode];
+    unsigned ns = m->subsets;
+    bool separate = m->index2_bits != 0;
+    unsigned cbits = m->index_bits, abits = m->index2_bits;
+    if (separate && cand->index_sel)
+        cbits = m->index2_bits, abits = m->index_bits;
+    for (unsigned s = 0; s < ns; s++) {
+        unsigned anchor = anchor_of(ns, cand->partition, s);
+        if (cand->cidx[anchor] >> (cbits - 1))
+            flip_subset(cand, s, (1u << cbits) - 1, false, 0, separate ? 3 : 4);
+    }
+    if (separate && (cand->aidx[0] >> (abits - 1)))
+        flip_subset(cand, 0, (1u << abits) - 1, true, 3, 1);
+
+    memset(out, 0, 16);
+    bitwriter w = {out, 0};
+    put_bits(&w, 1u << cand->mode, cand->mode + 1);
+    put_bits(&w, cand->partition, m->partition_bits);
+    put_bits(&w, cand->rotation, m->rotation_bits);
+    put_bits(&w, cand->index_sel, m->index_sel_bits);
+    for (unsigned c = 0; c < 3; c++)
+        for (unsigned s = 0; s < ns; s++)
+            for (unsigned e = 0; e < 2; e++)
+                put_bits(&w, cand->ep[s][e][c], m->color_bits);
+    if (m->alpha_bits) {
+        for (unsigned s = 0; s < ns; s++)
+            for (unsigned e = 0; e < 2; e++)
+                put_bits(&w, cand->ep[s][e][3], m->alpha_bits);
+    }
+    for (unsigned s = 0; s < ns; s++) {
+        if (m->endpoint_pbits) {
+            put_bits(&w, cand->pbit[s][0], 1);
+            put_bits(&w, cand->pbit[s][1], 1);
+        } else if (m->shared_pbits) {
+            put_bits(&w, cand->pbit[s][0], 1);
+        }
+    }
+    /* Primary indices are the colour ones except for mode 4 with the
+     * selection bit set, where the 2-bit primary set drives alpha. */
+    const uint8_t *primary = cand->cidx, *secondary = cand->aidx;
+    if (separate && cand->index_sel)
+        primary = cand->aidx, secondary = cand->cidx;
+    for (unsigned t = 0; t < 16; t++)
+        put_bits(&w, primary[t], m->index_bits - (is_anchor(ns, cand->partition, t) ? 1 : 0));
+    if (separate) {
+        for (unsigned t = 0; t < 16; t++)
+            put_bits(&w, secondary[t], m->index2_bits - (t == 0 ? 1 : 0));
+    }
+}
+
+/* ---- encoder: fitting one subset -------------------------------------------- */
+
+/* How one group of channels of one subset is quantised. */
+typedef struct fit_spec {
+    unsigned first, count; /* channels [first, first + count) */
+    unsigned bits[4];      /* field bits per channel (without the P-bit) */
+    unsigned pbits;        /* 0 none, 1 shared by both endpoints, 2 one per endpoint */
+    bool force_p1;         /* opaque joint RGBA: P-bits 1 so alpha decodes to 255 */
+    unsigned index_bits;
+    unsigned refine; /* least-squares refinement rounds */
+    bool exhaustive; /* exact nearest palette entry instead of projection */
+    bool all_pbits;  /* try every P-bit combination instead of the likeliest */
+    bool polish;     /* search the neighbouring fields of each channel */
+} fit_spec;
+
+typedef struct fit_result {
+    uint32_t err;
+    uint8_t q[2][4]; /* quantised fields */
+    uint8_t p[2];    /* P-bits */
+    uint8_t idx[16]; /* per texel of the subset */
+} fit_result;
+
+/* The field value (and its decoded byte) nearest to `target` for a channel
+ * of `bits` bits plus, when p >= 0, a P-bit below them. */
+static int quantize_channel(float target, unsigned bits, int p, int *decoded) {
+    int best_q = 0, best_d = 0;
+    float best_e = INFINITY;
+    unsigned total = bits + (p >= 0 ? 1 : 0);
+    int maxq = (1 << bits) - 1;
+    float scaled = target * (float)((1 << total) - 1) / 255.0f;
+    if (p >= 0)
+        scaled = (scaled - (float)p) * 0.5f;
+    int q0 = (int)lrintf(scaled);
+    for (int q = q0 - 1; q <= q0 + 1; q++) {
+        if (q < 0 || q > maxq)
+            continue;
+        int v = p >= 0 ? (q << 1) | p : q;
+        int d = total >= 8 ? v : expand_bits(v, total);
+        float e = fabsf((float)d - target);
+        if (e < best_e)
+            best_e = e, best_q = q, best_d = d;
+    }
+    *decoded = best_d;
+    return best_q;
+}
+
+typedef struct subset_pixels {
+    unsigned n;
+    uint8_t texel[16]; /* block texel of each entry */
+    int px[16][4];
+} subset_pixels;
+
+/* The byte a field value decodes to, with P-bit p (-1: none). */
+static int decode_field(int q, unsigned bits, int p) {
+    if (p >= 0)
+        q = (q << 1) | p, bits++;
+    return bits >= 8 ? q : expand_bits(q, bits);
+}
+
+/* Nearest palette entry for every texel; returns the squared error, or
+ * UINT32_MAX once it exceeds `limit`. */
+static uint32_t assign_indices(const subset_pixels *sp, const fit_spec *fs, int dec[2][4],
+                               uint8_t idx[16], uint32_t limit) {
+    unsigned c0 = fs->first, c1 = fs->first + fs->count;
+    unsigned nidx = 1u << fs->index_bits;
+    const uint8_t *w = weights_for(fs->index_bits);
+    int pal[16][4];
+    for (unsigned k = 0; k < nidx; k++)
+        for (unsigned c = c0; c < c1; c++)
+            pal[k][c] = interpolate(dec[0][c], dec[1][c], w[k]);
+
+    /* Projection onto the quantised segment gives the index to within one
+     * step; the neighbours are then compared exactly. */
+    float dir[4] = {0}, dd = 0.0f;
+    for (unsigned c = c0; c < c1; c++) {
+        dir[c] = (float)(dec[1][c] - dec[0][c]);
+        dd += dir[c] * dir[c];
+    }
+    float scale = dd > 0.0f ? 64.0f / dd : 0.0f;
+    uint32_t total = 0;
+    for (unsigned i = 0; i < sp->n; i++) {
+        const int *x = sp->px[i];
+        unsigned lo = 0, hi = nidx - 1;
+        if (!fs->exhaustive) {
+            float t = 0.0f;
+            for (unsigned c = c0; c < c1; c++)
+                t += (float)(x[c] - dec[0][c]) * dir[c];
+            t *= scale; /* in weight units, 0..64 */
+            unsigned k = 0;
+            while (k + 1 < nidx && (float)(w[k] + w[k + 1]) * 0.5f < t)
+                k++;
+            lo = k > 0 ? k - 1 : 0;
+            hi = k + 1 < nidx ? k + 1 : k;
+        }
+        uint32_t best = UINT32_MAX;
+        unsigned best_k = lo;
+        for (unsigned k = lo; k <= hi; k++) {
+            uint32_t err = 0;
+            for (unsigned c = c0; c < c1; c++) {
+                int d = x[c] - pal[k][c];
+                err += (uint32_t)(d * d);
+            }
+            if (err < best)
+                best = err, best_k = k;
+        }
+        idx[i] = (uint8_t)best_k;
+        total += best;
+        if (total > limit)
+            return UINT32_MAX;
+    }
+    return total;
+}
+
+/* With the indices fixed, each channel's error depends only on that
+ * channel's two fields: try the neighbours of each pair. */
+static void polish_fields(const subset_pixels *sp, const fit_spec *fs, int p0, int p1,
+                          fit_result *res, int dec[2][4]) {
+    const uint8_t *w = weights_for(fs->index_bits);
+    for (unsigned c = fs->first; c < fs->first + fs->count; c++) {
+        int maxq = (1 << fs->bits[c]) - 1;
+        int base0 = res->q[0][c], base1 = res->q[1][c];
+        uint32_t best = UINT32_MAX;
+        for (int q0 = base0 - 1; q0 <= base0 + 1; q0++) {
+            if (q0 < 0 || q0 > maxq)
+                continue;
+            int d0 = decode_field(q0, fs->bits[c], p0);
+            for (int q1 = base1 - 1; q1 <= base1 + 1; q1++) {
+                if (q1 < 0 || q1 > maxq)
+                    continue;
+                int d1 = decode_field(q1, fs->bits[c], p1);
+                uint32_t err = 0;
+                for (unsigned i = 0; i < sp->n; i++) {
+                    int d = sp->px[i][c] - interpolate(d0, d1, w[res->idx[i]]);
+                    err += (uint32_t)(d * d);
+                }
+                if (err < best) {
+                    best = err;
+                    res->q[0][c] = (uint8_t)q0, res->q[1][c] = (uint8_t)q1;
+                    dec[0][c] = d0, dec[1][c] = d1;
+                }
+            }
+        }
+    }
+}
+
+/* Quantises float endpoints with P-bits (p0, p1; -1 = none), assigns indices
+ * (then, with `polish`, adjusts the fields and reassigns) and returns the
+ * squared error over the spec's channels. */
+static uint32_t eval_quantized(const subset_pixels *sp, const fit_spec *fs, float e[2][4], int p0,
+                               int p1, fit_result *res, uint32_t limit) {
+    int dec[2][4] = {{0}};
+    unsigned c0 = fs->first, c1 = fs->first + fs->count;
+    for (unsigned c = c0; c < c1; c++) {
+        res->q[0][c] = (uint8_t)quantize_channel(e[0][c], fs->bits[c], p0, &dec[0][c]);
+        res->q[1][c] = (uint8_t)quantize_channel(e[1][c], fs->bits[c], p1, &dec[1][c]);
+    }
+    res->p[0] = (uint8_t)(p0 < 0 ? 0 : p0);
+    res->p[1] = (uint8_t)(p1 < 0 ? 0 : p1);
+    uint32_t err = assign_indices(sp, fs, dec, res->idx, UINT32_MAX);
+    if (fs->polish && err > 0) {
+        fit_result polished = *res;
+        polish_fields(sp, fs, p0, p1, &polished, dec);
+        uint32_t err2 = assign_indices(sp, fs, dec, polished.idx, err);
+        if (err2 < err)
+            *res = polished, err = err2;
+    }
+    if (err > limit)
+        return UINT32_MAX;
+    res->err = err;
+    return err;
+}
+
+/* Picks P-bits (all combinations, or the ones nearest the float endpoints)
+ * and evaluates; keeps the best in `best`. */
+static void eval_endpoints(const subset_pixels *sp, const fit_spec *fs, float e[2][4],
+                           fit_result *best) {
+    for (unsigned end = 0; end < 2; end++)
+        for (unsigned c = fs->first; c < fs->first + fs->count; c++)
+            e[end][c] = e[end][c] < 0.0f ? 0.0f : e[end][c] > 255.0f ? 255.0f : e[end][c];
+    fit_result trial;
+    if (fs->pbits == 0) {
+        if (eval_quantized(sp, fs, e, -1, -1, &trial, best->err) < best->err)
+            *best = trial;
+        return;
+    }
+    if (fs->force_p1) {
+        if (eval_quantized(sp, fs, e, 1, 1, &trial, best->err) < best->err)
+            *best = trial;
+        return;
+    }
+    int combos[4][2] = {{0, 0}, {1, 1}, {0, 1}, {1, 0}};
+    unsigned ncombos = fs->pbits == 1 ? 2 : 4;
+    if (!fs->all_pbits) {
+        /* The P-bit per endpoint whose quantisation lands nearest. */
+        float err[2][2] = {{0}};
+        for (unsigned end = 0; end < 2; end++) {
+            for (int p = 0; p < 2; p++) {
+                for (unsigned c = fs->first; c < fs->first + fs->count; c++) {
+                    int d;
+                    quantize_channel(e[end][c], fs->bits[c], p, &d);
+                    err[end][p] += ((float)d - e[end][c]) * ((float)d - e[end][c]);
+                }
+            }
+        }
+        if (fs->pbits == 1) {
+            int p = err[0][1] + err[1][1] < err[0][0] + err[1][0];
+            combos[0][0] = combos[0][1] = p;
+        } else {
+            combos[0][0] = err[0][1] < err[0][0];
+            combos[0][1] = err[1][1] < err[1][0];
+        }
+        ncombos = 1;
+    }
+    for (unsigned i = 0; i < ncombos; i++) {
+        if (eval_quantized(sp, fs, e, combos[i][0], combos[i][1], &trial, best->err) < best->err)
+            *best = trial;
+    }
+}
+
+/* Fits one subset: principal axis, endpoint quantisation, refinement. */
+static void fit_subset(const subset_pixels *sp, const fit_spec *fs, fit_result *best) {
+    unsigned c0 = fs->first, c1 = fs->first + fs->count;
+    float mean[4] = {0};
+    for (unsigned i = 0; i < sp->n; i++)
+        for (unsigned c = c0; c < c1; c++)
+            mean[c] += (float)sp->px[i][c];
+    for (unsigned c = c0; c < c1; c++)
+        mean[c] /= (float)sp->n;
+
+    float cov[4][4] = {{0}};
+    for (unsigned i = 0; i < sp->n; i++) {
+        float d[4];
+        for (unsigned c = c0; c < c1; c++)
+            d[c] = (float)sp->px[i][c] - mean[c];
+        for (unsigned a = c0; a < c1; a++)
+            for (unsigned b = a; b < c1; b++)
+                cov[a][b] += d[a] * d[b];
+    }
+    for (unsigned a = c0; a < c1; a++)
+        for (unsigned b = c0; b < a; b++)
+            cov[a][b] = cov[b][a];
+
+    /* Power iteration from the row of the largest variance. */
+    unsigned start = c0;
+    for (unsigned c = c0; c < c1; c++) {
+        if (cov[c][c] > cov[start][start])
+            start = c;
+    }
+    float axis[4] = {0};
+    for (unsigned c = c0; c < c1; c++)
+        axis[c] = cov[start][c];
+    for (int it = 0; it < 4; it++) {
+        float next[4] = {0}, len = 0.0f;
+        for (unsigned a = c0; a < c1; a++) {
+            for (unsigned b = c0; b < c1; b++)
+                next[a] += cov[a][b] * axis[b];
+            len += next[a] * next[a];
+        }
+        if (len <= 1e-12f)
+            break;
+        len = 1.0f / sqrtf(len);
+        for (unsigned c = c0; c < c1; c++)
+            axis[c] = next[c] * len;
+    }
+
+    float tmin = 0.0f, tmax = 0.0f;
+    for (unsigned i = 0; i < sp->n; i++) {
+        float t = 0.0f;
+        for (unsigned c = c0; c < c1; c++)
+            t += ((float)sp->px[i][c] - mean[c]) * axis[c];
+        tmin = t < tmin ? t : tmin;
+        tmax = t > tmax ? t : tmax;
+    }
+    float e[2][4] = {{0}};
+    for (unsigned c = c0; c < c1; c++) {
+        e[0][c] = mean[c] + tmin * axis[c];
+        e[1][c] = mean[c] + tmax * axis[c];
+    }
+    best->err = UINT32_MAX;
+    eval_endpoints(sp, fs, e, best);
+
+    const uint8_t *w = weights_for(fs->index_bits);
+    for (unsigned round = 0; round < fs->refine && best->err > 0; round++) {
+        /* Least squares for the endpoints given the current indices. */
+        float aa = 0, ab = 0, bb = 0, xa[4] = {0}, xb[4] = {0};
+        for (unsigned i = 0; i < sp->n; i++) {
+            float wb = (float)w[best->idx[i]] / 64.0f, wa = 1.0f - wb;
+            aa += wa * wa, ab += wa * wb, bb += wb * wb;
+            for (unsigned c = c0; c < c1; c++) {
+                xa[c] += wa * (float)sp->px[i][c];
+                xb[c] += wb * (float)sp->px[i][c];
+            }
+        }
+        float det = aa * bb - ab * ab;
+        if (fabsf(det) < 1e-6f)
+            break;
+        float inv = 1.0f / det;
+        for (unsigned c = c0; c < c1; c++) {
+            e[0][c] = (bb * xa[c] - ab * xb[c]) * inv;
+            e[1][c] = (aa * xb[c] - ab * xa[c]) * inv;
+        }
+        uint32_t before = best->err;
+        eval_endpoints(sp, fs, e, best);
+        if (best->err >= before)
+            break;
+    }
+}
+
+/* ---- encoder: modes ----------------------------------------------------------- */
+
+typedef struct block_ctx {
+    int px[16][4];
+    bool opaque;
+    block_quality quality;
+} block_ctx;
+
+static void gather(const block_ctx *bc, const uint8_t *part, unsigned subset, unsigned rotation,
+                   subset_pixels *sp) {
+    sp->n = 0;
+    for (unsigned t = 0; t < 16; t++) {
+        if (part[t] != subset)
+            continue;
+        int *dst = sp->px[sp->n];
+        memcpy(dst, bc->px[t], sizeof(bc->px[t]));
+        if (rotation) {
+            int tmp = dst[3];
+            dst[3] = dst[rotation - 1];
+            dst[rotation - 1] = tmp;
+        }
+        sp->texel[sp->n++] = (uint8_t)t;
+    }
+}
+
+static uint32_t missing_alpha_error(const block_ctx *bc) {
+    uint32_t err = 0;
+    for (unsigned t = 0; t < 16; t++) {
+        int d = 255 - bc->px[t][3];
+        err += (uint32_t)(d * d);
+    }
+    return err;
+}
+
+static void store_fit(candidate *cand, unsigned subset, const subset_pixels *sp,
+                      const fit_result *fr, const fit_spec *fs, bool alpha_part) {
+    for (unsigned c = fs->first; c < fs->first + fs->count; c++) {
+        cand->ep[subset][0][c] = fr->q[0][c];
+        cand->ep[subset][1][c] = fr->q[1][c];
+    }
+    if (!alpha_part) {
+        cand->pbit[subset][0] = fr->p[0];
+        cand->pbit[subset][1] = fr->p[1];
+    }
+    uint8_t *idx = alpha_part ? cand->aidx : cand->cidx;
+    for (unsigned i = 0; i < sp->n; i++)
+        idx[sp->texel[i]] = fr->idx[i];
+}
+
+typedef struct effort {
+    unsigned refine;
+    bool exhaustive, all_pbits, polish;
+} effort;
+
+/* Modes 0, 1, 2, 3, 6, 7: every channel of a texel shares one index. */
+static void try_joint_mode(const block_ctx *bc, const effort *ef, unsigned mode, unsigned partition,
+                           candidate *best) {
+    const bc7_mode_info *m = &bc7_modes[mode];
+    candidate cand;
+    memset(&cand, 0, sizeof(cand));
+    cand.mode = (uint8_t)mode;
+    cand.partition = (uint8_t)partition;
+    uint32_t total = m->alpha_bits ? 0 : missing_alpha_error(bc);
+    if (total >= best->err)
+        return;
+    fit_spec fs = {
+        .first = 0,
+        .count = m->alpha_bits ? 4 : 3,
+        .bits = {m->color_bits, m->color_bits, m->color_bits, m->alpha_bits},
+        .pbits = m->endpoint_pbits ? 2
+                 : m->shared_pbits ? 1
+                                   : 0,
+        .force_p1 = bc->opaque && m->alpha_bits && m->endpoint_pbits,
+        .index_bits = m->index_bits,
+        .refine = ef->refine,
+        .exhaustive = ef->exhaustive,
+        .all_pbits = ef->all_pbits,
+        .polish = ef->polish,
+    };
+    const uint8_t *part = partition_row(m->subsets, partition);
+    for (unsigned s = 0; s < m->subsets; s++) {
+        subset_pixels sp;
+        gather(bc, part, s, 0, &sp);
+        fit_result fr;
+        fit_subset(&sp, &fs, &fr);
+        if (fr.err == UINT32_MAX)
+            return;
+        total += fr.err;
+        if (total >= best->err)
+            return;
+        store_fit(&cand, s, &sp, &fr, &fs, false);
+    }
+    cand.err = total;
+    *best = cand;
+}
+
+/* Modes 4 and 5: colour and alpha with separate indices, after swapping
+ * channel (rotation - 1) with alpha. */
+static void try_separate_mode(const block_ctx *bc, const effort *ef, unsigned mode,
+                              unsigned rotation, unsigned index_sel, candidate *best) {
+    const bc7_mode_info *m = &bc7_modes[mode];
+    candidate cand;
+    memset(&cand, 0, sizeof(cand));
+    cand.mode = (uint8_t)mode;
+    cand.rotation = (uint8_t)rotation;
+    cand.index_sel = (uint8_t)index_sel;
+    subset_pixels sp;
+    gather(bc, partition_row(1, 0), 0, rotation, &sp);
+    fit_spec color = {
+        .first = 0,
+        .count = 3,
+        .bits = {m->color_bits, m->color_bits, m->color_bits, 0},
+        .index_bits = index_sel ? m->index2_bits : m->index_bits,
+        .refine = ef->refine,
+        .exhaustive = ef->exhaustive,
+        .polish = ef->polish,
+    };
+    fit_spec alpha = color;
+    alpha.first = 3, alpha.count = 1;
+    alpha.bits[3] = m->alpha_bits;
+    alpha.index_bits = index_sel ? m->index_bits : (m->index2_bits ? m->index2_bits : 2);
+    fit_result fr;
+    fit_subset(&sp, &alpha, &fr);
+    if (fr.err >= best->err)
+        return;
+    store_fit(&cand, 0, &sp, &fr, &alpha, true);
+    uint32_t total = fr.err;
+    fit_subset(&sp, &color, &fr);
+    if (fr.err == UINT32_MAX || total + fr.err >= best->err)
+        return;
+    store_fit(&cand, 0, &sp, &fr, &color, false);
+    cand.err = total + fr.err;
+    *best = cand;
+}
+
+/* ---- encoder: partition shortlist ------------------------------------------- */
+
+/* Principal axis (unit length) of a subset from its sums (channel sums,
+ * products a <= b): power iteration on the scatter matrix, starting from the
+ * row of the largest variance; three steps without renormalising stay far
+ * inside float range. Returns the spread off the axis (trace minus the
+ * Rayleigh quotient). */
+static float subset_axis(const float *sum, const float *sq, float n, unsigned nch, float axis[4]) {
+    float cov[4][4], inv_n = 1.0f / n, trace = 0.0f;
+    unsigned k = 0;
+    for (unsigned a = 0; a < nch; a++)
+        for (unsigned b = a; b < nch; b++, k++)
+            cov[a][b] = cov[b][a] = sq[k] - sum[a] * sum[b] * inv_n;
+    unsigned start = 0;
+    for (unsigned c = 0; c < nch; c++) {
+        trace += cov[c][c];
+        if (cov[c][c] > cov[start][start])
+            start = c;
+    }
+    float v[4];
+    for (unsigned c = 0; c < nch; c++)
+        v[c] = cov[start][c] * (1.0f / 65536.0f);
+    for (int it = 0; it < 2; it++) {
+        float next[4] = {0};
+        for (unsigned a = 0; a < nch; a++)
+            for (unsigned b = 0; b < nch; b++)
+                next[a] += cov[a][b] * v[b] * (1.0f / 65536.0f);
+        memcpy(v, next, sizeof(v));
+    }
+    float len = 0.0f;
+    for (unsigned c = 0; c < nch; c++)
+        len += v[c] * v[c];
+    len = len > 1e-30f ? 1.0f / sqrtf(len) : 0.0f;
+    float along = 0.0f;
+    for (unsigned a = 0; a < nch; a++) {
+        axis[a] = v[a] * len;
+        for (unsigned b = 0; b < nch; b++)
+            along += axis[a] * cov[a][b] * v[b] * len;
+    }
+    float off = trace - along;
+    return off > 0.0f ? off : 0.0f;
+}
+
+/* Indices of the `keep` lowest of `count` scores, lowest first. */
+static unsigned select_lowest(const float *score, unsigned count, unsigned keep, uint8_t *out) {
+    uint8_t order[64];
+    for (unsigned p = 0; p < count; p++)
+        order[p] = (uint8_t)p;
+    if (keep > count)
+        keep = count;
+    for (unsigned i = 0; i < keep; i++) { /* partial selection sort: keep is small */
+        unsigned best = i;
+        for (unsigned j = i + 1; j < count; j++) {
+            if (score[order[j]] < score[order[best]])
+                best = j;
+        }
+        uint8_t tmp = order[i];
+        order[i] = order[best];
+        order[best] = tmp;
+        out[i] = order[i];
+    }
+    return keep;
+}
+
+/* Snapping error of one subset's texels to `levels` evenly spaced points
+ * between its extremes along `axis`, in units of the squared range. Four
+ * lanes of texels at a time so the compiler can vectorise the loops. */
+static void snap_error(const float x[4][16], const int32_t which[16], int32_t subset, unsigned nch,
+                       const float axis[4], float *e4, float *e8) {
+    float along[16], lo4[4], hi4[4];
+    for (unsigned j = 0; j < 4; j++)
+        lo4[j] = INFINITY, hi4[j] = -INFINITY;
+    for (unsigned t0 = 0; t0 < 16; t0 += 4) {
+        for (unsigned j = 0; j < 4; j++) {
+            unsigned t = t0 + j;
+            float v = x[0][t] * axis[0] + x[1][t] * axis[1] + x[2][t] * axis[2];
+            if (nch == 4)
+                v += x[3][t] * axis[3];
+            along[t] = v;
+            bool in = which[t] == subset;
+            lo4[j] = in && v < lo4[j] ? v : lo4[j];
+            hi4[j] = in && v > hi4[j] ? v : hi4[j];
+        }
+    }
+    float lo = lo4[0], hi = hi4[0];
+    for (unsigned j = 1; j < 4; j++) {
+        lo = lo4[j] < lo ? lo4[j] : lo;
+        hi = hi4[j] > hi ? hi4[j] : hi;
+    }
+    float range = hi - lo, inv = range > 1e-3f ? 1.0f / range : 0.0f;
+    float s4[4] = {0}, s8[4] = {0};
+    for (unsigned t0 = 0; t0 < 16; t0 += 4) {
+        for (unsigned j = 0; j < 4; j++) {
+            unsigned t = t0 + j;
+            float rel = (along[t] - lo) * inv; /* 0..1 inside the subset */
+            rel = rel < 0.0f ? 0.0f : rel;
+            float d4 = rel * 3.0f - (float)(int32_t)(rel * 3.0f + 0.5f);
+            float d8 = rel * 7.0f - (float)(int32_t)(rel * 7.0f + 0.5f);
+            bool in = which[t] == subset;
+            s4[j] += in ? d4 * d4 : 0.0f;
+            s8[j] += in ? d8 * d8 : 0.0f;
+        }
+    }
+    float r2 = range * range;
+    *e4 = (s4[0] + s4[1] + s4[2] + s4[3]) * r2 * (1.0f / 9.0f);
+    *e8 = (s8[0] + s8[1] + s8[2] + s8[3]) * r2 * (1.0f / 49.0f);
+}
+
+/* Estimated errors of each of the first `count` partitions for `subsets`
+ * subsets over `nch` channels, with 4 index values (score4) and with 8
+ * (score8): the spread off each subset's principal axis, plus the error of
+ * snapping the texels to evenly spaced points between the subset's extremes
+ * along the axis (endpoint quantisation ignored). */
+static void estimate_partitions(const block_ctx *bc, unsigned subsets, unsigned count, unsigned nch,
+                                unsigned detail, float *score4, float *score8) {
+    /* Per texel: the channel values, their products and 1, summed per
+     * subset with masks (subset 0 = the whole block minus the others). */
+    enum { NSUM = 16 };
+    int32_t data[16][NSUM], whole[NSUM] = {0};
+    float x[4][16] = {{0}};
+    unsigned nsq = nch * (nch + 1) / 2;
+    for (unsigned t = 0; t < 16; t++) {
+        unsigned k = 0;
+        for (unsigned c = 0; c < nch; c++)
+            data[t][k++] = bc->px[t][c], x[c][t] = (float)bc->px[t][c];
+        for (unsigned a = 0; a < nch; a++)
+            for (unsigned b = a; b < nch; b++)
+                data[t][k++] = bc->px[t][a] * bc->px[t][b];
+        data[t][k++] = 1; /* texel count */
+        while (k < NSUM)
+            data[t][k++] = 0;
+        for (k = 0; k < NSUM; k++)
+            whole[k] += data[t][k];
+    }
+    /* Pass 1: the spread within the subsets (trace of their scatter
+     * matrices: what a partition leaves unexplained before the line fit);
+     * only the `detail` lowest are estimated in full. */
+    float spread[64];
+    int32_t sums[64][2][NSUM];
+    for (unsigned p = 0; p < count; p++) {
+        const uint8_t *part = partition_row(subsets, p);
+        int32_t acc[3][NSUM];
+        memcpy(acc[0], whole, sizeof(whole));
+        for (unsigned s = 1; s < subsets; s++) {
+            int32_t sub[NSUM] = {0};
+            for (unsigned t = 0; t < 16; t++) {
+                int32_t mask = -(int32_t)(part[t] == s);
+                for (unsigned k = 0; k < NSUM; k++)
+                    sub[k] += data[t][k] & mask;
+            }
+            for (unsigned k = 0; k < NSUM; k++)
+                acc[s][k] = sub[k], acc[0][k] -= sub[k];
+            memcpy(sums[p][s - 1], sub, sizeof(sub));
+        }
+        spread[p] = 0.0f;
+        for (unsigned s = 0; s < subsets; s++) {
+            float n = (float)acc[s][nch + nsq];
+            for (unsigned c = 0, k = nch; c < nch; k += nch - c, c++)
+                spread[p] += (float)acc[s][k] - (float)acc[s][c] * (float)acc[s][c] / n;
+        }
+    }
+    uint8_t order[64];
+    unsigned n = select_lowest(spread, count, detail, order);
+    for (unsigned p = 0; p < count; p++) {
+        if (score4)
+            score4[p] = INFINITY;
+        if (score8)
+            score8[p] = INFINITY;
+    }
+    /* Pass 2: line fit and snapping error. */
+    for (unsigned i = 0; i < n; i++) {
+        unsigned p = order[i];
+        const uint8_t *part = partition_row(subsets, p);
+        int32_t which[16], acc[3][NSUM];
+        for (unsigned t = 0; t < 16; t++)
+            which[t] = part[t];
+        memcpy(acc[0], whole, sizeof(whole));
+        for (unsigned s = 1; s < subsets; s++) {
+            memcpy(acc[s], sums[p][s - 1], sizeof(acc[s]));
+            for (unsigned k = 0; k < NSUM; k++)
+                acc[0][k] -= acc[s][k];
+        }
+        float err4 = 0.0f, err8 = 0.0f;
+        for (unsigned s = 0; s < subsets; s++) {
+            float sum[4], sq[10], axis[4] = {0}, cnt = (float)acc[s][nch + nsq];
+            for (unsigned c = 0; c < nch; c++)
+                sum[c] = (float)acc[s][c];
+            for (unsigned k = 0; k < nsq; k++)
+                sq[k] = (float)acc[s][nch + k];
+            float off = subset_axis(sum, sq, cnt, nch, axis);
+            float e4, e8;
+            snap_error((const float(*)[16])x, which, (int32_t)s, nch, axis, &e4, &e8);
+            err4 += off + e4, err8 += off + e8;
+        }
+        if (score4)
+            score4[p] = err4;
+        if (score8)
+            score8[p] = err8;
+    }
+}
+
+/* ---- encoder: single colour --------------------------------------------------- */
+
+/* Mode 5 reproduces any colour exactly: colour index 1 (weight 21) between
+ * two 7-bit endpoints reaches every byte value, and alpha is 8 bits. */
+static void encode_single_color(const uint8_t px[4], uint8_t out[16]) {
+    candidate cand;
+    memset(&cand, 0, sizeof(cand));
+    cand.mode = 5;
+    for (unsigned c = 0; c < 3; c++) {
+        int best_err = 1 << 30;
+        for (int a = 0; a < 128 && best_err > 0; a++) {
+            int ea = expand_bits(a, 7);
+            /* 43 * A + 21 * B + 32 >> 6 == v: solve for B, then try nearby b. */
+            int b0 = ((64 * px[c] - 43 * ea) / 21) >> 1;
+            for (int b = b0 - 1; b <= b0 + 1; b++) {
+                if (b < 0 || b > 127)
+                    continue;
+                int d = interpolate(ea, expand_bits(b, 7), 21) - px[c];
+                if (d * d < best_err) {
+                    best_err = d * d;
+                    cand.ep[0][0][c] = (uint8_t)a;
+                    cand.ep[0][1][c] = (uint8_t)b;
+                }
+            }
+        }
+    }
+    cand.ep[0][0][3] = cand.ep[0][1][3] = px[3];
+    memset(cand.cidx, 1, sizeof(cand.cidx));
+    pack_candidate(&cand, out);
+}
+
+/* ---- encoder: entry point ----------------------------------------------------- */
+
+void bc7_encode_block(const uint8_t rgba[64], block_quality quality, uint8_t out[16]) {
+    block_ctx bc;
+    bc.quality = quality;
+    bc.opaque = true;
+    bool single = true;
+    for (unsigned t = 0; t < 16; t++) {
+        for (unsigned c = 0; c < 4; c++) {
+            bc.px[t][c] = rgba[4 * t + c];
+            single = single && rgba[4 * t + c] == rgba[c];
+        }
+        bc.opaque = bc.opaque && rgba[4 * t + 3] == 255;
+    }
+    if (single) {
+        encode_single_color(rgba, out);
+        return;
+    }
+
+    /* Effort per quality: fitting rounds, and how many partitions are
+     * estimated in full (`detail`, after a cheaper pre-filter) and then
+     * fitted (keep2 for modes 1 and 3, keep3 for modes 0 and 2, keep_alpha
+     * for mode 7). */
+    effort ef = {.refine = 1, .exhaustive = false, .all_pbits = false, .polish = false};
+    unsigned keep2 = 1, keep3 = 0, keep_alpha = 0, rotations = 1, detail = 4;
+    bool mode4_both = false;
+    if (quality == BLOCK_QUALITY_NORMAL) {
+        ef.refine = 2, ef.polish = true;
+        keep2 = 4, keep3 = 2, keep_alpha = 4, detail = 16, rotations = 4;
+    } else if (quality >= BLOCK_QUALITY_BEST) {
+        ef = (effort){.refine = 4, .exhaustive = true, .all_pbits = true, .polish = true};
+        keep2 = 16, keep3 = 8, keep_alpha = 16, rotations = 4, detail = 64, mode4_both = true;
+    }
+
+    /* Below `best`, a partition is only fitted when its estimate (which
+     * ignores endpoint quantisation, so is usually low) beats the best
+     * error so far; `best` fits every shortlisted one. */
+    float slack = quality >= BLOCK_QUALITY_BEST ? 0.0f : 1.0f;
+
+    candidate best;
+    memset(&best, 0, sizeof(best));
+    best.err = UINT32_MAX;
+    try_joint_mode(&bc, &ef, 6, 0, &best);
+    uint8_t list[64];
+    float score4[64], score8[64];
+    if (bc.opaque) {
+        if (quality == BLOCK_QUALITY_FAST) {
+            estimate_partitions(&bc, 2, 64, 3, detail, NULL, score8);
+            if (best.err > 0 && select_lowest(score8, 64, keep2, list))
+                try_joint_mode(&bc, &ef, 1, list[0], &best);
+        } else {
+            estimate_partitions(&bc, 2, 64, 3, detail, score4, score8);
+            unsigned n = select_lowest(score8, 64, keep2, list);
+            for (unsigned i = 0; i < n && score8[list[i]] * slack < (float)best.err; i++)
+                try_joint_mode(&bc, &ef, 1, list[i], &best);
+            n = select_lowest(score4, 64, keep2, list);
+            for (unsigned i = 0; i < n && score4[list[i]] * slack < (float)best.err; i++)
+                try_joint_mode(&bc, &ef, 3, list[i], &best);
+            estimate_partitions(&bc, 3, 64, 3, detail, score4, score8);
+            n = select_lowest(score4, 64, keep3, list);
+            for (unsigned i = 0; i < n && score4[list[i]] * slack < (float)best.err; i++)
+                try_joint_mode(&bc, &ef, 2, list[i], &best);
+            n = select_lowest(score8, 16, keep3, list);
+            for (unsigned i = 0; i < n && score8[list[i]] * slack < (float)best.err; i++)
+                try_joint_mode(&bc, &ef, 0, list[i], &best);
+            /* Rotations put one channel on its own indices (normal maps). */
+            for (unsigned r = 0; r < rotations; r++) {
+                try_separate_mode(&bc, &ef, 5, r, 0, &best);
+                try_separate_mode(&bc, &ef, 4, r, 0, &best);
+                if (mode4_both)
+                    try_separate_mode(&bc, &ef, 4, r, 1, &best);
+            }
+        }
+    } else {
+        try_separate_mode(&bc, &ef, 5, 0, 0, &best);
+        if (quality != BLOCK_QUALITY_FAST) {
+            try_separate_mode(&bc, &ef, 4, 0, 0, &best);
+            try_separate_mode(&bc, &ef, 4, 0, 1, &best);
+            estimate_partitions(&bc, 2, 64, 4, detail, score4, NULL);
+            unsigned n = select_lowest(score4, 64, keep_alpha, list);
+            for (unsigned i = 0; i < n && score4[list[i]] * slack < (float)best.err; i++)
+                try_joint_mode(&bc, &ef, 7, list[i], &best);
+        }
+        for (unsigned r = 1; r < rotations; r++) {
+            try_separate_mode(&bc, &ef, 5, r, 0, &best);
+            try_separate_mode(&bc, &ef, 4, r, 0, &best);
+            if (mode4_both)
+                try_separate_mode(&bc, &ef, 4, r, 1, &best);
+        }
+    }
+    pack_candidate(&best, out);
+}
