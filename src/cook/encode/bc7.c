@@ -17,6 +17,7 @@
  */
 #include <math.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cook/encode/bc7_tables.h"
@@ -266,10 +267,11 @@ typedef struct fit_spec {
     unsigned pbits;        /* 0 none, 1 shared by both endpoints, 2 one per endpoint */
     bool force_p1;         /* opaque joint RGBA: P-bits 1 so alpha decodes to 255 */
     unsigned index_bits;
-    unsigned refine; /* least-squares refinement rounds */
-    bool exhaustive; /* exact nearest palette entry instead of projection */
-    bool all_pbits;  /* try every P-bit combination instead of the likeliest */
-    bool polish;     /* search the neighbouring fields of each channel */
+    unsigned refine;  /* least-squares refinement rounds */
+    bool exhaustive;  /* exact nearest palette entry instead of projection */
+    bool all_pbits;   /* try every P-bit combination instead of the likeliest */
+    unsigned polish;  /* rounds of search over neighbouring fields at the end */
+    bool wide_polish; /* search two steps around instead of one */
 } fit_spec;
 
 typedef struct fit_result {
@@ -335,25 +337,24 @@ static uint32_t assign_indices(const subset_pixels *sp, const fit_spec *fs, int 
         dir[c] = (float)(dec[1][c] - dec[0][c]);
         dd += dir[c] * dir[c];
     }
-    float scale = dd > 0.0f ? 64.0f / dd : 0.0f;
+    /* In index units: the weights are within half a step of uniform. */
+    float scale = dd > 0.0f ? (float)(nidx - 1) / dd : 0.0f;
     uint32_t total = 0;
     for (unsigned i = 0; i < sp->n; i++) {
         const int *x = sp->px[i];
-        unsigned lo = 0, hi = nidx - 1;
+        int lo = 0, hi = (int)nidx - 1;
         if (!fs->exhaustive) {
             float t = 0.0f;
             for (unsigned c = c0; c < c1; c++)
                 t += (float)(x[c] - dec[0][c]) * dir[c];
-            t *= scale; /* in weight units, 0..64 */
-            unsigned k = 0;
-            while (k + 1 < nidx && (float)(w[k] + w[k + 1]) * 0.5f < t)
-                k++;
+            int k = (int)(t * scale + 0.5f);
+            k = k < 0 ? 0 : k > hi ? hi : k;
             lo = k > 0 ? k - 1 : 0;
-            hi = k + 1 < nidx ? k + 1 : k;
+            hi = k < hi ? k + 1 : hi;
         }
         uint32_t best = UINT32_MAX;
-        unsigned best_k = lo;
-        for (unsigned k = lo; k <= hi; k++) {
+        int best_k = lo;
+        for (int k = lo; k <= hi; k++) {
             uint32_t err = 0;
             for (unsigned c = c0; c < c1; c++) {
                 int d = x[c] - pal[k][c];
@@ -371,40 +372,51 @@ static uint32_t assign_indices(const subset_pixels *sp, const fit_spec *fs, int 
 }
 
 /* With the indices fixed, each channel's error depends only on that
- * channel's two fields: try the neighbours of each pair. */
+ * channel's two fields: try the neighbours of each pair, moving only for a
+ * strictly lower error (so a channel that is already exact, such as the
+ * alpha of an opaque block, never moves). */
 static void polish_fields(const subset_pixels *sp, const fit_spec *fs, int p0, int p1,
                           fit_result *res, int dec[2][4]) {
     const uint8_t *w = weights_for(fs->index_bits);
+    int wt[16];
+    for (unsigned i = 0; i < sp->n; i++)
+        wt[i] = w[res->idx[i]];
+    /* The current pair first, then one endpoint moved by one step, then
+     * (wide search) every pair of moves up to two steps. */
+    int moves[26][2] = {{0, 0}, {-1, 0}, {1, 0}, {0, -1}, {0, 1}};
+    int nmoves = 5;
+    if (fs->wide_polish) {
+        for (int a = -2; a <= 2; a++)
+            for (int b = -2; b <= 2; b++)
+                if (abs(a) + abs(b) > 1)
+                    moves[nmoves][0] = a, moves[nmoves++][1] = b;
+    }
     for (unsigned c = fs->first; c < fs->first + fs->count; c++) {
         int maxq = (1 << fs->bits[c]) - 1;
         int base0 = res->q[0][c], base1 = res->q[1][c];
         uint32_t best = UINT32_MAX;
-        for (int q0 = base0 - 1; q0 <= base0 + 1; q0++) {
-            if (q0 < 0 || q0 > maxq)
+        for (int k = 0; k < nmoves; k++) {
+            int q0 = base0 + moves[k][0], q1 = base1 + moves[k][1];
+            if (q0 < 0 || q0 > maxq || q1 < 0 || q1 > maxq)
                 continue;
-            int d0 = decode_field(q0, fs->bits[c], p0);
-            for (int q1 = base1 - 1; q1 <= base1 + 1; q1++) {
-                if (q1 < 0 || q1 > maxq)
-                    continue;
-                int d1 = decode_field(q1, fs->bits[c], p1);
-                uint32_t err = 0;
-                for (unsigned i = 0; i < sp->n; i++) {
-                    int d = sp->px[i][c] - interpolate(d0, d1, w[res->idx[i]]);
-                    err += (uint32_t)(d * d);
-                }
-                if (err < best) {
-                    best = err;
-                    res->q[0][c] = (uint8_t)q0, res->q[1][c] = (uint8_t)q1;
-                    dec[0][c] = d0, dec[1][c] = d1;
-                }
+            int d0 = decode_field(q0, fs->bits[c], p0), d1 = decode_field(q1, fs->bits[c], p1);
+            uint32_t err = 0;
+            for (unsigned i = 0; i < sp->n; i++) {
+                int d = sp->px[i][c] - interpolate(d0, d1, wt[i]);
+                err += (uint32_t)(d * d);
+            }
+            if (err < best) {
+                best = err;
+                res->q[0][c] = (uint8_t)q0, res->q[1][c] = (uint8_t)q1;
+                dec[0][c] = d0, dec[1][c] = d1;
             }
         }
     }
 }
 
 /* Quantises float endpoints with P-bits (p0, p1; -1 = none), assigns indices
- * (then, with `polish`, adjusts the fields and reassigns) and returns the
- * squared error over the spec's channels. */
+ * and returns the squared error over the spec's channels (UINT32_MAX once
+ * above `limit`). */
 static uint32_t eval_quantized(const subset_pixels *sp, const fit_spec *fs, float e[2][4], int p0,
                                int p1, fit_result *res, uint32_t limit) {
     int dec[2][4] = {{0}};
@@ -415,18 +427,26 @@ static uint32_t eval_quantized(const subset_pixels *sp, const fit_spec *fs, floa
     }
     res->p[0] = (uint8_t)(p0 < 0 ? 0 : p0);
     res->p[1] = (uint8_t)(p1 < 0 ? 0 : p1);
-    uint32_t err = assign_indices(sp, fs, dec, res->idx, UINT32_MAX);
-    if (fs->polish && err > 0) {
-        fit_result polished = *res;
-        polish_fields(sp, fs, p0, p1, &polished, dec);
-        uint32_t err2 = assign_indices(sp, fs, dec, polished.idx, err);
-        if (err2 < err)
-            *res = polished, err = err2;
-    }
-    if (err > limit)
-        return UINT32_MAX;
-    res->err = err;
+    uint32_t err = assign_indices(sp, fs, dec, res->idx, limit);
+    if (err != UINT32_MAX)
+        res->err = err;
     return err;
+}
+
+/* Rounds of polish_fields and index reassignment on a finished fit, kept
+ * while they lower the error. */
+static void polish_fit(const subset_pixels *sp, const fit_spec *fs, fit_result *best) {
+    int p0 = fs->pbits ? best->p[0] : -1, p1 = fs->pbits ? best->p[1] : -1;
+    for (unsigned round = 0; round < fs->polish && best->err > 0; round++) {
+        fit_result polished = *best;
+        int dec[2][4] = {{0}};
+        polish_fields(sp, fs, p0, p1, &polished, dec);
+        uint32_t err = assign_indices(sp, fs, dec, polished.idx, best->err);
+        if (err >= best->err)
+            break;
+        polished.err = err;
+        *best = polished;
+    }
 }
 
 /* Picks P-bits (all combinations, or the ones nearest the float endpoints)
@@ -538,28 +558,35 @@ static void fit_subset(const subset_pixels *sp, const fit_spec *fs, fit_result *
     best->err = UINT32_MAX;
     eval_endpoints(sp, fs, e, best);
 
+    /* Least squares for the endpoints given the current indices, then the
+     * field search; the wide search repeats both from its result. */
     const uint8_t *w = weights_for(fs->index_bits);
-    for (unsigned round = 0; round < fs->refine && best->err > 0; round++) {
-        /* Least squares for the endpoints given the current indices. */
-        float aa = 0, ab = 0, bb = 0, xa[4] = {0}, xb[4] = {0};
-        for (unsigned i = 0; i < sp->n; i++) {
-            float wb = (float)w[best->idx[i]] / 64.0f, wa = 1.0f - wb;
-            aa += wa * wa, ab += wa * wb, bb += wb * wb;
-            for (unsigned c = c0; c < c1; c++) {
-                xa[c] += wa * (float)sp->px[i][c];
-                xb[c] += wb * (float)sp->px[i][c];
+    for (unsigned outer = 0; outer < (fs->wide_polish ? 2u : 1u); outer++) {
+        for (unsigned round = 0; round < fs->refine && best->err > 0; round++) {
+            float aa = 0, ab = 0, bb = 0, xa[4] = {0}, xb[4] = {0};
+            for (unsigned i = 0; i < sp->n; i++) {
+                float wb = (float)w[best->idx[i]] / 64.0f, wa = 1.0f - wb;
+                aa += wa * wa, ab += wa * wb, bb += wb * wb;
+                for (unsigned c = c0; c < c1; c++) {
+                    xa[c] += wa * (float)sp->px[i][c];
+                    xb[c] += wb * (float)sp->px[i][c];
+                }
             }
-        }
-        float det = aa * bb - ab * ab;
-        if (fabsf(det) < 1e-6f)
-            break;
-        float inv = 1.0f / det;
-        for (unsigned c = c0; c < c1; c++) {
-            e[0][c] = (bb * xa[c] - ab * xb[c]) * inv;
-            e[1][c] = (aa * xb[c] - ab * xa[c]) * inv;
+            float det = aa * bb - ab * ab;
+            if (fabsf(det) < 1e-6f)
+                break;
+            float inv = 1.0f / det;
+            for (unsigned c = c0; c < c1; c++) {
+                e[0][c] = (bb * xa[c] - ab * xb[c]) * inv;
+                e[1][c] = (aa * xb[c] - ab * xa[c]) * inv;
+            }
+            uint32_t before = best->err;
+            eval_endpoints(sp, fs, e, best);
+            if (best->err >= before)
+                break;
         }
         uint32_t before = best->err;
-        eval_endpoints(sp, fs, e, best);
+        polish_fit(sp, fs, best);
         if (best->err >= before)
             break;
     }
@@ -616,7 +643,8 @@ static void store_fit(candidate *cand, unsigned subset, const subset_pixels *sp,
 
 typedef struct effort {
     unsigned refine;
-    bool exhaustive, all_pbits, polish;
+    bool exhaustive, all_pbits, wide_polish;
+    unsigned polish;
 } effort;
 
 /* Modes 0, 1, 2, 3, 6, 7: every channel of a texel shares one index. */
@@ -643,6 +671,7 @@ static void try_joint_mode(const block_ctx *bc, const effort *ef, unsigned mode,
         .exhaustive = ef->exhaustive,
         .all_pbits = ef->all_pbits,
         .polish = ef->polish,
+        .wide_polish = ef->wide_polish,
     };
     const uint8_t *part = partition_row(m->subsets, partition);
     for (unsigned s = 0; s < m->subsets; s++) {
@@ -681,6 +710,7 @@ static void try_separate_mode(const block_ctx *bc, const effort *ef, unsigned mo
         .refine = ef->refine,
         .exhaustive = ef->exhaustive,
         .polish = ef->polish,
+        .wide_polish = ef->wide_polish,
     };
     fit_spec alpha = color;
     alpha.first = 3, alpha.count = 1;
@@ -955,15 +985,23 @@ void bc7_encode_block(const uint8_t rgba[64], block_quality quality, uint8_t out
      * estimated in full (`detail`, after a cheaper pre-filter) and then
      * fitted (keep2 for modes 1 and 3, keep3 for modes 0 and 2, keep_alpha
      * for mode 7). */
-    effort ef = {.refine = 1, .exhaustive = false, .all_pbits = false, .polish = false};
+    effort ef = {.refine = 1, .exhaustive = false, .all_pbits = false, .polish = 0};
     unsigned keep2 = 1, keep3 = 0, keep_alpha = 0, rotations = 1, detail = 4;
-    bool mode4_both = false;
+    bool mode4_both = false, mode4_rotations = false;
+    uint32_t three_min_err = 0; /* modes 0 and 2 only above this squared error */
+    unsigned detail3 = 8;
+    uint32_t good_enough = 0; /* stop after mode 6 at or below this squared error */
     if (quality == BLOCK_QUALITY_NORMAL) {
-        ef.refine = 2, ef.polish = true;
+        ef.refine = 2, ef.polish = 1;
+        three_min_err = 100; /* about 1.5 levels RMS: 3 subsets rarely pay off */
+        good_enough = 8;     /* mostly off-by-one texels: little left to gain */
         keep2 = 4, keep3 = 2, keep_alpha = 4, detail = 16, rotations = 4;
     } else if (quality >= BLOCK_QUALITY_BEST) {
-        ef = (effort){.refine = 4, .exhaustive = true, .all_pbits = true, .polish = true};
+        ef = (effort){.refine = 4, .exhaustive = true, .all_pbits = true, .polish = 3};
+        ef.wide_polish = true;
         keep2 = 16, keep3 = 8, keep_alpha = 16, rotations = 4, detail = 64, mode4_both = true;
+        detail3 = 64;
+        mode4_rotations = true;
     }
 
     /* Below `best`, a partition is only fitted when its estimate (which
@@ -975,6 +1013,10 @@ void bc7_encode_block(const uint8_t rgba[64], block_quality quality, uint8_t out
     memset(&best, 0, sizeof(best));
     best.err = UINT32_MAX;
     try_joint_mode(&bc, &ef, 6, 0, &best);
+    if (best.err <= good_enough) {
+        pack_candidate(&best, out);
+        return;
+    }
     uint8_t list[64];
     float score4[64], score8[64];
     if (bc.opaque) {
@@ -990,7 +1032,10 @@ void bc7_encode_block(const uint8_t rgba[64], block_quality quality, uint8_t out
             n = select_lowest(score4, 64, keep2, list);
             for (unsigned i = 0; i < n && score4[list[i]] * slack < (float)best.err; i++)
                 try_joint_mode(&bc, &ef, 3, list[i], &best);
-            estimate_partitions(&bc, 3, 64, 3, detail, score4, score8);
+            if (best.err > three_min_err)
+                estimate_partitions(&bc, 3, 64, 3, detail3, score4, score8);
+            else
+                keep3 = 0;
             n = select_lowest(score4, 64, keep3, list);
             for (unsigned i = 0; i < n && score4[list[i]] * slack < (float)best.err; i++)
                 try_joint_mode(&bc, &ef, 2, list[i], &best);
@@ -1000,7 +1045,8 @@ void bc7_encode_block(const uint8_t rgba[64], block_quality quality, uint8_t out
             /* Rotations put one channel on its own indices (normal maps). */
             for (unsigned r = 0; r < rotations; r++) {
                 try_separate_mode(&bc, &ef, 5, r, 0, &best);
-                try_separate_mode(&bc, &ef, 4, r, 0, &best);
+                if (r == 0 || mode4_rotations)
+                    try_separate_mode(&bc, &ef, 4, r, 0, &best);
                 if (mode4_both)
                     try_separate_mode(&bc, &ef, 4, r, 1, &best);
             }
@@ -1017,7 +1063,8 @@ void bc7_encode_block(const uint8_t rgba[64], block_quality quality, uint8_t out
         }
         for (unsigned r = 1; r < rotations; r++) {
             try_separate_mode(&bc, &ef, 5, r, 0, &best);
-            try_separate_mode(&bc, &ef, 4, r, 0, &best);
+            if (mode4_rotations)
+                try_separate_mode(&bc, &ef, 4, r, 0, &best);
             if (mode4_both)
                 try_separate_mode(&bc, &ef, 4, r, 1, &best);
         }
