@@ -62,6 +62,7 @@ machine_info() {
     echo "meshopt:   $(package_version libmeshoptimizer-dev)"
     echo "gltfpack:  $(package_version gltfpack)"
     echo "tinygltf:  $(package_version libtinygltf-dev)"
+    echo "libsquish: $(package_version libsquish-dev)"
     echo "kiln:      $(git -C "$repo" describe --always --dirty 2>/dev/null || echo unknown)"
 }
 
@@ -218,6 +219,24 @@ run_mesh_quality() {
     "$bin/bench_mesh_quality" "$cook" "$pack" "${sizes[@]}" --cache-only "${cache_only[@]}"
 }
 
+# BC1 / BC3 / BC4 / BC5 (fast / normal / best) against libsquish's range,
+# cluster and iterative cluster fits, one thread, on generated images and
+# central 1024x1024 crops of corpus textures.
+run_bc1() {
+    section "BC1-BC5: kiln vs libsquish (1 thread, CPU time)"
+    load_average
+    local images=() image
+    for image in gltf/DamagedHelmet/glTF/Default_albedo.jpg \
+                 gltf/WaterBottle/glTF/WaterBottle_baseColor.png \
+                 gltf/Fox/glTF/Texture.png gltf/CesiumMilkTruck/glTF/CesiumMilkTruck.jpg \
+                 gltf/AlphaBlendModeTest/glTF/AlphaBlendLabels.png \
+                 gltf/DamagedHelmet/glTF/Default_normal.jpg; do
+        [ -f "$corpus/$image" ] && images+=("$corpus/$image")
+    done
+    [ ${#images[@]} -eq 0 ] && echo "(no corpus images under $corpus: generated images only)"
+    "$bin/bench_bc1" "${images[@]}"
+}
+
 # Textures: decode alone vs the whole texture cook, per corpus image.
 run_textures() {
     echo
@@ -249,3 +268,4 @@ run_cook_stages
 run_scaling
 run_mesh_quality
 run_textures
+run_bc1
