@@ -309,6 +309,7 @@ typedef struct subset_pixels {
     unsigned n;
     uint8_t texel[16]; /* block texel of each entry */
     int px[16][4];
+    float fx[16][4]; /* the same as floats, for the vectorised loops */
 } subset_pixels;
 
 /* The byte a field value decodes to, with P-bit p (-1: none). */
@@ -319,52 +320,57 @@ static int decode_field(int q, unsigned bits, int p) {
 }
 
 /* Nearest palette entry for every texel; returns the squared error, or
- * UINT32_MAX once it exceeds `limit`. */
+ * UINT32_MAX once it exceeds `limit`. All four channels are computed, the
+ * ones outside the spec masked to zero, so the compiler can vectorise over
+ * channels (float arithmetic is exact here: every value is below 2^24). */
 static uint32_t assign_indices(const subset_pixels *sp, const fit_spec *fs, int dec[2][4],
                                uint8_t idx[16], uint32_t limit) {
     unsigned c0 = fs->first, c1 = fs->first + fs->count;
     unsigned nidx = 1u << fs->index_bits;
     const uint8_t *w = weights_for(fs->index_bits);
-    int pal[16][4];
-    for (unsigned k = 0; k < nidx; k++)
-        for (unsigned c = c0; c < c1; c++)
-            pal[k][c] = interpolate(dec[0][c], dec[1][c], w[k]);
-
-    /* Projection onto the quantised segment gives the index to within one
-     * step; the neighbours are then compared exactly. */
-    float dir[4] = {0}, dd = 0.0f;
-    for (unsigned c = c0; c < c1; c++) {
-        dir[c] = (float)(dec[1][c] - dec[0][c]);
+    float mask[4], base[4], dir[4], pal[16][4], dd = 0.0f;
+    for (unsigned c = 0; c < 4; c++) {
+        mask[c] = c >= c0 && c < c1 ? 1.0f : 0.0f;
+        base[c] = (float)dec[0][c] * mask[c];
+        dir[c] = (float)(dec[1][c] - dec[0][c]) * mask[c];
         dd += dir[c] * dir[c];
     }
-    /* In index units: the weights are within half a step of uniform. */
+    for (unsigned k = 0; k < nidx; k++)
+        for (unsigned c = 0; c < 4; c++)
+            pal[k][c] = mask[c] > 0.0f ? (float)interpolate(dec[0][c], dec[1][c], w[k]) : 0.0f;
+
+    /* Projection onto the quantised segment gives the index to within one
+     * step (the weights are within half a step of uniform); the neighbours
+     * are then compared exactly. */
     float scale = dd > 0.0f ? (float)(nidx - 1) / dd : 0.0f;
     uint32_t total = 0;
     for (unsigned i = 0; i < sp->n; i++) {
-        const int *x = sp->px[i];
+        float x[4];
+        for (unsigned c = 0; c < 4; c++)
+            x[c] = sp->fx[i][c] * mask[c];
         int lo = 0, hi = (int)nidx - 1;
         if (!fs->exhaustive) {
             float t = 0.0f;
-            for (unsigned c = c0; c < c1; c++)
-                t += (float)(x[c] - dec[0][c]) * dir[c];
+            for (unsigned c = 0; c < 4; c++)
+                t += (x[c] - base[c]) * dir[c];
             int k = (int)(t * scale + 0.5f);
             k = k < 0 ? 0 : k > hi ? hi : k;
             lo = k > 0 ? k - 1 : 0;
             hi = k < hi ? k + 1 : hi;
         }
-        uint32_t best = UINT32_MAX;
+        float best = INFINITY;
         int best_k = lo;
         for (int k = lo; k <= hi; k++) {
-            uint32_t err = 0;
-            for (unsigned c = c0; c < c1; c++) {
-                int d = x[c] - pal[k][c];
-                err += (uint32_t)(d * d);
+            float err = 0.0f;
+            for (unsigned c = 0; c < 4; c++) {
+                float d = x[c] - pal[k][c];
+                err += d * d;
             }
             if (err < best)
                 best = err, best_k = k;
         }
         idx[i] = (uint8_t)best_k;
-        total += best;
+        total += (uint32_t)best;
         if (total > limit)
             return UINT32_MAX;
     }
@@ -613,6 +619,8 @@ static void gather(const block_ctx *bc, const uint8_t *part, unsigned subset, un
             dst[3] = dst[rotation - 1];
             dst[rotation - 1] = tmp;
         }
+        for (unsigned c = 0; c < 4; c++)
+            sp->fx[sp->n][c] = (float)dst[c];
         sp->texel[sp->n++] = (uint8_t)t;
     }
 }
@@ -931,6 +939,34 @@ static void estimate_partitions(const block_ctx *bc, unsigned subsets, unsigned 
     }
 }
 
+/* The rotation whose three colour channels lie closest to a line (least
+ * spread off their principal axis), i.e. the channel that most needs its
+ * own indices; 0 keeps alpha on its own. */
+static unsigned likely_rotation(const block_ctx *bc) {
+    unsigned best_r = 0;
+    float best = INFINITY;
+    for (unsigned r = 0; r < 4; r++) {
+        unsigned alone = r == 0 ? 3 : r - 1, ch[3], k = 0;
+        for (unsigned c = 0; c < 4; c++) {
+            if (c != alone)
+                ch[k++] = c;
+        }
+        float sum[3] = {0}, sq[6] = {0}, axis[4];
+        for (unsigned t = 0; t < 16; t++) {
+            unsigned j = 0;
+            for (unsigned a = 0; a < 3; a++) {
+                sum[a] += (float)bc->px[t][ch[a]];
+                for (unsigned b = a; b < 3; b++)
+                    sq[j++] += (float)(bc->px[t][ch[a]] * bc->px[t][ch[b]]);
+            }
+        }
+        float off = subset_axis(sum, sq, 16.0f, 3, axis);
+        if (off < best)
+            best = off, best_r = r;
+    }
+    return best_r;
+}
+
 /* ---- encoder: single colour --------------------------------------------------- */
 
 /* Mode 5 reproduces any colour exactly: colour index 1 (weight 21) between
@@ -944,7 +980,7 @@ static void encode_single_color(const uint8_t px[4], uint8_t out[16]) {
         for (int a = 0; a < 128 && best_err > 0; a++) {
             int ea = expand_bits(a, 7);
             /* 43 * A + 21 * B + 32 >> 6 == v: solve for B, then try nearby b. */
-            int b0 = ((64 * px[c] - 43 * ea) / 21) >> 1;
+            int b0 = (64 * px[c] - 43 * ea) / 42;
             for (int b = b0 - 1; b <= b0 + 1; b++) {
                 if (b < 0 || b > 127)
                     continue;
@@ -987,7 +1023,7 @@ void bc7_encode_block(const uint8_t rgba[64], block_quality quality, uint8_t out
      * for mode 7). */
     effort ef = {.refine = 1, .exhaustive = false, .all_pbits = false, .polish = 0};
     unsigned keep2 = 1, keep3 = 0, keep_alpha = 0, rotations = 1, detail = 4;
-    bool mode4_both = false, mode4_rotations = false;
+    bool mode4_both = false, mode4_rotations = false, all_rotations = false;
     uint32_t three_min_err = 0; /* modes 0 and 2 only above this squared error */
     unsigned detail3 = 8;
     uint32_t good_enough = 0; /* stop after mode 6 at or below this squared error */
@@ -1001,7 +1037,7 @@ void bc7_encode_block(const uint8_t rgba[64], block_quality quality, uint8_t out
         ef.wide_polish = true;
         keep2 = 16, keep3 = 8, keep_alpha = 16, rotations = 4, detail = 64, mode4_both = true;
         detail3 = 64;
-        mode4_rotations = true;
+        mode4_rotations = all_rotations = true;
     }
 
     /* Below `best`, a partition is only fitted when its estimate (which
@@ -1042,8 +1078,12 @@ void bc7_encode_block(const uint8_t rgba[64], block_quality quality, uint8_t out
             n = select_lowest(score8, 16, keep3, list);
             for (unsigned i = 0; i < n && score8[list[i]] * slack < (float)best.err; i++)
                 try_joint_mode(&bc, &ef, 0, list[i], &best);
-            /* Rotations put one channel on its own indices (normal maps). */
+            /* Rotations put one channel on its own indices (normal maps);
+             * below `best`, only the likeliest one besides none. */
+            unsigned likely = rotations > 1 ? likely_rotation(&bc) : 0;
             for (unsigned r = 0; r < rotations; r++) {
+                if (r != 0 && r != likely && !all_rotations)
+                    continue;
                 try_separate_mode(&bc, &ef, 5, r, 0, &best);
                 if (r == 0 || mode4_rotations)
                     try_separate_mode(&bc, &ef, 4, r, 0, &best);
@@ -1061,7 +1101,10 @@ void bc7_encode_block(const uint8_t rgba[64], block_quality quality, uint8_t out
             for (unsigned i = 0; i < n && score4[list[i]] * slack < (float)best.err; i++)
                 try_joint_mode(&bc, &ef, 7, list[i], &best);
         }
+        unsigned likely = rotations > 1 ? likely_rotation(&bc) : 0;
         for (unsigned r = 1; r < rotations; r++) {
+            if (r != likely && !all_rotations)
+                continue;
             try_separate_mode(&bc, &ef, 5, r, 0, &best);
             if (mode4_rotations)
                 try_separate_mode(&bc, &ef, 4, r, 0, &best);
