@@ -853,50 +853,57 @@ static void snap_error(const float x[4][16], const int32_t which[16], int32_t su
  * along the axis (endpoint quantisation ignored). */
 static void estimate_partitions(const block_ctx *bc, unsigned subsets, unsigned count, unsigned nch,
                                 unsigned detail, float *score4, float *score8) {
-    /* Per texel: the channel values, their products and 1, summed per
-     * subset with masks (subset 0 = the whole block minus the others). */
-    enum { NSUM = 16 };
-    int32_t data[16][NSUM], whole[NSUM] = {0};
+    /* Per texel: the channel values, their products and 1 (`full`), or the
+     * values, the squared length and 1 (`lite`), summed per subset with
+     * masks (subset 0 = the whole block minus the others). */
+    enum { NFULL = 16, NLITE = 8 };
+    int32_t full[16][NFULL], lite[16][NLITE], whole_full[NFULL] = {0}, whole_lite[NLITE] = {0};
     float x[4][16] = {{0}};
     unsigned nsq = nch * (nch + 1) / 2;
     for (unsigned t = 0; t < 16; t++) {
         unsigned k = 0;
-        for (unsigned c = 0; c < nch; c++)
-            data[t][k++] = bc->px[t][c], x[c][t] = (float)bc->px[t][c];
+        int32_t len2 = 0;
+        memset(lite[t], 0, sizeof(lite[t]));
+        for (unsigned c = 0; c < nch; c++) {
+            full[t][k++] = lite[t][c] = bc->px[t][c], x[c][t] = (float)bc->px[t][c];
+            len2 += bc->px[t][c] * bc->px[t][c];
+        }
+        lite[t][4] = len2, lite[t][5] = 1;
         for (unsigned a = 0; a < nch; a++)
             for (unsigned b = a; b < nch; b++)
-                data[t][k++] = bc->px[t][a] * bc->px[t][b];
-        data[t][k++] = 1; /* texel count */
-        while (k < NSUM)
-            data[t][k++] = 0;
-        for (k = 0; k < NSUM; k++)
-            whole[k] += data[t][k];
+                full[t][k++] = bc->px[t][a] * bc->px[t][b];
+        full[t][k++] = 1; /* texel count */
+        while (k < NFULL)
+            full[t][k++] = 0;
+        for (k = 0; k < NFULL; k++)
+            whole_full[k] += full[t][k];
+        for (k = 0; k < NLITE; k++)
+            whole_lite[k] += lite[t][k];
     }
     /* Pass 1: the spread within the subsets (trace of their scatter
      * matrices: what a partition leaves unexplained before the line fit);
      * only the `detail` lowest are estimated in full. */
     float spread[64];
-    int32_t sums[64][2][NSUM];
     for (unsigned p = 0; p < count; p++) {
         const uint8_t *part = partition_row(subsets, p);
-        int32_t acc[3][NSUM];
-        memcpy(acc[0], whole, sizeof(whole));
+        int32_t acc[3][NLITE];
+        memcpy(acc[0], whole_lite, sizeof(whole_lite));
         for (unsigned s = 1; s < subsets; s++) {
-            int32_t sub[NSUM] = {0};
+            int32_t sub[NLITE] = {0};
             for (unsigned t = 0; t < 16; t++) {
                 int32_t mask = -(int32_t)(part[t] == s);
-                for (unsigned k = 0; k < NSUM; k++)
-                    sub[k] += data[t][k] & mask;
+                for (unsigned k = 0; k < NLITE; k++)
+                    sub[k] += lite[t][k] & mask;
             }
-            for (unsigned k = 0; k < NSUM; k++)
+            for (unsigned k = 0; k < NLITE; k++)
                 acc[s][k] = sub[k], acc[0][k] -= sub[k];
-            memcpy(sums[p][s - 1], sub, sizeof(sub));
         }
         spread[p] = 0.0f;
         for (unsigned s = 0; s < subsets; s++) {
-            float n = (float)acc[s][nch + nsq];
-            for (unsigned c = 0, k = nch; c < nch; k += nch - c, c++)
-                spread[p] += (float)acc[s][k] - (float)acc[s][c] * (float)acc[s][c] / n;
+            float mean2 = 0.0f;
+            for (unsigned c = 0; c < nch; c++)
+                mean2 += (float)acc[s][c] * (float)acc[s][c];
+            spread[p] += (float)acc[s][4] - mean2 / (float)acc[s][5];
         }
     }
     uint8_t order[64];
@@ -911,14 +918,19 @@ static void estimate_partitions(const block_ctx *bc, unsigned subsets, unsigned 
     for (unsigned i = 0; i < n; i++) {
         unsigned p = order[i];
         const uint8_t *part = partition_row(subsets, p);
-        int32_t which[16], acc[3][NSUM];
+        int32_t which[16], acc[3][NFULL];
         for (unsigned t = 0; t < 16; t++)
             which[t] = part[t];
-        memcpy(acc[0], whole, sizeof(whole));
+        memcpy(acc[0], whole_full, sizeof(whole_full));
         for (unsigned s = 1; s < subsets; s++) {
-            memcpy(acc[s], sums[p][s - 1], sizeof(acc[s]));
-            for (unsigned k = 0; k < NSUM; k++)
-                acc[0][k] -= acc[s][k];
+            int32_t sub[NFULL] = {0};
+            for (unsigned t = 0; t < 16; t++) {
+                int32_t mask = -(int32_t)(which[t] == (int32_t)s);
+                for (unsigned k = 0; k < NFULL; k++)
+                    sub[k] += full[t][k] & mask;
+            }
+            for (unsigned k = 0; k < NFULL; k++)
+                acc[s][k] = sub[k], acc[0][k] -= sub[k];
         }
         float err4 = 0.0f, err8 = 0.0f;
         for (unsigned s = 0; s < subsets; s++) {
