@@ -980,6 +980,15 @@ static unsigned likely_rotation(const block_ctx *bc) {
     return best_r;
 }
 
+/* Fits `mode` with the shortlisted partitions (best estimate first), each
+ * only while its estimate times `slack` beats the best error so far. */
+static void try_partitions(const block_ctx *bc, const effort *ef, unsigned mode,
+                           const uint8_t *list, unsigned n, const float *score, float slack,
+                           candidate *best) {
+    for (unsigned i = 0; i < n && score[list[i]] * slack < (float)best->err; i++)
+        try_joint_mode(bc, ef, mode, list[i], best);
+}
+
 /* ---- encoder: single colour --------------------------------------------------- */
 
 /* Mode 5 reproduces any colour exactly: colour index 1 (weight 21) between
@@ -1042,13 +1051,13 @@ void bc7_encode_block(const uint8_t rgba[64], block_quality quality, uint8_t out
     unsigned detail3 = 8;
     uint32_t good_enough = 0; /* stop after mode 6 at or below this squared error */
     if (quality == BLOCK_QUALITY_NORMAL) {
-        ef.refine = 2, ef.polish = 1;
+        ef.refine = 1, ef.polish = 1;
         three_min_err = 100; /* about 1.5 levels RMS: 3 subsets rarely pay off */
         good_enough = 8;     /* mostly off-by-one texels: little left to gain */
         /* On opaque blocks mode 4, and mode 5 without rotation, almost
          * never beat modes 6, 1 and 3 (measured on the corpus). */
         opaque_mode4 = opaque_rotation0 = false;
-        keep2 = 4, keep3 = 2, keep_alpha = 4, detail = 16, rotations = 4;
+        keep2 = 3, keep3 = 2, keep_alpha = 4, detail = 12, rotations = 4;
     } else if (quality >= BLOCK_QUALITY_BEST) {
         ef = (effort){.refine = 4, .exhaustive = true, .all_pbits = true, .polish = 3};
         ef.wide_polish = true;
@@ -1080,21 +1089,17 @@ void bc7_encode_block(const uint8_t rgba[64], block_quality quality, uint8_t out
         } else {
             estimate_partitions(&bc, 2, 64, 3, detail, score4, score8);
             unsigned n = select_lowest(score8, 64, keep2, list);
-            for (unsigned i = 0; i < n && score8[list[i]] * slack < (float)best.err; i++)
-                try_joint_mode(&bc, &ef, 1, list[i], &best);
+            try_partitions(&bc, &ef, 1, list, n, score8, slack, &best);
             n = select_lowest(score4, 64, keep2, list);
-            for (unsigned i = 0; i < n && score4[list[i]] * slack < (float)best.err; i++)
-                try_joint_mode(&bc, &ef, 3, list[i], &best);
+            try_partitions(&bc, &ef, 3, list, n, score4, slack, &best);
             if (best.err > three_min_err)
                 estimate_partitions(&bc, 3, 64, 3, detail3, score4, score8);
             else
                 keep3 = 0;
             n = select_lowest(score4, 64, keep3, list);
-            for (unsigned i = 0; i < n && score4[list[i]] * slack < (float)best.err; i++)
-                try_joint_mode(&bc, &ef, 2, list[i], &best);
+            try_partitions(&bc, &ef, 2, list, n, score4, slack, &best);
             n = select_lowest(score8, 16, keep3, list);
-            for (unsigned i = 0; i < n && score8[list[i]] * slack < (float)best.err; i++)
-                try_joint_mode(&bc, &ef, 0, list[i], &best);
+            try_partitions(&bc, &ef, 0, list, n, score8, slack, &best);
             /* Rotations put one channel on its own indices (normal maps);
              * below `best`, only the likeliest one besides none. */
             unsigned likely = rotations > 1 ? likely_rotation(&bc) : 0;
@@ -1115,8 +1120,7 @@ void bc7_encode_block(const uint8_t rgba[64], block_quality quality, uint8_t out
             try_separate_mode(&bc, &ef, 4, 0, 1, &best);
             estimate_partitions(&bc, 2, 64, 4, detail, score4, NULL);
             unsigned n = select_lowest(score4, 64, keep_alpha, list);
-            for (unsigned i = 0; i < n && score4[list[i]] * slack < (float)best.err; i++)
-                try_joint_mode(&bc, &ef, 7, list[i], &best);
+            try_partitions(&bc, &ef, 7, list, n, score4, slack, &best);
         }
         unsigned likely = rotations > 1 ? likely_rotation(&bc) : 0;
         for (unsigned r = 1; r < rotations; r++) {
