@@ -442,6 +442,23 @@ static uint32_t eval_quantized(const subset_pixels *sp, const fit_spec *fs, floa
 /* Rounds of polish_fields and index reassignment on a finished fit, kept
  * while they lower the error. */
 static void polish_fit(const subset_pixels *sp, const fit_spec *fs, fit_result *best) {
+    /* With every P-bit combination allowed, each other combination is
+     * polished from the current fields too. */
+    if (fs->all_pbits && fs->pbits && !fs->force_p1) {
+        fit_result start = *best;
+        for (int combo = 0; combo < 4; combo++) {
+            int p0 = combo & 1, p1 = fs->pbits == 1 ? p0 : combo >> 1;
+            if ((fs->pbits == 1 && combo > 1) || (p0 == start.p[0] && p1 == start.p[1]))
+                continue;
+            fit_result trial = start;
+            trial.p[0] = (uint8_t)p0, trial.p[1] = (uint8_t)p1;
+            int dec[2][4] = {{0}};
+            polish_fields(sp, fs, p0, p1, &trial, dec);
+            uint32_t err = assign_indices(sp, fs, dec, trial.idx, best->err);
+            if (err < best->err)
+                trial.err = err, *best = trial;
+        }
+    }
     int p0 = fs->pbits ? best->p[0] : -1, p1 = fs->pbits ? best->p[1] : -1;
     for (unsigned round = 0; round < fs->polish && best->err > 0; round++) {
         fit_result polished = *best;
