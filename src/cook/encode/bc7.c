@@ -519,6 +519,38 @@ static void eval_endpoints(const subset_pixels *sp, const fit_spec *fs, float e[
     }
 }
 
+/* Least squares for the endpoints given the current indices, repeated
+ * while it helps, then the field search. */
+static void refine_fit(const subset_pixels *sp, const fit_spec *fs, float e[2][4],
+                       fit_result *best) {
+    unsigned c0 = fs->first, c1 = fs->first + fs->count;
+    const uint8_t *w = weights_for(fs->index_bits);
+    for (unsigned round = 0; round < fs->refine && best->err > 0; round++) {
+        float aa = 0, ab = 0, bb = 0, xa[4] = {0}, xb[4] = {0};
+        for (unsigned i = 0; i < sp->n; i++) {
+            float wb = (float)w[best->idx[i]] / 64.0f, wa = 1.0f - wb;
+            aa += wa * wa, ab += wa * wb, bb += wb * wb;
+            for (unsigned c = c0; c < c1; c++) {
+                xa[c] += wa * (float)sp->px[i][c];
+                xb[c] += wb * (float)sp->px[i][c];
+            }
+        }
+        float det = aa * bb - ab * ab;
+        if (fabsf(det) < 1e-6f)
+            break;
+        float inv = 1.0f / det;
+        for (unsigned c = c0; c < c1; c++) {
+            e[0][c] = (bb * xa[c] - ab * xb[c]) * inv;
+            e[1][c] = (aa * xb[c] - ab * xa[c]) * inv;
+        }
+        uint32_t before = best->err;
+        eval_endpoints(sp, fs, e, best);
+        if (best->err >= before)
+            break;
+    }
+    polish_fit(sp, fs, best);
+}
+
 /* Fits one subset: principal axis, endpoint quantisation, refinement. */
 static void fit_subset(const subset_pixels *sp, const fit_spec *fs, fit_result *best) {
     unsigned c0 = fs->first, c1 = fs->first + fs->count;
@@ -573,45 +605,23 @@ static void fit_subset(const subset_pixels *sp, const fit_spec *fs, fit_result *
         tmin = t < tmin ? t : tmin;
         tmax = t > tmax ? t : tmax;
     }
-    float e[2][4] = {{0}};
-    for (unsigned c = c0; c < c1; c++) {
-        e[0][c] = mean[c] + tmin * axis[c];
-        e[1][c] = mean[c] + tmax * axis[c];
-    }
+    /* The extremes along the axis; the wide search also starts from them
+     * inset by 1/16 of the range (closer to the least-squares optimum for
+     * spread-out texels) and keeps the better result. */
     best->err = UINT32_MAX;
-    eval_endpoints(sp, fs, e, best);
-
-    /* Least squares for the endpoints given the current indices, then the
-     * field search; the wide search repeats both from its result. */
-    const uint8_t *w = weights_for(fs->index_bits);
-    for (unsigned outer = 0; outer < (fs->wide_polish ? 2u : 1u); outer++) {
-        for (unsigned round = 0; round < fs->refine && best->err > 0; round++) {
-            float aa = 0, ab = 0, bb = 0, xa[4] = {0}, xb[4] = {0};
-            for (unsigned i = 0; i < sp->n; i++) {
-                float wb = (float)w[best->idx[i]] / 64.0f, wa = 1.0f - wb;
-                aa += wa * wa, ab += wa * wb, bb += wb * wb;
-                for (unsigned c = c0; c < c1; c++) {
-                    xa[c] += wa * (float)sp->px[i][c];
-                    xb[c] += wb * (float)sp->px[i][c];
-                }
-            }
-            float det = aa * bb - ab * ab;
-            if (fabsf(det) < 1e-6f)
-                break;
-            float inv = 1.0f / det;
-            for (unsigned c = c0; c < c1; c++) {
-                e[0][c] = (bb * xa[c] - ab * xb[c]) * inv;
-                e[1][c] = (aa * xb[c] - ab * xa[c]) * inv;
-            }
-            uint32_t before = best->err;
-            eval_endpoints(sp, fs, e, best);
-            if (best->err >= before)
-                break;
+    for (unsigned attempt = 0; attempt < (fs->wide_polish ? 2u : 1u); attempt++) {
+        float inset = attempt == 0 ? 0.0f : (tmax - tmin) / 16.0f;
+        float e[2][4] = {{0}};
+        for (unsigned c = c0; c < c1; c++) {
+            e[0][c] = mean[c] + (tmin + inset) * axis[c];
+            e[1][c] = mean[c] + (tmax - inset) * axis[c];
         }
-        uint32_t before = best->err;
-        polish_fit(sp, fs, best);
-        if (best->err >= before)
-            break;
+        fit_result trial;
+        trial.err = UINT32_MAX;
+        eval_endpoints(sp, fs, e, &trial);
+        refine_fit(sp, fs, e, &trial);
+        if (trial.err < best->err)
+            *best = trial;
     }
 }
 
