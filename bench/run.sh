@@ -257,6 +257,23 @@ run_textures() {
     "$bin/bench_texture" "$scratch/textures" "${images[@]}"
 }
 
+# BC7 (fast / normal / best) against astcenc 4x4 (-fast / -medium), one
+# thread each, on 512 x 512 centre crops of corpus images plus a synthetic one.
+run_bc7() {
+    section "BC7: kiln bc7 vs astcenc 4x4 (1 thread, 512x512 crops)"
+    load_average
+    local images=() image
+    for image in gltf/DamagedHelmet/glTF/Default_albedo.jpg \
+                 gltf/DamagedHelmet/glTF/Default_normal.jpg \
+                 gltf/CesiumMilkTruck/glTF/CesiumMilkTruck.jpg \
+                 gltf/WaterBottle/glTF/WaterBottle_baseColor.png \
+                 gltf/AlphaBlendModeTest/glTF/AlphaBlendLabels.png; do
+        [ -f "$corpus/$image" ] && images+=("$corpus/$image")
+    done
+    [ ${#images[@]} -eq 0 ] && echo "(no corpus images under $corpus: synthetic image only)"
+    "$bin/bench_bc7" "${images[@]}"
+}
+
 machine_info
 generate_data
 mkdir -p "$scratch"
@@ -268,4 +285,5 @@ run_cook_stages
 run_scaling
 run_mesh_quality
 run_textures
+run_bc7
 run_bc1
