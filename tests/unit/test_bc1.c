@@ -457,8 +457,8 @@ static double format_psnr(fmt f, const test_image *im, const uint8_t *dec) {
  * opaque images). */
 static const double k_floor[GEN_COUNT][FMT_COUNT][3] = {
     /* BC1, BC1A (opaque texels), BC3 (alpha), BC4, BC5 */
-    /* gradient */ {{38.2, 38.4, 38.5},
-                    {38.2, 38.4, 38.5},
+    /* gradient */ {{38.4, 38.4, 38.5},
+                    {38.4, 38.4, 38.5},
                     {99, 99, 99},
                     {51.2, 51.2, 65.9},
                     {51.2, 51.2, 65.9}},
@@ -469,7 +469,7 @@ static const double k_floor[GEN_COUNT][FMT_COUNT][3] = {
      {29.1, 30.3, 30.5},
      {29.0, 30.2, 30.5}},
     /* edges */
-    {{29.7, 34.5, 34.5}, {31.9, 42.8, 42.8}, {99, 99, 99}, {49.3, 55.6, 55.9}, {48.2, 56.9, 57.4}},
+    {{32.2, 34.5, 34.5}, {42.8, 42.8, 42.8}, {99, 99, 99}, {49.3, 55.6, 55.9}, {48.2, 56.9, 57.4}},
     /* alpha ramp */
     {{34.4, 36.6, 36.6},
      {34.5, 36.4, 36.5},
@@ -579,9 +579,9 @@ static void corpus_images_meet_psnr_floors(void **state) {
         fmt format;
         double floor[3];
     } cases[] = {
-        {"gltf/DamagedHelmet/glTF/Default_albedo.jpg", FMT_BC1, {38.5, 39.4, 39.6}},
-        {"gltf/WaterBottle/glTF/WaterBottle_baseColor.png", FMT_BC1, {50.1, 51.0, 51.2}},
-        {"images/pngsuite/basn6a08.png", FMT_BC1A, {38.2, 43.3, 43.7}},
+        {"gltf/DamagedHelmet/glTF/Default_albedo.jpg", FMT_BC1, {38.7, 39.4, 39.6}},
+        {"gltf/WaterBottle/glTF/WaterBottle_baseColor.png", FMT_BC1, {50.4, 51.0, 51.2}},
+        {"images/pngsuite/basn6a08.png", FMT_BC1A, {43.3, 43.3, 43.7}},
         {"images/pngsuite/basn6a08.png", FMT_BC3, {48.2, 49.9, 56.9}},
         {"gltf/CesiumMilkTruck/glTF/CesiumMilkTruck.jpg", FMT_BC4, {50.3, 51.5, 52.2}},
         {"gltf/DamagedHelmet/glTF/Default_normal.jpg", FMT_BC5, {51.2, 52.2, 53.0}},
