@@ -1169,10 +1169,14 @@ static int build(const build_options *options, const build_setup *setup) {
     if (status != CLI_EXIT_OK)
         return status;
     build_plan plan = {0};
-    if (!build_plan_make(setup, &plan))
+    if (!build_plan_make(setup, &plan)) {
         status = CLI_EXIT_FAILURE;
-    else
+    } else {
+        /* One large texture may use every job's thread for its block rows. */
+        for (size_t i = 0; i < plan.sources.count; i++)
+            plan.settings[i].texture_threads = options->jobs;
         status = cook_plan(options, setup, &plan, &start);
+    }
     build_plan_free(&plan);
     return status;
 }
