@@ -272,6 +272,7 @@ typedef struct fit_spec {
     bool all_pbits;   /* try every P-bit combination instead of the likeliest */
     unsigned polish;  /* rounds of search over neighbouring fields at the end */
     bool wide_polish; /* search two steps around instead of one */
+    unsigned nudge;   /* nudge_endpoints: 1 = single-channel and all-channel moves, 2 = all */
 } fit_spec;
 
 typedef struct fit_result {
@@ -437,6 +438,45 @@ static uint32_t eval_quantized(const subset_pixels *sp, const fit_spec *fs, floa
     if (err != UINT32_MAX)
         res->err = err;
     return err;
+}
+
+/* Moves one endpoint by one step in one, several or all of R, G, B at
+ * once, with the indices reassigned: changes the per-channel search cannot
+ * find because they only pay off once texels switch index. */
+static void nudge_endpoints(const subset_pixels *sp, const fit_spec *fs, int p0, int p1,
+                            fit_result *best) {
+    unsigned c0 = fs->first, nch = fs->count > 3 ? 3 : fs->count;
+    bool improved = true;
+    for (int pass = 0; pass < 2 && improved && best->err > 0; pass++) {
+        improved = false;
+        for (unsigned end = 0; end < 2; end++) {
+            for (int combo = 0; combo < 27; combo++) {
+                int delta[3] = {combo % 3 - 1, combo / 3 % 3 - 1, combo / 9 - 1};
+                int moved = (delta[0] != 0) + (delta[1] != 0) + (delta[2] != 0);
+                int sum = delta[0] + delta[1] + delta[2];
+                if (combo == 13 || (fs->nudge < 2 && moved != 1 && sum != 3 && sum != -3))
+                    continue; /* no move, or not one of the few tried first */
+                fit_result trial = *best;
+                bool valid = true;
+                for (unsigned k = 0; k < nch; k++) {
+                    unsigned c = c0 + k;
+                    int q = trial.q[end][c] + delta[k];
+                    valid = valid && q >= 0 && q < (1 << fs->bits[c]);
+                    trial.q[end][c] = (uint8_t)q;
+                }
+                if (!valid)
+                    continue;
+                int dec[2][4] = {{0}};
+                for (unsigned c = c0; c < c0 + fs->count; c++) {
+                    dec[0][c] = decode_field(trial.q[0][c], fs->bits[c], p0);
+                    dec[1][c] = decode_field(trial.q[1][c], fs->bits[c], p1);
+                }
+                uint32_t err = assign_indices(sp, fs, dec, trial.idx, best->err);
+                if (err < best->err)
+                    trial.err = err, *best = trial, improved = true;
+            }
+        }
+    }
 }
 
 /* Rounds of polish_fields and index reassignment on a finished fit, kept
@@ -679,8 +719,33 @@ static void store_fit(candidate *cand, unsigned subset, const subset_pixels *sp,
 typedef struct effort {
     unsigned refine;
     bool exhaustive, all_pbits, wide_polish;
-    unsigned polish;
+    unsigned polish, nudge;
 } effort;
+
+/* How a mode's colour part is fitted: every channel sharing one index
+ * (modes 0-3: RGB, 6 and 7: RGBA), or RGB with its own indices (4, 5). */
+static fit_spec color_spec(const block_ctx *bc, const effort *ef, unsigned mode,
+                           unsigned index_sel) {
+    const bc7_mode_info *m = &bc7_modes[mode];
+    bool separate = m->index2_bits != 0;
+    fit_spec fs = {
+        .first = 0,
+        .count = m->alpha_bits && !separate ? 4 : 3,
+        .bits = {m->color_bits, m->color_bits, m->color_bits, separate ? 0 : m->alpha_bits},
+        .pbits = m->endpoint_pbits ? 2
+                 : m->shared_pbits ? 1
+                                   : 0,
+        .force_p1 = bc->opaque && m->alpha_bits && m->endpoint_pbits,
+        .index_bits = separate && index_sel ? m->index2_bits : m->index_bits,
+        .refine = ef->refine,
+        .exhaustive = ef->exhaustive,
+        .all_pbits = ef->all_pbits && !separate,
+        .polish = ef->polish,
+        .wide_polish = ef->wide_polish,
+        .nudge = ef->nudge,
+    };
+    return fs;
+}
 
 /* Modes 0, 1, 2, 3, 6, 7: every channel of a texel shares one index. */
 static void try_joint_mode(const block_ctx *bc, const effort *ef, unsigned mode, unsigned partition,
@@ -693,21 +758,7 @@ static void try_joint_mode(const block_ctx *bc, const effort *ef, unsigned mode,
     uint32_t total = m->alpha_bits ? 0 : missing_alpha_error(bc);
     if (total >= best->err)
         return;
-    fit_spec fs = {
-        .first = 0,
-        .count = m->alpha_bits ? 4 : 3,
-        .bits = {m->color_bits, m->color_bits, m->color_bits, m->alpha_bits},
-        .pbits = m->endpoint_pbits ? 2
-                 : m->shared_pbits ? 1
-                                   : 0,
-        .force_p1 = bc->opaque && m->alpha_bits && m->endpoint_pbits,
-        .index_bits = m->index_bits,
-        .refine = ef->refine,
-        .exhaustive = ef->exhaustive,
-        .all_pbits = ef->all_pbits,
-        .polish = ef->polish,
-        .wide_polish = ef->wide_polish,
-    };
+    fit_spec fs = color_spec(bc, ef, mode, 0);
     const uint8_t *part = partition_row(m->subsets, partition);
     for (unsigned s = 0; s < m->subsets; s++) {
         subset_pixels sp;
@@ -737,16 +788,7 @@ static void try_separate_mode(const block_ctx *bc, const effort *ef, unsigned mo
     cand.index_sel = (uint8_t)index_sel;
     subset_pixels sp;
     gather(bc, partition_row(1, 0), 0, rotation, &sp);
-    fit_spec color = {
-        .first = 0,
-        .count = 3,
-        .bits = {m->color_bits, m->color_bits, m->color_bits, 0},
-        .index_bits = index_sel ? m->index2_bits : m->index_bits,
-        .refine = ef->refine,
-        .exhaustive = ef->exhaustive,
-        .polish = ef->polish,
-        .wide_polish = ef->wide_polish,
-    };
+    fit_spec color = color_spec(bc, ef, mode, index_sel);
     fit_spec alpha = color;
     alpha.first = 3, alpha.count = 1;
     alpha.bits[3] = m->alpha_bits;
@@ -763,6 +805,51 @@ static void try_separate_mode(const block_ctx *bc, const effort *ef, unsigned mo
     store_fit(&cand, 0, &sp, &fr, &color, false);
     cand.err = total + fr.err;
     *best = cand;
+}
+
+/* Squared error of a subset's channels in `fs` with given fields and
+ * indices. */
+static uint32_t subset_error(const subset_pixels *sp, const fit_spec *fs, const fit_result *fr,
+                             int p0, int p1) {
+    const uint8_t *w = weights_for(fs->index_bits);
+    uint32_t err = 0;
+    for (unsigned c = fs->first; c < fs->first + fs->count; c++) {
+        int d0 = decode_field(fr->q[0][c], fs->bits[c], p0);
+        int d1 = decode_field(fr->q[1][c], fs->bits[c], p1);
+        for (unsigned i = 0; i < sp->n; i++) {
+            int d = sp->px[i][c] - interpolate(d0, d1, w[fr->idx[i]]);
+            err += (uint32_t)(d * d);
+        }
+    }
+    return err;
+}
+
+/* Runs nudge_endpoints on the colour part of each subset of a finished
+ * candidate, keeping what lowers its error. */
+static void nudge_candidate(const block_ctx *bc, const effort *ef, candidate *cand) {
+    const bc7_mode_info *m = &bc7_modes[cand->mode];
+    fit_spec fs = color_spec(bc, ef, cand->mode, cand->index_sel);
+    const uint8_t *part = partition_row(m->subsets, cand->partition);
+    for (unsigned s = 0; s < m->subsets; s++) {
+        subset_pixels sp;
+        gather(bc, part, s, cand->rotation, &sp);
+        fit_result fr;
+        for (unsigned c = fs.first; c < fs.first + fs.count; c++) {
+            fr.q[0][c] = cand->ep[s][0][c];
+            fr.q[1][c] = cand->ep[s][1][c];
+        }
+        fr.p[0] = cand->pbit[s][0], fr.p[1] = cand->pbit[s][1];
+        for (unsigned i = 0; i < sp.n; i++)
+            fr.idx[i] = cand->cidx[sp.texel[i]];
+        int p0 = fs.pbits ? fr.p[0] : -1, p1 = fs.pbits ? fr.p[1] : -1;
+        uint32_t before = subset_error(&sp, &fs, &fr, p0, p1);
+        fr.err = before;
+        nudge_endpoints(&sp, &fs, p0, p1, &fr);
+        if (fr.err < before) {
+            store_fit(cand, s, &sp, &fr, &fs, false);
+            cand->err -= before - fr.err;
+        }
+    }
 }
 
 /* ---- encoder: partition shortlist ------------------------------------------- */
@@ -1070,7 +1157,7 @@ void bc7_encode_block(const uint8_t rgba[64], block_quality quality, uint8_t out
      * estimated in full (`detail`, after a cheaper pre-filter) and then
      * fitted (keep2 for modes 1 and 3, keep3 for modes 0 and 2, keep_alpha
      * for mode 7). */
-    effort ef = {.refine = 1, .exhaustive = false, .all_pbits = false, .polish = 0};
+    effort ef = {.refine = 1, .exhaustive = false, .all_pbits = false, .polish = 0, .nudge = 0};
     unsigned keep2 = 1, keep3 = 0, keep_alpha = 0, rotations = 1, detail = 4;
     bool mode4_both = false, mode4_rotations = false, all_rotations = false;
     bool opaque_mode4 = true, opaque_rotation0 = true;
@@ -1078,16 +1165,16 @@ void bc7_encode_block(const uint8_t rgba[64], block_quality quality, uint8_t out
     unsigned detail3 = 8;
     uint32_t good_enough = 0; /* stop after mode 6 at or below this squared error */
     if (quality == BLOCK_QUALITY_NORMAL) {
-        ef.refine = 1, ef.polish = 1;
+        ef.refine = 1, ef.polish = 1, ef.nudge = 1;
         three_min_err = 100; /* about 1.5 levels RMS: 3 subsets rarely pay off */
-        good_enough = 8;     /* mostly off-by-one texels: little left to gain */
+        good_enough = 16;    /* mostly off-by-one texels: little left to gain */
         /* On opaque blocks mode 4, and mode 5 without rotation, almost
          * never beat modes 6, 1 and 3 (measured on the corpus). */
         opaque_mode4 = opaque_rotation0 = false;
-        keep2 = 3, keep3 = 2, keep_alpha = 4, detail = 12, rotations = 4;
+        keep2 = 2, keep3 = 2, keep_alpha = 4, detail = 8, rotations = 4;
     } else if (quality >= BLOCK_QUALITY_BEST) {
         ef = (effort){.refine = 4, .exhaustive = true, .all_pbits = true, .polish = 3};
-        ef.wide_polish = true;
+        ef.wide_polish = true, ef.nudge = 2;
         keep2 = 16, keep3 = 8, keep_alpha = 16, rotations = 4, detail = 64, mode4_both = true;
         detail3 = 64;
         mode4_rotations = all_rotations = true;
@@ -1102,13 +1189,12 @@ void bc7_encode_block(const uint8_t rgba[64], block_quality quality, uint8_t out
     memset(&best, 0, sizeof(best));
     best.err = UINT32_MAX;
     try_joint_mode(&bc, &ef, 6, 0, &best);
-    if (best.err <= good_enough) {
-        pack_candidate(&best, out);
-        return;
-    }
+    /* Mode 6 alone when it is already good enough. */
     uint8_t list[64];
     float score4[64], score8[64];
-    if (bc.opaque) {
+    if (best.err <= good_enough) {
+        /* nothing more to try */
+    } else if (bc.opaque) {
         if (quality == BLOCK_QUALITY_FAST) {
             estimate_partitions(&bc, 2, 64, 3, detail, NULL, score8);
             if (best.err > 0 && select_lowest(score8, 64, keep2, list))
@@ -1160,5 +1246,8 @@ void bc7_encode_block(const uint8_t rgba[64], block_quality quality, uint8_t out
                 try_separate_mode(&bc, &ef, 4, r, 1, &best);
         }
     }
+    /* Whole-endpoint moves on the winner only (too slow for every fit). */
+    if (ef.nudge && best.err > 0)
+        nudge_candidate(&bc, &ef, &best);
     pack_candidate(&best, out);
 }
