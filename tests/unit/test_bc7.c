@@ -502,7 +502,7 @@ static void opaque_blocks_decode_with_alpha_255(void **state) {
     (void)state;
     rng_state = 4242;
     uint8_t in[64], block[16], out[64];
-    for (int i = 0; i < 90; i++) {
+    for (int i = 0; i < 45; i++) {
         uint8_t base[2][3];
         for (int k = 0; k < 2; k++)
             for (int c = 0; c < 3; c++)
@@ -531,7 +531,7 @@ static void opaque_blocks_decode_with_alpha_255(void **state) {
 
 /* ---- encoder: synthetic images ---------------------------------------------------- */
 
-enum { IMG = 32 };
+enum { IMG = 24 };
 
 typedef enum pattern {
     PATTERN_GRADIENT,
@@ -625,13 +625,13 @@ static double psnr(double sq, double samples) {
  * Measured values are a little above; a regression in fitting or a table
  * typo drops them by far more. */
 static const double rgb_floor[PATTERN_COUNT][3] = {
-    {38.0, 39.0, 39.5}, /* gradient (planar: no single line fits a block) */
-    {42.0, 42.5, 43.0}, /* noise */
-    {36.0, 60.0, 60.0}, /* edges: three flat colours, exact from `normal` on */
-    {41.0, 51.5, 48.5}, /* alpha ramp */
-    {33.0, 38.5, 39.5}, /* normal map */
+    {39.3, 39.3, 39.9}, /* gradient (planar: no single line fits a block) */
+    {42.2, 42.6, 43.4}, /* noise */
+    {34.0, 60.0, 60.0}, /* edges: three flat colours, exact from `normal` on */
+    {41.4, 54.0, 50.2}, /* alpha ramp (`best` trades RGB for alpha here) */
+    {33.2, 39.4, 40.6}, /* normal map */
 };
-static const double alpha_ramp_alpha_floor[3] = {40.0, 39.8, 39.8};
+static const double alpha_ramp_alpha_floor[3] = {40.2, 40.3, 41.6};
 
 static void synthetic_images_meet_quality_floors(void **state) {
     (void)state;
@@ -670,9 +670,9 @@ static void corpus_images_meet_quality_floors(void **state) {
         int x0, y0;
         double floor[3];
     } cases[] = {
-        {"gltf/DamagedHelmet/glTF/Default_albedo.jpg", 1024, 1024, {51.5, 52.0, 52.5}},
-        {"gltf/CesiumMilkTruck/glTF/CesiumMilkTruck.jpg", 512, 512, {55.0, 58.5, 63.0}},
-        {"images/pngsuite/basn6a08.png", 0, 0, {54.0, 54.3, 54.6}},
+        {"gltf/DamagedHelmet/glTF/Default_albedo.jpg", 1024, 1024, {51.5, 52.6, 53.1}},
+        {"gltf/CesiumMilkTruck/glTF/CesiumMilkTruck.jpg", 512, 512, {55.4, 58.9, 64.1}},
+        {"images/pngsuite/basn6a08.png", 0, 0, {54.0, 54.3, 54.7}},
     };
     double total[3] = {0};
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {

@@ -273,6 +273,7 @@ typedef struct fit_spec {
     unsigned polish;  /* rounds of search over neighbouring fields at the end */
     bool wide_polish; /* search two steps around instead of one */
     unsigned nudge;   /* nudge_endpoints: 1 = single-channel and all-channel moves, 2 = all */
+    bool nudge_each;  /* ...in every fit, not only on the block's winner */
 } fit_spec;
 
 typedef struct fit_result {
@@ -510,6 +511,8 @@ static void polish_fit(const subset_pixels *sp, const fit_spec *fs, fit_result *
         polished.err = err;
         *best = polished;
     }
+    if (fs->nudge_each && fs->count >= 3)
+        nudge_endpoints(sp, fs, p0, p1, best);
 }
 
 /* Picks P-bits (all combinations, or the ones nearest the float endpoints)
@@ -718,7 +721,7 @@ static void store_fit(candidate *cand, unsigned subset, const subset_pixels *sp,
 
 typedef struct effort {
     unsigned refine;
-    bool exhaustive, all_pbits, wide_polish;
+    bool exhaustive, all_pbits, wide_polish, nudge_each;
     unsigned polish, nudge;
 } effort;
 
@@ -743,6 +746,7 @@ static fit_spec color_spec(const block_ctx *bc, const effort *ef, unsigned mode,
         .polish = ef->polish,
         .wide_polish = ef->wide_polish,
         .nudge = ef->nudge,
+        .nudge_each = ef->nudge_each,
     };
     return fs;
 }
@@ -1174,7 +1178,7 @@ void bc7_encode_block(const uint8_t rgba[64], block_quality quality, uint8_t out
         keep2 = 2, keep3 = 2, keep_alpha = 4, detail = 8, rotations = 4;
     } else if (quality >= BLOCK_QUALITY_BEST) {
         ef = (effort){.refine = 4, .exhaustive = true, .all_pbits = true, .polish = 3};
-        ef.wide_polish = true, ef.nudge = 2;
+        ef.wide_polish = ef.nudge_each = true, ef.nudge = 2;
         keep2 = 16, keep3 = 8, keep_alpha = 16, rotations = 4, detail = 64, mode4_both = true;
         detail3 = 64;
         mode4_rotations = all_rotations = true;
