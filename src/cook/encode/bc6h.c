@@ -523,6 +523,25 @@ static bool finish_candidate(const bc6h_mode *mode, candidate *c) {
     return true;
 }
 
+/* Whatever endpoint ends up as the base, transformed endpoints must lie
+ * within the delta range of it: a spread of more than twice that range per
+ * channel can never fit. */
+static bool deltas_can_fit(const bc6h_mode *mode, const candidate *c) {
+    if (!mode->transformed)
+        return true;
+    int count = mode->two_subsets ? 4 : 2;
+    for (int ch = 0; ch < 3; ch++) {
+        int32_t lo = c->ends[0][ch], hi = lo;
+        for (int e = 1; e < count; e++) {
+            lo = c->ends[e][ch] < lo ? c->ends[e][ch] : lo;
+            hi = c->ends[e][ch] > hi ? c->ends[e][ch] : hi;
+        }
+        if (hi - lo > (1 << mode->delta_bits[ch]) - 1)
+            return false;
+    }
+    return true;
+}
+
 static void try_mode(const texels *t, int m, unsigned partition, int passes, candidate *best) {
     const bc6h_mode *mode = &modes[m];
     candidate c = {.mode = m, .partition = partition};
@@ -538,6 +557,8 @@ static void try_mode(const texels *t, int m, unsigned partition, int passes, can
         for (int e = 0; e < subsets * 2; e++)
             for (int ch = 0; ch < 3; ch++)
                 c.ends[e][ch] = quantize(ends_f[e][ch], mode->endpoint_bits);
+        if (!deltas_can_fit(mode, &c))
+            break; /* cheap reject before choosing indices */
         c.error = select_indices(t, mode, partition, (const int32_t(*)[3])c.ends, c.index);
         if (c.error < best->error) {
             candidate done = c;
