@@ -5,13 +5,31 @@
 # function and texel block size, and that every Zstd level inflates to its
 # declared size (with Node's own zstd when it has one). Two builds: the
 # desktop target (BC1/BC3/BC4/BC5/BC6H/BC7 and a forced uncompressed file)
-# and the mobile preset (ASTC LDR/HDR). Without node/npm or the registry,
-# prints "skipped:" and passes.
+# and the mobile preset (ASTC LDR/HDR); `kiln info --quality` on the result.
+# First, without node: a forced format a texture cannot hold fails the build
+# naming the rule. Without node/npm or the registry, the rest prints
+# "skipped:" and passes.
 set -u
 KILN=${KILN:?set KILN to the kiln executable}
 KILN_CORPUS=${KILN_CORPUS:-}
 tmp=${KILN_TMP:-/tmp}/ktx2_independent
 rm -rf "$tmp" && mkdir -p "$tmp/in/tex" "$tmp/npm"
+
+# A format a texture cannot hold (bc4 for an RGB colour map) fails the build
+# with the file, the format and the kiln.yml rule that asked for it.
+mkdir -p "$tmp/bad/in/art"
+if [ -n "$KILN_CORPUS" ] && [ -f "$KILN_CORPUS/images/pngsuite/basn2c16.png" ]; then
+    cp "$KILN_CORPUS/images/pngsuite/basn2c16.png" "$tmp/bad/in/art/wall.png"
+    printf 'rules:\n  - match: "art/*.png"\n    texture.format: bc4\n' >"$tmp/bad/kiln.yml"
+    if "$KILN" build -q -i "$tmp/bad/in" -o "$tmp/bad/out" --config "$tmp/bad/kiln.yml" \
+        >"$tmp/bad.log" 2>&1; then
+        echo "FAIL: bc4 for a colour map did not fail the build"; exit 1
+    fi
+    if ! grep -q "art/wall.png.*texture.format 'bc4' (set by rule 'match: art/\*.png' (.*kiln.yml:2)).*colour map" \
+        "$tmp/bad.log"; then
+        echo "FAIL: the error does not name the file, format and rule:"; cat "$tmp/bad.log"; exit 1
+    fi
+fi
 
 if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
     echo "skipped: node or npm not installed"
