@@ -9,10 +9,16 @@
  *   - otherwise each candidate mode (and partition, rotation, index
  *     selection) is fitted: principal axis of each subset -> endpoints,
  *     quantised with the best P-bits, indices by projection onto the
- *     quantised line, then least-squares endpoint refinement; the candidate
- *     with the least squared RGBA error wins;
- *   - partitions are shortlisted by a cheap estimate (the residual off each
- *     subset's principal axis) so only a few are fitted fully.
+ *     quantised line, least-squares endpoint refinement, then a search over
+ *     neighbouring field values; the candidate with the least squared RGBA
+ *     error wins, and its endpoints are finally nudged a step at a time with
+ *     the indices reassigned;
+ *   - partitions are shortlisted by a cheap two-stage estimate (spread within
+ *     the subsets, then a line fit and the error of snapping to the index
+ *     levels) so only a few are fitted fully, and only while their estimate
+ *     beats the best error so far.
+ * The quality levels differ in which modes they try and how hard each fit
+ * searches (see bc7_encode_block); everything is deterministic.
  * Opaque blocks only use encodings whose alpha decodes to exactly 255.
  */
 #include <math.h>
@@ -673,7 +679,6 @@ static void fit_subset(const subset_pixels *sp, const fit_spec *fs, fit_result *
 typedef struct block_ctx {
     int px[16][4];
     bool opaque;
-    block_quality quality;
 } block_ctx;
 
 static void gather(const block_ctx *bc, const uint8_t *part, unsigned subset, unsigned rotation,
@@ -1099,7 +1104,9 @@ static unsigned likely_rotation(const block_ctx *bc) {
 }
 
 /* Fits `mode` with the shortlisted partitions (best estimate first), each
- * only while its estimate times `slack` beats the best error so far. */
+ * only while its estimate times `slack` beats the best error so far
+ * (partitions left out of the full estimate score infinity and stop the
+ * loop whatever the slack, as infinity * 0 is NaN). */
 static void try_partitions(const block_ctx *bc, const effort *ef, unsigned mode,
                            const uint8_t *list, unsigned n, const float *score, float slack,
                            candidate *best) {
@@ -1138,11 +1145,92 @@ static void encode_single_color(const uint8_t px[4], uint8_t out[16]) {
     pack_candidate(&cand, out);
 }
 
+/* ---- encoder: what each quality tries ------------------------------------------ */
+
+typedef struct search_plan {
+    effort ef;                /* how hard each fit searches */
+    uint32_t good_enough;     /* stop after mode 6 at or below this squared error */
+    bool opaque_mode1_only;   /* opaque blocks: modes 6 and 1 only */
+    unsigned detail, detail3; /* partitions estimated in full (2 and 3 subsets) */
+    unsigned keep2, keep3;    /* partitions fitted per mode: 1 and 3; 0 and 2 */
+    unsigned keep_alpha;      /* partitions fitted for mode 7; 0: modes 6 and 5 only */
+    float slack;              /* fit a partition only while estimate * slack < best error */
+    uint32_t three_min_err;   /* modes 0 and 2 only above this squared error */
+    unsigned rotations;       /* rotations of modes 4/5 considered (1: none) */
+    bool all_rotations;       /* all of them, not only the likeliest */
+    bool opaque_unrotated;    /* opaque blocks: also mode 5 without rotation, mode 4 */
+    bool mode4_rotations;     /* mode 4 with every rotation tried, not only 0 */
+    bool mode4_both_indices;  /* mode 4 with both index selections */
+} search_plan;
+
+/* Each setting of `normal` was measured on sampled corpus blocks (see the
+ * BC7 section of BENCHMARKS.md). Partition estimates ignore endpoint
+ * quantisation, so they are usually low: `normal` does not fit a partition
+ * whose estimate does not beat the best error so far (slack 1); `fast` and
+ * `best` fit every shortlisted one (slack 0). */
+static const search_plan plans[3] = {
+    /* fast: mode 6, then mode 1 with the best-estimated partition (opaque)
+     * or mode 5 (alpha) */
+    {.ef = {.refine = 1},
+     .opaque_mode1_only = true,
+     .detail = 4,
+     .keep2 = 1,
+     .slack = 0.0f,
+     .rotations = 1},
+    /* normal */
+    {.ef = {.refine = 1, .polish = 1, .nudge = 1},
+     .good_enough = 16, /* mostly off-by-one texels: little left to gain */
+     .detail = 8,
+     .detail3 = 8,
+     .keep2 = 2,
+     .keep3 = 2,
+     .keep_alpha = 4,
+     .slack = 1.0f,
+     .three_min_err = 100, /* about 1.5 levels RMS: 3 subsets rarely pay off */
+     .rotations = 4},
+    /* best: everything shortlisted, every fit searched widely */
+    {.ef = {.refine = 4,
+            .exhaustive = true,
+            .all_pbits = true,
+            .wide_polish = true,
+            .nudge_each = true,
+            .polish = 3,
+            .nudge = 2},
+     .detail = 64,
+     .detail3 = 64,
+     .keep2 = 16,
+     .keep3 = 8,
+     .keep_alpha = 16,
+     .slack = 0.0f,
+     .rotations = 4,
+     .all_rotations = true,
+     .opaque_unrotated = true,
+     .mode4_rotations = true,
+     .mode4_both_indices = true},
+};
+
+/* Modes 5 and 4 with rotations: rotation 0 is tried here for opaque blocks
+ * only (blocks with alpha try it beforehand); besides it, all rotations or
+ * the likeliest. */
+static void try_rotations(const block_ctx *bc, const search_plan *plan, bool opaque,
+                          candidate *best) {
+    unsigned likely = plan->rotations > 1 ? likely_rotation(bc) : 0;
+    for (unsigned r = opaque ? 0 : 1; r < plan->rotations; r++) {
+        bool unrotated = r == 0 && plan->opaque_unrotated;
+        if (!unrotated && r != likely && !plan->all_rotations)
+            continue;
+        try_separate_mode(bc, &plan->ef, 5, r, 0, best);
+        if (unrotated || plan->mode4_rotations)
+            try_separate_mode(bc, &plan->ef, 4, r, 0, best);
+        if (plan->mode4_both_indices)
+            try_separate_mode(bc, &plan->ef, 4, r, 1, best);
+    }
+}
+
 /* ---- encoder: entry point ----------------------------------------------------- */
 
 void bc7_encode_block(const uint8_t rgba[64], block_quality quality, uint8_t out[16]) {
     block_ctx bc;
-    bc.quality = quality;
     bc.opaque = true;
     bool single = true;
     for (unsigned t = 0; t < 16; t++) {
@@ -1157,101 +1245,49 @@ void bc7_encode_block(const uint8_t rgba[64], block_quality quality, uint8_t out
         return;
     }
 
-    /* Effort per quality: fitting rounds, and how many partitions are
-     * estimated in full (`detail`, after a cheaper pre-filter) and then
-     * fitted (keep2 for modes 1 and 3, keep3 for modes 0 and 2, keep_alpha
-     * for mode 7). */
-    effort ef = {.refine = 1, .exhaustive = false, .all_pbits = false, .polish = 0, .nudge = 0};
-    unsigned keep2 = 1, keep3 = 0, keep_alpha = 0, rotations = 1, detail = 4;
-    bool mode4_both = false, mode4_rotations = false, all_rotations = false;
-    bool opaque_mode4 = true, opaque_rotation0 = true;
-    uint32_t three_min_err = 0; /* modes 0 and 2 only above this squared error */
-    unsigned detail3 = 8;
-    uint32_t good_enough = 0; /* stop after mode 6 at or below this squared error */
-    if (quality == BLOCK_QUALITY_NORMAL) {
-        ef.refine = 1, ef.polish = 1, ef.nudge = 1;
-        three_min_err = 100; /* about 1.5 levels RMS: 3 subsets rarely pay off */
-        good_enough = 16;    /* mostly off-by-one texels: little left to gain */
-        /* On opaque blocks mode 4, and mode 5 without rotation, almost
-         * never beat modes 6, 1 and 3 (measured on the corpus). */
-        opaque_mode4 = opaque_rotation0 = false;
-        keep2 = 2, keep3 = 2, keep_alpha = 4, detail = 8, rotations = 4;
-    } else if (quality >= BLOCK_QUALITY_BEST) {
-        ef = (effort){.refine = 4, .exhaustive = true, .all_pbits = true, .polish = 3};
-        ef.wide_polish = ef.nudge_each = true, ef.nudge = 2;
-        keep2 = 16, keep3 = 8, keep_alpha = 16, rotations = 4, detail = 64, mode4_both = true;
-        detail3 = 64;
-        mode4_rotations = all_rotations = true;
-    }
-
-    /* Below `best`, a partition is only fitted when its estimate (which
-     * ignores endpoint quantisation, so is usually low) beats the best
-     * error so far; `best` fits every shortlisted one. */
-    float slack = quality >= BLOCK_QUALITY_BEST ? 0.0f : 1.0f;
-
+    const search_plan *plan = &plans[quality == BLOCK_QUALITY_NORMAL ? 1
+                                     : quality >= BLOCK_QUALITY_BEST ? 2
+                                                                     : 0];
+    const effort *ef = &plan->ef;
     candidate best;
     memset(&best, 0, sizeof(best));
     best.err = UINT32_MAX;
-    try_joint_mode(&bc, &ef, 6, 0, &best);
-    /* Mode 6 alone when it is already good enough. */
+    try_joint_mode(&bc, ef, 6, 0, &best);
     uint8_t list[64];
     float score4[64], score8[64];
-    if (best.err <= good_enough) {
-        /* nothing more to try */
+    if (best.err <= plan->good_enough) {
+        /* mode 6 alone is good enough */
+    } else if (bc.opaque && plan->opaque_mode1_only) {
+        estimate_partitions(&bc, 2, 64, 3, plan->detail, NULL, score8);
+        unsigned n = select_lowest(score8, 64, plan->keep2, list);
+        try_partitions(&bc, ef, 1, list, n, score8, plan->slack, &best);
     } else if (bc.opaque) {
-        if (quality == BLOCK_QUALITY_FAST) {
-            estimate_partitions(&bc, 2, 64, 3, detail, NULL, score8);
-            if (best.err > 0 && select_lowest(score8, 64, keep2, list))
-                try_joint_mode(&bc, &ef, 1, list[0], &best);
-        } else {
-            estimate_partitions(&bc, 2, 64, 3, detail, score4, score8);
-            unsigned n = select_lowest(score8, 64, keep2, list);
-            try_partitions(&bc, &ef, 1, list, n, score8, slack, &best);
-            n = select_lowest(score4, 64, keep2, list);
-            try_partitions(&bc, &ef, 3, list, n, score4, slack, &best);
-            if (best.err > three_min_err)
-                estimate_partitions(&bc, 3, 64, 3, detail3, score4, score8);
-            else
-                keep3 = 0;
-            n = select_lowest(score4, 64, keep3, list);
-            try_partitions(&bc, &ef, 2, list, n, score4, slack, &best);
-            n = select_lowest(score8, 16, keep3, list);
-            try_partitions(&bc, &ef, 0, list, n, score8, slack, &best);
-            /* Rotations put one channel on its own indices (normal maps);
-             * below `best`, only the likeliest one besides none. */
-            unsigned likely = rotations > 1 ? likely_rotation(&bc) : 0;
-            for (unsigned r = 0; r < rotations; r++) {
-                if ((r != 0 || !opaque_rotation0) && r != likely && !all_rotations)
-                    continue;
-                try_separate_mode(&bc, &ef, 5, r, 0, &best);
-                if ((r == 0 && opaque_mode4) || mode4_rotations)
-                    try_separate_mode(&bc, &ef, 4, r, 0, &best);
-                if (mode4_both)
-                    try_separate_mode(&bc, &ef, 4, r, 1, &best);
-            }
+        estimate_partitions(&bc, 2, 64, 3, plan->detail, score4, score8);
+        unsigned n = select_lowest(score8, 64, plan->keep2, list);
+        try_partitions(&bc, ef, 1, list, n, score8, plan->slack, &best);
+        n = select_lowest(score4, 64, plan->keep2, list);
+        try_partitions(&bc, ef, 3, list, n, score4, plan->slack, &best);
+        if (best.err > plan->three_min_err) {
+            estimate_partitions(&bc, 3, 64, 3, plan->detail3, score4, score8);
+            n = select_lowest(score4, 64, plan->keep3, list);
+            try_partitions(&bc, ef, 2, list, n, score4, plan->slack, &best);
+            n = select_lowest(score8, 16, plan->keep3, list);
+            try_partitions(&bc, ef, 0, list, n, score8, plan->slack, &best);
         }
+        try_rotations(&bc, plan, true, &best);
     } else {
-        try_separate_mode(&bc, &ef, 5, 0, 0, &best);
-        if (quality != BLOCK_QUALITY_FAST) {
-            try_separate_mode(&bc, &ef, 4, 0, 0, &best);
-            try_separate_mode(&bc, &ef, 4, 0, 1, &best);
-            estimate_partitions(&bc, 2, 64, 4, detail, score4, NULL);
-            unsigned n = select_lowest(score4, 64, keep_alpha, list);
-            try_partitions(&bc, &ef, 7, list, n, score4, slack, &best);
+        try_separate_mode(&bc, ef, 5, 0, 0, &best);
+        if (plan->keep_alpha) {
+            try_separate_mode(&bc, ef, 4, 0, 0, &best);
+            try_separate_mode(&bc, ef, 4, 0, 1, &best);
+            estimate_partitions(&bc, 2, 64, 4, plan->detail, score4, NULL);
+            unsigned n = select_lowest(score4, 64, plan->keep_alpha, list);
+            try_partitions(&bc, ef, 7, list, n, score4, plan->slack, &best);
         }
-        unsigned likely = rotations > 1 ? likely_rotation(&bc) : 0;
-        for (unsigned r = 1; r < rotations; r++) {
-            if (r != likely && !all_rotations)
-                continue;
-            try_separate_mode(&bc, &ef, 5, r, 0, &best);
-            if (mode4_rotations)
-                try_separate_mode(&bc, &ef, 4, r, 0, &best);
-            if (mode4_both)
-                try_separate_mode(&bc, &ef, 4, r, 1, &best);
-        }
+        try_rotations(&bc, plan, false, &best);
     }
     /* Whole-endpoint moves on the winner only (too slow for every fit). */
-    if (ef.nudge && best.err > 0)
-        nudge_candidate(&bc, &ef, &best);
+    if (ef->nudge && best.err > 0)
+        nudge_candidate(&bc, ef, &best);
     pack_candidate(&best, out);
 }
