@@ -520,14 +520,15 @@ static void representable_two_colour_blocks_round_trip_exactly(void **state) {
     }
 }
 
-/* Opaque input always decodes to alpha 255, whatever the block looks like:
- * white noise, two tones with noise, and steep ramps in random directions. */
-static void opaque_blocks_decode_with_alpha_255(void **state) {
+/* Opaque input always decodes to alpha 255 and fully transparent input to
+ * alpha 0, whatever the colours look like: white noise, two tones with
+ * noise, and steep ramps in random directions. */
+static void opaque_and_transparent_blocks_keep_their_alpha(void **state) {
     (void)state;
     rng_state = 4242;
     uint8_t in[64], block[16], out[64];
-    for (int i = 0; i < 45; i++) {
-        uint8_t base[2][3];
+    for (int i = 0; i < 60; i++) {
+        uint8_t base[2][3], alpha = i % 4 == 3 ? 0 : 255;
         for (int k = 0; k < 2; k++)
             for (int c = 0; c < 3; c++)
                 base[k][c] = (uint8_t)rnd();
@@ -542,13 +543,13 @@ static void opaque_blocks_decode_with_alpha_255(void **state) {
                     v = base[0][c] + ((t & 3) * (base[1][c] - 128) + (t >> 2) * (c * 40 - 40)) / 4;
                 in[4 * t + c] = (uint8_t)(v < 0 ? 0 : v > 255 ? 255 : v);
             }
-            in[4 * t + 3] = 255;
+            in[4 * t + 3] = alpha;
         }
         for (int q = 0; q < 3; q++) {
             bc7_encode_block(in, qualities[q], block);
             bc7_decode_block(block, out);
             for (int t = 0; t < 16; t++)
-                assert_int_equal(out[4 * t + 3], 255);
+                assert_int_equal(out[4 * t + 3], alpha);
         }
     }
 }
@@ -745,7 +746,7 @@ int main(void) {
         cmocka_unit_test(random_blocks_decode_within_spec),
         cmocka_unit_test(single_colour_blocks_round_trip_exactly),
         cmocka_unit_test(representable_two_colour_blocks_round_trip_exactly),
-        cmocka_unit_test(opaque_blocks_decode_with_alpha_255),
+        cmocka_unit_test(opaque_and_transparent_blocks_keep_their_alpha),
         cmocka_unit_test(synthetic_images_meet_quality_floors),
         cmocka_unit_test(corpus_images_meet_quality_floors),
     };

@@ -19,7 +19,8 @@
  *     beats the best error so far.
  * The quality levels differ in which modes they try and how hard each fit
  * searches (see bc7_encode_block); everything is deterministic.
- * Opaque blocks only use encodings whose alpha decodes to exactly 255.
+ * Opaque blocks decode with alpha exactly 255, fully transparent ones with
+ * alpha exactly 0.
  */
 #include <math.h>
 #include <stdint.h>
@@ -271,7 +272,8 @@ typedef struct fit_spec {
     unsigned first, count; /* channels [first, first + count) */
     unsigned bits[4];      /* field bits per channel (without the P-bit) */
     unsigned pbits;        /* 0 none, 1 shared by both endpoints, 2 one per endpoint */
-    bool force_p1;         /* opaque joint RGBA: P-bits 1 so alpha decodes to 255 */
+    int force_p;           /* joint RGBA: both P-bits 1 (opaque: alpha 255) or 0 (fully
+                              transparent: alpha 0); -1: free */
     unsigned index_bits;
     unsigned refine;  /* least-squares refinement rounds */
     bool exhaustive;  /* exact nearest palette entry instead of projection */
@@ -453,6 +455,15 @@ static uint32_t eval_quantized(const subset_pixels *sp, const fit_spec *fs, floa
 static void nudge_endpoints(const subset_pixels *sp, const fit_spec *fs, int p0, int p1,
                             fit_result *best) {
     unsigned c0 = fs->first, nch = fs->count > 3 ? 3 : fs->count;
+    /* A channel with one value throughout is already fitted as well as it
+     * can be (exactly, when representable: the alpha a rotation moved into
+     * the colour of an opaque or transparent block); it never moves. */
+    bool fixed[3] = {false, false, false};
+    for (unsigned k = 0; k < nch; k++) {
+        fixed[k] = true;
+        for (unsigned i = 1; i < sp->n; i++)
+            fixed[k] = fixed[k] && sp->px[i][c0 + k] == sp->px[0][c0 + k];
+    }
     bool improved = true;
     for (int pass = 0; pass < 2 && improved && best->err > 0; pass++) {
         improved = false;
@@ -468,7 +479,7 @@ static void nudge_endpoints(const subset_pixels *sp, const fit_spec *fs, int p0,
                 for (unsigned k = 0; k < nch; k++) {
                     unsigned c = c0 + k;
                     int q = trial.q[end][c] + delta[k];
-                    valid = valid && q >= 0 && q < (1 << fs->bits[c]);
+                    valid = valid && q >= 0 && q < (1 << fs->bits[c]) && !(fixed[k] && delta[k]);
                     trial.q[end][c] = (uint8_t)q;
                 }
                 if (!valid)
@@ -491,7 +502,7 @@ static void nudge_endpoints(const subset_pixels *sp, const fit_spec *fs, int p0,
 static void polish_fit(const subset_pixels *sp, const fit_spec *fs, fit_result *best) {
     /* With every P-bit combination allowed, each other combination is
      * polished from the current fields too. */
-    if (fs->all_pbits && fs->pbits && !fs->force_p1) {
+    if (fs->all_pbits && fs->pbits && fs->force_p < 0) {
         fit_result start = *best;
         for (int combo = 0; combo < 4; combo++) {
             int p0 = combo & 1, p1 = fs->pbits == 1 ? p0 : combo >> 1;
@@ -534,8 +545,8 @@ static void eval_endpoints(const subset_pixels *sp, const fit_spec *fs, float e[
             *best = trial;
         return;
     }
-    if (fs->force_p1) {
-        if (eval_quantized(sp, fs, e, 1, 1, &trial, best->err) < best->err)
+    if (fs->force_p >= 0) {
+        if (eval_quantized(sp, fs, e, fs->force_p, fs->force_p, &trial, best->err) < best->err)
             *best = trial;
         return;
     }
@@ -678,7 +689,8 @@ static void fit_subset(const subset_pixels *sp, const fit_spec *fs, fit_result *
 
 typedef struct block_ctx {
     int px[16][4];
-    bool opaque;
+    bool opaque;      /* every alpha 255: decodes to exactly 255 */
+    bool transparent; /* every alpha 0: decodes to exactly 0 */
 } block_ctx;
 
 static void gather(const block_ctx *bc, const uint8_t *part, unsigned subset, unsigned rotation,
@@ -743,7 +755,10 @@ static fit_spec color_spec(const block_ctx *bc, const effort *ef, unsigned mode,
         .pbits = m->endpoint_pbits ? 2
                  : m->shared_pbits ? 1
                                    : 0,
-        .force_p1 = bc->opaque && m->alpha_bits && m->endpoint_pbits,
+        .force_p = !m->alpha_bits || !m->endpoint_pbits ? -1
+                   : bc->opaque                         ? 1
+                   : bc->transparent                    ? 0
+                                                        : -1,
         .index_bits = separate && index_sel ? m->index2_bits : m->index_bits,
         .refine = ef->refine,
         .exhaustive = ef->exhaustive,
@@ -1231,7 +1246,7 @@ static void try_rotations(const block_ctx *bc, const search_plan *plan, bool opa
 
 void bc7_encode_block(const uint8_t rgba[64], block_quality quality, uint8_t out[16]) {
     block_ctx bc;
-    bc.opaque = true;
+    bc.opaque = bc.transparent = true;
     bool single = true;
     for (unsigned t = 0; t < 16; t++) {
         for (unsigned c = 0; c < 4; c++) {
@@ -1239,6 +1254,7 @@ void bc7_encode_block(const uint8_t rgba[64], block_quality quality, uint8_t out
             single = single && rgba[4 * t + c] == rgba[c];
         }
         bc.opaque = bc.opaque && rgba[4 * t + 3] == 255;
+        bc.transparent = bc.transparent && rgba[4 * t + 3] == 0;
     }
     if (single) {
         encode_single_color(rgba, out);
