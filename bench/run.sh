@@ -68,6 +68,7 @@ machine_info() {
     echo "meshopt:   $(package_version libmeshoptimizer-dev)"
     echo "gltfpack:  $(package_version gltfpack)"
     echo "tinygltf:  $(package_version libtinygltf-dev)"
+    echo "libsquish: $(package_version libsquish-dev)"
     echo "kiln:      $(git -C "$repo" describe --always --dirty 2>/dev/null || echo unknown)"
 }
 
@@ -224,6 +225,24 @@ run_mesh_quality() {
     "$bin/bench_mesh_quality" "$cook" "$pack" "${sizes[@]}" --cache-only "${cache_only[@]}"
 }
 
+# BC1 / BC3 / BC4 / BC5 (fast / normal / best) against libsquish's range,
+# cluster and iterative cluster fits, one thread, on generated images and
+# central 1024x1024 crops of corpus textures.
+run_bc1() {
+    section "BC1-BC5: kiln vs libsquish (1 thread, CPU time)"
+    load_average
+    local images=() image
+    for image in gltf/DamagedHelmet/glTF/Default_albedo.jpg \
+                 gltf/WaterBottle/glTF/WaterBottle_baseColor.png \
+                 gltf/Fox/glTF/Texture.png gltf/CesiumMilkTruck/glTF/CesiumMilkTruck.jpg \
+                 gltf/AlphaBlendModeTest/glTF/AlphaBlendLabels.png \
+                 gltf/DamagedHelmet/glTF/Default_normal.jpg; do
+        [ -f "$corpus/$image" ] && images+=("$corpus/$image")
+    done
+    [ ${#images[@]} -eq 0 ] && echo "(no corpus images under $corpus: generated images only)"
+    "$bin/bench_bc1" "${images[@]}"
+}
+
 # Textures: decode alone vs the whole texture cook, per corpus image.
 run_textures() {
     echo
@@ -318,15 +337,32 @@ run_builds() {
     rm -rf "$trash"
 }
 
+# BC7 (fast / normal / best) against astcenc 4x4 (-fast / -medium), one
+# thread each, on 512 x 512 centre crops of corpus images plus a synthetic one.
+run_bc7() {
+    section "BC7: kiln bc7 vs astcenc 4x4 (1 thread, 512x512 crops)"
+    load_average
+    local images=() image
+    for image in gltf/DamagedHelmet/glTF/Default_albedo.jpg \
+                 gltf/DamagedHelmet/glTF/Default_normal.jpg \
+                 gltf/CesiumMilkTruck/glTF/CesiumMilkTruck.jpg \
+                 gltf/WaterBottle/glTF/WaterBottle_baseColor.png \
+                 gltf/AlphaBlendModeTest/glTF/AlphaBlendLabels.png; do
+        [ -f "$corpus/$image" ] && images+=("$corpus/$image")
+    done
+    [ ${#images[@]} -eq 0 ] && echo "(no corpus images under $corpus: synthetic image only)"
+    "$bin/bench_bc7" "${images[@]}"
+}
+
 machine_info
 if [ ${#sections[@]} -eq 0 ]; then
-    sections=(load obj_import load_gltf cook_time cook_stages scaling mesh_quality textures builds)
+    sections=(load obj_import load_gltf cook_time cook_stages scaling mesh_quality textures builds bc7 bc1)
 fi
 needs_meshes=false
 for name in "${sections[@]}"; do
     case $name in
     load | obj_import | load_gltf | cook_time | cook_stages | scaling | mesh_quality) needs_meshes=true ;;
-    textures | builds) ;;
+    textures | builds | bc7 | bc1) ;;
     *)
         echo "unknown section '$name'" >&2
         exit 2

@@ -248,13 +248,13 @@ typedef struct kiln_ktx2_view {
     uint32_t vk_format; /* VkFormat value, e.g. 43 = R8G8B8A8_SRGB */
     uint32_t type_size;
     uint32_t width, height;
-    uint32_t depth;            /* 0 for 1D/2D textures */
-    uint32_t layers;           /* 0 when not an array */
-    uint32_t faces;            /* 1, or 6 for a cubemap */
-    uint32_t levels;           /* mip levels stored (>= 1) */
-    uint32_t supercompression; /* KILN_KTX2_SUPERCOMPRESSION_* */
-    uint32_t block_bytes;      /* bytes per texel (block) of vk_format */
-    uint32_t block_width, block_height;
+    uint32_t depth;                         /* 0 for 1D/2D textures */
+    uint32_t layers;                        /* 0 when not an array */
+    uint32_t faces;                         /* 1, or 6 for a cubemap */
+    uint32_t levels;                        /* mip levels stored (>= 1) */
+    uint32_t supercompression;              /* KILN_KTX2_SUPERCOMPRESSION_* */
+    uint32_t block_bytes;                   /* bytes per texel (block) of vk_format */
+    uint32_t block_width, block_height;     /* 1 x 1 unless block-compressed (4 x 4 for BCn) */
     kiln_color_space color_space;           /* from the DFD transfer function */
     uint32_t dfd_color_model, dfd_transfer; /* the DFD's own values */
     const uint8_t *kvd;                     /* key/value data, kvd_size bytes */
@@ -265,7 +265,10 @@ typedef struct kiln_ktx2_view {
 /* Validates a KTX2 file: identifier, header, level index (every range inside
  * the file, sizes consistent with the dimensions), DFD present and matching
  * vkFormat, known supercompression, well-formed key/value data. Supports the
- * vkFormats kiln writes (R8, RG8, RGBA8 UNORM/SRGB, RGBA16F). O(levels). */
+ * vkFormats kiln writes: R8, RG8, RGBA8 UNORM/SRGB, RGBA16F, and the block
+ * formats BC1 (RGB/RGBA), BC3, BC4, BC5, BC6H_UFLOAT, BC7 (UNORM/SRGB) and
+ * ASTC 4x4/5x5/6x6/8x8 (UNORM/SRGB/SFLOAT), whose levels are whole blocks
+ * (block_width x block_height texels, block_bytes each). O(levels). */
 kiln_result kiln_ktx2_view_get(kiln_ktx2_view *view, const void *data, size_t size,
                                const char *name, kiln_error *err);
 
@@ -293,7 +296,7 @@ kiln_result kiln_ktx2_read_level(const kiln_ktx2_view *view, uint32_t level, voi
  * file when the writer followed the spec), or NULL. */
 const char *kiln_ktx2_find_value(const kiln_ktx2_view *view, const char *key, uint32_t *value_size);
 
-/* Short names, e.g. "rgba8_srgb", "zstd". Never NULL. */
+/* Short names, e.g. "rgba8_srgb", "bc7_srgb", "astc_6x6_unorm", "zstd". Never NULL. */
 const char *kiln_ktx2_format_str(uint32_t vk_format);
 const char *kiln_ktx2_supercompression_str(uint32_t scheme);
 

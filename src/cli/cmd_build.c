@@ -346,6 +346,9 @@ static int build(const build_options *options, const build_setup *setup) {
     } else if (!build_plan_make(options, setup, &plan)) {
         status = CLI_EXIT_FAILURE;
     } else {
+        /* One large texture may use every job's thread for its block rows. */
+        for (size_t i = 0; i < plan.sources.count; i++)
+            plan.settings[i].texture_threads = options->jobs;
         status = cook_plan(options, setup, &plan, &existing, &start);
     }
     build_plan_free(&plan);

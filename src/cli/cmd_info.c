@@ -12,13 +12,18 @@
 #include <sys/stat.h>
 
 #include "cli/build/build.h"
+#include "cli/cli.h"
+#include "cook/encode/block.h"
+#include "cook/texture_internal.h"
 
 #define COMMAND "info"
 
 typedef struct info_options {
     const char *output;
+    const char *input; /* --quality: where the textures' sources are */
     bool json;
     bool unreferenced;
+    bool quality;
 } info_options;
 
 /* One file of the output folder, as inspected. */
@@ -50,6 +55,16 @@ typedef struct file_report {
     uint32_t tex_width, tex_height, tex_depth, tex_faces, tex_levels, tex_vk_format,
         tex_supercompression;
     uint64_t tex_uncompressed; /* all levels inflated */
+    double tex_bits_per_pixel;
+    /* --quality, block-compressed textures: modes of level 0's blocks (BC7:
+     * 0..7, BC6H: 0..13) and PSNR against the source when it is found. */
+    bool tex_quality;
+    uint32_t tex_modes[14];
+    uint32_t tex_mode_count;
+    char tex_source[256];
+    char tex_quality_note[512];          /* why there is no PSNR, "" when there is */
+    double tex_psnr_rgb, tex_psnr_alpha; /* alpha < 0: no alpha channel */
+    const char *tex_psnr_channels;       /* what tex_psnr_rgb covers: "RGB", "RG", "R" */
 } file_report;
 
 typedef struct info_totals {
@@ -61,11 +76,13 @@ typedef struct info_totals {
     size_t problems;
 } info_totals;
 
-enum { OPTION_JSON = 256, OPTION_UNREFERENCED };
+enum { OPTION_JSON = 256, OPTION_QUALITY, OPTION_UNREFERENCED };
 
 static const struct option info_long_options[] = {
     {"output", required_argument, NULL, 'o'},
+    {"input", required_argument, NULL, 'i'},
     {"json", no_argument, NULL, OPTION_JSON},
+    {"quality", no_argument, NULL, OPTION_QUALITY},
     {"unreferenced", no_argument, NULL, OPTION_UNREFERENCED},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
@@ -79,10 +96,22 @@ void cmd_info_usage(FILE *out) {
             "vertex and triangle counts, submeshes, material slots, index size,\n"
             "vertex layout, bounds and source; for every material table (.kmat) its\n"
             "rows, textured slots, alpha modes, double-sided count and the source\n"
-            "extensions it dropped; then totals and counts per kind.\n"
+            "extensions it dropped; for every texture (.ktx2) its size, mips, GPU\n"
+            "format with bits per pixel and supercompression; then totals and counts\n"
+            "per kind.\n"
+            "\n"
+            "With --quality, each block-compressed texture's level 0 is decoded with\n"
+            "kiln's own decoders (astcenc for ASTC): BC7 and BC6H textures list how\n"
+            "many blocks use each mode, and when the source named in the file's\n"
+            "kilnSource key is still under the input folder at the same size, the\n"
+            "PSNR of level 0 against it (RGB and alpha in dB; for HDR, RGB after\n"
+            "Reinhard tone mapping). Otherwise it says why there is no PSNR (source\n"
+            "embedded in a model, moved, or level 0 downscaled by texture.max_size).\n"
             "\n"
             "Options:\n"
             "  -o, --output DIR   folder of cooked files (default: %s)\n"
+            "  -i, --input DIR    folder of sources, for --quality (default: %s)\n"
+            "      --quality      decode block-compressed textures: modes and PSNR\n"
             "      --json         print one JSON document instead of text\n"
             "      --unreferenced list the cooked assets nothing reaches from kiln.yml's\n"
             "                     `roots:` and `always:` (without roots: that no other\n"
@@ -90,25 +119,31 @@ void cmd_info_usage(FILE *out) {
             "  -h, --help         show this help\n"
             "\n"
             "Exit status: 0, or 1 when the folder is missing or a file cannot be read.\n",
-            CLI_DEFAULT_OUTPUT);
+            CLI_DEFAULT_OUTPUT, CLI_DEFAULT_INPUT);
 }
 
 /* Returns -1 to go on, otherwise the exit status. */
 static int parse_info_options(int argc, char **argv, info_options *options) {
-    *options = (info_options){.output = CLI_DEFAULT_OUTPUT};
+    *options = (info_options){.output = CLI_DEFAULT_OUTPUT, .input = CLI_DEFAULT_INPUT};
     cli_getopt_reset();
     int option;
-    while ((option = getopt_long(argc, argv, CLI_GETOPT_PREFIX "o:h", info_long_options, NULL)) !=
+    while ((option = getopt_long(argc, argv, CLI_GETOPT_PREFIX "o:i:h", info_long_options, NULL)) !=
            -1) {
         switch (option) {
         case 'o':
             options->output = optarg;
+            break;
+        case 'i':
+            options->input = optarg;
             break;
         case OPTION_JSON:
             options->json = true;
             break;
         case OPTION_UNREFERENCED:
             options->unreferenced = true;
+            break;
+        case OPTION_QUALITY:
+            options->quality = true;
             break;
         case 'h':
             cmd_info_usage(stdout);
@@ -295,8 +330,153 @@ static void inspect_materials(const char *full_path, file_report *report) {
                  cli_kiln_error_detail(&error, full_path));
 }
 
-/* A .ktx2: header facts through the runtime reader (no level is inflated). */
-static void inspect_texture(const char *full_path, file_report *report) {
+/* The block format of a KTX2 file's vkFormat; false for uncompressed ones. */
+static bool block_desc_of(const kiln_ktx2_view *v, block_image_desc *d) {
+    *d = (block_image_desc){
+        .width = v->width, .height = v->height, .srgb = v->color_space == KILN_COLOR_SPACE_SRGB};
+    switch (v->vk_format) {
+    case KTX2_VK_FORMAT_BC1_RGB_UNORM:
+    case KTX2_VK_FORMAT_BC1_RGB_SRGB:
+        d->format = BLOCK_FORMAT_BC1;
+        return true;
+    case KTX2_VK_FORMAT_BC1_RGBA_UNORM:
+    case KTX2_VK_FORMAT_BC1_RGBA_SRGB:
+        d->format = BLOCK_FORMAT_BC1A;
+        return true;
+    case KTX2_VK_FORMAT_BC3_UNORM:
+    case KTX2_VK_FORMAT_BC3_SRGB:
+        d->format = BLOCK_FORMAT_BC3;
+        return true;
+    case KTX2_VK_FORMAT_BC4_UNORM:
+        d->format = BLOCK_FORMAT_BC4;
+        return true;
+    case KTX2_VK_FORMAT_BC5_UNORM:
+        d->format = BLOCK_FORMAT_BC5;
+        return true;
+    case KTX2_VK_FORMAT_BC6H_UFLOAT:
+        d->format = BLOCK_FORMAT_BC6H;
+        return true;
+    case KTX2_VK_FORMAT_BC7_UNORM:
+    case KTX2_VK_FORMAT_BC7_SRGB:
+        d->format = BLOCK_FORMAT_BC7;
+        return true;
+    default:
+        break;
+    }
+    if (v->dfd_color_model != 162) /* KHR_DF_MODEL_ASTC */
+        return false;
+    d->format = v->vk_format >= KTX2_VK_FORMAT_ASTC_4x4_SFLOAT ? BLOCK_FORMAT_ASTC_HDR
+                                                               : BLOCK_FORMAT_ASTC_LDR;
+    d->astc_block_width = (uint8_t)v->block_width;
+    d->astc_block_height = (uint8_t)v->block_height;
+    return true;
+}
+
+/* PSNR of decoded level 0 (`blocks`) against the source image `path`. */
+static void compare_with_source(const char *path, const block_image_desc *d, const uint8_t *blocks,
+                                file_report *r) {
+    uint8_t *bytes = NULL;
+    size_t size = 0;
+    char reason[256];
+    if (!cook_read_file(path, (size_t)1 << 30, &bytes, &size, reason, sizeof reason)) {
+        snprintf(r->tex_quality_note, sizeof r->tex_quality_note, "source %s: %s", path, reason);
+        return;
+    }
+    cook_image image;
+    bool decoded = image_decode(bytes, size, path, NULL, &image, reason, sizeof reason);
+    free(bytes);
+    if (!decoded) {
+        snprintf(r->tex_quality_note, sizeof r->tex_quality_note, "source %s: %s", path, reason);
+        return;
+    }
+    bool hdr = d->format == BLOCK_FORMAT_BC6H || d->format == BLOCK_FORMAT_ASTC_HDR;
+    size_t count = (size_t)d->width * d->height;
+    if (image.width != d->width || image.height != d->height) {
+        snprintf(r->tex_quality_note, sizeof r->tex_quality_note,
+                 "level 0 is %ux%u, the source %ux%u (downscaled by texture.max_size)", d->width,
+                 d->height, image.width, image.height);
+    } else if (hdr != (image.rgbaf != NULL)) {
+        snprintf(r->tex_quality_note, sizeof r->tex_quality_note,
+                 "the source is %s and the texture %s", image.rgbaf ? "HDR" : "LDR",
+                 hdr ? "HDR" : "LDR");
+    } else {
+        uint8_t *rgba8 = hdr ? NULL : malloc(count * 4);
+        float *rgbaf = hdr ? malloc(count * 4 * sizeof(float)) : NULL;
+        if ((hdr ? (void *)rgbaf : (void *)rgba8) == NULL) {
+            snprintf(r->tex_quality_note, sizeof r->tex_quality_note, "out of memory");
+        } else if (!block_decode_image(d, blocks, rgba8, rgbaf, reason, sizeof reason)) {
+            snprintf(r->tex_quality_note, sizeof r->tex_quality_note, "%s", reason);
+        } else if (hdr) {
+            r->tex_psnr_rgb = block_psnr_hdr(image.rgbaf, rgbaf, count);
+            r->tex_psnr_channels = "RGB (tone-mapped)";
+        } else {
+            /* BC4 holds the first channel, BC5 the first two (normal X, Y). */
+            unsigned mask = d->format == BLOCK_FORMAT_BC4   ? 1u
+                            : d->format == BLOCK_FORMAT_BC5 ? 3u
+                                                            : 7u;
+            r->tex_psnr_rgb = block_psnr_rgba8(image.rgba8, rgba8, count, mask);
+            r->tex_psnr_channels = mask == 1u ? "R" : mask == 3u ? "RG" : "RGB";
+            bool alpha = d->format == BLOCK_FORMAT_BC1A || d->format == BLOCK_FORMAT_BC3 ||
+                         d->format == BLOCK_FORMAT_BC7 || d->format == BLOCK_FORMAT_ASTC_LDR;
+            if (alpha)
+                r->tex_psnr_alpha = block_psnr_rgba8(image.rgba8, rgba8, count, 8u);
+        }
+        free(rgba8);
+        free(rgbaf);
+    }
+    cook_image_free(&image);
+}
+
+/* --quality: level 0's block modes and, when the source is found, PSNR. */
+static void texture_quality(const info_options *options, const kiln_ktx2_view *view,
+                            file_report *r) {
+    block_image_desc d;
+    r->tex_psnr_rgb = r->tex_psnr_alpha = -1.0;
+    if (!block_desc_of(view, &d))
+        return; /* uncompressed: nothing was lost but what texture.max_size dropped */
+    r->tex_quality = true;
+    uint64_t size = kiln_ktx2_level_size(view, 0);
+    uint8_t *blocks = size > 0 && size < SIZE_MAX ? malloc((size_t)size) : NULL;
+    kiln_error error;
+    if (blocks == NULL || kiln_ktx2_read_level(view, 0, blocks, (size_t)size, &error) != KILN_OK) {
+        snprintf(r->tex_quality_note, sizeof r->tex_quality_note, "level 0: %s",
+                 blocks ? error.message : "out of memory");
+        free(blocks);
+        return;
+    }
+    if (d.format == BLOCK_FORMAT_BC7 || d.format == BLOCK_FORMAT_BC6H) {
+        r->tex_mode_count = d.format == BLOCK_FORMAT_BC7 ? 8 : 14;
+        for (size_t at = 0; at + 16 <= size; at += 16) {
+            int mode = d.format == BLOCK_FORMAT_BC7 ? block_bc7_mode(blocks + at)
+                                                    : block_bc6h_mode(blocks + at);
+            if (mode >= 0)
+                r->tex_modes[mode]++;
+        }
+    }
+    uint32_t length = 0;
+    const char *source = kiln_ktx2_find_value(view, "kilnSource", &length);
+    if (source == NULL || length == 0 || memchr(source, 0, length) == NULL) {
+        snprintf(r->tex_quality_note, sizeof r->tex_quality_note, "no kilnSource key");
+    } else {
+        snprintf(r->tex_source, sizeof r->tex_source, "%s", source);
+        char *path = cook_path_join(options->input, source);
+        struct stat info;
+        if (path == NULL)
+            snprintf(r->tex_quality_note, sizeof r->tex_quality_note, "out of memory");
+        else if (stat(path, &info) != 0 || !S_ISREG(info.st_mode))
+            snprintf(r->tex_quality_note, sizeof r->tex_quality_note,
+                     "source %s is not a file under %s", source, options->input);
+        else
+            compare_with_source(path, &d, blocks, r);
+        free(path);
+    }
+    free(blocks);
+}
+
+/* A .ktx2: header facts through the runtime reader (level 0 is inflated only
+ * with --quality). */
+static void inspect_texture(const char *full_path, const info_options *options,
+                            file_report *report) {
     uint8_t *data = NULL;
     size_t size = 0;
     char reason[256];
@@ -315,8 +495,12 @@ static void inspect_texture(const char *full_path, file_report *report) {
         report->tex_levels = view.levels;
         report->tex_vk_format = view.vk_format;
         report->tex_supercompression = view.supercompression;
+        report->tex_bits_per_pixel =
+            view.block_bytes * 8.0 / ((double)view.block_width * view.block_height);
         for (uint32_t level = 0; level < view.levels; level++)
             report->tex_uncompressed += kiln_ktx2_level_size(&view, level);
+        if (options->quality)
+            texture_quality(options, &view, report);
     } else {
         snprintf(report->problem, sizeof report->problem, "%s",
                  cli_kiln_error_detail(&error, full_path));
@@ -324,7 +508,8 @@ static void inspect_texture(const char *full_path, file_report *report) {
     free(data);
 }
 
-static void inspect_file(const char *output, const char *relative, file_report *report) {
+static void inspect_file(const info_options *options, const char *relative, file_report *report) {
+    const char *output = options->output;
     memset(report, 0, sizeof *report);
     report->path = relative;
     report->kind = cooked_kind_of(relative);
@@ -343,7 +528,7 @@ static void inspect_file(const char *output, const char *relative, file_report *
     else if (report->kind == COOKED_MATERIALS)
         inspect_materials(full_path, report);
     else if (report->kind == COOKED_TEXTURE)
-        inspect_texture(full_path, report);
+        inspect_texture(full_path, options, report);
     else
         report->readable = true; /* never opened */
     if (!report->readable)
@@ -430,6 +615,32 @@ static void print_materials_text(const file_report *report) {
         printf("  source: %s\n", report->source);
 }
 
+static void print_texture_text(const file_report *r) {
+    printf("  texture: %ux%u%s%s, %u mips, %s (%.3g bpp), supercompression %s, %" PRIu64
+           " bytes (%" PRIu64 " inflated)\n",
+           r->tex_width, r->tex_height, r->tex_depth ? " 3D" : "",
+           r->tex_faces == 6 ? " cubemap" : "", r->tex_levels,
+           kiln_ktx2_format_str(r->tex_vk_format), r->tex_bits_per_pixel,
+           kiln_ktx2_supercompression_str(r->tex_supercompression), r->bytes, r->tex_uncompressed);
+    if (!r->tex_quality)
+        return;
+    if (r->tex_psnr_rgb >= 0.0) {
+        printf("  quality: level 0 PSNR %s %.2f dB", r->tex_psnr_channels, r->tex_psnr_rgb);
+        if (r->tex_psnr_alpha >= 0.0)
+            printf(", alpha %.2f dB", r->tex_psnr_alpha);
+        printf(" against %s\n", r->tex_source);
+    } else {
+        printf("  quality: no PSNR: %s\n", r->tex_quality_note);
+    }
+    if (r->tex_mode_count > 0) {
+        printf("  modes:");
+        for (uint32_t m = 0; m < r->tex_mode_count; m++)
+            if (r->tex_modes[m] > 0)
+                printf(" %u:%u", m, r->tex_modes[m]);
+        printf(" (blocks per mode, level 0)\n");
+    }
+}
+
 static void print_file_text(const file_report *report) {
     printf("%s\n", report->path);
     if (!report->readable)
@@ -441,13 +652,7 @@ static void print_file_text(const file_report *report) {
     else if (report->kind == COOKED_MATERIALS)
         print_materials_text(report);
     else if (report->kind == COOKED_TEXTURE)
-        printf("  texture: %ux%u%s%s, %u mips, %s, supercompression %s, %" PRIu64 " bytes (%" PRIu64
-               " inflated)\n",
-               report->tex_width, report->tex_height, report->tex_depth ? " 3D" : "",
-               report->tex_faces == 6 ? " cubemap" : "", report->tex_levels,
-               kiln_ktx2_format_str(report->tex_vk_format),
-               kiln_ktx2_supercompression_str(report->tex_supercompression), report->bytes,
-               report->tex_uncompressed);
+        print_texture_text(report);
     else
         printf("  other: %" PRIu64 " bytes\n", report->bytes);
 }
@@ -471,6 +676,27 @@ static void print_totals_text(const info_totals *totals) {
 /* Appends literal JSON text (punctuation, keys known to need no escaping). */
 static void json_text(bytebuf *json, const char *text) {
     bytebuf_append(json, text, strlen(text));
+}
+
+static void append_texture_quality_json(bytebuf *json, const file_report *r) {
+    json_text(json, ",\"quality\":{\"source\":");
+    bytebuf_append_json_string(json, r->tex_source);
+    if (r->tex_psnr_rgb >= 0.0)
+        bytebuf_printf(json, ",\"psnr_rgb\":%.3f,\"psnr_channels\":\"%s\"", r->tex_psnr_rgb,
+                       r->tex_psnr_channels);
+    if (r->tex_psnr_alpha >= 0.0)
+        bytebuf_printf(json, ",\"psnr_alpha\":%.3f", r->tex_psnr_alpha);
+    if (r->tex_quality_note[0]) {
+        json_text(json, ",\"note\":");
+        bytebuf_append_json_string(json, r->tex_quality_note);
+    }
+    if (r->tex_mode_count > 0) {
+        json_text(json, ",\"modes\":[");
+        for (uint32_t m = 0; m < r->tex_mode_count; m++)
+            bytebuf_printf(json, "%s%u", m ? "," : "", r->tex_modes[m]);
+        json_text(json, "]");
+    }
+    json_text(json, "}");
 }
 
 static void json_key(bytebuf *json, const char *key) {
@@ -580,6 +806,9 @@ static void append_file_json(bytebuf *json, const file_report *report, bool firs
             report->tex_width, report->tex_height, report->tex_depth, report->tex_faces,
             report->tex_levels, kiln_ktx2_format_str(report->tex_vk_format), report->tex_vk_format,
             kiln_ktx2_supercompression_str(report->tex_supercompression), report->tex_uncompressed);
+        bytebuf_printf(json, ",\"bits_per_pixel\":%.4g", report->tex_bits_per_pixel);
+        if (report->tex_quality)
+            append_texture_quality_json(json, report);
     } else if (report->kind == COOKED_MANIFEST) {
         bytebuf_printf(json, ",\"refs\":%" PRIu32 ",\"refs_per_kind\":{", report->ref_count);
         for (int kind = 1; kind < KILN_ASSET_KIND_COUNT_; kind++)
@@ -635,7 +864,7 @@ static int info(const info_options *options) {
 
     info_totals totals = {0};
     for (size_t i = 0; i < files.count; i++) {
-        inspect_file(options->output, files.items[i], report);
+        inspect_file(options, files.items[i], report);
         add_to_totals(&totals, report);
         if (options->json)
             append_file_json(&json, report, i == 0);

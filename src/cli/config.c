@@ -8,6 +8,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -209,6 +210,7 @@ static const char *const texture_formats[] = {"auto",     "rgba8",    "bc1", "bc
                                               "bc5",      "bc6h",     "bc7", "astc-4x4", "astc-5x5",
                                               "astc-6x6", "astc-8x8", NULL};
 static const char *const texture_qualities[] = {"fast", "normal", "best", NULL};
+static const char *const texture_targets[] = {"desktop", "mobile", NULL};
 
 static const char *const key_names[CONFIG_KEY_COUNT] = {
     [CONFIG_MESH_MERGE] = "mesh.merge",
@@ -225,6 +227,7 @@ static const char *const key_names[CONFIG_KEY_COUNT] = {
     [CONFIG_TEXTURE_MIPMAPS] = "texture.mipmaps",
     [CONFIG_TEXTURE_MAX_DIMENSION] = "texture.max_dimension",
     [CONFIG_TEXTURE_ZSTD_LEVEL] = "texture.zstd_level",
+    [CONFIG_TEXTURE_TARGET] = "texture.target",
 };
 
 static int find_key(const char *name) {
@@ -273,6 +276,9 @@ static bool parse_key_value(const parse_state *state, config_key key, const yaml
         v->texture_zstd_level = ok ? (int)level : v->texture_zstd_level;
         return ok;
     }
+    case CONFIG_TEXTURE_TARGET:
+        return parse_choice_value(state, node, name, texture_targets, v->texture_target,
+                                  sizeof v->texture_target);
     case CONFIG_KEY_COUNT:
         break;
     }
@@ -361,6 +367,9 @@ void config_overlay_apply(const config_overlay *overlay, cook_settings *s) {
             break;
         case CONFIG_TEXTURE_ZSTD_LEVEL:
             s->texture_zstd_level = v->texture_zstd_level;
+            break;
+        case CONFIG_TEXTURE_TARGET:
+            memcpy(s->texture_target, v->texture_target, sizeof s->texture_target);
             break;
         case CONFIG_KEY_COUNT:
             break;
@@ -675,23 +684,42 @@ const config_preset *config_find_preset(const kiln_config *config, const char *n
     return NULL;
 }
 
-static void apply_rules(const config_rule_list *rules, const char *source_path,
+/* Applies one layer and, when it sets texture.format, records where. */
+static void apply_layer(const config_overlay *overlay, cook_settings *out, const char *file,
+                        const char *what, uint32_t line) {
+    config_overlay_apply(overlay, out);
+    if (overlay->set & (1u << CONFIG_TEXTURE_FORMAT))
+        snprintf(out->texture_format_origin, sizeof out->texture_format_origin, "%s (%s:%u)", what,
+                 file ? file : "kiln.yml", line);
+}
+
+static void apply_rules(const config_rule_list *rules, const char *file, const char *source_path,
                         cook_settings *out) {
     for (size_t i = 0; i < rules->count; i++) {
-        if (config_glob_match(rules->items[i].match, source_path))
-            config_overlay_apply(&rules->items[i].overlay, out);
+        if (!config_glob_match(rules->items[i].match, source_path))
+            continue;
+        char what[96];
+        snprintf(what, sizeof what, "rule 'match: %.60s'", rules->items[i].match);
+        apply_layer(&rules->items[i].overlay, out, file, what, rules->items[i].line);
     }
 }
 
 void config_resolve(const kiln_config *config, const config_preset *preset, const char *source_path,
                     cook_settings *out) {
     cook_settings_default(out);
+    /* The `default:` section's line is not kept; its keys are found by name. */
     config_overlay_apply(&config->defaults, out);
+    if (config->defaults.set & (1u << CONFIG_TEXTURE_FORMAT))
+        snprintf(out->texture_format_origin, sizeof out->texture_format_origin,
+                 "the default section (%s)", config->path ? config->path : "kiln.yml");
+    if (preset != NULL) {
+        char what[96];
+        snprintf(what, sizeof what, "preset '%.60s'", preset->name ? preset->name : "?");
+        apply_layer(&preset->overlay, out, config->path, what, preset->line);
+    }
+    apply_rules(&config->rules, config->path, source_path, out);
     if (preset != NULL)
-        config_overlay_apply(&preset->overlay, out);
-    apply_rules(&config->rules, source_path, out);
-    if (preset != NULL)
-        apply_rules(&preset->rules, source_path, out);
+        apply_rules(&preset->rules, config->path, source_path, out);
 }
 
 /* Backtracking over the last '*' only: linear in practice, never exponential. */

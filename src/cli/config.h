@@ -36,6 +36,7 @@ typedef enum config_key {
     CONFIG_TEXTURE_MIPMAPS,
     CONFIG_TEXTURE_MAX_DIMENSION,
     CONFIG_TEXTURE_ZSTD_LEVEL,
+    CONFIG_TEXTURE_TARGET,
     CONFIG_KEY_COUNT
 } config_key;
 
@@ -97,7 +98,9 @@ void config_free(kiln_config *config);
 /* The preset named `name`, or NULL. */
 const config_preset *config_find_preset(const kiln_config *config, const char *name);
 
-/* The resolved settings of one asset (see the order above). `preset` may be NULL. */
+/* The resolved settings of one asset (see the order above). `preset` may be NULL.
+ * out->texture_format_origin names the layer that set texture.format (e.g.
+ * "rule 'match: *_normal.png' (kiln.yml:40)"), for messages about it. */
 void config_resolve(const kiln_config *config, const config_preset *preset, const char *source_path,
                     cook_settings *out);
 

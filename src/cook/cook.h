@@ -19,8 +19,9 @@
 #include "kiln/kiln.h"
 
 /* Bump with any change to cooked output (3: .kmat, textures; 4: cascaded LODs;
- * 5: mips halve exactly like the area filter, Zstd level 2, cubemaps). */
-#define KILN_ENCODER_VERSION 5u
+ * 5: mips halve exactly like the area filter, Zstd level 2, cubemaps;
+ * 6: GPU block compression by default). */
+#define KILN_ENCODER_VERSION 6u
 
 /* ---------------------------------------------------------------------------
  * Small containers (cook/util.c)
@@ -102,12 +103,16 @@ typedef struct cook_settings {
     float mesh_lod_ratios[KILN_MESH_MAX_LODS - 1];
     bool mesh_quantize_positions;
     bool texture_compress;
-    char texture_format[16];
-    char texture_quality[8];
+    char texture_format[16]; /* auto, rgba8, bc1 ... bc7, astc-4x4 ... astc-8x8 */
+    char texture_quality[8]; /* fast, normal, best */
+    char texture_target[8];  /* desktop (BCn) or mobile (ASTC): what `auto` picks */
     uint32_t texture_max_size;
     bool texture_mipmaps;
     uint32_t texture_max_dimension; /* decode limit per side (default 16384) */
     int texture_zstd_level;         /* Zstd level for KTX2 supercompression (default 2) */
+    /* Not settings of the output (left out of the JSON and cache keys): */
+    uint32_t texture_threads;        /* block-encoding threads for one texture (the -j count) */
+    char texture_format_origin[160]; /* who set texture.format, for messages ("" = default) */
 } cook_settings;
 
 void cook_settings_default(cook_settings *settings);

@@ -17,6 +17,7 @@ void cook_settings_default(cook_settings *settings) {
     settings->texture_compress = true;
     strcpy(settings->texture_format, "auto");
     strcpy(settings->texture_quality, "normal");
+    strcpy(settings->texture_target, "desktop");
     settings->texture_max_size = 4096;
     settings->texture_mipmaps = true;
     settings->texture_max_dimension = 16384;
@@ -44,5 +45,7 @@ void cook_settings_to_json(const cook_settings *s, bytebuf *out) {
                    s->texture_max_dimension, s->texture_max_size,
                    s->texture_mipmaps ? "true" : "false");
     bytebuf_append_json_string(out, s->texture_quality);
+    bytebuf_printf(out, ",\"texture.target\":");
+    bytebuf_append_json_string(out, s->texture_target);
     bytebuf_printf(out, ",\"texture.zstd_level\":%d}", s->texture_zstd_level);
 }

@@ -1,16 +1,20 @@
 /*
  * texture.c — one texture through decode → process → encode → KTX2 (cook.h).
  *
- * Usage decides the output:
- *   COLOR   sRGB RGBA8 (VK_FORMAT_R8G8B8A8_SRGB), mips in linear light, alpha-weighted
- *   DATA    linear RGBA8 (R8G8B8A8_UNORM), channels filtered independently (ORM kept)
- *   NORMAL  linear RGBA8, vectors renormalised per level
- *   SINGLE  linear R8 from the first channel (grey images: the grey value)
- *   HDR     RGBA16F (R16G16B16A16_SFLOAT), linear floats
- * All output is currently uncompressed texels with Zstd supercompression;
- * texture.compress: false guarantees that (level 0 holds the source texels
- * exactly when no downscale was needed). Block compression (issue 5) will pick
- * a block vkFormat here and hand whole blocks to write_ktx2.
+ * Usage decides the colour space, mip filter and (with texture.format: auto)
+ * the GPU format, chosen after decoding (when opacity is known):
+ *   usage    uncompressed            auto, desktop          auto, mobile
+ *   COLOR    RGBA8 sRGB              BC7 sRGB (BC1 sRGB      ASTC 6x6 sRGB
+ *                                    when opaque and fast)
+ *   DATA     RGBA8 linear            BC7                     ASTC 6x6
+ *   NORMAL   RGBA8 linear            BC5 (X,Y; Z rebuilt)    ASTC 4x4 (X,Y,Z)
+ *   SINGLE   R8                      BC4                     R8 (ASTC saves nothing)
+ *   HDR      RGBA16F                 BC6H                    ASTC 6x6 HDR (SFLOAT)
+ * texture.compress: false keeps the uncompressed column whatever the format
+ * says (level 0 holds the source texels exactly when no downscale was
+ * needed). A forced format the texture cannot use is an error naming the
+ * configuration layer that set it. Every mip level is block-encoded, 1x1
+ * included; block rows run on settings->texture_threads threads.
  */
 #include <math.h>
 #include <stdio.h>
@@ -18,39 +22,8 @@
 #include <string.h>
 
 #include "common/checked.h"
+#include "cook/encode/block.h"
 #include "cook/texture_internal.h"
-
-static uint16_t float_to_half(float value) {
-    uint32_t bits;
-    memcpy(&bits, &value, sizeof bits);
-    uint32_t sign = (bits >> 16) & 0x8000u;
-    uint32_t exponent = (bits >> 23) & 0xFFu;
-    uint32_t mantissa = bits & 0x7FFFFFu;
-    if (exponent == 0xFF) /* inf / NaN */
-        return (uint16_t)(sign | 0x7C00u | (mantissa ? 0x200u : 0u));
-    int e = (int)exponent - 127 + 15;
-    if (e >= 31)
-        return (uint16_t)(sign | 0x7BFFu); /* clamp to the largest finite half */
-    if (e <= 0) {
-        if (e < -10)
-            return (uint16_t)sign;
-        mantissa |= 0x800000u;
-        uint32_t shift = (uint32_t)(14 - e);
-        uint32_t half = mantissa >> shift;
-        uint32_t rest = mantissa & ((1u << shift) - 1u);
-        uint32_t halfway = 1u << (shift - 1);
-        if (rest > halfway || (rest == halfway && (half & 1u)))
-            half++;
-        return (uint16_t)(sign | half);
-    }
-    uint32_t half = sign | ((uint32_t)e << 10) | (mantissa >> 13);
-    uint32_t rest = mantissa & 0x1FFFu;
-    if (rest > 0x1000u || (rest == 0x1000u && (half & 1u)))
-        half++; /* may carry into the exponent: still correct (up to inf → clamp below) */
-    if ((half & 0x7C00u) == 0x7C00u)
-        half = sign | 0x7BFFu;
-    return (uint16_t)half;
-}
 
 static uint8_t to_unorm8(float v) {
     if (!(v > 0.0f))
@@ -81,6 +54,179 @@ static uint32_t vk_format_for(cook_texture_usage usage) {
     default:
         return KTX2_VK_FORMAT_R8G8B8A8_UNORM;
     }
+}
+
+/* The GPU format of one texture: uncompressed (block == 0) or a block format. */
+typedef struct texture_format {
+    uint32_t vk_format;
+    block_format block;
+    uint8_t astc_size; /* ASTC: square block size */
+    bool srgb;
+} texture_format;
+
+static const char *usage_name(cook_texture_usage usage) {
+    switch (usage) {
+    case COOK_TEXTURE_COLOR:
+        return "colour";
+    case COOK_TEXTURE_DATA:
+        return "data (metallic-roughness/ORM)";
+    case COOK_TEXTURE_NORMAL:
+        return "normal map";
+    case COOK_TEXTURE_SINGLE:
+        return "single-channel";
+    case COOK_TEXTURE_HDR:
+        return "HDR";
+    }
+    return "unknown";
+}
+
+static uint32_t astc_vk_format(uint8_t size, bool hdr, bool srgb) {
+    static const uint32_t table[4][3] = {
+        {KTX2_VK_FORMAT_ASTC_4x4_UNORM, KTX2_VK_FORMAT_ASTC_4x4_SRGB,
+         KTX2_VK_FORMAT_ASTC_4x4_SFLOAT},
+        {KTX2_VK_FORMAT_ASTC_5x5_UNORM, KTX2_VK_FORMAT_ASTC_5x5_SRGB,
+         KTX2_VK_FORMAT_ASTC_5x5_SFLOAT},
+        {KTX2_VK_FORMAT_ASTC_6x6_UNORM, KTX2_VK_FORMAT_ASTC_6x6_SRGB,
+         KTX2_VK_FORMAT_ASTC_6x6_SFLOAT},
+        {KTX2_VK_FORMAT_ASTC_8x8_UNORM, KTX2_VK_FORMAT_ASTC_8x8_SRGB,
+         KTX2_VK_FORMAT_ASTC_8x8_SFLOAT},
+    };
+    int row = size == 4 ? 0 : size == 5 ? 1 : size == 6 ? 2 : 3;
+    return table[row][hdr ? 2 : srgb ? 1 : 0];
+}
+
+static bool image_is_opaque(const cook_image *image) {
+    if (image->rgba8 == NULL)
+        return true; /* Radiance HDR has no alpha */
+    size_t count = (size_t)image->width * image->height;
+    for (size_t i = 0; i < count; i++)
+        if (image->rgba8[i * 4 + 3] != 255)
+            return false;
+    return true;
+}
+
+/* Picks the format for `usage` from the settings (see the table at the top).
+ * Returns NULL, or why a forced format cannot hold this texture. */
+static const char *choose_format(const cook_settings *s, cook_texture_usage usage,
+                                 const cook_image *image, texture_format *out) {
+    bool hdr = usage == COOK_TEXTURE_HDR;
+    bool srgb = usage == COOK_TEXTURE_COLOR;
+    *out = (texture_format){.vk_format = vk_format_for(usage), .srgb = srgb};
+    const char *format = s->texture_format;
+    if (!s->texture_compress || strcmp(format, "rgba8") == 0)
+        return NULL;
+    if (strcmp(format, "auto") == 0) {
+        bool mobile = strcmp(s->texture_target, "mobile") == 0;
+        if (mobile) {
+            if (usage == COOK_TEXTURE_SINGLE)
+                return NULL; /* ASTC 4x4 is 8 bits per texel, as R8 is: keep it exact */
+            format = usage == COOK_TEXTURE_NORMAL ? "astc-4x4" : "astc-6x6";
+        } else {
+            format = usage == COOK_TEXTURE_NORMAL   ? "bc5"
+                     : usage == COOK_TEXTURE_SINGLE ? "bc4"
+                     : hdr                          ? "bc6h"
+                                                    : "bc7";
+            if (usage == COOK_TEXTURE_COLOR && strcmp(s->texture_quality, "fast") == 0 &&
+                image_is_opaque(image))
+                format = "bc1";
+        }
+    }
+    if (strncmp(format, "astc-", 5) == 0) {
+        out->astc_size = (uint8_t)(format[5] - '0');
+        out->block = hdr ? BLOCK_FORMAT_ASTC_HDR : BLOCK_FORMAT_ASTC_LDR;
+        out->vk_format = astc_vk_format(out->astc_size, hdr, srgb);
+        return NULL;
+    }
+    bool grey = image->source_channels <= 2;
+    if (strcmp(format, "bc6h") == 0) {
+        if (!hdr)
+            return "bc6h is for HDR images and this one is LDR";
+        out->block = BLOCK_FORMAT_BC6H;
+        out->vk_format = KTX2_VK_FORMAT_BC6H_UFLOAT;
+        return NULL;
+    }
+    if (hdr)
+        return "an HDR image needs bc6h, astc-NxN or rgba8 (half floats)";
+    if (strcmp(format, "bc4") == 0) {
+        if (usage == COOK_TEXTURE_COLOR)
+            return "bc4 stores one linear channel and this is a colour map (sRGB RGB)";
+        if (usage != COOK_TEXTURE_SINGLE && !(usage == COOK_TEXTURE_DATA && grey))
+            return "bc4 stores one channel and this texture has several";
+        out->block = BLOCK_FORMAT_BC4;
+        out->vk_format = KTX2_VK_FORMAT_BC4_UNORM;
+        return NULL;
+    }
+    if (strcmp(format, "bc5") == 0) {
+        if (usage != COOK_TEXTURE_NORMAL)
+            return "bc5 stores two channels (normal maps' X and Y), not a colour or data map";
+        out->block = BLOCK_FORMAT_BC5;
+        out->vk_format = KTX2_VK_FORMAT_BC5_UNORM;
+        return NULL;
+    }
+    if (strcmp(format, "bc1") == 0) {
+        bool opaque = image_is_opaque(image);
+        out->block = opaque ? BLOCK_FORMAT_BC1 : BLOCK_FORMAT_BC1A;
+        out->vk_format =
+            opaque ? (srgb ? KTX2_VK_FORMAT_BC1_RGB_SRGB : KTX2_VK_FORMAT_BC1_RGB_UNORM)
+                   : (srgb ? KTX2_VK_FORMAT_BC1_RGBA_SRGB : KTX2_VK_FORMAT_BC1_RGBA_UNORM);
+        return NULL;
+    }
+    if (strcmp(format, "bc3") == 0) {
+        out->block = BLOCK_FORMAT_BC3;
+        out->vk_format = srgb ? KTX2_VK_FORMAT_BC3_SRGB : KTX2_VK_FORMAT_BC3_UNORM;
+        return NULL;
+    }
+    if (strcmp(format, "bc7") == 0) {
+        out->block = BLOCK_FORMAT_BC7;
+        out->vk_format = srgb ? KTX2_VK_FORMAT_BC7_SRGB : KTX2_VK_FORMAT_BC7_UNORM;
+        return NULL;
+    }
+    return "unknown texture format";
+}
+
+/* Block-encodes one level: 8-bit texels for LDR formats (rgba8 when given,
+ * else quantised from the float level), the floats for BC6H / ASTC HDR. */
+static uint8_t *encode_block_level(const texture_format *f, const cook_settings *s,
+                                   const float *levelf, const uint8_t *rgba8, uint32_t width,
+                                   uint32_t height, size_t *size, char *reason,
+                                   size_t reason_size) {
+    block_quality quality = BLOCK_QUALITY_NORMAL;
+    block_quality_parse(s->texture_quality, &quality); /* validated by the config */
+    block_image_desc desc = {.format = f->block,
+                             .quality = quality,
+                             .width = width,
+                             .height = height,
+                             .srgb = f->srgb,
+                             .astc_block_width = f->astc_size,
+                             .astc_block_height = f->astc_size,
+                             .threads = s->texture_threads};
+    bool is_float = f->block == BLOCK_FORMAT_BC6H || f->block == BLOCK_FORMAT_ASTC_HDR;
+    uint8_t *quantised = NULL;
+    size_t count = (size_t)width * height;
+    if (is_float) {
+        desc.rgbaf = levelf;
+    } else if (rgba8 != NULL) {
+        desc.rgba8 = rgba8;
+    } else {
+        quantised = malloc(count * 4);
+        if (quantised == NULL) {
+            snprintf(reason, reason_size, "out of memory");
+            return NULL;
+        }
+        for (size_t i = 0; i < count * 4; i++)
+            quantised[i] = to_unorm8(levelf[i]);
+        desc.rgba8 = quantised;
+    }
+    *size = block_image_size(&desc);
+    uint8_t *out = *size > 0 ? malloc(*size) : NULL;
+    if (out == NULL)
+        snprintf(reason, reason_size, "out of memory for %ux%u blocks", width, height);
+    else if (!block_encode_image(&desc, out, reason, reason_size)) {
+        free(out);
+        out = NULL;
+    }
+    free(quantised);
+    return out;
 }
 
 /* Float RGBA in the stored encoding of `usage` from a decoded image. */
@@ -126,7 +272,7 @@ uint8_t *encode_level(const float *rgba, size_t count, uint32_t vk_format, size_
                 out[i * 4 + (size_t)c] = to_unorm8(p[c]);
         } else {
             for (int c = 0; c < 4; c++) {
-                uint16_t h = float_to_half(p[c]);
+                uint16_t h = block_float_to_half(p[c]);
                 out[i * 8 + (size_t)c * 2] = (uint8_t)h;
                 out[i * 8 + (size_t)c * 2 + 1] = (uint8_t)(h >> 8);
             }
@@ -180,9 +326,24 @@ bool cook_texture(cook_context *ctx, const char *output_root, const cook_texture
         diag_error(ctx->diag, src->name, 0, "cannot decode image: %s", reason);
         return false;
     }
-    uint32_t vk_format = vk_format_for(src->usage);
+    texture_format format;
+    const char *unusable = choose_format(settings, src->usage, &image, &format);
+    if (unusable != NULL) {
+        const char *origin = settings->texture_format_origin;
+        diag_error(ctx->diag, src->name, 0,
+                   "texture.format '%s'%s%s%s cannot be used for this %s texture: %s",
+                   settings->texture_format, origin[0] ? " (set by " : "", origin,
+                   origin[0] ? ")" : "", usage_name(src->usage), unusable);
+        cook_image_free(&image);
+        return false;
+    }
+    uint32_t vk_format = format.vk_format;
+    bool float_levels = format.block == BLOCK_FORMAT_BC6H ||
+                        format.block == BLOCK_FORMAT_ASTC_HDR ||
+                        vk_format == KTX2_VK_FORMAT_R16G16B16A16_SFLOAT;
     /* 8-bit sources are filtered straight from their bytes (mip_build_rgba8). */
-    float *base = image.rgba8 != NULL ? NULL : image_to_float(&image, src->usage);
+    float *base =
+        image.rgba8 != NULL && !float_levels ? NULL : image_to_float(&image, src->usage);
     uint32_t width = image.width, height = image.height;
     if (base == NULL && image.rgba8 == NULL) {
         cook_image_free(&image);
@@ -198,7 +359,7 @@ bool cook_texture(cook_context *ctx, const char *output_root, const cook_texture
         .max_size = settings->texture_max_size,
         .mipmaps = settings->texture_mipmaps,
         /* 8-bit sources encode level 0 from their own bytes (below). */
-        .skip_level0 = image.rgba8 != NULL && vk_format != KTX2_VK_FORMAT_R16G16B16A16_SFLOAT,
+        .skip_level0 = image.rgba8 != NULL && !float_levels,
     };
     mip_chain chain;
     bool ok = base != NULL ? mip_build(base, width, height, &options, &chain)
@@ -216,21 +377,32 @@ bool cook_texture(cook_context *ctx, const char *output_root, const cook_texture
      * are (the same values encode_level would give, without the float pass). */
     uint32_t first = 0;
     size_t pixels = (size_t)width * height;
-    if (image.rgba8 != NULL && chain.width[0] == width && chain.height[0] == height) {
+    bool level0_from_source = image.rgba8 != NULL && !float_levels && chain.width[0] == width &&
+                              chain.height[0] == height;
+    reason[0] = '\0';
+    if (format.block != 0) {
+        for (uint32_t i = 0; ok && i < chain.count; i++) {
+            const uint8_t *rgba8 = i == 0 && level0_from_source ? image.rgba8 : NULL;
+            level_bytes[i] =
+                encode_block_level(&format, settings, chain.levels[i], rgba8, chain.width[i],
+                                   chain.height[i], &level_size[i], reason, sizeof reason);
+            ok = level_bytes[i] != NULL;
+        }
+        first = chain.count;
+    } else if (level0_from_source) {
         if (vk_format == KTX2_VK_FORMAT_R8_UNORM) {
             level_bytes[0] = malloc(pixels);
             if (level_bytes[0] != NULL)
                 for (size_t i = 0; i < pixels; i++)
                     level_bytes[0][i] = image.rgba8[i * 4];
             level_size[0] = pixels;
-            first = 1;
-        } else if (vk_format != KTX2_VK_FORMAT_R16G16B16A16_SFLOAT) {
+        } else {
             level_bytes[0] = image.rgba8; /* ownership moves to level_bytes */
             image.rgba8 = NULL;
             level_size[0] = pixels * 4;
-            first = 1;
         }
-        ok = first == 0 || level_bytes[0] != NULL;
+        first = 1;
+        ok = level_bytes[0] != NULL;
     }
     cook_image_free(&image);
     for (uint32_t i = first; ok && i < chain.count; i++) {
@@ -250,12 +422,14 @@ bool cook_texture(cook_context *ctx, const char *output_root, const cook_texture
             .zstd_level = settings->texture_zstd_level,
             .level_data = (const uint8_t *const *)level_bytes,
             .level_size = level_size,
+            .source = src->name,
         };
         ok = write_ktx2(&desc, &bytes, reason, sizeof reason);
         if (!ok)
             diag_error(ctx->diag, src->name, 0, "%s", reason);
     } else {
-        diag_error(ctx->diag, src->name, 0, "out of memory encoding levels");
+        diag_error(ctx->diag, src->name, 0, "cannot encode the mip levels: %s",
+                   reason[0] ? reason : "out of memory");
     }
     for (uint32_t i = 0; i < MIP_MAX_LEVELS; i++)
         free(level_bytes[i]);
@@ -273,8 +447,7 @@ bool cook_texture(cook_context *ctx, const char *output_root, const cook_texture
     if (ok && verify)
         ok = verify_ktx2(full, src->name, &bytes, ctx->diag);
     if (ok) {
-        kiln_color_space space =
-            src->usage == COOK_TEXTURE_COLOR ? KILN_COLOR_SPACE_SRGB : KILN_COLOR_SPACE_LINEAR;
+        kiln_color_space space = format.srgb ? KILN_COLOR_SPACE_SRGB : KILN_COLOR_SPACE_LINEAR;
         ok = strlist_push(&result->outputs, out_path) &&
              cook_manifest_add(&result->manifest, ref, out_path, KILN_ASSET_TEXTURE, space, 0);
         if (!ok)

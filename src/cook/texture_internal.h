@@ -123,12 +123,34 @@ float mip_alpha_coverage(const float *rgba, size_t pixel_count, float cutoff);
 #define KTX2_VK_FORMAT_R8G8B8A8_UNORM 37u
 #define KTX2_VK_FORMAT_R8G8B8A8_SRGB 43u
 #define KTX2_VK_FORMAT_R16G16B16A16_SFLOAT 97u
+#define KTX2_VK_FORMAT_BC1_RGB_UNORM 131u
+#define KTX2_VK_FORMAT_BC1_RGB_SRGB 132u
+#define KTX2_VK_FORMAT_BC1_RGBA_UNORM 133u
+#define KTX2_VK_FORMAT_BC1_RGBA_SRGB 134u
+#define KTX2_VK_FORMAT_BC3_UNORM 137u
+#define KTX2_VK_FORMAT_BC3_SRGB 138u
+#define KTX2_VK_FORMAT_BC4_UNORM 139u
+#define KTX2_VK_FORMAT_BC5_UNORM 141u
+#define KTX2_VK_FORMAT_BC6H_UFLOAT 143u
+#define KTX2_VK_FORMAT_BC7_UNORM 145u
+#define KTX2_VK_FORMAT_BC7_SRGB 146u
+#define KTX2_VK_FORMAT_ASTC_4x4_UNORM 157u
+#define KTX2_VK_FORMAT_ASTC_4x4_SRGB 158u
+#define KTX2_VK_FORMAT_ASTC_5x5_UNORM 161u
+#define KTX2_VK_FORMAT_ASTC_5x5_SRGB 162u
+#define KTX2_VK_FORMAT_ASTC_6x6_UNORM 165u
+#define KTX2_VK_FORMAT_ASTC_6x6_SRGB 166u
+#define KTX2_VK_FORMAT_ASTC_8x8_UNORM 171u
+#define KTX2_VK_FORMAT_ASTC_8x8_SRGB 172u
+#define KTX2_VK_FORMAT_ASTC_4x4_SFLOAT 1000066000u /* VK_EXT_texture_compression_astc_hdr */
+#define KTX2_VK_FORMAT_ASTC_5x5_SFLOAT 1000066002u
+#define KTX2_VK_FORMAT_ASTC_6x6_SFLOAT 1000066004u
+#define KTX2_VK_FORMAT_ASTC_8x8_SFLOAT 1000066007u
 
 #define KTX2_SUPERCOMPRESSION_NONE 0u
 #define KTX2_SUPERCOMPRESSION_ZSTD 2u
 
-/* What the writer knows about a vkFormat: enough for the header and DFD. A
- * block-compressed format adds a row in write/ktx2.c (block size > 1). */
+/* What the writer knows about a vkFormat: enough for the header and DFD. */
 typedef struct ktx2_format_info {
     uint32_t vk_format;
     const char *name;
@@ -136,6 +158,15 @@ typedef struct ktx2_format_info {
     uint32_t block_bytes;              /* bytes per texel (block) */
     uint8_t block_width, block_height; /* 1 for uncompressed formats */
     bool srgb;
+    /* Block-compressed formats: the DFD colour model (KHR_DF_MODEL_BC1A...
+     * ASTC; 0 for uncompressed RGBSDA), its samples' channel ids and bit
+     * offsets (each sample spans 64 bits in 8-byte blocks, else 128), and
+     * whether the samples are floats (BC6H, ASTC HDR). */
+    uint8_t dfd_model;
+    uint8_t sample_count;
+    uint8_t sample_channel[2];
+    uint8_t sample_offset[2];
+    bool is_float;
 } ktx2_format_info;
 
 const ktx2_format_info *ktx2_format_find(uint32_t vk_format);
@@ -152,6 +183,10 @@ typedef struct ktx2_image_desc {
      * level 0 first, each exactly the size its dimensions give. */
     const uint8_t *const *level_data;
     const size_t *level_size;
+    /* Written as key "kilnSource" when not NULL: the source the texels came
+     * from (a path relative to the input root, or e.g. "scene.glb image 3"),
+     * which `kiln info --quality` compares level 0 against. */
+    const char *source;
 } ktx2_image_desc;
 
 /* Bytes one level of the image takes uncompressed (0 on overflow). */

@@ -28,17 +28,63 @@ typedef struct format_row {
     const char *name;
     uint32_t type_size;
     uint32_t block_bytes;
-    uint32_t channels;
-    uint32_t bits;
+    uint32_t channels; /* uncompressed: channels; block formats: DFD samples */
+    uint32_t bits;     /* uncompressed: bits per channel */
     bool is_float;
     bool srgb;
+    /* Block-compressed formats: block size and DFD colour model (0 for the
+     * uncompressed RGBSDA formats), channel id of each sample. */
+    uint8_t block_width, block_height;
+    uint8_t model;
+    uint8_t sample_channel[2];
 } format_row;
 
+#define PLAIN(vk, name, ts, bytes, ch, bits, fl, srgb)                                             \
+    {                                                                                              \
+        vk, name, ts, bytes, ch, bits, fl, srgb, 1, 1, 0, {                                        \
+            0, 0                                                                                   \
+        }                                                                                          \
+    }
+#define BLOCK(vk, name, bytes, bw, bh, fl, srgb, model, samples, c0, c1)                           \
+    {                                                                                              \
+        vk, name, 1, bytes, samples, 0, fl, srgb, bw, bh, model, {                                 \
+            c0, c1                                                                                 \
+        }                                                                                          \
+    }
+/* Colour models (KDFS): BC1A 128, BC3 130, BC4 131, BC5 132, BC6H 133,
+ * BC7 134, ASTC 162. */
 static const format_row formats[] = {
-    {9, "r8_unorm", 1, 1, 1, 8, false, false},       {16, "rg8_unorm", 1, 2, 2, 8, false, false},
-    {37, "rgba8_unorm", 1, 4, 4, 8, false, false},   {43, "rgba8_srgb", 1, 4, 4, 8, false, true},
-    {97, "rgba16_sfloat", 2, 8, 4, 16, true, false},
+    PLAIN(9, "r8_unorm", 1, 1, 1, 8, false, false),
+    PLAIN(16, "rg8_unorm", 1, 2, 2, 8, false, false),
+    PLAIN(37, "rgba8_unorm", 1, 4, 4, 8, false, false),
+    PLAIN(43, "rgba8_srgb", 1, 4, 4, 8, false, true),
+    PLAIN(97, "rgba16_sfloat", 2, 8, 4, 16, true, false),
+    BLOCK(131, "bc1_rgb_unorm", 8, 4, 4, false, false, 128, 1, 0, 0),
+    BLOCK(132, "bc1_rgb_srgb", 8, 4, 4, false, true, 128, 1, 0, 0),
+    BLOCK(133, "bc1_rgba_unorm", 8, 4, 4, false, false, 128, 1, 1, 0),
+    BLOCK(134, "bc1_rgba_srgb", 8, 4, 4, false, true, 128, 1, 1, 0),
+    BLOCK(137, "bc3_unorm", 16, 4, 4, false, false, 130, 2, 15, 0),
+    BLOCK(138, "bc3_srgb", 16, 4, 4, false, true, 130, 2, 15, 0),
+    BLOCK(139, "bc4_unorm", 8, 4, 4, false, false, 131, 1, 0, 0),
+    BLOCK(141, "bc5_unorm", 16, 4, 4, false, false, 132, 2, 0, 1),
+    BLOCK(143, "bc6h_ufloat", 16, 4, 4, true, false, 133, 1, 0, 0),
+    BLOCK(145, "bc7_unorm", 16, 4, 4, false, false, 134, 1, 0, 0),
+    BLOCK(146, "bc7_srgb", 16, 4, 4, false, true, 134, 1, 0, 0),
+    BLOCK(157, "astc_4x4_unorm", 16, 4, 4, false, false, 162, 1, 0, 0),
+    BLOCK(158, "astc_4x4_srgb", 16, 4, 4, false, true, 162, 1, 0, 0),
+    BLOCK(161, "astc_5x5_unorm", 16, 5, 5, false, false, 162, 1, 0, 0),
+    BLOCK(162, "astc_5x5_srgb", 16, 5, 5, false, true, 162, 1, 0, 0),
+    BLOCK(165, "astc_6x6_unorm", 16, 6, 6, false, false, 162, 1, 0, 0),
+    BLOCK(166, "astc_6x6_srgb", 16, 6, 6, false, true, 162, 1, 0, 0),
+    BLOCK(171, "astc_8x8_unorm", 16, 8, 8, false, false, 162, 1, 0, 0),
+    BLOCK(172, "astc_8x8_srgb", 16, 8, 8, false, true, 162, 1, 0, 0),
+    BLOCK(1000066000u, "astc_4x4_sfloat", 16, 4, 4, true, false, 162, 1, 0, 0),
+    BLOCK(1000066002u, "astc_5x5_sfloat", 16, 5, 5, true, false, 162, 1, 0, 0),
+    BLOCK(1000066004u, "astc_6x6_sfloat", 16, 6, 6, true, false, 162, 1, 0, 0),
+    BLOCK(1000066007u, "astc_8x8_sfloat", 16, 8, 8, true, false, 162, 1, 0, 0),
 };
+#undef PLAIN
+#undef BLOCK
 
 static const format_row *find_format(uint32_t vk_format) {
     for (size_t i = 0; i < sizeof formats / sizeof formats[0]; i++)
@@ -120,6 +166,44 @@ kiln_result kiln_ktx2_image_range(const kiln_ktx2_view *view, uint32_t level, ui
     return KILN_OK;
 }
 
+/* A block-compressed format's DFD: its colour model, block dimensions,
+ * bytesPlane0 and one sample per model channel spanning its part of the block. */
+static kiln_result check_block_dfd(kiln_ktx2_view *v, const format_row *f, const uint8_t *b,
+                                   uint16_t block_size, kiln_error *err) {
+    const char *name = v->name;
+    if (block_size != 24 + 16 * f->channels)
+        return runtime_fail(err, KILN_ERR_CORRUPT, name,
+                            "KTX2: DFD block size does not match vkFormat %u", f->vk_format);
+    uint8_t model = b[8], transfer = b[10];
+    v->dfd_color_model = model;
+    v->dfd_transfer = transfer;
+    if (model != f->model)
+        return runtime_fail(err, KILN_ERR_CORRUPT, name,
+                            "KTX2: DFD colour model %u does not match vkFormat %u (expected %u)",
+                            model, f->vk_format, f->model);
+    if ((transfer == 2) != f->srgb || (transfer != 1 && transfer != 2))
+        return runtime_fail(err, KILN_ERR_CORRUPT, name,
+                            "KTX2: DFD transfer function %u contradicts vkFormat %u", transfer,
+                            f->vk_format);
+    if (b[12] != f->block_width - 1 || b[13] != f->block_height - 1 || b[14] != 0 || b[15] != 0)
+        return runtime_fail(err, KILN_ERR_CORRUPT, name,
+                            "KTX2: DFD texel block is not %ux%u for vkFormat %u", f->block_width,
+                            f->block_height, f->vk_format);
+    if (b[16] != f->block_bytes)
+        return runtime_fail(err, KILN_ERR_CORRUPT, name, "KTX2: DFD bytesPlane0 is wrong");
+    uint32_t sample_bits = f->block_bytes * 8 / f->channels;
+    for (uint32_t c = 0; c < f->channels; c++) {
+        const uint8_t *s = b + 24 + 16 * c;
+        uint16_t bit_offset = rd16(s);
+        uint8_t bit_length = s[2], channel = s[3];
+        if (bit_offset != c * sample_bits || bit_length != sample_bits - 1 ||
+            (channel & 0x0F) != f->sample_channel[c] || ((channel & 0x80) != 0) != f->is_float)
+            return runtime_fail(err, KILN_ERR_CORRUPT, name,
+                                "KTX2: DFD sample %u does not match vkFormat %u", c, f->vk_format);
+    }
+    return KILN_OK;
+}
+
 /* The DFD must be one basic block describing `f` exactly. */
 static kiln_result check_dfd(kiln_ktx2_view *v, const format_row *f, const uint8_t *dfd,
                              uint32_t length, kiln_error *err) {
@@ -132,6 +216,11 @@ static kiln_result check_dfd(kiln_ktx2_view *v, const format_row *f, const uint8
     if (word0 != 0 || version != 2)
         return runtime_fail(err, KILN_ERR_UNSUPPORTED, name,
                             "KTX2: DFD is not a Khronos basic descriptor block version 2");
+    if (block_size != length - 4)
+        return runtime_fail(err, KILN_ERR_CORRUPT, name,
+                            "KTX2: DFD block size does not match vkFormat %u", f->vk_format);
+    if (f->model != 0)
+        return check_block_dfd(v, f, b, block_size, err);
     if (block_size != length - 4 || block_size != 24 + 16 * f->channels)
         return runtime_fail(err, KILN_ERR_CORRUPT, name,
                             "KTX2: DFD block size does not match vkFormat %u", f->vk_format);
@@ -243,8 +332,8 @@ kiln_result kiln_ktx2_view_get(kiln_ktx2_view *v, const void *data, size_t size,
                             "KTX2: typeSize %u does not match vkFormat %u", v->type_size,
                             v->vk_format);
     v->block_bytes = f->block_bytes;
-    v->block_width = 1;
-    v->block_height = 1;
+    v->block_width = f->block_width;
+    v->block_height = f->block_height;
     if (v->width == 0 || (v->depth > 0 && v->height == 0))
         return runtime_fail(err, KILN_ERR_CORRUPT, v->name, "KTX2: zero width");
     if (v->faces != 1 && v->faces != 6)

@@ -1,15 +1,35 @@
 #!/bin/bash
 # Every .ktx2 kiln cooks is read by an independent KTX2 reader: the npm
 # package ktx-parse, run with the machine's Node.js. Checks vkFormat,
-# dimensions, level count, supercompression, the DFD's colour model and
-# transfer function, and that every Zstd level inflates to its declared size
-# (with Node's own zstd when it has one). Without node/npm or the registry,
-# prints "skipped:" and passes.
+# dimensions, level count, supercompression, the DFD's colour model, transfer
+# function and texel block size, and that every Zstd level inflates to its
+# declared size (with Node's own zstd when it has one). Two builds: the
+# desktop target (BC1/BC3/BC4/BC5/BC6H/BC7 and a forced uncompressed file)
+# and the mobile preset (ASTC LDR/HDR); `kiln info --quality` on the result.
+# First, without node: a forced format a texture cannot hold fails the build
+# naming the rule. Without node/npm or the registry, the rest prints
+# "skipped:" and passes.
 set -u
 KILN=${KILN:?set KILN to the kiln executable}
 KILN_CORPUS=${KILN_CORPUS:-}
 tmp=${KILN_TMP:-/tmp}/ktx2_independent
 rm -rf "$tmp" && mkdir -p "$tmp/in/tex" "$tmp/npm"
+
+# A format a texture cannot hold (bc4 for an RGB colour map) fails the build
+# with the file, the format and the kiln.yml rule that asked for it.
+mkdir -p "$tmp/bad/in/art"
+if [ -n "$KILN_CORPUS" ] && [ -f "$KILN_CORPUS/images/pngsuite/basn2c16.png" ]; then
+    cp "$KILN_CORPUS/images/pngsuite/basn2c16.png" "$tmp/bad/in/art/wall.png"
+    printf 'rules:\n  - match: "art/*.png"\n    texture.format: bc4\n' >"$tmp/bad/kiln.yml"
+    if "$KILN" build -q -i "$tmp/bad/in" -o "$tmp/bad/out" --config "$tmp/bad/kiln.yml" \
+        >"$tmp/bad.log" 2>&1; then
+        echo "FAIL: bc4 for a colour map did not fail the build"; exit 1
+    fi
+    if ! grep -q "art/wall.png.*texture.format 'bc4' (set by rule 'match: art/\*.png' (.*kiln.yml:2)).*colour map" \
+        "$tmp/bad.log"; then
+        echo "FAIL: the error does not name the file, format and rule:"; cat "$tmp/bad.log"; exit 1
+    fi
+fi
 
 if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
     echo "skipped: node or npm not installed"
@@ -28,6 +48,8 @@ if [ -n "$KILN_CORPUS" ] && [ -d "$KILN_CORPUS/images" ]; then
     cp "$KILN_CORPUS/images/pngsuite/basn0g08.png" "$tmp/in/tex/grey.ao.png"
     cp "$KILN_CORPUS/images/misc/cyan.jpg" "$tmp/in/tex/cyan.jpg"
     cp "$KILN_CORPUS/images/hdr/hdr-rgb-arboretum.hdr" "$tmp/in/tex/sky.hdr"
+    cp "$KILN_CORPUS/images/pngsuite/basn6a08.png" "$tmp/in/tex/forced3.png"
+    cp "$KILN_CORPUS/images/pngsuite/basn2c16.png" "$tmp/in/tex/raw.png"
 else
     echo "skipped: corpus not found"
     exit 0
@@ -52,9 +74,38 @@ for i, face in enumerate(["px", "nx", "py", "ny", "pz", "nz"]):
                 + chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b""))
 PY
 
-if ! "$KILN" build -q -i "$tmp/in" -o "$tmp/out" --no-cache >"$tmp/build.log" 2>&1; then
+# Quality fast keeps the test quick under sanitizers; rules force formats.
+cat >"$tmp/kiln.yml" <<'YML'
+default:
+  texture.quality: fast
+presets:
+  mobile:
+    texture.target: mobile
+rules:
+  - match: "tex/forced3.png"
+    texture.format: bc3
+  - match: "tex/raw.png"
+    texture.format: bc7
+    texture.compress: false
+YML
+if ! "$KILN" build -q -i "$tmp/in" -o "$tmp/out" --config "$tmp/kiln.yml" --no-cache \
+    >"$tmp/build.log" 2>&1; then
     echo "FAIL: kiln build failed"; cat "$tmp/build.log"; exit 1
 fi
+if ! "$KILN" build -q -i "$tmp/in" -o "$tmp/out-mobile" --config "$tmp/kiln.yml" \
+    --preset mobile --no-cache >"$tmp/build-mobile.log" 2>&1; then
+    echo "FAIL: kiln build --preset mobile failed"; cat "$tmp/build-mobile.log"; exit 1
+fi
+
+# kiln info --quality decodes level 0 and compares it with the source.
+"$KILN" info -o "$tmp/out" -i "$tmp/in" --quality >"$tmp/info.txt" 2>&1
+for want in "PSNR RGB [0-9.]* dB, alpha [0-9.]* dB against tex/rgba.png" \
+    "PSNR RG [0-9.]* dB against tex/deep.n.png" "PSNR R [0-9.]* dB against tex/grey.ao.png" \
+    "PSNR RGB (tone-mapped) [0-9.]* dB against tex/sky.hdr" "modes: [0-9]"; do
+    if ! grep -q "$want" "$tmp/info.txt"; then
+        echo "FAIL: kiln info --quality lacks '$want'"; cat "$tmp/info.txt"; exit 1
+    fi
+done
 
 cat >"$tmp/check.mjs" <<'JS'
 import { read } from 'ktx-parse';
@@ -70,6 +121,8 @@ for (const [file, want] of Object.entries(expect)) {
   const dfd = c.dataFormatDescriptor[0];
   const got = { vkFormat: c.vkFormat, supercompression: c.supercompressionScheme,
                 colorModel: dfd.colorModel, transfer: dfd.transferFunction,
+                block: dfd.texelBlockDimension.slice(0, 2).map((d) => d + 1).join('x'),
+                bytesPlane0: dfd.bytesPlane[0], samples: dfd.samples.length,
                 levels: c.levels.length, width: c.pixelWidth, height: c.pixelHeight,
                 depth: c.pixelDepth, faces: c.faceCount };
   for (const k of Object.keys(want))
@@ -94,17 +147,28 @@ console.log(`ktx-parse read ${checked} files, ${failures} problems`);
 process.exit(failures ? 1 : 0);
 JS
 cp "$tmp/check.mjs" "$tmp/npm/check.mjs"
+# Colour models: 1 RGBSDA, 128 BC1A, 130 BC3, 131 BC4, 132 BC5, 133 BC6H,
+# 134 BC7, 162 ASTC.
 expect='{
- "tex/rgba.ktx2": {"vkFormat":43,"supercompression":2,"colorModel":1,"transfer":2,"width":32,"height":32,"levels":6},
- "tex/palette.ktx2": {"vkFormat":43,"supercompression":2,"colorModel":1,"transfer":2},
- "tex/deep.n.ktx2": {"vkFormat":37,"supercompression":2,"colorModel":1,"transfer":1},
- "tex/grey.ao.ktx2": {"vkFormat":9,"supercompression":2,"colorModel":1,"transfer":1},
- "tex/cyan.ktx2": {"vkFormat":43,"supercompression":2,"colorModel":1,"transfer":2},
- "tex/sky.ktx2": {"vkFormat":97,"supercompression":2,"colorModel":1,"transfer":1},
+ "tex/rgba.ktx2": {"vkFormat":146,"supercompression":2,"colorModel":134,"transfer":2,"block":"4x4","bytesPlane0":16,"samples":1,"width":32,"height":32,"levels":6},
+ "tex/palette.ktx2": {"vkFormat":132,"supercompression":2,"colorModel":128,"transfer":2,"block":"4x4","bytesPlane0":8,"samples":1},
+ "tex/deep.n.ktx2": {"vkFormat":141,"supercompression":2,"colorModel":132,"transfer":1,"block":"4x4","bytesPlane0":16,"samples":2},
+ "tex/grey.ao.ktx2": {"vkFormat":139,"supercompression":2,"colorModel":131,"transfer":1,"block":"4x4","bytesPlane0":8,"samples":1},
+ "tex/cyan.ktx2": {"vkFormat":132,"supercompression":2,"colorModel":128,"transfer":2},
+ "tex/sky.ktx2": {"vkFormat":143,"supercompression":2,"colorModel":133,"transfer":1,"block":"4x4","bytesPlane0":16},
+ "tex/forced3.ktx2": {"vkFormat":138,"supercompression":2,"colorModel":130,"transfer":2,"samples":2},
+ "tex/raw.ktx2": {"vkFormat":43,"supercompression":2,"colorModel":1,"transfer":2,"block":"1x1"},
  "tex/grade.lut.ktx2": {"vkFormat":97,"supercompression":2,"width":3,"height":3,"depth":3,"levels":1},
  "tex/room.ktx2": {"vkFormat":43,"supercompression":2,"transfer":2,"width":16,"height":16,"faces":6,"levels":5}
 }'
-if node "$tmp/npm/check.mjs" "$expect" "$tmp/out"; then
+expect_mobile='{
+ "tex/rgba.ktx2": {"vkFormat":166,"supercompression":2,"colorModel":162,"transfer":2,"block":"6x6","bytesPlane0":16},
+ "tex/deep.n.ktx2": {"vkFormat":157,"supercompression":2,"colorModel":162,"transfer":1,"block":"4x4"},
+ "tex/grey.ao.ktx2": {"vkFormat":9,"supercompression":2,"colorModel":1,"transfer":1},
+ "tex/sky.ktx2": {"vkFormat":1000066004,"supercompression":2,"colorModel":162,"transfer":1,"block":"6x6"}
+}'
+if node "$tmp/npm/check.mjs" "$expect" "$tmp/out" &&
+    node "$tmp/npm/check.mjs" "$expect_mobile" "$tmp/out-mobile"; then
     echo "1 passed, 0 failed"
     exit 0
 fi

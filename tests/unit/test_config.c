@@ -200,6 +200,38 @@ static void expect_error(const char *yml, const char *message) {
     diag_free(&diag);
 }
 
+/* texture.target is a key like the others; the layer that last set
+ * texture.format is recorded (for errors about a format a texture cannot
+ * use), and only that one. */
+static void texture_format_origin_names_the_layer(void **state) {
+    (void)state;
+    const char *yml = "default:\n"
+                      "  texture.format: bc7\n"
+                      "presets:\n"
+                      "  mobile:\n"
+                      "    texture.target: mobile\n"
+                      "    texture.format: astc-6x6\n"
+                      "rules:\n"
+                      "  - match: \"ui/*\"\n"
+                      "    texture.format: rgba8\n"
+                      "  - match: \"*.png\"\n"
+                      "    texture.quality: fast\n";
+    cook_settings s;
+    resolve(yml, NULL, "props/a.png", &s);
+    assert_string_equal(s.texture_target, "desktop");
+    assert_string_equal(s.texture_format, "bc7");
+    assert_non_null(strstr(s.texture_format_origin, "default section"));
+    resolve(yml, "mobile", "props/a.png", &s);
+    assert_string_equal(s.texture_target, "mobile");
+    assert_string_equal(s.texture_quality, "fast");
+    assert_string_equal(s.texture_format_origin, "preset 'mobile' (dir/kiln.yml:4)");
+    resolve(yml, "mobile", "ui/b.png", &s);
+    assert_string_equal(s.texture_format, "rgba8");
+    assert_string_equal(s.texture_format_origin, "rule 'match: ui/*' (dir/kiln.yml:8)");
+    resolve("", NULL, "a.png", &s);
+    assert_string_equal(s.texture_format_origin, "");
+}
+
 static void invalid_values_are_errors_with_file_and_line(void **state) {
     (void)state;
     expect_error("default:\n  mesh.merge: maybe\n",
@@ -209,6 +241,8 @@ static void invalid_values_are_errors_with_file_and_line(void **state) {
     expect_error("default:\n  texture.format: dxt9\n",
                  "dir/kiln.yml:2: error: texture.format: 'dxt9' is not one of");
     expect_error("default:\n  texture.quality: ultra\n", "dir/kiln.yml:2: error:");
+    expect_error("default:\n  texture.target: console\n",
+                 "dir/kiln.yml:2: error: texture.target: 'console' is not one of desktop, mobile");
     expect_error("default:\n  texture.max_size: 0\n", "dir/kiln.yml:2: error:");
     expect_error("default:\n  texture.max_dimension: 0\n",
                  "dir/kiln.yml:2: error: texture.max_dimension: expected a whole number from 1 "
@@ -239,6 +273,7 @@ int main(void) {
         cmocka_unit_test(lod_ratios_replace_the_whole_list),
         cmocka_unit_test(folders_are_relative_to_the_file),
         cmocka_unit_test(unknown_keys_are_warnings_with_file_and_line),
+        cmocka_unit_test(texture_format_origin_names_the_layer),
         cmocka_unit_test(invalid_values_are_errors_with_file_and_line),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

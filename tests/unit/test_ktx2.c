@@ -125,6 +125,91 @@ static void reader_round_trips_every_format_and_scheme(void **state) {
     }
 }
 
+/* Every block format: the DFD (colour model, texel block dimension - 1,
+ * bytesPlane0, samples), level sizes in whole blocks down to 1x1, and a
+ * round trip through the runtime reader, with and without Zstd. */
+static void block_formats_have_their_dfd_and_block_level_sizes(void **state) {
+    (void)state;
+    struct {
+        uint32_t vk;
+        uint8_t model, bw, bh, bytes, samples, channel0, channel1, float_bits;
+        uint8_t transfer;
+    } rows[] = {
+        {KTX2_VK_FORMAT_BC1_RGB_UNORM, 128, 4, 4, 8, 1, 0, 0, 0, 1},
+        {KTX2_VK_FORMAT_BC1_RGB_SRGB, 128, 4, 4, 8, 1, 0, 0, 0, 2},
+        {KTX2_VK_FORMAT_BC1_RGBA_UNORM, 128, 4, 4, 8, 1, 1, 0, 0, 1},
+        {KTX2_VK_FORMAT_BC1_RGBA_SRGB, 128, 4, 4, 8, 1, 1, 0, 0, 2},
+        {KTX2_VK_FORMAT_BC3_UNORM, 130, 4, 4, 16, 2, 15, 0, 0, 1},
+        {KTX2_VK_FORMAT_BC3_SRGB, 130, 4, 4, 16, 2, 15, 0, 0, 2},
+        {KTX2_VK_FORMAT_BC4_UNORM, 131, 4, 4, 8, 1, 0, 0, 0, 1},
+        {KTX2_VK_FORMAT_BC5_UNORM, 132, 4, 4, 16, 2, 0, 1, 0, 1},
+        {KTX2_VK_FORMAT_BC6H_UFLOAT, 133, 4, 4, 16, 1, 0, 0, 0x80, 1},
+        {KTX2_VK_FORMAT_BC7_UNORM, 134, 4, 4, 16, 1, 0, 0, 0, 1},
+        {KTX2_VK_FORMAT_BC7_SRGB, 134, 4, 4, 16, 1, 0, 0, 0, 2},
+        {KTX2_VK_FORMAT_ASTC_4x4_SRGB, 162, 4, 4, 16, 1, 0, 0, 0, 2},
+        {KTX2_VK_FORMAT_ASTC_5x5_UNORM, 162, 5, 5, 16, 1, 0, 0, 0, 1},
+        {KTX2_VK_FORMAT_ASTC_6x6_SRGB, 162, 6, 6, 16, 1, 0, 0, 0, 2},
+        {KTX2_VK_FORMAT_ASTC_6x6_SFLOAT, 162, 6, 6, 16, 1, 0, 0, 0xC0, 1},
+        {KTX2_VK_FORMAT_ASTC_8x8_UNORM, 162, 8, 8, 16, 1, 0, 0, 0, 1},
+    };
+    for (size_t r = 0; r < sizeof rows / sizeof rows[0]; r++) {
+        for (uint32_t scheme = 0; scheme <= 2; scheme += 2) {
+            bytebuf b = {0};
+            make_file(rows[r].vk, 13, 7, 4, scheme, &b); /* 13x7, 6x3, 3x1, 1x1 */
+            uint32_t dfd = rd32(b.data + 48);
+            const uint8_t *block = b.data + dfd + 4;
+            assert_int_equal(rd32(b.data + 16), 1); /* typeSize 1 for block formats */
+            assert_int_equal(rd32(b.data + dfd), 4 + 24 + 16 * rows[r].samples);
+            assert_int_equal(block[8], rows[r].model);
+            assert_int_equal(block[10], rows[r].transfer);
+            assert_int_equal(block[12], rows[r].bw - 1);
+            assert_int_equal(block[13], rows[r].bh - 1);
+            assert_int_equal(block[14], 0);
+            assert_int_equal(block[16], rows[r].bytes);
+            unsigned sample_bits = rows[r].bytes * 8u / rows[r].samples;
+            for (unsigned s = 0; s < rows[r].samples; s++) {
+                const uint8_t *sample = block + 24 + 16 * s;
+                assert_int_equal(sample[0] | (sample[1] << 8), s * sample_bits);
+                assert_int_equal(sample[2], sample_bits - 1);
+                assert_int_equal(sample[3],
+                                 (s ? rows[r].channel1 : rows[r].channel0) | rows[r].float_bits);
+            }
+            kiln_ktx2_view v;
+            kiln_error err;
+            if (kiln_ktx2_view_get(&v, b.data, b.size, "t.ktx2", &err) != KILN_OK)
+                fail_msg("vkFormat %u: %s", rows[r].vk, err.message);
+            assert_int_equal(v.block_width, rows[r].bw);
+            assert_int_equal(v.block_height, rows[r].bh);
+            assert_int_equal(v.dfd_color_model, rows[r].model);
+            for (uint32_t level = 0; level < 4; level++) {
+                uint32_t w = 13u >> level, h = 7u >> level;
+                w = w ? w : 1;
+                h = h ? h : 1;
+                uint64_t expected = (uint64_t)((w + rows[r].bw - 1) / rows[r].bw) *
+                                    ((h + rows[r].bh - 1) / rows[r].bh) * rows[r].bytes;
+                assert_int_equal(kiln_ktx2_level_size(&v, level), expected);
+                assert_int_equal(rd64(b.data + 80 + level * 24 + 16), expected);
+                uint8_t *dst = malloc((size_t)expected);
+                assert_int_equal(kiln_ktx2_read_level(&v, level, dst, (size_t)expected, &err),
+                                 KILN_OK);
+                for (size_t i = 0; i < expected; i++)
+                    assert_int_equal(dst[i], (uint8_t)(i * 7 + level * 31 + (i / 64)));
+                free(dst);
+            }
+            /* A DFD whose colour model contradicts the vkFormat is refused. */
+            b.data[dfd + 4 + 8] = rows[r].model == 134 ? 133 : 134;
+            assert_int_equal(kiln_ktx2_view_get(&v, b.data, b.size, "t.ktx2", &err),
+                             KILN_ERR_CORRUPT);
+            assert_non_null(strstr(err.message, "colour model"));
+            b.data[dfd + 4 + 8] = rows[r].model;
+            b.data[dfd + 4 + 12] = (uint8_t)(rows[r].bw); /* wrong block width */
+            assert_int_equal(kiln_ktx2_view_get(&v, b.data, b.size, "t.ktx2", &err),
+                             KILN_ERR_CORRUPT);
+            bytebuf_free(&b);
+        }
+    }
+}
+
 static void reader_survives_every_truncation(void **state) {
     (void)state;
     bytebuf b = {0};
@@ -257,6 +342,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(writer_lays_out_header_index_dfd_and_levels_smallest_first),
         cmocka_unit_test(reader_round_trips_every_format_and_scheme),
+        cmocka_unit_test(block_formats_have_their_dfd_and_block_level_sizes),
         cmocka_unit_test(reader_survives_every_truncation),
         cmocka_unit_test(reader_survives_random_bit_flips),
         cmocka_unit_test(reader_rejects_inconsistent_fields),

@@ -1,10 +1,12 @@
-/* cook_texture end to end: decode → mips → KTX2 → file, read back by the
- * runtime reader; formats per usage, exact level 0, manifest entry, errors;
- * standalone textures through cook_asset and the registry. */
+/* cook_texture end to end: decode → mips → block encode → KTX2 → file, read
+ * back by the runtime reader; formats per usage and target, exact level 0
+ * with texture.compress: false, forced formats a texture cannot use, manifest
+ * entry, errors; standalone textures through cook_asset and the registry. */
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
+#include "cook/encode/block.h"
 #include "cook/texture_internal.h"
 #include "test_support.h"
 
@@ -74,6 +76,9 @@ static void color_texture_is_srgb_with_full_chain_and_exact_level0(void **state)
     (void)state;
     fixture f;
     fixture_init(&f, "tex_color");
+    /* texture.compress: false keeps the texels exact whatever format says. */
+    f.settings.texture_compress = false;
+    strcpy(f.settings.texture_format, "bc7");
     size_t size;
     uint8_t *bmp = make_bmp(12, 5, &size);
     cook_texture_source src = {
@@ -109,28 +114,110 @@ static void color_texture_is_srgb_with_full_chain_and_exact_level0(void **state)
     fixture_free(&f);
 }
 
+/* Level 0 decoded from blocks against the source pattern of make_bmp. */
+static double level0_psnr(const kiln_ktx2_view *v, block_format format) {
+    block_image_desc d = {.format = format,
+                          .width = v->width,
+                          .height = v->height,
+                          .srgb = v->color_space == KILN_COLOR_SPACE_SRGB};
+    size_t size = (size_t)kiln_ktx2_level_size(v, 0);
+    assert_int_equal(size, block_image_size(&d));
+    uint8_t *blocks = malloc(size);
+    kiln_error err;
+    assert_int_equal(kiln_ktx2_read_level(v, 0, blocks, size, &err), KILN_OK);
+    size_t count = (size_t)v->width * v->height;
+    uint8_t *decoded = malloc(count * 4), *expected = malloc(count * 4);
+    char reason[256];
+    assert_true(block_decode_image(&d, blocks, decoded, NULL, reason, sizeof reason));
+    for (uint32_t y = 0; y < v->height; y++)
+        for (uint32_t x = 0; x < v->width; x++) {
+            uint8_t *p = expected + ((size_t)y * v->width + x) * 4;
+            p[0] = (uint8_t)(x * 13 + y);
+            p[1] = (uint8_t)(y * 29 + 7);
+            p[2] = (uint8_t)(x ^ y);
+            p[3] = 255;
+        }
+    double psnr = block_psnr_rgba8(expected, decoded, count, 7u);
+    free(blocks);
+    free(decoded);
+    free(expected);
+    return psnr;
+}
+
+/* Default settings compress: BC7 sRGB for colour, every level (12x5 down to
+ * 1x1) whole 4x4 blocks, the same bytes for 1 and 2 threads. */
+static void color_texture_compresses_to_bc7_srgb(void **state) {
+    (void)state;
+    size_t size;
+    uint8_t *bmp = make_bmp(12, 5, &size);
+    uint8_t *files[2];
+    size_t sizes[2];
+    for (unsigned threads = 1; threads <= 2; threads++) {
+        fixture f;
+        fixture_init(&f, threads == 1 ? "tex_bc7_1" : "tex_bc7_2");
+        f.settings.texture_threads = threads;
+        cook_texture_source src = {
+            .name = "a.bmp", .bytes = bmp, .size = size, .usage = COOK_TEXTURE_COLOR};
+        if (!cook_texture(&f.ctx, f.out, &src, "a", "a.ktx2", true, &f.result))
+            fail_msg("%.*s", (int)f.diag.text.size, (const char *)f.diag.text.data);
+        assert_int_equal(f.result.manifest.items[0].color_space, KILN_COLOR_SPACE_SRGB);
+        kiln_ktx2_view v;
+        files[threads - 1] = read_ktx2(&f, "a.ktx2", &sizes[threads - 1], &v);
+        assert_int_equal(v.vk_format, 146); /* BC7_SRGB_BLOCK */
+        assert_int_equal(v.block_width, 4);
+        assert_int_equal(v.levels, 4);
+        const uint64_t expected[4] = {3 * 2 * 16, 2 * 1 * 16, 16, 16};
+        for (uint32_t l = 0; l < 4; l++)
+            assert_int_equal(kiln_ktx2_level_size(&v, l), expected[l]);
+        double psnr = level0_psnr(&v, BLOCK_FORMAT_BC7);
+        assert_true(psnr > 30.0);
+        fixture_free(&f);
+    }
+    assert_int_equal(sizes[0], sizes[1]);
+    assert_memory_equal(files[0], files[1], sizes[0]);
+    free(files[0]);
+    free(files[1]);
+    free(bmp);
+}
+
 static void usages_pick_formats_and_settings_apply(void **state) {
     (void)state;
     struct {
         cook_texture_usage usage;
+        const char *target;
+        bool compress;
         uint32_t vk;
         kiln_color_space space;
     } rows[] = {
-        {COOK_TEXTURE_DATA, 37, KILN_COLOR_SPACE_LINEAR},
-        {COOK_TEXTURE_NORMAL, 37, KILN_COLOR_SPACE_LINEAR},
-        {COOK_TEXTURE_SINGLE, 9, KILN_COLOR_SPACE_LINEAR},
-        {COOK_TEXTURE_HDR, 97, KILN_COLOR_SPACE_LINEAR},
+        {COOK_TEXTURE_DATA, "desktop", false, 37, KILN_COLOR_SPACE_LINEAR},
+        {COOK_TEXTURE_NORMAL, "desktop", false, 37, KILN_COLOR_SPACE_LINEAR},
+        {COOK_TEXTURE_SINGLE, "desktop", false, 9, KILN_COLOR_SPACE_LINEAR},
+        {COOK_TEXTURE_HDR, "desktop", false, 97, KILN_COLOR_SPACE_LINEAR},
+        {COOK_TEXTURE_COLOR, "desktop", true, 132, KILN_COLOR_SPACE_SRGB},  /* BC1: opaque, fast */
+        {COOK_TEXTURE_DATA, "desktop", true, 145, KILN_COLOR_SPACE_LINEAR}, /* BC7 */
+        {COOK_TEXTURE_NORMAL, "desktop", true, 141, KILN_COLOR_SPACE_LINEAR}, /* BC5 */
+        {COOK_TEXTURE_SINGLE, "desktop", true, 139, KILN_COLOR_SPACE_LINEAR}, /* BC4 */
+        {COOK_TEXTURE_HDR, "desktop", true, 143, KILN_COLOR_SPACE_LINEAR},    /* BC6H */
+        {COOK_TEXTURE_COLOR, "mobile", true, 166, KILN_COLOR_SPACE_SRGB},     /* ASTC 6x6 sRGB */
+        {COOK_TEXTURE_DATA, "mobile", true, 165, KILN_COLOR_SPACE_LINEAR},    /* ASTC 6x6 */
+        {COOK_TEXTURE_NORMAL, "mobile", true, 157, KILN_COLOR_SPACE_LINEAR},  /* ASTC 4x4 */
+        {COOK_TEXTURE_SINGLE, "mobile", true, 9, KILN_COLOR_SPACE_LINEAR},    /* stays R8 */
+        {COOK_TEXTURE_HDR, "mobile", true, 1000066004u, KILN_COLOR_SPACE_LINEAR},
     };
     size_t size;
     uint8_t *bmp = make_bmp(64, 32, &size);
-    for (size_t i = 0; i < 4; i++) {
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
         fixture f;
         fixture_init(&f, "tex_usage");
         f.settings.texture_max_size = 16;
         f.settings.texture_mipmaps = i != 0;
+        f.settings.texture_compress = rows[i].compress;
+        strcpy(f.settings.texture_quality, "fast");
+        strcpy(f.settings.texture_target, rows[i].target);
         cook_texture_source src = {
             .name = "a.bmp", .bytes = bmp, .size = size, .usage = rows[i].usage};
-        assert_true(cook_texture(&f.ctx, f.out, &src, "a", "a.ktx2", true, &f.result));
+        if (!cook_texture(&f.ctx, f.out, &src, "a", "a.ktx2", true, &f.result))
+            fail_msg("row %zu: %.*s", i, (int)f.diag.text.size, (const char *)f.diag.text.data);
         assert_int_equal(f.result.manifest.items[0].color_space, rows[i].space);
         size_t file_size;
         kiln_ktx2_view v;
@@ -145,9 +232,43 @@ static void usages_pick_formats_and_settings_apply(void **state) {
     free(bmp);
 }
 
-static void hdr_corpus_image_cooks_to_rgba16f(void **state) {
+/* A forced format the texture cannot hold is an error naming the file, the
+ * format and the configuration layer that set it. */
+static void unusable_forced_format_names_the_rule(void **state) {
     (void)state;
-    if (test_skip_without_corpus("hdr_corpus_image_cooks_to_rgba16f"))
+    struct {
+        const char *format;
+        cook_texture_usage usage;
+        const char *why;
+    } rows[] = {
+        {"bc4", COOK_TEXTURE_COLOR, "colour map"},    {"bc5", COOK_TEXTURE_COLOR, "two channels"},
+        {"bc4", COOK_TEXTURE_NORMAL, "one channel"},  {"bc6h", COOK_TEXTURE_DATA, "LDR"},
+        {"bc7", COOK_TEXTURE_HDR, "HDR image needs"},
+    };
+    size_t size;
+    uint8_t *bmp = make_bmp(8, 8, &size);
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        fixture f;
+        fixture_init(&f, "tex_forced");
+        strcpy(f.settings.texture_format, rows[i].format);
+        strcpy(f.settings.texture_format_origin, "rule 'match: *.bmp' (kiln.yml:12)");
+        cook_texture_source src = {
+            .name = "art/a.bmp", .bytes = bmp, .size = size, .usage = rows[i].usage};
+        assert_false(cook_texture(&f.ctx, f.out, &src, "a", "a.ktx2", false, &f.result));
+        const char *text = (const char *)f.diag.text.data;
+        assert_non_null(strstr(text, "art/a.bmp"));
+        assert_non_null(strstr(text, rows[i].format));
+        assert_non_null(strstr(text, "rule 'match: *.bmp' (kiln.yml:12)"));
+        assert_non_null(strstr(text, rows[i].why));
+        assert_int_equal(f.result.outputs.count, 0);
+        fixture_free(&f);
+    }
+    free(bmp);
+}
+
+static void hdr_corpus_image_cooks_to_bc6h(void **state) {
+    (void)state;
+    if (test_skip_without_corpus("hdr_corpus_image_cooks_to_bc6h"))
         skip();
     char *path = test_path_join(test_corpus_dir(), "images/hdr/hdr-rgb-arboretum.hdr");
     size_t size;
@@ -162,8 +283,9 @@ static void hdr_corpus_image_cooks_to_rgba16f(void **state) {
     size_t file_size;
     kiln_ktx2_view v;
     uint8_t *bytes = read_ktx2(&f, "env.ktx2", &file_size, &v);
-    assert_int_equal(v.vk_format, 97);
-    assert_int_equal(v.type_size, 2);
+    assert_int_equal(v.vk_format, 143); /* BC6H_UFLOAT_BLOCK */
+    assert_int_equal(v.type_size, 1);
+    assert_int_equal(v.dfd_color_model, 133);
     free(bytes);
     fixture_free(&f);
     free(data);
@@ -338,8 +460,10 @@ static void max_dimension_setting_refuses_larger_images(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(color_texture_is_srgb_with_full_chain_and_exact_level0),
+        cmocka_unit_test(color_texture_compresses_to_bc7_srgb),
         cmocka_unit_test(usages_pick_formats_and_settings_apply),
-        cmocka_unit_test(hdr_corpus_image_cooks_to_rgba16f),
+        cmocka_unit_test(unusable_forced_format_names_the_rule),
+        cmocka_unit_test(hdr_corpus_image_cooks_to_bc6h),
         cmocka_unit_test(undecodable_texture_is_an_error_naming_the_file),
         cmocka_unit_test(standalone_textures_by_naming_convention),
         cmocka_unit_test(zstd_output_is_deterministic),

@@ -65,15 +65,15 @@ void bc6h_decode_block(const uint8_t in[16], float rgb[48]);
 /* ---- whole images ---------------------------------------------------------- */
 
 typedef enum block_format {
-    BLOCK_FORMAT_BC1 = 1,   /* opaque RGB */
-    BLOCK_FORMAT_BC1A,      /* RGB + 1-bit alpha */
-    BLOCK_FORMAT_BC3,       /* RGBA */
-    BLOCK_FORMAT_BC4,       /* R */
-    BLOCK_FORMAT_BC5,       /* RG */
-    BLOCK_FORMAT_BC6H,      /* RGB half float, unsigned */
-    BLOCK_FORMAT_BC7,       /* RGBA */
-    BLOCK_FORMAT_ASTC_LDR,  /* RGBA8 input */
-    BLOCK_FORMAT_ASTC_HDR,  /* float input */
+    BLOCK_FORMAT_BC1 = 1,  /* opaque RGB */
+    BLOCK_FORMAT_BC1A,     /* RGB + 1-bit alpha */
+    BLOCK_FORMAT_BC3,      /* RGBA */
+    BLOCK_FORMAT_BC4,      /* R */
+    BLOCK_FORMAT_BC5,      /* RG */
+    BLOCK_FORMAT_BC6H,     /* RGB half float, unsigned */
+    BLOCK_FORMAT_BC7,      /* RGBA */
+    BLOCK_FORMAT_ASTC_LDR, /* RGBA8 input */
+    BLOCK_FORMAT_ASTC_HDR, /* float input */
 } block_format;
 
 typedef struct block_image_desc {
@@ -84,10 +84,10 @@ typedef struct block_image_desc {
      * width * height RGBA texels, rows top to bottom. */
     const uint8_t *rgba8;
     const float *rgbaf;
-    bool srgb;                  /* ASTC: encode for sRGB decoding */
-    uint8_t astc_block_width;   /* ASTC only: 4..8 (and 10, 12 if astcenc allows) */
+    bool srgb;                /* ASTC: encode for sRGB decoding */
+    uint8_t astc_block_width; /* ASTC only: 4..8 (and 10, 12 if astcenc allows) */
     uint8_t astc_block_height;
-    unsigned threads;           /* worker threads for block rows; 0 or 1 = this thread */
+    unsigned threads; /* worker threads for block rows; 0 or 1 = this thread */
 } block_image_desc;
 
 /* Bytes the encoded image takes (ceil(w / bw) * ceil(h / bh) * block bytes). */
@@ -99,5 +99,51 @@ size_t block_image_size(const block_image_desc *desc);
  * with a reason (e.g. astcenc's error string). */
 bool block_encode_image(const block_image_desc *desc, uint8_t *out, char *reason,
                         size_t reason_size);
+
+/* ---- formats, decoding and statistics (block.c) ---------------------------- */
+
+/* Block dimensions and bytes of desc->format (ASTC: desc->astc_block_*). False
+ * for an unknown format or an ASTC block size outside 4..12. */
+bool block_format_layout(const block_image_desc *desc, uint32_t *block_width,
+                         uint32_t *block_height, uint32_t *block_bytes);
+
+/* Short name, e.g. "bc7", "astc-6x6". */
+const char *block_format_name(block_format format);
+
+/* Decodes a whole image written by block_encode_image (desc gives format,
+ * size, ASTC block size and sRGB; its pixel pointers are ignored) into
+ * width * height RGBA texels: rgba8_out for LDR formats (BC4 gives (r,0,0,255),
+ * BC5 (r,g,0,255)), rgbaf_out for BC6H and ASTC HDR (alpha 1). */
+bool block_decode_image(const block_image_desc *desc, const uint8_t *blocks, uint8_t *rgba8_out,
+                        float *rgbaf_out, char *reason, size_t reason_size);
+
+/* The mode of one BC7 (0..7) or BC6H (0..13, in the order of the
+ * specification's mode table) block, or -1 for a reserved mode. */
+int block_bc7_mode(const uint8_t block[16]);
+int block_bc6h_mode(const uint8_t block[16]);
+
+/* IEEE half floats (bc6h.c): round to nearest even, values beyond the half
+ * range clamp to the largest finite half; and back. */
+uint16_t block_float_to_half(float value);
+float block_half_to_float(uint16_t half);
+
+/* PSNR in dB of 8-bit channels selected by `channel_mask` (bit c = channel c)
+ * over `count` RGBA texels; 99 when identical. */
+double block_psnr_rgba8(const uint8_t *a, const uint8_t *b, size_t count, unsigned channel_mask);
+
+/* PSNR in dB of HDR RGB as a display shows it: each channel Reinhard
+ * tone-mapped (v / (1 + v)), gamma 1/2.2, scaled to 0..255; `count` RGBA
+ * float texels. */
+double block_psnr_hdr(const float *a, const float *b, size_t count);
+
+/* ---- ASTC through astcenc (astc.cpp) --------------------------------------- */
+
+/* Encodes desc (ASTC_LDR from rgba8, ASTC_HDR from rgbaf) into out_size bytes
+ * with astcenc, desc->threads threads. */
+bool astc_encode_image(const block_image_desc *desc, uint8_t *out, size_t out_size, char *reason,
+                       size_t reason_size);
+/* Decodes ASTC blocks into rgba8_out (LDR) or rgbaf_out (HDR). */
+bool astc_decode_image(const block_image_desc *desc, const uint8_t *blocks, size_t size,
+                       uint8_t *rgba8_out, float *rgbaf_out, char *reason, size_t reason_size);
 
 #endif /* KILN_COOK_ENCODE_BLOCK_H */

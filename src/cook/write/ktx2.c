@@ -5,13 +5,15 @@
  *   identifier (12) | header (9 x u32) | index (4 x u32, 2 x u64)
  *   | level index (levelCount x 3 x u64, level 0 first)
  *   | DFD (u32 total size + one basic descriptor block)
- *   | key/value data (KTXorientation, KTXwriter; sorted by key, 4-aligned)
+ *   | key/value data (KTXorientation, KTXwriter, kilnSource; sorted by key, 4-aligned)
  *   | level data, smallest level first (level N-1 ... level 0).
  * Without supercompression each level starts at a multiple of
  * lcm(texel block bytes, 4); with Zstd (scheme 2) levels are byte-aligned as
  * the specification allows. No supercompression global data is needed for
- * Zstd. A block-compressed format plugs in as one row in format_table (with
- * its block size and DFD colour model) and level data of whole blocks.
+ * Zstd. Block-compressed formats (BC1..BC7, ASTC) are rows of format_table
+ * with their block size and DFD colour model; their levels are whole blocks
+ * (ceil(width / block width) x ceil(height / block height), 1x1 levels
+ * included), and Zstd still shrinks them.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,13 +40,75 @@ static const uint8_t ktx2_identifier[12] = {0xAB, 'K',  'T',  'X',  ' ',  '2',
 #define DF_QUALIFIER_SIGNED 0x40u
 #define DF_QUALIFIER_FLOAT 0x80u
 
+/* Block-compressed colour models and their channel ids (KDFS 1.3, 5.6). */
+#define DF_MODEL_BC1A 128u
+#define DF_MODEL_BC3 130u
+#define DF_MODEL_BC4 131u
+#define DF_MODEL_BC5 132u
+#define DF_MODEL_BC6H 133u
+#define DF_MODEL_BC7 134u
+#define DF_MODEL_ASTC 162u
+#define DF_BC1A_COLOR 0u
+#define DF_BC1A_ALPHAPRESENT 1u
+#define DF_BC3_COLOR 0u
+#define DF_BC3_ALPHA 15u
+#define DF_BC5_RED 0u
+#define DF_BC5_GREEN 1u
+
+#define PLAIN(vk, name, type_size, bytes, srgb)                                                    \
+    { vk, name, type_size, bytes, 1, 1, srgb, 0, 0, {0}, {0}, false }
+/* One sample (channel 0) over the whole block. */
+#define BLOCK1(vk, name, bytes, bw, bh, srgb, model, channel, is_float)                            \
+    { vk, name, 1, bytes, bw, bh, srgb, model, 1, {channel, 0}, {0, 0}, is_float }
+/* Two samples: BC3 (alpha block, then colour block), BC5 (red, then green). */
+#define BLOCK2(vk, name, srgb, model, first, second)                                               \
+    { vk, name, 1, 16, 4, 4, srgb, model, 2, {first, second}, {0, 64}, false }
+
 static const ktx2_format_info format_table[] = {
-    {KTX2_VK_FORMAT_R8_UNORM, "r8_unorm", 1, 1, 1, 1, false},
-    {KTX2_VK_FORMAT_R8G8_UNORM, "rg8_unorm", 1, 2, 1, 1, false},
-    {KTX2_VK_FORMAT_R8G8B8A8_UNORM, "rgba8_unorm", 1, 4, 1, 1, false},
-    {KTX2_VK_FORMAT_R8G8B8A8_SRGB, "rgba8_srgb", 1, 4, 1, 1, true},
-    {KTX2_VK_FORMAT_R16G16B16A16_SFLOAT, "rgba16_sfloat", 2, 8, 1, 1, false},
+    PLAIN(KTX2_VK_FORMAT_R8_UNORM, "r8_unorm", 1, 1, false),
+    PLAIN(KTX2_VK_FORMAT_R8G8_UNORM, "rg8_unorm", 1, 2, false),
+    PLAIN(KTX2_VK_FORMAT_R8G8B8A8_UNORM, "rgba8_unorm", 1, 4, false),
+    PLAIN(KTX2_VK_FORMAT_R8G8B8A8_SRGB, "rgba8_srgb", 1, 4, true),
+    PLAIN(KTX2_VK_FORMAT_R16G16B16A16_SFLOAT, "rgba16_sfloat", 2, 8, false),
+    BLOCK1(KTX2_VK_FORMAT_BC1_RGB_UNORM, "bc1_rgb_unorm", 8, 4, 4, false, DF_MODEL_BC1A,
+           DF_BC1A_COLOR, false),
+    BLOCK1(KTX2_VK_FORMAT_BC1_RGB_SRGB, "bc1_rgb_srgb", 8, 4, 4, true, DF_MODEL_BC1A, DF_BC1A_COLOR,
+           false),
+    BLOCK1(KTX2_VK_FORMAT_BC1_RGBA_UNORM, "bc1_rgba_unorm", 8, 4, 4, false, DF_MODEL_BC1A,
+           DF_BC1A_ALPHAPRESENT, false),
+    BLOCK1(KTX2_VK_FORMAT_BC1_RGBA_SRGB, "bc1_rgba_srgb", 8, 4, 4, true, DF_MODEL_BC1A,
+           DF_BC1A_ALPHAPRESENT, false),
+    BLOCK2(KTX2_VK_FORMAT_BC3_UNORM, "bc3_unorm", false, DF_MODEL_BC3, DF_BC3_ALPHA, DF_BC3_COLOR),
+    BLOCK2(KTX2_VK_FORMAT_BC3_SRGB, "bc3_srgb", true, DF_MODEL_BC3, DF_BC3_ALPHA, DF_BC3_COLOR),
+    BLOCK1(KTX2_VK_FORMAT_BC4_UNORM, "bc4_unorm", 8, 4, 4, false, DF_MODEL_BC4, 0, false),
+    BLOCK2(KTX2_VK_FORMAT_BC5_UNORM, "bc5_unorm", false, DF_MODEL_BC5, DF_BC5_RED, DF_BC5_GREEN),
+    BLOCK1(KTX2_VK_FORMAT_BC6H_UFLOAT, "bc6h_ufloat", 16, 4, 4, false, DF_MODEL_BC6H, 0, true),
+    BLOCK1(KTX2_VK_FORMAT_BC7_UNORM, "bc7_unorm", 16, 4, 4, false, DF_MODEL_BC7, 0, false),
+    BLOCK1(KTX2_VK_FORMAT_BC7_SRGB, "bc7_srgb", 16, 4, 4, true, DF_MODEL_BC7, 0, false),
+    BLOCK1(KTX2_VK_FORMAT_ASTC_4x4_UNORM, "astc_4x4_unorm", 16, 4, 4, false, DF_MODEL_ASTC, 0,
+           false),
+    BLOCK1(KTX2_VK_FORMAT_ASTC_4x4_SRGB, "astc_4x4_srgb", 16, 4, 4, true, DF_MODEL_ASTC, 0, false),
+    BLOCK1(KTX2_VK_FORMAT_ASTC_4x4_SFLOAT, "astc_4x4_sfloat", 16, 4, 4, false, DF_MODEL_ASTC, 0,
+           true),
+    BLOCK1(KTX2_VK_FORMAT_ASTC_5x5_UNORM, "astc_5x5_unorm", 16, 5, 5, false, DF_MODEL_ASTC, 0,
+           false),
+    BLOCK1(KTX2_VK_FORMAT_ASTC_5x5_SRGB, "astc_5x5_srgb", 16, 5, 5, true, DF_MODEL_ASTC, 0, false),
+    BLOCK1(KTX2_VK_FORMAT_ASTC_5x5_SFLOAT, "astc_5x5_sfloat", 16, 5, 5, false, DF_MODEL_ASTC, 0,
+           true),
+    BLOCK1(KTX2_VK_FORMAT_ASTC_6x6_UNORM, "astc_6x6_unorm", 16, 6, 6, false, DF_MODEL_ASTC, 0,
+           false),
+    BLOCK1(KTX2_VK_FORMAT_ASTC_6x6_SRGB, "astc_6x6_srgb", 16, 6, 6, true, DF_MODEL_ASTC, 0, false),
+    BLOCK1(KTX2_VK_FORMAT_ASTC_6x6_SFLOAT, "astc_6x6_sfloat", 16, 6, 6, false, DF_MODEL_ASTC, 0,
+           true),
+    BLOCK1(KTX2_VK_FORMAT_ASTC_8x8_UNORM, "astc_8x8_unorm", 16, 8, 8, false, DF_MODEL_ASTC, 0,
+           false),
+    BLOCK1(KTX2_VK_FORMAT_ASTC_8x8_SRGB, "astc_8x8_srgb", 16, 8, 8, true, DF_MODEL_ASTC, 0, false),
+    BLOCK1(KTX2_VK_FORMAT_ASTC_8x8_SFLOAT, "astc_8x8_sfloat", 16, 8, 8, false, DF_MODEL_ASTC, 0,
+           true),
 };
+#undef PLAIN
+#undef BLOCK1
+#undef BLOCK2
 
 const ktx2_format_info *ktx2_format_find(uint32_t vk_format) {
     for (size_t i = 0; i < sizeof format_table / sizeof format_table[0]; i++)
@@ -91,8 +155,51 @@ typedef struct dfd_sample {
     uint8_t bit_offset_bytes;
 } dfd_sample;
 
+/* The basic descriptor block of a block-compressed format (KDFS 1.3: one
+ * sample per channel of the colour model, each as long as its part of the
+ * block; lower/upper 0..UINT32_MAX for normalised data, 0.0f..1.0f for
+ * unsigned floats, -1.0f..1.0f for signed floats). */
+static void append_block_dfd(bytebuf *b, const ktx2_format_info *f) {
+    uint32_t block_size = 24 + 16 * (uint32_t)f->sample_count;
+    uint32_t sample_bits = (f->block_bytes * 8u) / f->sample_count;
+    bool is_signed = f->is_float && f->dfd_model == DF_MODEL_ASTC; /* ASTC HDR is SFLOAT */
+    put_u32(b, 4 + block_size);
+    put_u32(b, 0);
+    put_u16(b, 2);
+    put_u16(b, (uint16_t)block_size);
+    put_u8(b, f->dfd_model);
+    put_u8(b, DF_PRIMARIES_BT709);
+    put_u8(b, f->srgb ? DF_TRANSFER_SRGB : DF_TRANSFER_LINEAR);
+    put_u8(b, 0);                              /* flags: alpha straight */
+    put_u8(b, (uint8_t)(f->block_width - 1));  /* texelBlockDimension0 */
+    put_u8(b, (uint8_t)(f->block_height - 1)); /* texelBlockDimension1 */
+    put_u16(b, 0);                             /* dimensions 2 and 3: 1 */
+    put_u8(b, (uint8_t)f->block_bytes);        /* bytesPlane0 */
+    bytebuf_append_zeros(b, 7);
+    for (uint32_t s = 0; s < f->sample_count; s++) {
+        uint8_t qualifiers = 0;
+        if (f->is_float)
+            qualifiers |= DF_QUALIFIER_FLOAT | (is_signed ? DF_QUALIFIER_SIGNED : 0u);
+        put_u16(b, f->sample_offset[s]);
+        put_u8(b, (uint8_t)(sample_bits - 1));
+        put_u8(b, (uint8_t)(f->sample_channel[s] | qualifiers));
+        put_u32(b, 0); /* samplePosition */
+        if (f->is_float) {
+            put_u32(b, is_signed ? 0xBF800000u : 0u); /* -1.0f or 0.0f */
+            put_u32(b, 0x3F800000u);                  /* 1.0f */
+        } else {
+            put_u32(b, 0);
+            put_u32(b, 0xFFFFFFFFu);
+        }
+    }
+}
+
 /* One basic descriptor block for an uncompressed format. */
 static bool append_dfd(bytebuf *b, const ktx2_format_info *f) {
+    if (f->dfd_model != 0) {
+        append_block_dfd(b, f);
+        return true;
+    }
     uint32_t channels, bits;
     bool is_float = false;
     switch (f->vk_format) {
@@ -233,6 +340,8 @@ bool write_ktx2(const ktx2_image_desc *d, bytebuf *out, char *reason, size_t rea
     size_t kvd_at = out->size;
     append_key_value(out, "KTXorientation", d->depth > 0 ? "rdi" : "rd");
     append_key_value(out, "KTXwriter", "kiln " KILN_VERSION_STRING);
+    if (d->source != NULL) /* sorts after the KTX keys: 'k' > 'K' */
+        append_key_value(out, "kilnSource", d->source);
     size_t kvd_length = out->size - kvd_at;
     patch_u32(out, index_at, (uint32_t)dfd_at);
     patch_u32(out, index_at + 4, (uint32_t)dfd_length);

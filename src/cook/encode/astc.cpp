@@ -1,0 +1,146 @@
+/*
+ * astc.cpp — ASTC through Debian's astcenc (libastcenc-dev), behind the C
+ * interface of block.h. C++ only because astcenc.h is.
+ *
+ * Quality maps to astcenc's presets: fast -> ASTCENC_PRE_FAST, normal ->
+ * ASTCENC_PRE_MEDIUM, best -> ASTCENC_PRE_THOROUGH. Profiles: LDR sRGB or
+ * linear for 8-bit input, HDR (RGB and alpha) for float input. astcenc splits
+ * one image over the threads of one context (each thread passes its own
+ * thread_index); blocks are independent, so the bytes do not depend on the
+ * thread count.
+ */
+#include <astcenc.h>
+
+#include <cstdio>
+#include <thread>
+#include <vector>
+
+extern "C" {
+#include "cook/encode/block.h"
+}
+
+namespace {
+
+bool fail(char *reason, size_t reason_size, const char *what, astcenc_error status) {
+    std::snprintf(reason, reason_size, "astcenc: %s: %s", what, astcenc_get_error_string(status));
+    return false;
+}
+
+float preset_for(block_quality quality) {
+    switch (quality) {
+    case BLOCK_QUALITY_FAST:
+        return ASTCENC_PRE_FAST;
+    case BLOCK_QUALITY_BEST:
+        return ASTCENC_PRE_THOROUGH;
+    case BLOCK_QUALITY_NORMAL:
+    default:
+        return ASTCENC_PRE_MEDIUM;
+    }
+}
+
+astcenc_profile profile_for(const block_image_desc *desc) {
+    if (desc->format == BLOCK_FORMAT_ASTC_HDR)
+        return ASTCENC_PRF_HDR;
+    return desc->srgb ? ASTCENC_PRF_LDR_SRGB : ASTCENC_PRF_LDR;
+}
+
+/* Owns one astcenc context. */
+struct context_holder {
+    astcenc_context *ctx = nullptr;
+    ~context_holder() {
+        if (ctx != nullptr)
+            astcenc_context_free(ctx);
+    }
+};
+
+bool make_context(const block_image_desc *desc, unsigned flags, unsigned threads,
+                  context_holder &holder, char *reason, size_t reason_size) {
+    astcenc_config config;
+    astcenc_error status =
+        astcenc_config_init(profile_for(desc), desc->astc_block_width, desc->astc_block_height, 1,
+                            preset_for(desc->quality), flags, &config);
+    if (status != ASTCENC_SUCCESS)
+        return fail(reason, reason_size, "configuration", status);
+    status = astcenc_context_alloc(&config, threads, &holder.ctx);
+    if (status != ASTCENC_SUCCESS)
+        return fail(reason, reason_size, "context", status);
+    return true;
+}
+
+} // namespace
+
+extern "C" bool astc_encode_image(const block_image_desc *desc, uint8_t *out, size_t out_size,
+                                  char *reason, size_t reason_size) {
+    bool hdr = desc->format == BLOCK_FORMAT_ASTC_HDR;
+    const void *pixels =
+        hdr ? static_cast<const void *>(desc->rgbaf) : static_cast<const void *>(desc->rgba8);
+    if (pixels == nullptr) {
+        std::snprintf(reason, reason_size, "astcenc: no input texels");
+        return false;
+    }
+    unsigned threads = desc->threads > 1 ? desc->threads : 1;
+    if (threads > 64)
+        threads = 64;
+    context_holder holder;
+    if (!make_context(desc, 0, threads, holder, reason, reason_size))
+        return false;
+    /* astcenc takes a non-const image but only reads the texels. */
+    void *slices[1] = {const_cast<void *>(pixels)};
+    astcenc_image image;
+    image.dim_x = desc->width;
+    image.dim_y = desc->height;
+    image.dim_z = 1;
+    image.data_type = hdr ? ASTCENC_TYPE_F32 : ASTCENC_TYPE_U8;
+    image.data = slices;
+    const astcenc_swizzle swizzle = {ASTCENC_SWZ_R, ASTCENC_SWZ_G, ASTCENC_SWZ_B, ASTCENC_SWZ_A};
+
+    std::vector<astcenc_error> status(threads, ASTCENC_SUCCESS);
+    auto work = [&](unsigned index) {
+        status[index] = astcenc_compress_image(holder.ctx, &image, &swizzle, out, out_size, index);
+    };
+    std::vector<std::thread> helpers;
+    try {
+        for (unsigned i = 1; i < threads; i++)
+            helpers.emplace_back(work, i);
+    } catch (...) {
+        /* astcenc waits for every thread_index it was configured for, so a
+         * missing thread would hang it: give up cleanly instead. */
+        for (auto &t : helpers)
+            t.join();
+        std::snprintf(reason, reason_size, "astcenc: cannot start encoding threads");
+        return false;
+    }
+    work(0);
+    for (auto &t : helpers)
+        t.join();
+    for (astcenc_error s : status)
+        if (s != ASTCENC_SUCCESS)
+            return fail(reason, reason_size, "compression", s);
+    return true;
+}
+
+extern "C" bool astc_decode_image(const block_image_desc *desc, const uint8_t *blocks, size_t size,
+                                  uint8_t *rgba8_out, float *rgbaf_out, char *reason,
+                                  size_t reason_size) {
+    bool hdr = desc->format == BLOCK_FORMAT_ASTC_HDR;
+    void *pixels = hdr ? static_cast<void *>(rgbaf_out) : static_cast<void *>(rgba8_out);
+    if (pixels == nullptr) {
+        std::snprintf(reason, reason_size, "astcenc: no output buffer of the right type");
+        return false;
+    }
+    context_holder holder;
+    if (!make_context(desc, ASTCENC_FLG_DECOMPRESS_ONLY, 1, holder, reason, reason_size))
+        return false;
+    void *slices[1] = {pixels};
+    astcenc_image image;
+    image.dim_x = desc->width;
+    image.dim_y = desc->height;
+    image.dim_z = 1;
+    image.data_type = hdr ? ASTCENC_TYPE_F32 : ASTCENC_TYPE_U8;
+    image.data = slices;
+    const astcenc_swizzle swizzle = {ASTCENC_SWZ_R, ASTCENC_SWZ_G, ASTCENC_SWZ_B, ASTCENC_SWZ_A};
+    astcenc_error status = astcenc_decompress_image(holder.ctx, blocks, size, &image, &swizzle, 0);
+    if (status != ASTCENC_SUCCESS)
+        return fail(reason, reason_size, "decompression", status);
+    return true;
+}

@@ -1,0 +1,331 @@
+/*
+ * block.c — whole images through the per-block encoders of block.h: edge
+ * padding, block rows spread over threads, whole-image decoding and the
+ * small statistics the tests and `kiln info --quality` use.
+ *
+ * Parallelism: `threads` workers take block rows from one atomic counter.
+ * Every block is a pure function of its 16 texels and the quality, and each
+ * row writes only its own bytes, so the output does not depend on which
+ * thread encoded which row. ASTC goes to astcenc (astc.cpp), which has its
+ * own thread scheme.
+ */
+#include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "common/checked.h"
+#include "cook/encode/block.h"
+
+bool block_quality_parse(const char *name, block_quality *out) {
+    static const char *const names[] = {"fast", "normal", "best"};
+    for (int i = 0; i < 3; i++) {
+        if (name != NULL && strcmp(name, names[i]) == 0) {
+            *out = (block_quality)i;
+            return true;
+        }
+    }
+    return false;
+}
+
+const char *block_format_name(block_format format) {
+    switch (format) {
+    case BLOCK_FORMAT_BC1:
+        return "bc1";
+    case BLOCK_FORMAT_BC1A:
+        return "bc1a";
+    case BLOCK_FORMAT_BC3:
+        return "bc3";
+    case BLOCK_FORMAT_BC4:
+        return "bc4";
+    case BLOCK_FORMAT_BC5:
+        return "bc5";
+    case BLOCK_FORMAT_BC6H:
+        return "bc6h";
+    case BLOCK_FORMAT_BC7:
+        return "bc7";
+    case BLOCK_FORMAT_ASTC_LDR:
+        return "astc";
+    case BLOCK_FORMAT_ASTC_HDR:
+        return "astc-hdr";
+    }
+    return "unknown";
+}
+
+bool block_format_layout(const block_image_desc *desc, uint32_t *block_width,
+                         uint32_t *block_height, uint32_t *block_bytes) {
+    *block_width = 4;
+    *block_height = 4;
+    switch (desc->format) {
+    case BLOCK_FORMAT_BC1:
+    case BLOCK_FORMAT_BC1A:
+    case BLOCK_FORMAT_BC4:
+        *block_bytes = 8;
+        return true;
+    case BLOCK_FORMAT_BC3:
+    case BLOCK_FORMAT_BC5:
+    case BLOCK_FORMAT_BC6H:
+    case BLOCK_FORMAT_BC7:
+        *block_bytes = 16;
+        return true;
+    case BLOCK_FORMAT_ASTC_LDR:
+    case BLOCK_FORMAT_ASTC_HDR:
+        *block_width = desc->astc_block_width;
+        *block_height = desc->astc_block_height;
+        *block_bytes = 16;
+        return *block_width >= 4 && *block_width <= 12 && *block_height >= 4 &&
+               *block_height <= 12 && *block_height <= *block_width;
+    }
+    return false;
+}
+
+size_t block_image_size(const block_image_desc *desc) {
+    uint32_t bw, bh, bytes;
+    if (!block_format_layout(desc, &bw, &bh, &bytes))
+        return 0;
+    size_t blocks_x = ((size_t)desc->width + bw - 1) / bw;
+    size_t blocks_y = ((size_t)desc->height + bh - 1) / bh;
+    size_t count, size;
+    if (!checked_mul_size(blocks_x, blocks_y, &count) || !checked_mul_size(count, bytes, &size))
+        return 0;
+    return size;
+}
+
+/* ---------------------------------------------------------------------------
+ * Encoding by block rows
+ * ------------------------------------------------------------------------- */
+
+typedef struct row_job {
+    const block_image_desc *desc;
+    uint8_t *out;
+    uint32_t blocks_x, blocks_y, block_bytes;
+    atomic_uint next_row;
+} row_job;
+
+/* Texel (x, y) of the block at (bx, by), clamped to the image: partial
+ * blocks repeat the last column/row. */
+static size_t texel_index(const block_image_desc *d, uint32_t bx, uint32_t by, uint32_t x,
+                          uint32_t y) {
+    uint32_t px = bx * 4 + x, py = by * 4 + y;
+    if (px >= d->width)
+        px = d->width - 1;
+    if (py >= d->height)
+        py = d->height - 1;
+    return (size_t)py * d->width + px;
+}
+
+static void encode_block_at(const block_image_desc *d, uint32_t bx, uint32_t by, uint8_t *out) {
+    uint8_t rgba[64];
+    if (d->format == BLOCK_FORMAT_BC6H) {
+        float rgb[48];
+        for (uint32_t i = 0; i < 16; i++) {
+            const float *p = d->rgbaf + texel_index(d, bx, by, i % 4, i / 4) * 4;
+            memcpy(rgb + i * 3, p, 3 * sizeof(float));
+        }
+        bc6h_encode_block(rgb, d->quality, out);
+        return;
+    }
+    for (uint32_t i = 0; i < 16; i++)
+        memcpy(rgba + i * 4, d->rgba8 + texel_index(d, bx, by, i % 4, i / 4) * 4, 4);
+    switch (d->format) {
+    case BLOCK_FORMAT_BC1:
+    case BLOCK_FORMAT_BC1A:
+        bc1_encode_block(rgba, d->format == BLOCK_FORMAT_BC1A, d->quality, out);
+        break;
+    case BLOCK_FORMAT_BC3:
+        bc3_encode_block(rgba, d->quality, out);
+        break;
+    case BLOCK_FORMAT_BC4: {
+        uint8_t values[16];
+        for (int i = 0; i < 16; i++)
+            values[i] = rgba[i * 4];
+        bc4_encode_block(values, d->quality, out);
+        break;
+    }
+    case BLOCK_FORMAT_BC5:
+        bc5_encode_block(rgba, d->quality, out);
+        break;
+    case BLOCK_FORMAT_BC7:
+        bc7_encode_block(rgba, d->quality, out);
+        break;
+    default:
+        break;
+    }
+}
+
+static void *row_worker(void *arg) {
+    row_job *job = arg;
+    for (;;) {
+        unsigned row = atomic_fetch_add(&job->next_row, 1u);
+        if (row >= job->blocks_y)
+            break;
+        uint8_t *out = job->out + (size_t)row * job->blocks_x * job->block_bytes;
+        for (uint32_t bx = 0; bx < job->blocks_x; bx++)
+            encode_block_at(job->desc, bx, row, out + (size_t)bx * job->block_bytes);
+    }
+    return NULL;
+}
+
+#define BLOCK_MAX_THREADS 64u
+
+static bool fail(char *reason, size_t reason_size, const char *message) {
+    snprintf(reason, reason_size, "%s", message);
+    return false;
+}
+
+bool block_encode_image(const block_image_desc *desc, uint8_t *out, char *reason,
+                        size_t reason_size) {
+    uint32_t bw, bh, bytes;
+    if (!block_format_layout(desc, &bw, &bh, &bytes))
+        return fail(reason, reason_size, "unsupported block format or ASTC block size");
+    if (desc->width == 0 || desc->height == 0)
+        return fail(reason, reason_size, "empty image");
+    bool wants_float = desc->format == BLOCK_FORMAT_BC6H || desc->format == BLOCK_FORMAT_ASTC_HDR;
+    if (wants_float ? desc->rgbaf == NULL : desc->rgba8 == NULL)
+        return fail(reason, reason_size,
+                    wants_float ? "HDR block format needs float texels"
+                                : "LDR block format needs 8-bit texels");
+    size_t size = block_image_size(desc);
+    if (size == 0)
+        return fail(reason, reason_size, "image too large");
+    if (desc->format == BLOCK_FORMAT_ASTC_LDR || desc->format == BLOCK_FORMAT_ASTC_HDR)
+        return astc_encode_image(desc, out, size, reason, reason_size);
+
+    row_job job = {.desc = desc, .out = out, .block_bytes = bytes};
+    job.blocks_x = (desc->width + 3) / 4;
+    job.blocks_y = (desc->height + 3) / 4;
+    atomic_init(&job.next_row, 0u);
+    unsigned threads = desc->threads > 1 ? desc->threads : 1;
+    if (threads > BLOCK_MAX_THREADS)
+        threads = BLOCK_MAX_THREADS;
+    if (threads > job.blocks_y)
+        threads = job.blocks_y;
+    pthread_t helpers[BLOCK_MAX_THREADS];
+    unsigned started = 0;
+    /* A helper that cannot start only costs speed: the rows are shared. */
+    while (started + 1 < threads && pthread_create(&helpers[started], NULL, row_worker, &job) == 0)
+        started++;
+    row_worker(&job);
+    for (unsigned i = 0; i < started; i++)
+        pthread_join(helpers[i], NULL);
+    return true;
+}
+
+/* ---------------------------------------------------------------------------
+ * Decoding
+ * ------------------------------------------------------------------------- */
+
+bool block_decode_image(const block_image_desc *desc, const uint8_t *blocks, uint8_t *rgba8_out,
+                        float *rgbaf_out, char *reason, size_t reason_size) {
+    uint32_t bw, bh, bytes;
+    if (!block_format_layout(desc, &bw, &bh, &bytes))
+        return fail(reason, reason_size, "unsupported block format or ASTC block size");
+    size_t size = block_image_size(desc);
+    if (size == 0)
+        return fail(reason, reason_size, "image too large");
+    if (desc->format == BLOCK_FORMAT_ASTC_LDR || desc->format == BLOCK_FORMAT_ASTC_HDR)
+        return astc_decode_image(desc, blocks, size, rgba8_out, rgbaf_out, reason, reason_size);
+    bool is_float = desc->format == BLOCK_FORMAT_BC6H;
+    if (is_float ? rgbaf_out == NULL : rgba8_out == NULL)
+        return fail(reason, reason_size, "no output buffer of the right type");
+    uint32_t blocks_x = (desc->width + 3) / 4, blocks_y = (desc->height + 3) / 4;
+    for (uint32_t by = 0; by < blocks_y; by++) {
+        for (uint32_t bx = 0; bx < blocks_x; bx++) {
+            const uint8_t *in = blocks + ((size_t)by * blocks_x + bx) * bytes;
+            uint8_t rgba[64];
+            float rgb[48];
+            switch (desc->format) {
+            case BLOCK_FORMAT_BC1:
+            case BLOCK_FORMAT_BC1A:
+                bc1_decode_block(in, rgba);
+                break;
+            case BLOCK_FORMAT_BC3:
+                bc3_decode_block(in, rgba);
+                break;
+            case BLOCK_FORMAT_BC4: {
+                uint8_t values[16];
+                bc4_decode_block(in, values);
+                for (int i = 0; i < 16; i++) {
+                    rgba[i * 4] = values[i];
+                    rgba[i * 4 + 1] = rgba[i * 4 + 2] = 0;
+                    rgba[i * 4 + 3] = 255;
+                }
+                break;
+            }
+            case BLOCK_FORMAT_BC5:
+                bc5_decode_block(in, rgba);
+                break;
+            case BLOCK_FORMAT_BC6H:
+                bc6h_decode_block(in, rgb);
+                break;
+            case BLOCK_FORMAT_BC7:
+                bc7_decode_block(in, rgba);
+                break;
+            default:
+                return fail(reason, reason_size, "unsupported block format");
+            }
+            for (uint32_t i = 0; i < 16; i++) {
+                uint32_t px = bx * 4 + i % 4, py = by * 4 + i / 4;
+                if (px >= desc->width || py >= desc->height)
+                    continue;
+                size_t at = (size_t)py * desc->width + px;
+                if (is_float) {
+                    memcpy(rgbaf_out + at * 4, rgb + i * 3, 3 * sizeof(float));
+                    rgbaf_out[at * 4 + 3] = 1.0f;
+                } else {
+                    memcpy(rgba8_out + at * 4, rgba + i * 4, 4);
+                }
+            }
+        }
+    }
+    return true;
+}
+
+/* ---------------------------------------------------------------------------
+ * Statistics
+ * ------------------------------------------------------------------------- */
+
+int block_bc7_mode(const uint8_t block[16]) {
+    /* Mode m starts with m zero bits and a one (LSB first); none is reserved. */
+    for (int m = 0; m < 8; m++)
+        if (block[0] & (1u << m))
+            return m;
+    return -1;
+}
+
+double block_psnr_rgba8(const uint8_t *a, const uint8_t *b, size_t count, unsigned channel_mask) {
+    double sum = 0.0;
+    size_t samples = 0;
+    for (size_t i = 0; i < count; i++) {
+        for (unsigned c = 0; c < 4; c++) {
+            if (!(channel_mask & (1u << c)))
+                continue;
+            double d = (double)a[i * 4 + c] - (double)b[i * 4 + c];
+            sum += d * d;
+            samples++;
+        }
+    }
+    if (samples == 0 || sum == 0.0)
+        return 99.0;
+    double mse = sum / (double)samples;
+    return 10.0 * log10(255.0 * 255.0 / mse);
+}
+
+static double tonemap(float v) {
+    double x = v > 0.0f ? (double)v : 0.0; /* negative and NaN as black */
+    return pow(x / (1.0 + x), 1.0 / 2.2) * 255.0;
+}
+
+double block_psnr_hdr(const float *a, const float *b, size_t count) {
+    double sum = 0.0;
+    for (size_t i = 0; i < count; i++) {
+        for (size_t c = 0; c < 3; c++) {
+            double d = tonemap(a[i * 4 + c]) - tonemap(b[i * 4 + c]);
+            sum += d * d;
+        }
+    }
+    if (count == 0 || sum == 0.0)
+        return 99.0;
+    return 10.0 * log10(255.0 * 255.0 / (sum / (double)(count * 3)));
+}
