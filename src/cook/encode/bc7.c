@@ -455,14 +455,17 @@ static uint32_t eval_quantized(const subset_pixels *sp, const fit_spec *fs, floa
 static void nudge_endpoints(const subset_pixels *sp, const fit_spec *fs, int p0, int p1,
                             fit_result *best) {
     unsigned c0 = fs->first, nch = fs->count > 3 ? 3 : fs->count;
-    /* A channel with one value throughout is already fitted as well as it
-     * can be (exactly, when representable: the alpha a rotation moved into
-     * the colour of an opaque or transparent block); it never moves. */
+    /* A channel with one value throughout that both endpoints already hold
+     * exactly (such as the alpha a rotation moved into the colour of an
+     * opaque or transparent block) never moves. */
     bool fixed[3] = {false, false, false};
     for (unsigned k = 0; k < nch; k++) {
-        fixed[k] = true;
+        unsigned c = c0 + k;
+        int v = sp->px[0][c];
+        fixed[k] = decode_field(best->q[0][c], fs->bits[c], p0) == v &&
+                   decode_field(best->q[1][c], fs->bits[c], p1) == v;
         for (unsigned i = 1; i < sp->n; i++)
-            fixed[k] = fixed[k] && sp->px[i][c0 + k] == sp->px[0][c0 + k];
+            fixed[k] = fixed[k] && sp->px[i][c] == v;
     }
     bool improved = true;
     for (int pass = 0; pass < 2 && improved && best->err > 0; pass++) {
