@@ -342,8 +342,7 @@ bool cook_texture(cook_context *ctx, const char *output_root, const cook_texture
                         format.block == BLOCK_FORMAT_ASTC_HDR ||
                         vk_format == KTX2_VK_FORMAT_R16G16B16A16_SFLOAT;
     /* 8-bit sources are filtered straight from their bytes (mip_build_rgba8). */
-    float *base =
-        image.rgba8 != NULL && !float_levels ? NULL : image_to_float(&image, src->usage);
+    float *base = image.rgba8 != NULL && !float_levels ? NULL : image_to_float(&image, src->usage);
     uint32_t width = image.width, height = image.height;
     if (base == NULL && image.rgba8 == NULL) {
         cook_image_free(&image);

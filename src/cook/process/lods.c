@@ -24,8 +24,7 @@
  * `out` (room for source_count); returns the new count and the error, now
  * relative to level 0, or 0 when the level is not worth keeping. */
 static size_t simplify_level(const ir_mesh *mesh, const uint32_t *source, size_t source_count,
-                             float source_error, size_t target_count, uint32_t *out,
-                             float *error) {
+                             float source_error, size_t target_count, uint32_t *out, float *error) {
     size_t target = target_count / 3 * 3;
     if (target < 3)
         target = 3;
@@ -84,8 +83,8 @@ bool process_build_lods(ir_mesh *mesh, const cook_settings *settings) {
             ir_lod *lod = &lods[(size_t)s * levels + level];
             /* The previous level's triangles are in `indices` (level 0 was copied). */
             const uint32_t *source = indices + previous->index_offset;
-            size_t target = (size_t)((double)mesh->submeshes[s].index_count *
-                                     level_ratio(settings, level));
+            size_t target =
+                (size_t)((double)mesh->submeshes[s].index_count * level_ratio(settings, level));
             float error = 0.0f;
             size_t count = previous->index_count == 0
                                ? 0
