@@ -1,5 +1,9 @@
 /*
  * texture.c — one texture through decode → process → encode → KTX2 (cook.h).
+ * A texture image set (one image, or a cubemap's six faces from
+ * texture_cubemap.c) takes one path: one format for all its images, a mip
+ * chain per image, every level of every image encoded, one KTX2 written,
+ * verified and entered in the manifest (the 3D LUT shares the write step).
  *
  * Usage decides the colour space, mip filter and (with texture.format: auto)
  * the GPU format, chosen after decoding (when opacity is known):
