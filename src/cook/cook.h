@@ -20,8 +20,9 @@
 
 /* Bump with any change to cooked output (3: .kmat, textures; 4: cascaded LODs;
  * 5: mips halve exactly like the area filter, Zstd level 2, cubemaps;
- * 6: GPU block compression by default). */
-#define KILN_ENCODER_VERSION 6u
+ * 6: GPU block compression by default; 7: cubemaps block-compressed like 2D
+ * textures). */
+#define KILN_ENCODER_VERSION 7u
 
 /* ---------------------------------------------------------------------------
  * Small containers (cook/util.c)
@@ -471,8 +472,9 @@ bool cook_texture_asset(const cook_request *request, cook_context *ctx, cook_ass
 /* Cubemaps (COOK_KIND_CUBEMAP): request->source_path is a "*.env" folder
  * holding px/nx/py/ny/pz/nz images (any decodable extension). Cooks one
  * 6-face KTX2 with full mips, faces in KTX2 order +X -X +Y -Y +Z -Z, to
- * <folder without .env>.ktx2 under the folder's ref: RGBA16F when the faces
- * are Radiance HDR, else sRGB RGBA8. The six files become dependencies. */
+ * <folder without .env>.ktx2 under the folder's ref, in the format a 2D
+ * texture gets: HDR usage when the faces are Radiance HDR, else colour
+ * (BC7 sRGB by default). The six files become dependencies. */
 bool cook_cubemap_asset(const cook_request *request, cook_context *ctx, cook_asset_result *result);
 
 /* Where an asset's output goes: output_root/<dir of source>/<stem><suffix>,

@@ -1,5 +1,9 @@
 /*
  * texture.c — one texture through decode → process → encode → KTX2 (cook.h).
+ * A texture image set (one image, or a cubemap's six faces from
+ * texture_cubemap.c) takes one path: one format for all its images, a mip
+ * chain per image, every level of every image encoded, one KTX2 written,
+ * verified and entered in the manifest (the 3D LUT shares the write step).
  *
  * Usage decides the colour space, mip filter and (with texture.format: auto)
  * the GPU format, chosen after decoding (when opacity is known):
@@ -31,14 +35,6 @@ static uint8_t to_unorm8(float v) {
     if (v >= 1.0f)
         return 255;
     return (uint8_t)lrintf(v * 255.0f);
-}
-
-static char *join_path(const char *dir, const char *name) {
-    size_t size = strlen(dir) + 1 + strlen(name) + 1;
-    char *out = malloc(size);
-    if (out != NULL)
-        snprintf(out, size, "%s/%s", dir, name);
-    return out;
 }
 
 static uint32_t vk_format_for(cook_texture_usage usage) {
@@ -95,20 +91,25 @@ static uint32_t astc_vk_format(uint8_t size, bool hdr, bool srgb) {
     return table[row][hdr ? 2 : srgb ? 1 : 0];
 }
 
-static bool image_is_opaque(const cook_image *image) {
-    if (image->rgba8 == NULL)
-        return true; /* Radiance HDR has no alpha */
-    size_t count = (size_t)image->width * image->height;
-    for (size_t i = 0; i < count; i++)
-        if (image->rgba8[i * 4 + 3] != 255)
-            return false;
+/* True when no texel of any of the `count` images is translucent. */
+static bool images_opaque(const cook_image *images, uint32_t count) {
+    for (uint32_t f = 0; f < count; f++) {
+        if (images[f].rgba8 == NULL)
+            continue; /* Radiance HDR has no alpha */
+        size_t texels = (size_t)images[f].width * images[f].height;
+        for (size_t i = 0; i < texels; i++)
+            if (images[f].rgba8[i * 4 + 3] != 255)
+                return false;
+    }
     return true;
 }
 
-/* Picks the format for `usage` from the settings (see the table at the top).
- * Returns NULL, or why a forced format cannot hold this texture. */
+/* Picks the one format of a set of `count` images (a texture, or a cubemap's
+ * faces) for `usage` from the settings (see the table at the top): opacity
+ * and channel count are those of all images together. Returns NULL, or why a
+ * forced format cannot hold this texture. */
 static const char *choose_format(const cook_settings *s, cook_texture_usage usage,
-                                 const cook_image *image, texture_format *out) {
+                                 const cook_image *images, uint32_t count, texture_format *out) {
     bool hdr = usage == COOK_TEXTURE_HDR;
     bool srgb = usage == COOK_TEXTURE_COLOR;
     *out = (texture_format){.vk_format = vk_format_for(usage), .srgb = srgb};
@@ -127,7 +128,7 @@ static const char *choose_format(const cook_settings *s, cook_texture_usage usag
                      : hdr                          ? "bc6h"
                                                     : "bc7";
             if (usage == COOK_TEXTURE_COLOR && strcmp(s->texture_quality, "fast") == 0 &&
-                image_is_opaque(image))
+                images_opaque(images, count))
                 format = "bc1";
         }
     }
@@ -137,7 +138,9 @@ static const char *choose_format(const cook_settings *s, cook_texture_usage usag
         out->vk_format = astc_vk_format(out->astc_size, hdr, srgb);
         return NULL;
     }
-    bool grey = image->source_channels <= 2;
+    bool grey = true;
+    for (uint32_t f = 0; f < count; f++)
+        grey = grey && images[f].source_channels <= 2;
     if (strcmp(format, "bc6h") == 0) {
         if (!hdr)
             return "bc6h is for HDR images and this one is LDR";
@@ -164,7 +167,7 @@ static const char *choose_format(const cook_settings *s, cook_texture_usage usag
         return NULL;
     }
     if (strcmp(format, "bc1") == 0) {
-        bool opaque = image_is_opaque(image);
+        bool opaque = images_opaque(images, count);
         out->block = opaque ? BLOCK_FORMAT_BC1 : BLOCK_FORMAT_BC1A;
         out->vk_format =
             opaque ? (srgb ? KTX2_VK_FORMAT_BC1_RGB_SRGB : KTX2_VK_FORMAT_BC1_RGB_UNORM)
@@ -314,148 +317,217 @@ bool verify_ktx2(const char *full_path, const char *name, const bytebuf *expecte
     return ok;
 }
 
-bool cook_texture(cook_context *ctx, const char *output_root, const cook_texture_source *src,
-                  const char *ref, const char *out_path, bool verify, cook_asset_result *result) {
-    const cook_settings *settings = ctx->settings;
-    char reason[512];
+image_limits texture_image_limits(const cook_settings *settings) {
     image_limits limits = {IMAGE_DEFAULT_MAX_DIMENSION, IMAGE_DEFAULT_MAX_PIXELS};
     if (settings->texture_max_dimension > 0)
         limits.max_dimension = settings->texture_max_dimension;
+    return limits;
+}
+
+/* Serialises `desc`, writes it to output_root/out_path atomically, verifies it
+ * (--verify) and records the output and its manifest entry: the one write
+ * path of every texture (2D, cubemap, 3D LUT). Messages name `name`. */
+static bool write_texture_file(cook_context *ctx, const ktx2_image_desc *desc, const char *name,
+                               const char *output_root, const char *ref, const char *out_path,
+                               bool verify, kiln_color_space space, cook_asset_result *result) {
+    char reason[512];
+    bytebuf bytes = {0};
+    bool ok = write_ktx2(desc, &bytes, reason, sizeof reason);
+    char *full = ok ? cook_path_join(output_root, out_path) : NULL;
+    if (!ok) {
+        diag_error(ctx->diag, name, 0, "%s", reason);
+    } else if (full == NULL ||
+               !write_file_atomic(full, bytes.data, bytes.size, reason, sizeof reason)) {
+        diag_error(ctx->diag, name, 0, "%s", full ? reason : "out of memory");
+        ok = false;
+    }
+    if (ok && verify)
+        ok = verify_ktx2(full, name, &bytes, ctx->diag);
+    if (ok) {
+        ok = strlist_push(&result->outputs, out_path) &&
+             cook_manifest_add(&result->manifest, ref, out_path, KILN_ASSET_TEXTURE, space, 0);
+        if (ok)
+            result->bytes_written += bytes.size;
+        else
+            diag_error(ctx->diag, name, 0, "out of memory");
+    }
+    free(full);
+    bytebuf_free(&bytes);
+    return ok;
+}
+
+/* Mips of one image of a set, every level encoded in `format` into bytes[i]
+ * (size[i] bytes); *dims receives the chain's level count and sizes. Takes
+ * the image's pixels: they are freed, or moved into bytes[0]. On failure
+ * reports naming the set and leaves nothing allocated. */
+static bool encode_image(cook_context *ctx, const texture_set *set, const texture_format *format,
+                         cook_image *image, mip_chain *dims, uint8_t *bytes[MIP_MAX_LEVELS],
+                         size_t size[MIP_MAX_LEVELS]) {
+    const cook_settings *settings = ctx->settings;
+    cook_texture_usage usage = set->usage;
+    uint32_t vk_format = format->vk_format;
+    bool float_levels = format->block == BLOCK_FORMAT_BC6H ||
+                        format->block == BLOCK_FORMAT_ASTC_HDR ||
+                        vk_format == KTX2_VK_FORMAT_R16G16B16A16_SFLOAT;
+    /* 8-bit sources are filtered straight from their bytes (mip_build_rgba8). */
+    float *base = image->rgba8 != NULL && !float_levels ? NULL : image_to_float(image, usage);
+    uint32_t width = image->width, height = image->height;
+    if (base == NULL && image->rgba8 == NULL) {
+        diag_error(ctx->diag, set->name, 0, "out of memory for a %ux%u image", width, height);
+        return false;
+    }
+    mip_options options = {
+        .mode = usage == COOK_TEXTURE_COLOR    ? MIP_MODE_COLOR_SRGB
+                : usage == COOK_TEXTURE_NORMAL ? MIP_MODE_NORMAL
+                                               : MIP_MODE_LINEAR,
+        .alpha_weighted = usage == COOK_TEXTURE_COLOR || usage == COOK_TEXTURE_HDR,
+        .alpha_cutoff = usage == COOK_TEXTURE_COLOR ? set->alpha_cutoff : 0.0f,
+        .max_size = settings->texture_max_size,
+        .mipmaps = settings->texture_mipmaps,
+        /* 8-bit sources encode level 0 from their own bytes (below). */
+        .skip_level0 = image->rgba8 != NULL && !float_levels,
+    };
+    mip_chain chain;
+    bool ok = base != NULL ? mip_build(base, width, height, &options, &chain)
+                           : mip_build_rgba8(image->rgba8, width, height, &options, &chain);
+    free(base);
+    if (!ok) {
+        diag_error(ctx->diag, set->name, 0, "out of memory building mipmaps");
+        return false;
+    }
+
+    /* Level 0 of an 8-bit source kept at its size: the source bytes as they
+     * are (the same values encode_level would give, without the float pass). */
+    uint32_t first = 0;
+    size_t pixels = (size_t)width * height;
+    bool level0_from_source = image->rgba8 != NULL && !float_levels && chain.width[0] == width &&
+                              chain.height[0] == height;
+    char reason[512] = "";
+    if (format->block != 0) {
+        for (uint32_t i = 0; ok && i < chain.count; i++) {
+            const uint8_t *rgba8 = i == 0 && level0_from_source ? image->rgba8 : NULL;
+            bytes[i] = encode_block_level(format, settings, chain.levels[i], rgba8, chain.width[i],
+                                          chain.height[i], &size[i], reason, sizeof reason);
+            ok = bytes[i] != NULL;
+        }
+        first = chain.count;
+    } else if (level0_from_source) {
+        if (vk_format == KTX2_VK_FORMAT_R8_UNORM) {
+            bytes[0] = malloc(pixels);
+            if (bytes[0] != NULL)
+                for (size_t i = 0; i < pixels; i++)
+                    bytes[0][i] = image->rgba8[i * 4];
+            size[0] = pixels;
+        } else {
+            bytes[0] = image->rgba8; /* ownership moves to bytes */
+            image->rgba8 = NULL;
+            size[0] = pixels * 4;
+        }
+        first = 1;
+        ok = bytes[0] != NULL;
+    }
+    cook_image_free(image);
+    for (uint32_t i = first; ok && i < chain.count; i++) {
+        bytes[i] = encode_level(chain.levels[i], (size_t)chain.width[i] * chain.height[i],
+                                vk_format, &size[i]);
+        ok = bytes[i] != NULL;
+    }
+    *dims = (mip_chain){.count = chain.count};
+    memcpy(dims->width, chain.width, sizeof chain.width);
+    memcpy(dims->height, chain.height, sizeof chain.height);
+    mip_chain_free(&chain);
+    if (!ok) {
+        diag_error(ctx->diag, set->name, 0, "cannot encode the mip levels: %s",
+                   reason[0] ? reason : "out of memory");
+        for (uint32_t i = 0; i < MIP_MAX_LEVELS; i++) {
+            free(bytes[i]);
+            bytes[i] = NULL;
+        }
+    }
+    return ok;
+}
+
+bool cook_texture_set(cook_context *ctx, const char *output_root, texture_set *set, const char *ref,
+                      const char *out_path, bool verify, cook_asset_result *result) {
+    const cook_settings *settings = ctx->settings;
+    texture_format format;
+    const char *unusable = choose_format(settings, set->usage, set->images, set->count, &format);
+    if (unusable != NULL) {
+        const char *origin = settings->texture_format_origin;
+        diag_error(ctx->diag, set->name, 0,
+                   "texture.format '%s'%s%s%s cannot be used for this %s texture: %s",
+                   settings->texture_format, origin[0] ? " (set by " : "", origin,
+                   origin[0] ? ")" : "", usage_name(set->usage), unusable);
+        return false;
+    }
+    /* Level i holds every image's level i, image after image (KTX2 face order). */
+    uint8_t *levels[MIP_MAX_LEVELS] = {0};
+    size_t level_size[MIP_MAX_LEVELS] = {0};
+    mip_chain dims = {0};
+    bool ok = true;
+    for (uint32_t f = 0; ok && f < set->count; f++) {
+        uint8_t *bytes[MIP_MAX_LEVELS] = {0};
+        size_t size[MIP_MAX_LEVELS] = {0};
+        ok = encode_image(ctx, set, &format, &set->images[f], &dims, bytes, size);
+        for (uint32_t i = 0; ok && i < dims.count; i++) {
+            if (set->count == 1) { /* a lone image's levels are the file's */
+                levels[i] = bytes[i];
+                level_size[i] = size[i];
+                bytes[i] = NULL;
+                continue;
+            }
+            if (levels[i] == NULL) { /* all images share one size: slot f at f * size */
+                level_size[i] = size[i] * set->count;
+                levels[i] = malloc(level_size[i]);
+            }
+            ok = levels[i] != NULL;
+            if (ok)
+                memcpy(levels[i] + size[i] * f, bytes[i], size[i]);
+            else
+                diag_error(ctx->diag, set->name, 0, "out of memory");
+        }
+        for (uint32_t i = 0; i < MIP_MAX_LEVELS; i++)
+            free(bytes[i]);
+    }
+    if (ok) {
+        ktx2_image_desc desc = {
+            .vk_format = format.vk_format,
+            .width = dims.width[0],
+            .height = dims.height[0],
+            .faces = set->count,
+            .levels = dims.count,
+            .supercompression = KTX2_SUPERCOMPRESSION_ZSTD,
+            .zstd_level = settings->texture_zstd_level,
+            .level_data = (const uint8_t *const *)levels,
+            .level_size = level_size,
+            .source = set->source,
+        };
+        kiln_color_space space = format.srgb ? KILN_COLOR_SPACE_SRGB : KILN_COLOR_SPACE_LINEAR;
+        ok = write_texture_file(ctx, &desc, set->name, output_root, ref, out_path, verify, space,
+                                result);
+    }
+    for (uint32_t i = 0; i < MIP_MAX_LEVELS; i++)
+        free(levels[i]);
+    return ok;
+}
+
+bool cook_texture(cook_context *ctx, const char *output_root, const cook_texture_source *src,
+                  const char *ref, const char *out_path, bool verify, cook_asset_result *result) {
+    char reason[512];
+    image_limits limits = texture_image_limits(ctx->settings);
     cook_image image;
     if (!image_decode(src->bytes, src->size, src->name, &limits, &image, reason, sizeof reason)) {
         diag_error(ctx->diag, src->name, 0, "cannot decode image: %s", reason);
         return false;
     }
-    texture_format format;
-    const char *unusable = choose_format(settings, src->usage, &image, &format);
-    if (unusable != NULL) {
-        const char *origin = settings->texture_format_origin;
-        diag_error(ctx->diag, src->name, 0,
-                   "texture.format '%s'%s%s%s cannot be used for this %s texture: %s",
-                   settings->texture_format, origin[0] ? " (set by " : "", origin,
-                   origin[0] ? ")" : "", usage_name(src->usage), unusable);
-        cook_image_free(&image);
-        return false;
-    }
-    uint32_t vk_format = format.vk_format;
-    bool float_levels = format.block == BLOCK_FORMAT_BC6H ||
-                        format.block == BLOCK_FORMAT_ASTC_HDR ||
-                        vk_format == KTX2_VK_FORMAT_R16G16B16A16_SFLOAT;
-    /* 8-bit sources are filtered straight from their bytes (mip_build_rgba8). */
-    float *base = image.rgba8 != NULL && !float_levels ? NULL : image_to_float(&image, src->usage);
-    uint32_t width = image.width, height = image.height;
-    if (base == NULL && image.rgba8 == NULL) {
-        cook_image_free(&image);
-        diag_error(ctx->diag, src->name, 0, "out of memory for a %ux%u image", width, height);
-        return false;
-    }
-    mip_options options = {
-        .mode = src->usage == COOK_TEXTURE_COLOR    ? MIP_MODE_COLOR_SRGB
-                : src->usage == COOK_TEXTURE_NORMAL ? MIP_MODE_NORMAL
-                                                    : MIP_MODE_LINEAR,
-        .alpha_weighted = src->usage == COOK_TEXTURE_COLOR || src->usage == COOK_TEXTURE_HDR,
-        .alpha_cutoff = src->usage == COOK_TEXTURE_COLOR ? src->alpha_cutoff : 0.0f,
-        .max_size = settings->texture_max_size,
-        .mipmaps = settings->texture_mipmaps,
-        /* 8-bit sources encode level 0 from their own bytes (below). */
-        .skip_level0 = image.rgba8 != NULL && !float_levels,
-    };
-    mip_chain chain;
-    bool ok = base != NULL ? mip_build(base, width, height, &options, &chain)
-                           : mip_build_rgba8(image.rgba8, width, height, &options, &chain);
-    free(base);
-    if (!ok) {
-        cook_image_free(&image);
-        diag_error(ctx->diag, src->name, 0, "out of memory building mipmaps");
-        return false;
-    }
-
-    uint8_t *level_bytes[MIP_MAX_LEVELS] = {0};
-    size_t level_size[MIP_MAX_LEVELS] = {0};
-    /* Level 0 of an 8-bit source kept at its size: the source bytes as they
-     * are (the same values encode_level would give, without the float pass). */
-    uint32_t first = 0;
-    size_t pixels = (size_t)width * height;
-    bool level0_from_source = image.rgba8 != NULL && !float_levels && chain.width[0] == width &&
-                              chain.height[0] == height;
-    reason[0] = '\0';
-    if (format.block != 0) {
-        for (uint32_t i = 0; ok && i < chain.count; i++) {
-            const uint8_t *rgba8 = i == 0 && level0_from_source ? image.rgba8 : NULL;
-            level_bytes[i] =
-                encode_block_level(&format, settings, chain.levels[i], rgba8, chain.width[i],
-                                   chain.height[i], &level_size[i], reason, sizeof reason);
-            ok = level_bytes[i] != NULL;
-        }
-        first = chain.count;
-    } else if (level0_from_source) {
-        if (vk_format == KTX2_VK_FORMAT_R8_UNORM) {
-            level_bytes[0] = malloc(pixels);
-            if (level_bytes[0] != NULL)
-                for (size_t i = 0; i < pixels; i++)
-                    level_bytes[0][i] = image.rgba8[i * 4];
-            level_size[0] = pixels;
-        } else {
-            level_bytes[0] = image.rgba8; /* ownership moves to level_bytes */
-            image.rgba8 = NULL;
-            level_size[0] = pixels * 4;
-        }
-        first = 1;
-        ok = level_bytes[0] != NULL;
-    }
+    texture_set set = {.name = src->name,
+                       .source = src->name,
+                       .usage = src->usage,
+                       .alpha_cutoff = src->alpha_cutoff,
+                       .images = &image,
+                       .count = 1};
+    bool ok = cook_texture_set(ctx, output_root, &set, ref, out_path, verify, result);
     cook_image_free(&image);
-    for (uint32_t i = first; ok && i < chain.count; i++) {
-        level_bytes[i] = encode_level(chain.levels[i], (size_t)chain.width[i] * chain.height[i],
-                                      vk_format, &level_size[i]);
-        ok = level_bytes[i] != NULL;
-    }
-    bytebuf bytes = {0};
-    if (ok) {
-        ktx2_image_desc desc = {
-            .vk_format = vk_format,
-            .width = chain.width[0],
-            .height = chain.height[0],
-            .faces = 1,
-            .levels = chain.count,
-            .supercompression = KTX2_SUPERCOMPRESSION_ZSTD,
-            .zstd_level = settings->texture_zstd_level,
-            .level_data = (const uint8_t *const *)level_bytes,
-            .level_size = level_size,
-            .source = src->name,
-        };
-        ok = write_ktx2(&desc, &bytes, reason, sizeof reason);
-        if (!ok)
-            diag_error(ctx->diag, src->name, 0, "%s", reason);
-    } else {
-        diag_error(ctx->diag, src->name, 0, "cannot encode the mip levels: %s",
-                   reason[0] ? reason : "out of memory");
-    }
-    for (uint32_t i = 0; i < MIP_MAX_LEVELS; i++)
-        free(level_bytes[i]);
-    mip_chain_free(&chain);
-
-    char *full = ok ? join_path(output_root, out_path) : NULL;
-    if (ok && full == NULL) {
-        diag_error(ctx->diag, src->name, 0, "out of memory");
-        ok = false;
-    }
-    if (ok && !write_file_atomic(full, bytes.data, bytes.size, reason, sizeof reason)) {
-        diag_error(ctx->diag, src->name, 0, "%s", reason);
-        ok = false;
-    }
-    if (ok && verify)
-        ok = verify_ktx2(full, src->name, &bytes, ctx->diag);
-    if (ok) {
-        kiln_color_space space = format.srgb ? KILN_COLOR_SPACE_SRGB : KILN_COLOR_SPACE_LINEAR;
-        ok = strlist_push(&result->outputs, out_path) &&
-             cook_manifest_add(&result->manifest, ref, out_path, KILN_ASSET_TEXTURE, space, 0);
-        if (!ok)
-            diag_error(ctx->diag, src->name, 0, "out of memory");
-        else
-            result->bytes_written += bytes.size;
-    }
-    free(full);
-    bytebuf_free(&bytes);
     return ok;
 }
 
@@ -536,30 +608,9 @@ static bool cook_lut(const cook_request *request, cook_context *ctx, const char 
                             .zstd_level = ctx->settings->texture_zstd_level,
                             .level_data = levels,
                             .level_size = &level_size};
-    bytebuf bytes = {0};
-    bool ok = write_ktx2(&desc, &bytes, reason, sizeof reason);
+    bool ok = write_texture_file(ctx, &desc, ctx->source_path, request->output_root, ctx->ref,
+                                 out_path, request->verify, KILN_COLOR_SPACE_LINEAR, result);
     free(level);
-    char *full = ok ? join_path(request->output_root, out_path) : NULL;
-    if (!ok)
-        diag_error(ctx->diag, ctx->source_path, 0, "%s", reason);
-    else if (full == NULL ||
-             !write_file_atomic(full, bytes.data, bytes.size, reason, sizeof reason)) {
-        diag_error(ctx->diag, ctx->source_path, 0, "%s", full ? reason : "out of memory");
-        ok = false;
-    }
-    if (ok && request->verify)
-        ok = verify_ktx2(full, ctx->source_path, &bytes, ctx->diag);
-    if (ok) {
-        ok = strlist_push(&result->outputs, out_path) &&
-             cook_manifest_add(&result->manifest, ctx->ref, out_path, KILN_ASSET_TEXTURE,
-                               KILN_COLOR_SPACE_LINEAR, 0);
-        if (ok)
-            result->bytes_written += bytes.size;
-        else
-            diag_error(ctx->diag, ctx->source_path, 0, "out of memory");
-    }
-    free(full);
-    bytebuf_free(&bytes);
     return ok;
 }
 

@@ -197,8 +197,34 @@ uint64_t ktx2_level_byte_size(const ktx2_format_info *format, uint32_t width, ui
 bool write_ktx2(const ktx2_image_desc *desc, bytebuf *out, char *reason, size_t reason_size);
 
 /* ---------------------------------------------------------------------------
- * texture.c helpers shared with texture_cubemap.c
+ * texture.c: the texture image set path (texture_cubemap.c uses it too)
  * ------------------------------------------------------------------------- */
+
+/* The decode limits the settings ask for (texture.max_dimension). */
+image_limits texture_image_limits(const cook_settings *settings);
+
+/* A texture image set: the images one KTX2 file holds, cooked through one
+ * path (cook_texture_set). One image for a 2D texture, six for a cubemap's
+ * faces in KTX2 order +X -X +Y -Y +Z -Z, all the same size and all HDR or
+ * all LDR (the caller checks). */
+typedef struct texture_set {
+    const char *name;   /* for messages: a path, or "scene.glb image 3" */
+    const char *source; /* the KTX2 kilnSource key; NULL for none */
+    cook_texture_usage usage;
+    float alpha_cutoff; /* COLOR: > 0 keeps alpha-test coverage in every mip */
+    cook_image *images;
+    uint32_t count; /* 1 or 6 (faces) */
+} texture_set;
+
+/* Chooses one format for all images (texture.format/target/quality/compress:
+ * opacity over all of them), builds each image's mip chain, encodes every
+ * level of every image (block or uncompressed) and writes one KTX2 to
+ * output_root/out_path (atomically, verified when `verify`), recording the
+ * output and its manifest entry (`ref`, the format's colour space). Takes
+ * the images' pixels (freed as each image is done; cook_image_free on them
+ * stays safe). On failure reports to ctx->diag naming set->name. */
+bool cook_texture_set(cook_context *ctx, const char *output_root, texture_set *set, const char *ref,
+                      const char *out_path, bool verify, cook_asset_result *result);
 
 /* Float RGBA in the stored encoding of `usage` (sRGB-encoded for COLOR,
  * clamped to 0..1 unless HDR) from a decoded image; NULL when out of memory. */

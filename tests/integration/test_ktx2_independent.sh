@@ -61,18 +61,22 @@ fi
     for b in 0 0.5 1; do for g in 0 0.5 1; do for r in 0 0.5 1; do echo "$r $g $b"; done; done; done
 } >"$tmp/in/tex/grade.lut.cube"
 
-# A cubemap folder: six 16x16 PNG faces, each its own colour.
+# A cubemap folder: six 16x16 PNG faces, each its own colour; -Z is
+# translucent, which keeps the whole cubemap BC7 under quality fast (BC1 needs
+# every face opaque). The same faces again as "rawroom.env", uncompressed.
 mkdir -p "$tmp/in/tex/room.env"
 python3 - "$tmp/in/tex/room.env" <<'PY'
 import struct, sys, zlib
 def chunk(kind, data):
     return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
 for i, face in enumerate(["px", "nx", "py", "ny", "pz", "nz"]):
-    raw = b"".join(b"\0" + bytes([40 * i, 255 - 40 * i, 9 * i, 255]) * 16 for _ in range(16))
+    alpha = 200 if face == "nz" else 255
+    raw = b"".join(b"\0" + bytes([40 * i, 255 - 40 * i, 9 * i, alpha]) * 16 for _ in range(16))
     with open(f"{sys.argv[1]}/{face}.png", "wb") as f:
         f.write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", 16, 16, 8, 6, 0, 0, 0))
                 + chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b""))
 PY
+cp -r "$tmp/in/tex/room.env" "$tmp/in/tex/rawroom.env"
 
 # Quality fast keeps the test quick under sanitizers; rules force formats.
 cat >"$tmp/kiln.yml" <<'YML'
@@ -86,6 +90,8 @@ rules:
     texture.format: bc3
   - match: "tex/raw.png"
     texture.format: bc7
+    texture.compress: false
+  - match: "tex/rawroom.env"
     texture.compress: false
 YML
 if ! "$KILN" build -q -i "$tmp/in" -o "$tmp/out" --config "$tmp/kiln.yml" --no-cache \
@@ -159,13 +165,15 @@ expect='{
  "tex/forced3.ktx2": {"vkFormat":138,"supercompression":2,"colorModel":130,"transfer":2,"samples":2},
  "tex/raw.ktx2": {"vkFormat":43,"supercompression":2,"colorModel":1,"transfer":2,"block":"1x1"},
  "tex/grade.lut.ktx2": {"vkFormat":97,"supercompression":2,"width":3,"height":3,"depth":3,"levels":1},
- "tex/room.ktx2": {"vkFormat":43,"supercompression":2,"transfer":2,"width":16,"height":16,"faces":6,"levels":5}
+ "tex/room.ktx2": {"vkFormat":146,"supercompression":2,"colorModel":134,"transfer":2,"block":"4x4","bytesPlane0":16,"width":16,"height":16,"faces":6,"levels":5},
+ "tex/rawroom.ktx2": {"vkFormat":43,"supercompression":2,"colorModel":1,"transfer":2,"width":16,"height":16,"faces":6,"levels":5}
 }'
 expect_mobile='{
  "tex/rgba.ktx2": {"vkFormat":166,"supercompression":2,"colorModel":162,"transfer":2,"block":"6x6","bytesPlane0":16},
  "tex/deep.n.ktx2": {"vkFormat":157,"supercompression":2,"colorModel":162,"transfer":1,"block":"4x4"},
  "tex/grey.ao.ktx2": {"vkFormat":9,"supercompression":2,"colorModel":1,"transfer":1},
- "tex/sky.ktx2": {"vkFormat":1000066004,"supercompression":2,"colorModel":162,"transfer":1,"block":"6x6"}
+ "tex/sky.ktx2": {"vkFormat":1000066004,"supercompression":2,"colorModel":162,"transfer":1,"block":"6x6"},
+ "tex/room.ktx2": {"vkFormat":166,"supercompression":2,"colorModel":162,"transfer":2,"block":"6x6","faces":6,"levels":5}
 }'
 if node "$tmp/npm/check.mjs" "$expect" "$tmp/out" &&
     node "$tmp/npm/check.mjs" "$expect_mobile" "$tmp/out-mobile"; then

@@ -1,12 +1,16 @@
 /* Cubemap folders ("*.env/" with px/nx/py/ny/pz/nz): discovery as one asset,
- * one 6-face KTX2 with full mips in KTX2 face order, HDR faces as RGBA16F,
- * the six files as dependencies, clear errors naming the face file; and the
- * runtime reader's per-face ranges. */
+ * one 6-face KTX2 with full mips in KTX2 face order, the six files as
+ * dependencies, clear errors naming the face file; the runtime reader's
+ * per-face ranges. Faces get the formats 2D textures of the same usage get:
+ * BC7 sRGB / BC6H on desktop, ASTC on mobile, BC1 only when every face is
+ * opaque (quality fast), exact RGBA8 / RGBA16F with texture.compress false. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
+#include "cook/encode/block.h"
 #include "cook/texture_internal.h"
 #include "test_support.h"
 
@@ -43,6 +47,28 @@ static void write_bmp(const char *path, uint32_t w, uint32_t h, const uint8_t rg
             p[1] = rgb[1];
             p[2] = rgb[0];
         }
+    test_write_file(path, b, size);
+    free(b);
+}
+
+/* A w x w 32-bit top-down TGA of one RGBA colour. */
+static void write_tga(const char *path, uint32_t w, const uint8_t rgba[4]) {
+    size_t size = 18 + (size_t)w * w * 4;
+    uint8_t *b = calloc(1, size);
+    b[2] = 2; /* uncompressed true colour */
+    b[12] = (uint8_t)w;
+    b[13] = (uint8_t)(w >> 8);
+    b[14] = (uint8_t)w;
+    b[15] = (uint8_t)(w >> 8);
+    b[16] = 32;
+    b[17] = 0x28; /* 8 alpha bits, rows top to bottom */
+    for (size_t i = 0; i < (size_t)w * w; i++) {
+        uint8_t *p = b + 18 + i * 4;
+        p[0] = rgba[2];
+        p[1] = rgba[1];
+        p[2] = rgba[0];
+        p[3] = rgba[3];
+    }
     test_write_file(path, b, size);
     free(b);
 }
@@ -146,10 +172,12 @@ static uint8_t *read_view(const fixture *f, const char *rel, kiln_ktx2_view *v) 
     return bytes;
 }
 
-static void ldr_folder_cooks_to_one_srgb_cubemap_in_face_order(void **state) {
+/* texture.compress false: the faces' exact bytes in sRGB RGBA8. */
+static void uncompressed_ldr_folder_is_exact_srgb_rgba8_in_face_order(void **state) {
     (void)state;
     fixture f;
     fixture_init(&f, "cubemap_ldr");
+    f.settings.texture_compress = false;
     write_ldr_faces(&f, "env/sky.env", 8);
     char *extra = test_path_join(f.root, "env/sky.env/notes.txt");
     test_write_file(extra, "not a face", 10); /* ignored: not a face image */
@@ -210,21 +238,28 @@ static void ldr_folder_cooks_to_one_srgb_cubemap_in_face_order(void **state) {
     fixture_free(&f);
 }
 
-static void hdr_folder_cooks_to_rgba16f_and_max_size_applies(void **state) {
-    (void)state;
-    fixture f;
-    fixture_init(&f, "cubemap_hdr");
-    char *dir = make_folder(&f, "sky.env");
+/* Six w x w Radiance HDR faces: face i is ((i + 1) / 2, 0.5, 0.25). */
+static void write_hdr_faces(const fixture *f, const char *folder, uint32_t w) {
+    char *dir = make_folder(f, folder);
     for (int i = 0; i < 6; i++) {
         char name[16];
         snprintf(name, sizeof name, "%s.HDR", stems[i]); /* extensions are case-insensitive */
         char *path = test_path_join(dir, name);
         /* mantissa / 256 * 2^(e - 128), e = 130: face i's red is (i + 1) / 2 */
         uint8_t rgbe[4] = {(uint8_t)(32 * (i + 1)), 32, 16, 130};
-        write_hdr(path, 4, rgbe);
+        write_hdr(path, w, rgbe);
         free(path);
     }
     free(dir);
+}
+
+/* texture.compress false: HDR faces as exact RGBA16F. */
+static void uncompressed_hdr_folder_is_rgba16f_and_max_size_applies(void **state) {
+    (void)state;
+    fixture f;
+    fixture_init(&f, "cubemap_hdr");
+    write_hdr_faces(&f, "sky.env", 4);
+    f.settings.texture_compress = false;
     f.settings.texture_max_size = 2;
     if (!cook(&f, "sky.env"))
         fail_msg("%s", diag_text(&f));
@@ -256,6 +291,186 @@ static void hdr_folder_cooks_to_rgba16f_and_max_size_applies(void **state) {
         assert_int_equal(h[3], 0x3C00);
     }
     free(bytes);
+    fixture_free(&f);
+}
+
+/* Decodes face `face` of level `level` of a block-compressed cubemap into
+ * side x side texels: rgba8 for LDR formats, rgbaf for BC6H / ASTC HDR. */
+static void decode_face(const kiln_ktx2_view *v, uint32_t level, uint32_t face,
+                        const block_image_desc *format, uint8_t *rgba8, float *rgbaf) {
+    uint64_t level_size = kiln_ktx2_level_size(v, level);
+    uint8_t *texels = malloc((size_t)level_size);
+    kiln_error err;
+    assert_int_equal(kiln_ktx2_read_level(v, level, texels, (size_t)level_size, &err), KILN_OK);
+    uint64_t offset = 0, size = 0;
+    assert_int_equal(kiln_ktx2_image_range(v, level, 0, face, &offset, &size), KILN_OK);
+    block_image_desc d = *format;
+    d.width = v->width >> level ? v->width >> level : 1;
+    d.height = d.width;
+    assert_int_equal(size, block_image_size(&d));
+    assert_int_equal(offset, size * face);
+    char reason[256];
+    if (!block_decode_image(&d, texels + offset, rgba8, rgbaf, reason, sizeof reason))
+        fail_msg("%s", reason);
+    free(texels);
+}
+
+/* Every texel of every level of every face decodes to the face's colour
+ * within `tolerance` (flat faces filter to themselves). */
+static void expect_flat_ldr_faces(const kiln_ktx2_view *v, const block_image_desc *format,
+                                  int tolerance) {
+    for (uint32_t level = 0; level < v->levels; level++) {
+        uint32_t side = v->width >> level ? v->width >> level : 1;
+        uint8_t *rgba = malloc((size_t)side * side * 4);
+        for (uint32_t face = 0; face < 6; face++) {
+            decode_face(v, level, face, format, rgba, NULL);
+            uint8_t rgb[3];
+            face_colour((int)face, rgb);
+            for (size_t t = 0; t < (size_t)side * side; t++) {
+                const uint8_t *p = rgba + t * 4;
+                for (int c = 0; c < 3; c++)
+                    if (abs(p[c] - rgb[c]) > tolerance)
+                        fail_msg("level %u face %u texel %zu channel %d: %u, expected %u", level,
+                                 face, t, c, p[c], rgb[c]);
+                assert_int_equal(p[3], 255);
+            }
+        }
+        free(rgba);
+    }
+}
+
+/* Default settings (desktop, quality normal): BC7 sRGB like a colour texture. */
+static void ldr_folder_is_bc7_srgb_by_default(void **state) {
+    (void)state;
+    fixture f;
+    fixture_init(&f, "cubemap_bc7");
+    write_ldr_faces(&f, "sky.env", 8);
+    if (!cook(&f, "sky.env"))
+        fail_msg("%s", diag_text(&f));
+    assert_int_equal(f.result.manifest.items[0].color_space, KILN_COLOR_SPACE_SRGB);
+    kiln_ktx2_view v;
+    uint8_t *bytes = read_view(&f, "sky.ktx2", &v);
+    assert_int_equal(v.faces, 6);
+    assert_int_equal(v.vk_format, KTX2_VK_FORMAT_BC7_SRGB);
+    assert_int_equal(v.width, 8);
+    assert_int_equal(v.levels, 4); /* 8, 4, 2, 1: every level block-encoded */
+    /* 16-byte blocks: 2x2 blocks per face at level 0, then one. */
+    assert_int_equal(kiln_ktx2_level_size(&v, 0), 4 * 16 * 6);
+    assert_int_equal(kiln_ktx2_level_size(&v, 3), 16 * 6);
+    expect_flat_ldr_faces(&v, &(block_image_desc){.format = BLOCK_FORMAT_BC7}, 1);
+    free(bytes);
+    fixture_free(&f);
+}
+
+/* The format is chosen once from all faces: quality fast gives BC1 only when
+ * every face is opaque; one translucent face keeps the whole cubemap BC7. */
+static void bc1_needs_every_face_opaque(void **state) {
+    (void)state;
+    fixture f;
+    fixture_init(&f, "cubemap_bc1");
+    strcpy(f.settings.texture_quality, "fast");
+    write_ldr_faces(&f, "opaque.env", 8);
+    if (!cook(&f, "opaque.env"))
+        fail_msg("%s", diag_text(&f));
+    kiln_ktx2_view v;
+    uint8_t *bytes = read_view(&f, "opaque.ktx2", &v);
+    assert_int_equal(v.vk_format, KTX2_VK_FORMAT_BC1_RGB_SRGB);
+    /* BC1 keeps 5:6:5 endpoints: within the rounding of those. */
+    expect_flat_ldr_faces(&v, &(block_image_desc){.format = BLOCK_FORMAT_BC1}, 4);
+    free(bytes);
+
+    write_ldr_faces(&f, "glass.env", 8);
+    char *path = test_path_join(f.root, "glass.env/ny.bmp");
+    remove(path);
+    free(path);
+    path = test_path_join(f.root, "glass.env/ny.tga");
+    write_tga(path, 8, (const uint8_t[4]){10, 20, 30, 128});
+    free(path);
+    if (!cook(&f, "glass.env"))
+        fail_msg("%s", diag_text(&f));
+    bytes = read_view(&f, "glass.ktx2", &v);
+    assert_int_equal(v.vk_format, KTX2_VK_FORMAT_BC7_SRGB);
+    uint8_t rgba[8 * 8 * 4];
+    block_image_desc bc7 = {.format = BLOCK_FORMAT_BC7};
+    decode_face(&v, 0, 3, &bc7, rgba, NULL); /* -Y keeps its alpha */
+    for (size_t t = 0; t < 64; t++) {
+        assert_true(abs(rgba[t * 4] - 10) <= 1 && abs(rgba[t * 4 + 1] - 20) <= 1);
+        assert_true(abs(rgba[t * 4 + 2] - 30) <= 1 && abs(rgba[t * 4 + 3] - 128) <= 1);
+    }
+    decode_face(&v, 0, 0, &bc7, rgba, NULL); /* +X stays opaque */
+    for (size_t t = 0; t < 64; t++)
+        assert_int_equal(rgba[t * 4 + 3], 255);
+    free(bytes);
+    fixture_free(&f);
+}
+
+/* HDR faces: BC6H like an HDR texture, linear. */
+static void hdr_folder_is_bc6h_by_default(void **state) {
+    (void)state;
+    fixture f;
+    fixture_init(&f, "cubemap_bc6h");
+    write_hdr_faces(&f, "sky.env", 8);
+    if (!cook(&f, "sky.env"))
+        fail_msg("%s", diag_text(&f));
+    assert_int_equal(f.result.manifest.items[0].color_space, KILN_COLOR_SPACE_LINEAR);
+    kiln_ktx2_view v;
+    uint8_t *bytes = read_view(&f, "sky.ktx2", &v);
+    assert_int_equal(v.faces, 6);
+    assert_int_equal(v.vk_format, KTX2_VK_FORMAT_BC6H_UFLOAT);
+    assert_int_equal(v.levels, 4);
+    float rgbaf[8 * 8 * 4];
+    for (uint32_t face = 0; face < 6; face++) {
+        decode_face(&v, 0, face, &(block_image_desc){.format = BLOCK_FORMAT_BC6H}, NULL, rgbaf);
+        float want[3] = {(float)(face + 1) / 2.0f, 0.5f, 0.25f};
+        for (size_t t = 0; t < 64; t++)
+            for (int c = 0; c < 3; c++)
+                if (fabsf(rgbaf[t * 4 + (size_t)c] - want[c]) > want[c] * 0.01f)
+                    fail_msg("face %u texel %zu channel %d: %g, expected %g", face, t, c,
+                             (double)rgbaf[t * 4 + (size_t)c], (double)want[c]);
+    }
+    free(bytes);
+    fixture_free(&f);
+}
+
+/* texture.target mobile: ASTC 6x6 sRGB for LDR faces, ASTC 6x6 HDR for HDR. */
+static void mobile_target_gives_astc(void **state) {
+    (void)state;
+    fixture f;
+    fixture_init(&f, "cubemap_astc");
+    strcpy(f.settings.texture_target, "mobile");
+    write_ldr_faces(&f, "ldr.env", 8);
+    write_hdr_faces(&f, "hdr.env", 8);
+    if (!cook(&f, "ldr.env"))
+        fail_msg("%s", diag_text(&f));
+    kiln_ktx2_view v;
+    uint8_t *bytes = read_view(&f, "ldr.ktx2", &v);
+    assert_int_equal(v.faces, 6);
+    assert_int_equal(v.vk_format, KTX2_VK_FORMAT_ASTC_6x6_SRGB);
+    expect_flat_ldr_faces(&v,
+                          &(block_image_desc){.format = BLOCK_FORMAT_ASTC_LDR,
+                                              .srgb = true,
+                                              .astc_block_width = 6,
+                                              .astc_block_height = 6},
+                          2);
+    free(bytes);
+    if (!cook(&f, "hdr.env"))
+        fail_msg("%s", diag_text(&f));
+    bytes = read_view(&f, "hdr.ktx2", &v);
+    assert_int_equal(v.faces, 6);
+    assert_int_equal(v.vk_format, KTX2_VK_FORMAT_ASTC_6x6_SFLOAT);
+    free(bytes);
+    fixture_free(&f);
+}
+
+/* A forced format the faces cannot use fails like it does for a 2D texture. */
+static void forced_format_the_faces_cannot_use_is_an_error(void **state) {
+    (void)state;
+    fixture f;
+    fixture_init(&f, "cubemap_forced");
+    strcpy(f.settings.texture_format, "bc4");
+    write_ldr_faces(&f, "sky.env", 4);
+    expect_error(&f, "sky.env",
+                 "sky.env: error: texture.format 'bc4' cannot be used for this colour texture");
     fixture_free(&f);
 }
 
@@ -341,8 +556,13 @@ static void walker_lists_a_cubemap_folder_as_one_source(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(ldr_folder_cooks_to_one_srgb_cubemap_in_face_order),
-        cmocka_unit_test(hdr_folder_cooks_to_rgba16f_and_max_size_applies),
+        cmocka_unit_test(uncompressed_ldr_folder_is_exact_srgb_rgba8_in_face_order),
+        cmocka_unit_test(uncompressed_hdr_folder_is_rgba16f_and_max_size_applies),
+        cmocka_unit_test(ldr_folder_is_bc7_srgb_by_default),
+        cmocka_unit_test(bc1_needs_every_face_opaque),
+        cmocka_unit_test(hdr_folder_is_bc6h_by_default),
+        cmocka_unit_test(mobile_target_gives_astc),
+        cmocka_unit_test(forced_format_the_faces_cannot_use_is_an_error),
         cmocka_unit_test(bad_folders_are_clear_errors_naming_the_face),
         cmocka_unit_test(walker_lists_a_cubemap_folder_as_one_source),
     };
