@@ -27,12 +27,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <time.h>
 
 #include "bench_squish.h"
 #include "bench_util.h"
 #include "cook/encode/block.h"
-#include "cook/texture_internal.h"
 
 enum { KIND_COLOUR = 1, KIND_ALPHA = 2, KIND_NORMAL = 4 };
 
@@ -216,28 +214,15 @@ static image make_normal(uint32_t size) {
 
 /* A file, its central crop of at most 1024x1024. */
 static image load_image(const char *path) {
-    uint8_t *bytes;
-    size_t size;
-    char reason[256];
-    if (!cook_read_file(path, (size_t)1 << 30, &bytes, &size, reason, sizeof reason))
-        bench_die("%s: %s", path, reason);
-    cook_image decoded;
-    if (!image_decode(bytes, size, path, NULL, &decoded, reason, sizeof reason) ||
-        decoded.rgba8 == NULL)
-        bench_die("%s: %s", path, decoded.rgba8 == NULL ? "not an 8-bit image" : reason);
-    free(bytes);
-    const char *base = strrchr(path, '/');
-    base = base ? base + 1 : path;
-    uint32_t w = decoded.width < 1024 ? decoded.width : 1024;
-    uint32_t h = decoded.height < 1024 ? decoded.height : 1024;
-    bool normal = strstr(base, "normal") != NULL;
-    image im = image_new(base, w, h, normal ? KIND_NORMAL : KIND_COLOUR);
-    uint32_t x0 = (decoded.width - w) / 2, y0 = (decoded.height - h) / 2;
-    for (uint32_t y = 0; y < h; y++)
-        memcpy(im.rgba + (size_t)y * w * 4,
-               decoded.rgba8 + ((size_t)(y0 + y) * decoded.width + x0) * 4, (size_t)w * 4);
-    cook_image_free(&decoded);
-    for (size_t i = 0; i < (size_t)w * h; i++)
+    bench_image loaded;
+    bench_load_image(path, 1024, &loaded);
+    if (loaded.rgba8 == NULL)
+        bench_die("%s: not an 8-bit image", path);
+    bool normal = strstr(loaded.name, "normal") != NULL;
+    image im = {.w = loaded.width, .h = loaded.height, .rgba = loaded.rgba8};
+    im.kinds = normal ? KIND_NORMAL : KIND_COLOUR;
+    snprintf(im.name, sizeof im.name, "%s", loaded.name);
+    for (size_t i = 0; i < (size_t)im.w * im.h; i++)
         if (im.rgba[i * 4 + 3] != 255) {
             im.kinds |= KIND_ALPHA;
             break;
@@ -335,12 +320,6 @@ static void decode_block(format_id format, const uint8_t *in, uint8_t rgba[64]) 
     }
 }
 
-static double thread_seconds(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 static int compare_double(const void *a, const void *b) {
     double x = *(const double *)a, y = *(const double *)b;
     return x < y ? -1 : x > y;
@@ -352,9 +331,9 @@ static double measure_cpu(job *j) {
     int n = 0;
     op_encode(j);
     while (n < 5 && (n < 3 || spent < 1.0)) {
-        double t0 = thread_seconds();
+        double t0 = bench_thread_seconds();
         op_encode(j);
-        runs[n] = thread_seconds() - t0;
+        runs[n] = bench_thread_seconds() - t0;
         spent += runs[n++];
     }
     qsort(runs, (size_t)n, sizeof runs[0], compare_double);
@@ -368,28 +347,27 @@ typedef struct error_sum {
 } error_sum;
 
 static double psnr_of(error_sum e) {
-    return e.sse <= 0 ? 99.0 : 10.0 * log10(255.0 * 255.0 * e.samples / e.sse);
+    return bench_psnr(e.sse, e.samples);
 }
 
-static void measure_error(const job *j, unsigned mask, error_sum *e) {
+/* Decodes the job's blocks into `rgba` (the image's size). */
+static void decode_image(const job *j, uint8_t *rgba) {
     uint32_t bw = (j->im->w + 3) / 4, bh = (j->im->h + 3) / 4;
     uint32_t bytes = k_formats[j->format].block_bytes;
-    uint8_t rgba[64];
+    uint8_t block[64];
     for (uint32_t by = 0; by < bh; by++)
         for (uint32_t bx = 0; bx < bw; bx++) {
-            decode_block(j->format, j->blocks + ((size_t)by * bw + bx) * bytes, rgba);
+            decode_block(j->format, j->blocks + ((size_t)by * bw + bx) * bytes, block);
             for (uint32_t y = 0; y < 4 && by * 4 + y < j->im->h; y++)
-                for (uint32_t x = 0; x < 4 && bx * 4 + x < j->im->w; x++) {
-                    const uint8_t *src =
-                        j->im->rgba + ((size_t)(by * 4 + y) * j->im->w + bx * 4 + x) * 4;
-                    for (int c = 0; c < 4; c++)
-                        if (mask & (1u << c)) {
-                            double d = (double)src[c] - rgba[(y * 4 + x) * 4 + c];
-                            e->sse += d * d;
-                            e->samples += 1;
-                        }
-                }
+                for (uint32_t x = 0; x < 4 && bx * 4 + x < j->im->w; x++)
+                    memcpy(rgba + ((size_t)(by * 4 + y) * j->im->w + bx * 4 + x) * 4,
+                           block + (y * 4 + x) * 4, 4);
         }
+}
+
+static void measure_error(const uint8_t *source, const uint8_t *decoded, size_t pixels,
+                          unsigned mask, error_sum *e) {
+    e->sse += bench_sse_rgba8(source, decoded, pixels, mask, &e->samples);
 }
 
 typedef struct result {
@@ -433,12 +411,18 @@ static void run_format(format_id f, const image *images, int count, result *resu
                 bench_die("out of memory");
             r->seconds += measure_cpu(&j);
             r->pixels += (double)im->w * im->h;
+            size_t pixels = (size_t)im->w * im->h;
+            uint8_t *decoded = malloc(pixels * 4);
+            if (decoded == NULL)
+                bench_die("out of memory");
+            decode_image(&j, decoded);
             error_sum one = {0, 0};
-            measure_error(&j, fi->psnr_mask, &one);
+            measure_error(im->rgba, decoded, pixels, fi->psnr_mask, &one);
             r->total.sse += one.sse;
             r->total.samples += one.samples;
             if (fi->extra_mask)
-                measure_error(&j, fi->extra_mask, &r->extra);
+                measure_error(im->rgba, decoded, pixels, fi->extra_mask, &r->extra);
+            free(decoded);
             if (slot < 16)
                 r->per_image[slot++] = psnr_of(one);
             free(j.blocks);

@@ -1,6 +1,7 @@
 /*
- * bench_squish.h — a C interface to libsquish (C++) for bench_bc1.c: one 4x4
- * block at a time, so both encoders run in the same single-threaded loop.
+ * bench_squish.h — a C interface to libsquish (C++): one 4x4 block at a time
+ * for bench_bc1.c, so both encoders run in the same single-threaded loop, and
+ * whole images on N threads (squish's own OpenMP loop) for bench_block.c.
  */
 #ifndef KILN_BENCH_SQUISH_H
 #define KILN_BENCH_SQUISH_H
@@ -28,6 +29,13 @@ typedef enum bench_squish_fit {
  * RGB weights (libsquish's default metric). */
 void bench_squish_encode_block(const uint8_t rgba[64], bench_squish_format format,
                                bench_squish_fit fit, uint8_t *out);
+
+/* Encodes a width x height RGBA image (rows top to bottom) into `out` with
+ * squish::CompressImage on `threads` OpenMP threads; blocks in row-major
+ * order, as kiln writes them. */
+void bench_squish_encode_image(const uint8_t *rgba, uint32_t width, uint32_t height,
+                               bench_squish_format format, bench_squish_fit fit, unsigned threads,
+                               uint8_t *out);
 
 #ifdef __cplusplus
 }

@@ -11,6 +11,9 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "cook/cook.h"
+#include "cook/texture_internal.h"
+
 #define BENCH_MIN_REPS 3u
 
 double bench_now(void) {
@@ -244,4 +247,109 @@ bool bench_write_grid_obj(const char *path, uint32_t quads_per_side, char *reaso
         remove(temp_path);
     }
     return ok;
+}
+
+/* ---------------------------------------------------------------------------
+ * Images
+ * ------------------------------------------------------------------------- */
+
+double bench_thread_seconds(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+void bench_load_image(const char *path, uint32_t crop, bench_image *out) {
+    uint8_t *bytes;
+    size_t size;
+    char reason[256];
+    if (!cook_read_file(path, (size_t)1 << 30, &bytes, &size, reason, sizeof reason))
+        bench_die("%s: %s", path, reason);
+    cook_image decoded;
+    if (!image_decode(bytes, size, path, NULL, &decoded, reason, sizeof reason))
+        bench_die("%s: %s", path, reason);
+    free(bytes);
+    uint32_t w = crop && decoded.width > crop ? crop : decoded.width;
+    uint32_t h = crop && decoded.height > crop ? crop : decoded.height;
+    w &= ~3u, h &= ~3u;
+    if (w == 0 || h == 0)
+        bench_die("%s: smaller than one 4x4 block", path);
+    memset(out, 0, sizeof *out);
+    const char *base = strrchr(path, '/');
+    snprintf(out->name, sizeof out->name, "%s", base ? base + 1 : path);
+    out->width = w, out->height = h;
+    /* Texels are 4 bytes (8-bit) or 16 bytes (float); copy the central rows. */
+    size_t texel = decoded.rgba8 ? 4 : 4 * sizeof(float);
+    const uint8_t *src = decoded.rgba8 ? decoded.rgba8 : (const uint8_t *)decoded.rgbaf;
+    uint8_t *dst = malloc((size_t)w * h * texel);
+    if (dst == NULL)
+        bench_die("out of memory");
+    uint32_t x0 = (decoded.width - w) / 2, y0 = (decoded.height - h) / 2;
+    for (uint32_t y = 0; y < h; y++)
+        memcpy(dst + (size_t)y * w * texel, src + ((size_t)(y0 + y) * decoded.width + x0) * texel,
+               (size_t)w * texel);
+    if (decoded.rgba8)
+        out->rgba8 = dst;
+    else
+        out->rgbaf = (float *)dst;
+    cook_image_free(&decoded);
+}
+
+void bench_image_free(bench_image *image) {
+    free(image->rgba8);
+    free(image->rgbaf);
+    image->rgba8 = NULL;
+    image->rgbaf = NULL;
+}
+
+uint8_t *bench_synthetic_rgba8(uint32_t n) {
+    uint8_t *img = malloc((size_t)n * n * 4);
+    if (img == NULL)
+        bench_die("out of memory");
+    uint32_t seed = 1;
+    for (uint32_t y = 0; y < n; y++) {
+        for (uint32_t x = 0; x < n; x++) {
+            uint8_t *p = img + 4 * ((size_t)y * n + x);
+            seed = seed * 1664525u + 1013904223u;
+            int noise = (int)((seed >> 24) % 33) - 16;
+            uint32_t q = (y >= n / 2) * 2 + (x >= n / 2);
+            /* Coordinates scaled as if the image were 512 wide, so every
+             * size shows the same pattern. */
+            uint32_t sx = x * 512 / n, sy = y * 512 / n;
+            if (q == 0) {
+                p[0] = (uint8_t)sx, p[1] = (uint8_t)sy, p[2] = (uint8_t)(255 - (sx + sy) / 2);
+                p[3] = 255;
+            } else if (q == 1) {
+                int v = 60 + (int)(sx - 256) / 2 + noise;
+                p[0] = (uint8_t)v, p[1] = (uint8_t)(v / 2 + 40), p[2] = (uint8_t)(200 - v / 3);
+                p[3] = 255;
+            } else if (q == 2) {
+                int dx = (int)(sx % 64) - 32, dy = (int)(sy % 64) - 32;
+                bool disc = dx * dx + dy * dy < 400, stripe = ((sx + sy) / 12) % 2 == 0;
+                p[0] = disc ? 230 : stripe ? 30 : 120, p[1] = disc ? 50 : stripe ? 180 : 120;
+                p[2] = disc ? 40 : stripe ? 90 : 240, p[3] = 255;
+            } else {
+                p[0] = (uint8_t)(sx - 256), p[1] = (uint8_t)(255 - (sy - 256));
+                p[2] = 128, p[3] = (uint8_t)((sx + sy) / 4);
+            }
+        }
+    }
+    return img;
+}
+
+double bench_sse_rgba8(const uint8_t *a, const uint8_t *b, size_t pixels, unsigned channel_mask,
+                       double *samples) {
+    double sse = 0.0;
+    for (size_t i = 0; i < pixels; i++)
+        for (unsigned c = 0; c < 4; c++)
+            if (channel_mask & (1u << c)) {
+                double d = (double)a[i * 4 + c] - (double)b[i * 4 + c];
+                sse += d * d;
+                *samples += 1.0;
+            }
+    return sse;
+}
+
+double bench_psnr(double sse, double samples) {
+    return sse <= 0.0 ? INFINITY : 10.0 * log10(255.0 * 255.0 * samples / sse);
 }

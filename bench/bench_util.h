@@ -96,4 +96,42 @@ bool bench_write_grid_obj(const char *path, uint32_t quads_per_side, char *reaso
 bool bench_write_grid_glb(const char *path, uint32_t quads_per_side, char *reason,
                           size_t reason_size);
 
+/* ---------------------------------------------------------------------------
+ * Images (block-compression benchmarks; decoded by kiln's image_decode)
+ * ------------------------------------------------------------------------- */
+
+/* Seconds of CPU time this thread has used: moves much less than wall time
+ * when other work shares the machine. */
+double bench_thread_seconds(void);
+
+/* An image in memory: exactly one of rgba8 / rgbaf is set (RGBA texels, rows
+ * top to bottom). */
+typedef struct bench_image {
+    char name[64]; /* file name without its folder, or a generated image's name */
+    uint32_t width, height;
+    uint8_t *rgba8;
+    float *rgbaf; /* HDR files (.hdr) */
+} bench_image;
+
+/* Reads and decodes `path` (PNG, JPEG, HDR, ...) and keeps its centre crop of
+ * at most crop x crop texels (0: no limit), rounded down to whole 4x4 blocks.
+ * Dies when the file cannot be read or decoded or is smaller than a block. */
+void bench_load_image(const char *path, uint32_t crop, bench_image *out);
+void bench_image_free(bench_image *image);
+
+/* size x size RGBA8 with a varying alpha: quadrants of a colour gradient,
+ * value noise over a ramp, hard-edged discs and stripes, and a colour ramp
+ * with an alpha ramp. size must be a multiple of 4, at least 8. */
+uint8_t *bench_synthetic_rgba8(uint32_t size);
+
+/* Summed squared error of the 8-bit channels in `channel_mask` (bit c =
+ * channel c) over `pixels` RGBA texels; adds the number of samples compared
+ * to *samples. */
+double bench_sse_rgba8(const uint8_t *a, const uint8_t *b, size_t pixels, unsigned channel_mask,
+                       double *samples);
+
+/* PSNR in dB of a summed squared error over `samples` 8-bit samples; INFINITY
+ * when it is 0 (exact). */
+double bench_psnr(double sse, double samples);
+
 #endif /* KILN_BENCH_UTIL_H */

@@ -4,7 +4,7 @@
 #   bash bench/run.sh BUILD_DIR [SECTION...]
 #
 # SECTIONs (default: all) are load, obj_import, load_gltf, cook_time,
-# cook_stages, scaling, mesh_quality, textures, builds; e.g.
+# cook_stages, scaling, mesh_quality, textures, builds, bc7, bc1, block; e.g.
 # `bash bench/run.sh build/bench builds` runs the build-system benchmarks only.
 #
 # Generates the test meshes into bench/data/ when they are missing (they are
@@ -69,6 +69,7 @@ machine_info() {
     echo "gltfpack:  $(package_version gltfpack)"
     echo "tinygltf:  $(package_version libtinygltf-dev)"
     echo "libsquish: $(package_version libsquish-dev)"
+    echo "astcenc:   $(package_version libastcenc-dev)"
     echo "kiln:      $(git -C "$repo" describe --always --dirty 2>/dev/null || echo unknown)"
 }
 
@@ -354,15 +355,42 @@ run_bc7() {
     "$bin/bench_bc7" "${images[@]}"
 }
 
+# Every block format (BC1-BC7, ASTC LDR 4x4/6x6/8x8, ASTC HDR) at fast /
+# normal / best through block_encode_image on 1 and 2 threads, with libsquish
+# and astcenc 4x4 as references, on 256 x 256 centre crops of corpus textures
+# (colour, colour + alpha, normal map, ORM, two HDR) plus generated images.
+run_block() {
+    section "block compression: every format, quality and thread count (256x256 crops)"
+    load_average
+    local images=() image
+    for image in gltf/DamagedHelmet/glTF/Default_albedo.jpg \
+                 gltf/CesiumMilkTruck/glTF/CesiumMilkTruck.jpg \
+                 gltf/AlphaBlendModeTest/glTF/AlphaBlendLabels.png \
+                 gltf/DamagedHelmet/glTF/Default_normal.jpg \
+                 gltf/WaterBottle/glTF/WaterBottle_occlusionRoughnessMetallic.png \
+                 images/hdr/hdr-rgb-arboretum.hdr images/hdr/spiaggia_di_mondello_1k.hdr; do
+        if [ -f "$corpus/$image" ]; then
+            images+=("$corpus/$image")
+        else
+            echo "(skipping $image: not found under $corpus)"
+        fi
+    done
+    # Passive: libgomp's workers would otherwise spin for a while after each
+    # squish call, taking a core from the kiln rows timed next.
+    OMP_WAIT_POLICY=passive "$bin/bench_block" --crop 256 "${images[@]}"
+    load_average
+}
+
 machine_info
 if [ ${#sections[@]} -eq 0 ]; then
-    sections=(load obj_import load_gltf cook_time cook_stages scaling mesh_quality textures builds bc7 bc1)
+    sections=(load obj_import load_gltf cook_time cook_stages scaling mesh_quality textures builds bc7 bc1
+              block)
 fi
 needs_meshes=false
 for name in "${sections[@]}"; do
     case $name in
     load | obj_import | load_gltf | cook_time | cook_stages | scaling | mesh_quality) needs_meshes=true ;;
-    textures | builds | bc7 | bc1) ;;
+    textures | builds | bc7 | bc1 | block) ;;
     *)
         echo "unknown section '$name'" >&2
         exit 2
