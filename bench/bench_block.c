@@ -565,8 +565,9 @@ int main(int argc, char **argv) {
     for (int i = 0; i < count; i++)
         printf("  %s: %ux%u, %s\n", images[i].pixels.name, images[i].pixels.width,
                images[i].pixels.height, kind_names[images[i].kind]);
-    printf("\n| format | encoder / quality | threads | Mpix/s | 2 vs 1 thread | PSNR (dB) | of "
-           "| alpha PSNR (dB) | normals: mean angle (deg) | 1=2 threads bytes |\n");
+    printf(
+        "\n| format | encoder / quality | threads | Mpix/s | cores busy | 2 vs 1 thread "
+        "| PSNR (dB) | of | alpha PSNR (dB) | normals: mean angle (deg) | 1=2 threads bytes |\n");
     printf("|---|---|---:|---:|---:|---:|---:|---|---:|---:|---|\n");
     fflush(stdout);
     static result results[ROWS];
