@@ -200,32 +200,51 @@ static void representable_colour_blocks_round_trip_exactly(void **state) {
         }
 }
 
-/* Every grey level 0..255 as one colour: the encoder's error per channel is
- * the smallest any pair of 565 endpoints gives (brute force over all pairs
- * and palette entries of the 4-colour mode). */
+/* Smallest distance from v to an interpolated entry of a 5- or 6-bit channel:
+ * 2/3 a + 1/3 b (4-colour mode) or the midpoint (3-colour mode), as the
+ * decoder rounds them (brute force over every endpoint pair). */
+static int best_channel_distance(int v, int max, bool three) {
+    int best = 255;
+    for (int a = 0; a <= max; a++)
+        for (int b = 0; b <= max; b++) {
+            int value = three ? (255 * (a + b) + max) / (2 * max)
+                              : (255 * (2 * a + b) + (3 * max) / 2) / (3 * max);
+            best = abs(value - v) < best ? abs(value - v) : best;
+        }
+    return best;
+}
+
+/* Every grey level 0..255 as one colour: the encoder's squared error is the
+ * smallest any pair of 565 endpoints gives. BC3's colour half (and BC1 at
+ * `fast`) use the 4-colour mode only; opaque BC1 at `normal` and `best` may
+ * also use the 3-colour mode's midpoint, whichever is nearer. */
 static void single_colours_get_optimal_endpoints(void **state) {
     (void)state;
-    uint8_t in[64], out[64], block[8];
+    uint8_t in[64], out[64], block[16];
     for (int v = 0; v < 256; v++) {
-        int best5 = 255, best6 = 255;
-        for (int a = 0; a < 64; a++)
-            for (int b = 0; b < 64; b++) {
-                int d6 = abs((255 * (2 * a + b) + 94) / 189 - v);
-                best6 = d6 < best6 ? d6 : best6;
-                if (a < 32 && b < 32) {
-                    int d5 = abs((255 * (2 * a + b) + 46) / 93 - v);
-                    best5 = d5 < best5 ? d5 : best5;
-                }
-            }
+        int four5 = best_channel_distance(v, 31, false),
+            four6 = best_channel_distance(v, 63, false);
+        int three5 = best_channel_distance(v, 31, true),
+            three6 = best_channel_distance(v, 63, true);
+        int four = 2 * four5 * four5 + four6 * four6;
+        int three = 2 * three5 * three5 + three6 * three6;
         fill(in, v, v, v, 255);
         for (int q = 0; q < 3; q++) {
-            bc1_encode_block(in, false, k_qualities[q], block);
-            bc1_decode_block(block, out);
-            for (int i = 0; i < 16; i++) {
-                assert_int_equal(abs(out[i * 4] - v), best5);
-                assert_int_equal(abs(out[i * 4 + 1] - v), best6);
-                assert_int_equal(abs(out[i * 4 + 2] - v), best5);
-                assert_int_equal(out[i * 4 + 3], 255);
+            for (int format = 0; format < 2; format++) {
+                bool bc3 = format == 1;
+                if (bc3) {
+                    bc3_encode_block(in, k_qualities[q], block);
+                    bc3_decode_block(block, out);
+                } else {
+                    bc1_encode_block(in, false, k_qualities[q], block);
+                    bc1_decode_block(block, out);
+                }
+                int expected = bc3 || q == 0 || four <= three ? four : three;
+                for (int i = 0; i < 16; i++) {
+                    int dr = out[i * 4] - v, dg = out[i * 4 + 1] - v, db = out[i * 4 + 2] - v;
+                    assert_int_equal(dr * dr + dg * dg + db * db, expected);
+                    assert_int_equal(out[i * 4 + 3], 255);
+                }
             }
         }
     }

@@ -515,8 +515,8 @@ static void better(colour_fit *best, const colour_fit *candidate) {
 /* Encodes the colour half. `alpha_1bit`: texels with alpha < 128 become
  * transparent and the 3-colour mode may be chosen; otherwise always four
  * colours (BC1 opaque, BC3). */
-static void encode_colour(const uint8_t rgba[64], bool alpha_1bit, block_quality quality,
-                          uint8_t out[8]) {
+static void encode_colour(const uint8_t rgba[64], bool alpha_1bit, bool bc1_rules,
+                          block_quality quality, uint8_t out[8]) {
     texels t = {.n = 0}; /* zeroed: colour_assign reads all 16 lanes */
     for (int i = 0; i < 16; i++) {
         if (alpha_1bit && rgba[i * 4 + 3] < 128)
@@ -532,7 +532,9 @@ static void encode_colour(const uint8_t rgba[64], bool alpha_1bit, block_quality
         return;
     }
     bool must_three = t.n < 16;
-    bool may_three = alpha_1bit && (must_three || quality != BLOCK_QUALITY_FAST);
+    /* BC1 (not BC3's colour half) may also use the 3-colour mode for opaque
+     * blocks: its fourth entry is never chosen for a texel (colour_assign). */
+    bool may_three = must_three || (bc1_rules && quality != BLOCK_QUALITY_FAST);
     colour_fit best = {.err = INT32_MAX}, f;
     if (texels_one_colour(&t)) {
         if (!must_three) {
@@ -570,8 +572,14 @@ static void encode_colour(const uint8_t rgba[64], bool alpha_1bit, block_quality
             colour_fit_mode(&t, hi[s], lo[s], false, quality, &f);
             better(&best, &f);
         }
-        if (may_three && best.err > 0) {
-            colour_fit_mode(&t, hi[s], lo[s], true, quality, &f);
+        /* Opaque blocks the 4-colour fit already serves well (a mean squared
+         * error of at most 32 per texel) skip it. */
+        if (may_three && best.err > (must_three ? 0 : 16 * 32)) {
+            /* An opaque block tries the 3-colour mode as a cheaper second
+             * opinion: it wins on blocks whose colours lie near a midpoint. */
+            colour_fit_mode(&t, hi[s], lo[s], true, must_three ? quality : BLOCK_QUALITY_FAST, &f);
+            if (!must_three && quality != BLOCK_QUALITY_FAST)
+                colour_refine(&t, &f, 2);
             better(&best, &f);
         }
     }
@@ -580,7 +588,7 @@ static void encode_colour(const uint8_t rgba[64], bool alpha_1bit, block_quality
 
 void bc1_encode_block(const uint8_t rgba[64], bool alpha_1bit, block_quality quality,
                       uint8_t out[8]) {
-    encode_colour(rgba, alpha_1bit, quality, out);
+    encode_colour(rgba, alpha_1bit, true, quality, out);
 }
 
 /* ---- BC4 encoder --------------------------------------------------------------------------- */
@@ -734,7 +742,7 @@ void bc3_encode_block(const uint8_t rgba[64], block_quality quality, uint8_t out
     uint8_t alpha[16];
     channel_of(rgba, 3, alpha);
     bc4_encode_block(alpha, quality, out);
-    encode_colour(rgba, false, quality, out + 8);
+    encode_colour(rgba, false, false, quality, out + 8);
 }
 
 void bc5_encode_block(const uint8_t rgba[64], block_quality quality, uint8_t out[16]) {

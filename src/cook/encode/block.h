@@ -33,8 +33,10 @@ bool block_quality_parse(const char *name, block_quality *out);
 /* ---- per 4x4 block --------------------------------------------------------- */
 
 /* BC1: 8 bytes. With `alpha_1bit`, texels with alpha < 128 become the
- * transparent index (3-colour mode); otherwise alpha is ignored and the block
- * is always in 4-colour mode. */
+ * transparent index (3-colour mode); otherwise alpha is ignored. Opaque texels
+ * never take the fourth entry of the 3-colour mode (black, or transparent
+ * black), so the block decodes the same as BC1 RGB and BC1 RGBA; `normal` and
+ * `best` may use the 3-colour mode's midpoint when it fits better. */
 void bc1_encode_block(const uint8_t rgba[64], bool alpha_1bit, block_quality quality,
                       uint8_t out[8]);
 /* Decodes with the BC1 rules (3-colour + transparent black when c0 <= c1). */
