@@ -292,6 +292,10 @@ kiln_result kiln_ktx2_image_range(const kiln_ktx2_view *view, uint32_t level, ui
 kiln_result kiln_ktx2_read_level(const kiln_ktx2_view *view, uint32_t level, void *dst,
                                  size_t dst_size, kiln_error *err);
 
+/* Checks that level `level` inflates to exactly its size, in bounded memory
+ * (nothing is kept): what tools use to validate a file they will not upload. */
+kiln_result kiln_ktx2_check_level(const kiln_ktx2_view *view, uint32_t level, kiln_error *err);
+
 /* The value of key `key` in the key/value data (NUL-terminated inside the
  * file when the writer followed the spec), or NULL. */
 const char *kiln_ktx2_find_value(const kiln_ktx2_view *view, const char *key, uint32_t *value_size);

@@ -436,6 +436,12 @@ static void texture_quality(const info_options *options, const kiln_ktx2_view *v
         return; /* uncompressed: nothing was lost but what texture.max_size dropped */
     r->tex_quality = true;
     uint64_t size = kiln_ktx2_level_size(view, 0);
+    if ((uint64_t)d.width * d.height > IMAGE_DEFAULT_MAX_PIXELS) {
+        snprintf(r->tex_quality_note, sizeof r->tex_quality_note,
+                 "level 0 (%ux%u) is larger than kiln decodes (%llu pixels)", d.width, d.height,
+                 (unsigned long long)IMAGE_DEFAULT_MAX_PIXELS);
+        return;
+    }
     uint8_t *blocks = size > 0 && size < SIZE_MAX ? malloc((size_t)size) : NULL;
     kiln_error error;
     if (blocks == NULL || kiln_ktx2_read_level(view, 0, blocks, (size_t)size, &error) != KILN_OK) {
@@ -455,8 +461,13 @@ static void texture_quality(const info_options *options, const kiln_ktx2_view *v
     }
     uint32_t length = 0;
     const char *source = kiln_ktx2_find_value(view, "kilnSource", &length);
+    char ref[1024];
     if (source == NULL || length == 0 || memchr(source, 0, length) == NULL) {
         snprintf(r->tex_quality_note, sizeof r->tex_quality_note, "no kilnSource key");
+    } else if (kiln_ref_canonicalize(source, ref, sizeof ref) != KILN_OK) {
+        /* Absolute, or climbing out with "..": never read outside the input. */
+        snprintf(r->tex_quality_note, sizeof r->tex_quality_note,
+                 "kilnSource '%.200s' is not a path inside the input folder", source);
     } else {
         snprintf(r->tex_source, sizeof r->tex_source, "%s", source);
         char *path = cook_path_join(options->input, source);

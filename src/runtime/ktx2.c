@@ -9,12 +9,17 @@
  * with explicit little-endian loads, so the bytes need no alignment.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <zstd.h>
 
 #include "common/checked.h"
 #include "runtime/internal.h"
+
+/* The most a Zstd frame can inflate per byte: every block holds at most
+ * 128 KiB and takes at least 4 bytes (an RLE block: 3-byte header + 1 byte). */
+#define ZSTD_MAX_RATIO 32768u
 
 #define KTX2_HEADER_SIZE 80u
 #define KTX2_LEVEL_ENTRY_SIZE 24u
@@ -414,6 +419,13 @@ kiln_result kiln_ktx2_view_get(kiln_ktx2_view *v, const void *data, size_t size,
             return runtime_fail(err, KILN_ERR_CORRUPT, v->name,
                                 "KTX2: level %u uncompressedByteLength %llu, expected %llu", i,
                                 (unsigned long long)uncompressed, (unsigned long long)expected);
+        } else if (expected / ZSTD_MAX_RATIO > length) {
+            /* A tiny file declaring a huge image: no reader should allocate for it. */
+            return runtime_fail(err, KILN_ERR_CORRUPT, v->name,
+                                "KTX2: level %u cannot inflate %llu bytes to %llu (Zstd's limit "
+                                "is %u:1)",
+                                i, (unsigned long long)length, (unsigned long long)expected,
+                                (unsigned)ZSTD_MAX_RATIO);
         }
     }
     return runtime_succeed(err);
@@ -449,6 +461,52 @@ kiln_result kiln_ktx2_read_level(const kiln_ktx2_view *v, uint32_t level, void *
     if (got != expected)
         return runtime_fail(err, KILN_ERR_CORRUPT, v->name,
                             "KTX2: level %u inflates to %zu bytes, expected %llu", level, got,
+                            (unsigned long long)expected);
+    return runtime_succeed(err);
+}
+
+kiln_result kiln_ktx2_check_level(const kiln_ktx2_view *v, uint32_t level, kiln_error *err) {
+    if (v == NULL || v->data == NULL || level >= v->levels)
+        return runtime_fail(err, KILN_ERR_INVALID_ARGUMENT, v ? v->name : "ktx2",
+                            "invalid argument");
+    if (v->supercompression == KILN_KTX2_SUPERCOMPRESSION_NONE)
+        return runtime_succeed(err); /* its size and range were checked at open */
+    uint64_t expected = level_size_of(v, level);
+    const uint8_t *e = v->data + KTX2_HEADER_SIZE + (size_t)level * KTX2_LEVEL_ENTRY_SIZE;
+    uint64_t offset = rd64(e), length = rd64(e + 8);
+    if (!range_inside(offset, length, v->size))
+        return runtime_fail(err, KILN_ERR_TRUNCATED, v->name, "KTX2: level %u out of range", level);
+    /* Inflate into one block-sized scratch buffer, counting: memory stays
+     * bounded whatever the level declares. */
+    enum { SCRATCH_BYTES = 1 << 17 };
+    ZSTD_DStream *stream = ZSTD_createDStream();
+    uint8_t *scratch = malloc(SCRATCH_BYTES);
+    if (stream == NULL || scratch == NULL) {
+        ZSTD_freeDStream(stream);
+        free(scratch);
+        return runtime_fail(err, KILN_ERR_OUT_OF_MEMORY, v->name, "KTX2: no memory to inflate");
+    }
+    ZSTD_inBuffer in = {v->data + offset, (size_t)length, 0};
+    uint64_t total = 0;
+    size_t status = 1;
+    while (status != 0 && total <= expected) {
+        ZSTD_outBuffer out = {scratch, SCRATCH_BYTES, 0};
+        status = ZSTD_decompressStream(stream, &out, &in);
+        if (ZSTD_isError(status))
+            break;
+        total += out.pos;
+        if (out.pos == 0 && in.pos == in.size && status != 0)
+            break; /* the frame ends early */
+    }
+    ZSTD_freeDStream(stream);
+    free(scratch);
+    if (ZSTD_isError(status))
+        return runtime_fail(err, KILN_ERR_CORRUPT, v->name, "KTX2: level %u: Zstd: %s", level,
+                            ZSTD_getErrorName(status));
+    if (status != 0 || total != expected || in.pos != in.size)
+        return runtime_fail(err, KILN_ERR_CORRUPT, v->name,
+                            "KTX2: level %u inflates to %s%llu bytes, expected %llu", level,
+                            total > expected ? "more than " : "", (unsigned long long)total,
                             (unsigned long long)expected);
     return runtime_succeed(err);
 }

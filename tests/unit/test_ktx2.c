@@ -110,6 +110,7 @@ static void reader_round_trips_every_format_and_scheme(void **state) {
                 assert_int_equal(size, ktx2_level_byte_size(f, 13, 7, 0, 0, 1, level));
                 uint8_t *dst = malloc((size_t)size);
                 assert_int_equal(kiln_ktx2_read_level(&v, level, dst, (size_t)size, &err), KILN_OK);
+                assert_int_equal(kiln_ktx2_check_level(&v, level, &err), KILN_OK);
                 for (size_t i = 0; i < size; i++)
                     assert_int_equal(dst[i], (uint8_t)(i * 7 + level * 31 + (i / 64)));
                 /* A buffer one byte short is refused. */
@@ -249,7 +250,9 @@ static void reader_survives_random_bit_flips(void **state) {
         for (uint32_t level = 0; level < v.levels; level++) {
             uint64_t size = kiln_ktx2_level_size(&v, level);
             assert_true(size <= 17 * 5 * 4);
-            (void)kiln_ktx2_read_level(&v, level, dst, 17 * 5 * 4, &err);
+            /* The bounded-memory check agrees with inflating the level. */
+            kiln_result read = kiln_ktx2_read_level(&v, level, dst, 17 * 5 * 4, &err);
+            assert_int_equal(kiln_ktx2_check_level(&v, level, &err) == KILN_OK, read == KILN_OK);
         }
     }
     assert_true(rejected > 100);
@@ -295,6 +298,30 @@ static void reader_rejects_inconsistent_fields(void **state) {
     kiln_ktx2_view v;
     kiln_error err;
     assert_int_equal(kiln_ktx2_view_get(&v, copy, b.size, "t.ktx2", &err), KILN_ERR_CORRUPT);
+    free(copy);
+    bytebuf_free(&b);
+}
+
+/* A small file declaring a huge image: level 0 of a 1x1 Zstd file claims to be
+ * 65535 x 65535 (16 GiB), consistently with the header, which no Zstd frame of
+ * its few bytes can inflate to. Refused at open, before any reader allocates. */
+static void reader_refuses_levels_beyond_zstd_ratio(void **state) {
+    (void)state;
+    bytebuf b = {0};
+    make_file(KTX2_VK_FORMAT_R8G8B8A8_UNORM, 1, 1, 1, KTX2_SUPERCOMPRESSION_ZSTD, &b);
+    uint8_t *copy = malloc(b.size);
+    memcpy(copy, b.data, b.size);
+    uint64_t huge = (uint64_t)65535 * 65535 * 4;
+    for (int k = 0; k < 4; k++) {
+        copy[20 + k] = (uint8_t)(65535u >> (8 * k)); /* pixelWidth */
+        copy[24 + k] = (uint8_t)(65535u >> (8 * k)); /* pixelHeight */
+    }
+    for (int k = 0; k < 8; k++)
+        copy[80 + 16 + k] = (uint8_t)(huge >> (8 * k)); /* uncompressedByteLength */
+    kiln_ktx2_view v;
+    kiln_error err;
+    assert_int_equal(kiln_ktx2_view_get(&v, copy, b.size, "t.ktx2", &err), KILN_ERR_CORRUPT);
+    assert_non_null(strstr(err.message, "cannot inflate"));
     free(copy);
     bytebuf_free(&b);
 }
@@ -346,6 +373,7 @@ int main(void) {
         cmocka_unit_test(reader_survives_every_truncation),
         cmocka_unit_test(reader_survives_random_bit_flips),
         cmocka_unit_test(reader_rejects_inconsistent_fields),
+        cmocka_unit_test(reader_refuses_levels_beyond_zstd_ratio),
         cmocka_unit_test(cubemaps_carry_six_faces_per_level),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
