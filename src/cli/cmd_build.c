@@ -348,7 +348,7 @@ static int build(const build_options *options, const build_setup *setup) {
     } else {
         /* One large texture may use every job's thread for its block rows. */
         for (size_t i = 0; i < plan.sources.count; i++)
-            plan.settings[i].texture_threads = options->jobs;
+            plan.settings[i].threads = options->jobs;
         status = cook_plan(options, setup, &plan, &existing, &start);
     }
     build_plan_free(&plan);

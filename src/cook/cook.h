@@ -112,7 +112,7 @@ typedef struct cook_settings {
     uint32_t texture_max_dimension; /* decode limit per side (default 16384) */
     int texture_zstd_level;         /* Zstd level for KTX2 supercompression (default 2) */
     /* Not settings of the output (left out of the JSON and cache keys): */
-    uint32_t texture_threads;        /* block-encoding threads for one texture (the -j count) */
+    uint32_t threads;                /* threads one asset may use (the -j count; cook/parallel.h) */
     char texture_format_origin[160]; /* who set texture.format, for messages ("" = default) */
 } cook_settings;
 

@@ -18,7 +18,7 @@
  * says (level 0 holds the source texels exactly when no downscale was
  * needed). A forced format the texture cannot use is an error naming the
  * configuration layer that set it. Every mip level is block-encoded, 1x1
- * included; block rows run on settings->texture_threads threads.
+ * included; block rows run on settings->threads threads.
  */
 #include <math.h>
 #include <stdio.h>
@@ -202,7 +202,7 @@ static uint8_t *encode_block_level(const texture_format *f, const cook_settings 
                              .srgb = f->srgb,
                              .astc_block_width = f->astc_size,
                              .astc_block_height = f->astc_size,
-                             .threads = s->texture_threads};
+                             .threads = s->threads};
     bool is_float = f->block == BLOCK_FORMAT_BC6H || f->block == BLOCK_FORMAT_ASTC_HDR;
     uint8_t *quantised = NULL;
     size_t count = (size_t)width * height;

@@ -3,20 +3,19 @@
  * padding, block rows spread over threads, whole-image decoding and the
  * small statistics the tests and `kiln info --quality` use.
  *
- * Parallelism: `threads` workers take block rows from one atomic counter.
+ * Parallelism: block rows go to parallel_for (cook/parallel.h).
  * Every block is a pure function of its 16 texels and the quality, and each
  * row writes only its own bytes, so the output does not depend on which
  * thread encoded which row. ASTC goes to astcenc (astc.cpp), which has its
  * own thread scheme.
  */
 #include <math.h>
-#include <pthread.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "common/checked.h"
 #include "cook/encode/block.h"
+#include "cook/parallel.h"
 
 bool block_quality_parse(const char *name, block_quality *out) {
     static const char *const names[] = {"fast", "normal", "best"};
@@ -99,8 +98,7 @@ size_t block_image_size(const block_image_desc *desc) {
 typedef struct row_job {
     const block_image_desc *desc;
     uint8_t *out;
-    uint32_t blocks_x, blocks_y, block_bytes;
-    atomic_uint next_row;
+    uint32_t blocks_x, block_bytes;
 } row_job;
 
 /* Texel (x, y) of the block at (bx, by), clamped to the image: partial
@@ -154,20 +152,12 @@ static void encode_block_at(const block_image_desc *d, uint32_t bx, uint32_t by,
     }
 }
 
-static void *row_worker(void *arg) {
-    row_job *job = arg;
-    for (;;) {
-        unsigned row = atomic_fetch_add(&job->next_row, 1u);
-        if (row >= job->blocks_y)
-            break;
-        uint8_t *out = job->out + (size_t)row * job->blocks_x * job->block_bytes;
-        for (uint32_t bx = 0; bx < job->blocks_x; bx++)
-            encode_block_at(job->desc, bx, row, out + (size_t)bx * job->block_bytes);
-    }
-    return NULL;
+static void encode_row(void *ctx, uint32_t row) {
+    const row_job *job = ctx;
+    uint8_t *out = job->out + (size_t)row * job->blocks_x * job->block_bytes;
+    for (uint32_t bx = 0; bx < job->blocks_x; bx++)
+        encode_block_at(job->desc, bx, row, out + (size_t)bx * job->block_bytes);
 }
-
-#define BLOCK_MAX_THREADS 64u
 
 static bool fail(char *reason, size_t reason_size, const char *message) {
     snprintf(reason, reason_size, "%s", message);
@@ -194,21 +184,7 @@ bool block_encode_image(const block_image_desc *desc, uint8_t *out, char *reason
 
     row_job job = {.desc = desc, .out = out, .block_bytes = bytes};
     job.blocks_x = (desc->width + 3) / 4;
-    job.blocks_y = (desc->height + 3) / 4;
-    atomic_init(&job.next_row, 0u);
-    unsigned threads = desc->threads > 1 ? desc->threads : 1;
-    if (threads > BLOCK_MAX_THREADS)
-        threads = BLOCK_MAX_THREADS;
-    if (threads > job.blocks_y)
-        threads = job.blocks_y;
-    pthread_t helpers[BLOCK_MAX_THREADS];
-    unsigned started = 0;
-    /* A helper that cannot start only costs speed: the rows are shared. */
-    while (started + 1 < threads && pthread_create(&helpers[started], NULL, row_worker, &job) == 0)
-        started++;
-    row_worker(&job);
-    for (unsigned i = 0; i < started; i++)
-        pthread_join(helpers[i], NULL);
+    parallel_for(desc->threads, (desc->height + 3) / 4, encode_row, &job);
     return true;
 }
 
