@@ -155,7 +155,7 @@ static void color_texture_compresses_to_bc7_srgb(void **state) {
     for (unsigned threads = 1; threads <= 2; threads++) {
         fixture f;
         fixture_init(&f, threads == 1 ? "tex_bc7_1" : "tex_bc7_2");
-        f.settings.texture_threads = threads;
+        f.settings.threads = threads;
         cook_texture_source src = {
             .name = "a.bmp", .bytes = bmp, .size = size, .usage = COOK_TEXTURE_COLOR};
         if (!cook_texture(&f.ctx, f.out, &src, "a", "a.ktx2", true, &f.result))
