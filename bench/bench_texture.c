@@ -1,87 +1,69 @@
 /*
  * bench_texture.c — what cooking a texture costs next to decoding it.
  *
- *   bench_texture OUT_DIR IMAGE...
+ *   bench_texture [--threads N] [--mips] IMAGE...
  *
- * For each image (PNG, JPEG, TGA, BMP, HDR) times, with default settings:
- *   decode  image_decode alone (the same libraries kiln links: libspng,
+ * For each image (PNG, JPEG, TGA, BMP, HDR), with default settings and the
+ * usage of the standalone naming convention (*.hdr HDR, *.n.* normal, ...),
+ * times each stage of cook_texture alone on the same decoded image:
+ *   decode  image_decode alone (the libraries kiln links: libspng,
  *           libjpeg-turbo, stb_image, kiln's HDR reader), then free;
- *   cook    cook_texture: decode, usage conversion, full mip chain, Zstd
- *           supercompression, KTX2 layout and the (non-fsync) write to OUT_DIR.
- * and reports both medians, the extra cost of mips + Zstd + write relative to
- * the decode (goal: below 1.0x), and the bytes of the .ktx2 against the
- * source file. Usage follows the standalone naming convention (*.hdr HDR,
- * *.n.* normal, …).
- *
- * A second table splits the cook into its stages, each timed alone on the
- * same decoded image: mips (mip_build / mip_build_rgba8 as cook_texture
- * calls them: an 8-bit level 0 kept at its size is not rebuilt), encode
- * (levels 1.. quantised to the output format) and the KTX2 layout with Zstd
- * at levels 1, 2 and 3 (bytes of each), to choose the level. Stages report
- * their fastest run (min): the CPU cost with the least interference from the
- * rest of a busy machine.
+ *   mips    mip_build_rgba8 / mip_build exactly as cook_texture calls them
+ *           (8-bit levels straight from the filter; an 8-bit level 0 kept at
+ *           its size is not rebuilt), on 1 thread and on N threads (default
+ *           2; settings.threads is the -j count);
+ *   half    HDR only: float levels to RGBA16F (the uncompressed HDR format;
+ *           8-bit formats have no such pass);
+ *   Zstd    KTX2 layout with Zstd (default level 2) of the default output,
+ *           block-compressed (the desktop formats of texture.c: BC7, BC5 for
+ *           normal maps, BC4 single-channel, BC6H HDR; block encoding is
+ *           issue 5's cost, done once untimed), and of the uncompressed
+ *           output (texture.compress: false: RGBA8, R8 or RGBA16F).
+ * Every stage reports its fastest run (min), the CPU cost with the least
+ * interference from the rest of a busy machine, and the goal ratio
+ * (mips + Zstd) / decode for both outputs, with mips on 1 thread. A second
+ * table gives Zstd at levels 1, 2 and 3 (time and bytes) for both outputs.
+ * --mips times decode and mips only (no block encoding, quick).
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "bench_util.h"
+#include "cook/encode/block.h"
 #include "cook/texture_internal.h"
 
-typedef struct texture_job {
-    const char *path;
-    const char *out_dir;
-    uint8_t *bytes;
-    size_t size;
-    uint64_t written;
-} texture_job;
-
-static void op_decode(void *arg) {
-    texture_job *job = arg;
-    cook_image image;
-    char reason[256];
-    if (!image_decode(job->bytes, job->size, job->path, NULL, &image, reason, sizeof reason))
-        bench_die("%s: %s", job->path, reason);
-    cook_image_free(&image);
-}
-
-static void op_cook(void *arg) {
-    texture_job *job = arg;
-    cook_settings settings;
-    cook_settings_default(&settings);
-    cook_diag diag = {0};
-    cook_context ctx = {.input_root = ".",
-                        .source_path = job->path,
-                        .ref = "bench",
-                        .settings = &settings,
-                        .diag = &diag};
-    cook_asset_result result = {0};
-    cook_texture_source src = {.name = job->path,
-                               .bytes = job->bytes,
-                               .size = job->size,
-                               .usage = cook_texture_usage_for_path(job->path)};
-    if (!cook_texture(&ctx, job->out_dir, &src, "bench", "bench.ktx2", false, &result))
-        bench_die("%s: %.*s", job->path, (int)diag.text.size, (const char *)diag.text.data);
-    job->written = result.bytes_written;
-    cook_asset_result_free(&result);
-    diag_free(&diag);
-}
-
-/* The stages of cook_texture on one decoded image (see the header). */
+/* One image, decoded once, with the stage inputs cook_texture would have. */
 typedef struct stage_job {
+    const char *path;
+    uint8_t *file;
+    size_t file_size;
     cook_image image;
     cook_texture_usage usage;
     mip_options options;
-    uint32_t vk_format;
-    mip_chain chain;                   /* built once for the encode and Zstd stages */
-    uint8_t *levels[MIP_MAX_LEVELS];   /* encoded, level 0 from the source bytes */
-    size_t level_size[MIP_MAX_LEVELS]; /* as write_ktx2 wants them */
+    bool float_levels; /* HDR: float levels, RGBA16F / BC6H */
+    mip_chain chain;   /* built once for the later stages */
+    /* The two outputs: uncompressed levels and block-compressed levels. */
+    uint32_t raw_format, block_vk_format;
+    uint8_t *raw[MIP_MAX_LEVELS], *block[MIP_MAX_LEVELS];
+    size_t raw_size[MIP_MAX_LEVELS], block_size[MIP_MAX_LEVELS];
+    /* op_zstd's input and result. */
+    bool zstd_block;
     int zstd_level;
     size_t ktx2_bytes;
 } stage_job;
 
+static void op_decode(void *arg) {
+    stage_job *job = arg;
+    cook_image image;
+    char reason[256];
+    if (!image_decode(job->file, job->file_size, job->path, NULL, &image, reason, sizeof reason))
+        bench_die("%s: %s", job->path, reason);
+    cook_image_free(&image);
+}
+
 static bool stage_mips(stage_job *job, mip_chain *chain) {
-    if (job->image.rgba8 != NULL)
+    if (!job->float_levels)
         return mip_build_rgba8(job->image.rgba8, job->image.width, job->image.height, &job->options,
                                chain);
     float *base = image_to_float(&job->image, job->usage);
@@ -98,13 +80,13 @@ static void op_mips(void *arg) {
     mip_chain_free(&chain);
 }
 
-static void op_encode(void *arg) {
+static void op_half(void *arg) {
     stage_job *job = arg;
-    for (uint32_t i = 1; i < job->chain.count; i++) {
+    for (uint32_t i = 0; i < job->chain.count; i++) {
         size_t size;
         uint8_t *bytes =
             encode_level(job->chain.levels[i], (size_t)job->chain.width[i] * job->chain.height[i],
-                         job->vk_format, &size);
+                         KTX2_VK_FORMAT_R16G16B16A16_SFLOAT, &size);
         if (bytes == NULL)
             bench_die("encode failed");
         free(bytes);
@@ -113,15 +95,16 @@ static void op_encode(void *arg) {
 
 static void op_zstd(void *arg) {
     stage_job *job = arg;
-    ktx2_image_desc desc = {.vk_format = job->vk_format,
+    ktx2_image_desc desc = {.vk_format = job->zstd_block ? job->block_vk_format : job->raw_format,
                             .width = job->chain.width[0],
                             .height = job->chain.height[0],
                             .faces = 1,
                             .levels = job->chain.count,
                             .supercompression = KTX2_SUPERCOMPRESSION_ZSTD,
                             .zstd_level = job->zstd_level,
-                            .level_data = (const uint8_t *const *)job->levels,
-                            .level_size = job->level_size};
+                            .level_data =
+                                (const uint8_t *const *)(job->zstd_block ? job->block : job->raw),
+                            .level_size = job->zstd_block ? job->block_size : job->raw_size};
     bytebuf out = {0};
     char reason[256];
     if (!write_ktx2(&desc, &out, reason, sizeof reason))
@@ -130,108 +113,190 @@ static void op_zstd(void *arg) {
     bytebuf_free(&out);
 }
 
-static void print_stages(const texture_job *texture) {
-    stage_job job = {.usage = cook_texture_usage_for_path(texture->path)};
+/* Decodes the image, builds its chain and (with `outputs`) both outputs,
+ * untimed. */
+static void stage_setup(stage_job *job, bool outputs) {
     char reason[256];
-    if (!image_decode(texture->bytes, texture->size, texture->path, NULL, &job.image, reason,
+    if (!cook_read_file(job->path, (size_t)1 << 30, &job->file, &job->file_size, reason,
+                        sizeof reason) ||
+        !image_decode(job->file, job->file_size, job->path, NULL, &job->image, reason,
                       sizeof reason))
-        bench_die("%s: %s", texture->path, reason);
-    job.vk_format = job.usage == COOK_TEXTURE_HDR      ? KTX2_VK_FORMAT_R16G16B16A16_SFLOAT
-                    : job.usage == COOK_TEXTURE_SINGLE ? KTX2_VK_FORMAT_R8_UNORM
-                    : job.usage == COOK_TEXTURE_COLOR  ? KTX2_VK_FORMAT_R8G8B8A8_SRGB
-                                                       : KTX2_VK_FORMAT_R8G8B8A8_UNORM;
+        bench_die("%s: %s", job->path, reason);
+    cook_texture_usage u = job->usage = cook_texture_usage_for_path(job->path);
+    job->float_levels = u == COOK_TEXTURE_HDR;
     cook_settings settings;
     cook_settings_default(&settings);
-    job.options = (mip_options){
-        .mode = job.usage == COOK_TEXTURE_COLOR    ? MIP_MODE_COLOR_SRGB
-                : job.usage == COOK_TEXTURE_NORMAL ? MIP_MODE_NORMAL
-                                                   : MIP_MODE_LINEAR,
-        .alpha_weighted = job.usage == COOK_TEXTURE_COLOR || job.usage == COOK_TEXTURE_HDR,
+    job->options = (mip_options){
+        .mode = u == COOK_TEXTURE_COLOR    ? MIP_MODE_COLOR_SRGB
+                : u == COOK_TEXTURE_NORMAL ? MIP_MODE_NORMAL
+                                           : MIP_MODE_LINEAR,
+        .alpha_weighted = u == COOK_TEXTURE_COLOR || u == COOK_TEXTURE_HDR,
         .max_size = settings.texture_max_size,
         .mipmaps = settings.texture_mipmaps,
-        .skip_level0 = job.image.rgba8 != NULL && job.usage != COOK_TEXTURE_HDR,
+        .skip_level0 = !job->float_levels,
+        .levels8 = !job->float_levels,
+        .threads = 2,
     };
-    if (!stage_mips(&job, &job.chain))
-        bench_die("%s: mips failed", texture->path);
-    size_t pixels = (size_t)job.image.width * job.image.height;
-    for (uint32_t i = 0; i < job.chain.count; i++) {
-        if (job.chain.levels[i] == NULL) { /* level 0 from the source bytes, as cook_texture */
-            bool single = job.vk_format == KTX2_VK_FORMAT_R8_UNORM;
-            job.level_size[i] = pixels * (single ? 1 : 4);
-            job.levels[i] = malloc(job.level_size[i]);
-            if (job.levels[i] == NULL)
-                bench_die("out of memory");
-            for (size_t t = 0; t < job.level_size[i]; t++)
-                job.levels[i][t] = job.image.rgba8[single ? t * 4 : t];
-            continue;
+    if (!stage_mips(job, &job->chain))
+        bench_die("%s: mips failed", job->path);
+    job->raw_format = u == COOK_TEXTURE_HDR      ? KTX2_VK_FORMAT_R16G16B16A16_SFLOAT
+                      : u == COOK_TEXTURE_SINGLE ? KTX2_VK_FORMAT_R8_UNORM
+                      : u == COOK_TEXTURE_COLOR  ? KTX2_VK_FORMAT_R8G8B8A8_SRGB
+                                                 : KTX2_VK_FORMAT_R8G8B8A8_UNORM;
+    block_format bf = u == COOK_TEXTURE_HDR      ? BLOCK_FORMAT_BC6H
+                      : u == COOK_TEXTURE_NORMAL ? BLOCK_FORMAT_BC5
+                      : u == COOK_TEXTURE_SINGLE ? BLOCK_FORMAT_BC4
+                                                 : BLOCK_FORMAT_BC7;
+    job->block_vk_format = bf == BLOCK_FORMAT_BC6H   ? KTX2_VK_FORMAT_BC6H_UFLOAT
+                           : bf == BLOCK_FORMAT_BC5  ? KTX2_VK_FORMAT_BC5_UNORM
+                           : bf == BLOCK_FORMAT_BC4  ? KTX2_VK_FORMAT_BC4_UNORM
+                           : u == COOK_TEXTURE_COLOR ? KTX2_VK_FORMAT_BC7_SRGB
+                                                     : KTX2_VK_FORMAT_BC7_UNORM;
+    for (uint32_t i = 0; outputs && i < job->chain.count; i++) {
+        size_t texels = (size_t)job->chain.width[i] * job->chain.height[i];
+        const uint8_t *rgba8 =
+            i == 0 && !job->float_levels ? job->image.rgba8 : job->chain.levels8[i];
+        if (job->float_levels) {
+            job->raw[i] =
+                encode_level(job->chain.levels[i], texels, job->raw_format, &job->raw_size[i]);
+        } else {
+            bool single = job->raw_format == KTX2_VK_FORMAT_R8_UNORM;
+            job->raw_size[i] = texels * (single ? 1 : 4);
+            if ((job->raw[i] = malloc(job->raw_size[i])) != NULL)
+                for (size_t t = 0; t < job->raw_size[i]; t++)
+                    job->raw[i][t] = rgba8[single ? t * 4 : t];
         }
-        job.levels[i] =
-            encode_level(job.chain.levels[i], (size_t)job.chain.width[i] * job.chain.height[i],
-                         job.vk_format, &job.level_size[i]);
-        if (job.levels[i] == NULL)
-            bench_die("out of memory");
+        block_image_desc desc = {.format = bf,
+                                 .quality = BLOCK_QUALITY_NORMAL,
+                                 .width = job->chain.width[i],
+                                 .height = job->chain.height[i],
+                                 .srgb = u == COOK_TEXTURE_COLOR,
+                                 .threads = 2};
+        if (job->float_levels)
+            desc.rgbaf = job->chain.levels[i];
+        else
+            desc.rgba8 = rgba8;
+        job->block_size[i] = block_image_size(&desc);
+        job->block[i] = malloc(job->block_size[i]);
+        if (job->raw[i] == NULL || job->block[i] == NULL ||
+            !block_encode_image(&desc, job->block[i], reason, sizeof reason))
+            bench_die("%s: level %u: %s", job->path, i, job->block[i] ? reason : "out of memory");
     }
-    bench_stats mips = bench_measure(op_mips, &job, 20, 2.0);
-    bench_stats encode = bench_measure(op_encode, &job, 20, 1.0);
-    char m[32], e[32];
-    bench_format_duration(mips.min, m, sizeof m);
-    bench_format_duration(encode.min, e, sizeof e);
-    const char *name = strrchr(texture->path, '/');
-    printf("| %s | %s | %s |", name ? name + 1 : texture->path, m, e);
-    for (int level = 1; level <= 3; level++) {
-        job.zstd_level = level;
-        bench_stats zstd = bench_measure(op_zstd, &job, 20, 2.0);
-        char z[32], b[32];
-        bench_format_duration(zstd.min, z, sizeof z);
-        bench_format_bytes(job.ktx2_bytes, b, sizeof b);
-        printf(" %s, %s |", z, b);
+}
+
+static void stage_free(stage_job *job) {
+    for (uint32_t i = 0; i < MIP_MAX_LEVELS; i++) {
+        free(job->raw[i]);
+        free(job->block[i]);
     }
-    printf("\n");
-    for (uint32_t i = 0; i < MIP_MAX_LEVELS; i++)
-        free(job.levels[i]);
-    mip_chain_free(&job.chain);
-    cook_image_free(&job.image);
+    mip_chain_free(&job->chain);
+    cook_image_free(&job->image);
+    free(job->file);
+}
+
+static double time_zstd(stage_job *job, bool block, int level, size_t *bytes) {
+    job->zstd_block = block;
+    job->zstd_level = level;
+    bench_stats s = bench_measure(op_zstd, job, 20, 2.0);
+    *bytes = job->ktx2_bytes;
+    return s.min;
+}
+
+static const char *base_name(const char *path) {
+    const char *slash = strrchr(path, '/');
+    return slash ? slash + 1 : path;
 }
 
 int main(int argc, char **argv) {
-    if (argc < 3) {
-        fprintf(stderr, "usage: bench_texture OUT_DIR IMAGE...\n");
+    int first = 1;
+    unsigned threads = 2;
+    bool mips_only = false;
+    for (; first < argc && strncmp(argv[first], "--", 2) == 0; first++) {
+        if (strcmp(argv[first], "--threads") == 0 && first + 1 < argc)
+            threads = (unsigned)atoi(argv[++first]);
+        else if (strcmp(argv[first], "--mips") == 0)
+            mips_only = true;
+        else
+            threads = 0;
+    }
+    if (first >= argc || threads == 0) {
+        fprintf(stderr, "usage: bench_texture [--threads N] [--mips] IMAGE...\n");
         return 2;
     }
-    printf("| image | size | decode | cook (decode+mips+zstd+write) | extra / decode | source "
-           "bytes | ktx2 bytes |\n");
-    printf("|---|---|---:|---:|---:|---:|---:|\n");
-    for (int i = 2; i < argc; i++) {
-        texture_job job = {.path = argv[i], .out_dir = argv[1]};
-        char reason[256];
-        if (!cook_read_file(argv[i], (size_t)1 << 30, &job.bytes, &job.size, reason, sizeof reason))
-            bench_die("%s: %s", argv[i], reason);
-        cook_image image;
-        if (!image_decode(job.bytes, job.size, job.path, NULL, &image, reason, sizeof reason))
-            bench_die("%s: %s", job.path, reason);
-        uint32_t w = image.width, h = image.height;
-        cook_image_free(&image);
-        bench_stats decode = bench_measure(op_decode, &job, 20, 2.0);
-        bench_stats cook = bench_measure(op_cook, &job, 20, 4.0);
-        char d[32], c[32], sb[32], kb[32];
-        bench_format_duration(decode.median, d, sizeof d);
-        bench_format_duration(cook.median, c, sizeof c);
-        bench_format_bytes(job.size, sb, sizeof sb);
-        bench_format_bytes(job.written, kb, sizeof kb);
-        const char *name = strrchr(argv[i], '/');
-        printf("| %s | %ux%u | %s | %s | %.2fx | %s | %s |\n", name ? name + 1 : argv[i], w, h, d,
-               c, (cook.median - decode.median) / decode.median, sb, kb);
-        free(job.bytes);
+    int count = argc - first;
+    stage_job *jobs = calloc((size_t)count, sizeof *jobs);
+    if (jobs == NULL)
+        bench_die("out of memory");
+    if (mips_only) {
+        printf("| image | size | decode | mips, 1 thread | mips, %u threads |\n", threads);
+        printf("|---|---|---:|---:|---:|\n");
+    } else {
+        printf("| image | size | decode | mips, 1 thread | mips, %u threads | half | Zstd, block "
+               "| Zstd, uncompressed | (mips + Zstd) / decode, block | uncompressed |\n",
+               threads);
+        printf("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
     }
-    printf("\n| image | mips | encode | KTX2 + Zstd 1 | Zstd 2 | Zstd 3 |\n");
-    printf("|---|---:|---:|---:|---:|---:|\n");
-    for (int i = 2; i < argc; i++) {
-        texture_job job = {.path = argv[i]};
-        char reason[256];
-        if (!cook_read_file(argv[i], (size_t)1 << 30, &job.bytes, &job.size, reason, sizeof reason))
-            bench_die("%s: %s", argv[i], reason);
-        print_stages(&job);
-        free(job.bytes);
+    for (int i = 0; i < count; i++) {
+        stage_job *job = &jobs[i];
+        job->path = argv[first + i];
+        stage_setup(job, !mips_only);
+        bench_stats decode = bench_measure(op_decode, job, 20, 2.0);
+        job->options.threads = 1;
+        bench_stats mips1 = bench_measure(op_mips, job, 20, 2.0);
+        job->options.threads = threads;
+        bench_stats mipsn = bench_measure(op_mips, job, 20, 2.0);
+        if (mips_only) {
+            char d[32], m1[32], mn[32];
+            bench_format_duration(decode.min, d, sizeof d);
+            bench_format_duration(mips1.min, m1, sizeof m1);
+            bench_format_duration(mipsn.min, mn, sizeof mn);
+            printf("| %s | %ux%u | %s | %s | %s |\n", base_name(job->path), job->image.width,
+                   job->image.height, d, m1, mn);
+            stage_free(job);
+            continue;
+        }
+        double half = job->float_levels ? bench_measure(op_half, job, 20, 1.0).min : 0.0;
+        size_t bytes;
+        double zb = time_zstd(job, true, 2, &bytes);
+        double zr = time_zstd(job, false, 2, &bytes);
+        char d[32], m1[32], mn[32], h[32], b[32], r[32];
+        bench_format_duration(decode.min, d, sizeof d);
+        bench_format_duration(mips1.min, m1, sizeof m1);
+        bench_format_duration(mipsn.min, mn, sizeof mn);
+        bench_format_duration(half, h, sizeof h);
+        bench_format_duration(zb, b, sizeof b);
+        bench_format_duration(zr, r, sizeof r);
+        printf("| %s | %ux%u | %s | %s | %s | %s | %s | %s | %.2fx | %.2fx |\n",
+               base_name(job->path), job->image.width, job->image.height, d, m1, mn,
+               job->float_levels ? h : "—", b, r, (mips1.min + zb) / decode.min,
+               (mips1.min + half + zr) / decode.min);
+        fflush(stdout);
     }
+    if (mips_only) {
+        free(jobs);
+        return 0;
+    }
+    printf("\n| image | source bytes | block: Zstd 1 | Zstd 2 (default) | Zstd 3 | uncompressed: "
+           "Zstd 1 | Zstd 2 (default) | Zstd 3 |\n");
+    printf("|---|---:|---:|---:|---:|---:|---:|---:|\n");
+    for (int i = 0; i < count; i++) {
+        stage_job *job = &jobs[i];
+        char sb[32];
+        bench_format_bytes(job->file_size, sb, sizeof sb);
+        printf("| %s | %s |", base_name(job->path), sb);
+        for (int block = 1; block >= 0; block--)
+            for (int level = 1; level <= 3; level++) {
+                size_t bytes;
+                double t = time_zstd(job, block, level, &bytes);
+                char z[32], kb[32];
+                bench_format_duration(t, z, sizeof z);
+                bench_format_bytes(bytes, kb, sizeof kb);
+                printf(" %s, %s |", z, kb);
+            }
+        printf("\n");
+        fflush(stdout);
+        stage_free(job);
+    }
+    free(jobs);
     return 0;
 }

@@ -29,14 +29,6 @@
 #include "cook/encode/block.h"
 #include "cook/texture_internal.h"
 
-static uint8_t to_unorm8(float v) {
-    if (!(v > 0.0f))
-        return 0;
-    if (v >= 1.0f)
-        return 255;
-    return (uint8_t)lrintf(v * 255.0f);
-}
-
 static uint32_t vk_format_for(cook_texture_usage usage) {
     switch (usage) {
     case COOK_TEXTURE_COLOR:
@@ -187,8 +179,8 @@ static const char *choose_format(const cook_settings *s, cook_texture_usage usag
     return "unknown texture format";
 }
 
-/* Block-encodes one level: 8-bit texels for LDR formats (rgba8 when given,
- * else quantised from the float level), the floats for BC6H / ASTC HDR. */
+/* Block-encodes one level: the 8-bit texels for LDR formats, the floats for
+ * BC6H / ASTC HDR. */
 static uint8_t *encode_block_level(const texture_format *f, const cook_settings *s,
                                    const float *levelf, const uint8_t *rgba8, uint32_t width,
                                    uint32_t height, size_t *size, char *reason,
@@ -203,23 +195,10 @@ static uint8_t *encode_block_level(const texture_format *f, const cook_settings 
                              .astc_block_width = f->astc_size,
                              .astc_block_height = f->astc_size,
                              .threads = s->threads};
-    bool is_float = f->block == BLOCK_FORMAT_BC6H || f->block == BLOCK_FORMAT_ASTC_HDR;
-    uint8_t *quantised = NULL;
-    size_t count = (size_t)width * height;
-    if (is_float) {
+    if (f->block == BLOCK_FORMAT_BC6H || f->block == BLOCK_FORMAT_ASTC_HDR)
         desc.rgbaf = levelf;
-    } else if (rgba8 != NULL) {
+    else
         desc.rgba8 = rgba8;
-    } else {
-        quantised = malloc(count * 4);
-        if (quantised == NULL) {
-            snprintf(reason, reason_size, "out of memory");
-            return NULL;
-        }
-        for (size_t i = 0; i < count * 4; i++)
-            quantised[i] = to_unorm8(levelf[i]);
-        desc.rgba8 = quantised;
-    }
     *size = block_image_size(&desc);
     uint8_t *out = *size > 0 ? malloc(*size) : NULL;
     if (out == NULL)
@@ -228,7 +207,6 @@ static uint8_t *encode_block_level(const texture_format *f, const cook_settings 
         free(out);
         out = NULL;
     }
-    free(quantised);
     return out;
 }
 
@@ -269,10 +247,10 @@ uint8_t *encode_level(const float *rgba, size_t count, uint32_t vk_format, size_
     for (size_t i = 0; i < count; i++) {
         const float *p = rgba + i * 4;
         if (bpp == 1) {
-            out[i] = to_unorm8(p[0]);
+            out[i] = image_float_to_unorm8(p[0]);
         } else if (bpp == 4) {
             for (int c = 0; c < 4; c++)
-                out[i * 4 + (size_t)c] = to_unorm8(p[c]);
+                out[i * 4 + (size_t)c] = image_float_to_unorm8(p[c]);
         } else {
             for (int c = 0; c < 4; c++) {
                 uint16_t h = block_float_to_half(p[c]);
@@ -380,6 +358,9 @@ static bool encode_image(cook_context *ctx, const texture_set *set, const textur
         .mipmaps = settings->texture_mipmaps,
         /* 8-bit sources encode level 0 from their own bytes (below). */
         .skip_level0 = image->rgba8 != NULL && !float_levels,
+        /* 8-bit formats take the filter's bytes as they are. */
+        .levels8 = !float_levels,
+        .threads = settings->threads,
     };
     mip_chain chain;
     bool ok = base != NULL ? mip_build(base, width, height, &options, &chain)
@@ -391,41 +372,31 @@ static bool encode_image(cook_context *ctx, const texture_set *set, const textur
     }
 
     /* Level 0 of an 8-bit source kept at its size: the source bytes as they
-     * are (the same values encode_level would give, without the float pass). */
-    uint32_t first = 0;
-    size_t pixels = (size_t)width * height;
+     * are (the same values the chain would hold). */
     bool level0_from_source = image->rgba8 != NULL && !float_levels && chain.width[0] == width &&
                               chain.height[0] == height;
     char reason[512] = "";
-    if (format->block != 0) {
-        for (uint32_t i = 0; ok && i < chain.count; i++) {
-            const uint8_t *rgba8 = i == 0 && level0_from_source ? image->rgba8 : NULL;
-            bytes[i] = encode_block_level(format, settings, chain.levels[i], rgba8, chain.width[i],
+    for (uint32_t i = 0; ok && i < chain.count; i++) {
+        uint8_t **rgba8 = i == 0 && level0_from_source ? &image->rgba8 : &chain.levels8[i];
+        size_t texels = (size_t)chain.width[i] * chain.height[i];
+        if (format->block != 0) {
+            bytes[i] = encode_block_level(format, settings, chain.levels[i], *rgba8, chain.width[i],
                                           chain.height[i], &size[i], reason, sizeof reason);
-            ok = bytes[i] != NULL;
-        }
-        first = chain.count;
-    } else if (level0_from_source) {
-        if (vk_format == KTX2_VK_FORMAT_R8_UNORM) {
-            bytes[0] = malloc(pixels);
-            if (bytes[0] != NULL)
-                for (size_t i = 0; i < pixels; i++)
-                    bytes[0][i] = image->rgba8[i * 4];
-            size[0] = pixels;
+        } else if (float_levels) {
+            bytes[i] = encode_level(chain.levels[i], texels, vk_format, &size[i]);
+        } else if (vk_format == KTX2_VK_FORMAT_R8_UNORM) {
+            if ((bytes[i] = malloc(texels)) != NULL)
+                for (size_t t = 0; t < texels; t++)
+                    bytes[i][t] = (*rgba8)[t * 4];
+            size[i] = texels;
         } else {
-            bytes[0] = image->rgba8; /* ownership moves to bytes */
-            image->rgba8 = NULL;
-            size[0] = pixels * 4;
+            bytes[i] = *rgba8; /* ownership moves to bytes */
+            *rgba8 = NULL;
+            size[i] = texels * 4;
         }
-        first = 1;
-        ok = bytes[0] != NULL;
-    }
-    cook_image_free(image);
-    for (uint32_t i = first; ok && i < chain.count; i++) {
-        bytes[i] = encode_level(chain.levels[i], (size_t)chain.width[i] * chain.height[i],
-                                vk_format, &size[i]);
         ok = bytes[i] != NULL;
     }
+    cook_image_free(image);
     *dims = (mip_chain){.count = chain.count};
     memcpy(dims->width, chain.width, sizeof chain.width);
     memcpy(dims->height, chain.height, sizeof chain.height);

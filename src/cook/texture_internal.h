@@ -62,6 +62,8 @@ float image_linear_to_srgb(float value);
 uint8_t image_linear_to_srgb8(float value);
 /* k / 255.0f from a table. */
 float image_unorm8_to_float(uint8_t value);
+/* A 0..1 float to 8 bits: lrintf(255 v), clamped (NaN gives 0). */
+uint8_t image_float_to_unorm8(float value);
 
 /* Area (box with exact fractional coverage) resampling of float RGBA from
  * sw x sh to dw x dh, separable. dst holds dw * dh * 4 floats. */
@@ -82,18 +84,24 @@ typedef struct mip_options {
     float alpha_cutoff;  /* > 0: preserve alpha-test coverage at this cutoff */
     uint32_t max_size;   /* 0: no limit; else level 0 fits in max_size² */
     bool mipmaps;        /* false: level 0 only */
-    bool skip_level0;    /* leave levels[0] NULL when level 0 needs no downscale */
+    bool skip_level0;    /* leave level 0 NULL when it needs no downscale */
+    bool levels8;        /* RGBA8 levels (levels8) instead of float levels */
+    unsigned threads;    /* rows of a level run on this many threads (0, 1: this one) */
 } mip_options;
 
-/* Float RGBA levels in the stored encoding (sRGB-encoded for COLOR_SRGB,
- * 0..1 for normals, raw for linear data), level 0 first. Filtered
- * COLOR_SRGB levels hold their colour on the 8-bit grid (k / 255): the sRGB
- * encode is a table step function, exact after rounding to 8 bits. */
+/* Levels in the stored encoding (sRGB-encoded for COLOR_SRGB, 0..1 for
+ * normals, raw for linear data), level 0 first: float RGBA in `levels`, or
+ * with options.levels8 RGBA8 in `levels8`, each byte image_float_to_unorm8
+ * of the float level (the same chain quantised, without the float levels).
+ * Filtered COLOR_SRGB float levels hold their colour on the 8-bit grid
+ * (k / 255): the sRGB encode is a table step function, exact after rounding
+ * to 8 bits. The bytes do not depend on options.threads. */
 typedef struct mip_chain {
     uint32_t count;
     uint32_t width[MIP_MAX_LEVELS];
     uint32_t height[MIP_MAX_LEVELS];
     float *levels[MIP_MAX_LEVELS];
+    uint8_t *levels8[MIP_MAX_LEVELS];
 } mip_chain;
 
 /* Number of levels of a full chain for w x h (floor halving down to 1x1). */

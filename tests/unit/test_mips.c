@@ -1,6 +1,7 @@
 /* Mip chains: sRGB-correct filtering, alpha weighting, normal renormalisation,
  * coverage preservation, non-power-of-two sizes, max_size downscaling. */
 #include <math.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -229,6 +230,9 @@ static float *random_rgba(uint32_t w, uint32_t h, uint32_t seed) {
     return px;
 }
 
+/* The halving sums pairs in float where the area filter sums in double: the
+ * same floats whenever the two values are within 2^29 of each other, as
+ * here (mips_stay_within_one_code_of_the_area_filter covers the rest). */
 static void halving_equals_the_general_area_filter_exactly(void **state) {
     (void)state;
     const uint32_t w = 24, h = 10;
@@ -305,6 +309,245 @@ static void rgba8_chain_equals_the_float_chain(void **state) {
     mip_chain_free(&chain);
 }
 
+/* ---------------------------------------------------------------------------
+ * 8-bit levels, threads, and the float reference
+ * ------------------------------------------------------------------------- */
+
+/* Deterministic 8-bit RGBA: smooth gradients plus noise, and (with `alpha`)
+ * alpha from 0 to 255 including fully transparent texels. */
+static uint8_t *test_rgba8(uint32_t w, uint32_t h, uint32_t seed, bool alpha) {
+    uint8_t *px = malloc((size_t)w * h * 4);
+    for (uint32_t y = 0; y < h; y++)
+        for (uint32_t x = 0; x < w; x++) {
+            uint8_t *p = px + ((size_t)y * w + x) * 4;
+            for (int c = 0; c < 4; c++) {
+                seed = seed * 1664525u + 1013904223u;
+                p[c] = (uint8_t)((x * (c + 1) * 3 + y * 5 + (seed >> 27)) & 255);
+            }
+            if (!alpha)
+                p[3] = 255;
+            else if ((x / 8 + y / 8) % 3 == 0)
+                p[3] = 0;
+        }
+    return px;
+}
+
+static const mip_options test_modes[] = {
+    {.mode = MIP_MODE_COLOR_SRGB, .alpha_weighted = true, .mipmaps = true},
+    {.mode = MIP_MODE_COLOR_SRGB, .alpha_weighted = true, .mipmaps = true, .alpha_cutoff = 0.5f},
+    {.mode = MIP_MODE_LINEAR, .mipmaps = true},
+    {.mode = MIP_MODE_NORMAL, .mipmaps = true},
+    {.mode = MIP_MODE_COLOR_SRGB, .alpha_weighted = true, .mipmaps = true, .max_size = 50},
+};
+
+/* levels8 holds exactly image_float_to_unorm8 of the float chain, for 8-bit
+ * and float sources, and neither depends on the thread count: levels of
+ * 256x256 sources run on 1, 2 and 3 threads (level 1 has enough texels to
+ * be split). */
+static void rgba8_levels_are_the_float_levels_quantised_on_any_thread_count(void **state) {
+    (void)state;
+    static const uint32_t sizes[][2] = {{256, 256}, {255, 130}, {6, 1}};
+    for (size_t s = 0; s < 3; s++) {
+        uint32_t w = sizes[s][0], h = sizes[s][1];
+        size_t n = (size_t)w * h * 4;
+        uint8_t *bytes = test_rgba8(w, h, (uint32_t)s, true);
+        float *floats = malloc(n * sizeof(float));
+        for (size_t i = 0; i < n; i++)
+            floats[i] = bytes[i] / 255.0f;
+        for (size_t m = 0; m < sizeof test_modes / sizeof test_modes[0]; m++) {
+            mip_options o = test_modes[m];
+            mip_chain reference;
+            assert_true(mip_build_rgba8(bytes, w, h, &o, &reference));
+            for (unsigned threads = 1; threads <= 3; threads++)
+                for (int from_floats = 0; from_floats < 2; from_floats++) {
+                    o.threads = threads;
+                    o.levels8 = true;
+                    mip_chain chain8, chainf;
+                    assert_true(from_floats ? mip_build(floats, w, h, &o, &chain8)
+                                            : mip_build_rgba8(bytes, w, h, &o, &chain8));
+                    o.levels8 = false;
+                    assert_true(from_floats ? mip_build(floats, w, h, &o, &chainf)
+                                            : mip_build_rgba8(bytes, w, h, &o, &chainf));
+                    assert_int_equal(chain8.count, reference.count);
+                    for (uint32_t level = 0; level < chain8.count; level++) {
+                        size_t count = (size_t)chain8.width[level] * chain8.height[level] * 4;
+                        assert_non_null(chain8.levels8[level]);
+                        assert_null(chain8.levels[level]);
+                        assert_memory_equal(chainf.levels[level], reference.levels[level],
+                                            count * sizeof(float));
+                        for (size_t i = 0; i < count; i++)
+                            if (chain8.levels8[level][i] !=
+                                image_float_to_unorm8(reference.levels[level][i]))
+                                fail_msg("%ux%u mode %zu threads %u level %u byte %zu: %u, not %u",
+                                         w, h, m, threads, level, i, chain8.levels8[level][i],
+                                         image_float_to_unorm8(reference.levels[level][i]));
+                    }
+                    mip_chain_free(&chain8);
+                    mip_chain_free(&chainf);
+                }
+            mip_chain_free(&reference);
+        }
+        free(bytes);
+        free(floats);
+    }
+}
+
+/* The float reference of one mip chain, written independently of mips.c:
+ * the transfer functions through powf, every level by image_resample_area
+ * (double sums) from the previous level's linear values, quantised with
+ * lrintf. No alpha cutoff (coverage scaling is checked on its own). */
+static uint8_t reference_unorm8(double v) {
+    return v <= 0.0 ? 0 : v >= 1.0 ? 255 : (uint8_t)lrint(v * 255.0);
+}
+
+static uint32_t reference_chain(const uint8_t *rgba8, uint32_t w, uint32_t h, const mip_options *o,
+                                uint8_t *levels[MIP_MAX_LEVELS]) {
+    float *work = malloc((size_t)w * h * 4 * sizeof(float));
+    for (size_t i = 0; i < (size_t)w * h; i++) {
+        float *p = work + i * 4;
+        for (int c = 0; c < 4; c++)
+            p[c] = rgba8[i * 4 + (size_t)c] / 255.0f;
+        for (int c = 0; c < 3; c++) {
+            if (o->mode == MIP_MODE_NORMAL)
+                p[c] = p[c] * 2.0f - 1.0f;
+            else if (o->mode == MIP_MODE_COLOR_SRGB)
+                p[c] = image_srgb_to_linear(p[c]);
+            if (o->mode != MIP_MODE_NORMAL && o->alpha_weighted)
+                p[c] *= p[3];
+        }
+    }
+    uint32_t count = mip_level_count(w, h);
+    levels[0] = NULL;
+    for (uint32_t level = 1; level < count; level++) {
+        uint32_t lw = w > 1 ? w / 2 : 1, lh = h > 1 ? h / 2 : 1;
+        float *next = malloc((size_t)lw * lh * 4 * sizeof(float));
+        assert_true(image_resample_area(work, w, h, next, lw, lh));
+        free(work);
+        work = next;
+        w = lw;
+        h = lh;
+        levels[level] = malloc((size_t)w * h * 4);
+        for (size_t i = 0; i < (size_t)w * h; i++) {
+            float *p = work + i * 4;
+            uint8_t *d = levels[level] + i * 4;
+            if (o->mode == MIP_MODE_NORMAL) {
+                double len = sqrt((double)p[0] * p[0] + (double)p[1] * p[1] + (double)p[2] * p[2]);
+                for (int c = 0; c < 3; c++) {
+                    p[c] = len > 1e-12 ? (float)(p[c] / len) : c == 2 ? 1.0f : 0.0f;
+                    d[c] = reference_unorm8(p[c] * 0.5 + 0.5);
+                }
+            } else {
+                for (int c = 0; c < 3; c++) {
+                    double v = p[c];
+                    if (o->alpha_weighted)
+                        v = p[3] > 0.0f ? v / p[3] : 0.0;
+                    if (o->mode == MIP_MODE_COLOR_SRGB)
+                        v = v <= 0.0 ? 0.0 : image_linear_to_srgb((float)v);
+                    d[c] = reference_unorm8(v);
+                }
+            }
+            d[3] = reference_unorm8(p[3]);
+        }
+    }
+    free(work);
+    return count;
+}
+
+/* Every texel of levels 1.. within 1 code of the reference (mips.c sums in
+ * float, transfers through tables); returns how many differ at all. */
+static size_t check_against_reference(const uint8_t *rgba8, uint32_t w, uint32_t h,
+                                      const mip_options *options, const char *what) {
+    mip_options o = *options;
+    o.levels8 = true;
+    o.threads = 2;
+    mip_chain chain;
+    assert_true(mip_build_rgba8(rgba8, w, h, &o, &chain));
+    uint8_t *expected[MIP_MAX_LEVELS];
+    uint32_t count = reference_chain(rgba8, w, h, &o, expected);
+    assert_int_equal(chain.count, count);
+    size_t differ = 0;
+    for (uint32_t level = 1; level < count; level++) {
+        size_t bytes = (size_t)chain.width[level] * chain.height[level] * 4;
+        for (size_t i = 0; i < bytes; i++) {
+            int d = (int)chain.levels8[level][i] - (int)expected[level][i];
+            if (d < -1 || d > 1)
+                fail_msg("%s: level %u byte %zu is %u, reference %u", what, level, i,
+                         chain.levels8[level][i], expected[level][i]);
+            differ += d != 0;
+        }
+        free(expected[level]);
+    }
+    mip_chain_free(&chain);
+    return differ;
+}
+
+static void mips_stay_within_one_code_of_the_area_filter(void **state) {
+    (void)state;
+    static const mip_options modes[] = {
+        {.mode = MIP_MODE_COLOR_SRGB, .alpha_weighted = true, .mipmaps = true},
+        {.mode = MIP_MODE_COLOR_SRGB, .mipmaps = true},
+        {.mode = MIP_MODE_LINEAR, .mipmaps = true},
+        {.mode = MIP_MODE_NORMAL, .mipmaps = true},
+    };
+    static const uint32_t sizes[][2] = {{128, 64}, {97, 45}};
+    for (size_t s = 0; s < 2; s++) {
+        uint8_t *px = test_rgba8(sizes[s][0], sizes[s][1], 3u + (uint32_t)s, true);
+        for (size_t m = 0; m < 4; m++)
+            check_against_reference(px, sizes[s][0], sizes[s][1], &modes[m], "test image");
+        free(px);
+    }
+    /* Texels far apart in magnitude (alpha 1 and 255, colours 1 and 255):
+     * where float pair sums may round differently from double ones. */
+    uint8_t *px = malloc(64 * 64 * 4);
+    for (size_t i = 0; i < 64 * 64; i++) {
+        uint8_t v = (i * 7919u) % 5 == 0 ? 255 : 1;
+        px[i * 4] = px[i * 4 + 1] = px[i * 4 + 2] = v;
+        px[i * 4 + 3] = (i * 104729u) % 3 == 0 ? 255 : 1;
+    }
+    check_against_reference(px, 64, 64, &modes[0], "extremes");
+    free(px);
+
+    /* Corpus textures, 256x256 and 255x129 crops at the centre. */
+    if (test_skip_without_corpus("mips_stay_within_one_code_of_the_area_filter"))
+        return;
+    static const struct {
+        const char *path;
+        size_t mode;
+    } textures[] = {
+        {"gltf/AlphaBlendModeTest/glTF/AlphaBlendLabels.png", 0},
+        {"gltf/WaterBottle/glTF/WaterBottle_baseColor.png", 0},
+        {"gltf/AlphaBlendModeTest/glTF/MatBed_occlusionRoughnessMetallic.jpg", 2},
+        {"gltf/AlphaBlendModeTest/glTF/MatBed_normal.jpg", 3},
+    };
+    for (size_t t = 0; t < 4; t++) {
+        char *path = test_path_join(test_corpus_dir(), textures[t].path);
+        size_t size;
+        uint8_t *file = test_read_file(path, &size);
+        cook_image image;
+        char reason[256];
+        assert_true(image_decode(file, size, path, NULL, &image, reason, sizeof reason));
+        static const uint32_t crops[][2] = {{256, 256}, {255, 129}};
+        size_t differ = 0, total = 0;
+        for (size_t c = 0; c < 2; c++) {
+            uint32_t cw = crops[c][0], ch = crops[c][1];
+            assert_true(image.width >= cw && image.height >= ch);
+            uint8_t *crop = malloc((size_t)cw * ch * 4);
+            uint32_t x0 = (image.width - cw) / 2, y0 = (image.height - ch) / 2;
+            for (uint32_t y = 0; y < ch; y++)
+                memcpy(crop + (size_t)y * cw * 4,
+                       image.rgba8 + (((size_t)(y0 + y) * image.width) + x0) * 4, (size_t)cw * 4);
+            differ += check_against_reference(crop, cw, ch, &modes[textures[t].mode], path);
+            total += (size_t)cw * ch * 4 / 3;
+            free(crop);
+        }
+        print_message("%s: %zu of ~%zu mip bytes differ from the reference by 1\n",
+                      textures[t].path, differ, total);
+        cook_image_free(&image);
+        free(file);
+        free(path);
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(srgb_checkerboard_averages_to_188_not_128),
@@ -317,6 +560,8 @@ int main(void) {
         cmocka_unit_test(table_srgb_encode_is_exact_and_monotonic),
         cmocka_unit_test(halving_equals_the_general_area_filter_exactly),
         cmocka_unit_test(rgba8_chain_equals_the_float_chain),
+        cmocka_unit_test(rgba8_levels_are_the_float_levels_quantised_on_any_thread_count),
+        cmocka_unit_test(mips_stay_within_one_code_of_the_area_filter),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -17,9 +17,15 @@
  *
  * Speed without changing results: sRGB decode is a 256-entry table, sRGB
  * encode a table step function equal to the powf curve after rounding to 8
- * bits; an exact 2:1 halving computes what the area filter would, bit for
- * bit, without its temporary; level 1 is filtered straight from level 0's
- * texels (8-bit or float), two rows at a time, so level 0 is never copied.
+ * bits; an exact 2:1 halving computes what the area filter would without its
+ * temporary, one texel per vector operation; level 1 is filtered straight
+ * from level 0's texels (8-bit or float), so level 0 is never copied. Each
+ * texel goes from the filter to its stored form at once: 8-bit levels
+ * (levels8) come out as the bytes the GPU formats take, with no float level
+ * and no separate quantising pass. Only the working copy the next level
+ * reads is kept, in two buffers used in turn. Rows are independent, so a
+ * level's rows run on options->threads threads (parallel_for) with the same
+ * bytes for any thread count.
  */
 #include <math.h>
 #include <pthread.h>
@@ -27,6 +33,7 @@
 #include <string.h>
 
 #include "common/checked.h"
+#include "cook/parallel.h"
 #include "cook/texture_internal.h"
 
 float image_srgb_to_linear(float v) {
@@ -109,6 +116,10 @@ float mip_alpha_coverage(const float *rgba, size_t pixel_count, float cutoff) {
     return (float)((double)above / (double)pixel_count);
 }
 
+/* One texel (RGBA) as a GCC/Clang vector: the lane operations are the IEEE
+ * float operations the scalar code did, four at a time. */
+typedef float v4f __attribute__((vector_size(16)));
+
 /* sRGB -> linear for the 256 values an 8-bit source can hold (exact floats
  * k / 255 hit the table; anything else takes powf). */
 static float srgb_table[256];
@@ -118,13 +129,29 @@ static float srgb_table[256];
  * is monotonic, so it is a step function whose 255 steps are found once by
  * bisection on the float bit patterns (threshold[k] = the smallest v that
  * encodes to k + 1). A lookup on v's exponent and top 8 mantissa bits gives
- * the code at the start of v's bucket (3328 buckets for 2^-13 .. 1; below
- * 2^-13 everything encodes to 0). */
+ * the code at the start of v's bucket (3328 buckets for 2^-13 .. 1, and one
+ * for 1.0; v is clamped into 2^-13 .. 1 first, below 2^-13 everything
+ * encodes to 0) and the one step inside the bucket, if any: steps are at
+ * least 0.9 % apart (relative), buckets 0.4 % wide, so one compare finishes
+ * (test_mips checks every step). */
 #define SRGB_LOW_BITS 0x39000000u /* 2^-13: below threshold[0], encodes to 0 */
 #define SRGB_BUCKETS ((0x3F800000u - SRGB_LOW_BITS) >> 15)
 static float srgb_threshold[256]; /* [255] = +inf: no code above 255 */
-static uint8_t srgb_bucket_code[SRGB_BUCKETS];
-static float unorm8_value[256]; /* k / 255.0f */
+static uint8_t srgb_bucket_code[SRGB_BUCKETS + 1];
+static float srgb_bucket_step[SRGB_BUCKETS + 1]; /* +inf: no step in the bucket */
+static float unorm8_value[256];                  /* k / 255.0f */
+static float normal_table[256]; /* k / 255.0f * 2 - 1: a normal map's vector component */
+/* An 8-bit texel into the working space as vector loads and adds instead of
+ * assembling lanes: texel_lane[mode - 1][channel][k] holds the mode's
+ * working value of k in lane `channel` and zeros elsewhere (adding zeros is
+ * exact); alpha_lane[k] = {0, 0, 0, k / 255}, alpha_weight[k] = {a, a, a, 1}
+ * with a = k / 255 (premultiplication). */
+typedef struct texel_lanes {
+    v4f lane[3][256];
+} texel_lanes;
+static texel_lanes texel_lane[3];
+static v4f alpha_lane[256];
+static v4f alpha_weight[256];
 static pthread_once_t srgb_tables_once = PTHREAD_ONCE_INIT;
 
 static float float_of_bits(uint32_t bits) {
@@ -142,6 +169,18 @@ static void srgb_tables_init(void) {
     for (int i = 0; i < 256; i++) {
         srgb_table[i] = image_srgb_to_linear(i / 255.0f);
         unorm8_value[i] = i / 255.0f;
+        normal_table[i] = unorm8_value[i] * 2.0f - 1.0f;
+    }
+    const float *mode_table[3] = {srgb_table, unorm8_value, normal_table}; /* mip_mode order */
+    for (int i = 0; i < 256; i++) {
+        float a = unorm8_value[i];
+        for (int m = 0; m < 3; m++)
+            for (int c = 0; c < 3; c++) {
+                texel_lane[m].lane[c][i] = (v4f){0.0f, 0.0f, 0.0f, 0.0f};
+                texel_lane[m].lane[c][i][c] = mode_table[m][i];
+            }
+        alpha_lane[i] = (v4f){0.0f, 0.0f, 0.0f, a};
+        alpha_weight[i] = (v4f){a, a, a, 1.0f};
     }
     for (uint32_t k = 0; k < 255; k++) {   /* smallest bits with code > k */
         uint32_t lo = 0, hi = 0x3F800000u; /* code(lo) <= k < code(hi) */
@@ -156,32 +195,34 @@ static void srgb_tables_init(void) {
     }
     srgb_threshold[255] = INFINITY;
     uint32_t code = 0;
-    for (uint32_t b = 0; b < SRGB_BUCKETS; b++) {
+    for (uint32_t b = 0; b <= SRGB_BUCKETS; b++) {
         float start = float_of_bits(SRGB_LOW_BITS + (b << 15));
+        float end = float_of_bits(SRGB_LOW_BITS + ((b + 1) << 15));
         while (code < 255 && start >= srgb_threshold[code])
             code++;
         srgb_bucket_code[b] = (uint8_t)code;
+        srgb_bucket_step[b] = srgb_threshold[code] < end ? srgb_threshold[code] : INFINITY;
     }
 }
 
-static uint8_t srgb8_of(float v) { /* the tables are initialised */
-    uint32_t bits;
+/* The filter's values are never NaN (sources are finite, alpha divides only
+ * when above 0). The clamp into 2^-13 .. 1 is on the bit pattern as a
+ * signed integer, which orders non-negative floats as they compare and puts
+ * negative ones below: branchless, where float compares would branch on
+ * the data. */
+static inline uint8_t srgb8_of(float v) { /* the tables are initialised */
+    int32_t bits;
     memcpy(&bits, &v, sizeof bits);
-    if (!(v >= float_of_bits(SRGB_LOW_BITS))) /* also NaN */
-        return 0;
-    if (v >= 1.0f)
-        return 255;
-    /* A bucket holds at most one step (checked by test_mips), so at most two
-     * branchless steps reach the code. */
-    uint32_t code = srgb_bucket_code[(bits - SRGB_LOW_BITS) >> 15];
-    code += v >= srgb_threshold[code];
-    code += v >= srgb_threshold[code];
-    return (uint8_t)code;
+    bits = bits < (int32_t)SRGB_LOW_BITS ? (int32_t)SRGB_LOW_BITS : bits;
+    bits = bits > 0x3F800000 ? 0x3F800000 : bits;
+    uint32_t bucket = ((uint32_t)bits - SRGB_LOW_BITS) >> 15;
+    return (uint8_t)(srgb_bucket_code[bucket] +
+                     (float_of_bits((uint32_t)bits) >= srgb_bucket_step[bucket]));
 }
 
 uint8_t image_linear_to_srgb8(float v) {
     pthread_once(&srgb_tables_once, srgb_tables_init);
-    return srgb8_of(v);
+    return isnan(v) ? 0 : srgb8_of(v);
 }
 
 float image_unorm8_to_float(uint8_t v) {
@@ -199,6 +240,21 @@ static float srgb_to_linear_fast(float v) {
     return image_srgb_to_linear(v);
 }
 
+/* lrintf(255 v) clamped to 0..255 (NaN: 0). Adding and subtracting 1.5 * 2^23
+ * rounds a float below 2^22 to an integer, half to even, as lrintf does in
+ * the default rounding mode, without the library call. */
+static inline uint8_t unorm8_of(float v) {
+    if (!(v > 0.0f))
+        return 0;
+    if (v >= 1.0f)
+        return 255;
+    return (uint8_t)((v * 255.0f + 12582912.0f) - 12582912.0f);
+}
+
+uint8_t image_float_to_unorm8(float v) {
+    return unorm8_of(v);
+}
+
 static float *alloc_rgba(uint32_t w, uint32_t h) {
     size_t count;
     if (!checked_mul_size((size_t)w * 4, h, &count) || count > SIZE_MAX / sizeof(float))
@@ -206,41 +262,86 @@ static float *alloc_rgba(uint32_t w, uint32_t h) {
     return malloc(count * sizeof(float));
 }
 
+static inline v4f load4(const float *p) {
+    v4f v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+
+static inline void store4(float *p, v4f v) {
+    memcpy(p, &v, sizeof v);
+}
+
 /* One texel, stored encoding -> working space. */
-static inline void working_texel(const float *s, float *p, const mip_options *o) {
+static inline v4f working_texel(const float *s, const mip_options *o) {
+    v4f p = load4(s);
     if (o->mode == MIP_MODE_NORMAL) {
-        for (int c = 0; c < 3; c++)
-            p[c] = s[c] * 2.0f - 1.0f;
-        p[3] = s[3];
-        return;
+        v4f n = p * 2.0f - 1.0f;
+        n[3] = s[3];
+        return n;
     }
-    for (int c = 0; c < 4; c++)
-        p[c] = o->mode == MIP_MODE_COLOR_SRGB && c < 3 ? srgb_to_linear_fast(s[c]) : s[c];
-    if (o->alpha_weighted)
+    if (o->mode == MIP_MODE_COLOR_SRGB)
         for (int c = 0; c < 3; c++)
-            p[c] *= p[3];
+            p[c] = srgb_to_linear_fast(s[c]);
+    if (o->alpha_weighted)
+        p *= (v4f){p[3], p[3], p[3], 1.0f};
+    return p;
 }
 
-/* The average of two samples exactly as resample_line computes it for a 2:1
- * reduction (weights 1 and 1 summed in double, divided by 2, rounded once to
- * float), so halving is bit-identical to the general area filter. */
-static inline float half_sum(float a, float b) {
-    return (float)(((double)a + (double)b) / 2.0);
+/* One 8-bit texel -> working space: working_texel of its k / 255 floats
+ * (`lane` is the mode's texel_lane). */
+static inline v4f working_texel8(const uint8_t *s, const texel_lanes *t, bool premultiply) {
+    v4f p = t->lane[0][s[0]] + t->lane[1][s[1]] + t->lane[2][s[2]];
+    if (premultiply)
+        p *= alpha_weight[s[3]];
+    return p + alpha_lane[s[3]];
 }
 
-/* One 8-bit texel -> working space: working_texel of its k / 255 floats. */
-static inline void working_texel8(const uint8_t *s, float *p, const mip_options *o) {
-    if (o->mode == MIP_MODE_NORMAL) {
+/* A normal map's working vector renormalised, as every level keeps it. */
+static inline v4f renormalised(v4f p) {
+    float len = sqrtf(p[0] * p[0] + p[1] * p[1] + p[2] * p[2]);
+    if (!(len > 1e-12f))
+        return (v4f){0.0f, 0.0f, 1.0f, p[3]};
+    v4f n = p / len;
+    n[3] = p[3];
+    return n;
+}
+
+/* Working space -> stored encoding before sRGB quantisation: colour divided
+ * by alpha again, or a normal vector mapped back to 0..1. */
+static inline v4f unweighted(v4f s, const mip_options *o) {
+    v4f d = s;
+    if (o->mode == MIP_MODE_NORMAL)
+        d = renormalised(s) * 0.5f + 0.5f;
+    else if (o->alpha_weighted && s[3] != 1.0f) /* opaque: dividing by 1 changes nothing */
+        d = s[3] > 0.0f ? s / s[3] : (v4f){0.0f, 0.0f, 0.0f, 0.0f};
+    d[3] = s[3];
+    return d;
+}
+
+/* Working space -> stored floats. sRGB colour lands on the 8-bit grid. */
+static inline v4f stored_texel(v4f s, const mip_options *o) {
+    v4f d = unweighted(s, o);
+    if (o->mode == MIP_MODE_COLOR_SRGB)
         for (int c = 0; c < 3; c++)
-            p[c] = unorm8_value[s[c]] * 2.0f - 1.0f;
-        p[3] = unorm8_value[s[3]];
-        return;
+            d[c] = unorm8_value[srgb8_of(d[c])];
+    return d;
+}
+
+/* Working space -> stored 8-bit texel: stored_texel quantised, without the
+ * round trip through k / 255 for sRGB colour. */
+static inline void stored_texel8(v4f s, const mip_options *o, uint8_t *out) {
+    v4f d = unweighted(s, o);
+    if (o->mode == MIP_MODE_COLOR_SRGB) {
+        out[0] = srgb8_of(d[0]);
+        out[1] = srgb8_of(d[1]);
+        out[2] = srgb8_of(d[2]);
+    } else {
+        out[0] = unorm8_of(d[0]);
+        out[1] = unorm8_of(d[1]);
+        out[2] = unorm8_of(d[2]);
     }
-    for (int c = 0; c < 4; c++)
-        p[c] = o->mode == MIP_MODE_COLOR_SRGB && c < 3 ? srgb_table[s[c]] : unorm8_value[s[c]];
-    if (o->alpha_weighted)
-        for (int c = 0; c < 3; c++)
-            p[c] *= p[3];
+    out[3] = unorm8_of(d[3]);
 }
 
 /* Level 0 as the caller gave it (stored encoding): floats or 8-bit texels. */
@@ -249,105 +350,92 @@ typedef struct level0_texels {
     const uint8_t *b;
 } level0_texels;
 
-/* Row `y` of level 0 (`width` texels) into the working space. */
-static void convert_row(level0_texels level0, uint32_t y, uint32_t width, float *out,
-                        const mip_options *o) {
-    size_t at = (size_t)y * width * 4;
-    for (uint32_t x = 0; x < width; x++, at += 4) {
-        if (level0.b != NULL)
-            working_texel8(level0.b + at, out + (size_t)x * 4, o);
+/* One level being made, row by row (parallel_for items are rows): from the
+ * previous level's working copy `src` (or, when NULL, straight from level
+ * 0's texels by an exact halving), into the working copy `work` and the
+ * stored level (`out8` or `outf`). */
+typedef struct level_job {
+    const mip_options *o;
+    const texel_lanes *lane; /* working_texel8's table for the mode */
+    bool premultiply;        /* alpha_weighted outside normal maps */
+    level0_texels base;      /* with src == NULL */
+    const float *src;
+    uint32_t sw;
+    bool halve; /* 2:1 halving; else `work` already holds the resampled level */
+    float *work;
+    uint32_t dw;
+    uint8_t *out8;
+    float *outf;
+} level_job;
+
+/* The average of a 2x2 quad as image_resample_area computes it for a 2:1
+ * reduction, horizontal pairs and then the vertical pair, each summed and
+ * halved ((a + b) / 2 + (c + d) / 2) / 2, which is this: halving is exact.
+ * resample_line sums in double and rounds once; a float sum of two floats
+ * rounds the same unless one is over 2^29 times the other (then at most 1
+ * ulp apart: test_mips checks every texel within 1 code of the area
+ * filter). Double sums would cost ~30 % of the mip time. */
+static inline v4f quad_average(v4f a, v4f b, v4f c, v4f d) {
+    return ((a + b) + (c + d)) * 0.25f;
+}
+
+static void make_row(void *ctx, uint32_t y) {
+    const level_job *job = ctx;
+    const mip_options *o = job->o;
+    size_t row = (size_t)y * job->dw;
+    /* Opaque rows of an 8-bit level 0 skip premultiplying by 1. */
+    bool premultiply = job->premultiply;
+    if (premultiply && job->halve && job->src == NULL && job->base.b != NULL) {
+        const uint8_t *rows = job->base.b + (size_t)(2 * y) * job->sw * 4;
+        uint8_t all = 255;
+        for (size_t t = 0; t < (size_t)job->sw * 2; t++)
+            all &= rows[t * 4 + 3];
+        premultiply = all != 255;
+    }
+    for (uint32_t x = 0; x < job->dw; x++) {
+        size_t i = row + x;
+        v4f h;
+        if (!job->halve) {
+            h = load4(job->work + i * 4);
+        } else if (job->src != NULL) {
+            const float *r0 = job->src + ((size_t)(2 * y) * job->sw + 2 * x) * 4;
+            const float *r1 = r0 + (size_t)job->sw * 4;
+            h = quad_average(load4(r0), load4(r0 + 4), load4(r1), load4(r1 + 4));
+        } else if (job->base.b != NULL) {
+            const uint8_t *r0 = job->base.b + ((size_t)(2 * y) * job->sw + 2 * x) * 4;
+            const uint8_t *r1 = r0 + (size_t)job->sw * 4;
+            h = quad_average(working_texel8(r0, job->lane, premultiply),
+                             working_texel8(r0 + 4, job->lane, premultiply),
+                             working_texel8(r1, job->lane, premultiply),
+                             working_texel8(r1 + 4, job->lane, premultiply));
+        } else {
+            const float *r0 = job->base.f + ((size_t)(2 * y) * job->sw + 2 * x) * 4;
+            const float *r1 = r0 + (size_t)job->sw * 4;
+            h = quad_average(working_texel(r0, o), working_texel(r0 + 4, o), working_texel(r1, o),
+                             working_texel(r1 + 4, o));
+        }
+        if (o->mode == MIP_MODE_NORMAL)
+            h = renormalised(h); /* the next level filters unit vectors */
+        store4(job->work + i * 4, h);
+        if (job->out8 != NULL)
+            stored_texel8(h, o, job->out8 + i * 4);
         else
-            working_texel(level0.f + at, out + (size_t)x * 4, o);
+            store4(job->outf + i * 4, stored_texel(h, o));
     }
 }
 
-/* One output row of a 2:1 box: horizontal pair averages, then vertical. */
-static void halve_rows(const float *r0, const float *r1, float *d, uint32_t dw) {
-    for (uint32_t x = 0; x < dw; x++, r0 += 8, r1 += 8, d += 4)
-        for (int k = 0; k < 4; k++)
-            d[k] = half_sum(half_sum(r0[k], r0[4 + k]), half_sum(r1[k], r1[4 + k]));
+/* Levels below this many texels are made on one thread: starting threads
+ * would cost more than the rows. */
+#define MIP_PARALLEL_MIN_TEXELS 16384u
+
+static void make_level(level_job *job, uint32_t dh) {
+    unsigned threads = (size_t)job->dw * dh >= MIP_PARALLEL_MIN_TEXELS ? job->o->threads : 1;
+    parallel_for(threads, dh, make_row, job);
 }
 
-/* 2:1 in both directions (both sides even): image_resample_area's result,
- * horizontal pass then vertical, without its temporary image. `src` is in
- * the working space; with `convert`, `level0` is read instead, two rows at a
- * time converted into a small buffer (level 1 is made without a working
- * copy of level 0). */
-static bool halve_box(const float *src, uint32_t sw, float *dst, uint32_t dw, uint32_t dh,
-                      const mip_options *convert, level0_texels level0) {
-    float *rows = convert != NULL ? alloc_rgba(sw, 2) : NULL;
-    if (convert != NULL && rows == NULL)
-        return false;
-    for (uint32_t y = 0; y < dh; y++) {
-        const float *r0, *r1;
-        if (convert != NULL) {
-            convert_row(level0, 2 * y, sw, rows, convert);
-            convert_row(level0, 2 * y + 1, sw, rows + (size_t)sw * 4, convert);
-            r0 = rows;
-        } else {
-            r0 = src + (size_t)(2 * y) * sw * 4;
-        }
-        r1 = r0 + (size_t)sw * 4;
-        halve_rows(r0, r1, dst + (size_t)y * dw * 4, dw);
-    }
-    free(rows);
-    return true;
-}
-
-/* Stored encoding -> working space, in place. */
-static void to_working(float *px, size_t count, const mip_options *o) {
-    for (size_t i = 0; i < count; i++)
-        working_texel(px + i * 4, px + i * 4, o);
-}
-
-/* Working space -> stored encoding, from `src` into `dst`. sRGB colour is
- * quantised to the 8-bit grid here (k / 255, exactly what RGBA8 stores). */
-static void to_stored(const float *src, float *dst, size_t count, const mip_options *o) {
-    for (size_t i = 0; i < count; i++) {
-        const float *s = src + i * 4;
-        float *d = dst + i * 4;
-        if (o->mode == MIP_MODE_NORMAL) {
-            float len = sqrtf(s[0] * s[0] + s[1] * s[1] + s[2] * s[2]);
-            float n[3] = {0.0f, 0.0f, 1.0f};
-            if (len > 1e-12f)
-                for (int c = 0; c < 3; c++)
-                    n[c] = s[c] / len;
-            for (int c = 0; c < 3; c++)
-                d[c] = n[c] * 0.5f + 0.5f;
-            d[3] = s[3];
-            continue;
-        }
-        float a = s[3];
-        for (int c = 0; c < 3; c++) {
-            float v = s[c];
-            if (o->alpha_weighted)
-                v = a > 0.0f ? v / a : 0.0f;
-            if (o->mode == MIP_MODE_COLOR_SRGB)
-                v = unorm8_value[srgb8_of(v < 0.0f ? 0.0f : v)];
-            d[c] = v;
-        }
-        d[3] = a;
-    }
-}
-
-static void renormalise(float *px, size_t count) {
-    for (size_t i = 0; i < count; i++) {
-        float *p = px + i * 4;
-        float len = sqrtf(p[0] * p[0] + p[1] * p[1] + p[2] * p[2]);
-        if (len > 1e-12f) {
-            p[0] /= len;
-            p[1] /= len;
-            p[2] /= len;
-        } else {
-            p[0] = 0.0f;
-            p[1] = 0.0f;
-            p[2] = 1.0f;
-        }
-    }
-}
-
-/* Scales alpha so the coverage at `cutoff` becomes `target` (bisection). */
-static void preserve_coverage(float *px, size_t count, float cutoff, float target) {
+/* The alpha scale that brings the coverage at `cutoff` closest to `target`
+ * (bisection over `px`'s alpha, clamped to 1 as stored). */
+static float coverage_scale(const float *px, size_t count, float cutoff, float target) {
     float lo = 0.0f, hi = 4.0f, best = 1.0f;
     float best_error = 2.0f;
     for (int step = 0; step < 24; step++) {
@@ -370,16 +458,51 @@ static void preserve_coverage(float *px, size_t count, float cutoff, float targe
         else
             break;
     }
-    for (size_t i = 0; i < count; i++) {
-        float a = px[i * 4 + 3] * best;
-        px[i * 4 + 3] = a > 1.0f ? 1.0f : a;
-    }
+    return best;
 }
 
 void mip_chain_free(mip_chain *chain) {
-    for (uint32_t i = 0; i < chain->count && i < MIP_MAX_LEVELS; i++)
+    for (uint32_t i = 0; i < chain->count && i < MIP_MAX_LEVELS; i++) {
         free(chain->levels[i]);
+        free(chain->levels8[i]);
+    }
     memset(chain, 0, sizeof *chain);
+}
+
+/* Level 0 stored as it is (no downscale): the caller's texels, as floats or
+ * quantised to 8 bits. */
+static bool copy_level0(const float *base, const uint8_t *base8, size_t n, const mip_options *o,
+                        mip_chain *out) {
+    if (o->levels8) {
+        if ((out->levels8[0] = malloc(n * 4)) == NULL)
+            return false;
+        if (base8 != NULL)
+            memcpy(out->levels8[0], base8, n * 4);
+        else
+            for (size_t i = 0; i < n * 4; i++)
+                out->levels8[0][i] = unorm8_of(base[i]);
+        return true;
+    }
+    if ((out->levels[0] = malloc(n * 4 * sizeof(float))) == NULL)
+        return false;
+    if (base8 != NULL)
+        for (size_t i = 0; i < n * 4; i++)
+            out->levels[0][i] = unorm8_value[base8[i]];
+    else
+        memcpy(out->levels[0], base, n * 4 * sizeof(float));
+    return true;
+}
+
+/* The working copy of a whole level 0 (for a general resample). */
+static float *working_level0(const float *base, const uint8_t *base8, uint32_t w, uint32_t h,
+                             const mip_options *o, const texel_lanes *lane, bool premultiply) {
+    float *work = alloc_rgba(w, h);
+    if (work == NULL)
+        return NULL;
+    for (size_t i = 0; i < (size_t)w * h; i++)
+        store4(work + i * 4, base8 != NULL ? working_texel8(base8 + i * 4, lane, premultiply)
+                                           : working_texel(base + i * 4, o));
+    return work;
 }
 
 /* mip_build and mip_build_rgba8: level 0 is `base` (floats) or `base8`. */
@@ -409,27 +532,9 @@ static bool build(const float *base, const uint8_t *base8, uint32_t width, uint3
         return false;
 
     pthread_once(&srgb_tables_once, srgb_tables_init);
+    const texel_lanes *lane = &texel_lane[o->mode - 1];
+    bool premultiply = o->alpha_weighted && o->mode != MIP_MODE_NORMAL;
     size_t base_count = (size_t)width * height;
-    /* A working copy of level 0 is needed only for a general resample; an
-     * exact halving converts level 0's texels as it reads them. */
-    bool direct = !resized && count > 1 && width % 2 == 0 && height % 2 == 0;
-    float *work = NULL, *base_copy = NULL;
-    if (!direct && base8 != NULL) { /* the general path works on floats */
-        if ((base_copy = alloc_rgba(width, height)) == NULL)
-            return false;
-        for (size_t i = 0; i < base_count * 4; i++)
-            base_copy[i] = unorm8_value[base8[i]];
-        base = base_copy;
-        base8 = NULL;
-    }
-    if (!direct) {
-        if ((work = alloc_rgba(width, height)) == NULL) {
-            free(base_copy);
-            return false;
-        }
-        memcpy(work, base, base_count * 4 * sizeof(float));
-        to_working(work, base_count, o);
-    }
     float target_coverage = 0.0f;
     if (o->alpha_cutoff > 0.0f && base8 != NULL) {
         size_t above = 0;
@@ -440,58 +545,80 @@ static bool build(const float *base, const uint8_t *base8, uint32_t width, uint3
         target_coverage = mip_alpha_coverage(base, base_count, o->alpha_cutoff);
     }
 
+    /* Working copies: a whole level 0 only for a general resample of it (an
+     * exact halving reads level 0's texels as it goes); then each level's
+     * in one of two buffers, alternately (a level is never larger than the
+     * one two before it). */
+    bool direct = !resized && count > 1 && width % 2 == 0 && height % 2 == 0;
+    float *work0 = NULL, *buffer[2] = {NULL, NULL};
+    const float *prev = NULL; /* the previous level's working copy; NULL: level 0's texels */
+    if (!direct && (resized || count > 1) &&
+        (work0 = working_level0(base, base8, width, height, o, lane, premultiply)) == NULL)
+        return false;
+    prev = work0;
+
     uint32_t w = width, h = height;
     bool ok = true;
     for (uint32_t level = 0; level < count && ok; level++) {
         uint32_t lw = level == 0 ? w0 : (w > 1 ? w / 2 : 1);
         uint32_t lh = level == 0 ? h0 : (h > 1 ? h / 2 : 1);
-        if (level == 0 && !resized && o->skip_level0) {
-            out->width[0] = lw;
-            out->height[0] = lh;
-            out->count = 1;
-            continue; /* the caller keeps the source texels; levels[0] stays NULL */
-        }
-        float *stored = alloc_rgba(lw, lh);
-        if (stored == NULL) {
-            ok = false;
-            break;
-        }
-        out->levels[level] = stored;
+        size_t n = (size_t)lw * lh;
         out->width[level] = lw;
         out->height[level] = lh;
         out->count = level + 1;
-        size_t n = (size_t)lw * lh;
         if (level == 0 && !resized) { /* exact */
-            if (base8 != NULL)
-                for (size_t i = 0; i < n * 4; i++)
-                    stored[i] = unorm8_value[base8[i]];
-            else
-                memcpy(stored, base, n * 4 * sizeof(float));
+            ok = o->skip_level0 || copy_level0(base, base8, n, o, out);
             continue;
         }
-        float *next = alloc_rgba(lw, lh);
-        bool halving = level > 0 && lw * 2 == w && lh * 2 == h;
-        bool made = next != NULL &&
-                    (halving ? halve_box(work, w, next, lw, lh, work ? NULL : o,
-                                         (level0_texels){base, base8})
-                             : work != NULL && image_resample_area(work, w, h, next, lw, lh));
-        if (!made) {
-            free(next);
+        float **slot = &buffer[level & 1];
+        if (*slot == NULL && (*slot = alloc_rgba(lw, lh)) == NULL) {
             ok = false;
             break;
         }
-        if (o->mode == MIP_MODE_NORMAL)
-            renormalise(next, n);
-        free(work);
-        work = next;
+        if (o->levels8)
+            out->levels8[level] = malloc(n * 4);
+        else
+            out->levels[level] = alloc_rgba(lw, lh);
+        bool halve = level > 0 && lw * 2 == w && lh * 2 == h;
+        if ((o->levels8 ? (void *)out->levels8[level] : (void *)out->levels[level]) == NULL ||
+            (!halve && !image_resample_area(prev, w, h, *slot, lw, lh))) {
+            ok = false;
+            break;
+        }
+        level_job job = {.o = o,
+                         .lane = lane,
+                         .premultiply = premultiply,
+                         .base = {base, base8},
+                         .src = prev,
+                         .sw = w,
+                         .halve = halve,
+                         .work = *slot,
+                         .dw = lw,
+                         .out8 = out->levels8[level],
+                         .outf = out->levels[level]};
+        make_level(&job, lh);
+        prev = *slot;
         w = lw;
         h = lh;
-        to_stored(work, stored, n, o);
-        if (o->alpha_cutoff > 0.0f && level > 0)
-            preserve_coverage(stored, n, o->alpha_cutoff, target_coverage);
+        if (o->alpha_cutoff > 0.0f && level > 0) {
+            float scale = coverage_scale(prev, n, o->alpha_cutoff, target_coverage);
+            for (size_t i = 0; i < n; i++) {
+                float a = prev[i * 4 + 3] * scale;
+                a = a > 1.0f ? 1.0f : a;
+                if (o->levels8)
+                    out->levels8[level][i * 4 + 3] = unorm8_of(a);
+                else
+                    out->levels[level][i * 4 + 3] = a;
+            }
+        }
+        if (level <= 1) { /* level 0's working copy is no longer read */
+            free(work0);
+            work0 = NULL;
+        }
     }
-    free(work);
-    free(base_copy);
+    free(work0);
+    free(buffer[0]);
+    free(buffer[1]);
     if (!ok)
         mip_chain_free(out);
     return ok;
