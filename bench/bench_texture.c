@@ -1,7 +1,7 @@
 /*
  * bench_texture.c — what cooking a texture costs next to decoding it.
  *
- *   bench_texture [--threads N] [--mips] IMAGE...
+ *   bench_texture [--threads N] [--mips] [--cutoff C] IMAGE...
  *
  * For each image (PNG, JPEG, TGA, BMP, HDR), with default settings and the
  * usage of the standalone naming convention (*.hdr HDR, *.n.* normal, ...),
@@ -23,7 +23,9 @@
  * interference from the rest of a busy machine, and the goal ratio
  * (mips + Zstd) / decode for both outputs, with mips on 1 thread. A second
  * table gives Zstd at levels 1, 2 and 3 (time and bytes) for both outputs.
- * --mips times decode and mips only (no block encoding, quick).
+ * --mips times decode and mips only (no block encoding, quick); --cutoff C
+ * treats colour images as a MASK material's, alpha-test coverage at C kept
+ * in every level.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -115,7 +117,7 @@ static void op_zstd(void *arg) {
 
 /* Decodes the image, builds its chain and (with `outputs`) both outputs,
  * untimed. */
-static void stage_setup(stage_job *job, bool outputs) {
+static void stage_setup(stage_job *job, bool outputs, float cutoff) {
     char reason[256];
     if (!cook_read_file(job->path, (size_t)1 << 30, &job->file, &job->file_size, reason,
                         sizeof reason) ||
@@ -131,6 +133,7 @@ static void stage_setup(stage_job *job, bool outputs) {
                 : u == COOK_TEXTURE_NORMAL ? MIP_MODE_NORMAL
                                            : MIP_MODE_LINEAR,
         .alpha_weighted = u == COOK_TEXTURE_COLOR || u == COOK_TEXTURE_HDR,
+        .alpha_cutoff = u == COOK_TEXTURE_COLOR ? cutoff : 0.0f,
         .max_size = settings.texture_max_size,
         .mipmaps = settings.texture_mipmaps,
         .skip_level0 = !job->float_levels,
@@ -211,16 +214,19 @@ int main(int argc, char **argv) {
     int first = 1;
     unsigned threads = 2;
     bool mips_only = false;
+    float cutoff = 0.0f;
     for (; first < argc && strncmp(argv[first], "--", 2) == 0; first++) {
         if (strcmp(argv[first], "--threads") == 0 && first + 1 < argc)
             threads = (unsigned)atoi(argv[++first]);
         else if (strcmp(argv[first], "--mips") == 0)
             mips_only = true;
+        else if (strcmp(argv[first], "--cutoff") == 0 && first + 1 < argc)
+            cutoff = strtof(argv[++first], NULL);
         else
             threads = 0;
     }
     if (first >= argc || threads == 0) {
-        fprintf(stderr, "usage: bench_texture [--threads N] [--mips] IMAGE...\n");
+        fprintf(stderr, "usage: bench_texture [--threads N] [--mips] [--cutoff C] IMAGE...\n");
         return 2;
     }
     int count = argc - first;
@@ -239,7 +245,7 @@ int main(int argc, char **argv) {
     for (int i = 0; i < count; i++) {
         stage_job *job = &jobs[i];
         job->path = argv[first + i];
-        stage_setup(job, !mips_only);
+        stage_setup(job, !mips_only, cutoff);
         bench_stats decode = bench_measure(op_decode, job, 20, 2.0);
         job->options.threads = 1;
         bench_stats mips1 = bench_measure(op_mips, job, 20, 2.0);

@@ -370,7 +370,8 @@ typedef struct level_job {
 
 /* The average of a 2x2 quad as image_resample_area computes it for a 2:1
  * reduction, horizontal pairs and then the vertical pair, each summed and
- * halved ((a + b) / 2 + (c + d) / 2) / 2, which is this: halving is exact.
+ * halved ((a + b) / 2 + (c + d) / 2) / 2, which is this: halving is exact
+ * (outside subnormals).
  * resample_line sums in double and rounds once; a float sum of two floats
  * rounds the same unless one is over 2^29 times the other (then at most 1
  * ulp apart: test_mips checks every texel within 1 code of the area
@@ -434,15 +435,20 @@ static void make_level(level_job *job, uint32_t dh) {
 }
 
 /* The alpha scale that brings the coverage at `cutoff` closest to `target`
- * (bisection over `px`'s alpha, clamped to 1 as stored). */
-static float coverage_scale(const float *px, size_t count, float cutoff, float target) {
+ * (bisection over `px`'s alpha, clamped to 1 as stored). `alpha` (count
+ * floats) receives the alphas side by side: the 24 counting passes then
+ * vectorise. */
+static float coverage_scale(const float *px, size_t count, float cutoff, float target,
+                            float *alpha) {
+    for (size_t i = 0; i < count; i++)
+        alpha[i] = px[i * 4 + 3];
     float lo = 0.0f, hi = 4.0f, best = 1.0f;
     float best_error = 2.0f;
     for (int step = 0; step < 24; step++) {
         float scale = 0.5f * (lo + hi);
         size_t above = 0;
         for (size_t i = 0; i < count; i++) {
-            float a = px[i * 4 + 3] * scale;
+            float a = alpha[i] * scale;
             above += (a > 1.0f ? 1.0f : a) > cutoff;
         }
         float coverage = (float)((double)above / (double)count);
@@ -550,7 +556,7 @@ static bool build(const float *base, const uint8_t *base8, uint32_t width, uint3
      * in one of two buffers, alternately (a level is never larger than the
      * one two before it). */
     bool direct = !resized && count > 1 && width % 2 == 0 && height % 2 == 0;
-    float *work0 = NULL, *buffer[2] = {NULL, NULL};
+    float *work0 = NULL, *buffer[2] = {NULL, NULL}, *alpha = NULL;
     const float *prev = NULL; /* the previous level's working copy; NULL: level 0's texels */
     if (!direct && (resized || count > 1) &&
         (work0 = working_level0(base, base8, width, height, o, lane, premultiply)) == NULL)
@@ -575,13 +581,10 @@ static bool build(const float *base, const uint8_t *base8, uint32_t width, uint3
             ok = false;
             break;
         }
-        if (o->levels8)
-            out->levels8[level] = malloc(n * 4);
-        else
-            out->levels[level] = alloc_rgba(lw, lh);
+        bool stored = o->levels8 ? (out->levels8[level] = malloc(n * 4)) != NULL
+                                 : (out->levels[level] = alloc_rgba(lw, lh)) != NULL;
         bool halve = level > 0 && lw * 2 == w && lh * 2 == h;
-        if ((o->levels8 ? (void *)out->levels8[level] : (void *)out->levels[level]) == NULL ||
-            (!halve && !image_resample_area(prev, w, h, *slot, lw, lh))) {
+        if (!stored || (!halve && !image_resample_area(prev, w, h, *slot, lw, lh))) {
             ok = false;
             break;
         }
@@ -601,7 +604,11 @@ static bool build(const float *base, const uint8_t *base8, uint32_t width, uint3
         w = lw;
         h = lh;
         if (o->alpha_cutoff > 0.0f && level > 0) {
-            float scale = coverage_scale(prev, n, o->alpha_cutoff, target_coverage);
+            if (alpha == NULL && (alpha = malloc(n * sizeof(float))) == NULL) {
+                ok = false; /* level 1 is the largest to need it */
+                break;
+            }
+            float scale = coverage_scale(prev, n, o->alpha_cutoff, target_coverage, alpha);
             for (size_t i = 0; i < n; i++) {
                 float a = prev[i * 4 + 3] * scale;
                 a = a > 1.0f ? 1.0f : a;
@@ -619,6 +626,7 @@ static bool build(const float *base, const uint8_t *base8, uint32_t width, uint3
     free(work0);
     free(buffer[0]);
     free(buffer[1]);
+    free(alpha);
     if (!ok)
         mip_chain_free(out);
     return ok;
