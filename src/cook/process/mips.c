@@ -436,8 +436,9 @@ static void make_level(level_job *job, uint32_t dh) {
 
 /* The alpha scale that brings the coverage at `cutoff` closest to `target`
  * (bisection over `px`'s alpha, clamped to 1 as stored). `alpha` (count
- * floats) receives the alphas side by side: the 24 counting passes then
- * vectorise. */
+ * floats) receives the alphas side by side so that the 24 counting passes
+ * vectorise; min(a, 1) > cutoff is a > cutoff for a cutoff below 1 (and
+ * never true from 1 up). */
 static float coverage_scale(const float *px, size_t count, float cutoff, float target,
                             float *alpha) {
     for (size_t i = 0; i < count; i++)
@@ -447,10 +448,9 @@ static float coverage_scale(const float *px, size_t count, float cutoff, float t
     for (int step = 0; step < 24; step++) {
         float scale = 0.5f * (lo + hi);
         size_t above = 0;
-        for (size_t i = 0; i < count; i++) {
-            float a = alpha[i] * scale;
-            above += (a > 1.0f ? 1.0f : a) > cutoff;
-        }
+        if (cutoff < 1.0f)
+            for (size_t i = 0; i < count; i++)
+                above += alpha[i] * scale > cutoff;
         float coverage = (float)((double)above / (double)count);
         float error = fabsf(coverage - target);
         if (error < best_error) {
