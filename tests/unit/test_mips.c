@@ -220,6 +220,26 @@ static void table_srgb_encode_is_exact_and_monotonic(void **state) {
     assert_int_equal(image_linear_to_srgb8(0.5f), 188);
 }
 
+/* image_float_to_unorm8 (no library call) equals lrintf(255 v) clamped, ties
+ * to even included, on a sweep of bit patterns and around every half step. */
+static void unorm8_quantiser_equals_lrintf(void **state) {
+    (void)state;
+    for (uint32_t bits = 0; bits <= 0x3F810000u; bits += 997u) {
+        float v;
+        memcpy(&v, &bits, sizeof v);
+        long expected = v >= 1.0f ? 255 : lrintf(v * 255.0f);
+        assert_int_equal(image_float_to_unorm8(v), expected);
+    }
+    for (int k = 0; k < 255; k++)
+        for (int d = -8; d <= 8; d++) {
+            float v = next_float((k + 0.5f) / 255.0f, d);
+            assert_int_equal(image_float_to_unorm8(v), lrintf(v * 255.0f));
+        }
+    assert_int_equal(image_float_to_unorm8(-0.5f), 0);
+    assert_int_equal(image_float_to_unorm8(NAN), 0);
+    assert_int_equal(image_float_to_unorm8(INFINITY), 255);
+}
+
 /* Deterministic pseudo-random floats in [0, 1]. */
 static float *random_rgba(uint32_t w, uint32_t h, uint32_t seed) {
     float *px = malloc((size_t)w * h * 4 * sizeof(float));
@@ -558,6 +578,7 @@ int main(void) {
         cmocka_unit_test(alpha_coverage_is_preserved_at_the_cutoff),
         cmocka_unit_test(srgb_transfer_round_trips_every_byte),
         cmocka_unit_test(table_srgb_encode_is_exact_and_monotonic),
+        cmocka_unit_test(unorm8_quantiser_equals_lrintf),
         cmocka_unit_test(halving_equals_the_general_area_filter_exactly),
         cmocka_unit_test(rgba8_chain_equals_the_float_chain),
         cmocka_unit_test(rgba8_levels_are_the_float_levels_quantised_on_any_thread_count),
