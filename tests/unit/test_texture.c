@@ -2,6 +2,7 @@
  * back by the runtime reader; formats per usage and target, exact level 0
  * with texture.compress: false, forced formats a texture cannot use, manifest
  * entry, errors; standalone textures through cook_asset and the registry. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -112,6 +113,77 @@ static void color_texture_is_srgb_with_full_chain_and_exact_level0(void **state)
     free(bytes);
     free(bmp);
     fixture_free(&f);
+}
+
+/* texture.compress: false: every mip level in the file is mip_build's float
+ * chain quantised (the 8-bit levels now come straight from the filter, and
+ * R8 takes their first channel), and the file is the same for 1, 2 and 3
+ * threads (level 1 of 256x256 is split into rows). */
+static void uncompressed_levels_are_the_quantised_chain_on_any_thread_count(void **state) {
+    (void)state;
+    size_t size;
+    uint8_t *bmp = make_bmp(256, 256, &size);
+    cook_image image;
+    char reason[256];
+    assert_true(image_decode(bmp, size, "a.bmp", NULL, &image, reason, sizeof reason));
+    static const struct {
+        cook_texture_usage usage;
+        mip_mode mode;
+        bool weighted;
+        uint32_t vk_format, bpp;
+    } cases[] = {
+        {COOK_TEXTURE_COLOR, MIP_MODE_COLOR_SRGB, true, KTX2_VK_FORMAT_R8G8B8A8_SRGB, 4},
+        {COOK_TEXTURE_NORMAL, MIP_MODE_NORMAL, false, KTX2_VK_FORMAT_R8G8B8A8_UNORM, 4},
+        {COOK_TEXTURE_SINGLE, MIP_MODE_LINEAR, false, KTX2_VK_FORMAT_R8_UNORM, 1},
+    };
+    for (size_t c = 0; c < 3; c++) {
+        mip_options o = {
+            .mode = cases[c].mode, .alpha_weighted = cases[c].weighted, .mipmaps = true};
+        mip_chain reference;
+        assert_true(mip_build_rgba8(image.rgba8, 256, 256, &o, &reference));
+        uint8_t *files[3];
+        size_t sizes[3];
+        for (unsigned threads = 1; threads <= 3; threads++) {
+            fixture f;
+            char name[32];
+            snprintf(name, sizeof name, "tex_levels_%zu_%u", c, threads);
+            fixture_init(&f, name);
+            f.settings.texture_compress = false;
+            f.settings.threads = threads;
+            cook_texture_source src = {
+                .name = "a.bmp", .bytes = bmp, .size = size, .usage = cases[c].usage};
+            if (!cook_texture(&f.ctx, f.out, &src, "a", "a.ktx2", true, &f.result))
+                fail_msg("%.*s", (int)f.diag.text.size, (const char *)f.diag.text.data);
+            kiln_ktx2_view v;
+            files[threads - 1] = read_ktx2(&f, "a.ktx2", &sizes[threads - 1], &v);
+            assert_int_equal(v.vk_format, cases[c].vk_format);
+            assert_int_equal(v.levels, reference.count);
+            for (uint32_t level = 1; level < v.levels; level++) {
+                size_t texels = (size_t)reference.width[level] * reference.height[level];
+                assert_int_equal(kiln_ktx2_level_size(&v, level), texels * cases[c].bpp);
+                uint8_t *texel = malloc(texels * cases[c].bpp);
+                kiln_error err;
+                assert_int_equal(
+                    kiln_ktx2_read_level(&v, level, texel, texels * cases[c].bpp, &err), KILN_OK);
+                for (size_t i = 0; i < texels * cases[c].bpp; i++) {
+                    size_t channel = cases[c].bpp == 1 ? i * 4 : i;
+                    assert_int_equal(texel[i],
+                                     image_float_to_unorm8(reference.levels[level][channel]));
+                }
+                free(texel);
+            }
+            fixture_free(&f);
+        }
+        for (unsigned t = 1; t < 3; t++) {
+            assert_int_equal(sizes[t], sizes[0]);
+            assert_memory_equal(files[t], files[0], sizes[0]);
+            free(files[t]);
+        }
+        free(files[0]);
+        mip_chain_free(&reference);
+    }
+    cook_image_free(&image);
+    free(bmp);
 }
 
 /* Level 0 decoded from blocks against the source pattern of make_bmp. */
@@ -461,6 +533,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(color_texture_is_srgb_with_full_chain_and_exact_level0),
         cmocka_unit_test(color_texture_compresses_to_bc7_srgb),
+        cmocka_unit_test(uncompressed_levels_are_the_quantised_chain_on_any_thread_count),
         cmocka_unit_test(usages_pick_formats_and_settings_apply),
         cmocka_unit_test(unusable_forced_format_names_the_rule),
         cmocka_unit_test(hdr_corpus_image_cooks_to_bc6h),
