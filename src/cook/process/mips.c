@@ -381,8 +381,10 @@ static inline v4f quad_average(v4f a, v4f b, v4f c, v4f d) {
 }
 
 static void make_row(void *ctx, uint32_t y) {
-    const level_job *job = ctx;
-    const mip_options *o = job->o;
+    /* Local copies: the byte stores below may alias anything, which would
+     * make the compiler reload every field after each texel. */
+    const level_job copy = *(const level_job *)ctx, *job = &copy;
+    const mip_options options = *job->o, *o = &options;
     size_t row = (size_t)y * job->dw;
     /* Opaque rows of an 8-bit level 0 skip premultiplying by 1. */
     bool premultiply = job->premultiply;
