@@ -21,8 +21,10 @@
 /* Bump with any change to cooked output (3: .kmat, textures; 4: cascaded LODs;
  * 5: mips halve exactly like the area filter, Zstd level 2, cubemaps;
  * 6: GPU block compression by default; 7: cubemaps block-compressed like 2D
- * textures; 8: BC1 normal/best may use the 3-colour mode on opaque blocks). */
-#define KILN_ENCODER_VERSION 8u
+ * textures; 8: BC1 normal/best may use the 3-colour mode on opaque blocks;
+ * 9: BC7 normal estimates all 64 two-subset partitions, best refits its
+ * winner from extended endpoint starts). */
+#define KILN_ENCODER_VERSION 9u
 
 /* ---------------------------------------------------------------------------
  * Small containers (cook/util.c)
