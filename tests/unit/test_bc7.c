@@ -718,10 +718,10 @@ static double psnr(double sq, double samples) {
  * typo drops them by far more. */
 static const double rgb_floor[PATTERN_COUNT][3] = {
     {39.3, 39.3, 39.9}, /* gradient (planar: no single line fits a block) */
-    {42.2, 43.4, 43.7}, /* noise */
-    {34.0, 60.0, 60.0}, /* edges: three flat colours, exact from `normal` on */
+    {43.2, 43.4, 43.7}, /* noise */
+    {48.5, 60.0, 60.0}, /* edges: three flat colours, exact from `normal` on */
     {41.4, 54.0, 50.2}, /* alpha ramp (`best` trades RGB for alpha here) */
-    {33.2, 40.3, 41.0}, /* normal map */
+    {35.2, 40.3, 41.0}, /* normal map */
 };
 static const double alpha_ramp_alpha_floor[3] = {40.2, 40.3, 41.6};
 
