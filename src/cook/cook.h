@@ -23,8 +23,10 @@
  * 6: GPU block compression by default; 7: cubemaps block-compressed like 2D
  * textures; 8: BC1 normal/best may use the 3-colour mode on opaque blocks;
  * 9: mips sum texel pairs in float, not double: identical on the corpus, at
- * most 1 code apart where one value is over 2^29 times the other). */
-#define KILN_ENCODER_VERSION 9u
+ * most 1 code apart where one value is over 2^29 times the other;
+ * 10: BC7 normal estimates all 64 two-subset partitions, best refits its
+ * winner from extended endpoint starts). */
+#define KILN_ENCODER_VERSION 10u
 
 /* ---------------------------------------------------------------------------
  * Small containers (cook/util.c)

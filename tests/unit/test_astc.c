@@ -1,7 +1,9 @@
 /* ASTC through astcenc (astc.cpp): LDR sRGB/linear and HDR at block sizes
  * 4x4..8x8, PSNR floors on a synthetic image and a corpus texture, identical
- * bytes for 1 and 2 threads, invalid block sizes reported. */
+ * bytes for 1 and 2 threads, invalid block sizes reported, cached contexts
+ * reused with the same results (also by concurrent callers). */
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -174,6 +176,84 @@ static void test_invalid_block_size(void **state) {
     assert_non_null(strstr(reason, "astcenc"));
 }
 
+/* Encodes w x h rgba8 as ASTC 4x4 `fast` on `threads` threads into a new
+ * buffer of *size bytes. */
+static uint8_t *encode_4x4(const uint8_t *rgba8, uint32_t w, uint32_t h, unsigned threads,
+                           size_t *size) {
+    block_image_desc d = {.format = BLOCK_FORMAT_ASTC_LDR,
+                          .quality = BLOCK_QUALITY_FAST,
+                          .width = w,
+                          .height = h,
+                          .rgba8 = rgba8,
+                          .astc_block_width = 4,
+                          .astc_block_height = 4,
+                          .threads = threads};
+    *size = block_image_size(&d);
+    uint8_t *blocks = malloc(*size);
+    assert_non_null(blocks);
+    char reason[256];
+    assert_true(block_encode_image(&d, blocks, reason, sizeof reason));
+    return blocks;
+}
+
+typedef struct cache_job {
+    const uint8_t *rgba8, *expected;
+    uint32_t w, h;
+    size_t size;
+    int mismatches;
+} cache_job;
+
+static void *encode_repeatedly(void *arg) {
+    cache_job *job = arg;
+    for (int i = 0; i < 4; i++) {
+        size_t size;
+        uint8_t *blocks = encode_4x4(job->rgba8, job->w, job->h, 1 + (unsigned)(i % 2), &size);
+        job->mismatches += size != job->size || memcmp(blocks, job->expected, size) != 0;
+        free(blocks);
+    }
+    return NULL;
+}
+
+static void test_contexts_are_cached(void **state) {
+    (void)state;
+    const uint32_t w = 40, h = 36;
+    uint8_t *a = synthetic_rgba8(w, h), *b = synthetic_rgba8(h, w);
+    astc_free_cached_contexts();
+    assert_int_equal(astc_cached_contexts(), 0);
+    size_t size, size2;
+    uint8_t *first = encode_4x4(a, w, h, 1, &size);
+    assert_int_equal(astc_cached_contexts(), 1); /* kept for the next image */
+    /* Another image, then the first again from the same (reset) context. */
+    free(encode_4x4(b, h, w, 1, &size2));
+    uint8_t *again = encode_4x4(a, w, h, 1, &size2);
+    assert_int_equal(astc_cached_contexts(), 1);
+    assert_memory_equal(first, again, size);
+    free(again);
+    /* Two threads: a context of its own, the same bytes. */
+    again = encode_4x4(a, w, h, 2, &size2);
+    assert_int_equal(astc_cached_contexts(), 2);
+    assert_memory_equal(first, again, size);
+    free(again);
+    /* Concurrent callers each take a context of their own. */
+    cache_job jobs[3];
+    pthread_t threads[3];
+    for (int i = 0; i < 3; i++) {
+        jobs[i] = (cache_job){.rgba8 = a, .expected = first, .w = w, .h = h, .size = size};
+        assert_int_equal(pthread_create(&threads[i], NULL, encode_repeatedly, &jobs[i]), 0);
+    }
+    for (int i = 0; i < 3; i++) {
+        pthread_join(threads[i], NULL);
+        assert_int_equal(jobs[i].mismatches, 0);
+    }
+    size_t cached = astc_cached_contexts();
+    assert_true(cached >= 2 && cached <= 6); /* at most one per caller and thread count */
+    astc_free_cached_contexts();
+    assert_int_equal(astc_cached_contexts(), 0);
+    free(first);
+    free(a);
+    free(b);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_ldr_block_sizes),
@@ -181,6 +261,7 @@ int main(void) {
         cmocka_unit_test(test_hdr),
         cmocka_unit_test(test_corpus_texture),
         cmocka_unit_test(test_invalid_block_size),
+        cmocka_unit_test(test_contexts_are_cached),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

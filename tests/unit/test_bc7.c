@@ -558,6 +558,73 @@ static void opaque_and_transparent_blocks_keep_their_alpha(void **state) {
 
 enum { IMG = 24 };
 
+/* A random mode 3 block (opaque, two subsets of up to 8-bit endpoints,
+ * 2-bit indices) decoded; `inner` keeps every index at 1 or 2, so the
+ * texels of each subset lie strictly inside their segment. */
+static void random_mode3_block(bool inner, uint8_t rgba[64]) {
+    test_bits b = {{0}, 0};
+    unsigned partition = rnd() % 64;
+    tmode(&b, 3);
+    tput(&b, partition, 6);
+    for (int f = 0; f < 12; f++)
+        tput(&b, rnd() % 128, 7);
+    tput(&b, rnd() % 16, 4); /* P-bits */
+    for (unsigned t = 0; t < 16; t++) {
+        bool anchor = t == 0 || t == bc7_anchor2_1[partition];
+        unsigned index = inner ? 1 + (anchor ? 0 : rnd() % 2) : rnd() % (anchor ? 2 : 4);
+        tput(&b, index, anchor ? 1 : 2);
+    }
+    assert_int_equal(b.pos, 128);
+    bc7_decode_block(b.bytes, rgba);
+}
+
+/* Exactly representable two-subset blocks: each subset's texels lie on a
+ * line, the block as a whole spreads over a plane. The encoder has to rank
+ * the right partition among the few it fits and then find the endpoints
+ * from texels that need not reach the segment's ends. Measured (of 100,
+ * exact / within a squared error of 16): `normal` 56 / 64, `best` 76 / 78;
+ * before the full partition estimate (normal) and the extended starts
+ * (best) 51 / 58 and 56 / 64. */
+static void two_subset_blocks_round_trip(void **state) {
+    (void)state;
+    enum { N = 100 };
+    static const int min_exact[2] = {54, 72}, min_close[2] = {62, 75};
+    for (int q = 0; q < 2; q++) {
+        block_quality quality = q ? BLOCK_QUALITY_BEST : BLOCK_QUALITY_NORMAL;
+        rng_state = 4242u;
+        int exact = 0, close = 0;
+        for (int n = 0; n < N; n++) {
+            uint8_t src[64], block[16], out[64];
+            random_mode3_block(false, src);
+            bc7_encode_block(src, quality, block);
+            bc7_decode_block(block, out);
+            double err = block_sq_error(src, out, 0xF);
+            exact += err == 0.0;
+            close += err <= 16.0;
+        }
+        printf("two-subset blocks, quality %d: %d exact, %d within 16 of %d\n", (int)quality, exact,
+               close, N);
+        assert_true(exact >= min_exact[q]);
+        assert_true(close >= min_close[q]);
+    }
+}
+
+/* Subsets whose texels use only the inner palette entries: the fit from
+ * the texels' extremes puts the endpoints on them and stays there; `best`
+ * also starts from segments extended beyond them and must find every
+ * block exactly (mode 3 itself, or anything as good). */
+static void inner_palette_blocks_round_trip_at_best(void **state) {
+    (void)state;
+    rng_state = 99u;
+    for (int n = 0; n < 20; n++) {
+        uint8_t src[64], block[16], out[64];
+        random_mode3_block(true, src);
+        bc7_encode_block(src, BLOCK_QUALITY_BEST, block);
+        bc7_decode_block(block, out);
+        assert_memory_equal(src, out, 64);
+    }
+}
+
 typedef enum pattern {
     PATTERN_GRADIENT,
     PATTERN_NOISE,
@@ -651,10 +718,10 @@ static double psnr(double sq, double samples) {
  * typo drops them by far more. */
 static const double rgb_floor[PATTERN_COUNT][3] = {
     {39.3, 39.3, 39.9}, /* gradient (planar: no single line fits a block) */
-    {42.2, 42.6, 43.4}, /* noise */
-    {34.0, 60.0, 60.0}, /* edges: three flat colours, exact from `normal` on */
+    {43.2, 43.4, 43.7}, /* noise */
+    {48.5, 60.0, 60.0}, /* edges: three flat colours, exact from `normal` on */
     {41.4, 54.0, 50.2}, /* alpha ramp (`best` trades RGB for alpha here) */
-    {33.2, 39.4, 40.6}, /* normal map */
+    {35.2, 40.3, 41.0}, /* normal map */
 };
 static const double alpha_ramp_alpha_floor[3] = {40.2, 40.3, 41.6};
 
@@ -695,8 +762,8 @@ static void corpus_images_meet_quality_floors(void **state) {
         int x0, y0;
         double floor[3];
     } cases[] = {
-        {"gltf/DamagedHelmet/glTF/Default_albedo.jpg", 1024, 1024, {51.5, 52.6, 53.1}},
-        {"gltf/CesiumMilkTruck/glTF/CesiumMilkTruck.jpg", 512, 512, {55.4, 58.9, 64.1}},
+        {"gltf/DamagedHelmet/glTF/Default_albedo.jpg", 1024, 1024, {51.5, 53.0, 53.6}},
+        {"gltf/CesiumMilkTruck/glTF/CesiumMilkTruck.jpg", 512, 512, {55.4, 59.7, 64.1}},
         {"images/pngsuite/basn6a08.png", 0, 0, {54.0, 54.3, 54.7}},
     };
     double total[3] = {0};
@@ -747,6 +814,8 @@ int main(void) {
         cmocka_unit_test(single_colour_blocks_round_trip_exactly),
         cmocka_unit_test(representable_two_colour_blocks_round_trip_exactly),
         cmocka_unit_test(opaque_and_transparent_blocks_keep_their_alpha),
+        cmocka_unit_test(two_subset_blocks_round_trip),
+        cmocka_unit_test(inner_palette_blocks_round_trip_at_best),
         cmocka_unit_test(synthetic_images_meet_quality_floors),
         cmocka_unit_test(corpus_images_meet_quality_floors),
     };

@@ -8,10 +8,18 @@
  * one image over the threads of one context (each thread passes its own
  * thread_index); blocks are independent, so the bytes do not depend on the
  * thread count.
+ *
+ * Setting up a context costs about as much as compressing a small image at
+ * `fast`, so finished contexts are kept in a small process-wide cache keyed
+ * by everything they were configured with (profile, block size, preset,
+ * flags, thread count) and reused: a context serves one image at a time,
+ * taken out of the cache under a mutex and put back after use.
+ * astc_free_cached_contexts() frees them (and runs at exit).
  */
 #include <astcenc.h>
 
 #include <cstdio>
+#include <mutex>
 #include <thread>
 #include <vector>
 
@@ -44,17 +52,97 @@ astcenc_profile profile_for(const block_image_desc *desc) {
     return desc->srgb ? ASTCENC_PRF_LDR_SRGB : ASTCENC_PRF_LDR;
 }
 
-/* Owns one astcenc context. */
+/* What a context was configured with: contexts are interchangeable when
+ * these are equal. */
+struct context_key {
+    astcenc_profile profile;
+    unsigned block_width, block_height, flags, threads;
+    float preset;
+    bool operator==(const context_key &o) const {
+        return profile == o.profile && block_width == o.block_width &&
+               block_height == o.block_height && flags == o.flags && threads == o.threads &&
+               preset == o.preset;
+    }
+};
+
+/* Idle contexts, most recently returned last; at most `capacity`, the
+ * oldest freed beyond that (a texture set uses a few configurations). */
+struct context_cache {
+    static constexpr size_t capacity = 8;
+    std::mutex lock;
+    std::vector<std::pair<context_key, astcenc_context *>> idle;
+
+    astcenc_context *take(const context_key &key) {
+        std::lock_guard<std::mutex> guard(lock);
+        for (size_t i = idle.size(); i-- > 0;) {
+            if (idle[i].first == key) {
+                astcenc_context *ctx = idle[i].second;
+                idle.erase(idle.begin() + static_cast<std::ptrdiff_t>(i));
+                return ctx;
+            }
+        }
+        return nullptr;
+    }
+    void give_back(const context_key &key, astcenc_context *ctx) {
+        astcenc_context *evicted = nullptr;
+        {
+            std::lock_guard<std::mutex> guard(lock);
+            try {
+                idle.emplace_back(key, ctx);
+                ctx = nullptr;
+                if (idle.size() > capacity) {
+                    evicted = idle.front().second;
+                    idle.erase(idle.begin());
+                }
+            } catch (...) {
+                /* no room to keep it: freed below */
+            }
+        }
+        if (ctx != nullptr)
+            astcenc_context_free(ctx);
+        if (evicted != nullptr)
+            astcenc_context_free(evicted);
+    }
+    void clear() {
+        std::vector<std::pair<context_key, astcenc_context *>> all;
+        {
+            std::lock_guard<std::mutex> guard(lock);
+            all.swap(idle);
+        }
+        for (auto &entry : all)
+            astcenc_context_free(entry.second);
+    }
+    ~context_cache() {
+        clear();
+    }
+};
+
+context_cache cache;
+
+/* One context for one image: from the cache or newly set up; back into the
+ * cache afterwards unless the image failed (then its state is unknown). */
 struct context_holder {
     astcenc_context *ctx = nullptr;
+    context_key key{};
+    bool reusable = false;
     ~context_holder() {
-        if (ctx != nullptr)
+        if (ctx == nullptr)
+            return;
+        if (reusable)
+            cache.give_back(key, ctx);
+        else
             astcenc_context_free(ctx);
     }
 };
 
 bool make_context(const block_image_desc *desc, unsigned flags, unsigned threads,
                   context_holder &holder, char *reason, size_t reason_size) {
+    holder.key =
+        context_key{profile_for(desc), desc->astc_block_width,   desc->astc_block_height, flags,
+                    threads,           preset_for(desc->quality)};
+    holder.ctx = cache.take(holder.key);
+    if (holder.ctx != nullptr)
+        return true;
     astcenc_config config;
     astcenc_error status =
         astcenc_config_init(profile_for(desc), desc->astc_block_width, desc->astc_block_height, 1,
@@ -62,8 +150,10 @@ bool make_context(const block_image_desc *desc, unsigned flags, unsigned threads
     if (status != ASTCENC_SUCCESS)
         return fail(reason, reason_size, "configuration", status);
     status = astcenc_context_alloc(&config, threads, &holder.ctx);
-    if (status != ASTCENC_SUCCESS)
+    if (status != ASTCENC_SUCCESS) {
+        holder.ctx = nullptr;
         return fail(reason, reason_size, "context", status);
+    }
     return true;
 }
 
@@ -116,6 +206,8 @@ extern "C" bool astc_encode_image(const block_image_desc *desc, uint8_t *out, si
     for (astcenc_error s : status)
         if (s != ASTCENC_SUCCESS)
             return fail(reason, reason_size, "compression", s);
+    /* Every thread is done with this image: ready for the next one. */
+    holder.reusable = astcenc_compress_reset(holder.ctx) == ASTCENC_SUCCESS;
     return true;
 }
 
@@ -142,5 +234,15 @@ extern "C" bool astc_decode_image(const block_image_desc *desc, const uint8_t *b
     astcenc_error status = astcenc_decompress_image(holder.ctx, blocks, size, &image, &swizzle, 0);
     if (status != ASTCENC_SUCCESS)
         return fail(reason, reason_size, "decompression", status);
+    holder.reusable = astcenc_decompress_reset(holder.ctx) == ASTCENC_SUCCESS;
     return true;
+}
+
+extern "C" void astc_free_cached_contexts(void) {
+    cache.clear();
+}
+
+extern "C" size_t astc_cached_contexts(void) {
+    std::lock_guard<std::mutex> guard(cache.lock);
+    return cache.idle.size();
 }

@@ -13,10 +13,13 @@
  *     neighbouring field values; the candidate with the least squared RGBA
  *     error wins, and its endpoints are finally nudged a step at a time with
  *     the indices reassigned;
- *   - partitions are shortlisted by a cheap two-stage estimate (spread within
- *     the subsets, then a line fit and the error of snapping to the index
- *     levels) so only a few are fitted fully, and only while their estimate
- *     beats the best error so far.
+ *   - partitions are shortlisted by an estimate (a line fit per subset plus
+ *     the error of snapping to the index levels; for all 64 two-subset
+ *     partitions at once, vectorised, and for the three-subset ones with
+ *     the least spread within their subsets) so only a few are fitted
+ *     fully, and only while their estimate beats the best error so far;
+ *   - `best` fits its winner once more from endpoints extended beyond the
+ *     texels, for subsets whose texels do not reach the palette's ends.
  * The quality levels differ in which modes they try and how hard each fit
  * searches (see bc7_encode_block); everything is deterministic.
  * Opaque blocks decode with alpha exactly 255, fully transparent ones with
@@ -280,6 +283,7 @@ typedef struct fit_spec {
     bool all_pbits;   /* try every P-bit combination instead of the likeliest */
     unsigned polish;  /* rounds of search over neighbouring fields at the end */
     bool wide_polish; /* search two steps around instead of one */
+    bool extend;      /* also start from segments extended beyond the texels */
     unsigned nudge;   /* nudge_endpoints: 1 = single-channel and all-channel moves, 2 = all */
     bool nudge_each;  /* ...in every fit, not only on the block's winner */
 } fit_spec;
@@ -670,14 +674,26 @@ static void fit_subset(const subset_pixels *sp, const fit_spec *fs, fit_result *
     }
     /* The extremes along the axis; the wide search also starts from them
      * inset by 1/16 of the range (closer to the least-squares optimum for
-     * spread-out texels) and keeps the better result. */
+     * spread-out texels). With `extend`, also from segments on which the
+     * extremes fall on the second or second-last palette entry: texels that
+     * use only inner entries (common in smooth blocks) are otherwise stuck
+     * there, as least squares keeps the indices it starts from. The best
+     * result is kept. */
+    static const float starts[5][2] = {{0, 0}, {1.0f / 16, 1.0f / 16}, {1, 1}, {1, 0}, {0, 1}};
+    float steps = (float)((1u << fs->index_bits) - 1); /* palette steps over the segment */
     best->err = UINT32_MAX;
-    for (unsigned attempt = 0; attempt < (fs->wide_polish ? 2u : 1u); attempt++) {
-        float inset = attempt == 0 ? 0.0f : (tmax - tmin) / 16.0f;
+    for (unsigned attempt = 0; attempt < 5; attempt++) {
+        bool inset = attempt == 1;
+        if ((inset && !fs->wide_polish) || (attempt >= 2 && !fs->extend))
+            continue;
+        /* Start offsets in units of the range: inset, or outwards by
+         * one palette step of the extended segment. */
+        float range = tmax - tmin, lo = starts[attempt][0], hi = starts[attempt][1];
+        float step = inset ? range : range / (steps - lo - hi);
         float e[2][4] = {{0}};
         for (unsigned c = c0; c < c1; c++) {
-            e[0][c] = mean[c] + (tmin + inset) * axis[c];
-            e[1][c] = mean[c] + (tmax - inset) * axis[c];
+            e[0][c] = mean[c] + (tmin + (inset ? lo : -lo) * step) * axis[c];
+            e[1][c] = mean[c] + (tmax - (inset ? hi : -hi) * step) * axis[c];
         }
         fit_result trial;
         trial.err = UINT32_MAX;
@@ -741,7 +757,7 @@ static void store_fit(candidate *cand, unsigned subset, const subset_pixels *sp,
 
 typedef struct effort {
     unsigned refine;
-    bool exhaustive, all_pbits, wide_polish, nudge_each;
+    bool exhaustive, all_pbits, wide_polish, nudge_each, extend;
     unsigned polish, nudge;
 } effort;
 
@@ -768,6 +784,7 @@ static fit_spec color_spec(const block_ctx *bc, const effort *ef, unsigned mode,
         .all_pbits = ef->all_pbits && !separate,
         .polish = ef->polish,
         .wide_polish = ef->wide_polish,
+        .extend = ef->extend,
         .nudge = ef->nudge,
         .nudge_each = ef->nudge_each,
     };
@@ -1093,6 +1110,156 @@ static void estimate_partitions(const block_ctx *bc, unsigned subsets, unsigned 
     }
 }
 
+/* The same estimate as estimate_partitions for all 64 two-subset
+ * partitions at once, laid out with the partitions as the innermost (vector)
+ * dimension so the loops vectorise: scoring all 64 in full costs about what
+ * the scalar path spends on 8, and its first-pass ranking by spread alone
+ * misses the best partition of smooth blocks (whose texels spread over a
+ * plane, not a line) too often: +0.2 dB at `normal` on smooth and
+ * photographic images, +0.8 dB at `fast` (BENCHMARKS.md, BC7). */
+static void estimate_partitions2(const block_ctx *bc, unsigned nch, float *score4, float *score8) {
+    enum { P = 64 };
+    float x[4][16] = {{0}}, in1[16][P]; /* in1: 1 where the texel is in subset 1 */
+    for (unsigned t = 0; t < 16; t++) {
+        for (unsigned c = 0; c < nch; c++)
+            x[c][t] = (float)bc->px[t][c];
+        for (unsigned p = 0; p < P; p++)
+            in1[t][p] = (float)bc7_partition2[p][t];
+    }
+    /* Per-subset sums of values and products (integers below 2^24: exact). */
+    unsigned nsq = nch * (nch + 1) / 2, nk = nch + nsq;
+    float whole[14] = {0}, sum1[14][P], cnt1[P];
+    memset(sum1, 0, sizeof(sum1));
+    memset(cnt1, 0, sizeof(cnt1));
+    for (unsigned t = 0; t < 16; t++) {
+        float v[14];
+        unsigned k = 0;
+        for (unsigned c = 0; c < nch; c++)
+            v[k++] = x[c][t];
+        for (unsigned a = 0; a < nch; a++)
+            for (unsigned b = a; b < nch; b++)
+                v[k++] = x[a][t] * x[b][t];
+        for (k = 0; k < nk; k++) {
+            whole[k] += v[k];
+            for (unsigned p = 0; p < P; p++)
+                sum1[k][p] += v[k] * in1[t][p];
+        }
+        for (unsigned p = 0; p < P; p++)
+            cnt1[p] += in1[t][p];
+    }
+    /* Principal axis and spread off it per subset, as subset_axis; every
+     * step a loop over the partitions. */
+    float axis[2][4][P], off[P], lo[2][P], hi[2][P];
+    memset(axis, 0, sizeof(axis));
+    for (unsigned p = 0; p < P; p++)
+        off[p] = 0.0f;
+    for (unsigned s = 0; s < 2; s++) {
+        float sum[14][P], inv_n[P], cov[4][4][P], v[4][P], top[P], trace[P];
+        for (unsigned k = 0; k < nk; k++)
+            for (unsigned p = 0; p < P; p++)
+                sum[k][p] = s ? sum1[k][p] : whole[k] - sum1[k][p];
+        for (unsigned p = 0; p < P; p++)
+            inv_n[p] = 1.0f / (s ? cnt1[p] : 16.0f - cnt1[p]);
+        unsigned k = nch;
+        for (unsigned a = 0; a < nch; a++)
+            for (unsigned b = a; b < nch; b++, k++)
+                for (unsigned p = 0; p < P; p++)
+                    cov[a][b][p] = cov[b][a][p] = sum[k][p] - sum[a][p] * sum[b][p] * inv_n[p];
+        for (unsigned p = 0; p < P; p++)
+            top[p] = -INFINITY, trace[p] = 0.0f;
+        for (unsigned c = 0; c < nch; c++) {
+            for (unsigned p = 0; p < P; p++) {
+                trace[p] += cov[c][c][p];
+                bool larger = cov[c][c][p] > top[p]; /* the first largest, as subset_axis */
+                top[p] = larger ? cov[c][c][p] : top[p];
+                for (unsigned d = 0; d < nch; d++)
+                    v[d][p] = larger ? cov[c][d][p] * (1.0f / 65536.0f) : c ? v[d][p] : 0.0f;
+            }
+        }
+        for (int it = 0; it < 2; it++) {
+            float next[4][P];
+            for (unsigned a = 0; a < nch; a++) {
+                for (unsigned p = 0; p < P; p++)
+                    next[a][p] = 0.0f;
+                for (unsigned b = 0; b < nch; b++)
+                    for (unsigned p = 0; p < P; p++)
+                        next[a][p] += cov[a][b][p] * v[b][p] * (1.0f / 65536.0f);
+            }
+            memcpy(v, next, sizeof(v));
+        }
+        float len[P], along[P];
+        for (unsigned p = 0; p < P; p++)
+            len[p] = along[p] = 0.0f;
+        for (unsigned c = 0; c < nch; c++)
+            for (unsigned p = 0; p < P; p++)
+                len[p] += v[c][p] * v[c][p];
+        for (unsigned p = 0; p < P; p++)
+            len[p] = len[p] > 1e-30f ? 1.0f / sqrtf(len[p]) : 0.0f;
+        for (unsigned a = 0; a < nch; a++)
+            for (unsigned p = 0; p < P; p++)
+                axis[s][a][p] = v[a][p] * len[p];
+        for (unsigned a = 0; a < nch; a++)
+            for (unsigned b = 0; b < nch; b++)
+                for (unsigned p = 0; p < P; p++)
+                    along[p] += axis[s][a][p] * cov[a][b][p] * v[b][p] * len[p];
+        for (unsigned p = 0; p < P; p++) {
+            float o = trace[p] - along[p];
+            off[p] += o > 0.0f ? o : 0.0f;
+            lo[s][p] = INFINITY, hi[s][p] = -INFINITY;
+        }
+    }
+    /* Snapping error to 4 and 8 evenly spaced points, as snap_error. */
+    float along[16][P];
+    for (unsigned t = 0; t < 16; t++) {
+        for (unsigned p = 0; p < P; p++) {
+            float v0 = 0.0f, v1 = 0.0f;
+            for (unsigned c = 0; c < 4; c++) {
+                v0 += x[c][t] * axis[0][c][p];
+                v1 += x[c][t] * axis[1][c][p];
+            }
+            /* Selections by multiplying with the 0/1 mask (exact), which
+             * gcc vectorises where it would not if-convert `?:` here. */
+            float m = in1[t][p], n = 1.0f - m, v = m * v1 + n * v0;
+            float in_lo1 = v + n * 1e30f, in_lo0 = v + m * 1e30f;
+            float in_hi1 = v - n * 1e30f, in_hi0 = v - m * 1e30f;
+            along[t][p] = v;
+            lo[1][p] = in_lo1 < lo[1][p] ? in_lo1 : lo[1][p];
+            hi[1][p] = in_hi1 > hi[1][p] ? in_hi1 : hi[1][p];
+            lo[0][p] = in_lo0 < lo[0][p] ? in_lo0 : lo[0][p];
+            hi[0][p] = in_hi0 > hi[0][p] ? in_hi0 : hi[0][p];
+        }
+    }
+    float inv[2][P], r2[2][P], s4[P], s8[P];
+    for (unsigned s = 0; s < 2; s++) {
+        for (unsigned p = 0; p < P; p++) {
+            float range = hi[s][p] - lo[s][p];
+            inv[s][p] = range > 1e-3f ? 1.0f / range : 0.0f;
+            r2[s][p] = range * range;
+        }
+    }
+    for (unsigned p = 0; p < P; p++)
+        s4[p] = s8[p] = 0.0f;
+    for (unsigned t = 0; t < 16; t++) {
+        for (unsigned p = 0; p < P; p++) {
+            /* rel is in [0, 1]: lo is the least `along` of the subset. */
+            float m = in1[t][p], n = 1.0f - m;
+            float rel =
+                (along[t][p] - (m * lo[1][p] + n * lo[0][p])) * (m * inv[1][p] + n * inv[0][p]);
+            float d4 = rel * 3.0f - (float)(int32_t)(rel * 3.0f + 0.5f);
+            float d8 = rel * 7.0f - (float)(int32_t)(rel * 7.0f + 0.5f);
+            float w = m * r2[1][p] + n * r2[0][p];
+            s4[p] += d4 * d4 * w;
+            s8[p] += d8 * d8 * w;
+        }
+    }
+    for (unsigned p = 0; p < P; p++) {
+        if (score4)
+            score4[p] = off[p] + s4[p] * (1.0f / 9.0f);
+        if (score8)
+            score8[p] = off[p] + s8[p] * (1.0f / 49.0f);
+    }
+}
+
 /* The rotation whose three colour channels lie closest to a line (least
  * spread off their principal axis), i.e. the channel that most needs its
  * own indices; 0 keeps alpha on its own. */
@@ -1166,19 +1333,20 @@ static void encode_single_color(const uint8_t px[4], uint8_t out[16]) {
 /* ---- encoder: what each quality tries ------------------------------------------ */
 
 typedef struct search_plan {
-    effort ef;                /* how hard each fit searches */
-    uint32_t good_enough;     /* stop after mode 6 at or below this squared error */
-    bool opaque_mode1_only;   /* opaque blocks: modes 6 and 1 only */
-    unsigned detail, detail3; /* partitions estimated in full (2 and 3 subsets) */
-    unsigned keep2, keep3;    /* partitions fitted per mode: 1 and 3; 0 and 2 */
-    unsigned keep_alpha;      /* partitions fitted for mode 7; 0: modes 6 and 5 only */
-    float slack;              /* fit a partition only while estimate * slack < best error */
-    uint32_t three_min_err;   /* modes 0 and 2 only above this squared error */
-    unsigned rotations;       /* rotations of modes 4/5 considered (1: none) */
-    bool all_rotations;       /* all of them, not only the likeliest */
-    bool opaque_unrotated;    /* opaque blocks: also mode 5 without rotation, mode 4 */
-    bool mode4_rotations;     /* mode 4 with every rotation tried, not only 0 */
-    bool mode4_both_indices;  /* mode 4 with both index selections */
+    effort ef;               /* how hard each fit searches */
+    uint32_t good_enough;    /* stop after mode 6 at or below this squared error */
+    bool opaque_mode1_only;  /* opaque blocks: modes 6 and 1 only */
+    unsigned detail3;        /* 3-subset partitions estimated in full (2: all 64) */
+    unsigned keep2, keep3;   /* partitions fitted per mode: 1 and 3; 0 and 2 */
+    unsigned keep_alpha;     /* partitions fitted for mode 7; 0: modes 6 and 5 only */
+    float slack;             /* fit a partition only while estimate * slack < best error */
+    uint32_t three_min_err;  /* modes 0 and 2 only above this squared error */
+    unsigned rotations;      /* rotations of modes 4/5 considered (1: none) */
+    bool all_rotations;      /* all of them, not only the likeliest */
+    bool opaque_unrotated;   /* opaque blocks: also mode 5 without rotation, mode 4 */
+    bool mode4_rotations;    /* mode 4 with every rotation tried, not only 0 */
+    bool mode4_both_indices; /* mode 4 with both index selections */
+    bool extend_winner;      /* fit the winner again with effort.extend */
 } search_plan;
 
 /* Each setting of `normal` was measured on sampled corpus blocks (see the
@@ -1189,16 +1357,10 @@ typedef struct search_plan {
 static const search_plan plans[3] = {
     /* fast: mode 6, then mode 1 with the best-estimated partition (opaque)
      * or mode 5 (alpha) */
-    {.ef = {.refine = 1},
-     .opaque_mode1_only = true,
-     .detail = 4,
-     .keep2 = 1,
-     .slack = 0.0f,
-     .rotations = 1},
+    {.ef = {.refine = 1}, .opaque_mode1_only = true, .keep2 = 1, .slack = 0.0f, .rotations = 1},
     /* normal */
     {.ef = {.refine = 1, .polish = 1, .nudge = 1},
      .good_enough = 16, /* mostly off-by-one texels: little left to gain */
-     .detail = 8,
      .detail3 = 8,
      .keep2 = 2,
      .keep3 = 2,
@@ -1214,7 +1376,6 @@ static const search_plan plans[3] = {
             .nudge_each = true,
             .polish = 3,
             .nudge = 2},
-     .detail = 64,
      .detail3 = 64,
      .keep2 = 16,
      .keep3 = 8,
@@ -1224,7 +1385,8 @@ static const search_plan plans[3] = {
      .all_rotations = true,
      .opaque_unrotated = true,
      .mode4_rotations = true,
-     .mode4_both_indices = true},
+     .mode4_both_indices = true,
+     .extend_winner = true},
 };
 
 /* Modes 5 and 4 with rotations: rotation 0 is tried here for opaque blocks
@@ -1277,11 +1439,11 @@ void bc7_encode_block(const uint8_t rgba[64], block_quality quality, uint8_t out
     if (best.err <= plan->good_enough) {
         /* mode 6 alone is good enough */
     } else if (bc.opaque && plan->opaque_mode1_only) {
-        estimate_partitions(&bc, 2, 64, 3, plan->detail, NULL, score8);
+        estimate_partitions2(&bc, 3, NULL, score8);
         unsigned n = select_lowest(score8, 64, plan->keep2, list);
         try_partitions(&bc, ef, 1, list, n, score8, plan->slack, &best);
     } else if (bc.opaque) {
-        estimate_partitions(&bc, 2, 64, 3, plan->detail, score4, score8);
+        estimate_partitions2(&bc, 3, score4, score8);
         unsigned n = select_lowest(score8, 64, plan->keep2, list);
         try_partitions(&bc, ef, 1, list, n, score8, plan->slack, &best);
         n = select_lowest(score4, 64, plan->keep2, list);
@@ -1299,11 +1461,21 @@ void bc7_encode_block(const uint8_t rgba[64], block_quality quality, uint8_t out
         if (plan->keep_alpha) {
             try_separate_mode(&bc, ef, 4, 0, 0, &best);
             try_separate_mode(&bc, ef, 4, 0, 1, &best);
-            estimate_partitions(&bc, 2, 64, 4, plan->detail, score4, NULL);
+            estimate_partitions2(&bc, 4, score4, NULL);
             unsigned n = select_lowest(score4, 64, plan->keep_alpha, list);
             try_partitions(&bc, ef, 7, list, n, score4, plan->slack, &best);
         }
         try_rotations(&bc, plan, false, &best);
+    }
+    /* The winner's mode and partition fitted again from the extended
+     * starts (too slow for every fit at this level). */
+    if (plan->extend_winner && best.err > 0) {
+        effort ext = *ef;
+        ext.extend = true;
+        if (bc7_modes[best.mode].index2_bits)
+            try_separate_mode(&bc, &ext, best.mode, best.rotation, best.index_sel, &best);
+        else
+            try_joint_mode(&bc, &ext, best.mode, best.partition, &best);
     }
     /* Whole-endpoint moves on the winner only (too slow for every fit). */
     if (ef->nudge && best.err > 0)

@@ -147,5 +147,11 @@ bool astc_encode_image(const block_image_desc *desc, uint8_t *out, size_t out_si
 /* Decodes ASTC blocks into rgba8_out (LDR) or rgbaf_out (HDR). */
 bool astc_decode_image(const block_image_desc *desc, const uint8_t *blocks, size_t size,
                        uint8_t *rgba8_out, float *rgbaf_out, char *reason, size_t reason_size);
+/* Both reuse astcenc contexts kept in a process-wide cache (safe for
+ * concurrent callers; a context serves one image at a time). Frees the idle
+ * ones (also done at exit); safe to call any time. */
+void astc_free_cached_contexts(void);
+/* Idle contexts in the cache (for tests). */
+size_t astc_cached_contexts(void);
 
 #endif /* KILN_COOK_ENCODE_BLOCK_H */
