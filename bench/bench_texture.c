@@ -18,10 +18,13 @@
  *           block-compressed (the desktop formats of texture.c: BC7, BC5 for
  *           normal maps, BC4 single-channel, BC6H HDR; block encoding is
  *           issue 5's cost, done once untimed), and of the uncompressed
- *           output (texture.compress: false: RGBA8, R8 or RGBA16F).
+ *           output (texture.compress: false: RGBA8, R8 or RGBA16F); the
+ *           block output also on N threads (write_ktx2 compresses levels
+ *           in parallel).
  * Every stage reports its fastest run (min), the CPU cost with the least
  * interference from the rest of a busy machine, and the goal ratio
- * (mips + Zstd) / decode for both outputs, with mips on 1 thread. A second
+ * (mips + Zstd) / decode for both outputs, with mips on 1 thread, and for
+ * the block output with mips and Zstd on N threads. A second
  * table gives Zstd at levels 1, 2 and 3 (time and bytes) for both outputs.
  * --mips times decode and mips only (no block encoding, quick); --cutoff C
  * treats colour images as a MASK material's, alpha-test coverage at C kept
@@ -52,6 +55,7 @@ typedef struct stage_job {
     /* op_zstd's input and result. */
     bool zstd_block;
     int zstd_level;
+    unsigned zstd_threads; /* write_ktx2 compresses levels on this many threads */
     size_t ktx2_bytes;
 } stage_job;
 
@@ -104,6 +108,7 @@ static void op_zstd(void *arg) {
                             .levels = job->chain.count,
                             .supercompression = KTX2_SUPERCOMPRESSION_ZSTD,
                             .zstd_level = job->zstd_level,
+                            .threads = job->zstd_threads,
                             .level_data =
                                 (const uint8_t *const *)(job->zstd_block ? job->block : job->raw),
                             .level_size = job->zstd_block ? job->block_size : job->raw_size};
@@ -197,7 +202,8 @@ static void stage_free(stage_job *job) {
     free(job->file);
 }
 
-static double time_zstd(stage_job *job, bool block, int level, size_t *bytes) {
+static double time_zstd(stage_job *job, bool block, int level, unsigned threads, size_t *bytes) {
+    job->zstd_threads = threads;
     job->zstd_block = block;
     job->zstd_level = level;
     bench_stats s = bench_measure(op_zstd, job, 20, 2.0);
@@ -238,9 +244,10 @@ int main(int argc, char **argv) {
         printf("|---|---|---:|---:|---:|\n");
     } else {
         printf("| image | size | decode | mips, 1 thread | mips, %u threads | half | Zstd, block "
-               "| Zstd, uncompressed | (mips + Zstd) / decode, block | uncompressed |\n",
-               threads);
-        printf("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+               "| Zstd, block, %u threads | Zstd, uncompressed | (mips + Zstd) / decode, block | "
+               "block, %u threads | uncompressed |\n",
+               threads, threads, threads);
+        printf("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
     }
     for (int i = 0; i < count; i++) {
         stage_job *job = &jobs[i];
@@ -263,19 +270,21 @@ int main(int argc, char **argv) {
         }
         double half = job->float_levels ? bench_measure(op_half, job, 20, 1.0).min : 0.0;
         size_t bytes;
-        double zb = time_zstd(job, true, 2, &bytes);
-        double zr = time_zstd(job, false, 2, &bytes);
-        char d[32], m1[32], mn[32], h[32], b[32], r[32];
+        double zb = time_zstd(job, true, 2, 1, &bytes);
+        double zbn = time_zstd(job, true, 2, threads, &bytes);
+        double zr = time_zstd(job, false, 2, 1, &bytes);
+        char d[32], m1[32], mn[32], h[32], b[32], bn[32], r[32];
         bench_format_duration(decode.min, d, sizeof d);
         bench_format_duration(mips1.min, m1, sizeof m1);
         bench_format_duration(mipsn.min, mn, sizeof mn);
         bench_format_duration(half, h, sizeof h);
         bench_format_duration(zb, b, sizeof b);
+        bench_format_duration(zbn, bn, sizeof bn);
         bench_format_duration(zr, r, sizeof r);
-        printf("| %s | %ux%u | %s | %s | %s | %s | %s | %s | %.2fx | %.2fx |\n",
+        printf("| %s | %ux%u | %s | %s | %s | %s | %s | %s | %s | %.2fx | %.2fx | %.2fx |\n",
                base_name(job->path), job->image.width, job->image.height, d, m1, mn,
-               job->float_levels ? h : "—", b, r, (mips1.min + zb) / decode.min,
-               (mips1.min + half + zr) / decode.min);
+               job->float_levels ? h : "—", b, bn, r, (mips1.min + zb) / decode.min,
+               (mipsn.min + zbn) / decode.min, (mips1.min + half + zr) / decode.min);
         fflush(stdout);
     }
     if (mips_only) {
@@ -293,7 +302,7 @@ int main(int argc, char **argv) {
         for (int block = 1; block >= 0; block--)
             for (int level = 1; level <= 3; level++) {
                 size_t bytes;
-                double t = time_zstd(job, block, level, &bytes);
+                double t = time_zstd(job, block, level, 1, &bytes);
                 char z[32], kb[32];
                 bench_format_duration(t, z, sizeof z);
                 bench_format_bytes(bytes, kb, sizeof kb);

@@ -463,6 +463,7 @@ bool cook_texture_set(cook_context *ctx, const char *output_root, texture_set *s
             .levels = dims.count,
             .supercompression = KTX2_SUPERCOMPRESSION_ZSTD,
             .zstd_level = settings->texture_zstd_level,
+            .threads = settings->threads,
             .level_data = (const uint8_t *const *)levels,
             .level_size = level_size,
             .source = set->source,
@@ -571,6 +572,7 @@ static bool cook_lut(const cook_request *request, cook_context *ctx, const char 
                             .levels = 1,
                             .supercompression = KTX2_SUPERCOMPRESSION_ZSTD,
                             .zstd_level = ctx->settings->texture_zstd_level,
+                            .threads = ctx->settings->threads,
                             .level_data = levels,
                             .level_size = &level_size};
     bool ok = write_texture_file(ctx, &desc, ctx->source_path, request->output_root, ctx->ref,

@@ -187,6 +187,7 @@ typedef struct ktx2_image_desc {
     uint32_t levels;               /* >= 1 */
     uint32_t supercompression;     /* NONE or ZSTD */
     int zstd_level;
+    unsigned threads; /* levels are Zstd-compressed on up to this many threads */
     /* Level i's texels (all layers, faces and slices, in that order),
      * level 0 first, each exactly the size its dimensions give. */
     const uint8_t *const *level_data;

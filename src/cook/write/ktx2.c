@@ -22,6 +22,7 @@
 #include <zstd.h>
 
 #include "common/checked.h"
+#include "cook/parallel.h"
 #include "cook/texture_internal.h"
 
 static const uint8_t ktx2_identifier[12] = {0xAB, 'K',  'T',  'X',  ' ',  '2',
@@ -287,6 +288,63 @@ uint64_t ktx2_level_byte_size(const ktx2_format_info *f, uint32_t width, uint32_
     return tmp;
 }
 
+/* Zstd of every level, before the file is laid out. Levels are independent
+ * streams, so they are compressed on `threads` threads: with N threads, the N-1
+ * largest levels each get one, the last takes every smaller level. Each level's
+ * bytes depend only on its texels and the level, never on the thread. */
+typedef struct zstd_levels {
+    const ktx2_image_desc *desc;
+    uint32_t items;
+    uint8_t *data[32];
+    size_t size[32];
+    bool failed[32]; /* per level: items write only their own levels */
+} zstd_levels;
+
+static void compress_levels_item(void *arg, uint32_t item) {
+    zstd_levels *z = arg;
+    const ktx2_image_desc *d = z->desc;
+    uint32_t first = item, last = item + 1 == z->items ? d->levels : item + 1;
+    ZSTD_CCtx *zctx = ZSTD_createCCtx();
+    if (zctx == NULL) {
+        z->failed[first] = true;
+        return;
+    }
+    ZSTD_CCtx_setParameter(zctx, ZSTD_c_compressionLevel, d->zstd_level);
+    ZSTD_CCtx_setParameter(zctx, ZSTD_c_checksumFlag, 1); /* kiln check catches bit rot */
+    ZSTD_CCtx_setParameter(zctx, ZSTD_c_contentSizeFlag, 1);
+    for (uint32_t n = first; n < last; n++) {
+        size_t bound = ZSTD_compressBound(d->level_size[n]);
+        z->data[n] = malloc(bound ? bound : 1);
+        size_t length = z->data[n] == NULL ? 0
+                                           : ZSTD_compress2(zctx, z->data[n], bound,
+                                                            d->level_data[n], d->level_size[n]);
+        if (z->data[n] == NULL || ZSTD_isError(length)) {
+            z->failed[n] = true;
+            break;
+        }
+        z->size[n] = length;
+    }
+    ZSTD_freeCCtx(zctx);
+}
+
+static bool compress_levels(const ktx2_image_desc *d, zstd_levels *z) {
+    memset(z, 0, sizeof *z);
+    z->desc = d;
+    z->items = d->threads > 1 ? d->threads : 1;
+    if (z->items > d->levels)
+        z->items = d->levels;
+    parallel_for(z->items, z->items, compress_levels_item, z);
+    for (uint32_t n = 0; n < d->levels; n++)
+        if (z->failed[n])
+            return false;
+    return true;
+}
+
+static void free_levels(zstd_levels *z) {
+    for (uint32_t n = 0; n < 32; n++)
+        free(z->data[n]);
+}
+
 static bool failure(char *reason, size_t reason_size, const char *message) {
     snprintf(reason, reason_size, "%s", message);
     return false;
@@ -354,45 +412,25 @@ bool write_ktx2(const ktx2_image_desc *d, bytebuf *out, char *reason, size_t rea
                               : f->block_bytes % 2 == 0 ? (size_t)f->block_bytes * 2
                                                         : (size_t)f->block_bytes * 4)
                            : 1;
-    ZSTD_CCtx *zctx = NULL;
-    if (d->supercompression == KTX2_SUPERCOMPRESSION_ZSTD) {
-        zctx = ZSTD_createCCtx();
-        if (zctx == NULL)
-            return failure(reason, reason_size, "out of memory");
-        ZSTD_CCtx_setParameter(zctx, ZSTD_c_compressionLevel, d->zstd_level);
-        ZSTD_CCtx_setParameter(zctx, ZSTD_c_checksumFlag, 1); /* kiln check catches bit rot */
-        ZSTD_CCtx_setParameter(zctx, ZSTD_c_contentSizeFlag, 1);
-    }
-    bool ok = true;
+    bool zstd = d->supercompression == KTX2_SUPERCOMPRESSION_ZSTD;
+    zstd_levels *z = zstd ? malloc(sizeof *z) : NULL;
+    bool ok = !zstd || (z != NULL && compress_levels(d, z));
+    if (!ok)
+        failure(reason, reason_size, "KTX2: Zstd compression failed (out of memory?)");
     for (uint32_t n = d->levels; n-- > 0 && ok;) {
         if (alignment > 1)
             pad_to(out, alignment);
         size_t at = out->size;
-        size_t length;
-        if (zctx != NULL) {
-            size_t bound = ZSTD_compressBound(d->level_size[n]);
-            bytebuf_append_zeros(out, bound);
-            if (out->failed) {
-                ok = false;
-                break;
-            }
-            length =
-                ZSTD_compress2(zctx, out->data + at, bound, d->level_data[n], d->level_size[n]);
-            if (ZSTD_isError(length)) {
-                ok = failure(reason, reason_size, "KTX2: Zstd compression failed");
-                break;
-            }
-            out->size = at + length;
-        } else {
-            bytebuf_append(out, d->level_data[n], d->level_size[n]);
-            length = d->level_size[n];
-        }
+        size_t length = zstd ? z->size[n] : d->level_size[n];
+        bytebuf_append(out, zstd ? z->data[n] : d->level_data[n], length);
         size_t entry = level_index_at + (size_t)n * 24;
         patch_u64(out, entry, at);
         patch_u64(out, entry + 8, length);
         patch_u64(out, entry + 16, d->level_size[n]);
     }
-    ZSTD_freeCCtx(zctx);
+    if (z != NULL)
+        free_levels(z);
+    free(z);
     if (ok && out->failed)
         ok = failure(reason, reason_size, "out of memory");
     return ok;
