@@ -130,19 +130,30 @@ static bool parse_bool_value(const parse_state *state, const yaml_node_t *node, 
     return false;
 }
 
-static bool parse_uint_value(const parse_state *state, const yaml_node_t *node, const char *key,
-                             uint32_t min, uint32_t max, uint32_t *out) {
+static bool parse_int_value(const parse_state *state, const yaml_node_t *node, const char *key,
+                            long min, long max, long *out) {
     const char *text = scalar_of(state, node, key);
     if (text == NULL)
         return false;
     char *end = NULL;
     errno = 0;
-    unsigned long value = isdigit((unsigned char)text[0]) ? strtoul(text, &end, 10) : 0;
+    bool number = isdigit((unsigned char)text[0]) ||
+                  (min < 0 && text[0] == '-' && isdigit((unsigned char)text[1]));
+    long value = number ? strtol(text, &end, 10) : 0;
     if (end == NULL || *end != '\0' || errno != 0 || value < min || value > max) {
         diag_error(state->diag, state->path, node_line(node),
-                   "%s: expected a whole number from %u to %u, got '%s'", key, min, max, text);
+                   "%s: expected a whole number from %ld to %ld, got '%s'", key, min, max, text);
         return false;
     }
+    *out = value;
+    return true;
+}
+
+static bool parse_uint_value(const parse_state *state, const yaml_node_t *node, const char *key,
+                             uint32_t min, uint32_t max, uint32_t *out) {
+    long value;
+    if (!parse_int_value(state, node, key, (long)min, (long)max, &value))
+        return false;
     *out = (uint32_t)value;
     return true;
 }
@@ -271,8 +282,13 @@ static bool parse_key_value(const parse_state *state, config_key key, const yaml
     case CONFIG_TEXTURE_MAX_DIMENSION:
         return parse_uint_value(state, node, name, 1, 65536, &v->texture_max_dimension);
     case CONFIG_TEXTURE_ZSTD_LEVEL: {
-        uint32_t level; /* Zstd's own range of levels */
-        bool ok = parse_uint_value(state, node, name, 1, 22, &level);
+        long level; /* Zstd's levels; negative ones are its fast modes */
+        bool ok = parse_int_value(state, node, name, -7, 22, &level);
+        if (ok && level == 0) { /* Zstd would read 0 as "its default", 3 */
+            diag_error(state->diag, state->path, node_line(node),
+                       "%s: 0 is not a level; use -7 to -1 (fast) or 1 to 22", name);
+            ok = false;
+        }
         v->texture_zstd_level = ok ? (int)level : v->texture_zstd_level;
         return ok;
     }

@@ -82,6 +82,8 @@ static void texture_limits_and_zstd_level_are_settings(void **state) {
             "rules:\n  - match: \"ui/*\"\n    texture.zstd_level: 1\n",
             NULL, "ui/a.png", &s);
     assert_int_equal(s.texture_zstd_level, 1);
+    resolve("default:\n  texture.zstd_level: -3\n", NULL, "a.png", &s);
+    assert_int_equal(s.texture_zstd_level, -3);
     assert_int_equal(s.texture_max_dimension, 16384); /* the built-in default */
 }
 
@@ -247,9 +249,14 @@ static void invalid_values_are_errors_with_file_and_line(void **state) {
     expect_error("default:\n  texture.max_dimension: 0\n",
                  "dir/kiln.yml:2: error: texture.max_dimension: expected a whole number from 1 "
                  "to 65536");
-    expect_error("default:\n  texture.zstd_level: 23\n",
-                 "dir/kiln.yml:2: error: texture.zstd_level: expected a whole number from 1 to 22");
-    expect_error("default:\n  texture.zstd_level: 0\n", "dir/kiln.yml:2: error:");
+    expect_error(
+        "default:\n  texture.zstd_level: 23\n",
+        "dir/kiln.yml:2: error: texture.zstd_level: expected a whole number from -7 to 22");
+    expect_error(
+        "default:\n  texture.zstd_level: -8\n",
+        "dir/kiln.yml:2: error: texture.zstd_level: expected a whole number from -7 to 22");
+    expect_error("default:\n  texture.zstd_level: 0\n",
+                 "dir/kiln.yml:2: error: texture.zstd_level: 0 is not a level");
     expect_error("default:\n  mesh.lod_ratios: [0.5, 2]\n", "dir/kiln.yml:2: error:");
     expect_error("default:\n  mesh.lod_ratios: 0.5\n", "dir/kiln.yml:2: error:");
     expect_error("rules:\n  - texture.mipmaps: false\n",
