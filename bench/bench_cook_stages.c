@@ -1,9 +1,10 @@
 /*
  * bench_cook_stages.c — where the time of cooking one mesh goes.
  *
- *   bench_cook_stages OUT_DIR SOURCE [REPS]
+ *   bench_cook_stages OUT_DIR SOURCE [REPS [THREADS]]
  *
- * Cooks SOURCE (default 3 times) calling the cooker's stages one by one, in
+ * Cooks SOURCE (default 3 times, on THREADS threads, default 1: what
+ * `kiln build -jTHREADS` gives one asset) calling the cooker's stages one by one, in
  * the order pipeline.c and process/mesh.c run them with default settings, and
  * times each stage on its own:
  *
@@ -90,7 +91,7 @@ static bool stage_weld(cook_run *run) {
 }
 
 static bool stage_order(cook_run *run) {
-    return process_optimize_order(current_mesh(run));
+    return process_optimize_order(current_mesh(run), &run->settings);
 }
 
 static bool stage_lods(cook_run *run) {
@@ -157,7 +158,7 @@ static const stage stages[] = {
  * One cook, timed stage by stage
  * ------------------------------------------------------------------------- */
 
-static void run_init(cook_run *run, const char *out_dir, const char *source) {
+static void run_init(cook_run *run, const char *out_dir, const char *source, uint32_t threads) {
     memset(run, 0, sizeof *run);
     run->out_dir = out_dir;
     run->source_path = bench_split_path(source, run->input_root, sizeof run->input_root);
@@ -167,6 +168,7 @@ static void run_init(cook_run *run, const char *out_dir, const char *source) {
     if (kiln_ref_canonicalize(run->source_path, run->ref, sizeof run->ref) != KILN_OK)
         bench_die("cannot form a ref from '%s'", run->source_path);
     cook_settings_default(&run->settings);
+    run->settings.threads = threads;
     run->ctx = (cook_context){
         .input_root = run->input_root,
         .source_path = run->source_path,
@@ -192,16 +194,39 @@ static void run_stages(cook_run *run, stage_scope scope, double seconds[STAGE_CO
 }
 
 /* One full cook; seconds[i] receives the time of stage i (summed over meshes). */
-static void cook_once(const char *out_dir, const char *source, double seconds[STAGE_COUNT],
-                      uint64_t *triangles) {
+/* What the LODs reached: per level, triangles against the target and the
+ * recorded error (the largest over the asset's submeshes). */
+static void print_lods(const ir_mesh *mesh, const cook_settings *settings) {
+    for (uint32_t level = 1; level < mesh->lod_count; level++) {
+        uint64_t triangles = 0, target = 0;
+        float error = 0.0f;
+        for (uint32_t s = 0; s < mesh->submesh_count; s++) {
+            const ir_lod *lod = &mesh->lods[(size_t)s * mesh->lod_count + level];
+            triangles += lod->index_count / 3;
+            double ratio = level - 1 < settings->mesh_lod_ratio_count
+                               ? settings->mesh_lod_ratios[level - 1]
+                               : 0.0;
+            target += (uint64_t)(mesh->submeshes[s].index_count / 3 * ratio);
+            error = lod->error > error ? lod->error : error;
+        }
+        printf("  LOD %u: %llu triangles (target %llu, %.3f of it), error %.5f\n", level,
+               (unsigned long long)triangles, (unsigned long long)target,
+               target ? (double)triangles / (double)target : 0.0, (double)error);
+    }
+}
+
+static void cook_once(const char *out_dir, const char *source, uint32_t threads,
+                      double seconds[STAGE_COUNT], uint64_t *triangles, bool report_lods) {
     cook_run run;
-    run_init(&run, out_dir, source);
+    run_init(&run, out_dir, source, threads);
     memset(seconds, 0, STAGE_COUNT * sizeof seconds[0]);
     *triangles = 0;
     run_stages(&run, PER_SOURCE, seconds);
     for (run.mesh = 0; run.mesh < run.asset.mesh_count; run.mesh++) {
         *triangles += current_mesh(&run)->index_count / 3;
         run_stages(&run, PER_MESH, seconds);
+        if (report_lods)
+            print_lods(current_mesh(&run), &run.settings);
     }
     run_stages(&run, AFTER_MESHES, seconds);
 }
@@ -240,13 +265,16 @@ static void print_report(double samples[][MAX_REPS], uint32_t reps, double total
 }
 
 int main(int argc, char **argv) {
-    if (argc < 3 || argc > 4) {
-        fprintf(stderr, "usage: %s OUT_DIR SOURCE [REPS]\n", argv[0]);
+    if (argc < 3 || argc > 5) {
+        fprintf(stderr, "usage: %s OUT_DIR SOURCE [REPS [THREADS]]\n", argv[0]);
         return 2;
     }
-    uint32_t reps = argc == 4 ? (uint32_t)strtoul(argv[3], NULL, 10) : DEFAULT_REPS;
+    uint32_t reps = argc >= 4 ? (uint32_t)strtoul(argv[3], NULL, 10) : DEFAULT_REPS;
     if (reps < 1 || reps > MAX_REPS)
         bench_die("REPS must be 1..%u", MAX_REPS);
+    uint32_t threads = argc == 5 ? (uint32_t)strtoul(argv[4], NULL, 10) : 1;
+    if (threads < 1 || threads > 64)
+        bench_die("THREADS must be 1..64");
 
     /* No warm-up run: one cook of a large mesh is seconds long, far above
      * what a cold allocator or page cache adds, and the median absorbs it. */
@@ -256,15 +284,15 @@ int main(int argc, char **argv) {
     for (uint32_t r = 0; r < reps; r++) {
         double one[STAGE_COUNT];
         double start = bench_now();
-        cook_once(argv[1], argv[2], one, &triangles);
+        cook_once(argv[1], argv[2], threads, one, &triangles, r + 1 == reps);
         totals[r] = bench_now() - start;
         for (size_t i = 0; i < STAGE_COUNT; i++)
             samples[i][r] = one[i];
     }
     char size[32];
     bench_format_bytes(bench_file_size(argv[2]), size, sizeof size);
-    printf("%s (%s, %llu triangles), %u cooks, single thread:\n", argv[2], size,
-           (unsigned long long)triangles, reps);
+    printf("%s (%s, %llu triangles), %u cooks, %u thread%s:\n", argv[2], size,
+           (unsigned long long)triangles, reps, threads, threads == 1 ? "" : "s");
     print_report(samples, reps, median(totals, reps));
     return 0;
 }

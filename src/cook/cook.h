@@ -21,8 +21,9 @@
 /* Bump with any change to cooked output (3: .kmat, textures; 4: cascaded LODs;
  * 5: mips halve exactly like the area filter, Zstd level 2, cubemaps;
  * 6: GPU block compression by default; 7: cubemaps block-compressed like 2D
- * textures; 8: BC1 normal/best may use the 3-colour mode on opaque blocks). */
-#define KILN_ENCODER_VERSION 8u
+ * textures; 8: BC1 normal/best may use the 3-colour mode on opaque blocks;
+ * 9: large submeshes ordered, simplified and split into meshlets by chunk). */
+#define KILN_ENCODER_VERSION 9u
 
 /* ---------------------------------------------------------------------------
  * Small containers (cook/util.c)
@@ -112,7 +113,11 @@ typedef struct cook_settings {
     uint32_t texture_max_dimension; /* decode limit per side (default 16384) */
     int texture_zstd_level;         /* Zstd level for KTX2 supercompression (default 2) */
     /* Not settings of the output (left out of the JSON and cache keys): */
-    uint32_t threads;                /* threads one asset may use (the -j count; cook/parallel.h) */
+    uint32_t threads; /* threads one asset may use (the -j count; cook/parallel.h) */
+    /* Triangles per chunk of a large submesh (process/chunks.c); 0 means
+     * KILN_MESH_CHUNK_TRIANGLES. It does change the output: only tests set it,
+     * to reach the chunked path with small meshes. */
+    uint32_t mesh_chunk_triangles;
     char texture_format_origin[160]; /* who set texture.format, for messages ("" = default) */
 } cook_settings;
 
@@ -272,10 +277,50 @@ bool process_generate_tangents(ir_mesh *mesh, uint32_t texcoord_set);
  * (merge.c). An asset without such nodes is left as it is. */
 bool process_merge_asset(ir_asset *asset, cook_diag *diag, const char *path);
 
+/* Chunks (process/chunks.c): a submesh of at least two chunks' worth of
+ * triangles is cut into about KILN_MESH_CHUNK_TRIANGLES-triangle chunks that
+ * the order, LOD and meshlet stages process independently, in parallel. */
+#define KILN_MESH_CHUNK_TRIANGLES 65536u
+
+/* One chunk: a contiguous range of one submesh's level-0 indices. */
+typedef struct mesh_chunk {
+    uint32_t submesh;
+    uint32_t index_offset;
+    uint32_t index_count;
+    bool split; /* the submesh has more than one chunk */
+} mesh_chunk;
+
+/* How many chunks a submesh of `triangles` triangles is cut into (1: none). */
+uint32_t mesh_chunk_count(uint32_t triangles, const cook_settings *settings);
+/* Every submesh's chunks in submesh order (one per small submesh); caller
+ * frees. NULL when out of memory. */
+mesh_chunk *mesh_chunks(const ir_mesh *mesh, const cook_settings *settings, uint32_t *count);
+/* Reorders triangles along a Morton curve of their centroids (stable), so
+ * contiguous ranges are spatially compact. False when out of memory. */
+bool mesh_sort_spatially(const float *positions, uint32_t *indices, size_t index_count);
+
+/* A chunk's triangles over a compact copy of the vertices they use. */
+typedef struct mesh_local {
+    uint32_t *indices; /* local vertex numbers */
+    size_t index_count;
+    uint32_t *vertices; /* local -> mesh vertex, in first-use order */
+    float *positions;   /* xyz per local vertex */
+    size_t vertex_count;
+} mesh_local;
+
+bool mesh_local_build(mesh_local *local, const uint32_t *indices, size_t index_count,
+                      const float *positions);
+/* Maps local vertex numbers back to the mesh's (in may equal out). */
+void mesh_local_to_global(const mesh_local *local, const uint32_t *in, size_t count, uint32_t *out);
+void mesh_local_free(mesh_local *local);
+/* settings->threads, at least 1. */
+unsigned mesh_threads(const cook_settings *settings);
+
 /* Merges vertices that are identical in every stream (optimize.c). */
 bool process_weld(ir_mesh *mesh);
-/* Reorders each submesh's triangles for the vertex cache, then overdraw. */
-bool process_optimize_order(ir_mesh *mesh);
+/* Reorders each submesh's triangles for the vertex cache, then overdraw;
+ * large submeshes chunk by chunk (spatially sorted first), in parallel. */
+bool process_optimize_order(ir_mesh *mesh, const cook_settings *settings);
 /* Renumbers vertices in first-use order over all indices; drops unused ones. */
 bool process_optimize_fetch(ir_mesh *mesh);
 

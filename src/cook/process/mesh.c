@@ -29,7 +29,7 @@ bool process_mesh(cook_context *ctx, ir_mesh *mesh, const ir_asset *asset) {
     /* Weld before ordering: the cache optimiser needs shared vertices to see
      * adjacency. LODs are built before the fetch remap so that one remap
      * orders vertices for all levels together. */
-    bool ok = process_weld(mesh) && process_optimize_order(mesh) &&
+    bool ok = process_weld(mesh) && process_optimize_order(mesh, settings) &&
               (settings->mesh_lods == 0 || process_build_lods(mesh, settings)) &&
               process_optimize_fetch(mesh) &&
               (!settings->mesh_meshlets || process_build_meshlets(mesh, settings));

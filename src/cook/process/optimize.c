@@ -2,14 +2,17 @@
  *
  * process_weld merges vertices identical in every stream. process_optimize_order
  * reorders each submesh's triangles for the post-transform vertex cache and then
- * for overdraw (keeping cache efficiency within 5%). process_optimize_fetch
+ * for overdraw (keeping cache efficiency within 5%); a large submesh is first
+ * sorted spatially and then ordered chunk by chunk (chunks.c), in parallel. process_optimize_fetch
  * renumbers vertices in first-use order over the whole index buffer (level 0
  * first, then the reduced levels), so the vertex fetch streams through memory. */
 #include <meshoptimizer.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cook/cook.h"
+#include "cook/parallel.h"
 
 /* Every optional stream of a mesh, with its element size, for remapping. */
 typedef struct mesh_stream_ref {
@@ -74,18 +77,58 @@ bool process_weld(ir_mesh *mesh) {
     return ok;
 }
 
-bool process_optimize_order(ir_mesh *mesh) {
-    for (uint32_t s = 0; s < mesh->submesh_count; s++) {
-        uint32_t *range = mesh->indices + mesh->submeshes[s].index_offset;
-        size_t count = mesh->submeshes[s].index_count;
-        if (count == 0)
-            continue;
-        meshopt_optimizeVertexCache(range, range, count, mesh->vertex_count);
-        /* 1.05: allow 5% worse vertex cache use for better overdraw. */
-        meshopt_optimizeOverdraw(range, range, count, mesh->positions, mesh->vertex_count,
-                                 3 * sizeof(float), 1.05f);
+/* Vertex cache order, then overdraw order, of one index range. */
+static void order_range(uint32_t *indices, size_t count, const float *positions,
+                        size_t vertex_count) {
+    meshopt_optimizeVertexCache(indices, indices, count, vertex_count);
+    /* 1.05: allow 5% worse vertex cache use for better overdraw. */
+    meshopt_optimizeOverdraw(indices, indices, count, positions, vertex_count, 3 * sizeof(float),
+                             1.05f);
+}
+
+typedef struct order_job {
+    ir_mesh *mesh;
+    const mesh_chunk *chunks;
+    atomic_bool failed;
+} order_job;
+
+static void order_chunk(void *ctx, uint32_t index) {
+    order_job *job = ctx;
+    const mesh_chunk *chunk = &job->chunks[index];
+    uint32_t *range = job->mesh->indices + chunk->index_offset;
+    if (chunk->index_count == 0)
+        return;
+    if (!chunk->split) {
+        order_range(range, chunk->index_count, job->mesh->positions, job->mesh->vertex_count);
+        return;
     }
-    return true;
+    mesh_local local;
+    if (!mesh_local_build(&local, range, chunk->index_count, job->mesh->positions)) {
+        atomic_store(&job->failed, true);
+        return;
+    }
+    order_range(local.indices, local.index_count, local.positions, local.vertex_count);
+    mesh_local_to_global(&local, local.indices, local.index_count, range);
+    mesh_local_free(&local);
+}
+
+bool process_optimize_order(ir_mesh *mesh, const cook_settings *settings) {
+    for (uint32_t s = 0; s < mesh->submesh_count; s++) {
+        const ir_submesh *sub = &mesh->submeshes[s];
+        if (mesh_chunk_count(sub->index_count / 3, settings) > 1 &&
+            !mesh_sort_spatially(mesh->positions, mesh->indices + sub->index_offset,
+                                 sub->index_count))
+            return false;
+    }
+    uint32_t chunk_count = 0;
+    mesh_chunk *chunks = mesh_chunks(mesh, settings, &chunk_count);
+    if (chunks == NULL)
+        return false;
+    order_job job = {.mesh = mesh, .chunks = chunks};
+    atomic_init(&job.failed, false);
+    parallel_for(mesh_threads(settings), chunk_count, order_chunk, &job);
+    free(chunks);
+    return !atomic_load(&job.failed);
 }
 
 bool process_optimize_fetch(ir_mesh *mesh) {
