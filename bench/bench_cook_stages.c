@@ -25,12 +25,13 @@
  * tangent generation, which runs only for meshes under a normal map. Use it on
  * sources without one (the generated grids have no materials at all), or the
  * breakdown misses a stage `kiln build` runs. The report gives each stage's
- * median and its share of the sum of medians, so the stage worth optimising
- * stands out.
+ * median wall time and its share of the sum of medians, so the stage worth
+ * optimising stands out, and its median CPU time (all threads together).
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "bench_util.h"
 #include "cook/cook.h"
@@ -178,14 +179,26 @@ static void run_init(cook_run *run, const char *out_dir, const char *source, uin
     };
 }
 
-/* Runs every stage of `scope`, adding each one's time to seconds[stage]. */
-static void run_stages(cook_run *run, stage_scope scope, double seconds[STAGE_COUNT]) {
+/* CPU time of the whole process (every thread), in seconds: on a shared
+ * machine steadier than wall time, and with THREADS > 1 it shows what the
+ * threads cost together. */
+static double process_cpu_seconds(void) {
+    struct timespec now;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &now);
+    return (double)now.tv_sec + 1e-9 * (double)now.tv_nsec;
+}
+
+/* Runs every stage of `scope`, adding each one's wall and CPU time to
+ * seconds[stage] and cpu[stage]. */
+static void run_stages(cook_run *run, stage_scope scope, double seconds[STAGE_COUNT],
+                       double cpu[STAGE_COUNT]) {
     for (size_t i = 0; i < STAGE_COUNT; i++) {
         if (stages[i].scope != scope)
             continue;
-        double start = bench_now();
+        double start = bench_now(), cpu_start = process_cpu_seconds();
         bool ok = stages[i].fn(run);
         seconds[i] += bench_now() - start;
+        cpu[i] += process_cpu_seconds() - cpu_start;
         if (!ok) {
             fwrite(run->diag.text.data, 1, run->diag.text.size, stderr);
             bench_die("stage '%s' failed on '%s'", stages[i].name, run->source_path);
@@ -216,19 +229,21 @@ static void print_lods(const ir_mesh *mesh, const cook_settings *settings) {
 }
 
 static void cook_once(const char *out_dir, const char *source, uint32_t threads,
-                      double seconds[STAGE_COUNT], uint64_t *triangles, bool report_lods) {
+                      double seconds[STAGE_COUNT], double cpu[STAGE_COUNT], uint64_t *triangles,
+                      bool report_lods) {
     cook_run run;
     run_init(&run, out_dir, source, threads);
     memset(seconds, 0, STAGE_COUNT * sizeof seconds[0]);
+    memset(cpu, 0, STAGE_COUNT * sizeof cpu[0]);
     *triangles = 0;
-    run_stages(&run, PER_SOURCE, seconds);
+    run_stages(&run, PER_SOURCE, seconds, cpu);
     for (run.mesh = 0; run.mesh < run.asset.mesh_count; run.mesh++) {
         *triangles += current_mesh(&run)->index_count / 3;
-        run_stages(&run, PER_MESH, seconds);
+        run_stages(&run, PER_MESH, seconds, cpu);
         if (report_lods)
             print_lods(current_mesh(&run), &run.settings);
     }
-    run_stages(&run, AFTER_MESHES, seconds);
+    run_stages(&run, AFTER_MESHES, seconds, cpu);
 }
 
 /* ---------------------------------------------------------------------------
@@ -245,23 +260,30 @@ static double median(double *values, uint32_t count) {
     return count % 2 ? values[count / 2] : 0.5 * (values[count / 2 - 1] + values[count / 2]);
 }
 
-static void print_report(double samples[][MAX_REPS], uint32_t reps, double total_median) {
-    double medians[STAGE_COUNT], sum = 0.0;
+static void print_report(double samples[][MAX_REPS], double cpu_samples[][MAX_REPS], uint32_t reps,
+                         double total_median) {
+    double medians[STAGE_COUNT], cpu_medians[STAGE_COUNT], sum = 0.0, cpu_sum = 0.0;
     for (size_t i = 0; i < STAGE_COUNT; i++) {
         medians[i] = median(samples[i], reps);
+        cpu_medians[i] = median(cpu_samples[i], reps);
         sum += medians[i];
+        cpu_sum += cpu_medians[i];
     }
-    printf("  %-9s %10s %7s\n", "stage", "median", "share");
-    printf("  %-9s %10s %7s\n", "-----", "------", "-----");
+    printf("  %-9s %10s %7s %10s\n", "stage", "median", "share", "CPU");
+    printf("  %-9s %10s %7s %10s\n", "-----", "------", "-----", "---");
     for (size_t i = 0; i < STAGE_COUNT; i++) {
-        char duration[32];
+        char duration[32], cpu[32];
         bench_format_duration(medians[i], duration, sizeof duration);
-        printf("  %-9s %10s %6.1f%%\n", stages[i].name, duration, 100.0 * medians[i] / sum);
+        bench_format_duration(cpu_medians[i], cpu, sizeof cpu);
+        printf("  %-9s %10s %6.1f%% %10s\n", stages[i].name, duration, 100.0 * medians[i] / sum,
+               cpu);
     }
-    char sum_text[32], total_text[32];
+    char sum_text[32], cpu_text[32], total_text[32];
     bench_format_duration(sum, sum_text, sizeof sum_text);
+    bench_format_duration(cpu_sum, cpu_text, sizeof cpu_text);
     bench_format_duration(total_median, total_text, sizeof total_text);
-    printf("  %-9s %10s   (median of whole cooks: %s)\n", "sum", sum_text, total_text);
+    printf("  %-9s %10s %7s %10s   (median of whole cooks: %s)\n", "sum", sum_text, "", cpu_text,
+           total_text);
 }
 
 int main(int argc, char **argv) {
@@ -278,21 +300,23 @@ int main(int argc, char **argv) {
 
     /* No warm-up run: one cook of a large mesh is seconds long, far above
      * what a cold allocator or page cache adds, and the median absorbs it. */
-    static double samples[STAGE_COUNT][MAX_REPS];
+    static double samples[STAGE_COUNT][MAX_REPS], cpu_samples[STAGE_COUNT][MAX_REPS];
     double totals[MAX_REPS];
     uint64_t triangles = 0;
     for (uint32_t r = 0; r < reps; r++) {
-        double one[STAGE_COUNT];
+        double one[STAGE_COUNT], one_cpu[STAGE_COUNT];
         double start = bench_now();
-        cook_once(argv[1], argv[2], threads, one, &triangles, r + 1 == reps);
+        cook_once(argv[1], argv[2], threads, one, one_cpu, &triangles, r + 1 == reps);
         totals[r] = bench_now() - start;
         for (size_t i = 0; i < STAGE_COUNT; i++)
             samples[i][r] = one[i];
+        for (size_t i = 0; i < STAGE_COUNT; i++)
+            cpu_samples[i][r] = one_cpu[i];
     }
     char size[32];
     bench_format_bytes(bench_file_size(argv[2]), size, sizeof size);
     printf("%s (%s, %llu triangles), %u cooks, %u thread%s:\n", argv[2], size,
            (unsigned long long)triangles, reps, threads, threads == 1 ? "" : "s");
-    print_report(samples, reps, median(totals, reps));
+    print_report(samples, cpu_samples, reps, median(totals, reps));
     return 0;
 }
