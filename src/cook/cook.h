@@ -278,8 +278,9 @@ bool process_generate_tangents(ir_mesh *mesh, uint32_t texcoord_set);
 bool process_merge_asset(ir_asset *asset, cook_diag *diag, const char *path);
 
 /* Chunks (process/chunks.c): a submesh of at least two chunks' worth of
- * triangles is cut into about KILN_MESH_CHUNK_TRIANGLES-triangle chunks that
- * the order, LOD and meshlet stages process independently, in parallel. */
+ * triangles is cut into spatially compact chunks of about
+ * KILN_MESH_CHUNK_TRIANGLES triangles that the LOD and meshlet stages process
+ * independently, in parallel. */
 #define KILN_MESH_CHUNK_TRIANGLES 65536u
 
 /* One chunk: a contiguous range of one submesh's level-0 indices. */
@@ -290,11 +291,18 @@ typedef struct mesh_chunk {
     bool split; /* the submesh has more than one chunk */
 } mesh_chunk;
 
-/* How many chunks a submesh of `triangles` triangles is cut into (1: none). */
-uint32_t mesh_chunk_count(uint32_t triangles, const cook_settings *settings);
+/* Triangles per LOD and meshlet chunk: settings->mesh_chunk_triangles or
+ * KILN_MESH_CHUNK_TRIANGLES. */
+uint32_t mesh_chunk_size(const cook_settings *settings);
+/* How many chunks of about chunk_triangles a submesh of `triangles` triangles
+ * is cut into (1: none, when it has less than two chunks' worth). */
+uint32_t mesh_chunk_count(uint32_t triangles, uint32_t chunk_triangles);
 /* Every submesh's chunks in submesh order (one per small submesh); caller
  * frees. NULL when out of memory. */
-mesh_chunk *mesh_chunks(const ir_mesh *mesh, const cook_settings *settings, uint32_t *count);
+mesh_chunk *mesh_chunks(const ir_mesh *mesh, uint32_t chunk_triangles, uint32_t *count);
+/* A copy of level 0 (every submesh's range) in which each submesh that is cut
+ * into chunks is sorted spatially (mesh_sort_spatially); caller frees. */
+uint32_t *mesh_spatial_level0(const ir_mesh *mesh, uint32_t chunk_triangles);
 /* Reorders triangles along a Morton curve of their centroids (stable), so
  * contiguous ranges are spatially compact. False when out of memory. */
 bool mesh_sort_spatially(const float *positions, uint32_t *indices, size_t index_count);
@@ -318,8 +326,8 @@ unsigned mesh_threads(const cook_settings *settings);
 
 /* Merges vertices that are identical in every stream (optimize.c). */
 bool process_weld(ir_mesh *mesh);
-/* Reorders each submesh's triangles for the vertex cache, then overdraw;
- * large submeshes chunk by chunk (spatially sorted first), in parallel. */
+/* Reorders each submesh's triangles for the vertex cache, then overdraw
+ * (submeshes on settings->threads threads). */
 bool process_optimize_order(ir_mesh *mesh, const cook_settings *settings);
 /* Renumbers vertices in first-use order over all indices; drops unused ones. */
 bool process_optimize_fetch(ir_mesh *mesh);

@@ -3,12 +3,13 @@
  * meshoptimizer's per-call cost grows with the whole vertex buffer and its
  * working set outgrows the caches on meshes of millions of triangles. A
  * submesh of at least two chunks' worth of triangles is therefore cut into
- * chunks that the order, LOD and meshlet stages process independently, on the
- * -j threads: process_optimize_order sorts its triangles along a Morton curve
- * (so that every contiguous range is spatially compact) and every stage then
- * sees the same chunks, contiguous index ranges whose sizes depend only on the
- * triangle count. Each chunk runs on a compact copy of its vertices (a "local"
- * mesh), so that a call costs what the chunk holds, not what the mesh holds. */
+ * chunks that the LOD and meshlet stages process independently, on the -j
+ * threads. Each sorts a copy of the submesh's triangles along a Morton curve,
+ * so that contiguous ranges are spatially compact, and cuts it into chunks
+ * whose sizes depend only on the triangle count (never on the thread count);
+ * level 0 itself keeps the order process_optimize_order gave it. Each chunk
+ * runs on a compact copy of its vertices (a "local" mesh), so that a call
+ * costs what the chunk holds, not what the mesh holds. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,20 +19,20 @@
 #define RADIX_BITS 10u
 #define RADIX_BUCKETS (1u << RADIX_BITS)
 
-static uint32_t chunk_triangles(const cook_settings *settings) {
+uint32_t mesh_chunk_size(const cook_settings *settings) {
     return settings->mesh_chunk_triangles ? settings->mesh_chunk_triangles
                                           : KILN_MESH_CHUNK_TRIANGLES;
 }
 
-uint32_t mesh_chunk_count(uint32_t triangles, const cook_settings *settings) {
-    uint32_t count = triangles / chunk_triangles(settings);
+uint32_t mesh_chunk_count(uint32_t triangles, uint32_t chunk_triangles) {
+    uint32_t count = triangles / (chunk_triangles ? chunk_triangles : 1);
     return count < 2 ? 1 : count;
 }
 
-mesh_chunk *mesh_chunks(const ir_mesh *mesh, const cook_settings *settings, uint32_t *count) {
+mesh_chunk *mesh_chunks(const ir_mesh *mesh, uint32_t chunk_triangles, uint32_t *count) {
     size_t total = 0;
     for (uint32_t s = 0; s < mesh->submesh_count; s++)
-        total += mesh_chunk_count(mesh->submeshes[s].index_count / 3, settings);
+        total += mesh_chunk_count(mesh->submeshes[s].index_count / 3, chunk_triangles);
     mesh_chunk *chunks = malloc((total ? total : 1) * sizeof *chunks);
     if (chunks == NULL)
         return NULL;
@@ -39,7 +40,7 @@ mesh_chunk *mesh_chunks(const ir_mesh *mesh, const cook_settings *settings, uint
     for (uint32_t s = 0; s < mesh->submesh_count; s++) {
         const ir_submesh *sub = &mesh->submeshes[s];
         uint64_t triangles = sub->index_count / 3;
-        uint32_t n = mesh_chunk_count((uint32_t)triangles, settings);
+        uint32_t n = mesh_chunk_count((uint32_t)triangles, chunk_triangles);
         /* Even sizes (differing by at most one triangle), no small last chunk. */
         for (uint32_t c = 0; c < n; c++) {
             uint64_t first = triangles * c / n, end = triangles * (c + 1) / n;
@@ -51,6 +52,27 @@ mesh_chunk *mesh_chunks(const ir_mesh *mesh, const cook_settings *settings, uint
     }
     *count = (uint32_t)total;
     return chunks;
+}
+
+uint32_t *mesh_spatial_level0(const ir_mesh *mesh, uint32_t chunk_triangles) {
+    size_t end = 0;
+    for (uint32_t s = 0; s < mesh->submesh_count; s++) {
+        size_t sub_end = (size_t)mesh->submeshes[s].index_offset + mesh->submeshes[s].index_count;
+        end = sub_end > end ? sub_end : end;
+    }
+    uint32_t *copy = malloc((end ? end : 1) * sizeof *copy);
+    if (copy == NULL)
+        return NULL;
+    memcpy(copy, mesh->indices, end * sizeof *copy);
+    for (uint32_t s = 0; s < mesh->submesh_count; s++) {
+        const ir_submesh *sub = &mesh->submeshes[s];
+        if (mesh_chunk_count(sub->index_count / 3, chunk_triangles) > 1 &&
+            !mesh_sort_spatially(mesh->positions, copy + sub->index_offset, sub->index_count)) {
+            free(copy);
+            return NULL;
+        }
+    }
+    return copy;
 }
 
 /* Spreads the low 10 bits of v to every third bit. */

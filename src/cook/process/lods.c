@@ -80,6 +80,7 @@ typedef struct lod_job {
     const ir_mesh *mesh;
     const cook_settings *settings;
     const mesh_chunk *chunks;
+    const uint32_t *level0; /* level 0, large submeshes sorted spatially */
     lod_chunk_levels *out;
     uint32_t levels;
     float mesh_scale; /* the simplifier's extent of the whole mesh */
@@ -88,7 +89,7 @@ typedef struct lod_job {
 
 /* A whole submesh: the cascade of simplify_level, as for any small mesh. */
 static void lods_of_submesh(const lod_job *job, const mesh_chunk *chunk, lod_chunk_levels *out) {
-    const uint32_t *source = job->mesh->indices + chunk->index_offset;
+    const uint32_t *source = job->level0 + chunk->index_offset;
     size_t source_count = chunk->index_count;
     float source_error = 0.0f;
     for (uint32_t level = 1; level < job->levels; level++) {
@@ -113,7 +114,7 @@ static void lods_of_submesh(const lod_job *job, const mesh_chunk *chunk, lod_chu
  * level the simplifier cannot reduce keeps the chunk's previous one. */
 static bool lods_of_chunk(const lod_job *job, const mesh_chunk *chunk, lod_chunk_levels *out) {
     mesh_local local;
-    if (!mesh_local_build(&local, job->mesh->indices + chunk->index_offset, chunk->index_count,
+    if (!mesh_local_build(&local, job->level0 + chunk->index_offset, chunk->index_count,
                           job->mesh->positions))
         return false;
     uint32_t *scratch = malloc(local.index_count * sizeof *scratch);
@@ -205,19 +206,22 @@ bool process_build_lods(ir_mesh *mesh, const cook_settings *settings) {
     size_t capacity = (size_t)mesh->index_count * levels;
     uint32_t *indices = malloc(capacity ? capacity * sizeof *indices : 1);
     uint32_t chunk_count = 0;
-    mesh_chunk *chunks = levels > 1 ? mesh_chunks(mesh, settings, &chunk_count) : NULL;
+    uint32_t chunk_size = mesh_chunk_size(settings);
+    mesh_chunk *chunks = levels > 1 ? mesh_chunks(mesh, chunk_size, &chunk_count) : NULL;
+    uint32_t *level0 = levels > 1 ? mesh_spatial_level0(mesh, chunk_size) : NULL;
     lod_chunk_levels *out = calloc(chunk_count ? chunk_count : 1, sizeof *out);
     /* Submeshes whose chunked levels stalled: later levels are whole-submesh too. */
     bool *whole = calloc(mesh->submesh_count ? mesh->submesh_count : 1, sizeof *whole);
     lod_job job = {.mesh = mesh,
                    .settings = settings,
                    .chunks = chunks,
+                   .level0 = level0,
                    .out = out,
                    .levels = levels,
                    .mesh_scale = meshopt_simplifyScale(mesh->positions, mesh->vertex_count,
                                                        3 * sizeof(float))};
     atomic_init(&job.failed, false);
-    bool ok = lods && indices && (levels == 1 || chunks) && out && whole;
+    bool ok = lods && indices && (levels == 1 || (chunks && level0)) && out && whole;
     if (ok) {
         parallel_for(mesh_threads(settings), chunk_count, lods_chunk, &job);
         ok = !atomic_load(&job.failed);
@@ -273,6 +277,7 @@ bool process_build_lods(ir_mesh *mesh, const cook_settings *settings) {
         free(out[c].indices);
     free(out);
     free(chunks);
+    free(level0);
     free(whole);
     if (!ok) {
         free(lods);

@@ -101,7 +101,8 @@ static void free_buffers(meshlet_buffers *b) {
 typedef struct meshlet_job {
     const ir_mesh *mesh;
     const mesh_chunk *chunks;
-    meshlet_buffers *out; /* one per chunk */
+    const uint32_t *level0; /* level 0, large submeshes sorted spatially */
+    meshlet_buffers *out;   /* one per chunk */
     size_t max_vertices, max_triangles;
     atomic_bool failed;
 } meshlet_job;
@@ -112,7 +113,7 @@ static void meshlets_chunk(void *ctx, uint32_t index) {
     meshlet_job *job = ctx;
     const mesh_chunk *chunk = &job->chunks[index];
     meshlet_buffers *out = &job->out[index];
-    const uint32_t *indices = job->mesh->indices + chunk->index_offset;
+    const uint32_t *indices = job->level0 + chunk->index_offset;
     if (chunk->index_count == 0)
         return;
     bool ok = true;
@@ -171,15 +172,18 @@ bool process_build_meshlets(ir_mesh *mesh, const cook_settings *settings) {
     if (max_triangles < 4 || max_triangles > KILN_MESH_MAX_MESHLET_TRIANGLES)
         max_triangles = 124;
     uint32_t chunk_count = 0;
-    mesh_chunk *chunks = mesh_chunks(mesh, settings, &chunk_count);
+    uint32_t chunk_size = mesh_chunk_size(settings);
+    mesh_chunk *chunks = mesh_chunks(mesh, chunk_size, &chunk_count);
+    uint32_t *level0 = mesh_spatial_level0(mesh, chunk_size);
     meshlet_buffers *per_chunk = calloc(chunk_count ? chunk_count : 1, sizeof *per_chunk);
     meshlet_job job = {.mesh = mesh,
                        .chunks = chunks,
+                       .level0 = level0,
                        .out = per_chunk,
                        .max_vertices = max_vertices,
                        .max_triangles = max_triangles};
     atomic_init(&job.failed, false);
-    bool ok = chunks && per_chunk;
+    bool ok = chunks && level0 && per_chunk;
     if (ok) {
         parallel_for(mesh_threads(settings), chunk_count, meshlets_chunk, &job);
         ok = !atomic_load(&job.failed);
@@ -198,6 +202,7 @@ bool process_build_meshlets(ir_mesh *mesh, const cook_settings *settings) {
         free_buffers(&per_chunk[c]);
     free(per_chunk);
     free(chunks);
+    free(level0);
     if (!ok) {
         free_buffers(&out);
         return false;
