@@ -1,21 +1,25 @@
 /*
  * bench_cook_stages.c — where the time of cooking one mesh goes.
  *
- *   bench_cook_stages OUT_DIR SOURCE [REPS [THREADS]]
+ *   bench_cook_stages [--split] OUT_DIR SOURCE [REPS [THREADS]]
  *
  * Cooks SOURCE (default 3 times, on THREADS threads, default 1: what
- * `kiln build -jTHREADS` gives one asset) calling the cooker's stages one by one, in
- * the order pipeline.c and process/mesh.c run them with default settings, and
- * times each stage on its own:
+ * `kiln build -jTHREADS` gives one asset) calling the cooker's stages one by
+ * one, in the order pipeline.c and process/mesh.c run them with default
+ * settings, and times each stage on its own:
  *
  *   read      cook_read_file of the source
  *   import    the importer discover_match picks (OBJ or glTF)
  *   normals   process_generate_normals (a no-op when the source has normals)
  *   weld      process_weld: merge vertices identical in every stream
- *   order     process_optimize_order: vertex cache, then overdraw order
- *   lods      process_build_lods: the reduced levels (meshopt simplifier)
+ *   o+l+m     process_order_lods_meshlets: order, LODs and meshlets in one
+ *             parallel pass, as the cooker runs them; with --split instead
+ *             lods      process_build_lods: the reduced levels (simplifier)
+ *             meshlets  process_build_meshlets: meshlets, bounds and cones
+ *             order     process_optimize_order: vertex cache, then overdraw
+ *             one after the other (the same output: each reads level 0 as
+ *             welded), to see what each costs
  *   fetch     process_optimize_fetch: vertices renumbered in first-use order
- *   meshlets  process_build_meshlets: meshlets with bounds and cones
  *   encode    write_kmesh: the .kmesh file image in memory
  *   write     write_file_atomic of that image into OUT_DIR
  *   free      releasing the source, the IR and the image
@@ -99,6 +103,10 @@ static bool stage_lods(cook_run *run) {
     return run->settings.mesh_lods == 0 || process_build_lods(current_mesh(run), &run->settings);
 }
 
+static bool stage_together(cook_run *run) {
+    return process_order_lods_meshlets(current_mesh(run), &run->settings);
+}
+
 static bool stage_fetch(cook_run *run) {
     return process_optimize_fetch(current_mesh(run));
 }
@@ -135,8 +143,15 @@ static bool stage_free(cook_run *run) {
 }
 
 /* When a stage runs: once per source before the meshes, once per mesh of the
- * asset, or once per source after them. */
-typedef enum stage_scope { PER_SOURCE, PER_MESH, AFTER_MESHES } stage_scope;
+ * asset (always, or only with or without --split), or once per source after
+ * them. */
+typedef enum stage_scope {
+    PER_SOURCE,
+    PER_MESH,
+    PER_MESH_TOGETHER,
+    PER_MESH_SPLIT,
+    AFTER_MESHES
+} stage_scope;
 
 typedef struct stage {
     const char *name;
@@ -146,11 +161,17 @@ typedef struct stage {
 
 /* In the order the cooker runs them. */
 static const stage stages[] = {
-    {"read", stage_read, PER_SOURCE},     {"import", stage_import, PER_SOURCE},
-    {"normals", stage_normals, PER_MESH}, {"weld", stage_weld, PER_MESH},
-    {"order", stage_order, PER_MESH},     {"lods", stage_lods, PER_MESH},
-    {"fetch", stage_fetch, PER_MESH},     {"meshlets", stage_meshlets, PER_MESH},
-    {"encode", stage_encode, PER_MESH},   {"write", stage_write, PER_MESH},
+    {"read", stage_read, PER_SOURCE},
+    {"import", stage_import, PER_SOURCE},
+    {"normals", stage_normals, PER_MESH},
+    {"weld", stage_weld, PER_MESH},
+    {"o+l+m", stage_together, PER_MESH_TOGETHER},
+    {"lods", stage_lods, PER_MESH_SPLIT},
+    {"meshlets", stage_meshlets, PER_MESH_SPLIT},
+    {"order", stage_order, PER_MESH_SPLIT},
+    {"fetch", stage_fetch, PER_MESH},
+    {"encode", stage_encode, PER_MESH},
+    {"write", stage_write, PER_MESH},
     {"free", stage_free, AFTER_MESHES},
 };
 #define STAGE_COUNT (sizeof stages / sizeof stages[0])
@@ -188,12 +209,21 @@ static double process_cpu_seconds(void) {
     return (double)now.tv_sec + 1e-9 * (double)now.tv_nsec;
 }
 
+static bool split_mode; /* --split: order, LODs and meshlets timed apart */
+
+/* Whether stage i runs in `scope` (PER_MESH: its split or together ones too). */
+static bool stage_runs(size_t i, stage_scope scope) {
+    if (scope == PER_MESH && stages[i].scope == (split_mode ? PER_MESH_SPLIT : PER_MESH_TOGETHER))
+        return true;
+    return stages[i].scope == scope;
+}
+
 /* Runs every stage of `scope`, adding each one's wall and CPU time to
  * seconds[stage] and cpu[stage]. */
 static void run_stages(cook_run *run, stage_scope scope, double seconds[STAGE_COUNT],
                        double cpu[STAGE_COUNT]) {
     for (size_t i = 0; i < STAGE_COUNT; i++) {
-        if (stages[i].scope != scope)
+        if (!stage_runs(i, scope))
             continue;
         double start = bench_now(), cpu_start = process_cpu_seconds();
         bool ok = stages[i].fn(run);
@@ -206,7 +236,6 @@ static void run_stages(cook_run *run, stage_scope scope, double seconds[STAGE_CO
     }
 }
 
-/* One full cook; seconds[i] receives the time of stage i (summed over meshes). */
 /* What the LODs reached: per level, triangles against the target and the
  * recorded error (the largest over the asset's submeshes). */
 static void print_lods(const ir_mesh *mesh, const cook_settings *settings) {
@@ -228,6 +257,7 @@ static void print_lods(const ir_mesh *mesh, const cook_settings *settings) {
     }
 }
 
+/* One full cook; seconds[i] receives the time of stage i (summed over meshes). */
 static void cook_once(const char *out_dir, const char *source, uint32_t threads,
                       double seconds[STAGE_COUNT], double cpu[STAGE_COUNT], uint64_t *triangles,
                       bool report_lods) {
@@ -272,6 +302,8 @@ static void print_report(double samples[][MAX_REPS], double cpu_samples[][MAX_RE
     printf("  %-9s %10s %7s %10s\n", "stage", "median", "share", "CPU");
     printf("  %-9s %10s %7s %10s\n", "-----", "------", "-----", "---");
     for (size_t i = 0; i < STAGE_COUNT; i++) {
+        if (stages[i].scope == (split_mode ? PER_MESH_TOGETHER : PER_MESH_SPLIT))
+            continue;
         char duration[32], cpu[32];
         bench_format_duration(medians[i], duration, sizeof duration);
         bench_format_duration(cpu_medians[i], cpu, sizeof cpu);
@@ -287,8 +319,14 @@ static void print_report(double samples[][MAX_REPS], double cpu_samples[][MAX_RE
 }
 
 int main(int argc, char **argv) {
+    if (argc > 1 && strcmp(argv[1], "--split") == 0) {
+        split_mode = true;
+        argv[1] = argv[0];
+        argv++;
+        argc--;
+    }
     if (argc < 3 || argc > 5) {
-        fprintf(stderr, "usage: %s OUT_DIR SOURCE [REPS [THREADS]]\n", argv[0]);
+        fprintf(stderr, "usage: %s [--split] OUT_DIR SOURCE [REPS [THREADS]]\n", argv[0]);
         return 2;
     }
     uint32_t reps = argc >= 4 ? (uint32_t)strtoul(argv[3], NULL, 10) : DEFAULT_REPS;

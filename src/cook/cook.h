@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "cook/ir.h"
+#include "cook/parallel.h"
 #include "kiln/kiln.h"
 
 /* Bump with any change to cooked output (3: .kmat, textures; 4: cascaded LODs;
@@ -324,12 +325,37 @@ void mesh_local_free(mesh_local *local);
 /* settings->threads, at least 1. */
 unsigned mesh_threads(const cook_settings *settings);
 
+/* A step of the mesh stage cut into independent items, so that several steps
+ * can share one parallel_for (process_mesh): *_begin plans (false when out of
+ * memory), item(job, i) runs on any thread, *_finish assembles the items'
+ * results in a fixed order, frees the job and returns false on failure. */
+typedef struct mesh_step {
+    void *job;
+    uint32_t items;
+    parallel_fn item;
+    void (*discard)(void *job); /* frees a job that will not be finished */
+} mesh_step;
+
+/* LODs: one item per chunk; simplifies `level0` (mesh_spatial_level0, kept
+ * alive until finish); finish takes level 0 itself from mesh->indices. */
+bool lods_begin(const ir_mesh *mesh, const cook_settings *settings, const uint32_t *level0,
+                mesh_step *step);
+bool lods_finish(mesh_step *step, ir_mesh *mesh);
+/* Meshlets of level 0 (`level0` as for LODs): one item per chunk. */
+bool meshlets_begin(const ir_mesh *mesh, const cook_settings *settings, const uint32_t *level0,
+                    mesh_step *step);
+bool meshlets_finish(mesh_step *step, ir_mesh *mesh);
+/* The order step's item: vertex cache then overdraw order of submesh `index`
+ * of the ir_mesh `mesh`, in place. */
+void order_submesh(void *mesh, uint32_t index);
+
 /* Merges vertices that are identical in every stream (optimize.c). */
 bool process_weld(ir_mesh *mesh);
 /* Reorders each submesh's triangles for the vertex cache, then overdraw
  * (submeshes on settings->threads threads). */
 bool process_optimize_order(ir_mesh *mesh, const cook_settings *settings);
-/* Renumbers vertices in first-use order over all indices; drops unused ones. */
+/* Renumbers vertices in first-use order over all indices; drops unused ones
+ * (meshlet vertex lists are renumbered too). */
 bool process_optimize_fetch(ir_mesh *mesh);
 
 /* Appends settings->mesh_lods reduced levels per submesh (lods.c). */
@@ -338,8 +364,15 @@ bool process_build_lods(ir_mesh *mesh, const cook_settings *settings);
 /* Splits each submesh's level 0 into meshlets with bounds and cones (meshlets.c). */
 bool process_build_meshlets(ir_mesh *mesh, const cook_settings *settings);
 
-/* The whole mesh process stage in order: normals, weld, order, LODs, fetch,
- * meshlets, as the settings ask (process/mesh.c). Reports to ctx->diag. */
+/* Order, LODs and meshlets (as the settings ask) in one parallel pass over
+ * the welded mesh (mesh.c): LODs and meshlets come from level 0 as the weld
+ * left it, while the order step reorders level 0 itself. Run
+ * process_optimize_fetch after it. */
+bool process_order_lods_meshlets(ir_mesh *mesh, const cook_settings *settings);
+
+/* The whole mesh process stage in order: normals, weld, then order, LODs and
+ * meshlets together, then fetch, as the settings ask (process/mesh.c).
+ * Reports to ctx->diag. */
 bool process_mesh(cook_context *ctx, ir_mesh *mesh, const ir_asset *asset);
 
 /* AABB and bounding sphere of the vertices referenced by indices[0..count). */

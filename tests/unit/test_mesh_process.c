@@ -391,6 +391,26 @@ static void check_watertight(const ir_mesh *mesh, uint32_t n) {
     }
 }
 
+/* Two processed meshes are the same, stream by stream and table by table. */
+static void assert_same_mesh(const ir_mesh *a, const ir_mesh *b) {
+    assert_int_equal(a->vertex_count, b->vertex_count);
+    assert_memory_equal(a->positions, b->positions, 3 * sizeof(float) * a->vertex_count);
+    assert_int_equal(a->index_count, b->index_count);
+    assert_memory_equal(a->indices, b->indices, sizeof(uint32_t) * a->index_count);
+    assert_memory_equal(a->lods, b->lods, sizeof(ir_lod) * a->submesh_count * a->lod_count);
+    assert_int_equal(a->meshlet_count, b->meshlet_count);
+    assert_memory_equal(a->meshlets, b->meshlets, sizeof(ir_meshlet) * a->meshlet_count);
+    assert_int_equal(a->meshlet_vertex_count, b->meshlet_vertex_count);
+    assert_memory_equal(a->meshlet_vertices, b->meshlet_vertices,
+                        sizeof(uint32_t) * a->meshlet_vertex_count);
+    assert_memory_equal(a->meshlet_triangles, b->meshlet_triangles,
+                        3 * (size_t)a->meshlet_triangle_count);
+    for (uint32_t s = 0; s < a->submesh_count; s++) {
+        assert_int_equal(a->submeshes[s].meshlet_offset, b->submeshes[s].meshlet_offset);
+        assert_int_equal(a->submeshes[s].meshlet_count, b->submeshes[s].meshlet_count);
+    }
+}
+
 static void chunked_lods_and_meshlets_are_the_same_on_1_and_3_threads(void **state) {
     (void)state;
     const uint32_t n = 64; /* submeshes of 32 x 64 quads, 4096 triangles */
@@ -406,22 +426,21 @@ static void chunked_lods_and_meshlets_are_the_same_on_1_and_3_threads(void **sta
     check_meshlets(&three, 64, 124);
     check_watertight(&three, n);
 
-    assert_int_equal(one.vertex_count, three.vertex_count);
-    assert_memory_equal(one.positions, three.positions, 3 * sizeof(float) * one.vertex_count);
-    assert_int_equal(one.index_count, three.index_count);
-    assert_memory_equal(one.indices, three.indices, sizeof(uint32_t) * one.index_count);
-    assert_memory_equal(one.lods, three.lods, sizeof(ir_lod) * one.submesh_count * one.lod_count);
-    assert_int_equal(one.meshlet_count, three.meshlet_count);
-    assert_memory_equal(one.meshlets, three.meshlets, sizeof(ir_meshlet) * one.meshlet_count);
-    assert_int_equal(one.meshlet_vertex_count, three.meshlet_vertex_count);
-    assert_memory_equal(one.meshlet_vertices, three.meshlet_vertices,
-                        sizeof(uint32_t) * one.meshlet_vertex_count);
-    assert_memory_equal(one.meshlet_triangles, three.meshlet_triangles,
-                        3 * (size_t)one.meshlet_triangle_count);
-    for (uint32_t s = 0; s < one.submesh_count; s++) {
-        assert_int_equal(one.submeshes[s].meshlet_offset, three.submeshes[s].meshlet_offset);
-        assert_int_equal(one.submeshes[s].meshlet_count, three.submeshes[s].meshlet_count);
-    }
+    assert_same_mesh(&one, &three);
+
+    /* The one pass gives what the steps give one after the other, each
+     * reading level 0 as welded: LODs, meshlets, then order. */
+    ir_mesh steps;
+    make_grid(&steps, n);
+    settings.threads = 1;
+    assert_true(process_generate_normals(&steps));
+    assert_true(process_weld(&steps));
+    assert_true(process_build_lods(&steps, &settings));
+    assert_true(process_build_meshlets(&steps, &settings));
+    assert_true(process_optimize_order(&steps, &settings));
+    assert_true(process_optimize_fetch(&steps));
+    assert_same_mesh(&steps, &one);
+    ir_mesh_free(&steps);
 
     /* Chunks change the reduced levels (the chunked path did run), never
      * level 0 (process_optimize_order does not chunk). */

@@ -79,9 +79,10 @@ typedef struct lod_chunk_levels {
 typedef struct lod_job {
     const ir_mesh *mesh;
     const cook_settings *settings;
-    const mesh_chunk *chunks;
+    mesh_chunk *chunks;
+    uint32_t chunk_count;
     const uint32_t *level0; /* level 0, large submeshes sorted spatially */
-    lod_chunk_levels *out;
+    lod_chunk_levels *out;  /* one per chunk */
     uint32_t levels;
     float mesh_scale; /* the simplifier's extent of the whole mesh */
     atomic_bool failed;
@@ -196,38 +197,66 @@ static bool append_chunks(const lod_job *job, uint32_t first, uint32_t n, uint32
     return true;
 }
 
-bool process_build_lods(ir_mesh *mesh, const cook_settings *settings) {
+static uint32_t lod_levels(const cook_settings *settings) {
     uint32_t levels = settings->mesh_lods + 1;
-    if (levels > KILN_MESH_MAX_LODS)
-        levels = KILN_MESH_MAX_LODS;
+    return levels > KILN_MESH_MAX_LODS ? KILN_MESH_MAX_LODS : levels;
+}
+
+static void lods_free_job(void *job_) {
+    lod_job *job = job_;
+    for (uint32_t c = 0; c < job->chunk_count && job->out; c++)
+        free(job->out[c].indices);
+    free(job->out);
+    free(job->chunks);
+    free(job);
+}
+
+bool lods_begin(const ir_mesh *mesh, const cook_settings *settings, const uint32_t *level0,
+                mesh_step *step) {
+    *step = (mesh_step){.item = lods_chunk, .discard = lods_free_job};
+    lod_job *job = calloc(1, sizeof *job);
+    if (job == NULL)
+        return false;
+    *job = (lod_job){.mesh = mesh,
+                     .settings = settings,
+                     .level0 = level0,
+                     .levels = lod_levels(settings),
+                     .mesh_scale = meshopt_simplifyScale(mesh->positions, mesh->vertex_count,
+                                                         3 * sizeof(float))};
+    atomic_init(&job->failed, false);
+    if (job->levels > 1) {
+        job->chunks = mesh_chunks(mesh, mesh_chunk_size(settings), &job->chunk_count);
+        job->out = calloc(job->chunk_count ? job->chunk_count : 1, sizeof *job->out);
+        if (job->chunks == NULL || job->out == NULL) {
+            lods_free_job(job);
+            return false;
+        }
+    }
+    step->job = job;
+    step->items = job->chunk_count;
+    return true;
+}
+
+bool lods_finish(mesh_step *step, ir_mesh *mesh) {
+    lod_job *job = step->job;
+    step->job = NULL;
+    if (job == NULL)
+        return false;
+    const cook_settings *settings = job->settings;
+    uint32_t levels = job->levels, chunk_count = job->chunk_count;
+    const mesh_chunk *chunks = job->chunks;
+    const lod_chunk_levels *out = job->out;
     size_t lod_entries = (size_t)mesh->submesh_count * levels;
     ir_lod *lods = calloc(lod_entries ? lod_entries : 1, sizeof *lods);
     /* Worst case every level keeps every triangle. */
     size_t capacity = (size_t)mesh->index_count * levels;
     uint32_t *indices = malloc(capacity ? capacity * sizeof *indices : 1);
-    uint32_t chunk_count = 0;
-    uint32_t chunk_size = mesh_chunk_size(settings);
-    mesh_chunk *chunks = levels > 1 ? mesh_chunks(mesh, chunk_size, &chunk_count) : NULL;
-    uint32_t *level0 = levels > 1 ? mesh_spatial_level0(mesh, chunk_size) : NULL;
-    lod_chunk_levels *out = calloc(chunk_count ? chunk_count : 1, sizeof *out);
     /* Submeshes whose chunked levels stalled: later levels are whole-submesh too. */
     bool *whole = calloc(mesh->submesh_count ? mesh->submesh_count : 1, sizeof *whole);
-    lod_job job = {.mesh = mesh,
-                   .settings = settings,
-                   .chunks = chunks,
-                   .level0 = level0,
-                   .out = out,
-                   .levels = levels,
-                   .mesh_scale = meshopt_simplifyScale(mesh->positions, mesh->vertex_count,
-                                                       3 * sizeof(float))};
-    atomic_init(&job.failed, false);
-    bool ok = lods && indices && (levels == 1 || (chunks && level0)) && out && whole;
-    if (ok) {
-        parallel_for(mesh_threads(settings), chunk_count, lods_chunk, &job);
-        ok = !atomic_load(&job.failed);
-    }
+    bool ok = lods && indices && whole && !atomic_load(&job->failed);
     size_t used = mesh->index_count;
     if (ok) {
+        /* Level 0 as it is now (the order step may have run alongside). */
         memcpy(indices, mesh->indices, (size_t)mesh->index_count * sizeof *indices);
         for (uint32_t s = 0; s < mesh->submesh_count; s++) {
             ir_lod *base = &lods[(size_t)s * levels];
@@ -252,7 +281,7 @@ bool process_build_lods(ir_mesh *mesh, const cook_settings *settings) {
                 memcpy(indices + used, out[first].indices + (level - 1) * out[first].capacity,
                        count * sizeof *indices);
             } else if (!whole[s] &&
-                       append_chunks(&job, first, n, level, previous, indices, &used, lod)) {
+                       append_chunks(job, first, n, level, previous, indices, &used, lod)) {
                 first += n;
                 continue;
             } else {
@@ -273,11 +302,7 @@ bool process_build_lods(ir_mesh *mesh, const cook_settings *settings) {
             used += count;
         }
     }
-    for (uint32_t c = 0; c < chunk_count && out; c++)
-        free(out[c].indices);
-    free(out);
-    free(chunks);
-    free(level0);
+    lods_free_job(job);
     free(whole);
     if (!ok) {
         free(lods);
@@ -291,4 +316,16 @@ bool process_build_lods(ir_mesh *mesh, const cook_settings *settings) {
     mesh->lods = lods;
     mesh->lod_count = levels;
     return true;
+}
+
+bool process_build_lods(ir_mesh *mesh, const cook_settings *settings) {
+    uint32_t *level0 = mesh_spatial_level0(mesh, mesh_chunk_size(settings));
+    mesh_step step;
+    bool ok = level0 && lods_begin(mesh, settings, level0, &step);
+    if (ok) {
+        parallel_for(mesh_threads(settings), step.items, step.item, step.job);
+        ok = lods_finish(&step, mesh);
+    }
+    free(level0);
+    return ok;
 }

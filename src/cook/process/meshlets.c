@@ -100,7 +100,8 @@ static void free_buffers(meshlet_buffers *b) {
 
 typedef struct meshlet_job {
     const ir_mesh *mesh;
-    const mesh_chunk *chunks;
+    mesh_chunk *chunks;
+    uint32_t chunk_count;
     const uint32_t *level0; /* level 0, large submeshes sorted spatially */
     meshlet_buffers *out;   /* one per chunk */
     size_t max_vertices, max_triangles;
@@ -162,47 +163,61 @@ static bool append_buffers(meshlet_buffers *all, const meshlet_buffers *chunk) {
     return true;
 }
 
-bool process_build_meshlets(ir_mesh *mesh, const cook_settings *settings) {
-    size_t max_vertices = settings->mesh_meshlet_vertices;
-    size_t max_triangles = settings->mesh_meshlet_triangles;
-    if (max_vertices < 3 || max_vertices > KILN_MESH_MAX_MESHLET_VERTICES)
-        max_vertices = 64;
+static void meshlets_free_job(void *job_) {
+    meshlet_job *job = job_;
+    for (uint32_t c = 0; job->out && c < job->chunk_count; c++)
+        free_buffers(&job->out[c]);
+    free(job->out);
+    free(job->chunks);
+    free(job);
+}
+
+bool meshlets_begin(const ir_mesh *mesh, const cook_settings *settings, const uint32_t *level0,
+                    mesh_step *step) {
+    *step = (mesh_step){.item = meshlets_chunk, .discard = meshlets_free_job};
+    meshlet_job *job = calloc(1, sizeof *job);
+    if (job == NULL)
+        return false;
+    job->mesh = mesh;
+    job->level0 = level0;
+    job->max_vertices = settings->mesh_meshlet_vertices;
+    job->max_triangles = settings->mesh_meshlet_triangles;
+    if (job->max_vertices < 3 || job->max_vertices > KILN_MESH_MAX_MESHLET_VERTICES)
+        job->max_vertices = 64;
     /* meshoptimizer wants a multiple of 4 triangles. */
-    max_triangles &= ~(size_t)3;
-    if (max_triangles < 4 || max_triangles > KILN_MESH_MAX_MESHLET_TRIANGLES)
-        max_triangles = 124;
-    uint32_t chunk_count = 0;
-    uint32_t chunk_size = mesh_chunk_size(settings);
-    mesh_chunk *chunks = mesh_chunks(mesh, chunk_size, &chunk_count);
-    uint32_t *level0 = mesh_spatial_level0(mesh, chunk_size);
-    meshlet_buffers *per_chunk = calloc(chunk_count ? chunk_count : 1, sizeof *per_chunk);
-    meshlet_job job = {.mesh = mesh,
-                       .chunks = chunks,
-                       .level0 = level0,
-                       .out = per_chunk,
-                       .max_vertices = max_vertices,
-                       .max_triangles = max_triangles};
-    atomic_init(&job.failed, false);
-    bool ok = chunks && level0 && per_chunk;
-    if (ok) {
-        parallel_for(mesh_threads(settings), chunk_count, meshlets_chunk, &job);
-        ok = !atomic_load(&job.failed);
+    job->max_triangles &= ~(size_t)3;
+    if (job->max_triangles < 4 || job->max_triangles > KILN_MESH_MAX_MESHLET_TRIANGLES)
+        job->max_triangles = 124;
+    atomic_init(&job->failed, false);
+    job->chunks = mesh_chunks(mesh, mesh_chunk_size(settings), &job->chunk_count);
+    job->out = calloc(job->chunk_count ? job->chunk_count : 1, sizeof *job->out);
+    if (job->chunks == NULL || job->out == NULL) {
+        meshlets_free_job(job);
+        return false;
     }
+    step->job = job;
+    step->items = job->chunk_count;
+    return true;
+}
+
+bool meshlets_finish(mesh_step *step, ir_mesh *mesh) {
+    meshlet_job *job = step->job;
+    step->job = NULL;
+    if (job == NULL)
+        return false;
+    bool ok = !atomic_load(&job->failed);
     /* Chunks are in submesh order: a submesh's meshlets are its chunks'. */
     meshlet_buffers out = {0};
-    for (uint32_t c = 0; ok && c < chunk_count; c++) {
-        ir_submesh *sub = &mesh->submeshes[chunks[c].submesh];
-        if (c == 0 || chunks[c - 1].submesh != chunks[c].submesh)
+    for (uint32_t c = 0; ok && c < job->chunk_count; c++) {
+        ir_submesh *sub = &mesh->submeshes[job->chunks[c].submesh];
+        if (c == 0 || job->chunks[c - 1].submesh != job->chunks[c].submesh)
             sub->meshlet_offset = (uint32_t)out.meshlet_count;
-        ok = append_buffers(&out, &per_chunk[c]) && out.meshlet_count <= UINT32_MAX &&
+        ok = append_buffers(&out, &job->out[c]) && out.meshlet_count <= UINT32_MAX &&
              out.vertex_count <= UINT32_MAX;
         sub->meshlet_count = (uint32_t)out.meshlet_count - sub->meshlet_offset;
     }
-    for (uint32_t c = 0; per_chunk && c < chunk_count; c++)
-        free_buffers(&per_chunk[c]);
-    free(per_chunk);
-    free(chunks);
-    free(level0);
+    size_t max_vertices = job->max_vertices, max_triangles = job->max_triangles;
+    meshlets_free_job(job);
     if (!ok) {
         free_buffers(&out);
         return false;
@@ -219,4 +234,16 @@ bool process_build_meshlets(ir_mesh *mesh, const cook_settings *settings) {
     mesh->meshlet_max_vertices = (uint32_t)max_vertices;
     mesh->meshlet_max_triangles = (uint32_t)max_triangles;
     return true;
+}
+
+bool process_build_meshlets(ir_mesh *mesh, const cook_settings *settings) {
+    uint32_t *level0 = mesh_spatial_level0(mesh, mesh_chunk_size(settings));
+    mesh_step step;
+    bool ok = level0 && meshlets_begin(mesh, settings, level0, &step);
+    if (ok) {
+        parallel_for(mesh_threads(settings), step.items, step.item, step.job);
+        ok = meshlets_finish(&step, mesh);
+    }
+    free(level0);
+    return ok;
 }

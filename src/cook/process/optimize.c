@@ -4,7 +4,8 @@
  * reorders each submesh's triangles for the post-transform vertex cache and then
  * for overdraw (keeping cache efficiency within 5%), submeshes in parallel. process_optimize_fetch
  * renumbers vertices in first-use order over the whole index buffer (level 0
- * first, then the reduced levels), so the vertex fetch streams through memory. */
+ * first, then the reduced levels), so the vertex fetch streams through memory,
+ * and renumbers meshlet vertex lists built before it alike. */
 #include <meshoptimizer.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,6 +51,10 @@ static bool remap_vertices(ir_mesh *mesh, const unsigned int *remap, size_t new_
         *streams[i].data = remapped;
     }
     meshopt_remapIndexBuffer(mesh->indices, mesh->indices, mesh->index_count, remap);
+    /* Meshlets may be built before the fetch remap (mesh.c); they only
+     * reference level-0 vertices, which every remap keeps. */
+    for (uint32_t i = 0; i < mesh->meshlet_vertex_count; i++)
+        mesh->meshlet_vertices[i] = remap[mesh->meshlet_vertices[i]];
     mesh->vertex_count = (uint32_t)new_count;
     return true;
 }
@@ -84,12 +89,8 @@ static void order_range(uint32_t *indices, size_t count, const float *positions,
                              1.05f);
 }
 
-typedef struct order_job {
-    ir_mesh *mesh;
-} order_job;
-
-static void order_submesh(void *ctx, uint32_t index) {
-    ir_mesh *mesh = ((order_job *)ctx)->mesh;
+void order_submesh(void *mesh_, uint32_t index) {
+    ir_mesh *mesh = mesh_;
     const ir_submesh *sub = &mesh->submeshes[index];
     if (sub->index_count > 0)
         order_range(mesh->indices + sub->index_offset, sub->index_count, mesh->positions,
@@ -100,8 +101,7 @@ static void order_submesh(void *ctx, uint32_t index) {
  * efficiency (ACMR 0.656 -> 0.672 with 3 chunks, 0.682 with 15 on the 1M
  * grid; BENCHMARKS.md), which every frame drawn would pay. */
 bool process_optimize_order(ir_mesh *mesh, const cook_settings *settings) {
-    order_job job = {.mesh = mesh};
-    parallel_for(mesh_threads(settings), mesh->submesh_count, order_submesh, &job);
+    parallel_for(mesh_threads(settings), mesh->submesh_count, order_submesh, mesh);
     return true;
 }
 
