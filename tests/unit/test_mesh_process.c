@@ -427,6 +427,20 @@ static void chunked_lods_and_meshlets_are_the_same_on_1_and_3_threads(void **sta
     check_watertight(&three, n);
 
     assert_same_mesh(&one, &three);
+    /* And the cooked files, byte for byte (vertex packing on 1 and 3 threads). */
+    cook_diag diag = {0};
+    cook_context ctx = {
+        .source_path = "grid.obj", .ref = "grid.obj", .settings = &settings, .diag = &diag};
+    bytebuf file_one = {0}, file_three = {0};
+    settings.threads = 1;
+    assert_true(write_kmesh(&ctx, &one, 2, "obj", &file_one));
+    settings.threads = 3;
+    assert_true(write_kmesh(&ctx, &three, 2, "obj", &file_three));
+    assert_int_equal(file_one.size, file_three.size);
+    assert_memory_equal(file_one.data, file_three.data, file_one.size);
+    bytebuf_free(&file_one);
+    bytebuf_free(&file_three);
+    diag_free(&diag);
 
     /* The one pass gives what the steps give one after the other, each
      * reading level 0 as welded: LODs, meshlets, then order. */
@@ -458,6 +472,39 @@ static void chunked_lods_and_meshlets_are_the_same_on_1_and_3_threads(void **sta
     ir_mesh_free(&one);
     ir_mesh_free(&three);
     ir_mesh_free(&whole);
+}
+
+static void kmesh_vertex_packing_is_the_same_on_1_and_3_threads(void **state) {
+    (void)state;
+    ir_mesh mesh;
+    make_grid(&mesh, 110); /* a soup of 72,600 vertices: two packing blocks */
+    cook_settings settings;
+    cook_settings_default(&settings);
+    cook_diag diag = {0};
+    cook_context ctx = {
+        .source_path = "grid.obj", .ref = "grid.obj", .settings = &settings, .diag = &diag};
+    bytebuf one = {0}, three = {0};
+    settings.threads = 1;
+    assert_true(write_kmesh(&ctx, &mesh, 2, "obj", &one));
+    settings.threads = 3;
+    assert_true(write_kmesh(&ctx, &mesh, 2, "obj", &three));
+    assert_int_equal(one.size, three.size);
+    assert_memory_equal(one.data, three.data, one.size);
+    /* Every vertex landed in its place: positions (f32x3 first) read back. */
+    kiln_file file;
+    kiln_mesh_view view;
+    kiln_error err;
+    assert_int_equal(kiln_file_from_memory(&file, three.data, three.size, NULL, 0, &err), KILN_OK);
+    assert_int_equal(kiln_mesh_view_get(&file, 0, &view, &err), KILN_OK);
+    assert_int_equal(view.desc->vertex_count, mesh.vertex_count);
+    for (uint32_t v = 0; v < mesh.vertex_count; v++)
+        assert_memory_equal((const uint8_t *)view.vertices + (size_t)v * view.desc->vertex_stride,
+                            mesh.positions + 3 * (size_t)v, 12);
+    kiln_file_close(&file);
+    bytebuf_free(&one);
+    bytebuf_free(&three);
+    diag_free(&diag);
+    ir_mesh_free(&mesh);
 }
 
 static void merge_bakes_instances_and_mirrors(void **state) {
@@ -554,6 +601,7 @@ int main(void) {
         cmocka_unit_test(chunks_cut_large_submeshes_into_even_ranges),
         cmocka_unit_test(spatial_sort_keeps_triangles_and_groups_quadrants),
         cmocka_unit_test(chunked_lods_and_meshlets_are_the_same_on_1_and_3_threads),
+        cmocka_unit_test(kmesh_vertex_packing_is_the_same_on_1_and_3_threads),
         cmocka_unit_test(merge_bakes_instances_and_mirrors),
         cmocka_unit_test(merge_leaves_skinned_meshes_out_with_a_warning),
     };
