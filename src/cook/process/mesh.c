@@ -50,7 +50,14 @@ bool process_order_lods_meshlets(ir_mesh *mesh, const cook_settings *settings) {
             all.steps[1].discard(all.steps[1].job);
     }
     if (ok) {
-        parallel_for(mesh_threads(settings),
+        /* Helper threads only for a mesh with chunks: a smaller one is cooked
+         * alongside other assets by `kiln build -jN` already, and extra
+         * threads there only cost CPU (measured on the -j2 scaling set). */
+        bool chunked = false;
+        for (uint32_t s = 0; s < mesh->submesh_count; s++)
+            chunked |=
+                mesh_chunk_count(mesh->submeshes[s].index_count / 3, mesh_chunk_size(settings)) > 1;
+        parallel_for(chunked ? mesh_threads(settings) : 1,
                      all.steps[0].items + all.steps[1].items + all.steps[2].items, mesh_steps_item,
                      &all);
         if (lods)
