@@ -1,20 +1,25 @@
 /*
  * bench_cook_stages.c — where the time of cooking one mesh goes.
  *
- *   bench_cook_stages OUT_DIR SOURCE [REPS]
+ *   bench_cook_stages [--split] OUT_DIR SOURCE [REPS [THREADS]]
  *
- * Cooks SOURCE (default 3 times) calling the cooker's stages one by one, in
- * the order pipeline.c and process/mesh.c run them with default settings, and
- * times each stage on its own:
+ * Cooks SOURCE (default 3 times, on THREADS threads, default 1: what
+ * `kiln build -jTHREADS` gives one asset) calling the cooker's stages one by
+ * one, in the order pipeline.c and process/mesh.c run them with default
+ * settings, and times each stage on its own:
  *
  *   read      cook_read_file of the source
  *   import    the importer discover_match picks (OBJ or glTF)
  *   normals   process_generate_normals (a no-op when the source has normals)
  *   weld      process_weld: merge vertices identical in every stream
- *   order     process_optimize_order: vertex cache, then overdraw order
- *   lods      process_build_lods: the reduced levels (meshopt simplifier)
+ *   o+l+m     process_order_lods_meshlets: order, LODs and meshlets in one
+ *             parallel pass, as the cooker runs them; with --split instead
+ *             lods      process_build_lods: the reduced levels (simplifier)
+ *             meshlets  process_build_meshlets: meshlets, bounds and cones
+ *             order     process_optimize_order: vertex cache, then overdraw
+ *             one after the other (the same output: each reads level 0 as
+ *             welded), to see what each costs
  *   fetch     process_optimize_fetch: vertices renumbered in first-use order
- *   meshlets  process_build_meshlets: meshlets with bounds and cones
  *   encode    write_kmesh: the .kmesh file image in memory
  *   write     write_file_atomic of that image into OUT_DIR
  *   free      releasing the source, the IR and the image
@@ -24,12 +29,13 @@
  * tangent generation, which runs only for meshes under a normal map. Use it on
  * sources without one (the generated grids have no materials at all), or the
  * breakdown misses a stage `kiln build` runs. The report gives each stage's
- * median and its share of the sum of medians, so the stage worth optimising
- * stands out.
+ * median wall time and its share of the sum of medians, so the stage worth
+ * optimising stands out, and its median CPU time (all threads together).
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "bench_util.h"
 #include "cook/cook.h"
@@ -90,11 +96,15 @@ static bool stage_weld(cook_run *run) {
 }
 
 static bool stage_order(cook_run *run) {
-    return process_optimize_order(current_mesh(run));
+    return process_optimize_order(current_mesh(run), &run->settings);
 }
 
 static bool stage_lods(cook_run *run) {
     return run->settings.mesh_lods == 0 || process_build_lods(current_mesh(run), &run->settings);
+}
+
+static bool stage_together(cook_run *run) {
+    return process_order_lods_meshlets(current_mesh(run), &run->settings);
 }
 
 static bool stage_fetch(cook_run *run) {
@@ -133,8 +143,15 @@ static bool stage_free(cook_run *run) {
 }
 
 /* When a stage runs: once per source before the meshes, once per mesh of the
- * asset, or once per source after them. */
-typedef enum stage_scope { PER_SOURCE, PER_MESH, AFTER_MESHES } stage_scope;
+ * asset (always, or only with or without --split), or once per source after
+ * them. */
+typedef enum stage_scope {
+    PER_SOURCE,
+    PER_MESH,
+    PER_MESH_TOGETHER,
+    PER_MESH_SPLIT,
+    AFTER_MESHES
+} stage_scope;
 
 typedef struct stage {
     const char *name;
@@ -144,11 +161,17 @@ typedef struct stage {
 
 /* In the order the cooker runs them. */
 static const stage stages[] = {
-    {"read", stage_read, PER_SOURCE},     {"import", stage_import, PER_SOURCE},
-    {"normals", stage_normals, PER_MESH}, {"weld", stage_weld, PER_MESH},
-    {"order", stage_order, PER_MESH},     {"lods", stage_lods, PER_MESH},
-    {"fetch", stage_fetch, PER_MESH},     {"meshlets", stage_meshlets, PER_MESH},
-    {"encode", stage_encode, PER_MESH},   {"write", stage_write, PER_MESH},
+    {"read", stage_read, PER_SOURCE},
+    {"import", stage_import, PER_SOURCE},
+    {"normals", stage_normals, PER_MESH},
+    {"weld", stage_weld, PER_MESH},
+    {"o+l+m", stage_together, PER_MESH_TOGETHER},
+    {"lods", stage_lods, PER_MESH_SPLIT},
+    {"meshlets", stage_meshlets, PER_MESH_SPLIT},
+    {"order", stage_order, PER_MESH_SPLIT},
+    {"fetch", stage_fetch, PER_MESH},
+    {"encode", stage_encode, PER_MESH},
+    {"write", stage_write, PER_MESH},
     {"free", stage_free, AFTER_MESHES},
 };
 #define STAGE_COUNT (sizeof stages / sizeof stages[0])
@@ -157,7 +180,7 @@ static const stage stages[] = {
  * One cook, timed stage by stage
  * ------------------------------------------------------------------------- */
 
-static void run_init(cook_run *run, const char *out_dir, const char *source) {
+static void run_init(cook_run *run, const char *out_dir, const char *source, uint32_t threads) {
     memset(run, 0, sizeof *run);
     run->out_dir = out_dir;
     run->source_path = bench_split_path(source, run->input_root, sizeof run->input_root);
@@ -167,6 +190,7 @@ static void run_init(cook_run *run, const char *out_dir, const char *source) {
     if (kiln_ref_canonicalize(run->source_path, run->ref, sizeof run->ref) != KILN_OK)
         bench_die("cannot form a ref from '%s'", run->source_path);
     cook_settings_default(&run->settings);
+    run->settings.threads = threads;
     run->ctx = (cook_context){
         .input_root = run->input_root,
         .source_path = run->source_path,
@@ -176,14 +200,35 @@ static void run_init(cook_run *run, const char *out_dir, const char *source) {
     };
 }
 
-/* Runs every stage of `scope`, adding each one's time to seconds[stage]. */
-static void run_stages(cook_run *run, stage_scope scope, double seconds[STAGE_COUNT]) {
+/* CPU time of the whole process (every thread), in seconds: on a shared
+ * machine steadier than wall time, and with THREADS > 1 it shows what the
+ * threads cost together. */
+static double process_cpu_seconds(void) {
+    struct timespec now;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &now);
+    return (double)now.tv_sec + 1e-9 * (double)now.tv_nsec;
+}
+
+static bool split_mode; /* --split: order, LODs and meshlets timed apart */
+
+/* Whether stage i runs in `scope` (PER_MESH: its split or together ones too). */
+static bool stage_runs(size_t i, stage_scope scope) {
+    if (scope == PER_MESH && stages[i].scope == (split_mode ? PER_MESH_SPLIT : PER_MESH_TOGETHER))
+        return true;
+    return stages[i].scope == scope;
+}
+
+/* Runs every stage of `scope`, adding each one's wall and CPU time to
+ * seconds[stage] and cpu[stage]. */
+static void run_stages(cook_run *run, stage_scope scope, double seconds[STAGE_COUNT],
+                       double cpu[STAGE_COUNT]) {
     for (size_t i = 0; i < STAGE_COUNT; i++) {
-        if (stages[i].scope != scope)
+        if (!stage_runs(i, scope))
             continue;
-        double start = bench_now();
+        double start = bench_now(), cpu_start = process_cpu_seconds();
         bool ok = stages[i].fn(run);
         seconds[i] += bench_now() - start;
+        cpu[i] += process_cpu_seconds() - cpu_start;
         if (!ok) {
             fwrite(run->diag.text.data, 1, run->diag.text.size, stderr);
             bench_die("stage '%s' failed on '%s'", stages[i].name, run->source_path);
@@ -191,19 +236,44 @@ static void run_stages(cook_run *run, stage_scope scope, double seconds[STAGE_CO
     }
 }
 
+/* What the LODs reached: per level, triangles against the target and the
+ * recorded error (the largest over the asset's submeshes). */
+static void print_lods(const ir_mesh *mesh, const cook_settings *settings) {
+    for (uint32_t level = 1; level < mesh->lod_count; level++) {
+        uint64_t triangles = 0, target = 0;
+        float error = 0.0f;
+        for (uint32_t s = 0; s < mesh->submesh_count; s++) {
+            const ir_lod *lod = &mesh->lods[(size_t)s * mesh->lod_count + level];
+            triangles += lod->index_count / 3;
+            double ratio = level - 1 < settings->mesh_lod_ratio_count
+                               ? settings->mesh_lod_ratios[level - 1]
+                               : 0.0;
+            target += (uint64_t)(mesh->submeshes[s].index_count / 3 * ratio);
+            error = lod->error > error ? lod->error : error;
+        }
+        printf("  LOD %u: %llu triangles (target %llu, %.3f of it), error %.5f\n", level,
+               (unsigned long long)triangles, (unsigned long long)target,
+               target ? (double)triangles / (double)target : 0.0, (double)error);
+    }
+}
+
 /* One full cook; seconds[i] receives the time of stage i (summed over meshes). */
-static void cook_once(const char *out_dir, const char *source, double seconds[STAGE_COUNT],
-                      uint64_t *triangles) {
+static void cook_once(const char *out_dir, const char *source, uint32_t threads,
+                      double seconds[STAGE_COUNT], double cpu[STAGE_COUNT], uint64_t *triangles,
+                      bool report_lods) {
     cook_run run;
-    run_init(&run, out_dir, source);
+    run_init(&run, out_dir, source, threads);
     memset(seconds, 0, STAGE_COUNT * sizeof seconds[0]);
+    memset(cpu, 0, STAGE_COUNT * sizeof cpu[0]);
     *triangles = 0;
-    run_stages(&run, PER_SOURCE, seconds);
+    run_stages(&run, PER_SOURCE, seconds, cpu);
     for (run.mesh = 0; run.mesh < run.asset.mesh_count; run.mesh++) {
         *triangles += current_mesh(&run)->index_count / 3;
-        run_stages(&run, PER_MESH, seconds);
+        run_stages(&run, PER_MESH, seconds, cpu);
+        if (report_lods)
+            print_lods(current_mesh(&run), &run.settings);
     }
-    run_stages(&run, AFTER_MESHES, seconds);
+    run_stages(&run, AFTER_MESHES, seconds, cpu);
 }
 
 /* ---------------------------------------------------------------------------
@@ -220,51 +290,71 @@ static double median(double *values, uint32_t count) {
     return count % 2 ? values[count / 2] : 0.5 * (values[count / 2 - 1] + values[count / 2]);
 }
 
-static void print_report(double samples[][MAX_REPS], uint32_t reps, double total_median) {
-    double medians[STAGE_COUNT], sum = 0.0;
+static void print_report(double samples[][MAX_REPS], double cpu_samples[][MAX_REPS], uint32_t reps,
+                         double total_median) {
+    double medians[STAGE_COUNT], cpu_medians[STAGE_COUNT], sum = 0.0, cpu_sum = 0.0;
     for (size_t i = 0; i < STAGE_COUNT; i++) {
         medians[i] = median(samples[i], reps);
+        cpu_medians[i] = median(cpu_samples[i], reps);
         sum += medians[i];
+        cpu_sum += cpu_medians[i];
     }
-    printf("  %-9s %10s %7s\n", "stage", "median", "share");
-    printf("  %-9s %10s %7s\n", "-----", "------", "-----");
+    printf("  %-9s %10s %7s %10s\n", "stage", "median", "share", "CPU");
+    printf("  %-9s %10s %7s %10s\n", "-----", "------", "-----", "---");
     for (size_t i = 0; i < STAGE_COUNT; i++) {
-        char duration[32];
+        if (stages[i].scope == (split_mode ? PER_MESH_TOGETHER : PER_MESH_SPLIT))
+            continue;
+        char duration[32], cpu[32];
         bench_format_duration(medians[i], duration, sizeof duration);
-        printf("  %-9s %10s %6.1f%%\n", stages[i].name, duration, 100.0 * medians[i] / sum);
+        bench_format_duration(cpu_medians[i], cpu, sizeof cpu);
+        printf("  %-9s %10s %6.1f%% %10s\n", stages[i].name, duration, 100.0 * medians[i] / sum,
+               cpu);
     }
-    char sum_text[32], total_text[32];
+    char sum_text[32], cpu_text[32], total_text[32];
     bench_format_duration(sum, sum_text, sizeof sum_text);
+    bench_format_duration(cpu_sum, cpu_text, sizeof cpu_text);
     bench_format_duration(total_median, total_text, sizeof total_text);
-    printf("  %-9s %10s   (median of whole cooks: %s)\n", "sum", sum_text, total_text);
+    printf("  %-9s %10s %7s %10s   (median of whole cooks: %s)\n", "sum", sum_text, "", cpu_text,
+           total_text);
 }
 
 int main(int argc, char **argv) {
-    if (argc < 3 || argc > 4) {
-        fprintf(stderr, "usage: %s OUT_DIR SOURCE [REPS]\n", argv[0]);
+    if (argc > 1 && strcmp(argv[1], "--split") == 0) {
+        split_mode = true;
+        argv[1] = argv[0];
+        argv++;
+        argc--;
+    }
+    if (argc < 3 || argc > 5) {
+        fprintf(stderr, "usage: %s [--split] OUT_DIR SOURCE [REPS [THREADS]]\n", argv[0]);
         return 2;
     }
-    uint32_t reps = argc == 4 ? (uint32_t)strtoul(argv[3], NULL, 10) : DEFAULT_REPS;
+    uint32_t reps = argc >= 4 ? (uint32_t)strtoul(argv[3], NULL, 10) : DEFAULT_REPS;
     if (reps < 1 || reps > MAX_REPS)
         bench_die("REPS must be 1..%u", MAX_REPS);
+    uint32_t threads = argc == 5 ? (uint32_t)strtoul(argv[4], NULL, 10) : 1;
+    if (threads < 1 || threads > 64)
+        bench_die("THREADS must be 1..64");
 
     /* No warm-up run: one cook of a large mesh is seconds long, far above
      * what a cold allocator or page cache adds, and the median absorbs it. */
-    static double samples[STAGE_COUNT][MAX_REPS];
+    static double samples[STAGE_COUNT][MAX_REPS], cpu_samples[STAGE_COUNT][MAX_REPS];
     double totals[MAX_REPS];
     uint64_t triangles = 0;
     for (uint32_t r = 0; r < reps; r++) {
-        double one[STAGE_COUNT];
+        double one[STAGE_COUNT], one_cpu[STAGE_COUNT];
         double start = bench_now();
-        cook_once(argv[1], argv[2], one, &triangles);
+        cook_once(argv[1], argv[2], threads, one, one_cpu, &triangles, r + 1 == reps);
         totals[r] = bench_now() - start;
         for (size_t i = 0; i < STAGE_COUNT; i++)
             samples[i][r] = one[i];
+        for (size_t i = 0; i < STAGE_COUNT; i++)
+            cpu_samples[i][r] = one_cpu[i];
     }
     char size[32];
     bench_format_bytes(bench_file_size(argv[2]), size, sizeof size);
-    printf("%s (%s, %llu triangles), %u cooks, single thread:\n", argv[2], size,
-           (unsigned long long)triangles, reps);
-    print_report(samples, reps, median(totals, reps));
+    printf("%s (%s, %llu triangles), %u cooks, %u thread%s:\n", argv[2], size,
+           (unsigned long long)triangles, reps, threads, threads == 1 ? "" : "s");
+    print_report(samples, cpu_samples, reps, median(totals, reps));
     return 0;
 }

@@ -127,8 +127,9 @@ run_obj_import() {
     "$bin/bench_obj_import" "${files[@]}"
 }
 
-# kiln build -j1 (default processing: weld, cache/overdraw/fetch order, 2 LODs,
-# meshlets) against gltfpack with its defaults, on one GLB. `rounds` timed
+# kiln build -j1 and -j2 (default processing: weld, cache/overdraw/fetch order,
+# 2 LODs, meshlets; -j2 lets the one large asset use both cores, chunk by
+# chunk) against gltfpack with its defaults, on one GLB. `rounds` timed
 # runs of each, alternating, after `warmup` untimed ones. Removing the output
 # folder before each run also removes kiln's incremental cache (kept inside
 # it), so every run cooks everything.
@@ -141,13 +142,14 @@ cook_time_case() {
     single_file_folder "$glb" "$in"
     echo "$name: $glb"
     "$bin/bench_commands" --rounds "$rounds" --warmup "$warmup" \
-        --prepare "rm -rf '$out' '$packed'" \
+        --prepare "rm -rf '$out' '$out.j2' '$packed'" \
         gltfpack "gltfpack -i '$glb' -o '$packed'" \
-        kiln "'$kiln' build -q -i '$in' -o '$out' -j1"
+        "kiln -j1" "'$kiln' build -q -i '$in' -o '$out' -j1" \
+        "kiln -j2" "'$kiln' build -q -i '$in' -o '$out.j2' -j2"
 }
 
 run_cook_time() {
-    section "cook time: kiln build -j1 vs gltfpack (wall clock)"
+    section "cook time: kiln build -j1 and -j2 vs gltfpack (wall clock)"
     load_average
     cook_time_case "$glb_1m" 3 1
     echo
@@ -157,9 +159,14 @@ run_cook_time() {
 }
 
 run_cook_stages() {
-    section "cook stages: where kiln build's time goes (single thread)"
+    section "cook stages: where kiln build's time goes (1 and 2 threads)"
     load_average
-    "$bin/bench_cook_stages" "$scratch" "$glb_1m" 3
+    "$bin/bench_cook_stages" "$scratch" "$glb_1m" 3 1
+    echo
+    "$bin/bench_cook_stages" "$scratch" "$glb_1m" 3 2
+    echo
+    # Chunked against whole-submesh LODs (quality and CPU time).
+    "$bin/bench_lod_chunks" "$glb_1m"
     echo
     "$bin/bench_cook_stages" "$scratch" "$medium_set/grid_223.glb" 5
 }

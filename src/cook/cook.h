@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "cook/ir.h"
+#include "cook/parallel.h"
 #include "kiln/kiln.h"
 
 /* Bump with any change to cooked output (3: .kmat, textures; 4: cascaded LODs;
@@ -25,8 +26,9 @@
  * 9: mips sum texel pairs in float, not double: identical on the corpus, at
  * most 1 code apart where one value is over 2^29 times the other;
  * 10: BC7 normal estimates all 64 two-subset partitions, best refits its
- * winner from extended endpoint starts). */
-#define KILN_ENCODER_VERSION 10u
+ * winner from extended endpoint starts; 11: large submeshes simplified and
+ * split into meshlets by spatial chunk). */
+#define KILN_ENCODER_VERSION 11u
 
 /* ---------------------------------------------------------------------------
  * Small containers (cook/util.c)
@@ -116,7 +118,11 @@ typedef struct cook_settings {
     uint32_t texture_max_dimension; /* decode limit per side (default 16384) */
     int texture_zstd_level;         /* Zstd level for KTX2 supercompression (default 2) */
     /* Not settings of the output (left out of the JSON and cache keys): */
-    uint32_t threads;                /* threads one asset may use (the -j count; cook/parallel.h) */
+    uint32_t threads; /* threads one asset may use (the -j count; cook/parallel.h) */
+    /* Triangles per chunk of a large submesh (process/chunks.c); 0 means
+     * KILN_MESH_CHUNK_TRIANGLES. It does change the output: only tests set it,
+     * to reach the chunked path with small meshes. */
+    uint32_t mesh_chunk_triangles;
     char texture_format_origin[160]; /* who set texture.format, for messages ("" = default) */
 } cook_settings;
 
@@ -276,11 +282,84 @@ bool process_generate_tangents(ir_mesh *mesh, uint32_t texcoord_set);
  * (merge.c). An asset without such nodes is left as it is. */
 bool process_merge_asset(ir_asset *asset, cook_diag *diag, const char *path);
 
+/* Chunks (process/chunks.c): a submesh of at least two chunks' worth of
+ * triangles is cut into spatially compact chunks of about
+ * KILN_MESH_CHUNK_TRIANGLES triangles that the LOD and meshlet stages process
+ * independently, in parallel. */
+#define KILN_MESH_CHUNK_TRIANGLES 65536u
+
+/* One chunk: a contiguous range of one submesh's level-0 indices. */
+typedef struct mesh_chunk {
+    uint32_t submesh;
+    uint32_t index_offset;
+    uint32_t index_count;
+    bool split; /* the submesh has more than one chunk */
+} mesh_chunk;
+
+/* Triangles per LOD and meshlet chunk: settings->mesh_chunk_triangles or
+ * KILN_MESH_CHUNK_TRIANGLES. */
+uint32_t mesh_chunk_size(const cook_settings *settings);
+/* How many chunks of about chunk_triangles a submesh of `triangles` triangles
+ * is cut into (1: none, when it has less than two chunks' worth). */
+uint32_t mesh_chunk_count(uint32_t triangles, uint32_t chunk_triangles);
+/* Every submesh's chunks in submesh order (one per small submesh); caller
+ * frees. NULL when out of memory. */
+mesh_chunk *mesh_chunks(const ir_mesh *mesh, uint32_t chunk_triangles, uint32_t *count);
+/* A copy of level 0 (every submesh's range) in which each submesh that is cut
+ * into chunks is sorted spatially (mesh_sort_spatially); caller frees. */
+uint32_t *mesh_spatial_level0(const ir_mesh *mesh, uint32_t chunk_triangles);
+/* Reorders triangles along a Morton curve of their centroids (stable), so
+ * contiguous ranges are spatially compact. False when out of memory. */
+bool mesh_sort_spatially(const float *positions, uint32_t *indices, size_t index_count);
+
+/* A chunk's triangles over a compact copy of the vertices they use. */
+typedef struct mesh_local {
+    uint32_t *indices; /* local vertex numbers */
+    size_t index_count;
+    uint32_t *vertices; /* local -> mesh vertex, in first-use order */
+    float *positions;   /* xyz per local vertex */
+    size_t vertex_count;
+} mesh_local;
+
+bool mesh_local_build(mesh_local *local, const uint32_t *indices, size_t index_count,
+                      const float *positions);
+/* Maps local vertex numbers back to the mesh's (in may equal out). */
+void mesh_local_to_global(const mesh_local *local, const uint32_t *in, size_t count, uint32_t *out);
+void mesh_local_free(mesh_local *local);
+/* settings->threads, at least 1. */
+unsigned mesh_threads(const cook_settings *settings);
+
+/* A step of the mesh stage cut into independent items, so that several steps
+ * can share one parallel_for (process_mesh): *_begin plans (false when out of
+ * memory), item(job, i) runs on any thread, *_finish assembles the items'
+ * results in a fixed order, frees the job and returns false on failure. */
+typedef struct mesh_step {
+    void *job;
+    uint32_t items;
+    parallel_fn item;
+    void (*discard)(void *job); /* frees a job that will not be finished */
+} mesh_step;
+
+/* LODs: one item per chunk; simplifies `level0` (mesh_spatial_level0, kept
+ * alive until finish); finish takes level 0 itself from mesh->indices. */
+bool lods_begin(const ir_mesh *mesh, const cook_settings *settings, const uint32_t *level0,
+                mesh_step *step);
+bool lods_finish(mesh_step *step, ir_mesh *mesh);
+/* Meshlets of level 0 (`level0` as for LODs): one item per chunk. */
+bool meshlets_begin(const ir_mesh *mesh, const cook_settings *settings, const uint32_t *level0,
+                    mesh_step *step);
+bool meshlets_finish(mesh_step *step, ir_mesh *mesh);
+/* The order step's item: vertex cache then overdraw order of submesh `index`
+ * of the ir_mesh `mesh`, in place. */
+void order_submesh(void *mesh, uint32_t index);
+
 /* Merges vertices that are identical in every stream (optimize.c). */
 bool process_weld(ir_mesh *mesh);
-/* Reorders each submesh's triangles for the vertex cache, then overdraw. */
-bool process_optimize_order(ir_mesh *mesh);
-/* Renumbers vertices in first-use order over all indices; drops unused ones. */
+/* Reorders each submesh's triangles for the vertex cache, then overdraw
+ * (submeshes on settings->threads threads). */
+bool process_optimize_order(ir_mesh *mesh, const cook_settings *settings);
+/* Renumbers vertices in first-use order over all indices; drops unused ones
+ * (meshlet vertex lists are renumbered too). */
 bool process_optimize_fetch(ir_mesh *mesh);
 
 /* Appends settings->mesh_lods reduced levels per submesh (lods.c). */
@@ -289,8 +368,15 @@ bool process_build_lods(ir_mesh *mesh, const cook_settings *settings);
 /* Splits each submesh's level 0 into meshlets with bounds and cones (meshlets.c). */
 bool process_build_meshlets(ir_mesh *mesh, const cook_settings *settings);
 
-/* The whole mesh process stage in order: normals, weld, order, LODs, fetch,
- * meshlets, as the settings ask (process/mesh.c). Reports to ctx->diag. */
+/* Order, LODs and meshlets (as the settings ask) in one parallel pass over
+ * the welded mesh (mesh.c): LODs and meshlets come from level 0 as the weld
+ * left it, while the order step reorders level 0 itself. Run
+ * process_optimize_fetch after it. */
+bool process_order_lods_meshlets(ir_mesh *mesh, const cook_settings *settings);
+
+/* The whole mesh process stage in order: normals, weld, then order, LODs and
+ * meshlets together, then fetch, as the settings ask (process/mesh.c).
+ * Reports to ctx->diag. */
 bool process_mesh(cook_context *ctx, ir_mesh *mesh, const ir_asset *asset);
 
 /* AABB and bounding sphere of the vertices referenced by indices[0..count). */

@@ -86,7 +86,9 @@ static void optimized_order_improves_the_vertex_cache(void **state) {
     }
     struct meshopt_VertexCacheStatistics before =
         meshopt_analyzeVertexCache(mesh.indices, mesh.index_count, mesh.vertex_count, 16, 0, 0);
-    assert_true(process_optimize_order(&mesh));
+    cook_settings settings;
+    cook_settings_default(&settings);
+    assert_true(process_optimize_order(&mesh, &settings));
     struct meshopt_VertexCacheStatistics after =
         meshopt_analyzeVertexCache(mesh.indices, mesh.index_count, mesh.vertex_count, 16, 0, 0);
     print_message("ACMR %.3f -> %.3f\n", (double)before.acmr, (double)after.acmr);
@@ -115,19 +117,15 @@ static void fetch_order_drops_unused_vertices(void **state) {
     ir_mesh_free(&mesh);
 }
 
-static void lods_reduce_each_submesh_and_stay_in_range(void **state) {
-    (void)state;
-    cook_settings settings;
-    cook_settings_default(&settings);
-    settings.mesh_meshlets = false;
-    ir_mesh mesh;
-    process_grid(&mesh, 64, &settings);
-    assert_int_equal(mesh.lod_count, 3);
-    for (uint32_t s = 0; s < mesh.submesh_count; s++) {
-        const ir_lod *levels = &mesh.lods[s * mesh.lod_count];
-        assert_int_equal(levels[0].index_offset, mesh.submeshes[s].index_offset);
-        assert_int_equal(levels[0].index_count, mesh.submeshes[s].index_count);
-        for (uint32_t l = 1; l < mesh.lod_count; l++) {
+/* Every reduced level: smaller than the one before, near its target ratio,
+ * indices in range, errors reported and adding up. */
+static void check_lods(const ir_mesh *mesh, const cook_settings *settings) {
+    assert_int_equal(mesh->lod_count, 3);
+    for (uint32_t s = 0; s < mesh->submesh_count; s++) {
+        const ir_lod *levels = &mesh->lods[s * mesh->lod_count];
+        assert_int_equal(levels[0].index_offset, mesh->submeshes[s].index_offset);
+        assert_int_equal(levels[0].index_count, mesh->submeshes[s].index_count);
+        for (uint32_t l = 1; l < mesh->lod_count; l++) {
             assert_false(levels[l].reused);
             assert_true(levels[l].index_count < levels[l - 1].index_count);
             assert_true(levels[l].index_count % 3 == 0);
@@ -136,12 +134,22 @@ static void lods_reduce_each_submesh_and_stay_in_range(void **state) {
             assert_true(levels[l].error >= levels[l - 1].error);
             /* About the asked-for ratio (0.5, 0.25), never far above it. */
             double ratio = (double)levels[l].index_count / levels[0].index_count;
-            assert_true(ratio <= settings.mesh_lod_ratios[l - 1] * 1.1);
-            assert_true(levels[l].index_offset + levels[l].index_count <= mesh.index_count);
+            assert_true(ratio <= settings->mesh_lod_ratios[l - 1] * 1.1);
+            assert_true(levels[l].index_offset + levels[l].index_count <= mesh->index_count);
         }
     }
-    for (uint32_t i = 0; i < mesh.index_count; i++)
-        assert_true(mesh.indices[i] < mesh.vertex_count);
+    for (uint32_t i = 0; i < mesh->index_count; i++)
+        assert_true(mesh->indices[i] < mesh->vertex_count);
+}
+
+static void lods_reduce_each_submesh_and_stay_in_range(void **state) {
+    (void)state;
+    cook_settings settings;
+    cook_settings_default(&settings);
+    settings.mesh_meshlets = false;
+    ir_mesh mesh;
+    process_grid(&mesh, 64, &settings);
+    check_lods(&mesh, &settings);
     ir_mesh_free(&mesh);
 }
 
@@ -163,6 +171,84 @@ static void lod_that_cannot_be_reduced_is_marked_reused(void **state) {
     ir_mesh_free(&mesh);
 }
 
+/* A triangle as its sorted vertex triple packed in 63 bits. */
+static uint64_t triangle_key(uint32_t a, uint32_t b, uint32_t c) {
+    uint32_t swap;
+    if (a > b) {
+        swap = a;
+        a = b;
+        b = swap;
+    }
+    if (b > c) {
+        swap = b;
+        b = c;
+        c = swap;
+    }
+    if (a > b) {
+        swap = a;
+        a = b;
+        b = swap;
+    }
+    return ((uint64_t)a << 42) | ((uint64_t)b << 21) | c;
+}
+
+static int compare_keys(const void *a, const void *b) {
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Every triangle of each submesh's level 0 in exactly one of its meshlets,
+ * local indices in range, limits kept, spheres containing their geometry. */
+static void check_meshlets(const ir_mesh *mesh, uint32_t max_vertices, uint32_t max_triangles) {
+    assert_int_equal(mesh->meshlet_max_vertices, max_vertices);
+    assert_int_equal(mesh->meshlet_max_triangles, max_triangles);
+    for (uint32_t s = 0; s < mesh->submesh_count; s++) {
+        const ir_submesh *sub = &mesh->submeshes[s];
+        uint32_t triangle_count = sub->index_count / 3;
+        uint64_t *expected = malloc(triangle_count * sizeof *expected);
+        uint64_t *found = malloc(triangle_count * sizeof *found);
+        for (uint32_t t = 0; t < triangle_count; t++) {
+            const uint32_t *tri = mesh->indices + sub->index_offset + 3 * t;
+            expected[t] = triangle_key(tri[0], tri[1], tri[2]);
+        }
+        uint32_t found_count = 0;
+        for (uint32_t m = sub->meshlet_offset; m < sub->meshlet_offset + sub->meshlet_count; m++) {
+            const ir_meshlet *meshlet = &mesh->meshlets[m];
+            assert_true(meshlet->vertex_count <= max_vertices);
+            assert_true(meshlet->triangle_count <= max_triangles);
+            assert_true(meshlet->vertex_offset + meshlet->vertex_count <=
+                        mesh->meshlet_vertex_count);
+            assert_true(meshlet->triangle_offset + meshlet->triangle_count <=
+                        mesh->meshlet_triangle_count);
+            for (uint32_t t = 0; t < meshlet->triangle_count; t++) {
+                uint32_t v[3];
+                for (int k = 0; k < 3; k++) {
+                    uint8_t local =
+                        mesh->meshlet_triangles[3 * (meshlet->triangle_offset + t) + (uint32_t)k];
+                    assert_true(local < meshlet->vertex_count);
+                    v[k] = mesh->meshlet_vertices[meshlet->vertex_offset + local];
+                    assert_true(v[k] < mesh->vertex_count);
+                    /* The bounding sphere contains the meshlet's geometry. */
+                    const float *p = mesh->positions + 3 * (size_t)v[k];
+                    float dx = p[0] - meshlet->center[0], dy = p[1] - meshlet->center[1],
+                          dz = p[2] - meshlet->center[2];
+                    assert_true(sqrtf(dx * dx + dy * dy + dz * dz) <=
+                                meshlet->radius * 1.0001f + 1e-5f);
+                }
+                assert_true(found_count < triangle_count);
+                found[found_count++] = triangle_key(v[0], v[1], v[2]);
+            }
+        }
+        /* The same multiset: sorted, equal element by element. */
+        assert_int_equal(found_count, triangle_count);
+        qsort(expected, triangle_count, sizeof *expected, compare_keys);
+        qsort(found, found_count, sizeof *found, compare_keys);
+        assert_memory_equal(expected, found, triangle_count * sizeof *found);
+        free(expected);
+        free(found);
+    }
+}
+
 static void meshlets_cover_every_triangle_once_within_limits(void **state) {
     (void)state;
     cook_settings settings;
@@ -171,89 +257,7 @@ static void meshlets_cover_every_triangle_once_within_limits(void **state) {
     settings.mesh_meshlet_triangles = 40;
     ir_mesh mesh;
     process_grid(&mesh, 32, &settings);
-    assert_int_equal(mesh.meshlet_max_vertices, 32);
-    assert_int_equal(mesh.meshlet_max_triangles, 40);
-    for (uint32_t s = 0; s < mesh.submesh_count; s++) {
-        const ir_submesh *sub = &mesh.submeshes[s];
-        /* Every triangle of the submesh, as a sorted triple, exactly once. */
-        uint32_t triangle_count = sub->index_count / 3;
-        uint64_t *expected = malloc(triangle_count * sizeof *expected);
-        uint64_t *found = malloc(triangle_count * sizeof *found);
-        for (uint32_t t = 0; t < triangle_count; t++) {
-            const uint32_t *tri = mesh.indices + sub->index_offset + 3 * t;
-            uint32_t a = tri[0], b = tri[1], c = tri[2], swap;
-            if (a > b) {
-                swap = a;
-                a = b;
-                b = swap;
-            }
-            if (b > c) {
-                swap = b;
-                b = c;
-                c = swap;
-            }
-            if (a > b) {
-                swap = a;
-                a = b;
-                b = swap;
-            }
-            expected[t] = ((uint64_t)a << 42) | ((uint64_t)b << 21) | c;
-        }
-        uint32_t found_count = 0;
-        for (uint32_t m = sub->meshlet_offset; m < sub->meshlet_offset + sub->meshlet_count; m++) {
-            const ir_meshlet *meshlet = &mesh.meshlets[m];
-            assert_true(meshlet->vertex_count <= 32);
-            assert_true(meshlet->triangle_count <= 40);
-            assert_true(meshlet->vertex_offset + meshlet->vertex_count <=
-                        mesh.meshlet_vertex_count);
-            assert_true(meshlet->triangle_offset + meshlet->triangle_count <=
-                        mesh.meshlet_triangle_count);
-            for (uint32_t t = 0; t < meshlet->triangle_count; t++) {
-                uint32_t v[3];
-                for (int k = 0; k < 3; k++) {
-                    uint8_t local =
-                        mesh.meshlet_triangles[3 * (meshlet->triangle_offset + t) + (uint32_t)k];
-                    assert_true(local < meshlet->vertex_count);
-                    v[k] = mesh.meshlet_vertices[meshlet->vertex_offset + local];
-                    assert_true(v[k] < mesh.vertex_count);
-                    /* The bounding sphere contains the meshlet's geometry. */
-                    const float *p = mesh.positions + 3 * (size_t)v[k];
-                    float dx = p[0] - meshlet->center[0], dy = p[1] - meshlet->center[1],
-                          dz = p[2] - meshlet->center[2];
-                    assert_true(sqrtf(dx * dx + dy * dy + dz * dz) <=
-                                meshlet->radius * 1.0001f + 1e-5f);
-                }
-                uint32_t a = v[0], b = v[1], c = v[2], swap;
-                if (a > b) {
-                    swap = a;
-                    a = b;
-                    b = swap;
-                }
-                if (b > c) {
-                    swap = b;
-                    b = c;
-                    c = swap;
-                }
-                if (a > b) {
-                    swap = a;
-                    a = b;
-                    b = swap;
-                }
-                assert_true(found_count < triangle_count);
-                found[found_count++] = ((uint64_t)a << 42) | ((uint64_t)b << 21) | c;
-            }
-        }
-        assert_int_equal(found_count, triangle_count);
-        for (uint32_t i = 0; i < triangle_count; i++) {
-            /* Sets equal: each expected triple is found, and counts match. */
-            bool present = false;
-            for (uint32_t j = 0; j < found_count && !present; j++)
-                present = found[j] == expected[i];
-            assert_true(present);
-        }
-        free(expected);
-        free(found);
-    }
+    check_meshlets(&mesh, 32, 40);
     ir_mesh_free(&mesh);
 }
 
@@ -287,6 +291,220 @@ static void make_triangle_mesh(ir_mesh *mesh, uint32_t material) {
     mesh->submesh_count = 1;
     mesh->submeshes = calloc(1, sizeof *mesh->submeshes);
     mesh->submeshes[0] = (ir_submesh){.index_count = 3, .material = material};
+}
+
+static void chunks_cut_large_submeshes_into_even_ranges(void **state) {
+    (void)state;
+    cook_settings settings;
+    cook_settings_default(&settings);
+    settings.mesh_chunk_triangles = 100;
+    ir_mesh mesh;
+    make_grid(&mesh, 32); /* two submeshes of 1024 triangles */
+    uint32_t count = 0;
+    mesh_chunk *chunks = mesh_chunks(&mesh, mesh_chunk_size(&settings), &count);
+    assert_non_null(chunks);
+    assert_int_equal(count, 20);
+    uint32_t next = 0;
+    for (uint32_t c = 0; c < count; c++) {
+        assert_int_equal(chunks[c].submesh, c / 10);
+        assert_true(chunks[c].split);
+        assert_int_equal(chunks[c].index_offset, next);
+        /* 1024 / 10: 102 or 103 triangles each, contiguous. */
+        assert_true(chunks[c].index_count == 3 * 102 || chunks[c].index_count == 3 * 103);
+        next += chunks[c].index_count;
+        if (c % 10 == 9)
+            assert_int_equal(next, mesh.submeshes[c / 10].index_offset +
+                                       mesh.submeshes[c / 10].index_count);
+    }
+    free(chunks);
+    /* Fewer than two chunks' worth: one unsplit chunk per submesh. */
+    settings.mesh_chunk_triangles = 513;
+    chunks = mesh_chunks(&mesh, mesh_chunk_size(&settings), &count);
+    assert_int_equal(count, 2);
+    assert_false(chunks[0].split);
+    assert_int_equal(chunks[1].index_offset, mesh.submeshes[1].index_offset);
+    assert_int_equal(chunks[1].index_count, mesh.submeshes[1].index_count);
+    free(chunks);
+    ir_mesh_free(&mesh);
+}
+
+static void spatial_sort_keeps_triangles_and_groups_quadrants(void **state) {
+    (void)state;
+    ir_mesh mesh;
+    make_grid(&mesh, 32); /* 32 x 32 quads: 2048 triangles over [0, 32]^2 */
+    uint32_t triangles = mesh.index_count / 3;
+    uint64_t *before = malloc(triangles * sizeof *before);
+    uint64_t *after = malloc(triangles * sizeof *after);
+    for (uint32_t t = 0; t < triangles; t++)
+        before[t] =
+            triangle_key(mesh.indices[3 * t], mesh.indices[3 * t + 1], mesh.indices[3 * t + 2]);
+    assert_true(mesh_sort_spatially(mesh.positions, mesh.indices, mesh.index_count));
+    for (uint32_t t = 0; t < triangles; t++)
+        after[t] =
+            triangle_key(mesh.indices[3 * t], mesh.indices[3 * t + 1], mesh.indices[3 * t + 2]);
+    qsort(before, triangles, sizeof *before, compare_keys);
+    qsort(after, triangles, sizeof *after, compare_keys);
+    assert_memory_equal(before, after, triangles * sizeof *after);
+    /* Along the Morton curve, each quarter of the triangles is one quadrant. */
+    for (uint32_t quarter = 0; quarter < 4; quarter++) {
+        float x0 = quarter & 1 ? 16.0f : 0.0f, y0 = quarter & 2 ? 16.0f : 0.0f;
+        for (uint32_t i = quarter * mesh.index_count / 4; i < (quarter + 1) * mesh.index_count / 4;
+             i++) {
+            const float *p = mesh.positions + 3 * (size_t)mesh.indices[i];
+            assert_true(p[0] >= x0 && p[0] <= x0 + 16.0f);
+            assert_true(p[1] >= y0 && p[1] <= y0 + 16.0f);
+        }
+    }
+    free(before);
+    free(after);
+    ir_mesh_free(&mesh);
+}
+
+/* No cracks: within each submesh's level, an edge only one triangle uses lies
+ * on the submesh's outline (grid x in {x0, x1} or y in {0, n}). */
+static void check_watertight(const ir_mesh *mesh, uint32_t n) {
+    for (uint32_t s = 0; s < mesh->submesh_count; s++) {
+        float x0 = (float)(s * n / 2), x1 = (float)((s + 1) * n / 2);
+        for (uint32_t l = 0; l < mesh->lod_count; l++) {
+            const ir_lod *lod = &mesh->lods[s * mesh->lod_count + l];
+            const uint32_t *tri = mesh->indices + lod->index_offset;
+            uint64_t *edges = malloc(lod->index_count * sizeof *edges);
+            for (uint32_t i = 0; i < lod->index_count; i++) {
+                uint32_t a = tri[i], b = tri[i % 3 == 2 ? i - 2 : i + 1];
+                edges[i] = a < b ? (uint64_t)a << 32 | b : (uint64_t)b << 32 | a;
+            }
+            qsort(edges, lod->index_count, sizeof *edges, compare_keys);
+            for (uint32_t i = 0; i < lod->index_count;) {
+                uint32_t run = 1;
+                while (i + run < lod->index_count && edges[i + run] == edges[i])
+                    run++;
+                assert_true(run <= 2);
+                for (int end = 0; run == 1 && end < 2; end++) {
+                    const float *p =
+                        mesh->positions + 3 * (size_t)(uint32_t)(edges[i] >> (end ? 0 : 32));
+                    assert_true(p[0] == x0 || p[0] == x1 || p[1] == 0.0f || p[1] == (float)n);
+                }
+                i += run;
+            }
+            free(edges);
+        }
+    }
+}
+
+/* Two processed meshes are the same, stream by stream and table by table. */
+static void assert_same_mesh(const ir_mesh *a, const ir_mesh *b) {
+    assert_int_equal(a->vertex_count, b->vertex_count);
+    assert_memory_equal(a->positions, b->positions, 3 * sizeof(float) * a->vertex_count);
+    assert_int_equal(a->index_count, b->index_count);
+    assert_memory_equal(a->indices, b->indices, sizeof(uint32_t) * a->index_count);
+    assert_memory_equal(a->lods, b->lods, sizeof(ir_lod) * a->submesh_count * a->lod_count);
+    assert_int_equal(a->meshlet_count, b->meshlet_count);
+    assert_memory_equal(a->meshlets, b->meshlets, sizeof(ir_meshlet) * a->meshlet_count);
+    assert_int_equal(a->meshlet_vertex_count, b->meshlet_vertex_count);
+    assert_memory_equal(a->meshlet_vertices, b->meshlet_vertices,
+                        sizeof(uint32_t) * a->meshlet_vertex_count);
+    assert_memory_equal(a->meshlet_triangles, b->meshlet_triangles,
+                        3 * (size_t)a->meshlet_triangle_count);
+    for (uint32_t s = 0; s < a->submesh_count; s++) {
+        assert_int_equal(a->submeshes[s].meshlet_offset, b->submeshes[s].meshlet_offset);
+        assert_int_equal(a->submeshes[s].meshlet_count, b->submeshes[s].meshlet_count);
+    }
+}
+
+static void chunked_lods_and_meshlets_are_the_same_on_1_and_3_threads(void **state) {
+    (void)state;
+    const uint32_t n = 64; /* submeshes of 32 x 64 quads, 4096 triangles */
+    cook_settings settings;
+    cook_settings_default(&settings);
+    settings.mesh_chunk_triangles = 1024; /* 4 chunks per submesh */
+    ir_mesh one, three, whole;
+    settings.threads = 1;
+    process_grid(&one, n, &settings);
+    settings.threads = 3;
+    process_grid(&three, n, &settings);
+    check_lods(&three, &settings);
+    check_meshlets(&three, 64, 124);
+    check_watertight(&three, n);
+
+    assert_same_mesh(&one, &three);
+    /* And the cooked files, byte for byte (vertex packing on 1 and 3 threads). */
+    cook_diag diag = {0};
+    cook_context ctx = {
+        .source_path = "grid.obj", .ref = "grid.obj", .settings = &settings, .diag = &diag};
+    bytebuf file_one = {0}, file_three = {0};
+    settings.threads = 1;
+    assert_true(write_kmesh(&ctx, &one, 2, "obj", &file_one));
+    settings.threads = 3;
+    assert_true(write_kmesh(&ctx, &three, 2, "obj", &file_three));
+    assert_int_equal(file_one.size, file_three.size);
+    assert_memory_equal(file_one.data, file_three.data, file_one.size);
+    bytebuf_free(&file_one);
+    bytebuf_free(&file_three);
+    diag_free(&diag);
+
+    /* The one pass gives what the steps give one after the other, each
+     * reading level 0 as welded: LODs, meshlets, then order. */
+    ir_mesh steps;
+    make_grid(&steps, n);
+    settings.threads = 1;
+    assert_true(process_generate_normals(&steps));
+    assert_true(process_weld(&steps));
+    assert_true(process_build_lods(&steps, &settings));
+    assert_true(process_build_meshlets(&steps, &settings));
+    assert_true(process_optimize_order(&steps, &settings));
+    assert_true(process_optimize_fetch(&steps));
+    assert_same_mesh(&steps, &one);
+    ir_mesh_free(&steps);
+
+    /* Chunks change the reduced levels (the chunked path did run), never
+     * level 0 (process_optimize_order does not chunk). */
+    settings.mesh_chunk_triangles = 0;
+    process_grid(&whole, n, &settings);
+    uint32_t level0 = whole.submeshes[1].index_offset + whole.submeshes[1].index_count;
+    assert_int_equal(level0, three.submeshes[1].index_offset + three.submeshes[1].index_count);
+    assert_memory_equal(whole.indices, three.indices, sizeof(uint32_t) * level0);
+    assert_true(whole.index_count != three.index_count ||
+                memcmp(whole.indices, three.indices, sizeof(uint32_t) * whole.index_count) != 0);
+    for (uint32_t l = 1; l < three.lod_count; l++)
+        print_message("LOD %u: chunked %u triangles, error %.5f; whole %u, error %.5f\n", l,
+                      three.lods[l].index_count / 3, (double)three.lods[l].error,
+                      whole.lods[l].index_count / 3, (double)whole.lods[l].error);
+    ir_mesh_free(&one);
+    ir_mesh_free(&three);
+    ir_mesh_free(&whole);
+}
+
+static void kmesh_vertex_packing_is_the_same_on_1_and_3_threads(void **state) {
+    (void)state;
+    ir_mesh mesh;
+    make_grid(&mesh, 110); /* a soup of 72,600 vertices: two packing blocks */
+    cook_settings settings;
+    cook_settings_default(&settings);
+    cook_diag diag = {0};
+    cook_context ctx = {
+        .source_path = "grid.obj", .ref = "grid.obj", .settings = &settings, .diag = &diag};
+    bytebuf one = {0}, three = {0};
+    settings.threads = 1;
+    assert_true(write_kmesh(&ctx, &mesh, 2, "obj", &one));
+    settings.threads = 3;
+    assert_true(write_kmesh(&ctx, &mesh, 2, "obj", &three));
+    assert_int_equal(one.size, three.size);
+    assert_memory_equal(one.data, three.data, one.size);
+    /* Every vertex landed in its place: positions (f32x3 first) read back. */
+    kiln_file file;
+    kiln_mesh_view view;
+    kiln_error err;
+    assert_int_equal(kiln_file_from_memory(&file, three.data, three.size, NULL, 0, &err), KILN_OK);
+    assert_int_equal(kiln_mesh_view_get(&file, 0, &view, &err), KILN_OK);
+    assert_int_equal(view.desc->vertex_count, mesh.vertex_count);
+    for (uint32_t v = 0; v < mesh.vertex_count; v++)
+        assert_memory_equal((const uint8_t *)view.vertices + (size_t)v * view.desc->vertex_stride,
+                            mesh.positions + 3 * (size_t)v, 12);
+    kiln_file_close(&file);
+    bytebuf_free(&one);
+    bytebuf_free(&three);
+    diag_free(&diag);
+    ir_mesh_free(&mesh);
 }
 
 static void merge_bakes_instances_and_mirrors(void **state) {
@@ -380,6 +598,10 @@ int main(void) {
         cmocka_unit_test(lod_that_cannot_be_reduced_is_marked_reused),
         cmocka_unit_test(meshlets_cover_every_triangle_once_within_limits),
         cmocka_unit_test(meshlet_limits_out_of_range_fall_back_to_defaults),
+        cmocka_unit_test(chunks_cut_large_submeshes_into_even_ranges),
+        cmocka_unit_test(spatial_sort_keeps_triangles_and_groups_quadrants),
+        cmocka_unit_test(chunked_lods_and_meshlets_are_the_same_on_1_and_3_threads),
+        cmocka_unit_test(kmesh_vertex_packing_is_the_same_on_1_and_3_threads),
         cmocka_unit_test(merge_bakes_instances_and_mirrors),
         cmocka_unit_test(merge_leaves_skinned_meshes_out_with_a_warning),
     };

@@ -17,9 +17,11 @@ void process_bounds(const float *positions, const uint32_t *indices, uint32_t in
     }
     for (uint32_t i = 0; i < index_count; i++) {
         const float *p = positions + 3 * (size_t)indices[i];
+        /* Plain comparisons, not fminf/fmaxf: those are libm calls here
+         * (NaN rules); a NaN coordinate is skipped by both forms alike. */
         for (int k = 0; k < 3; k++) {
-            aabb_min[k] = fminf(aabb_min[k], p[k]);
-            aabb_max[k] = fmaxf(aabb_max[k], p[k]);
+            aabb_min[k] = p[k] < aabb_min[k] ? p[k] : aabb_min[k];
+            aabb_max[k] = p[k] > aabb_max[k] ? p[k] : aabb_max[k];
         }
     }
     /* Sphere around the box centre: not minimal, but cheap, stable and

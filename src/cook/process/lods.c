@@ -7,19 +7,26 @@
  * gets what is left of the error bound and a level's recorded error is the
  * sum. When the attribute-preserving simplifier stalls
  * (topology it may not collapse), the sloppy one is tried; a level neither can
- * reduce is marked reused so the engine keeps drawing the level before. */
+ * reduce is marked reused so the engine keeps drawing the level before.
+ *
+ * A large submesh is simplified chunk by chunk (chunks.c), chunks in parallel:
+ * each chunk's cascade runs on its own compact vertices with its border
+ * locked, so the seams between chunks stay watertight and the concatenated
+ * level is the same for any thread count. A level whose chunks together stall
+ * (the locked seams leave too little to collapse) falls back to simplifying
+ * the whole submesh, as small submeshes always are. */
 #include <meshoptimizer.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cook/cook.h"
+#include "cook/parallel.h"
 
 #define LOD_TARGET_ERROR 0.02f        /* 2% of the mesh's extent */
 #define LOD_SLOPPY_TARGET_ERROR 0.05f /* the fallback may go further */
 #define LOD_MIN_REDUCTION 0.9         /* below 10% fewer triangles counts as a stall */
 
-/* Simplifies `source` into `out` (room for source_count); returns the new count
- * and the error, or 0 when the level is not worth keeping. */
 /* Simplifies the previous level `source` towards `target_count` indices into
  * `out` (room for source_count); returns the new count and the error, now
  * relative to level 0, or 0 when the level is not worth keeping. */
@@ -56,51 +63,251 @@ static double level_ratio(const cook_settings *settings, uint32_t level) {
     return ratio;
 }
 
-bool process_build_lods(ir_mesh *mesh, const cook_settings *settings) {
+static size_t level_target(size_t level0_count, const cook_settings *settings, uint32_t level) {
+    size_t target = (size_t)((double)level0_count * level_ratio(settings, level)) / 3 * 3;
+    return target < 3 ? 3 : target;
+}
+
+/* One chunk's reduced levels: level l (1 ..) at indices + (l - 1) * capacity. */
+typedef struct lod_chunk_levels {
+    uint32_t *indices;
+    size_t capacity;
+    size_t counts[KILN_MESH_MAX_LODS]; /* 0: not reduced (whole-submesh chunks only) */
+    float errors[KILN_MESH_MAX_LODS];
+} lod_chunk_levels;
+
+typedef struct lod_job {
+    const ir_mesh *mesh;
+    const cook_settings *settings;
+    mesh_chunk *chunks;
+    uint32_t chunk_count;
+    const uint32_t *level0; /* level 0, large submeshes sorted spatially */
+    lod_chunk_levels *out;  /* one per chunk */
+    uint32_t levels;
+    float mesh_scale; /* the simplifier's extent of the whole mesh */
+    atomic_bool failed;
+} lod_job;
+
+/* A whole submesh: the cascade of simplify_level, as for any small mesh. */
+static void lods_of_submesh(const lod_job *job, const mesh_chunk *chunk, lod_chunk_levels *out) {
+    const uint32_t *source = job->level0 + chunk->index_offset;
+    size_t source_count = chunk->index_count;
+    float source_error = 0.0f;
+    for (uint32_t level = 1; level < job->levels; level++) {
+        uint32_t *dest = out->indices + (level - 1) * out->capacity;
+        float error = 0.0f;
+        size_t count = source_count == 0
+                           ? 0
+                           : simplify_level(job->mesh, source, source_count, source_error,
+                                            level_target(chunk->index_count, job->settings, level),
+                                            dest, &error);
+        out->counts[level] = count;
+        out->errors[level] = error;
+        if (count == 0)
+            continue; /* reused: the next level starts from the same one */
+        source = dest;
+        source_count = count;
+        source_error = error;
+    }
+}
+
+/* One chunk of a large submesh: its border locked, on its own vertices. A
+ * level the simplifier cannot reduce keeps the chunk's previous one. */
+static bool lods_of_chunk(const lod_job *job, const mesh_chunk *chunk, lod_chunk_levels *out) {
+    mesh_local local;
+    if (!mesh_local_build(&local, job->level0 + chunk->index_offset, chunk->index_count,
+                          job->mesh->positions))
+        return false;
+    uint32_t *scratch = malloc(local.index_count * sizeof *scratch);
+    if (scratch == NULL) {
+        mesh_local_free(&local);
+        return false;
+    }
+    /* Errors are relative to the extent of the vertices given: convert. */
+    float chunk_scale =
+        meshopt_simplifyScale(local.positions, local.vertex_count, 3 * sizeof(float));
+    uint32_t *source = local.indices, *dest = scratch;
+    size_t source_count = local.index_count;
+    float source_error = 0.0f;
+    for (uint32_t level = 1; level < job->levels; level++) {
+        float result_error = 0.0f;
+        size_t count = 0;
+        if (source_error < LOD_TARGET_ERROR && chunk_scale > 0.0f)
+            count = meshopt_simplify(
+                dest, source, source_count, local.positions, local.vertex_count, 3 * sizeof(float),
+                level_target(chunk->index_count, job->settings, level),
+                (LOD_TARGET_ERROR - source_error) * job->mesh_scale / chunk_scale,
+                meshopt_SimplifyLockBorder, &result_error);
+        if (count == 0 || count >= source_count) {
+            memcpy(dest, source, source_count * sizeof *dest);
+            count = source_count;
+        } else {
+            meshopt_optimizeVertexCache(dest, dest, count, local.vertex_count);
+            source_error += result_error * chunk_scale / job->mesh_scale;
+        }
+        mesh_local_to_global(&local, dest, count, out->indices + (level - 1) * out->capacity);
+        out->counts[level] = count;
+        out->errors[level] = source_error;
+        uint32_t *swap = source;
+        source = dest;
+        dest = swap;
+        source_count = count;
+    }
+    free(scratch);
+    mesh_local_free(&local);
+    return true;
+}
+
+static void lods_chunk(void *ctx, uint32_t index) {
+    lod_job *job = ctx;
+    const mesh_chunk *chunk = &job->chunks[index];
+    lod_chunk_levels *out = &job->out[index];
+    out->capacity = chunk->index_count;
+    out->indices =
+        malloc((out->capacity ? out->capacity : 1) * (job->levels - 1) * sizeof *out->indices);
+    bool ok = out->indices != NULL;
+    if (ok && chunk->split)
+        ok = lods_of_chunk(job, chunk, out);
+    else if (ok)
+        lods_of_submesh(job, chunk, out);
+    if (!ok)
+        atomic_store(&job->failed, true);
+}
+
+/* Appends a submesh's level from its chunks (first .. first + n) to indices +
+ * *used; false when it is not worth keeping (together they stall). */
+static bool append_chunks(const lod_job *job, uint32_t first, uint32_t n, uint32_t level,
+                          const ir_lod *previous, uint32_t *indices, size_t *used, ir_lod *lod) {
+    size_t total = 0;
+    float error = 0.0f;
+    for (uint32_t c = first; c < first + n; c++) {
+        total += job->out[c].counts[level];
+        error = job->out[c].errors[level] > error ? job->out[c].errors[level] : error;
+    }
+    if (total == 0 || total > (size_t)((double)previous->index_count * LOD_MIN_REDUCTION))
+        return false;
+    *lod =
+        (ir_lod){.index_offset = (uint32_t)*used, .index_count = (uint32_t)total, .error = error};
+    for (uint32_t c = first; c < first + n; c++) {
+        const lod_chunk_levels *out = &job->out[c];
+        memcpy(indices + *used, out->indices + (level - 1) * out->capacity,
+               out->counts[level] * sizeof *indices);
+        *used += out->counts[level];
+    }
+    return true;
+}
+
+static uint32_t lod_levels(const cook_settings *settings) {
     uint32_t levels = settings->mesh_lods + 1;
-    if (levels > KILN_MESH_MAX_LODS)
-        levels = KILN_MESH_MAX_LODS;
+    return levels > KILN_MESH_MAX_LODS ? KILN_MESH_MAX_LODS : levels;
+}
+
+static void lods_free_job(void *job_) {
+    lod_job *job = job_;
+    for (uint32_t c = 0; c < job->chunk_count && job->out; c++)
+        free(job->out[c].indices);
+    free(job->out);
+    free(job->chunks);
+    free(job);
+}
+
+bool lods_begin(const ir_mesh *mesh, const cook_settings *settings, const uint32_t *level0,
+                mesh_step *step) {
+    *step = (mesh_step){.item = lods_chunk, .discard = lods_free_job};
+    lod_job *job = calloc(1, sizeof *job);
+    if (job == NULL)
+        return false;
+    *job = (lod_job){.mesh = mesh,
+                     .settings = settings,
+                     .level0 = level0,
+                     .levels = lod_levels(settings),
+                     .mesh_scale = meshopt_simplifyScale(mesh->positions, mesh->vertex_count,
+                                                         3 * sizeof(float))};
+    atomic_init(&job->failed, false);
+    if (job->levels > 1) {
+        job->chunks = mesh_chunks(mesh, mesh_chunk_size(settings), &job->chunk_count);
+        job->out = calloc(job->chunk_count ? job->chunk_count : 1, sizeof *job->out);
+        if (job->chunks == NULL || job->out == NULL) {
+            lods_free_job(job);
+            return false;
+        }
+    }
+    step->job = job;
+    step->items = job->chunk_count;
+    return true;
+}
+
+bool lods_finish(mesh_step *step, ir_mesh *mesh) {
+    lod_job *job = step->job;
+    step->job = NULL;
+    if (job == NULL)
+        return false;
+    const cook_settings *settings = job->settings;
+    uint32_t levels = job->levels, chunk_count = job->chunk_count;
+    const mesh_chunk *chunks = job->chunks;
+    const lod_chunk_levels *out = job->out;
     size_t lod_entries = (size_t)mesh->submesh_count * levels;
     ir_lod *lods = calloc(lod_entries ? lod_entries : 1, sizeof *lods);
     /* Worst case every level keeps every triangle. */
     size_t capacity = (size_t)mesh->index_count * levels;
     uint32_t *indices = malloc(capacity ? capacity * sizeof *indices : 1);
-    if (lods == NULL || indices == NULL) {
-        free(lods);
-        free(indices);
-        return false;
-    }
-    memcpy(indices, mesh->indices, (size_t)mesh->index_count * sizeof *indices);
+    /* Submeshes whose chunked levels stalled: later levels are whole-submesh too. */
+    bool *whole = calloc(mesh->submesh_count ? mesh->submesh_count : 1, sizeof *whole);
+    bool ok = lods && indices && whole && !atomic_load(&job->failed);
     size_t used = mesh->index_count;
-    for (uint32_t s = 0; s < mesh->submesh_count; s++) {
-        ir_lod *base = &lods[(size_t)s * levels];
-        base->index_offset = mesh->submeshes[s].index_offset;
-        base->index_count = mesh->submeshes[s].index_count;
-    }
-    for (uint32_t level = 1; level < levels; level++) {
+    if (ok) {
+        /* Level 0 as it is now (the order step may have run alongside). */
+        memcpy(indices, mesh->indices, (size_t)mesh->index_count * sizeof *indices);
         for (uint32_t s = 0; s < mesh->submesh_count; s++) {
+            ir_lod *base = &lods[(size_t)s * levels];
+            base->index_offset = mesh->submeshes[s].index_offset;
+            base->index_count = mesh->submeshes[s].index_count;
+        }
+    }
+    /* Levels in order, each level's submeshes in order, chunks in order. */
+    for (uint32_t level = 1; ok && level < levels; level++) {
+        uint32_t first = 0;
+        for (uint32_t s = 0; s < mesh->submesh_count; s++) {
+            uint32_t n = 0;
+            while (first + n < chunk_count && chunks[first + n].submesh == s)
+                n++;
             ir_lod *previous = &lods[(size_t)s * levels + level - 1];
             ir_lod *lod = &lods[(size_t)s * levels + level];
-            /* The previous level's triangles are in `indices` (level 0 was copied). */
-            const uint32_t *source = indices + previous->index_offset;
-            size_t target =
-                (size_t)((double)mesh->submeshes[s].index_count * level_ratio(settings, level));
+            size_t count = 0;
             float error = 0.0f;
-            size_t count = previous->index_count == 0
-                               ? 0
-                               : simplify_level(mesh, source, previous->index_count,
-                                                previous->error, target, indices + used, &error);
+            if (n == 1) {
+                count = out[first].counts[level];
+                error = out[first].errors[level];
+                memcpy(indices + used, out[first].indices + (level - 1) * out[first].capacity,
+                       count * sizeof *indices);
+            } else if (!whole[s] &&
+                       append_chunks(job, first, n, level, previous, indices, &used, lod)) {
+                first += n;
+                continue;
+            } else {
+                whole[s] = true;
+                count = simplify_level(
+                    mesh, indices + previous->index_offset, previous->index_count, previous->error,
+                    level_target(mesh->submeshes[s].index_count, settings, level), indices + used,
+                    &error);
+            }
+            first += n;
             if (count == 0) {
                 *lod = *previous;
                 lod->reused = true;
                 continue;
             }
-            lod->index_offset = (uint32_t)used;
-            lod->index_count = (uint32_t)count;
-            lod->error = error;
-            lod->reused = false;
+            *lod = (ir_lod){
+                .index_offset = (uint32_t)used, .index_count = (uint32_t)count, .error = error};
             used += count;
         }
+    }
+    lods_free_job(job);
+    free(whole);
+    if (!ok) {
+        free(lods);
+        free(indices);
+        return false;
     }
     free(mesh->indices);
     mesh->indices = indices;
@@ -109,4 +316,16 @@ bool process_build_lods(ir_mesh *mesh, const cook_settings *settings) {
     mesh->lods = lods;
     mesh->lod_count = levels;
     return true;
+}
+
+bool process_build_lods(ir_mesh *mesh, const cook_settings *settings) {
+    uint32_t *level0 = mesh_spatial_level0(mesh, mesh_chunk_size(settings));
+    mesh_step step;
+    bool ok = level0 && lods_begin(mesh, settings, level0, &step);
+    if (ok) {
+        parallel_for(mesh_threads(settings), step.items, step.item, step.job);
+        ok = lods_finish(&step, mesh);
+    }
+    free(level0);
+    return ok;
 }

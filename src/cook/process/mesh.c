@@ -1,4 +1,6 @@
 /* mesh.c — the mesh process stage: every step, in order, as settings ask. */
+#include <stdlib.h>
+
 #include "cook/cook.h"
 
 /* The texcoord set of the first normal map any submesh's material uses, or -1
@@ -10,6 +12,61 @@ static int normal_map_texcoord(const ir_mesh *mesh, const ir_asset *asset) {
             return (int)asset->materials[m].textures[IR_SLOT_NORMAL].texcoord;
     }
     return -1;
+}
+
+typedef struct mesh_steps {
+    mesh_step steps[3]; /* order, LODs, meshlets (items of absent ones: 0) */
+} mesh_steps;
+
+static void mesh_steps_item(void *ctx, uint32_t index) {
+    mesh_steps *all = ctx;
+    for (int k = 0; k < 3; k++) {
+        if (index < all->steps[k].items) {
+            all->steps[k].item(all->steps[k].job, index);
+            return;
+        }
+        index -= all->steps[k].items;
+    }
+}
+
+/* Order, LODs and meshlets in one parallel_for. None needs another's result:
+ * order rewrites level 0 in place while LODs and meshlets read a spatially
+ * sorted copy of it taken after welding. So on -jN a large submesh's
+ * (whole-submesh, serial) order runs while other threads simplify chunks and
+ * build their meshlets, with one wait at the end instead of three. The order
+ * item comes first: the longest item should start first. */
+bool process_order_lods_meshlets(ir_mesh *mesh, const cook_settings *settings) {
+    bool lods = settings->mesh_lods > 0, meshlets = settings->mesh_meshlets;
+    uint32_t *level0 =
+        lods || meshlets ? mesh_spatial_level0(mesh, mesh_chunk_size(settings)) : NULL;
+    mesh_steps all = {
+        .steps = {{.job = mesh, .items = mesh->submesh_count, .item = order_submesh}}};
+    bool ok = level0 != NULL || !(lods || meshlets);
+    if (ok && lods)
+        ok = lods_begin(mesh, settings, level0, &all.steps[1]);
+    if (ok && meshlets && !meshlets_begin(mesh, settings, level0, &all.steps[2])) {
+        ok = false;
+        if (lods)
+            all.steps[1].discard(all.steps[1].job);
+    }
+    if (ok) {
+        /* Helper threads only for a mesh with chunks: a smaller one is cooked
+         * alongside other assets by `kiln build -jN` already, and extra
+         * threads there only cost CPU (measured on the -j2 scaling set). */
+        bool chunked = false;
+        for (uint32_t s = 0; s < mesh->submesh_count; s++)
+            chunked |=
+                mesh_chunk_count(mesh->submeshes[s].index_count / 3, mesh_chunk_size(settings)) > 1;
+        parallel_for(chunked ? mesh_threads(settings) : 1,
+                     all.steps[0].items + all.steps[1].items + all.steps[2].items, mesh_steps_item,
+                     &all);
+        if (lods)
+            ok = lods_finish(&all.steps[1], mesh);
+        if (meshlets)
+            ok = meshlets_finish(&all.steps[2], mesh) && ok;
+    }
+    free(level0);
+    return ok;
 }
 
 bool process_mesh(cook_context *ctx, ir_mesh *mesh, const ir_asset *asset) {
@@ -27,12 +84,11 @@ bool process_mesh(cook_context *ctx, ir_mesh *mesh, const ir_asset *asset) {
         return false;
     }
     /* Weld before ordering: the cache optimiser needs shared vertices to see
-     * adjacency. LODs are built before the fetch remap so that one remap
-     * orders vertices for all levels together. */
-    bool ok = process_weld(mesh) && process_optimize_order(mesh) &&
-              (settings->mesh_lods == 0 || process_build_lods(mesh, settings)) &&
-              process_optimize_fetch(mesh) &&
-              (!settings->mesh_meshlets || process_build_meshlets(mesh, settings));
+     * adjacency. LODs and meshlets are built before the fetch remap so that
+     * one remap orders vertices for all levels together (and renumbers the
+     * meshlets' vertex lists). */
+    bool ok = process_weld(mesh) && process_order_lods_meshlets(mesh, settings) &&
+              process_optimize_fetch(mesh);
     if (!ok)
         diag_error(ctx->diag, path, 0, "mesh '%s': out of memory optimising", name);
     return ok;

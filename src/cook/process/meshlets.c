@@ -3,12 +3,16 @@
  * Built from each submesh's full-detail triangles. meshoptimizer pads each
  * meshlet's triangle bytes to a multiple of 4; kiln stores them densely (3
  * bytes per triangle, triangle_offset counted in triangles), which the format
- * promises and which saves up to 3 bytes per meshlet. */
+ * promises and which saves up to 3 bytes per meshlet. A large submesh's
+ * meshlets are built chunk by chunk (chunks.c), in parallel, so no meshlet
+ * spans two chunks. */
 #include <meshoptimizer.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cook/cook.h"
+#include "cook/parallel.h"
 
 #define MESHLET_CONE_WEIGHT 0.25f /* favour tighter normal cones a little */
 
@@ -35,8 +39,9 @@ static bool grow(void **data, size_t *cap, size_t needed, size_t element) {
     return true;
 }
 
-static bool build_submesh(const ir_mesh *mesh, const uint32_t *indices, size_t index_count,
-                          size_t max_vertices, size_t max_triangles, meshlet_buffers *out) {
+static bool build_range(const float *positions, size_t vertex_count, const uint32_t *indices,
+                        size_t index_count, size_t max_vertices, size_t max_triangles,
+                        meshlet_buffers *out) {
     size_t bound = meshopt_buildMeshletsBound(index_count, max_vertices, max_triangles);
     struct meshopt_Meshlet *meshlets = malloc(bound * sizeof *meshlets);
     unsigned int *vertices = malloc(bound * max_vertices * sizeof *vertices);
@@ -45,8 +50,8 @@ static bool build_submesh(const ir_mesh *mesh, const uint32_t *indices, size_t i
     size_t count = 0;
     if (ok)
         count = meshopt_buildMeshlets(meshlets, vertices, triangles, indices, index_count,
-                                      mesh->positions, mesh->vertex_count, 3 * sizeof(float),
-                                      max_vertices, max_triangles, MESHLET_CONE_WEIGHT);
+                                      positions, vertex_count, 3 * sizeof(float), max_vertices,
+                                      max_triangles, MESHLET_CONE_WEIGHT);
     for (size_t m = 0; ok && m < count; m++) {
         const struct meshopt_Meshlet *src = &meshlets[m];
         ok = grow((void **)&out->meshlets, &out->meshlet_cap, out->meshlet_count + 1,
@@ -59,7 +64,7 @@ static bool build_submesh(const ir_mesh *mesh, const uint32_t *indices, size_t i
             break;
         struct meshopt_Bounds bounds = meshopt_computeMeshletBounds(
             vertices + src->vertex_offset, triangles + src->triangle_offset, src->triangle_count,
-            mesh->positions, mesh->vertex_count, 3 * sizeof(float));
+            positions, vertex_count, 3 * sizeof(float));
         ir_meshlet *dst = &out->meshlets[out->meshlet_count++];
         memset(dst, 0, sizeof *dst);
         dst->vertex_offset = (uint32_t)out->vertex_count;
@@ -87,29 +92,134 @@ static bool build_submesh(const ir_mesh *mesh, const uint32_t *indices, size_t i
     return ok;
 }
 
-bool process_build_meshlets(ir_mesh *mesh, const cook_settings *settings) {
-    size_t max_vertices = settings->mesh_meshlet_vertices;
-    size_t max_triangles = settings->mesh_meshlet_triangles;
-    if (max_vertices < 3 || max_vertices > KILN_MESH_MAX_MESHLET_VERTICES)
-        max_vertices = 64;
-    /* meshoptimizer wants a multiple of 4 triangles. */
-    max_triangles &= ~(size_t)3;
-    if (max_triangles < 4 || max_triangles > KILN_MESH_MAX_MESHLET_TRIANGLES)
-        max_triangles = 124;
-    meshlet_buffers out = {0};
+static void free_buffers(meshlet_buffers *b) {
+    free(b->meshlets);
+    free(b->vertices);
+    free(b->triangles);
+}
+
+typedef struct meshlet_job {
+    const ir_mesh *mesh;
+    mesh_chunk *chunks;
+    uint32_t chunk_count;
+    const uint32_t *level0; /* level 0, large submeshes sorted spatially */
+    meshlet_buffers *out;   /* one per chunk */
+    size_t max_vertices, max_triangles;
+    atomic_bool failed;
+} meshlet_job;
+
+/* A chunk of a large submesh runs on its own compact vertices (bounds and
+ * cones only read positions, so they come out the same). */
+static void meshlets_chunk(void *ctx, uint32_t index) {
+    meshlet_job *job = ctx;
+    const mesh_chunk *chunk = &job->chunks[index];
+    meshlet_buffers *out = &job->out[index];
+    const uint32_t *indices = job->level0 + chunk->index_offset;
+    if (chunk->index_count == 0)
+        return;
     bool ok = true;
-    for (uint32_t s = 0; ok && s < mesh->submesh_count; s++) {
-        ir_submesh *sub = &mesh->submeshes[s];
-        sub->meshlet_offset = (uint32_t)out.meshlet_count;
-        if (sub->index_count > 0)
-            ok = build_submesh(mesh, mesh->indices + sub->index_offset, sub->index_count,
-                               max_vertices, max_triangles, &out);
+    if (!chunk->split) {
+        ok = build_range(job->mesh->positions, job->mesh->vertex_count, indices, chunk->index_count,
+                         job->max_vertices, job->max_triangles, out);
+    } else {
+        mesh_local local;
+        ok = mesh_local_build(&local, indices, chunk->index_count, job->mesh->positions);
+        if (ok) {
+            ok = build_range(local.positions, local.vertex_count, local.indices, local.index_count,
+                             job->max_vertices, job->max_triangles, out);
+            if (ok)
+                mesh_local_to_global(&local, out->vertices, out->vertex_count, out->vertices);
+            mesh_local_free(&local);
+        }
+    }
+    if (!ok)
+        atomic_store(&job->failed, true);
+}
+
+/* Appends one chunk's meshlets to `all`, shifting their offsets. */
+static bool append_buffers(meshlet_buffers *all, const meshlet_buffers *chunk) {
+    if (!grow((void **)&all->meshlets, &all->meshlet_cap, all->meshlet_count + chunk->meshlet_count,
+              sizeof *all->meshlets) ||
+        !grow((void **)&all->vertices, &all->vertex_cap, all->vertex_count + chunk->vertex_count,
+              sizeof *all->vertices) ||
+        !grow((void **)&all->triangles, &all->triangle_cap,
+              all->triangle_count + chunk->triangle_count, 3))
+        return false;
+    for (size_t m = 0; m < chunk->meshlet_count; m++) {
+        ir_meshlet *dst = &all->meshlets[all->meshlet_count + m];
+        *dst = chunk->meshlets[m];
+        dst->vertex_offset += (uint32_t)all->vertex_count;
+        dst->triangle_offset += (uint32_t)all->triangle_count;
+    }
+    if (chunk->vertex_count)
+        memcpy(all->vertices + all->vertex_count, chunk->vertices,
+               chunk->vertex_count * sizeof *all->vertices);
+    if (chunk->triangle_count)
+        memcpy(all->triangles + 3 * all->triangle_count, chunk->triangles,
+               3 * chunk->triangle_count);
+    all->meshlet_count += chunk->meshlet_count;
+    all->vertex_count += chunk->vertex_count;
+    all->triangle_count += chunk->triangle_count;
+    return true;
+}
+
+static void meshlets_free_job(void *job_) {
+    meshlet_job *job = job_;
+    for (uint32_t c = 0; job->out && c < job->chunk_count; c++)
+        free_buffers(&job->out[c]);
+    free(job->out);
+    free(job->chunks);
+    free(job);
+}
+
+bool meshlets_begin(const ir_mesh *mesh, const cook_settings *settings, const uint32_t *level0,
+                    mesh_step *step) {
+    *step = (mesh_step){.item = meshlets_chunk, .discard = meshlets_free_job};
+    meshlet_job *job = calloc(1, sizeof *job);
+    if (job == NULL)
+        return false;
+    job->mesh = mesh;
+    job->level0 = level0;
+    job->max_vertices = settings->mesh_meshlet_vertices;
+    job->max_triangles = settings->mesh_meshlet_triangles;
+    if (job->max_vertices < 3 || job->max_vertices > KILN_MESH_MAX_MESHLET_VERTICES)
+        job->max_vertices = 64;
+    /* meshoptimizer wants a multiple of 4 triangles. */
+    job->max_triangles &= ~(size_t)3;
+    if (job->max_triangles < 4 || job->max_triangles > KILN_MESH_MAX_MESHLET_TRIANGLES)
+        job->max_triangles = 124;
+    atomic_init(&job->failed, false);
+    job->chunks = mesh_chunks(mesh, mesh_chunk_size(settings), &job->chunk_count);
+    job->out = calloc(job->chunk_count ? job->chunk_count : 1, sizeof *job->out);
+    if (job->chunks == NULL || job->out == NULL) {
+        meshlets_free_job(job);
+        return false;
+    }
+    step->job = job;
+    step->items = job->chunk_count;
+    return true;
+}
+
+bool meshlets_finish(mesh_step *step, ir_mesh *mesh) {
+    meshlet_job *job = step->job;
+    step->job = NULL;
+    if (job == NULL)
+        return false;
+    bool ok = !atomic_load(&job->failed);
+    /* Chunks are in submesh order: a submesh's meshlets are its chunks'. */
+    meshlet_buffers out = {0};
+    for (uint32_t c = 0; ok && c < job->chunk_count; c++) {
+        ir_submesh *sub = &mesh->submeshes[job->chunks[c].submesh];
+        if (c == 0 || job->chunks[c - 1].submesh != job->chunks[c].submesh)
+            sub->meshlet_offset = (uint32_t)out.meshlet_count;
+        ok = append_buffers(&out, &job->out[c]) && out.meshlet_count <= UINT32_MAX &&
+             out.vertex_count <= UINT32_MAX;
         sub->meshlet_count = (uint32_t)out.meshlet_count - sub->meshlet_offset;
     }
-    if (!ok || out.meshlet_count > UINT32_MAX || out.vertex_count > UINT32_MAX) {
-        free(out.meshlets);
-        free(out.vertices);
-        free(out.triangles);
+    size_t max_vertices = job->max_vertices, max_triangles = job->max_triangles;
+    meshlets_free_job(job);
+    if (!ok) {
+        free_buffers(&out);
         return false;
     }
     free(mesh->meshlets);
@@ -124,4 +234,16 @@ bool process_build_meshlets(ir_mesh *mesh, const cook_settings *settings) {
     mesh->meshlet_max_vertices = (uint32_t)max_vertices;
     mesh->meshlet_max_triangles = (uint32_t)max_triangles;
     return true;
+}
+
+bool process_build_meshlets(ir_mesh *mesh, const cook_settings *settings) {
+    uint32_t *level0 = mesh_spatial_level0(mesh, mesh_chunk_size(settings));
+    mesh_step step;
+    bool ok = level0 && meshlets_begin(mesh, settings, level0, &step);
+    if (ok) {
+        parallel_for(mesh_threads(settings), step.items, step.item, step.job);
+        ok = meshlets_finish(&step, mesh);
+    }
+    free(level0);
+    return ok;
 }

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cook/cook.h"
+#include "cook/parallel.h"
 
 /* The cooked vertex layout: which IR streams are present decides which
  * attributes the file declares; the descriptor names each, so engines read the
@@ -116,6 +117,27 @@ static void pack_vertex(const ir_mesh *mesh, const vertex_layout *layout,
     }
 }
 
+/* Vertices packed block by block on the asset's threads (disjoint outputs). */
+#define PACK_BLOCK_VERTICES 65536u
+
+typedef struct pack_job {
+    const ir_mesh *mesh;
+    const vertex_layout *layout;
+    const position_quantizer *quantizer;
+    uint8_t *vertices;
+} pack_job;
+
+static void pack_block(void *ctx, uint32_t block) {
+    const pack_job *job = ctx;
+    uint32_t first = block * PACK_BLOCK_VERTICES;
+    uint32_t end = job->mesh->vertex_count - first < PACK_BLOCK_VERTICES
+                       ? job->mesh->vertex_count
+                       : first + PACK_BLOCK_VERTICES;
+    for (uint32_t v = first; v < end; v++)
+        pack_vertex(job->mesh, job->layout, job->quantizer, v,
+                    job->vertices + (size_t)v * job->layout->stride);
+}
+
 static void fill_lods(const ir_mesh *mesh, kiln_lod *out) {
     for (size_t i = 0; i < (size_t)mesh->submesh_count * mesh->lod_count; i++) {
         out[i].index_offset = mesh->lods[i].index_offset;
@@ -199,8 +221,10 @@ bool write_kmesh(const cook_context *ctx, const ir_mesh *mesh, uint32_t material
     bytebuf meta = {0};
     bool ok = vertices && indices && submeshes && lods && meshlets;
     if (ok) {
-        for (uint32_t v = 0; v < mesh->vertex_count; v++)
-            pack_vertex(mesh, &layout, &quantizer, v, vertices + (size_t)v * layout.stride);
+        pack_job job = {mesh, &layout, &quantizer, vertices};
+        uint32_t blocks = (uint32_t)(((uint64_t)mesh->vertex_count + PACK_BLOCK_VERTICES - 1) /
+                                     PACK_BLOCK_VERTICES);
+        parallel_for(ctx->settings->threads ? ctx->settings->threads : 1, blocks, pack_block, &job);
         for (uint32_t i = 0; i < mesh->index_count; i++) {
             if (desc.index_size == 2) {
                 uint16_t index = (uint16_t)mesh->indices[i];
@@ -217,8 +241,16 @@ bool write_kmesh(const cook_context *ctx, const ir_mesh *mesh, uint32_t material
             dst->material_slot = src->material;
             dst->meshlet_offset = src->meshlet_offset;
             dst->meshlet_count = src->meshlet_count;
-            process_bounds(mesh->positions, mesh->indices + src->index_offset, src->index_count,
-                           dst->aabb_min, dst->aabb_max, dst->sphere);
+            /* A lone submesh at offset 0 is the whole level 0: the mesh's
+             * bounds, already computed over the same indices. */
+            if (mesh->submesh_count == 1 && src->index_offset == 0) {
+                memcpy(dst->aabb_min, desc.aabb_min, sizeof dst->aabb_min);
+                memcpy(dst->aabb_max, desc.aabb_max, sizeof dst->aabb_max);
+                memcpy(dst->sphere, desc.sphere, sizeof dst->sphere);
+            } else {
+                process_bounds(mesh->positions, mesh->indices + src->index_offset, src->index_count,
+                               dst->aabb_min, dst->aabb_max, dst->sphere);
+            }
         }
         if (mesh->lods)
             fill_lods(mesh, lods);

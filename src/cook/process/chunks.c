@@ -1,0 +1,217 @@
+/* chunks.c — large submeshes cut into spatial chunks of triangles.
+ *
+ * meshoptimizer's per-call cost grows with the whole vertex buffer and its
+ * working set outgrows the caches on meshes of millions of triangles. A
+ * submesh of at least two chunks' worth of triangles is therefore cut into
+ * chunks that the LOD and meshlet stages process independently, on the -j
+ * threads. Each sorts a copy of the submesh's triangles along a Morton curve,
+ * so that contiguous ranges are spatially compact, and cuts it into chunks
+ * whose sizes depend only on the triangle count (never on the thread count);
+ * level 0 itself keeps the order process_optimize_order gave it. Each chunk
+ * runs on a compact copy of its vertices (a "local" mesh), so that a call
+ * costs what the chunk holds, not what the mesh holds. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cook/cook.h"
+
+#define MORTON_BITS 10u /* per axis: 30-bit codes, 1024 cells per side */
+#define RADIX_BITS 10u
+#define RADIX_BUCKETS (1u << RADIX_BITS)
+
+uint32_t mesh_chunk_size(const cook_settings *settings) {
+    return settings->mesh_chunk_triangles ? settings->mesh_chunk_triangles
+                                          : KILN_MESH_CHUNK_TRIANGLES;
+}
+
+uint32_t mesh_chunk_count(uint32_t triangles, uint32_t chunk_triangles) {
+    uint32_t count = triangles / (chunk_triangles ? chunk_triangles : 1);
+    return count < 2 ? 1 : count;
+}
+
+mesh_chunk *mesh_chunks(const ir_mesh *mesh, uint32_t chunk_triangles, uint32_t *count) {
+    size_t total = 0;
+    for (uint32_t s = 0; s < mesh->submesh_count; s++)
+        total += mesh_chunk_count(mesh->submeshes[s].index_count / 3, chunk_triangles);
+    mesh_chunk *chunks = malloc((total ? total : 1) * sizeof *chunks);
+    if (chunks == NULL)
+        return NULL;
+    size_t next = 0;
+    for (uint32_t s = 0; s < mesh->submesh_count; s++) {
+        const ir_submesh *sub = &mesh->submeshes[s];
+        uint64_t triangles = sub->index_count / 3;
+        uint32_t n = mesh_chunk_count((uint32_t)triangles, chunk_triangles);
+        /* Even sizes (differing by at most one triangle), no small last chunk. */
+        for (uint32_t c = 0; c < n; c++) {
+            uint64_t first = triangles * c / n, end = triangles * (c + 1) / n;
+            chunks[next++] = (mesh_chunk){.submesh = s,
+                                          .index_offset = sub->index_offset + 3 * (uint32_t)first,
+                                          .index_count = 3 * (uint32_t)(end - first),
+                                          .split = n > 1};
+        }
+    }
+    *count = (uint32_t)total;
+    return chunks;
+}
+
+uint32_t *mesh_spatial_level0(const ir_mesh *mesh, uint32_t chunk_triangles) {
+    size_t end = 0;
+    for (uint32_t s = 0; s < mesh->submesh_count; s++) {
+        size_t sub_end = (size_t)mesh->submeshes[s].index_offset + mesh->submeshes[s].index_count;
+        end = sub_end > end ? sub_end : end;
+    }
+    uint32_t *copy = malloc((end ? end : 1) * sizeof *copy);
+    if (copy == NULL)
+        return NULL;
+    memcpy(copy, mesh->indices, end * sizeof *copy);
+    for (uint32_t s = 0; s < mesh->submesh_count; s++) {
+        const ir_submesh *sub = &mesh->submeshes[s];
+        if (mesh_chunk_count(sub->index_count / 3, chunk_triangles) > 1 &&
+            !mesh_sort_spatially(mesh->positions, copy + sub->index_offset, sub->index_count)) {
+            free(copy);
+            return NULL;
+        }
+    }
+    return copy;
+}
+
+/* Spreads the low 10 bits of v to every third bit. */
+static uint32_t morton_spread(uint32_t v) {
+    v &= 0x3ffu;
+    v = (v | (v << 16)) & 0x030000ffu;
+    v = (v | (v << 8)) & 0x0300f00fu;
+    v = (v | (v << 4)) & 0x030c30c3u;
+    v = (v | (v << 2)) & 0x09249249u;
+    return v;
+}
+
+static float triangle_centroid(const float *positions, const uint32_t *tri, int axis) {
+    return (positions[3 * (size_t)tri[0] + axis] + positions[3 * (size_t)tri[1] + axis] +
+            positions[3 * (size_t)tri[2] + axis]) *
+           (1.0f / 3.0f);
+}
+
+bool mesh_sort_spatially(const float *positions, uint32_t *indices, size_t index_count) {
+    size_t triangles = index_count / 3;
+    if (triangles < 2)
+        return true;
+    float lo[3], hi[3];
+    for (int a = 0; a < 3; a++)
+        lo[a] = hi[a] = triangle_centroid(positions, indices, a);
+    for (size_t t = 1; t < triangles; t++)
+        for (int a = 0; a < 3; a++) {
+            float c = triangle_centroid(positions, indices + 3 * t, a);
+            lo[a] = c < lo[a] ? c : lo[a];
+            hi[a] = c > hi[a] ? c : hi[a];
+        }
+    /* One scale for all axes keeps cells cubic, so chunks stay compact. */
+    float extent = 0.0f;
+    for (int a = 0; a < 3; a++)
+        extent = hi[a] - lo[a] > extent ? hi[a] - lo[a] : extent;
+    float scale = extent > 0.0f ? (float)((1u << MORTON_BITS) - 1) / extent : 0.0f;
+
+    /* Keys: Morton code above, triangle number below; a stable LSD radix
+     * sort of the code keeps equal codes in source order (deterministic). */
+    uint64_t *keys = malloc(2 * triangles * sizeof *keys);
+    uint32_t *sorted = malloc(index_count * sizeof *sorted);
+    if (keys == NULL || sorted == NULL) {
+        free(keys);
+        free(sorted);
+        return false;
+    }
+    for (size_t t = 0; t < triangles; t++) {
+        uint32_t cell[3];
+        for (int a = 0; a < 3; a++) {
+            float q = (triangle_centroid(positions, indices + 3 * t, a) - lo[a]) * scale;
+            /* NaN and out-of-range centroids land in cell 0 or the last cell. */
+            cell[a] = q > 0.0f
+                          ? (q < (float)(1u << MORTON_BITS) ? (uint32_t)q : (1u << MORTON_BITS) - 1)
+                          : 0;
+        }
+        uint64_t code =
+            morton_spread(cell[0]) | morton_spread(cell[1]) << 1 | morton_spread(cell[2]) << 2;
+        keys[t] = code << 32 | t;
+    }
+    uint64_t *from = keys, *to = keys + triangles;
+    for (uint32_t shift = 32; shift < 32 + 3 * MORTON_BITS; shift += RADIX_BITS) {
+        size_t offsets[RADIX_BUCKETS] = {0};
+        for (size_t t = 0; t < triangles; t++)
+            offsets[(from[t] >> shift) & (RADIX_BUCKETS - 1)]++;
+        size_t sum = 0;
+        for (uint32_t b = 0; b < RADIX_BUCKETS; b++) {
+            size_t n = offsets[b];
+            offsets[b] = sum;
+            sum += n;
+        }
+        for (size_t t = 0; t < triangles; t++)
+            to[offsets[(from[t] >> shift) & (RADIX_BUCKETS - 1)]++] = from[t];
+        uint64_t *swap = from;
+        from = to;
+        to = swap;
+    }
+    for (size_t t = 0; t < triangles; t++)
+        memcpy(sorted + 3 * t, indices + 3 * (from[t] & 0xffffffffu), 3 * sizeof *sorted);
+    memcpy(indices, sorted, triangles * 3 * sizeof *sorted);
+    free(keys);
+    free(sorted);
+    return true;
+}
+
+bool mesh_local_build(mesh_local *local, const uint32_t *indices, size_t index_count,
+                      const float *positions) {
+    memset(local, 0, sizeof *local);
+    /* Open addressing, global vertex -> local vertex; more slots than indices
+     * so the table never fills (a chunk has at most index_count vertices). */
+    size_t slots = 1;
+    while (slots <= index_count)
+        slots *= 2;
+    uint32_t *keys = malloc(slots * sizeof *keys);
+    uint32_t *values = malloc(slots * sizeof *values);
+    local->indices = malloc((index_count ? index_count : 1) * sizeof *local->indices);
+    local->vertices = malloc((index_count ? index_count : 1) * sizeof *local->vertices);
+    bool ok = keys && values && local->indices && local->vertices;
+    if (ok) {
+        memset(keys, 0xff, slots * sizeof *keys);
+        for (size_t i = 0; i < index_count; i++) {
+            uint32_t v = indices[i];
+            size_t slot = (size_t)((v * 2654435761u) & (slots - 1));
+            while (keys[slot] != v && keys[slot] != UINT32_MAX)
+                slot = (slot + 1) & (slots - 1);
+            if (keys[slot] == UINT32_MAX) {
+                keys[slot] = v;
+                values[slot] = (uint32_t)local->vertex_count;
+                local->vertices[local->vertex_count++] = v;
+            }
+            local->indices[i] = values[slot];
+        }
+        local->index_count = index_count;
+        local->positions =
+            malloc((local->vertex_count ? local->vertex_count : 1) * 3 * sizeof *local->positions);
+        ok = local->positions != NULL;
+    }
+    for (size_t v = 0; ok && v < local->vertex_count; v++)
+        memcpy(local->positions + 3 * v, positions + 3 * (size_t)local->vertices[v],
+               3 * sizeof *positions);
+    free(keys);
+    free(values);
+    if (!ok)
+        mesh_local_free(local);
+    return ok;
+}
+
+void mesh_local_to_global(const mesh_local *local, const uint32_t *in, size_t count,
+                          uint32_t *out) {
+    for (size_t i = 0; i < count; i++)
+        out[i] = local->vertices[in[i]];
+}
+
+void mesh_local_free(mesh_local *local) {
+    free(local->indices);
+    free(local->vertices);
+    free(local->positions);
+    memset(local, 0, sizeof *local);
+}
+
+unsigned mesh_threads(const cook_settings *settings) {
+    return settings->threads ? settings->threads : 1u;
+}
