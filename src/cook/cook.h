@@ -326,8 +326,6 @@ bool mesh_local_build(mesh_local *local, const uint32_t *indices, size_t index_c
 /* Maps local vertex numbers back to the mesh's (in may equal out). */
 void mesh_local_to_global(const mesh_local *local, const uint32_t *in, size_t count, uint32_t *out);
 void mesh_local_free(mesh_local *local);
-/* settings->threads, at least 1. */
-unsigned mesh_threads(const cook_settings *settings);
 
 /* A step of the mesh stage cut into independent items, so that several steps
  * can share one parallel_for (process_mesh): *_begin plans (false when out of

@@ -11,7 +11,8 @@
 
 typedef void (*parallel_fn)(void *ctx, uint32_t index);
 
-/* Returns once every item has run. A helper thread that cannot be started
+/* Returns once every item has run; threads 0 and 1 both mean the caller's
+ * thread alone. A helper thread that cannot be started
  * only costs speed: the caller's thread takes the remaining items. */
 void parallel_for(unsigned threads, uint32_t count, parallel_fn fn, void *ctx);
 

@@ -100,7 +100,7 @@ typedef struct build_run {
     const strlist *existing;     /* the output folder's files before the build, sorted */
     cook_asset_result *results;  /* one per planned source */
     asset_slot *slots;           /* one per planned source */
-    const size_t *todo;          /* the indices of the current phase */
+    const size_t *phase_assets;  /* the asset indices of the current phase */
     progress_reporter *reporter;
 } build_run;
 

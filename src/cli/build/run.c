@@ -191,7 +191,7 @@ double build_seconds_since(const struct timespec *start) {
 
 static void process_planned_asset(void *context, size_t job) {
     build_run *run = context;
-    size_t index = run->todo[job];
+    size_t index = run->phase_assets[job];
     const char *source_path = run->plan->sources.items[index];
     asset_slot *slot = &run->slots[index];
     const cache_record *old = cache_find(run->old_cache, source_path);
@@ -230,8 +230,8 @@ static void process_planned_asset(void *context, size_t job) {
     progress_asset_finished(run->reporter, source_path, &run->results[index]);
 }
 
-static void run_phase(build_run *run, const size_t *todo, size_t count) {
-    run->todo = todo;
+static void run_phase(build_run *run, const size_t *phase_assets, size_t count) {
+    run->phase_assets = phase_assets;
     jobs_run(count, run->options->jobs, process_planned_asset, run);
 }
 
@@ -292,15 +292,15 @@ static size_t find_source(const build_plan *plan, const char *path) {
 
 /* One round over the sources marked in `queued`: the models, then every other
  * kind except what a model (of any round so far) read. */
-static bool cook_round(build_run *run, const bool *queued, size_t *todo) {
+static bool cook_round(build_run *run, const bool *queued, size_t *phase_assets) {
     const build_plan *plan = run->plan;
     size_t count = plan->sources.count;
     size_t n = 0;
     for (size_t i = 0; i < count; i++) {
         if (queued[i] && plan->importers[i]->kind == COOK_KIND_MODEL)
-            todo[n++] = i;
+            phase_assets[n++] = i;
     }
-    run_phase(run, todo, n);
+    run_phase(run, phase_assets, n);
 
     size_t owner_count = 0;
     dependency_owner *owners = collect_model_dependencies(run, &owner_count);
@@ -319,10 +319,10 @@ static bool cook_round(build_run *run, const bool *queued, size_t *todo) {
                 progress_print(run->reporter, stdout, "cooked through %s: %s", model,
                                plan->sources.items[i]);
         } else {
-            todo[n++] = i;
+            phase_assets[n++] = i;
         }
     }
-    run_phase(run, todo, n);
+    run_phase(run, phase_assets, n);
     free(owners);
     return true;
 }
@@ -352,14 +352,14 @@ static size_t queue_references(const build_run *run, const bool *queued, bool *n
 
 bool build_cook_in_order(build_run *run) {
     size_t count = run->plan->sources.count;
-    size_t *todo = malloc((count ? count : 1) * sizeof *todo);
+    size_t *phase_assets = malloc((count ? count : 1) * sizeof *phase_assets);
     bool *queued = malloc((count ? count : 1) * sizeof *queued);
     bool *next = calloc(count ? count : 1, sizeof *next);
-    bool ok = todo != NULL && queued != NULL && next != NULL;
+    bool ok = phase_assets != NULL && queued != NULL && next != NULL;
     if (ok && count > 0)
         memcpy(queued, run->plan->wanted, count * sizeof *queued);
     for (bool more = ok; more;) {
-        ok = cook_round(run, queued, todo);
+        ok = cook_round(run, queued, phase_assets);
         more = ok && queue_references(run, queued, next) > 0;
         bool *swap = queued;
         queued = next;
@@ -372,6 +372,6 @@ bool build_cook_in_order(build_run *run) {
     }
     free(next);
     free(queued);
-    free(todo);
+    free(phase_assets);
     return ok;
 }

@@ -211,7 +211,3 @@ void mesh_local_free(mesh_local *local) {
     free(local->positions);
     memset(local, 0, sizeof *local);
 }
-
-unsigned mesh_threads(const cook_settings *settings) {
-    return settings->threads ? settings->threads : 1u;
-}

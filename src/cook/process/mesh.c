@@ -57,7 +57,7 @@ bool process_order_lods_meshlets(ir_mesh *mesh, const cook_settings *settings) {
         for (uint32_t s = 0; s < mesh->submesh_count; s++)
             chunked |=
                 mesh_chunk_count(mesh->submeshes[s].index_count / 3, mesh_chunk_size(settings)) > 1;
-        parallel_for(chunked ? mesh_threads(settings) : 1,
+        parallel_for(chunked ? settings->threads : 1,
                      all.steps[0].items + all.steps[1].items + all.steps[2].items, mesh_steps_item,
                      &all);
         if (lods)

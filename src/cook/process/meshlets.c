@@ -241,7 +241,7 @@ bool process_build_meshlets(ir_mesh *mesh, const cook_settings *settings) {
     mesh_step step;
     bool ok = level0 && meshlets_begin(mesh, settings, level0, &step);
     if (ok) {
-        parallel_for(mesh_threads(settings), step.items, step.item, step.job);
+        parallel_for(settings->threads, step.items, step.item, step.job);
         ok = meshlets_finish(&step, mesh);
     }
     free(level0);

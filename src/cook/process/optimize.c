@@ -101,7 +101,7 @@ void order_submesh(void *mesh_, uint32_t index) {
  * efficiency (ACMR 0.656 -> 0.672 with 3 chunks, 0.682 with 15 on the 1M
  * grid; BENCHMARKS.md), which every frame drawn would pay. */
 bool process_optimize_order(ir_mesh *mesh, const cook_settings *settings) {
-    parallel_for(mesh_threads(settings), mesh->submesh_count, order_submesh, mesh);
+    parallel_for(settings->threads, mesh->submesh_count, order_submesh, mesh);
     return true;
 }
 

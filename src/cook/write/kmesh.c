@@ -224,7 +224,7 @@ bool write_kmesh(const cook_context *ctx, const ir_mesh *mesh, uint32_t material
         pack_job job = {mesh, &layout, &quantizer, vertices};
         uint32_t blocks = (uint32_t)(((uint64_t)mesh->vertex_count + PACK_BLOCK_VERTICES - 1) /
                                      PACK_BLOCK_VERTICES);
-        parallel_for(ctx->settings->threads ? ctx->settings->threads : 1, blocks, pack_block, &job);
+        parallel_for(ctx->settings->threads, blocks, pack_block, &job);
         for (uint32_t i = 0; i < mesh->index_count; i++) {
             if (desc.index_size == 2) {
                 uint16_t index = (uint16_t)mesh->indices[i];
