@@ -46,23 +46,25 @@ static const char *scalar_of(const parse_state *state, const yaml_node_t *node, 
     return NULL;
 }
 
-static bool expect_mapping(const parse_state *state, const yaml_node_t *node, const char *what) {
-    if (node->type == YAML_MAPPING_NODE)
+/* True when `node` is of `type`; an empty section ("default:" with nothing
+ * under it, a null scalar) is false without an error; anything else is an
+ * error saying what was expected. */
+static bool expect_node(const parse_state *state, const yaml_node_t *node, yaml_node_type_t type,
+                        const char *what, const char *expected) {
+    if (node->type == type)
         return true;
-    /* An empty section ("default:" with nothing under it) is a null scalar. */
     if (node->type == YAML_SCALAR_NODE && node->data.scalar.length == 0)
         return false;
-    diag_error(state->diag, state->path, node_line(node), "%s: expected a map of keys", what);
+    diag_error(state->diag, state->path, node_line(node), "%s: expected %s", what, expected);
     return false;
 }
 
+static bool expect_mapping(const parse_state *state, const yaml_node_t *node, const char *what) {
+    return expect_node(state, node, YAML_MAPPING_NODE, what, "a map of keys");
+}
+
 static bool expect_sequence(const parse_state *state, const yaml_node_t *node, const char *what) {
-    if (node->type == YAML_SEQUENCE_NODE)
-        return true;
-    if (node->type == YAML_SCALAR_NODE && node->data.scalar.length == 0)
-        return false;
-    diag_error(state->diag, state->path, node_line(node), "%s: expected a list", what);
-    return false;
+    return expect_node(state, node, YAML_SEQUENCE_NODE, what, "a list");
 }
 
 static void warn_unknown_key(const parse_state *state, const yaml_node_t *key, const char *where) {
