@@ -69,6 +69,26 @@ uint8_t *test_read_file(const char *path, size_t *size) {
     return data;
 }
 
+uint8_t *test_bmp_alloc(uint32_t w, uint32_t h, unsigned bits, size_t *size, size_t *row_bytes) {
+    *row_bytes = ((size_t)w * (bits / 8) + 3) & ~(size_t)3;
+    *size = 54 + *row_bytes * h;
+    uint8_t *b = calloc(1, *size);
+    assert_non_null(b);
+    b[0] = 'B';
+    b[1] = 'M';
+    uint32_t v = (uint32_t)*size;
+    memcpy(b + 2, &v, 4);
+    v = 54; /* pixel data offset */
+    memcpy(b + 10, &v, 4);
+    v = 40; /* BITMAPINFOHEADER */
+    memcpy(b + 14, &v, 4);
+    memcpy(b + 18, &w, 4);
+    memcpy(b + 22, &h, 4);
+    b[26] = 1; /* planes */
+    b[28] = (uint8_t)bits;
+    return b;
+}
+
 void test_write_file(const char *path, const void *data, size_t size) {
     FILE *f = fopen(path, "wb");
     if (f == NULL)

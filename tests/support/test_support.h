@@ -23,6 +23,10 @@ char *test_make_temp_dir(const char *name);
 uint8_t *test_read_file(const char *path, size_t *size);
 /* Writes a whole file; aborts the test on failure. */
 void test_write_file(const char *path, const void *data, size_t size);
+/* A zeroed bottom-up BMP (BI_RGB, 24 or 32 bits) of w x h with its 54-byte
+ * header filled in; pixel row y from the bottom starts at 54 + y * *row_bytes
+ * (rows padded to 4 bytes). Aborts the test when out of memory. */
+uint8_t *test_bmp_alloc(uint32_t w, uint32_t h, unsigned bits, size_t *size, size_t *row_bytes);
 
 /* "<dir>/<name>" in a static buffer per call site is error-prone: returns a heap copy. */
 char *test_path_join(const char *dir, const char *name);

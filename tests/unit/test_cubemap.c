@@ -25,21 +25,8 @@ static void face_colour(int face, uint8_t rgb[3]) {
 
 /* A w x h 24-bit BMP of one colour. */
 static void write_bmp(const char *path, uint32_t w, uint32_t h, const uint8_t rgb[3]) {
-    uint32_t row = (w * 3 + 3) & ~3u;
-    size_t size = 54 + (size_t)row * h;
-    uint8_t *b = calloc(1, size);
-    b[0] = 'B';
-    b[1] = 'M';
-    uint32_t v = (uint32_t)size;
-    memcpy(b + 2, &v, 4);
-    v = 54;
-    memcpy(b + 10, &v, 4);
-    v = 40;
-    memcpy(b + 14, &v, 4);
-    memcpy(b + 18, &w, 4);
-    memcpy(b + 22, &h, 4);
-    b[26] = 1;
-    b[28] = 24;
+    size_t size, row;
+    uint8_t *b = test_bmp_alloc(w, h, 24, &size, &row);
     for (uint32_t y = 0; y < h; y++)
         for (uint32_t x = 0; x < w; x++) {
             uint8_t *p = b + 54 + (size_t)y * row + (size_t)x * 3;

@@ -13,26 +13,15 @@
 
 /* A w x h 32-bit BMP (bottom-up, BGRA) whose texels follow a pattern. */
 static uint8_t *make_bmp(uint32_t w, uint32_t h, size_t *size) {
-    *size = 54 + (size_t)w * h * 4;
-    uint8_t *b = calloc(1, *size);
-    b[0] = 'B';
-    b[1] = 'M';
-    uint32_t v = (uint32_t)*size;
-    memcpy(b + 2, &v, 4);
-    v = 54;
-    memcpy(b + 10, &v, 4);
-    v = 40;
-    memcpy(b + 14, &v, 4);
-    memcpy(b + 18, &w, 4);
-    memcpy(b + 22, &h, 4);
-    b[26] = 1;
-    b[28] = 32;
+    size_t row;
+    uint8_t *b = test_bmp_alloc(w, h, 32, size, &row);
     for (uint32_t y = 0; y < h; y++)
         for (uint32_t x = 0; x < w; x++) {
-            uint8_t *p = b + 54 + ((size_t)(h - 1 - y) * w + x) * 4; /* row y from the top */
-            p[2] = (uint8_t)(x * 13 + y);                            /* R */
-            p[1] = (uint8_t)(y * 29 + 7);                            /* G */
-            p[0] = (uint8_t)(x ^ y);                                 /* B */
+            uint8_t *p =
+                b + 54 + (size_t)(h - 1 - y) * row + (size_t)x * 4; /* row y from the top */
+            p[2] = (uint8_t)(x * 13 + y);                           /* R */
+            p[1] = (uint8_t)(y * 29 + 7);                           /* G */
+            p[0] = (uint8_t)(x ^ y);                                /* B */
             p[3] = 255; /* A (BI_RGB 32-bit: ignored or kept) */
         }
     return b;
