@@ -209,6 +209,14 @@ static void summarize_mesh(const kiln_mesh_view *view, file_report *report) {
                             (uint64_t)desc->meshlet_triangle_count * 3;
 }
 
+/* The "source" a cooked file's metadata names, into report->source. */
+static void read_source(const kiln_file *file, file_report *report) {
+    size_t meta_size = 0;
+    const char *meta = kiln_file_metadata(file, &meta_size);
+    if (meta != NULL)
+        find_json_string(meta, meta_size, "source", report->source, sizeof report->source);
+}
+
 static void inspect_mesh(const char *full_path, file_report *report) {
     kiln_file file;
     kiln_error error;
@@ -225,10 +233,7 @@ static void inspect_mesh(const char *full_path, file_report *report) {
             memcpy(report->attributes, view.attributes,
                    report->attribute_count * sizeof report->attributes[0]);
             summarize_mesh(&view, report);
-            size_t meta_size = 0;
-            const char *meta = kiln_file_metadata(&file, &meta_size);
-            if (meta != NULL)
-                find_json_string(meta, meta_size, "source", report->source, sizeof report->source);
+            read_source(&file, report);
         }
         kiln_file_close(&file);
     }
@@ -318,10 +323,7 @@ static void inspect_materials(const char *full_path, file_report *report) {
                     report->slot_textures[t] += m->textures[t].texture != 0;
             }
             summarize_dropped(&file, report);
-            size_t meta_size = 0;
-            const char *meta = kiln_file_metadata(&file, &meta_size);
-            if (meta != NULL)
-                find_json_string(meta, meta_size, "source", report->source, sizeof report->source);
+            read_source(&file, report);
         }
         kiln_file_close(&file);
     }
