@@ -1181,6 +1181,34 @@ static void gltf_maps_materials_and_textures(void **state) {
     free(dir);
 }
 
+/* Images on one bufferView share one copy of its bytes (and one cooked
+ * texture): thousands of images naming one large view must not copy it
+ * thousands of times. */
+static void gltf_images_sharing_a_view_share_one_image(void **state) {
+    (void)state;
+    char *dir = fresh_dir("shared_view");
+    char *json = json_text("{'asset':{'version':'2.0'},'buffers':[{'byteLength':8,'uri':"
+                           "'data:application/octet-stream;base64,iVBORw0KGgo='}],"
+                           "'bufferViews':[{'buffer':0,'byteLength':8}],"
+                           "'images':[{'bufferView':0,'mimeType':'image/"
+                           "png'},{'bufferView':0,'mimeType':'image/png'}],"
+                           "'textures':[{'source':0},{'source':1}],"
+                           "'materials':[{'pbrMetallicRoughness':{'baseColorTexture':{'index':0}},"
+                           "'emissiveTexture':{'index':1}}]}");
+    test_import r;
+    import_json(&r, dir, json);
+    test_import_expect_ok(&r);
+    const ir_material *m = &r.asset.materials[0];
+    assert_int_equal(r.asset.image_count, 1);
+    assert_int_equal(m->textures[IR_SLOT_BASE_COLOR].image, 0);
+    assert_int_equal(m->textures[IR_SLOT_EMISSIVE].image, 0);
+    assert_int_equal(r.asset.images[0].size, 8);
+    assert_memory_equal(r.asset.images[0].bytes, "\x89PNG\r\n\x1a\n", 8);
+    test_import_free(&r);
+    free(json);
+    free(dir);
+}
+
 static void gltf_uses_fallbacks_of_unsupported_extensions(void **state) {
     (void)state;
     char *dir = fresh_dir("fallbacks");
@@ -1628,6 +1656,7 @@ int main(void) {
         cmocka_unit_test(gltf_rejects_wrong_types_with_their_path),
         cmocka_unit_test(gltf_maps_materials_and_textures),
         cmocka_unit_test(gltf_uses_fallbacks_of_unsupported_extensions),
+        cmocka_unit_test(gltf_images_sharing_a_view_share_one_image),
         cmocka_unit_test(gltf_orders_nodes_parents_first),
         cmocka_unit_test(gltf_corpus_rows_import_as_expected),
         cmocka_unit_test(gltf_corpus_models_have_the_expected_content),

@@ -940,8 +940,10 @@ static int32_t material_image(gltf *g, ir_asset *out, size_t i, const char *mate
         image->ir =
             ir_image_add_bytes(&out->images, &out->image_count, name, image->bytes, image->size);
         image->bytes = NULL; /* owned by the IR (or freed) now */
+    } else if (image->view >= 0 && g->views[image->view].image_ir_plus1 > 0) {
+        image->ir = g->views[image->view].image_ir_plus1 - 1;
     } else if (image->view >= 0) {
-        const gltf_view *view = &g->views[image->view];
+        gltf_view *view = &g->views[image->view];
         uint32_t buffer = view->meshopt ? view->mo_buffer : view->buffer;
         const uint8_t *data = NULL;
         if (g->buffers[buffer].data == NULL) {
@@ -951,7 +953,11 @@ static int32_t material_image(gltf *g, ir_asset *out, size_t i, const char *mate
                          material, i, buffer);
             return -1;
         }
-        if (!gltf_view_bytes(g, (uint32_t)image->view, &data))
+        char jpath[64];
+        snprintf(jpath, sizeof jpath, "images[%zu].bufferView", i);
+        /* The copy counts against the decode budget like any decoded data. */
+        if (!gltf_view_bytes(g, (uint32_t)image->view, &data) ||
+            !gltf_charge(g, view->length, jpath))
             return -1;
         uint8_t *copy = malloc(view->length ? view->length : 1);
         if (copy == NULL) {
@@ -960,6 +966,7 @@ static int32_t material_image(gltf *g, ir_asset *out, size_t i, const char *mate
         }
         memcpy(copy, data, view->length);
         image->ir = ir_image_add_bytes(&out->images, &out->image_count, name, copy, view->length);
+        view->image_ir_plus1 = image->ir + 1;
     } else {
         gltf_warning(g,
                      "material '%s': texture image '%.200s' (images[%zu]) is missing or "

@@ -74,6 +74,9 @@ typedef struct gltf_view {
     int mo_filter;
     uint8_t *decoded; /* view->length bytes once decoded */
     bool decode_failed;
+    /* The IR image made from this view's bytes, plus 1 (0: none yet): images
+     * sharing a view share one copy and one cooked texture. */
+    int32_t image_ir_plus1;
 } gltf_view;
 
 typedef struct gltf_accessor {
