@@ -541,6 +541,30 @@ static void obj_resolves_usemtl_against_a_later_mtllib(void **state) {
     free(dir);
 }
 
+/* A file naming more libraries than any real one: the first 256 are tried,
+ * the rest ignored with one warning (no lookup or file probe each). */
+static void obj_caps_the_number_of_material_libraries(void **state) {
+    (void)state;
+    char *dir = fresh_dir("many_mtllibs");
+    write_in(dir, "l299.mtl", "newmtl red\nKd 1 0 0\n");
+    bytebuf text = {0};
+    for (int i = 0; i < 300; i++)
+        bytebuf_printf(&text, "mtllib l%d.mtl\n", i);
+    bytebuf_printf(&text, "v 0 0 0\nv 1 0 0\nv 0 1 0\nusemtl red\nf 1 2 3\n");
+    bytebuf_append(&text, "", 1);
+    test_import r;
+    import_text(&r, dir, (const char *)text.data);
+    test_import_expect_ok(&r);
+    assert_int_equal(r.diag.warnings, 256 + 1); /* 256 missing, then the cap once */
+    assert_non_null(strstr(test_import_messages(&r),
+                           "model.obj:257: warning: more than 256 material libraries; "
+                           "'l256.mtl' and later ones are ignored"));
+    assert_string_equal(r.asset.materials[0].name, "default"); /* l299.mtl was never read */
+    test_import_free(&r);
+    bytebuf_free(&text);
+    free(dir);
+}
+
 static void obj_warns_about_a_missing_material_library_and_cooks(void **state) {
     (void)state;
     char *dir = fresh_dir("missing_mtl");
@@ -1139,6 +1163,7 @@ int main(void) {
         cmocka_unit_test(obj_groups_faces_into_one_submesh_per_material),
         cmocka_unit_test(obj_reads_several_material_libraries_with_spaces_in_names),
         cmocka_unit_test(obj_resolves_usemtl_against_a_later_mtllib),
+        cmocka_unit_test(obj_caps_the_number_of_material_libraries),
         cmocka_unit_test(obj_warns_about_a_missing_material_library_and_cooks),
         cmocka_unit_test(mtl_converts_phong_parameters_to_metallic_roughness),
         cmocka_unit_test(mtl_skips_texture_options_and_keeps_file_names_with_spaces),

@@ -386,6 +386,7 @@ typedef struct obj_parser {
     uint32_t image_count;
     strlist mtllibs; /* names already read */
     bool mtllib_failed;
+    bool mtllibs_capped; /* OBJ_MAX_MTLLIBS reached (warned once) */
 
     char *mesh_name;
     uint32_t faces;
@@ -927,9 +928,22 @@ static bool ends_with_mtl(const char *text, size_t length) {
            fold((unsigned char)text[length - 1]) == 'l';
 }
 
+/* Real files name one or a few libraries; the cap keeps a hostile file's
+ * millions of names from costing a lookup and a file probe each. */
+#define OBJ_MAX_MTLLIBS 256
+
 static bool load_mtllib(obj_parser *ps, const char *name, uint32_t line) {
     if (strlist_contains(&ps->mtllibs, name))
         return true;
+    if (ps->mtllibs.count >= OBJ_MAX_MTLLIBS) {
+        if (!ps->mtllibs_capped)
+            diag_warning(ps->ctx->diag, ps->path, line,
+                         "more than %d material libraries; '%s' and later ones are ignored",
+                         OBJ_MAX_MTLLIBS, name);
+        ps->mtllibs_capped = true;
+        ps->mtllib_failed = true;
+        return true;
+    }
     if (!strlist_push(&ps->mtllibs, name))
         return out_of_memory(ps);
     char reason[512];
