@@ -88,8 +88,7 @@ kiln_result runtime_succeed(kiln_error *err) {
     return KILN_OK;
 }
 
-/* Thread-safe strerror (the XSI strerror_r). */
-static const char *os_reason(int errnum, char *buf, size_t size) {
+const char *runtime_os_reason(int errnum, char *buf, size_t size) {
     if (strerror_r(errnum, buf, size) != 0)
         snprintf(buf, size, "error %d", errnum);
     return buf;
@@ -346,26 +345,24 @@ kiln_result kiln_file_from_memory(kiln_file *file, const void *data, size_t size
     return result;
 }
 
-/* Opens `path` for reading and returns its size; the regular-file and
- * empty-file checks are shared by map and load. */
-static kiln_result open_regular(const kiln_file *file, const char *path, int *fd_out,
-                                size_t *size_out, kiln_error *err) {
+kiln_result runtime_open_regular(const char *name, const char *path, int *fd_out, size_t *size_out,
+                                 kiln_error *err) {
     char reason[128];
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
-        return runtime_fail(err, KILN_ERR_IO, file->name, "cannot open: %s",
-                            os_reason(errno, reason, sizeof reason));
+        return runtime_fail(err, KILN_ERR_IO, name, "cannot open: %s",
+                            runtime_os_reason(errno, reason, sizeof reason));
     struct stat st;
     kiln_result result = KILN_OK;
     if (fstat(fd, &st) != 0)
-        result = runtime_fail(err, KILN_ERR_IO, file->name, "cannot stat: %s",
-                              os_reason(errno, reason, sizeof reason));
+        result = runtime_fail(err, KILN_ERR_IO, name, "cannot stat: %s",
+                              runtime_os_reason(errno, reason, sizeof reason));
     else if (!S_ISREG(st.st_mode))
-        result = runtime_fail(err, KILN_ERR_IO, file->name, "not a regular file");
+        result = runtime_fail(err, KILN_ERR_IO, name, "not a regular file");
     else if (st.st_size == 0)
-        result = fail_too_short(err, file->name, 0); /* mmap refuses length 0 */
+        result = runtime_fail(err, KILN_ERR_TRUNCATED, name, "empty file (0 bytes)");
     else if ((uintmax_t)st.st_size != (uintmax_t)(size_t)st.st_size)
-        result = runtime_fail(err, KILN_ERR_IO, file->name,
+        result = runtime_fail(err, KILN_ERR_IO, name,
                               "file of %jd bytes does not fit in this address space",
                               (intmax_t)st.st_size);
     if (result != KILN_OK) {
@@ -384,7 +381,7 @@ kiln_result kiln_file_map(kiln_file *file, const char *path, uint32_t flags, kil
     set_name(file, path);
     int fd;
     size_t size;
-    result = open_regular(file, path, &fd, &size, err);
+    result = runtime_open_regular(file->name, path, &fd, &size, err);
     if (result != KILN_OK) {
         kiln_file_close(file);
         return result;
@@ -395,7 +392,7 @@ kiln_result kiln_file_map(kiln_file *file, const char *path, uint32_t flags, kil
     if (mapping == MAP_FAILED) {
         char reason[128];
         result = runtime_fail(err, KILN_ERR_IO, file->name, "cannot map: %s",
-                              os_reason(map_errno, reason, sizeof reason));
+                              runtime_os_reason(map_errno, reason, sizeof reason));
         kiln_file_close(file);
         return result;
     }
@@ -417,7 +414,7 @@ kiln_result kiln_file_load(kiln_file *file, const char *path, uint32_t flags, ki
     set_name(file, path);
     int fd;
     size_t size;
-    result = open_regular(file, path, &fd, &size, err);
+    result = runtime_open_regular(file->name, path, &fd, &size, err);
     if (result != KILN_OK) {
         kiln_file_close(file);
         return result;
@@ -448,7 +445,7 @@ kiln_result kiln_file_load(kiln_file *file, const char *path, uint32_t flags, ki
         if (got <= 0) {
             char reason[128];
             result = got < 0 ? runtime_fail(err, KILN_ERR_IO, file->name, "cannot read: %s",
-                                            os_reason(errno, reason, sizeof reason))
+                                            runtime_os_reason(errno, reason, sizeof reason))
                              : runtime_fail(err, KILN_ERR_IO, file->name,
                                             "file shrank while reading (%zu of %zu bytes read)",
                                             done, size);

@@ -12,4 +12,13 @@ kiln_result runtime_fail(kiln_error *err, kiln_result code, const char *name, co
 /* Clears `err` (may be NULL) and returns KILN_OK. */
 kiln_result runtime_succeed(kiln_error *err);
 
+/* Thread-safe strerror (the XSI strerror_r) into buf. */
+const char *runtime_os_reason(int errnum, char *buf, size_t size);
+
+/* Opens `path` read-only and returns its size: a regular, non-empty file
+ * whose size fits in size_t, else an error naming `name`. Shared by the
+ * container and pack readers. */
+kiln_result runtime_open_regular(const char *name, const char *path, int *fd_out, size_t *size_out,
+                                 kiln_error *err);
+
 #endif /* KILN_RUNTIME_INTERNAL_H */

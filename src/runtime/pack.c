@@ -115,22 +115,18 @@ kiln_result kiln_pack_open(kiln_pack *pack, const char *path, kiln_error *err) {
         return runtime_fail(err, KILN_ERR_INVALID_ARGUMENT, "<pack>", "no pack or path given");
     memset(pack, 0, sizeof *pack);
     set_name(pack, path);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return runtime_fail(err, KILN_ERR_IO, pack->name, "cannot open: %s", strerror(errno));
-    struct stat st;
-    if (fstat(fd, &st) != 0 || st.st_size <= 0 ||
-        (uintmax_t)st.st_size != (uintmax_t)(size_t)st.st_size) {
-        close(fd);
-        return runtime_fail(err, st.st_size == 0 ? KILN_ERR_TRUNCATED : KILN_ERR_IO, pack->name,
-                            "empty or unreadable file");
-    }
-    size_t size = (size_t)st.st_size;
+    int fd;
+    size_t size;
+    char reason[128];
+    kiln_result opened = runtime_open_regular(pack->name, path, &fd, &size, err);
+    if (opened != KILN_OK)
+        return opened;
     void *mapping = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
     int map_errno = errno;
     close(fd);
     if (mapping == MAP_FAILED)
-        return runtime_fail(err, KILN_ERR_IO, pack->name, "cannot map: %s", strerror(map_errno));
+        return runtime_fail(err, KILN_ERR_IO, pack->name, "cannot map: %s",
+                            runtime_os_reason(map_errno, reason, sizeof reason));
     pack->data = mapping;
     pack->size = size;
     kiln_result result = validate(pack, err);

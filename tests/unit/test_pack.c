@@ -138,6 +138,27 @@ static void damaged_tables_are_rejected(void **state) {
     free(data);
 }
 
+/* kiln_pack_open on what is not a pack file: clear errors, never a read of
+ * an unfilled stat (the same checks as kiln_file_map). */
+static void opening_a_folder_or_empty_file_fails_clearly(void **state) {
+    (void)state;
+    char *dir = test_make_temp_dir("pack_open");
+    kiln_pack pack;
+    kiln_error err;
+    assert_int_equal(kiln_pack_open(&pack, dir, &err), KILN_ERR_IO);
+    assert_non_null(strstr(err.message, "not a regular file"));
+    put(dir, "empty.kpak", "", 0);
+    char *empty = test_path_join(dir, "empty.kpak");
+    assert_int_equal(kiln_pack_open(&pack, empty, &err), KILN_ERR_TRUNCATED);
+    assert_non_null(strstr(err.message, "empty file"));
+    char *missing = test_path_join(dir, "missing.kpak");
+    assert_int_equal(kiln_pack_open(&pack, missing, &err), KILN_ERR_IO);
+    assert_non_null(strstr(err.message, "cannot open"));
+    free(missing);
+    free(empty);
+    free(dir);
+}
+
 static void kinds_come_from_file_names(void **state) {
     (void)state;
     assert_int_equal(kiln_pack_kind_of("a/b.kmesh"), KILN_PACK_MESH);
@@ -155,6 +176,7 @@ int main(void) {
         cmocka_unit_test(every_truncation_is_rejected),
         cmocka_unit_test(damaged_tables_are_rejected),
         cmocka_unit_test(kinds_come_from_file_names),
+        cmocka_unit_test(opening_a_folder_or_empty_file_fails_clearly),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
