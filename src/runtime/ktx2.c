@@ -226,7 +226,7 @@ static kiln_result check_dfd(kiln_ktx2_view *v, const format_row *f, const uint8
                             "KTX2: DFD block size does not match vkFormat %u", f->vk_format);
     if (f->model != 0)
         return check_block_dfd(v, f, b, block_size, err);
-    if (block_size != length - 4 || block_size != 24 + 16 * f->channels)
+    if (block_size != 24 + 16 * f->channels)
         return runtime_fail(err, KILN_ERR_CORRUPT, name,
                             "KTX2: DFD block size does not match vkFormat %u", f->vk_format);
     uint8_t model = b[8], transfer = b[10];

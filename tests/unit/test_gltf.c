@@ -1012,6 +1012,10 @@ static void gltf_rejects_wrong_types_with_their_path(void **state) {
          "scenes[0].name: expected a string, found an integer"},
         {"{'asset':{'version':'2.0'},'scene':'x','scenes':[{}]}",
          "scene: expected an index (of a scene), found a string"},
+        /* no scenes: any index is only warned about, but one past 2^53 would
+         * not convert to an integer */
+        {"{'asset':{'version':'2.0'},'scene':1e19}",
+         "scene: scene index 10000000000000000000 is too large"},
         {"{'asset':{'version':'2.0'},'nodes':[{'matrix':[1,0,0]}]}",
          "nodes[0].matrix: expected an array of 16 numbers"},
         {"{'asset':{'version':'2.0'},'materials':[{'alphaMode':'CUTOUT'}]}",

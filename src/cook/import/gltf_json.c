@@ -241,6 +241,10 @@ bool gltf_index_value(gltf *g, const json_t *value, const char *jpath, const cha
         gltf_error(g, "%s: %s index %.0f is negative", jpath, what, v);
         return false;
     }
+    if (v >= 9007199254740992.0) { /* 2^53: beyond exact integers (and int64 below) */
+        gltf_error(g, "%s: %s index %.0f is too large", jpath, what, v);
+        return false;
+    }
     if (v >= (double)count) {
         if (count == 0)
             gltf_error(g, "%s: %s %.0f does not exist (the file defines none)", jpath, what, v);
