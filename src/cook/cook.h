@@ -63,6 +63,9 @@ void strlist_sort(strlist *list);
 void strlist_free(strlist *list);
 
 char *cook_strdup(const char *text); /* NULL on allocation failure */
+/* Whether `text` ends with `suffix`, ASCII letters compared without case;
+ * false for a NULL text. */
+bool cook_ends_with_ci(const char *text, const char *suffix);
 
 /* "dir/name" without a doubled '/'; a copy of the other when either is empty.
  * NULL on allocation failure. Caller frees. */

@@ -67,6 +67,17 @@ static void atomic_write_leaves_only_the_file(void **state) {
     free(dir);
 }
 
+static void suffixes_compare_without_case(void **state) {
+    (void)state;
+    assert_true(cook_ends_with_ci("Model.GLB", ".glb"));
+    assert_true(cook_ends_with_ci("a.tga", ".TGA"));
+    assert_true(cook_ends_with_ci(".png", ".png"));
+    assert_false(cook_ends_with_ci("png", ".png"));
+    assert_false(cook_ends_with_ci("a.jpeg", ".jpg"));
+    assert_false(cook_ends_with_ci(NULL, ".png"));
+    assert_true(cook_ends_with_ci("anything", ""));
+}
+
 static void push_all_copies_every_item(void **state) {
     (void)state;
     strlist from = {0}, to = {0};
@@ -87,6 +98,7 @@ int main(void) {
         cmocka_unit_test(temporary_names_are_recognised_exactly),
         cmocka_unit_test(atomic_write_leaves_only_the_file),
         cmocka_unit_test(push_all_copies_every_item),
+        cmocka_unit_test(suffixes_compare_without_case),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -192,22 +192,12 @@ static bool parse_glb(gltf *g, const uint8_t *data, size_t size) {
     return parse_json(g, json, json_size);
 }
 
-static bool ends_with_ci(const char *text, const char *suffix) {
-    size_t n = strlen(text), m = strlen(suffix);
-    if (n < m)
-        return false;
-    for (size_t i = 0; i < m; i++)
-        if (tolower((unsigned char)text[n - m + i]) != tolower((unsigned char)suffix[i]))
-            return false;
-    return true;
-}
-
 static bool load_document(gltf *g) {
     const uint8_t *data = g->ctx->source;
     size_t size = g->ctx->source_size;
     if (size >= 4 && load_u32(data) == GLB_MAGIC)
         return parse_glb(g, data, size);
-    if (ends_with_ci(g->path, ".glb")) {
+    if (cook_ends_with_ci(g->path, ".glb")) {
         gltf_error(g, "not a GLB file: it does not start with the magic 'glTF'");
         return false;
     }
@@ -674,9 +664,10 @@ static image_format format_of_bytes(const uint8_t *p, size_t size) {
 }
 
 static image_format format_of_name(const char *name) {
-    if (ends_with_ci(name, ".png"))
+    if (cook_ends_with_ci(name, ".png"))
         return FORMAT_PNG;
-    if (ends_with_ci(name, ".jpg") || ends_with_ci(name, ".jpeg") || ends_with_ci(name, ".jpe"))
+    if (cook_ends_with_ci(name, ".jpg") || cook_ends_with_ci(name, ".jpeg") ||
+        cook_ends_with_ci(name, ".jpe"))
         return FORMAT_JPEG;
     const char *slash = strrchr(name, '/');
     const char *dot = strrchr(slash ? slash : name, '.');

@@ -410,22 +410,6 @@ corrupt:
     return fail(reason, reason_size, "HDR: corrupt run-length data");
 }
 
-static bool name_ends_with(const char *name, const char *suffix) {
-    if (name == NULL)
-        return false;
-    size_t n = strlen(name), s = strlen(suffix);
-    if (n < s)
-        return false;
-    for (size_t i = 0; i < s; i++) {
-        char a = name[n - s + i];
-        if (a >= 'A' && a <= 'Z')
-            a = (char)(a - 'A' + 'a');
-        if (a != suffix[i])
-            return false;
-    }
-    return true;
-}
-
 bool image_decode(const uint8_t *bytes, size_t size, const char *name_hint,
                   const image_limits *limits, cook_image *out, char *reason, size_t reason_size) {
     memset(out, 0, sizeof *out);
@@ -447,7 +431,7 @@ bool image_decode(const uint8_t *bytes, size_t size, const char *name_hint,
     if (size >= 2 && bytes[0] == 'B' && bytes[1] == 'M')
         return decode_stb(bytes, size, "bmp", limits, out, reason, reason_size);
     /* TGA has no signature: accepted by file name only. */
-    if (name_ends_with(name_hint, ".tga"))
+    if (cook_ends_with_ci(name_hint, ".tga"))
         return decode_stb(bytes, size, "tga", limits, out, reason, reason_size);
     return fail(reason, reason_size,
                 "not a recognised image (PNG, JPEG, TGA, BMP or Radiance HDR)");
