@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -86,6 +87,13 @@ kiln_result runtime_succeed(kiln_error *err) {
         err->message[0] = '\0';
     }
     return KILN_OK;
+}
+
+bool runtime_all_finite(const float *values, size_t count) {
+    for (size_t i = 0; i < count; i++)
+        if (!isfinite(values[i]))
+            return false;
+    return true;
 }
 
 const char *runtime_os_reason(int errnum, char *buf, size_t size) {

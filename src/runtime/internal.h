@@ -2,6 +2,9 @@
 #ifndef KILN_RUNTIME_INTERNAL_H
 #define KILN_RUNTIME_INTERNAL_H
 
+#include <stdbool.h>
+#include <stddef.h>
+
 #include "kiln/kiln.h"
 
 /* Fills `err` (may be NULL) with "<name>: <message>" and returns `code`, so a
@@ -11,6 +14,9 @@ kiln_result runtime_fail(kiln_error *err, kiln_result code, const char *name, co
 
 /* Clears `err` (may be NULL) and returns KILN_OK. */
 kiln_result runtime_succeed(kiln_error *err);
+
+/* Whether every one of `count` floats is finite (not NaN or infinite). */
+bool runtime_all_finite(const float *values, size_t count);
 
 /* Thread-safe strerror (the XSI strerror_r) into buf. */
 const char *runtime_os_reason(int errnum, char *buf, size_t size);

@@ -29,13 +29,6 @@ const kiln_material *kiln_material_row(const kiln_material_view *view, uint32_t 
     return &view->materials[index];
 }
 
-static bool finite_all(const float *values, size_t count) {
-    for (size_t i = 0; i < count; i++)
-        if (!isfinite(values[i]))
-            return false;
-    return true;
-}
-
 static bool in_unit(float value) {
     return value >= 0.0f && value <= 1.0f; /* false for NaN */
 }
@@ -46,8 +39,8 @@ static kiln_result check_row(const kiln_file *file, uint32_t i, const kiln_mater
     const char *name = file->name;
     const float scalars[] = {m->metallic, m->roughness, m->normal_scale, m->occlusion_strength,
                              m->alpha_cutoff};
-    if (!finite_all(m->base_color, 4) || !finite_all(m->emissive, 3) ||
-        !finite_all(scalars, sizeof scalars / sizeof scalars[0])) /* kmat.md R7 */
+    if (!runtime_all_finite(m->base_color, 4) || !runtime_all_finite(m->emissive, 3) ||
+        !runtime_all_finite(scalars, sizeof scalars / sizeof scalars[0])) /* kmat.md R7 */
         return runtime_fail(err, KILN_ERR_CORRUPT, name,
                             "material %" PRIu32 " has a non-finite factor", i);
     bool colour_ok = in_unit(m->base_color[0]) && in_unit(m->base_color[1]) &&
@@ -70,7 +63,7 @@ static kiln_result check_row(const kiln_file *file, uint32_t i, const kiln_mater
         const kiln_material_texture *t = &m->textures[s];
         const float transform[] = {t->offset[0], t->offset[1], t->scale[0], t->scale[1],
                                    t->rotation};
-        if (t->texcoord > 1 || !finite_all(transform, 5)) /* kmat.md R9 */
+        if (t->texcoord > 1 || !runtime_all_finite(transform, 5)) /* kmat.md R9 */
             return runtime_fail(err, KILN_ERR_CORRUPT, name,
                                 "material %" PRIu32 " slot %s has texcoord %" PRIu32
                                 " or a non-finite transform",

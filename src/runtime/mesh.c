@@ -219,13 +219,6 @@ static kiln_result check_array_size(const kiln_file *file, const kiln_chunk_entr
     return KILN_OK;
 }
 
-static bool all_finite(const float *values, size_t count) {
-    for (size_t i = 0; i < count; i++)
-        if (!isfinite(values[i]))
-            return false;
-    return true;
-}
-
 static kiln_result check_descriptor(const kiln_file *file, const kiln_mesh_desc *desc,
                                     kiln_error *err) {
     const char *name = file->name;
@@ -260,7 +253,8 @@ static kiln_result check_descriptor(const kiln_file *file, const kiln_mesh_desc 
                             " triangles are outside 3..%u / 1..%u",
                             desc->meshlet_max_vertices, desc->meshlet_max_triangles,
                             KILN_MESH_MAX_MESHLET_VERTICES, KILN_MESH_MAX_MESHLET_TRIANGLES);
-    if (!all_finite(desc->position_offset, 3) || !all_finite(desc->position_scale, 3))
+    if (!runtime_all_finite(desc->position_offset, 3) ||
+        !runtime_all_finite(desc->position_scale, 3))
         return runtime_fail(err, KILN_ERR_CORRUPT, name, /* kmesh.md R8 */
                             "position offset or scale is not finite");
     return KILN_OK;
@@ -312,7 +306,7 @@ static bool bounds_valid(const float aabb_min[3], const float aabb_max[3], const
     for (int k = 0; k < 3; k++)
         if (!isfinite(aabb_min[k]) || !isfinite(aabb_max[k]) || !(aabb_min[k] <= aabb_max[k]))
             return false;
-    return all_finite(sphere, 4) && sphere[3] >= 0.0f;
+    return runtime_all_finite(sphere, 4) && sphere[3] >= 0.0f;
 }
 
 /* An index range of whole triangles inside the index buffer (kmesh.md R13). */
@@ -399,8 +393,9 @@ static kiln_result check_meshlets(const kiln_file *file, const kiln_mesh_desc *d
             return runtime_fail(err, KILN_ERR_CORRUPT, name, /* kmesh.md R16 */
                                 "meshlet %" PRIu32 " ranges run past MLVX or MLTR", i);
         float sphere[4] = {m->center[0], m->center[1], m->center[2], m->radius};
-        if (!all_finite(sphere, 4) || m->radius < 0.0f || !all_finite(m->cone_apex, 3) ||
-            !all_finite(m->cone_axis, 3) || !isfinite(m->cone_cutoff)) /* kmesh.md R16 */
+        if (!runtime_all_finite(sphere, 4) || m->radius < 0.0f ||
+            !runtime_all_finite(m->cone_apex, 3) || !runtime_all_finite(m->cone_axis, 3) ||
+            !isfinite(m->cone_cutoff)) /* kmesh.md R16 */
             return runtime_fail(err, KILN_ERR_CORRUPT, name,
                                 "meshlet %" PRIu32 " bounds or cone are not finite", i);
     }
