@@ -63,6 +63,9 @@ void strlist_sort(strlist *list);
 void strlist_free(strlist *list);
 
 char *cook_strdup(const char *text); /* NULL on allocation failure */
+/* Narrows a text file's bytes [*begin, *end) to its text: skips a UTF-8
+ * byte-order mark and drops trailing DOS end-of-file markers (0x1a). */
+void cook_text_trim(const unsigned char **begin, const unsigned char **end);
 /* Whether `text` ends with `suffix`, ASCII letters compared without case;
  * false for a NULL text. */
 bool cook_ends_with_ci(const char *text, const char *suffix);

@@ -107,6 +107,13 @@ char *cook_strdup(const char *text) {
     return copy;
 }
 
+void cook_text_trim(const unsigned char **begin, const unsigned char **end) {
+    if (*end - *begin >= 3 && memcmp(*begin, "\xef\xbb\xbf", 3) == 0)
+        *begin += 3;
+    while (*end > *begin && (*end)[-1] == 0x1a)
+        (*end)--;
+}
+
 bool cook_ends_with_ci(const char *text, const char *suffix) {
     if (text == NULL)
         return false;

@@ -78,6 +78,22 @@ static void suffixes_compare_without_case(void **state) {
     assert_true(cook_ends_with_ci("anything", ""));
 }
 
+static void text_trim_drops_a_bom_and_dos_eof_markers(void **state) {
+    (void)state;
+    const unsigned char text[] = "\xef\xbb\xbfv 1\n\x1a\x1a";
+    const unsigned char *begin = text, *end = text + sizeof text - 1;
+    cook_text_trim(&begin, &end);
+    assert_int_equal(end - begin, 4);
+    assert_memory_equal(begin, "v 1\n", 4);
+    const unsigned char short_text[] = "\xef\xbb", *b2 = short_text, *e2 = short_text + 2;
+    cook_text_trim(&b2, &e2); /* too short for a BOM: unchanged */
+    assert_ptr_equal(b2, short_text);
+    assert_ptr_equal(e2, short_text + 2);
+    const unsigned char only_eof[] = "\x1a", *b3 = only_eof, *e3 = only_eof + 1;
+    cook_text_trim(&b3, &e3);
+    assert_ptr_equal(e3, b3);
+}
+
 static void push_all_copies_every_item(void **state) {
     (void)state;
     strlist from = {0}, to = {0};
@@ -99,6 +115,7 @@ int main(void) {
         cmocka_unit_test(atomic_write_leaves_only_the_file),
         cmocka_unit_test(push_all_copies_every_item),
         cmocka_unit_test(suffixes_compare_without_case),
+        cmocka_unit_test(text_trim_drops_a_bom_and_dos_eof_markers),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

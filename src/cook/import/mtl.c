@@ -641,10 +641,7 @@ bool import_mtl(cook_context *ctx, const char *mtl_path, const char *text, size_
     mp.prefix = relative_folder(ctx->source_path, mtl_path);
     bool ok = mp.prefix != NULL || mtl_out_of_memory(&mp);
     const unsigned char *p = (const unsigned char *)text, *end = p + size;
-    if (size >= 3 && memcmp(p, "\xef\xbb\xbf", 3) == 0)
-        p += 3;
-    while (end > p && end[-1] == 0x1a)
-        end--;
+    cook_text_trim(&p, &end);
     while (ok && p < end) {
         const unsigned char *line_start = p;
         ok = read_line(&mp, &p, end);

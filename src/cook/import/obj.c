@@ -1383,10 +1383,7 @@ bool import_obj(cook_context *ctx, ir_asset *out) {
     ps.begin = ps.p = ctx->source ? ctx->source : (const uint8_t *)"";
     ps.end = ps.p + (ctx->source ? ctx->source_size : 0);
     ps.line = 1;
-    if (ps.end - ps.p >= 3 && memcmp(ps.p, "\xef\xbb\xbf", 3) == 0)
-        ps.p += 3; /* UTF-8 byte-order mark */
-    while (ps.end > ps.p && ps.end[-1] == 0x1a)
-        ps.end--; /* DOS end-of-file marker */
+    cook_text_trim(&ps.p, &ps.end);
 
     obj_usage *none = vec_push(&ps.usages, sizeof(obj_usage), 1);
     bool ok = none != NULL || out_of_memory(&ps);
