@@ -30,7 +30,7 @@
 
 #include "bench_squish.h"
 #include "bench_util.h"
-#include "cook/encode/block.h"
+#include "cook/encode/encode.h"
 
 enum { KIND_COLOUR = 1, KIND_ALPHA = 2, KIND_NORMAL = 4 };
 

@@ -19,7 +19,7 @@
 #include <string.h>
 
 #include "bench_util.h"
-#include "cook/encode/block.h"
+#include "cook/encode/encode.h"
 
 /* bench_bc7_astc.cpp */
 bool bench_astc_4x4(const unsigned char *rgba, unsigned width, unsigned height, float preset,

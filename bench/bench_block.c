@@ -49,7 +49,7 @@
 
 #include "bench_squish.h"
 #include "bench_util.h"
-#include "cook/encode/block.h"
+#include "cook/encode/encode.h"
 
 /* bench_bc7_astc.cpp */
 bool bench_astc_encode(const unsigned char *rgba, unsigned width, unsigned height,

@@ -9,7 +9,7 @@
  * settings, and times each stage on its own:
  *
  *   read      cook_read_file of the source
- *   import    the importer discover_match picks (OBJ or glTF)
+ *   import    the importer cook_registry_match picks (OBJ or glTF)
  *   normals   process_generate_normals (a no-op when the source has normals)
  *   weld      process_weld: merge vertices identical in every stream
  *   o+l+m     process_order_lods_meshlets: order, LODs and meshlets in one
@@ -38,7 +38,7 @@
 #include <time.h>
 
 #include "bench_util.h"
-#include "cook/cook.h"
+#include "cook/drivers/drivers.h"
 #include "kiln/kiln.h"
 
 #define SOURCE_MAX_BYTES ((size_t)2 << 30)
@@ -118,8 +118,13 @@ static bool stage_meshlets(cook_run *run) {
 
 static bool stage_encode(cook_run *run) {
     bytebuf_free(&run->image);
-    return write_kmesh(&run->ctx, current_mesh(run), run->asset.material_count, run->importer->name,
-                       &run->image);
+    encoded_vertices vertices;
+    bool ok = encode_mesh_vertices(current_mesh(run), run->settings.mesh_quantize_positions,
+                                   run->settings.threads, &vertices) &&
+              write_kmesh(&run->ctx, current_mesh(run), &vertices, run->asset.material_count,
+                          run->importer->name, &run->image);
+    encoded_vertices_free(&vertices);
+    return ok;
 }
 
 static bool stage_write(cook_run *run) {
@@ -184,7 +189,7 @@ static void run_init(cook_run *run, const char *out_dir, const char *source, uin
     memset(run, 0, sizeof *run);
     run->out_dir = out_dir;
     run->source_path = bench_split_path(source, run->input_root, sizeof run->input_root);
-    run->importer = discover_match(run->source_path);
+    run->importer = cook_registry_match(run->source_path);
     if (run->importer == NULL)
         bench_die("no importer claims '%s'", source);
     if (kiln_ref_canonicalize(run->source_path, run->ref, sizeof run->ref) != KILN_OK)

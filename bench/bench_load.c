@@ -29,7 +29,7 @@
 #include <unistd.h>
 
 #include "bench_util.h"
-#include "cook/cook.h"
+#include "cook/drivers/drivers.h"
 #include "kiln/kiln.h"
 
 /* Repetition caps and time budgets per case: enough runs for a stable median
@@ -56,7 +56,7 @@ static uint32_t cook_obj(const char *obj_path, const char *out_dir, char *kmesh_
                          size_t kmesh_capacity) {
     char input_root[4096];
     const char *source_path = bench_split_path(obj_path, input_root, sizeof input_root);
-    const cook_importer *importer = discover_match(source_path);
+    const cook_importer *importer = cook_registry_match(source_path);
     if (importer == NULL)
         bench_die("no importer claims '%s'", source_path);
 

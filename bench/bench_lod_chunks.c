@@ -26,7 +26,7 @@
 #include <time.h>
 
 #include "bench_util.h"
-#include "cook/cook.h"
+#include "cook/drivers/drivers.h"
 #include "kiln/kiln.h"
 
 #define SOURCE_MAX_BYTES ((size_t)2 << 30)
@@ -254,7 +254,7 @@ static void process_to_lods(ir_mesh *mesh, const cook_settings *settings, double
 static ir_asset import_source(const char *path, cook_settings *settings) {
     char input_root[4096], reason[512];
     const char *source_path = bench_split_path(path, input_root, sizeof input_root);
-    const cook_importer *importer = discover_match(source_path);
+    const cook_importer *importer = cook_registry_match(source_path);
     if (importer == NULL)
         bench_die("no importer claims '%s'", path);
     uint8_t *source = NULL;
@@ -304,7 +304,7 @@ int main(int argc, char **argv) {
         process_to_lods(ma, &chunked, &cpu_a);
         process_to_lods(mb, &whole, &cpu_b);
         float lo[3], hi[3], sphere[4];
-        process_bounds(mb->positions, mb->indices, mb->submeshes[0].index_count, lo, hi, sphere);
+        geometry_bounds(mb->positions, mb->indices, mb->submeshes[0].index_count, lo, hi, sphere);
         double extent = 0.0;
         for (int k = 0; k < 3; k++)
             extent = hi[k] - lo[k] > extent ? hi[k] - lo[k] : extent;

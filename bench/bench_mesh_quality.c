@@ -33,7 +33,7 @@
 #include <string.h>
 
 #include "bench_util.h"
-#include "cook/cook.h"
+#include "cook/drivers/drivers.h"
 #include "kiln/kiln.h"
 
 #define SOURCE_MAX_BYTES ((size_t)2 << 30)
@@ -82,7 +82,7 @@ static void analyze(const uint32_t *indices, size_t index_count, size_t vertex_c
 static void analyze_file_order(const char *path, cache_totals *totals) {
     char input_root[4096];
     const char *source_path = bench_split_path(path, input_root, sizeof input_root);
-    const cook_importer *importer = discover_match(source_path);
+    const cook_importer *importer = cook_registry_match(source_path);
     char ref[1024];
     if (importer == NULL || kiln_ref_canonicalize(source_path, ref, sizeof ref) != KILN_OK)
         bench_die("no importer claims '%s'", path);
@@ -171,7 +171,7 @@ static void measure_kmesh(const char *path, cache_totals *totals, kmesh_bytes *b
 static void cook_and_measure(const char *path, const char *cook_dir, source_report *report) {
     char input_root[4096];
     const char *source_path = bench_split_path(path, input_root, sizeof input_root);
-    const cook_importer *importer = discover_match(source_path);
+    const cook_importer *importer = cook_registry_match(source_path);
     if (importer == NULL)
         bench_die("no importer claims '%s'", path);
     cook_settings settings;

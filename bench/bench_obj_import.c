@@ -19,7 +19,7 @@
 #include <stdlib.h>
 
 #include "bench_util.h"
-#include "cook/cook.h"
+#include "cook/drivers/drivers.h"
 #include "kiln/kiln.h"
 
 #define MAX_REPS 20u

@@ -35,15 +35,15 @@
 #include <string.h>
 
 #include "bench_util.h"
-#include "cook/encode/block.h"
-#include "cook/texture_internal.h"
+#include "cook/drivers/drivers.h"
+#include "cook/encode/encode.h"
 
 /* One image, decoded once, with the stage inputs cook_texture would have. */
 typedef struct stage_job {
     const char *path;
     uint8_t *file;
     size_t file_size;
-    cook_image image;
+    ir_decoded_image image;
     cook_texture_usage usage;
     mip_options options;
     bool float_levels; /* HDR: float levels, RGBA16F / BC6H */
@@ -61,11 +61,11 @@ typedef struct stage_job {
 
 static void op_decode(void *arg) {
     stage_job *job = arg;
-    cook_image image;
+    ir_decoded_image image;
     char reason[256];
     if (!image_decode(job->file, job->file_size, job->path, NULL, &image, reason, sizeof reason))
         bench_die("%s: %s", job->path, reason);
-    cook_image_free(&image);
+    ir_decoded_image_free(&image);
 }
 
 static bool stage_mips(stage_job *job, mip_chain *chain) {
@@ -198,7 +198,7 @@ static void stage_free(stage_job *job) {
         free(job->block[i]);
     }
     mip_chain_free(&job->chain);
-    cook_image_free(&job->image);
+    ir_decoded_image_free(&job->image);
     free(job->file);
 }
 

@@ -11,8 +11,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#include "cook/cook.h"
-#include "cook/texture_internal.h"
+#include "cook/drivers/drivers.h"
 
 #define BENCH_MIN_REPS 3u
 
@@ -265,7 +264,7 @@ void bench_load_image(const char *path, uint32_t crop, bench_image *out) {
     char reason[256];
     if (!cook_read_file(path, (size_t)1 << 30, &bytes, &size, reason, sizeof reason))
         bench_die("%s: %s", path, reason);
-    cook_image decoded;
+    ir_decoded_image decoded;
     if (!image_decode(bytes, size, path, NULL, &decoded, reason, sizeof reason))
         bench_die("%s: %s", path, reason);
     free(bytes);
@@ -292,7 +291,7 @@ void bench_load_image(const char *path, uint32_t crop, bench_image *out) {
         out->rgba8 = dst;
     else
         out->rgbaf = (float *)dst;
-    cook_image_free(&decoded);
+    ir_decoded_image_free(&decoded);
 }
 
 void bench_image_free(bench_image *image) {

@@ -13,8 +13,6 @@
 
 #include "cli/build/build.h"
 #include "cli/cli.h"
-#include "cook/encode/block.h"
-#include "cook/texture_internal.h"
 
 #define COMMAND "info"
 
@@ -58,13 +56,7 @@ typedef struct file_report {
     double tex_bits_per_pixel;
     /* --quality, block-compressed textures: modes of level 0's blocks (BC7:
      * 0..7, BC6H: 0..13) and PSNR against the source when it is found. */
-    bool tex_quality;
-    uint32_t tex_modes[14];
-    uint32_t tex_mode_count;
-    char tex_source[256];
-    char tex_quality_note[512];          /* why there is no PSNR, "" when there is */
-    double tex_psnr_rgb, tex_psnr_alpha; /* alpha < 0: no alpha channel */
-    const char *tex_psnr_channels;       /* what tex_psnr_rgb covers: "RGB", "RG", "R" */
+    cook_texture_quality tex; /* --quality */
 } file_report;
 
 typedef struct info_totals {
@@ -332,160 +324,6 @@ static void inspect_materials(const char *full_path, file_report *report) {
                  cli_kiln_error_detail(&error, full_path));
 }
 
-/* The block format of a KTX2 file's vkFormat; false for uncompressed ones. */
-static bool block_desc_of(const kiln_ktx2_view *v, block_image_desc *d) {
-    *d = (block_image_desc){
-        .width = v->width, .height = v->height, .srgb = v->color_space == KILN_COLOR_SPACE_SRGB};
-    switch (v->vk_format) {
-    case KTX2_VK_FORMAT_BC1_RGB_UNORM:
-    case KTX2_VK_FORMAT_BC1_RGB_SRGB:
-        d->format = BLOCK_FORMAT_BC1;
-        return true;
-    case KTX2_VK_FORMAT_BC1_RGBA_UNORM:
-    case KTX2_VK_FORMAT_BC1_RGBA_SRGB:
-        d->format = BLOCK_FORMAT_BC1A;
-        return true;
-    case KTX2_VK_FORMAT_BC3_UNORM:
-    case KTX2_VK_FORMAT_BC3_SRGB:
-        d->format = BLOCK_FORMAT_BC3;
-        return true;
-    case KTX2_VK_FORMAT_BC4_UNORM:
-        d->format = BLOCK_FORMAT_BC4;
-        return true;
-    case KTX2_VK_FORMAT_BC5_UNORM:
-        d->format = BLOCK_FORMAT_BC5;
-        return true;
-    case KTX2_VK_FORMAT_BC6H_UFLOAT:
-        d->format = BLOCK_FORMAT_BC6H;
-        return true;
-    case KTX2_VK_FORMAT_BC7_UNORM:
-    case KTX2_VK_FORMAT_BC7_SRGB:
-        d->format = BLOCK_FORMAT_BC7;
-        return true;
-    default:
-        break;
-    }
-    if (v->dfd_color_model != 162) /* KHR_DF_MODEL_ASTC */
-        return false;
-    d->format = v->vk_format >= KTX2_VK_FORMAT_ASTC_4x4_SFLOAT ? BLOCK_FORMAT_ASTC_HDR
-                                                               : BLOCK_FORMAT_ASTC_LDR;
-    d->astc_block_width = (uint8_t)v->block_width;
-    d->astc_block_height = (uint8_t)v->block_height;
-    return true;
-}
-
-/* PSNR of decoded level 0 (`blocks`) against the source image `path`. */
-static void compare_with_source(const char *path, const block_image_desc *d, const uint8_t *blocks,
-                                file_report *r) {
-    uint8_t *bytes = NULL;
-    size_t size = 0;
-    char reason[256];
-    if (!cook_read_file(path, (size_t)1 << 30, &bytes, &size, reason, sizeof reason)) {
-        snprintf(r->tex_quality_note, sizeof r->tex_quality_note, "source %s: %s", path, reason);
-        return;
-    }
-    cook_image image;
-    bool decoded = image_decode(bytes, size, path, NULL, &image, reason, sizeof reason);
-    free(bytes);
-    if (!decoded) {
-        snprintf(r->tex_quality_note, sizeof r->tex_quality_note, "source %s: %s", path, reason);
-        return;
-    }
-    bool hdr = d->format == BLOCK_FORMAT_BC6H || d->format == BLOCK_FORMAT_ASTC_HDR;
-    size_t count = (size_t)d->width * d->height;
-    if (image.width != d->width || image.height != d->height) {
-        snprintf(r->tex_quality_note, sizeof r->tex_quality_note,
-                 "level 0 is %ux%u, the source %ux%u (downscaled by texture.max_size)", d->width,
-                 d->height, image.width, image.height);
-    } else if (hdr != (image.rgbaf != NULL)) {
-        snprintf(r->tex_quality_note, sizeof r->tex_quality_note,
-                 "the source is %s and the texture %s", image.rgbaf ? "HDR" : "LDR",
-                 hdr ? "HDR" : "LDR");
-    } else {
-        uint8_t *rgba8 = hdr ? NULL : malloc(count * 4);
-        float *rgbaf = hdr ? malloc(count * 4 * sizeof(float)) : NULL;
-        if ((hdr ? (void *)rgbaf : (void *)rgba8) == NULL) {
-            snprintf(r->tex_quality_note, sizeof r->tex_quality_note, "out of memory");
-        } else if (!block_decode_image(d, blocks, rgba8, rgbaf, reason, sizeof reason)) {
-            snprintf(r->tex_quality_note, sizeof r->tex_quality_note, "%s", reason);
-        } else if (hdr) {
-            r->tex_psnr_rgb = block_psnr_hdr(image.rgbaf, rgbaf, count);
-            r->tex_psnr_channels = "RGB (tone-mapped)";
-        } else {
-            /* BC4 holds the first channel, BC5 the first two (normal X, Y). */
-            unsigned mask = d->format == BLOCK_FORMAT_BC4   ? 1u
-                            : d->format == BLOCK_FORMAT_BC5 ? 3u
-                                                            : 7u;
-            r->tex_psnr_rgb = block_psnr_rgba8(image.rgba8, rgba8, count, mask);
-            r->tex_psnr_channels = mask == 1u ? "R" : mask == 3u ? "RG" : "RGB";
-            bool alpha = d->format == BLOCK_FORMAT_BC1A || d->format == BLOCK_FORMAT_BC3 ||
-                         d->format == BLOCK_FORMAT_BC7 || d->format == BLOCK_FORMAT_ASTC_LDR;
-            if (alpha)
-                r->tex_psnr_alpha = block_psnr_rgba8(image.rgba8, rgba8, count, 8u);
-        }
-        free(rgba8);
-        free(rgbaf);
-    }
-    cook_image_free(&image);
-}
-
-/* --quality: level 0's block modes and, when the source is found, PSNR. */
-static void texture_quality(const info_options *options, const kiln_ktx2_view *view,
-                            file_report *r) {
-    block_image_desc d;
-    r->tex_psnr_rgb = r->tex_psnr_alpha = -1.0;
-    if (!block_desc_of(view, &d))
-        return; /* uncompressed: nothing was lost but what texture.max_size dropped */
-    r->tex_quality = true;
-    uint64_t size = kiln_ktx2_level_size(view, 0);
-    if ((uint64_t)d.width * d.height > IMAGE_DEFAULT_MAX_PIXELS) {
-        snprintf(r->tex_quality_note, sizeof r->tex_quality_note,
-                 "level 0 (%ux%u) is larger than kiln decodes (%llu pixels)", d.width, d.height,
-                 (unsigned long long)IMAGE_DEFAULT_MAX_PIXELS);
-        return;
-    }
-    uint8_t *blocks = size > 0 && size < SIZE_MAX ? malloc((size_t)size) : NULL;
-    kiln_error error;
-    if (blocks == NULL || kiln_ktx2_read_level(view, 0, blocks, (size_t)size, &error) != KILN_OK) {
-        snprintf(r->tex_quality_note, sizeof r->tex_quality_note, "level 0: %s",
-                 blocks ? error.message : "out of memory");
-        free(blocks);
-        return;
-    }
-    if (d.format == BLOCK_FORMAT_BC7 || d.format == BLOCK_FORMAT_BC6H) {
-        r->tex_mode_count = d.format == BLOCK_FORMAT_BC7 ? 8 : 14;
-        for (size_t at = 0; at + 16 <= size; at += 16) {
-            int mode = d.format == BLOCK_FORMAT_BC7 ? block_bc7_mode(blocks + at)
-                                                    : block_bc6h_mode(blocks + at);
-            if (mode >= 0)
-                r->tex_modes[mode]++;
-        }
-    }
-    uint32_t length = 0;
-    const char *source = kiln_ktx2_find_value(view, "kilnSource", &length);
-    char ref[1024];
-    if (source == NULL || length == 0 || memchr(source, 0, length) == NULL) {
-        snprintf(r->tex_quality_note, sizeof r->tex_quality_note, "no kilnSource key");
-    } else if (kiln_ref_canonicalize(source, ref, sizeof ref) != KILN_OK) {
-        /* Absolute, or climbing out with "..": never read outside the input. */
-        snprintf(r->tex_quality_note, sizeof r->tex_quality_note,
-                 "kilnSource '%.200s' is not a path inside the input folder", source);
-    } else {
-        snprintf(r->tex_source, sizeof r->tex_source, "%s", source);
-        char *path = cook_path_join(options->input, source);
-        struct stat info;
-        if (path == NULL)
-            snprintf(r->tex_quality_note, sizeof r->tex_quality_note, "out of memory");
-        else if (stat(path, &info) != 0 || !S_ISREG(info.st_mode))
-            snprintf(r->tex_quality_note, sizeof r->tex_quality_note,
-                     "source %s is not a file under %s", source, options->input);
-        else
-            compare_with_source(path, &d, blocks, r);
-        free(path);
-    }
-    free(blocks);
-}
-
 /* A .ktx2: header facts through the runtime reader (level 0 is inflated only
  * with --quality). */
 static void inspect_texture(const char *full_path, const info_options *options,
@@ -513,7 +351,7 @@ static void inspect_texture(const char *full_path, const info_options *options,
         for (uint32_t level = 0; level < view.levels; level++)
             report->tex_uncompressed += kiln_ktx2_level_size(&view, level);
         if (options->quality)
-            texture_quality(options, &view, report);
+            cook_texture_quality_measure(&view, options->input, &report->tex);
     } else {
         snprintf(report->problem, sizeof report->problem, "%s",
                  cli_kiln_error_detail(&error, full_path));
@@ -635,21 +473,21 @@ static void print_texture_text(const file_report *r) {
            r->tex_faces == 6 ? " cubemap" : "", r->tex_levels,
            kiln_ktx2_format_str(r->tex_vk_format), r->tex_bits_per_pixel,
            kiln_ktx2_supercompression_str(r->tex_supercompression), r->bytes, r->tex_uncompressed);
-    if (!r->tex_quality)
+    if (!r->tex.measured)
         return;
-    if (r->tex_psnr_rgb >= 0.0) {
-        printf("  quality: level 0 PSNR %s %.2f dB", r->tex_psnr_channels, r->tex_psnr_rgb);
-        if (r->tex_psnr_alpha >= 0.0)
-            printf(", alpha %.2f dB", r->tex_psnr_alpha);
-        printf(" against %s\n", r->tex_source);
+    if (r->tex.psnr_rgb >= 0.0) {
+        printf("  quality: level 0 PSNR %s %.2f dB", r->tex.psnr_channels, r->tex.psnr_rgb);
+        if (r->tex.psnr_alpha >= 0.0)
+            printf(", alpha %.2f dB", r->tex.psnr_alpha);
+        printf(" against %s\n", r->tex.source);
     } else {
-        printf("  quality: no PSNR: %s\n", r->tex_quality_note);
+        printf("  quality: no PSNR: %s\n", r->tex.note);
     }
-    if (r->tex_mode_count > 0) {
+    if (r->tex.mode_count > 0) {
         printf("  modes:");
-        for (uint32_t m = 0; m < r->tex_mode_count; m++)
-            if (r->tex_modes[m] > 0)
-                printf(" %u:%u", m, r->tex_modes[m]);
+        for (uint32_t m = 0; m < r->tex.mode_count; m++)
+            if (r->tex.modes[m] > 0)
+                printf(" %u:%u", m, r->tex.modes[m]);
         printf(" (blocks per mode, level 0)\n");
     }
 }
@@ -693,20 +531,20 @@ static void json_text(bytebuf *json, const char *text) {
 
 static void append_texture_quality_json(bytebuf *json, const file_report *r) {
     json_text(json, ",\"quality\":{\"source\":");
-    bytebuf_append_json_string(json, r->tex_source);
-    if (r->tex_psnr_rgb >= 0.0)
-        bytebuf_printf(json, ",\"psnr_rgb\":%.3f,\"psnr_channels\":\"%s\"", r->tex_psnr_rgb,
-                       r->tex_psnr_channels);
-    if (r->tex_psnr_alpha >= 0.0)
-        bytebuf_printf(json, ",\"psnr_alpha\":%.3f", r->tex_psnr_alpha);
-    if (r->tex_quality_note[0]) {
+    bytebuf_append_json_string(json, r->tex.source);
+    if (r->tex.psnr_rgb >= 0.0)
+        bytebuf_printf(json, ",\"psnr_rgb\":%.3f,\"psnr_channels\":\"%s\"", r->tex.psnr_rgb,
+                       r->tex.psnr_channels);
+    if (r->tex.psnr_alpha >= 0.0)
+        bytebuf_printf(json, ",\"psnr_alpha\":%.3f", r->tex.psnr_alpha);
+    if (r->tex.note[0]) {
         json_text(json, ",\"note\":");
-        bytebuf_append_json_string(json, r->tex_quality_note);
+        bytebuf_append_json_string(json, r->tex.note);
     }
-    if (r->tex_mode_count > 0) {
+    if (r->tex.mode_count > 0) {
         json_text(json, ",\"modes\":[");
-        for (uint32_t m = 0; m < r->tex_mode_count; m++)
-            bytebuf_printf(json, "%s%u", m ? "," : "", r->tex_modes[m]);
+        for (uint32_t m = 0; m < r->tex.mode_count; m++)
+            bytebuf_printf(json, "%s%u", m ? "," : "", r->tex.modes[m]);
         json_text(json, "]");
     }
     json_text(json, "}");
@@ -820,7 +658,7 @@ static void append_file_json(bytebuf *json, const file_report *report, bool firs
             report->tex_levels, kiln_ktx2_format_str(report->tex_vk_format), report->tex_vk_format,
             kiln_ktx2_supercompression_str(report->tex_supercompression), report->tex_uncompressed);
         bytebuf_printf(json, ",\"bits_per_pixel\":%.4g", report->tex_bits_per_pixel);
-        if (report->tex_quality)
+        if (report->tex.measured)
             append_texture_quality_json(json, report);
     } else if (report->kind == COOKED_MANIFEST) {
         bytebuf_printf(json, ",\"refs\":%" PRIu32 ",\"refs_per_kind\":{", report->ref_count);

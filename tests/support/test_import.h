@@ -7,7 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "cook/cook.h"
+#include "cook/drivers/drivers.h"
 #include "test_support.h"
 
 typedef struct test_import {

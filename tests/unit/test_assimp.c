@@ -12,7 +12,7 @@
 #include "test_import.h"
 #include "test_support.h"
 
-#include "cook/cook.h"
+#include "cook/drivers/drivers.h"
 
 /* ---------------------------------------------------------------------------
  * Helpers
@@ -324,20 +324,20 @@ static void registry_sends_other_model_formats_to_assimp(void **state) {
                                           "part.stl",     "old.x",      "obj.lwo",   "level.blend",
                                           "m.md5mesh",    "m.mesh.xml", "print.3mf", "tri.off"};
     for (size_t i = 0; i < sizeof claimed / sizeof claimed[0]; i++) {
-        const cook_importer *importer = discover_match(claimed[i]);
+        const cook_importer *importer = cook_registry_match(claimed[i]);
         if (importer == NULL || strcmp(importer->name, "assimp") != 0)
             fail_msg("%s is not claimed by assimp", claimed[i]);
         assert_ptr_equal(importer->import, import_assimp);
         assert_int_equal(importer->kind, COOK_KIND_MODEL);
     }
     /* kiln's own importers keep their formats; generic names stay unclaimed. */
-    assert_string_equal(discover_match("crate.obj")->name, "obj");
+    assert_string_equal(cook_registry_match("crate.obj")->name, "obj");
     static const char *const unclaimed[] = {"notes.txt",    "data.xml", "height.raw", "mocap.bvh",
                                             "walk.md5anim", "plan.dxf", "a.mtl"};
     for (size_t i = 0; i < sizeof unclaimed / sizeof unclaimed[0]; i++)
-        if (discover_match(unclaimed[i]) != NULL)
-            fail_msg("%s is claimed by %s", unclaimed[i], discover_match(unclaimed[i])->name);
-    const cook_importer *gltf = discover_match("a.gltf");
+        if (cook_registry_match(unclaimed[i]) != NULL)
+            fail_msg("%s is claimed by %s", unclaimed[i], cook_registry_match(unclaimed[i])->name);
+    const cook_importer *gltf = cook_registry_match("a.gltf");
     assert_true(gltf == NULL || strcmp(gltf->name, "assimp") != 0);
 }
 
@@ -817,7 +817,7 @@ static void corpus_ply_rows_cook(void **state) {
             .input_root = corpus,
             .output_root = output,
             .source_path = fields[0],
-            .importer = discover_match(fields[0]),
+            .importer = cook_registry_match(fields[0]),
             .settings = &settings,
             .verify = true,
         };

@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cook/encode/block.h"
-#include "cook/texture_internal.h"
+#include "cook/drivers/drivers.h"
+#include "cook/encode/encode.h"
 #include "test_support.h"
 
 static uint8_t *synthetic_rgba8(uint32_t w, uint32_t h) {
@@ -140,7 +140,7 @@ static void test_corpus_texture(void **state) {
         test_path_join(test_corpus_dir(), "gltf/WaterBottle/glTF/WaterBottle_baseColor.png");
     size_t size = 0;
     uint8_t *bytes = test_read_file(path, &size);
-    cook_image image;
+    ir_decoded_image image;
     char reason[256];
     assert_true(image_decode(bytes, size, path, NULL, &image, reason, sizeof reason));
     uint32_t w = image.width < 128 ? image.width : 128;
@@ -156,7 +156,7 @@ static void test_corpus_texture(void **state) {
     assert_true(p4 > 38.0);
     assert_true(p6 > 32.0);
     free(crop);
-    cook_image_free(&image);
+    ir_decoded_image_free(&image);
     free(bytes);
     free(path);
 }

@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cook/encode/block.h"
-#include "cook/texture_internal.h"
+#include "cook/drivers/drivers.h"
+#include "cook/encode/encode.h"
 #include "test_support.h"
 
 static const block_quality k_qualities[3] = {BLOCK_QUALITY_FAST, BLOCK_QUALITY_NORMAL,
@@ -569,7 +569,7 @@ static bool load_corpus_crop(const char *rel, test_image *out) {
     char *path = test_path_join(test_corpus_dir(), rel);
     size_t size;
     uint8_t *bytes = test_read_file(path, &size);
-    cook_image decoded;
+    ir_decoded_image decoded;
     char reason[256];
     bool ok = image_decode(bytes, size, path, NULL, &decoded, reason, sizeof reason);
     free(bytes);
@@ -585,7 +585,7 @@ static bool load_corpus_crop(const char *rel, test_image *out) {
     for (uint32_t y = 0; y < h; y++)
         memcpy(out->rgba + (size_t)y * w * 4,
                decoded.rgba8 + ((size_t)(y0 + y) * decoded.width + x0) * 4, (size_t)w * 4);
-    cook_image_free(&decoded);
+    ir_decoded_image_free(&decoded);
     return true;
 }
 

@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cook/encode/block.h"
-#include "cook/texture_internal.h"
+#include "cook/drivers/drivers.h"
+#include "cook/encode/encode.h"
 #include "test_support.h"
 
 static void set_bits(uint8_t block[16], unsigned at, unsigned count, uint32_t value) {
@@ -217,7 +217,7 @@ static void test_corpus_hdr(void **state) {
         char *path = test_path_join(test_corpus_dir(), names[n]);
         size_t size = 0;
         uint8_t *bytes = test_read_file(path, &size);
-        cook_image image;
+        ir_decoded_image image;
         char reason[256];
         assert_true(image_decode(bytes, size, path, NULL, &image, reason, sizeof reason));
         assert_non_null(image.rgbaf);
@@ -234,7 +234,7 @@ static void test_corpus_hdr(void **state) {
         printf("bc6h %s (%ux%u crop): tone-mapped PSNR %.2f dB\n", names[n], w, h, psnr);
         assert_true(psnr > 40.0);
         free(crop);
-        cook_image_free(&image);
+        ir_decoded_image_free(&image);
         free(bytes);
         free(path);
     }

@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cook/drivers/drivers.h"
 #include "cook/encode/bc7_tables.h"
-#include "cook/encode/block.h"
-#include "cook/texture_internal.h"
+#include "cook/encode/encode.h"
 #include "test_support.h"
 
 /* ---- helpers ----------------------------------------------------------------- */
@@ -771,7 +771,7 @@ static void corpus_images_meet_quality_floors(void **state) {
         char *path = test_path_join(test_corpus_dir(), cases[i].path);
         size_t size;
         uint8_t *bytes = test_read_file(path, &size);
-        cook_image image;
+        ir_decoded_image image;
         char reason[256];
         assert_true(image_decode(bytes, size, cases[i].path, NULL, &image, reason, sizeof(reason)));
         assert_non_null(image.rgba8);
@@ -789,7 +789,7 @@ static void corpus_images_meet_quality_floors(void **state) {
             assert_true(db >= cases[i].floor[q]);
             total[q] += rgb + alpha;
         }
-        cook_image_free(&image);
+        ir_decoded_image_free(&image);
         free(bytes);
         free(path);
     }

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cook/encode/block.h"
+#include "cook/encode/encode.h"
 #include "test_support.h"
 
 static uint8_t *pattern_rgba8(uint32_t w, uint32_t h) {

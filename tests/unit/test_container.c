@@ -6,7 +6,7 @@
 #include <xxhash.h>
 
 #include "common/checked.h"
-#include "cook/cook.h"
+#include "cook/drivers/drivers.h"
 #include "kiln/kiln.h"
 #include "test_support.h"
 

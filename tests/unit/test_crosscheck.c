@@ -26,7 +26,7 @@
 #include "test_import.h"
 #include "test_support.h"
 
-#include "cook/cook.h"
+#include "cook/drivers/drivers.h"
 
 /* ---------------------------------------------------------------------------
  * What both sides are reduced to

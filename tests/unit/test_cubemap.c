@@ -10,8 +10,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "cook/encode/block.h"
-#include "cook/texture_internal.h"
+#include "cook/drivers/drivers.h"
+#include "cook/encode/encode.h"
 #include "test_support.h"
 
 static const char *const stems[6] = {"px", "nx", "py", "ny", "pz", "nz"};
@@ -125,7 +125,7 @@ static void write_ldr_faces(const fixture *f, const char *folder, uint32_t w) {
 
 static bool cook(fixture *f, const char *source) {
     cook_asset_result_free(&f->result);
-    const cook_importer *importer = discover_match(source);
+    const cook_importer *importer = cook_registry_match(source);
     assert_non_null(importer);
     assert_int_equal(importer->kind, COOK_KIND_CUBEMAP);
     cook_request request = {.input_root = f->root,
@@ -525,7 +525,8 @@ static void walker_lists_a_cubemap_folder_as_one_source(void **state) {
     free(file);
     char reason[256];
     strlist sources = {0}, files = {0};
-    assert_true(discover_walk_sources(f.root, f.out, &sources, reason, sizeof reason));
+    assert_true(discover_walk_sources(f.root, f.out, cook_registry_is_folder, &sources, reason,
+                                      sizeof reason));
     assert_int_equal(sources.count, 2);
     assert_string_equal(sources.items[0], "a/config.env");
     assert_string_equal(sources.items[1], "a/sky.env");
@@ -533,9 +534,9 @@ static void walker_lists_a_cubemap_folder_as_one_source(void **state) {
     assert_true(discover_walk(f.root, f.out, &files, reason, sizeof reason));
     assert_int_equal(files.count, 7);
     assert_string_equal(files.items[1], "a/sky.env/nx.bmp");
-    assert_true(discover_is_asset_folder("a/Sky.ENV"));
-    assert_false(discover_is_asset_folder("a/sky.env/px.png"));
-    assert_false(discover_is_asset_folder("a/sky"));
+    assert_true(cook_registry_is_folder("a/Sky.ENV"));
+    assert_false(cook_registry_is_folder("a/sky.env/px.png"));
+    assert_false(cook_registry_is_folder("a/sky"));
     strlist_free(&sources);
     strlist_free(&files);
     fixture_free(&f);

@@ -7,7 +7,7 @@
 
 #include "test_support.h"
 
-#include "cook/cook.h"
+#include "cook/drivers/drivers.h"
 
 /* ---------------------------------------------------------------------------
  * discover_glob_match
@@ -78,36 +78,39 @@ static void glob_with_many_stars_is_fast(void **state) {
 static void registry_lists_complete_importers(void **state) {
     (void)state;
     size_t count = 0;
-    const cook_importer *importers = discover_importers(&count);
+    const cook_importer *importers = cook_registry_rows(&count);
     assert_non_null(importers);
     assert_true(count >= 1);
     for (size_t i = 0; i < count; i++) {
         assert_non_null(importers[i].name);
         assert_non_null(importers[i].patterns);
         assert_non_null(importers[i].patterns[0]);
-        assert_non_null(importers[i].import);
+        assert_non_null(importers[i].driver);
+        /* Models are imported into the IR; other kinds have drivers of their own. */
+        assert_true((importers[i].kind == COOK_KIND_MODEL) == (importers[i].import != NULL));
+        assert_true((importers[i].kind == COOK_KIND_CUBEMAP) == importers[i].folder);
     }
 }
 
 static void registry_matches_obj_by_file_name_case_insensitively(void **state) {
     (void)state;
-    const cook_importer *importer = discover_match("Models/Crate.OBJ");
+    const cook_importer *importer = cook_registry_match("Models/Crate.OBJ");
     assert_non_null(importer);
     assert_string_equal(importer->name, "obj");
     assert_int_equal(importer->kind, COOK_KIND_MODEL);
     assert_ptr_equal(importer->import, import_obj);
-    assert_ptr_equal(discover_match("crate.obj"), importer);
-    assert_ptr_equal(discover_match("a/b/c/deep.Obj"), importer);
+    assert_ptr_equal(cook_registry_match("crate.obj"), importer);
+    assert_ptr_equal(cook_registry_match("a/b/c/deep.Obj"), importer);
 }
 
 static void registry_claims_nothing_else(void **state) {
     (void)state;
-    assert_null(discover_match("docs/readme.txt"));
-    assert_null(discover_match("models/crate.mtl"));
-    assert_null(discover_match("models.obj/readme")); /* the folder's name does not count */
-    assert_null(discover_match("models/"));
-    assert_null(discover_match(""));
-    assert_null(discover_match(NULL));
+    assert_null(cook_registry_match("docs/readme.txt"));
+    assert_null(cook_registry_match("models/crate.mtl"));
+    assert_null(cook_registry_match("models.obj/readme")); /* the folder's name does not count */
+    assert_null(cook_registry_match("models/"));
+    assert_null(cook_registry_match(""));
+    assert_null(cook_registry_match(NULL));
 }
 
 /* ---------------------------------------------------------------------------

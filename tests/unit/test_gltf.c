@@ -13,7 +13,7 @@
 #include "test_import.h"
 #include "test_support.h"
 
-#include "cook/cook.h"
+#include "cook/drivers/drivers.h"
 
 /* ---------------------------------------------------------------------------
  * Helpers
@@ -1395,7 +1395,7 @@ static void gltf_corpus_rows_import_as_expected(void **state) {
                 .input_root = corpus,
                 .output_root = output,
                 .source_path = path,
-                .importer = discover_match(path),
+                .importer = cook_registry_match(path),
                 .settings = &settings,
                 .verify = true,
             };

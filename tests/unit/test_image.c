@@ -6,10 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cook/texture_internal.h"
+#include "cook/drivers/drivers.h"
 #include "test_support.h"
 
-static bool decode_path(const char *path, cook_image *image, char *reason, size_t size) {
+static bool decode_path(const char *path, ir_decoded_image *image, char *reason, size_t size) {
     size_t length;
     uint8_t *bytes = test_read_file(path, &length);
     bool ok = image_decode(bytes, length, path, NULL, image, reason, size);
@@ -33,7 +33,7 @@ static void corpus_images_decode_or_fail_as_the_index_says(void **state) {
         if (strcmp(format, "png") != 0 && strcmp(format, "jpg") != 0 && strcmp(format, "hdr") != 0)
             continue;
         char *full = test_path_join(test_corpus_dir(), path);
-        cook_image image;
+        ir_decoded_image image;
         char reason[256] = "";
         bool ok = decode_path(full, &image, reason, sizeof reason);
         if (strcmp(expect, "ok") == 0) {
@@ -42,7 +42,7 @@ static void corpus_images_decode_or_fail_as_the_index_says(void **state) {
             assert_true(image.width > 0 && image.height > 0);
             assert_true((image.rgba8 != NULL) != (image.rgbaf != NULL));
             assert_int_equal(image.rgbaf != NULL, strcmp(format, "hdr") == 0);
-            cook_image_free(&image);
+            ir_decoded_image_free(&image);
         } else {
             if (ok)
                 fail_msg("%s decoded but the index says error", path);
@@ -72,7 +72,7 @@ static void pngsuite_bit_depths_palette_and_alpha(void **state) {
         char rel[128];
         snprintf(rel, sizeof rel, "images/pngsuite/%s", rows[i].name);
         char *full = test_path_join(test_corpus_dir(), rel);
-        cook_image image;
+        ir_decoded_image image;
         char reason[256];
         if (!decode_path(full, &image, reason, sizeof reason))
             fail_msg("%s: %s", rows[i].name, reason);
@@ -91,7 +91,7 @@ static void pngsuite_bit_depths_palette_and_alpha(void **state) {
             assert_int_equal(image.rgba8[0], image.rgba8[1]);
             assert_int_equal(image.rgba8[3], 255);
         }
-        cook_image_free(&image);
+        ir_decoded_image_free(&image);
         free(full);
     }
     /* The 'x' files of PngSuite are corrupt: every one is an error. */
@@ -101,7 +101,7 @@ static void pngsuite_bit_depths_palette_and_alpha(void **state) {
         char rel[128];
         snprintf(rel, sizeof rel, "images/pngsuite/%s", bad[i]);
         char *full = test_path_join(test_corpus_dir(), rel);
-        cook_image image;
+        ir_decoded_image image;
         char reason[256] = "";
         if (decode_path(full, &image, reason, sizeof reason))
             fail_msg("%s decoded", bad[i]);
@@ -122,7 +122,7 @@ static void truncated_images_are_errors(void **state) {
         uint8_t *bytes = test_read_file(full, &size);
         for (size_t cut = 1; cut < 8; cut++) {
             size_t length = size * cut / 8;
-            cook_image image;
+            ir_decoded_image image;
             char reason[256] = "";
             bool ok = image_decode(bytes, length, files[f], NULL, &image, reason, sizeof reason);
             if (ok)
@@ -177,7 +177,7 @@ static size_t png_header_only(uint8_t *out, uint32_t w, uint32_t h) {
 static void dimension_limit_and_decompression_bomb_are_refused(void **state) {
     (void)state;
     uint8_t png[64];
-    cook_image image;
+    ir_decoded_image image;
     char reason[256];
     size_t size = png_header_only(png, 20000, 16);
     assert_false(image_decode(png, size, "big.png", NULL, &image, reason, sizeof reason));
@@ -218,7 +218,7 @@ static void bmp_and_tga_decode(void **state) {
     /* bottom row: blue, green; top row: red, white (BGR order) */
     const uint8_t pixels[16] = {255, 0, 0, 0, 255, 0, 0, 0, 0, 0, 255, 255, 255, 255, 0, 0};
     memcpy(bmp + 54, pixels, 16);
-    cook_image image;
+    ir_decoded_image image;
     char reason[256];
     if (!image_decode(bmp, sizeof bmp, "a.bmp", NULL, &image, reason, sizeof reason))
         fail_msg("bmp: %s", reason);
@@ -226,7 +226,7 @@ static void bmp_and_tga_decode(void **state) {
     const uint8_t expected[16] = {255, 0, 0,   255, 255, 255, 255, 255,
                                   0,   0, 255, 255, 0,   255, 0,   255};
     assert_memory_equal(image.rgba8, expected, 16);
-    cook_image_free(&image);
+    ir_decoded_image_free(&image);
     /* 2x1 uncompressed 32-bit TGA, top-left origin. */
     uint8_t tga[18 + 8] = {0, 0, 2};
     tga[12] = 2;
@@ -239,7 +239,7 @@ static void bmp_and_tga_decode(void **state) {
         fail_msg("tga: %s", reason);
     const uint8_t expected_tga[8] = {255, 0, 0, 128, 0, 0, 255, 255};
     assert_memory_equal(image.rgba8, expected_tga, 8);
-    cook_image_free(&image);
+    ir_decoded_image_free(&image);
     /* Without the .tga name there is no way to know it is a TGA. */
     assert_false(image_decode(tga, sizeof tga, "a.bin", NULL, &image, reason, sizeof reason));
 }
@@ -269,7 +269,7 @@ static void cube_luts_parse_and_bad_ones_fail(void **state) {
  * declaring a huge image is refused with the limit or the bomb guard. */
 static void huge_declared_sizes_are_refused_in_every_format(void **state) {
     (void)state;
-    cook_image image;
+    ir_decoded_image image;
     char reason[256];
     /* BMP: 40-byte info header, 32 bits, 20000 x 16 and 16384 x -16384 (top-down). */
     static const int32_t bmp_sizes[2][2] = {{20000, 16}, {16384, -16384}};
@@ -348,7 +348,7 @@ static void top_down_bmp_decodes(void **state) {
     bmp[28] = 32;
     for (int i = 0; i < 16; i++)
         bmp[54 + i] = (uint8_t)(i * 10); /* BGRA */
-    cook_image image;
+    ir_decoded_image image;
     char reason[256];
     if (!image_decode(bmp, sizeof bmp, "top.bmp", NULL, &image, reason, sizeof reason))
         fail_msg("%s", reason);
@@ -357,7 +357,7 @@ static void top_down_bmp_decodes(void **state) {
     const uint8_t first[4] = {20, 10, 0, 30}, last[4] = {140, 130, 120, 150};
     assert_memory_equal(image.rgba8, first, 4);
     assert_memory_equal(image.rgba8 + 12, last, 4);
-    cook_image_free(&image);
+    ir_decoded_image_free(&image);
 }
 
 int main(void) {

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cook/texture_internal.h"
+#include "cook/drivers/drivers.h"
 #include "test_support.h"
 
 static uint32_t rd32(const uint8_t *p) {

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "cook/cook.h"
+#include "cook/drivers/drivers.h"
 #include "test_support.h"
 
 /* ---------------------------------------------------------------------------
@@ -37,7 +37,7 @@ static void cook_source(cooked *c, const char *input_root, const char *source_pa
         .input_root = input_root,
         .output_root = c->output,
         .source_path = source_path,
-        .importer = discover_match(source_path),
+        .importer = cook_registry_match(source_path),
         .settings = &c->settings,
         .verify = true,
     };

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cook/cook.h"
+#include "cook/drivers/drivers.h"
 #include "kiln/kiln.h"
 #include "test_support.h"
 

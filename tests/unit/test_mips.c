@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cook/texture_internal.h"
+#include "cook/drivers/drivers.h"
 #include "test_support.h"
 
 static float *checkerboard(uint32_t w, uint32_t h) {
@@ -543,7 +543,7 @@ static void mips_stay_within_one_code_of_the_area_filter(void **state) {
         char *path = test_path_join(test_corpus_dir(), textures[t].path);
         size_t size;
         uint8_t *file = test_read_file(path, &size);
-        cook_image image;
+        ir_decoded_image image;
         char reason[256];
         assert_true(image_decode(file, size, path, NULL, &image, reason, sizeof reason));
         static const uint32_t crops[][2] = {{256, 256}, {255, 129}};
@@ -562,7 +562,7 @@ static void mips_stay_within_one_code_of_the_area_filter(void **state) {
         }
         print_message("%s: %zu of ~%zu mip bytes differ from the reference by 1\n",
                       textures[t].path, differ, total);
-        cook_image_free(&image);
+        ir_decoded_image_free(&image);
         free(file);
         free(path);
     }

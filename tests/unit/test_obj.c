@@ -9,7 +9,7 @@
 #include "test_import.h"
 #include "test_support.h"
 
-#include "cook/cook.h"
+#include "cook/drivers/drivers.h"
 
 /* ---------------------------------------------------------------------------
  * Helpers

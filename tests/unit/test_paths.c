@@ -6,7 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cook/cook.h"
+#include "cook/drivers/drivers.h"
 #include "test_support.h"
 
 static void expect_join(const char *dir, const char *name, const char *expected) {

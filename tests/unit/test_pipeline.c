@@ -6,7 +6,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "cook/cook.h"
+#include "cook/drivers/drivers.h"
 #include "test_support.h"
 
 static const char QUAD_OBJ[] = "mtllib quad.mtl\n"
@@ -45,7 +45,7 @@ static void cook_one(cooked *c, const char *name, const char *obj, const char *m
         .input_root = c->input,
         .output_root = c->output,
         .source_path = "models/quad.obj",
-        .importer = discover_match("models/quad.obj"),
+        .importer = cook_registry_match("models/quad.obj"),
         .settings = &c->settings,
         .verify = verify,
     };

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cook/cook.h"
+#include "cook/drivers/drivers.h"
 #include "test_support.h"
 
 static float dot3(const float *a, const float *b) {
@@ -78,7 +78,7 @@ static void bounds_contain_every_vertex(void **state) {
     ir_mesh mesh;
     make_shared_cube(&mesh);
     float lo[3], hi[3], sphere[4];
-    process_bounds(mesh.positions, mesh.indices, mesh.index_count, lo, hi, sphere);
+    geometry_bounds(mesh.positions, mesh.indices, mesh.index_count, lo, hi, sphere);
     for (int k = 0; k < 3; k++) {
         assert_true(lo[k] == -1.0f);
         assert_true(hi[k] == 1.0f);
@@ -87,7 +87,7 @@ static void bounds_contain_every_vertex(void **state) {
     assert_true(sphere[3] >= sqrtf(3.0f));
     assert_true(sphere[3] < sqrtf(3.0f) * 1.0001f);
     /* Bounds of a subset: only the referenced vertices count. */
-    process_bounds(mesh.positions, mesh.indices + 6, 6, lo, hi, sphere);
+    geometry_bounds(mesh.positions, mesh.indices + 6, 6, lo, hi, sphere);
     assert_true(lo[2] == 1.0f && hi[2] == 1.0f);
     ir_mesh_free(&mesh);
 }
@@ -95,7 +95,7 @@ static void bounds_contain_every_vertex(void **state) {
 static void bounds_of_nothing_are_zero(void **state) {
     (void)state;
     float lo[3], hi[3], sphere[4];
-    process_bounds(NULL, NULL, 0, lo, hi, sphere);
+    geometry_bounds(NULL, NULL, 0, lo, hi, sphere);
     assert_true(lo[0] == 0.0f && hi[2] == 0.0f && sphere[3] == 0.0f);
 }
 

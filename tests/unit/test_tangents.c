@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cook/cook.h"
+#include "cook/drivers/drivers.h"
 #include "test_support.h"
 
 static float dot3(const float *a, const float *b) {

@@ -7,8 +7,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "cook/encode/block.h"
-#include "cook/texture_internal.h"
+#include "cook/drivers/drivers.h"
+#include "cook/encode/encode.h"
 #include "test_support.h"
 
 /* A w x h 32-bit BMP (bottom-up, BGRA) whose texels follow a pattern. */
@@ -112,7 +112,7 @@ static void uncompressed_levels_are_the_quantised_chain_on_any_thread_count(void
     (void)state;
     size_t size;
     uint8_t *bmp = make_bmp(256, 256, &size);
-    cook_image image;
+    ir_decoded_image image;
     char reason[256];
     assert_true(image_decode(bmp, size, "a.bmp", NULL, &image, reason, sizeof reason));
     static const struct {
@@ -171,7 +171,7 @@ static void uncompressed_levels_are_the_quantised_chain_on_any_thread_count(void
         free(files[0]);
         mip_chain_free(&reference);
     }
-    cook_image_free(&image);
+    ir_decoded_image_free(&image);
     free(bmp);
 }
 
@@ -379,7 +379,7 @@ static void standalone_textures_by_naming_convention(void **state) {
     assert_int_equal(cook_texture_usage_for_path("sky.hdr"), COOK_TEXTURE_HDR);
     const char *names[] = {"a.png", "a.jpg", "a.JPEG", "a.tga", "a.bmp", "a.hdr", "a.n.png"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-        const cook_importer *importer = discover_match(names[i]);
+        const cook_importer *importer = cook_registry_match(names[i]);
         assert_non_null(importer);
         assert_int_equal(importer->kind, COOK_KIND_TEXTURE);
     }
@@ -397,7 +397,7 @@ static void standalone_textures_by_naming_convention(void **state) {
     cook_request request = {.input_root = input,
                             .output_root = output,
                             .source_path = "props/crate.n.bmp",
-                            .importer = discover_match("props/crate.n.bmp"),
+                            .importer = cook_registry_match("props/crate.n.bmp"),
                             .settings = &settings,
                             .verify = true};
     cook_asset_result result;
@@ -450,9 +450,9 @@ static void cube_lut_cooks_to_a_3d_rgba16f_texture(void **state) {
                        "0.5 0.25 2\n";
     char *file = test_path_join(input, "grade.lut.cube");
     test_write_file(file, text, strlen(text));
-    const cook_importer *importer = discover_match("grade.lut.cube");
+    const cook_importer *importer = cook_registry_match("grade.lut.cube");
     assert_non_null(importer);
-    assert_int_equal(importer->kind, COOK_KIND_TEXTURE);
+    assert_int_equal(importer->kind, COOK_KIND_LUT);
     cook_settings settings;
     cook_settings_default(&settings);
     cook_request request = {.input_root = input,

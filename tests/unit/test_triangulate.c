@@ -1,4 +1,4 @@
-/* test_triangulate.c — process_triangulate_polygon: every result must be a
+/* test_triangulate.c — geometry_triangulate_polygon: every result must be a
  * real triangulation of the polygon. */
 #include <math.h>
 #include <stdio.h>
@@ -7,7 +7,7 @@
 
 #include "test_support.h"
 
-#include "cook/cook.h"
+#include "cook/drivers/drivers.h"
 
 #define MAX_CORNERS 2048
 
@@ -69,7 +69,7 @@ static double triangle_area(const polygon *poly, const uint32_t *t) {
  * Returns the function's result. */
 static uint32_t check_triangulation(polygon *poly, bool allow_slivers) {
     uint32_t n = poly->count;
-    uint32_t written = process_triangulate_polygon(poly->xyz, n, poly->triangles);
+    uint32_t written = geometry_triangulate_polygon(poly->xyz, n, poly->triangles);
     assert_true(written <= n - 2);
     double area = signed_area(poly);
     double sign = area >= 0.0 ? 1.0 : -1.0;
@@ -131,8 +131,8 @@ static void triangulate_refuses_fewer_than_three_corners(void **state) {
     (void)state;
     float xyz[6] = {0};
     uint32_t triangles[3] = {7, 7, 7};
-    assert_int_equal(process_triangulate_polygon(xyz, 2, triangles), 0);
-    assert_int_equal(process_triangulate_polygon(xyz, 0, triangles), 0);
+    assert_int_equal(geometry_triangulate_polygon(xyz, 2, triangles), 0);
+    assert_int_equal(geometry_triangulate_polygon(xyz, 0, triangles), 0);
     assert_int_equal(triangles[0], 7);
 }
 
@@ -240,7 +240,7 @@ static void triangulate_degenerate_polygon_falls_back_to_a_fan(void **state) {
         xyz[3 * i + 2] = 0.0f;
     }
     uint32_t triangles[9];
-    assert_int_equal(process_triangulate_polygon(xyz, 5, triangles), 0);
+    assert_int_equal(geometry_triangulate_polygon(xyz, 5, triangles), 0);
     for (uint32_t t = 0; t < 3; t++) {
         assert_int_equal(triangles[3 * t], 0);
         assert_int_equal(triangles[3 * t + 1], t + 1);
@@ -248,7 +248,7 @@ static void triangulate_degenerate_polygon_falls_back_to_a_fan(void **state) {
     }
     /* All corners at one point. */
     memset(xyz, 0, sizeof xyz);
-    assert_int_equal(process_triangulate_polygon(xyz, 5, triangles), 0);
+    assert_int_equal(geometry_triangulate_polygon(xyz, 5, triangles), 0);
 }
 
 static void push_xy(polygon *poly, double x, double y) {
@@ -338,7 +338,7 @@ static void triangulate_self_intersecting_polygon_still_gives_every_triangle(voi
         xyz[i] = i % 3 == 2 ? 0.0f : (float)(seed % 100000) / 100.0f;
     }
     memset(triangles, 0xff, 3 * sizeof(uint32_t) * n);
-    uint32_t written = process_triangulate_polygon(xyz, n, triangles);
+    uint32_t written = geometry_triangulate_polygon(xyz, n, triangles);
     assert_true(written <= n - 2);
     for (uint32_t i = 0; i < 3 * (n - 2); i++)
         assert_true(triangles[i] < n);

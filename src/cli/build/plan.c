@@ -72,7 +72,8 @@ bool build_plan_make(const build_options *options, const build_setup *setup, bui
     strlist files = {0};
     char reason[512];
     /* The output folder is excluded in case it lies inside the input. */
-    if (!discover_walk_sources(setup->input, setup->output, &files, reason, sizeof reason)) {
+    if (!discover_walk_sources(setup->input, setup->output, cook_registry_is_folder, &files, reason,
+                               sizeof reason)) {
         cli_error("cannot list the input folder: %s", reason);
         strlist_free(&files);
         return false;
@@ -85,9 +86,8 @@ bool build_plan_make(const build_options *options, const build_setup *setup, bui
     bool ok = plan->importers != NULL && plan->settings != NULL && plan->settings_hash != NULL &&
               plan->wanted != NULL;
     for (size_t i = 0; ok && i < files.count; i++) {
-        const cook_importer *importer = discover_match(files.items[i]);
-        if (importer != NULL && importer->kind == COOK_KIND_CUBEMAP &&
-            !is_input_folder(setup->input, files.items[i]))
+        const cook_importer *importer = cook_registry_match(files.items[i]);
+        if (importer != NULL && importer->folder && !is_input_folder(setup->input, files.items[i]))
             importer = NULL; /* a file named like a cubemap folder ("prod.env") */
         if (importer != NULL) {
             size_t at = plan->sources.count;

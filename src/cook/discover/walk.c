@@ -19,7 +19,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "cook/cook.h"
+#include "cook/discover/discover.h"
 
 #define WALK_MAX_DEPTH 256u
 
@@ -28,7 +28,7 @@ typedef struct walk_state {
     bool has_exclude;
     dev_t exclude_device;
     ino_t exclude_inode;
-    bool asset_folders; /* list "*.env" folders as entries, do not descend */
+    discover_folder_fn asset_folder; /* NULL, or folders listed as entries, not descended */
     strlist *files;
     char *reason;
     size_t reason_size;
@@ -116,7 +116,7 @@ static bool walk_entry(walk_state *state, const char *relative, unsigned char ty
     } else if (S_ISDIR(info.st_mode)) {
         if (is_excluded_folder(state, &info)) {
             /* the output folder: not a source */
-        } else if (state->asset_folders && discover_is_asset_folder(relative)) {
+        } else if (state->asset_folder != NULL && state->asset_folder(relative)) {
             if (!strlist_push(state->files, relative))
                 ok = walk_fail(state, full_path, "out of memory");
         } else {
@@ -165,10 +165,10 @@ static int compare_paths_bytewise(const void *a, const void *b) {
     return strcmp(left, right); /* compares as unsigned char: bytewise */
 }
 
-static bool walk(const char *root, const char *exclude, bool asset_folders, strlist *files,
-                 char *reason, size_t reason_size) {
+static bool walk(const char *root, const char *exclude, discover_folder_fn asset_folder,
+                 strlist *files, char *reason, size_t reason_size) {
     walk_state state = {.root = root,
-                        .asset_folders = asset_folders,
+                        .asset_folder = asset_folder,
                         .files = files,
                         .reason = reason,
                         .reason_size = reason_size};
@@ -203,10 +203,11 @@ static bool walk(const char *root, const char *exclude, bool asset_folders, strl
 
 bool discover_walk(const char *root, const char *exclude, strlist *files, char *reason,
                    size_t reason_size) {
-    return walk(root, exclude, false, files, reason, reason_size);
+    return walk(root, exclude, NULL, files, reason, reason_size);
 }
 
-bool discover_walk_sources(const char *root, const char *exclude, strlist *files, char *reason,
+bool discover_walk_sources(const char *root, const char *exclude,
+                           discover_folder_fn is_asset_folder, strlist *files, char *reason,
                            size_t reason_size) {
-    return walk(root, exclude, true, files, reason, reason_size);
+    return walk(root, exclude, is_asset_folder, files, reason, reason_size);
 }

@@ -24,7 +24,7 @@
 #include <vector>
 
 extern "C" {
-#include "cook/encode/block.h"
+#include "cook/encode/encode.h"
 }
 
 namespace {

@@ -31,7 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cook/encode/block.h"
+#include "cook/encode/encode.h"
 
 /* ---- the specification's arithmetic ------------------------------------------------------- */
 

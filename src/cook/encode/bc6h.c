@@ -21,7 +21,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "cook/encode/block.h"
+#include "cook/encode/encode.h"
 
 /* ---------------------------------------------------------------------------
  * Half floats

@@ -31,7 +31,7 @@
 #include <string.h>
 
 #include "cook/encode/bc7_tables.h"
-#include "cook/encode/block.h"
+#include "cook/encode/encode.h"
 
 /* ---- bit I/O (LSB first across the 16 bytes) ------------------------------ */
 

@@ -14,8 +14,8 @@
 #include <string.h>
 
 #include "common/checked.h"
-#include "cook/encode/block.h"
-#include "cook/parallel.h"
+#include "cook/core/parallel.h"
+#include "cook/encode/encode.h"
 
 bool block_quality_parse(const char *name, block_quality *out) {
     static const char *const names[] = {"fast", "normal", "best"};

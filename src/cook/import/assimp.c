@@ -120,7 +120,7 @@
 #include <assimp/scene.h>
 
 #include "common/checked.h"
-#include "cook/cook.h"
+#include "cook/import/import.h"
 
 #define AIMP_MAX_NODES (1u << 24)
 #define AIMP_MAX_FILE_BYTES ((size_t)2 << 30) /* as for any dependency */

@@ -24,7 +24,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "cook/cook.h"
+#include "cook/import/import.h"
 
 #define GLTF_MAX_ERRORS 32u /* then "too many errors" and the import stops */
 #define GLTF_PATH_SIZE 256  /* a JSON path for messages */

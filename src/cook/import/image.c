@@ -22,7 +22,7 @@
 #include <spng.h>
 
 #include "common/checked.h"
-#include "cook/texture_internal.h"
+#include "cook/import/import.h"
 
 #define STBI_NO_STDIO
 #define STBI_ONLY_TGA
@@ -82,7 +82,7 @@ static bool check_dimensions(uint64_t width, uint64_t height, const image_limits
 /* ---- PNG (libspng) -------------------------------------------------------- */
 
 static bool decode_png(const uint8_t *bytes, size_t size, const image_limits *limits,
-                       cook_image *out, char *reason, size_t reason_size) {
+                       ir_decoded_image *out, char *reason, size_t reason_size) {
     spng_ctx *ctx = spng_ctx_new(0);
     if (ctx == NULL)
         return fail(reason, reason_size, "out of memory");
@@ -172,7 +172,7 @@ static void jpeg_on_message(j_common_ptr cinfo, int level) {
 }
 
 static bool decode_jpeg(const uint8_t *bytes, size_t size, const image_limits *limits,
-                        cook_image *out, char *reason, size_t reason_size) {
+                        ir_decoded_image *out, char *reason, size_t reason_size) {
     struct jpeg_decompress_struct cinfo;
     jpeg_failure failure;
     /* Both are read after a longjmp: keep them out of registers. */
@@ -259,7 +259,7 @@ static bool decode_jpeg(const uint8_t *bytes, size_t size, const image_limits *l
 /* ---- TGA, BMP (stb_image) --------------------------------------------- */
 
 static bool decode_stb(const uint8_t *bytes, size_t size, const char *format,
-                       const image_limits *limits, cook_image *out, char *reason,
+                       const image_limits *limits, ir_decoded_image *out, char *reason,
                        size_t reason_size) {
     if (size > (size_t)INT32_MAX)
         return fail(reason, reason_size, "%s: file too large", format);
@@ -281,7 +281,7 @@ static bool decode_stb(const uint8_t *bytes, size_t size, const char *format,
     out->rgba8 = pixels;
     out->source_bits = 8;
     if (w != info_width || h != info_height) {
-        cook_image_free(out);
+        ir_decoded_image_free(out);
         return fail(reason, reason_size, "%s: inconsistent dimensions", format);
     }
     out->width = (uint32_t)w;
@@ -324,7 +324,7 @@ static void rgbe_to_float(const uint8_t rgbe[4], float *out) {
 }
 
 static bool decode_hdr(const uint8_t *bytes, size_t size, const image_limits *limits,
-                       cook_image *out, char *reason, size_t reason_size) {
+                       ir_decoded_image *out, char *reason, size_t reason_size) {
     hdr_cursor c = {bytes, bytes + size};
     char line[512];
     bool format_ok = true;
@@ -411,7 +411,8 @@ corrupt:
 }
 
 bool image_decode(const uint8_t *bytes, size_t size, const char *name_hint,
-                  const image_limits *limits, cook_image *out, char *reason, size_t reason_size) {
+                  const image_limits *limits, ir_decoded_image *out, char *reason,
+                  size_t reason_size) {
     memset(out, 0, sizeof *out);
     image_limits defaults = {IMAGE_DEFAULT_MAX_DIMENSION, IMAGE_DEFAULT_MAX_PIXELS};
     if (limits == NULL)
@@ -435,18 +436,6 @@ bool image_decode(const uint8_t *bytes, size_t size, const char *name_hint,
         return decode_stb(bytes, size, "tga", limits, out, reason, reason_size);
     return fail(reason, reason_size,
                 "not a recognised image (PNG, JPEG, TGA, BMP or Radiance HDR)");
-}
-
-void cook_image_free(cook_image *image) {
-    if (image == NULL)
-        return;
-    free(image->rgbaf);
-    if (image->rgba8 != NULL) {
-        /* stb allocates with malloc too (STBI_MALLOC default), so free() fits. */
-        free(image->rgba8);
-    }
-    image->rgba8 = NULL;
-    image->rgbaf = NULL;
 }
 
 /* ---- .cube 3D LUT --------------------------------------------------------- */

@@ -71,7 +71,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cook/cook.h"
+#include "cook/import/import.h"
 
 #define MTL_MAX_UNKNOWN_REPORTED 16u
 #define MTL_MAX_MATERIALS (UINT32_MAX / 2u)

@@ -23,7 +23,7 @@
  * Output
  *   Corners are welded by their (v, vt, vn) triple through an open-addressing
  *   hash table; vertices come out in order of first use. Every polygon is
- *   triangulated with process_triangulate_polygon (concave faces included).
+ *   triangulated with geometry_triangulate_polygon (concave faces included).
  *   Texture coordinates are flipped to the IR's (glTF's) convention, origin at
  *   the top left: v' = 1 - v. Normals are normalised. A stream is present only
  *   when the file provides it: texcoords when any used corner has a vt (others
@@ -60,7 +60,7 @@
 #include <string.h>
 
 #include "common/checked.h"
-#include "cook/cook.h"
+#include "cook/import/import.h"
 
 #define OBJ_NONE UINT32_MAX
 #define OBJ_MAX_ELEMENTS (UINT32_MAX - 1u) /* per attribute kind, and unique vertices */
@@ -847,7 +847,7 @@ static bool emit_face(obj_parser *ps, uint32_t face_line) {
         const float *positions = ps->positions.data;
         for (uint32_t i = 0; i < n; i++)
             memcpy(xyz + 3 * i, positions + 3 * (size_t)corners[3 * i], 3 * sizeof(float));
-        process_triangulate_polygon(xyz, n, tri);
+        geometry_triangulate_polygon(xyz, n, tri);
         triangles = tri;
     }
     ps->corner_id.count = 0;

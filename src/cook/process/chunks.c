@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cook/cook.h"
+#include "cook/process/process.h"
 
 #define MORTON_BITS 10u /* per axis: 30-bit codes, 1024 cells per side */
 #define RADIX_BITS 10u

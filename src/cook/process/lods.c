@@ -20,8 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cook/cook.h"
-#include "cook/parallel.h"
+#include "cook/process/process.h"
 
 #define LOD_TARGET_ERROR 0.02f        /* 2% of the mesh's extent */
 #define LOD_SLOPPY_TARGET_ERROR 0.05f /* the fallback may go further */

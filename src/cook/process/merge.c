@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cook/cook.h"
+#include "cook/process/process.h"
 
 /* Column-major 4x4 product: out = a * b. */
 static void matrix_multiply(const float a[16], const float b[16], float out[16]) {

@@ -1,7 +1,7 @@
 /* mesh.c — the mesh process stage: every step, in order, as settings ask. */
 #include <stdlib.h>
 
-#include "cook/cook.h"
+#include "cook/process/process.h"
 
 /* The texcoord set of the first normal map any submesh's material uses, or -1
  * when none does: tangents are only worth their bytes under a normal map. */

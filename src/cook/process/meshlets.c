@@ -11,8 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cook/cook.h"
-#include "cook/parallel.h"
+#include "cook/process/process.h"
 
 #define MESHLET_CONE_WEIGHT 0.25f /* favour tighter normal cones a little */
 

@@ -33,8 +33,7 @@
 #include <string.h>
 
 #include "common/checked.h"
-#include "cook/parallel.h"
-#include "cook/texture_internal.h"
+#include "cook/process/process.h"
 
 float image_srgb_to_linear(float v) {
     if (v <= 0.04045f)

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cook/cook.h"
+#include "cook/process/process.h"
 
 static void sub3(const float *a, const float *b, double out[3]) {
     for (int k = 0; k < 3; k++)

@@ -10,8 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cook/cook.h"
-#include "cook/parallel.h"
+#include "cook/process/process.h"
 
 /* Every optional stream of a mesh, with its element size, for remapping. */
 typedef struct mesh_stream_ref {

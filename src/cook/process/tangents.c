@@ -61,7 +61,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cook/cook.h"
+#include "cook/process/process.h"
 
 #define NONE UINT32_MAX
 #define GROUP_EXCLUSION_LIMIT 512u

@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cook/cook.h"
+#include "cook/write/write.h"
 
 /* mkdir -p for the folders above `path`. */
 static bool make_parent_dirs(const char *path, char *reason, size_t reason_size) {

@@ -9,7 +9,7 @@
 #include <xxhash.h>
 
 #include "common/checked.h"
-#include "cook/cook.h"
+#include "cook/write/write.h"
 
 struct container_pending_chunk {
     uint32_t fourcc;

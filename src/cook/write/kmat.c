@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cook/cook.h"
+#include "cook/write/write.h"
 
 _Static_assert((int)IR_SLOT_COUNT == (int)KILN_MATERIAL_SLOT_COUNT,
                "IR texture slots and .kmat slots are the same list");

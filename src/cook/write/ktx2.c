@@ -22,8 +22,7 @@
 #include <zstd.h>
 
 #include "common/checked.h"
-#include "cook/parallel.h"
-#include "cook/texture_internal.h"
+#include "cook/write/write.h"
 
 static const uint8_t ktx2_identifier[12] = {0xAB, 'K',  'T',  'X',  ' ',  '2',
                                             '0',  0xBB, '\r', '\n', 0x1A, '\n'};

@@ -1,7 +1,7 @@
 /* metadata.c — the META chunk: where a cooked file came from (container.md). */
 #include <xxhash.h>
 
-#include "cook/cook.h"
+#include "cook/write/write.h"
 
 void write_metadata_json(const cook_context *ctx, const char *importer, bytebuf *out) {
     bytebuf_printf(out,

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "common/checked.h"
-#include "cook/cook.h"
+#include "cook/write/write.h"
 
 static void put_entry(bytebuf *out, size_t at, const kiln_pack_entry_disk *entry) {
     memcpy(out->data + at, entry, sizeof *entry); /* little-endian hosts only, as format.h */

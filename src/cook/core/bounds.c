@@ -1,10 +1,10 @@
 /* bounds.c — axis-aligned box and bounding sphere of indexed vertices. */
 #include <math.h>
 
-#include "cook/cook.h"
+#include "cook/core/core.h"
 
-void process_bounds(const float *positions, const uint32_t *indices, uint32_t index_count,
-                    float aabb_min[3], float aabb_max[3], float sphere[4]) {
+void geometry_bounds(const float *positions, const uint32_t *indices, uint32_t index_count,
+                     float aabb_min[3], float aabb_max[3], float sphere[4]) {
     if (index_count == 0) {
         for (int k = 0; k < 3; k++)
             aabb_min[k] = aabb_max[k] = sphere[k] = 0.0f;

@@ -2,7 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cook/ir.h"
+#include "cook/core/ir.h"
 
 void ir_material_init(ir_material *material) {
     memset(material, 0, sizeof *material);
@@ -127,4 +127,16 @@ void ir_asset_free(ir_asset *asset) {
     free(asset->nodes);
     ir_images_free(asset->images, asset->image_count);
     memset(asset, 0, sizeof *asset);
+}
+
+void ir_decoded_image_free(ir_decoded_image *image) {
+    if (image == NULL)
+        return;
+    free(image->rgbaf);
+    if (image->rgba8 != NULL) {
+        /* stb allocates with malloc too (STBI_MALLOC default), so free() fits. */
+        free(image->rgba8);
+    }
+    image->rgba8 = NULL;
+    image->rgbaf = NULL;
 }

@@ -26,8 +26,7 @@
 #include <string.h>
 
 #include "common/checked.h"
-#include "cook/encode/block.h"
-#include "cook/texture_internal.h"
+#include "cook/drivers/drivers.h"
 
 static uint32_t vk_format_for(cook_texture_usage usage) {
     switch (usage) {
@@ -84,7 +83,7 @@ static uint32_t astc_vk_format(uint8_t size, bool hdr, bool srgb) {
 }
 
 /* True when no texel of any of the `count` images is translucent. */
-static bool images_opaque(const cook_image *images, uint32_t count) {
+static bool images_opaque(const ir_decoded_image *images, uint32_t count) {
     for (uint32_t f = 0; f < count; f++) {
         if (images[f].rgba8 == NULL)
             continue; /* Radiance HDR has no alpha */
@@ -101,7 +100,8 @@ static bool images_opaque(const cook_image *images, uint32_t count) {
  * and channel count are those of all images together. Returns NULL, or why a
  * forced format cannot hold this texture. */
 static const char *choose_format(const cook_settings *s, cook_texture_usage usage,
-                                 const cook_image *images, uint32_t count, texture_format *out) {
+                                 const ir_decoded_image *images, uint32_t count,
+                                 texture_format *out) {
     bool hdr = usage == COOK_TEXTURE_HDR;
     bool srgb = usage == COOK_TEXTURE_COLOR;
     *out = (texture_format){.vk_format = vk_format_for(usage), .srgb = srgb};
@@ -211,7 +211,7 @@ static uint8_t *encode_block_level(const texture_format *f, const cook_settings 
 }
 
 /* Float RGBA in the stored encoding of `usage` from a decoded image. */
-float *image_to_float(const cook_image *image, cook_texture_usage usage) {
+float *image_to_float(const ir_decoded_image *image, cook_texture_usage usage) {
     size_t count = (size_t)image->width * image->height; /* checked by the decoder */
     float *out = malloc(count * 4 * sizeof(float));
     if (out == NULL)
@@ -262,33 +262,6 @@ uint8_t *encode_level(const float *rgba, size_t count, uint32_t vk_format, size_
     return out;
 }
 
-/* Reads the written file back through the runtime reader and inflates every
- * level in bounded memory (--verify). */
-bool verify_ktx2(const char *full_path, const char *name, const bytebuf *expected,
-                 cook_diag *diag) {
-    uint8_t *data = NULL;
-    size_t size = 0;
-    char reason[256];
-    if (!cook_read_file(full_path, (size_t)4 << 30, &data, &size, reason, sizeof reason)) {
-        diag_error(diag, name, 0, "verification: %s", reason);
-        return false;
-    }
-    bool ok = size == expected->size && memcmp(data, expected->data, size) == 0;
-    kiln_error error = {0};
-    kiln_ktx2_view view;
-    if (ok && kiln_ktx2_view_get(&view, data, size, name, &error) == KILN_OK) {
-        for (uint32_t level = 0; ok && level < view.levels; level++)
-            ok = kiln_ktx2_check_level(&view, level, &error) == KILN_OK;
-    } else {
-        ok = false;
-    }
-    if (!ok)
-        diag_error(diag, name, 0, "verification of the written KTX2 failed: %s",
-                   error.message[0] ? error.message : "bytes differ");
-    free(data);
-    return ok;
-}
-
 image_limits texture_image_limits(const cook_settings *settings) {
     image_limits limits = {IMAGE_DEFAULT_MAX_DIMENSION, IMAGE_DEFAULT_MAX_PIXELS};
     if (settings->texture_max_dimension > 0)
@@ -296,34 +269,25 @@ image_limits texture_image_limits(const cook_settings *settings) {
     return limits;
 }
 
-/* Serialises `desc`, writes it to output_root/out_path atomically, verifies it
- * (--verify) and records the output and its manifest entry: the one write
- * path of every texture (2D, cubemap, 3D LUT). Messages name `name`. */
-static bool write_texture_file(cook_context *ctx, const ktx2_image_desc *desc, const char *name,
-                               const char *output_root, const char *ref, const char *out_path,
-                               bool verify, kiln_color_space space, cook_asset_result *result) {
+/* Serialises `desc` and emits it (write_emit) with its manifest entry: the one
+ * write path of every texture (2D, cubemap, 3D LUT). Messages name `name`. */
+bool texture_write_file(cook_context *ctx, const ktx2_image_desc *desc, const char *name,
+                        const char *output_root, const char *ref, const char *out_path, bool verify,
+                        kiln_color_space space, cook_asset_result *result) {
     char reason[512];
     bytebuf bytes = {0};
     bool ok = write_ktx2(desc, &bytes, reason, sizeof reason);
-    char *full = ok ? cook_path_join(output_root, out_path) : NULL;
     if (!ok) {
         diag_error(ctx->diag, name, 0, "%s", reason);
-    } else if (full == NULL ||
-               !write_file_atomic(full, bytes.data, bytes.size, reason, sizeof reason)) {
-        diag_error(ctx->diag, name, 0, "%s", full ? reason : "out of memory");
-        ok = false;
+    } else {
+        write_output out = {.relative = out_path,
+                            .name = name,
+                            .kind = KILN_ASSET_TEXTURE,
+                            .bytes = &bytes,
+                            .ref = ref,
+                            .color_space = space};
+        ok = write_emit(ctx, output_root, verify, &out, result);
     }
-    if (ok && verify)
-        ok = verify_ktx2(full, name, &bytes, ctx->diag);
-    if (ok) {
-        ok = strlist_push(&result->outputs, out_path) &&
-             cook_manifest_add(&result->manifest, ref, out_path, KILN_ASSET_TEXTURE, space, 0);
-        if (ok)
-            result->bytes_written += bytes.size;
-        else
-            diag_error(ctx->diag, name, 0, "out of memory");
-    }
-    free(full);
     bytebuf_free(&bytes);
     return ok;
 }
@@ -333,7 +297,7 @@ static bool write_texture_file(cook_context *ctx, const ktx2_image_desc *desc, c
  * the image's pixels: they are freed, or moved into bytes[0]. On failure
  * reports naming the set and leaves nothing allocated. */
 static bool encode_image(cook_context *ctx, const texture_set *set, const texture_format *format,
-                         cook_image *image, mip_chain *dims, uint8_t *bytes[MIP_MAX_LEVELS],
+                         ir_decoded_image *image, mip_chain *dims, uint8_t *bytes[MIP_MAX_LEVELS],
                          size_t size[MIP_MAX_LEVELS]) {
     const cook_settings *settings = ctx->settings;
     cook_texture_usage usage = set->usage;
@@ -396,7 +360,7 @@ static bool encode_image(cook_context *ctx, const texture_set *set, const textur
         }
         ok = bytes[i] != NULL;
     }
-    cook_image_free(image);
+    ir_decoded_image_free(image);
     *dims = (mip_chain){.count = chain.count};
     memcpy(dims->width, chain.width, sizeof chain.width);
     memcpy(dims->height, chain.height, sizeof chain.height);
@@ -469,7 +433,7 @@ bool cook_texture_set(cook_context *ctx, const char *output_root, texture_set *s
             .source = set->source,
         };
         kiln_color_space space = format.srgb ? KILN_COLOR_SPACE_SRGB : KILN_COLOR_SPACE_LINEAR;
-        ok = write_texture_file(ctx, &desc, set->name, output_root, ref, out_path, verify, space,
+        ok = texture_write_file(ctx, &desc, set->name, output_root, ref, out_path, verify, space,
                                 result);
     }
     for (uint32_t i = 0; i < MIP_MAX_LEVELS; i++)
@@ -481,7 +445,7 @@ bool cook_texture(cook_context *ctx, const char *output_root, const cook_texture
                   const char *ref, const char *out_path, bool verify, cook_asset_result *result) {
     char reason[512];
     image_limits limits = texture_image_limits(ctx->settings);
-    cook_image image;
+    ir_decoded_image image;
     if (!image_decode(src->bytes, src->size, src->name, &limits, &image, reason, sizeof reason)) {
         diag_error(ctx->diag, src->name, 0, "cannot decode image: %s", reason);
         return false;
@@ -493,32 +457,18 @@ bool cook_texture(cook_context *ctx, const char *output_root, const cook_texture
                        .images = &image,
                        .count = 1};
     bool ok = cook_texture_set(ctx, output_root, &set, ref, out_path, verify, result);
-    cook_image_free(&image);
+    ir_decoded_image_free(&image);
     return ok;
 }
 
 /* ---------------------------------------------------------------------------
- * Standalone textures (COOK_KIND_TEXTURE): usage by naming convention
+ * Standalone textures (the texture driver): usage by naming convention
  * ------------------------------------------------------------------------- */
-
-static bool has_suffix_ci(const char *name, const char *suffix) {
-    size_t n = strlen(name), s = strlen(suffix);
-    if (n < s)
-        return false;
-    for (size_t i = 0; i < s; i++) {
-        char a = name[n - s + i];
-        if (a >= 'A' && a <= 'Z')
-            a = (char)(a - 'A' + 'a');
-        if (a != suffix[i])
-            return false;
-    }
-    return true;
-}
 
 cook_texture_usage cook_texture_usage_for_path(const char *path) {
     const char *slash = strrchr(path, '/');
     const char *name = slash ? slash + 1 : path;
-    if (has_suffix_ci(name, ".hdr"))
+    if (cook_ends_with_ci(name, ".hdr"))
         return COOK_TEXTURE_HDR;
     const char *dot = strrchr(name, '.');
     size_t stem = dot ? (size_t)(dot - name) : strlen(name);
@@ -527,67 +477,17 @@ cook_texture_usage cook_texture_usage_for_path(const char *path) {
         return COOK_TEXTURE_COLOR;
     memcpy(head, name, stem);
     head[stem] = '\0';
-    if (has_suffix_ci(head, ".n"))
+    if (cook_ends_with_ci(head, ".n"))
         return COOK_TEXTURE_NORMAL;
-    if (has_suffix_ci(head, ".ao") || has_suffix_ci(head, ".h") || has_suffix_ci(head, ".r"))
+    if (cook_ends_with_ci(head, ".ao") || cook_ends_with_ci(head, ".h") ||
+        cook_ends_with_ci(head, ".r"))
         return COOK_TEXTURE_SINGLE;
     return COOK_TEXTURE_COLOR;
 }
 
-/* A .cube 3D LUT as a 3D RGBA16F KTX2 (N x N x N, one level; r along x,
- * g along y, b along z, exactly the .cube order). */
-static bool cook_lut(const cook_request *request, cook_context *ctx, const char *out_path,
-                     cook_asset_result *result) {
-    uint32_t n = 0;
-    float *rgb = NULL;
-    char reason[512];
-    if (!image_parse_cube_lut((const char *)ctx->source, ctx->source_size, &n, &rgb, reason,
-                              sizeof reason)) {
-        diag_error(ctx->diag, ctx->source_path, 0, "cannot read the LUT: %s", reason);
-        return false;
-    }
-    size_t count = (size_t)n * n * n;
-    float *rgba = malloc(count * 4 * sizeof(float));
-    size_t level_size = 0;
-    uint8_t *level = NULL;
-    if (rgba != NULL) {
-        for (size_t i = 0; i < count; i++) {
-            memcpy(rgba + i * 4, rgb + i * 3, 3 * sizeof(float));
-            rgba[i * 4 + 3] = 1.0f;
-        }
-        level = encode_level(rgba, count, KTX2_VK_FORMAT_R16G16B16A16_SFLOAT, &level_size);
-    }
-    free(rgb);
-    free(rgba);
-    if (level == NULL) {
-        diag_error(ctx->diag, ctx->source_path, 0, "out of memory");
-        return false;
-    }
-    const uint8_t *levels[1] = {level};
-    ktx2_image_desc desc = {.vk_format = KTX2_VK_FORMAT_R16G16B16A16_SFLOAT,
-                            .width = n,
-                            .height = n,
-                            .depth = n,
-                            .faces = 1,
-                            .levels = 1,
-                            .supercompression = KTX2_SUPERCOMPRESSION_ZSTD,
-                            .zstd_level = ctx->settings->texture_zstd_level,
-                            .threads = ctx->settings->threads,
-                            .level_data = levels,
-                            .level_size = &level_size};
-    bool ok = write_texture_file(ctx, &desc, ctx->source_path, request->output_root, ctx->ref,
-                                 out_path, request->verify, KILN_COLOR_SPACE_LINEAR, result);
-    free(level);
-    return ok;
-}
-
 bool cook_texture_asset(const cook_request *request, cook_context *ctx, cook_asset_result *result) {
+    double clock = cook_clock();
     char *out_path = cook_output_path(request->source_path, ".ktx2");
-    if (out_path != NULL && has_suffix_ci(request->source_path, ".cube")) {
-        bool cooked = cook_lut(request, ctx, out_path, result);
-        free(out_path);
-        return cooked;
-    }
     if (out_path == NULL) {
         diag_error(ctx->diag, ctx->source_path, 0, "out of memory");
         return false;
@@ -602,5 +502,6 @@ bool cook_texture_asset(const cook_request *request, cook_context *ctx, cook_ass
     bool ok =
         cook_texture(ctx, request->output_root, &src, ctx->ref, out_path, request->verify, result);
     free(out_path);
+    cook_stage_add(result, COOK_STAGE_TEXTURE, clock);
     return ok;
 }

@@ -1,7 +1,7 @@
 /* settings.c — the resolved settings of one asset (DESIGN.md vocabulary). */
 #include <string.h>
 
-#include "cook/cook.h"
+#include "cook/core/core.h"
 
 void cook_settings_default(cook_settings *settings) {
     memset(settings, 0, sizeof *settings);

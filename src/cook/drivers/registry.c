@@ -3,12 +3,13 @@
  *
  * The registry is a static table, one row per importer, in priority order: the
  * first row with a pattern matching a file's name wins. Adding a format is one
- * row here plus its import_* function.
+ * row here plus its import_* function (a model format) or its driver (a new
+ * asset kind, drivers.h).
  */
 #include <stddef.h>
 #include <string.h>
 
-#include "cook/cook.h"
+#include "cook/drivers/drivers.h"
 
 static const char *const obj_patterns[] = {"*.obj", NULL};
 static const char *const gltf_patterns[] = {"*.gltf", "*.glb", NULL};
@@ -28,72 +29,32 @@ static const char *const assimp_patterns[] = {
 /* Standalone textures (texture.c): usage by naming convention, see
  * cook_texture_usage_for_path. A model's own images are cooked through the
  * model instead (the build skips files a model depends on). */
-static const char *const texture_patterns[] = {"*.png", "*.jpg", "*.jpeg",     "*.tga",
-                                               "*.bmp", "*.hdr", "*.lut.cube", NULL};
+static const char *const texture_patterns[] = {"*.png", "*.jpg", "*.jpeg", "*.tga",
+                                               "*.bmp", "*.hdr", NULL};
 
-/* Cubemap folders (texture_cubemap.c). The walker lists such a folder as one
+/* 3D colour grading LUTs (lut.c). */
+static const char *const lut_patterns[] = {"*.lut.cube", NULL};
+
+/* Cubemap folders (cubemap.c). The walker lists such a folder as one
  * entry (discover_walk_sources); a regular file of that name is no cubemap
  * and the build leaves it unclaimed. */
 static const char *const cubemap_patterns[] = {"*.env", NULL};
 
-/* Never called: cook_asset sends COOK_KIND_TEXTURE and COOK_KIND_CUBEMAP to
- * cook_texture_asset and cook_cubemap_asset. */
-static bool import_texture_unused(cook_context *ctx, ir_asset *out) {
-    (void)out;
-    diag_error(ctx->diag, ctx->source_path, 0, "textures have no IR import");
-    return false;
-}
-
 static const cook_importer importer_table[] = {
-    {"obj", obj_patterns, COOK_KIND_MODEL, import_obj},
-    {"gltf", gltf_patterns, COOK_KIND_MODEL, import_gltf},
-    {"assimp", assimp_patterns, COOK_KIND_MODEL, import_assimp},
-    {"texture", texture_patterns, COOK_KIND_TEXTURE, import_texture_unused},
-    {"cubemap", cubemap_patterns, COOK_KIND_CUBEMAP, import_texture_unused},
+    {"obj", obj_patterns, COOK_KIND_MODEL, cook_model_asset, import_obj, false},
+    {"gltf", gltf_patterns, COOK_KIND_MODEL, cook_model_asset, import_gltf, false},
+    {"assimp", assimp_patterns, COOK_KIND_MODEL, cook_model_asset, import_assimp, false},
+    {"texture", texture_patterns, COOK_KIND_TEXTURE, cook_texture_asset, NULL, false},
+    {"lut", lut_patterns, COOK_KIND_LUT, cook_lut_asset, NULL, false},
+    {"cubemap", cubemap_patterns, COOK_KIND_CUBEMAP, cook_cubemap_asset, NULL, true},
 };
 
 #define IMPORTER_COUNT (sizeof importer_table / sizeof importer_table[0])
 
-const cook_importer *discover_importers(size_t *count) {
+const cook_importer *cook_registry_rows(size_t *count) {
     if (count != NULL)
         *count = IMPORTER_COUNT;
     return importer_table;
-}
-
-static unsigned char fold_ascii(unsigned char c) {
-    return (c >= 'A' && c <= 'Z') ? (unsigned char)(c - 'A' + 'a') : c;
-}
-
-/*
- * Iterative glob with single backtracking point: on a mismatch after a '*',
- * retry with the '*' swallowing one more character. Linear in practice and
- * never recursive, so hostile patterns cannot blow the stack.
- */
-bool discover_glob_match(const char *pattern, const char *name) {
-    if (pattern == NULL || name == NULL)
-        return false;
-    const unsigned char *p = (const unsigned char *)pattern;
-    const unsigned char *n = (const unsigned char *)name;
-    const unsigned char *star_pattern = NULL; /* just after the last '*' seen */
-    const unsigned char *star_name = NULL;    /* where that '*' resumes in name */
-
-    while (*n != '\0') {
-        if (*p == '*') {
-            star_pattern = ++p;
-            star_name = n;
-        } else if (*p != '\0' && (*p == '?' || fold_ascii(*p) == fold_ascii(*n))) {
-            p++;
-            n++;
-        } else if (star_pattern != NULL) {
-            p = star_pattern;
-            n = ++star_name;
-        } else {
-            return false;
-        }
-    }
-    while (*p == '*')
-        p++;
-    return *p == '\0';
 }
 
 static const char *file_name_of(const char *path) {
@@ -112,7 +73,7 @@ static bool importer_claims(const cook_importer *importer, const char *file_name
     return false;
 }
 
-const cook_importer *discover_match(const char *relative_path) {
+const cook_importer *cook_registry_match(const char *relative_path) {
     if (relative_path == NULL)
         return NULL;
     const char *file_name = file_name_of(relative_path);
@@ -125,7 +86,7 @@ const cook_importer *discover_match(const char *relative_path) {
     return NULL;
 }
 
-bool discover_is_asset_folder(const char *relative_path) {
-    const cook_importer *importer = discover_match(relative_path);
-    return importer != NULL && importer->kind == COOK_KIND_CUBEMAP;
+bool cook_registry_is_folder(const char *relative_path) {
+    const cook_importer *importer = cook_registry_match(relative_path);
+    return importer != NULL && importer->folder;
 }

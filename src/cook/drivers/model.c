@@ -1,24 +1,12 @@
-/* pipeline.c — one asset through import → process → encode → write. */
+/* model.c — the model driver: a glTF, OBJ or assimp source through import →
+ * process → encode → write, into one .kmesh per mesh, a .kmat and the KTX2
+ * textures its materials use. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cook/cook.h"
-
-#define SOURCE_MAX_BYTES ((size_t)2 << 30) /* 2 GiB */
-
-char *cook_output_path(const char *source_path, const char *suffix) {
-    const char *slash = strrchr(source_path, '/');
-    const char *name = slash ? slash + 1 : source_path;
-    const char *dot = strrchr(name, '.');
-    size_t stem_length = (dot && dot != name) ? (size_t)(dot - source_path) : strlen(source_path);
-    size_t size = stem_length + strlen(suffix) + 1;
-    char *out = malloc(size);
-    if (out != NULL)
-        snprintf(out, size, "%.*s%s", (int)stem_length, source_path, suffix);
-    return out;
-}
+#include "cook/drivers/drivers.h"
 
 /* The IR contract (ir.h), checked before anything is written: an importer bug
  * must become an error message, not a file the runtime rejects later. */
@@ -63,25 +51,6 @@ static bool check_mesh_invariants(const ir_mesh *mesh, uint32_t material_count, 
     return true;
 }
 
-/* Re-reads a written file from disk and validates it fully (--verify). */
-static bool verify_written_file(const char *full_path, const char *source_path, cook_diag *diag) {
-    kiln_file file;
-    kiln_error error;
-    uint32_t flags = KILN_OPEN_VERIFY_CHECKSUM | KILN_OPEN_DEEP;
-    kiln_result result = kiln_file_map(&file, full_path, flags, &error);
-    if (result == KILN_OK) {
-        kiln_mesh_view view;
-        result = kiln_mesh_view_get(&file, flags, &view, &error);
-        kiln_file_close(&file);
-    }
-    if (result != KILN_OK) {
-        diag_error(diag, source_path, 0, "verification of the written file failed: %s",
-                   error.message);
-        return false;
-    }
-    return true;
-}
-
 static bool cook_mesh_output(const cook_request *request, cook_context *ctx, const ir_asset *asset,
                              uint32_t mesh_index, cook_asset_result *result) {
     ir_mesh *mesh = &asset->meshes[mesh_index];
@@ -97,22 +66,19 @@ static bool cook_mesh_output(const cook_request *request, cook_context *ctx, con
     else
         snprintf(suffix, sizeof suffix, ".mesh%u.kmesh", mesh_index);
     char *relative = cook_output_path(request->source_path, suffix);
-    char *full = relative ? cook_path_join(request->output_root, relative) : NULL;
     bytebuf bytes = {0};
-    char reason[512];
-    bool ok = full != NULL;
+    bool ok = relative != NULL;
     if (!ok)
         diag_error(ctx->diag, ctx->source_path, 0, "out of memory");
-    if (ok && !write_kmesh(ctx, mesh, asset->material_count, request->importer->name, &bytes)) {
+    encoded_vertices vertices = {0};
+    if (ok && !(encode_mesh_vertices(mesh, request->settings->mesh_quantize_positions,
+                                     request->settings->threads, &vertices) &&
+                write_kmesh(ctx, mesh, &vertices, asset->material_count, request->importer->name,
+                            &bytes))) {
         diag_error(ctx->diag, ctx->source_path, 0, "out of memory encoding the mesh");
         ok = false;
     }
-    if (ok && !write_file_atomic(full, bytes.data, bytes.size, reason, sizeof reason)) {
-        diag_error(ctx->diag, ctx->source_path, 0, "%s", reason);
-        ok = false;
-    }
-    if (ok && request->verify)
-        ok = verify_written_file(full, ctx->source_path, ctx->diag);
+    encoded_vertices_free(&vertices);
     if (ok) {
         /* A source with one mesh is named by its own ref; several are leaves. */
         char ref[1200];
@@ -120,14 +86,15 @@ static bool cook_mesh_output(const cook_request *request, cook_context *ctx, con
             snprintf(ref, sizeof ref, "%s", ctx->ref);
         else
             snprintf(ref, sizeof ref, "%s/mesh_%u", ctx->ref, mesh_index);
-        ok = cook_manifest_add(&result->manifest, ref, relative, KILN_ASSET_MESH,
-                               KILN_COLOR_SPACE_NONE, 0);
-        if (!ok)
-            diag_error(ctx->diag, ctx->source_path, 0, "out of memory");
+        write_output out = {.relative = relative,
+                            .name = ctx->source_path,
+                            .kind = KILN_ASSET_MESH,
+                            .bytes = &bytes,
+                            .ref = ref,
+                            .color_space = KILN_COLOR_SPACE_NONE};
+        ok = write_emit(ctx, request->output_root, request->verify, &out, result);
     }
     if (ok) {
-        strlist_push(&result->outputs, relative);
-        result->bytes_written += bytes.size;
         result->meshes++;
         for (uint32_t s = 0; s < mesh->submesh_count; s++)
             result->triangles += mesh->submeshes[s].index_count / 3;
@@ -135,7 +102,6 @@ static bool cook_mesh_output(const cook_request *request, cook_context *ctx, con
     cook_stage_add(result, COOK_STAGE_WRITE, clock);
     bytebuf_free(&bytes);
     free(relative);
-    free(full);
     return ok;
 }
 
@@ -232,8 +198,8 @@ static void first_message(const cook_diag *diag, char *out, size_t size) {
 /* Cooks image `index`. A failure is a warning naming the material and file:
  * the slots using it become empty and the asset still cooks. Returns false
  * only for failures that must fail the asset (out of memory). */
-static bool cook_image(const cook_request *request, cook_context *ctx, const ir_asset *asset,
-                       uint32_t index, image_plan *plan, cook_asset_result *result) {
+static bool cook_model_image(const cook_request *request, cook_context *ctx, const ir_asset *asset,
+                             uint32_t index, image_plan *plan, cook_asset_result *result) {
     const ir_image *image = &asset->images[index];
     const ir_material *first = &asset->materials[plan->first_material];
     const char *material = first->name ? first->name : "";
@@ -254,8 +220,8 @@ static bool cook_image(const cook_request *request, cook_context *ctx, const ir_
         /* Resolved (inside the input root) and recorded as a dependency by
          * the importer: read it relative to the root. */
         char *full = cook_path_join(ctx->input_root, image->path);
-        readable = full != NULL &&
-                   cook_read_file(full, SOURCE_MAX_BYTES, &owned, &size, reason, sizeof reason);
+        readable = full != NULL && cook_read_file(full, COOK_SOURCE_MAX_BYTES, &owned, &size,
+                                                  reason, sizeof reason);
         if (full == NULL)
             snprintf(reason, sizeof reason, "out of memory");
         free(full);
@@ -299,33 +265,14 @@ static bool cook_image(const cook_request *request, cook_context *ctx, const ir_
     return true;
 }
 
-static bool verify_written_kmat(const char *full_path, const char *source_path, cook_diag *diag) {
-    kiln_file file;
-    kiln_error error;
-    kiln_result r = kiln_file_map(&file, full_path, KILN_OPEN_VERIFY_CHECKSUM, &error);
-    if (r == KILN_OK) {
-        kiln_material_view view;
-        r = kiln_material_view_get(&file, KILN_OPEN_DEEP, &view, &error);
-        kiln_file_close(&file);
-    }
-    if (r != KILN_OK) {
-        diag_error(diag, source_path, 0, "verification of the written file failed: %s",
-                   error.message);
-        return false;
-    }
-    return true;
-}
-
 static bool cook_materials_output(const cook_request *request, cook_context *ctx,
                                   const ir_asset *asset, cook_asset_result *result) {
     image_plan *plans = calloc(asset->image_count ? asset->image_count : 1, sizeof *plans);
     uint64_t *hashes =
         calloc((size_t)asset->material_count * KILN_MATERIAL_SLOT_COUNT, sizeof *hashes);
     char *relative = cook_output_path(request->source_path, ".kmat");
-    char *full = relative ? cook_path_join(request->output_root, relative) : NULL;
     bytebuf bytes = {0};
-    char reason[512];
-    bool ok = plans != NULL && hashes != NULL && full != NULL;
+    bool ok = plans != NULL && hashes != NULL && relative != NULL;
     if (!ok)
         diag_error(ctx->diag, ctx->source_path, 0, "out of memory");
     if (ok)
@@ -333,7 +280,7 @@ static bool cook_materials_output(const cook_request *request, cook_context *ctx
     double clock = cook_clock();
     for (uint32_t i = 0; ok && i < asset->image_count; i++)
         if (plans[i].used)
-            ok = cook_image(request, ctx, asset, i, &plans[i], result);
+            ok = cook_model_image(request, ctx, asset, i, &plans[i], result);
     clock = cook_stage_add(result, COOK_STAGE_TEXTURE, clock);
     for (uint32_t m = 0; ok && m < asset->material_count; m++)
         for (int s = 0; s < IR_SLOT_COUNT; s++) {
@@ -346,12 +293,14 @@ static bool cook_materials_output(const cook_request *request, cook_context *ctx
         diag_error(ctx->diag, ctx->source_path, 0, "out of memory encoding the materials");
         ok = false;
     }
-    if (ok && !write_file_atomic(full, bytes.data, bytes.size, reason, sizeof reason)) {
-        diag_error(ctx->diag, ctx->source_path, 0, "%s", reason);
-        ok = false;
+    if (ok) {
+        /* One file, one manifest entry per row. */
+        write_output out = {.relative = relative,
+                            .name = ctx->source_path,
+                            .kind = KILN_ASSET_MATERIAL,
+                            .bytes = &bytes};
+        ok = write_emit(ctx, request->output_root, request->verify, &out, result);
     }
-    if (ok && request->verify)
-        ok = verify_written_kmat(full, ctx->source_path, ctx->diag);
     for (uint32_t m = 0; ok && m < asset->material_count; m++) {
         char ref[1200];
         snprintf(ref, sizeof ref, "%s/material_%u", ctx->ref, m);
@@ -360,86 +309,21 @@ static bool cook_materials_output(const cook_request *request, cook_context *ctx
         if (!ok)
             diag_error(ctx->diag, ctx->source_path, 0, "out of memory");
     }
-    if (ok) {
-        strlist_push(&result->outputs, relative);
-        result->bytes_written += bytes.size;
-    }
     cook_stage_add(result, COOK_STAGE_WRITE, clock);
     bytebuf_free(&bytes);
     free(plans);
     free(hashes);
     free(relative);
-    free(full);
     return ok;
 }
 
-/* An asset that is a folder (a cubemap, texture_cubemap.c): no source bytes
- * to read; its files become dependencies as it reads them. */
-static bool cook_folder_asset(const cook_request *request, cook_asset_result *result) {
-    char ref[1024];
-    if (kiln_ref_canonicalize(request->source_path, ref, sizeof ref) != KILN_OK) {
-        diag_error(&result->diag, request->source_path, 0,
-                   "cannot form an asset ref from this path");
-        return false;
-    }
-    cook_context ctx = {.input_root = request->input_root,
-                        .source_path = request->source_path,
-                        .ref = ref,
-                        .settings = request->settings,
-                        .diag = &result->diag};
+/* The model driver: import into the IR, merge (mesh.merge), then every mesh
+ * and the material table with its textures. */
+bool cook_model_asset(const cook_request *request, cook_context *ctx, cook_asset_result *result) {
+    const char *source_path = ctx->source_path;
     double clock = cook_clock();
-    bool cooked = cook_cubemap_asset(request, &ctx, result);
-    cook_stage_add(result, COOK_STAGE_TEXTURE, clock);
-    result->dependencies = ctx.dependencies;
-    result->references = ctx.references;
-    result->ok = cooked && result->diag.errors == 0;
-    return result->ok;
-}
-
-bool cook_asset(const cook_request *request, cook_asset_result *result) {
-    memset(result, 0, sizeof *result);
-    double clock = cook_clock();
-    const char *source_path = request->source_path;
-    if (request->importer->kind == COOK_KIND_CUBEMAP)
-        return cook_folder_asset(request, result);
-    char ref[1024];
-    if (kiln_ref_canonicalize(source_path, ref, sizeof ref) != KILN_OK) {
-        diag_error(&result->diag, source_path, 0, "cannot form an asset ref from this path");
-        return false;
-    }
-    char *full = cook_path_join(request->input_root, source_path);
-    uint8_t *source = NULL;
-    size_t source_size = 0;
-    char reason[512];
-    if (full == NULL ||
-        !cook_read_file(full, SOURCE_MAX_BYTES, &source, &source_size, reason, sizeof reason)) {
-        diag_error(&result->diag, source_path, 0, "%s", full ? reason : "out of memory");
-        free(full);
-        return false;
-    }
-    free(full);
-
-    cook_context ctx = {
-        .input_root = request->input_root,
-        .source_path = source_path,
-        .ref = ref,
-        .source = source,
-        .source_size = source_size,
-        .settings = request->settings,
-        .diag = &result->diag,
-    };
-    if (request->importer->kind == COOK_KIND_TEXTURE) { /* texture.c */
-        clock = cook_stage_add(result, COOK_STAGE_IMPORT, clock);
-        bool cooked = cook_texture_asset(request, &ctx, result);
-        cook_stage_add(result, COOK_STAGE_TEXTURE, clock);
-        result->dependencies = ctx.dependencies;
-        result->references = ctx.references;
-        free(source);
-        result->ok = cooked && result->diag.errors == 0;
-        return result->ok;
-    }
     ir_asset asset = {0};
-    bool ok = request->importer->import(&ctx, &asset);
+    bool ok = request->importer->import(ctx, &asset);
     if (ok && result->diag.errors > 0)
         ok = false; /* an importer that reported an error has failed */
     clock = cook_stage_add(result, COOK_STAGE_IMPORT, clock);
@@ -449,22 +333,9 @@ bool cook_asset(const cook_request *request, cook_asset_result *result) {
     if (ok && asset.mesh_count == 0)
         diag_warning(&result->diag, source_path, 0, "no triangles to cook; nothing written");
     for (uint32_t m = 0; ok && m < asset.mesh_count; m++)
-        ok = cook_mesh_output(request, &ctx, &asset, m, result);
+        ok = cook_mesh_output(request, ctx, &asset, m, result);
     if (ok && asset.mesh_count > 0 && asset.material_count > 0)
-        ok = cook_materials_output(request, &ctx, &asset, result);
-
-    result->dependencies = ctx.dependencies;
-    result->references = ctx.references;
+        ok = cook_materials_output(request, ctx, &asset, result);
     ir_asset_free(&asset);
-    free(source);
-    result->ok = ok && result->diag.errors == 0;
-    return result->ok;
-}
-
-void cook_asset_result_free(cook_asset_result *result) {
-    diag_free(&result->diag);
-    strlist_free(&result->outputs);
-    strlist_free(&result->dependencies);
-    strlist_free(&result->references);
-    cook_manifest_list_free(&result->manifest);
+    return ok;
 }

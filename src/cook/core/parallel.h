@@ -4,8 +4,8 @@
  * threads (the caller's thread included), items taken in order from one
  * atomic counter. Items must write disjoint outputs; then the result does not
  * depend on the thread count or on which thread ran which item. */
-#ifndef KILN_COOK_PARALLEL_H
-#define KILN_COOK_PARALLEL_H
+#ifndef KILN_COOK_CORE_PARALLEL_H
+#define KILN_COOK_CORE_PARALLEL_H
 
 #include <stdint.h>
 

@@ -1,7 +1,7 @@
 /* diag.c — per-asset diagnostics, printed compiler-style by the CLI. */
 #include <stdio.h>
 
-#include "cook/cook.h"
+#include "cook/core/core.h"
 
 static void diag_add(cook_diag *diag, const char *severity, const char *path, uint32_t line,
                      const char *fmt, va_list args) {

@@ -1,7 +1,7 @@
 /* parallel.c — see parallel.h. Threads are started per call: the calls are
  * few and large (block rows of a texture level, chunks of a mesh), so a
  * persistent pool would save microseconds against milliseconds of work. */
-#include "cook/parallel.h"
+#include "cook/core/parallel.h"
 
 #include <pthread.h>
 #include <stdatomic.h>

@@ -1,6 +1,11 @@
 /*
- * block.h — GPU block compression: kiln's own BC1/BC3/BC4/BC5/BC6H/BC7
- * encoders and decoders, and ASTC through Debian's astcenc.
+ * encode.h — the encode stage: bulk data into its final encoding.
+ *
+ *   vertex.c  octahedral normals and tangents
+ *   texels.c  float texels into uncompressed texture formats (R8, RGBA8, RGBA16F)
+ *
+ * GPU block compression: kiln's own BC1/BC3/BC4/BC5/BC6H/BC7 encoders and
+ * decoders, and ASTC through Debian's astcenc.
  *
  * Per-block functions work on one 4x4 block of texels in row-major order
  * (texel (x, y) at index y * 4 + x). Encoders are pure functions of their
@@ -13,13 +18,17 @@
  *   bc6h.c   BC6H unsigned (BC6H_UF16)
  *   astc.cpp ASTC LDR/HDR through astcenc (C++ shim, C interface here)
  *   block.c  whole images: edge padding, parallel block rows, format table
+ *
+ * encode may use core and common.
  */
-#ifndef KILN_COOK_ENCODE_BLOCK_H
-#define KILN_COOK_ENCODE_BLOCK_H
+#ifndef KILN_COOK_ENCODE_ENCODE_H
+#define KILN_COOK_ENCODE_ENCODE_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "cook/core/core.h"
 
 typedef enum block_quality {
     BLOCK_QUALITY_FAST = 0,
@@ -154,4 +163,23 @@ void astc_free_cached_contexts(void);
 /* Idle contexts in the cache (for tests). */
 size_t astc_cached_contexts(void);
 
-#endif /* KILN_COOK_ENCODE_BLOCK_H */
+/* ---------------------------------------------------------------------------
+ * Vertices (vertex.c) and uncompressed texels (texels.c)
+ * ------------------------------------------------------------------------- */
+
+/* Packs every vertex of `mesh` (blocks on `threads` threads; the bytes do not
+ * depend on the count). False when out of memory. */
+bool encode_mesh_vertices(const ir_mesh *mesh, bool quantize_positions, unsigned threads,
+                          encoded_vertices *out);
+void encoded_vertices_free(encoded_vertices *vertices);
+
+/* Octahedral encoding of a unit vector into snorm16 x/y. */
+void encode_oct_snorm16(const float v[3], int16_t out[2]);
+/* The same with a sign folded into y (KILN_VFORMAT_OCT_SIGNED_SNORM16X2):
+ * tangent direction plus handedness w. */
+void encode_oct_signed_snorm16(const float v[3], float w, int16_t out[2]);
+/* Quantises `count` float RGBA texels into vk_format's bytes (R8, RGBA8 or
+ * RGBA16F); *size receives the byte count. NULL when out of memory. */
+uint8_t *encode_level(const float *rgba, size_t count, uint32_t vk_format, size_t *size);
+
+#endif /* KILN_COOK_ENCODE_ENCODE_H */

@@ -1,5 +1,5 @@
 /*
- * texture_cubemap.c — a "*.env" folder of six face images → one cubemap KTX2.
+ * cubemap.c — the cubemap driver: a "*.env" folder of six face images → one cubemap KTX2.
  *
  * The folder holds px, nx, py, ny, pz and nz, each with any extension the
  * decoder reads (px.png, nx.hdr ...; case-insensitive). Other files in the
@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cook/texture_internal.h"
+#include "cook/drivers/drivers.h"
 
 #define CUBE_FACES 6u
 
@@ -94,7 +94,7 @@ typedef struct face_shape {
 /* Reads and decodes face `f` (recorded as a dependency), checking it against
  * +X (`first`, NULL for +X itself). `face_path` is relative to the input root. */
 static bool decode_face(cook_context *ctx, const char *relative, const char *face_path, uint32_t f,
-                        const face_shape *first, cook_image *out) {
+                        const face_shape *first, ir_decoded_image *out) {
     uint8_t *bytes = NULL;
     size_t size = 0;
     char reason[512];
@@ -124,17 +124,18 @@ static bool decode_face(cook_context *ctx, const char *relative, const char *fac
                    face_names[f], out->rgbaf ? "HDR" : "LDR", first->hdr ? "HDR" : "LDR");
     else
         return true;
-    cook_image_free(out);
+    ir_decoded_image_free(out);
     return false;
 }
 
 bool cook_cubemap_asset(const cook_request *request, cook_context *ctx, cook_asset_result *result) {
+    double clock = cook_clock();
     const char *slash = strrchr(ctx->source_path, '/');
     const char *folder_name = slash ? slash + 1 : ctx->source_path;
     char *folder_full = cook_path_join(ctx->input_root, ctx->source_path);
     char *out_path = cook_output_path(ctx->source_path, ".ktx2"); /* sky.env -> sky.ktx2 */
     char *faces[CUBE_FACES] = {0};
-    cook_image images[CUBE_FACES] = {0};
+    ir_decoded_image images[CUBE_FACES] = {0};
     face_shape first = {0};
     bool ok = folder_full != NULL && out_path != NULL;
     if (!ok)
@@ -162,10 +163,11 @@ bool cook_cubemap_asset(const cook_request *request, cook_context *ctx, cook_ass
                               result);
     }
     for (uint32_t f = 0; f < CUBE_FACES; f++) {
-        cook_image_free(&images[f]);
+        ir_decoded_image_free(&images[f]);
         free(faces[f]);
     }
     free(out_path);
     free(folder_full);
+    cook_stage_add(result, COOK_STAGE_TEXTURE, clock);
     return ok;
 }

@@ -1,17 +1,19 @@
 /*
  * ir.h — the cooker's in-memory intermediate representation.
  *
- * Importers produce it, process steps transform it, writers serialise it. It is
- * plain data: every array is owned by the struct that points to it and freed by
- * the matching ir_*_free(). Streams are kept separate (structure of arrays) so a
- * process step touches only what it needs and optional streams cost nothing.
+ * Importers produce it (models and decoded images), process steps transform it, writers serialise
+ * it. It is plain data: every array is owned by the struct that points to it and freed by the
+ * matching ir_*_free(). Streams are kept separate (structure of arrays) so a process step touches
+ * only what it needs and optional streams cost nothing.
  */
-#ifndef KILN_COOK_IR_H
-#define KILN_COOK_IR_H
+#ifndef KILN_COOK_CORE_IR_H
+#define KILN_COOK_CORE_IR_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "kiln/kiln.h"
 
 /* A range of a mesh's index buffer drawn with one material. */
 typedef struct ir_submesh {
@@ -177,4 +179,35 @@ void ir_material_free(ir_material *material);
 void ir_mesh_free(ir_mesh *mesh);
 void ir_asset_free(ir_asset *asset);
 
-#endif /* KILN_COOK_IR_H */
+/* A decoded image (import/image.c decodes, process/mips.c filters): the IR of
+ * textures. Always four channels (RGBA), rows top to bottom. Exactly
+ * one of rgba8 / rgbaf is set: rgbaf for Radiance HDR (linear floats),
+ * rgba8 for everything else (16-bit sources are rounded to 8 bits). */
+typedef struct ir_decoded_image {
+    uint32_t width;
+    uint32_t height;
+    uint8_t *rgba8;
+    float *rgbaf;
+    uint32_t source_channels; /* 1 grey, 2 grey+alpha, 3 RGB, 4 RGBA */
+    uint32_t source_bits;     /* bits per channel in the file: 1..16, 32 for HDR */
+    const char *format;       /* "png", "jpeg", "tga", "bmp", "hdr" */
+} ir_decoded_image;
+
+void ir_decoded_image_free(ir_decoded_image *image);
+
+/* A mesh's vertices in their cooked encoding (docs/formats/kmesh.md), from
+ * encode_mesh_vertices to write_kmesh: which IR streams exist decides which
+ * attributes the layout declares. */
+typedef struct encoded_vertices {
+    kiln_vertex_attribute attributes[KILN_SEMANTIC_COUNT_];
+    uint32_t attribute_count;
+    uint32_t stride;
+    /* Positions as unorm16 (mesh.quantize_positions) decode to
+     * offset + scale * q / 65535 over level 0's box; floats: 0 and 1. */
+    float position_offset[3];
+    float position_scale[3];
+    uint8_t *data; /* vertex_count * stride bytes */
+    size_t size;
+} encoded_vertices;
+
+#endif /* KILN_COOK_CORE_IR_H */

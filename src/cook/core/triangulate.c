@@ -32,7 +32,7 @@
 #include <stdlib.h>
 
 #include "common/checked.h"
-#include "cook/cook.h"
+#include "cook/core/core.h"
 
 #define STACK_CORNERS 64u
 #define STACK_CELLS 25u /* the grid for 64 corners is 5 x 5 */
@@ -237,7 +237,7 @@ static uint32_t triangulate_quad(const double *xy, uint32_t *triangles) {
     return 2;
 }
 
-uint32_t process_triangulate_polygon(const float *corners, uint32_t count, uint32_t *triangles) {
+uint32_t geometry_triangulate_polygon(const float *corners, uint32_t count, uint32_t *triangles) {
     if (count < 3)
         return 0;
     if (count == 3) {

@@ -6,7 +6,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#include "cook/cook.h"
+#include "cook/core/core.h"
 
 static bool bytebuf_reserve(bytebuf *buf, size_t extra) {
     if (buf->failed)
@@ -147,18 +147,6 @@ char *cook_path_join(const char *dir, const char *name) {
     return joined;
 }
 
-double cook_clock(void) {
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    return (double)now.tv_sec + (double)now.tv_nsec / 1e9;
-}
-
-double cook_stage_add(cook_asset_result *result, cook_stage stage, double since) {
-    double now = cook_clock();
-    result->stage_seconds[stage] += now - since;
-    return now;
-}
-
 bool strlist_push(strlist *list, const char *text) {
     if (list->count == list->cap) {
         size_t cap = list->cap ? list->cap * 2 : 8;
@@ -246,4 +234,16 @@ bool cook_read_file(const char *path, size_t max_size, uint8_t **out, size_t *si
     *out = data;
     *size = length;
     return true;
+}
+
+char *cook_output_path(const char *source_path, const char *suffix) {
+    const char *slash = strrchr(source_path, '/');
+    const char *name = slash ? slash + 1 : source_path;
+    const char *dot = strrchr(name, '.');
+    size_t stem_length = (dot && dot != name) ? (size_t)(dot - source_path) : strlen(source_path);
+    size_t size = stem_length + strlen(suffix) + 1;
+    char *out = malloc(size);
+    if (out != NULL)
+        snprintf(out, size, "%.*s%s", (int)stem_length, source_path, suffix);
+    return out;
 }

@@ -9,9 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cook/cook.h"
-
-#define DEPENDENCY_MAX_BYTES ((size_t)2 << 30) /* 2 GiB: no source needs more */
+#include "cook/core/core.h"
 
 /* Joins the source's folder and `relative`, folding "." and "..". Returns a
  * root-relative path or NULL (with a reason) when it would leave the root. */
@@ -140,8 +138,8 @@ bool cook_read_dependency(cook_context *ctx, const char *relative, uint8_t **dat
     if (!cook_resolve_dependency(ctx, relative, &path, reason, reason_size))
         return false;
     char *full = cook_path_join(ctx->input_root, path);
-    bool ok =
-        full != NULL && cook_read_file(full, DEPENDENCY_MAX_BYTES, data, size, reason, reason_size);
+    bool ok = full != NULL &&
+              cook_read_file(full, COOK_SOURCE_MAX_BYTES, data, size, reason, reason_size);
     free(full);
     free(path);
     return ok;

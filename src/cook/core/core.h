@@ -1,0 +1,264 @@
+/*
+ * core.h — what every stage and driver of the cooker shares, and nothing more:
+ * small containers, diagnostics, the resolved settings, the context of the
+ * asset being cooked, and its result. The IR (ir.h) and the one thread pool
+ * (parallel.h) are the other two parts of core.
+ *
+ * core may use common/ and the runtime's public header (include/kiln), never a
+ * stage or a driver.
+ */
+#ifndef KILN_COOK_CORE_CORE_H
+#define KILN_COOK_CORE_CORE_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cook/core/ir.h"
+#include "cook/core/parallel.h"
+#include "kiln/kiln.h"
+
+/* Bump with any change to cooked output (3: .kmat, textures; 4: cascaded LODs;
+ * 5: mips halve exactly like the area filter, Zstd level 2, cubemaps;
+ * 6: GPU block compression by default; 7: cubemaps block-compressed like 2D
+ * textures; 8: BC1 normal/best may use the 3-colour mode on opaque blocks;
+ * 9: mips sum texel pairs in float, not double: identical on the corpus, at
+ * most 1 code apart where one value is over 2^29 times the other;
+ * 10: BC7 normal estimates all 64 two-subset partitions, best refits its
+ * winner from extended endpoint starts; 11: large submeshes simplified and
+ * split into meshlets by spatial chunk). */
+#define KILN_ENCODER_VERSION 11u
+
+/* Largest source or dependency file a cook reads. */
+#define COOK_SOURCE_MAX_BYTES ((size_t)2 << 30) /* 2 GiB */
+
+/* ---------------------------------------------------------------------------
+ * Small containers, strings, files (core/util.c)
+ * ------------------------------------------------------------------------- */
+
+/* A growable byte buffer. Invariant: data is NULL only while cap == 0. After an
+ * allocation failure `failed` is set and further appends are ignored. */
+typedef struct bytebuf {
+    uint8_t *data;
+    size_t size;
+    size_t cap;
+    bool failed;
+} bytebuf;
+
+void bytebuf_append(bytebuf *buf, const void *data, size_t size);
+void bytebuf_append_zeros(bytebuf *buf, size_t count);
+void bytebuf_printf(bytebuf *buf, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void bytebuf_append_json_string(bytebuf *buf, const char *text); /* quoted, escaped */
+void bytebuf_free(bytebuf *buf);
+
+/* A list of owned strings. */
+typedef struct strlist {
+    char **items;
+    size_t count;
+    size_t cap;
+} strlist;
+
+bool strlist_push(strlist *list, const char *text);        /* copies text */
+bool strlist_push_all(strlist *list, const strlist *from); /* copies every item */
+bool strlist_contains(const strlist *list, const char *text);
+void strlist_sort(strlist *list);
+void strlist_free(strlist *list);
+
+char *cook_strdup(const char *text); /* NULL on allocation failure */
+/* Narrows a text file's bytes [*begin, *end) to its text: skips a UTF-8
+ * byte-order mark and drops trailing DOS end-of-file markers (0x1a). */
+void cook_text_trim(const unsigned char **begin, const unsigned char **end);
+/* Whether `text` ends with `suffix`, ASCII letters compared without case;
+ * false for a NULL text. */
+bool cook_ends_with_ci(const char *text, const char *suffix);
+
+/* "dir/name" without a doubled '/'; a copy of the other when either is empty.
+ * NULL on allocation failure. Caller frees. */
+char *cook_path_join(const char *dir, const char *name);
+
+/* Reads a whole file into a NUL-terminated heap block. On failure returns false
+ * and puts the OS reason into `reason`. Files above max_size are refused. */
+bool cook_read_file(const char *path, size_t max_size, uint8_t **out, size_t *size, char *reason,
+                    size_t reason_size);
+/* Where an asset's output goes: output_root/<dir of source>/<stem><suffix>,
+ * e.g. "models/crate.obj" + ".kmesh" -> "models/crate.kmesh". Caller frees. */
+char *cook_output_path(const char *source_path, const char *suffix);
+
+/* ---------------------------------------------------------------------------
+ * Diagnostics (core/diag.c)
+ *
+ * Each asset collects its own messages (jobs run in parallel); the CLI prints
+ * them compiler-style once the asset is done:  path:line: error: message
+ * ------------------------------------------------------------------------- */
+
+typedef struct cook_diag {
+    bytebuf text; /* complete lines, each ending in '\n' */
+    uint32_t errors;
+    uint32_t warnings;
+} cook_diag;
+
+/* line 0 means "no line". `path` is the file the message is about. */
+void diag_error(cook_diag *diag, const char *path, uint32_t line, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+void diag_warning(cook_diag *diag, const char *path, uint32_t line, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+void diag_note(cook_diag *diag, const char *path, uint32_t line, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+void diag_free(cook_diag *diag);
+/* ---------------------------------------------------------------------------
+ * Settings (core/settings.c): the configuration vocabulary of DESIGN.md, resolved
+ * per asset by the CLI from kiln.yml
+ * ------------------------------------------------------------------------- */
+
+typedef struct cook_settings {
+    bool mesh_merge;
+    bool mesh_meshlets;
+    uint32_t mesh_meshlet_vertices;
+    uint32_t mesh_meshlet_triangles;
+    uint32_t mesh_lods;            /* reduced levels, not counting level 0 */
+    uint32_t mesh_lod_ratio_count; /* ratios given; later levels halve */
+    float mesh_lod_ratios[KILN_MESH_MAX_LODS - 1];
+    bool mesh_quantize_positions;
+    bool texture_compress;
+    char texture_format[16]; /* auto, rgba8, bc1 ... bc7, astc-4x4 ... astc-8x8 */
+    char texture_quality[8]; /* fast, normal, best */
+    char texture_target[8];  /* desktop (BCn) or mobile (ASTC): what `auto` picks */
+    uint32_t texture_max_size;
+    bool texture_mipmaps;
+    uint32_t texture_max_dimension; /* decode limit per side (default 16384) */
+    int texture_zstd_level;         /* Zstd level for KTX2 supercompression (default 2) */
+    /* Not settings of the output (left out of the JSON and cache keys): */
+    uint32_t threads; /* threads one asset may use (the -j count; cook/parallel.h) */
+    /* Triangles per chunk of a large submesh (process/chunks.c); 0 means
+     * KILN_MESH_CHUNK_TRIANGLES. It does change the output: only tests set it,
+     * to reach the chunked path with small meshes. */
+    uint32_t mesh_chunk_triangles;
+    char texture_format_origin[160]; /* who set texture.format, for messages ("" = default) */
+} cook_settings;
+
+void cook_settings_default(cook_settings *settings);
+/* The settings as a JSON object, keys sorted: part of metadata and cache keys. */
+void cook_settings_to_json(const cook_settings *settings, bytebuf *out);
+/* How a texture is used decides its colour space, channels and mip filter. */
+typedef enum cook_texture_usage {
+    COOK_TEXTURE_COLOR = 1, /* base colour, emissive, UI: sRGB RGBA8 */
+    COOK_TEXTURE_DATA,      /* metallic-roughness / ORM / masks: linear RGBA8 */
+    COOK_TEXTURE_NORMAL,    /* tangent-space normal map: linear, renormalised mips */
+    COOK_TEXTURE_SINGLE,    /* one channel (AO, height, roughness): linear R8 */
+    COOK_TEXTURE_HDR,       /* Radiance .hdr and other float data: RGBA16F */
+} cook_texture_usage;
+
+/* ---------------------------------------------------------------------------
+ * One asset being cooked (core/context.c)
+ * ------------------------------------------------------------------------- */
+
+typedef struct cook_context {
+    const char *input_root;  /* as given on the command line */
+    const char *source_path; /* relative to input_root, '/'-separated */
+    const char *ref;         /* canonical ref of source_path */
+    const uint8_t *source;   /* the source file's bytes, NUL-terminated */
+    size_t source_size;
+    const cook_settings *settings;
+    cook_diag *diag;
+    strlist dependencies; /* paths relative to input_root, recorded by import */
+    strlist references;   /* other source assets it names, cooked on their own */
+} cook_context;
+
+/* Reads a file a source refers to (an .mtl, a .bin, a texture). `relative` is
+ * resolved against the source file's folder and must stay inside the input
+ * root: an absolute path or one that climbs out is refused, never opened. On
+ * success the dependency is recorded and *root_relative (may be NULL) receives
+ * its path relative to the input root (caller frees). On failure an error is
+ * NOT reported: the caller decides whether a missing file is fatal. */
+bool cook_resolve_dependency(cook_context *ctx, const char *relative, char **root_relative,
+                             char *reason, size_t reason_size);
+bool cook_read_dependency(cook_context *ctx, const char *relative, uint8_t **data, size_t *size,
+                          char *reason, size_t reason_size);
+
+/* Records a reference: another source asset this one names but does not
+ * read or bake in (a level's models and prefabs). `relative` resolves like a
+ * dependency and must exist inside the input root. `kiln build --roots`
+ * follows references to decide what a root reaches; the referenced asset is
+ * cooked on its own. False with a reason when it cannot be resolved. */
+bool cook_add_reference(cook_context *ctx, const char *relative, char *reason, size_t reason_size);
+/* ---------------------------------------------------------------------------
+ * What one asset produced (core/result.c)
+ * ------------------------------------------------------------------------- */
+
+/* One ref an asset produced: which file (and row) holds it. */
+typedef struct cook_manifest_entry {
+    char *ref;     /* canonical ref, e.g. "props/crate/material_0" */
+    char *path;    /* the cooked file, relative to the output root */
+    uint64_t hash; /* kiln_ref_hash(ref) */
+    kiln_asset_kind kind;
+    kiln_color_space color_space;
+    uint32_t index; /* row within the file (materials), else 0 */
+} cook_manifest_entry;
+
+typedef struct cook_manifest_list {
+    cook_manifest_entry *items;
+    size_t count;
+    size_t cap;
+} cook_manifest_list;
+
+bool cook_manifest_add(cook_manifest_list *list, const char *ref, const char *path,
+                       kiln_asset_kind kind, kiln_color_space color_space, uint32_t index);
+/* Appends a copy of every entry of `from`. */
+bool cook_manifest_add_all(cook_manifest_list *list, const cook_manifest_list *from);
+void cook_manifest_list_free(cook_manifest_list *list);
+
+typedef struct cook_request {
+    const char *input_root;               /* folder of sources */
+    const char *output_root;              /* folder of cooked files */
+    const char *source_path;              /* relative to input_root, '/'-separated */
+    const struct cook_importer *importer; /* its registry row (cook.h) */
+    const cook_settings *settings;
+    bool verify; /* re-read and validate every file written */
+} cook_request;
+
+/* Where a cook spends its time, measured per asset (cook_stage_add). */
+typedef enum cook_stage {
+    COOK_STAGE_IMPORT,  /* reading the source and its dependencies, parsing */
+    COOK_STAGE_PROCESS, /* merge, checks, normals, weld, LODs, meshlets */
+    COOK_STAGE_WRITE,   /* encoding the cooked files and writing them */
+    COOK_STAGE_TEXTURE, /* texture decode → mips → KTX2, not split further yet */
+    COOK_STAGE_COUNT
+} cook_stage;
+
+typedef struct cook_asset_result {
+    bool ok;
+    cook_diag diag;              /* messages about this asset, compiler-style lines */
+    strlist outputs;             /* files written, relative to output_root */
+    strlist dependencies;        /* files read besides the source, relative to input_root */
+    strlist references;          /* source assets it names (cook_add_reference) */
+    cook_manifest_list manifest; /* every ref this asset produced */
+    uint64_t bytes_written;
+    uint32_t meshes;
+    uint32_t triangles;
+    double stage_seconds[COOK_STAGE_COUNT];
+} cook_asset_result;
+
+/* A monotonic timestamp in seconds, and adding the time since one to a stage
+ * (which returns the new timestamp, to chain stages). */
+double cook_clock(void);
+double cook_stage_add(cook_asset_result *result, cook_stage stage, double since);
+
+void cook_asset_result_free(cook_asset_result *result);
+
+/* ---------------------------------------------------------------------------
+ * Geometry the stages share (core/triangulate.c, core/bounds.c): an importer
+ * triangulates a source's polygons, the writer bounds what it stores.
+ * ------------------------------------------------------------------------- */
+
+/* Triangulates one simple polygon (convex or concave, any winding) given its
+ * corner positions (3 floats each). Writes (count - 2) triangles as corner
+ * indices 0..count-1 into `triangles` and returns how many were written: fewer
+ * only for degenerate input, where a fan fills the rest. */
+uint32_t geometry_triangulate_polygon(const float *corners, uint32_t count, uint32_t *triangles);
+
+/* AABB and bounding sphere of the vertices referenced by indices[0..count). */
+void geometry_bounds(const float *positions, const uint32_t *indices, uint32_t index_count,
+                     float aabb_min[3], float aabb_max[3], float sphere[4]);
+
+#endif /* KILN_COOK_CORE_CORE_H */

@@ -1,0 +1,38 @@
+/*
+ * discover.h — the discover stage: which source files a build sees.
+ *
+ *   walk.c   the input tree, listed deterministically
+ *   glob.c   glob patterns on names
+ *
+ * Which importer and driver claim a file is the registry's business
+ * (drivers/registry.c); the walk only asks whether a folder is an asset.
+ * discover may use core and common.
+ */
+#ifndef KILN_COOK_DISCOVER_DISCOVER_H
+#define KILN_COOK_DISCOVER_DISCOVER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "cook/core/core.h"
+
+/* Glob on one path component: '*' any run, '?' one char, case-insensitive. */
+bool discover_glob_match(const char *pattern, const char *name);
+
+/* Lists every regular file under `root` (relative paths, '/'-separated, sorted
+ * bytewise), skipping hidden entries and any path under `exclude` (may be NULL,
+ * relative to the working directory like root). */
+bool discover_walk(const char *root, const char *exclude, strlist *files, char *reason,
+                   size_t reason_size);
+
+/* Whether a folder (its path relative to the root) is one asset, such as a
+ * cubemap's "sky.env/" (cook_registry_is_folder). */
+typedef bool (*discover_folder_fn)(const char *relative_path);
+
+/* discover_walk for a build's sources: a folder `is_asset_folder` accepts is
+ * listed as one entry, its own path, and its files are not listed. */
+bool discover_walk_sources(const char *root, const char *exclude,
+                           discover_folder_fn is_asset_folder, strlist *files, char *reason,
+                           size_t reason_size);
+
+#endif /* KILN_COOK_DISCOVER_DISCOVER_H */

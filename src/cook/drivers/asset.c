@@ -1,0 +1,50 @@
+/*
+ * asset.c — one asset: read its source, hand it to the driver its registry row
+ * names, collect what the driver produced. cook.h's cook_asset.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cook/drivers/drivers.h"
+
+bool cook_asset(const cook_request *request, cook_asset_result *result) {
+    memset(result, 0, sizeof *result);
+    double clock = cook_clock();
+    const char *source_path = request->source_path;
+    char ref[1024];
+    if (kiln_ref_canonicalize(source_path, ref, sizeof ref) != KILN_OK) {
+        diag_error(&result->diag, source_path, 0, "cannot form an asset ref from this path");
+        return false;
+    }
+    /* A folder asset (a cubemap) has no bytes of its own: the driver reads
+     * its files as dependencies. */
+    uint8_t *source = NULL;
+    size_t source_size = 0;
+    if (!request->importer->folder) {
+        char *full = cook_path_join(request->input_root, source_path);
+        char reason[512];
+        if (full == NULL || !cook_read_file(full, COOK_SOURCE_MAX_BYTES, &source, &source_size,
+                                            reason, sizeof reason)) {
+            diag_error(&result->diag, source_path, 0, "%s", full ? reason : "out of memory");
+            free(full);
+            return false;
+        }
+        free(full);
+        cook_stage_add(result, COOK_STAGE_IMPORT, clock);
+    }
+    cook_context ctx = {
+        .input_root = request->input_root,
+        .source_path = source_path,
+        .ref = ref,
+        .source = source,
+        .source_size = source_size,
+        .settings = request->settings,
+        .diag = &result->diag,
+    };
+    bool ok = request->importer->driver(request, &ctx, result);
+    result->dependencies = ctx.dependencies;
+    result->references = ctx.references;
+    free(source);
+    result->ok = ok && result->diag.errors == 0;
+    return result->ok;
+}

@@ -1,0 +1,113 @@
+/*
+ * drivers.h — one driver per asset kind, each calling the stages forward:
+ *
+ *   model.c    glTF / OBJ / assimp → IR → process → .kmesh, .kmat, textures
+ *   texture.c  an image → decode → mips → encode → KTX2 (and the texture path
+ *              the model and cubemap drivers share)
+ *   cubemap.c  a "*.env" folder of six faces → one cubemap KTX2
+ *   lut.c      a ".cube" 3D LUT → a 3D RGBA16F KTX2
+ *   asset.c    cook_asset: read the source, call the row's driver
+ *   registry.c which importer and driver claim which file
+ *
+ * Scenes, animation, shaders and levels get a driver here each.
+ * Drivers may use the stages, core and common.
+ */
+#ifndef KILN_COOK_DRIVERS_DRIVERS_H
+#define KILN_COOK_DRIVERS_DRIVERS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cook/cook.h"
+#include "cook/core/core.h"
+#include "cook/discover/discover.h"
+#include "cook/encode/encode.h"
+#include "cook/import/import.h"
+#include "cook/process/process.h"
+#include "cook/write/write.h"
+
+/* ---------------------------------------------------------------------------
+ * The drivers (the registry's rows name them)
+ * ------------------------------------------------------------------------- */
+
+bool cook_model_asset(const cook_request *request, cook_context *ctx, cook_asset_result *result);
+/* A .cube 3D LUT as a 3D RGBA16F KTX2 (N x N x N, one level), lut.c. */
+bool cook_lut_asset(const cook_request *request, cook_context *ctx, cook_asset_result *result);
+/* The cubemap driver (cubemap.c): request->source_path is a "*.env" folder
+ * holding px/nx/py/ny/pz/nz images (any decodable extension). Cooks one
+ * 6-face KTX2 with full mips, faces in KTX2 order +X -X +Y -Y +Z -Z, to
+ * <folder without .env>.ktx2 under the folder's ref, in the format a 2D
+ * texture gets: HDR usage when the faces are Radiance HDR, else colour
+ * (BC7 sRGB by default). The six files become dependencies. */
+bool cook_cubemap_asset(const cook_request *request, cook_context *ctx, cook_asset_result *result);
+
+/* ---------------------------------------------------------------------------
+ * Textures (texture.c): decode → process (resize, mips) → encode → KTX2
+ * ------------------------------------------------------------------------- */
+
+typedef struct cook_texture_source {
+    const char *name;     /* for messages: a path, or "scene.glb image 3" */
+    const uint8_t *bytes; /* the encoded image file (PNG, JPEG, TGA, BMP, HDR) */
+    size_t size;
+    cook_texture_usage usage;
+    float alpha_cutoff; /* > 0: keep alpha-test coverage at this cutoff in every mip */
+} cook_texture_source;
+
+/* Decodes, processes and writes one texture as KTX2 to output_root/out_path
+ * (atomically, verified when `verify`), and records the output and a manifest
+ * entry (`ref`, KILN_ASSET_TEXTURE, the usage's colour space) in `result`. On
+ * failure reports to ctx->diag naming src->name and returns false; the caller
+ * decides whether that fails the asset (a model's missing texture does not). */
+bool cook_texture(cook_context *ctx, const char *output_root, const cook_texture_source *src,
+                  const char *ref, const char *out_path, bool verify, cook_asset_result *result);
+
+/* Standalone textures (the texture driver): the usage a file name asks for —
+ * "*.n.*" normal, "*.ao.*" / "*.h.*" / "*.r.*" single-channel, "*.hdr" HDR,
+ * anything else colour. cook_texture_asset cooks request->source_path (bytes
+ * in ctx->source) to <dir>/<stem>.ktx2 ("crate.n.png" -> "crate.n.ktx2") under
+ * the source's own ref. */
+cook_texture_usage cook_texture_usage_for_path(const char *path);
+bool cook_texture_asset(const cook_request *request, cook_context *ctx, cook_asset_result *result);
+
+/* The decode limits the settings ask for (texture.max_dimension). */
+image_limits texture_image_limits(const cook_settings *settings);
+
+/* A texture image set: the images one KTX2 file holds, cooked through one
+ * path (cook_texture_set). One image for a 2D texture, six for a cubemap's
+ * faces in KTX2 order +X -X +Y -Y +Z -Z, all the same size and all HDR or
+ * all LDR (the caller checks). */
+typedef struct texture_set {
+    const char *name;   /* for messages: a path, or "scene.glb image 3" */
+    const char *source; /* the KTX2 kilnSource key; NULL for none */
+    cook_texture_usage usage;
+    float alpha_cutoff; /* COLOR: > 0 keeps alpha-test coverage in every mip */
+    ir_decoded_image *images;
+    uint32_t count; /* 1 or 6 (faces) */
+} texture_set;
+
+/* Chooses one format for all images (texture.format/target/quality/compress:
+ * opacity over all of them), builds each image's mip chain, encodes every
+ * level of every image (block or uncompressed) and writes one KTX2 to
+ * output_root/out_path (atomically, verified when `verify`), recording the
+ * output and its manifest entry (`ref`, the format's colour space). Takes
+ * the images' pixels (freed as each image is done; cook_image_free on them
+ * stays safe). On failure reports to ctx->diag naming set->name. */
+bool cook_texture_set(cook_context *ctx, const char *output_root, texture_set *set, const char *ref,
+                      const char *out_path, bool verify, cook_asset_result *result);
+
+/* Float RGBA in the stored encoding of `usage` (sRGB-encoded for COLOR,
+ * clamped to 0..1 unless HDR) from a decoded image; NULL when out of memory. */
+float *image_to_float(const ir_decoded_image *image, cook_texture_usage usage);
+/* Quantises `count` float RGBA texels into vk_format's bytes (R8, RGBA8 or
+ * RGBA16F); *size receives the byte count. NULL when out of memory. */
+uint8_t *encode_level(const float *rgba, size_t count, uint32_t vk_format, size_t *size);
+
+/* Serialises `desc` as KTX2 and emits it (write_emit) under `ref` with colour
+ * space `space`: the one write path of every texture (2D, cubemap, 3D LUT).
+ * Messages name `name`. */
+bool texture_write_file(cook_context *ctx, const ktx2_image_desc *desc, const char *name,
+                        const char *output_root, const char *ref, const char *out_path, bool verify,
+                        kiln_color_space space, cook_asset_result *result);
+
+#endif /* KILN_COOK_DRIVERS_DRIVERS_H */

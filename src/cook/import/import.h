@@ -1,0 +1,100 @@
+/*
+ * import.h — the import stage: source files into the IR (core/ir.h).
+ *
+ * Importers only produce IR; they do no optimisation. Every file an importer
+ * opens besides its source goes through cook_read_dependency (core.h), which
+ * keeps it inside the input root and records it for the incremental cache.
+ *
+ *   obj.c mtl.c        Wavefront OBJ and MTL (kiln's own)
+ *   gltf*.c            glTF 2.0 and GLB (kiln's own; gltf_internal.h)
+ *   assimp.c           every other model format, through assimp
+ *   image.c            PNG, JPEG, TGA, BMP, Radiance HDR decode; .cube LUTs
+ *
+ * import may use core and common.
+ */
+#ifndef KILN_COOK_IMPORT_IMPORT_H
+#define KILN_COOK_IMPORT_IMPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cook/core/core.h"
+
+/* ---------------------------------------------------------------------------
+ * Models (each returns true on success; on failure it has reported errors to
+ * ctx->diag)
+ * ------------------------------------------------------------------------- */
+
+bool import_obj(cook_context *ctx, ir_asset *out);
+
+/* glTF 2.0, .gltf (JSON with external or data: buffers) and .glb (import/gltf.c). */
+bool import_gltf(cook_context *ctx, ir_asset *out);
+
+/* Every other model format assimp reads: FBX, DAE, 3DS, PLY, STL … (import/assimp.c). */
+bool import_assimp(cook_context *ctx, ir_asset *out);
+
+/* Parses MTL text into materials appended to `materials`. `mtl_path` is for
+ * messages and for resolving texture paths (relative to the input root). The
+ * texture files become images of `images` (one per file, appended when new),
+ * which the materials' texture refs index. */
+bool import_mtl(cook_context *ctx, const char *mtl_path, const char *text, size_t size,
+                ir_material **materials, uint32_t *material_count, ir_image **images,
+                uint32_t *image_count);
+
+/* A Phong-style material as MTL and most DCC formats describe it; each has_*
+ * says whether the source gave that value (non-finite values count as absent).
+ * MTL statement names in the comments. */
+typedef struct import_phong {
+    bool has_diffuse, has_emissive, has_opacity, has_transparency, has_shininess, has_roughness,
+        has_metallic;
+    double diffuse[3];   /* Kd */
+    double emissive[3];  /* Ke */
+    double opacity;      /* d */
+    double transparency; /* Tr, used only without d */
+    double shininess;    /* Ns, a Blinn-Phong exponent, used only without Pr */
+    double roughness;    /* Pr */
+    double metallic;     /* Pm */
+    bool map_roughness;  /* textures[METALLIC_ROUGHNESS] carries roughness */
+    bool map_metallic;   /* ... and metallic */
+} import_phong;
+
+/* The MTL → metallic-roughness conversion documented in import/mtl.c: sets
+ * base_color, alpha_mode, roughness, metallic and emissive of `material`,
+ * whose textures must already be set (an ALPHA map makes it BLEND; an EMISSIVE
+ * map without an emissive colour makes emissive white). Shared by import_mtl
+ * and import_assimp. */
+void import_phong_to_pbr(const import_phong *phong, ir_material *material);
+
+/* Scans the longest number at *cursor (before `end`) as OBJ/MTL text writes
+ * it: optional sign, digits with optional fraction and exponent (".5", "-.5",
+ * "1e-3"), or the nan/inf spellings exporters emit ("nan", "-inf", "1.#IND").
+ * Correctly rounded. Returns false when no number starts there; on success
+ * advances *cursor, and the caller checks that a separator follows. */
+bool import_scan_number(const char **cursor, const char *end, double *out);
+/* ---------------------------------------------------------------------------
+ * Images (image.c)
+ * ------------------------------------------------------------------------- */
+
+#define IMAGE_DEFAULT_MAX_DIMENSION 16384u
+/* Decoded pixels an image may have (decompression-bomb guard): 64 Mi pixels,
+ * 256 MiB as RGBA8, 1 GiB as the float working copy the mip stage uses. */
+#define IMAGE_DEFAULT_MAX_PIXELS ((uint64_t)64 << 20)
+
+typedef struct image_limits {
+    uint32_t max_dimension; /* largest width or height */
+    uint64_t max_pixels;    /* width * height */
+} image_limits;
+
+/* Decodes an encoded image file. On failure returns false with a reason
+ * (without the file name) in `reason`. `limits` may be NULL for defaults. */
+bool image_decode(const uint8_t *bytes, size_t size, const char *name_hint,
+                  const image_limits *limits, ir_decoded_image *out, char *reason,
+                  size_t reason_size);
+
+/* Parses an Adobe/Resolve .cube 3D LUT: *size_out entries per axis, RGB
+ * floats (r fastest) in *rgb (caller frees). */
+bool image_parse_cube_lut(const char *text, size_t size, uint32_t *size_out, float **rgb,
+                          char *reason, size_t reason_size);
+
+#endif /* KILN_COOK_IMPORT_IMPORT_H */

@@ -1,0 +1,208 @@
+/*
+ * process.h — the process stage: pure transformations of the IR and of
+ * decoded images.
+ *
+ *   Meshes: triangulate.c normals.c tangents.c merge.c optimize.c chunks.c
+ *           lods.c meshlets.c bounds.c, and mesh.c running them in order
+ *   Images: mips.c (colour-space conversion, resampling, mip chains)
+ *
+ * process may use core and common.
+ */
+#ifndef KILN_COOK_PROCESS_PROCESS_H
+#define KILN_COOK_PROCESS_PROCESS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cook/core/core.h"
+
+/* ---------------------------------------------------------------------------
+ * Meshes
+ * ------------------------------------------------------------------------- */
+
+/* Fills mesh->normals with angle-weighted smooth normals when it has none. */
+bool process_generate_normals(ir_mesh *mesh);
+
+/* Fills mesh->tangents (xyzw, bitangent = w * cross(normal, tangent)) with
+ * MikkTSpace-compatible tangents from the normals and texcoords[texcoord_set],
+ * when it has none and both streams exist (else leaves it NULL). May split
+ * vertices whose corners need different frames (mirrored UVs): vertex_count
+ * grows, every stream is copied and indices are rewritten. False only on
+ * allocation failure, leaving the mesh valid. (process/tangents.c) */
+bool process_generate_tangents(ir_mesh *mesh, uint32_t texcoord_set);
+
+/* mesh.merge: replaces the asset's meshes with one world-space mesh baked from
+ * every node that draws a (non-skinned) mesh, one submesh per material
+ * (merge.c). An asset without such nodes is left as it is. */
+bool process_merge_asset(ir_asset *asset, cook_diag *diag, const char *path);
+
+/* Chunks (process/chunks.c): a submesh of at least two chunks' worth of
+ * triangles is cut into spatially compact chunks of about
+ * KILN_MESH_CHUNK_TRIANGLES triangles that the LOD and meshlet stages process
+ * independently, in parallel. */
+#define KILN_MESH_CHUNK_TRIANGLES 65536u
+
+/* One chunk: a contiguous range of one submesh's level-0 indices. */
+typedef struct mesh_chunk {
+    uint32_t submesh;
+    uint32_t index_offset;
+    uint32_t index_count;
+    bool split; /* the submesh has more than one chunk */
+} mesh_chunk;
+
+/* Triangles per LOD and meshlet chunk: settings->mesh_chunk_triangles or
+ * KILN_MESH_CHUNK_TRIANGLES. */
+uint32_t mesh_chunk_size(const cook_settings *settings);
+/* How many chunks of about chunk_triangles a submesh of `triangles` triangles
+ * is cut into (1: none, when it has less than two chunks' worth). */
+uint32_t mesh_chunk_count(uint32_t triangles, uint32_t chunk_triangles);
+/* Every submesh's chunks in submesh order (one per small submesh); caller
+ * frees. NULL when out of memory. */
+mesh_chunk *mesh_chunks(const ir_mesh *mesh, uint32_t chunk_triangles, uint32_t *count);
+/* A copy of level 0 (every submesh's range) in which each submesh that is cut
+ * into chunks is sorted spatially (mesh_sort_spatially); caller frees. */
+uint32_t *mesh_spatial_level0(const ir_mesh *mesh, uint32_t chunk_triangles);
+/* Reorders triangles along a Morton curve of their centroids (stable), so
+ * contiguous ranges are spatially compact. False when out of memory. */
+bool mesh_sort_spatially(const float *positions, uint32_t *indices, size_t index_count);
+
+/* A chunk's triangles over a compact copy of the vertices they use. */
+typedef struct mesh_local {
+    uint32_t *indices; /* local vertex numbers */
+    size_t index_count;
+    uint32_t *vertices; /* local -> mesh vertex, in first-use order */
+    float *positions;   /* xyz per local vertex */
+    size_t vertex_count;
+} mesh_local;
+
+bool mesh_local_build(mesh_local *local, const uint32_t *indices, size_t index_count,
+                      const float *positions);
+/* Maps local vertex numbers back to the mesh's (in may equal out). */
+void mesh_local_to_global(const mesh_local *local, const uint32_t *in, size_t count, uint32_t *out);
+void mesh_local_free(mesh_local *local);
+
+/* A step of the mesh stage cut into independent items, so that several steps
+ * can share one parallel_for (process_mesh): *_begin plans (false when out of
+ * memory), item(job, i) runs on any thread, *_finish assembles the items'
+ * results in a fixed order, frees the job and returns false on failure. */
+typedef struct mesh_step {
+    void *job;
+    uint32_t items;
+    parallel_fn item;
+    void (*discard)(void *job); /* frees a job that will not be finished */
+} mesh_step;
+
+/* LODs: one item per chunk; simplifies `level0` (mesh_spatial_level0, kept
+ * alive until finish); finish takes level 0 itself from mesh->indices. */
+bool lods_begin(const ir_mesh *mesh, const cook_settings *settings, const uint32_t *level0,
+                mesh_step *step);
+bool lods_finish(mesh_step *step, ir_mesh *mesh);
+/* Meshlets of level 0 (`level0` as for LODs): one item per chunk. */
+bool meshlets_begin(const ir_mesh *mesh, const cook_settings *settings, const uint32_t *level0,
+                    mesh_step *step);
+bool meshlets_finish(mesh_step *step, ir_mesh *mesh);
+/* The order step's item: vertex cache then overdraw order of submesh `index`
+ * of the ir_mesh `mesh`, in place. */
+void order_submesh(void *mesh, uint32_t index);
+
+/* Merges vertices that are identical in every stream (optimize.c). */
+bool process_weld(ir_mesh *mesh);
+/* Reorders each submesh's triangles for the vertex cache, then overdraw
+ * (submeshes on settings->threads threads). */
+bool process_optimize_order(ir_mesh *mesh, const cook_settings *settings);
+/* Renumbers vertices in first-use order over all indices; drops unused ones
+ * (meshlet vertex lists are renumbered too). */
+bool process_optimize_fetch(ir_mesh *mesh);
+
+/* Appends settings->mesh_lods reduced levels per submesh (lods.c). */
+bool process_build_lods(ir_mesh *mesh, const cook_settings *settings);
+
+/* Splits each submesh's level 0 into meshlets with bounds and cones (meshlets.c). */
+bool process_build_meshlets(ir_mesh *mesh, const cook_settings *settings);
+
+/* Order, LODs and meshlets (as the settings ask) in one parallel pass over
+ * the welded mesh (mesh.c): LODs and meshlets come from level 0 as the weld
+ * left it, while the order step reorders level 0 itself. Run
+ * process_optimize_fetch after it. */
+bool process_order_lods_meshlets(ir_mesh *mesh, const cook_settings *settings);
+
+/* The whole mesh process stage in order: normals, weld, then order, LODs and
+ * meshlets together, then fetch, as the settings ask (process/mesh.c).
+ * Reports to ctx->diag. */
+bool process_mesh(cook_context *ctx, ir_mesh *mesh, const ir_asset *asset);
+
+/* ---------------------------------------------------------------------------
+ * Images (mips.c)
+ * ------------------------------------------------------------------------- */
+
+float image_srgb_to_linear(float value);
+float image_linear_to_srgb(float value);
+/* image_linear_to_srgb then rounded to 8 bits (0..255, clamped), exactly as
+ * lrintf(255 * image_linear_to_srgb(v)) would give, without powf. */
+uint8_t image_linear_to_srgb8(float value);
+/* k / 255.0f from a table. */
+float image_unorm8_to_float(uint8_t value);
+/* A 0..1 float to 8 bits: lrintf(255 v), clamped (NaN gives 0). */
+uint8_t image_float_to_unorm8(float value);
+
+/* Area (box with exact fractional coverage) resampling of float RGBA from
+ * sw x sh to dw x dh, separable. dst holds dw * dh * 4 floats. */
+bool image_resample_area(const float *src, uint32_t sw, uint32_t sh, float *dst, uint32_t dw,
+                         uint32_t dh);
+
+typedef enum mip_mode {
+    MIP_MODE_COLOR_SRGB = 1, /* stored values sRGB-encoded, alpha linear */
+    MIP_MODE_LINEAR,         /* stored values are linear data */
+    MIP_MODE_NORMAL,         /* xyz = 2v - 1, renormalised per level */
+} mip_mode;
+
+#define MIP_MAX_LEVELS 16u
+
+typedef struct mip_options {
+    mip_mode mode;
+    bool alpha_weighted; /* premultiply for filtering (colour does not bleed) */
+    float alpha_cutoff;  /* > 0: preserve alpha-test coverage at this cutoff */
+    uint32_t max_size;   /* 0: no limit; else level 0 fits in max_size² */
+    bool mipmaps;        /* false: level 0 only */
+    bool skip_level0;    /* leave level 0 NULL when it needs no downscale */
+    bool levels8;        /* RGBA8 levels (levels8) instead of float levels */
+    unsigned threads;    /* rows of a level run on this many threads (0, 1: this one) */
+} mip_options;
+
+/* Levels in the stored encoding (sRGB-encoded for COLOR_SRGB, 0..1 for
+ * normals, raw for linear data), level 0 first: float RGBA in `levels`, or
+ * with options.levels8 RGBA8 in `levels8`, each byte image_float_to_unorm8
+ * of the float level (the same chain quantised, without the float levels).
+ * Filtered COLOR_SRGB float levels hold their colour on the 8-bit grid
+ * (k / 255): the sRGB encode is a table step function, exact after rounding
+ * to 8 bits. The bytes do not depend on options.threads. */
+typedef struct mip_chain {
+    uint32_t count;
+    uint32_t width[MIP_MAX_LEVELS];
+    uint32_t height[MIP_MAX_LEVELS];
+    float *levels[MIP_MAX_LEVELS];
+    uint8_t *levels8[MIP_MAX_LEVELS];
+} mip_chain;
+
+/* Number of levels of a full chain for w x h (floor halving down to 1x1). */
+uint32_t mip_level_count(uint32_t width, uint32_t height);
+
+/* Builds the chain from `base` (w x h float RGBA in the stored encoding).
+ * Level 0 equals `base` exactly unless it had to be downscaled. */
+bool mip_build(const float *base, uint32_t width, uint32_t height, const mip_options *options,
+               mip_chain *out);
+/* mip_build of an 8-bit RGBA level 0 (the same chain as mip_build of its
+ * k / 255 floats, which colour usages' stored encoding is), without a float
+ * copy of level 0 when its sides are even. */
+bool mip_build_rgba8(const uint8_t *rgba8, uint32_t width, uint32_t height,
+                     const mip_options *options, mip_chain *out);
+void mip_chain_free(mip_chain *chain);
+
+/* Fraction of texels whose alpha (channel 3) is above `cutoff`. */
+float mip_alpha_coverage(const float *rgba, size_t pixel_count, float cutoff);
+/* Float RGBA in the stored encoding of `usage` (sRGB-encoded for COLOR,
+ * clamped to 0..1 unless HDR) from a decoded image; NULL when out of memory. */
+float *image_to_float(const ir_decoded_image *image, cook_texture_usage usage);
+
+#endif /* KILN_COOK_PROCESS_PROCESS_H */

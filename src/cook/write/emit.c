@@ -1,0 +1,96 @@
+/*
+ * emit.c — the one way a cooked file enters the output tree: path under the
+ * output root, atomic write, verification through the runtime reader
+ * (--verify), output list and manifest entry. Every driver emits through it.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cook/write/write.h"
+
+#define VERIFY_MAX_BYTES ((size_t)4 << 30)
+
+/* A kiln container (.kmesh, .kmat) read back from disk and validated deeply. */
+static bool verify_container(const char *full_path, kiln_asset_kind kind, kiln_error *error) {
+    kiln_file file;
+    uint32_t flags = KILN_OPEN_VERIFY_CHECKSUM | KILN_OPEN_DEEP;
+    kiln_result result = kiln_file_map(&file, full_path, flags, error);
+    if (result != KILN_OK)
+        return false;
+    if (kind == KILN_ASSET_MESH) {
+        kiln_mesh_view view;
+        result = kiln_mesh_view_get(&file, flags, &view, error);
+    } else {
+        kiln_material_view view;
+        result = kiln_material_view_get(&file, KILN_OPEN_DEEP, &view, error);
+    }
+    kiln_file_close(&file);
+    return result == KILN_OK;
+}
+
+/* A KTX2 read back: the same bytes, and every level inflated in bounded
+ * memory by the runtime reader. */
+static bool verify_ktx2(const char *full_path, const char *name, const bytebuf *expected,
+                        cook_diag *diag) {
+    uint8_t *data = NULL;
+    size_t size = 0;
+    char reason[256];
+    if (!cook_read_file(full_path, VERIFY_MAX_BYTES, &data, &size, reason, sizeof reason)) {
+        diag_error(diag, name, 0, "verification: %s", reason);
+        return false;
+    }
+    bool ok = size == expected->size && memcmp(data, expected->data, size) == 0;
+    kiln_error error = {0};
+    kiln_ktx2_view view;
+    if (ok && kiln_ktx2_view_get(&view, data, size, name, &error) == KILN_OK) {
+        for (uint32_t level = 0; ok && level < view.levels; level++)
+            ok = kiln_ktx2_check_level(&view, level, &error) == KILN_OK;
+    } else {
+        ok = false;
+    }
+    if (!ok)
+        diag_error(diag, name, 0, "verification of the written KTX2 failed: %s",
+                   error.message[0] ? error.message : "bytes differ");
+    free(data);
+    return ok;
+}
+
+static bool verify_output(const write_output *out, const char *full_path, cook_diag *diag) {
+    if (out->kind == KILN_ASSET_TEXTURE)
+        return verify_ktx2(full_path, out->name, out->bytes, diag);
+    kiln_error error;
+    if (verify_container(full_path, out->kind, &error))
+        return true;
+    diag_error(diag, out->name, 0, "verification of the written file failed: %s", error.message);
+    return false;
+}
+
+bool write_emit(cook_context *ctx, const char *output_root, bool verify, const write_output *out,
+                cook_asset_result *result) {
+    char reason[512];
+    char *full = cook_path_join(output_root, out->relative);
+    bool ok = full != NULL;
+    if (!ok)
+        diag_error(ctx->diag, out->name, 0, "out of memory");
+    if (ok && !write_file_atomic(full, out->bytes->data, out->bytes->size, reason, sizeof reason)) {
+        diag_error(ctx->diag, out->name, 0, "%s", reason);
+        ok = false;
+    }
+    if (ok && verify)
+        ok = verify_output(out, full, ctx->diag);
+    if (ok && out->ref != NULL &&
+        !cook_manifest_add(&result->manifest, out->ref, out->relative, out->kind, out->color_space,
+                           0)) {
+        diag_error(ctx->diag, out->name, 0, "out of memory");
+        ok = false;
+    }
+    if (ok && !strlist_push(&result->outputs, out->relative)) {
+        diag_error(ctx->diag, out->name, 0, "out of memory");
+        ok = false;
+    }
+    if (ok)
+        result->bytes_written += out->bytes->size;
+    free(full);
+    return ok;
+}

@@ -1,0 +1,148 @@
+/*
+ * write.h — the write stage: serialise to the cooked formats, atomically.
+ *
+ *   container.c  kiln's container (docs/formats/container.md)
+ *   metadata.c   the META chunk's provenance JSON
+ *   kmesh.c kmat.c ktx2.c manifest.c pack.c   one file per format
+ *   atomic.c     temporary file + rename
+ *
+ * write may use core, common and the runtime (to verify what it wrote).
+ */
+#ifndef KILN_COOK_WRITE_WRITE_H
+#define KILN_COOK_WRITE_WRITE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/ktx2_format.h"
+#include "cook/core/core.h"
+
+/* Builds a container in memory: add chunks in order, then finish. */
+typedef struct container_writer {
+    uint32_t kind;
+    uint16_t kind_version;
+    uint32_t chunk_count;
+    uint32_t chunk_cap;
+    struct container_pending_chunk *chunks;
+    bool failed;
+} container_writer;
+
+void container_begin(container_writer *writer, uint32_t kind, uint16_t kind_version);
+/* Copies `size` bytes of `data` as a chunk payload. */
+void container_add_chunk(container_writer *writer, uint32_t fourcc, const void *data, size_t size);
+/* Lays out the file (header, table, 16-byte aligned payloads, zeroed padding,
+ * checksum) into `out`. Returns false on allocation failure. Frees the writer. */
+bool container_finish(container_writer *writer, bytebuf *out);
+void container_abandon(container_writer *writer);
+
+/* The provenance JSON of the META chunk. */
+void write_metadata_json(const cook_context *ctx, const char *importer, bytebuf *out);
+
+/* Serialises one mesh, its vertices encoded (encode_mesh_vertices), as a
+ * .kmesh file image. */
+bool write_kmesh(const cook_context *ctx, const ir_mesh *mesh, const encoded_vertices *vertices,
+                 uint32_t material_count, const char *importer, bytebuf *out);
+
+/* Serialises materials[0..count) as a .kmat file image (row i = material i).
+ * `textures` (may be NULL: none) holds count * KILN_MATERIAL_SLOT_COUNT
+ * texture ref hashes, 0 for an empty slot. Unsupported extensions named in
+ * each material's dropped_extensions go to the MDRP chunk (write/kmat.c). */
+bool write_kmat(const cook_context *ctx, const ir_material *materials, uint32_t count,
+                const uint64_t *textures, const char *importer, bytebuf *out);
+/* One row: factors clamped into kmat.md's ranges, non-finite ones defaulted. */
+void write_kmat_row(const ir_material *material, const uint64_t textures[KILN_MATERIAL_SLOT_COUNT],
+                    kiln_material *row);
+
+/* Writes bytes to `path` atomically: a temporary file in the same folder, then
+ * rename. Creates missing parent folders. */
+bool write_file_atomic(const char *path, const void *data, size_t size, char *reason,
+                       size_t reason_size);
+/* True for a file name write_file_atomic uses for its temporaries
+ * (".<name>.XXXXXX"): what a killed process may leave behind. */
+bool write_is_temporary_name(const char *name);
+
+/* Lays out a .kpak (docs/formats/kpak.md) of the files `paths` (relative to
+ * `root`, sorted bytewise, unique) into `out` (write/pack.c). */
+bool write_pack(const char *root, const strlist *paths, bytebuf *out, char *reason,
+                size_t reason_size);
+
+/* ---------------------------------------------------------------------------
+ * manifest.c — assets.kman
+ * ------------------------------------------------------------------------- */
+
+/* Sorts `entries` by hash and serialises them as a manifest file. Two
+ * different refs with one hash, or one ref produced twice, are errors reported
+ * to `diag` (against the manifest file name), and nothing is written. */
+bool write_manifest(cook_manifest_list *entries, cook_diag *diag, bytebuf *out);
+/* ---------------------------------------------------------------------------
+ * ktx2.c — KTX 2.0 (docs/formats/ktx2.md)
+ * ------------------------------------------------------------------------- */
+
+/* What the writer knows about a vkFormat: enough for the header and DFD. */
+typedef struct ktx2_format_info {
+    uint32_t vk_format;
+    const char *name;
+    uint32_t type_size;                /* header typeSize */
+    uint32_t block_bytes;              /* bytes per texel (block) */
+    uint8_t block_width, block_height; /* 1 for uncompressed formats */
+    bool srgb;
+    /* Block-compressed formats: the DFD colour model (KHR_DF_MODEL_BC1A...
+     * ASTC; 0 for uncompressed RGBSDA), its samples' channel ids and bit
+     * offsets (each sample spans 64 bits in 8-byte blocks, else 128), and
+     * whether the samples are floats (BC6H, ASTC HDR). */
+    uint8_t dfd_model;
+    uint8_t sample_count;
+    uint8_t sample_channel[2];
+    uint8_t sample_offset[2];
+    bool is_float;
+} ktx2_format_info;
+
+const ktx2_format_info *ktx2_format_find(uint32_t vk_format);
+
+typedef struct ktx2_image_desc {
+    uint32_t vk_format;
+    uint32_t width, height, depth; /* depth 0 for 1D/2D textures */
+    uint32_t layers;               /* 0 when not an array */
+    uint32_t faces;                /* 1, or 6 for a cubemap */
+    uint32_t levels;               /* >= 1 */
+    uint32_t supercompression;     /* NONE or ZSTD */
+    int zstd_level;
+    unsigned threads; /* levels are Zstd-compressed on up to this many threads */
+    /* Level i's texels (all layers, faces and slices, in that order),
+     * level 0 first, each exactly the size its dimensions give. */
+    const uint8_t *const *level_data;
+    const size_t *level_size;
+    /* Written as key "kilnSource" when not NULL: the source the texels came
+     * from (a path relative to the input root, or e.g. "scene.glb image 3"),
+     * which `kiln info --quality` compares level 0 against. */
+    const char *source;
+} ktx2_image_desc;
+
+/* Bytes one level of the image takes uncompressed (0 on overflow). */
+uint64_t ktx2_level_byte_size(const ktx2_format_info *format, uint32_t width, uint32_t height,
+                              uint32_t depth, uint32_t layers, uint32_t faces, uint32_t level);
+
+/* Serialises a whole KTX2 file into `out`. */
+bool write_ktx2(const ktx2_image_desc *desc, bytebuf *out, char *reason, size_t reason_size);
+/* ---------------------------------------------------------------------------
+ * emit.c — one cooked file into the output tree
+ * ------------------------------------------------------------------------- */
+
+typedef struct write_output {
+    const char *relative; /* path under the output root */
+    const char *name;     /* what messages name: the source, or a texture's source */
+    kiln_asset_kind kind; /* MESH, MATERIAL or TEXTURE: how --verify reads it back */
+    const bytebuf *bytes; /* the whole file */
+    const char *ref;      /* its manifest entry (index 0); NULL: the caller adds them */
+    kiln_color_space color_space;
+} write_output;
+
+/* Writes out->bytes to output_root/out->relative atomically, reads it back
+ * through the runtime when `verify`, and records the output, its size and its
+ * manifest entry in `result`. On failure reports to ctx->diag naming
+ * out->name. */
+bool write_emit(cook_context *ctx, const char *output_root, bool verify, const write_output *out,
+                cook_asset_result *result);
+
+#endif /* KILN_COOK_WRITE_WRITE_H */
