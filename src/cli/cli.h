@@ -100,23 +100,11 @@ bool cli_list_output(const char *output, strlist *files);
  * cooked.c — what an output folder holds
  * ------------------------------------------------------------------------- */
 
-typedef enum cooked_kind {
-    COOKED_OTHER = 0,     /* not a kiln file: counted, never opened */
-    COOKED_MESH = 1,      /* .kmesh */
-    COOKED_MANIFEST = 2,  /* assets.kman */
-    COOKED_MATERIALS = 3, /* .kmat */
-    COOKED_TEXTURE = 4,   /* .ktx2 (KTX 2.0, not a kiln container) */
-    COOKED_KIND_COUNT = 5
-} cooked_kind;
-
-/* The kind of a file in the output folder, from its name. */
-cooked_kind cooked_kind_of(const char *path);
+/* A cooked file's kind comes from its name: kiln_pack_kind_of (kiln.h), the
+ * runtime's one table, named by kiln_pack_kind_str. */
 
 /* qsort/bsearch comparison of two `const char *` elements, bytewise. */
 int cli_compare_strings(const void *a, const void *b);
-/* "mesh", "other". */
-const char *cooked_kind_name(cooked_kind kind);
-
 /* The runtime's message without the "<file>: " it starts with, for printing
  * after "<path>: error: ". */
 const char *cli_kiln_error_detail(const kiln_error *error, const char *path);

@@ -204,18 +204,18 @@ static const file_check_fn materials_checks[] = {check_container, check_material
 static const file_check_fn manifest_checks[] = {check_container, check_manifest_data};
 
 static const struct {
-    cooked_kind kind;
+    kiln_pack_kind kind;
     const file_check_fn *checks;
     size_t check_count;
 } checks_per_kind[] = {
-    {COOKED_MESH, mesh_checks, sizeof mesh_checks / sizeof mesh_checks[0]},
-    {COOKED_MANIFEST, manifest_checks, sizeof manifest_checks / sizeof manifest_checks[0]},
-    {COOKED_MATERIALS, materials_checks, sizeof materials_checks / sizeof materials_checks[0]},
-    {COOKED_TEXTURE, texture_checks, sizeof texture_checks / sizeof texture_checks[0]},
+    {KILN_PACK_MESH, mesh_checks, sizeof mesh_checks / sizeof mesh_checks[0]},
+    {KILN_PACK_MANIFEST, manifest_checks, sizeof manifest_checks / sizeof manifest_checks[0]},
+    {KILN_PACK_MATERIAL, materials_checks, sizeof materials_checks / sizeof materials_checks[0]},
+    {KILN_PACK_TEXTURE, texture_checks, sizeof texture_checks / sizeof texture_checks[0]},
 };
 
 /* Runs the checks of `kind` on one file; returns the number of problems. */
-static size_t check_file(const char *full_path, cooked_kind kind) {
+static size_t check_file(const char *full_path, kiln_pack_kind kind) {
     checked_file checked = {.path = full_path};
     for (size_t k = 0; k < sizeof checks_per_kind / sizeof checks_per_kind[0]; k++) {
         if (checks_per_kind[k].kind != kind)
@@ -252,8 +252,8 @@ static size_t check_manifest_covers(const char *output, const strlist *files) {
             strlist_push(&named, kiln_manifest_path(&view, &view.entries[i]));
         strlist_sort(&named);
         for (size_t i = 0; i < files->count; i++) {
-            cooked_kind kind = cooked_kind_of(files->items[i]);
-            if (kind == COOKED_OTHER || kind == COOKED_MANIFEST)
+            kiln_pack_kind kind = kiln_pack_kind_of(files->items[i]);
+            if (kind == KILN_PACK_OTHER || kind == KILN_PACK_MANIFEST)
                 continue;
             const char *item = files->items[i];
             if (bsearch(&item, named.items, named.count, sizeof *named.items,
@@ -351,7 +351,7 @@ static size_t check_materials_cross(const char *output, const strlist *files) {
     }
     /* Tables first (the file list is sorted, so `tables` is too). */
     for (size_t i = 0; i < files->count; i++) {
-        if (cooked_kind_of(files->items[i]) != COOKED_MATERIALS)
+        if (kiln_pack_kind_of(files->items[i]) != KILN_PACK_MATERIAL)
             continue;
         char *full = cook_path_join(output, files->items[i]);
         kiln_file file;
@@ -368,7 +368,7 @@ static size_t check_materials_cross(const char *output, const strlist *files) {
     }
     /* Every mesh's slots are its table's rows. */
     for (size_t i = 0; i < files->count; i++) {
-        if (cooked_kind_of(files->items[i]) != COOKED_MESH)
+        if (kiln_pack_kind_of(files->items[i]) != KILN_PACK_MESH)
             continue;
         char *full = cook_path_join(output, files->items[i]);
         kiln_file file;
@@ -434,8 +434,8 @@ static int check(const check_options *options) {
     }
     size_t checked_count = 0, problems = 0;
     for (size_t i = 0; i < files.count; i++) {
-        cooked_kind kind = cooked_kind_of(files.items[i]);
-        if (kind == COOKED_OTHER)
+        kiln_pack_kind kind = kiln_pack_kind_of(files.items[i]);
+        if (kind == KILN_PACK_OTHER)
             continue; /* not ours to judge */
         char *full_path = cook_path_join(options->output, files.items[i]);
         if (full_path == NULL) {

@@ -27,11 +27,11 @@ typedef struct info_options {
 /* One file of the output folder, as inspected. */
 typedef struct file_report {
     const char *path; /* relative to the output folder */
-    cooked_kind kind;
+    kiln_pack_kind kind;
     uint64_t bytes;
     bool readable;
     char problem[KILN_ERROR_MESSAGE_MAX + 64]; /* when !readable */
-    kiln_mesh_desc mesh;                       /* COOKED_MESH */
+    kiln_mesh_desc mesh;                       /* KILN_PACK_MESH */
     kiln_vertex_attribute attributes[KILN_SEMANTIC_COUNT_];
     uint32_t attribute_count;
     char source[512]; /* from the META chunk; "" when absent */
@@ -39,17 +39,17 @@ typedef struct file_report {
     uint64_t lod_triangles[KILN_MESH_MAX_LODS];
     uint32_t lods_reused; /* levels that could not be reduced */
     uint64_t vertex_bytes, index_bytes, meshlet_bytes;
-    /* COOKED_MANIFEST: refs per asset kind and per texture colour space. */
+    /* KILN_PACK_MANIFEST: refs per asset kind and per texture colour space. */
     uint32_t refs_per_kind[KILN_ASSET_KIND_COUNT_];
     uint32_t refs_per_color_space[KILN_COLOR_SPACE_COUNT_];
     uint32_t ref_count;
-    /* COOKED_MATERIALS: rows, textured slots per slot, alpha modes. */
+    /* KILN_PACK_MATERIAL: rows, textured slots per slot, alpha modes. */
     uint32_t material_count;
     uint32_t slot_textures[KILN_MATERIAL_SLOT_COUNT];
     uint32_t alpha_modes[KILN_ALPHA_MODE_COUNT_];
     uint32_t double_sided;
     char dropped[512]; /* "KHR_materials_clearcoat (2), ..." from MDRP, "" when none */
-    /* COOKED_TEXTURE: the KTX2 header. */
+    /* KILN_PACK_TEXTURE: the KTX2 header. */
     uint32_t tex_width, tex_height, tex_depth, tex_faces, tex_levels, tex_vk_format,
         tex_supercompression;
     uint64_t tex_uncompressed; /* all levels inflated */
@@ -64,7 +64,7 @@ typedef struct info_totals {
     uint64_t bytes;
     uint64_t vertices;
     uint64_t triangles;
-    size_t per_kind[COOKED_KIND_COUNT];
+    size_t per_kind[KILN_PACK_KIND_COUNT_];
     size_t problems;
 } info_totals;
 
@@ -363,7 +363,7 @@ static void inspect_file(const info_options *options, const char *relative, file
     const char *output = options->output;
     memset(report, 0, sizeof *report);
     report->path = relative;
-    report->kind = cooked_kind_of(relative);
+    report->kind = kiln_pack_kind_of(relative);
     char *full_path = cook_path_join(output, relative);
     if (full_path == NULL) {
         snprintf(report->problem, sizeof report->problem, "out of memory");
@@ -372,13 +372,13 @@ static void inspect_file(const info_options *options, const char *relative, file
     struct stat info;
     if (stat(full_path, &info) == 0)
         report->bytes = (uint64_t)info.st_size;
-    if (report->kind == COOKED_MESH)
+    if (report->kind == KILN_PACK_MESH)
         inspect_mesh(full_path, report);
-    else if (report->kind == COOKED_MANIFEST)
+    else if (report->kind == KILN_PACK_MANIFEST)
         inspect_manifest(full_path, report);
-    else if (report->kind == COOKED_MATERIALS)
+    else if (report->kind == KILN_PACK_MATERIAL)
         inspect_materials(full_path, report);
-    else if (report->kind == COOKED_TEXTURE)
+    else if (report->kind == KILN_PACK_TEXTURE)
         inspect_texture(full_path, options, report);
     else
         report->readable = true; /* never opened */
@@ -395,7 +395,7 @@ static void add_to_totals(info_totals *totals, const file_report *report) {
         return;
     }
     totals->per_kind[report->kind]++;
-    if (report->kind == COOKED_MESH) {
+    if (report->kind == KILN_PACK_MESH) {
         totals->vertices += report->mesh.vertex_count;
         totals->triangles += report->lod_triangles[0];
     }
@@ -496,13 +496,13 @@ static void print_file_text(const file_report *report) {
     printf("%s\n", report->path);
     if (!report->readable)
         printf("  unreadable: %s\n", report->problem);
-    else if (report->kind == COOKED_MESH)
+    else if (report->kind == KILN_PACK_MESH)
         print_mesh_text(report);
-    else if (report->kind == COOKED_MANIFEST)
+    else if (report->kind == KILN_PACK_MANIFEST)
         print_manifest_text(report);
-    else if (report->kind == COOKED_MATERIALS)
+    else if (report->kind == KILN_PACK_MATERIAL)
         print_materials_text(report);
-    else if (report->kind == COOKED_TEXTURE)
+    else if (report->kind == KILN_PACK_TEXTURE)
         print_texture_text(report);
     else
         printf("  other: %" PRIu64 " bytes\n", report->bytes);
@@ -512,10 +512,11 @@ static void print_totals_text(const info_totals *totals) {
     printf("\ntotal: %zu file%s, %" PRIu64 " bytes, %" PRIu64 " vertices, %" PRIu64 " triangles\n",
            totals->files, cli_plural(totals->files), totals->bytes, totals->vertices,
            totals->triangles);
-    printf("kinds: mesh %zu, materials %zu, manifest %zu, other %zu, texture %zu\n",
-           totals->per_kind[COOKED_MESH], totals->per_kind[COOKED_MATERIALS],
-           totals->per_kind[COOKED_MANIFEST], totals->per_kind[COOKED_OTHER],
-           totals->per_kind[COOKED_TEXTURE]);
+    printf("kinds:");
+    for (int k = 0; k < KILN_PACK_KIND_COUNT_; k++)
+        printf("%s %s %zu", k ? "," : "", kiln_pack_kind_str((kiln_pack_kind)k),
+               totals->per_kind[k]);
+    printf("\n");
     if (totals->problems > 0)
         printf("problems: %zu unreadable file%s\n", totals->problems, cli_plural(totals->problems));
 }
@@ -638,17 +639,17 @@ static void append_file_json(bytebuf *json, const file_report *report, bool firs
     bytebuf_append_json_string(json, report->path);
     json_text(json, ",");
     json_key(json, "kind");
-    bytebuf_append_json_string(json, cooked_kind_name(report->kind));
+    bytebuf_append_json_string(json, kiln_pack_kind_str(report->kind));
     bytebuf_printf(json, ",\"bytes\":%" PRIu64, report->bytes);
     if (!report->readable) {
         json_text(json, ",");
         json_key(json, "problem");
         bytebuf_append_json_string(json, report->problem);
-    } else if (report->kind == COOKED_MESH) {
+    } else if (report->kind == KILN_PACK_MESH) {
         append_mesh_json(json, report);
-    } else if (report->kind == COOKED_MATERIALS) {
+    } else if (report->kind == KILN_PACK_MATERIAL) {
         append_materials_json(json, report);
-    } else if (report->kind == COOKED_TEXTURE) {
+    } else if (report->kind == KILN_PACK_TEXTURE) {
         bytebuf_printf(
             json,
             ",\"width\":%u,\"height\":%u,\"depth\":%u,\"faces\":%u,\"mips\":%u,"
@@ -660,7 +661,7 @@ static void append_file_json(bytebuf *json, const file_report *report, bool firs
         bytebuf_printf(json, ",\"bits_per_pixel\":%.4g", report->tex_bits_per_pixel);
         if (report->tex.measured)
             append_texture_quality_json(json, report);
-    } else if (report->kind == COOKED_MANIFEST) {
+    } else if (report->kind == KILN_PACK_MANIFEST) {
         bytebuf_printf(json, ",\"refs\":%" PRIu32 ",\"refs_per_kind\":{", report->ref_count);
         for (int kind = 1; kind < KILN_ASSET_KIND_COUNT_; kind++)
             bytebuf_printf(json, "%s\"%s\":%" PRIu32, kind > 1 ? "," : "",
@@ -678,13 +679,13 @@ static void append_file_json(bytebuf *json, const file_report *report, bool firs
 static void append_totals_json(bytebuf *json, const info_totals *totals) {
     bytebuf_printf(json,
                    "\n  ],\n  \"totals\":{\"files\":%zu,\"bytes\":%" PRIu64 ",\"vertices\":%" PRIu64
-                   ",\"triangles\":%" PRIu64
-                   ",\"problems\":%zu,\"kinds\":{\"mesh\":%zu,\"materials\":%zu,"
-                   "\"manifest\":%zu,\"other\":%zu,\"texture\":%zu}}\n}\n",
+                   ",\"triangles\":%" PRIu64 ",\"problems\":%zu,\"kinds\":{",
                    totals->files, totals->bytes, totals->vertices, totals->triangles,
-                   totals->problems, totals->per_kind[COOKED_MESH],
-                   totals->per_kind[COOKED_MATERIALS], totals->per_kind[COOKED_MANIFEST],
-                   totals->per_kind[COOKED_OTHER], totals->per_kind[COOKED_TEXTURE]);
+                   totals->problems);
+    for (int k = 0; k < KILN_PACK_KIND_COUNT_; k++)
+        bytebuf_printf(json, "%s\"%s\":%zu", k ? "," : "", kiln_pack_kind_str((kiln_pack_kind)k),
+                       totals->per_kind[k]);
+    bytebuf_printf(json, "}}\n}\n");
 }
 
 /* ---------------------------------------------------------------------------

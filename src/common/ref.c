@@ -1,11 +1,8 @@
 /* ref.c — canonical asset refs (see kiln.h, kiln_ref_canonicalize). */
 #include <string.h>
 
+#include "common/ascii.h"
 #include "kiln/kiln.h"
-
-static char ascii_lower(char c) {
-    return (c >= 'A' && c <= 'Z') ? (char)(c - 'A' + 'a') : c;
-}
 
 /* Finds the next meaningful segment of a path: empty and "." segments are
  * skipped. Returns where to continue, or NULL at the end. */

@@ -275,7 +275,7 @@ check "info lists each mesh with its counts and the totals" \
     all_true 'status_is 0' 'stdout_has "^models/cube\.kmesh$"' 'stdout_has "[0-9]+ vertices, 12 triangles"' \
     'stdout_has "position:f32x3"' 'stdout_has "aabb: min \(-1, -1, -1\) max \(1, 1, 1\)"' \
     'stdout_has "^total: 6 files, [0-9]+ bytes"' \
-    'stdout_has "kinds: mesh 2, materials 2, manifest 1, other 1"' \
+    'stdout_has "kinds: other 1, mesh 2, material 2, texture 0, manifest 1"' \
     'stdout_has "^  manifest: [0-9]+ bytes, 4 refs: mesh 2 material 2$"' \
     'stdout_has "^  materials: [0-9]+ bytes, 1 row; alpha: opaque 1, mask 0, blend 0; double-sided 0$"'
 
@@ -294,7 +294,7 @@ assert cube["attributes"][0]["semantic"] == "position"
 assert cube["aabb"]["min"] == [-1, -1, -1]
 assert files["notes.txt"]["kind"] == "other"
 assert doc["totals"]["files"] == 6 and doc["totals"]["kinds"]["mesh"] == 2
-assert doc["totals"]["kinds"]["materials"] == 2
+assert doc["totals"]["kinds"]["material"] == 2
 assert files["models/cube.kmat"]["materials"] == 1
 assert files["assets.kman"]["refs_per_kind"]["mesh"] == 2
 EOF

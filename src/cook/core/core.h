@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/ascii.h"
 #include "cook/core/ir.h"
 #include "cook/core/parallel.h"
 #include "kiln/kiln.h"
@@ -69,9 +70,6 @@ char *cook_strdup(const char *text); /* NULL on allocation failure */
 /* Narrows a text file's bytes [*begin, *end) to its text: skips a UTF-8
  * byte-order mark and drops trailing DOS end-of-file markers (0x1a). */
 void cook_text_trim(const unsigned char **begin, const unsigned char **end);
-/* Whether `text` ends with `suffix`, ASCII letters compared without case;
- * false for a NULL text. */
-bool cook_ends_with_ci(const char *text, const char *suffix);
 
 /* "dir/name" without a doubled '/'; a copy of the other when either is empty.
  * NULL on allocation failure. Caller frees. */
@@ -247,8 +245,9 @@ double cook_stage_add(cook_asset_result *result, cook_stage stage, double since)
 void cook_asset_result_free(cook_asset_result *result);
 
 /* ---------------------------------------------------------------------------
- * Geometry the stages share (core/triangulate.c, core/bounds.c): an importer
- * triangulates a source's polygons, the writer bounds what it stores.
+ * Geometry the stages share (core/triangulate.c, repair_normals.c, bounds.c):
+ * importers triangulate polygons and repair normals, the writer bounds what it
+ * stores.
  * ------------------------------------------------------------------------- */
 
 /* Triangulates one simple polygon (convex or concave, any winding) given its
@@ -256,6 +255,12 @@ void cook_asset_result_free(cook_asset_result *result);
  * indices 0..count-1 into `triangles` and returns how many were written: fewer
  * only for degenerate input, where a fan fills the rest. */
 uint32_t geometry_triangulate_polygon(const float *corners, uint32_t count, uint32_t *triangles);
+
+/* Replaces the normal of every vertex v with bad[v] != 0 by the normalised,
+ * area-weighted sum of the normals of the triangles using it (+Z when those
+ * are degenerate too): what an importer does with a source's zero or
+ * non-finite normals (core/repair_normals.c). */
+void geometry_repair_normals(ir_mesh *mesh, const uint8_t *bad);
 
 /* AABB and bounding sphere of the vertices referenced by indices[0..count). */
 void geometry_bounds(const float *positions, const uint32_t *indices, uint32_t index_count,

@@ -114,22 +114,6 @@ void cook_text_trim(const unsigned char **begin, const unsigned char **end) {
         (*end)--;
 }
 
-bool cook_ends_with_ci(const char *text, const char *suffix) {
-    if (text == NULL)
-        return false;
-    size_t n = strlen(text), m = strlen(suffix);
-    if (n < m)
-        return false;
-    for (size_t i = 0; i < m; i++) {
-        char a = text[n - m + i], b = suffix[i];
-        a = a >= 'A' && a <= 'Z' ? (char)(a - 'A' + 'a') : a;
-        b = b >= 'A' && b <= 'Z' ? (char)(b - 'A' + 'a') : b;
-        if (a != b)
-            return false;
-    }
-    return true;
-}
-
 char *cook_path_join(const char *dir, const char *name) {
     size_t dir_length = strlen(dir);
     size_t name_length = strlen(name);

@@ -26,15 +26,6 @@ static const char *const face_stems[CUBE_FACES] = {"px", "nx", "py", "ny", "pz",
 static const char *const face_names[CUBE_FACES] = {"+X", "-X", "+Y", "-Y", "+Z", "-Z"};
 static const char *const face_extensions[] = {"png", "jpg", "jpeg", "tga", "bmp", "hdr"};
 
-static bool equal_ci(const char *a, const char *b, size_t length) {
-    for (size_t i = 0; i < length; i++) {
-        char x = a[i] >= 'A' && a[i] <= 'Z' ? (char)(a[i] - 'A' + 'a') : a[i];
-        if (x != b[i] || b[i] == '\0')
-            return false;
-    }
-    return b[length] == '\0';
-}
-
 /* The face a file name is (0..5), or -1 when it is not a face image. */
 static int face_of(const char *name) {
     const char *dot = strrchr(name, '.');
@@ -42,9 +33,9 @@ static int face_of(const char *name) {
         return -1;
     bool image = false;
     for (size_t e = 0; e < sizeof face_extensions / sizeof face_extensions[0]; e++)
-        image = image || equal_ci(dot + 1, face_extensions[e], strlen(dot + 1));
+        image = image || ascii_is_word_ci(dot + 1, strlen(dot + 1), face_extensions[e]);
     for (int f = 0; image && f < (int)CUBE_FACES; f++)
-        if (equal_ci(name, face_stems[f], (size_t)(dot - name)))
+        if (ascii_is_word_ci(name, (size_t)(dot - name), face_stems[f]))
             return f;
     return -1;
 }

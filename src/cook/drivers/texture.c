@@ -468,7 +468,7 @@ bool cook_texture(cook_context *ctx, const char *output_root, const cook_texture
 cook_texture_usage cook_texture_usage_for_path(const char *path) {
     const char *slash = strrchr(path, '/');
     const char *name = slash ? slash + 1 : path;
-    if (cook_ends_with_ci(name, ".hdr"))
+    if (ascii_ends_with_ci(name, ".hdr"))
         return COOK_TEXTURE_HDR;
     const char *dot = strrchr(name, '.');
     size_t stem = dot ? (size_t)(dot - name) : strlen(name);
@@ -477,10 +477,10 @@ cook_texture_usage cook_texture_usage_for_path(const char *path) {
         return COOK_TEXTURE_COLOR;
     memcpy(head, name, stem);
     head[stem] = '\0';
-    if (cook_ends_with_ci(head, ".n"))
+    if (ascii_ends_with_ci(head, ".n"))
         return COOK_TEXTURE_NORMAL;
-    if (cook_ends_with_ci(head, ".ao") || cook_ends_with_ci(head, ".h") ||
-        cook_ends_with_ci(head, ".r"))
+    if (ascii_ends_with_ci(head, ".ao") || ascii_ends_with_ci(head, ".h") ||
+        ascii_ends_with_ci(head, ".r"))
         return COOK_TEXTURE_SINGLE;
     return COOK_TEXTURE_COLOR;
 }

@@ -369,15 +369,6 @@ static char *ai_strdup(const struct aiString *s) {
     return copy;
 }
 
-static uint64_t hash_name(const char *text, size_t length) {
-    uint64_t hash = 0xcbf29ce484222325ull; /* FNV-1a */
-    for (size_t i = 0; i < length; i++) {
-        hash ^= (unsigned char)text[i];
-        hash *= 0x100000001b3ull;
-    }
-    return hash;
-}
-
 static bool build_name_table(aimp_state *st) {
     size_t cap = 16;
     while (cap < (size_t)st->node_count * 2)
@@ -389,7 +380,7 @@ static bool build_name_table(aimp_state *st) {
     for (uint32_t i = 0; i < st->node_count; i++) {
         const struct aiString *name = &st->nodes[i].node->mName;
         size_t length = ai_length(name);
-        size_t j = (size_t)hash_name(name->data, length) & (cap - 1);
+        size_t j = (size_t)kiln_ref_hash_n(name->data, length) & (cap - 1);
         bool duplicate = false;
         for (; st->names[j].name != NULL; j = (j + 1) & (cap - 1)) {
             if (st->names[j].length == length &&
@@ -407,7 +398,7 @@ static bool build_name_table(aimp_state *st) {
 static uint32_t find_node(const aimp_state *st, const struct aiString *name) {
     size_t length = ai_length(name);
     size_t mask = st->names_cap - 1;
-    for (size_t j = (size_t)hash_name(name->data, length) & mask; st->names[j].name != NULL;
+    for (size_t j = (size_t)kiln_ref_hash_n(name->data, length) & mask; st->names[j].name != NULL;
          j = (j + 1) & mask) {
         if (st->names[j].length == length && memcmp(st->names[j].name, name->data, length) == 0)
             return st->names[j].node;

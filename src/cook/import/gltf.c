@@ -197,7 +197,7 @@ static bool load_document(gltf *g) {
     size_t size = g->ctx->source_size;
     if (size >= 4 && load_u32(data) == GLB_MAGIC)
         return parse_glb(g, data, size);
-    if (cook_ends_with_ci(g->path, ".glb")) {
+    if (ascii_ends_with_ci(g->path, ".glb")) {
         gltf_error(g, "not a GLB file: it does not start with the magic 'glTF'");
         return false;
     }
@@ -392,7 +392,7 @@ static bool check_root(gltf *g) {
 static int hex_value(int c) {
     if (c >= '0' && c <= '9')
         return c - '0';
-    c = tolower(c);
+    c = ascii_lower((char)c);
     return (c >= 'a' && c <= 'f') ? c - 'a' + 10 : -1;
 }
 
@@ -410,13 +410,6 @@ static int base64_value(unsigned char c) {
     return -1;
 }
 
-static bool starts_with_ci(const char *text, const char *prefix) {
-    for (; *prefix != '\0'; text++, prefix++)
-        if (tolower((unsigned char)*text) != tolower((unsigned char)*prefix))
-            return false;
-    return true;
-}
-
 /* Decodes "data:<mime>[;params];base64,<data>". *mime receives the media type
  * (caller frees). */
 static bool decode_data_uri(gltf *g, const char *uri, const char *jpath, char **mime, uint8_t **out,
@@ -431,7 +424,7 @@ static bool decode_data_uri(gltf *g, const char *uri, const char *jpath, char **
     }
     const char *header = uri + 5;
     size_t header_length = (size_t)(comma - header);
-    if (header_length < 7 || !starts_with_ci(comma - 7, ";base64")) {
+    if (header_length < 7 || !ascii_starts_with_ci(comma - 7, ";base64")) {
         gltf_error(g, "%s: only base64 data URIs are supported", jpath);
         return false;
     }
@@ -441,7 +434,7 @@ static bool decode_data_uri(gltf *g, const char *uri, const char *jpath, char **
     if (*mime == NULL)
         return gltf_out_of_memory(g);
     for (size_t i = 0; i < mime_length; i++)
-        (*mime)[i] = (char)tolower((unsigned char)header[i]);
+        (*mime)[i] = ascii_lower(header[i]);
     (*mime)[mime_length] = '\0';
 
     const unsigned char *data = (const unsigned char *)comma + 1;
@@ -508,7 +501,7 @@ typedef enum uri_kind { URI_INVALID, URI_DATA, URI_PATH } uri_kind;
 /* Classifies a URI; for a path, *path receives it percent-decoded. */
 static uri_kind classify_uri(gltf *g, const char *uri, const char *jpath, char **path) {
     *path = NULL;
-    if (starts_with_ci(uri, "data:"))
+    if (ascii_starts_with_ci(uri, "data:"))
         return URI_DATA;
     size_t scheme = strcspn(uri, ":/?#\\");
     if (uri[scheme] == ':') {
@@ -664,10 +657,10 @@ static image_format format_of_bytes(const uint8_t *p, size_t size) {
 }
 
 static image_format format_of_name(const char *name) {
-    if (cook_ends_with_ci(name, ".png"))
+    if (ascii_ends_with_ci(name, ".png"))
         return FORMAT_PNG;
-    if (cook_ends_with_ci(name, ".jpg") || cook_ends_with_ci(name, ".jpeg") ||
-        cook_ends_with_ci(name, ".jpe"))
+    if (ascii_ends_with_ci(name, ".jpg") || ascii_ends_with_ci(name, ".jpeg") ||
+        ascii_ends_with_ci(name, ".jpe"))
         return FORMAT_JPEG;
     const char *slash = strrchr(name, '/');
     const char *dot = strrchr(slash ? slash : name, '.');

@@ -634,43 +634,6 @@ static bool build_triangles(gltf *g, const prim_info *info, const char *jpath, u
     return true;
 }
 
-/* Replaces invalid normals with the normalised sum of their faces' normals. */
-static void repair_normals(ir_mesh *mesh, const uint8_t *bad) {
-    for (uint32_t t = 0; t + 2 < mesh->index_count; t += 3) {
-        const uint32_t *tri = mesh->indices + t;
-        if (!bad[tri[0]] && !bad[tri[1]] && !bad[tri[2]])
-            continue;
-        const float *p0 = mesh->positions + 3 * (size_t)tri[0];
-        const float *p1 = mesh->positions + 3 * (size_t)tri[1];
-        const float *p2 = mesh->positions + 3 * (size_t)tri[2];
-        float e1[3], e2[3], n[3];
-        for (int k = 0; k < 3; k++) {
-            e1[k] = p1[k] - p0[k];
-            e2[k] = p2[k] - p0[k];
-        }
-        n[0] = e1[1] * e2[2] - e1[2] * e2[1];
-        n[1] = e1[2] * e2[0] - e1[0] * e2[2];
-        n[2] = e1[0] * e2[1] - e1[1] * e2[0];
-        for (int c = 0; c < 3; c++)
-            if (bad[tri[c]])
-                for (int k = 0; k < 3; k++)
-                    mesh->normals[3 * (size_t)tri[c] + k] += n[k];
-    }
-    for (uint32_t v = 0; v < mesh->vertex_count; v++) {
-        if (!bad[v])
-            continue;
-        float *n = mesh->normals + 3 * (size_t)v;
-        float length = sqrtf(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
-        if (length > 1e-20f && isfinite(length)) {
-            for (int k = 0; k < 3; k++)
-                n[k] /= length;
-        } else {
-            n[0] = n[1] = 0.0f;
-            n[2] = 1.0f;
-        }
-    }
-}
-
 /* Sorting primitives by their attribute accessors finds the ones sharing
  * vertex data in O(n log n). */
 typedef struct prim_key {
@@ -816,7 +779,7 @@ static bool build_mesh(gltf *g, size_t m, const json_t *obj, prim_info *prims, s
         mesh->index_count += written;
     }
     if (ok && bad_count > 0) {
-        repair_normals(mesh, bad_normals);
+        geometry_repair_normals(mesh, bad_normals);
         gltf_warning(g, "%s: %u zero or invalid normals replaced by the normal of their faces",
                      jpath, bad_count);
     }

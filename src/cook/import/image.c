@@ -432,7 +432,7 @@ bool image_decode(const uint8_t *bytes, size_t size, const char *name_hint,
     if (size >= 2 && bytes[0] == 'B' && bytes[1] == 'M')
         return decode_stb(bytes, size, "bmp", limits, out, reason, reason_size);
     /* TGA has no signature: accepted by file name only. */
-    if (cook_ends_with_ci(name_hint, ".tga"))
+    if (ascii_ends_with_ci(name_hint, ".tga"))
         return decode_stb(bytes, size, "tga", limits, out, reason, reason_size);
     return fail(reason, reason_size,
                 "not a recognised image (PNG, JPEG, TGA, BMP or Radiance HDR)");

@@ -116,19 +116,7 @@ static bool mtl_out_of_memory(mtl_parser *mp) {
 }
 
 static bool same_word(const mtl_token *token, const char *word) {
-    size_t n = strlen(word);
-    if (token->length != n)
-        return false;
-    for (size_t i = 0; i < n; i++) {
-        unsigned char a = (unsigned char)token->text[i], b = (unsigned char)word[i];
-        if (a >= 'A' && a <= 'Z')
-            a = (unsigned char)(a + ('a' - 'A'));
-        if (b >= 'A' && b <= 'Z')
-            b = (unsigned char)(b + ('a' - 'A'));
-        if (a != b)
-            return false;
-    }
-    return true;
+    return ascii_is_word_ci(token->text, token->length, word);
 }
 
 static bool is_one_of(const mtl_token *token, const char *const *words) {

@@ -124,20 +124,11 @@ typedef struct name_table {
     size_t count;
 } name_table;
 
-static uint64_t hash_bytes(const char *text, size_t length) {
-    uint64_t hash = 0xcbf29ce484222325ull; /* FNV-1a */
-    for (size_t i = 0; i < length; i++) {
-        hash ^= (unsigned char)text[i];
-        hash *= 0x100000001b3ull;
-    }
-    return hash;
-}
-
 static uint32_t name_find(const name_table *table, const char *name, size_t length) {
     if (table->cap == 0)
         return OBJ_NONE;
     size_t mask = table->cap - 1;
-    for (size_t i = (size_t)hash_bytes(name, length) & mask;; i = (i + 1) & mask) {
+    for (size_t i = (size_t)kiln_ref_hash_n(name, length) & mask;; i = (i + 1) & mask) {
         const name_entry *entry = &table->slots[i];
         if (entry->name == NULL)
             return OBJ_NONE;
@@ -155,7 +146,8 @@ static bool name_insert(name_table *table, const char *name, size_t length, uint
         for (size_t i = 0; i < table->cap; i++) {
             if (table->slots[i].name == NULL)
                 continue;
-            size_t j = (size_t)hash_bytes(table->slots[i].name, table->slots[i].length) & (cap - 1);
+            size_t j =
+                (size_t)kiln_ref_hash_n(table->slots[i].name, table->slots[i].length) & (cap - 1);
             while (slots[j].name != NULL)
                 j = (j + 1) & (cap - 1);
             slots[j] = table->slots[i];
@@ -165,7 +157,7 @@ static bool name_insert(name_table *table, const char *name, size_t length, uint
         table->cap = cap;
     }
     size_t mask = table->cap - 1;
-    size_t i = (size_t)hash_bytes(name, length) & mask;
+    size_t i = (size_t)kiln_ref_hash_n(name, length) & mask;
     while (table->slots[i].name != NULL)
         i = (i + 1) & mask;
     table->slots[i] = (name_entry){name, length, id};
@@ -190,17 +182,13 @@ static bool is_digit(unsigned char c) {
     return c >= '0' && c <= '9';
 }
 
-static unsigned char fold(unsigned char c) {
-    return (c >= 'A' && c <= 'Z') ? (unsigned char)(c + ('a' - 'A')) : c;
-}
-
 /* Length of `word` (lower case) at p, case-insensitively, or 0. */
 static size_t match_word(const unsigned char *p, const unsigned char *end, const char *word) {
     size_t n = strlen(word);
     if ((size_t)(end - p) < n)
         return 0;
     for (size_t i = 0; i < n; i++)
-        if (fold(p[i]) != (unsigned char)word[i])
+        if (ascii_lower((char)p[i]) != word[i])
             return 0;
     return n;
 }
@@ -923,9 +911,8 @@ static bool parse_usemtl(obj_parser *ps) {
 }
 
 static bool ends_with_mtl(const char *text, size_t length) {
-    return length >= 4 && text[length - 4] == '.' && fold((unsigned char)text[length - 3]) == 'm' &&
-           fold((unsigned char)text[length - 2]) == 't' &&
-           fold((unsigned char)text[length - 1]) == 'l';
+    return length >= 4 && text[length - 4] == '.' && ascii_lower(text[length - 3]) == 'm' &&
+           ascii_lower(text[length - 2]) == 't' && ascii_lower(text[length - 1]) == 'l';
 }
 
 /* Real files name one or a few libraries; the cap keeps a hostile file's
@@ -1213,40 +1200,6 @@ fail:
     return ok;
 }
 
-/* Normals marked NaN get the area-weighted normal of the triangles using
- * them (+Z when those are degenerate too). */
-static void repair_normals(ir_mesh *mesh) {
-    float *normals = mesh->normals;
-    double *sums = calloc((size_t)mesh->vertex_count * 3, sizeof *sums);
-    for (uint32_t t = 0; sums != NULL && t + 2 < mesh->index_count; t += 3) {
-        const uint32_t *tri = mesh->indices + t;
-        const float *a = mesh->positions + 3 * (size_t)tri[0];
-        const float *b = mesh->positions + 3 * (size_t)tri[1];
-        const float *c = mesh->positions + 3 * (size_t)tri[2];
-        double e1[3], e2[3];
-        for (int k = 0; k < 3; k++) {
-            e1[k] = (double)b[k] - a[k];
-            e2[k] = (double)c[k] - a[k];
-        }
-        double face[3] = {e1[1] * e2[2] - e1[2] * e2[1], e1[2] * e2[0] - e1[0] * e2[2],
-                          e1[0] * e2[1] - e1[1] * e2[0]};
-        for (int corner = 0; corner < 3; corner++)
-            if (isnan(normals[3 * (size_t)tri[corner]]))
-                for (int k = 0; k < 3; k++)
-                    sums[3 * (size_t)tri[corner] + k] += face[k];
-    }
-    for (size_t v = 0; v < mesh->vertex_count; v++) {
-        if (!isnan(normals[3 * v]))
-            continue;
-        double *sum = sums ? sums + 3 * v : NULL;
-        double length = sum ? sqrt(sum[0] * sum[0] + sum[1] * sum[1] + sum[2] * sum[2]) : 0.0;
-        bool usable = length > 0.0 && isfinite(length);
-        for (int k = 0; k < 3; k++)
-            normals[3 * v + k] = usable ? (float)(sum[k] / length) : (k == 2 ? 1.0f : 0.0f);
-    }
-    free(sums);
-}
-
 static bool build_streams(obj_parser *ps, ir_mesh *mesh) {
     size_t n = ps->keys.count;
     const uint32_t *keys = ps->keys.data;
@@ -1282,6 +1235,7 @@ static bool build_streams(obj_parser *ps, ir_mesh *mesh) {
         if (normals == NULL)
             return out_of_memory(ps);
         const float *pool = ps->normals.data;
+        uint8_t *bad = NULL;
         size_t unusable = 0;
         for (size_t v = 0; v < n; v++) {
             const float *src = pool + 3 * (size_t)keys[3 * v + 2];
@@ -1289,7 +1243,11 @@ static bool build_streams(obj_parser *ps, ir_mesh *mesh) {
                 sqrt((double)src[0] * src[0] + (double)src[1] * src[1] + (double)src[2] * src[2]);
             bool usable = length > 0.0 && isfinite(length);
             for (int k = 0; k < 3; k++)
-                normals[3 * v + k] = usable ? (float)(src[k] / length) : NAN;
+                normals[3 * v + k] = usable ? (float)(src[k] / length) : 0.0f;
+            if (!usable && bad == NULL && (bad = calloc(n, 1)) == NULL)
+                return out_of_memory(ps);
+            if (!usable)
+                bad[v] = 1;
             unusable += !usable;
         }
         if (unusable > 0) {
@@ -1297,8 +1255,9 @@ static bool build_streams(obj_parser *ps, ir_mesh *mesh) {
                          "%zu vertex normal%s zero or not a finite number; replaced by the "
                          "normal of the faces around them",
                          unusable, unusable == 1 ? " is" : "s are");
-            repair_normals(mesh);
+            geometry_repair_normals(mesh, bad);
         }
+        free(bad);
     }
     if (ps->colors.count > 0) {
         float *colors = mesh->colors = malloc(n * 4 * sizeof(float));
