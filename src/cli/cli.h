@@ -1,7 +1,8 @@
 /*
  * cli.h — the pieces of the `kiln` command-line tool shared between files.
  *
- *   main.c       dispatch table: command name -> function
+ *   main.c       the executable: calls cli_main
+ *   commands.c   cli_main, the dispatch table: command name -> function
  *   cmd_*.c      one file per command (build, info, check, init, pack)
  *   build/       the modules of `kiln build` (build/build.h)
  *   options.c    getopt_long helpers and usage errors
@@ -37,6 +38,9 @@ enum {
 /* ---------------------------------------------------------------------------
  * Commands: argv[0] is the command's name, its options follow.
  * ------------------------------------------------------------------------- */
+
+/* The whole command line (argv[0] is the program): what `kiln` runs. */
+int cli_main(int argc, char **argv);
 
 int cmd_build(int argc, char **argv);
 int cmd_info(int argc, char **argv);
