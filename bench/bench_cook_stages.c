@@ -5,7 +5,7 @@
  *
  * Cooks SOURCE (default 3 times, on THREADS threads, default 1: what
  * `kiln build -jTHREADS` gives one asset) calling the cooker's stages one by
- * one, in the order pipeline.c and process/mesh.c run them with default
+ * one, in the order drivers/model.c and process/mesh.c run them with default
  * settings, and times each stage on its own:
  *
  *   read      cook_read_file of the source
@@ -25,7 +25,7 @@
  *   free      releasing the source, the IR and the image
  *
  * Not included, because they cost little or never run on these inputs:
- * pipeline.c's IR invariant check (one pass over indices and positions), and
+ * drivers/model.c's IR invariant check (one pass over indices and positions), and
  * tangent generation, which runs only for meshes under a normal map. Use it on
  * sources without one (the generated grids have no materials at all), or the
  * breakdown misses a stage `kiln build` runs. The report gives each stage's

@@ -6,7 +6,7 @@
  * Both sides do the same work: read the file, parse it, triangulate polygons
  * and merge identical v/vt/vn corners into an indexed mesh, then free it.
  *
- *   kiln    cook_read_file + import_obj + ir_asset_free (as pipeline.c runs it)
+ *   kiln    cook_read_file + import_obj + ir_asset_free (as the model driver runs it)
  *   assimp  aiImportFile(Triangulate | JoinIdenticalVertices) + aiReleaseImport
  *
  * Throughput is reported in MB/s of OBJ text (1 MB = 10^6 bytes) and millions

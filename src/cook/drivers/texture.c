@@ -1,7 +1,7 @@
 /*
  * texture.c — one texture through decode → process → encode → KTX2 (cook.h).
  * A texture image set (one image, or a cubemap's six faces from
- * texture_cubemap.c) takes one path: one format for all its images, a mip
+ * cubemap.c) takes one path: one format for all its images, a mip
  * chain per image, every level of every image encoded, one KTX2 written,
  * verified and entered in the manifest (the 3D LUT shares the write step).
  *

@@ -1,6 +1,6 @@
 /*
  * astc.cpp — ASTC through Debian's astcenc (libastcenc-dev), behind the C
- * interface of block.h. C++ only because astcenc.h is.
+ * interface of encode.h. C++ only because astcenc.h is.
  *
  * Quality maps to astcenc's presets: fast -> ASTCENC_PRE_FAST, normal ->
  * ASTCENC_PRE_MEDIUM, best -> ASTCENC_PRE_THOROUGH. Profiles: LDR sRGB or

@@ -24,7 +24,7 @@
  *           endpoint pairs within 6 of the refined ones, both modes.
  * Blocks of one colour (one value for BC4) take exact or optimal endpoints
  * at every level. Opaque BC1 and BC3 colour always use the 4-colour mode
- * (block.h), so no opaque texel can decode transparent.
+ * (encode.h), so no opaque texel can decode transparent.
  */
 #include <math.h>
 #include <stdint.h>
