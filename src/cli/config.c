@@ -714,7 +714,7 @@ static void apply_layer(const config_overlay *overlay, cook_settings *out, const
 static void apply_rules(const config_rule_list *rules, const char *file, const char *source_path,
                         cook_settings *out) {
     for (size_t i = 0; i < rules->count; i++) {
-        if (!config_glob_match(rules->items[i].match, source_path))
+        if (!discover_glob_match(rules->items[i].match, source_path))
             continue;
         char what[96];
         snprintf(what, sizeof what, "rule 'match: %.60s'", rules->items[i].match);
@@ -738,29 +738,4 @@ void config_resolve(const kiln_config *config, const config_preset *preset, cons
     apply_rules(&config->rules, config->path, source_path, out);
     if (preset != NULL)
         apply_rules(&preset->rules, config->path, source_path, out);
-}
-
-/* Backtracking over the last '*' only: linear in practice, never exponential. */
-bool config_glob_match(const char *pattern, const char *path) {
-    const char *star = NULL, *resume = NULL;
-    while (*path != '\0') {
-        if (*pattern == '*') {
-            while (*pattern == '*')
-                pattern++;
-            star = pattern;
-            resume = path;
-        } else if (*pattern == '?' ||
-                   tolower((unsigned char)*pattern) == tolower((unsigned char)*path)) {
-            pattern++;
-            path++;
-        } else if (star != NULL) {
-            pattern = star;
-            path = ++resume;
-        } else {
-            return false;
-        }
-    }
-    while (*pattern == '*')
-        pattern++;
-    return *pattern == '\0';
 }

@@ -48,7 +48,7 @@ typedef struct config_overlay {
 } config_overlay;
 
 typedef struct config_rule {
-    char *match; /* glob over the source-relative path */
+    char *match; /* glob over the source-relative path (discover_glob_match) */
     uint32_t line;
     config_overlay overlay;
 } config_rule;
@@ -103,11 +103,6 @@ const config_preset *config_find_preset(const kiln_config *config, const char *n
  * "rule 'match: *_normal.png' (kiln.yml:40)"), for messages about it. */
 void config_resolve(const kiln_config *config, const config_preset *preset, const char *source_path,
                     cook_settings *out);
-
-/* Glob over a whole source-relative path: `*` any run of characters, '/'
- * included; `?` exactly one character; everything else literal, compared
- * case-insensitively (as importer patterns are). */
-bool config_glob_match(const char *pattern, const char *path);
 
 void config_overlay_apply(const config_overlay *overlay, cook_settings *settings);
 

@@ -1,5 +1,5 @@
-/* kiln.yml: parsing, validation messages, glob semantics and every layer of
- * the resolution order (src/cli/config.c). */
+/* kiln.yml: parsing, validation messages and every layer of the resolution
+ * order (src/cli/config.c); its globs are test_discover's. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -26,28 +26,6 @@ static void resolve(const char *text, const char *preset, const char *path, cook
     config_resolve(&config, chosen, path, out);
     config_free(&config);
     diag_free(&diag);
-}
-
-/* ---- glob ---------------------------------------------------------------- */
-
-static void glob_star_spans_folders_and_question_mark_is_one_char(void **state) {
-    (void)state;
-    assert_true(config_glob_match("*", "a/b/c.png"));
-    assert_true(config_glob_match("ui/*", "ui/icons/x.png"));
-    assert_true(config_glob_match("*.png", "deep/down/x.png"));
-    assert_true(config_glob_match("*_normal.png", "rock/rock_normal.png"));
-    assert_false(config_glob_match("*_normal.png", "rock/rock_normal.jpg"));
-    assert_true(config_glob_match("a?c", "abc"));
-    assert_true(config_glob_match("a?c", "a/c")); /* ? is any one character */
-    assert_false(config_glob_match("a?c", "ac"));
-    assert_false(config_glob_match("a?c", "abbc"));
-    assert_true(config_glob_match("levels/**/*.obj", "levels/a/b/map.obj"));
-    assert_false(config_glob_match("levels/*", "props/levels/x.obj")); /* anchored */
-    assert_true(config_glob_match("UI/*.PNG", "ui/a.png"));            /* case-insensitive */
-    assert_true(config_glob_match("", ""));
-    assert_false(config_glob_match("", "a"));
-    assert_true(config_glob_match("*a*a*a*a*b", "aaaaaaaaaaaaaaaaaaaaaaaaaaaaab"));
-    assert_false(config_glob_match("*a*a*a*a*b", "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"));
 }
 
 /* ---- layering -------------------------------------------------------------- */
@@ -268,7 +246,6 @@ static void invalid_values_are_errors_with_file_and_line(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(glob_star_spans_folders_and_question_mark_is_one_char),
         cmocka_unit_test(without_a_file_the_builtin_defaults_apply),
         cmocka_unit_test(default_section_overrides_builtin_defaults),
         cmocka_unit_test(texture_limits_and_zstd_level_are_settings),
