@@ -20,28 +20,9 @@
 
 #include "cook/cook.h"
 
-/* One bit per settings key of the configuration vocabulary. */
-typedef enum config_key {
-    CONFIG_MESH_MERGE,
-    CONFIG_MESH_MESHLETS,
-    CONFIG_MESH_MESHLET_VERTICES,
-    CONFIG_MESH_MESHLET_TRIANGLES,
-    CONFIG_MESH_LODS,
-    CONFIG_MESH_LOD_RATIOS,
-    CONFIG_MESH_QUANTIZE_POSITIONS,
-    CONFIG_TEXTURE_COMPRESS,
-    CONFIG_TEXTURE_FORMAT,
-    CONFIG_TEXTURE_QUALITY,
-    CONFIG_TEXTURE_MAX_SIZE,
-    CONFIG_TEXTURE_MIPMAPS,
-    CONFIG_TEXTURE_MAX_DIMENSION,
-    CONFIG_TEXTURE_ZSTD_LEVEL,
-    CONFIG_TEXTURE_TARGET,
-    CONFIG_KEY_COUNT
-} config_key;
-
-/* A partial set of settings: the keys whose bit is in `set` take their value
- * from `values`; the others leave the layer below alone. */
+/* A partial set of settings: the keys whose bit is in `set` (bit i is
+ * cook_setting_table[i]) take their value from `values`; the others leave the
+ * layer below alone. */
 typedef struct config_overlay {
     uint32_t set;
     cook_settings values;

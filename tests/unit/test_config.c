@@ -43,7 +43,7 @@ static void default_section_overrides_builtin_defaults(void **state) {
     cook_settings s;
     resolve("default:\n  mesh.lods: 3\n  texture:\n    format: bc7\n", NULL, "a.obj", &s);
     assert_int_equal(s.mesh_lods, 3);
-    assert_string_equal(s.texture_format, "bc7");
+    assert_int_equal(s.texture_format, COOK_FORMAT_BC7);
     assert_true(s.mesh_meshlets); /* untouched keys keep their defaults */
     assert_int_equal(s.texture_max_size, 4096);
 }
@@ -104,10 +104,10 @@ static void later_rules_win(void **state) {
                       "  - match: \"hero/*\"\n    texture.quality: best\n";
     cook_settings s;
     resolve(yml, NULL, "hero/sword.obj", &s);
-    assert_string_equal(s.texture_quality, "best");
+    assert_int_equal(s.texture_quality, COOK_QUALITY_BEST);
     assert_int_equal(s.mesh_lods, 1); /* the earlier rule still set what the later did not */
     resolve(yml, NULL, "villain/axe.obj", &s);
-    assert_string_equal(s.texture_quality, "fast");
+    assert_int_equal(s.texture_quality, COOK_QUALITY_FAST);
 }
 
 static void preset_rules_come_after_default_rules(void **state) {
@@ -198,15 +198,15 @@ static void texture_format_origin_names_the_layer(void **state) {
                       "    texture.quality: fast\n";
     cook_settings s;
     resolve(yml, NULL, "props/a.png", &s);
-    assert_string_equal(s.texture_target, "desktop");
-    assert_string_equal(s.texture_format, "bc7");
+    assert_int_equal(s.texture_target, COOK_TARGET_DESKTOP);
+    assert_int_equal(s.texture_format, COOK_FORMAT_BC7);
     assert_non_null(strstr(s.texture_format_origin, "default section"));
     resolve(yml, "mobile", "props/a.png", &s);
-    assert_string_equal(s.texture_target, "mobile");
-    assert_string_equal(s.texture_quality, "fast");
+    assert_int_equal(s.texture_target, COOK_TARGET_MOBILE);
+    assert_int_equal(s.texture_quality, COOK_QUALITY_FAST);
     assert_string_equal(s.texture_format_origin, "preset 'mobile' (dir/kiln.yml:4)");
     resolve(yml, "mobile", "ui/b.png", &s);
-    assert_string_equal(s.texture_format, "rgba8");
+    assert_int_equal(s.texture_format, COOK_FORMAT_RGBA8);
     assert_string_equal(s.texture_format_origin, "rule 'match: ui/*' (dir/kiln.yml:8)");
     resolve("", NULL, "a.png", &s);
     assert_string_equal(s.texture_format_origin, "");

@@ -52,9 +52,9 @@ static void non_default_settings_json_is_pinned(void **state) {
     s.mesh_lod_ratios[2] = 1.0f / 3.0f;
     s.mesh_quantize_positions = true;
     s.texture_compress = false;
-    strcpy(s.texture_format, "astc-6x6");
-    strcpy(s.texture_quality, "best");
-    strcpy(s.texture_target, "mobile");
+    s.texture_format = COOK_FORMAT_ASTC_6X6;
+    s.texture_quality = COOK_QUALITY_BEST;
+    s.texture_target = COOK_TARGET_MOBILE;
     s.texture_max_size = 65536;
     s.texture_mipmaps = false;
     s.texture_max_dimension = 1;
@@ -78,7 +78,28 @@ static void non_default_settings_json_is_pinned(void **state) {
     free(json);
 }
 
-/* Each value of the three named settings is written as its name. */
+/* Every value of an ENUM key is written as its name, and its name table holds
+ * exactly the names `expected` lists, in value order. */
+static void assert_value_names(const char *name, const char *const *expected, size_t count) {
+    const cook_setting *key = cook_setting_find(name);
+    assert_non_null(key);
+    assert_int_equal(key->type, COOK_SETTING_ENUM);
+    for (size_t i = 0; i < count; i++) {
+        assert_string_equal(key->names[i], expected[i]);
+        assert_int_equal(cook_names_find(key->names, expected[i]), i);
+        cook_settings s;
+        cook_settings_default(&s);
+        cook_setting_set(key, &s, (long)i);
+        assert_int_equal(cook_setting_get(key, &s), i);
+        char text[64];
+        snprintf(text, sizeof text, ",\"%s\":\"%s\"", name, expected[i]);
+        char *json = settings_json(&s);
+        assert_non_null(strstr(json, text));
+        free(json);
+    }
+    assert_null(key->names[count]);
+}
+
 static void every_named_value_is_written_as_its_name(void **state) {
     (void)state;
     static const char *const formats[] = {"auto",     "rgba8",    "bc1",      "bc3",
@@ -86,34 +107,65 @@ static void every_named_value_is_written_as_its_name(void **state) {
                                           "astc-4x4", "astc-5x5", "astc-6x6", "astc-8x8"};
     static const char *const qualities[] = {"fast", "normal", "best"};
     static const char *const targets[] = {"desktop", "mobile"};
-    char expected[64];
-    for (size_t i = 0; i < sizeof formats / sizeof formats[0]; i++) {
-        cook_settings s;
-        cook_settings_default(&s);
-        strcpy(s.texture_format, formats[i]);
-        snprintf(expected, sizeof expected, ",\"texture.format\":\"%s\",", formats[i]);
-        char *json = settings_json(&s);
-        assert_non_null(strstr(json, expected));
-        free(json);
+    assert_value_names("texture.format", formats, sizeof formats / sizeof formats[0]);
+    assert_value_names("texture.quality", qualities, sizeof qualities / sizeof qualities[0]);
+    assert_value_names("texture.target", targets, sizeof targets / sizeof targets[0]);
+    assert_int_equal(cook_names_find(cook_quality_names, "Best"), -1); /* names are exact */
+    assert_int_equal(cook_names_find(cook_quality_names, ""), -1);
+    assert_int_equal(cook_names_find(cook_quality_names, NULL), -1);
+    cook_settings s;
+    cook_settings_default(&s);
+    assert_int_equal(s.texture_format, COOK_FORMAT_AUTO);
+    assert_int_equal(s.texture_quality, COOK_QUALITY_NORMAL);
+    assert_int_equal(s.texture_target, COOK_TARGET_DESKTOP);
+}
+
+/* The table: sorted (the JSON's key order), at most 32 keys (kiln.yml
+ * overlays keep one bit a key), each described and stored apart. */
+static void the_table_is_sorted_and_complete(void **state) {
+    (void)state;
+    assert_true(cook_setting_count > 0 && cook_setting_count <= 32);
+    for (size_t i = 0; i < cook_setting_count; i++) {
+        const cook_setting *key = &cook_setting_table[i];
+        if (i > 0)
+            assert_true(strcmp(cook_setting_table[i - 1].name, key->name) < 0);
+        assert_ptr_equal(cook_setting_find(key->name), key);
+        assert_non_null(strchr(key->name, '.'));
+        assert_true(key->description != NULL && key->description[0] != '\0');
+        assert_true(key->offset + key->size <= offsetof(cook_settings, threads));
+        assert_true(key->type != COOK_SETTING_ENUM || key->names != NULL);
+        assert_true(key->type != COOK_SETTING_RATIOS || key->default_ratios != NULL);
+        for (size_t j = 0; j < i; j++) /* no two keys share a field */
+            assert_true(key->offset + key->size <= cook_setting_table[j].offset ||
+                        cook_setting_table[j].offset + cook_setting_table[j].size <= key->offset);
     }
-    for (size_t i = 0; i < sizeof qualities / sizeof qualities[0]; i++) {
-        cook_settings s;
-        cook_settings_default(&s);
-        strcpy(s.texture_quality, qualities[i]);
-        snprintf(expected, sizeof expected, ",\"texture.quality\":\"%s\",", qualities[i]);
-        char *json = settings_json(&s);
-        assert_non_null(strstr(json, expected));
-        free(json);
-    }
-    for (size_t i = 0; i < sizeof targets / sizeof targets[0]; i++) {
-        cook_settings s;
-        cook_settings_default(&s);
-        strcpy(s.texture_target, targets[i]);
-        snprintf(expected, sizeof expected, ",\"texture.target\":\"%s\",", targets[i]);
-        char *json = settings_json(&s);
-        assert_non_null(strstr(json, expected));
-        free(json);
-    }
+    assert_null(cook_setting_find("mesh.lodz"));
+    assert_null(cook_setting_find("mesh"));
+    assert_true(cook_setting_is_group("mesh"));
+    assert_true(cook_setting_is_group("texture"));
+    assert_false(cook_setting_is_group("mes"));
+    assert_false(cook_setting_is_group("mesh.lods"));
+    assert_false(cook_setting_is_group(""));
+}
+
+/* Copying a key copies its value only; a ratio list with its count. */
+static void copying_a_key_copies_its_value_only(void **state) {
+    (void)state;
+    cook_settings from, to, expected;
+    cook_settings_default(&from);
+    cook_settings_default(&to);
+    from.mesh_lods = 5;
+    from.mesh_lod_ratio_count = 1;
+    from.mesh_lod_ratios[0] = 0.75f;
+    from.texture_format = COOK_FORMAT_BC5;
+    expected = to;
+    cook_setting_copy(cook_setting_find("mesh.lod_ratios"), &to, &from);
+    expected.mesh_lod_ratio_count = 1;
+    expected.mesh_lod_ratios[0] = 0.75f;
+    assert_memory_equal(&to, &expected, sizeof to);
+    cook_setting_copy(cook_setting_find("texture.format"), &to, &from);
+    expected.texture_format = COOK_FORMAT_BC5;
+    assert_memory_equal(&to, &expected, sizeof to);
 }
 
 int main(void) {
@@ -121,6 +173,8 @@ int main(void) {
         cmocka_unit_test(default_settings_json_is_pinned),
         cmocka_unit_test(non_default_settings_json_is_pinned),
         cmocka_unit_test(every_named_value_is_written_as_its_name),
+        cmocka_unit_test(the_table_is_sorted_and_complete),
+        cmocka_unit_test(copying_a_key_copies_its_value_only),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
