@@ -111,7 +111,7 @@ static char *config_relative_path(const char *config_path, const char *value) {
 }
 
 /* ---------------------------------------------------------------------------
- * Values
+ * Values: one parser per type of settings key (cook_setting_type)
  * ------------------------------------------------------------------------- */
 
 static bool parse_bool_value(const parse_state *state, const yaml_node_t *node, const char *key,
@@ -151,25 +151,15 @@ static bool parse_int_value(const parse_state *state, const yaml_node_t *node, c
     return true;
 }
 
-static bool parse_uint_value(const parse_state *state, const yaml_node_t *node, const char *key,
-                             uint32_t min, uint32_t max, uint32_t *out) {
-    long value;
-    if (!parse_int_value(state, node, key, (long)min, (long)max, &value))
-        return false;
-    *out = (uint32_t)value;
-    return true;
-}
-
 static bool parse_choice_value(const parse_state *state, const yaml_node_t *node, const char *key,
-                               const char *const *choices, char *out, size_t out_size) {
+                               const char *const *choices, long *out) {
     const char *text = scalar_of(state, node, key);
     if (text == NULL)
         return false;
-    for (size_t i = 0; choices[i] != NULL; i++) {
-        if (strcmp(text, choices[i]) == 0 && strlen(text) < out_size) {
-            strcpy(out, text);
-            return true;
-        }
+    int found = cook_names_find(choices, text);
+    if (found >= 0) {
+        *out = found;
+        return true;
     }
     char list[256] = "";
     for (size_t i = 0; choices[i] != NULL; i++) {
@@ -181,22 +171,24 @@ static bool parse_choice_value(const parse_state *state, const yaml_node_t *node
     return false;
 }
 
-/* mesh.lod_ratios: a list of fractions in (0, 1], one per reduced level. */
+/* A list of fractions in (0, 1], such as mesh.lod_ratios: one per reduced level. */
 static bool parse_ratios_value(const parse_state *state, const yaml_node_t *node,
-                               cook_settings *values) {
-    const char *key = "mesh.lod_ratios";
+                               const cook_setting *setting, cook_settings *values) {
+    const char *key = setting->name;
     if (node->type != YAML_SEQUENCE_NODE) {
         diag_error(state->diag, state->path, node_line(node),
                    "%s: expected a list of numbers such as [0.5, 0.25]", key);
         return false;
     }
     size_t count = (size_t)(node->data.sequence.items.top - node->data.sequence.items.start);
-    size_t max = sizeof values->mesh_lod_ratios / sizeof values->mesh_lod_ratios[0];
+    size_t max = (size_t)setting->max;
     if (count > max) {
         diag_error(state->diag, state->path, node_line(node), "%s: at most %zu ratios, got %zu",
                    key, max, count);
         return false;
     }
+    uint32_t *ratio_count;
+    float *ratios = cook_setting_ratios(setting, values, &ratio_count);
     for (size_t i = 0; i < count; i++) {
         const yaml_node_t *item = node_at(state, node->data.sequence.items.start[i]);
         const char *text = item ? scalar_of(state, item, key) : NULL;
@@ -209,111 +201,66 @@ static bool parse_ratios_value(const parse_state *state, const yaml_node_t *node
                        "%s: expected a number in (0, 1], got '%s'", key, text);
             return false;
         }
-        values->mesh_lod_ratios[i] = (float)value;
+        ratios[i] = (float)value;
     }
-    values->mesh_lod_ratio_count = (uint32_t)count;
+    *ratio_count = (uint32_t)count;
     return true;
 }
 
 /* ---------------------------------------------------------------------------
- * Settings keys
+ * Settings keys: the table of core/settings.c
  * ------------------------------------------------------------------------- */
 
-static const char *const texture_formats[] = {"auto",     "rgba8",    "bc1", "bc3",      "bc4",
-                                              "bc5",      "bc6h",     "bc7", "astc-4x4", "astc-5x5",
-                                              "astc-6x6", "astc-8x8", NULL};
-static const char *const texture_qualities[] = {"fast", "normal", "best", NULL};
-static const char *const texture_targets[] = {"desktop", "mobile", NULL};
-
-static const char *const key_names[CONFIG_KEY_COUNT] = {
-    [CONFIG_MESH_MERGE] = "mesh.merge",
-    [CONFIG_MESH_MESHLETS] = "mesh.meshlets",
-    [CONFIG_MESH_MESHLET_VERTICES] = "mesh.meshlet_vertices",
-    [CONFIG_MESH_MESHLET_TRIANGLES] = "mesh.meshlet_triangles",
-    [CONFIG_MESH_LODS] = "mesh.lods",
-    [CONFIG_MESH_LOD_RATIOS] = "mesh.lod_ratios",
-    [CONFIG_MESH_QUANTIZE_POSITIONS] = "mesh.quantize_positions",
-    [CONFIG_TEXTURE_COMPRESS] = "texture.compress",
-    [CONFIG_TEXTURE_FORMAT] = "texture.format",
-    [CONFIG_TEXTURE_QUALITY] = "texture.quality",
-    [CONFIG_TEXTURE_MAX_SIZE] = "texture.max_size",
-    [CONFIG_TEXTURE_MIPMAPS] = "texture.mipmaps",
-    [CONFIG_TEXTURE_MAX_DIMENSION] = "texture.max_dimension",
-    [CONFIG_TEXTURE_ZSTD_LEVEL] = "texture.zstd_level",
-    [CONFIG_TEXTURE_TARGET] = "texture.target",
-};
-
-static int find_key(const char *name) {
-    for (int i = 0; i < CONFIG_KEY_COUNT; i++) {
-        if (strcmp(key_names[i], name) == 0)
-            return i;
-    }
-    return -1;
-}
-
-static bool parse_key_value(const parse_state *state, config_key key, const yaml_node_t *node,
-                            cook_settings *v) {
-    const char *name = key_names[key];
-    switch (key) {
-    case CONFIG_MESH_MERGE:
-        return parse_bool_value(state, node, name, &v->mesh_merge);
-    case CONFIG_MESH_MESHLETS:
-        return parse_bool_value(state, node, name, &v->mesh_meshlets);
-    case CONFIG_MESH_MESHLET_VERTICES:
-        return parse_uint_value(state, node, name, 3, 255, &v->mesh_meshlet_vertices);
-    case CONFIG_MESH_MESHLET_TRIANGLES:
-        return parse_uint_value(state, node, name, 1, 512, &v->mesh_meshlet_triangles);
-    case CONFIG_MESH_LODS:
-        return parse_uint_value(state, node, name, 0, KILN_MESH_MAX_LODS - 1, &v->mesh_lods);
-    case CONFIG_MESH_LOD_RATIOS:
-        return parse_ratios_value(state, node, v);
-    case CONFIG_MESH_QUANTIZE_POSITIONS:
-        return parse_bool_value(state, node, name, &v->mesh_quantize_positions);
-    case CONFIG_TEXTURE_COMPRESS:
-        return parse_bool_value(state, node, name, &v->texture_compress);
-    case CONFIG_TEXTURE_FORMAT:
-        return parse_choice_value(state, node, name, texture_formats, v->texture_format,
-                                  sizeof v->texture_format);
-    case CONFIG_TEXTURE_QUALITY:
-        return parse_choice_value(state, node, name, texture_qualities, v->texture_quality,
-                                  sizeof v->texture_quality);
-    case CONFIG_TEXTURE_MAX_SIZE:
-        return parse_uint_value(state, node, name, 1, 65536, &v->texture_max_size);
-    case CONFIG_TEXTURE_MIPMAPS:
-        return parse_bool_value(state, node, name, &v->texture_mipmaps);
-    case CONFIG_TEXTURE_MAX_DIMENSION:
-        return parse_uint_value(state, node, name, 1, 65536, &v->texture_max_dimension);
-    case CONFIG_TEXTURE_ZSTD_LEVEL: {
-        long level; /* Zstd's levels; negative ones are its fast modes */
-        bool ok = parse_int_value(state, node, name, -7, 22, &level);
-        if (ok && level == 0) { /* Zstd would read 0 as "its default", 3 */
-            diag_error(state->diag, state->path, node_line(node),
-                       "%s: 0 is not a level; use -7 to -1 (fast) or 1 to 22", name);
-            ok = false;
-        }
-        v->texture_zstd_level = ok ? (int)level : v->texture_zstd_level;
-        return ok;
-    }
-    case CONFIG_TEXTURE_TARGET:
-        return parse_choice_value(state, node, name, texture_targets, v->texture_target,
-                                  sizeof v->texture_target);
-    case CONFIG_KEY_COUNT:
+/* Parses the value of one key into `values`; false (with an error) when it is
+ * not a valid value, and then `values` keeps what it had. */
+static bool parse_key_value(const parse_state *state, const cook_setting *key,
+                            const yaml_node_t *node, cook_settings *values) {
+    long value = 0;
+    bool ok = false;
+    switch (key->type) {
+    case COOK_SETTING_BOOL: {
+        bool flag = false;
+        ok = parse_bool_value(state, node, key->name, &flag);
+        value = flag;
         break;
     }
-    return false;
+    case COOK_SETTING_UINT:
+    case COOK_SETTING_INT:
+        ok = parse_int_value(state, node, key->name, key->min, key->max, &value);
+        if (ok && value == 0 && key->zero_error != NULL) {
+            diag_error(state->diag, state->path, node_line(node), "%s: %s", key->name,
+                       key->zero_error);
+            ok = false;
+        }
+        break;
+    case COOK_SETTING_ENUM:
+        ok = parse_choice_value(state, node, key->name, key->names, &value);
+        break;
+    case COOK_SETTING_RATIOS:
+        return parse_ratios_value(state, node, key, values);
+    }
+    if (ok)
+        cook_setting_set(key, values, value);
+    return ok;
+}
+
+/* Parses one key's value into the overlay and marks the key set. */
+static void parse_key_into(const parse_state *state, const cook_setting *key,
+                           const yaml_node_t *value, config_overlay *overlay) {
+    if (parse_key_value(state, key, value, &overlay->values))
+        overlay->set |= 1u << (key - cook_setting_table);
 }
 
 /* A settings key, flat ("mesh.lods") or nested ("mesh:" then "lods"). Returns
  * false when `name` is not a settings key at all (the caller warns). */
 static bool parse_setting(const parse_state *state, config_overlay *overlay, const char *name,
-                          const yaml_node_t *key_node, const yaml_node_t *value) {
-    int key = find_key(name);
-    if (key >= 0) {
-        if (parse_key_value(state, (config_key)key, value, &overlay->values))
-            overlay->set |= 1u << key;
+                          const yaml_node_t *value) {
+    const cook_setting *key = cook_setting_find(name);
+    if (key != NULL) {
+        parse_key_into(state, key, value, overlay);
         return true;
     }
-    if (strcmp(name, "mesh") != 0 && strcmp(name, "texture") != 0)
+    if (!cook_setting_is_group(name))
         return false;
     if (!expect_mapping(state, value, name))
         return true;
@@ -325,73 +272,19 @@ static bool parse_setting(const parse_state *state, config_overlay *overlay, con
             continue;
         char full[128];
         snprintf(full, sizeof full, "%s.%s", name, (const char *)sub_key->data.scalar.value);
-        int sub = find_key(full);
-        if (sub < 0) {
+        const cook_setting *sub = cook_setting_find(full);
+        if (sub == NULL)
             warn_unknown_key(state, sub_key, name);
-            continue;
-        }
-        if (parse_key_value(state, (config_key)sub, sub_value, &overlay->values))
-            overlay->set |= 1u << sub;
+        else
+            parse_key_into(state, sub, sub_value, overlay);
     }
-    (void)key_node;
     return true;
 }
 
-void config_overlay_apply(const config_overlay *overlay, cook_settings *s) {
-    const cook_settings *v = &overlay->values;
-    for (int key = 0; key < CONFIG_KEY_COUNT; key++) {
-        if (!(overlay->set & (1u << key)))
-            continue;
-        switch ((config_key)key) {
-        case CONFIG_MESH_MERGE:
-            s->mesh_merge = v->mesh_merge;
-            break;
-        case CONFIG_MESH_MESHLETS:
-            s->mesh_meshlets = v->mesh_meshlets;
-            break;
-        case CONFIG_MESH_MESHLET_VERTICES:
-            s->mesh_meshlet_vertices = v->mesh_meshlet_vertices;
-            break;
-        case CONFIG_MESH_MESHLET_TRIANGLES:
-            s->mesh_meshlet_triangles = v->mesh_meshlet_triangles;
-            break;
-        case CONFIG_MESH_LODS:
-            s->mesh_lods = v->mesh_lods;
-            break;
-        case CONFIG_MESH_LOD_RATIOS:
-            s->mesh_lod_ratio_count = v->mesh_lod_ratio_count;
-            memcpy(s->mesh_lod_ratios, v->mesh_lod_ratios, sizeof s->mesh_lod_ratios);
-            break;
-        case CONFIG_MESH_QUANTIZE_POSITIONS:
-            s->mesh_quantize_positions = v->mesh_quantize_positions;
-            break;
-        case CONFIG_TEXTURE_COMPRESS:
-            s->texture_compress = v->texture_compress;
-            break;
-        case CONFIG_TEXTURE_FORMAT:
-            memcpy(s->texture_format, v->texture_format, sizeof s->texture_format);
-            break;
-        case CONFIG_TEXTURE_QUALITY:
-            memcpy(s->texture_quality, v->texture_quality, sizeof s->texture_quality);
-            break;
-        case CONFIG_TEXTURE_MAX_SIZE:
-            s->texture_max_size = v->texture_max_size;
-            break;
-        case CONFIG_TEXTURE_MIPMAPS:
-            s->texture_mipmaps = v->texture_mipmaps;
-            break;
-        case CONFIG_TEXTURE_MAX_DIMENSION:
-            s->texture_max_dimension = v->texture_max_dimension;
-            break;
-        case CONFIG_TEXTURE_ZSTD_LEVEL:
-            s->texture_zstd_level = v->texture_zstd_level;
-            break;
-        case CONFIG_TEXTURE_TARGET:
-            memcpy(s->texture_target, v->texture_target, sizeof s->texture_target);
-            break;
-        case CONFIG_KEY_COUNT:
-            break;
-        }
+void config_overlay_apply(const config_overlay *overlay, cook_settings *settings) {
+    for (size_t i = 0; i < cook_setting_count; i++) {
+        if (overlay->set & (1u << i))
+            cook_setting_copy(&cook_setting_table[i], settings, &overlay->values);
     }
 }
 
@@ -436,7 +329,7 @@ static void parse_rule(const parse_state *state, const yaml_node_t *node, config
                 free(rule.match);
                 rule.match = cook_strdup(glob);
             }
-        } else if (!parse_setting(state, &rule.overlay, name, key, value)) {
+        } else if (!parse_setting(state, &rule.overlay, name, value)) {
             warn_unknown_key(state, key, "a rule");
         }
     }
@@ -474,7 +367,7 @@ static void parse_default(const parse_state *state, const yaml_node_t *node, kil
         const char *name = (const char *)key->data.scalar.value;
         if (strcmp(name, "rules") == 0)
             parse_rules(state, value, &config->rules);
-        else if (!parse_setting(state, &config->defaults, name, key, value))
+        else if (!parse_setting(state, &config->defaults, name, value))
             warn_unknown_key(state, key, "default");
     }
 }
@@ -498,7 +391,7 @@ static void parse_preset(const parse_state *state, const yaml_node_t *key, const
                 free(preset->output);
                 preset->output = config_relative_path(state->path, text);
             }
-        } else if (!parse_setting(state, &preset->overlay, name, sub_key, value)) {
+        } else if (!parse_setting(state, &preset->overlay, name, value)) {
             warn_unknown_key(state, sub_key, preset->name);
         }
     }
@@ -702,11 +595,16 @@ const config_preset *config_find_preset(const kiln_config *config, const char *n
     return NULL;
 }
 
+/* The overlay bit of texture.format, whose origin is kept for messages. */
+static uint32_t texture_format_bit(void) {
+    return 1u << (cook_setting_find("texture.format") - cook_setting_table);
+}
+
 /* Applies one layer and, when it sets texture.format, records where. */
 static void apply_layer(const config_overlay *overlay, cook_settings *out, const char *file,
                         const char *what, uint32_t line) {
     config_overlay_apply(overlay, out);
-    if (overlay->set & (1u << CONFIG_TEXTURE_FORMAT))
+    if (overlay->set & texture_format_bit())
         snprintf(out->texture_format_origin, sizeof out->texture_format_origin, "%s (%s:%u)", what,
                  file ? file : "kiln.yml", line);
 }
@@ -714,7 +612,7 @@ static void apply_layer(const config_overlay *overlay, cook_settings *out, const
 static void apply_rules(const config_rule_list *rules, const char *file, const char *source_path,
                         cook_settings *out) {
     for (size_t i = 0; i < rules->count; i++) {
-        if (!config_glob_match(rules->items[i].match, source_path))
+        if (!discover_glob_match(rules->items[i].match, source_path))
             continue;
         char what[96];
         snprintf(what, sizeof what, "rule 'match: %.60s'", rules->items[i].match);
@@ -727,7 +625,7 @@ void config_resolve(const kiln_config *config, const config_preset *preset, cons
     cook_settings_default(out);
     /* The `default:` section's line is not kept; its keys are found by name. */
     config_overlay_apply(&config->defaults, out);
-    if (config->defaults.set & (1u << CONFIG_TEXTURE_FORMAT))
+    if (config->defaults.set & texture_format_bit())
         snprintf(out->texture_format_origin, sizeof out->texture_format_origin,
                  "the default section (%s)", config->path ? config->path : "kiln.yml");
     if (preset != NULL) {
@@ -738,29 +636,4 @@ void config_resolve(const kiln_config *config, const config_preset *preset, cons
     apply_rules(&config->rules, config->path, source_path, out);
     if (preset != NULL)
         apply_rules(&preset->rules, config->path, source_path, out);
-}
-
-/* Backtracking over the last '*' only: linear in practice, never exponential. */
-bool config_glob_match(const char *pattern, const char *path) {
-    const char *star = NULL, *resume = NULL;
-    while (*path != '\0') {
-        if (*pattern == '*') {
-            while (*pattern == '*')
-                pattern++;
-            star = pattern;
-            resume = path;
-        } else if (*pattern == '?' ||
-                   tolower((unsigned char)*pattern) == tolower((unsigned char)*path)) {
-            pattern++;
-            path++;
-        } else if (star != NULL) {
-            pattern = star;
-            path = ++resume;
-        } else {
-            return false;
-        }
-    }
-    while (*pattern == '*')
-        pattern++;
-    return *pattern == '\0';
 }

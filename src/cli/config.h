@@ -20,35 +20,16 @@
 
 #include "cook/cook.h"
 
-/* One bit per settings key of the configuration vocabulary. */
-typedef enum config_key {
-    CONFIG_MESH_MERGE,
-    CONFIG_MESH_MESHLETS,
-    CONFIG_MESH_MESHLET_VERTICES,
-    CONFIG_MESH_MESHLET_TRIANGLES,
-    CONFIG_MESH_LODS,
-    CONFIG_MESH_LOD_RATIOS,
-    CONFIG_MESH_QUANTIZE_POSITIONS,
-    CONFIG_TEXTURE_COMPRESS,
-    CONFIG_TEXTURE_FORMAT,
-    CONFIG_TEXTURE_QUALITY,
-    CONFIG_TEXTURE_MAX_SIZE,
-    CONFIG_TEXTURE_MIPMAPS,
-    CONFIG_TEXTURE_MAX_DIMENSION,
-    CONFIG_TEXTURE_ZSTD_LEVEL,
-    CONFIG_TEXTURE_TARGET,
-    CONFIG_KEY_COUNT
-} config_key;
-
-/* A partial set of settings: the keys whose bit is in `set` take their value
- * from `values`; the others leave the layer below alone. */
+/* A partial set of settings: the keys whose bit is in `set` (bit i is
+ * cook_setting_table[i]) take their value from `values`; the others leave the
+ * layer below alone. */
 typedef struct config_overlay {
     uint32_t set;
     cook_settings values;
 } config_overlay;
 
 typedef struct config_rule {
-    char *match; /* glob over the source-relative path */
+    char *match; /* glob over the source-relative path (discover_glob_match) */
     uint32_t line;
     config_overlay overlay;
 } config_rule;
@@ -103,11 +84,6 @@ const config_preset *config_find_preset(const kiln_config *config, const char *n
  * "rule 'match: *_normal.png' (kiln.yml:40)"), for messages about it. */
 void config_resolve(const kiln_config *config, const config_preset *preset, const char *source_path,
                     cook_settings *out);
-
-/* Glob over a whole source-relative path: `*` any run of characters, '/'
- * included; `?` exactly one character; everything else literal, compared
- * case-insensitively (as importer patterns are). */
-bool config_glob_match(const char *pattern, const char *path);
 
 void config_overlay_apply(const config_overlay *overlay, cook_settings *settings);
 

@@ -2,9 +2,9 @@
  * kiln_yml_template.h — the starter kiln.yml that `kiln init` writes.
  *
  * One string per line (ISO C only promises string literals of 4095 bytes, so
- * the file is not one literal). Every key of the configuration vocabulary in
- * DESIGN.md is documented here with its default; keep the defaults in step
- * with cook_settings_default() (src/cook/settings.c).
+ * the file is not one literal). Every key of the settings table
+ * (cook_setting_table, src/cook/core/settings.c) is documented under
+ * `default:` with its default, and no other key: test_config checks both.
  *
  * Included by cmd_init.c only.
  */

@@ -33,17 +33,6 @@ static float *pattern_rgbaf(uint32_t w, uint32_t h) {
     return p;
 }
 
-static void test_quality_parse(void **state) {
-    (void)state;
-    block_quality q;
-    assert_true(block_quality_parse("fast", &q) && q == BLOCK_QUALITY_FAST);
-    assert_true(block_quality_parse("normal", &q) && q == BLOCK_QUALITY_NORMAL);
-    assert_true(block_quality_parse("best", &q) && q == BLOCK_QUALITY_BEST);
-    assert_false(block_quality_parse("Best", &q));
-    assert_false(block_quality_parse("", &q));
-    assert_false(block_quality_parse(NULL, &q));
-}
-
 static void test_image_sizes(void **state) {
     (void)state;
     block_image_desc d = {.format = BLOCK_FORMAT_BC1, .width = 5, .height = 3};
@@ -260,7 +249,6 @@ static void test_psnr_and_modes(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_quality_parse),
         cmocka_unit_test(test_image_sizes),
         cmocka_unit_test(test_output_independent_of_threads),
         cmocka_unit_test(test_partial_blocks_replicate_edges),

@@ -1,9 +1,11 @@
-/* kiln.yml: parsing, validation messages, glob semantics and every layer of
- * the resolution order (src/cli/config.c). */
+/* kiln.yml: parsing, validation messages and every layer of the resolution
+ * order (src/cli/config.c); its globs are test_discover's. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli/config.h"
+#include "cli/kiln_yml_template.h"
 #include "test_support.h"
 
 /* Parses `text` as "dir/kiln.yml"; returns whether it parsed without errors
@@ -28,28 +30,6 @@ static void resolve(const char *text, const char *preset, const char *path, cook
     diag_free(&diag);
 }
 
-/* ---- glob ---------------------------------------------------------------- */
-
-static void glob_star_spans_folders_and_question_mark_is_one_char(void **state) {
-    (void)state;
-    assert_true(config_glob_match("*", "a/b/c.png"));
-    assert_true(config_glob_match("ui/*", "ui/icons/x.png"));
-    assert_true(config_glob_match("*.png", "deep/down/x.png"));
-    assert_true(config_glob_match("*_normal.png", "rock/rock_normal.png"));
-    assert_false(config_glob_match("*_normal.png", "rock/rock_normal.jpg"));
-    assert_true(config_glob_match("a?c", "abc"));
-    assert_true(config_glob_match("a?c", "a/c")); /* ? is any one character */
-    assert_false(config_glob_match("a?c", "ac"));
-    assert_false(config_glob_match("a?c", "abbc"));
-    assert_true(config_glob_match("levels/**/*.obj", "levels/a/b/map.obj"));
-    assert_false(config_glob_match("levels/*", "props/levels/x.obj")); /* anchored */
-    assert_true(config_glob_match("UI/*.PNG", "ui/a.png"));            /* case-insensitive */
-    assert_true(config_glob_match("", ""));
-    assert_false(config_glob_match("", "a"));
-    assert_true(config_glob_match("*a*a*a*a*b", "aaaaaaaaaaaaaaaaaaaaaaaaaaaaab"));
-    assert_false(config_glob_match("*a*a*a*a*b", "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"));
-}
-
 /* ---- layering -------------------------------------------------------------- */
 
 static void without_a_file_the_builtin_defaults_apply(void **state) {
@@ -65,7 +45,7 @@ static void default_section_overrides_builtin_defaults(void **state) {
     cook_settings s;
     resolve("default:\n  mesh.lods: 3\n  texture:\n    format: bc7\n", NULL, "a.obj", &s);
     assert_int_equal(s.mesh_lods, 3);
-    assert_string_equal(s.texture_format, "bc7");
+    assert_int_equal(s.texture_format, COOK_FORMAT_BC7);
     assert_true(s.mesh_meshlets); /* untouched keys keep their defaults */
     assert_int_equal(s.texture_max_size, 4096);
 }
@@ -126,10 +106,10 @@ static void later_rules_win(void **state) {
                       "  - match: \"hero/*\"\n    texture.quality: best\n";
     cook_settings s;
     resolve(yml, NULL, "hero/sword.obj", &s);
-    assert_string_equal(s.texture_quality, "best");
+    assert_int_equal(s.texture_quality, COOK_QUALITY_BEST);
     assert_int_equal(s.mesh_lods, 1); /* the earlier rule still set what the later did not */
     resolve(yml, NULL, "villain/axe.obj", &s);
-    assert_string_equal(s.texture_quality, "fast");
+    assert_int_equal(s.texture_quality, COOK_QUALITY_FAST);
 }
 
 static void preset_rules_come_after_default_rules(void **state) {
@@ -220,15 +200,15 @@ static void texture_format_origin_names_the_layer(void **state) {
                       "    texture.quality: fast\n";
     cook_settings s;
     resolve(yml, NULL, "props/a.png", &s);
-    assert_string_equal(s.texture_target, "desktop");
-    assert_string_equal(s.texture_format, "bc7");
+    assert_int_equal(s.texture_target, COOK_TARGET_DESKTOP);
+    assert_int_equal(s.texture_format, COOK_FORMAT_BC7);
     assert_non_null(strstr(s.texture_format_origin, "default section"));
     resolve(yml, "mobile", "props/a.png", &s);
-    assert_string_equal(s.texture_target, "mobile");
-    assert_string_equal(s.texture_quality, "fast");
+    assert_int_equal(s.texture_target, COOK_TARGET_MOBILE);
+    assert_int_equal(s.texture_quality, COOK_QUALITY_FAST);
     assert_string_equal(s.texture_format_origin, "preset 'mobile' (dir/kiln.yml:4)");
     resolve(yml, "mobile", "ui/b.png", &s);
-    assert_string_equal(s.texture_format, "rgba8");
+    assert_int_equal(s.texture_format, COOK_FORMAT_RGBA8);
     assert_string_equal(s.texture_format_origin, "rule 'match: ui/*' (dir/kiln.yml:8)");
     resolve("", NULL, "a.png", &s);
     assert_string_equal(s.texture_format_origin, "");
@@ -266,9 +246,99 @@ static void invalid_values_are_errors_with_file_and_line(void **state) {
     expect_error("- just\n- a list\n", "expected a map of keys");
 }
 
+/* ---- the starter kiln.yml ----------------------------------------------------- */
+
+/* A key's default as the template spells it: "true", "64", "auto", "[0.5, 0.25]". */
+static void template_spelling(const cook_setting *key, const cook_settings *s, char *out,
+                              size_t size) {
+    if (key->type == COOK_SETTING_RATIOS) {
+        cook_settings copy = *s;
+        uint32_t *count;
+        const float *ratios = cook_setting_ratios(key, &copy, &count);
+        size_t at = (size_t)snprintf(out, size, "[");
+        for (uint32_t i = 0; i < *count && at < size; i++)
+            at += (size_t)snprintf(out + at, size - at, "%s%g", i ? ", " : "", (double)ratios[i]);
+        if (at < size)
+            snprintf(out + at, size - at, "]");
+        return;
+    }
+    long value = cook_setting_get(key, s);
+    if (key->type == COOK_SETTING_BOOL)
+        snprintf(out, size, "%s", value ? "true" : "false");
+    else if (key->type == COOK_SETTING_ENUM)
+        snprintf(out, size, "%s", key->names[value]);
+    else
+        snprintf(out, size, "%ld", value);
+}
+
+/* The `default:` section of the template lists every settings key once, with
+ * its built-in default, and no other key; every key the template writes
+ * anywhere (presets, rules) is a settings key. */
+static void template_lists_every_key_with_its_default(void **state) {
+    (void)state;
+    cook_settings defaults;
+    cook_settings_default(&defaults);
+    size_t lines = sizeof kiln_yml_template_lines / sizeof kiln_yml_template_lines[0];
+    bool listed[32] = {false};
+    bool in_default = false;
+    for (size_t i = 0; i < lines; i++) {
+        const char *line = kiln_yml_template_lines[i];
+        if (line[0] != ' ' && line[0] != '\0')
+            in_default = strcmp(line, "default:") == 0;
+        const char *text = line + strspn(line, " -");
+        const char *colon = strchr(text, ':');
+        if (text == line || text[0] == '#' || colon == NULL ||
+            memchr(text, '.', (size_t)(colon - text)) == NULL)
+            continue;
+        char name[64];
+        snprintf(name, sizeof name, "%.*s", (int)(colon - text), text);
+        const cook_setting *key = cook_setting_find(name);
+        if (key == NULL)
+            fail_msg("template line %zu: '%s' is not a settings key", i + 1, name);
+        if (!in_default)
+            continue;
+        size_t index = (size_t)(key - cook_setting_table);
+        if (listed[index])
+            fail_msg("template: '%s' listed twice under default:", name);
+        listed[index] = true;
+        char spelling[64];
+        template_spelling(key, &defaults, spelling, sizeof spelling);
+        if (strcmp(colon + 1 + strspn(colon + 1, " "), spelling) != 0)
+            fail_msg("template: '%s' should show its default %s", line, spelling);
+    }
+    for (size_t i = 0; i < cook_setting_count; i++)
+        if (!listed[i])
+            fail_msg("template: settings key '%s' missing under default:",
+                     cook_setting_table[i].name);
+}
+
+/* README.md documents every settings key (its configuration section). */
+static void readme_documents_every_key(void **state) {
+    (void)state;
+    char path[1024]; /* KILN_TEST_DATA_DIR is <repository>/tests/data */
+    snprintf(path, sizeof path, "%s", KILN_TEST_DATA_DIR);
+    for (int up = 0; up < 2; up++) {
+        char *slash = strrchr(path, '/');
+        assert_non_null(slash);
+        *slash = '\0';
+    }
+    strncat(path, "/README.md", sizeof path - strlen(path) - 1);
+    uint8_t *text = NULL;
+    size_t size = 0;
+    char reason[256];
+    if (!cook_read_file(path, 1u << 20, &text, &size, reason, sizeof reason))
+        fail_msg("%s: %s", path, reason);
+    for (size_t i = 0; i < cook_setting_count; i++) {
+        char quoted[80];
+        snprintf(quoted, sizeof quoted, "`%s`", cook_setting_table[i].name);
+        if (strstr((const char *)text, quoted) == NULL)
+            fail_msg("README.md does not document %s", quoted);
+    }
+    free(text);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(glob_star_spans_folders_and_question_mark_is_one_char),
         cmocka_unit_test(without_a_file_the_builtin_defaults_apply),
         cmocka_unit_test(default_section_overrides_builtin_defaults),
         cmocka_unit_test(texture_limits_and_zstd_level_are_settings),
@@ -282,6 +352,8 @@ int main(void) {
         cmocka_unit_test(unknown_keys_are_warnings_with_file_and_line),
         cmocka_unit_test(texture_format_origin_names_the_layer),
         cmocka_unit_test(invalid_values_are_errors_with_file_and_line),
+        cmocka_unit_test(template_lists_every_key_with_its_default),
+        cmocka_unit_test(readme_documents_every_key),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

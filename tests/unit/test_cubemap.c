@@ -355,7 +355,7 @@ static void bc1_needs_every_face_opaque(void **state) {
     (void)state;
     fixture f;
     fixture_init(&f, "cubemap_bc1");
-    strcpy(f.settings.texture_quality, "fast");
+    f.settings.texture_quality = COOK_QUALITY_FAST;
     write_ldr_faces(&f, "opaque.env", 8);
     if (!cook(&f, "opaque.env"))
         fail_msg("%s", diag_text(&f));
@@ -424,7 +424,7 @@ static void mobile_target_gives_astc(void **state) {
     (void)state;
     fixture f;
     fixture_init(&f, "cubemap_astc");
-    strcpy(f.settings.texture_target, "mobile");
+    f.settings.texture_target = COOK_TARGET_MOBILE;
     write_ldr_faces(&f, "ldr.env", 8);
     write_hdr_faces(&f, "hdr.env", 8);
     if (!cook(&f, "ldr.env"))
@@ -454,7 +454,7 @@ static void forced_format_the_faces_cannot_use_is_an_error(void **state) {
     (void)state;
     fixture f;
     fixture_init(&f, "cubemap_forced");
-    strcpy(f.settings.texture_format, "bc4");
+    f.settings.texture_format = COOK_FORMAT_BC4;
     write_ldr_faces(&f, "sky.env", 4);
     expect_error(&f, "sky.env",
                  "sky.env: error: texture.format 'bc4' cannot be used for this colour texture");

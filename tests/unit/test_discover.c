@@ -61,6 +61,27 @@ static void glob_literal_and_empty_patterns(void **state) {
     assert_false(discover_glob_match("a", NULL));
 }
 
+/* kiln.yml's rules match whole source-relative paths with the same glob. */
+static void glob_star_spans_folders_and_question_mark_is_one_char(void **state) {
+    (void)state;
+    assert_true(discover_glob_match("*", "a/b/c.png"));
+    assert_true(discover_glob_match("ui/*", "ui/icons/x.png"));
+    assert_true(discover_glob_match("*.png", "deep/down/x.png"));
+    assert_true(discover_glob_match("*_normal.png", "rock/rock_normal.png"));
+    assert_false(discover_glob_match("*_normal.png", "rock/rock_normal.jpg"));
+    assert_true(discover_glob_match("a?c", "abc"));
+    assert_true(discover_glob_match("a?c", "a/c")); /* ? is any one character */
+    assert_false(discover_glob_match("a?c", "ac"));
+    assert_false(discover_glob_match("a?c", "abbc"));
+    assert_true(discover_glob_match("levels/**/*.obj", "levels/a/b/map.obj"));
+    assert_false(discover_glob_match("levels/*", "props/levels/x.obj")); /* anchored */
+    assert_true(discover_glob_match("UI/*.PNG", "ui/a.png"));            /* case-insensitive */
+    assert_true(discover_glob_match("", ""));
+    assert_false(discover_glob_match("", "a"));
+    assert_true(discover_glob_match("*a*a*a*a*b", "aaaaaaaaaaaaaaaaaaaaaaaaaaaaab"));
+    assert_false(discover_glob_match("*a*a*a*a*b", "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"));
+}
+
 static void glob_with_many_stars_is_fast(void **state) {
     (void)state;
     char name[4097];
@@ -274,6 +295,7 @@ int main(void) {
         cmocka_unit_test(glob_question_mark_matches_exactly_one_character),
         cmocka_unit_test(glob_is_case_insensitive),
         cmocka_unit_test(glob_literal_and_empty_patterns),
+        cmocka_unit_test(glob_star_spans_folders_and_question_mark_is_one_char),
         cmocka_unit_test(glob_with_many_stars_is_fast),
         cmocka_unit_test(registry_lists_complete_importers),
         cmocka_unit_test(registry_matches_obj_by_file_name_case_insensitively),

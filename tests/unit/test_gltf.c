@@ -1389,8 +1389,8 @@ static void gltf_corpus_rows_import_as_expected(void **state) {
             /* the whole pipeline: import, process, write, verify */
             cook_settings settings;
             cook_settings_default(&settings);
-            settings.texture_max_size = 64;           /* textures are cooked too; keep them small */
-            strcpy(settings.texture_quality, "fast"); /* and quick to block-encode */
+            settings.texture_max_size = 64; /* textures are cooked too; keep them small */
+            settings.texture_quality = COOK_QUALITY_FAST; /* and quick to block-encode */
             cook_request request = {
                 .input_root = corpus,
                 .output_root = output,

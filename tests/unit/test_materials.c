@@ -32,7 +32,7 @@ static void cook_source(cooked *c, const char *input_root, const char *source_pa
     c->output = test_make_temp_dir(name);
     cook_settings_default(&c->settings);
     c->settings.texture_max_size = 64; /* small textures: fast under sanitizers */
-    strcpy(c->settings.texture_quality, "fast");
+    c->settings.texture_quality = COOK_QUALITY_FAST;
     cook_request request = {
         .input_root = input_root,
         .output_root = c->output,

@@ -258,7 +258,7 @@ static bool roundtrip_model(const char *corpus, const char *relative, bool quant
     cook_settings_default(&settings);
     settings.mesh_quantize_positions = quantized;
     settings.texture_max_size = 64; /* the model's textures are cooked too; keep them small */
-    strcpy(settings.texture_quality, "fast");
+    settings.texture_quality = COOK_QUALITY_FAST;
     cook_diag diag = {0};
     cook_context ctx = {.input_root = corpus,
                         .source_path = relative,

@@ -68,7 +68,7 @@ static void color_texture_is_srgb_with_full_chain_and_exact_level0(void **state)
     fixture_init(&f, "tex_color");
     /* texture.compress: false keeps the texels exact whatever format says. */
     f.settings.texture_compress = false;
-    strcpy(f.settings.texture_format, "bc7");
+    f.settings.texture_format = COOK_FORMAT_BC7;
     size_t size;
     uint8_t *bmp = make_bmp(12, 5, &size);
     cook_texture_source src = {
@@ -245,25 +245,28 @@ static void usages_pick_formats_and_settings_apply(void **state) {
     (void)state;
     struct {
         cook_texture_usage usage;
-        const char *target;
+        cook_texture_target target;
         bool compress;
         uint32_t vk;
         kiln_color_space space;
     } rows[] = {
-        {COOK_TEXTURE_DATA, "desktop", false, 37, KILN_COLOR_SPACE_LINEAR},
-        {COOK_TEXTURE_NORMAL, "desktop", false, 37, KILN_COLOR_SPACE_LINEAR},
-        {COOK_TEXTURE_SINGLE, "desktop", false, 9, KILN_COLOR_SPACE_LINEAR},
-        {COOK_TEXTURE_HDR, "desktop", false, 97, KILN_COLOR_SPACE_LINEAR},
-        {COOK_TEXTURE_COLOR, "desktop", true, 132, KILN_COLOR_SPACE_SRGB},  /* BC1: opaque, fast */
-        {COOK_TEXTURE_DATA, "desktop", true, 145, KILN_COLOR_SPACE_LINEAR}, /* BC7 */
-        {COOK_TEXTURE_NORMAL, "desktop", true, 141, KILN_COLOR_SPACE_LINEAR}, /* BC5 */
-        {COOK_TEXTURE_SINGLE, "desktop", true, 139, KILN_COLOR_SPACE_LINEAR}, /* BC4 */
-        {COOK_TEXTURE_HDR, "desktop", true, 143, KILN_COLOR_SPACE_LINEAR},    /* BC6H */
-        {COOK_TEXTURE_COLOR, "mobile", true, 166, KILN_COLOR_SPACE_SRGB},     /* ASTC 6x6 sRGB */
-        {COOK_TEXTURE_DATA, "mobile", true, 165, KILN_COLOR_SPACE_LINEAR},    /* ASTC 6x6 */
-        {COOK_TEXTURE_NORMAL, "mobile", true, 157, KILN_COLOR_SPACE_LINEAR},  /* ASTC 4x4 */
-        {COOK_TEXTURE_SINGLE, "mobile", true, 9, KILN_COLOR_SPACE_LINEAR},    /* stays R8 */
-        {COOK_TEXTURE_HDR, "mobile", true, 1000066004u, KILN_COLOR_SPACE_LINEAR},
+        {COOK_TEXTURE_DATA, COOK_TARGET_DESKTOP, false, 37, KILN_COLOR_SPACE_LINEAR},
+        {COOK_TEXTURE_NORMAL, COOK_TARGET_DESKTOP, false, 37, KILN_COLOR_SPACE_LINEAR},
+        {COOK_TEXTURE_SINGLE, COOK_TARGET_DESKTOP, false, 9, KILN_COLOR_SPACE_LINEAR},
+        {COOK_TEXTURE_HDR, COOK_TARGET_DESKTOP, false, 97, KILN_COLOR_SPACE_LINEAR},
+        {COOK_TEXTURE_COLOR, COOK_TARGET_DESKTOP, true, 132,
+         KILN_COLOR_SPACE_SRGB}, /* BC1: opaque, fast */
+        {COOK_TEXTURE_DATA, COOK_TARGET_DESKTOP, true, 145, KILN_COLOR_SPACE_LINEAR},   /* BC7 */
+        {COOK_TEXTURE_NORMAL, COOK_TARGET_DESKTOP, true, 141, KILN_COLOR_SPACE_LINEAR}, /* BC5 */
+        {COOK_TEXTURE_SINGLE, COOK_TARGET_DESKTOP, true, 139, KILN_COLOR_SPACE_LINEAR}, /* BC4 */
+        {COOK_TEXTURE_HDR, COOK_TARGET_DESKTOP, true, 143, KILN_COLOR_SPACE_LINEAR},    /* BC6H */
+        {COOK_TEXTURE_COLOR, COOK_TARGET_MOBILE, true, 166,
+         KILN_COLOR_SPACE_SRGB}, /* ASTC 6x6 sRGB */
+        {COOK_TEXTURE_DATA, COOK_TARGET_MOBILE, true, 165, KILN_COLOR_SPACE_LINEAR}, /* ASTC 6x6 */
+        {COOK_TEXTURE_NORMAL, COOK_TARGET_MOBILE, true, 157,
+         KILN_COLOR_SPACE_LINEAR},                                                   /* ASTC 4x4 */
+        {COOK_TEXTURE_SINGLE, COOK_TARGET_MOBILE, true, 9, KILN_COLOR_SPACE_LINEAR}, /* stays R8 */
+        {COOK_TEXTURE_HDR, COOK_TARGET_MOBILE, true, 1000066004u, KILN_COLOR_SPACE_LINEAR},
     };
     size_t size;
     uint8_t *bmp = make_bmp(64, 32, &size);
@@ -273,8 +276,8 @@ static void usages_pick_formats_and_settings_apply(void **state) {
         f.settings.texture_max_size = 16;
         f.settings.texture_mipmaps = i != 0;
         f.settings.texture_compress = rows[i].compress;
-        strcpy(f.settings.texture_quality, "fast");
-        strcpy(f.settings.texture_target, rows[i].target);
+        f.settings.texture_quality = COOK_QUALITY_FAST;
+        f.settings.texture_target = rows[i].target;
         cook_texture_source src = {
             .name = "a.bmp", .bytes = bmp, .size = size, .usage = rows[i].usage};
         if (!cook_texture(&f.ctx, f.out, &src, "a", "a.ktx2", true, &f.result))
@@ -298,27 +301,29 @@ static void usages_pick_formats_and_settings_apply(void **state) {
 static void unusable_forced_format_names_the_rule(void **state) {
     (void)state;
     struct {
-        const char *format;
+        cook_texture_format format;
         cook_texture_usage usage;
         const char *why;
     } rows[] = {
-        {"bc4", COOK_TEXTURE_COLOR, "colour map"},    {"bc5", COOK_TEXTURE_COLOR, "two channels"},
-        {"bc4", COOK_TEXTURE_NORMAL, "one channel"},  {"bc6h", COOK_TEXTURE_DATA, "LDR"},
-        {"bc7", COOK_TEXTURE_HDR, "HDR image needs"},
+        {COOK_FORMAT_BC4, COOK_TEXTURE_COLOR, "colour map"},
+        {COOK_FORMAT_BC5, COOK_TEXTURE_COLOR, "two channels"},
+        {COOK_FORMAT_BC4, COOK_TEXTURE_NORMAL, "one channel"},
+        {COOK_FORMAT_BC6H, COOK_TEXTURE_DATA, "LDR"},
+        {COOK_FORMAT_BC7, COOK_TEXTURE_HDR, "HDR image needs"},
     };
     size_t size;
     uint8_t *bmp = make_bmp(8, 8, &size);
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
         fixture f;
         fixture_init(&f, "tex_forced");
-        strcpy(f.settings.texture_format, rows[i].format);
+        f.settings.texture_format = rows[i].format;
         strcpy(f.settings.texture_format_origin, "rule 'match: *.bmp' (kiln.yml:12)");
         cook_texture_source src = {
             .name = "art/a.bmp", .bytes = bmp, .size = size, .usage = rows[i].usage};
         assert_false(cook_texture(&f.ctx, f.out, &src, "a", "a.ktx2", false, &f.result));
         const char *text = (const char *)f.diag.text.data;
         assert_non_null(strstr(text, "art/a.bmp"));
-        assert_non_null(strstr(text, rows[i].format));
+        assert_non_null(strstr(text, cook_texture_format_names[rows[i].format]));
         assert_non_null(strstr(text, "rule 'match: *.bmp' (kiln.yml:12)"));
         assert_non_null(strstr(text, rows[i].why));
         assert_int_equal(f.result.outputs.count, 0);

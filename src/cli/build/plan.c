@@ -26,7 +26,7 @@ static bool mark_matches(const build_plan *plan, char *const *globs, size_t coun
     for (size_t g = 0; g < count; g++) {
         bool matched = false;
         for (size_t i = 0; i < plan->sources.count; i++) {
-            if (config_glob_match(globs[g], plan->sources.items[i])) {
+            if (discover_glob_match(globs[g], plan->sources.items[i])) {
                 plan->wanted[i] = true;
                 matched = true;
             }

@@ -22,7 +22,7 @@
 
 static bool matches_any(const strlist *globs, const char *path) {
     for (size_t i = 0; i < globs->count; i++) {
-        if (config_glob_match(globs->items[i], path))
+        if (discover_glob_match(globs->items[i], path))
             return true;
     }
     return false;

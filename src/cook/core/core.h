@@ -109,6 +109,44 @@ void diag_free(cook_diag *diag);
  * per asset by the CLI from kiln.yml
  * ------------------------------------------------------------------------- */
 
+/* texture.format: what a texture is stored as; `auto` picks by its usage and
+ * texture.target (drivers/texture.c). */
+typedef enum cook_texture_format {
+    COOK_FORMAT_AUTO,
+    COOK_FORMAT_RGBA8, /* uncompressed */
+    COOK_FORMAT_BC1,
+    COOK_FORMAT_BC3,
+    COOK_FORMAT_BC4,
+    COOK_FORMAT_BC5,
+    COOK_FORMAT_BC6H,
+    COOK_FORMAT_BC7,
+    COOK_FORMAT_ASTC_4X4,
+    COOK_FORMAT_ASTC_5X5,
+    COOK_FORMAT_ASTC_6X6,
+    COOK_FORMAT_ASTC_8X8,
+} cook_texture_format;
+
+/* texture.quality: the block encoders' effort. */
+typedef enum cook_quality {
+    COOK_QUALITY_FAST,
+    COOK_QUALITY_NORMAL,
+    COOK_QUALITY_BEST,
+} cook_quality;
+
+/* texture.target: what `auto` compresses for. */
+typedef enum cook_texture_target {
+    COOK_TARGET_DESKTOP, /* BCn */
+    COOK_TARGET_MOBILE,  /* ASTC */
+} cook_texture_target;
+
+/* The names of the values, indexed by value, NULL-terminated: as written in
+ * kiln.yml and in the settings JSON ("astc-6x6", "best", "mobile"). */
+extern const char *const cook_texture_format_names[];
+extern const char *const cook_quality_names[];
+extern const char *const cook_texture_target_names[];
+/* The value named `name` in a NULL-terminated `names` table, or -1. */
+int cook_names_find(const char *const *names, const char *name);
+
 typedef struct cook_settings {
     bool mesh_merge;
     bool mesh_meshlets;
@@ -119,9 +157,9 @@ typedef struct cook_settings {
     float mesh_lod_ratios[KILN_MESH_MAX_LODS - 1];
     bool mesh_quantize_positions;
     bool texture_compress;
-    char texture_format[16]; /* auto, rgba8, bc1 ... bc7, astc-4x4 ... astc-8x8 */
-    char texture_quality[8]; /* fast, normal, best */
-    char texture_target[8];  /* desktop (BCn) or mobile (ASTC): what `auto` picks */
+    cook_texture_format texture_format;
+    cook_quality texture_quality;
+    cook_texture_target texture_target;
     uint32_t texture_max_size;
     bool texture_mipmaps;
     uint32_t texture_max_dimension; /* decode limit per side (default 16384) */
@@ -135,6 +173,49 @@ typedef struct cook_settings {
     char texture_format_origin[160]; /* who set texture.format, for messages ("" = default) */
 } cook_settings;
 
+/* How a settings key's value is written and stored. */
+typedef enum cook_setting_type {
+    COOK_SETTING_BOOL,   /* bool: true / false */
+    COOK_SETTING_UINT,   /* uint32_t: a whole number from min to max */
+    COOK_SETTING_INT,    /* int: a whole number from min to max */
+    COOK_SETTING_RATIOS, /* float[]: up to max fractions in (0, 1], their count at count_offset */
+    COOK_SETTING_ENUM,   /* an enum: one of names, the value is its index */
+} cook_setting_type;
+
+/* One key of the configuration vocabulary. */
+typedef struct cook_setting {
+    const char *name; /* "mesh.merge": in kiln.yml, the JSON, messages */
+    cook_setting_type type;
+    size_t offset;               /* of the value in cook_settings */
+    size_t size;                 /* of the value (RATIOS: the whole array) */
+    size_t count_offset;         /* RATIOS: of the uint32_t count of ratios */
+    long min, max;               /* UINT, INT: the range; RATIOS: max is the most ratios */
+    const char *zero_error;      /* UINT, INT: why 0 is refused though in range, else NULL */
+    const char *const *names;    /* ENUM: the value names */
+    long default_value;          /* BOOL (0/1), UINT, INT, ENUM; RATIOS: how many */
+    const float *default_ratios; /* RATIOS */
+    const char *description;     /* one line */
+} cook_setting;
+
+/* Every settings key, sorted by name (the JSON's key order). Only these are
+ * settings: threads, mesh_chunk_triangles and texture_format_origin are not. */
+extern const cook_setting cook_setting_table[];
+extern const size_t cook_setting_count;
+
+/* The key named `name` ("mesh.lods"), or NULL. */
+const cook_setting *cook_setting_find(const char *name);
+/* True when `name` is the part before the dot of some key ("mesh"): kiln.yml
+ * may nest a group's keys under it. */
+bool cook_setting_is_group(const char *name);
+/* BOOL, UINT, INT, ENUM: the value of `key` in `settings`, and setting it. */
+long cook_setting_get(const cook_setting *key, const cook_settings *settings);
+void cook_setting_set(const cook_setting *key, cook_settings *settings, long value);
+/* RATIOS: the array of `key` in `settings` and its count. */
+float *cook_setting_ratios(const cook_setting *key, cook_settings *settings, uint32_t **count);
+/* Copies the value of `key` (for RATIOS, the count and the whole array). */
+void cook_setting_copy(const cook_setting *key, cook_settings *to, const cook_settings *from);
+
+/* Every key at its table default; everything else zero. */
 void cook_settings_default(cook_settings *settings);
 /* The settings as a JSON object, keys sorted: part of metadata and cache keys. */
 void cook_settings_to_json(const cook_settings *settings, bytebuf *out);

@@ -1,51 +1,223 @@
-/* settings.c — the resolved settings of one asset (DESIGN.md vocabulary). */
+/*
+ * settings.c — the configuration vocabulary (DESIGN.md): one table of the
+ * settings keys, from which the defaults, the settings JSON and the kiln.yml
+ * parser (src/cli/config.c) all derive.
+ */
 #include <string.h>
 
 #include "cook/core/core.h"
 
+const char *const cook_texture_format_names[] = {
+    [COOK_FORMAT_AUTO] = "auto",         [COOK_FORMAT_RGBA8] = "rgba8",
+    [COOK_FORMAT_BC1] = "bc1",           [COOK_FORMAT_BC3] = "bc3",
+    [COOK_FORMAT_BC4] = "bc4",           [COOK_FORMAT_BC5] = "bc5",
+    [COOK_FORMAT_BC6H] = "bc6h",         [COOK_FORMAT_BC7] = "bc7",
+    [COOK_FORMAT_ASTC_4X4] = "astc-4x4", [COOK_FORMAT_ASTC_5X5] = "astc-5x5",
+    [COOK_FORMAT_ASTC_6X6] = "astc-6x6", [COOK_FORMAT_ASTC_8X8] = "astc-8x8",
+    [COOK_FORMAT_ASTC_8X8 + 1] = NULL,
+};
+const char *const cook_quality_names[] = {
+    [COOK_QUALITY_FAST] = "fast",
+    [COOK_QUALITY_NORMAL] = "normal",
+    [COOK_QUALITY_BEST] = "best",
+    [COOK_QUALITY_BEST + 1] = NULL,
+};
+const char *const cook_texture_target_names[] = {
+    [COOK_TARGET_DESKTOP] = "desktop",
+    [COOK_TARGET_MOBILE] = "mobile",
+    [COOK_TARGET_MOBILE + 1] = NULL,
+};
+
+/* ENUM values are read and written as int. */
+_Static_assert(sizeof(cook_texture_format) == sizeof(int) && sizeof(cook_quality) == sizeof(int) &&
+                   sizeof(cook_texture_target) == sizeof(int),
+               "settings enums are int-sized");
+
+int cook_names_find(const char *const *names, const char *name) {
+    for (int i = 0; name != NULL && names[i] != NULL; i++) {
+        if (strcmp(names[i], name) == 0)
+            return i;
+    }
+    return -1;
+}
+
+static const float default_lod_ratios[] = {0.5f, 0.25f};
+
+#define FIELD(field)                                                                               \
+    .offset = offsetof(cook_settings, field), .size = sizeof(((cook_settings *)0)->field)
+#define SETTING_BOOL(key, field, value, text)                                                      \
+    {                                                                                              \
+        .name = key, .type = COOK_SETTING_BOOL, FIELD(field), .default_value = value,              \
+        .description = text                                                                        \
+    }
+#define SETTING_UINT(key, field, low, high, value, text)                                           \
+    {                                                                                              \
+        .name = key, .type = COOK_SETTING_UINT, FIELD(field), .min = low, .max = high,             \
+        .default_value = value, .description = text                                                \
+    }
+#define SETTING_ENUM(key, field, table, value, text)                                               \
+    {                                                                                              \
+        .name = key, .type = COOK_SETTING_ENUM, FIELD(field), .names = table,                      \
+        .default_value = value, .description = text                                                \
+    }
+
+/* Sorted by name: cook_settings_to_json writes the keys in this order. */
+const cook_setting cook_setting_table[] = {
+    {.name = "mesh.lod_ratios",
+     .type = COOK_SETTING_RATIOS,
+     FIELD(mesh_lod_ratios),
+     .count_offset = offsetof(cook_settings, mesh_lod_ratio_count),
+     .max = KILN_MESH_MAX_LODS - 1,
+     .default_value = sizeof default_lod_ratios / sizeof default_lod_ratios[0],
+     .default_ratios = default_lod_ratios,
+     .description = "triangle count of each reduced level as a fraction of the full mesh; "
+                    "later levels halve"},
+    SETTING_UINT("mesh.lods", mesh_lods, 0, KILN_MESH_MAX_LODS - 1, 2,
+                 "reduced levels of detail built besides the full mesh"),
+    SETTING_BOOL("mesh.merge", mesh_merge, false,
+                 "bake static node transforms into one world-space mesh"),
+    SETTING_UINT("mesh.meshlet_triangles", mesh_meshlet_triangles, 1, 512, 124,
+                 "most triangles in one meshlet"),
+    SETTING_UINT("mesh.meshlet_vertices", mesh_meshlet_vertices, 3, 255, 64,
+                 "most vertices in one meshlet"),
+    SETTING_BOOL("mesh.meshlets", mesh_meshlets, true,
+                 "split meshes into meshlets for mesh shaders and cluster culling"),
+    SETTING_BOOL("mesh.quantize_positions", mesh_quantize_positions, false,
+                 "store positions as 16-bit integers with a scale, not 32-bit floats"),
+    SETTING_BOOL("texture.compress", texture_compress, true,
+                 "GPU block compression; false keeps the texels exact (+ Zstd)"),
+    SETTING_ENUM("texture.format", texture_format, cook_texture_format_names, COOK_FORMAT_AUTO,
+                 "what textures are stored as; auto picks by usage and texture.target"),
+    SETTING_UINT("texture.max_dimension", texture_max_dimension, 1, 65536, 16384,
+                 "largest width or height a source image may have; bigger ones are refused"),
+    SETTING_UINT("texture.max_size", texture_max_size, 1, 65536, 4096,
+                 "largest width or height cooked; bigger images are downscaled"),
+    SETTING_BOOL("texture.mipmaps", texture_mipmaps, true, "generate the full mip chain"),
+    SETTING_ENUM("texture.quality", texture_quality, cook_quality_names, COOK_QUALITY_NORMAL,
+                 "block encoder effort"),
+    SETTING_ENUM("texture.target", texture_target, cook_texture_target_names, COOK_TARGET_DESKTOP,
+                 "what auto compresses for: desktop (BCn) or mobile (ASTC)"),
+    /* BENCHMARKS.md: 2 is ~20% faster than 3, ~4.5% larger. Zstd reads 0 as
+     * "its default" (3), so 0 is no level; negative levels are its fast modes. */
+    {.name = "texture.zstd_level",
+     .type = COOK_SETTING_INT,
+     FIELD(texture_zstd_level),
+     .min = -7,
+     .max = 22,
+     .zero_error = "0 is not a level; use -7 to -1 (fast) or 1 to 22",
+     .default_value = 2,
+     .description = "Zstd level of the KTX2 supercompression"},
+};
+const size_t cook_setting_count = sizeof cook_setting_table / sizeof cook_setting_table[0];
+
+const cook_setting *cook_setting_find(const char *name) {
+    for (size_t i = 0; i < cook_setting_count; i++) {
+        if (strcmp(cook_setting_table[i].name, name) == 0)
+            return &cook_setting_table[i];
+    }
+    return NULL;
+}
+
+bool cook_setting_is_group(const char *name) {
+    size_t length = strlen(name);
+    for (size_t i = 0; i < cook_setting_count; i++) {
+        const char *key = cook_setting_table[i].name;
+        if (strncmp(key, name, length) == 0 && key[length] == '.')
+            return true;
+    }
+    return false;
+}
+
+long cook_setting_get(const cook_setting *key, const cook_settings *settings) {
+    const void *value = (const char *)settings + key->offset;
+    switch (key->type) {
+    case COOK_SETTING_BOOL:
+        return *(const bool *)value;
+    case COOK_SETTING_UINT:
+        return (long)*(const uint32_t *)value;
+    case COOK_SETTING_INT:
+    case COOK_SETTING_ENUM:
+        return *(const int *)value;
+    case COOK_SETTING_RATIOS:
+        break;
+    }
+    return 0;
+}
+
+void cook_setting_set(const cook_setting *key, cook_settings *settings, long value) {
+    void *field = (char *)settings + key->offset;
+    switch (key->type) {
+    case COOK_SETTING_BOOL:
+        *(bool *)field = value != 0;
+        break;
+    case COOK_SETTING_UINT:
+        *(uint32_t *)field = (uint32_t)value;
+        break;
+    case COOK_SETTING_INT:
+    case COOK_SETTING_ENUM:
+        *(int *)field = (int)value;
+        break;
+    case COOK_SETTING_RATIOS:
+        break;
+    }
+}
+
+float *cook_setting_ratios(const cook_setting *key, cook_settings *settings, uint32_t **count) {
+    *count = (uint32_t *)(void *)((char *)settings + key->count_offset);
+    return (float *)(void *)((char *)settings + key->offset);
+}
+
+void cook_setting_copy(const cook_setting *key, cook_settings *to, const cook_settings *from) {
+    memcpy((char *)to + key->offset, (const char *)from + key->offset, key->size);
+    if (key->type == COOK_SETTING_RATIOS)
+        memcpy((char *)to + key->count_offset, (const char *)from + key->count_offset,
+               sizeof(uint32_t));
+}
+
 void cook_settings_default(cook_settings *settings) {
     memset(settings, 0, sizeof *settings);
-    settings->mesh_merge = false;
-    settings->mesh_meshlets = true;
-    settings->mesh_meshlet_vertices = 64;
-    settings->mesh_meshlet_triangles = 124;
-    settings->mesh_lods = 2;
-    settings->mesh_lod_ratio_count = 2;
-    settings->mesh_lod_ratios[0] = 0.5f;
-    settings->mesh_lod_ratios[1] = 0.25f;
-    settings->mesh_quantize_positions = false;
-    settings->texture_compress = true;
-    strcpy(settings->texture_format, "auto");
-    strcpy(settings->texture_quality, "normal");
-    strcpy(settings->texture_target, "desktop");
-    settings->texture_max_size = 4096;
-    settings->texture_mipmaps = true;
-    settings->texture_max_dimension = 16384;
-    settings->texture_zstd_level = 2; /* BENCHMARKS.md: ~20% faster than 3, ~4.5% larger */
+    for (size_t i = 0; i < cook_setting_count; i++) {
+        const cook_setting *key = &cook_setting_table[i];
+        if (key->type == COOK_SETTING_RATIOS) {
+            uint32_t *count;
+            float *ratios = cook_setting_ratios(key, settings, &count);
+            *count = (uint32_t)key->default_value;
+            memcpy(ratios, key->default_ratios, *count * sizeof *ratios);
+        } else {
+            cook_setting_set(key, settings, key->default_value);
+        }
+    }
 }
 
 void cook_settings_to_json(const cook_settings *s, bytebuf *out) {
     /* Keys sorted, fixed formatting: the text is part of cache keys. */
-    bytebuf_printf(out, "{\"mesh.lod_ratios\":[");
-    for (uint32_t i = 0; i < s->mesh_lod_ratio_count; i++)
-        bytebuf_printf(out, "%s%.9g", i ? "," : "", (double)s->mesh_lod_ratios[i]);
-    bytebuf_printf(out,
-                   "],\"mesh.lods\":%u,\"mesh.merge\":%s,\"mesh.meshlet_triangles\":%u,"
-                   "\"mesh.meshlet_vertices\":%u,\"mesh.meshlets\":%s,"
-                   "\"mesh.quantize_positions\":%s,\"texture.compress\":%s,"
-                   "\"texture.format\":",
-                   s->mesh_lods, s->mesh_merge ? "true" : "false", s->mesh_meshlet_triangles,
-                   s->mesh_meshlet_vertices, s->mesh_meshlets ? "true" : "false",
-                   s->mesh_quantize_positions ? "true" : "false",
-                   s->texture_compress ? "true" : "false");
-    bytebuf_append_json_string(out, s->texture_format);
-    bytebuf_printf(out,
-                   ",\"texture.max_dimension\":%u,\"texture.max_size\":%u,"
-                   "\"texture.mipmaps\":%s,\"texture.quality\":",
-                   s->texture_max_dimension, s->texture_max_size,
-                   s->texture_mipmaps ? "true" : "false");
-    bytebuf_append_json_string(out, s->texture_quality);
-    bytebuf_printf(out, ",\"texture.target\":");
-    bytebuf_append_json_string(out, s->texture_target);
-    bytebuf_printf(out, ",\"texture.zstd_level\":%d}", s->texture_zstd_level);
+    for (size_t i = 0; i < cook_setting_count; i++) {
+        const cook_setting *key = &cook_setting_table[i];
+        bytebuf_printf(out, "%s\"%s\":", i ? "," : "{", key->name);
+        long value = cook_setting_get(key, s);
+        switch (key->type) {
+        case COOK_SETTING_BOOL:
+            bytebuf_printf(out, "%s", value ? "true" : "false");
+            break;
+        case COOK_SETTING_UINT:
+            bytebuf_printf(out, "%u", (unsigned)value);
+            break;
+        case COOK_SETTING_INT:
+            bytebuf_printf(out, "%d", (int)value);
+            break;
+        case COOK_SETTING_ENUM:
+            bytebuf_append_json_string(out, key->names[value]);
+            break;
+        case COOK_SETTING_RATIOS: {
+            const float *ratios = (const float *)(const void *)((const char *)s + key->offset);
+            uint32_t count = *(const uint32_t *)(const void *)((const char *)s + key->count_offset);
+            bytebuf_printf(out, "[");
+            for (uint32_t r = 0; r < count; r++)
+                bytebuf_printf(out, "%s%.9g", r ? "," : "", (double)ratios[r]);
+            bytebuf_printf(out, "]");
+            break;
+        }
+        }
+    }
+    bytebuf_printf(out, "}");
 }

@@ -16,7 +16,11 @@
 
 #include "cook/core/core.h"
 
-/* Glob on one path component: '*' any run, '?' one char, case-insensitive. */
+/* The one glob of kiln: importer patterns on a file name ("*.obj") and
+ * kiln.yml's rules, roots and always on a whole source-relative path
+ * ("ui/icons/x.png"). '*' matches any run of characters, '/' included (so
+ * `**` means the same as `*`); '?' exactly one character; everything else is
+ * literal, ASCII letters compared without case. False when either is NULL. */
 bool discover_glob_match(const char *pattern, const char *name);
 
 /* Lists every regular file under `root` (relative paths, '/'-separated, sorted

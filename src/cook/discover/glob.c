@@ -1,4 +1,5 @@
-/* glob.c — glob patterns on names (importer patterns, kiln.yml rules). */
+/* glob.c — the one glob matcher: importer patterns on file names, kiln.yml's
+ * rules, roots and always on source-relative paths (discover.h). */
 #include <stddef.h>
 
 #include "cook/discover/discover.h"

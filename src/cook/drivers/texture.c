@@ -82,6 +82,14 @@ static uint32_t astc_vk_format(uint8_t size, bool hdr, bool srgb) {
     return table[row][hdr ? 2 : srgb ? 1 : 0];
 }
 
+/* The square block size of an ASTC format, 0 for the others. */
+static uint8_t astc_block_size(cook_texture_format format) {
+    static const uint8_t sizes[] = {4, 5, 6, 8}; /* COOK_FORMAT_ASTC_4X4 ... _8X8 */
+    if (format < COOK_FORMAT_ASTC_4X4 || format > COOK_FORMAT_ASTC_8X8)
+        return 0;
+    return sizes[format - COOK_FORMAT_ASTC_4X4];
+}
+
 /* True when no texel of any of the `count` images is translucent. */
 static bool images_opaque(const ir_decoded_image *images, uint32_t count) {
     for (uint32_t f = 0; f < count; f++) {
@@ -105,27 +113,27 @@ static const char *choose_format(const cook_settings *s, cook_texture_usage usag
     bool hdr = usage == COOK_TEXTURE_HDR;
     bool srgb = usage == COOK_TEXTURE_COLOR;
     *out = (texture_format){.vk_format = vk_format_for(usage), .srgb = srgb};
-    const char *format = s->texture_format;
-    if (!s->texture_compress || strcmp(format, "rgba8") == 0)
+    cook_texture_format format = s->texture_format;
+    if (!s->texture_compress || format == COOK_FORMAT_RGBA8)
         return NULL;
-    if (strcmp(format, "auto") == 0) {
-        bool mobile = strcmp(s->texture_target, "mobile") == 0;
-        if (mobile) {
+    if (format == COOK_FORMAT_AUTO) {
+        if (s->texture_target == COOK_TARGET_MOBILE) {
             if (usage == COOK_TEXTURE_SINGLE)
                 return NULL; /* ASTC 4x4 is 8 bits per texel, as R8 is: keep it exact */
-            format = usage == COOK_TEXTURE_NORMAL ? "astc-4x4" : "astc-6x6";
+            format = usage == COOK_TEXTURE_NORMAL ? COOK_FORMAT_ASTC_4X4 : COOK_FORMAT_ASTC_6X6;
         } else {
-            format = usage == COOK_TEXTURE_NORMAL   ? "bc5"
-                     : usage == COOK_TEXTURE_SINGLE ? "bc4"
-                     : hdr                          ? "bc6h"
-                                                    : "bc7";
-            if (usage == COOK_TEXTURE_COLOR && strcmp(s->texture_quality, "fast") == 0 &&
+            format = usage == COOK_TEXTURE_NORMAL   ? COOK_FORMAT_BC5
+                     : usage == COOK_TEXTURE_SINGLE ? COOK_FORMAT_BC4
+                     : hdr                          ? COOK_FORMAT_BC6H
+                                                    : COOK_FORMAT_BC7;
+            if (usage == COOK_TEXTURE_COLOR && s->texture_quality == COOK_QUALITY_FAST &&
                 images_opaque(images, count))
-                format = "bc1";
+                format = COOK_FORMAT_BC1;
         }
     }
-    if (strncmp(format, "astc-", 5) == 0) {
-        out->astc_size = (uint8_t)(format[5] - '0');
+    uint8_t astc_size = astc_block_size(format);
+    if (astc_size != 0) {
+        out->astc_size = astc_size;
         out->block = hdr ? BLOCK_FORMAT_ASTC_HDR : BLOCK_FORMAT_ASTC_LDR;
         out->vk_format = astc_vk_format(out->astc_size, hdr, srgb);
         return NULL;
@@ -133,7 +141,7 @@ static const char *choose_format(const cook_settings *s, cook_texture_usage usag
     bool grey = true;
     for (uint32_t f = 0; f < count; f++)
         grey = grey && images[f].source_channels <= 2;
-    if (strcmp(format, "bc6h") == 0) {
+    if (format == COOK_FORMAT_BC6H) {
         if (!hdr)
             return "bc6h is for HDR images and this one is LDR";
         out->block = BLOCK_FORMAT_BC6H;
@@ -142,7 +150,7 @@ static const char *choose_format(const cook_settings *s, cook_texture_usage usag
     }
     if (hdr)
         return "an HDR image needs bc6h, astc-NxN or rgba8 (half floats)";
-    if (strcmp(format, "bc4") == 0) {
+    if (format == COOK_FORMAT_BC4) {
         if (usage == COOK_TEXTURE_COLOR)
             return "bc4 stores one linear channel and this is a colour map (sRGB RGB)";
         if (usage != COOK_TEXTURE_SINGLE && !(usage == COOK_TEXTURE_DATA && grey))
@@ -151,14 +159,14 @@ static const char *choose_format(const cook_settings *s, cook_texture_usage usag
         out->vk_format = KTX2_VK_FORMAT_BC4_UNORM;
         return NULL;
     }
-    if (strcmp(format, "bc5") == 0) {
+    if (format == COOK_FORMAT_BC5) {
         if (usage != COOK_TEXTURE_NORMAL)
             return "bc5 stores two channels (normal maps' X and Y), not a colour or data map";
         out->block = BLOCK_FORMAT_BC5;
         out->vk_format = KTX2_VK_FORMAT_BC5_UNORM;
         return NULL;
     }
-    if (strcmp(format, "bc1") == 0) {
+    if (format == COOK_FORMAT_BC1) {
         bool opaque = images_opaque(images, count);
         out->block = opaque ? BLOCK_FORMAT_BC1 : BLOCK_FORMAT_BC1A;
         out->vk_format =
@@ -166,12 +174,12 @@ static const char *choose_format(const cook_settings *s, cook_texture_usage usag
                    : (srgb ? KTX2_VK_FORMAT_BC1_RGBA_SRGB : KTX2_VK_FORMAT_BC1_RGBA_UNORM);
         return NULL;
     }
-    if (strcmp(format, "bc3") == 0) {
+    if (format == COOK_FORMAT_BC3) {
         out->block = BLOCK_FORMAT_BC3;
         out->vk_format = srgb ? KTX2_VK_FORMAT_BC3_SRGB : KTX2_VK_FORMAT_BC3_UNORM;
         return NULL;
     }
-    if (strcmp(format, "bc7") == 0) {
+    if (format == COOK_FORMAT_BC7) {
         out->block = BLOCK_FORMAT_BC7;
         out->vk_format = srgb ? KTX2_VK_FORMAT_BC7_SRGB : KTX2_VK_FORMAT_BC7_UNORM;
         return NULL;
@@ -185,10 +193,8 @@ static uint8_t *encode_block_level(const texture_format *f, const cook_settings 
                                    const float *levelf, const uint8_t *rgba8, uint32_t width,
                                    uint32_t height, size_t *size, char *reason,
                                    size_t reason_size) {
-    block_quality quality = BLOCK_QUALITY_NORMAL;
-    block_quality_parse(s->texture_quality, &quality); /* validated by the config */
     block_image_desc desc = {.format = f->block,
-                             .quality = quality,
+                             .quality = (block_quality)s->texture_quality,
                              .width = width,
                              .height = height,
                              .srgb = f->srgb,
@@ -385,8 +391,9 @@ bool cook_texture_set(cook_context *ctx, const char *output_root, texture_set *s
         const char *origin = settings->texture_format_origin;
         diag_error(ctx->diag, set->name, 0,
                    "texture.format '%s'%s%s%s cannot be used for this %s texture: %s",
-                   settings->texture_format, origin[0] ? " (set by " : "", origin,
-                   origin[0] ? ")" : "", usage_name(set->usage), unusable);
+                   cook_texture_format_names[settings->texture_format],
+                   origin[0] ? " (set by " : "", origin, origin[0] ? ")" : "",
+                   usage_name(set->usage), unusable);
         return false;
     }
     /* Level i holds every image's level i, image after image (KTX2 face order). */

@@ -17,17 +17,6 @@
 #include "cook/core/parallel.h"
 #include "cook/encode/encode.h"
 
-bool block_quality_parse(const char *name, block_quality *out) {
-    static const char *const names[] = {"fast", "normal", "best"};
-    for (int i = 0; i < 3; i++) {
-        if (name != NULL && strcmp(name, names[i]) == 0) {
-            *out = (block_quality)i;
-            return true;
-        }
-    }
-    return false;
-}
-
 const char *block_format_name(block_format format) {
     switch (format) {
     case BLOCK_FORMAT_BC1:

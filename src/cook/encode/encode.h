@@ -30,14 +30,13 @@
 
 #include "cook/core/core.h"
 
+/* The encoders' effort: texture.quality's values (cook_quality), so a setting
+ * converts with a cast. */
 typedef enum block_quality {
-    BLOCK_QUALITY_FAST = 0,
-    BLOCK_QUALITY_NORMAL = 1,
-    BLOCK_QUALITY_BEST = 2,
+    BLOCK_QUALITY_FAST = COOK_QUALITY_FAST,
+    BLOCK_QUALITY_NORMAL = COOK_QUALITY_NORMAL,
+    BLOCK_QUALITY_BEST = COOK_QUALITY_BEST,
 } block_quality;
-
-/* Parses "fast" / "normal" / "best"; false for anything else. */
-bool block_quality_parse(const char *name, block_quality *out);
 
 /* ---- per 4x4 block --------------------------------------------------------- */
 
