@@ -129,7 +129,7 @@ typedef struct cook_settings {
     uint32_t texture_max_dimension; /* decode limit per side (default 16384) */
     int texture_zstd_level;         /* Zstd level for KTX2 supercompression (default 2) */
     /* Not settings of the output (left out of the JSON and cache keys): */
-    uint32_t threads; /* threads one asset may use (the -j count; cook/parallel.h) */
+    uint32_t threads; /* threads one asset may use (the -j count; core/parallel.h) */
     /* Triangles per chunk of a large submesh (process/chunks.c); 0 means
      * KILN_MESH_CHUNK_TRIANGLES. It does change the output: only tests set it,
      * to reach the chunked path with small meshes. */
