@@ -7,7 +7,6 @@
  *   build/       the modules of `kiln build` (build/build.h)
  *   options.c    getopt_long helpers and usage errors
  *   paths.c      small path helpers
- *   jobs.c       the worker pool
  *   progress.c   what a build prints while it runs
  *
  * Output conventions: results go to stdout; diagnostics (`path: error: …`),
@@ -33,7 +32,6 @@ enum {
 #define CLI_DEFAULT_INPUT "assets"
 #define CLI_DEFAULT_OUTPUT "runtime"
 #define CLI_CONFIG_FILE "kiln.yml"
-#define CLI_MAX_JOBS 1024
 
 /* ---------------------------------------------------------------------------
  * Commands: argv[0] is the command's name, its options follow.
@@ -112,21 +110,6 @@ int cli_compare_strings(const void *a, const void *b);
 /* The runtime's message without the "<file>: " it starts with, for printing
  * after "<path>: error: ". */
 const char *cli_kiln_error_detail(const kiln_error *error, const char *path);
-
-/* ---------------------------------------------------------------------------
- * jobs.c — a fixed pool of worker threads over an index range
- * ------------------------------------------------------------------------- */
-
-typedef void (*job_fn)(void *context, size_t index);
-
-/* Calls fn(context, i) exactly once for every i in [0, count), on up to
- * `workers` threads (the calling thread is one of them), and returns when all
- * calls are done. Indices are handed out in increasing order. If threads
- * cannot be created the remaining workers (at least the caller) do the work. */
-void jobs_run(size_t count, unsigned workers, job_fn fn, void *context);
-
-/* Online processor count, at least 1. */
-unsigned jobs_default_count(void);
 
 /* ---------------------------------------------------------------------------
  * progress.c — a build's live output, safe to call from every worker

@@ -65,7 +65,8 @@ void cmd_build_usage(FILE *out) {
             "Options:\n"
             "  -i, --input DIR    folder of source assets (default: kiln.yml's, else %s)\n"
             "  -o, --output DIR   folder for cooked files (default: kiln.yml's, else %s)\n"
-            "  -j, --jobs N       cook N assets in parallel, 1..%d\n"
+            "  -j, --jobs N       run on N threads, 1..%u: assets cook side by side and\n"
+            "                     a large asset's work is spread over the idle ones\n"
             "                     (default: the number of online processors)\n"
             "      --config FILE  read FILE instead of looking for " CLI_CONFIG_FILE "\n"
             "      --preset NAME  apply the preset NAME of kiln.yml (overrides `preset:`)\n"
@@ -86,7 +87,7 @@ void cmd_build_usage(FILE *out) {
             "Exit status: 0 when every asset cooked, 1 when any asset failed (the\n"
             "others are still written) or kiln.yml has an error, 2 for a command-line\n"
             "mistake.\n",
-            CLI_DEFAULT_INPUT, CLI_DEFAULT_OUTPUT, CLI_MAX_JOBS);
+            CLI_DEFAULT_INPUT, CLI_DEFAULT_OUTPUT, PARALLEL_MAX_THREADS);
 }
 
 /* ---------------------------------------------------------------------------
@@ -99,7 +100,7 @@ static bool parse_job_count(const char *text, unsigned *jobs) {
     char *end = NULL;
     errno = 0;
     unsigned long value = strtoul(text, &end, 10);
-    if (errno != 0 || *end != '\0' || value < 1 || value > CLI_MAX_JOBS)
+    if (errno != 0 || *end != '\0' || value < 1 || value > PARALLEL_MAX_THREADS)
         return false;
     *jobs = (unsigned)value;
     return true;
@@ -107,7 +108,7 @@ static bool parse_job_count(const char *text, unsigned *jobs) {
 
 /* Returns -1 to go on building, otherwise the exit status. */
 static int parse_build_options(int argc, char **argv, build_options *options) {
-    *options = (build_options){.jobs = jobs_default_count(), .verbosity = PROGRESS_NORMAL};
+    *options = (build_options){.jobs = parallel_cpu_count(), .verbosity = PROGRESS_NORMAL};
     bool quiet = false, verbose = false;
     cli_getopt_reset();
     int option;
@@ -122,8 +123,8 @@ static int parse_build_options(int argc, char **argv, build_options *options) {
             break;
         case 'j':
             if (!parse_job_count(optarg, &options->jobs))
-                return cli_usage_error(COMMAND, "invalid job count '%s' (expected 1..%d)", optarg,
-                                       CLI_MAX_JOBS);
+                return cli_usage_error(COMMAND, "invalid job count '%s' (expected 1..%u)", optarg,
+                                       PARALLEL_MAX_THREADS);
             break;
         case OPTION_CONFIG:
             options->config = optarg;
@@ -346,7 +347,7 @@ static int build(const build_options *options, const build_setup *setup) {
     } else if (!build_plan_make(options, setup, &plan)) {
         status = CLI_EXIT_FAILURE;
     } else {
-        /* One large texture may use every job's thread for its block rows. */
+        /* A large asset may use every thread of the pool (cook/core/parallel.h). */
         for (size_t i = 0; i < plan.sources.count; i++)
             plan.settings[i].threads = options->jobs;
         status = cook_plan(options, setup, &plan, &existing, &start);

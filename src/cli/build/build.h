@@ -5,7 +5,7 @@
  *   plan.c        walk the input, match importers, resolve settings; which
  *                 sources the roots reach; who reads whom (build order)
  *   run.c         cache decision or cook for every planned source, on the
- *                 worker pool: models first, then what they did not read,
+ *                 thread pool: models first, then what they did not read,
  *                 then whatever the finished assets reference
  *   outputs.c     the cache file, stale outputs and leftover temporaries,
  *                 assets.kman, the pack

@@ -1,6 +1,6 @@
 /*
  * run.c — every planned source either replayed from the cache or cooked, on
- * the worker pool, in rounds:
+ * the thread pool, in rounds:
  *
  *   models → the other kinds, minus the files a model read → the sources the
  *   finished assets reference (a level's models), as the next round
@@ -189,7 +189,7 @@ double build_seconds_since(const struct timespec *start) {
     return (double)(now.tv_sec - start->tv_sec) + (double)(now.tv_nsec - start->tv_nsec) / 1e9;
 }
 
-static void process_planned_asset(void *context, size_t job) {
+static void process_planned_asset(void *context, uint32_t job) {
     build_run *run = context;
     size_t index = run->phase_assets[job];
     const char *source_path = run->plan->sources.items[index];
@@ -230,9 +230,15 @@ static void process_planned_asset(void *context, size_t job) {
     progress_asset_finished(run->reporter, source_path, &run->results[index]);
 }
 
+/* The assets of a phase are items of one parallel_for: their stages' own
+ * parallel_for calls share its threads (cook/core/parallel.h). */
 static void run_phase(build_run *run, const size_t *phase_assets, size_t count) {
-    run->phase_assets = phase_assets;
-    jobs_run(count, run->options->jobs, process_planned_asset, run);
+    for (size_t done = 0; done < count;) {
+        uint32_t items = count - done > UINT32_MAX ? UINT32_MAX : (uint32_t)(count - done);
+        run->phase_assets = phase_assets + done;
+        parallel_for(run->options->jobs, items, process_planned_asset, run);
+        done += items;
+    }
 }
 
 /* Every dependency of every model (cooked or replayed), sorted, each paired

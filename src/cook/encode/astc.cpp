@@ -6,8 +6,8 @@
  * ASTCENC_PRE_MEDIUM, best -> ASTCENC_PRE_THOROUGH. Profiles: LDR sRGB or
  * linear for 8-bit input, HDR (RGB and alpha) for float input. astcenc splits
  * one image over the threads of one context (each thread passes its own
- * thread_index); blocks are independent, so the bytes do not depend on the
- * thread count.
+ * thread_index), which kiln runs as items of a parallel_for; blocks are
+ * independent, so the bytes do not depend on the thread count.
  *
  * Setting up a context costs about as much as compressing a small image at
  * `fast`, so finished contexts are kept in a small process-wide cache keyed
@@ -20,7 +20,6 @@
 
 #include <cstdio>
 #include <mutex>
-#include <thread>
 #include <vector>
 
 extern "C" {
@@ -157,6 +156,25 @@ bool make_context(const block_image_desc *desc, unsigned flags, unsigned threads
     return true;
 }
 
+/* One image on the thread pool (cook/core/parallel.h): item i calls in as
+ * astcenc's thread_index i. astcenc lets any set of a context's threads call
+ * in and shares the blocks among those that come, so items that run one after
+ * the other (the pool busy) are fine: the first does the work. */
+struct compress_job {
+    astcenc_context *ctx;
+    astcenc_image *image;
+    const astcenc_swizzle *swizzle;
+    uint8_t *out;
+    size_t out_size;
+    astcenc_error *status;
+};
+
+void compress_item(void *arg, uint32_t index) {
+    compress_job *job = static_cast<compress_job *>(arg);
+    job->status[index] =
+        astcenc_compress_image(job->ctx, job->image, job->swizzle, job->out, job->out_size, index);
+}
+
 } // namespace
 
 extern "C" bool astc_encode_image(const block_image_desc *desc, uint8_t *out, size_t out_size,
@@ -185,24 +203,8 @@ extern "C" bool astc_encode_image(const block_image_desc *desc, uint8_t *out, si
     const astcenc_swizzle swizzle = {ASTCENC_SWZ_R, ASTCENC_SWZ_G, ASTCENC_SWZ_B, ASTCENC_SWZ_A};
 
     std::vector<astcenc_error> status(threads, ASTCENC_SUCCESS);
-    auto work = [&](unsigned index) {
-        status[index] = astcenc_compress_image(holder.ctx, &image, &swizzle, out, out_size, index);
-    };
-    std::vector<std::thread> helpers;
-    try {
-        for (unsigned i = 1; i < threads; i++)
-            helpers.emplace_back(work, i);
-    } catch (...) {
-        /* astcenc waits for every thread_index it was configured for, so a
-         * missing thread would hang it: give up cleanly instead. */
-        for (auto &t : helpers)
-            t.join();
-        std::snprintf(reason, reason_size, "astcenc: cannot start encoding threads");
-        return false;
-    }
-    work(0);
-    for (auto &t : helpers)
-        t.join();
+    compress_job job{holder.ctx, &image, &swizzle, out, out_size, status.data()};
+    parallel_for(threads, threads, compress_item, &job);
     for (astcenc_error s : status)
         if (s != ASTCENC_SUCCESS)
             return fail(reason, reason_size, "compression", s);

@@ -6,8 +6,8 @@
  * Parallelism: block rows go to parallel_for (core/parallel.h).
  * Every block is a pure function of its 16 texels and the quality, and each
  * row writes only its own bytes, so the output does not depend on which
- * thread encoded which row. ASTC goes to astcenc (astc.cpp), which has its
- * own thread scheme.
+ * thread encoded which row. ASTC goes to astcenc (astc.cpp), whose threads
+ * are items of a parallel_for too.
  */
 #include <math.h>
 #include <stdio.h>

@@ -50,9 +50,9 @@ bool process_order_lods_meshlets(ir_mesh *mesh, const cook_settings *settings) {
             all.steps[1].discard(all.steps[1].job);
     }
     if (ok) {
-        /* Helper threads only for a mesh with chunks: a smaller one is cooked
-         * alongside other assets by `kiln build -jN` already, and extra
-         * threads there only cost CPU (measured on the -j2 scaling set). */
+        /* Other threads only for a mesh with chunks: a smaller one is cooked
+         * alongside other assets by `kiln build -jN` already, and spreading
+         * it only cost CPU (measured on the -j2 scaling set). */
         bool chunked = false;
         for (uint32_t s = 0; s < mesh->submesh_count; s++)
             chunked |=

@@ -426,8 +426,8 @@ static void make_row(void *ctx, uint32_t y) {
     }
 }
 
-/* Levels below this many texels are made on one thread: starting threads
- * would cost more than the rows. */
+/* Levels below this many texels are made on one thread: sharing them with
+ * other threads would cost more than the rows. */
 #define MIP_PARALLEL_MIN_TEXELS 16384u
 
 static void make_level(level_job *job, uint32_t dh) {

@@ -329,8 +329,9 @@ static void compress_levels_item(void *arg, uint32_t item) {
 static bool compress_levels(const ktx2_image_desc *d, zstd_levels *z) {
     memset(z, 0, sizeof *z);
     z->desc = d;
-    /* Below ~256 KiB (about half a millisecond of Zstd) starting a thread
-     * costs more than it saves: a 32x32 chain took twice as long on 2. */
+    /* Below ~256 KiB (about half a millisecond of Zstd) a second thread
+     * costs more than it saves: a 32x32 chain took twice as long on 2
+     * (measured when threads were started per call). */
     size_t total = 0;
     for (uint32_t n = 0; n < d->levels; n++)
         total += d->level_size[n];
