@@ -155,11 +155,7 @@ static void stage_setup(stage_job *job, bool outputs, float cutoff) {
                       : u == COOK_TEXTURE_NORMAL ? BLOCK_FORMAT_BC5
                       : u == COOK_TEXTURE_SINGLE ? BLOCK_FORMAT_BC4
                                                  : BLOCK_FORMAT_BC7;
-    job->block_vk_format = bf == BLOCK_FORMAT_BC6H   ? KTX2_VK_FORMAT_BC6H_UFLOAT
-                           : bf == BLOCK_FORMAT_BC5  ? KTX2_VK_FORMAT_BC5_UNORM
-                           : bf == BLOCK_FORMAT_BC4  ? KTX2_VK_FORMAT_BC4_UNORM
-                           : u == COOK_TEXTURE_COLOR ? KTX2_VK_FORMAT_BC7_SRGB
-                                                     : KTX2_VK_FORMAT_BC7_UNORM;
+    job->block_vk_format = ktx2_vk_format_of_block((ktx2_block)bf, 4, u == COOK_TEXTURE_COLOR);
     for (uint32_t i = 0; outputs && i < job->chain.count; i++) {
         size_t texels = (size_t)job->chain.width[i] * job->chain.height[i];
         const uint8_t *rgba8 =

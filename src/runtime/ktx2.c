@@ -15,103 +15,31 @@
 #include <zstd.h>
 
 #include "common/checked.h"
+#include "common/ktx2_format.h"
 #include "runtime/internal.h"
 
 /* The most a Zstd frame can inflate per byte: every block holds at most
  * 128 KiB and takes at least 4 bytes (an RLE block: 3-byte header + 1 byte). */
 #define ZSTD_MAX_RATIO 32768u
 
-#define KTX2_HEADER_SIZE 80u
-#define KTX2_LEVEL_ENTRY_SIZE 24u
-#define KTX2_MAX_LEVELS 32u
-
-static const uint8_t ktx2_identifier[12] = {0xAB, 'K',  'T',  'X',  ' ',  '2',
-                                            '0',  0xBB, '\r', '\n', 0x1A, '\n'};
-
-typedef struct format_row {
-    uint32_t vk_format;
-    const char *name;
-    uint32_t type_size;
-    uint32_t block_bytes;
-    uint32_t channels; /* uncompressed: channels; block formats: DFD samples */
-    uint32_t bits;     /* uncompressed: bits per channel */
-    bool is_float;
-    bool srgb;
-    /* Block-compressed formats: block size and DFD colour model (0 for the
-     * uncompressed RGBSDA formats), channel id of each sample. */
-    uint8_t block_width, block_height;
-    uint8_t model;
-    uint8_t sample_channel[2];
-} format_row;
-
-#define PLAIN(vk, name, ts, bytes, ch, bits, fl, srgb)                                             \
-    {                                                                                              \
-        vk, name, ts, bytes, ch, bits, fl, srgb, 1, 1, 0, {                                        \
-            0, 0                                                                                   \
-        }                                                                                          \
-    }
-#define BLOCK(vk, name, bytes, bw, bh, fl, srgb, model, samples, c0, c1)                           \
-    {                                                                                              \
-        vk, name, 1, bytes, samples, 0, fl, srgb, bw, bh, model, {                                 \
-            c0, c1                                                                                 \
-        }                                                                                          \
-    }
-/* Colour models (KDFS): BC1A 128, BC3 130, BC4 131, BC5 132, BC6H 133,
- * BC7 134, ASTC 162. */
-static const format_row formats[] = {
-    PLAIN(9, "r8_unorm", 1, 1, 1, 8, false, false),
-    PLAIN(16, "rg8_unorm", 1, 2, 2, 8, false, false),
-    PLAIN(37, "rgba8_unorm", 1, 4, 4, 8, false, false),
-    PLAIN(43, "rgba8_srgb", 1, 4, 4, 8, false, true),
-    PLAIN(97, "rgba16_sfloat", 2, 8, 4, 16, true, false),
-    BLOCK(131, "bc1_rgb_unorm", 8, 4, 4, false, false, 128, 1, 0, 0),
-    BLOCK(132, "bc1_rgb_srgb", 8, 4, 4, false, true, 128, 1, 0, 0),
-    BLOCK(133, "bc1_rgba_unorm", 8, 4, 4, false, false, 128, 1, 1, 0),
-    BLOCK(134, "bc1_rgba_srgb", 8, 4, 4, false, true, 128, 1, 1, 0),
-    BLOCK(137, "bc3_unorm", 16, 4, 4, false, false, 130, 2, 15, 0),
-    BLOCK(138, "bc3_srgb", 16, 4, 4, false, true, 130, 2, 15, 0),
-    BLOCK(139, "bc4_unorm", 8, 4, 4, false, false, 131, 1, 0, 0),
-    BLOCK(141, "bc5_unorm", 16, 4, 4, false, false, 132, 2, 0, 1),
-    BLOCK(143, "bc6h_ufloat", 16, 4, 4, true, false, 133, 1, 0, 0),
-    BLOCK(145, "bc7_unorm", 16, 4, 4, false, false, 134, 1, 0, 0),
-    BLOCK(146, "bc7_srgb", 16, 4, 4, false, true, 134, 1, 0, 0),
-    BLOCK(157, "astc_4x4_unorm", 16, 4, 4, false, false, 162, 1, 0, 0),
-    BLOCK(158, "astc_4x4_srgb", 16, 4, 4, false, true, 162, 1, 0, 0),
-    BLOCK(161, "astc_5x5_unorm", 16, 5, 5, false, false, 162, 1, 0, 0),
-    BLOCK(162, "astc_5x5_srgb", 16, 5, 5, false, true, 162, 1, 0, 0),
-    BLOCK(165, "astc_6x6_unorm", 16, 6, 6, false, false, 162, 1, 0, 0),
-    BLOCK(166, "astc_6x6_srgb", 16, 6, 6, false, true, 162, 1, 0, 0),
-    BLOCK(171, "astc_8x8_unorm", 16, 8, 8, false, false, 162, 1, 0, 0),
-    BLOCK(172, "astc_8x8_srgb", 16, 8, 8, false, true, 162, 1, 0, 0),
-    BLOCK(1000066000u, "astc_4x4_sfloat", 16, 4, 4, true, false, 162, 1, 0, 0),
-    BLOCK(1000066002u, "astc_5x5_sfloat", 16, 5, 5, true, false, 162, 1, 0, 0),
-    BLOCK(1000066004u, "astc_6x6_sfloat", 16, 6, 6, true, false, 162, 1, 0, 0),
-    BLOCK(1000066007u, "astc_8x8_sfloat", 16, 8, 8, true, false, 162, 1, 0, 0),
-};
-#undef PLAIN
-#undef BLOCK
-
-static const format_row *find_format(uint32_t vk_format) {
-    for (size_t i = 0; i < sizeof formats / sizeof formats[0]; i++)
-        if (formats[i].vk_format == vk_format)
-            return &formats[i];
-    return NULL;
-}
+/* The public header's scheme numbers are the common ones. */
+_Static_assert(KILN_KTX2_SUPERCOMPRESSION_NONE == KTX2_SUPERCOMPRESSION_NONE, "scheme NONE");
+_Static_assert(KILN_KTX2_SUPERCOMPRESSION_ZSTD == KTX2_SUPERCOMPRESSION_ZSTD, "scheme ZSTD");
 
 const char *kiln_ktx2_format_str(uint32_t vk_format) {
-    const format_row *row = find_format(vk_format);
-    return row != NULL ? row->name : "unknown";
+    const ktx2_format_info *f = ktx2_format_find(vk_format);
+    return f != NULL ? f->name : "unknown";
 }
 
 const char *kiln_ktx2_supercompression_str(uint32_t scheme) {
     switch (scheme) {
-    case 0:
+    case KTX2_SUPERCOMPRESSION_NONE:
         return "none";
-    case 1:
+    case KTX2_SUPERCOMPRESSION_BASISLZ:
         return "basislz";
-    case 2:
+    case KTX2_SUPERCOMPRESSION_ZSTD:
         return "zstd";
-    case 3:
+    case KTX2_SUPERCOMPRESSION_ZLIB:
         return "zlib";
     default:
         return "unknown";
@@ -128,29 +56,18 @@ static uint64_t rd64(const uint8_t *p) {
     return rd32(p) | ((uint64_t)rd32(p + 4) << 32);
 }
 
-static uint32_t mip_dim(uint32_t size, uint32_t level) {
-    uint32_t v = level < 32 ? size >> level : 0;
-    return v > 0 ? v : 1;
-}
-
 void kiln_ktx2_level_extent(const kiln_ktx2_view *view, uint32_t level, uint32_t *width,
                             uint32_t *height, uint32_t *depth) {
-    *width = mip_dim(view->width, level);
-    *height = mip_dim(view->height > 0 ? view->height : 1, level);
-    *depth = mip_dim(view->depth > 0 ? view->depth : 1, level);
+    *width = ktx2_mip_dim(view->width, level);
+    *height = ktx2_mip_dim(view->height > 0 ? view->height : 1, level);
+    *depth = ktx2_mip_dim(view->depth > 0 ? view->depth : 1, level);
 }
 
 static uint64_t level_size_of(const kiln_ktx2_view *v, uint32_t level) {
-    uint32_t w, h, d;
-    kiln_ktx2_level_extent(v, level, &w, &h, &d);
-    uint64_t size, tmp;
-    uint64_t bw = ((uint64_t)w + v->block_width - 1) / v->block_width;
-    uint64_t bh = ((uint64_t)h + v->block_height - 1) / v->block_height;
-    if (!checked_mul_u64(bw, bh, &size) || !checked_mul_u64(size, d, &tmp) ||
-        !checked_mul_u64(tmp, v->layers > 0 ? v->layers : 1, &size) ||
-        !checked_mul_u64(size, v->faces, &tmp) || !checked_mul_u64(tmp, v->block_bytes, &size))
-        return 0;
-    return size;
+    const ktx2_format_info *f = ktx2_format_find(v->vk_format);
+    return f != NULL
+               ? ktx2_level_byte_size(f, v->width, v->height, v->depth, v->layers, v->faces, level)
+               : 0;
 }
 
 uint64_t kiln_ktx2_level_size(const kiln_ktx2_view *view, uint32_t level) {
@@ -171,90 +88,59 @@ kiln_result kiln_ktx2_image_range(const kiln_ktx2_view *view, uint32_t level, ui
     return KILN_OK;
 }
 
-/* A block-compressed format's DFD: its colour model, block dimensions,
- * bytesPlane0 and one sample per model channel spanning its part of the block. */
-static kiln_result check_block_dfd(kiln_ktx2_view *v, const format_row *f, const uint8_t *b,
-                                   uint16_t block_size, kiln_error *err) {
-    const char *name = v->name;
-    if (block_size != 24 + 16 * f->channels)
-        return runtime_fail(err, KILN_ERR_CORRUPT, name,
-                            "KTX2: DFD block size does not match vkFormat %u", f->vk_format);
-    uint8_t model = b[8], transfer = b[10];
-    v->dfd_color_model = model;
-    v->dfd_transfer = transfer;
-    if (model != f->model)
-        return runtime_fail(err, KILN_ERR_CORRUPT, name,
-                            "KTX2: DFD colour model %u does not match vkFormat %u (expected %u)",
-                            model, f->vk_format, f->model);
-    if ((transfer == 2) != f->srgb || (transfer != 1 && transfer != 2))
-        return runtime_fail(err, KILN_ERR_CORRUPT, name,
-                            "KTX2: DFD transfer function %u contradicts vkFormat %u", transfer,
-                            f->vk_format);
-    if (b[12] != f->block_width - 1 || b[13] != f->block_height - 1 || b[14] != 0 || b[15] != 0)
-        return runtime_fail(err, KILN_ERR_CORRUPT, name,
-                            "KTX2: DFD texel block is not %ux%u for vkFormat %u", f->block_width,
-                            f->block_height, f->vk_format);
-    if (b[16] != f->block_bytes)
-        return runtime_fail(err, KILN_ERR_CORRUPT, name, "KTX2: DFD bytesPlane0 is wrong");
-    uint32_t sample_bits = f->block_bytes * 8 / f->channels;
-    for (uint32_t c = 0; c < f->channels; c++) {
-        const uint8_t *s = b + 24 + 16 * c;
-        uint16_t bit_offset = rd16(s);
-        uint8_t bit_length = s[2], channel = s[3];
-        if (bit_offset != c * sample_bits || bit_length != sample_bits - 1 ||
-            (channel & 0x0F) != f->sample_channel[c] || ((channel & 0x80) != 0) != f->is_float)
-            return runtime_fail(err, KILN_ERR_CORRUPT, name,
-                                "KTX2: DFD sample %u does not match vkFormat %u", c, f->vk_format);
-    }
-    return KILN_OK;
-}
-
-/* The DFD must be one basic block describing `f` exactly. */
-static kiln_result check_dfd(kiln_ktx2_view *v, const format_row *f, const uint8_t *dfd,
+/* The DFD must be one basic block describing `f` exactly: the colour model,
+ * transfer function, texel block, bytesPlane0 and samples of its row in the
+ * format table (the writer writes the same row). Uncompressed formats may
+ * leave bytesPlane0 0, as older writers did. */
+static kiln_result check_dfd(kiln_ktx2_view *v, const ktx2_format_info *f, const uint8_t *dfd,
                              uint32_t length, kiln_error *err) {
     const char *name = v->name;
-    if (length < 4 + 24 || rd32(dfd) != length)
+    if (length < 4 + KTX2_DF_BLOCK_HEADER_SIZE || rd32(dfd) != length)
         return runtime_fail(err, KILN_ERR_CORRUPT, name, "KTX2: DFD total size is wrong");
     const uint8_t *b = dfd + 4;
     uint32_t word0 = rd32(b);
     uint16_t version = rd16(b + 4), block_size = rd16(b + 6);
-    if (word0 != 0 || version != 2)
+    if (word0 != 0 || version != KTX2_DF_VERSION)
         return runtime_fail(err, KILN_ERR_UNSUPPORTED, name,
                             "KTX2: DFD is not a Khronos basic descriptor block version 2");
-    if (block_size != length - 4)
+    if (block_size != length - 4 || block_size != ktx2_dfd_block_size(f))
         return runtime_fail(err, KILN_ERR_CORRUPT, name,
                             "KTX2: DFD block size does not match vkFormat %u", f->vk_format);
-    if (f->model != 0)
-        return check_block_dfd(v, f, b, block_size, err);
-    if (block_size != 24 + 16 * f->channels)
-        return runtime_fail(err, KILN_ERR_CORRUPT, name,
-                            "KTX2: DFD block size does not match vkFormat %u", f->vk_format);
+    bool compressed = f->block != KTX2_BLOCK_NONE;
     uint8_t model = b[8], transfer = b[10];
     v->dfd_color_model = model;
     v->dfd_transfer = transfer;
-    if (model != 1)
-        return runtime_fail(err, KILN_ERR_CORRUPT, name, "KTX2: DFD colour model %u is not RGBSDA",
-                            model);
-    if ((transfer == 2) != f->srgb || (transfer != 1 && transfer != 2))
+    if (model != f->dfd_model)
+        return compressed ? runtime_fail(err, KILN_ERR_CORRUPT, name,
+                                         "KTX2: DFD colour model %u does not match vkFormat %u "
+                                         "(expected %u)",
+                                         model, f->vk_format, f->dfd_model)
+                          : runtime_fail(err, KILN_ERR_CORRUPT, name,
+                                         "KTX2: DFD colour model %u is not RGBSDA", model);
+    if ((transfer == KTX2_DF_TRANSFER_SRGB) != f->srgb ||
+        (transfer != KTX2_DF_TRANSFER_LINEAR && transfer != KTX2_DF_TRANSFER_SRGB))
         return runtime_fail(err, KILN_ERR_CORRUPT, name,
                             "KTX2: DFD transfer function %u contradicts vkFormat %u", transfer,
                             f->vk_format);
-    if (b[12] != 0 || b[13] != 0 || b[14] != 0 || b[15] != 0)
-        return runtime_fail(err, KILN_ERR_CORRUPT, name,
-                            "KTX2: DFD texel block is not 1x1x1 for an uncompressed format");
-    if (b[16] != 0 && b[16] != f->block_bytes)
+    if (b[12] != f->block_width - 1 || b[13] != f->block_height - 1 || b[14] != 0 || b[15] != 0)
+        return compressed ? runtime_fail(err, KILN_ERR_CORRUPT, name,
+                                         "KTX2: DFD texel block is not %ux%u for vkFormat %u",
+                                         f->block_width, f->block_height, f->vk_format)
+                          : runtime_fail(err, KILN_ERR_CORRUPT, name,
+                                         "KTX2: DFD texel block is not 1x1x1 for an uncompressed "
+                                         "format");
+    if (b[16] != f->block_bytes && (compressed || b[16] != 0))
         return runtime_fail(err, KILN_ERR_CORRUPT, name, "KTX2: DFD bytesPlane0 is wrong");
-    for (uint32_t c = 0; c < f->channels; c++) {
-        const uint8_t *s = b + 24 + 16 * c;
+    for (uint32_t i = 0; i < f->sample_count; i++) {
+        const ktx2_sample *expected = &f->samples[i];
+        const uint8_t *s = b + KTX2_DF_BLOCK_HEADER_SIZE + KTX2_DF_SAMPLE_SIZE * i;
         uint16_t bit_offset = rd16(s);
         uint8_t bit_length = s[2], channel = s[3];
-        uint8_t id = channel & 0x0F;
-        bool is_float = (channel & 0x80) != 0;
-        bool ok_id = f->channels == 4 ? (id == (c < 3 ? c : 15u)) : id == c;
-        if (bit_offset != c * f->bits || bit_length != f->bits - 1 || !ok_id ||
-            is_float != f->is_float)
+        if (bit_offset != expected->bit_offset || bit_length != expected->bit_length - 1 ||
+            (channel & KTX2_DF_CHANNEL_MASK) != expected->channel ||
+            ((channel & KTX2_DF_QUALIFIER_FLOAT) != 0) != f->is_float)
             return runtime_fail(err, KILN_ERR_CORRUPT, name,
-                                "KTX2: DFD sample %u does not match vkFormat %u", c, f->vk_format);
+                                "KTX2: DFD sample %u does not match vkFormat %u", i, f->vk_format);
     }
     return KILN_OK;
 }
@@ -311,7 +197,7 @@ kiln_result kiln_ktx2_view_get(kiln_ktx2_view *v, const void *data, size_t size,
     const uint8_t *d = data;
     v->data = d;
     v->size = size;
-    if (size < 12 || memcmp(d, ktx2_identifier, 12) != 0)
+    if (size < KTX2_IDENTIFIER_SIZE || memcmp(d, ktx2_identifier, KTX2_IDENTIFIER_SIZE) != 0)
         return runtime_fail(err, KILN_ERR_BAD_MAGIC, v->name, "not a KTX2 file");
     if (size < KTX2_HEADER_SIZE)
         return runtime_fail(err, KILN_ERR_TRUNCATED, v->name, "KTX2: header truncated");
@@ -328,7 +214,7 @@ kiln_result kiln_ktx2_view_get(kiln_ktx2_view *v, const void *data, size_t size,
     uint32_t kvd_offset = rd32(d + 56), kvd_length = rd32(d + 60);
     uint64_t sgd_offset = rd64(d + 64), sgd_length = rd64(d + 72);
 
-    const format_row *f = find_format(v->vk_format);
+    const ktx2_format_info *f = ktx2_format_find(v->vk_format);
     if (f == NULL)
         return runtime_fail(err, KILN_ERR_UNSUPPORTED, v->name,
                             "KTX2: vkFormat %u is not supported", v->vk_format);
@@ -345,8 +231,8 @@ kiln_result kiln_ktx2_view_get(kiln_ktx2_view *v, const void *data, size_t size,
         return runtime_fail(err, KILN_ERR_CORRUPT, v->name, "KTX2: faceCount %u", v->faces);
     if (v->faces == 6 && (v->width != v->height || v->depth != 0))
         return runtime_fail(err, KILN_ERR_CORRUPT, v->name, "KTX2: cubemap faces not square");
-    if (v->supercompression != KILN_KTX2_SUPERCOMPRESSION_NONE &&
-        v->supercompression != KILN_KTX2_SUPERCOMPRESSION_ZSTD)
+    if (v->supercompression != KTX2_SUPERCOMPRESSION_NONE &&
+        v->supercompression != KTX2_SUPERCOMPRESSION_ZSTD)
         return runtime_fail(err, KILN_ERR_UNSUPPORTED, v->name,
                             "KTX2: supercompression scheme %u is not supported",
                             v->supercompression);
@@ -410,7 +296,7 @@ kiln_result kiln_ktx2_view_get(kiln_ktx2_view *v, const void *data, size_t size,
         if (offset < metadata_end)
             return runtime_fail(err, KILN_ERR_CORRUPT, v->name,
                                 "KTX2: level %u overlaps the header data", i);
-        if (v->supercompression == KILN_KTX2_SUPERCOMPRESSION_NONE) {
+        if (v->supercompression == KTX2_SUPERCOMPRESSION_NONE) {
             if (length != expected || (uncompressed != 0 && uncompressed != expected))
                 return runtime_fail(err, KILN_ERR_CORRUPT, v->name,
                                     "KTX2: level %u is %llu bytes, expected %llu", i,
@@ -445,7 +331,7 @@ kiln_result kiln_ktx2_read_level(const kiln_ktx2_view *v, uint32_t level, void *
     uint64_t offset = rd64(e), length = rd64(e + 8);
     if (!range_inside(offset, length, v->size))
         return runtime_fail(err, KILN_ERR_TRUNCATED, v->name, "KTX2: level %u out of range", level);
-    if (v->supercompression == KILN_KTX2_SUPERCOMPRESSION_NONE) {
+    if (v->supercompression == KTX2_SUPERCOMPRESSION_NONE) {
         memcpy(dst, v->data + offset, (size_t)expected);
         return runtime_succeed(err);
     }
@@ -469,7 +355,7 @@ kiln_result kiln_ktx2_check_level(const kiln_ktx2_view *v, uint32_t level, kiln_
     if (v == NULL || v->data == NULL || level >= v->levels)
         return runtime_fail(err, KILN_ERR_INVALID_ARGUMENT, v ? v->name : "ktx2",
                             "invalid argument");
-    if (v->supercompression == KILN_KTX2_SUPERCOMPRESSION_NONE)
+    if (v->supercompression == KTX2_SUPERCOMPRESSION_NONE)
         return runtime_succeed(err); /* its size and range were checked at open */
     uint64_t expected = level_size_of(v, level);
     const uint8_t *e = v->data + KTX2_HEADER_SIZE + (size_t)level * KTX2_LEVEL_ENTRY_SIZE;

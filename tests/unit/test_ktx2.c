@@ -211,6 +211,115 @@ static void block_formats_have_their_dfd_and_block_level_sizes(void **state) {
     }
 }
 
+/* The format table itself: one row per vkFormat and name, samples in
+ * memory order tiling the texel block, the FLOAT qualifier exactly on float
+ * formats, uncompressed rows RGBSDA with their channels, block rows with a
+ * block kind that leads back to their vkFormat. */
+static void format_table_rows_are_consistent(void **state) {
+    (void)state;
+    assert_true(ktx2_format_count >= 28);
+    for (size_t i = 0; i < ktx2_format_count; i++) {
+        const ktx2_format_info *f = &ktx2_formats[i];
+        assert_ptr_equal(ktx2_format_find(f->vk_format), f);
+        assert_string_equal(kiln_ktx2_format_str(f->vk_format), f->name);
+        for (size_t j = 0; j < i; j++)
+            assert_string_not_equal(ktx2_formats[j].name, f->name);
+        assert_in_range(f->sample_count, 1, KTX2_DF_MAX_SAMPLES);
+        uint32_t next_bit = 0;
+        for (uint32_t s = 0; s < f->sample_count; s++) {
+            const ktx2_sample *sample = &f->samples[s];
+            assert_int_equal(sample->bit_offset, next_bit);
+            next_bit += sample->bit_length;
+            assert_int_equal(sample->channel & ~KTX2_DF_CHANNEL_MASK, 0);
+            assert_int_equal((sample->qualifiers & KTX2_DF_QUALIFIER_FLOAT) != 0, f->is_float);
+        }
+        assert_int_equal(next_bit, f->block_bytes * 8);
+        if (f->block == KTX2_BLOCK_NONE) {
+            assert_int_equal(f->dfd_model, KTX2_DF_MODEL_RGBSDA);
+            assert_int_equal(f->block_width * f->block_height, 1);
+            assert_int_equal(f->channels, f->sample_count);
+            assert_int_equal(f->channels * f->channel_bits, f->block_bytes * 8);
+            assert_int_equal(f->type_size, f->channel_bits / 8);
+        } else {
+            assert_int_not_equal(f->dfd_model, KTX2_DF_MODEL_RGBSDA);
+            assert_int_equal(f->channels, 0);
+            assert_int_equal(f->type_size, 1);
+            assert_int_equal(ktx2_vk_format_of_block(f->block, f->block_width, f->srgb),
+                             f->vk_format);
+        }
+    }
+    assert_null(ktx2_format_find(1000));
+    assert_string_equal(kiln_ktx2_format_str(1000), "unknown");
+    assert_int_equal(ktx2_vk_format_of_block(KTX2_BLOCK_BC4, 4, true), 0);
+}
+
+/* Writer and reader agree on every row of the format table: a tiny texture
+ * of each format, written by write_ktx2 with and without Zstd, carries the
+ * row's typeSize and DFD (model, transfer, texel block, bytesPlane0, every
+ * sample with its qualifiers), is accepted by kiln_ktx2_view_get, every
+ * level passes kiln_ktx2_check_level and reads back, and the view reports
+ * the row's block size, bytes and colour space. A DFD that differs from the
+ * row in one sample's channel id is refused. */
+static void writer_and_reader_agree_on_every_table_format(void **state) {
+    (void)state;
+    const uint32_t w = 11, h = 6, levels = 4; /* 11x6, 5x3, 2x1, 1x1 */
+    for (size_t i = 0; i < ktx2_format_count; i++) {
+        const ktx2_format_info *f = &ktx2_formats[i];
+        for (uint32_t scheme = 0; scheme <= 2; scheme += 2) {
+            bytebuf b = {0};
+            make_file(f->vk_format, w, h, levels, scheme, &b);
+            assert_int_equal(rd32(b.data + 16), f->type_size);
+            uint32_t dfd = rd32(b.data + 48);
+            assert_int_equal(rd32(b.data + 52), 4 + ktx2_dfd_block_size(f));
+            const uint8_t *block = b.data + dfd + 4;
+            assert_int_equal(block[8], f->dfd_model);
+            assert_int_equal(block[9], KTX2_DF_PRIMARIES_BT709);
+            assert_int_equal(block[10], f->srgb ? KTX2_DF_TRANSFER_SRGB : KTX2_DF_TRANSFER_LINEAR);
+            assert_int_equal(block[12], f->block_width - 1);
+            assert_int_equal(block[13], f->block_height - 1);
+            assert_int_equal(block[16], f->block_bytes);
+            for (uint32_t s = 0; s < f->sample_count; s++) {
+                const uint8_t *sample = block + 24 + 16 * s;
+                assert_int_equal(sample[0] | (sample[1] << 8), f->samples[s].bit_offset);
+                assert_int_equal(sample[2], f->samples[s].bit_length - 1);
+                assert_int_equal(sample[3], f->samples[s].channel | f->samples[s].qualifiers);
+            }
+
+            kiln_ktx2_view v;
+            kiln_error err;
+            if (kiln_ktx2_view_get(&v, b.data, b.size, f->name, &err) != KILN_OK)
+                fail_msg("%s, scheme %u: %s", f->name, scheme, err.message);
+            assert_int_equal(v.vk_format, f->vk_format);
+            assert_int_equal(v.type_size, f->type_size);
+            assert_int_equal(v.block_bytes, f->block_bytes);
+            assert_int_equal(v.block_width, f->block_width);
+            assert_int_equal(v.block_height, f->block_height);
+            assert_int_equal(v.color_space,
+                             f->srgb ? KILN_COLOR_SPACE_SRGB : KILN_COLOR_SPACE_LINEAR);
+            assert_int_equal(v.dfd_color_model, f->dfd_model);
+            assert_int_equal(v.levels, levels);
+            for (uint32_t level = 0; level < levels; level++) {
+                if (kiln_ktx2_check_level(&v, level, &err) != KILN_OK)
+                    fail_msg("%s, level %u: %s", f->name, level, err.message);
+                uint64_t size = kiln_ktx2_level_size(&v, level);
+                assert_int_equal(size, ktx2_level_byte_size(f, w, h, 0, 0, 1, level));
+                uint8_t *dst = malloc((size_t)size);
+                assert_int_equal(kiln_ktx2_read_level(&v, level, dst, (size_t)size, &err), KILN_OK);
+                for (size_t t = 0; t < size; t++)
+                    assert_int_equal(dst[t], (uint8_t)(t * 7 + level * 31 + (t / 64)));
+                free(dst);
+            }
+
+            uint8_t *channel = b.data + dfd + 4 + 24 + 16 * (f->sample_count - 1) + 3;
+            *channel ^= 0x04; /* another channel id in the last sample */
+            assert_int_equal(kiln_ktx2_view_get(&v, b.data, b.size, f->name, &err),
+                             KILN_ERR_CORRUPT);
+            assert_non_null(strstr(err.message, "DFD sample"));
+            bytebuf_free(&b);
+        }
+    }
+}
+
 static void reader_survives_every_truncation(void **state) {
     (void)state;
     bytebuf b = {0};
@@ -370,6 +479,8 @@ int main(void) {
         cmocka_unit_test(writer_lays_out_header_index_dfd_and_levels_smallest_first),
         cmocka_unit_test(reader_round_trips_every_format_and_scheme),
         cmocka_unit_test(block_formats_have_their_dfd_and_block_level_sizes),
+        cmocka_unit_test(format_table_rows_are_consistent),
+        cmocka_unit_test(writer_and_reader_agree_on_every_table_format),
         cmocka_unit_test(reader_survives_every_truncation),
         cmocka_unit_test(reader_survives_random_bit_flips),
         cmocka_unit_test(reader_rejects_inconsistent_fields),

@@ -11,45 +11,19 @@
 
 #include "cook/drivers/drivers.h"
 
-/* The block format of a KTX2 file's vkFormat; false for uncompressed ones. */
+/* The block format of a KTX2 file's vkFormat (its row's `block`); false for
+ * uncompressed ones. */
 static bool block_desc_of(const kiln_ktx2_view *v, block_image_desc *d) {
     *d = (block_image_desc){
         .width = v->width, .height = v->height, .srgb = v->color_space == KILN_COLOR_SPACE_SRGB};
-    switch (v->vk_format) {
-    case KTX2_VK_FORMAT_BC1_RGB_UNORM:
-    case KTX2_VK_FORMAT_BC1_RGB_SRGB:
-        d->format = BLOCK_FORMAT_BC1;
-        return true;
-    case KTX2_VK_FORMAT_BC1_RGBA_UNORM:
-    case KTX2_VK_FORMAT_BC1_RGBA_SRGB:
-        d->format = BLOCK_FORMAT_BC1A;
-        return true;
-    case KTX2_VK_FORMAT_BC3_UNORM:
-    case KTX2_VK_FORMAT_BC3_SRGB:
-        d->format = BLOCK_FORMAT_BC3;
-        return true;
-    case KTX2_VK_FORMAT_BC4_UNORM:
-        d->format = BLOCK_FORMAT_BC4;
-        return true;
-    case KTX2_VK_FORMAT_BC5_UNORM:
-        d->format = BLOCK_FORMAT_BC5;
-        return true;
-    case KTX2_VK_FORMAT_BC6H_UFLOAT:
-        d->format = BLOCK_FORMAT_BC6H;
-        return true;
-    case KTX2_VK_FORMAT_BC7_UNORM:
-    case KTX2_VK_FORMAT_BC7_SRGB:
-        d->format = BLOCK_FORMAT_BC7;
-        return true;
-    default:
-        break;
-    }
-    if (v->dfd_color_model != 162) /* KHR_DF_MODEL_ASTC */
+    const ktx2_format_info *f = ktx2_format_find(v->vk_format);
+    if (f == NULL || f->block == KTX2_BLOCK_NONE)
         return false;
-    d->format = v->vk_format >= KTX2_VK_FORMAT_ASTC_4x4_SFLOAT ? BLOCK_FORMAT_ASTC_HDR
-                                                               : BLOCK_FORMAT_ASTC_LDR;
-    d->astc_block_width = (uint8_t)v->block_width;
-    d->astc_block_height = (uint8_t)v->block_height;
+    d->format = (block_format)f->block;
+    if (d->format == BLOCK_FORMAT_ASTC_LDR || d->format == BLOCK_FORMAT_ASTC_HDR) {
+        d->astc_block_width = f->block_width;
+        d->astc_block_height = f->block_height;
+    }
     return true;
 }
 

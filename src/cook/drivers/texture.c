@@ -67,21 +67,6 @@ static const char *usage_name(cook_texture_usage usage) {
     return "unknown";
 }
 
-static uint32_t astc_vk_format(uint8_t size, bool hdr, bool srgb) {
-    static const uint32_t table[4][3] = {
-        {KTX2_VK_FORMAT_ASTC_4x4_UNORM, KTX2_VK_FORMAT_ASTC_4x4_SRGB,
-         KTX2_VK_FORMAT_ASTC_4x4_SFLOAT},
-        {KTX2_VK_FORMAT_ASTC_5x5_UNORM, KTX2_VK_FORMAT_ASTC_5x5_SRGB,
-         KTX2_VK_FORMAT_ASTC_5x5_SFLOAT},
-        {KTX2_VK_FORMAT_ASTC_6x6_UNORM, KTX2_VK_FORMAT_ASTC_6x6_SRGB,
-         KTX2_VK_FORMAT_ASTC_6x6_SFLOAT},
-        {KTX2_VK_FORMAT_ASTC_8x8_UNORM, KTX2_VK_FORMAT_ASTC_8x8_SRGB,
-         KTX2_VK_FORMAT_ASTC_8x8_SFLOAT},
-    };
-    int row = size == 4 ? 0 : size == 5 ? 1 : size == 6 ? 2 : 3;
-    return table[row][hdr ? 2 : srgb ? 1 : 0];
-}
-
 /* The square block size of an ASTC format, 0 for the others. */
 static uint8_t astc_block_size(cook_texture_format format) {
     static const uint8_t sizes[] = {4, 5, 6, 8}; /* COOK_FORMAT_ASTC_4X4 ... _8X8 */
@@ -101,6 +86,58 @@ static bool images_opaque(const ir_decoded_image *images, uint32_t count) {
                 return false;
     }
     return true;
+}
+
+/* The block format `format` (texture.format) for a set of `count` images of
+ * `usage` into out->block (and out->astc_size), or why it cannot hold them. */
+static const char *choose_block(cook_texture_format format, cook_texture_usage usage,
+                                const ir_decoded_image *images, uint32_t count,
+                                texture_format *out) {
+    bool hdr = usage == COOK_TEXTURE_HDR;
+    uint8_t astc_size = astc_block_size(format);
+    if (astc_size != 0) {
+        out->astc_size = astc_size;
+        out->block = hdr ? BLOCK_FORMAT_ASTC_HDR : BLOCK_FORMAT_ASTC_LDR;
+        return NULL;
+    }
+    bool grey = true;
+    for (uint32_t f = 0; f < count; f++)
+        grey = grey && images[f].source_channels <= 2;
+    if (format == COOK_FORMAT_BC6H) {
+        if (!hdr)
+            return "bc6h is for HDR images and this one is LDR";
+        out->block = BLOCK_FORMAT_BC6H;
+        return NULL;
+    }
+    if (hdr)
+        return "an HDR image needs bc6h, astc-NxN or rgba8 (half floats)";
+    if (format == COOK_FORMAT_BC4) {
+        if (usage == COOK_TEXTURE_COLOR)
+            return "bc4 stores one linear channel and this is a colour map (sRGB RGB)";
+        if (usage != COOK_TEXTURE_SINGLE && !(usage == COOK_TEXTURE_DATA && grey))
+            return "bc4 stores one channel and this texture has several";
+        out->block = BLOCK_FORMAT_BC4;
+        return NULL;
+    }
+    if (format == COOK_FORMAT_BC5) {
+        if (usage != COOK_TEXTURE_NORMAL)
+            return "bc5 stores two channels (normal maps' X and Y), not a colour or data map";
+        out->block = BLOCK_FORMAT_BC5;
+        return NULL;
+    }
+    if (format == COOK_FORMAT_BC1) {
+        out->block = images_opaque(images, count) ? BLOCK_FORMAT_BC1 : BLOCK_FORMAT_BC1A;
+        return NULL;
+    }
+    if (format == COOK_FORMAT_BC3) {
+        out->block = BLOCK_FORMAT_BC3;
+        return NULL;
+    }
+    if (format == COOK_FORMAT_BC7) {
+        out->block = BLOCK_FORMAT_BC7;
+        return NULL;
+    }
+    return "unknown texture format";
 }
 
 /* Picks the one format of a set of `count` images (a texture, or a cubemap's
@@ -131,60 +168,14 @@ static const char *choose_format(const cook_settings *s, cook_texture_usage usag
                 format = COOK_FORMAT_BC1;
         }
     }
-    uint8_t astc_size = astc_block_size(format);
-    if (astc_size != 0) {
-        out->astc_size = astc_size;
-        out->block = hdr ? BLOCK_FORMAT_ASTC_HDR : BLOCK_FORMAT_ASTC_LDR;
-        out->vk_format = astc_vk_format(out->astc_size, hdr, srgb);
-        return NULL;
-    }
-    bool grey = true;
-    for (uint32_t f = 0; f < count; f++)
-        grey = grey && images[f].source_channels <= 2;
-    if (format == COOK_FORMAT_BC6H) {
-        if (!hdr)
-            return "bc6h is for HDR images and this one is LDR";
-        out->block = BLOCK_FORMAT_BC6H;
-        out->vk_format = KTX2_VK_FORMAT_BC6H_UFLOAT;
-        return NULL;
-    }
-    if (hdr)
-        return "an HDR image needs bc6h, astc-NxN or rgba8 (half floats)";
-    if (format == COOK_FORMAT_BC4) {
-        if (usage == COOK_TEXTURE_COLOR)
-            return "bc4 stores one linear channel and this is a colour map (sRGB RGB)";
-        if (usage != COOK_TEXTURE_SINGLE && !(usage == COOK_TEXTURE_DATA && grey))
-            return "bc4 stores one channel and this texture has several";
-        out->block = BLOCK_FORMAT_BC4;
-        out->vk_format = KTX2_VK_FORMAT_BC4_UNORM;
-        return NULL;
-    }
-    if (format == COOK_FORMAT_BC5) {
-        if (usage != COOK_TEXTURE_NORMAL)
-            return "bc5 stores two channels (normal maps' X and Y), not a colour or data map";
-        out->block = BLOCK_FORMAT_BC5;
-        out->vk_format = KTX2_VK_FORMAT_BC5_UNORM;
-        return NULL;
-    }
-    if (format == COOK_FORMAT_BC1) {
-        bool opaque = images_opaque(images, count);
-        out->block = opaque ? BLOCK_FORMAT_BC1 : BLOCK_FORMAT_BC1A;
-        out->vk_format =
-            opaque ? (srgb ? KTX2_VK_FORMAT_BC1_RGB_SRGB : KTX2_VK_FORMAT_BC1_RGB_UNORM)
-                   : (srgb ? KTX2_VK_FORMAT_BC1_RGBA_SRGB : KTX2_VK_FORMAT_BC1_RGBA_UNORM);
-        return NULL;
-    }
-    if (format == COOK_FORMAT_BC3) {
-        out->block = BLOCK_FORMAT_BC3;
-        out->vk_format = srgb ? KTX2_VK_FORMAT_BC3_SRGB : KTX2_VK_FORMAT_BC3_UNORM;
-        return NULL;
-    }
-    if (format == COOK_FORMAT_BC7) {
-        out->block = BLOCK_FORMAT_BC7;
-        out->vk_format = srgb ? KTX2_VK_FORMAT_BC7_SRGB : KTX2_VK_FORMAT_BC7_UNORM;
-        return NULL;
-    }
-    return "unknown texture format";
+    const char *unusable = choose_block(format, usage, images, count, out);
+    if (unusable != NULL)
+        return unusable;
+    /* The vkFormat of that block format (BCn blocks are 4x4), from the
+     * format table. */
+    out->vk_format =
+        ktx2_vk_format_of_block((ktx2_block)out->block, out->astc_size ? out->astc_size : 4u, srgb);
+    return out->vk_format != 0 ? NULL : "unknown texture format";
 }
 
 /* Block-encodes one level: the 8-bit texels for LDR formats, the floats for
@@ -241,27 +232,26 @@ float *image_to_float(const ir_decoded_image *image, cook_texture_usage usage) {
     return out;
 }
 
-/* Quantises one level into the output format's bytes. */
+/* Quantises one level into the output format's bytes: its row's channels,
+ * 8-bit UNORM or 16-bit half floats each. */
 uint8_t *encode_level(const float *rgba, size_t count, uint32_t vk_format, size_t *size) {
-    size_t bpp = vk_format == KTX2_VK_FORMAT_R8_UNORM              ? 1
-                 : vk_format == KTX2_VK_FORMAT_R16G16B16A16_SFLOAT ? 8
-                                                                   : 4;
+    const ktx2_format_info *f = ktx2_format_find(vk_format);
+    if (f == NULL || f->block != KTX2_BLOCK_NONE)
+        return NULL;
+    size_t bpp = f->block_bytes;
     uint8_t *out = malloc(count * bpp);
     if (out == NULL)
         return NULL;
     *size = count * bpp;
     for (size_t i = 0; i < count; i++) {
         const float *p = rgba + i * 4;
-        if (bpp == 1) {
-            out[i] = image_float_to_unorm8(p[0]);
-        } else if (bpp == 4) {
-            for (int c = 0; c < 4; c++)
-                out[i * 4 + (size_t)c] = image_float_to_unorm8(p[c]);
-        } else {
-            for (int c = 0; c < 4; c++) {
+        for (uint32_t c = 0; c < f->channels; c++) {
+            if (f->channel_bits == 8) {
+                out[i * bpp + c] = image_float_to_unorm8(p[c]);
+            } else {
                 uint16_t h = block_float_to_half(p[c]);
-                out[i * 8 + (size_t)c * 2] = (uint8_t)h;
-                out[i * 8 + (size_t)c * 2 + 1] = (uint8_t)(h >> 8);
+                out[i * bpp + c * 2] = (uint8_t)h;
+                out[i * bpp + c * 2 + 1] = (uint8_t)(h >> 8);
             }
         }
     }
@@ -308,9 +298,9 @@ static bool encode_image(cook_context *ctx, const texture_set *set, const textur
     const cook_settings *settings = ctx->settings;
     cook_texture_usage usage = set->usage;
     uint32_t vk_format = format->vk_format;
-    bool float_levels = format->block == BLOCK_FORMAT_BC6H ||
-                        format->block == BLOCK_FORMAT_ASTC_HDR ||
-                        vk_format == KTX2_VK_FORMAT_R16G16B16A16_SFLOAT;
+    const ktx2_format_info *row = ktx2_format_find(vk_format);
+    /* RGBA16F, BC6H and ASTC HDR take float levels; the others 8-bit ones. */
+    bool float_levels = row->is_float;
     /* 8-bit sources are filtered straight from their bytes (mip_build_rgba8). */
     float *base = image->rgba8 != NULL && !float_levels ? NULL : image_to_float(image, usage);
     uint32_t width = image->width, height = image->height;
@@ -354,7 +344,7 @@ static bool encode_image(cook_context *ctx, const texture_set *set, const textur
                                           chain.height[i], &size[i], reason, sizeof reason);
         } else if (float_levels) {
             bytes[i] = encode_level(chain.levels[i], texels, vk_format, &size[i]);
-        } else if (vk_format == KTX2_VK_FORMAT_R8_UNORM) {
+        } else if (row->channels == 1) { /* R8: the first channel */
             if ((bytes[i] = malloc(texels)) != NULL)
                 for (size_t t = 0; t < texels; t++)
                     bytes[i][t] = (*rgba8)[t * 4];

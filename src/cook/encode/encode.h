@@ -28,6 +28,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/ktx2_format.h"
 #include "cook/core/core.h"
 
 /* The encoders' effort: texture.quality's values (cook_quality), so a setting
@@ -74,16 +75,18 @@ void bc6h_decode_block(const uint8_t in[16], float rgb[48]);
 
 /* ---- whole images ---------------------------------------------------------- */
 
+/* The KTX2 format table's block kinds (common/ktx2_format.h): a format's
+ * `block` field is its block_format. */
 typedef enum block_format {
-    BLOCK_FORMAT_BC1 = 1,  /* opaque RGB */
-    BLOCK_FORMAT_BC1A,     /* RGB + 1-bit alpha */
-    BLOCK_FORMAT_BC3,      /* RGBA */
-    BLOCK_FORMAT_BC4,      /* R */
-    BLOCK_FORMAT_BC5,      /* RG */
-    BLOCK_FORMAT_BC6H,     /* RGB half float, unsigned */
-    BLOCK_FORMAT_BC7,      /* RGBA */
-    BLOCK_FORMAT_ASTC_LDR, /* RGBA8 input */
-    BLOCK_FORMAT_ASTC_HDR, /* float input */
+    BLOCK_FORMAT_BC1 = KTX2_BLOCK_BC1,           /* opaque RGB */
+    BLOCK_FORMAT_BC1A = KTX2_BLOCK_BC1A,         /* RGB + 1-bit alpha */
+    BLOCK_FORMAT_BC3 = KTX2_BLOCK_BC3,           /* RGBA */
+    BLOCK_FORMAT_BC4 = KTX2_BLOCK_BC4,           /* R */
+    BLOCK_FORMAT_BC5 = KTX2_BLOCK_BC5,           /* RG */
+    BLOCK_FORMAT_BC6H = KTX2_BLOCK_BC6H,         /* RGB half float, unsigned */
+    BLOCK_FORMAT_BC7 = KTX2_BLOCK_BC7,           /* RGBA */
+    BLOCK_FORMAT_ASTC_LDR = KTX2_BLOCK_ASTC_LDR, /* RGBA8 input */
+    BLOCK_FORMAT_ASTC_HDR = KTX2_BLOCK_ASTC_HDR, /* float input */
 } block_format;
 
 typedef struct block_image_desc {

@@ -10,8 +10,9 @@
  * Without supercompression each level starts at a multiple of
  * lcm(texel block bytes, 4); with Zstd (scheme 2) levels are byte-aligned as
  * the specification allows. No supercompression global data is needed for
- * Zstd. Block-compressed formats (BC1..BC7, ASTC) are rows of format_table
- * with their block size and DFD colour model; their levels are whole blocks
+ * Zstd. The header's typeSize and the DFD come from the vkFormat's row of
+ * the format table (common/ktx2_format.c), which the runtime's reader checks
+ * files against. Block-compressed formats' (BC1..BC7, ASTC) levels are whole blocks
  * (ceil(width / block width) x ceil(height / block height), 1x1 levels
  * included), and Zstd still shrinks them.
  */
@@ -21,101 +22,7 @@
 
 #include <zstd.h>
 
-#include "common/checked.h"
 #include "cook/write/write.h"
-
-static const uint8_t ktx2_identifier[12] = {0xAB, 'K',  'T',  'X',  ' ',  '2',
-                                            '0',  0xBB, '\r', '\n', 0x1A, '\n'};
-
-/* Data Format Descriptor constants (Khronos Data Format Specification 1.3). */
-#define DF_MODEL_RGBSDA 1u
-#define DF_PRIMARIES_BT709 1u
-#define DF_TRANSFER_LINEAR 1u
-#define DF_TRANSFER_SRGB 2u
-#define DF_CHANNEL_R 0u
-#define DF_CHANNEL_G 1u
-#define DF_CHANNEL_B 2u
-#define DF_CHANNEL_A 15u
-#define DF_QUALIFIER_LINEAR 0x10u
-#define DF_QUALIFIER_SIGNED 0x40u
-#define DF_QUALIFIER_FLOAT 0x80u
-
-/* Block-compressed colour models and their channel ids (KDFS 1.3, 5.6). */
-#define DF_MODEL_BC1A 128u
-#define DF_MODEL_BC3 130u
-#define DF_MODEL_BC4 131u
-#define DF_MODEL_BC5 132u
-#define DF_MODEL_BC6H 133u
-#define DF_MODEL_BC7 134u
-#define DF_MODEL_ASTC 162u
-#define DF_BC1A_COLOR 0u
-#define DF_BC1A_ALPHAPRESENT 1u
-#define DF_BC3_COLOR 0u
-#define DF_BC3_ALPHA 15u
-#define DF_BC5_RED 0u
-#define DF_BC5_GREEN 1u
-
-#define PLAIN(vk, name, type_size, bytes, srgb)                                                    \
-    { vk, name, type_size, bytes, 1, 1, srgb, 0, 0, {0}, {0}, false }
-/* One sample (channel 0) over the whole block. */
-#define BLOCK1(vk, name, bytes, bw, bh, srgb, model, channel, is_float)                            \
-    { vk, name, 1, bytes, bw, bh, srgb, model, 1, {channel, 0}, {0, 0}, is_float }
-/* Two samples: BC3 (alpha block, then colour block), BC5 (red, then green). */
-#define BLOCK2(vk, name, srgb, model, first, second)                                               \
-    { vk, name, 1, 16, 4, 4, srgb, model, 2, {first, second}, {0, 64}, false }
-
-static const ktx2_format_info format_table[] = {
-    PLAIN(KTX2_VK_FORMAT_R8_UNORM, "r8_unorm", 1, 1, false),
-    PLAIN(KTX2_VK_FORMAT_R8G8_UNORM, "rg8_unorm", 1, 2, false),
-    PLAIN(KTX2_VK_FORMAT_R8G8B8A8_UNORM, "rgba8_unorm", 1, 4, false),
-    PLAIN(KTX2_VK_FORMAT_R8G8B8A8_SRGB, "rgba8_srgb", 1, 4, true),
-    PLAIN(KTX2_VK_FORMAT_R16G16B16A16_SFLOAT, "rgba16_sfloat", 2, 8, false),
-    BLOCK1(KTX2_VK_FORMAT_BC1_RGB_UNORM, "bc1_rgb_unorm", 8, 4, 4, false, DF_MODEL_BC1A,
-           DF_BC1A_COLOR, false),
-    BLOCK1(KTX2_VK_FORMAT_BC1_RGB_SRGB, "bc1_rgb_srgb", 8, 4, 4, true, DF_MODEL_BC1A, DF_BC1A_COLOR,
-           false),
-    BLOCK1(KTX2_VK_FORMAT_BC1_RGBA_UNORM, "bc1_rgba_unorm", 8, 4, 4, false, DF_MODEL_BC1A,
-           DF_BC1A_ALPHAPRESENT, false),
-    BLOCK1(KTX2_VK_FORMAT_BC1_RGBA_SRGB, "bc1_rgba_srgb", 8, 4, 4, true, DF_MODEL_BC1A,
-           DF_BC1A_ALPHAPRESENT, false),
-    BLOCK2(KTX2_VK_FORMAT_BC3_UNORM, "bc3_unorm", false, DF_MODEL_BC3, DF_BC3_ALPHA, DF_BC3_COLOR),
-    BLOCK2(KTX2_VK_FORMAT_BC3_SRGB, "bc3_srgb", true, DF_MODEL_BC3, DF_BC3_ALPHA, DF_BC3_COLOR),
-    BLOCK1(KTX2_VK_FORMAT_BC4_UNORM, "bc4_unorm", 8, 4, 4, false, DF_MODEL_BC4, 0, false),
-    BLOCK2(KTX2_VK_FORMAT_BC5_UNORM, "bc5_unorm", false, DF_MODEL_BC5, DF_BC5_RED, DF_BC5_GREEN),
-    BLOCK1(KTX2_VK_FORMAT_BC6H_UFLOAT, "bc6h_ufloat", 16, 4, 4, false, DF_MODEL_BC6H, 0, true),
-    BLOCK1(KTX2_VK_FORMAT_BC7_UNORM, "bc7_unorm", 16, 4, 4, false, DF_MODEL_BC7, 0, false),
-    BLOCK1(KTX2_VK_FORMAT_BC7_SRGB, "bc7_srgb", 16, 4, 4, true, DF_MODEL_BC7, 0, false),
-    BLOCK1(KTX2_VK_FORMAT_ASTC_4x4_UNORM, "astc_4x4_unorm", 16, 4, 4, false, DF_MODEL_ASTC, 0,
-           false),
-    BLOCK1(KTX2_VK_FORMAT_ASTC_4x4_SRGB, "astc_4x4_srgb", 16, 4, 4, true, DF_MODEL_ASTC, 0, false),
-    BLOCK1(KTX2_VK_FORMAT_ASTC_4x4_SFLOAT, "astc_4x4_sfloat", 16, 4, 4, false, DF_MODEL_ASTC, 0,
-           true),
-    BLOCK1(KTX2_VK_FORMAT_ASTC_5x5_UNORM, "astc_5x5_unorm", 16, 5, 5, false, DF_MODEL_ASTC, 0,
-           false),
-    BLOCK1(KTX2_VK_FORMAT_ASTC_5x5_SRGB, "astc_5x5_srgb", 16, 5, 5, true, DF_MODEL_ASTC, 0, false),
-    BLOCK1(KTX2_VK_FORMAT_ASTC_5x5_SFLOAT, "astc_5x5_sfloat", 16, 5, 5, false, DF_MODEL_ASTC, 0,
-           true),
-    BLOCK1(KTX2_VK_FORMAT_ASTC_6x6_UNORM, "astc_6x6_unorm", 16, 6, 6, false, DF_MODEL_ASTC, 0,
-           false),
-    BLOCK1(KTX2_VK_FORMAT_ASTC_6x6_SRGB, "astc_6x6_srgb", 16, 6, 6, true, DF_MODEL_ASTC, 0, false),
-    BLOCK1(KTX2_VK_FORMAT_ASTC_6x6_SFLOAT, "astc_6x6_sfloat", 16, 6, 6, false, DF_MODEL_ASTC, 0,
-           true),
-    BLOCK1(KTX2_VK_FORMAT_ASTC_8x8_UNORM, "astc_8x8_unorm", 16, 8, 8, false, DF_MODEL_ASTC, 0,
-           false),
-    BLOCK1(KTX2_VK_FORMAT_ASTC_8x8_SRGB, "astc_8x8_srgb", 16, 8, 8, true, DF_MODEL_ASTC, 0, false),
-    BLOCK1(KTX2_VK_FORMAT_ASTC_8x8_SFLOAT, "astc_8x8_sfloat", 16, 8, 8, false, DF_MODEL_ASTC, 0,
-           true),
-};
-#undef PLAIN
-#undef BLOCK1
-#undef BLOCK2
-
-const ktx2_format_info *ktx2_format_find(uint32_t vk_format) {
-    for (size_t i = 0; i < sizeof format_table / sizeof format_table[0]; i++)
-        if (format_table[i].vk_format == vk_format)
-            return &format_table[i];
-    return NULL;
-}
 
 static void put_u8(bytebuf *b, uint8_t v) {
     bytebuf_append(b, &v, 1);
@@ -150,113 +57,42 @@ static void pad_to(bytebuf *b, size_t alignment) {
         bytebuf_append_zeros(b, alignment - rem);
 }
 
-typedef struct dfd_sample {
-    uint8_t channel;
-    uint8_t bit_offset_bytes;
-} dfd_sample;
-
-/* The basic descriptor block of a block-compressed format (KDFS 1.3: one
- * sample per channel of the colour model, each as long as its part of the
- * block; lower/upper 0..UINT32_MAX for normalised data, 0.0f..1.0f for
- * unsigned floats, -1.0f..1.0f for signed floats). */
-static void append_block_dfd(bytebuf *b, const ktx2_format_info *f) {
-    uint32_t block_size = 24 + 16 * (uint32_t)f->sample_count;
-    uint32_t sample_bits = (f->block_bytes * 8u) / f->sample_count;
-    bool is_signed = f->is_float && f->dfd_model == DF_MODEL_ASTC; /* ASTC HDR is SFLOAT */
-    put_u32(b, 4 + block_size);
-    put_u32(b, 0);
-    put_u16(b, 2);
-    put_u16(b, (uint16_t)block_size);
+/* The DFD of `f`: dfdTotalSize and one basic descriptor block with the
+ * colour model, texel block and samples of its row in the format table (one
+ * sample per channel of the colour model, each spanning its part of the
+ * texel or block). sampleLower/Upper: 0..2^bits-1 for normalised data
+ * (0..UINT32_MAX for 32 bits and more), 0.0f..1.0f for unsigned floats and
+ * -1.0f..1.0f for signed ones. */
+static void append_dfd(bytebuf *b, const ktx2_format_info *f) {
+    uint32_t block_size = ktx2_dfd_block_size(f);
+    put_u32(b, 4 + block_size);       /* dfdTotalSize */
+    put_u32(b, 0);                    /* vendorId 0 (Khronos), descriptorType 0 */
+    put_u16(b, KTX2_DF_VERSION);      /* versionNumber: KDF 1.3 */
+    put_u16(b, (uint16_t)block_size); /* descriptorBlockSize */
     put_u8(b, f->dfd_model);
-    put_u8(b, DF_PRIMARIES_BT709);
-    put_u8(b, f->srgb ? DF_TRANSFER_SRGB : DF_TRANSFER_LINEAR);
+    put_u8(b, KTX2_DF_PRIMARIES_BT709);
+    put_u8(b, f->srgb ? KTX2_DF_TRANSFER_SRGB : KTX2_DF_TRANSFER_LINEAR);
     put_u8(b, 0);                              /* flags: alpha straight */
     put_u8(b, (uint8_t)(f->block_width - 1));  /* texelBlockDimension0 */
     put_u8(b, (uint8_t)(f->block_height - 1)); /* texelBlockDimension1 */
     put_u16(b, 0);                             /* dimensions 2 and 3: 1 */
     put_u8(b, (uint8_t)f->block_bytes);        /* bytesPlane0 */
-    bytebuf_append_zeros(b, 7);
-    for (uint32_t s = 0; s < f->sample_count; s++) {
-        uint8_t qualifiers = 0;
-        if (f->is_float)
-            qualifiers |= DF_QUALIFIER_FLOAT | (is_signed ? DF_QUALIFIER_SIGNED : 0u);
-        put_u16(b, f->sample_offset[s]);
-        put_u8(b, (uint8_t)(sample_bits - 1));
-        put_u8(b, (uint8_t)(f->sample_channel[s] | qualifiers));
-        put_u32(b, 0); /* samplePosition */
-        if (f->is_float) {
-            put_u32(b, is_signed ? 0xBF800000u : 0u); /* -1.0f or 0.0f */
-            put_u32(b, 0x3F800000u);                  /* 1.0f */
-        } else {
-            put_u32(b, 0);
-            put_u32(b, 0xFFFFFFFFu);
-        }
-    }
-}
-
-/* One basic descriptor block for an uncompressed format. */
-static bool append_dfd(bytebuf *b, const ktx2_format_info *f) {
-    if (f->dfd_model != 0) {
-        append_block_dfd(b, f);
-        return true;
-    }
-    uint32_t channels, bits;
-    bool is_float = false;
-    switch (f->vk_format) {
-    case KTX2_VK_FORMAT_R8_UNORM:
-        channels = 1;
-        bits = 8;
-        break;
-    case KTX2_VK_FORMAT_R8G8_UNORM:
-        channels = 2;
-        bits = 8;
-        break;
-    case KTX2_VK_FORMAT_R8G8B8A8_UNORM:
-    case KTX2_VK_FORMAT_R8G8B8A8_SRGB:
-        channels = 4;
-        bits = 8;
-        break;
-    case KTX2_VK_FORMAT_R16G16B16A16_SFLOAT:
-        channels = 4;
-        bits = 16;
-        is_float = true;
-        break;
-    default:
-        return false;
-    }
-    static const uint8_t ids[4] = {DF_CHANNEL_R, DF_CHANNEL_G, DF_CHANNEL_B, DF_CHANNEL_A};
-    uint32_t block_size = 24 + 16 * channels;
-    put_u32(b, 4 + block_size);       /* dfdTotalSize */
-    put_u32(b, 0);                    /* vendorId 0 (Khronos), descriptorType 0 */
-    put_u16(b, 2);                    /* versionNumber: KDF 1.3 */
-    put_u16(b, (uint16_t)block_size); /* descriptorBlockSize */
-    put_u8(b, DF_MODEL_RGBSDA);
-    put_u8(b, DF_PRIMARIES_BT709);
-    put_u8(b, f->srgb ? DF_TRANSFER_SRGB : DF_TRANSFER_LINEAR);
-    put_u8(b, 0);                       /* flags: alpha straight */
-    put_u32(b, 0);                      /* texelBlockDimension 1x1x1x1 */
-    put_u8(b, (uint8_t)f->block_bytes); /* bytesPlane0 */
-    bytebuf_append_zeros(b, 7);         /* bytesPlane1..7 */
-    for (uint32_t c = 0; c < channels; c++) {
-        uint8_t id = channels == 4 ? ids[c] : (uint8_t)c;
-        uint8_t qualifiers = 0;
-        if (is_float)
-            qualifiers |= DF_QUALIFIER_FLOAT | DF_QUALIFIER_SIGNED;
-        if (f->srgb && id == DF_CHANNEL_A)
-            qualifiers |= DF_QUALIFIER_LINEAR;
-        put_u16(b, (uint16_t)(c * bits)); /* bitOffset */
-        put_u8(b, (uint8_t)(bits - 1));   /* bitLength - 1 */
-        put_u8(b, (uint8_t)(id | qualifiers));
+    bytebuf_append_zeros(b, 7);                /* bytesPlane1..7 */
+    for (uint32_t i = 0; i < f->sample_count; i++) {
+        const ktx2_sample *s = &f->samples[i];
+        put_u16(b, s->bit_offset);
+        put_u8(b, (uint8_t)(s->bit_length - 1));
+        put_u8(b, (uint8_t)(s->channel | s->qualifiers));
         put_u32(b, 0); /* samplePosition 0,0,0,0 */
-        if (is_float) {
-            put_u32(b, 0xBF800000u); /* -1.0f */
-            put_u32(b, 0x3F800000u); /* 1.0f */
+        if (s->qualifiers & KTX2_DF_QUALIFIER_FLOAT) {
+            bool is_signed = (s->qualifiers & KTX2_DF_QUALIFIER_SIGNED) != 0;
+            put_u32(b, is_signed ? KTX2_DF_FLOAT_MINUS_ONE : 0u);
+            put_u32(b, KTX2_DF_FLOAT_ONE);
         } else {
             put_u32(b, 0);
-            put_u32(b, (1u << bits) - 1u);
+            put_u32(b, s->bit_length >= 32 ? 0xFFFFFFFFu : (1u << s->bit_length) - 1u);
         }
     }
-    return true;
 }
 
 static void append_key_value(bytebuf *b, const char *key, const char *value) {
@@ -267,26 +103,6 @@ static void append_key_value(bytebuf *b, const char *key, const char *value) {
     pad_to(b, 4);
 }
 
-static uint32_t mip_dim(uint32_t size, uint32_t level) {
-    uint32_t v = level < 32 ? size >> level : 0;
-    return v > 0 ? v : 1;
-}
-
-uint64_t ktx2_level_byte_size(const ktx2_format_info *f, uint32_t width, uint32_t height,
-                              uint32_t depth, uint32_t layers, uint32_t faces, uint32_t level) {
-    uint64_t w = mip_dim(width, level), h = mip_dim(height, level);
-    uint64_t d = depth > 0 ? mip_dim(depth, level) : 1;
-    uint64_t bw = (w + f->block_width - 1) / f->block_width;
-    uint64_t bh = (h + f->block_height - 1) / f->block_height;
-    uint64_t size = bw, tmp;
-    if (!checked_mul_u64(size, bh, &tmp) || !checked_mul_u64(tmp, d, &size) ||
-        !checked_mul_u64(size, layers > 0 ? layers : 1, &tmp) ||
-        !checked_mul_u64(tmp, faces > 0 ? faces : 1, &size) ||
-        !checked_mul_u64(size, f->block_bytes, &tmp))
-        return 0;
-    return tmp;
-}
-
 /* Zstd of every level, before the file is laid out. Levels are independent
  * streams, so they are compressed on `threads` threads: with N threads, the N-1
  * largest levels each get one, the last takes every smaller level. Each level's
@@ -294,9 +110,9 @@ uint64_t ktx2_level_byte_size(const ktx2_format_info *f, uint32_t width, uint32_
 typedef struct zstd_levels {
     const ktx2_image_desc *desc;
     uint32_t items;
-    uint8_t *data[32];
-    size_t size[32];
-    bool failed[32]; /* per level: items write only their own levels */
+    uint8_t *data[KTX2_MAX_LEVELS];
+    size_t size[KTX2_MAX_LEVELS];
+    bool failed[KTX2_MAX_LEVELS]; /* per level: items write only their own levels */
 } zstd_levels;
 
 static void compress_levels_item(void *arg, uint32_t item) {
@@ -346,7 +162,7 @@ static bool compress_levels(const ktx2_image_desc *d, zstd_levels *z) {
 }
 
 static void free_levels(zstd_levels *z) {
-    for (uint32_t n = 0; n < 32; n++)
+    for (uint32_t n = 0; n < KTX2_MAX_LEVELS; n++)
         free(z->data[n]);
 }
 
@@ -359,7 +175,8 @@ bool write_ktx2(const ktx2_image_desc *d, bytebuf *out, char *reason, size_t rea
     const ktx2_format_info *f = ktx2_format_find(d->vk_format);
     if (f == NULL)
         return failure(reason, reason_size, "KTX2: unsupported vkFormat");
-    if (d->width == 0 || d->levels == 0 || d->levels > 32 || (d->faces != 1 && d->faces != 6) ||
+    if (d->width == 0 || d->levels == 0 || d->levels > KTX2_MAX_LEVELS ||
+        (d->faces != 1 && d->faces != 6) ||
         (d->supercompression != KTX2_SUPERCOMPRESSION_NONE &&
          d->supercompression != KTX2_SUPERCOMPRESSION_ZSTD))
         return failure(reason, reason_size, "KTX2: invalid image description");
@@ -371,7 +188,7 @@ bool write_ktx2(const ktx2_image_desc *d, bytebuf *out, char *reason, size_t rea
     }
 
     /* Header. */
-    bytebuf_append(out, ktx2_identifier, sizeof ktx2_identifier);
+    bytebuf_append(out, ktx2_identifier, KTX2_IDENTIFIER_SIZE);
     put_u32(out, d->vk_format);
     put_u32(out, f->type_size);
     put_u32(out, d->width);
@@ -388,7 +205,7 @@ bool write_ktx2(const ktx2_image_desc *d, bytebuf *out, char *reason, size_t rea
     put_u32(out, 0);                   /* kvdByteLength */
     put_u64(out, 0);                   /* sgdByteOffset */
     put_u64(out, 0);                   /* sgdByteLength */
-    size_t level_index_at = out->size; /* 80 */
+    size_t level_index_at = out->size; /* KTX2_HEADER_SIZE */
     for (uint32_t i = 0; i < d->levels; i++) {
         put_u64(out, 0);
         put_u64(out, 0);
@@ -396,8 +213,7 @@ bool write_ktx2(const ktx2_image_desc *d, bytebuf *out, char *reason, size_t rea
     }
     /* DFD. */
     size_t dfd_at = out->size;
-    if (!append_dfd(out, f))
-        return failure(reason, reason_size, "KTX2: no DFD for this vkFormat");
+    append_dfd(out, f);
     size_t dfd_length = out->size - dfd_at;
     /* Key/value data, sorted by key. */
     size_t kvd_at = out->size;
@@ -428,7 +244,7 @@ bool write_ktx2(const ktx2_image_desc *d, bytebuf *out, char *reason, size_t rea
         size_t at = out->size;
         size_t length = zstd ? z->size[n] : d->level_size[n];
         bytebuf_append(out, zstd ? z->data[n] : d->level_data[n], length);
-        size_t entry = level_index_at + (size_t)n * 24;
+        size_t entry = level_index_at + (size_t)n * KTX2_LEVEL_ENTRY_SIZE;
         patch_u64(out, entry, at);
         patch_u64(out, entry + 8, length);
         patch_u64(out, entry + 16, d->level_size[n]);

@@ -79,26 +79,8 @@ bool write_manifest(cook_manifest_list *entries, cook_diag *diag, bytebuf *out);
  * ktx2.c — KTX 2.0 (docs/formats/ktx2.md)
  * ------------------------------------------------------------------------- */
 
-/* What the writer knows about a vkFormat: enough for the header and DFD. */
-typedef struct ktx2_format_info {
-    uint32_t vk_format;
-    const char *name;
-    uint32_t type_size;                /* header typeSize */
-    uint32_t block_bytes;              /* bytes per texel (block) */
-    uint8_t block_width, block_height; /* 1 for uncompressed formats */
-    bool srgb;
-    /* Block-compressed formats: the DFD colour model (KHR_DF_MODEL_BC1A...
-     * ASTC; 0 for uncompressed RGBSDA), its samples' channel ids and bit
-     * offsets (each sample spans 64 bits in 8-byte blocks, else 128), and
-     * whether the samples are floats (BC6H, ASTC HDR). */
-    uint8_t dfd_model;
-    uint8_t sample_count;
-    uint8_t sample_channel[2];
-    uint8_t sample_offset[2];
-    bool is_float;
-} ktx2_format_info;
-
-const ktx2_format_info *ktx2_format_find(uint32_t vk_format);
+/* The formats, their rows (typeSize, texel block, DFD) and level sizes are
+ * common/ktx2_format.h's: ktx2_format_find, ktx2_level_byte_size. */
 
 typedef struct ktx2_image_desc {
     uint32_t vk_format;
@@ -118,10 +100,6 @@ typedef struct ktx2_image_desc {
      * which `kiln info --quality` compares level 0 against. */
     const char *source;
 } ktx2_image_desc;
-
-/* Bytes one level of the image takes uncompressed (0 on overflow). */
-uint64_t ktx2_level_byte_size(const ktx2_format_info *format, uint32_t width, uint32_t height,
-                              uint32_t depth, uint32_t layers, uint32_t faces, uint32_t level);
 
 /* Serialises a whole KTX2 file into `out`. */
 bool write_ktx2(const ktx2_image_desc *desc, bytebuf *out, char *reason, size_t reason_size);
