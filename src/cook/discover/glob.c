@@ -4,10 +4,6 @@
 
 #include "cook/discover/discover.h"
 
-static unsigned char fold_ascii(unsigned char c) {
-    return (c >= 'A' && c <= 'Z') ? (unsigned char)(c - 'A' + 'a') : c;
-}
-
 /*
  * Iterative glob with single backtracking point: on a mismatch after a '*',
  * retry with the '*' swallowing one more character. Linear in practice and
@@ -25,7 +21,7 @@ bool discover_glob_match(const char *pattern, const char *name) {
         if (*p == '*') {
             star_pattern = ++p;
             star_name = n;
-        } else if (*p != '\0' && (*p == '?' || fold_ascii(*p) == fold_ascii(*n))) {
+        } else if (*p != '\0' && (*p == '?' || ascii_lower((char)*p) == ascii_lower((char)*n))) {
             p++;
             n++;
         } else if (star_pattern != NULL) {
