@@ -2,44 +2,21 @@
 #include <string.h>
 
 #include "common/ascii.h"
+#include "common/path.h"
 #include "kiln/kiln.h"
-
-/* Finds the next meaningful segment of a path: empty and "." segments are
- * skipped. Returns where to continue, or NULL at the end. */
-typedef struct segment {
-    const char *start;
-    size_t length;
-} segment;
-
-static const char *next_segment(const char *p, segment *out) {
-    while (*p != '\0') {
-        const char *start = p;
-        while (*p != '\0' && *p != '/' && *p != '\\')
-            p++;
-        size_t length = (size_t)(p - start);
-        if (*p != '\0')
-            p++; /* skip the separator */
-        if (length == 0 || (length == 1 && start[0] == '.'))
-            continue; /* empty ("a//b") or "." */
-        out->start = start;
-        out->length = length;
-        return p;
-    }
-    return NULL;
-}
 
 kiln_result kiln_ref_canonicalize(const char *path, char *out, size_t capacity) {
     if (path == NULL || out == NULL || capacity == 0)
         return KILN_ERR_INVALID_ARGUMENT;
     out[0] = '\0';
-    if (path[0] == '/' || path[0] == '\\' || (path[0] != '\0' && path[1] == ':'))
+    if (path_is_absolute(path))
         return KILN_ERR_INVALID_ARGUMENT; /* absolute (POSIX, UNC or drive letter) */
 
     /* Find the file name first, so its extension is dropped before copying and
      * the capacity check applies to the result only. */
-    segment last = {NULL, 0};
-    segment seg;
-    for (const char *p = path; (p = next_segment(p, &seg)) != NULL;)
+    path_segment last = {NULL, 0};
+    path_segment seg;
+    for (const char *p = path; (p = path_next_segment(p, &seg)) != NULL;)
         last = seg;
     if (last.start == NULL)
         return KILN_ERR_INVALID_ARGUMENT;
@@ -52,8 +29,8 @@ kiln_result kiln_ref_canonicalize(const char *path, char *out, size_t capacity) 
     }
 
     size_t length = 0;
-    for (const char *p = path; (p = next_segment(p, &seg)) != NULL;) {
-        if (seg.length == 2 && seg.start[0] == '.' && seg.start[1] == '.')
+    for (const char *p = path; (p = path_next_segment(p, &seg)) != NULL;) {
+        if (path_segment_is_parent(&seg))
             return KILN_ERR_INVALID_ARGUMENT; /* refs never leave the root */
         if (seg.start == last.start)
             seg.length = last.length;

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/path.h"
 #include "cook/core/core.h"
 
 /* Joins the source's folder and `relative`, folding "." and "..". Returns a
@@ -19,7 +20,7 @@ static char *normalize_dependency_path(const char *source_path, const char *rela
         snprintf(reason, reason_size, "empty path");
         return NULL;
     }
-    if (relative[0] == '/' || relative[0] == '\\' || (relative[0] != '\0' && relative[1] == ':')) {
+    if (path_is_absolute(relative)) {
         snprintf(reason, reason_size, "absolute path '%s' is not allowed", relative);
         return NULL;
     }
@@ -38,17 +39,9 @@ static char *normalize_dependency_path(const char *source_path, const char *rela
              relative);
 
     size_t length = 0;
-    const char *p = joined;
-    while (*p != '\0') {
-        const char *start = p;
-        while (*p != '\0' && *p != '/' && *p != '\\')
-            p++;
-        size_t segment = (size_t)(p - start);
-        if (*p != '\0')
-            p++;
-        if (segment == 0 || (segment == 1 && start[0] == '.'))
-            continue;
-        if (segment == 2 && start[0] == '.' && start[1] == '.') {
+    path_segment segment;
+    for (const char *p = joined; (p = path_next_segment(p, &segment)) != NULL;) {
+        if (path_segment_is_parent(&segment)) {
             if (length == 0) {
                 snprintf(reason, reason_size, "path '%s' leaves the input folder", relative);
                 free(joined);
@@ -63,8 +56,8 @@ static char *normalize_dependency_path(const char *source_path, const char *rela
         }
         if (length > 0)
             out[length++] = '/';
-        memcpy(out + length, start, segment);
-        length += segment;
+        memcpy(out + length, segment.start, segment.length);
+        length += segment.length;
     }
     out[length] = '\0';
     free(joined);

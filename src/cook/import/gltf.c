@@ -50,6 +50,7 @@
 #include <string.h>
 
 #include "common/checked.h"
+#include "common/path.h"
 #include "cook/import/gltf_internal.h"
 
 #define GLB_MAGIC 0x46546c67u      /* "glTF" */
@@ -478,20 +479,12 @@ static bool climbs_out(const char *source_path, const char *relative) {
     long depth = 0;
     for (const char *p = source_path; *p != '\0'; p++)
         depth += *p == '/';
-    const char *p = relative;
-    while (*p != '\0') {
-        const char *start = p;
-        while (*p != '\0' && *p != '/' && *p != '\\')
-            p++;
-        size_t length = (size_t)(p - start);
-        if (*p != '\0')
-            p++;
-        if (length == 2 && start[0] == '.' && start[1] == '.') {
-            if (--depth < 0)
-                return true;
-        } else if (length > 0 && !(length == 1 && start[0] == '.')) {
+    path_segment segment;
+    for (const char *p = relative; (p = path_next_segment(p, &segment)) != NULL;) {
+        if (!path_segment_is_parent(&segment))
             depth++;
-        }
+        else if (--depth < 0)
+            return true;
     }
     return false;
 }

@@ -1,0 +1,46 @@
+/*
+ * path.h — walking a relative path segment by segment, the one way refs
+ * (ref.c), a source's dependencies (cook/core/context.c) and glTF URIs read
+ * one. '/' and '\' both separate: sources written on Windows name files so.
+ */
+#ifndef KILN_COMMON_PATH_H
+#define KILN_COMMON_PATH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+typedef struct path_segment {
+    const char *start;
+    size_t length;
+} path_segment;
+
+/* An absolute path: POSIX or UNC root, or a drive letter ("C:"). */
+static inline bool path_is_absolute(const char *path) {
+    return path[0] == '/' || path[0] == '\\' || (path[0] != '\0' && path[1] == ':');
+}
+
+/* The next meaningful segment of a path at p into *out: empty segments
+ * ("a//b") and "." are skipped. Returns where to continue, or NULL at the end. */
+static inline const char *path_next_segment(const char *p, path_segment *out) {
+    while (*p != '\0') {
+        const char *start = p;
+        while (*p != '\0' && *p != '/' && *p != '\\')
+            p++;
+        size_t length = (size_t)(p - start);
+        if (*p != '\0')
+            p++; /* the separator */
+        if (length == 0 || (length == 1 && start[0] == '.'))
+            continue;
+        out->start = start;
+        out->length = length;
+        return p;
+    }
+    return NULL;
+}
+
+/* The segment is "..". */
+static inline bool path_segment_is_parent(const path_segment *segment) {
+    return segment->length == 2 && segment->start[0] == '.' && segment->start[1] == '.';
+}
+
+#endif /* KILN_COMMON_PATH_H */
