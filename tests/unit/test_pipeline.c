@@ -25,7 +25,9 @@ typedef struct cooked {
     cook_asset_result result;
 } cooked;
 
-static void cook_one(cooked *c, const char *name, const char *obj, const char *mtl, bool verify) {
+/* Cooks models/quad.obj (and .mtl) with `settings` (NULL: the defaults). */
+static void cook_one_with(cooked *c, const char *name, const char *obj, const char *mtl,
+                          bool verify, const cook_settings *settings) {
     char dir[64];
     snprintf(dir, sizeof dir, "pipeline_%s", name);
     c->input = test_make_temp_dir(dir);
@@ -40,7 +42,10 @@ static void cook_one(cooked *c, const char *name, const char *obj, const char *m
     free(models);
     free(obj_path);
     free(mtl_path);
-    cook_settings_default(&c->settings);
+    if (settings != NULL)
+        c->settings = *settings;
+    else
+        cook_settings_default(&c->settings);
     cook_request request = {
         .input_root = c->input,
         .output_root = c->output,
@@ -51,6 +56,10 @@ static void cook_one(cooked *c, const char *name, const char *obj, const char *m
     };
     assert_non_null(request.importer);
     cook_asset(&request, &c->result);
+}
+
+static void cook_one(cooked *c, const char *name, const char *obj, const char *mtl, bool verify) {
+    cook_one_with(c, name, obj, mtl, verify, NULL);
 }
 
 static void cooked_free(cooked *c) {
@@ -165,6 +174,55 @@ static void pipeline_output_is_deterministic(void **state) {
     cooked_free(&b);
 }
 
+/* A real importer test file's n-gon lists the same four corners over and over:
+ * most of its triangles are degenerate and the first LOD drops them, so level
+ * 2's target (a ratio of level 0) was above level 1's count and meshoptimizer
+ * aborted the whole build (target_index_count <= index_count). */
+static void face_revisiting_its_corners_cooks_with_shrinking_lods(void **state) {
+    (void)state;
+    const char obj[] = "v 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\n"
+                       "f 1 2 3 4 1 2 3 4 1 2 3 4 1 2 3 4 1 2 3 4 1 2 3 4\n";
+    cooked c;
+    cook_one(&c, "revisit", obj, NULL, true);
+    if (!c.result.ok)
+        fail_msg("cook failed: %.*s", (int)c.result.diag.text.size,
+                 (const char *)c.result.diag.text.data);
+    char *path = test_path_join(c.output, "models/quad.kmesh");
+    kiln_file file;
+    kiln_error err;
+    uint32_t flags = KILN_OPEN_VERIFY_CHECKSUM | KILN_OPEN_DEEP;
+    assert_int_equal(kiln_file_map(&file, path, flags, &err), KILN_OK);
+    kiln_mesh_view view;
+    assert_int_equal(kiln_mesh_view_get(&file, flags, &view, &err), KILN_OK);
+    /* Every level is whole triangles and no larger than the one before. */
+    for (uint32_t l = 0; l < view.desc->lod_count; l++) {
+        assert_int_equal(view.lods[l].index_count % 3, 0);
+        if (l > 0)
+            assert_true(view.lods[l].index_count <= view.lods[l - 1].index_count);
+    }
+    kiln_file_close(&file);
+    free(path);
+    cooked_free(&c);
+}
+
+/* meshoptimizer asserts (aborts) on a meshlet triangle limit that is not a
+ * multiple of 4: the asset fails with an error naming the settings instead. */
+static void meshlet_limits_meshoptimizer_refuses_are_an_error(void **state) {
+    (void)state;
+    cook_settings settings;
+    cook_settings_default(&settings);
+    settings.mesh_meshlet_triangles = 5;
+    cooked c;
+    cook_one_with(&c, "meshlet_limits", QUAD_OBJ, QUAD_MTL, false, &settings);
+    assert_false(c.result.ok);
+    const char *text = (const char *)c.result.diag.text.data;
+    assert_non_null(text);
+    assert_non_null(strstr(text, "models/quad.obj"));
+    assert_non_null(strstr(text, "mesh.meshlet_triangles 5"));
+    assert_int_equal(c.result.outputs.count, 0);
+    cooked_free(&c);
+}
+
 static void output_path_mirrors_the_source_tree(void **state) {
     (void)state;
     char *p = cook_output_path("models/props/Crate.OBJ", ".kmesh");
@@ -213,6 +271,8 @@ int main(void) {
         cmocka_unit_test(pipeline_cooks_obj_into_a_valid_kmesh),
         cmocka_unit_test(pipeline_reports_importer_errors_and_writes_nothing),
         cmocka_unit_test(pipeline_output_is_deterministic),
+        cmocka_unit_test(face_revisiting_its_corners_cooks_with_shrinking_lods),
+        cmocka_unit_test(meshlet_limits_meshoptimizer_refuses_are_an_error),
         cmocka_unit_test(output_path_mirrors_the_source_tree),
         cmocka_unit_test(atomic_write_replaces_and_leaves_no_temporary),
     };

@@ -31,6 +31,9 @@
  * relative to level 0, or 0 when the level is not worth keeping. */
 static size_t simplify_level(const ir_mesh *mesh, const uint32_t *source, size_t source_count,
                              float source_error, size_t target_count, uint32_t *out, float *error) {
+    /* The target follows level 0's count; a previous level (or the cleaning
+     * of degenerate triangles) may already be below it: the checked calls
+     * clamp it to the source. */
     size_t target = target_count / 3 * 3;
     if (target < 3)
         target = 3;
@@ -38,17 +41,17 @@ static size_t simplify_level(const ir_mesh *mesh, const uint32_t *source, size_t
     float result_error = 0.0f;
     size_t count = 0;
     if (source_error < LOD_TARGET_ERROR)
-        count = meshopt_simplify(out, source, source_count, mesh->positions, mesh->vertex_count,
-                                 3 * sizeof(float), target, LOD_TARGET_ERROR - source_error, 0,
-                                 &result_error);
+        count =
+            meshopt_checked_simplify(out, source, source_count, mesh->positions, mesh->vertex_count,
+                                     target, LOD_TARGET_ERROR - source_error, 0, &result_error);
     if ((count == 0 || count > stall) && source_error < LOD_SLOPPY_TARGET_ERROR) {
-        count = meshopt_simplifySloppy(out, source, source_count, mesh->positions,
-                                       mesh->vertex_count, 3 * sizeof(float), target,
-                                       LOD_SLOPPY_TARGET_ERROR - source_error, &result_error);
+        count = meshopt_checked_simplify_sloppy(
+            out, source, source_count, mesh->positions, mesh->vertex_count, target,
+            LOD_SLOPPY_TARGET_ERROR - source_error, &result_error);
     }
-    if (count == 0 || count > stall)
+    if (count == 0 || count > stall ||
+        !meshopt_checked_order(out, count, mesh->positions, mesh->vertex_count, false))
         return 0;
-    meshopt_optimizeVertexCache(out, out, count, mesh->vertex_count);
     *error = source_error + result_error;
     return count;
 }
@@ -132,16 +135,16 @@ static bool lods_of_chunk(const lod_job *job, const mesh_chunk *chunk, lod_chunk
         float result_error = 0.0f;
         size_t count = 0;
         if (source_error < LOD_TARGET_ERROR && chunk_scale > 0.0f)
-            count = meshopt_simplify(
-                dest, source, source_count, local.positions, local.vertex_count, 3 * sizeof(float),
+            count = meshopt_checked_simplify(
+                dest, source, source_count, local.positions, local.vertex_count,
                 level_target(chunk->index_count, job->settings, level),
                 (LOD_TARGET_ERROR - source_error) * job->mesh_scale / chunk_scale,
                 meshopt_SimplifyLockBorder, &result_error);
-        if (count == 0 || count >= source_count) {
+        if (count == 0 || count >= source_count ||
+            !meshopt_checked_order(dest, count, local.positions, local.vertex_count, false)) {
             memcpy(dest, source, source_count * sizeof *dest);
             count = source_count;
         } else {
-            meshopt_optimizeVertexCache(dest, dest, count, local.vertex_count);
             source_error += result_error * chunk_scale / job->mesh_scale;
         }
         mesh_local_to_global(&local, dest, count, out->indices + (level - 1) * out->capacity);

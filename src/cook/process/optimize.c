@@ -61,6 +61,8 @@ static bool remap_vertices(ir_mesh *mesh, const unsigned int *remap, size_t new_
 bool process_weld(ir_mesh *mesh) {
     if (mesh->vertex_count == 0)
         return true;
+    if (!meshopt_triangles_valid(mesh->indices, mesh->index_count, mesh->vertex_count))
+        return false; /* meshoptimizer's precondition (meshopt_checked.c) */
     mesh_stream_ref streams[8];
     size_t stream_count = mesh_streams(mesh, streams);
     struct meshopt_Stream meshopt_streams[8];
@@ -82,10 +84,7 @@ bool process_weld(ir_mesh *mesh) {
 /* Vertex cache order, then overdraw order, of one index range. */
 static void order_range(uint32_t *indices, size_t count, const float *positions,
                         size_t vertex_count) {
-    meshopt_optimizeVertexCache(indices, indices, count, vertex_count);
-    /* 1.05: allow 5% worse vertex cache use for better overdraw. */
-    meshopt_optimizeOverdraw(indices, indices, count, positions, vertex_count, 3 * sizeof(float),
-                             1.05f);
+    meshopt_checked_order(indices, count, positions, vertex_count, true);
 }
 
 void order_submesh(void *mesh_, uint32_t index) {
@@ -110,6 +109,10 @@ bool process_optimize_fetch(ir_mesh *mesh) {
     unsigned int *remap = malloc((size_t)mesh->vertex_count * sizeof *remap);
     if (remap == NULL)
         return false;
+    if (!meshopt_triangles_valid(mesh->indices, mesh->index_count, mesh->vertex_count)) {
+        free(remap);
+        return false;
+    }
     /* Vertices no index uses are dropped (remap ~0u). */
     size_t used = meshopt_optimizeVertexFetchRemap(remap, mesh->indices, mesh->index_count,
                                                    mesh->vertex_count);

@@ -133,6 +133,30 @@ bool process_order_lods_meshlets(ir_mesh *mesh, const cook_settings *settings);
 bool process_mesh(cook_context *ctx, ir_mesh *mesh, const ir_asset *asset);
 
 /* ---------------------------------------------------------------------------
+ * meshopt_checked.c — the one way into meshoptimizer: its documented
+ * preconditions checked first, so bad input fails a step, never the process
+ * ------------------------------------------------------------------------- */
+
+/* A whole number of triangles, every index below vertex_count. */
+bool meshopt_triangles_valid(const uint32_t *indices, size_t index_count, size_t vertex_count);
+/* meshopt_simplify / meshopt_simplifySloppy of positions (3 floats each):
+ * `target` is clamped to the input and rounded down to whole triangles; 0
+ * (and *result_error 0) for empty or invalid input. */
+size_t meshopt_checked_simplify(uint32_t *dest, const uint32_t *indices, size_t index_count,
+                                const float *positions, size_t vertex_count, size_t target,
+                                float target_error, unsigned options, float *result_error);
+size_t meshopt_checked_simplify_sloppy(uint32_t *dest, const uint32_t *indices, size_t index_count,
+                                       const float *positions, size_t vertex_count, size_t target,
+                                       float target_error, float *result_error);
+/* Vertex cache order in place, then (with `overdraw`) overdraw order allowing
+ * 5% worse cache use. False, leaving the indices, for invalid input. */
+bool meshopt_checked_order(uint32_t *indices, size_t index_count, const float *positions,
+                           size_t vertex_count, bool overdraw);
+/* Meshlet limits meshoptimizer accepts: 3..255 vertices, 4..512 triangles in
+ * multiples of 4. */
+bool meshopt_meshlet_limits_valid(size_t max_vertices, size_t max_triangles);
+
+/* ---------------------------------------------------------------------------
  * Images (mips.c)
  * ------------------------------------------------------------------------- */
 
