@@ -231,6 +231,10 @@ static bool parse_key_value(const parse_state *state, const cook_setting *key,
             diag_error(state->diag, state->path, node_line(node), "%s: %s", key->name,
                        key->zero_error);
             ok = false;
+        } else if (ok && key->multiple_of > 1 && value % key->multiple_of != 0) {
+            diag_error(state->diag, state->path, node_line(node),
+                       "%s: %ld is not a multiple of %ld", key->name, value, key->multiple_of);
+            ok = false;
         }
         break;
     case COOK_SETTING_ENUM:

@@ -220,6 +220,9 @@ static void invalid_values_are_errors_with_file_and_line(void **state) {
                  "dir/kiln.yml:2: error: mesh.merge: expected true or false");
     expect_error("default:\n  mesh.lods: -1\n", "dir/kiln.yml:2: error: mesh.lods: expected");
     expect_error("default:\n  mesh.meshlet_vertices: 300\n", "dir/kiln.yml:2: error:");
+    /* meshoptimizer aborts on meshlets of other sizes. */
+    expect_error("default:\n  mesh.meshlet_triangles: 126\n",
+                 "dir/kiln.yml:2: error: mesh.meshlet_triangles: 126 is not a multiple of 4");
     expect_error("default:\n  texture.format: dxt9\n",
                  "dir/kiln.yml:2: error: texture.format: 'dxt9' is not one of");
     expect_error("default:\n  texture.quality: ultra\n", "dir/kiln.yml:2: error:");

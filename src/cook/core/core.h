@@ -191,6 +191,7 @@ typedef struct cook_setting {
     size_t count_offset;         /* RATIOS: of the uint32_t count of ratios */
     long min, max;               /* UINT, INT: the range; RATIOS: max is the most ratios */
     const char *zero_error;      /* UINT, INT: why 0 is refused though in range, else NULL */
+    long multiple_of;            /* UINT: values must be multiples of it (0: any) */
     const char *const *names;    /* ENUM: the value names */
     long default_value;          /* BOOL (0/1), UINT, INT, ENUM; RATIOS: how many */
     const float *default_ratios; /* RATIOS */
