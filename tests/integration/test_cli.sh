@@ -419,9 +419,15 @@ check "check fails on a cooked file the manifest does not name" \
 COLLIDE="$SCRATCH/collide"
 cp -r "$GOOD" "$COLLIDE"
 cp "$COLLIDE/assets/models/cube.obj" "$COLLIDE/assets/models/Cube.OBJ"
-run_in "$COLLIDE" build -i assets -o out
-check "two sources with one ref fail the build loudly" \
-    all_true 'status_is 1' "stderr_has \"assets.kman: error: ref 'models/cube' is produced twice\""
+run_in "$COLLIDE" build -i assets -o fresh
+check "two sources with one ref fail the build loudly, neither cooked, both counted" \
+    all_true 'status_is 1' \
+    "stderr_has \"^models/Cube.OBJ: error: its asset ref 'models/cube' is also the ref of 'models/cube.obj'\"" \
+    "stderr_has \"^models/cube.obj: error: its asset ref 'models/cube' is also the ref of 'models/Cube.OBJ'\"" \
+    'stdout_has "; 2 failed;"' '[ ! -e "$COLLIDE/fresh/models/cube.kmesh" ]'
+run_in "$COLLIDE" build -i assets -o out2 --json
+check "--json counts the two sources with one ref as failed" \
+    all_true 'status_is 1' 'stdout_has "\"failed\":2,"' 'stdout_has "\"ok\":false"'
 
 run_in "$GOOD" check -o missing
 check "check on a missing output folder fails clearly" \

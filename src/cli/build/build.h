@@ -60,7 +60,11 @@ typedef struct build_plan {
     cook_settings *settings;         /* settings[i]: resolved for sources.items[i] */
     uint64_t *settings_hash;         /* cache_settings_hash(&settings[i]) */
     bool *wanted;                    /* wanted[i]: a root or always: (all without --roots) */
-    strlist unclaimed;               /* files no importer claims, sorted */
+    /* same_ref[i]: another source with the same asset ref ("a.obj" and
+     * "A.ply" are both "a"), or NULL. Such sources are not cooked: their
+     * files and refs would overwrite each other. */
+    const char **same_ref;
+    strlist unclaimed; /* files no importer claims, sorted */
 } build_plan;
 
 typedef enum asset_status {

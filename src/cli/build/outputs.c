@@ -313,6 +313,7 @@ bool build_write_manifest(const build_run *run, build_totals *totals) {
         free(path);
     }
     ok = diag.errors == 0;
+    totals->failed += diag.errors; /* each a failure the summary counts (a ref made twice) */
     if (diag.text.size > 0)
         fwrite(diag.text.data, 1, diag.text.size, stderr);
     diag_free(&diag);

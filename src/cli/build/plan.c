@@ -16,6 +16,7 @@ void build_plan_free(build_plan *plan) {
     free(plan->settings);
     free(plan->settings_hash);
     free(plan->wanted);
+    free(plan->same_ref);
 }
 
 /* Marks the sources a list of globs matches; false (with an error) when
@@ -68,6 +69,46 @@ static bool is_input_folder(const char *input, const char *path) {
     return folder;
 }
 
+typedef struct source_ref {
+    char ref[1024];
+    size_t index;
+} source_ref;
+
+static int compare_source_refs(const void *a, const void *b) {
+    const source_ref *x = a, *y = b;
+    int order = strcmp(x->ref, y->ref);
+    return order != 0 ? order : (x->index > y->index) - (x->index < y->index);
+}
+
+/* Fills plan->same_ref: sources whose canonical refs are equal (they differ
+ * only in extension or case) point at the first other one. */
+static bool find_same_refs(build_plan *plan) {
+    size_t count = plan->sources.count;
+    plan->same_ref = calloc(count ? count : 1, sizeof *plan->same_ref);
+    source_ref *refs = malloc((count ? count : 1) * sizeof *refs);
+    if (plan->same_ref == NULL || refs == NULL) {
+        free(refs);
+        return false;
+    }
+    for (size_t i = 0; i < count; i++) {
+        refs[i].index = i;
+        if (kiln_ref_canonicalize(plan->sources.items[i], refs[i].ref, sizeof refs[i].ref) !=
+            KILN_OK)
+            refs[i].ref[0] = '\0'; /* cook_asset reports it */
+    }
+    qsort(refs, count, sizeof *refs, compare_source_refs);
+    for (size_t i = 0; i < count;) {
+        size_t end = i + 1;
+        while (end < count && refs[i].ref[0] != '\0' && strcmp(refs[end].ref, refs[i].ref) == 0)
+            end++;
+        for (size_t k = i; end - i > 1 && k < end; k++)
+            plan->same_ref[refs[k].index] = plan->sources.items[refs[k == i ? i + 1 : i].index];
+        i = end;
+    }
+    free(refs);
+    return true;
+}
+
 bool build_plan_make(const build_options *options, const build_setup *setup, build_plan *plan) {
     strlist files = {0};
     char reason[512];
@@ -106,6 +147,7 @@ bool build_plan_make(const build_options *options, const build_setup *setup, bui
         }
     }
     strlist_free(&files);
+    ok = ok && find_same_refs(plan);
     if (!ok) {
         cli_error("out of memory while planning the build");
         return false;

@@ -194,6 +194,19 @@ static void process_planned_asset(void *context, uint32_t job) {
     size_t index = run->phase_assets[job];
     const char *source_path = run->plan->sources.items[index];
     asset_slot *slot = &run->slots[index];
+    const char *same_ref = run->plan->same_ref[index];
+    if (same_ref != NULL) {
+        char ref[1024];
+        kiln_ref_canonicalize(source_path, ref, sizeof ref);
+        diag_error(&run->results[index].diag, source_path, 0,
+                   "its asset ref '%s' is also the ref of '%s' (the two differ only in extension "
+                   "or case); neither is cooked, as their files would overwrite each other: "
+                   "rename one",
+                   ref, same_ref);
+        slot->status = ASSET_FAILED;
+        progress_asset_finished(run->reporter, source_path, &run->results[index]);
+        return;
+    }
     const cache_record *old = cache_find(run->old_cache, source_path);
     if (old != NULL && check_cached(run, index, old) && replay_record(old, &run->results[index])) {
         slot->status = ASSET_UP_TO_DATE;
