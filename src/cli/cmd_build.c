@@ -192,7 +192,18 @@ static int check_build_folders(const build_setup *setup) {
         cli_error("output '%s' is not a folder", setup->output);
         return CLI_EXIT_FAILURE;
     }
-    return CLI_EXIT_OK;
+    /* Found now, with one error, not once per asset after all the work: the
+     * folder (and its parents) can be made and a file written in it. */
+    char *probe = cook_path_join(setup->output, ".kiln-write-test");
+    char reason[512];
+    bool writable = probe != NULL && write_file_atomic(probe, "kiln\n", 5, reason, sizeof reason);
+    if (writable)
+        unlink(probe);
+    else
+        cli_error("cannot write to the output folder '%s': %s", setup->output,
+                  probe ? reason : "out of memory");
+    free(probe);
+    return writable ? CLI_EXIT_OK : CLI_EXIT_FAILURE;
 }
 
 /* ---------------------------------------------------------------------------

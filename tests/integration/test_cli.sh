@@ -188,6 +188,17 @@ run_in "$SCRATCH/empty" build -i nowhere
 check "a missing input folder is an error (exit 1)" \
     all_true 'status_is 1' 'stderr_has "^kiln: error: input folder .nowhere. does not exist$"'
 
+UNWRITABLE="$SCRATCH/unwritable"
+mkdir -p "$UNWRITABLE/assets"
+printf 'v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n' >"$UNWRITABLE/assets/a.obj"
+printf 'v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n' >"$UNWRITABLE/assets/b.obj"
+touch "$UNWRITABLE/file"
+run_in "$UNWRITABLE" build -i assets -o file/out
+check "an output folder that cannot be written is one error before any cooking" \
+    all_true 'status_is 1' \
+    'stderr_has "^kiln: error: cannot write to the output folder .file/out.: cannot create folder"' \
+    '[ "$(wc -l <"$SCRATCH/stderr")" -eq 1 ]' '! stdout_has "cooked"'
+
 # ---------------------------------------------------------------------------
 # Building
 # ---------------------------------------------------------------------------
