@@ -26,7 +26,17 @@
 extern "C" {
 #endif
 
-#define KILN_VERSION_STRING "0.1.0"
+/* The library's version (semantic versioning; CMakeLists.txt reads these three
+ * lines). KILN_VERSION is one comparable number: 0.1.0 -> 100. */
+#define KILN_VERSION_MAJOR 0
+#define KILN_VERSION_MINOR 1
+#define KILN_VERSION_PATCH 0
+#define KILN_VERSION (KILN_VERSION_MAJOR * 10000 + KILN_VERSION_MINOR * 100 + KILN_VERSION_PATCH)
+#define KILN_VERSION_STRINGIFY_(x) #x
+#define KILN_VERSION_STRINGIFY(x) KILN_VERSION_STRINGIFY_(x)
+#define KILN_VERSION_STRING                                                                        \
+    KILN_VERSION_STRINGIFY(KILN_VERSION_MAJOR)                                                     \
+    "." KILN_VERSION_STRINGIFY(KILN_VERSION_MINOR) "." KILN_VERSION_STRINGIFY(KILN_VERSION_PATCH)
 
 /* ---------------------------------------------------------------------------
  * Results and errors

@@ -440,6 +440,22 @@ run_in "$COLLIDE" build -i assets -o out2 --json
 check "--json counts the two sources with one ref as failed" \
     all_true 'status_is 1' 'stdout_has "\"failed\":2,"' 'stdout_has "\"ok\":false"'
 
+# A model's own texture may share its stem (crate.obj reads crate.png): it is
+# cooked through the model. A standalone image with a model's ref is not.
+STEM="$SCRATCH/stem"
+mkdir -p "$STEM/assets/props"
+cp "$KILN_REPO"/examples/assets/props/crate.* "$STEM/assets/props/"
+run_in "$STEM" build -i assets -o out
+check "a model and its own texture with one stem cook" \
+    all_true 'status_is 0' '[ -s "$STEM/out/props/crate.kmesh" ]' '[ -s "$STEM/out/props/crate/tex_0.ktx2" ]'
+cp "$KILN_REPO"/examples/assets/props/crate.png "$STEM/assets/props/pebble.png"
+cp "$KILN_REPO"/examples/assets/props/pebble.obj "$STEM/assets/props/pebble.obj"
+run_in "$STEM" build -i assets -o out
+check "a standalone image with a model's ref fails; the model cooks" \
+    all_true 'status_is 1' '[ -s "$STEM/out/props/pebble.kmesh" ]' '[ ! -e "$STEM/out/props/pebble.ktx2" ]' \
+    "stderr_has \"^props/pebble.png: error: its asset ref 'props/pebble' is also the ref of 'props/pebble.obj'\"" \
+    'stdout_has "; 1 failed;"'
+
 run_in "$GOOD" check -o missing
 check "check on a missing output folder fails clearly" \
     all_true 'status_is 1' 'stderr_has "output folder .missing. does not exist"'

@@ -61,9 +61,13 @@ typedef struct build_plan {
     uint64_t *settings_hash;         /* cache_settings_hash(&settings[i]) */
     bool *wanted;                    /* wanted[i]: a root or always: (all without --roots) */
     /* same_ref[i]: another source with the same asset ref ("a.obj" and
-     * "A.ply" are both "a"), or NULL. Such sources are not cooked: their
-     * files and refs would overwrite each other. */
+     * "A.ply" are both "a"), or NULL; same_ref_model[i]: another such source
+     * that is a model. Two models with one ref are not cooked (their files
+     * and refs would overwrite each other); nor is a standalone source whose
+     * ref is another's (a model's own texture, "a.png" read by "a.obj", is
+     * cooked through the model and never gets that far). */
     const char **same_ref;
+    const char **same_ref_model;
     strlist unclaimed; /* files no importer claims, sorted */
 } build_plan;
 

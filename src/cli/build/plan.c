@@ -17,6 +17,7 @@ void build_plan_free(build_plan *plan) {
     free(plan->settings_hash);
     free(plan->wanted);
     free(plan->same_ref);
+    free(plan->same_ref_model);
 }
 
 /* Marks the sources a list of globs matches; false (with an error) when
@@ -80,13 +81,15 @@ static int compare_source_refs(const void *a, const void *b) {
     return order != 0 ? order : (x->index > y->index) - (x->index < y->index);
 }
 
-/* Fills plan->same_ref: sources whose canonical refs are equal (they differ
- * only in extension or case) point at the first other one. */
+/* Fills plan->same_ref and same_ref_model: sources whose canonical refs are
+ * equal (they differ only in extension or case) point at the first other one
+ * (and the first other model). */
 static bool find_same_refs(build_plan *plan) {
     size_t count = plan->sources.count;
     plan->same_ref = calloc(count ? count : 1, sizeof *plan->same_ref);
+    plan->same_ref_model = calloc(count ? count : 1, sizeof *plan->same_ref_model);
     source_ref *refs = malloc((count ? count : 1) * sizeof *refs);
-    if (plan->same_ref == NULL || refs == NULL) {
+    if (plan->same_ref == NULL || plan->same_ref_model == NULL || refs == NULL) {
         free(refs);
         return false;
     }
@@ -101,8 +104,19 @@ static bool find_same_refs(build_plan *plan) {
         size_t end = i + 1;
         while (end < count && refs[i].ref[0] != '\0' && strcmp(refs[end].ref, refs[i].ref) == 0)
             end++;
-        for (size_t k = i; end - i > 1 && k < end; k++)
-            plan->same_ref[refs[k].index] = plan->sources.items[refs[k == i ? i + 1 : i].index];
+        for (size_t k = i; end - i > 1 && k < end; k++) {
+            size_t me = refs[k].index;
+            for (size_t o = i; o < end; o++) {
+                size_t other = refs[o].index;
+                if (other == me)
+                    continue;
+                if (plan->same_ref[me] == NULL)
+                    plan->same_ref[me] = plan->sources.items[other];
+                if (plan->same_ref_model[me] == NULL &&
+                    plan->importers[other]->kind == COOK_KIND_MODEL)
+                    plan->same_ref_model[me] = plan->sources.items[other];
+            }
+        }
         i = end;
     }
     free(refs);

@@ -194,14 +194,18 @@ static void process_planned_asset(void *context, uint32_t job) {
     size_t index = run->phase_assets[job];
     const char *source_path = run->plan->sources.items[index];
     asset_slot *slot = &run->slots[index];
-    const char *same_ref = run->plan->same_ref[index];
+    /* A model yields only to another model (a standalone source with its ref
+     * may be its own texture, cooked through it); anything else that gets
+     * here is cooked on its own and yields to any source with its ref. */
+    const char *same_ref = run->plan->importers[index]->kind == COOK_KIND_MODEL
+                               ? run->plan->same_ref_model[index]
+                               : run->plan->same_ref[index];
     if (same_ref != NULL) {
         char ref[1024];
         kiln_ref_canonicalize(source_path, ref, sizeof ref);
         diag_error(&run->results[index].diag, source_path, 0,
                    "its asset ref '%s' is also the ref of '%s' (the two differ only in extension "
-                   "or case); neither is cooked, as their files would overwrite each other: "
-                   "rename one",
+                   "or case) and their files and refs would overwrite each other: rename one",
                    ref, same_ref);
         slot->status = ASSET_FAILED;
         progress_asset_finished(run->reporter, source_path, &run->results[index]);
