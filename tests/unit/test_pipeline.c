@@ -25,9 +25,7 @@ typedef struct cooked {
     cook_asset_result result;
 } cooked;
 
-/* Cooks models/quad.obj (and .mtl) with `settings` (NULL: the defaults). */
-static void cook_one_with(cooked *c, const char *name, const char *obj, const char *mtl,
-                          bool verify, const cook_settings *settings) {
+static void cook_one(cooked *c, const char *name, const char *obj, const char *mtl, bool verify) {
     char dir[64];
     snprintf(dir, sizeof dir, "pipeline_%s", name);
     c->input = test_make_temp_dir(dir);
@@ -42,10 +40,7 @@ static void cook_one_with(cooked *c, const char *name, const char *obj, const ch
     free(models);
     free(obj_path);
     free(mtl_path);
-    if (settings != NULL)
-        c->settings = *settings;
-    else
-        cook_settings_default(&c->settings);
+    cook_settings_default(&c->settings);
     cook_request request = {
         .input_root = c->input,
         .output_root = c->output,
@@ -56,10 +51,6 @@ static void cook_one_with(cooked *c, const char *name, const char *obj, const ch
     };
     assert_non_null(request.importer);
     cook_asset(&request, &c->result);
-}
-
-static void cook_one(cooked *c, const char *name, const char *obj, const char *mtl, bool verify) {
-    cook_one_with(c, name, obj, mtl, verify, NULL);
 }
 
 static void cooked_free(cooked *c) {
@@ -205,24 +196,6 @@ static void face_revisiting_its_corners_cooks_with_shrinking_lods(void **state) 
     cooked_free(&c);
 }
 
-/* meshoptimizer asserts (aborts) on a meshlet triangle limit that is not a
- * multiple of 4: the asset fails with an error naming the settings instead. */
-static void meshlet_limits_meshoptimizer_refuses_are_an_error(void **state) {
-    (void)state;
-    cook_settings settings;
-    cook_settings_default(&settings);
-    settings.mesh_meshlet_triangles = 5;
-    cooked c;
-    cook_one_with(&c, "meshlet_limits", QUAD_OBJ, QUAD_MTL, false, &settings);
-    assert_false(c.result.ok);
-    const char *text = (const char *)c.result.diag.text.data;
-    assert_non_null(text);
-    assert_non_null(strstr(text, "models/quad.obj"));
-    assert_non_null(strstr(text, "mesh.meshlet_triangles 5"));
-    assert_int_equal(c.result.outputs.count, 0);
-    cooked_free(&c);
-}
-
 static void output_path_mirrors_the_source_tree(void **state) {
     (void)state;
     char *p = cook_output_path("models/props/Crate.OBJ", ".kmesh");
@@ -272,7 +245,6 @@ int main(void) {
         cmocka_unit_test(pipeline_reports_importer_errors_and_writes_nothing),
         cmocka_unit_test(pipeline_output_is_deterministic),
         cmocka_unit_test(face_revisiting_its_corners_cooks_with_shrinking_lods),
-        cmocka_unit_test(meshlet_limits_meshoptimizer_refuses_are_an_error),
         cmocka_unit_test(output_path_mirrors_the_source_tree),
         cmocka_unit_test(atomic_write_replaces_and_leaves_no_temporary),
     };

@@ -73,15 +73,6 @@ bool process_mesh(cook_context *ctx, ir_mesh *mesh, const ir_asset *asset) {
     const cook_settings *settings = ctx->settings;
     const char *path = ctx->source_path;
     const char *name = mesh->name ? mesh->name : "";
-    if (settings->mesh_meshlets &&
-        !meshopt_meshlet_limits_valid(settings->mesh_meshlet_vertices,
-                                      settings->mesh_meshlet_triangles)) {
-        diag_error(ctx->diag, path, 0,
-                   "mesh.meshlet_vertices %u / mesh.meshlet_triangles %u: meshlets need 3 to 255 "
-                   "vertices and 4 to 512 triangles in multiples of 4",
-                   settings->mesh_meshlet_vertices, settings->mesh_meshlet_triangles);
-        return false;
-    }
     if (!process_generate_normals(mesh)) {
         diag_error(ctx->diag, path, 0, "mesh '%s': out of memory generating normals", name);
         return false;
