@@ -17,13 +17,44 @@
 
 typedef struct check_options {
     const char *output;
+    bool quiet; /* -q: no summary line */
+    bool json;  /* --json: the summary and every problem as JSON on stdout */
 } check_options;
+
+/* Every problem of a run goes through check_problem: printed compiler-style
+ * on stderr and, with --json, kept for the JSON report. */
+typedef struct check_report {
+    bool json;
+    size_t problems;
+    bytebuf items; /* the JSON array's elements, comma-separated */
+} check_report;
+
+static void check_problem(check_report *report, const char *path, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void check_problem(check_report *report, const char *path, const char *fmt, ...) {
+    char message[2048];
+    va_list args;
+    va_start(args, fmt);
+    vsnprintf(message, sizeof message, fmt, args);
+    va_end(args);
+    fprintf(stderr, "%s: error: %s\n", path, message);
+    if (report->json) {
+        bytebuf_printf(&report->items, "%s{\"path\":", report->problems ? "," : "");
+        bytebuf_append_json_string(&report->items, path);
+        bytebuf_printf(&report->items, ",\"message\":");
+        bytebuf_append_json_string(&report->items, message);
+        bytebuf_printf(&report->items, "}");
+    }
+    report->problems++;
+}
 
 /* One cooked file being checked. Checks fill `file` and `mesh` for the next. */
 typedef struct checked_file {
     const char *path; /* as printed: output folder joined with the relative path */
     kiln_file file;
     kiln_mesh_view mesh;
+    check_report *report;
     size_t problems;
 } checked_file;
 
@@ -32,6 +63,8 @@ typedef bool (*file_check_fn)(checked_file *checked);
 
 static const struct option check_long_options[] = {
     {"output", required_argument, NULL, 'o'},
+    {"quiet", no_argument, NULL, 'q'},
+    {"json", no_argument, NULL, 'j'},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -49,6 +82,9 @@ void cmd_check_usage(FILE *out) {
             "\n"
             "Options:\n"
             "  -o, --output DIR   folder of cooked files (default: %s)\n"
+            "  -q, --quiet        print problems only, no summary line\n"
+            "      --json         print the summary and every problem as one JSON\n"
+            "                     document on stdout (problems still go to stderr)\n"
             "  -h, --help         show this help\n"
             "\n"
             "Exit status: 0 when every file is valid, 1 on any problem or when the\n"
@@ -60,11 +96,17 @@ static int parse_check_options(int argc, char **argv, check_options *options) {
     *options = (check_options){.output = CLI_DEFAULT_OUTPUT};
     cli_getopt_reset();
     int option;
-    while ((option = getopt_long(argc, argv, CLI_GETOPT_PREFIX "o:h", check_long_options, NULL)) !=
+    while ((option = getopt_long(argc, argv, CLI_GETOPT_PREFIX "o:qh", check_long_options, NULL)) !=
            -1) {
         switch (option) {
         case 'o':
             options->output = optarg;
+            break;
+        case 'q':
+            options->quiet = true;
+            break;
+        case 'j':
+            options->json = true;
             break;
         case 'h':
             cmd_check_usage(stdout);
@@ -80,18 +122,9 @@ static int parse_check_options(int argc, char **argv, check_options *options) {
  * Checks
  * ------------------------------------------------------------------------- */
 
-static void report_problem(checked_file *checked, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-
-static void report_problem(checked_file *checked, const char *fmt, ...) {
-    fprintf(stderr, "%s: error: ", checked->path);
-    va_list args;
-    va_start(args, fmt);
-    vfprintf(stderr, fmt, args);
-    va_end(args);
-    fputc('\n', stderr);
-    checked->problems++;
-}
+/* A problem of the file being checked. */
+#define report_problem(checked, ...)                                                               \
+    ((checked)->problems++, check_problem((checked)->report, (checked)->path, __VA_ARGS__))
 
 static const uint32_t thorough = KILN_OPEN_VERIFY_CHECKSUM | KILN_OPEN_DEEP;
 
@@ -215,8 +248,8 @@ static const struct {
 };
 
 /* Runs the checks of `kind` on one file; returns the number of problems. */
-static size_t check_file(const char *full_path, kiln_pack_kind kind) {
-    checked_file checked = {.path = full_path};
+static size_t check_file(check_report *report, const char *full_path, kiln_pack_kind kind) {
+    checked_file checked = {.path = full_path, .report = report};
     for (size_t k = 0; k < sizeof checks_per_kind / sizeof checks_per_kind[0]; k++) {
         if (checks_per_kind[k].kind != kind)
             continue;
@@ -234,15 +267,16 @@ static size_t check_file(const char *full_path, kiln_pack_kind kind) {
  * ------------------------------------------------------------------------- */
 
 /* Cross-file: the output has a manifest, and it names every cooked file. */
-static size_t check_manifest_covers(const char *output, const strlist *files) {
+static size_t check_manifest_covers(check_report *report, const char *output,
+                                    const strlist *files) {
     char *path = cook_path_join(output, KILN_MANIFEST_FILE_NAME);
     kiln_file file;
     kiln_error error;
     kiln_manifest_view view;
     size_t problems = 0;
     if (path == NULL || kiln_file_map(&file, path, 0, &error) != KILN_OK) {
-        fprintf(stderr, "%s: error: no readable manifest (%s)\n", path ? path : output,
-                path ? cli_kiln_error_detail(&error, path) : "out of memory");
+        check_problem(report, path ? path : output, "no readable manifest (%s)",
+                      path ? cli_kiln_error_detail(&error, path) : "out of memory");
         free(path);
         return 1;
     }
@@ -258,8 +292,9 @@ static size_t check_manifest_covers(const char *output, const strlist *files) {
             const char *item = files->items[i];
             if (bsearch(&item, named.items, named.count, sizeof *named.items,
                         cli_compare_strings) == NULL) {
-                fprintf(stderr, "%s/%s: error: not named by %s\n", output, item,
-                        KILN_MANIFEST_FILE_NAME);
+                char where[4096];
+                snprintf(where, sizeof where, "%s/%s", output, item);
+                check_problem(report, where, "not named by %s", KILN_MANIFEST_FILE_NAME);
                 problems++;
             }
         }
@@ -300,10 +335,12 @@ static void material_table_path(const char *mesh_path, char *out, size_t size) {
 
 /* Each non-zero texture ref of one table resolves through the manifest to a
  * texture whose file exists. */
-static size_t check_table_textures(const char *output, const char *relative,
+static size_t check_table_textures(check_report *report, const char *output, const char *relative,
                                    const kiln_material_view *materials,
                                    const kiln_manifest_view *manifest) {
     size_t problems = 0;
+    char where[4096];
+    snprintf(where, sizeof where, "%s/%s", output, relative);
     for (uint32_t i = 0; i < materials->material_count; i++) {
         for (int t = 0; t < KILN_MATERIAL_SLOT_COUNT; t++) {
             uint64_t hash = materials->materials[i].textures[t].texture;
@@ -312,9 +349,9 @@ static size_t check_table_textures(const char *output, const char *relative,
             const char *slot = kiln_material_slot_str((kiln_material_slot)t);
             const kiln_manifest_entry *entry = kiln_manifest_find(manifest, hash);
             if (entry == NULL || entry->kind != KILN_ASSET_TEXTURE) {
-                fprintf(stderr, "%s/%s: error: material %u %s texture 0x%016llx is %s in %s\n",
-                        output, relative, i, slot, (unsigned long long)hash,
-                        entry == NULL ? "not" : "not a texture", KILN_MANIFEST_FILE_NAME);
+                check_problem(report, where, "material %u %s texture 0x%016llx is %s in %s", i,
+                              slot, (unsigned long long)hash,
+                              entry == NULL ? "not" : "not a texture", KILN_MANIFEST_FILE_NAME);
                 problems++;
                 continue;
             }
@@ -323,8 +360,8 @@ static size_t check_table_textures(const char *output, const char *relative,
             struct stat st;
             if (full == NULL || path[0] == '/' || strstr(path, "..") != NULL ||
                 stat(full, &st) != 0 || !S_ISREG(st.st_mode)) {
-                fprintf(stderr, "%s/%s: error: material %u %s texture '%s' (%s) does not exist\n",
-                        output, relative, i, slot, kiln_manifest_ref(manifest, entry), path);
+                check_problem(report, where, "material %u %s texture '%s' (%s) does not exist", i,
+                              slot, kiln_manifest_ref(manifest, entry), path);
                 problems++;
             }
             free(full);
@@ -333,7 +370,8 @@ static size_t check_table_textures(const char *output, const char *relative,
     return problems;
 }
 
-static size_t check_materials_cross(const char *output, const strlist *files) {
+static size_t check_materials_cross(check_report *report, const char *output,
+                                    const strlist *files) {
     char *manifest_path = cook_path_join(output, KILN_MANIFEST_FILE_NAME);
     kiln_file manifest_file = {0};
     kiln_manifest_view manifest = {0};
@@ -360,7 +398,8 @@ static size_t check_materials_cross(const char *output, const strlist *files) {
             if (kiln_material_view_get(&file, 0, &view, &error) == KILN_OK) {
                 tables[table_count++] = (material_table){files->items[i], view.material_count};
                 if (have_manifest)
-                    problems += check_table_textures(output, files->items[i], &view, &manifest);
+                    problems +=
+                        check_table_textures(report, output, files->items[i], &view, &manifest);
             }
             kiln_file_close(&file);
         }
@@ -376,28 +415,27 @@ static size_t check_materials_cross(const char *output, const strlist *files) {
         if (full != NULL && kiln_file_map(&file, full, 0, &error) == KILN_OK) {
             if (kiln_mesh_view_get(&file, 0, &mesh, &error) == KILN_OK &&
                 mesh.desc->material_count > 0) {
-                char table_path[4096];
+                char table_path[4096], where[4096];
                 material_table_path(files->items[i], table_path, sizeof table_path);
+                snprintf(where, sizeof where, "%s/%s", output, files->items[i]);
                 const material_table *table =
                     bsearch(table_path, tables, table_count, sizeof *tables, compare_table_path);
                 if (table == NULL) {
-                    fprintf(stderr, "%s/%s: error: %u material slot%s but no readable %s\n", output,
-                            files->items[i], mesh.desc->material_count,
-                            cli_plural(mesh.desc->material_count), table_path);
+                    check_problem(report, where, "%u material slot%s but no readable %s",
+                                  mesh.desc->material_count, cli_plural(mesh.desc->material_count),
+                                  table_path);
                     problems++;
                 } else if (table->rows != mesh.desc->material_count) {
-                    fprintf(stderr, "%s/%s: error: %u material slot%s but %s has %u row%s\n",
-                            output, files->items[i], mesh.desc->material_count,
-                            cli_plural(mesh.desc->material_count), table_path, table->rows,
-                            cli_plural(table->rows));
+                    check_problem(report, where, "%u material slot%s but %s has %u row%s",
+                                  mesh.desc->material_count, cli_plural(mesh.desc->material_count),
+                                  table_path, table->rows, cli_plural(table->rows));
                     problems++;
                 } else {
                     for (uint32_t s = 0; s < mesh.desc->submesh_count; s++)
                         if (mesh.submeshes[s].material_slot >= table->rows) {
-                            fprintf(stderr,
-                                    "%s/%s: error: submesh %u uses slot %u; %s has %u rows\n",
-                                    output, files->items[i], s, mesh.submeshes[s].material_slot,
-                                    table_path, table->rows);
+                            check_problem(report, where, "submesh %u uses slot %u; %s has %u rows",
+                                          s, mesh.submeshes[s].material_slot, table_path,
+                                          table->rows);
                             problems++;
                         }
                 }
@@ -415,8 +453,8 @@ static size_t check_materials_cross(const char *output, const strlist *files) {
         const material_table *table =
             bsearch(path, tables, table_count, sizeof *tables, compare_table_path);
         if (table == NULL || entry->index >= table->rows) {
-            fprintf(stderr, "%s: error: entry '%s': row %u of '%s' does not exist\n", manifest_path,
-                    kiln_manifest_ref(&manifest, entry), entry->index, path);
+            check_problem(report, manifest_path, "entry '%s': row %u of '%s' does not exist",
+                          kiln_manifest_ref(&manifest, entry), entry->index, path);
             problems++;
         }
     }
@@ -432,6 +470,7 @@ static int check(const check_options *options) {
         strlist_free(&files);
         return CLI_EXIT_FAILURE;
     }
+    check_report report = {.json = options->json};
     size_t checked_count = 0, problems = 0;
     for (size_t i = 0; i < files.count; i++) {
         kiln_pack_kind kind = kiln_pack_kind_of(files.items[i]);
@@ -443,17 +482,29 @@ static int check(const check_options *options) {
             problems++;
             break;
         }
-        problems += check_file(full_path, kind);
+        problems += check_file(&report, full_path, kind);
         checked_count++;
         free(full_path);
     }
     if (checked_count > 0) {
-        problems += check_manifest_covers(options->output, &files);
-        problems += check_materials_cross(options->output, &files);
+        problems += check_manifest_covers(&report, options->output, &files);
+        problems += check_materials_cross(&report, options->output, &files);
     }
-    printf("kiln check: %zu file%s, %zu problem%s\n", checked_count, cli_plural(checked_count),
-           problems, cli_plural(problems));
+    if (options->json) {
+        printf("{\"output\":");
+        bytebuf out = {0};
+        bytebuf_append_json_string(&out, options->output);
+        fwrite(out.data, 1, out.size, stdout);
+        bytebuf_free(&out);
+        printf(",\"ok\":%s,\"files\":%zu,\"problem_count\":%zu,\"problems\":[%.*s]}\n",
+               problems > 0 ? "false" : "true", checked_count, problems, (int)report.items.size,
+               report.items.data ? (const char *)report.items.data : "");
+    } else if (!options->quiet) {
+        printf("kiln check: %zu file%s, %zu problem%s\n", checked_count, cli_plural(checked_count),
+               problems, cli_plural(problems));
+    }
     fflush(stdout);
+    bytebuf_free(&report.items);
     strlist_free(&files);
     return problems > 0 ? CLI_EXIT_FAILURE : CLI_EXIT_OK;
 }

@@ -20,6 +20,7 @@ typedef struct info_options {
     const char *output;
     const char *input; /* --quality: where the textures' sources are */
     bool json;
+    bool quiet; /* -q: totals (and unreadable files) only */
     bool unreferenced;
     bool quality;
 } info_options;
@@ -74,6 +75,7 @@ static const struct option info_long_options[] = {
     {"output", required_argument, NULL, 'o'},
     {"input", required_argument, NULL, 'i'},
     {"json", no_argument, NULL, OPTION_JSON},
+    {"quiet", no_argument, NULL, 'q'},
     {"quality", no_argument, NULL, OPTION_QUALITY},
     {"unreferenced", no_argument, NULL, OPTION_UNREFERENCED},
     {"help", no_argument, NULL, 'h'},
@@ -105,6 +107,7 @@ void cmd_info_usage(FILE *out) {
             "  -i, --input DIR    folder of sources, for --quality (default: %s)\n"
             "      --quality      decode block-compressed textures: modes and PSNR\n"
             "      --json         print one JSON document instead of text\n"
+            "  -q, --quiet        print the totals only (and any file that cannot be read)\n"
             "      --unreferenced list the cooked assets nothing reaches from kiln.yml's\n"
             "                     `roots:` and `always:` (without roots: that no other\n"
             "                     asset reads or names), from the build cache\n"
@@ -119,8 +122,8 @@ static int parse_info_options(int argc, char **argv, info_options *options) {
     *options = (info_options){.output = CLI_DEFAULT_OUTPUT, .input = CLI_DEFAULT_INPUT};
     cli_getopt_reset();
     int option;
-    while ((option = getopt_long(argc, argv, CLI_GETOPT_PREFIX "o:i:h", info_long_options, NULL)) !=
-           -1) {
+    while ((option = getopt_long(argc, argv, CLI_GETOPT_PREFIX "o:i:qh", info_long_options,
+                                 NULL)) != -1) {
         switch (option) {
         case 'o':
             options->output = optarg;
@@ -130,6 +133,9 @@ static int parse_info_options(int argc, char **argv, info_options *options) {
             break;
         case OPTION_JSON:
             options->json = true;
+            break;
+        case 'q':
+            options->quiet = true;
             break;
         case OPTION_UNREFERENCED:
             options->unreferenced = true;
@@ -710,7 +716,7 @@ static int info(const info_options *options) {
         json_key(&json, "output");
         bytebuf_append_json_string(&json, options->output);
         json_text(&json, ",\n  \"files\":[");
-    } else {
+    } else if (!options->quiet) {
         printf("output: %s\n", options->output);
     }
 
@@ -720,7 +726,7 @@ static int info(const info_options *options) {
         add_to_totals(&totals, report);
         if (options->json)
             append_file_json(&json, report, i == 0);
-        else
+        else if (!options->quiet || report->problem[0] != '\0')
             print_file_text(report);
     }
 

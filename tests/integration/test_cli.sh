@@ -318,6 +318,11 @@ cp -r "$GOOD/out" "$SCRATCH/quote\"dir/o\\ut"
 run_in "$SCRATCH" info -o "quote\"dir/o\\ut" --json
 check "info --json escapes strings" python3 -m json.tool "$SCRATCH/stdout" /dev/null
 
+run_in "$GOOD" info -o out -q
+check "info -q prints the totals only" \
+    all_true 'status_is 0' 'stdout_has "^total: 6 files"' '! stdout_has "^models/cube\.kmesh$"' \
+    '! stdout_has "^output:"'
+
 # ---------------------------------------------------------------------------
 # check
 # ---------------------------------------------------------------------------
@@ -426,6 +431,33 @@ cp "$STRAY/out/models/cube.kmesh" "$STRAY/out/models/stray.kmesh"
 run_in "$STRAY" check -o out
 check "check fails on a cooked file the manifest does not name" \
     all_true 'status_is 1' 'stderr_has "models/stray\.kmesh: error: not named by assets\.kman"'
+
+run_in "$STRAY" check -o out --json
+check_json_lists_stray() {
+    python3 - "$SCRATCH/stdout" <<'EOF'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+assert doc["output"] == "out" and doc["ok"] is False and doc["files"] == 6
+assert doc["problem_count"] == len(doc["problems"]) == 2, doc
+assert doc["problems"][0] == {"path": "out/models/stray.kmesh",
+                              "message": "not named by assets.kman"}, doc
+assert doc["problems"][1] == {"path": "out/models/stray.kmesh",
+                              "message": "1 material slot but no readable models/stray.kmat"}, doc
+EOF
+}
+check "check --json lists every problem with its path and message" \
+    all_true 'status_is 1' check_json_lists_stray \
+    'stderr_has "models/stray\.kmesh: error: not named by assets\.kman"'
+
+run_in "$GOOD" check -o out -q
+check "check -q prints nothing on a good tree" \
+    all_true 'status_is 0' '[ ! -s "$SCRATCH/stdout" ]' '[ ! -s "$SCRATCH/stderr" ]'
+run_in "$STRAY" check -o out --quiet
+check "check -q still prints the problems" \
+    all_true 'status_is 1' '[ ! -s "$SCRATCH/stdout" ]' 'stderr_has "not named by assets\.kman"'
+run_in "$GOOD" check -o out --json
+check "check --json on a good tree says ok" \
+    all_true 'status_is 0' 'stdout_has "\"ok\":true,\"files\":5,\"problem_count\":0,\"problems\":\[\]"'
 
 COLLIDE="$SCRATCH/collide"
 cp -r "$GOOD" "$COLLIDE"
