@@ -123,8 +123,9 @@ typedef enum progress_verbosity {
 
 typedef struct progress_reporter progress_reporter;
 
-/* NULL on allocation failure. The updating line is shown only when stderr is
- * a terminal and verbosity is not quiet. */
+/* `total`: the assets the build will finish (cooked, failed, up to date or
+ * through a model). NULL on allocation failure. The updating line is shown
+ * only when stderr is a terminal and verbosity is not quiet. */
 progress_reporter *progress_create(size_t total, progress_verbosity verbosity);
 void progress_destroy(progress_reporter *reporter);
 
@@ -133,6 +134,11 @@ void progress_asset_started(progress_reporter *reporter, const char *source_path
  * line saying what was cooked, and moves the progress line on. */
 void progress_asset_finished(progress_reporter *reporter, const char *source_path,
                              const cook_asset_result *result);
+/* Counts an asset as done that needed no cooking (up to date, or cooked
+ * through a model), without printing anything for it. */
+void progress_asset_settled(progress_reporter *reporter, const char *source_path);
+/* More assets will finish than `total` said (references found while cooking). */
+void progress_add_total(progress_reporter *reporter, size_t more);
 /* Prints a line on `stream` without tearing the progress line. */
 void progress_print(progress_reporter *reporter, FILE *stream, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

@@ -312,7 +312,10 @@ static int cook_plan(const build_options *options, const build_setup *setup, con
     size_t count = plan->sources.count;
     cook_asset_result *results = calloc(count ? count : 1, sizeof *results);
     asset_slot *slots = calloc(count ? count : 1, sizeof *slots);
-    progress_reporter *reporter = progress_create(count, options->verbosity);
+    size_t wanted = 0; /* what the first round cooks; references found later add to it */
+    for (size_t i = 0; i < count; i++)
+        wanted += plan->wanted[i];
+    progress_reporter *reporter = progress_create(wanted, options->verbosity);
     kiln_cache old_cache = {0};
     if (!options->no_cache)
         build_load_cache(options, setup, &old_cache);

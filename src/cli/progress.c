@@ -137,6 +137,22 @@ void progress_asset_finished(progress_reporter *reporter, const char *source_pat
     pthread_mutex_unlock(&reporter->lock);
 }
 
+void progress_asset_settled(progress_reporter *reporter, const char *source_path) {
+    pthread_mutex_lock(&reporter->lock);
+    reporter->finished++;
+    if (reporter->live) {
+        format_status_line(reporter, source_path);
+        draw_status_line(reporter);
+    }
+    pthread_mutex_unlock(&reporter->lock);
+}
+
+void progress_add_total(progress_reporter *reporter, size_t more) {
+    pthread_mutex_lock(&reporter->lock);
+    reporter->total += more;
+    pthread_mutex_unlock(&reporter->lock);
+}
+
 void progress_print(progress_reporter *reporter, FILE *stream, const char *fmt, ...) {
     pthread_mutex_lock(&reporter->lock);
     erase_status_line(reporter);

@@ -472,6 +472,24 @@ run_in "$COLLIDE" build -i assets -o out2 --json
 check "--json counts the two sources with one ref as failed" \
     all_true 'status_is 1' 'stdout_has "\"failed\":2,"' 'stdout_has "\"ok\":false"'
 
+# The progress line on a terminal (script(1) gives kiln one) ends at
+# [total/total]: assets cooked through a model and up-to-date ones count too.
+PROGRESS="$SCRATCH/progress"
+mkdir -p "$PROGRESS"
+cp -r "$KILN_REPO/examples/assets" "$PROGRESS/assets"
+last_counter() {
+    (cd "$PROGRESS" && TERM=xterm script -qec "\"$KILN\" build -i assets -o out -j1" /dev/null) |
+        tr '\r' '\n' | grep -o '\[[0-9]*/[0-9]*\]' | tail -1
+}
+counter_complete() { # "[6/6]" yes, "[5/6]" no
+    local done=${1#[} total=${1#*/}
+    [ -n "$1" ] && [ "${done%%/*}" = "${total%]}" ]
+}
+first=$(last_counter)
+again=$(last_counter)
+check "the progress line counts every asset it will finish, cooked or not" \
+    all_true 'counter_complete "$first"' '[ "$again" = "$first" ]'
+
 # A model's own texture may share its stem (crate.obj reads crate.png): it is
 # cooked through the model. A standalone image with a model's ref is not.
 STEM="$SCRATCH/stem"

@@ -217,6 +217,7 @@ static void process_planned_asset(void *context, uint32_t job) {
         slot->borrowed = true;
         if (run->options->verbosity == PROGRESS_VERBOSE)
             progress_print(run->reporter, stdout, "up to date %s", source_path);
+        progress_asset_settled(run->reporter, source_path);
         return;
     }
     if (slot->has_record) { /* a replay that ran out of memory: cook instead */
@@ -341,6 +342,7 @@ static bool cook_round(build_run *run, const bool *queued, size_t *phase_assets)
             if (run->options->verbosity == PROGRESS_VERBOSE)
                 progress_print(run->reporter, stdout, "cooked through %s: %s", model,
                                plan->sources.items[i]);
+            progress_asset_settled(run->reporter, plan->sources.items[i]);
         } else {
             phase_assets[n++] = i;
         }
@@ -383,7 +385,9 @@ bool build_cook_in_order(build_run *run) {
         memcpy(queued, run->plan->wanted, count * sizeof *queued);
     for (bool more = ok; more;) {
         ok = cook_round(run, queued, phase_assets);
-        more = ok && queue_references(run, queued, next) > 0;
+        size_t added = ok ? queue_references(run, queued, next) : 0;
+        progress_add_total(run->reporter, added);
+        more = added > 0;
         bool *swap = queued;
         queued = next;
         next = swap;
