@@ -282,6 +282,19 @@ typedef struct kiln_ktx2_view {
 kiln_result kiln_ktx2_view_get(kiln_ktx2_view *view, const void *data, size_t size,
                                const char *name, kiln_error *err);
 
+/* A KTX2 file opened by path: mapped read-only and validated as
+ * kiln_ktx2_view_get does; `view` stays valid until kiln_ktx2_close(). (Kiln's
+ * own formats open by path with kiln_file_map / kiln_file_load.) */
+typedef struct kiln_ktx2_file {
+    kiln_ktx2_view view;
+    void *mapping_; /* private */
+    size_t mapping_size_;
+} kiln_ktx2_file;
+
+kiln_result kiln_ktx2_map(kiln_ktx2_file *file, const char *path, kiln_error *err);
+/* Releases the mapping. Safe on a zeroed or already-closed file. */
+void kiln_ktx2_close(kiln_ktx2_file *file);
+
 /* Bytes level `level` takes once inflated (all layers, faces and slices);
  * 0 when out of range. */
 uint64_t kiln_ktx2_level_size(const kiln_ktx2_view *view, uint32_t level);

@@ -382,25 +382,33 @@ kiln_result runtime_open_regular(const char *name, const char *path, int *fd_out
     return KILN_OK;
 }
 
+kiln_result runtime_map_regular(const char *name, const char *path, void **mapping, size_t *size,
+                                kiln_error *err) {
+    int fd;
+    kiln_result result = runtime_open_regular(name, path, &fd, size, err);
+    if (result != KILN_OK)
+        return result;
+    void *mapped = mmap(NULL, *size, PROT_READ, MAP_PRIVATE, fd, 0);
+    int map_errno = errno;
+    close(fd); /* the mapping keeps the file open */
+    if (mapped == MAP_FAILED) {
+        char reason[128];
+        return runtime_fail(err, KILN_ERR_IO, name, "cannot map: %s",
+                            runtime_os_reason(map_errno, reason, sizeof reason));
+    }
+    *mapping = mapped;
+    return KILN_OK;
+}
+
 kiln_result kiln_file_map(kiln_file *file, const char *path, uint32_t flags, kiln_error *err) {
     kiln_result result = check_arguments(file, path, flags, err);
     if (result != KILN_OK)
         return result;
     set_name(file, path);
-    int fd;
+    void *mapping;
     size_t size;
-    result = runtime_open_regular(file->name, path, &fd, &size, err);
+    result = runtime_map_regular(file->name, path, &mapping, &size, err);
     if (result != KILN_OK) {
-        kiln_file_close(file);
-        return result;
-    }
-    void *mapping = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
-    int map_errno = errno;
-    close(fd); /* the mapping keeps the file open */
-    if (mapping == MAP_FAILED) {
-        char reason[128];
-        result = runtime_fail(err, KILN_ERR_IO, file->name, "cannot map: %s",
-                              runtime_os_reason(map_errno, reason, sizeof reason));
         kiln_file_close(file);
         return result;
     }

@@ -27,4 +27,10 @@ const char *runtime_os_reason(int errnum, char *buf, size_t size);
 kiln_result runtime_open_regular(const char *name, const char *path, int *fd_out, size_t *size_out,
                                  kiln_error *err);
 
+/* runtime_open_regular, then a private read-only mapping of the whole file
+ * (page-aligned, so 16-byte aligned); the caller munmaps *mapping, *size.
+ * Shared by every reader that opens a file by path. */
+kiln_result runtime_map_regular(const char *name, const char *path, void **mapping, size_t *size,
+                                kiln_error *err);
+
 #endif /* KILN_RUNTIME_INTERNAL_H */

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include <zstd.h>
 
@@ -395,4 +396,35 @@ kiln_result kiln_ktx2_check_level(const kiln_ktx2_view *v, uint32_t level, kiln_
                             total > expected ? "more than " : "", (unsigned long long)total,
                             (unsigned long long)expected);
     return runtime_succeed(err);
+}
+
+kiln_result kiln_ktx2_map(kiln_ktx2_file *file, const char *path, kiln_error *err) {
+    if (file == NULL || path == NULL)
+        return runtime_fail(err, KILN_ERR_INVALID_ARGUMENT, "<ktx2>", "no file or path given");
+    memset(file, 0, sizeof *file);
+    /* Messages name the file by the end of its path that fits. */
+    size_t length = strlen(path), keep = sizeof file->view.name - 1;
+    const char *name = length > keep ? path + (length - keep) : path;
+    void *mapping;
+    size_t size;
+    kiln_result result = runtime_map_regular(name, path, &mapping, &size, err);
+    if (result != KILN_OK)
+        return result;
+    result = kiln_ktx2_view_get(&file->view, mapping, size, name, err);
+    if (result != KILN_OK) {
+        munmap(mapping, size);
+        memset(file, 0, sizeof *file);
+        return result;
+    }
+    file->mapping_ = mapping;
+    file->mapping_size_ = size;
+    return KILN_OK;
+}
+
+void kiln_ktx2_close(kiln_ktx2_file *file) {
+    if (file == NULL)
+        return;
+    if (file->mapping_ != NULL)
+        munmap(file->mapping_, file->mapping_size_);
+    memset(file, 0, sizeof *file);
 }

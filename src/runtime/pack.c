@@ -115,18 +115,11 @@ kiln_result kiln_pack_open(kiln_pack *pack, const char *path, kiln_error *err) {
         return runtime_fail(err, KILN_ERR_INVALID_ARGUMENT, "<pack>", "no pack or path given");
     memset(pack, 0, sizeof *pack);
     set_name(pack, path);
-    int fd;
+    void *mapping;
     size_t size;
-    char reason[128];
-    kiln_result opened = runtime_open_regular(pack->name, path, &fd, &size, err);
+    kiln_result opened = runtime_map_regular(pack->name, path, &mapping, &size, err);
     if (opened != KILN_OK)
         return opened;
-    void *mapping = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
-    int map_errno = errno;
-    close(fd);
-    if (mapping == MAP_FAILED)
-        return runtime_fail(err, KILN_ERR_IO, pack->name, "cannot map: %s",
-                            runtime_os_reason(map_errno, reason, sizeof reason));
     pack->data = mapping;
     pack->size = size;
     kiln_result result = validate(pack, err);

@@ -474,6 +474,52 @@ static void cubemaps_carry_six_faces_per_level(void **state) {
     bytebuf_free(&b);
 }
 
+/* kiln_ktx2_map: a KTX2 opened by path reads like the same bytes in memory;
+ * what cannot be opened or is not a KTX2 is an error naming the file. */
+static void textures_open_by_path(void **state) {
+    (void)state;
+    bytebuf b = {0};
+    make_file(KTX2_VK_FORMAT_BC7_SRGB, 21, 9, 3, KTX2_SUPERCOMPRESSION_ZSTD, &b);
+    char *dir = test_make_temp_dir("ktx2_map");
+    char *path = test_path_join(dir, "tex.ktx2");
+    test_write_file(path, b.data, b.size);
+    kiln_ktx2_file file;
+    kiln_error err;
+    assert_int_equal(kiln_ktx2_map(&file, path, &err), KILN_OK);
+    kiln_ktx2_view memory;
+    assert_int_equal(kiln_ktx2_view_get(&memory, b.data, b.size, "m", &err), KILN_OK);
+    assert_int_equal(file.view.width, 21);
+    assert_int_equal(file.view.levels, 3);
+    assert_int_equal(file.view.color_space, KILN_COLOR_SPACE_SRGB);
+    for (uint32_t level = 0; level < 3; level++) {
+        size_t size = (size_t)kiln_ktx2_level_size(&file.view, level);
+        uint8_t *a = malloc(size), *c = malloc(size);
+        assert_int_equal(kiln_ktx2_read_level(&file.view, level, a, size, &err), KILN_OK);
+        assert_int_equal(kiln_ktx2_read_level(&memory, level, c, size, &err), KILN_OK);
+        assert_memory_equal(a, c, size);
+        free(a);
+        free(c);
+    }
+    kiln_ktx2_close(&file);
+    kiln_ktx2_close(&file); /* twice is safe */
+
+    char *missing = test_path_join(dir, "missing.ktx2");
+    assert_int_equal(kiln_ktx2_map(&file, missing, &err), KILN_ERR_IO);
+    assert_non_null(strstr(err.message, "missing.ktx2"));
+    assert_int_equal(kiln_ktx2_map(&file, dir, &err), KILN_ERR_IO); /* a folder */
+    char *junk = test_path_join(dir, "junk.ktx2");
+    test_write_file(junk, "not a texture at all, just some text bytes", 43);
+    assert_true(kiln_ktx2_map(&file, junk, &err) != KILN_OK);
+    assert_non_null(strstr(err.message, "junk.ktx2"));
+    assert_null(file.mapping_);
+    assert_int_equal(kiln_ktx2_map(NULL, path, &err), KILN_ERR_INVALID_ARGUMENT);
+    free(junk);
+    free(missing);
+    free(path);
+    free(dir);
+    bytebuf_free(&b);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(writer_lays_out_header_index_dfd_and_levels_smallest_first),
@@ -486,6 +532,7 @@ int main(void) {
         cmocka_unit_test(reader_rejects_inconsistent_fields),
         cmocka_unit_test(reader_refuses_levels_beyond_zstd_ratio),
         cmocka_unit_test(cubemaps_carry_six_faces_per_level),
+        cmocka_unit_test(textures_open_by_path),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
