@@ -71,7 +71,7 @@ static bool is_input_folder(const char *input, const char *path) {
 }
 
 typedef struct source_ref {
-    char ref[1024];
+    const char *ref; /* canonical, in one arena; "" when the path has none */
     size_t index;
 } source_ref;
 
@@ -83,44 +83,54 @@ static int compare_source_refs(const void *a, const void *b) {
 
 /* Fills plan->same_ref and same_ref_model: sources whose canonical refs are
  * equal (they differ only in extension or case) point at the first other one
- * (and the first other model). */
+ * (and the first other model). Linear after the sort, whatever the groups. */
 static bool find_same_refs(build_plan *plan) {
     size_t count = plan->sources.count;
     plan->same_ref = calloc(count ? count : 1, sizeof *plan->same_ref);
     plan->same_ref_model = calloc(count ? count : 1, sizeof *plan->same_ref_model);
     source_ref *refs = malloc((count ? count : 1) * sizeof *refs);
-    if (plan->same_ref == NULL || plan->same_ref_model == NULL || refs == NULL) {
-        free(refs);
-        return false;
+    size_t *offsets = malloc((count ? count : 1) * sizeof *offsets);
+    bytebuf arena = {0}; /* the refs, each NUL-terminated: only as long as they are */
+    bool ok =
+        plan->same_ref != NULL && plan->same_ref_model != NULL && refs != NULL && offsets != NULL;
+    for (size_t i = 0; ok && i < count; i++) {
+        char ref[1024];
+        if (kiln_ref_canonicalize(plan->sources.items[i], ref, sizeof ref) != KILN_OK)
+            ref[0] = '\0'; /* cook_asset reports it */
+        offsets[i] = arena.size;
+        bytebuf_append(&arena, ref, strlen(ref) + 1);
+        ok = !arena.failed;
     }
-    for (size_t i = 0; i < count; i++) {
-        refs[i].index = i;
-        if (kiln_ref_canonicalize(plan->sources.items[i], refs[i].ref, sizeof refs[i].ref) !=
-            KILN_OK)
-            refs[i].ref[0] = '\0'; /* cook_asset reports it */
-    }
-    qsort(refs, count, sizeof *refs, compare_source_refs);
-    for (size_t i = 0; i < count;) {
+    for (size_t i = 0; ok && i < count; i++)
+        refs[i] = (source_ref){(const char *)arena.data + offsets[i], i};
+    if (ok)
+        qsort(refs, count, sizeof *refs, compare_source_refs);
+    for (size_t i = 0; ok && i < count;) {
         size_t end = i + 1;
         while (end < count && refs[i].ref[0] != '\0' && strcmp(refs[end].ref, refs[i].ref) == 0)
             end++;
-        for (size_t k = i; end - i > 1 && k < end; k++) {
-            size_t me = refs[k].index;
-            for (size_t o = i; o < end; o++) {
-                size_t other = refs[o].index;
-                if (other == me)
-                    continue;
-                if (plan->same_ref[me] == NULL)
-                    plan->same_ref[me] = plan->sources.items[other];
-                if (plan->same_ref_model[me] == NULL &&
-                    plan->importers[other]->kind == COOK_KIND_MODEL)
-                    plan->same_ref_model[me] = plan->sources.items[other];
+        if (end - i > 1) {
+            /* The group's first two members and first two models: every
+             * member's "first other" is one of them. */
+            size_t first = refs[i].index, second = refs[i + 1].index;
+            size_t models[2] = {SIZE_MAX, SIZE_MAX};
+            for (size_t k = i; k < end && models[1] == SIZE_MAX; k++)
+                if (plan->importers[refs[k].index]->kind == COOK_KIND_MODEL)
+                    models[models[0] == SIZE_MAX ? 0 : 1] = refs[k].index;
+            for (size_t k = i; k < end; k++) {
+                size_t me = refs[k].index;
+                plan->same_ref[me] = plan->sources.items[me == first ? second : first];
+                size_t model = models[0] == me ? models[1] : models[0];
+                if (model != SIZE_MAX)
+                    plan->same_ref_model[me] = plan->sources.items[model];
             }
         }
         i = end;
     }
+    free(offsets);
     free(refs);
-    return true;
+    bytebuf_free(&arena);
+    return ok;
 }
 
 bool build_plan_make(const build_options *options, const build_setup *setup, build_plan *plan) {

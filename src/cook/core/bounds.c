@@ -3,12 +3,11 @@
 
 #include "cook/core/core.h"
 
-void geometry_bounds(const float *positions, const uint32_t *indices, uint32_t index_count,
-                     float aabb_min[3], float aabb_max[3], float sphere[4]) {
+void geometry_aabb(const float *positions, const uint32_t *indices, uint32_t index_count,
+                   float aabb_min[3], float aabb_max[3]) {
     if (index_count == 0) {
         for (int k = 0; k < 3; k++)
-            aabb_min[k] = aabb_max[k] = sphere[k] = 0.0f;
-        sphere[3] = 0.0f;
+            aabb_min[k] = aabb_max[k] = 0.0f;
         return;
     }
     for (int k = 0; k < 3; k++) {
@@ -23,6 +22,16 @@ void geometry_bounds(const float *positions, const uint32_t *indices, uint32_t i
             aabb_min[k] = p[k] < aabb_min[k] ? p[k] : aabb_min[k];
             aabb_max[k] = p[k] > aabb_max[k] ? p[k] : aabb_max[k];
         }
+    }
+}
+
+void geometry_bounds(const float *positions, const uint32_t *indices, uint32_t index_count,
+                     float aabb_min[3], float aabb_max[3], float sphere[4]) {
+    geometry_aabb(positions, indices, index_count, aabb_min, aabb_max);
+    if (index_count == 0) {
+        for (int k = 0; k < 4; k++)
+            sphere[k] = 0.0f;
+        return;
     }
     /* Sphere around the box centre: not minimal, but cheap, stable and
      * deterministic, and never tighter than the true extent. */

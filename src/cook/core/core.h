@@ -344,7 +344,10 @@ uint32_t geometry_triangulate_polygon(const float *corners, uint32_t count, uint
  * non-finite normals (core/repair_normals.c). */
 void geometry_repair_normals(ir_mesh *mesh, const uint8_t *bad);
 
-/* AABB and bounding sphere of the vertices referenced by indices[0..count). */
+/* AABB of the vertices referenced by indices[0..count) (zero when empty). */
+void geometry_aabb(const float *positions, const uint32_t *indices, uint32_t index_count,
+                   float aabb_min[3], float aabb_max[3]);
+/* geometry_aabb and a bounding sphere around the box centre. */
 void geometry_bounds(const float *positions, const uint32_t *indices, uint32_t index_count,
                      float aabb_min[3], float aabb_max[3], float sphere[4]);
 

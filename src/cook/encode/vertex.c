@@ -192,8 +192,8 @@ bool encode_mesh_vertices(const ir_mesh *mesh, bool quantize_positions, unsigned
         uint32_t level0_count = 0;
         for (uint32_t s = 0; s < mesh->submesh_count; s++)
             level0_count += mesh->submeshes[s].index_count;
-        float aabb_min[3], aabb_max[3], sphere[4];
-        geometry_bounds(mesh->positions, mesh->indices, level0_count, aabb_min, aabb_max, sphere);
+        float aabb_min[3], aabb_max[3];
+        geometry_aabb(mesh->positions, mesh->indices, level0_count, aabb_min, aabb_max);
         for (int k = 0; k < 3; k++) {
             quantizer.offset[k] = aabb_min[k];
             quantizer.scale[k] = aabb_max[k] - aabb_min[k];

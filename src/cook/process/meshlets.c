@@ -41,9 +41,8 @@ static bool grow(void **data, size_t *cap, size_t needed, size_t element) {
 static bool build_range(const float *positions, size_t vertex_count, const uint32_t *indices,
                         size_t index_count, size_t max_vertices, size_t max_triangles,
                         meshlet_buffers *out) {
-    if (!meshopt_meshlet_limits_valid(max_vertices, max_triangles) ||
-        !meshopt_triangles_valid(indices, index_count, vertex_count))
-        return false; /* process_mesh names the limits; indices are the IR's */
+    if (!meshopt_meshlet_limits_valid(max_vertices, max_triangles))
+        return false; /* meshlets_begin already brought them into range */
     size_t bound = meshopt_buildMeshletsBound(index_count, max_vertices, max_triangles);
     struct meshopt_Meshlet *meshlets = malloc(bound * sizeof *meshlets);
     unsigned int *vertices = malloc(bound * max_vertices * sizeof *vertices);

@@ -1,11 +1,14 @@
 /*
- * meshopt_checked.c — every call into meshoptimizer goes through here, after
- * the preconditions its header documents (and its asserts enforce, aborting
- * the whole build) are checked: a whole number of triangles, every index
- * below the vertex count, a simplification target no larger than the input,
- * meshlet limits in range. A call whose input breaks one does nothing and
- * reports it (0 or false), so a malformed or degenerate mesh fails one step
- * of one asset, never the process.
+ * meshopt_checked.c — the calls into meshoptimizer whose input a stage makes
+ * up as it goes (LOD levels, chunk-local buffers, reordered ranges) go
+ * through here, after the preconditions its header documents (and its asserts
+ * enforce, aborting the whole build) are checked: a whole number of
+ * triangles, every index below the vertex count, a simplification target no
+ * larger than the input, meshlet limits in range. A call whose input breaks
+ * one does nothing and reports it (0 or false), so a malformed or degenerate
+ * mesh fails one step of one asset, never the process. The IR's own index
+ * buffer is checked once, by the model driver before the process stage
+ * (check_mesh_invariants), so weld and fetch call meshoptimizer directly.
  */
 #include <meshoptimizer.h>
 

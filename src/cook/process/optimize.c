@@ -61,8 +61,6 @@ static bool remap_vertices(ir_mesh *mesh, const unsigned int *remap, size_t new_
 bool process_weld(ir_mesh *mesh) {
     if (mesh->vertex_count == 0)
         return true;
-    if (!meshopt_triangles_valid(mesh->indices, mesh->index_count, mesh->vertex_count))
-        return false; /* meshoptimizer's precondition (meshopt_checked.c) */
     mesh_stream_ref streams[8];
     size_t stream_count = mesh_streams(mesh, streams);
     struct meshopt_Stream meshopt_streams[8];
@@ -109,10 +107,6 @@ bool process_optimize_fetch(ir_mesh *mesh) {
     unsigned int *remap = malloc((size_t)mesh->vertex_count * sizeof *remap);
     if (remap == NULL)
         return false;
-    if (!meshopt_triangles_valid(mesh->indices, mesh->index_count, mesh->vertex_count)) {
-        free(remap);
-        return false;
-    }
     /* Vertices no index uses are dropped (remap ~0u). */
     size_t used = meshopt_optimizeVertexFetchRemap(remap, mesh->indices, mesh->index_count,
                                                    mesh->vertex_count);

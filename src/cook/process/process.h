@@ -133,8 +133,9 @@ bool process_order_lods_meshlets(ir_mesh *mesh, const cook_settings *settings);
 bool process_mesh(cook_context *ctx, ir_mesh *mesh, const ir_asset *asset);
 
 /* ---------------------------------------------------------------------------
- * meshopt_checked.c — the one way into meshoptimizer: its documented
- * preconditions checked first, so bad input fails a step, never the process
+ * meshopt_checked.c — meshoptimizer on buffers a stage makes up (LOD levels,
+ * chunks, ranges): its documented preconditions checked first, so bad input
+ * fails a step, never the process
  * ------------------------------------------------------------------------- */
 
 /* A whole number of triangles, every index below vertex_count. */
