@@ -291,7 +291,7 @@ if command -v python3 >/dev/null; then
     run_in "$T" -o full --roots models/cube.obj -v
     check "--roots cooks the root, what it reads, and always: (nothing else)" \
         all_true 'status_is 0' '[ -s "$T/full/models/cube.kmesh" ]' \
-        '[ -s "$T/full/models/cube/tex_0.ktx2" ]' '[ -s "$T/full/ui/logo.ktx2" ]' \
+        '[ -s "$T/full/models/cube/red.ktx2" ]' '[ -s "$T/full/ui/logo.ktx2" ]' \
         '[ ! -e "$T/full/props/quad.kmesh" ]' '[ ! -e "$T/full/big" ]' \
         '[ ! -e "$T/full/ui/icon.ktx2" ]' 'stdout_has "^kiln: 3 assets not reached from the roots"' \
         'stdout_has "^cooked through models/cube.obj: models/red.png"'
@@ -312,7 +312,7 @@ if command -v python3 >/dev/null; then
     run_in "$T" info -o clean --unreferenced
     check "info --unreferenced without roots: every asset no other one reads, minus always:" \
         all_true 'status_is 0' 'stdout_has "^big/tree.obj: big/tree.kmesh big/tree.kmat$"' \
-        'stdout_has "^models/cube.obj: models/cube.kmesh models/cube/tex_0.ktx2 models/cube.kmat$"' \
+        'stdout_has "^models/cube.obj: models/cube.kmesh models/cube/red.ktx2 models/cube.kmat$"' \
         'stdout_has "^props/quad.obj: "' 'stdout_has "^ui/icon.png: ui/icon.ktx2$"' \
         '! stdout_has "logo"' '! stdout_has "red.png"' \
         'stdout_has "^kiln: 4 of 5 cooked assets referenced by no other asset"'

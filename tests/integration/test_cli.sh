@@ -384,17 +384,17 @@ EOF
 run_in "$TEXTURED" build -i assets -o out
 check "a textured model cooks its material table and texture" \
     all_true 'status_is 0' '[ -s "$TEXTURED/out/props/box.kmat" ]' \
-    '[ -s "$TEXTURED/out/props/box/tex_0.ktx2" ]'
+    '[ -s "$TEXTURED/out/props/box/wood.ktx2" ]'
 run_in "$TEXTURED" info -o out
 check "info counts a material's textured slots" \
     all_true 'status_is 0' 'stdout_has "^  textured slots: base_color 1, metallic_roughness 0"'
 run_in "$TEXTURED" check -o out
 check "check passes a textured tree" all_true 'status_is 0' 'stdout_has ", 0 problems$"'
-rm "$TEXTURED/out/props/box/tex_0.ktx2"
+rm "$TEXTURED/out/props/box/wood.ktx2"
 run_in "$TEXTURED" check -o out
 check "check fails when a material's texture file is gone" \
     all_true 'status_is 1' \
-    "stderr_has \"^out/props/box\\.kmat: error: material 0 base_color texture 'props/box/tex_0' \\(props/box/tex_0\\.ktx2\\) does not exist\""
+    "stderr_has \"^out/props/box\\.kmat: error: material 0 base_color texture 'props/box/wood' \\(props/box/wood\\.ktx2\\) does not exist\""
 
 # Material extensions kiln does not cook are listed as dropped, not lost.
 DROPPED="$SCRATCH/dropped"
@@ -497,7 +497,7 @@ mkdir -p "$STEM/assets/props"
 cp "$KILN_REPO"/examples/assets/props/crate.* "$STEM/assets/props/"
 run_in "$STEM" build -i assets -o out
 check "a model and its own texture with one stem cook" \
-    all_true 'status_is 0' '[ -s "$STEM/out/props/crate.kmesh" ]' '[ -s "$STEM/out/props/crate/tex_0.ktx2" ]'
+    all_true 'status_is 0' '[ -s "$STEM/out/props/crate.kmesh" ]' '[ -s "$STEM/out/props/crate/crate.ktx2" ]'
 cp "$KILN_REPO"/examples/assets/props/crate.png "$STEM/assets/props/pebble.png"
 cp "$KILN_REPO"/examples/assets/props/pebble.obj "$STEM/assets/props/pebble.obj"
 run_in "$STEM" build -i assets -o out

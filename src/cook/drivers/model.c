@@ -107,8 +107,8 @@ static bool cook_mesh_output(const cook_request *request, cook_context *ctx, con
 
 /* ---------------------------------------------------------------------------
  * Materials and their textures: <stem>.kmat next to the mesh, one KTX2 per
- * image a slot uses at <stem>/tex_<image>.ktx2, refs <sourceRef>/tex_<image>
- * and <sourceRef>/material_<row>.
+ * image a slot uses at <stem>/<name>.ktx2 (named after the image: see
+ * name_textures), refs <sourceRef>/<name> and <sourceRef>/material_<row>.
  * ------------------------------------------------------------------------- */
 
 static const char *const slot_names[IR_SLOT_COUNT] = {"base colour", "metallic-roughness", "normal",
@@ -140,8 +140,11 @@ typedef struct image_plan {
     cook_texture_usage usage;
     uint32_t first_material;
     ir_texture_slot first_slot;
-    float alpha_cutoff; /* a MASK material's cutoff when used as its base colour */
-    uint64_t hash;      /* the cooked texture's ref hash, 0 when it failed */
+#define TEXTURE_NAME_MAX 64
+
+    float alpha_cutoff;          /* a MASK material's cutoff when used as its base colour */
+    uint64_t hash;               /* the cooked texture's ref hash, 0 when it failed */
+    char name[TEXTURE_NAME_MAX]; /* the cooked file's name: <stem>/<name>.ktx2 */
 } image_plan;
 
 static void plan_images(cook_context *ctx, const ir_asset *asset, image_plan *plans) {
@@ -175,6 +178,65 @@ static void plan_images(cook_context *ctx, const ir_asset *asset, image_plan *pl
     }
 }
 
+/* Names the sources' own leaves take next to textures: meshes and material rows. */
+static bool name_is_reserved(const char *name) {
+    const char *prefixes[] = {"mesh_", "material_"};
+    for (size_t p = 0; p < 2; p++) {
+        size_t length = strlen(prefixes[p]);
+        if (strncmp(name, prefixes[p], length) != 0 || name[length] == '\0')
+            continue;
+        if (strspn(name + length, "0123456789") == strlen(name + length))
+            return true;
+    }
+    return false;
+}
+
+static bool name_is_taken(const image_plan *plans, uint32_t count, const char *name) {
+    if (name_is_reserved(name))
+        return true;
+    for (uint32_t i = 0; i < count; i++)
+        if (plans[i].used && strcmp(plans[i].name, name) == 0)
+            return true;
+    return false;
+}
+
+/* Each used image's texture is named after its source: the file's name
+ * without folder and extension (textures/Crate_Albedo.png -> crate_albedo),
+ * or an embedded image's own label, lower-cased (refs are) with anything but
+ * [a-z0-9_-] turned into '_'; tex_<image> when it has neither. Names taken
+ * by an earlier image (in image order) or by the source's mesh_N / material_N
+ * leaves get _2, _3, ...: the same source always gives the same names. */
+static void name_textures(const ir_asset *asset, image_plan *plans) {
+    for (uint32_t i = 0; i < asset->image_count; i++) {
+        if (!plans[i].used)
+            continue;
+        const ir_image *image = &asset->images[i];
+        const char *source = image->path ? image->path : image->label;
+        char base[TEXTURE_NAME_MAX - 12] = "";
+        if (source != NULL) {
+            const char *start = source;
+            for (const char *c = source; *c; c++)
+                if (*c == '/' || *c == '\\')
+                    start = c + 1;
+            const char *dot = strrchr(start, '.');
+            size_t length = dot && dot != start ? (size_t)(dot - start) : strlen(start);
+            if (length >= sizeof base)
+                length = sizeof base - 1;
+            for (size_t c = 0; c < length; c++) {
+                char ch = ascii_lower(start[c]);
+                bool keep = (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') || ch == '-';
+                base[c] = keep ? ch : '_';
+            }
+            base[length] = '\0';
+        }
+        if (base[0] == '\0' || strspn(base, "_") == strlen(base))
+            snprintf(base, sizeof base, "tex_%u", i);
+        snprintf(plans[i].name, sizeof plans[i].name, "%s", base);
+        for (uint32_t n = 2; name_is_taken(plans, i, plans[i].name); n++)
+            snprintf(plans[i].name, sizeof plans[i].name, "%s_%u", base, n);
+    }
+}
+
 /* The first message in a diagnostics buffer, without "path: error: ". */
 static void first_message(const cook_diag *diag, char *out, size_t size) {
     out[0] = '\0';
@@ -203,9 +265,9 @@ static bool cook_model_image(const cook_request *request, cook_context *ctx, con
     const ir_image *image = &asset->images[index];
     const ir_material *first = &asset->materials[plan->first_material];
     const char *material = first->name ? first->name : "";
-    char ref[1200], leaf[48];
-    snprintf(ref, sizeof ref, "%s/tex_%u", ctx->ref, index);
-    snprintf(leaf, sizeof leaf, "/tex_%u.ktx2", index);
+    char ref[1200], leaf[TEXTURE_NAME_MAX + 8];
+    snprintf(ref, sizeof ref, "%s/%s", ctx->ref, plan->name);
+    snprintf(leaf, sizeof leaf, "/%s.ktx2", plan->name);
     char *out_path = cook_output_path(request->source_path, leaf);
     if (out_path == NULL) {
         diag_error(ctx->diag, ctx->source_path, 0, "out of memory");
@@ -275,8 +337,10 @@ static bool cook_materials_output(const cook_request *request, cook_context *ctx
     bool ok = plans != NULL && hashes != NULL && relative != NULL;
     if (!ok)
         diag_error(ctx->diag, ctx->source_path, 0, "out of memory");
-    if (ok)
+    if (ok) {
         plan_images(ctx, asset, plans);
+        name_textures(asset, plans);
+    }
     double clock = cook_clock();
     for (uint32_t i = 0; ok && i < asset->image_count; i++)
         if (plans[i].used)

@@ -951,8 +951,20 @@ static int32_t material_image(gltf *g, ir_asset *out, size_t i, const char *mate
                      material, image->uri ? image->uri : "", i);
         return -1;
     }
-    if (image->ir < 0)
+    if (image->ir < 0) {
         gltf_out_of_memory(g);
+        return -1;
+    }
+    /* An embedded image's own name (images[i].name) names its cooked texture. */
+    ir_image *added = &out->images[image->ir];
+    const char *label = json_string_value(json_object_get(json_array_get(g->j_images, i), "name"));
+    if (added->path == NULL && added->label == NULL && label != NULL && label[0] != '\0') {
+        added->label = cook_strdup(label);
+        if (added->label == NULL) {
+            gltf_out_of_memory(g);
+            return -1;
+        }
+    }
     return image->ir;
 }
 
