@@ -88,7 +88,8 @@ static void color_texture_is_srgb_with_full_chain_and_exact_level0(void **state)
     assert_int_equal(v.width, 12);
     assert_int_equal(v.height, 5);
     assert_int_equal(v.levels, 4); /* 12x5, 6x2, 3x1, 1x1 */
-    assert_int_equal(v.supercompression, KILN_KTX2_SUPERCOMPRESSION_ZSTD);
+    /* Zstd is asked for but dropped: it makes a chain this small larger. */
+    assert_int_equal(v.supercompression, KILN_KTX2_SUPERCOMPRESSION_NONE);
     uint8_t level0[12 * 5 * 4];
     kiln_error err;
     assert_int_equal(kiln_ktx2_read_level(&v, 0, level0, sizeof level0, &err), KILN_OK);

@@ -29,7 +29,8 @@
  * 10: BC7 normal estimates all 64 two-subset partitions, best refits its
  * winner from extended endpoint starts; 11: large submeshes simplified and
  * split into meshlets by spatial chunk; 12: a model's textures are named after
- * their source image, not tex_<index>). */
+ * their source image, not tex_<index>; Zstd is dropped where it does not make
+ * a texture's levels smaller). */
 #define KILN_ENCODER_VERSION 12u
 
 /* Largest source or dependency file a cook reads. */

@@ -88,7 +88,8 @@ typedef struct ktx2_image_desc {
     uint32_t layers;               /* 0 when not an array */
     uint32_t faces;                /* 1, or 6 for a cubemap */
     uint32_t levels;               /* >= 1 */
-    uint32_t supercompression;     /* NONE or ZSTD */
+    uint32_t supercompression;     /* NONE or ZSTD (ZSTD: NONE is written when
+                                      Zstd would not make the levels smaller) */
     int zstd_level;
     unsigned threads; /* levels are Zstd-compressed on up to this many threads */
     /* Level i's texels (all layers, faces and slices, in that order),
