@@ -522,7 +522,7 @@ keys_ok() {
     for key in mesh.merge mesh.meshlets mesh.meshlet_vertices mesh.meshlet_triangles mesh.lods \
         mesh.lod_ratios mesh.quantize_positions texture.compress texture.format \
         texture.quality texture.max_size texture.mipmaps texture.max_dimension \
-        texture.zstd_level 'input:' 'output:' 'default:' 'presets:' 'desktop:' 'mobile:' \
+        texture.zstd_level texture.block_align texture.target 'input:' 'output:' 'default:' 'presets:' 'desktop:' 'mobile:' \
         'rules:' 'roots:' 'always:'; do
         grep -qF -- "$key" "$INIT/kiln.yml" || { echo "kiln.yml lacks $key"; return 1; }
     done
@@ -535,6 +535,36 @@ echo "# mine" >"$INIT/kiln.yml"
 run_in "$INIT" init
 check "init never overwrites an existing kiln.yml" \
     all_true 'status_is 1' 'stderr_has "already exists"' '[ "$(cat "$INIT/kiln.yml")" = "# mine" ]'
+
+# Block-compressed textures not in whole 4x4 blocks: padded by default, and
+# kiln info says so (and gives the UV scale); with block_align none, info says
+# Direct3D and WebGPU cannot create it.
+ALIGN="$SCRATCH/align"
+mkdir -p "$ALIGN/assets"
+python3 - "$ALIGN/assets/odd.png" <<'EOF'
+import struct, sys, zlib
+w, h = 30, 18
+raw = b"".join(b"\x00" + b"".join(bytes((x * 8, y * 14, 99, 255)) for x in range(w))
+               for y in range(h))
+def chunk(t, d):
+    return struct.pack(">I", len(d)) + t + d + struct.pack(">I", zlib.crc32(t + d))
+open(sys.argv[1], "wb").write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 6, 0, 0, 0)) +
+                              chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b""))
+EOF
+run_in "$ALIGN" build -i assets -o out
+run_in "$ALIGN" info -o out
+check "a 30x18 BC7 texture is padded to 32x20 and info gives the image's part" \
+    all_true 'status_is 0' 'stdout_has "texture: 32x20, "' \
+    'stdout_has "padded to whole blocks: the image is the top-left 30x18 \(clamped sampling: scale UVs by 30/32, 18/20\)"'
+run_in "$ALIGN" info -o out --json
+check "info --json gives the content size and whole_blocks" \
+    all_true 'status_is 0' 'stdout_has "\"content_width\":30,\"content_height\":18,\"whole_blocks\":true"'
+printf 'default:\n  texture.block_align: none\n' >"$ALIGN/kiln.yml"
+run_in "$ALIGN" build -i assets -o out
+run_in "$ALIGN" info -o out
+check "with block_align none the texture keeps 30x18 and info flags it for Direct3D and WebGPU" \
+    all_true 'status_is 0' 'stdout_has "texture: 30x18, "' \
+    'stdout_has "not a whole number of 4x4 blocks: Direct3D and WebGPU cannot create it"'
 
 echo "cli: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

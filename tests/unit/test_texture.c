@@ -218,6 +218,7 @@ static void color_texture_compresses_to_bc7_srgb(void **state) {
         fixture f;
         fixture_init(&f, threads == 1 ? "tex_bc7_1" : "tex_bc7_2");
         f.settings.threads = threads;
+        f.settings.texture_block_align = COOK_BLOCK_ALIGN_NONE; /* partial blocks kept */
         cook_texture_source src = {
             .name = "a.bmp", .bytes = bmp, .size = size, .usage = COOK_TEXTURE_COLOR};
         if (!cook_texture(&f.ctx, f.out, &src, "a", "a.ktx2", true, &f.result))
@@ -279,6 +280,7 @@ static void usages_pick_formats_and_settings_apply(void **state) {
         f.settings.texture_compress = rows[i].compress;
         f.settings.texture_quality = COOK_QUALITY_FAST;
         f.settings.texture_target = rows[i].target;
+        f.settings.texture_block_align = COOK_BLOCK_ALIGN_NONE; /* 16x8 stays for ASTC 6x6 */
         cook_texture_source src = {
             .name = "a.bmp", .bytes = bmp, .size = size, .usage = rows[i].usage};
         if (!cook_texture(&f.ctx, f.out, &src, "a", "a.ktx2", true, &f.result))
@@ -291,6 +293,75 @@ static void usages_pick_formats_and_settings_apply(void **state) {
         assert_int_equal(v.width, 16);
         assert_int_equal(v.height, 8);
         assert_int_equal(v.levels, i == 0 ? 1 : 5);
+        free(bytes);
+        fixture_free(&f);
+    }
+    free(bmp);
+}
+
+/* texture.block_align through the texture driver: a 12x5 BC7 texture is
+ * padded to 12x8 with its content size in kilnContentSize (level 0 decodes to
+ * the source with the edge repeated), resized to 12x8 without the key, or
+ * kept at 12x5; an uncompressed texture is never touched. */
+static void block_align_setting_pads_resizes_or_keeps(void **state) {
+    (void)state;
+    size_t size;
+    uint8_t *bmp = make_bmp(12, 5, &size);
+    const struct {
+        cook_block_align align;
+        bool compress;
+        uint32_t height;
+        const char *content;
+    } rows[] = {
+        {COOK_BLOCK_ALIGN_PAD, true, 8, "12 5"},
+        {COOK_BLOCK_ALIGN_RESIZE, true, 8, NULL},
+        {COOK_BLOCK_ALIGN_NONE, true, 5, NULL},
+        {COOK_BLOCK_ALIGN_PAD, false, 5, NULL},
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        fixture f;
+        fixture_init(&f, "tex_align");
+        f.settings.texture_block_align = rows[i].align;
+        f.settings.texture_compress = rows[i].compress;
+        cook_texture_source src = {
+            .name = "a.bmp", .bytes = bmp, .size = size, .usage = COOK_TEXTURE_COLOR};
+        if (!cook_texture(&f.ctx, f.out, &src, "a", "a.ktx2", true, &f.result))
+            fail_msg("row %zu: %.*s", i, (int)f.diag.text.size, (const char *)f.diag.text.data);
+        size_t file_size;
+        kiln_ktx2_view v;
+        uint8_t *bytes = read_ktx2(&f, "a.ktx2", &file_size, &v);
+        assert_int_equal(v.width, 12);
+        assert_int_equal(v.height, rows[i].height);
+        const char *content = kiln_ktx2_find_value(&v, "kilnContentSize", NULL);
+        if (rows[i].content == NULL)
+            assert_null(content);
+        else
+            assert_string_equal(content, rows[i].content);
+        if (rows[i].align == COOK_BLOCK_ALIGN_PAD && rows[i].compress) {
+            /* Rows 5..7 repeat row 4: level 0 decodes close to the padded source. */
+            block_image_desc d = {
+                .format = BLOCK_FORMAT_BC7, .width = 12, .height = 8, .srgb = true};
+            size_t level = (size_t)kiln_ktx2_level_size(&v, 0);
+            uint8_t *blocks = malloc(level), *decoded = malloc(12 * 8 * 4),
+                    *expected = malloc(12 * 8 * 4);
+            kiln_error err;
+            char reason[256];
+            assert_int_equal(kiln_ktx2_read_level(&v, 0, blocks, level, &err), KILN_OK);
+            assert_true(block_decode_image(&d, blocks, decoded, NULL, reason, sizeof reason));
+            for (uint32_t y = 0; y < 8; y++)
+                for (uint32_t x = 0; x < 12; x++) {
+                    uint32_t sy = y < 5 ? y : 4;
+                    uint8_t *p = expected + ((size_t)y * 12 + x) * 4;
+                    p[0] = (uint8_t)(x * 13 + sy);
+                    p[1] = (uint8_t)(sy * 29 + 7);
+                    p[2] = (uint8_t)(x ^ sy);
+                    p[3] = 255;
+                }
+            assert_true(block_psnr_rgba8(expected, decoded, 12 * 8, 7u) > 30.0);
+            free(blocks);
+            free(decoded);
+            free(expected);
+        }
         free(bytes);
         fixture_free(&f);
     }
@@ -528,6 +599,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(color_texture_is_srgb_with_full_chain_and_exact_level0),
         cmocka_unit_test(color_texture_compresses_to_bc7_srgb),
+        cmocka_unit_test(block_align_setting_pads_resizes_or_keeps),
         cmocka_unit_test(uncompressed_levels_are_the_quantised_chain_on_any_thread_count),
         cmocka_unit_test(usages_pick_formats_and_settings_apply),
         cmocka_unit_test(unusable_forced_format_names_the_rule),

@@ -30,7 +30,7 @@
  * winner from extended endpoint starts; 11: large submeshes simplified and
  * split into meshlets by spatial chunk; 12: a model's textures are named after
  * their source image, not tex_<index>; Zstd is dropped where it does not make
- * a texture's levels smaller). */
+ * a texture's levels smaller; block-compressed textures in whole blocks). */
 #define KILN_ENCODER_VERSION 12u
 
 /* Largest source or dependency file a cook reads. */
@@ -141,11 +141,21 @@ typedef enum cook_texture_target {
     COOK_TARGET_MOBILE,  /* ASTC */
 } cook_texture_target;
 
+/* texture.block_align: what becomes of a block-compressed texture whose top
+ * level is not a whole number of blocks (Direct3D and WebGPU refuse it;
+ * Vulkan, Metal and OpenGL take it). */
+typedef enum cook_block_align {
+    COOK_BLOCK_ALIGN_PAD,    /* edge texels repeated up to the next block */
+    COOK_BLOCK_ALIGN_RESIZE, /* resampled to the next multiple of the block */
+    COOK_BLOCK_ALIGN_NONE,   /* kept at its size */
+} cook_block_align;
+
 /* The names of the values, indexed by value, NULL-terminated: as written in
  * kiln.yml and in the settings JSON ("astc-6x6", "best", "mobile"). */
 extern const char *const cook_texture_format_names[];
 extern const char *const cook_quality_names[];
 extern const char *const cook_texture_target_names[];
+extern const char *const cook_block_align_names[];
 /* The value named `name` in a NULL-terminated `names` table, or -1. */
 int cook_names_find(const char *const *names, const char *name);
 
@@ -162,6 +172,7 @@ typedef struct cook_settings {
     cook_texture_format texture_format;
     cook_quality texture_quality;
     cook_texture_target texture_target;
+    cook_block_align texture_block_align;
     uint32_t texture_max_size;
     bool texture_mipmaps;
     uint32_t texture_max_dimension; /* decode limit per side (default 16384) */

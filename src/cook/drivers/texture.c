@@ -321,6 +321,14 @@ static bool encode_image(cook_context *ctx, const texture_set *set, const textur
         /* 8-bit formats take the filter's bytes as they are. */
         .levels8 = !float_levels,
         .threads = settings->threads,
+        /* Direct3D and WebGPU want a block format's top level in whole blocks. */
+        .align_width = format->block != 0 && settings->texture_block_align != COOK_BLOCK_ALIGN_NONE
+                           ? row->block_width
+                           : 0,
+        .align_height = format->block != 0 && settings->texture_block_align != COOK_BLOCK_ALIGN_NONE
+                            ? row->block_height
+                            : 0,
+        .align_by_padding = settings->texture_block_align == COOK_BLOCK_ALIGN_PAD,
     };
     mip_chain chain;
     bool ok = base != NULL ? mip_build(base, width, height, &options, &chain)
@@ -357,7 +365,9 @@ static bool encode_image(cook_context *ctx, const texture_set *set, const textur
         ok = bytes[i] != NULL;
     }
     ir_decoded_image_free(image);
-    *dims = (mip_chain){.count = chain.count};
+    *dims = (mip_chain){.count = chain.count,
+                        .content_width = chain.content_width,
+                        .content_height = chain.content_height};
     memcpy(dims->width, chain.width, sizeof chain.width);
     memcpy(dims->height, chain.height, sizeof chain.height);
     mip_chain_free(&chain);
@@ -428,6 +438,8 @@ bool cook_texture_set(cook_context *ctx, const char *output_root, texture_set *s
             .level_data = (const uint8_t *const *)levels,
             .level_size = level_size,
             .source = set->source,
+            .content_width = dims.content_width,
+            .content_height = dims.content_height,
         };
         kiln_color_space space = format.srgb ? KILN_COLOR_SPACE_SRGB : KILN_COLOR_SPACE_LINEAR;
         ok = texture_write_file(ctx, &desc, set->name, output_root, ref, out_path, verify, space,

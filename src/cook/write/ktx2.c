@@ -245,7 +245,13 @@ bool write_ktx2(const ktx2_image_desc *d, bytebuf *out, char *reason, size_t rea
     size_t kvd_at = out->size;
     append_key_value(out, "KTXorientation", d->depth > 0 ? "rdi" : "rd");
     append_key_value(out, "KTXwriter", "kiln " KILN_VERSION_STRING);
-    if (d->source != NULL) /* sorts after the KTX keys: 'k' > 'K' */
+    /* kiln's keys sort after the KTX ones ('k' > 'K'), Content before Source. */
+    if (d->content_width != 0 && (d->content_width != d->width || d->content_height != d->height)) {
+        char content[32];
+        snprintf(content, sizeof content, "%u %u", d->content_width, d->content_height);
+        append_key_value(out, "kilnContentSize", content);
+    }
+    if (d->source != NULL)
         append_key_value(out, "kilnSource", d->source);
     size_t kvd_length = out->size - kvd_at;
     patch_u32(out, index_at, (uint32_t)dfd_at);
