@@ -486,6 +486,61 @@ static void textures_are_named_after_their_images(void **state) {
     free(input);
 }
 
+/* A blended material's opacity map (map_d) is merged into its base colour's
+ * alpha: the base slot gets a texture named after the colour image, the
+ * alpha slot none; a material with map_d alone gets a white texture named
+ * after the map; an opaque material's image is cooked as it is. */
+static void opacity_maps_merge_into_the_base_colour(void **state) {
+    (void)state;
+    char *input = test_make_temp_dir("materials_opacity_in");
+    write_text(input, "n/cut.obj",
+               "mtllib cut.mtl\nv 0 0 0\nv 1 0 0\nv 1 1 0\nvt 0 0\nvt 1 0\nvt 1 1\n"
+               "usemtl cut\nf 1/1 2/2 3/3\nusemtl dots\nf 1/1 3/3 2/2\n"
+               "usemtl plain\nf 2/2 1/1 3/3\n");
+    write_text(input, "n/cut.mtl",
+               "newmtl cut\nmap_Kd color.png\nmap_d mask.png\n"
+               "newmtl dots\nmap_d mask.png\n"
+               "newmtl plain\nmap_Kd color.png\n");
+    write_png(input, "n/color.png", 200, 100, 50, 255);
+    write_png(input, "n/mask.png", 128, 128, 128, 255);
+    cooked c;
+    cook_source(&c, input, "n/cut.obj", "materials_opacity_out");
+    assert_int_equal(c.view.material_count, 3);
+    const kiln_material *cut = &c.view.materials[0], *dots = &c.view.materials[1],
+                        *plain = &c.view.materials[2];
+    assert_int_equal(cut->alpha_mode, KILN_ALPHA_BLEND);
+    assert_true(cut->textures[KILN_MATERIAL_SLOT_ALPHA].texture == 0);
+    assert_true(dots->textures[KILN_MATERIAL_SLOT_ALPHA].texture == 0);
+    /* Plans in order: the images as they are (color.png for "plain"), then
+     * the merges (cut: color + mask, dots: mask alone). */
+    assert_true(plain->textures[KILN_MATERIAL_SLOT_BASE_COLOR].texture ==
+                kiln_ref_hash("n/cut/color"));
+    assert_true(cut->textures[KILN_MATERIAL_SLOT_BASE_COLOR].texture ==
+                kiln_ref_hash("n/cut/color_2"));
+    assert_true(dots->textures[KILN_MATERIAL_SLOT_BASE_COLOR].texture ==
+                kiln_ref_hash("n/cut/mask"));
+    size_t textures = 0;
+    for (size_t i = 0; i < c.result.manifest.count; i++)
+        textures += c.result.manifest.items[i].kind == KILN_ASSET_TEXTURE;
+    assert_int_equal(textures, 3);
+    /* The merged texture's alpha is the mask's grey (128), its colour the image's. */
+    char *path = test_path_join(c.output, "n/cut/color_2.ktx2");
+    kiln_ktx2_file file;
+    kiln_error err;
+    assert_int_equal(kiln_ktx2_map(&file, path, &err), KILN_OK);
+    block_image_desc d = {.format = BLOCK_FORMAT_BC7, .width = 4, .height = 4, .srgb = true};
+    assert_int_equal(file.view.vk_format, 146); /* BC7 sRGB: it has alpha */
+    uint8_t block[16], texels[64];
+    char reason[128];
+    assert_int_equal(kiln_ktx2_read_level(&file.view, 0, block, sizeof block, &err), KILN_OK);
+    assert_true(block_decode_image(&d, block, texels, NULL, reason, sizeof reason));
+    assert_true(abs(texels[3] - 128) <= 2 && abs(texels[0] - 200) <= 2 && abs(texels[2] - 50) <= 2);
+    kiln_ktx2_close(&file);
+    free(path);
+    cooked_free(&c);
+    free(input);
+}
+
 static const char b64_alphabet[] =
     "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
@@ -576,6 +631,7 @@ int main(void) {
         cmocka_unit_test(mtl_conversion_reaches_the_kmat_with_textures),
         cmocka_unit_test(gltf_embedded_images_conflicts_and_dropped_extensions),
         cmocka_unit_test(textures_are_named_after_their_images),
+        cmocka_unit_test(opacity_maps_merge_into_the_base_colour),
         cmocka_unit_test(corpus_materials_equal_their_gltf_json),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -2,6 +2,7 @@
  * back by the runtime reader; formats per usage and target, exact level 0
  * with texture.compress: false, forced formats a texture cannot use, manifest
  * entry, errors; standalone textures through cook_asset and the registry. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -368,6 +369,62 @@ static void block_align_setting_pads_resizes_or_keeps(void **state) {
     free(bmp);
 }
 
+/* An opacity map merged into a colour texture's alpha (MTL map_d): RGB stays
+ * the colour image's, alpha is the map's luminance (Rec. 709 on the stored
+ * bytes), resampled with the area filter (4x2 to 8x4: each map texel covers
+ * 2x2). Without a colour image the texture is white at the map's size. */
+static void opacity_map_becomes_the_alpha_channel(void **state) {
+    (void)state;
+    size_t color_size, map_size;
+    uint8_t *color = make_bmp(8, 4, &color_size);
+    uint8_t *map = make_bmp(4, 2, &map_size);
+    for (int with_color = 1; with_color >= 0; with_color--) {
+        fixture f;
+        fixture_init(&f, "tex_opacity");
+        f.settings.texture_compress = false; /* exact texels */
+        f.settings.texture_mipmaps = false;
+        cook_texture_source src = {.name = "c.bmp",
+                                   .bytes = with_color ? color : NULL,
+                                   .size = with_color ? color_size : 0,
+                                   .usage = COOK_TEXTURE_COLOR,
+                                   .opacity_name = "o.bmp",
+                                   .opacity_bytes = map,
+                                   .opacity_size = map_size};
+        if (!cook_texture(&f.ctx, f.out, &src, "c", "c.ktx2", true, &f.result))
+            fail_msg("%.*s", (int)f.diag.text.size, (const char *)f.diag.text.data);
+        size_t file_size;
+        kiln_ktx2_view v;
+        uint8_t *bytes = read_ktx2(&f, "c.ktx2", &file_size, &v);
+        uint32_t w = with_color ? 8 : 4, h = with_color ? 4 : 2;
+        assert_int_equal(v.width, w);
+        assert_int_equal(v.height, h);
+        uint8_t texels[8 * 4 * 4];
+        kiln_error err;
+        assert_int_equal(kiln_ktx2_read_level(&v, 0, texels, (size_t)w * h * 4, &err), KILN_OK);
+        for (uint32_t y = 0; y < h; y++)
+            for (uint32_t x = 0; x < w; x++) {
+                const uint8_t *t = texels + ((size_t)y * w + x) * 4;
+                uint32_t mx = with_color ? x / 2 : x, my = with_color ? y / 2 : y;
+                double lum = (0.2126 * (uint8_t)(mx * 13 + my) + 0.7152 * (uint8_t)(my * 29 + 7) +
+                              0.0722 * (uint8_t)(mx ^ my)) /
+                             255.0;
+                if (abs((int)t[3] - (int)lrint(lum * 255.0)) > 1)
+                    fail_msg("texel %u,%u: alpha %u, expected %.2f", x, y, t[3], lum * 255.0);
+                if (with_color) {
+                    assert_int_equal(t[0], (uint8_t)(x * 13 + y));
+                    assert_int_equal(t[1], (uint8_t)(y * 29 + 7));
+                    assert_int_equal(t[2], (uint8_t)(x ^ y));
+                } else {
+                    assert_true(t[0] == 255 && t[1] == 255 && t[2] == 255);
+                }
+            }
+        free(bytes);
+        fixture_free(&f);
+    }
+    free(color);
+    free(map);
+}
+
 /* A forced format the texture cannot hold is an error naming the file, the
  * format and the configuration layer that set it. */
 static void unusable_forced_format_names_the_rule(void **state) {
@@ -600,6 +657,7 @@ int main(void) {
         cmocka_unit_test(color_texture_is_srgb_with_full_chain_and_exact_level0),
         cmocka_unit_test(color_texture_compresses_to_bc7_srgb),
         cmocka_unit_test(block_align_setting_pads_resizes_or_keeps),
+        cmocka_unit_test(opacity_map_becomes_the_alpha_channel),
         cmocka_unit_test(uncompressed_levels_are_the_quantised_chain_on_any_thread_count),
         cmocka_unit_test(usages_pick_formats_and_settings_apply),
         cmocka_unit_test(unusable_forced_format_names_the_rule),

@@ -30,7 +30,8 @@
  * winner from extended endpoint starts; 11: large submeshes simplified and
  * split into meshlets by spatial chunk; 12: a model's textures are named after
  * their source image, not tex_<index>; Zstd is dropped where it does not make
- * a texture's levels smaller; block-compressed textures in whole blocks). */
+ * a texture's levels smaller; block-compressed textures in whole blocks;
+ * opacity maps merged into the base colour's alpha). */
 #define KILN_ENCODER_VERSION 12u
 
 /* Largest source or dependency file a cook reads. */
