@@ -135,8 +135,10 @@ void progress_asset_started(progress_reporter *reporter, const char *source_path
 void progress_asset_finished(progress_reporter *reporter, const char *source_path,
                              const cook_asset_result *result);
 /* Counts an asset as done that needed no cooking (up to date, or cooked
- * through a model), without printing anything for it. */
-void progress_asset_settled(progress_reporter *reporter, const char *source_path);
+ * through a model), printing only the diagnostics its cache record replays
+ * (`replayed`, may be NULL) as its cook printed them. */
+void progress_asset_settled(progress_reporter *reporter, const char *source_path,
+                            const cook_diag *replayed);
 /* More assets will finish than `total` said (references found while cooking). */
 void progress_add_total(progress_reporter *reporter, size_t more);
 /* Prints a line on `stream` without tearing the progress line. */

@@ -137,9 +137,15 @@ void progress_asset_finished(progress_reporter *reporter, const char *source_pat
     pthread_mutex_unlock(&reporter->lock);
 }
 
-void progress_asset_settled(progress_reporter *reporter, const char *source_path) {
+void progress_asset_settled(progress_reporter *reporter, const char *source_path,
+                            const cook_diag *replayed) {
     pthread_mutex_lock(&reporter->lock);
     reporter->finished++;
+    if (replayed != NULL && replayed->text.size > 0) {
+        erase_status_line(reporter);
+        progress_write_diagnostics(stderr, (const char *)replayed->text.data, replayed->text.size,
+                                   reporter->verbosity == PROGRESS_QUIET);
+    }
     if (reporter->live) {
         format_status_line(reporter, source_path);
         draw_status_line(reporter);

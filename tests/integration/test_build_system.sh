@@ -242,13 +242,55 @@ run_in "$C" -o out
 check "a cache naming a path outside the output is not trusted" \
     all_true 'status_is 0' 'summary 2 0' 'stderr_has "ignoring the build cache"'
 
+# An asset that cooks with warnings is cached with them: a missing texture
+# warns on every build, from the cache, until the texture appears.
 W="$SCRATCH/warned"
 make_tree "$W"
-printf 'newmtl red\nKd 1 1 1\nmap_Kd missing.png\n' >"$W/assets/models/cube.mtl"
-run_in "$W" -o out
-run_in "$W" -o out -v
-check "an asset that cooked with warnings (a missing texture) is cooked again next time" \
-    all_true 'status_is 0' 'stdout_has "^cooked models/cube.obj"' 'stdout_has "^up to date props/quad.obj"'
+printf 'newmtl red\nKd 1 1 1\nmap_Kd tex/missing.png\n' >"$W/assets/models/cube.mtl"
+run_in "$W" -o out -j1
+cp "$SCRATCH/stderr" "$SCRATCH/warned_first.err"
+check "a missing texture is a warning on the first build" \
+    all_true 'status_is 0' 'summary 3 0' \
+    'stderr_has "^models/cube.mtl:3: warning: texture .tex/missing.png. .*not found$"'
+run_in "$W" -o out -j1
+check "the next build cooks nothing and prints the same warnings" \
+    all_true 'status_is 0' 'summary 0 3' 'same "$SCRATCH/stderr" "$SCRATCH/warned_first.err"'
+run_in "$W" -o out -j1 --json
+json_warnings_match() {
+    python3 - "$SCRATCH/stdout" "$SCRATCH/warned_first.err" <<'EOF'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+lines = open(sys.argv[2]).read().splitlines()
+assert doc["cooked"] == 0 and doc["up_to_date"] == 3, doc
+assert [w["text"] for w in doc["warnings"]] == lines, (doc["warnings"], lines)
+assert {w["source"] for w in doc["warnings"]} == {"models/cube.obj"}, doc["warnings"]
+EOF
+}
+if command -v python3 >/dev/null; then
+    check "--json lists the replayed warnings as they were printed" \
+        all_true 'status_is 0' json_warnings_match 'same "$SCRATCH/stderr" "$SCRATCH/warned_first.err"'
+    write_pngs "$W/assets/models/tex/missing.png"
+    run_in "$W" -o out -j1 -v
+    check "creating the missing texture cooks its model again, without the warning" \
+        all_true 'status_is 0' 'summary 1 2' 'stdout_has "^cooked models/cube.obj -> .*models/cube/tex_0.ktx2"' \
+        'stdout_has "^up to date props/quad.obj"' '! stderr_has "warning"'
+    run_in "$W" -o out -j1
+    check "... after which nothing is cooked" all_true 'status_is 0' 'summary 0 3' '[ ! -s "$SCRATCH/stderr" ]'
+fi
+rm -rf "$W/assets/models/tex"
+run_in "$W" -o out -j1
+run_in "$W" -o out -j1 -q
+check "quiet replays print no warnings" \
+    all_true 'status_is 0' '[ ! -s "$SCRATCH/stderr" ]' '[ ! -s "$SCRATCH/stdout" ]'
+printf 'mtllib none.mtl\nv 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n' >"$W/assets/props/quad.obj"
+run_in "$W" -o out -j1
+run_in "$W" -o out -j1
+check "a missing .mtl is cached with its warning too" \
+    all_true 'status_is 0' 'summary 0 3' 'stderr_has "^props/quad.obj:1: warning: .*none.mtl"'
+printf 'newmtl x\n' >"$W/assets/props/none.mtl"
+run_in "$W" -o out -j1 -v
+check "... and creating it cooks the model again" \
+    all_true 'status_is 0' 'stdout_has "^cooked props/quad.obj"' '! stderr_has "none.mtl"'
 
 # Replay keeps the manifest identical to a clean build.
 R1="$SCRATCH/replay"

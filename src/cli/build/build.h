@@ -80,6 +80,21 @@ typedef enum asset_status {
     ASSET_UNREACHED,     /* --roots: nothing reaches it, not cooked */
 } asset_status;
 
+/* Why an asset is cooked instead of replayed: what the cache can tell. */
+typedef enum stale_reason {
+    STALE_NOT_CACHED,         /* no record: a new source, or one that never cooked */
+    STALE_NO_CACHE,           /* --no-cache */
+    STALE_IMPORTER,           /* another importer claims it now */
+    STALE_ENCODER,            /* the encoder version changed */
+    STALE_SETTINGS,           /* its resolved settings changed */
+    STALE_SOURCE,             /* its source's bytes changed */
+    STALE_DEPENDENCY,         /* the bytes of a file it read changed */
+    STALE_DEPENDENCY_REMOVED, /* a file it read is gone */
+    STALE_APPEARED,           /* a file it looked for and did not find exists now */
+    STALE_OUTPUT_MISSING,     /* a file it wrote is gone */
+    STALE_COUNT
+} stale_reason;
+
 /* The outcome of one planned source besides its cook_asset_result. Its
  * record in the new cache is `record` when it was made this build, else
  * `kept`, the old cache's own record, shared rather than copied (an asset up
@@ -88,11 +103,13 @@ typedef enum asset_status {
 typedef struct asset_slot {
     asset_status status;
     bool has_record;
-    cache_record record;      /* made this build (owned) */
-    const cache_record *kept; /* or carried over from the old cache */
-    bool borrowed;            /* its cook_asset_result points into `kept` */
-    const char *through;      /* ASSET_THROUGH_MODEL: the model's source path */
-    double seconds;           /* wall time of cook_asset */
+    cache_record record;                 /* made this build (owned) */
+    const cache_record *kept;            /* or carried over from the old cache */
+    bool borrowed;                       /* its cook_asset_result points into `kept` */
+    const char *through;                 /* ASSET_THROUGH_MODEL: the model's source path */
+    double seconds;                      /* wall time of cook_asset */
+    uint32_t stale;                      /* why it is cooked: a bit per stale_reason */
+    const char *stale_path[STALE_COUNT]; /* the first file of each reason, or NULL */
 } asset_slot;
 
 /* The slot's record in the new cache, or NULL. */

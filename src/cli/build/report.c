@@ -201,6 +201,33 @@ static void print_json_string(const char *text) {
     bytebuf_free(&buf);
 }
 
+/* Every line the assets that cooked or were replayed printed (warnings and
+ * their notes), in source order: a replay lists what its cook did. */
+static void print_json_warnings(const build_run *run) {
+    size_t listed = 0;
+    for (size_t i = 0; i < run->plan->sources.count; i++) {
+        asset_status status = run->slots[i].status;
+        const bytebuf *text = &run->results[i].diag.text;
+        if (status != ASSET_COOKED && status != ASSET_UP_TO_DATE)
+            continue;
+        for (size_t at = 0; at < text->size;) {
+            const char *line = (const char *)text->data + at;
+            const char *newline = memchr(line, '\n', text->size - at);
+            size_t length = newline ? (size_t)(newline - line) : text->size - at;
+            bytebuf item = {0};
+            bytebuf_append(&item, line, length);
+            bytebuf_append(&item, "", 1);
+            printf("%s{\"source\":", listed++ ? "," : "");
+            print_json_string(run->plan->sources.items[i]);
+            printf(",\"text\":");
+            print_json_string(item.failed ? "" : (const char *)item.data);
+            printf("}");
+            bytebuf_free(&item);
+            at += length + 1;
+        }
+    }
+}
+
 /* The same facts as the text report, as one JSON document on stdout. */
 static void print_report_json(const build_run *run, const build_totals *totals,
                               const strlist *skipped, double seconds, bool ok) {
@@ -240,6 +267,8 @@ static void print_report_json(const build_run *run, const build_totals *totals,
         printf("%s", i ? "," : "");
         print_json_string(skipped->items[i]);
     }
+    printf("],\"warnings\":[");
+    print_json_warnings(run);
     printf("]}\n");
 }
 

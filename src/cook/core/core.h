@@ -243,6 +243,7 @@ typedef struct cook_context {
     cook_diag *diag;
     strlist dependencies; /* paths relative to input_root, recorded by import */
     strlist references;   /* other source assets it names, cooked on their own */
+    strlist absent;       /* paths it looked for that were not there (or not usable) */
 } cook_context;
 
 /* Reads a file a source refers to (an .mtl, a .bin, a texture). `relative` is
@@ -250,7 +251,10 @@ typedef struct cook_context {
  * root: an absolute path or one that climbs out is refused, never opened. On
  * success the dependency is recorded and *root_relative (may be NULL) receives
  * its path relative to the input root (caller frees). On failure an error is
- * NOT reported: the caller decides whether a missing file is fatal. */
+ * NOT reported: the caller decides whether a missing file is fatal. A path
+ * inside the root that was looked for and not found (or leads out through a
+ * link) is recorded in ctx->absent: the build's cache must know that the
+ * asset's output depends on that file not being there. */
 bool cook_resolve_dependency(cook_context *ctx, const char *relative, char **root_relative,
                              char *reason, size_t reason_size);
 bool cook_read_dependency(cook_context *ctx, const char *relative, uint8_t **data, size_t *size,
@@ -312,6 +316,7 @@ typedef struct cook_asset_result {
     strlist outputs;             /* files written, relative to output_root */
     strlist dependencies;        /* files read besides the source, relative to input_root */
     strlist references;          /* source assets it names (cook_add_reference) */
+    strlist absent;              /* paths it looked for and did not find (cook_context) */
     cook_manifest_list manifest; /* every ref this asset produced */
     uint64_t bytes_written;
     uint32_t meshes;

@@ -66,5 +66,6 @@ void cook_asset_result_free(cook_asset_result *result) {
     strlist_free(&result->outputs);
     strlist_free(&result->dependencies);
     strlist_free(&result->references);
+    strlist_free(&result->absent);
     cook_manifest_list_free(&result->manifest);
 }

@@ -44,6 +44,7 @@ bool cook_asset(const cook_request *request, cook_asset_result *result) {
     bool ok = request->importer->driver(request, &ctx, result);
     result->dependencies = ctx.dependencies;
     result->references = ctx.references;
+    result->absent = ctx.absent;
     free(source);
     result->ok = ok && result->diag.errors == 0;
     return result->ok;
