@@ -124,12 +124,16 @@ typedef enum progress_verbosity {
 typedef struct progress_reporter progress_reporter;
 
 /* `total`: the assets the build will finish (cooked, failed, up to date or
- * through a model). NULL on allocation failure. The updating line is shown
- * only when stderr is a terminal and verbosity is not quiet. */
-progress_reporter *progress_create(size_t total, progress_verbosity verbosity);
+ * through a model); `workers`: how many cook at once (-j). NULL on allocation
+ * failure. The updating line is shown only when stderr is a terminal and
+ * verbosity is not quiet; an asset cooking for more than 2 s then shows in it
+ * with its stage. */
+progress_reporter *progress_create(size_t total, progress_verbosity verbosity, unsigned workers);
 void progress_destroy(progress_reporter *reporter);
 
-void progress_asset_started(progress_reporter *reporter, const char *source_path);
+/* Returns where the asset's cook reports its stage (cook_request.activity),
+ * or NULL when nothing shows it. */
+cook_activity *progress_asset_started(progress_reporter *reporter, const char *source_path);
 /* Prints the asset's diagnostics (errors only when quiet), in verbose mode a
  * line saying what was cooked, and moves the progress line on. */
 void progress_asset_finished(progress_reporter *reporter, const char *source_path,

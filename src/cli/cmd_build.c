@@ -60,7 +60,9 @@ void cmd_build_usage(FILE *out) {
             "Files no importer claims are skipped and reported, never an error.\n"
             "Settings come from kiln.yml (this folder or the nearest ancestor's).\n"
             "Assets whose sources, dependencies and settings did not change since the\n"
-            "last build are not cooked again (the cache is <output>/" CACHE_FILE_NAME ").\n"
+            "last build are not cooked again (the cache is <output>/" CACHE_FILE_NAME ");\n"
+            "their warnings are printed again. On a terminal a progress line shows, with\n"
+            "the stage and time of an asset cooking for more than 2 s.\n"
             "\n"
             "Options:\n"
             "  -i, --input DIR    folder of source assets (default: kiln.yml's, else %s)\n"
@@ -315,7 +317,7 @@ static int cook_plan(const build_options *options, const build_setup *setup, con
     size_t wanted = 0; /* what the first round cooks; references found later add to it */
     for (size_t i = 0; i < count; i++)
         wanted += plan->wanted[i];
-    progress_reporter *reporter = progress_create(wanted, options->verbosity);
+    progress_reporter *reporter = progress_create(wanted, options->verbosity, options->jobs);
     kiln_cache old_cache = {0};
     if (!options->no_cache)
         build_load_cache(options, setup, &old_cache);

@@ -490,6 +490,26 @@ again=$(last_counter)
 check "the progress line counts every asset it will finish, cooked or not" \
     all_true 'counter_complete "$first"' '[ "$again" = "$first" ]'
 
+# An asset cooking for more than 2 s shows in the progress line with its
+# stage and time, so the line never stands still; KILN_TEST_SLOW_STAGE (a
+# test hook of the cooker, core.h) makes the texture stage take 3 s.
+SLOW="$SCRATCH/slow"
+mkdir -p "$SLOW/assets/ui"
+cp "$KILN_REPO/examples/assets/props/crate.png" "$SLOW/assets/ui/logo.png"
+(cd "$SLOW" && KILN_TEST_SLOW_STAGE=texture:3 TERM=xterm \
+    script -qec "\"$KILN\" build -i assets -o out -j1" /dev/null) | tr '\r' '\n' >"$SCRATCH/stdout"
+check "on a terminal, a slow asset shows with its stage and time" \
+    all_true 'stdout_has "^(.\[K)?\[0/1\] cooking ui/logo.png \(texture, [2-9] s\)$"' \
+    'stdout_has "\[1/1\]"'
+set +e
+(cd "$SLOW" && KILN_TEST_SLOW_STAGE=texture:3 "$KILN" build -i assets -o out2 -j1) \
+    >"$SCRATCH/stdout" 2>"$SCRATCH/stderr"
+status=$?
+set -e
+check "in a log, a slow asset prints nothing more" \
+    all_true 'status_is 0' '! grep -q cooking "$SCRATCH/stderr"' '[ ! -s "$SCRATCH/stderr" ]' \
+    '! grep -q $'"'"'\r'"'"' "$SCRATCH/stdout"'
+
 # A model's own texture may share its stem (crate.obj reads crate.png): it is
 # cooked through the model. A standalone image with a model's ref is not.
 STEM="$SCRATCH/stem"

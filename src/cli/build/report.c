@@ -129,13 +129,6 @@ static void print_failed(const build_run *run) {
     }
 }
 
-static const char *const stage_names[COOK_STAGE_COUNT] = {
-    [COOK_STAGE_IMPORT] = "import",
-    [COOK_STAGE_PROCESS] = "process",
-    [COOK_STAGE_WRITE] = "write",
-    [COOK_STAGE_TEXTURE] = "texture",
-};
-
 static void print_summary(const build_totals *totals, double seconds) {
     printf("kiln: cooked %zu asset%s (%zu file%s, %.1f KiB) in %.2f s; %zu failed; "
            "%zu skipped; %zu up to date\n",
@@ -171,7 +164,8 @@ static void print_report_text(const build_run *run, const build_totals *totals) 
     if (totals->cooked + totals->failed > 0) {
         printf("kiln: stages:");
         for (int s = 0; s < COOK_STAGE_COUNT; s++)
-            printf("%s %s %.3f s", s ? "," : "", stage_names[s], totals->stage_seconds[s]);
+            printf("%s %s %.3f s", s ? "," : "", cook_stage_name((cook_stage)s),
+                   totals->stage_seconds[s]);
         putchar('\n');
     }
     if (totals->kind_count > 0) {
@@ -238,7 +232,8 @@ static void print_report_json(const build_run *run, const build_totals *totals,
            totals->unreached, skipped->count, totals->output_files,
            (unsigned long long)totals->output_bytes, seconds);
     for (int s = 0; s < COOK_STAGE_COUNT; s++)
-        printf("%s\"%s\":%.3f", s ? "," : "", stage_names[s], totals->stage_seconds[s]);
+        printf("%s\"%s\":%.3f", s ? "," : "", cook_stage_name((cook_stage)s),
+               totals->stage_seconds[s]);
     printf("},\"written\":{");
     for (size_t k = 0; k < totals->kind_count; k++) {
         printf("%s", k ? "," : "");

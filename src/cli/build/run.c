@@ -249,7 +249,6 @@ static void process_planned_asset(void *context, uint32_t job) {
         slot->has_record = false;
     }
     slot->kept = NULL;
-    progress_asset_started(run->reporter, source_path);
     cook_request request = {
         .input_root = run->setup->input,
         .output_root = run->setup->output,
@@ -257,6 +256,7 @@ static void process_planned_asset(void *context, uint32_t job) {
         .importer = run->plan->importers[index],
         .settings = &run->plan->settings[index],
         .verify = run->options->verify,
+        .activity = progress_asset_started(run->reporter, source_path),
     };
     cook_window window = {
         .source_known = cache_stamp_file(run->setup->input, source_path, &window.source_before)};

@@ -233,6 +233,12 @@ typedef enum cook_texture_usage {
  * One asset being cooked (core/context.c)
  * ------------------------------------------------------------------------- */
 
+/* What one cook is doing now, readable from another thread while it runs (the
+ * CLI's progress line names the stage of an asset that takes long). Opaque:
+ * its stage is an atomic, set by the drivers through the context
+ * (cook_stage_enter) and read with one atomic load (cook_activity_stage). */
+typedef struct cook_activity cook_activity;
+
 typedef struct cook_context {
     const char *input_root;  /* as given on the command line */
     const char *source_path; /* relative to input_root, '/'-separated */
@@ -241,9 +247,10 @@ typedef struct cook_context {
     size_t source_size;
     const cook_settings *settings;
     cook_diag *diag;
-    strlist dependencies; /* paths relative to input_root, recorded by import */
-    strlist references;   /* other source assets it names, cooked on their own */
-    strlist absent;       /* paths it looked for that were not there (or not usable) */
+    strlist dependencies;    /* paths relative to input_root, recorded by import */
+    strlist references;      /* other source assets it names, cooked on their own */
+    strlist absent;          /* paths it looked for that were not there (or not usable) */
+    cook_activity *activity; /* the stage it is in, for whoever watches; may be NULL */
 } cook_context;
 
 /* Reads a file a source refers to (an .mtl, a .bin, a texture). `relative` is
@@ -298,7 +305,8 @@ typedef struct cook_request {
     const char *source_path;              /* relative to input_root, '/'-separated */
     const struct cook_importer *importer; /* its registry row (cook.h) */
     const cook_settings *settings;
-    bool verify; /* re-read and validate every file written */
+    bool verify;             /* re-read and validate every file written */
+    cook_activity *activity; /* where the cook reports its stage; NULL: nobody watches */
 } cook_request;
 
 /* Where a cook spends its time, measured per asset (cook_stage_add). */
@@ -328,6 +336,25 @@ typedef struct cook_asset_result {
  * (which returns the new timestamp, to chain stages). */
 double cook_clock(void);
 double cook_stage_add(cook_asset_result *result, cook_stage stage, double since);
+/* "import", "process", "write", "texture": in reports and the progress line. */
+const char *cook_stage_name(cook_stage stage);
+
+/* ---------------------------------------------------------------------------
+ * What a cook is doing now (core/activity.c)
+ * ------------------------------------------------------------------------- */
+
+/* NULL on allocation failure; a new activity is in no stage. */
+cook_activity *cook_activity_create(void);
+void cook_activity_destroy(cook_activity *activity);
+/* The stage the cook is in, or COOK_STAGE_COUNT when it is in none. */
+cook_stage cook_activity_stage(const cook_activity *activity);
+/* Sets the stage (COOK_STAGE_COUNT: none); a NULL activity is ignored. */
+void cook_activity_set(cook_activity *activity, cook_stage stage);
+/* A driver entering a stage: ctx->activity says so from now on.
+ * Test hook: KILN_TEST_SLOW_STAGE=<stage name>:<seconds> (e.g. "texture:3")
+ * sleeps that long on entering that stage, so that a test can show a slow
+ * asset without cooking one. Nothing else reads it. */
+void cook_stage_enter(cook_context *ctx, cook_stage stage);
 
 void cook_asset_result_free(cook_asset_result *result);
 
