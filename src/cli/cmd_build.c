@@ -45,6 +45,7 @@ static const struct option build_long_options[] = {
     {"json", no_argument, NULL, OPTION_JSON},
     {"roots", no_argument, NULL, OPTION_ROOTS},
     {"verify", no_argument, NULL, OPTION_VERIFY},
+    {"dry-run", no_argument, NULL, 'n'},
     {"quiet", no_argument, NULL, 'q'},
     {"verbose", no_argument, NULL, 'v'},
     {"help", no_argument, NULL, 'h'},
@@ -81,6 +82,11 @@ void cmd_build_usage(FILE *out) {
             "                     assets they name, plus kiln.yml's `always:`; the\n"
             "                     outputs of everything else are removed\n"
             "      --verify       re-read and validate every file written\n"
+            "  -n, --dry-run      list what would be cooked and why (new, source or\n"
+            "                     dependency changed, settings or encoder version\n"
+            "                     changed, output missing, ...: what the cache knows)\n"
+            "                     and write nothing; files a model reads are known\n"
+            "                     once it has been cooked\n"
             "      --json         print the end-of-build report as JSON (for CI)\n"
             "  -q, --quiet        print errors only\n"
             "  -v, --verbose      print every asset and every skipped file\n"
@@ -114,7 +120,7 @@ static int parse_build_options(int argc, char **argv, build_options *options) {
     bool quiet = false, verbose = false;
     cli_getopt_reset();
     int option;
-    while ((option = getopt_long(argc, argv, CLI_GETOPT_PREFIX "i:o:j:qvh", build_long_options,
+    while ((option = getopt_long(argc, argv, CLI_GETOPT_PREFIX "i:o:j:nqvh", build_long_options,
                                  NULL)) != -1) {
         switch (option) {
         case 'i':
@@ -152,6 +158,9 @@ static int parse_build_options(int argc, char **argv, build_options *options) {
         case OPTION_VERIFY:
             options->verify = true;
             break;
+        case 'n':
+            options->dry_run = true;
+            break;
         case 'q':
             quiet = true;
             break;
@@ -182,8 +191,9 @@ static int parse_build_options(int argc, char **argv, build_options *options) {
     return -1;
 }
 
-/* The folders exist where they must and are not the same one. */
-static int check_build_folders(const build_setup *setup) {
+/* The folders exist where they must and are not the same one; the output
+ * can be written (unless this is a dry run, which writes nothing). */
+static int check_build_folders(const build_setup *setup, bool dry_run) {
     if (!cli_require_folder(setup->input, "input"))
         return CLI_EXIT_FAILURE;
     if (cli_same_file(setup->input, setup->output))
@@ -194,6 +204,8 @@ static int check_build_folders(const build_setup *setup) {
         cli_error("output '%s' is not a folder", setup->output);
         return CLI_EXIT_FAILURE;
     }
+    if (dry_run)
+        return CLI_EXIT_OK;
     /* Found now, with one error, not once per asset after all the work: the
      * folder (and its parents) can be made and a file written in it. */
     char *probe = cook_path_join(setup->output, ".kiln-write-test");
@@ -317,7 +329,9 @@ static int cook_plan(const build_options *options, const build_setup *setup, con
     size_t wanted = 0; /* what the first round cooks; references found later add to it */
     for (size_t i = 0; i < count; i++)
         wanted += plan->wanted[i];
-    progress_reporter *reporter = progress_create(wanted, options->verbosity, options->jobs);
+    /* A dry run shows no progress line and replays no warnings: errors only. */
+    progress_reporter *reporter = progress_create(
+        wanted, options->dry_run ? PROGRESS_QUIET : options->verbosity, options->jobs);
     kiln_cache old_cache = {0};
     if (!options->no_cache)
         build_load_cache(options, setup, &old_cache);
@@ -328,6 +342,11 @@ static int cook_plan(const build_options *options, const build_setup *setup, con
     } else if (!build_cook_in_order(&run)) {
         progress_end(reporter);
         cli_error("out of memory");
+    } else if (options->dry_run) {
+        progress_end(reporter);
+        build_totals totals = build_add_up_results(&run);
+        build_print_dry_run(&run, &totals);
+        status = CLI_EXIT_OK;
     } else {
         progress_end(reporter);
         status = finish_build(&run, start);
@@ -352,12 +371,12 @@ static int build(const build_options *options, const build_setup *setup) {
     struct timespec start;
     clock_gettime(CLOCK_MONOTONIC, &start);
 
-    int status = check_build_folders(setup);
+    int status = check_build_folders(setup, options->dry_run);
     if (status != CLI_EXIT_OK)
         return status;
     strlist existing = {0};
     build_plan plan = {0};
-    if (!build_scan_output(setup, &existing)) {
+    if (!build_scan_output(setup, !options->dry_run, &existing)) {
         cli_error("out of memory while listing the output folder");
         status = CLI_EXIT_FAILURE;
     } else if (!build_plan_make(options, setup, &plan)) {

@@ -303,6 +303,66 @@ check "a partly replayed build gives the same tree as a clean one" \
     all_true 'status_is 0' 'diff -r -x .kiln-cache "$R1/out" "$R1/clean"'
 
 # ---------------------------------------------------------------------------
+# --dry-run: what would be cooked and why; nothing written
+# ---------------------------------------------------------------------------
+
+D="$SCRATCH/dry"
+make_tree "$D"
+tree_state() { # every file of the output folder with its bytes and mtime, hidden ones too
+    (cd "$D" && find out -type f -printf '%p %T@ ' -exec sha256sum {} \; 2>/dev/null | sort)
+}
+run_in "$D" -o out -n
+check "a dry run with no output folder lists every source as new and creates nothing" \
+    all_true 'status_is 0' 'stdout_has "^would cook models/cube.obj: new \(not in the cache\)$"' \
+    'stdout_has "^kiln: dry run: 3 assets would be cooked; 0 failed; 0 up to date; nothing written$"' \
+    '[ ! -e "$D/out" ]'
+run_in "$D" -o out
+run_in "$D" -o out --dry-run
+check "a dry run after a build: nothing would be cooked" \
+    all_true 'status_is 0' '! stdout_has "^would cook"' \
+    'stdout_has "^kiln: dry run: 0 assets would be cooked; 0 failed; 3 up to date; nothing written$"'
+echo "# changed" >>"$D/assets/props/quad.obj"
+echo "Ks 0.5 0.5 0.5" >>"$D/assets/models/cube.mtl"
+rm "$D/out/models/cube.kmat"
+printf 'rules:\n  - match: "big/*"\n    mesh.lods: 0\n' >"$D/kiln.yml"
+touch "$D/out/.tree.kmesh.kiln-AbC123" # a killed build's temporary: a build would delete it
+before=$(tree_state)
+run_in "$D" -o out -n
+check "a dry run says why each asset would be cooked" \
+    all_true 'status_is 0' \
+    'stdout_has "^would cook models/cube.obj: dependency changed \(models/cube.mtl\), output missing \(models/cube.kmat\)$"' \
+    'stdout_has "^would cook props/quad.obj: source changed$"' \
+    'stdout_has "^would cook big/tree.obj: settings changed$"' \
+    'stdout_has "3 assets would be cooked; 0 failed; 0 up to date"'
+check "a dry run writes nothing: no cache, output, manifest, and no temporary deleted" \
+    all_true '[ "$(tree_state)" = "$before" ]' '[ -e "$D/out/.tree.kmesh.kiln-AbC123" ]'
+KILN_TEST_ENCODER_VERSION=999 run_in "$D" -o out -n --json
+if command -v python3 >/dev/null; then
+    check "--dry-run --json lists the same, reason by reason" \
+        python3 -c "
+import json, sys
+d = json.load(open(sys.argv[1]))
+got = {a['source']: [(r['reason'], r.get('path')) for r in a['reasons']] for a in d['would_cook_assets']}
+assert d['dry_run'] is True and d['would_cook'] == 3 and d['up_to_date'] == 0, d
+assert got == {
+    'big/tree.obj': [('encoder-changed', None), ('settings-changed', None)],
+    'models/cube.obj': [('encoder-changed', None), ('dependency-changed', 'models/cube.mtl'),
+                        ('output-missing', 'models/cube.kmat')],
+    'props/quad.obj': [('encoder-changed', None), ('source-changed', None)],
+}, got" "$SCRATCH/stdout"
+fi
+run_in "$D" -o out -v
+check "the build then cooks exactly what the dry run listed" \
+    all_true 'status_is 0' 'summary 3 0' '[ ! -e "$D/out/.tree.kmesh.kiln-AbC123" ]'
+rm "$D/assets/models/cube.mtl"
+run_in "$D" -o out -n
+check "a dry run names a dependency that was removed" \
+    all_true 'status_is 0' 'stdout_has "^would cook models/cube.obj: dependency removed \(models/cube.mtl\)$"'
+run_in "$D" -o out -n --no-cache -q
+check "--no-cache is a reason; -q keeps the list" \
+    all_true 'status_is 0' 'stdout_has "^would cook props/quad.obj: --no-cache$"' '! stdout_has "^kiln:"'
+
+# ---------------------------------------------------------------------------
 # Build order: files a model reads are cooked through it, not standalone
 # ---------------------------------------------------------------------------
 
@@ -317,6 +377,15 @@ if command -v python3 >/dev/null; then
         '! stdout_has "^cooked models/red.png"'
     check "a texture no model reads is cooked standalone" \
         stdout_has "^cooked ui/logo.png"
+    printf 'newmtl red\nKd 1 1 1\nmap_Kd late.png\n' >"$O/assets/models/cube.mtl"
+    run_in "$O" -o out -j2
+    write_pngs "$O/assets/models/late.png"
+    run_in "$O" -o out -n -v
+    check "a dry run: a texture a model looked for and that appeared is read through it" \
+        all_true 'status_is 0' \
+        'stdout_has "^would cook models/cube.obj: file it looked for appeared \(models/late.png\)$"' \
+        'stdout_has "^would be cooked through models/cube.obj: models/late.png$"' \
+        '! stdout_has "^would cook models/late.png"'
 fi
 
 # ---------------------------------------------------------------------------

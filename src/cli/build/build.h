@@ -40,6 +40,7 @@ typedef struct build_options {
     size_t root_arg_count;
     unsigned jobs;
     bool verify;
+    bool dry_run; /* --dry-run: say what would be cooked and why; write nothing */
     progress_verbosity verbosity;
 } build_options;
 
@@ -78,6 +79,7 @@ typedef enum asset_status {
     ASSET_UP_TO_DATE,
     ASSET_THROUGH_MODEL, /* a model's dependency: cooked through that model */
     ASSET_UNREACHED,     /* --roots: nothing reaches it, not cooked */
+    ASSET_WOULD_COOK,    /* --dry-run: stale, would be cooked */
 } asset_status;
 
 /* Why an asset is cooked instead of replayed: what the cache can tell. */
@@ -147,6 +149,7 @@ typedef struct build_totals {
     size_t up_to_date;
     size_t failed;
     size_t unreached;
+    size_t would_cook; /* --dry-run */
     size_t output_files;
     uint64_t output_bytes;
     size_t skipped;
@@ -165,9 +168,9 @@ bool build_cook_in_order(build_run *run);
 
 /* outputs.c */
 /* Deletes the hidden temporaries a killed build left in the output folder
- * (and next to it, from the pack) and lists the other files of the output
- * folder, sorted. False when memory ran out. */
-bool build_scan_output(const build_setup *setup, strlist *files);
+ * (and next to it, from the pack; unless !remove_temporaries) and lists the
+ * other files of the output folder, sorted. False when memory ran out. */
+bool build_scan_output(const build_setup *setup, bool remove_temporaries, strlist *files);
 void build_load_cache(const build_options *options, const build_setup *setup, kiln_cache *cache);
 void build_keep_failed_records(build_run *run);
 void build_remove_stale_outputs(const build_run *run);
@@ -182,6 +185,8 @@ bool build_find_skipped_files(const build_plan *plan, const cook_asset_result *r
                               strlist *skipped);
 void build_print_report(const build_run *run, const build_totals *totals, const strlist *skipped,
                         double seconds, bool ok);
+/* --dry-run: what would be cooked and why, then the totals (text or JSON). */
+void build_print_dry_run(const build_run *run, const build_totals *totals);
 
 /* reach.c: `kiln info --unreferenced` for an output folder; `config_path`
  * NULL finds kiln.yml from the working directory. Returns the exit status. */

@@ -34,12 +34,13 @@ static void mark_stale(asset_slot *slot, stale_reason reason, const char *path) 
 
 /* True when the recorded cook of source `index` is still valid; then the
  * slot keeps the old record, or a copy with fresh stamps when a file was
- * touched without changing. Otherwise slot->stale says why (the first reason
- * found: the cheap checks go first). Reads no source byte when every stamp
- * matches. */
+ * touched without changing. Otherwise slot->stale says why: every reason in
+ * a dry run, in a build the first one found (the cheap checks go first).
+ * Reads no source byte when every stamp matches. */
 static bool check_cached(build_run *run, size_t index, const cache_record *old) {
     asset_slot *slot = &run->slots[index];
     const char *input = run->setup->input;
+    bool every = run->options->dry_run;
     if (strcmp(old->importer, run->plan->importers[index]->name) != 0)
         mark_stale(slot, STALE_IMPORTER, NULL);
     if (run->old_cache->encoder_version != run->setup->encoder_version)
@@ -49,11 +50,11 @@ static bool check_cached(build_run *run, size_t index, const cache_record *old) 
         settings = cache_quoted_settings_hash(settings, &run->plan->settings[index]);
     if (settings != old->settings)
         mark_stale(slot, STALE_SETTINGS, NULL);
-    for (size_t i = 0; !slot->stale && i < old->outputs.count; i++) {
+    for (size_t i = 0; (every || !slot->stale) && i < old->outputs.count; i++) {
         if (!output_exists(run, old->outputs.items[i])) /* deleted by hand */
             mark_stale(slot, STALE_OUTPUT_MISSING, old->outputs.items[i]);
     }
-    for (size_t i = 0; !slot->stale && i < old->absent.count; i++) {
+    for (size_t i = 0; (every || !slot->stale) && i < old->absent.count; i++) {
         if (!cache_path_absent(input, old->absent.items[i]))
             mark_stale(slot, STALE_APPEARED, old->absent.items[i]);
     }
@@ -61,7 +62,7 @@ static bool check_cached(build_run *run, size_t index, const cache_record *old) 
     if (stamps == NULL)
         return false;
     bool touched = false;
-    for (size_t i = 0; !slot->stale && i < old->file_count; i++) {
+    for (size_t i = 0; (every || !slot->stale) && i < old->file_count; i++) {
         const cache_stamp *was = &old->files[i];
         stale_reason changed = i == 0 ? STALE_SOURCE : STALE_DEPENDENCY;
         if (!cache_stamp_file(input, was->path, &stamps[i])) {
@@ -211,6 +212,33 @@ double build_seconds_since(const struct timespec *start) {
     return (double)(now.tv_sec - start->tv_sec) + (double)(now.tv_nsec - start->tv_nsec) / 1e9;
 }
 
+/* --dry-run: the asset would be cooked. What the cache knows of what it read
+ * and named stands in for its cook's (which files a model reads, what the
+ * roots reach), and a file it looked for that exists now is one it will read;
+ * a source the cache does not know reads nothing. */
+static void preview_stale(build_run *run, size_t index, const cache_record *old) {
+    asset_slot *slot = &run->slots[index];
+    cook_asset_result *result = &run->results[index];
+    slot->status = ASSET_WOULD_COOK;
+    if (old != NULL && replay_record(old, result)) {
+        slot->borrowed = true;
+        result->diag = (cook_diag){0}; /* a cook would print its own */
+        strlist *reads = &result->dependencies;
+        for (size_t i = 0; i < old->absent.count; i++) {
+            char **items = cache_path_absent(run->setup->input, old->absent.items[i])
+                               ? NULL
+                               : realloc(reads->items, (reads->count + 1) * sizeof *items);
+            if (items != NULL) {
+                items[reads->count++] = old->absent.items[i];
+                reads->items = items;
+                reads->cap = reads->count;
+            }
+        }
+    }
+    result->ok = true;
+    progress_asset_settled(run->reporter, run->plan->sources.items[index], NULL);
+}
+
 static void process_planned_asset(void *context, uint32_t job) {
     build_run *run = context;
     size_t index = run->phase_assets[job];
@@ -249,6 +277,10 @@ static void process_planned_asset(void *context, uint32_t job) {
         slot->has_record = false;
     }
     slot->kept = NULL;
+    if (run->options->dry_run) {
+        preview_stale(run, index, old);
+        return;
+    }
     cook_request request = {
         .input_root = run->setup->input,
         .output_root = run->setup->output,
@@ -364,7 +396,8 @@ static bool cook_round(build_run *run, const bool *queued, size_t *phase_assets)
             run->slots[i].through = model;
             run->results[i].ok = true;
             if (run->options->verbosity == PROGRESS_VERBOSE)
-                progress_print(run->reporter, stdout, "cooked through %s: %s", model,
+                progress_print(run->reporter, stdout, "%s through %s: %s",
+                               run->options->dry_run ? "would be cooked" : "cooked", model,
                                plan->sources.items[i]);
             progress_asset_settled(run->reporter, plan->sources.items[i], NULL);
         } else {
