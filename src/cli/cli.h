@@ -3,7 +3,7 @@
  *
  *   main.c       the executable: calls cli_main
  *   commands.c   cli_main, the dispatch table: command name -> function
- *   cmd_*.c      one file per command (build, info, check, init, pack)
+ *   cmd_*.c      one file per command (build, info, check, init, pack, clean)
  *   build/       the modules of `kiln build` (build/build.h)
  *   options.c    getopt_long helpers and usage errors
  *   paths.c      small path helpers
@@ -45,12 +45,14 @@ int cmd_info(int argc, char **argv);
 int cmd_check(int argc, char **argv);
 int cmd_init(int argc, char **argv);
 int cmd_pack(int argc, char **argv);
+int cmd_clean(int argc, char **argv);
 
 void cmd_build_usage(FILE *out);
 void cmd_info_usage(FILE *out);
 void cmd_check_usage(FILE *out);
 void cmd_init_usage(FILE *out);
 void cmd_pack_usage(FILE *out);
+void cmd_clean_usage(FILE *out);
 
 /* ---------------------------------------------------------------------------
  * options.c

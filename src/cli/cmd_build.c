@@ -208,7 +208,7 @@ static int check_build_folders(const build_setup *setup, bool dry_run) {
         return CLI_EXIT_OK;
     /* Found now, with one error, not once per asset after all the work: the
      * folder (and its parents) can be made and a file written in it. */
-    char *probe = cook_path_join(setup->output, ".kiln-write-test");
+    char *probe = cook_path_join(setup->output, BUILD_WRITE_PROBE);
     char reason[512];
     bool writable = probe != NULL && write_file_atomic(probe, "kiln\n", 5, reason, sizeof reason);
     if (writable)
@@ -258,9 +258,7 @@ static uint32_t encoder_version(void) {
     return KILN_ENCODER_VERSION;
 }
 
-/* Reads kiln.yml and decides the folders and the preset. Returns -1 to go on,
- * otherwise the exit status. */
-static int setup_build(const build_options *options, build_setup *setup) {
+int build_setup_load(const build_options *options, build_setup *setup) {
     *setup = (build_setup){.encoder_version = encoder_version()};
     char *found = options->config ? NULL : config_find(".");
     const char *path = options->config ? options->config : found;
@@ -398,7 +396,7 @@ int cmd_build(int argc, char **argv) {
     if (status >= 0)
         return status;
     build_setup setup;
-    status = setup_build(&options, &setup);
+    status = build_setup_load(&options, &setup);
     if (status < 0)
         status = build(&options, &setup);
     config_free(&setup.config);

@@ -476,6 +476,60 @@ check "pack info rejects a truncated pack" \
     all_true 'status_is 1' 'stderr_has "^cut.kpak: error: "'
 
 # ---------------------------------------------------------------------------
+# kiln clean: what kiln wrote, and nothing else
+# ---------------------------------------------------------------------------
+
+CL="$SCRATCH/clean"
+make_tree "$CL"
+printf 'newmtl red\nKd 1 1 1\nmap_Kd missing.png\n' >"$CL/assets/models/cube.mtl" # warns: cached too
+printf 'output: cooked\n' >"$CL/kiln.yml"
+run_in "$CL" --pack
+echo "mine" >"$CL/cooked/models/notes.txt"      # the user's own files, next to kiln's
+echo "mine" >"$CL/cooked/.gitignore"
+mkdir -p "$CL/cooked/saves" "$CL/cooked/big/keep"  # an empty folder of the user's, and one in kiln's
+echo "elsewhere" >"$CL/elsewhere.kmesh"
+rm "$CL/cooked/props/quad.kmesh"                   # a cooked file replaced by a link
+ln -s ../../elsewhere.kmesh "$CL/cooked/props/quad.kmesh"
+touch "$CL/cooked/big/.tree.kmesh.kiln-AbC123"     # a killed build's temporary
+listing() { (cd "$CL" && find . -path ./assets -prune -o -print | sort); }
+before=$(listing)
+run_in "$CL" clean -n
+check "clean -n lists what it would remove and removes nothing" \
+    all_true 'status_is 0' 'stdout_has "^would remove cooked/models/cube.kmesh$"' \
+    'stdout_has "^would remove cooked/.kiln-cache$"' 'stdout_has "^would remove cooked/assets.kman$"' \
+    'stdout_has "^would remove cooked.kpak$"' 'stdout_has "^would remove cooked/big/.tree.kmesh.kiln-AbC123$"' \
+    '! stdout_has "notes|gitignore|saves|keep|quad.kmesh|/$"' \
+    'stdout_has "nothing removed \(dry run\)$"' '[ "$(listing)" = "$before" ]'
+run_in "$CL" clean
+check "clean removes kiln's files (found from kiln.yml's output), the pack, emptied folders" \
+    all_true 'status_is 0' '[ ! -e "$CL/cooked/models/cube.kmesh" ]' '[ ! -e "$CL/cooked/models/cube.kmat" ]' \
+    '[ ! -e "$CL/cooked/.kiln-cache" ]' '[ ! -e "$CL/cooked/assets.kman" ]' '[ ! -e "$CL/cooked.kpak" ]' \
+    '[ ! -e "$CL/cooked/big/tree.kmesh" ]' '[ ! -e "$CL/cooked/big/.tree.kmesh.kiln-AbC123" ]' \
+    'stdout_has "^kiln: removed [0-9]+ files \([0-9.]+ KiB\) and 0 folders from cooked; kept 3 files kiln did not write$"'
+check "clean never removes a file kiln did not write, nor a link, nor what it points to" \
+    all_true '[ "$(cat "$CL/cooked/models/notes.txt")" = mine ]' '[ -e "$CL/cooked/.gitignore" ]' \
+    '[ -d "$CL/cooked/saves" ]' '[ -d "$CL/cooked/big/keep" ]' '[ -L "$CL/cooked/props/quad.kmesh" ]' \
+    '[ "$(cat "$CL/elsewhere.kmesh")" = elsewhere ]' '[ -e "$CL/assets/props/quad.obj" ]'
+run_in "$CL" clean
+check "clean refuses a folder with no kiln cache or manifest" \
+    all_true 'status_is 1' \
+    'stderr_has "^kiln: error: .cooked. has no kiln build cache \(.kiln-cache\) or manifest \(assets.kman\): not a kiln output folder; nothing removed$"' \
+    '[ -e "$CL/cooked/models/notes.txt" ]'
+run_in "$CL" clean -o nowhere
+check "clean of a missing folder is an error" \
+    all_true 'status_is 1' 'stderr_has "output folder .nowhere. does not exist"'
+run_in "$CL" -o only -q
+run_in "$CL" clean -o only -v
+check "clean removes an output folder it empties, and -v lists every file" \
+    all_true 'status_is 0' '[ ! -e "$CL/only" ]' 'stdout_has "^removed only/props/quad.kmesh$"' \
+    'stdout_has "^removed only/$"'
+run_in "$CL" -o partial -q
+rm "$CL/partial/.kiln-cache"
+run_in "$CL" clean -o partial -q
+check "without the cache, the manifest says what kiln wrote" \
+    all_true 'status_is 0' '[ ! -e "$CL/partial" ]' '[ ! -s "$SCRATCH/stdout" ]'
+
+# ---------------------------------------------------------------------------
 # Cubemap folders: one asset, cached on its six faces
 # ---------------------------------------------------------------------------
 

@@ -136,12 +136,24 @@ check "--version prints the version and encoder" \
 run_in "$SCRATCH" help
 check "help lists every command" \
     all_true 'status_is 0' 'stdout_has "build"' 'stdout_has "info"' 'stdout_has "check"' \
-    'stdout_has "init"'
+    'stdout_has "init"' 'stdout_has "^  clean "'
 
 run_in "$SCRATCH" build --help
 check "build --help lists every option" \
     all_true 'status_is 0' 'stdout_has "--input"' 'stdout_has "--output"' 'stdout_has "--jobs"' \
     'stdout_has "--verify"' 'stdout_has "--quiet"' 'stdout_has "--verbose"' 'stdout_has "--help"'
+
+run_in "$SCRATCH" build --help
+check "build --help lists --dry-run" all_true 'status_is 0' 'stdout_has "-n, --dry-run"'
+
+run_in "$SCRATCH" clean --help
+check "clean --help lists every option" \
+    all_true 'status_is 0' 'stdout_has "Usage: kiln clean"' 'stdout_has "--output"' \
+    'stdout_has "--dry-run"' 'stdout_has "--config"' 'stdout_has "--preset"' 'stdout_has "--quiet"' \
+    'stdout_has "--verbose"'
+
+run_in "$SCRATCH" clean -q -v
+check "clean -q -v is a usage error" all_true 'status_is 2'
 
 run_in "$SCRATCH" info --help
 check "info --help lists every option" \

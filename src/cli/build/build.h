@@ -156,6 +156,13 @@ typedef struct build_totals {
     double stage_seconds[COOK_STAGE_COUNT]; /* summed over cooked assets */
 } build_totals;
 
+/* cmd_build.c: reads kiln.yml (options->config, or the nearest one) and
+ * decides the folders and the preset. Returns -1 to go on, otherwise the exit
+ * status (errors printed). The caller frees setup->config. */
+int build_setup_load(const build_options *options, build_setup *setup);
+/* The file a build writes and deletes to learn that the output is writable. */
+#define BUILD_WRITE_PROBE ".kiln-write-test"
+
 /* plan.c */
 bool build_plan_make(const build_options *options, const build_setup *setup, build_plan *plan);
 void build_plan_free(build_plan *plan);
@@ -177,6 +184,9 @@ void build_remove_stale_outputs(const build_run *run);
 void build_save_cache(const build_run *run);
 bool build_write_manifest(const build_run *run, build_totals *totals);
 bool build_write_pack(const build_setup *setup, build_totals *totals);
+/* "<output>.kpak", without the output's trailing slashes; NULL when out of
+ * memory. Caller frees. */
+char *build_pack_path(const char *output);
 
 /* report.c */
 void build_add_kind_bytes(build_totals *totals, const char *path, uint64_t bytes);

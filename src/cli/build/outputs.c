@@ -11,8 +11,7 @@
 
 #include "cli/build/build.h"
 
-/* "<output>.kpak", without the output's trailing slashes. Caller frees. */
-static char *pack_path(const char *output) {
+char *build_pack_path(const char *output) {
     size_t length = strlen(output);
     while (length > 1 && output[length - 1] == '/')
         length--;
@@ -89,7 +88,7 @@ bool build_scan_output(const build_setup *setup, bool remove_temporaries, strlis
     if (!remove_temporaries)
         return ok;
     /* The pack's temporary lies next to the output folder: ".<name>.kpak.…". */
-    char *pack = pack_path(setup->output);
+    char *pack = build_pack_path(setup->output);
     char *slash = pack ? strrchr(pack, '/') : NULL;
     const char *name = slash ? slash + 1 : pack;
     char *prefix = pack ? malloc(strlen(name) + 3) : NULL;
@@ -260,7 +259,7 @@ bool build_write_pack(const build_setup *setup, build_totals *totals) {
         if (!is_pack_file(all.items[i]))
             ok = strlist_push(&files, all.items[i]);
     }
-    char *path = pack_path(setup->output);
+    char *path = build_pack_path(setup->output);
     bytebuf bytes = {0};
     char reason[512] = "out of memory";
     if (ok && path != NULL) {
