@@ -23,9 +23,7 @@
 #define ENCODER_VERSION_ENV "KILN_TEST_ENCODER_VERSION"
 
 enum {
-    OPTION_VERIFY = 256,
-    OPTION_CONFIG,
-    OPTION_PRESET,
+    OPTION_VERIFY = BUILD_OPTION_OWN,
     OPTION_LIST_PRESETS,
     OPTION_NO_CACHE,
     OPTION_PACK,
@@ -34,21 +32,15 @@ enum {
 };
 
 static const struct option build_long_options[] = {
+    BUILD_SHARED_LONG_OPTIONS,
     {"input", required_argument, NULL, 'i'},
-    {"output", required_argument, NULL, 'o'},
     {"jobs", required_argument, NULL, 'j'},
-    {"config", required_argument, NULL, OPTION_CONFIG},
-    {"preset", required_argument, NULL, OPTION_PRESET},
     {"list-presets", no_argument, NULL, OPTION_LIST_PRESETS},
     {"no-cache", no_argument, NULL, OPTION_NO_CACHE},
     {"pack", no_argument, NULL, OPTION_PACK},
     {"json", no_argument, NULL, OPTION_JSON},
     {"roots", no_argument, NULL, OPTION_ROOTS},
     {"verify", no_argument, NULL, OPTION_VERIFY},
-    {"dry-run", no_argument, NULL, 'n'},
-    {"quiet", no_argument, NULL, 'q'},
-    {"verbose", no_argument, NULL, 'v'},
-    {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
 
@@ -114,31 +106,58 @@ static bool parse_job_count(const char *text, unsigned *jobs) {
     return true;
 }
 
+bool build_shared_option(int option, build_options *options) {
+    switch (option) {
+    case 'o':
+        options->output = optarg;
+        return true;
+    case BUILD_OPTION_CONFIG:
+        options->config = optarg;
+        return true;
+    case BUILD_OPTION_PRESET:
+        options->preset = optarg;
+        return true;
+    case 'n':
+        options->dry_run = true;
+        return true;
+    case 'q':
+        options->quiet = true;
+        return true;
+    case 'v':
+        options->verbose = true;
+        return true;
+    default:
+        return false;
+    }
+}
+
+int build_shared_options_done(const char *command, build_options *options) {
+    if (options->quiet && options->verbose)
+        return cli_usage_error(command, "--quiet and --verbose cannot be combined");
+    if ((options->input && options->input[0] == '\0') ||
+        (options->output && options->output[0] == '\0'))
+        return cli_usage_error(command, "a folder option needs a name");
+    options->verbosity = options->quiet     ? PROGRESS_QUIET
+                         : options->verbose ? PROGRESS_VERBOSE
+                                            : PROGRESS_NORMAL;
+    return -1;
+}
+
 /* Returns -1 to go on building, otherwise the exit status. */
 static int parse_build_options(int argc, char **argv, build_options *options) {
     *options = (build_options){.jobs = parallel_cpu_count(), .verbosity = PROGRESS_NORMAL};
-    bool quiet = false, verbose = false;
     cli_getopt_reset();
     int option;
-    while ((option = getopt_long(argc, argv, CLI_GETOPT_PREFIX "i:o:j:nqvh", build_long_options,
-                                 NULL)) != -1) {
+    while ((option = getopt_long(argc, argv, CLI_GETOPT_PREFIX BUILD_SHARED_SHORT_OPTIONS "i:j:",
+                                 build_long_options, NULL)) != -1) {
         switch (option) {
         case 'i':
             options->input = optarg;
-            break;
-        case 'o':
-            options->output = optarg;
             break;
         case 'j':
             if (!parse_job_count(optarg, &options->jobs))
                 return cli_usage_error(COMMAND, "invalid job count '%s' (expected 1..%u)", optarg,
                                        PARALLEL_MAX_THREADS);
-            break;
-        case OPTION_CONFIG:
-            options->config = optarg;
-            break;
-        case OPTION_PRESET:
-            options->preset = optarg;
             break;
         case OPTION_LIST_PRESETS:
             options->list_presets = true;
@@ -158,20 +177,12 @@ static int parse_build_options(int argc, char **argv, build_options *options) {
         case OPTION_VERIFY:
             options->verify = true;
             break;
-        case 'n':
-            options->dry_run = true;
-            break;
-        case 'q':
-            quiet = true;
-            break;
-        case 'v':
-            verbose = true;
-            break;
         case 'h':
             cmd_build_usage(stdout);
             return CLI_EXIT_OK;
         default:
-            return cli_option_error(COMMAND, argv, build_long_options, option);
+            if (!build_shared_option(option, options))
+                return cli_option_error(COMMAND, argv, build_long_options, option);
         }
     }
     if (options->roots) {
@@ -180,15 +191,9 @@ static int parse_build_options(int argc, char **argv, build_options *options) {
     } else if (!cli_reject_operands(COMMAND, argc, argv)) {
         return CLI_EXIT_USAGE;
     }
-    if (quiet && verbose)
-        return cli_usage_error(COMMAND, "--quiet and --verbose cannot be combined");
-    if (options->json && verbose)
+    if (options->json && options->verbose)
         return cli_usage_error(COMMAND, "--json and --verbose cannot be combined");
-    if ((options->input && options->input[0] == '\0') ||
-        (options->output && options->output[0] == '\0'))
-        return cli_usage_error(COMMAND, "the input and output folders need a name");
-    options->verbosity = quiet ? PROGRESS_QUIET : verbose ? PROGRESS_VERBOSE : PROGRESS_NORMAL;
-    return -1;
+    return build_shared_options_done(COMMAND, options);
 }
 
 /* The folders exist where they must and are not the same one; the output

@@ -22,19 +22,8 @@
 
 #define COMMAND "clean"
 
-enum {
-    OPTION_CONFIG = 256,
-    OPTION_PRESET,
-};
-
 static const struct option clean_long_options[] = {
-    {"output", required_argument, NULL, 'o'},
-    {"config", required_argument, NULL, OPTION_CONFIG},
-    {"preset", required_argument, NULL, OPTION_PRESET},
-    {"dry-run", no_argument, NULL, 'n'},
-    {"quiet", no_argument, NULL, 'q'},
-    {"verbose", no_argument, NULL, 'v'},
-    {"help", no_argument, NULL, 'h'},
+    BUILD_SHARED_LONG_OPTIONS,
     {NULL, 0, NULL, 0},
 };
 
@@ -78,47 +67,22 @@ typedef struct clean_run {
 } clean_run;
 
 /* Returns -1 to go on, otherwise the exit status. */
-static int parse_clean_options(int argc, char **argv, build_options *options, bool *dry_run) {
+static int parse_clean_options(int argc, char **argv, build_options *options) {
     *options = (build_options){.verbosity = PROGRESS_NORMAL};
-    bool quiet = false, verbose = false;
     cli_getopt_reset();
     int option;
-    while ((option = getopt_long(argc, argv, CLI_GETOPT_PREFIX "o:nqvh", clean_long_options,
-                                 NULL)) != -1) {
-        switch (option) {
-        case 'o':
-            options->output = optarg;
-            break;
-        case OPTION_CONFIG:
-            options->config = optarg;
-            break;
-        case OPTION_PRESET:
-            options->preset = optarg;
-            break;
-        case 'n':
-            *dry_run = true;
-            break;
-        case 'q':
-            quiet = true;
-            break;
-        case 'v':
-            verbose = true;
-            break;
-        case 'h':
+    while ((option = getopt_long(argc, argv, CLI_GETOPT_PREFIX BUILD_SHARED_SHORT_OPTIONS,
+                                 clean_long_options, NULL)) != -1) {
+        if (option == 'h') {
             cmd_clean_usage(stdout);
             return CLI_EXIT_OK;
-        default:
-            return cli_option_error(COMMAND, argv, clean_long_options, option);
         }
+        if (!build_shared_option(option, options))
+            return cli_option_error(COMMAND, argv, clean_long_options, option);
     }
     if (!cli_reject_operands(COMMAND, argc, argv))
         return CLI_EXIT_USAGE;
-    if (quiet && verbose)
-        return cli_usage_error(COMMAND, "--quiet and --verbose cannot be combined");
-    if (options->output != NULL && options->output[0] == '\0')
-        return cli_usage_error(COMMAND, "the output folder needs a name");
-    options->verbosity = quiet ? PROGRESS_QUIET : verbose ? PROGRESS_VERBOSE : PROGRESS_NORMAL;
-    return -1;
+    return build_shared_options_done(COMMAND, options);
 }
 
 /* ---------------------------------------------------------------------------
@@ -344,14 +308,13 @@ static int clean(const char *output, bool dry_run, progress_verbosity verbosity)
 
 int cmd_clean(int argc, char **argv) {
     build_options options;
-    bool dry_run = false;
-    int status = parse_clean_options(argc, argv, &options, &dry_run);
+    int status = parse_clean_options(argc, argv, &options);
     if (status >= 0)
         return status;
     build_setup setup;
     status = build_setup_load(&options, &setup);
     if (status < 0)
-        status = clean(setup.output, dry_run, options.verbosity);
+        status = clean(setup.output, options.dry_run, options.verbosity);
     config_free(&setup.config);
     return status;
 }

@@ -41,8 +41,34 @@ typedef struct build_options {
     unsigned jobs;
     bool verify;
     bool dry_run; /* --dry-run: say what would be cooked and why; write nothing */
+    bool quiet;   /* -q and -v as given; verbosity follows from them */
+    bool verbose;
     progress_verbosity verbosity;
 } build_options;
+
+/* The options `kiln build` and `kiln clean` share: where the output folder
+ * is (-o, --config, --preset), -n / --dry-run, -q, -v and -h. Each command's
+ * table starts with BUILD_SHARED_LONG_OPTIONS; its own long options take
+ * values from BUILD_OPTION_OWN on. */
+enum { BUILD_OPTION_CONFIG = 256, BUILD_OPTION_PRESET, BUILD_OPTION_OWN };
+#define BUILD_SHARED_SHORT_OPTIONS "o:nqvh"
+/* clang-format off */
+#define BUILD_SHARED_LONG_OPTIONS                                                                  \
+    {"output", required_argument, NULL, 'o'},                                                      \
+    {"config", required_argument, NULL, BUILD_OPTION_CONFIG},                                      \
+    {"preset", required_argument, NULL, BUILD_OPTION_PRESET},                                      \
+    {"dry-run", no_argument, NULL, 'n'},                                                           \
+    {"quiet", no_argument, NULL, 'q'},                                                             \
+    {"verbose", no_argument, NULL, 'v'},                                                           \
+    {"help", no_argument, NULL, 'h'}
+/* clang-format on */
+
+/* cmd_build.c: takes one shared option other than -h (its value in optarg);
+ * false when `option` is not one. */
+bool build_shared_option(int option, build_options *options);
+/* After the options: -q with -v, or an empty folder name, is a usage error
+ * (returns CLI_EXIT_USAGE); otherwise sets options->verbosity and returns -1. */
+int build_shared_options_done(const char *command, build_options *options);
 
 /* Everything the build resolved before cooking. */
 typedef struct build_setup {
