@@ -125,11 +125,14 @@ typedef enum progress_verbosity {
 
 typedef struct progress_reporter progress_reporter;
 
+/* An asset cooking for longer than this shows in the progress line. */
+#define PROGRESS_SLOW_SECONDS 2
+
 /* `total`: the assets the build will finish (cooked, failed, up to date or
  * through a model); `workers`: how many cook at once (-j). NULL on allocation
  * failure. The updating line is shown only when stderr is a terminal and
- * verbosity is not quiet; an asset cooking for more than 2 s then shows in it
- * with its stage. */
+ * verbosity is not quiet; an asset cooking for more than PROGRESS_SLOW_SECONDS
+ * then shows in it with its stage. */
 progress_reporter *progress_create(size_t total, progress_verbosity verbosity, unsigned workers);
 void progress_destroy(progress_reporter *reporter);
 

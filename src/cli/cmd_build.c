@@ -55,7 +55,7 @@ void cmd_build_usage(FILE *out) {
             "Assets whose sources, dependencies and settings did not change since the\n"
             "last build are not cooked again (the cache is <output>/" CACHE_FILE_NAME ");\n"
             "their warnings are printed again. On a terminal a progress line shows, with\n"
-            "the stage and time of an asset cooking for more than 2 s.\n"
+            "the stage and time of an asset cooking for more than %d s.\n"
             "\n"
             "Options:\n"
             "  -i, --input DIR    folder of source assets (default: kiln.yml's, else %s)\n"
@@ -87,7 +87,7 @@ void cmd_build_usage(FILE *out) {
             "Exit status: 0 when every asset cooked, 1 when any asset failed (the\n"
             "others are still written) or kiln.yml has an error, 2 for a command-line\n"
             "mistake.\n",
-            CLI_DEFAULT_INPUT, CLI_DEFAULT_OUTPUT, PARALLEL_MAX_THREADS);
+            PROGRESS_SLOW_SECONDS, CLI_DEFAULT_INPUT, CLI_DEFAULT_OUTPUT, PARALLEL_MAX_THREADS);
 }
 
 /* ---------------------------------------------------------------------------

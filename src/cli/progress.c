@@ -6,7 +6,7 @@
  * "[12/40] models/crate.obj" is redrawn in place with '\r' and erased before
  * any other output; in a log nothing but real messages is written.
  *
- * While an asset has been cooking for more than SLOW_SECONDS, the line names
+ * While an asset has been cooking for more than PROGRESS_SLOW_SECONDS, the line names
  * it instead, with the stage its cook reports (cook_activity) and the time so
  * far: "[41/96] cooking Sponza.gltf (texture, 12 s)". A ticker thread, started
  * only for a live line, redraws it so that it never stands still.
@@ -23,7 +23,6 @@
 
 #define PROGRESS_LINE_MAX 512
 #define ERASE_LINE "\r\033[K"
-#define SLOW_SECONDS 2.0
 #define TICK_NS 500000000L
 
 /* An asset being cooked, for the slow-asset line. */
@@ -127,12 +126,12 @@ static size_t terminal_columns(void) {
     return 80;
 }
 
-/* The asset cooking for longest, if that is more than SLOW_SECONDS. */
+/* The asset cooking for longest, if that is more than PROGRESS_SLOW_SECONDS. */
 static const cooking_slot *slowest_cooking(const progress_reporter *reporter, double now) {
     const cooking_slot *slowest = NULL;
     for (size_t i = 0; i < reporter->cooking_count; i++) {
         const cooking_slot *slot = &reporter->cooking[i];
-        if (slot->path != NULL && now - slot->started > SLOW_SECONDS &&
+        if (slot->path != NULL && now - slot->started > PROGRESS_SLOW_SECONDS &&
             (slowest == NULL || slot->started < slowest->started))
             slowest = slot;
     }
