@@ -67,14 +67,15 @@ static void start_ticker(progress_reporter *reporter, unsigned workers) {
     for (size_t i = 0; i < workers; i++)
         reporter->cooking[i].activity = cook_activity_create();
     pthread_condattr_t attributes;
-    bool made = pthread_condattr_init(&attributes) == 0;
-    made = made && pthread_condattr_setclock(&attributes, CLOCK_MONOTONIC) == 0 &&
-           pthread_cond_init(&reporter->wake, &attributes) == 0;
+    if (pthread_condattr_init(&attributes) != 0)
+        return;
+    bool made = pthread_condattr_setclock(&attributes, CLOCK_MONOTONIC) == 0 &&
+                pthread_cond_init(&reporter->wake, &attributes) == 0;
+    pthread_condattr_destroy(&attributes);
     if (made)
         reporter->ticking = pthread_create(&reporter->ticker, NULL, tick, reporter) == 0;
     if (made && !reporter->ticking)
         pthread_cond_destroy(&reporter->wake);
-    pthread_condattr_destroy(&attributes);
 }
 
 progress_reporter *progress_create(size_t total, progress_verbosity verbosity, unsigned workers) {
