@@ -136,12 +136,24 @@ check "--version prints the version and encoder" \
 run_in "$SCRATCH" help
 check "help lists every command" \
     all_true 'status_is 0' 'stdout_has "build"' 'stdout_has "info"' 'stdout_has "check"' \
-    'stdout_has "init"'
+    'stdout_has "init"' 'stdout_has "^  clean "'
 
 run_in "$SCRATCH" build --help
 check "build --help lists every option" \
     all_true 'status_is 0' 'stdout_has "--input"' 'stdout_has "--output"' 'stdout_has "--jobs"' \
     'stdout_has "--verify"' 'stdout_has "--quiet"' 'stdout_has "--verbose"' 'stdout_has "--help"'
+
+run_in "$SCRATCH" build --help
+check "build --help lists --dry-run" all_true 'status_is 0' 'stdout_has "-n, --dry-run"'
+
+run_in "$SCRATCH" clean --help
+check "clean --help lists every option" \
+    all_true 'status_is 0' 'stdout_has "Usage: kiln clean"' 'stdout_has "--output"' \
+    'stdout_has "--dry-run"' 'stdout_has "--config"' 'stdout_has "--preset"' 'stdout_has "--quiet"' \
+    'stdout_has "--verbose"'
+
+run_in "$SCRATCH" clean -q -v
+check "clean -q -v is a usage error" all_true 'status_is 2'
 
 run_in "$SCRATCH" info --help
 check "info --help lists every option" \
@@ -489,6 +501,26 @@ first=$(last_counter)
 again=$(last_counter)
 check "the progress line counts every asset it will finish, cooked or not" \
     all_true 'counter_complete "$first"' '[ "$again" = "$first" ]'
+
+# An asset cooking for more than 2 s shows in the progress line with its
+# stage and time, so the line never stands still; KILN_TEST_SLOW_STAGE (a
+# test hook of the cooker, core.h) makes the texture stage take 3 s.
+SLOW="$SCRATCH/slow"
+mkdir -p "$SLOW/assets/ui"
+cp "$KILN_REPO/examples/assets/props/crate.png" "$SLOW/assets/ui/logo.png"
+(cd "$SLOW" && KILN_TEST_SLOW_STAGE=texture:3 TERM=xterm \
+    script -qec "\"$KILN\" build -i assets -o out -j1" /dev/null) | tr '\r' '\n' >"$SCRATCH/stdout"
+check "on a terminal, a slow asset shows with its stage and time" \
+    all_true 'stdout_has "^(.\[K)?\[0/1\] cooking ui/logo.png \(texture, [2-9] s\)$"' \
+    'stdout_has "\[1/1\]"'
+set +e
+(cd "$SLOW" && KILN_TEST_SLOW_STAGE=texture:3 "$KILN" build -i assets -o out2 -j1) \
+    >"$SCRATCH/stdout" 2>"$SCRATCH/stderr"
+status=$?
+set -e
+check "in a log, a slow asset prints nothing more" \
+    all_true 'status_is 0' '! grep -q cooking "$SCRATCH/stderr"' '[ ! -s "$SCRATCH/stderr" ]' \
+    '! grep -q $'"'"'\r'"'"' "$SCRATCH/stdout"'
 
 # A model's own texture may share its stem (crate.obj reads crate.png): it is
 # cooked through the model. A standalone image with a model's ref is not.

@@ -50,6 +50,7 @@ static void fixture_free(fixture *f) {
     diag_free(&f->diag);
     cook_asset_result_free(&f->result);
     strlist_free(&f->ctx.dependencies);
+    strlist_free(&f->ctx.absent);
     free(f->out);
 }
 

@@ -247,6 +247,12 @@ typedef enum cook_texture_usage {
  * One asset being cooked (core/context.c)
  * ------------------------------------------------------------------------- */
 
+/* What one cook is doing now, readable from another thread while it runs (the
+ * CLI's progress line names the stage of an asset that takes long). Opaque:
+ * its stage is an atomic, set by the drivers through the context
+ * (cook_stage_enter) and read with one atomic load (cook_activity_stage). */
+typedef struct cook_activity cook_activity;
+
 typedef struct cook_context {
     const char *input_root;  /* as given on the command line */
     const char *source_path; /* relative to input_root, '/'-separated */
@@ -255,8 +261,10 @@ typedef struct cook_context {
     size_t source_size;
     const cook_settings *settings;
     cook_diag *diag;
-    strlist dependencies; /* paths relative to input_root, recorded by import */
-    strlist references;   /* other source assets it names, cooked on their own */
+    strlist dependencies;    /* paths relative to input_root, recorded by import */
+    strlist references;      /* other source assets it names, cooked on their own */
+    strlist absent;          /* paths it looked for that were not there (or not usable) */
+    cook_activity *activity; /* the stage it is in, for whoever watches; may be NULL */
 } cook_context;
 
 /* Reads a file a source refers to (an .mtl, a .bin, a texture). `relative` is
@@ -264,7 +272,10 @@ typedef struct cook_context {
  * root: an absolute path or one that climbs out is refused, never opened. On
  * success the dependency is recorded and *root_relative (may be NULL) receives
  * its path relative to the input root (caller frees). On failure an error is
- * NOT reported: the caller decides whether a missing file is fatal. */
+ * NOT reported: the caller decides whether a missing file is fatal. A path
+ * inside the root that was looked for and not found (or leads out through a
+ * link) is recorded in ctx->absent: the build's cache must know that the
+ * asset's output depends on that file not being there. */
 bool cook_resolve_dependency(cook_context *ctx, const char *relative, char **root_relative,
                              char *reason, size_t reason_size);
 bool cook_read_dependency(cook_context *ctx, const char *relative, uint8_t **data, size_t *size,
@@ -308,7 +319,8 @@ typedef struct cook_request {
     const char *source_path;              /* relative to input_root, '/'-separated */
     const struct cook_importer *importer; /* its registry row (cook.h) */
     const cook_settings *settings;
-    bool verify; /* re-read and validate every file written */
+    bool verify;             /* re-read and validate every file written */
+    cook_activity *activity; /* where the cook reports its stage; NULL: nobody watches */
 } cook_request;
 
 /* Where a cook spends its time, measured per asset (cook_stage_add). */
@@ -326,6 +338,7 @@ typedef struct cook_asset_result {
     strlist outputs;             /* files written, relative to output_root */
     strlist dependencies;        /* files read besides the source, relative to input_root */
     strlist references;          /* source assets it names (cook_add_reference) */
+    strlist absent;              /* paths it looked for and did not find (cook_context) */
     cook_manifest_list manifest; /* every ref this asset produced */
     uint64_t bytes_written;
     uint32_t meshes;
@@ -337,6 +350,25 @@ typedef struct cook_asset_result {
  * (which returns the new timestamp, to chain stages). */
 double cook_clock(void);
 double cook_stage_add(cook_asset_result *result, cook_stage stage, double since);
+/* "import", "process", "write", "texture": in reports and the progress line. */
+const char *cook_stage_name(cook_stage stage);
+
+/* ---------------------------------------------------------------------------
+ * What a cook is doing now (core/activity.c)
+ * ------------------------------------------------------------------------- */
+
+/* NULL on allocation failure; a new activity is in no stage. */
+cook_activity *cook_activity_create(void);
+void cook_activity_destroy(cook_activity *activity);
+/* The stage the cook is in, or COOK_STAGE_COUNT when it is in none. */
+cook_stage cook_activity_stage(const cook_activity *activity);
+/* Sets the stage (COOK_STAGE_COUNT: none); a NULL activity is ignored. */
+void cook_activity_set(cook_activity *activity, cook_stage stage);
+/* A driver entering a stage: ctx->activity says so from now on.
+ * Test hook: KILN_TEST_SLOW_STAGE=<stage name>:<seconds> (e.g. "texture:3")
+ * sleeps that long on entering that stage, so that a test can show a slow
+ * asset without cooking one. Nothing else reads it. */
+void cook_stage_enter(cook_context *ctx, cook_stage stage);
 
 void cook_asset_result_free(cook_asset_result *result);
 

@@ -54,12 +54,14 @@ static bool check_mesh_invariants(const ir_mesh *mesh, uint32_t material_count, 
 static bool cook_mesh_output(const cook_request *request, cook_context *ctx, const ir_asset *asset,
                              uint32_t mesh_index, cook_asset_result *result) {
     ir_mesh *mesh = &asset->meshes[mesh_index];
+    cook_stage_enter(ctx, COOK_STAGE_PROCESS);
     double clock = cook_clock();
     bool processed =
         check_mesh_invariants(mesh, asset->material_count, ctx) && process_mesh(ctx, mesh, asset);
     clock = cook_stage_add(result, COOK_STAGE_PROCESS, clock);
     if (!processed)
         return false;
+    cook_stage_enter(ctx, COOK_STAGE_WRITE);
     char suffix[32];
     if (asset->mesh_count == 1)
         snprintf(suffix, sizeof suffix, ".kmesh");
@@ -432,11 +434,13 @@ static bool cook_materials_output(const cook_request *request, cook_context *ctx
         plan_images(ctx, asset, &plans);
         name_textures(asset, &plans);
     }
+    cook_stage_enter(ctx, COOK_STAGE_TEXTURE);
     double clock = cook_clock();
     for (uint32_t i = 0; ok && i < plans.count; i++)
         if (plans.plans[i].used)
             ok = cook_model_image(request, ctx, asset, &plans.plans[i], result);
     clock = cook_stage_add(result, COOK_STAGE_TEXTURE, clock);
+    cook_stage_enter(ctx, COOK_STAGE_WRITE);
     for (uint32_t m = 0; ok && m < asset->material_count; m++)
         for (int s = 0; s < IR_SLOT_COUNT; s++) {
             int32_t plan = plans.slot_plan[(size_t)m * IR_SLOT_COUNT + (size_t)s];
@@ -477,12 +481,14 @@ static bool cook_materials_output(const cook_request *request, cook_context *ctx
  * and the material table with its textures. */
 bool cook_model_asset(const cook_request *request, cook_context *ctx, cook_asset_result *result) {
     const char *source_path = ctx->source_path;
+    cook_stage_enter(ctx, COOK_STAGE_IMPORT);
     double clock = cook_clock();
     ir_asset asset = {0};
     bool ok = request->importer->import(ctx, &asset);
     if (ok && result->diag.errors > 0)
         ok = false; /* an importer that reported an error has failed */
     clock = cook_stage_add(result, COOK_STAGE_IMPORT, clock);
+    cook_stage_enter(ctx, COOK_STAGE_PROCESS);
     if (ok && request->settings->mesh_merge && asset.mesh_count > 0)
         ok = process_merge_asset(&asset, &result->diag, source_path);
     cook_stage_add(result, COOK_STAGE_PROCESS, clock);
