@@ -51,6 +51,23 @@ static void expect_error(const test_import *r, const char *words) {
     fail_msg("no error line holds \"%s\":\n%s", words, text);
 }
 
+/* The import succeeded without errors and some warning line holds every one
+ * of the words (it names the glTF path of what was tolerated). */
+static void expect_warning(const test_import *r, const char *words) {
+    test_import_expect_ok(r);
+    const char *text = test_import_messages(r);
+    for (const char *line = text; *line != '\0';) {
+        const char *end = strchr(line, '\n');
+        size_t length = end ? (size_t)(end - line) : strlen(line);
+        char buffer[2048];
+        snprintf(buffer, sizeof buffer, "%.*s", (int)length, line);
+        if (strstr(buffer, ": warning: ") != NULL && strstr(buffer, words) != NULL)
+            return;
+        line += length + (end != NULL);
+    }
+    fail_msg("no warning line holds \"%s\":\n%s", words, text);
+}
+
 static char *fresh_dir(const char *name) {
     char label[96];
     snprintf(label, sizeof label, "gltf_%s", name);
@@ -768,10 +785,33 @@ static void gltf_reads_external_buffers_and_data_uris(void **state) {
     expect_error(&r, "buffers[0].uri: malformed base64 data");
     test_import_free(&r);
     free(json);
-    json = json_text("{'asset':{'version':'2.0'},'buffers':[{'byteLength':3,'uri':"
-                     "'data:text/plain,abc'}]}");
+    /* RFC 2397 percent-encoded data (not base64): decoded, with a warning. */
+    bytebuf percent = {0};
+    for (size_t i = 0; i < b.bin.size; i++)
+        bytebuf_printf(&percent, i % 2 ? "%%%02X" : "%%%02x", b.bin.data[i]);
+    bytebuf_append(&percent, "", 1);
+    json = json_text("{'asset':{'version':'2.0'},'buffers':[{'byteLength':36,'uri':"
+                     "'data:application/octet-stream,%s'}],'bufferViews':[%s],'accessors':[%s],"
+                     "'meshes':[{'primitives':[{'attributes':{'POSITION':0}}]}]}",
+                     (const char *)percent.data, text_of(&b.views), text_of(&b.accessors));
     import_json(&r, dir, json);
-    expect_error(&r, "buffers[0].uri: only base64 data URIs are supported");
+    expect_warning(&r, "buffers[0].uri: a percent-encoded data URI (not base64); decoded, 36 "
+                       "bytes");
+    expect_floats(r.asset.meshes[0].positions, TRIANGLE, 9, 0);
+    test_import_free(&r);
+    free(json);
+    bytebuf_free(&percent);
+    /* Unescaped characters are the data's own bytes ("AB" + 0x00 = 3 bytes). */
+    json = json_text("{'asset':{'version':'2.0'},'buffers':[{'byteLength':3,'uri':"
+                     "'data:,AB%%00'}]}");
+    import_json(&r, dir, json);
+    expect_warning(&r, "buffers[0].uri: a percent-encoded data URI (not base64); decoded, 3 bytes");
+    test_import_free(&r);
+    free(json);
+    json = json_text("{'asset':{'version':'2.0'},'buffers':[{'byteLength':3,'uri':"
+                     "'data:application/octet-stream,ab%%G1'}]}");
+    import_json(&r, dir, json);
+    expect_error(&r, "buffers[0].uri: malformed percent escape in the data URI (position 2)");
     test_import_free(&r);
     free(json);
     builder_free(&b);
@@ -863,6 +903,28 @@ static void gltf_reads_glb(void **state) {
         test_import_free(&r);
         free(copy);
     }
+    /* Bytes after the declared length (GLB_EXTRA_DATA, a validator warning):
+     * ignored with a warning; a declared length beyond the file is an error. */
+    uint8_t *longer = calloc(1, size + 16);
+    assert_non_null(longer);
+    memcpy(longer, glb, size);
+    memset(longer + size, 0xee, 16);
+    import_bytes(&r, dir, "model.glb", longer, size + 16);
+    char words[128];
+    snprintf(words, sizeof words,
+             "the GLB header declares %zu bytes but the file has %zu; the 16 bytes after the "
+             "declared end are ignored",
+             size, size + 16);
+    expect_warning(&r, words);
+    expect_floats(r.asset.meshes[0].positions, TRIANGLE, 9, 0);
+    test_import_free(&r);
+    put_u32(longer + 8, (uint32_t)size + 20);
+    import_bytes(&r, dir, "model.glb", longer, size + 16);
+    snprintf(words, sizeof words, "the GLB header declares %zu bytes but the file has %zu",
+             size + 20, size + 16);
+    expect_error(&r, words);
+    test_import_free(&r);
+    free(longer);
     import_bytes(&r, dir, "model.glb", glb, 10);
     expect_error(&r, "truncated GLB: 10 bytes");
     test_import_free(&r);

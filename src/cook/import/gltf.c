@@ -9,7 +9,8 @@
  *
  * Container
  *   A file starting with the magic "glTF" is a GLB: 12-byte header (magic,
- *   version 2, total length = file size), then chunks of (length, type,
+ *   version 2, total length; bytes past it are ignored with a warning, as
+ *   glTF-Validator's GLB_EXTRA_DATA), then chunks of (length, type,
  *   data), lengths multiples of 4. The first chunk is JSON; an optional BIN
  *   chunk follows it directly; other chunk types are skipped. Every length is
  *   checked by subtracting from the bytes known to remain. Anything else is
@@ -17,7 +18,8 @@
  *   byte-order mark is rejected as the spec requires; duplicate keys too).
  *
  * URIs (buffers and images)
- *   "data:<mime>;base64,<data>" is decoded; anything with a scheme (file:,
+ *   "data:<mime>;base64,<data>" is decoded, and so is the percent-encoded
+ *   form without ";base64" (with a warning); anything with a scheme (file:,
  *   http:, C:) or an absolute path is refused without being opened. Other
  *   URIs are percent-decoded and resolved relative to the .gltf through
  *   cook_resolve_dependency / cook_read_dependency, which refuse paths leaving
@@ -135,9 +137,18 @@ static bool parse_glb(gltf *g, const uint8_t *data, size_t size) {
         gltf_error(g, "GLB version %u is not supported (kiln reads version 2)", version);
         return false;
     }
-    if (length != size) {
+    if (length < 12 || length > size) {
         gltf_error(g, "the GLB header declares %u bytes but the file has %zu", length, size);
         return false;
+    }
+    if (length < size) {
+        /* glTF-Validator: GLB_EXTRA_DATA, a warning; bytes past the declared
+         * end are not part of the GLB (some tools append to files). */
+        gltf_warning(g,
+                     "the GLB header declares %u bytes but the file has %zu; the %zu bytes "
+                     "after the declared end are ignored",
+                     length, size, size - length);
+        size = length;
     }
     size_t offset = 12, remaining = size - 12;
     const uint8_t *json = NULL;
@@ -411,8 +422,52 @@ static int base64_value(unsigned char c) {
     return -1;
 }
 
-/* Decodes "data:<mime>[;params];base64,<data>". *mime receives the media type
- * (caller frees). */
+/* Decodes the "%XX" escapes of `text` into out (room for strlen(text) + 1
+ * bytes); other characters are copied. False at a malformed escape (or %00
+ * unless allow_nul), with *bad at its position. */
+static bool percent_decode(const char *text, bool allow_nul, uint8_t *out, size_t *n, size_t *bad) {
+    size_t length = strlen(text);
+    *n = 0;
+    for (size_t i = 0; i < length; i++) {
+        if (text[i] != '%') {
+            out[(*n)++] = (uint8_t)text[i];
+            continue;
+        }
+        int hi = i + 2 < length ? hex_value(text[i + 1]) : -1;
+        int lo = hi >= 0 ? hex_value(text[i + 2]) : -1;
+        if (hi < 0 || lo < 0 || (!allow_nul && hi == 0 && lo == 0)) {
+            *bad = i;
+            return false;
+        }
+        out[(*n)++] = (uint8_t)(hi * 16 + lo);
+        i += 2;
+    }
+    return true;
+}
+
+/* The data of a data: URI without ";base64": octets as written, "%XX"
+ * escapes decoded (RFC 2397). glTF exporters write base64, so it is cooked
+ * with a warning. */
+static bool decode_percent_data(gltf *g, const char *data, const char *jpath, uint8_t **out,
+                                size_t *out_size) {
+    uint8_t *bytes = malloc(strlen(data) + 1);
+    if (bytes == NULL)
+        return gltf_out_of_memory(g);
+    size_t n, bad;
+    if (!percent_decode(data, true, bytes, &n, &bad)) {
+        gltf_error(g, "%s: malformed percent escape in the data URI (position %zu)", jpath, bad);
+        free(bytes);
+        return false;
+    }
+    gltf_warning(g, "%s: a percent-encoded data URI (not base64); decoded, %zu bytes", jpath, n);
+    *out = bytes;
+    *out_size = n;
+    return true;
+}
+
+/* Decodes "data:<mime>[;params];base64,<data>", or without ";base64" the
+ * RFC 2397 percent-encoded form ("data:application/octet-stream,%00%01...").
+ * *mime receives the media type (caller frees). */
 static bool decode_data_uri(gltf *g, const char *uri, const char *jpath, char **mime, uint8_t **out,
                             size_t *out_size) {
     *mime = NULL;
@@ -425,18 +480,17 @@ static bool decode_data_uri(gltf *g, const char *uri, const char *jpath, char **
     }
     const char *header = uri + 5;
     size_t header_length = (size_t)(comma - header);
-    if (header_length < 7 || !ascii_starts_with_ci(comma - 7, ";base64")) {
-        gltf_error(g, "%s: only base64 data URIs are supported", jpath);
-        return false;
-    }
+    bool is_base64 = header_length >= 7 && ascii_starts_with_ci(comma - 7, ";base64");
     const char *semicolon = memchr(header, ';', header_length);
-    size_t mime_length = (size_t)(semicolon - header);
+    size_t mime_length = semicolon ? (size_t)(semicolon - header) : header_length;
     *mime = malloc(mime_length + 1);
     if (*mime == NULL)
         return gltf_out_of_memory(g);
     for (size_t i = 0; i < mime_length; i++)
         (*mime)[i] = ascii_lower(header[i]);
     (*mime)[mime_length] = '\0';
+    if (!is_base64)
+        return decode_percent_data(g, comma + 1, jpath, out, out_size);
 
     const unsigned char *data = (const unsigned char *)comma + 1;
     size_t length = strlen((const char *)data);
@@ -522,21 +576,11 @@ static uri_kind classify_uri(gltf *g, const char *uri, const char *jpath, char *
         gltf_out_of_memory(g);
         return URI_INVALID;
     }
-    size_t n = 0;
-    for (size_t i = 0; i < length; i++) {
-        if (uri[i] != '%') {
-            decoded[n++] = uri[i];
-            continue;
-        }
-        int hi = i + 2 < length ? hex_value(uri[i + 1]) : -1;
-        int lo = hi >= 0 ? hex_value(uri[i + 2]) : -1;
-        if (hi < 0 || lo < 0 || (hi == 0 && lo == 0)) {
-            gltf_error(g, "%s: malformed percent escape in URI '%.100s'", jpath, uri);
-            free(decoded);
-            return URI_INVALID;
-        }
-        decoded[n++] = (char)(hi * 16 + lo);
-        i += 2;
+    size_t n, bad;
+    if (!percent_decode(uri, false, (uint8_t *)decoded, &n, &bad)) {
+        gltf_error(g, "%s: malformed percent escape in URI '%.100s'", jpath, uri);
+        free(decoded);
+        return URI_INVALID;
     }
     decoded[n] = '\0';
     if (climbs_out(g->path, decoded)) {
