@@ -401,7 +401,8 @@ static void gltf_reads_interleaved_strides(void **state) {
     char *small = json_text("{'asset':{'version':'2.0'},'buffers':[{'byteLength':64,'uri':"
                             "'data:application/octet-stream;base64,%s'}],'bufferViews':[{'buffer':"
                             "0,'byteLength':64,'byteStride':8}],'accessors':[{'bufferView':0,"
-                            "'componentType':5126,'count':2,'type':'VEC3'}]}",
+                            "'componentType':5126,'count':2,'type':'VEC3'}],'meshes':[{"
+                            "'primitives':[{'attributes':{'POSITION':0}}]}]}",
                             zero_data);
     free(zero_data);
     import_json(&r, dir, small);
@@ -488,7 +489,7 @@ static void gltf_reports_accessor_ranges_with_json_paths(void **state) {
         "'byteOffset':100,'byteLength':100}],'accessors':[{'componentType':5126,'count':1,"
         "'type':'SCALAR'},{'componentType':5126,'count':1,'type':'SCALAR'},{'componentType':"
         "5126,'count':1,'type':'SCALAR'},{'bufferView':1,'byteOffset':64,'componentType':5126,"
-        "'count':10,'type':'VEC3'}]}",
+        "'count':10,'type':'VEC3'}],'meshes':[{'primitives':[{'attributes':{'POSITION':3}}]}]}",
         268, 0);
     import_json(&r, dir, json);
     expect_error(&r, "accessors[3]: byteOffset 64 + (count 10 - 1) * stride 12 + element size 12 "
@@ -499,7 +500,9 @@ static void gltf_reports_accessor_ranges_with_json_paths(void **state) {
     /* A view beyond its buffer. */
     json = json_text("{'asset':{'version':'2.0'},'buffers':[{'byteLength':4,'uri':'data:"
                      "application/octet-stream;base64,AAAAAA=='}],'bufferViews':[{'buffer':0,"
-                     "'byteOffset':2,'byteLength':4}]}");
+                     "'byteOffset':2,'byteLength':4}],'accessors':[{'bufferView':0,"
+                     "'componentType':5126,'count':1,'type':'VEC3'}],'meshes':[{'primitives':"
+                     "[{'attributes':{'POSITION':0}}]}]}");
     import_json(&r, dir, json);
     expect_error(&r, "bufferViews[0]: byteOffset 2 + byteLength 4 exceeds buffers[0].byteLength 4");
     test_import_free(&r);
@@ -529,6 +532,78 @@ static void gltf_reports_accessor_ranges_with_json_paths(void **state) {
     test_import_free(&r);
     free(json);
     builder_free(&b);
+    free(dir);
+}
+
+/* A bad value in a view, accessor or image that nothing cooked uses is a
+ * warning naming it (kiln never reads it); a malformed document (missing
+ * required property, unresolved reference) stays an error wherever it is. */
+static void gltf_warns_about_bad_values_in_unused_objects(void **state) {
+    (void)state;
+    char *dir = fresh_dir("unused");
+    builder b = {0};
+    add_data(&b, TRIANGLE, sizeof TRIANGLE, FLOAT, 3, "VEC3", false, 0, 34962);
+    add_accessor(&b, -1, 5124, 1, "SCALAR", false, NULL);             /* unknown componentType */
+    add_accessor(&b, 0, FLOAT, 1, "SCALAR", false, "'byteOffset':2"); /* misaligned */
+    bytebuf_printf(&b.views, ",{'buffer':0,'byteLength':8,'byteStride':6}"
+                             ",{'buffer':0,'byteOffset':32,'byteLength':8}");
+    for (size_t i = 0; i < b.views.size; i++)
+        if (b.views.data[i] == '\'')
+            b.views.data[i] = '"';
+    b.view_count += 2;
+    const char *mesh = "'meshes':[{'primitives':[{'attributes':{'POSITION':0}}]}],"
+                       "'images':[{'uri':'t.ktx2'}]";
+    char *json = builder_json(&b, mesh, false);
+    test_import r;
+    import_json(&r, dir, json);
+    expect_warning(&r, "accessors[1].componentType: 5124 is not a glTF component type (not used "
+                       "by anything kiln cooks; ignored)");
+    expect_warning(&r, "accessors[2].byteOffset: 2 is not a multiple of the component size 4 (not "
+                       "used by anything kiln cooks; ignored)");
+    expect_warning(&r, "bufferViews[1].byteStride: 6 is not a multiple of 4 (not used");
+    expect_warning(&r, "bufferViews[2]: byteOffset 32 + byteLength 8 exceeds buffers[0]");
+    expect_warning(&r, "images[0]: unsupported image format ('t.ktx2'); kiln reads PNG and JPEG "
+                       "images (not used");
+    assert_int_equal(r.diag.warnings, 5);
+    test_check_asset(&r.asset);
+    expect_floats(r.asset.meshes[0].positions, TRIANGLE, 9, 0);
+    test_import_free(&r);
+    free(json);
+
+    /* The same accessors and image used: errors. */
+    static const char *const used[][2] = {
+        {"'meshes':[{'primitives':[{'attributes':{'POSITION':0},'indices':1}]}]",
+         "accessors[1].componentType: 5124 is not a glTF component type"},
+        {"'meshes':[{'primitives':[{'attributes':{'POSITION':0,'_X':2}}]}]",
+         "accessors[2].byteOffset: 2 is not a multiple of the component size 4"},
+        {"'images':[{'uri':'t.ktx2'}],'textures':[{'source':0}]",
+         "images[0]: unsupported image format"},
+    };
+    for (size_t i = 0; i < sizeof used / sizeof used[0]; i++) {
+        json = builder_json(&b, used[i][0], false);
+        import_json(&r, dir, json);
+        expect_error(&r, used[i][1]);
+        test_import_free(&r);
+        free(json);
+    }
+    builder_free(&b);
+
+    /* Structure is checked everywhere: a missing required property, an
+     * unresolved reference, a URI leaving the input folder. */
+    static const char *const malformed[][2] = {
+        {"'accessors':[{'count':1,'type':'SCALAR'}]",
+         "accessors[0]: required property 'componentType' is missing"},
+        {"'accessors':[{'bufferView':3,'componentType':5126,'count':1,'type':'SCALAR'}]",
+         "accessors[0].bufferView: bufferView 3 does not exist"},
+        {"'images':[{'uri':'../../x.png'}]", "images[0].uri: URI '../../x.png' leaves the input"},
+    };
+    for (size_t i = 0; i < sizeof malformed / sizeof malformed[0]; i++) {
+        json = json_text("{'asset':{'version':'2.0'},%s}", malformed[i][0]);
+        import_json(&r, dir, json);
+        expect_error(&r, malformed[i][1]);
+        test_import_free(&r);
+        free(json);
+    }
     free(dir);
 }
 
@@ -1087,13 +1162,13 @@ static void gltf_rejects_wrong_types_with_their_path(void **state) {
         {"{'asset':{'version':'2.0'},'extensions':{'X':1}}",
          "extensions.X: expected an object, found an integer"},
         {"{'asset':{'version':'2.0'},'accessors':[{'componentType':5124,'count':1,"
-         "'type':'SCALAR'}]}",
+         "'type':'VEC3'}],'meshes':[{'primitives':[{'attributes':{'POSITION':0}}]}]}",
          "accessors[0].componentType: 5124 is not a glTF component type"},
         {"{'asset':{'version':'2.0'},'accessors':[{'componentType':5126,'normalized':true,"
-         "'count':1,'type':'SCALAR'}]}",
+         "'count':1,'type':'VEC3'}],'meshes':[{'primitives':[{'attributes':{'POSITION':0}}]}]}",
          "accessors[0].normalized: FLOAT components cannot be normalized"},
         {"{'asset':{'version':'2.0'},'accessors':[{'componentType':5126,'count':0,"
-         "'type':'SCALAR'}]}",
+         "'type':'VEC3'}],'meshes':[{'primitives':[{'attributes':{'POSITION':0}}]}]}",
          "accessors[0].count: value 0 is out of range"},
         {"{'asset':{'version':'2.0'},'extensionsRequired':['KHR_draco_mesh_compression'],"
          "'extensionsUsed':['KHR_draco_mesh_compression']}",
@@ -1223,7 +1298,7 @@ static void gltf_maps_materials_and_textures(void **state) {
         json = json_text("{'asset':{'version':'2.0'},'buffers':[{'byteLength':4,'uri':"
                          "'data:application/octet-stream;base64,AAAAAA=='}],"
                          "'bufferViews':[{'buffer':0,'byteLength':4}],"
-                         "'images':[{'uri':'ok.png'},%s]}",
+                         "'images':[{'uri':'ok.png'},%s],'textures':[{'source':1}]}",
                          unsupported[i]);
         import_json(&r, dir, json);
         expect_error(&r, "images[1]: unsupported image format");
@@ -1398,6 +1473,17 @@ static const struct {
      "min/max mismatch: kiln computes bounds from the data, min/max are not used"},
     {"invalid/gltf-validator/mesh_data/colors_non_clamped.gltf",
      "float colours outside [0, 1] are clamped with a warning (DCC float colour attributes)"},
+/* Bad values in views, accessors and images that nothing cooked uses are
+ * warnings (kiln never reads them); the same in a used one is an error. */
+#define UNUSED_OBJECT "a bad value in an object nothing cooked uses: a warning"
+    {"invalid/gltf-validator/accessor/alignment.gltf", UNUSED_OBJECT},
+    {"invalid/gltf-validator/accessor/invalid_sparse_count_and_stride.gltf", UNUSED_OBJECT},
+    {"invalid/gltf-validator/accessor/small_stride.gltf", UNUSED_OBJECT},
+    {"invalid/gltf-validator/buffer_view/invalid_stride_multiple.gltf", UNUSED_OBJECT},
+    {"invalid/gltf-validator/buffer_view/invalid_stride_wrong_target.gltf", UNUSED_OBJECT},
+    {"invalid/gltf-validator/image/buffer_view_bytestride.gltf", UNUSED_OBJECT},
+    {"invalid/gltf-validator/image/invalid_data_uri_mime_type.gltf", UNUSED_OBJECT},
+#undef UNUSED_OBJECT
 };
 
 static bool is_lenient(const char *path) {
@@ -1711,6 +1797,7 @@ int main(void) {
         cmocka_unit_test(gltf_reads_interleaved_strides),
         cmocka_unit_test(gltf_applies_sparse_accessors),
         cmocka_unit_test(gltf_reports_accessor_ranges_with_json_paths),
+        cmocka_unit_test(gltf_warns_about_bad_values_in_unused_objects),
         cmocka_unit_test(gltf_converts_strips_and_fans),
         cmocka_unit_test(gltf_merges_primitives_into_submeshes),
         cmocka_unit_test(gltf_reads_skins_tangents_and_missing_positions),

@@ -553,21 +553,21 @@ static uri_kind classify_uri(gltf *g, const char *uri, const char *jpath, char *
     size_t scheme = strcspn(uri, ":/?#\\");
     if (uri[scheme] == ':') {
         if (scheme == 0)
-            gltf_error(g, "%s: '%.100s' is not a valid URI (empty scheme)", jpath, uri);
+            gltf_error_always(g, "%s: '%.100s' is not a valid URI (empty scheme)", jpath, uri);
         else
-            gltf_error(g,
-                       "%s: URI '%.100s' has the scheme '%.*s'; kiln reads only relative "
-                       "paths inside the input folder",
-                       jpath, uri, (int)(scheme > 16 ? 16 : scheme), uri);
+            gltf_error_always(g,
+                              "%s: URI '%.100s' has the scheme '%.*s'; kiln reads only relative "
+                              "paths inside the input folder",
+                              jpath, uri, (int)(scheme > 16 ? 16 : scheme), uri);
         return URI_INVALID;
     }
     if (uri[0] == '\0') {
-        gltf_error(g, "%s: empty URI", jpath);
+        gltf_error_always(g, "%s: empty URI", jpath);
         return URI_INVALID;
     }
     if (uri[0] == '/' || uri[0] == '\\') {
-        gltf_error(g, "%s: absolute path '%.100s' is not allowed; URIs must be relative", jpath,
-                   uri);
+        gltf_error_always(g, "%s: absolute path '%.100s' is not allowed; URIs must be relative",
+                          jpath, uri);
         return URI_INVALID;
     }
     size_t length = strlen(uri);
@@ -578,13 +578,13 @@ static uri_kind classify_uri(gltf *g, const char *uri, const char *jpath, char *
     }
     size_t n, bad;
     if (!percent_decode(uri, false, (uint8_t *)decoded, &n, &bad)) {
-        gltf_error(g, "%s: malformed percent escape in URI '%.100s'", jpath, uri);
+        gltf_error_always(g, "%s: malformed percent escape in URI '%.100s'", jpath, uri);
         free(decoded);
         return URI_INVALID;
     }
     decoded[n] = '\0';
     if (climbs_out(g->path, decoded)) {
-        gltf_error(g, "%s: URI '%.100s' leaves the input folder; refused", jpath, uri);
+        gltf_error_always(g, "%s: URI '%.100s' leaves the input folder; refused", jpath, uri);
         free(decoded);
         return URI_INVALID;
     }
@@ -742,7 +742,7 @@ static bool check_image(gltf *g, size_t i, bool alternative_only) {
         !gltf_get_string(g, obj, jpath, "mimeType", false, &mime))
         return false;
     if ((uri != NULL) == (view >= 0)) {
-        gltf_error(g, "%s: exactly one of 'uri' and 'bufferView' must be given", jpath);
+        gltf_error_always(g, "%s: exactly one of 'uri' and 'bufferView' must be given", jpath);
         return false;
     }
     g->images[i].uri = uri;
@@ -756,9 +756,11 @@ static bool check_image(gltf *g, size_t i, bool alternative_only) {
     }
     if (view >= 0) {
         if (mime == NULL) {
-            gltf_error(g, "%s: an image in a bufferView needs a mimeType", jpath);
+            gltf_error_always(g, "%s: an image in a bufferView needs a mimeType", jpath);
             return false;
         }
+        if (!gltf_view_valid(g, (uint32_t)view))
+            return false;
         if (g->views[view].stride != 0) {
             gltf_error(g, "%s.bufferView: views of image data must not have a byteStride", jpath);
             return false;
@@ -934,8 +936,12 @@ static bool check_images_and_textures(gltf *g) {
     ok = check_textures(g, image_use) && ok;
     /* An image only an extension uses (a KTX2 next to a PNG fallback) is not
      * read, so its format does not matter. */
-    for (size_t i = 0; i < g->n_images && !g->stopped; i++)
-        ok = check_image(g, i, image_use[i] == 2u) && ok;
+    for (size_t i = 0; i < g->n_images && !g->stopped; i++) {
+        g->unused = image_use[i] == 0; /* no texture uses it: problems are warnings */
+        bool valid = check_image(g, i, image_use[i] == 2u);
+        ok = (valid || g->unused) && ok;
+        g->unused = false;
+    }
     free(image_use);
     return ok && !g->stopped;
 }
@@ -1233,11 +1239,13 @@ bool import_gltf(cook_context *ctx, ir_asset *out) {
     g.ctx = ctx;
     g.path = ctx->source_path;
     g.default_material = -1;
-    bool ok = load_document(&g) && check_root(&g) && load_buffers(&g) && gltf_parse_views(&g) &&
-              gltf_parse_accessors(&g) && check_images_and_textures(&g) &&
+    bool ok = load_document(&g) && check_root(&g) && load_buffers(&g) &&
+              gltf_prepare_accessors(&g) && check_images_and_textures(&g) &&
               import_materials(&g, out) && gltf_import_meshes(&g, out) &&
               gltf_import_nodes(&g, out) && gltf_check_scenes(&g) && gltf_check_skins(&g) &&
               gltf_check_cameras(&g) && gltf_check_animations(&g);
+    if (ok)
+        gltf_check_unused(&g);
     ok = ok && g.errors == 0;
     if (!ok && g.errors == 0)
         gltf_error(&g, "import failed"); /* never fail silently */

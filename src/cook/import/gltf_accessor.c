@@ -1,11 +1,12 @@
 /*
  * gltf_accessor.c — buffer views and accessors of the glTF importer.
  *
- * Structure first, data later: gltf_parse_views / gltf_parse_accessors check
- * every view and accessor against the byte ranges that back them (64-bit
- * overflow-checked arithmetic), so the readers below can index without further
- * checks. The readers decode on demand into float or uint32 arrays; each
- * decode is charged to the file's budget (gltf_charge).
+ * Structure first, data later: gltf_view_valid / gltf_accessor_valid check a
+ * view or accessor against the byte ranges that back them (64-bit
+ * overflow-checked arithmetic) on its first use, so the readers below can
+ * index without further checks. What nothing uses is checked last, by
+ * gltf_check_unused, and its problems are warnings: kiln never reads it. The readers decode on
+ * demand into float or uint32 arrays; each decode is charged to the file's budget (gltf_charge).
  *
  * Layout rules (glTF 2.0 §3.6): an element is `components` values of
  * `component_size` bytes; matrix columns start on 4-byte boundaries; elements
@@ -145,74 +146,63 @@ static bool parse_meshopt(gltf *g, gltf_view *view, const json_t *ext, const cha
     return true;
 }
 
-bool gltf_parse_views(gltf *g) {
-    if (g->n_views == 0)
-        return true;
-    g->views = calloc(g->n_views, sizeof *g->views);
-    if (g->views == NULL)
-        return gltf_out_of_memory(g);
-    bool ok = true;
-    for (size_t i = 0; i < g->n_views && !g->stopped; i++) {
-        const json_t *obj = gltf_element(g, g->j_views, "bufferViews", i);
-        if (obj == NULL) {
-            ok = false;
-            continue;
-        }
-        char jpath[GLTF_PATH_SIZE];
-        gltf_pathf(jpath, "bufferViews[%zu]", i);
-        gltf_view *view = &g->views[i];
-        int64_t buffer;
-        uint64_t offset = 0, length = 0, stride = 0, target = 0;
-        if (!gltf_get_index(g, obj, jpath, "buffer", true, "buffer", g->n_buffers, &buffer) ||
-            !gltf_get_uint(g, obj, jpath, "byteOffset", false, 0, GLTF_MAX_OFFSET, &offset) ||
-            !gltf_get_uint(g, obj, jpath, "byteLength", true, 1, GLTF_MAX_OFFSET, &length) ||
-            !gltf_get_uint(g, obj, jpath, "byteStride", false, 4, 252, &stride) ||
-            !gltf_get_uint(g, obj, jpath, "target", false, 0, UINT32_MAX, &target)) {
-            ok = false;
-            continue;
-        }
-        if (stride % 4 != 0) {
-            gltf_error(g, "%s.byteStride: %llu is not a multiple of 4", jpath,
-                       (unsigned long long)stride);
-            ok = false;
-            continue;
-        }
-        if (target != 0 && target != GLTF_ARRAY_BUFFER && target != GLTF_ELEMENT_ARRAY_BUFFER) {
-            gltf_error(g,
-                       "%s.target: %llu is neither ARRAY_BUFFER (34962) nor "
-                       "ELEMENT_ARRAY_BUFFER (34963)",
-                       jpath, (unsigned long long)target);
-            ok = false;
-            continue;
-        }
-        if (stride != 0 && target == GLTF_ELEMENT_ARRAY_BUFFER) {
-            gltf_error(g,
-                       "%s.byteStride: only views of vertex data may have a byteStride "
-                       "(target is ELEMENT_ARRAY_BUFFER)",
-                       jpath);
-            ok = false;
-            continue;
-        }
-        const gltf_buffer *buf = &g->buffers[buffer];
-        if (!range_inside(offset, length, buf->length)) {
-            gltf_error(g,
-                       "%s: byteOffset %llu + byteLength %llu exceeds buffers[%lld].byteLength "
-                       "%llu",
-                       jpath, (unsigned long long)offset, (unsigned long long)length,
-                       (long long)buffer, (unsigned long long)buf->length);
-            ok = false;
-            continue;
-        }
-        view->buffer = (uint32_t)buffer;
-        view->offset = offset;
-        view->length = length;
-        view->stride = (uint32_t)stride;
-        view->target = (uint32_t)target;
-        const json_t *ext = gltf_extension(obj, "EXT_meshopt_compression");
-        if (ext != NULL && g->ext_meshopt && !parse_meshopt(g, view, ext, jpath))
-            ok = false;
+static bool parse_view(gltf *g, size_t i) {
+    const json_t *obj = gltf_element(g, g->j_views, "bufferViews", i);
+    if (obj == NULL)
+        return false;
+    char jpath[GLTF_PATH_SIZE];
+    gltf_pathf(jpath, "bufferViews[%zu]", i);
+    gltf_view *view = &g->views[i];
+    int64_t buffer;
+    uint64_t offset = 0, length = 0, stride = 0, target = 0;
+    if (!gltf_get_index(g, obj, jpath, "buffer", true, "buffer", g->n_buffers, &buffer) ||
+        !gltf_get_uint(g, obj, jpath, "byteOffset", false, 0, GLTF_MAX_OFFSET, &offset) ||
+        !gltf_get_uint(g, obj, jpath, "byteLength", true, 1, GLTF_MAX_OFFSET, &length) ||
+        !gltf_get_uint(g, obj, jpath, "byteStride", false, 4, 252, &stride) ||
+        !gltf_get_uint(g, obj, jpath, "target", false, 0, UINT32_MAX, &target))
+        return false;
+    if (stride % 4 != 0) {
+        gltf_error(g, "%s.byteStride: %llu is not a multiple of 4", jpath,
+                   (unsigned long long)stride);
+        return false;
     }
-    return ok && !g->stopped;
+    if (target != 0 && target != GLTF_ARRAY_BUFFER && target != GLTF_ELEMENT_ARRAY_BUFFER) {
+        gltf_error(g,
+                   "%s.target: %llu is neither ARRAY_BUFFER (34962) nor "
+                   "ELEMENT_ARRAY_BUFFER (34963)",
+                   jpath, (unsigned long long)target);
+        return false;
+    }
+    if (stride != 0 && target == GLTF_ELEMENT_ARRAY_BUFFER) {
+        gltf_error(g,
+                   "%s.byteStride: only views of vertex data may have a byteStride "
+                   "(target is ELEMENT_ARRAY_BUFFER)",
+                   jpath);
+        return false;
+    }
+    const gltf_buffer *buf = &g->buffers[buffer];
+    if (!range_inside(offset, length, buf->length)) {
+        gltf_error(g,
+                   "%s: byteOffset %llu + byteLength %llu exceeds buffers[%lld].byteLength "
+                   "%llu",
+                   jpath, (unsigned long long)offset, (unsigned long long)length, (long long)buffer,
+                   (unsigned long long)buf->length);
+        return false;
+    }
+    view->buffer = (uint32_t)buffer;
+    view->offset = offset;
+    view->length = length;
+    view->stride = (uint32_t)stride;
+    view->target = (uint32_t)target;
+    const json_t *ext = gltf_extension(obj, "EXT_meshopt_compression");
+    return ext == NULL || !g->ext_meshopt || parse_meshopt(g, view, ext, jpath);
+}
+
+bool gltf_view_valid(gltf *g, uint32_t index) {
+    gltf_view *view = &g->views[index];
+    if (view->state == GLTF_UNCHECKED)
+        view->state = parse_view(g, index) ? GLTF_VALID : GLTF_INVALID;
+    return view->state == GLTF_VALID;
 }
 
 static bool decode_meshopt(gltf *g, uint32_t index) {
@@ -369,6 +359,8 @@ static bool parse_sparse(gltf *g, gltf_accessor *a, const json_t *sparse, const 
                    ipath, (unsigned long long)index_type);
         return false;
     }
+    if (!gltf_view_valid(g, (uint32_t)index_view) || !gltf_view_valid(g, (uint32_t)value_view))
+        return false;
     const gltf_view *iv = &g->views[index_view], *vv = &g->views[value_view];
     if (iv->stride != 0 || vv->stride != 0) {
         gltf_error(g, "%s.bufferView: views of sparse data must not have a byteStride",
@@ -491,6 +483,8 @@ static bool parse_accessor(gltf *g, size_t i) {
             return false;
         }
     } else {
+        if (!gltf_view_valid(g, (uint32_t)view))
+            return false;
         const gltf_view *v = &g->views[view];
         if (offset % size != 0) {
             gltf_error(g, "%s.byteOffset: %llu is not a multiple of the component size %u", jpath,
@@ -543,21 +537,33 @@ static bool parse_accessor(gltf *g, size_t i) {
     return true;
 }
 
-bool gltf_parse_accessors(gltf *g) {
-    if (g->n_accessors == 0)
-        return true;
-    g->accessors = calloc(g->n_accessors, sizeof *g->accessors);
-    if (g->accessors == NULL)
-        return gltf_out_of_memory(g);
-    bool ok = true;
-    for (size_t i = 0; i < g->n_accessors && !g->stopped; i++) {
-        g->accessors[i].view = -1;
-        if (!parse_accessor(g, i)) {
-            g->accessors[i].count = 0; /* never read */
-            ok = false;
-        }
+bool gltf_accessor_valid(gltf *g, uint32_t index) {
+    gltf_accessor *a = &g->accessors[index];
+    if (a->state == GLTF_UNCHECKED) {
+        a->state = GLTF_INVALID; /* until parsed: also what a failed parse leaves */
+        if (parse_accessor(g, index))
+            a->state = GLTF_VALID;
     }
-    return ok && !g->stopped;
+    return a->state == GLTF_VALID;
+}
+
+bool gltf_prepare_accessors(gltf *g) {
+    g->views = calloc(g->n_views ? g->n_views : 1, sizeof *g->views);
+    g->accessors = calloc(g->n_accessors ? g->n_accessors : 1, sizeof *g->accessors);
+    if (g->views == NULL || g->accessors == NULL)
+        return gltf_out_of_memory(g);
+    for (size_t i = 0; i < g->n_accessors; i++)
+        g->accessors[i].view = -1;
+    return true;
+}
+
+void gltf_check_unused(gltf *g) {
+    g->unused = true;
+    for (size_t i = 0; i < g->n_views; i++)
+        gltf_view_valid(g, (uint32_t)i);
+    for (size_t i = 0; i < g->n_accessors; i++)
+        gltf_accessor_valid(g, (uint32_t)i);
+    g->unused = false;
 }
 
 /* ---------------------------------------------------------------------------

@@ -56,7 +56,13 @@ typedef struct gltf_buffer {
     uint64_t length; /* declared byteLength; data holds at least this */
 } gltf_buffer;
 
+/* Views and accessors are validated when first used (lazily): a problem in
+ * one that something kiln reads is an error; one that nothing reads is
+ * validated at the end with warnings (gltf_check_unused). */
+enum { GLTF_UNCHECKED, GLTF_VALID, GLTF_INVALID };
+
 typedef struct gltf_view {
+    uint8_t state; /* GLTF_UNCHECKED / GLTF_VALID / GLTF_INVALID */
     uint32_t buffer;
     uint64_t offset;
     uint64_t length;
@@ -80,7 +86,8 @@ typedef struct gltf_view {
 } gltf_view;
 
 typedef struct gltf_accessor {
-    int64_t view; /* -1: no buffer view (zeros, maybe sparse) */
+    uint8_t state; /* GLTF_UNCHECKED / GLTF_VALID / GLTF_INVALID */
+    int64_t view;  /* -1: no buffer view (zeros, maybe sparse) */
     uint64_t offset;
     uint32_t component_type;
     uint32_t component_size;
@@ -150,6 +157,9 @@ typedef struct gltf {
     int32_t *mesh_map;      /* glTF mesh -> ir mesh, or -1 */
     uint32_t *mesh_targets; /* morph targets per glTF mesh */
 
+    /* While set, gltf_error reports warnings: the object being checked is
+     * used by nothing kiln cooks (gltf_check_unused). */
+    bool unused;
     uint64_t budget; /* bytes of decoded data still allowed */
     uint32_t errors;
     bool stopped; /* too many errors */
@@ -159,7 +169,12 @@ typedef struct gltf {
 
 /* Formats a JSON path into out[GLTF_PATH_SIZE], truncating silently. */
 void gltf_pathf(char *out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* An error; a warning while g->unused is set (a bad value in an object
+ * nothing cooked uses). */
 void gltf_error(gltf *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* An error even in an unused object: a malformed document (wrong JSON type,
+ * missing required property, unresolved reference) or a refused URI. */
+void gltf_error_always(gltf *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void gltf_warning(gltf *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 bool gltf_out_of_memory(gltf *g);
 /* Takes `bytes` from the decode budget; false (with an error) when exhausted. */
@@ -209,8 +224,14 @@ int64_t gltf_default_material(gltf *g, ir_asset *out);
 
 /* ---- gltf_accessor.c ---------------------------------------------------- */
 
-bool gltf_parse_views(gltf *g);
-bool gltf_parse_accessors(gltf *g);
+/* Allocates the view and accessor tables; nothing is validated yet. */
+bool gltf_prepare_accessors(gltf *g);
+/* Validates a view or an accessor (and the views it reads) on first use;
+ * false when it is invalid (reported once, by the first use). */
+bool gltf_view_valid(gltf *g, uint32_t view);
+bool gltf_accessor_valid(gltf *g, uint32_t accessor);
+/* Validates the views and accessors nothing used, as warnings. */
+void gltf_check_unused(gltf *g);
 /* Bytes of a buffer view, decoded when it is meshopt-compressed. */
 bool gltf_view_bytes(gltf *g, uint32_t view, const uint8_t **data);
 /* Whether every buffer the accessor's data comes from holds data (a buffer

@@ -215,7 +215,8 @@ static bool check_attributes(gltf *g, const json_t *map, const char *jpath, prim
             continue;
         }
         int64_t accessor;
-        if (!gltf_index_value(g, value, path, "accessor", g->n_accessors, &accessor)) {
+        if (!gltf_index_value(g, value, path, "accessor", g->n_accessors, &accessor) ||
+            !gltf_accessor_valid(g, (uint32_t)accessor)) {
             ok = false;
             continue;
         }
@@ -310,6 +311,8 @@ static bool check_primitive(gltf *g, const json_t *prim, const char *jpath, prim
         return false;
     info->vertex_count = count;
     if (info->indices >= 0) {
+        if (!gltf_accessor_valid(g, (uint32_t)info->indices))
+            return false;
         const gltf_accessor *a = &g->accessors[info->indices];
         gltf_pathf(path, "%s.indices", jpath);
         if (!is_type(a, "SCALAR") || a->normalized || a->component_type == GLTF_FLOAT ||

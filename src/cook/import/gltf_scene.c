@@ -474,6 +474,8 @@ static bool check_skin(gltf *g, size_t s) {
     }
     if (!ok || ibm < 0)
         return ok;
+    if (!gltf_accessor_valid(g, (uint32_t)ibm))
+        return false;
     const gltf_accessor *a = &g->accessors[ibm];
     char ipath[GLTF_PATH_SIZE];
     gltf_pathf(ipath, "%s.inverseBindMatrices", jpath);
@@ -798,6 +800,8 @@ static bool check_animation(gltf *g, size_t i) {
                             &info[s].input) ||
             !gltf_get_index(g, sampler, spath, "output", true, "accessor", g->n_accessors,
                             &info[s].output) ||
+            !gltf_accessor_valid(g, (uint32_t)info[s].input) ||
+            !gltf_accessor_valid(g, (uint32_t)info[s].output) ||
             !gltf_get_string(g, sampler, spath, "interpolation", false, &interpolation)) {
             ok = false;
             break;
