@@ -14,6 +14,7 @@
 #include "test_support.h"
 
 #include "cook/drivers/drivers.h"
+#include "cook/import/gltf_internal.h" /* the accessor reader, for matrices */
 
 /* ---------------------------------------------------------------------------
  * Helpers
@@ -532,6 +533,89 @@ static void gltf_reports_accessor_ranges_with_json_paths(void **state) {
     test_import_free(&r);
     free(json);
     builder_free(&b);
+    free(dir);
+}
+
+/* Matrix accessors: every column starts on a 4-byte boundary (glTF 2.0
+ * §3.6.2.4), so MAT2 BYTE is 8 bytes, MAT3 BYTE 12 and MAT3 SHORT 24; the
+ * padding (0x7f here) is skipped when reading. */
+static void gltf_reads_padded_matrix_columns(void **state) {
+    (void)state;
+    builder b = {0};
+    const int8_t mat2[16] = {1, 2, 127, 127, 3, 4, 127, 127, -1, -2, 127, 127, -3, -4, 127, 127};
+    const uint8_t mat3[24] = {1, 2,  3,  127, 4,  5,  6,  127, 7,  8,  9,  127,
+                              9, 10, 11, 127, 12, 13, 14, 127, 15, 16, 17, 127};
+    const int16_t mat3s[24] = {100, 200, 300, 32767, 400, 500, 600, 32767, 700, 800, 900, 32767,
+                               -1,  -2,  -3,  32767, -4,  -5,  -6,  32767, -7,  -8,  -9,  32767};
+    add_data(&b, TRIANGLE, sizeof TRIANGLE, FLOAT, 3, "VEC3", false, 0, 34962);
+    add_data(&b, mat2, sizeof mat2, BYTE, 2, "MAT2", false, 0, 0);
+    add_data(&b, mat3, sizeof mat3, UBYTE, 2, "MAT3", true, 0, 0);
+    add_data(&b, mat3s, sizeof mat3s, SHORT, 2, "MAT3", false, 0, 0);
+    /* the views are exactly count * element size: a valid file, cooked silently */
+    char *json =
+        builder_json(&b, "'meshes':[{'primitives':[{'attributes':{'POSITION':0}}]}]", false);
+    char *dir = fresh_dir("matrices");
+    test_import r;
+    import_json(&r, dir, json);
+    test_import_expect_ok(&r);
+    assert_int_equal(r.diag.warnings, 0);
+    test_import_free(&r);
+
+    /* The reader itself (nothing kiln cooks reads matrices of small types yet). */
+    json_error_t error;
+    json_t *root = json_loads(json, 0, &error);
+    assert_non_null(root);
+    cook_diag diag = {0};
+    cook_context ctx = {.diag = &diag};
+    gltf_buffer buffer = {.data = b.bin.data, .length = b.bin.size};
+    gltf g = {.ctx = &ctx,
+              .path = "matrices.gltf",
+              .root = root,
+              .buffers = &buffer,
+              .n_buffers = 1,
+              .budget = 1u << 20};
+    g.j_views = json_object_get(root, "bufferViews");
+    g.n_views = json_array_size(g.j_views);
+    g.j_accessors = json_object_get(root, "accessors");
+    g.n_accessors = json_array_size(g.j_accessors);
+    assert_true(gltf_prepare_accessors(&g));
+    const float e_mat2[8] = {1, 2, 3, 4, -1, -2, -3, -4};
+    float e_mat3[18];
+    for (int k = 0; k < 18; k++)
+        e_mat3[k] = (float)(k < 9 ? k + 1 : k) / 255.0f; /* normalized */
+    const float e_mat3s[18] = {100, 200, 300, 400, 500, 600, 700, 800, 900,
+                               -1,  -2,  -3,  -4,  -5,  -6,  -7,  -8,  -9};
+    const float *expected[3] = {e_mat2, e_mat3, e_mat3s};
+    const uint32_t element_size[3] = {8, 12, 24};
+    for (uint32_t i = 0; i < 3; i++) {
+        assert_true(gltf_accessor_valid(&g, i + 1));
+        assert_int_equal(g.accessors[i + 1].element_size, element_size[i]);
+        float *values;
+        assert_true(gltf_read_floats(&g, i + 1, "test", &values));
+        expect_floats(values, expected[i], i ? 18 : 8, 1e-7f);
+        free(values);
+    }
+    assert_int_equal(diag.errors, 0);
+    free(g.views);
+    free(g.accessors);
+    diag_free(&diag);
+    json_decref(root);
+    free(json);
+
+    /* A view 2 bytes short of the padded size (the last column's padding)
+     * is an error once something uses the accessor. */
+    builder_free(&b);
+    builder c = {0};
+    add_data(&c, TRIANGLE, sizeof TRIANGLE, FLOAT, 3, "VEC3", false, 0, 34962);
+    add_data(&c, mat3s, sizeof mat3s - 2, SHORT, 2, "MAT3", false, 0, 0);
+    json =
+        builder_json(&c, "'meshes':[{'primitives':[{'attributes':{'POSITION':0,'_M':1}}]}]", false);
+    import_json(&r, dir, json);
+    expect_error(&r, "accessors[1]: byteOffset 0 + (count 2 - 1) * stride 24 + element size 24 "
+                     "exceeds bufferViews[1].byteLength 46");
+    test_import_free(&r);
+    free(json);
+    builder_free(&c);
     free(dir);
 }
 
@@ -1797,6 +1881,7 @@ int main(void) {
         cmocka_unit_test(gltf_reads_interleaved_strides),
         cmocka_unit_test(gltf_applies_sparse_accessors),
         cmocka_unit_test(gltf_reports_accessor_ranges_with_json_paths),
+        cmocka_unit_test(gltf_reads_padded_matrix_columns),
         cmocka_unit_test(gltf_warns_about_bad_values_in_unused_objects),
         cmocka_unit_test(gltf_converts_strips_and_fans),
         cmocka_unit_test(gltf_merges_primitives_into_submeshes),
