@@ -887,6 +887,143 @@ static void gltf_reads_skins_tangents_and_missing_positions(void **state) {
     free(dir);
 }
 
+/* Data kiln reads that glTF-Validator reports as an error is refused, or
+ * repaired with a warning naming its path; never taken silently. */
+static void gltf_checks_the_data_it_reads(void **state) {
+    (void)state;
+    char *dir = fresh_dir("data");
+    const float normals[9] = {0, 0, 1, 0, 0, 1, 0, 0, 1};
+    const float uvs[6] = {0, 0, 1, 0, 0, 1};
+    const float weights[12] = {1, 0, 0, 0, 0.5f, 0.5f, 0, 0, 1, 0, 0, 0};
+    const uint8_t joints[12] = {0, 0, 0, 0, 0, 1, 0, 0, 1, 0, 0, 0};
+    static const char *const names[4] = {"POSITION", "NORMAL", "TEXCOORD_0", "WEIGHTS_0"};
+    /* NaN or infinity in each float stream kiln reads. */
+    for (int which = 0; which < 4; which++) {
+        float p[9], n[9], t[6], w[12];
+        memcpy(p, TRIANGLE, sizeof p);
+        memcpy(n, normals, sizeof n);
+        memcpy(t, uvs, sizeof t);
+        memcpy(w, weights, sizeof w);
+        float *target[4] = {p, n, t, w};
+        const int components[4] = {3, 3, 2, 4};
+        target[which][components[which] + 1] = which % 2 ? INFINITY : NAN; /* element 1 */
+        builder b = {0};
+        add_data(&b, p, sizeof p, FLOAT, 3, "VEC3", false, 0, 34962);
+        add_data(&b, n, sizeof n, FLOAT, 3, "VEC3", false, 0, 34962);
+        add_data(&b, t, sizeof t, FLOAT, 3, "VEC2", false, 0, 34962);
+        add_data(&b, joints, sizeof joints, UBYTE, 3, "VEC4", false, 0, 34962);
+        add_data(&b, w, sizeof w, FLOAT, 3, "VEC4", false, 0, 34962);
+        char *json = builder_json(&b,
+                                  "'meshes':[{'primitives':[{'attributes':{'POSITION':0,"
+                                  "'NORMAL':1,'TEXCOORD_0':2,'JOINTS_0':3,'WEIGHTS_0':4}}]}]",
+                                  false);
+        test_import r;
+        import_json(&r, dir, json);
+        char words[160];
+        snprintf(words, sizeof words,
+                 "meshes[0].primitives[0].attributes.%s: accessors[%d] element 1 holds a "
+                 "non-finite number",
+                 names[which], which == 3 ? 4 : which);
+        expect_error(&r, words);
+        test_import_free(&r);
+        free(json);
+        builder_free(&b);
+    }
+
+    /* Joints beyond the node's skin, and negative weights: errors. Weights
+     * that do not sum to 1 and normals that are not unit: warnings. */
+    const uint8_t far_joints[12] = {0, 0, 0, 0, 0, 1, 0, 0, 2, 0, 0, 0};
+    const float negative[12] = {1, 0, 0, 0, 1.5f, -0.5f, 0, 0, 1, 0, 0, 0};
+    const float unnormalised[12] = {1, 0, 0, 0, 0.25f, 0.25f, 0, 0, 1, 0, 0, 0};
+    const float long_normals[9] = {0, 0, 2, 0, 0, 1, 0, 0, 1};
+    builder b = {0};
+    add_data(&b, TRIANGLE, sizeof TRIANGLE, FLOAT, 3, "VEC3", false, 0, 34962); /* 0 */
+    add_data(&b, joints, sizeof joints, UBYTE, 3, "VEC4", false, 0, 34962);     /* 1 */
+    add_data(&b, far_joints, sizeof far_joints, UBYTE, 3, "VEC4", false, 0, 34962);
+    add_data(&b, weights, sizeof weights, FLOAT, 3, "VEC4", false, 0, 34962); /* 3 */
+    add_data(&b, negative, sizeof negative, FLOAT, 3, "VEC4", false, 0, 34962);
+    add_data(&b, unnormalised, sizeof unnormalised, FLOAT, 3, "VEC4", false, 0, 34962);
+    add_data(&b, long_normals, sizeof long_normals, FLOAT, 3, "VEC3", false, 0, 34962); /* 6 */
+    static const struct {
+        int joints, weights, normals;
+        const char *message;
+        bool error;
+    } cases[] = {
+        {2, 3, -1,
+         "meshes[0].primitives[0].attributes.JOINTS_0: element 2 names joint 2, but skins[0] "
+         "(of nodes[0]) has 2 joints",
+         true},
+        {1, 4, -1,
+         "meshes[0].primitives[0].attributes.WEIGHTS_0: element 1 has the negative "
+         "weight -0.5",
+         true},
+        {1, 5, -1,
+         "meshes[0].primitives[0].attributes.WEIGHTS_0: the weights of 1 vertices (the first: "
+         "element 1) do not sum to 1; renormalised",
+         false},
+        {1, 3, 6,
+         "meshes[0].primitives[0].attributes.NORMAL: 1 normals are not unit length; "
+         "normalised",
+         false},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char rest[512], normal[32] = "";
+        if (cases[i].normals >= 0)
+            snprintf(normal, sizeof normal, ",'NORMAL':%d", cases[i].normals);
+        snprintf(rest, sizeof rest,
+                 "'meshes':[{'primitives':[{'attributes':{'POSITION':0,'JOINTS_0':%d,"
+                 "'WEIGHTS_0':%d%s}}]}],'nodes':[{'mesh':0,'skin':0},{'children':[2]},{}],"
+                 "'skins':[{'joints':[1,2]}]",
+                 cases[i].joints, cases[i].weights, normal);
+        char *json = builder_json(&b, rest, false);
+        test_import r;
+        import_json(&r, dir, json);
+        if (cases[i].error) {
+            expect_error(&r, cases[i].message);
+        } else {
+            expect_warning(&r, cases[i].message);
+            test_check_asset(&r.asset);
+        }
+        test_import_free(&r);
+        free(json);
+    }
+
+    /* byteStride outside 4..252 on a view a primitive reads. */
+    static const unsigned strides[] = {2, 256};
+    for (size_t i = 0; i < 2; i++) {
+        char *json = json_text("{'asset':{'version':'2.0'},'buffers':[{'byteLength':36,'uri':"
+                               "'data:application/octet-stream;base64,%0*d'}],'bufferViews':[{"
+                               "'buffer':0,'byteLength':36,'byteStride':%u}],'accessors':[{"
+                               "'bufferView':0,'componentType':5126,'count':1,'type':'VEC3'}],"
+                               "'meshes':[{'primitives':[{'attributes':{'POSITION':0}}]}]}",
+                               48, 0, strides[i]);
+        test_import r;
+        import_json(&r, dir, json);
+        char words[96];
+        snprintf(words, sizeof words,
+                 "bufferViews[0].byteStride: value %u is out of range [4, 252]", strides[i]);
+        expect_error(&r, words);
+        test_import_free(&r);
+        free(json);
+    }
+
+    /* A primitive whose data is in a buffer without data (no uri): skipped
+     * with a warning naming it. */
+    char *json = json_text(
+        "{'asset':{'version':'2.0'},'buffers':[{'byteLength':36}],'bufferViews':[{'buffer':0,"
+        "'byteLength':36}],'accessors':[{'bufferView':0,'componentType':5126,'count':3,"
+        "'type':'VEC3'}],'meshes':[{'primitives':[{'attributes':{'POSITION':0}}]}]}");
+    test_import r;
+    import_json(&r, dir, json);
+    expect_warning(&r, "meshes[0].primitives[0]: its data is in a buffer without data (no uri); "
+                       "skipped");
+    assert_int_equal(r.asset.mesh_count, 0);
+    test_import_free(&r);
+    free(json);
+    builder_free(&b);
+    free(dir);
+}
+
 /* ---------------------------------------------------------------------------
  * Containers and URIs
  * ------------------------------------------------------------------------- */
@@ -1886,6 +2023,7 @@ int main(void) {
         cmocka_unit_test(gltf_converts_strips_and_fans),
         cmocka_unit_test(gltf_merges_primitives_into_submeshes),
         cmocka_unit_test(gltf_reads_skins_tangents_and_missing_positions),
+        cmocka_unit_test(gltf_checks_the_data_it_reads),
         cmocka_unit_test(gltf_reads_external_buffers_and_data_uris),
         cmocka_unit_test(gltf_refuses_uris_outside_the_input_folder),
         cmocka_unit_test(gltf_reads_glb),

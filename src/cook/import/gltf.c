@@ -1229,6 +1229,7 @@ static void gltf_free(gltf *g) {
     free(g->node_post);
     free(g->mesh_map);
     free(g->mesh_targets);
+    free(g->mesh_joints);
     json_decref(g->root);
 }
 

@@ -122,6 +122,15 @@ typedef struct gltf_image {
     int32_t ir;      /* index in ir_asset.images once a material used it, else -1 */
 } gltf_image;
 
+/* The largest joint a glTF mesh's skinned primitives name (for the check
+ * against the skins of the nodes using it). */
+typedef struct gltf_joint_use {
+    uint32_t max_plus1; /* 0: no joints read */
+    uint32_t primitive;
+    uint32_t set; /* JOINTS_<set> */
+    uint32_t element;
+} gltf_joint_use;
+
 typedef struct gltf {
     cook_context *ctx;
     const char *path; /* the source, for messages */
@@ -154,8 +163,9 @@ typedef struct gltf {
     uint32_t *node_pre;   /* depth-first entry and exit numbers: a is an */
     uint32_t *node_post;  /* ancestor of b iff pre[a] <= pre[b] && post[b] <= post[a] */
     uint32_t mark;
-    int32_t *mesh_map;      /* glTF mesh -> ir mesh, or -1 */
-    uint32_t *mesh_targets; /* morph targets per glTF mesh */
+    int32_t *mesh_map;           /* glTF mesh -> ir mesh, or -1 */
+    uint32_t *mesh_targets;      /* morph targets per glTF mesh */
+    gltf_joint_use *mesh_joints; /* per glTF mesh */
 
     /* While set, gltf_error reports warnings: the object being checked is
      * used by nothing kiln cooks (gltf_check_unused). */

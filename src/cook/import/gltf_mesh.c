@@ -24,8 +24,12 @@
  *   the others filled with 0 / opaque white / joint 0 at full weight. Normals
  *   are normalised (a zero normal takes the normal of its faces); tangent xyz
  *   is normalised and w must be ±1. Colours are linear RGBA; float colours
- *   outside [0, 1] are clamped with a warning. Weights are normalised to sum
- *   to 1; with JOINTS_1/WEIGHTS_1 the four largest of eight influences stay.
+ *   outside [0, 1] are clamped with a warning. Normals and tangents that are
+ *   not unit length are normalised with a warning. Weights are normalised to
+ *   sum to 1 (with a warning beyond glTF-Validator's tolerance; a negative
+ *   weight is an error); with JOINTS_1/WEIGHTS_1 the four largest of eight
+ *   influences stay. A joint beyond the skin of a node using the mesh is an
+ *   error (checked with the nodes, gltf_scene.c).
  *
  * Validation (errors, with the JSON path): attribute names, index continuity
  * (TEXCOORD_1 needs TEXCOORD_0), accessor formats per semantic (integer
@@ -445,7 +449,15 @@ static void pack_influences(const uint32_t *joints, const float *weights, int n,
     }
 }
 
-static bool read_skin(gltf *g, const prim_info *info, const char *jpath, ir_mesh *mesh) {
+/* glTF-Validator's tolerance for a sum of weights: exact for 1-2 influences,
+ * one 8-bit step more per further pair (ACCESSOR_WEIGHTS_NON_NORMALIZED). */
+static float weight_sum_tolerance(int influences) {
+    int pairs = (influences + 1) >> 1;
+    return (pairs > 1 ? (float)(pairs - 1) / 255.0f : 0.0f) + 1e-5f;
+}
+
+static bool read_skin(gltf *g, const prim_info *info, const char *jpath, ir_mesh *mesh,
+                      gltf_joint_use *joints_used) {
     uint32_t base = info->base, n = info->vertex_count;
     if (info->attr[A_JOINTS0] < 0 || info->attr[A_WEIGHTS0] < 0) {
         for (uint32_t v = 0; v < n; v++)
@@ -453,27 +465,55 @@ static bool read_skin(gltf *g, const prim_info *info, const char *jpath, ir_mesh
         return true;
     }
     bool eight = info->attr[A_JOINTS1] >= 0 && info->attr[A_WEIGHTS1] >= 0;
+    int sets = eight ? 2 : 1;
     uint32_t *joints[2] = {NULL, NULL};
     float *weights[2] = {NULL, NULL};
     char path[GLTF_PATH_SIZE];
     bool ok = true;
-    for (int s = 0; s < (eight ? 2 : 1) && ok; s++) {
+    for (int s = 0; s < sets && ok; s++) {
         gltf_pathf(path, "%s.attributes.JOINTS_%d", jpath, s);
         ok = gltf_read_uints(g, (uint32_t)info->attr[s ? A_JOINTS1 : A_JOINTS0], path, &joints[s]);
-        gltf_pathf(path, "%s.attributes.WEIGHTS_%d", jpath, s);
         ok = ok && read_attr(g, info, s ? A_WEIGHTS1 : A_WEIGHTS0, jpath,
                              s ? "WEIGHTS_1" : "WEIGHTS_0", &weights[s]);
     }
+    /* The largest joint, checked against the skins of the nodes using the
+     * mesh once nodes are read (every component, as the validator does). */
+    for (int s = 0; s < sets && ok; s++)
+        for (size_t k = 0; k < 4 * (size_t)n; k++)
+            if (joints[s][k] + 1 > joints_used->max_plus1) {
+                joints_used->max_plus1 = joints[s][k] + 1;
+                joints_used->set = (uint32_t)s;
+                joints_used->element = (uint32_t)(k / 4);
+            }
+    uint32_t unnormalised = 0, first = 0;
     for (uint32_t v = 0; ok && v < n; v++) {
         uint32_t j[8];
-        float w[8];
-        for (int s = 0; s < (eight ? 2 : 1); s++) {
+        float w[8], sum = 0.0f;
+        int used = 0;
+        for (int s = 0; s < sets; s++) {
             memcpy(j + 4 * s, joints[s] + 4 * (size_t)v, 4 * sizeof *j);
             memcpy(w + 4 * s, weights[s] + 4 * (size_t)v, 4 * sizeof *w);
         }
+        for (int k = 0; k < 4 * sets; k++) {
+            if (w[k] < 0.0f) {
+                gltf_error(g, "%s.attributes.WEIGHTS_%d: element %u has the negative weight %g",
+                           jpath, k / 4, v, (double)w[k]);
+                ok = false;
+                break;
+            }
+            sum += w[k];
+            used += w[k] != 0.0f;
+        }
+        if (ok && fabsf(sum - 1.0f) > weight_sum_tolerance(used) && unnormalised++ == 0)
+            first = v;
         size_t dst = 4 * (size_t)(base + v);
-        pack_influences(j, w, eight ? 8 : 4, mesh->joints + dst, mesh->weights + dst);
+        pack_influences(j, w, 4 * sets, mesh->joints + dst, mesh->weights + dst);
     }
+    if (ok && unnormalised > 0)
+        gltf_warning(g,
+                     "%s.attributes.WEIGHTS_0: the weights of %u vertices (the first: element "
+                     "%u) do not sum to 1; renormalised",
+                     jpath, unnormalised, first);
     for (int s = 0; s < 2; s++) {
         free(joints[s]);
         free(weights[s]);
@@ -481,10 +521,13 @@ static bool read_skin(gltf *g, const prim_info *info, const char *jpath, ir_mesh
     return ok;
 }
 
+/* glTF-Validator's tolerance for a unit vector (ACCESSOR_VECTOR3_NON_UNIT). */
+#define UNIT_TOLERANCE 0.00674f
+
 /* Reads the vertex streams of one primitive into the mesh at info->base. */
 static bool read_vertices(gltf *g, const prim_info *info, const char *jpath,
                           const mesh_streams *streams, ir_mesh *mesh, uint8_t *bad_normals,
-                          uint32_t *bad_count) {
+                          uint32_t *bad_count, gltf_joint_use *joints_used) {
     uint32_t base = info->base, n = info->vertex_count;
     float *data = NULL;
     if (!read_attr(g, info, A_POSITION, jpath, "POSITION", &data))
@@ -493,6 +536,7 @@ static bool read_vertices(gltf *g, const prim_info *info, const char *jpath,
     free(data);
 
     if (streams->normals) {
+        uint32_t non_unit = 0;
         if (!read_attr(g, info, A_NORMAL, jpath, "NORMAL", &data))
             return false;
         for (uint32_t v = 0; v < n; v++) {
@@ -504,12 +548,17 @@ static bool read_vertices(gltf *g, const prim_info *info, const char *jpath,
                 (*bad_count)++;
                 continue;
             }
+            non_unit += fabsf(length - 1.0f) > UNIT_TOLERANCE;
             for (int k = 0; k < 3; k++)
                 dst[k] = src[k] / length;
         }
         free(data);
+        if (non_unit > 0)
+            gltf_warning(g, "%s.attributes.NORMAL: %u normals are not unit length; normalised",
+                         jpath, non_unit);
     }
     if (streams->tangents) {
+        uint32_t non_unit = 0;
         if (!read_attr(g, info, A_TANGENT, jpath, "TANGENT", &data))
             return false;
         for (uint32_t v = 0; v < n; v++) {
@@ -524,6 +573,7 @@ static bool read_vertices(gltf *g, const prim_info *info, const char *jpath,
                 return false;
             }
             float length = sqrtf(src[0] * src[0] + src[1] * src[1] + src[2] * src[2]);
+            non_unit += !(fabsf(length - 1.0f) <= UNIT_TOLERANCE);
             if (length > 1e-12f && isfinite(length)) {
                 for (int k = 0; k < 3; k++)
                     dst[k] = src[k] / length;
@@ -533,6 +583,11 @@ static bool read_vertices(gltf *g, const prim_info *info, const char *jpath,
             dst[3] = src[3] < 0.0f ? -1.0f : 1.0f;
         }
         free(data);
+        if (non_unit > 0)
+            gltf_warning(g,
+                         "%s.attributes.TANGENT: %u tangents are not unit length; normalised "
+                         "(zero ones replaced)",
+                         jpath, non_unit);
     }
     for (int t = 0; t < 2; t++) {
         if (!streams->texcoords[t])
@@ -561,7 +616,7 @@ static bool read_vertices(gltf *g, const prim_info *info, const char *jpath,
             gltf_warning(g, "%s.attributes.COLOR_0: colours outside [0, 1] were clamped", jpath);
         free(data);
     }
-    if (streams->skin && !read_skin(g, info, jpath, mesh))
+    if (streams->skin && !read_skin(g, info, jpath, mesh, joints_used))
         return false;
     return true;
 }
@@ -760,8 +815,13 @@ static bool build_mesh(gltf *g, size_t m, const json_t *obj, prim_info *prims, s
             continue;
         char ppath[GLTF_PATH_SIZE];
         gltf_pathf(ppath, "%s.primitives[%zu]", jpath, p);
+        gltf_joint_use joint_use = {0};
         if (info->same_as < 0)
-            ok = read_vertices(g, info, ppath, &streams, mesh, bad_normals, &bad_count);
+            ok = read_vertices(g, info, ppath, &streams, mesh, bad_normals, &bad_count, &joint_use);
+        if (joint_use.max_plus1 > g->mesh_joints[m].max_plus1) {
+            g->mesh_joints[m] = joint_use;
+            g->mesh_joints[m].primitive = (uint32_t)p;
+        }
         uint32_t written = 0;
         ok = ok && build_triangles(g, info, ppath, mesh->indices + mesh->index_count, &written);
         if (!ok)
@@ -854,7 +914,9 @@ bool gltf_import_meshes(gltf *g, ir_asset *out) {
     out->meshes = calloc(g->n_meshes, sizeof *out->meshes);
     g->mesh_map = malloc(g->n_meshes * sizeof *g->mesh_map);
     g->mesh_targets = calloc(g->n_meshes, sizeof *g->mesh_targets);
-    if (out->meshes == NULL || g->mesh_map == NULL || g->mesh_targets == NULL)
+    g->mesh_joints = calloc(g->n_meshes, sizeof *g->mesh_joints);
+    if (out->meshes == NULL || g->mesh_map == NULL || g->mesh_targets == NULL ||
+        g->mesh_joints == NULL)
         return gltf_out_of_memory(g);
     bool ok = true;
     for (size_t m = 0; m < g->n_meshes; m++)
