@@ -28,6 +28,7 @@
  *
  * Extensions
  *   Supported: KHR_mesh_quantization, EXT_meshopt_compression,
+ *   KHR_draco_mesh_compression (gltf_mesh.c, draco_decode.h),
  *   KHR_texture_transform (accepted; its texCoord override is honoured),
  *   KHR_materials_emissive_strength (scales the emissive factor),
  *   KHR_materials_unlit (accepted). Any other entry of extensionsRequired is
@@ -62,8 +63,8 @@
 #define GLTF_BUDGET_RATIO 64u
 
 static const char *const supported_extensions[] = {
-    "KHR_mesh_quantization",           "EXT_meshopt_compression", "KHR_texture_transform",
-    "KHR_materials_emissive_strength", "KHR_materials_unlit",
+    "KHR_mesh_quantization", "EXT_meshopt_compression",         "KHR_draco_mesh_compression",
+    "KHR_texture_transform", "KHR_materials_emissive_strength", "KHR_materials_unlit",
 };
 #define SUPPORTED_EXTENSION_COUNT (sizeof supported_extensions / sizeof supported_extensions[0])
 
@@ -362,6 +363,8 @@ static bool check_extensions(gltf *g) {
                           list_contains(required, "KHR_mesh_quantization");
     g->ext_meshopt = list_contains(used, "EXT_meshopt_compression") ||
                      list_contains(required, "EXT_meshopt_compression");
+    g->ext_draco = list_contains(used, "KHR_draco_mesh_compression") ||
+                   list_contains(required, "KHR_draco_mesh_compression");
     return ok;
 }
 
@@ -1212,6 +1215,8 @@ static void gltf_free(gltf *g) {
         free(g->buffers[i].owned);
     for (size_t i = 0; g->views != NULL && i < g->n_views; i++)
         free(g->views[i].decoded);
+    for (size_t i = 0; g->accessors != NULL && i < g->n_accessors; i++)
+        free(g->accessors[i].decoded);
     for (size_t i = 0; g->images != NULL && i < g->n_images; i++) {
         free(g->images[i].path);
         free(g->images[i].bytes);

@@ -289,7 +289,7 @@ static bool view_readable(const gltf *g, uint32_t index) {
 
 bool gltf_accessor_readable(const gltf *g, uint32_t accessor) {
     const gltf_accessor *a = &g->accessors[accessor];
-    if (a->view >= 0 && !view_readable(g, (uint32_t)a->view))
+    if (a->decoded == NULL && a->view >= 0 && !view_readable(g, (uint32_t)a->view))
         return false;
     return a->sparse_count == 0 ||
            (view_readable(g, a->sparse_index_view) && view_readable(g, a->sparse_value_view));
@@ -297,7 +297,7 @@ bool gltf_accessor_readable(const gltf *g, uint32_t accessor) {
 
 bool gltf_accessor_stored(const gltf *g, uint32_t accessor) {
     const gltf_accessor *a = &g->accessors[accessor];
-    return a->view >= 0 || a->sparse_count > 0;
+    return a->decoded != NULL || a->view >= 0 || a->sparse_count > 0;
 }
 
 bool gltf_use_accessor_view(gltf *g, uint32_t accessor, uint8_t use, const char *jpath) {
@@ -693,7 +693,9 @@ bool gltf_read_floats(gltf *g, uint32_t index, const char *jpath, float **out) {
     if (values == NULL)
         return false;
     const uint8_t *data;
-    if (a->view >= 0) {
+    if (a->decoded != NULL) {
+        decode_floats(a, a->decoded, a->element_size, NULL, a->count, values);
+    } else if (a->view >= 0) {
         if (!gltf_view_bytes(g, (uint32_t)a->view, &data)) {
             free(values);
             return false;
@@ -736,7 +738,9 @@ bool gltf_read_uints(gltf *g, uint32_t index, const char *jpath, uint32_t **out)
     if (values == NULL)
         return false;
     const uint8_t *data;
-    if (a->view >= 0) {
+    if (a->decoded != NULL) {
+        decode_uints(a, a->decoded, a->element_size, NULL, a->count, values);
+    } else if (a->view >= 0) {
         if (!gltf_view_bytes(g, (uint32_t)a->view, &data)) {
             free(values);
             return false;

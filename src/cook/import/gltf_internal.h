@@ -110,6 +110,11 @@ typedef struct gltf_accessor {
     uint32_t sparse_value_view;
     uint64_t sparse_value_offset;
     uint8_t data_checked; /* animation checks already done on this accessor's data */
+    /* KHR_draco_mesh_compression: the decoded values (count elements of
+     * element_size bytes, owned), read instead of the bufferView (the
+     * uncompressed fallback), or NULL. */
+    uint8_t *decoded;
+    uint32_t decoded_view; /* the bufferView of the Draco data decoded */
 } gltf_accessor;
 
 typedef struct gltf_image {
@@ -147,6 +152,7 @@ typedef struct gltf {
 
     bool ext_quantization; /* KHR_mesh_quantization in extensionsUsed */
     bool ext_meshopt;      /* EXT_meshopt_compression in extensionsUsed */
+    bool ext_draco;        /* KHR_draco_mesh_compression in extensionsUsed */
 
     gltf_buffer *buffers;
     gltf_view *views;

@@ -14,8 +14,10 @@
  *   {v[i], v[i + 1 + i % 2], v[i + 2 - i % 2]}, fan triangle i is
  *   {v[i + 1], v[i + 2], v[0]}), dropping the degenerate triangles strips use
  *   for stitching. POINTS and LINES* are skipped with a warning, as is a
- *   primitive without POSITION, one whose buffers hold no data (no uri), and a
- *   KHR_draco_mesh_compression primitive without uncompressed fallback.
+ *   primitive without POSITION and one whose buffers hold no data (no uri).
+ *   A KHR_draco_mesh_compression primitive is decoded through
+ *   draco_decode.h into its accessors (decode_draco), which then read as any
+ *   other; its uncompressed fallback is not read.
  *
  * Streams
  *   normals / tangents only when every triangle primitive of the mesh has
@@ -45,6 +47,7 @@
 #include <string.h>
 
 #include "common/checked.h"
+#include "cook/import/draco_decode.h"
 #include "cook/import/gltf_internal.h"
 
 enum {
@@ -293,6 +296,148 @@ static bool check_attributes(gltf *g, const json_t *map, const char *jpath, prim
     return ok && check_continuity(g, &sets, jpath);
 }
 
+/* ---------------------------------------------------------------------------
+ * KHR_draco_mesh_compression
+ * ------------------------------------------------------------------------- */
+
+/* The decoded faces as the indices accessor's own component type. */
+static uint8_t *draco_indices(gltf *g, const draco_mesh *mesh, const gltf_accessor *a,
+                              const char *path) {
+    uint32_t max = a->component_size == 1 ? 0xffu : (a->component_size == 2 ? 0xffffu : UINT32_MAX);
+    uint8_t *bytes = malloc((size_t)a->count * a->component_size);
+    if (bytes == NULL) {
+        gltf_out_of_memory(g);
+        return NULL;
+    }
+    for (uint32_t i = 0; i < a->count; i++) {
+        uint32_t v = mesh->indices[i];
+        if (v > max) {
+            gltf_error(g, "%s: decoded index %u (element %u) does not fit its %s accessor", path, v,
+                       i, gltf_component_name(a->component_type));
+            free(bytes);
+            return NULL;
+        }
+        for (uint32_t k = 0; k < a->component_size; k++)
+            bytes[(size_t)i * a->component_size + k] = (uint8_t)(v >> (8 * k));
+    }
+    return bytes;
+}
+
+/* Decodes a primitive's Draco data and binds it to the accessors the
+ * extension's "attributes" name and to the indices accessor: from then on
+ * they read as any accessor (per their componentType, normalized, sparse),
+ * in place of their bufferViews. Those bufferViews are the uncompressed
+ * fallback; with the extension in extensionsRequired there is none, and when
+ * it is only in extensionsUsed Draco is preferred anyway: it is the data the
+ * exporter compressed, and one path reads every Draco file the same way. */
+static bool decode_draco(gltf *g, const json_t *ext, const json_t *attributes, const char *jpath,
+                         prim_info *info) {
+    char path[GLTF_PATH_SIZE], apath[GLTF_PATH_SIZE];
+    gltf_pathf(path, "%s.extensions.KHR_draco_mesh_compression", jpath);
+    int64_t view;
+    const json_t *map;
+    if (!gltf_get_index(g, ext, path, "bufferView", true, "bufferView", g->n_views, &view) ||
+        !gltf_get_object(g, ext, path, "attributes", true, &map) ||
+        !gltf_view_valid(g, (uint32_t)view))
+        return false;
+    if (info->mode != 4 || info->indices < 0) {
+        gltf_error(g, "%s: Draco data decodes to indexed triangles; the primitive must be %s", path,
+                   info->mode != 4 ? "TRIANGLES" : "indexed ('indices')");
+        return false;
+    }
+    size_t count = json_object_size(map);
+    draco_request *requests = calloc(count + 1, sizeof *requests);
+    uint32_t *bound = calloc(count + 1, sizeof *bound); /* accessor per request */
+    if (requests == NULL || bound == NULL) {
+        free(requests);
+        free(bound);
+        return gltf_out_of_memory(g);
+    }
+    gltf_accessor *ia = &g->accessors[info->indices];
+    uint64_t bytes = (uint64_t)ia->count * sizeof(uint32_t);
+    bool ok = true, done = ia->decoded != NULL && ia->decoded_view == (uint32_t)view;
+    size_t n = 0;
+    const char *name;
+    const json_t *value;
+    json_object_foreach((json_t *)map, name, value) {
+        gltf_pathf(apath, "%s.attributes.%.64s", path, name);
+        int64_t id, accessor;
+        const json_t *plain = json_object_get(attributes, name);
+        if (plain == NULL) {
+            gltf_error(g, "%s: the primitive has no attribute %.64s", apath, name);
+            ok = false;
+            break;
+        }
+        if (!gltf_index_value(g, value, apath, "Draco attribute id", (size_t)UINT32_MAX + 1, &id) ||
+            !gltf_index_value(g, plain, apath, "accessor", g->n_accessors, &accessor)) {
+            ok = false;
+            break;
+        }
+        gltf_accessor *a = &g->accessors[accessor]; /* validated by check_attributes */
+        if (a->columns != 1) {
+            gltf_error(g, "%s: accessor %lld is a matrix; Draco attributes are scalars or vectors",
+                       apath, (long long)accessor);
+            ok = false;
+            break;
+        }
+        done &= a->decoded != NULL && a->decoded_view == (uint32_t)view;
+        requests[n] = (draco_request){(uint32_t)id, a->component_type, a->components};
+        bound[n++] = (uint32_t)accessor;
+        bytes += (uint64_t)a->count * a->element_size;
+    }
+    /* Primitives sharing one Draco view and its accessors decode it once. */
+    ok = ok && (done || gltf_charge(g, bytes, path));
+    const uint8_t *data = NULL;
+    draco_mesh mesh = {0};
+    char reason[300];
+    if (ok && !done && gltf_view_bytes(g, (uint32_t)view, &data)) {
+        g->views[view].usage |= GLTF_USE_OTHER;
+        if (!draco_decode_mesh(data, (size_t)g->views[view].length, requests, n, bytes + g->budget,
+                               &mesh, reason, sizeof reason)) {
+            gltf_error(g, "%s: bufferViews[%lld]: %s", path, (long long)view, reason);
+            ok = false;
+        }
+    } else if (ok && !done) {
+        ok = false; /* gltf_view_bytes reported it */
+    }
+    for (size_t r = 0; ok && !done && r < n; r++) {
+        gltf_accessor *a = &g->accessors[bound[r]];
+        if (a->count != mesh.point_count) {
+            gltf_error(g, "%s: accessor %u has count %u; the Draco data decodes %u points", path,
+                       bound[r], a->count, mesh.point_count);
+            ok = false;
+        } else if (a->decoded != NULL) {
+            gltf_error(g, "%s: accessor %u is decoded from another Draco bufferView too", path,
+                       bound[r]);
+            ok = false;
+        }
+    }
+    if (ok && !done && (uint64_t)mesh.face_count * 3 != ia->count) {
+        gltf_error(g,
+                   "%s: the indices accessor %lld has count %u; the Draco data decodes %u "
+                   "triangles (%llu indices)",
+                   path, (long long)info->indices, ia->count, mesh.face_count,
+                   (unsigned long long)mesh.face_count * 3);
+        ok = false;
+    }
+    if (ok && !done) {
+        gltf_pathf(apath, "%s.indices", jpath);
+        free(ia->decoded);
+        ia->decoded = draco_indices(g, &mesh, ia, apath);
+        ia->decoded_view = (uint32_t)view;
+        ok = ia->decoded != NULL;
+        for (size_t r = 0; ok && r < n; r++) {
+            g->accessors[bound[r]].decoded = mesh.values[r];
+            g->accessors[bound[r]].decoded_view = (uint32_t)view;
+            mesh.values[r] = NULL; /* owned by the accessor now */
+        }
+    }
+    draco_mesh_free(&mesh);
+    free(requests);
+    free(bound);
+    return ok;
+}
+
 static bool check_primitive(gltf *g, const json_t *prim, const char *jpath, prim_info *info) {
     for (int k = 0; k < A_COUNT; k++)
         info->attr[k] = -1;
@@ -372,9 +517,16 @@ static bool check_primitive(gltf *g, const json_t *prim, const char *jpath, prim
         gltf_warning(g, "%s: %s without %s; the skinning data is ignored", jpath,
                      info->attr[A_JOINTS0] >= 0 ? "JOINTS_0" : "WEIGHTS_0",
                      info->attr[A_JOINTS0] >= 0 ? "WEIGHTS_0" : "JOINTS_0");
-    if (info->triangles && gltf_extension(prim, "KHR_draco_mesh_compression") != NULL &&
+    const json_t *draco = gltf_extension(prim, "KHR_draco_mesh_compression");
+    if (info->triangles && draco != NULL && g->ext_draco &&
+        !decode_draco(g, draco, attributes, jpath, info))
+        return false;
+    if (info->triangles && draco != NULL && !g->ext_draco &&
         !gltf_accessor_stored(g, (uint32_t)info->attr[A_POSITION])) {
-        gltf_warning(g, "%s: Draco-compressed without an uncompressed fallback; skipped", jpath);
+        gltf_warning(g,
+                     "%s: Draco-compressed, but KHR_draco_mesh_compression is not in "
+                     "extensionsUsed, and there is no uncompressed fallback; skipped",
+                     jpath);
         info->triangles = false;
     }
     bool readable = info->indices < 0 || gltf_accessor_readable(g, (uint32_t)info->indices);
