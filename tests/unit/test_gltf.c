@@ -655,6 +655,24 @@ static void gltf_warns_about_bad_values_in_unused_objects(void **state) {
     test_import_free(&r);
     free(json);
 
+    /* Unknown enum values kiln does not cook (glTF-Validator's VALUE_NOT_IN_LIST is
+     * a warning): a sampler's filter and wrap, a used view's target. */
+    json = builder_json(&b,
+                        "'meshes':[{'primitives':[{'attributes':{'POSITION':0}}]}],"
+                        "'samplers':[{'magFilter':1234,'wrapS':5}]",
+                        false);
+    char *target = strstr(json, "\"target\":34962");
+    assert_non_null(target);
+    memcpy(target, "\"target\":34999", strlen("\"target\":34999"));
+    import_json(&r, dir, json);
+    expect_warning(&r, "samplers[0].magFilter: 1234 is not a valid value; ignored");
+    expect_warning(&r, "samplers[0].wrapS: 5 is not a valid value; ignored");
+    expect_warning(&r, "bufferViews[0].target: 34999 is neither ARRAY_BUFFER (34962) nor "
+                       "ELEMENT_ARRAY_BUFFER (34963); ignored");
+    expect_floats(r.asset.meshes[0].positions, TRIANGLE, 9, 0);
+    test_import_free(&r);
+    free(json);
+
     /* The same accessors and image used: errors. */
     static const char *const used[][2] = {
         {"'meshes':[{'primitives':[{'attributes':{'POSITION':0},'indices':1}]}]",

@@ -866,11 +866,9 @@ static bool check_samplers(gltf *g) {
             bool known = false;
             for (int k = 0; k < rules[r].count; k++)
                 known |= value == rules[r].values[k];
-            if (!known) {
-                gltf_error(g, "%s.%s: %llu is not a valid value", jpath, rules[r].key,
-                           (unsigned long long)value);
-                ok = false;
-            }
+            if (!known) /* glTF-Validator: VALUE_NOT_IN_LIST, a warning; kiln cooks no sampler */
+                gltf_warning(g, "%s.%s: %llu is not a valid value; ignored", jpath, rules[r].key,
+                             (unsigned long long)value);
         }
     }
     return ok;

@@ -167,11 +167,12 @@ static bool parse_view(gltf *g, size_t i) {
         return false;
     }
     if (target != 0 && target != GLTF_ARRAY_BUFFER && target != GLTF_ELEMENT_ARRAY_BUFFER) {
-        gltf_error(g,
-                   "%s.target: %llu is neither ARRAY_BUFFER (34962) nor "
-                   "ELEMENT_ARRAY_BUFFER (34963)",
-                   jpath, (unsigned long long)target);
-        return false;
+        /* glTF-Validator: VALUE_NOT_IN_LIST, a warning; the target is only a hint */
+        gltf_warning(g,
+                     "%s.target: %llu is neither ARRAY_BUFFER (34962) nor "
+                     "ELEMENT_ARRAY_BUFFER (34963); ignored",
+                     jpath, (unsigned long long)target);
+        target = 0;
     }
     if (stride != 0 && target == GLTF_ELEMENT_ARRAY_BUFFER) {
         gltf_error(g,
