@@ -1936,17 +1936,35 @@ static void gltf_corpus_models_have_the_expected_content(void **state) {
  * KHR_draco_mesh_compression
  * ------------------------------------------------------------------------- */
 
+/* A corpus glTF file parsed; *prim receives mesh 0's primitive 0. */
+static json_t *corpus_json(const char *path, const json_t **prim) {
+    char *full = test_path_join(test_corpus_dir(), path);
+    json_error_t error;
+    json_t *root = json_load_file(full, 0, &error);
+    if (root == NULL)
+        fail_msg("%s: %s", full, error.text);
+    free(full);
+    *prim = json_array_get(
+        json_object_get(json_array_get(json_object_get(root, "meshes"), 0), "primitives"), 0);
+    return root;
+}
+
+/* The corpus's Draco box: Box.gltf parsed, and Box.bin's bytes. */
+static json_t *draco_box(uint8_t **bin, size_t *bin_size) {
+    char *bin_path = test_path_join(test_corpus_dir(), "gltf/Box/glTF-Draco/Box.bin");
+    *bin = test_read_file(bin_path, bin_size);
+    free(bin_path);
+    const json_t *prim;
+    return corpus_json("gltf/Box/glTF-Draco/Box.gltf", &prim);
+}
+
 /* min/max/count of mesh 0 primitive 0's `semantic` accessor in a corpus file:
  * the exporter wrote them from the values it encoded, so they record the
  * decoded bounds independently of kiln. */
 static void corpus_accessor_bounds(const char *path, const char *semantic, float min[3],
                                    float max[3], uint32_t *count) {
-    char *full = test_path_join(test_corpus_dir(), path);
-    json_error_t error;
-    json_t *root = json_load_file(full, 0, &error);
-    assert_non_null(root);
-    const json_t *prim = json_array_get(
-        json_object_get(json_array_get(json_object_get(root, "meshes"), 0), "primitives"), 0);
+    const json_t *prim;
+    json_t *root = corpus_json(path, &prim);
     const json_t *index = json_object_get(json_object_get(prim, "attributes"), semantic);
     const json_t *accessor =
         json_array_get(json_object_get(root, "accessors"), (size_t)json_integer_value(index));
@@ -1957,7 +1975,6 @@ static void corpus_accessor_bounds(const char *path, const char *semantic, float
     }
     *count = (uint32_t)json_integer_value(json_object_get(accessor, "count"));
     json_decref(root);
-    free(full);
 }
 
 static bool near3(const float *a, const float *b, float tolerance) {
@@ -1988,12 +2005,8 @@ static bool has_triangle(const ir_mesh *a, uint32_t t, const ir_mesh *b, float t
  * straight from the file's bytes (the extension's attribute id, the view's
  * range) without the glTF importer. */
 static void draco_reference(const char *path, draco_mesh *out) {
-    char *full = test_path_join(test_corpus_dir(), path);
-    json_error_t error;
-    json_t *root = json_load_file(full, 0, &error);
-    assert_non_null(root);
-    const json_t *prim = json_array_get(
-        json_object_get(json_array_get(json_object_get(root, "meshes"), 0), "primitives"), 0);
+    const json_t *prim;
+    json_t *root = corpus_json(path, &prim);
     const json_t *ext =
         json_object_get(json_object_get(prim, "extensions"), "KHR_draco_mesh_compression");
     const json_t *view =
@@ -2002,8 +2015,7 @@ static void draco_reference(const char *path, draco_mesh *out) {
     const json_t *buffer =
         json_array_get(json_object_get(root, "buffers"),
                        (size_t)json_integer_value(json_object_get(view, "buffer")));
-    char *folder = strdup(full);
-    assert_non_null(folder);
+    char *folder = test_path_join(test_corpus_dir(), path);
     *strrchr(folder, '/') = '\0';
     char *bin_path = test_path_join(folder, json_string_value(json_object_get(buffer, "uri")));
     size_t size;
@@ -2022,7 +2034,6 @@ static void draco_reference(const char *path, draco_mesh *out) {
     free(bin_path);
     free(folder);
     json_decref(root);
-    free(full);
 }
 
 /* The corpus's two Draco models: the positions and triangles are exactly the
@@ -2099,14 +2110,10 @@ static void gltf_prefers_draco_to_the_fallback(void **state) {
     if (test_skip_without_corpus("gltf_prefers_draco_to_the_fallback"))
         skip();
     char *dir = fresh_dir("draco_fallback");
-    char *bin_path = test_path_join(test_corpus_dir(), "gltf/Box/glTF-Draco/Box.bin");
+    uint8_t *bin;
     size_t bin_size;
-    uint8_t *bin = test_read_file(bin_path, &bin_size);
+    json_t *root = draco_box(&bin, &bin_size);
     test_write_in(dir, "Box.bin", bin, bin_size);
-    char *gltf_path = test_path_join(test_corpus_dir(), "gltf/Box/glTF-Draco/Box.gltf");
-    json_error_t error;
-    json_t *root = json_load_file(gltf_path, 0, &error);
-    assert_non_null(root);
     json_object_del(root, "extensionsRequired");
     /* buffer 1: 24 * 12 * 2 + 36 * 2 bytes of zeros, the fallback */
     uint8_t zeros[648] = {0};
@@ -2156,8 +2163,6 @@ static void gltf_prefers_draco_to_the_fallback(void **state) {
     test_import_free(&r);
     free(text);
     json_decref(root);
-    free(gltf_path);
-    free(bin_path);
     free(bin);
     free(dir);
 }
@@ -2170,13 +2175,9 @@ static void gltf_refuses_corrupt_draco_data(void **state) {
     if (test_skip_without_corpus("gltf_refuses_corrupt_draco_data"))
         skip();
     char *dir = fresh_dir("draco_corrupt");
-    char *bin_path = test_path_join(test_corpus_dir(), "gltf/Box/glTF-Draco/Box.bin");
-    char *gltf_path = test_path_join(test_corpus_dir(), "gltf/Box/glTF-Draco/Box.gltf");
+    uint8_t *bin;
     size_t bin_size;
-    uint8_t *bin = test_read_file(bin_path, &bin_size);
-    json_error_t error;
-    json_t *root = json_load_file(gltf_path, 0, &error);
-    assert_non_null(root);
+    json_t *root = draco_box(&bin, &bin_size);
     json_t *view = json_array_get(json_object_get(root, "bufferViews"), 0);
     const uint32_t draco_length = (uint32_t)json_integer_value(json_object_get(view, "byteLength"));
     const char *where = "meshes[0].primitives[0].extensions.KHR_draco_mesh_compression";
@@ -2236,8 +2237,6 @@ static void gltf_refuses_corrupt_draco_data(void **state) {
     free(copy);
     free(text);
     json_decref(root);
-    free(gltf_path);
-    free(bin_path);
     free(bin);
     free(dir);
 }

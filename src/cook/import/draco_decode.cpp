@@ -26,34 +26,10 @@
 
 extern "C" {
 #include "cook/import/draco_decode.h"
+#include "cook/import/gltf_component.h"
 }
 
 namespace {
-
-enum : uint32_t {
-    BYTE = 5120,
-    UNSIGNED_BYTE = 5121,
-    SHORT = 5122,
-    UNSIGNED_SHORT = 5123,
-    UNSIGNED_INT = 5125,
-    FLOAT = 5126,
-};
-
-uint32_t component_size(uint32_t type) {
-    switch (type) {
-    case BYTE:
-    case UNSIGNED_BYTE:
-        return 1;
-    case SHORT:
-    case UNSIGNED_SHORT:
-        return 2;
-    case UNSIGNED_INT:
-    case FLOAT:
-        return 4;
-    default:
-        return 0;
-    }
-}
 
 bool fail(char *error, size_t error_size, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -98,15 +74,15 @@ bool extract(const draco::Mesh &mesh, const draco::PointAttribute &attribute, ui
 bool extract_as(uint32_t type, const draco::Mesh &mesh, const draco::PointAttribute &attribute,
                 uint32_t components, uint8_t *out, char *error, size_t error_size) {
     switch (type) {
-    case BYTE:
+    case GLTF_BYTE:
         return extract<int8_t>(mesh, attribute, components, out, error, error_size);
-    case UNSIGNED_BYTE:
+    case GLTF_UNSIGNED_BYTE:
         return extract<uint8_t>(mesh, attribute, components, out, error, error_size);
-    case SHORT:
+    case GLTF_SHORT:
         return extract<int16_t>(mesh, attribute, components, out, error, error_size);
-    case UNSIGNED_SHORT:
+    case GLTF_UNSIGNED_SHORT:
         return extract<uint16_t>(mesh, attribute, components, out, error, error_size);
-    case UNSIGNED_INT:
+    case GLTF_UNSIGNED_INT:
         return extract<uint32_t>(mesh, attribute, components, out, error, error_size);
     default:
         return extract<float>(mesh, attribute, components, out, error, error_size);
@@ -116,7 +92,7 @@ bool extract_as(uint32_t type, const draco::Mesh &mesh, const draco::PointAttrib
 bool decode(const uint8_t *data, size_t size, const draco_request *requests, size_t request_count,
             uint64_t max_bytes, draco_mesh *out, char *error, size_t error_size) {
     for (size_t r = 0; r < request_count; r++)
-        if (component_size(requests[r].component_type) == 0 || requests[r].components == 0 ||
+        if (gltf_component_size(requests[r].component_type) == 0 || requests[r].components == 0 ||
             requests[r].components > 16)
             return fail(error, error_size, "request %zu: bad component type or count", r);
     draco::DecoderBuffer buffer;
@@ -133,7 +109,7 @@ bool decode(const uint8_t *data, size_t size, const draco_request *requests, siz
     uint64_t points = mesh->num_points(), faces = mesh->num_faces();
     uint64_t total = faces * 3 * sizeof(uint32_t);
     for (size_t r = 0; r < request_count; r++)
-        total += points * requests[r].components * component_size(requests[r].component_type);
+        total += points * requests[r].components * gltf_component_size(requests[r].component_type);
     if (total > max_bytes)
         return fail(error, error_size, "the decoded mesh (%llu bytes) exceeds the limit of %llu",
                     static_cast<unsigned long long>(total),
@@ -166,7 +142,7 @@ bool decode(const uint8_t *data, size_t size, const draco_request *requests, siz
             return fail(error, error_size,
                         "Draco attribute %u has %d components per point; the accessor %u",
                         request.unique_id, attribute->num_components(), request.components);
-        size_t bytes = points * request.components * component_size(request.component_type);
+        size_t bytes = points * request.components * gltf_component_size(request.component_type);
         out->values[r] = static_cast<uint8_t *>(std::malloc(bytes ? bytes : 1));
         if (out->values[r] == nullptr)
             return fail(error, error_size, "out of memory");

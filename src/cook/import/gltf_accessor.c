@@ -47,21 +47,6 @@ const char *gltf_component_name(uint32_t component_type) {
     return "?";
 }
 
-static uint32_t component_size(uint32_t component_type) {
-    switch (component_type) {
-    case GLTF_BYTE:
-    case GLTF_UNSIGNED_BYTE:
-        return 1;
-    case GLTF_SHORT:
-    case GLTF_UNSIGNED_SHORT:
-        return 2;
-    case GLTF_UNSIGNED_INT:
-    case GLTF_FLOAT:
-        return 4;
-    }
-    return 0;
-}
-
 /* ---------------------------------------------------------------------------
  * Buffer views
  * ------------------------------------------------------------------------- */
@@ -368,14 +353,14 @@ static bool parse_sparse(gltf *g, gltf_accessor *a, const json_t *sparse, const 
                    iv->stride != 0 ? ipath : vpath);
         return false;
     }
-    uint64_t index_bytes = count * component_size((uint32_t)index_type);
+    uint64_t index_bytes = count * gltf_component_size((uint32_t)index_type);
     uint64_t value_bytes = count * a->element_size;
     if (!range_inside(index_offset, index_bytes, iv->length)) {
         gltf_error(g,
                    "%s: byteOffset %llu + count %llu * %u bytes exceeds "
                    "bufferViews[%lld].byteLength %llu",
                    ipath, (unsigned long long)index_offset, (unsigned long long)count,
-                   component_size((uint32_t)index_type), (long long)index_view,
+                   gltf_component_size((uint32_t)index_type), (long long)index_view,
                    (unsigned long long)iv->length);
         return false;
     }
@@ -414,7 +399,7 @@ static bool parse_accessor(gltf *g, size_t i) {
         !gltf_get_uint(g, obj, jpath, "count", true, 1, UINT32_MAX, &count) ||
         !gltf_get_string(g, obj, jpath, "type", true, &type))
         return false;
-    uint32_t size = component_size((uint32_t)type_code);
+    uint32_t size = gltf_component_size((uint32_t)type_code);
     if (size == 0) {
         gltf_error(g, "%s.componentType: %llu is not a glTF component type", jpath,
                    (unsigned long long)type_code);
@@ -621,7 +606,7 @@ static bool read_sparse_indices(gltf *g, uint32_t index, const uint8_t **values,
     uint32_t *indices = malloc((size_t)a->sparse_count * sizeof *indices);
     if (indices == NULL)
         return gltf_out_of_memory(g);
-    uint32_t size = component_size(a->sparse_index_type);
+    uint32_t size = gltf_component_size(a->sparse_index_type);
     const uint8_t *p = idata + a->sparse_index_offset;
     for (uint32_t k = 0; k < a->sparse_count; k++) {
         uint32_t value = load_le(p + (size_t)k * size, size);

@@ -24,19 +24,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cook/import/gltf_component.h"
 #include "cook/import/import.h"
 
 #define GLTF_MAX_ERRORS 32u /* then "too many errors" and the import stops */
 #define GLTF_PATH_SIZE 256  /* a JSON path for messages */
-
-enum {
-    GLTF_BYTE = 5120,
-    GLTF_UNSIGNED_BYTE = 5121,
-    GLTF_SHORT = 5122,
-    GLTF_UNSIGNED_SHORT = 5123,
-    GLTF_UNSIGNED_INT = 5125,
-    GLTF_FLOAT = 5126,
-};
 
 enum { GLTF_ARRAY_BUFFER = 34962, GLTF_ELEMENT_ARRAY_BUFFER = 34963 };
 
