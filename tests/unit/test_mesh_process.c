@@ -1,6 +1,7 @@
 /* The mesh process stage: weld, ordering, levels of detail, meshlets. */
 #include <math.h>
 #include <meshoptimizer.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -518,6 +519,62 @@ static void kmesh_vertex_packing_is_the_same_on_1_and_3_threads(void **state) {
     ir_mesh_free(&mesh);
 }
 
+/* Each submesh's topology goes through the writer into the file and back out
+ * of the runtime's view; a value the format does not know is refused. */
+static void kmesh_round_trips_each_submesh_topology(void **state) {
+    (void)state;
+    static const float positions[12] = {0, 0, 0, 1, 0, 0, 1, 1, 0, 0, 1, 0};
+    static const uint32_t indices[6] = {0, 1, 2, 2, 3, 3};
+    ir_mesh mesh = {.vertex_count = 4, .index_count = 6, .submesh_count = 3};
+    mesh.positions = malloc(sizeof positions);
+    mesh.indices = malloc(sizeof indices);
+    mesh.submeshes = calloc(3, sizeof *mesh.submeshes);
+    memcpy(mesh.positions, positions, sizeof positions);
+    memcpy(mesh.indices, indices, sizeof indices);
+    mesh.submeshes[0] = (ir_submesh){.index_count = 3};
+    mesh.submeshes[1] = (ir_submesh){
+        .index_offset = 3, .index_count = 2, .material = 1, .topology = KILN_TOPOLOGY_LINES};
+    mesh.submeshes[2] =
+        (ir_submesh){.index_offset = 5, .index_count = 1, .topology = KILN_TOPOLOGY_POINTS};
+    cook_settings settings;
+    cook_settings_default(&settings);
+    cook_diag diag = {0};
+    cook_context ctx = {
+        .source_path = "mixed.obj", .ref = "mixed", .settings = &settings, .diag = &diag};
+    bytebuf bytes = {0};
+    assert_true(kmesh_bytes(&ctx, &mesh, &bytes));
+    kiln_file file;
+    kiln_mesh_view view;
+    kiln_error err;
+    assert_int_equal(kiln_file_from_memory(&file, bytes.data, bytes.size, NULL, 0, &err), KILN_OK);
+    assert_int_equal(file.kind_version, 3);
+    assert_int_equal(kiln_mesh_view_get(&file, KILN_OPEN_DEEP, &view, &err), KILN_OK);
+    assert_int_equal(view.desc->index_count, 6);
+    static const kiln_topology expected[3] = {KILN_TOPOLOGY_TRIANGLES, KILN_TOPOLOGY_LINES,
+                                              KILN_TOPOLOGY_POINTS};
+    for (uint32_t s = 0; s < 3; s++) {
+        assert_int_equal(view.submeshes[s].topology, expected[s]);
+        assert_int_equal(view.submeshes[s].index_offset, mesh.submeshes[s].index_offset);
+        assert_int_equal(view.submeshes[s].index_count, mesh.submeshes[s].index_count);
+        assert_int_equal(view.submeshes[s].flags, 0);
+    }
+    /* The point submesh's bounds are its one point's. */
+    assert_true(view.submeshes[2].aabb_min[0] == 0.0f && view.submeshes[2].aabb_max[1] == 1.0f);
+    kiln_chunk subm;
+    assert_int_equal(kiln_file_find_chunk(&file, KILN_CHUNK_MESH_SUBMESHES, &subm), KILN_OK);
+    size_t topology_at = (size_t)((const uint8_t *)subm.data - bytes.data) +
+                         2 * sizeof(kiln_submesh) + offsetof(kiln_submesh, topology);
+    kiln_file_close(&file);
+    bytes.data[topology_at] = KILN_TOPOLOGY_COUNT_;
+    assert_int_equal(kiln_file_from_memory(&file, bytes.data, bytes.size, NULL, 0, &err), KILN_OK);
+    assert_int_equal(kiln_mesh_view_get(&file, 0, &view, &err), KILN_ERR_CORRUPT);
+    assert_non_null(strstr(err.message, "submesh 2 has unknown topology 3"));
+    kiln_file_close(&file);
+    bytebuf_free(&bytes);
+    diag_free(&diag);
+    ir_mesh_free(&mesh);
+}
+
 static void merge_bakes_instances_and_mirrors(void **state) {
     (void)state;
     ir_asset asset = {0};
@@ -613,6 +670,7 @@ int main(void) {
         cmocka_unit_test(spatial_sort_keeps_triangles_and_groups_quadrants),
         cmocka_unit_test(chunked_lods_and_meshlets_are_the_same_on_1_and_3_threads),
         cmocka_unit_test(kmesh_vertex_packing_is_the_same_on_1_and_3_threads),
+        cmocka_unit_test(kmesh_round_trips_each_submesh_topology),
         cmocka_unit_test(merge_bakes_instances_and_mirrors),
         cmocka_unit_test(merge_leaves_skinned_meshes_out_with_a_warning),
     };

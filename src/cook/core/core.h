@@ -28,8 +28,9 @@
  * most 1 code apart where one value is over 2^29 times the other;
  * 10: BC7 normal estimates all 64 two-subset partitions, best refits its
  * winner from extended endpoint starts; 11: large submeshes simplified and
- * split into meshlets by spatial chunk). */
-#define KILN_ENCODER_VERSION 11u
+ * split into meshlets by spatial chunk; 12: kmesh version 3, submeshes with a
+ * topology: points and lines are cooked). */
+#define KILN_ENCODER_VERSION 12u
 
 /* Largest source or dependency file a cook reads. */
 #define COOK_SOURCE_MAX_BYTES ((size_t)2 << 30) /* 2 GiB */
