@@ -340,9 +340,10 @@ void cook_asset_result_free(cook_asset_result *result);
 uint32_t geometry_triangulate_polygon(const float *corners, uint32_t count, uint32_t *triangles);
 
 /* Replaces the normal of every vertex v with bad[v] != 0 by the normalised,
- * area-weighted sum of the normals of the triangles using it (+Z when those
- * are degenerate too): what an importer does with a source's zero or
- * non-finite normals (core/repair_normals.c). */
+ * area-weighted sum of the normals of the triangles (of the triangle
+ * submeshes) using it (+Z when those are degenerate too, or when only lines
+ * or points use it): what an importer does with a source's zero or non-finite
+ * normals (core/repair_normals.c). */
 void geometry_repair_normals(ir_mesh *mesh, const uint8_t *bad);
 
 /* AABB of the vertices referenced by indices[0..count) (zero when empty). */
