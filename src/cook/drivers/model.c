@@ -328,7 +328,8 @@ bool cook_model_asset(const cook_request *request, cook_context *ctx, cook_asset
         ok = process_merge_asset(&asset, &result->diag, source_path);
     cook_stage_add(result, COOK_STAGE_PROCESS, clock);
     if (ok && asset.mesh_count == 0)
-        diag_warning(&result->diag, source_path, 0, "no triangles to cook; nothing written");
+        diag_warning(&result->diag, source_path, 0,
+                     "no triangles, lines or points to cook; nothing written");
     for (uint32_t m = 0; ok && m < asset.mesh_count; m++)
         ok = cook_mesh_output(request, ctx, &asset, m, result);
     if (ok && asset.mesh_count > 0 && asset.material_count > 0)
