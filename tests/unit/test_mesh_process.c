@@ -519,6 +519,17 @@ static void kmesh_vertex_packing_is_the_same_on_1_and_3_threads(void **state) {
     ir_mesh_free(&mesh);
 }
 
+/* `mesh` written into `bytes` and opened with every check (kiln_file_close
+ * and bytebuf_free are the caller's). */
+static void open_cooked(const cook_context *ctx, const ir_mesh *mesh, bytebuf *bytes,
+                        kiln_file *file, kiln_mesh_view *view) {
+    kiln_error err;
+    assert_true(kmesh_bytes(ctx, mesh, bytes));
+    assert_int_equal(kiln_file_from_memory(file, bytes->data, bytes->size, NULL, 0, &err), KILN_OK);
+    if (kiln_mesh_view_get(file, KILN_OPEN_DEEP, view, &err) != KILN_OK)
+        fail_msg("%s", err.message);
+}
+
 /* Each submesh's topology goes through the writer into the file and back out
  * of the runtime's view; a value the format does not know is refused. */
 static void kmesh_round_trips_each_submesh_topology(void **state) {
@@ -542,13 +553,11 @@ static void kmesh_round_trips_each_submesh_topology(void **state) {
     cook_context ctx = {
         .source_path = "mixed.obj", .ref = "mixed", .settings = &settings, .diag = &diag};
     bytebuf bytes = {0};
-    assert_true(kmesh_bytes(&ctx, &mesh, &bytes));
     kiln_file file;
     kiln_mesh_view view;
     kiln_error err;
-    assert_int_equal(kiln_file_from_memory(&file, bytes.data, bytes.size, NULL, 0, &err), KILN_OK);
+    open_cooked(&ctx, &mesh, &bytes, &file, &view);
     assert_int_equal(file.kind_version, 3);
-    assert_int_equal(kiln_mesh_view_get(&file, KILN_OPEN_DEEP, &view, &err), KILN_OK);
     assert_int_equal(view.desc->index_count, 6);
     static const kiln_topology expected[3] = {KILN_TOPOLOGY_TRIANGLES, KILN_TOPOLOGY_LINES,
                                               KILN_TOPOLOGY_POINTS};
@@ -759,12 +768,9 @@ static void mixed_mesh_processes_each_topology_its_way(void **state) {
 
     /* What the runtime reads back. */
     bytebuf bytes = {0};
-    assert_true(kmesh_bytes(&ctx, &mesh, &bytes));
     kiln_file file;
     kiln_mesh_view view;
-    kiln_error err;
-    assert_int_equal(kiln_file_from_memory(&file, bytes.data, bytes.size, NULL, 0, &err), KILN_OK);
-    assert_int_equal(kiln_mesh_view_get(&file, KILN_OPEN_DEEP, &view, &err), KILN_OK);
+    open_cooked(&ctx, &mesh, &bytes, &file, &view);
     assert_int_equal(view.submeshes[3].topology, KILN_TOPOLOGY_POINTS);
     assert_true(kiln_mesh_lod(&view, 2, 2)->flags & KILN_LOD_FLAG_REUSED);
     kiln_file_close(&file);
@@ -891,6 +897,19 @@ static void merge_bakes_instances_and_mirrors(void **state) {
     ir_asset_free(&asset);
 }
 
+/* One default material and two root nodes drawing meshes 0 and 1. */
+static void place_two_meshes(ir_asset *asset) {
+    asset->material_count = 1;
+    asset->materials = calloc(1, sizeof *asset->materials);
+    ir_material_init(&asset->materials[0]);
+    asset->node_count = 2;
+    asset->nodes = calloc(2, sizeof *asset->nodes);
+    ir_node_init(&asset->nodes[0]);
+    ir_node_init(&asset->nodes[1]);
+    asset->nodes[0].mesh = 0;
+    asset->nodes[1].mesh = 1;
+}
+
 /* mesh.merge with a line mesh that has no normals: the triangles keep theirs
  * (the lines get +Z), the lines get their own submesh after the triangles, and
  * a mirroring node leaves the order of a segment's ends alone. */
@@ -910,16 +929,8 @@ static void merge_keeps_lines_apart_and_triangle_normals(void **state) {
     lines->submeshes = calloc(1, sizeof *lines->submeshes);
     lines->submeshes[0] = (ir_submesh){.index_count = 2, .topology = KILN_TOPOLOGY_LINES};
     make_triangle_mesh(&asset.meshes[1], 0);
-    asset.material_count = 1;
-    asset.materials = calloc(1, sizeof *asset.materials);
-    ir_material_init(&asset.materials[0]);
-    asset.node_count = 2;
-    asset.nodes = calloc(2, sizeof *asset.nodes);
-    ir_node_init(&asset.nodes[0]);
-    ir_node_init(&asset.nodes[1]);
-    asset.nodes[0].mesh = 0;
+    place_two_meshes(&asset);
     asset.nodes[0].matrix[0] = -1.0f; /* mirrored in x */
-    asset.nodes[1].mesh = 1;
     cook_diag diag = {0};
     assert_true(process_merge_asset(&asset, &diag, "scene.gltf"));
     const ir_mesh *m = &asset.meshes[0];
@@ -945,15 +956,7 @@ static void merge_leaves_skinned_meshes_out_with_a_warning(void **state) {
     asset.meshes = calloc(2, sizeof *asset.meshes);
     make_triangle_mesh(&asset.meshes[0], 0);
     make_triangle_mesh(&asset.meshes[1], 0);
-    asset.material_count = 1;
-    asset.materials = calloc(1, sizeof *asset.materials);
-    ir_material_init(&asset.materials[0]);
-    asset.node_count = 2;
-    asset.nodes = calloc(2, sizeof *asset.nodes);
-    ir_node_init(&asset.nodes[0]);
-    ir_node_init(&asset.nodes[1]);
-    asset.nodes[0].mesh = 0;
-    asset.nodes[1].mesh = 1;
+    place_two_meshes(&asset);
     asset.nodes[1].skin = 0;
     cook_diag diag = {0};
     assert_true(process_merge_asset(&asset, &diag, "skinned.gltf"));

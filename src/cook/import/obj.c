@@ -881,20 +881,26 @@ static bool emit_face(obj_parser *ps, uint32_t face_line) {
     return true;
 }
 
-static bool parse_face(obj_parser *ps) {
-    uint32_t face_line = ps->line;
-    ps->element = "face";
+/* The corners of an f, l or p statement into ps->corners; `element` names it
+ * in messages. */
+static bool read_corners(obj_parser *ps, const char *element) {
+    ps->element = element;
     ps->corners.count = 0;
     while (next_field(ps)) {
         if (ps->corners.count == OBJ_MAX_FACE_CORNERS)
-            return syntax_error(ps, "face has more than %u corners", OBJ_MAX_FACE_CORNERS);
+            return syntax_error(ps, "%s has more than %u corners", element, OBJ_MAX_FACE_CORNERS);
         uint32_t *corner = vec_push(&ps->corners, 3 * sizeof(uint32_t), 1);
         if (corner == NULL)
             return out_of_memory(ps);
         if (!parse_corner(ps, corner))
             return false;
     }
-    if (ps->binary)
+    return !ps->binary;
+}
+
+static bool parse_face(obj_parser *ps) {
+    uint32_t face_line = ps->line;
+    if (!read_corners(ps, "face"))
         return false;
     if (ps->corners.count < 3)
         return syntax_error(ps, "face has %zu corner%s; a face needs at least 3", ps->corners.count,
@@ -908,19 +914,7 @@ static bool parse_face(obj_parser *ps) {
 static bool parse_points_or_lines(obj_parser *ps, kiln_topology topology) {
     uint32_t line = ps->line;
     const char *keyword = topology == KILN_TOPOLOGY_LINES ? "l" : "p";
-    ps->element = topology == KILN_TOPOLOGY_LINES ? "line" : "point";
-    ps->corners.count = 0;
-    while (next_field(ps)) {
-        if (ps->corners.count == OBJ_MAX_FACE_CORNERS)
-            return syntax_error(ps, "'%s' has more than %u vertices", keyword,
-                                OBJ_MAX_FACE_CORNERS);
-        uint32_t *corner = vec_push(&ps->corners, 3 * sizeof(uint32_t), 1);
-        if (corner == NULL)
-            return out_of_memory(ps);
-        if (!parse_corner(ps, corner))
-            return false;
-    }
-    if (ps->binary)
+    if (!read_corners(ps, topology == KILN_TOPOLOGY_LINES ? "line" : "point"))
         return false;
     uint32_t n = (uint32_t)ps->corners.count, need = topology == KILN_TOPOLOGY_LINES ? 2 : 1;
     if (n < need)
