@@ -63,7 +63,8 @@ static void kiln_open_view_close(load_case *c, kiln_opener opener) {
         if (result == KILN_OK) {
             c->triangles = 0;
             for (uint32_t s = 0; s < view.desc->submesh_count; s++)
-                c->triangles += view.submeshes[s].index_count / 3;
+                if (view.submeshes[s].topology == KILN_TOPOLOGY_TRIANGLES)
+                    c->triangles += view.submeshes[s].index_count / 3;
             sink += (uintptr_t)view.indices;
         }
         kiln_file_close(&file);

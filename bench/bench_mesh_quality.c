@@ -122,16 +122,20 @@ static void analyze_file_order(const char *path, cache_totals *totals) {
  * The cooked file, through the runtime
  * ------------------------------------------------------------------------- */
 
-/* Level 0 of every submesh, widened to u32 for meshoptimizer. */
+/* Level 0 of every triangle submesh (what the cache and overdraw measures
+ * are about), widened to u32 for meshoptimizer. */
 static uint32_t *level0_indices(const kiln_mesh_view *view, size_t *count) {
     size_t total = 0;
     for (uint32_t s = 0; s < view->desc->submesh_count; s++)
-        total += kiln_mesh_lod(view, s, 0)->index_count;
+        if (view->submeshes[s].topology == KILN_TOPOLOGY_TRIANGLES)
+            total += kiln_mesh_lod(view, s, 0)->index_count;
     uint32_t *out = malloc(total ? total * sizeof *out : 1);
     if (out == NULL)
         bench_die("out of memory");
     size_t used = 0;
     for (uint32_t s = 0; s < view->desc->submesh_count; s++) {
+        if (view->submeshes[s].topology != KILN_TOPOLOGY_TRIANGLES)
+            continue;
         const kiln_lod *lod = kiln_mesh_lod(view, s, 0);
         for (uint32_t i = 0; i < lod->index_count; i++) {
             size_t at = (size_t)lod->index_offset + i;

@@ -68,7 +68,7 @@ typedef struct kiln_chunk_entry {
  * Mesh, kind MESH (docs/formats/kmesh.md)
  * ------------------------------------------------------------------------- */
 
-#define KILN_MESH_VERSION 2u
+#define KILN_MESH_VERSION 3u
 #define KILN_MESH_MAX_LODS 8u               /* levels per submesh, level 0 included */
 #define KILN_MESH_MAX_MESHLET_VERTICES 255u /* local indices are bytes */
 #define KILN_MESH_MAX_MESHLET_TRIANGLES 512u
@@ -116,10 +116,20 @@ typedef enum kiln_vertex_format {
     KILN_VFORMAT_COUNT_ = 12
 } kiln_vertex_format;
 
+/* What a submesh's indices draw (kiln_submesh.topology): lists, no strips and
+ * no primitive restart. 0 is triangles, so a zero-filled record is the
+ * common case. */
+typedef enum kiln_topology {
+    KILN_TOPOLOGY_TRIANGLES = 0, /* 3 indices per triangle */
+    KILN_TOPOLOGY_LINES = 1,     /* 2 indices per line segment */
+    KILN_TOPOLOGY_POINTS = 2,    /* 1 index per point */
+    KILN_TOPOLOGY_COUNT_ = 3
+} kiln_topology;
+
 /* kiln_mesh_desc.flags: none defined yet. */
 typedef struct kiln_mesh_desc {
     uint32_t vertex_count;
-    uint32_t index_count; /* all levels of detail; multiple of 3 (triangle lists) */
+    uint32_t index_count; /* all levels of detail of every submesh */
     uint32_t index_size;  /* bytes per index: 2 or 4 */
     uint32_t submesh_count;
     uint32_t attribute_count; /* entries in the MATR chunk */
@@ -149,9 +159,10 @@ typedef struct kiln_vertex_attribute {
 
 typedef struct kiln_submesh {
     uint32_t index_offset;  /* first index of level 0 in IDX */
-    uint32_t index_count;   /* level 0, multiple of 3 */
+    uint32_t index_count;   /* level 0, a multiple of the topology's primitive size */
     uint32_t material_slot; /* < kiln_mesh_desc.material_count */
-    uint32_t flags;         /* none defined yet */
+    uint16_t topology;      /* kiln_topology */
+    uint16_t flags;         /* none defined yet */
     float aabb_min[3];
     float aabb_max[3];
     float sphere[4];

@@ -155,7 +155,7 @@ typedef struct kiln_mesh_view {
     size_t vertex_bytes;
     const void *indices; /* desc->index_count entries of desc->index_size bytes */
     size_t index_bytes;
-    const kiln_submesh *submeshes;    /* desc->submesh_count entries */
+    const kiln_submesh *submeshes;    /* desc->submesh_count entries (topology: below) */
     const kiln_lod *lods;             /* desc->submesh_count * desc->lod_count entries */
     const kiln_meshlet *meshlets;     /* desc->meshlet_count entries */
     const uint32_t *meshlet_vertices; /* desc->meshlet_vertex_count vertex indices */
@@ -192,6 +192,13 @@ void kiln_mesh_position(const kiln_mesh_view *view, uint32_t vertex, float out[3
 /* Short names for printing, e.g. "position", "oct_snorm16x2". Never NULL. */
 const char *kiln_vertex_semantic_str(kiln_vertex_semantic semantic);
 const char *kiln_vertex_format_str(kiln_vertex_format format);
+
+/* What submesh s draws is (kiln_topology)view.submeshes[s].topology, a known
+ * value in a valid view: triangle, line or point lists. Indices per primitive
+ * of a topology: 3, 2 or 1; 0 for an unknown one. */
+uint32_t kiln_topology_index_count(kiln_topology topology);
+/* "triangles", "lines", "points", or "invalid". Never NULL. */
+const char *kiln_topology_str(kiln_topology topology);
 
 /* ---------------------------------------------------------------------------
  * The manifest (assets.kman, kind MANI): which file holds each ref

@@ -36,8 +36,10 @@ typedef struct file_report {
     kiln_vertex_attribute attributes[KILN_SEMANTIC_COUNT_];
     uint32_t attribute_count;
     char source[512]; /* from the META chunk; "" when absent */
-    /* Summed over submeshes: triangles per level of detail (level 0 first). */
-    uint64_t lod_triangles[KILN_MESH_MAX_LODS];
+    /* Summed over the submeshes of each topology: triangles, lines and points
+     * per level of detail (level 0 first), and the submeshes. */
+    uint64_t lod_primitives[KILN_TOPOLOGY_COUNT_][KILN_MESH_MAX_LODS];
+    uint32_t topology_submeshes[KILN_TOPOLOGY_COUNT_];
     uint32_t lods_reused; /* levels that could not be reduced */
     uint64_t vertex_bytes, index_bytes, meshlet_bytes;
     /* KILN_PACK_MANIFEST: refs per asset kind and per texture colour space. */
@@ -67,7 +69,7 @@ typedef struct info_totals {
     size_t files;
     uint64_t bytes;
     uint64_t vertices;
-    uint64_t triangles;
+    uint64_t primitives[KILN_TOPOLOGY_COUNT_]; /* triangles, lines, points */
     size_t per_kind[KILN_PACK_KIND_COUNT_];
     size_t problems;
 } info_totals;
@@ -90,8 +92,9 @@ void cmd_info_usage(FILE *out) {
             "Usage: kiln info [options]\n"
             "\n"
             "Lists what the output folder holds: for every cooked mesh its size,\n"
-            "vertex and triangle counts, submeshes, material slots, index size,\n"
-            "vertex layout, bounds and source; for every material table (.kmat) its\n"
+            "vertex count, triangles, lines and points per level of detail,\n"
+            "submeshes per topology, material slots, index size, vertex layout,\n"
+            "bounds and source; for every material table (.kmat) its\n"
             "rows, textured slots, alpha modes, double-sided count and the source\n"
             "extensions it dropped; for every texture (.ktx2) its size, mips, GPU\n"
             "format with bits per pixel and supercompression; then totals and counts\n"
@@ -197,9 +200,13 @@ static void find_json_string(const char *json, size_t size, const char *key, cha
 static void summarize_mesh(const kiln_mesh_view *view, file_report *report) {
     const kiln_mesh_desc *desc = view->desc;
     for (uint32_t s = 0; s < desc->submesh_count; s++) {
+        /* A valid view has known topologies only. */
+        kiln_topology topology = (kiln_topology)view->submeshes[s].topology;
+        uint32_t size = kiln_topology_index_count(topology);
+        report->topology_submeshes[topology]++;
         for (uint32_t level = 0; level < desc->lod_count; level++) {
             const kiln_lod *lod = kiln_mesh_lod(view, s, level);
-            report->lod_triangles[level] += lod->index_count / 3;
+            report->lod_primitives[topology][level] += lod->index_count / size;
             report->lods_reused += (lod->flags & KILN_LOD_FLAG_REUSED) != 0;
         }
     }
@@ -419,7 +426,8 @@ static void add_to_totals(info_totals *totals, const file_report *report) {
     totals->per_kind[report->kind]++;
     if (report->kind == KILN_PACK_MESH) {
         totals->vertices += report->mesh.vertex_count;
-        totals->triangles += report->lod_triangles[0];
+        for (int t = 0; t < KILN_TOPOLOGY_COUNT_; t++)
+            totals->primitives[t] += report->lod_primitives[t][0];
     }
 }
 
@@ -427,17 +435,37 @@ static void add_to_totals(info_totals *totals, const file_report *report) {
  * Text
  * ------------------------------------------------------------------------- */
 
+/* The topologies a mesh has submeshes of; triangles for a mesh without any. */
+static bool shows_topology(const file_report *report, int topology) {
+    return report->topology_submeshes[topology] > 0 ||
+           (topology == KILN_TOPOLOGY_TRIANGLES && report->mesh.submesh_count == 0);
+}
+
 static void print_mesh_text(const file_report *report) {
     const kiln_mesh_desc *mesh = &report->mesh;
-    printf("  mesh: %" PRIu64 " bytes, %" PRIu32 " vertices, %" PRIu64 " triangles, %" PRIu32
-           " submesh%s, %" PRIu32 " material slot%s, %" PRIu32 "-bit indices\n",
-           report->bytes, mesh->vertex_count, report->lod_triangles[0], mesh->submesh_count,
-           mesh->submesh_count == 1 ? "" : "es", mesh->material_count,
+    printf("  mesh: %" PRIu64 " bytes, %" PRIu32 " vertices, ", report->bytes, mesh->vertex_count);
+    for (int t = 0; t < KILN_TOPOLOGY_COUNT_; t++)
+        if (shows_topology(report, t))
+            printf("%" PRIu64 " %s, ", report->lod_primitives[t][0],
+                   kiln_topology_str((kiln_topology)t));
+    printf("%" PRIu32 " submesh%s, %" PRIu32 " material slot%s, %" PRIu32 "-bit indices\n",
+           mesh->submesh_count, mesh->submesh_count == 1 ? "" : "es", mesh->material_count,
            cli_plural(mesh->material_count), mesh->index_size * 8);
-    printf("  lods:");
-    for (uint32_t level = 0; level < mesh->lod_count; level++)
-        printf("%s %" PRIu64, level ? " /" : "", report->lod_triangles[level]);
-    printf(" triangles");
+    printf("  topology:");
+    for (int t = 0; t < KILN_TOPOLOGY_COUNT_; t++)
+        printf("%s %s %" PRIu32, t ? "," : "", kiln_topology_str((kiln_topology)t),
+               report->topology_submeshes[t]);
+    printf(" (submeshes)\n  lods:");
+    bool first = true;
+    for (int t = 0; t < KILN_TOPOLOGY_COUNT_; t++) {
+        if (!shows_topology(report, t))
+            continue;
+        printf("%s", first ? "" : ";");
+        first = false;
+        for (uint32_t level = 0; level < mesh->lod_count; level++)
+            printf("%s %" PRIu64, level ? " /" : "", report->lod_primitives[t][level]);
+        printf(" %s", kiln_topology_str((kiln_topology)t));
+    }
     if (report->lods_reused > 0)
         printf(" (%" PRIu32 " submesh level%s not reducible, reused)", report->lods_reused,
                cli_plural(report->lods_reused));
@@ -540,9 +568,13 @@ static void print_file_text(const file_report *report) {
 }
 
 static void print_totals_text(const info_totals *totals) {
-    printf("\ntotal: %zu file%s, %" PRIu64 " bytes, %" PRIu64 " vertices, %" PRIu64 " triangles\n",
+    printf("\ntotal: %zu file%s, %" PRIu64 " bytes, %" PRIu64 " vertices, %" PRIu64 " triangles",
            totals->files, cli_plural(totals->files), totals->bytes, totals->vertices,
-           totals->triangles);
+           totals->primitives[KILN_TOPOLOGY_TRIANGLES]);
+    for (int t = KILN_TOPOLOGY_LINES; t < KILN_TOPOLOGY_COUNT_; t++)
+        if (totals->primitives[t] > 0)
+            printf(", %" PRIu64 " %s", totals->primitives[t], kiln_topology_str((kiln_topology)t));
+    printf("\n");
     printf("kinds:");
     for (int k = 0; k < KILN_PACK_KIND_COUNT_; k++)
         printf("%s %s %zu", k ? "," : "", kiln_pack_kind_str((kiln_pack_kind)k),
@@ -608,17 +640,29 @@ static void json_vector3(bytebuf *json, const float v[3]) {
 static void append_mesh_json(bytebuf *json, const file_report *report) {
     const kiln_mesh_desc *mesh = &report->mesh;
     bytebuf_printf(json,
-                   ",\"vertices\":%" PRIu32 ",\"triangles\":%" PRIu64 ",\"submeshes\":%" PRIu32
-                   ",\"material_slots\":%" PRIu32 ",\"index_size\":%" PRIu32
-                   ",\"vertex_stride\":%" PRIu32 ",\"meshlets\":%" PRIu32
+                   ",\"vertices\":%" PRIu32 ",\"triangles\":%" PRIu64 ",\"lines\":%" PRIu64
+                   ",\"points\":%" PRIu64 ",\"submeshes\":%" PRIu32 ",\"material_slots\":%" PRIu32
+                   ",\"index_size\":%" PRIu32 ",\"vertex_stride\":%" PRIu32 ",\"meshlets\":%" PRIu32
                    ",\"bytes_vertices\":%" PRIu64 ",\"bytes_indices\":%" PRIu64
                    ",\"bytes_meshlets\":%" PRIu64 ",\"lod_triangles\":[",
-                   mesh->vertex_count, report->lod_triangles[0], mesh->submesh_count,
+                   mesh->vertex_count, report->lod_primitives[KILN_TOPOLOGY_TRIANGLES][0],
+                   report->lod_primitives[KILN_TOPOLOGY_LINES][0],
+                   report->lod_primitives[KILN_TOPOLOGY_POINTS][0], mesh->submesh_count,
                    mesh->material_count, mesh->index_size, mesh->vertex_stride, mesh->meshlet_count,
                    report->vertex_bytes, report->index_bytes, report->meshlet_bytes);
     for (uint32_t level = 0; level < mesh->lod_count; level++)
-        bytebuf_printf(json, "%s%" PRIu64, level ? "," : "", report->lod_triangles[level]);
-    bytebuf_printf(json, "],\"lods_reused\":%" PRIu32 ",\"attributes\":[", report->lods_reused);
+        bytebuf_printf(json, "%s%" PRIu64, level ? "," : "",
+                       report->lod_primitives[KILN_TOPOLOGY_TRIANGLES][level]);
+    for (int t = KILN_TOPOLOGY_LINES; t < KILN_TOPOLOGY_COUNT_; t++) {
+        bytebuf_printf(json, "],\"lod_%s\":[", kiln_topology_str((kiln_topology)t));
+        for (uint32_t level = 0; level < mesh->lod_count; level++)
+            bytebuf_printf(json, "%s%" PRIu64, level ? "," : "", report->lod_primitives[t][level]);
+    }
+    bytebuf_printf(json, "],\"topology\":{");
+    for (int t = 0; t < KILN_TOPOLOGY_COUNT_; t++)
+        bytebuf_printf(json, "%s\"%s\":%" PRIu32, t ? "," : "", kiln_topology_str((kiln_topology)t),
+                       report->topology_submeshes[t]);
+    bytebuf_printf(json, "},\"lods_reused\":%" PRIu32 ",\"attributes\":[", report->lods_reused);
     for (uint32_t i = 0; i < report->attribute_count; i++) {
         const kiln_vertex_attribute *attribute = &report->attributes[i];
         json_text(json, i > 0 ? ",{" : "{");
@@ -713,9 +757,12 @@ static void append_file_json(bytebuf *json, const file_report *report, bool firs
 static void append_totals_json(bytebuf *json, const info_totals *totals) {
     bytebuf_printf(json,
                    "\n  ],\n  \"totals\":{\"files\":%zu,\"bytes\":%" PRIu64 ",\"vertices\":%" PRIu64
-                   ",\"triangles\":%" PRIu64 ",\"problems\":%zu,\"kinds\":{",
-                   totals->files, totals->bytes, totals->vertices, totals->triangles,
-                   totals->problems);
+                   ",\"triangles\":%" PRIu64 ",\"lines\":%" PRIu64 ",\"points\":%" PRIu64
+                   ",\"problems\":%zu,\"kinds\":{",
+                   totals->files, totals->bytes, totals->vertices,
+                   totals->primitives[KILN_TOPOLOGY_TRIANGLES],
+                   totals->primitives[KILN_TOPOLOGY_LINES],
+                   totals->primitives[KILN_TOPOLOGY_POINTS], totals->problems);
     for (int k = 0; k < KILN_PACK_KIND_COUNT_; k++)
         bytebuf_printf(json, "%s\"%s\":%zu", k ? "," : "", kiln_pack_kind_str((kiln_pack_kind)k),
                        totals->per_kind[k]);

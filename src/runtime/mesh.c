@@ -72,6 +72,27 @@ const char *kiln_vertex_format_str(kiln_vertex_format format) {
     return names[format];
 }
 
+uint32_t kiln_topology_index_count(kiln_topology topology) {
+    switch (topology) {
+    case KILN_TOPOLOGY_TRIANGLES:
+        return 3;
+    case KILN_TOPOLOGY_LINES:
+        return 2;
+    case KILN_TOPOLOGY_POINTS:
+        return 1;
+    case KILN_TOPOLOGY_COUNT_:
+        break;
+    }
+    return 0;
+}
+
+const char *kiln_topology_str(kiln_topology topology) {
+    static const char *const names[KILN_TOPOLOGY_COUNT_] = {"triangles", "lines", "points"};
+    if ((unsigned)topology >= KILN_TOPOLOGY_COUNT_)
+        return "invalid";
+    return names[topology];
+}
+
 /* Inverse of the cooker's encode_oct_snorm16: unfold the lower hemisphere
  * (the fold is its own inverse), then rescale from the octahedron
  * |x|+|y|+|z| = 1 to the unit sphere. In double, so the result is the
@@ -232,10 +253,6 @@ static kiln_result check_descriptor(const kiln_file *file, const kiln_mesh_desc 
     if (desc->index_size != 2 && desc->index_size != 4) /* kmesh.md R6 */
         return runtime_fail(err, KILN_ERR_CORRUPT, name,
                             "index_size is %" PRIu32 ", expected 2 or 4", desc->index_size);
-    if (desc->index_count % 3 != 0) /* kmesh.md R6 */
-        return runtime_fail(err, KILN_ERR_CORRUPT, name,
-                            "index_count %" PRIu32 " is not a multiple of 3 (triangle lists)",
-                            desc->index_count);
     if (desc->vertex_stride % 4 != 0 || (desc->vertex_count > 0 && desc->vertex_stride == 0))
         return runtime_fail(err, KILN_ERR_CORRUPT, name, /* kmesh.md R7 */
                             "vertex_stride %" PRIu32 " is not a positive multiple of 4",
@@ -309,9 +326,12 @@ static bool bounds_valid(const float aabb_min[3], const float aabb_max[3], const
     return runtime_all_finite(sphere, 4) && sphere[3] >= 0.0f;
 }
 
-/* An index range of whole triangles inside the index buffer (kmesh.md R13). */
-static bool triangle_range_valid(uint32_t offset, uint32_t count, uint32_t index_count) {
-    return offset % 3 == 0 && count % 3 == 0 && range_inside(offset, count, index_count);
+/* An index range of whole primitives (`size` indices each) inside the index
+ * buffer (kmesh.md R13, R15). Ranges of lines and points put the ones after
+ * them anywhere, so the offset has no alignment. */
+static bool primitive_range_valid(uint32_t offset, uint32_t count, uint32_t size,
+                                  uint32_t index_count) {
+    return count % size == 0 && range_inside(offset, count, index_count);
 }
 
 static kiln_result check_submeshes(const kiln_file *file, const kiln_mesh_desc *desc,
@@ -319,11 +339,18 @@ static kiln_result check_submeshes(const kiln_file *file, const kiln_mesh_desc *
     const char *name = file->name;
     for (uint32_t i = 0; i < desc->submesh_count; i++) {
         const kiln_submesh *s = &submeshes[i];
-        if (!triangle_range_valid(s->index_offset, s->index_count, desc->index_count))
+        kiln_topology topology = (kiln_topology)s->topology;
+        uint32_t size = kiln_topology_index_count(topology);
+        if (size == 0) /* kmesh.md R13 */
+            return runtime_fail(err, KILN_ERR_CORRUPT, name,
+                                "submesh %" PRIu32 " has unknown topology %u", i,
+                                (unsigned)s->topology);
+        if (!primitive_range_valid(s->index_offset, s->index_count, size, desc->index_count))
             return runtime_fail(err, KILN_ERR_CORRUPT, name, /* kmesh.md R13 */
                                 "submesh %" PRIu32 " indices %" PRIu32 "+%" PRIu32
-                                " are not whole triangles inside index_count %" PRIu32,
-                                i, s->index_offset, s->index_count, desc->index_count);
+                                " are not whole %s inside index_count %" PRIu32,
+                                i, s->index_offset, s->index_count, kiln_topology_str(topology),
+                                desc->index_count);
         if (s->material_slot >= desc->material_count) /* kmesh.md R13 */
             return runtime_fail(err, KILN_ERR_CORRUPT, name,
                                 "submesh %" PRIu32 " uses material slot %" PRIu32
@@ -331,12 +358,18 @@ static kiln_result check_submeshes(const kiln_file *file, const kiln_mesh_desc *
                                 i, s->material_slot, desc->material_count);
         if (s->flags != 0) /* kmesh.md R13 */
             return runtime_fail(err, KILN_ERR_UNSUPPORTED, name,
-                                "submesh %" PRIu32 " has unknown flags 0x%" PRIx32, i, s->flags);
+                                "submesh %" PRIu32 " has unknown flags 0x%x", i,
+                                (unsigned)s->flags);
         if (!range_inside(s->meshlet_offset, s->meshlet_count, desc->meshlet_count))
             return runtime_fail(err, KILN_ERR_CORRUPT, name, /* kmesh.md R13 */
                                 "submesh %" PRIu32 " meshlets %" PRIu32 "+%" PRIu32
                                 " run past meshlet_count %" PRIu32,
                                 i, s->meshlet_offset, s->meshlet_count, desc->meshlet_count);
+        if (topology != KILN_TOPOLOGY_TRIANGLES && s->meshlet_count != 0)
+            return runtime_fail(err, KILN_ERR_CORRUPT, name, /* kmesh.md R13 */
+                                "submesh %" PRIu32 " draws %s but has %" PRIu32
+                                " meshlets; meshlets hold triangles",
+                                i, kiln_topology_str(topology), s->meshlet_count);
         if (!bounds_valid(s->aabb_min, s->aabb_max, s->sphere)) /* kmesh.md R14 */
             return runtime_fail(err, KILN_ERR_CORRUPT, name,
                                 "submesh %" PRIu32 " bounds are not finite or not ordered", i);
@@ -349,13 +382,18 @@ static kiln_result check_lods(const kiln_file *file, const kiln_mesh_desc *desc,
                               kiln_error *err) {
     const char *name = file->name;
     for (uint32_t s = 0; s < desc->submesh_count; s++) {
+        /* check_submeshes ran first: the topology is known. */
+        kiln_topology topology = (kiln_topology)submeshes[s].topology;
+        uint32_t size = kiln_topology_index_count(topology);
         for (uint32_t level = 0; level < desc->lod_count; level++) {
             const kiln_lod *lod = &lods[(size_t)s * desc->lod_count + level];
-            if (!triangle_range_valid(lod->index_offset, lod->index_count, desc->index_count))
+            if (!primitive_range_valid(lod->index_offset, lod->index_count, size,
+                                       desc->index_count))
                 return runtime_fail(err, KILN_ERR_CORRUPT, name, /* kmesh.md R15 */
                                     "submesh %" PRIu32 " level %" PRIu32 " indices %" PRIu32
-                                    "+%" PRIu32 " are not whole triangles inside the buffer",
-                                    s, level, lod->index_offset, lod->index_count);
+                                    "+%" PRIu32 " are not whole %s inside the buffer",
+                                    s, level, lod->index_offset, lod->index_count,
+                                    kiln_topology_str(topology));
             if ((lod->flags & ~KILN_LOD_FLAG_REUSED) != 0) /* kmesh.md R15 */
                 return runtime_fail(err, KILN_ERR_UNSUPPORTED, name,
                                     "submesh %" PRIu32 " level %" PRIu32

@@ -543,6 +543,106 @@ check "check on a missing output folder fails clearly" \
     all_true 'status_is 1' 'stderr_has "output folder .missing. does not exist"'
 
 # ---------------------------------------------------------------------------
+# points and lines
+# ---------------------------------------------------------------------------
+
+TOPO="$SCRATCH/topology"
+mkdir -p "$TOPO/assets"
+cat >"$TOPO/assets/rig.obj" <<'EOF'
+# a triangle, a cable through its corners and a few markers
+v 0 0 0
+v 1 0 0
+v 0 1 0
+v 2 2 0
+v 3 2 0
+f 1 2 3
+l 1 2 3 4
+p 4 5
+EOF
+cat >"$TOPO/assets/scan.ply" <<'EOF'
+ply
+format ascii 1.0
+element vertex 5
+property float x
+property float y
+property float z
+end_header
+0 0 0
+1 0 0
+0 1 0
+0 0 1
+1 1 1
+EOF
+run_in "$TOPO" build -i assets -o out
+check "points and lines cook: an OBJ with f, l and p, a PLY of vertices alone" \
+    all_true 'status_is 0' '[ -s "$TOPO/out/rig.kmesh" ]' '[ -s "$TOPO/out/scan.kmesh" ]' \
+    'stderr_lacks "nothing written"'
+
+run_in "$TOPO" info -o out
+check "info shows each mesh's topologies and their counts" \
+    all_true 'status_is 0' \
+    'stdout_has "^  mesh: [0-9]+ bytes, [0-9]+ vertices, 1 triangles, 3 lines, 2 points, 3 submeshes"' \
+    'stdout_has "^  topology: triangles 1, lines 1, points 1 \(submeshes\)$"' \
+    'stdout_has "^  lods: 1 / 1 / 1 triangles; 3 / 3 / 3 lines; 2 / [0-9]+ / [0-9]+ points"' \
+    'stdout_has "^  mesh: [0-9]+ bytes, 5 vertices, 5 points, 1 submesh,"' \
+    'stdout_has "^total: 5 files, [0-9]+ bytes, [0-9]+ vertices, 1 triangles, 3 lines, 7 points$"'
+
+run_in "$TOPO" info -o out --json
+cp "$SCRATCH/stdout" "$SCRATCH/topology.json"
+topology_json_ok() {
+    python3 - "$SCRATCH/topology.json" <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+files = {f["path"]: f for f in doc["files"]}
+rig, scan = files["rig.kmesh"], files["scan.kmesh"]
+assert (rig["triangles"], rig["lines"], rig["points"]) == (1, 3, 2), rig
+assert rig["topology"] == {"triangles": 1, "lines": 1, "points": 1}
+assert rig["lod_lines"] == [3, 3, 3]
+assert scan["topology"] == {"triangles": 0, "lines": 0, "points": 1}
+assert scan["lod_points"][0] == 5 and scan["lod_points"][1] < 5, scan
+assert doc["totals"]["lines"] == 3 and doc["totals"]["points"] == 7
+PY
+}
+check "info --json lists lines, points and the topology of each mesh" \
+    all_true 'status_is 0' topology_json_ok
+
+run_in "$TOPO" check -o out
+check "check passes meshes of every topology" \
+    all_true 'status_is 0' 'stdout_has "0 problems$"'
+
+# patch_submesh FILE FIELD_OFFSET VALUE BYTES: rewrites a field of submesh 1 in
+# place and its checksum (XXH3-64 through the libxxhash kiln links), so that
+# the data rules are what fails.
+patch_submesh() {
+    python3 - "$@" <<'PY'
+import ctypes, struct, sys
+path, field, value, width = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+data = bytearray(open(path, "rb").read())
+for i in range(struct.unpack_from("<I", data, 16)[0]):
+    fourcc, _, offset, size, _ = struct.unpack_from("<4sIQQQ", data, 48 + 32 * i)
+    if fourcc == b"SUBM":
+        struct.pack_into("<H" if width == 2 else "<I", data, offset + 64 + field, value)
+struct.pack_into("<Q", data, 32, 0)
+xxh3 = ctypes.CDLL("libxxhash.so.0").XXH3_64bits
+xxh3.restype = ctypes.c_uint64
+xxh3.argtypes = [ctypes.c_char_p, ctypes.c_size_t]
+struct.pack_into("<Q", data, 32, xxh3(bytes(data), len(data)))
+open(path, "wb").write(data)
+PY
+}
+BADTOPO="$SCRATCH/bad-topology"
+cp -r "$TOPO" "$BADTOPO"
+patch_submesh "$BADTOPO/out/rig.kmesh" 12 7 2
+run_in "$BADTOPO" check -o out
+check "check refuses a submesh topology the format does not know" \
+    all_true 'status_is 1' 'stderr_has "^out/rig\.kmesh: error: .*submesh 1 has unknown topology 7"'
+cp "$TOPO/out/rig.kmesh" "$BADTOPO/out/rig.kmesh"
+patch_submesh "$BADTOPO/out/rig.kmesh" 4 5 4
+run_in "$BADTOPO" check -o out
+check "check refuses a line submesh with an odd index count" \
+    all_true 'status_is 1' 'stderr_has "submesh 1 indices [0-9]+\+5 are not whole lines"'
+
+# ---------------------------------------------------------------------------
 # init
 # ---------------------------------------------------------------------------
 

@@ -3,8 +3,8 @@
 # and compares each file's outcome with the expectation in index.tsv:
 #
 #   expect=ok     the asset did not fail, and it either has a .kmesh or the
-#                 build explained why not (a warning naming it: files with only
-#                 lines or points have no triangles to cook);
+#                 build explained why not (a warning naming it); files with
+#                 only lines or points cook to a .kmesh of lines or points;
 #   expect=error  the asset failed, with an error line naming it.
 #
 # Then the build's exit status must be 1 (some rows must fail) and `kiln check`

@@ -658,18 +658,29 @@ static void header_counts_beyond_the_file_are_refused(void **state) {
     free(dir);
 }
 
-static void files_without_triangles_cook_to_nothing(void **state) {
+/* A PLY of vertices alone is a point cloud: assimp's validation refuses its
+ * faceless mesh, so it is read again and its vertices cooked as points. */
+static void ply_of_vertices_alone_is_a_point_cloud(void **state) {
     (void)state;
-    char *dir = fresh_dir("empty");
+    char *dir = fresh_dir("points");
     test_import r;
-    /* A point cloud. */
     import_text(&r, dir, "points.ply",
-                "ply\nformat ascii 1.0\nelement vertex 3\nproperty float x\nproperty float y\n"
-                "property float z\nend_header\n0 0 0\n1 0 0\n0 1 0\n");
+                "ply\nformat ascii 1.0\nelement vertex 4\nproperty float x\nproperty float y\n"
+                "property float z\nproperty uchar red\nproperty uchar green\nproperty uchar blue\n"
+                "end_header\n0 0 0 255 0 0\n1 0 0 0 255 0\n0 1 0 0 0 255\n0 0 nan 9 9 9\n");
     test_import_expect_ok(&r);
-    assert_int_equal(r.asset.mesh_count, 0);
-    assert_int_equal(r.diag.warnings, 1);
-    expect_message(&r, "points.ply: warning: no triangles");
+    test_check_asset(&r.asset);
+    const ir_mesh *mesh = only_mesh(&r);
+    assert_int_equal(mesh->submesh_count, 1);
+    assert_int_equal(mesh->submeshes[0].topology, KILN_TOPOLOGY_POINTS);
+    assert_int_equal(mesh->index_count, 3); /* the non-finite vertex is dropped */
+    for (uint32_t i = 0; i < 3; i++)
+        assert_int_equal(mesh->indices[i], i);
+    assert_non_null(mesh->colors);
+    assert_true(mesh->colors[4 * 1 + 1] == 1.0f);
+    assert_null(mesh->normals);
+    expect_message(&r, "points.ply: note: a mesh without faces is cooked as a point cloud");
+    expect_message(&r, "1 points dropped");
     test_import_free(&r);
 
     /* A scene with a node and nothing in it. */
@@ -683,7 +694,43 @@ static void files_without_triangles_cook_to_nothing(void **state) {
                 "</COLLADA>\n");
     test_import_expect_ok(&r);
     assert_int_equal(r.asset.mesh_count, 0);
-    expect_message(&r, "empty.dae: warning: no triangles");
+    expect_message(&r, "empty.dae: warning: nothing to cook");
+    test_import_free(&r);
+    free(dir);
+}
+
+/* assimp's line and point faces (its OBJ reader makes segments of an l and
+ * one-corner faces of a p; SortByPType puts each kind in its own aiMesh):
+ * one submesh per topology, normals kept for the triangles. */
+static void line_and_point_faces_are_cooked(void **state) {
+    (void)state;
+    char *dir = fresh_dir("lines");
+    test_import r;
+    import_text(&r, dir, "mixed.obj",
+                "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 5 5 5\nvn 0 0 1\n"
+                "f 1//1 2//1 3//1\nl 1 2 4\np 4 3\n");
+    test_import_expect_ok(&r);
+    test_check_asset(&r.asset);
+    const ir_mesh *mesh = only_mesh(&r);
+    uint32_t seen[KILN_TOPOLOGY_COUNT_] = {0, 0, 0};
+    for (uint32_t s = 0; s < mesh->submesh_count; s++)
+        seen[mesh->submeshes[s].topology] += mesh->submeshes[s].index_count;
+    assert_int_equal(seen[KILN_TOPOLOGY_TRIANGLES], 3);
+    assert_int_equal(seen[KILN_TOPOLOGY_LINES], 4); /* 1-2, 2-4 */
+    assert_int_equal(seen[KILN_TOPOLOGY_POINTS], 2);
+    assert_non_null(mesh->normals); /* the triangle's; the others get +Z */
+    for (uint32_t v = 0; v < mesh->vertex_count; v++)
+        assert_true(mesh->normals[3 * v + 2] == 1.0f);
+    test_import_free(&r);
+
+    /* Lines alone: no normals are made up. */
+    import_text(&r, dir, "lines.obj", "v 0 0 0\nv 1 0 0\nv 1 1 0\nl 1 2 3\n");
+    test_import_expect_ok(&r);
+    mesh = only_mesh(&r);
+    assert_int_equal(mesh->submesh_count, 1);
+    assert_int_equal(mesh->submeshes[0].topology, KILN_TOPOLOGY_LINES);
+    assert_int_equal(mesh->index_count, 4);
+    assert_null(mesh->normals);
     test_import_free(&r);
     free(dir);
 }
@@ -884,7 +931,8 @@ int main(void) {
         cmocka_unit_test(smd_skin_has_joints_and_weights),
         cmocka_unit_test(unreadable_files_are_clear_errors),
         cmocka_unit_test(header_counts_beyond_the_file_are_refused),
-        cmocka_unit_test(files_without_triangles_cook_to_nothing),
+        cmocka_unit_test(ply_of_vertices_alone_is_a_point_cloud),
+        cmocka_unit_test(line_and_point_faces_are_cooked),
         cmocka_unit_test(assimp_reads_only_inside_the_input_root),
         cmocka_unit_test(imports_run_in_parallel),
         cmocka_unit_test(corpus_ply_rows_cook),

@@ -743,7 +743,7 @@ static void gltf_converts_strips_and_fans(void **state) {
     import_json(&r, dir, json);
     test_import_expect_ok(&r);
     test_check_asset(&r.asset);
-    assert_int_equal(r.asset.mesh_count, 5); /* the lines/points mesh has no triangles */
+    assert_int_equal(r.asset.mesh_count, 6); /* the last one's strip has no triangle */
     /* strip triangle i = {v[i], v[i + 1 + i % 2], v[i + 2 - i % 2]} */
     const uint32_t strip[9] = {0, 1, 2, 1, 3, 2, 2, 3, 4};
     /* fan triangle i = {v[i + 1], v[i + 2], v[0]} */
@@ -766,21 +766,116 @@ static void gltf_converts_strips_and_fans(void **state) {
             assert_true(z > 0);
         }
     }
+    /* LINES of 5 vertices: two whole lines, the fifth vertex left over. */
+    const uint32_t lines_and_points[9] = {0, 1, 2, 3, 0, 1, 2, 3, 4};
+    expect_indices(&r.asset.meshes[5], lines_and_points, 9);
+    assert_int_equal(r.asset.meshes[5].submeshes[0].topology, KILN_TOPOLOGY_LINES);
+    assert_int_equal(r.asset.meshes[5].submeshes[1].topology, KILN_TOPOLOGY_POINTS);
     assert_non_null(strstr(test_import_messages(&r),
-                           "meshes[5].primitives[0]: LINES primitives are not "
-                           "cooked; skipped"));
-    assert_non_null(strstr(test_import_messages(&r), "meshes[5].primitives[1]: POINTS primitives"));
+                           "meshes[5].primitives[0]: 1 vertex(es) left over (LINES with 5 "
+                           "vertices: whole lines only); ignored"));
     assert_non_null(
         strstr(test_import_messages(&r), "meshes[6].primitives[0]: no triangles; skipped"));
-    /* node-less file: meshes still come out; the mesh without triangles is dropped */
+    /* node-less file: meshes still come out; the mesh with nothing to cook is dropped */
     test_import_free(&r);
     free(json);
 
-    /* TRIANGLES with a count that is not a multiple of 3 */
-    json = builder_json(&b, "'meshes':[{'primitives':[{'attributes':{'POSITION':0},'indices':1}]}]",
+    /* TRIANGLES with a count that is not a multiple of 3: the whole ones */
+    json = builder_json(&b,
+                        "'meshes':[{'primitives':[{'attributes':{'POSITION':0},'mode':1},"
+                        "{'attributes':{'POSITION':0},'indices':1}]}]",
                         false);
     import_json(&r, dir, json);
-    expect_error(&r, "meshes[0].primitives[0]: 5 indices is not a whole number of triangles");
+    test_import_expect_ok(&r);
+    test_check_asset(&r.asset);
+    const uint32_t lines_then_triangle[7] = {0, 1, 2, 3, 0, 1, 2};
+    expect_indices(&r.asset.meshes[0], lines_then_triangle, 7);
+    assert_int_equal(r.asset.meshes[0].submeshes[1].topology, KILN_TOPOLOGY_TRIANGLES);
+    assert_non_null(strstr(test_import_messages(&r),
+                           "meshes[0].primitives[1]: 2 index(es) left over (TRIANGLES with 5 "
+                           "indices: whole triangles only); ignored"));
+    test_import_free(&r);
+    free(json);
+    builder_free(&b);
+    free(dir);
+}
+
+/* POINTS, LINES, LINE_LOOP and LINE_STRIP as lists, each primitive a submesh
+ * with its topology, over 4 indexed vertices and over the plain vertices. */
+static void gltf_imports_points_and_lines(void **state) {
+    (void)state;
+    char *dir = fresh_dir("lines");
+    builder b = {0};
+    const float positions[12] = {0, 0, 0, 1, 0, 0, 1, 1, 0, 0, 1, 0};
+    const uint8_t order[4] = {0, 1, 2, 3};
+    add_data(&b, positions, sizeof positions, FLOAT, 4, "VEC3", false, 0, 34962); /* 0 */
+    add_data(&b, order, sizeof order, UBYTE, 4, "SCALAR", false, 0, 34963);       /* 1 */
+    char *json = builder_json(&b,
+                              "'meshes':[{'primitives':["
+                              "{'attributes':{'POSITION':0},'indices':1,'mode':0},"
+                              "{'attributes':{'POSITION':0},'indices':1,'mode':1},"
+                              "{'attributes':{'POSITION':0},'indices':1,'mode':2},"
+                              "{'attributes':{'POSITION':0},'indices':1,'mode':3},"
+                              "{'attributes':{'POSITION':0},'mode':2},"
+                              "{'attributes':{'POSITION':0},'mode':3}]}]",
+                              false);
+    test_import r;
+    import_json(&r, dir, json);
+    test_import_expect_ok(&r);
+    test_check_asset(&r.asset);
+    assert_int_equal(r.asset.mesh_count, 1);
+    const ir_mesh *mesh = &r.asset.meshes[0];
+    static const uint32_t expected[] = {
+        0, 1, 2, 3,             /* POINTS */
+        0, 1, 2, 3,             /* LINES */
+        0, 1, 1, 2, 2, 3, 3, 0, /* LINE_LOOP: the closing segment 3 0 */
+        0, 1, 1, 2, 2, 3,       /* LINE_STRIP */
+        0, 1, 1, 2, 2, 3, 3, 0, /* LINE_LOOP without indices */
+        0, 1, 1, 2, 2, 3};      /* LINE_STRIP without indices */
+    expect_indices(mesh, expected, sizeof expected / sizeof expected[0]);
+    static const kiln_topology topologies[6] = {KILN_TOPOLOGY_POINTS, KILN_TOPOLOGY_LINES,
+                                                KILN_TOPOLOGY_LINES,  KILN_TOPOLOGY_LINES,
+                                                KILN_TOPOLOGY_LINES,  KILN_TOPOLOGY_LINES};
+    static const uint32_t counts[6] = {4, 4, 8, 6, 8, 6};
+    assert_int_equal(mesh->submesh_count, 6);
+    for (uint32_t s = 0; s < 6; s++) {
+        assert_int_equal(mesh->submeshes[s].topology, topologies[s]);
+        assert_int_equal(mesh->submeshes[s].index_count, counts[s]);
+    }
+    assert_null(mesh->normals); /* no triangles and no NORMAL: none made up */
+    assert_null(strstr(test_import_messages(&r), "warning"));
+    test_import_free(&r);
+    free(json);
+    builder_free(&b);
+    free(dir);
+}
+
+/* Normals follow the triangles: a line without NORMAL next to a triangle
+ * with one gets +Z instead of costing the triangle its own. */
+static void gltf_lines_without_normals_keep_the_triangles_normals(void **state) {
+    (void)state;
+    char *dir = fresh_dir("line_normals");
+    builder b = {0};
+    const float normals[9] = {0, 1, 0, 0, 1, 0, 0, 1, 0};
+    const float ends[6] = {5, 5, 5, 6, 5, 5};
+    add_data(&b, TRIANGLE, sizeof TRIANGLE, FLOAT, 3, "VEC3", false, 0, 34962); /* 0 */
+    add_data(&b, normals, sizeof normals, FLOAT, 3, "VEC3", false, 0, 34962);   /* 1 */
+    add_data(&b, ends, sizeof ends, FLOAT, 2, "VEC3", false, 0, 34962);         /* 2 */
+    char *json = builder_json(&b,
+                              "'meshes':[{'primitives':["
+                              "{'attributes':{'POSITION':2},'mode':1},"
+                              "{'attributes':{'POSITION':0,'NORMAL':1}}]}]",
+                              false);
+    test_import r;
+    import_json(&r, dir, json);
+    test_import_expect_ok(&r);
+    test_check_asset(&r.asset);
+    const ir_mesh *mesh = &r.asset.meshes[0];
+    assert_non_null(mesh->normals);
+    assert_int_equal(mesh->submeshes[0].topology, KILN_TOPOLOGY_LINES);
+    const float up[3] = {0, 0, 1}, given[3] = {0, 1, 0};
+    expect_floats(mesh->normals + 3 * mesh->indices[0], up, 3, 0);
+    expect_floats(mesh->normals + 3 * mesh->indices[2], given, 3, 0);
     test_import_free(&r);
     free(json);
     builder_free(&b);
@@ -1673,7 +1768,7 @@ static void gltf_orders_nodes_parents_first(void **state) {
     import_json(&r, dir, json);
     test_import_expect_ok(&r);
     test_check_asset(&r.asset);
-    assert_int_equal(r.asset.mesh_count, 1); /* mesh 0 has only lines */
+    assert_int_equal(r.asset.mesh_count, 2); /* mesh 0 is a line (and a vertex left over) */
     assert_int_equal(r.asset.node_count, 3); /* 'solo' is in no scene and still test_import */
     const ir_node *solo = &r.asset.nodes[0], *top = &r.asset.nodes[1], *leaf = &r.asset.nodes[2];
     assert_string_equal(solo->name, "solo");
@@ -1682,8 +1777,8 @@ static void gltf_orders_nodes_parents_first(void **state) {
     assert_int_equal(solo->parent, -1);
     assert_int_equal(top->parent, -1);
     assert_int_equal(leaf->parent, 1);
-    assert_int_equal(top->mesh, -1); /* its mesh has no triangles */
-    assert_int_equal(leaf->mesh, 0);
+    assert_int_equal(top->mesh, 0);
+    assert_int_equal(leaf->mesh, 1);
     assert_int_equal(leaf->skin, -1);
     /* matrix kept, decomposed: a 90° turn about z with scale (2, 3, 4) */
     const float t[3] = {5, 6, 7}, s[3] = {2, 3, 4}, q[4] = {0, 0, 0.70710678f, 0.70710678f};
@@ -2370,6 +2465,8 @@ int main(void) {
         cmocka_unit_test(gltf_reads_padded_matrix_columns),
         cmocka_unit_test(gltf_warns_about_bad_values_in_unused_objects),
         cmocka_unit_test(gltf_converts_strips_and_fans),
+        cmocka_unit_test(gltf_imports_points_and_lines),
+        cmocka_unit_test(gltf_lines_without_normals_keep_the_triangles_normals),
         cmocka_unit_test(gltf_merges_primitives_into_submeshes),
         cmocka_unit_test(gltf_reads_skins_tangents_and_missing_positions),
         cmocka_unit_test(gltf_checks_the_data_it_reads),

@@ -1,6 +1,7 @@
 /* The mesh process stage: weld, ordering, levels of detail, meshlets. */
 #include <math.h>
 #include <meshoptimizer.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -518,6 +519,329 @@ static void kmesh_vertex_packing_is_the_same_on_1_and_3_threads(void **state) {
     ir_mesh_free(&mesh);
 }
 
+/* `mesh` written into `bytes` and opened with every check (kiln_file_close
+ * and bytebuf_free are the caller's). */
+static void open_cooked(const cook_context *ctx, const ir_mesh *mesh, bytebuf *bytes,
+                        kiln_file *file, kiln_mesh_view *view) {
+    kiln_error err;
+    assert_true(kmesh_bytes(ctx, mesh, bytes));
+    assert_int_equal(kiln_file_from_memory(file, bytes->data, bytes->size, NULL, 0, &err), KILN_OK);
+    if (kiln_mesh_view_get(file, KILN_OPEN_DEEP, view, &err) != KILN_OK)
+        fail_msg("%s", err.message);
+}
+
+/* Each submesh's topology goes through the writer into the file and back out
+ * of the runtime's view; a value the format does not know is refused. */
+static void kmesh_round_trips_each_submesh_topology(void **state) {
+    (void)state;
+    static const float positions[12] = {0, 0, 0, 1, 0, 0, 1, 1, 0, 0, 1, 0};
+    static const uint32_t indices[6] = {0, 1, 2, 2, 3, 3};
+    ir_mesh mesh = {.vertex_count = 4, .index_count = 6, .submesh_count = 3};
+    mesh.positions = malloc(sizeof positions);
+    mesh.indices = malloc(sizeof indices);
+    mesh.submeshes = calloc(3, sizeof *mesh.submeshes);
+    memcpy(mesh.positions, positions, sizeof positions);
+    memcpy(mesh.indices, indices, sizeof indices);
+    mesh.submeshes[0] = (ir_submesh){.index_count = 3};
+    mesh.submeshes[1] = (ir_submesh){
+        .index_offset = 3, .index_count = 2, .material = 1, .topology = KILN_TOPOLOGY_LINES};
+    mesh.submeshes[2] =
+        (ir_submesh){.index_offset = 5, .index_count = 1, .topology = KILN_TOPOLOGY_POINTS};
+    cook_settings settings;
+    cook_settings_default(&settings);
+    cook_diag diag = {0};
+    cook_context ctx = {
+        .source_path = "mixed.obj", .ref = "mixed", .settings = &settings, .diag = &diag};
+    bytebuf bytes = {0};
+    kiln_file file;
+    kiln_mesh_view view;
+    kiln_error err;
+    open_cooked(&ctx, &mesh, &bytes, &file, &view);
+    assert_int_equal(file.kind_version, 3);
+    assert_int_equal(view.desc->index_count, 6);
+    static const kiln_topology expected[3] = {KILN_TOPOLOGY_TRIANGLES, KILN_TOPOLOGY_LINES,
+                                              KILN_TOPOLOGY_POINTS};
+    for (uint32_t s = 0; s < 3; s++) {
+        assert_int_equal(view.submeshes[s].topology, expected[s]);
+        assert_int_equal(view.submeshes[s].index_offset, mesh.submeshes[s].index_offset);
+        assert_int_equal(view.submeshes[s].index_count, mesh.submeshes[s].index_count);
+        assert_int_equal(view.submeshes[s].flags, 0);
+    }
+    /* The point submesh's bounds are its one point's. */
+    assert_true(view.submeshes[2].aabb_min[0] == 0.0f && view.submeshes[2].aabb_max[1] == 1.0f);
+    kiln_chunk subm;
+    assert_int_equal(kiln_file_find_chunk(&file, KILN_CHUNK_MESH_SUBMESHES, &subm), KILN_OK);
+    size_t topology_at = (size_t)((const uint8_t *)subm.data - bytes.data) +
+                         2 * sizeof(kiln_submesh) + offsetof(kiln_submesh, topology);
+    kiln_file_close(&file);
+    bytes.data[topology_at] = KILN_TOPOLOGY_COUNT_;
+    assert_int_equal(kiln_file_from_memory(&file, bytes.data, bytes.size, NULL, 0, &err), KILN_OK);
+    assert_int_equal(kiln_mesh_view_get(&file, 0, &view, &err), KILN_ERR_CORRUPT);
+    assert_non_null(strstr(err.message, "submesh 2 has unknown topology 3"));
+    kiln_file_close(&file);
+    bytebuf_free(&bytes);
+    diag_free(&diag);
+    ir_mesh_free(&mesh);
+}
+
+/* ---------------------------------------------------------------------------
+ * Lines and points
+ * ------------------------------------------------------------------------- */
+
+#define LINE_VERTICES 9u
+#define POINT_SIDE 16u /* a 16 x 16 x 16 cloud */
+
+static void line_point(uint32_t i, float out[3]) {
+    out[0] = (float)i;
+    out[1] = -2.0f;
+    out[2] = 0.1f * (float)(i % 3);
+}
+
+static void cloud_point(uint32_t i, float out[3]) {
+    uint32_t x = i % POINT_SIDE, y = i / POINT_SIDE % POINT_SIDE, z = i / (POINT_SIDE * POINT_SIDE);
+    /* A little jitter so the grid is not aligned with the simplifier's. */
+    out[0] = 40.0f + (float)x + 0.13f * (float)((i * 7u) % 5u);
+    out[1] = (float)y + 0.11f * (float)((i * 3u) % 7u);
+    out[2] = (float)z;
+}
+
+/* The grid of make_grid(n) plus a polyline of LINE_VERTICES vertices (a line
+ * list of its segments, last) and a point cloud (first): submeshes points,
+ * grid left, grid right, lines, so the stage has to sort them. */
+static void make_mixed(ir_mesh *mesh, uint32_t n) {
+    make_grid(mesh, n);
+    uint32_t grid_vertices = mesh->vertex_count, grid_indices = mesh->index_count;
+    uint32_t points = POINT_SIDE * POINT_SIDE * POINT_SIDE;
+    uint32_t line_indices = 2 * (LINE_VERTICES - 1);
+    mesh->vertex_count += LINE_VERTICES + points;
+    mesh->positions = realloc(mesh->positions, (size_t)mesh->vertex_count * 3 * sizeof(float));
+    mesh->texcoords[0] =
+        realloc(mesh->texcoords[0], (size_t)mesh->vertex_count * 2 * sizeof(float));
+    uint32_t *indices = malloc((size_t)(points + grid_indices + line_indices) * sizeof *indices);
+    for (uint32_t i = 0; i < LINE_VERTICES + points; i++) {
+        float *p = mesh->positions + 3 * (size_t)(grid_vertices + i);
+        if (i < LINE_VERTICES)
+            line_point(i, p);
+        else
+            cloud_point(i - LINE_VERTICES, p);
+        mesh->texcoords[0][2 * (size_t)(grid_vertices + i)] = 0.0f;
+        mesh->texcoords[0][2 * (size_t)(grid_vertices + i) + 1] = 0.0f;
+    }
+    for (uint32_t i = 0; i < points; i++)
+        indices[i] = grid_vertices + LINE_VERTICES + i;
+    memcpy(indices + points, mesh->indices, grid_indices * sizeof *indices);
+    for (uint32_t i = 0; i + 1 < LINE_VERTICES; i++) {
+        indices[points + grid_indices + 2 * i] = grid_vertices + i;
+        indices[points + grid_indices + 2 * i + 1] = grid_vertices + i + 1;
+    }
+    free(mesh->indices);
+    mesh->indices = indices;
+    mesh->index_count = points + grid_indices + line_indices;
+    ir_submesh grid[2] = {mesh->submeshes[0], mesh->submeshes[1]};
+    free(mesh->submeshes);
+    mesh->submesh_count = 4;
+    mesh->submeshes = calloc(4, sizeof *mesh->submeshes);
+    mesh->submeshes[0] =
+        (ir_submesh){.index_count = points, .material = 1, .topology = KILN_TOPOLOGY_POINTS};
+    for (int h = 0; h < 2; h++) {
+        mesh->submeshes[1 + h] = grid[h];
+        mesh->submeshes[1 + h].index_offset += points;
+    }
+    mesh->submeshes[3] = (ir_submesh){.index_offset = points + grid_indices,
+                                      .index_count = line_indices,
+                                      .topology = KILN_TOPOLOGY_LINES};
+}
+
+static void topology_sort_puts_triangles_first_and_keeps_source_order(void **state) {
+    (void)state;
+    ir_mesh mesh;
+    make_mixed(&mesh, 4);
+    uint32_t points = POINT_SIDE * POINT_SIDE * POINT_SIDE, grid = 2 * 4 * 4 * 3;
+    uint32_t first_point = mesh.indices[0], first_triangle = mesh.indices[points];
+    uint32_t first_line = mesh.indices[points + grid];
+    assert_int_equal(mesh_triangle_index_count(&mesh), 0);
+    assert_true(process_sort_topology(&mesh));
+    static const kiln_topology order[4] = {KILN_TOPOLOGY_TRIANGLES, KILN_TOPOLOGY_TRIANGLES,
+                                           KILN_TOPOLOGY_LINES, KILN_TOPOLOGY_POINTS};
+    uint32_t offset = 0;
+    for (uint32_t s = 0; s < 4; s++) {
+        assert_int_equal(mesh.submeshes[s].topology, order[s]);
+        assert_int_equal(mesh.submeshes[s].index_offset, offset);
+        offset += mesh.submeshes[s].index_count;
+    }
+    assert_int_equal(offset, mesh.index_count);
+    assert_int_equal(mesh.submeshes[0].material, 0); /* grid left before grid right */
+    assert_int_equal(mesh.submeshes[1].material, 1);
+    assert_int_equal(mesh.indices[0], first_triangle);
+    assert_int_equal(mesh.indices[grid], first_line);
+    assert_int_equal(mesh.indices[grid + 2 * (LINE_VERTICES - 1)], first_point);
+    assert_int_equal(mesh_triangle_index_count(&mesh), grid);
+    ir_mesh_free(&mesh);
+}
+
+/* The largest distance from a point of `from` to the nearest point of `to`. */
+static float brute_force_error(const ir_mesh *mesh, const ir_lod *from, const ir_lod *to) {
+    float worst = 0.0f;
+    for (uint32_t i = 0; i < from->index_count; i++) {
+        const float *p = mesh->positions + 3 * (size_t)mesh->indices[from->index_offset + i];
+        float best = INFINITY;
+        for (uint32_t j = 0; j < to->index_count; j++) {
+            const float *q = mesh->positions + 3 * (size_t)mesh->indices[to->index_offset + j];
+            float dx = p[0] - q[0], dy = p[1] - q[1], dz = p[2] - q[2];
+            float d = dx * dx + dy * dy + dz * dz;
+            best = d < best ? d : best;
+        }
+        worst = best > worst ? best : worst;
+    }
+    return sqrtf(worst);
+}
+
+static void mixed_mesh_processes_each_topology_its_way(void **state) {
+    (void)state;
+    cook_settings settings;
+    cook_settings_default(&settings);
+    ir_mesh mesh;
+    make_mixed(&mesh, 16);
+    uint32_t grid_triangles = 2 * 16 * 16;
+    cook_diag diag = {0};
+    cook_context ctx = {
+        .source_path = "mixed.obj", .ref = "mixed", .settings = &settings, .diag = &diag};
+    ir_asset asset = {0};
+    assert_true(process_mesh(&ctx, &mesh, &asset));
+    assert_int_equal(diag.errors, 0);
+    assert_int_equal(mesh.submesh_count, 4);
+    assert_non_null(mesh.normals); /* generated from the triangles */
+    const ir_submesh *lines = &mesh.submeshes[2], *points = &mesh.submeshes[3];
+    assert_int_equal(lines->topology, KILN_TOPOLOGY_LINES);
+    assert_int_equal(points->topology, KILN_TOPOLOGY_POINTS);
+    assert_int_equal(mesh.submeshes[0].index_count + mesh.submeshes[1].index_count,
+                     3 * grid_triangles);
+    assert_int_equal(mesh.lod_count, 3);
+    for (uint32_t i = 0; i < mesh.index_count; i++)
+        assert_true(mesh.indices[i] < mesh.vertex_count);
+
+    /* Triangles: reduced levels, meshlets covering every triangle. */
+    for (uint32_t s = 0; s < 2; s++) {
+        const ir_lod *levels = &mesh.lods[s * 3];
+        assert_false(levels[1].reused);
+        assert_true(levels[1].index_count < levels[0].index_count);
+        assert_true(levels[1].index_count % 3 == 0 && levels[2].index_count % 3 == 0);
+        assert_true(mesh.submeshes[s].meshlet_count > 0);
+    }
+    ir_mesh triangles_only = mesh;
+    triangles_only.submesh_count = 2;
+    check_meshlets(&triangles_only, 64, 124);
+
+    /* Lines: the segments in source order, no reduced level, no meshlet. */
+    assert_int_equal(lines->index_count, 2 * (LINE_VERTICES - 1));
+    for (uint32_t i = 0; i < lines->index_count; i++) {
+        float expected[3];
+        line_point((i + 1) / 2, expected);
+        assert_memory_equal(mesh.positions + 3 * (size_t)mesh.indices[lines->index_offset + i],
+                            expected, sizeof expected);
+    }
+    const ir_lod *line_levels = &mesh.lods[2 * 3];
+    for (uint32_t l = 1; l < 3; l++) {
+        assert_true(line_levels[l].reused);
+        assert_int_equal(line_levels[l].index_offset, lines->index_offset);
+        assert_int_equal(line_levels[l].index_count, lines->index_count);
+        assert_true(line_levels[l].error == 0.0f);
+    }
+    assert_int_equal(lines->meshlet_count, 0);
+
+    /* Points: a chain about the asked ratios, errors adding up, no meshlet. */
+    const ir_lod *point_levels = &mesh.lods[3 * 3];
+    assert_int_equal(point_levels[0].index_count, POINT_SIDE * POINT_SIDE * POINT_SIDE);
+    float scale = meshopt_simplifyScale(mesh.positions, mesh.vertex_count, 3 * sizeof(float));
+    for (uint32_t l = 1; l < 3; l++) {
+        assert_false(point_levels[l].reused);
+        assert_true(point_levels[l].index_count > 0);
+        assert_true(point_levels[l].index_count <=
+                    (uint32_t)(point_levels[0].index_count * settings.mesh_lod_ratios[l - 1]));
+        assert_true(point_levels[l].error > point_levels[l - 1].error);
+        /* Each step's error is the farthest point's distance to the nearest kept one. */
+        float step = point_levels[l].error - point_levels[l - 1].error;
+        float expected = brute_force_error(&mesh, &point_levels[l - 1], &point_levels[l]) / scale;
+        assert_true(fabsf(step - expected) <= 1e-5f + 1e-3f * expected);
+    }
+    assert_int_equal(points->meshlet_count, 0);
+
+    /* What the runtime reads back. */
+    bytebuf bytes = {0};
+    kiln_file file;
+    kiln_mesh_view view;
+    open_cooked(&ctx, &mesh, &bytes, &file, &view);
+    assert_int_equal(view.submeshes[3].topology, KILN_TOPOLOGY_POINTS);
+    assert_true(kiln_mesh_lod(&view, 2, 2)->flags & KILN_LOD_FLAG_REUSED);
+    kiln_file_close(&file);
+    bytebuf_free(&bytes);
+    diag_free(&diag);
+    ir_mesh_free(&mesh);
+}
+
+/* A point cloud alone: no normals are made up for it, and its levels reduce. */
+static void points_alone_keep_no_normals_and_reduce(void **state) {
+    (void)state;
+    uint32_t count = POINT_SIDE * POINT_SIDE * POINT_SIDE;
+    ir_mesh mesh = {.vertex_count = count, .index_count = count, .submesh_count = 1};
+    mesh.positions = malloc((size_t)count * 3 * sizeof(float));
+    mesh.indices = malloc((size_t)count * sizeof(uint32_t));
+    mesh.submeshes = calloc(1, sizeof *mesh.submeshes);
+    for (uint32_t i = 0; i < count; i++) {
+        cloud_point(i, mesh.positions + 3 * (size_t)i);
+        mesh.indices[i] = count - 1 - i;
+    }
+    mesh.submeshes[0] = (ir_submesh){.index_count = count, .topology = KILN_TOPOLOGY_POINTS};
+    cook_settings settings;
+    cook_settings_default(&settings);
+    settings.mesh_lods = 3;
+    cook_diag diag = {0};
+    cook_context ctx = {.source_path = "cloud.ply", .settings = &settings, .diag = &diag};
+    ir_asset asset = {0};
+    assert_true(process_mesh(&ctx, &mesh, &asset));
+    assert_null(mesh.normals);
+    assert_null(mesh.tangents);
+    assert_int_equal(mesh.meshlet_count, 0);
+    assert_int_equal(mesh.lod_count, 4);
+    for (uint32_t l = 1; l < 4; l++) {
+        assert_false(mesh.lods[l].reused);
+        assert_true(mesh.lods[l].index_count < mesh.lods[l - 1].index_count);
+    }
+    /* Fetch order: the vertices in the order level 0 draws them. */
+    for (uint32_t i = 0; i < count; i++)
+        assert_int_equal(mesh.indices[i], i);
+    diag_free(&diag);
+    ir_mesh_free(&mesh);
+}
+
+/* Welding merges a point's vertex with a triangle's when every stream agrees
+ * (the same data, whatever draws it), and keeps apart the ones that differ. */
+static void weld_merges_identical_vertices_across_topologies(void **state) {
+    (void)state;
+    ir_mesh mesh;
+    make_triangle_mesh(&mesh, 0);
+    mesh.vertex_count = 5;
+    mesh.positions = realloc(mesh.positions, 5 * 3 * sizeof(float));
+    mesh.normals = realloc(mesh.normals, 5 * 3 * sizeof(float));
+    memcpy(mesh.positions + 9, mesh.positions, 3 * sizeof(float));      /* = vertex 0 */
+    memcpy(mesh.positions + 12, mesh.positions + 3, 3 * sizeof(float)); /* at vertex 1 */
+    memcpy(mesh.normals + 9, mesh.normals, 3 * sizeof(float));
+    memcpy(mesh.normals + 12, (const float[3]){1.0f, 0.0f, 0.0f}, 3 * sizeof(float));
+    mesh.index_count = 5;
+    mesh.indices = realloc(mesh.indices, 5 * sizeof(uint32_t));
+    mesh.indices[3] = 3;
+    mesh.indices[4] = 4;
+    mesh.submesh_count = 2;
+    mesh.submeshes = realloc(mesh.submeshes, 2 * sizeof *mesh.submeshes);
+    mesh.submeshes[1] =
+        (ir_submesh){.index_offset = 3, .index_count = 2, .topology = KILN_TOPOLOGY_POINTS};
+    assert_true(process_weld(&mesh));
+    assert_int_equal(mesh.vertex_count, 4);
+    assert_int_equal(mesh.indices[3], mesh.indices[0]);
+    assert_true(mesh.indices[4] != mesh.indices[1]);
+    ir_mesh_free(&mesh);
+}
+
 static void merge_bakes_instances_and_mirrors(void **state) {
     (void)state;
     ir_asset asset = {0};
@@ -573,6 +897,58 @@ static void merge_bakes_instances_and_mirrors(void **state) {
     ir_asset_free(&asset);
 }
 
+/* One default material and two root nodes drawing meshes 0 and 1. */
+static void place_two_meshes(ir_asset *asset) {
+    asset->material_count = 1;
+    asset->materials = calloc(1, sizeof *asset->materials);
+    ir_material_init(&asset->materials[0]);
+    asset->node_count = 2;
+    asset->nodes = calloc(2, sizeof *asset->nodes);
+    ir_node_init(&asset->nodes[0]);
+    ir_node_init(&asset->nodes[1]);
+    asset->nodes[0].mesh = 0;
+    asset->nodes[1].mesh = 1;
+}
+
+/* mesh.merge with a line mesh that has no normals: the triangles keep theirs
+ * (the lines get +Z), the lines get their own submesh after the triangles, and
+ * a mirroring node leaves the order of a segment's ends alone. */
+static void merge_keeps_lines_apart_and_triangle_normals(void **state) {
+    (void)state;
+    ir_asset asset = {0};
+    asset.mesh_count = 2;
+    asset.meshes = calloc(2, sizeof *asset.meshes);
+    ir_mesh *lines = &asset.meshes[0];
+    static const float ends[6] = {0, 0, 0, 1, 2, 0};
+    *lines = (ir_mesh){.vertex_count = 2, .index_count = 2, .submesh_count = 1};
+    lines->positions = malloc(sizeof ends);
+    memcpy(lines->positions, ends, sizeof ends);
+    lines->indices = malloc(2 * sizeof(uint32_t));
+    lines->indices[0] = 0;
+    lines->indices[1] = 1;
+    lines->submeshes = calloc(1, sizeof *lines->submeshes);
+    lines->submeshes[0] = (ir_submesh){.index_count = 2, .topology = KILN_TOPOLOGY_LINES};
+    make_triangle_mesh(&asset.meshes[1], 0);
+    place_two_meshes(&asset);
+    asset.nodes[0].matrix[0] = -1.0f; /* mirrored in x */
+    cook_diag diag = {0};
+    assert_true(process_merge_asset(&asset, &diag, "scene.gltf"));
+    const ir_mesh *m = &asset.meshes[0];
+    assert_int_equal(m->submesh_count, 2);
+    assert_int_equal(m->submeshes[0].topology, KILN_TOPOLOGY_TRIANGLES);
+    assert_int_equal(m->submeshes[0].index_count, 3);
+    assert_int_equal(m->submeshes[1].topology, KILN_TOPOLOGY_LINES);
+    assert_int_equal(m->submeshes[1].index_offset, 3);
+    assert_non_null(m->normals);
+    const uint32_t *segment = m->indices + 3;
+    assert_true(m->positions[3 * segment[0]] == 0.0f && m->positions[3 * segment[1]] == -1.0f);
+    assert_true(m->normals[3 * segment[1] + 2] == 1.0f);
+    const uint32_t *tri = m->indices;
+    assert_true(m->normals[3 * tri[0] + 2] == 1.0f);
+    diag_free(&diag);
+    ir_asset_free(&asset);
+}
+
 static void merge_leaves_skinned_meshes_out_with_a_warning(void **state) {
     (void)state;
     ir_asset asset = {0};
@@ -580,15 +956,7 @@ static void merge_leaves_skinned_meshes_out_with_a_warning(void **state) {
     asset.meshes = calloc(2, sizeof *asset.meshes);
     make_triangle_mesh(&asset.meshes[0], 0);
     make_triangle_mesh(&asset.meshes[1], 0);
-    asset.material_count = 1;
-    asset.materials = calloc(1, sizeof *asset.materials);
-    ir_material_init(&asset.materials[0]);
-    asset.node_count = 2;
-    asset.nodes = calloc(2, sizeof *asset.nodes);
-    ir_node_init(&asset.nodes[0]);
-    ir_node_init(&asset.nodes[1]);
-    asset.nodes[0].mesh = 0;
-    asset.nodes[1].mesh = 1;
+    place_two_meshes(&asset);
     asset.nodes[1].skin = 0;
     cook_diag diag = {0};
     assert_true(process_merge_asset(&asset, &diag, "skinned.gltf"));
@@ -613,7 +981,13 @@ int main(void) {
         cmocka_unit_test(spatial_sort_keeps_triangles_and_groups_quadrants),
         cmocka_unit_test(chunked_lods_and_meshlets_are_the_same_on_1_and_3_threads),
         cmocka_unit_test(kmesh_vertex_packing_is_the_same_on_1_and_3_threads),
+        cmocka_unit_test(kmesh_round_trips_each_submesh_topology),
+        cmocka_unit_test(topology_sort_puts_triangles_first_and_keeps_source_order),
+        cmocka_unit_test(mixed_mesh_processes_each_topology_its_way),
+        cmocka_unit_test(points_alone_keep_no_normals_and_reduce),
+        cmocka_unit_test(weld_merges_identical_vertices_across_topologies),
         cmocka_unit_test(merge_bakes_instances_and_mirrors),
+        cmocka_unit_test(merge_keeps_lines_apart_and_triangle_normals),
         cmocka_unit_test(merge_leaves_skinned_meshes_out_with_a_warning),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,5 +1,6 @@
 /* kiln_mesh_view_get: one test per kmesh.md rule, plus the vertex helpers. */
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -242,7 +243,12 @@ static void mesh_view_rejects_unsupported_version(void **state) {
     mesh_parts p;
     sample_mesh(&p);
     p.kind_version = KILN_MESH_VERSION + 1;
-    expect_mesh(&p, 0, KILN_ERR_UNSUPPORTED, "mesh version 3 is not supported");
+    expect_mesh(&p, 0, KILN_ERR_UNSUPPORTED, "mesh version 4 is not supported");
+    /* Version 2 had no topology; this build reads its own version only. */
+    sample_mesh(&p);
+    p.kind_version = 2;
+    expect_mesh(&p, 0, KILN_ERR_UNSUPPORTED,
+                "mesh version 2 is not supported (this build reads version 3)");
 }
 
 static void mesh_view_rejects_duplicate_chunk(void **state) {
@@ -288,13 +294,21 @@ static void mesh_view_rejects_bad_index_size(void **state) {
     expect_mesh(&p, 0, KILN_ERR_CORRUPT, "index_size is 3, expected 2 or 4");
 }
 
-static void mesh_view_rejects_partial_triangle(void **state) {
+/* R6 no longer asks for a multiple of 3: a line submesh after a triangle one
+ * makes 5 indices. The submesh ranges still have to fit (R13). */
+static void mesh_view_index_count_follows_the_submeshes(void **state) {
     (void)state;
     mesh_parts p;
     sample_mesh(&p);
     p.desc.index_count = 5;
     p.index_bytes = 10;
-    expect_mesh(&p, 0, KILN_ERR_CORRUPT, "index_count 5 is not a multiple of 3");
+    expect_mesh(&p, 0, KILN_ERR_CORRUPT,
+                "submesh 1 indices 3+3 are not whole triangles inside index_count 5");
+    p.submeshes[1].topology = KILN_TOPOLOGY_LINES;
+    p.submeshes[1].index_count = 2;
+    p.submeshes[1].meshlet_count = 0;
+    p.lods[1].index_count = 2;
+    expect_mesh(&p, KILN_OPEN_DEEP, KILN_OK, NULL);
 }
 
 static void mesh_view_rejects_bad_stride(void **state) {
@@ -405,9 +419,114 @@ static void mesh_view_rejects_partial_triangle_submesh(void **state) {
     (void)state;
     mesh_parts p;
     sample_mesh(&p);
-    p.submeshes[1].index_offset = 2;
-    p.submeshes[1].index_count = 3;
-    expect_mesh(&p, 0, KILN_ERR_CORRUPT, "submesh 1 indices 2+3 are not whole triangles");
+    p.submeshes[1].index_count = 2;
+    expect_mesh(&p, 0, KILN_ERR_CORRUPT, "submesh 1 indices 3+2 are not whole triangles");
+}
+
+/* ---------------------------------------------------------------------------
+ * Topologies (R13, R15)
+ * ------------------------------------------------------------------------- */
+
+/* The quad's 6 indices as three submeshes: a triangle (0 1 2), a line (0 2)
+ * and a point (3), each with its one level; meshlets for the triangle only. */
+static void mixed_topology_mesh(mesh_parts *p) {
+    sample_mesh(p);
+    static const uint16_t indices[6] = {0, 1, 2, 0, 2, 3};
+    memcpy(p->indices, indices, sizeof indices);
+    p->desc.submesh_count = 3;
+    p->desc.material_count = 3;
+    p->submeshes[1].topology = KILN_TOPOLOGY_LINES;
+    p->submeshes[1].index_count = 2;
+    p->submeshes[1].meshlet_offset = 1;
+    p->submeshes[1].meshlet_count = 0;
+    p->submeshes[2] = (kiln_submesh){.index_offset = 5,
+                                     .index_count = 1,
+                                     .material_slot = 2,
+                                     .topology = KILN_TOPOLOGY_POINTS,
+                                     .meshlet_offset = 1};
+    p->lods[1] = (kiln_lod){.index_offset = 3, .index_count = 2};
+    p->lods[2] = (kiln_lod){.index_offset = 5, .index_count = 1};
+    p->desc.meshlet_count = 1;
+    p->desc.meshlet_vertex_count = 3;
+    p->desc.meshlet_triangle_count = 1;
+    p->submesh_bytes = 3 * sizeof(kiln_submesh);
+    p->lod_bytes = 3 * sizeof(kiln_lod);
+    p->meshlet_bytes = sizeof(kiln_meshlet);
+    p->meshlet_vertex_bytes = 3 * sizeof(uint32_t);
+    p->meshlet_triangle_bytes = 3;
+}
+
+static void mesh_view_exposes_topologies(void **state) {
+    (void)state;
+    mesh_parts p;
+    mixed_topology_mesh(&p);
+    opened_mesh m;
+    assert_int_equal(open_mesh(&p, KILN_OPEN_DEEP, &m), KILN_OK);
+    static const kiln_topology expected[3] = {KILN_TOPOLOGY_TRIANGLES, KILN_TOPOLOGY_LINES,
+                                              KILN_TOPOLOGY_POINTS};
+    static const uint32_t sizes[3] = {3, 2, 1};
+    static const char *const names[3] = {"triangles", "lines", "points"};
+    for (uint32_t s = 0; s < 3; s++) {
+        kiln_topology topology = (kiln_topology)m.view.submeshes[s].topology;
+        assert_int_equal(topology, expected[s]);
+        assert_int_equal(kiln_topology_index_count(topology), sizes[s]);
+        assert_string_equal(kiln_topology_str(topology), names[s]);
+    }
+    assert_int_equal(kiln_mesh_lod(&m.view, 2, 0)->index_offset, 5);
+    assert_int_equal(kiln_topology_index_count(KILN_TOPOLOGY_COUNT_), 0);
+    assert_string_equal(kiln_topology_str((kiln_topology)7), "invalid");
+    close_mesh(&m);
+    /* The field is the low half of what was version 2's u32 flags. */
+    assert_int_equal(offsetof(kiln_submesh, topology), 12);
+    assert_int_equal(offsetof(kiln_submesh, flags), 14);
+    assert_int_equal(offsetof(kiln_submesh, aabb_min), 16);
+}
+
+static void mesh_view_rejects_unknown_topology(void **state) {
+    (void)state;
+    mesh_parts p;
+    mixed_topology_mesh(&p);
+    p.submeshes[2].topology = KILN_TOPOLOGY_COUNT_;
+    expect_mesh(&p, 0, KILN_ERR_CORRUPT, "submesh 2 has unknown topology 3");
+    mixed_topology_mesh(&p);
+    p.submeshes[0].topology = 0xffff;
+    expect_mesh(&p, 0, KILN_ERR_CORRUPT, "submesh 0 has unknown topology 65535");
+}
+
+static void mesh_view_counts_whole_primitives_per_topology(void **state) {
+    (void)state;
+    mesh_parts p;
+    mixed_topology_mesh(&p);
+    p.submeshes[1].index_count = 3; /* a line and a half */
+    p.lods[1].index_count = 3;
+    expect_mesh(&p, 0, KILN_ERR_CORRUPT,
+                "submesh 1 indices 3+3 are not whole lines inside index_count 6");
+    mixed_topology_mesh(&p);
+    p.lods[1].index_count = 1; /* level 0 must still be the submesh's range */
+    expect_mesh(&p, 0, KILN_ERR_CORRUPT, "submesh 1 level 0 indices 3+1 are not whole lines");
+    /* Points: any count; a triangle submesh after them needs no aligned offset. */
+    mixed_topology_mesh(&p);
+    p.submeshes[0].topology = KILN_TOPOLOGY_POINTS;
+    p.submeshes[0].index_count = 1;
+    p.submeshes[0].meshlet_count = 0;
+    p.lods[0].index_count = 1;
+    p.submeshes[2].topology = KILN_TOPOLOGY_TRIANGLES;
+    p.submeshes[2].index_offset = 1;
+    p.submeshes[2].index_count = 3;
+    p.submeshes[2].meshlet_offset = 0;
+    p.submeshes[2].meshlet_count = 1;
+    p.lods[2] = (kiln_lod){.index_offset = 1, .index_count = 3};
+    expect_mesh(&p, KILN_OPEN_DEEP, KILN_OK, NULL);
+}
+
+static void mesh_view_rejects_meshlets_of_lines_or_points(void **state) {
+    (void)state;
+    mesh_parts p;
+    mixed_topology_mesh(&p);
+    p.submeshes[1].meshlet_offset = 0;
+    p.submeshes[1].meshlet_count = 1;
+    expect_mesh(&p, 0, KILN_ERR_CORRUPT,
+                "submesh 1 draws lines but has 1 meshlets; meshlets hold triangles");
 }
 
 static void mesh_view_rejects_material_slot_out_of_range(void **state) {
@@ -689,7 +808,7 @@ int main(void) {
         cmocka_unit_test(mesh_view_rejects_missing_or_short_descriptor),
         cmocka_unit_test(mesh_view_rejects_flags_and_reserved),
         cmocka_unit_test(mesh_view_rejects_bad_index_size),
-        cmocka_unit_test(mesh_view_rejects_partial_triangle),
+        cmocka_unit_test(mesh_view_index_count_follows_the_submeshes),
         cmocka_unit_test(mesh_view_rejects_bad_stride),
         cmocka_unit_test(mesh_view_rejects_attribute_chunk_size_mismatch),
         cmocka_unit_test(mesh_view_rejects_invalid_attributes),
@@ -698,6 +817,10 @@ int main(void) {
         cmocka_unit_test(mesh_view_rejects_data_chunk_size_mismatch),
         cmocka_unit_test(mesh_view_rejects_submesh_range_past_end),
         cmocka_unit_test(mesh_view_rejects_partial_triangle_submesh),
+        cmocka_unit_test(mesh_view_exposes_topologies),
+        cmocka_unit_test(mesh_view_rejects_unknown_topology),
+        cmocka_unit_test(mesh_view_counts_whole_primitives_per_topology),
+        cmocka_unit_test(mesh_view_rejects_meshlets_of_lines_or_points),
         cmocka_unit_test(mesh_view_rejects_material_slot_out_of_range),
         cmocka_unit_test(mesh_view_rejects_submesh_flags_and_meshlet_range),
         cmocka_unit_test(mesh_view_exposes_lods_and_meshlets),

@@ -1,5 +1,6 @@
 /* meshopt_checked.c: meshoptimizer is only called with input it accepts; what
  * it would abort on (assert) is refused or clamped instead. */
+#include <meshoptimizer.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -106,6 +107,43 @@ static void meshlet_limits_are_meshoptimizers(void **state) {
     assert_false(meshopt_meshlet_limits_valid(64, 0));
 }
 
+/* meshoptimizer asserts target <= vertex count: a larger one is clamped, and
+ * an empty cloud or a 0 target gives nothing. */
+static void simplify_points_clamps_its_target(void **state) {
+    (void)state;
+    float positions[48];
+    uint32_t indices[54];
+    grid(positions, indices);
+    uint32_t kept[16];
+    size_t count = meshopt_checked_simplify_points(kept, positions, 16, 1000);
+    assert_true(count > 0 && count <= 16);
+    for (size_t i = 0; i < count; i++)
+        assert_true(kept[i] < 16);
+    count = meshopt_checked_simplify_points(kept, positions, 16, 4);
+    assert_true(count > 0 && count <= 4);
+    assert_int_equal(meshopt_checked_simplify_points(kept, positions, 16, 0), 0);
+    assert_int_equal(meshopt_checked_simplify_points(kept, positions, 0, 4), 0);
+    assert_int_equal(meshopt_checked_simplify_points(kept, NULL, 16, 4), 0);
+}
+
+/* Line and point lists have any length: the remaps are those of first use. */
+static void remaps_take_any_index_count(void **state) {
+    (void)state;
+    const uint32_t lines[4] = {3, 1, 1, 3}; /* 4 indices: not whole triangles */
+    unsigned int remap[5];
+    assert_int_equal(meshopt_checked_fetch_remap(remap, lines, 4, 5), 2);
+    assert_int_equal(remap[3], 0);
+    assert_int_equal(remap[1], 1);
+    assert_int_equal(remap[0], ~0u);
+    const float positions[15] = {0, 0, 0, 1, 0, 0, 0, 0, 0, 1, 0, 0, 2, 0, 0};
+    struct meshopt_Stream stream = {positions, 12, 12};
+    const uint32_t points[5] = {0, 1, 2, 3, 4};
+    assert_int_equal(meshopt_checked_vertex_remap(remap, points, 5, 5, &stream, 1), 3);
+    assert_int_equal(remap[2], remap[0]);
+    assert_int_equal(remap[3], remap[1]);
+    assert_int_equal(remap[4], 2);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(triangles_valid_checks_count_and_range),
@@ -113,6 +151,8 @@ int main(void) {
         cmocka_unit_test(simplify_refuses_invalid_input),
         cmocka_unit_test(order_keeps_triangles_and_refuses_invalid_input),
         cmocka_unit_test(meshlet_limits_are_meshoptimizers),
+        cmocka_unit_test(simplify_points_clamps_its_target),
+        cmocka_unit_test(remaps_take_any_index_count),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

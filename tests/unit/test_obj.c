@@ -869,35 +869,126 @@ static void obj_sanitises_nan_texcoords_and_normals(void **state) {
     free(dir);
 }
 
-static void obj_cooks_a_file_of_lines_and_points_to_nothing(void **state) {
+/* Submesh `s`'s level-0 indices' positions, as "x,y,z" tokens joined by spaces:
+ * which vertex each index names, whatever the vertex numbering. */
+static void expect_positions(const ir_mesh *mesh, uint32_t s, const char *expected) {
+    const ir_submesh *sub = &mesh->submeshes[s];
+    char text[512] = "";
+    size_t used = 0;
+    for (uint32_t i = 0; i < sub->index_count; i++) {
+        const float *p = mesh->positions + 3 * mesh->indices[sub->index_offset + i];
+        used += (size_t)snprintf(text + used, sizeof text - used, "%s%g,%g,%g", i ? " " : "",
+                                 (double)p[0], (double)p[1], (double)p[2]);
+    }
+    if (strcmp(text, expected) != 0)
+        fail_msg("submesh %u: \"%s\", expected \"%s\"", s, text, expected);
+}
+
+static void obj_imports_lines_and_points(void **state) {
     (void)state;
     char *dir = fresh_dir("lines");
     test_import r;
-    import_text(&r, dir, "v 0 0 0\nv 1 0 0\nv 0 1 0\nl 1 2 3\np 1 2\nl 3 1\n");
+    /* l: a polyline of v or v/vt; p: any number of points. */
+    import_text(&r, dir,
+                "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 1 1 0\nvt 0.5 0.5\n"
+                "l 1/1 2/1 3/1 4/1\np 1 2\np 3\nl 4 1\n");
     test_import_expect_ok(&r);
-    assert_int_equal(r.asset.mesh_count, 0);
-    assert_int_equal(r.asset.material_count, 0);
-    assert_int_equal(r.diag.warnings, 1);
-    assert_non_null(
-        strstr(test_import_messages(&r), "model.obj:4: warning: line (l) and point (p)"));
+    test_check_asset(&r.asset);
+    assert_int_equal(r.diag.warnings, 0);
+    const ir_mesh *mesh = only_mesh(&r);
+    assert_int_equal(r.asset.material_count, 1);
+    assert_int_equal(mesh->submesh_count, 2);
+    assert_int_equal(mesh->submeshes[0].topology, KILN_TOPOLOGY_LINES);
+    assert_int_equal(mesh->submeshes[1].topology, KILN_TOPOLOGY_POINTS);
+    /* 1 2 3 4 as segments 1-2 2-3 3-4, then 4-1 (a corner without vt is another vertex) */
+    expect_positions(mesh, 0, "0,0,0 1,0,0 1,0,0 0,1,0 0,1,0 1,1,0 1,1,0 0,0,0");
+    expect_positions(mesh, 1, "0,0,0 1,0,0 0,1,0");
+    assert_int_equal(mesh->index_count, 11);
+    assert_non_null(mesh->texcoords[0]);
+    assert_null(mesh->normals); /* no faces and no vn: none made up */
     test_import_free(&r);
-    /* With faces too, the faces cook. */
-    import_text(&r, dir, "v 0 0 0\nv 1 0 0\nv 0 1 0\nl 1 2\nf 1 2 3\n");
+
+    /* With faces: triangles first, then lines, then points, each by material;
+     * the faces' normals stay, the line's vertices get +Z. */
+    import_text(&r, dir,
+                "v 0 0 0\nv 1 0 0\nv 0 1 0\nvn 0 1 0\n"
+                "p 3\nl 1 2\nf 1//1 2//1 3//1\n");
     test_import_expect_ok(&r);
-    assert_int_equal(only_mesh(&r)->index_count, 3);
+    test_check_asset(&r.asset);
+    mesh = only_mesh(&r);
+    assert_int_equal(mesh->submesh_count, 3);
+    static const kiln_topology order[3] = {KILN_TOPOLOGY_TRIANGLES, KILN_TOPOLOGY_LINES,
+                                           KILN_TOPOLOGY_POINTS};
+    for (uint32_t s = 0; s < 3; s++)
+        assert_int_equal(mesh->submeshes[s].topology, order[s]);
+    expect_positions(mesh, 1, "0,0,0 1,0,0");
+    assert_non_null(mesh->normals);
+    assert_true(mesh->normals[3 * mesh->indices[0] + 1] == 1.0f);
+    assert_true(mesh->normals[3 * mesh->indices[3] + 2] == 1.0f);
+    assert_null(strstr(test_import_messages(&r), "normals are generated"));
+    test_import_free(&r);
+
+    /* Errors and drops: a line needs two vertices; a point on a non-finite
+     * position is dropped like a face. */
+    import_text(&r, dir, "v 0 0 0\nl 1\n");
+    expect_error(&r, "model.obj:2: error: ", "'l' has 1 vertices; it needs at least 2");
+    test_import_free(&r);
+    import_text(&r, dir, "v 0 0 0\nv 1 0 0\nl 1 3\n");
+    expect_error(&r, "model.obj:3: error: ", "line uses vertex 3, but only 2 vertices");
+    test_import_free(&r);
+    import_text(&r, dir, "v 0 0 0\nv nan 0 0\nv 2 0 0\np 1 2 3\nl 1 3 2\n");
+    test_import_expect_ok(&r);
+    mesh = only_mesh(&r);
+    expect_positions(mesh, 0, "0,0,0 2,0,0"); /* segment 1-3; 3-2 dropped */
+    expect_positions(mesh, 1, "0,0,0 2,0,0"); /* points 1 and 3 */
+    assert_non_null(strstr(test_import_messages(&r),
+                           "model.obj:4: warning: 2 points or line segments dropped"));
     test_import_free(&r);
     free(dir);
 }
 
-static void obj_rejects_a_file_without_faces(void **state) {
+/* The corpus's tinyobjloader line-prim.obj and points-prim.obj shapes. */
+static void obj_corpus_like_line_and_point_files_cook(void **state) {
+    (void)state;
+    char *dir = fresh_dir("corpus_like");
+    const char *cube = "v 0 2 2\nv 0 0 2\nv 2 0 2\nv 2 2 2\nv 0 2 0\nv 0 0 0\nv 2 0 0\nv 2 2 0\n";
+    char text[512];
+    test_import r;
+    snprintf(text, sizeof text, "%sg g0\nl 1 2 3 4\nl 5 6 7 8\n", cube);
+    import_text(&r, dir, text);
+    test_import_expect_ok(&r);
+    assert_int_equal(only_mesh(&r)->index_count, 12); /* 3 + 3 segments */
+    test_import_free(&r);
+    snprintf(text, sizeof text, "%sp 1 2 3 4 5 6 7 8\n", cube);
+    import_text(&r, dir, text);
+    test_import_expect_ok(&r);
+    assert_int_equal(only_mesh(&r)->index_count, 8);
+    assert_int_equal(only_mesh(&r)->submeshes[0].topology, KILN_TOPOLOGY_POINTS);
+    test_import_free(&r);
+    free(dir);
+}
+
+/* A file of vertices alone is a point cloud; one without geometry fails. */
+static void obj_vertices_alone_are_a_point_cloud(void **state) {
     (void)state;
     char *dir = fresh_dir("no_faces");
     test_import r;
-    import_text(&r, dir, "v 0 0 0\nv 1 0 0\n");
-    expect_error(&r, "model.obj: error: ", "no faces");
+    import_text(&r, dir, "v 0 0 0 1 0 0\nv 1 0 0 0 1 0\nv 1 0 0 0 1 0\n");
+    test_import_expect_ok(&r);
+    const ir_mesh *mesh = only_mesh(&r);
+    assert_int_equal(mesh->submeshes[0].topology, KILN_TOPOLOGY_POINTS);
+    expect_positions(mesh, 0, "0,0,0 1,0,0 1,0,0"); /* each v once, in file order */
+    assert_non_null(mesh->colors);
+    assert_non_null(strstr(test_import_messages(&r),
+                           "note: no faces, lines or points: its 3 vertices are cooked as a "
+                           "point cloud"));
+    assert_int_equal(r.diag.warnings, 0);
     test_import_free(&r);
     import_text(&r, dir, "");
-    expect_error(&r, "model.obj: error: ", "no faces");
+    expect_error(&r, "model.obj: error: ", "no geometry");
+    test_import_free(&r);
+    import_text(&r, dir, "v nan 0 0\n");
+    expect_error(&r, "model.obj: error: ", "no vertex position is a finite number");
     test_import_free(&r);
     free(dir);
 }
@@ -1177,8 +1268,9 @@ int main(void) {
         cmocka_unit_test(obj_rejects_binary_content_as_not_text),
         cmocka_unit_test(obj_drops_faces_using_nan_positions_with_a_warning),
         cmocka_unit_test(obj_sanitises_nan_texcoords_and_normals),
-        cmocka_unit_test(obj_cooks_a_file_of_lines_and_points_to_nothing),
-        cmocka_unit_test(obj_rejects_a_file_without_faces),
+        cmocka_unit_test(obj_imports_lines_and_points),
+        cmocka_unit_test(obj_corpus_like_line_and_point_files_cook),
+        cmocka_unit_test(obj_vertices_alone_are_a_point_cloud),
         cmocka_unit_test(obj_corpus_rows_import_as_the_index_expects),
         cmocka_unit_test(obj_corpus_models_have_the_expected_counts),
         cmocka_unit_test(obj_survives_thousands_of_random_mutations),

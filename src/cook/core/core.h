@@ -28,7 +28,8 @@
  * most 1 code apart where one value is over 2^29 times the other;
  * 10: BC7 normal estimates all 64 two-subset partitions, best refits its
  * winner from extended endpoint starts; 11: large submeshes simplified and
- * split into meshlets by spatial chunk; 12: a model's textures are named after
+ * split into meshlets by spatial chunk; 12: kmesh version 3, submeshes with a
+ * topology: points and lines are cooked; a model's textures are named after
  * their source image, not tex_<index>; Zstd is dropped where it does not make
  * a texture's levels smaller; block-compressed textures in whole blocks;
  * opacity maps merged into the base colour's alpha). */
@@ -385,9 +386,10 @@ void cook_asset_result_free(cook_asset_result *result);
 uint32_t geometry_triangulate_polygon(const float *corners, uint32_t count, uint32_t *triangles);
 
 /* Replaces the normal of every vertex v with bad[v] != 0 by the normalised,
- * area-weighted sum of the normals of the triangles using it (+Z when those
- * are degenerate too): what an importer does with a source's zero or
- * non-finite normals (core/repair_normals.c). */
+ * area-weighted sum of the normals of the triangles (of the triangle
+ * submeshes) using it (+Z when those are degenerate too, or when only lines
+ * or points use it): what an importer does with a source's zero or non-finite
+ * normals (core/repair_normals.c). */
 void geometry_repair_normals(ir_mesh *mesh, const uint8_t *bad);
 
 /* AABB of the vertices referenced by indices[0..count) (zero when empty). */

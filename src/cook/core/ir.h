@@ -15,11 +15,13 @@
 
 #include "kiln/kiln.h"
 
-/* A range of a mesh's index buffer drawn with one material. */
+/* A range of a mesh's index buffer drawn with one material and one topology
+ * (kiln_topology: triangle, line or point lists; 0 is triangles). */
 typedef struct ir_submesh {
     uint32_t index_offset;
-    uint32_t index_count; /* multiple of 3 */
+    uint32_t index_count; /* a multiple of the topology's 3, 2 or 1 */
     uint32_t material;    /* index into ir_asset.materials */
+    kiln_topology topology;
     /* Filled by process_build_meshlets: this submesh's meshlets. */
     uint32_t meshlet_offset;
     uint32_t meshlet_count;
@@ -49,10 +51,11 @@ typedef struct ir_meshlet {
     int8_t cone_cutoff_s8;
 } ir_meshlet;
 
-/* An indexed triangle list with per-vertex streams. Invariants: positions is
- * never NULL when vertex_count > 0; every optional stream is either NULL or
- * holds vertex_count elements; every index < vertex_count; submeshes cover the
- * index buffer's level 0 without overlap, in order. */
+/* Indexed triangle, line and point lists (per submesh) with per-vertex
+ * streams. Invariants: positions is never NULL when vertex_count > 0; every
+ * optional stream is either NULL or holds vertex_count elements; every index
+ * < vertex_count; submeshes cover the index buffer's level 0 without overlap,
+ * in order, each a whole number of its primitives. */
 typedef struct ir_mesh {
     char *name;
     uint32_t vertex_count;

@@ -12,11 +12,6 @@
  * must become an error message, not a file the runtime rejects later. */
 static bool check_mesh_invariants(const ir_mesh *mesh, uint32_t material_count, cook_context *ctx) {
     const char *path = ctx->source_path;
-    if (mesh->index_count % 3 != 0) {
-        diag_error(ctx->diag, path, 0, "mesh '%s': %u indices is not a whole number of triangles",
-                   mesh->name ? mesh->name : "", mesh->index_count);
-        return false;
-    }
     for (uint32_t i = 0; i < mesh->index_count; i++) {
         if (mesh->indices[i] >= mesh->vertex_count) {
             diag_error(ctx->diag, path, 0, "mesh '%s': index %u out of range (%u vertices)",
@@ -34,7 +29,8 @@ static bool check_mesh_invariants(const ir_mesh *mesh, uint32_t material_count, 
     uint32_t expected_offset = 0;
     for (uint32_t s = 0; s < mesh->submesh_count; s++) {
         const ir_submesh *sub = &mesh->submeshes[s];
-        if (sub->index_offset != expected_offset || sub->index_count % 3 != 0 ||
+        uint32_t size = kiln_topology_index_count(sub->topology);
+        if (sub->index_offset != expected_offset || size == 0 || sub->index_count % size != 0 ||
             sub->index_count > mesh->index_count - sub->index_offset ||
             sub->material >= material_count) {
             diag_error(ctx->diag, path, 0, "mesh '%s': submesh %u is inconsistent",
@@ -99,7 +95,8 @@ static bool cook_mesh_output(const cook_request *request, cook_context *ctx, con
     if (ok) {
         result->meshes++;
         for (uint32_t s = 0; s < mesh->submesh_count; s++)
-            result->triangles += mesh->submeshes[s].index_count / 3;
+            if (mesh->submeshes[s].topology == KILN_TOPOLOGY_TRIANGLES)
+                result->triangles += mesh->submeshes[s].index_count / 3;
     }
     cook_stage_add(result, COOK_STAGE_WRITE, clock);
     bytebuf_free(&bytes);
@@ -493,7 +490,8 @@ bool cook_model_asset(const cook_request *request, cook_context *ctx, cook_asset
         ok = process_merge_asset(&asset, &result->diag, source_path);
     cook_stage_add(result, COOK_STAGE_PROCESS, clock);
     if (ok && asset.mesh_count == 0)
-        diag_warning(&result->diag, source_path, 0, "no triangles to cook; nothing written");
+        diag_warning(&result->diag, source_path, 0,
+                     "no triangles, lines or points to cook; nothing written");
     for (uint32_t m = 0; ok && m < asset.mesh_count; m++)
         ok = cook_mesh_output(request, ctx, &asset, m, result);
     if (ok && asset.mesh_count > 0 && asset.material_count > 0)

@@ -26,9 +26,14 @@
  *
  * Post-processing
  *   Triangulate | JoinIdenticalVertices | SortByPType | ValidateDataStructure
- *   (a scene that fails validation is rejected with assimp's message). No
- *   normals, tangents or UVs are generated and no degenerate faces removed: the
- *   IR stays what the file says; the pipeline generates what is missing.
+ *   (a scene that fails validation is rejected with assimp's message), so
+ *   each aiMesh holds one kind of face: triangles, lines or points. A scene
+ *   that fails validation only for a mesh without faces (assimp's PLY reader
+ *   gives a file without a face element that form: a point cloud) is read
+ *   again with Triangulate alone, and such a mesh is cooked as points (a
+ *   note says so). No normals, tangents or UVs are generated and no degenerate
+ *   faces removed: the IR stays what the file says; the pipeline generates
+ *   what is missing.
  *   Skeleton-only "meshes" are disabled (AI_CONFIG_IMPORT_NO_SKELETON_MESHES)
  *   and FBX pivots are folded into node transforms (no $AssimpFbx$ helpers).
  *
@@ -39,16 +44,20 @@
  *   negates scale x). A matrix with shear or projection keeps the exact matrix,
  *   with an approximate TRS and a warning; a non-finite one becomes identity.
  *   Meshes: assimp splits geometry per material, so a node's aiMeshes are the
- *   submeshes of one ir_mesh, one submesh per material (aiMeshes of the node
- *   that share a material are concatenated), in order of first appearance.
+ *   submeshes of one ir_mesh, one submesh per material and topology (aiMeshes
+ *   of the node that share a material are concatenated; faces of 3, 2 and 1
+ *   corners are triangles, line segments and points, a mesh without faces is
+ *   points), materials in order of first appearance.
  *   Nodes referencing the same list of aiMeshes share that ir_mesh
  *   (instancing). The mesh is named after the node, else its first aiMesh,
- *   else "mesh_<index>". Meshes of points or lines are skipped with one
- *   warning.
+ *   else "mesh_<index>". Meshes without vertices or faces kiln cooks are
+ *   skipped with one warning.
  *   Streams, each present only when the source has it: normals when every
- *   submesh has usable normals (else none, so the pipeline generates them for
- *   the whole mesh); tangents when every submesh has tangents and bitangents,
- *   w = +1 or -1 from the sign of dot(cross(n, t), b); texcoords 0 and 1 when
+ *   aiMesh with triangles has normals (every aiMesh, when none has triangles),
+ *   all usable (else none, so the pipeline generates them for the triangles);
+ *   tangents likewise with bitangents, w = +1 or -1 from the sign of
+ *   dot(cross(n, t), b); line and point aiMeshes without them get (0, 0, 1)
+ *   and (1, 0, 0, 1); texcoords 0 and 1 when
  *   any submesh has that set (others get 0,0), 2D, v flipped to the IR's (glTF)
  *   convention v' = 1 - v; colors from colour set 0 when any submesh has it
  *   (others white), copied unchanged; joints/weights when any submesh has
@@ -97,14 +106,13 @@
  *   A file assimp cannot read, or that fails validation, is one error:
  *   "assimp could not read this file: <assimp's message>", followed by notes
  *   naming the files assimp asked for and could not have. A scene without
- *   meshes or faces (validation's "mNumMeshes is 0", "contains no faces /
- *   vertices", e.g. a PLY point cloud) or with only points/lines is a warning
- *   and cooks to nothing. Counts from assimp are checked before anything is
- *   allocated, and so are the header counts of PLY and OFF files, which
- *   assimp allocates from before reading the data (a count above the file's
- *   size is an error). Non-finite positions drop the triangles using them
- *   (warning); unusable normals or tangents drop that stream (warning);
- *   non-finite texture coordinates become 0.
+ *   meshes or vertices (validation's "mNumMeshes is 0", "contains no vertices")
+ *   is a warning and cooks to nothing. Counts from assimp are checked before
+ *   anything is allocated, and so are the header counts of PLY and OFF files,
+ *   which assimp allocates from before reading the data (a count above the
+ *   file's size is an error). Non-finite positions drop the triangles, segments
+ *   and points using them (warning); unusable normals or tangents drop that
+ *   stream (warning); non-finite texture coordinates become 0.
  */
 #include <math.h>
 #include <pthread.h>
@@ -341,7 +349,7 @@ typedef struct aimp_state {
 
     bool *mesh_used; /* per aiMesh: placed by a cooked node */
 
-    uint32_t skipped_primitives; /* aiMeshes of points or lines */
+    uint32_t skipped_meshes; /* aiMeshes with nothing kiln cooks */
     bool warned_shear, warned_matrix, warned_embedded, warned_texcoord, warned_uv_set;
     uint32_t textures_reported;
 } aimp_state;
@@ -589,9 +597,31 @@ static bool build_nodes(aimp_state *st) {
  * Meshes
  * ------------------------------------------------------------------------- */
 
-static bool is_triangle_mesh(const struct aiMesh *mesh) {
-    return mesh != NULL && (mesh->mPrimitiveTypes & aiPrimitiveType_TRIANGLE) != 0 &&
-           mesh->mNumVertices > 0 && mesh->mVertices != NULL && mesh->mFaces != NULL;
+/* A mesh kiln cooks: triangles, lines or points (SortByPType gives each
+ * aiMesh one kind; faces are still classified one by one), or vertices with
+ * no faces at all, which are a point cloud (assimp's PLY reader without a
+ * face element; only a scene imported again without validation has them). */
+static bool is_cooked_mesh(const struct aiMesh *mesh) {
+    const unsigned kinds = aiPrimitiveType_POINT | aiPrimitiveType_LINE | aiPrimitiveType_TRIANGLE;
+    return mesh != NULL && mesh->mNumVertices > 0 && mesh->mVertices != NULL &&
+           (mesh->mNumFaces == 0 || (mesh->mFaces != NULL && (mesh->mPrimitiveTypes & kinds) != 0));
+}
+
+static bool is_point_cloud(const struct aiMesh *mesh) {
+    return mesh->mNumFaces == 0;
+}
+
+/* The topology of a face of `indices` corners, or KILN_TOPOLOGY_COUNT_ for
+ * one kiln does not cook (a polygon Triangulate left, or none). */
+static kiln_topology face_topology(unsigned indices) {
+    return indices == 3   ? KILN_TOPOLOGY_TRIANGLES
+           : indices == 2 ? KILN_TOPOLOGY_LINES
+           : indices == 1 ? KILN_TOPOLOGY_POINTS
+                          : KILN_TOPOLOGY_COUNT_;
+}
+
+static bool has_triangles(const struct aiMesh *mesh) {
+    return (mesh->mPrimitiveTypes & aiPrimitiveType_TRIANGLE) != 0 && mesh->mNumFaces > 0;
 }
 
 static uint32_t material_slot(aimp_state *st, unsigned material) {
@@ -645,20 +675,33 @@ static void add_influence(uint16_t *joints, float *weights, uint8_t *counts, uin
     }
 }
 
-/* The streams of one ir_mesh from the node's triangle aiMeshes. */
+/* The streams of one ir_mesh from the node's aiMeshes. */
 static bool build_mesh(aimp_state *st, const unsigned *meshes, uint32_t count, uint32_t node_index,
                        ir_mesh *mesh) {
     const struct aiScene *scene = st->scene;
     uint64_t vertices = 0, indices = 0;
     bool all_normals = true, all_tangents = true, any_uv[2] = {false, false}, any_color = false,
          any_bones = false;
+    /* Normals and tangents as the triangle meshes have them (all meshes when
+     * none has triangles): lines and points must not cost a surface its own. */
+    bool any_triangles = false, triangle_normals = true, triangle_tangents = true;
     for (uint32_t i = 0; i < count; i++) {
         const struct aiMesh *m = scene->mMeshes[meshes[i]];
         vertices += m->mNumVertices;
+        if (is_point_cloud(m))
+            indices += m->mNumVertices;
         for (unsigned f = 0; f < m->mNumFaces; f++)
-            indices += m->mFaces[f].mNumIndices == 3 ? 3 : 0;
+            indices += face_topology(m->mFaces[f].mNumIndices) != KILN_TOPOLOGY_COUNT_
+                           ? m->mFaces[f].mNumIndices
+                           : 0;
+        bool tangents = m->mTangents != NULL && m->mBitangents != NULL;
         all_normals &= m->mNormals != NULL;
-        all_tangents &= m->mTangents != NULL && m->mBitangents != NULL;
+        all_tangents &= tangents;
+        if (has_triangles(m)) {
+            any_triangles = true;
+            triangle_normals &= m->mNormals != NULL;
+            triangle_tangents &= tangents;
+        }
         for (int k = 0; k < 2; k++)
             any_uv[k] |= m->mTextureCoords[k] != NULL;
         any_color |= m->mColors[0] != NULL;
@@ -670,6 +713,10 @@ static bool build_mesh(aimp_state *st, const unsigned *meshes, uint32_t count, u
             st->warned_uv_set = true;
         }
     }
+    if (any_triangles) {
+        all_normals = triangle_normals;
+        all_tangents = triangle_tangents;
+    }
     if (vertices > UINT32_MAX || indices > UINT32_MAX) {
         diag_error(st->ctx->diag, st->path, 0, "mesh '%s': more than %u vertices or indices",
                    mesh->name ? mesh->name : "", UINT32_MAX);
@@ -679,7 +726,7 @@ static bool build_mesh(aimp_state *st, const unsigned *meshes, uint32_t count, u
     mesh->vertex_count = (uint32_t)n;
     mesh->positions = alloc_array(n, 3 * sizeof(float));
     mesh->indices = alloc_array((size_t)indices, sizeof(uint32_t));
-    mesh->submeshes = alloc_array(count, sizeof(ir_submesh));
+    mesh->submeshes = alloc_array((size_t)count * KILN_TOPOLOGY_COUNT_, sizeof(ir_submesh));
     if (mesh->positions == NULL || mesh->indices == NULL || mesh->submeshes == NULL)
         return out_of_memory(st);
     if (all_normals && (mesh->normals = alloc_array(n, 3 * sizeof(float))) == NULL)
@@ -724,12 +771,24 @@ static bool build_mesh(aimp_state *st, const unsigned *meshes, uint32_t count, u
             mesh->positions[3 * o + 2] = (float)p->z;
             if (mesh->normals != NULL) {
                 float *nrm = mesh->normals + 3 * o;
-                nrm[0] = (float)m->mNormals[v].x;
-                nrm[1] = (float)m->mNormals[v].y;
-                nrm[2] = (float)m->mNormals[v].z;
-                normals_ok &= normalize3(nrm);
+                nrm[0] = m->mNormals ? (float)m->mNormals[v].x : 0.0f;
+                nrm[1] = m->mNormals ? (float)m->mNormals[v].y : 0.0f;
+                nrm[2] = m->mNormals ? (float)m->mNormals[v].z : 0.0f;
+                /* A line or point mesh without (usable) normals next to
+                 * triangles: +Z (assimp's OBJ reader gives them zeros). */
+                bool usable = normalize3(nrm);
+                if (!usable && !has_triangles(m)) {
+                    nrm[0] = nrm[1] = 0.0f;
+                    nrm[2] = 1.0f;
+                } else {
+                    normals_ok &= usable;
+                }
             }
-            if (mesh->tangents != NULL) {
+            if (mesh->tangents != NULL && (m->mTangents == NULL || m->mBitangents == NULL)) {
+                float *tan = mesh->tangents + 4 * o;
+                tan[0] = tan[3] = 1.0f;
+                tan[1] = tan[2] = 0.0f;
+            } else if (mesh->tangents != NULL) {
                 float *tan = mesh->tangents + 4 * o;
                 const struct aiVector3D *b = &m->mBitangents[v];
                 tan[0] = (float)m->mTangents[v].x;
@@ -844,10 +903,13 @@ static bool build_mesh(aimp_state *st, const unsigned *meshes, uint32_t count, u
         st->warned_texcoord = true;
     }
 
-    /* Indices: one submesh per material, in order of first appearance; the
-     * node's aiMeshes with that material are concatenated. */
-    size_t index_count = 0, dropped = 0;
+    /* Indices: one submesh per material and topology, materials in order of
+     * first appearance; the node's aiMeshes with that material are
+     * concatenated. */
+    size_t index_count = 0;
     uint32_t submesh_count = 0;
+    const char *kinds[KILN_TOPOLOGY_COUNT_] = {"triangles", "line segments", "points"};
+    size_t dropped_of[KILN_TOPOLOGY_COUNT_] = {0, 0, 0};
     for (uint32_t i = 0; i < count; i++) {
         unsigned material = scene->mMeshes[meshes[i]]->mMaterialIndex;
         bool seen = false;
@@ -862,41 +924,54 @@ static bool build_mesh(aimp_state *st, const unsigned *meshes, uint32_t count, u
                        mesh->name ? mesh->name : "", material, scene->mNumMaterials);
             return false;
         }
-        size_t offset = index_count;
-        for (uint32_t j = i; j < count; j++) {
-            const struct aiMesh *m = scene->mMeshes[meshes[j]];
-            if (m->mMaterialIndex != material)
-                continue;
-            for (unsigned f = 0; f < m->mNumFaces; f++) {
-                const struct aiFace *face = &m->mFaces[f];
-                if (face->mNumIndices != 3 || face->mIndices == NULL)
+        for (int topology = 0; topology < KILN_TOPOLOGY_COUNT_; topology++) {
+            size_t offset = index_count;
+            for (uint32_t j = i; j < count; j++) {
+                const struct aiMesh *m = scene->mMeshes[meshes[j]];
+                if (m->mMaterialIndex != material)
                     continue;
-                bool usable = true;
-                for (int c = 0; c < 3; c++)
-                    usable &= face->mIndices[c] < m->mNumVertices &&
-                              finite3(&m->mVertices[face->mIndices[c]]);
-                if (!usable) {
-                    dropped++;
-                    continue;
+                for (unsigned v = 0;
+                     topology == KILN_TOPOLOGY_POINTS && is_point_cloud(m) && v < m->mNumVertices;
+                     v++) {
+                    if (finite3(&m->mVertices[v]))
+                        mesh->indices[index_count++] = first_vertex[j] + v;
+                    else
+                        dropped_of[topology]++;
                 }
-                for (int c = 0; c < 3; c++)
-                    mesh->indices[index_count++] = first_vertex[j] + face->mIndices[c];
+                for (unsigned f = 0; f < m->mNumFaces; f++) {
+                    const struct aiFace *face = &m->mFaces[f];
+                    if ((int)face_topology(face->mNumIndices) != topology || face->mIndices == NULL)
+                        continue;
+                    bool usable = true;
+                    for (unsigned c = 0; c < face->mNumIndices; c++)
+                        usable &= face->mIndices[c] < m->mNumVertices &&
+                                  finite3(&m->mVertices[face->mIndices[c]]);
+                    if (!usable) {
+                        dropped_of[topology]++;
+                        continue;
+                    }
+                    for (unsigned c = 0; c < face->mNumIndices; c++)
+                        mesh->indices[index_count++] = first_vertex[j] + face->mIndices[c];
+                }
             }
+            if (index_count > offset)
+                mesh->submeshes[submesh_count++] =
+                    (ir_submesh){.index_offset = (uint32_t)offset,
+                                 .index_count = (uint32_t)(index_count - offset),
+                                 .material = slot,
+                                 .topology = (kiln_topology)topology};
         }
-        if (index_count > offset)
-            mesh->submeshes[submesh_count++] =
-                (ir_submesh){.index_offset = (uint32_t)offset,
-                             .index_count = (uint32_t)(index_count - offset),
-                             .material = slot};
     }
     free(first_vertex);
     mesh->index_count = (uint32_t)index_count;
     mesh->submesh_count = submesh_count;
-    if (dropped > 0)
-        diag_warning(st->ctx->diag, st->path, 0,
-                     "mesh '%s': %zu triangles dropped: they use a vertex whose position is not "
-                     "a finite number, or one that does not exist",
-                     mesh->name ? mesh->name : "", dropped);
+    for (int topology = 0; topology < KILN_TOPOLOGY_COUNT_; topology++) {
+        if (dropped_of[topology] > 0)
+            diag_warning(st->ctx->diag, st->path, 0,
+                         "mesh '%s': %zu %s dropped: they use a vertex whose position is not "
+                         "a finite number, or one that does not exist",
+                         mesh->name ? mesh->name : "", dropped_of[topology], kinds[topology]);
+    }
     /* Positions no triangle may use must still be finite (ir.h). */
     for (size_t i = 0; i < 3 * n; i++)
         if (!isfinite(mesh->positions[i]))
@@ -920,9 +995,9 @@ static bool node_meshes(aimp_state *st, uint32_t node_index, unsigned *scratch) 
             return false;
         }
         const struct aiMesh *mesh = scene->mMeshes[index];
-        if (!is_triangle_mesh(mesh)) {
+        if (!is_cooked_mesh(mesh)) {
             if (mesh != NULL && !st->mesh_used[index])
-                st->skipped_primitives++;
+                st->skipped_meshes++;
             st->mesh_used[index] = true;
             continue;
         }
@@ -938,7 +1013,7 @@ static bool node_meshes(aimp_state *st, uint32_t node_index, unsigned *scratch) 
         bool same = true;
         for (unsigned i = 0; i < other->mNumMeshes && same; i++) {
             unsigned index = other->mMeshes[i];
-            if (!is_triangle_mesh(scene->mMeshes[index]))
+            if (!is_cooked_mesh(scene->mMeshes[index]))
                 continue;
             same = other_count < count && scratch[other_count] == index;
             other_count++;
@@ -990,7 +1065,7 @@ static bool node_meshes(aimp_state *st, uint32_t node_index, unsigned *scratch) 
     st->out->mesh_count++; /* owned by the asset from here on, even half built */
     if (!build_mesh(st, scratch, count, node_index, mesh))
         return false;
-    if (mesh->index_count == 0) { /* every triangle dropped */
+    if (mesh->index_count == 0) { /* every face dropped */
         ir_mesh_free(mesh);
         st->out->mesh_count--;
         return true;
@@ -1398,19 +1473,20 @@ static bool convert_scene(aimp_state *st) {
 
     uint32_t unplaced = 0;
     for (size_t i = 0; i < meshes; i++)
-        unplaced += !st->mesh_used[i] && is_triangle_mesh(scene->mMeshes[i]);
+        unplaced += !st->mesh_used[i] && is_cooked_mesh(scene->mMeshes[i]);
     for (size_t i = 0; i < meshes; i++)
-        if (!st->mesh_used[i] && scene->mMeshes[i] != NULL && !is_triangle_mesh(scene->mMeshes[i]))
-            st->skipped_primitives++;
+        if (!st->mesh_used[i] && scene->mMeshes[i] != NULL && !is_cooked_mesh(scene->mMeshes[i]))
+            st->skipped_meshes++;
     if (unplaced > 0)
         diag_warning(st->ctx->diag, st->path, 0, "%u mesh%s not placed by any node; not cooked",
                      unplaced, unplaced == 1 ? " is" : "es are");
-    if (st->skipped_primitives > 0)
+    if (st->skipped_meshes > 0)
         diag_warning(st->ctx->diag, st->path, 0,
-                     "%u mesh%s of points or lines not cooked (only triangles are)",
-                     st->skipped_primitives, st->skipped_primitives == 1 ? "" : "es");
+                     "%u mesh%s without vertices, or without triangles, lines or points, not "
+                     "cooked",
+                     st->skipped_meshes, st->skipped_meshes == 1 ? "" : "es");
     else if (meshes == 0)
-        diag_warning(st->ctx->diag, st->path, 0, "no triangles: the scene has no meshes");
+        diag_warning(st->ctx->diag, st->path, 0, "nothing to cook: the scene has no meshes");
     return build_materials(st);
 }
 
@@ -1536,6 +1612,21 @@ static bool is_empty_scene_message(const char *message) {
     return false;
 }
 
+/* One import under the process-wide lock; on failure, assimp's message. */
+static const struct aiScene *read_scene(aimp_io *io, unsigned flags, struct aiFileIO *file_io,
+                                        const struct aiPropertyStore *props, char *message,
+                                        size_t size) {
+    pthread_mutex_lock(&aimp_lock);
+    const struct aiScene *scene =
+        aiImportFileExWithProperties(io->main_name, flags, file_io, props);
+    if (scene == NULL) {
+        const char *error = aiGetErrorString();
+        snprintf(message, size, "%s", error != NULL ? error : "");
+    }
+    pthread_mutex_unlock(&aimp_lock);
+    return scene;
+}
+
 /* assimp's message on one line, without control characters. */
 static void clean_message(char *text) {
     for (char *p = text; *p != '\0'; p++)
@@ -1568,25 +1659,32 @@ bool import_assimp(cook_context *ctx, ir_asset *out) {
                            aiProcess_SortByPType | aiProcess_ValidateDataStructure;
 
     char message[1024] = "";
-    pthread_mutex_lock(&aimp_lock);
-    const struct aiScene *scene =
-        aiImportFileExWithProperties(io.main_name, flags, &file_io, props);
-    if (scene == NULL) {
-        const char *error = aiGetErrorString();
-        snprintf(message, sizeof message, "%s", error != NULL ? error : "");
+    const struct aiScene *scene = read_scene(&io, flags, &file_io, props, message, sizeof message);
+    clean_message(message);
+    bool no_faces = scene == NULL && is_empty_scene_message(message) &&
+                    strstr(message, " contains no faces") != NULL;
+    if (no_faces) {
+        /* Validation refuses a mesh of vertices without faces, which is how
+         * assimp reads a point cloud (a PLY without a face element). Read it
+         * again without validation: the conversion checks every count and
+         * index it uses, and cooks such a mesh as points. */
+        char again[1024] = "";
+        scene = read_scene(&io, aiProcess_Triangulate, &file_io, props, again, sizeof again);
     }
-    pthread_mutex_unlock(&aimp_lock);
     aiReleasePropertyStore(props);
 
     bool ok = scene != NULL;
+    if (no_faces && ok)
+        diag_note(ctx->diag, path, 0,
+                  "a mesh without faces is cooked as a point cloud (assimp validation: %s)",
+                  message);
     if (!ok) {
-        clean_message(message);
         if (is_empty_scene_message(message)) {
             /* Validation rejects a scene without meshes or a mesh without
-             * faces (a PLY point cloud, an STL with no facets): that is an
-             * empty model, not a broken file. */
-            diag_warning(ctx->diag, path, 0, "no triangles: the file holds no faces (assimp: %s)",
-                         message);
+             * vertices (an STL with no facets): that is an empty model, not
+             * a broken file. */
+            diag_warning(ctx->diag, path, 0,
+                         "nothing to cook: the file holds no geometry (assimp: %s)", message);
             ok = true;
         } else {
             diag_error(ctx->diag, path, 0, "assimp could not read this file: %s",

@@ -1,29 +1,37 @@
 /*
  * gltf_mesh.c — glTF meshes into ir_mesh.
  *
- * One ir_mesh per glTF mesh that has at least one triangle primitive; every
- * triangle primitive becomes one submesh, in order. Vertices of primitives
- * are appended and their indices rebased — except that primitives reading
- * exactly the same attribute accessors share one copy of the vertices (a
- * common exporter layout). A glTF mesh without triangles produces no ir_mesh;
- * nodes that use it get mesh -1.
+ * One ir_mesh per glTF mesh that has at least one imported primitive; every
+ * imported primitive becomes one submesh, in order, with its topology
+ * (triangles, lines or points). Vertices of primitives are appended and their
+ * indices rebased — except that primitives reading exactly the same attribute
+ * accessors share one copy of the vertices (a common exporter layout). A glTF
+ * mesh without imported primitives produces no ir_mesh; nodes that use it get
+ * mesh -1.
  *
  * Primitives
- *   mode 4 (TRIANGLES) as is; 5 (TRIANGLE_STRIP) and 6 (TRIANGLE_FAN) become
- *   lists with the spec's vertex order (strip triangle i is
- *   {v[i], v[i + 1 + i % 2], v[i + 2 - i % 2]}, fan triangle i is
- *   {v[i + 1], v[i + 2], v[0]}), dropping the degenerate triangles strips use
- *   for stitching. POINTS and LINES* are skipped with a warning, as is a
- *   primitive without POSITION and one whose buffers hold no data (no uri).
+ *   mode 4 (TRIANGLES), 1 (LINES) and 0 (POINTS) as they are; 5
+ *   (TRIANGLE_STRIP) and 6 (TRIANGLE_FAN) become triangle lists with the
+ *   spec's vertex order (strip triangle i is {v[i], v[i + 1 + i % 2],
+ *   v[i + 2 - i % 2]}, fan triangle i is {v[i + 1], v[i + 2], v[0]}), dropping
+ *   the degenerate triangles strips use for stitching; 3 (LINE_STRIP) becomes
+ *   the line list {v[i], v[i + 1]} and 2 (LINE_LOOP) the same plus the closing
+ *   segment {v[n - 1], v[0]}. A TRIANGLES or LINES count that is not a whole
+ *   number of primitives cooks the whole ones, with a warning naming what is
+ *   left over. Skipped with a warning: a primitive without POSITION, one whose
+ *   buffers hold no data (no uri), and one that yields no primitive.
  *   A KHR_draco_mesh_compression primitive is decoded through
  *   draco_decode.h into its accessors (decode_draco), which then read as any
  *   other; its uncompressed fallback is not read.
  *
  * Streams
  *   normals / tangents only when every triangle primitive of the mesh has
- *   them (otherwise none, so the pipeline generates them for the whole mesh);
- *   texcoords[0..1], colors and joints/weights when any primitive has them,
- *   the others filled with 0 / opaque white / joint 0 at full weight. Normals
+ *   them (otherwise none, so the pipeline generates them for the triangles),
+ *   or, in a mesh without triangles, when every primitive has them; a line or
+ *   point primitive without them in a mesh that has them gets (0, 0, 1) and
+ *   (1, 0, 0, 1). texcoords[0..1], colors and joints/weights when any
+ *   primitive has them, the others filled with 0 / opaque white / joint 0 at
+ *   full weight. Normals
  *   are normalised (a zero normal takes the normal of its faces); tangent xyz
  *   is normalised and w must be ±1. Colours are linear RGBA; float colours
  *   outside [0, 1] are clamped with a warning. Normals and tangents that are
@@ -78,8 +86,9 @@ enum {
 };
 
 typedef struct prim_info {
-    bool triangles; /* a triangle primitive with POSITION: imported */
+    bool imported; /* a primitive with POSITION and readable data */
     uint32_t mode;
+    kiln_topology topology;
     int64_t indices;  /* accessor or -1 */
     int64_t material; /* glTF material or -1 */
     int64_t attr[A_COUNT];
@@ -506,36 +515,37 @@ static bool check_primitive(gltf *g, const json_t *prim, const char *jpath, prim
             }
         }
     }
-    info->triangles = info->mode >= 4;
-    if (info->mode < 4) {
-        gltf_warning(g, "%s: %s primitives are not cooked; skipped", jpath, mode_names[info->mode]);
-    } else if (info->attr[A_POSITION] < 0) {
+    info->topology = info->mode >= 4   ? KILN_TOPOLOGY_TRIANGLES
+                     : info->mode >= 1 ? KILN_TOPOLOGY_LINES
+                                       : KILN_TOPOLOGY_POINTS;
+    info->imported = true;
+    if (info->attr[A_POSITION] < 0) {
         gltf_warning(g, "%s: no POSITION attribute; skipped", jpath);
-        info->triangles = false;
+        info->imported = false;
     }
-    if (info->triangles && (info->attr[A_JOINTS0] >= 0) != (info->attr[A_WEIGHTS0] >= 0))
+    if (info->imported && (info->attr[A_JOINTS0] >= 0) != (info->attr[A_WEIGHTS0] >= 0))
         gltf_warning(g, "%s: %s without %s; the skinning data is ignored", jpath,
                      info->attr[A_JOINTS0] >= 0 ? "JOINTS_0" : "WEIGHTS_0",
                      info->attr[A_JOINTS0] >= 0 ? "WEIGHTS_0" : "JOINTS_0");
     const json_t *draco = gltf_extension(prim, "KHR_draco_mesh_compression");
-    if (info->triangles && draco != NULL && g->ext_draco &&
+    if (info->imported && draco != NULL && g->ext_draco &&
         !decode_draco(g, draco, attributes, jpath, info))
         return false;
-    if (info->triangles && draco != NULL && !g->ext_draco &&
+    if (info->imported && draco != NULL && !g->ext_draco &&
         !gltf_accessor_stored(g, (uint32_t)info->attr[A_POSITION])) {
         gltf_warning(g,
                      "%s: Draco-compressed, but KHR_draco_mesh_compression is not in "
                      "extensionsUsed, and there is no uncompressed fallback; skipped",
                      jpath);
-        info->triangles = false;
+        info->imported = false;
     }
     bool readable = info->indices < 0 || gltf_accessor_readable(g, (uint32_t)info->indices);
     for (int k = 0; k < A_COUNT; k++)
         readable &= info->attr[k] < 0 || gltf_accessor_readable(g, (uint32_t)info->attr[k]);
-    if (info->triangles && !readable) {
+    if (info->imported && !readable) {
         gltf_warning(g, "%s: its data is in a buffer without data (no uri%s); skipped", jpath,
                      g->glb ? " and no GLB BIN chunk" : "");
-        info->triangles = false;
+        info->imported = false;
     }
     return true;
 }
@@ -691,7 +701,9 @@ static bool read_vertices(gltf *g, const prim_info *info, const char *jpath,
         uint32_t non_unit = 0;
         if (!read_attr(g, info, A_NORMAL, jpath, "NORMAL", &data))
             return false;
-        for (uint32_t v = 0; v < n; v++) {
+        for (uint32_t v = 0; data == NULL && v < n; v++) /* lines or points without */
+            mesh->normals[3 * (size_t)(base + v) + 2] = 1.0f;
+        for (uint32_t v = 0; data != NULL && v < n; v++) {
             float *dst = mesh->normals + 3 * (size_t)(base + v);
             const float *src = data + 3 * (size_t)v;
             float length = sqrtf(src[0] * src[0] + src[1] * src[1] + src[2] * src[2]);
@@ -713,7 +725,11 @@ static bool read_vertices(gltf *g, const prim_info *info, const char *jpath,
         uint32_t non_unit = 0;
         if (!read_attr(g, info, A_TANGENT, jpath, "TANGENT", &data))
             return false;
-        for (uint32_t v = 0; v < n; v++) {
+        for (uint32_t v = 0; data == NULL && v < n; v++) {
+            mesh->tangents[4 * (size_t)(base + v)] = 1.0f;
+            mesh->tangents[4 * (size_t)(base + v) + 3] = 1.0f;
+        }
+        for (uint32_t v = 0; data != NULL && v < n; v++) {
             float *dst = mesh->tangents + 4 * (size_t)(base + v);
             const float *src = data + 4 * (size_t)v;
             if (fabsf(fabsf(src[3]) - 1.0f) > 1e-3f) {
@@ -773,10 +789,27 @@ static bool read_vertices(gltf *g, const prim_info *info, const char *jpath,
     return true;
 }
 
-/* Triangles of one primitive appended to `indices` (rebased); returns false
- * on an error. *written receives the number of indices added. */
-static bool build_triangles(gltf *g, const prim_info *info, const char *jpath, uint32_t *indices,
-                            uint32_t *written) {
+/* Indices a primitive of `n` vertices (or indices) of `mode` can yield as a
+ * list: a bound for the index buffer. */
+static uint64_t list_bound(uint32_t mode, uint64_t n) {
+    switch (mode) {
+    case 2: /* LINE_LOOP: n segments with the closing one */
+        return n >= 2 ? 2 * n : 0;
+    case 3: /* LINE_STRIP */
+        return n >= 2 ? 2 * (n - 1) : 0;
+    case 5: /* TRIANGLE_STRIP */
+    case 6: /* TRIANGLE_FAN */
+        return n >= 3 ? 3 * (n - 2) : 0;
+    default: /* POINTS, LINES, TRIANGLES: as they are */
+        return n;
+    }
+}
+
+/* The primitives of one primitive as a list appended to `indices`
+ * (rebased); returns false on an error. *written receives the number of
+ * indices added. */
+static bool build_primitives(gltf *g, const prim_info *info, const char *jpath, uint32_t *indices,
+                             uint32_t *written) {
     *written = 0;
     uint32_t *source = NULL;
     uint32_t n = info->vertex_count;
@@ -810,15 +843,26 @@ static bool build_triangles(gltf *g, const prim_info *info, const char *jpath, u
     }
 #define VERTEX(i) (source ? source[i] : (i))
     uint32_t out = 0;
-    if (info->mode == 4) {
-        if (n % 3 != 0) {
-            gltf_error(g, "%s: %u %s is not a whole number of triangles", jpath, n,
-                       source ? "indices" : "vertices");
-            free(source);
-            return false;
-        }
-        for (uint32_t i = 0; i < n; i++)
+    if (info->mode == 0 || info->mode == 1 || info->mode == 4) {
+        /* Lists: the whole primitives, and a warning for a partial last one. */
+        uint32_t size = kiln_topology_index_count(info->topology);
+        uint32_t whole = n / size * size;
+        if (whole != n)
+            gltf_warning(g, "%s: %u %s left over (%s with %u %s: whole %s only); ignored", jpath,
+                         n - whole, source ? "index(es)" : "vertex(es)", mode_names[info->mode], n,
+                         source ? "indices" : "vertices", kiln_topology_str(info->topology));
+        for (uint32_t i = 0; i < whole; i++)
             indices[out++] = info->base + VERTEX(i);
+    } else if (info->mode == 2 || info->mode == 3) {
+        /* Strips and loops: a segment per pair of neighbours. */
+        for (uint32_t i = 0; n >= 2 && i + 1 < n; i++) {
+            indices[out++] = info->base + VERTEX(i);
+            indices[out++] = info->base + VERTEX(i + 1);
+        }
+        if (info->mode == 2 && n >= 2) {
+            indices[out++] = info->base + VERTEX(n - 1);
+            indices[out++] = info->base + VERTEX(0);
+        }
     } else {
         for (uint32_t i = 0; n >= 3 && i < n - 2; i++) {
             uint32_t a, b, c;
@@ -857,7 +901,7 @@ static int compare_keys(const void *a, const void *b) {
     return c != 0 ? c : (x->index > y->index) - (x->index < y->index);
 }
 
-/* Sets same_as of every triangle primitive whose vertex data an earlier one
+/* Sets same_as of every imported primitive whose vertex data an earlier one
  * already has. */
 static bool find_shared_vertices(gltf *g, prim_info *prims, size_t count) {
     prim_key *keys = malloc(count * sizeof *keys);
@@ -865,7 +909,7 @@ static bool find_shared_vertices(gltf *g, prim_info *prims, size_t count) {
         return gltf_out_of_memory(g);
     size_t n = 0;
     for (size_t p = 0; p < count; p++) {
-        if (!prims[p].triangles)
+        if (!prims[p].imported)
             continue;
         memcpy(keys[n].attr, prims[p].attr, sizeof keys[n].attr);
         keys[n++].index = p;
@@ -888,23 +932,30 @@ static bool build_mesh(gltf *g, size_t m, const json_t *obj, prim_info *prims, s
     char jpath[GLTF_PATH_SIZE];
     gltf_pathf(jpath, "meshes[%zu]", m);
     mesh_streams streams = {true, true, {false, false}, false, false};
+    /* Normals and tangents as the triangles have them: a debug line without
+     * them must not cost a lit surface its own. */
+    bool any_triangles = false, all_normals = true, all_tangents = true;
     uint64_t vertices = 0, index_bound = 0;
     size_t used = 0;
     if (!find_shared_vertices(g, prims, count))
         return false;
     for (size_t p = 0; p < count; p++) {
         prim_info *info = &prims[p];
-        if (!info->triangles)
+        if (!info->imported)
             continue;
         used++;
-        streams.normals &= info->attr[A_NORMAL] >= 0;
-        streams.tangents &= info->attr[A_TANGENT] >= 0;
+        bool triangles = info->topology == KILN_TOPOLOGY_TRIANGLES;
+        any_triangles |= triangles;
+        streams.normals &= info->attr[A_NORMAL] >= 0 || !triangles;
+        streams.tangents &= info->attr[A_TANGENT] >= 0 || !triangles;
+        all_normals &= info->attr[A_NORMAL] >= 0;
+        all_tangents &= info->attr[A_TANGENT] >= 0;
         streams.texcoords[0] |= info->attr[A_TEXCOORD0] >= 0;
         streams.texcoords[1] |= info->attr[A_TEXCOORD1] >= 0;
         streams.colors |= info->attr[A_COLOR0] >= 0;
         streams.skin |= info->attr[A_JOINTS0] >= 0 && info->attr[A_WEIGHTS0] >= 0;
         uint64_t n = info->indices >= 0 ? g->accessors[info->indices].count : info->vertex_count;
-        index_bound += info->mode == 4 ? n : (n >= 3 ? 3 * (n - 2) : 0);
+        index_bound += list_bound(info->mode, n);
         if (info->same_as >= 0) {
             info->base = prims[info->same_as].base;
         } else {
@@ -919,6 +970,10 @@ static bool build_mesh(gltf *g, size_t m, const json_t *obj, prim_info *prims, s
     if (used == 0) {
         g->mesh_map[m] = -1;
         return true;
+    }
+    if (!any_triangles) {
+        streams.normals = all_normals;
+        streams.tangents = all_tangents;
     }
     if (index_bound > UINT32_MAX) {
         gltf_error(g, "%s: more than %u indices", jpath, UINT32_MAX);
@@ -963,7 +1018,7 @@ static bool build_mesh(gltf *g, size_t m, const json_t *obj, prim_info *prims, s
     bool ok = true;
     for (size_t p = 0; p < count && ok; p++) {
         const prim_info *info = &prims[p];
-        if (!info->triangles)
+        if (!info->imported)
             continue;
         char ppath[GLTF_PATH_SIZE];
         gltf_pathf(ppath, "%s.primitives[%zu]", jpath, p);
@@ -975,11 +1030,11 @@ static bool build_mesh(gltf *g, size_t m, const json_t *obj, prim_info *prims, s
             g->mesh_joints[m].primitive = (uint32_t)p;
         }
         uint32_t written = 0;
-        ok = ok && build_triangles(g, info, ppath, mesh->indices + mesh->index_count, &written);
+        ok = ok && build_primitives(g, info, ppath, mesh->indices + mesh->index_count, &written);
         if (!ok)
             break;
         if (written == 0) {
-            gltf_warning(g, "%s: no triangles; skipped", ppath);
+            gltf_warning(g, "%s: no %s; skipped", ppath, kiln_topology_str(info->topology));
             continue;
         }
         int64_t material = info->material;
@@ -991,6 +1046,7 @@ static bool build_mesh(gltf *g, size_t m, const json_t *obj, prim_info *prims, s
         sub->index_offset = mesh->index_count;
         sub->index_count = written;
         sub->material = (uint32_t)material;
+        sub->topology = info->topology;
         mesh->index_count += written;
     }
     if (ok && bad_count > 0) {

@@ -11,7 +11,7 @@
  *   is kept as given and decomposed into TRS (best effort: scale from the
  *   column lengths, negative when the determinant is); TRS nodes get the
  *   composed matrix T * R * S. node.mesh is the ir mesh index (-1 for a mesh
- *   without triangles); node.skin is the glTF skin index.
+ *   with nothing to cook); node.skin is the glTF skin index.
  *
  * Checks that read data stay cheap: skin inverse bind matrices (last row
  * 0 0 0 1), animation inputs (non-negative, increasing) and rotation outputs

@@ -1,5 +1,6 @@
 /*
- * obj.c — Wavefront OBJ importer: one indexed mesh, one submesh per material.
+ * obj.c — Wavefront OBJ importer: one indexed mesh, one submesh per topology
+ * and material.
  *
  * One pass over the bytes with a cursor. Nothing is allocated per line: the
  * attribute pools, the unique-vertex table and the index buffer grow
@@ -14,8 +15,11 @@
  *                                 indices count back from the last element
  *   usemtl name, mtllib a.mtl [b.mtl ...]   (names may contain spaces)
  *   o name                        the first one names the mesh
+ *   l  v  v/vt ...                a polyline, >= 2 vertices: a line list of its
+ *                                 segments (v1 v2, v2 v3, ...)
+ *   p  v ...                      points, >= 1 vertex: a point list
+ *                                 (corners of l and p take the forms of f's)
  *   g, s, mg                      accepted and ignored
- *   l, p                          not cooked: one warning
  *   anything else                 one warning per keyword, skipped
  *   # comments, blank lines, CRLF, a backslash at the end of a line joins the
  *   next one, a UTF-8 byte-order mark and trailing DOS end-of-file bytes.
@@ -27,30 +31,33 @@
  *   Texture coordinates are flipped to the IR's (glTF's) convention, origin at
  *   the top left: v' = 1 - v. Normals are normalised. A stream is present only
  *   when the file provides it: texcoords when any used corner has a vt (others
- *   get 0,0); normals only when every used corner has a usable vn, otherwise
- *   none at all so the pipeline generates them for the whole mesh; colours when
- *   any v carries r g b (others white, alpha 1).
- *   Materials: faces are grouped into one submesh per material, submeshes and
- *   ir_asset.materials both in order of first use by a face; MTL materials no
- *   face uses are dropped. Faces before any usemtl, and faces whose usemtl name
- *   no loaded library defines (one warning per name), share a material named
- *   "default" (white, not metallic, rough).
+ *   get 0,0); normals only when every face corner has a usable vn (every
+ *   corner, in a file without faces), otherwise none at all so the pipeline
+ *   generates them for the faces; a line or point vertex without a vn gets
+ *   (0, 0, 1) in a mesh that has normals; colours when any v carries r g b
+ *   (others white, alpha 1). A file with vertices and no f, l or p is a point
+ *   cloud of its vertices, in file order (a note says so).
+ *   Materials: faces, lines and points are grouped into one submesh per
+ *   topology and material: triangles first, then lines, then points, each by
+ *   material slot; slots (ir_asset.materials) in order of first use by any of
+ *   them; MTL materials nothing uses are dropped. Elements before any usemtl,
+ *   and those whose usemtl name no loaded library defines (one warning per
+ *   name), share a material named "default" (white, not metallic, rough).
  *
  * Problems
  *   Errors (the import fails, with the line): index 0, a vertex index out of
  *   range, a relative index of any kind pointing before the first element, a
- *   face with fewer than 3 corners, a malformed number or corner, a v with a
- *   wrong number of values, a byte that cannot be in a text file ("not a text
- *   OBJ file"), more than UINT32_MAX vertices or indices, and a file with no
- *   faces at all.
+ *   face with fewer than 3 corners, an l with fewer than 2 or a p with no
+ *   vertex, a malformed number or corner, a v with a wrong number of values, a
+ *   byte that cannot be in a text file ("not a text OBJ file"), more than
+ *   UINT32_MAX vertices or indices, and a file with no geometry at all.
  *   Warnings (the import goes on): a missing .mtl; a usemtl name no library
  *   defines; a vt/vn index beyond the ones defined so far (that attribute is
  *   dropped for the corner: real files reference normals they never define);
- *   a nan/inf position (faces using that vertex are dropped; if that leaves no
- *   face it is an error); a nan/inf texture coordinate (set to 0); a zero or
- *   nan/inf normal (replaced by the normal of the faces around the vertex);
- *   l and p elements, which make a file with no faces cook to nothing instead
- *   of failing; unknown statements.
+ *   a nan/inf position (faces, points and line segments using that vertex are
+ *   dropped; if that leaves nothing it is an error); a nan/inf texture
+ *   coordinate (set to 0); a zero or nan/inf normal (replaced by the normal of
+ *   the faces around the vertex); unknown statements.
  */
 #include <float.h>
 #include <math.h>
@@ -322,10 +329,11 @@ typedef struct obj_usage {
     uint32_t slot; /* material slot, OBJ_NONE until a face needs it */
 } obj_usage;
 
-/* Triangles from index `first` on use `usage`, up to the next run. */
+/* Indices from `first` on draw `topology` with `usage`, up to the next run. */
 typedef struct obj_run {
     uint32_t usage;
     uint32_t first;
+    kiln_topology topology;
 } obj_run;
 
 enum { ATTR_POSITION, ATTR_TEXCOORD, ATTR_NORMAL };
@@ -377,9 +385,10 @@ typedef struct obj_parser {
     bool mtllibs_capped; /* OBJ_MAX_MTLLIBS reached (warned once) */
 
     char *mesh_name;
-    uint32_t faces;
+    const char *element;      /* "face", "line" or "point": the statement being read */
+    uint32_t faces, elements; /* f statements, and p and l ones that added something */
     uint32_t dropped_faces, dropped_line;
-    uint32_t primitive_line; /* first l/p */
+    uint32_t dropped_elements, dropped_element_line; /* points and segments */
     bool warned_bad_position, warned_bad_texcoord;
     bool warned_missing[3];
     strlist unknown;
@@ -726,12 +735,13 @@ static bool resolve_index(obj_parser *ps, int64_t raw, int kind, uint32_t *out) 
                             "so far)",
                             singular[kind], (long long)raw, count);
     if (kind == ATTR_POSITION)
-        return syntax_error(ps, "face uses vertex %lld, but only %zu %s are defined before it",
-                            (long long)raw, count, plural[kind]);
+        return syntax_error(ps, "%s uses vertex %lld, but only %zu %s are defined before it",
+                            ps->element, (long long)raw, count, plural[kind]);
     if (!ps->warned_missing[kind])
         diag_warning(ps->ctx->diag, ps->path, ps->line,
-                     "face uses %s %lld, but only %zu %s are defined before it; ignored (%s)",
-                     singular[kind], (long long)raw, count, plural[kind], consequence[kind]);
+                     "%s uses %s %lld, but only %zu %s are defined before it; ignored (%s)",
+                     ps->element, singular[kind], (long long)raw, count, plural[kind],
+                     consequence[kind]);
     ps->warned_missing[kind] = true;
     *out = OBJ_NONE;
     return true;
@@ -761,8 +771,8 @@ static bool parse_corner(obj_parser *ps, uint32_t corner[3]) {
         return true;
 malformed:
     ps->p = start;
-    return syntax_error(ps, "malformed face corner '%.*s' (expected v, v/vt, v//vn or v/vt/vn)",
-                        token_length(start, ps->end), (const char *)start);
+    return syntax_error(ps, "malformed %s corner '%.*s' (expected v, v/vt, v//vn or v/vt/vn)",
+                        ps->element, token_length(start, ps->end), (const char *)start);
 }
 
 /* Index of the unique vertex for a corner, inserting it if new. */
@@ -806,6 +816,20 @@ static bool vertex_id(obj_parser *ps, const uint32_t key[3], uint32_t *id) {
     return true;
 }
 
+/* Makes the indices that follow a run of the current material and `topology`. */
+static bool start_run(obj_parser *ps, kiln_topology topology) {
+    const obj_run *last =
+        ps->runs.count ? (const obj_run *)ps->runs.data + ps->runs.count - 1 : NULL;
+    if (last != NULL && last->usage == ps->usage && last->topology == topology)
+        return true;
+    obj_run *run = vec_push(&ps->runs, sizeof(obj_run), 1);
+    if (run == NULL)
+        return out_of_memory(ps);
+    *run =
+        (obj_run){.usage = ps->usage, .first = (uint32_t)ps->indices.count, .topology = topology};
+    return true;
+}
+
 static bool emit_face(obj_parser *ps, uint32_t face_line) {
     uint32_t n = (uint32_t)ps->corners.count;
     const uint32_t *corners = ps->corners.data;
@@ -846,15 +870,8 @@ static bool emit_face(obj_parser *ps, uint32_t face_line) {
         if (!vertex_id(ps, corners + 3 * i, &ids[i]))
             return false;
 
-    const obj_run *last =
-        ps->runs.count ? (const obj_run *)ps->runs.data + ps->runs.count - 1 : NULL;
-    if (last == NULL || last->usage != ps->usage) {
-        obj_run *run = vec_push(&ps->runs, sizeof(obj_run), 1);
-        if (run == NULL)
-            return out_of_memory(ps);
-        run->usage = ps->usage;
-        run->first = (uint32_t)ps->indices.count;
-    }
+    if (!start_run(ps, KILN_TOPOLOGY_TRIANGLES))
+        return false;
     uint32_t *out = vec_push(&ps->indices, sizeof(uint32_t), 3 * (size_t)triangle_count);
     if (out == NULL)
         return out_of_memory(ps);
@@ -864,24 +881,81 @@ static bool emit_face(obj_parser *ps, uint32_t face_line) {
     return true;
 }
 
-static bool parse_face(obj_parser *ps) {
-    uint32_t face_line = ps->line;
+/* The corners of an f, l or p statement into ps->corners; `element` names it
+ * in messages. */
+static bool read_corners(obj_parser *ps, const char *element) {
+    ps->element = element;
     ps->corners.count = 0;
     while (next_field(ps)) {
         if (ps->corners.count == OBJ_MAX_FACE_CORNERS)
-            return syntax_error(ps, "face has more than %u corners", OBJ_MAX_FACE_CORNERS);
+            return syntax_error(ps, "%s has more than %u corners", element, OBJ_MAX_FACE_CORNERS);
         uint32_t *corner = vec_push(&ps->corners, 3 * sizeof(uint32_t), 1);
         if (corner == NULL)
             return out_of_memory(ps);
         if (!parse_corner(ps, corner))
             return false;
     }
-    if (ps->binary)
+    return !ps->binary;
+}
+
+static bool parse_face(obj_parser *ps) {
+    uint32_t face_line = ps->line;
+    if (!read_corners(ps, "face"))
         return false;
     if (ps->corners.count < 3)
         return syntax_error(ps, "face has %zu corner%s; a face needs at least 3", ps->corners.count,
                             ps->corners.count == 1 ? "" : "s");
     return emit_face(ps, face_line);
+}
+
+/* `p v1 v2 ...`: one point per corner; `l v1 v2 ...`: a polyline, one line
+ * segment per pair of neighbours. A point, or a segment, on a vertex whose
+ * position is not finite is dropped, as faces are. */
+static bool parse_points_or_lines(obj_parser *ps, kiln_topology topology) {
+    uint32_t line = ps->line;
+    const char *keyword = topology == KILN_TOPOLOGY_LINES ? "l" : "p";
+    if (!read_corners(ps, topology == KILN_TOPOLOGY_LINES ? "line" : "point"))
+        return false;
+    uint32_t n = (uint32_t)ps->corners.count, need = topology == KILN_TOPOLOGY_LINES ? 2 : 1;
+    if (n < need)
+        return syntax_error(ps, "'%s' has %u vertices; it needs at least %u", keyword, n, need);
+    ps->corner_id.count = 0;
+    uint32_t *ids = vec_push(&ps->corner_id, sizeof(uint32_t), n);
+    if (ids == NULL)
+        return out_of_memory(ps);
+    const uint32_t *corners = ps->corners.data;
+    const uint8_t *bad = ps->bad.count > 0 ? ps->bad.data : NULL;
+    for (uint32_t i = 0; i < n; i++)
+        ids[i] = bad != NULL && bad[corners[3 * i]] ? OBJ_NONE : 0;
+    for (uint32_t i = 0; i < n; i++)
+        if (ids[i] != OBJ_NONE && !vertex_id(ps, corners + 3 * i, &ids[i]))
+            return false;
+    /* Points, or segments, whose vertices are all finite. */
+    uint32_t kept = 0, total = topology == KILN_TOPOLOGY_LINES ? n - 1 : n;
+    for (uint32_t i = 0; i < total; i++)
+        kept += ids[i] != OBJ_NONE && (topology == KILN_TOPOLOGY_POINTS || ids[i + 1] != OBJ_NONE);
+    if (kept < total && ps->dropped_elements == 0)
+        ps->dropped_element_line = line;
+    ps->dropped_elements += total - kept;
+    if (kept == 0)
+        return true;
+    uint64_t added = (uint64_t)kept * need;
+    if ((uint64_t)ps->indices.count + added > OBJ_MAX_INDICES)
+        return syntax_error(ps, "more than %u indices", OBJ_MAX_INDICES);
+    if (!start_run(ps, topology))
+        return false;
+    uint32_t *out = vec_push(&ps->indices, sizeof(uint32_t), (size_t)added);
+    if (out == NULL)
+        return out_of_memory(ps);
+    for (uint32_t i = 0; i < total; i++) {
+        if (ids[i] == OBJ_NONE || (topology == KILN_TOPOLOGY_LINES && ids[i + 1] == OBJ_NONE))
+            continue;
+        *out++ = ids[i];
+        if (topology == KILN_TOPOLOGY_LINES)
+            *out++ = ids[i + 1];
+    }
+    ps->elements++;
+    return true;
 }
 
 static bool parse_usemtl(obj_parser *ps) {
@@ -1066,14 +1140,9 @@ static bool parse_statement(obj_parser *ps) {
         break;
     case 'l':
     case 'p':
-        if (length == 1) {
-            if (ps->primitive_line == 0) {
-                ps->primitive_line = ps->line;
-                diag_warning(ps->ctx->diag, ps->path, ps->line,
-                             "line (l) and point (p) elements are not cooked; ignored");
-            }
-            return skip_line(ps, true);
-        }
+        if (length == 1)
+            return parse_points_or_lines(ps, keyword[0] == 'l' ? KILN_TOPOLOGY_LINES
+                                                               : KILN_TOPOLOGY_POINTS);
         break;
     default:
         break;
@@ -1096,8 +1165,9 @@ static bool add_slot(obj_parser *ps, obj_vec *materials, ir_material *material, 
     return true;
 }
 
-/* Material slots in order of first use by a face; the index buffer sorted by
- * slot (stable), one submesh per slot. */
+/* Material slots in order of first use by a face, line or point; the index
+ * buffer sorted by topology (triangles, lines, points), then slot (stable),
+ * one submesh per topology and slot used. */
 static bool build_materials(obj_parser *ps, ir_asset *out, ir_mesh *mesh) {
     name_table library_names = {0};
     obj_vec materials = {0};
@@ -1153,32 +1223,38 @@ static bool build_materials(obj_parser *ps, ir_asset *out, ir_mesh *mesh) {
         usage->slot = default_slot;
     }
 
-    size_t slot_count = materials.count;
+    /* Groups: group g = topology * slot_count + slot; counts[g + 1] its size. */
+    size_t slot_count = materials.count, group_count = KILN_TOPOLOGY_COUNT_ * slot_count;
     size_t index_count = ps->indices.count;
-    counts = calloc(slot_count + 1, sizeof *counts);
+    counts = calloc(group_count + 1, sizeof *counts);
     indices = malloc((index_count ? index_count : 1) * sizeof *indices);
-    mesh->submeshes = calloc(slot_count ? slot_count : 1, sizeof *mesh->submeshes);
+    mesh->submeshes = calloc(group_count ? group_count : 1, sizeof *mesh->submeshes);
     if (counts == NULL || indices == NULL || mesh->submeshes == NULL)
         goto oom;
     for (size_t r = 0; r < run_count; r++) {
         size_t end = r + 1 < run_count ? runs[r + 1].first : index_count;
-        counts[usages[runs[r].usage].slot + 1] += end - runs[r].first;
+        counts[runs[r].topology * slot_count + usages[runs[r].usage].slot + 1] +=
+            end - runs[r].first;
     }
-    for (size_t s = 0; s < slot_count; s++) { /* counts[s] becomes slot s's offset */
-        mesh->submeshes[s] = (ir_submesh){.index_offset = (uint32_t)counts[s],
-                                          .index_count = (uint32_t)counts[s + 1],
-                                          .material = (uint32_t)s};
-        counts[s + 1] += counts[s];
+    uint32_t submesh_count = 0;
+    for (size_t g = 0; g < group_count; g++) { /* counts[g] becomes group g's offset */
+        if (counts[g + 1] > 0)
+            mesh->submeshes[submesh_count++] =
+                (ir_submesh){.index_offset = (uint32_t)counts[g],
+                             .index_count = (uint32_t)counts[g + 1],
+                             .material = (uint32_t)(g % slot_count),
+                             .topology = (kiln_topology)(g / slot_count)};
+        counts[g + 1] += counts[g];
     }
     const uint32_t *source = ps->indices.data;
     for (size_t r = 0; r < run_count; r++) {
         size_t end = r + 1 < run_count ? runs[r + 1].first : index_count;
         size_t n = end - runs[r].first;
-        size_t *cursor = &counts[usages[runs[r].usage].slot];
+        size_t *cursor = &counts[runs[r].topology * slot_count + usages[runs[r].usage].slot];
         memcpy(indices + *cursor, source + runs[r].first, n * sizeof *indices);
         *cursor += n;
     }
-    mesh->submesh_count = (uint32_t)slot_count;
+    mesh->submesh_count = submesh_count;
     mesh->indices = indices;
     mesh->index_count = (uint32_t)index_count;
     indices = NULL;
@@ -1207,14 +1283,28 @@ static bool build_streams(obj_parser *ps, ir_mesh *mesh) {
     mesh->positions = malloc(n * 3 * sizeof(float));
     if (mesh->positions == NULL)
         return out_of_memory(ps);
+    /* Normals as the faces have them: the vertices of lines and points (which
+     * rarely have a vn) must not cost the faces theirs; without faces, as
+     * every vertex has them. */
+    uint8_t *on_face = ps->faces > 0 ? calloc(n ? n : 1, 1) : NULL;
+    if (ps->faces > 0 && on_face == NULL)
+        return out_of_memory(ps);
+    for (uint32_t s = 0; on_face != NULL && s < mesh->submesh_count; s++) {
+        const ir_submesh *sub = &mesh->submeshes[s];
+        for (uint32_t i = 0; sub->topology == KILN_TOPOLOGY_TRIANGLES && i < sub->index_count; i++)
+            on_face[mesh->indices[sub->index_offset + i]] = 1;
+    }
     bool any_uv = false, all_normals = true, any_normal = false;
     for (size_t v = 0; v < n; v++) {
         memcpy(mesh->positions + 3 * v, (const float *)ps->positions.data + 3 * (size_t)keys[3 * v],
                3 * sizeof(float));
         any_uv |= keys[3 * v + 1] != OBJ_NONE;
-        all_normals &= keys[3 * v + 2] != OBJ_NONE;
-        any_normal |= keys[3 * v + 2] != OBJ_NONE;
+        bool counts = on_face == NULL || on_face[v];
+        all_normals &= keys[3 * v + 2] != OBJ_NONE || !counts;
+        any_normal |= keys[3 * v + 2] != OBJ_NONE && counts;
     }
+    free(on_face);
+    all_normals &= any_normal || n == 0;
     if (any_uv) {
         float *uv = mesh->texcoords[0] = malloc(n * 2 * sizeof(float));
         if (uv == NULL)
@@ -1238,6 +1328,11 @@ static bool build_streams(obj_parser *ps, ir_mesh *mesh) {
         uint8_t *bad = NULL;
         size_t unusable = 0;
         for (size_t v = 0; v < n; v++) {
+            if (keys[3 * v + 2] == OBJ_NONE) { /* only lines or points use it */
+                normals[3 * v] = normals[3 * v + 1] = 0.0f;
+                normals[3 * v + 2] = 1.0f;
+                continue;
+            }
             const float *src = pool + 3 * (size_t)keys[3 * v + 2];
             double length =
                 sqrt((double)src[0] * src[0] + (double)src[1] * src[1] + (double)src[2] * src[2]);
@@ -1283,23 +1378,60 @@ static char *stem_of(const char *path) {
     return stem;
 }
 
+/* A file of vertices alone (a scan's export) is a point cloud: each finite
+ * position once, in file order, with the default material. */
+static bool vertices_as_points(obj_parser *ps) {
+    const uint8_t *bad = ps->bad.count > 0 ? ps->bad.data : NULL;
+    ps->usage = 0;
+    for (size_t v = 0; v < ps->positions.count; v++) {
+        if (bad != NULL && bad[v])
+            continue;
+        uint32_t key[3] = {(uint32_t)v, OBJ_NONE, OBJ_NONE}, id;
+        uint32_t *out;
+        if (!vertex_id(ps, key, &id) || !start_run(ps, KILN_TOPOLOGY_POINTS))
+            return false;
+        if ((out = vec_push(&ps->indices, sizeof(uint32_t), 1)) == NULL)
+            return out_of_memory(ps);
+        *out = id;
+    }
+    ps->elements = ps->indices.count > 0;
+    if (ps->elements)
+        diag_note(ps->ctx->diag, ps->path, 0,
+                  "no faces, lines or points: its %zu vertices are cooked as a point cloud",
+                  ps->indices.count);
+    return true;
+}
+
 static bool finish(obj_parser *ps, ir_asset *out) {
-    if (ps->faces == 0) {
-        if (ps->dropped_faces > 0) {
-            diag_error(ps->ctx->diag, ps->path, ps->dropped_line,
-                       "every face uses a vertex whose position is not a finite number; "
-                       "nothing to cook");
+    if (ps->faces == 0 && ps->elements == 0) {
+        if (ps->dropped_faces > 0 || ps->dropped_elements > 0) {
+            diag_error(ps->ctx->diag, ps->path,
+                       ps->dropped_faces > 0 ? ps->dropped_line : ps->dropped_element_line,
+                       "every face, line and point uses a vertex whose position is not a finite "
+                       "number; nothing to cook");
             return false;
         }
-        if (ps->primitive_line > 0)
-            return true; /* lines/points only: warned, cooks to nothing */
-        diag_error(ps->ctx->diag, ps->path, 0, "no faces: the file has no 'f' statements");
-        return false;
+        if (!vertices_as_points(ps))
+            return false;
+        if (ps->elements == 0) {
+            diag_error(ps->ctx->diag, ps->path, 0, "%s",
+                       ps->positions.count > 0
+                           ? "no vertex position is a finite number; nothing to cook"
+                           : "no geometry: the file has no vertices and no 'f', 'l' or 'p' "
+                             "statements");
+            return false;
+        }
     }
     if (ps->dropped_faces > 0)
         diag_warning(ps->ctx->diag, ps->path, ps->dropped_line,
                      "%u face%s dropped: they use vertices whose position is not a finite number",
                      ps->dropped_faces, ps->dropped_faces == 1 ? "" : "s");
+    if (ps->dropped_elements > 0)
+        diag_warning(ps->ctx->diag, ps->path, ps->dropped_element_line,
+                     "%u point%s or line segment%s dropped: they use vertices whose position is "
+                     "not a finite number",
+                     ps->dropped_elements, ps->dropped_elements == 1 ? "" : "s",
+                     ps->dropped_elements == 1 ? "" : "s");
 
     ir_mesh *mesh = calloc(1, sizeof *mesh);
     if (mesh == NULL)

@@ -29,16 +29,27 @@ uint32_t mesh_chunk_count(uint32_t triangles, uint32_t chunk_triangles) {
     return count < 2 ? 1 : count;
 }
 
+uint32_t submesh_chunk_count(const ir_submesh *sub, uint32_t chunk_triangles) {
+    if (sub->topology != KILN_TOPOLOGY_TRIANGLES)
+        return 1; /* nothing per chunk pays for lines or points */
+    return mesh_chunk_count(sub->index_count / 3, chunk_triangles);
+}
+
 mesh_chunk *mesh_chunks(const ir_mesh *mesh, uint32_t chunk_triangles, uint32_t *count) {
     size_t total = 0;
     for (uint32_t s = 0; s < mesh->submesh_count; s++)
-        total += mesh_chunk_count(mesh->submeshes[s].index_count / 3, chunk_triangles);
+        total += submesh_chunk_count(&mesh->submeshes[s], chunk_triangles);
     mesh_chunk *chunks = malloc((total ? total : 1) * sizeof *chunks);
     if (chunks == NULL)
         return NULL;
     size_t next = 0;
     for (uint32_t s = 0; s < mesh->submesh_count; s++) {
         const ir_submesh *sub = &mesh->submeshes[s];
+        if (sub->topology != KILN_TOPOLOGY_TRIANGLES) {
+            chunks[next++] = (mesh_chunk){
+                .submesh = s, .index_offset = sub->index_offset, .index_count = sub->index_count};
+            continue;
+        }
         uint64_t triangles = sub->index_count / 3;
         uint32_t n = mesh_chunk_count((uint32_t)triangles, chunk_triangles);
         /* Even sizes (differing by at most one triangle), no small last chunk. */
@@ -66,7 +77,7 @@ uint32_t *mesh_spatial_level0(const ir_mesh *mesh, uint32_t chunk_triangles) {
     memcpy(copy, mesh->indices, end * sizeof *copy);
     for (uint32_t s = 0; s < mesh->submesh_count; s++) {
         const ir_submesh *sub = &mesh->submeshes[s];
-        if (mesh_chunk_count(sub->index_count / 3, chunk_triangles) > 1 &&
+        if (submesh_chunk_count(sub, chunk_triangles) > 1 &&
             !mesh_sort_spatially(mesh->positions, copy + sub->index_offset, sub->index_count)) {
             free(copy);
             return NULL;

@@ -1,7 +1,8 @@
 /* merge.c — mesh.merge: bake static node transforms into one world-space mesh.
  *
  * Every node that draws a mesh contributes a transformed copy of it; the
- * copies' submeshes are regrouped so each material is drawn by one submesh.
+ * copies' submeshes are regrouped so each material is drawn by one submesh
+ * per topology (triangles first, then lines, then points).
  * Normals transform by the inverse transpose, tangents by the matrix; a
  * mirroring transform (negative determinant) flips the triangles' winding and
  * the tangents' handedness so faces keep facing out. Skinned meshes are left
@@ -105,14 +106,19 @@ static void bake_vertices(const instance *inst, uint32_t base, ir_mesh *merged) 
         for (int r = 0; r < 3; r++)
             merged->positions[3 * d + (size_t)r] =
                 m[0 * 4 + r] * p[0] + m[1 * 4 + r] * p[1] + m[2 * 4 + r] * p[2] + m[3 * 4 + r];
-        if (merged->normals) {
+        if (merged->normals && src->normals == NULL) {
+            memcpy(merged->normals + 3 * d, (const float[3]){0.0f, 0.0f, 1.0f}, 3 * sizeof(float));
+        } else if (merged->normals) {
             const float *n = src->normals + 3 * (size_t)v;
             float *out = merged->normals + 3 * d;
             for (int r = 0; r < 3; r++)
                 out[r] = nm[r * 3 + 0] * n[0] + nm[r * 3 + 1] * n[1] + nm[r * 3 + 2] * n[2];
             normalize3(out);
         }
-        if (merged->tangents) {
+        if (merged->tangents && src->tangents == NULL) {
+            memcpy(merged->tangents + 4 * d, (const float[4]){1.0f, 0.0f, 0.0f, 1.0f},
+                   4 * sizeof(float));
+        } else if (merged->tangents) {
             const float *t = src->tangents + 4 * (size_t)v;
             float *out = merged->tangents + 4 * d;
             for (int r = 0; r < 3; r++)
@@ -139,20 +145,35 @@ static void bake_vertices(const instance *inst, uint32_t base, ir_mesh *merged) 
     }
 }
 
+static bool has_triangles(const ir_mesh *mesh) {
+    for (uint32_t s = 0; s < mesh->submesh_count; s++)
+        if (mesh->submeshes[s].topology == KILN_TOPOLOGY_TRIANGLES)
+            return true;
+    return false;
+}
+
 /* Streams the merged mesh carries: normals and tangents only when every
- * instance has them (the process stage regenerates what is missing), the
- * others when any instance has them (the rest get defaults). */
+ * instance with triangles has them (the process stage regenerates what is
+ * missing; line and point instances without them get +Z and +X, rather than
+ * costing every triangle its source normals), the others when any instance
+ * has them (the rest get defaults). */
 static bool allocate_merged(const instance *instances, uint32_t count, uint64_t vertices,
                             uint64_t indices, ir_mesh *merged) {
     bool all_normals = true, all_tangents = true, any_uv[2] = {false, false}, any_color = false;
+    bool any_normals = false, any_tangents = false;
     for (uint32_t i = 0; i < count; i++) {
         const ir_mesh *m = instances[i].mesh;
-        all_normals = all_normals && m->normals;
-        all_tangents = all_tangents && m->tangents;
+        bool triangles = has_triangles(m);
+        any_normals = any_normals || m->normals;
+        any_tangents = any_tangents || m->tangents;
+        all_normals = all_normals && (m->normals || !triangles);
+        all_tangents = all_tangents && (m->tangents || !triangles);
         any_uv[0] = any_uv[0] || m->texcoords[0];
         any_uv[1] = any_uv[1] || m->texcoords[1];
         any_color = any_color || m->colors;
     }
+    all_normals = all_normals && any_normals; /* nothing to keep: none */
+    all_tangents = all_tangents && any_tangents;
     if (vertices > UINT32_MAX || indices > UINT32_MAX)
         return false;
     size_t n = (size_t)vertices ? (size_t)vertices : 1;
@@ -187,7 +208,9 @@ bool process_merge_asset(ir_asset *asset, cook_diag *diag, const char *path) {
             indices += instances[i].mesh->submeshes[s].index_count;
     }
     ir_mesh merged = {0};
-    uint32_t *slot_counts = calloc(asset->material_count + 1, sizeof *slot_counts);
+    /* Per (topology, material): the level-0 indices the merged submesh gets. */
+    uint32_t slots = asset->material_count;
+    uint32_t *slot_counts = calloc((size_t)KILN_TOPOLOGY_COUNT_ * slots + 1, sizeof *slot_counts);
     bool ok = slot_counts != NULL && allocate_merged(instances, count, vertices, indices, &merged);
     if (ok) {
         merged.name = cook_strdup("merged");
@@ -196,38 +219,46 @@ bool process_merge_asset(ir_asset *asset, cook_diag *diag, const char *path) {
             bake_vertices(&instances[i], base, &merged);
             base += instances[i].mesh->vertex_count;
         }
-        /* Group level-0 triangles by material, in material order. */
+        /* Group level-0 primitives by topology, then material, in order. */
         for (uint32_t i = 0; i < count; i++)
-            for (uint32_t s = 0; s < instances[i].mesh->submesh_count; s++)
-                slot_counts[instances[i].mesh->submeshes[s].material] +=
-                    instances[i].mesh->submeshes[s].index_count;
+            for (uint32_t s = 0; s < instances[i].mesh->submesh_count; s++) {
+                const ir_submesh *sub = &instances[i].mesh->submeshes[s];
+                slot_counts[(size_t)sub->topology * slots + sub->material] += sub->index_count;
+            }
         uint32_t used = 0;
-        for (uint32_t mat = 0; mat < asset->material_count; mat++)
-            used += slot_counts[mat] > 0;
+        for (size_t k = 0; k < (size_t)KILN_TOPOLOGY_COUNT_ * slots; k++)
+            used += slot_counts[k] > 0;
         merged.submeshes = calloc(used ? used : 1, sizeof *merged.submeshes);
         ok = merged.submeshes != NULL;
         uint32_t offset = 0;
-        for (uint32_t mat = 0; ok && mat < asset->material_count; mat++) {
-            if (slot_counts[mat] == 0)
+        for (size_t k = 0; ok && k < (size_t)KILN_TOPOLOGY_COUNT_ * slots; k++) {
+            if (slot_counts[k] == 0)
                 continue;
+            kiln_topology topology = (kiln_topology)(k / slots);
+            uint32_t mat = (uint32_t)(k % slots);
             ir_submesh *sub = &merged.submeshes[merged.submesh_count++];
             sub->index_offset = offset;
             sub->material = mat;
+            sub->topology = topology;
             base = 0;
             for (uint32_t i = 0; i < count; i++) {
                 const ir_mesh *src = instances[i].mesh;
-                bool mirrored = normal_matrix(instances[i].world, (float[9]){0}) < 0.0f;
+                /* Winding is a triangle's only: lines and points just move. */
+                bool mirrored = topology == KILN_TOPOLOGY_TRIANGLES &&
+                                normal_matrix(instances[i].world, (float[9]){0}) < 0.0f;
                 for (uint32_t s = 0; s < src->submesh_count; s++) {
-                    if (src->submeshes[s].material != mat)
+                    const ir_submesh *part = &src->submeshes[s];
+                    if (part->material != mat || part->topology != topology)
                         continue;
-                    const uint32_t *tri = src->indices + src->submeshes[s].index_offset;
-                    for (uint32_t k = 0; k < src->submeshes[s].index_count; k += 3) {
-                        uint32_t *dst = merged.indices + offset + k;
-                        dst[0] = base + tri[k];
-                        dst[1] = base + (mirrored ? tri[k + 2] : tri[k + 1]);
-                        dst[2] = base + (mirrored ? tri[k + 1] : tri[k + 2]);
+                    const uint32_t *in = src->indices + part->index_offset;
+                    uint32_t *dst = merged.indices + offset;
+                    for (uint32_t j = 0; j < part->index_count; j++)
+                        dst[j] = base + in[j];
+                    for (uint32_t j = 0; mirrored && j + 2 < part->index_count; j += 3) {
+                        dst[j + 1] = base + in[j + 2];
+                        dst[j + 2] = base + in[j + 1];
                     }
-                    offset += src->submeshes[s].index_count;
+                    offset += part->index_count;
                 }
                 base += src->vertex_count;
             }

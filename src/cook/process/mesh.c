@@ -3,10 +3,13 @@
 
 #include "cook/process/process.h"
 
-/* The texcoord set of the first normal map any submesh's material uses, or -1
- * when none does: tangents are only worth their bytes under a normal map. */
+/* The texcoord set of the first normal map any triangle submesh's material
+ * uses, or -1 when none does: tangents are only worth their bytes under a
+ * normal map, and only triangles are lit through one. */
 static int normal_map_texcoord(const ir_mesh *mesh, const ir_asset *asset) {
     for (uint32_t s = 0; s < mesh->submesh_count; s++) {
+        if (mesh->submeshes[s].topology != KILN_TOPOLOGY_TRIANGLES)
+            continue;
         uint32_t m = mesh->submeshes[s].material;
         if (m < asset->material_count && asset->materials[m].textures[IR_SLOT_NORMAL].image >= 0)
             return (int)asset->materials[m].textures[IR_SLOT_NORMAL].texcoord;
@@ -55,8 +58,7 @@ bool process_order_lods_meshlets(ir_mesh *mesh, const cook_settings *settings) {
          * it only cost CPU (measured on the -j2 scaling set). */
         bool chunked = false;
         for (uint32_t s = 0; s < mesh->submesh_count; s++)
-            chunked |=
-                mesh_chunk_count(mesh->submeshes[s].index_count / 3, mesh_chunk_size(settings)) > 1;
+            chunked |= submesh_chunk_count(&mesh->submeshes[s], mesh_chunk_size(settings)) > 1;
         parallel_for(chunked ? settings->threads : 1,
                      all.steps[0].items + all.steps[1].items + all.steps[2].items, mesh_steps_item,
                      &all);
@@ -69,20 +71,40 @@ bool process_order_lods_meshlets(ir_mesh *mesh, const cook_settings *settings) {
     return ok;
 }
 
+/* Normals (and tangents under a normal map) from the triangles, which the
+ * topology sort put first: the index count is narrowed to them meanwhile, so
+ * line and point indices are neither read as triangles nor rewritten. A mesh
+ * without triangles keeps the normals its source gave it, or none. */
+static bool generate_frames(cook_context *ctx, ir_mesh *mesh, const ir_asset *asset) {
+    const char *path = ctx->source_path;
+    const char *name = mesh->name ? mesh->name : "";
+    uint32_t all = mesh->index_count;
+    mesh->index_count = mesh_triangle_index_count(mesh);
+    bool ok = true;
+    if (mesh->index_count > 0 && !process_generate_normals(mesh)) {
+        diag_error(ctx->diag, path, 0, "mesh '%s': out of memory generating normals", name);
+        ok = false;
+    }
+    int texcoord = normal_map_texcoord(mesh, asset);
+    if (ok && mesh->index_count > 0 && mesh->tangents == NULL && texcoord >= 0 && texcoord < 2 &&
+        !process_generate_tangents(mesh, (uint32_t)texcoord)) {
+        diag_error(ctx->diag, path, 0, "mesh '%s': out of memory generating tangents", name);
+        ok = false;
+    }
+    mesh->index_count = all;
+    return ok;
+}
+
 bool process_mesh(cook_context *ctx, ir_mesh *mesh, const ir_asset *asset) {
     const cook_settings *settings = ctx->settings;
     const char *path = ctx->source_path;
     const char *name = mesh->name ? mesh->name : "";
-    if (!process_generate_normals(mesh)) {
-        diag_error(ctx->diag, path, 0, "mesh '%s': out of memory generating normals", name);
+    if (!process_sort_topology(mesh)) {
+        diag_error(ctx->diag, path, 0, "mesh '%s': out of memory sorting submeshes", name);
         return false;
     }
-    int texcoord = normal_map_texcoord(mesh, asset);
-    if (mesh->tangents == NULL && texcoord >= 0 && texcoord < 2 &&
-        !process_generate_tangents(mesh, (uint32_t)texcoord)) {
-        diag_error(ctx->diag, path, 0, "mesh '%s': out of memory generating tangents", name);
+    if (!generate_frames(ctx, mesh, asset))
         return false;
-    }
     /* Weld before ordering: the cache optimiser needs shared vertices to see
      * adjacency. LODs and meshlets are built before the fetch remap so that
      * one remap orders vertices for all levels together (and renumbers the

@@ -1,6 +1,6 @@
 /* meshlets.c — meshlets with culling data per submesh (meshoptimizer).
  *
- * Built from each submesh's full-detail triangles. meshoptimizer pads each
+ * Built from each triangle submesh's full-detail triangles. meshoptimizer pads each
  * meshlet's triangle bytes to a multiple of 4; kiln stores them densely (3
  * bytes per triangle, triangle_offset counted in triangles), which the format
  * promises and which saves up to 3 bytes per meshlet. A large submesh's
@@ -116,7 +116,10 @@ static void meshlets_chunk(void *ctx, uint32_t index) {
     const mesh_chunk *chunk = &job->chunks[index];
     meshlet_buffers *out = &job->out[index];
     const uint32_t *indices = job->level0 + chunk->index_offset;
-    if (chunk->index_count == 0)
+    /* Meshlets are triangle clusters for mesh shaders: lines and points get
+     * none (their submesh's meshlet range stays empty). */
+    if (chunk->index_count == 0 ||
+        job->mesh->submeshes[chunk->submesh].topology != KILN_TOPOLOGY_TRIANGLES)
         return;
     bool ok = true;
     if (!chunk->split) {

@@ -1,7 +1,7 @@
 /* optimize.c — welding and GPU-friendly ordering (meshoptimizer).
  *
  * process_weld merges vertices identical in every stream. process_optimize_order
- * reorders each submesh's triangles for the post-transform vertex cache and then
+ * reorders each triangle submesh's triangles for the post-transform vertex cache and then
  * for overdraw (keeping cache efficiency within 5%), submeshes in parallel. process_optimize_fetch
  * renumbers vertices in first-use order over the whole index buffer (level 0
  * first, then the reduced levels), so the vertex fetch streams through memory,
@@ -49,7 +49,9 @@ static bool remap_vertices(ir_mesh *mesh, const unsigned int *remap, size_t new_
         free(*streams[i].data);
         *streams[i].data = remapped;
     }
-    meshopt_remapIndexBuffer(mesh->indices, mesh->indices, mesh->index_count, remap);
+    /* meshopt_remapIndexBuffer's loop, without its multiple-of-3 assert. */
+    for (uint32_t i = 0; i < mesh->index_count; i++)
+        mesh->indices[i] = remap[mesh->indices[i]];
     /* Meshlets may be built before the fetch remap (mesh.c); they only
      * reference level-0 vertices, which every remap keeps. */
     for (uint32_t i = 0; i < mesh->meshlet_vertex_count; i++)
@@ -72,9 +74,9 @@ bool process_weld(ir_mesh *mesh) {
     unsigned int *remap = malloc((size_t)mesh->vertex_count * sizeof *remap);
     if (remap == NULL)
         return false;
-    size_t unique = meshopt_generateVertexRemapMulti(
-        remap, mesh->indices, mesh->index_count, mesh->vertex_count, meshopt_streams, stream_count);
-    bool ok = remap_vertices(mesh, remap, unique);
+    size_t unique = meshopt_checked_vertex_remap(remap, mesh->indices, mesh->index_count,
+                                                 mesh->vertex_count, meshopt_streams, stream_count);
+    bool ok = unique != SIZE_MAX && remap_vertices(mesh, remap, unique);
     free(remap);
     return ok;
 }
@@ -88,7 +90,9 @@ static void order_range(uint32_t *indices, size_t count, const float *positions,
 void order_submesh(void *mesh_, uint32_t index) {
     ir_mesh *mesh = mesh_;
     const ir_submesh *sub = &mesh->submeshes[index];
-    if (sub->index_count > 0)
+    /* The vertex cache and overdraw orders are about triangles; lines and
+     * points keep the order the source drew them in. */
+    if (sub->index_count > 0 && sub->topology == KILN_TOPOLOGY_TRIANGLES)
         order_range(mesh->indices + sub->index_offset, sub->index_count, mesh->positions,
                     mesh->vertex_count);
 }
@@ -108,9 +112,9 @@ bool process_optimize_fetch(ir_mesh *mesh) {
     if (remap == NULL)
         return false;
     /* Vertices no index uses are dropped (remap ~0u). */
-    size_t used = meshopt_optimizeVertexFetchRemap(remap, mesh->indices, mesh->index_count,
-                                                   mesh->vertex_count);
-    bool ok = remap_vertices(mesh, remap, used);
+    size_t used =
+        meshopt_checked_fetch_remap(remap, mesh->indices, mesh->index_count, mesh->vertex_count);
+    bool ok = used != SIZE_MAX && remap_vertices(mesh, remap, used);
     free(remap);
     return ok;
 }

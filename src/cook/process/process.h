@@ -2,8 +2,8 @@
  * process.h — the process stage: pure transformations of the IR and of
  * decoded images.
  *
- *   Meshes: triangulate.c normals.c tangents.c merge.c optimize.c chunks.c
- *           lods.c meshlets.c bounds.c, and mesh.c running them in order
+ *   Meshes: triangulate.c normals.c tangents.c merge.c topology.c optimize.c
+ *           chunks.c lods.c meshlets.c bounds.c, and mesh.c running them in order
  *   Images: mips.c (colour-space conversion, resampling, mip chains)
  *
  * process may use core and common.
@@ -21,14 +21,26 @@
  * Meshes
  * ------------------------------------------------------------------------- */
 
-/* Fills mesh->normals with angle-weighted smooth normals when it has none. */
+/* Submeshes sorted by topology (triangles, lines, points), stably: level 0's
+ * indices are moved with them (topology.c). Run before anything else of the
+ * mesh stage. False when out of memory, leaving the mesh as it was. */
+bool process_sort_topology(ir_mesh *mesh);
+/* How many indices the leading triangle submeshes hold: after
+ * process_sort_topology, every triangle of level 0 is in [0, this). */
+uint32_t mesh_triangle_index_count(const ir_mesh *mesh);
+
+/* Fills mesh->normals with angle-weighted smooth normals when it has none,
+ * from mesh->indices[0 .. index_count) read as triangles (process_mesh
+ * narrows index_count to the triangles). */
 bool process_generate_normals(ir_mesh *mesh);
 
 /* Fills mesh->tangents (xyzw, bitangent = w * cross(normal, tangent)) with
  * MikkTSpace-compatible tangents from the normals and texcoords[texcoord_set],
  * when it has none and both streams exist (else leaves it NULL). May split
  * vertices whose corners need different frames (mirrored UVs): vertex_count
- * grows, every stream is copied and indices are rewritten. False only on
+ * grows (copies are appended, so indices past index_count stay valid), every
+ * stream is copied and indices are rewritten. Reads mesh->indices[0 ..
+ * index_count) as triangles, like process_generate_normals. False only on
  * allocation failure, leaving the mesh valid. (process/tangents.c) */
 bool process_generate_tangents(ir_mesh *mesh, uint32_t texcoord_set);
 
@@ -57,8 +69,11 @@ uint32_t mesh_chunk_size(const cook_settings *settings);
 /* How many chunks of about chunk_triangles a submesh of `triangles` triangles
  * is cut into (1: none, when it has less than two chunks' worth). */
 uint32_t mesh_chunk_count(uint32_t triangles, uint32_t chunk_triangles);
-/* Every submesh's chunks in submesh order (one per small submesh); caller
- * frees. NULL when out of memory. */
+/* How many chunks submesh `sub` is cut into: mesh_chunk_count of its
+ * triangles; lines and points are never cut (1). */
+uint32_t submesh_chunk_count(const ir_submesh *sub, uint32_t chunk_triangles);
+/* Every submesh's chunks in submesh order (one per small submesh, and per
+ * line or point submesh); caller frees. NULL when out of memory. */
 mesh_chunk *mesh_chunks(const ir_mesh *mesh, uint32_t chunk_triangles, uint32_t *count);
 /* A copy of level 0 (every submesh's range) in which each submesh that is cut
  * into chunks is sorted spatially (mesh_sort_spatially); caller frees. */
@@ -106,19 +121,24 @@ bool meshlets_finish(mesh_step *step, ir_mesh *mesh);
  * of the ir_mesh `mesh`, in place. */
 void order_submesh(void *mesh, uint32_t index);
 
-/* Merges vertices that are identical in every stream (optimize.c). */
+/* Merges vertices that are identical in every stream (optimize.c). Across
+ * topologies too: a merged vertex is the same data, whatever draws it. */
 bool process_weld(ir_mesh *mesh);
-/* Reorders each submesh's triangles for the vertex cache, then overdraw
- * (submeshes on settings->threads threads). */
+/* Reorders each triangle submesh's triangles for the vertex cache, then
+ * overdraw (submeshes on settings->threads threads); lines and points keep
+ * their order. */
 bool process_optimize_order(ir_mesh *mesh, const cook_settings *settings);
 /* Renumbers vertices in first-use order over all indices; drops unused ones
  * (meshlet vertex lists are renumbered too). */
 bool process_optimize_fetch(ir_mesh *mesh);
 
-/* Appends settings->mesh_lods reduced levels per submesh (lods.c). */
+/* Appends settings->mesh_lods reduced levels per submesh (lods.c): triangles
+ * through the simplifier, points through the point simplifier; lines are not
+ * reduced (every level reused). */
 bool process_build_lods(ir_mesh *mesh, const cook_settings *settings);
 
-/* Splits each submesh's level 0 into meshlets with bounds and cones (meshlets.c). */
+/* Splits each triangle submesh's level 0 into meshlets with bounds and cones
+ * (meshlets.c); lines and points get none. */
 bool process_build_meshlets(ir_mesh *mesh, const cook_settings *settings);
 
 /* Order, LODs and meshlets (as the settings ask) in one parallel pass over
@@ -127,9 +147,9 @@ bool process_build_meshlets(ir_mesh *mesh, const cook_settings *settings);
  * process_optimize_fetch after it. */
 bool process_order_lods_meshlets(ir_mesh *mesh, const cook_settings *settings);
 
-/* The whole mesh process stage in order: normals, weld, then order, LODs and
- * meshlets together, then fetch, as the settings ask (process/mesh.c).
- * Reports to ctx->diag. */
+/* The whole mesh process stage in order: topology sort, normals and tangents
+ * (of the triangles), weld, then order, LODs and meshlets together, then
+ * fetch, as the settings ask (process/mesh.c). Reports to ctx->diag. */
 bool process_mesh(cook_context *ctx, ir_mesh *mesh, const ir_asset *asset);
 
 /* ---------------------------------------------------------------------------
@@ -149,6 +169,21 @@ size_t meshopt_checked_simplify(uint32_t *dest, const uint32_t *indices, size_t 
 size_t meshopt_checked_simplify_sloppy(uint32_t *dest, const uint32_t *indices, size_t index_count,
                                        const float *positions, size_t vertex_count, size_t target,
                                        float target_error, float *result_error);
+/* meshopt_generateVertexRemapMulti / meshopt_optimizeVertexFetchRemap of a
+ * whole IR index buffer (every index below vertex_count, as the model driver
+ * checked) of any length: one of lines or points is padded for
+ * meshoptimizer, with the same remap. SIZE_MAX when out of memory. */
+struct meshopt_Stream;
+size_t meshopt_checked_vertex_remap(unsigned int *remap, const uint32_t *indices,
+                                    size_t index_count, size_t vertex_count,
+                                    const struct meshopt_Stream *streams, size_t stream_count);
+size_t meshopt_checked_fetch_remap(unsigned int *remap, const uint32_t *indices, size_t index_count,
+                                   size_t vertex_count);
+/* meshopt_simplifyPoints of the vertices (3 floats each) towards `target`
+ * points (clamped to vertex_count): writes at most that many vertex indices to
+ * dest and returns how many; 0 for empty input or a target of 0. */
+size_t meshopt_checked_simplify_points(uint32_t *dest, const float *positions, size_t vertex_count,
+                                       size_t target);
 /* Vertex cache order in place, then (with `overdraw`) overdraw order allowing
  * 5% worse cache use. False, leaving the indices, for invalid input. */
 bool meshopt_checked_order(uint32_t *indices, size_t index_count, const float *positions,

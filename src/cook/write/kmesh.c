@@ -89,6 +89,7 @@ bool write_kmesh(const cook_context *ctx, const ir_mesh *mesh, const encoded_ver
             dst->index_offset = src->index_offset;
             dst->index_count = src->index_count;
             dst->material_slot = src->material;
+            dst->topology = (uint16_t)src->topology;
             dst->meshlet_offset = src->meshlet_offset;
             dst->meshlet_count = src->meshlet_count;
             /* A lone submesh at offset 0 is the whole level 0: the mesh's
