@@ -82,6 +82,10 @@ typedef struct kiln_chunk_entry {
 #define KILN_CHUNK_MESH_MESHLETS KILN_FOURCC('M', 'L', 'E', 'T')  /* kiln_meshlet[] */
 #define KILN_CHUNK_MESH_MESHLET_VERTICES KILN_FOURCC('M', 'L', 'V', 'X')  /* u32[] */
 #define KILN_CHUNK_MESH_MESHLET_TRIANGLES KILN_FOURCC('M', 'L', 'T', 'R') /* u8[3][] */
+/* Optional: u32 offsets[submesh_count] (from the chunk's start, or
+ * KILN_SUBMESH_UNNAMED), then NUL-terminated UTF-8 names (kmesh.md). */
+#define KILN_CHUNK_MESH_SUBMESH_NAMES KILN_FOURCC('S', 'N', 'A', 'M')
+#define KILN_SUBMESH_UNNAMED 0xFFFFFFFFu
 
 /* What a vertex attribute means. 0 is invalid. */
 typedef enum kiln_vertex_semantic {

@@ -160,6 +160,8 @@ typedef struct kiln_mesh_view {
     const kiln_meshlet *meshlets;     /* desc->meshlet_count entries */
     const uint32_t *meshlet_vertices; /* desc->meshlet_vertex_count vertex indices */
     const uint8_t *meshlet_triangles; /* desc->meshlet_triangle_count * 3 local indices */
+    const uint8_t *submesh_names;     /* the SNAM chunk, or NULL: kiln_mesh_submesh_name */
+    size_t submesh_names_size;
 } kiln_mesh_view;
 
 /* Checks that `file` is a mesh whose chunks agree with its descriptor and fills
@@ -173,6 +175,10 @@ kiln_result kiln_mesh_view_get(const kiln_file *file, uint32_t flags, kiln_mesh_
 const kiln_lod *kiln_mesh_lod(const kiln_mesh_view *view, uint32_t submesh, uint32_t level);
 
 /* The attribute with `semantic`, or NULL. */
+/* Submesh `submesh`'s name from the source (an OBJ group or object), or NULL
+ * when it has none or is out of range. Validated by kiln_mesh_view_get. */
+const char *kiln_mesh_submesh_name(const kiln_mesh_view *view, uint32_t submesh);
+
 const kiln_vertex_attribute *kiln_mesh_find_attribute(const kiln_mesh_view *view,
                                                       kiln_vertex_semantic semantic);
 

@@ -167,10 +167,48 @@ void kiln_mesh_position(const kiln_mesh_view *view, uint32_t vertex, float out[3
     }
 }
 
+static uint32_t name_offset(const kiln_mesh_view *view, uint32_t submesh) {
+    uint32_t offset;
+    memcpy(&offset, view->submesh_names + (size_t)submesh * 4, 4);
+    return offset;
+}
+
+/* kmesh.md R20: SNAM, when present, has an offset per submesh, each unnamed
+ * or at a NUL-terminated string inside the chunk after the offsets. */
+static kiln_result check_submesh_names(const kiln_file *file, const kiln_mesh_desc *desc,
+                                       const kiln_mesh_view *view, kiln_error *err) {
+    if (view->submesh_names == NULL)
+        return KILN_OK;
+    size_t table = (size_t)desc->submesh_count * 4;
+    if (view->submesh_names_size < table)
+        return runtime_fail(err, KILN_ERR_CORRUPT, file->name,
+                            "SNAM chunk is %zu bytes, too small for %" PRIu32 " name offsets",
+                            view->submesh_names_size, desc->submesh_count);
+    for (uint32_t s = 0; s < desc->submesh_count; s++) {
+        uint32_t offset = name_offset(view, s);
+        if (offset == KILN_SUBMESH_UNNAMED)
+            continue;
+        if (offset < table || offset >= view->submesh_names_size ||
+            memchr(view->submesh_names + offset, '\0', view->submesh_names_size - offset) == NULL)
+            return runtime_fail(err, KILN_ERR_CORRUPT, file->name,
+                                "submesh %" PRIu32 "'s name (offset %" PRIu32
+                                ") is not a string inside the SNAM chunk",
+                                s, offset);
+    }
+    return KILN_OK;
+}
+
+const char *kiln_mesh_submesh_name(const kiln_mesh_view *view, uint32_t submesh) {
+    if (view == NULL || view->submesh_names == NULL || submesh >= view->desc->submesh_count)
+        return NULL;
+    uint32_t offset = name_offset(view, submesh);
+    return offset == KILN_SUBMESH_UNNAMED ? NULL : (const char *)view->submesh_names + offset;
+}
+
 /* The mesh's own chunks, found in one walk over the table. */
 typedef struct mesh_chunks {
     const kiln_chunk_entry *desc, *attributes, *vertices, *indices, *submeshes, *lods, *meshlets,
-        *meshlet_vertices, *meshlet_triangles;
+        *meshlet_vertices, *meshlet_triangles, *submesh_names;
 } mesh_chunks;
 
 static const kiln_chunk_entry **chunk_slot(mesh_chunks *found, uint32_t fourcc) {
@@ -193,6 +231,8 @@ static const kiln_chunk_entry **chunk_slot(mesh_chunks *found, uint32_t fourcc) 
         return &found->meshlet_vertices;
     case KILN_CHUNK_MESH_MESHLET_TRIANGLES:
         return &found->meshlet_triangles;
+    case KILN_CHUNK_MESH_SUBMESH_NAMES:
+        return &found->submesh_names;
     default:
         return NULL;
     }
@@ -554,12 +594,16 @@ kiln_result kiln_mesh_view_get(const kiln_file *file, uint32_t flags, kiln_mesh_
     v.meshlets = payload(file, chunks.meshlets);
     v.meshlet_vertices = payload(file, chunks.meshlet_vertices);
     v.meshlet_triangles = payload(file, chunks.meshlet_triangles);
+    v.submesh_names = payload(file, chunks.submesh_names);
+    v.submesh_names_size = v.submesh_names ? (size_t)payload_size(chunks.submesh_names) : 0;
 
     result = check_attributes(file, desc, v.attributes, err); /* kmesh.md R10-R12 */
     if (result == KILN_OK)
         result = check_submeshes(file, desc, v.submeshes, err); /* kmesh.md R13-R14 */
     if (result == KILN_OK)
         result = check_lods(file, desc, v.submeshes, v.lods, err); /* kmesh.md R15 */
+    if (result == KILN_OK)
+        result = check_submesh_names(file, desc, &v, err); /* kmesh.md R20 */
     if (result == KILN_OK && !bounds_valid(desc->aabb_min, desc->aabb_max, desc->sphere))
         result = runtime_fail(err, KILN_ERR_CORRUPT, name, /* kmesh.md R14 */
                               "mesh bounds are not finite or not ordered");

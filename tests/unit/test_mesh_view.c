@@ -27,6 +27,8 @@ typedef struct mesh_parts {
     size_t desc_bytes, attribute_bytes, vertex_bytes, index_bytes, submesh_bytes, lod_bytes,
         meshlet_bytes, meshlet_vertex_bytes, meshlet_triangle_bytes;
     bool duplicate_desc, unknown_chunk;
+    const uint8_t *names; /* an SNAM chunk, or NULL */
+    size_t names_bytes;
 } mesh_parts;
 
 #define OMIT SIZE_MAX
@@ -120,6 +122,8 @@ static kiln_result open_mesh(const mesh_parts *p, uint32_t flags, opened_mesh *o
     add_part(&writer, KILN_CHUNK_MESH_INDICES, p->indices, p->index_bytes);
     add_part(&writer, KILN_CHUNK_MESH_SUBMESHES, p->submeshes, p->submesh_bytes);
     add_part(&writer, KILN_CHUNK_MESH_LODS, p->lods, p->lod_bytes);
+    if (p->names != NULL)
+        add_part(&writer, KILN_CHUNK_MESH_SUBMESH_NAMES, p->names, p->names_bytes);
     add_part(&writer, KILN_CHUNK_MESH_MESHLETS, p->meshlets, p->meshlet_bytes);
     add_part(&writer, KILN_CHUNK_MESH_MESHLET_VERTICES, p->meshlet_vertices,
              p->meshlet_vertex_bytes);
@@ -529,6 +533,38 @@ static void mesh_view_rejects_meshlets_of_lines_or_points(void **state) {
                 "submesh 1 draws lines but has 1 meshlets; meshlets hold triangles");
 }
 
+/* SNAM (kmesh.md R20): a name per submesh or none; an offset into the
+ * offsets, past the end, or at a string without its NUL is refused. */
+static void mesh_view_names_submeshes(void **state) {
+    (void)state;
+    mesh_parts p;
+    sample_mesh(&p);
+    /* Two submeshes: "left" and unnamed. */
+    uint8_t names[8 + 5] = {8, 0, 0, 0, 0xFF, 0xFF, 0xFF, 0xFF, 'l', 'e', 'f', 't', 0};
+    p.names = names;
+    p.names_bytes = sizeof names;
+    opened_mesh m;
+    assert_int_equal(open_mesh(&p, 0, &m), KILN_OK);
+    assert_string_equal(kiln_mesh_submesh_name(&m.view, 0), "left");
+    assert_null(kiln_mesh_submesh_name(&m.view, 1));
+    assert_null(kiln_mesh_submesh_name(&m.view, 2));
+    close_mesh(&m);
+    names[0] = 4; /* inside the offsets */
+    expect_mesh(&p, 0, KILN_ERR_CORRUPT, "submesh 0's name");
+    names[0] = 13; /* past the end */
+    expect_mesh(&p, 0, KILN_ERR_CORRUPT, "submesh 0's name");
+    names[0] = 8;
+    names[12] = 'x'; /* no NUL */
+    expect_mesh(&p, 0, KILN_ERR_CORRUPT, "submesh 0's name");
+    p.names_bytes = 7; /* shorter than the offsets */
+    expect_mesh(&p, 0, KILN_ERR_CORRUPT, "too small");
+    /* Without SNAM, no submesh has a name. */
+    p.names = NULL;
+    assert_int_equal(open_mesh(&p, 0, &m), KILN_OK);
+    assert_null(kiln_mesh_submesh_name(&m.view, 0));
+    close_mesh(&m);
+}
+
 static void mesh_view_rejects_material_slot_out_of_range(void **state) {
     (void)state;
     mesh_parts p;
@@ -821,6 +857,7 @@ int main(void) {
         cmocka_unit_test(mesh_view_rejects_unknown_topology),
         cmocka_unit_test(mesh_view_counts_whole_primitives_per_topology),
         cmocka_unit_test(mesh_view_rejects_meshlets_of_lines_or_points),
+        cmocka_unit_test(mesh_view_names_submeshes),
         cmocka_unit_test(mesh_view_rejects_material_slot_out_of_range),
         cmocka_unit_test(mesh_view_rejects_submesh_flags_and_meshlet_range),
         cmocka_unit_test(mesh_view_exposes_lods_and_meshlets),

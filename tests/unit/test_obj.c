@@ -1046,7 +1046,8 @@ static void obj_corpus_models_have_the_expected_counts(void **state) {
     if (test_skip_without_corpus("obj_corpus_models_have_the_expected_counts"))
         skip();
     test_import r;
-    /* cube.obj: 6 quads; usemtl white, white, red, white, green, white. */
+    /* cube.obj: 6 quads, each its own group (g front cube, ...); usemtl
+     * white, white, red, white, green, white. */
     import_corpus_file(&r, "obj/tinyobjloader/cube.obj");
     test_import_expect_ok(&r);
     const ir_mesh *mesh = only_mesh(&r);
@@ -1058,10 +1059,18 @@ static void obj_corpus_models_have_the_expected_counts(void **state) {
     assert_string_equal(r.asset.materials[2].name, "green");
     assert_true(r.asset.materials[1].base_color[0] == 1.0f &&
                 r.asset.materials[1].base_color[1] == 0.0f);
-    assert_int_equal(mesh->submesh_count, 3);
-    assert_int_equal(mesh->submeshes[0].index_count, 24);
-    assert_int_equal(mesh->submeshes[1].index_count, 6);
-    assert_int_equal(mesh->submeshes[2].index_count, 6);
+    /* One submesh per (material, group), by material slot, then first use. */
+    const char *groups[6] = {"front cube",  "back  cube", "top cube",
+                             "bottom cube", "right cube", "left cube"};
+    const uint32_t slots[6] = {0, 0, 0, 0, 1, 2};
+    assert_int_equal(mesh->submesh_count, 6);
+    for (uint32_t s = 0; s < 6; s++) {
+        assert_int_equal(mesh->submeshes[s].index_count, 6);
+        assert_int_equal(mesh->submeshes[s].index_offset, 6 * s);
+        assert_int_equal(mesh->submeshes[s].material, slots[s]);
+        assert_non_null(mesh->submeshes[s].name);
+        assert_string_equal(mesh->submeshes[s].name, groups[s]);
+    }
     test_import_free(&r);
 
     /* cornell_box_multimaterial.obj: 36 triangles (counted with awk over its
@@ -1074,10 +1083,18 @@ static void obj_corpus_models_have_the_expected_counts(void **state) {
     assert_int_equal(r.asset.material_count, 4);
     static const char *const names[4] = {"white", "light", "green", "red"};
     static const uint32_t triangles[4] = {26, 2, 6, 2};
-    assert_int_equal(mesh->submesh_count, 4);
-    for (uint32_t s = 0; s < 4; s++) {
-        assert_string_equal(r.asset.materials[s].name, names[s]);
-        assert_int_equal(mesh->submeshes[s].index_count, 3 * triangles[s]);
+    /* One submesh per (material, name): 9 objects (o lines), each of one
+     * material; triangles per material summed over its submeshes. */
+    assert_int_equal(mesh->submesh_count, 9);
+    uint32_t per_material[4] = {0};
+    for (uint32_t s = 0; s < mesh->submesh_count; s++) {
+        assert_non_null(mesh->submeshes[s].name);
+        assert_true(s == 0 || mesh->submeshes[s].material >= mesh->submeshes[s - 1].material);
+        per_material[mesh->submeshes[s].material] += mesh->submeshes[s].index_count / 3;
+    }
+    for (uint32_t m = 0; m < 4; m++) {
+        assert_string_equal(r.asset.materials[m].name, names[m]);
+        assert_int_equal(per_material[m], triangles[m]);
     }
     test_import_free(&r);
 

@@ -12,8 +12,10 @@
 static const char QUAD_OBJ[] = "mtllib quad.mtl\n"
                                "v 0 0 0\nv 2 0 0\nv 2 1 0\nv 0 1 0\nv 0 0 -1\nv 1 0 -1\nv 0 -1 -1\n"
                                "vt 0 0\nvt 1 0\nvt 1 1\nvt 0 1\n"
+                               "g front\n"
                                "usemtl red\n"
                                "f 1/1 2/2 3/3 4/4\n"
+                               "g back\n"
                                "usemtl blue\n"
                                "f 5/1 6/2 7/3\n";
 static const char QUAD_MTL[] = "newmtl red\nKd 1 0 0\nnewmtl blue\nKd 0 0 1\n";
@@ -87,6 +89,9 @@ static void pipeline_cooks_obj_into_a_valid_kmesh(void **state) {
     assert_int_equal(view.submeshes[0].index_count, 6);
     assert_int_equal(view.submeshes[1].material_slot, 1);
     assert_int_equal(view.submeshes[1].index_offset, 6);
+    /* Named by their OBJ groups (the SNAM chunk). */
+    assert_string_equal(kiln_mesh_submesh_name(&view, 0), "front");
+    assert_string_equal(kiln_mesh_submesh_name(&view, 1), "back");
     assert_true(view.desc->aabb_min[2] == -1.0f && view.desc->aabb_max[0] == 2.0f);
     /* The first submesh lies in z = 0; its bounds know nothing of the second. */
     assert_true(view.submeshes[0].aabb_min[2] == 0.0f);

@@ -108,6 +108,8 @@ void ir_mesh_free(ir_mesh *mesh) {
     free(mesh->joints);
     free(mesh->weights);
     free(mesh->indices);
+    for (uint32_t s = 0; mesh->submeshes != NULL && s < mesh->submesh_count; s++)
+        free(mesh->submeshes[s].name);
     free(mesh->submeshes);
     free(mesh->lods);
     free(mesh->meshlets);

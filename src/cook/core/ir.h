@@ -22,6 +22,7 @@ typedef struct ir_submesh {
     uint32_t index_count; /* a multiple of the topology's 3, 2 or 1 */
     uint32_t material;    /* index into ir_asset.materials */
     kiln_topology topology;
+    char *name; /* the source's name for it (OBJ g / o), owned, or NULL */
     /* Filled by process_build_meshlets: this submesh's meshlets. */
     uint32_t meshlet_offset;
     uint32_t meshlet_count;

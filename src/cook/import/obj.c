@@ -1,6 +1,6 @@
 /*
- * obj.c — Wavefront OBJ importer: one indexed mesh, one submesh per topology
- * and material.
+ * obj.c — Wavefront OBJ importer: one indexed mesh, one submesh per topology,
+ * material and group (g / o name).
  *
  * One pass over the bytes with a cursor. Nothing is allocated per line: the
  * attribute pools, the unique-vertex table and the index buffer grow
@@ -14,12 +14,15 @@
  *   f / fo  v  v/vt  v//vn  v/vt/vn, >= 3 corners, forms may mix, negative
  *                                 indices count back from the last element
  *   usemtl name, mtllib a.mtl [b.mtl ...]   (names may contain spaces)
- *   o name                        the first one names the mesh
+ *   o name                        the first one names the mesh; each names the
+ *                                 submeshes that follow (until a g)
+ *   g name [name ...]             names the submeshes that follow (the whole
+ *                                 line); a bare g goes back to the o's name
  *   l  v  v/vt ...                a polyline, >= 2 vertices: a line list of its
  *                                 segments (v1 v2, v2 v3, ...)
  *   p  v ...                      points, >= 1 vertex: a point list
  *                                 (corners of l and p take the forms of f's)
- *   g, s, mg                      accepted and ignored
+ *   s, mg                         accepted and ignored
  *   anything else                 one warning per keyword, skipped
  *   # comments, blank lines, CRLF, a backslash at the end of a line joins the
  *   next one, a UTF-8 byte-order mark and trailing DOS end-of-file bytes.
@@ -334,6 +337,7 @@ typedef struct obj_run {
     uint32_t usage;
     uint32_t first;
     kiln_topology topology;
+    uint32_t part; /* the g / o name in force: 1 + index into part_names, 0 none */
 } obj_run;
 
 enum { ATTR_POSITION, ATTR_TEXCOORD, ATTR_NORMAL };
@@ -375,6 +379,11 @@ typedef struct obj_parser {
     obj_vec usages; /* obj_usage; 0 is "no usemtl" */
     name_table usage_names;
     uint32_t usage;
+
+    /* Submesh names: the last g (or, without one since the last o, the o). */
+    strlist part_names;
+    name_table part_table;
+    uint32_t part, object_part; /* 1 + index into part_names, 0 none */
 
     ir_material *library;
     uint32_t library_count;
@@ -820,13 +829,16 @@ static bool vertex_id(obj_parser *ps, const uint32_t key[3], uint32_t *id) {
 static bool start_run(obj_parser *ps, kiln_topology topology) {
     const obj_run *last =
         ps->runs.count ? (const obj_run *)ps->runs.data + ps->runs.count - 1 : NULL;
-    if (last != NULL && last->usage == ps->usage && last->topology == topology)
+    if (last != NULL && last->usage == ps->usage && last->topology == topology &&
+        last->part == ps->part)
         return true;
     obj_run *run = vec_push(&ps->runs, sizeof(obj_run), 1);
     if (run == NULL)
         return out_of_memory(ps);
-    *run =
-        (obj_run){.usage = ps->usage, .first = (uint32_t)ps->indices.count, .topology = topology};
+    *run = (obj_run){.usage = ps->usage,
+                     .first = (uint32_t)ps->indices.count,
+                     .topology = topology,
+                     .part = ps->part};
     return true;
 }
 
@@ -1067,16 +1079,45 @@ static bool parse_mtllib(obj_parser *ps) {
     return ok;
 }
 
+/* The id (1 + index into part_names) of submesh name `name`, added once. */
+static bool intern_part(obj_parser *ps, const char *name, size_t length, uint32_t *id) {
+    uint32_t found = name_find(&ps->part_table, name, length);
+    if (found == OBJ_NONE) {
+        if (!strlist_push(&ps->part_names, name))
+            return out_of_memory(ps);
+        found = (uint32_t)ps->part_names.count;
+        if (!name_insert(&ps->part_table, ps->part_names.items[found - 1], length, found))
+            return out_of_memory(ps);
+    }
+    *id = found;
+    return true;
+}
+
+/* o name: the first names the mesh; each names the submeshes that follow
+ * until a g does. */
 static bool parse_object_name(obj_parser *ps) {
-    if (ps->mesh_name != NULL)
-        return skip_line(ps, true);
     const char *name;
     size_t length;
     if (!read_rest(ps, &name, &length))
         return false;
-    if (length > 0 && (ps->mesh_name = cook_strdup(name)) == NULL)
+    if (length > 0 && ps->mesh_name == NULL && (ps->mesh_name = cook_strdup(name)) == NULL)
         return out_of_memory(ps);
+    ps->object_part = 0;
+    if (length > 0 && !intern_part(ps, name, length, &ps->object_part))
+        return false;
+    ps->part = ps->object_part;
     return true;
+}
+
+/* g name [name ...]: the whole line names the submeshes that follow; a bare
+ * g goes back to the object's name. */
+static bool parse_group_name(obj_parser *ps) {
+    const char *name;
+    size_t length;
+    if (!read_rest(ps, &name, &length))
+        return false;
+    ps->part = ps->object_part;
+    return length == 0 || intern_part(ps, name, length, &ps->part);
 }
 
 static bool skip_unknown(obj_parser *ps, const unsigned char *keyword, size_t length) {
@@ -1120,6 +1161,9 @@ static bool parse_statement(obj_parser *ps) {
             return parse_face(ps);
         break;
     case 'g':
+        if (length == 1)
+            return parse_group_name(ps);
+        break;
     case 's':
         if (length == 1)
             return skip_line(ps, true);
@@ -1165,13 +1209,30 @@ static bool add_slot(obj_parser *ps, obj_vec *materials, ir_material *material, 
     return true;
 }
 
+/* A submesh being formed: its key, the order it was first used in, its size
+ * and (while indices are copied) where the next of its indices goes. */
+typedef struct obj_part {
+    uint32_t topology, slot, name, first_use;
+    size_t count, offset;
+} obj_part;
+
+static int compare_parts(const void *a, const void *b) {
+    const obj_part *x = a, *y = b;
+    if (x->topology != y->topology)
+        return x->topology < y->topology ? -1 : 1;
+    if (x->slot != y->slot)
+        return x->slot < y->slot ? -1 : 1;
+    return x->first_use < y->first_use ? -1 : x->first_use > y->first_use;
+}
+
 /* Material slots in order of first use by a face, line or point; the index
  * buffer sorted by topology (triangles, lines, points), then slot (stable),
  * one submesh per topology and slot used. */
 static bool build_materials(obj_parser *ps, ir_asset *out, ir_mesh *mesh) {
     name_table library_names = {0};
     obj_vec materials = {0};
-    size_t *counts = NULL;
+    obj_part *parts = NULL;
+    uint32_t *run_part = NULL;
     uint32_t *indices = NULL;
     bool ok = false;
     for (uint32_t i = 0; i < ps->library_count; i++) {
@@ -1223,37 +1284,67 @@ static bool build_materials(obj_parser *ps, ir_asset *out, ir_mesh *mesh) {
         usage->slot = default_slot;
     }
 
-    /* Groups: group g = topology * slot_count + slot; counts[g + 1] its size. */
-    size_t slot_count = materials.count, group_count = KILN_TOPOLOGY_COUNT_ * slot_count;
+    /* Submeshes: one per (topology, slot, name) used, ordered by topology,
+     * then slot, then first use; each run's indices go to its submesh. */
     size_t index_count = ps->indices.count;
-    counts = calloc(group_count + 1, sizeof *counts);
+    parts = calloc(run_count ? run_count : 1, sizeof *parts);
+    run_part = malloc((run_count ? run_count : 1) * sizeof *run_part);
     indices = malloc((index_count ? index_count : 1) * sizeof *indices);
-    mesh->submeshes = calloc(group_count ? group_count : 1, sizeof *mesh->submeshes);
-    if (counts == NULL || indices == NULL || mesh->submeshes == NULL)
+    if (parts == NULL || run_part == NULL || indices == NULL)
         goto oom;
+    size_t part_count = 0;
     for (size_t r = 0; r < run_count; r++) {
+        obj_part key = {
+            .topology = runs[r].topology, .slot = usages[runs[r].usage].slot, .name = runs[r].part};
+        size_t p = 0; /* runs of one key are few apart: look back from the last */
+        for (p = part_count; p-- > 0;)
+            if (parts[p].topology == key.topology && parts[p].slot == key.slot &&
+                parts[p].name == key.name)
+                break;
+        if (p == SIZE_MAX) {
+            key.first_use = (uint32_t)part_count;
+            parts[part_count] = key;
+            p = part_count++;
+        }
         size_t end = r + 1 < run_count ? runs[r + 1].first : index_count;
-        counts[runs[r].topology * slot_count + usages[runs[r].usage].slot + 1] +=
-            end - runs[r].first;
+        parts[p].count += end - runs[r].first;
+        run_part[r] = (uint32_t)p;
     }
+    /* Sorting moves the parts: remember where each went. */
+    qsort(parts, part_count, sizeof *parts, compare_parts);
+    uint32_t *where = malloc((part_count ? part_count : 1) * sizeof *where);
+    mesh->submeshes = calloc(part_count ? part_count : 1, sizeof *mesh->submeshes);
+    if (where == NULL || mesh->submeshes == NULL) {
+        free(where);
+        goto oom;
+    }
+    size_t offset = 0;
     uint32_t submesh_count = 0;
-    for (size_t g = 0; g < group_count; g++) { /* counts[g] becomes group g's offset */
-        if (counts[g + 1] > 0)
-            mesh->submeshes[submesh_count++] =
-                (ir_submesh){.index_offset = (uint32_t)counts[g],
-                             .index_count = (uint32_t)counts[g + 1],
-                             .material = (uint32_t)(g % slot_count),
-                             .topology = (kiln_topology)(g / slot_count)};
-        counts[g + 1] += counts[g];
+    for (size_t p = 0; p < part_count; p++) {
+        where[parts[p].first_use] = (uint32_t)p;
+        parts[p].offset = offset;
+        ir_submesh *sub = &mesh->submeshes[submesh_count++];
+        *sub = (ir_submesh){.index_offset = (uint32_t)offset,
+                            .index_count = (uint32_t)parts[p].count,
+                            .material = parts[p].slot,
+                            .topology = (kiln_topology)parts[p].topology};
+        if (parts[p].name != 0 &&
+            (sub->name = cook_strdup(ps->part_names.items[parts[p].name - 1])) == NULL) {
+            mesh->submesh_count = submesh_count;
+            free(where);
+            goto oom;
+        }
+        offset += parts[p].count;
     }
     const uint32_t *source = ps->indices.data;
     for (size_t r = 0; r < run_count; r++) {
         size_t end = r + 1 < run_count ? runs[r + 1].first : index_count;
         size_t n = end - runs[r].first;
-        size_t *cursor = &counts[runs[r].topology * slot_count + usages[runs[r].usage].slot];
-        memcpy(indices + *cursor, source + runs[r].first, n * sizeof *indices);
-        *cursor += n;
+        obj_part *part = &parts[where[run_part[r]]];
+        memcpy(indices + part->offset, source + runs[r].first, n * sizeof *indices);
+        part->offset += n;
     }
+    free(where);
     mesh->submesh_count = submesh_count;
     mesh->indices = indices;
     mesh->index_count = (uint32_t)index_count;
@@ -1271,7 +1362,8 @@ fail:
         ir_material_free((ir_material *)materials.data + i);
     vec_free(&materials);
     free(library_names.slots);
-    free(counts);
+    free(parts);
+    free(run_part);
     free(indices);
     return ok;
 }
@@ -1463,6 +1555,8 @@ static void parser_free(obj_parser *ps) {
     ir_images_free(ps->images, ps->image_count);
     strlist_free(&ps->mtllibs);
     strlist_free(&ps->unknown);
+    strlist_free(&ps->part_names);
+    free(ps->part_table.slots);
     free(ps->mesh_name);
 }
 

@@ -59,6 +59,27 @@ static void fill_descriptor(const ir_mesh *mesh, const encoded_vertices *vertice
     memcpy(desc->position_scale, vertices->position_scale, sizeof desc->position_scale);
 }
 
+/* The SNAM chunk (kmesh.md): left empty when no submesh has a name. */
+static bool submesh_names(const ir_mesh *mesh, bytebuf *out) {
+    bool any = false;
+    for (uint32_t s = 0; s < mesh->submesh_count; s++)
+        any |= mesh->submeshes[s].name != NULL;
+    if (!any)
+        return true;
+    size_t at = (size_t)mesh->submesh_count * 4;
+    for (uint32_t s = 0; s < mesh->submesh_count; s++) {
+        const char *name = mesh->submeshes[s].name;
+        uint32_t offset = name != NULL ? (uint32_t)at : KILN_SUBMESH_UNNAMED;
+        bytebuf_append(out, &offset, 4);
+        if (name != NULL)
+            at += strlen(name) + 1;
+    }
+    for (uint32_t s = 0; s < mesh->submesh_count; s++)
+        if (mesh->submeshes[s].name != NULL)
+            bytebuf_append(out, mesh->submeshes[s].name, strlen(mesh->submeshes[s].name) + 1);
+    return !out->failed && at < UINT32_MAX;
+}
+
 bool write_kmesh(const cook_context *ctx, const ir_mesh *mesh, const encoded_vertices *vertices,
                  uint32_t material_count, const char *importer, bytebuf *out) {
     kiln_mesh_desc desc;
@@ -73,7 +94,8 @@ bool write_kmesh(const cook_context *ctx, const ir_mesh *mesh, const encoded_ver
     kiln_meshlet *meshlets =
         calloc(mesh->meshlet_count ? mesh->meshlet_count : 1, sizeof *meshlets);
     bytebuf meta = {0};
-    bool ok = indices && submeshes && lods && meshlets;
+    bytebuf names = {0};
+    bool ok = indices && submeshes && lods && meshlets && submesh_names(mesh, &names);
     if (ok) {
         for (uint32_t i = 0; i < mesh->index_count; i++) {
             if (desc.index_size == 2) {
@@ -125,6 +147,8 @@ bool write_kmesh(const cook_context *ctx, const ir_mesh *mesh, const encoded_ver
         container_add_chunk(&writer, KILN_CHUNK_MESH_SUBMESHES, submeshes,
                             mesh->submesh_count * sizeof(kiln_submesh));
         container_add_chunk(&writer, KILN_CHUNK_MESH_LODS, lods, lod_entries * sizeof(kiln_lod));
+        if (names.size > 0)
+            container_add_chunk(&writer, KILN_CHUNK_MESH_SUBMESH_NAMES, names.data, names.size);
         container_add_chunk(&writer, KILN_CHUNK_META, meta.data, meta.size);
         container_add_chunk(&writer, KILN_CHUNK_MESH_VERTICES, vertices->data, vertices->size);
         container_add_chunk(&writer, KILN_CHUNK_MESH_INDICES, indices, index_bytes);
@@ -140,6 +164,7 @@ bool write_kmesh(const cook_context *ctx, const ir_mesh *mesh, const encoded_ver
     free(submeshes);
     free(lods);
     free(meshlets);
+    bytebuf_free(&names);
     bytebuf_free(&meta);
     return ok;
 }
