@@ -147,6 +147,11 @@ const char *isolate_signal_name(int signal);
 
 typedef bool (*import_fn)(cook_context *ctx, ir_asset *out);
 
+/* The job "import" (isolate_import.c lays its request and response out). */
+#define IMPORT_REQUEST_MAGIC 0x5152494bu  /* "KIRQ" */
+#define IMPORT_RESPONSE_MAGIC 0x5352494bu /* "KIRS" */
+#define IMPORT_WIRE_VERSION 1u
+
 /* The limits an import runs with: the defaults, or the environment's
  * KILN_ISOLATE_TIMEOUT (seconds) and KILN_ISOLATE_MEMORY_MB (0: no limit).
  * False with a reason when one of those is not a number. */
@@ -157,5 +162,14 @@ bool import_isolation_limits(isolate_limits *limits, char *reason, size_t reason
  * references as if it had run here; a crash or timeout is an error naming
  * the library and the file. */
 bool import_isolated(cook_context *ctx, import_fn import, ir_asset *out);
+
+/* The two halves of import_isolated, for the tests. The request for
+ * `importer` on ctx's source, all but the source's bytes, which follow it. */
+void import_request_write(const cook_context *ctx, const char *importer, bytebuf *out);
+/* Checks a child's response as untrusted input, then applies it to ctx
+ * (messages, dependencies, references) and *out; an invalid one is a single
+ * error naming `library`. Returns whether the import succeeded. */
+bool import_response_read(cook_context *ctx, const char *library, const uint8_t *data, size_t size,
+                          ir_asset *out);
 
 #endif /* KILN_COOK_IMPORT_ISOLATE_H */

@@ -9,9 +9,9 @@
  *
  * Request (parent to child; the child trusts it, but still reads it with
  * bounds): u32 magic "KIRQ", u32 version, strings importer, input_root,
- * source_path, ref, a blob of the cook_settings struct (the server is this
- * same program, so its layout matches), then the source as a blob, whose
- * bytes are sent straight from the caller's buffer.
+ * source_path, ref and the test fault (NULL but in tests), a blob of the cook_settings struct (the
+ * server is this same program, so its layout matches), then the source as a blob, whose bytes are
+ * sent straight from the caller's buffer.
  *
  * Response (child to parent; untrusted, the child ran a library on a hostile
  * file): u32 magic "KIRS", u32 version, u8 has_ir, the IR (ir_wire.c) when
@@ -41,10 +41,6 @@
 
 #include "cook/import/import.h"
 #include "cook/import/isolate.h"
-
-#define REQUEST_MAGIC 0x5152494bu  /* "KIRQ" */
-#define RESPONSE_MAGIC 0x5352494bu /* "KIRS" */
-#define IMPORT_WIRE_VERSION 1u
 
 #define ISOLATE_ENV "KILN_ISOLATE"
 #define TIMEOUT_ENV "KILN_ISOLATE_TIMEOUT"
@@ -134,9 +130,10 @@ bool import_isolation_limits(isolate_limits *limits, char *reason, size_t reason
 #ifdef KILN_TEST_HOOKS
 /* Test hook, built only with the tests: KILN_TEST_ISOLATE_FAULT=KIND:NAME
  * makes the child importing a source whose file name is NAME crash
- * (SIGSEGV), hang (sleep forever) or send a truncated response (garbage). */
-static char test_fault(const char *source_path) {
-    const char *hook = getenv("KILN_TEST_ISOLATE_FAULT");
+ * (SIGSEGV), hang (sleep forever) or send a truncated response (garbage).
+ * The parent reads it and sends it with the request: a server's own
+ * environment is the one it started with. */
+static char test_fault(const char *hook, const char *source_path) {
     const char *colon = hook != NULL ? strchr(hook, ':') : NULL;
     if (colon == NULL || strcmp(colon + 1, file_name(source_path)) != 0)
         return 0;
@@ -160,23 +157,24 @@ static void put_strlist(bytebuf *out, const strlist *list) {
 
 static bool run_import_job(const uint8_t *request, size_t size, bytebuf *response) {
     wire_reader in = {.data = request, .size = size};
-    char *names[4] = {NULL, NULL, NULL, NULL}; /* importer, input_root, source_path, ref */
+    /* importer, input_root, source_path, ref, the test fault (or NULL) */
+    char *names[5] = {NULL, NULL, NULL, NULL, NULL};
     const uint8_t *settings_bytes = NULL, *source = NULL;
     size_t settings_size = 0, source_size = 0;
-    bool ok = wire_get_u32(&in) == REQUEST_MAGIC && wire_get_u32(&in) == IMPORT_WIRE_VERSION;
-    for (int i = 0; ok && i < 4; i++)
-        ok = wire_get_string(&in, &names[i]) && names[i] != NULL;
+    bool ok = wire_get_u32(&in) == IMPORT_REQUEST_MAGIC && wire_get_u32(&in) == IMPORT_WIRE_VERSION;
+    for (int i = 0; ok && i < 5; i++)
+        ok = wire_get_string(&in, &names[i]) && (names[i] != NULL || i == 4);
     ok = ok && wire_get_blob(&in, &settings_bytes, &settings_size) &&
          settings_size == sizeof(cook_settings) && wire_get_blob(&in, &source, &source_size) &&
          wire_left(&in) == 0; /* so the source ends where the server's NUL is */
     const isolated_importer *importer = ok ? find_by_name(names[0]) : NULL;
     if (importer == NULL) {
-        for (int i = 0; i < 4; i++)
+        for (int i = 0; i < 5; i++)
             free(names[i]);
         return false;
     }
 #ifdef KILN_TEST_HOOKS
-    char fault = test_fault(names[2]);
+    char fault = test_fault(names[4], names[2]);
 #endif
     cook_settings settings;
     memcpy(&settings, settings_bytes, sizeof settings);
@@ -192,7 +190,7 @@ static bool run_import_job(const uint8_t *request, size_t size, bytebuf *respons
     ir_asset asset = {0};
     ok = importer->import(&ctx, &asset);
 
-    wire_put_u32(response, RESPONSE_MAGIC);
+    wire_put_u32(response, IMPORT_RESPONSE_MAGIC);
     wire_put_u32(response, IMPORT_WIRE_VERSION);
     size_t has_ir_at = response->size;
     wire_put_u8(response, ok);
@@ -217,7 +215,7 @@ static bool run_import_job(const uint8_t *request, size_t size, bytebuf *respons
     diag_free(&diag);
     strlist_free(&ctx.dependencies);
     strlist_free(&ctx.references);
-    for (int i = 0; i < 4; i++)
+    for (int i = 0; i < 5; i++)
         free(names[i]);
     return true;
 }
@@ -272,7 +270,7 @@ static bool plausible_messages(const import_response *r) {
 static bool decode_response(const uint8_t *data, size_t size, import_response *r, char *reason,
                             size_t reason_size) {
     wire_reader in = {.data = data, .size = size};
-    if (wire_get_u32(&in) != RESPONSE_MAGIC || wire_get_u32(&in) != IMPORT_WIRE_VERSION) {
+    if (wire_get_u32(&in) != IMPORT_RESPONSE_MAGIC || wire_get_u32(&in) != IMPORT_WIRE_VERSION) {
         snprintf(reason, reason_size, "not a response of this version");
         return false;
     }
@@ -297,19 +295,20 @@ static bool decode_response(const uint8_t *data, size_t size, import_response *r
     return true;
 }
 
-/* Records the child's dependencies and references as if resolved here, and
- * checks that every image file of the IR is one of them. */
-static bool record_paths(cook_context *ctx, const import_response *r, char *reason,
-                         size_t reason_size) {
+/* Resolves the child's dependencies and references again here, into
+ * `checked` (a copy of ctx with empty lists), and checks that every image
+ * file of the IR is one of them. */
+static bool check_paths(cook_context *checked, const import_response *r, char *reason,
+                        size_t reason_size) {
     for (size_t i = 0; i < r->dependencies.count; i++)
-        if (!cook_record_dependency(ctx, r->dependencies.items[i], reason, reason_size))
+        if (!cook_record_dependency(checked, r->dependencies.items[i], reason, reason_size))
             return false;
     for (size_t i = 0; i < r->references.count; i++)
-        if (!cook_record_reference(ctx, r->references.items[i], reason, reason_size))
+        if (!cook_record_reference(checked, r->references.items[i], reason, reason_size))
             return false;
     for (uint32_t i = 0; i < r->asset.image_count; i++) {
         const char *path = r->asset.images[i].path;
-        if (path != NULL && !strlist_contains(&r->dependencies, path)) {
+        if (path != NULL && !strlist_contains(&checked->dependencies, path)) {
             snprintf(reason, reason_size, "image '%s' is not a file it read", path);
             return false;
         }
@@ -317,19 +316,40 @@ static bool record_paths(cook_context *ctx, const import_response *r, char *reas
     return true;
 }
 
-static bool take_response(cook_context *ctx, const char *library, const uint8_t *data, size_t size,
+/* Appends what `from` has and `to` has not yet, in order. */
+static bool append_new(strlist *to, const strlist *from) {
+    for (size_t i = 0; i < from->count; i++)
+        if (!strlist_contains(to, from->items[i]) && !strlist_push(to, from->items[i]))
+            return false;
+    return true;
+}
+
+bool import_response_read(cook_context *ctx, const char *library, const uint8_t *data, size_t size,
                           ir_asset *out) {
+    memset(out, 0, sizeof *out);
     const char *path = ctx->source_path;
     import_response r = {0};
     char reason[512];
-    if (!decode_response(data, size, &r, reason, sizeof reason) ||
-        !record_paths(ctx, &r, reason, sizeof reason)) {
+    cook_context checked = *ctx;
+    checked.dependencies = (strlist){0};
+    checked.references = (strlist){0};
+    bool valid = decode_response(data, size, &r, reason, sizeof reason) &&
+                 check_paths(&checked, &r, reason, sizeof reason);
+    if (valid && (!append_new(&ctx->dependencies, &checked.dependencies) ||
+                  !append_new(&ctx->references, &checked.references))) {
+        snprintf(reason, sizeof reason, "out of memory");
+        valid = false;
+    }
+    strlist_free(&checked.dependencies);
+    strlist_free(&checked.references);
+    if (!valid) {
         diag_error(ctx->diag, path, 0, "%s sent an invalid result for %s: %s", library,
                    file_name(path), reason);
         response_free(&r);
         return false;
     }
-    bytebuf_append(&ctx->diag->text, r.text, r.text_size);
+    /* As text, so the diagnostics stay NUL-terminated like diag_* keeps them. */
+    bytebuf_printf(&ctx->diag->text, "%.*s", (int)r.text_size, (const char *)r.text);
     ctx->diag->errors += r.errors;
     ctx->diag->warnings += r.warnings;
     if (!r.ok && r.errors == 0)
@@ -341,6 +361,22 @@ static bool take_response(cook_context *ctx, const char *library, const uint8_t 
     }
     response_free(&r);
     return r.ok;
+}
+
+void import_request_write(const cook_context *ctx, const char *importer, bytebuf *out) {
+    wire_put_u32(out, IMPORT_REQUEST_MAGIC);
+    wire_put_u32(out, IMPORT_WIRE_VERSION);
+    wire_put_string(out, importer);
+    wire_put_string(out, ctx->input_root);
+    wire_put_string(out, ctx->source_path);
+    wire_put_string(out, ctx->ref);
+#ifdef KILN_TEST_HOOKS
+    wire_put_string(out, getenv("KILN_TEST_ISOLATE_FAULT"));
+#else
+    wire_put_string(out, NULL);
+#endif
+    wire_put_blob(out, ctx->settings, sizeof *ctx->settings);
+    wire_put_u64(out, ctx->source_size); /* the source blob's length; its bytes follow */
 }
 
 /* An abort (std::bad_alloc) or SIGKILL (the kernel's OOM killer) is often
@@ -368,14 +404,7 @@ bool import_isolated(cook_context *ctx, import_fn import, ir_asset *out) {
         return false;
     }
     bytebuf head = {0};
-    wire_put_u32(&head, REQUEST_MAGIC);
-    wire_put_u32(&head, IMPORT_WIRE_VERSION);
-    wire_put_string(&head, importer->name);
-    wire_put_string(&head, ctx->input_root);
-    wire_put_string(&head, ctx->source_path);
-    wire_put_string(&head, ctx->ref);
-    wire_put_blob(&head, ctx->settings, sizeof *ctx->settings);
-    wire_put_u64(&head, ctx->source_size); /* the source blob's length; its bytes follow */
+    import_request_write(ctx, importer->name, &head);
     if (head.failed) {
         bytebuf_free(&head);
         diag_error(ctx->diag, path, 0, "out of memory");
@@ -390,7 +419,7 @@ bool import_isolated(cook_context *ctx, import_fn import, ir_asset *out) {
     const char *library = importer->name;
     switch (outcome.status) {
     case ISOLATE_DONE:
-        ok = take_response(ctx, library, outcome.response, outcome.response_size, out);
+        ok = import_response_read(ctx, library, outcome.response, outcome.response_size, out);
         break;
     case ISOLATE_SIGNALED:
         if (outcome.signal == SIGXCPU) {
