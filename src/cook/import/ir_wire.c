@@ -515,18 +515,7 @@ static bool read_node(wire_decoder *d, uint32_t index, ir_node *node) {
 /* A path as cook_resolve_dependency returns them: relative, '/'-separated,
  * no empty, "." or ".." segment. */
 static bool is_plain_relative_path(const char *path) {
-    if (path[0] == '\0' || path_is_absolute(path) || strchr(path, '\\') != NULL)
-        return false;
-    for (const char *segment = path;;) {
-        const char *end = strchr(segment, '/');
-        size_t length = end ? (size_t)(end - segment) : strlen(segment);
-        if (length == 0 || (length == 1 && segment[0] == '.') ||
-            (length == 2 && segment[0] == '.' && segment[1] == '.'))
-            return false;
-        if (end == NULL)
-            return true;
-        segment = end + 1;
-    }
+    return !path_is_absolute(path) && strchr(path, '\\') == NULL && path_segments_are_names(path);
 }
 
 static bool read_image(wire_decoder *d, uint32_t index, ir_image *image) {

@@ -113,12 +113,13 @@ static uint64_t get_le(const uint8_t *at, int bytes) {
     return value;
 }
 
-/* Blocking, for the server and the child. Sockets are written with
- * MSG_NOSIGNAL: a parent that went away is an error, not SIGPIPE. */
-static bool write_all(int fd, const void *data, size_t size, bool socket) {
-    const uint8_t *p = data;
+/* Whole blocking transfers, for the server and the child. Sockets are
+ * written with MSG_NOSIGNAL: a parent that went away is an error, not SIGPIPE. */
+static bool transfer_all(int fd, uint8_t *p, size_t size, bool writing, bool socket) {
     while (size > 0) {
-        ssize_t n = socket ? send(fd, p, size, MSG_NOSIGNAL) : write(fd, p, size);
+        ssize_t n = !writing ? read(fd, p, size)
+                    : socket ? send(fd, p, size, MSG_NOSIGNAL)
+                             : write(fd, p, size);
         if (n < 0 && errno == EINTR)
             continue;
         if (n <= 0)
@@ -129,18 +130,12 @@ static bool write_all(int fd, const void *data, size_t size, bool socket) {
     return true;
 }
 
+static bool write_all(int fd, const void *data, size_t size, bool socket) {
+    return transfer_all(fd, (uint8_t *)data, size, true, socket);
+}
+
 static bool read_all(int fd, void *data, size_t size) {
-    uint8_t *p = data;
-    while (size > 0) {
-        ssize_t n = read(fd, p, size);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return false;
-        p += n;
-        size -= (size_t)n;
-    }
-    return true;
+    return transfer_all(fd, data, size, false, false);
 }
 
 static double now_seconds(void) {
