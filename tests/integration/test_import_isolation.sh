@@ -8,53 +8,20 @@
 # Prints one line per check and a final "isolate: N passed, M failed".
 set -euo pipefail
 
-: "${KILN:?set KILN to the kiln executable}"
-SCRATCH="${KILN_TMP:-${TMPDIR:-/tmp}}/isolate"
-rm -rf "$SCRATCH"
-mkdir -p "$SCRATCH"
+source "$(dirname "$0")/harness.sh" isolate
 
-passed=0
-failed=0
-
-pass() {
-    passed=$((passed + 1))
-    echo "ok:   $1"
-}
-
-fail() {
-    failed=$((failed + 1))
-    echo "FAIL: $1"
-    echo "  exit status: $status"
-    echo "  stdout:"; sed 's/^/    | /' "$SCRATCH/stdout" 2>/dev/null || true
-    echo "  stderr:"; sed 's/^/    | /' "$SCRATCH/stderr" 2>/dev/null || true
-}
-
-check() {
-    local name=$1
-    shift
-    if "$@"; then pass "$name"; else fail "$name"; fi
-}
-
-# run ENV... -- ARGS...: runs kiln in $SCRATCH with extra environment; sets
-# $status and $took (seconds), fills the stdout/stderr files.
-status=0
+# run VAR=VALUE... -- ARGS...: kiln in $SCRATCH with that environment; also
+# sets $took (seconds).
 took=0
 run() {
-    local env=()
-    while [ "$1" != "--" ]; do env+=("$1"); shift; done
+    RUN_ENV=""
+    while [ "$1" != "--" ]; do RUN_ENV="$RUN_ENV $1"; shift; done
     shift
     local start=$SECONDS
-    set +e
-    (cd "$SCRATCH" && env "${env[@]}" "$KILN" "$@") >"$SCRATCH/stdout" 2>"$SCRATCH/stderr" </dev/null
-    status=$?
-    set -e
+    run_in "$SCRATCH" "$@"
     took=$((SECONDS - start))
+    RUN_ENV=""
 }
-
-status_is() { [ "$status" -eq "$1" ]; }
-stdout_has() { grep -qE -- "$1" "$SCRATCH/stdout"; }
-stderr_has() { grep -qE -- "$1" "$SCRATCH/stderr"; }
-all_true() { local c; for c in "$@"; do eval "$c" || return 1; done; }
 
 # ---------------------------------------------------------------------------
 # A tree of two good assimp models, one OBJ, and two PLYs the hook breaks
@@ -186,5 +153,4 @@ killed_build() {
 status=0
 check "kiln killed during a hanging import: its server and child exit too" killed_build
 
-echo "isolate: $passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+finish isolate

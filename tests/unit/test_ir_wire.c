@@ -425,30 +425,6 @@ static void set_image_path(ir_asset *a, const char *path) {
     free(a->images[0].path);
     a->images[0].path = cook_strdup(path);
 }
-static void forge_path_up(ir_asset *a) {
-    set_image_path(a, "../secret.png");
-}
-static void forge_path_absolute(ir_asset *a) {
-    set_image_path(a, "/etc/passwd");
-}
-static void forge_path_inner_up(ir_asset *a) {
-    set_image_path(a, "textures/../../secret.png");
-}
-static void forge_path_dot(ir_asset *a) {
-    set_image_path(a, "./albedo.png");
-}
-static void forge_path_empty_segment(ir_asset *a) {
-    set_image_path(a, "textures//albedo.png");
-}
-static void forge_path_backslash(ir_asset *a) {
-    set_image_path(a, "textures\\albedo.png");
-}
-static void forge_path_drive(ir_asset *a) {
-    set_image_path(a, "C:secret.png");
-}
-static void forge_path_empty(ir_asset *a) {
-    set_image_path(a, "");
-}
 static void forge_path_and_bytes(ir_asset *a) {
     a->images[1].path = cook_strdup("embedded.png");
 }
@@ -486,14 +462,6 @@ static void forged_assets_are_rejected(void **state) {
         {"infinite weight", forge_infinite_weight},
         {"NaN roughness", forge_nan_factor},
         {"infinite matrix", forge_infinite_matrix},
-        {"image path climbing out", forge_path_up},
-        {"absolute image path", forge_path_absolute},
-        {"image path climbing out inside", forge_path_inner_up},
-        {"image path with '.'", forge_path_dot},
-        {"image path with an empty segment", forge_path_empty_segment},
-        {"image path with a backslash", forge_path_backslash},
-        {"image path with a drive", forge_path_drive},
-        {"empty image path", forge_path_empty},
         {"image with a path and bytes", forge_path_and_bytes},
         {"image without a name", forge_unnamed_image},
         {"joints without weights", forge_joints_alone},
@@ -506,6 +474,19 @@ static void forged_assets_are_rejected(void **state) {
         bytebuf bytes = {0};
         assert_true(ir_wire_write(&asset, &bytes));
         expect_rejected(bytes.data, bytes.size, forgeries[i].name);
+        bytebuf_free(&bytes);
+        ir_asset_free(&asset);
+    }
+    /* Image paths that are not plain paths below the input root. */
+    static const char *const paths[] = {
+        "../secret.png",        "/etc/passwd",          "textures/../../s.png", "./albedo.png",
+        "textures//albedo.png", "textures\\albedo.png", "C:secret.png",         ""};
+    for (size_t i = 0; i < sizeof paths / sizeof paths[0]; i++) {
+        ir_asset asset;
+        make_rich_asset(&asset);
+        set_image_path(&asset, paths[i]);
+        bytebuf bytes = wire_bytes(&asset);
+        expect_rejected(bytes.data, bytes.size, paths[i]);
         bytebuf_free(&bytes);
         ir_asset_free(&asset);
     }

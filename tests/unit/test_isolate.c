@@ -579,37 +579,30 @@ static void import_run_follows_the_environment(void **state) {
     free(dir);
 }
 
+static bool obj_through_import_run(cook_context *ctx, ir_asset *out) {
+    return import_run(ctx, import_obj, out);
+}
+
+static bool obj_isolated(cook_context *ctx, ir_asset *out) {
+    return import_isolated(ctx, import_obj, out);
+}
+
 /* Importers of kiln's own run in process whatever the environment says. */
 static void own_importers_stay_in_process(void **state) {
     (void)state;
     char *dir = test_make_temp_dir("isolate_own");
     write_text(dir, "tri.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n");
     setenv("KILN_TEST_ISOLATE_FAULT", "crash:tri.obj", 1);
-    char *full = test_path_join(dir, "tri.obj");
-    size_t size;
-    uint8_t *source = test_read_file(full, &size);
-    cook_settings settings;
-    cook_settings_default(&settings);
-    cook_diag diag = {0};
-    cook_context ctx = {.input_root = dir,
-                        .source_path = "tri.obj",
-                        .ref = "tri",
-                        .source = source,
-                        .source_size = size,
-                        .settings = &settings,
-                        .diag = &diag};
-    ir_asset asset;
-    assert_true(import_run(&ctx, import_obj, &asset));
-    assert_int_equal(asset.mesh_count, 1);
-    ir_asset_free(&asset);
+    test_import r;
+    test_import_file(&r, obj_through_import_run, dir, "tri.obj");
+    test_import_expect_ok(&r);
+    assert_int_equal(r.asset.mesh_count, 1);
+    test_import_free(&r);
     /* import_isolated refuses an importer that is not in its table. */
-    assert_false(import_isolated(&ctx, import_obj, &asset));
-    assert_non_null(strstr((const char *)diag.text.data, "cannot run in a child process"));
+    test_import_file(&r, obj_isolated, dir, "tri.obj");
+    expect_one_error(&r, "cannot run in a child process");
+    test_import_free(&r);
     unsetenv("KILN_TEST_ISOLATE_FAULT");
-    diag_free(&diag);
-    strlist_free(&ctx.dependencies);
-    free(source);
-    free(full);
     free(dir);
 }
 
