@@ -16,10 +16,14 @@
  *   A server is single-threaded, so it may fork freely: it forks one fresh
  *   child per job, and the child runs the job (an importer) and exits. Each
  *   asset gets a new process, so a corrupt file that damaged the heap without
- *   crashing cannot touch the next asset and results do not depend on what
- *   ran before; exec and library loading are paid once per server, a fork per
- *   job. Idle servers are kept and reused: a build starts at most as many as
- *   jobs ran at once (-j). BENCHMARKS.md section 10 has the costs.
+ *   crashing cannot touch the next asset (nor have its later crash blamed on a
+ *   good file), and results do not depend on what ran before. Exec and library
+ *   loading are paid once per server; a fork per job costs about 3 ms of CPU,
+ *   nearly all of it page faults of the fresh address space (BENCHMARKS.md
+ *   section 10; running jobs in the server itself would cost what in process
+ *   does, without those guarantees). Idle servers are kept and reused: a build
+ *   starts at most as many as jobs ran at once (-j). Linux only (/proc/self/exe,
+ *   prctl, pidfd).
  *
  * One job
  *   parent                     server (fd 3)                   child
