@@ -3,7 +3,7 @@ JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 KILN_RELEASE := build/release/kiln
 EXAMPLES_OUT := examples/runtime
 
-.PHONY: all deps build run test bench format clean
+.PHONY: all deps build run test bench format clean install
 
 all: build
 
@@ -13,6 +13,11 @@ deps:
 build: deps
 	cmake -S . -B build/release -DCMAKE_BUILD_TYPE=Release -DKILN_TESTS=OFF >/dev/null
 	cmake --build build/release -j $(JOBS)
+
+# Headers, libkiln.a, the kiln tool, kiln.pc and the CMake package, under PREFIX.
+PREFIX ?= /usr/local
+install: build
+	cmake --install build/release --prefix $(PREFIX)
 
 # Cook the bundled examples, then show what was made and check it.
 run: build

@@ -30,9 +30,11 @@ void cache_record_free(cache_record *record) {
     for (size_t i = 0; i < record->file_count; i++)
         free(record->files[i].path);
     free(record->files);
+    strlist_free(&record->absent);
     strlist_free(&record->outputs);
     strlist_free(&record->references);
     cook_manifest_list_free(&record->manifest);
+    bytebuf_free(&record->diagnostics);
     *record = (cache_record){0};
 }
 
@@ -79,14 +81,19 @@ static bool push_stamp(cache_record *record, const cache_stamp *stamp) {
 }
 
 bool cache_record_copy(cache_record *to, const cache_record *from) {
-    *to = (cache_record){.key = from->key, .content = from->content};
+    *to = (cache_record){.settings = from->settings};
     bool ok = (to->source = cook_strdup(from->source)) != NULL &&
               (to->importer = cook_strdup(from->importer)) != NULL;
     for (size_t i = 0; ok && i < from->file_count; i++)
         ok = push_stamp(to, &from->files[i]);
+    ok = ok && strlist_push_all(&to->absent, &from->absent);
     ok = ok && strlist_push_all(&to->outputs, &from->outputs);
     ok = ok && strlist_push_all(&to->references, &from->references);
     ok = ok && cook_manifest_add_all(&to->manifest, &from->manifest);
+    if (ok && from->diagnostics.size > 0) {
+        bytebuf_append(&to->diagnostics, from->diagnostics.data, from->diagnostics.size);
+        ok = !to->diagnostics.failed;
+    }
     if (!ok)
         cache_record_free(to);
     return ok;
@@ -127,7 +134,16 @@ bool cache_stamp_file(const char *input, const char *path, cache_stamp *stamp) {
     stamp->size = (uint64_t)info.st_size;
     stamp->mtime_ns = (int64_t)info.st_mtim.tv_sec * 1000000000 + info.st_mtim.tv_nsec;
     stamp->inode = (uint64_t)info.st_ino;
+    stamp->hash = 0;
     return true;
+}
+
+bool cache_path_absent(const char *input, const char *path) {
+    char *full = join(input, path);
+    struct stat info;
+    bool absent = full != NULL && stat(full, &info) != 0;
+    free(full);
+    return absent;
 }
 
 bool cache_stamps_equal(const cache_stamp *a, const cache_stamp *b) {
@@ -184,16 +200,13 @@ static bool hash_one_file(XXH3_state_t *state, const char *input, const char *pa
     return ok;
 }
 
-bool cache_hash_content(const char *input, const cache_stamp *stamps, size_t count,
-                        uint64_t *content) {
+bool cache_hash_file(const char *input, const char *path, uint64_t *hash) {
     XXH3_state_t *state = XXH3_createState();
     if (state == NULL)
         return false;
     XXH3_64bits_reset(state);
-    bool ok = true;
-    for (size_t i = 0; ok && i < count; i++)
-        ok = hash_one_file(state, input, stamps[i].path);
-    *content = XXH3_64bits_digest(state);
+    bool ok = hash_one_file(state, input, path);
+    *hash = XXH3_64bits_digest(state);
     XXH3_freeState(state);
     return ok;
 }
@@ -208,22 +221,44 @@ uint64_t cache_settings_hash(const cook_settings *settings) {
     return hash;
 }
 
-uint64_t cache_key(uint64_t content, uint64_t settings_hash, uint32_t encoder_version,
-                   const char *importer) {
-    uint64_t fields[3] = {content, settings_hash, encoder_version};
-    return XXH3_64bits_withSeed(fields, sizeof fields, XXH3_64bits(importer, strlen(importer)));
+uint64_t cache_quoted_settings_hash(uint64_t settings_hash, const cook_settings *settings) {
+    const char *origin = settings->texture_format_origin;
+    return XXH3_64bits_withSeed(origin, strnlen(origin, sizeof settings->texture_format_origin),
+                                settings_hash);
 }
 
 /* ---------------------------------------------------------------------------
  * Serialising
  * ------------------------------------------------------------------------- */
 
+/* One diagnostics line (without its '\n') as a "diag" line: backslash, tab
+ * and CR escaped, so that the line stays one field of one line. */
+static void serialize_diag_line(const char *line, size_t length, bytebuf *out) {
+    bytebuf_append(out, "diag\t", 5);
+    size_t run = 0; /* bytes not yet copied, before `i` */
+    for (size_t i = 0; i < length; i++) {
+        const char *escape = line[i] == '\\'   ? "\\\\"
+                             : line[i] == '\t' ? "\\t"
+                             : line[i] == '\r' ? "\\r"
+                                               : NULL;
+        if (escape == NULL)
+            continue;
+        bytebuf_append(out, line + run, i - run);
+        bytebuf_append(out, escape, 2);
+        run = i + 1;
+    }
+    bytebuf_append(out, line + run, length - run);
+    bytebuf_append(out, "\n", 1);
+}
+
 static void serialize_record(const cache_record *r, bytebuf *out) {
-    bytebuf_printf(out, "asset\t%s\t%016" PRIx64 "\t%016" PRIx64 "\t%s\n", r->importer, r->key,
-                   r->content, r->source);
+    bytebuf_printf(out, "asset\t%s\t%016" PRIx64 "\t%s\n", r->importer, r->settings, r->source);
     for (size_t i = 0; i < r->file_count; i++)
-        bytebuf_printf(out, "file\t%" PRIu64 "\t%" PRId64 "\t%" PRIu64 "\t%s\n", r->files[i].size,
-                       r->files[i].mtime_ns, r->files[i].inode, r->files[i].path);
+        bytebuf_printf(out, "file\t%" PRIu64 "\t%" PRId64 "\t%" PRIu64 "\t%016" PRIx64 "\t%s\n",
+                       r->files[i].size, r->files[i].mtime_ns, r->files[i].inode, r->files[i].hash,
+                       r->files[i].path);
+    for (size_t i = 0; i < r->absent.count; i++)
+        bytebuf_printf(out, "absent\t%s\n", r->absent.items[i]);
     for (size_t i = 0; i < r->outputs.count; i++)
         bytebuf_printf(out, "out\t%s\n", r->outputs.items[i]);
     for (size_t i = 0; i < r->references.count; i++)
@@ -232,6 +267,13 @@ static void serialize_record(const cache_record *r, bytebuf *out) {
         const cook_manifest_entry *e = &r->manifest.items[i];
         bytebuf_printf(out, "ref\t%u\t%u\t%u\t%s\t%s\n", (unsigned)e->kind,
                        (unsigned)e->color_space, e->index, e->ref, e->path);
+    }
+    const char *text = (const char *)r->diagnostics.data;
+    for (size_t at = 0; at < r->diagnostics.size;) {
+        const char *newline = memchr(text + at, '\n', r->diagnostics.size - at);
+        size_t length = newline ? (size_t)(newline - (text + at)) : r->diagnostics.size - at;
+        serialize_diag_line(text + at, length, out);
+        at += length + 1;
     }
 }
 
@@ -322,26 +364,45 @@ static bool parse_i64(const char *text, int64_t *out) {
 }
 
 static bool parse_asset_line(cache_parser *p, char *rest, cache_record *record) {
-    char *f[4];
-    uint64_t key, content;
-    if (!split_fields(rest, f, 4) || !parse_u64(f[1], 16, &key) || !parse_u64(f[2], 16, &content) ||
-        f[0][0] == '\0' || !cache_path_is_safe(f[3]))
+    char *f[3];
+    uint64_t settings;
+    if (!split_fields(rest, f, 3) || !parse_u64(f[1], 16, &settings) || f[0][0] == '\0' ||
+        !cache_path_is_safe(f[2]))
         return parse_fail(p, "malformed asset line");
-    *record = (cache_record){.key = key, .content = content};
+    *record = (cache_record){.settings = settings};
     record->importer = cook_strdup(f[0]);
-    record->source = cook_strdup(f[3]);
-    return record->importer != NULL && record->source != NULL;
+    record->source = cook_strdup(f[2]);
+    return (record->importer != NULL && record->source != NULL) || parse_fail(p, "out of memory");
 }
 
 static bool parse_file_line(cache_parser *p, char *rest, cache_record *record) {
-    char *f[4];
+    char *f[5];
     cache_stamp stamp;
-    if (!split_fields(rest, f, 4) || !parse_u64(f[0], 10, &stamp.size) ||
+    if (!split_fields(rest, f, 5) || !parse_u64(f[0], 10, &stamp.size) ||
         !parse_i64(f[1], &stamp.mtime_ns) || !parse_u64(f[2], 10, &stamp.inode) ||
-        !cache_path_is_safe(f[3]))
+        !parse_u64(f[3], 16, &stamp.hash) || !cache_path_is_safe(f[4]))
         return parse_fail(p, "malformed file line");
-    stamp.path = f[3];
+    stamp.path = f[4];
     return push_stamp(record, &stamp) || parse_fail(p, "out of memory");
+}
+
+/* Appends a "diag" line's text, unescaped, and its '\n'. */
+static bool parse_diag_line(cache_parser *p, const char *rest, cache_record *record) {
+    bytebuf *text = &record->diagnostics;
+    for (const char *c = rest; *c != '\0'; c++) {
+        char byte = *c;
+        if (byte == '\t' || byte == '\r')
+            return parse_fail(p, "malformed diag line");
+        if (byte == '\\') {
+            c++;
+            byte = *c == '\\' ? '\\' : *c == 't' ? '\t' : *c == 'r' ? '\r' : '\0';
+            if (byte == '\0')
+                return parse_fail(p, "malformed diag line");
+        }
+        bytebuf_append(text, &byte, 1);
+    }
+    bytebuf_append(text, "\n", 1);
+    return !text->failed || parse_fail(p, "out of memory");
 }
 
 static bool parse_ref_line(cache_parser *p, char *rest, cache_record *record) {
@@ -390,6 +451,11 @@ static bool parse_body(cache_parser *p, kiln_cache *cache) {
             ok = parse_fail(p, "'%s' line outside a record", line);
         } else if (rest != NULL && strcmp(line, "file") == 0) {
             ok = parse_file_line(p, rest, &record);
+        } else if (rest != NULL && strcmp(line, "absent") == 0) {
+            ok = (cache_path_is_safe(rest) || parse_fail(p, "unsafe absent path")) &&
+                 (strlist_push(&record.absent, rest) || parse_fail(p, "out of memory"));
+        } else if (rest != NULL && strcmp(line, "diag") == 0) {
+            ok = parse_diag_line(p, rest, &record);
         } else if (rest != NULL && strcmp(line, "out") == 0) {
             ok = (cache_path_is_safe(rest) || parse_fail(p, "unsafe output path")) &&
                  (strlist_push(&record.outputs, rest) || parse_fail(p, "out of memory"));

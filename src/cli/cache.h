@@ -1,33 +1,45 @@
 /*
  * cache.h — the incremental build cache, <output>/.kiln-cache.
  *
- * One record per source asset that cooked successfully: the stamps (size,
- * mtime, inode) and a content hash of its source and every dependency, its
- * key, the files it wrote and the manifest entries it produced. A build
- * skips an asset whose key is unchanged and whose outputs all exist, and
- * replays the record instead of cooking.
+ * One record per source asset that cooked (with warnings or without): its
+ * importer, the hash of its resolved settings, the stamps (size, mtime,
+ * inode) and content hash of its source and of every file it read, the paths
+ * it looked for and did not find, the files it wrote, the manifest entries it
+ * produced and the diagnostics it printed. A build replays the record instead
+ * of cooking, and prints the diagnostics again as they were, when
  *
- *   key     = XXH3-64(content, XXH3-64(settings JSON), encoder version, importer name)
- *   content = XXH3-64 over (path, size, bytes) of the source then each dependency
+ *   - the importer, the settings hash and the encoder version are unchanged;
+ *   - every recorded file has the same bytes: its stamp matches (then no byte
+ *     is read: the fast path of a no-op build), or its bytes hash the same;
+ *   - no path recorded as absent exists now (a missing texture that appears
+ *     makes the asset cook again);
+ *   - every output it wrote exists.
  *
- * When every stamp matches, the recorded content hash is trusted and no
- * source byte is read (the fast path of a no-op build).
+ *   file hash = XXH3-64 over (path, bytes, length); an asset folder: its path
+ *               and sorted entry names
+ *   settings  = XXH3-64 of the settings JSON; a record with diagnostics also
+ *               covers texture_format_origin, which its messages may quote
  *
  * File format (text, one record after another; fields separated by tabs, the
  * path always last so it may hold spaces):
  *
- *   kiln-cache 1
+ *   kiln-cache 2
  *   encoder <N>
- *   asset <importer> <key hex> <content hex> <source path>
- *   file <size> <mtime ns> <inode> <path>      source first, then dependencies
+ *   asset <importer> <settings hex> <source path>
+ *   file <size> <mtime ns> <inode> <hash hex> <path>   source first, then dependencies
+ *   absent <path>                              looked for, not there
  *   out <path>                                 relative to the output folder
  *   link <path>                                another source the asset references
  *   ref <kind> <color space> <index> <ref> <path>
+ *   diag <line>                                a line its cook printed, with
+ *                                              backslash, tab, CR as \\ \t \r
  *   ...
  *   end <XXH3-64 hex of every byte before this line>
  *
  * Anything else — a wrong first line, a bad field, a path that climbs out of
- * its folder, a checksum mismatch — makes the whole file untrusted.
+ * its folder, a checksum mismatch — makes the whole file untrusted. Format 1
+ * (no per-file hashes, absent paths or diagnostics) is not read: a build
+ * after upgrading warns once and cooks everything.
  */
 #ifndef KILN_CLI_CACHE_H
 #define KILN_CLI_CACHE_H
@@ -38,25 +50,27 @@
 #include "cook/cook.h"
 
 #define CACHE_FILE_NAME ".kiln-cache"
-#define CACHE_FORMAT_VERSION 1u
+#define CACHE_FORMAT_VERSION 2u
 
 typedef struct cache_stamp {
     char *path; /* relative to the input folder */
     uint64_t size;
     int64_t mtime_ns;
     uint64_t inode;
+    uint64_t hash; /* cache_hash_file */
 } cache_stamp;
 
 typedef struct cache_record {
     char *source;
     char *importer;
-    uint64_t key;
-    uint64_t content;
+    uint64_t settings;  /* cache_settings_hash, or cache_quoted_settings_hash */
     cache_stamp *files; /* files[0] is the source, the rest its dependencies */
     size_t file_count;
+    strlist absent; /* paths it looked for that were not there */
     strlist outputs;
     strlist references; /* sources it names but does not read (a level's models) */
     cook_manifest_list manifest;
+    bytebuf diagnostics; /* what its cook printed (warnings, notes): whole lines */
 } cache_record;
 
 typedef struct kiln_cache {
@@ -81,17 +95,22 @@ void cache_free(kiln_cache *cache);
 void cache_record_free(cache_record *record);
 bool cache_record_copy(cache_record *to, const cache_record *from);
 
-/* Fills a stamp from stat(input/path). False when the file is gone. */
+/* Fills a stamp's size, mtime and inode from stat(input/path), and points its
+ * path at `path` (borrowed). False when the file is gone. */
 bool cache_stamp_file(const char *input, const char *path, cache_stamp *stamp);
+/* Same path, size, mtime and inode (the hash is not compared). */
 bool cache_stamps_equal(const cache_stamp *a, const cache_stamp *b);
-/* Reads and hashes the files of `stamps` (see the header comment). */
-bool cache_hash_content(const char *input, const cache_stamp *stamps, size_t count,
-                        uint64_t *content);
+/* Reads and hashes input/path (see the header comment). */
+bool cache_hash_file(const char *input, const char *path, uint64_t *hash);
+/* True when nothing is at input/path (stat fails): an absent path still is. */
+bool cache_path_absent(const char *input, const char *path);
 /* XXH3-64 of the settings' JSON (cook_settings_to_json), computed once per
  * distinct settings of a build rather than once per asset. */
 uint64_t cache_settings_hash(const cook_settings *settings);
-uint64_t cache_key(uint64_t content, uint64_t settings_hash, uint32_t encoder_version,
-                   const char *importer);
+/* The settings hash of a record with diagnostics: `settings_hash` and what
+ * its messages may quote beyond the settings (where kiln.yml set
+ * texture.format), so that a replay never prints a stale kiln.yml line. */
+uint64_t cache_quoted_settings_hash(uint64_t settings_hash, const cook_settings *settings);
 
 /* A path safe to record: relative, no "." or ".." component, no empty
  * component, no tab or newline (the format could not hold it). */

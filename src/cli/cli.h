@@ -3,7 +3,7 @@
  *
  *   main.c       the executable: calls cli_main
  *   commands.c   cli_main, the dispatch table: command name -> function
- *   cmd_*.c      one file per command (build, info, check, init, pack)
+ *   cmd_*.c      one file per command (build, info, check, init, pack, clean)
  *   build/       the modules of `kiln build` (build/build.h)
  *   options.c    getopt_long helpers and usage errors
  *   paths.c      small path helpers
@@ -45,12 +45,14 @@ int cmd_info(int argc, char **argv);
 int cmd_check(int argc, char **argv);
 int cmd_init(int argc, char **argv);
 int cmd_pack(int argc, char **argv);
+int cmd_clean(int argc, char **argv);
 
 void cmd_build_usage(FILE *out);
 void cmd_info_usage(FILE *out);
 void cmd_check_usage(FILE *out);
 void cmd_init_usage(FILE *out);
 void cmd_pack_usage(FILE *out);
+void cmd_clean_usage(FILE *out);
 
 /* ---------------------------------------------------------------------------
  * options.c
@@ -123,20 +125,29 @@ typedef enum progress_verbosity {
 
 typedef struct progress_reporter progress_reporter;
 
+/* An asset cooking for longer than this shows in the progress line. */
+#define PROGRESS_SLOW_SECONDS 2
+
 /* `total`: the assets the build will finish (cooked, failed, up to date or
- * through a model). NULL on allocation failure. The updating line is shown
- * only when stderr is a terminal and verbosity is not quiet. */
-progress_reporter *progress_create(size_t total, progress_verbosity verbosity);
+ * through a model); `workers`: how many cook at once (-j). NULL on allocation
+ * failure. The updating line is shown only when stderr is a terminal and
+ * verbosity is not quiet; an asset cooking for more than PROGRESS_SLOW_SECONDS
+ * then shows in it with its stage. */
+progress_reporter *progress_create(size_t total, progress_verbosity verbosity, unsigned workers);
 void progress_destroy(progress_reporter *reporter);
 
-void progress_asset_started(progress_reporter *reporter, const char *source_path);
+/* Returns where the asset's cook reports its stage (cook_request.activity),
+ * or NULL when nothing shows it. */
+cook_activity *progress_asset_started(progress_reporter *reporter, const char *source_path);
 /* Prints the asset's diagnostics (errors only when quiet), in verbose mode a
  * line saying what was cooked, and moves the progress line on. */
 void progress_asset_finished(progress_reporter *reporter, const char *source_path,
                              const cook_asset_result *result);
 /* Counts an asset as done that needed no cooking (up to date, or cooked
- * through a model), without printing anything for it. */
-void progress_asset_settled(progress_reporter *reporter, const char *source_path);
+ * through a model), printing only the diagnostics its cache record replays
+ * (`replayed`, may be NULL) as its cook printed them. */
+void progress_asset_settled(progress_reporter *reporter, const char *source_path,
+                            const cook_diag *replayed);
 /* More assets will finish than `total` said (references found while cooking). */
 void progress_add_total(progress_reporter *reporter, size_t more);
 /* Prints a line on `stream` without tearing the progress line. */

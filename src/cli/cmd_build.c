@@ -23,9 +23,7 @@
 #define ENCODER_VERSION_ENV "KILN_TEST_ENCODER_VERSION"
 
 enum {
-    OPTION_VERIFY = 256,
-    OPTION_CONFIG,
-    OPTION_PRESET,
+    OPTION_VERIFY = BUILD_OPTION_OWN,
     OPTION_LIST_PRESETS,
     OPTION_NO_CACHE,
     OPTION_PACK,
@@ -34,20 +32,15 @@ enum {
 };
 
 static const struct option build_long_options[] = {
+    BUILD_SHARED_LONG_OPTIONS,
     {"input", required_argument, NULL, 'i'},
-    {"output", required_argument, NULL, 'o'},
     {"jobs", required_argument, NULL, 'j'},
-    {"config", required_argument, NULL, OPTION_CONFIG},
-    {"preset", required_argument, NULL, OPTION_PRESET},
     {"list-presets", no_argument, NULL, OPTION_LIST_PRESETS},
     {"no-cache", no_argument, NULL, OPTION_NO_CACHE},
     {"pack", no_argument, NULL, OPTION_PACK},
     {"json", no_argument, NULL, OPTION_JSON},
     {"roots", no_argument, NULL, OPTION_ROOTS},
     {"verify", no_argument, NULL, OPTION_VERIFY},
-    {"quiet", no_argument, NULL, 'q'},
-    {"verbose", no_argument, NULL, 'v'},
-    {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
 
@@ -60,7 +53,9 @@ void cmd_build_usage(FILE *out) {
             "Files no importer claims are skipped and reported, never an error.\n"
             "Settings come from kiln.yml (this folder or the nearest ancestor's).\n"
             "Assets whose sources, dependencies and settings did not change since the\n"
-            "last build are not cooked again (the cache is <output>/" CACHE_FILE_NAME ").\n"
+            "last build are not cooked again (the cache is <output>/" CACHE_FILE_NAME ");\n"
+            "their warnings are printed again. On a terminal a progress line shows, with\n"
+            "the stage and time of an asset cooking for more than %d s.\n"
             "\n"
             "Options:\n"
             "  -i, --input DIR    folder of source assets (default: kiln.yml's, else %s)\n"
@@ -79,6 +74,11 @@ void cmd_build_usage(FILE *out) {
             "                     assets they name, plus kiln.yml's `always:`; the\n"
             "                     outputs of everything else are removed\n"
             "      --verify       re-read and validate every file written\n"
+            "  -n, --dry-run      list what would be cooked and why (new, source or\n"
+            "                     dependency changed, settings or encoder version\n"
+            "                     changed, output missing, ...: what the cache knows)\n"
+            "                     and write nothing; files a model reads are known\n"
+            "                     once it has been cooked\n"
             "      --json         print the end-of-build report as JSON (for CI)\n"
             "  -q, --quiet        print errors only\n"
             "  -v, --verbose      print every asset and every skipped file\n"
@@ -87,7 +87,7 @@ void cmd_build_usage(FILE *out) {
             "Exit status: 0 when every asset cooked, 1 when any asset failed (the\n"
             "others are still written) or kiln.yml has an error, 2 for a command-line\n"
             "mistake.\n",
-            CLI_DEFAULT_INPUT, CLI_DEFAULT_OUTPUT, PARALLEL_MAX_THREADS);
+            PROGRESS_SLOW_SECONDS, CLI_DEFAULT_INPUT, CLI_DEFAULT_OUTPUT, PARALLEL_MAX_THREADS);
 }
 
 /* ---------------------------------------------------------------------------
@@ -106,31 +106,58 @@ static bool parse_job_count(const char *text, unsigned *jobs) {
     return true;
 }
 
+bool build_shared_option(int option, build_options *options) {
+    switch (option) {
+    case 'o':
+        options->output = optarg;
+        return true;
+    case BUILD_OPTION_CONFIG:
+        options->config = optarg;
+        return true;
+    case BUILD_OPTION_PRESET:
+        options->preset = optarg;
+        return true;
+    case 'n':
+        options->dry_run = true;
+        return true;
+    case 'q':
+        options->quiet = true;
+        return true;
+    case 'v':
+        options->verbose = true;
+        return true;
+    default:
+        return false;
+    }
+}
+
+int build_shared_options_done(const char *command, build_options *options) {
+    if (options->quiet && options->verbose)
+        return cli_usage_error(command, "--quiet and --verbose cannot be combined");
+    if ((options->input && options->input[0] == '\0') ||
+        (options->output && options->output[0] == '\0'))
+        return cli_usage_error(command, "a folder option needs a name");
+    options->verbosity = options->quiet     ? PROGRESS_QUIET
+                         : options->verbose ? PROGRESS_VERBOSE
+                                            : PROGRESS_NORMAL;
+    return -1;
+}
+
 /* Returns -1 to go on building, otherwise the exit status. */
 static int parse_build_options(int argc, char **argv, build_options *options) {
     *options = (build_options){.jobs = parallel_cpu_count(), .verbosity = PROGRESS_NORMAL};
-    bool quiet = false, verbose = false;
     cli_getopt_reset();
     int option;
-    while ((option = getopt_long(argc, argv, CLI_GETOPT_PREFIX "i:o:j:qvh", build_long_options,
-                                 NULL)) != -1) {
+    while ((option = getopt_long(argc, argv, CLI_GETOPT_PREFIX BUILD_SHARED_SHORT_OPTIONS "i:j:",
+                                 build_long_options, NULL)) != -1) {
         switch (option) {
         case 'i':
             options->input = optarg;
-            break;
-        case 'o':
-            options->output = optarg;
             break;
         case 'j':
             if (!parse_job_count(optarg, &options->jobs))
                 return cli_usage_error(COMMAND, "invalid job count '%s' (expected 1..%u)", optarg,
                                        PARALLEL_MAX_THREADS);
-            break;
-        case OPTION_CONFIG:
-            options->config = optarg;
-            break;
-        case OPTION_PRESET:
-            options->preset = optarg;
             break;
         case OPTION_LIST_PRESETS:
             options->list_presets = true;
@@ -150,17 +177,12 @@ static int parse_build_options(int argc, char **argv, build_options *options) {
         case OPTION_VERIFY:
             options->verify = true;
             break;
-        case 'q':
-            quiet = true;
-            break;
-        case 'v':
-            verbose = true;
-            break;
         case 'h':
             cmd_build_usage(stdout);
             return CLI_EXIT_OK;
         default:
-            return cli_option_error(COMMAND, argv, build_long_options, option);
+            if (!build_shared_option(option, options))
+                return cli_option_error(COMMAND, argv, build_long_options, option);
         }
     }
     if (options->roots) {
@@ -169,19 +191,14 @@ static int parse_build_options(int argc, char **argv, build_options *options) {
     } else if (!cli_reject_operands(COMMAND, argc, argv)) {
         return CLI_EXIT_USAGE;
     }
-    if (quiet && verbose)
-        return cli_usage_error(COMMAND, "--quiet and --verbose cannot be combined");
-    if (options->json && verbose)
+    if (options->json && options->verbose)
         return cli_usage_error(COMMAND, "--json and --verbose cannot be combined");
-    if ((options->input && options->input[0] == '\0') ||
-        (options->output && options->output[0] == '\0'))
-        return cli_usage_error(COMMAND, "the input and output folders need a name");
-    options->verbosity = quiet ? PROGRESS_QUIET : verbose ? PROGRESS_VERBOSE : PROGRESS_NORMAL;
-    return -1;
+    return build_shared_options_done(COMMAND, options);
 }
 
-/* The folders exist where they must and are not the same one. */
-static int check_build_folders(const build_setup *setup) {
+/* The folders exist where they must and are not the same one; the output
+ * can be written (unless this is a dry run, which writes nothing). */
+static int check_build_folders(const build_setup *setup, bool dry_run) {
     if (!cli_require_folder(setup->input, "input"))
         return CLI_EXIT_FAILURE;
     if (cli_same_file(setup->input, setup->output))
@@ -192,9 +209,11 @@ static int check_build_folders(const build_setup *setup) {
         cli_error("output '%s' is not a folder", setup->output);
         return CLI_EXIT_FAILURE;
     }
+    if (dry_run)
+        return CLI_EXIT_OK;
     /* Found now, with one error, not once per asset after all the work: the
      * folder (and its parents) can be made and a file written in it. */
-    char *probe = cook_path_join(setup->output, ".kiln-write-test");
+    char *probe = cook_path_join(setup->output, BUILD_WRITE_PROBE);
     char reason[512];
     bool writable = probe != NULL && write_file_atomic(probe, "kiln\n", 5, reason, sizeof reason);
     if (writable)
@@ -244,9 +263,7 @@ static uint32_t encoder_version(void) {
     return KILN_ENCODER_VERSION;
 }
 
-/* Reads kiln.yml and decides the folders and the preset. Returns -1 to go on,
- * otherwise the exit status. */
-static int setup_build(const build_options *options, build_setup *setup) {
+int build_setup_load(const build_options *options, build_setup *setup) {
     *setup = (build_setup){.encoder_version = encoder_version()};
     char *found = options->config ? NULL : config_find(".");
     const char *path = options->config ? options->config : found;
@@ -315,7 +332,9 @@ static int cook_plan(const build_options *options, const build_setup *setup, con
     size_t wanted = 0; /* what the first round cooks; references found later add to it */
     for (size_t i = 0; i < count; i++)
         wanted += plan->wanted[i];
-    progress_reporter *reporter = progress_create(wanted, options->verbosity);
+    /* A dry run shows no progress line and replays no warnings: errors only. */
+    progress_reporter *reporter = progress_create(
+        wanted, options->dry_run ? PROGRESS_QUIET : options->verbosity, options->jobs);
     kiln_cache old_cache = {0};
     if (!options->no_cache)
         build_load_cache(options, setup, &old_cache);
@@ -326,6 +345,11 @@ static int cook_plan(const build_options *options, const build_setup *setup, con
     } else if (!build_cook_in_order(&run)) {
         progress_end(reporter);
         cli_error("out of memory");
+    } else if (options->dry_run) {
+        progress_end(reporter);
+        build_totals totals = build_add_up_results(&run);
+        build_print_dry_run(&run, &totals);
+        status = CLI_EXIT_OK;
     } else {
         progress_end(reporter);
         status = finish_build(&run, start);
@@ -350,12 +374,12 @@ static int build(const build_options *options, const build_setup *setup) {
     struct timespec start;
     clock_gettime(CLOCK_MONOTONIC, &start);
 
-    int status = check_build_folders(setup);
+    int status = check_build_folders(setup, options->dry_run);
     if (status != CLI_EXIT_OK)
         return status;
     strlist existing = {0};
     build_plan plan = {0};
-    if (!build_scan_output(setup, &existing)) {
+    if (!build_scan_output(setup, !options->dry_run, &existing)) {
         cli_error("out of memory while listing the output folder");
         status = CLI_EXIT_FAILURE;
     } else if (!build_plan_make(options, setup, &plan)) {
@@ -377,7 +401,7 @@ int cmd_build(int argc, char **argv) {
     if (status >= 0)
         return status;
     build_setup setup;
-    status = setup_build(&options, &setup);
+    status = build_setup_load(&options, &setup);
     if (status < 0)
         status = build(&options, &setup);
     config_free(&setup.config);

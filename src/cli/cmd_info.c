@@ -53,7 +53,10 @@ typedef struct file_report {
     /* KILN_PACK_TEXTURE: the KTX2 header. */
     uint32_t tex_width, tex_height, tex_depth, tex_faces, tex_levels, tex_vk_format,
         tex_supercompression;
-    uint64_t tex_uncompressed; /* all levels inflated */
+    uint64_t tex_uncompressed;                      /* all levels inflated */
+    uint32_t tex_content_width, tex_content_height; /* kilnContentSize, else the size */
+    uint32_t tex_block_width, tex_block_height;
+    bool tex_whole_blocks; /* Direct3D and WebGPU can create it */
     double tex_bits_per_pixel;
     /* --quality, block-compressed textures: modes of level 0's blocks (BC7:
      * 0..7, BC6H: 0..13) and PSNR against the source when it is found. */
@@ -356,6 +359,19 @@ static void inspect_texture(const char *full_path, const info_options *options,
             view.block_bytes * 8.0 / ((double)view.block_width * view.block_height);
         for (uint32_t level = 0; level < view.levels; level++)
             report->tex_uncompressed += kiln_ktx2_level_size(&view, level);
+        report->tex_block_width = view.block_width;
+        report->tex_block_height = view.block_height;
+        report->tex_whole_blocks =
+            view.width % view.block_width == 0 && view.height % view.block_height == 0;
+        report->tex_content_width = view.width;
+        report->tex_content_height = view.height;
+        const char *content = kiln_ktx2_find_value(&view, "kilnContentSize", NULL);
+        unsigned cw, ch;
+        if (content != NULL && sscanf(content, "%u %u", &cw, &ch) == 2 && cw <= view.width &&
+            ch <= view.height) {
+            report->tex_content_width = cw;
+            report->tex_content_height = ch;
+        }
         if (options->quality)
             cook_texture_quality_measure(&view, options->input, &report->tex);
     } else {
@@ -479,6 +495,15 @@ static void print_texture_text(const file_report *r) {
            r->tex_faces == 6 ? " cubemap" : "", r->tex_levels,
            kiln_ktx2_format_str(r->tex_vk_format), r->tex_bits_per_pixel,
            kiln_ktx2_supercompression_str(r->tex_supercompression), r->bytes, r->tex_uncompressed);
+    if (r->tex_content_width != r->tex_width || r->tex_content_height != r->tex_height)
+        printf("  padded to whole blocks: the image is the top-left %ux%u (clamped sampling: "
+               "scale UVs by %u/%u, %u/%u)\n",
+               r->tex_content_width, r->tex_content_height, r->tex_content_width, r->tex_width,
+               r->tex_content_height, r->tex_height);
+    if (!r->tex_whole_blocks)
+        printf("  not a whole number of %ux%u blocks: Direct3D and WebGPU cannot create it "
+               "(texture.block_align: none)\n",
+               r->tex_block_width, r->tex_block_height);
     if (!r->tex.measured)
         return;
     if (r->tex.psnr_rgb >= 0.0) {
@@ -665,6 +690,9 @@ static void append_file_json(bytebuf *json, const file_report *report, bool firs
             report->tex_levels, kiln_ktx2_format_str(report->tex_vk_format), report->tex_vk_format,
             kiln_ktx2_supercompression_str(report->tex_supercompression), report->tex_uncompressed);
         bytebuf_printf(json, ",\"bits_per_pixel\":%.4g", report->tex_bits_per_pixel);
+        bytebuf_printf(json, ",\"content_width\":%u,\"content_height\":%u,\"whole_blocks\":%s",
+                       report->tex_content_width, report->tex_content_height,
+                       report->tex_whole_blocks ? "true" : "false");
         if (report->tex.measured)
             append_texture_quality_json(json, report);
     } else if (report->kind == KILN_PACK_MANIFEST) {

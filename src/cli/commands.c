@@ -21,6 +21,7 @@ static const cli_command commands[] = {
     {"check", cmd_check, cmd_check_usage, "validate every cooked file; non-zero exit on problems"},
     {"init", cmd_init, cmd_init_usage, "write a commented starter kiln.yml"},
     {"pack", cmd_pack, cmd_pack_usage, "pack info [FILE]: layout and entries of a .kpak"},
+    {"clean", cmd_clean, cmd_clean_usage, "remove what kiln wrote into the output folder"},
 };
 
 #define COMMAND_COUNT (sizeof commands / sizeof commands[0])

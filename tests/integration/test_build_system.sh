@@ -211,13 +211,55 @@ run_in "$C" -o out
 check "a cache naming a path outside the output is not trusted" \
     all_true 'status_is 0' 'summary 2 0' 'stderr_has "ignoring the build cache"'
 
+# An asset that cooks with warnings is cached with them: a missing texture
+# warns on every build, from the cache, until the texture appears.
 W="$SCRATCH/warned"
 make_tree "$W"
-printf 'newmtl red\nKd 1 1 1\nmap_Kd missing.png\n' >"$W/assets/models/cube.mtl"
-run_in "$W" -o out
-run_in "$W" -o out -v
-check "an asset that cooked with warnings (a missing texture) is cooked again next time" \
-    all_true 'status_is 0' 'stdout_has "^cooked models/cube.obj"' 'stdout_has "^up to date props/quad.obj"'
+printf 'newmtl red\nKd 1 1 1\nmap_Kd tex/missing.png\n' >"$W/assets/models/cube.mtl"
+run_in "$W" -o out -j1
+cp "$SCRATCH/stderr" "$SCRATCH/warned_first.err"
+check "a missing texture is a warning on the first build" \
+    all_true 'status_is 0' 'summary 3 0' \
+    'stderr_has "^models/cube.mtl:3: warning: texture .tex/missing.png. .*not found$"'
+run_in "$W" -o out -j1
+check "the next build cooks nothing and prints the same warnings" \
+    all_true 'status_is 0' 'summary 0 3' 'same "$SCRATCH/stderr" "$SCRATCH/warned_first.err"'
+run_in "$W" -o out -j1 --json
+json_warnings_match() {
+    python3 - "$SCRATCH/stdout" "$SCRATCH/warned_first.err" <<'EOF'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+lines = open(sys.argv[2]).read().splitlines()
+assert doc["cooked"] == 0 and doc["up_to_date"] == 3, doc
+assert [w["text"] for w in doc["warnings"]] == lines, (doc["warnings"], lines)
+assert {w["source"] for w in doc["warnings"]} == {"models/cube.obj"}, doc["warnings"]
+EOF
+}
+if command -v python3 >/dev/null; then
+    check "--json lists the replayed warnings as they were printed" \
+        all_true 'status_is 0' json_warnings_match 'same "$SCRATCH/stderr" "$SCRATCH/warned_first.err"'
+    write_pngs "$W/assets/models/tex/missing.png"
+    run_in "$W" -o out -j1 -v
+    check "creating the missing texture cooks its model again, without the warning" \
+        all_true 'status_is 0' 'summary 1 2' 'stdout_has "^cooked models/cube.obj -> .*models/cube/missing.ktx2"' \
+        'stdout_has "^up to date props/quad.obj"' '! stderr_has "warning"'
+    run_in "$W" -o out -j1
+    check "... after which nothing is cooked" all_true 'status_is 0' 'summary 0 3' '[ ! -s "$SCRATCH/stderr" ]'
+fi
+rm -rf "$W/assets/models/tex"
+run_in "$W" -o out -j1
+run_in "$W" -o out -j1 -q
+check "quiet replays print no warnings" \
+    all_true 'status_is 0' '[ ! -s "$SCRATCH/stderr" ]' '[ ! -s "$SCRATCH/stdout" ]'
+printf 'mtllib none.mtl\nv 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n' >"$W/assets/props/quad.obj"
+run_in "$W" -o out -j1
+run_in "$W" -o out -j1
+check "a missing .mtl is cached with its warning too" \
+    all_true 'status_is 0' 'summary 0 3' 'stderr_has "^props/quad.obj:1: warning: .*none.mtl"'
+printf 'newmtl x\n' >"$W/assets/props/none.mtl"
+run_in "$W" -o out -j1 -v
+check "... and creating it cooks the model again" \
+    all_true 'status_is 0' 'stdout_has "^cooked props/quad.obj"' '! stderr_has "none.mtl"'
 
 # Replay keeps the manifest identical to a clean build.
 R1="$SCRATCH/replay"
@@ -228,6 +270,66 @@ run_in "$R1" -o out
 run_in "$R1" -o clean --no-cache
 check "a partly replayed build gives the same tree as a clean one" \
     all_true 'status_is 0' 'diff -r -x .kiln-cache "$R1/out" "$R1/clean"'
+
+# ---------------------------------------------------------------------------
+# --dry-run: what would be cooked and why; nothing written
+# ---------------------------------------------------------------------------
+
+D="$SCRATCH/dry"
+make_tree "$D"
+tree_state() { # every file of the output folder with its bytes and mtime, hidden ones too
+    (cd "$D" && find out -type f -printf '%p %T@ ' -exec sha256sum {} \; 2>/dev/null | sort)
+}
+run_in "$D" -o out -n
+check "a dry run with no output folder lists every source as new and creates nothing" \
+    all_true 'status_is 0' 'stdout_has "^would cook models/cube.obj: new \(not in the cache\)$"' \
+    'stdout_has "^kiln: dry run: 3 assets would be cooked; 0 failed; 0 up to date; nothing written$"' \
+    '[ ! -e "$D/out" ]'
+run_in "$D" -o out
+run_in "$D" -o out --dry-run
+check "a dry run after a build: nothing would be cooked" \
+    all_true 'status_is 0' '! stdout_has "^would cook"' \
+    'stdout_has "^kiln: dry run: 0 assets would be cooked; 0 failed; 3 up to date; nothing written$"'
+echo "# changed" >>"$D/assets/props/quad.obj"
+echo "Ks 0.5 0.5 0.5" >>"$D/assets/models/cube.mtl"
+rm "$D/out/models/cube.kmat"
+printf 'rules:\n  - match: "big/*"\n    mesh.lods: 0\n' >"$D/kiln.yml"
+touch "$D/out/.tree.kmesh.kiln-AbC123" # a killed build's temporary: a build would delete it
+before=$(tree_state)
+run_in "$D" -o out -n
+check "a dry run says why each asset would be cooked" \
+    all_true 'status_is 0' \
+    'stdout_has "^would cook models/cube.obj: dependency changed \(models/cube.mtl\), output missing \(models/cube.kmat\)$"' \
+    'stdout_has "^would cook props/quad.obj: source changed$"' \
+    'stdout_has "^would cook big/tree.obj: settings changed$"' \
+    'stdout_has "3 assets would be cooked; 0 failed; 0 up to date"'
+check "a dry run writes nothing: no cache, output, manifest, and no temporary deleted" \
+    all_true '[ "$(tree_state)" = "$before" ]' '[ -e "$D/out/.tree.kmesh.kiln-AbC123" ]'
+KILN_TEST_ENCODER_VERSION=999 run_in "$D" -o out -n --json
+if command -v python3 >/dev/null; then
+    check "--dry-run --json lists the same, reason by reason" \
+        python3 -c "
+import json, sys
+d = json.load(open(sys.argv[1]))
+got = {a['source']: [(r['reason'], r.get('path')) for r in a['reasons']] for a in d['would_cook_assets']}
+assert d['dry_run'] is True and d['would_cook'] == 3 and d['up_to_date'] == 0, d
+assert got == {
+    'big/tree.obj': [('encoder-changed', None), ('settings-changed', None)],
+    'models/cube.obj': [('encoder-changed', None), ('dependency-changed', 'models/cube.mtl'),
+                        ('output-missing', 'models/cube.kmat')],
+    'props/quad.obj': [('encoder-changed', None), ('source-changed', None)],
+}, got" "$SCRATCH/stdout"
+fi
+run_in "$D" -o out -v
+check "the build then cooks exactly what the dry run listed" \
+    all_true 'status_is 0' 'summary 3 0' '[ ! -e "$D/out/.tree.kmesh.kiln-AbC123" ]'
+rm "$D/assets/models/cube.mtl"
+run_in "$D" -o out -n
+check "a dry run names a dependency that was removed" \
+    all_true 'status_is 0' 'stdout_has "^would cook models/cube.obj: dependency removed \(models/cube.mtl\)$"'
+run_in "$D" -o out -n --no-cache -q
+check "--no-cache is a reason; -q keeps the list" \
+    all_true 'status_is 0' 'stdout_has "^would cook props/quad.obj: --no-cache$"' '! stdout_has "^kiln:"'
 
 # ---------------------------------------------------------------------------
 # Build order: files a model reads are cooked through it, not standalone
@@ -244,6 +346,15 @@ if command -v python3 >/dev/null; then
         '! stdout_has "^cooked models/red.png"'
     check "a texture no model reads is cooked standalone" \
         stdout_has "^cooked ui/logo.png"
+    printf 'newmtl red\nKd 1 1 1\nmap_Kd late.png\n' >"$O/assets/models/cube.mtl"
+    run_in "$O" -o out -j2
+    write_pngs "$O/assets/models/late.png"
+    run_in "$O" -o out -n -v
+    check "a dry run: a texture a model looked for and that appeared is read through it" \
+        all_true 'status_is 0' \
+        'stdout_has "^would cook models/cube.obj: file it looked for appeared \(models/late.png\)$"' \
+        'stdout_has "^would be cooked through models/cube.obj: models/late.png$"' \
+        '! stdout_has "^would cook models/late.png"'
 fi
 
 # ---------------------------------------------------------------------------
@@ -260,7 +371,7 @@ if command -v python3 >/dev/null; then
     run_in "$T" -o full --roots models/cube.obj -v
     check "--roots cooks the root, what it reads, and always: (nothing else)" \
         all_true 'status_is 0' '[ -s "$T/full/models/cube.kmesh" ]' \
-        '[ -s "$T/full/models/cube/tex_0.ktx2" ]' '[ -s "$T/full/ui/logo.ktx2" ]' \
+        '[ -s "$T/full/models/cube/red.ktx2" ]' '[ -s "$T/full/ui/logo.ktx2" ]' \
         '[ ! -e "$T/full/props/quad.kmesh" ]' '[ ! -e "$T/full/big" ]' \
         '[ ! -e "$T/full/ui/icon.ktx2" ]' 'stdout_has "^kiln: 3 assets not reached from the roots"' \
         'stdout_has "^cooked through models/cube.obj: models/red.png"'
@@ -281,7 +392,7 @@ if command -v python3 >/dev/null; then
     run_in "$T" info -o clean --unreferenced
     check "info --unreferenced without roots: every asset no other one reads, minus always:" \
         all_true 'status_is 0' 'stdout_has "^big/tree.obj: big/tree.kmesh big/tree.kmat$"' \
-        'stdout_has "^models/cube.obj: models/cube.kmesh models/cube/tex_0.ktx2 models/cube.kmat$"' \
+        'stdout_has "^models/cube.obj: models/cube.kmesh models/cube/red.ktx2 models/cube.kmat$"' \
         'stdout_has "^props/quad.obj: "' 'stdout_has "^ui/icon.png: ui/icon.ktx2$"' \
         '! stdout_has "logo"' '! stdout_has "red.png"' \
         'stdout_has "^kiln: 4 of 5 cooked assets referenced by no other asset"'
@@ -332,6 +443,60 @@ head -c 100 "$K1/out.kpak" >"$K1/cut.kpak"
 run_in "$K1" pack info cut.kpak
 check "pack info rejects a truncated pack" \
     all_true 'status_is 1' 'stderr_has "^cut.kpak: error: "'
+
+# ---------------------------------------------------------------------------
+# kiln clean: what kiln wrote, and nothing else
+# ---------------------------------------------------------------------------
+
+CL="$SCRATCH/clean"
+make_tree "$CL"
+printf 'newmtl red\nKd 1 1 1\nmap_Kd missing.png\n' >"$CL/assets/models/cube.mtl" # warns: cached too
+printf 'output: cooked\n' >"$CL/kiln.yml"
+run_in "$CL" --pack
+echo "mine" >"$CL/cooked/models/notes.txt"      # the user's own files, next to kiln's
+echo "mine" >"$CL/cooked/.gitignore"
+mkdir -p "$CL/cooked/saves" "$CL/cooked/big/keep"  # an empty folder of the user's, and one in kiln's
+echo "elsewhere" >"$CL/elsewhere.kmesh"
+rm "$CL/cooked/props/quad.kmesh"                   # a cooked file replaced by a link
+ln -s ../../elsewhere.kmesh "$CL/cooked/props/quad.kmesh"
+touch "$CL/cooked/big/.tree.kmesh.kiln-AbC123"     # a killed build's temporary
+listing() { (cd "$CL" && find . -path ./assets -prune -o -print | sort); }
+before=$(listing)
+run_in "$CL" clean -n
+check "clean -n lists what it would remove and removes nothing" \
+    all_true 'status_is 0' 'stdout_has "^would remove cooked/models/cube.kmesh$"' \
+    'stdout_has "^would remove cooked/.kiln-cache$"' 'stdout_has "^would remove cooked/assets.kman$"' \
+    'stdout_has "^would remove cooked.kpak$"' 'stdout_has "^would remove cooked/big/.tree.kmesh.kiln-AbC123$"' \
+    '! stdout_has "notes|gitignore|saves|keep|quad.kmesh|/$"' \
+    'stdout_has "nothing removed \(dry run\)$"' '[ "$(listing)" = "$before" ]'
+run_in "$CL" clean
+check "clean removes kiln's files (found from kiln.yml's output), the pack, emptied folders" \
+    all_true 'status_is 0' '[ ! -e "$CL/cooked/models/cube.kmesh" ]' '[ ! -e "$CL/cooked/models/cube.kmat" ]' \
+    '[ ! -e "$CL/cooked/.kiln-cache" ]' '[ ! -e "$CL/cooked/assets.kman" ]' '[ ! -e "$CL/cooked.kpak" ]' \
+    '[ ! -e "$CL/cooked/big/tree.kmesh" ]' '[ ! -e "$CL/cooked/big/.tree.kmesh.kiln-AbC123" ]' \
+    'stdout_has "^kiln: removed [0-9]+ files \([0-9.]+ KiB\) and 0 folders from cooked; kept 3 files kiln did not write$"'
+check "clean never removes a file kiln did not write, nor a link, nor what it points to" \
+    all_true '[ "$(cat "$CL/cooked/models/notes.txt")" = mine ]' '[ -e "$CL/cooked/.gitignore" ]' \
+    '[ -d "$CL/cooked/saves" ]' '[ -d "$CL/cooked/big/keep" ]' '[ -L "$CL/cooked/props/quad.kmesh" ]' \
+    '[ "$(cat "$CL/elsewhere.kmesh")" = elsewhere ]' '[ -e "$CL/assets/props/quad.obj" ]'
+run_in "$CL" clean
+check "clean refuses a folder with no kiln cache or manifest" \
+    all_true 'status_is 1' \
+    'stderr_has "^kiln: error: .cooked. has no kiln build cache \(.kiln-cache\) or manifest \(assets.kman\): not a kiln output folder; nothing removed$"' \
+    '[ -e "$CL/cooked/models/notes.txt" ]'
+run_in "$CL" clean -o nowhere
+check "clean of a missing folder is an error" \
+    all_true 'status_is 1' 'stderr_has "output folder .nowhere. does not exist"'
+run_in "$CL" -o only -q
+run_in "$CL" clean -o only -v
+check "clean removes an output folder it empties, and -v lists every file" \
+    all_true 'status_is 0' '[ ! -e "$CL/only" ]' 'stdout_has "^removed only/props/quad.kmesh$"' \
+    'stdout_has "^removed only/$"'
+run_in "$CL" -o partial -q
+rm "$CL/partial/.kiln-cache"
+run_in "$CL" clean -o partial -q
+check "without the cache, the manifest says what kiln wrote" \
+    all_true 'status_is 0' '[ ! -e "$CL/partial" ]' '[ ! -s "$SCRATCH/stdout" ]'
 
 # ---------------------------------------------------------------------------
 # Cubemap folders: one asset, cached on its six faces

@@ -93,12 +93,24 @@ check "--version prints the version and encoder" \
 run_in "$SCRATCH" help
 check "help lists every command" \
     all_true 'status_is 0' 'stdout_has "build"' 'stdout_has "info"' 'stdout_has "check"' \
-    'stdout_has "init"'
+    'stdout_has "init"' 'stdout_has "^  clean "'
 
 run_in "$SCRATCH" build --help
 check "build --help lists every option" \
     all_true 'status_is 0' 'stdout_has "--input"' 'stdout_has "--output"' 'stdout_has "--jobs"' \
     'stdout_has "--verify"' 'stdout_has "--quiet"' 'stdout_has "--verbose"' 'stdout_has "--help"'
+
+run_in "$SCRATCH" build --help
+check "build --help lists --dry-run" all_true 'status_is 0' 'stdout_has "-n, --dry-run"'
+
+run_in "$SCRATCH" clean --help
+check "clean --help lists every option" \
+    all_true 'status_is 0' 'stdout_has "Usage: kiln clean"' 'stdout_has "--output"' \
+    'stdout_has "--dry-run"' 'stdout_has "--config"' 'stdout_has "--preset"' 'stdout_has "--quiet"' \
+    'stdout_has "--verbose"'
+
+run_in "$SCRATCH" clean -q -v
+check "clean -q -v is a usage error" all_true 'status_is 2'
 
 run_in "$SCRATCH" info --help
 check "info --help lists every option" \
@@ -341,17 +353,17 @@ EOF
 run_in "$TEXTURED" build -i assets -o out
 check "a textured model cooks its material table and texture" \
     all_true 'status_is 0' '[ -s "$TEXTURED/out/props/box.kmat" ]' \
-    '[ -s "$TEXTURED/out/props/box/tex_0.ktx2" ]'
+    '[ -s "$TEXTURED/out/props/box/wood.ktx2" ]'
 run_in "$TEXTURED" info -o out
 check "info counts a material's textured slots" \
     all_true 'status_is 0' 'stdout_has "^  textured slots: base_color 1, metallic_roughness 0"'
 run_in "$TEXTURED" check -o out
 check "check passes a textured tree" all_true 'status_is 0' 'stdout_has ", 0 problems$"'
-rm "$TEXTURED/out/props/box/tex_0.ktx2"
+rm "$TEXTURED/out/props/box/wood.ktx2"
 run_in "$TEXTURED" check -o out
 check "check fails when a material's texture file is gone" \
     all_true 'status_is 1' \
-    "stderr_has \"^out/props/box\\.kmat: error: material 0 base_color texture 'props/box/tex_0' \\(props/box/tex_0\\.ktx2\\) does not exist\""
+    "stderr_has \"^out/props/box\\.kmat: error: material 0 base_color texture 'props/box/wood' \\(props/box/wood\\.ktx2\\) does not exist\""
 
 # Material extensions kiln does not cook are listed as dropped, not lost.
 DROPPED="$SCRATCH/dropped"
@@ -447,6 +459,26 @@ again=$(last_counter)
 check "the progress line counts every asset it will finish, cooked or not" \
     all_true 'counter_complete "$first"' '[ "$again" = "$first" ]'
 
+# An asset cooking for more than 2 s shows in the progress line with its
+# stage and time, so the line never stands still; KILN_TEST_SLOW_STAGE (a
+# test hook of the cooker, core.h) makes the texture stage take 3 s.
+SLOW="$SCRATCH/slow"
+mkdir -p "$SLOW/assets/ui"
+cp "$KILN_REPO/examples/assets/props/crate.png" "$SLOW/assets/ui/logo.png"
+(cd "$SLOW" && KILN_TEST_SLOW_STAGE=texture:3 TERM=xterm \
+    script -qec "\"$KILN\" build -i assets -o out -j1" /dev/null) | tr '\r' '\n' >"$SCRATCH/stdout"
+check "on a terminal, a slow asset shows with its stage and time" \
+    all_true 'stdout_has "^(.\[K)?\[0/1\] cooking ui/logo.png \(texture, [2-9] s\)$"' \
+    'stdout_has "\[1/1\]"'
+set +e
+(cd "$SLOW" && KILN_TEST_SLOW_STAGE=texture:3 "$KILN" build -i assets -o out2 -j1) \
+    >"$SCRATCH/stdout" 2>"$SCRATCH/stderr"
+status=$?
+set -e
+check "in a log, a slow asset prints nothing more" \
+    all_true 'status_is 0' '! grep -q cooking "$SCRATCH/stderr"' '[ ! -s "$SCRATCH/stderr" ]' \
+    '! grep -q $'"'"'\r'"'"' "$SCRATCH/stdout"'
+
 # A model's own texture may share its stem (crate.obj reads crate.png): it is
 # cooked through the model. A standalone image with a model's ref is not.
 STEM="$SCRATCH/stem"
@@ -454,7 +486,7 @@ mkdir -p "$STEM/assets/props"
 cp "$KILN_REPO"/examples/assets/props/crate.* "$STEM/assets/props/"
 run_in "$STEM" build -i assets -o out
 check "a model and its own texture with one stem cook" \
-    all_true 'status_is 0' '[ -s "$STEM/out/props/crate.kmesh" ]' '[ -s "$STEM/out/props/crate/tex_0.ktx2" ]'
+    all_true 'status_is 0' '[ -s "$STEM/out/props/crate.kmesh" ]' '[ -s "$STEM/out/props/crate/crate.ktx2" ]'
 cp "$KILN_REPO"/examples/assets/props/crate.png "$STEM/assets/props/pebble.png"
 cp "$KILN_REPO"/examples/assets/props/pebble.obj "$STEM/assets/props/pebble.obj"
 run_in "$STEM" build -i assets -o out
@@ -479,7 +511,7 @@ keys_ok() {
     for key in mesh.merge mesh.meshlets mesh.meshlet_vertices mesh.meshlet_triangles mesh.lods \
         mesh.lod_ratios mesh.quantize_positions texture.compress texture.format \
         texture.quality texture.max_size texture.mipmaps texture.max_dimension \
-        texture.zstd_level 'input:' 'output:' 'default:' 'presets:' 'desktop:' 'mobile:' \
+        texture.zstd_level texture.block_align texture.target 'input:' 'output:' 'default:' 'presets:' 'desktop:' 'mobile:' \
         'rules:' 'roots:' 'always:'; do
         grep -qF -- "$key" "$INIT/kiln.yml" || { echo "kiln.yml lacks $key"; return 1; }
     done
@@ -492,5 +524,35 @@ echo "# mine" >"$INIT/kiln.yml"
 run_in "$INIT" init
 check "init never overwrites an existing kiln.yml" \
     all_true 'status_is 1' 'stderr_has "already exists"' '[ "$(cat "$INIT/kiln.yml")" = "# mine" ]'
+
+# Block-compressed textures not in whole 4x4 blocks: padded by default, and
+# kiln info says so (and gives the UV scale); with block_align none, info says
+# Direct3D and WebGPU cannot create it.
+ALIGN="$SCRATCH/align"
+mkdir -p "$ALIGN/assets"
+python3 - "$ALIGN/assets/odd.png" <<'EOF'
+import struct, sys, zlib
+w, h = 30, 18
+raw = b"".join(b"\x00" + b"".join(bytes((x * 8, y * 14, 99, 255)) for x in range(w))
+               for y in range(h))
+def chunk(t, d):
+    return struct.pack(">I", len(d)) + t + d + struct.pack(">I", zlib.crc32(t + d))
+open(sys.argv[1], "wb").write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 6, 0, 0, 0)) +
+                              chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b""))
+EOF
+run_in "$ALIGN" build -i assets -o out
+run_in "$ALIGN" info -o out
+check "a 30x18 BC7 texture is padded to 32x20 and info gives the image's part" \
+    all_true 'status_is 0' 'stdout_has "texture: 32x20, "' \
+    'stdout_has "padded to whole blocks: the image is the top-left 30x18 \(clamped sampling: scale UVs by 30/32, 18/20\)"'
+run_in "$ALIGN" info -o out --json
+check "info --json gives the content size and whole_blocks" \
+    all_true 'status_is 0' 'stdout_has "\"content_width\":30,\"content_height\":18,\"whole_blocks\":true"'
+printf 'default:\n  texture.block_align: none\n' >"$ALIGN/kiln.yml"
+run_in "$ALIGN" build -i assets -o out
+run_in "$ALIGN" info -o out
+check "with block_align none the texture keeps 30x18 and info flags it for Direct3D and WebGPU" \
+    all_true 'status_is 0' 'stdout_has "texture: 30x18, "' \
+    'stdout_has "not a whole number of 4x4 blocks: Direct3D and WebGPU cannot create it"'
 
 finish cli

@@ -154,14 +154,15 @@ process.exit(failures ? 1 : 0);
 JS
 cp "$tmp/check.mjs" "$tmp/npm/check.mjs"
 # Colour models: 1 RGBSDA, 128 BC1A, 130 BC3, 131 BC4, 132 BC5, 133 BC6H,
-# 134 BC7, 162 ASTC.
+# 134 BC7, 162 ASTC. cyan (2x2) and sky (BC6H, dense) are stored without Zstd:
+# it would make their levels larger, so the writer drops it.
 expect='{
  "tex/rgba.ktx2": {"vkFormat":146,"supercompression":2,"colorModel":134,"transfer":2,"block":"4x4","bytesPlane0":16,"samples":1,"width":32,"height":32,"levels":6},
  "tex/palette.ktx2": {"vkFormat":132,"supercompression":2,"colorModel":128,"transfer":2,"block":"4x4","bytesPlane0":8,"samples":1},
  "tex/deep.n.ktx2": {"vkFormat":141,"supercompression":2,"colorModel":132,"transfer":1,"block":"4x4","bytesPlane0":16,"samples":2},
  "tex/grey.ao.ktx2": {"vkFormat":139,"supercompression":2,"colorModel":131,"transfer":1,"block":"4x4","bytesPlane0":8,"samples":1},
- "tex/cyan.ktx2": {"vkFormat":132,"supercompression":2,"colorModel":128,"transfer":2},
- "tex/sky.ktx2": {"vkFormat":143,"supercompression":2,"colorModel":133,"transfer":1,"block":"4x4","bytesPlane0":16},
+ "tex/cyan.ktx2": {"vkFormat":132,"supercompression":0,"colorModel":128,"transfer":2},
+ "tex/sky.ktx2": {"vkFormat":143,"supercompression":0,"colorModel":133,"transfer":1,"block":"4x4","bytesPlane0":16},
  "tex/forced3.ktx2": {"vkFormat":138,"supercompression":2,"colorModel":130,"transfer":2,"samples":2},
  "tex/raw.ktx2": {"vkFormat":43,"supercompression":2,"colorModel":1,"transfer":2,"block":"1x1"},
  "tex/grade.lut.ktx2": {"vkFormat":97,"supercompression":2,"width":3,"height":3,"depth":3,"levels":1},

@@ -26,6 +26,8 @@ void test_import_bytes(test_import *r, cook_import_fn importer, const char *root
     };
     r->ok = importer(&ctx, &r->asset);
     r->dependencies = ctx.dependencies;
+    r->absent = ctx.absent;
+    strlist_free(&ctx.references);
     free(copy);
 }
 
@@ -43,6 +45,7 @@ void test_import_free(test_import *r) {
     ir_asset_free(&r->asset);
     diag_free(&r->diag);
     strlist_free(&r->dependencies);
+    strlist_free(&r->absent);
 }
 
 const char *test_import_messages(const test_import *r) {

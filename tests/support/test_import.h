@@ -15,6 +15,7 @@ typedef struct test_import {
     cook_diag diag;
     ir_asset asset;
     strlist dependencies; /* the files the importer opened besides the source */
+    strlist absent;       /* the files it looked for and did not find */
     bool ok;
 } test_import;
 

@@ -1,5 +1,7 @@
-/* The incremental build cache file: round trip, and that no damaged or
- * foreign file is ever trusted (src/cli/cache.c); asset folders as sources. */
+/* The incremental build cache file: round trip (warnings and absent paths
+ * included), and that no damaged or foreign file is ever trusted
+ * (src/cli/cache.c); asset folders as sources. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -9,13 +11,23 @@
 
 #include "cli/cache.h"
 
-static void make_record(cache_record *r, const char *source, uint64_t key) {
-    *r = (cache_record){.key = key, .content = key ^ 0x1234};
+/* What a cook with a missing texture prints: backslashes, a tab and a CR
+ * (a quoted file name can hold them), a UTF-8 name, a note after the warning. */
+static const char warned[] =
+    "models/cube.mtl:3: warning: 'map_Kd' texture 'C:\\art\\tex\t1.png\r' not found\n"
+    "models/cube.obj: warning: material 'r\xc3\xa9"
+    "d': texture 'missing.png' cannot be cooked\n"
+    "models/cube.obj: note: the slot gets no texture\n"
+    "\n";
+
+static void make_record(cache_record *r, const char *source, uint64_t settings) {
+    *r = (cache_record){.settings = settings};
     r->source = cook_strdup(source);
     r->importer = cook_strdup("obj");
     r->files = calloc(2, sizeof *r->files);
-    r->files[0] = (cache_stamp){cook_strdup(source), 10, -5, 77};
-    r->files[1] = (cache_stamp){cook_strdup("models/cube.mtl"), 20, 1700000000123456789, 78};
+    r->files[0] = (cache_stamp){cook_strdup(source), 10, -5, 77, 0xfedcba9876543210ull};
+    r->files[1] =
+        (cache_stamp){cook_strdup("models/cube.mtl"), 20, 1700000000123456789, 78, settings};
     r->file_count = 2;
     strlist_push(&r->outputs, "models/cube.kmesh");
     cook_manifest_add(&r->manifest, "models/cube", "models/cube.kmesh", KILN_ASSET_MESH,
@@ -29,6 +41,9 @@ static void make_cache(kiln_cache *cache, bytebuf *bytes) {
     assert_true(cache_add(cache, &r));
     make_record(&r, "models/b.obj", 0xffffffffffffffffull);
     strlist_push(&r.references, "models/a cube.obj"); /* as a level names a model */
+    strlist_push(&r.absent, "models/missing.png");
+    strlist_push(&r.absent, "models/tex/missing two.png");
+    bytebuf_append(&r.diagnostics, warned, sizeof warned - 1);
     assert_true(cache_add(cache, &r));
     cache_serialize(cache, bytes);
     assert_false(bytes->failed);
@@ -45,10 +60,25 @@ static void cache_round_trips(void **state) {
     assert_int_equal(parsed.count, 2);
     const cache_record *b = cache_find(&parsed, "models/b.obj");
     assert_non_null(b);
-    assert_true(b->key == 0xffffffffffffffffull);
+    assert_true(b->settings == 0xffffffffffffffffull);
     assert_int_equal(b->file_count, 2);
     assert_true(b->files[0].mtime_ns == -5);
+    assert_true(b->files[0].hash == 0xfedcba9876543210ull);
     assert_true(b->files[1].mtime_ns == 1700000000123456789);
+    assert_int_equal(b->absent.count, 2);
+    assert_string_equal(b->absent.items[1], "models/tex/missing two.png");
+    /* The warnings come back byte for byte, in their order. */
+    assert_int_equal(b->diagnostics.size, sizeof warned - 1);
+    assert_memory_equal(b->diagnostics.data, warned, sizeof warned - 1);
+    const cache_record *a = cache_find(&parsed, "models/a cube.obj");
+    assert_int_equal(a->diagnostics.size, 0);
+    assert_int_equal(a->absent.count, 0);
+    cache_record copy;
+    assert_true(cache_record_copy(&copy, b));
+    assert_int_equal(copy.diagnostics.size, b->diagnostics.size);
+    assert_memory_equal(copy.diagnostics.data, warned, sizeof warned - 1);
+    assert_string_equal(copy.absent.items[0], "models/missing.png");
+    cache_record_free(&copy);
     assert_string_equal(b->manifest.items[0].ref, "models/cube");
     assert_int_equal(b->references.count, 1);
     assert_string_equal(b->references.items[0], "models/a cube.obj");
@@ -107,24 +137,28 @@ static void expect_rejected_body(const char *body, const char *why) {
 
 static void hostile_content_is_rejected(void **state) {
     (void)state;
+#define HEAD "kiln-cache 2\nencoder 1\n"
+#define A_OBJ "asset\tobj\t1\ta.obj\nfile\t1\t1\t1\t2\ta.obj\n"
     expect_rejected_body("other-tool 1\n", "not a kiln cache");
     expect_rejected_body("kiln-cache 99\nencoder 1\n", "cache format 99");
-    expect_rejected_body("kiln-cache 1\nencoder 1\nasset\tobj\t1\t2\ta.obj\n"
-                         "file\t1\t1\t1\ta.obj\nout\t../../etc/passwd\n",
-                         "unsafe output path");
-    expect_rejected_body("kiln-cache 1\nencoder 1\nasset\tobj\t1\t2\t/abs.obj\n",
-                         "malformed asset line");
-    expect_rejected_body("kiln-cache 1\nencoder 1\nasset\tobj\t1\t2\tb.obj\nfile\t1\t1\t1\tb.obj\n"
-                         "asset\tobj\t1\t2\ta.obj\nfile\t1\t1\t1\ta.obj\n",
+    expect_rejected_body("kiln-cache 1\nencoder 1\n", "cache format 1, this kiln reads 2");
+    expect_rejected_body(HEAD A_OBJ "out\t../../etc/passwd\n", "unsafe output path");
+    expect_rejected_body(HEAD "asset\tobj\t1\t/abs.obj\n", "malformed asset line");
+    expect_rejected_body(HEAD "asset\tobj\t1\tb.obj\nfile\t1\t1\t1\t2\tb.obj\n" A_OBJ,
                          "out of order");
-    expect_rejected_body("kiln-cache 1\nencoder 1\nasset\tobj\t1\t2\ta.obj\nfile\t1\t1\t1\tb.obj\n",
+    expect_rejected_body(HEAD "asset\tobj\t1\ta.obj\nfile\t1\t1\t1\t2\tb.obj\n",
                          "does not start with its source");
-    expect_rejected_body("kiln-cache 1\nencoder 1\nout\ta.kmesh\n", "outside a record");
-    expect_rejected_body("kiln-cache 1\nencoder 1\nasset\tobj\t1\t2\ta.obj\n"
-                         "file\t1\t1\t1\ta.obj\nlink\t../b.obj\n",
-                         "unsafe reference path");
-    expect_rejected_body("kiln-cache 1\nencoder 1\nasset\tobj\tzz\t2\ta.obj\n",
-                         "malformed asset line");
+    expect_rejected_body(HEAD "out\ta.kmesh\n", "outside a record");
+    expect_rejected_body(HEAD A_OBJ "link\t../b.obj\n", "unsafe reference path");
+    expect_rejected_body(HEAD A_OBJ "absent\t/etc/passwd\n", "unsafe absent path");
+    expect_rejected_body(HEAD "asset\tobj\tzz\ta.obj\n", "malformed asset line");
+    expect_rejected_body(HEAD "asset\tobj\t1\ta.obj\nfile\t1\t1\t1\ta.obj\n",
+                         "malformed file line"); /* format 1's line, no hash */
+    expect_rejected_body(HEAD A_OBJ "diag\ta\tb\n", "malformed diag line");
+    expect_rejected_body(HEAD A_OBJ "diag\ta\\x\n", "malformed diag line");
+    expect_rejected_body(HEAD A_OBJ "diag\tends in \\\n", "malformed diag line");
+#undef A_OBJ
+#undef HEAD
 }
 
 static void unsafe_paths_are_recognised(void **state) {
@@ -142,20 +176,27 @@ static void unsafe_paths_are_recognised(void **state) {
     assert_false(cache_path_is_safe("a\nb"));
 }
 
-static void key_depends_on_every_input(void **state) {
+/* The settings hash covers every setting; the one of a record with
+ * diagnostics also covers where kiln.yml set texture.format (a message may
+ * quote it), which a silent record does not depend on. */
+static void settings_hash_depends_on_what_records_quote(void **state) {
     (void)state;
     cook_settings s, t;
     cook_settings_default(&s);
     t = s;
     t.mesh_lods = 3;
     uint64_t hs = cache_settings_hash(&s), ht = cache_settings_hash(&t);
-    uint64_t base = cache_key(1, hs, 2, "obj");
     assert_true(hs == cache_settings_hash(&s));
-    assert_true(base == cache_key(1, hs, 2, "obj"));
-    assert_true(base != cache_key(2, hs, 2, "obj"));
-    assert_true(base != cache_key(1, ht, 2, "obj"));
-    assert_true(base != cache_key(1, hs, 3, "obj"));
-    assert_true(base != cache_key(1, hs, 2, "gltf"));
+    assert_true(hs != ht);
+    t = s;
+    snprintf(t.texture_format_origin, sizeof t.texture_format_origin, "rule (kiln.yml:4)");
+    assert_true(cache_settings_hash(&t) == hs);
+    uint64_t quoted = cache_quoted_settings_hash(hs, &t);
+    assert_true(quoted != hs);
+    assert_true(quoted != cache_quoted_settings_hash(hs, &s));
+    assert_true(quoted == cache_quoted_settings_hash(hs, &t));
+    snprintf(t.texture_format_origin, sizeof t.texture_format_origin, "rule (kiln.yml:5)");
+    assert_true(quoted != cache_quoted_settings_hash(hs, &t));
 }
 
 /* An asset folder (a cubemap's "sky.env") is a source the cache can stamp
@@ -172,15 +213,18 @@ static void asset_folders_are_stamped_and_hashed_by_their_names(void **state) {
     assert_true(cache_stamp_file(root, "sky.env", &stamp));
     assert_string_equal(stamp.path, "sky.env");
     uint64_t before, same, after;
-    assert_true(cache_hash_content(root, &stamp, 1, &before));
+    assert_true(cache_hash_file(root, "sky.env", &before));
     test_write_file(px, "y", 1); /* a face's bytes: hashed as a dependency, not here */
-    assert_true(cache_hash_content(root, &stamp, 1, &same));
+    assert_true(cache_hash_file(root, "sky.env", &same));
     assert_true(before == same);
     char *nx = test_path_join(folder, "nx.png");
     test_write_file(nx, "x", 1);
-    assert_true(cache_hash_content(root, &stamp, 1, &after));
+    assert_true(cache_hash_file(root, "sky.env", &after));
     assert_true(after != before);
     assert_false(cache_stamp_file(root, "sky.env/missing.png", &stamp));
+    assert_true(cache_path_absent(root, "sky.env/missing.png"));
+    assert_false(cache_path_absent(root, "sky.env/nx.png"));
+    assert_false(cache_path_absent(root, "sky.env"));
     free(nx);
     free(px);
     free(folder);
@@ -194,7 +238,7 @@ int main(void) {
         cmocka_unit_test(every_changed_byte_is_rejected),
         cmocka_unit_test(hostile_content_is_rejected),
         cmocka_unit_test(unsafe_paths_are_recognised),
-        cmocka_unit_test(key_depends_on_every_input),
+        cmocka_unit_test(settings_hash_depends_on_what_records_quote),
         cmocka_unit_test(asset_folders_are_stamped_and_hashed_by_their_names),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

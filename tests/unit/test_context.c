@@ -44,6 +44,7 @@ static int teardown(void **state) {
     fixture *f = *state;
     strlist_free(&f->ctx.dependencies);
     strlist_free(&f->ctx.references);
+    strlist_free(&f->ctx.absent);
     diag_free(&f->diag);
     free(f->root);
     free(f);
@@ -92,6 +93,7 @@ static void dependency_outside_the_root_is_refused(void **state) {
     assert_false(
         cook_resolve_dependency(&f->ctx, "C:\\Windows\\win.ini", &path, reason, sizeof reason));
     assert_int_equal(f->ctx.dependencies.count, 0);
+    assert_int_equal(f->ctx.absent.count, 0); /* refused by its spelling: no file to watch */
 }
 
 static void dependency_through_a_symlink_out_of_the_root_is_refused(void **state) {
@@ -101,17 +103,25 @@ static void dependency_through_a_symlink_out_of_the_root_is_refused(void **state
     char reason[256];
     assert_false(cook_resolve_dependency(&f->ctx, "escape.txt", NULL, reason, sizeof reason));
     assert_non_null(strstr(reason, "outside the input folder"));
+    /* It exists, so a build never reuses a cook that depended on its absence. */
+    assert_int_equal(f->ctx.absent.count, 1);
+    assert_string_equal(f->ctx.absent.items[0], "models/escape.txt");
     free(link);
 }
 
-static void missing_dependency_is_reported_not_recorded(void **state) {
+/* A missing file is no dependency, but it is recorded as absent (once): a
+ * build must cook the asset again when it appears. */
+static void missing_dependency_is_reported_and_recorded_as_absent(void **state) {
     fixture *f = *state;
     char reason[256];
     uint8_t *data;
     size_t size;
     assert_false(cook_read_dependency(&f->ctx, "nope.mtl", &data, &size, reason, sizeof reason));
     assert_non_null(strstr(reason, "models/nope.mtl"));
+    assert_false(cook_resolve_dependency(&f->ctx, "./nope.mtl", NULL, reason, sizeof reason));
     assert_int_equal(f->ctx.dependencies.count, 0);
+    assert_int_equal(f->ctx.absent.count, 1);
+    assert_string_equal(f->ctx.absent.items[0], "models/nope.mtl");
     assert_int_equal(f->diag.errors, 0); /* the caller decides how bad that is */
 }
 
@@ -136,8 +146,8 @@ int main(void) {
         cmocka_unit_test_setup_teardown(dependency_outside_the_root_is_refused, setup, teardown),
         cmocka_unit_test_setup_teardown(dependency_through_a_symlink_out_of_the_root_is_refused,
                                         setup, teardown),
-        cmocka_unit_test_setup_teardown(missing_dependency_is_reported_not_recorded, setup,
-                                        teardown),
+        cmocka_unit_test_setup_teardown(missing_dependency_is_reported_and_recorded_as_absent,
+                                        setup, teardown),
         cmocka_unit_test_setup_teardown(reference_is_recorded_apart_from_dependencies, setup,
                                         teardown),
     };

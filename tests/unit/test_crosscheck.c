@@ -94,6 +94,7 @@ static void summarize_kiln(const char *corpus, const char *relative, cook_import
         ir_asset_free(&asset);
     diag_free(&diag);
     strlist_free(&ctx.dependencies);
+    strlist_free(&ctx.absent);
     free(bytes);
     free(path);
 }

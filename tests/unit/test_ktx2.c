@@ -14,7 +14,14 @@ static uint64_t rd64(const uint8_t *p) {
     return rd32(p) | ((uint64_t)rd32(p + 4) << 32);
 }
 
-/* A w x h RGBA8 chain with a recognisable byte pattern per level. */
+/* Byte `at` of level `level` in make_file's files: recognisable per level, in
+ * runs of 256 bytes so that Zstd makes it smaller (the writer drops Zstd
+ * otherwise, which the check after writing would catch). */
+static uint8_t pattern_byte(uint32_t level, size_t at) {
+    return (uint8_t)(level * 31 + at / 256);
+}
+
+/* A w x h chain of pattern_byte levels. */
 static void make_file(uint32_t vk_format, uint32_t w, uint32_t h, uint32_t levels, uint32_t scheme,
                       bytebuf *out) {
     const ktx2_format_info *f = ktx2_format_find(vk_format);
@@ -25,7 +32,7 @@ static void make_file(uint32_t vk_format, uint32_t w, uint32_t h, uint32_t level
         size[i] = (size_t)ktx2_level_byte_size(f, w, h, 0, 0, 1, i);
         data[i] = malloc(size[i]);
         for (size_t b = 0; b < size[i]; b++)
-            data[i][b] = (uint8_t)(b * 7 + i * 31 + (b / 64));
+            data[i][b] = pattern_byte(i, b);
     }
     ktx2_image_desc desc = {.vk_format = vk_format,
                             .width = w,
@@ -38,8 +45,61 @@ static void make_file(uint32_t vk_format, uint32_t w, uint32_t h, uint32_t level
                             .level_size = size};
     char reason[256];
     assert_true(write_ktx2(&desc, out, reason, sizeof reason));
+    assert_int_equal(rd32(out->data + 44), scheme);
     for (uint32_t i = 0; i < levels; i++)
         free(data[i]);
+}
+
+/* Zstd is kept only when it makes the level set smaller: noise is stored as
+ * it is (supercompression 0, levels aligned like any uncompressed file) and
+ * reads back byte for byte; runs are compressed. */
+static void writer_drops_zstd_that_does_not_help(void **state) {
+    (void)state;
+    const ktx2_format_info *f = ktx2_format_find(KTX2_VK_FORMAT_BC7_SRGB);
+    uint8_t *data[3];
+    size_t size[3];
+    uint32_t seed = 1;
+    for (int run = 0; run < 2; run++) {
+        for (uint32_t i = 0; i < 3; i++) {
+            size[i] = (size_t)ktx2_level_byte_size(f, 64, 64, 0, 0, 1, i);
+            data[i] = malloc(size[i]);
+            for (size_t b = 0; b < size[i]; b++) {
+                seed = seed * 1664525u + 1013904223u;
+                data[i][b] = run == 0 ? (uint8_t)(seed >> 24) : (uint8_t)(b / 512);
+            }
+        }
+        ktx2_image_desc desc = {.vk_format = f->vk_format,
+                                .width = 64,
+                                .height = 64,
+                                .faces = 1,
+                                .levels = 3,
+                                .supercompression = KTX2_SUPERCOMPRESSION_ZSTD,
+                                .zstd_level = 2,
+                                .level_data = (const uint8_t *const *)data,
+                                .level_size = size};
+        bytebuf b = {0};
+        char reason[256];
+        assert_true(write_ktx2(&desc, &b, reason, sizeof reason));
+        kiln_ktx2_view v;
+        kiln_error err;
+        assert_int_equal(kiln_ktx2_view_get(&v, b.data, b.size, "t.ktx2", &err), KILN_OK);
+        size_t raw = size[0] + size[1] + size[2];
+        if (run == 0) { /* noise: stored, and no bigger than the texels plus the header */
+            assert_int_equal(v.supercompression, KILN_KTX2_SUPERCOMPRESSION_NONE);
+            assert_true(b.size < raw + 400);
+        } else {
+            assert_int_equal(v.supercompression, KILN_KTX2_SUPERCOMPRESSION_ZSTD);
+            assert_true(b.size < raw / 4);
+        }
+        for (uint32_t i = 0; i < 3; i++) {
+            uint8_t *back = malloc(size[i]);
+            assert_int_equal(kiln_ktx2_read_level(&v, i, back, size[i], &err), KILN_OK);
+            assert_memory_equal(back, data[i], size[i]);
+            free(back);
+            free(data[i]);
+        }
+        bytebuf_free(&b);
+    }
 }
 
 static void writer_lays_out_header_index_dfd_and_levels_smallest_first(void **state) {
@@ -112,7 +172,7 @@ static void reader_round_trips_every_format_and_scheme(void **state) {
                 assert_int_equal(kiln_ktx2_read_level(&v, level, dst, (size_t)size, &err), KILN_OK);
                 assert_int_equal(kiln_ktx2_check_level(&v, level, &err), KILN_OK);
                 for (size_t i = 0; i < size; i++)
-                    assert_int_equal(dst[i], (uint8_t)(i * 7 + level * 31 + (i / 64)));
+                    assert_int_equal(dst[i], pattern_byte(level, i));
                 /* A buffer one byte short is refused. */
                 assert_int_not_equal(kiln_ktx2_read_level(&v, level, dst, (size_t)size - 1, &err),
                                      KILN_OK);
@@ -156,7 +216,8 @@ static void block_formats_have_their_dfd_and_block_level_sizes(void **state) {
     for (size_t r = 0; r < sizeof rows / sizeof rows[0]; r++) {
         for (uint32_t scheme = 0; scheme <= 2; scheme += 2) {
             bytebuf b = {0};
-            make_file(rows[r].vk, 13, 7, 4, scheme, &b); /* 13x7, 6x3, 3x1, 1x1 */
+            /* 53x29, 26x14, 13x7, 6x3: partial blocks, and enough bytes for Zstd. */
+            make_file(rows[r].vk, 53, 29, 4, scheme, &b);
             uint32_t dfd = rd32(b.data + 48);
             const uint8_t *block = b.data + dfd + 4;
             assert_int_equal(rd32(b.data + 16), 1); /* typeSize 1 for block formats */
@@ -183,7 +244,7 @@ static void block_formats_have_their_dfd_and_block_level_sizes(void **state) {
             assert_int_equal(v.block_height, rows[r].bh);
             assert_int_equal(v.dfd_color_model, rows[r].model);
             for (uint32_t level = 0; level < 4; level++) {
-                uint32_t w = 13u >> level, h = 7u >> level;
+                uint32_t w = 53u >> level, h = 29u >> level;
                 w = w ? w : 1;
                 h = h ? h : 1;
                 uint64_t expected = (uint64_t)((w + rows[r].bw - 1) / rows[r].bw) *
@@ -194,7 +255,7 @@ static void block_formats_have_their_dfd_and_block_level_sizes(void **state) {
                 assert_int_equal(kiln_ktx2_read_level(&v, level, dst, (size_t)expected, &err),
                                  KILN_OK);
                 for (size_t i = 0; i < expected; i++)
-                    assert_int_equal(dst[i], (uint8_t)(i * 7 + level * 31 + (i / 64)));
+                    assert_int_equal(dst[i], pattern_byte(level, i));
                 free(dst);
             }
             /* A DFD whose colour model contradicts the vkFormat is refused. */
@@ -262,7 +323,8 @@ static void format_table_rows_are_consistent(void **state) {
  * row in one sample's channel id is refused. */
 static void writer_and_reader_agree_on_every_table_format(void **state) {
     (void)state;
-    const uint32_t w = 11, h = 6, levels = 4; /* 11x6, 5x3, 2x1, 1x1 */
+    /* 43x22, 21x11, 10x5, 5x2: partial blocks, and enough bytes for Zstd. */
+    const uint32_t w = 43, h = 22, levels = 4;
     for (size_t i = 0; i < ktx2_format_count; i++) {
         const ktx2_format_info *f = &ktx2_formats[i];
         for (uint32_t scheme = 0; scheme <= 2; scheme += 2) {
@@ -306,7 +368,7 @@ static void writer_and_reader_agree_on_every_table_format(void **state) {
                 uint8_t *dst = malloc((size_t)size);
                 assert_int_equal(kiln_ktx2_read_level(&v, level, dst, (size_t)size, &err), KILN_OK);
                 for (size_t t = 0; t < size; t++)
-                    assert_int_equal(dst[t], (uint8_t)(t * 7 + level * 31 + (t / 64)));
+                    assert_int_equal(dst[t], pattern_byte(level, t));
                 free(dst);
             }
 
@@ -411,13 +473,13 @@ static void reader_rejects_inconsistent_fields(void **state) {
     bytebuf_free(&b);
 }
 
-/* A small file declaring a huge image: level 0 of a 1x1 Zstd file claims to be
+/* A small file declaring a huge image: level 0 of a 16x16 Zstd file claims to be
  * 65535 x 65535 (16 GiB), consistently with the header, which no Zstd frame of
  * its few bytes can inflate to. Refused at open, before any reader allocates. */
 static void reader_refuses_levels_beyond_zstd_ratio(void **state) {
     (void)state;
     bytebuf b = {0};
-    make_file(KTX2_VK_FORMAT_R8G8B8A8_UNORM, 1, 1, 1, KTX2_SUPERCOMPRESSION_ZSTD, &b);
+    make_file(KTX2_VK_FORMAT_R8G8B8A8_UNORM, 16, 16, 1, KTX2_SUPERCOMPRESSION_ZSTD, &b);
     uint8_t *copy = malloc(b.size);
     memcpy(copy, b.data, b.size);
     uint64_t huge = (uint64_t)65535 * 65535 * 4;
@@ -523,6 +585,7 @@ static void textures_open_by_path(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(writer_lays_out_header_index_dfd_and_levels_smallest_first),
+        cmocka_unit_test(writer_drops_zstd_that_does_not_help),
         cmocka_unit_test(reader_round_trips_every_format_and_scheme),
         cmocka_unit_test(block_formats_have_their_dfd_and_block_level_sizes),
         cmocka_unit_test(format_table_rows_are_consistent),

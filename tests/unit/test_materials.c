@@ -395,7 +395,7 @@ static void mtl_conversion_reaches_the_kmat_with_textures(void **state) {
     assert_true(glass->base_color[3] == 0.25f);
     assert_true(glass->roughness == 0.1f && glass->metallic == 0.9f);
 
-    /* Textures: one per image file, refs <source ref>/tex_<image>, the colour
+    /* Textures: one per image file, refs <source ref>/<image name>, the colour
      * space of the slot. wood.png is base colour and emissive: one texture. */
     const kiln_material_texture *t = painted->textures;
     assert_true(t[KILN_MATERIAL_SLOT_BASE_COLOR].texture != 0);
@@ -420,8 +420,11 @@ static void mtl_conversion_reaches_the_kmat_with_textures(void **state) {
     assert_int_equal(base->color_space, KILN_COLOR_SPACE_SRGB);
     assert_int_equal(normal->color_space, KILN_COLOR_SPACE_LINEAR);
     assert_int_equal(orm->color_space, KILN_COLOR_SPACE_LINEAR);
-    assert_non_null(strstr(base->ref, "m/crate/tex_"));
-    assert_non_null(strstr(base->path, "m/crate/tex_"));
+    /* Named after their image files. */
+    assert_string_equal(base->ref, "m/crate/wood");
+    assert_string_equal(base->path, "m/crate/wood.ktx2");
+    assert_string_equal(normal->ref, "m/crate/normal");
+    assert_string_equal(orm->ref, "m/crate/orm");
     assert_true(t[KILN_MATERIAL_SLOT_BASE_COLOR].texture == kiln_ref_hash(base->ref));
     size_t textures = 0, materials = 0;
     for (size_t i = 0; i < c.result.manifest.count; i++) {
@@ -440,6 +443,100 @@ static void mtl_conversion_reaches_the_kmat_with_textures(void **state) {
     assert_non_null(strstr(messages(&c), "m/broken.png"));
     assert_true(c.result.ok);
     assert_int_equal(c.result.diag.errors, 0);
+    cooked_free(&c);
+    free(input);
+}
+
+/* Texture names: the image's file name, lower-cased and made safe; the same
+ * name twice, or a material_N / mesh_N leaf, gets _2, _3 in image order. */
+static void textures_are_named_after_their_images(void **state) {
+    (void)state;
+    char *input = test_make_temp_dir("materials_names_in");
+    write_text(input, "n/names.obj",
+               "mtllib names.mtl\nv 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nvt 0 0\nvt 1 0\n"
+               "vt 1 1\nvt 0 1\nusemtl one\nf 1/1 2/2 3/3\nusemtl two\nf 1/1 3/3 4/4\n"
+               "usemtl three\nf 1/1 2/2 4/4\nusemtl four\nf 2/2 3/3 4/4\n"
+               "usemtl five\nf 1/1 2/2 3/3\nusemtl six\nf 1/1 3/3 4/4\n");
+    write_text(input, "n/names.mtl",
+               "newmtl one\nmap_Kd a/Wood.PNG\nnewmtl two\nmap_Kd b/wood.png\n"
+               "newmtl three\nmap_Kd material_0.png\nnewmtl four\nmap_Kd My-Tex!.png\n"
+               "newmtl five\nmap_Kd wood_2.png\nnewmtl six\nmap_Kd ___.png\n");
+    write_png(input, "n/a/Wood.PNG", 10, 20, 30, 255);
+    write_png(input, "n/b/wood.png", 40, 50, 60, 255);
+    write_png(input, "n/material_0.png", 70, 80, 90, 255);
+    write_png(input, "n/My-Tex!.png", 100, 110, 120, 255);
+    write_png(input, "n/wood_2.png", 130, 140, 150, 255);
+    write_png(input, "n/___.png", 160, 170, 180, 255); /* nothing left: tex_<image> */
+    cooked c;
+    cook_source(&c, input, "n/names.obj", "materials_names_out");
+    assert_true(c.result.ok);
+    assert_int_equal(c.view.material_count, 6);
+    const char *expected[6] = {"n/names/wood",    "n/names/wood_2",   "n/names/material_0_2",
+                               "n/names/my-tex_", "n/names/wood_2_2", "n/names/tex_5"};
+    for (size_t m = 0; m < 6; m++) {
+        uint64_t hash = c.view.materials[m].textures[KILN_MATERIAL_SLOT_BASE_COLOR].texture;
+        const cook_manifest_entry *entry = produced(&c, hash);
+        assert_non_null(entry);
+        assert_string_equal(entry->ref, expected[m]);
+        char path[64];
+        snprintf(path, sizeof path, "%s.ktx2", expected[m]);
+        assert_string_equal(entry->path, path);
+    }
+    cooked_free(&c);
+    free(input);
+}
+
+/* A blended material's opacity map (map_d) is merged into its base colour's
+ * alpha: the base slot gets a texture named after the colour image, the
+ * alpha slot none; a material with map_d alone gets a white texture named
+ * after the map; an opaque material's image is cooked as it is. */
+static void opacity_maps_merge_into_the_base_colour(void **state) {
+    (void)state;
+    char *input = test_make_temp_dir("materials_opacity_in");
+    write_text(input, "n/cut.obj",
+               "mtllib cut.mtl\nv 0 0 0\nv 1 0 0\nv 1 1 0\nvt 0 0\nvt 1 0\nvt 1 1\n"
+               "usemtl cut\nf 1/1 2/2 3/3\nusemtl dots\nf 1/1 3/3 2/2\n"
+               "usemtl plain\nf 2/2 1/1 3/3\n");
+    write_text(input, "n/cut.mtl",
+               "newmtl cut\nmap_Kd color.png\nmap_d mask.png\n"
+               "newmtl dots\nmap_d mask.png\n"
+               "newmtl plain\nmap_Kd color.png\n");
+    write_png(input, "n/color.png", 200, 100, 50, 255);
+    write_png(input, "n/mask.png", 128, 128, 128, 255);
+    cooked c;
+    cook_source(&c, input, "n/cut.obj", "materials_opacity_out");
+    assert_int_equal(c.view.material_count, 3);
+    const kiln_material *cut = &c.view.materials[0], *dots = &c.view.materials[1],
+                        *plain = &c.view.materials[2];
+    assert_int_equal(cut->alpha_mode, KILN_ALPHA_BLEND);
+    assert_true(cut->textures[KILN_MATERIAL_SLOT_ALPHA].texture == 0);
+    assert_true(dots->textures[KILN_MATERIAL_SLOT_ALPHA].texture == 0);
+    /* Plans in order: the images as they are (color.png for "plain"), then
+     * the merges (cut: color + mask, dots: mask alone). */
+    assert_true(plain->textures[KILN_MATERIAL_SLOT_BASE_COLOR].texture ==
+                kiln_ref_hash("n/cut/color"));
+    assert_true(cut->textures[KILN_MATERIAL_SLOT_BASE_COLOR].texture ==
+                kiln_ref_hash("n/cut/color_2"));
+    assert_true(dots->textures[KILN_MATERIAL_SLOT_BASE_COLOR].texture ==
+                kiln_ref_hash("n/cut/mask"));
+    size_t textures = 0;
+    for (size_t i = 0; i < c.result.manifest.count; i++)
+        textures += c.result.manifest.items[i].kind == KILN_ASSET_TEXTURE;
+    assert_int_equal(textures, 3);
+    /* The merged texture's alpha is the mask's grey (128), its colour the image's. */
+    char *path = test_path_join(c.output, "n/cut/color_2.ktx2");
+    kiln_ktx2_file file;
+    kiln_error err;
+    assert_int_equal(kiln_ktx2_map(&file, path, &err), KILN_OK);
+    block_image_desc d = {.format = BLOCK_FORMAT_BC7, .width = 4, .height = 4, .srgb = true};
+    assert_int_equal(file.view.vk_format, 146); /* BC7 sRGB: it has alpha */
+    uint8_t block[16], texels[64];
+    char reason[128];
+    assert_int_equal(kiln_ktx2_read_level(&file.view, 0, block, sizeof block, &err), KILN_OK);
+    assert_true(block_decode_image(&d, block, texels, NULL, reason, sizeof reason));
+    assert_true(abs(texels[3] - 128) <= 2 && abs(texels[0] - 200) <= 2 && abs(texels[2] - 50) <= 2);
+    kiln_ktx2_close(&file);
+    free(path);
     cooked_free(&c);
     free(input);
 }
@@ -478,13 +575,14 @@ static void gltf_embedded_images_conflicts_and_dropped_extensions(void **state) 
                           "\"buffers\":[{\"byteLength\":60,\"uri\":\"data:application/"
                           "octet-stream;base64,");
     append_base64(&gltf, buffer, sizeof buffer);
-    bytebuf_printf(&gltf, "\"}],\"bufferViews\":[{\"buffer\":0,\"byteLength\":36},"
-                          "{\"buffer\":0,\"byteOffset\":36,\"byteLength\":24}],"
-                          "\"accessors\":[{\"bufferView\":0,\"componentType\":5126,\"count\":3,"
-                          "\"type\":\"VEC3\",\"min\":[0,0,0],\"max\":[1,1,0]},"
-                          "{\"bufferView\":1,\"componentType\":5126,\"count\":3,"
-                          "\"type\":\"VEC2\"}],"
-                          "\"images\":[{\"uri\":\"data:image/png;base64,");
+    bytebuf_printf(&gltf,
+                   "\"}],\"bufferViews\":[{\"buffer\":0,\"byteLength\":36},"
+                   "{\"buffer\":0,\"byteOffset\":36,\"byteLength\":24}],"
+                   "\"accessors\":[{\"bufferView\":0,\"componentType\":5126,\"count\":3,"
+                   "\"type\":\"VEC3\",\"min\":[0,0,0],\"max\":[1,1,0]},"
+                   "{\"bufferView\":1,\"componentType\":5126,\"count\":3,"
+                   "\"type\":\"VEC2\"}],"
+                   "\"images\":[{\"name\":\"Panel Albedo.png\",\"uri\":\"data:image/png;base64,");
     append_base64(&gltf, png.data, png.size);
     bytebuf_printf(
         &gltf, "\"}],\"textures\":[{\"source\":0},{\"source\":0}],"
@@ -503,7 +601,7 @@ static void gltf_embedded_images_conflicts_and_dropped_extensions(void **state) 
     cook_source(&c, input, "fx/panel.gltf", "materials_gltf_out");
     assert_int_equal(c.view.material_count, 1);
     const kiln_material *row = &c.view.materials[0];
-    uint64_t hash = kiln_ref_hash("fx/panel/tex_0");
+    uint64_t hash = kiln_ref_hash("fx/panel/panel_albedo"); /* images[0].name */
     assert_true(row->textures[KILN_MATERIAL_SLOT_BASE_COLOR].texture == hash);
     assert_true(row->textures[KILN_MATERIAL_SLOT_EMISSIVE].texture == hash);
     assert_true(row->textures[KILN_MATERIAL_SLOT_NORMAL].texture == hash); /* the same file */
@@ -532,6 +630,8 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(mtl_conversion_reaches_the_kmat_with_textures),
         cmocka_unit_test(gltf_embedded_images_conflicts_and_dropped_extensions),
+        cmocka_unit_test(textures_are_named_after_their_images),
+        cmocka_unit_test(opacity_maps_merge_into_the_base_colour),
         cmocka_unit_test(corpus_materials_equal_their_gltf_json),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -83,6 +83,80 @@ static void max_size_downscales_keeping_aspect(void **state) {
     free(base);
 }
 
+/* Level 0 in whole blocks (texture.block_align): padding repeats the right
+ * column and bottom row exactly (in floats and in bytes) and the rest of the
+ * chain halves the padded level; resizing resamples to whole blocks; a level
+ * 0 downscaled for max_size is resampled straight to whole blocks. */
+static void block_alignment_pads_or_resizes_level0(void **state) {
+    (void)state;
+    const uint32_t w = 6, h = 3;
+    float *base = malloc((size_t)w * h * 4 * sizeof(float));
+    uint8_t *base8 = malloc((size_t)w * h * 4);
+    for (size_t i = 0; i < (size_t)w * h * 4; i++) {
+        base8[i] = (uint8_t)(i * 11 + 3);
+        base[i] = base8[i] / 255.0f;
+    }
+    mip_options o = {.mode = MIP_MODE_LINEAR,
+                     .mipmaps = true,
+                     .align_width = 4,
+                     .align_height = 4,
+                     .align_by_padding = true,
+                     .skip_level0 = true, /* padding builds level 0 all the same */
+                     .levels8 = true};
+    for (int eight = 0; eight < 2; eight++) {
+        mip_chain chain;
+        assert_true(eight ? mip_build_rgba8(base8, w, h, &o, &chain)
+                          : mip_build(base, w, h, &o, &chain));
+        assert_int_equal(chain.width[0], 8);
+        assert_int_equal(chain.height[0], 4);
+        assert_int_equal(chain.content_width, 6);
+        assert_int_equal(chain.content_height, 3);
+        assert_int_equal(chain.count, 4); /* 8x4, 4x2, 2x1, 1x1 */
+        assert_non_null(chain.levels8[0]);
+        for (uint32_t y = 0; y < 4; y++)
+            for (uint32_t x = 0; x < 8; x++) {
+                uint32_t sx = x < w ? x : w - 1, sy = y < h ? y : h - 1;
+                assert_memory_equal(chain.levels8[0] + ((size_t)y * 8 + x) * 4,
+                                    base8 + ((size_t)sy * w + sx) * 4, 4);
+            }
+        mip_chain_free(&chain);
+    }
+    /* Resize: 6x3 resampled to 8x4 with the area filter. */
+    o.align_by_padding = false;
+    o.levels8 = false;
+    mip_chain chain;
+    assert_true(mip_build(base, w, h, &o, &chain));
+    assert_int_equal(chain.width[0], 8);
+    assert_int_equal(chain.height[0], 4);
+    assert_int_equal(chain.content_width, 8);
+    float *expected = malloc(8 * 4 * 4 * sizeof(float));
+    assert_true(image_resample_area(base, w, h, expected, 8, 4));
+    for (size_t i = 0; i < 8 * 4 * 4; i++)
+        assert_true(fabsf(chain.levels[0][i] - expected[i]) < 1e-6f);
+    mip_chain_free(&chain);
+    /* Downscaled for max_size (6x3 to 5x3 by aspect, rounded 5x2.5) then
+     * aligned: resampled once, straight to 8x4, even with padding asked. */
+    o.align_by_padding = true;
+    o.max_size = 5;
+    assert_true(mip_build(base, w, h, &o, &chain));
+    assert_int_equal(chain.width[0], 8);
+    assert_int_equal(chain.height[0], 4);
+    assert_int_equal(chain.content_width, 8);
+    mip_chain_free(&chain);
+    /* Already whole blocks (the first 16 texels as 4x4): level 0 untouched. */
+    o.max_size = 0;
+    o.skip_level0 = false;
+    assert_true(mip_build(base, 4, 4, &o, &chain));
+    assert_int_equal(chain.width[0], 4);
+    assert_int_equal(chain.height[0], 4);
+    assert_int_equal(chain.content_width, 4);
+    assert_memory_equal(chain.levels[0], base, 4 * 4 * 4 * sizeof(float));
+    mip_chain_free(&chain);
+    free(expected);
+    free(base);
+    free(base8);
+}
+
 static void transparent_texels_do_not_bleed_colour(void **state) {
     (void)state;
     /* Red opaque next to green fully transparent. */
@@ -573,6 +647,7 @@ int main(void) {
         cmocka_unit_test(srgb_checkerboard_averages_to_188_not_128),
         cmocka_unit_test(non_power_of_two_chains_halve_down_to_1x1),
         cmocka_unit_test(max_size_downscales_keeping_aspect),
+        cmocka_unit_test(block_alignment_pads_or_resizes_level0),
         cmocka_unit_test(transparent_texels_do_not_bleed_colour),
         cmocka_unit_test(normal_maps_are_renormalised_per_level),
         cmocka_unit_test(alpha_coverage_is_preserved_at_the_cutoff),

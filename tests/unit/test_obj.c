@@ -1139,6 +1139,7 @@ static void mtl_survives_thousands_of_random_mutations(void **state) {
         ir_images_free(images, image_count);
         diag_free(&diag);
         strlist_free(&ctx.dependencies);
+        strlist_free(&ctx.absent);
     }
     free(dir);
 }

@@ -270,6 +270,7 @@ static bool roundtrip_model(const char *corpus, const char *relative, bool quant
     ir_asset reference = {0};
     bool imported = importer->import(&ctx, &reference) && diag.errors == 0;
     strlist_free(&ctx.dependencies);
+    strlist_free(&ctx.absent);
     diag_free(&diag);
     free(bytes);
     free(source_path);

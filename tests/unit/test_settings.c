@@ -26,13 +26,14 @@ static void default_settings_json_is_pinned(void **state) {
     (void)state;
     cook_settings s;
     cook_settings_default(&s);
-    assert_json(&s, "{\"mesh.lod_ratios\":[0.5,0.25],\"mesh.lods\":2,\"mesh.merge\":false,"
-                    "\"mesh.meshlet_triangles\":124,\"mesh.meshlet_vertices\":64,"
-                    "\"mesh.meshlets\":true,\"mesh.quantize_positions\":false,"
-                    "\"texture.compress\":true,\"texture.format\":\"auto\","
-                    "\"texture.max_dimension\":16384,\"texture.max_size\":4096,"
-                    "\"texture.mipmaps\":true,\"texture.quality\":\"normal\","
-                    "\"texture.target\":\"desktop\",\"texture.zstd_level\":2}");
+    assert_json(
+        &s, "{\"mesh.lod_ratios\":[0.5,0.25],\"mesh.lods\":2,\"mesh.merge\":false,"
+            "\"mesh.meshlet_triangles\":124,\"mesh.meshlet_vertices\":64,"
+            "\"mesh.meshlets\":true,\"mesh.quantize_positions\":false,"
+            "\"texture.block_align\":\"pad\",\"texture.compress\":true,\"texture.format\":\"auto\","
+            "\"texture.max_dimension\":16384,\"texture.max_size\":4096,"
+            "\"texture.mipmaps\":true,\"texture.quality\":\"normal\","
+            "\"texture.target\":\"desktop\",\"texture.zstd_level\":2}");
 }
 
 /* Every key away from its default; settings that are not part of the output
@@ -59,13 +60,15 @@ static void non_default_settings_json_is_pinned(void **state) {
     s.texture_mipmaps = false;
     s.texture_max_dimension = 1;
     s.texture_zstd_level = -7;
+    s.texture_block_align = COOK_BLOCK_ALIGN_NONE;
     s.threads = 8;
     s.mesh_chunk_triangles = 99;
     strcpy(s.texture_format_origin, "rule 'match: *' (kiln.yml:3)");
     assert_json(&s, "{\"mesh.lod_ratios\":[0.600000024,0.100000001,0.333333343],\"mesh.lods\":3,"
                     "\"mesh.merge\":true,\"mesh.meshlet_triangles\":1,"
                     "\"mesh.meshlet_vertices\":255,\"mesh.meshlets\":false,"
-                    "\"mesh.quantize_positions\":true,\"texture.compress\":false,"
+                    "\"mesh.quantize_positions\":true,\"texture.block_align\":\"none\","
+                    "\"texture.compress\":false,"
                     "\"texture.format\":\"astc-6x6\",\"texture.max_dimension\":1,"
                     "\"texture.max_size\":65536,\"texture.mipmaps\":false,"
                     "\"texture.quality\":\"best\",\"texture.target\":\"mobile\","
@@ -107,9 +110,11 @@ static void every_named_value_is_written_as_its_name(void **state) {
                                           "astc-4x4", "astc-5x5", "astc-6x6", "astc-8x8"};
     static const char *const qualities[] = {"fast", "normal", "best"};
     static const char *const targets[] = {"desktop", "mobile"};
+    static const char *const aligns[] = {"pad", "resize", "none"};
     assert_value_names("texture.format", formats, sizeof formats / sizeof formats[0]);
     assert_value_names("texture.quality", qualities, sizeof qualities / sizeof qualities[0]);
     assert_value_names("texture.target", targets, sizeof targets / sizeof targets[0]);
+    assert_value_names("texture.block_align", aligns, sizeof aligns / sizeof aligns[0]);
     assert_int_equal(cook_names_find(cook_quality_names, "Best"), -1); /* names are exact */
     assert_int_equal(cook_names_find(cook_quality_names, ""), -1);
     assert_int_equal(cook_names_find(cook_quality_names, NULL), -1);
@@ -118,6 +123,7 @@ static void every_named_value_is_written_as_its_name(void **state) {
     assert_int_equal(s.texture_format, COOK_FORMAT_AUTO);
     assert_int_equal(s.texture_quality, COOK_QUALITY_NORMAL);
     assert_int_equal(s.texture_target, COOK_TARGET_DESKTOP);
+    assert_int_equal(s.texture_block_align, COOK_BLOCK_ALIGN_PAD);
 }
 
 /* The table: sorted (the JSON's key order), at most 32 keys (kiln.yml

@@ -935,6 +935,7 @@ static void corpus_tangents_match_the_stored_ones(void **state) {
         ir_asset_free(&asset);
         diag_free(&diag);
         strlist_free(&ctx.dependencies);
+        strlist_free(&ctx.absent);
         free(source);
         free(path);
     }

@@ -40,8 +40,35 @@ typedef struct build_options {
     size_t root_arg_count;
     unsigned jobs;
     bool verify;
+    bool dry_run; /* --dry-run: say what would be cooked and why; write nothing */
+    bool quiet;   /* -q and -v as given; verbosity follows from them */
+    bool verbose;
     progress_verbosity verbosity;
 } build_options;
+
+/* The options `kiln build` and `kiln clean` share: where the output folder
+ * is (-o, --config, --preset), -n / --dry-run, -q, -v and -h. Each command's
+ * table starts with BUILD_SHARED_LONG_OPTIONS; its own long options take
+ * values from BUILD_OPTION_OWN on. */
+enum { BUILD_OPTION_CONFIG = 256, BUILD_OPTION_PRESET, BUILD_OPTION_OWN };
+#define BUILD_SHARED_SHORT_OPTIONS "o:nqvh"
+/* clang-format off */
+#define BUILD_SHARED_LONG_OPTIONS                                                                  \
+    {"output", required_argument, NULL, 'o'},                                                      \
+    {"config", required_argument, NULL, BUILD_OPTION_CONFIG},                                      \
+    {"preset", required_argument, NULL, BUILD_OPTION_PRESET},                                      \
+    {"dry-run", no_argument, NULL, 'n'},                                                           \
+    {"quiet", no_argument, NULL, 'q'},                                                             \
+    {"verbose", no_argument, NULL, 'v'},                                                           \
+    {"help", no_argument, NULL, 'h'}
+/* clang-format on */
+
+/* cmd_build.c: takes one shared option other than -h (its value in optarg);
+ * false when `option` is not one. */
+bool build_shared_option(int option, build_options *options);
+/* After the options: -q with -v, or an empty folder name, is a usage error
+ * (returns CLI_EXIT_USAGE); otherwise sets options->verbosity and returns -1. */
+int build_shared_options_done(const char *command, build_options *options);
 
 /* Everything the build resolved before cooking. */
 typedef struct build_setup {
@@ -78,7 +105,23 @@ typedef enum asset_status {
     ASSET_UP_TO_DATE,
     ASSET_THROUGH_MODEL, /* a model's dependency: cooked through that model */
     ASSET_UNREACHED,     /* --roots: nothing reaches it, not cooked */
+    ASSET_WOULD_COOK,    /* --dry-run: stale, would be cooked */
 } asset_status;
+
+/* Why an asset is cooked instead of replayed: what the cache can tell. */
+typedef enum stale_reason {
+    STALE_NOT_CACHED,         /* no record: a new source, or one that never cooked */
+    STALE_NO_CACHE,           /* --no-cache */
+    STALE_IMPORTER,           /* another importer claims it now */
+    STALE_ENCODER,            /* the encoder version changed */
+    STALE_SETTINGS,           /* its resolved settings changed */
+    STALE_SOURCE,             /* its source's bytes changed */
+    STALE_DEPENDENCY,         /* the bytes of a file it read changed */
+    STALE_DEPENDENCY_REMOVED, /* a file it read is gone */
+    STALE_APPEARED,           /* a file it looked for and did not find exists now */
+    STALE_OUTPUT_MISSING,     /* a file it wrote is gone */
+    STALE_COUNT
+} stale_reason;
 
 /* The outcome of one planned source besides its cook_asset_result. Its
  * record in the new cache is `record` when it was made this build, else
@@ -88,11 +131,13 @@ typedef enum asset_status {
 typedef struct asset_slot {
     asset_status status;
     bool has_record;
-    cache_record record;      /* made this build (owned) */
-    const cache_record *kept; /* or carried over from the old cache */
-    bool borrowed;            /* its cook_asset_result points into `kept` */
-    const char *through;      /* ASSET_THROUGH_MODEL: the model's source path */
-    double seconds;           /* wall time of cook_asset */
+    cache_record record;                 /* made this build (owned) */
+    const cache_record *kept;            /* or carried over from the old cache */
+    bool borrowed;                       /* its cook_asset_result points into `kept` */
+    const char *through;                 /* ASSET_THROUGH_MODEL: the model's source path */
+    double seconds;                      /* wall time of cook_asset */
+    uint32_t stale;                      /* why it is cooked: a bit per stale_reason */
+    const char *stale_path[STALE_COUNT]; /* the first file of each reason, or NULL */
 } asset_slot;
 
 /* The slot's record in the new cache, or NULL. */
@@ -130,11 +175,19 @@ typedef struct build_totals {
     size_t up_to_date;
     size_t failed;
     size_t unreached;
+    size_t would_cook; /* --dry-run */
     size_t output_files;
     uint64_t output_bytes;
     size_t skipped;
     double stage_seconds[COOK_STAGE_COUNT]; /* summed over cooked assets */
 } build_totals;
+
+/* cmd_build.c: reads kiln.yml (options->config, or the nearest one) and
+ * decides the folders and the preset. Returns -1 to go on, otherwise the exit
+ * status (errors printed). The caller frees setup->config. */
+int build_setup_load(const build_options *options, build_setup *setup);
+/* The file a build writes and deletes to learn that the output is writable. */
+#define BUILD_WRITE_PROBE ".kiln-write-test"
 
 /* plan.c */
 bool build_plan_make(const build_options *options, const build_setup *setup, build_plan *plan);
@@ -148,15 +201,18 @@ bool build_cook_in_order(build_run *run);
 
 /* outputs.c */
 /* Deletes the hidden temporaries a killed build left in the output folder
- * (and next to it, from the pack) and lists the other files of the output
- * folder, sorted. False when memory ran out. */
-bool build_scan_output(const build_setup *setup, strlist *files);
+ * (and next to it, from the pack; unless !remove_temporaries) and lists the
+ * other files of the output folder, sorted. False when memory ran out. */
+bool build_scan_output(const build_setup *setup, bool remove_temporaries, strlist *files);
 void build_load_cache(const build_options *options, const build_setup *setup, kiln_cache *cache);
 void build_keep_failed_records(build_run *run);
 void build_remove_stale_outputs(const build_run *run);
 void build_save_cache(const build_run *run);
 bool build_write_manifest(const build_run *run, build_totals *totals);
 bool build_write_pack(const build_setup *setup, build_totals *totals);
+/* "<output>.kpak", without the output's trailing slashes; NULL when out of
+ * memory. Caller frees. */
+char *build_pack_path(const char *output);
 
 /* report.c */
 void build_add_kind_bytes(build_totals *totals, const char *path, uint64_t bytes);
@@ -165,6 +221,8 @@ bool build_find_skipped_files(const build_plan *plan, const cook_asset_result *r
                               strlist *skipped);
 void build_print_report(const build_run *run, const build_totals *totals, const strlist *skipped,
                         double seconds, bool ok);
+/* --dry-run: what would be cooked and why, then the totals (text or JSON). */
+void build_print_dry_run(const build_run *run, const build_totals *totals);
 
 /* reach.c: `kiln info --unreferenced` for an output folder; `config_path`
  * NULL finds kiln.yml from the working directory. Returns the exit status. */

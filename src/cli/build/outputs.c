@@ -11,8 +11,7 @@
 
 #include "cli/build/build.h"
 
-/* "<output>.kpak", without the output's trailing slashes. Caller frees. */
-static char *pack_path(const char *output) {
+char *build_pack_path(const char *output) {
     size_t length = strlen(output);
     while (length > 1 && output[length - 1] == '/')
         length--;
@@ -43,8 +42,8 @@ static unsigned char entry_type(const char *folder, const struct dirent *entry) 
 }
 
 /* Deletes the temporaries in `folder` (and below, when `files` is given)
- * whose name starts with `prefix`, and lists its other visible regular files
- * into `files` as paths below `relative`. Kiln never writes a hidden folder,
+ * whose name starts with `prefix` (none when it is NULL), and lists its other
+ * visible regular files into `files` as paths below `relative`. Kiln never writes a hidden folder,
  * so none is entered. One readdir per folder and no stat where the file
  * system gives entry types: this is all a no-op build learns of its outputs. */
 static bool scan_folder(const char *folder, const char *relative, const char *prefix,
@@ -57,7 +56,8 @@ static bool scan_folder(const char *folder, const char *relative, const char *pr
     while (ok && (entry = readdir(dir)) != NULL) {
         const char *name = entry->d_name;
         if (name[0] == '.') {
-            char *full = write_is_temporary_name(name) && strncmp(name, prefix, strlen(prefix)) == 0
+            char *full = prefix != NULL && write_is_temporary_name(name) &&
+                                 strncmp(name, prefix, strlen(prefix)) == 0
                              ? cook_path_join(folder, name)
                              : NULL;
             if (full != NULL)
@@ -82,11 +82,13 @@ static bool scan_folder(const char *folder, const char *relative, const char *pr
 /* write_file_atomic renames its temporary over the real name, so a build
  * killed mid-write leaves only a hidden ".<name>.kiln-XXXXXX" behind: never a
  * torn output, but litter that must not pile up. */
-bool build_scan_output(const build_setup *setup, strlist *files) {
-    bool ok = scan_folder(setup->output, "", ".", files);
+bool build_scan_output(const build_setup *setup, bool remove_temporaries, strlist *files) {
+    bool ok = scan_folder(setup->output, "", remove_temporaries ? "." : NULL, files);
     strlist_sort(files);
+    if (!remove_temporaries)
+        return ok;
     /* The pack's temporary lies next to the output folder: ".<name>.kpak.…". */
-    char *pack = pack_path(setup->output);
+    char *pack = build_pack_path(setup->output);
     char *slash = pack ? strrchr(pack, '/') : NULL;
     const char *name = slash ? slash + 1 : pack;
     char *prefix = pack ? malloc(strlen(name) + 3) : NULL;
@@ -257,7 +259,7 @@ bool build_write_pack(const build_setup *setup, build_totals *totals) {
         if (!is_pack_file(all.items[i]))
             ok = strlist_push(&files, all.items[i]);
     }
-    char *path = pack_path(setup->output);
+    char *path = build_pack_path(setup->output);
     bytebuf bytes = {0};
     char reason[512] = "out of memory";
     if (ok && path != NULL) {

@@ -12,8 +12,8 @@
  *   names it and `always:` does not list it: the top of the graph, which is
  *   every model until levels reference them.
  *
- * Assets the cache does not record (failed ones, or ones cooked with
- * warnings) are not listed, and their edges are unknown.
+ * Assets the cache does not record (failed ones) are not listed, and their
+ * edges are unknown.
  */
 #include <stdlib.h>
 #include <string.h>

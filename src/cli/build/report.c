@@ -104,6 +104,9 @@ build_totals build_add_up_results(const build_run *run) {
         case ASSET_UNREACHED:
             totals.unreached++;
             break;
+        case ASSET_WOULD_COOK:
+            totals.would_cook++;
+            break;
         case ASSET_THROUGH_MODEL:
         case ASSET_PENDING:
             break;
@@ -128,13 +131,6 @@ static void print_failed(const build_run *run) {
             printf("kiln: failed: %s\n", run->plan->sources.items[i]);
     }
 }
-
-static const char *const stage_names[COOK_STAGE_COUNT] = {
-    [COOK_STAGE_IMPORT] = "import",
-    [COOK_STAGE_PROCESS] = "process",
-    [COOK_STAGE_WRITE] = "write",
-    [COOK_STAGE_TEXTURE] = "texture",
-};
 
 static void print_summary(const build_totals *totals, double seconds) {
     printf("kiln: cooked %zu asset%s (%zu file%s, %.1f KiB) in %.2f s; %zu failed; "
@@ -171,7 +167,8 @@ static void print_report_text(const build_run *run, const build_totals *totals) 
     if (totals->cooked + totals->failed > 0) {
         printf("kiln: stages:");
         for (int s = 0; s < COOK_STAGE_COUNT; s++)
-            printf("%s %s %.3f s", s ? "," : "", stage_names[s], totals->stage_seconds[s]);
+            printf("%s %s %.3f s", s ? "," : "", cook_stage_name((cook_stage)s),
+                   totals->stage_seconds[s]);
         putchar('\n');
     }
     if (totals->kind_count > 0) {
@@ -201,6 +198,44 @@ static void print_json_string(const char *text) {
     bytebuf_free(&buf);
 }
 
+/* The sources that failed, as JSON strings separated by commas. */
+static void print_json_failed(const build_run *run) {
+    size_t listed = 0;
+    for (size_t i = 0; i < run->plan->sources.count; i++) {
+        if (run->slots[i].status == ASSET_FAILED) {
+            printf("%s", listed++ ? "," : "");
+            print_json_string(run->plan->sources.items[i]);
+        }
+    }
+}
+
+/* Every line the assets that cooked or were replayed printed (warnings and
+ * their notes), in source order: a replay lists what its cook did. */
+static void print_json_warnings(const build_run *run) {
+    size_t listed = 0;
+    for (size_t i = 0; i < run->plan->sources.count; i++) {
+        asset_status status = run->slots[i].status;
+        const bytebuf *text = &run->results[i].diag.text;
+        if (status != ASSET_COOKED && status != ASSET_UP_TO_DATE)
+            continue;
+        for (size_t at = 0; at < text->size;) {
+            const char *line = (const char *)text->data + at;
+            const char *newline = memchr(line, '\n', text->size - at);
+            size_t length = newline ? (size_t)(newline - line) : text->size - at;
+            bytebuf item = {0};
+            bytebuf_append(&item, line, length);
+            bytebuf_append(&item, "", 1);
+            printf("%s{\"source\":", listed++ ? "," : "");
+            print_json_string(run->plan->sources.items[i]);
+            printf(",\"text\":");
+            print_json_string(item.failed ? "" : (const char *)item.data);
+            printf("}");
+            bytebuf_free(&item);
+            at += length + 1;
+        }
+    }
+}
+
 /* The same facts as the text report, as one JSON document on stdout. */
 static void print_report_json(const build_run *run, const build_totals *totals,
                               const strlist *skipped, double seconds, bool ok) {
@@ -211,7 +246,8 @@ static void print_report_json(const build_run *run, const build_totals *totals,
            totals->unreached, skipped->count, totals->output_files,
            (unsigned long long)totals->output_bytes, seconds);
     for (int s = 0; s < COOK_STAGE_COUNT; s++)
-        printf("%s\"%s\":%.3f", s ? "," : "", stage_names[s], totals->stage_seconds[s]);
+        printf("%s\"%s\":%.3f", s ? "," : "", cook_stage_name((cook_stage)s),
+               totals->stage_seconds[s]);
     printf("},\"written\":{");
     for (size_t k = 0; k < totals->kind_count; k++) {
         printf("%s", k ? "," : "");
@@ -228,18 +264,14 @@ static void print_report_json(const build_run *run, const build_totals *totals,
         printf(",\"seconds\":%.3f}", run->slots[slowest[i]].seconds);
     }
     printf("],\"failed_assets\":[");
-    size_t listed = 0;
-    for (size_t i = 0; i < run->plan->sources.count; i++) {
-        if (run->slots[i].status == ASSET_FAILED) {
-            printf("%s", listed++ ? "," : "");
-            print_json_string(run->plan->sources.items[i]);
-        }
-    }
+    print_json_failed(run);
     printf("],\"skipped_files\":[");
     for (size_t i = 0; i < skipped->count; i++) {
         printf("%s", i ? "," : "");
         print_json_string(skipped->items[i]);
     }
+    printf("],\"warnings\":[");
+    print_json_warnings(run);
     printf("]}\n");
 }
 
@@ -257,5 +289,95 @@ void build_print_report(const build_run *run, const build_totals *totals, const 
         print_summary(totals, seconds);
         print_report_text(run, totals);
     }
+    fflush(stdout);
+}
+
+/* ---------------------------------------------------------------------------
+ * Dry run
+ * ------------------------------------------------------------------------- */
+
+/* How each stale_reason is named: in JSON, and in the text list. */
+static const struct {
+    const char *code;
+    const char *text;
+} stale_reasons[STALE_COUNT] = {
+    [STALE_NOT_CACHED] = {"new", "new (not in the cache)"},
+    [STALE_NO_CACHE] = {"no-cache", "--no-cache"},
+    [STALE_IMPORTER] = {"importer-changed", "importer changed"},
+    [STALE_ENCODER] = {"encoder-changed", "encoder version changed"},
+    [STALE_SETTINGS] = {"settings-changed", "settings changed"},
+    [STALE_SOURCE] = {"source-changed", "source changed"},
+    [STALE_DEPENDENCY] = {"dependency-changed", "dependency changed"},
+    [STALE_DEPENDENCY_REMOVED] = {"dependency-removed", "dependency removed"},
+    [STALE_APPEARED] = {"file-appeared", "file it looked for appeared"},
+    [STALE_OUTPUT_MISSING] = {"output-missing", "output missing"},
+};
+
+/* The file a reason names, NULL when none (or the source itself). */
+static const char *stale_file(const build_run *run, size_t index, int reason) {
+    const char *path = run->slots[index].stale_path[reason];
+    return path != NULL && strcmp(path, run->plan->sources.items[index]) != 0 ? path : NULL;
+}
+
+static void print_dry_run_text(const build_run *run, const build_totals *totals) {
+    for (size_t i = 0; i < run->plan->sources.count; i++) {
+        if (run->slots[i].status != ASSET_WOULD_COOK)
+            continue;
+        printf("would cook %s:", run->plan->sources.items[i]);
+        const char *separator = " ";
+        for (int r = 0; r < STALE_COUNT; r++) {
+            if ((run->slots[i].stale & (1u << r)) == 0)
+                continue;
+            const char *file = stale_file(run, i, r);
+            printf("%s%s%s%s%s", separator, stale_reasons[r].text, file ? " (" : "",
+                   file ? file : "", file ? ")" : "");
+            separator = ", ";
+        }
+        putchar('\n');
+    }
+    if (run->options->verbosity == PROGRESS_QUIET)
+        return;
+    printf("kiln: dry run: %zu asset%s would be cooked; %zu failed; %zu up to date",
+           totals->would_cook, cli_plural(totals->would_cook), totals->failed, totals->up_to_date);
+    if (totals->unreached > 0)
+        printf("; %zu not reached from the roots", totals->unreached);
+    printf("; nothing written\n");
+}
+
+static void print_dry_run_json(const build_run *run, const build_totals *totals) {
+    printf("{\"dry_run\":true,\"would_cook\":%zu,\"up_to_date\":%zu,\"failed\":%zu,"
+           "\"unreached\":%zu,\"would_cook_assets\":[",
+           totals->would_cook, totals->up_to_date, totals->failed, totals->unreached);
+    size_t listed = 0;
+    for (size_t i = 0; i < run->plan->sources.count; i++) {
+        if (run->slots[i].status != ASSET_WOULD_COOK)
+            continue;
+        printf("%s{\"source\":", listed++ ? "," : "");
+        print_json_string(run->plan->sources.items[i]);
+        printf(",\"reasons\":[");
+        size_t reasons = 0;
+        for (int r = 0; r < STALE_COUNT; r++) {
+            if ((run->slots[i].stale & (1u << r)) == 0)
+                continue;
+            const char *file = stale_file(run, i, r);
+            printf("%s{\"reason\":\"%s\"", reasons++ ? "," : "", stale_reasons[r].code);
+            if (file != NULL) {
+                printf(",\"path\":");
+                print_json_string(file);
+            }
+            putchar('}');
+        }
+        printf("]}");
+    }
+    printf("],\"failed_assets\":[");
+    print_json_failed(run);
+    printf("]}\n");
+}
+
+void build_print_dry_run(const build_run *run, const build_totals *totals) {
+    if (run->options->json)
+        print_dry_run_json(run, totals);
+    else
+        print_dry_run_text(run, totals);
     fflush(stdout);
 }

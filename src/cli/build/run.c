@@ -26,41 +26,58 @@ static bool output_exists(const build_run *run, const char *path) {
                                        cli_compare_strings) != NULL;
 }
 
-/* Current stamps of every file of a record; false when one is gone. */
-static bool restamp(const char *input, const cache_record *old, cache_stamp *stamps) {
-    for (size_t i = 0; i < old->file_count; i++) {
-        if (!cache_stamp_file(input, old->files[i].path, &stamps[i]))
-            return false;
-    }
-    return true;
+static void mark_stale(asset_slot *slot, stale_reason reason, const char *path) {
+    if ((slot->stale & (1u << reason)) == 0)
+        slot->stale_path[reason] = path;
+    slot->stale |= 1u << reason;
 }
 
 /* True when the recorded cook of source `index` is still valid; then the
  * slot keeps the old record, or a copy with fresh stamps when a file was
- * touched without changing. Reads no source byte when every stamp matches. */
+ * touched without changing. Otherwise slot->stale says why: every reason in
+ * a dry run, in a build the first one found (the cheap checks go first).
+ * Reads no source byte when every stamp matches. */
 static bool check_cached(build_run *run, size_t index, const cache_record *old) {
-    const char *importer = run->plan->importers[index]->name;
-    if (strcmp(old->importer, importer) != 0 || old->file_count == 0)
-        return false;
-    for (size_t i = 0; i < old->outputs.count; i++) {
-        if (!output_exists(run, old->outputs.items[i]))
-            return false; /* deleted by hand: cook it again */
+    asset_slot *slot = &run->slots[index];
+    const char *input = run->setup->input;
+    bool every = run->options->dry_run;
+    if (strcmp(old->importer, run->plan->importers[index]->name) != 0)
+        mark_stale(slot, STALE_IMPORTER, NULL);
+    if (run->old_cache->encoder_version != run->setup->encoder_version)
+        mark_stale(slot, STALE_ENCODER, NULL);
+    uint64_t settings = run->plan->settings_hash[index];
+    if (old->diagnostics.size > 0)
+        settings = cache_quoted_settings_hash(settings, &run->plan->settings[index]);
+    if (settings != old->settings)
+        mark_stale(slot, STALE_SETTINGS, NULL);
+    for (size_t i = 0; (every || !slot->stale) && i < old->outputs.count; i++) {
+        if (!output_exists(run, old->outputs.items[i])) /* deleted by hand */
+            mark_stale(slot, STALE_OUTPUT_MISSING, old->outputs.items[i]);
+    }
+    for (size_t i = 0; (every || !slot->stale) && i < old->absent.count; i++) {
+        if (!cache_path_absent(input, old->absent.items[i]))
+            mark_stale(slot, STALE_APPEARED, old->absent.items[i]);
     }
     cache_stamp *stamps = calloc(old->file_count, sizeof *stamps);
-    bool valid = stamps != NULL && restamp(run->setup->input, old, stamps);
-    uint64_t content = old->content;
-    bool same = true;
-    if (valid) {
-        for (size_t i = 0; same && i < old->file_count; i++)
-            same = cache_stamps_equal(&stamps[i], &old->files[i]);
-        if (!same) /* touched, maybe not changed: the bytes decide */
-            valid = cache_hash_content(run->setup->input, stamps, old->file_count, &content);
+    if (stamps == NULL)
+        return false;
+    bool touched = false;
+    for (size_t i = 0; (every || !slot->stale) && i < old->file_count; i++) {
+        const cache_stamp *was = &old->files[i];
+        stale_reason changed = i == 0 ? STALE_SOURCE : STALE_DEPENDENCY;
+        if (!cache_stamp_file(input, was->path, &stamps[i])) {
+            mark_stale(slot, i == 0 ? STALE_SOURCE : STALE_DEPENDENCY_REMOVED, was->path);
+            continue;
+        }
+        stamps[i].hash = was->hash;
+        if (cache_stamps_equal(&stamps[i], was))
+            continue;
+        touched = true; /* maybe not changed: the bytes decide */
+        if (!cache_hash_file(input, was->path, &stamps[i].hash) || stamps[i].hash != was->hash)
+            mark_stale(slot, changed, was->path);
     }
-    valid = valid && content == old->content &&
-            cache_key(content, run->plan->settings_hash[index], run->setup->encoder_version,
-                      importer) == old->key;
-    asset_slot *slot = &run->slots[index];
-    if (valid && same) {
+    bool valid = slot->stale == 0;
+    if (valid && !touched) {
         slot->kept = old;
     } else if (valid && cache_record_copy(&slot->record, old)) {
         for (size_t i = 0; i < old->file_count; i++) {
@@ -76,9 +93,10 @@ static bool check_cached(build_run *run, size_t index, const cache_record *old) 
     return valid;
 }
 
-/* Fills the asset's result from its record, as if it had just been cooked.
- * The result borrows the record's strings (the old cache outlives every
- * result): only the list of dependency paths is allocated. */
+/* Fills the asset's result from its record, as if it had just been cooked
+ * (diagnostics included, to be printed again). The result borrows the
+ * record's strings (the old cache outlives every result): only the list of
+ * dependency paths is allocated. */
 static bool replay_record(const cache_record *record, cook_asset_result *result) {
     size_t dependencies = record->file_count - 1;
     char **paths = malloc((dependencies ? dependencies : 1) * sizeof *paths);
@@ -86,38 +104,41 @@ static bool replay_record(const cache_record *record, cook_asset_result *result)
         return false;
     for (size_t i = 0; i < dependencies; i++)
         paths[i] = record->files[i + 1].path;
+    /* diag.warnings stays 0: only the text is kept, and only it is printed. */
     *result = (cook_asset_result){
         .ok = true,
+        .diag = {.text = {record->diagnostics.data, record->diagnostics.size, 0, false}},
         .outputs = {record->outputs.items, record->outputs.count, 0},
         .dependencies = {paths, dependencies, dependencies},
         .references = {record->references.items, record->references.count, 0},
+        .absent = {record->absent.items, record->absent.count, 0},
         .manifest = {record->manifest.items, record->manifest.count, 0},
     };
     return true;
 }
 
-/* Every string the record would hold can be written in the cache format. */
+static bool paths_are_safe(const strlist *paths) {
+    for (size_t i = 0; i < paths->count; i++) {
+        if (!cache_path_is_safe(paths->items[i]))
+            return false;
+    }
+    return true;
+}
+
+/* Every string the record would hold can be written in the cache format, and
+ * its diagnostics are whole lines (they are stored line by line). */
 static bool result_is_recordable(const char *source, const cook_asset_result *result) {
-    if (!cache_path_is_safe(source))
+    if (!cache_path_is_safe(source) || !paths_are_safe(&result->dependencies) ||
+        !paths_are_safe(&result->references) || !paths_are_safe(&result->absent) ||
+        !paths_are_safe(&result->outputs))
         return false;
-    for (size_t i = 0; i < result->dependencies.count; i++) {
-        if (!cache_path_is_safe(result->dependencies.items[i]))
-            return false;
-    }
-    for (size_t i = 0; i < result->references.count; i++) {
-        if (!cache_path_is_safe(result->references.items[i]))
-            return false;
-    }
-    for (size_t i = 0; i < result->outputs.count; i++) {
-        if (!cache_path_is_safe(result->outputs.items[i]))
-            return false;
-    }
     for (size_t i = 0; i < result->manifest.count; i++) {
         const cook_manifest_entry *e = &result->manifest.items[i];
         if (!cache_path_is_safe(e->path) || strpbrk(e->ref, "\t\n\r") != NULL || e->ref[0] == 0)
             return false;
     }
-    return true;
+    const bytebuf *text = &result->diag.text;
+    return text->size == 0 || text->data[text->size - 1] == '\n';
 }
 
 /* What a cook saw, to tell whether a file changed while it ran: the cache
@@ -130,49 +151,51 @@ typedef struct cook_window {
 } cook_window;
 
 /* The new cache record of a freshly cooked asset: stamps and bytes of its
- * source and dependencies as they are now. Failing here only costs a recook
- * next time, so it is silent.
- *
- * An asset that cooked with warnings is not recorded: a warning is often a
- * file the source names but that is missing, and only files that were opened
- * are dependencies, so the cache could not see that file appear later. */
+ * source and dependencies as they are now, the paths it found absent (still
+ * absent), what it wrote and printed. Failing here only costs a recook next
+ * time, so it is silent. */
 static void record_cooked(build_run *run, size_t index, const cook_window *window) {
     const char *source = run->plan->sources.items[index];
     const cook_asset_result *result = &run->results[index];
     asset_slot *slot = &run->slots[index];
-    if (result->diag.warnings > 0 || !result_is_recordable(source, result))
+    if (!result_is_recordable(source, result))
         return;
     cache_record *record = &slot->record;
-    *record = (cache_record){0};
-    const char *importer = run->plan->importers[index]->name;
+    *record = (cache_record){.settings = run->plan->settings_hash[index]};
+    if (result->diag.text.size > 0)
+        record->settings =
+            cache_quoted_settings_hash(record->settings, &run->plan->settings[index]);
     bool ok = (record->source = cook_strdup(source)) != NULL &&
-              (record->importer = cook_strdup(importer)) != NULL;
+              (record->importer = cook_strdup(run->plan->importers[index]->name)) != NULL;
     size_t count = 1 + result->dependencies.count;
     record->files = ok ? calloc(count, sizeof *record->files) : NULL;
     ok = ok && record->files != NULL;
     for (size_t i = 0; ok && i < count; i++) {
         const char *path = i == 0 ? source : result->dependencies.items[i - 1];
         cache_stamp stamp;
-        ok = cache_stamp_file(run->setup->input, path, &stamp) &&
-             (record->files[i].path = cook_strdup(path)) != NULL;
         /* Changed during the cook (or dated in the future): do not trust it. */
-        ok =
-            ok && stamp.mtime_ns < window->start_ns &&
-            (i > 0 || (window->source_known && cache_stamps_equal(&stamp, &window->source_before)));
+        ok = cache_stamp_file(run->setup->input, path, &stamp) &&
+             stamp.mtime_ns < window->start_ns &&
+             (i > 0 ||
+              (window->source_known && cache_stamps_equal(&stamp, &window->source_before))) &&
+             cache_hash_file(run->setup->input, path, &stamp.hash);
         if (ok) {
-            record->files[i].size = stamp.size;
-            record->files[i].mtime_ns = stamp.mtime_ns;
-            record->files[i].inode = stamp.inode;
-            record->file_count = i + 1;
+            record->files[i] = stamp;
+            ok = (record->files[i].path = cook_strdup(path)) != NULL;
+            record->file_count = i + (ok ? 1 : 0);
         }
     }
-    ok = ok &&
-         cache_hash_content(run->setup->input, record->files, record->file_count, &record->content);
-    record->key = cache_key(record->content, run->plan->settings_hash[index],
-                            run->setup->encoder_version, importer);
+    /* One created during the cook may or may not have been seen. */
+    for (size_t i = 0; ok && i < result->absent.count; i++)
+        ok = cache_path_absent(run->setup->input, result->absent.items[i]);
+    ok = ok && strlist_push_all(&record->absent, &result->absent);
     ok = ok && strlist_push_all(&record->outputs, &result->outputs);
     ok = ok && strlist_push_all(&record->references, &result->references);
     ok = ok && cook_manifest_add_all(&record->manifest, &result->manifest);
+    if (ok && result->diag.text.size > 0) {
+        bytebuf_append(&record->diagnostics, result->diag.text.data, result->diag.text.size);
+        ok = !record->diagnostics.failed;
+    }
     if (ok)
         slot->has_record = true;
     else
@@ -187,6 +210,33 @@ double build_seconds_since(const struct timespec *start) {
     struct timespec now;
     clock_gettime(CLOCK_MONOTONIC, &now);
     return (double)(now.tv_sec - start->tv_sec) + (double)(now.tv_nsec - start->tv_nsec) / 1e9;
+}
+
+/* --dry-run: the asset would be cooked. What the cache knows of what it read
+ * and named stands in for its cook's (which files a model reads, what the
+ * roots reach), and a file it looked for that exists now is one it will read;
+ * a source the cache does not know reads nothing. */
+static void preview_stale(build_run *run, size_t index, const cache_record *old) {
+    asset_slot *slot = &run->slots[index];
+    cook_asset_result *result = &run->results[index];
+    slot->status = ASSET_WOULD_COOK;
+    if (old != NULL && replay_record(old, result)) {
+        slot->borrowed = true;
+        result->diag = (cook_diag){0}; /* a cook would print its own */
+        strlist *reads = &result->dependencies;
+        for (size_t i = 0; i < old->absent.count; i++) {
+            char **items = cache_path_absent(run->setup->input, old->absent.items[i])
+                               ? NULL
+                               : realloc(reads->items, (reads->count + 1) * sizeof *items);
+            if (items != NULL) {
+                items[reads->count++] = old->absent.items[i];
+                reads->items = items;
+                reads->cap = reads->count;
+            }
+        }
+    }
+    result->ok = true;
+    progress_asset_settled(run->reporter, run->plan->sources.items[index], NULL);
 }
 
 static void process_planned_asset(void *context, uint32_t job) {
@@ -212,12 +262,14 @@ static void process_planned_asset(void *context, uint32_t job) {
         return;
     }
     const cache_record *old = cache_find(run->old_cache, source_path);
+    if (old == NULL)
+        mark_stale(slot, run->options->no_cache ? STALE_NO_CACHE : STALE_NOT_CACHED, NULL);
     if (old != NULL && check_cached(run, index, old) && replay_record(old, &run->results[index])) {
         slot->status = ASSET_UP_TO_DATE;
         slot->borrowed = true;
         if (run->options->verbosity == PROGRESS_VERBOSE)
             progress_print(run->reporter, stdout, "up to date %s", source_path);
-        progress_asset_settled(run->reporter, source_path);
+        progress_asset_settled(run->reporter, source_path, &run->results[index].diag);
         return;
     }
     if (slot->has_record) { /* a replay that ran out of memory: cook instead */
@@ -225,7 +277,10 @@ static void process_planned_asset(void *context, uint32_t job) {
         slot->has_record = false;
     }
     slot->kept = NULL;
-    progress_asset_started(run->reporter, source_path);
+    if (run->options->dry_run) {
+        preview_stale(run, index, old);
+        return;
+    }
     cook_request request = {
         .input_root = run->setup->input,
         .output_root = run->setup->output,
@@ -233,6 +288,7 @@ static void process_planned_asset(void *context, uint32_t job) {
         .importer = run->plan->importers[index],
         .settings = &run->plan->settings[index],
         .verify = run->options->verify,
+        .activity = progress_asset_started(run->reporter, source_path),
     };
     cook_window window = {
         .source_known = cache_stamp_file(run->setup->input, source_path, &window.source_before)};
@@ -340,9 +396,10 @@ static bool cook_round(build_run *run, const bool *queued, size_t *phase_assets)
             run->slots[i].through = model;
             run->results[i].ok = true;
             if (run->options->verbosity == PROGRESS_VERBOSE)
-                progress_print(run->reporter, stdout, "cooked through %s: %s", model,
+                progress_print(run->reporter, stdout, "%s through %s: %s",
+                               run->options->dry_run ? "would be cooked" : "cooked", model,
                                plan->sources.items[i]);
-            progress_asset_settled(run->reporter, plan->sources.items[i]);
+            progress_asset_settled(run->reporter, plan->sources.items[i], NULL);
         } else {
             phase_assets[n++] = i;
         }

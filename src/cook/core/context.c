@@ -106,6 +106,11 @@ static bool resolve_into(cook_context *ctx, const char *base, const char *relati
     if (probe != NULL)
         fclose(probe);
     free(full);
+    /* What the cook did depends on this file not being usable: a build may
+     * reuse the result only while it still is not (stat fails). A link out of
+     * the root exists, so such an asset is simply cooked every time. */
+    if (!ok && !strlist_contains(&ctx->absent, path))
+        strlist_push(&ctx->absent, path);
     if (ok && !strlist_contains(list, path))
         strlist_push(list, path);
     if (ok && root_relative != NULL)

@@ -28,8 +28,11 @@
  * most 1 code apart where one value is over 2^29 times the other;
  * 10: BC7 normal estimates all 64 two-subset partitions, best refits its
  * winner from extended endpoint starts; 11: large submeshes simplified and
- * split into meshlets by spatial chunk). */
-#define KILN_ENCODER_VERSION 11u
+ * split into meshlets by spatial chunk; 12: a model's textures are named after
+ * their source image, not tex_<index>; Zstd is dropped where it does not make
+ * a texture's levels smaller; block-compressed textures in whole blocks;
+ * opacity maps merged into the base colour's alpha). */
+#define KILN_ENCODER_VERSION 12u
 
 /* Largest source or dependency file a cook reads. */
 #define COOK_SOURCE_MAX_BYTES ((size_t)2 << 30) /* 2 GiB */
@@ -139,11 +142,21 @@ typedef enum cook_texture_target {
     COOK_TARGET_MOBILE,  /* ASTC */
 } cook_texture_target;
 
+/* texture.block_align: what becomes of a block-compressed texture whose top
+ * level is not a whole number of blocks (Direct3D and WebGPU refuse it;
+ * Vulkan, Metal and OpenGL take it). */
+typedef enum cook_block_align {
+    COOK_BLOCK_ALIGN_PAD,    /* edge texels repeated up to the next block */
+    COOK_BLOCK_ALIGN_RESIZE, /* resampled to the next multiple of the block */
+    COOK_BLOCK_ALIGN_NONE,   /* kept at its size */
+} cook_block_align;
+
 /* The names of the values, indexed by value, NULL-terminated: as written in
  * kiln.yml and in the settings JSON ("astc-6x6", "best", "mobile"). */
 extern const char *const cook_texture_format_names[];
 extern const char *const cook_quality_names[];
 extern const char *const cook_texture_target_names[];
+extern const char *const cook_block_align_names[];
 /* The value named `name` in a NULL-terminated `names` table, or -1. */
 int cook_names_find(const char *const *names, const char *name);
 
@@ -160,6 +173,7 @@ typedef struct cook_settings {
     cook_texture_format texture_format;
     cook_quality texture_quality;
     cook_texture_target texture_target;
+    cook_block_align texture_block_align;
     uint32_t texture_max_size;
     bool texture_mipmaps;
     uint32_t texture_max_dimension; /* decode limit per side (default 16384) */
@@ -233,6 +247,12 @@ typedef enum cook_texture_usage {
  * One asset being cooked (core/context.c)
  * ------------------------------------------------------------------------- */
 
+/* What one cook is doing now, readable from another thread while it runs (the
+ * CLI's progress line names the stage of an asset that takes long). Opaque:
+ * its stage is an atomic, set by the drivers through the context
+ * (cook_stage_enter) and read with one atomic load (cook_activity_stage). */
+typedef struct cook_activity cook_activity;
+
 typedef struct cook_context {
     const char *input_root;  /* as given on the command line */
     const char *source_path; /* relative to input_root, '/'-separated */
@@ -241,8 +261,10 @@ typedef struct cook_context {
     size_t source_size;
     const cook_settings *settings;
     cook_diag *diag;
-    strlist dependencies; /* paths relative to input_root, recorded by import */
-    strlist references;   /* other source assets it names, cooked on their own */
+    strlist dependencies;    /* paths relative to input_root, recorded by import */
+    strlist references;      /* other source assets it names, cooked on their own */
+    strlist absent;          /* paths it looked for that were not there (or not usable) */
+    cook_activity *activity; /* the stage it is in, for whoever watches; may be NULL */
 } cook_context;
 
 /* Reads a file a source refers to (an .mtl, a .bin, a texture). `relative` is
@@ -250,7 +272,10 @@ typedef struct cook_context {
  * root: an absolute path or one that climbs out is refused, never opened. On
  * success the dependency is recorded and *root_relative (may be NULL) receives
  * its path relative to the input root (caller frees). On failure an error is
- * NOT reported: the caller decides whether a missing file is fatal. */
+ * NOT reported: the caller decides whether a missing file is fatal. A path
+ * inside the root that was looked for and not found (or leads out through a
+ * link) is recorded in ctx->absent: the build's cache must know that the
+ * asset's output depends on that file not being there. */
 bool cook_resolve_dependency(cook_context *ctx, const char *relative, char **root_relative,
                              char *reason, size_t reason_size);
 bool cook_read_dependency(cook_context *ctx, const char *relative, uint8_t **data, size_t *size,
@@ -304,7 +329,8 @@ typedef struct cook_request {
     const char *source_path;              /* relative to input_root, '/'-separated */
     const struct cook_importer *importer; /* its registry row (cook.h) */
     const cook_settings *settings;
-    bool verify; /* re-read and validate every file written */
+    bool verify;             /* re-read and validate every file written */
+    cook_activity *activity; /* where the cook reports its stage; NULL: nobody watches */
 } cook_request;
 
 /* Where a cook spends its time, measured per asset (cook_stage_add). */
@@ -322,6 +348,7 @@ typedef struct cook_asset_result {
     strlist outputs;             /* files written, relative to output_root */
     strlist dependencies;        /* files read besides the source, relative to input_root */
     strlist references;          /* source assets it names (cook_add_reference) */
+    strlist absent;              /* paths it looked for and did not find (cook_context) */
     cook_manifest_list manifest; /* every ref this asset produced */
     uint64_t bytes_written;
     uint32_t meshes;
@@ -333,6 +360,25 @@ typedef struct cook_asset_result {
  * (which returns the new timestamp, to chain stages). */
 double cook_clock(void);
 double cook_stage_add(cook_asset_result *result, cook_stage stage, double since);
+/* "import", "process", "write", "texture": in reports and the progress line. */
+const char *cook_stage_name(cook_stage stage);
+
+/* ---------------------------------------------------------------------------
+ * What a cook is doing now (core/activity.c)
+ * ------------------------------------------------------------------------- */
+
+/* NULL on allocation failure; a new activity is in no stage. */
+cook_activity *cook_activity_create(void);
+void cook_activity_destroy(cook_activity *activity);
+/* The stage the cook is in, or COOK_STAGE_COUNT when it is in none. */
+cook_stage cook_activity_stage(const cook_activity *activity);
+/* Sets the stage (COOK_STAGE_COUNT: none); a NULL activity is ignored. */
+void cook_activity_set(cook_activity *activity, cook_stage stage);
+/* A driver entering a stage: ctx->activity says so from now on.
+ * Test hook: KILN_TEST_SLOW_STAGE=<stage name>:<seconds> (e.g. "texture:3")
+ * sleeps that long on entering that stage, so that a test can show a slow
+ * asset without cooking one. Nothing else reads it. */
+void cook_stage_enter(cook_context *ctx, cook_stage stage);
 
 void cook_asset_result_free(cook_asset_result *result);
 

@@ -73,6 +73,7 @@ void ir_images_free(ir_image *images, uint32_t count) {
     for (uint32_t i = 0; i < count; i++) {
         free(images[i].name);
         free(images[i].path);
+        free(images[i].label);
         free(images[i].bytes);
     }
     free(images);

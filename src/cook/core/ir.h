@@ -108,6 +108,8 @@ typedef struct ir_texture_ref {
 typedef struct ir_image {
     char *name;     /* for messages, e.g. "images[3]" or the file name */
     char *path;     /* relative to the input root, or NULL when embedded */
+    char *label;    /* the source's own name for an embedded image (glTF images[i].name,
+                       assimp's file name), or NULL: its cooked texture is named after it */
     uint8_t *bytes; /* the embedded encoded file (owned), or NULL */
     size_t size;
 } ir_image;

@@ -61,10 +61,21 @@ double cook_stage_add(cook_asset_result *result, cook_stage stage, double since)
     return now;
 }
 
+const char *cook_stage_name(cook_stage stage) {
+    static const char *const names[COOK_STAGE_COUNT] = {
+        [COOK_STAGE_IMPORT] = "import",
+        [COOK_STAGE_PROCESS] = "process",
+        [COOK_STAGE_WRITE] = "write",
+        [COOK_STAGE_TEXTURE] = "texture",
+    };
+    return (unsigned)stage < COOK_STAGE_COUNT ? names[stage] : "";
+}
+
 void cook_asset_result_free(cook_asset_result *result) {
     diag_free(&result->diag);
     strlist_free(&result->outputs);
     strlist_free(&result->dependencies);
     strlist_free(&result->references);
+    strlist_free(&result->absent);
     cook_manifest_list_free(&result->manifest);
 }

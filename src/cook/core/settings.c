@@ -28,9 +28,17 @@ const char *const cook_texture_target_names[] = {
     [COOK_TARGET_MOBILE + 1] = NULL,
 };
 
+const char *const cook_block_align_names[] = {
+    [COOK_BLOCK_ALIGN_PAD] = "pad",
+    [COOK_BLOCK_ALIGN_RESIZE] = "resize",
+    [COOK_BLOCK_ALIGN_NONE] = "none",
+    [COOK_BLOCK_ALIGN_NONE + 1] = NULL,
+};
+
 /* ENUM values are read and written as int. */
 _Static_assert(sizeof(cook_texture_format) == sizeof(int) && sizeof(cook_quality) == sizeof(int) &&
-                   sizeof(cook_texture_target) == sizeof(int),
+                   sizeof(cook_texture_target) == sizeof(int) &&
+                   sizeof(cook_block_align) == sizeof(int),
                "settings enums are int-sized");
 
 int cook_names_find(const char *const *names, const char *name) {
@@ -90,6 +98,10 @@ const cook_setting cook_setting_table[] = {
                  "split meshes into meshlets for mesh shaders and cluster culling"),
     SETTING_BOOL("mesh.quantize_positions", mesh_quantize_positions, false,
                  "store positions as 16-bit integers with a scale, not 32-bit floats"),
+    SETTING_ENUM("texture.block_align", texture_block_align, cook_block_align_names,
+                 COOK_BLOCK_ALIGN_PAD,
+                 "a block-compressed texture whose size is not a whole number of blocks "
+                 "(Direct3D and WebGPU refuse it): pad (repeat the edge), resize, or none"),
     SETTING_BOOL("texture.compress", texture_compress, true,
                  "GPU block compression; false keeps the texels exact (+ Zstd)"),
     SETTING_ENUM("texture.format", texture_format, cook_texture_format_names, COOK_FORMAT_AUTO,

@@ -9,6 +9,7 @@
 
 bool cook_asset(const cook_request *request, cook_asset_result *result) {
     memset(result, 0, sizeof *result);
+    cook_activity_set(request->activity, COOK_STAGE_IMPORT); /* reading the source */
     double clock = cook_clock();
     const char *source_path = request->source_path;
     char ref[1024];
@@ -40,10 +41,13 @@ bool cook_asset(const cook_request *request, cook_asset_result *result) {
         .source_size = source_size,
         .settings = request->settings,
         .diag = &result->diag,
+        .activity = request->activity,
     };
     bool ok = request->importer->driver(request, &ctx, result);
+    cook_activity_set(request->activity, COOK_STAGE_COUNT);
     result->dependencies = ctx.dependencies;
     result->references = ctx.references;
+    result->absent = ctx.absent;
     free(source);
     result->ok = ok && result->diag.errors == 0;
     return result->ok;

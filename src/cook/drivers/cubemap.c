@@ -120,6 +120,7 @@ static bool decode_face(cook_context *ctx, const char *relative, const char *fac
 }
 
 bool cook_cubemap_asset(const cook_request *request, cook_context *ctx, cook_asset_result *result) {
+    cook_stage_enter(ctx, COOK_STAGE_TEXTURE);
     double clock = cook_clock();
     const char *slash = strrchr(ctx->source_path, '/');
     const char *folder_name = slash ? slash + 1 : ctx->source_path;

@@ -48,10 +48,17 @@ bool cook_cubemap_asset(const cook_request *request, cook_context *ctx, cook_ass
 
 typedef struct cook_texture_source {
     const char *name;     /* for messages: a path, or "scene.glb image 3" */
-    const uint8_t *bytes; /* the encoded image file (PNG, JPEG, TGA, BMP, HDR) */
+    const uint8_t *bytes; /* the encoded image file (PNG, JPEG, TGA, BMP, HDR), or NULL
+                             with an opacity image: white, the opacity image's size */
     size_t size;
     cook_texture_usage usage;
     float alpha_cutoff; /* > 0: keep alpha-test coverage at this cutoff in every mip */
+    /* A separate opacity map (MTL map_d, assimp's opacity texture) merged into
+     * the alpha channel, or NULL: its alpha where it has one that is not all
+     * opaque, else its luminance, resampled to the image's size. */
+    const char *opacity_name;
+    const uint8_t *opacity_bytes;
+    size_t opacity_size;
 } cook_texture_source;
 
 /* Decodes, processes and writes one texture as KTX2 to output_root/out_path

@@ -9,6 +9,7 @@
 #include "cook/drivers/drivers.h"
 
 bool cook_lut_asset(const cook_request *request, cook_context *ctx, cook_asset_result *result) {
+    cook_stage_enter(ctx, COOK_STAGE_TEXTURE);
     double clock = cook_clock();
     char *out_path = cook_output_path(request->source_path, ".ktx2");
     if (out_path == NULL) {

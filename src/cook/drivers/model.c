@@ -54,12 +54,14 @@ static bool check_mesh_invariants(const ir_mesh *mesh, uint32_t material_count, 
 static bool cook_mesh_output(const cook_request *request, cook_context *ctx, const ir_asset *asset,
                              uint32_t mesh_index, cook_asset_result *result) {
     ir_mesh *mesh = &asset->meshes[mesh_index];
+    cook_stage_enter(ctx, COOK_STAGE_PROCESS);
     double clock = cook_clock();
     bool processed =
         check_mesh_invariants(mesh, asset->material_count, ctx) && process_mesh(ctx, mesh, asset);
     clock = cook_stage_add(result, COOK_STAGE_PROCESS, clock);
     if (!processed)
         return false;
+    cook_stage_enter(ctx, COOK_STAGE_WRITE);
     char suffix[32];
     if (asset->mesh_count == 1)
         snprintf(suffix, sizeof suffix, ".kmesh");
@@ -107,8 +109,8 @@ static bool cook_mesh_output(const cook_request *request, cook_context *ctx, con
 
 /* ---------------------------------------------------------------------------
  * Materials and their textures: <stem>.kmat next to the mesh, one KTX2 per
- * image a slot uses at <stem>/tex_<image>.ktx2, refs <sourceRef>/tex_<image>
- * and <sourceRef>/material_<row>.
+ * image a slot uses at <stem>/<name>.ktx2 (named after the image: see
+ * name_textures), refs <sourceRef>/<name> and <sourceRef>/material_<row>.
  * ------------------------------------------------------------------------- */
 
 static const char *const slot_names[IR_SLOT_COUNT] = {"base colour", "metallic-roughness", "normal",
@@ -133,25 +135,88 @@ static cook_texture_usage slot_usage(ir_texture_slot slot) {
     return COOK_TEXTURE_DATA; /* ORM packing kept: one texture for both slots */
 }
 
-/* How each image is cooked: the usage of its first use (material rows in
- * order, slots in order); a later use wanting another usage is a warning. */
+/* How each texture is cooked: the usage of its first use (material rows in
+ * order, slots in order); a later use wanting another usage is a warning.
+ * Plan i < image_count cooks image i as it is; the plans after those each
+ * merge a separate opacity map into a colour image's alpha (a blended or
+ * masked material's IR_SLOT_ALPHA: MTL map_d, assimp's opacity texture). */
+#define TEXTURE_NAME_MAX 64
+
 typedef struct image_plan {
     bool used;
+    int32_t image;   /* the IR image cooked (the colour one), or -1: white */
+    int32_t opacity; /* the IR image whose opacity becomes alpha, or -1 */
     cook_texture_usage usage;
     uint32_t first_material;
     ir_texture_slot first_slot;
-    float alpha_cutoff; /* a MASK material's cutoff when used as its base colour */
-    uint64_t hash;      /* the cooked texture's ref hash, 0 when it failed */
+    float alpha_cutoff;          /* a MASK material's cutoff when used as its base colour */
+    uint64_t hash;               /* the cooked texture's ref hash, 0 when it failed */
+    char name[TEXTURE_NAME_MAX]; /* the cooked file's name: <stem>/<name>.ktx2 */
 } image_plan;
 
-static void plan_images(cook_context *ctx, const ir_asset *asset, image_plan *plans) {
+/* The plans and which plan each material slot uses (-1: none). */
+typedef struct texture_plans {
+    image_plan *plans; /* image_count + material_count (merges) */
+    uint32_t count;
+    int32_t *slot_plan; /* material_count * IR_SLOT_COUNT */
+} texture_plans;
+
+static int32_t valid_image(const ir_asset *asset, int32_t image) {
+    return image >= 0 && (uint32_t)image < asset->image_count ? image : -1;
+}
+
+/* Fills the slot -> plan table: each slot's own image, except that a blended
+ * or masked material with an opacity map gets one merged plan (shared by
+ * materials with the same pair) for its base colour, and no alpha slot. */
+static bool plan_slots(const ir_asset *asset, texture_plans *t) {
+    size_t capacity = (size_t)asset->image_count + asset->material_count;
+    t->plans = calloc(capacity ? capacity : 1, sizeof *t->plans);
+    t->slot_plan =
+        malloc(((size_t)asset->material_count * IR_SLOT_COUNT + 1) * sizeof *t->slot_plan);
+    if (t->plans == NULL || t->slot_plan == NULL)
+        return false;
+    t->count = asset->image_count;
+    for (uint32_t i = 0; i < asset->image_count; i++) {
+        t->plans[i].image = (int32_t)i;
+        t->plans[i].opacity = -1;
+    }
+    for (uint32_t m = 0; m < asset->material_count; m++) {
+        const ir_material *material = &asset->materials[m];
+        int32_t *slots = &t->slot_plan[(size_t)m * IR_SLOT_COUNT];
+        for (int s = 0; s < IR_SLOT_COUNT; s++)
+            slots[s] = valid_image(asset, material->textures[s].image);
+        int32_t opacity = slots[IR_SLOT_ALPHA];
+        if (opacity < 0 || material->alpha_mode == IR_ALPHA_OPAQUE)
+            continue;
+        int32_t color = slots[IR_SLOT_BASE_COLOR];
+        uint32_t merge = asset->image_count;
+        while (merge < t->count &&
+               (t->plans[merge].image != color || t->plans[merge].opacity != opacity))
+            merge++;
+        if (merge == t->count) {
+            t->plans[merge].image = color;
+            t->plans[merge].opacity = opacity;
+            t->count++;
+        }
+        slots[IR_SLOT_BASE_COLOR] = (int32_t)merge;
+        slots[IR_SLOT_ALPHA] = -1; /* it is the base colour's alpha now */
+    }
+    return true;
+}
+
+/* A plan's image for messages: the colour image's name, or the opacity map's. */
+static const char *plan_image_name(const ir_asset *asset, const image_plan *plan) {
+    return asset->images[plan->image >= 0 ? plan->image : plan->opacity].name;
+}
+
+static void plan_images(cook_context *ctx, const ir_asset *asset, texture_plans *t) {
     for (uint32_t m = 0; m < asset->material_count; m++) {
         const ir_material *material = &asset->materials[m];
         for (int s = 0; s < IR_SLOT_COUNT; s++) {
-            int32_t image = material->textures[s].image;
-            if (image < 0 || (uint32_t)image >= asset->image_count)
+            int32_t index = t->slot_plan[(size_t)m * IR_SLOT_COUNT + (size_t)s];
+            if (index < 0)
                 continue;
-            image_plan *plan = &plans[image];
+            image_plan *plan = &t->plans[index];
             cook_texture_usage usage = slot_usage((ir_texture_slot)s);
             if (!plan->used) {
                 plan->used = true;
@@ -163,7 +228,7 @@ static void plan_images(cook_context *ctx, const ir_asset *asset, image_plan *pl
                 diag_warning(ctx->diag, ctx->source_path, 0,
                              "image '%s' is the %s texture of material '%s' and the %s texture "
                              "of material '%s'; it is cooked once, for its first use (%s)",
-                             asset->images[image].name, slot_names[plan->first_slot],
+                             plan_image_name(asset, plan), slot_names[plan->first_slot],
                              first->name ? first->name : "", slot_names[s],
                              material->name ? material->name : "", slot_names[plan->first_slot]);
             }
@@ -172,6 +237,68 @@ static void plan_images(cook_context *ctx, const ir_asset *asset, image_plan *pl
                 material->alpha_cutoff > 0.0f)
                 plan->alpha_cutoff = material->alpha_cutoff;
         }
+    }
+}
+
+/* Names the sources' own leaves take next to textures: meshes and material rows. */
+static bool name_is_reserved(const char *name) {
+    const char *prefixes[] = {"mesh_", "material_"};
+    for (size_t p = 0; p < 2; p++) {
+        size_t length = strlen(prefixes[p]);
+        if (strncmp(name, prefixes[p], length) != 0 || name[length] == '\0')
+            continue;
+        if (strspn(name + length, "0123456789") == strlen(name + length))
+            return true;
+    }
+    return false;
+}
+
+static bool name_is_taken(const image_plan *plans, uint32_t count, const char *name) {
+    if (name_is_reserved(name))
+        return true;
+    for (uint32_t i = 0; i < count; i++)
+        if (plans[i].used && strcmp(plans[i].name, name) == 0)
+            return true;
+    return false;
+}
+
+/* Each used image's texture is named after its source: the file's name
+ * without folder and extension (textures/Crate_Albedo.png -> crate_albedo),
+ * or an embedded image's own label, lower-cased (refs are) with anything but
+ * [a-z0-9_-] turned into '_'; tex_<plan> when it has neither. A merged
+ * texture is named after its colour image (else its opacity map). Names taken
+ * by an earlier plan (in plan order) or by the source's mesh_N / material_N
+ * leaves get _2, _3, ...: the same source always gives the same names. */
+static void name_textures(const ir_asset *asset, texture_plans *t) {
+    image_plan *plans = t->plans;
+    for (uint32_t i = 0; i < t->count; i++) {
+        if (!plans[i].used)
+            continue;
+        const ir_image *image =
+            &asset->images[plans[i].image >= 0 ? plans[i].image : plans[i].opacity];
+        const char *source = image->path ? image->path : image->label;
+        char base[TEXTURE_NAME_MAX - 12] = "";
+        if (source != NULL) {
+            const char *start = source;
+            for (const char *c = source; *c; c++)
+                if (*c == '/' || *c == '\\')
+                    start = c + 1;
+            const char *dot = strrchr(start, '.');
+            size_t length = dot && dot != start ? (size_t)(dot - start) : strlen(start);
+            if (length >= sizeof base)
+                length = sizeof base - 1;
+            for (size_t c = 0; c < length; c++) {
+                char ch = ascii_lower(start[c]);
+                bool keep = (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') || ch == '-';
+                base[c] = keep ? ch : '_';
+            }
+            base[length] = '\0';
+        }
+        if (base[0] == '\0' || strspn(base, "_") == strlen(base))
+            snprintf(base, sizeof base, "tex_%u", i);
+        snprintf(plans[i].name, sizeof plans[i].name, "%s", base);
+        for (uint32_t n = 2; name_is_taken(plans, i, plans[i].name); n++)
+            snprintf(plans[i].name, sizeof plans[i].name, "%s_%u", base, n);
     }
 }
 
@@ -195,50 +322,72 @@ static void first_message(const cook_diag *diag, char *out, size_t size) {
     snprintf(out, size, "%.*s", (int)length, text);
 }
 
-/* Cooks image `index`. A failure is a warning naming the material and file:
- * the slots using it become empty and the asset still cooks. Returns false
- * only for failures that must fail the asset (out of memory). */
+/* The encoded bytes of IR image `image`: embedded (borrowed) or read from
+ * the input tree into *owned. False with `reason` when it cannot be read. */
+static bool image_bytes(const cook_context *ctx, const ir_image *image, uint8_t **owned,
+                        const uint8_t **bytes, size_t *size, char *reason, size_t reason_size) {
+    *owned = NULL;
+    *bytes = image->bytes;
+    *size = image->size;
+    if (image->bytes != NULL)
+        return true;
+    if (image->path == NULL) {
+        snprintf(reason, reason_size, "no data");
+        return false;
+    }
+    /* Resolved (inside the input root) and recorded as a dependency by the
+     * importer: read it relative to the root. */
+    char *full = cook_path_join(ctx->input_root, image->path);
+    bool ok = full != NULL &&
+              cook_read_file(full, COOK_SOURCE_MAX_BYTES, owned, size, reason, reason_size);
+    if (full == NULL)
+        snprintf(reason, reason_size, "out of memory");
+    free(full);
+    *bytes = *owned;
+    return ok;
+}
+
+static const char *image_display_name(const ir_image *image) {
+    return image->path ? image->path : image->name;
+}
+
+/* Cooks one plan's texture. A failure is a warning naming the material and
+ * file(s): the slots using it become empty and the asset still cooks. Returns
+ * false only for failures that must fail the asset (out of memory). */
 static bool cook_model_image(const cook_request *request, cook_context *ctx, const ir_asset *asset,
-                             uint32_t index, image_plan *plan, cook_asset_result *result) {
-    const ir_image *image = &asset->images[index];
+                             image_plan *plan, cook_asset_result *result) {
+    const ir_image *image = plan->image >= 0 ? &asset->images[plan->image] : NULL;
+    const ir_image *opacity = plan->opacity >= 0 ? &asset->images[plan->opacity] : NULL;
     const ir_material *first = &asset->materials[plan->first_material];
     const char *material = first->name ? first->name : "";
-    char ref[1200], leaf[48];
-    snprintf(ref, sizeof ref, "%s/tex_%u", ctx->ref, index);
-    snprintf(leaf, sizeof leaf, "/tex_%u.ktx2", index);
+    char ref[1200], leaf[TEXTURE_NAME_MAX + 8];
+    snprintf(ref, sizeof ref, "%s/%s", ctx->ref, plan->name);
+    snprintf(leaf, sizeof leaf, "/%s.ktx2", plan->name);
     char *out_path = cook_output_path(request->source_path, leaf);
     if (out_path == NULL) {
         diag_error(ctx->diag, ctx->source_path, 0, "out of memory");
         return false;
     }
-    uint8_t *owned = NULL;
-    size_t size = image->size;
-    const uint8_t *bytes = image->bytes;
+    uint8_t *owned = NULL, *owned_opacity = NULL;
+    const uint8_t *bytes = NULL, *opacity_bytes = NULL;
+    size_t size = 0, opacity_size = 0;
     char reason[512] = "";
-    bool readable = true;
-    if (bytes == NULL && image->path != NULL) {
-        /* Resolved (inside the input root) and recorded as a dependency by
-         * the importer: read it relative to the root. */
-        char *full = cook_path_join(ctx->input_root, image->path);
-        readable = full != NULL && cook_read_file(full, COOK_SOURCE_MAX_BYTES, &owned, &size,
-                                                  reason, sizeof reason);
-        if (full == NULL)
-            snprintf(reason, sizeof reason, "out of memory");
-        free(full);
-        bytes = owned;
-    } else if (bytes == NULL) {
-        readable = false;
-        snprintf(reason, sizeof reason, "no data");
-    }
+    bool readable =
+        (image == NULL || image_bytes(ctx, image, &owned, &bytes, &size, reason, sizeof reason)) &&
+        (opacity == NULL || image_bytes(ctx, opacity, &owned_opacity, &opacity_bytes, &opacity_size,
+                                        reason, sizeof reason));
     bool cooked = false;
     cook_diag texture_diag = {0};
     if (readable) {
         cook_texture_source src = {
-            .name = image->path ? image->path : image->name,
+            .name = image ? image_display_name(image) : image_display_name(opacity),
             .bytes = bytes,
             .size = size,
             .usage = plan->usage,
             .alpha_cutoff = plan->alpha_cutoff,
+            .opacity_name = opacity ? image_display_name(opacity) : NULL,
+            .opacity_bytes = opacity_bytes,
+            .opacity_size = opacity_size,
         };
         cook_diag *asset_diag = ctx->diag;
         ctx->diag = &texture_diag; /* its errors become one warning here */
@@ -252,41 +401,51 @@ static bool cook_model_image(const cook_request *request, cook_context *ctx, con
         bytebuf_append(&ctx->diag->text, texture_diag.text.data, texture_diag.text.size);
         ctx->diag->warnings += texture_diag.warnings;
         plan->hash = kiln_ref_hash(ref);
+    } else if (opacity != NULL) {
+        diag_warning(ctx->diag, ctx->source_path, 0,
+                     "material '%s': texture '%s' with opacity map '%s' cannot be cooked (%s); "
+                     "its base colour slot gets no texture",
+                     material, image ? image_display_name(image) : "(none)",
+                     image_display_name(opacity), reason[0] ? reason : "unknown reason");
     } else {
         diag_warning(ctx->diag, ctx->source_path, 0,
                      "material '%s': texture '%s' cannot be cooked (%s); its slot gets no "
                      "texture",
-                     material, image->path ? image->path : image->name,
-                     reason[0] ? reason : "unknown reason");
+                     material, image_display_name(image), reason[0] ? reason : "unknown reason");
     }
     diag_free(&texture_diag);
     free(owned);
+    free(owned_opacity);
     free(out_path);
     return true;
 }
 
 static bool cook_materials_output(const cook_request *request, cook_context *ctx,
                                   const ir_asset *asset, cook_asset_result *result) {
-    image_plan *plans = calloc(asset->image_count ? asset->image_count : 1, sizeof *plans);
+    texture_plans plans = {0};
     uint64_t *hashes =
         calloc((size_t)asset->material_count * KILN_MATERIAL_SLOT_COUNT, sizeof *hashes);
     char *relative = cook_output_path(request->source_path, ".kmat");
     bytebuf bytes = {0};
-    bool ok = plans != NULL && hashes != NULL && relative != NULL;
+    bool ok = plan_slots(asset, &plans) && hashes != NULL && relative != NULL;
     if (!ok)
         diag_error(ctx->diag, ctx->source_path, 0, "out of memory");
-    if (ok)
-        plan_images(ctx, asset, plans);
+    if (ok) {
+        plan_images(ctx, asset, &plans);
+        name_textures(asset, &plans);
+    }
+    cook_stage_enter(ctx, COOK_STAGE_TEXTURE);
     double clock = cook_clock();
-    for (uint32_t i = 0; ok && i < asset->image_count; i++)
-        if (plans[i].used)
-            ok = cook_model_image(request, ctx, asset, i, &plans[i], result);
+    for (uint32_t i = 0; ok && i < plans.count; i++)
+        if (plans.plans[i].used)
+            ok = cook_model_image(request, ctx, asset, &plans.plans[i], result);
     clock = cook_stage_add(result, COOK_STAGE_TEXTURE, clock);
+    cook_stage_enter(ctx, COOK_STAGE_WRITE);
     for (uint32_t m = 0; ok && m < asset->material_count; m++)
         for (int s = 0; s < IR_SLOT_COUNT; s++) {
-            int32_t image = asset->materials[m].textures[s].image;
-            if (image >= 0 && (uint32_t)image < asset->image_count)
-                hashes[(size_t)m * KILN_MATERIAL_SLOT_COUNT + (size_t)s] = plans[image].hash;
+            int32_t plan = plans.slot_plan[(size_t)m * IR_SLOT_COUNT + (size_t)s];
+            if (plan >= 0)
+                hashes[(size_t)m * KILN_MATERIAL_SLOT_COUNT + (size_t)s] = plans.plans[plan].hash;
         }
     if (ok && !write_kmat(ctx, asset->materials, asset->material_count, hashes,
                           request->importer->name, &bytes)) {
@@ -311,7 +470,8 @@ static bool cook_materials_output(const cook_request *request, cook_context *ctx
     }
     cook_stage_add(result, COOK_STAGE_WRITE, clock);
     bytebuf_free(&bytes);
-    free(plans);
+    free(plans.plans);
+    free(plans.slot_plan);
     free(hashes);
     free(relative);
     return ok;
@@ -321,12 +481,14 @@ static bool cook_materials_output(const cook_request *request, cook_context *ctx
  * and the material table with its textures. */
 bool cook_model_asset(const cook_request *request, cook_context *ctx, cook_asset_result *result) {
     const char *source_path = ctx->source_path;
+    cook_stage_enter(ctx, COOK_STAGE_IMPORT);
     double clock = cook_clock();
     ir_asset asset = {0};
     bool ok = import_run(ctx, request->importer->import, &asset);
     if (ok && result->diag.errors > 0)
         ok = false; /* an importer that reported an error has failed */
     clock = cook_stage_add(result, COOK_STAGE_IMPORT, clock);
+    cook_stage_enter(ctx, COOK_STAGE_PROCESS);
     if (ok && request->settings->mesh_merge && asset.mesh_count > 0)
         ok = process_merge_asset(&asset, &result->diag, source_path);
     cook_stage_add(result, COOK_STAGE_PROCESS, clock);

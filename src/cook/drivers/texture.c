@@ -321,6 +321,14 @@ static bool encode_image(cook_context *ctx, const texture_set *set, const textur
         /* 8-bit formats take the filter's bytes as they are. */
         .levels8 = !float_levels,
         .threads = settings->threads,
+        /* Direct3D and WebGPU want a block format's top level in whole blocks. */
+        .align_width = format->block != 0 && settings->texture_block_align != COOK_BLOCK_ALIGN_NONE
+                           ? row->block_width
+                           : 0,
+        .align_height = format->block != 0 && settings->texture_block_align != COOK_BLOCK_ALIGN_NONE
+                            ? row->block_height
+                            : 0,
+        .align_by_padding = settings->texture_block_align == COOK_BLOCK_ALIGN_PAD,
     };
     mip_chain chain;
     bool ok = base != NULL ? mip_build(base, width, height, &options, &chain)
@@ -357,7 +365,9 @@ static bool encode_image(cook_context *ctx, const texture_set *set, const textur
         ok = bytes[i] != NULL;
     }
     ir_decoded_image_free(image);
-    *dims = (mip_chain){.count = chain.count};
+    *dims = (mip_chain){.count = chain.count,
+                        .content_width = chain.content_width,
+                        .content_height = chain.content_height};
     memcpy(dims->width, chain.width, sizeof chain.width);
     memcpy(dims->height, chain.height, sizeof chain.height);
     mip_chain_free(&chain);
@@ -428,6 +438,8 @@ bool cook_texture_set(cook_context *ctx, const char *output_root, texture_set *s
             .level_data = (const uint8_t *const *)levels,
             .level_size = level_size,
             .source = set->source,
+            .content_width = dims.content_width,
+            .content_height = dims.content_height,
         };
         kiln_color_space space = format.srgb ? KILN_COLOR_SPACE_SRGB : KILN_COLOR_SPACE_LINEAR;
         ok = texture_write_file(ctx, &desc, set->name, output_root, ref, out_path, verify, space,
@@ -438,17 +450,116 @@ bool cook_texture_set(cook_context *ctx, const char *output_root, texture_set *s
     return ok;
 }
 
+/* One opacity value per texel of a decoded opacity map (0..1): its alpha when
+ * it has an alpha channel that is not all opaque, else its luminance (Rec.
+ * 709 weights on the stored values, as viewers show a grey map). */
+static float *opacity_values(const ir_decoded_image *map) {
+    size_t count = (size_t)map->width * map->height;
+    float *values = malloc(count * sizeof *values);
+    if (values == NULL)
+        return NULL;
+    bool has_alpha = false;
+    if (map->source_channels == 2 || map->source_channels == 4)
+        for (size_t i = 0; i < count && !has_alpha; i++)
+            has_alpha = map->rgba8 ? map->rgba8[i * 4 + 3] != 255 : map->rgbaf[i * 4 + 3] < 1.0f;
+    for (size_t i = 0; i < count; i++) {
+        float rgba[4];
+        for (int c = 0; c < 4; c++)
+            rgba[c] = map->rgba8 ? map->rgba8[i * 4 + c] / 255.0f : map->rgbaf[i * 4 + c];
+        float v = has_alpha ? rgba[3] : 0.2126f * rgba[0] + 0.7152f * rgba[1] + 0.0722f * rgba[2];
+        values[i] = v < 0.0f ? 0.0f : v > 1.0f ? 1.0f : v;
+    }
+    return values;
+}
+
+/* Replaces image's alpha with the opacity map's values, resampled (area
+ * filter) when the sizes differ. An image without colour (NULL pixels) becomes
+ * white at the map's size. False when out of memory. */
+static bool merge_opacity(ir_decoded_image *image, const ir_decoded_image *map) {
+    if (image->rgba8 == NULL && image->rgbaf == NULL) {
+        *image = (ir_decoded_image){.width = map->width,
+                                    .height = map->height,
+                                    .source_channels = 4,
+                                    .source_bits = 8,
+                                    .format = map->format};
+        image->rgba8 = malloc((size_t)map->width * map->height * 4);
+        if (image->rgba8 == NULL)
+            return false;
+        memset(image->rgba8, 255, (size_t)map->width * map->height * 4);
+    }
+    float *values = opacity_values(map);
+    if (values == NULL)
+        return false;
+    size_t count = (size_t)image->width * image->height;
+    if (map->width != image->width || map->height != image->height) {
+        size_t map_count = (size_t)map->width * map->height;
+        float *spread = malloc(map_count * 4 * sizeof *spread);
+        float *resampled = malloc(count * 4 * sizeof *resampled);
+        bool ok = spread != NULL && resampled != NULL;
+        for (size_t i = 0; ok && i < map_count; i++)
+            for (int c = 0; c < 4; c++)
+                spread[i * 4 + c] = values[i];
+        ok = ok && image_resample_area(spread, map->width, map->height, resampled, image->width,
+                                       image->height);
+        free(values);
+        values = NULL;
+        if (ok && (values = malloc(count * sizeof *values)) != NULL)
+            for (size_t i = 0; i < count; i++)
+                values[i] = resampled[i * 4];
+        free(spread);
+        free(resampled);
+        if (values == NULL)
+            return false;
+    }
+    for (size_t i = 0; i < count; i++) {
+        if (image->rgba8 != NULL)
+            image->rgba8[i * 4 + 3] = image_float_to_unorm8(values[i]);
+        else
+            image->rgbaf[i * 4 + 3] = values[i];
+    }
+    if (image->source_channels == 1 || image->source_channels == 3)
+        image->source_channels++; /* it has an alpha channel now */
+    free(values);
+    return true;
+}
+
 bool cook_texture(cook_context *ctx, const char *output_root, const cook_texture_source *src,
                   const char *ref, const char *out_path, bool verify, cook_asset_result *result) {
     char reason[512];
     image_limits limits = texture_image_limits(ctx->settings);
-    ir_decoded_image image;
-    if (!image_decode(src->bytes, src->size, src->name, &limits, &image, reason, sizeof reason)) {
+    ir_decoded_image image = {0};
+    if (src->bytes != NULL &&
+        !image_decode(src->bytes, src->size, src->name, &limits, &image, reason, sizeof reason)) {
         diag_error(ctx->diag, src->name, 0, "cannot decode image: %s", reason);
         return false;
     }
+    if (src->opacity_bytes != NULL) {
+        ir_decoded_image map;
+        if (!image_decode(src->opacity_bytes, src->opacity_size, src->opacity_name, &limits, &map,
+                          reason, sizeof reason)) {
+            diag_error(ctx->diag, src->opacity_name, 0, "cannot decode opacity image: %s", reason);
+            ir_decoded_image_free(&image);
+            return false;
+        }
+        bool merged = merge_opacity(&image, &map);
+        ir_decoded_image_free(&map);
+        if (!merged) {
+            diag_error(ctx->diag, src->name, 0, "out of memory merging the opacity map");
+            ir_decoded_image_free(&image);
+            return false;
+        }
+    } else if (src->bytes == NULL) {
+        diag_error(ctx->diag, src->name, 0, "no image");
+        return false;
+    }
+    /* A merged texture names both sources: --quality then finds no one file
+     * to compare it with (the alpha is the opacity map's) and says so. */
+    char merged_source[1024];
+    if (src->opacity_bytes != NULL)
+        snprintf(merged_source, sizeof merged_source, "%s + opacity %s", src->name,
+                 src->opacity_name);
     texture_set set = {.name = src->name,
-                       .source = src->name,
+                       .source = src->opacity_bytes != NULL ? merged_source : src->name,
                        .usage = src->usage,
                        .alpha_cutoff = src->alpha_cutoff,
                        .images = &image,
@@ -483,6 +594,7 @@ cook_texture_usage cook_texture_usage_for_path(const char *path) {
 }
 
 bool cook_texture_asset(const cook_request *request, cook_context *ctx, cook_asset_result *result) {
+    cook_stage_enter(ctx, COOK_STAGE_TEXTURE);
     double clock = cook_clock();
     char *out_path = cook_output_path(request->source_path, ".ktx2");
     if (out_path == NULL) {

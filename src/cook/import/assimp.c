@@ -1085,6 +1085,12 @@ static int32_t embedded_image(aimp_state *st, unsigned index, bool *oom) {
     memcpy(bytes, texture->pcData, texture->mWidth);
     int32_t image =
         ir_image_add_bytes(&st->out->images, &st->out->image_count, name, bytes, texture->mWidth);
+    /* The file name the exporter kept (FBX does) names the cooked texture. */
+    if (image >= 0 && texture->mFilename.length > 0) {
+        st->out->images[image].label = cook_strdup(texture->mFilename.data);
+        if (st->out->images[image].label == NULL)
+            image = -1;
+    }
     *oom = image < 0;
     return image;
 }

@@ -9,7 +9,8 @@
  *
  * Container
  *   A file starting with the magic "glTF" is a GLB: 12-byte header (magic,
- *   version 2, total length = file size), then chunks of (length, type,
+ *   version 2, total length; bytes past it are ignored with a warning, as
+ *   glTF-Validator's GLB_EXTRA_DATA), then chunks of (length, type,
  *   data), lengths multiples of 4. The first chunk is JSON; an optional BIN
  *   chunk follows it directly; other chunk types are skipped. Every length is
  *   checked by subtracting from the bytes known to remain. Anything else is
@@ -17,7 +18,8 @@
  *   byte-order mark is rejected as the spec requires; duplicate keys too).
  *
  * URIs (buffers and images)
- *   "data:<mime>;base64,<data>" is decoded; anything with a scheme (file:,
+ *   "data:<mime>;base64,<data>" is decoded, and so is the percent-encoded
+ *   form without ";base64" (with a warning); anything with a scheme (file:,
  *   http:, C:) or an absolute path is refused without being opened. Other
  *   URIs are percent-decoded and resolved relative to the .gltf through
  *   cook_resolve_dependency / cook_read_dependency, which refuse paths leaving
@@ -26,6 +28,7 @@
  *
  * Extensions
  *   Supported: KHR_mesh_quantization, EXT_meshopt_compression,
+ *   KHR_draco_mesh_compression (gltf_mesh.c, draco_decode.h),
  *   KHR_texture_transform (accepted; its texCoord override is honoured),
  *   KHR_materials_emissive_strength (scales the emissive factor),
  *   KHR_materials_unlit (accepted). Any other entry of extensionsRequired is
@@ -60,8 +63,8 @@
 #define GLTF_BUDGET_RATIO 64u
 
 static const char *const supported_extensions[] = {
-    "KHR_mesh_quantization",           "EXT_meshopt_compression", "KHR_texture_transform",
-    "KHR_materials_emissive_strength", "KHR_materials_unlit",
+    "KHR_mesh_quantization", "EXT_meshopt_compression",         "KHR_draco_mesh_compression",
+    "KHR_texture_transform", "KHR_materials_emissive_strength", "KHR_materials_unlit",
 };
 #define SUPPORTED_EXTENSION_COUNT (sizeof supported_extensions / sizeof supported_extensions[0])
 
@@ -135,9 +138,18 @@ static bool parse_glb(gltf *g, const uint8_t *data, size_t size) {
         gltf_error(g, "GLB version %u is not supported (kiln reads version 2)", version);
         return false;
     }
-    if (length != size) {
+    if (length < 12 || length > size) {
         gltf_error(g, "the GLB header declares %u bytes but the file has %zu", length, size);
         return false;
+    }
+    if (length < size) {
+        /* glTF-Validator: GLB_EXTRA_DATA, a warning; bytes past the declared
+         * end are not part of the GLB (some tools append to files). */
+        gltf_warning(g,
+                     "the GLB header declares %u bytes but the file has %zu; the %zu bytes "
+                     "after the declared end are ignored",
+                     length, size, size - length);
+        size = length;
     }
     size_t offset = 12, remaining = size - 12;
     const uint8_t *json = NULL;
@@ -351,6 +363,8 @@ static bool check_extensions(gltf *g) {
                           list_contains(required, "KHR_mesh_quantization");
     g->ext_meshopt = list_contains(used, "EXT_meshopt_compression") ||
                      list_contains(required, "EXT_meshopt_compression");
+    g->ext_draco = list_contains(used, "KHR_draco_mesh_compression") ||
+                   list_contains(required, "KHR_draco_mesh_compression");
     return ok;
 }
 
@@ -411,8 +425,52 @@ static int base64_value(unsigned char c) {
     return -1;
 }
 
-/* Decodes "data:<mime>[;params];base64,<data>". *mime receives the media type
- * (caller frees). */
+/* Decodes the "%XX" escapes of `text` into out (room for strlen(text) + 1
+ * bytes); other characters are copied. False at a malformed escape (or %00
+ * unless allow_nul), with *bad at its position. */
+static bool percent_decode(const char *text, bool allow_nul, uint8_t *out, size_t *n, size_t *bad) {
+    size_t length = strlen(text);
+    *n = 0;
+    for (size_t i = 0; i < length; i++) {
+        if (text[i] != '%') {
+            out[(*n)++] = (uint8_t)text[i];
+            continue;
+        }
+        int hi = i + 2 < length ? hex_value(text[i + 1]) : -1;
+        int lo = hi >= 0 ? hex_value(text[i + 2]) : -1;
+        if (hi < 0 || lo < 0 || (!allow_nul && hi == 0 && lo == 0)) {
+            *bad = i;
+            return false;
+        }
+        out[(*n)++] = (uint8_t)(hi * 16 + lo);
+        i += 2;
+    }
+    return true;
+}
+
+/* The data of a data: URI without ";base64": octets as written, "%XX"
+ * escapes decoded (RFC 2397). glTF exporters write base64, so it is cooked
+ * with a warning. */
+static bool decode_percent_data(gltf *g, const char *data, const char *jpath, uint8_t **out,
+                                size_t *out_size) {
+    uint8_t *bytes = malloc(strlen(data) + 1);
+    if (bytes == NULL)
+        return gltf_out_of_memory(g);
+    size_t n, bad;
+    if (!percent_decode(data, true, bytes, &n, &bad)) {
+        gltf_error(g, "%s: malformed percent escape in the data URI (position %zu)", jpath, bad);
+        free(bytes);
+        return false;
+    }
+    gltf_warning(g, "%s: a percent-encoded data URI (not base64); decoded, %zu bytes", jpath, n);
+    *out = bytes;
+    *out_size = n;
+    return true;
+}
+
+/* Decodes "data:<mime>[;params];base64,<data>", or without ";base64" the
+ * RFC 2397 percent-encoded form ("data:application/octet-stream,%00%01...").
+ * *mime receives the media type (caller frees). */
 static bool decode_data_uri(gltf *g, const char *uri, const char *jpath, char **mime, uint8_t **out,
                             size_t *out_size) {
     *mime = NULL;
@@ -425,18 +483,17 @@ static bool decode_data_uri(gltf *g, const char *uri, const char *jpath, char **
     }
     const char *header = uri + 5;
     size_t header_length = (size_t)(comma - header);
-    if (header_length < 7 || !ascii_starts_with_ci(comma - 7, ";base64")) {
-        gltf_error(g, "%s: only base64 data URIs are supported", jpath);
-        return false;
-    }
+    bool is_base64 = header_length >= 7 && ascii_starts_with_ci(comma - 7, ";base64");
     const char *semicolon = memchr(header, ';', header_length);
-    size_t mime_length = (size_t)(semicolon - header);
+    size_t mime_length = semicolon ? (size_t)(semicolon - header) : header_length;
     *mime = malloc(mime_length + 1);
     if (*mime == NULL)
         return gltf_out_of_memory(g);
     for (size_t i = 0; i < mime_length; i++)
         (*mime)[i] = ascii_lower(header[i]);
     (*mime)[mime_length] = '\0';
+    if (!is_base64)
+        return decode_percent_data(g, comma + 1, jpath, out, out_size);
 
     const unsigned char *data = (const unsigned char *)comma + 1;
     size_t length = strlen((const char *)data);
@@ -499,21 +556,21 @@ static uri_kind classify_uri(gltf *g, const char *uri, const char *jpath, char *
     size_t scheme = strcspn(uri, ":/?#\\");
     if (uri[scheme] == ':') {
         if (scheme == 0)
-            gltf_error(g, "%s: '%.100s' is not a valid URI (empty scheme)", jpath, uri);
+            gltf_error_always(g, "%s: '%.100s' is not a valid URI (empty scheme)", jpath, uri);
         else
-            gltf_error(g,
-                       "%s: URI '%.100s' has the scheme '%.*s'; kiln reads only relative "
-                       "paths inside the input folder",
-                       jpath, uri, (int)(scheme > 16 ? 16 : scheme), uri);
+            gltf_error_always(g,
+                              "%s: URI '%.100s' has the scheme '%.*s'; kiln reads only relative "
+                              "paths inside the input folder",
+                              jpath, uri, (int)(scheme > 16 ? 16 : scheme), uri);
         return URI_INVALID;
     }
     if (uri[0] == '\0') {
-        gltf_error(g, "%s: empty URI", jpath);
+        gltf_error_always(g, "%s: empty URI", jpath);
         return URI_INVALID;
     }
     if (uri[0] == '/' || uri[0] == '\\') {
-        gltf_error(g, "%s: absolute path '%.100s' is not allowed; URIs must be relative", jpath,
-                   uri);
+        gltf_error_always(g, "%s: absolute path '%.100s' is not allowed; URIs must be relative",
+                          jpath, uri);
         return URI_INVALID;
     }
     size_t length = strlen(uri);
@@ -522,25 +579,15 @@ static uri_kind classify_uri(gltf *g, const char *uri, const char *jpath, char *
         gltf_out_of_memory(g);
         return URI_INVALID;
     }
-    size_t n = 0;
-    for (size_t i = 0; i < length; i++) {
-        if (uri[i] != '%') {
-            decoded[n++] = uri[i];
-            continue;
-        }
-        int hi = i + 2 < length ? hex_value(uri[i + 1]) : -1;
-        int lo = hi >= 0 ? hex_value(uri[i + 2]) : -1;
-        if (hi < 0 || lo < 0 || (hi == 0 && lo == 0)) {
-            gltf_error(g, "%s: malformed percent escape in URI '%.100s'", jpath, uri);
-            free(decoded);
-            return URI_INVALID;
-        }
-        decoded[n++] = (char)(hi * 16 + lo);
-        i += 2;
+    size_t n, bad;
+    if (!percent_decode(uri, false, (uint8_t *)decoded, &n, &bad)) {
+        gltf_error_always(g, "%s: malformed percent escape in URI '%.100s'", jpath, uri);
+        free(decoded);
+        return URI_INVALID;
     }
     decoded[n] = '\0';
     if (climbs_out(g->path, decoded)) {
-        gltf_error(g, "%s: URI '%.100s' leaves the input folder; refused", jpath, uri);
+        gltf_error_always(g, "%s: URI '%.100s' leaves the input folder; refused", jpath, uri);
         free(decoded);
         return URI_INVALID;
     }
@@ -698,7 +745,7 @@ static bool check_image(gltf *g, size_t i, bool alternative_only) {
         !gltf_get_string(g, obj, jpath, "mimeType", false, &mime))
         return false;
     if ((uri != NULL) == (view >= 0)) {
-        gltf_error(g, "%s: exactly one of 'uri' and 'bufferView' must be given", jpath);
+        gltf_error_always(g, "%s: exactly one of 'uri' and 'bufferView' must be given", jpath);
         return false;
     }
     g->images[i].uri = uri;
@@ -712,9 +759,11 @@ static bool check_image(gltf *g, size_t i, bool alternative_only) {
     }
     if (view >= 0) {
         if (mime == NULL) {
-            gltf_error(g, "%s: an image in a bufferView needs a mimeType", jpath);
+            gltf_error_always(g, "%s: an image in a bufferView needs a mimeType", jpath);
             return false;
         }
+        if (!gltf_view_valid(g, (uint32_t)view))
+            return false;
         if (g->views[view].stride != 0) {
             gltf_error(g, "%s.bufferView: views of image data must not have a byteStride", jpath);
             return false;
@@ -817,11 +866,9 @@ static bool check_samplers(gltf *g) {
             bool known = false;
             for (int k = 0; k < rules[r].count; k++)
                 known |= value == rules[r].values[k];
-            if (!known) {
-                gltf_error(g, "%s.%s: %llu is not a valid value", jpath, rules[r].key,
-                           (unsigned long long)value);
-                ok = false;
-            }
+            if (!known) /* glTF-Validator: VALUE_NOT_IN_LIST, a warning; kiln cooks no sampler */
+                gltf_warning(g, "%s.%s: %llu is not a valid value; ignored", jpath, rules[r].key,
+                             (unsigned long long)value);
         }
     }
     return ok;
@@ -890,8 +937,12 @@ static bool check_images_and_textures(gltf *g) {
     ok = check_textures(g, image_use) && ok;
     /* An image only an extension uses (a KTX2 next to a PNG fallback) is not
      * read, so its format does not matter. */
-    for (size_t i = 0; i < g->n_images && !g->stopped; i++)
-        ok = check_image(g, i, image_use[i] == 2u) && ok;
+    for (size_t i = 0; i < g->n_images && !g->stopped; i++) {
+        g->unused = image_use[i] == 0; /* no texture uses it: problems are warnings */
+        bool valid = check_image(g, i, image_use[i] == 2u);
+        ok = (valid || g->unused) && ok;
+        g->unused = false;
+    }
     free(image_use);
     return ok && !g->stopped;
 }
@@ -951,8 +1002,20 @@ static int32_t material_image(gltf *g, ir_asset *out, size_t i, const char *mate
                      material, image->uri ? image->uri : "", i);
         return -1;
     }
-    if (image->ir < 0)
+    if (image->ir < 0) {
         gltf_out_of_memory(g);
+        return -1;
+    }
+    /* An embedded image's own name (images[i].name) names its cooked texture. */
+    ir_image *added = &out->images[image->ir];
+    const char *label = json_string_value(json_object_get(json_array_get(g->j_images, i), "name"));
+    if (added->path == NULL && added->label == NULL && label != NULL && label[0] != '\0') {
+        added->label = cook_strdup(label);
+        if (added->label == NULL) {
+            gltf_out_of_memory(g);
+            return -1;
+        }
+    }
     return image->ir;
 }
 
@@ -1162,6 +1225,8 @@ static void gltf_free(gltf *g) {
         free(g->buffers[i].owned);
     for (size_t i = 0; g->views != NULL && i < g->n_views; i++)
         free(g->views[i].decoded);
+    for (size_t i = 0; g->accessors != NULL && i < g->n_accessors; i++)
+        free(g->accessors[i].decoded);
     for (size_t i = 0; g->images != NULL && i < g->n_images; i++) {
         free(g->images[i].path);
         free(g->images[i].bytes);
@@ -1179,6 +1244,7 @@ static void gltf_free(gltf *g) {
     free(g->node_post);
     free(g->mesh_map);
     free(g->mesh_targets);
+    free(g->mesh_joints);
     json_decref(g->root);
 }
 
@@ -1189,11 +1255,13 @@ bool import_gltf(cook_context *ctx, ir_asset *out) {
     g.ctx = ctx;
     g.path = ctx->source_path;
     g.default_material = -1;
-    bool ok = load_document(&g) && check_root(&g) && load_buffers(&g) && gltf_parse_views(&g) &&
-              gltf_parse_accessors(&g) && check_images_and_textures(&g) &&
+    bool ok = load_document(&g) && check_root(&g) && load_buffers(&g) &&
+              gltf_prepare_accessors(&g) && check_images_and_textures(&g) &&
               import_materials(&g, out) && gltf_import_meshes(&g, out) &&
               gltf_import_nodes(&g, out) && gltf_check_scenes(&g) && gltf_check_skins(&g) &&
               gltf_check_cameras(&g) && gltf_check_animations(&g);
+    if (ok)
+        gltf_check_unused(&g);
     ok = ok && g.errors == 0;
     if (!ok && g.errors == 0)
         gltf_error(&g, "import failed"); /* never fail silently */

@@ -1,11 +1,12 @@
 /*
  * gltf_accessor.c — buffer views and accessors of the glTF importer.
  *
- * Structure first, data later: gltf_parse_views / gltf_parse_accessors check
- * every view and accessor against the byte ranges that back them (64-bit
- * overflow-checked arithmetic), so the readers below can index without further
- * checks. The readers decode on demand into float or uint32 arrays; each
- * decode is charged to the file's budget (gltf_charge).
+ * Structure first, data later: gltf_view_valid / gltf_accessor_valid check a
+ * view or accessor against the byte ranges that back them (64-bit
+ * overflow-checked arithmetic) on its first use, so the readers below can
+ * index without further checks. What nothing uses is checked last, by
+ * gltf_check_unused, and its problems are warnings: kiln never reads it. The readers decode on
+ * demand into float or uint32 arrays; each decode is charged to the file's budget (gltf_charge).
  *
  * Layout rules (glTF 2.0 §3.6): an element is `components` values of
  * `component_size` bytes; matrix columns start on 4-byte boundaries; elements
@@ -44,21 +45,6 @@ const char *gltf_component_name(uint32_t component_type) {
         return "FLOAT";
     }
     return "?";
-}
-
-static uint32_t component_size(uint32_t component_type) {
-    switch (component_type) {
-    case GLTF_BYTE:
-    case GLTF_UNSIGNED_BYTE:
-        return 1;
-    case GLTF_SHORT:
-    case GLTF_UNSIGNED_SHORT:
-        return 2;
-    case GLTF_UNSIGNED_INT:
-    case GLTF_FLOAT:
-        return 4;
-    }
-    return 0;
 }
 
 /* ---------------------------------------------------------------------------
@@ -145,74 +131,64 @@ static bool parse_meshopt(gltf *g, gltf_view *view, const json_t *ext, const cha
     return true;
 }
 
-bool gltf_parse_views(gltf *g) {
-    if (g->n_views == 0)
-        return true;
-    g->views = calloc(g->n_views, sizeof *g->views);
-    if (g->views == NULL)
-        return gltf_out_of_memory(g);
-    bool ok = true;
-    for (size_t i = 0; i < g->n_views && !g->stopped; i++) {
-        const json_t *obj = gltf_element(g, g->j_views, "bufferViews", i);
-        if (obj == NULL) {
-            ok = false;
-            continue;
-        }
-        char jpath[GLTF_PATH_SIZE];
-        gltf_pathf(jpath, "bufferViews[%zu]", i);
-        gltf_view *view = &g->views[i];
-        int64_t buffer;
-        uint64_t offset = 0, length = 0, stride = 0, target = 0;
-        if (!gltf_get_index(g, obj, jpath, "buffer", true, "buffer", g->n_buffers, &buffer) ||
-            !gltf_get_uint(g, obj, jpath, "byteOffset", false, 0, GLTF_MAX_OFFSET, &offset) ||
-            !gltf_get_uint(g, obj, jpath, "byteLength", true, 1, GLTF_MAX_OFFSET, &length) ||
-            !gltf_get_uint(g, obj, jpath, "byteStride", false, 4, 252, &stride) ||
-            !gltf_get_uint(g, obj, jpath, "target", false, 0, UINT32_MAX, &target)) {
-            ok = false;
-            continue;
-        }
-        if (stride % 4 != 0) {
-            gltf_error(g, "%s.byteStride: %llu is not a multiple of 4", jpath,
-                       (unsigned long long)stride);
-            ok = false;
-            continue;
-        }
-        if (target != 0 && target != GLTF_ARRAY_BUFFER && target != GLTF_ELEMENT_ARRAY_BUFFER) {
-            gltf_error(g,
-                       "%s.target: %llu is neither ARRAY_BUFFER (34962) nor "
-                       "ELEMENT_ARRAY_BUFFER (34963)",
-                       jpath, (unsigned long long)target);
-            ok = false;
-            continue;
-        }
-        if (stride != 0 && target == GLTF_ELEMENT_ARRAY_BUFFER) {
-            gltf_error(g,
-                       "%s.byteStride: only views of vertex data may have a byteStride "
-                       "(target is ELEMENT_ARRAY_BUFFER)",
-                       jpath);
-            ok = false;
-            continue;
-        }
-        const gltf_buffer *buf = &g->buffers[buffer];
-        if (!range_inside(offset, length, buf->length)) {
-            gltf_error(g,
-                       "%s: byteOffset %llu + byteLength %llu exceeds buffers[%lld].byteLength "
-                       "%llu",
-                       jpath, (unsigned long long)offset, (unsigned long long)length,
-                       (long long)buffer, (unsigned long long)buf->length);
-            ok = false;
-            continue;
-        }
-        view->buffer = (uint32_t)buffer;
-        view->offset = offset;
-        view->length = length;
-        view->stride = (uint32_t)stride;
-        view->target = (uint32_t)target;
-        const json_t *ext = gltf_extension(obj, "EXT_meshopt_compression");
-        if (ext != NULL && g->ext_meshopt && !parse_meshopt(g, view, ext, jpath))
-            ok = false;
+static bool parse_view(gltf *g, size_t i) {
+    const json_t *obj = gltf_element(g, g->j_views, "bufferViews", i);
+    if (obj == NULL)
+        return false;
+    char jpath[GLTF_PATH_SIZE];
+    gltf_pathf(jpath, "bufferViews[%zu]", i);
+    gltf_view *view = &g->views[i];
+    int64_t buffer;
+    uint64_t offset = 0, length = 0, stride = 0, target = 0;
+    if (!gltf_get_index(g, obj, jpath, "buffer", true, "buffer", g->n_buffers, &buffer) ||
+        !gltf_get_uint(g, obj, jpath, "byteOffset", false, 0, GLTF_MAX_OFFSET, &offset) ||
+        !gltf_get_uint(g, obj, jpath, "byteLength", true, 1, GLTF_MAX_OFFSET, &length) ||
+        !gltf_get_uint(g, obj, jpath, "byteStride", false, 4, 252, &stride) ||
+        !gltf_get_uint(g, obj, jpath, "target", false, 0, UINT32_MAX, &target))
+        return false;
+    if (stride % 4 != 0) {
+        gltf_error(g, "%s.byteStride: %llu is not a multiple of 4", jpath,
+                   (unsigned long long)stride);
+        return false;
     }
-    return ok && !g->stopped;
+    if (target != 0 && target != GLTF_ARRAY_BUFFER && target != GLTF_ELEMENT_ARRAY_BUFFER) {
+        /* glTF-Validator: VALUE_NOT_IN_LIST, a warning; the target is only a hint */
+        gltf_warning(g,
+                     "%s.target: %llu is neither ARRAY_BUFFER (34962) nor "
+                     "ELEMENT_ARRAY_BUFFER (34963); ignored",
+                     jpath, (unsigned long long)target);
+        target = 0;
+    }
+    if (stride != 0 && target == GLTF_ELEMENT_ARRAY_BUFFER) {
+        gltf_error(g,
+                   "%s.byteStride: only views of vertex data may have a byteStride "
+                   "(target is ELEMENT_ARRAY_BUFFER)",
+                   jpath);
+        return false;
+    }
+    const gltf_buffer *buf = &g->buffers[buffer];
+    if (!range_inside(offset, length, buf->length)) {
+        gltf_error(g,
+                   "%s: byteOffset %llu + byteLength %llu exceeds buffers[%lld].byteLength "
+                   "%llu",
+                   jpath, (unsigned long long)offset, (unsigned long long)length, (long long)buffer,
+                   (unsigned long long)buf->length);
+        return false;
+    }
+    view->buffer = (uint32_t)buffer;
+    view->offset = offset;
+    view->length = length;
+    view->stride = (uint32_t)stride;
+    view->target = (uint32_t)target;
+    const json_t *ext = gltf_extension(obj, "EXT_meshopt_compression");
+    return ext == NULL || !g->ext_meshopt || parse_meshopt(g, view, ext, jpath);
+}
+
+bool gltf_view_valid(gltf *g, uint32_t index) {
+    gltf_view *view = &g->views[index];
+    if (view->state == GLTF_UNCHECKED)
+        view->state = parse_view(g, index) ? GLTF_VALID : GLTF_INVALID;
+    return view->state == GLTF_VALID;
 }
 
 static bool decode_meshopt(gltf *g, uint32_t index) {
@@ -299,7 +275,7 @@ static bool view_readable(const gltf *g, uint32_t index) {
 
 bool gltf_accessor_readable(const gltf *g, uint32_t accessor) {
     const gltf_accessor *a = &g->accessors[accessor];
-    if (a->view >= 0 && !view_readable(g, (uint32_t)a->view))
+    if (a->decoded == NULL && a->view >= 0 && !view_readable(g, (uint32_t)a->view))
         return false;
     return a->sparse_count == 0 ||
            (view_readable(g, a->sparse_index_view) && view_readable(g, a->sparse_value_view));
@@ -307,7 +283,7 @@ bool gltf_accessor_readable(const gltf *g, uint32_t accessor) {
 
 bool gltf_accessor_stored(const gltf *g, uint32_t accessor) {
     const gltf_accessor *a = &g->accessors[accessor];
-    return a->view >= 0 || a->sparse_count > 0;
+    return a->decoded != NULL || a->view >= 0 || a->sparse_count > 0;
 }
 
 bool gltf_use_accessor_view(gltf *g, uint32_t accessor, uint8_t use, const char *jpath) {
@@ -369,20 +345,22 @@ static bool parse_sparse(gltf *g, gltf_accessor *a, const json_t *sparse, const 
                    ipath, (unsigned long long)index_type);
         return false;
     }
+    if (!gltf_view_valid(g, (uint32_t)index_view) || !gltf_view_valid(g, (uint32_t)value_view))
+        return false;
     const gltf_view *iv = &g->views[index_view], *vv = &g->views[value_view];
     if (iv->stride != 0 || vv->stride != 0) {
         gltf_error(g, "%s.bufferView: views of sparse data must not have a byteStride",
                    iv->stride != 0 ? ipath : vpath);
         return false;
     }
-    uint64_t index_bytes = count * component_size((uint32_t)index_type);
+    uint64_t index_bytes = count * gltf_component_size((uint32_t)index_type);
     uint64_t value_bytes = count * a->element_size;
     if (!range_inside(index_offset, index_bytes, iv->length)) {
         gltf_error(g,
                    "%s: byteOffset %llu + count %llu * %u bytes exceeds "
                    "bufferViews[%lld].byteLength %llu",
                    ipath, (unsigned long long)index_offset, (unsigned long long)count,
-                   component_size((uint32_t)index_type), (long long)index_view,
+                   gltf_component_size((uint32_t)index_type), (long long)index_view,
                    (unsigned long long)iv->length);
         return false;
     }
@@ -421,7 +399,7 @@ static bool parse_accessor(gltf *g, size_t i) {
         !gltf_get_uint(g, obj, jpath, "count", true, 1, UINT32_MAX, &count) ||
         !gltf_get_string(g, obj, jpath, "type", true, &type))
         return false;
-    uint32_t size = component_size((uint32_t)type_code);
+    uint32_t size = gltf_component_size((uint32_t)type_code);
     if (size == 0) {
         gltf_error(g, "%s.componentType: %llu is not a glTF component type", jpath,
                    (unsigned long long)type_code);
@@ -491,6 +469,8 @@ static bool parse_accessor(gltf *g, size_t i) {
             return false;
         }
     } else {
+        if (!gltf_view_valid(g, (uint32_t)view))
+            return false;
         const gltf_view *v = &g->views[view];
         if (offset % size != 0) {
             gltf_error(g, "%s.byteOffset: %llu is not a multiple of the component size %u", jpath,
@@ -543,21 +523,33 @@ static bool parse_accessor(gltf *g, size_t i) {
     return true;
 }
 
-bool gltf_parse_accessors(gltf *g) {
-    if (g->n_accessors == 0)
-        return true;
-    g->accessors = calloc(g->n_accessors, sizeof *g->accessors);
-    if (g->accessors == NULL)
-        return gltf_out_of_memory(g);
-    bool ok = true;
-    for (size_t i = 0; i < g->n_accessors && !g->stopped; i++) {
-        g->accessors[i].view = -1;
-        if (!parse_accessor(g, i)) {
-            g->accessors[i].count = 0; /* never read */
-            ok = false;
-        }
+bool gltf_accessor_valid(gltf *g, uint32_t index) {
+    gltf_accessor *a = &g->accessors[index];
+    if (a->state == GLTF_UNCHECKED) {
+        a->state = GLTF_INVALID; /* until parsed: also what a failed parse leaves */
+        if (parse_accessor(g, index))
+            a->state = GLTF_VALID;
     }
-    return ok && !g->stopped;
+    return a->state == GLTF_VALID;
+}
+
+bool gltf_prepare_accessors(gltf *g) {
+    g->views = calloc(g->n_views ? g->n_views : 1, sizeof *g->views);
+    g->accessors = calloc(g->n_accessors ? g->n_accessors : 1, sizeof *g->accessors);
+    if (g->views == NULL || g->accessors == NULL)
+        return gltf_out_of_memory(g);
+    for (size_t i = 0; i < g->n_accessors; i++)
+        g->accessors[i].view = -1;
+    return true;
+}
+
+void gltf_check_unused(gltf *g) {
+    g->unused = true;
+    for (size_t i = 0; i < g->n_views; i++)
+        gltf_view_valid(g, (uint32_t)i);
+    for (size_t i = 0; i < g->n_accessors; i++)
+        gltf_accessor_valid(g, (uint32_t)i);
+    g->unused = false;
 }
 
 /* ---------------------------------------------------------------------------
@@ -614,7 +606,7 @@ static bool read_sparse_indices(gltf *g, uint32_t index, const uint8_t **values,
     uint32_t *indices = malloc((size_t)a->sparse_count * sizeof *indices);
     if (indices == NULL)
         return gltf_out_of_memory(g);
-    uint32_t size = component_size(a->sparse_index_type);
+    uint32_t size = gltf_component_size(a->sparse_index_type);
     const uint8_t *p = idata + a->sparse_index_offset;
     for (uint32_t k = 0; k < a->sparse_count; k++) {
         uint32_t value = load_le(p + (size_t)k * size, size);
@@ -687,7 +679,9 @@ bool gltf_read_floats(gltf *g, uint32_t index, const char *jpath, float **out) {
     if (values == NULL)
         return false;
     const uint8_t *data;
-    if (a->view >= 0) {
+    if (a->decoded != NULL) {
+        decode_floats(a, a->decoded, a->element_size, NULL, a->count, values);
+    } else if (a->view >= 0) {
         if (!gltf_view_bytes(g, (uint32_t)a->view, &data)) {
             free(values);
             return false;
@@ -730,7 +724,9 @@ bool gltf_read_uints(gltf *g, uint32_t index, const char *jpath, uint32_t **out)
     if (values == NULL)
         return false;
     const uint8_t *data;
-    if (a->view >= 0) {
+    if (a->decoded != NULL) {
+        decode_uints(a, a->decoded, a->element_size, NULL, a->count, values);
+    } else if (a->view >= 0) {
         if (!gltf_view_bytes(g, (uint32_t)a->view, &data)) {
             free(values);
             return false;

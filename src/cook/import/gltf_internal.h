@@ -24,19 +24,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cook/import/gltf_component.h"
 #include "cook/import/import.h"
 
 #define GLTF_MAX_ERRORS 32u /* then "too many errors" and the import stops */
 #define GLTF_PATH_SIZE 256  /* a JSON path for messages */
-
-enum {
-    GLTF_BYTE = 5120,
-    GLTF_UNSIGNED_BYTE = 5121,
-    GLTF_SHORT = 5122,
-    GLTF_UNSIGNED_SHORT = 5123,
-    GLTF_UNSIGNED_INT = 5125,
-    GLTF_FLOAT = 5126,
-};
 
 enum { GLTF_ARRAY_BUFFER = 34962, GLTF_ELEMENT_ARRAY_BUFFER = 34963 };
 
@@ -56,7 +48,13 @@ typedef struct gltf_buffer {
     uint64_t length; /* declared byteLength; data holds at least this */
 } gltf_buffer;
 
+/* Views and accessors are validated when first used (lazily): a problem in
+ * one that something kiln reads is an error; one that nothing reads is
+ * validated at the end with warnings (gltf_check_unused). */
+enum { GLTF_UNCHECKED, GLTF_VALID, GLTF_INVALID };
+
 typedef struct gltf_view {
+    uint8_t state; /* GLTF_UNCHECKED / GLTF_VALID / GLTF_INVALID */
     uint32_t buffer;
     uint64_t offset;
     uint64_t length;
@@ -80,7 +78,8 @@ typedef struct gltf_view {
 } gltf_view;
 
 typedef struct gltf_accessor {
-    int64_t view; /* -1: no buffer view (zeros, maybe sparse) */
+    uint8_t state; /* GLTF_UNCHECKED / GLTF_VALID / GLTF_INVALID */
+    int64_t view;  /* -1: no buffer view (zeros, maybe sparse) */
     uint64_t offset;
     uint32_t component_type;
     uint32_t component_size;
@@ -103,6 +102,11 @@ typedef struct gltf_accessor {
     uint32_t sparse_value_view;
     uint64_t sparse_value_offset;
     uint8_t data_checked; /* animation checks already done on this accessor's data */
+    /* KHR_draco_mesh_compression: the decoded values (count elements of
+     * element_size bytes, owned), read instead of the bufferView (the
+     * uncompressed fallback), or NULL. */
+    uint8_t *decoded;
+    uint32_t decoded_view; /* the bufferView of the Draco data decoded */
 } gltf_accessor;
 
 typedef struct gltf_image {
@@ -114,6 +118,15 @@ typedef struct gltf_image {
     const char *uri; /* as written (in the JSON document), or NULL */
     int32_t ir;      /* index in ir_asset.images once a material used it, else -1 */
 } gltf_image;
+
+/* The largest joint a glTF mesh's skinned primitives name (for the check
+ * against the skins of the nodes using it). */
+typedef struct gltf_joint_use {
+    uint32_t max_plus1; /* 0: no joints read */
+    uint32_t primitive;
+    uint32_t set; /* JOINTS_<set> */
+    uint32_t element;
+} gltf_joint_use;
 
 typedef struct gltf {
     cook_context *ctx;
@@ -131,6 +144,7 @@ typedef struct gltf {
 
     bool ext_quantization; /* KHR_mesh_quantization in extensionsUsed */
     bool ext_meshopt;      /* EXT_meshopt_compression in extensionsUsed */
+    bool ext_draco;        /* KHR_draco_mesh_compression in extensionsUsed */
 
     gltf_buffer *buffers;
     gltf_view *views;
@@ -147,9 +161,13 @@ typedef struct gltf {
     uint32_t *node_pre;   /* depth-first entry and exit numbers: a is an */
     uint32_t *node_post;  /* ancestor of b iff pre[a] <= pre[b] && post[b] <= post[a] */
     uint32_t mark;
-    int32_t *mesh_map;      /* glTF mesh -> ir mesh, or -1 */
-    uint32_t *mesh_targets; /* morph targets per glTF mesh */
+    int32_t *mesh_map;           /* glTF mesh -> ir mesh, or -1 */
+    uint32_t *mesh_targets;      /* morph targets per glTF mesh */
+    gltf_joint_use *mesh_joints; /* per glTF mesh */
 
+    /* While set, gltf_error reports warnings: the object being checked is
+     * used by nothing kiln cooks (gltf_check_unused). */
+    bool unused;
     uint64_t budget; /* bytes of decoded data still allowed */
     uint32_t errors;
     bool stopped; /* too many errors */
@@ -159,7 +177,12 @@ typedef struct gltf {
 
 /* Formats a JSON path into out[GLTF_PATH_SIZE], truncating silently. */
 void gltf_pathf(char *out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* An error; a warning while g->unused is set (a bad value in an object
+ * nothing cooked uses). */
 void gltf_error(gltf *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* An error even in an unused object: a malformed document (wrong JSON type,
+ * missing required property, unresolved reference) or a refused URI. */
+void gltf_error_always(gltf *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void gltf_warning(gltf *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 bool gltf_out_of_memory(gltf *g);
 /* Takes `bytes` from the decode budget; false (with an error) when exhausted. */
@@ -209,8 +232,14 @@ int64_t gltf_default_material(gltf *g, ir_asset *out);
 
 /* ---- gltf_accessor.c ---------------------------------------------------- */
 
-bool gltf_parse_views(gltf *g);
-bool gltf_parse_accessors(gltf *g);
+/* Allocates the view and accessor tables; nothing is validated yet. */
+bool gltf_prepare_accessors(gltf *g);
+/* Validates a view or an accessor (and the views it reads) on first use;
+ * false when it is invalid (reported once, by the first use). */
+bool gltf_view_valid(gltf *g, uint32_t view);
+bool gltf_accessor_valid(gltf *g, uint32_t accessor);
+/* Validates the views and accessors nothing used, as warnings. */
+void gltf_check_unused(gltf *g);
 /* Bytes of a buffer view, decoded when it is meshopt-compressed. */
 bool gltf_view_bytes(gltf *g, uint32_t view, const uint8_t **data);
 /* Whether every buffer the accessor's data comes from holds data (a buffer

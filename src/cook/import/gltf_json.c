@@ -18,21 +18,38 @@ void gltf_pathf(char *out, const char *fmt, ...) {
     va_end(args);
 }
 
-void gltf_error(gltf *g, const char *fmt, ...) {
+static void report_error(gltf *g, bool demotable, const char *fmt, va_list args) {
     if (g->stopped)
         return;
+    char message[1000];
+    vsnprintf(message, sizeof message, fmt, args);
+    if (demotable && g->unused) {
+        /* Nothing cooked reads it: kiln would not read it wrong. */
+        diag_warning(g->ctx->diag, g->path, 0, "%s (not used by anything kiln cooks; ignored)",
+                     message);
+        return;
+    }
     g->errors++;
     if (g->errors > GLTF_MAX_ERRORS) {
         g->stopped = true;
         diag_error(g->ctx->diag, g->path, 0, "too many errors; giving up on this file");
         return;
     }
-    char message[1000];
+    diag_error(g->ctx->diag, g->path, 0, "%s", message);
+}
+
+void gltf_error(gltf *g, const char *fmt, ...) {
     va_list args;
     va_start(args, fmt);
-    vsnprintf(message, sizeof message, fmt, args);
+    report_error(g, true, fmt, args);
     va_end(args);
-    diag_error(g->ctx->diag, g->path, 0, "%s", message);
+}
+
+void gltf_error_always(gltf *g, const char *fmt, ...) {
+    va_list args;
+    va_start(args, fmt);
+    report_error(g, false, fmt, args);
+    va_end(args);
 }
 
 void gltf_warning(gltf *g, const char *fmt, ...) {
@@ -45,7 +62,7 @@ void gltf_warning(gltf *g, const char *fmt, ...) {
 }
 
 bool gltf_out_of_memory(gltf *g) {
-    gltf_error(g, "out of memory");
+    gltf_error_always(g, "out of memory");
     return false;
 }
 
@@ -97,7 +114,8 @@ static const json_t *member(gltf *g, const json_t *obj, const char *jpath, const
     const json_t *value = json_object_get(obj, key);
     *ok = true;
     if (value == NULL && required) {
-        gltf_error(g, "%s: required property '%s' is missing", jpath[0] ? jpath : "top level", key);
+        gltf_error_always(g, "%s: required property '%s' is missing",
+                          jpath[0] ? jpath : "top level", key);
         *ok = false;
     }
     return value;
@@ -107,7 +125,7 @@ static bool type_error(gltf *g, const char *jpath, const char *key, const char *
                        const json_t *value) {
     char path[GLTF_PATH_SIZE];
     member_path(path, sizeof path, jpath, key);
-    gltf_error(g, "%s: expected %s, found %s", path, expected, gltf_json_type_name(value));
+    gltf_error_always(g, "%s: expected %s, found %s", path, expected, gltf_json_type_name(value));
     return false;
 }
 
@@ -140,7 +158,7 @@ bool gltf_get_array(gltf *g, const json_t *obj, const char *jpath, const char *k
     if (json_array_size(value) == 0) {
         char path[GLTF_PATH_SIZE];
         member_path(path, sizeof path, jpath, key);
-        gltf_error(g, "%s: the array is empty (glTF requires at least one element)", path);
+        gltf_error_always(g, "%s: the array is empty (glTF requires at least one element)", path);
         return false;
     }
     *out = value;
@@ -198,7 +216,7 @@ bool gltf_get_uint(gltf *g, const json_t *obj, const char *jpath, const char *ke
     char path[GLTF_PATH_SIZE];
     member_path(path, sizeof path, jpath, key);
     if (!integral_value(value, &v)) {
-        gltf_error(g, "%s: expected an integer, found %g", path, json_number_value(value));
+        gltf_error_always(g, "%s: expected an integer, found %g", path, json_number_value(value));
         return false;
     }
     if (v < (double)min || v > (double)max) {
@@ -233,24 +251,25 @@ bool gltf_index_value(gltf *g, const json_t *value, const char *jpath, const cha
                       size_t count, int64_t *out) {
     double v;
     if (!json_is_number(value) || !integral_value(value, &v)) {
-        gltf_error(g, "%s: expected an index (of a %s), found %s", jpath, what,
-                   gltf_json_type_name(value));
+        gltf_error_always(g, "%s: expected an index (of a %s), found %s", jpath, what,
+                          gltf_json_type_name(value));
         return false;
     }
     if (v < 0) {
-        gltf_error(g, "%s: %s index %.0f is negative", jpath, what, v);
+        gltf_error_always(g, "%s: %s index %.0f is negative", jpath, what, v);
         return false;
     }
     if (v >= 9007199254740992.0) { /* 2^53: beyond exact integers (and int64 below) */
-        gltf_error(g, "%s: %s index %.0f is too large", jpath, what, v);
+        gltf_error_always(g, "%s: %s index %.0f is too large", jpath, what, v);
         return false;
     }
     if (v >= (double)count) {
         if (count == 0)
-            gltf_error(g, "%s: %s %.0f does not exist (the file defines none)", jpath, what, v);
+            gltf_error_always(g, "%s: %s %.0f does not exist (the file defines none)", jpath, what,
+                              v);
         else
-            gltf_error(g, "%s: %s %.0f does not exist (the file defines %zu)", jpath, what, v,
-                       count);
+            gltf_error_always(g, "%s: %s %.0f does not exist (the file defines %zu)", jpath, what,
+                              v, count);
         return false;
     }
     *out = (int64_t)v;
@@ -277,17 +296,17 @@ bool gltf_get_floats(gltf *g, const json_t *obj, const char *jpath, const char *
     char path[GLTF_PATH_SIZE];
     member_path(path, sizeof path, jpath, key);
     if (!json_is_array(value) || json_array_size(value) != n) {
-        gltf_error(g, "%s: expected an array of %zu numbers, found %s", path, n,
-                   json_is_array(value) ? "an array of another length"
-                                        : gltf_json_type_name(value));
+        gltf_error_always(g, "%s: expected an array of %zu numbers, found %s", path, n,
+                          json_is_array(value) ? "an array of another length"
+                                               : gltf_json_type_name(value));
         return false;
     }
     float values[16];
     for (size_t i = 0; i < n && i < 16; i++) {
         const json_t *item = json_array_get(value, i);
         if (!json_is_number(item)) {
-            gltf_error(g, "%s[%zu]: expected a number, found %s", path, i,
-                       gltf_json_type_name(item));
+            gltf_error_always(g, "%s[%zu]: expected a number, found %s", path, i,
+                              gltf_json_type_name(item));
             return false;
         }
         double v = json_number_value(item);
@@ -317,8 +336,8 @@ bool gltf_check_object(gltf *g, const json_t *value, const char *jpath) {
         if (!json_is_object(ext)) {
             char path[GLTF_PATH_SIZE];
             member_path(path, sizeof path, jpath, "extensions");
-            gltf_error(g, "%s.%.64s: expected an object, found %s", path, key,
-                       gltf_json_type_name(ext));
+            gltf_error_always(g, "%s.%.64s: expected an object, found %s", path, key,
+                              gltf_json_type_name(ext));
             ok = false;
         }
     }
@@ -330,7 +349,7 @@ const json_t *gltf_element(gltf *g, const json_t *array, const char *name, size_
     char path[GLTF_PATH_SIZE];
     gltf_pathf(path, "%s[%zu]", name, i);
     if (!json_is_object(value)) {
-        gltf_error(g, "%s: expected an object, found %s", path, gltf_json_type_name(value));
+        gltf_error_always(g, "%s: expected an object, found %s", path, gltf_json_type_name(value));
         return NULL;
     }
     return gltf_check_object(g, value, path) ? value : NULL;

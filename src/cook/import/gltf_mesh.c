@@ -14,8 +14,10 @@
  *   {v[i], v[i + 1 + i % 2], v[i + 2 - i % 2]}, fan triangle i is
  *   {v[i + 1], v[i + 2], v[0]}), dropping the degenerate triangles strips use
  *   for stitching. POINTS and LINES* are skipped with a warning, as is a
- *   primitive without POSITION, one whose buffers hold no data (no uri), and a
- *   KHR_draco_mesh_compression primitive without uncompressed fallback.
+ *   primitive without POSITION and one whose buffers hold no data (no uri).
+ *   A KHR_draco_mesh_compression primitive is decoded through
+ *   draco_decode.h into its accessors (decode_draco), which then read as any
+ *   other; its uncompressed fallback is not read.
  *
  * Streams
  *   normals / tangents only when every triangle primitive of the mesh has
@@ -24,8 +26,12 @@
  *   the others filled with 0 / opaque white / joint 0 at full weight. Normals
  *   are normalised (a zero normal takes the normal of its faces); tangent xyz
  *   is normalised and w must be ±1. Colours are linear RGBA; float colours
- *   outside [0, 1] are clamped with a warning. Weights are normalised to sum
- *   to 1; with JOINTS_1/WEIGHTS_1 the four largest of eight influences stay.
+ *   outside [0, 1] are clamped with a warning. Normals and tangents that are
+ *   not unit length are normalised with a warning. Weights are normalised to
+ *   sum to 1 (with a warning beyond glTF-Validator's tolerance; a negative
+ *   weight is an error); with JOINTS_1/WEIGHTS_1 the four largest of eight
+ *   influences stay. A joint beyond the skin of a node using the mesh is an
+ *   error (checked with the nodes, gltf_scene.c).
  *
  * Validation (errors, with the JSON path): attribute names, index continuity
  * (TEXCOORD_1 needs TEXCOORD_0), accessor formats per semantic (integer
@@ -41,6 +47,7 @@
 #include <string.h>
 
 #include "common/checked.h"
+#include "cook/import/draco_decode.h"
 #include "cook/import/gltf_internal.h"
 
 enum {
@@ -215,7 +222,8 @@ static bool check_attributes(gltf *g, const json_t *map, const char *jpath, prim
             continue;
         }
         int64_t accessor;
-        if (!gltf_index_value(g, value, path, "accessor", g->n_accessors, &accessor)) {
+        if (!gltf_index_value(g, value, path, "accessor", g->n_accessors, &accessor) ||
+            !gltf_accessor_valid(g, (uint32_t)accessor)) {
             ok = false;
             continue;
         }
@@ -288,6 +296,148 @@ static bool check_attributes(gltf *g, const json_t *map, const char *jpath, prim
     return ok && check_continuity(g, &sets, jpath);
 }
 
+/* ---------------------------------------------------------------------------
+ * KHR_draco_mesh_compression
+ * ------------------------------------------------------------------------- */
+
+/* The decoded faces as the indices accessor's own component type. */
+static uint8_t *draco_indices(gltf *g, const draco_mesh *mesh, const gltf_accessor *a,
+                              const char *path) {
+    uint32_t max = a->component_size == 1 ? 0xffu : (a->component_size == 2 ? 0xffffu : UINT32_MAX);
+    uint8_t *bytes = malloc((size_t)a->count * a->component_size);
+    if (bytes == NULL) {
+        gltf_out_of_memory(g);
+        return NULL;
+    }
+    for (uint32_t i = 0; i < a->count; i++) {
+        uint32_t v = mesh->indices[i];
+        if (v > max) {
+            gltf_error(g, "%s: decoded index %u (element %u) does not fit its %s accessor", path, v,
+                       i, gltf_component_name(a->component_type));
+            free(bytes);
+            return NULL;
+        }
+        for (uint32_t k = 0; k < a->component_size; k++)
+            bytes[(size_t)i * a->component_size + k] = (uint8_t)(v >> (8 * k));
+    }
+    return bytes;
+}
+
+/* Decodes a primitive's Draco data and binds it to the accessors the
+ * extension's "attributes" name and to the indices accessor: from then on
+ * they read as any accessor (per their componentType, normalized, sparse),
+ * in place of their bufferViews. Those bufferViews are the uncompressed
+ * fallback; with the extension in extensionsRequired there is none, and when
+ * it is only in extensionsUsed Draco is preferred anyway: it is the data the
+ * exporter compressed, and one path reads every Draco file the same way. */
+static bool decode_draco(gltf *g, const json_t *ext, const json_t *attributes, const char *jpath,
+                         prim_info *info) {
+    char path[GLTF_PATH_SIZE], apath[GLTF_PATH_SIZE];
+    gltf_pathf(path, "%s.extensions.KHR_draco_mesh_compression", jpath);
+    int64_t view;
+    const json_t *map;
+    if (!gltf_get_index(g, ext, path, "bufferView", true, "bufferView", g->n_views, &view) ||
+        !gltf_get_object(g, ext, path, "attributes", true, &map) ||
+        !gltf_view_valid(g, (uint32_t)view))
+        return false;
+    if (info->mode != 4 || info->indices < 0) {
+        gltf_error(g, "%s: Draco data decodes to indexed triangles; the primitive must be %s", path,
+                   info->mode != 4 ? "TRIANGLES" : "indexed ('indices')");
+        return false;
+    }
+    size_t count = json_object_size(map);
+    draco_request *requests = calloc(count + 1, sizeof *requests);
+    uint32_t *bound = calloc(count + 1, sizeof *bound); /* accessor per request */
+    if (requests == NULL || bound == NULL) {
+        free(requests);
+        free(bound);
+        return gltf_out_of_memory(g);
+    }
+    gltf_accessor *ia = &g->accessors[info->indices];
+    uint64_t bytes = (uint64_t)ia->count * sizeof(uint32_t);
+    bool ok = true, done = ia->decoded != NULL && ia->decoded_view == (uint32_t)view;
+    size_t n = 0;
+    const char *name;
+    const json_t *value;
+    json_object_foreach((json_t *)map, name, value) {
+        gltf_pathf(apath, "%s.attributes.%.64s", path, name);
+        int64_t id, accessor;
+        const json_t *plain = json_object_get(attributes, name);
+        if (plain == NULL) {
+            gltf_error(g, "%s: the primitive has no attribute %.64s", apath, name);
+            ok = false;
+            break;
+        }
+        if (!gltf_index_value(g, value, apath, "Draco attribute id", (size_t)UINT32_MAX + 1, &id) ||
+            !gltf_index_value(g, plain, apath, "accessor", g->n_accessors, &accessor)) {
+            ok = false;
+            break;
+        }
+        gltf_accessor *a = &g->accessors[accessor]; /* validated by check_attributes */
+        if (a->columns != 1) {
+            gltf_error(g, "%s: accessor %lld is a matrix; Draco attributes are scalars or vectors",
+                       apath, (long long)accessor);
+            ok = false;
+            break;
+        }
+        done &= a->decoded != NULL && a->decoded_view == (uint32_t)view;
+        requests[n] = (draco_request){(uint32_t)id, a->component_type, a->components};
+        bound[n++] = (uint32_t)accessor;
+        bytes += (uint64_t)a->count * a->element_size;
+    }
+    /* Primitives sharing one Draco view and its accessors decode it once. */
+    ok = ok && (done || gltf_charge(g, bytes, path));
+    const uint8_t *data = NULL;
+    draco_mesh mesh = {0};
+    char reason[300];
+    if (ok && !done && gltf_view_bytes(g, (uint32_t)view, &data)) {
+        g->views[view].usage |= GLTF_USE_OTHER;
+        if (!draco_decode_mesh(data, (size_t)g->views[view].length, requests, n, bytes + g->budget,
+                               &mesh, reason, sizeof reason)) {
+            gltf_error(g, "%s: bufferViews[%lld]: %s", path, (long long)view, reason);
+            ok = false;
+        }
+    } else if (ok && !done) {
+        ok = false; /* gltf_view_bytes reported it */
+    }
+    for (size_t r = 0; ok && !done && r < n; r++) {
+        gltf_accessor *a = &g->accessors[bound[r]];
+        if (a->count != mesh.point_count) {
+            gltf_error(g, "%s: accessor %u has count %u; the Draco data decodes %u points", path,
+                       bound[r], a->count, mesh.point_count);
+            ok = false;
+        } else if (a->decoded != NULL) {
+            gltf_error(g, "%s: accessor %u is decoded from another Draco bufferView too", path,
+                       bound[r]);
+            ok = false;
+        }
+    }
+    if (ok && !done && (uint64_t)mesh.face_count * 3 != ia->count) {
+        gltf_error(g,
+                   "%s: the indices accessor %lld has count %u; the Draco data decodes %u "
+                   "triangles (%llu indices)",
+                   path, (long long)info->indices, ia->count, mesh.face_count,
+                   (unsigned long long)mesh.face_count * 3);
+        ok = false;
+    }
+    if (ok && !done) {
+        gltf_pathf(apath, "%s.indices", jpath);
+        free(ia->decoded);
+        ia->decoded = draco_indices(g, &mesh, ia, apath);
+        ia->decoded_view = (uint32_t)view;
+        ok = ia->decoded != NULL;
+        for (size_t r = 0; ok && r < n; r++) {
+            g->accessors[bound[r]].decoded = mesh.values[r];
+            g->accessors[bound[r]].decoded_view = (uint32_t)view;
+            mesh.values[r] = NULL; /* owned by the accessor now */
+        }
+    }
+    draco_mesh_free(&mesh);
+    free(requests);
+    free(bound);
+    return ok;
+}
+
 static bool check_primitive(gltf *g, const json_t *prim, const char *jpath, prim_info *info) {
     for (int k = 0; k < A_COUNT; k++)
         info->attr[k] = -1;
@@ -310,6 +460,8 @@ static bool check_primitive(gltf *g, const json_t *prim, const char *jpath, prim
         return false;
     info->vertex_count = count;
     if (info->indices >= 0) {
+        if (!gltf_accessor_valid(g, (uint32_t)info->indices))
+            return false;
         const gltf_accessor *a = &g->accessors[info->indices];
         gltf_pathf(path, "%s.indices", jpath);
         if (!is_type(a, "SCALAR") || a->normalized || a->component_type == GLTF_FLOAT ||
@@ -365,9 +517,16 @@ static bool check_primitive(gltf *g, const json_t *prim, const char *jpath, prim
         gltf_warning(g, "%s: %s without %s; the skinning data is ignored", jpath,
                      info->attr[A_JOINTS0] >= 0 ? "JOINTS_0" : "WEIGHTS_0",
                      info->attr[A_JOINTS0] >= 0 ? "WEIGHTS_0" : "JOINTS_0");
-    if (info->triangles && gltf_extension(prim, "KHR_draco_mesh_compression") != NULL &&
+    const json_t *draco = gltf_extension(prim, "KHR_draco_mesh_compression");
+    if (info->triangles && draco != NULL && g->ext_draco &&
+        !decode_draco(g, draco, attributes, jpath, info))
+        return false;
+    if (info->triangles && draco != NULL && !g->ext_draco &&
         !gltf_accessor_stored(g, (uint32_t)info->attr[A_POSITION])) {
-        gltf_warning(g, "%s: Draco-compressed without an uncompressed fallback; skipped", jpath);
+        gltf_warning(g,
+                     "%s: Draco-compressed, but KHR_draco_mesh_compression is not in "
+                     "extensionsUsed, and there is no uncompressed fallback; skipped",
+                     jpath);
         info->triangles = false;
     }
     bool readable = info->indices < 0 || gltf_accessor_readable(g, (uint32_t)info->indices);
@@ -442,7 +601,15 @@ static void pack_influences(const uint32_t *joints, const float *weights, int n,
     }
 }
 
-static bool read_skin(gltf *g, const prim_info *info, const char *jpath, ir_mesh *mesh) {
+/* glTF-Validator's tolerance for a sum of weights: exact for 1-2 influences,
+ * one 8-bit step more per further pair (ACCESSOR_WEIGHTS_NON_NORMALIZED). */
+static float weight_sum_tolerance(int influences) {
+    int pairs = (influences + 1) >> 1;
+    return (pairs > 1 ? (float)(pairs - 1) / 255.0f : 0.0f) + 1e-5f;
+}
+
+static bool read_skin(gltf *g, const prim_info *info, const char *jpath, ir_mesh *mesh,
+                      gltf_joint_use *joints_used) {
     uint32_t base = info->base, n = info->vertex_count;
     if (info->attr[A_JOINTS0] < 0 || info->attr[A_WEIGHTS0] < 0) {
         for (uint32_t v = 0; v < n; v++)
@@ -450,27 +617,55 @@ static bool read_skin(gltf *g, const prim_info *info, const char *jpath, ir_mesh
         return true;
     }
     bool eight = info->attr[A_JOINTS1] >= 0 && info->attr[A_WEIGHTS1] >= 0;
+    int sets = eight ? 2 : 1;
     uint32_t *joints[2] = {NULL, NULL};
     float *weights[2] = {NULL, NULL};
     char path[GLTF_PATH_SIZE];
     bool ok = true;
-    for (int s = 0; s < (eight ? 2 : 1) && ok; s++) {
+    for (int s = 0; s < sets && ok; s++) {
         gltf_pathf(path, "%s.attributes.JOINTS_%d", jpath, s);
         ok = gltf_read_uints(g, (uint32_t)info->attr[s ? A_JOINTS1 : A_JOINTS0], path, &joints[s]);
-        gltf_pathf(path, "%s.attributes.WEIGHTS_%d", jpath, s);
         ok = ok && read_attr(g, info, s ? A_WEIGHTS1 : A_WEIGHTS0, jpath,
                              s ? "WEIGHTS_1" : "WEIGHTS_0", &weights[s]);
     }
+    /* The largest joint, checked against the skins of the nodes using the
+     * mesh once nodes are read (every component, as the validator does). */
+    for (int s = 0; s < sets && ok; s++)
+        for (size_t k = 0; k < 4 * (size_t)n; k++)
+            if (joints[s][k] + 1 > joints_used->max_plus1) {
+                joints_used->max_plus1 = joints[s][k] + 1;
+                joints_used->set = (uint32_t)s;
+                joints_used->element = (uint32_t)(k / 4);
+            }
+    uint32_t unnormalised = 0, first = 0;
     for (uint32_t v = 0; ok && v < n; v++) {
         uint32_t j[8];
-        float w[8];
-        for (int s = 0; s < (eight ? 2 : 1); s++) {
+        float w[8], sum = 0.0f;
+        int used = 0;
+        for (int s = 0; s < sets; s++) {
             memcpy(j + 4 * s, joints[s] + 4 * (size_t)v, 4 * sizeof *j);
             memcpy(w + 4 * s, weights[s] + 4 * (size_t)v, 4 * sizeof *w);
         }
+        for (int k = 0; k < 4 * sets; k++) {
+            if (w[k] < 0.0f) {
+                gltf_error(g, "%s.attributes.WEIGHTS_%d: element %u has the negative weight %g",
+                           jpath, k / 4, v, (double)w[k]);
+                ok = false;
+                break;
+            }
+            sum += w[k];
+            used += w[k] != 0.0f;
+        }
+        if (ok && fabsf(sum - 1.0f) > weight_sum_tolerance(used) && unnormalised++ == 0)
+            first = v;
         size_t dst = 4 * (size_t)(base + v);
-        pack_influences(j, w, eight ? 8 : 4, mesh->joints + dst, mesh->weights + dst);
+        pack_influences(j, w, 4 * sets, mesh->joints + dst, mesh->weights + dst);
     }
+    if (ok && unnormalised > 0)
+        gltf_warning(g,
+                     "%s.attributes.WEIGHTS_0: the weights of %u vertices (the first: element "
+                     "%u) do not sum to 1; renormalised",
+                     jpath, unnormalised, first);
     for (int s = 0; s < 2; s++) {
         free(joints[s]);
         free(weights[s]);
@@ -478,10 +673,13 @@ static bool read_skin(gltf *g, const prim_info *info, const char *jpath, ir_mesh
     return ok;
 }
 
+/* glTF-Validator's tolerance for a unit vector (ACCESSOR_VECTOR3_NON_UNIT). */
+#define UNIT_TOLERANCE 0.00674f
+
 /* Reads the vertex streams of one primitive into the mesh at info->base. */
 static bool read_vertices(gltf *g, const prim_info *info, const char *jpath,
                           const mesh_streams *streams, ir_mesh *mesh, uint8_t *bad_normals,
-                          uint32_t *bad_count) {
+                          uint32_t *bad_count, gltf_joint_use *joints_used) {
     uint32_t base = info->base, n = info->vertex_count;
     float *data = NULL;
     if (!read_attr(g, info, A_POSITION, jpath, "POSITION", &data))
@@ -490,6 +688,7 @@ static bool read_vertices(gltf *g, const prim_info *info, const char *jpath,
     free(data);
 
     if (streams->normals) {
+        uint32_t non_unit = 0;
         if (!read_attr(g, info, A_NORMAL, jpath, "NORMAL", &data))
             return false;
         for (uint32_t v = 0; v < n; v++) {
@@ -501,12 +700,17 @@ static bool read_vertices(gltf *g, const prim_info *info, const char *jpath,
                 (*bad_count)++;
                 continue;
             }
+            non_unit += fabsf(length - 1.0f) > UNIT_TOLERANCE;
             for (int k = 0; k < 3; k++)
                 dst[k] = src[k] / length;
         }
         free(data);
+        if (non_unit > 0)
+            gltf_warning(g, "%s.attributes.NORMAL: %u normals are not unit length; normalised",
+                         jpath, non_unit);
     }
     if (streams->tangents) {
+        uint32_t non_unit = 0;
         if (!read_attr(g, info, A_TANGENT, jpath, "TANGENT", &data))
             return false;
         for (uint32_t v = 0; v < n; v++) {
@@ -521,6 +725,7 @@ static bool read_vertices(gltf *g, const prim_info *info, const char *jpath,
                 return false;
             }
             float length = sqrtf(src[0] * src[0] + src[1] * src[1] + src[2] * src[2]);
+            non_unit += !(fabsf(length - 1.0f) <= UNIT_TOLERANCE);
             if (length > 1e-12f && isfinite(length)) {
                 for (int k = 0; k < 3; k++)
                     dst[k] = src[k] / length;
@@ -530,6 +735,11 @@ static bool read_vertices(gltf *g, const prim_info *info, const char *jpath,
             dst[3] = src[3] < 0.0f ? -1.0f : 1.0f;
         }
         free(data);
+        if (non_unit > 0)
+            gltf_warning(g,
+                         "%s.attributes.TANGENT: %u tangents are not unit length; normalised "
+                         "(zero ones replaced)",
+                         jpath, non_unit);
     }
     for (int t = 0; t < 2; t++) {
         if (!streams->texcoords[t])
@@ -558,7 +768,7 @@ static bool read_vertices(gltf *g, const prim_info *info, const char *jpath,
             gltf_warning(g, "%s.attributes.COLOR_0: colours outside [0, 1] were clamped", jpath);
         free(data);
     }
-    if (streams->skin && !read_skin(g, info, jpath, mesh))
+    if (streams->skin && !read_skin(g, info, jpath, mesh, joints_used))
         return false;
     return true;
 }
@@ -757,8 +967,13 @@ static bool build_mesh(gltf *g, size_t m, const json_t *obj, prim_info *prims, s
             continue;
         char ppath[GLTF_PATH_SIZE];
         gltf_pathf(ppath, "%s.primitives[%zu]", jpath, p);
+        gltf_joint_use joint_use = {0};
         if (info->same_as < 0)
-            ok = read_vertices(g, info, ppath, &streams, mesh, bad_normals, &bad_count);
+            ok = read_vertices(g, info, ppath, &streams, mesh, bad_normals, &bad_count, &joint_use);
+        if (joint_use.max_plus1 > g->mesh_joints[m].max_plus1) {
+            g->mesh_joints[m] = joint_use;
+            g->mesh_joints[m].primitive = (uint32_t)p;
+        }
         uint32_t written = 0;
         ok = ok && build_triangles(g, info, ppath, mesh->indices + mesh->index_count, &written);
         if (!ok)
@@ -851,7 +1066,9 @@ bool gltf_import_meshes(gltf *g, ir_asset *out) {
     out->meshes = calloc(g->n_meshes, sizeof *out->meshes);
     g->mesh_map = malloc(g->n_meshes * sizeof *g->mesh_map);
     g->mesh_targets = calloc(g->n_meshes, sizeof *g->mesh_targets);
-    if (out->meshes == NULL || g->mesh_map == NULL || g->mesh_targets == NULL)
+    g->mesh_joints = calloc(g->n_meshes, sizeof *g->mesh_joints);
+    if (out->meshes == NULL || g->mesh_map == NULL || g->mesh_targets == NULL ||
+        g->mesh_joints == NULL)
         return gltf_out_of_memory(g);
     bool ok = true;
     for (size_t m = 0; m < g->n_meshes; m++)

@@ -203,6 +203,25 @@ static bool parse_node(gltf *g, size_t i, ir_node *node, int64_t *mesh) {
     return true;
 }
 
+/* The joints a node's mesh names must exist in the node's skin
+ * (ACCESSOR_JOINTS_INDEX_OOB); a skin whose joints are not an array is
+ * reported by gltf_check_skins. */
+static bool check_joints(gltf *g, size_t node, int64_t mesh, int32_t skin) {
+    if (mesh < 0 || skin < 0 || g->mesh_joints == NULL)
+        return true;
+    const gltf_joint_use *used = &g->mesh_joints[mesh];
+    const json_t *joints = json_object_get(json_array_get(g->j_skins, (size_t)skin), "joints");
+    if (used->max_plus1 == 0 || !json_is_array(joints) ||
+        used->max_plus1 <= json_array_size(joints))
+        return true;
+    gltf_error(g,
+               "meshes[%lld].primitives[%u].attributes.JOINTS_%u: element %u names joint %u, "
+               "but skins[%d] (of nodes[%zu]) has %zu joints",
+               (long long)mesh, used->primitive, used->set, used->element, used->max_plus1 - 1,
+               skin, node, json_array_size(joints));
+    return false;
+}
+
 /* Reports nodes that are their own ancestor. */
 static bool check_loops(gltf *g) {
     size_t n = g->n_nodes;
@@ -296,6 +315,8 @@ bool gltf_import_nodes(gltf *g, ir_asset *out) {
     for (size_t i = 0; ok && i < n && !g->stopped; i++)
         ok = parse_node(g, i, &nodes[i], &meshes[i]) && ok;
     ok = ok && !g->stopped && check_loops(g);
+    for (size_t i = 0; ok && i < n; i++)
+        ok = check_joints(g, i, meshes[i], nodes[i].skin);
     if (ok) {
         /* children grouped by parent (counting sort keeps glTF index order) */
         for (size_t i = 0; i < n; i++)
@@ -474,6 +495,8 @@ static bool check_skin(gltf *g, size_t s) {
     }
     if (!ok || ibm < 0)
         return ok;
+    if (!gltf_accessor_valid(g, (uint32_t)ibm))
+        return false;
     const gltf_accessor *a = &g->accessors[ibm];
     char ipath[GLTF_PATH_SIZE];
     gltf_pathf(ipath, "%s.inverseBindMatrices", jpath);
@@ -798,6 +821,8 @@ static bool check_animation(gltf *g, size_t i) {
                             &info[s].input) ||
             !gltf_get_index(g, sampler, spath, "output", true, "accessor", g->n_accessors,
                             &info[s].output) ||
+            !gltf_accessor_valid(g, (uint32_t)info[s].input) ||
+            !gltf_accessor_valid(g, (uint32_t)info[s].output) ||
             !gltf_get_string(g, sampler, spath, "interpolation", false, &interpolation)) {
             ok = false;
             break;

@@ -6,7 +6,8 @@
  * keeps it inside the input root and records it for the incremental cache.
  *
  *   obj.c mtl.c        Wavefront OBJ and MTL (kiln's own)
- *   gltf*.c            glTF 2.0 and GLB (kiln's own; gltf_internal.h)
+ *   gltf*.c            glTF 2.0 and GLB (kiln's own; gltf_internal.h), with
+ *   draco_decode.cpp   KHR_draco_mesh_compression through libdraco (C shim)
  *   assimp.c           every other model format, through assimp
  *   image.c            PNG, JPEG, TGA, BMP, Radiance HDR decode; .cube LUTs
  *   isolate*.c         third-party importers (assimp) in a child process, so

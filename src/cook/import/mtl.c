@@ -25,7 +25,8 @@
  *   norm                          normal_scale. (MTL's bump is nominally a
  *                                 height map; in practice exporters put
  *                                 tangent-space normal maps there.)
- *   map_d                         textures[ALPHA], alpha_mode BLEND
+ *   map_d                         textures[ALPHA], alpha_mode BLEND (the model
+ *                                 driver merges it into the base colour's alpha)
  *   map_Ke                        textures[EMISSIVE]; emissive 1,1,1 when
  *                                 there is no Ke (glTF multiplies the two)
  *   map_ORM, map_RMA, map_Pr,     textures[METALLIC_ROUGHNESS], first of them

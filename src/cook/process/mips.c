@@ -512,6 +512,50 @@ static float *working_level0(const float *base, const uint8_t *base8, uint32_t w
     return work;
 }
 
+static uint32_t round_up(uint32_t value, uint32_t multiple) {
+    return multiple > 1 ? (value + multiple - 1) / multiple * multiple : value;
+}
+
+/* A w x h image of `texel` bytes per texel extended to pw x ph by repeating
+ * its right column and bottom row; NULL when out of memory. */
+static void *pad_image(const void *image, size_t texel, uint32_t w, uint32_t h, uint32_t pw,
+                       uint32_t ph) {
+    uint8_t *out = malloc((size_t)pw * ph * texel);
+    if (out == NULL)
+        return NULL;
+    const uint8_t *src = image;
+    for (uint32_t y = 0; y < ph; y++) {
+        const uint8_t *row = src + (size_t)(y < h ? y : h - 1) * w * texel;
+        uint8_t *dst = out + (size_t)y * pw * texel;
+        memcpy(dst, row, (size_t)w * texel);
+        for (uint32_t x = w; x < pw; x++)
+            memcpy(dst + (size_t)x * texel, row + (size_t)(w - 1) * texel, texel);
+    }
+    return out;
+}
+
+static bool build(const float *base, const uint8_t *base8, uint32_t width, uint32_t height,
+                  const mip_options *o, mip_chain *out);
+
+/* build() of level 0 padded to pw x ph (mip_options.align_by_padding). */
+static bool build_padded(const float *base, const uint8_t *base8, uint32_t width, uint32_t height,
+                         uint32_t pw, uint32_t ph, const mip_options *o, mip_chain *out) {
+    memset(out, 0, sizeof *out);
+    void *padded = pad_image(base8 != NULL ? (const void *)base8 : (const void *)base,
+                             base8 != NULL ? 4 : 4 * sizeof(float), width, height, pw, ph);
+    if (padded == NULL)
+        return false;
+    mip_options inner = *o;
+    inner.align_width = inner.align_height = 0;
+    inner.skip_level0 = false; /* level 0 is no longer the caller's image */
+    bool ok = base8 != NULL ? build(NULL, padded, pw, ph, &inner, out)
+                            : build(padded, NULL, pw, ph, &inner, out);
+    free(padded);
+    out->content_width = width;
+    out->content_height = height;
+    return ok;
+}
+
 /* mip_build and mip_build_rgba8: level 0 is `base` (floats) or `base8`. */
 static bool build(const float *base, const uint8_t *base8, uint32_t width, uint32_t height,
                   const mip_options *o, mip_chain *out) {
@@ -534,9 +578,19 @@ static bool build(const float *base, const uint8_t *base8, uint32_t width, uint3
             h0 = 1;
     }
     bool resized = w0 != width || h0 != height;
+    uint32_t aligned_w = round_up(w0, o->align_width), aligned_h = round_up(h0, o->align_height);
+    if (aligned_w != w0 || aligned_h != h0) {
+        if (!resized && o->align_by_padding)
+            return build_padded(base, base8, width, height, aligned_w, aligned_h, o, out);
+        w0 = aligned_w; /* resampled once, straight to the aligned size */
+        h0 = aligned_h;
+        resized = true;
+    }
     uint32_t count = o->mipmaps ? mip_level_count(w0, h0) : 1;
     if (count > MIP_MAX_LEVELS)
         return false;
+    out->content_width = w0;
+    out->content_height = h0;
 
     pthread_once(&srgb_tables_once, srgb_tables_init);
     const texel_lanes *lane = &texel_lane[o->mode - 1];

@@ -191,8 +191,15 @@ typedef struct mip_options {
     uint32_t max_size;   /* 0: no limit; else level 0 fits in max_size² */
     bool mipmaps;        /* false: level 0 only */
     bool skip_level0;    /* leave level 0 NULL when it needs no downscale */
-    bool levels8;        /* RGBA8 levels (levels8) instead of float levels */
-    unsigned threads;    /* rows of a level run on this many threads (0, 1: this one) */
+    /* Level 0's size is made a multiple of these (a block format's texel
+     * block; 0 or 1: any size): resampled to it when level 0 is resampled
+     * anyway (max_size) or align_by_padding is false, else extended to it by
+     * repeating the right column and bottom row (then level 0 is built, never
+     * skipped). Lower levels halve as usual. */
+    uint32_t align_width, align_height;
+    bool align_by_padding;
+    bool levels8;     /* RGBA8 levels (levels8) instead of float levels */
+    unsigned threads; /* rows of a level run on this many threads (0, 1: this one) */
 } mip_options;
 
 /* Levels in the stored encoding (sRGB-encoded for COLOR_SRGB, 0..1 for
@@ -206,6 +213,9 @@ typedef struct mip_chain {
     uint32_t count;
     uint32_t width[MIP_MAX_LEVELS];
     uint32_t height[MIP_MAX_LEVELS];
+    /* The part of level 0 the image covers: width[0] x height[0] unless
+     * level 0 was padded (mip_options.align_by_padding). */
+    uint32_t content_width, content_height;
     float *levels[MIP_MAX_LEVELS];
     uint8_t *levels8[MIP_MAX_LEVELS];
 } mip_chain;

@@ -187,6 +187,32 @@ bool write_ktx2(const ktx2_image_desc *d, bytebuf *out, char *reason, size_t rea
             return failure(reason, reason_size, "KTX2: level size does not match dimensions");
     }
 
+    /* Zstd first: a level set it does not make smaller is stored as it is
+     * (noise, or already dense block data), so supercompression never costs
+     * bytes or a decode for nothing. */
+    uint32_t supercompression = d->supercompression;
+    zstd_levels *z = NULL;
+    if (supercompression == KTX2_SUPERCOMPRESSION_ZSTD) {
+        z = malloc(sizeof *z);
+        if (z == NULL || !compress_levels(d, z)) {
+            if (z != NULL)
+                free_levels(z);
+            free(z);
+            return failure(reason, reason_size, "KTX2: Zstd compression failed (out of memory?)");
+        }
+        uint64_t raw = 0, packed = 0;
+        for (uint32_t n = 0; n < d->levels; n++) {
+            raw += d->level_size[n];
+            packed += z->size[n];
+        }
+        if (packed >= raw) {
+            free_levels(z);
+            free(z);
+            z = NULL;
+            supercompression = KTX2_SUPERCOMPRESSION_NONE;
+        }
+    }
+
     /* Header. */
     bytebuf_append(out, ktx2_identifier, KTX2_IDENTIFIER_SIZE);
     put_u32(out, d->vk_format);
@@ -197,7 +223,7 @@ bool write_ktx2(const ktx2_image_desc *d, bytebuf *out, char *reason, size_t rea
     put_u32(out, d->layers);
     put_u32(out, d->faces);
     put_u32(out, d->levels);
-    put_u32(out, d->supercompression);
+    put_u32(out, supercompression);
     size_t index_at = out->size;
     put_u32(out, 0);                   /* dfdByteOffset */
     put_u32(out, 0);                   /* dfdByteLength */
@@ -219,7 +245,13 @@ bool write_ktx2(const ktx2_image_desc *d, bytebuf *out, char *reason, size_t rea
     size_t kvd_at = out->size;
     append_key_value(out, "KTXorientation", d->depth > 0 ? "rdi" : "rd");
     append_key_value(out, "KTXwriter", "kiln " KILN_VERSION_STRING);
-    if (d->source != NULL) /* sorts after the KTX keys: 'k' > 'K' */
+    /* kiln's keys sort after the KTX ones ('k' > 'K'), Content before Source. */
+    if (d->content_width != 0 && (d->content_width != d->width || d->content_height != d->height)) {
+        char content[32];
+        snprintf(content, sizeof content, "%u %u", d->content_width, d->content_height);
+        append_key_value(out, "kilnContentSize", content);
+    }
+    if (d->source != NULL)
         append_key_value(out, "kilnSource", d->source);
     size_t kvd_length = out->size - kvd_at;
     patch_u32(out, index_at, (uint32_t)dfd_at);
@@ -228,17 +260,13 @@ bool write_ktx2(const ktx2_image_desc *d, bytebuf *out, char *reason, size_t rea
     patch_u32(out, index_at + 12, (uint32_t)kvd_length);
 
     /* Levels, smallest first. */
-    size_t alignment = d->supercompression == KTX2_SUPERCOMPRESSION_NONE
+    size_t alignment = supercompression == KTX2_SUPERCOMPRESSION_NONE
                            ? (f->block_bytes % 4 == 0   ? f->block_bytes
                               : f->block_bytes % 2 == 0 ? (size_t)f->block_bytes * 2
                                                         : (size_t)f->block_bytes * 4)
                            : 1;
-    bool zstd = d->supercompression == KTX2_SUPERCOMPRESSION_ZSTD;
-    zstd_levels *z = zstd ? malloc(sizeof *z) : NULL;
-    bool ok = !zstd || (z != NULL && compress_levels(d, z));
-    if (!ok)
-        failure(reason, reason_size, "KTX2: Zstd compression failed (out of memory?)");
-    for (uint32_t n = d->levels; n-- > 0 && ok;) {
+    bool zstd = z != NULL;
+    for (uint32_t n = d->levels; n-- > 0;) {
         if (alignment > 1)
             pad_to(out, alignment);
         size_t at = out->size;
@@ -252,7 +280,7 @@ bool write_ktx2(const ktx2_image_desc *d, bytebuf *out, char *reason, size_t rea
     if (z != NULL)
         free_levels(z);
     free(z);
-    if (ok && out->failed)
-        ok = failure(reason, reason_size, "out of memory");
-    return ok;
+    if (out->failed)
+        return failure(reason, reason_size, "out of memory");
+    return true;
 }

@@ -88,7 +88,8 @@ typedef struct ktx2_image_desc {
     uint32_t layers;               /* 0 when not an array */
     uint32_t faces;                /* 1, or 6 for a cubemap */
     uint32_t levels;               /* >= 1 */
-    uint32_t supercompression;     /* NONE or ZSTD */
+    uint32_t supercompression;     /* NONE or ZSTD (ZSTD: NONE is written when
+                                      Zstd would not make the levels smaller) */
     int zstd_level;
     unsigned threads; /* levels are Zstd-compressed on up to this many threads */
     /* Level i's texels (all layers, faces and slices, in that order),
@@ -99,6 +100,10 @@ typedef struct ktx2_image_desc {
      * from (a path relative to the input root, or e.g. "scene.glb image 3"),
      * which `kiln info --quality` compares level 0 against. */
     const char *source;
+    /* Written as key "kilnContentSize" ("<w> <h>") when level 0 was padded
+     * to whole blocks (texture.block_align: pad): the texels the image covers,
+     * from the top-left corner. 0 or the full size: not padded. */
+    uint32_t content_width, content_height;
 } ktx2_image_desc;
 
 /* Serialises a whole KTX2 file into `out`. */
