@@ -60,4 +60,13 @@ static inline bool path_segments_are_names(const char *path) {
     }
 }
 
+/* A path as resolving a dependency returns it: relative, '/'-separated, and
+ * made of names only (what another process claims it read is checked so). */
+static inline bool path_is_plain_relative(const char *path) {
+    for (const char *p = path; *p != '\0'; p++)
+        if (*p == '\\')
+            return false;
+    return !path_is_absolute(path) && path_segments_are_names(path);
+}
+
 #endif /* KILN_COMMON_PATH_H */

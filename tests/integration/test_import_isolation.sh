@@ -122,6 +122,23 @@ check "a bad KILN_ISOLATE_TIMEOUT is an error for the assimp assets" \
     '[ -s "$SCRATCH/bad_env_out/tri.kmesh" ]'
 
 # ---------------------------------------------------------------------------
+# What the child looked for and did not find reaches the cache
+# ---------------------------------------------------------------------------
+
+ABSENT="$SCRATCH/absent"
+write_ply "$ABSENT/model.ply"
+sed -i 's/^format ascii 1.0$/format ascii 1.0\ncomment TextureFile paint.png/' "$ABSENT/model.ply"
+run -- build -i absent -o absent_out
+first=$status
+run -- build -i absent -o absent_out
+check "a model whose texture is missing cooks (with a warning), then is up to date" \
+    all_true '[ "$first" -eq 0 ]' 'status_is 0' 'stdout_has "1 up to date"'
+cp "$SRC/good.ply" "$ABSENT/paint.png" # any bytes: the import only resolves it
+run -- build -i absent -o absent_out
+check "the texture appearing cooks the model again (the child's absent path was recorded)" \
+    all_true 'stdout_has "cooked 1 asset"' 'stdout_has "0 up to date"'
+
+# ---------------------------------------------------------------------------
 # kiln killed while an import hangs leaves no process behind
 # ---------------------------------------------------------------------------
 

@@ -237,6 +237,7 @@ static void expect_same_import(const char *root, const char *path) {
     assert_int_equal(here.diag.errors, there.diag.errors);
     assert_int_equal(here.diag.warnings, there.diag.warnings);
     expect_same_strlist(&here.dependencies, &there.dependencies);
+    expect_same_strlist(&here.absent, &there.absent);
     bytebuf a = wire_of(&here.asset), b = wire_of(&there.asset);
     assert_int_equal(a.size, b.size);
     assert_memory_equal(a.data, b.data, a.size);
@@ -337,7 +338,7 @@ typedef struct applied {
     bool ok;
     cook_diag diag;
     ir_asset asset;
-    strlist dependencies;
+    strlist dependencies, absent;
 } applied;
 
 static void apply_response(const char *root, const uint8_t *data, size_t size,
@@ -350,6 +351,7 @@ static void apply_response(const char *root, const uint8_t *data, size_t size,
                         .diag = &out->diag};
     out->ok = import_response_read(&ctx, "assimp", data, size, &out->asset);
     out->dependencies = ctx.dependencies;
+    out->absent = ctx.absent;
     strlist_free(&ctx.references);
 }
 
@@ -357,13 +359,14 @@ static void applied_free(applied *a) {
     diag_free(&a->diag);
     ir_asset_free(&a->asset);
     strlist_free(&a->dependencies);
+    strlist_free(&a->absent);
 }
 
 static void expect_invalid(const applied *a, const char *label) {
     const char *text = a->diag.text.data ? (const char *)a->diag.text.data : "";
     if (a->ok || a->diag.errors != 1 || strstr(text, "assimp sent an invalid result") == NULL)
         fail_msg("%s: ok %d, messages:\n%s", label, a->ok, text);
-    assert_int_equal(a->dependencies.count, 0);
+    assert_int_equal(a->dependencies.count + a->absent.count, 0);
     assert_int_equal(a->asset.mesh_count, 0);
 }
 
@@ -418,6 +421,7 @@ typedef struct forged {
     const char *dependency; /* NULL: none */
     const char *image_path; /* the asset's one image, NULL: no image */
     bool with_ir, ok;
+    const char *absent; /* a path it looked for, NULL: none */
 } forged;
 
 static bytebuf forge_response(const forged *f) {
@@ -441,6 +445,9 @@ static bytebuf forge_response(const forged *f) {
     if (f->dependency != NULL)
         wire_put_string(&out, f->dependency);
     wire_put_u32(&out, 0);
+    wire_put_u32(&out, f->absent != NULL);
+    if (f->absent != NULL)
+        wire_put_string(&out, f->absent);
     return out;
 }
 
@@ -458,17 +465,20 @@ static void forged_responses_are_refused(void **state) {
         const char *name;
         forged f;
     } refused[] = {
-        {"a dependency climbing out", {"", 0, "../secret.png", NULL, true, true}},
-        {"an absolute dependency", {"", 0, "/etc/passwd", NULL, true, true}},
-        {"a dependency not in normal form", {"", 0, "models/./tri.ply", NULL, true, true}},
-        {"a dependency that does not exist", {"", 0, "models/missing.png", NULL, true, true}},
-        {"a dependency linking out", {"", 0, "models/link.png", NULL, true, true}},
-        {"an image it did not read", {"", 0, NULL, "textures/tex.png", true, true}},
+        {"a dependency climbing out", {"", 0, "../secret.png", NULL, true, true, NULL}},
+        {"an absolute dependency", {"", 0, "/etc/passwd", NULL, true, true, NULL}},
+        {"a dependency not in normal form", {"", 0, "models/./tri.ply", NULL, true, true, NULL}},
+        {"a dependency that does not exist", {"", 0, "models/missing.png", NULL, true, true, NULL}},
+        {"a dependency linking out", {"", 0, "models/link.png", NULL, true, true, NULL}},
+        {"an image it did not read", {"", 0, NULL, "textures/tex.png", true, true, NULL}},
         {"an image beside the one it read",
-         {"", 0, "textures/tex.png", "models/tri.ply", true, true}},
-        {"success without an IR", {"", 0, NULL, NULL, false, true}},
-        {"a message without its newline", {"x.ply: warning: w", 0, NULL, NULL, true, true}},
-        {"more errors than lines", {"x.ply: error: e\n", 2, NULL, NULL, true, false}},
+         {"", 0, "textures/tex.png", "models/tri.ply", true, true, NULL}},
+        {"success without an IR", {"", 0, NULL, NULL, false, true, NULL}},
+        {"a message without its newline", {"x.ply: warning: w", 0, NULL, NULL, true, true, NULL}},
+        {"more errors than lines", {"x.ply: error: e\n", 2, NULL, NULL, true, false, NULL}},
+        {"an absent path climbing out", {"", 0, NULL, NULL, true, true, "../x.png"}},
+        {"an absolute absent path", {"", 0, NULL, NULL, true, true, "/etc/shadow"}},
+        {"an absent path not in normal form", {"", 0, NULL, NULL, true, true, "a//x.png"}},
     };
     for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
         bytebuf bytes = forge_response(&refused[i].f);
@@ -479,8 +489,13 @@ static void forged_responses_are_refused(void **state) {
         bytebuf_free(&bytes);
     }
     /* What a healthy child sends is taken as it is. */
-    const forged fine = {
-        "models/tri.ply: warning: w\n", 0, "textures/tex.png", "textures/tex.png", true, true};
+    const forged fine = {"models/tri.ply: warning: w\n",
+                         0,
+                         "textures/tex.png",
+                         "textures/tex.png",
+                         true,
+                         true,
+                         "models/tri.mtl"};
     bytebuf bytes = forge_response(&fine);
     applied a;
     apply_response(dir, bytes.data, bytes.size, &settings, &a);
@@ -488,10 +503,12 @@ static void forged_responses_are_refused(void **state) {
     assert_int_equal(a.diag.warnings, 0);
     assert_string_equal((const char *)a.diag.text.data, "models/tri.ply: warning: w\n");
     assert_string_equal(a.dependencies.items[0], "textures/tex.png");
+    assert_int_equal(a.absent.count, 1);
+    assert_string_equal(a.absent.items[0], "models/tri.mtl");
     applied_free(&a);
     bytebuf_free(&bytes);
     /* A failure that gives no reason still fails with a message. */
-    const forged silent = {"", 0, NULL, NULL, false, false};
+    const forged silent = {"", 0, NULL, NULL, false, false, NULL};
     bytes = forge_response(&silent);
     apply_response(dir, bytes.data, bytes.size, &settings, &a);
     assert_false(a.ok);

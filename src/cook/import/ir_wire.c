@@ -512,12 +512,6 @@ static bool read_node(wire_decoder *d, uint32_t index, ir_node *node) {
     return true;
 }
 
-/* A path as cook_resolve_dependency returns them: relative, '/'-separated,
- * no empty, "." or ".." segment. */
-static bool is_plain_relative_path(const char *path) {
-    return !path_is_absolute(path) && strchr(path, '\\') == NULL && path_segments_are_names(path);
-}
-
 static bool read_image(wire_decoder *d, uint32_t index, ir_image *image) {
     wire_reader *in = d->in;
     bool named = wire_get_string(in, &image->name);
@@ -526,7 +520,7 @@ static bool read_image(wire_decoder *d, uint32_t index, ir_image *image) {
     if (!read_ok(d, named && pathed, "image"))
         return false;
     if (image->name == NULL || embedded > 1 || (embedded && image->path != NULL) ||
-        (image->path != NULL && !is_plain_relative_path(image->path)))
+        (image->path != NULL && !path_is_plain_relative(image->path)))
         return reject(d,
                       "image %u: no name, or not exactly one of a plain relative path and "
                       "embedded bytes",

@@ -16,12 +16,14 @@
  * Response (child to parent; untrusted, the child ran a library on a hostile
  * file): u32 magic "KIRS", u32 version, u8 has_ir, the IR (ir_wire.c) when
  * has_ir, u8 ok, u32 errors, u32 warnings, a blob of diagnostic lines,
- * u32 count and the dependencies' paths, u32 count and the references' paths.
+ * u32 count and the dependencies' paths, u32 count and the references' paths,
+ * u32 count and the paths it looked for and did not find (ctx->absent).
  * The IR comes first so a child that cannot send it can still say why.
  * The parent checks everything before using any of it: the IR (ir_wire_read),
  * the messages (bounded, whole lines, no NUL), every dependency and reference
  * resolved again as cook_resolve_dependency would (inside the input root
- * after links), and every image path among those dependencies. Then it
+ * after links), every image path among those dependencies, and the absent
+ * paths plain paths below the root (the cache only stats them). Then it
  * records them in the order the child did, so metadata and cache keys match
  * an in-process import byte for byte.
  *
@@ -39,6 +41,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/path.h"
 #include "cook/import/import.h"
 #include "cook/import/isolate.h"
 
@@ -207,6 +210,7 @@ static bool run_import_job(const uint8_t *request, size_t size, bytebuf *respons
     wire_put_blob(response, diag.text.data, diag.text.size);
     put_strlist(response, &ctx.dependencies);
     put_strlist(response, &ctx.references);
+    put_strlist(response, &ctx.absent);
 #ifdef KILN_TEST_HOOKS
     if (fault == 'g' && response->size > 3)
         response->size -= 3;
@@ -215,6 +219,7 @@ static bool run_import_job(const uint8_t *request, size_t size, bytebuf *respons
     diag_free(&diag);
     strlist_free(&ctx.dependencies);
     strlist_free(&ctx.references);
+    strlist_free(&ctx.absent);
     for (int i = 0; i < 5; i++)
         free(names[i]);
     return true;
@@ -235,13 +240,14 @@ typedef struct import_response {
     uint32_t errors, warnings;
     const uint8_t *text;
     size_t text_size;
-    strlist dependencies, references;
+    strlist dependencies, references, absent;
 } import_response;
 
 static void response_free(import_response *r) {
     ir_asset_free(&r->asset);
     strlist_free(&r->dependencies);
     strlist_free(&r->references);
+    strlist_free(&r->absent);
 }
 
 static bool get_strlist(wire_reader *in, strlist *list) {
@@ -281,7 +287,7 @@ static bool decode_response(const uint8_t *data, size_t size, import_response *r
     r->errors = wire_get_u32(&in);
     r->warnings = wire_get_u32(&in);
     bool read = wire_get_blob(&in, &r->text, &r->text_size) && get_strlist(&in, &r->dependencies) &&
-                get_strlist(&in, &r->references);
+                get_strlist(&in, &r->references) && get_strlist(&in, &r->absent);
     if (!read || wire_left(&in) != 0 || has_ir > 1 || ok > 1 || (ok && !has_ir)) {
         snprintf(reason, reason_size, "truncated or inconsistent (%zu bytes)", size);
         return false;
@@ -313,6 +319,13 @@ static bool check_paths(cook_context *checked, const import_response *r, char *r
             return false;
         }
     }
+    for (size_t i = 0; i < r->absent.count; i++) {
+        if (!path_is_plain_relative(r->absent.items[i])) {
+            snprintf(reason, reason_size, "'%s' is not a path relative to the input folder",
+                     r->absent.items[i]);
+            return false;
+        }
+    }
     return true;
 }
 
@@ -330,18 +343,21 @@ bool import_response_read(cook_context *ctx, const char *library, const uint8_t 
     const char *path = ctx->source_path;
     import_response r = {0};
     char reason[512];
-    cook_context checked = *ctx;
+    cook_context checked = *ctx; /* with lists of its own: resolving may add to each */
     checked.dependencies = (strlist){0};
     checked.references = (strlist){0};
+    checked.absent = (strlist){0};
     bool valid = decode_response(data, size, &r, reason, sizeof reason) &&
                  check_paths(&checked, &r, reason, sizeof reason);
     if (valid && (!append_new(&ctx->dependencies, &checked.dependencies) ||
-                  !append_new(&ctx->references, &checked.references))) {
+                  !append_new(&ctx->references, &checked.references) ||
+                  !append_new(&ctx->absent, &r.absent))) {
         snprintf(reason, sizeof reason, "out of memory");
         valid = false;
     }
     strlist_free(&checked.dependencies);
     strlist_free(&checked.references);
+    strlist_free(&checked.absent);
     if (!valid) {
         diag_error(ctx->diag, path, 0, "%s sent an invalid result for %s: %s", library,
                    file_name(path), reason);
