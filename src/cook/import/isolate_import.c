@@ -9,9 +9,10 @@
  *
  * Request (parent to child; the child trusts it, but still reads it with
  * bounds): u32 magic "KIRQ", u32 version, strings importer, input_root,
- * source_path, ref and the test fault (NULL but in tests), a blob of the cook_settings struct (the
- * server is this same program, so its layout matches), then the source as a blob, whose bytes are
- * sent straight from the caller's buffer.
+ * source_path, ref and the test fault (NULL but in tests), a blob of the
+ * cook_settings struct (the server is this same program, so its layout
+ * matches), then the source as a blob, whose bytes are sent straight from the
+ * caller's buffer.
  *
  * Response (child to parent; untrusted, the child ran a library on a hostile
  * file): u32 magic "KIRS", u32 version, u8 has_ir, the IR (ir_wire.c) when
