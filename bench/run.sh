@@ -4,7 +4,8 @@
 #   bash bench/run.sh BUILD_DIR [SECTION...]
 #
 # SECTIONs (default: all) are load, obj_import, load_gltf, cook_time,
-# cook_stages, scaling, mesh_quality, textures, builds, bc7, bc1, block; e.g.
+# cook_stages, scaling, mesh_quality, textures, builds, bc7, bc1, block,
+# isolate; e.g.
 # `bash bench/run.sh build/bench builds` runs the build-system benchmarks only.
 #
 # Generates the test meshes into bench/data/ when they are missing (they are
@@ -387,16 +388,22 @@ run_block() {
     load_average
 }
 
+# assimp in a child process against in process (bench/isolate.sh, hyperfine).
+run_isolate() {
+    section "import isolation: assimp models in process vs in a child process"
+    bash "$repo/bench/isolate.sh" "$kiln" "$corpus"
+}
+
 machine_info
 if [ ${#sections[@]} -eq 0 ]; then
     sections=(load obj_import load_gltf cook_time cook_stages scaling mesh_quality textures builds bc7 bc1
-              block)
+              block isolate)
 fi
 needs_meshes=false
 for name in "${sections[@]}"; do
     case $name in
     load | obj_import | load_gltf | cook_time | cook_stages | scaling | mesh_quality) needs_meshes=true ;;
-    textures | builds | bc7 | bc1 | block) ;;
+    textures | builds | bc7 | bc1 | block | isolate) ;;
     *)
         echo "unknown section '$name'" >&2
         exit 2

@@ -15,6 +15,7 @@
 #include <xxhash.h>
 
 #include "cli/cache.h"
+#include "common/path.h"
 
 #define CACHE_MAGIC_LINE "kiln-cache"
 #define CACHE_MAX_FIELDS 6
@@ -105,17 +106,7 @@ bool cache_record_copy(cache_record *to, const cache_record *from) {
 bool cache_path_is_safe(const char *path) {
     if (path[0] == '\0' || path[0] == '/' || strpbrk(path, "\t\n\r") != NULL)
         return false;
-    const char *part = path;
-    for (;;) {
-        const char *slash = strchr(part, '/');
-        size_t length = slash ? (size_t)(slash - part) : strlen(part);
-        if (length == 0 || (length == 1 && part[0] == '.') ||
-            (length == 2 && part[0] == '.' && part[1] == '.'))
-            return false;
-        if (slash == NULL)
-            return true;
-        part = slash + 1;
-    }
+    return path_segments_are_names(path);
 }
 
 static char *join(const char *dir, const char *name) {

@@ -43,4 +43,30 @@ static inline bool path_segment_is_parent(const path_segment *segment) {
     return segment->length == 2 && segment->start[0] == '.' && segment->start[1] == '.';
 }
 
+/* Every '/'-separated segment of `path` is a name: none is empty, "." or
+ * "..". With a relative start, the path stays below where it starts. */
+static inline bool path_segments_are_names(const char *path) {
+    for (const char *segment = path;;) {
+        const char *end = segment;
+        while (*end != '\0' && *end != '/')
+            end++;
+        size_t length = (size_t)(end - segment);
+        if (length == 0 || (length == 1 && segment[0] == '.') ||
+            (length == 2 && segment[0] == '.' && segment[1] == '.'))
+            return false;
+        if (*end == '\0')
+            return true;
+        segment = end + 1;
+    }
+}
+
+/* A path as resolving a dependency returns it: relative, '/'-separated, and
+ * made of names only (what another process claims it read is checked so). */
+static inline bool path_is_plain_relative(const char *path) {
+    for (const char *p = path; *p != '\0'; p++)
+        if (*p == '\\')
+            return false;
+    return !path_is_absolute(path) && path_segments_are_names(path);
+}
+
 #endif /* KILN_COMMON_PATH_H */

@@ -80,12 +80,13 @@ static bool stays_inside_root(const char *input_root, const char *full_path) {
            (file_real[root_length] == '/' || file_real[root_length] == '\0');
 }
 
-/* Resolves `relative` (see cook_resolve_dependency) and records it in `list`. */
-static bool resolve_into(cook_context *ctx, const char *relative, strlist *list,
+/* Resolves `relative` against the folder of `base` (see cook_resolve_dependency)
+ * and records it in `list`. */
+static bool resolve_into(cook_context *ctx, const char *base, const char *relative, strlist *list,
                          char **root_relative, char *reason, size_t reason_size) {
     if (root_relative != NULL)
         *root_relative = NULL;
-    char *path = normalize_dependency_path(ctx->source_path, relative, reason, reason_size);
+    char *path = normalize_dependency_path(base, relative, reason, reason_size);
     if (path == NULL)
         return false;
     char *full = cook_path_join(ctx->input_root, path);
@@ -121,11 +122,45 @@ static bool resolve_into(cook_context *ctx, const char *relative, strlist *list,
 
 bool cook_resolve_dependency(cook_context *ctx, const char *relative, char **root_relative,
                              char *reason, size_t reason_size) {
-    return resolve_into(ctx, relative, &ctx->dependencies, root_relative, reason, reason_size);
+    return resolve_into(ctx, ctx->source_path, relative, &ctx->dependencies, root_relative, reason,
+                        reason_size);
 }
 
 bool cook_add_reference(cook_context *ctx, const char *relative, char *reason, size_t reason_size) {
-    return resolve_into(ctx, relative, &ctx->references, NULL, reason, reason_size);
+    return resolve_into(ctx, ctx->source_path, relative, &ctx->references, NULL, reason,
+                        reason_size);
+}
+
+/* A path another process resolved: resolved again from the root (base ""),
+ * it must come back unchanged, so it passed the same checks and was already
+ * what resolving returns. Recorded only then. */
+static bool record_resolved(cook_context *ctx, const char *root_relative, strlist *list,
+                            char *reason, size_t reason_size) {
+    strlist scratch = {0};
+    char *normal = NULL;
+    bool ok = resolve_into(ctx, "", root_relative, &scratch, &normal, reason, reason_size);
+    if (ok && strcmp(normal, root_relative) != 0) {
+        snprintf(reason, reason_size, "'%s' is not a path relative to the input folder",
+                 root_relative);
+        ok = false;
+    }
+    if (ok && !strlist_contains(list, normal) && !strlist_push(list, normal)) {
+        snprintf(reason, reason_size, "out of memory");
+        ok = false;
+    }
+    free(normal);
+    strlist_free(&scratch);
+    return ok;
+}
+
+bool cook_record_dependency(cook_context *ctx, const char *root_relative, char *reason,
+                            size_t reason_size) {
+    return record_resolved(ctx, root_relative, &ctx->dependencies, reason, reason_size);
+}
+
+bool cook_record_reference(cook_context *ctx, const char *root_relative, char *reason,
+                           size_t reason_size) {
+    return record_resolved(ctx, root_relative, &ctx->references, reason, reason_size);
 }
 
 bool cook_read_dependency(cook_context *ctx, const char *relative, uint8_t **data, size_t *size,

@@ -282,6 +282,16 @@ bool cook_resolve_dependency(cook_context *ctx, const char *relative, char **roo
 bool cook_read_dependency(cook_context *ctx, const char *relative, uint8_t **data, size_t *size,
                           char *reason, size_t reason_size);
 
+/* Records a dependency or reference that another process resolved (an
+ * importer run in a child process, import/isolate_import.c): `root_relative`
+ * must be exactly what cook_resolve_dependency returns for it (relative to the
+ * input root, normalised, inside the root after links, existing). False with
+ * a reason otherwise, and nothing is recorded. */
+bool cook_record_dependency(cook_context *ctx, const char *root_relative, char *reason,
+                            size_t reason_size);
+bool cook_record_reference(cook_context *ctx, const char *root_relative, char *reason,
+                           size_t reason_size);
+
 /* Records a reference: another source asset this one names but does not
  * read or bake in (a level's models and prefabs). `relative` resolves like a
  * dependency and must exist inside the input root. `kiln build --roots`

@@ -481,7 +481,7 @@ bool cook_model_asset(const cook_request *request, cook_context *ctx, cook_asset
     cook_stage_enter(ctx, COOK_STAGE_IMPORT);
     double clock = cook_clock();
     ir_asset asset = {0};
-    bool ok = request->importer->import(ctx, &asset);
+    bool ok = import_run(ctx, request->importer->import, &asset);
     if (ok && result->diag.errors > 0)
         ok = false; /* an importer that reported an error has failed */
     clock = cook_stage_add(result, COOK_STAGE_IMPORT, clock);

@@ -10,6 +10,8 @@
  *   draco_decode.cpp   KHR_draco_mesh_compression through libdraco (C shim)
  *   assimp.c           every other model format, through assimp
  *   image.c            PNG, JPEG, TGA, BMP, Radiance HDR decode; .cube LUTs
+ *   isolate*.c         third-party importers (assimp) in a child process, so
+ *   ir_wire.c          their crash or hang fails one asset (isolate.h)
  *
  * import may use core and common.
  */
@@ -26,6 +28,12 @@
  * Models (each returns true on success; on failure it has reported errors to
  * ctx->diag)
  * ------------------------------------------------------------------------- */
+
+/* Runs a model importer as the pipeline does: a third-party one (assimp) in
+ * a child process, so its crash, hang or runaway allocation is an error for
+ * this asset alone (isolate.h); the others, or every one with KILN_ISOLATE=0
+ * in the environment, in this process. Same contract as the importer. */
+bool import_run(cook_context *ctx, bool (*import)(cook_context *ctx, ir_asset *out), ir_asset *out);
 
 bool import_obj(cook_context *ctx, ir_asset *out);
 

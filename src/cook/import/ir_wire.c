@@ -1,0 +1,585 @@
+/*
+ * ir_wire.c — an importer's ir_asset as bytes, to bring it back from a child
+ * process (isolate.h), and the little-endian primitives of that protocol.
+ *
+ * The reader treats its input as hostile: the child ran a library on an
+ * untrusted file and may have been corrupted by it. Every count is bounded by
+ * the bytes left before anything is allocated for it, every index and
+ * reference is checked, every float must be finite and image paths must be
+ * plain paths relative to the input root; what passes holds the invariants of
+ * ir.h that later stages index memory by.
+ *
+ * Layout, version 1 (u32/u64 little-endian, f32 as its bits, strings as a u32
+ * length and bytes with UINT32_MAX for NULL):
+ *   u32 version, u32 mesh_count, material_count, node_count, image_count
+ *   mesh:     string name, u32 vertex_count, u32 streams (STREAM_* bits),
+ *             each stream present in bit order (positions 3 f32, normals 3,
+ *             tangents 4, texcoords 0 and 1 2 each, colors 4, joints 4 u16,
+ *             weights 4 f32 per vertex), u32 index_count, indices,
+ *             u32 submesh_count, per submesh index_offset, index_count,
+ *             material
+ *   material: string name, f32 base_color[4] metallic roughness emissive[3]
+ *             normal_scale occlusion_strength, u32 alpha_mode, f32
+ *             alpha_cutoff, u8 double_sided, u8 unlit, per slot (IR_SLOT_COUNT)
+ *             i32 image, u32 texcoord, f32 offset[2] rotation scale[2],
+ *             string dropped_extensions
+ *   node:     string name, i32 parent, mesh, skin, f32 translation[3]
+ *             rotation[4] scale[3] matrix[16]
+ *   image:    string name, string path, u8 embedded, then (embedded) a u64
+ *             size and the bytes
+ * LODs and meshlets are not part of it: importers do not build them.
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/checked.h"
+#include "common/path.h"
+#include "cook/import/isolate.h"
+
+#define STREAM_POSITIONS (1u << 0)
+#define STREAM_NORMALS (1u << 1)
+#define STREAM_TANGENTS (1u << 2)
+#define STREAM_TEXCOORD0 (1u << 3)
+#define STREAM_TEXCOORD1 (1u << 4)
+#define STREAM_COLORS (1u << 5)
+#define STREAM_JOINTS (1u << 6)
+#define STREAM_WEIGHTS (1u << 7)
+#define STREAM_ALL ((1u << 8) - 1)
+
+#define WIRE_NULL_STRING UINT32_MAX
+
+/* Smallest encodings, to bound counts by the bytes left. */
+#define MESH_MIN_BYTES 20u
+#define MATERIAL_MIN_BYTES (4u + 11u * 4u + 8u + 2u + IR_SLOT_COUNT * 28u + 4u)
+#define NODE_MIN_BYTES (4u + 12u + 26u * 4u)
+#define IMAGE_MIN_BYTES 9u
+#define SUBMESH_BYTES 12u
+
+/* ---------------------------------------------------------------------------
+ * Primitives
+ * ------------------------------------------------------------------------- */
+
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define WIRE_HOST_IS_LITTLE_ENDIAN 1
+#else
+#define WIRE_HOST_IS_LITTLE_ENDIAN 0
+#endif
+
+/* `count` values of `width` bytes (2 or 4) as little-endian bytes. */
+static void put_words(bytebuf *out, const void *values, size_t count, size_t width) {
+    size_t bytes;
+    if (!checked_mul_size(count, width, &bytes)) {
+        out->failed = true;
+        return;
+    }
+    if (WIRE_HOST_IS_LITTLE_ENDIAN) {
+        bytebuf_append(out, values, bytes);
+        return;
+    }
+    const uint8_t *p = values;
+    for (size_t i = 0; i < count; i++, p += width)
+        for (size_t b = width; b-- > 0;)
+            bytebuf_append(out, p + b, 1);
+}
+
+static bool take(wire_reader *in, size_t bytes, const uint8_t **at) {
+    if (in->failed || bytes > in->size - in->pos) {
+        in->failed = true;
+        return false;
+    }
+    *at = in->data + in->pos;
+    in->pos += bytes;
+    return true;
+}
+
+/* `values` holds count * width bytes; zeros after a short read. */
+static void get_words(wire_reader *in, void *values, size_t count, size_t width) {
+    size_t bytes = count * width;
+    const uint8_t *at;
+    if (!take(in, bytes, &at)) {
+        memset(values, 0, bytes);
+        return;
+    }
+    if (WIRE_HOST_IS_LITTLE_ENDIAN) {
+        memcpy(values, at, bytes);
+        return;
+    }
+    uint8_t *p = values;
+    for (size_t i = 0; i < count; i++, p += width, at += width)
+        for (size_t b = 0; b < width; b++)
+            p[width - 1 - b] = at[b];
+}
+
+void wire_put_u8(bytebuf *out, uint8_t value) {
+    bytebuf_append(out, &value, 1);
+}
+
+void wire_put_u32(bytebuf *out, uint32_t value) {
+    put_words(out, &value, 1, 4);
+}
+
+void wire_put_u64(bytebuf *out, uint64_t value) {
+    wire_put_u32(out, (uint32_t)value);
+    wire_put_u32(out, (uint32_t)(value >> 32));
+}
+
+void wire_put_f32s(bytebuf *out, const float *values, size_t count) {
+    put_words(out, values, count, 4);
+}
+
+void wire_put_string(bytebuf *out, const char *text) {
+    if (text == NULL) {
+        wire_put_u32(out, WIRE_NULL_STRING);
+        return;
+    }
+    size_t length = strlen(text);
+    if (length >= WIRE_NULL_STRING) {
+        out->failed = true;
+        return;
+    }
+    wire_put_u32(out, (uint32_t)length);
+    bytebuf_append(out, text, length);
+}
+
+void wire_put_blob(bytebuf *out, const void *data, size_t size) {
+    wire_put_u64(out, size);
+    bytebuf_append(out, data, size);
+}
+
+uint8_t wire_get_u8(wire_reader *in) {
+    const uint8_t *at;
+    return take(in, 1, &at) ? at[0] : 0;
+}
+
+uint32_t wire_get_u32(wire_reader *in) {
+    uint32_t value = 0;
+    get_words(in, &value, 1, 4);
+    return in->failed ? 0 : value;
+}
+
+uint64_t wire_get_u64(wire_reader *in) {
+    uint64_t low = wire_get_u32(in);
+    uint64_t high = wire_get_u32(in);
+    return low | high << 32;
+}
+
+void wire_get_f32s(wire_reader *in, float *values, size_t count) {
+    get_words(in, values, count, 4);
+}
+
+size_t wire_left(const wire_reader *in) {
+    return in->failed ? 0 : in->size - in->pos;
+}
+
+uint32_t wire_get_count(wire_reader *in, size_t min_item_bytes) {
+    uint32_t count = wire_get_u32(in);
+    if (!in->failed && count > wire_left(in) / min_item_bytes)
+        in->failed = true;
+    return in->failed ? 0 : count;
+}
+
+bool wire_get_string(wire_reader *in, char **text) {
+    *text = NULL;
+    uint32_t length = wire_get_u32(in);
+    if (in->failed || length == WIRE_NULL_STRING)
+        return !in->failed;
+    const uint8_t *at;
+    if (!take(in, length, &at) || memchr(at, '\0', length) != NULL) {
+        in->failed = true;
+        return false;
+    }
+    *text = malloc((size_t)length + 1);
+    if (*text == NULL)
+        return false;
+    memcpy(*text, at, length);
+    (*text)[length] = '\0';
+    return true;
+}
+
+bool wire_get_blob(wire_reader *in, const uint8_t **data, size_t *size) {
+    *data = NULL;
+    *size = 0;
+    uint64_t length = wire_get_u64(in);
+    if (in->failed || length > wire_left(in)) {
+        in->failed = true;
+        return false;
+    }
+    *size = (size_t)length;
+    return take(in, *size, data);
+}
+
+/* ---------------------------------------------------------------------------
+ * Writing
+ * ------------------------------------------------------------------------- */
+
+static void put_i32(bytebuf *out, int32_t value) {
+    wire_put_u32(out, (uint32_t)value);
+}
+
+static uint32_t mesh_streams(const ir_mesh *mesh) {
+    return (mesh->positions ? STREAM_POSITIONS : 0) | (mesh->normals ? STREAM_NORMALS : 0) |
+           (mesh->tangents ? STREAM_TANGENTS : 0) | (mesh->texcoords[0] ? STREAM_TEXCOORD0 : 0) |
+           (mesh->texcoords[1] ? STREAM_TEXCOORD1 : 0) | (mesh->colors ? STREAM_COLORS : 0) |
+           (mesh->joints ? STREAM_JOINTS : 0) | (mesh->weights ? STREAM_WEIGHTS : 0);
+}
+
+static bool write_mesh(const ir_mesh *mesh, bytebuf *out) {
+    if (mesh->lods != NULL || mesh->lod_count != 0 || mesh->meshlets != NULL ||
+        mesh->meshlet_count != 0 || mesh->meshlet_vertices != NULL ||
+        mesh->meshlet_triangles != NULL)
+        return false; /* built by process steps, never by an importer */
+    size_t n = mesh->vertex_count;
+    wire_put_string(out, mesh->name);
+    wire_put_u32(out, mesh->vertex_count);
+    wire_put_u32(out, mesh_streams(mesh));
+    const float *floats[] = {mesh->positions,    mesh->normals,      mesh->tangents,
+                             mesh->texcoords[0], mesh->texcoords[1], mesh->colors};
+    const size_t widths[] = {3, 3, 4, 2, 2, 4};
+    for (size_t s = 0; s < sizeof widths / sizeof widths[0]; s++)
+        if (floats[s] != NULL)
+            wire_put_f32s(out, floats[s], n * widths[s]);
+    if (mesh->joints != NULL)
+        put_words(out, mesh->joints, n * 4, 2);
+    if (mesh->weights != NULL)
+        wire_put_f32s(out, mesh->weights, n * 4);
+    wire_put_u32(out, mesh->index_count);
+    put_words(out, mesh->indices, mesh->index_count, 4);
+    wire_put_u32(out, mesh->submesh_count);
+    for (uint32_t s = 0; s < mesh->submesh_count; s++) {
+        const ir_submesh *sub = &mesh->submeshes[s];
+        if (sub->meshlet_offset != 0 || sub->meshlet_count != 0)
+            return false;
+        wire_put_u32(out, sub->index_offset);
+        wire_put_u32(out, sub->index_count);
+        wire_put_u32(out, sub->material);
+    }
+    return true;
+}
+
+static void write_material(const ir_material *m, bytebuf *out) {
+    wire_put_string(out, m->name);
+    wire_put_f32s(out, m->base_color, 4);
+    const float scalars[] = {m->metallic, m->roughness};
+    wire_put_f32s(out, scalars, 2);
+    wire_put_f32s(out, m->emissive, 3);
+    const float scales[] = {m->normal_scale, m->occlusion_strength};
+    wire_put_f32s(out, scales, 2);
+    wire_put_u32(out, (uint32_t)m->alpha_mode);
+    wire_put_f32s(out, &m->alpha_cutoff, 1);
+    wire_put_u8(out, m->double_sided);
+    wire_put_u8(out, m->unlit);
+    for (int s = 0; s < IR_SLOT_COUNT; s++) {
+        const ir_texture_ref *t = &m->textures[s];
+        put_i32(out, t->image);
+        wire_put_u32(out, t->texcoord);
+        wire_put_f32s(out, t->offset, 2);
+        wire_put_f32s(out, &t->rotation, 1);
+        wire_put_f32s(out, t->scale, 2);
+    }
+    wire_put_string(out, m->dropped_extensions);
+}
+
+static void write_node(const ir_node *node, bytebuf *out) {
+    wire_put_string(out, node->name);
+    put_i32(out, node->parent);
+    put_i32(out, node->mesh);
+    put_i32(out, node->skin);
+    wire_put_f32s(out, node->translation, 3);
+    wire_put_f32s(out, node->rotation, 4);
+    wire_put_f32s(out, node->scale, 3);
+    wire_put_f32s(out, node->matrix, 16);
+}
+
+static void write_image(const ir_image *image, bytebuf *out) {
+    wire_put_string(out, image->name);
+    wire_put_string(out, image->path);
+    wire_put_u8(out, image->bytes != NULL);
+    if (image->bytes != NULL)
+        wire_put_blob(out, image->bytes, image->size);
+}
+
+bool ir_wire_write(const ir_asset *asset, bytebuf *out) {
+    wire_put_u32(out, IR_WIRE_VERSION);
+    wire_put_u32(out, asset->mesh_count);
+    wire_put_u32(out, asset->material_count);
+    wire_put_u32(out, asset->node_count);
+    wire_put_u32(out, asset->image_count);
+    for (uint32_t i = 0; i < asset->mesh_count; i++)
+        if (!write_mesh(&asset->meshes[i], out))
+            return false;
+    for (uint32_t i = 0; i < asset->material_count; i++)
+        write_material(&asset->materials[i], out);
+    for (uint32_t i = 0; i < asset->node_count; i++)
+        write_node(&asset->nodes[i], out);
+    for (uint32_t i = 0; i < asset->image_count; i++)
+        write_image(&asset->images[i], out);
+    return !out->failed;
+}
+
+/* ---------------------------------------------------------------------------
+ * Reading
+ * ------------------------------------------------------------------------- */
+
+typedef struct wire_decoder {
+    wire_reader *in;
+    const ir_asset *out; /* the counts references are checked against */
+    char *reason;
+    size_t reason_size;
+    bool bad; /* reason is set */
+} wire_decoder;
+
+static bool reject(wire_decoder *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static bool reject(wire_decoder *d, const char *fmt, ...) {
+    if (!d->bad) {
+        va_list args;
+        va_start(args, fmt);
+        vsnprintf(d->reason, d->reason_size, fmt, args);
+        va_end(args);
+        d->bad = true;
+    }
+    return false;
+}
+
+/* After a group of reads: a short read, or no memory for a copy. */
+static bool read_ok(wire_decoder *d, bool allocated, const char *what) {
+    if (d->in->failed)
+        return reject(d, "truncated or inconsistent %s", what);
+    if (!allocated)
+        return reject(d, "out of memory reading %s", what);
+    return true;
+}
+
+static bool all_finite(const float *values, size_t count) {
+    for (size_t i = 0; i < count; i++)
+        if (!isfinite(values[i]))
+            return false;
+    return true;
+}
+
+/* A stream of n * width elements of `size` bytes, after checking that the
+ * bytes are there (so a forged vertex count allocates nothing). */
+static void *read_stream(wire_decoder *d, size_t n, size_t width, size_t size) {
+    size_t bytes;
+    if (!checked_mul_size(n, width * size, &bytes) || bytes > wire_left(d->in)) {
+        d->in->failed = true;
+        return NULL;
+    }
+    void *data = malloc(bytes ? bytes : 1);
+    if (data != NULL)
+        get_words(d->in, data, n * width, size);
+    return data;
+}
+
+static bool read_mesh(wire_decoder *d, uint32_t index, ir_mesh *mesh) {
+    wire_reader *in = d->in;
+    bool named = wire_get_string(in, &mesh->name);
+    mesh->vertex_count = wire_get_u32(in);
+    uint32_t streams = wire_get_u32(in);
+    if (!read_ok(d, named || in->failed, "mesh"))
+        return false;
+    size_t n = mesh->vertex_count;
+    if ((streams & ~STREAM_ALL) != 0 || (n > 0 && !(streams & STREAM_POSITIONS)) ||
+        !(streams & STREAM_JOINTS) != !(streams & STREAM_WEIGHTS))
+        return reject(d, "mesh %u: streams 0x%x are not a valid set", index, streams);
+    float **floats[] = {&mesh->positions,    &mesh->normals,      &mesh->tangents,
+                        &mesh->texcoords[0], &mesh->texcoords[1], &mesh->colors};
+    const size_t widths[] = {3, 3, 4, 2, 2, 4};
+    for (size_t s = 0; s < sizeof widths / sizeof widths[0]; s++) {
+        if (!(streams & (1u << s)))
+            continue;
+        *floats[s] = read_stream(d, n, widths[s], 4);
+        if (!read_ok(d, *floats[s] != NULL, "vertex stream"))
+            return false;
+        if (!all_finite(*floats[s], n * widths[s]))
+            return reject(d, "mesh %u: a vertex stream holds a number that is not finite", index);
+    }
+    if (streams & STREAM_JOINTS) {
+        mesh->joints = read_stream(d, n, 4, 2);
+        if (!read_ok(d, mesh->joints != NULL, "joints"))
+            return false;
+        mesh->weights = read_stream(d, n, 4, 4);
+        if (!read_ok(d, mesh->weights != NULL, "weights"))
+            return false;
+        if (!all_finite(mesh->weights, n * 4))
+            return reject(d, "mesh %u: a weight is not finite", index);
+    }
+    mesh->index_count = wire_get_u32(in);
+    mesh->indices = read_stream(d, mesh->index_count, 1, 4);
+    if (!read_ok(d, mesh->indices != NULL, "indices"))
+        return false;
+    for (uint32_t i = 0; i < mesh->index_count; i++)
+        if (mesh->indices[i] >= mesh->vertex_count)
+            return reject(d, "mesh %u: index %u is out of range (%u vertices)", index,
+                          mesh->indices[i], mesh->vertex_count);
+    mesh->submesh_count = wire_get_count(in, SUBMESH_BYTES);
+    mesh->submeshes = calloc(mesh->submesh_count ? mesh->submesh_count : 1, sizeof(ir_submesh));
+    if (!read_ok(d, mesh->submeshes != NULL, "submeshes"))
+        return false;
+    uint64_t covered = 0;
+    for (uint32_t s = 0; s < mesh->submesh_count; s++) {
+        ir_submesh *sub = &mesh->submeshes[s];
+        sub->index_offset = wire_get_u32(in);
+        sub->index_count = wire_get_u32(in);
+        sub->material = wire_get_u32(in);
+        if (!read_ok(d, true, "submesh"))
+            return false;
+        if (sub->index_offset != covered || sub->index_count % 3 != 0 ||
+            sub->index_count > mesh->index_count - covered ||
+            sub->material >= d->out->material_count)
+            return reject(d, "mesh %u: submesh %u is inconsistent", index, s);
+        covered += sub->index_count;
+    }
+    if (covered != mesh->index_count)
+        return reject(d, "mesh %u: submeshes do not cover its %u indices", index,
+                      mesh->index_count);
+    return true;
+}
+
+static int32_t get_i32(wire_reader *in) {
+    return (int32_t)wire_get_u32(in);
+}
+
+static bool read_material(wire_decoder *d, uint32_t index, ir_material *m) {
+    wire_reader *in = d->in;
+    bool named = wire_get_string(in, &m->name);
+    wire_get_f32s(in, m->base_color, 4);
+    float scalars[2], scales[2];
+    wire_get_f32s(in, scalars, 2);
+    wire_get_f32s(in, m->emissive, 3);
+    wire_get_f32s(in, scales, 2);
+    m->metallic = scalars[0];
+    m->roughness = scalars[1];
+    m->normal_scale = scales[0];
+    m->occlusion_strength = scales[1];
+    uint32_t alpha_mode = wire_get_u32(in);
+    wire_get_f32s(in, &m->alpha_cutoff, 1);
+    uint8_t double_sided = wire_get_u8(in), unlit = wire_get_u8(in);
+    bool floats_ok = all_finite(m->base_color, 4) && all_finite(scalars, 2) &&
+                     all_finite(m->emissive, 3) && all_finite(scales, 2) &&
+                     isfinite(m->alpha_cutoff);
+    for (int s = 0; s < IR_SLOT_COUNT; s++) {
+        ir_texture_ref *t = &m->textures[s];
+        t->image = get_i32(in);
+        t->texcoord = wire_get_u32(in);
+        wire_get_f32s(in, t->offset, 2);
+        wire_get_f32s(in, &t->rotation, 1);
+        wire_get_f32s(in, t->scale, 2);
+        floats_ok &= all_finite(t->offset, 2) && isfinite(t->rotation) && all_finite(t->scale, 2);
+        if (!in->failed &&
+            (t->image < -1 || (t->image >= 0 && (uint32_t)t->image >= d->out->image_count) ||
+             t->texcoord > 1))
+            return reject(d, "material %u: texture slot %d names image %d of %u, UV set %u", index,
+                          s, t->image, d->out->image_count, t->texcoord);
+    }
+    bool dropped = wire_get_string(in, &m->dropped_extensions);
+    if (!read_ok(d, named && dropped, "material"))
+        return false;
+    if (alpha_mode > IR_ALPHA_BLEND || double_sided > 1 || unlit > 1)
+        return reject(d, "material %u: alpha mode %u or a flag is out of range", index, alpha_mode);
+    if (!floats_ok)
+        return reject(d, "material %u: a factor is not finite", index);
+    m->alpha_mode = (ir_alpha_mode)alpha_mode;
+    m->double_sided = double_sided != 0;
+    m->unlit = unlit != 0;
+    return true;
+}
+
+static bool read_node(wire_decoder *d, uint32_t index, ir_node *node) {
+    wire_reader *in = d->in;
+    bool named = wire_get_string(in, &node->name);
+    node->parent = get_i32(in);
+    node->mesh = get_i32(in);
+    node->skin = get_i32(in);
+    wire_get_f32s(in, node->translation, 3);
+    wire_get_f32s(in, node->rotation, 4);
+    wire_get_f32s(in, node->scale, 3);
+    wire_get_f32s(in, node->matrix, 16);
+    if (!read_ok(d, named, "node"))
+        return false;
+    /* ir.h: parents come before their children, so -1 <= parent < index. */
+    if (node->parent < -1 || (node->parent >= 0 && (uint32_t)node->parent >= index) ||
+        node->mesh < -1 || (node->mesh >= 0 && (uint32_t)node->mesh >= d->out->mesh_count) ||
+        node->skin < -1)
+        return reject(d, "node %u: parent %d, mesh %d or skin %d is out of range", index,
+                      node->parent, node->mesh, node->skin);
+    if (!all_finite(node->translation, 3) || !all_finite(node->rotation, 4) ||
+        !all_finite(node->scale, 3) || !all_finite(node->matrix, 16))
+        return reject(d, "node %u: its transform is not finite", index);
+    return true;
+}
+
+static bool read_image(wire_decoder *d, uint32_t index, ir_image *image) {
+    wire_reader *in = d->in;
+    bool named = wire_get_string(in, &image->name);
+    bool pathed = named && wire_get_string(in, &image->path);
+    uint8_t embedded = wire_get_u8(in);
+    if (!read_ok(d, named && pathed, "image"))
+        return false;
+    if (image->name == NULL || embedded > 1 || (embedded && image->path != NULL) ||
+        (image->path != NULL && !path_is_plain_relative(image->path)))
+        return reject(d,
+                      "image %u: no name, or not exactly one of a plain relative path and "
+                      "embedded bytes",
+                      index);
+    if (embedded) {
+        const uint8_t *bytes;
+        size_t size;
+        if (!wire_get_blob(in, &bytes, &size))
+            return read_ok(d, true, "image bytes");
+        image->bytes = malloc(size ? size : 1);
+        if (!read_ok(d, image->bytes != NULL, "image bytes"))
+            return false;
+        memcpy(image->bytes, bytes, size);
+        image->size = size;
+    }
+    return true;
+}
+
+bool ir_wire_read(wire_reader *in, ir_asset *out, char *reason, size_t reason_size) {
+    memset(out, 0, sizeof *out);
+    wire_decoder d = {.in = in, .out = out, .reason = reason, .reason_size = reason_size};
+    uint32_t version = wire_get_u32(in);
+    if (!in->failed && version != IR_WIRE_VERSION) {
+        reject(&d, "IR version %u, expected %u", version, IR_WIRE_VERSION);
+        return false;
+    }
+    /* Every count is bounded by the bytes left before the arrays exist; the
+     * counts are set only once the arrays are, so ir_asset_free always
+     * matches what was allocated. */
+    uint32_t meshes = wire_get_count(in, MESH_MIN_BYTES);
+    uint32_t materials = wire_get_count(in, MATERIAL_MIN_BYTES);
+    uint32_t nodes = wire_get_count(in, NODE_MIN_BYTES);
+    uint32_t images = wire_get_count(in, IMAGE_MIN_BYTES);
+    bool ok = read_ok(&d, true, "asset header");
+    if (ok) {
+        out->meshes = calloc(meshes ? meshes : 1, sizeof *out->meshes);
+        out->materials = calloc(materials ? materials : 1, sizeof *out->materials);
+        out->nodes = calloc(nodes ? nodes : 1, sizeof *out->nodes);
+        out->images = calloc(images ? images : 1, sizeof *out->images);
+        ok = read_ok(&d,
+                     out->meshes != NULL && out->materials != NULL && out->nodes != NULL &&
+                         out->images != NULL,
+                     "asset");
+        out->mesh_count = meshes;
+        out->material_count = materials;
+        out->node_count = nodes;
+        out->image_count = images;
+    }
+    for (uint32_t i = 0; ok && i < meshes; i++)
+        ok = read_mesh(&d, i, &out->meshes[i]);
+    for (uint32_t i = 0; ok && i < materials; i++)
+        ok = read_material(&d, i, &out->materials[i]);
+    for (uint32_t i = 0; ok && i < nodes; i++)
+        ok = read_node(&d, i, &out->nodes[i]);
+    for (uint32_t i = 0; ok && i < images; i++)
+        ok = read_image(&d, i, &out->images[i]);
+    if (!ok) {
+        ir_asset_free(out);
+        memset(out, 0, sizeof *out);
+    }
+    return ok;
+}

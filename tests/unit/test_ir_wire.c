@@ -1,0 +1,558 @@
+/* test_ir_wire.c — the IR on the wire (import/ir_wire.c): exact round trips
+ * on corpus models (the assimp PLYs, glTF models that use every IR field)
+ * and on a hand-built asset, and a reader that treats its input as hostile:
+ * every truncation rejected, every single-bit flip survived (under ASan), and
+ * forged counts, indices, references, floats and paths refused. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "test_import.h"
+#include "test_support.h"
+
+#include "cook/import/isolate.h"
+
+/* ---------------------------------------------------------------------------
+ * Comparing and checking assets
+ * ------------------------------------------------------------------------- */
+
+static void expect_same_text(const char *a, const char *b, const char *what) {
+    if ((a == NULL) != (b == NULL) || (a != NULL && strcmp(a, b) != 0))
+        fail_msg("%s differs: '%s' / '%s'", what, a ? a : "(null)", b ? b : "(null)");
+}
+
+static void expect_same_array(const void *a, const void *b, size_t bytes, const char *what) {
+    if ((a == NULL) != (b == NULL) || (a != NULL && bytes > 0 && memcmp(a, b, bytes) != 0))
+        fail_msg("%s differs", what);
+}
+
+/* Field by field, floats by their bits. */
+static void expect_same_asset(const ir_asset *a, const ir_asset *b) {
+    assert_int_equal(a->mesh_count, b->mesh_count);
+    assert_int_equal(a->material_count, b->material_count);
+    assert_int_equal(a->node_count, b->node_count);
+    assert_int_equal(a->image_count, b->image_count);
+    for (uint32_t i = 0; i < a->mesh_count; i++) {
+        const ir_mesh *x = &a->meshes[i], *y = &b->meshes[i];
+        size_t n = x->vertex_count;
+        expect_same_text(x->name, y->name, "mesh name");
+        assert_int_equal(x->vertex_count, y->vertex_count);
+        expect_same_array(x->positions, y->positions, n * 12, "positions");
+        expect_same_array(x->normals, y->normals, n * 12, "normals");
+        expect_same_array(x->tangents, y->tangents, n * 16, "tangents");
+        expect_same_array(x->texcoords[0], y->texcoords[0], n * 8, "texcoords 0");
+        expect_same_array(x->texcoords[1], y->texcoords[1], n * 8, "texcoords 1");
+        expect_same_array(x->colors, y->colors, n * 16, "colors");
+        expect_same_array(x->joints, y->joints, n * 8, "joints");
+        expect_same_array(x->weights, y->weights, n * 16, "weights");
+        assert_int_equal(x->index_count, y->index_count);
+        expect_same_array(x->indices, y->indices, x->index_count * 4u, "indices");
+        assert_int_equal(x->submesh_count, y->submesh_count);
+        expect_same_array(x->submeshes, y->submeshes, x->submesh_count * sizeof(ir_submesh),
+                          "submeshes");
+    }
+    for (uint32_t i = 0; i < a->material_count; i++) {
+        const ir_material *x = &a->materials[i], *y = &b->materials[i];
+        expect_same_text(x->name, y->name, "material name");
+        expect_same_text(x->dropped_extensions, y->dropped_extensions, "dropped extensions");
+        const float fx[] = {x->metallic, x->roughness, x->normal_scale, x->occlusion_strength,
+                            x->alpha_cutoff};
+        const float fy[] = {y->metallic, y->roughness, y->normal_scale, y->occlusion_strength,
+                            y->alpha_cutoff};
+        expect_same_array(fx, fy, sizeof fx, "material factors");
+        expect_same_array(x->base_color, y->base_color, sizeof x->base_color, "base colour");
+        expect_same_array(x->emissive, y->emissive, sizeof x->emissive, "emissive");
+        assert_int_equal(x->alpha_mode, y->alpha_mode);
+        assert_int_equal(x->double_sided, y->double_sided);
+        assert_int_equal(x->unlit, y->unlit);
+        expect_same_array(x->textures, y->textures, sizeof x->textures, "texture refs");
+    }
+    for (uint32_t i = 0; i < a->node_count; i++) {
+        const ir_node *x = &a->nodes[i], *y = &b->nodes[i];
+        expect_same_text(x->name, y->name, "node name");
+        assert_int_equal(x->parent, y->parent);
+        assert_int_equal(x->mesh, y->mesh);
+        assert_int_equal(x->skin, y->skin);
+        expect_same_array(x->translation, y->translation, sizeof x->translation, "translation");
+        expect_same_array(x->rotation, y->rotation, sizeof x->rotation, "rotation");
+        expect_same_array(x->scale, y->scale, sizeof x->scale, "scale");
+        expect_same_array(x->matrix, y->matrix, sizeof x->matrix, "matrix");
+    }
+    for (uint32_t i = 0; i < a->image_count; i++) {
+        const ir_image *x = &a->images[i], *y = &b->images[i];
+        expect_same_text(x->name, y->name, "image name");
+        expect_same_text(x->path, y->path, "image path");
+        assert_int_equal(x->size, y->size);
+        expect_same_array(x->bytes, y->bytes, x->size, "image bytes");
+    }
+}
+
+/* What the reader promises for anything it accepts; touching the last
+ * element of every array lets ASan catch one sized wrong. */
+static void check_structure(const ir_asset *a) {
+    volatile float sink = 0.0f;
+    for (uint32_t i = 0; i < a->mesh_count; i++) {
+        const ir_mesh *m = &a->meshes[i];
+        size_t n = m->vertex_count;
+        assert_true(n == 0 || m->positions != NULL);
+        assert_true((m->joints == NULL) == (m->weights == NULL));
+        if (n > 0) {
+            const float *streams[] = {m->positions,    m->normals, m->tangents, m->texcoords[0],
+                                      m->texcoords[1], m->colors,  m->weights};
+            const size_t widths[] = {3, 3, 4, 2, 2, 4, 4};
+            for (size_t s = 0; s < 7; s++)
+                if (streams[s] != NULL) {
+                    assert_true(isfinite(streams[s][0]) && isfinite(streams[s][n * widths[s] - 1]));
+                    sink += streams[s][n * widths[s] - 1];
+                }
+            if (m->joints != NULL)
+                sink += m->joints[4 * n - 1];
+        }
+        for (uint32_t k = 0; k < m->index_count; k++)
+            assert_true(m->indices[k] < m->vertex_count);
+        uint32_t covered = 0;
+        for (uint32_t s = 0; s < m->submesh_count; s++) {
+            assert_int_equal(m->submeshes[s].index_offset, covered);
+            assert_int_equal(m->submeshes[s].index_count % 3, 0);
+            assert_true(m->submeshes[s].material < a->material_count);
+            covered += m->submeshes[s].index_count;
+        }
+        assert_int_equal(covered, m->index_count);
+    }
+    for (uint32_t i = 0; i < a->material_count; i++) {
+        for (int s = 0; s < IR_SLOT_COUNT; s++) {
+            const ir_texture_ref *t = &a->materials[i].textures[s];
+            assert_true(t->image >= -1 && t->image < (int32_t)a->image_count);
+            assert_true(t->texcoord <= 1);
+        }
+        assert_true(a->materials[i].alpha_mode <= IR_ALPHA_BLEND);
+    }
+    for (uint32_t i = 0; i < a->node_count; i++) {
+        assert_true(a->nodes[i].parent >= -1 && a->nodes[i].parent < (int32_t)i);
+        assert_true(a->nodes[i].mesh >= -1 && a->nodes[i].mesh < (int32_t)a->mesh_count);
+    }
+    for (uint32_t i = 0; i < a->image_count; i++) {
+        const ir_image *image = &a->images[i];
+        assert_non_null(image->name);
+        assert_true(image->path == NULL || image->bytes == NULL);
+        if (image->path != NULL)
+            assert_true(image->path[0] != '/' && strstr(image->path, "..") == NULL);
+        if (image->bytes != NULL && image->size > 0)
+            sink += image->bytes[image->size - 1];
+    }
+    (void)sink;
+}
+
+/* ---------------------------------------------------------------------------
+ * Round trips
+ * ------------------------------------------------------------------------- */
+
+static bytebuf wire_bytes(const ir_asset *asset) {
+    bytebuf bytes = {0};
+    assert_true(ir_wire_write(asset, &bytes));
+    return bytes;
+}
+
+/* write → read → equal, and written again to the same bytes. */
+static void expect_round_trip(const ir_asset *asset, const char *label) {
+    bytebuf first = wire_bytes(asset);
+    wire_reader in = {.data = first.data, .size = first.size};
+    ir_asset back;
+    char reason[256];
+    if (!ir_wire_read(&in, &back, reason, sizeof reason))
+        fail_msg("%s: the reader refused what the writer wrote: %s", label, reason);
+    assert_int_equal(in.pos, first.size);
+    expect_same_asset(asset, &back);
+    bytebuf second = wire_bytes(&back);
+    assert_int_equal(first.size, second.size);
+    assert_memory_equal(first.data, second.data, first.size);
+    ir_asset_free(&back);
+    bytebuf_free(&first);
+    bytebuf_free(&second);
+}
+
+static float *filled(size_t count, float start) {
+    float *values = malloc(count * sizeof *values);
+    assert_non_null(values);
+    for (size_t i = 0; i < count; i++)
+        values[i] = start + 0.125f * (float)i;
+    return values;
+}
+
+/* Every field an importer can set, none at its default. */
+static void make_rich_asset(ir_asset *a) {
+    memset(a, 0, sizeof *a);
+    a->meshes = calloc(1, sizeof *a->meshes);
+    a->materials = calloc(2, sizeof *a->materials);
+    a->nodes = calloc(3, sizeof *a->nodes);
+    assert_true(a->meshes && a->materials && a->nodes);
+    a->mesh_count = 1;
+    ir_mesh *m = &a->meshes[0];
+    m->name = cook_strdup("quad");
+    m->vertex_count = 4;
+    m->positions = filled(12, -1.0f);
+    m->normals = filled(12, 0.5f);
+    m->tangents = filled(16, 0.25f);
+    m->texcoords[0] = filled(8, 0.0f);
+    m->texcoords[1] = filled(8, 0.5f);
+    m->colors = filled(16, 0.75f);
+    m->weights = filled(16, 0.0625f);
+    m->joints = malloc(16 * sizeof *m->joints);
+    m->indices = malloc(6 * sizeof *m->indices);
+    m->submeshes = calloc(2, sizeof *m->submeshes);
+    assert_true(m->joints && m->indices && m->submeshes);
+    for (int i = 0; i < 16; i++)
+        m->joints[i] = (uint16_t)(i * 1000);
+    const uint32_t indices[] = {0, 1, 2, 0, 2, 3};
+    memcpy(m->indices, indices, sizeof indices);
+    m->index_count = 6;
+    m->submesh_count = 2;
+    m->submeshes[0] = (ir_submesh){.index_offset = 0, .index_count = 3, .material = 1};
+    m->submeshes[1] = (ir_submesh){.index_offset = 3, .index_count = 3, .material = 0};
+    for (int i = 0; i < 2; i++)
+        ir_material_init(&a->materials[i]);
+    a->material_count = 2;
+    ir_material *mat = &a->materials[0];
+    mat->name = cook_strdup("painted");
+    mat->dropped_extensions = cook_strdup("KHR_materials_clearcoat KHR_materials_sheen");
+    mat->base_color[1] = 0.5f;
+    mat->metallic = 0.25f;
+    mat->roughness = 0.75f;
+    mat->emissive[2] = 2.0f;
+    mat->normal_scale = 0.5f;
+    mat->occlusion_strength = 0.125f;
+    mat->alpha_mode = IR_ALPHA_MASK;
+    mat->alpha_cutoff = 0.25f;
+    mat->double_sided = true;
+    mat->unlit = true;
+    mat->textures[IR_SLOT_BASE_COLOR] = (ir_texture_ref){0, 1, {0.5f, 0.25f}, 1.5f, {2.0f, 3.0f}};
+    mat->textures[IR_SLOT_NORMAL].image = 1;
+    a->materials[1].name = cook_strdup("plain");
+    a->materials[1].alpha_mode = IR_ALPHA_BLEND;
+    for (int i = 0; i < 3; i++)
+        ir_node_init(&a->nodes[i]);
+    a->node_count = 3;
+    a->nodes[1].name = cook_strdup("body");
+    a->nodes[1].parent = 0;
+    a->nodes[1].mesh = 0;
+    a->nodes[1].skin = 4;
+    a->nodes[1].translation[0] = 3.0f;
+    a->nodes[1].matrix[12] = 3.0f;
+    a->nodes[2].name = cook_strdup("tip");
+    a->nodes[2].parent = 1;
+    a->nodes[2].rotation[0] = 0.5f;
+    a->nodes[2].scale[2] = -1.0f;
+    assert_int_equal(
+        ir_image_add_file(&a->images, &a->image_count, "textures/albedo.png", "albedo.png"), 0);
+    uint8_t *embedded = malloc(16);
+    assert_non_null(embedded);
+    for (int i = 0; i < 16; i++)
+        embedded[i] = (uint8_t)(0xA0 + i);
+    assert_int_equal(ir_image_add_bytes(&a->images, &a->image_count, "embedded 0", embedded, 16),
+                     1);
+}
+
+static void round_trip_of_every_field(void **state) {
+    (void)state;
+    ir_asset asset;
+    make_rich_asset(&asset);
+    expect_round_trip(&asset, "rich asset");
+    ir_asset_free(&asset);
+    ir_asset empty = {0};
+    expect_round_trip(&empty, "empty asset");
+}
+
+static void round_trip_is_exact_on_corpus_models(void **state) {
+    (void)state;
+    if (test_skip_without_corpus("round_trip_is_exact_on_corpus_models"))
+        skip();
+    const char *corpus = test_corpus_dir();
+    /* The assimp models, then glTF models reaching every other IR field:
+     * skins, embedded images, a second UV set and tangents, texture
+     * transforms, alpha modes, image files, a node hierarchy. */
+    static const struct {
+        const char *path;
+        cook_import_fn import;
+    } models[] = {
+        {"ply/assimp/cube.ply", import_assimp},
+        {"ply/assimp/cube_binary.ply", import_assimp},
+        {"ply/assimp/cube_uv.ply", import_assimp},
+        {"ply/assimp/float-color.ply", import_assimp},
+        {"gltf/Fox/glTF-Binary/Fox.glb", import_gltf},
+        {"gltf/MultiUVTest/glTF-Binary/MultiUVTest.glb", import_gltf},
+        {"gltf/TextureTransformTest/glTF/TextureTransformTest.gltf", import_gltf},
+        {"gltf/AlphaBlendModeTest/glTF-Binary/AlphaBlendModeTest.glb", import_gltf},
+        {"gltf/CesiumMilkTruck/glTF/CesiumMilkTruck.gltf", import_gltf},
+        {"gltf/VertexColorTest/glTF-Binary/VertexColorTest.glb", import_gltf},
+    };
+    for (size_t i = 0; i < sizeof models / sizeof models[0]; i++) {
+        test_import r;
+        test_import_file(&r, models[i].import, corpus, models[i].path);
+        test_import_expect_ok(&r);
+        assert_true(r.asset.mesh_count > 0);
+        expect_round_trip(&r.asset, models[i].path);
+        test_import_free(&r);
+    }
+}
+
+/* ---------------------------------------------------------------------------
+ * Hostile input
+ * ------------------------------------------------------------------------- */
+
+static bool read_bytes(const uint8_t *data, size_t size, ir_asset *out, char *reason,
+                       size_t reason_size) {
+    wire_reader in = {.data = data, .size = size};
+    return ir_wire_read(&in, out, reason, reason_size);
+}
+
+static void expect_rejected(const uint8_t *data, size_t size, const char *label) {
+    ir_asset out;
+    char reason[256] = "";
+    if (read_bytes(data, size, &out, reason, sizeof reason))
+        fail_msg("%s: accepted", label);
+    assert_true(reason[0] != '\0');
+    assert_int_equal(out.mesh_count + out.material_count + out.node_count + out.image_count, 0);
+    assert_null(out.meshes);
+}
+
+/* The bytes of the rich asset and of a corpus PLY (when there). */
+static size_t sample_streams(bytebuf streams[2]) {
+    ir_asset asset;
+    make_rich_asset(&asset);
+    streams[0] = wire_bytes(&asset);
+    ir_asset_free(&asset);
+    if (test_corpus_dir() == NULL)
+        return 1;
+    test_import r;
+    test_import_file(&r, import_assimp, test_corpus_dir(), "ply/assimp/cube_uv.ply");
+    test_import_expect_ok(&r);
+    streams[1] = wire_bytes(&r.asset);
+    test_import_free(&r);
+    return 2;
+}
+
+static void every_truncation_is_rejected(void **state) {
+    (void)state;
+    bytebuf streams[2];
+    size_t count = sample_streams(streams);
+    for (size_t s = 0; s < count; s++) {
+        for (size_t length = 0; length < streams[s].size; length++) {
+            char label[64];
+            snprintf(label, sizeof label, "stream %zu cut at %zu", s, length);
+            expect_rejected(streams[s].data, length, label);
+        }
+        bytebuf_free(&streams[s]);
+    }
+}
+
+static void every_bit_flip_is_survived(void **state) {
+    (void)state;
+    bytebuf streams[2];
+    size_t count = sample_streams(streams);
+    for (size_t s = 0; s < count; s++) {
+        uint8_t *copy = malloc(streams[s].size);
+        assert_non_null(copy);
+        size_t accepted = 0, flips = 0;
+        for (size_t at = 0; at < streams[s].size; at++) {
+            for (int bit = 0; bit < 8; bit++, flips++) {
+                memcpy(copy, streams[s].data, streams[s].size);
+                copy[at] ^= (uint8_t)(1u << bit);
+                ir_asset out;
+                char reason[256];
+                if (read_bytes(copy, streams[s].size, &out, reason, sizeof reason)) {
+                    check_structure(&out);
+                    ir_asset_free(&out);
+                    accepted++;
+                }
+            }
+        }
+        /* Most flips land in float values or names, which stay valid. */
+        printf("stream %zu: %zu of %zu flips still decode\n", s, accepted, flips);
+        free(copy);
+        bytebuf_free(&streams[s]);
+    }
+}
+
+typedef void (*asset_forgery)(ir_asset *asset);
+
+static void forge_index(ir_asset *a) {
+    a->meshes[0].indices[5] = 4;
+}
+static void forge_overlap(ir_asset *a) {
+    a->meshes[0].submeshes[1].index_offset = 0;
+}
+static void forge_submesh_material(ir_asset *a) {
+    a->meshes[0].submeshes[0].material = 2;
+}
+static void forge_uncovered(ir_asset *a) {
+    a->meshes[0].submesh_count = 1;
+}
+static void forge_parent_after_child(ir_asset *a) {
+    a->nodes[1].parent = 2;
+}
+static void forge_parent_self(ir_asset *a) {
+    a->nodes[2].parent = 2;
+}
+static void forge_node_mesh(ir_asset *a) {
+    a->nodes[2].mesh = 1;
+}
+static void forge_negative_skin(ir_asset *a) {
+    a->nodes[2].skin = -2;
+}
+static void forge_texture_image(ir_asset *a) {
+    a->materials[1].textures[IR_SLOT_EMISSIVE].image = 2;
+}
+static void forge_texcoord(ir_asset *a) {
+    a->materials[0].textures[IR_SLOT_BASE_COLOR].texcoord = 2;
+}
+static void forge_alpha_mode(ir_asset *a) {
+    a->materials[0].alpha_mode = (ir_alpha_mode)3;
+}
+static void forge_nan_position(ir_asset *a) {
+    a->meshes[0].positions[7] = NAN;
+}
+static void forge_infinite_weight(ir_asset *a) {
+    a->meshes[0].weights[3] = INFINITY;
+}
+static void forge_nan_factor(ir_asset *a) {
+    a->materials[1].roughness = NAN;
+}
+static void forge_infinite_matrix(ir_asset *a) {
+    a->nodes[0].matrix[5] = -INFINITY;
+}
+static void set_image_path(ir_asset *a, const char *path) {
+    free(a->images[0].path);
+    a->images[0].path = cook_strdup(path);
+}
+static void forge_path_and_bytes(ir_asset *a) {
+    a->images[1].path = cook_strdup("embedded.png");
+}
+static void forge_unnamed_image(ir_asset *a) {
+    free(a->images[0].name);
+    a->images[0].name = NULL;
+}
+static void forge_joints_alone(ir_asset *a) {
+    free(a->meshes[0].weights);
+    a->meshes[0].weights = NULL;
+}
+static void forge_no_positions(ir_asset *a) {
+    free(a->meshes[0].positions);
+    a->meshes[0].positions = NULL;
+}
+
+static void forged_assets_are_rejected(void **state) {
+    (void)state;
+    static const struct {
+        const char *name;
+        asset_forgery forge;
+    } forgeries[] = {
+        {"index past the vertices", forge_index},
+        {"overlapping submeshes", forge_overlap},
+        {"submesh material out of range", forge_submesh_material},
+        {"indices no submesh covers", forge_uncovered},
+        {"parent after its child", forge_parent_after_child},
+        {"node its own parent", forge_parent_self},
+        {"node mesh out of range", forge_node_mesh},
+        {"skin below -1", forge_negative_skin},
+        {"texture image out of range", forge_texture_image},
+        {"UV set 2", forge_texcoord},
+        {"alpha mode 3", forge_alpha_mode},
+        {"NaN position", forge_nan_position},
+        {"infinite weight", forge_infinite_weight},
+        {"NaN roughness", forge_nan_factor},
+        {"infinite matrix", forge_infinite_matrix},
+        {"image with a path and bytes", forge_path_and_bytes},
+        {"image without a name", forge_unnamed_image},
+        {"joints without weights", forge_joints_alone},
+        {"vertices without positions", forge_no_positions},
+    };
+    for (size_t i = 0; i < sizeof forgeries / sizeof forgeries[0]; i++) {
+        ir_asset asset;
+        make_rich_asset(&asset);
+        forgeries[i].forge(&asset);
+        bytebuf bytes = {0};
+        assert_true(ir_wire_write(&asset, &bytes));
+        expect_rejected(bytes.data, bytes.size, forgeries[i].name);
+        bytebuf_free(&bytes);
+        ir_asset_free(&asset);
+    }
+    /* Image paths that are not plain paths below the input root. */
+    static const char *const paths[] = {
+        "../secret.png",        "/etc/passwd",          "textures/../../s.png", "./albedo.png",
+        "textures//albedo.png", "textures\\albedo.png", "C:secret.png",         ""};
+    for (size_t i = 0; i < sizeof paths / sizeof paths[0]; i++) {
+        ir_asset asset;
+        make_rich_asset(&asset);
+        set_image_path(&asset, paths[i]);
+        bytebuf bytes = wire_bytes(&asset);
+        expect_rejected(bytes.data, bytes.size, paths[i]);
+        bytebuf_free(&bytes);
+        ir_asset_free(&asset);
+    }
+}
+
+static void put_u32_at(uint8_t *at, uint32_t value) {
+    for (int i = 0; i < 4; i++)
+        at[i] = (uint8_t)(value >> (8 * i));
+}
+
+/* Forged counts and bytes at known offsets: header (20 bytes), then mesh 0:
+ * name "quad" (4 + 4), vertex count at 28, streams at 32. */
+static void forged_bytes_are_rejected(void **state) {
+    (void)state;
+    ir_asset asset;
+    make_rich_asset(&asset);
+    bytebuf good = wire_bytes(&asset);
+    ir_asset_free(&asset);
+    assert_memory_equal(good.data + 24, "quad", 4);
+    static const struct {
+        const char *name;
+        size_t offset;
+        uint32_t value;
+    } patches[] = {
+        {"another version", 0, IR_WIRE_VERSION + 1}, {"4 billion meshes", 4, UINT32_MAX},
+        {"more materials than bytes", 8, 1000},      {"4 billion nodes", 12, UINT32_MAX - 1},
+        {"more images than bytes", 16, 200},         {"name longer than the stream", 20, 1u << 30},
+        {"a billion vertices", 28, 1u << 30},        {"one vertex too many", 28, 5},
+        {"an unknown stream", 32, 0x1ffu},
+    };
+    uint8_t *copy = malloc(good.size);
+    assert_non_null(copy);
+    for (size_t i = 0; i < sizeof patches / sizeof patches[0]; i++) {
+        memcpy(copy, good.data, good.size);
+        put_u32_at(copy + patches[i].offset, patches[i].value);
+        expect_rejected(copy, good.size, patches[i].name);
+    }
+    memcpy(copy, good.data, good.size);
+    copy[26] = '\0'; /* "qu\0d": a NUL inside a string */
+    expect_rejected(copy, good.size, "NUL inside a name");
+    free(copy);
+    bytebuf_free(&good);
+}
+
+/* The writer refuses what only process steps build. */
+static void writer_refuses_process_output(void **state) {
+    (void)state;
+    ir_asset asset;
+    make_rich_asset(&asset);
+    asset.meshes[0].lod_count = 1;
+    asset.meshes[0].lods = calloc(2, sizeof(ir_lod));
+    bytebuf bytes = {0};
+    assert_false(ir_wire_write(&asset, &bytes));
+    bytebuf_free(&bytes);
+    ir_asset_free(&asset);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(round_trip_of_every_field),
+        cmocka_unit_test(round_trip_is_exact_on_corpus_models),
+        cmocka_unit_test(every_truncation_is_rejected),
+        cmocka_unit_test(every_bit_flip_is_survived),
+        cmocka_unit_test(forged_assets_are_rejected),
+        cmocka_unit_test(forged_bytes_are_rejected),
+        cmocka_unit_test(writer_refuses_process_output),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
