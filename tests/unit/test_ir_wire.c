@@ -49,8 +49,14 @@ static void expect_same_asset(const ir_asset *a, const ir_asset *b) {
         assert_int_equal(x->index_count, y->index_count);
         expect_same_array(x->indices, y->indices, x->index_count * 4u, "indices");
         assert_int_equal(x->submesh_count, y->submesh_count);
-        expect_same_array(x->submeshes, y->submeshes, x->submesh_count * sizeof(ir_submesh),
-                          "submeshes");
+        for (uint32_t s = 0; s < x->submesh_count; s++) {
+            const ir_submesh *p = &x->submeshes[s], *q = &y->submeshes[s];
+            assert_int_equal(p->index_offset, q->index_offset);
+            assert_int_equal(p->index_count, q->index_count);
+            assert_int_equal(p->material, q->material);
+            assert_int_equal(p->topology, q->topology);
+            expect_same_text(p->name, q->name, "submesh name");
+        }
     }
     for (uint32_t i = 0; i < a->material_count; i++) {
         const ir_material *x = &a->materials[i], *y = &b->materials[i];
@@ -83,6 +89,7 @@ static void expect_same_asset(const ir_asset *a, const ir_asset *b) {
         const ir_image *x = &a->images[i], *y = &b->images[i];
         expect_same_text(x->name, y->name, "image name");
         expect_same_text(x->path, y->path, "image path");
+        expect_same_text(x->label, y->label, "image label");
         assert_int_equal(x->size, y->size);
         expect_same_array(x->bytes, y->bytes, x->size, "image bytes");
     }
@@ -114,7 +121,9 @@ static void check_structure(const ir_asset *a) {
         uint32_t covered = 0;
         for (uint32_t s = 0; s < m->submesh_count; s++) {
             assert_int_equal(m->submeshes[s].index_offset, covered);
-            assert_int_equal(m->submeshes[s].index_count % 3, 0);
+            assert_int_equal(m->submeshes[s].index_count %
+                                 kiln_topology_index_count(m->submeshes[s].topology),
+                             0);
             assert_true(m->submeshes[s].material < a->material_count);
             covered += m->submeshes[s].index_count;
         }
@@ -208,8 +217,10 @@ static void make_rich_asset(ir_asset *a) {
     memcpy(m->indices, indices, sizeof indices);
     m->index_count = 6;
     m->submesh_count = 2;
-    m->submeshes[0] = (ir_submesh){.index_offset = 0, .index_count = 3, .material = 1};
-    m->submeshes[1] = (ir_submesh){.index_offset = 3, .index_count = 3, .material = 0};
+    m->submeshes[0] = (ir_submesh){
+        .index_offset = 0, .index_count = 3, .material = 1, .name = cook_strdup("left")};
+    m->submeshes[1] = (ir_submesh){
+        .index_offset = 3, .index_count = 3, .material = 0, .topology = KILN_TOPOLOGY_POINTS};
     for (int i = 0; i < 2; i++)
         ir_material_init(&a->materials[i]);
     a->material_count = 2;
@@ -251,6 +262,7 @@ static void make_rich_asset(ir_asset *a) {
         embedded[i] = (uint8_t)(0xA0 + i);
     assert_int_equal(ir_image_add_bytes(&a->images, &a->image_count, "embedded 0", embedded, 16),
                      1);
+    a->images[1].label = cook_strdup("Albedo Map.png");
 }
 
 static void round_trip_of_every_field(void **state) {

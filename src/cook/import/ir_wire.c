@@ -9,7 +9,7 @@
  * plain paths relative to the input root; what passes holds the invariants of
  * ir.h that later stages index memory by.
  *
- * Layout, version 1 (u32/u64 little-endian, f32 as its bits, strings as a u32
+ * Layout, version 2 (u32/u64 little-endian, f32 as its bits, strings as a u32
  * length and bytes with UINT32_MAX for NULL):
  *   u32 version, u32 mesh_count, material_count, node_count, image_count
  *   mesh:     string name, u32 vertex_count, u32 streams (STREAM_* bits),
@@ -17,7 +17,7 @@
  *             tangents 4, texcoords 0 and 1 2 each, colors 4, joints 4 u16,
  *             weights 4 f32 per vertex), u32 index_count, indices,
  *             u32 submesh_count, per submesh index_offset, index_count,
- *             material
+ *             material, topology, string name
  *   material: string name, f32 base_color[4] metallic roughness emissive[3]
  *             normal_scale occlusion_strength, u32 alpha_mode, f32
  *             alpha_cutoff, u8 double_sided, u8 unlit, per slot (IR_SLOT_COUNT)
@@ -25,8 +25,8 @@
  *             string dropped_extensions
  *   node:     string name, i32 parent, mesh, skin, f32 translation[3]
  *             rotation[4] scale[3] matrix[16]
- *   image:    string name, string path, u8 embedded, then (embedded) a u64
- *             size and the bytes
+ *   image:    string name, string path, string label, u8 embedded, then
+ *             (embedded) a u64 size and the bytes
  * LODs and meshlets are not part of it: importers do not build them.
  */
 #include <math.h>
@@ -55,8 +55,8 @@
 #define MESH_MIN_BYTES 20u
 #define MATERIAL_MIN_BYTES (4u + 11u * 4u + 8u + 2u + IR_SLOT_COUNT * 28u + 4u)
 #define NODE_MIN_BYTES (4u + 12u + 26u * 4u)
-#define IMAGE_MIN_BYTES 9u
-#define SUBMESH_BYTES 12u
+#define IMAGE_MIN_BYTES 13u
+#define SUBMESH_BYTES 20u
 
 /* ---------------------------------------------------------------------------
  * Primitives
@@ -255,6 +255,8 @@ static bool write_mesh(const ir_mesh *mesh, bytebuf *out) {
         wire_put_u32(out, sub->index_offset);
         wire_put_u32(out, sub->index_count);
         wire_put_u32(out, sub->material);
+        wire_put_u32(out, (uint32_t)sub->topology);
+        wire_put_string(out, sub->name);
     }
     return true;
 }
@@ -296,6 +298,7 @@ static void write_node(const ir_node *node, bytebuf *out) {
 static void write_image(const ir_image *image, bytebuf *out) {
     wire_put_string(out, image->name);
     wire_put_string(out, image->path);
+    wire_put_string(out, image->label);
     wire_put_u8(out, image->bytes != NULL);
     if (image->bytes != NULL)
         wire_put_blob(out, image->bytes, image->size);
@@ -425,9 +428,15 @@ static bool read_mesh(wire_decoder *d, uint32_t index, ir_mesh *mesh) {
         sub->index_offset = wire_get_u32(in);
         sub->index_count = wire_get_u32(in);
         sub->material = wire_get_u32(in);
-        if (!read_ok(d, true, "submesh"))
+        uint32_t topology = wire_get_u32(in);
+        bool has_name = wire_get_string(in, &sub->name);
+        if (!read_ok(d, has_name, "submesh"))
             return false;
-        if (sub->index_offset != covered || sub->index_count % 3 != 0 ||
+        if (topology >= KILN_TOPOLOGY_COUNT_)
+            return reject(d, "mesh %u: submesh %u has topology %u", index, s, topology);
+        sub->topology = (kiln_topology)topology;
+        if (sub->index_offset != covered ||
+            sub->index_count % kiln_topology_index_count(sub->topology) != 0 ||
             sub->index_count > mesh->index_count - covered ||
             sub->material >= d->out->material_count)
             return reject(d, "mesh %u: submesh %u is inconsistent", index, s);
@@ -516,6 +525,7 @@ static bool read_image(wire_decoder *d, uint32_t index, ir_image *image) {
     wire_reader *in = d->in;
     bool named = wire_get_string(in, &image->name);
     bool pathed = named && wire_get_string(in, &image->path);
+    pathed = pathed && wire_get_string(in, &image->label);
     uint8_t embedded = wire_get_u8(in);
     if (!read_ok(d, named && pathed, "image"))
         return false;
