@@ -568,4 +568,22 @@ fi
 run_in "$J" -o out --json -v
 check "--json and --verbose cannot be combined" status_is 2
 
+# A cache this kiln cannot read (an older format): the previous manifest's
+# files that the build no longer makes are removed all the same (an upgrade
+# that renames a texture leaves no orphan), and a user's own file stays.
+U="$SCRATCH/upgrade"
+make_tree "$U"
+printf 'newmtl red\nKd 1 1 1\nmap_Kd wood.png\n' >"$U/assets/models/cube.mtl"
+write_pngs "$U/assets/models/wood.png"
+run_in "$U" -o out -j1
+printf 'newmtl red\nKd 1 1 1\nmap_Kd stone.png\n' >"$U/assets/models/cube.mtl"
+mv "$U/assets/models/wood.png" "$U/assets/models/stone.png"
+printf 'kiln-cache 1\nencoder 11\n' >"$U/out/.kiln-cache"
+echo mine >"$U/out/models/notes.txt"
+run_in "$U" -o out -j1
+check "an unreadable cache: the old manifest's stale files go, the user's stay" \
+    all_true 'status_is 0' 'stderr_has "ignoring the build cache"' \
+    '[ -s "$U/out/models/cube/stone.ktx2" ]' '[ ! -e "$U/out/models/cube/wood.ktx2" ]' \
+    '[ -s "$U/out/models/notes.txt" ]'
+
 finish "build system"

@@ -109,6 +109,33 @@ bool build_scan_output(const build_setup *setup, bool remove_temporaries, strlis
 
 /* Reads <output>/.kiln-cache. A missing file is an empty cache; a corrupt or
  * foreign one is a warning and an empty cache: it is never trusted. */
+/* A cache this kiln cannot read (an older format, or damaged) still leaves
+ * the previous build's manifest: its files become one record's outputs, no
+ * source's, so the stale ones among them are removed like any stale output
+ * (an upgrade that renames outputs leaves none behind). */
+static void outputs_from_manifest(const build_setup *setup, kiln_cache *cache) {
+    char *path = cook_path_join(setup->output, KILN_MANIFEST_FILE_NAME);
+    kiln_file file = {0};
+    kiln_manifest_view view;
+    kiln_error err;
+    cache_record record = {0};
+    bool ok = path != NULL && kiln_file_map(&file, path, 0, &err) == KILN_OK &&
+              kiln_manifest_view_get(&file, &view, &err) == KILN_OK &&
+              (record.source = cook_strdup("")) != NULL;
+    /* A material table is named once per row: repeats are harmless here. */
+    for (uint32_t i = 0; ok && i < view.entry_count; i++)
+        ok = strlist_push(&record.outputs, kiln_manifest_path(&view, &view.entries[i]));
+    cache->records = ok ? malloc(sizeof *cache->records) : NULL;
+    if (cache->records != NULL) {
+        cache->records[0] = record;
+        cache->count = cache->cap = 1;
+    } else {
+        cache_record_free(&record);
+    }
+    kiln_file_close(&file);
+    free(path);
+}
+
 void build_load_cache(const build_options *options, const build_setup *setup, kiln_cache *cache) {
     *cache = (kiln_cache){0};
     char *path = cook_path_join(setup->output, CACHE_FILE_NAME);
@@ -125,6 +152,8 @@ void build_load_cache(const build_options *options, const build_setup *setup, ki
         if (options->verbosity != PROGRESS_QUIET)
             fprintf(stderr, "%s: warning: ignoring the build cache (%s); every asset is cooked\n",
                     path, reason);
+        cache_free(cache);
+        outputs_from_manifest(setup, cache);
     }
     free(data);
     free(path);
