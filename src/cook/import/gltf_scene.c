@@ -1,6 +1,6 @@
 /*
- * gltf_scene.c — glTF nodes into ir_node; scenes, skins, cameras and
- * animations validated (the IR does not hold them yet).
+ * gltf_scene.c — glTF nodes into ir_node and scenes into ir_scene; skins,
+ * cameras and animations validated (the IR does not hold them yet).
  *
  * Nodes
  *   Every node is imported, whether or not a scene lists it. A node has at
@@ -11,7 +11,8 @@
  *   is kept as given and decomposed into TRS (best effort: scale from the
  *   column lengths, negative when the determinant is); TRS nodes get the
  *   composed matrix T * R * S. node.mesh is the ir mesh index (-1 for a mesh
- *   without triangles); node.skin is the glTF skin index.
+ *   without triangles); node.skin is the glTF skin index; node.source the
+ *   glTF node index; node.extras the node's extras as compact JSON.
  *
  * Checks that read data stay cheap: skin inverse bind matrices (last row
  * 0 0 0 1), animation inputs (non-negative, increasing) and rotation outputs
@@ -178,9 +179,14 @@ static bool parse_node(gltf *g, size_t i, ir_node *node, int64_t *mesh) {
         compose_trs(node);
     }
     node->skin = (int32_t)skin;
+    node->source = (int32_t)i;
     node->name = gltf_name(g, obj, "node", i);
     if (node->name == NULL)
         return false;
+    const json_t *extras = json_object_get(obj, "extras");
+    if (extras != NULL &&
+        (node->extras = json_dumps(extras, JSON_COMPACT | JSON_ENCODE_ANY)) == NULL)
+        return gltf_out_of_memory(g);
     for (size_t k = 0; children != NULL && k < json_array_size(children); k++) {
         char cpath[GLTF_PATH_SIZE];
         gltf_pathf(cpath, "%s.children[%zu]", jpath, k);
@@ -355,6 +361,7 @@ bool gltf_import_nodes(gltf *g, ir_asset *out) {
             ir_node *node = &out->nodes[emitted++];
             *node = nodes[i];
             nodes[i].name = NULL; /* moved */
+            nodes[i].extras = NULL;
             node->parent = g->node_parent[i] >= 0 ? map[g->node_parent[i]] : -1;
             node->mesh = meshes[i] >= 0 ? g->mesh_map[meshes[i]] : -1;
             for (uint32_t c = first_child[i]; c < first_child[i + 1]; c++)
@@ -362,8 +369,10 @@ bool gltf_import_nodes(gltf *g, ir_asset *out) {
         }
         out->node_count = (uint32_t)emitted; /* == n: loops were rejected */
     }
-    for (size_t i = 0; nodes != NULL && i < n; i++)
+    for (size_t i = 0; nodes != NULL && i < n; i++) {
         free(nodes[i].name);
+        free(nodes[i].extras);
+    }
     free(nodes);
     free(meshes);
     free(heap);
@@ -408,6 +417,44 @@ bool gltf_check_scenes(gltf *g) {
         }
     }
     return ok && !g->stopped;
+}
+
+/* After gltf_check_scenes: each scene's name and roots (as IR node indices,
+ * found through ir_node.source), and the default scene (`scene`, else 0). */
+bool gltf_import_scenes(gltf *g, ir_asset *out) {
+    if (g->n_scenes == 0)
+        return true;
+    int32_t *ir_index = malloc((g->n_nodes ? g->n_nodes : 1) * sizeof *ir_index);
+    out->scenes = calloc(g->n_scenes, sizeof *out->scenes);
+    if (ir_index == NULL || out->scenes == NULL) {
+        free(ir_index);
+        return gltf_out_of_memory(g);
+    }
+    out->scene_count = (uint32_t)g->n_scenes;
+    for (uint32_t k = 0; k < out->node_count; k++)
+        ir_index[out->nodes[k].source] = (int32_t)k;
+    bool ok = true;
+    for (size_t s = 0; s < g->n_scenes && ok; s++) {
+        const json_t *obj = json_array_get(g->j_scenes, s);
+        const json_t *nodes = json_object_get(obj, "nodes");
+        ir_scene *scene = &out->scenes[s];
+        size_t count = json_array_size(nodes);
+        scene->name = gltf_name(g, obj, "scene", s);
+        scene->roots = malloc((count ? count : 1) * sizeof *scene->roots);
+        ok = scene->name != NULL && scene->roots != NULL;
+        for (size_t k = 0; ok && k < count; k++) {
+            /* Whatever gltf_check_scenes let through is used; the rest was reported. */
+            json_int_t node = json_integer_value(json_array_get(nodes, k));
+            if (node >= 0 && (size_t)node < g->n_nodes && g->node_parent[node] < 0)
+                scene->roots[scene->root_count++] = (uint32_t)ir_index[node];
+        }
+    }
+    free(ir_index);
+    const json_t *scene = json_object_get(g->root, "scene");
+    if (json_is_integer(scene) && json_integer_value(scene) >= 0 &&
+        (size_t)json_integer_value(scene) < g->n_scenes)
+        out->default_scene = (uint32_t)json_integer_value(scene);
+    return ok || gltf_out_of_memory(g);
 }
 
 /* ---------------------------------------------------------------------------
