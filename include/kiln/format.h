@@ -409,7 +409,7 @@ KILN_FORMAT_ASSERT_(sizeof(kiln_scene_entry) == 16, "scene entry is 16 bytes");
  * ------------------------------------------------------------------------- */
 
 #define KILN_PACK_MAGIC "KILNPAK" /* 8 bytes with the NUL */
-#define KILN_PACK_VERSION 1u
+#define KILN_PACK_VERSION 2u      /* 2: kind 5, scene */
 #define KILN_PACK_ALIGNMENT 16u
 #define KILN_PACK_MAX_PATH 4096u
 
@@ -420,7 +420,8 @@ typedef enum kiln_pack_kind {
     KILN_PACK_MATERIAL = 2, /* .kmat */
     KILN_PACK_TEXTURE = 3,  /* .ktx2 */
     KILN_PACK_MANIFEST = 4, /* assets.kman */
-    KILN_PACK_KIND_COUNT_ = 5
+    KILN_PACK_SCENE = 5,    /* .kscene */
+    KILN_PACK_KIND_COUNT_ = 6
 } kiln_pack_kind;
 
 typedef struct kiln_pack_header {
