@@ -318,7 +318,7 @@ assert cube["attributes"][0]["semantic"] == "position"
 assert cube["aabb"]["min"] == [-1, -1, -1]
 assert files["notes.txt"]["kind"] == "other"
 assert doc["totals"]["files"] == 8 and doc["totals"]["kinds"]["mesh"] == 2
-assert doc["totals"]["kinds"]["scene"] == 2
+assert doc["totals"]["kinds"]["scene"] == 2 and files["models/cube.kscene"]["nodes"] == 1
 assert doc["totals"]["kinds"]["material"] == 2
 assert files["models/cube.kmat"]["materials"] == 1
 assert files["assets.kman"]["refs_per_kind"]["mesh"] == 2
