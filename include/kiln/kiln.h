@@ -309,10 +309,12 @@ typedef struct kiln_scene_instance {
     kiln_scene_transform *local; /* node_count current local transforms */
     float *world;                /* node_count column-major 4x4 matrices */
     /* private */
-    uint8_t *dirty_;          /* per node: recomputed by the next update */
-    uint32_t *pending_;       /* per level, the dirty nodes, in that level's slots */
-    uint32_t *pending_count_; /* per level */
-    uint32_t first_pending_;  /* lowest level with pending nodes (level_count: none) */
+    uint8_t *changed_;        /* per node: set since the last update, not yet recomputed */
+    uint32_t *changed_list_;  /* per level, its changed nodes, in that level's node slots */
+    uint32_t *changed_count_; /* per level */
+    uint32_t *ranges_;        /* per level, (first, count) child ranges of recomputed parents */
+    uint32_t *range_count_;   /* per level */
+    uint32_t first_pending_;  /* lowest level with work (level_count: none) */
 } kiln_scene_instance;
 
 /* Bytes of caller memory an instance of `view` needs; 0 when the view is

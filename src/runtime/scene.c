@@ -6,12 +6,13 @@
  * walk a child range, compose a transform) needs no check of its own.
  *
  * The instance recomputes lazily and level by level: kiln_scene_set_local
- * puts the node on its level's pending list; kiln_scene_update walks the
- * levels top-down, recomputes each pending node from its parent's (already
- * final) matrix and puts its children on the next level's list. Each node is
- * queued at most once (its dirty byte), so a level's list fits in that
- * level's own slots of one node-sized array and the work is proportional to
- * the nodes changed and their subtrees, never to the scene's size. */
+ * writes the transform and puts the node on its level's changed list;
+ * kiln_scene_update walks the levels top-down. At each level it recomputes the
+ * children of the nodes recomputed one level up (contiguous ranges, read in
+ * order), then the changed nodes no range covered, each from its parent's
+ * final matrix, and queues their children as ranges for the next level. The
+ * work is proportional to the nodes changed and their subtrees, never to the
+ * scene's size; every list fits in memory sized by the node count. */
 #include <inttypes.h>
 #include <math.h>
 #include <string.h>
@@ -441,26 +442,37 @@ static void compute_world(kiln_scene_instance *instance, uint32_t node) {
  * The instance
  * ------------------------------------------------------------------------- */
 
-/* Layout in the caller's block, each part 16-byte aligned: world matrices,
- * local transforms, pending lists, pending counts, dirty bytes. */
+/* Layout in the caller's block: world matrices 64-byte aligned (one cache line
+ * each), then local transforms, changed lists, child ranges (two words per
+ * node: a level has at most one range per node of it), the per-level counts
+ * and the changed bytes, each part 16-byte aligned. */
 typedef struct instance_layout {
-    size_t world, local, pending, pending_count, dirty, total;
+    size_t world, local, changed_list, ranges, changed_count, range_count, changed, total;
 } instance_layout;
 
+#define WORLD_ALIGNMENT 64u
+
 static bool layout_of(uint32_t nodes, uint32_t levels, instance_layout *l) {
-    size_t at = 0, part;
-    const size_t sizes[5] = {sizeof(float) * 16, sizeof(kiln_scene_transform), sizeof(uint32_t),
-                             sizeof(uint32_t), 1};
-    const uint32_t counts[5] = {nodes, nodes, nodes, levels, nodes};
-    size_t *offsets[5] = {&l->world, &l->local, &l->pending, &l->pending_count, &l->dirty};
-    for (int k = 0; k < 5; k++) {
+    enum { PARTS = 7 };
+    const size_t sizes[PARTS] = {sizeof(float) * 16,
+                                 sizeof(kiln_scene_transform),
+                                 sizeof(uint32_t),
+                                 2 * sizeof(uint32_t),
+                                 sizeof(uint32_t),
+                                 sizeof(uint32_t),
+                                 1};
+    const uint32_t counts[PARTS] = {nodes, nodes, nodes, nodes, levels, levels, nodes};
+    size_t *offsets[PARTS] = {&l->world,         &l->local,       &l->changed_list, &l->ranges,
+                              &l->changed_count, &l->range_count, &l->changed};
+    size_t at = WORLD_ALIGNMENT - 16, part; /* room to align the matrices up */
+    for (int k = 0; k < PARTS; k++) {
         *offsets[k] = at;
         if (!checked_mul_size(sizes[k], counts[k], &part) || !checked_add_size(at, part, &at) ||
             !checked_add_size(at, 15, &at))
             return false;
         at &= ~(size_t)15;
     }
-    l->total = at > 0 ? at : 16;
+    l->total = at;
     return true;
 }
 
@@ -489,16 +501,22 @@ kiln_result kiln_scene_instance_init(kiln_scene_instance *instance, const kiln_s
                             size, memory, needed);
     instance_layout l;
     layout_of(view->node_count, view->level_count, &l);
-    uint8_t *base = memory;
+    /* The layout reserved WORLD_ALIGNMENT - 16 bytes before the matrices;
+     * moving everything down by the misalignment keeps every part inside. */
+    size_t shift =
+        (WORLD_ALIGNMENT - ((uintptr_t)memory & (WORLD_ALIGNMENT - 1))) & (WORLD_ALIGNMENT - 1);
+    uint8_t *base = (uint8_t *)memory + shift - (WORLD_ALIGNMENT - 16);
     instance->node_count = view->node_count;
     instance->level_count = view->level_count;
     instance->hierarchy = view->hierarchy;
     instance->levels = view->levels;
     instance->world = (float *)(void *)(base + l.world);
     instance->local = (kiln_scene_transform *)(void *)(base + l.local);
-    instance->pending_ = (uint32_t *)(void *)(base + l.pending);
-    instance->pending_count_ = (uint32_t *)(void *)(base + l.pending_count);
-    instance->dirty_ = base + l.dirty;
+    instance->changed_list_ = (uint32_t *)(void *)(base + l.changed_list);
+    instance->ranges_ = (uint32_t *)(void *)(base + l.ranges);
+    instance->changed_count_ = (uint32_t *)(void *)(base + l.changed_count);
+    instance->range_count_ = (uint32_t *)(void *)(base + l.range_count);
+    instance->changed_ = base + l.changed;
     if (view->node_count > 0)
         memcpy(instance->local, view->transforms,
                (size_t)view->node_count * sizeof(kiln_scene_transform));
@@ -506,15 +524,18 @@ kiln_result kiln_scene_instance_init(kiln_scene_instance *instance, const kiln_s
     return runtime_succeed(err);
 }
 
-/* Queues a node not yet queued on its level's list. */
-static void mark_pending(kiln_scene_instance *instance, uint32_t node) {
-    if (instance->dirty_[node])
-        return;
-    instance->dirty_[node] = 1;
-    uint32_t level = instance->hierarchy[node].depth;
-    instance->pending_[instance->levels[level] + instance->pending_count_[level]++] = node;
-    if (level < instance->first_pending_)
-        instance->first_pending_ = level;
+/* The level of `node`: a binary search of the small level table, which stays
+ * in cache, rather than a read of the node's own hierarchy record. */
+static uint32_t level_of(const kiln_scene_instance *instance, uint32_t node) {
+    uint32_t low = 0, high = instance->level_count; /* levels[low] <= node < levels[high] */
+    while (high - low > 1) {
+        uint32_t mid = low + (high - low) / 2;
+        if (node >= instance->levels[mid])
+            low = mid;
+        else
+            high = mid;
+    }
+    return low;
 }
 
 kiln_result kiln_scene_set_local(kiln_scene_instance *instance, uint32_t node,
@@ -524,27 +545,108 @@ kiln_result kiln_scene_set_local(kiln_scene_instance *instance, uint32_t node,
                             "kiln_scene_set_local: node %" PRIu32 " of %" PRIu32, node,
                             instance != NULL ? instance->node_count : 0);
     instance->local[node] = *local;
-    mark_pending(instance, node);
+    if (instance->changed_[node])
+        return KILN_OK; /* already queued */
+    instance->changed_[node] = 1;
+    uint32_t level = level_of(instance, node);
+    instance->changed_list_[instance->levels[level] + instance->changed_count_[level]++] = node;
+    if (level < instance->first_pending_)
+        instance->first_pending_ = level;
     return KILN_OK;
 }
 
+/* Recomputes `node` and queues its children, as one range, for the next
+ * level. Breadth-first order puts the children of consecutive nodes side by
+ * side, so a range that continues the last one extends it. */
+static void recompute(kiln_scene_instance *instance, uint32_t node, uint32_t level) {
+    compute_world(instance, node);
+    instance->changed_[node] = 0;
+    const kiln_scene_hierarchy *h = &instance->hierarchy[node];
+    if (h->child_count == 0)
+        return;
+    uint32_t *ranges = instance->ranges_ + 2 * (size_t)instance->levels[level + 1];
+    uint32_t *count = &instance->range_count_[level + 1];
+    uint32_t first = (uint32_t)h->first_child;
+    if (*count > 0 && ranges[2 * *count - 2] + ranges[2 * *count - 1] == first) {
+        ranges[2 * *count - 1] += h->child_count;
+        return;
+    }
+    ranges[2 * *count] = first;
+    ranges[2 * *count + 1] = h->child_count;
+    (*count)++;
+}
+
+/* Changed nodes and child ranges are scattered over the scene: the records of
+ * the one PREFETCH_AHEAD places ahead are fetched early (its parent's matrix
+ * half-way, once its record has arrived), so the cache misses of several
+ * nodes overlap instead of following one another. */
+#define PREFETCH_AHEAD 8u
+
+static void prefetch_records(const kiln_scene_instance *instance, uint32_t node) {
+#if defined(__GNUC__)
+    __builtin_prefetch(&instance->hierarchy[node]);
+    __builtin_prefetch(&instance->local[node]);
+    __builtin_prefetch(instance->world + (size_t)node * 16, 1);
+#else
+    (void)instance, (void)node;
+#endif
+}
+
+static void prefetch_parent(const kiln_scene_instance *instance, uint32_t node) {
+#if defined(__GNUC__)
+    int32_t parent = instance->hierarchy[node].parent;
+    if (parent >= 0)
+        __builtin_prefetch(instance->world + (size_t)parent * 16);
+#else
+    (void)instance, (void)node;
+#endif
+}
+
+/* Level by level: first the children of the nodes recomputed one level up
+ * (contiguous ranges, read in order), then the changed nodes no range covered.
+ * A node is recomputed at most once: a range clears its changed byte. */
 uint32_t kiln_scene_update(kiln_scene_instance *instance) {
     if (instance == NULL)
         return 0;
     uint32_t updated = 0;
     for (uint32_t level = instance->first_pending_; level < instance->level_count; level++) {
-        uint32_t count = instance->pending_count_[level];
-        const uint32_t *list = instance->pending_ + instance->levels[level];
-        for (uint32_t k = 0; k < count; k++) {
-            uint32_t node = list[k];
-            compute_world(instance, node);
-            instance->dirty_[node] = 0;
-            const kiln_scene_hierarchy *h = &instance->hierarchy[node];
-            for (uint32_t c = 0; c < h->child_count; c++)
-                mark_pending(instance, (uint32_t)h->first_child + c);
+        bool last = level + 1 == instance->level_count; /* leaves only: no ranges to queue */
+        const uint32_t *ranges = instance->ranges_ + 2 * (size_t)instance->levels[level];
+        uint32_t range_count = instance->range_count_[level];
+        for (uint32_t r = 0; r < range_count; r++) {
+            if (r + PREFETCH_AHEAD < range_count) /* the parent's matrix is the one just made */
+                prefetch_records(instance, ranges[2 * (r + PREFETCH_AHEAD)]);
+            uint32_t first = ranges[2 * r], end = first + ranges[2 * r + 1];
+            for (uint32_t node = first; node < end; node++) {
+                if (last) {
+                    compute_world(instance, node);
+                    instance->changed_[node] = 0;
+                } else {
+                    recompute(instance, node, level);
+                }
+            }
+            updated += end - first;
         }
-        instance->pending_count_[level] = 0;
-        updated += count;
+        instance->range_count_[level] = 0;
+        const uint32_t *list = instance->changed_list_ + instance->levels[level];
+        uint32_t count = instance->changed_count_[level];
+        for (uint32_t k = 0; k < count; k++) {
+            if (k + PREFETCH_AHEAD < count)
+                prefetch_records(instance, list[k + PREFETCH_AHEAD]);
+            if (k + PREFETCH_AHEAD / 2 < count)
+                prefetch_parent(instance, list[k + PREFETCH_AHEAD / 2]);
+            uint32_t node = list[k];
+            if (!instance->changed_[node])
+                continue; /* a range recomputed it */
+            if (last) {
+                compute_world(instance, node);
+                instance->changed_[node] = 0;
+            } else {
+                recompute(instance, node, level);
+            }
+            updated++;
+        }
+        instance->changed_count_[level] = 0;
     }
     instance->first_pending_ = instance->level_count;
     return updated;
@@ -553,12 +655,12 @@ uint32_t kiln_scene_update(kiln_scene_instance *instance) {
 void kiln_scene_update_all(kiln_scene_instance *instance) {
     if (instance == NULL)
         return;
-    for (uint32_t node = 0; node < instance->node_count; node++) {
+    for (uint32_t node = 0; node < instance->node_count; node++)
         compute_world(instance, node);
-        instance->dirty_[node] = 0;
-    }
+    if (instance->node_count > 0)
+        memset(instance->changed_, 0, instance->node_count);
     for (uint32_t level = 0; level < instance->level_count; level++)
-        instance->pending_count_[level] = 0;
+        instance->changed_count_[level] = instance->range_count_[level] = 0;
     instance->first_pending_ = instance->level_count;
 }
 
