@@ -4,49 +4,13 @@
 # the glTF JSON (Python, recursive, to 1e-5), `kiln info` and `kiln check` on
 # scenes, mesh.merge, an OBJ's one node, packs.
 #
-# Environment (set by ctest): KILN, KILN_TMP, KILN_CORPUS.
+# Environment (set by ctest): KILN, KILN_TMP, KILN_CORPUS. Helpers: harness.sh.
 set -euo pipefail
 
-: "${KILN:?set KILN to the kiln executable}"
-SCRATCH="${KILN_TMP:-${TMPDIR:-/tmp}}/scene"
+source "$(dirname "$0")/harness.sh" scene
 CORPUS="${KILN_CORPUS:-}"
-rm -rf "$SCRATCH"
-mkdir -p "$SCRATCH"
 
-passed=0
-failed=0
-status=0
-
-pass() {
-    passed=$((passed + 1))
-    echo "ok:   $1"
-}
-
-fail() {
-    failed=$((failed + 1))
-    echo "FAIL: $1"
-    echo "  exit status: $status"
-    echo "  stdout:"; sed 's/^/    | /' "$SCRATCH/stdout" 2>/dev/null | head -40 || true
-    echo "  stderr:"; sed 's/^/    | /' "$SCRATCH/stderr" 2>/dev/null | head -40 || true
-}
-
-check() {
-    local name=$1
-    shift
-    if "$@"; then pass "$name"; else fail "$name"; fi
-}
-
-run() {
-    set +e
-    "$KILN" "$@" >"$SCRATCH/stdout" 2>"$SCRATCH/stderr" </dev/null
-    status=$?
-    set -e
-}
-
-status_is() { [ "$status" -eq "$1" ]; }
-stdout_has() { grep -qE -- "$1" "$SCRATCH/stdout"; }
-stderr_has() { grep -qE -- "$1" "$SCRATCH/stderr"; }
-all_true() { local c; for c in "$@"; do eval "$c" || return 1; done; }
+run() { run_in "$SCRATCH" "$@"; } # every path below is absolute
 
 if [ -z "$CORPUS" ] || [ ! -f "$CORPUS/index.tsv" ]; then
     echo "scene: skipped: shared corpus not found at '${CORPUS}'"
@@ -299,5 +263,4 @@ run pack info "$OUT.kpak"
 check "a pack lists the scenes as their own kind" \
     all_true 'status_is 0' 'stdout_has "^  scene +8 files"' 'stdout_has "version 2"'
 
-echo "scene: $passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+finish scene
