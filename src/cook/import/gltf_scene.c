@@ -30,37 +30,16 @@
  * Transforms
  * ------------------------------------------------------------------------- */
 
+/* T * R * S with the rotation normalised, composed as the runtime does. */
 static void compose_trs(ir_node *node) {
-    float x = node->rotation[0], y = node->rotation[1], z = node->rotation[2],
-          w = node->rotation[3];
-    float length = sqrtf(x * x + y * y + z * z + w * w);
-    if (length > 1e-12f) {
-        x /= length;
-        y /= length;
-        z /= length;
-        w /= length;
-    } else {
-        x = y = z = 0.0f;
-        w = 1.0f;
-    }
-    const float *s = node->scale;
-    float *m = node->matrix;
-    m[0] = (1 - 2 * (y * y + z * z)) * s[0];
-    m[1] = (2 * (x * y + z * w)) * s[0];
-    m[2] = (2 * (x * z - y * w)) * s[0];
-    m[3] = 0;
-    m[4] = (2 * (x * y - z * w)) * s[1];
-    m[5] = (1 - 2 * (x * x + z * z)) * s[1];
-    m[6] = (2 * (y * z + x * w)) * s[1];
-    m[7] = 0;
-    m[8] = (2 * (x * z + y * w)) * s[2];
-    m[9] = (2 * (y * z - x * w)) * s[2];
-    m[10] = (1 - 2 * (x * x + y * y)) * s[2];
-    m[11] = 0;
-    m[12] = node->translation[0];
-    m[13] = node->translation[1];
-    m[14] = node->translation[2];
-    m[15] = 1;
+    kiln_scene_transform t;
+    memcpy(t.translation, node->translation, sizeof t.translation);
+    memcpy(t.scale, node->scale, sizeof t.scale);
+    const float *q = node->rotation;
+    float length = sqrtf(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
+    for (int k = 0; k < 4; k++)
+        t.rotation[k] = length > 1e-12f ? q[k] / length : (k == 3 ? 1.0f : 0.0f);
+    kiln_scene_compose(&t, node->matrix);
 }
 
 static void decompose_matrix(ir_node *node) {
