@@ -158,12 +158,20 @@ typedef struct frame_set {
     uint64_t frames;
 } frame_set;
 
+/* The next frame's changed nodes and their new transforms. */
+static uint32_t next_frame(frame_set *f, const uint32_t **nodes,
+                           const kiln_scene_transform **locals) {
+    uint32_t frame = f->next++ % FRAMES;
+    *nodes = f->nodes + (size_t)frame * f->per_frame;
+    *locals = f->locals + (size_t)frame * f->per_frame;
+    return f->per_frame;
+}
+
 static void dirty_frame(void *arg) {
     frame_set *f = arg;
-    uint32_t frame = f->next++ % FRAMES;
-    const uint32_t *nodes = f->nodes + (size_t)frame * f->per_frame;
-    const kiln_scene_transform *locals = f->locals + (size_t)frame * f->per_frame;
-    for (uint32_t k = 0; k < f->per_frame; k++)
+    const uint32_t *nodes;
+    const kiln_scene_transform *locals;
+    for (uint32_t k = 0, count = next_frame(f, &nodes, &locals); k < count; k++)
         kiln_scene_set_local(f->instance, nodes[k], &locals[k], NULL);
     f->recomputed += kiln_scene_update(f->instance);
     f->frames++;
@@ -172,10 +180,9 @@ static void dirty_frame(void *arg) {
 
 static void full_frame(void *arg) {
     frame_set *f = arg;
-    uint32_t frame = f->next++ % FRAMES;
-    const uint32_t *nodes = f->nodes + (size_t)frame * f->per_frame;
-    const kiln_scene_transform *locals = f->locals + (size_t)frame * f->per_frame;
-    for (uint32_t k = 0; k < f->per_frame; k++)
+    const uint32_t *nodes;
+    const kiln_scene_transform *locals;
+    for (uint32_t k = 0, count = next_frame(f, &nodes, &locals); k < count; k++)
         f->instance->local[nodes[k]] = locals[k];
     kiln_scene_update_all(f->instance);
     sink = f->instance->world[0];
