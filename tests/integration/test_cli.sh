@@ -5,50 +5,7 @@
 # Prints one line per check and a final "cli: N passed, M failed".
 set -euo pipefail
 
-: "${KILN:?set KILN to the kiln executable}"
-SCRATCH="${KILN_TMP:-${TMPDIR:-/tmp}}/cli"
-rm -rf "$SCRATCH"
-mkdir -p "$SCRATCH"
-
-passed=0
-failed=0
-
-pass() {
-    passed=$((passed + 1))
-    echo "ok:   $1"
-}
-
-fail() {
-    failed=$((failed + 1))
-    echo "FAIL: $1"
-    echo "  exit status: $status"
-    echo "  stdout:"; sed 's/^/    | /' "$SCRATCH/stdout" 2>/dev/null || true
-    echo "  stderr:"; sed 's/^/    | /' "$SCRATCH/stderr" 2>/dev/null || true
-}
-
-# check NAME COMMAND...: passes when COMMAND succeeds.
-check() {
-    local name=$1
-    shift
-    if "$@"; then pass "$name"; else fail "$name"; fi
-}
-
-# run_in DIR ARGS...: runs kiln in DIR; sets $status, fills stdout/stderr files.
-status=0
-run_in() {
-    local dir=$1
-    shift
-    set +e
-    (cd "$dir" && "$KILN" "$@") >"$SCRATCH/stdout" 2>"$SCRATCH/stderr" </dev/null
-    status=$?
-    set -e
-}
-
-status_is() { [ "$status" -eq "$1" ]; }
-stdout_has() { grep -qE -- "$1" "$SCRATCH/stdout"; }
-stderr_has() { grep -qE -- "$1" "$SCRATCH/stderr"; }
-stderr_lacks() { ! grep -qE -- "$1" "$SCRATCH/stderr"; }
-all_true() { local c; for c in "$@"; do eval "$c" || return 1; done; }
+source "$(dirname "$0")/harness.sh" cli
 
 # ---------------------------------------------------------------------------
 # Source trees
@@ -600,5 +557,4 @@ check "with block_align none the texture keeps 30x18 and info flags it for Direc
     all_true 'status_is 0' 'stdout_has "texture: 30x18, "' \
     'stdout_has "not a whole number of 4x4 blocks: Direct3D and WebGPU cannot create it"'
 
-echo "cli: $passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+finish cli
