@@ -1206,10 +1206,10 @@ bool import_gltf(cook_context *ctx, ir_asset *out) {
               import_materials(&g, out) && gltf_import_meshes(&g, out) &&
               gltf_import_nodes(&g, out) && gltf_check_scenes(&g) && gltf_check_skins(&g) &&
               gltf_check_cameras(&g) && gltf_check_animations(&g);
-    ok = ok && gltf_import_scenes(&g, out); /* the roots gltf_check_scenes validated */
     ok = ok && g.errors == 0;
     if (!ok && g.errors == 0)
         gltf_error(&g, "import failed"); /* never fail silently */
+    ok = ok && gltf_import_scenes(&g, out); /* the roots gltf_check_scenes validated */
     gltf_free(&g);
     if (!ok)
         ir_asset_free(out);

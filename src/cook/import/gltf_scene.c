@@ -11,12 +11,16 @@
  *   is kept as given and decomposed into TRS (best effort: scale from the
  *   column lengths, negative when the determinant is); TRS nodes get the
  *   composed matrix T * R * S. node.mesh is the ir mesh index (-1 for a mesh
- *   without triangles); node.skin is the glTF skin index; node.source the
- *   glTF node index; node.extras the node's extras as compact JSON.
+ *   without triangles); node.skin is the glTF skin index.
  *
  * Checks that read data stay cheap: skin inverse bind matrices (last row
  * 0 0 0 1), animation inputs (non-negative, increasing) and rotation outputs
  * (unit quaternions), each accessor once.
+ *
+ * Sources and scenes
+ *   node.source is the glTF node index and node.extras the node's extras as
+ *   compact JSON; gltf_import_scenes lists every scene's roots in
+ *   ir_asset.scenes, the default one being the file's `scene`, else 0.
  */
 #include <float.h>
 #include <math.h>
