@@ -308,8 +308,7 @@ typedef struct kiln_material {
 #define KILN_CHUNK_SCENE_TRANSFORMS KILN_FOURCC('S', 'T', 'R', 'S') /* kiln_scene_transform[] */
 #define KILN_CHUNK_SCENE_NODES KILN_FOURCC('S', 'N', 'O', 'D')      /* kiln_scene_node[] */
 #define KILN_CHUNK_SCENE_MESHES KILN_FOURCC('S', 'M', 'S', 'H')     /* u64[]: mesh ref hashes */
-#define KILN_CHUNK_SCENE_MATERIALS KILN_FOURCC('S', 'M', 'T', 'L')  /* u64[]: material table refs  \
-                                                                     */
+#define KILN_CHUNK_SCENE_MATERIALS KILN_FOURCC('S', 'M', 'T', 'L')  /* u64[]: .kmat refs */
 #define KILN_CHUNK_SCENE_SCENES KILN_FOURCC('S', 'S', 'C', 'N')     /* kiln_scene_entry[] */
 #define KILN_CHUNK_SCENE_ROOTS KILN_FOURCC('S', 'R', 'O', 'T')      /* u32[]: root nodes */
 #define KILN_CHUNK_SCENE_STRINGS KILN_FOURCC('S', 'S', 'T', 'R')    /* NUL-terminated UTF-8 */

@@ -1209,7 +1209,8 @@ bool import_gltf(cook_context *ctx, ir_asset *out) {
     ok = ok && g.errors == 0;
     if (!ok && g.errors == 0)
         gltf_error(&g, "import failed"); /* never fail silently */
-    ok = ok && gltf_import_scenes(&g, out); /* the roots gltf_check_scenes validated */
+    /* Scenes last: their roots are what gltf_check_scenes validated. */
+    ok = ok && gltf_import_scenes(&g, out);
     gltf_free(&g);
     if (!ok)
         ir_asset_free(out);
