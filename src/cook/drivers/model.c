@@ -567,7 +567,6 @@ static bool cook_scene_output(const cook_request *request, cook_context *ctx, co
     bool ok = mesh_refs != NULL && relative != NULL;
     if (!ok)
         diag_error(ctx->diag, ctx->source_path, 0, "out of memory");
-    ok = ok && check_node_invariants(asset, ctx);
     char ref[1200];
     for (uint32_t m = 0; ok && m < asset->mesh_count; m++) {
         mesh_ref(ctx, asset, m, ref, sizeof ref);
@@ -614,14 +613,16 @@ bool cook_model_asset(const cook_request *request, cook_context *ctx, cook_asset
     cook_stage_add(result, COOK_STAGE_PROCESS, clock);
     if (ok && asset.mesh_count == 0)
         diag_warning(&result->diag, source_path, 0, "no triangles to cook; nothing written");
-    for (uint32_t m = 0; ok && m < asset.mesh_count; m++)
-        ok = cook_mesh_output(request, ctx, &asset, m, result);
-    if (ok && asset.mesh_count > 0 && asset.material_count > 0)
-        ok = cook_materials_output(request, ctx, &asset, result);
+    /* The nodes are checked before anything is written, as meshes are. */
     if (ok && asset.mesh_count > 0 && !add_mesh_nodes(&asset)) {
         diag_error(&result->diag, source_path, 0, "out of memory");
         ok = false;
     }
+    ok = ok && (asset.mesh_count == 0 || check_node_invariants(&asset, ctx));
+    for (uint32_t m = 0; ok && m < asset.mesh_count; m++)
+        ok = cook_mesh_output(request, ctx, &asset, m, result);
+    if (ok && asset.mesh_count > 0 && asset.material_count > 0)
+        ok = cook_materials_output(request, ctx, &asset, result);
     if (ok && asset.mesh_count > 0)
         ok = cook_scene_output(request, ctx, &asset, result);
     ir_asset_free(&asset);
