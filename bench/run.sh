@@ -5,7 +5,7 @@
 #
 # SECTIONs (default: all) are load, obj_import, load_gltf, cook_time,
 # cook_stages, scaling, mesh_quality, textures, builds, bc7, bc1, block,
-# isolate; e.g.
+# isolate, scene; e.g.
 # `bash bench/run.sh build/bench builds` runs the build-system benchmarks only.
 #
 # Generates the test meshes into bench/data/ when they are missing (they are
@@ -394,16 +394,25 @@ run_isolate() {
     bash "$repo/bench/isolate.sh" "$kiln" "$corpus"
 }
 
+# The runtime's scene update: a 100k-node scene with 1 % (then 0.1 %) of its
+# nodes changed per frame, dirty-subtree update against recomputing every node.
+run_scene() {
+    section "scene update: kiln_scene_update (changed subtrees) vs kiln_scene_update_all"
+    load_average
+    "$bin/bench_scene"
+    "$bin/bench_scene" --percent 0.1
+}
+
 machine_info
 if [ ${#sections[@]} -eq 0 ]; then
     sections=(load obj_import load_gltf cook_time cook_stages scaling mesh_quality textures builds bc7 bc1
-              block isolate)
+              block isolate scene)
 fi
 needs_meshes=false
 for name in "${sections[@]}"; do
     case $name in
     load | obj_import | load_gltf | cook_time | cook_stages | scaling | mesh_quality) needs_meshes=true ;;
-    textures | builds | bc7 | bc1 | block | isolate) ;;
+    textures | builds | bc7 | bc1 | block | isolate | scene) ;;
     *)
         echo "unknown section '$name'" >&2
         exit 2

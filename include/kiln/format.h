@@ -4,7 +4,8 @@
  * One definition shared by the cooker (writer) and the runtime (reader), so the
  * two cannot drift apart. Every structure here is little-endian, has explicit
  * padding, and a size pinned by a static assertion. The specifications with
- * offset tables live in docs/formats/ (container.md, kmesh.md, kman.md, kmat.md); a change here
+ * offset tables live in docs/formats/ (container.md, kmesh.md, kman.md, kmat.md,
+ * kscene.md); a change here
  * changes the spec and bumps the version constant in the same commit.
  *
  * Includes only <stdint.h>.
@@ -309,6 +310,89 @@ typedef struct kiln_material {
     kiln_material_texture textures[KILN_MATERIAL_SLOT_COUNT];
 } kiln_material;
 
+/* ---------------------------------------------------------------------------
+ * Scene, kind SCEN (docs/formats/kscene.md): a node graph in depth order
+ * ------------------------------------------------------------------------- */
+
+#define KILN_SCENE_VERSION 1u
+
+#define KILN_KIND_SCENE KILN_FOURCC('S', 'C', 'E', 'N')
+#define KILN_CHUNK_SCENE_DESC KILN_FOURCC('S', 'D', 'S', 'C')       /* kiln_scene_desc */
+#define KILN_CHUNK_SCENE_HIERARCHY KILN_FOURCC('S', 'H', 'I', 'E')  /* kiln_scene_hierarchy[] */
+#define KILN_CHUNK_SCENE_LEVELS KILN_FOURCC('S', 'L', 'V', 'L')     /* u32[level_count + 1] */
+#define KILN_CHUNK_SCENE_TRANSFORMS KILN_FOURCC('S', 'T', 'R', 'S') /* kiln_scene_transform[] */
+#define KILN_CHUNK_SCENE_NODES KILN_FOURCC('S', 'N', 'O', 'D')      /* kiln_scene_node[] */
+#define KILN_CHUNK_SCENE_MESHES KILN_FOURCC('S', 'M', 'S', 'H')     /* u64[]: mesh ref hashes */
+#define KILN_CHUNK_SCENE_MATERIALS KILN_FOURCC('S', 'M', 'T', 'L')  /* u64[]: .kmat refs */
+#define KILN_CHUNK_SCENE_SCENES KILN_FOURCC('S', 'S', 'C', 'N')     /* kiln_scene_entry[] */
+#define KILN_CHUNK_SCENE_ROOTS KILN_FOURCC('S', 'R', 'O', 'T')      /* u32[]: root nodes */
+#define KILN_CHUNK_SCENE_STRINGS KILN_FOURCC('S', 'S', 'T', 'R')    /* NUL-terminated UTF-8 */
+
+/* kiln_scene_node.flags */
+#define KILN_SCENE_NODE_FLAG_SKINNED 0x1u /* the source skins its mesh: joints place it */
+#define KILN_SCENE_NODE_FLAGS_KNOWN 0x1u
+
+/* Every count of the file. skin/camera/light tables are reserved: version 1
+ * files written by this cooker have 0 of each and every index -1. */
+typedef struct kiln_scene_desc {
+    uint32_t node_count;
+    uint32_t level_count;    /* depth levels: deepest depth + 1 (0 without nodes) */
+    uint32_t scene_count;    /* entries in SSCN */
+    int32_t default_scene;   /* index into SSCN, or -1 when there are no scenes */
+    uint32_t root_count;     /* entries in SROT (all scenes' roots) */
+    uint32_t mesh_count;     /* entries in SMSH */
+    uint32_t material_count; /* entries in SMTL */
+    uint32_t skin_count;
+    uint32_t camera_count;
+    uint32_t light_count;
+    uint32_t strings_size; /* bytes in SSTR */
+    uint32_t flags;        /* none defined yet */
+    uint32_t reserved[4];
+} kiln_scene_desc;
+
+/* Where a node sits. Nodes are in depth order: every node of depth d comes
+ * before every node of depth d + 1, so a parent always precedes its children
+ * and one forward pass level by level computes every global transform. */
+typedef struct kiln_scene_hierarchy {
+    int32_t parent;       /* -1 for a root (depth 0) */
+    int32_t first_child;  /* -1 without children; children are contiguous: */
+    uint32_t child_count; /*   first_child .. first_child + child_count - 1 */
+    int32_t next_sibling; /* the next child of the same parent; -1 for the last and for roots */
+    uint32_t depth;       /* 0 for roots, the parent's depth + 1 otherwise */
+    uint32_t reserved;
+} kiln_scene_hierarchy;
+
+/* A local transform, relative to the parent: M = T * R * S (glTF's order). */
+typedef struct kiln_scene_transform {
+    float translation[3];
+    float rotation[4]; /* unit quaternion x, y, z, w */
+    float scale[3];
+} kiln_scene_transform;
+
+/* What a node carries besides its transform. Indices are -1 for none. */
+typedef struct kiln_scene_node {
+    int32_t mesh;      /* into SMSH */
+    int32_t materials; /* into SMTL: the material table the mesh's slots index */
+    int32_t skin;      /* reserved tables: -1 in files of this cooker */
+    int32_t camera;
+    int32_t light;
+    int32_t source;       /* the node's index in the source file; -1 when the cooker made it */
+    uint32_t name_offset; /* into SSTR */
+    uint32_t name_length;
+    uint32_t extras_offset; /* glTF node extras as JSON text, in SSTR */
+    uint32_t extras_length; /* 0: none */
+    uint32_t flags;         /* KILN_SCENE_NODE_FLAG_* */
+    uint32_t reserved;
+} kiln_scene_node;
+
+/* One scene of the source (glTF scenes[i]): a name and its root nodes. */
+typedef struct kiln_scene_entry {
+    uint32_t name_offset; /* into SSTR */
+    uint32_t name_length;
+    uint32_t root_offset; /* first of its roots in SROT */
+    uint32_t root_count;
+} kiln_scene_entry;
+
 /* Sizes are part of the format: a change is a version bump. */
 #if defined(__cplusplus)
 #define KILN_FORMAT_ASSERT_(c, m) static_assert(c, m)
@@ -326,6 +410,11 @@ KILN_FORMAT_ASSERT_(sizeof(kiln_manifest_entry) == 32, "manifest entry is 32 byt
 KILN_FORMAT_ASSERT_(sizeof(kiln_material_desc) == 16, "material descriptor is 16 bytes");
 KILN_FORMAT_ASSERT_(sizeof(kiln_material_texture) == 32, "material texture slot is 32 bytes");
 KILN_FORMAT_ASSERT_(sizeof(kiln_material) == 256, "material row is 256 bytes");
+KILN_FORMAT_ASSERT_(sizeof(kiln_scene_desc) == 64, "scene descriptor is 64 bytes");
+KILN_FORMAT_ASSERT_(sizeof(kiln_scene_hierarchy) == 24, "scene hierarchy record is 24 bytes");
+KILN_FORMAT_ASSERT_(sizeof(kiln_scene_transform) == 40, "scene transform is 40 bytes");
+KILN_FORMAT_ASSERT_(sizeof(kiln_scene_node) == 48, "scene node is 48 bytes");
+KILN_FORMAT_ASSERT_(sizeof(kiln_scene_entry) == 16, "scene entry is 16 bytes");
 
 /* ---------------------------------------------------------------------------
  * Pack (.kpak): a whole runtime tree in one file (docs/formats/kpak.md).
@@ -334,7 +423,7 @@ KILN_FORMAT_ASSERT_(sizeof(kiln_material) == 256, "material row is 256 bytes");
  * ------------------------------------------------------------------------- */
 
 #define KILN_PACK_MAGIC "KILNPAK" /* 8 bytes with the NUL */
-#define KILN_PACK_VERSION 1u
+#define KILN_PACK_VERSION 2u      /* 2: kind 5, scene */
 #define KILN_PACK_ALIGNMENT 16u
 #define KILN_PACK_MAX_PATH 4096u
 
@@ -345,7 +434,8 @@ typedef enum kiln_pack_kind {
     KILN_PACK_MATERIAL = 2, /* .kmat */
     KILN_PACK_TEXTURE = 3,  /* .ktx2 */
     KILN_PACK_MANIFEST = 4, /* assets.kman */
-    KILN_PACK_KIND_COUNT_ = 5
+    KILN_PACK_SCENE = 5,    /* .kscene */
+    KILN_PACK_KIND_COUNT_ = 6
 } kiln_pack_kind;
 
 typedef struct kiln_pack_header {

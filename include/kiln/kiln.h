@@ -258,6 +258,108 @@ const char *kiln_alpha_mode_str(kiln_alpha_mode mode);
 const char *kiln_material_slot_str(kiln_material_slot slot);
 
 /* ---------------------------------------------------------------------------
+ * Scenes (.kscene, kind SCEN): a node graph in depth order (docs/formats/kscene.md)
+ * ------------------------------------------------------------------------- */
+
+/* Typed views into a mapped scene file; valid while the file is open. Node i
+ * is hierarchy[i], transforms[i] (its rest pose) and nodes[i]. */
+typedef struct kiln_scene_view {
+    const kiln_scene_desc *desc;
+    uint32_t node_count;
+    uint32_t level_count;
+    const kiln_scene_hierarchy *hierarchy;
+    const uint32_t *levels; /* level k is nodes levels[k] .. levels[k + 1] - 1 */
+    const kiln_scene_transform *transforms;
+    const kiln_scene_node *nodes;
+    const uint64_t *meshes;    /* desc->mesh_count ref hashes of .kmesh files */
+    const uint64_t *materials; /* desc->material_count ref hashes: row 0 of a .kmat */
+    const kiln_scene_entry *scenes;
+    uint32_t scene_count;
+    const uint32_t *roots; /* desc->root_count node indices, each scene's a range */
+    const char *strings;   /* SSTR: every string NUL-terminated */
+    size_t strings_size;
+} kiln_scene_view;
+
+/* Checks that `file` is a scene (kscene.md R1-R12: every count against its
+ * chunk, every index in range, the hierarchy in depth order and therefore
+ * acyclic, children contiguous, transforms finite with unit rotations,
+ * strings inside the table) and fills `view`. O(nodes + string bytes) whatever
+ * `flags` say. */
+kiln_result kiln_scene_view_get(const kiln_file *file, uint32_t flags, kiln_scene_view *view,
+                                kiln_error *err);
+
+/* A node's name, a scene's name, as NUL-terminated strings in the file; ""
+ * when out of range. */
+const char *kiln_scene_node_name(const kiln_scene_view *view, uint32_t node);
+const char *kiln_scene_name(const kiln_scene_view *view, uint32_t scene);
+/* A node's source extras (glTF `extras`) as JSON text of *length bytes
+ * (NUL-terminated), or NULL when it has none. */
+const char *kiln_scene_node_extras(const kiln_scene_view *view, uint32_t node, size_t *length);
+
+/* The first node (in file order) named exactly `name`: KILN_ERR_NOT_FOUND when
+ * none is. O(nodes). */
+kiln_result kiln_scene_find_node(const kiln_scene_view *view, const char *name, uint32_t *node);
+
+/* Iterates the nodes that draw a mesh: the first at or after *cursor; on
+ * success *cursor moves past it. Start with *cursor = 0; false at the end. */
+bool kiln_scene_next_mesh_node(const kiln_scene_view *view, uint32_t *cursor, uint32_t *node);
+
+/* The matrix of a transform, T * R * S, column-major 4x4 as in glTF. */
+void kiln_scene_compose(const kiln_scene_transform *transform, float out[16]);
+
+/* A scene's live state: local transforms the caller changes and the global
+ * (world) matrices kept up to date from them. It lives in memory the caller
+ * provides (kiln_scene_instance_size bytes); nothing is allocated, and it
+ * reads the view's hierarchy, so the file stays open while it is used.
+ * Fields are read-only for the caller, except that `local` may be written
+ * wholesale when kiln_scene_update_all follows; otherwise change a node with
+ * kiln_scene_set_local, which tells the next update what to recompute. */
+typedef struct kiln_scene_instance {
+    uint32_t node_count;
+    uint32_t level_count;
+    const kiln_scene_hierarchy *hierarchy;
+    const uint32_t *levels;
+    kiln_scene_transform *local; /* node_count current local transforms */
+    float *world;                /* node_count column-major 4x4 matrices */
+    /* private */
+    uint8_t *changed_;        /* per node: set since the last update, not yet recomputed */
+    uint32_t *changed_list_;  /* per level, its changed nodes, in that level's node slots */
+    uint32_t *changed_count_; /* per level */
+    uint32_t *ranges_;        /* per level, (first, count) child ranges of recomputed parents */
+    uint32_t *range_count_;   /* per level */
+    uint32_t first_pending_;  /* lowest level with work (level_count: none) */
+} kiln_scene_instance;
+
+/* Bytes of caller memory an instance of `view` needs; 0 when the view is
+ * unusable or the size does not fit in size_t. */
+size_t kiln_scene_instance_size(const kiln_scene_view *view);
+
+/* Sets `instance` up in `memory` (16-byte aligned, at least
+ * kiln_scene_instance_size bytes): local transforms = the rest pose, every
+ * world matrix computed. */
+kiln_result kiln_scene_instance_init(kiln_scene_instance *instance, const kiln_scene_view *view,
+                                     void *memory, size_t size, kiln_error *err);
+
+/* Replaces a node's local transform (rotation a unit quaternion) and marks it
+ * and its subtree for the next update. KILN_ERR_INVALID_ARGUMENT when `node`
+ * is out of range. */
+kiln_result kiln_scene_set_local(kiln_scene_instance *instance, uint32_t node,
+                                 const kiln_scene_transform *local, kiln_error *err);
+
+/* Recomputes the world matrices of the nodes changed since the last update and
+ * of their subtrees, level by level, touching nothing else. Returns how many
+ * nodes it recomputed. */
+uint32_t kiln_scene_update(kiln_scene_instance *instance);
+
+/* Recomputes every world matrix from the local transforms in one forward pass
+ * (after writing instance->local wholesale, e.g. a full animated pose). */
+void kiln_scene_update_all(kiln_scene_instance *instance);
+
+/* A node's world matrix (column-major 4x4) as of the last update, or NULL
+ * when `node` is out of range. */
+const float *kiln_scene_world(const kiln_scene_instance *instance, uint32_t node);
+
+/* ---------------------------------------------------------------------------
  * Textures (.ktx2, the Khronos KTX 2.0 container; docs/formats/ktx2.md)
  * ------------------------------------------------------------------------- */
 

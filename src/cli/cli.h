@@ -3,7 +3,7 @@
  *
  *   main.c       the executable: calls cli_main
  *   commands.c   cli_main, the dispatch table: command name -> function
- *   cmd_*.c      one file per command (build, info, check, init, pack, clean)
+ *   cmd_*.c      one file per command (build, info, check, init, pack, clean, pose)
  *   build/       the modules of `kiln build` (build/build.h)
  *   options.c    getopt_long helpers and usage errors
  *   paths.c      small path helpers
@@ -46,6 +46,7 @@ int cmd_check(int argc, char **argv);
 int cmd_init(int argc, char **argv);
 int cmd_pack(int argc, char **argv);
 int cmd_clean(int argc, char **argv);
+int cmd_pose(int argc, char **argv);
 
 void cmd_build_usage(FILE *out);
 void cmd_info_usage(FILE *out);
@@ -53,6 +54,7 @@ void cmd_check_usage(FILE *out);
 void cmd_init_usage(FILE *out);
 void cmd_pack_usage(FILE *out);
 void cmd_clean_usage(FILE *out);
+void cmd_pose_usage(FILE *out);
 
 /* ---------------------------------------------------------------------------
  * options.c
@@ -112,6 +114,8 @@ int cli_compare_strings(const void *a, const void *b);
 /* The runtime's message without the "<file>: " it starts with, for printing
  * after "<path>: error: ". */
 const char *cli_kiln_error_detail(const kiln_error *error, const char *path);
+/* A float as JSON: %.9g (exact for a float), null for NaN or infinity. */
+void cli_json_float(bytebuf *json, float value);
 
 /* ---------------------------------------------------------------------------
  * progress.c — a build's live output, safe to call from every worker

@@ -76,10 +76,11 @@ void cmd_check_usage(FILE *out) {
             "Validates every cooked file in the output folder: container structure,\n"
             "checksum, every data value (index ranges, each submesh's topology and\n"
             "whole triangles, lines or points in every level, bounds) and the\n"
-            "provenance metadata; then across files: every manifest entry's file\n"
-            "exists, every material's texture resolves through the manifest to an\n"
-            "existing file, and every mesh's material slots match the rows of its\n"
-            ".kmat.\n"
+            "provenance metadata; for scenes, node indices in range and the hierarchy\n"
+            "acyclic and in depth order; then across files: every manifest entry's\n"
+            "file exists, every material's texture and every mesh and material table\n"
+            "a scene names resolve through the manifest to an existing file, and\n"
+            "every mesh's material slots match the rows of its .kmat.\n"
             "Each problem is printed as 'path: error: message'.\n"
             "\n"
             "Options:\n"
@@ -210,6 +211,17 @@ static bool check_materials_data(checked_file *checked) {
     return false;
 }
 
+/* Node indices in range, the hierarchy acyclic and in depth order, every
+ * string in its table (kscene.md R1-R12). */
+static bool check_scene_data(checked_file *checked) {
+    kiln_error error;
+    kiln_scene_view view;
+    if (kiln_scene_view_get(&checked->file, thorough, &view, &error) == KILN_OK)
+        return true;
+    report_problem(checked, "%s", cli_kiln_error_detail(&error, checked->path));
+    return false;
+}
+
 /* A .ktx2 (KTX 2.0, not a container): the reader's rules (ktx2.md K1-K8),
  * then every level inflated to its declared size. */
 static bool check_texture(checked_file *checked) {
@@ -237,6 +249,7 @@ static const file_check_fn mesh_checks[] = {check_container, check_mesh_data, ch
 static const file_check_fn materials_checks[] = {check_container, check_materials_data,
                                                  check_metadata};
 static const file_check_fn manifest_checks[] = {check_container, check_manifest_data};
+static const file_check_fn scene_checks[] = {check_container, check_scene_data, check_metadata};
 
 static const struct {
     kiln_pack_kind kind;
@@ -247,6 +260,7 @@ static const struct {
     {KILN_PACK_MANIFEST, manifest_checks, sizeof manifest_checks / sizeof manifest_checks[0]},
     {KILN_PACK_MATERIAL, materials_checks, sizeof materials_checks / sizeof materials_checks[0]},
     {KILN_PACK_TEXTURE, texture_checks, sizeof texture_checks / sizeof texture_checks[0]},
+    {KILN_PACK_SCENE, scene_checks, sizeof scene_checks / sizeof scene_checks[0]},
 };
 
 /* Runs the checks of `kind` on one file; returns the number of problems. */
@@ -335,38 +349,48 @@ static void material_table_path(const char *mesh_path, char *out, size_t size) {
     snprintf(out, size, "%.*s.kmat", (int)length, mesh_path);
 }
 
+/* Whether `hash` is in the manifest as a `kind` whose file exists under
+ * `output`; otherwise a problem at `where` naming `label` ("material 2 normal
+ * texture"). */
+static bool ref_resolves(check_report *report, const char *output, const char *where,
+                         const kiln_manifest_view *manifest, uint64_t hash, kiln_asset_kind kind,
+                         const char *label) {
+    const kiln_manifest_entry *entry = kiln_manifest_find(manifest, hash);
+    if (entry == NULL || entry->kind != kind) {
+        check_problem(report, where, "%s 0x%016llx is %s%s in %s", label, (unsigned long long)hash,
+                      entry == NULL ? "not" : "not a ",
+                      entry == NULL ? "" : kiln_asset_kind_str(kind), KILN_MANIFEST_FILE_NAME);
+        return false;
+    }
+    const char *path = kiln_manifest_path(manifest, entry);
+    char *full = cook_path_join(output, path);
+    struct stat st;
+    bool exists = full != NULL && path[0] != '/' && strstr(path, "..") == NULL &&
+                  stat(full, &st) == 0 && S_ISREG(st.st_mode);
+    if (!exists)
+        check_problem(report, where, "%s '%s' (%s) does not exist", label,
+                      kiln_manifest_ref(manifest, entry), path);
+    free(full);
+    return exists;
+}
+
 /* Each non-zero texture ref of one table resolves through the manifest to a
  * texture whose file exists. */
 static size_t check_table_textures(check_report *report, const char *output, const char *relative,
                                    const kiln_material_view *materials,
                                    const kiln_manifest_view *manifest) {
     size_t problems = 0;
-    char where[4096];
+    char where[4096], label[128];
     snprintf(where, sizeof where, "%s/%s", output, relative);
     for (uint32_t i = 0; i < materials->material_count; i++) {
         for (int t = 0; t < KILN_MATERIAL_SLOT_COUNT; t++) {
             uint64_t hash = materials->materials[i].textures[t].texture;
             if (hash == 0)
                 continue;
-            const char *slot = kiln_material_slot_str((kiln_material_slot)t);
-            const kiln_manifest_entry *entry = kiln_manifest_find(manifest, hash);
-            if (entry == NULL || entry->kind != KILN_ASSET_TEXTURE) {
-                check_problem(report, where, "material %u %s texture 0x%016llx is %s in %s", i,
-                              slot, (unsigned long long)hash,
-                              entry == NULL ? "not" : "not a texture", KILN_MANIFEST_FILE_NAME);
-                problems++;
-                continue;
-            }
-            const char *path = kiln_manifest_path(manifest, entry);
-            char *full = cook_path_join(output, path);
-            struct stat st;
-            if (full == NULL || path[0] == '/' || strstr(path, "..") != NULL ||
-                stat(full, &st) != 0 || !S_ISREG(st.st_mode)) {
-                check_problem(report, where, "material %u %s texture '%s' (%s) does not exist", i,
-                              slot, kiln_manifest_ref(manifest, entry), path);
-                problems++;
-            }
-            free(full);
+            snprintf(label, sizeof label, "material %u %s texture", i,
+                     kiln_material_slot_str((kiln_material_slot)t));
+            problems +=
+                !ref_resolves(report, output, where, manifest, hash, KILN_ASSET_TEXTURE, label);
         }
     }
     return problems;
@@ -466,6 +490,57 @@ static size_t check_materials_cross(check_report *report, const char *output,
     return problems;
 }
 
+/* ---------------------------------------------------------------------------
+ * Cross-file: every mesh and material table a scene names is in the manifest
+ * ------------------------------------------------------------------------- */
+
+static size_t check_scene_refs(check_report *report, const char *output, const char *relative,
+                               const kiln_manifest_view *manifest) {
+    char *full = cook_path_join(output, relative);
+    char where[4096], label[64];
+    snprintf(where, sizeof where, "%s/%s", output, relative);
+    kiln_file file;
+    kiln_scene_view view;
+    kiln_error error;
+    size_t problems = 0;
+    if (full != NULL && kiln_file_map(&file, full, 0, &error) == KILN_OK) {
+        if (kiln_scene_view_get(&file, 0, &view, &error) == KILN_OK) {
+            for (uint32_t m = 0; m < view.desc->mesh_count; m++) {
+                snprintf(label, sizeof label, "mesh ref %u", m);
+                problems += !ref_resolves(report, output, where, manifest, view.meshes[m],
+                                          KILN_ASSET_MESH, label);
+            }
+            for (uint32_t m = 0; m < view.desc->material_count; m++) {
+                snprintf(label, sizeof label, "material table ref %u", m);
+                problems += !ref_resolves(report, output, where, manifest, view.materials[m],
+                                          KILN_ASSET_MATERIAL, label);
+            }
+        }
+        kiln_file_close(&file);
+    }
+    free(full);
+    return problems;
+}
+
+static size_t check_scenes_cross(check_report *report, const char *output, const strlist *files) {
+    char *manifest_path = cook_path_join(output, KILN_MANIFEST_FILE_NAME);
+    kiln_file manifest_file = {0};
+    kiln_manifest_view manifest;
+    kiln_error error;
+    size_t problems = 0;
+    /* Without a readable manifest check_manifest_covers has said so already. */
+    if (manifest_path != NULL &&
+        kiln_file_map(&manifest_file, manifest_path, 0, &error) == KILN_OK &&
+        kiln_manifest_view_get(&manifest_file, &manifest, &error) == KILN_OK) {
+        for (size_t i = 0; i < files->count; i++)
+            if (kiln_pack_kind_of(files->items[i]) == KILN_PACK_SCENE)
+                problems += check_scene_refs(report, output, files->items[i], &manifest);
+    }
+    kiln_file_close(&manifest_file);
+    free(manifest_path);
+    return problems;
+}
+
 static int check(const check_options *options) {
     strlist files = {0};
     if (!cli_list_output(options->output, &files)) {
@@ -491,6 +566,7 @@ static int check(const check_options *options) {
     if (checked_count > 0) {
         problems += check_manifest_covers(&report, options->output, &files);
         problems += check_materials_cross(&report, options->output, &files);
+        problems += check_scenes_cross(&report, options->output, &files);
     }
     if (options->json) {
         printf("{\"output\":");

@@ -25,6 +25,15 @@ typedef struct info_options {
     bool quality;
 } info_options;
 
+/* One scene of a .kscene: what its roots reach. */
+#define INFO_MAX_SCENES 16 /* listed one by one; the file's totals count them all */
+typedef struct scene_summary {
+    char name[64];
+    bool is_default;
+    uint32_t roots, nodes, depth, mesh_nodes, cameras, lights;
+    uint32_t skinned; /* nodes whose mesh is skinned */
+} scene_summary;
+
 /* One file of the output folder, as inspected. */
 typedef struct file_report {
     const char *path; /* relative to the output folder */
@@ -63,6 +72,10 @@ typedef struct file_report {
     /* --quality, block-compressed textures: modes of level 0's blocks (BC7:
      * 0..7, BC6H: 0..13) and PSNR against the source when it is found. */
     cook_texture_quality tex; /* --quality */
+    /* KILN_PACK_SCENE: the file's counts, then per scene of the file. */
+    kiln_scene_desc scene;
+    uint32_t scene_mesh_nodes; /* nodes that draw a mesh */
+    scene_summary scenes[INFO_MAX_SCENES];
 } file_report;
 
 typedef struct info_totals {
@@ -97,8 +110,10 @@ void cmd_info_usage(FILE *out) {
             "bounds and source; for every material table (.kmat) its\n"
             "rows, textured slots, alpha modes, double-sided count and the source\n"
             "extensions it dropped; for every texture (.ktx2) its size, mips, GPU\n"
-            "format with bits per pixel and supercompression; then totals and counts\n"
-            "per kind.\n"
+            "format with bits per pixel and supercompression; for every scene\n"
+            "(.kscene) its nodes, depth, meshes, material tables, cameras, lights and\n"
+            "skins, and per scene of the file what its roots reach; then totals and\n"
+            "counts per kind.\n"
             "\n"
             "With --quality, each block-compressed texture's level 0 is decoded with\n"
             "kiln's own decoders (astcenc for ASTC): BC7 and BC6H textures list how\n"
@@ -340,6 +355,64 @@ static void inspect_materials(const char *full_path, file_report *report) {
                  cli_kiln_error_detail(&error, full_path));
 }
 
+/* What scene `s`'s roots reach (`reached`: one byte per node, scratch):
+ * parents come first, so one forward pass marks every subtree. */
+static void summarize_scene(const kiln_scene_view *view, uint32_t s, uint8_t *reached,
+                            scene_summary *out) {
+    const kiln_scene_entry *entry = &view->scenes[s];
+    snprintf(out->name, sizeof out->name, "%s", kiln_scene_name(view, s));
+    out->is_default = (int32_t)s == view->desc->default_scene;
+    out->roots = entry->root_count;
+    memset(reached, 0, view->node_count);
+    for (uint32_t r = 0; r < entry->root_count; r++)
+        reached[view->roots[entry->root_offset + r]] = 1;
+    for (uint32_t i = 0; i < view->node_count; i++) {
+        int32_t parent = view->hierarchy[i].parent;
+        if (parent >= 0 && reached[parent])
+            reached[i] = 1;
+        if (!reached[i])
+            continue;
+        const kiln_scene_node *node = &view->nodes[i];
+        out->nodes++;
+        if (view->hierarchy[i].depth + 1 > out->depth)
+            out->depth = view->hierarchy[i].depth + 1;
+        out->mesh_nodes += node->mesh >= 0;
+        out->cameras += node->camera >= 0;
+        out->lights += node->light >= 0;
+        out->skinned += node->skin >= 0 || (node->flags & KILN_SCENE_NODE_FLAG_SKINNED) != 0;
+    }
+}
+
+static void inspect_scene(const char *full_path, file_report *report) {
+    kiln_file file;
+    kiln_error error;
+    kiln_scene_view view;
+    kiln_result result = kiln_file_map(&file, full_path, 0, &error);
+    if (result == KILN_OK) {
+        result = kiln_scene_view_get(&file, 0, &view, &error);
+        uint8_t *reached = result == KILN_OK ? malloc(view.node_count + 1) : NULL;
+        if (result == KILN_OK && reached == NULL) {
+            result = KILN_ERR_OUT_OF_MEMORY;
+            snprintf(error.message, sizeof error.message, "out of memory");
+        }
+        if (result == KILN_OK) {
+            report->readable = true;
+            report->scene = *view.desc;
+            uint32_t cursor = 0, node;
+            while (kiln_scene_next_mesh_node(&view, &cursor, &node))
+                report->scene_mesh_nodes++;
+            for (uint32_t s = 0; s < view.scene_count && s < INFO_MAX_SCENES; s++)
+                summarize_scene(&view, s, reached, &report->scenes[s]);
+            read_source(&file, report);
+        }
+        free(reached);
+        kiln_file_close(&file);
+    }
+    if (result != KILN_OK)
+        snprintf(report->problem, sizeof report->problem, "%s",
+                 cli_kiln_error_detail(&error, full_path));
+}
+
 /* A .ktx2: header facts through the runtime reader (level 0 is inflated only
  * with --quality). */
 static void inspect_texture(const char *full_path, const info_options *options,
@@ -409,6 +482,8 @@ static void inspect_file(const info_options *options, const char *relative, file
         inspect_materials(full_path, report);
     else if (report->kind == KILN_PACK_TEXTURE)
         inspect_texture(full_path, options, report);
+    else if (report->kind == KILN_PACK_SCENE)
+        inspect_scene(full_path, report);
     else
         report->readable = true; /* never opened */
     if (!report->readable)
@@ -551,6 +626,32 @@ static void print_texture_text(const file_report *r) {
     }
 }
 
+static void print_scene_text(const file_report *report) {
+    const kiln_scene_desc *d = &report->scene;
+    printf("  scene: %" PRIu64 " bytes, %" PRIu32 " node%s, depth %" PRIu32 ", %" PRIu32
+           " mesh%s (drawn by %" PRIu32 " node%s), %" PRIu32 " material table%s, %" PRIu32
+           " camera%s, %" PRIu32 " light%s, %" PRIu32 " skin%s\n",
+           report->bytes, d->node_count, cli_plural(d->node_count), d->level_count, d->mesh_count,
+           d->mesh_count == 1 ? "" : "es", report->scene_mesh_nodes,
+           cli_plural(report->scene_mesh_nodes), d->material_count, cli_plural(d->material_count),
+           d->camera_count, cli_plural(d->camera_count), d->light_count, cli_plural(d->light_count),
+           d->skin_count, cli_plural(d->skin_count));
+    for (uint32_t s = 0; s < d->scene_count && s < INFO_MAX_SCENES; s++) {
+        const scene_summary *scene = &report->scenes[s];
+        printf("  scene %" PRIu32 " '%s'%s: %" PRIu32 " root%s, %" PRIu32 " node%s, depth %" PRIu32
+               ", %" PRIu32 " drawing a mesh, %" PRIu32 " camera%s, %" PRIu32 " light%s, %" PRIu32
+               " skinned\n",
+               s, scene->name, scene->is_default ? " (default)" : "", scene->roots,
+               cli_plural(scene->roots), scene->nodes, cli_plural(scene->nodes), scene->depth,
+               scene->mesh_nodes, scene->cameras, cli_plural(scene->cameras), scene->lights,
+               cli_plural(scene->lights), scene->skinned);
+    }
+    if (d->scene_count > INFO_MAX_SCENES)
+        printf("  ... and %" PRIu32 " more scenes\n", d->scene_count - INFO_MAX_SCENES);
+    if (report->source[0] != '\0')
+        printf("  source: %s\n", report->source);
+}
+
 static void print_file_text(const file_report *report) {
     printf("%s\n", report->path);
     if (!report->readable)
@@ -563,6 +664,8 @@ static void print_file_text(const file_report *report) {
         print_materials_text(report);
     else if (report->kind == KILN_PACK_TEXTURE)
         print_texture_text(report);
+    else if (report->kind == KILN_PACK_SCENE)
+        print_scene_text(report);
     else
         printf("  other: %" PRIu64 " bytes\n", report->bytes);
 }
@@ -619,20 +722,12 @@ static void json_key(bytebuf *json, const char *key) {
     json_text(json, ":");
 }
 
-/* JSON has no NaN or infinity: those become null. */
-static void json_number(bytebuf *json, float value) {
-    if (isfinite(value))
-        bytebuf_printf(json, "%.9g", (double)value);
-    else
-        json_text(json, "null");
-}
-
 static void json_vector3(bytebuf *json, const float v[3]) {
     json_text(json, "[");
     for (int i = 0; i < 3; i++) {
         if (i > 0)
             json_text(json, ",");
-        json_number(json, v[i]);
+        cli_json_float(json, v[i]);
     }
     json_text(json, "]");
 }
@@ -708,6 +803,36 @@ static void append_materials_json(bytebuf *json, const file_report *report) {
     }
 }
 
+static void append_scene_json(bytebuf *json, const file_report *report) {
+    const kiln_scene_desc *d = &report->scene;
+    bytebuf_printf(
+        json,
+        ",\"nodes\":%" PRIu32 ",\"depth\":%" PRIu32 ",\"meshes\":%" PRIu32
+        ",\"mesh_nodes\":%" PRIu32 ",\"material_tables\":%" PRIu32 ",\"cameras\":%" PRIu32
+        ",\"lights\":%" PRIu32 ",\"skins\":%" PRIu32 ",\"scene_count\":%" PRIu32 ",\"scenes\":[",
+        d->node_count, d->level_count, d->mesh_count, report->scene_mesh_nodes, d->material_count,
+        d->camera_count, d->light_count, d->skin_count, d->scene_count);
+    for (uint32_t s = 0; s < d->scene_count && s < INFO_MAX_SCENES; s++) {
+        const scene_summary *scene = &report->scenes[s];
+        json_text(json, s ? ",{" : "{");
+        json_key(json, "name");
+        bytebuf_append_json_string(json, scene->name);
+        bytebuf_printf(json,
+                       ",\"default\":%s,\"roots\":%" PRIu32 ",\"nodes\":%" PRIu32
+                       ",\"depth\":%" PRIu32 ",\"mesh_nodes\":%" PRIu32 ",\"cameras\":%" PRIu32
+                       ",\"lights\":%" PRIu32 ",\"skinned\":%" PRIu32 "}",
+                       scene->is_default ? "true" : "false", scene->roots, scene->nodes,
+                       scene->depth, scene->mesh_nodes, scene->cameras, scene->lights,
+                       scene->skinned);
+    }
+    json_text(json, "]");
+    if (report->source[0] != '\0') {
+        json_text(json, ",");
+        json_key(json, "source");
+        bytebuf_append_json_string(json, report->source);
+    }
+}
+
 static void append_file_json(bytebuf *json, const file_report *report, bool first) {
     json_text(json, first ? "\n    {" : ",\n    {");
     json_key(json, "path");
@@ -724,6 +849,8 @@ static void append_file_json(bytebuf *json, const file_report *report, bool firs
         append_mesh_json(json, report);
     } else if (report->kind == KILN_PACK_MATERIAL) {
         append_materials_json(json, report);
+    } else if (report->kind == KILN_PACK_SCENE) {
+        append_scene_json(json, report);
     } else if (report->kind == KILN_PACK_TEXTURE) {
         bytebuf_printf(
             json,

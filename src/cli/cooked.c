@@ -1,4 +1,5 @@
-/* cooked.c — messages about the files of an output folder. */
+/* cooked.c — messages about the files of an output folder, and their numbers in JSON. */
+#include <math.h>
 #include <string.h>
 
 #include "cli/cli.h"
@@ -21,4 +22,11 @@ const char *cli_kiln_error_detail(const kiln_error *error, const char *path) {
     if (starts_with_name(message, name, strlen(name)))
         return message + strlen(name) + 2;
     return message[0] != '\0' ? message : kiln_result_str(error->code);
+}
+
+void cli_json_float(bytebuf *json, float value) {
+    if (isfinite(value))
+        bytebuf_printf(json, "%.9g", (double)value);
+    else
+        bytebuf_append(json, "null", 4);
 }

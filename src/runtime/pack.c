@@ -213,6 +213,8 @@ kiln_pack_kind kiln_pack_kind_of(const char *path) {
         return KILN_PACK_MATERIAL;
     if (has_suffix(name, ".ktx2"))
         return KILN_PACK_TEXTURE;
+    if (has_suffix(name, ".kscene"))
+        return KILN_PACK_SCENE;
     return KILN_PACK_OTHER;
 }
 
@@ -226,6 +228,8 @@ const char *kiln_pack_kind_str(kiln_pack_kind kind) {
         return "texture";
     case KILN_PACK_MANIFEST:
         return "manifest";
+    case KILN_PACK_SCENE:
+        return "scene";
     case KILN_PACK_OTHER:
     case KILN_PACK_KIND_COUNT_:
         break;

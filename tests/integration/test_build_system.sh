@@ -391,8 +391,9 @@ if command -v python3 >/dev/null; then
     run_in "$T" -o clean
     run_in "$T" info -o clean --unreferenced
     check "info --unreferenced without roots: every asset no other one reads, minus always:" \
-        all_true 'status_is 0' 'stdout_has "^big/tree.obj: big/tree.kmesh big/tree.kmat$"' \
-        'stdout_has "^models/cube.obj: models/cube.kmesh models/cube/red.ktx2 models/cube.kmat$"' \
+        all_true 'status_is 0' \
+        'stdout_has "^big/tree.obj: big/tree.kmesh big/tree.kmat big/tree.kscene$"' \
+        'stdout_has "^models/cube.obj: models/cube.kmesh models/cube/red.ktx2 models/cube.kmat models/cube.kscene$"' \
         'stdout_has "^props/quad.obj: "' 'stdout_has "^ui/icon.png: ui/icon.ktx2$"' \
         '! stdout_has "logo"' '! stdout_has "red.png"' \
         'stdout_has "^kiln: 4 of 5 cooked assets referenced by no other asset"'

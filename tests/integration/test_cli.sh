@@ -179,7 +179,8 @@ check "a good tree cooks with exit 0, mirroring the source tree" \
     all_true 'status_is 0' '[ -s "$GOOD/out/models/cube.kmesh" ]' \
     '[ -s "$GOOD/out/props/Quad.kmesh" ]' '[ -s "$GOOD/out/assets.kman" ]' \
     '[ -s "$GOOD/out/models/cube.kmat" ]' '[ -s "$GOOD/out/props/Quad.kmat" ]' \
-    'stdout_has "cooked 2 assets \(5 files, [0-9.]+ KiB\) in [0-9.]+ s; 0 failed; 1 skipped"'
+    '[ -s "$GOOD/out/models/cube.kscene" ]' '[ -s "$GOOD/out/props/Quad.kscene" ]' \
+    'stdout_has "cooked 2 assets \(7 files, [0-9.]+ KiB\) in [0-9.]+ s; 0 failed; 1 skipped"'
 
 check "an unknown file is skipped, not an error; an .mtl used by a model is not skipped" \
     all_true 'stdout_has "skipped 1 file with no importer \(use -v to list them\)"' \
@@ -254,9 +255,9 @@ run_in "$GOOD" info -o out
 check "info lists each mesh with its counts and the totals" \
     all_true 'status_is 0' 'stdout_has "^models/cube\.kmesh$"' 'stdout_has "[0-9]+ vertices, 12 triangles"' \
     'stdout_has "position:f32x3"' 'stdout_has "aabb: min \(-1, -1, -1\) max \(1, 1, 1\)"' \
-    'stdout_has "^total: 6 files, [0-9]+ bytes"' \
-    'stdout_has "kinds: other 1, mesh 2, material 2, texture 0, manifest 1"' \
-    'stdout_has "^  manifest: [0-9]+ bytes, 4 refs: mesh 2 material 2$"' \
+    'stdout_has "^total: 8 files, [0-9]+ bytes"' \
+    'stdout_has "kinds: other 1, mesh 2, material 2, texture 0, manifest 1, scene 2"' \
+    'stdout_has "^  manifest: [0-9]+ bytes, 6 refs: mesh 2 material 2 scene 2$"' \
     'stdout_has "^  materials: [0-9]+ bytes, 1 row; alpha: opaque 1, mask 0, blend 0; double-sided 0$"'
 
 run_in "$GOOD" info -o out --json
@@ -273,7 +274,8 @@ assert cube["kind"] == "mesh" and cube["triangles"] == 12 and cube["bytes"] > 0
 assert cube["attributes"][0]["semantic"] == "position"
 assert cube["aabb"]["min"] == [-1, -1, -1]
 assert files["notes.txt"]["kind"] == "other"
-assert doc["totals"]["files"] == 6 and doc["totals"]["kinds"]["mesh"] == 2
+assert doc["totals"]["files"] == 8 and doc["totals"]["kinds"]["mesh"] == 2
+assert doc["totals"]["kinds"]["scene"] == 2 and files["models/cube.kscene"]["nodes"] == 1
 assert doc["totals"]["kinds"]["material"] == 2
 assert files["models/cube.kmat"]["materials"] == 1
 assert files["assets.kman"]["refs_per_kind"]["mesh"] == 2
@@ -289,7 +291,7 @@ check "info --json escapes strings" python3 -m json.tool "$SCRATCH/stdout" /dev/
 
 run_in "$GOOD" info -o out -q
 check "info -q prints the totals only" \
-    all_true 'status_is 0' 'stdout_has "^total: 6 files"' '! stdout_has "^models/cube\.kmesh$"' \
+    all_true 'status_is 0' 'stdout_has "^total: 8 files"' '! stdout_has "^models/cube\.kmesh$"' \
     '! stdout_has "^output:"'
 
 # ---------------------------------------------------------------------------
@@ -298,7 +300,7 @@ check "info -q prints the totals only" \
 
 run_in "$GOOD" check -o out
 check "check passes a good tree" \
-    all_true 'status_is 0' 'stdout_has "^kiln check: 5 files, 0 problems$"'
+    all_true 'status_is 0' 'stdout_has "^kiln check: 7 files, 0 problems$"'
 
 CORRUPT="$SCRATCH/corrupt"
 cp -r "$GOOD" "$CORRUPT"
@@ -310,7 +312,7 @@ printf "$byte" | dd of="$target" bs=1 seek=$((size / 2)) conv=notrunc status=non
 run_in "$CORRUPT" check -o out
 check "check fails after one byte of a cooked file changes" \
     all_true 'status_is 1' 'stderr_has "^out/models/cube\.kmesh: error: "' \
-    'stdout_has "kiln check: 5 files, 1 problem$"'
+    'stdout_has "kiln check: 7 files, 1 problem$"'
 
 TRUNC="$SCRATCH/truncated"
 cp -r "$GOOD" "$TRUNC"
@@ -406,7 +408,7 @@ check_json_lists_stray() {
     python3 - "$SCRATCH/stdout" <<'EOF'
 import json, sys
 doc = json.load(open(sys.argv[1]))
-assert doc["output"] == "out" and doc["ok"] is False and doc["files"] == 6
+assert doc["output"] == "out" and doc["ok"] is False and doc["files"] == 8
 assert doc["problem_count"] == len(doc["problems"]) == 2, doc
 assert doc["problems"][0] == {"path": "out/models/stray.kmesh",
                               "message": "not named by assets.kman"}, doc
@@ -426,7 +428,7 @@ check "check -q still prints the problems" \
     all_true 'status_is 1' '[ ! -s "$SCRATCH/stdout" ]' 'stderr_has "not named by assets\.kman"'
 run_in "$GOOD" check -o out --json
 check "check --json on a good tree says ok" \
-    all_true 'status_is 0' 'stdout_has "\"ok\":true,\"files\":5,\"problem_count\":0,\"problems\":\[\]"'
+    all_true 'status_is 0' 'stdout_has "\"ok\":true,\"files\":7,\"problem_count\":0,\"problems\":\[\]"'
 
 COLLIDE="$SCRATCH/collide"
 cp -r "$GOOD" "$COLLIDE"
@@ -542,7 +544,7 @@ check "info shows each mesh's topologies and their counts" \
     'stdout_has "^  topology: triangles 1, lines 1, points 1 \(submeshes\)$"' \
     'stdout_has "^  lods: 1 / 1 / 1 triangles; 3 / 3 / 3 lines; 2 / [0-9]+ / [0-9]+ points"' \
     'stdout_has "^  mesh: [0-9]+ bytes, 5 vertices, 5 points, 1 submesh,"' \
-    'stdout_has "^total: 5 files, [0-9]+ bytes, [0-9]+ vertices, 1 triangles, 3 lines, 7 points$"'
+    'stdout_has "^total: 7 files, [0-9]+ bytes, [0-9]+ vertices, 1 triangles, 3 lines, 7 points$"'
 
 run_in "$TOPO" info -o out --json
 cp "$SCRATCH/stdout" "$SCRATCH/topology.json"

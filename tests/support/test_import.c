@@ -94,7 +94,17 @@ void test_check_asset(const ir_asset *asset) {
     for (uint32_t i = 0; i < asset->node_count; i++) {
         assert_true(asset->nodes[i].parent < (int32_t)i); /* parents first */
         assert_true(asset->nodes[i].mesh < (int32_t)asset->mesh_count);
+        assert_true(asset->nodes[i].source >= -1);
+        for (uint32_t j = 0; j < i; j++) /* source indices are distinct */
+            assert_true(asset->nodes[i].source < 0 ||
+                        asset->nodes[j].source != asset->nodes[i].source);
     }
+    assert_true(asset->scene_count == 0 || asset->default_scene < asset->scene_count);
+    for (uint32_t s = 0; s < asset->scene_count; s++)
+        for (uint32_t r = 0; r < asset->scenes[s].root_count; r++) {
+            uint32_t root = asset->scenes[s].roots[r];
+            assert_true(root < asset->node_count && asset->nodes[root].parent < 0);
+        }
 }
 
 void test_write_in(const char *dir, const char *relative, const void *data, size_t size) {

@@ -84,6 +84,16 @@ static void expect_same_asset(const ir_asset *a, const ir_asset *b) {
         expect_same_array(x->rotation, y->rotation, sizeof x->rotation, "rotation");
         expect_same_array(x->scale, y->scale, sizeof x->scale, "scale");
         expect_same_array(x->matrix, y->matrix, sizeof x->matrix, "matrix");
+        assert_int_equal(x->source, y->source);
+        expect_same_text(x->extras, y->extras, "node extras");
+    }
+    assert_int_equal(a->scene_count, b->scene_count);
+    assert_int_equal(a->default_scene, b->default_scene);
+    for (uint32_t i = 0; i < a->scene_count; i++) {
+        expect_same_text(a->scenes[i].name, b->scenes[i].name, "scene name");
+        assert_int_equal(a->scenes[i].root_count, b->scenes[i].root_count);
+        expect_same_array(a->scenes[i].roots, b->scenes[i].roots, a->scenes[i].root_count * 4u,
+                          "scene roots");
     }
     for (uint32_t i = 0; i < a->image_count; i++) {
         const ir_image *x = &a->images[i], *y = &b->images[i];
@@ -254,6 +264,22 @@ static void make_rich_asset(ir_asset *a) {
     a->nodes[2].parent = 1;
     a->nodes[2].rotation[0] = 0.5f;
     a->nodes[2].scale[2] = -1.0f;
+    for (int i = 0; i < 3; i++)
+        a->nodes[i].source = 2 - i;
+    a->nodes[1].extras = cook_strdup("{\"door\":true}");
+    a->scenes = calloc(2, sizeof *a->scenes);
+    assert_non_null(a->scenes);
+    a->scene_count = 2;
+    a->default_scene = 1;
+    a->scenes[1].name = cook_strdup("main");
+    a->scenes[1].roots = malloc(sizeof *a->scenes[1].roots);
+    assert_non_null(a->scenes[1].roots);
+    a->scenes[1].roots[0] = 0;
+    a->scenes[1].root_count = 1;
+    a->scenes[0].roots = malloc(sizeof *a->scenes[0].roots); /* unnamed */
+    assert_non_null(a->scenes[0].roots);
+    a->scenes[0].roots[0] = 0;
+    a->scenes[0].root_count = 1;
     assert_int_equal(
         ir_image_add_file(&a->images, &a->image_count, "textures/albedo.png", "albedo.png"), 0);
     uint8_t *embedded = malloc(16);

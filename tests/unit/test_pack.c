@@ -121,7 +121,8 @@ static void damaged_tables_are_rejected(void **state) {
     uint32_t big32 = UINT32_MAX, zero32 = 0;
     uint16_t kind = 99;
     expect_rejected(data, size, 0, "X", 1);                    /* magic */
-    expect_rejected(data, size, 8, &(uint32_t){2}, 4);         /* version */
+    expect_rejected(data, size, 8, &(uint32_t){1}, 4);         /* version 1: no scene kind */
+    expect_rejected(data, size, 8, &(uint32_t){3}, 4);         /* version */
     expect_rejected(data, size, 12, &big32, 4);                /* entry count */
     expect_rejected(data, size, 12, &zero32, 4);               /* entry count */
     expect_rejected(data, size, 48, &huge, 8);                 /* file size */
@@ -165,6 +166,8 @@ static void kinds_come_from_file_names(void **state) {
     assert_int_equal(kiln_pack_kind_of("b.kmat"), KILN_PACK_MATERIAL);
     assert_int_equal(kiln_pack_kind_of("t/x.ktx2"), KILN_PACK_TEXTURE);
     assert_int_equal(kiln_pack_kind_of("assets.kman"), KILN_PACK_MANIFEST);
+    assert_int_equal(kiln_pack_kind_of("m/truck.kscene"), KILN_PACK_SCENE);
+    assert_string_equal(kiln_pack_kind_str(KILN_PACK_SCENE), "scene");
     assert_int_equal(kiln_pack_kind_of("sub/assets.kman"), KILN_PACK_MANIFEST);
     assert_int_equal(kiln_pack_kind_of("readme.txt"), KILN_PACK_OTHER);
     assert_string_equal(kiln_pack_kind_str(KILN_PACK_TEXTURE), "texture");

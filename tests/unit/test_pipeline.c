@@ -68,9 +68,10 @@ static void pipeline_cooks_obj_into_a_valid_kmesh(void **state) {
     if (!c.result.ok)
         fail_msg("cook failed: %.*s", (int)c.result.diag.text.size,
                  (const char *)c.result.diag.text.data);
-    assert_int_equal(c.result.outputs.count, 2); /* the mesh, then its material table */
+    assert_int_equal(c.result.outputs.count, 3); /* the mesh, its material table, the scene */
     assert_string_equal(c.result.outputs.items[0], "models/quad.kmesh");
     assert_string_equal(c.result.outputs.items[1], "models/quad.kmat");
+    assert_string_equal(c.result.outputs.items[2], "models/quad.kscene");
     assert_int_equal(c.result.dependencies.count, 1);
     assert_string_equal(c.result.dependencies.items[0], "models/quad.mtl");
     assert_int_equal(c.result.triangles, 3);

@@ -32,7 +32,8 @@
  * topology: points and lines are cooked; a model's textures are named after
  * their source image, not tex_<index>; Zstd is dropped where it does not make
  * a texture's levels smaller; block-compressed textures in whole blocks;
- * opacity maps merged into the base colour's alpha). */
+ * opacity maps merged into the base colour's alpha; every model also
+ * writes a .kscene, and a texture named "scene" becomes scene_2). */
 #define KILN_ENCODER_VERSION 12u
 
 /* Largest source or dependency file a cook reads. */

@@ -90,6 +90,7 @@ void ir_node_init(ir_node *node) {
     node->parent = -1;
     node->mesh = -1;
     node->skin = -1;
+    node->source = -1;
     node->rotation[3] = 1.0f;
     for (int k = 0; k < 3; k++)
         node->scale[k] = 1.0f;
@@ -125,10 +126,17 @@ void ir_asset_free(ir_asset *asset) {
     for (uint32_t i = 0; i < asset->material_count; i++)
         ir_material_free(&asset->materials[i]);
     free(asset->materials);
-    for (uint32_t i = 0; i < asset->node_count; i++)
+    for (uint32_t i = 0; i < asset->node_count; i++) {
         free(asset->nodes[i].name);
+        free(asset->nodes[i].extras);
+    }
     free(asset->nodes);
     ir_images_free(asset->images, asset->image_count);
+    for (uint32_t i = 0; i < asset->scene_count; i++) {
+        free(asset->scenes[i].name);
+        free(asset->scenes[i].roots);
+    }
+    free(asset->scenes);
     memset(asset, 0, sizeof *asset);
 }
 

@@ -151,7 +151,19 @@ typedef struct ir_node {
     float rotation[4]; /* quaternion x, y, z, w */
     float scale[3];
     float matrix[16]; /* column-major local transform */
+    /* The node's index in the source file (glTF nodes[i]; assimp: its place in
+     * a depth-first walk), distinct per node, or -1 (ir_node_init) for a node
+     * the cooker made (an OBJ's, mesh.merge's). */
+    int32_t source;
+    char *extras; /* the source's extras as JSON text (glTF node.extras), or NULL */
 } ir_node;
+
+/* A scene of the source (glTF scenes[i]): the root nodes it shows. */
+typedef struct ir_scene {
+    char *name;
+    uint32_t *roots; /* indices into ir_asset.nodes, each a root */
+    uint32_t root_count;
+} ir_scene;
 
 /* Everything one source file produced. Nodes are ordered so that a parent
  * always comes before its children. */
@@ -164,6 +176,10 @@ typedef struct ir_asset {
     uint32_t node_count;
     ir_image *images;
     uint32_t image_count;
+    /* The source's scenes; none (0) stands for one scene of every root. */
+    ir_scene *scenes;
+    uint32_t scene_count;
+    uint32_t default_scene; /* index into scenes (glTF `scene`, else 0) */
 } ir_asset;
 
 /* A material with glTF's defaults (white, metallic 1, roughness 1, opaque,

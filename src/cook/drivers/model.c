@@ -1,6 +1,6 @@
 /* model.c — the model driver: a glTF, OBJ or assimp source through import →
  * process → encode → write, into one .kmesh per mesh, a .kmat and the KTX2
- * textures its materials use. */
+ * textures its materials use, and a .kscene placing the meshes. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,6 +47,15 @@ static bool check_mesh_invariants(const ir_mesh *mesh, uint32_t material_count, 
     return true;
 }
 
+/* A source with one mesh is named by its own ref; several are leaves. */
+static void mesh_ref(const cook_context *ctx, const ir_asset *asset, uint32_t mesh_index, char *out,
+                     size_t size) {
+    if (asset->mesh_count == 1)
+        snprintf(out, size, "%s", ctx->ref);
+    else
+        snprintf(out, size, "%s/mesh_%u", ctx->ref, mesh_index);
+}
+
 static bool cook_mesh_output(const cook_request *request, cook_context *ctx, const ir_asset *asset,
                              uint32_t mesh_index, cook_asset_result *result) {
     ir_mesh *mesh = &asset->meshes[mesh_index];
@@ -78,12 +87,8 @@ static bool cook_mesh_output(const cook_request *request, cook_context *ctx, con
     }
     encoded_vertices_free(&vertices);
     if (ok) {
-        /* A source with one mesh is named by its own ref; several are leaves. */
         char ref[1200];
-        if (asset->mesh_count == 1)
-            snprintf(ref, sizeof ref, "%s", ctx->ref);
-        else
-            snprintf(ref, sizeof ref, "%s/mesh_%u", ctx->ref, mesh_index);
+        mesh_ref(ctx, asset, mesh_index, ref, sizeof ref);
         write_output out = {.relative = relative,
                             .name = ctx->source_path,
                             .kind = KILN_ASSET_MESH,
@@ -237,8 +242,11 @@ static void plan_images(cook_context *ctx, const ir_asset *asset, texture_plans 
     }
 }
 
-/* Names the sources' own leaves take next to textures: meshes and material rows. */
+/* Names the sources' own leaves take next to textures: the scene, meshes and
+ * material rows. */
 static bool name_is_reserved(const char *name) {
+    if (strcmp(name, "scene") == 0)
+        return true;
     const char *prefixes[] = {"mesh_", "material_"};
     for (size_t p = 0; p < 2; p++) {
         size_t length = strlen(prefixes[p]);
@@ -474,8 +482,119 @@ static bool cook_materials_output(const cook_request *request, cook_context *ctx
     return ok;
 }
 
-/* The model driver: import into the IR, merge (mesh.merge), then every mesh
- * and the material table with its textures. */
+/* ---------------------------------------------------------------------------
+ * The scene: <stem>.kscene next to the meshes, ref <sourceRef>/scene
+ * ------------------------------------------------------------------------- */
+
+/* A source without nodes (OBJ) gets one root per mesh, named after it. */
+static bool add_mesh_nodes(ir_asset *asset) {
+    if (asset->node_count > 0 || asset->mesh_count == 0)
+        return true;
+    asset->nodes = calloc(asset->mesh_count, sizeof *asset->nodes);
+    if (asset->nodes == NULL)
+        return false;
+    for (uint32_t m = 0; m < asset->mesh_count; m++) {
+        ir_node *node = &asset->nodes[asset->node_count++];
+        ir_node_init(node);
+        node->mesh = (int32_t)m;
+        node->name = cook_strdup(asset->meshes[m].name ? asset->meshes[m].name : "");
+        if (node->name == NULL)
+            return false;
+    }
+    return true;
+}
+
+static int compare_i32(const void *a, const void *b) {
+    int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The node half of the IR contract (ir.h), checked before the scene is
+ * written, like check_mesh_invariants for meshes. */
+static bool check_node_invariants(const ir_asset *asset, cook_context *ctx) {
+    const char *path = ctx->source_path;
+    int32_t *sources = malloc((asset->node_count ? asset->node_count : 1) * sizeof *sources);
+    if (sources == NULL) {
+        diag_error(ctx->diag, path, 0, "out of memory");
+        return false;
+    }
+    uint32_t source_count = 0;
+    bool ok = asset->node_count <= (uint32_t)INT32_MAX;
+    for (uint32_t n = 0; ok && n < asset->node_count; n++) {
+        const ir_node *node = &asset->nodes[n];
+        if (node->parent >= (int32_t)n || node->parent < -1 || node->mesh < -1 ||
+            (node->mesh >= 0 && (uint32_t)node->mesh >= asset->mesh_count)) {
+            diag_error(ctx->diag, path, 0,
+                       "node %u ('%s'): parent %d or mesh %d out of range (importer bug)", n,
+                       node->name ? node->name : "", node->parent, node->mesh);
+            ok = false;
+        }
+        if (node->source >= 0)
+            sources[source_count++] = node->source;
+    }
+    qsort(sources, source_count, sizeof *sources, compare_i32);
+    for (uint32_t k = 1; ok && k < source_count; k++) {
+        if (sources[k] == sources[k - 1]) {
+            diag_error(ctx->diag, path, 0, "two nodes have source index %d (importer bug)",
+                       sources[k]);
+            ok = false;
+        }
+    }
+    for (uint32_t s = 0; ok && s < asset->scene_count; s++) {
+        const ir_scene *scene = &asset->scenes[s];
+        for (uint32_t r = 0; ok && r < scene->root_count; r++) {
+            uint32_t root = scene->roots[r];
+            if (root >= asset->node_count || asset->nodes[root].parent >= 0) {
+                diag_error(ctx->diag, path, 0, "scene %u: root %u is not a root node", s, root);
+                ok = false;
+            }
+        }
+    }
+    free(sources);
+    return ok;
+}
+
+static bool cook_scene_output(const cook_request *request, cook_context *ctx, const ir_asset *asset,
+                              cook_asset_result *result) {
+    double clock = cook_clock();
+    cook_stage_enter(ctx, COOK_STAGE_WRITE);
+    uint64_t *mesh_refs = malloc((asset->mesh_count ? asset->mesh_count : 1) * sizeof *mesh_refs);
+    char *relative = cook_output_path(request->source_path, ".kscene");
+    bytebuf bytes = {0};
+    bool ok = mesh_refs != NULL && relative != NULL;
+    if (!ok)
+        diag_error(ctx->diag, ctx->source_path, 0, "out of memory");
+    char ref[1200];
+    for (uint32_t m = 0; ok && m < asset->mesh_count; m++) {
+        mesh_ref(ctx, asset, m, ref, sizeof ref);
+        mesh_refs[m] = kiln_ref_hash(ref);
+    }
+    /* Row 0's ref finds the .kmat through the manifest (kman.md). */
+    snprintf(ref, sizeof ref, "%s/material_0", ctx->ref);
+    uint64_t material_table = asset->material_count > 0 ? kiln_ref_hash(ref) : 0;
+    if (ok &&
+        !write_kscene(ctx, asset, mesh_refs, material_table, request->importer->name, &bytes)) {
+        diag_error(ctx->diag, ctx->source_path, 0, "out of memory encoding the scene");
+        ok = false;
+    }
+    if (ok) {
+        snprintf(ref, sizeof ref, "%s/scene", ctx->ref);
+        write_output out = {.relative = relative,
+                            .name = ctx->source_path,
+                            .kind = KILN_ASSET_SCENE,
+                            .bytes = &bytes,
+                            .ref = ref};
+        ok = write_emit(ctx, request->output_root, request->verify, &out, result);
+    }
+    cook_stage_add(result, COOK_STAGE_WRITE, clock);
+    bytebuf_free(&bytes);
+    free(mesh_refs);
+    free(relative);
+    return ok;
+}
+
+/* The model driver: import into the IR, merge (mesh.merge), then every mesh,
+ * the material table with its textures, and the scene placing the meshes. */
 bool cook_model_asset(const cook_request *request, cook_context *ctx, cook_asset_result *result) {
     const char *source_path = ctx->source_path;
     cook_stage_enter(ctx, COOK_STAGE_IMPORT);
@@ -492,10 +611,18 @@ bool cook_model_asset(const cook_request *request, cook_context *ctx, cook_asset
     if (ok && asset.mesh_count == 0)
         diag_warning(&result->diag, source_path, 0,
                      "no triangles, lines or points to cook; nothing written");
+    /* The nodes are checked before anything is written, as meshes are. */
+    if (ok && asset.mesh_count > 0 && !add_mesh_nodes(&asset)) {
+        diag_error(&result->diag, source_path, 0, "out of memory");
+        ok = false;
+    }
+    ok = ok && (asset.mesh_count == 0 || check_node_invariants(&asset, ctx));
     for (uint32_t m = 0; ok && m < asset.mesh_count; m++)
         ok = cook_mesh_output(request, ctx, &asset, m, result);
     if (ok && asset.mesh_count > 0 && asset.material_count > 0)
         ok = cook_materials_output(request, ctx, &asset, result);
+    if (ok && asset.mesh_count > 0)
+        ok = cook_scene_output(request, ctx, &asset, result);
     ir_asset_free(&asset);
     return ok;
 }

@@ -583,6 +583,7 @@ static bool build_nodes(aimp_state *st) {
         ir_node_init(node);
         const struct aiNode *source = st->nodes[i].node;
         node->parent = st->nodes[i].parent;
+        node->source = (int32_t)i; /* the depth-first position: assimp numbers no nodes */
         if (ai_length(&source->mName) > 0) {
             node->name = ai_strdup(&source->mName);
             if (node->name == NULL)

@@ -1265,6 +1265,8 @@ bool import_gltf(cook_context *ctx, ir_asset *out) {
     ok = ok && g.errors == 0;
     if (!ok && g.errors == 0)
         gltf_error(&g, "import failed"); /* never fail silently */
+    /* Scenes last: their roots are what gltf_check_scenes validated. */
+    ok = ok && gltf_import_scenes(&g, out);
     gltf_free(&g);
     if (!ok)
         ir_asset_free(out);

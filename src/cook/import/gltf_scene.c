@@ -1,6 +1,6 @@
 /*
- * gltf_scene.c — glTF nodes into ir_node; scenes, skins, cameras and
- * animations validated (the IR does not hold them yet).
+ * gltf_scene.c — glTF nodes into ir_node and scenes into ir_scene; skins,
+ * cameras and animations validated (the IR does not hold them yet).
  *
  * Nodes
  *   Every node is imported, whether or not a scene lists it. A node has at
@@ -16,6 +16,11 @@
  * Checks that read data stay cheap: skin inverse bind matrices (last row
  * 0 0 0 1), animation inputs (non-negative, increasing) and rotation outputs
  * (unit quaternions), each accessor once.
+ *
+ * Sources and scenes
+ *   node.source is the glTF node index and node.extras the node's extras as
+ *   compact JSON; gltf_import_scenes lists every scene's roots in
+ *   ir_asset.scenes, the default one being the file's `scene`, else 0.
  */
 #include <float.h>
 #include <math.h>
@@ -29,37 +34,16 @@
  * Transforms
  * ------------------------------------------------------------------------- */
 
+/* T * R * S with the rotation normalised, composed as the runtime does. */
 static void compose_trs(ir_node *node) {
-    float x = node->rotation[0], y = node->rotation[1], z = node->rotation[2],
-          w = node->rotation[3];
-    float length = sqrtf(x * x + y * y + z * z + w * w);
-    if (length > 1e-12f) {
-        x /= length;
-        y /= length;
-        z /= length;
-        w /= length;
-    } else {
-        x = y = z = 0.0f;
-        w = 1.0f;
-    }
-    const float *s = node->scale;
-    float *m = node->matrix;
-    m[0] = (1 - 2 * (y * y + z * z)) * s[0];
-    m[1] = (2 * (x * y + z * w)) * s[0];
-    m[2] = (2 * (x * z - y * w)) * s[0];
-    m[3] = 0;
-    m[4] = (2 * (x * y - z * w)) * s[1];
-    m[5] = (1 - 2 * (x * x + z * z)) * s[1];
-    m[6] = (2 * (y * z + x * w)) * s[1];
-    m[7] = 0;
-    m[8] = (2 * (x * z + y * w)) * s[2];
-    m[9] = (2 * (y * z - x * w)) * s[2];
-    m[10] = (1 - 2 * (x * x + y * y)) * s[2];
-    m[11] = 0;
-    m[12] = node->translation[0];
-    m[13] = node->translation[1];
-    m[14] = node->translation[2];
-    m[15] = 1;
+    kiln_scene_transform t;
+    memcpy(t.translation, node->translation, sizeof t.translation);
+    memcpy(t.scale, node->scale, sizeof t.scale);
+    const float *q = node->rotation;
+    float length = sqrtf(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
+    for (int k = 0; k < 4; k++)
+        t.rotation[k] = length > 1e-12f ? q[k] / length : (k == 3 ? 1.0f : 0.0f);
+    kiln_scene_compose(&t, node->matrix);
 }
 
 static void decompose_matrix(ir_node *node) {
@@ -178,9 +162,14 @@ static bool parse_node(gltf *g, size_t i, ir_node *node, int64_t *mesh) {
         compose_trs(node);
     }
     node->skin = (int32_t)skin;
+    node->source = (int32_t)i;
     node->name = gltf_name(g, obj, "node", i);
     if (node->name == NULL)
         return false;
+    const json_t *extras = json_object_get(obj, "extras");
+    if (extras != NULL &&
+        (node->extras = json_dumps(extras, JSON_COMPACT | JSON_ENCODE_ANY)) == NULL)
+        return gltf_out_of_memory(g);
     for (size_t k = 0; children != NULL && k < json_array_size(children); k++) {
         char cpath[GLTF_PATH_SIZE];
         gltf_pathf(cpath, "%s.children[%zu]", jpath, k);
@@ -376,6 +365,7 @@ bool gltf_import_nodes(gltf *g, ir_asset *out) {
             ir_node *node = &out->nodes[emitted++];
             *node = nodes[i];
             nodes[i].name = NULL; /* moved */
+            nodes[i].extras = NULL;
             node->parent = g->node_parent[i] >= 0 ? map[g->node_parent[i]] : -1;
             node->mesh = meshes[i] >= 0 ? g->mesh_map[meshes[i]] : -1;
             for (uint32_t c = first_child[i]; c < first_child[i + 1]; c++)
@@ -383,8 +373,10 @@ bool gltf_import_nodes(gltf *g, ir_asset *out) {
         }
         out->node_count = (uint32_t)emitted; /* == n: loops were rejected */
     }
-    for (size_t i = 0; nodes != NULL && i < n; i++)
+    for (size_t i = 0; nodes != NULL && i < n; i++) {
         free(nodes[i].name);
+        free(nodes[i].extras);
+    }
     free(nodes);
     free(meshes);
     free(heap);
@@ -429,6 +421,44 @@ bool gltf_check_scenes(gltf *g) {
         }
     }
     return ok && !g->stopped;
+}
+
+/* After gltf_check_scenes: each scene's name and roots (as IR node indices,
+ * found through ir_node.source), and the default scene (`scene`, else 0). */
+bool gltf_import_scenes(gltf *g, ir_asset *out) {
+    if (g->n_scenes == 0)
+        return true;
+    int32_t *ir_index = malloc((g->n_nodes ? g->n_nodes : 1) * sizeof *ir_index);
+    out->scenes = calloc(g->n_scenes, sizeof *out->scenes);
+    if (ir_index == NULL || out->scenes == NULL) {
+        free(ir_index);
+        return gltf_out_of_memory(g);
+    }
+    out->scene_count = (uint32_t)g->n_scenes;
+    for (uint32_t k = 0; k < out->node_count; k++)
+        ir_index[out->nodes[k].source] = (int32_t)k;
+    bool ok = true;
+    for (size_t s = 0; s < g->n_scenes && ok; s++) {
+        const json_t *obj = json_array_get(g->j_scenes, s);
+        const json_t *nodes = json_object_get(obj, "nodes");
+        ir_scene *scene = &out->scenes[s];
+        size_t count = json_array_size(nodes);
+        scene->name = gltf_name(g, obj, "scene", s);
+        scene->roots = malloc((count ? count : 1) * sizeof *scene->roots);
+        ok = scene->name != NULL && scene->roots != NULL;
+        for (size_t k = 0; ok && k < count; k++) {
+            /* Whatever gltf_check_scenes let through is used; the rest was reported. */
+            json_int_t node = json_integer_value(json_array_get(nodes, k));
+            if (node >= 0 && (size_t)node < g->n_nodes && g->node_parent[node] < 0)
+                scene->roots[scene->root_count++] = (uint32_t)ir_index[node];
+        }
+    }
+    free(ir_index);
+    const json_t *scene = json_object_get(g->root, "scene");
+    if (json_is_integer(scene) && json_integer_value(scene) >= 0 &&
+        (size_t)json_integer_value(scene) < g->n_scenes)
+        out->default_scene = (uint32_t)json_integer_value(scene);
+    return ok || gltf_out_of_memory(g);
 }
 
 /* ---------------------------------------------------------------------------

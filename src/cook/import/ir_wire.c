@@ -24,9 +24,11 @@
  *             i32 image, u32 texcoord, f32 offset[2] rotation scale[2],
  *             string dropped_extensions
  *   node:     string name, i32 parent, mesh, skin, f32 translation[3]
- *             rotation[4] scale[3] matrix[16]
+ *             rotation[4] scale[3] matrix[16], i32 source, string extras
  *   image:    string name, string path, string label, u8 embedded, then
  *             (embedded) a u64 size and the bytes
+ *   then:     u32 scene_count, u32 default_scene, per scene string name,
+ *             u32 root_count and the roots (node indices)
  * LODs and meshlets are not part of it: importers do not build them.
  */
 #include <math.h>
@@ -54,7 +56,8 @@
 /* Smallest encodings, to bound counts by the bytes left. */
 #define MESH_MIN_BYTES 20u
 #define MATERIAL_MIN_BYTES (4u + 11u * 4u + 8u + 2u + IR_SLOT_COUNT * 28u + 4u)
-#define NODE_MIN_BYTES (4u + 12u + 26u * 4u)
+#define NODE_MIN_BYTES (4u + 12u + 26u * 4u + 8u)
+#define SCENE_MIN_BYTES 8u
 #define IMAGE_MIN_BYTES 13u
 #define SUBMESH_BYTES 20u
 
@@ -293,6 +296,8 @@ static void write_node(const ir_node *node, bytebuf *out) {
     wire_put_f32s(out, node->rotation, 4);
     wire_put_f32s(out, node->scale, 3);
     wire_put_f32s(out, node->matrix, 16);
+    put_i32(out, node->source);
+    wire_put_string(out, node->extras);
 }
 
 static void write_image(const ir_image *image, bytebuf *out) {
@@ -319,6 +324,13 @@ bool ir_wire_write(const ir_asset *asset, bytebuf *out) {
         write_node(&asset->nodes[i], out);
     for (uint32_t i = 0; i < asset->image_count; i++)
         write_image(&asset->images[i], out);
+    wire_put_u32(out, asset->scene_count);
+    wire_put_u32(out, asset->default_scene);
+    for (uint32_t i = 0; i < asset->scene_count; i++) {
+        wire_put_string(out, asset->scenes[i].name);
+        wire_put_u32(out, asset->scenes[i].root_count);
+        put_words(out, asset->scenes[i].roots, asset->scenes[i].root_count, 4);
+    }
     return !out->failed;
 }
 
@@ -507,17 +519,50 @@ static bool read_node(wire_decoder *d, uint32_t index, ir_node *node) {
     wire_get_f32s(in, node->rotation, 4);
     wire_get_f32s(in, node->scale, 3);
     wire_get_f32s(in, node->matrix, 16);
-    if (!read_ok(d, named, "node"))
+    node->source = get_i32(in);
+    bool extras = named && wire_get_string(in, &node->extras);
+    if (!read_ok(d, named && extras, "node"))
         return false;
     /* ir.h: parents come before their children, so -1 <= parent < index. */
     if (node->parent < -1 || (node->parent >= 0 && (uint32_t)node->parent >= index) ||
         node->mesh < -1 || (node->mesh >= 0 && (uint32_t)node->mesh >= d->out->mesh_count) ||
-        node->skin < -1)
-        return reject(d, "node %u: parent %d, mesh %d or skin %d is out of range", index,
-                      node->parent, node->mesh, node->skin);
+        node->skin < -1 || node->source < -1)
+        return reject(d, "node %u: parent %d, mesh %d, skin %d or source %d is out of range", index,
+                      node->parent, node->mesh, node->skin, node->source);
     if (!all_finite(node->translation, 3) || !all_finite(node->rotation, 4) ||
         !all_finite(node->scale, 3) || !all_finite(node->matrix, 16))
         return reject(d, "node %u: its transform is not finite", index);
+    return true;
+}
+
+/* The scenes: each root a node without a parent, the default one of them. */
+static bool read_scenes(wire_decoder *d, ir_asset *out) {
+    wire_reader *in = d->in;
+    uint32_t count = wire_get_count(in, SCENE_MIN_BYTES);
+    uint32_t default_scene = wire_get_u32(in);
+    if (!read_ok(d, true, "scenes"))
+        return false;
+    if (count == 0 ? default_scene != 0 : default_scene >= count)
+        return reject(d, "default scene %u of %u", default_scene, count);
+    out->scenes = calloc(count ? count : 1, sizeof *out->scenes);
+    if (!read_ok(d, out->scenes != NULL, "scenes"))
+        return false;
+    out->scene_count = count;
+    out->default_scene = default_scene;
+    for (uint32_t i = 0; i < count; i++) {
+        ir_scene *scene = &out->scenes[i];
+        bool named = wire_get_string(in, &scene->name);
+        uint32_t roots = wire_get_count(in, 4);
+        if (!read_ok(d, named, "scene"))
+            return false;
+        scene->roots = read_stream(d, roots, 1, 4);
+        if (!read_ok(d, scene->roots != NULL, "scene roots"))
+            return false;
+        scene->root_count = roots;
+        for (uint32_t r = 0; r < roots; r++)
+            if (scene->roots[r] >= out->node_count || out->nodes[scene->roots[r]].parent != -1)
+                return reject(d, "scene %u: root %u is not a root node", i, scene->roots[r]);
+    }
     return true;
 }
 
@@ -587,6 +632,8 @@ bool ir_wire_read(wire_reader *in, ir_asset *out, char *reason, size_t reason_si
         ok = read_node(&d, i, &out->nodes[i]);
     for (uint32_t i = 0; ok && i < images; i++)
         ok = read_image(&d, i, &out->images[i]);
+    if (ok)
+        ok = read_scenes(&d, out);
     if (!ok) {
         ir_asset_free(out);
         memset(out, 0, sizeof *out);

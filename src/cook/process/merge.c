@@ -6,7 +6,9 @@
  * Normals transform by the inverse transpose, tangents by the matrix; a
  * mirroring transform (negative determinant) flips the triangles' winding and
  * the tangents' handedness so faces keep facing out. Skinned meshes are left
- * alone: their vertices are placed by joints at run time, not by their node. */
+ * alone: their vertices are placed by joints at run time, not by their node.
+ * The nodes stay, for the scene (what moves), without meshes; a new root
+ * node places the merged mesh. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -192,6 +194,34 @@ static bool allocate_merged(const instance *instances, uint32_t count, uint64_t 
            (!any_color || merged->colors);
 }
 
+/* After the merge no node draws what was baked (skinned meshes are gone
+ * too); one new root, "merged", places the merged mesh, which is in world
+ * space already, with the identity, and every scene shows it. */
+static bool add_merged_node(ir_asset *asset) {
+    ir_node *nodes = realloc(asset->nodes, ((size_t)asset->node_count + 1) * sizeof *nodes);
+    if (nodes == NULL)
+        return false;
+    asset->nodes = nodes;
+    for (uint32_t n = 0; n < asset->node_count; n++)
+        nodes[n].mesh = -1;
+    ir_node *merged = &nodes[asset->node_count];
+    ir_node_init(merged);
+    merged->name = cook_strdup("merged");
+    if (merged->name == NULL)
+        return false;
+    merged->mesh = 0;
+    uint32_t index = asset->node_count++;
+    for (uint32_t s = 0; s < asset->scene_count; s++) {
+        ir_scene *scene = &asset->scenes[s];
+        uint32_t *roots = realloc(scene->roots, ((size_t)scene->root_count + 1) * sizeof *roots);
+        if (roots == NULL)
+            return false;
+        scene->roots = roots;
+        roots[scene->root_count++] = index;
+    }
+    return true;
+}
+
 bool process_merge_asset(ir_asset *asset, cook_diag *diag, const char *path) {
     uint32_t count = 0;
     instance *instances = collect_instances(asset, &count);
@@ -282,5 +312,9 @@ bool process_merge_asset(ir_asset *asset, cook_diag *diag, const char *path) {
         ir_mesh_free(&asset->meshes[m]);
     asset->meshes[0] = merged;
     asset->mesh_count = 1;
+    if (!add_merged_node(asset)) {
+        diag_error(diag, path, 0, "mesh.merge: out of memory");
+        return false;
+    }
     return true;
 }

@@ -46,7 +46,9 @@ bool process_generate_tangents(ir_mesh *mesh, uint32_t texcoord_set);
 
 /* mesh.merge: replaces the asset's meshes with one world-space mesh baked from
  * every node that draws a (non-skinned) mesh, one submesh per material
- * (merge.c). An asset without such nodes is left as it is. */
+ * (merge.c). The nodes then draw nothing and a new root node "merged" (source
+ * -1, identity, in every scene) draws mesh 0. An asset without such nodes is
+ * left as it is. */
 bool process_merge_asset(ir_asset *asset, cook_diag *diag, const char *path);
 
 /* Chunks (process/chunks.c): a submesh of at least two chunks' worth of

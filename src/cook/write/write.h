@@ -3,7 +3,7 @@
  *
  *   container.c  kiln's container (docs/formats/container.md)
  *   metadata.c   the META chunk's provenance JSON
- *   kmesh.c kmat.c ktx2.c manifest.c pack.c   one file per format
+ *   kmesh.c kmat.c kscene.c ktx2.c manifest.c pack.c   one file per format
  *   atomic.c     temporary file + rename
  *
  * write may use core, common and the runtime (to verify what it wrote).
@@ -53,6 +53,15 @@ bool write_kmat(const cook_context *ctx, const ir_material *materials, uint32_t 
 /* One row: factors clamped into kmat.md's ranges, non-finite ones defaulted. */
 void write_kmat_row(const ir_material *material, const uint64_t textures[KILN_MATERIAL_SLOT_COUNT],
                     kiln_material *row);
+
+/* Serialises the asset's node graph as a .kscene file image
+ * (docs/formats/kscene.md): nodes in depth order, the source's scenes (or one
+ * of every root). `mesh_refs` holds the ref hash of each of asset->mesh_count
+ * cooked meshes (node.mesh indexes it); `material_table` is the ref hash of
+ * row 0 of the source's .kmat, or 0 when it has none. The IR must hold its
+ * invariants (parents before children, scene roots are roots). */
+bool write_kscene(const cook_context *ctx, const ir_asset *asset, const uint64_t *mesh_refs,
+                  uint64_t material_table, const char *importer, bytebuf *out);
 
 /* Writes bytes to `path` atomically: a temporary file in the same folder, then
  * rename. Creates missing parent folders. */
@@ -115,7 +124,7 @@ bool write_ktx2(const ktx2_image_desc *desc, bytebuf *out, char *reason, size_t 
 typedef struct write_output {
     const char *relative; /* path under the output root */
     const char *name;     /* what messages name: the source, or a texture's source */
-    kiln_asset_kind kind; /* MESH, MATERIAL or TEXTURE: how --verify reads it back */
+    kiln_asset_kind kind; /* MESH, MATERIAL, SCENE or TEXTURE: how --verify reads it back */
     const bytebuf *bytes; /* the whole file */
     const char *ref;      /* its manifest entry (index 0); NULL: the caller adds them */
     kiln_color_space color_space;

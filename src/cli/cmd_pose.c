@@ -1,0 +1,161 @@
+/*
+ * cmd_pose.c — `kiln pose FILE.kscene [--json]`: every node's global matrix
+ * in the scene's rest pose, computed by libkiln's scene instance
+ * (kiln_scene_instance_init), so it shows what an engine will see.
+ *
+ * Animation (--anim, --clip, --time) comes with the .kanim files of a later
+ * version; those options are recognised and refused with that message.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+
+#define COMMAND "pose"
+
+enum { OPTION_JSON = 256, OPTION_ANIM, OPTION_CLIP, OPTION_TIME };
+
+static const struct option pose_long_options[] = {
+    {"json", no_argument, NULL, OPTION_JSON},
+    {"anim", required_argument, NULL, OPTION_ANIM},
+    {"clip", required_argument, NULL, OPTION_CLIP},
+    {"time", required_argument, NULL, OPTION_TIME},
+    {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0},
+};
+
+void cmd_pose_usage(FILE *out) {
+    fprintf(out, "Usage: kiln pose FILE.kscene [--json]\n"
+                 "\n"
+                 "Prints every node of a cooked scene with its global (world) matrix in\n"
+                 "the rest pose, in file order (depth order: parents first), as libkiln's\n"
+                 "scene instance computes it: what an engine loading the file sees.\n"
+                 "Text shows each matrix as 4 rows; --json prints\n"
+                 "  {\"nodes\": [{\"name\": str, \"source\": int, \"world\": [16 numbers]}],\n"
+                 "   \"skins\": []}\n"
+                 "with `world` column-major as in glTF and `source` the node's index in\n"
+                 "the source file (-1 for a node the cooker made).\n"
+                 "\n"
+                 "Rest pose only: --anim, --clip and --time (animation clips) come with\n"
+                 "the .kanim files of a later version and are not accepted yet.\n"
+                 "\n"
+                 "Options:\n"
+                 "      --json   print one JSON document instead of text\n"
+                 "  -h, --help   show this help\n"
+                 "\n"
+                 "Exit status: 0, 1 when the file cannot be read or is not a valid scene,\n"
+                 "2 for a command-line mistake.\n");
+}
+
+static void print_text(const char *path, const kiln_scene_view *view,
+                       const kiln_scene_instance *instance) {
+    printf("%s: %" PRIu32 " node%s, %" PRIu32 " level%s, rest pose\n", path, view->node_count,
+           cli_plural(view->node_count), view->level_count, cli_plural(view->level_count));
+    for (uint32_t i = 0; i < view->node_count; i++) {
+        const float *m = kiln_scene_world(instance, i);
+        printf("node %" PRIu32 " '%s' (source %" PRId32 ", depth %" PRIu32 ")\n", i,
+               kiln_scene_node_name(view, i), view->nodes[i].source, view->hierarchy[i].depth);
+        for (int row = 0; row < 4; row++) /* + 0.0: no "-0" */
+            printf("  | %12.6g %12.6g %12.6g %12.6g |\n", m[row] + 0.0, m[4 + row] + 0.0,
+                   m[8 + row] + 0.0, m[12 + row] + 0.0);
+    }
+}
+
+static void append_json(bytebuf *json, const kiln_scene_view *view,
+                        const kiln_scene_instance *instance) {
+    bytebuf_printf(json, "{\"nodes\":[");
+    for (uint32_t i = 0; i < view->node_count; i++) {
+        bytebuf_printf(json, "%s\n  {\"name\":", i ? "," : "");
+        bytebuf_append_json_string(json, kiln_scene_node_name(view, i));
+        bytebuf_printf(json, ",\"source\":%" PRId32 ",\"world\":[", view->nodes[i].source);
+        const float *m = kiln_scene_world(instance, i);
+        for (int k = 0; k < 16; k++) {
+            if (k > 0)
+                bytebuf_printf(json, ",");
+            cli_json_float(json, m[k]);
+        }
+        bytebuf_printf(json, "]}");
+    }
+    bytebuf_printf(json, "\n],\"skins\":[]}\n");
+}
+
+/* The instance's memory, or NULL after saying why there is none. */
+static void *instance_memory(const char *path, const kiln_scene_view *view, size_t *size) {
+    *size = kiln_scene_instance_size(view);
+    void *memory = *size > 0 ? aligned_alloc(16, (*size + 15) & ~(size_t)15) : NULL;
+    if (*size == 0)
+        fprintf(stderr, "%s: error: the scene is too large for this machine\n", path);
+    else if (memory == NULL)
+        cli_error("out of memory");
+    return memory;
+}
+
+static int pose(const char *path, bool json) {
+    kiln_file file;
+    kiln_error err;
+    kiln_scene_view view;
+    kiln_scene_instance instance;
+    size_t size = 0;
+    void *memory = NULL;
+    bool ok = kiln_file_map(&file, path, 0, &err) == KILN_OK;
+    if (ok && kiln_scene_view_get(&file, 0, &view, &err) != KILN_OK) {
+        kiln_file_close(&file);
+        ok = false;
+    }
+    if (!ok) {
+        fprintf(stderr, "%s: error: %s\n", path, cli_kiln_error_detail(&err, path));
+        return CLI_EXIT_FAILURE;
+    }
+    ok = (memory = instance_memory(path, &view, &size)) != NULL &&
+         kiln_scene_instance_init(&instance, &view, memory, size, &err) == KILN_OK;
+    if (memory != NULL && !ok)
+        fprintf(stderr, "%s: error: %s\n", path, cli_kiln_error_detail(&err, path));
+    if (ok && json) {
+        bytebuf out = {0};
+        append_json(&out, &view, &instance);
+        if (out.failed)
+            cli_error("out of memory");
+        else
+            fwrite(out.data, 1, out.size, stdout);
+        ok = !out.failed;
+        bytebuf_free(&out);
+    } else if (ok) {
+        print_text(path, &view, &instance);
+    }
+    fflush(stdout);
+    free(memory);
+    kiln_file_close(&file);
+    return ok ? CLI_EXIT_OK : CLI_EXIT_FAILURE;
+}
+
+int cmd_pose(int argc, char **argv) {
+    bool json = false;
+    cli_getopt_reset();
+    int option;
+    while ((option = getopt_long(argc, argv, CLI_GETOPT_PREFIX "h", pose_long_options, NULL)) !=
+           -1) {
+        switch (option) {
+        case OPTION_JSON:
+            json = true;
+            break;
+        case OPTION_ANIM:
+        case OPTION_CLIP:
+        case OPTION_TIME:
+            return cli_usage_error(COMMAND,
+                                   "'--%s' is not supported yet: kiln pose shows the rest pose; "
+                                   "animation clips come in a later version",
+                                   pose_long_options[option - OPTION_JSON].name);
+        case 'h':
+            cmd_pose_usage(stdout);
+            return CLI_EXIT_OK;
+        default:
+            return cli_option_error(COMMAND, argv, pose_long_options, option);
+        }
+    }
+    if (optind >= argc)
+        return cli_usage_error(COMMAND, "missing the .kscene file to pose");
+    if (argc - optind > 1)
+        return cli_usage_error(COMMAND, "unexpected argument '%s'", argv[optind + 1]);
+    return pose(argv[optind], json);
+}

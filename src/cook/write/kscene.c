@@ -1,0 +1,222 @@
+/* kscene.c — serialises an asset's node graph as a .kscene file
+ * (docs/formats/kscene.md).
+ *
+ * The IR lists parents before children; the file wants depth order with each
+ * node's children side by side. A breadth-first walk from every root at once
+ * gives both: roots first (IR order), then the children of the nodes of each
+ * level in that level's order, each node's children together in IR order. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cook/write/write.h"
+
+/* The writer never produces a transform the reader rejects (kscene.md R9): a
+ * non-finite value becomes the identity's, a rotation is normalised. */
+static void fill_transform(const ir_node *node, kiln_scene_transform *t) {
+    for (int k = 0; k < 3; k++) {
+        t->translation[k] = isfinite(node->translation[k]) ? node->translation[k] : 0.0f;
+        t->scale[k] = isfinite(node->scale[k]) ? node->scale[k] : 1.0f;
+    }
+    const float *q = node->rotation;
+    double length =
+        sqrt((double)q[0] * q[0] + (double)q[1] * q[1] + (double)q[2] * q[2] + (double)q[3] * q[3]);
+    if (!(length > 1e-12) || !isfinite(length)) {
+        t->rotation[0] = t->rotation[1] = t->rotation[2] = 0.0f;
+        t->rotation[3] = 1.0f;
+        return;
+    }
+    for (int k = 0; k < 4; k++)
+        t->rotation[k] = (float)(q[k] / length);
+}
+
+/* Appends `text` and its NUL to the string table; false past 4 GiB. */
+static bool add_string(bytebuf *strings, const char *text, uint32_t *offset, uint32_t *length) {
+    size_t size = text != NULL ? strlen(text) : 0;
+    if (strings->size + size + 1 > UINT32_MAX)
+        return false;
+    *offset = (uint32_t)strings->size;
+    *length = (uint32_t)size;
+    bytebuf_append(strings, text != NULL ? text : "", size);
+    bytebuf_append_zeros(strings, 1);
+    return true;
+}
+
+static int compare_u32(const void *a, const void *b) {
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The breadth-first order: order[k] is the IR node stored at k, position[i]
+ * the file index of IR node i. child_start/children group children by parent
+ * (a counting sort, so IR order is kept). */
+static bool order_nodes(const ir_asset *asset, uint32_t *order, uint32_t *position) {
+    uint32_t n = asset->node_count;
+    uint32_t *child_start = calloc((size_t)n + 1, sizeof *child_start);
+    uint32_t *children = malloc((n ? n : 1) * sizeof *children);
+    uint32_t *fill = calloc(n ? n : 1, sizeof *fill);
+    bool ok = child_start && children && fill;
+    if (ok) {
+        for (uint32_t i = 0; i < n; i++)
+            if (asset->nodes[i].parent >= 0)
+                child_start[asset->nodes[i].parent + 1]++;
+        for (uint32_t i = 0; i < n; i++)
+            child_start[i + 1] += child_start[i];
+        for (uint32_t i = 0; i < n; i++) {
+            int32_t p = asset->nodes[i].parent;
+            if (p >= 0)
+                children[child_start[p] + fill[p]++] = i;
+        }
+        uint32_t count = 0;
+        for (uint32_t i = 0; i < n; i++)
+            if (asset->nodes[i].parent < 0)
+                order[count++] = i;
+        for (uint32_t head = 0; head < count; head++) {
+            uint32_t v = order[head];
+            for (uint32_t c = child_start[v]; c < child_start[v + 1]; c++)
+                order[count++] = children[c];
+        }
+        for (uint32_t k = 0; k < n; k++)
+            position[order[k]] = k;
+    }
+    free(child_start);
+    free(children);
+    free(fill);
+    return ok;
+}
+
+/* The stem of the source's file name: the name of the one scene of a source
+ * that has none of its own. */
+static void source_stem(const char *path, char *out, size_t size) {
+    const char *slash = strrchr(path, '/');
+    const char *name = slash ? slash + 1 : path;
+    const char *dot = strrchr(name, '.');
+    size_t length = dot && dot != name ? (size_t)(dot - name) : strlen(name);
+    if (length >= size)
+        length = size - 1;
+    memcpy(out, name, length);
+    out[length] = '\0';
+}
+
+bool write_kscene(const cook_context *ctx, const ir_asset *asset, const uint64_t *mesh_refs,
+                  uint64_t material_table, const char *importer, bytebuf *out) {
+    uint32_t n = asset->node_count;
+    size_t slots = n ? n : 1;
+    uint32_t *order = malloc(slots * sizeof *order);
+    uint32_t *position = malloc(slots * sizeof *position);
+    kiln_scene_hierarchy *hierarchy = calloc(slots, sizeof *hierarchy);
+    kiln_scene_transform *transforms = calloc(slots, sizeof *transforms);
+    kiln_scene_node *nodes = calloc(slots, sizeof *nodes);
+    uint32_t *levels = calloc(slots + 1, sizeof *levels);
+    uint32_t scene_count = asset->scene_count ? asset->scene_count : 1;
+    kiln_scene_entry *scenes = calloc(scene_count, sizeof *scenes);
+    bytebuf roots = {0}, strings = {0}, meta = {0};
+    bool ok = order && position && hierarchy && transforms && nodes && levels && scenes &&
+              order_nodes(asset, order, position);
+    kiln_scene_desc desc = {.node_count = n,
+                            .scene_count = scene_count,
+                            .default_scene = 0,
+                            .mesh_count = asset->mesh_count,
+                            .material_count = material_table != 0};
+    /* Hierarchy and levels: depth order from order_nodes. */
+    for (uint32_t k = 0; ok && k < n; k++) {
+        const ir_node *node = &asset->nodes[order[k]];
+        kiln_scene_hierarchy *h = &hierarchy[k];
+        h->parent = node->parent >= 0 ? (int32_t)position[node->parent] : -1;
+        h->depth = h->parent >= 0 ? hierarchy[h->parent].depth + 1 : 0;
+        h->first_child = -1;
+        h->next_sibling = -1;
+        if (h->parent >= 0) {
+            kiln_scene_hierarchy *p = &hierarchy[h->parent];
+            if (p->child_count == 0)
+                p->first_child = (int32_t)k;
+            else
+                hierarchy[k - 1].next_sibling = (int32_t)k; /* siblings are adjacent */
+            p->child_count++;
+        }
+        if (h->depth + 1 > desc.level_count)
+            levels[desc.level_count++] = k;
+        fill_transform(node, &transforms[k]);
+    }
+    levels[desc.level_count] = n;
+    /* What each node carries, names and extras into the string table. */
+    for (uint32_t k = 0; ok && k < n; k++) {
+        const ir_node *node = &asset->nodes[order[k]];
+        kiln_scene_node *dst = &nodes[k];
+        bool has_mesh = node->mesh >= 0 && (uint32_t)node->mesh < asset->mesh_count;
+        dst->mesh = has_mesh ? node->mesh : -1;
+        dst->materials = has_mesh && material_table != 0 ? 0 : -1;
+        dst->skin = dst->camera = dst->light = -1;
+        dst->source = node->source >= 0 ? node->source : -1;
+        if (has_mesh && (node->skin >= 0 || asset->meshes[node->mesh].joints != NULL))
+            dst->flags |= KILN_SCENE_NODE_FLAG_SKINNED;
+        ok = add_string(&strings, node->name, &dst->name_offset, &dst->name_length);
+        if (ok && node->extras != NULL && node->extras[0] != '\0')
+            ok = add_string(&strings, node->extras, &dst->extras_offset, &dst->extras_length);
+    }
+    /* Scenes: the source's, else one of every root, named after the source. */
+    for (uint32_t s = 0; ok && s < scene_count; s++) {
+        kiln_scene_entry *e = &scenes[s];
+        const ir_scene *scene = asset->scene_count ? &asset->scenes[s] : NULL;
+        char stem[256];
+        source_stem(ctx->source_path, stem, sizeof stem);
+        ok = add_string(&strings, scene ? scene->name : stem, &e->name_offset, &e->name_length);
+        e->root_offset = (uint32_t)(roots.size / sizeof(uint32_t));
+        size_t first = roots.size;
+        for (uint32_t r = 0; ok && r < (scene ? scene->root_count : n); r++) {
+            uint32_t ir = scene ? scene->roots[r] : order[r];
+            if (scene == NULL && asset->nodes[ir].parent >= 0)
+                break; /* order lists the roots first */
+            bytebuf_append(&roots, &position[ir], sizeof(uint32_t));
+        }
+        e->root_count = (uint32_t)((roots.size - first) / sizeof(uint32_t));
+        if (!roots.failed && e->root_count > 1) { /* kscene.md R12: strictly increasing */
+            uint32_t *list = (uint32_t *)(void *)(roots.data + first), kept = 1;
+            qsort(list, e->root_count, sizeof *list, compare_u32);
+            for (uint32_t r = 1; r < e->root_count; r++)
+                if (list[r] != list[kept - 1])
+                    list[kept++] = list[r];
+            roots.size = first + (size_t)kept * sizeof *list;
+            e->root_count = kept;
+        }
+    }
+    if (asset->scene_count > 0 && asset->default_scene < asset->scene_count)
+        desc.default_scene = (int32_t)asset->default_scene;
+    desc.root_count = (uint32_t)(roots.size / sizeof(uint32_t));
+    desc.strings_size = (uint32_t)strings.size;
+    write_metadata_json(ctx, importer, &meta);
+    ok = ok && !roots.failed && !strings.failed && !meta.failed;
+    if (ok) {
+        container_writer writer;
+        container_begin(&writer, KILN_KIND_SCENE, KILN_SCENE_VERSION);
+        container_add_chunk(&writer, KILN_CHUNK_SCENE_DESC, &desc, sizeof desc);
+        container_add_chunk(&writer, KILN_CHUNK_META, meta.data, meta.size);
+        container_add_chunk(&writer, KILN_CHUNK_SCENE_HIERARCHY, hierarchy,
+                            (size_t)n * sizeof *hierarchy);
+        container_add_chunk(&writer, KILN_CHUNK_SCENE_LEVELS, levels,
+                            ((size_t)desc.level_count + 1) * sizeof *levels);
+        container_add_chunk(&writer, KILN_CHUNK_SCENE_TRANSFORMS, transforms,
+                            (size_t)n * sizeof *transforms);
+        container_add_chunk(&writer, KILN_CHUNK_SCENE_NODES, nodes, (size_t)n * sizeof *nodes);
+        container_add_chunk(&writer, KILN_CHUNK_SCENE_MESHES, mesh_refs,
+                            (size_t)asset->mesh_count * sizeof *mesh_refs);
+        container_add_chunk(&writer, KILN_CHUNK_SCENE_MATERIALS, &material_table,
+                            desc.material_count * sizeof material_table);
+        container_add_chunk(&writer, KILN_CHUNK_SCENE_SCENES, scenes,
+                            (size_t)scene_count * sizeof *scenes);
+        container_add_chunk(&writer, KILN_CHUNK_SCENE_ROOTS, roots.data, roots.size);
+        container_add_chunk(&writer, KILN_CHUNK_SCENE_STRINGS, strings.data, strings.size);
+        ok = container_finish(&writer, out);
+    }
+    free(order);
+    free(position);
+    free(hierarchy);
+    free(transforms);
+    free(nodes);
+    free(levels);
+    free(scenes);
+    bytebuf_free(&roots);
+    bytebuf_free(&strings);
+    bytebuf_free(&meta);
+    return ok;
+}

@@ -1,0 +1,266 @@
+#!/usr/bin/env bash
+# test_scene_cli.sh — scenes end to end: models of the shared corpus cooked into
+# .kscene files, `kiln pose --json` compared with an independent evaluation of
+# the glTF JSON (Python, recursive, to 1e-5), `kiln info` and `kiln check` on
+# scenes, mesh.merge, an OBJ's one node, packs.
+#
+# Environment (set by ctest): KILN, KILN_TMP, KILN_CORPUS. Helpers: harness.sh.
+set -euo pipefail
+
+source "$(dirname "$0")/harness.sh" scene
+CORPUS="${KILN_CORPUS:-}"
+
+run() { run_in "$SCRATCH" "$@"; } # every path below is absolute
+
+if [ -z "$CORPUS" ] || [ ! -f "$CORPUS/index.tsv" ]; then
+    echo "scene: skipped: shared corpus not found at '${CORPUS}'"
+    exit 0
+fi
+
+# ---------------------------------------------------------------------------
+# A tree of corpus models (glTF, GLB with its own buffers, a skinned one, an
+# OBJ) and one hand-written glTF with scenes, extras and a matrix node.
+# ---------------------------------------------------------------------------
+
+IN="$SCRATCH/in"
+OUT="$SCRATCH/out"
+mkdir -p "$IN"
+MODELS=(
+    gltf/CesiumMilkTruck/glTF/CesiumMilkTruck.gltf
+    gltf/Fox/glTF-Binary/Fox.glb
+    gltf/RiggedSimple/glTF-Binary/RiggedSimple.glb
+    gltf/SimpleMeshes/glTF/SimpleMeshes.gltf
+    gltf/Cameras/glTF/Cameras.gltf
+    gltf/InterpolationTest/glTF-Binary/InterpolationTest.glb
+)
+for model in "${MODELS[@]}"; do
+    mkdir -p "$IN/$(dirname "$model")"
+    cp -r "$CORPUS/$(dirname "$model")/." "$IN/$(dirname "$model")/"
+done
+
+cat >"$IN/hand.gltf" <<'EOF'
+{"asset": {"version": "2.0"},
+ "scene": 1,
+ "scenes": [{"name": "empty"}, {"name": "main", "nodes": [2, 0]}],
+ "nodes": [
+   {"name": "base", "translation": [1, 2, 3], "children": [1], "extras": {"tag": "gate", "hp": 3}},
+   {"name": "arm", "rotation": [0, 0.7071068, 0, 0.7071068], "scale": [2, 2, 2], "mesh": 0},
+   {"name": "mirror", "matrix": [-1,0,0,0, 0,1,0,0, 0,0,1,0, 5,0,0,1], "mesh": 0}
+ ],
+ "meshes": [{"primitives": [{"attributes": {"POSITION": 0}}]}],
+ "accessors": [{"bufferView": 0, "componentType": 5126, "count": 3, "type": "VEC3",
+                "min": [0, 0, 0], "max": [1, 1, 0]}],
+ "bufferViews": [{"buffer": 0, "byteLength": 36}],
+ "buffers": [{"byteLength": 36,
+   "uri": "data:application/octet-stream;base64,AAAAAAAAAAAAAAAAAACAPwAAAAAAAAAAAAAAAAAAgD8AAAAA"}]}
+EOF
+
+mkdir -p "$IN/obj"
+cat >"$IN/obj/tri.obj" <<'EOF'
+o wedge
+v 0 0 0
+v 1 0 0
+v 0 1 0
+f 1 2 3
+EOF
+
+# A texture whose name would be the scene's leaf is renamed (scene_2).
+cat >"$IN/obj/tri.mtl" <<'EOF'
+newmtl painted
+map_Kd scene.png
+EOF
+sed -i '1i mtllib tri.mtl\nusemtl painted' "$IN/obj/tri.obj"
+python3 - "$IN/obj/scene.png" <<'EOF'
+import struct, sys, zlib
+w, h = 4, 4
+raw = b"".join(b"\x00" + bytes((200, 10, 10, 255)) * w for _ in range(h))
+def chunk(t, d):
+    return struct.pack(">I", len(d)) + t + d + struct.pack(">I", zlib.crc32(t + d))
+open(sys.argv[1], "wb").write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 6, 0, 0, 0)) +
+                              chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b""))
+EOF
+
+run build -i "$IN" -o "$OUT" -j2
+check "the tree cooks" status_is 0
+check "a texture named 'scene' does not take the scene's ref: obj/tri/scene_2.ktx2" \
+    all_true '[ -s "$OUT/obj/tri/scene_2.ktx2" ]' '[ ! -e "$OUT/obj/tri/scene.ktx2" ]'
+
+every_scene=1
+for model in "${MODELS[@]}" hand.gltf; do
+    [ -s "$OUT/${model%.*}.kscene" ] || every_scene=0
+done
+check "every model has <stem>.kscene beside its meshes" all_true '[ "$every_scene" -eq 1 ]' \
+    '[ -s "$OUT/obj/tri.kscene" ]'
+
+# ---------------------------------------------------------------------------
+# kiln pose --json against the glTF JSON
+# ---------------------------------------------------------------------------
+
+compare_pose() { # compare_pose SOURCE.gltf|glb POSE.json
+    python3 - "$1" "$2" <<'EOF'
+import json, math, struct, sys
+
+def load(path):
+    data = open(path, "rb").read()
+    if data[:4] == b"glTF":
+        length, = struct.unpack_from("<I", data, 12)
+        return json.loads(data[20:20 + length])
+    return json.loads(data)
+
+def mul(a, b):  # column-major 4x4
+    return [sum(a[k * 4 + r] * b[c * 4 + k] for k in range(4)) for c in range(4) for r in range(4)]
+
+def local(node):
+    if "matrix" in node:
+        return [float(v) for v in node["matrix"]]
+    t = node.get("translation", [0, 0, 0])
+    x, y, z, w = node.get("rotation", [0, 0, 0, 1])
+    n = math.sqrt(x * x + y * y + z * z + w * w)
+    x, y, z, w = x / n, y / n, z / n, w / n
+    s = node.get("scale", [1, 1, 1])
+    r = [1 - 2 * (y * y + z * z), 2 * (x * y + z * w), 2 * (x * z - y * w),
+         2 * (x * y - z * w), 1 - 2 * (x * x + z * z), 2 * (y * z + x * w),
+         2 * (x * z + y * w), 2 * (y * z - x * w), 1 - 2 * (x * x + y * y)]
+    m = [0.0] * 16
+    for c in range(3):
+        for row in range(3):
+            m[c * 4 + row] = r[c * 3 + row] * s[c]
+    m[12:15] = t
+    m[15] = 1.0
+    return m
+
+doc = load(sys.argv[1])
+pose = json.load(open(sys.argv[2]))
+assert set(pose) == {"nodes", "skins"} and pose["skins"] == [], sorted(pose)
+nodes = doc.get("nodes", [])
+world = {}
+def walk(i, parent):
+    world[i] = mul(parent, local(nodes[i]))
+    for c in nodes[i].get("children", []):
+        walk(c, world[i])
+children = {c for n in nodes for c in n.get("children", [])}
+identity = [1.0 if r == c else 0.0 for c in range(4) for r in range(4)]
+for i in range(len(nodes)):
+    if i not in children:
+        walk(i, identity)
+assert len(pose["nodes"]) == len(nodes), (len(pose["nodes"]), len(nodes))
+seen = set()
+for entry in pose["nodes"]:
+    assert set(entry) == {"name", "source", "world"}, sorted(entry)
+    i = entry["source"]
+    seen.add(i)
+    assert len(entry["world"]) == 16
+    if "name" in nodes[i]:
+        assert entry["name"] == nodes[i]["name"], (entry["name"], nodes[i]["name"])
+    for k in range(16):
+        want, got = world[i][k], entry["world"][k]
+        assert abs(got - want) <= 1e-5 * max(1.0, abs(want)), (sys.argv[1], i, k, got, want)
+assert seen == set(range(len(nodes)))
+EOF
+}
+
+pose_ok=1
+for model in "${MODELS[@]}" hand.gltf; do
+    run pose "$OUT/${model%.*}.kscene" --json
+    cp "$SCRATCH/stdout" "$SCRATCH/pose.json"
+    if ! status_is 0 || ! compare_pose "$IN/$model" "$SCRATCH/pose.json"; then
+        echo "  pose differs: $model"
+        pose_ok=0
+    fi
+done
+check "kiln pose --json equals the glTF's own recursive evaluation (1e-5) for every model" \
+    all_true '[ "$pose_ok" -eq 1 ]'
+
+run pose "$OUT/hand.kscene"
+check "kiln pose prints each node with its matrix as rows" \
+    all_true 'status_is 0' 'stdout_has "3 nodes, 2 levels, rest pose"' \
+    "stdout_has \"^node 0 'base' \\(source 0, depth 0\\)\"" \
+    'stdout_has "^  \| +1 +0 +0 +1 \|$"'
+
+run pose "$OUT/obj/tri.kscene" --json
+check "an OBJ is one node named after its mesh, made by the cooker (source -1), at the origin" \
+    all_true 'status_is 0' \
+    'stdout_has "\"name\":\"wedge\",\"source\":-1,\"world\":\[1,0,0,0,0,1,0,0,0,0,1,0,0,0,0,1\]"'
+
+run pose "$OUT/hand.kscene" --anim walk.kanim
+check "pose --anim is refused for now, saying why" \
+    all_true 'status_is 2' 'stderr_has "rest pose"'
+run pose
+check "pose without a file is a usage error" status_is 2
+run pose "$OUT/hand.kmesh"
+check "pose on a mesh says it is not a scene" all_true 'status_is 1' 'stderr_has "not a scene"'
+run pose --help
+check "pose --help names the JSON shape and says animation comes later" \
+    all_true 'status_is 0' 'stdout_has "skins"' 'stdout_has "--anim"'
+
+# ---------------------------------------------------------------------------
+# info and check
+# ---------------------------------------------------------------------------
+
+run info -o "$OUT"
+check "info lists each scene: nodes, depth, meshes, cameras, lights, skins, and its scenes" \
+    all_true 'status_is 0' 'stdout_has "^hand\.kscene$"' \
+    "stdout_has \"^  scene 0 'scene_0' \\(default\\): 1 root, 5 nodes, depth 4, 1 drawing a mesh, 0 cameras, 0 lights, 1 skinned$\"" \
+    'stdout_has "^  scene: [0-9]+ bytes, 3 nodes, depth 2, 1 mesh \(drawn by 2 nodes\), 1 material table, 0 cameras, 0 lights, 0 skins$"' \
+    "stdout_has \"^  scene 1 'main' \\(default\\): 2 roots, 3 nodes, depth 2, 2 drawing a mesh\"" \
+    "stdout_has \"^  scene 0 'empty': 0 roots, 0 nodes\"" \
+    'stdout_has "kinds: .*scene 8"'
+run info -o "$OUT" --json
+cp "$SCRATCH/stdout" "$SCRATCH/info.json"
+info_json_ok() {
+    python3 - "$SCRATCH/info.json" <<'EOF'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+files = {f["path"]: f for f in doc["files"]}
+hand = files["hand.kscene"]
+assert hand["kind"] == "scene" and hand["nodes"] == 3 and hand["depth"] == 2, hand
+assert hand["meshes"] == 1 and hand["mesh_nodes"] == 2 and hand["cameras"] == 0, hand
+assert [s["name"] for s in hand["scenes"]] == ["empty", "main"]
+assert hand["scenes"][1]["default"] and hand["scenes"][1]["nodes"] == 3
+assert files["assets.kman"]["refs_per_kind"]["scene"] == 8
+EOF
+}
+check "info --json has the same scene facts" all_true 'status_is 0' info_json_ok
+
+run check -o "$OUT"
+check "check passes a tree with scenes" all_true 'status_is 0' 'stdout_has ", 0 problems"'
+
+BROKEN="$SCRATCH/broken"
+cp -r "$OUT" "$BROKEN"
+rm "$BROKEN/hand.kmesh"
+printf 'X' | dd of="$BROKEN/obj/tri.kscene" bs=1 seek=200 conv=notrunc status=none
+run check -o "$BROKEN"
+check "check reports a scene's missing mesh and a damaged scene" \
+    all_true 'status_is 1' "stderr_has \"hand\\.kscene: error: mesh ref 0 'hand' \\(hand\\.kmesh\\) does not exist\"" \
+    'stderr_has "tri\.kscene: error: checksum mismatch"'
+
+# ---------------------------------------------------------------------------
+# mesh.merge keeps the nodes and adds one root for the merged mesh
+# ---------------------------------------------------------------------------
+
+MERGE="$SCRATCH/merge"
+mkdir -p "$MERGE"
+cp "$IN/hand.gltf" "$MERGE/"
+printf 'default:\n  mesh.merge: true\n' >"$SCRATCH/merge.yml"
+run build -i "$MERGE" -o "$SCRATCH/merge-out" --config "$SCRATCH/merge.yml"
+check "mesh.merge still writes the scene" all_true 'status_is 0' '[ -s "$SCRATCH/merge-out/hand.kscene" ]'
+run pose "$SCRATCH/merge-out/hand.kscene" --json
+check "merged: the source nodes draw nothing and a root 'merged' (source -1, identity) is added" \
+    all_true 'status_is 0' \
+    'stdout_has "\"name\":\"merged\",\"source\":-1,\"world\":\[1,0,0,0,0,1,0,0,0,0,1,0,0,0,0,1\]"' \
+    'stdout_has "\"name\":\"base\",\"source\":0"'
+run info -o "$SCRATCH/merge-out"
+check "merged: one mesh drawn by one node, in both scenes" \
+    all_true 'status_is 0' 'stdout_has "4 nodes, depth 2, 1 mesh \(drawn by 1 node\)"' \
+    "stdout_has \"scene 0 'empty': 1 root, 1 node\""
+
+# ---------------------------------------------------------------------------
+# packs know scenes
+# ---------------------------------------------------------------------------
+
+run build -i "$IN" -o "$OUT" --pack
+run pack info "$OUT.kpak"
+check "a pack lists the scenes as their own kind" \
+    all_true 'status_is 0' 'stdout_has "^  scene +8 files"' 'stdout_has "version 2"'
+
+finish scene
