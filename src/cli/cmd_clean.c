@@ -248,11 +248,12 @@ static void clean_pack(clean_run *run) {
     size_t name_length = strlen(name);
     struct dirent *entry;
     while (dir != NULL && (entry = readdir(dir)) != NULL) {
-        const char *temp = entry->d_name; /* ".<name>.kiln-XXXXXX" */
-        if (temp[0] != '.' || strncmp(temp + 1, name, name_length) != 0 ||
-            temp[1 + name_length] != '.' || !write_is_temporary_name(temp))
+        /* A killed pack write's leftover: ".<name>.kiln-XXXXXX". */
+        const char *leftover = entry->d_name;
+        if (leftover[0] != '.' || strncmp(leftover + 1, name, name_length) != 0 ||
+            leftover[1 + name_length] != '.' || !write_is_temporary_name(leftover))
             continue;
-        char *full = cook_path_join(parent, temp);
+        char *full = cook_path_join(parent, leftover);
         if (full != NULL && lstat(full, &info) == 0 && S_ISREG(info.st_mode))
             remove_entry(run, full, false, (uint64_t)info.st_size);
         free(full);

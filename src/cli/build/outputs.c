@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "cli/build/build.h"
+#include "common/path.h"
 
 char *build_pack_path(const char *output) {
     size_t length = strlen(output);
@@ -167,6 +168,10 @@ static int compare_output_path(const void *a, const void *b) {
  * folders it leaves empty (rmdir fails harmlessly on a non-empty one). */
 static void remove_stale_output(const build_setup *setup, const char *relative,
                                 const build_options *options) {
+    /* The names come from files in the output folder (the cache, or the old
+     * manifest): one that leaves the folder is never followed. */
+    if (!path_is_plain_relative(relative))
+        return;
     char *full = cook_path_join(setup->output, relative);
     if (full == NULL)
         return;
