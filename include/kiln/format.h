@@ -327,6 +327,7 @@ typedef struct kiln_material {
 #define KILN_CHUNK_SCENE_SCENES KILN_FOURCC('S', 'S', 'C', 'N')     /* kiln_scene_entry[] */
 #define KILN_CHUNK_SCENE_ROOTS KILN_FOURCC('S', 'R', 'O', 'T')      /* u32[]: root nodes */
 #define KILN_CHUNK_SCENE_STRINGS KILN_FOURCC('S', 'S', 'T', 'R')    /* NUL-terminated UTF-8 */
+#define KILN_CHUNK_SCENE_LINKS KILN_FOURCC('S', 'L', 'N', 'K')      /* kiln_scene_link[] (levels) */
 
 /* kiln_scene_node.flags */
 #define KILN_SCENE_NODE_FLAG_SKINNED 0x1u /* the source skins its mesh: joints place it */
@@ -385,6 +386,18 @@ typedef struct kiln_scene_node {
     uint32_t reserved;
 } kiln_scene_node;
 
+/* What a node of a level instantiates and carries (SLNK, document revision
+ * 2): node i's entry, when the file has the chunk. */
+typedef struct kiln_scene_link {
+    uint64_t scene;             /* ref hash of the .kscene placed below the node; 0: none */
+    uint32_t ref_offset;        /* that ref ("models/truck/scene") in SSTR; 0 with scene 0 */
+    uint32_t ref_length;        /* bytes, without the NUL; 0 exactly when scene is 0 */
+    uint32_t components_offset; /* the entity's components as compact JSON in SSTR */
+    uint32_t components_length; /* 0: none (and components_offset 0) */
+    uint32_t flags;             /* none defined: 0 */
+    uint32_t reserved;
+} kiln_scene_link;
+
 /* One scene of the source (glTF scenes[i]): a name and its root nodes. */
 typedef struct kiln_scene_entry {
     uint32_t name_offset; /* into SSTR */
@@ -415,6 +428,7 @@ KILN_FORMAT_ASSERT_(sizeof(kiln_scene_hierarchy) == 24, "scene hierarchy record 
 KILN_FORMAT_ASSERT_(sizeof(kiln_scene_transform) == 40, "scene transform is 40 bytes");
 KILN_FORMAT_ASSERT_(sizeof(kiln_scene_node) == 48, "scene node is 48 bytes");
 KILN_FORMAT_ASSERT_(sizeof(kiln_scene_entry) == 16, "scene entry is 16 bytes");
+KILN_FORMAT_ASSERT_(sizeof(kiln_scene_link) == 32, "scene link is 32 bytes");
 
 /* ---------------------------------------------------------------------------
  * Pack (.kpak): a whole runtime tree in one file (docs/formats/kpak.md).

@@ -278,6 +278,7 @@ typedef struct kiln_scene_view {
     const uint32_t *roots; /* desc->root_count node indices, each scene's a range */
     const char *strings;   /* SSTR: every string NUL-terminated */
     size_t strings_size;
+    const kiln_scene_link *links; /* SLNK: node_count entries (a level's), or NULL */
 } kiln_scene_view;
 
 /* Checks that `file` is a scene (kscene.md R1-R12: every count against its
@@ -295,6 +296,16 @@ const char *kiln_scene_name(const kiln_scene_view *view, uint32_t scene);
 /* A node's source extras (glTF `extras`) as JSON text of *length bytes
  * (NUL-terminated), or NULL when it has none. */
 const char *kiln_scene_node_extras(const kiln_scene_view *view, uint32_t node, size_t *length);
+
+/* The scene a node places below itself (a level's entity placing a model):
+ * the ref hash of that .kscene (look it up in the manifest), 0 when the node
+ * places none; *ref (may be NULL) receives its ref ("models/truck/scene"), or
+ * NULL. */
+uint64_t kiln_scene_node_link(const kiln_scene_view *view, uint32_t node, const char **ref);
+/* A level entity's components as compact JSON text of *length bytes
+ * (NUL-terminated; each {"ref": PATH} carries "hash": "<16 hex digits>"), or
+ * NULL when it has none. */
+const char *kiln_scene_node_components(const kiln_scene_view *view, uint32_t node, size_t *length);
 
 /* The first node (in file order) named exactly `name`: KILN_ERR_NOT_FOUND when
  * none is. O(nodes). */

@@ -41,6 +41,7 @@ typedef enum cook_asset_kind {
     COOK_KIND_TEXTURE = 2, /* a standalone image, usage by naming convention */
     COOK_KIND_CUBEMAP = 3, /* a "*.env" folder of six faces */
     COOK_KIND_LUT = 4,     /* a ".lut.cube" 3D colour LUT */
+    COOK_KIND_LEVEL = 5,   /* a "*.level" text level (drivers/level.c) */
 } cook_asset_kind;
 
 typedef struct cook_importer {

@@ -28,7 +28,7 @@
 /* kscene.md R3: each known chunk at most once; absent ones read as empty. */
 typedef struct scene_chunks {
     const kiln_chunk_entry *desc, *hierarchy, *levels, *transforms, *nodes, *meshes, *materials,
-        *scenes, *roots, *strings;
+        *scenes, *roots, *strings, *links;
 } scene_chunks;
 
 static kiln_result find_chunks(const kiln_file *file, scene_chunks *c, kiln_error *err) {
@@ -42,6 +42,7 @@ static kiln_result find_chunks(const kiln_file *file, scene_chunks *c, kiln_erro
         {KILN_CHUNK_SCENE_NODES, &c->nodes},         {KILN_CHUNK_SCENE_MESHES, &c->meshes},
         {KILN_CHUNK_SCENE_MATERIALS, &c->materials}, {KILN_CHUNK_SCENE_SCENES, &c->scenes},
         {KILN_CHUNK_SCENE_ROOTS, &c->roots},         {KILN_CHUNK_SCENE_STRINGS, &c->strings},
+        {KILN_CHUNK_SCENE_LINKS, &c->links},
     };
     for (uint32_t i = 0; i < file->chunk_count; i++) {
         for (size_t k = 0; k < sizeof known / sizeof known[0]; k++) {
@@ -258,6 +259,34 @@ static kiln_result check_tables(const kiln_file *file, const kiln_scene_view *v,
     return KILN_OK;
 }
 
+/* R13: a node's link names a scene by a ref whose hash it is (or none), its
+ * components are a string of the table (or none); flags and reserved 0. */
+static kiln_result check_link(const kiln_file *file, const kiln_scene_view *v, uint32_t i,
+                              kiln_error *err) {
+    const char *name = file->name;
+    const kiln_scene_link *l = &v->links[i];
+    if (l->flags != 0)
+        return runtime_fail(err, KILN_ERR_UNSUPPORTED, name,
+                            "node %" PRIu32 " link flags 0x%" PRIx32 " are unknown", i, l->flags);
+    if (l->reserved != 0)
+        return runtime_fail(err, KILN_ERR_CORRUPT, name,
+                            "node %" PRIu32 " link reserved word is not 0", i);
+    bool ref_ok = l->scene == 0
+                      ? l->ref_offset == 0 && l->ref_length == 0
+                      : l->ref_length > 0 && string_valid(v, l->ref_offset, l->ref_length) &&
+                            kiln_ref_hash_n(v->strings + l->ref_offset, l->ref_length) == l->scene;
+    if (!ref_ok)
+        return runtime_fail(err, KILN_ERR_CORRUPT, name,
+                            "node %" PRIu32 " links a scene whose ref is not in the string table "
+                            "or does not hash to it",
+                            i);
+    if (l->components_length == 0 ? l->components_offset != 0
+                                  : !string_valid(v, l->components_offset, l->components_length))
+        return runtime_fail(err, KILN_ERR_CORRUPT, name,
+                            "node %" PRIu32 " components lie outside the string table", i);
+    return KILN_OK;
+}
+
 kiln_result kiln_scene_view_get(const kiln_file *file, uint32_t flags, kiln_scene_view *view,
                                 kiln_error *err) {
     if (view != NULL)
@@ -324,13 +353,21 @@ kiln_result kiln_scene_view_get(const kiln_file *file, uint32_t flags, kiln_scen
     v.scenes = scenes;
     v.roots = roots;
     v.strings = strings;
+    if (c.links != NULL) { /* R13: optional, else one entry per node */
+        const void *links = NULL;
+        if ((r = sized_chunk(file, c.links, d->node_count, sizeof(kiln_scene_link), "SLNK", &links,
+                             err)) != KILN_OK)
+            return r;
+        v.links = links;
+    }
     if ((r = check_levels(file, &v, err)) != KILN_OK)
         return r;
     uint32_t level = 0;
     for (uint32_t i = 0; i < v.node_count; i++) {
         if ((r = check_hierarchy(file, &v, i, &level, err)) != KILN_OK ||
             (r = check_transform(file, &v.transforms[i], i, err)) != KILN_OK ||
-            (r = check_node(file, &v, i, err)) != KILN_OK)
+            (r = check_node(file, &v, i, err)) != KILN_OK ||
+            (v.links != NULL && (r = check_link(file, &v, i, err)) != KILN_OK))
             return r;
     }
     if ((r = check_tables(file, &v, err)) != KILN_OK)
@@ -359,6 +396,28 @@ const char *kiln_scene_node_extras(const kiln_scene_view *view, uint32_t node, s
     if (length != NULL)
         *length = view->nodes[node].extras_length;
     return view->strings + view->nodes[node].extras_offset;
+}
+
+uint64_t kiln_scene_node_link(const kiln_scene_view *view, uint32_t node, const char **ref) {
+    if (ref != NULL)
+        *ref = NULL;
+    if (view == NULL || view->links == NULL || node >= view->node_count ||
+        view->links[node].scene == 0)
+        return 0;
+    if (ref != NULL)
+        *ref = view->strings + view->links[node].ref_offset;
+    return view->links[node].scene;
+}
+
+const char *kiln_scene_node_components(const kiln_scene_view *view, uint32_t node, size_t *length) {
+    if (length != NULL)
+        *length = 0;
+    if (view == NULL || view->links == NULL || node >= view->node_count ||
+        view->links[node].components_length == 0)
+        return NULL;
+    if (length != NULL)
+        *length = view->links[node].components_length;
+    return view->strings + view->links[node].components_offset;
 }
 
 kiln_result kiln_scene_find_node(const kiln_scene_view *view, const char *name, uint32_t *node) {

@@ -131,6 +131,17 @@ bool cook_add_reference(cook_context *ctx, const char *relative, char *reason, s
                         reason_size);
 }
 
+bool cook_resolve_dependency_from(cook_context *ctx, const char *base, const char *relative,
+                                  char **root_relative, char *reason, size_t reason_size) {
+    return resolve_into(ctx, base, relative, &ctx->dependencies, root_relative, reason,
+                        reason_size);
+}
+
+bool cook_add_reference_from(cook_context *ctx, const char *base, const char *relative,
+                             char **root_relative, char *reason, size_t reason_size) {
+    return resolve_into(ctx, base, relative, &ctx->references, root_relative, reason, reason_size);
+}
+
 /* A path another process resolved: resolved again from the root (base ""),
  * it must come back unchanged, so it passed the same checks and was already
  * what resolving returns. Recorded only then. */

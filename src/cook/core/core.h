@@ -33,8 +33,9 @@
  * their source image, not tex_<index>; Zstd is dropped where it does not make
  * a texture's levels smaller; block-compressed textures in whole blocks;
  * opacity maps merged into the base colour's alpha; every model also
- * writes a .kscene, and a texture named "scene" becomes scene_2). */
-#define KILN_ENCODER_VERSION 12u
+ * writes a .kscene, and a texture named "scene" becomes scene_2;
+ * 13: levels cook to a .kscene with an SLNK chunk). */
+#define KILN_ENCODER_VERSION 13u
 
 /* Largest source or dependency file a cook reads. */
 #define COOK_SOURCE_MAX_BYTES ((size_t)2 << 30) /* 2 GiB */
@@ -299,6 +300,14 @@ bool cook_record_reference(cook_context *ctx, const char *root_relative, char *r
  * follows references to decide what a root reaches; the referenced asset is
  * cooked on its own. False with a reason when it cannot be resolved. */
 bool cook_add_reference(cook_context *ctx, const char *relative, char *reason, size_t reason_size);
+/* As cook_resolve_dependency and cook_add_reference, but `relative` is
+ * resolved against the folder of `base` (a path relative to the input root;
+ * "" for the root itself) instead of the source's: a level's includes are
+ * relative to the level that names them, its assets to the input root. */
+bool cook_resolve_dependency_from(cook_context *ctx, const char *base, const char *relative,
+                                  char **root_relative, char *reason, size_t reason_size);
+bool cook_add_reference_from(cook_context *ctx, const char *base, const char *relative,
+                             char **root_relative, char *reason, size_t reason_size);
 /* ---------------------------------------------------------------------------
  * What one asset produced (core/result.c)
  * ------------------------------------------------------------------------- */

@@ -6,6 +6,7 @@
  *              the model and cubemap drivers share)
  *   cubemap.c  a "*.env" folder of six faces → one cubemap KTX2
  *   lut.c      a ".cube" 3D LUT → a 3D RGBA16F KTX2
+ *   level.c    a "*.level" (and what it includes) → .kscene placing models
  *   asset.c    cook_asset: read the source, call the row's driver
  *   registry.c which importer and driver claim which file
  *
@@ -41,6 +42,10 @@ bool cook_lut_asset(const cook_request *request, cook_context *ctx, cook_asset_r
  * texture gets: HDR usage when the faces are Radiance HDR, else colour
  * (BC7 sRGB by default). The six files become dependencies. */
 bool cook_cubemap_asset(const cook_request *request, cook_context *ctx, cook_asset_result *result);
+/* The level driver (level.c): a "*.level" YAML file (import/level.h) and the
+ * levels it includes into <stem>.kscene, ref <sourceRef>/scene: one node per
+ * entity linking its model's scene, components as JSON (kscene.md, SLNK). */
+bool cook_level_asset(const cook_request *request, cook_context *ctx, cook_asset_result *result);
 
 /* ---------------------------------------------------------------------------
  * Textures (texture.c): decode → process (resize, mips) → encode → KTX2

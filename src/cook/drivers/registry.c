@@ -40,6 +40,9 @@ static const char *const lut_patterns[] = {"*.lut.cube", NULL};
  * and the build leaves it unclaimed. */
 static const char *const cubemap_patterns[] = {"*.env", NULL};
 
+/* Text levels placing models (level.c). */
+static const char *const level_patterns[] = {"*.level", NULL};
+
 static const cook_importer importer_table[] = {
     {"obj", obj_patterns, COOK_KIND_MODEL, cook_model_asset, import_obj, false},
     {"gltf", gltf_patterns, COOK_KIND_MODEL, cook_model_asset, import_gltf, false},
@@ -47,6 +50,7 @@ static const cook_importer importer_table[] = {
     {"texture", texture_patterns, COOK_KIND_TEXTURE, cook_texture_asset, NULL, false},
     {"lut", lut_patterns, COOK_KIND_LUT, cook_lut_asset, NULL, false},
     {"cubemap", cubemap_patterns, COOK_KIND_CUBEMAP, cook_cubemap_asset, NULL, true},
+    {"level", level_patterns, COOK_KIND_LEVEL, cook_level_asset, NULL, false},
 };
 
 #define IMPORTER_COUNT (sizeof importer_table / sizeof importer_table[0])

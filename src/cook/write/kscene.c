@@ -100,6 +100,30 @@ static void source_stem(const char *path, char *out, size_t size) {
 
 bool write_kscene(const cook_context *ctx, const ir_asset *asset, const uint64_t *mesh_refs,
                   uint64_t material_table, const char *importer, bytebuf *out) {
+    return write_kscene_links(ctx, asset, mesh_refs, material_table, importer, NULL, out);
+}
+
+/* The SLNK entries in file order (position[i]: IR node i's place), their
+ * strings appended to the table. */
+static bool fill_links(const ir_asset *asset, const write_scene_link *links,
+                       const uint32_t *position, kiln_scene_link *out, bytebuf *strings) {
+    bool ok = true;
+    for (uint32_t i = 0; ok && i < asset->node_count; i++) {
+        kiln_scene_link *l = &out[position[i]];
+        if (links[i].scene_ref != NULL && links[i].scene_ref[0] != '\0') {
+            l->scene = kiln_ref_hash(links[i].scene_ref);
+            ok = add_string(strings, links[i].scene_ref, &l->ref_offset, &l->ref_length);
+        }
+        if (ok && links[i].components != NULL && links[i].components[0] != '\0')
+            ok = add_string(strings, links[i].components, &l->components_offset,
+                            &l->components_length);
+    }
+    return ok;
+}
+
+bool write_kscene_links(const cook_context *ctx, const ir_asset *asset, const uint64_t *mesh_refs,
+                        uint64_t material_table, const char *importer,
+                        const write_scene_link *links, bytebuf *out) {
     uint32_t n = asset->node_count;
     size_t slots = n ? n : 1;
     uint32_t *order = malloc(slots * sizeof *order);
@@ -109,10 +133,11 @@ bool write_kscene(const cook_context *ctx, const ir_asset *asset, const uint64_t
     kiln_scene_node *nodes = calloc(slots, sizeof *nodes);
     uint32_t *levels = calloc(slots + 1, sizeof *levels);
     uint32_t scene_count = asset->scene_count ? asset->scene_count : 1;
+    kiln_scene_link *link_table = links != NULL ? calloc(slots, sizeof *link_table) : NULL;
     kiln_scene_entry *scenes = calloc(scene_count, sizeof *scenes);
     bytebuf roots = {0}, strings = {0}, meta = {0};
     bool ok = order && position && hierarchy && transforms && nodes && levels && scenes &&
-              order_nodes(asset, order, position);
+              (links == NULL || link_table != NULL) && order_nodes(asset, order, position);
     kiln_scene_desc desc = {.node_count = n,
                             .scene_count = scene_count,
                             .default_scene = 0,
@@ -182,6 +207,8 @@ bool write_kscene(const cook_context *ctx, const ir_asset *asset, const uint64_t
     }
     if (asset->scene_count > 0 && asset->default_scene < asset->scene_count)
         desc.default_scene = (int32_t)asset->default_scene;
+    if (ok && links != NULL)
+        ok = fill_links(asset, links, position, link_table, &strings);
     desc.root_count = (uint32_t)(roots.size / sizeof(uint32_t));
     desc.strings_size = (uint32_t)strings.size;
     write_metadata_json(ctx, importer, &meta);
@@ -206,6 +233,9 @@ bool write_kscene(const cook_context *ctx, const ir_asset *asset, const uint64_t
                             (size_t)scene_count * sizeof *scenes);
         container_add_chunk(&writer, KILN_CHUNK_SCENE_ROOTS, roots.data, roots.size);
         container_add_chunk(&writer, KILN_CHUNK_SCENE_STRINGS, strings.data, strings.size);
+        if (links != NULL)
+            container_add_chunk(&writer, KILN_CHUNK_SCENE_LINKS, link_table,
+                                (size_t)n * sizeof *link_table);
         ok = container_finish(&writer, out);
     }
     free(order);
@@ -215,6 +245,7 @@ bool write_kscene(const cook_context *ctx, const ir_asset *asset, const uint64_t
     free(nodes);
     free(levels);
     free(scenes);
+    free(link_table);
     bytebuf_free(&roots);
     bytebuf_free(&strings);
     bytebuf_free(&meta);

@@ -62,6 +62,16 @@ void write_kmat_row(const ir_material *material, const uint64_t textures[KILN_MA
  * invariants (parents before children, scene roots are roots). */
 bool write_kscene(const cook_context *ctx, const ir_asset *asset, const uint64_t *mesh_refs,
                   uint64_t material_table, const char *importer, bytebuf *out);
+/* What a level's node links (kscene.md, SLNK): one per IR node. */
+typedef struct write_scene_link {
+    const char *scene_ref;  /* the ref of the .kscene placed below the node, or NULL */
+    const char *components; /* the entity's components as compact JSON, or NULL */
+} write_scene_link;
+/* write_kscene plus an SLNK chunk from `links` (asset->node_count entries,
+ * indexed like asset->nodes), its strings after the scene names. */
+bool write_kscene_links(const cook_context *ctx, const ir_asset *asset, const uint64_t *mesh_refs,
+                        uint64_t material_table, const char *importer,
+                        const write_scene_link *links, bytebuf *out);
 
 /* Writes bytes to `path` atomically: a temporary file in the same folder, then
  * rename. Creates missing parent folders. */

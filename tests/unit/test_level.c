@@ -1,0 +1,429 @@
+/* Levels (issue 14): the parser (import/level.c) on bytes, and the level
+ * driver (drivers/level.c) cooking a level into a .kscene read back through
+ * the runtime. Expected hashes are computed here with a FNV-1a 64 of the
+ * test's own. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cook/drivers/drivers.h"
+#include "cook/import/level.h"
+#include "test_support.h"
+
+/* FNV-1a 64, written out independently of src/common/hash.c. */
+static uint64_t fnv1a(const char *text) {
+    uint64_t h = 14695981039346656037ull;
+    for (const unsigned char *p = (const unsigned char *)text; *p; p++) {
+        h ^= *p;
+        h *= 1099511628211ull;
+    }
+    return h;
+}
+
+static const char *diag_text(const cook_diag *diag) {
+    return diag->text.size ? (const char *)diag->text.data : "";
+}
+
+static void expect_in_diag(const cook_diag *diag, const char *needle) {
+    if (diag->text.size == 0 || strstr(diag_text(diag), needle) == NULL)
+        fail_msg("expected '%s' in the messages:\n%.*s", needle, (int)diag->text.size,
+                 diag_text(diag));
+}
+
+/* ---------------------------------------------------------------------------
+ * The parser
+ * ------------------------------------------------------------------------- */
+
+static bool fake_resolve(void *user, const char *path, uint32_t line, uint64_t *hash) {
+    int *calls = user;
+    (*calls)++;
+    *hash = 0x0123456789abcdefull + line; /* line-dependent: proves which call */
+    return strcmp(path, "missing.png") != 0;
+}
+
+static bool parse_text(const char *text, cook_diag *diag, level_doc *doc, int *calls) {
+    return level_parse((const uint8_t *)text, strlen(text), "a.level", diag, fake_resolve, calls,
+                       doc);
+}
+
+static void parser_reads_entities_exactly(void **state) {
+    (void)state;
+    const char *text = "include: [common.level, ../x/other.level]\n"       /* 1 */
+                       "entities:\n"                                       /* 2 */
+                       "  - name: truck\n"                                 /* 3 */
+                       "    asset: models/truck.gltf\n"                    /* 4 */
+                       "    translation: [0, 0.5, -5]\n"                   /* 5 */
+                       "    rotation: [0, 0, 3, 4]\n"                      /* 6 */
+                       "    scale: [2, 2, 2]\n"                            /* 7 */
+                       "    parent: yard\n"                                /* 8 */
+                       "    components:\n"                                 /* 9 */
+                       "      decal: {ref: textures/decal.png, size: 2}\n" /* 10 */
+                       "      list: [1e2, \"1\", yes, true, ~, -0.25]\n"   /* 11 */
+                       "  - name: yard\n";                                 /* 12 */
+    cook_diag diag = {0};
+    level_doc doc;
+    int calls = 0;
+    assert_true(parse_text(text, &diag, &doc, &calls));
+    assert_int_equal(diag.errors, 0);
+    assert_int_equal(diag.warnings, 1); /* the rotation of length 5 */
+    expect_in_diag(&diag, "a.level:6: warning: rotation: quaternion of length 5 normalised");
+    assert_int_equal(doc.include_count, 2);
+    assert_string_equal(doc.includes[0].path, "common.level");
+    assert_int_equal(doc.includes[0].line, 1);
+    assert_string_equal(doc.includes[1].path, "../x/other.level");
+    assert_int_equal(doc.entity_count, 2);
+    const level_entity *e = &doc.entities[0];
+    assert_string_equal(e->name, "truck");
+    assert_int_equal(e->line, 3);
+    assert_string_equal(e->asset, "models/truck.gltf");
+    assert_int_equal(e->asset_line, 4);
+    assert_string_equal(e->parent, "yard");
+    assert_int_equal(e->parent_line, 8);
+    assert_true(e->translation[0] == 0.0f && e->translation[1] == 0.5f &&
+                e->translation[2] == -5.0f);
+    /* (0, 0, 3, 4) / 5 */
+    assert_true(e->rotation[0] == 0.0f && e->rotation[1] == 0.0f);
+    assert_float_equal(e->rotation[2], 0.6f, 1e-7);
+    assert_float_equal(e->rotation[3], 0.8f, 1e-7);
+    assert_true(e->scale[0] == 2.0f && e->scale[1] == 2.0f && e->scale[2] == 2.0f);
+    assert_int_equal(calls, 1);
+    /* 0x0123456789abcdef + 10 (the ref's line) */
+    assert_string_equal(e->components,
+                        "{\"decal\":{\"ref\":\"textures/decal.png\",\"hash\":\"0123456789abcdf9\","
+                        "\"size\":2},\"list\":[1e2,\"1\",\"yes\",true,null,-0.25]}");
+    const level_entity *yard = &doc.entities[1];
+    assert_string_equal(yard->name, "yard");
+    assert_null(yard->asset);
+    assert_null(yard->components);
+    assert_true(yard->rotation[3] == 1.0f && yard->scale[1] == 1.0f && yard->translation[2] == 0);
+    level_doc_free(&doc);
+    diag_free(&diag);
+}
+
+typedef struct bad_case {
+    const char *text;
+    const char *message; /* expected in the messages, with the line */
+} bad_case;
+
+static void parser_refuses_bad_input_with_the_line(void **state) {
+    (void)state;
+    static const bad_case cases[] = {
+        {"entities:\n  - name: a\n    translation: [0, .nan, 0]\n",
+         "a.level:3: error: translation: expected a list of 3 finite numbers"},
+        {"entities:\n  - name: a\n    scale: [1, 1e39, 1]\n",
+         "a.level:3: error: scale: expected a list of 3 finite numbers"},
+        {"entities:\n  - name: a\n    rotation: [0, 0, 0]\n",
+         "a.level:3: error: rotation: expected a list of 4 finite numbers"},
+        {"entities:\n  - name: a\n    rotation: [0, 0, 0, 0]\n",
+         "a.level:3: error: rotation: a zero quaternion is no rotation"},
+        {"entities:\n  - asset: m.obj\n", "a.level:2: error: entity: 'name' is required"},
+        {"entities:\n  - name: a\n    components: {x: {ref: missing.png}}\n", NULL},
+        {"entities:\n  - name: a\n    components:\n      x: {ref: a.png, hash: 1}\n",
+         "a.level:4: error: components: 'hash' beside 'ref' is kiln's"},
+        {"entities:\n  - name: a\n    components:\n      x: 1\n      x: 2\n",
+         "a.level:5: error: components: key 'x' appears twice in one map"},
+        {"entities:\n  - name: a\n    components: {x: .inf}\n",
+         "a.level:3: error: components: '.inf' is not a finite number"},
+        {"entities: [\n", "a.level:2: error: invalid YAML"},
+        {"entities: 3\n", "a.level:1: error: entities: expected a list of entities"},
+        {"- a\n", "a.level:1: error: a level is a map with 'entities'"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        cook_diag diag = {0};
+        level_doc doc;
+        int calls = 0;
+        bool ok = parse_text(cases[i].text, &diag, &doc, &calls);
+        if (ok)
+            fail_msg("case %zu parsed: %s", i, cases[i].text);
+        if (cases[i].message != NULL)
+            expect_in_diag(&diag, cases[i].message);
+        level_doc_free(&doc);
+        diag_free(&diag);
+    }
+}
+
+static void parser_limits_nesting_and_aliases(void **state) {
+    (void)state;
+    /* Components nested 100 deep: refused, not recursed into. */
+    bytebuf deep = {0};
+    bytebuf_printf(&deep, "entities:\n  - name: a\n    components: {x: ");
+    for (int i = 0; i < 100; i++)
+        bytebuf_printf(&deep, "[");
+    for (int i = 0; i < 100; i++)
+        bytebuf_printf(&deep, "]");
+    bytebuf_printf(&deep, "}\n");
+    bytebuf_append_zeros(&deep, 1);
+    cook_diag diag = {0};
+    level_doc doc;
+    int calls = 0;
+    assert_false(parse_text((const char *)deep.data, &diag, &doc, &calls));
+    expect_in_diag(&diag, "a.level:3: error: components: nested deeper than 64 levels");
+    level_doc_free(&doc);
+    diag_free(&diag);
+    bytebuf_free(&deep);
+    /* Aliases doubling 30 times: 2^30 values, stopped at the limit. */
+    bytebuf bomb = {0};
+    bytebuf_printf(&bomb, "a0: &a0 [1, 1]\n");
+    for (int i = 1; i <= 30; i++)
+        bytebuf_printf(&bomb, "a%d: &a%d [*a%d, *a%d]\n", i, i, i - 1, i - 1);
+    bytebuf_printf(&bomb, "entities:\n  - name: a\n    components: {x: *a30}\n");
+    bytebuf_append_zeros(&bomb, 1);
+    diag = (cook_diag){0};
+    assert_false(parse_text((const char *)bomb.data, &diag, &doc, &calls));
+    expect_in_diag(&diag, "error: components: more than 1048576 values");
+    level_doc_free(&doc);
+    diag_free(&diag);
+    bytebuf_free(&bomb);
+}
+
+/* ---------------------------------------------------------------------------
+ * The driver
+ * ------------------------------------------------------------------------- */
+
+static const char QUAD_OBJ[] = "v 0 0 0\nv 1 0 0\nv 1 1 0\nf 1 2 3\n";
+
+typedef struct level_fixture {
+    char *input;
+    char *output;
+} level_fixture;
+
+static void put(const level_fixture *f, const char *relative, const char *text) {
+    char *path = test_path_join(f->input, relative);
+    char *slash = strrchr(path, '/');
+    *slash = '\0';
+    char command[4096];
+    snprintf(command, sizeof command, "mkdir -p '%s'", path);
+    assert_int_equal(system(command), 0);
+    *slash = '/';
+    test_write_file(path, text, strlen(text));
+    free(path);
+}
+
+static void fixture_make(level_fixture *f, const char *name) {
+    f->input = test_make_temp_dir(name);
+    f->output = test_path_join(f->input, "out");
+    put(f, "models/truck.obj", QUAD_OBJ);
+    put(f, "models/tree.obj", QUAD_OBJ);
+    put(f, "textures/decal.png", "not decoded by the level");
+}
+
+static void fixture_free(level_fixture *f) {
+    free(f->input);
+    free(f->output);
+}
+
+static bool cook_level(const level_fixture *f, const char *source, cook_asset_result *result) {
+    cook_settings settings;
+    cook_settings_default(&settings);
+    cook_request request = {
+        .input_root = f->input,
+        .output_root = f->output,
+        .source_path = source,
+        .importer = cook_registry_match(source),
+        .settings = &settings,
+        .verify = true,
+    };
+    assert_non_null(request.importer);
+    assert_string_equal(request.importer->name, "level");
+    return cook_asset(&request, result);
+}
+
+static void level_cooks_nodes_transforms_parents_and_links(void **state) {
+    (void)state;
+    level_fixture f;
+    fixture_make(&f, "level_cooks");
+    put(&f, "levels/common.level",
+        "entities:\n"
+        "  - name: yard\n"
+        "    translation: [10, 0, 0]\n");
+    put(&f, "levels/town.level",
+        "include: [common.level]\n"
+        "entities:\n"
+        "  - name: truck\n"
+        "    asset: models/truck.obj\n"
+        "    translation: [1, 2, 3]\n"
+        "    rotation: [0, 0.6, 0, 0.8]\n"
+        "    scale: [2, 3, 4]\n"
+        "    parent: yard\n"
+        "    components:\n"
+        "      decal: {ref: textures/decal.png, size: 2}\n"
+        "  - name: tree\n"
+        "    asset: models/tree.obj\n");
+    cook_asset_result result;
+    bool ok = cook_level(&f, "levels/town.level", &result);
+    if (!ok)
+        fail_msg("cook failed:\n%s", diag_text(&result.diag));
+    assert_int_equal(result.outputs.count, 1);
+    assert_string_equal(result.outputs.items[0], "levels/town.kscene");
+    assert_int_equal(result.manifest.count, 1);
+    assert_string_equal(result.manifest.items[0].ref, "levels/town/scene");
+    assert_int_equal(result.manifest.items[0].kind, KILN_ASSET_SCENE);
+    /* Every file it names: the include, the models and the texture. */
+    assert_true(strlist_contains(&result.dependencies, "levels/common.level"));
+    assert_true(strlist_contains(&result.dependencies, "models/truck.obj"));
+    assert_true(strlist_contains(&result.dependencies, "models/tree.obj"));
+    assert_true(strlist_contains(&result.dependencies, "textures/decal.png"));
+    assert_int_equal(result.references.count, 3);
+    assert_true(strlist_contains(&result.references, "models/truck.obj"));
+    assert_true(strlist_contains(&result.references, "models/tree.obj"));
+    assert_true(strlist_contains(&result.references, "textures/decal.png"));
+
+    char *path = test_path_join(f.output, "levels/town.kscene");
+    kiln_file file;
+    kiln_scene_view view;
+    kiln_error err;
+    assert_int_equal(kiln_file_map(&file, path, 0, &err), KILN_OK);
+    assert_int_equal(kiln_scene_view_get(&file, 0, &view, &err), KILN_OK);
+    /* Depth order: the roots yard (included first) and tree, then truck. */
+    assert_int_equal(view.node_count, 3);
+    assert_string_equal(kiln_scene_node_name(&view, 0), "yard");
+    assert_string_equal(kiln_scene_node_name(&view, 1), "tree");
+    assert_string_equal(kiln_scene_node_name(&view, 2), "truck");
+    assert_int_equal(view.hierarchy[0].parent, -1);
+    assert_int_equal(view.hierarchy[1].parent, -1);
+    assert_int_equal(view.hierarchy[2].parent, 0);
+    const kiln_scene_transform *t = &view.transforms[2];
+    assert_true(t->translation[0] == 1.0f && t->translation[1] == 2.0f &&
+                t->translation[2] == 3.0f);
+    assert_true(t->rotation[0] == 0.0f && t->rotation[2] == 0.0f);
+    assert_float_equal(t->rotation[1], 0.6f, 1e-7);
+    assert_float_equal(t->rotation[3], 0.8f, 1e-7);
+    assert_true(t->scale[0] == 2.0f && t->scale[1] == 3.0f && t->scale[2] == 4.0f);
+    assert_true(view.transforms[0].translation[0] == 10.0f);
+    /* Links: the models' scenes; yard places nothing. */
+    const char *ref = "x";
+    assert_true(kiln_scene_node_link(&view, 0, &ref) == 0);
+    assert_null(ref);
+    assert_true(kiln_scene_node_link(&view, 1, &ref) == fnv1a("models/tree/scene"));
+    assert_string_equal(ref, "models/tree/scene");
+    assert_true(kiln_scene_node_link(&view, 2, &ref) == fnv1a("models/truck/scene"));
+    assert_string_equal(ref, "models/truck/scene");
+    size_t length = 0;
+    assert_null(kiln_scene_node_components(&view, 1, &length));
+    const char *json = kiln_scene_node_components(&view, 2, &length);
+    char expected[256];
+    snprintf(expected, sizeof expected,
+             "{\"decal\":{\"ref\":\"textures/decal.png\",\"hash\":\"%016llx\",\"size\":2}}",
+             (unsigned long long)fnv1a("textures/decal"));
+    assert_non_null(json);
+    assert_string_equal(json, expected);
+    assert_int_equal(length, strlen(expected));
+    /* One scene, named after the level, listing both roots. */
+    assert_int_equal(view.scene_count, 1);
+    assert_string_equal(kiln_scene_name(&view, 0), "town");
+    assert_int_equal(view.scenes[0].root_count, 2);
+    kiln_file_close(&file);
+    free(path);
+    cook_asset_result_free(&result);
+    fixture_free(&f);
+}
+
+typedef struct driver_case {
+    const char *files[3][2]; /* path, text */
+    const char *message;
+} driver_case;
+
+static void level_errors_name_the_file_and_line(void **state) {
+    (void)state;
+    static const driver_case cases[] = {
+        {{{"levels/a.level", "entities:\n  - name: truck\n    asset: models/gone.obj\n"}},
+         "levels/a.level:3: error: ref 'models/gone.obj': 'models/gone.obj' not found"},
+        {{{"levels/a.level",
+           "entities:\n  - name: t\n    components: {d: {ref: textures/none.png}}\n"}},
+         "levels/a.level:3: error: ref 'textures/none.png': 'textures/none.png' not found"},
+        {{{"levels/a.level", "entities:\n  - name: t\n    asset: textures/decal.png\n"}},
+         "levels/a.level:3: error: asset 'textures/decal.png' is not a model"},
+        {{{"levels/a.level", "entities:\n  - name: t\n    components: {d: {ref: notes.txt}}\n"},
+          {"notes.txt", "x"}},
+         "levels/a.level:3: error: ref 'notes.txt': kiln cooks no asset from such a file"},
+        {{{"levels/a.level", "include: [b.level]\n"},
+          {"levels/b.level", "include: [../levels/a.level]\n"}},
+         "levels/b.level:1: error: include cycle: levels/a.level -> levels/b.level -> "
+         "levels/a.level"},
+        {{{"levels/a.level", "include: [b.level]\nentities:\n  - name: tree\n"},
+          {"levels/b.level", "entities:\n  - name: x\n  - name: tree\n"}},
+         "levels/a.level:3: error: entity name 'tree' is already used at levels/b.level:3"},
+        {{{"levels/a.level", "entities:\n  - name: t\n    parent: nobody\n"}},
+         "levels/a.level:3: error: entity 't': parent 'nobody' is no entity of the level"},
+        {{{"levels/a.level",
+           "entities:\n  - name: p\n    parent: q\n  - name: q\n    parent: p\n"}},
+         "error: entity 'p' is its own ancestor (a cycle of parents)"},
+        {{{"levels/a.level", "include: [missing.level]\n"}},
+         "levels/a.level:1: error: include 'missing.level': 'levels/missing.level' not found"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char name[64];
+        snprintf(name, sizeof name, "level_error_%zu", i);
+        level_fixture f;
+        fixture_make(&f, name);
+        for (int k = 0; k < 3 && cases[i].files[k][0] != NULL; k++)
+            put(&f, cases[i].files[k][0], cases[i].files[k][1]);
+        cook_asset_result result;
+        if (cook_level(&f, "levels/a.level", &result))
+            fail_msg("case %zu cooked", i);
+        expect_in_diag(&result.diag, cases[i].message);
+        assert_int_equal(result.outputs.count, 0);
+        cook_asset_result_free(&result);
+        fixture_free(&f);
+    }
+}
+
+static void level_records_absent_refs(void **state) {
+    (void)state;
+    level_fixture f;
+    fixture_make(&f, "level_absent");
+    put(&f, "levels/a.level", "entities:\n  - name: t\n    asset: models/later.obj\n");
+    cook_asset_result result;
+    assert_false(cook_level(&f, "levels/a.level", &result));
+    /* A build must cook it again once the model is there. */
+    assert_true(strlist_contains(&result.absent, "models/later.obj"));
+    cook_asset_result_free(&result);
+    fixture_free(&f);
+}
+
+/* The reader refuses a link whose ref does not hash to it (kscene.md R13). */
+static void reader_checks_links(void **state) {
+    (void)state;
+    level_fixture f;
+    fixture_make(&f, "level_reader");
+    put(&f, "levels/a.level", "entities:\n  - name: t\n    asset: models/truck.obj\n");
+    cook_asset_result result;
+    assert_true(cook_level(&f, "levels/a.level", &result));
+    char *path = test_path_join(f.output, "levels/a.kscene");
+    size_t size = 0;
+    uint8_t *bytes = test_read_file(path, &size);
+    /* The ref "models/truck/scene" is in SSTR: change one letter. */
+    uint8_t *at = NULL;
+    for (size_t i = 0; at == NULL && i + 18 <= size; i++)
+        if (memcmp(bytes + i, "models/truck/scene", 18) == 0)
+            at = bytes + i;
+    assert_non_null(at);
+    at[7] = 'T';
+    test_write_file(path, bytes, size);
+    kiln_file file;
+    kiln_scene_view view;
+    kiln_error err;
+    assert_int_equal(kiln_file_map(&file, path, 0, &err), KILN_OK);
+    assert_int_equal(kiln_scene_view_get(&file, 0, &view, &err), KILN_ERR_CORRUPT);
+    assert_non_null(strstr(err.message, "does not hash to it"));
+    kiln_file_close(&file);
+    free(bytes);
+    free(path);
+    cook_asset_result_free(&result);
+    fixture_free(&f);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(parser_reads_entities_exactly),
+        cmocka_unit_test(parser_refuses_bad_input_with_the_line),
+        cmocka_unit_test(parser_limits_nesting_and_aliases),
+        cmocka_unit_test(level_cooks_nodes_transforms_parents_and_links),
+        cmocka_unit_test(level_errors_name_the_file_and_line),
+        cmocka_unit_test(level_records_absent_refs),
+        cmocka_unit_test(reader_checks_links),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
