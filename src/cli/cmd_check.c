@@ -349,6 +349,9 @@ static void material_table_path(const char *mesh_path, char *out, size_t size) {
     snprintf(out, size, "%.*s.kmat", (int)length, mesh_path);
 }
 
+/* A component's ref may name any kind of asset. */
+#define LINK_ANY_KIND ((kiln_asset_kind)0)
+
 /* Whether `hash` is in the manifest as a `kind` whose file exists under
  * `output`; otherwise a problem at `where` naming `label` ("material 2 normal
  * texture"). */
@@ -356,7 +359,7 @@ static bool ref_resolves(check_report *report, const char *output, const char *w
                          const kiln_manifest_view *manifest, uint64_t hash, kiln_asset_kind kind,
                          const char *label) {
     const kiln_manifest_entry *entry = kiln_manifest_find(manifest, hash);
-    if (entry == NULL || entry->kind != kind) {
+    if (entry == NULL || (kind != LINK_ANY_KIND && entry->kind != kind)) {
         check_problem(report, where, "%s 0x%016llx is %s%s in %s", label, (unsigned long long)hash,
                       entry == NULL ? "not" : "not a ",
                       entry == NULL ? "" : kiln_asset_kind_str(kind), KILN_MANIFEST_FILE_NAME);
@@ -494,6 +497,44 @@ static size_t check_materials_cross(check_report *report, const char *output,
  * Cross-file: every mesh and material table a scene names is in the manifest
  * ------------------------------------------------------------------------- */
 
+/* A level's node (kscene.md SLNK): the scene it places and every "hash" of
+ * its components (a key right after '{' or ',' in the compact JSON, so never
+ * text inside a string) resolve through the manifest. */
+static size_t check_node_links(check_report *report, const char *output, const char *where,
+                               const kiln_manifest_view *manifest, const kiln_scene_view *view,
+                               uint32_t node) {
+    char label[512];
+    size_t problems = 0;
+    const char *name = kiln_scene_node_name(view, node);
+    const char *ref = NULL;
+    uint64_t scene = kiln_scene_node_link(view, node, &ref);
+    if (scene != 0) {
+        snprintf(label, sizeof label, "node '%.200s' places scene '%.200s', whose hash", name, ref);
+        problems += !ref_resolves(report, output, where, manifest, scene, KILN_ASSET_SCENE, label);
+    }
+    size_t length = 0;
+    const char *json = kiln_scene_node_components(view, node, &length);
+    static const char key[] = "\"hash\":\"";
+    for (size_t i = 1; json != NULL && i + sizeof key - 1 + 16 < length; i++) {
+        if ((json[i - 1] != '{' && json[i - 1] != ',') || memcmp(json + i, key, sizeof key - 1))
+            continue;
+        const char *digits = json + i + sizeof key - 1;
+        char hex[17];
+        memcpy(hex, digits, 16);
+        hex[16] = '\0';
+        char *end = NULL;
+        uint64_t hash = strtoull(hex, &end, 16);
+        snprintf(label, sizeof label, "node '%.200s' component ref hash", name);
+        if (end != hex + 16 || digits[16] != '"') {
+            check_problem(report, where, "%s '%s' is not 16 hex digits", label, hex);
+            problems++;
+            continue;
+        }
+        problems += !ref_resolves(report, output, where, manifest, hash, LINK_ANY_KIND, label);
+    }
+    return problems;
+}
+
 static size_t check_scene_refs(check_report *report, const char *output, const char *relative,
                                const kiln_manifest_view *manifest) {
     char *full = cook_path_join(output, relative);
@@ -515,6 +556,8 @@ static size_t check_scene_refs(check_report *report, const char *output, const c
                 problems += !ref_resolves(report, output, where, manifest, view.materials[m],
                                           KILN_ASSET_MATERIAL, label);
             }
+            for (uint32_t n = 0; n < view.node_count; n++)
+                problems += check_node_links(report, output, where, manifest, &view, n);
         }
         kiln_file_close(&file);
     }

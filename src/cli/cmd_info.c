@@ -76,6 +76,9 @@ typedef struct file_report {
     kiln_scene_desc scene;
     uint32_t scene_mesh_nodes; /* nodes that draw a mesh */
     scene_summary scenes[INFO_MAX_SCENES];
+    /* A level's scene (it has SLNK): one line per entity, and as JSON.
+     * Freed after the file is printed. */
+    bytebuf entities_text, entities_json;
 } file_report;
 
 typedef struct info_totals {
@@ -383,6 +386,47 @@ static void summarize_scene(const kiln_scene_view *view, uint32_t s, uint8_t *re
     }
 }
 
+/* A level's entities (kscene.md SLNK): name, parent, translation, the scene
+ * it places and its components. */
+static void describe_entities(const kiln_scene_view *view, file_report *report) {
+    bytebuf *text = &report->entities_text, *json = &report->entities_json;
+    bytebuf_printf(json, ",\"entities\":[");
+    for (uint32_t n = 0; n < view->node_count; n++) {
+        const char *name = kiln_scene_node_name(view, n);
+        int32_t parent = view->hierarchy[n].parent;
+        const float *t = view->transforms[n].translation;
+        const char *ref = NULL;
+        kiln_scene_node_link(view, n, &ref);
+        size_t length = 0;
+        const char *components = kiln_scene_node_components(view, n, &length);
+        bytebuf_printf(text, "  entity '%s'", name);
+        if (parent >= 0)
+            bytebuf_printf(text, " (parent '%s')", kiln_scene_node_name(view, (uint32_t)parent));
+        bytebuf_printf(text, " at %g %g %g", (double)t[0], (double)t[1], (double)t[2]);
+        if (ref != NULL)
+            bytebuf_printf(text, " places %s", ref);
+        if (components != NULL)
+            bytebuf_printf(text, "; components %s", components);
+        bytebuf_printf(text, "\n");
+        bytebuf_printf(json, "%s{\"name\":", n ? "," : "");
+        bytebuf_append_json_string(json, name);
+        bytebuf_printf(json, ",\"parent\":");
+        if (parent >= 0)
+            bytebuf_append_json_string(json, kiln_scene_node_name(view, (uint32_t)parent));
+        else
+            bytebuf_printf(json, "null");
+        bytebuf_printf(json, ",\"translation\":[%.9g,%.9g,%.9g],\"places\":", (double)t[0],
+                       (double)t[1], (double)t[2]);
+        if (ref != NULL)
+            bytebuf_append_json_string(json, ref);
+        else
+            bytebuf_printf(json, "null");
+        /* The components are JSON already (the cooker wrote them). */
+        bytebuf_printf(json, ",\"components\":%s}", components != NULL ? components : "null");
+    }
+    bytebuf_printf(json, "]");
+}
+
 static void inspect_scene(const char *full_path, file_report *report) {
     kiln_file file;
     kiln_error error;
@@ -403,6 +447,8 @@ static void inspect_scene(const char *full_path, file_report *report) {
                 report->scene_mesh_nodes++;
             for (uint32_t s = 0; s < view.scene_count && s < INFO_MAX_SCENES; s++)
                 summarize_scene(&view, s, reached, &report->scenes[s]);
+            if (view.links != NULL)
+                describe_entities(&view, report);
             read_source(&file, report);
         }
         free(reached);
@@ -648,6 +694,8 @@ static void print_scene_text(const file_report *report) {
     }
     if (d->scene_count > INFO_MAX_SCENES)
         printf("  ... and %" PRIu32 " more scenes\n", d->scene_count - INFO_MAX_SCENES);
+    if (report->entities_text.size > 0)
+        fwrite(report->entities_text.data, 1, report->entities_text.size, stdout);
     if (report->source[0] != '\0')
         printf("  source: %s\n", report->source);
 }
@@ -826,6 +874,8 @@ static void append_scene_json(bytebuf *json, const file_report *report) {
                        scene->skinned);
     }
     json_text(json, "]");
+    if (report->entities_json.size > 0 && !report->entities_json.failed)
+        bytebuf_append(json, report->entities_json.data, report->entities_json.size);
     if (report->source[0] != '\0') {
         json_text(json, ",");
         json_key(json, "source");
@@ -930,6 +980,8 @@ static int info(const info_options *options) {
             append_file_json(&json, report, i == 0);
         else if (!options->quiet || report->problem[0] != '\0')
             print_file_text(report);
+        bytebuf_free(&report->entities_text);
+        bytebuf_free(&report->entities_json);
     }
 
     int status = totals.problems > 0 ? CLI_EXIT_FAILURE : CLI_EXIT_OK;
