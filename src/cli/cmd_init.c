@@ -1,4 +1,5 @@
-/* cmd_init.c — `kiln init`: write a commented starter kiln.yml. */
+/* cmd_init.c — `kiln init`: write a commented starter kiln.yml, and an example
+ * level in the input folder it names. */
 #include <string.h>
 #include <sys/stat.h>
 
@@ -6,6 +7,29 @@
 #include "cli/kiln_yml_template.h"
 
 #define COMMAND "init"
+
+/* In the template's input folder (`input: assets`). It names no model, so a
+ * project with no assets yet still builds; the commented entity shows how. */
+#define EXAMPLE_LEVEL "assets/levels/example.level"
+static const char example_level[] =
+    "# An example level (kiln init): entities placed in a scene, cooked to\n"
+    "# levels/example.kscene. See README.md, Levels.\n"
+    "include: []                      # other levels, relative to this file\n"
+    "entities:\n"
+    "  - name: spawn                  # unique among the level's entities\n"
+    "    translation: [0, 0, 0]       # optional, default 0 0 0\n"
+    "    rotation: [0, 0, 0, 1]       # optional quaternion x y z w\n"
+    "    scale: [1, 1, 1]             # optional\n"
+    "    components:                  # free-form data, kept as JSON\n"
+    "      spawn_point: {team: 1}\n"
+    "  - name: camera_rig\n"
+    "    parent: spawn                # another entity's name\n"
+    "    translation: [0, 2, -5]\n"
+    "# - name: truck\n"
+    "#   asset: models/truck.gltf     # a model, relative to the input folder\n"
+    "#   parent: spawn\n"
+    "#   components:\n"
+    "#     decal: {ref: textures/decal.png, size: 2}   # {ref: PATH} names an asset\n";
 
 static const struct option init_long_options[] = {
     {"help", no_argument, NULL, 'h'},
@@ -17,8 +41,9 @@ void cmd_init_usage(FILE *out) {
             "Usage: kiln init [options]\n"
             "\n"
             "Writes a starter %s in the current folder, documenting every\n"
-            "configuration key with its default, presets and rules. An existing\n"
-            "%s is never overwritten.\n"
+            "configuration key with its default, presets and rules, and an example\n"
+            "level, " EXAMPLE_LEVEL ". An existing %s or level is never\n"
+            "overwritten.\n"
             "\n"
             "Options:\n"
             "  -h, --help   show this help\n"
@@ -71,5 +96,15 @@ int cmd_init(int argc, char **argv) {
     else
         cli_error("cannot write %s: %s", CLI_CONFIG_FILE, text.failed ? "out of memory" : reason);
     bytebuf_free(&text);
+    if (written && lstat(EXAMPLE_LEVEL, &info) == 0) {
+        printf("kiln: %s exists; left as it is\n", EXAMPLE_LEVEL);
+    } else if (written) {
+        written = write_file_atomic(EXAMPLE_LEVEL, example_level, sizeof example_level - 1, reason,
+                                    sizeof reason);
+        if (written)
+            printf("kiln: wrote %s\n", EXAMPLE_LEVEL);
+        else
+            cli_error("cannot write %s: %s", EXAMPLE_LEVEL, reason);
+    }
     return written ? CLI_EXIT_OK : CLI_EXIT_FAILURE;
 }
