@@ -144,6 +144,41 @@ static void parser_refuses_bad_input_with_the_line(void **state) {
     }
 }
 
+/* rotation_degrees: about X, then Y, then Z. Expected quaternions by hand:
+ * X 90 = (sin 45, 0, 0, cos 45); Z 90 after Y 90 = (0,0,h,h)(0,h,0,h) =
+ * (-1/2, 1/2, 1/2, 1/2) with h = sqrt(1/2). */
+static void parser_reads_rotation_degrees(void **state) {
+    (void)state;
+    const char *text = "entities:\n"
+                       "  - name: a\n"
+                       "    rotation_degrees: [90, 0, 0]\n"
+                       "  - name: b\n"
+                       "    rotation_degrees: [0, 90, 90]\n";
+    cook_diag diag = {0};
+    level_doc doc;
+    int calls = 0;
+    assert_true(parse_text(text, &diag, &doc, &calls));
+    assert_int_equal(diag.warnings, 0);
+    const float h = 0.70710678f;
+    const float *a = doc.entities[0].rotation, *b = doc.entities[1].rotation;
+    assert_float_equal(a[0], h, 1e-7);
+    assert_float_equal(a[1], 0.0f, 1e-7);
+    assert_float_equal(a[2], 0.0f, 1e-7);
+    assert_float_equal(a[3], h, 1e-7);
+    assert_float_equal(b[0], -0.5f, 1e-7);
+    assert_float_equal(b[1], 0.5f, 1e-7);
+    assert_float_equal(b[2], 0.5f, 1e-7);
+    assert_float_equal(b[3], 0.5f, 1e-7);
+    level_doc_free(&doc);
+    diag_free(&diag);
+    const char *both = "entities:\n  - name: a\n    rotation: [0, 0, 0, 1]\n"
+                       "    rotation_degrees: [0, 0, 0]\n";
+    assert_false(parse_text(both, &diag, &doc, &calls));
+    expect_in_diag(&diag, "a.level:4: error: entity: give one of rotation and rotation_degrees");
+    level_doc_free(&doc);
+    diag_free(&diag);
+}
+
 static void parser_limits_nesting_and_aliases(void **state) {
     (void)state;
     /* Components nested 100 deep: refused, not recursed into. */
@@ -419,6 +454,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(parser_reads_entities_exactly),
         cmocka_unit_test(parser_refuses_bad_input_with_the_line),
+        cmocka_unit_test(parser_reads_rotation_degrees),
         cmocka_unit_test(parser_limits_nesting_and_aliases),
         cmocka_unit_test(level_cooks_nodes_transforms_parents_and_links),
         cmocka_unit_test(level_errors_name_the_file_and_line),

@@ -302,6 +302,27 @@ static bool read_rotation(level_state *state, const yaml_node_t *node, float rot
     return true;
 }
 
+/* rotation_degrees: [x, y, z]: about X, then Y, then Z (axes of the parent),
+ * so q = qz * qy * qx. */
+static bool read_degrees(level_state *state, const yaml_node_t *node, float rotation[4]) {
+    float degrees[3];
+    if (!read_numbers(state, node, "rotation_degrees", 3, degrees))
+        return false;
+    double half[3], c[3], s[3];
+    for (int k = 0; k < 3; k++) {
+        half[k] = (double)degrees[k] * (3.14159265358979323846 / 360.0);
+        c[k] = cos(half[k]);
+        s[k] = sin(half[k]);
+    }
+    /* qz * qy, then that times qx (Hamilton products written out). */
+    double zy[4] = {-s[2] * s[1], c[2] * s[1], s[2] * c[1], c[2] * c[1]}; /* x y z w */
+    rotation[0] = (float)(zy[3] * s[0] + zy[0] * c[0]);
+    rotation[1] = (float)(zy[1] * c[0] + zy[2] * s[0]);
+    rotation[2] = (float)(zy[2] * c[0] - zy[1] * s[0]);
+    rotation[3] = (float)(zy[3] * c[0] - zy[0] * s[0]);
+    return true;
+}
+
 static char *copy_text(level_state *state, const yaml_node_t *node, const char *what) {
     const char *text = expect_text(state, node, what);
     if (text == NULL)
@@ -318,6 +339,7 @@ static void read_entity(level_state *state, const yaml_node_t *node, level_entit
     e->rotation[3] = 1.0f;
     e->scale[0] = e->scale[1] = e->scale[2] = 1.0f;
     e->line = node_line(node);
+    bool rotated = false;
     if (node->type != YAML_MAPPING_NODE) {
         fail(state, node, "entities: each entity is a map of keys (name, asset, ...)");
         return;
@@ -346,8 +368,14 @@ static void read_entity(level_state *state, const yaml_node_t *node, level_entit
             e->parent_line = node_line(value);
         } else if (strcmp(name, "translation") == 0) {
             read_numbers(state, value, "translation", 3, e->translation);
-        } else if (strcmp(name, "rotation") == 0) {
-            read_rotation(state, value, e->rotation);
+        } else if (strcmp(name, "rotation") == 0 || strcmp(name, "rotation_degrees") == 0) {
+            if (rotated)
+                fail(state, key, "entity: give one of rotation and rotation_degrees, once");
+            else if (name[8] == '\0')
+                read_rotation(state, value, e->rotation);
+            else
+                read_degrees(state, value, e->rotation);
+            rotated = true;
         } else if (strcmp(name, "scale") == 0) {
             read_numbers(state, value, "scale", 3, e->scale);
         } else if (strcmp(name, "components") == 0) {

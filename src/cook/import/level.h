@@ -8,6 +8,7 @@
  *       asset: models/truck.gltf # a model, relative to the input folder
  *       translation: [0, 0, 5]
  *       rotation: [0, 0, 0, 1]   # quaternion x y z w, normalised
+ *       # or rotation_degrees: [x, y, z]: about X, then Y, then Z
  *       scale: [1, 1, 1]
  *       parent: yard             # another entity's name
  *       components:              # free-form; {ref: PATH} names an asset
