@@ -10,7 +10,7 @@
  *   would not cook).
  *   Without roots: an asset is unreferenced when no other asset reads or
  *   names it and `always:` does not list it: the top of the graph, which is
- *   every model until levels reference them.
+ *   every level and every model no level places.
  *
  * Assets the cache does not record (failed ones) are not listed, and their
  * edges are unknown.
