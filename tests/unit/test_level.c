@@ -128,6 +128,8 @@ static void parser_refuses_bad_input_with_the_line(void **state) {
          "a.level:3: error: components: '.inf' is not a finite number"},
         {"entities: [\n", "a.level:2: error: invalid YAML"},
         {"entities: 3\n", "a.level:1: error: entities: expected a list of entities"},
+        {"entities:\n  - name: a\n    asset: m.obj\n    asset: n.obj\n",
+         "a.level:4: error: entity: key 'asset' appears twice"},
         {"- a\n", "a.level:1: error: a level is a map with 'entities'"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {

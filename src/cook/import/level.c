@@ -340,6 +340,7 @@ static void read_entity(level_state *state, const yaml_node_t *node, level_entit
     e->scale[0] = e->scale[1] = e->scale[2] = 1.0f;
     e->line = node_line(node);
     bool rotated = false;
+    unsigned seen = 0; /* known keys given, one bit each */
     if (node->type != YAML_MAPPING_NODE) {
         fail(state, node, "entities: each entity is a map of keys (name, asset, ...)");
         return;
@@ -353,6 +354,16 @@ static void read_entity(level_state *state, const yaml_node_t *node, level_entit
             if (key != NULL)
                 fail(state, key, "entity: a key must be a text");
             continue;
+        }
+        static const char *const known[] = {"name",        "asset",     "parent",
+                                            "translation", "rotation",  "rotation_degrees",
+                                            "scale",       "components"};
+        for (unsigned k = 0; k < sizeof known / sizeof known[0]; k++) {
+            if (strcmp(name, known[k]) != 0)
+                continue;
+            if (seen & (1u << k))
+                fail(state, key, "entity: key '%s' appears twice", name);
+            seen |= 1u << k;
         }
         if (strcmp(name, "name") == 0) {
             free(e->name);
