@@ -281,10 +281,11 @@ typedef struct kiln_scene_view {
     const kiln_scene_link *links; /* SLNK: node_count entries (a level's), or NULL */
 } kiln_scene_view;
 
-/* Checks that `file` is a scene (kscene.md R1-R12: every count against its
+/* Checks that `file` is a scene (kscene.md R1-R13: every count against its
  * chunk, every index in range, the hierarchy in depth order and therefore
  * acyclic, children contiguous, transforms finite with unit rotations,
- * strings inside the table) and fills `view`. O(nodes + string bytes) whatever
+ * strings inside the table, a level's links hashing their refs) and fills
+ * `view`. O(nodes + string bytes) whatever
  * `flags` say. */
 kiln_result kiln_scene_view_get(const kiln_file *file, uint32_t flags, kiln_scene_view *view,
                                 kiln_error *err);

@@ -79,7 +79,8 @@ void cmd_check_usage(FILE *out) {
             "provenance metadata; for scenes, node indices in range and the hierarchy\n"
             "acyclic and in depth order; then across files: every manifest entry's\n"
             "file exists, every material's texture and every mesh and material table\n"
-            "a scene names resolve through the manifest to an existing file, and\n"
+            "a scene names, and every scene and component ref a level's nodes\n"
+            "name, resolve through the manifest to an existing file, and\n"
             "every mesh's material slots match the rows of its .kmat.\n"
             "Each problem is printed as 'path: error: message'.\n"
             "\n"
@@ -212,7 +213,7 @@ static bool check_materials_data(checked_file *checked) {
 }
 
 /* Node indices in range, the hierarchy acyclic and in depth order, every
- * string in its table (kscene.md R1-R12). */
+ * string in its table, a level's links (kscene.md R1-R13). */
 static bool check_scene_data(checked_file *checked) {
     kiln_error error;
     kiln_scene_view view;

@@ -3,6 +3,7 @@
  * the runtime. Expected hashes are computed here with a FNV-1a 64 of the
  * test's own. */
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -452,6 +453,60 @@ static void reader_checks_links(void **state) {
     fixture_free(&f);
 }
 
+/* R13 on SLNK itself: unknown flags are UNSUPPORTED, a reserved word or a
+ * components string outside the table CORRUPT; the accessors answer 0 / NULL
+ * out of range. */
+static void reader_checks_link_words(void **state) {
+    (void)state;
+    level_fixture f;
+    fixture_make(&f, "level_reader_words");
+    put(&f, "levels/a.level",
+        "entities:\n  - name: t\n    asset: models/truck.obj\n    components: {a: 1}\n");
+    cook_asset_result result;
+    assert_true(cook_level(&f, "levels/a.level", &result));
+    char *path = test_path_join(f.output, "levels/a.kscene");
+    size_t size = 0;
+    uint8_t *bytes = test_read_file(path, &size);
+    kiln_file file;
+    kiln_error err;
+    assert_int_equal(kiln_file_from_memory(&file, bytes, size, "a.kscene", 0, &err), KILN_OK);
+    size_t link = 0;
+    for (uint32_t c = 0; c < file.chunk_count; c++)
+        if (file.chunks[c].fourcc == KILN_CHUNK_SCENE_LINKS)
+            link = (size_t)file.chunks[c].offset;
+    kiln_scene_view view;
+    assert_int_equal(kiln_scene_view_get(&file, 0, &view, &err), KILN_OK);
+    assert_true(kiln_scene_node_link(&view, 1, NULL) == 0);
+    assert_null(kiln_scene_node_components(&view, 1, NULL));
+    assert_true(kiln_scene_node_link(NULL, 0, NULL) == 0);
+    kiln_file_close(&file);
+    assert_true(link != 0);
+    static const struct {
+        size_t offset; /* in kiln_scene_link */
+        uint32_t value;
+        kiln_result expected;
+    } cases[] = {
+        {offsetof(kiln_scene_link, flags), 1, KILN_ERR_UNSUPPORTED},
+        {offsetof(kiln_scene_link, reserved), 1, KILN_ERR_CORRUPT},
+        {offsetof(kiln_scene_link, components_offset), 0xfffffff0u, KILN_ERR_CORRUPT},
+        {offsetof(kiln_scene_link, ref_length), 0, KILN_ERR_CORRUPT},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        uint8_t *copy = malloc(size);
+        assert_non_null(copy);
+        memcpy(copy, bytes, size);
+        memcpy(copy + link + cases[i].offset, &cases[i].value, sizeof cases[i].value);
+        assert_int_equal(kiln_file_from_memory(&file, copy, size, "a.kscene", 0, &err), KILN_OK);
+        assert_int_equal(kiln_scene_view_get(&file, 0, &view, &err), cases[i].expected);
+        kiln_file_close(&file);
+        free(copy);
+    }
+    free(bytes);
+    free(path);
+    cook_asset_result_free(&result);
+    fixture_free(&f);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(parser_reads_entities_exactly),
@@ -462,6 +517,7 @@ int main(void) {
         cmocka_unit_test(level_errors_name_the_file_and_line),
         cmocka_unit_test(level_records_absent_refs),
         cmocka_unit_test(reader_checks_links),
+        cmocka_unit_test(reader_checks_link_words),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
