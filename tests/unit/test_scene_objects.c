@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cook/import/isolate.h"
 #include "test_import.h"
 
 /* ---------------------------------------------------------------------------
@@ -721,6 +722,129 @@ static void projection_maps_the_frustum_corners(void **state) {
                      KILN_ERR_INVALID_ARGUMENT);
 }
 
+/* ---------------------------------------------------------------------------
+ * assimp: a COLLADA file's camera and lights
+ * ------------------------------------------------------------------------- */
+
+static const char camera_dae[] =
+    "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n"
+    "<COLLADA xmlns=\"http://www.collada.org/2005/11/COLLADASchema\" version=\"1.4.1\">\n"
+    "  <asset><unit meter=\"1\" name=\"meter\"/><up_axis>Y_UP</up_axis></asset>\n"
+    "  <library_cameras>\n"
+    "    <camera id=\"eye-camera\" name=\"eye\">\n"
+    "      <optics><technique_common><perspective>\n"
+    "        <xfov>60</xfov><aspect_ratio>1.5</aspect_ratio><znear>0.25</znear><zfar>250</zfar>\n"
+    "      </perspective></technique_common></optics>\n"
+    "    </camera>\n"
+    "  </library_cameras>\n"
+    "  <library_lights>\n"
+    "    <light id=\"sun-light\" name=\"sun\"><technique_common><directional><color>0.5 0.25 "
+    "0.125</color></directional></technique_common></light>\n"
+    "    <light id=\"bulb-light\" name=\"bulb\"><technique_common><point><color>2 1 "
+    "1</color><constant_attenuation>1</constant_attenuation><linear_attenuation>0</"
+    "linear_attenuation><quadratic_attenuation>0</quadratic_attenuation></point></"
+    "technique_common></light>\n"
+    "    <light id=\"torch-light\" name=\"torch\"><technique_common><spot><color>0 1 "
+    "0.5</color><constant_attenuation>0</constant_attenuation><linear_attenuation>0</"
+    "linear_attenuation><quadratic_attenuation>1</quadratic_attenuation><falloff_angle>40</"
+    "falloff_angle><falloff_exponent>0</falloff_exponent></spot></technique_common></light>\n"
+    "    <light id=\"amb-light\" name=\"amb\"><technique_common><ambient><color>0.1 0.1 "
+    "0.1</color></ambient></technique_common></light>\n"
+    "  </library_lights>\n"
+    "  <library_geometries>\n"
+    "    <geometry id=\"tri\" name=\"tri\"><mesh>\n"
+    "      <source id=\"tri-pos\"><float_array id=\"tri-pos-array\" count=\"9\">0 0 0 1 0 0 0 1 "
+    "0</float_array>\n"
+    "        <technique_common><accessor source=\"#tri-pos-array\" count=\"3\" stride=\"3\"><param "
+    "name=\"X\" type=\"float\"/><param name=\"Y\" type=\"float\"/><param name=\"Z\" "
+    "type=\"float\"/></accessor></technique_common></source>\n"
+    "      <vertices id=\"tri-vtx\"><input semantic=\"POSITION\" source=\"#tri-pos\"/></vertices>\n"
+    "      <triangles count=\"1\"><input semantic=\"VERTEX\" source=\"#tri-vtx\" "
+    "offset=\"0\"/><p>0 1 2</p></triangles>\n"
+    "    </mesh></geometry>\n"
+    "  </library_geometries>\n"
+    "  <library_visual_scenes>\n"
+    "    <visual_scene id=\"scene\" name=\"scene\">\n"
+    "      <node id=\"Mesh\" name=\"Mesh\"><instance_geometry url=\"#tri\"/></node>\n"
+    "      <node id=\"Eye\" name=\"Eye\"><translate>0 1 5</translate><instance_camera "
+    "url=\"#eye-camera\"/></node>\n"
+    "      <node id=\"Sun\" name=\"Sun\"><rotate>1 0 0 -90</rotate><instance_light "
+    "url=\"#sun-light\"/></node>\n"
+    "      <node id=\"Bulb\" name=\"Bulb\"><translate>2 3 4</translate><instance_light "
+    "url=\"#bulb-light\"/></node>\n"
+    "      <node id=\"Torch\" name=\"Torch\"><instance_light url=\"#torch-light\"/></node>\n"
+    "      <node id=\"Amb\" name=\"Amb\"><instance_light url=\"#amb-light\"/></node>\n"
+    "    </visual_scene>\n"
+    "  </library_visual_scenes>\n"
+    "  <scene><instance_visual_scene url=\"#scene\"/></scene>\n"
+    "</COLLADA>\n";
+
+static void assimp_cameras_and_lights(void **state) {
+    (void)state;
+    char *dir = test_make_temp_dir("scene_objects_dae");
+    test_import r;
+    test_import_bytes(&r, import_assimp, dir, "scene.dae", camera_dae, sizeof camera_dae - 1);
+    test_import_expect_ok(&r);
+    const char *messages = test_import_messages(&r);
+    /* What does not map is named. */
+    assert_non_null(strstr(messages, "light 'Amb': ambient lights are not cooked"));
+    assert_non_null(strstr(messages, "light 'Bulb': attenuation constants (constant 1, linear 0, "
+                                     "quadratic 0) are not cooked"));
+    assert_null(strstr(messages, "light 'Torch': attenuation"));
+    assert_non_null(strstr(messages, "light 'Torch': outer cone angle"));
+    /* Through the isolation wire format and into a .kscene. */
+    bytebuf wire = {0};
+    assert_true(ir_wire_write(&r.asset, &wire));
+    wire_reader in = {.data = wire.data, .size = wire.size};
+    ir_asset back;
+    char reason[256];
+    if (!ir_wire_read(&in, &back, reason, sizeof reason))
+        fail_msg("wire: %s", reason);
+    held_scene h;
+    hold_scene(&h, &back);
+    const kiln_scene_view *v = &h.view;
+    /* The COLLADA values: xfov 60 degrees (whole), aspect 1.5. */
+    const double pi = 3.14159265358979323846;
+    assert_int_equal(v->camera_count, 1);
+    const kiln_scene_camera *c = &v->cameras[0];
+    assert_int_equal(c->type, KILN_CAMERA_PERSPECTIVE);
+    assert_string_equal(kiln_scene_camera_name(v, 0), "Eye");
+    assert_true(fabs(c->yfov - 2.0 * atan(tan(60.0 * pi / 360.0) / 1.5)) < 1e-6);
+    assert_true(c->aspect == 1.5f && c->znear == 0.25f && c->zfar == 250.0f);
+    uint32_t eye, sun, bulb, torch, amb;
+    assert_int_equal(kiln_scene_find_node(v, "Eye", &eye), KILN_OK);
+    assert_int_equal(kiln_scene_find_node(v, "Sun", &sun), KILN_OK);
+    assert_int_equal(kiln_scene_find_node(v, "Bulb", &bulb), KILN_OK);
+    assert_int_equal(kiln_scene_find_node(v, "Torch", &torch), KILN_OK);
+    assert_int_equal(kiln_scene_find_node(v, "Amb", &amb), KILN_OK);
+    assert_ptr_equal(kiln_scene_node_camera(v, eye), c);
+    assert_int_equal(v->light_count, 3);
+    assert_int_equal(v->nodes[amb].light, -1);
+    const kiln_scene_light *l = kiln_scene_node_light(v, sun);
+    assert_non_null(l);
+    assert_int_equal(l->type, KILN_LIGHT_DIRECTIONAL);
+    assert_true(l->intensity == 0.5f && l->color[0] == 1.0f && l->color[1] == 0.5f &&
+                l->color[2] == 0.25f);
+    l = kiln_scene_node_light(v, bulb);
+    assert_non_null(l);
+    assert_int_equal(l->type, KILN_LIGHT_POINT);
+    assert_true(l->intensity == 2.0f && l->color[0] == 1.0f && l->color[1] == 0.5f &&
+                l->color[2] == 0.5f && l->range == 0.0f);
+    l = kiln_scene_node_light(v, torch);
+    assert_non_null(l);
+    assert_int_equal(l->type, KILN_LIGHT_SPOT);
+    assert_true(l->intensity == 1.0f && l->color[0] == 0.0f && l->color[1] == 1.0f &&
+                l->color[2] == 0.5f);
+    assert_true(fabs(l->inner_cone - 40.0 * pi / 180.0) < 1e-6);
+    assert_true(l->outer_cone == (float)(pi / 2));
+    assert_string_equal(kiln_scene_light_name(v, 2), "Torch");
+    release_scene(&h);
+    ir_asset_free(&back);
+    bytebuf_free(&wire);
+    test_import_free(&r);
+    free(dir);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(gltf_cameras_lights_instances_round_trip),
@@ -728,6 +852,7 @@ int main(void) {
         cmocka_unit_test(gltf_refuses_bad_cameras_lights_and_instances),
         cmocka_unit_test(reader_enforces_camera_light_instance_rules),
         cmocka_unit_test(projection_maps_the_frustum_corners),
+        cmocka_unit_test(assimp_cameras_and_lights),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
