@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "cook/import/isolate.h"
+#include "cook/process/process.h"
 #include "test_import.h"
 
 /* ---------------------------------------------------------------------------
@@ -845,6 +846,61 @@ static void assimp_cameras_and_lights(void **state) {
     free(dir);
 }
 
+/* mesh.merge bakes every instance: the triangle once per instance, at
+ * node world * T * R * S of the instance (evaluated here in double). */
+static void merge_bakes_every_instance(void **state) {
+    (void)state;
+    char *dir = test_make_temp_dir("scene_objects_merge");
+    write_bin(dir);
+    char *json = json_text("%s", everything_json);
+    test_import r;
+    import_json(&r, dir, json);
+    test_import_expect_ok(&r);
+    assert_true(process_merge_asset(&r.asset, &r.diag, "model.gltf"));
+    assert_int_equal(r.asset.mesh_count, 1);
+    const ir_mesh *merged = &r.asset.meshes[0];
+    /* IR order: rig, cam, lamp, trees (3 instances), sun, rocks (2). */
+    assert_int_equal(merged->vertex_count, 3 * 5);
+    for (uint32_t e = 0; e < 5; e++) {
+        double t[3], q[4] = {0, 0, 0, 1}, sc[3] = {1, 1, 1};
+        uint32_t k = e < 3 ? e : e - 3;
+        for (int c = 0; c < 3; c++)
+            t[c] = bin_translation[3 * k + c];
+        if (e < 3) {
+            double length = 0;
+            for (int c = 0; c < 4; c++) {
+                q[c] = snorm16(bin_rotation[4 * k + c]);
+                length += q[c] * q[c];
+            }
+            for (int c = 0; c < 4; c++)
+                q[c] /= sqrt(length);
+            for (int c = 0; c < 3; c++)
+                sc[c] = bin_scale[3 * k + c];
+        }
+        double x = q[0], y = q[1], z = q[2], w = q[3];
+        const double rot[3][3] = {
+            {1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)},
+            {2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)},
+            {2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)}};
+        for (uint32_t v = 0; v < 3; v++) {
+            const float *p = bin_triangle + 3 * v;
+            for (int row = 0; row < 3; row++) {
+                double want = t[row];
+                for (int c = 0; c < 3; c++)
+                    want += rot[row][c] * sc[c] * p[c];
+                double got = merged->positions[3 * (3 * e + v) + (uint32_t)row];
+                if (fabs(got - want) > 1e-5)
+                    fail_msg("instance %u vertex %u row %d: %g, expected %g", e, v, row, got, want);
+            }
+        }
+    }
+    for (uint32_t n = 0; n < r.asset.node_count; n++)
+        assert_int_equal(r.asset.nodes[n].instance_count, 0);
+    test_import_free(&r);
+    free(json);
+    free(dir);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(gltf_cameras_lights_instances_round_trip),
@@ -853,6 +909,7 @@ int main(void) {
         cmocka_unit_test(reader_enforces_camera_light_instance_rules),
         cmocka_unit_test(projection_maps_the_frustum_corners),
         cmocka_unit_test(assimp_cameras_and_lights),
+        cmocka_unit_test(merge_bakes_every_instance),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
