@@ -901,6 +901,136 @@ static void merge_bakes_every_instance(void **state) {
     free(dir);
 }
 
+/* A 3DS file: its camera and light sit away from their node's origin (and the
+ * camera looks along +X-Z), so each gets a "_frame" child node carrying that. */
+static void put_chunk(bytebuf *out, uint16_t id, const bytebuf *payload) {
+    uint32_t size = (uint32_t)(6 + payload->size);
+    bytebuf_append(out, &id, 2);
+    bytebuf_append(out, &size, 4);
+    bytebuf_append(out, payload->data, payload->size);
+}
+
+static void put_floats(bytebuf *out, const float *values, size_t count) {
+    bytebuf_append(out, values, count * sizeof *values);
+}
+
+static void make_3ds(bytebuf *file) {
+    bytebuf cam = {0}, cam_chunk = {0}, cam_obj = {0}, light = {0}, color = {0}, color_chunk = {0},
+            light_chunk = {0}, light_obj = {0}, verts = {0}, faces = {0}, tri = {0},
+            tri_chunk = {0}, mesh_obj = {0}, version = {0}, edit = {0}, edit_chunk = {0},
+            main = {0};
+    /* camera: position 1 2 3, target 4 2 0, bank 0, lens 35 */
+    put_floats(&cam, (const float[8]){1, 2, 3, 4, 2, 0, 0, 35}, 8);
+    put_chunk(&cam_chunk, 0x4700, &cam);
+    bytebuf_append(&cam_obj, "Cam", 4);
+    bytebuf_append(&cam_obj, cam_chunk.data, cam_chunk.size);
+    put_floats(&light, (const float[3]){4, 5, 6}, 3);
+    put_floats(&color, (const float[3]){1, 0.5f, 0.25f}, 3);
+    put_chunk(&color_chunk, 0x0010, &color);
+    bytebuf_append(&light, color_chunk.data, color_chunk.size);
+    put_chunk(&light_chunk, 0x4600, &light);
+    bytebuf_append(&light_obj, "Lamp", 5);
+    bytebuf_append(&light_obj, light_chunk.data, light_chunk.size);
+    uint16_t three = 3, one = 1;
+    bytebuf_append(&verts, &three, 2);
+    put_floats(&verts, bin_triangle, 9);
+    bytebuf_append(&faces, &one, 2);
+    bytebuf_append(&faces, (const uint16_t[4]){0, 1, 2, 0}, 8);
+    put_chunk(&tri, 0x4110, &verts);
+    put_chunk(&tri, 0x4120, &faces);
+    put_chunk(&tri_chunk, 0x4100, &tri);
+    bytebuf_append(&mesh_obj, "Tri", 4);
+    bytebuf_append(&mesh_obj, tri_chunk.data, tri_chunk.size);
+    bytebuf_append(&version, &(uint32_t){3}, 4);
+    put_chunk(&edit, 0x3D3E, &version);
+    put_chunk(&edit, 0x4000, &cam_obj);
+    put_chunk(&edit, 0x4000, &light_obj);
+    put_chunk(&edit, 0x4000, &mesh_obj);
+    put_chunk(&main, 0x0002, &version);
+    put_chunk(&edit_chunk, 0x3D3D, &edit);
+    bytebuf_append(&main, edit_chunk.data, edit_chunk.size);
+    memset(file, 0, sizeof *file);
+    put_chunk(file, 0x4D4D, &main);
+    bytebuf *all[] = {&cam,         &cam_chunk, &cam_obj, &light,      &color, &color_chunk,
+                      &light_chunk, &light_obj, &verts,   &faces,      &tri,   &tri_chunk,
+                      &mesh_obj,    &version,   &edit,    &edit_chunk, &main};
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+        bytebuf_free(all[i]);
+}
+
+/* m * (x, y, z, w), column-major. */
+static void transform4(const float *m, const double v[4], double out[3]) {
+    for (int r = 0; r < 3; r++)
+        out[r] = m[r] * v[0] + m[4 + r] * v[1] + m[8 + r] * v[2] + m[12 + r] * v[3];
+}
+
+static void assimp_frames_place_cameras_and_lights(void **state) {
+    (void)state;
+    char *dir = test_make_temp_dir("scene_objects_3ds");
+    bytebuf file;
+    make_3ds(&file);
+    test_import r;
+    test_import_bytes(&r, import_assimp, dir, "cam.3ds", file.data, file.size);
+    test_import_expect_ok(&r);
+    const char *messages = test_import_messages(&r);
+    assert_non_null(strstr(messages, "camera 'Cam' has no aspect ratio"));
+    assert_non_null(strstr(messages, "light 'Lamp': attenuation constants (constant 0, linear 1, "
+                                     "quadratic 0) are not cooked"));
+    held_scene h;
+    hold_scene(&h, &r.asset);
+    const kiln_scene_view *v = &h.view;
+    uint32_t cam, cam_frame, lamp, lamp_frame;
+    assert_int_equal(kiln_scene_find_node(v, "Cam", &cam), KILN_OK);
+    assert_int_equal(kiln_scene_find_node(v, "Cam_frame", &cam_frame), KILN_OK);
+    assert_int_equal(kiln_scene_find_node(v, "Lamp", &lamp), KILN_OK);
+    assert_int_equal(kiln_scene_find_node(v, "Lamp_frame", &lamp_frame), KILN_OK);
+    assert_int_equal(v->hierarchy[cam_frame].parent, (int32_t)cam);
+    assert_int_equal(v->hierarchy[lamp_frame].parent, (int32_t)lamp);
+    assert_int_equal(v->nodes[cam].camera, -1);
+    assert_int_equal(v->nodes[cam_frame].camera, 0);
+    assert_int_equal(v->nodes[lamp_frame].light, 0);
+    assert_int_equal(v->nodes[cam_frame].source, -1);
+    /* 3DS lens 35 mm: assimp's horizontal angle, used as the vertical one. */
+    assert_true(fabs(v->cameras[0].yfov - 0.610865235) < 1e-6);
+    assert_true(v->lights[0].type == KILN_LIGHT_POINT && v->lights[0].intensity == 1.0f &&
+                v->lights[0].color[1] == 0.5f && v->lights[0].color[2] == 0.25f);
+    size_t size = kiln_scene_instance_size(v);
+    void *memory;
+    assert_int_equal(posix_memalign(&memory, 16, size), 0);
+    kiln_scene_instance inst;
+    kiln_error err;
+    assert_int_equal(kiln_scene_instance_init(&inst, v, memory, size, &err), KILN_OK);
+    /* In the parent's space: the camera at (1, 2, 3) looking along (3, 0, -3)
+     * with +Y up; the lamp at (4, 5, 6). */
+    const float *parent = kiln_scene_world(&inst, cam), *frame = kiln_scene_world(&inst, cam_frame);
+    const double s = sqrt(0.5);
+    const struct {
+        double local[4], frame[4];
+    } pairs[] = {
+        {{1, 2, 3, 1}, {0, 0, 0, 1}},   /* position */
+        {{s, 0, -s, 0}, {0, 0, -1, 0}}, /* forward: the frame's -Z */
+        {{0, 1, 0, 0}, {0, 1, 0, 0}},   /* up */
+    };
+    for (size_t k = 0; k < 3; k++) {
+        double want[3], got[3];
+        transform4(parent, pairs[k].local, want);
+        transform4(frame, pairs[k].frame, got);
+        for (int c = 0; c < 3; c++)
+            if (fabs(got[c] - want[c]) > 1e-5)
+                fail_msg("camera frame %zu axis %d: %g, expected %g", k, c, got[c], want[c]);
+    }
+    double want[3], got[3];
+    transform4(kiln_scene_world(&inst, lamp), (const double[4]){4, 5, 6, 1}, want);
+    transform4(kiln_scene_world(&inst, lamp_frame), (const double[4]){0, 0, 0, 1}, got);
+    for (int c = 0; c < 3; c++)
+        assert_true(fabs(got[c] - want[c]) < 1e-5);
+    free(memory);
+    release_scene(&h);
+    test_import_free(&r);
+    bytebuf_free(&file);
+    free(dir);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(gltf_cameras_lights_instances_round_trip),
@@ -910,6 +1040,7 @@ int main(void) {
         cmocka_unit_test(projection_maps_the_frustum_corners),
         cmocka_unit_test(assimp_cameras_and_lights),
         cmocka_unit_test(merge_bakes_every_instance),
+        cmocka_unit_test(assimp_frames_place_cameras_and_lights),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
