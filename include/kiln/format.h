@@ -314,7 +314,7 @@ typedef struct kiln_material {
  * Scene, kind SCEN (docs/formats/kscene.md): a node graph in depth order
  * ------------------------------------------------------------------------- */
 
-#define KILN_SCENE_VERSION 1u
+#define KILN_SCENE_VERSION 2u /* 2: instances (SINS, SINR, instance_count); cameras, lights */
 
 #define KILN_KIND_SCENE KILN_FOURCC('S', 'C', 'E', 'N')
 #define KILN_CHUNK_SCENE_DESC KILN_FOURCC('S', 'D', 'S', 'C')       /* kiln_scene_desc */
@@ -328,13 +328,30 @@ typedef struct kiln_material {
 #define KILN_CHUNK_SCENE_ROOTS KILN_FOURCC('S', 'R', 'O', 'T')      /* u32[]: root nodes */
 #define KILN_CHUNK_SCENE_STRINGS KILN_FOURCC('S', 'S', 'T', 'R')    /* NUL-terminated UTF-8 */
 #define KILN_CHUNK_SCENE_LINKS KILN_FOURCC('S', 'L', 'N', 'K')      /* kiln_scene_link[] (levels) */
+#define KILN_CHUNK_SCENE_CAMERAS KILN_FOURCC('S', 'C', 'A', 'M')    /* kiln_scene_camera[] */
+#define KILN_CHUNK_SCENE_LIGHTS KILN_FOURCC('S', 'L', 'G', 'T')     /* kiln_scene_light[] */
+#define KILN_CHUNK_SCENE_INSTANCES KILN_FOURCC('S', 'I', 'N', 'S')  /* kiln_scene_transform[] */
+#define KILN_CHUNK_SCENE_INSTANCE_RANGES KILN_FOURCC('S', 'I', 'N', 'R') /* per node */
+
+/* kiln_scene_camera.type */
+typedef enum kiln_camera_type {
+    KILN_CAMERA_PERSPECTIVE = 0,
+    KILN_CAMERA_ORTHOGRAPHIC = 1
+} kiln_camera_type;
+
+/* kiln_scene_light.type (KHR_lights_punctual) */
+typedef enum kiln_light_type {
+    KILN_LIGHT_DIRECTIONAL = 0,
+    KILN_LIGHT_POINT = 1,
+    KILN_LIGHT_SPOT = 2
+} kiln_light_type;
 
 /* kiln_scene_node.flags */
 #define KILN_SCENE_NODE_FLAG_SKINNED 0x1u /* the source skins its mesh: joints place it */
 #define KILN_SCENE_NODE_FLAGS_KNOWN 0x1u
 
-/* Every count of the file. skin/camera/light tables are reserved: version 1
- * files written by this cooker have 0 of each and every index -1. */
+/* Every count of the file. The skin table is reserved: files written by
+ * this cooker have skin_count 0 and every skin -1. */
 typedef struct kiln_scene_desc {
     uint32_t node_count;
     uint32_t level_count;    /* depth levels: deepest depth + 1 (0 without nodes) */
@@ -346,9 +363,10 @@ typedef struct kiln_scene_desc {
     uint32_t skin_count;
     uint32_t camera_count;
     uint32_t light_count;
-    uint32_t strings_size; /* bytes in SSTR */
-    uint32_t flags;        /* none defined yet */
-    uint32_t reserved[4];
+    uint32_t strings_size;   /* bytes in SSTR */
+    uint32_t flags;          /* none defined yet */
+    uint32_t instance_count; /* entries in SINS (version 2; reserved, 0, in version 1) */
+    uint32_t reserved[3];
 } kiln_scene_desc;
 
 /* Where a node sits. Nodes are in depth order: every node of depth d comes
@@ -372,11 +390,11 @@ typedef struct kiln_scene_transform {
 
 /* What a node carries besides its transform. Indices are -1 for none. */
 typedef struct kiln_scene_node {
-    int32_t mesh;      /* into SMSH */
-    int32_t materials; /* into SMTL: the material table the mesh's slots index */
-    int32_t skin;      /* reserved tables: -1 in files of this cooker */
-    int32_t camera;
-    int32_t light;
+    int32_t mesh;         /* into SMSH */
+    int32_t materials;    /* into SMTL: the material table the mesh's slots index */
+    int32_t skin;         /* reserved table: -1 in files of this cooker */
+    int32_t camera;       /* into SCAM */
+    int32_t light;        /* into SLGT */
     int32_t source;       /* the node's index in the source file; -1 when the cooker made it */
     uint32_t name_offset; /* into SSTR */
     uint32_t name_length;
@@ -406,6 +424,41 @@ typedef struct kiln_scene_entry {
     uint32_t root_count;
 } kiln_scene_entry;
 
+/* A camera (SCAM). It looks down its node's -Z axis with +Y up (glTF). */
+typedef struct kiln_scene_camera {
+    uint32_t type;        /* kiln_camera_type */
+    uint32_t name_offset; /* into SSTR */
+    uint32_t name_length;
+    float yfov;   /* perspective: vertical field of view in radians; 0 for orthographic */
+    float aspect; /* perspective: width / height, 0 = the viewport's; 0 for orthographic */
+    float xmag;   /* orthographic: half width (not 0); 0 for perspective */
+    float ymag;   /* orthographic: half height (not 0); 0 for perspective */
+    float znear;  /* perspective > 0, orthographic >= 0 */
+    float zfar;   /* > znear; 0 = infinite (perspective only) */
+    uint32_t reserved[3];
+} kiln_scene_camera;
+
+/* A punctual light (SLGT, KHR_lights_punctual). Directional and spot lights
+ * shine down their node's -Z axis. */
+typedef struct kiln_scene_light {
+    uint32_t type;        /* kiln_light_type */
+    uint32_t name_offset; /* into SSTR */
+    uint32_t name_length;
+    float color[3];   /* linear RGB, each in [0, 1] */
+    float intensity;  /* candela (point, spot) or lux (directional), >= 0 */
+    float range;      /* > 0, or 0 = infinite */
+    float inner_cone; /* spot: 0 <= inner < outer <= pi/2 radians; 0 for the others */
+    float outer_cone;
+    uint32_t reserved[2];
+} kiln_scene_light;
+
+/* A node's instances (SINR, one per node when instance_count > 0): SINS
+ * entries first .. first + count - 1, each relative to the node. */
+typedef struct kiln_scene_instance_range {
+    uint32_t first;
+    uint32_t count;
+} kiln_scene_instance_range;
+
 /* Sizes are part of the format: a change is a version bump. */
 #if defined(__cplusplus)
 #define KILN_FORMAT_ASSERT_(c, m) static_assert(c, m)
@@ -429,6 +482,9 @@ KILN_FORMAT_ASSERT_(sizeof(kiln_scene_transform) == 40, "scene transform is 40 b
 KILN_FORMAT_ASSERT_(sizeof(kiln_scene_node) == 48, "scene node is 48 bytes");
 KILN_FORMAT_ASSERT_(sizeof(kiln_scene_entry) == 16, "scene entry is 16 bytes");
 KILN_FORMAT_ASSERT_(sizeof(kiln_scene_link) == 32, "scene link is 32 bytes");
+KILN_FORMAT_ASSERT_(sizeof(kiln_scene_camera) == 48, "scene camera is 48 bytes");
+KILN_FORMAT_ASSERT_(sizeof(kiln_scene_light) == 48, "scene light is 48 bytes");
+KILN_FORMAT_ASSERT_(sizeof(kiln_scene_instance_range) == 8, "instance range is 8 bytes");
 
 /* ---------------------------------------------------------------------------
  * Pack (.kpak): a whole runtime tree in one file (docs/formats/kpak.md).

@@ -279,9 +279,17 @@ typedef struct kiln_scene_view {
     const char *strings;   /* SSTR: every string NUL-terminated */
     size_t strings_size;
     const kiln_scene_link *links; /* SLNK: node_count entries (a level's), or NULL */
+    const kiln_scene_camera *cameras; /* SCAM: camera_count cameras */
+    uint32_t camera_count;
+    const kiln_scene_light *lights; /* SLGT: light_count lights */
+    uint32_t light_count;
+    const kiln_scene_transform *instances; /* SINS: every node's instances, in node order */
+    uint32_t instance_count;
+    /* SINR: per node its range of `instances`; NULL when instance_count is 0. */
+    const kiln_scene_instance_range *instance_ranges;
 } kiln_scene_view;
 
-/* Checks that `file` is a scene (kscene.md R1-R13: every count against its
+/* Checks that `file` is a scene (kscene.md R1-R16: every count against its
  * chunk, every index in range, the hierarchy in depth order and therefore
  * acyclic, children contiguous, transforms finite with unit rotations,
  * strings inside the table, a level's links hashing their refs) and fills
@@ -315,6 +323,37 @@ kiln_result kiln_scene_find_node(const kiln_scene_view *view, const char *name, 
 /* Iterates the nodes that draw a mesh: the first at or after *cursor; on
  * success *cursor moves past it. Start with *cursor = 0; false at the end. */
 bool kiln_scene_next_mesh_node(const kiln_scene_view *view, uint32_t *cursor, uint32_t *node);
+
+/* A node's camera or light, or NULL when it has none (or `node` is out of
+ * range). */
+const kiln_scene_camera *kiln_scene_node_camera(const kiln_scene_view *view, uint32_t node);
+const kiln_scene_light *kiln_scene_node_light(const kiln_scene_view *view, uint32_t node);
+/* A camera's or a light's name (NUL-terminated, in the file); "" when out of
+ * range. */
+const char *kiln_scene_camera_name(const kiln_scene_view *view, uint32_t camera);
+const char *kiln_scene_light_name(const kiln_scene_view *view, uint32_t light);
+/* A node's instances (EXT_mesh_gpu_instancing): *count local transforms,
+ * each relative to the node (instance world = node world * compose(t)), or
+ * NULL with *count 0 when it has none. */
+const kiln_scene_transform *kiln_scene_node_instances(const kiln_scene_view *view, uint32_t node,
+                                                      uint32_t *count);
+
+/* Clip-space conventions for kiln_camera_projection. Both take view space as
+ * glTF defines it (right-handed, the camera looking down -Z, +Y up). */
+typedef enum kiln_projection {
+    /* The glTF 2.0 specification's matrices (§3.10.3): OpenGL clip space,
+     * depth -1 (near) .. 1 (far), +Y up. */
+    KILN_PROJECTION_GLTF = 0,
+    /* Vulkan clip space: depth 0 (near) .. 1 (far), +Y down (y negated). */
+    KILN_PROJECTION_VULKAN = 1
+} kiln_projection;
+
+/* The camera's projection matrix (column-major 4x4). A perspective camera
+ * without an aspect ratio uses `viewport_aspect` (width / height; else it is
+ * ignored); zfar 0 gives the infinite projection. KILN_ERR_INVALID_ARGUMENT
+ * when no aspect ratio is positive or an argument is unusable. */
+kiln_result kiln_camera_projection(const kiln_scene_camera *camera, float viewport_aspect,
+                                   kiln_projection convention, float out[16], kiln_error *err);
 
 /* The matrix of a transform, T * R * S, column-major 4x4 as in glTF. */
 void kiln_scene_compose(const kiln_scene_transform *transform, float out[16]);

@@ -30,7 +30,7 @@ typedef struct info_options {
 typedef struct scene_summary {
     char name[64];
     bool is_default;
-    uint32_t roots, nodes, depth, mesh_nodes, cameras, lights;
+    uint32_t roots, nodes, depth, mesh_nodes, cameras, lights, instances;
     uint32_t skinned; /* nodes whose mesh is skinned */
 } scene_summary;
 
@@ -114,10 +114,10 @@ void cmd_info_usage(FILE *out) {
             "rows, textured slots, alpha modes, double-sided count and the source\n"
             "extensions it dropped; for every texture (.ktx2) its size, mips, GPU\n"
             "format with bits per pixel and supercompression; for every scene\n"
-            "(.kscene) its nodes, depth, meshes, material tables, cameras, lights and\n"
-            "skins, and per scene of the file what its roots reach, and for a\n"
-            "level's scene every entity (parent, translation, the scene it places,\n"
-            "its components); then totals and counts per kind.\n"
+            "(.kscene) its nodes, depth, meshes, material tables, cameras, lights,\n"
+            "instances and skins, and per scene of the file what its roots reach, and\n"
+            "for a level's scene every entity (parent, translation, the scene it\n"
+            "places, its components); then totals and counts per kind.\n"
             "\n"
             "With --quality, each block-compressed texture's level 0 is decoded with\n"
             "kiln's own decoders (astcenc for ASTC): BC7 and BC6H textures list how\n"
@@ -383,6 +383,7 @@ static void summarize_scene(const kiln_scene_view *view, uint32_t s, uint8_t *re
         out->mesh_nodes += node->mesh >= 0;
         out->cameras += node->camera >= 0;
         out->lights += node->light >= 0;
+        out->instances += view->instance_ranges != NULL ? view->instance_ranges[i].count : 0;
         out->skinned += node->skin >= 0 || (node->flags & KILN_SCENE_NODE_FLAG_SKINNED) != 0;
     }
 }
@@ -677,21 +678,23 @@ static void print_scene_text(const file_report *report) {
     const kiln_scene_desc *d = &report->scene;
     printf("  scene: %" PRIu64 " bytes, %" PRIu32 " node%s, depth %" PRIu32 ", %" PRIu32
            " mesh%s (drawn by %" PRIu32 " node%s), %" PRIu32 " material table%s, %" PRIu32
-           " camera%s, %" PRIu32 " light%s, %" PRIu32 " skin%s\n",
+           " camera%s, %" PRIu32 " light%s, %" PRIu32 " instance%s, %" PRIu32 " skin%s\n",
            report->bytes, d->node_count, cli_plural(d->node_count), d->level_count, d->mesh_count,
            d->mesh_count == 1 ? "" : "es", report->scene_mesh_nodes,
            cli_plural(report->scene_mesh_nodes), d->material_count, cli_plural(d->material_count),
            d->camera_count, cli_plural(d->camera_count), d->light_count, cli_plural(d->light_count),
-           d->skin_count, cli_plural(d->skin_count));
+           d->instance_count, cli_plural(d->instance_count), d->skin_count,
+           cli_plural(d->skin_count));
     for (uint32_t s = 0; s < d->scene_count && s < INFO_MAX_SCENES; s++) {
         const scene_summary *scene = &report->scenes[s];
         printf("  scene %" PRIu32 " '%s'%s: %" PRIu32 " root%s, %" PRIu32 " node%s, depth %" PRIu32
                ", %" PRIu32 " drawing a mesh, %" PRIu32 " camera%s, %" PRIu32 " light%s, %" PRIu32
-               " skinned\n",
+               " instance%s, %" PRIu32 " skinned\n",
                s, scene->name, scene->is_default ? " (default)" : "", scene->roots,
                cli_plural(scene->roots), scene->nodes, cli_plural(scene->nodes), scene->depth,
                scene->mesh_nodes, scene->cameras, cli_plural(scene->cameras), scene->lights,
-               cli_plural(scene->lights), scene->skinned);
+               cli_plural(scene->lights), scene->instances, cli_plural(scene->instances),
+               scene->skinned);
     }
     if (d->scene_count > INFO_MAX_SCENES)
         printf("  ... and %" PRIu32 " more scenes\n", d->scene_count - INFO_MAX_SCENES);
@@ -854,13 +857,14 @@ static void append_materials_json(bytebuf *json, const file_report *report) {
 
 static void append_scene_json(bytebuf *json, const file_report *report) {
     const kiln_scene_desc *d = &report->scene;
-    bytebuf_printf(
-        json,
-        ",\"nodes\":%" PRIu32 ",\"depth\":%" PRIu32 ",\"meshes\":%" PRIu32
-        ",\"mesh_nodes\":%" PRIu32 ",\"material_tables\":%" PRIu32 ",\"cameras\":%" PRIu32
-        ",\"lights\":%" PRIu32 ",\"skins\":%" PRIu32 ",\"scene_count\":%" PRIu32 ",\"scenes\":[",
-        d->node_count, d->level_count, d->mesh_count, report->scene_mesh_nodes, d->material_count,
-        d->camera_count, d->light_count, d->skin_count, d->scene_count);
+    bytebuf_printf(json,
+                   ",\"nodes\":%" PRIu32 ",\"depth\":%" PRIu32 ",\"meshes\":%" PRIu32
+                   ",\"mesh_nodes\":%" PRIu32 ",\"material_tables\":%" PRIu32
+                   ",\"cameras\":%" PRIu32 ",\"lights\":%" PRIu32 ",\"instances\":%" PRIu32
+                   ",\"skins\":%" PRIu32 ",\"scene_count\":%" PRIu32 ",\"scenes\":[",
+                   d->node_count, d->level_count, d->mesh_count, report->scene_mesh_nodes,
+                   d->material_count, d->camera_count, d->light_count, d->instance_count,
+                   d->skin_count, d->scene_count);
     for (uint32_t s = 0; s < d->scene_count && s < INFO_MAX_SCENES; s++) {
         const scene_summary *scene = &report->scenes[s];
         json_text(json, s ? ",{" : "{");
@@ -869,10 +873,10 @@ static void append_scene_json(bytebuf *json, const file_report *report) {
         bytebuf_printf(json,
                        ",\"default\":%s,\"roots\":%" PRIu32 ",\"nodes\":%" PRIu32
                        ",\"depth\":%" PRIu32 ",\"mesh_nodes\":%" PRIu32 ",\"cameras\":%" PRIu32
-                       ",\"lights\":%" PRIu32 ",\"skinned\":%" PRIu32 "}",
+                       ",\"lights\":%" PRIu32 ",\"instances\":%" PRIu32 ",\"skinned\":%" PRIu32 "}",
                        scene->is_default ? "true" : "false", scene->roots, scene->nodes,
                        scene->depth, scene->mesh_nodes, scene->cameras, scene->lights,
-                       scene->skinned);
+                       scene->instances, scene->skinned);
     }
     json_text(json, "]");
     if (report->entities_json.size > 0 && !report->entities_json.failed)

@@ -35,7 +35,10 @@ void cmd_pose_usage(FILE *out) {
                  "  {\"nodes\": [{\"name\": str, \"source\": int, \"world\": [16 numbers]}],\n"
                  "   \"skins\": []}\n"
                  "with `world` column-major as in glTF and `source` the node's index in\n"
-                 "the source file (-1 for a node the cooker made).\n"
+                 "the source file (-1 for a node the cooker made). A node with a camera,\n"
+                 "a light or instances also has \"camera\" / \"light\" (an index into the\n"
+                 "top-level \"cameras\" / \"lights\" lists, which give their values) and\n"
+                 "\"instances\" (how many); text names them under the node.\n"
                  "\n"
                  "Rest pose only: --anim, --clip and --time (animation clips) come with\n"
                  "the .kanim files of a later version and are not accepted yet.\n"
@@ -46,6 +49,43 @@ void cmd_pose_usage(FILE *out) {
                  "\n"
                  "Exit status: 0, 1 when the file cannot be read or is not a valid scene,\n"
                  "2 for a command-line mistake.\n");
+}
+
+static const char *camera_type(uint32_t type) {
+    return type == KILN_CAMERA_ORTHOGRAPHIC ? "orthographic" : "perspective";
+}
+
+static const char *light_type(uint32_t type) {
+    return type == KILN_LIGHT_SPOT ? "spot" : type == KILN_LIGHT_POINT ? "point" : "directional";
+}
+
+/* The node's camera, light and instances, under its matrix. */
+static void print_node_objects(const kiln_scene_view *view, uint32_t i) {
+    const kiln_scene_node *n = &view->nodes[i];
+    const kiln_scene_camera *c = kiln_scene_node_camera(view, i);
+    if (c != NULL && c->type == KILN_CAMERA_ORTHOGRAPHIC)
+        printf("  camera %" PRId32 " '%s': orthographic, xmag %g, ymag %g, znear %g, zfar %g\n",
+               n->camera, kiln_scene_camera_name(view, (uint32_t)n->camera), (double)c->xmag,
+               (double)c->ymag, (double)c->znear, (double)c->zfar);
+    else if (c != NULL)
+        printf("  camera %" PRId32
+               " '%s': perspective, yfov %g, aspect %g%s, znear %g, zfar %g%s\n",
+               n->camera, kiln_scene_camera_name(view, (uint32_t)n->camera), (double)c->yfov,
+               (double)c->aspect, c->aspect == 0 ? " (the viewport's)" : "", (double)c->znear,
+               (double)c->zfar, c->zfar == 0 ? " (infinite)" : "");
+    const kiln_scene_light *l = kiln_scene_node_light(view, i);
+    if (l != NULL) {
+        printf("  light %" PRId32 " '%s': %s, colour %g %g %g, intensity %g, range %g%s", n->light,
+               kiln_scene_light_name(view, (uint32_t)n->light), light_type(l->type),
+               (double)l->color[0], (double)l->color[1], (double)l->color[2], (double)l->intensity,
+               (double)l->range, l->range == 0 ? " (infinite)" : "");
+        if (l->type == KILN_LIGHT_SPOT)
+            printf(", cone %g .. %g", (double)l->inner_cone, (double)l->outer_cone);
+        printf("\n");
+    }
+    uint32_t count;
+    if (kiln_scene_node_instances(view, i, &count) != NULL)
+        printf("  %" PRIu32 " instance%s\n", count, cli_plural(count));
 }
 
 static void print_text(const char *path, const kiln_scene_view *view,
@@ -59,7 +99,46 @@ static void print_text(const char *path, const kiln_scene_view *view,
         for (int row = 0; row < 4; row++) /* + 0.0: no "-0" */
             printf("  | %12.6g %12.6g %12.6g %12.6g |\n", m[row] + 0.0, m[4 + row] + 0.0,
                    m[8 + row] + 0.0, m[12 + row] + 0.0);
+        print_node_objects(view, i);
     }
+}
+
+static void append_objects_json(bytebuf *json, const kiln_scene_view *view) {
+    bytebuf_printf(json, ",\"cameras\":[");
+    for (uint32_t c = 0; c < view->camera_count; c++) {
+        const kiln_scene_camera *k = &view->cameras[c];
+        bytebuf_printf(json, "%s\n  {\"name\":", c ? "," : "");
+        bytebuf_append_json_string(json, kiln_scene_camera_name(view, c));
+        bytebuf_printf(json, ",\"type\":\"%s\"", camera_type(k->type));
+        const char *keys[6] = {"yfov", "aspect", "xmag", "ymag", "znear", "zfar"};
+        const float values[6] = {k->yfov, k->aspect, k->xmag, k->ymag, k->znear, k->zfar};
+        for (int v = 0; v < 6; v++) {
+            bytebuf_printf(json, ",\"%s\":", keys[v]);
+            cli_json_float(json, values[v]);
+        }
+        bytebuf_printf(json, "}");
+    }
+    bytebuf_printf(json, "],\"lights\":[");
+    for (uint32_t l = 0; l < view->light_count; l++) {
+        const kiln_scene_light *k = &view->lights[l];
+        bytebuf_printf(json, "%s\n  {\"name\":", l ? "," : "");
+        bytebuf_append_json_string(json, kiln_scene_light_name(view, l));
+        bytebuf_printf(json, ",\"type\":\"%s\",\"color\":[", light_type(k->type));
+        for (int c = 0; c < 3; c++) {
+            if (c > 0)
+                bytebuf_printf(json, ",");
+            cli_json_float(json, k->color[c]);
+        }
+        bytebuf_printf(json, "]");
+        const char *keys[4] = {"intensity", "range", "inner_cone", "outer_cone"};
+        const float values[4] = {k->intensity, k->range, k->inner_cone, k->outer_cone};
+        for (int v = 0; v < 4; v++) {
+            bytebuf_printf(json, ",\"%s\":", keys[v]);
+            cli_json_float(json, values[v]);
+        }
+        bytebuf_printf(json, "}");
+    }
+    bytebuf_printf(json, "]");
 }
 
 static void append_json(bytebuf *json, const kiln_scene_view *view,
@@ -75,9 +154,19 @@ static void append_json(bytebuf *json, const kiln_scene_view *view,
                 bytebuf_printf(json, ",");
             cli_json_float(json, m[k]);
         }
-        bytebuf_printf(json, "]}");
+        bytebuf_printf(json, "]");
+        if (view->nodes[i].camera >= 0)
+            bytebuf_printf(json, ",\"camera\":%" PRId32, view->nodes[i].camera);
+        if (view->nodes[i].light >= 0)
+            bytebuf_printf(json, ",\"light\":%" PRId32, view->nodes[i].light);
+        uint32_t count;
+        if (kiln_scene_node_instances(view, i, &count) != NULL)
+            bytebuf_printf(json, ",\"instances\":%" PRIu32, count);
+        bytebuf_printf(json, "}");
     }
-    bytebuf_printf(json, "\n],\"skins\":[]}\n");
+    bytebuf_printf(json, "\n],\"skins\":[]");
+    append_objects_json(json, view);
+    bytebuf_printf(json, "}\n");
 }
 
 /* The instance's memory, or NULL after saying why there is none. */

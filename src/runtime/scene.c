@@ -28,7 +28,7 @@
 /* kscene.md R3: each known chunk at most once; absent ones read as empty. */
 typedef struct scene_chunks {
     const kiln_chunk_entry *desc, *hierarchy, *levels, *transforms, *nodes, *meshes, *materials,
-        *scenes, *roots, *strings, *links;
+        *scenes, *roots, *strings, *links, *cameras, *lights, *instances, *instance_ranges;
 } scene_chunks;
 
 static kiln_result find_chunks(const kiln_file *file, scene_chunks *c, kiln_error *err) {
@@ -37,12 +37,21 @@ static kiln_result find_chunks(const kiln_file *file, scene_chunks *c, kiln_erro
         uint32_t fourcc;
         const kiln_chunk_entry **slot;
     } known[] = {
-        {KILN_CHUNK_SCENE_DESC, &c->desc},           {KILN_CHUNK_SCENE_HIERARCHY, &c->hierarchy},
-        {KILN_CHUNK_SCENE_LEVELS, &c->levels},       {KILN_CHUNK_SCENE_TRANSFORMS, &c->transforms},
-        {KILN_CHUNK_SCENE_NODES, &c->nodes},         {KILN_CHUNK_SCENE_MESHES, &c->meshes},
-        {KILN_CHUNK_SCENE_MATERIALS, &c->materials}, {KILN_CHUNK_SCENE_SCENES, &c->scenes},
-        {KILN_CHUNK_SCENE_ROOTS, &c->roots},         {KILN_CHUNK_SCENE_STRINGS, &c->strings},
+        {KILN_CHUNK_SCENE_DESC, &c->desc},
+        {KILN_CHUNK_SCENE_HIERARCHY, &c->hierarchy},
+        {KILN_CHUNK_SCENE_LEVELS, &c->levels},
+        {KILN_CHUNK_SCENE_TRANSFORMS, &c->transforms},
+        {KILN_CHUNK_SCENE_NODES, &c->nodes},
+        {KILN_CHUNK_SCENE_MESHES, &c->meshes},
+        {KILN_CHUNK_SCENE_MATERIALS, &c->materials},
+        {KILN_CHUNK_SCENE_SCENES, &c->scenes},
+        {KILN_CHUNK_SCENE_ROOTS, &c->roots},
+        {KILN_CHUNK_SCENE_STRINGS, &c->strings},
         {KILN_CHUNK_SCENE_LINKS, &c->links},
+        {KILN_CHUNK_SCENE_CAMERAS, &c->cameras},
+        {KILN_CHUNK_SCENE_LIGHTS, &c->lights},
+        {KILN_CHUNK_SCENE_INSTANCES, &c->instances},
+        {KILN_CHUNK_SCENE_INSTANCE_RANGES, &c->instance_ranges},
     };
     for (uint32_t i = 0; i < file->chunk_count; i++) {
         for (size_t k = 0; k < sizeof known / sizeof known[0]; k++) {
@@ -84,15 +93,18 @@ static bool index_valid(int32_t index, uint32_t count) {
 
 static kiln_result check_desc(const kiln_file *file, const kiln_scene_desc *d, kiln_error *err) {
     const char *name = file->name;
+    if (file->kind_version == 1 && d->instance_count != 0) /* R5: a reserved word in version 1 */
+        return runtime_fail(err, KILN_ERR_CORRUPT, name,
+                            "descriptor reserved words are not 0 (version 1 has no instances)");
     if (d->flags != 0) /* R5 */
         return runtime_fail(err, KILN_ERR_UNSUPPORTED, name, "unknown scene flags 0x%" PRIx32,
                             d->flags);
-    if (d->reserved[0] != 0 || d->reserved[1] != 0 || d->reserved[2] != 0 ||
-        d->reserved[3] != 0) /* R5 */
+    if (d->reserved[0] != 0 || d->reserved[1] != 0 || d->reserved[2] != 0) /* R5 */
         return runtime_fail(err, KILN_ERR_CORRUPT, name, "descriptor reserved words are not 0");
     if (d->node_count > (uint32_t)INT32_MAX || d->mesh_count > (uint32_t)INT32_MAX ||
         d->material_count > (uint32_t)INT32_MAX || d->skin_count > (uint32_t)INT32_MAX ||
-        d->camera_count > (uint32_t)INT32_MAX || d->light_count > (uint32_t)INT32_MAX) /* R5 */
+        d->camera_count > (uint32_t)INT32_MAX || d->light_count > (uint32_t)INT32_MAX ||
+        d->instance_count > (uint32_t)INT32_MAX) /* R5 */
         return runtime_fail(err, KILN_ERR_CORRUPT, name, "a count is above 2^31 - 1");
     if (d->level_count > d->node_count || (d->node_count > 0) != (d->level_count > 0)) /* R5 */
         return runtime_fail(err, KILN_ERR_CORRUPT, name, "%" PRIu32 " levels for %" PRIu32 " nodes",
@@ -287,6 +299,93 @@ static kiln_result check_link(const kiln_file *file, const kiln_scene_view *v, u
     return KILN_OK;
 }
 
+/* R14: cameras. Their values are what kiln_camera_projection divides by. */
+static kiln_result check_cameras(const kiln_file *file, const kiln_scene_view *v, kiln_error *err) {
+    for (uint32_t i = 0; i < v->camera_count; i++) {
+        const kiln_scene_camera *c = &v->cameras[i];
+        const float values[6] = {c->yfov, c->aspect, c->xmag, c->ymag, c->znear, c->zfar};
+        if (c->type > KILN_CAMERA_ORTHOGRAPHIC)
+            return runtime_fail(err, KILN_ERR_UNSUPPORTED, file->name,
+                                "camera %" PRIu32 " has unknown type %" PRIu32, i, c->type);
+        bool ok = runtime_all_finite(values, 6) && c->reserved[0] == 0 && c->reserved[1] == 0 &&
+                  c->reserved[2] == 0 && string_valid(v, c->name_offset, c->name_length);
+        if (c->type == KILN_CAMERA_PERSPECTIVE)
+            ok = ok && c->yfov > 0 && c->aspect >= 0 && c->xmag == 0 && c->ymag == 0 &&
+                 c->znear > 0 && (c->zfar == 0 || c->zfar > c->znear);
+        else
+            ok = ok && c->yfov == 0 && c->aspect == 0 && c->xmag != 0 && c->ymag != 0 &&
+                 c->znear >= 0 && c->zfar > c->znear;
+        if (!ok)
+            return runtime_fail(err, KILN_ERR_CORRUPT, file->name,
+                                "camera %" PRIu32 " is invalid (yfov %g, aspect %g, xmag %g, "
+                                "ymag %g, znear %g, zfar %g, or its name or reserved words)",
+                                i, (double)c->yfov, (double)c->aspect, (double)c->xmag,
+                                (double)c->ymag, (double)c->znear, (double)c->zfar);
+    }
+    return KILN_OK;
+}
+
+/* R15: lights. */
+static kiln_result check_lights(const kiln_file *file, const kiln_scene_view *v, kiln_error *err) {
+    for (uint32_t i = 0; i < v->light_count; i++) {
+        const kiln_scene_light *l = &v->lights[i];
+        if (l->type > KILN_LIGHT_SPOT)
+            return runtime_fail(err, KILN_ERR_UNSUPPORTED, file->name,
+                                "light %" PRIu32 " has unknown type %" PRIu32, i, l->type);
+        const float values[7] = {l->color[0], l->color[1],   l->color[2],  l->intensity,
+                                 l->range,    l->inner_cone, l->outer_cone};
+        bool ok = runtime_all_finite(values, 7) && l->reserved[0] == 0 && l->reserved[1] == 0 &&
+                  string_valid(v, l->name_offset, l->name_length) && l->intensity >= 0 &&
+                  l->range >= 0;
+        for (int k = 0; k < 3; k++)
+            ok = ok && l->color[k] >= 0 && l->color[k] <= 1;
+        if (l->type == KILN_LIGHT_SPOT)
+            ok = ok && l->inner_cone >= 0 && l->inner_cone < l->outer_cone &&
+                 l->outer_cone <= 1.5707964f;
+        else
+            ok = ok && l->inner_cone == 0 && l->outer_cone == 0;
+        if (!ok)
+            return runtime_fail(err, KILN_ERR_CORRUPT, file->name,
+                                "light %" PRIu32 " is invalid (colour, intensity %g, range %g, "
+                                "cone %g..%g, or its name or reserved words)",
+                                i, (double)l->intensity, (double)l->range, (double)l->inner_cone,
+                                (double)l->outer_cone);
+    }
+    return KILN_OK;
+}
+
+/* R16: instances are transforms as R9 wants them, and the per-node ranges
+ * hand them out in node order, each exactly once. */
+static kiln_result check_instances(const kiln_file *file, const kiln_scene_view *v,
+                                   kiln_error *err) {
+    if (v->instance_count == 0)
+        return KILN_OK;
+    uint32_t next = 0;
+    for (uint32_t i = 0; i < v->node_count; i++) {
+        const kiln_scene_instance_range *range = &v->instance_ranges[i];
+        if (range->count == 0 ? range->first != 0
+                              : (range->first != next || range->count > v->instance_count - next))
+            return runtime_fail(err, KILN_ERR_CORRUPT, file->name,
+                                "node %" PRIu32 " has instances %" PRIu32 " +%" PRIu32
+                                ", expected the next ones from %" PRIu32 " of %" PRIu32,
+                                i, range->first, range->count, next, v->instance_count);
+        next += range->count;
+    }
+    if (next != v->instance_count)
+        return runtime_fail(err, KILN_ERR_CORRUPT, file->name,
+                            "nodes hold %" PRIu32 " of the %" PRIu32 " instances", next,
+                            v->instance_count);
+    for (uint32_t k = 0; k < v->instance_count; k++) {
+        kiln_result r = check_transform(file, &v->instances[k], k, err);
+        if (r != KILN_OK)
+            return runtime_fail(err, KILN_ERR_CORRUPT, file->name,
+                                "instance %" PRIu32 " has a non-finite transform or a rotation "
+                                "that is not a unit quaternion",
+                                k);
+    }
+    return KILN_OK;
+}
+
 kiln_result kiln_scene_view_get(const kiln_file *file, uint32_t flags, kiln_scene_view *view,
                                 kiln_error *err) {
     if (view != NULL)
@@ -304,9 +403,10 @@ kiln_result kiln_scene_view_get(const kiln_file *file, uint32_t flags, kiln_scen
         return runtime_fail(err, KILN_ERR_BAD_MAGIC, name,
                             "not a scene (kind '%s', expected 'SCEN')", fourcc);
     }
-    if (file->kind_version != KILN_SCENE_VERSION) /* R2 */
+    if (file->kind_version != 1 && file->kind_version != KILN_SCENE_VERSION) /* R2 */
         return runtime_fail(err, KILN_ERR_UNSUPPORTED, name,
-                            "scene version %u is not supported (this build reads version %u)",
+                            "scene version %u is not supported (this build reads versions 1 "
+                            "and %u)",
                             (unsigned)file->kind_version, KILN_SCENE_VERSION);
     scene_chunks c;
     kiln_result r = find_chunks(file, &c, err);
@@ -325,7 +425,8 @@ kiln_result kiln_scene_view_get(const kiln_file *file, uint32_t flags, kiln_scen
                          .scene_count = d->scene_count,
                          .strings_size = d->strings_size};
     const void *levels = NULL, *hierarchy = NULL, *transforms = NULL, *nodes = NULL, *meshes = NULL,
-               *materials = NULL, *scenes = NULL, *roots = NULL, *strings = NULL;
+               *materials = NULL, *scenes = NULL, *roots = NULL, *strings = NULL, *cameras = NULL,
+               *lights = NULL, *instances = NULL, *ranges = NULL;
     if ((r = sized_chunk(file, c.hierarchy, d->node_count, sizeof(kiln_scene_hierarchy), "SHIE",
                          &hierarchy, err)) != KILN_OK ||
         (r = sized_chunk(file, c.levels, (uint64_t)d->level_count + 1, sizeof(uint32_t), "SLVL",
@@ -342,7 +443,15 @@ kiln_result kiln_scene_view_get(const kiln_file *file, uint32_t flags, kiln_scen
                          err)) != KILN_OK ||
         (r = sized_chunk(file, c.roots, d->root_count, sizeof(uint32_t), "SROT", &roots, err)) !=
             KILN_OK ||
-        (r = sized_chunk(file, c.strings, d->strings_size, 1, "SSTR", &strings, err)) != KILN_OK)
+        (r = sized_chunk(file, c.strings, d->strings_size, 1, "SSTR", &strings, err)) != KILN_OK ||
+        (r = sized_chunk(file, c.cameras, d->camera_count, sizeof(kiln_scene_camera), "SCAM",
+                         &cameras, err)) != KILN_OK ||
+        (r = sized_chunk(file, c.lights, d->light_count, sizeof(kiln_scene_light), "SLGT", &lights,
+                         err)) != KILN_OK ||
+        (r = sized_chunk(file, c.instances, d->instance_count, sizeof(kiln_scene_transform), "SINS",
+                         &instances, err)) != KILN_OK ||
+        (r = sized_chunk(file, c.instance_ranges, d->instance_count > 0 ? d->node_count : 0,
+                         sizeof(kiln_scene_instance_range), "SINR", &ranges, err)) != KILN_OK)
         return r; /* R6 */
     v.hierarchy = hierarchy;
     v.levels = levels;
@@ -360,6 +469,13 @@ kiln_result kiln_scene_view_get(const kiln_file *file, uint32_t flags, kiln_scen
             return r;
         v.links = links;
     }
+    v.cameras = cameras;
+    v.camera_count = d->camera_count;
+    v.lights = lights;
+    v.light_count = d->light_count;
+    v.instances = instances;
+    v.instance_count = d->instance_count;
+    v.instance_ranges = ranges;
     if ((r = check_levels(file, &v, err)) != KILN_OK)
         return r;
     uint32_t level = 0;
@@ -370,7 +486,10 @@ kiln_result kiln_scene_view_get(const kiln_file *file, uint32_t flags, kiln_scen
             (v.links != NULL && (r = check_link(file, &v, i, err)) != KILN_OK))
             return r;
     }
-    if ((r = check_tables(file, &v, err)) != KILN_OK)
+    if ((r = check_tables(file, &v, err)) != KILN_OK ||
+        (r = check_cameras(file, &v, err)) != KILN_OK ||
+        (r = check_lights(file, &v, err)) != KILN_OK ||
+        (r = check_instances(file, &v, err)) != KILN_OK)
         return r;
     *view = v;
     return runtime_succeed(err);
@@ -418,6 +537,81 @@ const char *kiln_scene_node_components(const kiln_scene_view *view, uint32_t nod
     if (length != NULL)
         *length = view->links[node].components_length;
     return view->strings + view->links[node].components_offset;
+}
+
+const kiln_scene_camera *kiln_scene_node_camera(const kiln_scene_view *view, uint32_t node) {
+    if (view == NULL || node >= view->node_count || view->nodes[node].camera < 0)
+        return NULL;
+    return &view->cameras[view->nodes[node].camera];
+}
+
+const kiln_scene_light *kiln_scene_node_light(const kiln_scene_view *view, uint32_t node) {
+    if (view == NULL || node >= view->node_count || view->nodes[node].light < 0)
+        return NULL;
+    return &view->lights[view->nodes[node].light];
+}
+
+const char *kiln_scene_camera_name(const kiln_scene_view *view, uint32_t camera) {
+    if (view == NULL || camera >= view->camera_count)
+        return "";
+    return view->strings + view->cameras[camera].name_offset;
+}
+
+const char *kiln_scene_light_name(const kiln_scene_view *view, uint32_t light) {
+    if (view == NULL || light >= view->light_count)
+        return "";
+    return view->strings + view->lights[light].name_offset;
+}
+
+const kiln_scene_transform *kiln_scene_node_instances(const kiln_scene_view *view, uint32_t node,
+                                                      uint32_t *count) {
+    if (count != NULL)
+        *count = 0;
+    if (view == NULL || node >= view->node_count || view->instance_ranges == NULL ||
+        view->instance_ranges[node].count == 0)
+        return NULL;
+    if (count != NULL)
+        *count = view->instance_ranges[node].count;
+    return &view->instances[view->instance_ranges[node].first];
+}
+
+kiln_result kiln_camera_projection(const kiln_scene_camera *camera, float viewport_aspect,
+                                   kiln_projection convention, float out[16], kiln_error *err) {
+    if (camera == NULL || out == NULL ||
+        (convention != KILN_PROJECTION_GLTF && convention != KILN_PROJECTION_VULKAN))
+        return runtime_fail(err, KILN_ERR_INVALID_ARGUMENT, "kiln",
+                            "kiln_camera_projection needs a camera, a known convention and "
+                            "an output matrix");
+    memset(out, 0, 16 * sizeof *out);
+    bool vulkan = convention == KILN_PROJECTION_VULKAN;
+    double n = camera->znear, f = camera->zfar;
+    if (camera->type == KILN_CAMERA_ORTHOGRAPHIC) {
+        /* out[column * 4 + row] */
+        out[0] = (float)(1.0 / camera->xmag);
+        out[5] = (float)((vulkan ? -1.0 : 1.0) / camera->ymag);
+        out[10] = (float)(vulkan ? 1.0 / (n - f) : 2.0 / (n - f));
+        out[14] = (float)(vulkan ? n / (n - f) : (f + n) / (n - f));
+        out[15] = 1.0f;
+        return runtime_succeed(err);
+    }
+    double aspect = camera->aspect > 0 ? camera->aspect : viewport_aspect;
+    if (!(aspect > 0) || !isfinite(aspect))
+        return runtime_fail(err, KILN_ERR_INVALID_ARGUMENT, "kiln",
+                            "the camera has no aspect ratio and the viewport's (%g) is not "
+                            "positive",
+                            (double)viewport_aspect);
+    double t = tan(0.5 * camera->yfov);
+    out[0] = (float)(1.0 / (aspect * t));
+    out[5] = (float)((vulkan ? -1.0 : 1.0) / t);
+    out[11] = -1.0f;
+    if (f == 0) { /* infinite */
+        out[10] = -1.0f;
+        out[14] = (float)(vulkan ? -n : -2.0 * n);
+    } else {
+        out[10] = (float)(vulkan ? f / (n - f) : (f + n) / (n - f));
+        out[14] = (float)(vulkan ? n * f / (n - f) : 2.0 * f * n / (n - f));
+    }
+    return runtime_succeed(err);
 }
 
 kiln_result kiln_scene_find_node(const kiln_scene_view *view, const char *name, uint32_t *node) {

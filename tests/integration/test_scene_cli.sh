@@ -131,7 +131,7 @@ def local(node):
 
 doc = load(sys.argv[1])
 pose = json.load(open(sys.argv[2]))
-assert set(pose) == {"nodes", "skins"} and pose["skins"] == [], sorted(pose)
+assert {"nodes", "skins"} <= set(pose) and pose["skins"] == [], sorted(pose)
 nodes = doc.get("nodes", [])
 world = {}
 def walk(i, parent):
@@ -146,8 +146,23 @@ for i in range(len(nodes)):
 assert len(pose["nodes"]) == len(nodes), (len(pose["nodes"]), len(nodes))
 seen = set()
 for entry in pose["nodes"]:
-    assert set(entry) == {"name", "source", "world"}, sorted(entry)
+    assert {"name", "source", "world"} <= set(entry), sorted(entry)
+    assert set(entry) <= {"name", "source", "world", "camera", "light", "instances"}, sorted(entry)
     i = entry["source"]
+    # cameras: the node's index, and the camera's values from the glTF JSON
+    assert entry.get("camera", -1) == nodes[i].get("camera", -1), (i, entry.get("camera"))
+    if "camera" in entry:
+        want = doc["cameras"][nodes[i]["camera"]]
+        got = pose["cameras"][entry["camera"]]
+        params = want[want["type"]]
+        assert got["type"] == want["type"], (got, want)
+        keys = {"perspective": [("yfov", "yfov", None), ("aspect", "aspectRatio", 0),
+                                ("znear", "znear", None), ("zfar", "zfar", 0)],
+                "orthographic": [("xmag", "xmag", None), ("ymag", "ymag", None),
+                                 ("znear", "znear", None), ("zfar", "zfar", None)]}[want["type"]]
+        for mine, theirs, default in keys:
+            value = params.get(theirs, default)
+            assert abs(got[mine] - value) <= 1e-6 * max(1.0, abs(value)), (mine, got, params)
     seen.add(i)
     assert len(entry["world"]) == 16
     if "name" in nodes[i]:
@@ -200,11 +215,16 @@ check "pose --help names the JSON shape and says animation comes later" \
 run info -o "$OUT"
 check "info lists each scene: nodes, depth, meshes, cameras, lights, skins, and its scenes" \
     all_true 'status_is 0' 'stdout_has "^hand\.kscene$"' \
-    "stdout_has \"^  scene 0 'scene_0' \\(default\\): 1 root, 5 nodes, depth 4, 1 drawing a mesh, 0 cameras, 0 lights, 1 skinned$\"" \
-    'stdout_has "^  scene: [0-9]+ bytes, 3 nodes, depth 2, 1 mesh \(drawn by 2 nodes\), 1 material table, 0 cameras, 0 lights, 0 skins$"' \
+    "stdout_has \"^  scene 0 'scene_0' \\(default\\): 1 root, 5 nodes, depth 4, 1 drawing a mesh, 0 cameras, 0 lights, 0 instances, 1 skinned$\"" \
+    'stdout_has "^  scene: [0-9]+ bytes, 3 nodes, depth 2, 1 mesh \(drawn by 2 nodes\), 1 material table, 0 cameras, 0 lights, 0 instances, 0 skins$"' \
     "stdout_has \"^  scene 1 'main' \\(default\\): 2 roots, 3 nodes, depth 2, 2 drawing a mesh\"" \
     "stdout_has \"^  scene 0 'empty': 0 roots, 0 nodes\"" \
-    'stdout_has "kinds: .*scene 8"'
+    'stdout_has "kinds: .*scene 8"' \
+    "stdout_has \"^  scene 0 'scene_0' \\(default\\): 3 roots, 3 nodes, depth 1, 1 drawing a mesh, 2 cameras, 0 lights, 0 instances, 0 skinned$\""
+run pose "$OUT/gltf/Cameras/glTF/Cameras.kscene"
+check "kiln pose names each node's camera with its values" \
+    all_true 'status_is 0' "stdout_has \"^  camera 0 'camera_0': perspective, yfov 0.7, aspect 1, znear 0.01, zfar 100$\"" \
+    "stdout_has \"^  camera 1 'camera_1': orthographic, xmag 1, ymag 1, znear 0.01, zfar 100$\""
 run info -o "$OUT" --json
 cp "$SCRATCH/stdout" "$SCRATCH/info.json"
 info_json_ok() {

@@ -1534,14 +1534,14 @@ static void gltf_rejects_wrong_types_with_their_path(void **state) {
         free(json);
     }
     /* An unsupported extension that is only used is one warning. */
-    char *json = json_text("{'asset':{'version':'2.0'},'extensionsUsed':['KHR_lights_punctual',"
+    char *json = json_text("{'asset':{'version':'2.0'},'extensionsUsed':['KHR_materials_sheen',"
                            "'KHR_texture_transform','EXT_foo']}");
     test_import r;
     import_json(&r, dir, json);
     test_import_expect_ok(&r);
     assert_int_equal(r.diag.warnings, 1);
     assert_non_null(strstr(test_import_messages(&r), "extensionsUsed: not supported, ignored: "
-                                                     "KHR_lights_punctual, EXT_foo"));
+                                                     "KHR_materials_sheen, EXT_foo"));
     test_import_free(&r);
     free(json);
     free(dir);

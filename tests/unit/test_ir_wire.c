@@ -86,7 +86,34 @@ static void expect_same_asset(const ir_asset *a, const ir_asset *b) {
         expect_same_array(x->matrix, y->matrix, sizeof x->matrix, "matrix");
         assert_int_equal(x->source, y->source);
         expect_same_text(x->extras, y->extras, "node extras");
+        assert_int_equal(x->camera, y->camera);
+        assert_int_equal(x->light, y->light);
+        assert_int_equal(x->instance_offset, y->instance_offset);
+        assert_int_equal(x->instance_count, y->instance_count);
     }
+    assert_int_equal(a->camera_count, b->camera_count);
+    for (uint32_t i = 0; i < a->camera_count; i++) {
+        const ir_camera *x = &a->cameras[i], *y = &b->cameras[i];
+        expect_same_text(x->name, y->name, "camera name");
+        assert_int_equal(x->type, y->type);
+        const float vx[6] = {x->yfov, x->aspect, x->xmag, x->ymag, x->znear, x->zfar};
+        const float vy[6] = {y->yfov, y->aspect, y->xmag, y->ymag, y->znear, y->zfar};
+        expect_same_array(vx, vy, sizeof vx, "camera values");
+    }
+    assert_int_equal(a->light_count, b->light_count);
+    for (uint32_t i = 0; i < a->light_count; i++) {
+        const ir_light *x = &a->lights[i], *y = &b->lights[i];
+        expect_same_text(x->name, y->name, "light name");
+        assert_int_equal(x->type, y->type);
+        const float vx[7] = {x->color[0], x->color[1],   x->color[2],  x->intensity,
+                             x->range,    x->inner_cone, x->outer_cone};
+        const float vy[7] = {y->color[0], y->color[1],   y->color[2],  y->intensity,
+                             y->range,    y->inner_cone, y->outer_cone};
+        expect_same_array(vx, vy, sizeof vx, "light values");
+    }
+    assert_int_equal(a->instance_count, b->instance_count);
+    expect_same_array(a->instances, b->instances, a->instance_count * sizeof(ir_instance),
+                      "instances");
     assert_int_equal(a->scene_count, b->scene_count);
     assert_int_equal(a->default_scene, b->default_scene);
     for (uint32_t i = 0; i < a->scene_count; i++) {
@@ -289,6 +316,33 @@ static void make_rich_asset(ir_asset *a) {
     assert_int_equal(ir_image_add_bytes(&a->images, &a->image_count, "embedded 0", embedded, 16),
                      1);
     a->images[1].label = cook_strdup("Albedo Map.png");
+    /* Cameras, lights and instances (wire version 3). */
+    a->cameras = calloc(2, sizeof *a->cameras);
+    a->lights = calloc(2, sizeof *a->lights);
+    a->instances = calloc(3, sizeof *a->instances);
+    assert_true(a->cameras && a->lights && a->instances);
+    a->camera_count = 2;
+    a->cameras[0] = (ir_camera){.name = cook_strdup("eye"), .yfov = 0.7f, .znear = 0.1f};
+    a->cameras[1] = (ir_camera){
+        .type = IR_CAMERA_ORTHOGRAPHIC, .xmag = -2.0f, .ymag = 1.5f, .znear = 0.0f, .zfar = 9.0f};
+    a->light_count = 2;
+    a->lights[0] = (ir_light){.name = cook_strdup("lamp"),
+                              .type = IR_LIGHT_SPOT,
+                              .color = {1.0f, 0.5f, 0.25f},
+                              .intensity = 12.0f,
+                              .range = 4.0f,
+                              .inner_cone = 0.1f,
+                              .outer_cone = 0.7f};
+    a->lights[1] = (ir_light){.type = IR_LIGHT_DIRECTIONAL, .color = {1, 1, 1}, .intensity = 2};
+    a->instance_count = 3;
+    for (int i = 0; i < 3; i++)
+        a->instances[i] = (ir_instance){.translation = {(float)i, 2.0f, -1.0f},
+                                        .rotation = {0.0f, 0.6f, 0.0f, 0.8f},
+                                        .scale = {1.0f, (float)(i + 1), 1.0f}};
+    a->nodes[0].camera = 1;
+    a->nodes[2].light = 0;
+    a->nodes[1].instance_offset = 1;
+    a->nodes[1].instance_count = 2;
 }
 
 static void round_trip_of_every_field(void **state) {
@@ -479,6 +533,31 @@ static void forge_no_positions(ir_asset *a) {
     a->meshes[0].positions = NULL;
 }
 
+static void forge_camera_index(ir_asset *a) {
+    a->nodes[2].camera = 2;
+}
+static void forge_light_index(ir_asset *a) {
+    a->nodes[0].light = -2;
+}
+static void forge_instance_range(ir_asset *a) {
+    a->nodes[1].instance_count = 3;
+}
+static void forge_camera_zfar(ir_asset *a) {
+    a->cameras[1].zfar = 0.0f;
+}
+static void forge_camera_yfov(ir_asset *a) {
+    a->cameras[0].yfov = -1.0f;
+}
+static void forge_light_cone(ir_asset *a) {
+    a->lights[0].inner_cone = 0.8f;
+}
+static void forge_light_color(ir_asset *a) {
+    a->lights[1].color[2] = NAN;
+}
+static void forge_instance_rotation(ir_asset *a) {
+    a->instances[2].rotation[3] = 2.0f;
+}
+
 static void forged_assets_are_rejected(void **state) {
     (void)state;
     static const struct {
@@ -504,6 +583,14 @@ static void forged_assets_are_rejected(void **state) {
         {"image without a name", forge_unnamed_image},
         {"joints without weights", forge_joints_alone},
         {"vertices without positions", forge_no_positions},
+        {"node camera out of range", forge_camera_index},
+        {"node light below -1", forge_light_index},
+        {"node instances past the table", forge_instance_range},
+        {"orthographic camera without zfar", forge_camera_zfar},
+        {"negative yfov", forge_camera_yfov},
+        {"spot cones out of order", forge_light_cone},
+        {"NaN light colour", forge_light_color},
+        {"instance rotation not unit", forge_instance_rotation},
     };
     for (size_t i = 0; i < sizeof forgeries / sizeof forgeries[0]; i++) {
         ir_asset asset;

@@ -440,7 +440,7 @@ static void scene_reader_enforces_every_rule(void **state) {
         kiln_result expected;
     } header[] = {
         {offsetof(kiln_container_header, kind), KILN_KIND_MESH, KILN_ERR_BAD_MAGIC},
-        {offsetof(kiln_container_header, kind_version), 2, KILN_ERR_UNSUPPORTED},
+        {offsetof(kiln_container_header, kind_version), 3, KILN_ERR_UNSUPPORTED},
     };
     for (size_t h = 0; h < 2; h++) {
         uint8_t *copy = malloc(bytes.size);
@@ -448,7 +448,7 @@ static void scene_reader_enforces_every_rule(void **state) {
         if (h == 0)
             memcpy(copy + header[h].offset, &header[h].value, 4);
         else
-            memcpy(copy + header[h].offset, &(uint16_t){2}, 2);
+            memcpy(copy + header[h].offset, &(uint16_t){3}, 2);
         held_file held;
         kiln_error err;
         assert_int_equal(hold_bytes(&held, copy, bytes.size, 0, &err), header[h].expected);

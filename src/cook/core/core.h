@@ -34,7 +34,8 @@
  * a texture's levels smaller; block-compressed textures in whole blocks;
  * opacity maps merged into the base colour's alpha; every model also
  * writes a .kscene, and a texture named "scene" becomes scene_2;
- * 13: levels cook to a .kscene with an SLNK chunk). */
+ * 13: levels cook to a .kscene with an SLNK chunk; .kscene version 2, cameras,
+ *     lights and instances). */
 #define KILN_ENCODER_VERSION 13u
 
 /* Largest source or dependency file a cook reads. */

@@ -90,6 +90,8 @@ void ir_node_init(ir_node *node) {
     node->parent = -1;
     node->mesh = -1;
     node->skin = -1;
+    node->camera = -1;
+    node->light = -1;
     node->source = -1;
     node->rotation[3] = 1.0f;
     for (int k = 0; k < 3; k++)
@@ -137,6 +139,13 @@ void ir_asset_free(ir_asset *asset) {
         free(asset->scenes[i].roots);
     }
     free(asset->scenes);
+    for (uint32_t i = 0; i < asset->camera_count; i++)
+        free(asset->cameras[i].name);
+    free(asset->cameras);
+    for (uint32_t i = 0; i < asset->light_count; i++)
+        free(asset->lights[i].name);
+    free(asset->lights);
+    free(asset->instances);
     memset(asset, 0, sizeof *asset);
 }
 

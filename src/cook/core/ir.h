@@ -147,6 +147,12 @@ typedef struct ir_node {
     int32_t parent; /* index into ir_asset.nodes, or -1 for a root */
     int32_t mesh;   /* index into ir_asset.meshes, or -1 */
     int32_t skin;   /* index of the source's skin, or -1 (used by the scene work) */
+    int32_t camera; /* index into ir_asset.cameras, or -1 */
+    int32_t light;  /* index into ir_asset.lights, or -1 */
+    /* EXT_mesh_gpu_instancing: ir_asset.instances[instance_offset ..
+     * instance_offset + instance_count), placed relative to this node. */
+    uint32_t instance_offset;
+    uint32_t instance_count;
     float translation[3];
     float rotation[4]; /* quaternion x, y, z, w */
     float scale[3];
@@ -157,6 +163,49 @@ typedef struct ir_node {
     int32_t source;
     char *extras; /* the source's extras as JSON text (glTF node.extras), or NULL */
 } ir_node;
+
+/* A camera (glTF cameras[i], assimp's aiCamera). It looks down its node's
+ * -Z axis with +Y up, as in glTF. */
+typedef enum ir_camera_type {
+    IR_CAMERA_PERSPECTIVE = 0,
+    IR_CAMERA_ORTHOGRAPHIC = 1
+} ir_camera_type;
+
+typedef struct ir_camera {
+    char *name;
+    ir_camera_type type;
+    float yfov;   /* perspective: vertical field of view, radians (> 0) */
+    float aspect; /* perspective: width / height; 0 = unset (the viewport's) */
+    float xmag;   /* orthographic: half width (not 0) */
+    float ymag;   /* orthographic: half height (not 0) */
+    float znear;  /* perspective > 0; orthographic >= 0 */
+    float zfar;   /* > znear; 0 = infinite (perspective only) */
+} ir_camera;
+
+/* A KHR_lights_punctual light (or assimp's aiLight). It shines down its
+ * node's -Z axis (directional, spot). */
+typedef enum ir_light_type {
+    IR_LIGHT_DIRECTIONAL = 0,
+    IR_LIGHT_POINT = 1,
+    IR_LIGHT_SPOT = 2
+} ir_light_type;
+
+typedef struct ir_light {
+    char *name;
+    ir_light_type type;
+    float color[3];   /* linear RGB */
+    float intensity;  /* candela (point, spot) or lux (directional), >= 0 */
+    float range;      /* 0 = infinite */
+    float inner_cone; /* spot: radians, 0 <= inner < outer <= pi/2; 0 otherwise */
+    float outer_cone;
+} ir_light;
+
+/* One EXT_mesh_gpu_instancing instance: a TRS relative to its node. */
+typedef struct ir_instance {
+    float translation[3];
+    float rotation[4]; /* unit quaternion x, y, z, w */
+    float scale[3];
+} ir_instance;
 
 /* A scene of the source (glTF scenes[i]): the root nodes it shows. */
 typedef struct ir_scene {
@@ -180,6 +229,12 @@ typedef struct ir_asset {
     ir_scene *scenes;
     uint32_t scene_count;
     uint32_t default_scene; /* index into scenes (glTF `scene`, else 0) */
+    ir_camera *cameras;
+    uint32_t camera_count;
+    ir_light *lights;
+    uint32_t light_count;
+    ir_instance *instances; /* every node's, in ranges (ir_node.instance_offset) */
+    uint32_t instance_count;
 } ir_asset;
 
 /* A material with glTF's defaults (white, metallic 1, roughness 1, opaque,

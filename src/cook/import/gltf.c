@@ -31,7 +31,8 @@
  *   KHR_draco_mesh_compression (gltf_mesh.c, draco_decode.h),
  *   KHR_texture_transform (accepted; its texCoord override is honoured),
  *   KHR_materials_emissive_strength (scales the emissive factor),
- *   KHR_materials_unlit (accepted). Any other entry of extensionsRequired is
+ *   KHR_materials_unlit (accepted), KHR_lights_punctual and
+ *   EXT_mesh_gpu_instancing (gltf_camera.c). Any other entry of extensionsRequired is
  *   an error naming it; other entries of extensionsUsed give one warning.
  *
  * Images must be PNG or JPEG (by mimeType, data: media type, file extension,
@@ -65,6 +66,7 @@
 static const char *const supported_extensions[] = {
     "KHR_mesh_quantization", "EXT_meshopt_compression",         "KHR_draco_mesh_compression",
     "KHR_texture_transform", "KHR_materials_emissive_strength", "KHR_materials_unlit",
+    "KHR_lights_punctual",   "EXT_mesh_gpu_instancing",
 };
 #define SUPPORTED_EXTENSION_COUNT (sizeof supported_extensions / sizeof supported_extensions[0])
 
@@ -1259,7 +1261,8 @@ bool import_gltf(cook_context *ctx, ir_asset *out) {
               gltf_prepare_accessors(&g) && check_images_and_textures(&g) &&
               import_materials(&g, out) && gltf_import_meshes(&g, out) &&
               gltf_import_nodes(&g, out) && gltf_check_scenes(&g) && gltf_check_skins(&g) &&
-              gltf_check_cameras(&g) && gltf_check_animations(&g);
+              gltf_import_cameras(&g, out) && gltf_import_lights(&g, out) &&
+              gltf_import_node_objects(&g, out) && gltf_check_animations(&g);
     if (ok)
         gltf_check_unused(&g);
     ok = ok && g.errors == 0;

@@ -7,8 +7,10 @@
  *   gltf_accessor.c  buffer views (with EXT_meshopt_compression), accessors
  *                    (strides, sparse, normalisation) and their decoding
  *   gltf_mesh.c      meshes and primitives into ir_mesh
- *   gltf_scene.c     nodes and scenes into ir_node; skins, cameras and
- *                    animations validated (not imported yet)
+ *   gltf_scene.c     nodes and scenes into ir_node; skins and animations
+ *                    validated (not imported yet)
+ *   gltf_camera.c    cameras, KHR_lights_punctual lights and
+ *                    EXT_mesh_gpu_instancing instances
  *
  * Every message names the JSON path of the problem ("meshes[2].primitives[0]
  * .indices: accessor 7 does not exist"). Nothing read from the file sizes an
@@ -275,7 +277,16 @@ bool gltf_import_nodes(gltf *g, ir_asset *out);
 bool gltf_check_scenes(gltf *g);
 bool gltf_import_scenes(gltf *g, ir_asset *out);
 bool gltf_check_skins(gltf *g);
-bool gltf_check_cameras(gltf *g);
 bool gltf_check_animations(gltf *g);
+
+/* ---- gltf_camera.c ------------------------------------------------------ */
+
+/* cameras[] into ir_asset.cameras, KHR_lights_punctual's lights into
+ * ir_asset.lights (validated as the file's header comment says). */
+bool gltf_import_cameras(gltf *g, ir_asset *out);
+bool gltf_import_lights(gltf *g, ir_asset *out);
+/* After the nodes, cameras and lights: each node's camera, light and
+ * EXT_mesh_gpu_instancing instances. */
+bool gltf_import_node_objects(gltf *g, ir_asset *out);
 
 #endif /* KILN_COOK_IMPORT_GLTF_INTERNAL_H */

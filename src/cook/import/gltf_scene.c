@@ -1,6 +1,7 @@
 /*
- * gltf_scene.c — glTF nodes into ir_node and scenes into ir_scene; skins,
- * cameras and animations validated (the IR does not hold them yet).
+ * gltf_scene.c — glTF nodes into ir_node and scenes into ir_scene; skins and
+ * animations validated (the IR does not hold them yet). Cameras, lights and
+ * instances: gltf_camera.c.
  *
  * Nodes
  *   Every node is imported, whether or not a scene lists it. A node has at
@@ -569,57 +570,6 @@ bool gltf_check_skins(gltf *g) {
     bool ok = true;
     for (size_t s = 0; s < g->n_skins && !g->stopped; s++)
         ok = check_skin(g, s) && ok;
-    return ok && !g->stopped;
-}
-
-/* ---------------------------------------------------------------------------
- * Cameras
- * ------------------------------------------------------------------------- */
-
-static bool check_camera(gltf *g, size_t c) {
-    const json_t *obj = gltf_element(g, g->j_cameras, "cameras", c);
-    if (obj == NULL)
-        return false;
-    char jpath[GLTF_PATH_SIZE], path[GLTF_PATH_SIZE];
-    gltf_pathf(jpath, "cameras[%zu]", c);
-    const char *type;
-    if (!gltf_get_string(g, obj, jpath, "type", true, &type))
-        return false;
-    bool perspective = strcmp(type, "perspective") == 0;
-    if (!perspective && strcmp(type, "orthographic") != 0) {
-        gltf_error(g, "%s.type: '%.32s' is neither perspective nor orthographic", jpath, type);
-        return false;
-    }
-    const json_t *params;
-    if (!gltf_get_object(g, obj, jpath, type, true, &params))
-        return false;
-    gltf_pathf(path, "%s.%s", jpath, type);
-    double znear = 0, zfar = 0, value;
-    bool has_far = json_object_get(params, "zfar") != NULL;
-    if (perspective) {
-        if (!gltf_get_number(g, params, path, "yfov", true, DBL_MIN, DBL_MAX, &value) ||
-            !gltf_get_number(g, params, path, "znear", true, DBL_MIN, DBL_MAX, &znear) ||
-            !gltf_get_number(g, params, path, "zfar", false, DBL_MIN, DBL_MAX, &zfar) ||
-            !gltf_get_number(g, params, path, "aspectRatio", false, DBL_MIN, DBL_MAX, &value))
-            return false;
-    } else {
-        if (!gltf_get_number(g, params, path, "xmag", true, -DBL_MAX, DBL_MAX, &value) ||
-            !gltf_get_number(g, params, path, "ymag", true, -DBL_MAX, DBL_MAX, &value) ||
-            !gltf_get_number(g, params, path, "znear", true, 0, DBL_MAX, &znear) ||
-            !gltf_get_number(g, params, path, "zfar", true, DBL_MIN, DBL_MAX, &zfar))
-            return false;
-    }
-    if (has_far && zfar <= znear) {
-        gltf_error(g, "%s: zfar %g must be greater than znear %g", path, zfar, znear);
-        return false;
-    }
-    return true;
-}
-
-bool gltf_check_cameras(gltf *g) {
-    bool ok = true;
-    for (size_t c = 0; c < g->n_cameras && !g->stopped; c++)
-        ok = check_camera(g, c) && ok;
     return ok && !g->stopped;
 }
 

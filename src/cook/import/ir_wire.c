@@ -9,7 +9,7 @@
  * plain paths relative to the input root; what passes holds the invariants of
  * ir.h that later stages index memory by.
  *
- * Layout, version 2 (u32/u64 little-endian, f32 as its bits, strings as a u32
+ * Layout, version 3 (u32/u64 little-endian, f32 as its bits, strings as a u32
  * length and bytes with UINT32_MAX for NULL):
  *   u32 version, u32 mesh_count, material_count, node_count, image_count
  *   mesh:     string name, u32 vertex_count, u32 streams (STREAM_* bits),
@@ -24,11 +24,17 @@
  *             i32 image, u32 texcoord, f32 offset[2] rotation scale[2],
  *             string dropped_extensions
  *   node:     string name, i32 parent, mesh, skin, f32 translation[3]
- *             rotation[4] scale[3] matrix[16], i32 source, string extras
+ *             rotation[4] scale[3] matrix[16], i32 source, string extras,
+ *             i32 camera, i32 light, u32 instance_offset, u32 instance_count
  *   image:    string name, string path, string label, u8 embedded, then
  *             (embedded) a u64 size and the bytes
  *   then:     u32 scene_count, u32 default_scene, per scene string name,
  *             u32 root_count and the roots (node indices)
+ *   then:     u32 camera_count, per camera string name, u32 type, f32 yfov
+ *             aspect xmag ymag znear zfar; u32 light_count, per light string
+ *             name, u32 type, f32 color[3] intensity range inner_cone
+ *             outer_cone; u32 instance_count, per instance f32
+ *             translation[3] rotation[4] scale[3]
  * LODs and meshlets are not part of it: importers do not build them.
  */
 #include <math.h>
@@ -56,7 +62,10 @@
 /* Smallest encodings, to bound counts by the bytes left. */
 #define MESH_MIN_BYTES 20u
 #define MATERIAL_MIN_BYTES (4u + 11u * 4u + 8u + 2u + IR_SLOT_COUNT * 28u + 4u)
-#define NODE_MIN_BYTES (4u + 12u + 26u * 4u + 8u)
+#define NODE_MIN_BYTES (4u + 12u + 26u * 4u + 8u + 16u)
+#define CAMERA_BYTES (4u + 4u + 6u * 4u) /* with an empty name */
+#define LIGHT_BYTES (4u + 4u + 7u * 4u)
+#define INSTANCE_BYTES (10u * 4u)
 #define SCENE_MIN_BYTES 8u
 #define IMAGE_MIN_BYTES 13u
 #define SUBMESH_BYTES 20u
@@ -298,6 +307,10 @@ static void write_node(const ir_node *node, bytebuf *out) {
     wire_put_f32s(out, node->matrix, 16);
     put_i32(out, node->source);
     wire_put_string(out, node->extras);
+    put_i32(out, node->camera);
+    put_i32(out, node->light);
+    wire_put_u32(out, node->instance_offset);
+    wire_put_u32(out, node->instance_count);
 }
 
 static void write_image(const ir_image *image, bytebuf *out) {
@@ -330,6 +343,30 @@ bool ir_wire_write(const ir_asset *asset, bytebuf *out) {
         wire_put_string(out, asset->scenes[i].name);
         wire_put_u32(out, asset->scenes[i].root_count);
         put_words(out, asset->scenes[i].roots, asset->scenes[i].root_count, 4);
+    }
+    wire_put_u32(out, asset->camera_count);
+    for (uint32_t i = 0; i < asset->camera_count; i++) {
+        const ir_camera *c = &asset->cameras[i];
+        const float values[6] = {c->yfov, c->aspect, c->xmag, c->ymag, c->znear, c->zfar};
+        wire_put_string(out, c->name);
+        wire_put_u32(out, (uint32_t)c->type);
+        wire_put_f32s(out, values, 6);
+    }
+    wire_put_u32(out, asset->light_count);
+    for (uint32_t i = 0; i < asset->light_count; i++) {
+        const ir_light *l = &asset->lights[i];
+        wire_put_string(out, l->name);
+        wire_put_u32(out, (uint32_t)l->type);
+        wire_put_f32s(out, l->color, 3);
+        const float values[4] = {l->intensity, l->range, l->inner_cone, l->outer_cone};
+        wire_put_f32s(out, values, 4);
+    }
+    wire_put_u32(out, asset->instance_count);
+    for (uint32_t i = 0; i < asset->instance_count; i++) {
+        const ir_instance *t = &asset->instances[i];
+        wire_put_f32s(out, t->translation, 3);
+        wire_put_f32s(out, t->rotation, 4);
+        wire_put_f32s(out, t->scale, 3);
     }
     return !out->failed;
 }
@@ -521,6 +558,10 @@ static bool read_node(wire_decoder *d, uint32_t index, ir_node *node) {
     wire_get_f32s(in, node->matrix, 16);
     node->source = get_i32(in);
     bool extras = named && wire_get_string(in, &node->extras);
+    node->camera = get_i32(in);
+    node->light = get_i32(in);
+    node->instance_offset = wire_get_u32(in);
+    node->instance_count = wire_get_u32(in);
     if (!read_ok(d, named && extras, "node"))
         return false;
     /* ir.h: parents come before their children, so -1 <= parent < index. */
@@ -532,6 +573,108 @@ static bool read_node(wire_decoder *d, uint32_t index, ir_node *node) {
     if (!all_finite(node->translation, 3) || !all_finite(node->rotation, 4) ||
         !all_finite(node->scale, 3) || !all_finite(node->matrix, 16))
         return reject(d, "node %u: its transform is not finite", index);
+    return true;
+}
+
+/* Cameras, lights and instances, then every node's references to them:
+ * values as kscene.md R13-R15 want them (the writer copies them). */
+static bool read_cameras_lights_instances(wire_decoder *d, ir_asset *out) {
+    wire_reader *in = d->in;
+    uint32_t cameras = wire_get_count(in, CAMERA_BYTES);
+    if (!read_ok(d, true, "cameras"))
+        return false;
+    out->cameras =
+        cameras > 0 ? calloc(cameras, sizeof *out->cameras) : NULL; /* NULL for none, as imported */
+    if (!read_ok(d, cameras == 0 || out->cameras != NULL, "cameras"))
+        return false;
+    out->camera_count = cameras;
+    for (uint32_t i = 0; i < cameras; i++) {
+        ir_camera *c = &out->cameras[i];
+        bool named = wire_get_string(in, &c->name);
+        uint32_t type = wire_get_u32(in);
+        float v[6];
+        wire_get_f32s(in, v, 6);
+        if (!read_ok(d, named, "camera"))
+            return false;
+        c->type = type == 1 ? IR_CAMERA_ORTHOGRAPHIC : IR_CAMERA_PERSPECTIVE;
+        c->yfov = v[0];
+        c->aspect = v[1];
+        c->xmag = v[2];
+        c->ymag = v[3];
+        c->znear = v[4];
+        c->zfar = v[5];
+        bool ok = type <= 1 && all_finite(v, 6);
+        if (type == 0)
+            ok = ok && v[0] > 0 && v[1] >= 0 && v[4] > 0 && (v[5] == 0 || v[5] > v[4]);
+        else
+            ok = ok && v[2] != 0 && v[3] != 0 && v[4] >= 0 && v[5] > v[4];
+        if (!ok)
+            return reject(d, "camera %u: type %u or its values are invalid", i, type);
+    }
+    uint32_t lights = wire_get_count(in, LIGHT_BYTES);
+    if (!read_ok(d, true, "lights"))
+        return false;
+    out->lights =
+        lights > 0 ? calloc(lights, sizeof *out->lights) : NULL; /* NULL for none, as imported */
+    if (!read_ok(d, lights == 0 || out->lights != NULL, "lights"))
+        return false;
+    out->light_count = lights;
+    for (uint32_t i = 0; i < lights; i++) {
+        ir_light *l = &out->lights[i];
+        bool named = wire_get_string(in, &l->name);
+        uint32_t type = wire_get_u32(in);
+        float v[4];
+        wire_get_f32s(in, l->color, 3);
+        wire_get_f32s(in, v, 4);
+        if (!read_ok(d, named, "light"))
+            return false;
+        l->type = type == 2 ? IR_LIGHT_SPOT : type == 1 ? IR_LIGHT_POINT : IR_LIGHT_DIRECTIONAL;
+        l->intensity = v[0];
+        l->range = v[1];
+        l->inner_cone = v[2];
+        l->outer_cone = v[3];
+        bool ok =
+            type <= 2 && all_finite(l->color, 3) && all_finite(v, 4) && v[0] >= 0 && v[1] >= 0;
+        for (int k = 0; k < 3; k++)
+            ok = ok && l->color[k] >= 0 && l->color[k] <= 1;
+        if (type == 2)
+            ok = ok && v[2] >= 0 && v[2] < v[3] && v[3] <= 1.5707964f;
+        else
+            ok = ok && v[2] == 0 && v[3] == 0;
+        if (!ok)
+            return reject(d, "light %u: type %u or its values are invalid", i, type);
+    }
+    uint32_t instances = wire_get_count(in, INSTANCE_BYTES);
+    if (!read_ok(d, true, "instances"))
+        return false;
+    out->instances = instances > 0 ? calloc(instances, sizeof *out->instances)
+                                   : NULL; /* NULL for none, as imported */
+    if (!read_ok(d, instances == 0 || out->instances != NULL, "instances"))
+        return false;
+    out->instance_count = instances;
+    for (uint32_t i = 0; i < instances; i++) {
+        ir_instance *t = &out->instances[i];
+        wire_get_f32s(in, t->translation, 3);
+        wire_get_f32s(in, t->rotation, 4);
+        wire_get_f32s(in, t->scale, 3);
+        if (!read_ok(d, true, "instance"))
+            return false;
+        const float *q = t->rotation;
+        float length2 = q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3];
+        if (!all_finite(t->translation, 3) || !all_finite(q, 4) || !all_finite(t->scale, 3) ||
+            !(fabsf(length2 - 1.0f) <= 2e-3f))
+            return reject(d, "instance %u: not finite, or its rotation is not a unit quaternion",
+                          i);
+    }
+    for (uint32_t i = 0; i < out->node_count; i++) {
+        const ir_node *n = &out->nodes[i];
+        if (n->camera < -1 || (n->camera >= 0 && (uint32_t)n->camera >= cameras) || n->light < -1 ||
+            (n->light >= 0 && (uint32_t)n->light >= lights) ||
+            (uint64_t)n->instance_offset + n->instance_count > instances ||
+            (n->instance_count == 0 && n->instance_offset != 0))
+            return reject(d, "node %u: camera %d, light %d or instances %u +%u out of range", i,
+                          n->camera, n->light, n->instance_offset, n->instance_count);
+    }
     return true;
 }
 
@@ -634,6 +777,8 @@ bool ir_wire_read(wire_reader *in, ir_asset *out, char *reason, size_t reason_si
         ok = read_image(&d, i, &out->images[i]);
     if (ok)
         ok = read_scenes(&d, out);
+    if (ok)
+        ok = read_cameras_lights_instances(&d, out);
     if (!ok) {
         ir_asset_free(out);
         memset(out, 0, sizeof *out);

@@ -7,8 +7,10 @@
  * mirroring transform (negative determinant) flips the triangles' winding and
  * the tangents' handedness so faces keep facing out. Skinned meshes are left
  * alone: their vertices are placed by joints at run time, not by their node.
- * The nodes stay, for the scene (what moves), without meshes; a new root
- * node places the merged mesh. */
+ * A node with instances (EXT_mesh_gpu_instancing) contributes one copy per
+ * instance, placed by the node's world matrix times the instance's TRS.
+ * The nodes stay, for the scene (what moves), without meshes or instances; a
+ * new root node places the merged mesh. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,7 +74,8 @@ static bool mesh_is_skinned(const ir_asset *asset, uint32_t mesh_index) {
  * children in ir_asset.nodes, so one pass composes them. */
 static instance *collect_instances(const ir_asset *asset, uint32_t *count) {
     float(*world)[16] = malloc((asset->node_count ? asset->node_count : 1) * sizeof *world);
-    instance *out = malloc((asset->node_count ? asset->node_count : 1) * sizeof *out);
+    size_t slots = (size_t)asset->node_count + asset->instance_count;
+    instance *out = malloc((slots ? slots : 1) * sizeof *out);
     if (world == NULL || out == NULL) {
         free(world);
         free(out);
@@ -88,6 +91,22 @@ static instance *collect_instances(const ir_asset *asset, uint32_t *count) {
         if (node->mesh < 0 || (uint32_t)node->mesh >= asset->mesh_count ||
             mesh_is_skinned(asset, (uint32_t)node->mesh))
             continue;
+        if (node->instance_count > 0 &&
+            (uint64_t)node->instance_offset + node->instance_count <= asset->instance_count) {
+            for (uint32_t e = 0; e < node->instance_count; e++) {
+                const ir_instance *inst = &asset->instances[node->instance_offset + e];
+                kiln_scene_transform t;
+                memcpy(t.translation, inst->translation, sizeof t.translation);
+                memcpy(t.rotation, inst->rotation, sizeof t.rotation);
+                memcpy(t.scale, inst->scale, sizeof t.scale);
+                float local[16];
+                kiln_scene_compose(&t, local);
+                out[*count].mesh = &asset->meshes[node->mesh];
+                matrix_multiply(world[n], local, out[*count].world);
+                (*count)++;
+            }
+            continue;
+        }
         out[*count].mesh = &asset->meshes[node->mesh];
         memcpy(out[*count].world, world[n], sizeof out[*count].world);
         (*count)++;
@@ -202,8 +221,10 @@ static bool add_merged_node(ir_asset *asset) {
     if (nodes == NULL)
         return false;
     asset->nodes = nodes;
-    for (uint32_t n = 0; n < asset->node_count; n++)
+    for (uint32_t n = 0; n < asset->node_count; n++) {
         nodes[n].mesh = -1;
+        nodes[n].instance_offset = nodes[n].instance_count = 0; /* baked */
+    }
     ir_node *merged = &nodes[asset->node_count];
     ir_node_init(merged);
     merged->name = cook_strdup("merged");

@@ -135,14 +135,22 @@ bool write_kscene_links(const cook_context *ctx, const ir_asset *asset, const ui
     uint32_t scene_count = asset->scene_count ? asset->scene_count : 1;
     kiln_scene_link *link_table = links != NULL ? calloc(slots, sizeof *link_table) : NULL;
     kiln_scene_entry *scenes = calloc(scene_count, sizeof *scenes);
-    bytebuf roots = {0}, strings = {0}, meta = {0};
+    kiln_scene_camera *cameras =
+        calloc(asset->camera_count ? asset->camera_count : 1, sizeof *cameras);
+    kiln_scene_light *lights = calloc(asset->light_count ? asset->light_count : 1, sizeof *lights);
+    kiln_scene_instance_range *ranges =
+        asset->instance_count > 0 ? calloc(slots, sizeof *ranges) : NULL;
+    bytebuf roots = {0}, strings = {0}, meta = {0}, instances = {0};
     bool ok = order && position && hierarchy && transforms && nodes && levels && scenes &&
-              (links == NULL || link_table != NULL) && order_nodes(asset, order, position);
+              (links == NULL || link_table != NULL) && cameras && lights &&
+              (asset->instance_count == 0 || ranges) && order_nodes(asset, order, position);
     kiln_scene_desc desc = {.node_count = n,
                             .scene_count = scene_count,
                             .default_scene = 0,
                             .mesh_count = asset->mesh_count,
-                            .material_count = material_table != 0};
+                            .material_count = material_table != 0,
+                            .camera_count = asset->camera_count,
+                            .light_count = asset->light_count};
     /* Hierarchy and levels: depth order from order_nodes. */
     for (uint32_t k = 0; ok && k < n; k++) {
         const ir_node *node = &asset->nodes[order[k]];
@@ -171,7 +179,27 @@ bool write_kscene_links(const cook_context *ctx, const ir_asset *asset, const ui
         bool has_mesh = node->mesh >= 0 && (uint32_t)node->mesh < asset->mesh_count;
         dst->mesh = has_mesh ? node->mesh : -1;
         dst->materials = has_mesh && material_table != 0 ? 0 : -1;
-        dst->skin = dst->camera = dst->light = -1;
+        dst->skin = -1;
+        dst->camera =
+            node->camera >= 0 && (uint32_t)node->camera < asset->camera_count ? node->camera : -1;
+        dst->light =
+            node->light >= 0 && (uint32_t)node->light < asset->light_count ? node->light : -1;
+        if (ranges != NULL && node->instance_count > 0 &&
+            (uint64_t)node->instance_offset + node->instance_count <= asset->instance_count) {
+            /* In file node order, so the ranges increase (kscene.md R15). */
+            ranges[k].first = (uint32_t)(instances.size / sizeof(kiln_scene_transform));
+            ranges[k].count = node->instance_count;
+            for (uint32_t e = 0; e < node->instance_count; e++) {
+                const ir_instance *inst = &asset->instances[node->instance_offset + e];
+                ir_node trs;
+                memcpy(trs.translation, inst->translation, sizeof trs.translation);
+                memcpy(trs.rotation, inst->rotation, sizeof trs.rotation);
+                memcpy(trs.scale, inst->scale, sizeof trs.scale);
+                kiln_scene_transform t;
+                fill_transform(&trs, &t);
+                bytebuf_append(&instances, &t, sizeof t);
+            }
+        }
         dst->source = node->source >= 0 ? node->source : -1;
         if (has_mesh && (node->skin >= 0 || asset->meshes[node->mesh].joints != NULL))
             dst->flags |= KILN_SCENE_NODE_FLAG_SKINNED;
@@ -205,6 +233,34 @@ bool write_kscene_links(const cook_context *ctx, const ir_asset *asset, const ui
             e->root_count = kept;
         }
     }
+    /* Cameras and lights, in source order, their names after the scenes'. */
+    for (uint32_t c = 0; ok && c < asset->camera_count; c++) {
+        const ir_camera *src = &asset->cameras[c];
+        kiln_scene_camera *dst = &cameras[c];
+        bool perspective = src->type == IR_CAMERA_PERSPECTIVE;
+        dst->type = perspective ? KILN_CAMERA_PERSPECTIVE : KILN_CAMERA_ORTHOGRAPHIC;
+        dst->yfov = perspective ? src->yfov : 0.0f;
+        dst->aspect = perspective ? src->aspect : 0.0f;
+        dst->xmag = perspective ? 0.0f : src->xmag;
+        dst->ymag = perspective ? 0.0f : src->ymag;
+        dst->znear = src->znear;
+        dst->zfar = src->zfar;
+        ok = add_string(&strings, src->name, &dst->name_offset, &dst->name_length);
+    }
+    for (uint32_t l = 0; ok && l < asset->light_count; l++) {
+        const ir_light *src = &asset->lights[l];
+        kiln_scene_light *dst = &lights[l];
+        dst->type = src->type == IR_LIGHT_SPOT    ? KILN_LIGHT_SPOT
+                    : src->type == IR_LIGHT_POINT ? KILN_LIGHT_POINT
+                                                  : KILN_LIGHT_DIRECTIONAL;
+        memcpy(dst->color, src->color, sizeof dst->color);
+        dst->intensity = src->intensity;
+        dst->range = src->range;
+        dst->inner_cone = dst->type == KILN_LIGHT_SPOT ? src->inner_cone : 0.0f;
+        dst->outer_cone = dst->type == KILN_LIGHT_SPOT ? src->outer_cone : 0.0f;
+        ok = add_string(&strings, src->name, &dst->name_offset, &dst->name_length);
+    }
+    desc.instance_count = (uint32_t)(instances.size / sizeof(kiln_scene_transform));
     if (asset->scene_count > 0 && asset->default_scene < asset->scene_count)
         desc.default_scene = (int32_t)asset->default_scene;
     if (ok && links != NULL)
@@ -212,7 +268,7 @@ bool write_kscene_links(const cook_context *ctx, const ir_asset *asset, const ui
     desc.root_count = (uint32_t)(roots.size / sizeof(uint32_t));
     desc.strings_size = (uint32_t)strings.size;
     write_metadata_json(ctx, importer, &meta);
-    ok = ok && !roots.failed && !strings.failed && !meta.failed;
+    ok = ok && !roots.failed && !strings.failed && !meta.failed && !instances.failed;
     if (ok) {
         container_writer writer;
         container_begin(&writer, KILN_KIND_SCENE, KILN_SCENE_VERSION);
@@ -233,6 +289,13 @@ bool write_kscene_links(const cook_context *ctx, const ir_asset *asset, const ui
                             (size_t)scene_count * sizeof *scenes);
         container_add_chunk(&writer, KILN_CHUNK_SCENE_ROOTS, roots.data, roots.size);
         container_add_chunk(&writer, KILN_CHUNK_SCENE_STRINGS, strings.data, strings.size);
+        container_add_chunk(&writer, KILN_CHUNK_SCENE_CAMERAS, cameras,
+                            (size_t)desc.camera_count * sizeof *cameras);
+        container_add_chunk(&writer, KILN_CHUNK_SCENE_LIGHTS, lights,
+                            (size_t)desc.light_count * sizeof *lights);
+        container_add_chunk(&writer, KILN_CHUNK_SCENE_INSTANCES, instances.data, instances.size);
+        container_add_chunk(&writer, KILN_CHUNK_SCENE_INSTANCE_RANGES, ranges,
+                            desc.instance_count > 0 ? (size_t)n * sizeof *ranges : 0);
         if (links != NULL)
             container_add_chunk(&writer, KILN_CHUNK_SCENE_LINKS, link_table,
                                 (size_t)n * sizeof *link_table);
@@ -246,6 +309,10 @@ bool write_kscene_links(const cook_context *ctx, const ir_asset *asset, const ui
     free(levels);
     free(scenes);
     free(link_table);
+    free(cameras);
+    free(lights);
+    free(ranges);
+    bytebuf_free(&instances);
     bytebuf_free(&roots);
     bytebuf_free(&strings);
     bytebuf_free(&meta);
