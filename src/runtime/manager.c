@@ -677,6 +677,7 @@ void kiln_manager_destroy(kiln_manager *m) {
                      MGR_PAGE_SLOTS * sizeof(mgr_slot));
     for (uint32_t i = 0; i < m->mount_count; i++)
         mount_close(m, m->mounts[i]);
+    mgr_free_dctx_pool(m);
     mgr_free(m, m->requests, (size_t)m->request_capacity * sizeof *m->requests);
     mgr_free(m, m->pages, (size_t)m->page_count * sizeof *m->pages);
     mgr_free(m, m->map, ((size_t)m->map_mask + 1) * sizeof *m->map);

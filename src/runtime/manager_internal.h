@@ -16,6 +16,7 @@
 #define MGR_PAGE_SHIFT 8u
 #define MGR_PAGE_SLOTS (1u << MGR_PAGE_SHIFT)
 #define MGR_MAX_MOUNTS 32u
+#define MGR_DCTX_POOL 8u
 
 /* Slot states (the tag's low 8 bits; generation above). */
 enum {
@@ -133,6 +134,9 @@ struct kiln_manager {
     /* Workers. */
     pthread_t *threads;
     uint32_t thread_count, thread_capacity;
+    /* Zstd decompression contexts (ZSTD_DCtx *), reused by loaders. */
+    void *dctx_pool[MGR_DCTX_POOL];
+    uint32_t dctx_count;
 };
 
 #endif /* KILN_RUNTIME_MANAGER_INTERNAL_H */

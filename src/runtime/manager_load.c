@@ -16,6 +16,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#define ZSTD_STATIC_LINKING_ONLY /* ZSTD_createDCtx_advanced: the allocator hooks */
+#include <zstd.h>
+
 #include "common/checked.h"
 #include "runtime/internal.h"
 #include "runtime/manager_load.h"
@@ -130,6 +133,96 @@ static bool wants_texels(const kiln_manager *m) {
     return m->engine.create_texture != NULL || (m->flags & KILN_MANAGER_KEEP_TEXELS) != 0;
 }
 
+/* Zstd's memory through the allocator hooks: its free passes no size, so
+ * each block starts with its size (16 bytes keep the alignment). */
+static void *zstd_alloc(void *opaque, size_t size) {
+    if (size > SIZE_MAX - 16)
+        return NULL;
+    uint8_t *block = mgr_alloc(opaque, size + 16, 16);
+    if (block == NULL)
+        return NULL;
+    memcpy(block, &size, sizeof size);
+    return block + 16;
+}
+
+static void zstd_free(void *opaque, void *address) {
+    if (address == NULL)
+        return;
+    uint8_t *block = (uint8_t *)address - 16;
+    size_t size;
+    memcpy(&size, block, sizeof size);
+    mgr_free(opaque, block, size + 16);
+}
+
+/* A decompression context from the manager's pool, or a new one. */
+static ZSTD_DCtx *dctx_take(kiln_manager *m) {
+    ZSTD_DCtx *dctx = NULL;
+    pthread_mutex_lock(&m->lock);
+    if (m->dctx_count > 0)
+        dctx = m->dctx_pool[--m->dctx_count];
+    pthread_mutex_unlock(&m->lock);
+    if (dctx == NULL)
+        dctx = ZSTD_createDCtx_advanced((ZSTD_customMem){zstd_alloc, zstd_free, m});
+    return dctx;
+}
+
+static void dctx_give(kiln_manager *m, ZSTD_DCtx *dctx) {
+    if (dctx == NULL)
+        return;
+    pthread_mutex_lock(&m->lock);
+    if (m->dctx_count < MGR_DCTX_POOL) {
+        m->dctx_pool[m->dctx_count++] = dctx;
+        dctx = NULL;
+    }
+    pthread_mutex_unlock(&m->lock);
+    ZSTD_freeDCtx(dctx);
+}
+
+void mgr_free_dctx_pool(kiln_manager *m) {
+    while (m->dctx_count > 0)
+        ZSTD_freeDCtx(m->dctx_pool[--m->dctx_count]);
+}
+
+static uint64_t read_u64(const uint8_t *p) {
+    uint64_t v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+
+/* kiln_ktx2_read_level with the manager's decompression context (whose
+ * memory comes from the hooks). The view has validated the level index. */
+static kiln_result read_level(const kiln_ktx2_view *v, uint32_t level, ZSTD_DCtx *dctx,
+                              uint8_t *dst, uint64_t expected, kiln_error *err) {
+    const uint8_t *e = v->data + 80 + (size_t)level * 24; /* KTX2 header, level entries */
+    uint64_t offset = read_u64(e), length = read_u64(e + 8);
+    if (!range_inside(offset, length, v->size))
+        return runtime_fail(err, KILN_ERR_TRUNCATED, v->name,
+                            "KTX2: level %" PRIu32 " out of range", level);
+    if (v->supercompression == KILN_KTX2_SUPERCOMPRESSION_NONE) {
+        if (length < expected)
+            return runtime_fail(err, KILN_ERR_CORRUPT, v->name,
+                                "KTX2: level %" PRIu32 " is %" PRIu64 " bytes, expected %" PRIu64,
+                                level, length, expected);
+        memcpy(dst, v->data + offset, (size_t)expected);
+        return KILN_OK;
+    }
+    unsigned long long content = ZSTD_getFrameContentSize(v->data + offset, (size_t)length);
+    if (content != ZSTD_CONTENTSIZE_UNKNOWN && content != expected)
+        return runtime_fail(err, KILN_ERR_CORRUPT, v->name,
+                            "KTX2: level %" PRIu32
+                            " Zstd frame declares %llu bytes, expected %" PRIu64,
+                            level, content, expected);
+    size_t got = ZSTD_decompressDCtx(dctx, dst, (size_t)expected, v->data + offset, (size_t)length);
+    if (ZSTD_isError(got))
+        return runtime_fail(err, KILN_ERR_CORRUPT, v->name, "KTX2: level %" PRIu32 ": Zstd: %s",
+                            level, ZSTD_getErrorName(got));
+    if (got != expected)
+        return runtime_fail(err, KILN_ERR_CORRUPT, v->name,
+                            "KTX2: level %" PRIu32 " inflates to %zu bytes, expected %" PRIu64,
+                            level, got, expected);
+    return KILN_OK;
+}
+
 static kiln_result inflate_texture(kiln_manager *m, mgr_slot *s, kiln_error *err) {
     const kiln_ktx2_view *v = &s->asset.texture;
     if (v->levels > KILN_ASSET_MAX_LEVELS)
@@ -153,14 +246,15 @@ static kiln_result inflate_texture(kiln_manager *m, mgr_slot *s, kiln_error *err
                             "cannot allocate %" PRIu64 " bytes for the levels", total);
     s->staging = staging;
     s->staging_size = (size_t)total;
-    for (uint32_t l = 0; l < v->levels; l++) {
-        uint64_t size = kiln_ktx2_level_size(v, l);
-        kiln_result r = kiln_ktx2_read_level(v, l, (uint8_t *)staging + s->asset.level_offsets[l],
-                                             (size_t)size, err);
-        if (r != KILN_OK)
-            return r;
-    }
-    return KILN_OK;
+    ZSTD_DCtx *dctx = NULL;
+    if (v->supercompression != KILN_KTX2_SUPERCOMPRESSION_NONE && (dctx = dctx_take(m)) == NULL)
+        return runtime_fail(err, KILN_ERR_OUT_OF_MEMORY, v->name, "cannot allocate a Zstd context");
+    kiln_result r = KILN_OK;
+    for (uint32_t l = 0; l < v->levels && r == KILN_OK; l++)
+        r = read_level(v, l, dctx, (uint8_t *)staging + s->asset.level_offsets[l],
+                       kiln_ktx2_level_size(v, l), err);
+    dctx_give(m, dctx);
+    return r;
 }
 
 static kiln_result read_asset(kiln_manager *m, mgr_slot *s, const mgr_mount *mt, kiln_error *err) {

@@ -36,5 +36,6 @@ void mgr_finish_remove(kiln_manager *m, uint32_t index);
 void mgr_release_staging(kiln_manager *m, mgr_slot *s);
 kiln_result mgr_start_workers(kiln_manager *m, uint32_t count, kiln_error *err);
 void mgr_stop_workers(kiln_manager *m);
+void mgr_free_dctx_pool(kiln_manager *m);
 
 #endif /* KILN_RUNTIME_MANAGER_LOAD_H */
