@@ -247,7 +247,8 @@ kiln_result kiln_manager_load_ref(kiln_manager *manager, kiln_scope scope, const
                                   kiln_ref *ref, kiln_error *err);
 
 /* Called by kiln_manager_pump, on its caller's thread, when a requested load
- * ends: result KILN_OK with the asset ready, or the failure and its message. */
+ * ends: result KILN_OK with the asset ready, or the failure and its message.
+ * It runs without the manager's lock, so it may call the manager. */
 typedef void (*kiln_load_callback)(void *user, kiln_ref ref, kiln_result result,
                                    const kiln_error *err);
 

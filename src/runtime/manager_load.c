@@ -898,6 +898,9 @@ uint32_t kiln_manager_pump(kiln_manager *m) {
         uint32_t index = m->finish[m->finish_count - 1];
         mgr_slot_at(m, index)->pins++;
         ensure_ready(m, index); /* takes it off the list, uploads */
+        mgr_slot *s = mgr_slot_at(m, index);
+        if (s->in_finish) /* finished by another thread meanwhile */
+            mgr_finish_remove(m, index);
         mgr_unpin(m, index);
     }
     /* Completion callbacks. */
@@ -929,7 +932,8 @@ uint32_t kiln_manager_pump(kiln_manager *m) {
         q.callback(q.user, q.ref, result, &err);
         called++;
         pthread_mutex_lock(&m->lock);
-        i = 0; /* the list may have changed while unlocked */
+        /* Entry i now holds what was last (or the list changed while
+         * unlocked: what this pass misses, the next pump delivers). */
     }
     pthread_mutex_unlock(&m->lock);
     return called;
@@ -956,10 +960,13 @@ static void *worker_main(void *arg) {
         pthread_mutex_unlock(&m->lock);
         kiln_result r = read_asset(m, s, mt, &s->error);
         pthread_mutex_lock(&m->lock);
-        if (s->refs > 0)
+        if (s->refs > 0) {
             publish(m, index, r);
-        else
-            pthread_cond_broadcast(&m->done); /* cancelled: unpin frees it */
+        } else { /* cancelled: out of LOADING for anyone waiting; unpin frees it */
+            runtime_fail(&s->error, KILN_ERR_INVALID_ARGUMENT, s->path,
+                         "cancelled: no scope holds it any more");
+            fail_slot(m, index);
+        }
         mgr_unpin(m, index);
     }
     pthread_mutex_unlock(&m->lock);
