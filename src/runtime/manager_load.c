@@ -6,7 +6,9 @@
  *
  * A slot goes QUEUED -> LOADING (read, validate, inflate; unlocked, pinned)
  * -> LOADED (dependencies linked; waiting for them) -> UPLOADING (engine
- * create callbacks; unlocked, pinned) -> READY, or FAILED from any step; a
+ * create callbacks; unlocked, pinned) -> READY, or FAILED from any step (an
+ * asset the engine creates nothing for goes from LOADED to READY as soon as
+ * its dependencies are, on the thread that got it there); a
  * failed dependency fails the assets waiting for it. Dependencies only go
  * from a kind to a lower one (scene -> mesh -> material -> texture; the kind
  * is checked against both the manifest and the file), so the graph has no
@@ -351,6 +353,8 @@ static void fail_slot(kiln_manager *m, uint32_t index) {
     pthread_cond_broadcast(&m->done);
 }
 
+static void done_loading(kiln_manager *m, uint32_t index);
+
 static void ready_slot(kiln_manager *m, uint32_t index) {
     mgr_slot *s = mgr_slot_at(m, index);
     mgr_set_state(s, SLOT_READY);
@@ -359,9 +363,35 @@ static void ready_slot(kiln_manager *m, uint32_t index) {
     for (uint32_t i = 0; i < count; i++) {
         mgr_slot *d = mgr_slot_at(m, s->dependents[i]);
         if (mgr_slot_state(d) == SLOT_LOADED && d->pending > 0 && --d->pending == 0)
-            finish_push(m, s->dependents[i]);
+            done_loading(m, s->dependents[i]);
     }
     pthread_cond_broadcast(&m->done);
+}
+
+/* Whether finishing a slot calls the engine (so waits for a pump or the
+ * synchronous loader's thread). */
+static bool needs_upload(const kiln_manager *m, const mgr_slot *s) {
+    if (s->asset.kind == KILN_ASSET_MESH)
+        return m->engine.create_buffer != NULL;
+    if (s->asset.kind == KILN_ASSET_TEXTURE)
+        return s->staging != NULL && m->engine.create_texture != NULL;
+    return false;
+}
+
+/* A loaded slot whose dependencies are all ready (lock held): ready at once
+ * when the engine has nothing to create for it (on whatever thread got here,
+ * a worker included), else on the finish list for the upload. */
+static void done_loading(kiln_manager *m, uint32_t index) {
+    mgr_slot *s = mgr_slot_at(m, index);
+    if (needs_upload(m, s)) {
+        finish_push(m, index);
+        return;
+    }
+    if (s->staging != NULL) { /* kept texels (KILN_MANAGER_KEEP_TEXELS) */
+        s->asset.texels = s->staging;
+        s->asset.texel_bytes = s->staging_size;
+    }
+    ready_slot(m, index);
 }
 
 /* ---------------------------------------------------------------------------
@@ -592,7 +622,7 @@ static void publish(kiln_manager *m, uint32_t index, kiln_result read) {
         s->pending++;
     }
     if (s->pending == 0)
-        finish_push(m, index);
+        done_loading(m, index);
     pthread_cond_broadcast(&m->done);
 }
 
