@@ -610,6 +610,26 @@ static void requests_complete_through_pump(void **state) {
     kiln_manager_destroy(m);
 }
 
+static void ready_without_pump_when_nothing_to_create(void **state) {
+    (void)state;
+    kiln_manager *m = make_manager(NULL, NULL, 2); /* no engine callbacks */
+    kiln_error err;
+    assert_int_equal(kiln_manager_mount(m, shared_out, NULL, &err), KILN_OK);
+    done_log done = {0};
+    kiln_ref scene;
+    assert_int_equal(kiln_manager_request(m, KILN_SCOPE_PERMANENT, KILN_HANDLE("props/crate/scene"),
+                                          0, on_done, &done, &scene, &err),
+                     KILN_OK);
+    /* The workers finish it alone: no pump is called until it is ready. */
+    for (int i = 0; i < 600000 && kiln_asset_get(m, scene) == NULL; i++)
+        usleep(100);
+    assert_non_null(kiln_asset_get(m, scene));
+    assert_int_equal(done.calls, 0); /* callbacks wait for the pump */
+    assert_int_equal(kiln_manager_pump(m), 1);
+    assert_int_equal(done.results[0], KILN_OK);
+    kiln_manager_destroy(m);
+}
+
 static void priorities_order_the_queue(void **state) {
     (void)state;
     engine_log engine = {0};
@@ -766,6 +786,7 @@ int main(void) {
         cmocka_unit_test(engine_failure_fails_the_asset),
         cmocka_unit_test(budgets_refuse_and_report),
         cmocka_unit_test(requests_complete_through_pump),
+        cmocka_unit_test(ready_without_pump_when_nothing_to_create),
         cmocka_unit_test(priorities_order_the_queue),
         cmocka_unit_test(destroying_a_scope_cancels_its_requests),
         cmocka_unit_test(workers_cancel_and_finish_cleanly),
