@@ -19,11 +19,13 @@ PREFIX ?= /usr/local
 install: build
 	cmake --install build/release --prefix $(PREFIX)
 
-# Cook the bundled examples, then show what was made and check it.
+# Cook the bundled examples, then show what was made and check it, then load
+# it all through the runtime's asset manager (examples/viewer_headless.c).
 run: build
 	$(KILN_RELEASE) build -i examples/assets -o $(EXAMPLES_OUT)
 	$(KILN_RELEASE) info -o $(EXAMPLES_OUT)
 	$(KILN_RELEASE) check -o $(EXAMPLES_OUT)
+	build/release/examples/viewer_headless $(EXAMPLES_OUT)
 
 # Every test, under AddressSanitizer and UndefinedBehaviorSanitizer, warnings as errors.
 test: deps

@@ -5,7 +5,7 @@
 #
 # SECTIONs (default: all) are load, obj_import, load_gltf, cook_time,
 # cook_stages, scaling, mesh_quality, textures, builds, bc7, bc1, block,
-# isolate, scene; e.g.
+# isolate, scene, manager; e.g.
 # `bash bench/run.sh build/bench builds` runs the build-system benchmarks only.
 #
 # Generates the test meshes into bench/data/ when they are missing (they are
@@ -403,16 +403,31 @@ run_scene() {
     "$bin/bench_scene" --percent 0.1
 }
 
+# The runtime's asset manager: every file of the cooked corpus loaded through
+# kiln_manager_load / kiln_manager_request (folder and pack, 0-2 workers)
+# against read() of the same bytes, and the cost of a cached kiln_asset_get.
+run_manager() {
+    section "asset manager: loading the cooked corpus vs read(); cached get"
+    if [ ! -d "$corpus" ]; then
+        echo "(skipping: $corpus not found)"
+        return
+    fi
+    local out="$scratch/manager_corpus"
+    "$kiln" build -q -i "$corpus" -o "$out" --pack 2>/dev/null || true # invalid/ fails
+    load_average
+    "$bin/bench_manager" "$out" "$out.kpak"
+}
+
 machine_info
 if [ ${#sections[@]} -eq 0 ]; then
     sections=(load obj_import load_gltf cook_time cook_stages scaling mesh_quality textures builds bc7 bc1
-              block isolate scene)
+              block isolate scene manager)
 fi
 needs_meshes=false
 for name in "${sections[@]}"; do
     case $name in
     load | obj_import | load_gltf | cook_time | cook_stages | scaling | mesh_quality) needs_meshes=true ;;
-    textures | builds | bc7 | bc1 | block | isolate | scene) ;;
+    textures | builds | bc7 | bc1 | block | isolate | scene | manager) ;;
     *)
         echo "unknown section '$name'" >&2
         exit 2

@@ -1,0 +1,142 @@
+/* manager_internal.h — the asset manager's private state (not public).
+ *
+ * One mutex guards everything but the lock-free reads of kiln_asset_get: the
+ * slot pages and scope table never move once allocated (freed only by
+ * kiln_manager_destroy), and each slot's and scope's tag is atomic, written
+ * with release after the data it publishes. */
+#ifndef KILN_RUNTIME_MANAGER_INTERNAL_H
+#define KILN_RUNTIME_MANAGER_INTERNAL_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <sys/types.h>
+
+#include "kiln/manager.h"
+
+#define MGR_PAGE_SHIFT 8u
+#define MGR_PAGE_SLOTS (1u << MGR_PAGE_SHIFT)
+#define MGR_MAX_MOUNTS 32u
+#define MGR_DCTX_POOL 8u
+
+/* Slot states (the tag's low 8 bits; generation above). */
+enum {
+    SLOT_FREE = 0,
+    SLOT_QUEUED,    /* in the heap, nobody loading */
+    SLOT_LOADING,   /* a loader reads it, unlocked */
+    SLOT_LOADED,    /* read; waiting for dependencies, then its upload */
+    SLOT_UPLOADING, /* a thread runs the engine callbacks, unlocked */
+    SLOT_READY,
+    SLOT_FAILED
+};
+
+typedef struct mgr_reach {
+    uint32_t scope; /* scope index */
+    uint32_t count; /* paths: a direct hold, and one per reaching parent */
+    bool direct;
+} mgr_reach;
+
+typedef struct mgr_slot {
+    _Atomic uint64_t tag; /* generation << 8 | state */
+    kiln_asset asset;
+    /* Everything below is guarded by the manager's lock. */
+    uint32_t generation;
+    uint32_t refs; /* holds: scopes and parent assets */
+    uint32_t pins; /* operations under way without the lock */
+    uint32_t mount;
+    kiln_asset_kind expected_kind;
+    uint64_t key;
+    const char *path;
+    void *file_memory; /* owned copy of a folder file */
+    size_t file_memory_size;
+    void *staging; /* inflated texels, owned unless staging_engine */
+    size_t staging_size;
+    bool staging_engine;
+    kiln_asset_dependency *deps;
+    uint32_t dep_capacity;
+    uint32_t *dependents; /* loaded slots waiting for this one */
+    uint32_t dependent_count, dependent_capacity;
+    uint32_t pending; /* dependencies not ready yet */
+    mgr_reach *reach;
+    uint32_t reach_count, reach_capacity;
+    int32_t priority;
+    uint64_t sequence;
+    uint32_t heap_index; /* UINT32_MAX when not queued */
+    uint32_t next_free;
+    bool in_finish; /* on the finish list */
+    kiln_error error;
+} mgr_slot;
+
+typedef struct mgr_scope {
+    _Atomic uint32_t id; /* generation << 16 | index while alive, else 0 */
+    uint32_t generation;
+    char name[32];
+    uint64_t budget;
+    uint64_t bytes;
+    uint32_t assets;
+    uint32_t *holds;
+    uint32_t hold_count, hold_capacity;
+} mgr_scope;
+
+typedef struct mgr_mount {
+    bool is_pack;
+    char *dir; /* folder mounts */
+    size_t dir_length;
+    kiln_pack pack;
+    kiln_file manifest_file;
+    kiln_manifest_view manifest;
+    dev_t dev;
+    ino_t ino;
+    char name[128];
+} mgr_mount;
+
+typedef struct mgr_request {
+    kiln_scope scope;
+    kiln_ref ref;
+    kiln_load_callback callback;
+    void *user;
+} mgr_request;
+
+struct kiln_manager {
+    kiln_allocator allocator;
+    kiln_engine_callbacks engine;
+    uint32_t open_flags;
+    uint32_t flags;
+    pthread_mutex_t lock;
+    pthread_cond_t work; /* a job was queued, or stop */
+    pthread_cond_t done; /* a slot left LOADING or UPLOADING */
+    bool stop;
+    /* Slots: pages allocated on demand, never freed before destroy. */
+    uint32_t slot_capacity; /* a multiple of MGR_PAGE_SLOTS; slot 0 unused */
+    _Atomic(mgr_slot *) *pages;
+    uint32_t page_count;
+    uint32_t slots_used; /* highest slot index handed out + 1 */
+    uint32_t free_slots; /* free list head, 0: empty */
+    uint32_t live_slots;
+    /* Open-addressing map from file key to slot index (0: empty). */
+    uint32_t *map;
+    uint32_t map_mask;
+    /* Queue: a max-heap of slot indices by (priority, -sequence). */
+    uint32_t *heap;
+    uint32_t heap_count;
+    uint64_t sequence;
+    /* Loaded slots with every dependency ready: pump uploads them. */
+    uint32_t *finish;
+    uint32_t finish_count;
+    /* Requests with callbacks, delivered by pump. */
+    mgr_request *requests;
+    uint32_t request_count, request_capacity;
+    /* Scopes: a fixed table. */
+    mgr_scope *scopes;
+    uint32_t scope_capacity;
+    /* Mounts. */
+    mgr_mount *mounts[MGR_MAX_MOUNTS];
+    uint32_t mount_count;
+    /* Workers. */
+    pthread_t *threads;
+    uint32_t thread_count, thread_capacity;
+    /* Zstd decompression contexts (ZSTD_DCtx *), reused by loaders. */
+    void *dctx_pool[MGR_DCTX_POOL];
+    uint32_t dctx_count;
+};
+
+#endif /* KILN_RUNTIME_MANAGER_INTERNAL_H */

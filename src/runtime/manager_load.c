@@ -1,0 +1,1036 @@
+/*
+ * manager_load.c — loading assets: resolving handles into holds, reading and
+ * validating files (a worker or the caller, without the lock), linking
+ * dependencies, the engine's upload, the priority queue, the workers and
+ * kiln_manager_pump.
+ *
+ * A slot goes QUEUED -> LOADING (read, validate, inflate; unlocked, pinned)
+ * -> LOADED (dependencies linked; waiting for them) -> UPLOADING (engine
+ * create callbacks; unlocked, pinned) -> READY, or FAILED from any step (an
+ * asset the engine creates nothing for goes from LOADED to READY as soon as
+ * its dependencies are, on the thread that got it there); a
+ * failed dependency fails the assets waiting for it. Dependencies only go
+ * from a kind to a lower one (scene -> mesh -> material -> texture; the kind
+ * is checked against both the manifest and the file), so the graph has no
+ * cycle and a synchronous load can drive its dependencies recursively.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#define ZSTD_STATIC_LINKING_ONLY /* ZSTD_createDCtx_advanced: the allocator hooks */
+#include <zstd.h>
+
+#include "common/checked.h"
+#include "runtime/internal.h"
+#include "runtime/manager_load.h"
+
+/* ---------------------------------------------------------------------------
+ * The queue: a max-heap by priority, first come first served within one
+ * ------------------------------------------------------------------------- */
+
+static bool heap_above(kiln_manager *m, uint32_t a, uint32_t b) {
+    const mgr_slot *x = mgr_slot_at(m, a), *y = mgr_slot_at(m, b);
+    return x->priority != y->priority ? x->priority > y->priority : x->sequence < y->sequence;
+}
+
+static void heap_set(kiln_manager *m, uint32_t at, uint32_t index) {
+    m->heap[at] = index;
+    mgr_slot_at(m, index)->heap_index = at;
+}
+
+static void heap_fix(kiln_manager *m, uint32_t at) {
+    uint32_t index = m->heap[at];
+    while (at > 0 && heap_above(m, index, m->heap[(at - 1) / 2])) {
+        heap_set(m, at, m->heap[(at - 1) / 2]);
+        at = (at - 1) / 2;
+    }
+    for (;;) {
+        uint32_t child = 2 * at + 1;
+        if (child >= m->heap_count)
+            break;
+        if (child + 1 < m->heap_count && heap_above(m, m->heap[child + 1], m->heap[child]))
+            child++;
+        if (!heap_above(m, m->heap[child], index))
+            break;
+        heap_set(m, at, m->heap[child]);
+        at = child;
+    }
+    heap_set(m, at, index);
+}
+
+static void heap_push(kiln_manager *m, uint32_t index, int32_t priority) {
+    mgr_slot *s = mgr_slot_at(m, index);
+    s->priority = priority;
+    s->sequence = m->sequence++;
+    m->heap[m->heap_count] = index;
+    s->heap_index = m->heap_count++;
+    heap_fix(m, s->heap_index);
+}
+
+void mgr_heap_remove(kiln_manager *m, uint32_t index) {
+    mgr_slot *s = mgr_slot_at(m, index);
+    uint32_t at = s->heap_index;
+    s->heap_index = UINT32_MAX;
+    uint32_t last = m->heap[--m->heap_count];
+    if (at < m->heap_count) {
+        m->heap[at] = last;
+        mgr_slot_at(m, last)->heap_index = at;
+        heap_fix(m, at);
+    }
+}
+
+static void heap_raise(kiln_manager *m, uint32_t index, int32_t priority) {
+    mgr_slot *s = mgr_slot_at(m, index);
+    if (s->heap_index != UINT32_MAX && priority > s->priority) {
+        s->priority = priority;
+        heap_fix(m, s->heap_index);
+    }
+}
+
+/* ---------------------------------------------------------------------------
+ * The finish list: loaded slots whose dependencies are all ready
+ * ------------------------------------------------------------------------- */
+
+static void finish_push(kiln_manager *m, uint32_t index) {
+    mgr_slot *s = mgr_slot_at(m, index);
+    if (!s->in_finish) {
+        s->in_finish = true;
+        m->finish[m->finish_count++] = index;
+    }
+}
+
+void mgr_finish_remove(kiln_manager *m, uint32_t index) {
+    for (uint32_t i = 0; i < m->finish_count; i++) {
+        if (m->finish[i] == index) {
+            m->finish[i] = m->finish[--m->finish_count];
+            break;
+        }
+    }
+    mgr_slot_at(m, index)->in_finish = false;
+}
+
+/* ---------------------------------------------------------------------------
+ * Reading, validating, inflating (unlocked: the slot is pinned and LOADING,
+ * so only this thread touches its asset fields)
+ * ------------------------------------------------------------------------- */
+
+void mgr_release_staging(kiln_manager *m, mgr_slot *s) {
+    if (s->staging == NULL)
+        return;
+    if (s->staging_engine) {
+        if (m->engine.release_staging != NULL)
+            m->engine.release_staging(m->engine.user, s->staging, s->staging_size);
+    } else {
+        mgr_free(m, s->staging, s->staging_size);
+    }
+    s->staging = NULL;
+    s->staging_size = 0;
+    s->staging_engine = false;
+    s->asset.texels = NULL;
+    s->asset.texel_bytes = 0;
+}
+
+static bool wants_texels(const kiln_manager *m) {
+    return m->engine.create_texture != NULL || (m->flags & KILN_MANAGER_KEEP_TEXELS) != 0;
+}
+
+/* Zstd's memory through the allocator hooks: its free passes no size, so
+ * each block starts with its size (16 bytes keep the alignment). */
+static void *zstd_alloc(void *opaque, size_t size) {
+    if (size > SIZE_MAX - 16)
+        return NULL;
+    uint8_t *block = mgr_alloc(opaque, size + 16, 16);
+    if (block == NULL)
+        return NULL;
+    memcpy(block, &size, sizeof size);
+    return block + 16;
+}
+
+static void zstd_free(void *opaque, void *address) {
+    if (address == NULL)
+        return;
+    uint8_t *block = (uint8_t *)address - 16;
+    size_t size;
+    memcpy(&size, block, sizeof size);
+    mgr_free(opaque, block, size + 16);
+}
+
+/* A decompression context from the manager's pool, or a new one. */
+static ZSTD_DCtx *dctx_take(kiln_manager *m) {
+    ZSTD_DCtx *dctx = NULL;
+    pthread_mutex_lock(&m->lock);
+    if (m->dctx_count > 0)
+        dctx = m->dctx_pool[--m->dctx_count];
+    pthread_mutex_unlock(&m->lock);
+    if (dctx == NULL)
+        dctx = ZSTD_createDCtx_advanced((ZSTD_customMem){zstd_alloc, zstd_free, m});
+    return dctx;
+}
+
+static void dctx_give(kiln_manager *m, ZSTD_DCtx *dctx) {
+    if (dctx == NULL)
+        return;
+    pthread_mutex_lock(&m->lock);
+    if (m->dctx_count < MGR_DCTX_POOL) {
+        m->dctx_pool[m->dctx_count++] = dctx;
+        dctx = NULL;
+    }
+    pthread_mutex_unlock(&m->lock);
+    ZSTD_freeDCtx(dctx);
+}
+
+void mgr_free_dctx_pool(kiln_manager *m) {
+    while (m->dctx_count > 0)
+        ZSTD_freeDCtx(m->dctx_pool[--m->dctx_count]);
+}
+
+static uint64_t read_u64(const uint8_t *p) {
+    uint64_t v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+
+/* kiln_ktx2_read_level with the manager's decompression context (whose
+ * memory comes from the hooks). The view has validated the level index. */
+static kiln_result read_level(const kiln_ktx2_view *v, uint32_t level, ZSTD_DCtx *dctx,
+                              uint8_t *dst, uint64_t expected, kiln_error *err) {
+    const uint8_t *e = v->data + 80 + (size_t)level * 24; /* KTX2 header, level entries */
+    uint64_t offset = read_u64(e), length = read_u64(e + 8);
+    if (!range_inside(offset, length, v->size))
+        return runtime_fail(err, KILN_ERR_TRUNCATED, v->name,
+                            "KTX2: level %" PRIu32 " out of range", level);
+    if (v->supercompression == KILN_KTX2_SUPERCOMPRESSION_NONE) {
+        if (length < expected)
+            return runtime_fail(err, KILN_ERR_CORRUPT, v->name,
+                                "KTX2: level %" PRIu32 " is %" PRIu64 " bytes, expected %" PRIu64,
+                                level, length, expected);
+        memcpy(dst, v->data + offset, (size_t)expected);
+        return KILN_OK;
+    }
+    unsigned long long content = ZSTD_getFrameContentSize(v->data + offset, (size_t)length);
+    if (content != ZSTD_CONTENTSIZE_UNKNOWN && content != expected)
+        return runtime_fail(err, KILN_ERR_CORRUPT, v->name,
+                            "KTX2: level %" PRIu32
+                            " Zstd frame declares %llu bytes, expected %" PRIu64,
+                            level, content, expected);
+    size_t got = ZSTD_decompressDCtx(dctx, dst, (size_t)expected, v->data + offset, (size_t)length);
+    if (ZSTD_isError(got))
+        return runtime_fail(err, KILN_ERR_CORRUPT, v->name, "KTX2: level %" PRIu32 ": Zstd: %s",
+                            level, ZSTD_getErrorName(got));
+    if (got != expected)
+        return runtime_fail(err, KILN_ERR_CORRUPT, v->name,
+                            "KTX2: level %" PRIu32 " inflates to %zu bytes, expected %" PRIu64,
+                            level, got, expected);
+    return KILN_OK;
+}
+
+static kiln_result inflate_texture(kiln_manager *m, mgr_slot *s, kiln_error *err) {
+    const kiln_ktx2_view *v = &s->asset.texture;
+    if (v->levels > KILN_ASSET_MAX_LEVELS)
+        return runtime_fail(err, KILN_ERR_UNSUPPORTED, v->name, "%" PRIu32 " levels, at most %d",
+                            v->levels, KILN_ASSET_MAX_LEVELS);
+    uint64_t total = 0;
+    for (uint32_t l = 0; l < v->levels; l++) {
+        s->asset.level_offsets[l] = total;
+        uint64_t size = kiln_ktx2_level_size(v, l);
+        if (!checked_add_u64(total, align_up_u64(size, 16), &total) || total > SIZE_MAX)
+            return runtime_fail(err, KILN_ERR_CORRUPT, v->name, "levels do not fit in memory");
+    }
+    void *staging = NULL;
+    if (m->engine.texture_staging != NULL)
+        staging = m->engine.texture_staging(m->engine.user, &s->asset, (size_t)total);
+    s->staging_engine = staging != NULL;
+    if (staging == NULL)
+        staging = mgr_alloc(m, (size_t)total, 16);
+    if (staging == NULL)
+        return runtime_fail(err, KILN_ERR_OUT_OF_MEMORY, v->name,
+                            "cannot allocate %" PRIu64 " bytes for the levels", total);
+    s->staging = staging;
+    s->staging_size = (size_t)total;
+    ZSTD_DCtx *dctx = NULL;
+    if (v->supercompression != KILN_KTX2_SUPERCOMPRESSION_NONE && (dctx = dctx_take(m)) == NULL)
+        return runtime_fail(err, KILN_ERR_OUT_OF_MEMORY, v->name, "cannot allocate a Zstd context");
+    kiln_result r = KILN_OK;
+    for (uint32_t l = 0; l < v->levels && r == KILN_OK; l++)
+        r = read_level(v, l, dctx, (uint8_t *)staging + s->asset.level_offsets[l],
+                       kiln_ktx2_level_size(v, l), err);
+    dctx_give(m, dctx);
+    return r;
+}
+
+static kiln_result read_asset(kiln_manager *m, mgr_slot *s, const mgr_mount *mt, kiln_error *err) {
+    const char *name = s->path;
+    const void *data;
+    size_t size;
+    if (mt->is_pack) {
+        kiln_pack_item item;
+        if (kiln_pack_find(&mt->pack, s->path, &item) != KILN_OK)
+            return runtime_fail(err, KILN_ERR_NOT_FOUND, name,
+                                "the manifest names it, but the pack %s has no such file",
+                                mt->name);
+        data = item.data;
+        size = (size_t)item.size;
+    } else {
+        size_t length = mt->dir_length + 1 + strlen(s->path) + 1;
+        char *path = mgr_alloc(m, length, 1);
+        if (path == NULL)
+            return runtime_fail(err, KILN_ERR_OUT_OF_MEMORY, name, "out of memory");
+        snprintf(path, length, "%s/%s", mt->dir, s->path);
+        void *memory = NULL;
+        kiln_result r = mgr_read_file(m, name, path, &memory, &size, err);
+        mgr_free(m, path, length);
+        if (r != KILN_OK)
+            return r;
+        s->file_memory = memory;
+        s->file_memory_size = size;
+        data = memory;
+    }
+    s->asset.file_bytes = size;
+    uint32_t flags = m->open_flags;
+    kiln_result r;
+    switch (s->expected_kind) {
+    case KILN_ASSET_TEXTURE:
+        r = kiln_ktx2_view_get(&s->asset.texture, data, size, name, err);
+        if (r == KILN_OK && wants_texels(m))
+            r = inflate_texture(m, s, err);
+        return r;
+    case KILN_ASSET_MESH:
+    case KILN_ASSET_MATERIAL:
+    case KILN_ASSET_SCENE:
+        r = kiln_file_from_memory(&s->asset.file, data, size, name, flags, err);
+        if (r != KILN_OK)
+            return r;
+        if (s->expected_kind == KILN_ASSET_MESH)
+            return kiln_mesh_view_get(&s->asset.file, flags, &s->asset.mesh, err);
+        if (s->expected_kind == KILN_ASSET_MATERIAL)
+            return kiln_material_view_get(&s->asset.file, flags, &s->asset.materials, err);
+        return kiln_scene_view_get(&s->asset.file, flags, &s->asset.scene, err);
+    default:
+        return runtime_fail(err, KILN_ERR_UNSUPPORTED, name,
+                            "%s assets are not loaded by this libkiln",
+                            kiln_asset_kind_str(s->expected_kind));
+    }
+}
+
+/* ---------------------------------------------------------------------------
+ * States (lock held)
+ * ------------------------------------------------------------------------- */
+
+static void fail_slot(kiln_manager *m, uint32_t index);
+
+/* Frees a failed slot's file and texels (its views go with them). */
+static void drop_data(kiln_manager *m, mgr_slot *s) {
+    mgr_release_staging(m, s);
+    if (s->file_memory != NULL)
+        mgr_free(m, s->file_memory, s->file_memory_size);
+    s->file_memory = NULL;
+    memset(&s->asset.file, 0, sizeof s->asset.file);
+    memset(&s->asset.mesh, 0, sizeof s->asset.mesh);
+    memset(&s->asset.materials, 0, sizeof s->asset.materials);
+    memset(&s->asset.scene, 0, sizeof s->asset.scene);
+    memset(&s->asset.texture, 0, sizeof s->asset.texture);
+    mgr_set_bytes(m, s, 0);
+}
+
+/* s->error is filled; every asset waiting for it fails too. */
+static void fail_slot(kiln_manager *m, uint32_t index) {
+    mgr_slot *s = mgr_slot_at(m, index);
+    if (s->in_finish)
+        mgr_finish_remove(m, index);
+    drop_data(m, s);
+    mgr_set_state(s, SLOT_FAILED);
+    uint32_t count = s->dependent_count;
+    s->dependent_count = 0;
+    for (uint32_t i = 0; i < count; i++) {
+        mgr_slot *d = mgr_slot_at(m, s->dependents[i]);
+        if (mgr_slot_state(d) != SLOT_LOADED)
+            continue;
+        runtime_fail(&d->error, s->error.code, d->path, "needs %s, which failed: %s", s->asset.ref,
+                     s->error.message);
+        fail_slot(m, s->dependents[i]);
+    }
+    pthread_cond_broadcast(&m->done);
+}
+
+static void done_loading(kiln_manager *m, uint32_t index);
+
+static void ready_slot(kiln_manager *m, uint32_t index) {
+    mgr_slot *s = mgr_slot_at(m, index);
+    mgr_set_state(s, SLOT_READY);
+    uint32_t count = s->dependent_count;
+    s->dependent_count = 0;
+    for (uint32_t i = 0; i < count; i++) {
+        mgr_slot *d = mgr_slot_at(m, s->dependents[i]);
+        if (mgr_slot_state(d) == SLOT_LOADED && d->pending > 0 && --d->pending == 0)
+            done_loading(m, s->dependents[i]);
+    }
+    pthread_cond_broadcast(&m->done);
+}
+
+/* Whether finishing a slot calls the engine (so waits for a pump or the
+ * synchronous loader's thread). */
+static bool needs_upload(const kiln_manager *m, const mgr_slot *s) {
+    if (s->asset.kind == KILN_ASSET_MESH)
+        return m->engine.create_buffer != NULL;
+    if (s->asset.kind == KILN_ASSET_TEXTURE)
+        return s->staging != NULL && m->engine.create_texture != NULL;
+    return false;
+}
+
+/* A loaded slot whose dependencies are all ready (lock held): ready at once
+ * when the engine has nothing to create for it (on whatever thread got here,
+ * a worker included), else on the finish list for the upload. */
+static void done_loading(kiln_manager *m, uint32_t index) {
+    mgr_slot *s = mgr_slot_at(m, index);
+    if (needs_upload(m, s)) {
+        finish_push(m, index);
+        return;
+    }
+    if (s->staging != NULL) { /* kept texels (KILN_MANAGER_KEEP_TEXELS) */
+        s->asset.texels = s->staging;
+        s->asset.texel_bytes = s->staging_size;
+    }
+    ready_slot(m, index);
+}
+
+/* ---------------------------------------------------------------------------
+ * Dependencies (lock held)
+ * ------------------------------------------------------------------------- */
+
+typedef struct dep_list {
+    kiln_handle handles[64];
+    kiln_asset_kind kinds[64];
+    uint32_t count;
+    kiln_handle *more; /* beyond 64 */
+    kiln_asset_kind *more_kinds;
+    uint32_t more_count, more_capacity, more_kinds_capacity;
+} dep_list;
+
+static bool dep_add(kiln_manager *m, dep_list *list, kiln_handle handle, kiln_asset_kind kind) {
+    if (handle == 0)
+        return true;
+    for (uint32_t i = 0; i < list->count; i++)
+        if (list->handles[i] == handle)
+            return true;
+    for (uint32_t i = 0; i < list->more_count; i++)
+        if (list->more[i] == handle)
+            return true;
+    if (list->count < 64) {
+        list->handles[list->count] = handle;
+        list->kinds[list->count++] = kind;
+        return true;
+    }
+    if (!mgr_grow(m, (void **)&list->more, &list->more_capacity, list->more_count + 1,
+                  sizeof *list->more) ||
+        !mgr_grow(m, (void **)&list->more_kinds, &list->more_kinds_capacity, list->more_count + 1,
+                  sizeof *list->more_kinds))
+        return false;
+    list->more[list->more_count] = handle;
+    list->more_kinds[list->more_count++] = kind;
+    return true;
+}
+
+static void dep_get(const dep_list *list, uint32_t i, kiln_handle *handle, kiln_asset_kind *kind) {
+    if (i < list->count) {
+        *handle = list->handles[i];
+        *kind = list->kinds[i];
+    } else {
+        *handle = list->more[i - list->count];
+        *kind = list->more_kinds[i - list->count];
+    }
+}
+
+/* A mesh's material table: row 0 of "<ref>/material_0", or, for a mesh named
+ * "<source>/mesh_N", of "<source>/material_0", when the manifest has it. */
+static kiln_handle mesh_material_table(kiln_manager *m, const char *ref) {
+    char name[1024];
+    size_t length = strlen(ref);
+    const char *slash = strrchr(ref, '/');
+    for (int attempt = 0; attempt < 2; attempt++) {
+        size_t keep = length;
+        if (attempt == 1) {
+            if (slash == NULL || strncmp(slash + 1, "mesh_", 5) != 0)
+                break;
+            keep = (size_t)(slash - ref);
+        }
+        if (keep + sizeof "/material_0" > sizeof name)
+            break;
+        memcpy(name, ref, keep);
+        memcpy(name + keep, "/material_0", sizeof "/material_0");
+        kiln_handle handle = kiln_ref_hash(name);
+        uint32_t mount;
+        const kiln_manifest_entry *entry;
+        if (mgr_resolve(m, handle, &mount, &entry) && entry->kind == KILN_ASSET_MATERIAL)
+            return handle;
+    }
+    return 0;
+}
+
+static bool collect_deps(kiln_manager *m, mgr_slot *s, dep_list *list) {
+    bool ok = true;
+    switch (s->asset.kind) {
+    case KILN_ASSET_SCENE: {
+        const kiln_scene_view *v = &s->asset.scene;
+        for (uint32_t i = 0; ok && i < v->desc->mesh_count; i++)
+            ok = dep_add(m, list, v->meshes[i], KILN_ASSET_MESH);
+        for (uint32_t i = 0; ok && i < v->desc->material_count; i++)
+            ok = dep_add(m, list, v->materials[i], KILN_ASSET_MATERIAL);
+        break;
+    }
+    case KILN_ASSET_MESH:
+        ok = dep_add(m, list, mesh_material_table(m, s->asset.ref), KILN_ASSET_MATERIAL);
+        break;
+    case KILN_ASSET_MATERIAL: {
+        const kiln_material_view *v = &s->asset.materials;
+        for (uint32_t i = 0; ok && i < v->material_count; i++)
+            for (uint32_t t = 0; ok && t < KILN_MATERIAL_SLOT_COUNT; t++)
+                ok = dep_add(m, list, v->materials[i].textures[t].texture, KILN_ASSET_TEXTURE);
+        break;
+    }
+    default:
+        break;
+    }
+    return ok;
+}
+
+/* The slot for a dependency or a direct load of `handle` wanted as `kind`
+ * (KILN_ASSET_INVALID: any kind), created and queued at `priority` when new.
+ * 0 with `err` filled when it cannot be. */
+static uint32_t find_or_create(kiln_manager *m, kiln_handle handle, kiln_asset_kind kind,
+                               int32_t priority, bool queue, kiln_error *err, const char *who,
+                               const char *ref_string) {
+    uint32_t mount;
+    const kiln_manifest_entry *entry;
+    if (!mgr_resolve(m, handle, &mount, &entry)) {
+        if (ref_string != NULL)
+            runtime_fail(err, KILN_ERR_NOT_FOUND, who,
+                         "unknown handle 0x%016" PRIx64 " ('%s'): no mounted manifest has it",
+                         handle, ref_string);
+        else if (kind != KILN_ASSET_INVALID)
+            runtime_fail(err, KILN_ERR_NOT_FOUND, who,
+                         "needs %s 0x%016" PRIx64 ", which no mounted manifest has",
+                         kiln_asset_kind_str(kind), handle);
+        else
+            runtime_fail(err, KILN_ERR_NOT_FOUND, who,
+                         "unknown handle 0x%016" PRIx64 ": no mounted manifest has it", handle);
+        return 0;
+    }
+    const char *path = kiln_manifest_path(&mgr_mount_at(m, mount)->manifest, entry);
+    if (kind != KILN_ASSET_INVALID && entry->kind != kind) {
+        runtime_fail(err, KILN_ERR_CORRUPT, who, "'%s' is a %s in the manifest, not a %s",
+                     kiln_manifest_ref(&mgr_mount_at(m, mount)->manifest, entry),
+                     kiln_asset_kind_str((kiln_asset_kind)entry->kind), kiln_asset_kind_str(kind));
+        return 0;
+    }
+    uint32_t index = mgr_map_find(m, mount, path);
+    if (index != 0) {
+        mgr_slot *s = mgr_slot_at(m, index);
+        if (s->expected_kind != entry->kind) {
+            runtime_fail(err, KILN_ERR_CORRUPT, who,
+                         "%s is named as a %s and as a %s by the manifest", path,
+                         kiln_asset_kind_str(s->expected_kind),
+                         kiln_asset_kind_str((kiln_asset_kind)entry->kind));
+            return 0;
+        }
+        if (queue)
+            heap_raise(m, index, priority);
+        return index;
+    }
+    index = mgr_slot_create(m, mount, entry, handle);
+    if (index == 0) {
+        runtime_fail(err, KILN_ERR_OUT_OF_MEMORY, who,
+                     "cannot load %s: the asset table is full (max_assets) or out of memory", path);
+        return 0;
+    }
+    mgr_slot *s = mgr_slot_at(m, index);
+    s->priority = priority;
+    if (queue) {
+        heap_push(m, index, priority);
+        pthread_cond_signal(&m->work);
+    }
+    return index;
+}
+
+/* After a read (lock held): link the dependencies, charge the bytes, and
+ * move to LOADED (finish list when nothing is pending) or FAILED. */
+static void publish(kiln_manager *m, uint32_t index, kiln_result read) {
+    mgr_slot *s = mgr_slot_at(m, index);
+    if (read != KILN_OK) {
+        fail_slot(m, index);
+        return;
+    }
+    dep_list list;
+    list.count = 0;
+    list.more = NULL;
+    list.more_kinds = NULL;
+    list.more_count = list.more_capacity = list.more_kinds_capacity = 0;
+    bool ok = collect_deps(m, s, &list);
+    uint32_t total = list.count + list.more_count;
+    if (ok && total > 0)
+        ok = mgr_grow(m, (void **)&s->deps, &s->dep_capacity, total, sizeof *s->deps);
+    if (!ok)
+        runtime_fail(&s->error, KILN_ERR_OUT_OF_MEMORY, s->path, "out of memory");
+    for (uint32_t i = 0; ok && i < total; i++) {
+        kiln_handle handle;
+        kiln_asset_kind kind;
+        dep_get(&list, i, &handle, &kind);
+        uint32_t dep = find_or_create(m, handle, kind, s->priority, true, &s->error, s->path, NULL);
+        if (dep == 0) {
+            ok = false;
+            break;
+        }
+        mgr_slot *d = mgr_slot_at(m, dep);
+        d->refs++;
+        s->deps[s->asset.dependency_count++] =
+            (kiln_asset_dependency){handle, {0, dep, d->generation}};
+        s->asset.dependencies = s->deps;
+        for (uint32_t r = 0; ok && r < s->reach_count; r++)
+            ok = mgr_reach_add(m, dep, s->reach[r].scope, false);
+        if (!ok)
+            runtime_fail(&s->error, KILN_ERR_OUT_OF_MEMORY, s->path, "out of memory");
+    }
+    mgr_free(m, list.more, (size_t)list.more_capacity * sizeof *list.more);
+    mgr_free(m, list.more_kinds, (size_t)list.more_kinds_capacity * sizeof *list.more_kinds);
+    if (!ok) {
+        fail_slot(m, index);
+        return;
+    }
+    uint64_t bytes = s->asset.file_bytes + (s->staging != NULL ? s->staging_size : 0);
+    mgr_set_bytes(m, s, bytes);
+    mgr_set_state(s, SLOT_LOADED);
+    s->pending = 0;
+    for (uint32_t i = 0; i < s->asset.dependency_count; i++) {
+        uint32_t dep = s->deps[i].ref.slot;
+        mgr_slot *d = mgr_slot_at(m, dep);
+        uint32_t state = mgr_slot_state(d);
+        if (state == SLOT_READY)
+            continue;
+        if (state == SLOT_FAILED) {
+            runtime_fail(&s->error, d->error.code, s->path, "needs %s, which failed: %s",
+                         d->asset.ref, d->error.message);
+            fail_slot(m, index);
+            return;
+        }
+        if (!mgr_grow(m, (void **)&d->dependents, &d->dependent_capacity, d->dependent_count + 1,
+                      sizeof *d->dependents)) {
+            runtime_fail(&s->error, KILN_ERR_OUT_OF_MEMORY, s->path, "out of memory");
+            fail_slot(m, index);
+            return;
+        }
+        d->dependents[d->dependent_count++] = index;
+        s->pending++;
+    }
+    if (s->pending == 0)
+        done_loading(m, index);
+    pthread_cond_broadcast(&m->done);
+}
+
+/* ---------------------------------------------------------------------------
+ * The engine's upload (unlocked: the slot is pinned and UPLOADING)
+ * ------------------------------------------------------------------------- */
+
+static kiln_result upload(kiln_manager *m, mgr_slot *s, kiln_error *err) {
+    const kiln_engine_callbacks *e = &m->engine;
+    kiln_asset *a = &s->asset;
+    if (a->kind == KILN_ASSET_MESH && e->create_buffer != NULL) {
+        kiln_result r = e->create_buffer(e->user, a, KILN_BUFFER_VERTICES, a->mesh.vertices,
+                                         a->mesh.vertex_bytes, &a->engine_buffers[0], err);
+        if (r == KILN_OK)
+            r = e->create_buffer(e->user, a, KILN_BUFFER_INDICES, a->mesh.indices,
+                                 a->mesh.index_bytes, &a->engine_buffers[1], err);
+        if (r != KILN_OK && err->message[0] == '\0')
+            runtime_fail(err, r, s->path, "the engine's create_buffer failed");
+        return r;
+    }
+    if (a->kind == KILN_ASSET_TEXTURE && s->staging != NULL) {
+        if (e->create_texture != NULL) {
+            kiln_result r =
+                e->create_texture(e->user, a, s->staging, s->staging_size, &a->engine_texture, err);
+            if (r != KILN_OK) {
+                if (err->message[0] == '\0')
+                    runtime_fail(err, r, s->path, "the engine's create_texture failed");
+                return r;
+            }
+            if (s->staging_engine) { /* the engine's memory is the engine's again */
+                s->staging = NULL;
+                s->staging_size = 0;
+                s->staging_engine = false;
+            }
+            /* Our own staging is freed under the lock (the bytes change). */
+        } else {
+            a->texels = s->staging;
+            a->texel_bytes = s->staging_size;
+        }
+    }
+    return KILN_OK;
+}
+
+/* ---------------------------------------------------------------------------
+ * Driving a slot to READY or FAILED (lock held, slot pinned by the caller)
+ * ------------------------------------------------------------------------- */
+
+static void ensure_ready(kiln_manager *m, uint32_t index) {
+    for (;;) {
+        mgr_slot *s = mgr_slot_at(m, index);
+        switch (mgr_slot_state(s)) {
+        case SLOT_READY:
+        case SLOT_FAILED:
+        case SLOT_FREE:
+            return;
+        case SLOT_QUEUED: {
+            if (s->heap_index != UINT32_MAX)
+                mgr_heap_remove(m, index);
+            mgr_set_state(s, SLOT_LOADING);
+            const mgr_mount *mt = mgr_mount_at(m, s->mount);
+            pthread_mutex_unlock(&m->lock);
+            kiln_result r = read_asset(m, s, mt, &s->error);
+            pthread_mutex_lock(&m->lock);
+            publish(m, index, r);
+            break;
+        }
+        case SLOT_LOADING:
+        case SLOT_UPLOADING:
+            pthread_cond_wait(&m->done, &m->lock);
+            break;
+        case SLOT_LOADED:
+            if (s->pending > 0) {
+                for (uint32_t i = 0; i < s->asset.dependency_count; i++) {
+                    uint32_t dep = s->deps[i].ref.slot;
+                    mgr_slot_at(m, dep)->pins++;
+                    ensure_ready(m, dep);
+                    mgr_unpin(m, dep);
+                    if (mgr_slot_state(s) != SLOT_LOADED)
+                        break; /* a dependency failed, and so did this */
+                }
+                break;
+            }
+            if (s->in_finish)
+                mgr_finish_remove(m, index);
+            mgr_set_state(s, SLOT_UPLOADING);
+            pthread_mutex_unlock(&m->lock);
+            kiln_error err;
+            err.code = KILN_OK;
+            err.message[0] = '\0';
+            kiln_result r = upload(m, s, &err);
+            pthread_mutex_lock(&m->lock);
+            if (r != KILN_OK) {
+                s->error = err;
+                s->error.code = r;
+                fail_slot(m, index);
+            } else {
+                if (s->staging != NULL && s->asset.texels == NULL) {
+                    mgr_release_staging(m, s); /* ours, copied by create_texture */
+                }
+                mgr_set_bytes(
+                    m, s, s->asset.file_bytes + (s->asset.texels != NULL ? s->staging_size : 0));
+                ready_slot(m, index);
+            }
+            break;
+        }
+    }
+}
+
+/* ---------------------------------------------------------------------------
+ * Holds: a scope's direct loads (lock held)
+ * ------------------------------------------------------------------------- */
+
+static uint64_t file_size_estimate(kiln_manager *m, kiln_handle handle) {
+    uint32_t mount;
+    const kiln_manifest_entry *entry;
+    if (!mgr_resolve(m, handle, &mount, &entry))
+        return 0;
+    const mgr_mount *mt = mgr_mount_at(m, mount);
+    const char *path = kiln_manifest_path(&mt->manifest, entry);
+    kiln_pack_item item;
+    if (mt->is_pack)
+        return kiln_pack_find(&mt->pack, path, &item) == KILN_OK ? item.size : 0;
+    return 0; /* a folder file's size is known once read */
+}
+
+/* Adds `scope`'s hold on `handle` (a no-op when it already holds it):
+ * the slot index, or 0 with `err` filled. *added says whether it is new. */
+static uint32_t hold(kiln_manager *m, kiln_scope scope, kiln_handle handle, int32_t priority,
+                     bool queue, const char *ref_string, bool *added, kiln_error *err) {
+    *added = false;
+    mgr_scope *sc = mgr_scope_find(m, scope);
+    if (sc == NULL) {
+        runtime_fail(err, KILN_ERR_INVALID_ARGUMENT, "kiln manager",
+                     "loading into scope 0x%08" PRIx32
+                     ": not alive (already destroyed, or never created)",
+                     scope);
+        return 0;
+    }
+    uint32_t scope_index = scope & 0xffffu;
+    if (sc->budget != 0) {
+        uint64_t estimate = file_size_estimate(m, handle);
+        if (sc->bytes + estimate > sc->budget) {
+            runtime_fail(err, KILN_ERR_OUT_OF_MEMORY, sc->name,
+                         "budget of %" PRIu64 " bytes: the scope holds %" PRIu64
+                         ", '%s' needs %" PRIu64 " more",
+                         sc->budget, sc->bytes, ref_string ? ref_string : "the asset", estimate);
+            return 0;
+        }
+    }
+    const char *who = ref_string != NULL ? ref_string : "kiln manager";
+    uint32_t index =
+        find_or_create(m, handle, KILN_ASSET_INVALID, priority, queue, err, who, ref_string);
+    if (index == 0)
+        return 0;
+    mgr_slot *s = mgr_slot_at(m, index);
+    for (uint32_t i = 0; i < s->reach_count; i++)
+        if (s->reach[i].scope == scope_index && s->reach[i].direct)
+            return index; /* already held by this scope */
+    if (!mgr_grow(m, (void **)&sc->holds, &sc->hold_capacity, sc->hold_count + 1,
+                  sizeof *sc->holds) ||
+        !mgr_reach_add(m, index, scope_index, true)) {
+        if (s->refs == 0 && s->pins == 0) {
+            s->refs = 1;
+            mgr_release(m, index);
+        }
+        runtime_fail(err, KILN_ERR_OUT_OF_MEMORY, who, "out of memory");
+        return 0;
+    }
+    s->refs++;
+    sc->holds[sc->hold_count++] = index;
+    *added = true;
+    return index;
+}
+
+/* Takes back a hold `hold` added, for a budget refusal (lock held). */
+static void unhold(kiln_manager *m, kiln_scope scope, uint32_t index) {
+    mgr_scope *sc = mgr_scope_find(m, scope);
+    if (sc == NULL)
+        return;
+    for (uint32_t i = sc->hold_count; i-- > 0;) {
+        if (sc->holds[i] == index) {
+            sc->holds[i] = sc->holds[--sc->hold_count];
+            mgr_reach_remove(m, index, scope & 0xffffu, true);
+            mgr_release(m, index);
+            return;
+        }
+    }
+}
+
+static bool over_budget(kiln_manager *m, kiln_scope scope, kiln_error *err, const char *ref) {
+    mgr_scope *sc = mgr_scope_find(m, scope);
+    if (sc == NULL || sc->budget == 0 || sc->bytes <= sc->budget)
+        return false;
+    runtime_fail(err, KILN_ERR_OUT_OF_MEMORY, sc->name,
+                 "budget of %" PRIu64 " bytes: loading '%s' would take it to %" PRIu64, sc->budget,
+                 ref, sc->bytes);
+    return true;
+}
+
+/* ---------------------------------------------------------------------------
+ * Public loading calls
+ * ------------------------------------------------------------------------- */
+
+static kiln_result load(kiln_manager *m, kiln_scope scope, kiln_handle handle,
+                        const char *ref_string, kiln_ref *ref, kiln_error *err) {
+    if (ref != NULL)
+        memset(ref, 0, sizeof *ref);
+    if (m == NULL || ref == NULL)
+        return runtime_fail(err, KILN_ERR_INVALID_ARGUMENT, "kiln manager",
+                            "loading needs a manager and a ref");
+    pthread_mutex_lock(&m->lock);
+    bool added;
+    kiln_error local;
+    kiln_error *e = err != NULL ? err : &local;
+    uint32_t index = hold(m, scope, handle, 0, false, ref_string, &added, e);
+    if (index == 0) {
+        pthread_mutex_unlock(&m->lock);
+        return e->code;
+    }
+    mgr_slot *s = mgr_slot_at(m, index);
+    s->pins++;
+    ensure_ready(m, index);
+    kiln_result result = KILN_OK;
+    if (mgr_slot_state(s) == SLOT_FAILED) {
+        *e = s->error;
+        result = s->error.code != KILN_OK ? s->error.code : KILN_ERR_CORRUPT;
+        *ref = (kiln_ref){scope, index, s->generation};
+    } else if (mgr_slot_state(s) == SLOT_READY && added && over_budget(m, scope, e, s->asset.ref)) {
+        result = KILN_ERR_OUT_OF_MEMORY;
+        unhold(m, scope, index);
+    } else if (mgr_slot_state(s) == SLOT_READY) {
+        *ref = (kiln_ref){scope, index, s->generation};
+        runtime_succeed(err);
+    } else { /* released under us: the scope went while loading */
+        result = runtime_fail(e, KILN_ERR_INVALID_ARGUMENT, "kiln manager",
+                              "scope 0x%08" PRIx32 " was destroyed during the load", scope);
+    }
+    mgr_unpin(m, index);
+    pthread_mutex_unlock(&m->lock);
+    return result;
+}
+
+kiln_result kiln_manager_load(kiln_manager *m, kiln_scope scope, kiln_handle handle, kiln_ref *ref,
+                              kiln_error *err) {
+    return load(m, scope, handle, NULL, ref, err);
+}
+
+kiln_result kiln_manager_load_ref(kiln_manager *m, kiln_scope scope, const char *ref_string,
+                                  kiln_ref *ref, kiln_error *err) {
+    if (ref_string == NULL) {
+        if (ref != NULL)
+            memset(ref, 0, sizeof *ref);
+        return runtime_fail(err, KILN_ERR_INVALID_ARGUMENT, "kiln manager", "no ref string");
+    }
+    return load(m, scope, kiln_ref_hash(ref_string), ref_string, ref, err);
+}
+
+kiln_result kiln_manager_request(kiln_manager *m, kiln_scope scope, kiln_handle handle,
+                                 int32_t priority, kiln_load_callback callback, void *user,
+                                 kiln_ref *ref, kiln_error *err) {
+    if (ref != NULL)
+        memset(ref, 0, sizeof *ref);
+    if (m == NULL || ref == NULL)
+        return runtime_fail(err, KILN_ERR_INVALID_ARGUMENT, "kiln manager",
+                            "kiln_manager_request needs a manager and a ref");
+    kiln_error local;
+    kiln_error *e = err != NULL ? err : &local;
+    pthread_mutex_lock(&m->lock);
+    if (callback != NULL && !mgr_grow(m, (void **)&m->requests, &m->request_capacity,
+                                      m->request_count + 1, sizeof *m->requests)) {
+        pthread_mutex_unlock(&m->lock);
+        return runtime_fail(err, KILN_ERR_OUT_OF_MEMORY, "kiln manager", "out of memory");
+    }
+    bool added;
+    uint32_t index = hold(m, scope, handle, priority, true, NULL, &added, e);
+    if (index == 0) {
+        pthread_mutex_unlock(&m->lock);
+        return e->code;
+    }
+    mgr_slot *s = mgr_slot_at(m, index);
+    *ref = (kiln_ref){scope, index, s->generation};
+    if (callback != NULL)
+        m->requests[m->request_count++] = (mgr_request){scope, *ref, callback, user};
+    pthread_mutex_unlock(&m->lock);
+    return runtime_succeed(err);
+}
+
+uint32_t kiln_manager_pump(kiln_manager *m) {
+    if (m == NULL)
+        return 0;
+    uint32_t called = 0;
+    pthread_mutex_lock(&m->lock);
+    /* Without workers, the queue is loaded here. */
+    while (m->thread_count == 0 && m->heap_count > 0) {
+        uint32_t index = m->heap[0];
+        mgr_slot_at(m, index)->pins++;
+        ensure_ready(m, index);
+        mgr_unpin(m, index);
+    }
+    /* Uploads, dependencies first: finishing one may put its dependents on
+     * the list. */
+    while (m->finish_count > 0) {
+        uint32_t index = m->finish[m->finish_count - 1];
+        mgr_slot_at(m, index)->pins++;
+        ensure_ready(m, index); /* takes it off the list, uploads */
+        mgr_slot *s = mgr_slot_at(m, index);
+        if (s->in_finish) /* finished by another thread meanwhile */
+            mgr_finish_remove(m, index);
+        mgr_unpin(m, index);
+    }
+    /* Completion callbacks. */
+    for (uint32_t i = 0; i < m->request_count;) {
+        mgr_request q = m->requests[i];
+        mgr_slot *s = mgr_slot_at(m, q.ref.slot);
+        bool alive =
+            s != NULL && s->generation == q.ref.generation && mgr_scope_find(m, q.scope) != NULL;
+        uint32_t state = alive ? mgr_slot_state(s) : SLOT_FREE;
+        if (alive && state != SLOT_READY && state != SLOT_FAILED) {
+            i++;
+            continue;
+        }
+        m->requests[i] = m->requests[--m->request_count];
+        if (!alive)
+            continue;
+        kiln_error err;
+        kiln_result result;
+        if (state == SLOT_FAILED) {
+            err = s->error;
+            result = err.code != KILN_OK ? err.code : KILN_ERR_CORRUPT;
+        } else if (over_budget(m, q.scope, &err, s->asset.ref)) {
+            result = KILN_ERR_OUT_OF_MEMORY;
+            unhold(m, q.scope, q.ref.slot);
+        } else {
+            result = runtime_succeed(&err);
+        }
+        pthread_mutex_unlock(&m->lock);
+        q.callback(q.user, q.ref, result, &err);
+        called++;
+        pthread_mutex_lock(&m->lock);
+        /* Entry i now holds what was last (or the list changed while
+         * unlocked: what this pass misses, the next pump delivers). */
+    }
+    pthread_mutex_unlock(&m->lock);
+    return called;
+}
+
+/* ---------------------------------------------------------------------------
+ * Workers
+ * ------------------------------------------------------------------------- */
+
+static void *worker_main(void *arg) {
+    kiln_manager *m = arg;
+    pthread_mutex_lock(&m->lock);
+    for (;;) {
+        while (!m->stop && m->heap_count == 0)
+            pthread_cond_wait(&m->work, &m->lock);
+        if (m->stop)
+            break;
+        uint32_t index = m->heap[0];
+        mgr_heap_remove(m, index);
+        mgr_slot *s = mgr_slot_at(m, index);
+        mgr_set_state(s, SLOT_LOADING);
+        s->pins++;
+        const mgr_mount *mt = mgr_mount_at(m, s->mount);
+        pthread_mutex_unlock(&m->lock);
+        kiln_result r = read_asset(m, s, mt, &s->error);
+        pthread_mutex_lock(&m->lock);
+        if (s->refs > 0) {
+            publish(m, index, r);
+        } else { /* cancelled: out of LOADING for anyone waiting; unpin frees it */
+            runtime_fail(&s->error, KILN_ERR_INVALID_ARGUMENT, s->path,
+                         "cancelled: no scope holds it any more");
+            fail_slot(m, index);
+        }
+        mgr_unpin(m, index);
+    }
+    pthread_mutex_unlock(&m->lock);
+    return NULL;
+}
+
+kiln_result mgr_start_workers(kiln_manager *m, uint32_t count, kiln_error *err) {
+    if (count == 0)
+        return KILN_OK;
+    m->threads = mgr_calloc(m, count, sizeof *m->threads);
+    if (m->threads == NULL)
+        return runtime_fail(err, KILN_ERR_OUT_OF_MEMORY, "kiln manager", "out of memory");
+    m->thread_capacity = count;
+    for (uint32_t i = 0; i < count; i++) {
+        if (pthread_create(&m->threads[i], NULL, worker_main, m) != 0) {
+            mgr_stop_workers(m);
+            return runtime_fail(err, KILN_ERR_OUT_OF_MEMORY, "kiln manager",
+                                "cannot start worker %" PRIu32, i);
+        }
+        m->thread_count = i + 1;
+    }
+    return KILN_OK;
+}
+
+void mgr_stop_workers(kiln_manager *m) {
+    if (m->threads == NULL)
+        return;
+    pthread_mutex_lock(&m->lock);
+    m->stop = true;
+    pthread_cond_broadcast(&m->work);
+    pthread_mutex_unlock(&m->lock);
+    for (uint32_t i = 0; i < m->thread_count; i++)
+        pthread_join(m->threads[i], NULL);
+    mgr_free(m, m->threads, (size_t)m->thread_capacity * sizeof *m->threads);
+    m->threads = NULL;
+    m->thread_count = 0;
+}

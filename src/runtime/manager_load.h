@@ -1,0 +1,41 @@
+/* manager_load.h — what manager.c and manager_load.c share (not public).
+ * "lock held" means the manager's mutex is held by the caller. */
+#ifndef KILN_RUNTIME_MANAGER_LOAD_H
+#define KILN_RUNTIME_MANAGER_LOAD_H
+
+#include "runtime/manager_internal.h"
+
+/* manager.c: memory through the allocator hooks. */
+void *mgr_alloc(kiln_manager *m, size_t size, size_t alignment);
+void *mgr_calloc(kiln_manager *m, size_t count, size_t size);
+void mgr_free(kiln_manager *m, void *memory, size_t size);
+bool mgr_grow(kiln_manager *m, void **array, uint32_t *capacity, uint32_t need, size_t elem);
+
+/* manager.c: slots, the map, reach, releasing (lock held). */
+mgr_slot *mgr_slot_at(const kiln_manager *m, uint32_t index);
+uint32_t mgr_slot_state(const mgr_slot *s);
+void mgr_set_state(mgr_slot *s, uint32_t state);
+uint32_t mgr_map_find(kiln_manager *m, uint32_t mount, const char *path);
+uint32_t mgr_slot_create(kiln_manager *m, uint32_t mount, const kiln_manifest_entry *entry,
+                         kiln_handle handle);
+bool mgr_reach_add(kiln_manager *m, uint32_t index, uint32_t scope, bool direct);
+void mgr_reach_remove(kiln_manager *m, uint32_t index, uint32_t scope, bool direct);
+void mgr_set_bytes(kiln_manager *m, mgr_slot *s, uint64_t bytes);
+void mgr_release(kiln_manager *m, uint32_t index);
+void mgr_unpin(kiln_manager *m, uint32_t index);
+mgr_scope *mgr_scope_find(kiln_manager *m, kiln_scope scope);
+bool mgr_resolve(kiln_manager *m, kiln_handle handle, uint32_t *mount,
+                 const kiln_manifest_entry **entry);
+const mgr_mount *mgr_mount_at(const kiln_manager *m, uint32_t index);
+kiln_result mgr_read_file(kiln_manager *m, const char *name, const char *path, void **data,
+                          size_t *size, kiln_error *err);
+
+/* manager_load.c: the queue, the finish list, staging, workers. */
+void mgr_heap_remove(kiln_manager *m, uint32_t index);
+void mgr_finish_remove(kiln_manager *m, uint32_t index);
+void mgr_release_staging(kiln_manager *m, mgr_slot *s);
+kiln_result mgr_start_workers(kiln_manager *m, uint32_t count, kiln_error *err);
+void mgr_stop_workers(kiln_manager *m);
+void mgr_free_dctx_pool(kiln_manager *m);
+
+#endif /* KILN_RUNTIME_MANAGER_LOAD_H */

@@ -1,0 +1,323 @@
+/*
+ * manager_stress.c — the asset manager under concurrent use, built twice:
+ * test_manager_stress (AddressSanitizer) and test_manager_tsan
+ * (ThreadSanitizer, with the runtime's sources alone).
+ *
+ *   manager_stress RUNTIME_DIR RUNTIME.kpak
+ *
+ * Level threads create scopes, load (synchronously) and request (through
+ * the workers) the cooked examples' scenes, meshes, tables and textures,
+ * read what is ready, and destroy their scopes, some before the requests
+ * finish; a pump thread finishes requests and calls their callbacks; a
+ * reader thread calls kiln_asset_get and kiln_asset_state_of on refs the
+ * others publish, stale ones included, without reading the assets (a ref
+ * may only be read through while its scope lives). The permanent scope's
+ * assets are read by everyone. Afterwards every engine object created was
+ * destroyed and the allocator is balanced. Run once on the folder and once
+ * on the pack.
+ */
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kiln/manager.h"
+
+#define LEVEL_THREADS 3
+#define ROUNDS 150
+#define PUBLISHED 64
+
+static atomic_int failures;
+
+#define CHECK(cond)                                                                                \
+    do {                                                                                           \
+        if (!(cond)) {                                                                             \
+            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond);               \
+            atomic_fetch_add(&failures, 1);                                                        \
+        }                                                                                          \
+    } while (0)
+
+static const char *const refs[] = {
+    "props/crate/scene",
+    "props/rock/scene",
+    "props/pebble/scene",
+    "props/sign/scene",
+    "level/column/scene",
+    "props/crate",
+    "props/rock",
+    "props/pebble",
+    "props/sign",
+    "level/column",
+    "props/crate/crate",
+    "props/crate/material_1",
+    "props/rock/material_0",
+};
+#define REF_COUNT (sizeof refs / sizeof refs[0])
+
+typedef struct counters {
+    atomic_long buffers, buffers_destroyed, textures, textures_destroyed, callbacks;
+    atomic_long allocations, frees;
+    atomic_llong outstanding;
+} counters;
+
+static kiln_result create_buffer(void *user, const kiln_asset *asset, kiln_buffer_usage usage,
+                                 const void *data, size_t size, void **object, kiln_error *err) {
+    counters *c = user;
+    (void)asset;
+    (void)usage;
+    (void)err;
+    CHECK(data != NULL && size > 0);
+    *object = (void *)(uintptr_t)(1 + atomic_fetch_add(&c->buffers, 1));
+    return KILN_OK;
+}
+
+static void destroy_buffer(void *user, const kiln_asset *asset, void *object) {
+    counters *c = user;
+    (void)asset;
+    CHECK(object != NULL);
+    atomic_fetch_add(&c->buffers_destroyed, 1);
+}
+
+static kiln_result create_texture(void *user, const kiln_asset *asset, const void *texels,
+                                  size_t size, void **object, kiln_error *err) {
+    counters *c = user;
+    (void)err;
+    CHECK(texels != NULL && size >= kiln_ktx2_level_size(&asset->texture, 0));
+    *object = (void *)(uintptr_t)(1 + atomic_fetch_add(&c->textures, 1));
+    return KILN_OK;
+}
+
+static void destroy_texture(void *user, const kiln_asset *asset, void *object) {
+    counters *c = user;
+    (void)asset;
+    (void)object;
+    atomic_fetch_add(&c->textures_destroyed, 1);
+}
+
+static void *counted_alloc(void *user, size_t size, size_t alignment) {
+    counters *c = user;
+    atomic_fetch_add(&c->allocations, 1);
+    atomic_fetch_add(&c->outstanding, (long long)size);
+    size_t rounded = (size + alignment - 1) / alignment * alignment;
+    return aligned_alloc(alignment, rounded == 0 ? alignment : rounded);
+}
+
+static void counted_free(void *user, void *memory, size_t size) {
+    counters *c = user;
+    atomic_fetch_add(&c->frees, 1);
+    atomic_fetch_sub(&c->outstanding, (long long)size);
+    free(memory);
+}
+
+static void on_done(void *user, kiln_ref ref, kiln_result result, const kiln_error *err) {
+    counters *c = user;
+    (void)ref;
+    CHECK(err != NULL);
+    CHECK(result == KILN_OK);
+    atomic_fetch_add(&c->callbacks, 1);
+}
+
+typedef struct shared {
+    kiln_manager *manager;
+    counters *counters;
+    atomic_bool stop;
+    /* Refs published for the reader: (slot << 32 | generation) and scope. */
+    _Atomic uint64_t published[PUBLISHED];
+    _Atomic uint32_t published_scope[PUBLISHED];
+    atomic_uint publish_at;
+    kiln_ref permanent[2];
+} shared;
+
+typedef struct level_arg {
+    shared *s;
+    unsigned seed;
+} level_arg;
+
+static unsigned next_random(unsigned *seed) {
+    *seed = *seed * 1103515245u + 12345u;
+    return (*seed >> 16) & 0x7fffu;
+}
+
+static void publish(shared *s, kiln_ref ref) {
+    unsigned at = atomic_fetch_add(&s->publish_at, 1) % PUBLISHED;
+    atomic_store(&s->published[at], (uint64_t)ref.slot << 32 | ref.generation);
+    atomic_store(&s->published_scope[at], ref.scope);
+}
+
+/* Reads what a ready asset offers, as an engine would. */
+static void read_asset(const kiln_asset *a) {
+    switch (a->kind) {
+    case KILN_ASSET_MESH:
+        CHECK(a->mesh.desc != NULL && a->mesh.desc->index_count > 0);
+        break;
+    case KILN_ASSET_MATERIAL:
+        CHECK(a->materials.material_count > 0);
+        break;
+    case KILN_ASSET_TEXTURE:
+        CHECK(a->texture.levels > 0 && a->engine_texture != NULL);
+        break;
+    case KILN_ASSET_SCENE:
+        CHECK(a->scene.node_count > 0);
+        break;
+    default:
+        CHECK(false);
+    }
+    CHECK(a->bytes >= a->file_bytes);
+}
+
+static void *level_thread(void *arg) {
+    level_arg *la = arg;
+    shared *s = la->s;
+    unsigned seed = la->seed;
+    for (int round = 0; round < ROUNDS; round++) {
+        kiln_error err;
+        kiln_scope scope;
+        if (kiln_scope_create(s->manager, "level", 0, &scope, &err) != KILN_OK) {
+            CHECK(false);
+            continue;
+        }
+        kiln_ref held[8];
+        int count = 1 + (int)(next_random(&seed) % 8);
+        for (int i = 0; i < count; i++) {
+            const char *ref = refs[next_random(&seed) % REF_COUNT];
+            kiln_result r;
+            if (next_random(&seed) % 2 == 0)
+                r = kiln_manager_load_ref(s->manager, scope, ref, &held[i], &err);
+            else
+                r = kiln_manager_request(s->manager, scope, kiln_ref_hash(ref),
+                                         (int32_t)(next_random(&seed) % 4), on_done, s->counters,
+                                         &held[i], &err);
+            if (r != KILN_OK)
+                fprintf(stderr, "%s: %s\n", ref, err.message);
+            CHECK(r == KILN_OK);
+            publish(s, held[i]);
+        }
+        /* Read what is ready; the scope is ours, so it stays valid. */
+        int spins = (int)(next_random(&seed) % 400);
+        for (int k = 0; k < spins; k++) {
+            for (int i = 0; i < count; i++) {
+                const kiln_asset *a = kiln_asset_get(s->manager, held[i]);
+                if (a != NULL) {
+                    read_asset(a);
+                    for (uint32_t d = 0; d < a->dependency_count; d++) {
+                        const kiln_asset *dep = kiln_asset_get(s->manager, a->dependencies[d].ref);
+                        CHECK(dep != NULL);
+                        if (dep != NULL)
+                            read_asset(dep);
+                    }
+                }
+            }
+            for (int p = 0; p < 2; p++) {
+                const kiln_asset *a = kiln_asset_get(s->manager, s->permanent[p]);
+                CHECK(a != NULL);
+                if (a != NULL)
+                    read_asset(a);
+            }
+        }
+        CHECK(kiln_scope_destroy(s->manager, scope, &err) == KILN_OK);
+        CHECK(kiln_scope_destroy(s->manager, scope, &err) == KILN_ERR_INVALID_ARGUMENT);
+        for (int i = 0; i < count; i++)
+            CHECK(kiln_asset_get(s->manager, held[i]) == NULL);
+    }
+    return NULL;
+}
+
+static void *pump_thread(void *arg) {
+    shared *s = arg;
+    while (!atomic_load(&s->stop))
+        kiln_manager_pump(s->manager);
+    kiln_manager_pump(s->manager);
+    return NULL;
+}
+
+static void *reader_thread(void *arg) {
+    shared *s = arg;
+    unsigned i = 0;
+    while (!atomic_load(&s->stop)) {
+        uint64_t packed = atomic_load(&s->published[i % PUBLISHED]);
+        kiln_ref ref = {atomic_load(&s->published_scope[i % PUBLISHED]), (uint32_t)(packed >> 32),
+                        (uint32_t)packed};
+        const kiln_asset *a = kiln_asset_get(s->manager, ref);
+        (void)a; /* not read: the scope may go at any moment */
+        if (i % 64 == 0) {
+            kiln_error err;
+            kiln_asset_state state = kiln_asset_state_of(s->manager, ref, &err);
+            CHECK(state <= KILN_ASSET_FAILED);
+            kiln_manager_stats stats;
+            CHECK(kiln_manager_stats_get(s->manager, &stats, &err) == KILN_OK);
+            CHECK(stats.ready + stats.queued + stats.loading + stats.failed == stats.assets);
+        }
+        i++;
+    }
+    return NULL;
+}
+
+static int run(const char *mount, uint32_t workers) {
+    counters c;
+    memset(&c, 0, sizeof c);
+    kiln_manager_desc desc = {0};
+    desc.worker_threads = workers;
+    desc.allocator = (kiln_allocator){counted_alloc, counted_free, &c};
+    desc.engine = (kiln_engine_callbacks){
+        .user = &c,
+        .create_buffer = create_buffer,
+        .destroy_buffer = destroy_buffer,
+        .create_texture = create_texture,
+        .destroy_texture = destroy_texture,
+    };
+    shared s;
+    memset(&s, 0, sizeof s);
+    s.counters = &c;
+    kiln_error err;
+    if (kiln_manager_create(&desc, &s.manager, &err) != KILN_OK ||
+        kiln_manager_mount(s.manager, mount, NULL, &err) != KILN_OK) {
+        fprintf(stderr, "%s: %s\n", mount, err.message);
+        return 1;
+    }
+    CHECK(kiln_manager_load_ref(s.manager, KILN_SCOPE_PERMANENT, "props/pebble/scene",
+                                &s.permanent[0], &err) == KILN_OK);
+    CHECK(kiln_manager_load_ref(s.manager, KILN_SCOPE_PERMANENT, "props/rock", &s.permanent[1],
+                                &err) == KILN_OK);
+    pthread_t levels[LEVEL_THREADS], pump, reader;
+    level_arg args[LEVEL_THREADS];
+    pthread_create(&pump, NULL, pump_thread, &s);
+    pthread_create(&reader, NULL, reader_thread, &s);
+    for (int i = 0; i < LEVEL_THREADS; i++) {
+        args[i] = (level_arg){&s, 1234u + (unsigned)i * 77u};
+        pthread_create(&levels[i], NULL, level_thread, &args[i]);
+    }
+    for (int i = 0; i < LEVEL_THREADS; i++)
+        pthread_join(levels[i], NULL);
+    atomic_store(&s.stop, true);
+    pthread_join(pump, NULL);
+    pthread_join(reader, NULL);
+    kiln_manager_stats stats;
+    CHECK(kiln_manager_stats_get(s.manager, &stats, &err) == KILN_OK);
+    CHECK(stats.failed == 0);
+    kiln_manager_destroy(s.manager);
+    CHECK(atomic_load(&c.buffers) == atomic_load(&c.buffers_destroyed));
+    CHECK(atomic_load(&c.textures) == atomic_load(&c.textures_destroyed));
+    CHECK(atomic_load(&c.allocations) == atomic_load(&c.frees));
+    CHECK(atomic_load(&c.outstanding) == 0);
+    printf("%s, %" PRIu32 " workers: %ld buffers, %ld textures created and destroyed, %ld "
+           "callbacks, %ld allocations\n",
+           mount, workers, atomic_load(&c.buffers), atomic_load(&c.textures),
+           atomic_load(&c.callbacks), atomic_load(&c.allocations));
+    return 0;
+}
+
+int main(int argc, char **argv) {
+    if (argc != 3) {
+        fprintf(stderr, "usage: %s RUNTIME_DIR RUNTIME.kpak\n", argv[0]);
+        return 2;
+    }
+    int status = run(argv[1], 2);
+    status |= run(argv[2], 2);
+    status |= run(argv[2], 0); /* the pump thread loads */
+    int failed = atomic_load(&failures);
+    if (failed > 0)
+        fprintf(stderr, "%d check(s) failed\n", failed);
+    return status != 0 || failed > 0;
+}
