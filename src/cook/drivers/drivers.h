@@ -6,6 +6,7 @@
  *              the model and cubemap drivers share)
  *   cubemap.c  a "*.env" folder of six faces → one cubemap KTX2
  *   lut.c      a ".cube" 3D LUT → a 3D RGBA16F KTX2
+ *   shader.c   GLSL / HLSL stages → SPIR-V, reflection → .kshader
  *   asset.c    cook_asset: read the source, call the row's driver
  *   registry.c which importer and driver claim which file
  *
@@ -41,6 +42,9 @@ bool cook_lut_asset(const cook_request *request, cook_context *ctx, cook_asset_r
  * texture gets: HDR usage when the faces are Radiance HDR, else colour
  * (BC7 sRGB by default). The six files become dependencies. */
 bool cook_cubemap_asset(const cook_request *request, cook_context *ctx, cook_asset_result *result);
+/* The shader driver (shader.c): a stage file or a "*.shader" folder → one
+ * .kshader per variant (docs/formats/kshader.md). */
+bool cook_shader_asset(const cook_request *request, cook_context *ctx, cook_asset_result *result);
 
 /* ---------------------------------------------------------------------------
  * Textures (texture.c): decode → process (resize, mips) → encode → KTX2
