@@ -56,6 +56,10 @@ void cmd_pack_usage(FILE *out);
 void cmd_clean_usage(FILE *out);
 void cmd_pose_usage(FILE *out);
 
+/* `kiln info [--json] FILE.kshader` (shader_info.c): the program's stages,
+ * entry points, SPIR-V bytes and reflected interface. */
+int cli_shader_info(const char *path, bool json);
+
 /* ---------------------------------------------------------------------------
  * options.c
  * ------------------------------------------------------------------------- */

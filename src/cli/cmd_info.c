@@ -23,6 +23,7 @@ typedef struct info_options {
     bool quiet; /* -q: totals (and unreadable files) only */
     bool unreferenced;
     bool quality;
+    const char *file; /* `kiln info FILE.kshader`: that file alone */
 } info_options;
 
 /* One scene of a .kscene: what its roots reach. */
@@ -102,7 +103,7 @@ static const struct option info_long_options[] = {
 
 void cmd_info_usage(FILE *out) {
     fprintf(out,
-            "Usage: kiln info [options]\n"
+            "Usage: kiln info [options] | kiln info [--json] FILE.kshader\n"
             "\n"
             "Lists what the output folder holds: for every cooked mesh its size,\n"
             "vertex count, triangles, lines and points per level of detail,\n"
@@ -170,6 +171,10 @@ static int parse_info_options(int argc, char **argv, info_options *options) {
         default:
             return cli_option_error(COMMAND, argv, info_long_options, option);
         }
+    }
+    if (optind + 1 == argc && ascii_ends_with_ci(argv[optind], ".kshader")) {
+        options->file = argv[optind++];
+        return -1;
     }
     return cli_reject_operands(COMMAND, argc, argv) ? -1 : CLI_EXIT_USAGE;
 }
@@ -960,5 +965,7 @@ int cmd_info(int argc, char **argv) {
         return cli_usage_error(COMMAND, "--json and --unreferenced cannot be combined");
     if (options.unreferenced)
         return build_list_unreferenced(options.output, NULL);
+    if (options.file != NULL)
+        return cli_shader_info(options.file, options.json);
     return info(&options);
 }

@@ -118,7 +118,7 @@ extern "C" bool shader_glslang_compile(shader_glslang_job *job) {
             spv::SpvBuildLogger logger;
             glslang::SpvOptions options;
             options.generateDebugInfo = job->debug;
-            options.stripDebugInfo = !job->debug;
+            options.stripDebugInfo = false; /* names stay: reflection reports them */
             options.disableOptimizer = job->optimize == 2;
             options.optimizeSize = job->optimize == 1;
             options.validate = false; /* the driver validates with the target's rules */
