@@ -21,7 +21,7 @@ install: build
 
 # Cook the bundled examples, then show what was made and check it.
 run: build
-	$(KILN_RELEASE) build -i examples/assets -o $(EXAMPLES_OUT)
+	$(KILN_RELEASE) build --config examples/kiln.yml -i examples/assets -o $(EXAMPLES_OUT)
 	$(KILN_RELEASE) info -o $(EXAMPLES_OUT)
 	$(KILN_RELEASE) check -o $(EXAMPLES_OUT)
 
