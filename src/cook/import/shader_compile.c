@@ -45,6 +45,7 @@ typedef struct include_state {
     cook_context *ctx;
     strlist included; /* root-relative paths, in the order first read */
     strlist includer; /* includer[i] included included[i] */
+    strlist failed;   /* "includer\nrequested" already reported */
 } include_state;
 
 /* Reads `relative` against the folder of `base` (root-relative; "" for the
@@ -81,6 +82,12 @@ static bool resolve_include(void *user, const char *requested, bool relative,
                    requested);
         return false;
     }
+    /* glslang asks for a "file" that was not found once more as <file>: the
+     * include dirs were searched the first time, and the error reported. */
+    char key[1024];
+    snprintf(key, sizeof key, "%s\n%s", requesting, requested);
+    if (strlist_contains(&state->failed, key))
+        return false;
     char reason[512] = "";
     uint8_t *data = NULL;
     bool found = relative && read_against(ctx, requesting, requested, path, &data, length, reason,
@@ -99,6 +106,7 @@ static bool resolve_include(void *user, const char *requested, bool relative,
         dirs += dir_length + (dirs[dir_length] == '\n');
     }
     if (!found) {
+        strlist_push(&state->failed, key);
         diag_error(ctx->diag, requesting, 0, "cannot include '%s': %s", requested,
                    outside ? reason
                            : "not found next to the including file or in shader.include_dirs");
@@ -143,8 +151,12 @@ static void report_line(const include_state *state, const char *fallback, const 
         return; /* glslang's continuation lines and notes */
     char *body = text + (error ? 7 : 9);
     if (strstr(body, "compilation errors.") != NULL || strstr(body, "No code generated") != NULL ||
-        strstr(body, "compilation warnings.") != NULL)
+        strstr(body, "compilation warnings.") != NULL ||
+        strstr(body, "'' : compilation terminated") != NULL)
         return;
+    size_t end = strlen(body);
+    while (end > 0 && (body[end - 1] == ' ' || body[end - 1] == '\r'))
+        body[--end] = '\0';
     const char *file = fallback;
     uint32_t number = 0;
     /* "file:12: message": the file is what glslang was told (a root-relative path). */
@@ -246,5 +258,6 @@ bool shader_compile(cook_context *ctx, const shader_compile_request *request, ui
     bytebuf_free(&preamble);
     strlist_free(&state.included);
     strlist_free(&state.includer);
+    strlist_free(&state.failed);
     return ok;
 }
