@@ -5,7 +5,7 @@
 #
 # SECTIONs (default: all) are load, obj_import, load_gltf, cook_time,
 # cook_stages, scaling, mesh_quality, textures, builds, bc7, bc1, block,
-# isolate, scene; e.g.
+# isolate, scene, shaders; e.g.
 # `bash bench/run.sh build/bench builds` runs the build-system benchmarks only.
 #
 # Generates the test meshes into bench/data/ when they are missing (they are
@@ -403,16 +403,23 @@ run_scene() {
     "$bin/bench_scene" --percent 0.1
 }
 
+# The example shaders through kiln against glslc once per file (bench/shaders.sh).
+run_shaders() {
+    section "shaders: kiln (clean, warm) vs glslc once per file"
+    load_average
+    bash "$repo/bench/shaders.sh" "$kiln" "$repo" "$scratch"
+}
+
 machine_info
 if [ ${#sections[@]} -eq 0 ]; then
     sections=(load obj_import load_gltf cook_time cook_stages scaling mesh_quality textures builds bc7 bc1
-              block isolate scene)
+              block isolate scene shaders)
 fi
 needs_meshes=false
 for name in "${sections[@]}"; do
     case $name in
     load | obj_import | load_gltf | cook_time | cook_stages | scaling | mesh_quality) needs_meshes=true ;;
-    textures | builds | bc7 | bc1 | block | isolate | scene) ;;
+    textures | builds | bc7 | bc1 | block | isolate | scene | shaders) ;;
     *)
         echo "unknown section '$name'" >&2
         exit 2
