@@ -77,6 +77,8 @@ typedef struct file_report {
     kiln_scene_desc scene;
     uint32_t scene_mesh_nodes; /* nodes that draw a mesh */
     scene_summary scenes[INFO_MAX_SCENES];
+    /* KILN_PACK_SHADER: one line (cli_shader_summary). */
+    char shader[512];
 } file_report;
 
 typedef struct info_totals {
@@ -489,6 +491,9 @@ static void inspect_file(const info_options *options, const char *relative, file
         inspect_texture(full_path, options, report);
     else if (report->kind == KILN_PACK_SCENE)
         inspect_scene(full_path, report);
+    else if (report->kind == KILN_PACK_SHADER)
+        report->readable = cli_shader_summary(full_path, report->shader, sizeof report->shader,
+                                              report->problem, sizeof report->problem);
     else
         report->readable = true; /* never opened */
     if (!report->readable)
@@ -671,6 +676,8 @@ static void print_file_text(const file_report *report) {
         print_texture_text(report);
     else if (report->kind == KILN_PACK_SCENE)
         print_scene_text(report);
+    else if (report->kind == KILN_PACK_SHADER)
+        printf("  shader: %" PRIu64 " bytes, %s\n", report->bytes, report->shader);
     else
         printf("  other: %" PRIu64 " bytes\n", report->bytes);
 }
@@ -856,6 +863,10 @@ static void append_file_json(bytebuf *json, const file_report *report, bool firs
         append_materials_json(json, report);
     } else if (report->kind == KILN_PACK_SCENE) {
         append_scene_json(json, report);
+    } else if (report->kind == KILN_PACK_SHADER) {
+        json_text(json, ",");
+        json_key(json, "shader");
+        bytebuf_append_json_string(json, report->shader);
     } else if (report->kind == KILN_PACK_TEXTURE) {
         bytebuf_printf(
             json,
