@@ -22,7 +22,7 @@ install: build
 # Cook the bundled examples, then show what was made and check it, then load
 # it all through the runtime's asset manager (examples/viewer_headless.c).
 run: build
-	$(KILN_RELEASE) build -i examples/assets -o $(EXAMPLES_OUT)
+	$(KILN_RELEASE) build --config examples/kiln.yml -i examples/assets -o $(EXAMPLES_OUT)
 	$(KILN_RELEASE) info -o $(EXAMPLES_OUT)
 	$(KILN_RELEASE) check -o $(EXAMPLES_OUT)
 	build/release/examples/viewer_headless $(EXAMPLES_OUT)

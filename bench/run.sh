@@ -5,7 +5,7 @@
 #
 # SECTIONs (default: all) are load, obj_import, load_gltf, cook_time,
 # cook_stages, scaling, mesh_quality, textures, builds, bc7, bc1, block,
-# isolate, scene, manager; e.g.
+# isolate, scene, manager, shaders; e.g.
 # `bash bench/run.sh build/bench builds` runs the build-system benchmarks only.
 #
 # Generates the test meshes into bench/data/ when they are missing (they are
@@ -418,16 +418,23 @@ run_manager() {
     "$bin/bench_manager" "$out" "$out.kpak"
 }
 
+# The example shaders through kiln against glslc once per file (bench/shaders.sh).
+run_shaders() {
+    section "shaders: kiln (clean, warm) vs glslc once per file"
+    load_average
+    bash "$repo/bench/shaders.sh" "$kiln" "$repo" "$scratch"
+}
+
 machine_info
 if [ ${#sections[@]} -eq 0 ]; then
     sections=(load obj_import load_gltf cook_time cook_stages scaling mesh_quality textures builds bc7 bc1
-              block isolate scene manager)
+              block isolate scene manager shaders)
 fi
 needs_meshes=false
 for name in "${sections[@]}"; do
     case $name in
     load | obj_import | load_gltf | cook_time | cook_stages | scaling | mesh_quality) needs_meshes=true ;;
-    textures | builds | bc7 | bc1 | block | isolate | scene | manager) ;;
+    textures | builds | bc7 | bc1 | block | isolate | scene | manager | shaders) ;;
     *)
         echo "unknown section '$name'" >&2
         exit 2

@@ -5,7 +5,7 @@
  * two cannot drift apart. Every structure here is little-endian, has explicit
  * padding, and a size pinned by a static assertion. The specifications with
  * offset tables live in docs/formats/ (container.md, kmesh.md, kman.md, kmat.md,
- * kscene.md); a change here
+ * kscene.md, kshader.md); a change here
  * changes the spec and bumps the version constant in the same commit.
  *
  * Includes only <stdint.h>.
@@ -220,7 +220,8 @@ typedef enum kiln_asset_kind {
     KILN_ASSET_TEXTURE = 3,
     KILN_ASSET_SCENE = 4,
     KILN_ASSET_ANIMATION = 5,
-    KILN_ASSET_KIND_COUNT_ = 6
+    KILN_ASSET_SHADER = 6, /* a shader program (.kshader) */
+    KILN_ASSET_KIND_COUNT_ = 7
 } kiln_asset_kind;
 
 /* Colour space of a texture's texels. */
@@ -458,6 +459,162 @@ typedef struct kiln_scene_instance_range {
     uint32_t first;
     uint32_t count;
 } kiln_scene_instance_range;
+/* ---------------------------------------------------------------------------
+ * Shader, kind SHDR (docs/formats/kshader.md): one program, SPIR-V per stage
+ * with reflection
+ * ------------------------------------------------------------------------- */
+
+#define KILN_SHADER_VERSION 1u
+#define KILN_SPIRV_MAGIC 0x07230203u
+
+#define KILN_KIND_SHADER KILN_FOURCC('S', 'H', 'D', 'R')
+#define KILN_CHUNK_SHADER_DESC KILN_FOURCC('S', 'H', 'D', 'S')     /* kiln_shader_desc */
+#define KILN_CHUNK_SHADER_STAGES KILN_FOURCC('S', 'S', 'T', 'G')   /* kiln_shader_stage_desc[] */
+#define KILN_CHUNK_SHADER_CODE KILN_FOURCC('S', 'P', 'R', 'V')     /* u32[]: SPIR-V words */
+#define KILN_CHUNK_SHADER_IO KILN_FOURCC('S', 'V', 'I', 'O')       /* kiln_shader_io[] */
+#define KILN_CHUNK_SHADER_BINDINGS KILN_FOURCC('S', 'B', 'N', 'D') /* kiln_shader_binding[] */
+#define KILN_CHUNK_SHADER_PUSH KILN_FOURCC('S', 'P', 'S', 'H')     /* kiln_shader_push_constant[] */
+#define KILN_CHUNK_SHADER_SPEC KILN_FOURCC('S', 'S', 'P', 'C')     /* kiln_shader_spec_constant[] */
+#define KILN_CHUNK_SHADER_STRINGS KILN_FOURCC('S', 'H', 'S', 'T')  /* NUL-terminated UTF-8 */
+
+/* A pipeline stage; its bit in a stage mask is 1 << stage. */
+typedef enum kiln_shader_stage {
+    KILN_SHADER_STAGE_VERTEX = 0,
+    KILN_SHADER_STAGE_TESS_CONTROL = 1,
+    KILN_SHADER_STAGE_TESS_EVALUATION = 2,
+    KILN_SHADER_STAGE_GEOMETRY = 3,
+    KILN_SHADER_STAGE_FRAGMENT = 4,
+    KILN_SHADER_STAGE_COMPUTE = 5,
+    KILN_SHADER_STAGE_TASK = 6,
+    KILN_SHADER_STAGE_MESH = 7,
+    KILN_SHADER_STAGE_RAYGEN = 8,
+    KILN_SHADER_STAGE_ANY_HIT = 9,
+    KILN_SHADER_STAGE_CLOSEST_HIT = 10,
+    KILN_SHADER_STAGE_MISS = 11,
+    KILN_SHADER_STAGE_INTERSECTION = 12,
+    KILN_SHADER_STAGE_CALLABLE = 13,
+    KILN_SHADER_STAGE_COUNT_ = 14
+} kiln_shader_stage;
+
+/* The Vulkan version the SPIR-V was compiled for (shader.target). */
+typedef enum kiln_shader_target {
+    KILN_SHADER_TARGET_VULKAN_1_0 = 0,
+    KILN_SHADER_TARGET_VULKAN_1_1 = 1,
+    KILN_SHADER_TARGET_VULKAN_1_2 = 2,
+    KILN_SHADER_TARGET_VULKAN_1_3 = 3,
+    KILN_SHADER_TARGET_COUNT_ = 4
+} kiln_shader_target;
+
+/* A descriptor's type, in SPIRV-Cross's terms. 0 is invalid. */
+typedef enum kiln_binding_type {
+    KILN_BINDING_INVALID = 0,
+    KILN_BINDING_UNIFORM_BUFFER = 1,
+    KILN_BINDING_STORAGE_BUFFER = 2,
+    KILN_BINDING_SAMPLED_IMAGE = 3, /* combined image sampler (and texel buffer) */
+    KILN_BINDING_SEPARATE_IMAGE = 4,
+    KILN_BINDING_SEPARATE_SAMPLER = 5,
+    KILN_BINDING_STORAGE_IMAGE = 6,
+    KILN_BINDING_SUBPASS_INPUT = 7,
+    KILN_BINDING_ACCELERATION_STRUCTURE = 8,
+    KILN_BINDING_TYPE_COUNT_ = 9
+} kiln_binding_type;
+
+/* The scalar type of a stage input/output or specialization constant. */
+typedef enum kiln_shader_base_type {
+    KILN_SHADER_TYPE_UNKNOWN = 0,
+    KILN_SHADER_TYPE_BOOL = 1,
+    KILN_SHADER_TYPE_INT8 = 2,
+    KILN_SHADER_TYPE_UINT8 = 3,
+    KILN_SHADER_TYPE_INT16 = 4,
+    KILN_SHADER_TYPE_UINT16 = 5,
+    KILN_SHADER_TYPE_INT32 = 6,
+    KILN_SHADER_TYPE_UINT32 = 7,
+    KILN_SHADER_TYPE_INT64 = 8,
+    KILN_SHADER_TYPE_UINT64 = 9,
+    KILN_SHADER_TYPE_FLOAT16 = 10,
+    KILN_SHADER_TYPE_FLOAT32 = 11,
+    KILN_SHADER_TYPE_FLOAT64 = 12,
+    KILN_SHADER_TYPE_STRUCT = 13, /* a block: vecsize and columns are 0 */
+    KILN_SHADER_TYPE_COUNT_ = 14
+} kiln_shader_base_type;
+
+/* Every count of the file. */
+typedef struct kiln_shader_desc {
+    uint32_t stage_count; /* entries in SSTG, 1..14, each stage at most once */
+    uint32_t stage_mask;  /* OR of 1 << stage over SSTG */
+    uint32_t target;      /* kiln_shader_target */
+    uint32_t flags;       /* none defined yet */
+    uint32_t code_words;  /* u32 words in SPRV */
+    uint32_t io_count;    /* entries in SVIO */
+    uint32_t binding_count;
+    uint32_t push_constant_count;
+    uint32_t spec_constant_count;
+    uint32_t strings_size; /* bytes in SHST */
+    uint32_t reserved[6];
+} kiln_shader_desc;
+
+/* One stage of the program, in pipeline order (ascending kiln_shader_stage).
+ * Ranges index SPRV (in words), SVIO, SPSH and SSPC. */
+typedef struct kiln_shader_stage_desc {
+    uint32_t stage;        /* kiln_shader_stage */
+    uint32_t flags;        /* none defined yet */
+    uint32_t entry_offset; /* entry point name in SHST */
+    uint32_t entry_length;
+    uint32_t code_offset; /* first word of this stage's module in SPRV */
+    uint32_t code_words;
+    uint32_t input_offset; /* stage inputs (by location) in SVIO */
+    uint32_t input_count;
+    uint32_t output_offset; /* stage outputs (by location) in SVIO */
+    uint32_t output_count;
+    uint32_t push_offset; /* push-constant ranges in SPSH */
+    uint32_t push_count;
+    uint32_t spec_offset; /* specialization constants in SSPC */
+    uint32_t spec_count;
+    uint32_t workgroup_size[3]; /* compute, task, mesh; else 0 */
+    uint32_t reserved[3];
+} kiln_shader_stage_desc;
+
+/* A user-defined stage input or output (built-ins are not listed). */
+typedef struct kiln_shader_io {
+    uint32_t location;
+    uint32_t name_offset; /* into SHST */
+    uint32_t name_length;
+    uint16_t base_type;  /* kiln_shader_base_type */
+    uint8_t vecsize;     /* components: 1-4 */
+    uint8_t columns;     /* 1, or 2-4 for a matrix */
+    uint32_t array_size; /* 0: not an array */
+    uint32_t flags;      /* none defined yet */
+} kiln_shader_io;
+
+/* One descriptor of the program: every stage that uses (set, binding). */
+typedef struct kiln_shader_binding {
+    uint32_t set;
+    uint32_t binding;
+    uint32_t type;        /* kiln_binding_type */
+    uint32_t count;       /* descriptors: 1, the array size, or 0 for a runtime-sized array */
+    uint32_t stages;      /* stage mask */
+    uint32_t name_offset; /* into SHST: the block's type name for buffers, else the variable's */
+    uint32_t name_length;
+    uint32_t block_size; /* declared bytes of a buffer block (0 for others) */
+} kiln_shader_binding;
+
+/* A push-constant block of one stage: the bytes [offset, offset + size) it uses. */
+typedef struct kiln_shader_push_constant {
+    uint32_t offset;
+    uint32_t size;
+    uint32_t name_offset; /* into SHST */
+    uint32_t name_length;
+} kiln_shader_push_constant;
+
+/* A specialization constant of one stage. */
+typedef struct kiln_shader_spec_constant {
+    uint32_t constant_id;
+    uint32_t base_type;     /* kiln_shader_base_type: a scalar */
+    uint32_t default_value; /* its bits (the low 32 for 64-bit types) */
+    uint32_t name_offset;   /* into SHST */
+    uint32_t name_length;
+    uint32_t reserved;
+} kiln_shader_spec_constant;
 
 /* Sizes are part of the format: a change is a version bump. */
 #if defined(__cplusplus)
@@ -485,6 +642,12 @@ KILN_FORMAT_ASSERT_(sizeof(kiln_scene_link) == 32, "scene link is 32 bytes");
 KILN_FORMAT_ASSERT_(sizeof(kiln_scene_camera) == 48, "scene camera is 48 bytes");
 KILN_FORMAT_ASSERT_(sizeof(kiln_scene_light) == 48, "scene light is 48 bytes");
 KILN_FORMAT_ASSERT_(sizeof(kiln_scene_instance_range) == 8, "instance range is 8 bytes");
+KILN_FORMAT_ASSERT_(sizeof(kiln_shader_desc) == 64, "shader descriptor is 64 bytes");
+KILN_FORMAT_ASSERT_(sizeof(kiln_shader_stage_desc) == 80, "shader stage is 80 bytes");
+KILN_FORMAT_ASSERT_(sizeof(kiln_shader_io) == 24, "shader input/output is 24 bytes");
+KILN_FORMAT_ASSERT_(sizeof(kiln_shader_binding) == 32, "shader binding is 32 bytes");
+KILN_FORMAT_ASSERT_(sizeof(kiln_shader_push_constant) == 16, "push-constant range is 16 bytes");
+KILN_FORMAT_ASSERT_(sizeof(kiln_shader_spec_constant) == 24, "spec constant is 24 bytes");
 
 /* ---------------------------------------------------------------------------
  * Pack (.kpak): a whole runtime tree in one file (docs/formats/kpak.md).
@@ -493,7 +656,7 @@ KILN_FORMAT_ASSERT_(sizeof(kiln_scene_instance_range) == 8, "instance range is 8
  * ------------------------------------------------------------------------- */
 
 #define KILN_PACK_MAGIC "KILNPAK" /* 8 bytes with the NUL */
-#define KILN_PACK_VERSION 2u      /* 2: kind 5, scene */
+#define KILN_PACK_VERSION 3u      /* 2: kind 5, scene; 3: kind 6, shader */
 #define KILN_PACK_ALIGNMENT 16u
 #define KILN_PACK_MAX_PATH 4096u
 
@@ -505,7 +668,8 @@ typedef enum kiln_pack_kind {
     KILN_PACK_TEXTURE = 3,  /* .ktx2 */
     KILN_PACK_MANIFEST = 4, /* assets.kman */
     KILN_PACK_SCENE = 5,    /* .kscene */
-    KILN_PACK_KIND_COUNT_ = 6
+    KILN_PACK_SHADER = 6,   /* .kshader */
+    KILN_PACK_KIND_COUNT_ = 7
 } kiln_pack_kind;
 
 typedef struct kiln_pack_header {

@@ -494,6 +494,47 @@ const char *kiln_ktx2_format_str(uint32_t vk_format);
 const char *kiln_ktx2_supercompression_str(uint32_t scheme);
 
 /* ---------------------------------------------------------------------------
+ * Shaders (.kshader, kind SHDR): SPIR-V per stage with reflection
+ * (docs/formats/kshader.md)
+ * ------------------------------------------------------------------------- */
+
+/* Typed views into a mapped shader file; valid while the file is open. */
+typedef struct kiln_shader_view {
+    const kiln_shader_desc *desc;
+    uint32_t stage_count;
+    const kiln_shader_stage_desc *stages; /* pipeline order */
+    const uint32_t *code;                 /* every stage's SPIR-V words */
+    const kiln_shader_io *io;             /* stage inputs and outputs */
+    const kiln_shader_binding *bindings;  /* sorted by set, then binding */
+    uint32_t binding_count;
+    const kiln_shader_push_constant *push_constants;
+    const kiln_shader_spec_constant *spec_constants;
+    const char *strings; /* SHST: every string NUL-terminated */
+    size_t strings_size;
+} kiln_shader_view;
+
+/* Checks that `file` is a shader program (kshader.md R1-R12: every count
+ * against its chunk, every range inside its table, each stage's module
+ * starting with the SPIR-V magic, strings NUL-terminated inside the table,
+ * bindings sorted and unique, enums known) and fills `view`, zero-copy.
+ * O(stages + table entries); the SPIR-V itself is validated by `kiln check`. */
+kiln_result kiln_shader_view_get(const kiln_file *file, uint32_t flags, kiln_shader_view *view,
+                                 kiln_error *err);
+/* The index of `stage` in view->stages, or -1 when the program lacks it. */
+int kiln_shader_find_stage(const kiln_shader_view *view, kiln_shader_stage stage);
+/* Stage `index`'s SPIR-V (*word_count words, 4-byte aligned: pass to
+ * vkCreateShaderModule with codeSize = 4 * words), or NULL out of range. */
+const uint32_t *kiln_shader_stage_code(const kiln_shader_view *view, uint32_t index,
+                                       uint32_t *word_count);
+/* A string of the table (an entry point, a name): "" when out of range. */
+const char *kiln_shader_string(const kiln_shader_view *view, uint32_t offset);
+/* Short names: "vertex", "uniform_buffer", "float", "vulkan1.3". Never NULL. */
+const char *kiln_shader_stage_str(kiln_shader_stage stage);
+const char *kiln_binding_type_str(kiln_binding_type type);
+const char *kiln_shader_base_type_str(kiln_shader_base_type type);
+const char *kiln_shader_target_str(kiln_shader_target target);
+
+/* ---------------------------------------------------------------------------
  * Packs (.kpak): a whole runtime tree in one mapped file (docs/formats/kpak.md)
  * ------------------------------------------------------------------------- */
 

@@ -245,7 +245,23 @@ static bool check_texture(checked_file *checked) {
     return ok;
 }
 
+/* Ranges and tables (kshader.md R1-R12), then every stage's SPIR-V through
+ * SPIRV-Tools' validator with the file's target and its reflection again. */
+static bool check_shader_data(checked_file *checked) {
+    kiln_error error;
+    kiln_shader_view view;
+    if (kiln_shader_view_get(&checked->file, thorough, &view, &error) != KILN_OK) {
+        report_problem(checked, "%s", cli_kiln_error_detail(&error, checked->path));
+        return false;
+    }
+    char reason[1024];
+    if (!cook_shader_check(&view, reason, sizeof reason))
+        report_problem(checked, "%s", reason);
+    return true;
+}
+
 static const file_check_fn texture_checks[] = {check_texture};
+static const file_check_fn shader_checks[] = {check_container, check_shader_data, check_metadata};
 static const file_check_fn mesh_checks[] = {check_container, check_mesh_data, check_metadata};
 static const file_check_fn materials_checks[] = {check_container, check_materials_data,
                                                  check_metadata};
@@ -262,6 +278,7 @@ static const struct {
     {KILN_PACK_MATERIAL, materials_checks, sizeof materials_checks / sizeof materials_checks[0]},
     {KILN_PACK_TEXTURE, texture_checks, sizeof texture_checks / sizeof texture_checks[0]},
     {KILN_PACK_SCENE, scene_checks, sizeof scene_checks / sizeof scene_checks[0]},
+    {KILN_PACK_SHADER, shader_checks, sizeof shader_checks / sizeof shader_checks[0]},
 };
 
 /* Runs the checks of `kind` on one file; returns the number of problems. */

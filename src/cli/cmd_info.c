@@ -23,6 +23,7 @@ typedef struct info_options {
     bool quiet; /* -q: totals (and unreadable files) only */
     bool unreferenced;
     bool quality;
+    const char *file; /* `kiln info FILE.kshader`: that file alone */
 } info_options;
 
 /* One scene of a .kscene: what its roots reach. */
@@ -79,6 +80,8 @@ typedef struct file_report {
     /* A level's scene (it has SLNK): one line per entity, and as JSON.
      * Freed after the file is printed. */
     bytebuf entities_text, entities_json;
+    /* KILN_PACK_SHADER: one line (cli_shader_summary). */
+    char shader[512];
 } file_report;
 
 typedef struct info_totals {
@@ -105,7 +108,7 @@ static const struct option info_long_options[] = {
 
 void cmd_info_usage(FILE *out) {
     fprintf(out,
-            "Usage: kiln info [options]\n"
+            "Usage: kiln info [options] | kiln info [--json] FILE.kshader\n"
             "\n"
             "Lists what the output folder holds: for every cooked mesh its size,\n"
             "vertex count, triangles, lines and points per level of detail,\n"
@@ -174,6 +177,10 @@ static int parse_info_options(int argc, char **argv, info_options *options) {
         default:
             return cli_option_error(COMMAND, argv, info_long_options, option);
         }
+    }
+    if (optind + 1 == argc && ascii_ends_with_ci(argv[optind], ".kshader")) {
+        options->file = argv[optind++];
+        return -1;
     }
     return cli_reject_operands(COMMAND, argc, argv) ? -1 : CLI_EXIT_USAGE;
 }
@@ -532,6 +539,9 @@ static void inspect_file(const info_options *options, const char *relative, file
         inspect_texture(full_path, options, report);
     else if (report->kind == KILN_PACK_SCENE)
         inspect_scene(full_path, report);
+    else if (report->kind == KILN_PACK_SHADER)
+        report->readable = cli_shader_summary(full_path, report->shader, sizeof report->shader,
+                                              report->problem, sizeof report->problem);
     else
         report->readable = true; /* never opened */
     if (!report->readable)
@@ -718,6 +728,8 @@ static void print_file_text(const file_report *report) {
         print_texture_text(report);
     else if (report->kind == KILN_PACK_SCENE)
         print_scene_text(report);
+    else if (report->kind == KILN_PACK_SHADER)
+        printf("  shader: %" PRIu64 " bytes, %s\n", report->bytes, report->shader);
     else
         printf("  other: %" PRIu64 " bytes\n", report->bytes);
 }
@@ -906,6 +918,10 @@ static void append_file_json(bytebuf *json, const file_report *report, bool firs
         append_materials_json(json, report);
     } else if (report->kind == KILN_PACK_SCENE) {
         append_scene_json(json, report);
+    } else if (report->kind == KILN_PACK_SHADER) {
+        json_text(json, ",");
+        json_key(json, "shader");
+        bytebuf_append_json_string(json, report->shader);
     } else if (report->kind == KILN_PACK_TEXTURE) {
         bytebuf_printf(
             json,
@@ -1017,5 +1033,7 @@ int cmd_info(int argc, char **argv) {
         return cli_usage_error(COMMAND, "--json and --unreferenced cannot be combined");
     if (options.unreferenced)
         return build_list_unreferenced(options.output, NULL);
+    if (options.file != NULL)
+        return cli_shader_info(options.file, options.json);
     return info(&options);
 }

@@ -207,6 +207,95 @@ static bool parse_ratios_value(const parse_state *state, const yaml_node_t *node
     return true;
 }
 
+/* Appends `text` to out[0..cap) after `separator` (none when out is empty);
+ * false when it does not fit. */
+static bool text_append(char *out, size_t cap, char separator, const char *text) {
+    size_t used = strlen(out), length = strlen(text);
+    size_t need = used + (used > 0 && separator != '\0') + length + 1;
+    if (need > cap)
+        return false;
+    if (used > 0 && separator != '\0')
+        out[used++] = separator;
+    memcpy(out + used, text, length + 1);
+    return true;
+}
+
+/* One item of a TEXT value: a scalar as it is, a list's scalars joined by
+ * spaces, a map's pairs as KEY=VALUE joined by spaces. */
+static bool text_item(const parse_state *state, const yaml_node_t *node, const char *key,
+                      char *item, size_t cap) {
+    item[0] = '\0';
+    bool ok = true;
+    if (node->type == YAML_SCALAR_NODE) {
+        ok = text_append(item, cap, ' ', (const char *)node->data.scalar.value);
+    } else if (node->type == YAML_SEQUENCE_NODE) {
+        for (yaml_node_item_t *at = node->data.sequence.items.start;
+             ok && at < node->data.sequence.items.top; at++) {
+            const yaml_node_t *sub = node_at(state, *at);
+            const char *text = sub ? scalar_of(state, sub, key) : NULL;
+            if (text == NULL)
+                return false;
+            ok = text_append(item, cap, ' ', text);
+        }
+    } else {
+        for (yaml_node_pair_t *pair = node->data.mapping.pairs.start;
+             ok && pair < node->data.mapping.pairs.top; pair++) {
+            const yaml_node_t *name = node_at(state, pair->key);
+            const yaml_node_t *value = node_at(state, pair->value);
+            const char *a = name ? scalar_of(state, name, key) : NULL;
+            const char *b = value ? scalar_of(state, value, key) : NULL;
+            if (a == NULL || b == NULL)
+                return false;
+            char define[512];
+            snprintf(define, sizeof define, b[0] ? "%s=%s" : "%s", a, b);
+            ok = text_append(item, cap, ' ', define);
+        }
+    }
+    if (!ok)
+        diag_error(state->diag, state->path, node_line(node), "%s: the value is too long", key);
+    return ok;
+}
+
+/* TEXT (shader.defines, shader.variants, shader.include_dirs, shader.entry):
+ * a scalar, or a list whose items become lines (each item a scalar, a list or
+ * a map: text_item), or a map whose pairs become KEY=VALUE lines. */
+static bool parse_text_value(const parse_state *state, const yaml_node_t *node,
+                             const cook_setting *setting, cook_settings *values) {
+    char *out = (char *)values + setting->offset;
+    size_t cap = setting->size;
+    char *text = calloc(1, cap);
+    char *item = calloc(1, cap);
+    bool ok = text != NULL && item != NULL;
+    if (!ok)
+        diag_error(state->diag, state->path, node_line(node), "out of memory");
+    if (ok && node->type == YAML_SEQUENCE_NODE) {
+        for (yaml_node_item_t *at = node->data.sequence.items.start;
+             ok && at < node->data.sequence.items.top; at++) {
+            const yaml_node_t *sub = node_at(state, *at);
+            ok = sub != NULL && text_item(state, sub, setting->name, item, cap);
+            /* Lines are kept even when empty (a variant with no defines). */
+            if (ok && at > node->data.sequence.items.start)
+                ok = text_append(text, cap, '\0', "\n");
+            if (ok && !text_append(text, cap, '\0', item)) {
+                diag_error(state->diag, state->path, node_line(node), "%s: the value is too long",
+                           setting->name);
+                ok = false;
+            }
+        }
+    } else if (ok && node->type == YAML_MAPPING_NODE) {
+        ok = text_item(state, node, setting->name, text, cap);
+        for (char *c = text; ok && *c; c++)
+            *c = *c == ' ' ? '\n' : *c;
+    } else if (ok) {
+        ok = text_item(state, node, setting->name, text, cap);
+    }
+    if (ok)
+        memcpy(out, text, cap);
+    free(text);
+    free(item);
+    return ok;
+}
+
 /* ---------------------------------------------------------------------------
  * Settings keys: the table of core/settings.c
  * ------------------------------------------------------------------------- */
@@ -242,6 +331,8 @@ static bool parse_key_value(const parse_state *state, const cook_setting *key,
         break;
     case COOK_SETTING_RATIOS:
         return parse_ratios_value(state, node, key, values);
+    case COOK_SETTING_TEXT:
+        return parse_text_value(state, node, key, values);
     }
     if (ok)
         cook_setting_set(key, values, value);
@@ -252,7 +343,7 @@ static bool parse_key_value(const parse_state *state, const cook_setting *key,
 static void parse_key_into(const parse_state *state, const cook_setting *key,
                            const yaml_node_t *value, config_overlay *overlay) {
     if (parse_key_value(state, key, value, &overlay->values))
-        overlay->set |= 1u << (key - cook_setting_table);
+        overlay->set |= (uint64_t)1 << (key - cook_setting_table);
 }
 
 /* A settings key, flat ("mesh.lods") or nested ("mesh:" then "lods"). Returns
@@ -287,7 +378,7 @@ static bool parse_setting(const parse_state *state, config_overlay *overlay, con
 
 void config_overlay_apply(const config_overlay *overlay, cook_settings *settings) {
     for (size_t i = 0; i < cook_setting_count; i++) {
-        if (overlay->set & (1u << i))
+        if (overlay->set & ((uint64_t)1 << i))
             cook_setting_copy(&cook_setting_table[i], settings, &overlay->values);
     }
 }
@@ -600,8 +691,8 @@ const config_preset *config_find_preset(const kiln_config *config, const char *n
 }
 
 /* The overlay bit of texture.format, whose origin is kept for messages. */
-static uint32_t texture_format_bit(void) {
-    return 1u << (cook_setting_find("texture.format") - cook_setting_table);
+static uint64_t texture_format_bit(void) {
+    return (uint64_t)1 << (cook_setting_find("texture.format") - cook_setting_table);
 }
 
 /* Applies one layer and, when it sets texture.format, records where. */

@@ -24,7 +24,7 @@
  * cook_setting_table[i]) take their value from `values`; the others leave the
  * layer below alone. */
 typedef struct config_overlay {
-    uint32_t set;
+    uint64_t set; /* bit i: cook_setting_table[i] (at most 64 keys) */
     cook_settings values;
 } config_overlay;
 

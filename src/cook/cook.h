@@ -42,6 +42,7 @@ typedef enum cook_asset_kind {
     COOK_KIND_CUBEMAP = 3, /* a "*.env" folder of six faces */
     COOK_KIND_LUT = 4,     /* a ".lut.cube" 3D colour LUT */
     COOK_KIND_LEVEL = 5,   /* a "*.level" text level (drivers/level.c) */
+    COOK_KIND_SHADER = 6,  /* a shader stage file or a "*.shader" folder */
 } cook_asset_kind;
 
 typedef struct cook_importer {
@@ -56,6 +57,11 @@ typedef struct cook_importer {
 /* The importer for a path (matched on its file name, case-insensitively), or
  * NULL when no importer claims it. */
 const cook_importer *cook_registry_match(const char *relative_path);
+/* The canonical ref of a source the importer claims: kiln_ref_canonicalize,
+ * except that a lone GLSL shader stage keeps its extension
+ * ("shaders/Blur.comp" -> "shaders/blur.comp"). */
+kiln_result cook_asset_ref(const cook_importer *importer, const char *relative_path, char *out,
+                           size_t capacity);
 /* The registry, for listing. */
 const cook_importer *cook_registry_rows(size_t *count);
 /* True when a folder's path names an asset folder: "*.env" (a cubemap). The
@@ -69,6 +75,15 @@ bool cook_registry_is_folder(const char *relative_path);
 /* Cooks one asset. Never stops the process: every failure becomes a message
  * in result->diag and result->ok == false. Thread-safe for distinct results. */
 bool cook_asset(const cook_request *request, cook_asset_result *result);
+
+/* ---------------------------------------------------------------------------
+ * Shaders (drivers/shader_check.c): what `kiln check` runs on a .kshader
+ * ------------------------------------------------------------------------- */
+
+/* Every stage's module through SPIRV-Tools' validator with the file's target,
+ * and the reflection tables against the module (each stage's entry point).
+ * False with a reason at the first problem. */
+bool cook_shader_check(const kiln_shader_view *view, char *reason, size_t reason_size);
 
 /* ---------------------------------------------------------------------------
  * Reports (drivers/quality.c)

@@ -6,8 +6,8 @@
 #include "runtime/internal.h"
 
 const char *kiln_asset_kind_str(kiln_asset_kind kind) {
-    static const char *const names[KILN_ASSET_KIND_COUNT_] = {"invalid", "mesh",  "material",
-                                                              "texture", "scene", "animation"};
+    static const char *const names[KILN_ASSET_KIND_COUNT_] = {
+        "invalid", "mesh", "material", "texture", "scene", "animation", "shader"};
     return (unsigned)kind < KILN_ASSET_KIND_COUNT_ ? names[kind] : "invalid";
 }
 

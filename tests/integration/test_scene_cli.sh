@@ -281,6 +281,6 @@ check "merged: one mesh drawn by one node, in both scenes" \
 run build -i "$IN" -o "$OUT" --pack
 run pack info "$OUT.kpak"
 check "a pack lists the scenes as their own kind" \
-    all_true 'status_is 0' 'stdout_has "^  scene +8 files"' 'stdout_has "version 2"'
+    all_true 'status_is 0' 'stdout_has "^  scene +8 files"' 'stdout_has "version 3"'
 
 finish scene

@@ -265,6 +265,10 @@ static void template_spelling(const cook_setting *key, const cook_settings *s, c
             snprintf(out + at, size - at, "]");
         return;
     }
+    if (key->type == COOK_SETTING_TEXT) { /* every TEXT key defaults to "" */
+        snprintf(out, size, "[]");
+        return;
+    }
     long value = cook_setting_get(key, s);
     if (key->type == COOK_SETTING_BOOL)
         snprintf(out, size, "%s", value ? "true" : "false");

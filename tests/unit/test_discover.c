@@ -109,7 +109,12 @@ static void registry_lists_complete_importers(void **state) {
         assert_non_null(importers[i].driver);
         /* Models are imported into the IR; other kinds have drivers of their own. */
         assert_true((importers[i].kind == COOK_KIND_MODEL) == (importers[i].import != NULL));
-        assert_true((importers[i].kind == COOK_KIND_CUBEMAP) == importers[i].folder);
+        /* Folder assets: cubemaps ("*.env") and shader programs ("*.shader"). */
+        if (importers[i].kind == COOK_KIND_CUBEMAP)
+            assert_true(importers[i].folder);
+        if (importers[i].folder)
+            assert_true(importers[i].kind == COOK_KIND_CUBEMAP ||
+                        importers[i].kind == COOK_KIND_SHADER);
     }
 }
 
@@ -128,6 +133,10 @@ static void registry_claims_nothing_else(void **state) {
     (void)state;
     assert_null(cook_registry_match("docs/readme.txt"));
     assert_null(cook_registry_match("models/crate.mtl"));
+    /* Shader headers are read through #include, never cooked alone. */
+    assert_null(cook_registry_match("shaders/common/lighting.glsl"));
+    assert_null(cook_registry_match("shaders/common.hlsli"));
+    assert_null(cook_registry_match("shaders/shared.h"));
     assert_null(cook_registry_match("models.obj/readme")); /* the folder's name does not count */
     assert_null(cook_registry_match("models/"));
     assert_null(cook_registry_match(""));

@@ -122,7 +122,8 @@ static void damaged_tables_are_rejected(void **state) {
     uint16_t kind = 99;
     expect_rejected(data, size, 0, "X", 1);                    /* magic */
     expect_rejected(data, size, 8, &(uint32_t){1}, 4);         /* version 1: no scene kind */
-    expect_rejected(data, size, 8, &(uint32_t){3}, 4);         /* version */
+    expect_rejected(data, size, 8, &(uint32_t){2}, 4);         /* version 2: no shader kind */
+    expect_rejected(data, size, 8, &(uint32_t){4}, 4);         /* version */
     expect_rejected(data, size, 12, &big32, 4);                /* entry count */
     expect_rejected(data, size, 12, &zero32, 4);               /* entry count */
     expect_rejected(data, size, 48, &huge, 8);                 /* file size */

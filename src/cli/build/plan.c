@@ -95,7 +95,7 @@ static bool find_same_refs(build_plan *plan) {
         plan->same_ref != NULL && plan->same_ref_model != NULL && refs != NULL && offsets != NULL;
     for (size_t i = 0; ok && i < count; i++) {
         char ref[1024];
-        if (kiln_ref_canonicalize(plan->sources.items[i], ref, sizeof ref) != KILN_OK)
+        if (cook_asset_ref(plan->importers[i], plan->sources.items[i], ref, sizeof ref) != KILN_OK)
             ref[0] = '\0'; /* cook_asset reports it */
         offsets[i] = arena.size;
         bytebuf_append(&arena, ref, strlen(ref) + 1);

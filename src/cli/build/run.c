@@ -252,7 +252,7 @@ static void process_planned_asset(void *context, uint32_t job) {
                                : run->plan->same_ref[index];
     if (same_ref != NULL) {
         char ref[1024];
-        kiln_ref_canonicalize(source_path, ref, sizeof ref);
+        cook_asset_ref(run->plan->importers[index], source_path, ref, sizeof ref);
         diag_error(&run->results[index].diag, source_path, 0,
                    "its asset ref '%s' is also the ref of '%s' (the two differ only in extension "
                    "or case) and their files and refs would overwrite each other: rename one",

@@ -164,6 +164,25 @@ extern const char *const cook_block_align_names[];
 /* The value named `name` in a NULL-terminated `names` table, or -1. */
 int cook_names_find(const char *const *names, const char *name);
 
+/* shader.optimize and shader.language (drivers/shader.c). */
+typedef enum cook_shader_optimize {
+    COOK_SHADER_OPTIMIZE_PERFORMANCE,
+    COOK_SHADER_OPTIMIZE_SIZE,
+    COOK_SHADER_OPTIMIZE_NONE,
+} cook_shader_optimize;
+typedef enum cook_shader_language {
+    COOK_SHADER_LANGUAGE_AUTO, /* .hlsl is HLSL, the rest GLSL */
+    COOK_SHADER_LANGUAGE_GLSL,
+    COOK_SHADER_LANGUAGE_HLSL,
+} cook_shader_language;
+extern const char *const cook_shader_target_names[];
+extern const char *const cook_shader_optimize_names[];
+extern const char *const cook_shader_language_names[];
+extern const char *const cook_shader_stage_names[]; /* "auto", then kiln_shader_stage's */
+
+#define COOK_SHADER_NAME_MAX 64
+#define COOK_SHADER_TEXT_MAX 1024
+
 typedef struct cook_settings {
     bool mesh_merge;
     bool mesh_meshlets;
@@ -182,6 +201,17 @@ typedef struct cook_settings {
     bool texture_mipmaps;
     uint32_t texture_max_dimension; /* decode limit per side (default 16384) */
     int texture_zstd_level;         /* Zstd level for KTX2 supercompression (default 2) */
+    /* shader.* (drivers/shader.c) */
+    int shader_target;   /* kiln_shader_target: vulkan1.0 .. vulkan1.3 */
+    int shader_optimize; /* cook_shader_optimize */
+    int shader_language; /* cook_shader_language */
+    int shader_stage;    /* cook_shader_stage_setting: auto, or a kiln_shader_stage + 1 */
+    bool shader_debug;
+    bool shader_warnings_as_errors;
+    char shader_entry[COOK_SHADER_NAME_MAX];        /* "" : main (GLSL), by stage (HLSL) */
+    char shader_defines[COOK_SHADER_TEXT_MAX];      /* NAME or NAME=VALUE, one per line */
+    char shader_variants[COOK_SHADER_TEXT_MAX];     /* one define set per line, space-separated */
+    char shader_include_dirs[COOK_SHADER_TEXT_MAX]; /* folders under the input root, per line */
     /* Not settings of the output (left out of the JSON and cache keys): */
     uint32_t threads; /* threads one asset may use (the -j count; core/parallel.h) */
     /* Triangles per chunk of a large submesh (process/chunks.c); 0 means
@@ -198,6 +228,7 @@ typedef enum cook_setting_type {
     COOK_SETTING_INT,    /* int: a whole number from min to max */
     COOK_SETTING_RATIOS, /* float[]: up to max fractions in (0, 1], their count at count_offset */
     COOK_SETTING_ENUM,   /* an enum: one of names, the value is its index */
+    COOK_SETTING_TEXT,   /* char[size]: text, lines separated by '\n' (config.c) */
 } cook_setting_type;
 
 /* One key of the configuration vocabulary. */
@@ -214,6 +245,9 @@ typedef struct cook_setting {
     long default_value;          /* BOOL (0/1), UINT, INT, ENUM; RATIOS: how many */
     const float *default_ratios; /* RATIOS */
     const char *description;     /* one line */
+    /* Left out of the settings JSON (so of metadata and cache keys) while at
+     * its default: a group added later changes no other asset's output. */
+    bool omit_default;
 } cook_setting;
 
 /* Every settings key, sorted by name (the JSON's key order). Only these are

@@ -35,8 +35,30 @@ const char *const cook_block_align_names[] = {
     [COOK_BLOCK_ALIGN_NONE + 1] = NULL,
 };
 
+const char *const cook_shader_target_names[] = {"vulkan1.0", "vulkan1.1", "vulkan1.2", "vulkan1.3",
+                                                NULL};
+const char *const cook_shader_optimize_names[] = {
+    [COOK_SHADER_OPTIMIZE_PERFORMANCE] = "performance",
+    [COOK_SHADER_OPTIMIZE_SIZE] = "size",
+    [COOK_SHADER_OPTIMIZE_NONE] = "none",
+    [COOK_SHADER_OPTIMIZE_NONE + 1] = NULL,
+};
+const char *const cook_shader_language_names[] = {
+    [COOK_SHADER_LANGUAGE_AUTO] = "auto",
+    [COOK_SHADER_LANGUAGE_GLSL] = "glsl",
+    [COOK_SHADER_LANGUAGE_HLSL] = "hlsl",
+    [COOK_SHADER_LANGUAGE_HLSL + 1] = NULL,
+};
+/* "auto", then kiln_shader_stage's names in order (value = stage + 1). */
+const char *const cook_shader_stage_names[] = {
+    "auto",     "vertex",       "tess_control", "tess_evaluation",
+    "geometry", "fragment",     "compute",      "task",
+    "mesh",     "raygen",       "any_hit",      "closest_hit",
+    "miss",     "intersection", "callable",     NULL};
+
 /* ENUM values are read and written as int. */
 _Static_assert(sizeof(cook_texture_format) == sizeof(int) && sizeof(cook_quality) == sizeof(int) &&
+                   sizeof(cook_shader_optimize) == sizeof(int) &&
                    sizeof(cook_texture_target) == sizeof(int) &&
                    sizeof(cook_block_align) == sizeof(int),
                "settings enums are int-sized");
@@ -69,6 +91,18 @@ static const float default_lod_ratios[] = {0.5f, 0.25f};
         .default_value = value, .description = text                                                \
     }
 
+/* shader.* keys: left out of the JSON at their defaults. */
+#define SHADER_BOOL(key, field, value, text)                                                       \
+    {                                                                                              \
+        .name = key, .type = COOK_SETTING_BOOL, FIELD(field), .default_value = value,              \
+        .description = text, .omit_default = true                                                  \
+    }
+#define SHADER_ENUM(key, field, table, value, text)                                                \
+    {                                                                                              \
+        .name = key, .type = COOK_SETTING_ENUM, FIELD(field), .names = table,                      \
+        .default_value = value, .description = text, .omit_default = true                          \
+    }
+
 /* Sorted by name: cook_settings_to_json writes the keys in this order. */
 const cook_setting cook_setting_table[] = {
     {.name = "mesh.lod_ratios",
@@ -98,6 +132,39 @@ const cook_setting cook_setting_table[] = {
                  "split meshes into meshlets for mesh shaders and cluster culling"),
     SETTING_BOOL("mesh.quantize_positions", mesh_quantize_positions, false,
                  "store positions as 16-bit integers with a scale, not 32-bit floats"),
+    SHADER_BOOL("shader.debug", shader_debug, false,
+                "keep debug information (source lines, names) in the SPIR-V"),
+    {.name = "shader.defines",
+     .type = COOK_SETTING_TEXT,
+     .omit_default = true,
+     FIELD(shader_defines),
+     .description = "preprocessor definitions: a list of NAME or NAME=VALUE, or a map"},
+    {.name = "shader.entry",
+     .type = COOK_SETTING_TEXT,
+     .omit_default = true,
+     FIELD(shader_entry),
+     .description = "entry point (default main; HLSL: by stage, VSMain, PSMain, CSMain ...)"},
+    {.name = "shader.include_dirs",
+     .type = COOK_SETTING_TEXT,
+     .omit_default = true,
+     FIELD(shader_include_dirs),
+     .description = "folders (relative to the input root) searched for #include after the "
+                    "including file's own"},
+    SHADER_ENUM("shader.language", shader_language, cook_shader_language_names,
+                COOK_SHADER_LANGUAGE_AUTO, "source language: auto (.hlsl is HLSL), glsl, hlsl"),
+    SHADER_ENUM("shader.optimize", shader_optimize, cook_shader_optimize_names,
+                COOK_SHADER_OPTIMIZE_PERFORMANCE, "SPIR-V optimisation: performance, size, none"),
+    SHADER_ENUM("shader.stage", shader_stage, cook_shader_stage_names, 0,
+                "the stage of a shader file: auto (from its name) or a stage name"),
+    SHADER_ENUM("shader.target", shader_target, cook_shader_target_names, 3,
+                "Vulkan version the SPIR-V is for: vulkan1.0 ... vulkan1.3"),
+    {.name = "shader.variants",
+     .type = COOK_SETTING_TEXT,
+     .omit_default = true,
+     FIELD(shader_variants),
+     .description = "a list of define sets: one program per set, ref <shader>?<defines>"},
+    SHADER_BOOL("shader.warnings_as_errors", shader_warnings_as_errors, false,
+                "compiler warnings fail the shader"),
     SETTING_ENUM("texture.block_align", texture_block_align, cook_block_align_names,
                  COOK_BLOCK_ALIGN_PAD,
                  "a block-compressed texture whose size is not a whole number of blocks "
@@ -157,6 +224,7 @@ long cook_setting_get(const cook_setting *key, const cook_settings *settings) {
     case COOK_SETTING_ENUM:
         return *(const int *)value;
     case COOK_SETTING_RATIOS:
+    case COOK_SETTING_TEXT:
         break;
     }
     return 0;
@@ -176,6 +244,7 @@ void cook_setting_set(const cook_setting *key, cook_settings *settings, long val
         *(int *)field = (int)value;
         break;
     case COOK_SETTING_RATIOS:
+    case COOK_SETTING_TEXT:
         break;
     }
 }
@@ -201,7 +270,7 @@ void cook_settings_default(cook_settings *settings) {
             float *ratios = cook_setting_ratios(key, settings, &count);
             *count = (uint32_t)key->default_value;
             memcpy(ratios, key->default_ratios, *count * sizeof *ratios);
-        } else {
+        } else if (key->type != COOK_SETTING_TEXT) { /* TEXT: "" (memset) */
             cook_setting_set(key, settings, key->default_value);
         }
     }
@@ -209,10 +278,16 @@ void cook_settings_default(cook_settings *settings) {
 
 void cook_settings_to_json(const cook_settings *s, bytebuf *out) {
     /* Keys sorted, fixed formatting: the text is part of cache keys. */
+    bool first = true;
     for (size_t i = 0; i < cook_setting_count; i++) {
         const cook_setting *key = &cook_setting_table[i];
-        bytebuf_printf(out, "%s\"%s\":", i ? "," : "{", key->name);
         long value = cook_setting_get(key, s);
+        if (key->omit_default &&
+            (key->type == COOK_SETTING_TEXT ? ((const char *)s + key->offset)[0] == '\0'
+                                            : value == key->default_value))
+            continue;
+        bytebuf_printf(out, "%s\"%s\":", first ? "{" : ",", key->name);
+        first = false;
         switch (key->type) {
         case COOK_SETTING_BOOL:
             bytebuf_printf(out, "%s", value ? "true" : "false");
@@ -226,6 +301,9 @@ void cook_settings_to_json(const cook_settings *s, bytebuf *out) {
         case COOK_SETTING_ENUM:
             bytebuf_append_json_string(out, key->names[value]);
             break;
+        case COOK_SETTING_TEXT:
+            bytebuf_append_json_string(out, (const char *)s + key->offset);
+            break;
         case COOK_SETTING_RATIOS: {
             const float *ratios = (const float *)(const void *)((const char *)s + key->offset);
             uint32_t count = *(const uint32_t *)(const void *)((const char *)s + key->count_offset);
@@ -237,5 +315,5 @@ void cook_settings_to_json(const cook_settings *s, bytebuf *out) {
         }
         }
     }
-    bytebuf_printf(out, "}");
+    bytebuf_printf(out, first ? "{}" : "}");
 }

@@ -13,7 +13,7 @@ bool cook_asset(const cook_request *request, cook_asset_result *result) {
     double clock = cook_clock();
     const char *source_path = request->source_path;
     char ref[1024];
-    if (kiln_ref_canonicalize(source_path, ref, sizeof ref) != KILN_OK) {
+    if (cook_asset_ref(request->importer, source_path, ref, sizeof ref) != KILN_OK) {
         diag_error(&result->diag, source_path, 0, "cannot form an asset ref from this path");
         return false;
     }

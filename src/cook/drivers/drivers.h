@@ -7,6 +7,7 @@
  *   cubemap.c  a "*.env" folder of six faces → one cubemap KTX2
  *   lut.c      a ".cube" 3D LUT → a 3D RGBA16F KTX2
  *   level.c    a "*.level" (and what it includes) → .kscene placing models
+ *   shader.c   GLSL / HLSL stages → SPIR-V, reflection → .kshader
  *   asset.c    cook_asset: read the source, call the row's driver
  *   registry.c which importer and driver claim which file
  *
@@ -46,6 +47,9 @@ bool cook_cubemap_asset(const cook_request *request, cook_context *ctx, cook_ass
  * levels it includes into <stem>.kscene, ref <sourceRef>/scene: one node per
  * entity linking its model's scene, components as JSON (kscene.md, SLNK). */
 bool cook_level_asset(const cook_request *request, cook_context *ctx, cook_asset_result *result);
+/* The shader driver (shader.c): a stage file or a "*.shader" folder → one
+ * .kshader per variant (docs/formats/kshader.md). */
+bool cook_shader_asset(const cook_request *request, cook_context *ctx, cook_asset_result *result);
 
 /* ---------------------------------------------------------------------------
  * Textures (texture.c): decode → process (resize, mips) → encode → KTX2

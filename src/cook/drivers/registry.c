@@ -7,6 +7,7 @@
  * asset kind, drivers.h).
  */
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cook/drivers/drivers.h"
@@ -42,6 +43,13 @@ static const char *const cubemap_patterns[] = {"*.env", NULL};
 
 /* Text levels placing models (level.c). */
 static const char *const level_patterns[] = {"*.level", NULL};
+/* Shaders (shader.c): GLSL stages by extension, HLSL (stage from the name,
+ * lit.ps.hlsl, or shader.stage), and "*.shader" folders of stage files.
+ * Headers (*.glsl *.hlsli *.h) have no row: they are read through #include. */
+static const char *const shader_patterns[] = {
+    "*.vert", "*.frag",  "*.comp",  "*.geom",  "*.tesc", "*.tese",  "*.task", "*.mesh",
+    "*.rgen", "*.rahit", "*.rchit", "*.rmiss", "*.rint", "*.rcall", "*.hlsl", NULL};
+static const char *const shader_folder_patterns[] = {"*.shader", NULL};
 
 static const cook_importer importer_table[] = {
     {"obj", obj_patterns, COOK_KIND_MODEL, cook_model_asset, import_obj, false},
@@ -51,6 +59,8 @@ static const cook_importer importer_table[] = {
     {"lut", lut_patterns, COOK_KIND_LUT, cook_lut_asset, NULL, false},
     {"cubemap", cubemap_patterns, COOK_KIND_CUBEMAP, cook_cubemap_asset, NULL, true},
     {"level", level_patterns, COOK_KIND_LEVEL, cook_level_asset, NULL, false},
+    {"shader", shader_patterns, COOK_KIND_SHADER, cook_shader_asset, NULL, false},
+    {"shader-folder", shader_folder_patterns, COOK_KIND_SHADER, cook_shader_asset, NULL, true},
 };
 
 #define IMPORTER_COUNT (sizeof importer_table / sizeof importer_table[0])
@@ -93,4 +103,23 @@ const cook_importer *cook_registry_match(const char *relative_path) {
 bool cook_registry_is_folder(const char *relative_path) {
     const cook_importer *importer = cook_registry_match(relative_path);
     return importer != NULL && importer->folder;
+}
+
+kiln_result cook_asset_ref(const cook_importer *importer, const char *relative_path, char *out,
+                           size_t capacity) {
+    /* A lone GLSL stage keeps its extension (lit.vert and lit.frag are two
+     * programs): canonicalised with a stand-in extension for the one dropped. */
+    if (importer != NULL && importer->kind == COOK_KIND_SHADER && !importer->folder &&
+        !ascii_ends_with_ci(relative_path, ".hlsl")) {
+        size_t length = strlen(relative_path);
+        char *with = malloc(length + 3);
+        if (with == NULL)
+            return KILN_ERR_OUT_OF_MEMORY;
+        memcpy(with, relative_path, length);
+        memcpy(with + length, ".x", 3);
+        kiln_result result = kiln_ref_canonicalize(with, out, capacity);
+        free(with);
+        return result;
+    }
+    return kiln_ref_canonicalize(relative_path, out, capacity);
 }

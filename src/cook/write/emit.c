@@ -24,6 +24,9 @@ static bool verify_container(const char *full_path, kiln_asset_kind kind, kiln_e
     } else if (kind == KILN_ASSET_SCENE) {
         kiln_scene_view view;
         result = kiln_scene_view_get(&file, flags, &view, error);
+    } else if (kind == KILN_ASSET_SHADER) {
+        kiln_shader_view view;
+        result = kiln_shader_view_get(&file, flags, &view, error);
     } else {
         kiln_material_view view;
         result = kiln_material_view_get(&file, KILN_OPEN_DEEP, &view, error);

@@ -1,0 +1,188 @@
+/*
+ * shader_info.c — `kiln info [--json] FILE.kshader`: one shader program's
+ * stages, entry points, SPIR-V bytes and reflected interface (cli.h).
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/cli.h"
+
+static void format_name(const kiln_shader_io *io, char *out, size_t size) {
+    const char *base = kiln_shader_base_type_str((kiln_shader_base_type)io->base_type);
+    if (io->columns > 1)
+        snprintf(out, size, "%s%ux%u", base, io->columns, io->vecsize);
+    else if (io->vecsize > 1)
+        snprintf(out, size, "%s%u", base, io->vecsize);
+    else
+        snprintf(out, size, "%s", base);
+}
+
+static void io_json(bytebuf *j, const kiln_shader_view *v, uint32_t offset, uint32_t count) {
+    bytebuf_printf(j, "[");
+    for (uint32_t i = 0; i < count; i++) {
+        const kiln_shader_io *io = &v->io[offset + i];
+        char format[32];
+        format_name(io, format, sizeof format);
+        bytebuf_printf(j, "%s{\"location\":%" PRIu32 ",\"name\":", i ? "," : "", io->location);
+        bytebuf_append_json_string(j, kiln_shader_string(v, io->name_offset));
+        bytebuf_printf(j, ",\"format\":\"%s\",\"array_size\":%" PRIu32 "}", format, io->array_size);
+    }
+    bytebuf_printf(j, "]");
+}
+
+static void binding_json(bytebuf *j, const kiln_shader_view *v, const kiln_shader_binding *b) {
+    bytebuf_printf(j,
+                   "{\"set\":%" PRIu32 ",\"binding\":%" PRIu32 ",\"type\":\"%s\",\"name\":", b->set,
+                   b->binding, kiln_binding_type_str((kiln_binding_type)b->type));
+    bytebuf_append_json_string(j, kiln_shader_string(v, b->name_offset));
+    bytebuf_printf(j, ",\"count\":%" PRIu32 ",\"block_size\":%" PRIu32 ",\"stages\":[", b->count,
+                   b->block_size);
+    bool first = true;
+    for (int s = 0; s < KILN_SHADER_STAGE_COUNT_; s++)
+        if (b->stages & (1u << s)) {
+            bytebuf_printf(j, "%s\"%s\"", first ? "" : ",",
+                           kiln_shader_stage_str((kiln_shader_stage)s));
+            first = false;
+        }
+    bytebuf_printf(j, "]}");
+}
+
+static void print_json(const kiln_shader_view *v) {
+    bytebuf j = {0};
+    bytebuf_printf(&j, "{\"target\":\"%s\",\"stages\":[",
+                   kiln_shader_target_str((kiln_shader_target)v->desc->target));
+    for (uint32_t i = 0; i < v->stage_count; i++) {
+        const kiln_shader_stage_desc *s = &v->stages[i];
+        bytebuf_printf(&j, "%s\n  {\"stage\":\"%s\",\"entry\":", i ? "," : "",
+                       kiln_shader_stage_str((kiln_shader_stage)s->stage));
+        bytebuf_append_json_string(&j, kiln_shader_string(v, s->entry_offset));
+        bytebuf_printf(&j, ",\"spirv_bytes\":%" PRIu64 ",\"inputs\":", (uint64_t)s->code_words * 4);
+        io_json(&j, v, s->input_offset, s->input_count);
+        bytebuf_printf(&j, ",\"outputs\":");
+        io_json(&j, v, s->output_offset, s->output_count);
+        bytebuf_printf(&j, ",\"bindings\":[");
+        bool first = true;
+        for (uint32_t b = 0; b < v->binding_count; b++)
+            if (v->bindings[b].stages & (1u << s->stage)) {
+                bytebuf_printf(&j, "%s", first ? "" : ",");
+                binding_json(&j, v, &v->bindings[b]);
+                first = false;
+            }
+        bytebuf_printf(&j, "],\"push_constants\":[");
+        for (uint32_t p = 0; p < s->push_count; p++) {
+            const kiln_shader_push_constant *pc = &v->push_constants[s->push_offset + p];
+            bytebuf_printf(&j, "%s{\"name\":", p ? "," : "");
+            bytebuf_append_json_string(&j, kiln_shader_string(v, pc->name_offset));
+            bytebuf_printf(&j, ",\"offset\":%" PRIu32 ",\"size\":%" PRIu32 "}", pc->offset,
+                           pc->size);
+        }
+        bytebuf_printf(&j, "],\"specialization_constants\":[");
+        for (uint32_t c = 0; c < s->spec_count; c++) {
+            const kiln_shader_spec_constant *sc = &v->spec_constants[s->spec_offset + c];
+            bytebuf_printf(&j, "%s{\"id\":%" PRIu32 ",\"name\":", c ? "," : "", sc->constant_id);
+            bytebuf_append_json_string(&j, kiln_shader_string(v, sc->name_offset));
+            bytebuf_printf(&j, ",\"type\":\"%s\",\"default\":%" PRIu32 "}",
+                           kiln_shader_base_type_str((kiln_shader_base_type)sc->base_type),
+                           sc->default_value);
+        }
+        bytebuf_printf(&j, "],\"workgroup_size\":[%" PRIu32 ",%" PRIu32 ",%" PRIu32 "]}",
+                       s->workgroup_size[0], s->workgroup_size[1], s->workgroup_size[2]);
+    }
+    bytebuf_printf(&j, "\n],\"bindings\":[");
+    for (uint32_t b = 0; b < v->binding_count; b++) {
+        bytebuf_printf(&j, "%s\n  ", b ? "," : "");
+        binding_json(&j, v, &v->bindings[b]);
+    }
+    bytebuf_printf(&j, "\n]}\n");
+    if (!j.failed)
+        fwrite(j.data, 1, j.size, stdout);
+    bytebuf_free(&j);
+}
+
+static void print_text(const char *path, const kiln_shader_view *v) {
+    printf("%s: shader, %" PRIu32 " stage%s, target %s\n", path, v->stage_count,
+           cli_plural(v->stage_count), kiln_shader_target_str((kiln_shader_target)v->desc->target));
+    for (uint32_t i = 0; i < v->stage_count; i++) {
+        const kiln_shader_stage_desc *s = &v->stages[i];
+        printf("  %s: entry %s, %" PRIu64 " bytes of SPIR-V, %" PRIu32 " input%s, %" PRIu32
+               " output%s",
+               kiln_shader_stage_str((kiln_shader_stage)s->stage),
+               kiln_shader_string(v, s->entry_offset), (uint64_t)s->code_words * 4, s->input_count,
+               cli_plural(s->input_count), s->output_count, cli_plural(s->output_count));
+        if (s->workgroup_size[0] != 0)
+            printf(", workgroup %" PRIu32 "x%" PRIu32 "x%" PRIu32, s->workgroup_size[0],
+                   s->workgroup_size[1], s->workgroup_size[2]);
+        printf("\n");
+        for (uint32_t k = 0; k < s->input_count; k++) {
+            const kiln_shader_io *io = &v->io[s->input_offset + k];
+            char format[32];
+            format_name(io, format, sizeof format);
+            printf("    in  location %" PRIu32 ": %s %s\n", io->location, format,
+                   kiln_shader_string(v, io->name_offset));
+        }
+        for (uint32_t p = 0; p < s->push_count; p++) {
+            const kiln_shader_push_constant *pc = &v->push_constants[s->push_offset + p];
+            printf("    push constants %s: bytes %" PRIu32 "..%" PRIu32 "\n",
+                   kiln_shader_string(v, pc->name_offset), pc->offset, pc->offset + pc->size);
+        }
+    }
+    for (uint32_t b = 0; b < v->binding_count; b++) {
+        const kiln_shader_binding *bd = &v->bindings[b];
+        printf("  set %" PRIu32 " binding %" PRIu32 ": %s %s x%" PRIu32 "\n", bd->set, bd->binding,
+               kiln_binding_type_str((kiln_binding_type)bd->type),
+               kiln_shader_string(v, bd->name_offset), bd->count);
+    }
+}
+
+int cli_shader_info(const char *path, bool json) {
+    kiln_file file;
+    kiln_error error;
+    if (kiln_file_map(&file, path, KILN_OPEN_VERIFY_CHECKSUM, &error) != KILN_OK) {
+        fprintf(stderr, "%s: error: %s\n", path, cli_kiln_error_detail(&error, path));
+        return CLI_EXIT_FAILURE;
+    }
+    kiln_shader_view view;
+    int status = CLI_EXIT_OK;
+    if (kiln_shader_view_get(&file, KILN_OPEN_DEEP, &view, &error) != KILN_OK) {
+        fprintf(stderr, "%s: error: %s\n", path, cli_kiln_error_detail(&error, path));
+        status = CLI_EXIT_FAILURE;
+    } else if (json) {
+        print_json(&view);
+    } else {
+        print_text(path, &view);
+    }
+    kiln_file_close(&file);
+    return status;
+}
+
+bool cli_shader_summary(const char *path, char *out, size_t size, char *problem,
+                        size_t problem_size) {
+    kiln_file file;
+    kiln_error error;
+    kiln_shader_view view;
+    out[0] = '\0';
+    if (kiln_file_map(&file, path, 0, &error) != KILN_OK) {
+        snprintf(problem, problem_size, "%s", cli_kiln_error_detail(&error, path));
+        return false;
+    }
+    bool ok = kiln_shader_view_get(&file, 0, &view, &error) == KILN_OK;
+    if (!ok) {
+        snprintf(problem, problem_size, "%s", cli_kiln_error_detail(&error, path));
+    } else {
+        size_t at = (size_t)snprintf(out, size, "%" PRIu32 " stage%s (", view.stage_count,
+                                     cli_plural(view.stage_count));
+        for (uint32_t i = 0; i < view.stage_count && at < size; i++)
+            at += (size_t)snprintf(out + at, size - at, "%s%s %s", i ? ", " : "",
+                                   kiln_shader_stage_str((kiln_shader_stage)view.stages[i].stage),
+                                   kiln_shader_string(&view, view.stages[i].entry_offset));
+        if (at < size)
+            snprintf(out + at, size - at,
+                     "), %" PRIu64 " bytes of SPIR-V, %" PRIu32 " binding%s, target %s",
+                     (uint64_t)view.desc->code_words * 4, view.binding_count,
+                     cli_plural(view.binding_count),
+                     kiln_shader_target_str((kiln_shader_target)view.desc->target));
+    }
+    kiln_file_close(&file);
+    return ok;
+}

@@ -1,0 +1,80 @@
+/*
+ * shader_check.c — `kiln check` on a .kshader (cook.h, cook_shader_check):
+ * each stage's module through SPIRV-Tools' validator with the file's target,
+ * then reflected again and compared with the tables the file carries.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "cook/drivers/drivers.h"
+#include "cook/process/spirv.h"
+
+static bool same_io(const kiln_shader_view *view, const kiln_shader_stage_desc *stored,
+                    const shader_program_ir *fresh, const kiln_shader_stage_desc *again) {
+    if (stored->input_count != again->input_count || stored->output_count != again->output_count)
+        return false;
+    const kiln_shader_io *io = (const kiln_shader_io *)(const void *)fresh->io.data;
+    uint32_t ranges[2][3] = {{stored->input_offset, again->input_offset, stored->input_count},
+                             {stored->output_offset, again->output_offset, stored->output_count}};
+    for (int r = 0; r < 2; r++)
+        for (uint32_t i = 0; i < ranges[r][2]; i++) {
+            const kiln_shader_io *a = &view->io[ranges[r][0] + i], *b = &io[ranges[r][1] + i];
+            if (a->location != b->location || a->base_type != b->base_type ||
+                a->vecsize != b->vecsize || a->columns != b->columns ||
+                a->array_size != b->array_size)
+                return false;
+        }
+    return true;
+}
+
+bool cook_shader_check(const kiln_shader_view *view, char *reason, size_t reason_size) {
+    shader_program_ir fresh = {0};
+    bool ok = true;
+    for (uint32_t i = 0; ok && i < view->stage_count; i++) {
+        const kiln_shader_stage_desc *s = &view->stages[i];
+        uint32_t words = 0;
+        const uint32_t *code = kiln_shader_stage_code(view, i, &words);
+        const char *stage = kiln_shader_stage_str((kiln_shader_stage)s->stage);
+        char why[1024];
+        if (!spirv_validate(code, words, view->desc->target, why, sizeof why)) {
+            snprintf(reason, reason_size, "%s stage: %s", stage, why);
+            ok = false;
+        } else if (!spirv_reflect_stage(&fresh, (kiln_shader_stage)s->stage,
+                                        kiln_shader_string(view, s->entry_offset), code, words, why,
+                                        sizeof why)) {
+            snprintf(reason, reason_size, "%s stage: %s", stage, why);
+            ok = false;
+        } else if (!same_io(view, s, &fresh, &fresh.stages[i]) ||
+                   memcmp(s->workgroup_size, fresh.stages[i].workgroup_size,
+                          sizeof s->workgroup_size) != 0 ||
+                   s->push_count != fresh.stages[i].push_count ||
+                   s->spec_count != fresh.stages[i].spec_count) {
+            snprintf(reason, reason_size,
+                     "%s stage: its inputs, outputs, push constants, specialization constants or "
+                     "workgroup size are not what the module declares",
+                     stage);
+            ok = false;
+        }
+    }
+    if (ok) {
+        shader_ir_sort_bindings(&fresh);
+        uint32_t count = shader_ir_binding_count(&fresh);
+        const kiln_shader_binding *b =
+            (const kiln_shader_binding *)(const void *)fresh.bindings.data;
+        bool same = count == view->binding_count;
+        for (uint32_t i = 0; same && i < count; i++) {
+            const kiln_shader_binding *a = &view->bindings[i];
+            same = a->set == b[i].set && a->binding == b[i].binding && a->type == b[i].type &&
+                   a->count == b[i].count && a->stages == b[i].stages;
+        }
+        if (!same) {
+            snprintf(reason, reason_size,
+                     "the binding table is not what the modules declare (%u bindings stored, %u "
+                     "declared)",
+                     view->binding_count, count);
+            ok = false;
+        }
+    }
+    shader_program_ir_free(&fresh);
+    return ok;
+}

@@ -1,0 +1,154 @@
+#!/usr/bin/env bash
+# test_shaders.sh — shaders end to end through the kiln executable: includes
+# relative to the includer and through shader.include_dirs, a header change
+# recooking exactly its includers, variants (distinct ones written, equal
+# SPIR-V shared), a *.shader folder program, an HLSL pixel shader, compiler
+# errors naming the file and line (a header's with the include chain),
+# includes that leave the input root or are missing, stage interfaces
+# checked, `kiln check` and `kiln info --json FILE.kshader`.
+#
+# Environment (set by ctest): KILN, KILN_TMP. Helpers: harness.sh.
+set -euo pipefail
+
+source "$(dirname "$0")/harness.sh" shaders
+run() { run_in "$SCRATCH" "$@"; }
+
+IN="$SCRATCH/in"
+OUT="$SCRATCH/out"
+mkdir -p "$IN/inc" "$IN/lib" "$IN/prog.shader"
+cat >"$IN/inc/common.glsl" <<'GLSL'
+layout(set = 0, binding = 0) uniform Camera { mat4 view_projection; } camera;
+GLSL
+cat >"$IN/lib/shared.glsl" <<'GLSL'
+vec4 tint() { return vec4(0.5); }
+GLSL
+cat >"$IN/a.vert" <<'GLSL'
+#version 450
+#extension GL_GOOGLE_include_directive : require
+#include "inc/common.glsl"
+layout(location = 0) in vec3 position;
+void main() { gl_Position = camera.view_projection * vec4(position, 1.0); }
+GLSL
+cat >"$IN/b.frag" <<'GLSL'
+#version 450
+layout(location = 0) out vec4 color;
+void main() { color = vec4(1.0); }
+GLSL
+cat >"$IN/c.frag" <<'GLSL'
+#version 450
+#extension GL_GOOGLE_include_directive : require
+#include <shared.glsl>
+layout(location = 0) out vec4 color;
+void main() { color = tint(); }
+GLSL
+cat >"$IN/v.frag" <<'GLSL'
+#version 450
+layout(location = 0) out vec4 color;
+void main() {
+#ifdef RED
+    color = vec4(1.0, 0.0, 0.0, 1.0);
+#else
+    color = vec4(1.0);
+#endif
+}
+GLSL
+cat >"$IN/prog.shader/vertex.vert" <<'GLSL'
+#version 450
+layout(location = 0) in vec3 position;
+layout(location = 0) out vec2 uv;
+layout(location = 1) out vec3 unused;
+void main() { uv = position.xy; unused = position; gl_Position = vec4(position, 1.0); }
+GLSL
+cat >"$IN/prog.shader/fragment.frag" <<'GLSL'
+#version 450
+layout(location = 0) in vec2 uv;
+layout(set = 1, binding = 2) uniform sampler2D image;
+layout(location = 0) out vec4 color;
+void main() { color = texture(image, uv); }
+GLSL
+cat >"$IN/tone.ps.hlsl" <<'HLSL'
+Texture2D<float4> image : register(t0);
+SamplerState linear_sampler : register(s1);
+float4 main(float2 uv : TEXCOORD0) : SV_Target0 { return image.Sample(linear_sampler, uv); }
+HLSL
+cat >"$SCRATCH/kiln.yml" <<'YML'
+default:
+  shader.include_dirs: [lib]
+rules:
+  - match: "v.frag"
+    shader.variants: [[], [RED=1], [UNUSED=1]]
+YML
+
+run build -v -i "$IN" -o "$OUT"
+check "the shaders cook" all_true "status_is 0" \
+    "[ -f '$OUT/a.vert.kshader' ] && [ -f '$OUT/b.frag.kshader' ] && [ -f '$OUT/c.frag.kshader' ]" \
+    "[ -f '$OUT/prog.kshader' ] && [ -f '$OUT/tone.ps.kshader' ]"
+check "headers are not cooked or skipped on their own" all_true "stdout_has ' 0 skipped'" \
+    "[ ! -e '$OUT/inc/common.glsl.kshader' ]"
+check "a distinct variant gets its own file" \
+    all_true "[ -f '$OUT/v.frag.kshader' ] && [ -f '$OUT/v.frag.red_1.kshader' ]"
+check "a variant with equal SPIR-V shares the first file" \
+    all_true "[ ! -e '$OUT/v.frag.unused_1.kshader' ]"
+check "an output the next stage does not read is a warning" \
+    stderr_has "prog.shader/vertex.vert: warning: vertex output 'unused' \(location 1\) is not read by the fragment stage"
+
+run info --json -o "$OUT"
+check "every variant has its ref (3 for v.frag, 5 other programs)" stdout_has '"shader":8'
+
+run info --json "$OUT/prog.kshader"
+check "kiln info --json FILE.kshader: stages, entry, SPIR-V bytes, inputs, bindings" all_true \
+    "stdout_has '\"stage\":\"vertex\",\"entry\":\"main\",\"spirv_bytes\":[0-9]+'" \
+    "stdout_has '\"inputs\":\[\{\"location\":0,\"name\":\"position\",\"format\":\"float3\"'" \
+    "stdout_has '\{\"set\":1,\"binding\":2,\"type\":\"sampled_image\",\"name\":\"image\",\"count\":1'"
+run info --json "$OUT/tone.ps.kshader"
+check "HLSL: stage from the name, separate image and sampler" all_true \
+    "stdout_has '\"stage\":\"fragment\"'" "stdout_has '\"type\":\"separate_image\"'" \
+    "stdout_has '\"type\":\"separate_sampler\"'"
+
+run check -o "$OUT"
+check "kiln check validates every module" all_true "status_is 0" "stdout_has ' 0 problems'"
+
+# A header change recooks exactly the shaders that include it.
+echo "// changed" >>"$IN/inc/common.glsl"
+run build -v -i "$IN" -o "$OUT"
+check "a header change recooks its includer only" all_true "status_is 0" \
+    "stdout_has '^cooked a.vert'" "stdout_has '^up to date b.frag'" \
+    "stdout_has '^up to date c.frag'" "stdout_has '^up to date prog.shader'" \
+    "stdout_has 'cooked 1 asset'"
+echo "// changed" >>"$IN/lib/shared.glsl"
+run build -v -i "$IN" -o "$OUT"
+check "an include_dirs header change recooks its includer only" all_true \
+    "stdout_has '^cooked c.frag'" "stdout_has 'cooked 1 asset'"
+
+# ---------------------------------------------------------------------------
+# Errors: file and line, one broken shader never stops the others.
+# ---------------------------------------------------------------------------
+BAD="$SCRATCH/bad"
+mkdir -p "$BAD/sub" "$BAD/mismatch.shader"
+cp "$IN/b.frag" "$BAD/good.frag"
+printf '#version 450\nlayout(location = 0) out vec4 color;\nvoid main() {\n    color = undeclared;\n}\n' >"$BAD/line.frag"
+printf '// a header\nfloat broken() { return nope; }\n' >"$BAD/sub/broken.glsl"
+printf '#version 450\n#extension GL_GOOGLE_include_directive : require\n#include "sub/broken.glsl"\nvoid main() {}\n' >"$BAD/inc.comp"
+printf '#version 450\n#extension GL_GOOGLE_include_directive : require\n#include "../../outside.glsl"\nvoid main() {}\n' >"$BAD/escape.comp"
+printf '#version 450\n#extension GL_GOOGLE_include_directive : require\n#include "missing.glsl"\nvoid main() {}\n' >"$BAD/missing.comp"
+printf 'float4 main() : SV_Target0 { return 1; }\n' >"$BAD/nostage.hlsl"
+printf '#version 450\nlayout(location = 0) out vec3 value;\nvoid main() { value = vec3(1.0); gl_Position = vec4(0.0); }\n' >"$BAD/mismatch.shader/vertex.vert"
+printf '#version 450\nlayout(location = 0) in vec4 value;\nlayout(location = 0) out vec4 color;\nvoid main() { color = value; }\n' >"$BAD/mismatch.shader/fragment.frag"
+run build -i "$BAD" -o "$SCRATCH/bad-out"
+check "a broken shader fails the build but not the others" all_true "status_is 1" \
+    "[ -f '$SCRATCH/bad-out/good.frag.kshader' ]"
+check "a compiler error names the file and line" \
+    stderr_has "^line.frag:4: error: 'undeclared' : undeclared identifier"
+check "an error in a header names the header and its includer" all_true \
+    "stderr_has '^sub/broken.glsl:2: error: .nope. : undeclared identifier'" \
+    "stderr_has '^sub/broken.glsl: note: included from inc.comp'"
+check "an include that leaves the input folder is refused" \
+    stderr_has "^escape.comp: error: cannot include '../../outside.glsl': path '../../outside.glsl' leaves the input folder"
+check "a missing include is a clear error" \
+    stderr_has "^missing.comp: error: cannot include 'missing.glsl': not found"
+check "an HLSL file without a stage in its name is a clear error" \
+    stderr_has "^nostage.hlsl: error: unknown shader stage"
+check "stages disagreeing on a type is an error" \
+    stderr_has "^mismatch.shader/fragment.frag: error: fragment input 'value' \(location 0\) is float4 but the vertex stage writes 'value' as float3"
+
+finish shaders
