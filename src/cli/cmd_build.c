@@ -314,8 +314,13 @@ static int finish_build(build_run *run, const struct timespec *start) {
     build_remove_stale_outputs(run);
     build_save_cache(run);
     bool pack_ok = !run->setup->pack || build_write_pack(run->setup, &totals);
-    bool ok = totals.failed == 0 && manifest_ok && pack_ok;
+    bool walk_ok = run->plan->walk.errors == 0;
+    bool ok = totals.failed == 0 && manifest_ok && pack_ok && walk_ok;
     build_print_report(run, &totals, &skipped, build_seconds_since(start), ok);
+    if (!walk_ok)
+        cli_error("%u file%s or folder%s of the input could not be read (named above)",
+                  run->plan->walk.errors, cli_plural(run->plan->walk.errors),
+                  cli_plural(run->plan->walk.errors));
     strlist_free(&skipped);
     return ok ? CLI_EXIT_OK : CLI_EXIT_FAILURE;
 }

@@ -96,6 +96,8 @@ typedef struct build_plan {
     const char **same_ref;
     const char **same_ref_model;
     strlist unclaimed; /* files no importer claims, sorted */
+    cook_diag walk;    /* what the walk did not list and why (printed as found);
+                          an error there fails the build, the rest still cooks */
 } build_plan;
 
 typedef enum asset_status {
