@@ -375,6 +375,7 @@ typedef struct cook_asset_result {
     strlist absent;              /* paths it looked for and did not find (cook_context) */
     cook_manifest_list manifest; /* every ref this asset produced */
     uint64_t bytes_written;
+    bool write_failed; /* an output could not be written (disk full, EFBIG): always an error */
     uint32_t meshes;
     uint32_t triangles;
     double stage_seconds[COOK_STAGE_COUNT];
