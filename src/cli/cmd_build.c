@@ -382,6 +382,12 @@ static int build(const build_options *options, const build_setup *setup) {
     int status = check_build_folders(setup, options->dry_run);
     if (status != CLI_EXIT_OK)
         return status;
+    /* One build at a time per output folder: taken before the folder is
+     * listed, released after the cache and the pack are written. */
+    int lock = -1;
+    if (!options->dry_run &&
+        (lock = build_lock_output(setup->output, options->verbosity == PROGRESS_QUIET)) < 0)
+        return CLI_EXIT_FAILURE;
     strlist existing = {0};
     build_plan plan = {0};
     if (!build_scan_output(setup, !options->dry_run, &existing)) {
@@ -397,6 +403,7 @@ static int build(const build_options *options, const build_setup *setup) {
     }
     build_plan_free(&plan);
     strlist_free(&existing);
+    build_unlock_output(lock);
     return status;
 }
 

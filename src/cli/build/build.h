@@ -191,6 +191,14 @@ int build_setup_load(const build_options *options, build_setup *setup);
 /* The file a build writes and deletes to learn that the output is writable. */
 #define BUILD_WRITE_PROBE ".kiln-write-test"
 
+/* lock.c: the output folder's lock, held for the whole build (another
+ * build waits, saying so unless `quiet`; a killed build's lock is taken
+ * over). Returns the descriptor to pass to build_unlock_output, or -1 after
+ * an error. */
+#define BUILD_LOCK_FILE ".kiln-lock"
+int build_lock_output(const char *output, bool quiet);
+void build_unlock_output(int fd);
+
 /* plan.c */
 bool build_plan_make(const build_options *options, const build_setup *setup, build_plan *plan);
 void build_plan_free(build_plan *plan);
