@@ -342,9 +342,12 @@ static int cook_plan(const build_options *options, const build_setup *setup, con
         wanted, options->dry_run ? PROGRESS_QUIET : options->verbosity, options->jobs);
     kiln_cache old_cache = {0};
     if (!options->no_cache)
-        build_load_cache(options, setup, &old_cache);
+        build_load_cache_and_journal(options, setup, &old_cache);
     int status = CLI_EXIT_FAILURE;
-    build_run run = {options, setup, plan, &old_cache, existing, results, slots, NULL, reporter};
+    build_run run = {options, setup, plan, &old_cache, existing,
+                     results, slots, NULL, reporter,   NULL};
+    if (!options->dry_run)
+        run.journal = build_journal_open(setup);
     if (results == NULL || slots == NULL || reporter == NULL) {
         cli_error("out of memory");
     } else if (!build_cook_in_order(&run)) {
@@ -367,6 +370,7 @@ static int cook_plan(const build_options *options, const build_setup *setup, con
         if (slots[i].has_record)
             cache_record_free(&slots[i].record);
     }
+    build_journal_close(run.journal);
     if (reporter != NULL)
         progress_destroy(reporter);
     cache_free(&old_cache);
