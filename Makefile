@@ -3,7 +3,7 @@ JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 KILN_RELEASE := build/release/kiln
 EXAMPLES_OUT := examples/runtime
 
-.PHONY: all deps build run test bench format clean install
+.PHONY: all deps build run test bench fuzz format clean install
 
 all: build
 
@@ -32,6 +32,20 @@ test: deps
 	cmake -S . -B build/test -DCMAKE_BUILD_TYPE=Debug -DKILN_SANITIZE=ON -DKILN_WERROR=ON >/dev/null
 	cmake --build build/test -j $(JOBS)
 	cd build/test && ctest --output-on-failure -j $(JOBS)
+
+# The libFuzzer harnesses (fuzz/), built by clang with ASan and UBSan, each run for
+# FUZZ_SECONDS on a corpus seeded from ../shared/corpus and the cooked examples
+# (scripts/fuzz.sh). FUZZ_HARNESSES picks some; crashes go to build/fuzz/crashes/.
+FUZZ_SECONDS ?= 180
+FUZZ_HARNESSES ?=
+FUZZ_CC ?= clang-14
+FUZZ_CXX ?= clang++-14
+fuzz: deps
+	CC=$(FUZZ_CC) CXX=$(FUZZ_CXX) cmake -S . -B build/fuzz -DCMAKE_BUILD_TYPE=Debug \
+	    -DKILN_SANITIZE=ON -DKILN_FUZZ=ON -DKILN_TESTS=OFF -DCMAKE_C_FLAGS="-O1 -fsanitize=fuzzer-no-link" \
+	    -DCMAKE_CXX_FLAGS="-O1 -fsanitize=fuzzer-no-link" >/dev/null
+	cmake --build build/fuzz -j $(JOBS)
+	bash scripts/fuzz.sh build/fuzz $(FUZZ_SECONDS) $(FUZZ_HARNESSES)
 
 bench: deps
 	cmake -S . -B build/bench -DCMAKE_BUILD_TYPE=Release -DKILN_TESTS=OFF -DKILN_BENCH=ON >/dev/null

@@ -182,7 +182,9 @@ static bool hash_one_file(XXH3_state_t *state, const char *input, const char *pa
         free(full);
         return ok;
     }
-    FILE *file = full ? fopen(full, "rb") : NULL;
+    char reason[160];
+    /* A source or dependency turned FIFO since it was cooked never blocks. */
+    FILE *file = full ? cook_open_regular(full, NULL, reason, sizeof reason) : NULL;
     free(full);
     if (file == NULL)
         return false;

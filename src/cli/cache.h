@@ -75,6 +75,7 @@ typedef struct cache_record {
 
 typedef struct kiln_cache {
     uint32_t encoder_version;
+    bool from_journal;     /* records of a killed build were merged (build/journal.c) */
     cache_record *records; /* sorted by source */
     size_t count;
     size_t cap;

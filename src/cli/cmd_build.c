@@ -314,8 +314,13 @@ static int finish_build(build_run *run, const struct timespec *start) {
     build_remove_stale_outputs(run);
     build_save_cache(run);
     bool pack_ok = !run->setup->pack || build_write_pack(run->setup, &totals);
-    bool ok = totals.failed == 0 && manifest_ok && pack_ok;
+    bool walk_ok = run->plan->walk.errors == 0;
+    bool ok = totals.failed == 0 && manifest_ok && pack_ok && walk_ok;
     build_print_report(run, &totals, &skipped, build_seconds_since(start), ok);
+    if (!walk_ok)
+        cli_error("%u file%s or folder%s of the input could not be read (named above)",
+                  run->plan->walk.errors, cli_plural(run->plan->walk.errors),
+                  cli_plural(run->plan->walk.errors));
     strlist_free(&skipped);
     return ok ? CLI_EXIT_OK : CLI_EXIT_FAILURE;
 }
@@ -337,9 +342,12 @@ static int cook_plan(const build_options *options, const build_setup *setup, con
         wanted, options->dry_run ? PROGRESS_QUIET : options->verbosity, options->jobs);
     kiln_cache old_cache = {0};
     if (!options->no_cache)
-        build_load_cache(options, setup, &old_cache);
+        build_load_cache_and_journal(options, setup, &old_cache);
     int status = CLI_EXIT_FAILURE;
-    build_run run = {options, setup, plan, &old_cache, existing, results, slots, NULL, reporter};
+    build_run run = {options, setup, plan, &old_cache, existing,
+                     results, slots, NULL, reporter,   NULL};
+    if (!options->dry_run)
+        run.journal = build_journal_open(setup);
     if (results == NULL || slots == NULL || reporter == NULL) {
         cli_error("out of memory");
     } else if (!build_cook_in_order(&run)) {
@@ -362,6 +370,7 @@ static int cook_plan(const build_options *options, const build_setup *setup, con
         if (slots[i].has_record)
             cache_record_free(&slots[i].record);
     }
+    build_journal_close(run.journal);
     if (reporter != NULL)
         progress_destroy(reporter);
     cache_free(&old_cache);
@@ -377,6 +386,12 @@ static int build(const build_options *options, const build_setup *setup) {
     int status = check_build_folders(setup, options->dry_run);
     if (status != CLI_EXIT_OK)
         return status;
+    /* One build at a time per output folder: taken before the folder is
+     * listed, released after the cache and the pack are written. */
+    int lock = -1;
+    if (!options->dry_run &&
+        (lock = build_lock_output(setup->output, options->verbosity == PROGRESS_QUIET)) < 0)
+        return CLI_EXIT_FAILURE;
     strlist existing = {0};
     build_plan plan = {0};
     if (!build_scan_output(setup, !options->dry_run, &existing)) {
@@ -392,6 +407,7 @@ static int build(const build_options *options, const build_setup *setup) {
     }
     build_plan_free(&plan);
     strlist_free(&existing);
+    build_unlock_output(lock);
     return status;
 }
 

@@ -208,7 +208,9 @@ static bool clean_folder(clean_run *run, const char *folder, const char *relativ
             *removed = *removed || inner;
         } else if (ok && S_ISREG(info.st_mode) &&
                    (is_owned(run, path) || write_is_temporary_name(name) ||
-                    (relative[0] == '\0' && strcmp(name, BUILD_WRITE_PROBE) == 0))) {
+                    (relative[0] == '\0' &&
+                     (strcmp(name, BUILD_WRITE_PROBE) == 0 || strcmp(name, BUILD_LOCK_FILE) == 0 ||
+                      strcmp(name, BUILD_JOURNAL_FILE) == 0)))) {
             remove_entry(run, full, false, (uint64_t)info.st_size);
             *removed = true;
         } else if (ok) {

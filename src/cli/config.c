@@ -17,8 +17,14 @@
 #include "cli/cli.h"
 #include "cli/config.h"
 
-#define CONFIG_MAX_SIZE (4u << 20) /* a kiln.yml is a few KiB; refuse anything huge */
+#define CONFIG_MAX_SIZE (1u << 20) /* a kiln.yml is a few KiB; refuse anything huge */
 #define CONFIG_MAX_ANCESTORS 64
+/* The deepest kiln.yml nests four levels (presets: name: rules: - match:);
+ * anything far deeper is not a configuration, and libyaml's loader slows
+ * down quadratically with depth, so it is refused before it is loaded. */
+#define CONFIG_MAX_DEPTH 32
+/* Every node costs libyaml some 100 bytes: bound them as the size is bound. */
+#define CONFIG_MAX_NODES 100000
 
 typedef struct parse_state {
     yaml_document_t *doc;
@@ -495,6 +501,10 @@ static void parse_preset(const parse_state *state, const yaml_node_t *key, const
 static void parse_presets(const parse_state *state, const yaml_node_t *node, kiln_config *config) {
     if (!expect_mapping(state, node, "presets"))
         return;
+    if (config->presets != NULL) { /* refuse_duplicate_keys leaves one `presets:` */
+        diag_error(state->diag, state->path, node_line(node), "presets: given twice");
+        return;
+    }
     size_t count = (size_t)(node->data.mapping.pairs.top - node->data.mapping.pairs.start);
     config_preset *presets = count ? calloc(count, sizeof *presets) : NULL;
     if (count > 0 && presets == NULL) {
@@ -580,6 +590,121 @@ static void parse_top_level(const parse_state *state, const yaml_node_t *root,
 }
 
 /* ---------------------------------------------------------------------------
+ * Whole-document checks, before any section is read
+ * ------------------------------------------------------------------------- */
+
+typedef struct key_slot {
+    const char *name;
+    size_t length;
+    yaml_node_pair_t *pair;
+    const yaml_node_t *key;
+} key_slot;
+
+static int compare_key_slots(const void *a, const void *b) {
+    const key_slot *x = a, *y = b;
+    size_t shorter = x->length < y->length ? x->length : y->length;
+    int order = memcmp(x->name, y->name, shorter);
+    if (order == 0)
+        order = (x->length > y->length) - (x->length < y->length);
+    if (order == 0) /* in the file's order, so the first one is kept */
+        order = (x->pair > y->pair) - (x->pair < y->pair);
+    return order;
+}
+
+/* A key given twice in one map (`presets:` twice, a setting twice in a rule)
+ * is an error naming both lines, and only its first occurrence is read: the
+ * later pairs' keys are cleared (index 0, which node_at turns into NULL and
+ * every section loop skips). Sorting makes it O(n log n) in the map's size. */
+static void refuse_duplicate_keys(const parse_state *state) {
+    for (yaml_node_t *node = state->doc->nodes.start; node < state->doc->nodes.top; node++) {
+        if (node->type != YAML_MAPPING_NODE)
+            continue;
+        size_t count = (size_t)(node->data.mapping.pairs.top - node->data.mapping.pairs.start);
+        if (count < 2)
+            continue;
+        key_slot *slots = malloc(count * sizeof *slots);
+        if (slots == NULL) {
+            diag_error(state->diag, state->path, node_line(node), "out of memory");
+            return;
+        }
+        size_t used = 0;
+        for (yaml_node_pair_t *pair = node->data.mapping.pairs.start;
+             pair < node->data.mapping.pairs.top; pair++) {
+            const yaml_node_t *key = node_at(state, pair->key);
+            if (key != NULL && key->type == YAML_SCALAR_NODE)
+                slots[used++] = (key_slot){(const char *)key->data.scalar.value,
+                                           key->data.scalar.length, pair, key};
+        }
+        qsort(slots, used, sizeof *slots, compare_key_slots);
+        for (size_t i = 1; i < used; i++) {
+            size_t first = i - 1;
+            while (i < used && slots[i].length == slots[first].length &&
+                   memcmp(slots[i].name, slots[first].name, slots[i].length) == 0) {
+                diag_error(state->diag, state->path, node_line(slots[i].key),
+                           "key '%s' defined twice (first on line %u)", slots[i].name,
+                           node_line(slots[first].key));
+                slots[i].pair->key = 0;
+                i++;
+            }
+        }
+        free(slots);
+    }
+}
+
+/* Refuses, before libyaml builds the node tree, a document nested deeper
+ * than CONFIG_MAX_DEPTH or holding more than CONFIG_MAX_NODES nodes: an
+ * error with the line where the limit was passed. */
+static bool within_limits(const char *path, const char *text, size_t size, cook_diag *diag) {
+    yaml_parser_t parser;
+    if (!yaml_parser_initialize(&parser)) {
+        diag_error(diag, path, 0, "out of memory");
+        return false;
+    }
+    yaml_parser_set_input_string(&parser, (const unsigned char *)text, size);
+    unsigned depth = 0;
+    size_t nodes = 0;
+    bool ok = true;
+    for (bool done = false; !done;) {
+        yaml_event_t event;
+        if (!yaml_parser_parse(&parser, &event))
+            break; /* the loader that follows reports the syntax error */
+        uint32_t line = (uint32_t)event.start_mark.line + 1;
+        switch (event.type) {
+        case YAML_MAPPING_START_EVENT:
+        case YAML_SEQUENCE_START_EVENT:
+            if (++depth > CONFIG_MAX_DEPTH) {
+                diag_error(diag, path, line, "nested more than %d levels deep", CONFIG_MAX_DEPTH);
+                ok = false;
+            }
+            nodes++;
+            break;
+        case YAML_MAPPING_END_EVENT:
+        case YAML_SEQUENCE_END_EVENT:
+            depth--;
+            break;
+        case YAML_SCALAR_EVENT:
+        case YAML_ALIAS_EVENT:
+            nodes++;
+            break;
+        case YAML_STREAM_END_EVENT:
+            done = true;
+            break;
+        default:
+            break;
+        }
+        if (ok && nodes > CONFIG_MAX_NODES) {
+            diag_error(diag, path, line, "more than %d values: not a kiln.yml", CONFIG_MAX_NODES);
+            ok = false;
+        }
+        yaml_event_delete(&event);
+        if (!ok)
+            break;
+    }
+    yaml_parser_delete(&parser);
+    return ok;
+}
+
+/* ---------------------------------------------------------------------------
  * Public functions
  * ------------------------------------------------------------------------- */
 
@@ -588,6 +713,8 @@ bool config_parse(kiln_config *config, const char *path, const char *text, size_
     *config = (kiln_config){0};
     config->path = cook_strdup(path);
     uint32_t errors_before = diag->errors;
+    if (!within_limits(path, text, size, diag))
+        return false;
     yaml_parser_t parser;
     if (!yaml_parser_initialize(&parser)) {
         diag_error(diag, path, 0, "out of memory");
@@ -603,6 +730,7 @@ bool config_parse(kiln_config *config, const char *path, const char *text, size_
         return false;
     }
     parse_state state = {&doc, path, diag};
+    refuse_duplicate_keys(&state);
     yaml_node_t *root = yaml_document_get_root_node(&doc);
     if (root != NULL && expect_mapping(&state, root, "kiln.yml"))
         parse_top_level(&state, root, config);

@@ -16,9 +16,10 @@ void cli_getopt_reset(void) {
 }
 
 __attribute__((format(printf, 1, 0))) static void vprint_error(const char *fmt, va_list args) {
-    fputs("kiln: error: ", stderr);
-    vfprintf(stderr, fmt, args);
-    fputc('\n', stderr);
+    char message[2048], escaped[4 * sizeof message];
+    vsnprintf(message, sizeof message, fmt, args);
+    /* Messages name files: printed escaped (cook_escape_to). */
+    fprintf(stderr, "kiln: error: %s\n", cook_escape_to(escaped, sizeof escaped, message));
 }
 
 void cli_error(const char *fmt, ...) {

@@ -154,6 +154,8 @@ static void format_status_line(progress_reporter *reporter, const char *path) {
                  now - slow->started);
         path = slow->path;
     }
+    char escaped[512];
+    path = cook_escape_to(escaped, sizeof escaped, path);
     size_t width = terminal_columns() - 1;
     if (width >= sizeof reporter->line)
         width = sizeof reporter->line - 1;
@@ -226,13 +228,15 @@ cook_activity *progress_asset_started(progress_reporter *reporter, const char *s
 }
 
 static void print_asset_line(const char *source_path, const cook_asset_result *result) {
+    char name[1024];
     if (!result->ok) {
-        printf("failed %s\n", source_path);
+        printf("failed %s\n", cook_escape_to(name, sizeof name, source_path));
         return;
     }
-    printf("cooked %s", source_path);
+    printf("cooked %s", cook_escape_to(name, sizeof name, source_path));
     for (size_t i = 0; i < result->outputs.count; i++)
-        printf("%s%s", i == 0 ? " -> " : ", ", result->outputs.items[i]);
+        printf("%s%s", i == 0 ? " -> " : ", ",
+               cook_escape_to(name, sizeof name, result->outputs.items[i]));
     putchar('\n');
 }
 
@@ -319,7 +323,18 @@ void progress_write_diagnostics(FILE *stream, const char *text, size_t size, boo
         size_t length = newline != NULL ? (size_t)(newline - line) : (size_t)(end - line);
         bool keep = !errors_only || line_contains(line, length, ": error: ");
         if (keep) {
-            fwrite(line, 1, length, stream);
+            /* diag.c escaped them; lines replayed from an older cache may not be. */
+            char *copy = malloc(length + 1);
+            if (copy != NULL) {
+                memcpy(copy, line, length);
+                copy[length] = '\0';
+                bytebuf escaped = {0};
+                bytebuf_append_escaped(&escaped, copy);
+                if (!escaped.failed && escaped.size > 0)
+                    fwrite(escaped.data, 1, escaped.size, stream);
+                bytebuf_free(&escaped);
+                free(copy);
+            }
             fputc('\n', stream);
         }
         line += length + (newline != NULL ? 1 : 0);

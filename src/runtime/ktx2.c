@@ -132,22 +132,64 @@ static kiln_result check_dfd(kiln_ktx2_view *v, const ktx2_format_info *f, const
                                          "format");
     if (b[16] != f->block_bytes && (compressed || b[16] != 0))
         return runtime_fail(err, KILN_ERR_CORRUPT, name, "KTX2: DFD bytesPlane0 is wrong");
+    /* The fields every kiln file holds the same way (ktx2.md, K6). */
+    static const uint8_t zeros[7] = {0};
+    if (b[9] != KTX2_DF_PRIMARIES_BT709)
+        return runtime_fail(err, KILN_ERR_CORRUPT, name,
+                            "KTX2: DFD colour primaries %u are not "
+                            "BT.709",
+                            b[9]);
+    if (b[11] != 0)
+        return runtime_fail(err, KILN_ERR_CORRUPT, name, "KTX2: DFD flags %u are not 0", b[11]);
+    if (memcmp(b + 17, zeros, sizeof zeros) != 0)
+        return runtime_fail(err, KILN_ERR_CORRUPT, name, "KTX2: DFD bytesPlane1..7 are not 0");
     for (uint32_t i = 0; i < f->sample_count; i++) {
         const ktx2_sample *expected = &f->samples[i];
         const uint8_t *s = b + KTX2_DF_BLOCK_HEADER_SIZE + KTX2_DF_SAMPLE_SIZE * i;
         uint16_t bit_offset = rd16(s);
         uint8_t bit_length = s[2], channel = s[3];
+        uint32_t lower = rd32(s + 8), upper = rd32(s + 12);
+        bool is_float = (expected->qualifiers & KTX2_DF_QUALIFIER_FLOAT) != 0;
+        bool is_signed = (expected->qualifiers & KTX2_DF_QUALIFIER_SIGNED) != 0;
+        uint32_t want_lower = is_float && is_signed ? KTX2_DF_FLOAT_MINUS_ONE : 0u;
+        uint32_t want_upper = is_float                     ? KTX2_DF_FLOAT_ONE
+                              : expected->bit_length >= 32 ? 0xFFFFFFFFu
+                                                           : (1u << expected->bit_length) - 1u;
         if (bit_offset != expected->bit_offset || bit_length != expected->bit_length - 1 ||
             (channel & KTX2_DF_CHANNEL_MASK) != expected->channel ||
-            ((channel & KTX2_DF_QUALIFIER_FLOAT) != 0) != f->is_float)
+            ((channel & KTX2_DF_QUALIFIER_FLOAT) != 0) != f->is_float ||
+            (channel & (uint8_t)~KTX2_DF_CHANNEL_MASK) != expected->qualifiers ||
+            rd32(s + 4) != 0 || lower != want_lower || upper != want_upper)
             return runtime_fail(err, KILN_ERR_CORRUPT, name,
                                 "KTX2: DFD sample %u does not match vkFormat %u", i, f->vk_format);
     }
     return KILN_OK;
 }
 
+/* A known key's value: NUL-terminated text of the form ktx2.md gives it. */
+static bool known_value_ok(const kiln_ktx2_view *v, const char *key, const uint8_t *value,
+                           uint32_t size) {
+    bool orientation = strcmp(key, "KTXorientation") == 0;
+    bool content = strcmp(key, "kilnContentSize") == 0;
+    if (!orientation && !content && strcmp(key, "KTXwriter") != 0 && strcmp(key, "kilnSource") != 0)
+        return true; /* another writer's key: any bytes */
+    if (size == 0 || value[size - 1] != 0 || memchr(value, 0, size - 1) != NULL)
+        return false;
+    const char *text = (const char *)value;
+    if (orientation)
+        return strcmp(text, v->depth > 0 ? "rdi" : "rd") == 0;
+    if (content) {
+        unsigned long w = 0, h = 0;
+        char tail = 0;
+        return sscanf(text, "%lu %lu%c", &w, &h, &tail) == 2 && w >= 1 && h >= 1 && w <= v->width &&
+               h <= (v->height > 0 ? v->height : 1);
+    }
+    return size > 1;
+}
+
 static kiln_result check_kvd(kiln_ktx2_view *v, kiln_error *err) {
     const uint8_t *p = v->kvd, *end = v->kvd + v->kvd_size;
+    const char *previous = NULL;
     while (p < end) {
         if ((size_t)(end - p) < 4)
             return runtime_fail(err, KILN_ERR_CORRUPT, v->name, "KTX2: key/value data truncated");
@@ -156,12 +198,28 @@ static kiln_result check_kvd(kiln_ktx2_view *v, kiln_error *err) {
             return runtime_fail(err, KILN_ERR_CORRUPT, v->name,
                                 "KTX2: key/value entry runs past its data");
         const uint8_t *kv = p + 4;
-        if (memchr(kv, 0, length) == NULL)
+        const uint8_t *nul = memchr(kv, 0, length);
+        if (nul == NULL || nul == kv)
             return runtime_fail(err, KILN_ERR_CORRUPT, v->name,
                                 "KTX2: key/value entry has no NUL-terminated key");
+        const char *key = (const char *)kv;
+        /* KTX 2.0: sorted by key (bytewise), so each key once. */
+        if (previous != NULL && strcmp(previous, key) >= 0)
+            return runtime_fail(err, KILN_ERR_CORRUPT, v->name,
+                                "KTX2: key/value entries are not sorted and unique at '%.40s'",
+                                key);
+        previous = key;
+        uint32_t key_size = (uint32_t)(nul - kv) + 1;
+        if (!known_value_ok(v, key, nul + 1, length - key_size))
+            return runtime_fail(err, KILN_ERR_CORRUPT, v->name,
+                                "KTX2: the value of key '%s' is not what ktx2.md allows", key);
         uint64_t advance = align_up_u64(4 + (uint64_t)length, 4);
         if (advance > (uint64_t)(end - p))
             advance = (uint64_t)(end - p); /* last entry's padding may be absent */
+        for (uint64_t i = 4 + (uint64_t)length; i < advance; i++)
+            if (p[i] != 0)
+                return runtime_fail(err, KILN_ERR_CORRUPT, v->name,
+                                    "KTX2: key/value padding after '%s' is not zero", key);
         p += advance;
     }
     return KILN_OK;

@@ -65,6 +65,13 @@ static kiln_result check_entry(const kiln_pack *pack, const kiln_pack_header *h,
     const char *path = pack->strings + e->path_offset;
     if (memchr(path, '\0', e->path_length) != NULL || path[e->path_length] != '\0')
         return runtime_fail(err, KILN_ERR_CORRUPT, pack->name, "entry %u: path length is wrong", i);
+    /* The kind is a function of the name (kpak.md, R4): a renamed path or a
+     * changed kind would send an entry to the wrong reader. */
+    if ((kiln_pack_kind)e->kind != kiln_pack_kind_of(path))
+        return runtime_fail(err, KILN_ERR_CORRUPT, pack->name,
+                            "entry %u (%s): kind %s does not match its name (%s)", i, path,
+                            kiln_pack_kind_str((kiln_pack_kind)e->kind),
+                            kiln_pack_kind_str(kiln_pack_kind_of(path)));
     if (i > 0 && strcmp(pack->strings + pack->entries[i - 1].path_offset, path) >= 0)
         return runtime_fail(err, KILN_ERR_CORRUPT, pack->name,
                             "entry %u: paths are not sorted and unique", i);

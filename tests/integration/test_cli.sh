@@ -189,7 +189,7 @@ check "an unknown file is skipped, not an error; an .mtl used by a model is not 
 check "no progress line or carriage return when stderr is not a terminal" \
     all_true '! grep -q $'"'"'\r'"'"' "$SCRATCH/stderr"'
 
-leftovers=$(find "$GOOD/out" \( -name '*.tmp' -o -name '.*' \) ! -name .kiln-cache -print)
+leftovers=$(find "$GOOD/out" \( -name '*.tmp' -o -name '.*' \) ! -name .kiln-cache ! -name .kiln-lock -print)
 check "no temporary files are left in the output" [ -z "$leftovers" ]
 
 run_in "$GOOD" build -i assets -o out -v --no-cache

@@ -244,9 +244,70 @@ static void invalid_values_are_errors_with_file_and_line(void **state) {
     expect_error("default:\n  mesh.lod_ratios: 0.5\n", "dir/kiln.yml:2: error:");
     expect_error("rules:\n  - texture.mipmaps: false\n",
                  "dir/kiln.yml:2: error: rule without a 'match:' glob");
-    expect_error("presets:\n  a: {}\n  a: {}\n", "dir/kiln.yml:3: error: preset 'a' defined twice");
+    expect_error("presets:\n  a: {}\n  a: {}\n",
+                 "dir/kiln.yml:3: error: key 'a' defined twice (first on line 2)");
     expect_error("input: [a\n", "dir/kiln.yml:");
     expect_error("- just\n- a list\n", "expected a map of keys");
+}
+
+/* Issue 16: `presets:` given twice kept the first map's count with the second
+ * map's presets (a heap overflow under ASan). Any key given twice in any map
+ * is an error naming both lines, and only the first is read. */
+static void a_key_given_twice_is_an_error_in_every_map(void **state) {
+    (void)state;
+    expect_error("presets:\n  a: {}\npresets:\n  b: {}\n  c: {}\n  d: {}\n",
+                 "dir/kiln.yml:3: error: key 'presets' defined twice (first on line 1)");
+    expect_error("presets:\n  a: {}\n  b: {}\n  c: {}\npresets:\n  d: {}\n",
+                 "dir/kiln.yml:5: error: key 'presets' defined twice");
+    expect_error("default:\n  mesh.lods: 1\n  mesh.lods: 2\n",
+                 "dir/kiln.yml:3: error: key 'mesh.lods' defined twice (first on line 2)");
+    expect_error("rules:\n  - match: a\n    match: b\n", "dir/kiln.yml:3: error: key 'match'");
+    expect_error("presets:\n  m:\n    output: a\n    output: b\n",
+                 "dir/kiln.yml:4: error: key 'output' defined twice");
+    expect_error("input: a\noutput: b\ninput: c\n", "dir/kiln.yml:3: error: key 'input'");
+    expect_error("default:\n  mesh:\n    lods: 1\n    lods: 2\n", "dir/kiln.yml:4: error:");
+    /* The first one is the one kept. */
+    kiln_config config;
+    cook_diag diag = {0};
+    assert_false(parse(&config, "presets:\n  a: {}\n  b: {}\npresets:\n  c: {}\n", &diag));
+    assert_int_equal(config.preset_count, 2);
+    assert_non_null(config_find_preset(&config, "b"));
+    assert_null(config_find_preset(&config, "c"));
+    config_free(&config);
+    diag_free(&diag);
+}
+
+/* Issue 16: a kiln.yml nested thousands deep took minutes to load. Nesting
+ * and the number of values are bounded, with the line where the limit was
+ * passed; the file's size was already (cook_read_file). */
+static void deep_or_huge_documents_are_refused_with_the_line(void **state) {
+    (void)state;
+    size_t depth = 100000;
+    char *text = malloc(depth * 2 + 64);
+    assert_non_null(text);
+    size_t n = (size_t)sprintf(text, "input: a\nrules: ");
+    for (size_t i = 0; i < depth; i++)
+        text[n++] = '[';
+    for (size_t i = 0; i < depth; i++)
+        text[n++] = ']';
+    text[n] = '\0';
+    expect_error(text, "dir/kiln.yml:2: error: nested more than 32 levels deep");
+    /* Block style, one level a line. */
+    n = 0;
+    for (size_t i = 0; i < 40; i++)
+        n += (size_t)sprintf(text + n, "%*sk%zu:\n", (int)i, "", i);
+    expect_error(text, "dir/kiln.yml:33: error: nested more than 32 levels deep");
+    free(text);
+    /* 200000 values in a flow list. */
+    size_t values = 200000;
+    text = malloc(values * 2 + 64);
+    assert_non_null(text);
+    n = (size_t)sprintf(text, "always: [");
+    for (size_t i = 0; i < values; i++)
+        n += (size_t)sprintf(text + n, "a,");
+    sprintf(text + n, "a]\n");
+    expect_error(text, "dir/kiln.yml:1: error: more than 100000 values");
+    free(text);
 }
 
 /* ---- the starter kiln.yml ----------------------------------------------------- */
@@ -359,6 +420,8 @@ int main(void) {
         cmocka_unit_test(unknown_keys_are_warnings_with_file_and_line),
         cmocka_unit_test(texture_format_origin_names_the_layer),
         cmocka_unit_test(invalid_values_are_errors_with_file_and_line),
+        cmocka_unit_test(a_key_given_twice_is_an_error_in_every_map),
+        cmocka_unit_test(deep_or_huge_documents_are_refused_with_the_line),
         cmocka_unit_test(template_lists_every_key_with_its_default),
         cmocka_unit_test(readme_documents_every_key),
     };

@@ -109,6 +109,30 @@ static void dependency_through_a_symlink_out_of_the_root_is_refused(void **state
     free(link);
 }
 
+/* Issue 16: a FIFO named as a dependency hung the build in the existence
+ * check (fopen waits for a writer). Only regular files are read; anything
+ * else is refused at once, naming it. */
+static void dependency_that_is_a_fifo_is_refused_without_waiting(void **state) {
+    fixture *f = *state;
+    char *fifo = test_path_join(f->root, "models/pipe.mtl");
+    assert_int_equal(mkfifo(fifo, 0644), 0);
+    char reason[256];
+    uint8_t *data = NULL;
+    size_t size = 0;
+    assert_false(cook_read_dependency(&f->ctx, "pipe.mtl", &data, &size, reason, sizeof reason));
+    assert_non_null(strstr(reason, "models/pipe.mtl': a FIFO, not a regular file"));
+    assert_false(cook_resolve_dependency(&f->ctx, "pipe.mtl", NULL, reason, sizeof reason));
+    assert_int_equal(f->ctx.dependencies.count, 0);
+    /* cook_read_file itself, as every source is read, refuses it too. */
+    assert_false(cook_read_file(fifo, 1024, &data, &size, reason, sizeof reason));
+    assert_non_null(strstr(reason, "a FIFO"));
+    char *folder = test_path_join(f->root, "models");
+    assert_false(cook_read_file(folder, 1024, &data, &size, reason, sizeof reason));
+    assert_non_null(strstr(reason, "a folder"));
+    free(folder);
+    free(fifo);
+}
+
 /* A missing file is no dependency, but it is recorded as absent (once): a
  * build must cook the asset again when it appears. */
 static void missing_dependency_is_reported_and_recorded_as_absent(void **state) {
@@ -146,6 +170,8 @@ int main(void) {
         cmocka_unit_test_setup_teardown(dependency_outside_the_root_is_refused, setup, teardown),
         cmocka_unit_test_setup_teardown(dependency_through_a_symlink_out_of_the_root_is_refused,
                                         setup, teardown),
+        cmocka_unit_test_setup_teardown(dependency_that_is_a_fifo_is_refused_without_waiting, setup,
+                                        teardown),
         cmocka_unit_test_setup_teardown(missing_dependency_is_reported_and_recorded_as_absent,
                                         setup, teardown),
         cmocka_unit_test_setup_teardown(reference_is_recorded_apart_from_dependencies, setup,

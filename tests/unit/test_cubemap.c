@@ -525,8 +525,8 @@ static void walker_lists_a_cubemap_folder_as_one_source(void **state) {
     free(file);
     char reason[256];
     strlist sources = {0}, files = {0};
-    assert_true(discover_walk_sources(f.root, f.out, cook_registry_is_folder, &sources, reason,
-                                      sizeof reason));
+    assert_true(discover_walk_sources(f.root, f.out, cook_registry_is_folder, &sources, NULL,
+                                      reason, sizeof reason));
     assert_int_equal(sources.count, 2);
     assert_string_equal(sources.items[0], "a/config.env");
     assert_string_equal(sources.items[1], "a/sky.env");

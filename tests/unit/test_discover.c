@@ -2,7 +2,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include "test_support.h"
@@ -297,6 +299,125 @@ static void walk_of_an_empty_folder_lists_nothing(void **state) {
     free(root);
 }
 
+/* Issue 16: what a build's walk does not list is named, and the walk goes
+ * on. A link at the top of the tree out of it was read as a source (the
+ * audit cooked /etc/passwd as an OBJ); a FIFO is never opened; a folder that
+ * cannot be read or a path longer than PATH_MAX fails only itself. */
+static void walk_sources_names_what_it_does_not_list_and_goes_on(void **state) {
+    (void)state;
+    char *root = test_make_temp_dir("discover_walk_hostile");
+    char *outside = test_make_temp_dir("discover_walk_hostile_outside");
+    make_file(outside, "secret.obj");
+    char *secret = test_path_join(outside, "secret.obj");
+    make_file(root, "good.obj");
+    make_symlink(root, "escape.obj", secret);
+    make_symlink(root, "outdir", outside);
+    make_symlink(root, "self.obj", "self.obj");
+    make_symlink(root, "broken.obj", "nowhere.obj");
+    make_symlink(root, "inside.obj", "good.obj");
+    char *fifo = test_path_join(root, "pipe.obj");
+    assert_int_equal(mkfifo(fifo, 0644), 0);
+    make_symlink(root, "to_pipe.obj", "pipe.obj");
+    /* A socket, bound by path (relative: sun_path is short). */
+    char *cwd = getcwd(NULL, 0);
+    assert_int_equal(chdir(root), 0);
+    int sock = socket(AF_UNIX, SOCK_STREAM, 0);
+    assert_true(sock >= 0);
+    struct sockaddr_un address = {.sun_family = AF_UNIX};
+    strcpy(address.sun_path, "sock.png");
+    assert_int_equal(bind(sock, (struct sockaddr *)&address, sizeof address), 0);
+    /* A tree deeper than PATH_MAX, made one folder at a time. */
+    make_folder(root, "deep");
+    assert_int_equal(chdir("deep"), 0);
+    char name[201];
+    memset(name, 'd', 200);
+    name[200] = '\0';
+    for (int i = 0; i < 22; i++) {
+        assert_int_equal(mkdir(name, 0755), 0);
+        assert_int_equal(chdir(name), 0);
+    }
+    test_write_file("far.obj", "x\n", 2);
+    assert_int_equal(chdir(cwd), 0);
+    free(cwd);
+    make_folder(root, "zz");
+    make_file(root, "zz/last.obj");
+
+    strlist files = {0};
+    cook_diag problems = {0};
+    char reason[256];
+    assert_true(discover_walk_sources(root, NULL, NULL, &files, &problems, reason, sizeof reason));
+    static const char *const expected[] = {"good.obj", "inside.obj", "zz/last.obj"};
+    assert_listing(&files, expected, sizeof expected / sizeof expected[0]);
+    const char *text = (const char *)problems.text.data;
+    assert_non_null(text);
+    static const char *const lines[] = {
+        "broken.obj: warning: broken symbolic link",
+        "\ndeep/dddd",
+        "error: path is ",
+        "\nescape.obj: warning: symbolic link leads outside the input folder (not followed)\n",
+        "\noutdir: warning: symbolic link to a folder (not followed)\n",
+        "\npipe.obj: error: a FIFO, not a regular file (not read)\n",
+        "\nself.obj: warning: symbolic link loop (not followed)\n",
+        "\nsock.png: error: a socket, not a regular file (not read)\n",
+        "\nto_pipe.obj: error: symbolic link to a FIFO, not a regular file (not read)\n",
+    };
+    const char *at = text;
+    for (size_t i = 0; i < sizeof lines / sizeof lines[0]; i++) {
+        const char *found = strstr(at, lines[i]);
+        if (found == NULL)
+            fail_msg("expected \"%s\" (in path order) in:\n%s", lines[i], text);
+        at = found;
+    }
+    assert_int_equal(problems.errors, 4);
+    assert_int_equal(problems.warnings, 4);
+    /* discover_walk (no report: the output and cubemap folders) skips links
+     * and special files silently and stops at a read failure. */
+    strlist plain = {0};
+    assert_false(discover_walk(root, NULL, &plain, reason, sizeof reason));
+    assert_non_null(strstr(reason, "deep/dddd")); /* the rest is cut: the path is long */
+    close(sock);
+    strlist_free(&plain);
+    strlist_free(&files);
+    diag_free(&problems);
+    free(fifo);
+    free(secret);
+    free(outside);
+    free(root);
+}
+
+/* A sub-folder that cannot be read is an error of its own; the rest is
+ * listed. Root reads every folder, so the test needs another user. */
+static void walk_sources_goes_on_past_an_unreadable_folder(void **state) {
+    (void)state;
+    if (geteuid() == 0) {
+        printf("skipped: running as root, which can read any folder\n");
+        return;
+    }
+    char *root = test_make_temp_dir("discover_walk_unreadable");
+    make_file(root, "a.obj");
+    make_folder(root, "locked");
+    make_file(root, "locked/hidden.obj");
+    make_folder(root, "open");
+    make_file(root, "open/b.obj");
+    char *locked = test_path_join(root, "locked");
+    assert_int_equal(chmod(locked, 0), 0);
+    strlist files = {0};
+    cook_diag problems = {0};
+    char reason[256];
+    bool ok = discover_walk_sources(root, NULL, NULL, &files, &problems, reason, sizeof reason);
+    assert_int_equal(chmod(locked, 0755), 0);
+    assert_true(ok);
+    static const char *const expected[] = {"a.obj", "open/b.obj"};
+    assert_listing(&files, expected, sizeof expected / sizeof expected[0]);
+    assert_int_equal(problems.errors, 1);
+    assert_non_null(strstr((const char *)problems.text.data,
+                           "locked: error: cannot read the folder: Permission denied"));
+    strlist_free(&files);
+    diag_free(&problems);
+    free(locked);
+    free(root);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(glob_star_matches_any_run_including_empty),
@@ -317,6 +438,8 @@ int main(void) {
         cmocka_unit_test(walk_of_a_missing_root_fails_with_a_reason),
         cmocka_unit_test(walk_of_a_file_fails),
         cmocka_unit_test(walk_of_an_empty_folder_lists_nothing),
+        cmocka_unit_test(walk_sources_names_what_it_does_not_list_and_goes_on),
+        cmocka_unit_test(walk_sources_goes_on_past_an_unreadable_folder),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -473,6 +473,63 @@ static void reader_rejects_inconsistent_fields(void **state) {
     bytebuf_free(&b);
 }
 
+static const uint8_t *find_bytes(const uint8_t *at, size_t size, const char *text, size_t length) {
+    for (size_t i = 0; i + length <= size; i++)
+        if (memcmp(at + i, text, length) == 0)
+            return at + i;
+    return NULL;
+}
+
+/* Issue 16: the reader accepted a file whose key/value data or some DFD
+ * fields were changed. Every field ktx2.md fixes is checked (K6, K7): the
+ * colour primaries, flags, bytesPlane1..7, each sample's qualifiers,
+ * position and bounds; keys sorted and unique, zero padding, and the values
+ * of kiln's own keys. */
+static void reader_rejects_changed_dfd_fields_and_key_values(void **state) {
+    (void)state;
+    bytebuf b = {0};
+    make_file(KTX2_VK_FORMAT_R8G8B8A8_SRGB, 8, 8, 4, KTX2_SUPERCOMPRESSION_ZSTD, &b);
+    uint32_t dfd = rd32(b.data + 48), kvd = rd32(b.data + 56), kvd_length = rd32(b.data + 60);
+    size_t sample0 = dfd + 4 + 24;
+    kiln_ktx2_view v;
+    kiln_error err;
+    assert_int_equal(kiln_ktx2_view_get(&v, b.data, b.size, "t.ktx2", &err), KILN_OK);
+    /* Find the value of KTXorientation and the first key's first byte. */
+    const uint8_t *found = find_bytes(b.data + kvd, kvd_length, "KTXorientation", 15);
+    assert_non_null(found);
+    size_t orientation = (size_t)(found - b.data) + 15;
+    const uint8_t *writer = find_bytes(b.data + kvd, kvd_length, "KTXwriter", 10);
+    assert_non_null(writer);
+    size_t writer_key = (size_t)(writer - b.data);
+    struct {
+        size_t at;
+        uint8_t value;
+        const char *what;
+    } cases[] = {
+        {dfd + 4 + 9, 2, "colour primaries"},
+        {dfd + 4 + 11, 1, "flags (premultiplied)"},
+        {dfd + 4 + 18, 4, "bytesPlane2"},
+        {sample0 + 3, 0x40, "a sample's qualifiers (exponent)"},
+        {sample0 + 4, 1, "a sample's position"},
+        {sample0 + 12, 0x7f, "a sample's upper bound"},
+        {sample0 + 8, 1, "a sample's lower bound"},
+        {orientation, 'l', "KTXorientation 'ld'"},
+        {orientation + 2, 'x', "KTXorientation without its NUL"},
+        {writer_key, 'A', "keys out of order ('ATXwriter' after 'KTXorientation')"},
+        {writer_key + 2, 'Y', "a second KTXorientation-like key out of order"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        uint8_t *copy = malloc(b.size);
+        memcpy(copy, b.data, b.size);
+        copy[cases[i].at] ^= cases[i].value;
+        kiln_result r = kiln_ktx2_view_get(&v, copy, b.size, "t.ktx2", &err);
+        if (r != KILN_ERR_CORRUPT)
+            fail_msg("%s: got %s (%s)", cases[i].what, kiln_result_str(r), err.message);
+        free(copy);
+    }
+    bytebuf_free(&b);
+}
+
 /* A small file declaring a huge image: level 0 of a 16x16 Zstd file claims to be
  * 65535 x 65535 (16 GiB), consistently with the header, which no Zstd frame of
  * its few bytes can inflate to. Refused at open, before any reader allocates. */
@@ -593,6 +650,7 @@ int main(void) {
         cmocka_unit_test(reader_survives_every_truncation),
         cmocka_unit_test(reader_survives_random_bit_flips),
         cmocka_unit_test(reader_rejects_inconsistent_fields),
+        cmocka_unit_test(reader_rejects_changed_dfd_fields_and_key_values),
         cmocka_unit_test(reader_refuses_levels_beyond_zstd_ratio),
         cmocka_unit_test(cubemaps_carry_six_faces_per_level),
         cmocka_unit_test(textures_open_by_path),

@@ -364,6 +364,30 @@ static void scan_number_is_correctly_rounded(void **state) {
     }
 }
 
+/* Found by fuzz_obj (tests/fuzz/regressions/obj/): a number of 96 or more
+ * characters made the parser form a pointer past its 96-byte buffer
+ * (undefined behaviour clang's UBSan reports; gcc's does not). It is read
+ * from its digits instead, close to what strtod says. */
+static void scan_number_reads_numbers_longer_than_its_buffer(void **state) {
+    (void)state;
+    char text[200];
+    for (size_t length = 90; length < sizeof text - 8; length += 7) {
+        size_t n = 0;
+        text[n++] = '1';
+        text[n++] = '.';
+        for (; n < length; n++)
+            text[n] = (char)('0' + n % 10);
+        n += (size_t)snprintf(text + n, sizeof text - n, "e-5");
+        const char *cursor = text;
+        double value;
+        assert_true(import_scan_number(&cursor, text + n, &value));
+        assert_ptr_equal(cursor, text + n);
+        double expected = strtod(text, NULL);
+        if (fabs(value - expected) > 1e-15 * fabs(expected))
+            fail_msg("%zu characters: %.17g, strtod says %.17g", n, value, expected);
+    }
+}
+
 static void scan_number_reads_nan_and_infinity_spellings(void **state) {
     (void)state;
     static const char *const nans[] = {"nan", "-nan", "NaN", "1.#IND", "-1.#IND", "1.#QNAN"};
@@ -1266,6 +1290,7 @@ int main(void) {
         cmocka_unit_test(obj_parses_leading_dot_and_exponent_numbers),
         cmocka_unit_test(scan_number_is_correctly_rounded),
         cmocka_unit_test(scan_number_reads_nan_and_infinity_spellings),
+        cmocka_unit_test(scan_number_reads_numbers_longer_than_its_buffer),
         cmocka_unit_test(obj_skips_comments_blank_lines_and_crlf),
         cmocka_unit_test(obj_joins_lines_ending_in_a_backslash),
         cmocka_unit_test(obj_warns_once_per_unknown_statement),

@@ -137,6 +137,11 @@ static void damaged_tables_are_rejected(void **state) {
     expect_rejected(data, size, e0 + 20, &(uint16_t){3}, 2);   /* path length */
     expect_rejected(data, size, e0 + 22, &kind, 2);            /* kind */
     expect_rejected(data, size, e1 + 16, &(uint32_t){0}, 4);   /* unsorted paths */
+    /* Issue 16: an entry whose kind no longer matches its name (kpak.md R4):
+     * entry 1 is props/crate.kmesh, a mesh; entry 0 the manifest. */
+    expect_rejected(data, size, e1 + 22, &(uint16_t){KILN_PACK_TEXTURE}, 2);
+    expect_rejected(data, size, e1 + 22, &(uint16_t){KILN_PACK_OTHER}, 2);
+    expect_rejected(data, size, e0 + 22, &(uint16_t){KILN_PACK_MESH}, 2);
     free(data);
 }
 

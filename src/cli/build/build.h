@@ -96,6 +96,8 @@ typedef struct build_plan {
     const char **same_ref;
     const char **same_ref_model;
     strlist unclaimed; /* files no importer claims, sorted */
+    cook_diag walk;    /* what the walk did not list and why (printed as found);
+                          an error there fails the build, the rest still cooks */
 } build_plan;
 
 typedef enum asset_status {
@@ -155,6 +157,7 @@ typedef struct build_run {
     asset_slot *slots;           /* one per planned source */
     const size_t *phase_assets;  /* the asset indices of the current phase */
     progress_reporter *reporter;
+    struct build_journal *journal; /* where finished records go as they are made; may be NULL */
 } build_run;
 
 #define REPORT_MAX_KINDS 24
@@ -189,6 +192,27 @@ int build_setup_load(const build_options *options, build_setup *setup);
 /* The file a build writes and deletes to learn that the output is writable. */
 #define BUILD_WRITE_PROBE ".kiln-write-test"
 
+/* lock.c: the output folder's lock, held for the whole build (another
+ * build waits, saying so unless `quiet`; a killed build's lock is taken
+ * over). Returns the descriptor to pass to build_unlock_output, or -1 after
+ * an error. */
+#define BUILD_LOCK_FILE ".kiln-lock"
+int build_lock_output(const char *output, bool quiet);
+void build_unlock_output(int fd);
+
+/* journal.c: each cooked asset's cache record, appended to
+ * <output>/.kiln-journal as it is made, so a killed build keeps its finished
+ * work. build_journal_merge puts a previous (killed) build's entries into the
+ * loaded cache and returns how many; the journal is removed once the cache is
+ * saved. NULL journals are ignored. */
+#define BUILD_JOURNAL_FILE ".kiln-journal"
+typedef struct build_journal build_journal;
+build_journal *build_journal_open(const build_setup *setup);
+void build_journal_append(build_journal *journal, const cache_record *record);
+void build_journal_close(build_journal *journal);
+void build_journal_remove(const build_setup *setup);
+size_t build_journal_merge(const build_setup *setup, kiln_cache *cache);
+
 /* plan.c */
 bool build_plan_make(const build_options *options, const build_setup *setup, build_plan *plan);
 void build_plan_free(build_plan *plan);
@@ -205,6 +229,9 @@ bool build_cook_in_order(build_run *run);
  * other files of the output folder, sorted. False when memory ran out. */
 bool build_scan_output(const build_setup *setup, bool remove_temporaries, strlist *files);
 void build_load_cache(const build_options *options, const build_setup *setup, kiln_cache *cache);
+/* build_load_cache, then what a killed build finished (build_journal_merge). */
+void build_load_cache_and_journal(const build_options *options, const build_setup *setup,
+                                  kiln_cache *cache);
 void build_keep_failed_records(build_run *run);
 void build_remove_stale_outputs(const build_run *run);
 void build_save_cache(const build_run *run);

@@ -160,6 +160,16 @@ void build_load_cache(const build_options *options, const build_setup *setup, ki
     free(path);
 }
 
+void build_load_cache_and_journal(const build_options *options, const build_setup *setup,
+                                  kiln_cache *cache) {
+    build_load_cache(options, setup, cache);
+    /* What a killed build finished (journal.c). */
+    size_t resumed = build_journal_merge(setup, cache);
+    if (resumed > 0 && options->verbosity == PROGRESS_VERBOSE)
+        printf("kiln: resuming an interrupted build: %zu asset%s it finished kept\n", resumed,
+               cli_plural(resumed));
+}
+
 static int compare_output_path(const void *a, const void *b) {
     return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
@@ -188,7 +198,8 @@ static void remove_stale_output(const build_setup *setup, const char *relative,
 /* True when the new cache is the old one: every old record carried over as
  * it is (a no-op build). Then there is nothing to delete or to write. */
 static bool cache_unchanged(const build_run *run) {
-    if (run->old_cache->encoder_version != run->setup->encoder_version)
+    if (run->old_cache->encoder_version != run->setup->encoder_version ||
+        run->old_cache->from_journal) /* the journal's records are not in the file yet */
         return false;
     size_t kept = 0;
     for (size_t i = 0; i < run->plan->sources.count; i++) {
@@ -245,8 +256,10 @@ void build_keep_failed_records(build_run *run) {
 }
 
 void build_save_cache(const build_run *run) {
-    if (cache_unchanged(run))
+    if (cache_unchanged(run)) {
+        build_journal_remove(run->setup); /* an empty one: nothing was cooked */
         return;
+    }
     /* The records stay owned by the slots and the old cache: the array holds
      * shallow copies, in source order as the format wants. */
     size_t count = run->plan->sources.count;
@@ -268,6 +281,8 @@ void build_save_cache(const build_run *run) {
         fprintf(stderr, "%s: warning: cannot write the build cache: %s\n",
                 path ? path : CACHE_FILE_NAME,
                 ok && path && !bytes.failed ? reason : "out of memory");
+    else
+        build_journal_remove(run->setup); /* the cache holds all of it now */
     free(path);
     bytebuf_free(&bytes);
     free(cache.records);

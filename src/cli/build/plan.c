@@ -12,6 +12,7 @@
 void build_plan_free(build_plan *plan) {
     strlist_free(&plan->sources);
     strlist_free(&plan->unclaimed);
+    diag_free(&plan->walk);
     free(plan->importers);
     free(plan->settings);
     free(plan->settings_hash);
@@ -137,8 +138,13 @@ bool build_plan_make(const build_options *options, const build_setup *setup, bui
     strlist files = {0};
     char reason[512];
     /* The output folder is excluded in case it lies inside the input. */
-    if (!discover_walk_sources(setup->input, setup->output, cook_registry_is_folder, &files, reason,
-                               sizeof reason)) {
+    bool listed = discover_walk_sources(setup->input, setup->output, cook_registry_is_folder,
+                                        &files, &plan->walk, reason, sizeof reason);
+    /* Links out of the tree, FIFOs, unreadable folders: named now, and the
+     * rest is cooked (an error among them fails the build at the end). */
+    progress_write_diagnostics(stderr, (const char *)plan->walk.text.data, plan->walk.text.size,
+                               options->verbosity == PROGRESS_QUIET);
+    if (!listed) {
         cli_error("cannot list the input folder: %s", reason);
         strlist_free(&files);
         return false;

@@ -116,9 +116,11 @@ build_totals build_add_up_results(const build_run *run) {
 }
 
 static void print_skipped(const build_options *options, const strlist *skipped) {
+    char name[1024];
     if (options->verbosity == PROGRESS_VERBOSE) {
         for (size_t i = 0; i < skipped->count; i++)
-            printf("kiln: skipped %s (no importer)\n", skipped->items[i]);
+            printf("kiln: skipped %s (no importer)\n",
+                   cook_escape_to(name, sizeof name, skipped->items[i]));
     } else if (options->verbosity == PROGRESS_NORMAL && skipped->count > 0) {
         printf("kiln: skipped %zu file%s with no importer (use -v to list them)\n", skipped->count,
                cli_plural(skipped->count));
@@ -126,9 +128,11 @@ static void print_skipped(const build_options *options, const strlist *skipped) 
 }
 
 static void print_failed(const build_run *run) {
+    char name[1024];
     for (size_t i = 0; i < run->plan->sources.count; i++) {
         if (run->slots[i].status == ASSET_FAILED)
-            printf("kiln: failed: %s\n", run->plan->sources.items[i]);
+            printf("kiln: failed: %s\n",
+                   cook_escape_to(name, sizeof name, run->plan->sources.items[i]));
     }
 }
 

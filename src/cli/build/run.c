@@ -196,10 +196,12 @@ static void record_cooked(build_run *run, size_t index, const cook_window *windo
         bytebuf_append(&record->diagnostics, result->diag.text.data, result->diag.text.size);
         ok = !record->diagnostics.failed;
     }
-    if (ok)
+    if (ok) {
         slot->has_record = true;
-    else
+        build_journal_append(run->journal, record); /* kept even if the build is killed */
+    } else {
         cache_record_free(record);
+    }
 }
 
 /* ---------------------------------------------------------------------------

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "common/path.h"
 #include "cook/core/core.h"
@@ -69,8 +70,7 @@ static char *normalize_dependency_path(const char *source_path, const char *rela
     return out;
 }
 
-/* True when `path` (under the root) really lies inside the root after links. */
-static bool stays_inside_root(const char *input_root, const char *full_path) {
+bool cook_path_inside_root(const char *input_root, const char *full_path) {
     char root_real[PATH_MAX];
     char file_real[PATH_MAX];
     if (realpath(input_root, root_real) == NULL || realpath(full_path, file_real) == NULL)
@@ -96,11 +96,18 @@ static bool resolve_into(cook_context *ctx, const char *base, const char *relati
         return false;
     }
     FILE *probe = NULL;
-    bool ok = stays_inside_root(ctx->input_root, full);
+    bool ok = cook_path_inside_root(ctx->input_root, full);
     if (!ok)
         snprintf(reason, reason_size, "'%s' resolves outside the input folder", relative);
-    else if ((probe = fopen(full, "rb")) == NULL) {
-        snprintf(reason, reason_size, "'%s' not found", path);
+    else if ((probe = cook_open_regular(full, NULL, reason, reason_size)) == NULL) {
+        /* Only regular files are read: a FIFO would hang the build. */
+        struct stat info;
+        char why[160];
+        snprintf(why, sizeof why, "%s", reason);
+        if (lstat(full, &info) != 0)
+            snprintf(reason, reason_size, "'%s' not found", path);
+        else
+            snprintf(reason, reason_size, "'%s': %s", path, why);
         ok = false;
     }
     if (probe != NULL)

@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "common/ascii.h"
 #include "cook/core/ir.h"
@@ -58,6 +59,14 @@ void bytebuf_append(bytebuf *buf, const void *data, size_t size);
 void bytebuf_append_zeros(bytebuf *buf, size_t count);
 void bytebuf_printf(bytebuf *buf, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void bytebuf_append_json_string(bytebuf *buf, const char *text); /* quoted, escaped */
+/* Text for a terminal or a log, as every diagnostic prints a file name:
+ * control characters (newline, ESC, the C1 range), DEL and bytes that are
+ * not valid UTF-8 become "\xNN"; valid UTF-8 is kept. The text stays
+ * NUL-terminated past buf->size, as bytebuf_printf keeps it. */
+void bytebuf_append_escaped(bytebuf *buf, const char *text);
+/* The same into out[out_size] (always terminated, cut before an escape or a
+ * character that does not fit); returns out. */
+const char *cook_escape_to(char *out, size_t out_size, const char *text);
 void bytebuf_free(bytebuf *buf);
 
 /* A list of owned strings. */
@@ -81,6 +90,13 @@ void cook_text_trim(const unsigned char **begin, const unsigned char **end);
 /* "dir/name" without a doubled '/'; a copy of the other when either is empty.
  * NULL on allocation failure. Caller frees. */
 char *cook_path_join(const char *dir, const char *name);
+
+/* Opens a regular file for reading without ever waiting: a FIFO, socket,
+ * device or folder is refused ("a FIFO, not a regular file (not read)") before
+ * it is read, and *info (may be NULL) receives its fstat. NULL with a reason
+ * on failure. */
+struct stat;
+FILE *cook_open_regular(const char *path, struct stat *info, char *reason, size_t reason_size);
 
 /* Reads a whole file into a NUL-terminated heap block. On failure returns false
  * and puts the OS reason into `reason`. Files above max_size are refused. */
@@ -305,6 +321,12 @@ typedef struct cook_context {
     cook_activity *activity; /* the stage it is in, for whoever watches; may be NULL */
 } cook_context;
 
+/* True when `full_path` (under `input_root`) really lies inside the root
+ * after following symbolic links (realpath of both); also true when either
+ * cannot be resolved (nonexistent: the open that follows reports it). The one
+ * rule for dependencies and for the walk's links. */
+bool cook_path_inside_root(const char *input_root, const char *full_path);
+
 /* Reads a file a source refers to (an .mtl, a .bin, a texture). `relative` is
  * resolved against the source file's folder and must stay inside the input
  * root: an absolute path or one that climbs out is refused, never opened. On
@@ -397,6 +419,7 @@ typedef struct cook_asset_result {
     strlist absent;              /* paths it looked for and did not find (cook_context) */
     cook_manifest_list manifest; /* every ref this asset produced */
     uint64_t bytes_written;
+    bool write_failed; /* an output could not be written (disk full, EFBIG): always an error */
     uint32_t meshes;
     uint32_t triangles;
     double stage_seconds[COOK_STAGE_COUNT];

@@ -7,10 +7,14 @@ static void diag_add(cook_diag *diag, const char *severity, const char *path, ui
                      const char *fmt, va_list args) {
     char message[1024];
     vsnprintf(message, sizeof message, fmt, args);
+    /* File names come from anywhere: a newline or an escape sequence in one
+     * must not reach the terminal or split the line. */
+    bytebuf_append_escaped(&diag->text, path);
     if (line > 0)
-        bytebuf_printf(&diag->text, "%s:%u: %s: %s\n", path, line, severity, message);
-    else
-        bytebuf_printf(&diag->text, "%s: %s: %s\n", path, severity, message);
+        bytebuf_printf(&diag->text, ":%u", line);
+    bytebuf_printf(&diag->text, ": %s: ", severity);
+    bytebuf_append_escaped(&diag->text, message);
+    bytebuf_printf(&diag->text, "\n"); /* keeps the text NUL-terminated */
 }
 
 void diag_error(cook_diag *diag, const char *path, uint32_t line, const char *fmt, ...) {

@@ -1,10 +1,12 @@
 /* util.c — the cooker's small containers, paths, file reading and clock. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cook/core/core.h"
 
@@ -94,6 +96,79 @@ void bytebuf_append_json_string(bytebuf *buf, const char *text) {
     bytebuf_append(buf, "\"", 1);
 }
 
+/* The length of the printable UTF-8 sequence at p (1 to 4), or 0 when the
+ * byte must be escaped: a C0 or C1 control (ESC, newline, U+009B CSI), DEL,
+ * or a byte that does not start a valid shortest-form sequence. */
+static size_t printable_length(const unsigned char *p) {
+    unsigned c = p[0];
+    if (c < 0x20 || c == 0x7f)
+        return 0;
+    if (c < 0x80)
+        return 1;
+    size_t length;
+    unsigned low = 0x80, high = 0xbf; /* the second byte's range */
+    if (c >= 0xc2 && c <= 0xdf) {
+        length = 2;
+        if (c == 0xc2 && p[1] <= 0x9f)
+            return 0; /* U+0080..U+009F: C1 controls */
+    } else if (c >= 0xe0 && c <= 0xef) {
+        length = 3;
+        low = c == 0xe0 ? 0xa0 : 0x80;  /* no overlong forms */
+        high = c == 0xed ? 0x9f : 0xbf; /* no surrogates */
+    } else if (c >= 0xf0 && c <= 0xf4) {
+        length = 4;
+        low = c == 0xf0 ? 0x90 : 0x80;
+        high = c == 0xf4 ? 0x8f : 0xbf; /* nothing above U+10FFFF */
+    } else {
+        return 0;
+    }
+    if (p[1] < low || p[1] > high)
+        return 0;
+    for (size_t i = 2; i < length; i++)
+        if (p[i] < 0x80 || p[i] > 0xbf) /* a NUL stops here too */
+            return 0;
+    return length;
+}
+
+void bytebuf_append_escaped(bytebuf *buf, const char *text) {
+    for (const unsigned char *p = (const unsigned char *)text; *p != '\0';) {
+        size_t length = printable_length(p);
+        if (length == 0) {
+            bytebuf_printf(buf, "\\x%02X", *p);
+            p++;
+        } else {
+            bytebuf_append(buf, p, length);
+            p += length;
+        }
+    }
+    bytebuf_printf(buf, "%s", ""); /* NUL-terminated, as bytebuf_printf keeps text */
+}
+
+const char *cook_escape_to(char *out, size_t out_size, const char *text) {
+    if (out_size == 0)
+        return out;
+    size_t used = 0;
+    for (const unsigned char *p = (const unsigned char *)text; *p != '\0';) {
+        size_t length = printable_length(p);
+        char escaped[5];
+        const void *piece = p;
+        size_t piece_length = length;
+        if (length == 0) {
+            snprintf(escaped, sizeof escaped, "\\x%02X", *p);
+            piece = escaped;
+            piece_length = 4;
+            length = 1;
+        }
+        if (used + piece_length >= out_size)
+            break; /* never half an escape or half a character */
+        memcpy(out + used, piece, piece_length);
+        used += piece_length;
+        p += length;
+    }
+    out[used] = '\0';
+    return out;
+}
+
 void bytebuf_free(bytebuf *buf) {
     free(buf->data);
     memset(buf, 0, sizeof *buf);
@@ -178,21 +253,52 @@ void strlist_free(strlist *list) {
     memset(list, 0, sizeof *list);
 }
 
+FILE *cook_open_regular(const char *path, struct stat *info, char *reason, size_t reason_size) {
+    /* O_NONBLOCK: opening a FIFO for reading would wait for a writer. */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0) {
+        snprintf(reason, reason_size, "cannot open: %s", strerror(errno));
+        return NULL;
+    }
+    struct stat st;
+    if (fstat(fd, &st) != 0) {
+        snprintf(reason, reason_size, "cannot open: %s", strerror(errno));
+        close(fd);
+        return NULL;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        snprintf(reason, reason_size, "%s, not a regular file (not read)",
+                 S_ISDIR(st.st_mode)    ? "a folder"
+                 : S_ISFIFO(st.st_mode) ? "a FIFO"
+                 : S_ISSOCK(st.st_mode) ? "a socket"
+                 : S_ISCHR(st.st_mode)  ? "a character device"
+                 : S_ISBLK(st.st_mode)  ? "a block device"
+                                        : "something else");
+        close(fd);
+        return NULL;
+    }
+    int flags = fcntl(fd, F_GETFL);
+    if (flags >= 0)
+        (void)fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
+    FILE *file = fdopen(fd, "rb");
+    if (file == NULL) {
+        snprintf(reason, reason_size, "cannot open: %s", strerror(errno));
+        close(fd);
+        return NULL;
+    }
+    if (info != NULL)
+        *info = st;
+    return file;
+}
+
 bool cook_read_file(const char *path, size_t max_size, uint8_t **out, size_t *size, char *reason,
                     size_t reason_size) {
     *out = NULL;
     *size = 0;
-    FILE *file = fopen(path, "rb");
-    if (file == NULL) {
-        snprintf(reason, reason_size, "cannot open: %s", strerror(errno));
-        return false;
-    }
     struct stat st;
-    if (fstat(fileno(file), &st) != 0 || !S_ISREG(st.st_mode)) {
-        snprintf(reason, reason_size, "not a regular file");
-        fclose(file);
+    FILE *file = cook_open_regular(path, &st, reason, reason_size);
+    if (file == NULL)
         return false;
-    }
     if ((uint64_t)st.st_size > max_size) {
         snprintf(reason, reason_size, "file is %lld bytes, above the limit of %zu",
                  (long long)st.st_size, max_size);

@@ -34,9 +34,15 @@ bool discover_walk(const char *root, const char *exclude, strlist *files, char *
 typedef bool (*discover_folder_fn)(const char *relative_path);
 
 /* discover_walk for a build's sources: a folder `is_asset_folder` accepts is
- * listed as one entry, its own path, and its files are not listed. */
+ * listed as one entry, its own path, and its files are not listed. Every
+ * entry that is not listed for a reason the user should know is reported to
+ * `problems` (paths relative to the root) and the walk goes on: a warning
+ * for a symbolic link out of the root, to a folder, in a loop or broken; an
+ * error for a FIFO, socket or device, a folder that cannot be read, a path
+ * longer than the system allows. False (with a reason) only when the root
+ * itself cannot be listed or memory runs out. */
 bool discover_walk_sources(const char *root, const char *exclude,
-                           discover_folder_fn is_asset_folder, strlist *files, char *reason,
-                           size_t reason_size);
+                           discover_folder_fn is_asset_folder, strlist *files, cook_diag *problems,
+                           char *reason, size_t reason_size);
 
 #endif /* KILN_COOK_DISCOVER_DISCOVER_H */

@@ -356,9 +356,11 @@ static const char *image_display_name(const ir_image *image) {
     return image->path ? image->path : image->name;
 }
 
-/* Cooks one plan's texture. A failure is a warning naming the material and
- * file(s): the slots using it become empty and the asset still cooks. Returns
- * false only for failures that must fail the asset (out of memory). */
+/* Cooks one plan's texture. A failure to read or encode the image is a
+ * warning naming the material and file(s): the slots using it become empty
+ * and the asset still cooks. Returns false for failures that must fail the
+ * asset: out of memory, and a texture that could not be written (a full disk
+ * must not leave a model whose material silently lost its texture). */
 static bool cook_model_image(const cook_request *request, cook_context *ctx, const ir_asset *asset,
                              image_plan *plan, cook_asset_result *result) {
     const ir_image *image = plan->image >= 0 ? &asset->images[plan->image] : NULL;
@@ -401,6 +403,18 @@ static bool cook_model_image(const cook_request *request, cook_context *ctx, con
         ctx->diag = asset_diag;
         if (!cooked)
             first_message(&texture_diag, reason, sizeof reason);
+    }
+    if (!cooked && result->write_failed) {
+        bytebuf_append(&ctx->diag->text, texture_diag.text.data, texture_diag.text.size);
+        ctx->diag->errors += texture_diag.errors;
+        ctx->diag->warnings += texture_diag.warnings;
+        diag_error(ctx->diag, ctx->source_path, 0, "material '%s': texture '%s' was not written",
+                   material, image ? image_display_name(image) : image_display_name(opacity));
+        diag_free(&texture_diag);
+        free(owned);
+        free(owned_opacity);
+        free(out_path);
+        return false;
     }
     if (cooked) {
         bytebuf_append(&ctx->diag->text, texture_diag.text.data, texture_diag.text.size);

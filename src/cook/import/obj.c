@@ -299,14 +299,17 @@ bool import_scan_number(const char **cursor, const char *end, double *out) {
     } else {
         char text[96];
         size_t length = (size_t)(p - start);
-        char *stop = NULL;
-        value = NAN;
+        bool parsed = false;
         if (length < sizeof text) {
+            char *stop = NULL;
             memcpy(text, start, length);
             text[length] = '\0';
             value = strtod(text, &stop);
+            parsed = stop == text + length;
         }
-        if (stop != text + length) /* too long, or a locale with another decimal point */
+        /* Too long for the buffer (text + length would point past it: the
+         * fuzzer found that), or a locale with another decimal point. */
+        if (!parsed)
             value = (double)mantissa * pow(10.0, (double)exponent);
     }
     *out = negative ? -value : value;

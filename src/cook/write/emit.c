@@ -81,6 +81,7 @@ bool write_emit(cook_context *ctx, const char *output_root, bool verify, const w
         diag_error(ctx->diag, out->name, 0, "out of memory");
     if (ok && !write_file_atomic(full, out->bytes->data, out->bytes->size, reason, sizeof reason)) {
         diag_error(ctx->diag, out->name, 0, "%s", reason);
+        result->write_failed = true;
         ok = false;
     }
     if (ok && verify)

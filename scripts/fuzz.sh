@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# fuzz.sh BUILD_DIR SECONDS [HARNESS...] — runs each libFuzzer harness of a
+# KILN_FUZZ build for SECONDS (`make fuzz`, FUZZ_SECONDS), on a corpus seeded
+# from its regressions, ../shared/corpus and the cooked examples, with its
+# dictionary when fuzz/<name>.dict exists. Crashes land in
+# BUILD_DIR/crashes/<name>/; minimise one with
+#   BUILD_DIR/fuzz_<name> -minimize_crash=1 -runs=100000 CRASH
+# and check it in under tests/fuzz/regressions/<name>/ (replayed by ctest).
+# Prints one line per harness: executions, corpus size, crashes; exits 1 when
+# a crash input is waiting in BUILD_DIR/crashes/.
+set -uo pipefail
+build=$1
+seconds=$2
+shift 2
+repo=$(cd "$(dirname "$0")/.." && pwd)
+corpus_root=${KILN_CORPUS:-$repo/../shared/corpus}
+harnesses=${*:-container kscene manifest ktx2 pack ir_wire obj mtl gltf glb image cube config}
+
+# Cooked examples as the runtime harnesses' seeds.
+cooked=$build/seeds-cooked
+if [ ! -d "$cooked" ] && [ -x "$build/kiln" ]; then
+    "$build/kiln" build -q -i "$repo/examples/assets" -o "$cooked" --pack >/dev/null 2>&1 || true
+fi
+
+seed() { # seed NAME FIND-ARGS...: copies matching files into NAME's corpus
+    local name=$1
+    shift
+    local dir=$build/corpus/$name
+    mkdir -p "$dir"
+    cp "$repo/tests/fuzz/regressions/$name/"* "$dir/" 2>/dev/null || true
+    for root in "$corpus_root" "$cooked" "$cooked.kpak" "$repo/examples"; do
+        [ -e "$root" ] || continue
+        find "$root" -type f -size -1M \( "$@" \) -exec cp -n {} "$dir/" \; 2>/dev/null || true
+    done
+}
+
+printf '%-10s %12s %8s %8s\n' harness executions corpus crashes
+found=0
+for name in $harnesses; do
+    case $name in
+    container) seed "$name" -name '*.kmesh' -o -name '*.kmat' ;;
+    kscene) seed "$name" -name '*.kscene' ;;
+    manifest) seed "$name" -name '*.kman' ;;
+    ktx2) seed "$name" -name '*.ktx2' ;;
+    pack) seed "$name" -name '*.kpak' ;;
+    obj) seed "$name" -name '*.obj' ;;
+    mtl) seed "$name" -name '*.mtl' ;;
+    gltf) seed "$name" -name '*.gltf' ;;
+    glb) seed "$name" -name '*.glb' ;;
+    image) seed "$name" -name '*.png' -o -name '*.jpg' -o -name '*.tga' -o -name '*.bmp' -o -name '*.hdr' ;;
+    cube) seed "$name" -name '*.cube' ;;
+    config) seed "$name" -name 'kiln.yml' -o -name '*.yml' ;;
+    *) mkdir -p "$build/corpus/$name" ;;
+    esac
+    mkdir -p "$build/crashes/$name"
+    dict=()
+    dict_name=$name
+    [ "$name" = glb ] && dict_name=gltf
+    [ -f "$repo/fuzz/$dict_name.dict" ] && dict=(-dict="$repo/fuzz/$dict_name.dict")
+    log=$build/logs/$name.log
+    mkdir -p "$build/logs"
+    "$build/fuzz/fuzz_$name" "${dict[@]}" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
+        -max_len=1048576 -print_final_stats=1 -artifact_prefix="$build/crashes/$name/" \
+        "$build/corpus/$name" >"$log" 2>&1
+    execs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' | tail -1)
+    crashes=$(find "$build/crashes/$name" -type f | wc -l)
+    corpus=$(find "$build/corpus/$name" -type f | wc -l)
+    printf '%-10s %12s %8s %8s\n' "$name" "${execs:-?}" "$corpus" "$crashes"
+    found=$((found + crashes))
+done
+# Non-zero when any harness has a crash input waiting (CI's smoke run fails).
+[ "$found" -eq 0 ]

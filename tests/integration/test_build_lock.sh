@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# test_build_lock.sh — two builds into one output folder (issue 16): they
+# both exited 0 with a mixed tree. The second now waits for the first
+# (saying so, with the holder's pid from `<output>/.kiln-lock`), and the tree
+# equals one clean build's; a lock left by a killed build is taken over.
+#
+# Environment (set by ctest): KILN (the executable), KILN_TMP (scratch folder).
+set -euo pipefail
+source "$(dirname "$0")/harness.sh" build_lock
+if ! command -v python3 >/dev/null; then
+    echo "build lock: skipped: python3 not found (it writes the test image)"
+    exit 0
+fi
+python3 - "$SCRATCH/in" <<'PY'
+import os, struct, sys, zlib
+root = sys.argv[1]
+os.makedirs(root)
+def chunk(kind, data):
+    return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+size = 64
+raw = b"".join(b"\0" + bytes((x * 4 + y) & 255 for x in range(size * 3)) for y in range(size))
+with open(os.path.join(root, "wall.png"), "wb") as f:
+    f.write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", size, size, 8, 2, 0, 0, 0))
+            + chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b""))
+with open(os.path.join(root, "tri.obj"), "w") as f:
+    f.write("v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n")
+PY
+
+# The reference: one clean build.
+run_in "$SCRATCH" build -i in -o clean
+check "a clean build" status_is 0
+
+# The first build is slowed in its texture stage (a test hook) so that it
+# still holds the lock when the second starts; the order is not a timing
+# assertion: the second starts once the lock file names the first.
+(cd "$SCRATCH" && exec env KILN_TEST_SLOW_STAGE=texture:4 "$KILN" build -i in -o out \
+    >"$SCRATCH/first.out" 2>"$SCRATCH/first.err") &
+first=$!
+for _ in $(seq 1 200); do
+    [ -s "$SCRATCH/out/.kiln-lock" ] && [ "$(cat "$SCRATCH/out/.kiln-lock")" = "$first" ] && break
+    sleep 0.05
+done
+check "the lock file names the first build's pid" \
+    test "$(cat "$SCRATCH/out/.kiln-lock" 2>/dev/null)" = "$first"
+run_in "$SCRATCH" build -i in -o out
+set +e
+wait "$first"
+first_status=$?
+set -e
+check "the second build waits for the first, naming it" \
+    stderr_has "kiln: waiting for another build into 'out' \(process $first\) to finish"
+check "both builds succeed" all_true "status_is 0" "[ $first_status -eq 0 ]"
+check "the second found everything up to date" stdout_has "cooked 0 assets"
+check "the tree equals a clean build's" \
+    diff -r -x .kiln-cache -x .kiln-lock "$SCRATCH/clean" "$SCRATCH/out"
+run_in "$SCRATCH" check -o out
+check "kiln check passes" status_is 0
+
+# A lock file left by a killed build: its process is gone, the lock is taken over.
+dead=$(bash -c 'echo $$')
+echo "$dead" >"$SCRATCH/out/.kiln-lock"
+touch "$SCRATCH/in/tri.obj"
+run_in "$SCRATCH" build -i in -o out
+check "a stale lock is taken over" all_true "status_is 0" \
+    "stderr_has 'taking over the lock of process $dead, which is no longer running'"
+
+run_in "$SCRATCH" clean -o out
+check "kiln clean removes the lock file" all_true "status_is 0" "test ! -e '$SCRATCH/out/.kiln-lock'"
+
+finish "build lock"
