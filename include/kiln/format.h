@@ -327,13 +327,17 @@ typedef struct kiln_material {
 #define KILN_CHUNK_SCENE_SCENES KILN_FOURCC('S', 'S', 'C', 'N')     /* kiln_scene_entry[] */
 #define KILN_CHUNK_SCENE_ROOTS KILN_FOURCC('S', 'R', 'O', 'T')      /* u32[]: root nodes */
 #define KILN_CHUNK_SCENE_STRINGS KILN_FOURCC('S', 'S', 'T', 'R')    /* NUL-terminated UTF-8 */
+/* Revision 2: skins. SSKN holds skin_count kiln_scene_skin, SJNT their joints
+ * (each skin's a range, the ranges tiling SJNT in order). */
+#define KILN_CHUNK_SCENE_SKINS KILN_FOURCC('S', 'S', 'K', 'N')  /* kiln_scene_skin[] */
+#define KILN_CHUNK_SCENE_JOINTS KILN_FOURCC('S', 'J', 'N', 'T') /* kiln_scene_joint[] */
 
 /* kiln_scene_node.flags */
 #define KILN_SCENE_NODE_FLAG_SKINNED 0x1u /* the source skins its mesh: joints place it */
 #define KILN_SCENE_NODE_FLAGS_KNOWN 0x1u
 
-/* Every count of the file. skin/camera/light tables are reserved: version 1
- * files written by this cooker have 0 of each and every index -1. */
+/* Every count of the file. camera/light tables are reserved: files written by
+ * this cooker have 0 of each and every index -1. */
 typedef struct kiln_scene_desc {
     uint32_t node_count;
     uint32_t level_count;    /* depth levels: deepest depth + 1 (0 without nodes) */
@@ -373,7 +377,7 @@ typedef struct kiln_scene_transform {
 typedef struct kiln_scene_node {
     int32_t mesh;      /* into SMSH */
     int32_t materials; /* into SMTL: the material table the mesh's slots index */
-    int32_t skin;      /* reserved tables: -1 in files of this cooker */
+    int32_t skin;      /* into SSKN: the skin placing the mesh's vertices */
     int32_t camera;
     int32_t light;
     int32_t source;       /* the node's index in the source file; -1 when the cooker made it */
@@ -384,6 +388,27 @@ typedef struct kiln_scene_node {
     uint32_t flags;         /* KILN_SCENE_NODE_FLAG_* */
     uint32_t reserved;
 } kiln_scene_node;
+
+/* A skin: a range of SJNT. A skinned vertex's joint index j names joint
+ * joint_offset + j. */
+typedef struct kiln_scene_skin {
+    uint32_t joint_offset; /* first joint in SJNT: the previous skin's end (0 for skin 0) */
+    uint32_t joint_count;  /* at least 1 */
+    int32_t skeleton;      /* the skeleton's root node (glTF skin.skeleton), or -1 */
+    int32_t source;        /* the skin's index in the source file; -1 when the cooker made it */
+    uint32_t name_offset;  /* into SSTR */
+    uint32_t name_length;
+    uint32_t root_joint; /* the first joint without a joint ancestor: weightless vertices' */
+    uint32_t reserved;
+} kiln_scene_skin;
+
+/* A joint of a skin: skinning matrix = world(node) * inverse_bind. */
+typedef struct kiln_scene_joint {
+    uint32_t node;  /* the joint's node */
+    int32_t parent; /* the nearest ancestor joint of the same skin (index within the skin), or -1 */
+    uint32_t reserved[2];
+    float inverse_bind[16]; /* column-major; affine (last row 0 0 0 1) */
+} kiln_scene_joint;
 
 /* One scene of the source (glTF scenes[i]): a name and its root nodes. */
 typedef struct kiln_scene_entry {
@@ -415,6 +440,8 @@ KILN_FORMAT_ASSERT_(sizeof(kiln_scene_hierarchy) == 24, "scene hierarchy record 
 KILN_FORMAT_ASSERT_(sizeof(kiln_scene_transform) == 40, "scene transform is 40 bytes");
 KILN_FORMAT_ASSERT_(sizeof(kiln_scene_node) == 48, "scene node is 48 bytes");
 KILN_FORMAT_ASSERT_(sizeof(kiln_scene_entry) == 16, "scene entry is 16 bytes");
+KILN_FORMAT_ASSERT_(sizeof(kiln_scene_skin) == 32, "scene skin is 32 bytes");
+KILN_FORMAT_ASSERT_(sizeof(kiln_scene_joint) == 80, "scene joint is 80 bytes");
 
 /* ---------------------------------------------------------------------------
  * Pack (.kpak): a whole runtime tree in one file (docs/formats/kpak.md).

@@ -274,7 +274,7 @@ bool gltf_import_meshes(gltf *g, ir_asset *out);
 bool gltf_import_nodes(gltf *g, ir_asset *out);
 bool gltf_check_scenes(gltf *g);
 bool gltf_import_scenes(gltf *g, ir_asset *out);
-bool gltf_check_skins(gltf *g);
+bool gltf_import_skins(gltf *g, ir_asset *out);
 bool gltf_check_cameras(gltf *g);
 bool gltf_check_animations(gltf *g);
 

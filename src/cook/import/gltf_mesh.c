@@ -30,8 +30,9 @@
  *   or, in a mesh without triangles, when every primitive has them; a line or
  *   point primitive without them in a mesh that has them gets (0, 0, 1) and
  *   (1, 0, 0, 1). texcoords[0..1], colors and joints/weights when any
- *   primitive has them, the others filled with 0 / opaque white / joint 0 at
- *   full weight. Normals
+ *   primitive has them, the others filled with 0 / opaque white / no weight
+ *   (a weightless vertex, bound to its skin's root joint with weight 1 once
+ *   the skins are read: ir_bind_weightless). Normals
  *   are normalised (a zero normal takes the normal of its faces); tangent xyz
  *   is normalised and w must be ±1. Colours are linear RGBA; float colours
  *   outside [0, 1] are clamped with a warning. Normals and tangents that are
@@ -602,13 +603,8 @@ static void pack_influences(const uint32_t *joints, const float *weights, int n,
         out_joints[k] = (uint16_t)joints[order[k]];
         sum += out_weights[k];
     }
-    if (sum > 0.0f && isfinite(sum)) {
-        for (int k = 0; k < 4; k++)
-            out_weights[k] /= sum;
-    } else {
-        out_weights[0] = 1.0f;
-        out_weights[1] = out_weights[2] = out_weights[3] = 0.0f;
-    }
+    for (int k = 0; k < 4; k++) /* weightless (all 0): bound to the skin's root later */
+        out_weights[k] = sum > 0.0f && isfinite(sum) ? out_weights[k] / sum : 0.0f;
 }
 
 /* glTF-Validator's tolerance for a sum of weights: exact for 1-2 influences,
@@ -621,11 +617,8 @@ static float weight_sum_tolerance(int influences) {
 static bool read_skin(gltf *g, const prim_info *info, const char *jpath, ir_mesh *mesh,
                       gltf_joint_use *joints_used) {
     uint32_t base = info->base, n = info->vertex_count;
-    if (info->attr[A_JOINTS0] < 0 || info->attr[A_WEIGHTS0] < 0) {
-        for (uint32_t v = 0; v < n; v++)
-            mesh->weights[4 * (size_t)(base + v)] = 1.0f;
-        return true;
-    }
+    if (info->attr[A_JOINTS0] < 0 || info->attr[A_WEIGHTS0] < 0)
+        return true; /* weightless: ir_bind_weightless binds them to the skin's root */
     bool eight = info->attr[A_JOINTS1] >= 0 && info->attr[A_WEIGHTS1] >= 0;
     int sets = eight ? 2 : 1;
     uint32_t *joints[2] = {NULL, NULL};

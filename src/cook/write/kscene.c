@@ -98,6 +98,50 @@ static void source_stem(const char *path, char *out, size_t size) {
     out[length] = '\0';
 }
 
+/* The skin table: per skin its range of joints, each joint's node in file
+ * order, the nearest ancestor that is a joint of the same skin, its inverse
+ * bind matrix. `joint_of` is scratch for node_count entries. */
+static bool write_skins(const ir_asset *asset, const uint32_t *position, int32_t *joint_of,
+                        bytebuf *skins, bytebuf *joints, bytebuf *strings) {
+    uint32_t offset = 0;
+    for (uint32_t s = 0; s < asset->skin_count; s++) {
+        const ir_skin *skin = &asset->skins[s];
+        kiln_scene_skin record = {.joint_offset = offset,
+                                  .joint_count = skin->joint_count,
+                                  .skeleton = skin->skeleton >= 0 &&
+                                                      (uint32_t)skin->skeleton < asset->node_count
+                                                  ? (int32_t)position[skin->skeleton]
+                                                  : -1,
+                                  .source = skin->source >= 0 ? skin->source : -1,
+                                  .root_joint = ir_skin_root_joint(asset, skin)};
+        if (!add_string(strings, skin->name, &record.name_offset, &record.name_length) ||
+            skin->joint_count > UINT32_MAX - offset)
+            return false;
+        offset += skin->joint_count;
+        for (uint32_t i = 0; i < asset->node_count; i++)
+            joint_of[i] = -1;
+        for (uint32_t j = 0; j < skin->joint_count; j++)
+            joint_of[skin->joints[j]] = (int32_t)j;
+        for (uint32_t j = 0; j < skin->joint_count; j++) {
+            kiln_scene_joint joint = {.node = position[skin->joints[j]], .parent = -1};
+            uint32_t steps = 0;
+            for (int32_t a = asset->nodes[skin->joints[j]].parent;
+                 a >= 0 && joint.parent < 0 && steps++ < asset->node_count;
+                 a = asset->nodes[a].parent)
+                joint.parent = joint_of[a];
+            const float *m = skin->inverse_bind + 16 * (size_t)j;
+            for (int e = 0; e < 16; e++) /* kscene.md R15: finite and affine */
+                joint.inverse_bind[e] =
+                    e == 3 || e == 7 || e == 11
+                        ? 0.0f
+                        : (e == 15 || !isfinite(m[e]) ? (e % 5 == 0 ? 1.0f : 0.0f) : m[e]);
+            bytebuf_append(joints, &joint, sizeof joint);
+        }
+        bytebuf_append(skins, &record, sizeof record);
+    }
+    return !skins->failed && !joints->failed;
+}
+
 bool write_kscene(const cook_context *ctx, const ir_asset *asset, const uint64_t *mesh_refs,
                   uint64_t material_table, const char *importer, bytebuf *out) {
     uint32_t n = asset->node_count;
@@ -110,14 +154,16 @@ bool write_kscene(const cook_context *ctx, const ir_asset *asset, const uint64_t
     uint32_t *levels = calloc(slots + 1, sizeof *levels);
     uint32_t scene_count = asset->scene_count ? asset->scene_count : 1;
     kiln_scene_entry *scenes = calloc(scene_count, sizeof *scenes);
-    bytebuf roots = {0}, strings = {0}, meta = {0};
+    bytebuf roots = {0}, strings = {0}, meta = {0}, skins = {0}, joints = {0};
+    int32_t *joint_of = malloc(slots * sizeof *joint_of);
     bool ok = order && position && hierarchy && transforms && nodes && levels && scenes &&
-              order_nodes(asset, order, position);
+              joint_of && order_nodes(asset, order, position);
     kiln_scene_desc desc = {.node_count = n,
                             .scene_count = scene_count,
                             .default_scene = 0,
                             .mesh_count = asset->mesh_count,
-                            .material_count = material_table != 0};
+                            .material_count = material_table != 0,
+                            .skin_count = asset->skin_count};
     /* Hierarchy and levels: depth order from order_nodes. */
     for (uint32_t k = 0; ok && k < n; k++) {
         const ir_node *node = &asset->nodes[order[k]];
@@ -146,7 +192,10 @@ bool write_kscene(const cook_context *ctx, const ir_asset *asset, const uint64_t
         bool has_mesh = node->mesh >= 0 && (uint32_t)node->mesh < asset->mesh_count;
         dst->mesh = has_mesh ? node->mesh : -1;
         dst->materials = has_mesh && material_table != 0 ? 0 : -1;
-        dst->skin = dst->camera = dst->light = -1;
+        dst->skin = has_mesh && node->skin >= 0 && (uint32_t)node->skin < asset->skin_count
+                        ? node->skin
+                        : -1;
+        dst->camera = dst->light = -1;
         dst->source = node->source >= 0 ? node->source : -1;
         if (has_mesh && (node->skin >= 0 || asset->meshes[node->mesh].joints != NULL))
             dst->flags |= KILN_SCENE_NODE_FLAG_SKINNED;
@@ -180,6 +229,7 @@ bool write_kscene(const cook_context *ctx, const ir_asset *asset, const uint64_t
             e->root_count = kept;
         }
     }
+    ok = ok && write_skins(asset, position, joint_of, &skins, &joints, &strings);
     if (asset->scene_count > 0 && asset->default_scene < asset->scene_count)
         desc.default_scene = (int32_t)asset->default_scene;
     desc.root_count = (uint32_t)(roots.size / sizeof(uint32_t));
@@ -206,6 +256,8 @@ bool write_kscene(const cook_context *ctx, const ir_asset *asset, const uint64_t
                             (size_t)scene_count * sizeof *scenes);
         container_add_chunk(&writer, KILN_CHUNK_SCENE_ROOTS, roots.data, roots.size);
         container_add_chunk(&writer, KILN_CHUNK_SCENE_STRINGS, strings.data, strings.size);
+        container_add_chunk(&writer, KILN_CHUNK_SCENE_SKINS, skins.data, skins.size);
+        container_add_chunk(&writer, KILN_CHUNK_SCENE_JOINTS, joints.data, joints.size);
         ok = container_finish(&writer, out);
     }
     free(order);
@@ -215,6 +267,9 @@ bool write_kscene(const cook_context *ctx, const ir_asset *asset, const uint64_t
     free(nodes);
     free(levels);
     free(scenes);
+    free(joint_of);
+    bytebuf_free(&skins);
+    bytebuf_free(&joints);
     bytebuf_free(&roots);
     bytebuf_free(&strings);
     bytebuf_free(&meta);
