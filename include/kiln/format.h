@@ -69,7 +69,7 @@ typedef struct kiln_chunk_entry {
  * Mesh, kind MESH (docs/formats/kmesh.md)
  * ------------------------------------------------------------------------- */
 
-#define KILN_MESH_VERSION 3u
+#define KILN_MESH_VERSION 4u
 #define KILN_MESH_MAX_LODS 8u               /* levels per submesh, level 0 included */
 #define KILN_MESH_MAX_MESHLET_VERTICES 255u /* local indices are bytes */
 #define KILN_MESH_MAX_MESHLET_TRIANGLES 512u
@@ -99,7 +99,10 @@ typedef enum kiln_vertex_semantic {
     KILN_SEMANTIC_COLOR0 = 6,
     KILN_SEMANTIC_JOINTS0 = 7,
     KILN_SEMANTIC_WEIGHTS0 = 8,
-    KILN_SEMANTIC_COUNT_ = 9
+    /* kmesh.md revision 9: influences 5 to 8 (mesh.skin_influences: 8) */
+    KILN_SEMANTIC_JOINTS1 = 9,
+    KILN_SEMANTIC_WEIGHTS1 = 10,
+    KILN_SEMANTIC_COUNT_ = 11
 } kiln_vertex_semantic;
 
 /* How a vertex attribute is stored. 0 is invalid. */

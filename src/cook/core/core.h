@@ -33,8 +33,10 @@
  * their source image, not tex_<index>; Zstd is dropped where it does not make
  * a texture's levels smaller; block-compressed textures in whole blocks;
  * opacity maps merged into the base colour's alpha; every model also
- * writes a .kscene, and a texture named "scene" becomes scene_2). */
-#define KILN_ENCODER_VERSION 12u
+ * writes a .kscene, and a texture named "scene" becomes scene_2;
+ * 13: kmesh version 4 (skin weights summing to exactly 65535, eight
+ * influences with mesh.skin_influences: 8), .kscene skin tables). */
+#define KILN_ENCODER_VERSION 13u
 
 /* Largest source or dependency file a cook reads. */
 #define COOK_SOURCE_MAX_BYTES ((size_t)2 << 30) /* 2 GiB */
@@ -171,6 +173,7 @@ typedef struct cook_settings {
     uint32_t mesh_lod_ratio_count; /* ratios given; later levels halve */
     float mesh_lod_ratios[KILN_MESH_MAX_LODS - 1];
     bool mesh_quantize_positions;
+    uint32_t mesh_skin_influences; /* joints per skinned vertex: 4 or 8 */
     bool texture_compress;
     cook_texture_format texture_format;
     cook_quality texture_quality;

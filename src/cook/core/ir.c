@@ -108,6 +108,8 @@ void ir_mesh_free(ir_mesh *mesh) {
     free(mesh->colors);
     free(mesh->joints);
     free(mesh->weights);
+    free(mesh->joints1);
+    free(mesh->weights1);
     free(mesh->indices);
     for (uint32_t s = 0; mesh->submeshes != NULL && s < mesh->submesh_count; s++)
         free(mesh->submeshes[s].name);
@@ -193,7 +195,9 @@ void ir_bind_weightless(ir_asset *asset) {
         }
         for (uint32_t v = 0; v < mesh->vertex_count; v++) {
             float *w = mesh->weights + 4 * (size_t)v;
-            if (w[0] > 0.0f || w[1] > 0.0f || w[2] > 0.0f || w[3] > 0.0f)
+            float *w1 = mesh->weights1 != NULL ? mesh->weights1 + 4 * (size_t)v : NULL;
+            if (w[0] > 0.0f || w[1] > 0.0f || w[2] > 0.0f || w[3] > 0.0f ||
+                (w1 != NULL && (w1[0] > 0.0f || w1[1] > 0.0f || w1[2] > 0.0f || w1[3] > 0.0f)))
                 continue;
             uint16_t *j = mesh->joints + 4 * (size_t)v;
             j[0] = root;

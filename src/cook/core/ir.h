@@ -67,6 +67,10 @@ typedef struct ir_mesh {
     float *colors;       /* rgba, linear, or NULL */
     uint16_t *joints;    /* 4 joint indices per vertex (skin), or NULL */
     float *weights;      /* 4 weights per vertex summing to 1, or NULL (with joints) */
+    /* Influences 5 to 8 (a source with more than four per vertex), or NULL:
+     * with them the eight weights sum to 1, largest first across both sets. */
+    uint16_t *joints1;
+    float *weights1;
     uint32_t index_count;
     uint32_t *indices;
     uint32_t submesh_count;

@@ -95,6 +95,22 @@ static bool generate_frames(cook_context *ctx, ir_mesh *mesh, const ir_asset *as
     return ok;
 }
 
+void process_skin_influences(ir_mesh *mesh, uint32_t influences) {
+    if (mesh->joints1 == NULL || mesh->weights1 == NULL || influences >= 8)
+        return;
+    for (uint32_t v = 0; v < mesh->vertex_count; v++) {
+        float *w = mesh->weights + 4 * (size_t)v;
+        float sum = w[0] + w[1] + w[2] + w[3]; /* the strongest four: never 0 after binding */
+        if (sum > 0.0f)
+            for (int k = 0; k < 4; k++)
+                w[k] /= sum;
+    }
+    free(mesh->joints1);
+    free(mesh->weights1);
+    mesh->joints1 = NULL;
+    mesh->weights1 = NULL;
+}
+
 bool process_mesh(cook_context *ctx, ir_mesh *mesh, const ir_asset *asset) {
     const cook_settings *settings = ctx->settings;
     const char *path = ctx->source_path;
@@ -109,6 +125,7 @@ bool process_mesh(cook_context *ctx, ir_mesh *mesh, const ir_asset *asset) {
      * adjacency. LODs and meshlets are built before the fetch remap so that
      * one remap orders vertices for all levels together (and renumbers the
      * meshlets' vertex lists). */
+    process_skin_influences(mesh, settings->mesh_skin_influences);
     bool ok = process_weld(mesh) && process_order_lods_meshlets(mesh, settings) &&
               process_optimize_fetch(mesh);
     if (!ok)
