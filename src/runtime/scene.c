@@ -299,9 +299,11 @@ static kiln_result check_joints(const kiln_file *file, const kiln_scene_view *v,
                                     "skin %" PRIu32 " joint %" PRIu32 " names node %" PRIu32
                                     " of %" PRIu32 " (or a reserved word is not 0)",
                                     s, j, joint->node, v->node_count);
+        }
+        for (uint32_t j = 0; j < k->joint_count; j++) { /* every node is in range now */
+            const kiln_scene_joint *joint = &v->joints[k->joint_offset + j];
             if (joint->parent != -1 &&
                 (joint->parent < 0 || (uint32_t)joint->parent >= k->joint_count ||
-                 v->joints[k->joint_offset + (uint32_t)joint->parent].node >= v->node_count ||
                  v->hierarchy[v->joints[k->joint_offset + (uint32_t)joint->parent].node].depth >=
                      v->hierarchy[joint->node].depth))
                 return runtime_fail(err, KILN_ERR_CORRUPT, name,

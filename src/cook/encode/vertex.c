@@ -99,13 +99,17 @@ static uint16_t unorm16(float value) {
 }
 
 /* A vertex's four or eight weights as unorm16 summing to exactly 65535: each
- * rounded, the residue (at most half a step per weight) given to the largest
- * (the first of equals), so a shader's sum is exactly 1. */
+ * over their sum (in double) rounded to the nearest step, the residue (at most half a step per
+ * weight) given to the largest (the first of equals), so a shader's sum is exactly 1. */
 void encode_skin_weights(const float *weights, int count, uint16_t *out) {
+    double total = 0.0;
+    for (int k = 0; k < count; k++)
+        total += weights[k] > 0.0f ? (double)weights[k] : 0.0;
     int32_t sum = 0;
     int largest = 0;
     for (int k = 0; k < count; k++) {
-        out[k] = unorm16(weights[k]);
+        double w = weights[k] > 0.0f && total > 0.0 ? (double)weights[k] / total : 0.0;
+        out[k] = (uint16_t)lround(w * 65535.0);
         sum += out[k];
         if (weights[k] > weights[largest])
             largest = k;

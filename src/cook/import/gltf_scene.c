@@ -203,14 +203,14 @@ static bool parse_node(gltf *g, size_t i, ir_node *node, int64_t *mesh) {
 }
 
 /* The joints a node's mesh names must exist in the node's skin
- * (ACCESSOR_JOINTS_INDEX_OOB); a skin whose joints are not an array is
- * reported by gltf_check_skins. */
+ * (ACCESSOR_JOINTS_INDEX_OOB); a skin whose joints are not an array or are
+ * empty is reported by gltf_import_skins. */
 static bool check_joints(gltf *g, size_t node, int64_t mesh, int32_t skin) {
     if (mesh < 0 || skin < 0 || g->mesh_joints == NULL)
         return true;
     const gltf_joint_use *used = &g->mesh_joints[mesh];
     const json_t *joints = json_object_get(json_array_get(g->j_skins, (size_t)skin), "joints");
-    if (used->max_plus1 == 0 || !json_is_array(joints) ||
+    if (used->max_plus1 == 0 || !json_is_array(joints) || json_array_size(joints) == 0 ||
         used->max_plus1 <= json_array_size(joints))
         return true;
     gltf_error(g,
