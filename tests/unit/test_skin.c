@@ -184,6 +184,8 @@ static uint32_t file_node_of_source(const kiln_scene_view *v, int32_t source) {
     return 0;
 }
 
+static const kiln_vertex_attribute *find_attr(const kiln_mesh_view *m, kiln_vertex_semantic s);
+
 /* ---------------------------------------------------------------------------
  * The skin table and the runtime's matrices
  * ------------------------------------------------------------------------- */
@@ -685,6 +687,105 @@ static void skin_influences_keep_the_strongest(void **state) {
         encoded_vertices_free(&enc);
         ir_mesh_free(&mesh);
     }
+}
+
+/* End to end: a glTF point with JOINTS_0/1 and WEIGHTS_0/1 (eight joints,
+ * weights out of order) cooked with mesh.skin_influences 4 and 8; the .kmesh
+ * holds the strongest four (renormalised, a warning) or all eight. */
+static void gltf_eight_influences_cook_both_ways(void **state) {
+    (void)state;
+    const float position[3] = {1, 2, 3};
+    const uint16_t joints[8] = {0, 1, 2, 3, 4, 5, 6, 7};
+    const float weights[8] = {0.05f, 0.31f, 0.02f, 0.09f, 0.2f, 0.01f, 0.25f, 0.07f};
+    uint8_t buffer[12 + 16 + 32];
+    memcpy(buffer, position, 12);
+    memcpy(buffer + 12, joints, 16);
+    memcpy(buffer + 28, weights, 32);
+    char *b64 = base64(buffer, sizeof buffer);
+    char json[4096];
+    snprintf(
+        json, sizeof json,
+        "{\"asset\":{\"version\":\"2.0\"},\"scenes\":[{\"nodes\":[0,9]}],\"nodes\":["
+        "{\"children\":[1,2,3,4,5,6,7,8]},{},{},{},{},{},{},{},{},"
+        "{\"mesh\":0,\"skin\":0}],"
+        "\"skins\":[{\"joints\":[1,2,3,4,5,6,7,8]}],"
+        "\"meshes\":[{\"primitives\":[{\"mode\":0,\"attributes\":{\"POSITION\":0,"
+        "\"JOINTS_0\":1,\"JOINTS_1\":2,\"WEIGHTS_0\":3,\"WEIGHTS_1\":4}}]}],"
+        "\"buffers\":[{\"byteLength\":60,\"uri\":\"data:application/octet-stream;base64,%s\"}],"
+        "\"bufferViews\":[{\"buffer\":0,\"byteLength\":60}],"
+        "\"accessors\":[{\"bufferView\":0,\"componentType\":5126,\"count\":1,\"type\":"
+        "\"VEC3\",\"min\":[1,2,3],\"max\":[1,2,3]},"
+        "{\"bufferView\":0,\"byteOffset\":12,\"componentType\":5123,\"count\":1,\"type\":\"VEC4\"},"
+        "{\"bufferView\":0,\"byteOffset\":20,\"componentType\":5123,\"count\":1,\"type\":\"VEC4\"},"
+        "{\"bufferView\":0,\"byteOffset\":28,\"componentType\":5126,\"count\":1,\"type\":\"VEC4\"},"
+        "{\"bufferView\":0,\"byteOffset\":44,\"componentType\":5126,\"count\":1,\"type\":\"VEC4\"}]"
+        "}",
+        b64);
+    free(b64);
+    char *input = test_make_temp_dir("skin_eight_in");
+    char *path = test_path_join(input, "eight.gltf");
+    test_write_file(path, json, strlen(json));
+    free(path);
+    /* sorted here: 0.31 (j1) 0.25 (j6) 0.2 (j4) 0.09 (j3) 0.07 (j7) 0.05 (j0) 0.02 (j2) 0.01 (j5)
+     */
+    const uint16_t order[8] = {1, 6, 4, 3, 7, 0, 2, 5};
+    for (uint32_t setting = 4; setting <= 8; setting += 4) {
+        char name[64];
+        snprintf(name, sizeof name, "skin_eight_out_%u", setting);
+        char *output = test_make_temp_dir(name);
+        cook_settings settings;
+        cook_settings_default(&settings);
+        settings.mesh_skin_influences = setting;
+        cook_request request = {.input_root = input,
+                                .output_root = output,
+                                .source_path = "eight.gltf",
+                                .importer = cook_registry_match("eight.gltf"),
+                                .settings = &settings,
+                                .verify = true};
+        cook_asset_result result;
+        assert_true(cook_asset(&request, &result));
+        char *messages = strndup(result.diag.text.data ? (const char *)result.diag.text.data : "",
+                                 result.diag.text.size);
+        assert_non_null(messages);
+        bool warned = strstr(messages, "1 vertices have more than 4 joint influences; the 4 "
+                                       "strongest are kept") != NULL;
+        free(messages);
+        assert_int_equal(warned, setting == 4);
+        cook_asset_result_free(&result);
+        char *mesh_path = test_path_join(output, "eight.kmesh");
+        kiln_file file;
+        kiln_mesh_view mesh;
+        kiln_error err;
+        assert_int_equal(kiln_file_map(&file, mesh_path, 0, &err), KILN_OK);
+        assert_int_equal(kiln_mesh_view_get(&file, KILN_OPEN_DEEP, &mesh, &err), KILN_OK);
+        assert_int_equal(mesh.desc->vertex_count, 1);
+        const kiln_vertex_semantic sems[4] = {KILN_SEMANTIC_JOINTS0, KILN_SEMANTIC_WEIGHTS0,
+                                              KILN_SEMANTIC_JOINTS1, KILN_SEMANTIC_WEIGHTS1};
+        uint16_t got[4][4] = {{0}};
+        for (int k = 0; k < 4; k++) {
+            const kiln_vertex_attribute *a = find_attr(&mesh, sems[k]);
+            assert_int_equal(a != NULL, k < 2 || setting == 8);
+            if (a != NULL)
+                memcpy(got[k], (const uint8_t *)mesh.vertices + a->offset, 8);
+        }
+        double sum = 0;
+        for (uint32_t k = 0; k < setting; k++)
+            sum += weights[order[k]];
+        uint32_t expected[8] = {0}, total = 0;
+        for (uint32_t k = 0; k < setting; k++) {
+            expected[k] = (uint32_t)lround(weights[order[k]] / sum * 65535.0);
+            total += expected[k];
+        }
+        expected[0] += 65535u - total;
+        for (uint32_t k = 0; k < setting; k++) {
+            assert_int_equal(got[k < 4 ? 0 : 2][k % 4], order[k]);
+            assert_int_equal(got[k < 4 ? 1 : 3][k % 4], expected[k]);
+        }
+        kiln_file_close(&file);
+        free(mesh_path);
+        free(output);
+    }
+    free(input);
 }
 
 /* A weightless vertex binds to its skin's root joint (not joint 0). */
@@ -1256,6 +1357,7 @@ int main(void) {
         cmocka_unit_test(gltf_skin_imports_every_field),
         cmocka_unit_test(gltf_skin_errors_name_the_path),
         cmocka_unit_test(skin_influences_keep_the_strongest),
+        cmocka_unit_test(gltf_eight_influences_cook_both_ways),
         cmocka_unit_test(weightless_vertices_bind_to_the_root_joint),
         cmocka_unit_test(assimp_bones_become_a_skin),
         cmocka_unit_test(corpus_skinned_vertices_match_the_source),
