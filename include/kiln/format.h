@@ -330,7 +330,7 @@ typedef struct kiln_material {
 #define KILN_CHUNK_SCENE_SCENES KILN_FOURCC('S', 'S', 'C', 'N')     /* kiln_scene_entry[] */
 #define KILN_CHUNK_SCENE_ROOTS KILN_FOURCC('S', 'R', 'O', 'T')      /* u32[]: root nodes */
 #define KILN_CHUNK_SCENE_STRINGS KILN_FOURCC('S', 'S', 'T', 'R')    /* NUL-terminated UTF-8 */
-/* Revision 2: skins. SSKN holds skin_count kiln_scene_skin, SJNT their joints
+/* Revision 3: skins. SSKN holds skin_count kiln_scene_skin, SJNT their joints
  * (each skin's a range, the ranges tiling SJNT in order). */
 #define KILN_CHUNK_SCENE_SKINS KILN_FOURCC('S', 'S', 'K', 'N')  /* kiln_scene_skin[] */
 #define KILN_CHUNK_SCENE_JOINTS KILN_FOURCC('S', 'J', 'N', 'T') /* kiln_scene_joint[] */

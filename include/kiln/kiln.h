@@ -284,7 +284,7 @@ typedef struct kiln_scene_view {
     const kiln_scene_joint *joints; /* every skin's joints, skin by skin */
 } kiln_scene_view;
 
-/* Checks that `file` is a scene (kscene.md R1-R14: every count against its
+/* Checks that `file` is a scene (kscene.md R1-R15: every count against its
  * chunk, every index in range, the hierarchy in depth order and therefore
  * acyclic, children contiguous, transforms finite with unit rotations,
  * strings inside the table) and fills `view`. O(nodes + string bytes) whatever

@@ -212,7 +212,7 @@ static bool check_materials_data(checked_file *checked) {
 }
 
 /* Node indices in range, the hierarchy acyclic and in depth order, every
- * string in its table (kscene.md R1-R14); then what the reader leaves to
+ * string in its table (kscene.md R1-R15); then what the reader leaves to
  * tools: a skin's joints are distinct nodes, a node with a skin draws a mesh. */
 static bool check_scene_data(checked_file *checked) {
     kiln_error error;

@@ -259,7 +259,7 @@ static kiln_result check_tables(const kiln_file *file, const kiln_scene_view *v,
     return KILN_OK;
 }
 
-/* R13: the skins tile SJNT in order, each a non-empty range; their fields
+/* R14: the skins tile SJNT in order, each a non-empty range; their fields
  * in range. Counts the joints (SJNT's size is checked against the sum). */
 static kiln_result check_skins(const kiln_file *file, const kiln_scene_view *v,
                                uint64_t *joint_total, kiln_error *err) {
@@ -286,7 +286,7 @@ static kiln_result check_skins(const kiln_file *file, const kiln_scene_view *v,
     return KILN_OK;
 }
 
-/* R14: each joint names a node, a parent joint of its own skin one or more
+/* R15: each joint names a node, a parent joint of its own skin one or more
  * levels up, and an affine, finite inverse bind matrix. */
 static kiln_result check_joints(const kiln_file *file, const kiln_scene_view *v, kiln_error *err) {
     const char *name = file->name;
@@ -409,7 +409,7 @@ kiln_result kiln_scene_view_get(const kiln_file *file, uint32_t flags, kiln_scen
     if ((r = check_skins(file, &v, &joint_total, err)) != KILN_OK ||
         (r = sized_chunk(file, c.joints, joint_total, sizeof(kiln_scene_joint), "SJNT", &joints,
                          err)) != KILN_OK)
-        return r; /* R13 */
+        return r; /* R14 */
     v.joints = joints;
     v.joint_count = (uint32_t)joint_total; /* below 2^32: SJNT fits in the file */
     if ((r = check_joints(file, &v, err)) != KILN_OK)

@@ -1,5 +1,5 @@
 /* test_skin.c — skins (issue 14): the .kscene skin table (docs/formats/kscene.md
- * SSKN/SJNT) written and read back, its reader rules R13-R14 refused on
+ * SSKN/SJNT) written and read back, its reader rules R14-R15 refused on
  * hand-damaged files, the runtime's skinning matrices against a double
  * computation, every glTF skin error glTF-Validator reports refused with its
  * path, mesh.skin_influences (the strongest four or eight, weights summing to
@@ -370,7 +370,7 @@ static void damage_joint_affine(uint8_t *k, uint8_t *j) {
     put_f32(j + 80 + 16 + 4 * 3, 0.5f);
 }
 
-static void skin_reader_enforces_r13_r14(void **state) {
+static void skin_reader_enforces_r14_r15(void **state) {
     (void)state;
     ir_asset asset;
     rig_asset(&asset);
@@ -1353,7 +1353,7 @@ static void corpus_skinned_vertices_match_the_source(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(skin_table_round_trips),
-        cmocka_unit_test(skin_reader_enforces_r13_r14),
+        cmocka_unit_test(skin_reader_enforces_r14_r15),
         cmocka_unit_test(gltf_skin_imports_every_field),
         cmocka_unit_test(gltf_skin_errors_name_the_path),
         cmocka_unit_test(skin_influences_keep_the_strongest),

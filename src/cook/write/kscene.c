@@ -130,7 +130,7 @@ static bool write_skins(const ir_asset *asset, const uint32_t *position, int32_t
                  a = asset->nodes[a].parent)
                 joint.parent = joint_of[a];
             const float *m = skin->inverse_bind + 16 * (size_t)j;
-            for (int e = 0; e < 16; e++) /* kscene.md R14: finite and affine */
+            for (int e = 0; e < 16; e++) /* kscene.md R15: finite and affine */
                 joint.inverse_bind[e] =
                     e == 3 || e == 7 || e == 11
                         ? 0.0f
