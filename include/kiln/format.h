@@ -69,7 +69,7 @@ typedef struct kiln_chunk_entry {
  * Mesh, kind MESH (docs/formats/kmesh.md)
  * ------------------------------------------------------------------------- */
 
-#define KILN_MESH_VERSION 3u
+#define KILN_MESH_VERSION 4u
 #define KILN_MESH_MAX_LODS 8u               /* levels per submesh, level 0 included */
 #define KILN_MESH_MAX_MESHLET_VERTICES 255u /* local indices are bytes */
 #define KILN_MESH_MAX_MESHLET_TRIANGLES 512u
@@ -99,7 +99,10 @@ typedef enum kiln_vertex_semantic {
     KILN_SEMANTIC_COLOR0 = 6,
     KILN_SEMANTIC_JOINTS0 = 7,
     KILN_SEMANTIC_WEIGHTS0 = 8,
-    KILN_SEMANTIC_COUNT_ = 9
+    /* kmesh.md revision 9: influences 5 to 8 (mesh.skin_influences: 8) */
+    KILN_SEMANTIC_JOINTS1 = 9,
+    KILN_SEMANTIC_WEIGHTS1 = 10,
+    KILN_SEMANTIC_COUNT_ = 11
 } kiln_vertex_semantic;
 
 /* How a vertex attribute is stored. 0 is invalid. */
@@ -347,12 +350,16 @@ typedef enum kiln_light_type {
     KILN_LIGHT_SPOT = 2
 } kiln_light_type;
 
+/* Revision 3: skins. SSKN holds skin_count kiln_scene_skin, SJNT their joints
+ * (each skin's a range, the ranges tiling SJNT in order). */
+#define KILN_CHUNK_SCENE_SKINS KILN_FOURCC('S', 'S', 'K', 'N')  /* kiln_scene_skin[] */
+#define KILN_CHUNK_SCENE_JOINTS KILN_FOURCC('S', 'J', 'N', 'T') /* kiln_scene_joint[] */
+
 /* kiln_scene_node.flags */
 #define KILN_SCENE_NODE_FLAG_SKINNED 0x1u /* the source skins its mesh: joints place it */
 #define KILN_SCENE_NODE_FLAGS_KNOWN 0x1u
 
-/* Every count of the file. The skin table is reserved: files written by
- * this cooker have skin_count 0 and every skin -1. */
+/* Every count of the file. */
 typedef struct kiln_scene_desc {
     uint32_t node_count;
     uint32_t level_count;    /* depth levels: deepest depth + 1 (0 without nodes) */
@@ -393,7 +400,7 @@ typedef struct kiln_scene_transform {
 typedef struct kiln_scene_node {
     int32_t mesh;         /* into SMSH */
     int32_t materials;    /* into SMTL: the material table the mesh's slots index */
-    int32_t skin;         /* reserved table: -1 in files of this cooker */
+    int32_t skin;         /* into SSKN: the skin placing the mesh's vertices */
     int32_t camera;       /* into SCAM */
     int32_t light;        /* into SLGT */
     int32_t source;       /* the node's index in the source file; -1 when the cooker made it */
@@ -416,6 +423,27 @@ typedef struct kiln_scene_link {
     uint32_t flags;             /* none defined: 0 */
     uint32_t reserved;
 } kiln_scene_link;
+
+/* A skin: a range of SJNT. A skinned vertex's joint index j names joint
+ * joint_offset + j. */
+typedef struct kiln_scene_skin {
+    uint32_t joint_offset; /* first joint in SJNT: the previous skin's end (0 for skin 0) */
+    uint32_t joint_count;  /* at least 1 */
+    int32_t skeleton;      /* the skeleton's root node (glTF skin.skeleton), or -1 */
+    int32_t source;        /* the skin's index in the source file; -1 when the cooker made it */
+    uint32_t name_offset;  /* into SSTR */
+    uint32_t name_length;
+    uint32_t root_joint; /* the first joint without a joint ancestor: weightless vertices' */
+    uint32_t reserved;
+} kiln_scene_skin;
+
+/* A joint of a skin: skinning matrix = world(node) * inverse_bind. */
+typedef struct kiln_scene_joint {
+    uint32_t node;  /* the joint's node */
+    int32_t parent; /* the nearest ancestor joint of the same skin (index within the skin), or -1 */
+    uint32_t reserved[2];
+    float inverse_bind[16]; /* column-major; affine (last row 0 0 0 1) */
+} kiln_scene_joint;
 
 /* One scene of the source (glTF scenes[i]): a name and its root nodes. */
 typedef struct kiln_scene_entry {
@@ -648,6 +676,8 @@ KILN_FORMAT_ASSERT_(sizeof(kiln_shader_io) == 24, "shader input/output is 24 byt
 KILN_FORMAT_ASSERT_(sizeof(kiln_shader_binding) == 32, "shader binding is 32 bytes");
 KILN_FORMAT_ASSERT_(sizeof(kiln_shader_push_constant) == 16, "push-constant range is 16 bytes");
 KILN_FORMAT_ASSERT_(sizeof(kiln_shader_spec_constant) == 24, "spec constant is 24 bytes");
+KILN_FORMAT_ASSERT_(sizeof(kiln_scene_skin) == 32, "scene skin is 32 bytes");
+KILN_FORMAT_ASSERT_(sizeof(kiln_scene_joint) == 80, "scene joint is 80 bytes");
 
 /* ---------------------------------------------------------------------------
  * Pack (.kpak): a whole runtime tree in one file (docs/formats/kpak.md).

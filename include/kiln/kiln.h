@@ -287,9 +287,13 @@ typedef struct kiln_scene_view {
     uint32_t instance_count;
     /* SINR: per node its range of `instances`; NULL when instance_count is 0. */
     const kiln_scene_instance_range *instance_ranges;
+    const kiln_scene_skin *skins; /* skin_count skins, each a range of joints */
+    uint32_t skin_count;
+    uint32_t joint_count;
+    const kiln_scene_joint *joints; /* every skin's joints, skin by skin */
 } kiln_scene_view;
 
-/* Checks that `file` is a scene (kscene.md R1-R16: every count against its
+/* Checks that `file` is a scene (kscene.md R1-R18: every count against its
  * chunk, every index in range, the hierarchy in depth order and therefore
  * acyclic, children contiguous, transforms finite with unit rotations,
  * strings inside the table, a level's links hashing their refs) and fills
@@ -409,6 +413,21 @@ void kiln_scene_update_all(kiln_scene_instance *instance);
 /* A node's world matrix (column-major 4x4) as of the last update, or NULL
  * when `node` is out of range. */
 const float *kiln_scene_world(const kiln_scene_instance *instance, uint32_t node);
+
+/* Skin `skin`'s joints (node, parent joint, inverse bind matrix) and their
+ * count, or NULL (count 0) when `skin` is out of range. A skinned vertex's
+ * joint index j names joints[j]. */
+const kiln_scene_joint *kiln_scene_skin_joints(const kiln_scene_view *view, uint32_t skin,
+                                               uint32_t *count);
+
+/* The skinning matrices of `skin` as of the instance's last update: for each
+ * joint j, out[16 j .. 16 j + 15] = world(joint node) * inverse bind matrix,
+ * column-major. `out` holds `capacity` matrices, at least the skin's joint
+ * count. No allocation; KILN_ERR_INVALID_ARGUMENT for a skin out of range,
+ * too little room or an instance of another view. */
+kiln_result kiln_scene_skin_matrices(const kiln_scene_view *view,
+                                     const kiln_scene_instance *instance, uint32_t skin, float *out,
+                                     uint32_t capacity, kiln_error *err);
 
 /* ---------------------------------------------------------------------------
  * Textures (.ktx2, the Khronos KTX 2.0 container; docs/formats/ktx2.md)

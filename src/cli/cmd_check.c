@@ -213,14 +213,33 @@ static bool check_materials_data(checked_file *checked) {
 }
 
 /* Node indices in range, the hierarchy acyclic and in depth order, every
- * string in its table, a level's links (kscene.md R1-R13). */
+ * string in its table, a level's links (kscene.md R1-R18); then what the reader leaves to
+ * tools: a skin's joints are distinct nodes, a node with a skin draws a mesh. */
 static bool check_scene_data(checked_file *checked) {
     kiln_error error;
     kiln_scene_view view;
-    if (kiln_scene_view_get(&checked->file, thorough, &view, &error) == KILN_OK)
-        return true;
-    report_problem(checked, "%s", cli_kiln_error_detail(&error, checked->path));
-    return false;
+    if (kiln_scene_view_get(&checked->file, thorough, &view, &error) != KILN_OK) {
+        report_problem(checked, "%s", cli_kiln_error_detail(&error, checked->path));
+        return false;
+    }
+    bool ok = true;
+    for (uint32_t s = 0; s < view.skin_count; s++) {
+        uint32_t count;
+        const kiln_scene_joint *joints = kiln_scene_skin_joints(&view, s, &count);
+        for (uint32_t j = 0; j < count; j++)
+            for (uint32_t k = 0; k < j; k++)
+                if (joints[k].node == joints[j].node) {
+                    report_problem(checked, "skin %u: joints %u and %u are both node %u", s, k, j,
+                                   joints[j].node);
+                    ok = false;
+                }
+    }
+    for (uint32_t n = 0; n < view.node_count; n++)
+        if (view.nodes[n].skin >= 0 && view.nodes[n].mesh < 0) {
+            report_problem(checked, "node %u has skin %d but draws no mesh", n, view.nodes[n].skin);
+            ok = false;
+        }
+    return ok;
 }
 
 /* A .ktx2 (KTX 2.0, not a container): the reader's rules (ktx2.md K1-K8),
@@ -553,6 +572,54 @@ static size_t check_node_links(check_report *report, const char *output, const c
     return problems;
 }
 
+/* A skinned node's mesh names joints its skin has (JOINTS0 and JOINTS1 of
+ * every vertex below the skin's joint count). */
+static size_t check_skinned_mesh(check_report *report, const char *output, const char *where,
+                                 const kiln_manifest_view *manifest, const kiln_scene_view *view,
+                                 uint32_t node) {
+    const kiln_manifest_entry *entry =
+        kiln_manifest_find(manifest, view->meshes[view->nodes[node].mesh]);
+    if (entry == NULL || entry->kind != KILN_ASSET_MESH)
+        return 0; /* reported as an unresolved ref */
+    const char *path = kiln_manifest_path(manifest, entry);
+    if (path[0] == '/' || strstr(path, "..") != NULL)
+        return 0;
+    char *full = cook_path_join(output, path);
+    kiln_file file;
+    kiln_mesh_view mesh;
+    kiln_error error;
+    size_t problems = 0;
+    uint32_t joint_count = view->skins[view->nodes[node].skin].joint_count;
+    if (full != NULL && kiln_file_map(&file, full, 0, &error) == KILN_OK) {
+        if (kiln_mesh_view_get(&file, 0, &mesh, &error) == KILN_OK) {
+            const kiln_vertex_semantic sets[2] = {KILN_SEMANTIC_JOINTS0, KILN_SEMANTIC_JOINTS1};
+            for (int s = 0; s < 2 && problems == 0; s++) {
+                const kiln_vertex_attribute *a = kiln_mesh_find_attribute(&mesh, sets[s]);
+                if (a == NULL || a->format != KILN_VFORMAT_U16X4)
+                    continue;
+                const uint8_t *base = (const uint8_t *)mesh.vertices + a->offset;
+                for (uint32_t v = 0; v < mesh.desc->vertex_count && problems == 0; v++) {
+                    uint16_t joints[4];
+                    memcpy(joints, base + (size_t)v * mesh.desc->vertex_stride, sizeof joints);
+                    for (int k = 0; k < 4; k++)
+                        if (joints[k] >= joint_count) {
+                            check_problem(report, where,
+                                          "node %u: vertex %u of %s names joint %u, but skin %d "
+                                          "has %u joints",
+                                          node, v, path, joints[k], view->nodes[node].skin,
+                                          joint_count);
+                            problems++;
+                            break;
+                        }
+                }
+            }
+        }
+        kiln_file_close(&file);
+    }
+    free(full);
+    return problems;
+}
+
 static size_t check_scene_refs(check_report *report, const char *output, const char *relative,
                                const kiln_manifest_view *manifest) {
     char *full = cook_path_join(output, relative);
@@ -574,8 +641,11 @@ static size_t check_scene_refs(check_report *report, const char *output, const c
                 problems += !ref_resolves(report, output, where, manifest, view.materials[m],
                                           KILN_ASSET_MATERIAL, label);
             }
-            for (uint32_t n = 0; n < view.node_count; n++)
+            for (uint32_t n = 0; n < view.node_count; n++) {
                 problems += check_node_links(report, output, where, manifest, &view, n);
+                if (view.nodes[n].skin >= 0 && view.nodes[n].mesh >= 0)
+                    problems += check_skinned_mesh(report, output, where, manifest, &view, n);
+            }
         }
         kiln_file_close(&file);
     }

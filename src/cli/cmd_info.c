@@ -35,6 +35,17 @@ typedef struct scene_summary {
     uint32_t skinned; /* nodes whose mesh is skinned */
 } scene_summary;
 
+/* One skeleton (skin) of a .kscene: its joints' names, NUL-separated, as
+ * many as fit. */
+#define INFO_MAX_SKINS 16
+typedef struct skin_summary {
+    char name[64];
+    int32_t source;
+    uint32_t joints, root_joint;
+    uint32_t names_listed; /* joint names in `names` */
+    char names[1024];
+} skin_summary;
+
 /* One file of the output folder, as inspected. */
 typedef struct file_report {
     const char *path; /* relative to the output folder */
@@ -82,6 +93,7 @@ typedef struct file_report {
     bytebuf entities_text, entities_json;
     /* KILN_PACK_SHADER: one line (cli_shader_summary). */
     char shader[512];
+    skin_summary skins[INFO_MAX_SKINS];
 } file_report;
 
 typedef struct info_totals {
@@ -436,6 +448,27 @@ static void describe_entities(const kiln_scene_view *view, file_report *report) 
     bytebuf_printf(json, "]");
 }
 
+static void summarize_skin(const kiln_scene_view *view, uint32_t s, skin_summary *out) {
+    const kiln_scene_skin *skin = &view->skins[s];
+    snprintf(out->name, sizeof out->name, "%.*s", (int)skin->name_length,
+             view->strings + skin->name_offset);
+    out->source = skin->source;
+    out->joints = skin->joint_count;
+    out->root_joint = skin->root_joint;
+    size_t used = 0;
+    uint32_t count;
+    const kiln_scene_joint *joints = kiln_scene_skin_joints(view, s, &count);
+    for (uint32_t j = 0; j < count; j++) {
+        const char *name = kiln_scene_node_name(view, joints[j].node);
+        size_t length = strlen(name);
+        if (used + length + 1 > sizeof out->names)
+            break;
+        memcpy(out->names + used, name, length + 1);
+        used += length + 1;
+        out->names_listed++;
+    }
+}
+
 static void inspect_scene(const char *full_path, file_report *report) {
     kiln_file file;
     kiln_error error;
@@ -458,6 +491,8 @@ static void inspect_scene(const char *full_path, file_report *report) {
                 summarize_scene(&view, s, reached, &report->scenes[s]);
             if (view.links != NULL)
                 describe_entities(&view, report);
+            for (uint32_t s = 0; s < view.skin_count && s < INFO_MAX_SKINS; s++)
+                summarize_skin(&view, s, &report->skins[s]);
             read_source(&file, report);
         }
         free(reached);
@@ -710,6 +745,19 @@ static void print_scene_text(const file_report *report) {
         printf("  ... and %" PRIu32 " more scenes\n", d->scene_count - INFO_MAX_SCENES);
     if (report->entities_text.size > 0)
         fwrite(report->entities_text.data, 1, report->entities_text.size, stdout);
+    for (uint32_t s = 0; s < d->skin_count && s < INFO_MAX_SKINS; s++) {
+        const skin_summary *skin = &report->skins[s];
+        printf("  skeleton %" PRIu32 " '%s' (source %" PRId32 "): %" PRIu32 " joint%s:", s,
+               skin->name, skin->source, skin->joints, cli_plural(skin->joints));
+        const char *name = skin->names;
+        for (uint32_t j = 0; j < skin->names_listed; j++, name += strlen(name) + 1)
+            printf("%s %s%s", j ? "," : "", name, j == skin->root_joint ? " (root)" : "");
+        if (skin->names_listed < skin->joints)
+            printf(", ... and %" PRIu32 " more", skin->joints - skin->names_listed);
+        printf("\n");
+    }
+    if (d->skin_count > INFO_MAX_SKINS)
+        printf("  ... and %" PRIu32 " more skeletons\n", d->skin_count - INFO_MAX_SKINS);
     if (report->source[0] != '\0')
         printf("  source: %s\n", report->source);
 }
@@ -889,6 +937,24 @@ static void append_scene_json(bytebuf *json, const file_report *report) {
                        scene->is_default ? "true" : "false", scene->roots, scene->nodes,
                        scene->depth, scene->mesh_nodes, scene->cameras, scene->lights,
                        scene->instances, scene->skinned);
+    }
+    json_text(json, "],\"skeletons\":[");
+    for (uint32_t s = 0; s < d->skin_count && s < INFO_MAX_SKINS; s++) {
+        const skin_summary *skin = &report->skins[s];
+        json_text(json, s ? ",{" : "{");
+        json_key(json, "name");
+        bytebuf_append_json_string(json, skin->name);
+        bytebuf_printf(json,
+                       ",\"source\":%" PRId32 ",\"joint_count\":%" PRIu32 ",\"root_joint\":%" PRIu32
+                       ",\"joints\":[",
+                       skin->source, skin->joints, skin->root_joint);
+        const char *name = skin->names;
+        for (uint32_t j = 0; j < skin->names_listed; j++, name += strlen(name) + 1) {
+            if (j > 0)
+                json_text(json, ",");
+            bytebuf_append_json_string(json, name);
+        }
+        json_text(json, "]}");
     }
     json_text(json, "]");
     if (report->entities_json.size > 0 && !report->entities_json.failed)

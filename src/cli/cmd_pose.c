@@ -1,7 +1,8 @@
 /*
  * cmd_pose.c — `kiln pose FILE.kscene [--json]`: every node's global matrix
  * in the scene's rest pose, computed by libkiln's scene instance
- * (kiln_scene_instance_init), so it shows what an engine will see.
+ * (kiln_scene_instance_init), and every skin's skinning matrices
+ * (kiln_scene_skin_matrices), so it shows what an engine will see.
  *
  * Animation (--anim, --clip, --time) comes with the .kanim files of a later
  * version; those options are recognised and refused with that message.
@@ -33,10 +34,14 @@ void cmd_pose_usage(FILE *out) {
                  "scene instance computes it: what an engine loading the file sees.\n"
                  "Text shows each matrix as 4 rows; --json prints\n"
                  "  {\"nodes\": [{\"name\": str, \"source\": int, \"world\": [16 numbers]}],\n"
-                 "   \"skins\": []}\n"
+                 "   \"skins\": [{\"source\": int, \"joints\": [int, ..],\n"
+                 "              \"matrices\": [[16 numbers], ..]}]}\n"
                  "with `world` column-major as in glTF and `source` the node's index in\n"
-                 "the source file (-1 for a node the cooker made). A node with a camera,\n"
-                 "a light or instances also has \"camera\" / \"light\" (an index into the\n"
+                 "the source file (-1 for a node the cooker made). Per skin, `source` is\n"
+                 "its index in the source, `joints` the joints' source node indices and\n"
+                 "each matrix the joint's world matrix times its inverse bind matrix\n"
+                 "(kiln_scene_skin_matrices), column-major. A node with a camera, a light\n"
+                 "or instances also has \"camera\" / \"light\" (an index into the\n"
                  "top-level \"cameras\" / \"lights\" lists, which give their values) and\n"
                  "\"instances\" (how many); text names them under the node.\n"
                  "\n"
@@ -141,8 +146,77 @@ static void append_objects_json(bytebuf *json, const kiln_scene_view *view) {
     bytebuf_printf(json, "]");
 }
 
+/* Room for the largest skin's matrices, or NULL after saying why there is none
+ * (also NULL, without a message, for a scene without skins). */
+static float *skin_memory(const kiln_scene_view *view, bool *failed) {
+    uint32_t most = 0;
+    for (uint32_t s = 0; s < view->skin_count; s++)
+        if (view->skins[s].joint_count > most)
+            most = view->skins[s].joint_count;
+    *failed = false;
+    if (most == 0)
+        return NULL;
+    float *matrices = malloc((size_t)most * 16 * sizeof *matrices);
+    if (matrices == NULL) {
+        cli_error("out of memory");
+        *failed = true;
+    }
+    return matrices;
+}
+
+/* Each skin's joints and skinning matrices (kiln_scene_skin_matrices). */
+static void print_skins_text(const kiln_scene_view *view, const kiln_scene_instance *instance,
+                             float *matrices) {
+    for (uint32_t s = 0; s < view->skin_count; s++) {
+        uint32_t count;
+        const kiln_scene_joint *joints = kiln_scene_skin_joints(view, s, &count);
+        kiln_error err;
+        if (kiln_scene_skin_matrices(view, instance, s, matrices, count, &err) != KILN_OK)
+            continue; /* cannot happen: the view and the room are right */
+        printf("skin %" PRIu32 " (source %" PRId32 "), %" PRIu32 " joint%s\n", s,
+               view->skins[s].source, count, cli_plural(count));
+        for (uint32_t j = 0; j < count; j++) {
+            const float *m = matrices + 16 * (size_t)j;
+            printf("joint %" PRIu32 " node %" PRIu32 " '%s' (source %" PRId32 ")\n", j,
+                   joints[j].node, kiln_scene_node_name(view, joints[j].node),
+                   view->nodes[joints[j].node].source);
+            for (int row = 0; row < 4; row++)
+                printf("  | %12.6g %12.6g %12.6g %12.6g |\n", m[row] + 0.0, m[4 + row] + 0.0,
+                       m[8 + row] + 0.0, m[12 + row] + 0.0);
+        }
+    }
+}
+
+static void append_skins_json(bytebuf *json, const kiln_scene_view *view,
+                              const kiln_scene_instance *instance, float *matrices) {
+    bytebuf_printf(json, "\"skins\":[");
+    for (uint32_t s = 0; s < view->skin_count; s++) {
+        uint32_t count;
+        const kiln_scene_joint *joints = kiln_scene_skin_joints(view, s, &count);
+        kiln_error err;
+        if (kiln_scene_skin_matrices(view, instance, s, matrices, count, &err) != KILN_OK)
+            count = 0; /* cannot happen: the view and the room are right */
+        bytebuf_printf(json, "%s\n  {\"source\":%" PRId32 ",\"joints\":[", s ? "," : "",
+                       view->skins[s].source);
+        for (uint32_t j = 0; j < count; j++)
+            bytebuf_printf(json, "%s%" PRId32, j ? "," : "", view->nodes[joints[j].node].source);
+        bytebuf_printf(json, "],\"matrices\":[");
+        for (uint32_t j = 0; j < count; j++) {
+            bytebuf_printf(json, "%s[", j ? "," : "");
+            for (int k = 0; k < 16; k++) {
+                if (k > 0)
+                    bytebuf_printf(json, ",");
+                cli_json_float(json, matrices[16 * (size_t)j + (size_t)k]);
+            }
+            bytebuf_printf(json, "]");
+        }
+        bytebuf_printf(json, "]}");
+    }
+    bytebuf_printf(json, "%s]", view->skin_count ? "\n" : "");
+}
+
 static void append_json(bytebuf *json, const kiln_scene_view *view,
-                        const kiln_scene_instance *instance) {
+                        const kiln_scene_instance *instance, float *matrices) {
     bytebuf_printf(json, "{\"nodes\":[");
     for (uint32_t i = 0; i < view->node_count; i++) {
         bytebuf_printf(json, "%s\n  {\"name\":", i ? "," : "");
@@ -164,7 +238,8 @@ static void append_json(bytebuf *json, const kiln_scene_view *view,
             bytebuf_printf(json, ",\"instances\":%" PRIu32, count);
         bytebuf_printf(json, "}");
     }
-    bytebuf_printf(json, "\n],\"skins\":[]");
+    bytebuf_printf(json, "\n],");
+    append_skins_json(json, view, instance, matrices);
     append_objects_json(json, view);
     bytebuf_printf(json, "}\n");
 }
@@ -200,9 +275,12 @@ static int pose(const char *path, bool json) {
          kiln_scene_instance_init(&instance, &view, memory, size, &err) == KILN_OK;
     if (memory != NULL && !ok)
         fprintf(stderr, "%s: error: %s\n", path, cli_kiln_error_detail(&err, path));
+    bool skin_failed = false;
+    float *matrices = ok ? skin_memory(&view, &skin_failed) : NULL;
+    ok = ok && !skin_failed;
     if (ok && json) {
         bytebuf out = {0};
-        append_json(&out, &view, &instance);
+        append_json(&out, &view, &instance, matrices);
         if (out.failed)
             cli_error("out of memory");
         else
@@ -211,7 +289,9 @@ static int pose(const char *path, bool json) {
         bytebuf_free(&out);
     } else if (ok) {
         print_text(path, &view, &instance);
+        print_skins_text(&view, &instance, matrices);
     }
+    free(matrices);
     fflush(stdout);
     free(memory);
     kiln_file_close(&file);

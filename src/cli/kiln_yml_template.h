@@ -55,6 +55,8 @@ static const char *const kiln_yml_template_lines[] = {
     "  mesh.lod_ratios: [0.5, 0.25]",
     "  # Positions as 32-bit floats (false) or 16-bit integers with a scale (true).",
     "  mesh.quantize_positions: false",
+    "  # Joint influences kept per skinned vertex, the strongest: 4 or 8.",
+    "  mesh.skin_influences: 4",
     "",
     "  # --- textures ---",
     "  # GPU block compression (true) or exact pixels with Zstd (false: whatever",

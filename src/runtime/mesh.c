@@ -54,8 +54,8 @@ uint32_t kiln_vertex_format_size(kiln_vertex_format format) {
 
 const char *kiln_vertex_semantic_str(kiln_vertex_semantic semantic) {
     static const char *const names[KILN_SEMANTIC_COUNT_] = {
-        "invalid",   "position", "normal",  "tangent",  "texcoord0",
-        "texcoord1", "color0",   "joints0", "weights0",
+        "invalid", "position", "normal",   "tangent", "texcoord0", "texcoord1",
+        "color0",  "joints0",  "weights0", "joints1", "weights1",
     };
     if ((unsigned)semantic >= KILN_SEMANTIC_COUNT_)
         return "invalid";

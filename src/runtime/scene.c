@@ -28,7 +28,8 @@
 /* kscene.md R3: each known chunk at most once; absent ones read as empty. */
 typedef struct scene_chunks {
     const kiln_chunk_entry *desc, *hierarchy, *levels, *transforms, *nodes, *meshes, *materials,
-        *scenes, *roots, *strings, *links, *cameras, *lights, *instances, *instance_ranges;
+        *scenes, *roots, *strings, *links, *cameras, *lights, *instances, *instance_ranges, *skins,
+        *joints;
 } scene_chunks;
 
 static kiln_result find_chunks(const kiln_file *file, scene_chunks *c, kiln_error *err) {
@@ -52,6 +53,8 @@ static kiln_result find_chunks(const kiln_file *file, scene_chunks *c, kiln_erro
         {KILN_CHUNK_SCENE_LIGHTS, &c->lights},
         {KILN_CHUNK_SCENE_INSTANCES, &c->instances},
         {KILN_CHUNK_SCENE_INSTANCE_RANGES, &c->instance_ranges},
+        {KILN_CHUNK_SCENE_SKINS, &c->skins},
+        {KILN_CHUNK_SCENE_JOINTS, &c->joints},
     };
     for (uint32_t i = 0; i < file->chunk_count; i++) {
         for (size_t k = 0; k < sizeof known / sizeof known[0]; k++) {
@@ -386,6 +389,69 @@ static kiln_result check_instances(const kiln_file *file, const kiln_scene_view 
     return KILN_OK;
 }
 
+/* R17: the skins tile SJNT in order, each a non-empty range; their fields
+ * in range. Counts the joints (SJNT's size is checked against the sum). */
+static kiln_result check_skins(const kiln_file *file, const kiln_scene_view *v,
+                               uint64_t *joint_total, kiln_error *err) {
+    const char *name = file->name;
+    uint64_t total = 0;
+    for (uint32_t s = 0; s < v->skin_count; s++) {
+        const kiln_scene_skin *k = &v->skins[s];
+        if (k->joint_offset != total || k->joint_count == 0)
+            return runtime_fail(err, KILN_ERR_CORRUPT, name,
+                                "skin %" PRIu32 " has joints %" PRIu32 " +%" PRIu32
+                                ", expected a non-empty range from %" PRIu64,
+                                s, k->joint_offset, k->joint_count, total);
+        if (!index_valid(k->skeleton, v->node_count) || k->source < -1 ||
+            k->root_joint >= k->joint_count || k->reserved != 0 ||
+            !string_valid(v, k->name_offset, k->name_length))
+            return runtime_fail(err, KILN_ERR_CORRUPT, name,
+                                "skin %" PRIu32 " has a field out of range (skeleton %" PRId32
+                                ", source %" PRId32 ", root joint %" PRIu32
+                                ", name or reserved word)",
+                                s, k->skeleton, k->source, k->root_joint);
+        total += k->joint_count;
+    }
+    *joint_total = total;
+    return KILN_OK;
+}
+
+/* R18: each joint names a node, a parent joint of its own skin one or more
+ * levels up, and an affine, finite inverse bind matrix. */
+static kiln_result check_joints(const kiln_file *file, const kiln_scene_view *v, kiln_error *err) {
+    const char *name = file->name;
+    for (uint32_t s = 0; s < v->skin_count; s++) {
+        const kiln_scene_skin *k = &v->skins[s];
+        for (uint32_t j = 0; j < k->joint_count; j++) {
+            const kiln_scene_joint *joint = &v->joints[k->joint_offset + j];
+            if (joint->node >= v->node_count || joint->reserved[0] != 0 || joint->reserved[1] != 0)
+                return runtime_fail(err, KILN_ERR_CORRUPT, name,
+                                    "skin %" PRIu32 " joint %" PRIu32 " names node %" PRIu32
+                                    " of %" PRIu32 " (or a reserved word is not 0)",
+                                    s, j, joint->node, v->node_count);
+        }
+        for (uint32_t j = 0; j < k->joint_count; j++) { /* every node is in range now */
+            const kiln_scene_joint *joint = &v->joints[k->joint_offset + j];
+            if (joint->parent != -1 &&
+                (joint->parent < 0 || (uint32_t)joint->parent >= k->joint_count ||
+                 v->hierarchy[v->joints[k->joint_offset + (uint32_t)joint->parent].node].depth >=
+                     v->hierarchy[joint->node].depth))
+                return runtime_fail(err, KILN_ERR_CORRUPT, name,
+                                    "skin %" PRIu32 " joint %" PRIu32 " has parent joint %" PRId32
+                                    ", not a joint of the skin above it",
+                                    s, j, joint->parent);
+            const float *m = joint->inverse_bind;
+            if (!runtime_all_finite(m, 16) || m[3] != 0.0f || m[7] != 0.0f || m[11] != 0.0f ||
+                m[15] != 1.0f)
+                return runtime_fail(err, KILN_ERR_CORRUPT, name,
+                                    "skin %" PRIu32 " joint %" PRIu32
+                                    " inverse bind matrix is not finite and affine",
+                                    s, j);
+        }
+    }
+    return KILN_OK;
+}
+
 kiln_result kiln_scene_view_get(const kiln_file *file, uint32_t flags, kiln_scene_view *view,
                                 kiln_error *err) {
     if (view != NULL)
@@ -490,6 +556,21 @@ kiln_result kiln_scene_view_get(const kiln_file *file, uint32_t flags, kiln_scen
         (r = check_cameras(file, &v, err)) != KILN_OK ||
         (r = check_lights(file, &v, err)) != KILN_OK ||
         (r = check_instances(file, &v, err)) != KILN_OK)
+        return r;
+    const void *skins = NULL, *joints = NULL;
+    uint64_t joint_total = 0;
+    if ((r = sized_chunk(file, c.skins, d->skin_count, sizeof(kiln_scene_skin), "SSKN", &skins,
+                         err)) != KILN_OK)
+        return r; /* R6 */
+    v.skins = skins;
+    v.skin_count = d->skin_count;
+    if ((r = check_skins(file, &v, &joint_total, err)) != KILN_OK ||
+        (r = sized_chunk(file, c.joints, joint_total, sizeof(kiln_scene_joint), "SJNT", &joints,
+                         err)) != KILN_OK)
+        return r; /* R17 */
+    v.joints = joints;
+    v.joint_count = (uint32_t)joint_total; /* below 2^32: SJNT fits in the file */
+    if ((r = check_joints(file, &v, err)) != KILN_OK)
         return r;
     *view = v;
     return runtime_succeed(err);
@@ -921,4 +1002,45 @@ const float *kiln_scene_world(const kiln_scene_instance *instance, uint32_t node
     if (instance == NULL || node >= instance->node_count)
         return NULL;
     return instance->world + (size_t)node * 16;
+}
+
+/* ---------------------------------------------------------------------------
+ * Skins
+ * ------------------------------------------------------------------------- */
+
+const kiln_scene_joint *kiln_scene_skin_joints(const kiln_scene_view *view, uint32_t skin,
+                                               uint32_t *count) {
+    if (count != NULL)
+        *count = 0;
+    if (view == NULL || skin >= view->skin_count)
+        return NULL;
+    if (count != NULL)
+        *count = view->skins[skin].joint_count;
+    return view->joints + view->skins[skin].joint_offset;
+}
+
+kiln_result kiln_scene_skin_matrices(const kiln_scene_view *view,
+                                     const kiln_scene_instance *instance, uint32_t skin, float *out,
+                                     uint32_t capacity, kiln_error *err) {
+    if (view == NULL || instance == NULL || out == NULL)
+        return runtime_fail(err, KILN_ERR_INVALID_ARGUMENT, "kiln",
+                            "kiln_scene_skin_matrices needs a view, an instance and memory");
+    if (instance->node_count != view->node_count || instance->hierarchy != view->hierarchy)
+        return runtime_fail(err, KILN_ERR_INVALID_ARGUMENT, "kiln",
+                            "kiln_scene_skin_matrices: the instance is not of this view");
+    if (skin >= view->skin_count)
+        return runtime_fail(err, KILN_ERR_INVALID_ARGUMENT, "kiln",
+                            "kiln_scene_skin_matrices: skin %" PRIu32 " of %" PRIu32, skin,
+                            view->skin_count);
+    const kiln_scene_skin *k = &view->skins[skin];
+    if (capacity < k->joint_count)
+        return runtime_fail(err, KILN_ERR_INVALID_ARGUMENT, "kiln",
+                            "kiln_scene_skin_matrices: room for %" PRIu32 " matrices, skin %" PRIu32
+                            " has %" PRIu32 " joints",
+                            capacity, skin, k->joint_count);
+    const kiln_scene_joint *joints = view->joints + k->joint_offset;
+    for (uint32_t j = 0; j < k->joint_count; j++)
+        multiply_affine(instance->world + (size_t)joints[j].node * 16, joints[j].inverse_bind,
+                        out + (size_t)j * 16);
+    return runtime_succeed(err);
 }

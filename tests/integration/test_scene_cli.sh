@@ -100,12 +100,32 @@ compare_pose() { # compare_pose SOURCE.gltf|glb POSE.json
     python3 - "$1" "$2" <<'EOF'
 import json, math, struct, sys
 
+import base64, os
+
 def load(path):
     data = open(path, "rb").read()
     if data[:4] == b"glTF":
         length, = struct.unpack_from("<I", data, 12)
-        return json.loads(data[20:20 + length])
+        doc = json.loads(data[20:20 + length])
+        at = 20 + ((length + 3) & ~3)
+        doc["_bin"] = data[at + 8:at + 8 + struct.unpack_from("<I", data, at)[0]] if at + 8 <= len(data) else b""
+        return doc
     return json.loads(data)
+
+def buffer(doc, i):
+    uri = doc["buffers"][i].get("uri")
+    if uri is None:
+        return doc["_bin"]
+    if uri.startswith("data:"):
+        return base64.b64decode(uri.split(",", 1)[1])
+    return open(os.path.join(os.path.dirname(sys.argv[1]), uri), "rb").read()
+
+def matrices(doc, index):  # a MAT4 FLOAT accessor, tightly packed
+    a = doc["accessors"][index]
+    v = doc["bufferViews"][a["bufferView"]]
+    data = buffer(doc, v["buffer"])
+    at = v.get("byteOffset", 0) + a.get("byteOffset", 0)
+    return [list(struct.unpack_from("<16f", data, at + 64 * k)) for k in range(a["count"])]
 
 def mul(a, b):  # column-major 4x4
     return [sum(a[k * 4 + r] * b[c * 4 + k] for k in range(4)) for c in range(4) for r in range(4)]
@@ -131,7 +151,7 @@ def local(node):
 
 doc = load(sys.argv[1])
 pose = json.load(open(sys.argv[2]))
-assert {"nodes", "skins"} <= set(pose) and pose["skins"] == [], sorted(pose)
+assert {"nodes", "skins"} <= set(pose), sorted(pose)
 nodes = doc.get("nodes", [])
 world = {}
 def walk(i, parent):
@@ -171,6 +191,22 @@ for entry in pose["nodes"]:
         want, got = world[i][k], entry["world"][k]
         assert abs(got - want) <= 1e-5 * max(1.0, abs(want)), (sys.argv[1], i, k, got, want)
 assert seen == set(range(len(nodes)))
+# Skins: every one in order, joints as source nodes, world(joint) * inverse bind.
+skins = doc.get("skins", [])
+assert len(pose["skins"]) == len(skins), (len(pose["skins"]), len(skins))
+identity16 = [1.0 if r == c else 0.0 for c in range(4) for r in range(4)]
+for s, (entry, skin) in enumerate(zip(pose["skins"], skins)):
+    assert set(entry) == {"source", "joints", "matrices"}, sorted(entry)
+    assert entry["source"] == s and entry["joints"] == skin["joints"], (entry["source"], s)
+    ibm = matrices(doc, skin["inverseBindMatrices"]) if "inverseBindMatrices" in skin else None
+    assert len(entry["matrices"]) == len(skin["joints"])
+    for j, joint in enumerate(skin["joints"]):
+        want = mul(world[joint], ibm[j] if ibm else identity16)
+        got = entry["matrices"][j]
+        # single-precision products: relative to the factors (they cancel at the bind pose)
+        scale = max([1.0] + [abs(x) for x in world[joint]]) * max([1.0] + [abs(x) for x in (ibm[j] if ibm else identity16)])
+        for k in range(16):
+            assert abs(got[k] - want[k]) <= 1e-5 * scale, (sys.argv[1], s, j, k, got[k], want[k])
 EOF
 }
 
@@ -183,7 +219,7 @@ for model in "${MODELS[@]}" hand.gltf; do
         pose_ok=0
     fi
 done
-check "kiln pose --json equals the glTF's own recursive evaluation (1e-5) for every model" \
+check "kiln pose --json equals the glTF's own recursive evaluation (1e-5) for every model, skins too" \
     all_true '[ "$pose_ok" -eq 1 ]'
 
 run pose "$OUT/hand.kscene"
@@ -213,14 +249,15 @@ check "pose --help names the JSON shape and says animation comes later" \
 # ---------------------------------------------------------------------------
 
 run info -o "$OUT"
-check "info lists each scene: nodes, depth, meshes, cameras, lights, skins, and its scenes" \
+check "info lists each scene: nodes, depth, meshes, cameras, lights, skins, its scenes and skeletons" \
     all_true 'status_is 0' 'stdout_has "^hand\.kscene$"' \
     "stdout_has \"^  scene 0 'scene_0' \\(default\\): 1 root, 5 nodes, depth 4, 1 drawing a mesh, 0 cameras, 0 lights, 0 instances, 1 skinned$\"" \
     'stdout_has "^  scene: [0-9]+ bytes, 3 nodes, depth 2, 1 mesh \(drawn by 2 nodes\), 1 material table, 0 cameras, 0 lights, 0 instances, 0 skins$"' \
     "stdout_has \"^  scene 1 'main' \\(default\\): 2 roots, 3 nodes, depth 2, 2 drawing a mesh\"" \
     "stdout_has \"^  scene 0 'empty': 0 roots, 0 nodes\"" \
     'stdout_has "kinds: .*scene 8"' \
-    "stdout_has \"^  scene 0 'scene_0' \\(default\\): 3 roots, 3 nodes, depth 1, 1 drawing a mesh, 2 cameras, 0 lights, 0 instances, 0 skinned$\""
+    "stdout_has \"^  scene 0 'scene_0' \\(default\\): 3 roots, 3 nodes, depth 1, 1 drawing a mesh, 2 cameras, 0 lights, 0 instances, 0 skinned$\"" \
+    "stdout_has \"^  skeleton 0 'Armature' \\(source 0\\): 2 joints: Bone \\(root\\), Bone\\.001$\""
 run pose "$OUT/gltf/Cameras/glTF/Cameras.kscene"
 check "kiln pose names each node's camera with its values" \
     all_true 'status_is 0' "stdout_has \"^  camera 0 'camera_0': perspective, yfov 0.7, aspect 1, znear 0.01, zfar 100$\"" \
@@ -238,6 +275,12 @@ assert hand["meshes"] == 1 and hand["mesh_nodes"] == 2 and hand["cameras"] == 0,
 assert [s["name"] for s in hand["scenes"]] == ["empty", "main"]
 assert hand["scenes"][1]["default"] and hand["scenes"][1]["nodes"] == 3
 assert files["assets.kman"]["refs_per_kind"]["scene"] == 8
+assert hand["skeletons"] == []
+rigged = files["gltf/RiggedSimple/glTF-Binary/RiggedSimple.kscene"]
+assert rigged["skeletons"] == [{"name": "Armature", "source": 0, "joint_count": 2,
+                                "root_joint": 0, "joints": ["Bone", "Bone.001"]}], rigged
+fox = files["gltf/Fox/glTF-Binary/Fox.kscene"]["skeletons"][0]
+assert fox["joint_count"] == 24 and len(fox["joints"]) == 24, fox
 EOF
 }
 check "info --json has the same scene facts" all_true 'status_is 0' info_json_ok

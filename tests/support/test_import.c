@@ -70,9 +70,13 @@ static void check_mesh(const ir_asset *asset, const ir_mesh *mesh) {
     }
     for (size_t v = 0; mesh->weights != NULL && v < mesh->vertex_count; v++) {
         const float *w = mesh->weights + 4 * v;
-        assert_true(fabs(w[0] + w[1] + w[2] + w[3] - 1.0) < 1e-4);
+        const float *w1 = mesh->weights1 != NULL ? mesh->weights1 + 4 * v : NULL;
+        double sum = w[0] + w[1] + w[2] + w[3] + (w1 ? w1[0] + w1[1] + w1[2] + w1[3] : 0.0);
+        assert_true(fabs(sum - 1.0) < 1e-4);
     }
     assert_true((mesh->joints == NULL) == (mesh->weights == NULL));
+    assert_true((mesh->joints1 == NULL) == (mesh->weights1 == NULL));
+    assert_true(mesh->joints1 == NULL || mesh->joints != NULL);
     uint32_t offset = 0;
     for (uint32_t s = 0; s < mesh->submesh_count; s++) {
         assert_int_equal(mesh->submeshes[s].index_offset, offset);
@@ -94,6 +98,7 @@ void test_check_asset(const ir_asset *asset) {
     for (uint32_t i = 0; i < asset->node_count; i++) {
         assert_true(asset->nodes[i].parent < (int32_t)i); /* parents first */
         assert_true(asset->nodes[i].mesh < (int32_t)asset->mesh_count);
+        assert_true(asset->nodes[i].skin < (int32_t)asset->skin_count);
         assert_true(asset->nodes[i].source >= -1);
         for (uint32_t j = 0; j < i; j++) /* source indices are distinct */
             assert_true(asset->nodes[i].source < 0 ||
@@ -105,6 +110,18 @@ void test_check_asset(const ir_asset *asset) {
             uint32_t root = asset->scenes[s].roots[r];
             assert_true(root < asset->node_count && asset->nodes[root].parent < 0);
         }
+    for (uint32_t s = 0; s < asset->skin_count; s++) { /* joints: distinct nodes */
+        const ir_skin *skin = &asset->skins[s];
+        assert_true(skin->joint_count > 0);
+        assert_true(skin->skeleton >= -1 && skin->skeleton < (int32_t)asset->node_count);
+        for (uint32_t j = 0; j < skin->joint_count; j++) {
+            assert_true(skin->joints[j] < asset->node_count);
+            for (uint32_t k = 0; k < j; k++)
+                assert_true(skin->joints[k] != skin->joints[j]);
+        }
+        for (size_t e = 0; e < 16 * (size_t)skin->joint_count; e++)
+            assert_true(isfinite(skin->inverse_bind[e]));
+    }
 }
 
 void test_write_in(const char *dir, const char *relative, const void *data, size_t size) {

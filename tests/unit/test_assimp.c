@@ -569,8 +569,11 @@ static void smd_skin_has_joints_and_weights(void **state) {
     }
     assert_true(root >= 0 && arm > root);
     assert_int_equal(r.asset.nodes[arm].parent, root);
-    /* Joint indices are node indices; the shared vertex (1 0 0) is 1/4 root,
-     * 3/4 arm; the others belong to one bone. */
+    /* Joint indices name the joints of the mesh's skin, whose joints are the
+     * bones' nodes; the shared vertex (1 0 0) is 1/4 root, 3/4 arm; the
+     * others belong to one bone. */
+    assert_int_equal(r.asset.skin_count, 1);
+    const ir_skin *skin = &r.asset.skins[0];
     bool found_shared = false;
     for (uint32_t v = 0; v < mesh->vertex_count; v++) {
         const float *p = mesh->positions + 3 * v;
@@ -578,9 +581,10 @@ static void smd_skin_has_joints_and_weights(void **state) {
         const float *w = mesh->weights + 4 * v;
         float root_weight = 0.0f, arm_weight = 0.0f;
         for (int k = 0; k < 4; k++) {
-            if (w[k] > 0.0f && j[k] == root)
+            int32_t node = j[k] < skin->joint_count ? (int32_t)skin->joints[j[k]] : -1;
+            if (w[k] > 0.0f && node == root)
                 root_weight += w[k];
-            else if (w[k] > 0.0f && j[k] == arm)
+            else if (w[k] > 0.0f && node == arm)
                 arm_weight += w[k];
             else
                 assert_true(w[k] == 0.0f);

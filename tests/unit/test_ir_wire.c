@@ -46,6 +46,8 @@ static void expect_same_asset(const ir_asset *a, const ir_asset *b) {
         expect_same_array(x->colors, y->colors, n * 16, "colors");
         expect_same_array(x->joints, y->joints, n * 8, "joints");
         expect_same_array(x->weights, y->weights, n * 16, "weights");
+        expect_same_array(x->joints1, y->joints1, n * 8, "joints1");
+        expect_same_array(x->weights1, y->weights1, n * 16, "weights1");
         assert_int_equal(x->index_count, y->index_count);
         expect_same_array(x->indices, y->indices, x->index_count * 4u, "indices");
         assert_int_equal(x->submesh_count, y->submesh_count);
@@ -122,6 +124,17 @@ static void expect_same_asset(const ir_asset *a, const ir_asset *b) {
         expect_same_array(a->scenes[i].roots, b->scenes[i].roots, a->scenes[i].root_count * 4u,
                           "scene roots");
     }
+    assert_int_equal(a->skin_count, b->skin_count);
+    for (uint32_t i = 0; i < a->skin_count; i++) {
+        const ir_skin *x = &a->skins[i], *y = &b->skins[i];
+        expect_same_text(x->name, y->name, "skin name");
+        assert_int_equal(x->skeleton, y->skeleton);
+        assert_int_equal(x->source, y->source);
+        assert_int_equal(x->joint_count, y->joint_count);
+        expect_same_array(x->joints, y->joints, x->joint_count * 4u, "skin joints");
+        expect_same_array(x->inverse_bind, y->inverse_bind, x->joint_count * 64u,
+                          "inverse bind matrices");
+    }
     for (uint32_t i = 0; i < a->image_count; i++) {
         const ir_image *x = &a->images[i], *y = &b->images[i];
         expect_same_text(x->name, y->name, "image name");
@@ -136,6 +149,15 @@ static void expect_same_asset(const ir_asset *a, const ir_asset *b) {
  * element of every array lets ASan catch one sized wrong. */
 static void check_structure(const ir_asset *a) {
     volatile float sink = 0.0f;
+    for (uint32_t i = 0; i < a->skin_count; i++) {
+        const ir_skin *skin = &a->skins[i];
+        assert_true(skin->joint_count > 0);
+        for (uint32_t j = 0; j < skin->joint_count; j++)
+            assert_true(skin->joints[j] < a->node_count);
+        sink += skin->inverse_bind[16 * (size_t)skin->joint_count - 1];
+    }
+    for (uint32_t i = 0; i < a->node_count; i++)
+        assert_true(a->nodes[i].skin < (int32_t)a->skin_count);
     for (uint32_t i = 0; i < a->mesh_count; i++) {
         const ir_mesh *m = &a->meshes[i];
         size_t n = m->vertex_count;
@@ -152,6 +174,8 @@ static void check_structure(const ir_asset *a) {
                 }
             if (m->joints != NULL)
                 sink += m->joints[4 * n - 1];
+            if (m->joints1 != NULL)
+                sink += m->joints1[4 * n - 1] + m->weights1[4 * n - 1];
         }
         for (uint32_t k = 0; k < m->index_count; k++)
             assert_true(m->indices[k] < m->vertex_count);
@@ -244,6 +268,11 @@ static void make_rich_asset(ir_asset *a) {
     m->texcoords[1] = filled(8, 0.5f);
     m->colors = filled(16, 0.75f);
     m->weights = filled(16, 0.0625f);
+    m->weights1 = filled(16, 0.03125f);
+    m->joints1 = malloc(16 * sizeof *m->joints1);
+    assert_non_null(m->joints1);
+    for (int i = 0; i < 16; i++)
+        m->joints1[i] = (uint16_t)(i * 7 + 3);
     m->joints = malloc(16 * sizeof *m->joints);
     m->indices = malloc(6 * sizeof *m->indices);
     m->submeshes = calloc(2, sizeof *m->submeshes);
@@ -284,7 +313,21 @@ static void make_rich_asset(ir_asset *a) {
     a->nodes[1].name = cook_strdup("body");
     a->nodes[1].parent = 0;
     a->nodes[1].mesh = 0;
-    a->nodes[1].skin = 4;
+    a->nodes[1].skin = 1;
+    a->skins = calloc(2, sizeof *a->skins);
+    assert_non_null(a->skins);
+    a->skin_count = 2;
+    a->skins[0] = (ir_skin){.skeleton = -1, .source = 0, .joint_count = 1};
+    a->skins[1] =
+        (ir_skin){.name = cook_strdup("rig"), .skeleton = 1, .source = 3, .joint_count = 2};
+    for (int s = 0; s < 2; s++) {
+        ir_skin *skin = &a->skins[s];
+        skin->joints = malloc(skin->joint_count * sizeof *skin->joints);
+        skin->inverse_bind = filled(16 * (size_t)skin->joint_count, 0.5f * (float)s);
+        assert_true(skin->joints && skin->inverse_bind);
+        for (uint32_t j = 0; j < skin->joint_count; j++)
+            skin->joints[j] = 2 - j;
+    }
     a->nodes[1].translation[0] = 3.0f;
     a->nodes[1].matrix[12] = 3.0f;
     a->nodes[2].name = cook_strdup("tip");
@@ -528,6 +571,28 @@ static void forge_joints_alone(ir_asset *a) {
     free(a->meshes[0].weights);
     a->meshes[0].weights = NULL;
 }
+static void forge_skin_out_of_range(ir_asset *a) {
+    a->nodes[1].skin = 2;
+}
+static void forge_joint_out_of_range(ir_asset *a) {
+    a->skins[1].joints[0] = 3;
+}
+static void forge_joint_twice(ir_asset *a) {
+    a->skins[1].joints[1] = a->skins[1].joints[0];
+}
+static void forge_skin_without_joints(ir_asset *a) {
+    a->skins[0].joint_count = 0;
+}
+static void forge_nan_inverse_bind(ir_asset *a) {
+    a->skins[1].inverse_bind[20] = NAN;
+}
+static void forge_skeleton(ir_asset *a) {
+    a->skins[0].skeleton = 3;
+}
+static void forge_weights1_alone(ir_asset *a) {
+    free(a->meshes[0].joints1);
+    a->meshes[0].joints1 = NULL;
+}
 static void forge_no_positions(ir_asset *a) {
     free(a->meshes[0].positions);
     a->meshes[0].positions = NULL;
@@ -591,6 +656,13 @@ static void forged_assets_are_rejected(void **state) {
         {"spot cones out of order", forge_light_cone},
         {"NaN light colour", forge_light_color},
         {"instance rotation not unit", forge_instance_rotation},
+        {"node skin out of range", forge_skin_out_of_range},
+        {"joint out of range", forge_joint_out_of_range},
+        {"joint listed twice", forge_joint_twice},
+        {"skin without joints", forge_skin_without_joints},
+        {"NaN inverse bind matrix", forge_nan_inverse_bind},
+        {"skeleton out of range", forge_skeleton},
+        {"weights1 without joints1", forge_weights1_alone},
     };
     for (size_t i = 0; i < sizeof forgeries / sizeof forgeries[0]; i++) {
         ir_asset asset;

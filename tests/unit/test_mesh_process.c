@@ -557,7 +557,7 @@ static void kmesh_round_trips_each_submesh_topology(void **state) {
     kiln_mesh_view view;
     kiln_error err;
     open_cooked(&ctx, &mesh, &bytes, &file, &view);
-    assert_int_equal(file.kind_version, 3);
+    assert_int_equal(file.kind_version, KILN_MESH_VERSION);
     assert_int_equal(view.desc->index_count, 6);
     static const kiln_topology expected[3] = {KILN_TOPOLOGY_TRIANGLES, KILN_TOPOLOGY_LINES,
                                               KILN_TOPOLOGY_POINTS};

@@ -247,12 +247,17 @@ static void mesh_view_rejects_unsupported_version(void **state) {
     mesh_parts p;
     sample_mesh(&p);
     p.kind_version = KILN_MESH_VERSION + 1;
-    expect_mesh(&p, 0, KILN_ERR_UNSUPPORTED, "mesh version 4 is not supported");
-    /* Version 2 had no topology; this build reads its own version only. */
+    expect_mesh(&p, 0, KILN_ERR_UNSUPPORTED, "mesh version 5 is not supported");
+    /* Version 2 had no topology, version 3 no joints1/weights1; this build
+     * reads its own version only. */
     sample_mesh(&p);
     p.kind_version = 2;
     expect_mesh(&p, 0, KILN_ERR_UNSUPPORTED,
-                "mesh version 2 is not supported (this build reads version 3)");
+                "mesh version 2 is not supported (this build reads version 4)");
+    sample_mesh(&p);
+    p.kind_version = 3;
+    expect_mesh(&p, 0, KILN_ERR_UNSUPPORTED,
+                "mesh version 3 is not supported (this build reads version 4)");
 }
 
 static void mesh_view_rejects_duplicate_chunk(void **state) {
@@ -345,7 +350,7 @@ static void mesh_view_rejects_invalid_attributes(void **state) {
         const char *fragment;
     } cases[] = {
         {{0, KILN_VFORMAT_F32X4, 0, 0}, "invalid semantic 0"},
-        {{KILN_SEMANTIC_COUNT_, KILN_VFORMAT_F32X4, 0, 0}, "invalid semantic 9"},
+        {{KILN_SEMANTIC_COUNT_, KILN_VFORMAT_F32X4, 0, 0}, "invalid semantic 11"},
         {{KILN_SEMANTIC_TANGENT, 0, 0, 0}, "(tangent) has invalid format 0"},
         {{KILN_SEMANTIC_TANGENT, KILN_VFORMAT_COUNT_, 0, 0}, "invalid format 12"},
         {{KILN_SEMANTIC_COLOR0, KILN_VFORMAT_UNORM8X4, 1, 12}, "uses stream 1"},

@@ -30,6 +30,7 @@ static void default_settings_json_is_pinned(void **state) {
         &s, "{\"mesh.lod_ratios\":[0.5,0.25],\"mesh.lods\":2,\"mesh.merge\":false,"
             "\"mesh.meshlet_triangles\":124,\"mesh.meshlet_vertices\":64,"
             "\"mesh.meshlets\":true,\"mesh.quantize_positions\":false,"
+            "\"mesh.skin_influences\":4,"
             "\"texture.block_align\":\"pad\",\"texture.compress\":true,\"texture.format\":\"auto\","
             "\"texture.max_dimension\":16384,\"texture.max_size\":4096,"
             "\"texture.mipmaps\":true,\"texture.quality\":\"normal\","
@@ -52,6 +53,7 @@ static void non_default_settings_json_is_pinned(void **state) {
     s.mesh_lod_ratios[1] = 0.1f;
     s.mesh_lod_ratios[2] = 1.0f / 3.0f;
     s.mesh_quantize_positions = true;
+    s.mesh_skin_influences = 8;
     s.texture_compress = false;
     s.texture_format = COOK_FORMAT_ASTC_6X6;
     s.texture_quality = COOK_QUALITY_BEST;
@@ -67,7 +69,8 @@ static void non_default_settings_json_is_pinned(void **state) {
     assert_json(&s, "{\"mesh.lod_ratios\":[0.600000024,0.100000001,0.333333343],\"mesh.lods\":3,"
                     "\"mesh.merge\":true,\"mesh.meshlet_triangles\":1,"
                     "\"mesh.meshlet_vertices\":255,\"mesh.meshlets\":false,"
-                    "\"mesh.quantize_positions\":true,\"texture.block_align\":\"none\","
+                    "\"mesh.quantize_positions\":true,\"mesh.skin_influences\":8,"
+                    "\"texture.block_align\":\"none\","
                     "\"texture.compress\":false,"
                     "\"texture.format\":\"astc-6x6\",\"texture.max_dimension\":1,"
                     "\"texture.max_size\":65536,\"texture.mipmaps\":false,"

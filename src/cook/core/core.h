@@ -36,7 +36,9 @@
  * opacity maps merged into the base colour's alpha; every model also
  * writes a .kscene, and a texture named "scene" becomes scene_2;
  * 13: levels cook to a .kscene with an SLNK chunk; .kscene version 2, cameras,
- *     lights and instances). */
+ *     lights and instances;
+ *     kmesh version 4: skin weights summing to exactly 65535, eight influences
+ *     with mesh.skin_influences: 8; .kscene skin tables). */
 #define KILN_ENCODER_VERSION 13u
 
 /* Largest source or dependency file a cook reads. */
@@ -208,6 +210,7 @@ typedef struct cook_settings {
     uint32_t mesh_lod_ratio_count; /* ratios given; later levels halve */
     float mesh_lod_ratios[KILN_MESH_MAX_LODS - 1];
     bool mesh_quantize_positions;
+    uint32_t mesh_skin_influences; /* joints per skinned vertex: 4 or 8 */
     bool texture_compress;
     cook_texture_format texture_format;
     cook_quality texture_quality;

@@ -110,6 +110,8 @@ void ir_mesh_free(ir_mesh *mesh) {
     free(mesh->colors);
     free(mesh->joints);
     free(mesh->weights);
+    free(mesh->joints1);
+    free(mesh->weights1);
     free(mesh->indices);
     for (uint32_t s = 0; mesh->submeshes != NULL && s < mesh->submesh_count; s++)
         free(mesh->submeshes[s].name);
@@ -146,7 +148,32 @@ void ir_asset_free(ir_asset *asset) {
         free(asset->lights[i].name);
     free(asset->lights);
     free(asset->instances);
+    for (uint32_t i = 0; i < asset->skin_count; i++)
+        ir_skin_free(&asset->skins[i]);
+    free(asset->skins);
     memset(asset, 0, sizeof *asset);
+}
+
+void ir_skin_free(ir_skin *skin) {
+    free(skin->name);
+    free(skin->joints);
+    free(skin->inverse_bind);
+    memset(skin, 0, sizeof *skin);
+}
+
+uint32_t ir_skin_root_joint(const ir_asset *asset, const ir_skin *skin) {
+    for (uint32_t j = 0; j < skin->joint_count; j++) {
+        bool has_joint_ancestor = false;
+        uint32_t steps = 0; /* parents come first, so a walk up ends; bounded anyway */
+        for (int32_t a = asset->nodes[skin->joints[j]].parent;
+             a >= 0 && !has_joint_ancestor && steps++ < asset->node_count;
+             a = asset->nodes[a].parent)
+            for (uint32_t k = 0; k < skin->joint_count && !has_joint_ancestor; k++)
+                has_joint_ancestor = skin->joints[k] == (uint32_t)a;
+        if (!has_joint_ancestor)
+            return j;
+    }
+    return 0;
 }
 
 void ir_decoded_image_free(ir_decoded_image *image) {
@@ -159,4 +186,33 @@ void ir_decoded_image_free(ir_decoded_image *image) {
     }
     image->rgba8 = NULL;
     image->rgbaf = NULL;
+}
+
+void ir_bind_weightless(ir_asset *asset) {
+    for (uint32_t m = 0; m < asset->mesh_count; m++) {
+        ir_mesh *mesh = &asset->meshes[m];
+        if (mesh->joints == NULL || mesh->weights == NULL)
+            continue;
+        uint16_t root = 0;
+        for (uint32_t n = 0; n < asset->node_count; n++) {
+            int32_t skin = asset->nodes[n].skin;
+            if (asset->nodes[n].mesh == (int32_t)m && skin >= 0 &&
+                (uint32_t)skin < asset->skin_count) {
+                root = (uint16_t)ir_skin_root_joint(asset, &asset->skins[skin]);
+                break;
+            }
+        }
+        for (uint32_t v = 0; v < mesh->vertex_count; v++) {
+            float *w = mesh->weights + 4 * (size_t)v;
+            float *w1 = mesh->weights1 != NULL ? mesh->weights1 + 4 * (size_t)v : NULL;
+            if (w[0] > 0.0f || w[1] > 0.0f || w[2] > 0.0f || w[3] > 0.0f ||
+                (w1 != NULL && (w1[0] > 0.0f || w1[1] > 0.0f || w1[2] > 0.0f || w1[3] > 0.0f)))
+                continue;
+            uint16_t *j = mesh->joints + 4 * (size_t)v;
+            j[0] = root;
+            j[1] = j[2] = j[3] = 0;
+            w[0] = 1.0f;
+            w[1] = w[2] = w[3] = 0.0f;
+        }
+    }
 }

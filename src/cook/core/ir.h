@@ -67,6 +67,10 @@ typedef struct ir_mesh {
     float *colors;       /* rgba, linear, or NULL */
     uint16_t *joints;    /* 4 joint indices per vertex (skin), or NULL */
     float *weights;      /* 4 weights per vertex summing to 1, or NULL (with joints) */
+    /* Influences 5 to 8 (a source with more than four per vertex), or NULL:
+     * with them the eight weights sum to 1, largest first across both sets. */
+    uint16_t *joints1;
+    float *weights1;
     uint32_t index_count;
     uint32_t *indices;
     uint32_t submesh_count;
@@ -146,7 +150,7 @@ typedef struct ir_node {
     char *name;
     int32_t parent; /* index into ir_asset.nodes, or -1 for a root */
     int32_t mesh;   /* index into ir_asset.meshes, or -1 */
-    int32_t skin;   /* index of the source's skin, or -1 (used by the scene work) */
+    int32_t skin;   /* index into ir_asset.skins, or -1 */
     int32_t camera; /* index into ir_asset.cameras, or -1 */
     int32_t light;  /* index into ir_asset.lights, or -1 */
     /* EXT_mesh_gpu_instancing: ir_asset.instances[instance_offset ..
@@ -214,6 +218,17 @@ typedef struct ir_scene {
     uint32_t root_count;
 } ir_scene;
 
+/* A skin (glTF skins[i], an assimp mesh's bone set): the joints that place a
+ * skinned mesh's vertices. A mesh's joint index j names joints[j]. */
+typedef struct ir_skin {
+    char *name;           /* the source's name, or NULL */
+    uint32_t joint_count; /* at least 1 */
+    uint32_t *joints;     /* joint_count indices into ir_asset.nodes, distinct */
+    float *inverse_bind;  /* 16 floats per joint, column-major; identity when the source has none */
+    int32_t skeleton;     /* index into ir_asset.nodes (glTF skin.skeleton), or -1 */
+    int32_t source;       /* the skin's index in the source (glTF skins[i]), or -1 */
+} ir_skin;
+
 /* Everything one source file produced. Nodes are ordered so that a parent
  * always comes before its children. */
 typedef struct ir_asset {
@@ -235,6 +250,9 @@ typedef struct ir_asset {
     uint32_t light_count;
     ir_instance *instances; /* every node's, in ranges (ir_node.instance_offset) */
     uint32_t instance_count;
+    /* Every skin of the source, in source order; ir_node.skin indexes it. */
+    ir_skin *skins;
+    uint32_t skin_count;
 } ir_asset;
 
 /* A material with glTF's defaults (white, metallic 1, roughness 1, opaque,
@@ -255,6 +273,13 @@ void ir_node_init(ir_node *node);
 void ir_material_free(ir_material *material);
 void ir_mesh_free(ir_mesh *mesh);
 void ir_asset_free(ir_asset *asset);
+void ir_skin_free(ir_skin *skin);
+/* The skin's root joint: the first joint (in joint order) whose node has no
+ * ancestor among the skin's joints; 0 for a skin without joints. */
+uint32_t ir_skin_root_joint(const ir_asset *asset, const ir_skin *skin);
+/* Binds every vertex without weight (all four 0) to the root joint of the
+ * skin of the first node drawing its mesh (joint 0 without one), weight 1. */
+void ir_bind_weightless(ir_asset *asset);
 
 /* A decoded image (import/image.c decodes, process/mips.c filters): the IR of
  * textures. Always four channels (RGBA), rows top to bottom. Exactly

@@ -171,6 +171,9 @@ size_t astc_cached_contexts(void);
 
 /* Packs every vertex of `mesh` (blocks on `threads` threads; the bytes do not
  * depend on the count). False when out of memory. */
+/* `count` (4 or 8) skin weights summing to 1 as unorm16 summing to exactly
+ * 65535 (kmesh.md, skin weights). */
+void encode_skin_weights(const float *weights, int count, uint16_t *out);
 bool encode_mesh_vertices(const ir_mesh *mesh, bool quantize_positions, unsigned threads,
                           encoded_vertices *out);
 void encoded_vertices_free(encoded_vertices *vertices);

@@ -86,12 +86,36 @@ static void choose_layout(const ir_mesh *mesh, bool quantize_positions, encoded_
     if (mesh->joints && mesh->weights) {
         layout_add(layout, KILN_SEMANTIC_JOINTS0, KILN_VFORMAT_U16X4);
         layout_add(layout, KILN_SEMANTIC_WEIGHTS0, KILN_VFORMAT_UNORM16X4);
+        if (mesh->joints1 && mesh->weights1) {
+            layout_add(layout, KILN_SEMANTIC_JOINTS1, KILN_VFORMAT_U16X4);
+            layout_add(layout, KILN_SEMANTIC_WEIGHTS1, KILN_VFORMAT_UNORM16X4);
+        }
     }
 }
 
 static uint16_t unorm16(float value) {
     float clamped = value < 0.0f ? 0.0f : (value > 1.0f ? 1.0f : value);
     return (uint16_t)lrintf(clamped * 65535.0f);
+}
+
+/* A vertex's four or eight weights as unorm16 summing to exactly 65535: each
+ * over their sum (in double) rounded to the nearest step, the residue (at most half a step per
+ * weight) given to the largest (the first of equals), so a shader's sum is exactly 1. */
+void encode_skin_weights(const float *weights, int count, uint16_t *out) {
+    double total = 0.0;
+    for (int k = 0; k < count; k++)
+        total += weights[k] > 0.0f ? (double)weights[k] : 0.0;
+    int32_t sum = 0;
+    int largest = 0;
+    for (int k = 0; k < count; k++) {
+        double w = weights[k] > 0.0f && total > 0.0 ? (double)weights[k] / total : 0.0;
+        out[k] = (uint16_t)lround(w * 65535.0);
+        sum += out[k];
+        if (weights[k] > weights[largest])
+            largest = k;
+    }
+    if (sum > 0) /* 0: no weight at all, which binding ruled out; left as it is */
+        out[largest] = (uint16_t)((int32_t)out[largest] + (65535 - sum));
 }
 
 /* Positions as unorm16 over the mesh's box: p = offset + scale * q / 65535. */
@@ -148,11 +172,19 @@ static void pack_vertex(const ir_mesh *mesh, const encoded_vertices *layout,
         case KILN_SEMANTIC_JOINTS0:
             memcpy(dst, mesh->joints + 4 * (size_t)v, 8);
             break;
-        case KILN_SEMANTIC_WEIGHTS0: {
-            uint16_t weights[4];
-            for (int k = 0; k < 4; k++)
-                weights[k] = unorm16(mesh->weights[4 * (size_t)v + (size_t)k]);
-            memcpy(dst, weights, 8);
+        case KILN_SEMANTIC_JOINTS1:
+            memcpy(dst, mesh->joints1 + 4 * (size_t)v, 8);
+            break;
+        case KILN_SEMANTIC_WEIGHTS0:
+        case KILN_SEMANTIC_WEIGHTS1: {
+            float all[8];
+            uint16_t weights[8];
+            int count = mesh->weights1 != NULL ? 8 : 4;
+            memcpy(all, mesh->weights + 4 * (size_t)v, 4 * sizeof(float));
+            if (count == 8)
+                memcpy(all + 4, mesh->weights1 + 4 * (size_t)v, 4 * sizeof(float));
+            encode_skin_weights(all, count, weights);
+            memcpy(dst, weights + (a->semantic == KILN_SEMANTIC_WEIGHTS1 ? 4 : 0), 8);
             break;
         }
         default:

@@ -62,11 +62,16 @@
  *   convention v' = 1 - v; colors from colour set 0 when any submesh has it
  *   (others white), copied unchanged; joints/weights when any submesh has
  *   bones (see Skins).
- *   Skins: the IR has no skin object yet, so a joint index is the index in
- *   ir_asset.nodes of the node that has the bone's name. Per vertex the 4
- *   largest weights are kept (a warning counts the vertices that had more) and
- *   renormalised to sum to 1; a vertex no bone reaches is bound with weight 1
- *   to the node that instances the mesh. Inverse bind matrices are not kept.
+ *   Skins: the bones of an ir_mesh's aiMeshes, each distinct bone node once
+ *   in order of first appearance, make its skin (ir_skin): joints the nodes
+ *   named by the bones, inverse bind matrices their mOffsetMatrix, source
+ *   the index of the first aiMesh with bones; meshes with the same joints and
+ *   matrices share one skin, and every node drawing the mesh names it. A
+ *   vertex joint index is the bone's place in that list. Per vertex the 8
+ *   largest weights are kept (a warning counts the vertices that had more),
+ *   largest first and renormalised to sum to 1 (mesh.skin_influences then
+ *   keeps four or eight); a vertex no bone reaches is bound with weight 1 to
+ *   the skin's root joint (ir_bind_weightless).
  *   Materials: dense slots, only the materials a cooked submesh uses, in order
  *   of first use (as OBJ does); ir_submesh.material indexes them.
  *   Cameras and lights: every aiCamera and every directional, point or spot
@@ -368,7 +373,9 @@ typedef struct aimp_state {
     uint32_t group_count;
     size_t group_cap;
 
-    bool *mesh_used; /* per aiMesh: placed by a cooked node */
+    bool *mesh_used;    /* per aiMesh: placed by a cooked node */
+    int32_t *mesh_skin; /* per ir mesh: index into out->skins, or -1 */
+    size_t mesh_skin_cap;
 
     uint32_t skipped_meshes; /* aiMeshes with nothing kiln cooks */
     bool warned_shear, warned_matrix, warned_embedded, warned_texcoord, warned_uv_set;
@@ -682,19 +689,103 @@ typedef struct skin_vertex_stats {
     size_t unknown_bones;
 } skin_vertex_stats;
 
-/* Inserts (joint, weight) into a vertex's four slots, keeping the largest. */
+/* Inserts (joint, weight) into a vertex's eight slots, keeping the largest. */
 static void add_influence(uint16_t *joints, float *weights, uint8_t *counts, uint16_t joint,
                           float weight) {
     if (*counts < 255)
         (*counts)++;
     int smallest = 0;
-    for (int k = 1; k < 4; k++)
+    for (int k = 1; k < 8; k++)
         if (weights[k] < weights[smallest])
             smallest = k;
     if (weight > weights[smallest]) {
         weights[smallest] = weight;
         joints[smallest] = joint;
     }
+}
+
+/* The bones of one ir_mesh: distinct nodes in order of first appearance. */
+typedef struct bone_set {
+    uint32_t *nodes;
+    float *inverse_bind; /* 16 per bone, column-major */
+    uint32_t count, cap;
+    int32_t source; /* the first aiMesh with bones */
+} bone_set;
+
+/* The local joint index of the bone naming `node`, appended (with its offset
+ * matrix) when new; -1 on allocation failure, -2 for a non-finite matrix. */
+static int32_t bone_index(bone_set *set, uint32_t node, const struct aiMatrix4x4 *offset) {
+    for (uint32_t k = 0; k < set->count; k++)
+        if (set->nodes[k] == node)
+            return (int32_t)k;
+    const double m[16] = {offset->a1, offset->b1, offset->c1, offset->d1, offset->a2, offset->b2,
+                          offset->c2, offset->d2, offset->a3, offset->b3, offset->c3, offset->d3,
+                          offset->a4, offset->b4, offset->c4, offset->d4};
+    for (int e = 0; e < 16; e++)
+        if (!isfinite(m[e]))
+            return -2;
+    if (set->count == set->cap) {
+        uint32_t cap = set->cap ? set->cap * 2 : 16;
+        uint32_t *nodes = realloc(set->nodes, cap * sizeof *nodes);
+        if (nodes != NULL)
+            set->nodes = nodes;
+        float *matrices = realloc(set->inverse_bind, (size_t)cap * 16 * sizeof *matrices);
+        if (matrices != NULL)
+            set->inverse_bind = matrices;
+        if (nodes == NULL || matrices == NULL)
+            return -1;
+        set->cap = cap;
+    }
+    set->nodes[set->count] = node;
+    for (int e = 0; e < 16; e++) /* affine: assimp's offsets are; the last row made exact */
+        set->inverse_bind[16 * (size_t)set->count + (size_t)e] =
+            e == 3 || e == 7 || e == 11 ? 0.0f : (e == 15 ? 1.0f : (float)m[e]);
+    return (int32_t)set->count++;
+}
+
+/* The skin of `mesh_index` from its bones: an existing skin with the same
+ * joints and matrices, else a new one (taking the set's arrays). */
+static bool attach_skin(aimp_state *st, uint32_t mesh_index, bone_set *set) {
+    if (mesh_index >= st->mesh_skin_cap) {
+        size_t cap = st->mesh_skin_cap ? st->mesh_skin_cap * 2 : 16;
+        while (cap <= mesh_index)
+            cap *= 2;
+        int32_t *grown = realloc(st->mesh_skin, cap * sizeof *grown);
+        if (grown == NULL)
+            return out_of_memory(st);
+        for (size_t k = st->mesh_skin_cap; k < cap; k++)
+            grown[k] = -1;
+        st->mesh_skin = grown;
+        st->mesh_skin_cap = cap;
+    }
+    st->mesh_skin[mesh_index] = -1;
+    if (set->count == 0)
+        return true;
+    ir_asset *out = st->out;
+    for (uint32_t s = 0; s < out->skin_count; s++) {
+        const ir_skin *skin = &out->skins[s];
+        if (skin->joint_count == set->count &&
+            memcmp(skin->joints, set->nodes, set->count * sizeof *set->nodes) == 0 &&
+            memcmp(skin->inverse_bind, set->inverse_bind, (size_t)set->count * 64) == 0) {
+            st->mesh_skin[mesh_index] = (int32_t)s;
+            return true;
+        }
+    }
+    ir_skin *skins = realloc(out->skins, ((size_t)out->skin_count + 1) * sizeof *skins);
+    if (skins == NULL)
+        return out_of_memory(st);
+    out->skins = skins;
+    ir_skin *skin = &out->skins[out->skin_count];
+    memset(skin, 0, sizeof *skin);
+    skin->joints = set->nodes;
+    skin->inverse_bind = set->inverse_bind;
+    skin->joint_count = set->count;
+    skin->skeleton = -1;
+    skin->source = set->source;
+    set->nodes = NULL;
+    set->inverse_bind = NULL;
+    st->mesh_skin[mesh_index] = (int32_t)out->skin_count++;
+    return true;
 }
 
 /* The streams of one ir_mesh from the node's aiMeshes. */
@@ -762,12 +853,20 @@ static bool build_mesh(aimp_state *st, const unsigned *meshes, uint32_t count, u
     if (any_color && (mesh->colors = alloc_array(n, 4 * sizeof(float))) == NULL)
         return out_of_memory(st);
     uint8_t *influences = NULL;
+    uint16_t *joints8 = NULL; /* eight per vertex while the bones are read */
+    float *weights8 = NULL;
+    bone_set bones = {.source = -1};
     if (any_bones) {
         mesh->joints = calloc(n ? n : 1, 4 * sizeof(uint16_t));
         mesh->weights = calloc(n ? n : 1, 4 * sizeof(float));
+        joints8 = calloc(n ? n : 1, 8 * sizeof(uint16_t));
+        weights8 = calloc(n ? n : 1, 8 * sizeof(float));
         influences = calloc(n ? n : 1, 1);
-        if (mesh->joints == NULL || mesh->weights == NULL || influences == NULL) {
+        if (mesh->joints == NULL || mesh->weights == NULL || influences == NULL ||
+            joints8 == NULL || weights8 == NULL) {
             free(influences);
+            free(joints8);
+            free(weights8);
             return out_of_memory(st);
         }
     }
@@ -778,6 +877,8 @@ static bool build_mesh(aimp_state *st, const unsigned *meshes, uint32_t count, u
     skin_vertex_stats skin = {0, 0};
     uint32_t *first_vertex = alloc_array(count, sizeof(uint32_t));
     if (first_vertex == NULL) {
+        free(joints8);
+        free(weights8);
         free(influences);
         return out_of_memory(st);
     }
@@ -858,13 +959,38 @@ static bool build_mesh(aimp_state *st, const unsigned *meshes, uint32_t count, u
                 const struct aiBone *bone = m->mBones[b];
                 if (bone == NULL || bone->mNumWeights == 0 || bone->mWeights == NULL)
                     continue;
-                uint32_t joint = find_node(st, &bone->mName);
-                if (joint == AIMP_NONE || joint > UINT16_MAX) {
+                uint32_t node = find_node(st, &bone->mName);
+                int32_t joint =
+                    node == AIMP_NONE ? -3 : bone_index(&bones, node, &bone->mOffsetMatrix);
+                if (joint == -1) {
+                    free(joints8);
+                    free(weights8);
+                    free(influences);
+                    free(first_vertex);
+                    free(bones.nodes);
+                    free(bones.inverse_bind);
+                    return out_of_memory(st);
+                }
+                if (joint == -2) {
+                    diag_error(st->ctx->diag, st->path, 0,
+                               "bone '%.*s': its offset (inverse bind) matrix is not finite",
+                               (int)ai_length(&bone->mName), bone->mName.data);
+                    free(joints8);
+                    free(weights8);
+                    free(influences);
+                    free(first_vertex);
+                    free(bones.nodes);
+                    free(bones.inverse_bind);
+                    return false;
+                }
+                if (bones.source < 0)
+                    bones.source = (int32_t)meshes[i];
+                if (joint < 0 || joint > UINT16_MAX) {
                     if (skin.unknown_bones++ == 0)
-                        diag_warning(
-                            st->ctx->diag, st->path, 0, "bone '%.*s' %s; its weights are dropped",
-                            (int)ai_length(&bone->mName), bone->mName.data,
-                            joint == AIMP_NONE ? "names no node" : "is a node beyond index 65535");
+                        diag_warning(st->ctx->diag, st->path, 0,
+                                     "bone '%.*s' %s; its weights are dropped",
+                                     (int)ai_length(&bone->mName), bone->mName.data,
+                                     joint < 0 ? "names no node" : "is joint 65536 or later");
                     continue;
                 }
                 for (unsigned w = 0; w < bone->mNumWeights; w++) {
@@ -873,37 +999,69 @@ static bool build_mesh(aimp_state *st, const unsigned *meshes, uint32_t count, u
                     if (vw->mVertexId >= m->mNumVertices || !(weight > 0.0f) || !isfinite(weight))
                         continue;
                     size_t o = base + vw->mVertexId;
-                    add_influence(mesh->joints + 4 * o, mesh->weights + 4 * o, influences + o,
+                    add_influence(joints8 + 8 * o, weights8 + 8 * o, influences + o,
                                   (uint16_t)joint, weight);
                 }
             }
         }
         base += m->mNumVertices;
     }
+    (void)node_index;
+    bool ok = true;
     if (mesh->joints != NULL) {
-        uint16_t rigid = node_index <= UINT16_MAX ? (uint16_t)node_index : 0;
+        /* Largest first, renormalised; a weightless vertex stays all 0 until
+         * ir_bind_weightless binds it to its skin's root joint. */
+        size_t over_eight = 0;
         for (size_t v = 0; v < n; v++) {
-            float *w = mesh->weights + 4 * v;
-            double sum = (double)w[0] + w[1] + w[2] + w[3];
+            uint16_t *j = joints8 + 8 * v;
+            float *w = weights8 + 8 * v;
+            for (int a = 1; a < 8; a++) /* insertion sort, stable */
+                for (int b = a; b > 0 && w[b] > w[b - 1]; b--) {
+                    float tw = w[b];
+                    w[b] = w[b - 1];
+                    w[b - 1] = tw;
+                    uint16_t tj = j[b];
+                    j[b] = j[b - 1];
+                    j[b - 1] = tj;
+                }
+            double sum = 0.0;
+            for (int k = 0; k < 8; k++)
+                sum += w[k];
+            for (int k = 0; k < 8; k++) {
+                w[k] = sum > 0.0 ? (float)(w[k] / sum) : 0.0f;
+                if (w[k] == 0.0f)
+                    j[k] = 0;
+            }
             skin.over_four += influences[v] > 4;
-            if (sum > 0.0) {
-                for (int k = 0; k < 4; k++)
-                    w[k] = (float)(w[k] / sum);
-            } else {
-                uint16_t *j = mesh->joints + 4 * v;
-                j[0] = rigid;
-                j[1] = j[2] = j[3] = 0;
-                w[0] = 1.0f;
-                w[1] = w[2] = w[3] = 0.0f;
+            over_eight += influences[v] > 8;
+        }
+        if (skin.over_four > 0) {
+            mesh->joints1 = calloc(n ? n : 1, 4 * sizeof(uint16_t));
+            mesh->weights1 = calloc(n ? n : 1, 4 * sizeof(float));
+            ok = mesh->joints1 != NULL && mesh->weights1 != NULL;
+        }
+        for (size_t v = 0; ok && v < n; v++) {
+            memcpy(mesh->joints + 4 * v, joints8 + 8 * v, 4 * sizeof(uint16_t));
+            memcpy(mesh->weights + 4 * v, weights8 + 8 * v, 4 * sizeof(float));
+            if (mesh->joints1 != NULL) {
+                memcpy(mesh->joints1 + 4 * v, joints8 + 8 * v + 4, 4 * sizeof(uint16_t));
+                memcpy(mesh->weights1 + 4 * v, weights8 + 8 * v + 4, 4 * sizeof(float));
             }
         }
-        if (skin.over_four > 0)
+        if (over_eight > 0)
             diag_warning(st->ctx->diag, st->path, 0,
-                         "mesh '%s': %zu vertices have more than 4 bone weights; the 4 largest "
+                         "mesh '%s': %zu vertices have more than 8 bone weights; the 8 largest "
                          "are kept",
-                         mesh->name ? mesh->name : "", skin.over_four);
+                         mesh->name ? mesh->name : "", over_eight);
     }
+    free(joints8);
+    free(weights8);
     free(influences);
+    ok = ok && attach_skin(st, st->out->mesh_count - 1, &bones);
+    free(bones.nodes);
+    free(bones.inverse_bind);
+    if (!ok)
+        return st->ctx->diag->errors > 0 ? false : out_of_memory(st);
     if (mesh->normals != NULL && !normals_ok) {
         diag_warning(st->ctx->diag, st->path, 0,
                      "mesh '%s': some normals are zero or not finite; normals are generated "
@@ -1090,6 +1248,8 @@ static bool node_meshes(aimp_state *st, uint32_t node_index, unsigned *scratch) 
     if (mesh->index_count == 0) { /* every face dropped */
         ir_mesh_free(mesh);
         st->out->mesh_count--;
+        if (st->out->mesh_count < st->mesh_skin_cap)
+            st->mesh_skin[st->out->mesh_count] = -1;
         return true;
     }
     st->group_mesh[group] = st->out->mesh_count - 1;
@@ -1826,6 +1986,12 @@ static bool convert_scene(aimp_state *st) {
     free(scratch);
     if (!ok)
         return false;
+    for (uint32_t i = 0; i < st->out->node_count; i++) { /* nodes name their mesh's skin */
+        ir_node *node = &st->out->nodes[i];
+        if (node->mesh >= 0 && (size_t)node->mesh < st->mesh_skin_cap)
+            node->skin = st->mesh_skin[node->mesh];
+    }
+    ir_bind_weightless(st->out);
 
     uint32_t unplaced = 0;
     for (size_t i = 0; i < meshes; i++)
@@ -1856,6 +2022,7 @@ static void state_free(aimp_state *st) {
     free(st->group_mesh);
     free(st->group_node);
     free(st->mesh_used);
+    free(st->mesh_skin);
 }
 
 /* ---------------------------------------------------------------------------

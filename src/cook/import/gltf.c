@@ -1260,7 +1260,7 @@ bool import_gltf(cook_context *ctx, ir_asset *out) {
     bool ok = load_document(&g) && check_root(&g) && load_buffers(&g) &&
               gltf_prepare_accessors(&g) && check_images_and_textures(&g) &&
               import_materials(&g, out) && gltf_import_meshes(&g, out) &&
-              gltf_import_nodes(&g, out) && gltf_check_scenes(&g) && gltf_check_skins(&g) &&
+              gltf_import_nodes(&g, out) && gltf_check_scenes(&g) && gltf_import_skins(&g, out) &&
               gltf_import_cameras(&g, out) && gltf_import_lights(&g, out) &&
               gltf_import_node_objects(&g, out) && gltf_check_animations(&g);
     if (ok)

@@ -276,7 +276,7 @@ bool gltf_import_meshes(gltf *g, ir_asset *out);
 bool gltf_import_nodes(gltf *g, ir_asset *out);
 bool gltf_check_scenes(gltf *g);
 bool gltf_import_scenes(gltf *g, ir_asset *out);
-bool gltf_check_skins(gltf *g);
+bool gltf_import_skins(gltf *g, ir_asset *out);
 bool gltf_check_animations(gltf *g);
 
 /* ---- gltf_camera.c ------------------------------------------------------ */

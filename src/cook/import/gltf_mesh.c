@@ -30,15 +30,17 @@
  *   or, in a mesh without triangles, when every primitive has them; a line or
  *   point primitive without them in a mesh that has them gets (0, 0, 1) and
  *   (1, 0, 0, 1). texcoords[0..1], colors and joints/weights when any
- *   primitive has them, the others filled with 0 / opaque white / joint 0 at
- *   full weight. Normals
+ *   primitive has them, the others filled with 0 / opaque white / no weight
+ *   (a weightless vertex, bound to its skin's root joint with weight 1 once
+ *   the skins are read: ir_bind_weightless). Normals
  *   are normalised (a zero normal takes the normal of its faces); tangent xyz
  *   is normalised and w must be ±1. Colours are linear RGBA; float colours
  *   outside [0, 1] are clamped with a warning. Normals and tangents that are
  *   not unit length are normalised with a warning. Weights are normalised to
  *   sum to 1 (with a warning beyond glTF-Validator's tolerance; a negative
- *   weight is an error); with JOINTS_1/WEIGHTS_1 the four largest of eight
- *   influences stay. A joint beyond the skin of a node using the mesh is an
+ *   weight is an error); with JOINTS_1/WEIGHTS_1 all eight influences stay,
+ *   largest first across joints/joints1 (mesh.skin_influences then keeps
+ *   four or eight: process_skin_influences). A joint beyond the skin of a node using the mesh is an
  *   error (checked with the nodes, gltf_scene.c).
  *
  * Validation (errors, with the JSON path): attribute names, index continuity
@@ -555,7 +557,7 @@ static bool check_primitive(gltf *g, const json_t *prim, const char *jpath, prim
  * ------------------------------------------------------------------------- */
 
 typedef struct mesh_streams {
-    bool normals, tangents, texcoords[2], colors, skin;
+    bool normals, tangents, texcoords[2], colors, skin, skin8;
 } mesh_streams;
 
 static void *alloc_stream(gltf *g, uint32_t vertices, size_t element, const char *jpath) {
@@ -583,9 +585,10 @@ static float clamp01(float v) {
     return v < 0.0f ? 0.0f : (v > 1.0f ? 1.0f : v);
 }
 
-/* Keeps the four largest of `n` influences, normalised to sum to 1. */
-static void pack_influences(const uint32_t *joints, const float *weights, int n,
-                            uint16_t out_joints[4], float out_weights[4]) {
+/* Keeps the `keep` (4 or 8) largest of `n` influences, largest first,
+ * normalised to sum to 1 (all 0 without weight). */
+static void pack_influences(const uint32_t *joints, const float *weights, int n, int keep,
+                            uint16_t out_joints[8], float out_weights[8]) {
     int order[8];
     for (int i = 0; i < n; i++)
         order[i] = i;
@@ -596,19 +599,14 @@ static void pack_influences(const uint32_t *joints, const float *weights, int n,
             order[j - 1] = t;
         }
     float sum = 0.0f;
-    for (int k = 0; k < 4; k++) {
-        float w = weights[order[k]];
+    for (int k = 0; k < keep; k++) {
+        float w = k < n ? weights[order[k]] : 0.0f;
         out_weights[k] = w > 0.0f ? w : 0.0f;
-        out_joints[k] = (uint16_t)joints[order[k]];
+        out_joints[k] = k < n && out_weights[k] > 0.0f ? (uint16_t)joints[order[k]] : 0;
         sum += out_weights[k];
     }
-    if (sum > 0.0f && isfinite(sum)) {
-        for (int k = 0; k < 4; k++)
-            out_weights[k] /= sum;
-    } else {
-        out_weights[0] = 1.0f;
-        out_weights[1] = out_weights[2] = out_weights[3] = 0.0f;
-    }
+    for (int k = 0; k < keep; k++) /* weightless (all 0): bound to the skin's root later */
+        out_weights[k] = sum > 0.0f && isfinite(sum) ? out_weights[k] / sum : 0.0f;
 }
 
 /* glTF-Validator's tolerance for a sum of weights: exact for 1-2 influences,
@@ -621,11 +619,8 @@ static float weight_sum_tolerance(int influences) {
 static bool read_skin(gltf *g, const prim_info *info, const char *jpath, ir_mesh *mesh,
                       gltf_joint_use *joints_used) {
     uint32_t base = info->base, n = info->vertex_count;
-    if (info->attr[A_JOINTS0] < 0 || info->attr[A_WEIGHTS0] < 0) {
-        for (uint32_t v = 0; v < n; v++)
-            mesh->weights[4 * (size_t)(base + v)] = 1.0f;
-        return true;
-    }
+    if (info->attr[A_JOINTS0] < 0 || info->attr[A_WEIGHTS0] < 0)
+        return true; /* weightless: ir_bind_weightless binds them to the skin's root */
     bool eight = info->attr[A_JOINTS1] >= 0 && info->attr[A_WEIGHTS1] >= 0;
     int sets = eight ? 2 : 1;
     uint32_t *joints[2] = {NULL, NULL};
@@ -669,7 +664,16 @@ static bool read_skin(gltf *g, const prim_info *info, const char *jpath, ir_mesh
         if (ok && fabsf(sum - 1.0f) > weight_sum_tolerance(used) && unnormalised++ == 0)
             first = v;
         size_t dst = 4 * (size_t)(base + v);
-        pack_influences(j, w, 4 * sets, mesh->joints + dst, mesh->weights + dst);
+        uint16_t packed_joints[8];
+        float packed_weights[8];
+        int keep = mesh->joints1 != NULL ? 8 : 4;
+        pack_influences(j, w, 4 * sets, keep, packed_joints, packed_weights);
+        memcpy(mesh->joints + dst, packed_joints, 4 * sizeof *packed_joints);
+        memcpy(mesh->weights + dst, packed_weights, 4 * sizeof *packed_weights);
+        if (keep == 8) {
+            memcpy(mesh->joints1 + dst, packed_joints + 4, 4 * sizeof *packed_joints);
+            memcpy(mesh->weights1 + dst, packed_weights + 4, 4 * sizeof *packed_weights);
+        }
     }
     if (ok && unnormalised > 0)
         gltf_warning(g,
@@ -931,7 +935,7 @@ static bool build_mesh(gltf *g, size_t m, const json_t *obj, prim_info *prims, s
                        ir_asset *out) {
     char jpath[GLTF_PATH_SIZE];
     gltf_pathf(jpath, "meshes[%zu]", m);
-    mesh_streams streams = {true, true, {false, false}, false, false};
+    mesh_streams streams = {true, true, {false, false}, false, false, false};
     /* Normals and tangents as the triangles have them: a debug line without
      * them must not cost a lit surface its own. */
     bool any_triangles = false, all_normals = true, all_tangents = true;
@@ -954,6 +958,8 @@ static bool build_mesh(gltf *g, size_t m, const json_t *obj, prim_info *prims, s
         streams.texcoords[1] |= info->attr[A_TEXCOORD1] >= 0;
         streams.colors |= info->attr[A_COLOR0] >= 0;
         streams.skin |= info->attr[A_JOINTS0] >= 0 && info->attr[A_WEIGHTS0] >= 0;
+        streams.skin8 |= info->attr[A_JOINTS0] >= 0 && info->attr[A_WEIGHTS0] >= 0 &&
+                         info->attr[A_JOINTS1] >= 0 && info->attr[A_WEIGHTS1] >= 0;
         uint64_t n = info->indices >= 0 ? g->accessors[info->indices].count : info->vertex_count;
         index_bound += list_bound(info->mode, n);
         if (info->same_as >= 0) {
@@ -1004,6 +1010,10 @@ static bool build_mesh(gltf *g, size_t m, const json_t *obj, prim_info *prims, s
     if (streams.skin &&
         ((mesh->joints = alloc_stream(g, nv, 4 * sizeof(uint16_t), jpath)) == NULL ||
          (mesh->weights = alloc_stream(g, nv, 4 * sizeof(float), jpath)) == NULL))
+        return false;
+    if (streams.skin8 &&
+        ((mesh->joints1 = alloc_stream(g, nv, 4 * sizeof(uint16_t), jpath)) == NULL ||
+         (mesh->weights1 = alloc_stream(g, nv, 4 * sizeof(float), jpath)) == NULL))
         return false;
     if (index_bound > 0 &&
         (mesh->indices = alloc_stream(g, (uint32_t)index_bound, sizeof(uint32_t), jpath)) == NULL)

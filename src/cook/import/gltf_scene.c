@@ -1,7 +1,7 @@
 /*
- * gltf_scene.c — glTF nodes into ir_node and scenes into ir_scene; skins and
- * animations validated (the IR does not hold them yet). Cameras, lights and
- * instances: gltf_camera.c.
+ * gltf_scene.c — glTF nodes into ir_node, scenes into ir_scene and skins into
+ * ir_skin; animations validated (the IR does not hold them yet). Cameras,
+ * lights and instances: gltf_camera.c.
  *
  * Nodes
  *   Every node is imported, whether or not a scene lists it. A node has at
@@ -12,7 +12,17 @@
  *   is kept as given and decomposed into TRS (best effort: scale from the
  *   column lengths, negative when the determinant is); TRS nodes get the
  *   composed matrix T * R * S. node.mesh is the ir mesh index (-1 for a mesh
- *   with nothing to cook); node.skin is the glTF skin index.
+ *   with nothing to cook); node.skin is the glTF skin index, which is also
+ *   its ir_asset.skins index (every skin is imported, or the file refused).
+ *
+ * Skins
+ *   Every skin, in order: joints as IR node indices, inverse bind matrices
+ *   (identity without an accessor), skeleton. Errors as glTF-Validator's: no
+ *   joints, a joint out of range or listed twice, joints without a common
+ *   root, a skeleton that is not an ancestor of every joint, matrices not
+ *   MAT4 FLOAT, fewer than the joints, strided, not finite or not affine.
+ *   An accessor with more matrices than joints is a warning (the spec allows
+ *   it; the rest are unused).
  *
  * Checks that read data stay cheap: skin inverse bind matrices (last row
  * 0 0 0 1), animation inputs (non-negative, increasing) and rotation outputs
@@ -194,14 +204,14 @@ static bool parse_node(gltf *g, size_t i, ir_node *node, int64_t *mesh) {
 }
 
 /* The joints a node's mesh names must exist in the node's skin
- * (ACCESSOR_JOINTS_INDEX_OOB); a skin whose joints are not an array is
- * reported by gltf_check_skins. */
+ * (ACCESSOR_JOINTS_INDEX_OOB); a skin whose joints are not an array or are
+ * empty is reported by gltf_import_skins. */
 static bool check_joints(gltf *g, size_t node, int64_t mesh, int32_t skin) {
     if (mesh < 0 || skin < 0 || g->mesh_joints == NULL)
         return true;
     const gltf_joint_use *used = &g->mesh_joints[mesh];
     const json_t *joints = json_object_get(json_array_get(g->j_skins, (size_t)skin), "joints");
-    if (used->max_plus1 == 0 || !json_is_array(joints) ||
+    if (used->max_plus1 == 0 || !json_is_array(joints) || json_array_size(joints) == 0 ||
         used->max_plus1 <= json_array_size(joints))
         return true;
     gltf_error(g,
@@ -475,7 +485,10 @@ static bool is_ancestor_or_self(const gltf *g, int32_t ancestor, int32_t node) {
            g->node_post[node] <= g->node_post[ancestor];
 }
 
-static bool check_skin(gltf *g, size_t s) {
+/* Validates skins[s] as glTF-Validator does and fills `skin`: joints as IR
+ * node indices (ir_index maps glTF nodes to them), inverse bind matrices
+ * (identity when absent), the skeleton. */
+static bool import_skin(gltf *g, size_t s, const int32_t *ir_index, ir_skin *skin) {
     const json_t *obj = gltf_element(g, g->j_skins, "skins", s);
     if (obj == NULL)
         return false;
@@ -492,6 +505,15 @@ static bool check_skin(gltf *g, size_t s) {
     uint32_t mark = gltf_next_mark(g);
     int32_t common_root = -1;
     bool ok = true;
+    skin->source = (int32_t)s;
+    skin->skeleton = skeleton >= 0 ? ir_index[skeleton] : -1;
+    skin->joints = malloc(count * sizeof *skin->joints);
+    skin->inverse_bind = malloc(count * 16 * sizeof *skin->inverse_bind);
+    const char *name = json_string_value(json_object_get(obj, "name"));
+    if (name != NULL)
+        skin->name = cook_strdup(name);
+    if (skin->joints == NULL || skin->inverse_bind == NULL || (name != NULL && skin->name == NULL))
+        return gltf_out_of_memory(g);
     for (size_t k = 0; k < count && ok; k++) {
         char path[GLTF_PATH_SIZE];
         gltf_pathf(path, "%s.joints[%zu]", jpath, k);
@@ -506,6 +528,7 @@ static bool check_skin(gltf *g, size_t s) {
             break;
         }
         g->node_mark[joint] = mark;
+        skin->joints[skin->joint_count++] = (uint32_t)ir_index[joint];
         int32_t root = root_of(g, (int32_t)joint);
         if (k == 0)
             common_root = root;
@@ -524,6 +547,9 @@ static bool check_skin(gltf *g, size_t s) {
             ok = false;
         }
     }
+    for (size_t k = 0; k < count; k++) /* identity until read */
+        for (int e = 0; e < 16; e++)
+            skin->inverse_bind[16 * k + (size_t)e] = e % 5 == 0 ? 1.0f : 0.0f;
     if (!ok || ibm < 0)
         return ok;
     if (!gltf_accessor_valid(g, (uint32_t)ibm))
@@ -546,9 +572,17 @@ static bool check_skin(gltf *g, size_t s) {
                    (long long)ibm);
         return false;
     }
-    if (!gltf_accessor_stored(g, (uint32_t)ibm) || !gltf_accessor_readable(g, (uint32_t)ibm))
-        return true; /* zeros, or no data to check */
-    float *matrices;
+    if (!gltf_accessor_stored(g, (uint32_t)ibm) || !gltf_accessor_readable(g, (uint32_t)ibm)) {
+        gltf_warning(g,
+                     "%s: accessor %lld holds no data; the joints' inverse bind matrices are "
+                     "the identity",
+                     ipath, (long long)ibm);
+        return true;
+    }
+    if (a->count > count)
+        gltf_warning(g, "%s: accessor %lld has %u matrices for %zu joints; the last %zu are unused",
+                     ipath, (long long)ibm, a->count, count, (size_t)a->count - count);
+    float *matrices; /* non-finite values are refused by the read */
     if (!gltf_read_floats(g, (uint32_t)ibm, ipath, &matrices))
         return false;
     for (uint32_t k = 0; k < a->count && ok; k++) {
@@ -562,14 +596,32 @@ static bool check_skin(gltf *g, size_t s) {
             ok = false;
         }
     }
+    if (ok)
+        memcpy(skin->inverse_bind, matrices, count * 16 * sizeof *matrices);
     free(matrices);
     return ok;
 }
 
-bool gltf_check_skins(gltf *g) {
+bool gltf_import_skins(gltf *g, ir_asset *out) {
+    if (g->n_skins == 0) {
+        ir_bind_weightless(out);
+        return true;
+    }
+    int32_t *ir_index = malloc((g->n_nodes ? g->n_nodes : 1) * sizeof *ir_index);
+    out->skins = calloc(g->n_skins, sizeof *out->skins);
+    if (ir_index == NULL || out->skins == NULL) {
+        free(ir_index);
+        return gltf_out_of_memory(g);
+    }
+    for (uint32_t k = 0; k < out->node_count; k++)
+        ir_index[out->nodes[k].source] = (int32_t)k;
+    out->skin_count = (uint32_t)g->n_skins;
     bool ok = true;
     for (size_t s = 0; s < g->n_skins && !g->stopped; s++)
-        ok = check_skin(g, s) && ok;
+        ok = import_skin(g, s, ir_index, &out->skins[s]) && ok;
+    free(ir_index);
+    if (ok)
+        ir_bind_weightless(out);
     return ok && !g->stopped;
 }
 

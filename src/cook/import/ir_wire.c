@@ -9,13 +9,14 @@
  * plain paths relative to the input root; what passes holds the invariants of
  * ir.h that later stages index memory by.
  *
- * Layout, version 3 (u32/u64 little-endian, f32 as its bits, strings as a u32
+ * Layout, version 4 (u32/u64 little-endian, f32 as its bits, strings as a u32
  * length and bytes with UINT32_MAX for NULL):
  *   u32 version, u32 mesh_count, material_count, node_count, image_count
  *   mesh:     string name, u32 vertex_count, u32 streams (STREAM_* bits),
  *             each stream present in bit order (positions 3 f32, normals 3,
  *             tangents 4, texcoords 0 and 1 2 each, colors 4, joints 4 u16,
- *             weights 4 f32 per vertex), u32 index_count, indices,
+ *             weights 4 f32, joints1 4 u16, weights1 4 f32 per vertex),
+ *             u32 index_count, indices,
  *             u32 submesh_count, per submesh index_offset, index_count,
  *             material, topology, string name
  *   material: string name, f32 base_color[4] metallic roughness emissive[3]
@@ -35,6 +36,11 @@
  *             name, u32 type, f32 color[3] intensity range inner_cone
  *             outer_cone; u32 instance_count, per instance f32
  *             translation[3] rotation[4] scale[3]
+ *   then:     u32 skin_count, per skin string name, i32 skeleton, i32
+ *             source, u32 joint_count, the joints (node indices), 16 f32
+ *             per joint (inverse bind matrices); node.skin indexes them
+ * Version 3 added cameras, lights and instances, version 4 joints1/weights1
+ * and the skins.
  * LODs and meshlets are not part of it: importers do not build them.
  */
 #include <math.h>
@@ -55,7 +61,9 @@
 #define STREAM_COLORS (1u << 5)
 #define STREAM_JOINTS (1u << 6)
 #define STREAM_WEIGHTS (1u << 7)
-#define STREAM_ALL ((1u << 8) - 1)
+#define STREAM_JOINTS1 (1u << 8)
+#define STREAM_WEIGHTS1 (1u << 9)
+#define STREAM_ALL ((1u << 10) - 1)
 
 #define WIRE_NULL_STRING UINT32_MAX
 
@@ -67,6 +75,7 @@
 #define LIGHT_BYTES (4u + 4u + 7u * 4u)
 #define INSTANCE_BYTES (10u * 4u)
 #define SCENE_MIN_BYTES 8u
+#define SKIN_MIN_BYTES (4u + 12u + 4u + 64u)
 #define IMAGE_MIN_BYTES 13u
 #define SUBMESH_BYTES 20u
 
@@ -235,7 +244,8 @@ static uint32_t mesh_streams(const ir_mesh *mesh) {
     return (mesh->positions ? STREAM_POSITIONS : 0) | (mesh->normals ? STREAM_NORMALS : 0) |
            (mesh->tangents ? STREAM_TANGENTS : 0) | (mesh->texcoords[0] ? STREAM_TEXCOORD0 : 0) |
            (mesh->texcoords[1] ? STREAM_TEXCOORD1 : 0) | (mesh->colors ? STREAM_COLORS : 0) |
-           (mesh->joints ? STREAM_JOINTS : 0) | (mesh->weights ? STREAM_WEIGHTS : 0);
+           (mesh->joints ? STREAM_JOINTS : 0) | (mesh->weights ? STREAM_WEIGHTS : 0) |
+           (mesh->joints1 ? STREAM_JOINTS1 : 0) | (mesh->weights1 ? STREAM_WEIGHTS1 : 0);
 }
 
 static bool write_mesh(const ir_mesh *mesh, bytebuf *out) {
@@ -257,6 +267,10 @@ static bool write_mesh(const ir_mesh *mesh, bytebuf *out) {
         put_words(out, mesh->joints, n * 4, 2);
     if (mesh->weights != NULL)
         wire_put_f32s(out, mesh->weights, n * 4);
+    if (mesh->joints1 != NULL)
+        put_words(out, mesh->joints1, n * 4, 2);
+    if (mesh->weights1 != NULL)
+        wire_put_f32s(out, mesh->weights1, n * 4);
     wire_put_u32(out, mesh->index_count);
     put_words(out, mesh->indices, mesh->index_count, 4);
     wire_put_u32(out, mesh->submesh_count);
@@ -368,6 +382,16 @@ bool ir_wire_write(const ir_asset *asset, bytebuf *out) {
         wire_put_f32s(out, t->rotation, 4);
         wire_put_f32s(out, t->scale, 3);
     }
+    wire_put_u32(out, asset->skin_count);
+    for (uint32_t i = 0; i < asset->skin_count; i++) {
+        const ir_skin *skin = &asset->skins[i];
+        wire_put_string(out, skin->name);
+        put_i32(out, skin->skeleton);
+        put_i32(out, skin->source);
+        wire_put_u32(out, skin->joint_count);
+        put_words(out, skin->joints, skin->joint_count, 4);
+        wire_put_f32s(out, skin->inverse_bind, (size_t)skin->joint_count * 16);
+    }
     return !out->failed;
 }
 
@@ -435,7 +459,9 @@ static bool read_mesh(wire_decoder *d, uint32_t index, ir_mesh *mesh) {
         return false;
     size_t n = mesh->vertex_count;
     if ((streams & ~STREAM_ALL) != 0 || (n > 0 && !(streams & STREAM_POSITIONS)) ||
-        !(streams & STREAM_JOINTS) != !(streams & STREAM_WEIGHTS))
+        !(streams & STREAM_JOINTS) != !(streams & STREAM_WEIGHTS) ||
+        !(streams & STREAM_JOINTS1) != !(streams & STREAM_WEIGHTS1) ||
+        ((streams & STREAM_JOINTS1) && !(streams & STREAM_JOINTS)))
         return reject(d, "mesh %u: streams 0x%x are not a valid set", index, streams);
     float **floats[] = {&mesh->positions,    &mesh->normals,      &mesh->tangents,
                         &mesh->texcoords[0], &mesh->texcoords[1], &mesh->colors};
@@ -457,6 +483,16 @@ static bool read_mesh(wire_decoder *d, uint32_t index, ir_mesh *mesh) {
         if (!read_ok(d, mesh->weights != NULL, "weights"))
             return false;
         if (!all_finite(mesh->weights, n * 4))
+            return reject(d, "mesh %u: a weight is not finite", index);
+    }
+    if (streams & STREAM_JOINTS1) {
+        mesh->joints1 = read_stream(d, n, 4, 2);
+        if (!read_ok(d, mesh->joints1 != NULL, "joints1"))
+            return false;
+        mesh->weights1 = read_stream(d, n, 4, 4);
+        if (!read_ok(d, mesh->weights1 != NULL, "weights1"))
+            return false;
+        if (!all_finite(mesh->weights1, n * 4))
             return reject(d, "mesh %u: a weight is not finite", index);
     }
     mesh->index_count = wire_get_u32(in);
@@ -577,7 +613,7 @@ static bool read_node(wire_decoder *d, uint32_t index, ir_node *node) {
 }
 
 /* Cameras, lights and instances, then every node's references to them:
- * values as kscene.md R13-R15 want them (the writer copies them). */
+ * values as kscene.md R14-R16 want them (the writer copies them). */
 static bool read_cameras_lights_instances(wire_decoder *d, ir_asset *out) {
     wire_reader *in = d->in;
     uint32_t cameras = wire_get_count(in, CAMERA_BYTES);
@@ -709,6 +745,56 @@ static bool read_scenes(wire_decoder *d, ir_asset *out) {
     return true;
 }
 
+/* The skins: joints distinct nodes, matrices finite; then every node's skin
+ * in range. */
+static bool read_skins(wire_decoder *d, ir_asset *out) {
+    wire_reader *in = d->in;
+    uint32_t count = wire_get_count(in, SKIN_MIN_BYTES);
+    if (!read_ok(d, true, "skins"))
+        return false;
+    out->skins = calloc(count ? count : 1, sizeof *out->skins);
+    uint32_t *mark = calloc(out->node_count ? out->node_count : 1, sizeof *mark);
+    bool ok = read_ok(d, out->skins != NULL && mark != NULL, "skins");
+    if (ok)
+        out->skin_count = count;
+    for (uint32_t i = 0; ok && i < count; i++) {
+        ir_skin *skin = &out->skins[i];
+        bool named = wire_get_string(in, &skin->name);
+        skin->skeleton = get_i32(in);
+        skin->source = get_i32(in);
+        uint32_t joints = wire_get_count(in, 4 + 64);
+        if (!(ok = read_ok(d, named, "skin")))
+            break;
+        skin->joints = read_stream(d, joints, 1, 4);
+        skin->inverse_bind = read_stream(d, joints, 16, 4);
+        if (!(ok = read_ok(d, skin->joints != NULL && skin->inverse_bind != NULL, "skin joints")))
+            break;
+        skin->joint_count = joints;
+        if (joints == 0 || skin->skeleton < -1 ||
+            (skin->skeleton >= 0 && (uint32_t)skin->skeleton >= out->node_count) ||
+            skin->source < -1) {
+            ok = reject(d, "skin %u: %u joints, skeleton %d or source %d out of range", i, joints,
+                        skin->skeleton, skin->source);
+            break;
+        }
+        for (uint32_t j = 0; ok && j < joints; j++) {
+            uint32_t node = skin->joints[j];
+            if (node >= out->node_count || mark[node] == i + 1)
+                ok = reject(d, "skin %u: joint %u names node %u (out of range or twice)", i, j,
+                            node);
+            else
+                mark[node] = i + 1;
+        }
+        if (ok && !all_finite(skin->inverse_bind, (size_t)joints * 16))
+            ok = reject(d, "skin %u: an inverse bind matrix is not finite", i);
+    }
+    free(mark);
+    for (uint32_t n = 0; ok && n < out->node_count; n++)
+        if (out->nodes[n].skin >= 0 && (uint32_t)out->nodes[n].skin >= out->skin_count)
+            ok = reject(d, "node %u: skin %d of %u", n, out->nodes[n].skin, out->skin_count);
+    return ok;
+}
+
 static bool read_image(wire_decoder *d, uint32_t index, ir_image *image) {
     wire_reader *in = d->in;
     bool named = wire_get_string(in, &image->name);
@@ -779,6 +865,8 @@ bool ir_wire_read(wire_reader *in, ir_asset *out, char *reason, size_t reason_si
         ok = read_scenes(&d, out);
     if (ok)
         ok = read_cameras_lights_instances(&d, out);
+    if (ok)
+        ok = read_skins(&d, out);
     if (!ok) {
         ir_asset_free(out);
         memset(out, 0, sizeof *out);

@@ -95,6 +95,25 @@ static bool generate_frames(cook_context *ctx, ir_mesh *mesh, const ir_asset *as
     return ok;
 }
 
+uint32_t process_skin_influences(ir_mesh *mesh, uint32_t influences) {
+    if (mesh->joints1 == NULL || mesh->weights1 == NULL || influences >= 8)
+        return 0;
+    uint32_t reduced = 0;
+    for (uint32_t v = 0; v < mesh->vertex_count; v++) {
+        reduced += mesh->weights1[4 * (size_t)v] > 0.0f; /* largest first: the first says it */
+        float *w = mesh->weights + 4 * (size_t)v;
+        float sum = w[0] + w[1] + w[2] + w[3]; /* the strongest four: never 0 after binding */
+        if (sum > 0.0f)
+            for (int k = 0; k < 4; k++)
+                w[k] /= sum;
+    }
+    free(mesh->joints1);
+    free(mesh->weights1);
+    mesh->joints1 = NULL;
+    mesh->weights1 = NULL;
+    return reduced;
+}
+
 bool process_mesh(cook_context *ctx, ir_mesh *mesh, const ir_asset *asset) {
     const cook_settings *settings = ctx->settings;
     const char *path = ctx->source_path;
@@ -109,6 +128,12 @@ bool process_mesh(cook_context *ctx, ir_mesh *mesh, const ir_asset *asset) {
      * adjacency. LODs and meshlets are built before the fetch remap so that
      * one remap orders vertices for all levels together (and renumbers the
      * meshlets' vertex lists). */
+    uint32_t reduced = process_skin_influences(mesh, settings->mesh_skin_influences);
+    if (reduced > 0)
+        diag_warning(ctx->diag, path, 0,
+                     "mesh '%s': %u vertices have more than 4 joint influences; the 4 strongest "
+                     "are kept (mesh.skin_influences: 8 keeps 8)",
+                     name, reduced);
     bool ok = process_weld(mesh) && process_order_lods_meshlets(mesh, settings) &&
               process_optimize_fetch(mesh);
     if (!ok)

@@ -18,7 +18,9 @@ typedef struct mesh_stream_ref {
     size_t element_size;
 } mesh_stream_ref;
 
-static size_t mesh_streams(ir_mesh *mesh, mesh_stream_ref out[8]) {
+#define MESH_STREAM_MAX 10
+
+static size_t mesh_streams(ir_mesh *mesh, mesh_stream_ref out[MESH_STREAM_MAX]) {
     mesh_stream_ref all[] = {
         {(void **)&mesh->positions, 3 * sizeof(float)},
         {(void **)&mesh->normals, 3 * sizeof(float)},
@@ -28,6 +30,8 @@ static size_t mesh_streams(ir_mesh *mesh, mesh_stream_ref out[8]) {
         {(void **)&mesh->colors, 4 * sizeof(float)},
         {(void **)&mesh->joints, 4 * sizeof(uint16_t)},
         {(void **)&mesh->weights, 4 * sizeof(float)},
+        {(void **)&mesh->joints1, 4 * sizeof(uint16_t)},
+        {(void **)&mesh->weights1, 4 * sizeof(float)},
     };
     size_t count = 0;
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
@@ -38,7 +42,7 @@ static size_t mesh_streams(ir_mesh *mesh, mesh_stream_ref out[8]) {
 
 /* Applies `remap` (old vertex -> new vertex) to every stream and the indices. */
 static bool remap_vertices(ir_mesh *mesh, const unsigned int *remap, size_t new_count) {
-    mesh_stream_ref streams[8];
+    mesh_stream_ref streams[MESH_STREAM_MAX];
     size_t stream_count = mesh_streams(mesh, streams);
     for (size_t i = 0; i < stream_count; i++) {
         void *remapped = malloc(new_count ? new_count * streams[i].element_size : 1);
@@ -63,9 +67,9 @@ static bool remap_vertices(ir_mesh *mesh, const unsigned int *remap, size_t new_
 bool process_weld(ir_mesh *mesh) {
     if (mesh->vertex_count == 0)
         return true;
-    mesh_stream_ref streams[8];
+    mesh_stream_ref streams[MESH_STREAM_MAX];
     size_t stream_count = mesh_streams(mesh, streams);
-    struct meshopt_Stream meshopt_streams[8];
+    struct meshopt_Stream meshopt_streams[MESH_STREAM_MAX];
     for (size_t i = 0; i < stream_count; i++) {
         meshopt_streams[i].data = *streams[i].data;
         meshopt_streams[i].size = streams[i].element_size;

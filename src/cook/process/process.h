@@ -126,6 +126,11 @@ void order_submesh(void *mesh, uint32_t index);
 /* Merges vertices that are identical in every stream (optimize.c). Across
  * topologies too: a merged vertex is the same data, whatever draws it. */
 bool process_weld(ir_mesh *mesh);
+/* mesh.skin_influences: with 4, a mesh holding eight influences per vertex
+ * (joints1/weights1) keeps the four strongest, renormalised to sum to 1, and
+ * drops the second set; with 8 it stays as it is. Returns how many vertices
+ * lost an influence of some weight. */
+uint32_t process_skin_influences(ir_mesh *mesh, uint32_t influences);
 /* Reorders each triangle submesh's triangles for the vertex cache, then
  * overdraw (submeshes on settings->threads threads); lines and points keep
  * their order. */

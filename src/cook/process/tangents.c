@@ -644,7 +644,9 @@ static bool split_vertices(ir_mesh *mesh, const copies *extra, float *tangents) 
         !grow_stream((void **)&mesh->texcoords[1], 2 * sizeof(float), old_count, new_count, src) ||
         !grow_stream((void **)&mesh->colors, 4 * sizeof(float), old_count, new_count, src) ||
         !grow_stream((void **)&mesh->joints, 4 * sizeof(uint16_t), old_count, new_count, src) ||
-        !grow_stream((void **)&mesh->weights, 4 * sizeof(float), old_count, new_count, src))
+        !grow_stream((void **)&mesh->weights, 4 * sizeof(float), old_count, new_count, src) ||
+        !grow_stream((void **)&mesh->joints1, 4 * sizeof(uint16_t), old_count, new_count, src) ||
+        !grow_stream((void **)&mesh->weights1, 4 * sizeof(float), old_count, new_count, src))
         return false; /* streams grown so far only have spare room: still valid */
     memcpy(tangents + 4 * (size_t)old_count, extra->tangent, 4 * sizeof(float) * extra->count);
     mesh->vertex_count = new_count;

@@ -98,6 +98,50 @@ static void source_stem(const char *path, char *out, size_t size) {
     out[length] = '\0';
 }
 
+/* The skin table: per skin its range of joints, each joint's node in file
+ * order, the nearest ancestor that is a joint of the same skin, its inverse
+ * bind matrix. `joint_of` is scratch for node_count entries. */
+static bool write_skins(const ir_asset *asset, const uint32_t *position, int32_t *joint_of,
+                        bytebuf *skins, bytebuf *joints, bytebuf *strings) {
+    uint32_t offset = 0;
+    for (uint32_t s = 0; s < asset->skin_count; s++) {
+        const ir_skin *skin = &asset->skins[s];
+        kiln_scene_skin record = {.joint_offset = offset,
+                                  .joint_count = skin->joint_count,
+                                  .skeleton = skin->skeleton >= 0 &&
+                                                      (uint32_t)skin->skeleton < asset->node_count
+                                                  ? (int32_t)position[skin->skeleton]
+                                                  : -1,
+                                  .source = skin->source >= 0 ? skin->source : -1,
+                                  .root_joint = ir_skin_root_joint(asset, skin)};
+        if (!add_string(strings, skin->name, &record.name_offset, &record.name_length) ||
+            skin->joint_count > UINT32_MAX - offset)
+            return false;
+        offset += skin->joint_count;
+        for (uint32_t i = 0; i < asset->node_count; i++)
+            joint_of[i] = -1;
+        for (uint32_t j = 0; j < skin->joint_count; j++)
+            joint_of[skin->joints[j]] = (int32_t)j;
+        for (uint32_t j = 0; j < skin->joint_count; j++) {
+            kiln_scene_joint joint = {.node = position[skin->joints[j]], .parent = -1};
+            uint32_t steps = 0;
+            for (int32_t a = asset->nodes[skin->joints[j]].parent;
+                 a >= 0 && joint.parent < 0 && steps++ < asset->node_count;
+                 a = asset->nodes[a].parent)
+                joint.parent = joint_of[a];
+            const float *m = skin->inverse_bind + 16 * (size_t)j;
+            for (int e = 0; e < 16; e++) /* kscene.md R18: finite and affine */
+                joint.inverse_bind[e] =
+                    e == 3 || e == 7 || e == 11
+                        ? 0.0f
+                        : (e == 15 || !isfinite(m[e]) ? (e % 5 == 0 ? 1.0f : 0.0f) : m[e]);
+            bytebuf_append(joints, &joint, sizeof joint);
+        }
+        bytebuf_append(skins, &record, sizeof record);
+    }
+    return !skins->failed && !joints->failed;
+}
+
 bool write_kscene(const cook_context *ctx, const ir_asset *asset, const uint64_t *mesh_refs,
                   uint64_t material_table, const char *importer, bytebuf *out) {
     return write_kscene_links(ctx, asset, mesh_refs, material_table, importer, NULL, out);
@@ -140,9 +184,10 @@ bool write_kscene_links(const cook_context *ctx, const ir_asset *asset, const ui
     kiln_scene_light *lights = calloc(asset->light_count ? asset->light_count : 1, sizeof *lights);
     kiln_scene_instance_range *ranges =
         asset->instance_count > 0 ? calloc(slots, sizeof *ranges) : NULL;
-    bytebuf roots = {0}, strings = {0}, meta = {0}, instances = {0};
+    bytebuf roots = {0}, strings = {0}, meta = {0}, instances = {0}, skins = {0}, joints = {0};
+    int32_t *joint_of = malloc(slots * sizeof *joint_of);
     bool ok = order && position && hierarchy && transforms && nodes && levels && scenes &&
-              (links == NULL || link_table != NULL) && cameras && lights &&
+              (links == NULL || link_table != NULL) && cameras && lights && joint_of &&
               (asset->instance_count == 0 || ranges) && order_nodes(asset, order, position);
     kiln_scene_desc desc = {.node_count = n,
                             .scene_count = scene_count,
@@ -150,7 +195,8 @@ bool write_kscene_links(const cook_context *ctx, const ir_asset *asset, const ui
                             .mesh_count = asset->mesh_count,
                             .material_count = material_table != 0,
                             .camera_count = asset->camera_count,
-                            .light_count = asset->light_count};
+                            .light_count = asset->light_count,
+                            .skin_count = asset->skin_count};
     /* Hierarchy and levels: depth order from order_nodes. */
     for (uint32_t k = 0; ok && k < n; k++) {
         const ir_node *node = &asset->nodes[order[k]];
@@ -179,14 +225,16 @@ bool write_kscene_links(const cook_context *ctx, const ir_asset *asset, const ui
         bool has_mesh = node->mesh >= 0 && (uint32_t)node->mesh < asset->mesh_count;
         dst->mesh = has_mesh ? node->mesh : -1;
         dst->materials = has_mesh && material_table != 0 ? 0 : -1;
-        dst->skin = -1;
+        dst->skin = has_mesh && node->skin >= 0 && (uint32_t)node->skin < asset->skin_count
+                        ? node->skin
+                        : -1;
         dst->camera =
             node->camera >= 0 && (uint32_t)node->camera < asset->camera_count ? node->camera : -1;
         dst->light =
             node->light >= 0 && (uint32_t)node->light < asset->light_count ? node->light : -1;
         if (ranges != NULL && node->instance_count > 0 &&
             (uint64_t)node->instance_offset + node->instance_count <= asset->instance_count) {
-            /* In file node order, so the ranges increase (kscene.md R15). */
+            /* In file node order, so the ranges increase (kscene.md R16). */
             ranges[k].first = (uint32_t)(instances.size / sizeof(kiln_scene_transform));
             ranges[k].count = node->instance_count;
             for (uint32_t e = 0; e < node->instance_count; e++) {
@@ -261,6 +309,7 @@ bool write_kscene_links(const cook_context *ctx, const ir_asset *asset, const ui
         ok = add_string(&strings, src->name, &dst->name_offset, &dst->name_length);
     }
     desc.instance_count = (uint32_t)(instances.size / sizeof(kiln_scene_transform));
+    ok = ok && write_skins(asset, position, joint_of, &skins, &joints, &strings);
     if (asset->scene_count > 0 && asset->default_scene < asset->scene_count)
         desc.default_scene = (int32_t)asset->default_scene;
     if (ok && links != NULL)
@@ -296,6 +345,8 @@ bool write_kscene_links(const cook_context *ctx, const ir_asset *asset, const ui
         container_add_chunk(&writer, KILN_CHUNK_SCENE_INSTANCES, instances.data, instances.size);
         container_add_chunk(&writer, KILN_CHUNK_SCENE_INSTANCE_RANGES, ranges,
                             desc.instance_count > 0 ? (size_t)n * sizeof *ranges : 0);
+        container_add_chunk(&writer, KILN_CHUNK_SCENE_SKINS, skins.data, skins.size);
+        container_add_chunk(&writer, KILN_CHUNK_SCENE_JOINTS, joints.data, joints.size);
         if (links != NULL)
             container_add_chunk(&writer, KILN_CHUNK_SCENE_LINKS, link_table,
                                 (size_t)n * sizeof *link_table);
@@ -313,6 +364,9 @@ bool write_kscene_links(const cook_context *ctx, const ir_asset *asset, const ui
     free(lights);
     free(ranges);
     bytebuf_free(&instances);
+    free(joint_of);
+    bytebuf_free(&skins);
+    bytebuf_free(&joints);
     bytebuf_free(&roots);
     bytebuf_free(&strings);
     bytebuf_free(&meta);
