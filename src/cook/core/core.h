@@ -33,8 +33,10 @@
  * their source image, not tex_<index>; Zstd is dropped where it does not make
  * a texture's levels smaller; block-compressed textures in whole blocks;
  * opacity maps merged into the base colour's alpha; every model also
- * writes a .kscene, and a texture named "scene" becomes scene_2). */
-#define KILN_ENCODER_VERSION 12u
+ * writes a .kscene, and a texture named "scene" becomes scene_2;
+ * 13: a model with animations writes a .kanim, and a texture named "anim"
+ * becomes anim_2). */
+#define KILN_ENCODER_VERSION 13u
 
 /* Largest source or dependency file a cook reads. */
 #define COOK_SOURCE_MAX_BYTES ((size_t)2 << 30) /* 2 GiB */

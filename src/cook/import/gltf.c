@@ -1255,11 +1255,11 @@ bool import_gltf(cook_context *ctx, ir_asset *out) {
     g.ctx = ctx;
     g.path = ctx->source_path;
     g.default_material = -1;
-    bool ok = load_document(&g) && check_root(&g) && load_buffers(&g) &&
-              gltf_prepare_accessors(&g) && check_images_and_textures(&g) &&
-              import_materials(&g, out) && gltf_import_meshes(&g, out) &&
-              gltf_import_nodes(&g, out) && gltf_check_scenes(&g) && gltf_check_skins(&g) &&
-              gltf_check_cameras(&g) && gltf_check_animations(&g);
+    bool ok =
+        load_document(&g) && check_root(&g) && load_buffers(&g) && gltf_prepare_accessors(&g) &&
+        check_images_and_textures(&g) && import_materials(&g, out) && gltf_import_meshes(&g, out) &&
+        gltf_import_nodes(&g, out) && gltf_check_scenes(&g) && gltf_check_skins(&g) &&
+        gltf_check_cameras(&g) && gltf_check_animations(&g) && gltf_import_animations(&g, out);
     if (ok)
         gltf_check_unused(&g);
     ok = ok && g.errors == 0;

@@ -8,7 +8,8 @@
  *                    (strides, sparse, normalisation) and their decoding
  *   gltf_mesh.c      meshes and primitives into ir_mesh
  *   gltf_scene.c     nodes and scenes into ir_node; skins, cameras and
- *                    animations validated (not imported yet)
+ *                    animations validated
+ *   gltf_anim.c      animations into ir_animation, default morph weights
  *
  * Every message names the JSON path of the problem ("meshes[2].primitives[0]
  * .indices: accessor 7 does not exist"). Nothing read from the file sizes an
@@ -277,5 +278,11 @@ bool gltf_import_scenes(gltf *g, ir_asset *out);
 bool gltf_check_skins(gltf *g);
 bool gltf_check_cameras(gltf *g);
 bool gltf_check_animations(gltf *g);
+
+/* ---- gltf_anim.c -------------------------------------------------------- */
+
+/* Every animation (validated by gltf_check_animations) into
+ * ir_asset.animations, and each node's default morph weights. */
+bool gltf_import_animations(gltf *g, ir_asset *out);
 
 #endif /* KILN_COOK_IMPORT_GLTF_INTERNAL_H */

@@ -1,6 +1,6 @@
 /*
  * gltf_scene.c — glTF nodes into ir_node and scenes into ir_scene; skins,
- * cameras and animations validated (the IR does not hold them yet).
+ * cameras and animations validated (animations are imported by gltf_anim.c).
  *
  * Nodes
  *   Every node is imported, whether or not a scene lists it. A node has at

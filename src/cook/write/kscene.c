@@ -50,7 +50,7 @@ static int compare_u32(const void *a, const void *b) {
 /* The breadth-first order: order[k] is the IR node stored at k, position[i]
  * the file index of IR node i. child_start/children group children by parent
  * (a counting sort, so IR order is kept). */
-static bool order_nodes(const ir_asset *asset, uint32_t *order, uint32_t *position) {
+bool write_kscene_node_order(const ir_asset *asset, uint32_t *order, uint32_t *position) {
     uint32_t n = asset->node_count;
     uint32_t *child_start = calloc((size_t)n + 1, sizeof *child_start);
     uint32_t *children = malloc((n ? n : 1) * sizeof *children);
@@ -112,7 +112,7 @@ bool write_kscene(const cook_context *ctx, const ir_asset *asset, const uint64_t
     kiln_scene_entry *scenes = calloc(scene_count, sizeof *scenes);
     bytebuf roots = {0}, strings = {0}, meta = {0};
     bool ok = order && position && hierarchy && transforms && nodes && levels && scenes &&
-              order_nodes(asset, order, position);
+              write_kscene_node_order(asset, order, position);
     kiln_scene_desc desc = {.node_count = n,
                             .scene_count = scene_count,
                             .default_scene = 0,

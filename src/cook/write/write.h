@@ -62,6 +62,16 @@ void write_kmat_row(const ir_material *material, const uint64_t textures[KILN_MA
  * invariants (parents before children, scene roots are roots). */
 bool write_kscene(const cook_context *ctx, const ir_asset *asset, const uint64_t *mesh_refs,
                   uint64_t material_table, const char *importer, bytebuf *out);
+/* The .kscene's node order: order[k] is the IR node stored at file index k,
+ * position[i] the file index of IR node i (node_count entries each). False
+ * when out of memory. */
+bool write_kscene_node_order(const ir_asset *asset, uint32_t *order, uint32_t *position);
+
+/* Serialises the asset's animation clips as a .kanim file image
+ * (docs/formats/kanim.md), channels targeting the .kscene's node indices;
+ * `scene_ref` is the ref hash of that .kscene. */
+bool write_kanim(const cook_context *ctx, const ir_asset *asset, uint64_t scene_ref,
+                 const char *importer, bytebuf *out);
 
 /* Writes bytes to `path` atomically: a temporary file in the same folder, then
  * rename. Creates missing parent folders. */
