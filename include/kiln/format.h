@@ -509,7 +509,7 @@ KILN_FORMAT_ASSERT_(sizeof(kiln_anim_morph) == 16, "animation morph node is 16 b
  * ------------------------------------------------------------------------- */
 
 #define KILN_PACK_MAGIC "KILNPAK" /* 8 bytes with the NUL */
-#define KILN_PACK_VERSION 2u      /* 2: kind 5, scene */
+#define KILN_PACK_VERSION 3u      /* 2: kind 5, scene; 3: kind 6, anim */
 #define KILN_PACK_ALIGNMENT 16u
 #define KILN_PACK_MAX_PATH 4096u
 
@@ -521,7 +521,8 @@ typedef enum kiln_pack_kind {
     KILN_PACK_TEXTURE = 3,  /* .ktx2 */
     KILN_PACK_MANIFEST = 4, /* assets.kman */
     KILN_PACK_SCENE = 5,    /* .kscene */
-    KILN_PACK_KIND_COUNT_ = 6
+    KILN_PACK_ANIM = 6,     /* .kanim */
+    KILN_PACK_KIND_COUNT_ = 7
 } kiln_pack_kind;
 
 typedef struct kiln_pack_header {

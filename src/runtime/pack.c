@@ -215,6 +215,8 @@ kiln_pack_kind kiln_pack_kind_of(const char *path) {
         return KILN_PACK_TEXTURE;
     if (has_suffix(name, ".kscene"))
         return KILN_PACK_SCENE;
+    if (has_suffix(name, ".kanim"))
+        return KILN_PACK_ANIM;
     return KILN_PACK_OTHER;
 }
 
@@ -230,6 +232,8 @@ const char *kiln_pack_kind_str(kiln_pack_kind kind) {
         return "manifest";
     case KILN_PACK_SCENE:
         return "scene";
+    case KILN_PACK_ANIM:
+        return "anim";
     case KILN_PACK_OTHER:
     case KILN_PACK_KIND_COUNT_:
         break;
