@@ -331,24 +331,31 @@ static void normalize4(float *q) {
             q[k] /= length;
 }
 
-/* Slerp on the shortest arc between unit quaternions a and b. */
+/* Slerp on the shortest arc between unit quaternions a and b, without
+ * trigonometry: D. Eberly, "A Fast and Accurate Algorithm for Computing
+ * SLERP" (JGGT 2011), whose polynomial in cos(theta) of degree 8 gives the
+ * weights sin((1 - s) theta) / sin(theta) and sin(s theta) / sin(theta) to
+ * about 1e-7 for every angle up to pi/2 between the (sign-corrected)
+ * quaternions, i.e. every rotation. The result is renormalised. */
 static void slerp(const float *a, const float *b, float s, float *out) {
+    static const float mu = 1.90110745351730037f; /* 1 + mu for degree 8 */
+    static const float u[8] = {1.0f / (1 * 3),  1.0f / (2 * 5),  1.0f / (3 * 7),  1.0f / (4 * 9),
+                               1.0f / (5 * 11), 1.0f / (6 * 13), 1.0f / (7 * 15), mu / (8 * 17)};
+    static const float v[8] = {1.0f / 3,  2.0f / 5,  3.0f / 7,  4.0f / 9,
+                               5.0f / 11, 6.0f / 13, 7.0f / 15, mu * 8 / 17};
     float dot = a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3];
     float sign = 1.0f;
     if (dot < 0.0f) {
         dot = -dot;
         sign = -1.0f;
     }
-    float wa, wb;
-    if (dot > 0.9995f) { /* nearly parallel: nlerp, renormalised below */
-        wa = 1.0f - s;
-        wb = s;
-    } else {
-        float theta = acosf(dot), sine = sinf(theta);
-        wa = sinf((1.0f - s) * theta) / sine;
-        wb = sinf(s * theta) / sine;
+    float xm1 = dot - 1.0f, d = 1.0f - s, s2 = s * s, d2 = d * d;
+    float ws = 1.0f, wd = 1.0f;
+    for (int i = 7; i >= 0; i--) {
+        ws = 1.0f + (u[i] * s2 - v[i]) * xm1 * ws;
+        wd = 1.0f + (u[i] * d2 - v[i]) * xm1 * wd;
     }
-    wb *= sign;
+    float wa = d * wd, wb = sign * s * ws;
     for (int k = 0; k < 4; k++)
         out[k] = wa * a[k] + wb * b[k];
     normalize4(out);
