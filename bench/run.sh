@@ -5,7 +5,7 @@
 #
 # SECTIONs (default: all) are load, obj_import, load_gltf, cook_time,
 # cook_stages, scaling, mesh_quality, textures, builds, bc7, bc1, block,
-# isolate, scene, manager, shaders; e.g.
+# isolate, scene, manager, shaders, anim; e.g.
 # `bash bench/run.sh build/bench builds` runs the build-system benchmarks only.
 #
 # Generates the test meshes into bench/data/ when they are missing (they are
@@ -425,16 +425,27 @@ run_shaders() {
     bash "$repo/bench/shaders.sh" "$kiln" "$repo" "$scratch"
 }
 
+# Animation sampling: a 100-joint clip through kiln_anim_sample against the
+# per-channel evaluation over glTF accessors; .kanim bytes against the source's
+# animation bytes and gltfpack's (bench/anim_bytes.py).
+run_anim() {
+    section "animation: kiln_anim_sample vs per-channel accessor evaluation; .kanim bytes"
+    load_average
+    "$bin/bench_anim"
+    "$bin/bench_anim" --keys 31
+    python3 "$repo/bench/anim_bytes.py" "$kiln" "$corpus" "$scratch/anim"
+}
+
 machine_info
 if [ ${#sections[@]} -eq 0 ]; then
     sections=(load obj_import load_gltf cook_time cook_stages scaling mesh_quality textures builds bc7 bc1
-              block isolate scene manager shaders)
+              block isolate scene manager shaders anim)
 fi
 needs_meshes=false
 for name in "${sections[@]}"; do
     case $name in
     load | obj_import | load_gltf | cook_time | cook_stages | scaling | mesh_quality) needs_meshes=true ;;
-    textures | builds | bc7 | bc1 | block | isolate | scene | manager | shaders) ;;
+    textures | builds | bc7 | bc1 | block | isolate | scene | manager | shaders | anim) ;;
     *)
         echo "unknown section '$name'" >&2
         exit 2

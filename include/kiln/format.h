@@ -644,6 +644,88 @@ typedef struct kiln_shader_spec_constant {
     uint32_t reserved;
 } kiln_shader_spec_constant;
 
+/* ---------------------------------------------------------------------------
+ * Animation clips, kind ANIM (docs/formats/kanim.md): every clip of a source
+ * ------------------------------------------------------------------------- */
+
+#define KILN_ANIM_VERSION 1u
+
+#define KILN_KIND_ANIM KILN_FOURCC('A', 'N', 'I', 'M')
+#define KILN_CHUNK_ANIM_DESC KILN_FOURCC('A', 'D', 'S', 'C')     /* kiln_anim_desc */
+#define KILN_CHUNK_ANIM_CLIPS KILN_FOURCC('A', 'C', 'L', 'P')    /* kiln_anim_clip[] */
+#define KILN_CHUNK_ANIM_CHANNELS KILN_FOURCC('A', 'C', 'H', 'N') /* kiln_anim_channel[] */
+#define KILN_CHUNK_ANIM_TIMES KILN_FOURCC('A', 'T', 'I', 'M')    /* f32[]: key times */
+#define KILN_CHUNK_ANIM_VALUES KILN_FOURCC('A', 'V', 'A', 'L')   /* f32[]: key values */
+#define KILN_CHUNK_ANIM_MORPHS KILN_FOURCC('A', 'M', 'P', 'H')   /* kiln_anim_morph[] */
+#define KILN_CHUNK_ANIM_WEIGHTS KILN_FOURCC('A', 'W', 'G', 'T')  /* f32[]: default weights */
+#define KILN_CHUNK_ANIM_STRINGS KILN_FOURCC('A', 'S', 'T', 'R')  /* NUL-terminated UTF-8 */
+
+/* What a channel drives. */
+typedef enum kiln_anim_path {
+    KILN_ANIM_TRANSLATION = 0, /* 3 components */
+    KILN_ANIM_ROTATION = 1,    /* 4: quaternion x y z w */
+    KILN_ANIM_SCALE = 2,       /* 3 */
+    KILN_ANIM_WEIGHTS = 3,     /* the node's morph target count */
+    KILN_ANIM_PATH_COUNT_ = 4
+} kiln_anim_path;
+
+/* How values between keys are found (glTF 2.0 Appendix C). */
+typedef enum kiln_anim_interpolation {
+    KILN_ANIM_LINEAR = 0,
+    KILN_ANIM_STEP = 1,
+    KILN_ANIM_CUBICSPLINE = 2, /* per key: in tangent, value, out tangent */
+    KILN_ANIM_INTERPOLATION_COUNT_ = 3
+} kiln_anim_interpolation;
+
+typedef struct kiln_anim_desc {
+    uint32_t clip_count;    /* entries in ACLP */
+    uint32_t channel_count; /* entries in ACHN, every clip's */
+    uint32_t time_count;    /* floats in ATIM */
+    uint32_t value_count;   /* floats in AVAL */
+    uint32_t node_count;    /* nodes of the scene the channels target */
+    uint32_t morph_count;   /* entries in AMPH */
+    uint32_t weight_count;  /* floats in AWGT: every morph node's weights */
+    uint32_t strings_size;  /* bytes in ASTR */
+    uint64_t scene;         /* ref hash of the .kscene the channels target */
+    uint32_t flags;         /* none defined yet */
+    uint32_t reserved[5];
+} kiln_anim_desc;
+
+/* A clip: a range of channels. */
+typedef struct kiln_anim_clip {
+    uint32_t name_offset; /* into ASTR */
+    uint32_t name_length;
+    uint32_t first_channel; /* clips' channel ranges follow each other in order */
+    uint32_t channel_count;
+    float start;             /* the earliest key time of its channels (0 without channels) */
+    float duration;          /* the latest key time (0 without channels) */
+    uint32_t dropped_offset; /* into ASTR: what the source clip held that was not cooked */
+    uint32_t dropped_length; /* 0: nothing */
+} kiln_anim_clip;
+
+/* One animated property of one node. */
+typedef struct kiln_anim_channel {
+    uint32_t node;          /* .kscene node index */
+    int32_t source_node;    /* the node's index in the source file, or -1 */
+    uint8_t path;           /* kiln_anim_path */
+    uint8_t interpolation;  /* kiln_anim_interpolation */
+    uint16_t components;    /* values per key (per group for CUBICSPLINE) */
+    uint32_t key_count;     /* at least 1 */
+    uint32_t time_offset;   /* first of key_count floats in ATIM */
+    uint32_t value_offset;  /* first of key_count * components (x 3 CUBICSPLINE) in AVAL */
+    uint32_t weight_offset; /* WEIGHTS: the node's first weight in a pose; else 0 */
+    uint32_t reserved;
+} kiln_anim_channel;
+
+/* A node whose mesh has morph targets: its weights' place in a pose and in
+ * AWGT (its default weights). */
+typedef struct kiln_anim_morph {
+    uint32_t node;
+    uint32_t weight_offset;
+    uint32_t weight_count;
+    uint32_t reserved;
+} kiln_anim_morph;
+
 /* Sizes are part of the format: a change is a version bump. */
 #if defined(__cplusplus)
 #define KILN_FORMAT_ASSERT_(c, m) static_assert(c, m)
@@ -678,6 +760,10 @@ KILN_FORMAT_ASSERT_(sizeof(kiln_shader_push_constant) == 16, "push-constant rang
 KILN_FORMAT_ASSERT_(sizeof(kiln_shader_spec_constant) == 24, "spec constant is 24 bytes");
 KILN_FORMAT_ASSERT_(sizeof(kiln_scene_skin) == 32, "scene skin is 32 bytes");
 KILN_FORMAT_ASSERT_(sizeof(kiln_scene_joint) == 80, "scene joint is 80 bytes");
+KILN_FORMAT_ASSERT_(sizeof(kiln_anim_desc) == 64, "animation descriptor is 64 bytes");
+KILN_FORMAT_ASSERT_(sizeof(kiln_anim_clip) == 32, "animation clip is 32 bytes");
+KILN_FORMAT_ASSERT_(sizeof(kiln_anim_channel) == 32, "animation channel is 32 bytes");
+KILN_FORMAT_ASSERT_(sizeof(kiln_anim_morph) == 16, "animation morph node is 16 bytes");
 
 /* ---------------------------------------------------------------------------
  * Pack (.kpak): a whole runtime tree in one file (docs/formats/kpak.md).
@@ -686,7 +772,7 @@ KILN_FORMAT_ASSERT_(sizeof(kiln_scene_joint) == 80, "scene joint is 80 bytes");
  * ------------------------------------------------------------------------- */
 
 #define KILN_PACK_MAGIC "KILNPAK" /* 8 bytes with the NUL */
-#define KILN_PACK_VERSION 3u      /* 2: kind 5, scene; 3: kind 6, shader */
+#define KILN_PACK_VERSION 3u      /* 2: kind 5, scene; 3: kind 6, shader, and 7, anim */
 #define KILN_PACK_ALIGNMENT 16u
 #define KILN_PACK_MAX_PATH 4096u
 
@@ -699,7 +785,8 @@ typedef enum kiln_pack_kind {
     KILN_PACK_MANIFEST = 4, /* assets.kman */
     KILN_PACK_SCENE = 5,    /* .kscene */
     KILN_PACK_SHADER = 6,   /* .kshader */
-    KILN_PACK_KIND_COUNT_ = 7
+    KILN_PACK_ANIM = 7,     /* .kanim */
+    KILN_PACK_KIND_COUNT_ = 8
 } kiln_pack_kind;
 
 typedef struct kiln_pack_header {

@@ -430,6 +430,92 @@ kiln_result kiln_scene_skin_matrices(const kiln_scene_view *view,
                                      uint32_t capacity, kiln_error *err);
 
 /* ---------------------------------------------------------------------------
+ * Animation clips (.kanim, kind ANIM; docs/formats/kanim.md)
+ * ------------------------------------------------------------------------- */
+
+/* Typed views into a mapped .kanim; valid while the file is open. Clip c's
+ * channels are channels[clips[c].first_channel ..] (clips[c].channel_count). */
+typedef struct kiln_anim_view {
+    const kiln_anim_desc *desc;
+    const kiln_anim_clip *clips;
+    uint32_t clip_count;
+    const kiln_anim_channel *channels;
+    uint32_t channel_count;
+    const float *times;            /* every channel's key times */
+    const float *values;           /* every channel's key values */
+    const kiln_anim_morph *morphs; /* nodes with morph weights, by node */
+    uint32_t morph_count;
+    const float *weights;  /* weight_count default weights (AWGT) */
+    uint32_t weight_count; /* morph weights in a pose */
+    uint32_t node_count;   /* nodes of the scene the clips animate */
+    const char *strings;
+    size_t strings_size;
+} kiln_anim_view;
+
+/* Checks that `file` is an animation file (kanim.md R1-R12: counts against
+ * chunks, clip and channel ranges, targets below node_count, paths,
+ * interpolations and component counts, key times finite and increasing, morph
+ * records, strings) and fills `view`. O(clips + channels + keys); with
+ * KILN_OPEN_DEEP also every value is checked finite (O(values)). */
+kiln_result kiln_anim_view_get(const kiln_file *file, uint32_t flags, kiln_anim_view *view,
+                               kiln_error *err);
+
+/* A clip's name; what its source held that was not cooked (space-separated
+ * glTF paths, "" when nothing). "" when out of range. */
+const char *kiln_anim_clip_name(const kiln_anim_view *view, uint32_t clip);
+const char *kiln_anim_clip_dropped(const kiln_anim_view *view, uint32_t clip);
+/* The first clip named exactly `name`: KILN_ERR_NOT_FOUND when none is. */
+kiln_result kiln_anim_find_clip(const kiln_anim_view *view, const char *name, uint32_t *clip);
+
+/* Local transforms of every node of the scene (node_count) and every morph
+ * weight (weight_count; node morphs[m].node's are weights +
+ * morphs[m].weight_offset), in memory the caller owns. */
+typedef struct kiln_anim_pose {
+    kiln_scene_transform *local;
+    float *weights;
+} kiln_anim_pose;
+
+/* The rest pose: the scene's local transforms and the default morph weights.
+ * KILN_ERR_INVALID_ARGUMENT when the scene's node count is not the clip
+ * file's. */
+kiln_result kiln_anim_pose_rest(const kiln_anim_view *view, const kiln_scene_view *scene,
+                                kiln_anim_pose *pose, kiln_error *err);
+
+/* One channel at `time` (seconds, clamped to its first and last key) into
+ * out[components]: STEP holds a key, LINEAR interpolates (rotations slerp on
+ * the shortest arc), CUBICSPLINE is glTF's Hermite spline with tangents scaled
+ * by the key interval (rotations normalised). `cursor` (or NULL) remembers
+ * the key interval between calls: playing forward costs O(1) per call; start
+ * it at 0. The channel index must be below view->channel_count. */
+void kiln_anim_sample_channel(const kiln_anim_view *view, uint32_t channel, float time,
+                              uint32_t *cursor, float *out);
+
+/* Samples every channel of `clip` at `time` into the pose (nodes and weights
+ * no channel drives keep what the pose held). `cursors`: NULL, or the clip's
+ * channel_count key cursors, zeroed before the first call and kept between
+ * calls. No allocation. KILN_ERR_INVALID_ARGUMENT for a clip out of range. */
+kiln_result kiln_anim_sample(const kiln_anim_view *view, uint32_t clip, float time,
+                             uint32_t *cursors, kiln_anim_pose *pose, kiln_error *err);
+
+/* out = a blended towards b by t in [0, 1] (translations, scales and weights
+ * linearly, rotations by slerp on the shortest arc) over node_count nodes and
+ * weight_count weights; out may be a or b. */
+void kiln_anim_pose_blend(const kiln_anim_pose *a, const kiln_anim_pose *b, float t,
+                          uint32_t node_count, uint32_t weight_count, kiln_anim_pose *out);
+
+/* Sets the local transform of every node `clip` animates from the pose
+ * (kiln_scene_set_local), so the next kiln_scene_update recomputes them and
+ * their subtrees. KILN_ERR_INVALID_ARGUMENT when the instance's node count is
+ * not the clip file's or the clip is out of range. */
+kiln_result kiln_anim_apply(const kiln_anim_view *view, uint32_t clip, const kiln_anim_pose *pose,
+                            kiln_scene_instance *instance, kiln_error *err);
+
+/* Short names: "translation", "rotation", "scale", "weights"; "linear",
+ * "step", "cubicspline". Never NULL. */
+const char *kiln_anim_path_str(kiln_anim_path path);
+const char *kiln_anim_interpolation_str(kiln_anim_interpolation interpolation);
+
+/* ---------------------------------------------------------------------------
  * Textures (.ktx2, the Khronos KTX 2.0 container; docs/formats/ktx2.md)
  * ------------------------------------------------------------------------- */
 

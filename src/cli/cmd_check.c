@@ -77,10 +77,12 @@ void cmd_check_usage(FILE *out) {
             "checksum, every data value (index ranges, each submesh's topology and\n"
             "whole triangles, lines or points in every level, bounds) and the\n"
             "provenance metadata; for scenes, node indices in range and the hierarchy\n"
-            "acyclic and in depth order; then across files: every manifest entry's\n"
+            "acyclic and in depth order; for clips (.kanim), channel targets in range\n"
+            "and key times increasing; then across files: every manifest entry's\n"
             "file exists, every material's texture and every mesh and material table\n"
             "a scene names, and every scene and component ref a level's nodes\n"
-            "name, resolve through the manifest to an existing file, and\n"
+            "name, resolve through the manifest to an existing file, each clip\n"
+            "file's scene resolves with the node count its channels target, and\n"
             "every mesh's material slots match the rows of its .kmat.\n"
             "Each problem is printed as 'path: error: message'.\n"
             "\n"
@@ -242,6 +244,17 @@ static bool check_scene_data(checked_file *checked) {
     return ok;
 }
 
+/* Channel targets in range, key times finite and increasing, values finite,
+ * morph records and strings (kanim.md R1-R12). */
+static bool check_anim_data(checked_file *checked) {
+    kiln_error error;
+    kiln_anim_view view;
+    if (kiln_anim_view_get(&checked->file, thorough, &view, &error) == KILN_OK)
+        return true;
+    report_problem(checked, "%s", cli_kiln_error_detail(&error, checked->path));
+    return false;
+}
+
 /* A .ktx2 (KTX 2.0, not a container): the reader's rules (ktx2.md K1-K8),
  * then every level inflated to its declared size. */
 static bool check_texture(checked_file *checked) {
@@ -286,6 +299,7 @@ static const file_check_fn materials_checks[] = {check_container, check_material
                                                  check_metadata};
 static const file_check_fn manifest_checks[] = {check_container, check_manifest_data};
 static const file_check_fn scene_checks[] = {check_container, check_scene_data, check_metadata};
+static const file_check_fn anim_checks[] = {check_container, check_anim_data, check_metadata};
 
 static const struct {
     kiln_pack_kind kind;
@@ -298,6 +312,7 @@ static const struct {
     {KILN_PACK_TEXTURE, texture_checks, sizeof texture_checks / sizeof texture_checks[0]},
     {KILN_PACK_SCENE, scene_checks, sizeof scene_checks / sizeof scene_checks[0]},
     {KILN_PACK_SHADER, shader_checks, sizeof shader_checks / sizeof shader_checks[0]},
+    {KILN_PACK_ANIM, anim_checks, sizeof anim_checks / sizeof anim_checks[0]},
 };
 
 /* Runs the checks of `kind` on one file; returns the number of problems. */
@@ -653,6 +668,47 @@ static size_t check_scene_refs(check_report *report, const char *output, const c
     return problems;
 }
 
+/* The clips' scene resolves through the manifest to a .kscene with the node
+ * count the channels were made for. */
+static size_t check_anim_refs(check_report *report, const char *output, const char *relative,
+                              const kiln_manifest_view *manifest) {
+    char *full = cook_path_join(output, relative);
+    char where[4096];
+    snprintf(where, sizeof where, "%s/%s", output, relative);
+    kiln_file file;
+    kiln_anim_view view;
+    kiln_error error;
+    size_t problems = 0;
+    if (full != NULL && kiln_file_map(&file, full, 0, &error) == KILN_OK) {
+        if (kiln_anim_view_get(&file, 0, &view, &error) == KILN_OK) {
+            if (!ref_resolves(report, output, where, manifest, view.desc->scene, KILN_ASSET_SCENE,
+                              "scene ref")) {
+                problems++;
+            } else {
+                const kiln_manifest_entry *entry = kiln_manifest_find(manifest, view.desc->scene);
+                char *scene_path = cook_path_join(output, kiln_manifest_path(manifest, entry));
+                kiln_file scene_file;
+                kiln_scene_view scene;
+                if (scene_path != NULL &&
+                    kiln_file_map(&scene_file, scene_path, 0, &error) == KILN_OK) {
+                    if (kiln_scene_view_get(&scene_file, 0, &scene, &error) == KILN_OK &&
+                        scene.node_count != view.node_count) {
+                        check_problem(
+                            report, where, "the clips target %u nodes but the scene '%s' has %u",
+                            view.node_count, kiln_manifest_path(manifest, entry), scene.node_count);
+                        problems++;
+                    }
+                    kiln_file_close(&scene_file);
+                }
+                free(scene_path);
+            }
+        }
+        kiln_file_close(&file);
+    }
+    free(full);
+    return problems;
+}
+
 static size_t check_scenes_cross(check_report *report, const char *output, const strlist *files) {
     char *manifest_path = cook_path_join(output, KILN_MANIFEST_FILE_NAME);
     kiln_file manifest_file = {0};
@@ -666,6 +722,8 @@ static size_t check_scenes_cross(check_report *report, const char *output, const
         for (size_t i = 0; i < files->count; i++)
             if (kiln_pack_kind_of(files->items[i]) == KILN_PACK_SCENE)
                 problems += check_scene_refs(report, output, files->items[i], &manifest);
+            else if (kiln_pack_kind_of(files->items[i]) == KILN_PACK_ANIM)
+                problems += check_anim_refs(report, output, files->items[i], &manifest);
     }
     kiln_file_close(&manifest_file);
     free(manifest_path);

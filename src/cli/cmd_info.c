@@ -26,6 +26,18 @@ typedef struct info_options {
     const char *file; /* `kiln info FILE.kshader`: that file alone */
 } info_options;
 
+/* One clip of a .kanim. */
+#define INFO_MAX_CLIPS 32 /* listed one by one; the file's totals count them all */
+typedef struct clip_summary {
+    char name[128];
+    uint32_t channels;
+    uint64_t keys;
+    float start, duration;
+    uint32_t interpolations; /* bit k: kiln_anim_interpolation k used */
+    uint64_t bytes;          /* its channel records, times and values */
+    char dropped[256];       /* what the source held that was not cooked */
+} clip_summary;
+
 /* One scene of a .kscene: what its roots reach. */
 #define INFO_MAX_SCENES 16 /* listed one by one; the file's totals count them all */
 typedef struct scene_summary {
@@ -94,6 +106,9 @@ typedef struct file_report {
     /* KILN_PACK_SHADER: one line (cli_shader_summary). */
     char shader[512];
     skin_summary skins[INFO_MAX_SKINS];
+    /* KILN_PACK_ANIM: the file's counts, then per clip. */
+    kiln_anim_desc anim;
+    clip_summary clips[INFO_MAX_CLIPS];
 } file_report;
 
 typedef struct info_totals {
@@ -503,6 +518,51 @@ static void inspect_scene(const char *full_path, file_report *report) {
                  cli_kiln_error_detail(&error, full_path));
 }
 
+static void inspect_anim(const char *full_path, file_report *report) {
+    kiln_file file;
+    kiln_error error;
+    kiln_anim_view view;
+    kiln_result result = kiln_file_map(&file, full_path, 0, &error);
+    if (result == KILN_OK) {
+        result = kiln_anim_view_get(&file, 0, &view, &error);
+        if (result == KILN_OK) {
+            report->readable = true;
+            report->anim = *view.desc;
+            for (uint32_t c = 0; c < view.clip_count && c < INFO_MAX_CLIPS; c++) {
+                const kiln_anim_clip *clip = &view.clips[c];
+                clip_summary *out = &report->clips[c];
+                snprintf(out->name, sizeof out->name, "%s", kiln_anim_clip_name(&view, c));
+                snprintf(out->dropped, sizeof out->dropped, "%s", kiln_anim_clip_dropped(&view, c));
+                out->channels = clip->channel_count;
+                out->start = clip->start;
+                out->duration = clip->duration;
+                for (uint32_t k = 0; k < clip->channel_count; k++) {
+                    const kiln_anim_channel *ch = &view.channels[clip->first_channel + k];
+                    uint64_t values = (uint64_t)ch->key_count * ch->components *
+                                      (ch->interpolation == KILN_ANIM_CUBICSPLINE ? 3u : 1u);
+                    out->keys += ch->key_count;
+                    out->interpolations |= 1u << ch->interpolation;
+                    out->bytes += sizeof *ch + 4u * (ch->key_count + values);
+                }
+            }
+            read_source(&file, report);
+        }
+        kiln_file_close(&file);
+    }
+    if (result != KILN_OK)
+        snprintf(report->problem, sizeof report->problem, "%s",
+                 cli_kiln_error_detail(&error, full_path));
+}
+
+/* "linear+step" style list of a clip's interpolation kinds. */
+static void interpolation_list(uint32_t bits, char *out, size_t size) {
+    out[0] = '\0';
+    for (int k = 0; k < KILN_ANIM_INTERPOLATION_COUNT_; k++)
+        if (bits & (1u << k))
+            snprintf(out + strlen(out), size - strlen(out), "%s%s", out[0] ? "+" : "",
+                     kiln_anim_interpolation_str((kiln_anim_interpolation)k));
+}
+
 /* A .ktx2: header facts through the runtime reader (level 0 is inflated only
  * with --quality). */
 static void inspect_texture(const char *full_path, const info_options *options,
@@ -577,6 +637,8 @@ static void inspect_file(const info_options *options, const char *relative, file
     else if (report->kind == KILN_PACK_SHADER)
         report->readable = cli_shader_summary(full_path, report->shader, sizeof report->shader,
                                               report->problem, sizeof report->problem);
+    else if (report->kind == KILN_PACK_ANIM)
+        inspect_anim(full_path, report);
     else
         report->readable = true; /* never opened */
     if (!report->readable)
@@ -762,6 +824,29 @@ static void print_scene_text(const file_report *report) {
         printf("  source: %s\n", report->source);
 }
 
+static void print_anim_text(const file_report *report) {
+    const kiln_anim_desc *d = &report->anim;
+    printf("  anim: %" PRIu64 " bytes, %" PRIu32 " clip%s, %" PRIu32 " channel%s, %" PRIu32
+           " key%s, %" PRIu32 " morph node%s\n",
+           report->bytes, d->clip_count, cli_plural(d->clip_count), d->channel_count,
+           cli_plural(d->channel_count), d->time_count, cli_plural(d->time_count), d->morph_count,
+           cli_plural(d->morph_count));
+    for (uint32_t c = 0; c < d->clip_count && c < INFO_MAX_CLIPS; c++) {
+        const clip_summary *clip = &report->clips[c];
+        char kinds[64];
+        interpolation_list(clip->interpolations, kinds, sizeof kinds);
+        printf("  clip %" PRIu32 " '%s': %" PRIu32 " channel%s, %" PRIu64
+               " key%s, %g .. %g s, %s, %" PRIu64 " bytes\n",
+               c, clip->name, clip->channels, cli_plural(clip->channels), clip->keys,
+               cli_plural(clip->keys), (double)clip->start, (double)clip->duration,
+               kinds[0] ? kinds : "no channels", clip->bytes);
+        if (clip->dropped[0] != '\0')
+            printf("    dropped (not cooked): %s\n", clip->dropped);
+    }
+    if (d->clip_count > INFO_MAX_CLIPS)
+        printf("  ... and %" PRIu32 " more clips\n", d->clip_count - INFO_MAX_CLIPS);
+}
+
 static void print_file_text(const file_report *report) {
     printf("%s\n", report->path);
     if (!report->readable)
@@ -778,6 +863,8 @@ static void print_file_text(const file_report *report) {
         print_scene_text(report);
     else if (report->kind == KILN_PACK_SHADER)
         printf("  shader: %" PRIu64 " bytes, %s\n", report->bytes, report->shader);
+    else if (report->kind == KILN_PACK_ANIM)
+        print_anim_text(report);
     else
         printf("  other: %" PRIu64 " bytes\n", report->bytes);
 }
@@ -988,6 +1075,30 @@ static void append_file_json(bytebuf *json, const file_report *report, bool firs
         json_text(json, ",");
         json_key(json, "shader");
         bytebuf_append_json_string(json, report->shader);
+    } else if (report->kind == KILN_PACK_ANIM) {
+        const kiln_anim_desc *d = &report->anim;
+        bytebuf_printf(json,
+                       ",\"clip_count\":%" PRIu32 ",\"channels\":%" PRIu32 ",\"keys\":%" PRIu32
+                       ",\"morph_nodes\":%" PRIu32 ",\"clips\":[",
+                       d->clip_count, d->channel_count, d->time_count, d->morph_count);
+        for (uint32_t c = 0; c < d->clip_count && c < INFO_MAX_CLIPS; c++) {
+            const clip_summary *clip = &report->clips[c];
+            char kinds[64];
+            interpolation_list(clip->interpolations, kinds, sizeof kinds);
+            json_text(json, c ? ",{\"name\":" : "{\"name\":");
+            bytebuf_append_json_string(json, clip->name);
+            bytebuf_printf(json, ",\"channels\":%" PRIu32 ",\"keys\":%" PRIu64 ",\"start\":",
+                           clip->channels, clip->keys);
+            cli_json_float(json, clip->start);
+            json_text(json, ",\"duration\":");
+            cli_json_float(json, clip->duration);
+            json_text(json, ",\"interpolations\":");
+            bytebuf_append_json_string(json, kinds);
+            bytebuf_printf(json, ",\"bytes\":%" PRIu64 ",\"dropped\":", clip->bytes);
+            bytebuf_append_json_string(json, clip->dropped);
+            json_text(json, "}");
+        }
+        json_text(json, "]");
     } else if (report->kind == KILN_PACK_TEXTURE) {
         bytebuf_printf(
             json,

@@ -1,15 +1,17 @@
 /*
- * cmd_pose.c — `kiln pose FILE.kscene [--json]`: every node's global matrix
- * in the scene's rest pose, computed by libkiln's scene instance
- * (kiln_scene_instance_init), and every skin's skinning matrices
+ * cmd_pose.c — `kiln pose FILE.kscene [--anim FILE.kanim] [--clip NAME|INDEX]
+ * [--time T] [--json]`: every node's global matrix (and each morph node's
+ * weights) in the rest pose or a clip's pose at a time, computed by libkiln's
+ * calls (kiln_anim_pose_rest, kiln_anim_sample, kiln_anim_apply,
+ * kiln_scene_update), and every skin's skinning matrices
  * (kiln_scene_skin_matrices), so it shows what an engine will see.
- *
- * Animation (--anim, --clip, --time) comes with the .kanim files of a later
- * version; those options are recognised and refused with that message.
  */
+#include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli/cli.h"
 
@@ -27,33 +29,66 @@ static const struct option pose_long_options[] = {
 };
 
 void cmd_pose_usage(FILE *out) {
-    fprintf(out, "Usage: kiln pose FILE.kscene [--json]\n"
+    fprintf(out, "Usage: kiln pose FILE.kscene [--anim FILE.kanim] [--clip NAME|INDEX] [--time T]\n"
+                 "                 [--json]\n"
                  "\n"
-                 "Prints every node of a cooked scene with its global (world) matrix in\n"
-                 "the rest pose, in file order (depth order: parents first), as libkiln's\n"
-                 "scene instance computes it: what an engine loading the file sees.\n"
-                 "Text shows each matrix as 4 rows; --json prints\n"
-                 "  {\"nodes\": [{\"name\": str, \"source\": int, \"world\": [16 numbers]}],\n"
+                 "Prints every node of a cooked scene with its global (world) matrix, in file\n"
+                 "order (depth order: parents first), as libkiln computes it: what an engine\n"
+                 "loading the files sees. Without --clip the rest pose; with it the clip's\n"
+                 "pose at time T (seconds, default 0; clamped to the clip's keys). Text shows\n"
+                 "each matrix as 4 rows; --json prints\n"
+                 "  {\"nodes\": [{\"name\": str, \"source\": int, \"world\": [16 numbers],\n"
+                 "               \"weights\": [numbers]}],\n"
                  "   \"skins\": [{\"source\": int, \"joints\": [int, ..],\n"
                  "              \"matrices\": [[16 numbers], ..]}]}\n"
-                 "with `world` column-major as in glTF and `source` the node's index in\n"
-                 "the source file (-1 for a node the cooker made). Per skin, `source` is\n"
-                 "its index in the source, `joints` the joints' source node indices and\n"
-                 "each matrix the joint's world matrix times its inverse bind matrix\n"
+                 "with `world` column-major as in glTF, `source` the node's index in the source\n"
+                 "file (-1 for a node the cooker made) and `weights` (morph weights) only for\n"
+                 "nodes whose mesh has morph targets. Per skin, `source` is its index in the\n"
+                 "source, `joints` the joints' source node indices and each matrix the\n"
+                 "joint's world matrix times its inverse bind matrix\n"
                  "(kiln_scene_skin_matrices), column-major. A node with a camera, a light\n"
                  "or instances also has \"camera\" / \"light\" (an index into the\n"
                  "top-level \"cameras\" / \"lights\" lists, which give their values) and\n"
                  "\"instances\" (how many); text names them under the node.\n"
                  "\n"
-                 "Rest pose only: --anim, --clip and --time (animation clips) come with\n"
-                 "the .kanim files of a later version and are not accepted yet.\n"
-                 "\n"
                  "Options:\n"
-                 "      --json   print one JSON document instead of text\n"
-                 "  -h, --help   show this help\n"
+                 "      --anim FILE   the clips (.kanim); default: the .kanim beside the scene,\n"
+                 "                    when there is one\n"
+                 "      --clip CLIP   a clip by name, or by index when no clip has that name\n"
+                 "      --time T      seconds into the clip (default 0)\n"
+                 "      --json        print one JSON document instead of text\n"
+                 "  -h, --help        show this help\n"
                  "\n"
-                 "Exit status: 0, 1 when the file cannot be read or is not a valid scene,\n"
-                 "2 for a command-line mistake.\n");
+                 "Exit status: 0, 1 when a file cannot be read or is not valid, or the clip\n"
+                 "does not exist, 2 for a command-line mistake.\n");
+}
+
+/* What is posed: the scene instance, and the clips when there are any. */
+typedef struct posed {
+    const char *clip_name; /* NULL: rest pose */
+    float time;
+    bool has_anim;
+    kiln_anim_view anim;
+    float *weights;
+} posed;
+
+static void print_weights(bytebuf *out, const float *weights, uint32_t count, bool json) {
+    for (uint32_t k = 0; k < count; k++) {
+        if (json) {
+            bytebuf_printf(out, "%s", k ? "," : "");
+            cli_json_float(out, weights[k]);
+        } else {
+            bytebuf_printf(out, " %g", (double)weights[k] + 0.0);
+        }
+    }
+}
+
+/* The morph record of `node`, or NULL. */
+static const kiln_anim_morph *morph_of(const posed *p, uint32_t node) {
+    for (uint32_t m = 0; p->has_anim && m < p->anim.morph_count; m++)
+        if (p->anim.morphs[m].node == node)
+            return &p->anim.morphs[m];
+    return NULL;
 }
 
 static const char *camera_type(uint32_t type) {
@@ -94,9 +129,13 @@ static void print_node_objects(const kiln_scene_view *view, uint32_t i) {
 }
 
 static void print_text(const char *path, const kiln_scene_view *view,
-                       const kiln_scene_instance *instance) {
-    printf("%s: %" PRIu32 " node%s, %" PRIu32 " level%s, rest pose\n", path, view->node_count,
+                       const kiln_scene_instance *instance, const posed *p) {
+    printf("%s: %" PRIu32 " node%s, %" PRIu32 " level%s, ", path, view->node_count,
            cli_plural(view->node_count), view->level_count, cli_plural(view->level_count));
+    if (p->clip_name != NULL)
+        printf("clip '%s' at %g s\n", p->clip_name, (double)p->time);
+    else
+        printf("rest pose\n");
     for (uint32_t i = 0; i < view->node_count; i++) {
         const float *m = kiln_scene_world(instance, i);
         printf("node %" PRIu32 " '%s' (source %" PRId32 ", depth %" PRIu32 ")\n", i,
@@ -105,6 +144,13 @@ static void print_text(const char *path, const kiln_scene_view *view,
             printf("  | %12.6g %12.6g %12.6g %12.6g |\n", m[row] + 0.0, m[4 + row] + 0.0,
                    m[8 + row] + 0.0, m[12 + row] + 0.0);
         print_node_objects(view, i);
+        const kiln_anim_morph *morph = morph_of(p, i);
+        if (morph != NULL) {
+            bytebuf line = {0};
+            print_weights(&line, p->weights + morph->weight_offset, morph->weight_count, false);
+            printf("  weights%.*s\n", (int)line.size, line.data ? (const char *)line.data : "");
+            bytebuf_free(&line);
+        }
     }
 }
 
@@ -216,7 +262,8 @@ static void append_skins_json(bytebuf *json, const kiln_scene_view *view,
 }
 
 static void append_json(bytebuf *json, const kiln_scene_view *view,
-                        const kiln_scene_instance *instance, float *matrices) {
+                        const kiln_scene_instance *instance, const posed *p,
+                        float *matrices) {
     bytebuf_printf(json, "{\"nodes\":[");
     for (uint32_t i = 0; i < view->node_count; i++) {
         bytebuf_printf(json, "%s\n  {\"name\":", i ? "," : "");
@@ -236,6 +283,12 @@ static void append_json(bytebuf *json, const kiln_scene_view *view,
         uint32_t count;
         if (kiln_scene_node_instances(view, i, &count) != NULL)
             bytebuf_printf(json, ",\"instances\":%" PRIu32, count);
+        const kiln_anim_morph *morph = morph_of(p, i);
+        if (morph != NULL) {
+            bytebuf_printf(json, ",\"weights\":[");
+            print_weights(json, p->weights + morph->weight_offset, morph->weight_count, true);
+            bytebuf_printf(json, "]");
+        }
         bytebuf_printf(json, "}");
     }
     bytebuf_printf(json, "\n],");
@@ -255,11 +308,80 @@ static void *instance_memory(const char *path, const kiln_scene_view *view, size
     return memory;
 }
 
-static int pose(const char *path, bool json) {
-    kiln_file file;
+/* The .kanim beside a .kscene (same stem), as a new string. */
+static char *beside(const char *scene_path) {
+    size_t length = strlen(scene_path);
+    const char *dot = strrchr(scene_path, '.'), *slash = strrchr(scene_path, '/');
+    if (dot != NULL && (slash == NULL || dot > slash))
+        length = (size_t)(dot - scene_path);
+    char *out = malloc(length + 7);
+    if (out != NULL) {
+        memcpy(out, scene_path, length);
+        memcpy(out + length, ".kanim", 7);
+    }
+    return out;
+}
+
+/* Opens the clips and poses the instance: the rest pose with the default
+ * weights, then the clip at the time. Reports and returns false on failure. */
+static bool pose_clip(const char *anim_path, const char *clip, float time, kiln_file *file,
+                      const kiln_scene_view *view, kiln_scene_instance *instance, posed *p) {
+    kiln_error err;
+    if (kiln_file_map(file, anim_path, 0, &err) != KILN_OK) {
+        fprintf(stderr, "%s: error: %s\n", anim_path, cli_kiln_error_detail(&err, anim_path));
+        return false;
+    }
+    p->has_anim = true;
+    if (kiln_anim_view_get(file, 0, &p->anim, &err) != KILN_OK) {
+        fprintf(stderr, "%s: error: %s\n", anim_path, cli_kiln_error_detail(&err, anim_path));
+        return false;
+    }
+    size_t nodes = view->node_count ? view->node_count : 1;
+    kiln_anim_pose pose = {malloc(nodes * sizeof *pose.local),
+                           malloc((p->anim.weight_count + 1) * sizeof(float))};
+    p->weights = pose.weights;
+    bool ok = pose.local != NULL && pose.weights != NULL;
+    if (!ok)
+        cli_error("out of memory");
+    if (ok && kiln_anim_pose_rest(&p->anim, view, &pose, &err) != KILN_OK) {
+        fprintf(stderr, "%s: error: %s (the clips are not for this scene)\n", anim_path,
+                err.message);
+        ok = false;
+    }
+    uint32_t index = 0;
+    if (ok && clip != NULL && kiln_anim_find_clip(&p->anim, clip, &index) != KILN_OK) {
+        char *end;
+        errno = 0;
+        unsigned long n = strtoul(clip, &end, 10);
+        if (*clip < '0' || *clip > '9' || *end != '\0' || errno != 0 || n >= p->anim.clip_count) {
+            fprintf(stderr, "%s: error: no clip '%s' (%" PRIu32 " clip%s", anim_path, clip,
+                    p->anim.clip_count, cli_plural(p->anim.clip_count));
+            for (uint32_t c = 0; c < p->anim.clip_count; c++)
+                fprintf(stderr, "%s'%s'", c ? ", " : ": ", kiln_anim_clip_name(&p->anim, c));
+            fprintf(stderr, ")\n");
+            ok = false;
+        }
+        index = (uint32_t)n;
+    }
+    if (ok && clip != NULL) {
+        p->clip_name = kiln_anim_clip_name(&p->anim, index);
+        p->time = time;
+        ok = kiln_anim_sample(&p->anim, index, time, NULL, &pose, &err) == KILN_OK &&
+             kiln_anim_apply(&p->anim, index, &pose, instance, &err) == KILN_OK;
+        if (!ok)
+            fprintf(stderr, "%s: error: %s\n", anim_path, err.message);
+        kiln_scene_update(instance);
+    }
+    free(pose.local);
+    return ok;
+}
+
+static int pose(const char *path, const char *anim_path, const char *clip, float time, bool json) {
+    kiln_file file, anim_file;
     kiln_error err;
     kiln_scene_view view;
     kiln_scene_instance instance;
+    posed p = {0};
     size_t size = 0;
     void *memory = NULL;
     bool ok = kiln_file_map(&file, path, 0, &err) == KILN_OK;
@@ -275,12 +397,24 @@ static int pose(const char *path, bool json) {
          kiln_scene_instance_init(&instance, &view, memory, size, &err) == KILN_OK;
     if (memory != NULL && !ok)
         fprintf(stderr, "%s: error: %s\n", path, cli_kiln_error_detail(&err, path));
+    /* The clips: --anim, else the .kanim beside the scene when it exists. */
+    char *default_anim = anim_path == NULL ? beside(path) : NULL;
+    struct stat st;
+    if (anim_path == NULL && default_anim != NULL && stat(default_anim, &st) == 0)
+        anim_path = default_anim;
+    if (ok && anim_path == NULL && clip != NULL) {
+        fprintf(stderr, "%s: error: no clips to pose: %s does not exist (give --anim)\n", path,
+                default_anim ? default_anim : "the .kanim");
+        ok = false;
+    }
+    if (ok && anim_path != NULL)
+        ok = pose_clip(anim_path, clip, time, &anim_file, &view, &instance, &p);
     bool skin_failed = false;
     float *matrices = ok ? skin_memory(&view, &skin_failed) : NULL;
     ok = ok && !skin_failed;
     if (ok && json) {
         bytebuf out = {0};
-        append_json(&out, &view, &instance, matrices);
+        append_json(&out, &view, &instance, &p, matrices);
         if (out.failed)
             cli_error("out of memory");
         else
@@ -288,11 +422,15 @@ static int pose(const char *path, bool json) {
         ok = !out.failed;
         bytebuf_free(&out);
     } else if (ok) {
-        print_text(path, &view, &instance);
+        print_text(path, &view, &instance, &p);
         print_skins_text(&view, &instance, matrices);
     }
     free(matrices);
     fflush(stdout);
+    if (p.has_anim)
+        kiln_file_close(&anim_file);
+    free(p.weights);
+    free(default_anim);
     free(memory);
     kiln_file_close(&file);
     return ok ? CLI_EXIT_OK : CLI_EXIT_FAILURE;
@@ -300,6 +438,9 @@ static int pose(const char *path, bool json) {
 
 int cmd_pose(int argc, char **argv) {
     bool json = false;
+    const char *anim = NULL, *clip = NULL;
+    float time = 0.0f;
+    char *end;
     cli_getopt_reset();
     int option;
     while ((option = getopt_long(argc, argv, CLI_GETOPT_PREFIX "h", pose_long_options, NULL)) !=
@@ -309,12 +450,16 @@ int cmd_pose(int argc, char **argv) {
             json = true;
             break;
         case OPTION_ANIM:
+            anim = optarg;
+            break;
         case OPTION_CLIP:
+            clip = optarg;
+            break;
         case OPTION_TIME:
-            return cli_usage_error(COMMAND,
-                                   "'--%s' is not supported yet: kiln pose shows the rest pose; "
-                                   "animation clips come in a later version",
-                                   pose_long_options[option - OPTION_JSON].name);
+            time = strtof(optarg, &end);
+            if (end == optarg || *end != '\0' || !isfinite(time))
+                return cli_usage_error(COMMAND, "--time: '%s' is not a number of seconds", optarg);
+            break;
         case 'h':
             cmd_pose_usage(stdout);
             return CLI_EXIT_OK;
@@ -326,5 +471,5 @@ int cmd_pose(int argc, char **argv) {
         return cli_usage_error(COMMAND, "missing the .kscene file to pose");
     if (argc - optind > 1)
         return cli_usage_error(COMMAND, "unexpected argument '%s'", argv[optind + 1]);
-    return pose(argv[optind], json);
+    return pose(argv[optind], anim, clip, time, json);
 }

@@ -224,6 +224,8 @@ kiln_pack_kind kiln_pack_kind_of(const char *path) {
         return KILN_PACK_SCENE;
     if (has_suffix(name, ".kshader"))
         return KILN_PACK_SHADER;
+    if (has_suffix(name, ".kanim"))
+        return KILN_PACK_ANIM;
     return KILN_PACK_OTHER;
 }
 
@@ -241,6 +243,8 @@ const char *kiln_pack_kind_str(kiln_pack_kind kind) {
         return "scene";
     case KILN_PACK_SHADER:
         return "shader";
+    case KILN_PACK_ANIM:
+        return "anim";
     case KILN_PACK_OTHER:
     case KILN_PACK_KIND_COUNT_:
         break;

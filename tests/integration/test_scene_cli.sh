@@ -167,7 +167,7 @@ assert len(pose["nodes"]) == len(nodes), (len(pose["nodes"]), len(nodes))
 seen = set()
 for entry in pose["nodes"]:
     assert {"name", "source", "world"} <= set(entry), sorted(entry)
-    assert set(entry) <= {"name", "source", "world", "camera", "light", "instances"}, sorted(entry)
+    assert set(entry) <= {"name", "source", "world", "camera", "light", "instances", "weights"}, sorted(entry)
     i = entry["source"]
     # cameras: the node's index, and the camera's values from the glTF JSON
     assert entry.get("camera", -1) == nodes[i].get("camera", -1), (i, entry.get("camera"))
@@ -233,16 +233,137 @@ check "an OBJ is one node named after its mesh, made by the cooker (source -1), 
     all_true 'status_is 0' \
     'stdout_has "\"name\":\"wedge\",\"source\":-1,\"world\":\[1,0,0,0,0,1,0,0,0,0,1,0,0,0,0,1\]"'
 
-run pose "$OUT/hand.kscene" --anim walk.kanim
-check "pose --anim is refused for now, saying why" \
-    all_true 'status_is 2' 'stderr_has "rest pose"'
+# kiln pose --clip: every node's world matrix in an animated pose against an
+# independent evaluation of the glTF (LINEAR keys, slerp on the shortest arc).
+compare_clip_pose() { # compare_clip_pose SOURCE.glb CLIP TIME POSE.json
+    python3 - "$@" <<'EOF'
+import json, math, struct, sys
+
+path, clip_name, time = sys.argv[1], sys.argv[2], float(sys.argv[3])
+data = open(path, "rb").read()
+length, = struct.unpack_from("<I", data, 12)
+doc = json.loads(data[20:20 + length])
+binary = data[20 + length + 8:]
+
+def accessor(i):
+    a = doc["accessors"][i]
+    v = doc["bufferViews"][a["bufferView"]]
+    n = {"SCALAR": 1, "VEC3": 3, "VEC4": 4}[a["type"]]
+    assert a["componentType"] == 5126
+    base = v.get("byteOffset", 0) + a.get("byteOffset", 0)
+    flat = struct.unpack_from("<%df" % (a["count"] * n), binary, base)
+    return [list(flat[k * n:(k + 1) * n]) for k in range(a["count"])]
+
+def f32(x):
+    return struct.unpack("<f", struct.pack("<f", x))[0]
+
+def sample(sampler, path):
+    assert sampler.get("interpolation", "LINEAR") == "LINEAR"
+    times = [t[0] for t in accessor(sampler["input"])]
+    values = accessor(sampler["output"])
+    t = f32(time)
+    if t <= times[0]:
+        return values[0]
+    if t >= times[-1]:
+        return values[-1]
+    k = max(i for i in range(len(times)) if times[i] <= t)
+    u = (t - times[k]) / (times[k + 1] - times[k])
+    a, b = values[k], values[k + 1]
+    if path != "rotation":
+        return [x + u * (y - x) for x, y in zip(a, b)]
+    dot = sum(x * y for x, y in zip(a, b))
+    if dot < 0:
+        b, dot = [-y for y in b], -dot
+    if dot > 1 - 1e-9:
+        wa, wb = 1 - u, u
+    else:
+        th = math.acos(dot)
+        wa, wb = math.sin((1 - u) * th) / math.sin(th), math.sin(u * th) / math.sin(th)
+    return [wa * x + wb * y for x, y in zip(a, b)]
+
+nodes = [dict(n) for n in doc["nodes"]]
+anim = next(a for a in doc["animations"] if a.get("name") == clip_name)
+for channel in anim["channels"]:
+    target = channel["target"]
+    nodes[target["node"]][target["path"]] = sample(anim["samplers"][channel["sampler"]],
+                                                   target["path"])
+
+def mul(a, b):
+    return [sum(a[k * 4 + r] * b[c * 4 + k] for k in range(4)) for c in range(4) for r in range(4)]
+
+def local(node):
+    t = node.get("translation", [0, 0, 0])
+    x, y, z, w = node.get("rotation", [0, 0, 0, 1])
+    n = math.sqrt(x * x + y * y + z * z + w * w)
+    x, y, z, w = x / n, y / n, z / n, w / n
+    s = node.get("scale", [1, 1, 1])
+    r = [1 - 2 * (y * y + z * z), 2 * (x * y + z * w), 2 * (x * z - y * w),
+         2 * (x * y - z * w), 1 - 2 * (x * x + z * z), 2 * (y * z + x * w),
+         2 * (x * z + y * w), 2 * (y * z - x * w), 1 - 2 * (x * x + y * y)]
+    m = [0.0] * 16
+    for c in range(3):
+        for row in range(3):
+            m[c * 4 + row] = r[c * 3 + row] * s[c]
+    m[12:15] = t
+    m[15] = 1.0
+    return m
+
+world = {}
+def walk(i, parent):
+    world[i] = mul(parent, local(nodes[i]))
+    for c in nodes[i].get("children", []):
+        walk(c, world[i])
+children = {c for n in nodes for c in n.get("children", [])}
+identity = [1.0 if r == c else 0.0 for c in range(4) for r in range(4)]
+for i in range(len(nodes)):
+    if i not in children:
+        walk(i, identity)
+pose = json.load(open(sys.argv[4]))
+assert len(pose["nodes"]) == len(nodes)
+for entry in pose["nodes"]:
+    i = entry["source"]
+    for k in range(16):
+        want, got = world[i][k], entry["world"][k]
+        assert abs(got - want) <= 1e-4 * max(1.0, abs(want)), (i, k, got, want)
+EOF
+}
+
+FOX="$OUT/gltf/Fox/glTF-Binary/Fox"
+clip_ok=1
+for probe in "Walk 0" "Walk 0.3" "Run 0.5123" "Survey 3.3" "Survey 9"; do
+    read -r clip_name clip_time <<<"$probe"
+    run pose "$FOX.kscene" --clip "$clip_name" --time "$clip_time" --json
+    cp "$SCRATCH/stdout" "$SCRATCH/clip.json"
+    if ! status_is 0 || ! compare_clip_pose "$IN/gltf/Fox/glTF-Binary/Fox.glb" "$clip_name" \
+        "$clip_time" "$SCRATCH/clip.json"; then
+        echo "  clip pose differs: $probe"
+        clip_ok=0
+    fi
+done
+check "kiln pose --clip equals the glTF's own evaluation of the Fox's clips (.kanim beside)" \
+    all_true '[ "$clip_ok" -eq 1 ]' '[ -s "$FOX.kanim" ]'
+
+run pose "$FOX.kscene" --anim "$FOX.kanim" --clip 1 --time 0.25
+check "pose --clip takes an index and prints the clip and time" \
+    all_true 'status_is 0' "stdout_has \"clip 'Walk' at 0.25 s\""
+run pose "$FOX.kscene" --clip Jump
+check "an unknown clip is refused, listing the clips" \
+    all_true 'status_is 1' "stderr_has \"no clip 'Jump' \\(3 clips: 'Survey', 'Walk', 'Run'\\)\""
+run pose "$OUT/hand.kscene" --clip 0
+check "a clip without a .kanim is refused, saying which file is missing" \
+    all_true 'status_is 1' 'stderr_has "hand.kanim does not exist"'
+run pose "$FOX.kscene" --anim "$OUT/hand.kscene" --clip 0
+check "--anim on a scene says it is not an animation file" \
+    all_true 'status_is 1' 'stderr_has "not an animation file"'
+run pose "$FOX.kscene" --clip 0 --time soon
+check "a bad --time is a usage error" status_is 2
 run pose
 check "pose without a file is a usage error" status_is 2
 run pose "$OUT/hand.kmesh"
 check "pose on a mesh says it is not a scene" all_true 'status_is 1' 'stderr_has "not a scene"'
 run pose --help
-check "pose --help names the JSON shape and says animation comes later" \
-    all_true 'status_is 0' 'stdout_has "skins"' 'stdout_has "--anim"'
+check "pose --help names the JSON shape and the animation options" \
+    all_true 'status_is 0' 'stdout_has "skins"' 'stdout_has "--anim"' 'stdout_has "weights"'
 
 # ---------------------------------------------------------------------------
 # info and check
@@ -281,9 +402,20 @@ assert rigged["skeletons"] == [{"name": "Armature", "source": 0, "joint_count": 
                                 "root_joint": 0, "joints": ["Bone", "Bone.001"]}], rigged
 fox = files["gltf/Fox/glTF-Binary/Fox.kscene"]["skeletons"][0]
 assert fox["joint_count"] == 24 and len(fox["joints"]) == 24, fox
+fox = files["gltf/Fox/glTF-Binary/Fox.kanim"]
+assert fox["kind"] == "anim" and fox["clip_count"] == 3 and fox["channels"] == 63, fox
+assert [c["name"] for c in fox["clips"]] == ["Survey", "Walk", "Run"], fox
+assert fox["clips"][1]["interpolations"] == "linear" and fox["clips"][1]["channels"] == 21
+interp = files["gltf/InterpolationTest/glTF-Binary/InterpolationTest.kanim"]
+assert {c["interpolations"] for c in interp["clips"]} == {"linear", "step", "cubicspline"}
 EOF
 }
-check "info --json has the same scene facts" all_true 'status_is 0' info_json_ok
+check "info --json has the same scene facts, and each clip's" all_true 'status_is 0' info_json_ok
+run info -o "$OUT"
+check "info lists each clip: channels, keys, duration, interpolation kinds, bytes" \
+    all_true 'status_is 0' \
+    "stdout_has \"^  clip 1 'Walk': 21 channels, 378 keys, 0 \\.\\. 0\\.708333 s, linear, [0-9]+ bytes$\"" \
+    "stdout_has \"^  clip 2 'CubicSpline Scale': 1 channel, 5 keys, .*cubicspline\""
 
 run check -o "$OUT"
 check "check passes a tree with scenes" all_true 'status_is 0' 'stdout_has ", 0 problems"'
@@ -296,6 +428,12 @@ run check -o "$BROKEN"
 check "check reports a scene's missing mesh and a damaged scene" \
     all_true 'status_is 1' "stderr_has \"hand\\.kscene: error: mesh ref 0 'hand' \\(hand\\.kmesh\\) does not exist\"" \
     'stderr_has "tri\.kscene: error: checksum mismatch"'
+rm "$BROKEN/gltf/CesiumMilkTruck/glTF/CesiumMilkTruck.kscene"
+printf 'X' | dd of="$BROKEN/gltf/Fox/glTF-Binary/Fox.kanim" bs=1 seek=300 conv=notrunc status=none
+run check -o "$BROKEN"
+check "check reports clips whose scene is missing and a damaged .kanim" \
+    all_true 'status_is 1' 'stderr_has "CesiumMilkTruck\.kanim: error: scene ref .* does not exist"' \
+    'stderr_has "Fox\.kanim: error: checksum mismatch"'
 
 # ---------------------------------------------------------------------------
 # mesh.merge keeps the nodes and adds one root for the merged mesh

@@ -122,7 +122,7 @@ static void damaged_tables_are_rejected(void **state) {
     uint16_t kind = 99;
     expect_rejected(data, size, 0, "X", 1);                    /* magic */
     expect_rejected(data, size, 8, &(uint32_t){1}, 4);         /* version 1: no scene kind */
-    expect_rejected(data, size, 8, &(uint32_t){2}, 4);         /* version 2: no shader kind */
+    expect_rejected(data, size, 8, &(uint32_t){2}, 4);         /* version 2: no shader or anim kind */
     expect_rejected(data, size, 8, &(uint32_t){4}, 4);         /* version */
     expect_rejected(data, size, 12, &big32, 4);                /* entry count */
     expect_rejected(data, size, 12, &zero32, 4);               /* entry count */
@@ -174,6 +174,8 @@ static void kinds_come_from_file_names(void **state) {
     assert_int_equal(kiln_pack_kind_of("assets.kman"), KILN_PACK_MANIFEST);
     assert_int_equal(kiln_pack_kind_of("m/truck.kscene"), KILN_PACK_SCENE);
     assert_string_equal(kiln_pack_kind_str(KILN_PACK_SCENE), "scene");
+    assert_int_equal(kiln_pack_kind_of("m/truck.kanim"), KILN_PACK_ANIM);
+    assert_string_equal(kiln_pack_kind_str(KILN_PACK_ANIM), "anim");
     assert_int_equal(kiln_pack_kind_of("sub/assets.kman"), KILN_PACK_MANIFEST);
     assert_int_equal(kiln_pack_kind_of("readme.txt"), KILN_PACK_OTHER);
     assert_string_equal(kiln_pack_kind_str(KILN_PACK_TEXTURE), "texture");

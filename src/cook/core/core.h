@@ -38,7 +38,9 @@
  * 13: levels cook to a .kscene with an SLNK chunk; .kscene version 2, cameras,
  *     lights and instances;
  *     kmesh version 4: skin weights summing to exactly 65535, eight influences
- *     with mesh.skin_influences: 8; .kscene skin tables). */
+ *     with mesh.skin_influences: 8; .kscene skin tables;
+ *     a model with animations writes a .kanim, and a texture named "anim"
+ *     becomes anim_2). */
 #define KILN_ENCODER_VERSION 13u
 
 /* Largest source or dependency file a cook reads. */

@@ -123,6 +123,18 @@ void ir_mesh_free(ir_mesh *mesh) {
     memset(mesh, 0, sizeof *mesh);
 }
 
+void ir_animation_free(ir_animation *animation) {
+    free(animation->name);
+    for (uint32_t s = 0; animation->samplers != NULL && s < animation->sampler_count; s++) {
+        free(animation->samplers[s].times);
+        free(animation->samplers[s].values);
+    }
+    free(animation->samplers);
+    free(animation->channels);
+    free(animation->dropped);
+    memset(animation, 0, sizeof *animation);
+}
+
 void ir_asset_free(ir_asset *asset) {
     for (uint32_t i = 0; i < asset->mesh_count; i++)
         ir_mesh_free(&asset->meshes[i]);
@@ -133,6 +145,7 @@ void ir_asset_free(ir_asset *asset) {
     for (uint32_t i = 0; i < asset->node_count; i++) {
         free(asset->nodes[i].name);
         free(asset->nodes[i].extras);
+        free(asset->nodes[i].weights);
     }
     free(asset->nodes);
     ir_images_free(asset->images, asset->image_count);
@@ -151,6 +164,9 @@ void ir_asset_free(ir_asset *asset) {
     for (uint32_t i = 0; i < asset->skin_count; i++)
         ir_skin_free(&asset->skins[i]);
     free(asset->skins);
+    for (uint32_t i = 0; i < asset->animation_count; i++)
+        ir_animation_free(&asset->animations[i]);
+    free(asset->animations);
     memset(asset, 0, sizeof *asset);
 }
 

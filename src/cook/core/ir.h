@@ -166,6 +166,10 @@ typedef struct ir_node {
      * the cooker made (an OBJ's, mesh.merge's). */
     int32_t source;
     char *extras; /* the source's extras as JSON text (glTF node.extras), or NULL */
+    /* Morph weights: one per morph target of the node's mesh (0 without),
+     * the defaults (glTF node.weights, else mesh.weights, else zeros). */
+    uint32_t weight_count;
+    float *weights;
 } ir_node;
 
 /* A camera (glTF cameras[i], assimp's aiCamera). It looks down its node's
@@ -229,6 +233,53 @@ typedef struct ir_skin {
     int32_t source;       /* the skin's index in the source (glTF skins[i]), or -1 */
 } ir_skin;
 
+/* What an animation channel drives. */
+typedef enum ir_anim_path {
+    IR_ANIM_TRANSLATION = 0,
+    IR_ANIM_ROTATION = 1,
+    IR_ANIM_SCALE = 2,
+    IR_ANIM_WEIGHTS = 3
+} ir_anim_path;
+
+/* How values between keys are found (glTF 2.0 Appendix C). */
+typedef enum ir_interpolation {
+    IR_INTERP_LINEAR = 0,
+    IR_INTERP_STEP = 1,
+    IR_INTERP_CUBICSPLINE = 2
+} ir_interpolation;
+
+/* Keys: times strictly increasing, non-negative, finite; per key
+ * `components` values (3 T/S, 4 R as x y z w, the morph target count for
+ * weights), or for CUBICSPLINE three groups per key in glTF's order: in
+ * tangent, value, out tangent. Every value finite. */
+typedef struct ir_anim_sampler {
+    uint32_t key_count; /* at least 1 */
+    uint32_t components;
+    ir_interpolation interpolation;
+    float *times;  /* key_count */
+    float *values; /* key_count * components * (CUBICSPLINE ? 3 : 1) */
+} ir_anim_sampler;
+
+typedef struct ir_anim_channel {
+    uint32_t node; /* index into ir_asset.nodes */
+    ir_anim_path path;
+    uint32_t sampler; /* index into the clip's samplers */
+} ir_anim_channel;
+
+/* An animation clip (glTF animations[i]); at most one channel per node and
+ * path. */
+typedef struct ir_animation {
+    char *name;
+    ir_anim_sampler *samplers;
+    uint32_t sampler_count;
+    ir_anim_channel *channels;
+    uint32_t channel_count;
+    /* What the source's clip holds that kiln does not cook (JSON paths,
+     * space-separated: KHR_animation_pointer channels, extensions), or NULL:
+     * listed by `kiln info`. */
+    char *dropped;
+} ir_animation;
+
 /* Everything one source file produced. Nodes are ordered so that a parent
  * always comes before its children. */
 typedef struct ir_asset {
@@ -253,6 +304,9 @@ typedef struct ir_asset {
     /* Every skin of the source, in source order; ir_node.skin indexes it. */
     ir_skin *skins;
     uint32_t skin_count;
+    /* Animation clips in source order. */
+    ir_animation *animations;
+    uint32_t animation_count;
 } ir_asset;
 
 /* A material with glTF's defaults (white, metallic 1, roughness 1, opaque,
@@ -272,6 +326,7 @@ void ir_images_free(ir_image *images, uint32_t count);
 void ir_node_init(ir_node *node);
 void ir_material_free(ir_material *material);
 void ir_mesh_free(ir_mesh *mesh);
+void ir_animation_free(ir_animation *animation);
 void ir_asset_free(ir_asset *asset);
 void ir_skin_free(ir_skin *skin);
 /* The skin's root joint: the first joint (in joint order) whose node has no

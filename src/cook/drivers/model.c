@@ -245,7 +245,7 @@ static void plan_images(cook_context *ctx, const ir_asset *asset, texture_plans 
 /* Names the sources' own leaves take next to textures: the scene, meshes and
  * material rows. */
 static bool name_is_reserved(const char *name) {
-    if (strcmp(name, "scene") == 0)
+    if (strcmp(name, "scene") == 0 || strcmp(name, "anim") == 0)
         return true;
     const char *prefixes[] = {"mesh_", "material_"};
     for (size_t p = 0; p < 2; p++) {
@@ -607,6 +607,66 @@ static bool cook_scene_output(const cook_request *request, cook_context *ctx, co
     return ok;
 }
 
+/* ---------------------------------------------------------------------------
+ * The clips: <stem>.kanim next to the scene, ref <sourceRef>/anim
+ * ------------------------------------------------------------------------- */
+
+/* The animation half of the IR contract (ir.h). */
+static bool check_animation_invariants(const ir_asset *asset, cook_context *ctx) {
+    for (uint32_t a = 0; a < asset->animation_count; a++) {
+        const ir_animation *anim = &asset->animations[a];
+        for (uint32_t c = 0; c < anim->channel_count; c++) {
+            const ir_anim_channel *ch = &anim->channels[c];
+            const ir_anim_sampler *s =
+                ch->sampler < anim->sampler_count ? &anim->samplers[ch->sampler] : NULL;
+            bool ok = ch->node < asset->node_count && s != NULL && s->key_count > 0 &&
+                      (ch->path == IR_ANIM_WEIGHTS
+                           ? s->components == asset->nodes[ch->node].weight_count
+                           : s->components == (ch->path == IR_ANIM_ROTATION ? 4u : 3u));
+            for (uint32_t k = 1; ok && s != NULL && k < s->key_count; k++)
+                ok = s->times[k] > s->times[k - 1];
+            if (!ok) {
+                diag_error(ctx->diag, ctx->source_path, 0,
+                           "animation %u ('%s') channel %u: target, sampler or keys out of range "
+                           "(importer bug)",
+                           a, anim->name ? anim->name : "", c);
+                return false;
+            }
+        }
+    }
+    return true;
+}
+
+static bool cook_anim_output(const cook_request *request, cook_context *ctx, const ir_asset *asset,
+                             cook_asset_result *result) {
+    double clock = cook_clock();
+    cook_stage_enter(ctx, COOK_STAGE_WRITE);
+    char *relative = cook_output_path(request->source_path, ".kanim");
+    bytebuf bytes = {0};
+    char ref[1200];
+    snprintf(ref, sizeof ref, "%s/scene", ctx->ref);
+    bool ok = relative != NULL;
+    if (!ok)
+        diag_error(ctx->diag, ctx->source_path, 0, "out of memory");
+    if (ok && !write_kanim(ctx, asset, kiln_ref_hash(ref), request->importer->name, &bytes)) {
+        diag_error(ctx->diag, ctx->source_path, 0, "out of memory encoding the animations");
+        ok = false;
+    }
+    if (ok) {
+        snprintf(ref, sizeof ref, "%s/anim", ctx->ref);
+        write_output out = {.relative = relative,
+                            .name = ctx->source_path,
+                            .kind = KILN_ASSET_ANIMATION,
+                            .bytes = &bytes,
+                            .ref = ref};
+        ok = write_emit(ctx, request->output_root, request->verify, &out, result);
+    }
+    cook_stage_add(result, COOK_STAGE_WRITE, clock);
+    bytebuf_free(&bytes);
+    free(relative);
+    return ok;
+}
+
 /* The model driver: import into the IR, merge (mesh.merge), then every mesh,
  * the material table with its textures, and the scene placing the meshes. */
 bool cook_model_asset(const cook_request *request, cook_context *ctx, cook_asset_result *result) {
@@ -637,6 +697,9 @@ bool cook_model_asset(const cook_request *request, cook_context *ctx, cook_asset
         ok = cook_materials_output(request, ctx, &asset, result);
     if (ok && asset.mesh_count > 0)
         ok = cook_scene_output(request, ctx, &asset, result);
+    if (ok && asset.mesh_count > 0 && asset.animation_count > 0)
+        ok = check_animation_invariants(&asset, ctx) &&
+             cook_anim_output(request, ctx, &asset, result);
     ir_asset_free(&asset);
     return ok;
 }

@@ -1262,7 +1262,8 @@ bool import_gltf(cook_context *ctx, ir_asset *out) {
               import_materials(&g, out) && gltf_import_meshes(&g, out) &&
               gltf_import_nodes(&g, out) && gltf_check_scenes(&g) && gltf_import_skins(&g, out) &&
               gltf_import_cameras(&g, out) && gltf_import_lights(&g, out) &&
-              gltf_import_node_objects(&g, out) && gltf_check_animations(&g);
+              gltf_import_node_objects(&g, out) && gltf_check_animations(&g) &&
+              gltf_import_animations(&g, out);
     if (ok)
         gltf_check_unused(&g);
     ok = ok && g.errors == 0;

@@ -7,10 +7,11 @@
  *   gltf_accessor.c  buffer views (with EXT_meshopt_compression), accessors
  *                    (strides, sparse, normalisation) and their decoding
  *   gltf_mesh.c      meshes and primitives into ir_mesh
- *   gltf_scene.c     nodes and scenes into ir_node; skins and animations
- *                    validated (not imported yet)
+ *   gltf_scene.c     nodes and scenes into ir_node, skins into ir_skin;
+ *                    animations validated
  *   gltf_camera.c    cameras, KHR_lights_punctual lights and
  *                    EXT_mesh_gpu_instancing instances
+ *   gltf_anim.c      animations into ir_animation, default morph weights
  *
  * Every message names the JSON path of the problem ("meshes[2].primitives[0]
  * .indices: accessor 7 does not exist"). Nothing read from the file sizes an
@@ -288,5 +289,11 @@ bool gltf_import_lights(gltf *g, ir_asset *out);
 /* After the nodes, cameras and lights: each node's camera, light and
  * EXT_mesh_gpu_instancing instances. */
 bool gltf_import_node_objects(gltf *g, ir_asset *out);
+
+/* ---- gltf_anim.c -------------------------------------------------------- */
+
+/* Every animation (validated by gltf_check_animations) into
+ * ir_asset.animations, and each node's default morph weights. */
+bool gltf_import_animations(gltf *g, ir_asset *out);
 
 #endif /* KILN_COOK_IMPORT_GLTF_INTERNAL_H */

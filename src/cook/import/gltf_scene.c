@@ -1,7 +1,7 @@
 /*
  * gltf_scene.c — glTF nodes into ir_node, scenes into ir_scene and skins into
- * ir_skin; animations validated (the IR does not hold them yet). Cameras,
- * lights and instances: gltf_camera.c.
+ * ir_skin; animations validated (gltf_anim.c imports them). Cameras, lights
+ * and instances: gltf_camera.c.
  *
  * Nodes
  *   Every node is imported, whether or not a scene lists it. A node has at

@@ -11,7 +11,7 @@
 
 #define VERIFY_MAX_BYTES ((size_t)4 << 30)
 
-/* A kiln container (.kmesh, .kmat, .kscene) read back from disk and validated deeply. */
+/* A kiln container (.kmesh, .kmat, .kscene, .kanim) read back from disk and validated deeply. */
 static bool verify_container(const char *full_path, kiln_asset_kind kind, kiln_error *error) {
     kiln_file file;
     uint32_t flags = KILN_OPEN_VERIFY_CHECKSUM | KILN_OPEN_DEEP;
@@ -27,6 +27,9 @@ static bool verify_container(const char *full_path, kiln_asset_kind kind, kiln_e
     } else if (kind == KILN_ASSET_SHADER) {
         kiln_shader_view view;
         result = kiln_shader_view_get(&file, flags, &view, error);
+    } else if (kind == KILN_ASSET_ANIMATION) {
+        kiln_anim_view view;
+        result = kiln_anim_view_get(&file, flags, &view, error);
     } else {
         kiln_material_view view;
         result = kiln_material_view_get(&file, KILN_OPEN_DEEP, &view, error);

@@ -50,7 +50,7 @@ static int compare_u32(const void *a, const void *b) {
 /* The breadth-first order: order[k] is the IR node stored at k, position[i]
  * the file index of IR node i. child_start/children group children by parent
  * (a counting sort, so IR order is kept). */
-static bool order_nodes(const ir_asset *asset, uint32_t *order, uint32_t *position) {
+bool write_kscene_node_order(const ir_asset *asset, uint32_t *order, uint32_t *position) {
     uint32_t n = asset->node_count;
     uint32_t *child_start = calloc((size_t)n + 1, sizeof *child_start);
     uint32_t *children = malloc((n ? n : 1) * sizeof *children);
@@ -188,7 +188,7 @@ bool write_kscene_links(const cook_context *ctx, const ir_asset *asset, const ui
     int32_t *joint_of = malloc(slots * sizeof *joint_of);
     bool ok = order && position && hierarchy && transforms && nodes && levels && scenes &&
               (links == NULL || link_table != NULL) && cameras && lights && joint_of &&
-              (asset->instance_count == 0 || ranges) && order_nodes(asset, order, position);
+              (asset->instance_count == 0 || ranges) && write_kscene_node_order(asset, order, position);
     kiln_scene_desc desc = {.node_count = n,
                             .scene_count = scene_count,
                             .default_scene = 0,
@@ -197,7 +197,7 @@ bool write_kscene_links(const cook_context *ctx, const ir_asset *asset, const ui
                             .camera_count = asset->camera_count,
                             .light_count = asset->light_count,
                             .skin_count = asset->skin_count};
-    /* Hierarchy and levels: depth order from order_nodes. */
+    /* Hierarchy and levels: depth order from write_kscene_node_order. */
     for (uint32_t k = 0; ok && k < n; k++) {
         const ir_node *node = &asset->nodes[order[k]];
         kiln_scene_hierarchy *h = &hierarchy[k];

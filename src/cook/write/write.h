@@ -73,6 +73,17 @@ bool write_kscene_links(const cook_context *ctx, const ir_asset *asset, const ui
                         uint64_t material_table, const char *importer,
                         const write_scene_link *links, bytebuf *out);
 
+/* The .kscene's node order: order[k] is the IR node stored at file index k,
+ * position[i] the file index of IR node i (node_count entries each). False
+ * when out of memory. */
+bool write_kscene_node_order(const ir_asset *asset, uint32_t *order, uint32_t *position);
+
+/* Serialises the asset's animation clips as a .kanim file image
+ * (docs/formats/kanim.md), channels targeting the .kscene's node indices;
+ * `scene_ref` is the ref hash of that .kscene. */
+bool write_kanim(const cook_context *ctx, const ir_asset *asset, uint64_t scene_ref,
+                 const char *importer, bytebuf *out);
+
 /* Writes bytes to `path` atomically: a temporary file in the same folder, then
  * rename. Creates missing parent folders. */
 bool write_file_atomic(const char *path, const void *data, size_t size, char *reason,

@@ -1,0 +1,133 @@
+/* kanim.c — serialises an asset's animation clips as a .kanim file
+ * (docs/formats/kanim.md).
+ *
+ * Every clip in source order; within a clip the channels in source order,
+ * each with its own copy of its sampler's keys (a sampler shared by two
+ * channels is stored twice: a channel is then one contiguous range of times
+ * and one of values, which is what sampling wants). Channels name .kscene
+ * node indices (write_kscene_node_order, the order write_kscene uses) and
+ * keep the source's node index. Interpolation is kept as authored, with
+ * CUBICSPLINE tangents. Every node whose mesh has morph targets gets a morph
+ * record: its weights' place in a pose, and its default weights. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cook/write/write.h"
+
+static bool add_string(bytebuf *strings, const char *text, uint32_t *offset, uint32_t *length) {
+    size_t size = text != NULL ? strlen(text) : 0;
+    if (strings->size + size + 1 > UINT32_MAX)
+        return false;
+    *offset = (uint32_t)strings->size;
+    *length = (uint32_t)size;
+    bytebuf_append(strings, text != NULL ? text : "", size);
+    bytebuf_append_zeros(strings, 1);
+    return true;
+}
+
+bool write_kanim(const cook_context *ctx, const ir_asset *asset, uint64_t scene_ref,
+                 const char *importer, bytebuf *out) {
+    uint32_t n = asset->node_count;
+    size_t slots = n ? n : 1;
+    uint32_t *order = malloc(slots * sizeof *order);
+    uint32_t *position = malloc(slots * sizeof *position);
+    uint32_t *weight_offset = calloc(slots, sizeof *weight_offset); /* per IR node */
+    kiln_anim_clip *clips =
+        calloc(asset->animation_count ? asset->animation_count : 1, sizeof *clips);
+    bytebuf channels = {0}, times = {0}, values = {0}, morphs = {0}, weights = {0};
+    bytebuf strings = {0}, meta = {0};
+    kiln_anim_desc desc = {
+        .clip_count = asset->animation_count, .node_count = n, .scene = scene_ref};
+    bool ok = order && position && weight_offset && clips &&
+              write_kscene_node_order(asset, order, position);
+    /* Morph nodes in file order. */
+    for (uint32_t k = 0; ok && k < n; k++) {
+        const ir_node *node = &asset->nodes[order[k]];
+        if (node->weight_count == 0)
+            continue;
+        kiln_anim_morph morph = {
+            .node = k, .weight_offset = desc.weight_count, .weight_count = node->weight_count};
+        weight_offset[order[k]] = desc.weight_count;
+        ok = (uint64_t)desc.weight_count + node->weight_count <= UINT32_MAX;
+        desc.weight_count += node->weight_count;
+        desc.morph_count++;
+        bytebuf_append(&morphs, &morph, sizeof morph);
+        bytebuf_append(&weights, node->weights, node->weight_count * sizeof(float));
+    }
+    for (uint32_t a = 0; ok && a < asset->animation_count; a++) {
+        const ir_animation *anim = &asset->animations[a];
+        kiln_anim_clip *clip = &clips[a];
+        clip->first_channel = desc.channel_count;
+        ok = add_string(&strings, anim->name, &clip->name_offset, &clip->name_length);
+        if (ok && anim->dropped != NULL && anim->dropped[0] != '\0')
+            ok = add_string(&strings, anim->dropped, &clip->dropped_offset, &clip->dropped_length);
+        bool first = true;
+        for (uint32_t c = 0; ok && c < anim->channel_count; c++) {
+            const ir_anim_channel *channel = &anim->channels[c];
+            const ir_anim_sampler *s = &anim->samplers[channel->sampler];
+            const ir_node *node = &asset->nodes[channel->node];
+            size_t groups = s->interpolation == IR_INTERP_CUBICSPLINE ? 3 : 1;
+            uint64_t value_count = (uint64_t)s->key_count * s->components * groups;
+            if ((uint64_t)desc.time_count + s->key_count > UINT32_MAX ||
+                (uint64_t)desc.value_count + value_count > UINT32_MAX || s->components > 65535 ||
+                (channel->path == IR_ANIM_WEIGHTS && s->components != node->weight_count)) {
+                ok = false;
+                break;
+            }
+            kiln_anim_channel record = {.node = position[channel->node],
+                                        .source_node = node->source,
+                                        .path = (uint8_t)channel->path,
+                                        .interpolation = (uint8_t)s->interpolation,
+                                        .components = (uint16_t)s->components,
+                                        .key_count = s->key_count,
+                                        .time_offset = desc.time_count,
+                                        .value_offset = desc.value_count,
+                                        .weight_offset = channel->path == IR_ANIM_WEIGHTS
+                                                             ? weight_offset[channel->node]
+                                                             : 0};
+            bytebuf_append(&channels, &record, sizeof record);
+            bytebuf_append(&times, s->times, s->key_count * sizeof(float));
+            bytebuf_append(&values, s->values, (size_t)value_count * sizeof(float));
+            desc.time_count += s->key_count;
+            desc.value_count += (uint32_t)value_count;
+            float t0 = s->times[0], t1 = s->times[s->key_count - 1];
+            clip->start = first || t0 < clip->start ? t0 : clip->start;
+            clip->duration = first || t1 > clip->duration ? t1 : clip->duration;
+            first = false;
+        }
+        clip->channel_count = anim->channel_count;
+        desc.channel_count += anim->channel_count;
+    }
+    desc.strings_size = (uint32_t)strings.size;
+    write_metadata_json(ctx, importer, &meta);
+    ok = ok && !channels.failed && !times.failed && !values.failed && !morphs.failed &&
+         !weights.failed && !strings.failed && !meta.failed;
+    if (ok) {
+        container_writer writer;
+        container_begin(&writer, KILN_KIND_ANIM, KILN_ANIM_VERSION);
+        container_add_chunk(&writer, KILN_CHUNK_ANIM_DESC, &desc, sizeof desc);
+        container_add_chunk(&writer, KILN_CHUNK_META, meta.data, meta.size);
+        container_add_chunk(&writer, KILN_CHUNK_ANIM_CLIPS, clips,
+                            (size_t)desc.clip_count * sizeof *clips);
+        container_add_chunk(&writer, KILN_CHUNK_ANIM_CHANNELS, channels.data, channels.size);
+        container_add_chunk(&writer, KILN_CHUNK_ANIM_TIMES, times.data, times.size);
+        container_add_chunk(&writer, KILN_CHUNK_ANIM_VALUES, values.data, values.size);
+        container_add_chunk(&writer, KILN_CHUNK_ANIM_MORPHS, morphs.data, morphs.size);
+        container_add_chunk(&writer, KILN_CHUNK_ANIM_WEIGHTS, weights.data, weights.size);
+        container_add_chunk(&writer, KILN_CHUNK_ANIM_STRINGS, strings.data, strings.size);
+        ok = container_finish(&writer, out);
+    }
+    free(order);
+    free(position);
+    free(weight_offset);
+    free(clips);
+    bytebuf_free(&channels);
+    bytebuf_free(&times);
+    bytebuf_free(&values);
+    bytebuf_free(&morphs);
+    bytebuf_free(&weights);
+    bytebuf_free(&strings);
+    bytebuf_free(&meta);
+    return ok;
+}
