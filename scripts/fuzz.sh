@@ -14,7 +14,7 @@ seconds=$2
 shift 2
 repo=$(cd "$(dirname "$0")/.." && pwd)
 corpus_root=${KILN_CORPUS:-$repo/../shared/corpus}
-harnesses=${*:-container kscene manifest ktx2 pack ir_wire obj mtl gltf glb image cube config}
+harnesses=${*:-container kscene kanim kshader manifest ktx2 pack ir_wire obj mtl gltf glb image cube config level}
 
 # Cooked examples as the runtime harnesses' seeds.
 cooked=$build/seeds-cooked
@@ -27,7 +27,7 @@ seed() { # seed NAME FIND-ARGS...: copies matching files into NAME's corpus
     shift
     local dir=$build/corpus/$name
     mkdir -p "$dir"
-    cp "$repo/tests/fuzz/regressions/$name/"* "$dir/" 2>/dev/null || true
+    cp "$repo/tests/fuzz/regressions/$name/"* "$repo/tests/fuzz/seeds/$name/"* "$dir/" 2>/dev/null || true
     for root in "$corpus_root" "$cooked" "$cooked.kpak" "$repo/examples"; do
         [ -e "$root" ] || continue
         find "$root" -type f -size -1M \( "$@" \) -exec cp -n {} "$dir/" \; 2>/dev/null || true
@@ -40,6 +40,8 @@ for name in $harnesses; do
     case $name in
     container) seed "$name" -name '*.kmesh' -o -name '*.kmat' ;;
     kscene) seed "$name" -name '*.kscene' ;;
+    kanim) seed "$name" -name '*.kanim' ;;
+    kshader) seed "$name" -name '*.kshader' ;;
     manifest) seed "$name" -name '*.kman' ;;
     ktx2) seed "$name" -name '*.ktx2' ;;
     pack) seed "$name" -name '*.kpak' ;;
@@ -50,6 +52,7 @@ for name in $harnesses; do
     image) seed "$name" -name '*.png' -o -name '*.jpg' -o -name '*.tga' -o -name '*.bmp' -o -name '*.hdr' ;;
     cube) seed "$name" -name '*.cube' ;;
     config) seed "$name" -name 'kiln.yml' -o -name '*.yml' ;;
+    level) seed "$name" -name '*.level' ;;
     *) mkdir -p "$build/corpus/$name" ;;
     esac
     mkdir -p "$build/crashes/$name"

@@ -278,7 +278,7 @@ typedef struct kiln_scene_view {
     const uint32_t *roots; /* desc->root_count node indices, each scene's a range */
     const char *strings;   /* SSTR: every string NUL-terminated */
     size_t strings_size;
-    const kiln_scene_link *links; /* SLNK: node_count entries (a level's), or NULL */
+    const kiln_scene_link *links;     /* SLNK: node_count entries (a level's), or NULL */
     const kiln_scene_camera *cameras; /* SCAM: camera_count cameras */
     uint32_t camera_count;
     const kiln_scene_light *lights; /* SLGT: light_count lights */

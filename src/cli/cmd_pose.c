@@ -262,8 +262,7 @@ static void append_skins_json(bytebuf *json, const kiln_scene_view *view,
 }
 
 static void append_json(bytebuf *json, const kiln_scene_view *view,
-                        const kiln_scene_instance *instance, const posed *p,
-                        float *matrices) {
+                        const kiln_scene_instance *instance, const posed *p, float *matrices) {
     bytebuf_printf(json, "{\"nodes\":[");
     for (uint32_t i = 0; i < view->node_count; i++) {
         bytebuf_printf(json, "%s\n  {\"name\":", i ? "," : "");

@@ -28,47 +28,18 @@ typedef struct anim_chunks {
 /* R3: each known chunk at most once; absent ones read as empty. */
 static kiln_result find_chunks(const kiln_file *file, anim_chunks *c, kiln_error *err) {
     memset(c, 0, sizeof *c);
-    const struct {
-        uint32_t fourcc;
-        const kiln_chunk_entry **slot;
-    } known[] = {
+    const runtime_known_chunk known[] = {
         {KILN_CHUNK_ANIM_DESC, &c->desc},         {KILN_CHUNK_ANIM_CLIPS, &c->clips},
         {KILN_CHUNK_ANIM_CHANNELS, &c->channels}, {KILN_CHUNK_ANIM_TIMES, &c->times},
         {KILN_CHUNK_ANIM_VALUES, &c->values},     {KILN_CHUNK_ANIM_MORPHS, &c->morphs},
         {KILN_CHUNK_ANIM_WEIGHTS, &c->weights},   {KILN_CHUNK_ANIM_STRINGS, &c->strings},
     };
-    for (uint32_t i = 0; i < file->chunk_count; i++) {
-        for (size_t k = 0; k < sizeof known / sizeof known[0]; k++) {
-            if (file->chunks[i].fourcc != known[k].fourcc)
-                continue;
-            if (*known[k].slot != NULL) {
-                char fourcc[5];
-                kiln_fourcc_str(known[k].fourcc, fourcc);
-                return runtime_fail(err, KILN_ERR_CORRUPT, file->name,
-                                    "chunk %" PRIu32 " is a second %s chunk", i, fourcc);
-            }
-            *known[k].slot = &file->chunks[i];
-        }
-    }
-    return KILN_OK;
-}
-
-/* R6: a chunk holds exactly `count` elements of `size` bytes. */
-static kiln_result sized_chunk(const kiln_file *file, const kiln_chunk_entry *chunk, uint64_t count,
-                               size_t size, const char *what, const void **data, kiln_error *err) {
-    uint64_t expected, actual = chunk != NULL ? chunk->size : 0;
-    if (!checked_mul_u64(count, size, &expected) || actual != expected)
-        return runtime_fail(err, KILN_ERR_CORRUPT, file->name,
-                            "%s chunk is %" PRIu64 " bytes, expected %" PRIu64 " x %zu", what,
-                            actual, count, size);
-    *data = actual > 0 ? (const void *)(file->data + chunk->offset) : NULL;
-    return KILN_OK;
+    return runtime_find_chunks(file, known, sizeof known / sizeof known[0], err);
 }
 
 /* R12: a string lies inside ASTR, holds no NUL and has one after it. */
 static bool string_valid(const kiln_anim_view *v, uint32_t offset, uint32_t length) {
-    return (uint64_t)offset + length < v->strings_size && v->strings[offset + length] == '\0' &&
-           memchr(v->strings + offset, '\0', length) == NULL;
+    return runtime_string_valid(v->strings, v->strings_size, offset, length);
 }
 
 static uint32_t path_components(uint8_t path) {
@@ -199,19 +170,20 @@ kiln_result kiln_anim_view_get(const kiln_file *file, uint32_t flags, kiln_anim_
                         .strings_size = d->strings_size};
     const void *clips = NULL, *channels = NULL, *times = NULL, *values = NULL, *morphs = NULL,
                *weights = NULL, *strings = NULL;
-    if ((r = sized_chunk(file, c.clips, d->clip_count, sizeof(kiln_anim_clip), "ACLP", &clips,
-                         err)) != KILN_OK ||
-        (r = sized_chunk(file, c.channels, d->channel_count, sizeof(kiln_anim_channel), "ACHN",
-                         &channels, err)) != KILN_OK ||
-        (r = sized_chunk(file, c.times, d->time_count, sizeof(float), "ATIM", &times, err)) !=
-            KILN_OK ||
-        (r = sized_chunk(file, c.values, d->value_count, sizeof(float), "AVAL", &values, err)) !=
-            KILN_OK ||
-        (r = sized_chunk(file, c.morphs, d->morph_count, sizeof(kiln_anim_morph), "AMPH", &morphs,
-                         err)) != KILN_OK ||
-        (r = sized_chunk(file, c.weights, d->weight_count, sizeof(float), "AWGT", &weights, err)) !=
-            KILN_OK ||
-        (r = sized_chunk(file, c.strings, d->strings_size, 1, "ASTR", &strings, err)) != KILN_OK)
+    if ((r = runtime_sized_chunk(file, c.clips, d->clip_count, sizeof(kiln_anim_clip), "ACLP",
+                                 &clips, err)) != KILN_OK ||
+        (r = runtime_sized_chunk(file, c.channels, d->channel_count, sizeof(kiln_anim_channel),
+                                 "ACHN", &channels, err)) != KILN_OK ||
+        (r = runtime_sized_chunk(file, c.times, d->time_count, sizeof(float), "ATIM", &times,
+                                 err)) != KILN_OK ||
+        (r = runtime_sized_chunk(file, c.values, d->value_count, sizeof(float), "AVAL", &values,
+                                 err)) != KILN_OK ||
+        (r = runtime_sized_chunk(file, c.morphs, d->morph_count, sizeof(kiln_anim_morph), "AMPH",
+                                 &morphs, err)) != KILN_OK ||
+        (r = runtime_sized_chunk(file, c.weights, d->weight_count, sizeof(float), "AWGT", &weights,
+                                 err)) != KILN_OK ||
+        (r = runtime_sized_chunk(file, c.strings, d->strings_size, 1, "ASTR", &strings, err)) !=
+            KILN_OK)
         return r; /* R6 */
     v.clips = clips;
     v.channels = channels;

@@ -89,6 +89,41 @@ kiln_result runtime_succeed(kiln_error *err) {
     return KILN_OK;
 }
 
+kiln_result runtime_find_chunks(const kiln_file *file, const runtime_known_chunk *known,
+                                size_t known_count, kiln_error *err) {
+    for (uint32_t i = 0; i < file->chunk_count; i++) {
+        for (size_t k = 0; k < known_count; k++) {
+            if (file->chunks[i].fourcc != known[k].fourcc)
+                continue;
+            if (*known[k].slot != NULL) {
+                char fourcc[5];
+                kiln_fourcc_str(known[k].fourcc, fourcc);
+                return runtime_fail(err, KILN_ERR_CORRUPT, file->name,
+                                    "chunk %" PRIu32 " is a second %s chunk", i, fourcc);
+            }
+            *known[k].slot = &file->chunks[i];
+        }
+    }
+    return KILN_OK;
+}
+
+kiln_result runtime_sized_chunk(const kiln_file *file, const kiln_chunk_entry *chunk,
+                                uint64_t count, size_t size, const char *what, const void **data,
+                                kiln_error *err) {
+    uint64_t expected, actual = chunk != NULL ? chunk->size : 0;
+    if (!checked_mul_u64(count, size, &expected) || actual != expected)
+        return runtime_fail(err, KILN_ERR_CORRUPT, file->name,
+                            "%s chunk is %" PRIu64 " bytes, expected %" PRIu64 " x %zu", what,
+                            actual, count, size);
+    *data = actual > 0 ? (const void *)(file->data + chunk->offset) : NULL;
+    return KILN_OK;
+}
+
+bool runtime_string_valid(const char *strings, size_t size, uint32_t offset, uint32_t length) {
+    return strings != NULL && (uint64_t)offset + length < size &&
+           strings[offset + length] == '\0' && memchr(strings + offset, '\0', length) == NULL;
+}
+
 bool runtime_all_finite(const float *values, size_t count) {
     for (size_t i = 0; i < count; i++)
         if (!isfinite(values[i]))

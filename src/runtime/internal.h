@@ -4,6 +4,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "kiln/kiln.h"
 
@@ -17,6 +18,30 @@ kiln_result runtime_succeed(kiln_error *err);
 
 /* Whether every one of `count` floats is finite (not NaN or infinite). */
 bool runtime_all_finite(const float *values, size_t count);
+
+/* A chunk kind a reader knows and where runtime_find_chunks stores its table
+ * entry (NULL while absent). */
+typedef struct runtime_known_chunk {
+    uint32_t fourcc;
+    const kiln_chunk_entry **slot;
+} runtime_known_chunk;
+
+/* Points each known chunk's slot at its table entry; a second chunk of one
+ * kind is CORRUPT (every kind's "at most once" rule), other chunks are
+ * skipped. The slots must start NULL. */
+kiln_result runtime_find_chunks(const kiln_file *file, const runtime_known_chunk *known,
+                                size_t known_count, kiln_error *err);
+
+/* A chunk (NULL: absent, read as empty) holding exactly `count` elements of
+ * `size` bytes, else CORRUPT naming `what`; *data is its payload, NULL when
+ * empty. */
+kiln_result runtime_sized_chunk(const kiln_file *file, const kiln_chunk_entry *chunk,
+                                uint64_t count, size_t size, const char *what, const void **data,
+                                kiln_error *err);
+
+/* Whether the string at `offset` of `length` bytes lies inside a string table
+ * of `size` bytes, holds no NUL and has one right after it. */
+bool runtime_string_valid(const char *strings, size_t size, uint32_t offset, uint32_t length);
 
 /* Thread-safe strerror (the XSI strerror_r) into buf. */
 const char *runtime_os_reason(int errnum, char *buf, size_t size);

@@ -34,10 +34,7 @@ typedef struct scene_chunks {
 
 static kiln_result find_chunks(const kiln_file *file, scene_chunks *c, kiln_error *err) {
     memset(c, 0, sizeof *c);
-    const struct {
-        uint32_t fourcc;
-        const kiln_chunk_entry **slot;
-    } known[] = {
+    const runtime_known_chunk known[] = {
         {KILN_CHUNK_SCENE_DESC, &c->desc},
         {KILN_CHUNK_SCENE_HIERARCHY, &c->hierarchy},
         {KILN_CHUNK_SCENE_LEVELS, &c->levels},
@@ -56,38 +53,12 @@ static kiln_result find_chunks(const kiln_file *file, scene_chunks *c, kiln_erro
         {KILN_CHUNK_SCENE_SKINS, &c->skins},
         {KILN_CHUNK_SCENE_JOINTS, &c->joints},
     };
-    for (uint32_t i = 0; i < file->chunk_count; i++) {
-        for (size_t k = 0; k < sizeof known / sizeof known[0]; k++) {
-            if (file->chunks[i].fourcc != known[k].fourcc)
-                continue;
-            if (*known[k].slot != NULL) {
-                char fourcc[5];
-                kiln_fourcc_str(known[k].fourcc, fourcc);
-                return runtime_fail(err, KILN_ERR_CORRUPT, file->name,
-                                    "chunk %" PRIu32 " is a second %s chunk", i, fourcc);
-            }
-            *known[k].slot = &file->chunks[i];
-        }
-    }
-    return KILN_OK;
-}
-
-/* kscene.md R6: a chunk holds exactly `count` elements of `size` bytes. */
-static kiln_result sized_chunk(const kiln_file *file, const kiln_chunk_entry *chunk, uint64_t count,
-                               size_t size, const char *what, const void **data, kiln_error *err) {
-    uint64_t expected, actual = chunk != NULL ? chunk->size : 0;
-    if (!checked_mul_u64(count, size, &expected) || actual != expected)
-        return runtime_fail(err, KILN_ERR_CORRUPT, file->name,
-                            "%s chunk is %" PRIu64 " bytes, expected %" PRIu64 " x %zu", what,
-                            actual, count, size);
-    *data = actual > 0 ? (const void *)(file->data + chunk->offset) : NULL;
-    return KILN_OK;
+    return runtime_find_chunks(file, known, sizeof known / sizeof known[0], err);
 }
 
 /* kscene.md R10: a string lies inside SSTR, holds no NUL and has one after it. */
 static bool string_valid(const kiln_scene_view *v, uint32_t offset, uint32_t length) {
-    return (uint64_t)offset + length < v->strings_size && v->strings[offset + length] == '\0' &&
-           memchr(v->strings + offset, '\0', length) == NULL;
+    return runtime_string_valid(v->strings, v->strings_size, offset, length);
 }
 
 static bool index_valid(int32_t index, uint32_t count) {
@@ -493,31 +464,33 @@ kiln_result kiln_scene_view_get(const kiln_file *file, uint32_t flags, kiln_scen
     const void *levels = NULL, *hierarchy = NULL, *transforms = NULL, *nodes = NULL, *meshes = NULL,
                *materials = NULL, *scenes = NULL, *roots = NULL, *strings = NULL, *cameras = NULL,
                *lights = NULL, *instances = NULL, *ranges = NULL;
-    if ((r = sized_chunk(file, c.hierarchy, d->node_count, sizeof(kiln_scene_hierarchy), "SHIE",
-                         &hierarchy, err)) != KILN_OK ||
-        (r = sized_chunk(file, c.levels, (uint64_t)d->level_count + 1, sizeof(uint32_t), "SLVL",
-                         &levels, err)) != KILN_OK ||
-        (r = sized_chunk(file, c.transforms, d->node_count, sizeof(kiln_scene_transform), "STRS",
-                         &transforms, err)) != KILN_OK ||
-        (r = sized_chunk(file, c.nodes, d->node_count, sizeof(kiln_scene_node), "SNOD", &nodes,
-                         err)) != KILN_OK ||
-        (r = sized_chunk(file, c.meshes, d->mesh_count, sizeof(uint64_t), "SMSH", &meshes, err)) !=
+    if ((r = runtime_sized_chunk(file, c.hierarchy, d->node_count, sizeof(kiln_scene_hierarchy),
+                                 "SHIE", &hierarchy, err)) != KILN_OK ||
+        (r = runtime_sized_chunk(file, c.levels, (uint64_t)d->level_count + 1, sizeof(uint32_t),
+                                 "SLVL", &levels, err)) != KILN_OK ||
+        (r = runtime_sized_chunk(file, c.transforms, d->node_count, sizeof(kiln_scene_transform),
+                                 "STRS", &transforms, err)) != KILN_OK ||
+        (r = runtime_sized_chunk(file, c.nodes, d->node_count, sizeof(kiln_scene_node), "SNOD",
+                                 &nodes, err)) != KILN_OK ||
+        (r = runtime_sized_chunk(file, c.meshes, d->mesh_count, sizeof(uint64_t), "SMSH", &meshes,
+                                 err)) != KILN_OK ||
+        (r = runtime_sized_chunk(file, c.materials, d->material_count, sizeof(uint64_t), "SMTL",
+                                 &materials, err)) != KILN_OK ||
+        (r = runtime_sized_chunk(file, c.scenes, d->scene_count, sizeof(kiln_scene_entry), "SSCN",
+                                 &scenes, err)) != KILN_OK ||
+        (r = runtime_sized_chunk(file, c.roots, d->root_count, sizeof(uint32_t), "SROT", &roots,
+                                 err)) != KILN_OK ||
+        (r = runtime_sized_chunk(file, c.strings, d->strings_size, 1, "SSTR", &strings, err)) !=
             KILN_OK ||
-        (r = sized_chunk(file, c.materials, d->material_count, sizeof(uint64_t), "SMTL", &materials,
-                         err)) != KILN_OK ||
-        (r = sized_chunk(file, c.scenes, d->scene_count, sizeof(kiln_scene_entry), "SSCN", &scenes,
-                         err)) != KILN_OK ||
-        (r = sized_chunk(file, c.roots, d->root_count, sizeof(uint32_t), "SROT", &roots, err)) !=
-            KILN_OK ||
-        (r = sized_chunk(file, c.strings, d->strings_size, 1, "SSTR", &strings, err)) != KILN_OK ||
-        (r = sized_chunk(file, c.cameras, d->camera_count, sizeof(kiln_scene_camera), "SCAM",
-                         &cameras, err)) != KILN_OK ||
-        (r = sized_chunk(file, c.lights, d->light_count, sizeof(kiln_scene_light), "SLGT", &lights,
-                         err)) != KILN_OK ||
-        (r = sized_chunk(file, c.instances, d->instance_count, sizeof(kiln_scene_transform), "SINS",
-                         &instances, err)) != KILN_OK ||
-        (r = sized_chunk(file, c.instance_ranges, d->instance_count > 0 ? d->node_count : 0,
-                         sizeof(kiln_scene_instance_range), "SINR", &ranges, err)) != KILN_OK)
+        (r = runtime_sized_chunk(file, c.cameras, d->camera_count, sizeof(kiln_scene_camera),
+                                 "SCAM", &cameras, err)) != KILN_OK ||
+        (r = runtime_sized_chunk(file, c.lights, d->light_count, sizeof(kiln_scene_light), "SLGT",
+                                 &lights, err)) != KILN_OK ||
+        (r = runtime_sized_chunk(file, c.instances, d->instance_count, sizeof(kiln_scene_transform),
+                                 "SINS", &instances, err)) != KILN_OK ||
+        (r = runtime_sized_chunk(file, c.instance_ranges, d->instance_count > 0 ? d->node_count : 0,
+                                 sizeof(kiln_scene_instance_range), "SINR", &ranges, err)) !=
+            KILN_OK)
         return r; /* R6 */
     v.hierarchy = hierarchy;
     v.levels = levels;
@@ -530,8 +503,8 @@ kiln_result kiln_scene_view_get(const kiln_file *file, uint32_t flags, kiln_scen
     v.strings = strings;
     if (c.links != NULL) { /* R13: optional, else one entry per node */
         const void *links = NULL;
-        if ((r = sized_chunk(file, c.links, d->node_count, sizeof(kiln_scene_link), "SLNK", &links,
-                             err)) != KILN_OK)
+        if ((r = runtime_sized_chunk(file, c.links, d->node_count, sizeof(kiln_scene_link), "SLNK",
+                                     &links, err)) != KILN_OK)
             return r;
         v.links = links;
     }
@@ -559,14 +532,14 @@ kiln_result kiln_scene_view_get(const kiln_file *file, uint32_t flags, kiln_scen
         return r;
     const void *skins = NULL, *joints = NULL;
     uint64_t joint_total = 0;
-    if ((r = sized_chunk(file, c.skins, d->skin_count, sizeof(kiln_scene_skin), "SSKN", &skins,
-                         err)) != KILN_OK)
+    if ((r = runtime_sized_chunk(file, c.skins, d->skin_count, sizeof(kiln_scene_skin), "SSKN",
+                                 &skins, err)) != KILN_OK)
         return r; /* R6 */
     v.skins = skins;
     v.skin_count = d->skin_count;
     if ((r = check_skins(file, &v, &joint_total, err)) != KILN_OK ||
-        (r = sized_chunk(file, c.joints, joint_total, sizeof(kiln_scene_joint), "SJNT", &joints,
-                         err)) != KILN_OK)
+        (r = runtime_sized_chunk(file, c.joints, joint_total, sizeof(kiln_scene_joint), "SJNT",
+                                 &joints, err)) != KILN_OK)
         return r; /* R17 */
     v.joints = joints;
     v.joint_count = (uint32_t)joint_total; /* below 2^32: SJNT fits in the file */

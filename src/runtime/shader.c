@@ -92,9 +92,7 @@ static bool range_ok(uint32_t offset, uint32_t count, uint64_t size) {
 
 /* kshader.md R8: a string lies inside SHST with its NUL right after it. */
 static bool string_ok(const kiln_shader_view *view, uint32_t offset, uint32_t length) {
-    return (uint64_t)offset + length < view->strings_size &&
-           view->strings[offset + length] == '\0' &&
-           memchr(view->strings + offset, '\0', length) == NULL;
+    return runtime_string_valid(view->strings, view->strings_size, offset, length);
 }
 
 static kiln_result check_stage(const kiln_file *file, const kiln_shader_view *view, uint32_t i,

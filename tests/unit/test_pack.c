@@ -120,18 +120,18 @@ static void damaged_tables_are_rejected(void **state) {
     uint64_t huge = UINT64_MAX - 8, odd = 209;
     uint32_t big32 = UINT32_MAX, zero32 = 0;
     uint16_t kind = 99;
-    expect_rejected(data, size, 0, "X", 1);                    /* magic */
-    expect_rejected(data, size, 8, &(uint32_t){1}, 4);         /* version 1: no scene kind */
-    expect_rejected(data, size, 8, &(uint32_t){2}, 4);         /* version 2: no shader or anim kind */
-    expect_rejected(data, size, 8, &(uint32_t){4}, 4);         /* version */
-    expect_rejected(data, size, 12, &big32, 4);                /* entry count */
-    expect_rejected(data, size, 12, &zero32, 4);               /* entry count */
-    expect_rejected(data, size, 48, &huge, 8);                 /* file size */
-    expect_rejected(data, size, 56, &(uint64_t){1}, 8);        /* reserved */
-    expect_rejected(data, size, e0 + 0, &huge, 8);             /* offset overflow */
-    expect_rejected(data, size, e0 + 8, &huge, 8);             /* size overflow */
-    expect_rejected(data, size, e0 + 0, &odd, 8);              /* misaligned */
-    expect_rejected(data, size, e1 + 0, &(uint64_t){0}, 8);    /* overlaps the header */
+    expect_rejected(data, size, 0, "X", 1);                 /* magic */
+    expect_rejected(data, size, 8, &(uint32_t){1}, 4);      /* version 1: no scene kind */
+    expect_rejected(data, size, 8, &(uint32_t){2}, 4);      /* version 2: no shader or anim kind */
+    expect_rejected(data, size, 8, &(uint32_t){4}, 4);      /* version */
+    expect_rejected(data, size, 12, &big32, 4);             /* entry count */
+    expect_rejected(data, size, 12, &zero32, 4);            /* entry count */
+    expect_rejected(data, size, 48, &huge, 8);              /* file size */
+    expect_rejected(data, size, 56, &(uint64_t){1}, 8);     /* reserved */
+    expect_rejected(data, size, e0 + 0, &huge, 8);          /* offset overflow */
+    expect_rejected(data, size, e0 + 8, &huge, 8);          /* size overflow */
+    expect_rejected(data, size, e0 + 0, &odd, 8);           /* misaligned */
+    expect_rejected(data, size, e1 + 0, &(uint64_t){0}, 8); /* overlaps the header */
     expect_rejected(data, size, e1 + 8, &(uint64_t){4096}, 8); /* runs past the end */
     expect_rejected(data, size, e0 + 16, &big32, 4);           /* path offset */
     expect_rejected(data, size, e0 + 20, &(uint16_t){3}, 2);   /* path length */

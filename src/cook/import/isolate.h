@@ -66,9 +66,9 @@ size_t wire_left(const wire_reader *in);
  * The IR on the wire (ir_wire.c)
  * ------------------------------------------------------------------------- */
 
-/* Bump with any change to the layout (ir_wire.c lists it). */
-#define IR_WIRE_VERSION 4u /* 2: submesh topology and name, image label; 3: cameras, lights,
-                              instances; 4: skins, joints1 */
+/* Bump with any change to the layout (ir_wire.c lists it). 2: submesh topology and name, image
+ * label; 3: cameras, lights, instances; 4: skins, joints1. */
+#define IR_WIRE_VERSION 4u
 
 /* Appends `asset` as an importer produces it. False (nothing useful
  * appended) when it holds what only process steps build (LODs, meshlets), or

@@ -188,7 +188,8 @@ bool write_kscene_links(const cook_context *ctx, const ir_asset *asset, const ui
     int32_t *joint_of = malloc(slots * sizeof *joint_of);
     bool ok = order && position && hierarchy && transforms && nodes && levels && scenes &&
               (links == NULL || link_table != NULL) && cameras && lights && joint_of &&
-              (asset->instance_count == 0 || ranges) && write_kscene_node_order(asset, order, position);
+              (asset->instance_count == 0 || ranges) &&
+              write_kscene_node_order(asset, order, position);
     kiln_scene_desc desc = {.node_count = n,
                             .scene_count = scene_count,
                             .default_scene = 0,
