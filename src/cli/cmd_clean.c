@@ -298,12 +298,20 @@ static int clean(const char *output, bool dry_run, progress_verbosity verbosity)
         return CLI_EXIT_FAILURE;
     }
     strlist_sort(&run.owned);
+    /* A build into the folder finishes first (its lock; lock.c): cleaning
+     * under it would remove what it just wrote. A dry run changes nothing. */
+    int lock = -1;
+    if (!dry_run && (lock = build_lock_output(output, verbosity == PROGRESS_QUIET)) < 0) {
+        strlist_free(&run.owned);
+        return CLI_EXIT_FAILURE;
+    }
     bool removed = false;
     /* The folder itself goes too when the clean empties it (not the working
      * folder, which cannot be removed from inside). */
     if (clean_folder(&run, output, "", &removed) && removed && !cli_same_file(output, "."))
         remove_entry(&run, output, true, 0);
     clean_pack(&run);
+    build_unlock_output(lock);
     print_summary(&run);
     strlist_free(&run.owned);
     return run.failed ? CLI_EXIT_FAILURE : CLI_EXIT_OK;

@@ -64,7 +64,25 @@ run_in "$SCRATCH" build -i in -o out
 check "a stale lock is taken over" all_true "status_is 0" \
     "stderr_has 'taking over the lock of process $dead, which is no longer running'"
 
+# kiln clean takes the lock too: started while a build holds it, it waits for
+# that build, then removes everything (a clean under a running build would
+# remove what the build had just written).
+(cd "$SCRATCH" && exec env KILN_TEST_SLOW_STAGE=texture:4 "$KILN" build -i in -o out --no-cache \
+    >"$SCRATCH/third.out" 2>"$SCRATCH/third.err") &
+third=$!
+for _ in $(seq 1 200); do
+    [ -s "$SCRATCH/out/.kiln-lock" ] && [ "$(cat "$SCRATCH/out/.kiln-lock")" = "$third" ] && break
+    sleep 0.05
+done
 run_in "$SCRATCH" clean -o out
-check "kiln clean removes the lock file" all_true "status_is 0" "test ! -e '$SCRATCH/out/.kiln-lock'"
+set +e
+wait "$third"
+third_status=$?
+set -e
+check "kiln clean waits for the build holding the lock, naming it" all_true "status_is 0" \
+    "[ $third_status -eq 0 ]" \
+    "stderr_has \"kiln: waiting for another build into 'out' \\(process $third\\) to finish\""
+check "kiln clean removes the lock file, and with it the whole output" \
+    all_true "test ! -e '$SCRATCH/out/.kiln-lock'" "test ! -e '$SCRATCH/out'"
 
 finish "build lock"

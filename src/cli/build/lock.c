@@ -8,7 +8,8 @@
  * another build prints while it waits. The kernel drops the lock when its
  * holder exits, however it dies: a lock file left by a killed build (its
  * pid no longer running) is simply taken over. The file stays (hidden, so
- * no walk lists it); `kiln clean` removes it.
+ * no walk lists it); `kiln clean` takes the lock too, so it waits for a
+ * build in progress, and then removes the file.
  */
 #include <errno.h>
 #include <fcntl.h>
