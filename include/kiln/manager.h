@@ -111,17 +111,19 @@ typedef struct kiln_asset_dependency {
  * destroyed or cleared, or the manager destroyed). */
 typedef struct kiln_asset {
     kiln_handle handle;   /* the handle that first loaded it */
-    kiln_asset_kind kind; /* mesh, material (a whole table), texture, scene */
+    kiln_asset_kind kind; /* mesh, material (a whole table), texture, scene, animation, shader */
     const char *ref;      /* the manifest's ref string of `handle` */
     const char *path;     /* the cooked file, relative to its mount */
     uint32_t mount;       /* index of the mount it came from (kiln_manager_mount) */
     uint64_t file_bytes;  /* size of the cooked file */
     uint64_t bytes;       /* charged to the scopes holding it: file_bytes + texels kept */
     /* The views (the one of `kind` is filled). */
-    kiln_file file; /* mesh, material, scene: the container (its bytes are the manager's) */
+    kiln_file file; /* every kind but texture: the container (its bytes are the manager's) */
     kiln_mesh_view mesh;
     kiln_material_view materials;
     kiln_scene_view scene;
+    kiln_anim_view anim;     /* an animation's clips; its scene is a dependency */
+    kiln_shader_view shader; /* a shader program's stages and reflection */
     kiln_ktx2_view texture;
     /* A texture's levels inflated, level i at level_offsets[i], when the
      * manager keeps them (KILN_MANAGER_KEEP_TEXELS and no create_texture);

@@ -299,8 +299,16 @@ static void slot_free(kiln_manager *m, uint32_t index) {
      * scope reaches it), so only the holds go. */
     uint32_t deps = s->asset.dependency_count;
     s->asset.dependency_count = 0;
-    for (uint32_t d = 0; d < deps; d++)
+    for (uint32_t d = 0; d < deps; d++) {
+        /* A slot freed while it waited for this dependency leaves its list of
+         * waiters: else the index, once reused, would be told of (or failed
+         * by) a dependency the new asset never had. */
+        mgr_slot *dep = mgr_slot_at(m, s->deps[d].ref.slot);
+        for (uint32_t k = dep->dependent_count; k-- > 0;)
+            if (dep->dependents[k] == index)
+                dep->dependents[k] = dep->dependents[--dep->dependent_count];
         mgr_release(m, s->deps[d].ref.slot);
+    }
     mgr_free(m, s->deps, (size_t)s->dep_capacity * sizeof *s->deps);
     s->deps = NULL;
     s->dep_capacity = 0;

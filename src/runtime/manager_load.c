@@ -10,7 +10,8 @@
  * asset the engine creates nothing for goes from LOADED to READY as soon as
  * its dependencies are, on the thread that got it there); a
  * failed dependency fails the assets waiting for it. Dependencies only go
- * from a kind to a lower one (scene -> mesh -> material -> texture; the kind
+ * from a kind to a lower one (animation -> scene -> mesh -> material ->
+ * texture; a shader has none; the kind
  * is checked against both the manifest and the file), so the graph has no
  * cycle and a synchronous load can drive its dependencies recursively.
  */
@@ -298,6 +299,8 @@ static kiln_result read_asset(kiln_manager *m, mgr_slot *s, const mgr_mount *mt,
     case KILN_ASSET_MESH:
     case KILN_ASSET_MATERIAL:
     case KILN_ASSET_SCENE:
+    case KILN_ASSET_ANIMATION:
+    case KILN_ASSET_SHADER:
         r = kiln_file_from_memory(&s->asset.file, data, size, name, flags, err);
         if (r != KILN_OK)
             return r;
@@ -305,6 +308,10 @@ static kiln_result read_asset(kiln_manager *m, mgr_slot *s, const mgr_mount *mt,
             return kiln_mesh_view_get(&s->asset.file, flags, &s->asset.mesh, err);
         if (s->expected_kind == KILN_ASSET_MATERIAL)
             return kiln_material_view_get(&s->asset.file, flags, &s->asset.materials, err);
+        if (s->expected_kind == KILN_ASSET_ANIMATION)
+            return kiln_anim_view_get(&s->asset.file, flags, &s->asset.anim, err);
+        if (s->expected_kind == KILN_ASSET_SHADER)
+            return kiln_shader_view_get(&s->asset.file, flags, &s->asset.shader, err);
         return kiln_scene_view_get(&s->asset.file, flags, &s->asset.scene, err);
     default:
         return runtime_fail(err, KILN_ERR_UNSUPPORTED, name,
@@ -329,6 +336,8 @@ static void drop_data(kiln_manager *m, mgr_slot *s) {
     memset(&s->asset.mesh, 0, sizeof s->asset.mesh);
     memset(&s->asset.materials, 0, sizeof s->asset.materials);
     memset(&s->asset.scene, 0, sizeof s->asset.scene);
+    memset(&s->asset.anim, 0, sizeof s->asset.anim);
+    memset(&s->asset.shader, 0, sizeof s->asset.shader);
     memset(&s->asset.texture, 0, sizeof s->asset.texture);
     mgr_set_bytes(m, s, 0);
 }
@@ -478,6 +487,9 @@ static bool collect_deps(kiln_manager *m, mgr_slot *s, dep_list *list) {
             ok = dep_add(m, list, v->materials[i], KILN_ASSET_MATERIAL);
         break;
     }
+    case KILN_ASSET_ANIMATION: /* the scene its channels target, and so its meshes */
+        ok = dep_add(m, list, s->asset.anim.desc->scene, KILN_ASSET_SCENE);
+        break;
     case KILN_ASSET_MESH:
         ok = dep_add(m, list, mesh_material_table(m, s->asset.ref), KILN_ASSET_MATERIAL);
         break;

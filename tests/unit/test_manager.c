@@ -288,6 +288,68 @@ static void sync_load_brings_dependencies(void **state) {
     assert_int_equal(alloc.outstanding, 0);
 }
 
+/* Clips and shader programs are assets too: a shader program has no
+ * dependencies; a clip file brings the scene its channels target (and that
+ * scene's meshes), so loading "<model>/anim" is enough to play it. */
+static void animations_and_shaders_load(void **state) {
+    (void)state;
+    kiln_manager *m = make_manager(NULL, NULL, 0);
+    kiln_error err;
+    uint32_t mount;
+    assert_int_equal(kiln_manager_mount(m, shared_out, &mount, &err), KILN_OK);
+    kiln_scope level;
+    assert_int_equal(kiln_scope_create(m, "level1", 0, &level, &err), KILN_OK);
+    kiln_ref shader;
+    assert_int_equal(
+        kiln_manager_load(m, level, KILN_HANDLE("shaders/post/blur.comp"), &shader, &err), KILN_OK);
+    const kiln_asset *a = kiln_asset_get(m, shader);
+    assert_non_null(a);
+    assert_int_equal(a->kind, KILN_ASSET_SHADER);
+    assert_string_equal(a->path, "shaders/post/blur.comp.kshader");
+    assert_int_equal(a->shader.stage_count, 1);
+    assert_int_equal(a->shader.stages[0].stage, KILN_SHADER_STAGE_COMPUTE);
+    assert_true(a->dependencies == NULL || a->dependency_count == 0);
+
+    if (!test_skip_without_corpus("animations_and_shaders_load (clips)")) {
+        char *dir = test_make_temp_dir("manager_clips");
+        char *input = test_path_join(dir, "in");
+        assert_int_equal(mkdir(input, 0755), 0);
+        char *source =
+            test_path_join(test_corpus_dir(), "gltf/BoxAnimated/glTF-Binary/BoxAnimated.glb");
+        char *copy = test_path_join(input, "BoxAnimated.glb");
+        size_t size;
+        uint8_t *bytes = test_read_file(source, &size);
+        test_write_file(copy, bytes, size);
+        free(bytes);
+        char *out = cook("manager_clips_cooked", input, false);
+        assert_int_equal(kiln_manager_mount(m, out, &mount, &err), KILN_OK);
+        kiln_ref clips;
+        /* Refs are canonical: lower case. */
+        assert_int_equal(kiln_manager_load(m, level, KILN_HANDLE("boxanimated/anim"), &clips, &err),
+                         KILN_OK);
+        a = kiln_asset_get(m, clips);
+        assert_non_null(a);
+        assert_int_equal(a->kind, KILN_ASSET_ANIMATION);
+        assert_true(a->anim.clip_count >= 1);
+        assert_int_equal(a->dependency_count, 1);
+        const kiln_asset *scene = kiln_asset_get(m, a->dependencies[0].ref);
+        assert_non_null(scene);
+        assert_int_equal(scene->kind, KILN_ASSET_SCENE);
+        assert_string_equal(scene->ref, "boxanimated/scene");
+        assert_int_equal(scene->scene.node_count, a->anim.node_count);
+        assert_int_equal(scene->dependency_count,
+                         scene->scene.desc->mesh_count + scene->scene.desc->material_count);
+        free(out);
+        free(copy);
+        free(source);
+        free(input);
+        free(dir);
+    }
+    assert_int_equal(kiln_scope_destroy(m, level, &err), KILN_OK);
+    assert_null(kiln_asset_get(m, shader));
+    kiln_manager_destroy(m);
+}
+
 static void shared_across_scopes_and_refcounted(void **state) {
     (void)state;
     engine_log engine = {0};
@@ -778,6 +840,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(handles_are_ref_hashes),
         cmocka_unit_test(sync_load_brings_dependencies),
+        cmocka_unit_test(animations_and_shaders_load),
         cmocka_unit_test(shared_across_scopes_and_refcounted),
         cmocka_unit_test(transient_and_permanent_scopes),
         cmocka_unit_test(pack_mount_loads_in_place),
