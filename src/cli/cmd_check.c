@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 
 #include "cli/cli.h"
+#include "common/path.h"
 
 #define COMMAND "check"
 
@@ -197,8 +198,7 @@ static bool check_manifest_data(checked_file *checked) {
         char full[4096];
         struct stat st;
         snprintf(full, sizeof full, "%.*s/%s", root_length, root, path);
-        if (path[0] == '/' || strstr(path, "..") != NULL || stat(full, &st) != 0 ||
-            !S_ISREG(st.st_mode))
+        if (!path_is_plain_relative(path) || stat(full, &st) != 0 || !S_ISREG(st.st_mode))
             report_problem(checked, "entry '%s': file '%s' does not exist", ref, path);
     }
     return true;
@@ -420,8 +420,8 @@ static bool ref_resolves(check_report *report, const char *output, const char *w
     const char *path = kiln_manifest_path(manifest, entry);
     char *full = cook_path_join(output, path);
     struct stat st;
-    bool exists = full != NULL && path[0] != '/' && strstr(path, "..") == NULL &&
-                  stat(full, &st) == 0 && S_ISREG(st.st_mode);
+    bool exists =
+        full != NULL && path_is_plain_relative(path) && stat(full, &st) == 0 && S_ISREG(st.st_mode);
     if (!exists)
         check_problem(report, where, "%s '%s' (%s) does not exist", label,
                       kiln_manifest_ref(manifest, entry), path);
@@ -597,7 +597,7 @@ static size_t check_skinned_mesh(check_report *report, const char *output, const
     if (entry == NULL || entry->kind != KILN_ASSET_MESH)
         return 0; /* reported as an unresolved ref */
     const char *path = kiln_manifest_path(manifest, entry);
-    if (path[0] == '/' || strstr(path, "..") != NULL)
+    if (!path_is_plain_relative(path))
         return 0;
     char *full = cook_path_join(output, path);
     kiln_file file;

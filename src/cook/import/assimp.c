@@ -1703,6 +1703,29 @@ static uint32_t frame_node(aimp_state *st, const struct aiString *name, const ch
     return out->node_count++;
 }
 
+/* Puts camera (or light) `index` on the node named `name`, through
+ * frame_node. False only on out-of-memory. */
+static bool place_object(aimp_state *st, const struct aiString *name, bool camera,
+                         const struct aiVector3D *position, const double q[4], uint32_t index,
+                         const char *label) {
+    const char *what = camera ? "camera" : "light";
+    bool oom;
+    uint32_t node = frame_node(st, name, what, position, q, &oom);
+    if (oom)
+        return out_of_memory(st);
+    if (node != AIMP_NONE) {
+        ir_node *n = &st->out->nodes[node];
+        int32_t *slot = camera ? &n->camera : &n->light;
+        if (*slot >= 0)
+            diag_warning(st->ctx->diag, st->path, 0,
+                         "%s: its node already has a %s; this one is placed by no node", label,
+                         what);
+        else
+            *slot = (int32_t)index;
+    }
+    return true;
+}
+
 static bool convert_camera(aimp_state *st, const struct aiCamera *cam, uint32_t index) {
     ir_camera *c = &st->out->cameras[index];
     size_t length = ai_length(&cam->mName);
@@ -1770,18 +1793,7 @@ static bool convert_camera(aimp_state *st, const struct aiCamera *cam, uint32_t 
     if (!frame_rotation(&cam->mLookAt, &cam->mUp, q))
         diag_warning(st->ctx->diag, st->path, 0,
                      "%s looks nowhere (lookAt is zero); the node's -Z is used", label);
-    bool oom;
-    uint32_t node = frame_node(st, &cam->mName, "camera", &cam->mPosition, q, &oom);
-    if (oom)
-        return out_of_memory(st);
-    if (node != AIMP_NONE) {
-        if (st->out->nodes[node].camera >= 0)
-            diag_warning(st->ctx->diag, st->path, 0,
-                         "%s: its node already has a camera; this one is placed by no node", label);
-        else
-            st->out->nodes[node].camera = (int32_t)index;
-    }
-    return true;
+    return place_object(st, &cam->mName, true, &cam->mPosition, q, index, label);
 }
 
 /* Returns false only on out-of-memory; an unmapped light is skipped (*kept
@@ -1867,18 +1879,7 @@ static bool convert_light(aimp_state *st, const struct aiLight *src, uint32_t in
     if (l->type != IR_LIGHT_POINT && !frame_rotation(&src->mDirection, &src->mUp, q))
         diag_warning(st->ctx->diag, st->path, 0,
                      "%s shines nowhere (direction is zero); the node's -Z is used", label);
-    bool oom;
-    uint32_t node = frame_node(st, &src->mName, "light", &src->mPosition, q, &oom);
-    if (oom)
-        return out_of_memory(st);
-    if (node != AIMP_NONE) {
-        if (st->out->nodes[node].light >= 0)
-            diag_warning(st->ctx->diag, st->path, 0,
-                         "%s: its node already has a light; this one is placed by no node", label);
-        else
-            st->out->nodes[node].light = (int32_t)index;
-    }
-    return true;
+    return place_object(st, &src->mName, false, &src->mPosition, q, index, label);
 }
 
 /* After the nodes: aiCameras and aiLights (see the header comment). New

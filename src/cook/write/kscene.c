@@ -103,6 +103,10 @@ static void source_stem(const char *path, char *out, size_t size) {
  * bind matrix. `joint_of` is scratch for node_count entries. */
 static bool write_skins(const ir_asset *asset, const uint32_t *position, int32_t *joint_of,
                         bytebuf *skins, bytebuf *joints, bytebuf *strings) {
+    /* Set for one skin's joints at a time and cleared after it: O(joints), not
+     * O(skins x nodes). */
+    for (uint32_t i = 0; i < asset->node_count; i++)
+        joint_of[i] = -1;
     uint32_t offset = 0;
     for (uint32_t s = 0; s < asset->skin_count; s++) {
         const ir_skin *skin = &asset->skins[s];
@@ -118,8 +122,6 @@ static bool write_skins(const ir_asset *asset, const uint32_t *position, int32_t
             skin->joint_count > UINT32_MAX - offset)
             return false;
         offset += skin->joint_count;
-        for (uint32_t i = 0; i < asset->node_count; i++)
-            joint_of[i] = -1;
         for (uint32_t j = 0; j < skin->joint_count; j++)
             joint_of[skin->joints[j]] = (int32_t)j;
         for (uint32_t j = 0; j < skin->joint_count; j++) {
@@ -137,6 +139,8 @@ static bool write_skins(const ir_asset *asset, const uint32_t *position, int32_t
                         : (e == 15 || !isfinite(m[e]) ? (e % 5 == 0 ? 1.0f : 0.0f) : m[e]);
             bytebuf_append(joints, &joint, sizeof joint);
         }
+        for (uint32_t j = 0; j < skin->joint_count; j++) /* clean for the next skin */
+            joint_of[skin->joints[j]] = -1;
         bytebuf_append(skins, &record, sizeof record);
     }
     return !skins->failed && !joints->failed;
