@@ -434,6 +434,13 @@ run check -o "$BROKEN"
 check "check reports clips whose scene is missing and a damaged .kanim" \
     all_true 'status_is 1' 'stderr_has "CesiumMilkTruck\.kanim: error: scene ref .* does not exist"' \
     'stderr_has "Fox\.kanim: error: checksum mismatch"'
+SKINNED="$SCRATCH/skinned"
+cp -r "$OUT" "$SKINNED"
+cp "$SKINNED/gltf/Fox/glTF-Binary/Fox.kmesh" "$SKINNED/gltf/RiggedSimple/glTF-Binary/RiggedSimple.kmesh"
+run check -o "$SKINNED"
+check "check reports a skinned mesh naming joints its skin lacks (the Fox's mesh, 24 joints, under a 2-joint skin)" \
+    all_true 'status_is 1' \
+    'stderr_has "RiggedSimple\.kscene: error: node [0-9]+: vertex [0-9]+ of gltf/RiggedSimple/glTF-Binary/RiggedSimple\.kmesh names joint 23, but skin 0 has 2 joints"'
 
 # ---------------------------------------------------------------------------
 # mesh.merge keeps the nodes and adds one root for the merged mesh
