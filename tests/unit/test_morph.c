@@ -921,6 +921,75 @@ static void quantized_sample_matches_its_original_in_world_space(void **state) {
     model_result_free(&quantized);
 }
 
+/* assimp's aiAnimMesh (here from its own glTF reader) becomes the same morph
+ * targets as kiln's glTF importer reads: per vertex, matched by base
+ * position and normal, the same deltas; the node gets one default weight per
+ * target. */
+static void assimp_anim_meshes_become_targets(void **state) {
+    (void)state;
+    if (test_skip_without_corpus("assimp_anim_meshes_become_targets"))
+        skip();
+    const char *models[] = {"gltf/AnimatedMorphCube/glTF/AnimatedMorphCube.gltf",
+                            "gltf/SimpleMorph/glTF/SimpleMorph.gltf"};
+    for (size_t i = 0; i < sizeof models / sizeof models[0]; i++) {
+        char *path = test_path_join(test_corpus_dir(), models[i]);
+        char *dir = strdup(path);
+        *strrchr(dir, '/') = '\0';
+        const char *file = strrchr(path, '/') + 1;
+        test_import a, g;
+        test_import_file(&a, import_assimp, dir, file);
+        test_import_file(&g, import_gltf, dir, file);
+        test_import_expect_ok(&a);
+        test_import_expect_ok(&g);
+        test_check_asset(&a.asset);
+        assert_int_equal(a.asset.mesh_count, 1);
+        const ir_mesh *am = &a.asset.meshes[0], *gm = &g.asset.meshes[0];
+        assert_int_equal(am->target_count, gm->target_count);
+        uint32_t attributes = ir_mesh_morph_attributes(am);
+        assert_true(attributes & KILN_MORPH_POSITION);
+        uint32_t matched = 0;
+        for (uint32_t v = 0; v < am->vertex_count; v++)
+            for (uint32_t w = 0; w < gm->vertex_count; w++) {
+                bool same = true;
+                for (int k = 0; k < 3; k++) {
+                    same &= fabsf(am->positions[3 * v + (uint32_t)k] -
+                                  gm->positions[3 * w + (uint32_t)k]) < 1e-6f;
+                    if (am->normals != NULL && gm->normals != NULL)
+                        same &= fabsf(am->normals[3 * v + (uint32_t)k] -
+                                      gm->normals[3 * w + (uint32_t)k]) < 1e-4f;
+                }
+                for (uint32_t t = 0; same && t < am->target_count; t++)
+                    for (int k = 0; k < 3; k++) {
+                        const float *x = *ir_morph_stream(&am->targets[t], k);
+                        const float *y = *ir_morph_stream(&gm->targets[t], k);
+                        for (int c = 0; x != NULL && y != NULL && c < 3; c++)
+                            same &= fabsf(x[3 * v + (uint32_t)c] - y[3 * w + (uint32_t)c]) <
+                                    1e-5f * (1 + fabsf(y[3 * w + (uint32_t)c]));
+                    }
+                if (same) {
+                    matched++;
+                    break;
+                }
+            }
+        if (matched != am->vertex_count)
+            fail_msg("%s: %u of %u assimp vertices have the glTF importer's deltas", models[i],
+                     matched, am->vertex_count);
+        bool weighted = false;
+        for (uint32_t n = 0; n < a.asset.node_count; n++)
+            if (a.asset.nodes[n].mesh == 0) {
+                assert_int_equal(a.asset.nodes[n].weight_count, am->target_count);
+                weighted = true;
+            }
+        assert_true(weighted);
+        printf("%s through assimp: %u vertices, %u targets, attributes 0x%x\n", models[i],
+               am->vertex_count, am->target_count, attributes);
+        test_import_free(&a);
+        test_import_free(&g);
+        free(dir);
+        free(path);
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(weld_keeps_different_deltas_apart),
@@ -928,6 +997,7 @@ int main(void) {
         cmocka_unit_test(cooked_targets_read_back),
         cmocka_unit_test(corpus_morph_targets_match_the_source),
         cmocka_unit_test(quantized_sample_matches_its_original_in_world_space),
+        cmocka_unit_test(assimp_anim_meshes_become_targets),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
