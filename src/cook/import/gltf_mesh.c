@@ -43,6 +43,16 @@
  *   four or eight: process_skin_influences). A joint beyond the skin of a node using the mesh is an
  *   error (checked with the nodes, gltf_scene.c).
  *
+ * Morph targets
+ *   Every target of the mesh (the same count in every primitive) becomes an
+ *   ir_morph_target with the POSITION, NORMAL and TANGENT deltas any
+ *   primitive's target has (zeros where a primitive's target lacks one),
+ *   read through gltf_read_floats (sparse applied, normalised or quantised
+ *   formats decoded: deltas in the base attribute's units); other target
+ *   attributes are named in a warning. Names from mesh.extras.targetNames
+ *   (an array of one string per target, else a warning). Primitives share
+ *   vertices only with the same targets too.
+ *
  * Validation (errors, with the JSON path): attribute names, index continuity
  * (TEXCOORD_1 needs TEXCOORD_0), accessor formats per semantic (integer
  * formats only with KHR_mesh_quantization), equal counts, indices format,
