@@ -463,6 +463,33 @@ check "merged: one mesh drawn by one node, in both scenes" \
     "stdout_has \"scene 0 'empty': 1 root, 1 node\""
 
 # ---------------------------------------------------------------------------
+# morph targets: kiln info names them, kiln pose prints the default weights
+# from the runtime even when the model has no clips (mesh.merge: test_morph)
+# ---------------------------------------------------------------------------
+
+MORPH="$SCRATCH/morph"
+mkdir -p "$MORPH/still"
+cp -r "$CORPUS/gltf/SimpleMorph/glTF/." "$MORPH/still/"
+python3 - "$MORPH/still/SimpleMorph.gltf" <<'EOF'
+import json, sys
+g = json.load(open(sys.argv[1]))
+del g["animations"]                       # no clips: the weights must still reach the runtime
+g["meshes"][0]["extras"] = {"targetNames": ["up", "across"]}
+json.dump(g, open(sys.argv[1], "w"))
+EOF
+run build -i "$MORPH" -o "$SCRATCH/morph-out"
+check "a morph model without clips cooks a .kanim of its default weights" \
+    all_true 'status_is 0' '[ -s "$SCRATCH/morph-out/still/SimpleMorph.kanim" ]'
+run pose "$SCRATCH/morph-out/still/SimpleMorph.kscene" --json
+check "kiln pose prints the default morph weights (mesh.weights 0.5 0.5)" \
+    all_true 'status_is 0' 'stdout_has "\"weights\":\[0.5,0.5\]"'
+run info -o "$SCRATCH/morph-out"
+check "kiln info shows the morph targets and their names" \
+    all_true 'status_is 0' 'stdout_has "morph targets: 2 \(deltas f32x3: position, 72 bytes\): up, across"'
+run check -o "$SCRATCH/morph-out"
+check "kiln check accepts the morph streams" all_true 'status_is 0'
+
+# ---------------------------------------------------------------------------
 # packs know scenes
 # ---------------------------------------------------------------------------
 

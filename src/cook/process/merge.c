@@ -70,6 +70,16 @@ static bool mesh_is_skinned(const ir_asset *asset, uint32_t mesh_index) {
     return asset->meshes[mesh_index].joints != NULL;
 }
 
+/* A mesh with morph targets: its weights animate per node, which one baked
+ * world-space mesh cannot keep. */
+static bool mesh_is_morphed(const ir_asset *asset, uint32_t mesh_index) {
+    return asset->meshes[mesh_index].target_count > 0;
+}
+
+static bool mesh_stays_out(const ir_asset *asset, uint32_t mesh_index) {
+    return mesh_is_skinned(asset, mesh_index) || mesh_is_morphed(asset, mesh_index);
+}
+
 /* Every (node, mesh) pair to bake, with world matrices; parents precede
  * children in ir_asset.nodes, so one pass composes them. */
 static instance *collect_instances(const ir_asset *asset, uint32_t *count) {
@@ -89,7 +99,7 @@ static instance *collect_instances(const ir_asset *asset, uint32_t *count) {
         else
             memcpy(world[n], node->matrix, sizeof world[n]);
         if (node->mesh < 0 || (uint32_t)node->mesh >= asset->mesh_count ||
-            mesh_is_skinned(asset, (uint32_t)node->mesh))
+            mesh_stays_out(asset, (uint32_t)node->mesh))
             continue;
         if (node->instance_count > 0 &&
             (uint64_t)node->instance_offset + node->instance_count <= asset->instance_count) {
@@ -323,12 +333,19 @@ bool process_merge_asset(ir_asset *asset, cook_diag *diag, const char *path) {
         diag_error(diag, path, 0, "mesh.merge: out of memory or more than 2^32 vertices");
         return false;
     }
-    uint32_t skinned = 0;
-    for (uint32_t m = 0; m < asset->mesh_count; m++)
+    uint32_t skinned = 0, morphed = 0;
+    for (uint32_t m = 0; m < asset->mesh_count; m++) {
         skinned += mesh_is_skinned(asset, m);
+        morphed += !mesh_is_skinned(asset, m) && mesh_is_morphed(asset, m);
+    }
     if (skinned > 0)
         diag_warning(diag, path, 0, "mesh.merge: %u skinned mesh%s left out of the merged mesh",
                      skinned, skinned == 1 ? "" : "es");
+    if (morphed > 0)
+        diag_warning(diag, path, 0,
+                     "mesh.merge: %u mesh%s with morph targets left out of the merged mesh (a "
+                     "baked mesh cannot keep per-node morph weights)",
+                     morphed, morphed == 1 ? "" : "es");
     for (uint32_t m = 0; m < asset->mesh_count; m++)
         ir_mesh_free(&asset->meshes[m]);
     asset->meshes[0] = merged;
