@@ -165,11 +165,16 @@ static void gltf_sparse_targets_import(void **state) {
     /* mesh.merge: the morphed mesh stays out, the plain one is baked. */
     cook_diag diag = {0};
     assert_true(process_merge_asset(&r.asset, &diag, "m.gltf"));
-    assert_int_equal(r.asset.mesh_count, 1);
+    assert_int_equal(r.asset.mesh_count, 2); /* merged, then the morphed mesh kept */
     assert_int_equal(r.asset.meshes[0].target_count, 0);
     assert_int_equal(r.asset.meshes[0].vertex_count, 3);
+    assert_int_equal(r.asset.meshes[1].target_count, 2);
+    assert_memory_equal(r.asset.meshes[1].targets[0].positions, sparse, sizeof sparse);
+    assert_int_equal(r.asset.nodes[0].mesh, 1); /* its node still draws it, weights kept */
+    assert_int_equal(r.asset.nodes[0].weight_count, 2);
+    assert_int_equal(r.asset.nodes[r.asset.node_count - 1].mesh, 0);
     bytebuf_append(&diag.text, "", 1);
-    assert_non_null(strstr((const char *)diag.text.data, "1 mesh with morph targets left out"));
+    assert_non_null(strstr((const char *)diag.text.data, "1 mesh with morph targets not merged"));
     diag_free(&diag);
     test_import_free(&r);
     free(root);
