@@ -336,7 +336,8 @@ kiln_asset_state kiln_asset_state_of(kiln_manager *manager, kiln_ref ref, kiln_e
 
 /* The game says the cooked file of `handle` changed: re-reads the loaded
  * asset's file (from the mount and path it was loaded from) and applies it
- * as described above. KILN_OK when applied, or when no asset of `handle` is
+ * as described above, even when its bytes did not change (kiln_manager_refresh
+ * skips those). KILN_OK when applied, or when no asset of `handle` is
  * loaded (nothing to do); a failed reload's code and message otherwise. A
  * pack's files are immutable: an asset from a pack is read again from it. An
  * asset still loading is waited for; one that failed to load is an error
@@ -349,7 +350,9 @@ kiln_result kiln_manager_reload(kiln_manager *manager, kiln_handle handle, kiln_
  * disk (device, inode, size, modification and change time): the cooker
  * replaces files by rename, so a recooked file is a new inode even when its
  * size and (coarse) time match, and the check costs a stat per loaded asset,
- * not a read. An asset whose ref left the manifest, or whose file vanished,
+ * not a read; a file rewritten with the bytes already loaded (a recook often
+ * rewrites a model's untouched siblings) is not applied, so the engine
+ * remakes nothing for it. An asset whose ref left the manifest, or whose file vanished,
  * keeps its data and fails its reload (once per change). Returns the first
  * failure (every asset is still tried); kiln_manager_stats counts the
  * reloads. */

@@ -1093,7 +1093,7 @@ static kiln_result reload_fail(kiln_manager *m, uint32_t index, const kiln_error
  * KILN_OK, or the failure in `why`; `n` holds whatever it got either way.
  * *unchanged: the file has the old data's bytes, and nothing more was done. */
 static kiln_result reload_build(kiln_manager *m, mgr_slot *s, const mgr_mount *mt, mgr_data *n,
-                                bool *unchanged, kiln_error *why) {
+                                bool force, bool *unchanged, kiln_error *why) {
     mgr_slot tmp;
     memset(&tmp, 0, sizeof tmp);
     tmp.data = n;
@@ -1108,7 +1108,7 @@ static kiln_result reload_build(kiln_manager *m, mgr_slot *s, const mgr_mount *m
     /* A folder file rewritten with the same bytes (a recook that changed
      * nothing in it) is not applied: no engine objects are remade. */
     const mgr_data *old = s->data;
-    if (n->file_memory != NULL && old->file_memory != NULL &&
+    if (!force && n->file_memory != NULL && old->file_memory != NULL &&
         n->file_memory_size == old->file_memory_size &&
         memcmp(n->file_memory, old->file_memory, n->file_memory_size) == 0) {
         *unchanged = true;
@@ -1239,7 +1239,7 @@ static void reload_apply(kiln_manager *m, uint32_t index, mgr_data *n, mgr_data 
     mgr_retire(m, old);
 }
 
-kiln_result mgr_reload_slot(kiln_manager *m, uint32_t index, kiln_error *err) {
+kiln_result mgr_reload_slot(kiln_manager *m, uint32_t index, bool force, kiln_error *err) {
     mgr_slot *s = mgr_slot_at(m, index);
     while (s->reloading) /* one reload of a slot at a time */
         pthread_cond_wait(&m->done, &m->lock);
@@ -1280,7 +1280,7 @@ kiln_result mgr_reload_slot(kiln_manager *m, uint32_t index, kiln_error *err) {
         n->asset.ref = kiln_manifest_ref(&mt->man->view, entry);
         n->asset.path = kiln_manifest_path(&mt->man->view, entry);
         n->asset.mount = s->mount;
-        r = reload_build(m, s, mt, n, &unchanged, &why);
+        r = reload_build(m, s, mt, n, force, &unchanged, &why);
     }
     bool wanted = s->refs > 0 && mgr_slot_state(s) == SLOT_READY;
     if (r == KILN_OK && unchanged)
@@ -1323,12 +1323,14 @@ kiln_result kiln_manager_reload(kiln_manager *m, kiln_handle handle, kiln_error 
     s->pins++;
     ensure_ready(m, index); /* one still loading is finished first */
     kiln_result r;
-    if (mgr_slot_state(s) == SLOT_FAILED)
+    if (s->refs == 0) /* unloaded (or its load cancelled) meanwhile */
+        r = runtime_succeed(err);
+    else if (mgr_slot_state(s) == SLOT_FAILED)
         r = runtime_fail(err, KILN_ERR_INVALID_ARGUMENT, s->path,
                          "'%s' failed to load (%s): destroy its scope and load it again",
                          s->data->asset.ref, s->error.message);
     else
-        r = mgr_reload_slot(m, index, err);
+        r = mgr_reload_slot(m, index, true, err);
     mgr_unpin(m, index);
     pthread_mutex_unlock(&m->lock);
     return r;

@@ -43,9 +43,10 @@ void mgr_stop_workers(kiln_manager *m);
 void mgr_free_dctx_pool(kiln_manager *m);
 
 /* manager_load.c: reloads slot `index` in place (lock held, the caller has
- * it pinned; it may unlock meanwhile). KILN_OK when applied or no longer
- * wanted; else the failure, reported to the slot and the engine. */
-kiln_result mgr_reload_slot(kiln_manager *m, uint32_t index, kiln_error *err);
+ * it pinned; it may unlock meanwhile). KILN_OK when applied, no longer
+ * wanted, or (unless `force`) the folder file has the same bytes as the data
+ * shown; else the failure, reported to the slot and the engine. */
+kiln_result mgr_reload_slot(kiln_manager *m, uint32_t index, bool force, kiln_error *err);
 
 /* manager_reload.c: retired data, the folder watch. */
 void mgr_notify(kiln_manager *m, const kiln_reload_event *event);

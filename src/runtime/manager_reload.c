@@ -187,7 +187,7 @@ kiln_result mgr_refresh(kiln_manager *m, kiln_error *err) {
                 mgr_mount_at(m, s->mount)->is_pack || !slot_changed(m, s))
                 continue;
             s->pins++;
-            kiln_result r = mgr_reload_slot(m, j, &e);
+            kiln_result r = mgr_reload_slot(m, j, false, &e);
             keep_first(&first, err, r, &e);
             mgr_unpin(m, j);
         }
