@@ -108,7 +108,9 @@ typedef struct kiln_asset_dependency {
 /* A cooked file held by the manager. The unit of loading is the file: the
  * rows of one material table are one asset, whichever row's handle loaded it.
  * Read-only for the caller; valid while a ref to it is (until its scope is
- * destroyed or cleared, or the manager destroyed). */
+ * destroyed or cleared, or the manager destroyed), and, once a hot reload
+ * replaced it, until the second kiln_manager_pump after that (see Hot
+ * reload below). */
 typedef struct kiln_asset {
     kiln_handle handle;   /* the handle that first loaded it */
     kiln_asset_kind kind; /* mesh, material (a whole table), texture, scene, animation, shader */
@@ -190,9 +192,11 @@ typedef struct kiln_reload_event {
 /* The engine's side of uploading, all optional. create_* get data ready to
  * copy and return the engine's object (kept in the asset) or fill `err` and
  * fail the asset. They run on the thread that finishes the load: the one
- * calling kiln_manager_load, or kiln_manager_pump for a requested load.
+ * calling kiln_manager_load, or kiln_manager_pump for a requested load (or
+ * the reload: kiln_manager_reload's, _refresh's or the pump's caller).
  * destroy_* run on the thread that releases the asset's last hold (destroying
- * or clearing a scope, kiln_manager_destroy). texture_staging runs on a
+ * or clearing a scope, kiln_manager_destroy), or, for the objects of data a
+ * reload replaced, on kiln_manager_pump's, two pumps after the replacement. texture_staging runs on a
  * loader thread (a worker for requested loads), so it must be thread-safe:
  * it returns `size` bytes (16-byte aligned) the levels are inflated straight
  * into, e.g. a mapped staging buffer, or NULL to let the manager allocate.
@@ -303,8 +307,10 @@ kiln_result kiln_manager_request(kiln_manager *manager, kiln_scope scope, kiln_h
 
 /* Finishes the requested loads whose reading is done (engine create
  * callbacks) and calls their completion callbacks, on the calling thread;
- * without workers it also does the loading. Returns how many callbacks it
- * called. Call it once a frame. */
+ * without workers it also does the loading. It also frees the data hot
+ * reloads replaced two pumps ago, and, while kiln_manager_watch is on,
+ * refreshes when the cooker finished a build. Returns how many completion
+ * callbacks it called. Call it once a frame, between frames. */
 uint32_t kiln_manager_pump(kiln_manager *manager);
 
 /* The asset's data when `ref` is ready, else NULL (queued, loading, failed,
