@@ -196,8 +196,9 @@ typedef struct kiln_reload_event {
  * the reload: kiln_manager_reload's, _refresh's or the pump's caller).
  * destroy_* run on the thread that releases the asset's last hold (destroying
  * or clearing a scope, kiln_manager_destroy), or, for the objects of data a
- * reload replaced, on kiln_manager_pump's, two pumps after the replacement. texture_staging runs on a
- * loader thread (a worker for requested loads), so it must be thread-safe:
+ * reload replaced, on kiln_manager_pump's, two pumps after the replacement.
+ * texture_staging runs on a loader thread (a worker for requested loads, the
+ * reloading thread for a reload), so it must be thread-safe:
  * it returns `size` bytes (16-byte aligned) the levels are inflated straight
  * into, e.g. a mapped staging buffer, or NULL to let the manager allocate.
  * Memory it gave is the engine's again once create_texture is called with it;
@@ -358,10 +359,11 @@ kiln_result kiln_manager_reload(kiln_manager *manager, kiln_handle handle, kiln_
  * size and (coarse) time match, and the check costs a stat per loaded asset,
  * not a read; a file rewritten with the bytes already loaded (a recook often
  * rewrites a model's untouched siblings) is not applied, so the engine
- * remakes nothing for it. An asset whose ref left the manifest, or whose file vanished,
- * keeps its data and fails its reload (once per change). Returns the first
- * failure (every asset is still tried); kiln_manager_stats counts the
- * reloads. */
+ * remakes nothing for it. An asset whose ref left the manifest, or whose
+ * file vanished, keeps its data and fails its reload (once per change).
+ * Assets no scope reaches any more (held only by replaced data) are not
+ * checked. Returns the first failure (every asset is still tried);
+ * kiln_manager_stats counts the reloads. */
 kiln_result kiln_manager_refresh(kiln_manager *manager, kiln_error *err);
 
 /* Starts (enable true) or stops watching the folder mounts (Linux inotify;
