@@ -27,6 +27,13 @@
  *   + texels        the same with KILN_MANAGER_KEEP_TEXELS: every texture level
  *                   inflated (Zstd) into manager memory, as for an upload
  *   get             kiln_asset_get of a loaded ref, averaged over every ref
+ *   reload          kiln_manager_reload of every loaded file in place (folder,
+ *                   KILN_MANAGER_KEEP_TEXELS so textures inflate as for an
+ *                   upload): read, validate, inflate, dependencies relinked,
+ *                   new data shown; two pumps after each free the old data.
+ *                   Median per kind, and the largest texture's.
+ *
+ *   bench_manager RUNTIME_DIR RUNTIME.kpak --reload   runs get and reload alone.
  *
  * Timing as bench_util.h describes (one warm-up run, then the median). The
  * files stay in the page cache: this is the CPU cost of loading.
@@ -51,6 +58,8 @@ typedef struct corpus {
     const char *pack;
     char *paths[MAX_FILES]; /* distinct files the manifest names, full paths */
     kiln_handle handles[MAX_FILES];
+    uint32_t file_kinds[MAX_FILES];
+    uint64_t file_bytes[MAX_FILES];
     uint32_t count;
     uint64_t bytes;
     uint32_t kinds[8];
@@ -79,7 +88,9 @@ static void read_manifest(corpus *c) {
             bench_die("more than %d files", MAX_FILES);
         c->paths[c->count] = strdup(full);
         c->handles[c->count] = e->hash;
-        c->bytes += bench_file_size(full);
+        c->file_kinds[c->count] = e->kind;
+        c->file_bytes[c->count] = bench_file_size(full);
+        c->bytes += c->file_bytes[c->count];
         if (e->kind < 8)
             c->kinds[e->kind]++;
         c->count++;
@@ -237,13 +248,121 @@ static void report(const char *name, bench_stats s, double baseline) {
            s.reps);
 }
 
+static int compare_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* A cached get: every ref of a loaded tree, many times over. */
+static void get_section(corpus *c) {
+    static run rr;
+    run *r = &rr;
+    r->c = c;
+    r->m = make(c->pack, 0, 0);
+    r->async = false;
+    kiln_error err;
+    kiln_scope scope;
+    kiln_scope_create(r->m, "get", 0, &scope, &err);
+    for (uint32_t i = 0; i < c->count; i++)
+        if (kiln_manager_load(r->m, scope, c->handles[i], &r->refs[i], &err) != KILN_OK)
+            bench_die("%s", err.message);
+    double best = 1e9;
+    for (int round = 0; round < 7; round++) {
+        const uint32_t loops = 20000000u / c->count + 1;
+        double start = bench_now();
+        uint64_t found = 0;
+        for (uint32_t l = 0; l < loops; l++)
+            for (uint32_t i = 0; i < c->count; i++)
+                found += kiln_asset_get(r->m, r->refs[i]) != NULL;
+        double per = (bench_now() - start) / ((double)loops * c->count);
+        if (found != (uint64_t)loops * c->count)
+            bench_die("a loaded ref was not ready");
+        best = per < best ? per : best;
+        sink += found;
+    }
+    printf("\nkiln_asset_get of a loaded ref: %.1f ns (best of 7 rounds of 20M gets over %" PRIu32
+           " refs)\n",
+           best * 1e9, c->count);
+    kiln_manager_destroy(r->m);
+}
+
+/* Hot reload: every file loaded from the folder, then each reloaded in
+ * place, one at a time, with two pumps after each (the replaced data freed,
+ * as a game's next two frames would). */
+static void reload_section(corpus *c) {
+    kiln_manager *m = make(c->dir, 0, KILN_MANAGER_KEEP_TEXELS);
+    kiln_error err;
+    kiln_scope scope;
+    static kiln_ref refs[MAX_FILES];
+    if (kiln_scope_create(m, "reload", 0, &scope, &err) != KILN_OK)
+        bench_die("%s", err.message);
+    for (uint32_t i = 0; i < c->count; i++)
+        if (kiln_manager_load(m, scope, c->handles[i], &refs[i], &err) != KILN_OK)
+            bench_die("%s", err.message);
+    static double times[8][MAX_FILES];
+    uint32_t counts[8] = {0};
+    static double best[MAX_FILES];
+    uint32_t largest = UINT32_MAX;
+    for (uint32_t i = 0; i < c->count; i++)
+        if (c->file_kinds[i] == KILN_ASSET_TEXTURE &&
+            (largest == UINT32_MAX || c->file_bytes[i] > c->file_bytes[largest]))
+            largest = i;
+    for (int round = 0; round < 3; round++) { /* each file 3 times */
+        for (uint32_t i = 0; i < c->count; i++) {
+            const kiln_asset *before = kiln_asset_get(m, refs[i]);
+            double start = bench_now();
+            if (kiln_manager_reload(m, c->handles[i], &err) != KILN_OK)
+                bench_die("reload: %s", err.message);
+            double took = bench_now() - start;
+            if (kiln_asset_get(m, refs[i]) == before)
+                bench_die("%s: not replaced", c->paths[i]);
+            kiln_manager_pump(m);
+            kiln_manager_pump(m);
+            uint32_t kind = c->file_kinds[i] < 8 ? c->file_kinds[i] : 0;
+            times[kind][counts[kind]++] = took;
+            if (round == 0 || took < best[i])
+                best[i] = took;
+        }
+    }
+    kiln_manager_stats stats;
+    if (kiln_manager_stats_get(m, &stats, &err) != KILN_OK || stats.retired != 0)
+        bench_die("replaced data left after two pumps");
+    printf("\nkiln_manager_reload, folder, + texels (each file 3 times, two pumps after each): "
+           "%" PRIu64 " reloads\n\n| kind | files x 3 | median | max |\n|---|---:|---:|---:|\n",
+           stats.reloads);
+    static const char *const names[8] = {"?",     "mesh",      "material table", "texture",
+                                         "scene", "animation", "shader",         "?"};
+    for (int k = 0; k < 8; k++) {
+        if (counts[k] == 0)
+            continue;
+        qsort(times[k], counts[k], sizeof times[k][0], compare_double);
+        printf("| %s | %" PRIu32 " | %.3f ms | %.3f ms |\n", names[k], counts[k],
+               times[k][counts[k] / 2] * 1e3, times[k][counts[k] - 1] * 1e3);
+    }
+    if (largest != UINT32_MAX) {
+        const kiln_asset *a = kiln_asset_get(m, refs[largest]);
+        char bytes[32];
+        bench_format_bytes(c->file_bytes[largest], bytes, sizeof bytes);
+        printf("\nlargest texture %s: %" PRIu32 "x%" PRIu32 ", %" PRIu32
+               " levels, %s file, %.1f MB inflated: reload %.2f ms (best of 3)\n",
+               a->ref, a->texture.width, a->texture.height, a->texture.levels, bytes,
+               (double)a->texel_bytes / 1e6, best[largest] * 1e3);
+    }
+    kiln_manager_destroy(m);
+}
+
 int main(int argc, char **argv) {
-    if (argc != 3)
-        bench_die("usage: %s RUNTIME_DIR RUNTIME.kpak", argv[0]);
+    if (argc != 3 && !(argc == 4 && strcmp(argv[3], "--reload") == 0))
+        bench_die("usage: %s RUNTIME_DIR RUNTIME.kpak [--reload]", argv[0]);
     static corpus c;
     c.dir = argv[1];
     c.pack = argv[2];
     read_manifest(&c);
+    if (argc == 4) {
+        get_section(&c);
+        reload_section(&c);
+        return 0;
+    }
     char bytes[32];
     bench_format_bytes(c.bytes, bytes, sizeof bytes);
     printf("%" PRIu32 " files, %s: %" PRIu32 " meshes, %" PRIu32 " material tables, %" PRIu32
@@ -294,33 +413,8 @@ int main(int argc, char **argv) {
            cpu_read * 1e3, cpu_kept * 1e3, cpu_folder * 1e3, cpu_folder / cpu_read,
            cpu_folder / cpu_kept, cpu_pack * 1e3);
 
-    /* A cached get: every ref of a loaded tree, many times over. */
-    r.m = make(c.pack, 0, 0);
-    r.async = false;
-    kiln_error err;
-    kiln_scope scope;
-    kiln_scope_create(r.m, "get", 0, &scope, &err);
-    for (uint32_t i = 0; i < c.count; i++)
-        if (kiln_manager_load(r.m, scope, c.handles[i], &r.refs[i], &err) != KILN_OK)
-            bench_die("%s", err.message);
-    double best = 1e9;
-    for (int round = 0; round < 7; round++) {
-        const uint32_t loops = 20000000u / c.count + 1;
-        double start = bench_now();
-        uint64_t found = 0;
-        for (uint32_t l = 0; l < loops; l++)
-            for (uint32_t i = 0; i < c.count; i++)
-                found += kiln_asset_get(r.m, r.refs[i]) != NULL;
-        double per = (bench_now() - start) / ((double)loops * c.count);
-        if (found != (uint64_t)loops * c.count)
-            bench_die("a loaded ref was not ready");
-        best = per < best ? per : best;
-        sink += found;
-    }
-    printf("\nkiln_asset_get of a loaded ref: %.1f ns (best of 7 rounds of 20M gets over %" PRIu32
-           " refs)\n",
-           best * 1e9, c.count);
-    kiln_manager_destroy(r.m);
+    get_section(&c);
+    reload_section(&c);
     for (uint32_t i = 0; i < c.count; i++)
         free(c.paths[i]);
     return 0;

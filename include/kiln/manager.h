@@ -108,7 +108,9 @@ typedef struct kiln_asset_dependency {
 /* A cooked file held by the manager. The unit of loading is the file: the
  * rows of one material table are one asset, whichever row's handle loaded it.
  * Read-only for the caller; valid while a ref to it is (until its scope is
- * destroyed or cleared, or the manager destroyed). */
+ * destroyed or cleared, or the manager destroyed), and, once a hot reload
+ * replaced it, until the second kiln_manager_pump after that (see Hot
+ * reload below). */
 typedef struct kiln_asset {
     kiln_handle handle;   /* the handle that first loaded it */
     kiln_asset_kind kind; /* mesh, material (a whole table), texture, scene, animation, shader */
@@ -157,13 +159,46 @@ typedef enum kiln_buffer_usage {
     KILN_BUFFER_INDICES = 1
 } kiln_buffer_usage;
 
+/* ---------------------------------------------------------------------------
+ * Hot reload events
+ * ------------------------------------------------------------------------- */
+
+typedef enum kiln_reload_kind {
+    /* The asset's new data is in place: `asset` is it (what kiln_asset_get
+     * returns from now on), `previous` the data it replaced (its engine
+     * objects are destroyed when it is freed, two pumps later). */
+    KILN_RELOAD_APPLIED = 0,
+    /* The new file could not be loaded (missing, corrupt, a dependency
+     * failed, no longer in the manifest): the old data stays and the ref
+     * stays ready. `asset` is the old data; `result` and `error` say why
+     * (kiln_asset_reload_status reports it too until a reload succeeds). */
+    KILN_RELOAD_FAILED = 1,
+    /* `dependency`, one of `asset`'s dependencies, was reloaded: e.g. a
+     * material table whose texture (or a scene whose mesh) has new data and
+     * a new engine object, which the engine rebinds. */
+    KILN_RELOAD_DEPENDENCY = 2
+} kiln_reload_kind;
+
+typedef struct kiln_reload_event {
+    kiln_reload_kind kind;
+    kiln_handle handle;           /* of `asset` (the handle that first loaded it) */
+    const kiln_asset *asset;      /* the asset's current data */
+    const kiln_asset *previous;   /* APPLIED: the replaced data; else NULL */
+    const kiln_asset *dependency; /* DEPENDENCY: the dependency's new data; else NULL */
+    kiln_result result;           /* FAILED: why; else KILN_OK */
+    const kiln_error *error;      /* FAILED: the message; else NULL */
+} kiln_reload_event;
+
 /* The engine's side of uploading, all optional. create_* get data ready to
  * copy and return the engine's object (kept in the asset) or fill `err` and
  * fail the asset. They run on the thread that finishes the load: the one
- * calling kiln_manager_load, or kiln_manager_pump for a requested load.
+ * calling kiln_manager_load, or kiln_manager_pump for a requested load (or
+ * the reload: kiln_manager_reload's, _refresh's or the pump's caller).
  * destroy_* run on the thread that releases the asset's last hold (destroying
- * or clearing a scope, kiln_manager_destroy). texture_staging runs on a
- * loader thread (a worker for requested loads), so it must be thread-safe:
+ * or clearing a scope, kiln_manager_destroy), or, for the objects of data a
+ * reload replaced, on kiln_manager_pump's, two pumps after the replacement.
+ * texture_staging runs on a loader thread (a worker for requested loads, the
+ * reloading thread for a reload), so it must be thread-safe:
  * it returns `size` bytes (16-byte aligned) the levels are inflated straight
  * into, e.g. a mapped staging buffer, or NULL to let the manager allocate.
  * Memory it gave is the engine's again once create_texture is called with it;
@@ -180,6 +215,13 @@ typedef struct kiln_engine_callbacks {
     kiln_result (*create_texture)(void *user, const kiln_asset *asset, const void *texels,
                                   size_t size, void **object, kiln_error *err);
     void (*destroy_texture)(void *user, const kiln_asset *asset, void *object);
+    /* Optional: told of each reload (kiln_manager_reload, _refresh, or the
+     * watch in kiln_manager_pump), on the thread that applied it, after the
+     * engine objects of the new data were created (create_* above, with the
+     * new data). Like the others it runs under the manager's lock and must
+     * not call the manager; the pointers in the event are valid during the
+     * call (and, the asset's, as kiln_asset_get's are). */
+    void (*reloaded)(void *user, const kiln_reload_event *event);
 } kiln_engine_callbacks;
 
 /* kiln_manager_desc.flags */
@@ -266,8 +308,10 @@ kiln_result kiln_manager_request(kiln_manager *manager, kiln_scope scope, kiln_h
 
 /* Finishes the requested loads whose reading is done (engine create
  * callbacks) and calls their completion callbacks, on the calling thread;
- * without workers it also does the loading. Returns how many callbacks it
- * called. Call it once a frame. */
+ * without workers it also does the loading. It also frees the data hot
+ * reloads replaced two pumps ago, and, while kiln_manager_watch is on,
+ * refreshes when the cooker finished a build. Returns how many completion
+ * callbacks it called. Call it once a frame, between frames. */
 uint32_t kiln_manager_pump(kiln_manager *manager);
 
 /* The asset's data when `ref` is ready, else NULL (queued, loading, failed,
@@ -276,6 +320,64 @@ const kiln_asset *kiln_asset_get(const kiln_manager *manager, kiln_ref ref);
 
 /* A ref's state; for a failed ref `err` (may be NULL) gets the reason. */
 kiln_asset_state kiln_asset_state_of(kiln_manager *manager, kiln_ref ref, kiln_error *err);
+
+/* ---------------------------------------------------------------------------
+ * Hot reload (development)
+ *
+ * A reload replaces a loaded asset's data in place: its refs do not change,
+ * kiln_asset_get returns the new data, the engine's create callbacks make the
+ * new objects, the assets holding it get a KILN_RELOAD_DEPENDENCY event, and
+ * a changed dependency list loads the new dependencies and releases the old
+ * ones. The new file is read, validated, inflated and its dependencies
+ * loaded on the calling thread, without the manager's lock; only then is
+ * the new data shown. A reload that fails keeps the old data (the ref stays
+ * ready) and reports why.
+ *
+ * Pointer lifetime: data kiln_asset_get returned stays valid until the
+ * second kiln_manager_pump that starts after a reload replaced it (then it
+ * is freed and its engine objects destroyed), or until the asset is
+ * unloaded, whichever comes first. A game that uses what kiln_asset_get
+ * gives within a frame and pumps once a frame is safe; one that never pumps
+ * keeps replaced data until kiln_manager_destroy.
+ * ------------------------------------------------------------------------- */
+
+/* The game says the cooked file of `handle` changed: re-reads the loaded
+ * asset's file (from the mount and path it was loaded from) and applies it
+ * as described above, even when its bytes did not change (kiln_manager_refresh
+ * skips those). KILN_OK when applied, or when no asset of `handle` is
+ * loaded (nothing to do); a failed reload's code and message otherwise. A
+ * pack's files are immutable: an asset from a pack is read again from it. An
+ * asset still loading is waited for; one that failed to load is an error
+ * (destroy its scope and load it again). */
+kiln_result kiln_manager_reload(kiln_manager *manager, kiln_handle handle, kiln_error *err);
+
+/* Re-reads the manifest of every folder mount whose assets.kman changed (a
+ * new handle then loads; packs are skipped) and reloads every loaded asset
+ * of a folder mount whose file changed. A file's version is its identity on
+ * disk (device, inode, size, modification and change time): the cooker
+ * replaces files by rename, so a recooked file is a new inode even when its
+ * size and (coarse) time match, and the check costs a stat per loaded asset,
+ * not a read; a file rewritten with the bytes already loaded (a recook often
+ * rewrites a model's untouched siblings) is not applied, so the engine
+ * remakes nothing for it. An asset whose ref left the manifest, or whose
+ * file vanished, keeps its data and fails its reload (once per change).
+ * Assets no scope reaches any more (held only by replaced data) are not
+ * checked. Returns the first failure (every asset is still tried);
+ * kiln_manager_stats counts the reloads. */
+kiln_result kiln_manager_refresh(kiln_manager *manager, kiln_error *err);
+
+/* Starts (enable true) or stops watching the folder mounts (Linux inotify;
+ * elsewhere KILN_ERR_UNSUPPORTED). While watching, kiln_manager_pump reads
+ * the file events without blocking and runs kiln_manager_refresh when the
+ * cooker has replaced assets.kman (it writes it last, after every cooked
+ * file), or 100 ms after the last other change in a mount's folder.
+ * Folders mounted later are watched too. */
+kiln_result kiln_manager_watch(kiln_manager *manager, bool enable, kiln_error *err);
+
+/* KILN_OK when the ref's asset has had no failed reload since its last
+ * successful one (or load); else the failed reload's code, with its message
+ * in `err`. A stale ref is KILN_ERR_INVALID_ARGUMENT. */
+kiln_result kiln_asset_reload_status(kiln_manager *manager, kiln_ref ref, kiln_error *err);
 
 /* ---------------------------------------------------------------------------
  * Statistics
@@ -297,6 +399,10 @@ typedef struct kiln_manager_stats {
     uint32_t ready, queued, loading, failed;
     uint64_t bytes; /* of every asset, each counted once */
     uint32_t mounts;
+    uint64_t reloads;                               /* reloads applied */
+    uint64_t reload_failures;                       /* reloads that kept the old data */
+    uint64_t refreshes;                             /* manifests re-read by kiln_manager_refresh */
+    uint32_t retired;                               /* replaced data waiting for its second pump */
     uint32_t scope_count;                           /* scopes alive */
     kiln_scope_stats scopes[KILN_STATS_MAX_SCOPES]; /* the first KILN_STATS_MAX_SCOPES */
 } kiln_manager_stats;

@@ -181,30 +181,35 @@ uint32_t mgr_slot_create(kiln_manager *m, uint32_t mount, const kiln_manifest_en
     uint32_t generation = s->generation + 1;
     if (generation == 0 || generation > 0xffffffu)
         generation = 1;
-    memset(&s->asset, 0, sizeof s->asset);
+    s->data = &s->own;
+    memset(&s->own, 0, sizeof s->own);
+    atomic_store_explicit(&s->shown, NULL, memory_order_relaxed);
     s->generation = generation;
     s->refs = 0;
     s->pins = 0;
     s->mount = mount;
     s->expected_kind = (kiln_asset_kind)entry->kind;
-    s->path = kiln_manifest_path(&mt->manifest, entry);
+    s->path = kiln_manifest_path(&mt->man->view, entry);
     s->key = file_key(mount, s->path);
-    s->file_memory = NULL;
-    s->staging = NULL;
-    s->staging_engine = false;
     s->pending = 0;
     s->priority = 0;
     s->heap_index = UINT32_MAX;
     s->in_finish = false;
     s->dependent_count = 0;
     s->reach_count = 0;
-    s->asset.dependency_count = 0;
+    s->reloading = false;
+    s->reload_failed = false;
+    s->reloads = 0;
+    s->checked = false;
+    memset(&s->reload_error, 0, sizeof s->reload_error);
     memset(&s->error, 0, sizeof s->error);
-    s->asset.handle = handle;
-    s->asset.kind = (kiln_asset_kind)entry->kind;
-    s->asset.ref = kiln_manifest_ref(&mt->manifest, entry);
-    s->asset.path = s->path;
-    s->asset.mount = mount;
+    s->own.manifest = mt->man;
+    mt->man->users++;
+    s->data->asset.handle = handle;
+    s->data->asset.kind = (kiln_asset_kind)entry->kind;
+    s->data->asset.ref = kiln_manifest_ref(&mt->man->view, entry);
+    s->data->asset.path = s->path;
+    s->data->asset.mount = mount;
     map_insert(m, index);
     mgr_set_state(s, SLOT_QUEUED);
     return index;
@@ -235,10 +240,10 @@ bool mgr_reach_add(kiln_manager *m, uint32_t index, uint32_t scope, bool direct)
         return false;
     s->reach[s->reach_count++] = (mgr_reach){.scope = scope, .count = 1, .direct = direct};
     mgr_scope *sc = &m->scopes[scope];
-    sc->bytes += s->asset.bytes;
+    sc->bytes += s->data->asset.bytes;
     sc->assets++;
-    for (uint32_t d = 0; d < s->asset.dependency_count; d++)
-        if (!mgr_reach_add(m, s->asset.dependencies[d].ref.slot, scope, false))
+    for (uint32_t d = 0; d < s->data->asset.dependency_count; d++)
+        if (!mgr_reach_add(m, s->data->asset.dependencies[d].ref.slot, scope, false))
             return false;
     return true;
 }
@@ -253,25 +258,57 @@ void mgr_reach_remove(kiln_manager *m, uint32_t index, uint32_t scope, bool dire
     if (--r->count > 0)
         return;
     mgr_scope *sc = &m->scopes[scope];
-    sc->bytes -= s->asset.bytes;
+    sc->bytes -= s->data->asset.bytes;
     sc->assets--;
     *r = s->reach[--s->reach_count];
-    for (uint32_t d = 0; d < s->asset.dependency_count; d++)
-        mgr_reach_remove(m, s->asset.dependencies[d].ref.slot, scope, false);
+    for (uint32_t d = 0; d < s->data->asset.dependency_count; d++)
+        mgr_reach_remove(m, s->data->asset.dependencies[d].ref.slot, scope, false);
 }
 
 /* A slot's bytes changed: every scope reaching it follows. */
 void mgr_set_bytes(kiln_manager *m, mgr_slot *s, uint64_t bytes) {
     for (uint32_t i = 0; i < s->reach_count; i++) {
         mgr_scope *sc = &m->scopes[s->reach[i].scope];
-        sc->bytes = sc->bytes - s->asset.bytes + bytes;
+        sc->bytes = sc->bytes - s->data->asset.bytes + bytes;
     }
-    s->asset.bytes = bytes;
+    s->data->asset.bytes = bytes;
 }
 
 /* ---------------------------------------------------------------------------
  * Releasing
  * ------------------------------------------------------------------------- */
+
+static void manifest_free(kiln_manager *m, mgr_manifest *man) {
+    kiln_file_close(&man->file);
+    mgr_free(m, man, sizeof *man);
+}
+
+/* Frees one version of a slot's data (lock held): the engine's objects
+ * (destroy callbacks), texels, file bytes, its holds on its dependencies and
+ * on its manifest; the mgr_data itself when a reload allocated it, else
+ * zeroes it. */
+void mgr_data_release(kiln_manager *m, mgr_data *d) {
+    const kiln_engine_callbacks *e = &m->engine;
+    for (int b = 0; b < 2; b++)
+        if (d->asset.engine_buffers[b] != NULL && e->destroy_buffer != NULL)
+            e->destroy_buffer(e->user, &d->asset, d->asset.engine_buffers[b]);
+    if (d->asset.engine_texture != NULL && e->destroy_texture != NULL)
+        e->destroy_texture(e->user, &d->asset, d->asset.engine_texture);
+    mgr_data_release_staging(m, d);
+    if (d->file_memory != NULL)
+        mgr_free(m, d->file_memory, d->file_memory_size);
+    uint32_t deps = d->asset.dependency_count;
+    d->asset.dependency_count = 0;
+    for (uint32_t i = 0; i < deps; i++)
+        mgr_release(m, d->deps[i].ref.slot);
+    mgr_free(m, d->deps, (size_t)d->dep_capacity * sizeof *d->deps);
+    if (d->manifest != NULL && --d->manifest->users == 0 && d->manifest->replaced)
+        manifest_free(m, d->manifest);
+    if (d->allocated)
+        mgr_free(m, d, sizeof *d);
+    else
+        memset(d, 0, sizeof *d);
+}
 
 /* Frees what a slot holds (lock held): engine objects, memory, its holds on
  * dependencies; bumps its generation. */
@@ -285,40 +322,26 @@ static void slot_free(kiln_manager *m, uint32_t index) {
     if (s->in_finish)
         mgr_finish_remove(m, index);
     map_remove(m, index);
-    const kiln_engine_callbacks *e = &m->engine;
-    for (int b = 0; b < 2; b++)
-        if (s->asset.engine_buffers[b] != NULL && e->destroy_buffer != NULL)
-            e->destroy_buffer(e->user, &s->asset, s->asset.engine_buffers[b]);
-    if (s->asset.engine_texture != NULL && e->destroy_texture != NULL)
-        e->destroy_texture(e->user, &s->asset, s->asset.engine_texture);
-    mgr_release_staging(m, s);
-    if (s->file_memory != NULL)
-        mgr_free(m, s->file_memory, s->file_memory_size);
-    s->file_memory = NULL;
-    /* Dependencies: this slot reaches nothing any more (refs == 0 means no
-     * scope reaches it), so only the holds go. */
-    uint32_t deps = s->asset.dependency_count;
-    s->asset.dependency_count = 0;
-    for (uint32_t d = 0; d < deps; d++) {
-        /* A slot freed while it waited for this dependency leaves its list of
-         * waiters: else the index, once reused, would be told of (or failed
-         * by) a dependency the new asset never had. */
-        mgr_slot *dep = mgr_slot_at(m, s->deps[d].ref.slot);
+    /* A slot freed while it waited for a dependency leaves that
+     * dependency's list of waiters: else the index, once reused, would be
+     * told of (or failed by) a dependency the new asset never had. */
+    for (uint32_t d = 0; d < s->data->asset.dependency_count; d++) {
+        mgr_slot *dep = mgr_slot_at(m, s->data->deps[d].ref.slot);
         for (uint32_t k = dep->dependent_count; k-- > 0;)
             if (dep->dependents[k] == index)
                 dep->dependents[k] = dep->dependents[--dep->dependent_count];
-        mgr_release(m, s->deps[d].ref.slot);
     }
-    mgr_free(m, s->deps, (size_t)s->dep_capacity * sizeof *s->deps);
-    s->deps = NULL;
-    s->dep_capacity = 0;
+    /* This slot reaches nothing any more (refs == 0 means no scope reaches
+     * it), so only the dependencies' holds go with its data. */
+    atomic_store_explicit(&s->shown, NULL, memory_order_relaxed);
+    mgr_data_release(m, s->data);
+    s->data = &s->own;
     mgr_free(m, s->dependents, (size_t)s->dependent_capacity * sizeof *s->dependents);
     s->dependents = NULL;
     s->dependent_capacity = s->dependent_count = 0;
     mgr_free(m, s->reach, (size_t)s->reach_capacity * sizeof *s->reach);
     s->reach = NULL;
     s->reach_capacity = s->reach_count = 0;
-    memset(&s->asset, 0, sizeof s->asset);
     s->next_free = m->free_slots;
     m->free_slots = index;
     m->live_slots--;
@@ -446,20 +469,33 @@ kiln_result kiln_scope_clear(kiln_manager *m, kiln_scope scope, kiln_error *err)
 static void mount_close(kiln_manager *m, mgr_mount *mt) {
     if (mt == NULL)
         return;
-    kiln_file_close(&mt->manifest_file);
+    if (mt->man != NULL)
+        manifest_free(m, mt->man);
     kiln_pack_close(&mt->pack);
     if (mt->dir != NULL)
         mgr_free(m, mt->dir, mt->dir_length + 1);
     mgr_free(m, mt, sizeof *mt);
 }
 
-/* Reads a whole folder file into manager memory, 16-byte aligned. */
+void mgr_file_id_of(const struct stat *st, mgr_file_id *id) {
+    id->dev = (uint64_t)st->st_dev;
+    id->ino = (uint64_t)st->st_ino;
+    id->size = (uint64_t)st->st_size;
+    id->mtime_ns = (int64_t)st->st_mtim.tv_sec * 1000000000 + st->st_mtim.tv_nsec;
+    id->ctime_ns = (int64_t)st->st_ctim.tv_sec * 1000000000 + st->st_ctim.tv_nsec;
+}
+
+/* Reads a whole folder file into manager memory, 16-byte aligned; *id (may
+ * be NULL) gets the version it read. */
 kiln_result mgr_read_file(kiln_manager *m, const char *name, const char *path, void **data,
-                          size_t *size, kiln_error *err) {
+                          size_t *size, mgr_file_id *id, kiln_error *err) {
     int fd;
     kiln_result result = runtime_open_regular(name, path, &fd, size, err);
     if (result != KILN_OK)
         return result;
+    struct stat st;
+    if (id != NULL && fstat(fd, &st) == 0)
+        mgr_file_id_of(&st, id);
     uint8_t *memory = mgr_alloc(m, *size, 16);
     if (memory == NULL) {
         close(fd);
@@ -506,6 +542,12 @@ kiln_result kiln_manager_mount(kiln_manager *m, const char *path, uint32_t *inde
     snprintf(mt->name, sizeof mt->name, "%s", tail);
     mt->dev = st.st_dev;
     mt->ino = st.st_ino;
+    mt->watch = -1;
+    mt->man = mgr_calloc(m, 1, sizeof *mt->man);
+    if (mt->man == NULL) {
+        mount_close(m, mt);
+        return runtime_fail(err, KILN_ERR_OUT_OF_MEMORY, tail, "cannot allocate a mount");
+    }
     kiln_result result;
     if (S_ISDIR(st.st_mode)) {
         mt->dir_length = strlen(path);
@@ -527,16 +569,19 @@ kiln_result kiln_manager_mount(kiln_manager *m, const char *path, uint32_t *inde
         snprintf(manifest_path, length, "%s/%s", mt->dir, KILN_MANIFEST_FILE_NAME);
         /* Mapped: the manifest is read often and never changes under us
          * (the cooker replaces files by rename). */
-        result = kiln_file_map(&mt->manifest_file, manifest_path, m->open_flags, err);
+        struct stat manifest_st;
+        if (stat(manifest_path, &manifest_st) == 0)
+            mgr_file_id_of(&manifest_st, &mt->manifest_id);
+        result = kiln_file_map(&mt->man->file, manifest_path, m->open_flags, err);
         mgr_free(m, manifest_path, length);
     } else {
         mt->is_pack = true;
         result = kiln_pack_open(&mt->pack, path, err);
         if (result == KILN_OK)
-            result = kiln_pack_manifest(&mt->pack, &mt->manifest_file, m->open_flags, err);
+            result = kiln_pack_manifest(&mt->pack, &mt->man->file, m->open_flags, err);
     }
     if (result == KILN_OK)
-        result = kiln_manifest_view_get(&mt->manifest_file, &mt->manifest, err);
+        result = kiln_manifest_view_get(&mt->man->file, &mt->man->view, err);
     if (result != KILN_OK) {
         mount_close(m, mt);
         return result;
@@ -559,6 +604,8 @@ kiln_result kiln_manager_mount(kiln_manager *m, const char *path, uint32_t *inde
     uint32_t at = m->mount_count;
     m->mounts[at] = mt;
     m->mount_count++;
+    kiln_error ignored; /* watching is best effort for a mount added later */
+    (void)mgr_watch_mount(m, at, &ignored);
     pthread_mutex_unlock(&m->lock);
     if (index != NULL)
         *index = at;
@@ -569,7 +616,7 @@ kiln_result kiln_manager_mount(kiln_manager *m, const char *path, uint32_t *inde
 bool mgr_resolve(kiln_manager *m, kiln_handle handle, uint32_t *mount,
                  const kiln_manifest_entry **entry) {
     for (uint32_t i = m->mount_count; i-- > 0;) {
-        const kiln_manifest_entry *e = kiln_manifest_find(&m->mounts[i]->manifest, handle);
+        const kiln_manifest_entry *e = kiln_manifest_find(&m->mounts[i]->man->view, handle);
         if (e != NULL) {
             *mount = i;
             *entry = e;
@@ -615,6 +662,7 @@ kiln_result kiln_manager_create(const kiln_manager_desc *desc, kiln_manager **ou
     if (m == NULL)
         return runtime_fail(err, KILN_ERR_OUT_OF_MEMORY, "kiln manager", "out of memory");
     memset(m, 0, sizeof *m);
+    m->watch_fd = -1;
     m->allocator = allocator;
     m->engine = desc->engine;
     m->open_flags = desc->open_flags;
@@ -662,7 +710,9 @@ void kiln_manager_destroy(kiln_manager *m) {
                        m->finish != NULL;
     if (initialised) {
         mgr_stop_workers(m);
+        mgr_watch_close(m);
         pthread_mutex_lock(&m->lock);
+        mgr_retired_free(m, true);
         for (uint32_t i = 0; i < m->scope_capacity; i++) {
             mgr_scope *sc = &m->scopes[i];
             kiln_scope id = atomic_load_explicit(&sc->id, memory_order_relaxed);
@@ -713,7 +763,9 @@ const kiln_asset *kiln_asset_get(const kiln_manager *m, kiln_ref ref) {
     if (s == NULL || atomic_load_explicit(&s->tag, memory_order_acquire) !=
                          ((uint64_t)ref.generation << 8 | SLOT_READY))
         return NULL;
-    return &s->asset;
+    /* Shown data is never written again: a reload shows new data and
+     * retires the old to be freed two pumps later. */
+    return atomic_load_explicit(&s->shown, memory_order_acquire);
 }
 
 const char *kiln_asset_state_str(kiln_asset_state state) {
@@ -784,9 +836,14 @@ kiln_result kiln_manager_stats_get(kiln_manager *m, kiln_manager_stats *stats, k
             break;
         }
         stats->assets++;
-        stats->bytes += s->asset.bytes;
+        stats->bytes += s->data->asset.bytes;
     }
     stats->mounts = m->mount_count;
+    stats->reloads = m->reloads;
+    stats->reload_failures = m->reload_failures;
+    stats->refreshes = m->refreshes;
+    for (const mgr_data *d = m->retired; d != NULL; d = d->next_retired)
+        stats->retired++;
     for (uint32_t i = 0; i < m->scope_capacity; i++) {
         mgr_scope *sc = &m->scopes[i];
         kiln_scope id = atomic_load_explicit(&sc->id, memory_order_relaxed);

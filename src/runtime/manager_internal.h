@@ -3,7 +3,14 @@
  * One mutex guards everything but the lock-free reads of kiln_asset_get: the
  * slot pages and scope table never move once allocated (freed only by
  * kiln_manager_destroy), and each slot's and scope's tag is atomic, written
- * with release after the data it publishes. */
+ * with release after the data it publishes.
+ *
+ * A slot's data (its kiln_asset, file bytes, texels, dependency array) is a
+ * mgr_data: the slot's own one for the first load, a separately allocated
+ * one per reload. What kiln_asset_get returns is the slot's `shown` pointer;
+ * data once shown is never written again. A reload builds new data aside,
+ * shows it, and retires the old data to the manager's retired list, which
+ * kiln_manager_pump frees two pumps later (the readers' grace period). */
 #ifndef KILN_RUNTIME_MANAGER_INTERNAL_H
 #define KILN_RUNTIME_MANAGER_INTERNAL_H
 
@@ -35,10 +42,54 @@ typedef struct mgr_reach {
     bool direct;
 } mgr_reach;
 
-typedef struct mgr_slot {
-    _Atomic uint64_t tag; /* generation << 8 | state */
+/* A mount's manifest, mapped. Data points into its strings (asset.ref and
+ * asset.path), so a manifest a refresh replaced lives on until no data uses
+ * it. */
+typedef struct mgr_manifest {
+    kiln_file file;
+    kiln_manifest_view view;
+    uint32_t users; /* mgr_data whose strings point into it */
+    bool replaced;  /* a refresh mapped a newer one */
+} mgr_manifest;
+
+/* What identifies a folder file's version without reading it: the cooker
+ * replaces files by rename, so a new version is a new inode with its own
+ * change time. All zero for a pack's file. */
+typedef struct mgr_file_id {
+    uint64_t dev, ino, size;
+    int64_t mtime_ns, ctime_ns;
+} mgr_file_id;
+
+/* One version of a slot's data (see the header comment). */
+typedef struct mgr_data {
     kiln_asset asset;
+    mgr_manifest *manifest; /* counted: asset.ref and asset.path are its strings */
+    void *file_memory;      /* owned copy of a folder file */
+    size_t file_memory_size;
+    void *staging; /* inflated texels, owned unless staging_engine */
+    size_t staging_size;
+    bool staging_engine;
+    kiln_asset_dependency *deps; /* holds on the dependencies */
+    uint32_t dep_capacity;
+    mgr_file_id file_id;
+    bool allocated;       /* a reload's (mgr_alloc), not a slot's own */
+    uint64_t retire_pump; /* retired: freed once m->pumps reaches it */
+    struct mgr_data *next_retired;
+} mgr_data;
+
+typedef struct mgr_slot {
+    _Atomic uint64_t tag;              /* generation << 8 | state */
+    _Atomic(const kiln_asset *) shown; /* what kiln_asset_get returns when READY */
+    mgr_data own;
     /* Everything below is guarded by the manager's lock. */
+    mgr_data *data; /* the current data: &own, or a reload's */
+    bool reloading; /* a reload of this slot is under way (one at a time) */
+    bool reload_failed;
+    kiln_error reload_error; /* the last failed reload's reason */
+    uint32_t reloads;        /* reloads applied */
+    bool checked;            /* a refresh looked at it: checked_* are set */
+    mgr_file_id checked_id;  /* the file version the last refresh acted on */
+    const mgr_manifest *checked_manifest;
     uint32_t generation;
     uint32_t refs; /* holds: scopes and parent assets */
     uint32_t pins; /* operations under way without the lock */
@@ -46,13 +97,6 @@ typedef struct mgr_slot {
     kiln_asset_kind expected_kind;
     uint64_t key;
     const char *path;
-    void *file_memory; /* owned copy of a folder file */
-    size_t file_memory_size;
-    void *staging; /* inflated texels, owned unless staging_engine */
-    size_t staging_size;
-    bool staging_engine;
-    kiln_asset_dependency *deps;
-    uint32_t dep_capacity;
     uint32_t *dependents; /* loaded slots waiting for this one */
     uint32_t dependent_count, dependent_capacity;
     uint32_t pending; /* dependencies not ready yet */
@@ -82,8 +126,9 @@ typedef struct mgr_mount {
     char *dir; /* folder mounts */
     size_t dir_length;
     kiln_pack pack;
-    kiln_file manifest_file;
-    kiln_manifest_view manifest;
+    mgr_manifest *man;       /* the current manifest */
+    mgr_file_id manifest_id; /* of a folder's assets.kman when mapped */
+    int watch;               /* inotify watch descriptor, -1: none */
     dev_t dev;
     ino_t ino;
     char name[128];
@@ -137,6 +182,14 @@ struct kiln_manager {
     /* Zstd decompression contexts (ZSTD_DCtx *), reused by loaders. */
     void *dctx_pool[MGR_DCTX_POOL];
     uint32_t dctx_count;
+    /* Hot reload: retired data (freed by pump once m->pumps reaches its
+     * retire_pump), the pump count, counters, and the folder watch. */
+    mgr_data *retired;
+    uint64_t pumps;
+    uint64_t reloads, reload_failures, refreshes;
+    int watch_fd; /* inotify descriptor, -1: not watching */
+    bool watch_dirty;
+    uint64_t watch_last_ns; /* monotonic time of the last event not on assets.kman */
 };
 
 #endif /* KILN_RUNTIME_MANAGER_INTERNAL_H */

@@ -116,20 +116,24 @@ void mgr_finish_remove(kiln_manager *m, uint32_t index) {
  * so only this thread touches its asset fields)
  * ------------------------------------------------------------------------- */
 
-void mgr_release_staging(kiln_manager *m, mgr_slot *s) {
-    if (s->staging == NULL)
+void mgr_data_release_staging(kiln_manager *m, mgr_data *d) {
+    if (d->staging == NULL)
         return;
-    if (s->staging_engine) {
+    if (d->staging_engine) {
         if (m->engine.release_staging != NULL)
-            m->engine.release_staging(m->engine.user, s->staging, s->staging_size);
+            m->engine.release_staging(m->engine.user, d->staging, d->staging_size);
     } else {
-        mgr_free(m, s->staging, s->staging_size);
+        mgr_free(m, d->staging, d->staging_size);
     }
-    s->staging = NULL;
-    s->staging_size = 0;
-    s->staging_engine = false;
-    s->asset.texels = NULL;
-    s->asset.texel_bytes = 0;
+    d->staging = NULL;
+    d->staging_size = 0;
+    d->staging_engine = false;
+    d->asset.texels = NULL;
+    d->asset.texel_bytes = 0;
+}
+
+void mgr_release_staging(kiln_manager *m, mgr_slot *s) {
+    mgr_data_release_staging(m, s->data);
 }
 
 static bool wants_texels(const kiln_manager *m) {
@@ -227,34 +231,34 @@ static kiln_result read_level(const kiln_ktx2_view *v, uint32_t level, ZSTD_DCtx
 }
 
 static kiln_result inflate_texture(kiln_manager *m, mgr_slot *s, kiln_error *err) {
-    const kiln_ktx2_view *v = &s->asset.texture;
+    const kiln_ktx2_view *v = &s->data->asset.texture;
     if (v->levels > KILN_ASSET_MAX_LEVELS)
         return runtime_fail(err, KILN_ERR_UNSUPPORTED, v->name, "%" PRIu32 " levels, at most %d",
                             v->levels, KILN_ASSET_MAX_LEVELS);
     uint64_t total = 0;
     for (uint32_t l = 0; l < v->levels; l++) {
-        s->asset.level_offsets[l] = total;
+        s->data->asset.level_offsets[l] = total;
         uint64_t size = kiln_ktx2_level_size(v, l);
         if (!checked_add_u64(total, align_up_u64(size, 16), &total) || total > SIZE_MAX)
             return runtime_fail(err, KILN_ERR_CORRUPT, v->name, "levels do not fit in memory");
     }
     void *staging = NULL;
     if (m->engine.texture_staging != NULL)
-        staging = m->engine.texture_staging(m->engine.user, &s->asset, (size_t)total);
-    s->staging_engine = staging != NULL;
+        staging = m->engine.texture_staging(m->engine.user, &s->data->asset, (size_t)total);
+    s->data->staging_engine = staging != NULL;
     if (staging == NULL)
         staging = mgr_alloc(m, (size_t)total, 16);
     if (staging == NULL)
         return runtime_fail(err, KILN_ERR_OUT_OF_MEMORY, v->name,
                             "cannot allocate %" PRIu64 " bytes for the levels", total);
-    s->staging = staging;
-    s->staging_size = (size_t)total;
+    s->data->staging = staging;
+    s->data->staging_size = (size_t)total;
     ZSTD_DCtx *dctx = NULL;
     if (v->supercompression != KILN_KTX2_SUPERCOMPRESSION_NONE && (dctx = dctx_take(m)) == NULL)
         return runtime_fail(err, KILN_ERR_OUT_OF_MEMORY, v->name, "cannot allocate a Zstd context");
     kiln_result r = KILN_OK;
     for (uint32_t l = 0; l < v->levels && r == KILN_OK; l++)
-        r = read_level(v, l, dctx, (uint8_t *)staging + s->asset.level_offsets[l],
+        r = read_level(v, l, dctx, (uint8_t *)staging + s->data->asset.level_offsets[l],
                        kiln_ktx2_level_size(v, l), err);
     dctx_give(m, dctx);
     return r;
@@ -279,20 +283,20 @@ static kiln_result read_asset(kiln_manager *m, mgr_slot *s, const mgr_mount *mt,
             return runtime_fail(err, KILN_ERR_OUT_OF_MEMORY, name, "out of memory");
         snprintf(path, length, "%s/%s", mt->dir, s->path);
         void *memory = NULL;
-        kiln_result r = mgr_read_file(m, name, path, &memory, &size, err);
+        kiln_result r = mgr_read_file(m, name, path, &memory, &size, &s->data->file_id, err);
         mgr_free(m, path, length);
         if (r != KILN_OK)
             return r;
-        s->file_memory = memory;
-        s->file_memory_size = size;
+        s->data->file_memory = memory;
+        s->data->file_memory_size = size;
         data = memory;
     }
-    s->asset.file_bytes = size;
+    s->data->asset.file_bytes = size;
     uint32_t flags = m->open_flags;
     kiln_result r;
     switch (s->expected_kind) {
     case KILN_ASSET_TEXTURE:
-        r = kiln_ktx2_view_get(&s->asset.texture, data, size, name, err);
+        r = kiln_ktx2_view_get(&s->data->asset.texture, data, size, name, err);
         if (r == KILN_OK && wants_texels(m))
             r = inflate_texture(m, s, err);
         return r;
@@ -301,18 +305,19 @@ static kiln_result read_asset(kiln_manager *m, mgr_slot *s, const mgr_mount *mt,
     case KILN_ASSET_SCENE:
     case KILN_ASSET_ANIMATION:
     case KILN_ASSET_SHADER:
-        r = kiln_file_from_memory(&s->asset.file, data, size, name, flags, err);
+        r = kiln_file_from_memory(&s->data->asset.file, data, size, name, flags, err);
         if (r != KILN_OK)
             return r;
         if (s->expected_kind == KILN_ASSET_MESH)
-            return kiln_mesh_view_get(&s->asset.file, flags, &s->asset.mesh, err);
+            return kiln_mesh_view_get(&s->data->asset.file, flags, &s->data->asset.mesh, err);
         if (s->expected_kind == KILN_ASSET_MATERIAL)
-            return kiln_material_view_get(&s->asset.file, flags, &s->asset.materials, err);
+            return kiln_material_view_get(&s->data->asset.file, flags, &s->data->asset.materials,
+                                          err);
         if (s->expected_kind == KILN_ASSET_ANIMATION)
-            return kiln_anim_view_get(&s->asset.file, flags, &s->asset.anim, err);
+            return kiln_anim_view_get(&s->data->asset.file, flags, &s->data->asset.anim, err);
         if (s->expected_kind == KILN_ASSET_SHADER)
-            return kiln_shader_view_get(&s->asset.file, flags, &s->asset.shader, err);
-        return kiln_scene_view_get(&s->asset.file, flags, &s->asset.scene, err);
+            return kiln_shader_view_get(&s->data->asset.file, flags, &s->data->asset.shader, err);
+        return kiln_scene_view_get(&s->data->asset.file, flags, &s->data->asset.scene, err);
     default:
         return runtime_fail(err, KILN_ERR_UNSUPPORTED, name,
                             "%s assets are not loaded by this libkiln",
@@ -329,16 +334,16 @@ static void fail_slot(kiln_manager *m, uint32_t index);
 /* Frees a failed slot's file and texels (its views go with them). */
 static void drop_data(kiln_manager *m, mgr_slot *s) {
     mgr_release_staging(m, s);
-    if (s->file_memory != NULL)
-        mgr_free(m, s->file_memory, s->file_memory_size);
-    s->file_memory = NULL;
-    memset(&s->asset.file, 0, sizeof s->asset.file);
-    memset(&s->asset.mesh, 0, sizeof s->asset.mesh);
-    memset(&s->asset.materials, 0, sizeof s->asset.materials);
-    memset(&s->asset.scene, 0, sizeof s->asset.scene);
-    memset(&s->asset.anim, 0, sizeof s->asset.anim);
-    memset(&s->asset.shader, 0, sizeof s->asset.shader);
-    memset(&s->asset.texture, 0, sizeof s->asset.texture);
+    if (s->data->file_memory != NULL)
+        mgr_free(m, s->data->file_memory, s->data->file_memory_size);
+    s->data->file_memory = NULL;
+    memset(&s->data->asset.file, 0, sizeof s->data->asset.file);
+    memset(&s->data->asset.mesh, 0, sizeof s->data->asset.mesh);
+    memset(&s->data->asset.materials, 0, sizeof s->data->asset.materials);
+    memset(&s->data->asset.scene, 0, sizeof s->data->asset.scene);
+    memset(&s->data->asset.anim, 0, sizeof s->data->asset.anim);
+    memset(&s->data->asset.shader, 0, sizeof s->data->asset.shader);
+    memset(&s->data->asset.texture, 0, sizeof s->data->asset.texture);
     mgr_set_bytes(m, s, 0);
 }
 
@@ -355,8 +360,8 @@ static void fail_slot(kiln_manager *m, uint32_t index) {
         mgr_slot *d = mgr_slot_at(m, s->dependents[i]);
         if (mgr_slot_state(d) != SLOT_LOADED)
             continue;
-        runtime_fail(&d->error, s->error.code, d->path, "needs %s, which failed: %s", s->asset.ref,
-                     s->error.message);
+        runtime_fail(&d->error, s->error.code, d->path, "needs %s, which failed: %s",
+                     s->data->asset.ref, s->error.message);
         fail_slot(m, s->dependents[i]);
     }
     pthread_cond_broadcast(&m->done);
@@ -366,6 +371,7 @@ static void done_loading(kiln_manager *m, uint32_t index);
 
 static void ready_slot(kiln_manager *m, uint32_t index) {
     mgr_slot *s = mgr_slot_at(m, index);
+    atomic_store_explicit(&s->shown, &s->data->asset, memory_order_relaxed); /* tag releases it */
     mgr_set_state(s, SLOT_READY);
     uint32_t count = s->dependent_count;
     s->dependent_count = 0;
@@ -380,10 +386,10 @@ static void ready_slot(kiln_manager *m, uint32_t index) {
 /* Whether finishing a slot calls the engine (so waits for a pump or the
  * synchronous loader's thread). */
 static bool needs_upload(const kiln_manager *m, const mgr_slot *s) {
-    if (s->asset.kind == KILN_ASSET_MESH)
+    if (s->data->asset.kind == KILN_ASSET_MESH)
         return m->engine.create_buffer != NULL;
-    if (s->asset.kind == KILN_ASSET_TEXTURE)
-        return s->staging != NULL && m->engine.create_texture != NULL;
+    if (s->data->asset.kind == KILN_ASSET_TEXTURE)
+        return s->data->staging != NULL && m->engine.create_texture != NULL;
     return false;
 }
 
@@ -396,9 +402,9 @@ static void done_loading(kiln_manager *m, uint32_t index) {
         finish_push(m, index);
         return;
     }
-    if (s->staging != NULL) { /* kept texels (KILN_MANAGER_KEEP_TEXELS) */
-        s->asset.texels = s->staging;
-        s->asset.texel_bytes = s->staging_size;
+    if (s->data->staging != NULL) { /* kept texels (KILN_MANAGER_KEEP_TEXELS) */
+        s->data->asset.texels = s->data->staging;
+        s->data->asset.texel_bytes = s->data->staging_size;
     }
     ready_slot(m, index);
 }
@@ -478,9 +484,9 @@ static kiln_handle mesh_material_table(kiln_manager *m, const char *ref) {
 
 static bool collect_deps(kiln_manager *m, mgr_slot *s, dep_list *list) {
     bool ok = true;
-    switch (s->asset.kind) {
+    switch (s->data->asset.kind) {
     case KILN_ASSET_SCENE: {
-        const kiln_scene_view *v = &s->asset.scene;
+        const kiln_scene_view *v = &s->data->asset.scene;
         for (uint32_t i = 0; ok && i < v->desc->mesh_count; i++)
             ok = dep_add(m, list, v->meshes[i], KILN_ASSET_MESH);
         for (uint32_t i = 0; ok && i < v->desc->material_count; i++)
@@ -488,13 +494,13 @@ static bool collect_deps(kiln_manager *m, mgr_slot *s, dep_list *list) {
         break;
     }
     case KILN_ASSET_ANIMATION: /* the scene its channels target, and so its meshes */
-        ok = dep_add(m, list, s->asset.anim.desc->scene, KILN_ASSET_SCENE);
+        ok = dep_add(m, list, s->data->asset.anim.desc->scene, KILN_ASSET_SCENE);
         break;
     case KILN_ASSET_MESH:
-        ok = dep_add(m, list, mesh_material_table(m, s->asset.ref), KILN_ASSET_MATERIAL);
+        ok = dep_add(m, list, mesh_material_table(m, s->data->asset.ref), KILN_ASSET_MATERIAL);
         break;
     case KILN_ASSET_MATERIAL: {
-        const kiln_material_view *v = &s->asset.materials;
+        const kiln_material_view *v = &s->data->asset.materials;
         for (uint32_t i = 0; ok && i < v->material_count; i++)
             for (uint32_t t = 0; ok && t < KILN_MATERIAL_SLOT_COUNT; t++)
                 ok = dep_add(m, list, v->materials[i].textures[t].texture, KILN_ASSET_TEXTURE);
@@ -528,10 +534,10 @@ static uint32_t find_or_create(kiln_manager *m, kiln_handle handle, kiln_asset_k
                          "unknown handle 0x%016" PRIx64 ": no mounted manifest has it", handle);
         return 0;
     }
-    const char *path = kiln_manifest_path(&mgr_mount_at(m, mount)->manifest, entry);
+    const char *path = kiln_manifest_path(&mgr_mount_at(m, mount)->man->view, entry);
     if (kind != KILN_ASSET_INVALID && entry->kind != kind) {
         runtime_fail(err, KILN_ERR_CORRUPT, who, "'%s' is a %s in the manifest, not a %s",
-                     kiln_manifest_ref(&mgr_mount_at(m, mount)->manifest, entry),
+                     kiln_manifest_ref(&mgr_mount_at(m, mount)->man->view, entry),
                      kiln_asset_kind_str((kiln_asset_kind)entry->kind), kiln_asset_kind_str(kind));
         return 0;
     }
@@ -580,7 +586,8 @@ static void publish(kiln_manager *m, uint32_t index, kiln_result read) {
     bool ok = collect_deps(m, s, &list);
     uint32_t total = list.count + list.more_count;
     if (ok && total > 0)
-        ok = mgr_grow(m, (void **)&s->deps, &s->dep_capacity, total, sizeof *s->deps);
+        ok = mgr_grow(m, (void **)&s->data->deps, &s->data->dep_capacity, total,
+                      sizeof *s->data->deps);
     if (!ok)
         runtime_fail(&s->error, KILN_ERR_OUT_OF_MEMORY, s->path, "out of memory");
     for (uint32_t i = 0; ok && i < total; i++) {
@@ -594,9 +601,9 @@ static void publish(kiln_manager *m, uint32_t index, kiln_result read) {
         }
         mgr_slot *d = mgr_slot_at(m, dep);
         d->refs++;
-        s->deps[s->asset.dependency_count++] =
+        s->data->deps[s->data->asset.dependency_count++] =
             (kiln_asset_dependency){handle, {0, dep, d->generation}};
-        s->asset.dependencies = s->deps;
+        s->data->asset.dependencies = s->data->deps;
         for (uint32_t r = 0; ok && r < s->reach_count; r++)
             ok = mgr_reach_add(m, dep, s->reach[r].scope, false);
         if (!ok)
@@ -608,19 +615,20 @@ static void publish(kiln_manager *m, uint32_t index, kiln_result read) {
         fail_slot(m, index);
         return;
     }
-    uint64_t bytes = s->asset.file_bytes + (s->staging != NULL ? s->staging_size : 0);
+    uint64_t bytes =
+        s->data->asset.file_bytes + (s->data->staging != NULL ? s->data->staging_size : 0);
     mgr_set_bytes(m, s, bytes);
     mgr_set_state(s, SLOT_LOADED);
     s->pending = 0;
-    for (uint32_t i = 0; i < s->asset.dependency_count; i++) {
-        uint32_t dep = s->deps[i].ref.slot;
+    for (uint32_t i = 0; i < s->data->asset.dependency_count; i++) {
+        uint32_t dep = s->data->deps[i].ref.slot;
         mgr_slot *d = mgr_slot_at(m, dep);
         uint32_t state = mgr_slot_state(d);
         if (state == SLOT_READY)
             continue;
         if (state == SLOT_FAILED) {
             runtime_fail(&s->error, d->error.code, s->path, "needs %s, which failed: %s",
-                         d->asset.ref, d->error.message);
+                         d->data->asset.ref, d->error.message);
             fail_slot(m, index);
             return;
         }
@@ -644,7 +652,7 @@ static void publish(kiln_manager *m, uint32_t index, kiln_result read) {
 
 static kiln_result upload(kiln_manager *m, mgr_slot *s, kiln_error *err) {
     const kiln_engine_callbacks *e = &m->engine;
-    kiln_asset *a = &s->asset;
+    kiln_asset *a = &s->data->asset;
     if (a->kind == KILN_ASSET_MESH && e->create_buffer != NULL) {
         kiln_result r = e->create_buffer(e->user, a, KILN_BUFFER_VERTICES, a->mesh.vertices,
                                          a->mesh.vertex_bytes, &a->engine_buffers[0], err);
@@ -655,24 +663,24 @@ static kiln_result upload(kiln_manager *m, mgr_slot *s, kiln_error *err) {
             runtime_fail(err, r, s->path, "the engine's create_buffer failed");
         return r;
     }
-    if (a->kind == KILN_ASSET_TEXTURE && s->staging != NULL) {
+    if (a->kind == KILN_ASSET_TEXTURE && s->data->staging != NULL) {
         if (e->create_texture != NULL) {
-            kiln_result r =
-                e->create_texture(e->user, a, s->staging, s->staging_size, &a->engine_texture, err);
+            kiln_result r = e->create_texture(e->user, a, s->data->staging, s->data->staging_size,
+                                              &a->engine_texture, err);
             if (r != KILN_OK) {
                 if (err->message[0] == '\0')
                     runtime_fail(err, r, s->path, "the engine's create_texture failed");
                 return r;
             }
-            if (s->staging_engine) { /* the engine's memory is the engine's again */
-                s->staging = NULL;
-                s->staging_size = 0;
-                s->staging_engine = false;
+            if (s->data->staging_engine) { /* the engine's memory is the engine's again */
+                s->data->staging = NULL;
+                s->data->staging_size = 0;
+                s->data->staging_engine = false;
             }
             /* Our own staging is freed under the lock (the bytes change). */
         } else {
-            a->texels = s->staging;
-            a->texel_bytes = s->staging_size;
+            a->texels = s->data->staging;
+            a->texel_bytes = s->data->staging_size;
         }
     }
     return KILN_OK;
@@ -707,8 +715,8 @@ static void ensure_ready(kiln_manager *m, uint32_t index) {
             break;
         case SLOT_LOADED:
             if (s->pending > 0) {
-                for (uint32_t i = 0; i < s->asset.dependency_count; i++) {
-                    uint32_t dep = s->deps[i].ref.slot;
+                for (uint32_t i = 0; i < s->data->asset.dependency_count; i++) {
+                    uint32_t dep = s->data->deps[i].ref.slot;
                     mgr_slot_at(m, dep)->pins++;
                     ensure_ready(m, dep);
                     mgr_unpin(m, dep);
@@ -731,11 +739,12 @@ static void ensure_ready(kiln_manager *m, uint32_t index) {
                 s->error.code = r;
                 fail_slot(m, index);
             } else {
-                if (s->staging != NULL && s->asset.texels == NULL) {
+                if (s->data->staging != NULL && s->data->asset.texels == NULL) {
                     mgr_release_staging(m, s); /* ours, copied by create_texture */
                 }
-                mgr_set_bytes(
-                    m, s, s->asset.file_bytes + (s->asset.texels != NULL ? s->staging_size : 0));
+                mgr_set_bytes(m, s,
+                              s->data->asset.file_bytes +
+                                  (s->data->asset.texels != NULL ? s->data->staging_size : 0));
                 ready_slot(m, index);
             }
             break;
@@ -753,7 +762,7 @@ static uint64_t file_size_estimate(kiln_manager *m, kiln_handle handle) {
     if (!mgr_resolve(m, handle, &mount, &entry))
         return 0;
     const mgr_mount *mt = mgr_mount_at(m, mount);
-    const char *path = kiln_manifest_path(&mt->manifest, entry);
+    const char *path = kiln_manifest_path(&mt->man->view, entry);
     kiln_pack_item item;
     if (mt->is_pack)
         return kiln_pack_find(&mt->pack, path, &item) == KILN_OK ? item.size : 0;
@@ -862,7 +871,8 @@ static kiln_result load(kiln_manager *m, kiln_scope scope, kiln_handle handle,
         *e = s->error;
         result = s->error.code != KILN_OK ? s->error.code : KILN_ERR_CORRUPT;
         *ref = (kiln_ref){scope, index, s->generation};
-    } else if (mgr_slot_state(s) == SLOT_READY && added && over_budget(m, scope, e, s->asset.ref)) {
+    } else if (mgr_slot_state(s) == SLOT_READY && added &&
+               over_budget(m, scope, e, s->data->asset.ref)) {
         result = KILN_ERR_OUT_OF_MEMORY;
         unhold(m, scope, index);
     } else if (mgr_slot_state(s) == SLOT_READY) {
@@ -927,6 +937,14 @@ uint32_t kiln_manager_pump(kiln_manager *m) {
         return 0;
     uint32_t called = 0;
     pthread_mutex_lock(&m->lock);
+    /* Hot reload: this pump ends the grace period of data replaced two
+     * pumps ago; a watched folder whose manifest changed is refreshed. */
+    m->pumps++;
+    mgr_retired_free(m, false);
+    if (mgr_watch_poll(m)) {
+        kiln_error ignored; /* reported through the reloaded callback and the status */
+        mgr_refresh(m, &ignored);
+    }
     /* Without workers, the queue is loaded here. */
     while (m->thread_count == 0 && m->heap_count > 0) {
         uint32_t index = m->heap[0];
@@ -964,7 +982,7 @@ uint32_t kiln_manager_pump(kiln_manager *m) {
         if (state == SLOT_FAILED) {
             err = s->error;
             result = err.code != KILN_OK ? err.code : KILN_ERR_CORRUPT;
-        } else if (over_budget(m, q.scope, &err, s->asset.ref)) {
+        } else if (over_budget(m, q.scope, &err, s->data->asset.ref)) {
             result = KILN_ERR_OUT_OF_MEMORY;
             unhold(m, q.scope, q.ref.slot);
         } else {
@@ -1045,4 +1063,275 @@ void mgr_stop_workers(kiln_manager *m) {
     mgr_free(m, m->threads, (size_t)m->thread_capacity * sizeof *m->threads);
     m->threads = NULL;
     m->thread_count = 0;
+}
+
+/* ---------------------------------------------------------------------------
+ * Reloading in place (lock held; the slot is pinned and READY)
+ * ------------------------------------------------------------------------- */
+
+static kiln_result reload_fail(kiln_manager *m, uint32_t index, const kiln_error *why,
+                               kiln_error *err) {
+    mgr_slot *s = mgr_slot_at(m, index);
+    s->reload_failed = true;
+    s->reload_error = *why;
+    if (s->reload_error.code == KILN_OK)
+        s->reload_error.code = KILN_ERR_CORRUPT;
+    m->reload_failures++;
+    kiln_reload_event event = {.kind = KILN_RELOAD_FAILED,
+                               .handle = s->data->asset.handle,
+                               .asset = &s->data->asset,
+                               .result = s->reload_error.code,
+                               .error = &s->reload_error};
+    mgr_notify(m, &event);
+    if (err != NULL)
+        *err = s->reload_error;
+    return s->reload_error.code;
+}
+
+/* Reads the slot's file into `n` (unlocked), links and loads its
+ * dependencies, and runs the engine's create callbacks for it (unlocked).
+ * KILN_OK, or the failure in `why`; `n` holds whatever it got either way.
+ * *unchanged: the file has the old data's bytes, and nothing more was done. */
+static kiln_result reload_build(kiln_manager *m, mgr_slot *s, const mgr_mount *mt, mgr_data *n,
+                                bool force, bool *unchanged, kiln_error *why) {
+    mgr_slot tmp;
+    memset(&tmp, 0, sizeof tmp);
+    tmp.data = n;
+    tmp.path = n->asset.path;
+    tmp.expected_kind = s->expected_kind;
+    tmp.mount = s->mount;
+    pthread_mutex_unlock(&m->lock);
+    kiln_result r = read_asset(m, &tmp, mt, why);
+    pthread_mutex_lock(&m->lock);
+    if (r != KILN_OK)
+        return r;
+    /* A folder file rewritten with the same bytes (a recook that changed
+     * nothing in it) is not applied: no engine objects are remade. */
+    const mgr_data *old = s->data;
+    if (!force && n->file_memory != NULL && old->file_memory != NULL &&
+        n->file_memory_size == old->file_memory_size &&
+        memcmp(n->file_memory, old->file_memory, n->file_memory_size) == 0) {
+        *unchanged = true;
+        return KILN_OK;
+    }
+    dep_list list;
+    list.count = 0;
+    list.more = NULL;
+    list.more_kinds = NULL;
+    list.more_count = list.more_capacity = list.more_kinds_capacity = 0;
+    bool ok = collect_deps(m, &tmp, &list);
+    uint32_t total = list.count + list.more_count;
+    if (ok && total > 0)
+        ok = mgr_grow(m, (void **)&n->deps, &n->dep_capacity, total, sizeof *n->deps);
+    if (!ok)
+        r = runtime_fail(why, KILN_ERR_OUT_OF_MEMORY, n->asset.path, "out of memory");
+    for (uint32_t i = 0; r == KILN_OK && i < total; i++) {
+        kiln_handle handle;
+        kiln_asset_kind kind;
+        dep_get(&list, i, &handle, &kind);
+        uint32_t dep =
+            find_or_create(m, handle, kind, s->priority, false, why, n->asset.path, NULL);
+        if (dep == 0) {
+            r = why->code != KILN_OK ? why->code : KILN_ERR_NOT_FOUND;
+            break;
+        }
+        mgr_slot *d = mgr_slot_at(m, dep);
+        d->refs++;
+        n->deps[n->asset.dependency_count++] =
+            (kiln_asset_dependency){handle, {0, dep, d->generation}};
+        n->asset.dependencies = n->deps;
+    }
+    mgr_free(m, list.more, (size_t)list.more_capacity * sizeof *list.more);
+    mgr_free(m, list.more_kinds, (size_t)list.more_kinds_capacity * sizeof *list.more_kinds);
+    /* New dependencies load here, synchronously (our holds keep them). */
+    for (uint32_t i = 0; r == KILN_OK && i < n->asset.dependency_count; i++) {
+        uint32_t dep = n->deps[i].ref.slot;
+        mgr_slot *d = mgr_slot_at(m, dep);
+        d->pins++;
+        ensure_ready(m, dep);
+        if (mgr_slot_state(d) != SLOT_READY)
+            r = runtime_fail(why, d->error.code != KILN_OK ? d->error.code : KILN_ERR_CORRUPT,
+                             n->asset.path, "needs %s, which failed: %s",
+                             d->data->asset.ref != NULL ? d->data->asset.ref : "a dependency",
+                             d->error.message);
+        mgr_unpin(m, dep);
+    }
+    if (r != KILN_OK)
+        return r;
+    if (needs_upload(m, &tmp)) {
+        pthread_mutex_unlock(&m->lock);
+        kiln_error e;
+        e.code = KILN_OK;
+        e.message[0] = '\0';
+        r = upload(m, &tmp, &e);
+        pthread_mutex_lock(&m->lock);
+        if (r != KILN_OK) {
+            *why = e;
+            why->code = r;
+            return r;
+        }
+        if (n->staging != NULL && n->asset.texels == NULL)
+            mgr_data_release_staging(m, n); /* ours, copied by create_texture */
+    } else if (n->staging != NULL) {        /* kept texels (KILN_MANAGER_KEEP_TEXELS) */
+        n->asset.texels = n->staging;
+        n->asset.texel_bytes = n->staging_size;
+    }
+    n->asset.bytes = n->asset.file_bytes + (n->asset.texels != NULL ? n->staging_size : 0);
+    return KILN_OK;
+}
+
+/* Shows `n` in place of the slot's data and retires the old one; `node` is
+ * where the slot's own data moves when it is the one replaced. */
+static void reload_apply(kiln_manager *m, uint32_t index, mgr_data *n, mgr_data *node) {
+    mgr_slot *s = mgr_slot_at(m, index);
+    mgr_data *old = s->data;
+    const kiln_asset *previous = atomic_load_explicit(&s->shown, memory_order_relaxed);
+    /* Every scope reaching the slot reaches the new dependencies, then no
+     * longer the old ones (in this order, so a dependency in both stays
+     * reached); the old data keeps its holds until it is freed. */
+    bool ok = true;
+    for (uint32_t r = 0; r < s->reach_count; r++)
+        for (uint32_t i = 0; i < n->asset.dependency_count; i++)
+            ok = mgr_reach_add(m, n->deps[i].ref.slot, s->reach[r].scope, false) && ok;
+    for (uint32_t r = 0; r < s->reach_count; r++) {
+        for (uint32_t i = 0; i < old->asset.dependency_count; i++)
+            mgr_reach_remove(m, old->deps[i].ref.slot, s->reach[r].scope, false);
+        mgr_scope *sc = &m->scopes[s->reach[r].scope];
+        sc->bytes = sc->bytes - old->asset.bytes + n->asset.bytes;
+    }
+    (void)ok;             /* out of memory here only undercounts a scope's bytes */
+    if (old == &s->own) { /* the own data stays as readers see it until the slot is reused */
+        *node = s->own;
+        node->allocated = true;
+        old = node;
+    } else {
+        mgr_free(m, node, sizeof *node);
+    }
+    s->data = n;
+    s->path = n->asset.path; /* the same path, in the current manifest */
+    atomic_store_explicit(&s->shown, &n->asset, memory_order_release);
+    s->reloads++;
+    s->reload_failed = false;
+    m->reloads++;
+    kiln_reload_event event = {.kind = KILN_RELOAD_APPLIED,
+                               .handle = n->asset.handle,
+                               .asset = &n->asset,
+                               .previous = previous,
+                               .result = KILN_OK};
+    mgr_notify(m, &event);
+    /* The assets holding it learn that it changed. */
+    for (uint32_t j = 1; j < m->slots_used && m->engine.reloaded != NULL; j++) {
+        mgr_slot *t = mgr_slot_at(m, j);
+        if (mgr_slot_state(t) != SLOT_READY)
+            continue;
+        for (uint32_t i = 0; i < t->data->asset.dependency_count; i++) {
+            if (t->data->deps[i].ref.slot == index) {
+                kiln_reload_event dep = {.kind = KILN_RELOAD_DEPENDENCY,
+                                         .handle = t->data->asset.handle,
+                                         .asset = &t->data->asset,
+                                         .dependency = &n->asset,
+                                         .result = KILN_OK};
+                mgr_notify(m, &dep);
+                break;
+            }
+        }
+    }
+    mgr_retire(m, old);
+}
+
+kiln_result mgr_reload_slot(kiln_manager *m, uint32_t index, bool force, kiln_error *err) {
+    mgr_slot *s = mgr_slot_at(m, index);
+    while (s->reloading) /* one reload of a slot at a time */
+        pthread_cond_wait(&m->done, &m->lock);
+    if (mgr_slot_state(s) != SLOT_READY || s->refs == 0)
+        return runtime_succeed(err); /* unloaded meanwhile: nothing to reload */
+    s->reloading = true;
+    const mgr_mount *mt = mgr_mount_at(m, s->mount);
+    kiln_error why;
+    memset(&why, 0, sizeof why);
+    kiln_result r = KILN_OK;
+    const char *ref = s->data->asset.ref;
+    const kiln_manifest_entry *entry = kiln_manifest_find(&mt->man->view, s->data->asset.handle);
+    if (entry == NULL)
+        r = runtime_fail(&why, KILN_ERR_NOT_FOUND, s->path,
+                         "'%s' is no longer in the manifest of %s: the old data stays", ref,
+                         mt->name);
+    else if (strcmp(kiln_manifest_path(&mt->man->view, entry), s->path) != 0 ||
+             entry->kind != s->expected_kind)
+        r = runtime_fail(&why, KILN_ERR_INVALID_ARGUMENT, s->path,
+                         "'%s' now names %s (a %s): the old data stays; unload and load it "
+                         "again to follow it",
+                         ref, kiln_manifest_path(&mt->man->view, entry),
+                         kiln_asset_kind_str((kiln_asset_kind)entry->kind));
+    mgr_data *n = NULL, *node = NULL;
+    bool unchanged = false;
+    if (r == KILN_OK) {
+        n = mgr_calloc(m, 1, sizeof *n);
+        node = mgr_calloc(m, 1, sizeof *node);
+        if (n == NULL || node == NULL)
+            r = runtime_fail(&why, KILN_ERR_OUT_OF_MEMORY, s->path, "out of memory");
+    }
+    if (r == KILN_OK) {
+        n->allocated = true;
+        n->manifest = mt->man;
+        mt->man->users++;
+        n->asset.handle = s->data->asset.handle;
+        n->asset.kind = s->expected_kind;
+        n->asset.ref = kiln_manifest_ref(&mt->man->view, entry);
+        n->asset.path = kiln_manifest_path(&mt->man->view, entry);
+        n->asset.mount = s->mount;
+        r = reload_build(m, s, mt, n, force, &unchanged, &why);
+    }
+    bool wanted = s->refs > 0 && mgr_slot_state(s) == SLOT_READY;
+    if (r == KILN_OK && unchanged)
+        s->reload_failed = false; /* what is shown is what the file says */
+    if (r == KILN_OK && wanted && !unchanged) {
+        reload_apply(m, index, n, node);
+    } else {
+        if (n != NULL) {
+            n->allocated = true;
+            mgr_data_release(m, n);
+        }
+        mgr_free(m, node, sizeof *node);
+        if (r != KILN_OK && wanted)
+            reload_fail(m, index, &why, err);
+        else
+            r = KILN_OK;
+    }
+    s->reloading = false;
+    pthread_cond_broadcast(&m->done);
+    return r == KILN_OK ? runtime_succeed(err) : r;
+}
+
+kiln_result kiln_manager_reload(kiln_manager *m, kiln_handle handle, kiln_error *err) {
+    if (m == NULL)
+        return runtime_fail(err, KILN_ERR_INVALID_ARGUMENT, "kiln manager",
+                            "kiln_manager_reload needs a manager");
+    pthread_mutex_lock(&m->lock);
+    uint32_t index = 0;
+    for (uint32_t i = m->mount_count; index == 0 && i-- > 0;) {
+        const kiln_manifest_view *view = &mgr_mount_at(m, i)->man->view;
+        const kiln_manifest_entry *entry = kiln_manifest_find(view, handle);
+        if (entry != NULL)
+            index = mgr_map_find(m, i, kiln_manifest_path(view, entry));
+    }
+    if (index == 0) { /* not loaded: nothing to reload */
+        pthread_mutex_unlock(&m->lock);
+        return runtime_succeed(err);
+    }
+    mgr_slot *s = mgr_slot_at(m, index);
+    s->pins++;
+    ensure_ready(m, index); /* one still loading is finished first */
+    kiln_result r;
+    if (s->refs == 0) /* unloaded (or its load cancelled) meanwhile */
+        r = runtime_succeed(err);
+    else if (mgr_slot_state(s) == SLOT_FAILED)
+        r = runtime_fail(err, KILN_ERR_INVALID_ARGUMENT, s->path,
+                         "'%s' failed to load (%s): destroy its scope and load it again",
+                         s->data->asset.ref, s->error.message);
+    else
+        r = mgr_reload_slot(m, index, true, err);
+    mgr_unpin(m, index);
+    pthread_mutex_unlock(&m->lock);
+    return r;
 }

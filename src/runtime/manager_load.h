@@ -22,20 +22,39 @@ bool mgr_reach_add(kiln_manager *m, uint32_t index, uint32_t scope, bool direct)
 void mgr_reach_remove(kiln_manager *m, uint32_t index, uint32_t scope, bool direct);
 void mgr_set_bytes(kiln_manager *m, mgr_slot *s, uint64_t bytes);
 void mgr_release(kiln_manager *m, uint32_t index);
+void mgr_data_release(kiln_manager *m, mgr_data *d);
 void mgr_unpin(kiln_manager *m, uint32_t index);
 mgr_scope *mgr_scope_find(kiln_manager *m, kiln_scope scope);
 bool mgr_resolve(kiln_manager *m, kiln_handle handle, uint32_t *mount,
                  const kiln_manifest_entry **entry);
 const mgr_mount *mgr_mount_at(const kiln_manager *m, uint32_t index);
 kiln_result mgr_read_file(kiln_manager *m, const char *name, const char *path, void **data,
-                          size_t *size, kiln_error *err);
+                          size_t *size, mgr_file_id *id, kiln_error *err);
+struct stat;
+void mgr_file_id_of(const struct stat *st, mgr_file_id *id);
 
 /* manager_load.c: the queue, the finish list, staging, workers. */
 void mgr_heap_remove(kiln_manager *m, uint32_t index);
 void mgr_finish_remove(kiln_manager *m, uint32_t index);
 void mgr_release_staging(kiln_manager *m, mgr_slot *s);
+void mgr_data_release_staging(kiln_manager *m, mgr_data *d);
 kiln_result mgr_start_workers(kiln_manager *m, uint32_t count, kiln_error *err);
 void mgr_stop_workers(kiln_manager *m);
 void mgr_free_dctx_pool(kiln_manager *m);
+
+/* manager_load.c: reloads slot `index` in place (lock held, the caller has
+ * it pinned; it may unlock meanwhile). KILN_OK when applied, no longer
+ * wanted, or (unless `force`) the folder file has the same bytes as the data
+ * shown; else the failure, reported to the slot and the engine. */
+kiln_result mgr_reload_slot(kiln_manager *m, uint32_t index, bool force, kiln_error *err);
+
+/* manager_reload.c: retired data, the folder watch. */
+void mgr_notify(kiln_manager *m, const kiln_reload_event *event);
+void mgr_retire(kiln_manager *m, mgr_data *d);
+void mgr_retired_free(kiln_manager *m, bool all);
+kiln_result mgr_refresh(kiln_manager *m, kiln_error *err);
+void mgr_watch_close(kiln_manager *m);
+bool mgr_watch_poll(kiln_manager *m);
+kiln_result mgr_watch_mount(kiln_manager *m, uint32_t mount, kiln_error *err);
 
 #endif /* KILN_RUNTIME_MANAGER_LOAD_H */

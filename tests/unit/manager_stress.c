@@ -12,7 +12,12 @@
  * reader thread calls kiln_asset_get and kiln_asset_state_of on refs the
  * others publish, stale ones included, without reading the assets (a ref
  * may only be read through while its scope lives). The permanent scope's
- * assets are read by everyone. Afterwards every engine object created was
+ * assets are read by everyone. A reload thread reloads the refs' assets in
+ * place (kiln_manager_reload; kiln_manager_refresh now and then) all along,
+ * so data is replaced under the readers: they read as a game does, within a
+ * frame (a read lock), and the pump thread pumps between frames (the write
+ * lock), which is the contract replaced data is freed by (the second pump
+ * after its replacement). Afterwards every engine object created was
  * destroyed and the allocator is balanced. Run once on the folder and once
  * on the pack.
  */
@@ -58,6 +63,7 @@ static const char *const refs[] = {
 
 typedef struct counters {
     atomic_long buffers, buffers_destroyed, textures, textures_destroyed, callbacks;
+    atomic_long applied, dependents, reload_failures;
     atomic_long allocations, frees;
     atomic_llong outstanding;
 } counters;
@@ -96,6 +102,21 @@ static void destroy_texture(void *user, const kiln_asset *asset, void *object) {
     atomic_fetch_add(&c->textures_destroyed, 1);
 }
 
+static void reloaded(void *user, const kiln_reload_event *event) {
+    counters *c = user;
+    CHECK(event->asset != NULL);
+    if (event->kind == KILN_RELOAD_APPLIED) {
+        CHECK(event->previous != NULL && event->previous != event->asset);
+        atomic_fetch_add(&c->applied, 1);
+    } else if (event->kind == KILN_RELOAD_DEPENDENCY) {
+        CHECK(event->dependency != NULL);
+        atomic_fetch_add(&c->dependents, 1);
+    } else {
+        fprintf(stderr, "reload failed: %s\n", event->error->message);
+        atomic_fetch_add(&c->reload_failures, 1);
+    }
+}
+
 static void *counted_alloc(void *user, size_t size, size_t alignment) {
     counters *c = user;
     atomic_fetch_add(&c->allocations, 1);
@@ -128,6 +149,7 @@ typedef struct shared {
     _Atomic uint32_t published_scope[PUBLISHED];
     atomic_uint publish_at;
     kiln_ref permanent[2];
+    pthread_rwlock_t frame; /* readers in a frame; the pump between frames */
 } shared;
 
 typedef struct level_arg {
@@ -194,9 +216,11 @@ static void *level_thread(void *arg) {
             CHECK(r == KILN_OK);
             publish(s, held[i]);
         }
-        /* Read what is ready; the scope is ours, so it stays valid. */
+        /* Read what is ready; the scope is ours, so it stays valid. One
+         * pass is one frame: what kiln_asset_get gave is not kept past it. */
         int spins = (int)(next_random(&seed) % 400);
         for (int k = 0; k < spins; k++) {
+            pthread_rwlock_rdlock(&s->frame);
             for (int i = 0; i < count; i++) {
                 const kiln_asset *a = kiln_asset_get(s->manager, held[i]);
                 if (a != NULL) {
@@ -215,6 +239,7 @@ static void *level_thread(void *arg) {
                 if (a != NULL)
                     read_asset(a);
             }
+            pthread_rwlock_unlock(&s->frame);
         }
         CHECK(kiln_scope_destroy(s->manager, scope, &err) == KILN_OK);
         CHECK(kiln_scope_destroy(s->manager, scope, &err) == KILN_ERR_INVALID_ARGUMENT);
@@ -226,9 +251,32 @@ static void *level_thread(void *arg) {
 
 static void *pump_thread(void *arg) {
     shared *s = arg;
-    while (!atomic_load(&s->stop))
+    while (!atomic_load(&s->stop)) {
+        pthread_rwlock_wrlock(&s->frame);
         kiln_manager_pump(s->manager);
+        pthread_rwlock_unlock(&s->frame);
+    }
     kiln_manager_pump(s->manager);
+    return NULL;
+}
+
+/* Reloads the refs' assets (those loaded; the others are a no-op) while the
+ * others load, read and unload them. */
+static void *reload_thread(void *arg) {
+    shared *s = arg;
+    unsigned seed = 99u;
+    for (unsigned i = 0; !atomic_load(&s->stop); i++) {
+        kiln_error err;
+        kiln_result r;
+        if (i % 16 == 15)
+            r = kiln_manager_refresh(s->manager, &err);
+        else
+            r = kiln_manager_reload(s->manager, kiln_ref_hash(refs[next_random(&seed) % REF_COUNT]),
+                                    &err);
+        if (r != KILN_OK)
+            fprintf(stderr, "reload: %s\n", err.message);
+        CHECK(r == KILN_OK);
+    }
     return NULL;
 }
 
@@ -266,9 +314,11 @@ static int run(const char *mount, uint32_t workers) {
         .destroy_buffer = destroy_buffer,
         .create_texture = create_texture,
         .destroy_texture = destroy_texture,
+        .reloaded = reloaded,
     };
     shared s;
     memset(&s, 0, sizeof s);
+    pthread_rwlock_init(&s.frame, NULL);
     s.counters = &c;
     kiln_error err;
     if (kiln_manager_create(&desc, &s.manager, &err) != KILN_OK ||
@@ -280,10 +330,11 @@ static int run(const char *mount, uint32_t workers) {
                                 &s.permanent[0], &err) == KILN_OK);
     CHECK(kiln_manager_load_ref(s.manager, KILN_SCOPE_PERMANENT, "props/rock", &s.permanent[1],
                                 &err) == KILN_OK);
-    pthread_t levels[LEVEL_THREADS], pump, reader;
+    pthread_t levels[LEVEL_THREADS], pump, reader, reloader;
     level_arg args[LEVEL_THREADS];
     pthread_create(&pump, NULL, pump_thread, &s);
     pthread_create(&reader, NULL, reader_thread, &s);
+    pthread_create(&reloader, NULL, reload_thread, &s);
     for (int i = 0; i < LEVEL_THREADS; i++) {
         args[i] = (level_arg){&s, 1234u + (unsigned)i * 77u};
         pthread_create(&levels[i], NULL, level_thread, &args[i]);
@@ -293,18 +344,24 @@ static int run(const char *mount, uint32_t workers) {
     atomic_store(&s.stop, true);
     pthread_join(pump, NULL);
     pthread_join(reader, NULL);
+    pthread_join(reloader, NULL);
     kiln_manager_stats stats;
     CHECK(kiln_manager_stats_get(s.manager, &stats, &err) == KILN_OK);
     CHECK(stats.failed == 0);
+    CHECK(stats.reload_failures == 0 && atomic_load(&c.reload_failures) == 0);
+    CHECK(stats.reloads == (uint64_t)atomic_load(&c.applied));
+    CHECK(stats.reloads > 0); /* the permanent scope's assets at least */
     kiln_manager_destroy(s.manager);
+    pthread_rwlock_destroy(&s.frame);
     CHECK(atomic_load(&c.buffers) == atomic_load(&c.buffers_destroyed));
     CHECK(atomic_load(&c.textures) == atomic_load(&c.textures_destroyed));
     CHECK(atomic_load(&c.allocations) == atomic_load(&c.frees));
     CHECK(atomic_load(&c.outstanding) == 0);
     printf("%s, %" PRIu32 " workers: %ld buffers, %ld textures created and destroyed, %ld "
-           "callbacks, %ld allocations\n",
+           "callbacks, %ld reloads (%ld dependents told), %ld allocations\n",
            mount, workers, atomic_load(&c.buffers), atomic_load(&c.textures),
-           atomic_load(&c.callbacks), atomic_load(&c.allocations));
+           atomic_load(&c.callbacks), atomic_load(&c.applied), atomic_load(&c.dependents),
+           atomic_load(&c.allocations));
     return 0;
 }
 

@@ -1,0 +1,566 @@
+/* Hot reload in the asset manager (kiln/manager.h): kiln_manager_reload,
+ * kiln_manager_refresh and kiln_manager_watch on a runtime folder the real
+ * cooker rewrites (kiln build into the same output, which replaces changed
+ * files by rename and assets.kman last). Checked: the ref stays and its data
+ * is the new file's (index counts computed here from the OBJ written), the
+ * engine makes the new objects and destroys the old ones two pumps later,
+ * the old data stays readable until then, dependents are told, a changed
+ * dependency list loads the new dependency and releases the old one, a bad
+ * new file keeps the old data and says why, a refresh finds a new asset, and
+ * the watch notices a rebuild. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "kiln/manager.h"
+#include "test_support.h"
+
+#define EXAMPLES KILN_EXAMPLES_DIR
+
+/* ---------------------------------------------------------------------------
+ * A source folder and its runtime folder, cooked by the kiln command
+ * ------------------------------------------------------------------------- */
+
+typedef struct project {
+    char *src, *props, *out;
+} project;
+
+static void copy_file(const char *from, const char *to) {
+    size_t size;
+    uint8_t *bytes = test_read_file(from, &size);
+    test_write_file(to, bytes, size);
+    free(bytes);
+}
+
+static void write_text(const project *p, const char *name, const char *text) {
+    char *path = test_path_join(p->props, name);
+    test_write_file(path, text, strlen(text));
+    free(path);
+}
+
+static void cook(const project *p) {
+    char *argv[] = {"kiln", "build", "-q", "-j", "1", "-i", p->src, "-o", p->out, NULL};
+    assert_int_equal(cli_main(9, argv), 0);
+}
+
+/* props/crate.{obj,mtl,png} from the examples, cooked. */
+static project make_project(const char *name) {
+    project p;
+    p.src = test_make_temp_dir(name);
+    p.props = test_path_join(p.src, "props");
+    assert_int_equal(mkdir(p.props, 0755), 0);
+    static const char *const files[] = {"crate.obj", "crate.mtl", "crate.png"};
+    for (int i = 0; i < 3; i++) {
+        char *from = test_path_join(EXAMPLES "/props", files[i]);
+        char *to = test_path_join(p.props, files[i]);
+        copy_file(from, to);
+        free(from);
+        free(to);
+    }
+    char *dir = test_make_temp_dir("reload_out");
+    p.out = test_path_join(dir, "runtime");
+    free(dir);
+    cook(&p);
+    return p;
+}
+
+static void free_project(project *p) {
+    free(p->src);
+    free(p->props);
+    free(p->out);
+}
+
+/* A crate that is `triangles` triangles (a fan), using material "wood":
+ * 3 * triangles indices once cooked (no vertex is shared across faces that
+ * differ, and welding keeps the count of indices). */
+static void write_fan(const project *p, int triangles) {
+    char text[4096];
+    size_t at = (size_t)snprintf(text, sizeof text, "mtllib crate.mtl\no crate\nv 0 0 0\n");
+    for (int i = 0; i <= triangles; i++)
+        at += (size_t)snprintf(text + at, sizeof text - at, "v %d 1 0\n", i + 1);
+    at += (size_t)snprintf(text + at, sizeof text - at, "usemtl wood\n");
+    for (int i = 0; i < triangles; i++)
+        at += (size_t)snprintf(text + at, sizeof text - at, "f 1 %d %d\n", i + 2, i + 3);
+    write_text(p, "crate.obj", text);
+}
+
+/* ---------------------------------------------------------------------------
+ * Engine callbacks that count, and the reload events
+ * ------------------------------------------------------------------------- */
+
+typedef struct engine_log {
+    int buffers, buffers_destroyed, textures, textures_destroyed;
+    int applied, failed, dependency;
+    kiln_handle last_applied, last_failed;
+    const kiln_asset *last_previous, *last_asset;
+    char dependents[8][64]; /* refs told of a dependency's reload */
+    int dependent_count;
+    char failure[512];
+    kiln_result failure_code;
+} engine_log;
+
+static kiln_result create_buffer(void *user, const kiln_asset *asset, kiln_buffer_usage usage,
+                                 const void *data, size_t size, void **object, kiln_error *err) {
+    engine_log *log = user;
+    (void)asset;
+    (void)usage;
+    (void)err;
+    assert_non_null(data);
+    assert_true(size > 0);
+    log->buffers++;
+    *object = (void *)(uintptr_t)(0x1000 + log->buffers);
+    return KILN_OK;
+}
+
+static void destroy_buffer(void *user, const kiln_asset *asset, void *object) {
+    engine_log *log = user;
+    (void)asset;
+    assert_non_null(object);
+    log->buffers_destroyed++;
+}
+
+static kiln_result create_texture(void *user, const kiln_asset *asset, const void *texels,
+                                  size_t size, void **object, kiln_error *err) {
+    engine_log *log = user;
+    (void)err;
+    assert_non_null(texels);
+    assert_true(size >= kiln_ktx2_level_size(&asset->texture, 0));
+    log->textures++;
+    *object = (void *)(uintptr_t)(0x2000 + log->textures);
+    return KILN_OK;
+}
+
+static void destroy_texture(void *user, const kiln_asset *asset, void *object) {
+    engine_log *log = user;
+    (void)asset;
+    assert_non_null(object);
+    log->textures_destroyed++;
+}
+
+static void reloaded(void *user, const kiln_reload_event *event) {
+    engine_log *log = user;
+    assert_non_null(event->asset);
+    switch (event->kind) {
+    case KILN_RELOAD_APPLIED:
+        assert_non_null(event->previous);
+        assert_ptr_not_equal(event->previous, event->asset);
+        assert_int_equal(event->result, KILN_OK);
+        log->applied++;
+        log->last_applied = event->handle;
+        log->last_previous = event->previous;
+        log->last_asset = event->asset;
+        break;
+    case KILN_RELOAD_FAILED:
+        assert_non_null(event->error);
+        assert_int_not_equal(event->result, KILN_OK);
+        log->failed++;
+        log->last_failed = event->handle;
+        log->failure_code = event->result;
+        snprintf(log->failure, sizeof log->failure, "%s", event->error->message);
+        break;
+    case KILN_RELOAD_DEPENDENCY:
+        assert_non_null(event->dependency);
+        log->dependency++;
+        if (log->dependent_count < 8)
+            snprintf(log->dependents[log->dependent_count++], 64, "%s", event->asset->ref);
+        break;
+    }
+}
+
+static kiln_manager *make_manager(engine_log *engine, uint32_t workers) {
+    kiln_manager_desc desc = {0};
+    desc.worker_threads = workers;
+    desc.engine = (kiln_engine_callbacks){
+        .user = engine,
+        .create_buffer = create_buffer,
+        .destroy_buffer = destroy_buffer,
+        .create_texture = create_texture,
+        .destroy_texture = destroy_texture,
+        .reloaded = reloaded,
+    };
+    kiln_manager *m = NULL;
+    kiln_error err;
+    assert_int_equal(kiln_manager_create(&desc, &m, &err), KILN_OK);
+    return m;
+}
+
+static bool told(const engine_log *log, const char *ref) {
+    for (int i = 0; i < log->dependent_count; i++)
+        if (strcmp(log->dependents[i], ref) == 0)
+            return true;
+    return false;
+}
+
+/* Indices of a mesh's full detail: level 0 of every submesh (the file also
+ * holds the simplified levels). */
+static uint32_t triangles_of(const kiln_asset *a) {
+    uint32_t indices = 0;
+    for (uint32_t s = 0; s < a->mesh.desc->submesh_count; s++)
+        indices += kiln_mesh_lod(&a->mesh, s, 0)->index_count;
+    return indices / 3;
+}
+
+/* The dependency of `a` of kind `kind`, or NULL. */
+static const kiln_asset *dependency_of(kiln_manager *m, const kiln_asset *a, kiln_asset_kind kind) {
+    for (uint32_t i = 0; i < a->dependency_count; i++) {
+        const kiln_asset *d = kiln_asset_get(m, a->dependencies[i].ref);
+        if (d != NULL && d->kind == kind)
+            return d;
+    }
+    return NULL;
+}
+
+/* ---------------------------------------------------------------------------
+ * Tests
+ * ------------------------------------------------------------------------- */
+
+static void reload_in_place(void **state) {
+    (void)state;
+    project p = make_project("reload_in_place");
+    engine_log engine = {0};
+    kiln_manager *m = make_manager(&engine, 0);
+    kiln_error err;
+    assert_int_equal(kiln_manager_mount(m, p.out, NULL, &err), KILN_OK);
+    kiln_scope level;
+    assert_int_equal(kiln_scope_create(m, "level", 0, &level, &err), KILN_OK);
+    kiln_ref scene, mesh;
+    assert_int_equal(kiln_manager_load_ref(m, level, "props/crate/scene", &scene, &err), KILN_OK);
+    assert_int_equal(kiln_manager_load_ref(m, level, "props/crate", &mesh, &err), KILN_OK);
+    const kiln_asset *old = kiln_asset_get(m, mesh);
+    assert_non_null(old);
+    assert_int_equal(triangles_of(old), 12); /* the example cube: 6 faces of 2 */
+    assert_int_equal(engine.buffers, 2);
+    void *old_vertices = old->engine_buffers[0];
+
+    /* Not loaded: nothing to do. */
+    assert_int_equal(kiln_manager_reload(m, KILN_HANDLE("props/nothing"), &err), KILN_OK);
+
+    write_fan(&p, 5);
+    cook(&p);
+    assert_int_equal(kiln_manager_reload(m, KILN_HANDLE("props/crate"), &err), KILN_OK);
+    const kiln_asset *now = kiln_asset_get(m, mesh);
+    assert_non_null(now);
+    assert_ptr_not_equal(now, old);
+    assert_int_equal(triangles_of(now), 5);
+    assert_int_equal(kiln_asset_state_of(m, mesh, &err), KILN_ASSET_READY);
+    assert_string_equal(now->ref, "props/crate");
+    /* New engine objects; the old ones live on with the old data. */
+    assert_int_equal(engine.buffers, 4);
+    assert_int_equal(engine.buffers_destroyed, 0);
+    assert_ptr_not_equal(now->engine_buffers[0], old_vertices);
+    assert_int_equal(engine.applied, 1);
+    assert_true(engine.last_applied == KILN_HANDLE("props/crate"));
+    assert_ptr_equal(engine.last_previous, old);
+    assert_ptr_equal(engine.last_asset, now);
+    /* The scene holding the mesh was told; the scene's dependency ref
+     * reaches the new data. */
+    assert_true(told(&engine, "props/crate/scene"));
+    assert_ptr_equal(dependency_of(m, kiln_asset_get(m, scene), KILN_ASSET_MESH), now);
+    kiln_manager_stats stats;
+    assert_int_equal(kiln_manager_stats_get(m, &stats, &err), KILN_OK);
+    assert_int_equal(stats.reloads, 1);
+    assert_int_equal(stats.reload_failures, 0);
+    assert_int_equal(stats.retired, 1);
+    assert_int_equal(stats.assets, 4);
+    /* The scope's bytes follow the new file. */
+    char *path = test_path_join(p.out, "props/crate.kmesh");
+    struct stat st;
+    assert_int_equal(stat(path, &st), 0);
+    free(path);
+    assert_int_equal(now->file_bytes, (uint64_t)st.st_size);
+
+    /* The old data stays readable until the second pump. */
+    kiln_manager_pump(m);
+    assert_int_equal(triangles_of(old), 12);
+    assert_ptr_equal(old->engine_buffers[0], old_vertices);
+    assert_int_equal(engine.buffers_destroyed, 0);
+    kiln_manager_pump(m);
+    assert_int_equal(engine.buffers_destroyed, 2);
+    assert_int_equal(kiln_manager_stats_get(m, &stats, &err), KILN_OK);
+    assert_int_equal(stats.retired, 0);
+    assert_int_equal(kiln_asset_reload_status(m, mesh, &err), KILN_OK);
+
+    /* Stale refs stay safe: the scope's destruction unloads everything. */
+    assert_int_equal(kiln_scope_destroy(m, level, &err), KILN_OK);
+    assert_null(kiln_asset_get(m, mesh));
+    assert_int_equal(kiln_asset_reload_status(m, mesh, &err), KILN_ERR_INVALID_ARGUMENT);
+    assert_int_equal(kiln_manager_reload(m, KILN_HANDLE("props/crate"), &err), KILN_OK);
+    assert_int_equal(engine.buffers, engine.buffers_destroyed);
+    assert_int_equal(engine.textures, engine.textures_destroyed);
+    kiln_manager_destroy(m);
+    free_project(&p);
+}
+
+static void failed_reload_keeps_old_data(void **state) {
+    (void)state;
+    project p = make_project("reload_failed");
+    engine_log engine = {0};
+    kiln_manager *m = make_manager(&engine, 0);
+    kiln_error err;
+    assert_int_equal(kiln_manager_mount(m, p.out, NULL, &err), KILN_OK);
+    kiln_ref mesh;
+    assert_int_equal(kiln_manager_load_ref(m, KILN_SCOPE_PERMANENT, "props/crate", &mesh, &err),
+                     KILN_OK);
+    const kiln_asset *old = kiln_asset_get(m, mesh);
+    char *path = test_path_join(p.out, "props/crate.kmesh");
+
+    /* Corrupt. */
+    test_write_file(path, "KILN", 4);
+    kiln_result r = kiln_manager_reload(m, KILN_HANDLE("props/crate"), &err);
+    assert_int_not_equal(r, KILN_OK);
+    assert_non_null(strstr(err.message, "crate.kmesh"));
+    assert_ptr_equal(kiln_asset_get(m, mesh), old);
+    assert_int_equal(triangles_of(old), 12);
+    assert_int_equal(kiln_asset_state_of(m, mesh, &err), KILN_ASSET_READY);
+    assert_int_equal(engine.failed, 1);
+    assert_int_equal(engine.failure_code, r);
+    assert_true(engine.last_failed == KILN_HANDLE("props/crate"));
+    kiln_error status;
+    assert_int_equal(kiln_asset_reload_status(m, mesh, &status), r);
+    assert_non_null(strstr(status.message, "crate.kmesh"));
+    assert_int_equal(engine.buffers, 2); /* nothing created for a file that did not read */
+
+    /* Missing. */
+    assert_int_equal(unlink(path), 0);
+    assert_int_equal(kiln_manager_reload(m, KILN_HANDLE("props/crate"), &err), KILN_ERR_IO);
+    assert_non_null(strstr(err.message, "cannot open"));
+    assert_ptr_equal(kiln_asset_get(m, mesh), old);
+    assert_int_equal(engine.failed, 2);
+
+    /* Rebuilt: the next reload applies and clears the status. */
+    write_fan(&p, 2);
+    cook(&p);
+    assert_int_equal(kiln_manager_reload(m, KILN_HANDLE("props/crate"), &err), KILN_OK);
+    assert_int_equal(triangles_of(kiln_asset_get(m, mesh)), 2);
+    assert_int_equal(kiln_asset_reload_status(m, mesh, &status), KILN_OK);
+    kiln_manager_stats stats;
+    assert_int_equal(kiln_manager_stats_get(m, &stats, &err), KILN_OK);
+    assert_int_equal(stats.reloads, 1);
+    assert_int_equal(stats.reload_failures, 2);
+    kiln_manager_destroy(m);
+    assert_int_equal(engine.buffers, engine.buffers_destroyed);
+    free(path);
+    free_project(&p);
+}
+
+static void dependency_swap_loads_new_and_releases_old(void **state) {
+    (void)state;
+    project p = make_project("reload_swap");
+    engine_log engine = {0};
+    kiln_manager *m = make_manager(&engine, 1);
+    kiln_error err;
+    assert_int_equal(kiln_manager_mount(m, p.out, NULL, &err), KILN_OK);
+    kiln_scope level;
+    assert_int_equal(kiln_scope_create(m, "level", 0, &level, &err), KILN_OK);
+    kiln_ref table;
+    assert_int_equal(kiln_manager_load_ref(m, level, "props/crate/material_0", &table, &err),
+                     KILN_OK);
+    const kiln_asset *t = kiln_asset_get(m, table);
+    assert_int_equal(t->dependency_count, 1);
+    const kiln_asset *texture = kiln_asset_get(m, t->dependencies[0].ref);
+    assert_string_equal(texture->ref, "props/crate/crate");
+    kiln_ref old_texture = t->dependencies[0].ref;
+    assert_int_equal(engine.textures, 1);
+
+    /* The table now names another texture (the same picture under another
+     * name; the old one leaves the sources, so the cooker removes it). */
+    char *from = test_path_join(p.props, "crate.png");
+    char *to = test_path_join(p.props, "planks.png");
+    assert_int_equal(rename(from, to), 0);
+    write_text(&p, "crate.mtl",
+               "newmtl wood\nKd 0.8 0.6 0.4\nmap_Kd planks.png\n"
+               "newmtl metal\nKd 0.6 0.6 0.65\n");
+    cook(&p);
+    kiln_manager_stats before;
+    assert_int_equal(kiln_manager_stats_get(m, &before, &err), KILN_OK);
+    assert_int_equal(kiln_manager_refresh(m, &err), KILN_OK);
+    assert_int_equal(engine.failed, 0); /* the old texture, released, is not checked */
+    t = kiln_asset_get(m, table);
+    assert_int_equal(t->dependency_count, 1);
+    const kiln_asset *planks = kiln_asset_get(m, t->dependencies[0].ref);
+    assert_non_null(planks);
+    assert_string_equal(planks->ref, "props/crate/planks");
+    assert_non_null(planks->engine_texture);
+    assert_int_equal(engine.textures, 2);
+    /* The old texture is held by the old table until the second pump. */
+    assert_non_null(kiln_asset_get(m, old_texture));
+    assert_int_equal(engine.textures_destroyed, 0);
+    kiln_manager_pump(m);
+    kiln_manager_pump(m);
+    assert_null(kiln_asset_get(m, old_texture));
+    assert_int_equal(engine.textures_destroyed, 1);
+    kiln_manager_stats stats;
+    assert_int_equal(kiln_manager_stats_get(m, &stats, &err), KILN_OK);
+    assert_int_equal(stats.assets, 2);
+    assert_int_equal(stats.refreshes, before.refreshes + 1);
+    /* The scope's bytes: the table and the new texture, once each. */
+    bool found = false;
+    for (uint32_t i = 0; i < stats.scope_count; i++) {
+        if (stats.scopes[i].scope == level) {
+            found = true;
+            assert_int_equal(stats.scopes[i].assets, 2);
+            assert_int_equal(stats.scopes[i].bytes, t->bytes + planks->bytes);
+        }
+    }
+    assert_true(found);
+    kiln_manager_destroy(m);
+    assert_int_equal(engine.textures, engine.textures_destroyed);
+    free(from);
+    free(to);
+    free_project(&p);
+}
+
+static void refresh_finds_new_assets_and_only_changed_files(void **state) {
+    (void)state;
+    project p = make_project("reload_refresh");
+    engine_log engine = {0};
+    kiln_manager *m = make_manager(&engine, 0);
+    kiln_error err;
+    assert_int_equal(kiln_manager_mount(m, p.out, NULL, &err), KILN_OK);
+    kiln_ref scene, rock;
+    assert_int_equal(
+        kiln_manager_load_ref(m, KILN_SCOPE_PERMANENT, "props/crate/scene", &scene, &err), KILN_OK);
+    assert_int_equal(kiln_manager_load_ref(m, KILN_SCOPE_TRANSIENT, "props/rock", &rock, &err),
+                     KILN_ERR_NOT_FOUND);
+
+    /* Nothing changed: nothing reloads. */
+    assert_int_equal(kiln_manager_refresh(m, &err), KILN_OK);
+    assert_int_equal(engine.applied, 0);
+
+    /* A new model; the crate's texture is untouched. */
+    char *from = test_path_join(EXAMPLES "/props", "rock.obj");
+    char *to = test_path_join(p.props, "rock.obj");
+    copy_file(from, to);
+    cook(&p);
+    assert_int_equal(kiln_manager_refresh(m, &err), KILN_OK);
+    assert_int_equal(engine.applied, 0); /* the crate's files were not rewritten */
+    assert_int_equal(kiln_manager_load_ref(m, KILN_SCOPE_TRANSIENT, "props/rock", &rock, &err),
+                     KILN_OK);
+    assert_non_null(kiln_asset_get(m, rock));
+
+    /* The crate's mesh changes: the model's files are rewritten (mesh,
+     * table, scene), its texture is not. */
+    int textures = engine.textures;
+    write_fan(&p, 3);
+    cook(&p);
+    assert_int_equal(kiln_manager_refresh(m, &err), KILN_OK);
+    assert_true(engine.applied >= 1);
+    assert_int_equal(engine.textures, textures);
+    const kiln_asset *s = kiln_asset_get(m, scene);
+    const kiln_asset *mesh = dependency_of(m, s, KILN_ASSET_MESH);
+    assert_non_null(mesh);
+    assert_int_equal(triangles_of(mesh), 3);
+
+    /* The rock leaves the sources: its loaded data stays, its reload fails,
+     * once. */
+    assert_int_equal(unlink(to), 0);
+    cook(&p);
+    int failed = engine.failed;
+    assert_int_not_equal(kiln_manager_refresh(m, &err), KILN_OK);
+    /* The mesh, then its material table, which it still holds. */
+    assert_int_equal(engine.failed, failed + 2);
+    failed = engine.failed;
+    assert_true(engine.last_failed == KILN_HANDLE("props/rock/material_0"));
+    assert_non_null(kiln_asset_get(m, rock));
+    assert_int_not_equal(kiln_asset_reload_status(m, rock, &err), KILN_OK);
+    assert_non_null(strstr(err.message, "props/rock"));
+    assert_int_equal(kiln_manager_refresh(m, &err), KILN_OK); /* reported once */
+    assert_int_equal(engine.failed, failed);
+    kiln_manager_destroy(m);
+    assert_int_equal(engine.buffers, engine.buffers_destroyed);
+    assert_int_equal(engine.textures, engine.textures_destroyed);
+    free(from);
+    free(to);
+    free_project(&p);
+}
+
+static void pack_assets_reload_from_the_pack(void **state) {
+    (void)state;
+    project p = make_project("reload_pack");
+    char *argv[] = {"kiln", "build", "-q", "-j", "1", "--pack", "-i", p.src, "-o", p.out, NULL};
+    assert_int_equal(cli_main(10, argv), 0);
+    size_t length = strlen(p.out) + 6;
+    char *pack = malloc(length);
+    snprintf(pack, length, "%s.kpak", p.out);
+    engine_log engine = {0};
+    kiln_manager *m = make_manager(&engine, 0);
+    kiln_error err;
+    assert_int_equal(kiln_manager_mount(m, pack, NULL, &err), KILN_OK);
+    kiln_ref mesh;
+    assert_int_equal(kiln_manager_load_ref(m, KILN_SCOPE_PERMANENT, "props/crate", &mesh, &err),
+                     KILN_OK);
+    assert_int_equal(kiln_manager_refresh(m, &err), KILN_OK); /* packs are skipped */
+    assert_int_equal(engine.applied, 0);
+    const kiln_asset *old = kiln_asset_get(m, mesh);
+    assert_int_equal(kiln_manager_reload(m, KILN_HANDLE("props/crate"), &err), KILN_OK);
+    assert_int_equal(engine.applied, 1);
+    assert_ptr_not_equal(kiln_asset_get(m, mesh), old);
+    assert_int_equal(triangles_of(kiln_asset_get(m, mesh)), 12);
+    kiln_manager_destroy(m);
+    assert_int_equal(engine.buffers, engine.buffers_destroyed);
+    free(pack);
+    free_project(&p);
+}
+
+static void watch_notices_a_rebuild(void **state) {
+    (void)state;
+    project p = make_project("reload_watch");
+    engine_log engine = {0};
+    kiln_manager *m = make_manager(&engine, 2);
+    kiln_error err;
+    assert_int_equal(kiln_manager_mount(m, p.out, NULL, &err), KILN_OK);
+#ifndef __linux__
+    assert_int_equal(kiln_manager_watch(m, true, &err), KILN_ERR_UNSUPPORTED);
+    kiln_manager_destroy(m);
+    free_project(&p);
+    return;
+#else
+    assert_int_equal(kiln_manager_watch(m, true, &err), KILN_OK);
+    assert_int_equal(kiln_manager_watch(m, true, &err), KILN_OK); /* twice is fine */
+    kiln_ref mesh;
+    assert_int_equal(kiln_manager_load_ref(m, KILN_SCOPE_PERMANENT, "props/crate", &mesh, &err),
+                     KILN_OK);
+    for (int i = 0; i < 3; i++)
+        kiln_manager_pump(m);
+    assert_int_equal(engine.applied, 0);
+    write_fan(&p, 4);
+    cook(&p);
+    /* Poll as a game loop would (bounded; no timing is asserted). */
+    const kiln_asset *a = kiln_asset_get(m, mesh);
+    for (int i = 0; i < 1000 && triangles_of(a) != 4; i++) {
+        kiln_manager_pump(m);
+        struct timespec pause = {0, 5 * 1000 * 1000};
+        nanosleep(&pause, NULL);
+        a = kiln_asset_get(m, mesh);
+    }
+    assert_int_equal(triangles_of(a), 4);
+    assert_true(engine.applied >= 1); /* the mesh, and its table when its rows changed */
+    /* Stopped: a rebuild is not noticed. */
+    assert_int_equal(kiln_manager_watch(m, false, &err), KILN_OK);
+    write_fan(&p, 6);
+    cook(&p);
+    for (int i = 0; i < 30; i++)
+        kiln_manager_pump(m);
+    assert_int_equal(triangles_of(kiln_asset_get(m, mesh)), 4);
+    kiln_manager_destroy(m);
+    assert_int_equal(engine.buffers, engine.buffers_destroyed);
+    free_project(&p);
+#endif
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(reload_in_place),
+        cmocka_unit_test(failed_reload_keeps_old_data),
+        cmocka_unit_test(dependency_swap_loads_new_and_releases_old),
+        cmocka_unit_test(refresh_finds_new_assets_and_only_changed_files),
+        cmocka_unit_test(pack_assets_reload_from_the_pack),
+        cmocka_unit_test(watch_notices_a_rebuild),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
