@@ -119,7 +119,7 @@ typedef struct serve_answer {
 
 typedef struct watch_state {
     build_options options;
-    char *input;  /* as the first round resolved them */
+    char *input; /* as the first round resolved them */
     char *output;
     char *config_folder; /* kiln.yml's folder when outside the input, else NULL */
     char *config_name;
@@ -184,8 +184,8 @@ static int parse_watch_options(int argc, char **argv, watch_state *state) {
             break;
         case OPTION_DEBOUNCE:
             if (!parse_debounce(optarg, &state->debounce_ms))
-                return cli_usage_error(COMMAND, "invalid debounce '%s' (expected 0..%d ms)",
-                                       optarg, DEBOUNCE_MAX_MS);
+                return cli_usage_error(COMMAND, "invalid debounce '%s' (expected 0..%d ms)", optarg,
+                                       DEBOUNCE_MAX_MS);
             break;
         case OPTION_SERVE:
             state->serve = true;
@@ -257,9 +257,8 @@ static void answer_request(const build_run *run, serve_answer *answer) {
             continue;
         }
         char own[1024];
-        bool own_ok =
-            cook_asset_ref(run->plan->importers[i], run->plan->sources.items[i], own,
-                           sizeof own) == KILN_OK;
+        bool own_ok = cook_asset_ref(run->plan->importers[i], run->plan->sources.items[i], own,
+                                     sizeof own) == KILN_OK;
         const char *path = NULL;
         for (size_t e = 0; e < result->manifest.count && path == NULL; e++) {
             const cook_manifest_entry *entry = &result->manifest.items[e];
@@ -350,7 +349,7 @@ static int run_round(watch_state *state, const char *focus, bool first) {
                 state->config_name = cook_strdup(slash ? slash + 1 : setup.config.path);
             }
         }
-        if (!first)
+        if (!first && focus == NULL)
             state->round++;
         status = build_execute(&options, &setup);
     } else if (first) {
@@ -374,8 +373,8 @@ static int run_round(watch_state *state, const char *focus, bool first) {
 static bool ignored_name(const char *name) {
     size_t length = strlen(name);
     return name[0] == '.' || (length > 0 && name[length - 1] == '~') ||
-           (length > 4 && (strcmp(name + length - 4, ".swp") == 0 ||
-                           strcmp(name + length - 4, ".swx") == 0)) ||
+           (length > 4 &&
+            (strcmp(name + length - 4, ".swp") == 0 || strcmp(name + length - 4, ".swx") == 0)) ||
            strcmp(name, "4913") == 0;
 }
 
@@ -507,8 +506,8 @@ static bool read_events(watch_state *state) {
             if (folder == NULL)
                 continue;
             if ((event->mask & IN_ISDIR) && (event->mask & (IN_CREATE | IN_MOVED_TO))) {
-                char *child = folder->path[0] ? cook_path_join(folder->path, name)
-                                              : cook_strdup(name);
+                char *child =
+                    folder->path[0] ? cook_path_join(folder->path, name) : cook_strdup(name);
                 if (child != NULL)
                     watch_tree(state, child, 0); /* `folder` may move: not used after */
                 free(child);
@@ -567,8 +566,7 @@ static bool start_serving(watch_state *state) {
     }
     /* A socket file left by a watch that was killed is replaced; one that
      * answers belongs to another watch. */
-    if (connect(fd, (const struct sockaddr *)&address, sizeof address) == 0 ||
-        errno == EAGAIN) {
+    if (connect(fd, (const struct sockaddr *)&address, sizeof address) == 0 || errno == EAGAIN) {
         cli_error("another kiln watch --serve is serving '%s'", state->socket_path);
         close(fd);
         return false;

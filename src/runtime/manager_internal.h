@@ -137,6 +137,8 @@ struct kiln_manager {
     /* Zstd decompression contexts (ZSTD_DCtx *), reused by loaders. */
     void *dctx_pool[MGR_DCTX_POOL];
     uint32_t dctx_count;
+    /* Cooking on demand (manager_dev.c, KILN_RUNTIME_DEV only); NULL: none. */
+    struct mgr_dev *dev;
 };
 
 #endif /* KILN_RUNTIME_MANAGER_INTERNAL_H */
