@@ -123,9 +123,6 @@ typedef struct watch_state {
     char *output;
     char *config_folder; /* kiln.yml's folder when outside the input, else NULL */
     char *config_name;
-    dev_t output_dev;
-    ino_t output_ino;
-    bool output_known;
     int debounce_ms;
     bool serve;
     int inotify_fd;
@@ -315,17 +312,47 @@ static void on_round_done(const build_run *run, int status, void *context) {
     fflush(stdout);
 }
 
+/* Reads kiln.yml once to learn the folders (and kiln.yml's own), which the
+ * watch keeps. Returns -1 to go on, otherwise the exit status. */
+static int resolve_folders(watch_state *state) {
+    build_options options = state->options;
+    options.verbosity = PROGRESS_QUIET; /* its warnings come with the first round */
+    build_setup setup;
+    int status = build_setup_load(&options, &setup);
+    if (status >= 0) {
+        config_free(&setup.config);
+        return CLI_EXIT_FAILURE;
+    }
+    state->input = cook_strdup(setup.input);
+    state->output = cook_strdup(setup.output);
+    bool ok = state->input != NULL && state->output != NULL;
+    if (ok && setup.config.path != NULL) {
+        char *slash = strrchr(setup.config.path, '/');
+        state->config_folder = slash
+                                   ? strndup(setup.config.path, (size_t)(slash - setup.config.path))
+                                   : cook_strdup(".");
+        state->config_name = cook_strdup(slash ? slash + 1 : setup.config.path);
+        ok = state->config_folder != NULL && state->config_name != NULL;
+    }
+    config_free(&setup.config);
+    if (!ok) {
+        cli_error("out of memory");
+        return CLI_EXIT_FAILURE;
+    }
+    return -1;
+}
+
 /* One incremental build; `focus` NULL for a whole round. The setup (kiln.yml)
- * is read again each time, the folders kept as the first round found them. */
+ * is read again each time, the folders kept as resolve_folders found them. */
 static int run_round(watch_state *state, const char *focus, bool first) {
     build_options options = state->options;
     options.watch_round = !first;
     options.focus = focus;
     options.round_done = on_round_done;
     options.round_context = state;
+    options.input = state->input;
+    options.output = state->output;
     if (!first) {
-        options.input = state->input;
-        options.output = state->output;
         options.verbose = false;
         if (options.verbosity == PROGRESS_VERBOSE)
             options.verbosity = PROGRESS_NORMAL;
@@ -333,28 +360,9 @@ static int run_round(watch_state *state, const char *focus, bool first) {
     build_setup setup;
     int status = build_setup_load(&options, &setup);
     if (status < 0) {
-        if (first) {
-            state->input = cook_strdup(setup.input);
-            state->output = cook_strdup(setup.output);
-            if (state->input == NULL || state->output == NULL) {
-                cli_error("out of memory");
-                config_free(&setup.config);
-                return CLI_EXIT_FAILURE;
-            }
-            if (setup.config.path != NULL) {
-                char *slash = strrchr(setup.config.path, '/');
-                state->config_folder =
-                    slash ? strndup(setup.config.path, (size_t)(slash - setup.config.path))
-                          : cook_strdup(".");
-                state->config_name = cook_strdup(slash ? slash + 1 : setup.config.path);
-            }
-        }
         if (!first && focus == NULL)
             state->round++;
         status = build_execute(&options, &setup);
-    } else if (first) {
-        config_free(&setup.config);
-        return CLI_EXIT_FAILURE; /* kiln.yml is wrong: nothing to watch yet */
     }
     config_free(&setup.config);
     return status;
@@ -396,16 +404,12 @@ static void forget_folder(watch_state *state, int wd) {
     }
 }
 
-static bool is_output_folder(watch_state *state, const struct stat *info) {
-    if (!state->output_known) {
-        struct stat output;
-        if (stat(state->output, &output) != 0)
-            return false;
-        state->output_dev = output.st_dev;
-        state->output_ino = output.st_ino;
-        state->output_known = true;
-    }
-    return info->st_dev == state->output_dev && info->st_ino == state->output_ino;
+/* Looked up each time: `kiln clean` may remove the output folder and a round
+ * make it again, a new inode; watching it would make every round cause the next. */
+static bool is_output_folder(const watch_state *state, const struct stat *info) {
+    struct stat output;
+    return stat(state->output, &output) == 0 && info->st_dev == output.st_dev &&
+           info->st_ino == output.st_ino;
 }
 
 /* Watches input/relative and every folder under it (a folder found twice —
@@ -804,14 +808,16 @@ int cmd_watch(int argc, char **argv) {
         cli_error("cannot set up signal handling: %s", strerror(errno));
         return CLI_EXIT_FAILURE;
     }
-    status = run_round(&state, NULL, true);
+    /* Watching starts before the first round, so that no change made while
+     * it builds is missed (it makes a round right after). */
+    status = resolve_folders(&state);
     struct stat input_info;
-    /* A missing input folder was named by the first round. */
-    bool started =
-        state.input != NULL && stat(state.input, &input_info) == 0 && S_ISDIR(input_info.st_mode);
+    bool started = status < 0 && stat(state.input, &input_info) == 0 &&
+                   S_ISDIR(input_info.st_mode) && start_watching(&state);
+    if (status < 0)
+        status = run_round(&state, NULL, true); /* names a missing input folder */
     if (started && state.serve)
         started = start_serving(&state);
-    started = started && start_watching(&state);
     if (started) {
         if (state.options.verbosity != PROGRESS_QUIET) {
             char name[1024];
