@@ -515,10 +515,19 @@ static bool read_events(watch_state *state) {
                 if (child != NULL)
                     watch_tree(state, child, 0); /* `folder` may move: not used after */
                 free(child);
+                folder = NULL;
+            }
+            if (state->options.verbosity == PROGRESS_VERBOSE) {
+                char shown[1024];
+                const char *parent = folder != NULL ? folder->path : "";
+                printf("changed %s%s%s (inotify 0x%x)\n",
+                       cook_escape_to(shown, sizeof shown, parent), parent[0] && name[0] ? "/" : "",
+                       name, (unsigned)event->mask);
             }
             changed = true;
         }
     }
+    fflush(stdout);
     return changed;
 }
 

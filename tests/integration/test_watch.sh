@@ -67,20 +67,28 @@ wait_for() {
     return 1
 }
 watch_has() { grep -qE -- "$1" "$WATCH_OUT"; }
-# rounds_done N: the watch printed its Nth "round" summary.
-rounds_done() { [ "$(grep -c '^kiln: round ' "$WATCH_OUT")" -ge "$1" ]; }
-# round_lines N: the lines the Nth round printed (after round N-1's summary).
-round_lines() {
-    awk -v n="$1" '/^kiln: round /{r++; if (r == n) exit; next} r == n - 1' "$WATCH_OUT"
+# Every edit is one rename into the input (written beside it first), so that
+# it is one event whatever the machine's load: a slow writer cannot split it
+# into two rounds.
+EDITS=$SCRATCH/edits
+mkdir -p "$EDITS"
+put() { # put PATH TEXT: PATH (under in/) gets TEXT
+    printf "$2" >"$EDITS/next"
+    mv "$EDITS/next" "$IN/$1"
 }
+put_png() { # put_png PATH SIZE SEED
+    write_png "$EDITS/next.png" "$2" "$3"
+    mv "$EDITS/next.png" "$IN/$1"
+}
+# mark: how many lines the watch has printed; since MARK: the lines after it.
+mark() { wc -l <"$WATCH_OUT"; }
+since() { tail -n +"$(($1 + 1))" "$WATCH_OUT"; }
+# wait_round MARK PATTERN: waits until a round summary follows a line
+# matching PATTERN, both after MARK.
+round_after() { since "$1" | awk -v p="$2" '$0 ~ p {seen = 1} seen && /^kiln: round / {found = 1} END {exit !found}'; }
+wait_round() { wait_for round_after "$1" "$2"; }
+count_since() { since "$1" | grep -c -- "$2" || true; }
 inode() { stat -c %i "$SCRATCH/$1"; }
-# edit_and_wait N COMMAND...: runs COMMAND, then waits for round N.
-edit_and_wait() {
-    local n=$1
-    shift
-    "$@"
-    wait_for rounds_done "$n"
-}
 
 (cd "$SCRATCH" && exec "$KILN" watch -i in -o out -j 2 --debounce 100 \
     >"$WATCH_OUT" 2>"$WATCH_ERR") &
@@ -93,68 +101,69 @@ check "the lock is free between rounds" \
 # An edited texture recooks alone.
 crate_mesh=$(inode out/props/crate.kmesh)
 barrel_mesh=$(inode out/props/barrel.kmesh)
-wall_before=$(inode out/wall.ktx2)
 wall_bytes=$(md5sum <"$SCRATCH/out/wall.ktx2")
-edit_and_wait 1 write_png "$IN/wall.png" 32 11 || true
-check "a texture edit: one round" rounds_done 1
-check "it recooks the texture" \
-    all_true "round_lines 1 | grep -q '^cooked wall.png -> wall.ktx2'" \
-    "[ '$(md5sum <"$SCRATCH/out/wall.ktx2")' != '$wall_bytes' ]"
+m=$(mark)
+put_png wall.png 32 11
+wait_round "$m" '^cooked wall.png' || true
+check "a texture edit makes a round that recooks it" \
+    all_true "since $m | grep -q '^cooked wall.png -> wall.ktx2 '" \
+    "[ '$(md5sum <"$SCRATCH/out/wall.ktx2")' != '$wall_bytes' ]" \
+    "since $m | grep -q '^kiln: round [0-9]*: 1 cooked, 0 failed'"
 check "and nothing else" \
-    all_true "[ \"\$(round_lines 1 | grep -c '^cooked')\" -eq 1 ]" \
+    all_true "[ $(count_since "$m" '^cooked') -eq 1 ]" \
     "[ $(inode out/props/crate.kmesh) -eq $crate_mesh ]" \
     "[ $(inode out/props/barrel.kmesh) -eq $barrel_mesh ]"
-check "the summary counts it" watch_has '^kiln: round 1: 1 cooked, 0 failed'
 
 # An edited .mtl recooks the models that read it, not the texture.
 wall_before=$(inode out/wall.ktx2)
-edit_and_wait 2 sh -c "printf 'newmtl wood\nKd 0.5 0.25 1\nmap_Kd crate.png\n' >'$IN/props/crate.mtl'" ||
-    true
+m=$(mark)
+put props/crate.mtl 'newmtl wood\nKd 0.5 0.25 1\nmap_Kd crate.png\n'
+wait_round "$m" '^cooked props/(crate|barrel).obj' || true
 check "a .mtl edit recooks both models that read it" \
-    all_true "round_lines 2 | grep -q '^cooked props/crate.obj'" \
-    "round_lines 2 | grep -q '^cooked props/barrel.obj'" \
-    "[ \"\$(round_lines 2 | grep -c '^cooked')\" -eq 2 ]"
+    all_true "since $m | grep -q '^cooked props/crate.obj'" \
+    "since $m | grep -q '^cooked props/barrel.obj'" \
+    "[ \$(count_since $m '^cooked') -eq 2 ]"
 check "and leaves the texture" \
     all_true "[ $(inode out/wall.ktx2) -eq $wall_before ]" \
     "[ $(inode out/props/crate.kmesh) -ne $crate_mesh ]"
 
 # A new model in a folder made after the watch started.
+m=$(mark)
 mkdir -p "$IN/new/deep"
-wait_for rounds_done 3 || true # the new folder alone may make a round
-n=$(grep -c '^kiln: round ' "$WATCH_OUT")
-edit_and_wait $((n + 1)) cp "$IN/props/barrel.obj" "$IN/new/deep/thing.obj" || true
-wait_for test -f "$SCRATCH/out/new/deep/thing.kmesh" || true
+put new/deep/thing.obj 'v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n'
+wait_round "$m" '^cooked new/deep/thing.obj' || true
 check "a new model in a new folder cooks" \
-    all_true "watch_has '^cooked new/deep/thing.obj -> new/deep/thing.kmesh'" \
+    all_true "since $m | grep -q '^cooked new/deep/thing.obj -> new/deep/thing.kmesh'" \
     "test -f '$SCRATCH/out/new/deep/thing.kmesh'" "grep -aq 'new/deep/thing' '$SCRATCH/out/assets.kman'"
 
-# Editor temporaries and hidden files make no round of their own: they are
-# written before a real edit, and the round that edit makes lists only it.
-n=$(grep -c '^kiln: round ' "$WATCH_OUT")
+# Editor temporaries and hidden files make no round of their own: written
+# before a real edit (with a pause longer than the debounce between), only
+# the edit's round comes.
+m=$(mark)
 printf 'x' >"$IN/props/.#crate.obj"
 printf 'x' >"$IN/props/crate.obj~"
 printf 'x' >"$IN/props/4913"
 printf 'x' >"$IN/props/.crate.obj.swp"
-sleep 0.5 # a chance for a (wrong) round of their own, past the 100 ms debounce
-edit_and_wait $((n + 1)) write_png "$IN/wall.png" 32 13 || true
+sleep 0.5 # a chance for a (wrong) round of their own
+put_png wall.png 32 13
+wait_round "$m" '^cooked wall.png' || true
 check "editor temporaries are ignored" \
-    all_true "rounds_done $((n + 1))" "! rounds_done $((n + 2))" \
-    "round_lines $((n + 1)) | grep -q '^cooked wall.png'"
+    all_true "[ \$(count_since $m '^kiln: round ') -eq 1 ]" "since $m | grep -q '^cooked wall.png'"
 rm -f "$IN/props/.#crate.obj" "$IN/props/crate.obj~" "$IN/props/4913" "$IN/props/.crate.obj.swp"
 
 # A broken model is reported; the watch goes on and cooks its fix.
-n=$(grep -c '^kiln: round ' "$WATCH_OUT")
-edit_and_wait $((n + 1)) sh -c "printf 'v 0 0 0\nf 1 2 9\n' >'$IN/props/barrel.obj'" || true
+m=$(mark)
+put props/barrel.obj 'v 0 0 0\nf 1 2 9\n'
+wait_round "$m" '^failed props/barrel.obj' || true
 check "a broken model is reported" \
-    all_true "watch_has '^failed props/barrel.obj'" \
+    all_true "since $m | grep -q '^failed props/barrel.obj'" \
     "grep -q 'props/barrel.obj:2: error: ' '$WATCH_ERR'" \
-    "watch_has '1 failed.*\(errors above\)'"
+    "since $m | grep -q '1 failed.*(errors above)'"
 check "the watch keeps running" kill -0 "$watch_pid"
-n=$(grep -c '^kiln: round ' "$WATCH_OUT")
-edit_and_wait $((n + 1)) sh -c \
-    "printf 'mtllib crate.mtl\nv 0 0 0\nv 3 0 0\nv 0 3 0\nusemtl wood\nf 1 2 3\n' >'$IN/props/barrel.obj'" ||
-    true
-check "its fix cooks" all_true "round_lines $((n + 1)) | grep -q '^cooked props/barrel.obj'"
+m=$(mark)
+put props/barrel.obj 'mtllib crate.mtl\nv 0 0 0\nv 3 0 0\nv 0 3 0\nusemtl wood\nf 1 2 3\n'
+wait_round "$m" '^cooked props/barrel.obj' || true
+check "its fix cooks" all_true "since $m | grep -q '^cooked props/barrel.obj'"
 
 # SIGTERM: the watch ends, exit status 0, lock released.
 kill -TERM "$watch_pid"
