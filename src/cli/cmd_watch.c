@@ -16,14 +16,17 @@
  *
  * The output lock (.kiln-lock) is held only during a round, so `kiln build`
  * or `kiln clean` by hand can run between rounds (a round waits for them).
- * SIGINT and SIGTERM end the watch after the round in progress: the lock is
- * released, the socket removed, the exit status 0.
+ * SIGINT and SIGTERM between rounds end the watch cleanly (exit status 0,
+ * socket removed); during a round they abandon it as they would a `kiln
+ * build` (what it finished is kept through the journal), exit status 128 +
+ * the signal.
  */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,8 +71,9 @@ void cmd_watch_usage(FILE *out) {
             "a failed asset is reported and the watch goes on. kiln.yml is re-read\n"
             "every round (its input and output folders excepted). Hidden files and\n"
             "editor temporaries (*~, *.swp, 4913) are ignored. The output lock is\n"
-            "held during a round only. Ctrl-C (SIGINT) or SIGTERM stops the watch\n"
-            "once the round in progress ends.\n"
+            "held during a round only. Ctrl-C (SIGINT) or SIGTERM stops the watch;\n"
+            "during a round it abandons the round as for an interrupted kiln build\n"
+            "(what it finished is kept, the next build resumes).\n"
             "\n"
             "Options:\n"
             "  -i, --input DIR    folder of source assets (as for kiln build)\n"
@@ -88,9 +92,9 @@ void cmd_watch_usage(FILE *out) {
             "  -v, --verbose      the first build prints every asset\n"
             "  -h, --help         show this help\n"
             "\n"
-            "Exit status: 0 when stopped by a signal, 1 when the watch cannot start\n"
-            "(a missing input folder, kiln.yml error, inotify or socket failure), 2 for\n"
-            "a command-line mistake.\n",
+            "Exit status: 0 when stopped by a signal between rounds (128 + the signal\n"
+            "during one), 1 when the watch cannot start (a missing input folder, a\n"
+            "kiln.yml error, an inotify or socket failure), 2 for a command-line mistake.\n",
             PARALLEL_MAX_THREADS, DEBOUNCE_MAX_MS, DEBOUNCE_DEFAULT_MS);
 }
 
@@ -134,6 +138,7 @@ typedef struct watch_state {
     unsigned round;
     /* --serve */
     int listen_fd;
+    int round_done_fd[2]; /* a pipe: the round tells its signal watcher it is over */
     char *socket_path;
     serve_client clients[SERVE_MAX_CLIENTS];
     serve_answer *answer; /* during a focused round */
@@ -342,6 +347,39 @@ static int resolve_folders(watch_state *state) {
     return -1;
 }
 
+/* During a round the signals still wait in the signalfd, and this thread
+ * reads them: Ctrl-C must not wait for a long build. The round is abandoned
+ * as a killed `kiln build` is (what it finished is in the journal, the next
+ * build resumes from it; the kernel drops the lock); the socket goes. */
+static void *watch_signals_during_round(void *context) {
+    watch_state *state = context;
+    struct pollfd fds[2] = {{.fd = state->signal_fd, .events = POLLIN},
+                            {.fd = state->round_done_fd[0], .events = POLLIN}};
+    for (;;) {
+        if (poll(fds, 2, -1) < 0 && errno != EINTR)
+            return NULL;
+        if (fds[1].revents & (POLLIN | POLLHUP)) {
+            char byte;
+            if (read(state->round_done_fd[0], &byte, 1) != 1) {
+                /* the pipe is emptied for the next round either way */
+            }
+            return NULL;
+        }
+        struct signalfd_siginfo info;
+        if ((fds[0].revents & POLLIN) &&
+            read(state->signal_fd, &info, sizeof info) == (ssize_t)sizeof info) {
+            static const char message[] = "\nkiln: watch stopped during a round (its finished "
+                                          "assets are kept; the next build resumes)\n";
+            if (write(STDERR_FILENO, message, sizeof message - 1) < 0) {
+                /* nothing left to tell */
+            }
+            if (state->listen_fd >= 0)
+                unlink(state->socket_path);
+            _exit(128 + (int)info.ssi_signo);
+        }
+    }
+}
+
 /* One incremental build; `focus` NULL for a whole round. The setup (kiln.yml)
  * is read again each time, the folders kept as resolve_folders found them. */
 static int run_round(watch_state *state, const char *focus, bool first) {
@@ -362,7 +400,15 @@ static int run_round(watch_state *state, const char *focus, bool first) {
     if (status < 0) {
         if (!first && focus == NULL)
             state->round++;
+        pthread_t watcher;
+        bool watching = pthread_create(&watcher, NULL, watch_signals_during_round, state) == 0;
         status = build_execute(&options, &setup);
+        if (watching) {
+            if (write(state->round_done_fd[1], "x", 1) != 1) {
+                pthread_cancel(watcher); /* cannot happen: a pipe with room */
+            }
+            pthread_join(watcher, NULL);
+        }
     }
     config_free(&setup.config);
     return status;
@@ -799,10 +845,18 @@ static void free_state(watch_state *state) {
         close(state->inotify_fd);
     if (state->signal_fd >= 0)
         close(state->signal_fd);
+    for (int i = 0; i < 2; i++) {
+        if (state->round_done_fd[i] >= 0)
+            close(state->round_done_fd[i]);
+    }
 }
 
 int cmd_watch(int argc, char **argv) {
-    watch_state state = {.inotify_fd = -1, .signal_fd = -1, .listen_fd = -1, .config_wd = -1};
+    watch_state state = {.inotify_fd = -1,
+                         .signal_fd = -1,
+                         .listen_fd = -1,
+                         .config_wd = -1,
+                         .round_done_fd = {-1, -1}};
     int status = parse_watch_options(argc, argv, &state);
     if (status >= 0)
         return status;
@@ -812,7 +866,9 @@ int cmd_watch(int argc, char **argv) {
     sigemptyset(&stop);
     sigaddset(&stop, SIGINT);
     sigaddset(&stop, SIGTERM);
-    if (sigprocmask(SIG_BLOCK, &stop, NULL) != 0 ||
+    if (pipe(state.round_done_fd) != 0 || fcntl(state.round_done_fd[0], F_SETFD, FD_CLOEXEC) != 0 ||
+        fcntl(state.round_done_fd[1], F_SETFD, FD_CLOEXEC) != 0 ||
+        sigprocmask(SIG_BLOCK, &stop, NULL) != 0 ||
         (state.signal_fd = signalfd(-1, &stop, SFD_CLOEXEC | SFD_NONBLOCK)) < 0) {
         cli_error("cannot set up signal handling: %s", strerror(errno));
         return CLI_EXIT_FAILURE;

@@ -181,6 +181,20 @@ run_in "$SCRATCH" build -i in -o clean
 check "the watched output equals a clean build's" \
     diff -r -x .kiln-cache -x .kiln-lock "$SCRATCH/clean" "$SCRATCH/out"
 
+# A signal during a round (here the first build, slowed in its texture stage
+# by a test hook) stops the watch at once, as it would interrupt kiln build.
+(cd "$SCRATCH" && exec env KILN_TEST_SLOW_STAGE=texture:60 "$KILN" watch -i in -o slow \
+    >"$SCRATCH/slow.out" 2>"$SCRATCH/slow.err") &
+slow_pid=$!
+wait_for sh -c "[ \"\$(cat '$SCRATCH/slow/.kiln-lock' 2>/dev/null)\" = $slow_pid ]" || true
+kill -INT "$slow_pid"
+set +e
+wait "$slow_pid"
+slow_status=$?
+set -e
+check "SIGINT during a round stops the watch at once" \
+    all_true "[ $slow_status -eq 130 ]" "grep -q 'watch stopped during a round' '$SCRATCH/slow.err'"
+
 # ---------------------------------------------------------------------------
 # --serve: cooking on demand
 # ---------------------------------------------------------------------------
