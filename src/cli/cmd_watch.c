@@ -458,13 +458,16 @@ static bool is_output_folder(const watch_state *state, const struct stat *info) 
            info->st_ino == output.st_ino;
 }
 
-/* Watches input/relative and every folder under it (a folder found twice —
- * a symbolic link loop — is watched once: inotify returns the same wd). */
+/* Watches input/relative and every folder under it (a folder found twice is
+ * watched once: inotify returns the same wd). Hidden folders (and "." and
+ * "..") are skipped, as the build's walk skips them. */
 static void watch_tree(watch_state *state, const char *relative, unsigned depth) {
     char *full = relative[0] ? cook_path_join(state->input, relative) : cook_strdup(state->input);
     struct stat info;
-    if (full == NULL || stat(full, &info) != 0 || !S_ISDIR(info.st_mode) ||
-        is_output_folder(state, &info) || depth > 64) {
+    /* Like the build's walk, a symbolic link to a folder under the input is
+     * not followed (the input itself may be one). */
+    int found = full == NULL ? -1 : relative[0] ? lstat(full, &info) : stat(full, &info);
+    if (found != 0 || !S_ISDIR(info.st_mode) || is_output_folder(state, &info) || depth > 64) {
         free(full);
         return;
     }
@@ -501,7 +504,7 @@ static void watch_tree(watch_state *state, const char *relative, unsigned depth)
     DIR *dir = opendir(full);
     struct dirent *entry;
     while (dir != NULL && (entry = readdir(dir)) != NULL) {
-        if (entry->d_type != DT_DIR && entry->d_type != DT_UNKNOWN && entry->d_type != DT_LNK)
+        if (entry->d_type != DT_DIR && entry->d_type != DT_UNKNOWN)
             continue;
         if (ignored_name(entry->d_name))
             continue;
