@@ -330,7 +330,8 @@ static int finish_build(build_run *run, const struct timespec *start) {
  * ------------------------------------------------------------------------- */
 
 /* True when planned source `index` produces `focus`: it is its path, its
- * ref, or a ref or output its last cook recorded. */
+ * ref, or a ref, output or file read (a model's .mtl or texture) its last
+ * cook recorded. */
 static bool source_produces(const build_plan *plan, size_t index, const kiln_cache *cache,
                             const char *focus) {
     const char *source = plan->sources.items[index];
@@ -346,6 +347,10 @@ static bool source_produces(const build_plan *plan, size_t index, const kiln_cac
     }
     for (size_t i = 0; record != NULL && i < record->outputs.count; i++) {
         if (strcmp(record->outputs.items[i], focus) == 0)
+            return true;
+    }
+    for (size_t i = 1; record != NULL && i < record->file_count; i++) {
+        if (strcmp(record->files[i].path, focus) == 0)
             return true;
     }
     return false;

@@ -244,41 +244,62 @@ static void first_error(const cook_asset_result *result, char *out, size_t size)
     snprintf(out, size, "the cook failed");
 }
 
-/* Which cooked file answers a COOK request after its focused round. */
+/* The cooked file of source `index` named by its own ref (its primary
+ * asset: a model's mesh, a texture's .ktx2), or NULL. */
+static const char *own_file(const build_run *run, size_t index) {
+    char own[1024];
+    if (cook_asset_ref(run->plan->importers[index], run->plan->sources.items[index], own,
+                       sizeof own) != KILN_OK)
+        return NULL;
+    const cook_manifest_list *manifest = &run->results[index].manifest;
+    for (size_t e = 0; e < manifest->count; e++) {
+        if (strcmp(manifest->items[e].ref, own) == 0)
+            return manifest->items[e].path;
+    }
+    return NULL;
+}
+
+/* Which cooked file answers a COOK request after its focused round: the file
+ * of the manifest entry whose ref or path the request named; else, for a
+ * source path, that source's own file, or (a file a model reads) the
+ * model's; else the error of a source that failed. */
 static void answer_request(const build_run *run, serve_answer *answer) {
     const char *focus = answer->focus;
-    const char *failed = NULL;
-    size_t failed_index = 0;
-    for (size_t i = 0; i < run->plan->sources.count; i++) {
-        if (!run->focused[i])
-            continue;
-        const cook_asset_result *result = &run->results[i];
-        if (run->slots[i].status == ASSET_FAILED) {
-            failed = run->plan->sources.items[i];
-            failed_index = i;
-            continue;
-        }
-        char own[1024];
-        bool own_ok = cook_asset_ref(run->plan->importers[i], run->plan->sources.items[i], own,
-                                     sizeof own) == KILN_OK;
-        const char *path = NULL;
-        for (size_t e = 0; e < result->manifest.count && path == NULL; e++) {
-            const cook_manifest_entry *entry = &result->manifest.items[e];
+    const char *path = NULL;
+    size_t count = run->plan->sources.count;
+    for (size_t i = 0; i < count && path == NULL; i++) {
+        const cook_manifest_list *manifest = &run->results[i].manifest;
+        for (size_t e = 0; run->focused[i] && e < manifest->count && path == NULL; e++) {
+            const cook_manifest_entry *entry = &manifest->items[e];
             if (strcmp(entry->ref, focus) == 0 || strcmp(entry->path, focus) == 0)
                 path = entry->path;
         }
-        /* A source path: its own ref's file. */
-        for (size_t e = 0; path == NULL && own_ok && e < result->manifest.count; e++) {
-            if (strcmp(result->manifest.items[e].ref, own) == 0)
-                path = result->manifest.items[e].path;
+    }
+    const char *failed = NULL;
+    size_t failed_index = 0;
+    for (size_t i = 0; i < count && path == NULL; i++) {
+        if (!run->focused[i])
+            continue;
+        const asset_slot *slot = &run->slots[i];
+        if (slot->status == ASSET_FAILED && failed == NULL) {
+            failed = run->plan->sources.items[i];
+            failed_index = i;
         }
-        if (path != NULL && strchr(path, '\n') == NULL) {
-            answer->ok = true;
-            snprintf(answer->text, sizeof answer->text, "%s", path);
-            return;
+        if (strcmp(run->plan->sources.items[i], focus) != 0)
+            continue;
+        if (slot->status == ASSET_THROUGH_MODEL && slot->through != NULL) {
+            const char **model = bsearch(&slot->through, run->plan->sources.items, count,
+                                         sizeof run->plan->sources.items[0], cli_compare_strings);
+            if (model != NULL)
+                path = own_file(run, (size_t)((char **)model - run->plan->sources.items));
+        } else if (slot->status != ASSET_FAILED) {
+            path = own_file(run, i);
         }
     }
-    if (failed != NULL) {
+    if (path != NULL && strchr(path, '\n') == NULL) {
+        answer->ok = true;
+        snprintf(answer->text, sizeof answer->text, "%s", path);
+    } else if (failed != NULL) {
         char message[COOK_SERVER_LINE_MAX];
         first_error(&run->results[failed_index], message, sizeof message);
         snprintf(answer->text, sizeof answer->text, "%s", message);

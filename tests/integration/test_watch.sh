@@ -244,7 +244,8 @@ s.settimeout(120)
 s.connect(sys.argv[1])
 f = s.makefile("rwb")
 for request in [b"COOK " + b"x" * 5000 + b"\n", b"COOK no/such/ref\n", b"\x01\x02garbage\n",
-                b"HELLO\n", b"COOK \n", b"COOK a\x00b\n", b"COOK props/barrel.obj\n"]:
+                b"HELLO\n", b"COOK \n", b"COOK a\x00b\n", b"COOK props/barrel.obj\n",
+                b"COOK props/crate.png\n"]:
     f.write(request)
     f.flush()
     sys.stdout.write(f.readline().decode("utf-8", "replace"))
@@ -256,6 +257,8 @@ check "garbage, another verb, an empty ref, a NUL get errors" \
     all_true "[ \$(grep -c '^ERR' '$SCRATCH/replies') -eq 6 ]"
 check "the connection still serves after them" \
     grep -q '^OK props/barrel.kmesh$' "$SCRATCH/replies"
+check "a file a model reads answers with the model's file" \
+    grep -qE '^OK props/(barrel|crate).kmesh$' <(tail -n 1 "$SCRATCH/replies")
 check "the server survived" kill -0 "$watch_pid"
 
 kill -INT "$watch_pid"

@@ -50,8 +50,9 @@ typedef struct build_options {
      * of up-to-date assets and no end-of-build report (round_done prints). */
     bool watch_round;
     /* A ref ("props/crate"), a source path or a cooked path: only the sources
-     * that produce it are checked and cooked; every other one keeps its cache
-     * record unchecked (or, never cooked, is left out). NULL: all. */
+     * that produce it (or, for a file a model reads, that model) are checked
+     * and cooked; every other one keeps its cache record unchecked (or, never
+     * cooked, is left out). NULL: all. */
     const char *focus;
     /* Called once the build's files are written, before its results are
      * freed, with its exit status; NULL: none. */
