@@ -316,6 +316,13 @@ const char *kiln_anim_interpolation_str(kiln_anim_interpolation interpolation) {
  * Sampling
  * ------------------------------------------------------------------------- */
 
+/* The sampler's small functions are inlined into the per-clip loop. */
+#if defined(__GNUC__)
+#define ANIM_INLINE static inline __attribute__((always_inline))
+#else
+#define ANIM_INLINE static inline
+#endif
+
 /* The key interval holding `time`: k with t[k] <= time < t[k + 1], for
  * n >= 2 and t[0] < time < t[n - 1]. A cursor at or before the answer walks
  * forward a few keys (forward playback), otherwise a binary search. */
@@ -357,10 +364,10 @@ static void normalize4(float *q) {
  * quaternions, i.e. every rotation. Its terms shrink by |cos(theta) - 1| each:
  * when the keys are within about 16 degrees (cos theta >= 0.99, what keys of
  * a sampled clip are) four terms already hold the weights to ~1e-9, so the
- * rest are skipped, and the result keeps the inputs' unit length to ~1e-7:
- * it is renormalised only for wider arcs, where the polynomial's error in
- * the length reaches ~1e-5 (kanim.md, Sampling). */
-static inline void slerp_unit(const float *a, const float *b, float s, float *out) {
+ * rest are skipped, and the result keeps the inputs' unit length to ~1e-7.
+ * For wider arcs, where the polynomial's error in the length reaches ~1e-5,
+ * it is renormalised by one Newton step (kanim.md, Sampling). */
+ANIM_INLINE void slerp_unit(const float *a, const float *b, float s, float *out) {
     static const float mu = 1.90110745351730037f; /* 1 + mu for degree 8 */
     static const float u[8] = {1.0f / (1 * 3),  1.0f / (2 * 5),  1.0f / (3 * 7),  1.0f / (4 * 9),
                                1.0f / (5 * 11), 1.0f / (6 * 13), 1.0f / (7 * 15), mu / (8 * 17)};
@@ -388,7 +395,12 @@ static inline void slerp_unit(const float *a, const float *b, float s, float *ou
     float wa = d * wd, wb = sign * s * ws;
     for (int k = 0; k < 4; k++)
         out[k] = wa * a[k] + wb * b[k];
-    normalize4(out);
+    /* |out|^2 is within ~1e-5 of 1: one Newton step of 1 / sqrt from 1,
+     * (3 - |out|^2) / 2, leaves ~1e-10, without a square root or division. */
+    float length2 = out[0] * out[0] + out[1] * out[1] + out[2] * out[2] + out[3] * out[3];
+    float scale = 1.5f - 0.5f * length2;
+    for (int k = 0; k < 4; k++)
+        out[k] *= scale;
 }
 
 static void slerp(const float *a, const float *b, float s, float *out) {
@@ -402,57 +414,64 @@ static void slerp(const float *a, const float *b, float s, float *out) {
 }
 
 /* Quantized keys (kanim.md, Quantized keys): the decoder of the spec. */
-static inline void decode_rotation(const uint16_t *q, float *out) {
+ANIM_INLINE void decode_rotation(const uint16_t *q, float *out) {
     unsigned largest = (unsigned)(q[0] >> 15) | ((unsigned)(q[1] >> 15) << 1);
     float x0 = ((float)(q[0] & 0x7fff) * (2.0f / 32767.0f) - 1.0f) * 0.70710678f;
     float x1 = ((float)(q[1] & 0x7fff) * (2.0f / 32767.0f) - 1.0f) * 0.70710678f;
     float x2 = ((float)(q[2] & 0x7fff) * (2.0f / 32767.0f) - 1.0f) * 0.70710678f;
     float sum = x0 * x0 + x1 * x1 + x2 * x2;
     float w = sqrtf(sum < 1.0f ? 1.0f - sum : 0.0f);
-    switch (largest) {
-    case 0:
-        out[0] = w, out[1] = x0, out[2] = x1, out[3] = x2;
-        break;
-    case 1:
-        out[0] = x0, out[1] = w, out[2] = x1, out[3] = x2;
-        break;
-    case 2:
-        out[0] = x0, out[1] = x1, out[2] = w, out[3] = x2;
-        break;
-    default:
-        out[0] = x0, out[1] = x1, out[2] = x2, out[3] = w;
-        break;
-    }
+    /* where each of x0 x1 x2 w goes, by the left-out index */
+    static const uint8_t place[4][4] = {{1, 2, 3, 0}, {0, 2, 3, 1}, {0, 1, 3, 2}, {0, 1, 2, 3}};
+    const uint8_t *to = place[largest];
+    out[to[0]] = x0;
+    out[to[1]] = x1;
+    out[to[2]] = x2;
+    out[to[3]] = w;
 }
 
-static inline void decode_vec3(const uint16_t *q, const float *range, float *out) {
+ANIM_INLINE void decode_vec3(const uint16_t *q, const float *range, float *out) {
     for (int j = 0; j < 3; j++)
         out[j] = range[j] + (float)q[j] * range[3 + j];
 }
 
-/* One channel at `time` into out; `*cursor` is read and updated. */
-static inline void sample_channel(const kiln_anim_view *view, const kiln_anim_channel *c,
-                                  float time, uint32_t *cursor, float *out) {
-    const float *t = view->times + c->time_offset;
-    uint32_t n = c->key_count, components = c->components;
+/* Where `time` falls among a channel's keys: key k, and for `between` the
+ * fraction s of the interval [t_k, t_k+1] of length d (STEP never
+ * interpolates). */
+typedef struct key_position {
     uint32_t key;
-    float s = 0.0f, d = 0.0f;
-    bool between = false;
-    if (n == 1 || !(time > t[0])) { /* also NaN */
-        key = 0;
-        *cursor = 0;
-    } else if (time >= t[n - 1]) {
-        key = n - 1;
-        *cursor = n - 2;
-    } else {
-        key = find_interval(t, n, time, *cursor);
-        *cursor = key;
-        d = t[key + 1] - t[key];
-        s = (time - t[key]) / d;
-        between = c->interpolation != KILN_ANIM_STEP;
+    bool between;
+    float s, d;
+} key_position;
+
+ANIM_INLINE key_position locate(const float *t, uint32_t n, float time, uint32_t cursor) {
+    key_position p = {0, false, 0.0f, 0.0f};
+    if (n == 1 || !(time > t[0])) /* also NaN */
+        return p;
+    if (time >= t[n - 1]) {
+        p.key = n - 1;
+        return p;
     }
+    p.key = find_interval(t, n, time, cursor);
+    p.d = t[p.key + 1] - t[p.key];
+    p.s = (time - t[p.key]) / p.d;
+    p.between = true;
+    return p;
+}
+
+/* The cursor a position leaves: the interval, or the one next to the end. */
+static inline uint32_t cursor_of(key_position p, uint32_t n) {
+    return p.between ? p.key : p.key == 0 ? 0 : n - 2;
+}
+
+/* Channel c at position p into out. */
+ANIM_INLINE void evaluate(const kiln_anim_view *view, const kiln_anim_channel *c, key_position p,
+                          float *out) {
+    uint32_t components = c->components;
+    bool between = p.between && c->interpolation != KILN_ANIM_STEP;
+    float s = p.s;
     if (c->encoding == KILN_ANIM_QUANTIZED) {
-        const uint16_t *q = view->quantized + c->value_offset + (size_t)key * 3;
+        const uint16_t *q = view->quantized + c->value_offset + (size_t)p.key * 3;
         if (c->path == KILN_ANIM_ROTATION) {
             if (!between) {
                 decode_rotation(q, out);
@@ -478,11 +497,24 @@ static inline void sample_channel(const kiln_anim_view *view, const kiln_anim_ch
     }
     const float *v = view->values + c->value_offset;
     if (c->interpolation != KILN_ANIM_CUBICSPLINE) {
-        const float *v0 = v + (size_t)key * components;
-        if (!between) {
+        const float *v0 = v + (size_t)p.key * components;
+        if (c->path == KILN_ANIM_ROTATION) {
+            if (between) {
+                slerp_unit(v0, v0 + 4, s, out);
+            } else {
+                for (int j = 0; j < 4; j++)
+                    out[j] = v0[j];
+            }
+        } else if (c->path != KILN_ANIM_WEIGHTS) {
+            if (between) {
+                for (int j = 0; j < 3; j++)
+                    out[j] = v0[j] + s * (v0[3 + j] - v0[j]);
+            } else {
+                for (int j = 0; j < 3; j++)
+                    out[j] = v0[j];
+            }
+        } else if (!between) {
             memcpy(out, v0, components * sizeof *out);
-        } else if (c->path == KILN_ANIM_ROTATION) {
-            slerp_unit(v0, v0 + 4, s, out);
         } else {
             const float *v1 = v0 + components;
             for (uint32_t j = 0; j < components; j++)
@@ -491,14 +523,14 @@ static inline void sample_channel(const kiln_anim_view *view, const kiln_anim_ch
         return;
     }
     size_t stride = 3u * components;
-    const float *v0 = v + (size_t)key * stride + components;
+    const float *v0 = v + (size_t)p.key * stride + components;
     if (!between) {
         memcpy(out, v0, components * sizeof *out);
     } else {
         const float *v1 = v0 + stride;
         const float *b0 = v0 + components; /* out tangent of k */
         const float *a1 = v1 - components; /* in tangent of k + 1 */
-        float s2 = s * s, s3 = s2 * s;
+        float d = p.d, s2 = s * s, s3 = s2 * s;
         float h00 = 2 * s3 - 3 * s2 + 1, h10 = d * (s3 - 2 * s2 + s);
         float h01 = -2 * s3 + 3 * s2, h11 = d * (s3 - s2);
         for (uint32_t j = 0; j < components; j++)
@@ -510,8 +542,12 @@ static inline void sample_channel(const kiln_anim_view *view, const kiln_anim_ch
 
 void kiln_anim_sample_channel(const kiln_anim_view *view, uint32_t channel, float time,
                               uint32_t *cursor, float *out) {
-    uint32_t scratch = 0;
-    sample_channel(view, &view->channels[channel], time, cursor != NULL ? cursor : &scratch, out);
+    const kiln_anim_channel *c = &view->channels[channel];
+    key_position p =
+        locate(view->times + c->time_offset, c->key_count, time, cursor != NULL ? *cursor : 0);
+    if (cursor != NULL)
+        *cursor = cursor_of(p, c->key_count);
+    evaluate(view, c, p, out);
 }
 
 /* Where translation, rotation and scale lie in a kiln_scene_transform. */
@@ -519,6 +555,9 @@ static const size_t path_field[3] = {offsetof(kiln_scene_transform, translation)
                                      offsetof(kiln_scene_transform, rotation),
                                      offsetof(kiln_scene_transform, scale)};
 
+/* Channels sharing a time range (kanim.md: the cooker shares equal times)
+ * share the search too: the position found for one serves the next while
+ * its range is the same. */
 kiln_result kiln_anim_sample(const kiln_anim_view *view, uint32_t clip, float time,
                              uint32_t *cursors, kiln_anim_pose *pose, kiln_error *err) {
     if (view == NULL || pose == NULL || clip >= view->clip_count)
@@ -527,13 +566,23 @@ kiln_result kiln_anim_sample(const kiln_anim_view *view, uint32_t clip, float ti
                             view != NULL ? view->clip_count : 0);
     const kiln_anim_clip *cl = &view->clips[clip];
     const kiln_anim_channel *channels = view->channels + cl->first_channel;
+    uint32_t range_offset = UINT32_MAX, range_count = 0, cursor = 0;
+    key_position p = {0, false, 0.0f, 0.0f};
     for (uint32_t k = 0; k < cl->channel_count; k++) {
         const kiln_anim_channel *c = &channels[k];
+        if (c->time_offset != range_offset || c->key_count != range_count) {
+            range_offset = c->time_offset;
+            range_count = c->key_count;
+            p = locate(view->times + range_offset, range_count, time,
+                       cursors != NULL ? cursors[k] : 0);
+            cursor = cursor_of(p, range_count);
+        }
+        if (cursors != NULL)
+            cursors[k] = cursor;
         float *out = c->path == KILN_ANIM_WEIGHTS
                          ? pose->weights + c->weight_offset
                          : (float *)(void *)((char *)&pose->local[c->node] + path_field[c->path]);
-        uint32_t scratch = 0;
-        sample_channel(view, c, time, cursors != NULL ? &cursors[k] : &scratch, out);
+        evaluate(view, c, p, out);
     }
     return KILN_OK;
 }
