@@ -862,7 +862,9 @@ static void print_anim_text(const file_report *report) {
                c, clip->name, clip->channels, cli_plural(clip->channels), clip->keys,
                cli_plural(clip->keys), (double)clip->start, (double)clip->duration,
                kinds[0] ? kinds : "no channels", clip->bytes);
-        if (clip->has_error)
+        if (clip->has_error &&
+            (clip->quantized > 0 || clip->error.translation > 0 || clip->error.rotation > 0 ||
+             clip->error.scale > 0 || clip->error.weights > 0))
             printf("    %" PRIu32 " quantized channel%s; worst error: translation %.9g, rotation "
                    "%.9g rad (%.4g deg), scale %.9g, weights %.9g\n",
                    clip->quantized, cli_plural(clip->quantized), (double)clip->error.translation,
