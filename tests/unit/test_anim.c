@@ -722,6 +722,79 @@ static void equal_key_times_are_stored_once(void **state) {
     }
 }
 
+/* The same file written as version 1 (no AQNT, no AERR, quant_count 0):
+ * read, sampling bit for bit like the version 2 file; version 1 with a
+ * version 2 chunk is refused. */
+static void rewrite_as_version_1(const kiln_file *file, bool keep_errors, bytebuf *out) {
+    container_writer writer;
+    container_begin(&writer, KILN_KIND_ANIM, 1);
+    for (uint32_t k = 0; k < file->chunk_count; k++) {
+        const kiln_chunk_entry *e = &file->chunks[k];
+        if (e->fourcc == KILN_CHUNK_ANIM_QUANTIZED ||
+            (e->fourcc == KILN_CHUNK_ANIM_ERRORS && !keep_errors))
+            continue;
+        container_add_chunk(&writer, e->fourcc, file->data + e->offset, (size_t)e->size);
+    }
+    assert_true(container_finish(&writer, out));
+}
+
+static void version_1_files_are_still_read(void **state) {
+    (void)state;
+    if (test_skip_without_corpus("version_1_files_are_still_read"))
+        skip();
+    cooked c;
+    test_import r;
+    cook_model("gltf/InterpolationTest/glTF/InterpolationTest.gltf", &c, &r);
+    assert_int_equal(c.anim_file.file.kind_version, 2);
+    for (int keep = 0; keep < 2; keep++) {
+        bytebuf old = {0};
+        rewrite_as_version_1(&c.anim_file.file, keep != 0, &old);
+        held h;
+        kiln_error err;
+        kiln_anim_view v;
+        assert_int_equal(hold(&h, &old, "v1.kanim", &err), KILN_OK);
+        assert_int_equal(h.file.kind_version, 1);
+        kiln_result result = kiln_anim_view_get(&h.file, KILN_OPEN_DEEP, &v, &err);
+        if (keep) {
+            assert_int_equal(result, KILN_ERR_CORRUPT);
+            assert_non_null(strstr(err.message, "version 1"));
+        } else {
+            assert_int_equal(result, KILN_OK);
+            assert_null(v.errors);
+            for (uint32_t i = 0; i < v.channel_count; i++) {
+                for (int q = -4; q < 40; q++) {
+                    float time = (float)q * 0.1f, got[64], want[64];
+                    uint32_t cursor_a = 0, cursor_b = 0;
+                    kiln_anim_sample_channel(&c.anim, i, time, &cursor_a, want);
+                    kiln_anim_sample_channel(&v, i, time, &cursor_b, got);
+                    assert_memory_equal(got, want, c.anim.channels[i].components * sizeof(float));
+                }
+            }
+        }
+        release(&h);
+        bytebuf_free(&old);
+    }
+    /* A version this reader does not know. */
+    bytebuf future = {0};
+    container_writer writer;
+    container_begin(&writer, KILN_KIND_ANIM, 3);
+    for (uint32_t k = 0; k < c.anim_file.file.chunk_count; k++) {
+        const kiln_chunk_entry *e = &c.anim_file.file.chunks[k];
+        container_add_chunk(&writer, e->fourcc, c.anim_file.file.data + e->offset, (size_t)e->size);
+    }
+    assert_true(container_finish(&writer, &future));
+    held h;
+    kiln_error err;
+    kiln_anim_view v;
+    assert_int_equal(hold(&h, &future, "v3.kanim", &err), KILN_OK);
+    assert_int_equal(kiln_anim_view_get(&h.file, 0, &v, &err), KILN_ERR_UNSUPPORTED);
+    assert_non_null(strstr(err.message, "versions 1 and 2"));
+    release(&h);
+    bytebuf_free(&future);
+    uncook(&c);
+    test_import_free(&r);
+}
+
 /* Damaged version 2 fields: each refused with its rule's message. */
 static void damaged_quantized_files_are_refused(void **state) {
     (void)state;
@@ -1229,6 +1302,7 @@ int main(void) {
         cmocka_unit_test(quantize_error_is_within_its_bound_and_reported),
         cmocka_unit_test(equal_key_times_are_stored_once),
         cmocka_unit_test(damaged_quantized_files_are_refused),
+        cmocka_unit_test(version_1_files_are_still_read),
         cmocka_unit_test(validator_animation_files),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
