@@ -662,17 +662,19 @@ typedef struct kiln_shader_spec_constant {
  * Animation clips, kind ANIM (docs/formats/kanim.md): every clip of a source
  * ------------------------------------------------------------------------- */
 
-#define KILN_ANIM_VERSION 1u
+#define KILN_ANIM_VERSION 2u /* 2: quantized channels (AQNT), clip errors (AERR), shared times */
 
 #define KILN_KIND_ANIM KILN_FOURCC('A', 'N', 'I', 'M')
-#define KILN_CHUNK_ANIM_DESC KILN_FOURCC('A', 'D', 'S', 'C')     /* kiln_anim_desc */
-#define KILN_CHUNK_ANIM_CLIPS KILN_FOURCC('A', 'C', 'L', 'P')    /* kiln_anim_clip[] */
-#define KILN_CHUNK_ANIM_CHANNELS KILN_FOURCC('A', 'C', 'H', 'N') /* kiln_anim_channel[] */
-#define KILN_CHUNK_ANIM_TIMES KILN_FOURCC('A', 'T', 'I', 'M')    /* f32[]: key times */
-#define KILN_CHUNK_ANIM_VALUES KILN_FOURCC('A', 'V', 'A', 'L')   /* f32[]: key values */
-#define KILN_CHUNK_ANIM_MORPHS KILN_FOURCC('A', 'M', 'P', 'H')   /* kiln_anim_morph[] */
-#define KILN_CHUNK_ANIM_WEIGHTS KILN_FOURCC('A', 'W', 'G', 'T')  /* f32[]: default weights */
-#define KILN_CHUNK_ANIM_STRINGS KILN_FOURCC('A', 'S', 'T', 'R')  /* NUL-terminated UTF-8 */
+#define KILN_CHUNK_ANIM_DESC KILN_FOURCC('A', 'D', 'S', 'C')      /* kiln_anim_desc */
+#define KILN_CHUNK_ANIM_CLIPS KILN_FOURCC('A', 'C', 'L', 'P')     /* kiln_anim_clip[] */
+#define KILN_CHUNK_ANIM_CHANNELS KILN_FOURCC('A', 'C', 'H', 'N')  /* kiln_anim_channel[] */
+#define KILN_CHUNK_ANIM_TIMES KILN_FOURCC('A', 'T', 'I', 'M')     /* f32[]: key times */
+#define KILN_CHUNK_ANIM_VALUES KILN_FOURCC('A', 'V', 'A', 'L')    /* f32[]: key values */
+#define KILN_CHUNK_ANIM_MORPHS KILN_FOURCC('A', 'M', 'P', 'H')    /* kiln_anim_morph[] */
+#define KILN_CHUNK_ANIM_WEIGHTS KILN_FOURCC('A', 'W', 'G', 'T')   /* f32[]: default weights */
+#define KILN_CHUNK_ANIM_STRINGS KILN_FOURCC('A', 'S', 'T', 'R')   /* NUL-terminated UTF-8 */
+#define KILN_CHUNK_ANIM_QUANTIZED KILN_FOURCC('A', 'Q', 'N', 'T') /* u16[]: quantized keys */
+#define KILN_CHUNK_ANIM_ERRORS KILN_FOURCC('A', 'E', 'R', 'R')    /* kiln_anim_clip_error[] */
 
 /* What a channel drives. */
 typedef enum kiln_anim_path {
@@ -691,6 +693,14 @@ typedef enum kiln_anim_interpolation {
     KILN_ANIM_INTERPOLATION_COUNT_ = 3
 } kiln_anim_interpolation;
 
+/* How a channel's key values are stored (version 2). */
+typedef enum kiln_anim_encoding {
+    KILN_ANIM_FLOAT = 0,     /* f32 in AVAL */
+    KILN_ANIM_QUANTIZED = 1, /* 3 x u16 per key in AQNT: rotations smallest-three (48 bits),
+                              * translations and scales min + q * step (range in AVAL) */
+    KILN_ANIM_ENCODING_COUNT_ = 2
+} kiln_anim_encoding;
+
 typedef struct kiln_anim_desc {
     uint32_t clip_count;    /* entries in ACLP */
     uint32_t channel_count; /* entries in ACHN, every clip's */
@@ -702,7 +712,8 @@ typedef struct kiln_anim_desc {
     uint32_t strings_size;  /* bytes in ASTR */
     uint64_t scene;         /* ref hash of the .kscene the channels target */
     uint32_t flags;         /* none defined yet */
-    uint32_t reserved[5];
+    uint32_t quant_count;   /* u16 words in AQNT (version 2; 0 in version 1) */
+    uint32_t reserved[4];
 } kiln_anim_desc;
 
 /* A clip: a range of channels. */
@@ -719,17 +730,32 @@ typedef struct kiln_anim_clip {
 
 /* One animated property of one node. */
 typedef struct kiln_anim_channel {
-    uint32_t node;          /* .kscene node index */
-    int32_t source_node;    /* the node's index in the source file, or -1 */
-    uint8_t path;           /* kiln_anim_path */
-    uint8_t interpolation;  /* kiln_anim_interpolation */
-    uint16_t components;    /* values per key (per group for CUBICSPLINE) */
-    uint32_t key_count;     /* at least 1 */
-    uint32_t time_offset;   /* first of key_count floats in ATIM */
-    uint32_t value_offset;  /* first of key_count * components (x 3 CUBICSPLINE) in AVAL */
-    uint32_t weight_offset; /* WEIGHTS: the node's first weight in a pose; else 0 */
-    uint32_t reserved;
+    uint32_t node;         /* .kscene node index */
+    int32_t source_node;   /* the node's index in the source file, or -1 */
+    uint8_t path;          /* kiln_anim_path */
+    uint8_t interpolation; /* kiln_anim_interpolation */
+    uint16_t components;   /* values per key (per group for CUBICSPLINE) */
+    uint32_t key_count;    /* at least 1 */
+    uint32_t time_offset;  /* first of key_count floats in ATIM */
+    uint32_t value_offset; /* FLOAT: first of key_count * components (x 3 CUBICSPLINE) in AVAL;
+                            * QUANTIZED: first of key_count * 3 u16 in AQNT */
+    union {
+        uint32_t weight_offset; /* WEIGHTS: the node's first weight in a pose */
+        uint32_t range_offset;  /* QUANTIZED translation / scale: min xyz, step xyz in AVAL */
+    };                          /* else 0 */
+    uint8_t encoding;           /* kiln_anim_encoding (version 2; 0 in version 1) */
+    uint8_t reserved[3];
 } kiln_anim_channel;
+
+/* What a clip lost against its source (anim.reduce, anim.quantize), measured
+ * by the cooker at every source key time and three points between each two
+ * (version 2; all 0 for an exact clip). */
+typedef struct kiln_anim_clip_error {
+    float translation; /* largest distance, scene units */
+    float rotation;    /* largest angle between the rotations, radians */
+    float scale;       /* largest difference of a component */
+    float weights;     /* largest difference of a morph weight */
+} kiln_anim_clip_error;
 
 /* A node whose mesh has morph targets: its weights' place in a pose and in
  * AWGT (its default weights). */
@@ -778,6 +804,7 @@ KILN_FORMAT_ASSERT_(sizeof(kiln_anim_desc) == 64, "animation descriptor is 64 by
 KILN_FORMAT_ASSERT_(sizeof(kiln_anim_clip) == 32, "animation clip is 32 bytes");
 KILN_FORMAT_ASSERT_(sizeof(kiln_anim_channel) == 32, "animation channel is 32 bytes");
 KILN_FORMAT_ASSERT_(sizeof(kiln_anim_morph) == 16, "animation morph node is 16 bytes");
+KILN_FORMAT_ASSERT_(sizeof(kiln_anim_clip_error) == 16, "animation clip error is 16 bytes");
 
 /* ---------------------------------------------------------------------------
  * Pack (.kpak): a whole runtime tree in one file (docs/formats/kpak.md).

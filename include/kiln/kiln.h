@@ -473,9 +473,14 @@ typedef struct kiln_anim_view {
     uint32_t node_count;   /* nodes of the scene the clips animate */
     const char *strings;
     size_t strings_size;
+    /* Version 2: */
+    const uint16_t *quantized;          /* AQNT: quantized channels' keys */
+    uint32_t quant_count;               /* u16 words in it */
+    const kiln_anim_clip_error *errors; /* AERR: clip_count entries, or NULL */
 } kiln_anim_view;
 
-/* Checks that `file` is an animation file (kanim.md R1-R12: counts against
+/* Checks that `file` is an animation file (versions 1 and 2; kanim.md
+ * R1-R14: counts against
  * chunks, clip and channel ranges, targets below node_count, paths,
  * interpolations and component counts, key times finite and increasing, morph
  * records, strings) and fills `view`. O(clips + channels + keys); with

@@ -33,9 +33,12 @@ typedef struct clip_summary {
     uint32_t channels;
     uint64_t keys;
     float start, duration;
-    uint32_t interpolations; /* bit k: kiln_anim_interpolation k used */
-    uint64_t bytes;          /* its channel records, times and values */
-    char dropped[256];       /* what the source held that was not cooked */
+    uint32_t interpolations;    /* bit k: kiln_anim_interpolation k used */
+    uint64_t bytes;             /* its channel records, times and values */
+    char dropped[256];          /* what the source held that was not cooked */
+    uint32_t quantized;         /* channels stored quantized */
+    bool has_error;             /* the file records its error (version 2) */
+    kiln_anim_clip_error error; /* worst error against the source */
 } clip_summary;
 
 /* One scene of a .kscene: what its roots reach. */
@@ -556,13 +559,32 @@ static void inspect_anim(const char *full_path, file_report *report) {
                 out->channels = clip->channel_count;
                 out->start = clip->start;
                 out->duration = clip->duration;
+                /* A time range shared with an earlier channel lies before the
+                 * farthest range seen (the writer appends each new one). */
+                uint64_t times_end = 0;
                 for (uint32_t k = 0; k < clip->channel_count; k++) {
                     const kiln_anim_channel *ch = &view.channels[clip->first_channel + k];
-                    uint64_t values = (uint64_t)ch->key_count * ch->components *
-                                      (ch->interpolation == KILN_ANIM_CUBICSPLINE ? 3u : 1u);
+                    bool quantized = ch->encoding == KILN_ANIM_QUANTIZED;
+                    uint64_t values =
+                        quantized ? 0
+                                  : (uint64_t)ch->key_count * ch->components *
+                                        (ch->interpolation == KILN_ANIM_CUBICSPLINE ? 3u : 1u);
+                    uint64_t end = (uint64_t)ch->time_offset + ch->key_count;
                     out->keys += ch->key_count;
                     out->interpolations |= 1u << ch->interpolation;
-                    out->bytes += sizeof *ch + 4u * (ch->key_count + values);
+                    out->quantized += quantized;
+                    out->bytes += sizeof *ch + 4u * values;
+                    if (quantized)
+                        out->bytes +=
+                            6u * ch->key_count + (ch->path != KILN_ANIM_ROTATION ? 24 : 0);
+                    if (end > times_end) {
+                        out->bytes += 4u * ch->key_count;
+                        times_end = end;
+                    }
+                }
+                if (view.errors != NULL) {
+                    out->has_error = true;
+                    out->error = view.errors[c];
                 }
             }
             read_source(&file, report);
@@ -874,6 +896,14 @@ static void print_anim_text(const file_report *report) {
                c, clip->name, clip->channels, cli_plural(clip->channels), clip->keys,
                cli_plural(clip->keys), (double)clip->start, (double)clip->duration,
                kinds[0] ? kinds : "no channels", clip->bytes);
+        if (clip->has_error &&
+            (clip->quantized > 0 || clip->error.translation > 0 || clip->error.rotation > 0 ||
+             clip->error.scale > 0 || clip->error.weights > 0))
+            printf("    %" PRIu32 " quantized channel%s; worst error: translation %.9g, rotation "
+                   "%.9g rad (%.4g deg), scale %.9g, weights %.9g\n",
+                   clip->quantized, cli_plural(clip->quantized), (double)clip->error.translation,
+                   (double)clip->error.rotation, (double)clip->error.rotation * 57.29577951308232,
+                   (double)clip->error.scale, (double)clip->error.weights);
         if (clip->dropped[0] != '\0')
             printf("    dropped (not cooked): %s\n", clip->dropped);
     }
@@ -1148,7 +1178,15 @@ static void append_file_json(bytebuf *json, const file_report *report, bool firs
             cli_json_float(json, clip->duration);
             json_text(json, ",\"interpolations\":");
             bytebuf_append_json_string(json, kinds);
-            bytebuf_printf(json, ",\"bytes\":%" PRIu64 ",\"dropped\":", clip->bytes);
+            bytebuf_printf(json, ",\"bytes\":%" PRIu64 ",\"quantized_channels\":%" PRIu32,
+                           clip->bytes, clip->quantized);
+            if (clip->has_error)
+                bytebuf_printf(json,
+                               ",\"error\":{\"translation\":%.9g,\"rotation\":%.9g,\"scale\":%.9g,"
+                               "\"weights\":%.9g}",
+                               (double)clip->error.translation, (double)clip->error.rotation,
+                               (double)clip->error.scale, (double)clip->error.weights);
+            bytebuf_printf(json, ",\"dropped\":");
             bytebuf_append_json_string(json, clip->dropped);
             json_text(json, "}");
         }

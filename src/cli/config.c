@@ -213,6 +213,75 @@ static bool parse_ratios_value(const parse_state *state, const yaml_node_t *node
     return true;
 }
 
+/* A tolerance number: finite, 0 to 1e6. */
+static bool parse_tolerance_number(const parse_state *state, const yaml_node_t *node,
+                                   const char *key, float *out) {
+    const char *text = scalar_of(state, node, key);
+    if (text == NULL)
+        return false;
+    char *end = NULL;
+    double value = strtod(text, &end);
+    if (end == text || *end != '\0' || !cook_tolerance_valid(value)) {
+        diag_error(state->diag, state->path, node_line(node),
+                   "%s: expected true, false, a tolerance (a number from 0 to 1e6) or a map of "
+                   "translation, rotation (radians), scale, weights; got '%s'",
+                   key, text);
+        return false;
+    }
+    *out = (float)value;
+    return true;
+}
+
+/* TOLERANCE (anim.reduce): true / false (the default tolerances), one number
+ * for every path (rotations in radians), or a map of translation, rotation,
+ * scale and weights (the others keep their defaults). */
+static bool parse_tolerance_value(const parse_state *state, const yaml_node_t *node,
+                                  const cook_setting *setting, cook_settings *values) {
+    cook_settings scratch;
+    cook_setting_set(setting, &scratch, 1);
+    cook_anim_tolerance t =
+        *(const cook_anim_tolerance *)(const void *)((const char *)&scratch + setting->offset);
+    if (node->type == YAML_SCALAR_NODE) {
+        const char *text = (const char *)node->data.scalar.value;
+        if (strcmp(text, "true") == 0 || strcmp(text, "false") == 0) {
+            t.on = text[0] == 't';
+        } else {
+            float value = 0.0f;
+            if (!parse_tolerance_number(state, node, setting->name, &value))
+                return false;
+            t.translation = t.rotation = t.scale = t.weights = value;
+        }
+    } else if (node->type == YAML_MAPPING_NODE) {
+        for (yaml_node_pair_t *pair = node->data.mapping.pairs.start;
+             pair < node->data.mapping.pairs.top; pair++) {
+            const yaml_node_t *name = node_at(state, pair->key);
+            const yaml_node_t *value = node_at(state, pair->value);
+            const char *text = name ? scalar_of(state, name, setting->name) : NULL;
+            if (text == NULL || value == NULL)
+                return false;
+            int field = cook_names_find(cook_tolerance_names, text);
+            if (field < 0) {
+                diag_error(state->diag, state->path, node_line(name),
+                           "%s: unknown tolerance '%s' (expected translation, rotation, scale or "
+                           "weights)",
+                           setting->name, text);
+                return false;
+            }
+            char where[64];
+            snprintf(where, sizeof where, "%s.%s", setting->name, text);
+            if (!parse_tolerance_number(state, value, where,
+                                        cook_tolerance_field(&t, (size_t)field)))
+                return false;
+        }
+    } else {
+        diag_error(state->diag, state->path, node_line(node),
+                   "%s: expected true, false, a number or a map", setting->name);
+        return false;
+    }
+    memcpy((char *)values + setting->offset, &t, sizeof t);
+    return true;
+}
+
 /* Appends `text` to out[0..cap) after `separator` (none when out is empty);
  * false when it does not fit. */
 static bool text_append(char *out, size_t cap, char separator, const char *text) {
@@ -339,6 +408,8 @@ static bool parse_key_value(const parse_state *state, const cook_setting *key,
         return parse_ratios_value(state, node, key, values);
     case COOK_SETTING_TEXT:
         return parse_text_value(state, node, key, values);
+    case COOK_SETTING_TOLERANCE:
+        return parse_tolerance_value(state, node, key, values);
     }
     if (ok)
         cook_setting_set(key, values, value);

@@ -11,6 +11,7 @@
  * key's value, after the last the last's. Nothing allocates. */
 #include <inttypes.h>
 #include <math.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "common/checked.h"
@@ -22,17 +23,19 @@
  * ------------------------------------------------------------------------- */
 
 typedef struct anim_chunks {
-    const kiln_chunk_entry *desc, *clips, *channels, *times, *values, *morphs, *weights, *strings;
+    const kiln_chunk_entry *desc, *clips, *channels, *times, *values, *morphs, *weights, *strings,
+        *quantized, *errors;
 } anim_chunks;
 
 /* R3: each known chunk at most once; absent ones read as empty. */
 static kiln_result find_chunks(const kiln_file *file, anim_chunks *c, kiln_error *err) {
     memset(c, 0, sizeof *c);
     const runtime_known_chunk known[] = {
-        {KILN_CHUNK_ANIM_DESC, &c->desc},         {KILN_CHUNK_ANIM_CLIPS, &c->clips},
-        {KILN_CHUNK_ANIM_CHANNELS, &c->channels}, {KILN_CHUNK_ANIM_TIMES, &c->times},
-        {KILN_CHUNK_ANIM_VALUES, &c->values},     {KILN_CHUNK_ANIM_MORPHS, &c->morphs},
-        {KILN_CHUNK_ANIM_WEIGHTS, &c->weights},   {KILN_CHUNK_ANIM_STRINGS, &c->strings},
+        {KILN_CHUNK_ANIM_DESC, &c->desc},           {KILN_CHUNK_ANIM_CLIPS, &c->clips},
+        {KILN_CHUNK_ANIM_CHANNELS, &c->channels},   {KILN_CHUNK_ANIM_TIMES, &c->times},
+        {KILN_CHUNK_ANIM_VALUES, &c->values},       {KILN_CHUNK_ANIM_MORPHS, &c->morphs},
+        {KILN_CHUNK_ANIM_WEIGHTS, &c->weights},     {KILN_CHUNK_ANIM_STRINGS, &c->strings},
+        {KILN_CHUNK_ANIM_QUANTIZED, &c->quantized}, {KILN_CHUNK_ANIM_ERRORS, &c->errors},
     };
     return runtime_find_chunks(file, known, sizeof known / sizeof known[0], err);
 }
@@ -79,37 +82,59 @@ static const kiln_anim_morph *find_morph(const kiln_anim_view *v, uint32_t node)
     return lo < v->morph_count && v->morphs[lo].node == node ? &v->morphs[lo] : NULL;
 }
 
-/* R8-R10: channel i, lying in a clip spanning [start, duration]. */
+/* R8-R10 (R13 for quantized channels): channel i, lying in a clip spanning
+ * [start, duration]. */
 static kiln_result check_channel(const kiln_file *file, const kiln_anim_view *v, uint32_t i,
                                  const kiln_anim_clip *clip, bool deep, kiln_error *err) {
     const char *name = file->name;
     const kiln_anim_channel *c = &v->channels[i];
     if (c->node >= v->node_count || c->path >= KILN_ANIM_PATH_COUNT_ ||
-        c->interpolation >= KILN_ANIM_INTERPOLATION_COUNT_ || c->reserved != 0) /* R8 */
-        return runtime_fail(
-            err, KILN_ERR_CORRUPT, name,
-            "channel %" PRIu32 ": node %" PRIu32 " of %" PRIu32 ", path %u, interpolation %u", i,
-            c->node, v->node_count, (unsigned)c->path, (unsigned)c->interpolation);
+        c->interpolation >= KILN_ANIM_INTERPOLATION_COUNT_ ||
+        c->encoding >= KILN_ANIM_ENCODING_COUNT_ || c->reserved[0] != 0 || c->reserved[1] != 0 ||
+        c->reserved[2] != 0) /* R8 */
+        return runtime_fail(err, KILN_ERR_CORRUPT, name,
+                            "channel %" PRIu32 ": node %" PRIu32 " of %" PRIu32
+                            ", path %u, interpolation %u, encoding %u",
+                            i, c->node, v->node_count, (unsigned)c->path,
+                            (unsigned)c->interpolation, (unsigned)c->encoding);
+    bool quantized = c->encoding == KILN_ANIM_QUANTIZED;
     if (c->path == KILN_ANIM_WEIGHTS) { /* R8 */
         const kiln_anim_morph *m = find_morph(v, c->node);
-        if (m == NULL || m->weight_offset != c->weight_offset || m->weight_count != c->components)
+        if (m == NULL || m->weight_offset != c->weight_offset || m->weight_count != c->components ||
+            quantized)
             return runtime_fail(err, KILN_ERR_CORRUPT, name,
                                 "channel %" PRIu32 " animates weights %" PRIu32
                                 " +%u of node %" PRIu32 ", which has no such morph weights",
                                 i, c->weight_offset, (unsigned)c->components, c->node);
-    } else if (c->components != path_components(c->path) || c->weight_offset != 0) {
+    } else if (c->components != path_components(c->path) ||
+               (c->weight_offset != 0 && !(quantized && c->path != KILN_ANIM_ROTATION))) {
         return runtime_fail(err, KILN_ERR_CORRUPT, name,
                             "channel %" PRIu32 " has %u components for path %u", i,
                             (unsigned)c->components, (unsigned)c->path);
     }
+    if (quantized && c->interpolation == KILN_ANIM_CUBICSPLINE) /* R13 */
+        return runtime_fail(err, KILN_ERR_CORRUPT, name,
+                            "channel %" PRIu32 " is quantized and CUBICSPLINE", i);
     uint64_t values = (uint64_t)c->key_count * c->components *
                       (c->interpolation == KILN_ANIM_CUBICSPLINE ? 3u : 1u);
+    uint64_t words = quantized ? (uint64_t)c->key_count * 3u : 0u;
     if (c->key_count == 0 || (uint64_t)c->time_offset + c->key_count > v->desc->time_count ||
-        (uint64_t)c->value_offset + values > v->desc->value_count) /* R9 */
+        (quantized ? (uint64_t)c->value_offset + words > v->quant_count
+                   : (uint64_t)c->value_offset + values > v->desc->value_count)) /* R9, R13 */
         return runtime_fail(err, KILN_ERR_CORRUPT, name,
                             "channel %" PRIu32 ": %" PRIu32 " keys at time %" PRIu32
                             ", values at %" PRIu32 ", outside the key tables",
                             i, c->key_count, c->time_offset, c->value_offset);
+    if (quantized && c->path != KILN_ANIM_ROTATION) { /* R13: min xyz, step xyz */
+        const float *range = v->values + c->range_offset;
+        if ((uint64_t)c->range_offset + 6u > v->desc->value_count ||
+            !runtime_all_finite(range, 6) || !(range[3] >= 0.0f) || !(range[4] >= 0.0f) ||
+            !(range[5] >= 0.0f))
+            return runtime_fail(err, KILN_ERR_CORRUPT, name,
+                                "channel %" PRIu32 ": its range at %" PRIu32
+                                " is outside AVAL, not finite or has a negative step",
+                                i, c->range_offset);
+    }
     const float *t = v->times + c->time_offset;
     for (uint32_t k = 0; k < c->key_count; k++) { /* R10 */
         if (!isfinite(t[k]) || t[k] < clip->start || t[k] > clip->duration ||
@@ -119,7 +144,8 @@ static kiln_result check_channel(const kiln_file *file, const kiln_anim_view *v,
                                 " time %g is not finite, increasing and within its clip",
                                 i, k, (double)t[k]);
     }
-    if (deep && !runtime_all_finite(v->values + c->value_offset, (size_t)values)) /* R10 */
+    if (deep && !quantized &&
+        !runtime_all_finite(v->values + c->value_offset, (size_t)values)) /* R10 */
         return runtime_fail(err, KILN_ERR_CORRUPT, name,
                             "channel %" PRIu32 " has a non-finite value", i);
     return KILN_OK;
@@ -142,9 +168,10 @@ kiln_result kiln_anim_view_get(const kiln_file *file, uint32_t flags, kiln_anim_
         return runtime_fail(err, KILN_ERR_BAD_MAGIC, name,
                             "not an animation file (kind '%s', expected 'ANIM')", fourcc);
     }
-    if (file->kind_version != KILN_ANIM_VERSION) /* R2 */
+    if (file->kind_version != 1 && file->kind_version != KILN_ANIM_VERSION) /* R2 */
         return runtime_fail(err, KILN_ERR_UNSUPPORTED, name,
-                            "animation version %u is not supported (this build reads version %u)",
+                            "animation version %u is not supported (this build reads versions 1 "
+                            "and %u)",
                             (unsigned)file->kind_version, KILN_ANIM_VERSION);
     anim_chunks c;
     kiln_result r = find_chunks(file, &c, err);
@@ -158,16 +185,23 @@ kiln_result kiln_anim_view_get(const kiln_file *file, uint32_t flags, kiln_anim_
     if (d->flags != 0) /* R5 */
         return runtime_fail(err, KILN_ERR_UNSUPPORTED, name, "unknown animation flags 0x%" PRIx32,
                             d->flags);
-    for (int k = 0; k < 5; k++)
+    for (int k = 0; k < 4; k++)
         if (d->reserved[k] != 0) /* R5 */
             return runtime_fail(err, KILN_ERR_CORRUPT, name, "descriptor reserved words are not 0");
+    uint32_t error_count = c.errors != NULL && c.errors->size > 0 ? d->clip_count : 0;
+    if (file->kind_version == 1 &&
+        (d->quant_count != 0 || c.quantized != NULL || c.errors != NULL)) /* R5 */
+        return runtime_fail(err, KILN_ERR_CORRUPT, name,
+                            "version 1 file with quantized keys or clip errors");
     kiln_anim_view v = {.desc = d,
                         .clip_count = d->clip_count,
                         .channel_count = d->channel_count,
                         .morph_count = d->morph_count,
                         .weight_count = d->weight_count,
                         .node_count = d->node_count,
-                        .strings_size = d->strings_size};
+                        .strings_size = d->strings_size,
+                        .quant_count = d->quant_count};
+    const void *quantized = NULL, *errors = NULL;
     const void *clips = NULL, *channels = NULL, *times = NULL, *values = NULL, *morphs = NULL,
                *weights = NULL, *strings = NULL;
     if ((r = runtime_sized_chunk(file, c.clips, d->clip_count, sizeof(kiln_anim_clip), "ACLP",
@@ -183,8 +217,21 @@ kiln_result kiln_anim_view_get(const kiln_file *file, uint32_t flags, kiln_anim_
         (r = runtime_sized_chunk(file, c.weights, d->weight_count, sizeof(float), "AWGT", &weights,
                                  err)) != KILN_OK ||
         (r = runtime_sized_chunk(file, c.strings, d->strings_size, 1, "ASTR", &strings, err)) !=
-            KILN_OK)
+            KILN_OK ||
+        (r = runtime_sized_chunk(file, c.quantized, d->quant_count, sizeof(uint16_t), "AQNT",
+                                 &quantized, err)) != KILN_OK ||
+        (r = runtime_sized_chunk(file, c.errors, error_count, sizeof(kiln_anim_clip_error), "AERR",
+                                 &errors, err)) != KILN_OK)
         return r; /* R6 */
+    v.quantized = quantized;
+    v.errors = errors;
+    if (errors != NULL) {
+        const float *e = (const float *)errors;
+        for (size_t k = 0; k < (size_t)error_count * 4; k++)
+            if (!isfinite(e[k]) || e[k] < 0.0f) /* R14 */
+                return runtime_fail(err, KILN_ERR_CORRUPT, name,
+                                    "clip %zu's error is negative or not finite", k / 4);
+    }
     v.clips = clips;
     v.channels = channels;
     v.times = times;
@@ -269,16 +316,24 @@ const char *kiln_anim_interpolation_str(kiln_anim_interpolation interpolation) {
  * Sampling
  * ------------------------------------------------------------------------- */
 
+/* The sampler's small functions are inlined into the per-clip loop. */
+#if defined(__GNUC__)
+#define ANIM_INLINE static inline __attribute__((always_inline))
+#else
+#define ANIM_INLINE static inline
+#endif
+
 /* The key interval holding `time`: k with t[k] <= time < t[k + 1], for
  * n >= 2 and t[0] < time < t[n - 1]. A cursor at or before the answer walks
  * forward a few keys (forward playback), otherwise a binary search. */
-static uint32_t find_interval(const float *t, uint32_t n, float time, uint32_t *cursor) {
-    uint32_t k = cursor != NULL ? *cursor : 0;
+static inline uint32_t find_interval(const float *t, uint32_t n, float time, uint32_t k) {
     if (k < n - 1 && t[k] <= time) {
-        for (int step = 0; step < 4; step++) {
-            if (time < t[k + 1])
-                goto found;
+        if (time < t[k + 1])
+            return k;
+        for (int step = 0; step < 3 && k + 2 < n; step++) {
             k++;
+            if (time < t[k + 1])
+                return k;
         }
     }
     uint32_t lo = 0, hi = n - 1; /* t[lo] <= time < t[hi] */
@@ -289,18 +344,16 @@ static uint32_t find_interval(const float *t, uint32_t n, float time, uint32_t *
         else
             hi = mid;
     }
-    k = lo;
-found:
-    if (cursor != NULL)
-        *cursor = k;
-    return k;
+    return lo;
 }
 
 static void normalize4(float *q) {
     float length = sqrtf(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
-    if (length > 0.0f)
+    if (length > 0.0f) {
+        float inverse = 1.0f / length;
         for (int k = 0; k < 4; k++)
-            q[k] /= length;
+            q[k] *= inverse;
+    }
 }
 
 /* Slerp on the shortest arc between unit quaternions a and b, without
@@ -308,21 +361,33 @@ static void normalize4(float *q) {
  * SLERP" (JGGT 2011), whose polynomial in cos(theta) of degree 8 gives the
  * weights sin((1 - s) theta) / sin(theta) and sin(s theta) / sin(theta) to
  * about 1e-7 for every angle up to pi/2 between the (sign-corrected)
- * quaternions, i.e. every rotation. The result is renormalised. */
-static void slerp(const float *a, const float *b, float s, float *out) {
+ * quaternions, i.e. every rotation. Its terms shrink by |cos(theta) - 1| each:
+ * when the keys are within about 16 degrees (cos theta >= 0.99, what keys of
+ * a sampled clip are) four terms already hold the weights to ~1e-9, so the
+ * rest are skipped, and the result keeps the inputs' unit length to ~1e-7.
+ * For wider arcs, where the polynomial's error in the length reaches ~1e-5,
+ * it is renormalised by one Newton step (kanim.md, Sampling). */
+ANIM_INLINE void slerp_unit(const float *a, const float *b, float s, float *out) {
     static const float mu = 1.90110745351730037f; /* 1 + mu for degree 8 */
     static const float u[8] = {1.0f / (1 * 3),  1.0f / (2 * 5),  1.0f / (3 * 7),  1.0f / (4 * 9),
                                1.0f / (5 * 11), 1.0f / (6 * 13), 1.0f / (7 * 15), mu / (8 * 17)};
     static const float v[8] = {1.0f / 3,  2.0f / 5,  3.0f / 7,  4.0f / 9,
                                5.0f / 11, 6.0f / 13, 7.0f / 15, mu * 8 / 17};
     float dot = a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3];
-    float sign = 1.0f;
-    if (dot < 0.0f) {
-        dot = -dot;
-        sign = -1.0f;
-    }
+    float sign = dot < 0.0f ? -1.0f : 1.0f;
+    dot *= sign;
     float xm1 = dot - 1.0f, d = 1.0f - s, s2 = s * s, d2 = d * d;
     float ws = 1.0f, wd = 1.0f;
+    if (xm1 >= -0.01f) {
+        for (int i = 3; i >= 0; i--) {
+            ws = 1.0f + (u[i] * s2 - v[i]) * xm1 * ws;
+            wd = 1.0f + (u[i] * d2 - v[i]) * xm1 * wd;
+        }
+        float wa = d * wd, wb = sign * s * ws;
+        for (int k = 0; k < 4; k++)
+            out[k] = wa * a[k] + wb * b[k];
+        return;
+    }
     for (int i = 7; i >= 0; i--) {
         ws = 1.0f + (u[i] * s2 - v[i]) * xm1 * ws;
         wd = 1.0f + (u[i] * d2 - v[i]) * xm1 * wd;
@@ -330,54 +395,169 @@ static void slerp(const float *a, const float *b, float s, float *out) {
     float wa = d * wd, wb = sign * s * ws;
     for (int k = 0; k < 4; k++)
         out[k] = wa * a[k] + wb * b[k];
+    /* |out|^2 is within ~1e-5 of 1: one Newton step of 1 / sqrt from 1,
+     * (3 - |out|^2) / 2, leaves ~1e-10, without a square root or division. */
+    float length2 = out[0] * out[0] + out[1] * out[1] + out[2] * out[2] + out[3] * out[3];
+    float scale = 1.5f - 0.5f * length2;
+    for (int k = 0; k < 4; k++)
+        out[k] *= scale;
+}
+
+static void slerp(const float *a, const float *b, float s, float *out) {
+    float x[4], y[4];
+    memcpy(x, a, sizeof x);
+    memcpy(y, b, sizeof y);
+    normalize4(x);
+    normalize4(y);
+    slerp_unit(x, y, s, out);
     normalize4(out);
+}
+
+/* Quantized keys (kanim.md, Quantized keys): the decoder of the spec. */
+ANIM_INLINE void decode_rotation(const uint16_t *q, float *out) {
+    unsigned largest = (unsigned)(q[0] >> 15) | ((unsigned)(q[1] >> 15) << 1);
+    float x0 = ((float)(q[0] & 0x7fff) * (2.0f / 32767.0f) - 1.0f) * 0.70710678f;
+    float x1 = ((float)(q[1] & 0x7fff) * (2.0f / 32767.0f) - 1.0f) * 0.70710678f;
+    float x2 = ((float)(q[2] & 0x7fff) * (2.0f / 32767.0f) - 1.0f) * 0.70710678f;
+    float sum = x0 * x0 + x1 * x1 + x2 * x2;
+    float w = sqrtf(sum < 1.0f ? 1.0f - sum : 0.0f);
+    /* where each of x0 x1 x2 w goes, by the left-out index */
+    static const uint8_t place[4][4] = {{1, 2, 3, 0}, {0, 2, 3, 1}, {0, 1, 3, 2}, {0, 1, 2, 3}};
+    const uint8_t *to = place[largest];
+    out[to[0]] = x0;
+    out[to[1]] = x1;
+    out[to[2]] = x2;
+    out[to[3]] = w;
+}
+
+ANIM_INLINE void decode_vec3(const uint16_t *q, const float *range, float *out) {
+    for (int j = 0; j < 3; j++)
+        out[j] = range[j] + (float)q[j] * range[3 + j];
+}
+
+/* Where `time` falls among a channel's keys: key k, and for `between` the
+ * fraction s of the interval [t_k, t_k+1] of length d (STEP never
+ * interpolates). */
+typedef struct key_position {
+    uint32_t key;
+    bool between;
+    float s, d;
+} key_position;
+
+ANIM_INLINE key_position locate(const float *t, uint32_t n, float time, uint32_t cursor) {
+    key_position p = {0, false, 0.0f, 0.0f};
+    if (n == 1 || !(time > t[0])) /* also NaN */
+        return p;
+    if (time >= t[n - 1]) {
+        p.key = n - 1;
+        return p;
+    }
+    p.key = find_interval(t, n, time, cursor);
+    p.d = t[p.key + 1] - t[p.key];
+    p.s = (time - t[p.key]) / p.d;
+    p.between = true;
+    return p;
+}
+
+/* The cursor a position leaves: the interval, or the one next to the end. */
+static inline uint32_t cursor_of(key_position p, uint32_t n) {
+    return p.between ? p.key : p.key == 0 ? 0 : n - 2;
+}
+
+/* Channel c at position p into out. */
+ANIM_INLINE void evaluate(const kiln_anim_view *view, const kiln_anim_channel *c, key_position p,
+                          float *out) {
+    uint32_t components = c->components;
+    bool between = p.between && c->interpolation != KILN_ANIM_STEP;
+    float s = p.s;
+    if (c->encoding == KILN_ANIM_QUANTIZED) {
+        const uint16_t *q = view->quantized + c->value_offset + (size_t)p.key * 3;
+        if (c->path == KILN_ANIM_ROTATION) {
+            if (!between) {
+                decode_rotation(q, out);
+            } else {
+                float a[4], b[4];
+                decode_rotation(q, a);
+                decode_rotation(q + 3, b);
+                slerp_unit(a, b, s, out);
+            }
+        } else {
+            const float *range = view->values + c->range_offset;
+            if (!between) {
+                decode_vec3(q, range, out);
+            } else {
+                float a[3], b[3];
+                decode_vec3(q, range, a);
+                decode_vec3(q + 3, range, b);
+                for (int j = 0; j < 3; j++)
+                    out[j] = a[j] + s * (b[j] - a[j]);
+            }
+        }
+        return;
+    }
+    const float *v = view->values + c->value_offset;
+    if (c->interpolation != KILN_ANIM_CUBICSPLINE) {
+        const float *v0 = v + (size_t)p.key * components;
+        if (c->path == KILN_ANIM_ROTATION) {
+            if (between) {
+                slerp_unit(v0, v0 + 4, s, out);
+            } else {
+                for (int j = 0; j < 4; j++)
+                    out[j] = v0[j];
+            }
+        } else if (c->path != KILN_ANIM_WEIGHTS) {
+            if (between) {
+                for (int j = 0; j < 3; j++)
+                    out[j] = v0[j] + s * (v0[3 + j] - v0[j]);
+            } else {
+                for (int j = 0; j < 3; j++)
+                    out[j] = v0[j];
+            }
+        } else if (!between) {
+            memcpy(out, v0, components * sizeof *out);
+        } else {
+            const float *v1 = v0 + components;
+            for (uint32_t j = 0; j < components; j++)
+                out[j] = v0[j] + s * (v1[j] - v0[j]);
+        }
+        return;
+    }
+    size_t stride = 3u * components;
+    const float *v0 = v + (size_t)p.key * stride + components;
+    if (!between) {
+        memcpy(out, v0, components * sizeof *out);
+    } else {
+        const float *v1 = v0 + stride;
+        const float *b0 = v0 + components; /* out tangent of k */
+        const float *a1 = v1 - components; /* in tangent of k + 1 */
+        float d = p.d, s2 = s * s, s3 = s2 * s;
+        float h00 = 2 * s3 - 3 * s2 + 1, h10 = d * (s3 - 2 * s2 + s);
+        float h01 = -2 * s3 + 3 * s2, h11 = d * (s3 - s2);
+        for (uint32_t j = 0; j < components; j++)
+            out[j] = h00 * v0[j] + h10 * b0[j] + h01 * v1[j] + h11 * a1[j];
+    }
+    if (c->path == KILN_ANIM_ROTATION)
+        normalize4(out);
 }
 
 void kiln_anim_sample_channel(const kiln_anim_view *view, uint32_t channel, float time,
                               uint32_t *cursor, float *out) {
     const kiln_anim_channel *c = &view->channels[channel];
-    const float *t = view->times + c->time_offset;
-    const float *v = view->values + c->value_offset;
-    uint32_t n = c->key_count, components = c->components;
-    bool cubic = c->interpolation == KILN_ANIM_CUBICSPLINE;
-    size_t stride = cubic ? 3u * components : components, at = cubic ? components : 0;
-    uint32_t key;
-    if (n == 1 || !(time > t[0])) { /* also NaN */
-        key = 0;
-    } else if (time >= t[n - 1]) {
-        key = n - 1;
-    } else {
-        uint32_t k = find_interval(t, n, time, cursor);
-        float d = t[k + 1] - t[k], s = (time - t[k]) / d;
-        const float *v0 = v + (size_t)k * stride + at, *v1 = v0 + stride;
-        if (c->interpolation == KILN_ANIM_STEP) {
-            memcpy(out, v0, components * sizeof *out);
-        } else if (!cubic) {
-            if (c->path == KILN_ANIM_ROTATION)
-                slerp(v0, v1, s, out);
-            else
-                for (uint32_t j = 0; j < components; j++)
-                    out[j] = v0[j] + s * (v1[j] - v0[j]);
-        } else {
-            const float *b0 = v0 + components; /* out tangent of k */
-            const float *a1 = v1 - components; /* in tangent of k + 1 */
-            float s2 = s * s, s3 = s2 * s;
-            float h00 = 2 * s3 - 3 * s2 + 1, h10 = d * (s3 - 2 * s2 + s);
-            float h01 = -2 * s3 + 3 * s2, h11 = d * (s3 - s2);
-            for (uint32_t j = 0; j < components; j++)
-                out[j] = h00 * v0[j] + h10 * b0[j] + h01 * v1[j] + h11 * a1[j];
-            if (c->path == KILN_ANIM_ROTATION)
-                normalize4(out);
-        }
-        return;
-    }
-    memcpy(out, v + (size_t)key * stride + at, components * sizeof *out);
-    if (cubic && c->path == KILN_ANIM_ROTATION)
-        normalize4(out);
+    key_position p =
+        locate(view->times + c->time_offset, c->key_count, time, cursor != NULL ? *cursor : 0);
     if (cursor != NULL)
-        *cursor = key == 0 || n < 2 ? 0 : n - 2;
+        *cursor = cursor_of(p, c->key_count);
+    evaluate(view, c, p, out);
 }
 
+/* Where translation, rotation and scale lie in a kiln_scene_transform. */
+static const size_t path_field[3] = {offsetof(kiln_scene_transform, translation),
+                                     offsetof(kiln_scene_transform, rotation),
+                                     offsetof(kiln_scene_transform, scale)};
+
+/* Channels sharing a time range (kanim.md: the cooker shares equal times)
+ * share the search too: the position found for one serves the next while
+ * its range is the same. */
 kiln_result kiln_anim_sample(const kiln_anim_view *view, uint32_t clip, float time,
                              uint32_t *cursors, kiln_anim_pose *pose, kiln_error *err) {
     if (view == NULL || pose == NULL || clip >= view->clip_count)
@@ -385,15 +565,24 @@ kiln_result kiln_anim_sample(const kiln_anim_view *view, uint32_t clip, float ti
                             "kiln_anim_sample: clip %" PRIu32 " of %" PRIu32, clip,
                             view != NULL ? view->clip_count : 0);
     const kiln_anim_clip *cl = &view->clips[clip];
+    const kiln_anim_channel *channels = view->channels + cl->first_channel;
+    uint32_t range_offset = UINT32_MAX, range_count = 0, cursor = 0;
+    key_position p = {0, false, 0.0f, 0.0f};
     for (uint32_t k = 0; k < cl->channel_count; k++) {
-        uint32_t i = cl->first_channel + k;
-        const kiln_anim_channel *c = &view->channels[i];
-        kiln_scene_transform *local = &pose->local[c->node];
-        float *out = c->path == KILN_ANIM_TRANSLATION ? local->translation
-                     : c->path == KILN_ANIM_ROTATION  ? local->rotation
-                     : c->path == KILN_ANIM_SCALE     ? local->scale
-                                                      : pose->weights + c->weight_offset;
-        kiln_anim_sample_channel(view, i, time, cursors != NULL ? &cursors[k] : NULL, out);
+        const kiln_anim_channel *c = &channels[k];
+        if (c->time_offset != range_offset || c->key_count != range_count) {
+            range_offset = c->time_offset;
+            range_count = c->key_count;
+            p = locate(view->times + range_offset, range_count, time,
+                       cursors != NULL ? cursors[k] : 0);
+            cursor = cursor_of(p, range_count);
+        }
+        if (cursors != NULL)
+            cursors[k] = cursor;
+        float *out = c->path == KILN_ANIM_WEIGHTS
+                         ? pose->weights + c->weight_offset
+                         : (float *)(void *)((char *)&pose->local[c->node] + path_field[c->path]);
+        evaluate(view, c, p, out);
     }
     return KILN_OK;
 }

@@ -443,6 +443,32 @@ check "check reports a skinned mesh naming joints its skin lacks (the Fox's mesh
     'stderr_has "RiggedSimple\.kscene: error: node [0-9]+: vertex [0-9]+ of gltf/RiggedSimple/glTF-Binary/RiggedSimple\.kmesh names joint 23, but skin 0 has 2 joints"'
 
 # ---------------------------------------------------------------------------
+# anim.reduce and anim.quantize: smaller clips, each clip's error in kiln info
+# ---------------------------------------------------------------------------
+
+SMALL="$SCRATCH/small"
+mkdir -p "$SMALL"
+cp "$CORPUS/gltf/Fox/glTF-Binary/Fox.glb" "$SMALL/"
+printf 'default:\n  anim:\n    reduce: {translation: 0.001, rotation: 0.002}\n    quantize: true\n' \
+    >"$SCRATCH/small.yml"
+run build -i "$SMALL" -o "$SCRATCH/small-out" --config "$SCRATCH/small.yml"
+check "anim.reduce and anim.quantize cook a smaller .kanim" \
+    all_true 'status_is 0' \
+    '[ "$(stat -c %s "$SCRATCH/small-out/Fox.kanim")" -lt "$(stat -c %s "$FOX.kanim")" ]'
+run info -o "$SCRATCH/small-out"
+check "info prints each clip's quantized channels and worst error" \
+    all_true 'status_is 0' \
+    "stdout_has \"^    21 quantized channels; worst error: translation [0-9.e-]+, rotation 0\\.00[0-9.e-]+ rad\""
+printf 'default:\n  anim.reduce: {translation: -1}\n' >"$SCRATCH/bad-reduce.yml"
+run build -i "$SMALL" -o "$SCRATCH/bad-out" --config "$SCRATCH/bad-reduce.yml"
+check "a negative tolerance is an error naming the key and line" \
+    all_true 'status_is 1' 'stderr_has "bad-reduce\.yml:2: .*anim\.reduce\.translation"'
+printf 'default:\n  anim.reduce: {angle: 1}\n' >"$SCRATCH/bad-reduce.yml"
+run build -i "$SMALL" -o "$SCRATCH/bad-out" --config "$SCRATCH/bad-reduce.yml"
+check "an unknown tolerance name is an error" \
+    all_true 'status_is 1' "stderr_has \"unknown tolerance 'angle'\""
+
+# ---------------------------------------------------------------------------
 # mesh.merge keeps the nodes and adds one root for the merged mesh
 # ---------------------------------------------------------------------------
 

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cook/process/process.h"
 #include "cook/write/write.h"
 #include "test_import.h"
 
@@ -37,9 +38,14 @@ static void release(held *h) {
 }
 
 static cook_settings settings;
+/* anim.reduce and anim.quantize for the next cook() (process_animations). */
+static cook_anim_tolerance next_reduce;
+static bool next_quantize;
 
 static cook_context context(const char *source_path) {
     cook_settings_default(&settings);
+    settings.anim_reduce = next_reduce;
+    settings.anim_quantize = next_quantize;
     cook_context ctx = {.input_root = ".",
                         .source_path = source_path,
                         .ref = "models/anim",
@@ -57,9 +63,10 @@ typedef struct cooked {
     kiln_scene_view scene;
 } cooked;
 
-static void cook(cooked *c, const ir_asset *asset, const char *source_path) {
+static void cook(cooked *c, ir_asset *asset, const char *source_path) {
     memset(c, 0, sizeof *c);
     cook_context ctx = context(source_path);
+    assert_true(process_animations(asset, &settings));
     uint64_t *meshes = calloc(asset->mesh_count + 1, sizeof *meshes);
     for (uint32_t m = 0; m < asset->mesh_count; m++)
         meshes[m] = 1000 + m;
@@ -280,7 +287,42 @@ static double *gdoc_times(const gdoc *d, size_t anim, size_t sampler, size_t *n)
  * Corpus models: every channel at many times
  * ------------------------------------------------------------------------- */
 
-static size_t compare_model(const char *relative) {
+/* How far apart a sampled value and the reference are, as the cooker
+ * measures (kanim.md, AERR): translation distance, rotation angle (radians),
+ * else the largest component difference. */
+static double path_difference(uint8_t path, uint32_t components, const float *got,
+                              const double *want) {
+    double worst = 0.0, sum = 0.0;
+    if (path == KILN_ANIM_ROTATION) {
+        double lg = 0, lw = 0, dot = 0;
+        for (int j = 0; j < 4; j++) {
+            lg += (double)got[j] * got[j];
+            lw += want[j] * want[j];
+        }
+        for (int j = 0; j < 4; j++)
+            dot += got[j] / sqrt(lg) * (want[j] / sqrt(lw));
+        return 2.0 * acos(fmin(1.0, fabs(dot)));
+    }
+    for (uint32_t j = 0; j < components; j++) {
+        double d = fabs(got[j] - want[j]);
+        worst = fmax(worst, d);
+        sum += d * d;
+    }
+    return path == KILN_ANIM_TRANSLATION ? sqrt(sum) : worst;
+}
+
+/* What compare_model checks besides the samples: with anim.reduce or
+ * anim.quantize, each path's difference is bounded instead of 1e-5 per
+ * component, and the worst difference over the cooker's measuring times
+ * (source keys, quarter points) is recomputed per clip. */
+typedef struct compare_mode {
+    bool compressed;
+    double allowed[4];     /* per path, over the clip's stored error; 0 unless reduced */
+    double (*measured)[4]; /* per clip: the recomputed worst error, or NULL */
+    uint64_t *bytes;       /* the .kanim's size, or NULL */
+} compare_mode;
+
+static size_t compare_model_mode(const char *relative, const compare_mode *mode) {
     const char *corpus = test_corpus_dir();
     test_import r;
     test_import_file(&r, import_gltf, corpus, relative);
@@ -291,8 +333,11 @@ static size_t compare_model(const char *relative) {
     free(path);
     cooked c;
     cook(&c, &r.asset, relative);
+    if (mode->bytes != NULL)
+        *mode->bytes = c.anim_bytes.size;
     const json_t *anims = json_object_get(d.root, "animations");
     assert_int_equal(c.anim.clip_count, json_array_size(anims));
+    assert_non_null(c.anim.errors);
     size_t probes = 0;
     for (uint32_t a = 0; a < c.anim.clip_count; a++) {
         const json_t *anim = json_array_get(anims, a);
@@ -339,11 +384,28 @@ static size_t compare_model(const char *relative) {
                     /* The evaluator gets the float time the runtime saw. */
                     gdoc_evaluate(&d, a, sampler, ch->path == KILN_ANIM_ROTATION, ch->components,
                                   (double)(float)t, want);
-                    for (uint32_t j = 0; j < ch->components; j++)
-                        if (fabs(got[j] - want[j]) > 1e-5)
-                            fail_msg("%s animations[%u].channels[%u] at t=%.9g component %u: "
-                                     "%.9g, expected %.9g",
-                                     relative, a, k, t, j, (double)got[j], want[j]);
+                    if (!mode->compressed) {
+                        for (uint32_t j = 0; j < ch->components; j++)
+                            if (fabs(got[j] - want[j]) > 1e-5)
+                                fail_msg("%s animations[%u].channels[%u] at t=%.9g component %u: "
+                                         "%.9g, expected %.9g",
+                                         relative, a, k, t, j, (double)got[j], want[j]);
+                    } else {
+                        const float *stored = &c.anim.errors[a].translation;
+                        double diff = path_difference(ch->path, ch->components, got, want);
+                        /* float sampling: 1e-5 a component, ~3e-5 rad */
+                        double slack = ch->path == KILN_ANIM_ROTATION ? 3e-5 : 2e-5;
+                        double bound =
+                            fmax(mode->allowed[ch->path], (double)stored[ch->path]) + slack;
+                        if (diff > bound)
+                            fail_msg("%s animations[%u].channels[%u] (%s) at t=%.9g: off by "
+                                     "%.9g, allowed %.9g",
+                                     relative, a, k, kiln_anim_path_str((kiln_anim_path)ch->path),
+                                     t, diff, bound);
+                        /* the cooker's measuring times: source keys, quarter points */
+                        if (mode->measured != NULL && i > 0 && i + 1 < p)
+                            mode->measured[a][ch->path] = fmax(mode->measured[a][ch->path], diff);
+                    }
                     probes++;
                 }
             }
@@ -355,6 +417,11 @@ static size_t compare_model(const char *relative) {
     gdoc_free(&d);
     test_import_free(&r);
     return probes;
+}
+
+static size_t compare_model(const char *relative) {
+    compare_mode exact = {0};
+    return compare_model_mode(relative, &exact);
 }
 
 static void corpus_clips_sample_like_the_gltf_reference(void **state) {
@@ -383,6 +450,415 @@ static void corpus_clips_sample_like_the_gltf_reference(void **state) {
         total += compare_model(models[m]);
     }
     printf("corpus: %zu samples compared\n", total);
+}
+
+/* ---------------------------------------------------------------------------
+ * anim.reduce, anim.quantize and shared key times (kanim.md version 2)
+ * ------------------------------------------------------------------------- */
+
+static const char *const compress_models[] = {
+    "gltf/Fox/glTF/Fox.gltf",
+    "gltf/CesiumMilkTruck/glTF/CesiumMilkTruck.gltf",
+    "gltf/BoxAnimated/glTF/BoxAnimated.gltf",
+    "gltf/InterpolationTest/glTF/InterpolationTest.gltf",
+    "gltf/RiggedSimple/glTF/RiggedSimple.gltf",
+};
+#define COMPRESS_MODELS (sizeof compress_models / sizeof compress_models[0])
+
+/* The recomputed worst error equals the stored one up to float sampling. */
+static void expect_measured(const char *model, const kiln_anim_view *anim, double (*measured)[4]) {
+    for (uint32_t a = 0; a < anim->clip_count && a < 64; a++) {
+        const float *stored = &anim->errors[a].translation;
+        for (int k = 0; k < 4; k++)
+            if (fabs(measured[a][k] - stored[k]) > 1e-5 + 0.01 * stored[k])
+                fail_msg("%s clip %u path %d: stored error %.9g, recomputed %.9g", model, a, k,
+                         (double)stored[k], measured[a][k]);
+    }
+}
+
+/* Cooks `model` with the options and re-reads its errors for
+ * expect_measured (a second cook: compare_model_mode frees its own). */
+static void cook_model(const char *model, cooked *c, test_import *r) {
+    test_import_file(r, import_gltf, test_corpus_dir(), model);
+    test_import_expect_ok(r);
+    cook(c, &r->asset, model);
+}
+
+static void reduce_keeps_every_sample_within_the_tolerance(void **state) {
+    (void)state;
+    if (test_skip_without_corpus("reduce_keeps_every_sample_within_the_tolerance"))
+        skip();
+    const double tolerances[][4] = {{1e-4, 5e-4, 1e-4, 1e-3}, {0.01, 0.02, 0.01, 0.01}};
+    for (size_t t = 0; t < 2; t++) {
+        for (size_t m = 0; m < COMPRESS_MODELS; m++) {
+            next_reduce = (cook_anim_tolerance){.on = true,
+                                                .translation = (float)tolerances[t][0],
+                                                .rotation = (float)tolerances[t][1],
+                                                .scale = (float)tolerances[t][2],
+                                                .weights = (float)tolerances[t][3]};
+            double measured[64][4] = {{0}};
+            uint64_t reduced = 0, exact = 0;
+            compare_mode mode = {.compressed = true, .measured = measured, .bytes = &reduced};
+            for (int k = 0; k < 4; k++)
+                mode.allowed[k] = tolerances[t][k];
+            compare_model_mode(compress_models[m], &mode);
+            cooked c;
+            test_import r;
+            cook_model(compress_models[m], &c, &r);
+            next_reduce = (cook_anim_tolerance){0};
+            for (uint32_t a = 0; a < c.anim.clip_count; a++) {
+                const float *stored = &c.anim.errors[a].translation;
+                for (int k = 0; k < 4; k++)
+                    if (!((double)stored[k] <= tolerances[t][k] * (1 + 1e-6)))
+                        fail_msg("%s clip %u: error %.9g over the tolerance %.9g",
+                                 compress_models[m], a, (double)stored[k], tolerances[t][k]);
+            }
+            expect_measured(compress_models[m], &c.anim, measured);
+            uncook(&c);
+            test_import_free(&r);
+            compare_mode plain = {.bytes = &exact};
+            compare_model_mode(compress_models[m], &plain);
+            printf("reduce %g: %s %llu -> %llu bytes\n", tolerances[t][0], compress_models[m],
+                   (unsigned long long)exact, (unsigned long long)reduced);
+            /* Small clips may grow: channels reduced apart no longer share
+             * their times (BENCHMARKS.md section 14). */
+            if (strstr(compress_models[m], "Fox") != NULL ||
+                strstr(compress_models[m], "CesiumMilkTruck") != NULL)
+                assert_true(reduced < exact * 9 / 10);
+        }
+    }
+}
+
+/* Decodes a quantized key as kanim.md says, written here from the spec. */
+static void spec_decode(const kiln_anim_view *v, const kiln_anim_channel *ch, uint32_t key,
+                        double *out) {
+    const uint16_t *w = v->quantized + ch->value_offset + (size_t)key * 3;
+    if (ch->path == KILN_ANIM_ROTATION) {
+        int largest = (w[0] >> 15) | ((w[1] >> 15) << 1);
+        double c[3], sum = 0;
+        for (int k = 0; k < 3; k++) {
+            c[k] = ((w[k] & 0x7fff) * (2.0 / 32767) - 1) * 0.70710678;
+            sum += c[k] * c[k];
+        }
+        for (int k = 0, j = 0; k < 4; k++)
+            out[k] = k == largest ? sqrt(fmax(0, 1 - sum)) : c[j++];
+    } else {
+        const float *range = v->values + ch->range_offset;
+        for (int k = 0; k < 3; k++)
+            out[k] = range[k] + (double)w[k] * range[3 + k];
+    }
+}
+
+static void quantize_error_is_within_its_bound_and_reported(void **state) {
+    (void)state;
+    if (test_skip_without_corpus("quantize_error_is_within_its_bound_and_reported"))
+        skip();
+    for (size_t m = 0; m < COMPRESS_MODELS; m++) {
+        next_quantize = true;
+        double measured[64][4] = {{0}};
+        uint64_t quantized = 0, exact = 0;
+        compare_mode mode = {.compressed = true, .measured = measured, .bytes = &quantized};
+        compare_model_mode(compress_models[m], &mode);
+        cooked c;
+        test_import r;
+        cook_model(compress_models[m], &c, &r);
+        next_quantize = false;
+        expect_measured(compress_models[m], &c.anim, measured);
+        uint32_t count = 0;
+        for (uint32_t a = 0; a < c.anim.clip_count; a++) {
+            const kiln_anim_clip *clip = &c.anim.clips[a];
+            double bound[4] = {0, 1.5e-4, 0, 0}; /* kanim.md: rotation ~1e-4 rad */
+            for (uint32_t k = 0; k < clip->channel_count; k++) {
+                uint32_t i = clip->first_channel + k;
+                const kiln_anim_channel *ch = &c.anim.channels[i];
+                bool want =
+                    ch->path != KILN_ANIM_WEIGHTS && ch->interpolation != KILN_ANIM_CUBICSPLINE;
+                assert_int_equal(ch->encoding, want ? KILN_ANIM_QUANTIZED : KILN_ANIM_FLOAT);
+                if (!want)
+                    continue;
+                count++;
+                if (ch->path != KILN_ANIM_ROTATION) { /* step / 2 a component */
+                    const float *range = c.anim.values + ch->range_offset;
+                    double half = 0, sum = 0, big = 0;
+                    for (int j = 0; j < 3; j++) {
+                        half = fmax(half, range[3 + j] / 2);
+                        sum += range[3 + j] * range[3 + j] / 4;
+                        big = fmax(big, fabs(range[j]) + 65535.0 * range[3 + j]);
+                    }
+                    double rounding = 4e-7 * big;
+                    double b = ch->path == KILN_ANIM_TRANSLATION ? sqrt(sum) : half;
+                    bound[ch->path] = fmax(bound[ch->path], b + rounding);
+                }
+                /* the spec's decoder gives what the runtime samples at each key */
+                for (uint32_t key = 0; key < ch->key_count; key++) {
+                    double want_v[4];
+                    float got[4];
+                    uint32_t cursor = 0;
+                    spec_decode(&c.anim, ch, key, want_v);
+                    kiln_anim_sample_channel(&c.anim, i, c.anim.times[ch->time_offset + key],
+                                             &cursor, got);
+                    for (uint32_t j = 0; j < ch->components; j++)
+                        assert_float_equal(got[j], want_v[j], 2e-6);
+                }
+            }
+            const float *stored = &c.anim.errors[a].translation;
+            for (int k = 0; k < 4; k++)
+                if (!((double)stored[k] <= bound[k]))
+                    fail_msg("%s clip %u path %d: error %.9g over the spec's bound %.9g",
+                             compress_models[m], a, k, (double)stored[k], bound[k]);
+        }
+        assert_true(count > 0 || strstr(compress_models[m], "InterpolationTest") != NULL);
+        uncook(&c);
+        test_import_free(&r);
+        compare_mode plain = {.bytes = &exact};
+        compare_model_mode(compress_models[m], &plain);
+        printf("quantize: %s %llu -> %llu bytes\n", compress_models[m], (unsigned long long)exact,
+               (unsigned long long)quantized);
+        if (strstr(compress_models[m], "Fox") != NULL) /* tiny clips: chunk overhead */
+            assert_true(quantized < exact / 2);
+    }
+}
+
+/* Rewrites a cooked .kanim with one time range per channel (what version 1
+ * wrote): the same file but for ATIM and the channels' time offsets. */
+static void unshare_times(const kiln_file *file, const kiln_anim_view *v, bytebuf *out) {
+    kiln_anim_channel *channels = malloc((v->channel_count + 1) * sizeof *channels);
+    bytebuf times = {0};
+    for (uint32_t i = 0; i < v->channel_count; i++) {
+        channels[i] = v->channels[i];
+        channels[i].time_offset = (uint32_t)(times.size / sizeof(float));
+        bytebuf_append(&times, v->times + v->channels[i].time_offset,
+                       v->channels[i].key_count * sizeof(float));
+    }
+    kiln_anim_desc desc = *v->desc;
+    desc.time_count = (uint32_t)(times.size / sizeof(float));
+    container_writer writer;
+    container_begin(&writer, KILN_KIND_ANIM, file->kind_version);
+    for (uint32_t k = 0; k < file->chunk_count; k++) {
+        const kiln_chunk_entry *e = &file->chunks[k];
+        const void *data = file->data + e->offset;
+        size_t size = (size_t)e->size;
+        if (e->fourcc == KILN_CHUNK_ANIM_DESC) {
+            data = &desc;
+        } else if (e->fourcc == KILN_CHUNK_ANIM_CHANNELS) {
+            data = channels;
+        } else if (e->fourcc == KILN_CHUNK_ANIM_TIMES) {
+            data = times.data;
+            size = times.size;
+        }
+        container_add_chunk(&writer, e->fourcc, data, size);
+    }
+    assert_true(container_finish(&writer, out));
+    free(channels);
+    bytebuf_free(&times);
+}
+
+static void equal_key_times_are_stored_once(void **state) {
+    (void)state;
+    if (test_skip_without_corpus("equal_key_times_are_stored_once"))
+        skip();
+    for (size_t m = 0; m < COMPRESS_MODELS; m++) {
+        for (int quantize = 0; quantize < 2; quantize++) {
+            next_quantize = quantize != 0;
+            cooked c;
+            test_import r;
+            cook_model(compress_models[m], &c, &r);
+            next_quantize = false;
+            uint64_t keys = 0;
+            for (uint32_t a = 0; a < c.anim.clip_count; a++) {
+                const kiln_anim_clip *clip = &c.anim.clips[a];
+                for (uint32_t i = clip->first_channel;
+                     i < clip->first_channel + clip->channel_count; i++) {
+                    const kiln_anim_channel *x = &c.anim.channels[i];
+                    keys += x->key_count;
+                    for (uint32_t j = clip->first_channel; j < i; j++) {
+                        const kiln_anim_channel *y = &c.anim.channels[j];
+                        if (x->key_count == y->key_count &&
+                            memcmp(c.anim.times + x->time_offset, c.anim.times + y->time_offset,
+                                   x->key_count * sizeof(float)) == 0)
+                            assert_int_equal(x->time_offset, y->time_offset);
+                    }
+                }
+            }
+            bytebuf unshared = {0};
+            unshare_times(&c.anim_file.file, &c.anim, &unshared);
+            held h;
+            kiln_error err;
+            kiln_anim_view u;
+            if (hold(&h, &unshared, "unshared.kanim", &err) != KILN_OK ||
+                kiln_anim_view_get(&h.file, KILN_OPEN_DEEP, &u, &err) != KILN_OK)
+                fail_msg("%s unshared: %s", compress_models[m], err.message);
+            assert_int_equal(u.desc->time_count, keys);
+            if (strstr(compress_models[m], "Fox") != NULL) {
+                assert_true(c.anim.desc->time_count < keys);
+                assert_true(c.anim_bytes.size < unshared.size);
+            }
+            if (quantize == 0)
+                printf("shared times: %s %zu bytes, %zu unshared\n", compress_models[m],
+                       c.anim_bytes.size, unshared.size);
+            for (uint32_t i = 0; i < c.anim.channel_count; i++) {
+                const kiln_anim_channel *ch = &c.anim.channels[i];
+                const float *t = c.anim.times + ch->time_offset;
+                uint32_t cursor_a = 0, cursor_b = 0;
+                for (uint32_t k = 0; k + 1 < ch->key_count || k == 0; k++) {
+                    for (int q = 0; q < 5; q++) {
+                        float time = ch->key_count > 1 ? t[k] + (t[k + 1] - t[k]) * (float)q / 4.0f
+                                                       : t[0] + (float)q - 2.0f;
+                        float got[64], want[64];
+                        assert_true(ch->components <= 64);
+                        kiln_anim_sample_channel(&c.anim, i, time, &cursor_a, got);
+                        kiln_anim_sample_channel(&u, i, time, &cursor_b, want);
+                        assert_memory_equal(got, want, ch->components * sizeof(float));
+                    }
+                    if (ch->key_count == 1)
+                        break;
+                }
+            }
+            release(&h);
+            bytebuf_free(&unshared);
+            uncook(&c);
+            test_import_free(&r);
+        }
+    }
+}
+
+/* The same file written as version 1 (no AQNT, no AERR, quant_count 0):
+ * read, sampling bit for bit like the version 2 file; version 1 with a
+ * version 2 chunk is refused. */
+static void rewrite_as_version_1(const kiln_file *file, bool keep_errors, bytebuf *out) {
+    container_writer writer;
+    container_begin(&writer, KILN_KIND_ANIM, 1);
+    for (uint32_t k = 0; k < file->chunk_count; k++) {
+        const kiln_chunk_entry *e = &file->chunks[k];
+        if (e->fourcc == KILN_CHUNK_ANIM_QUANTIZED ||
+            (e->fourcc == KILN_CHUNK_ANIM_ERRORS && !keep_errors))
+            continue;
+        container_add_chunk(&writer, e->fourcc, file->data + e->offset, (size_t)e->size);
+    }
+    assert_true(container_finish(&writer, out));
+}
+
+static void version_1_files_are_still_read(void **state) {
+    (void)state;
+    if (test_skip_without_corpus("version_1_files_are_still_read"))
+        skip();
+    cooked c;
+    test_import r;
+    cook_model("gltf/InterpolationTest/glTF/InterpolationTest.gltf", &c, &r);
+    assert_int_equal(c.anim_file.file.kind_version, 2);
+    for (int keep = 0; keep < 2; keep++) {
+        bytebuf old = {0};
+        rewrite_as_version_1(&c.anim_file.file, keep != 0, &old);
+        held h;
+        kiln_error err;
+        kiln_anim_view v;
+        assert_int_equal(hold(&h, &old, "v1.kanim", &err), KILN_OK);
+        assert_int_equal(h.file.kind_version, 1);
+        kiln_result result = kiln_anim_view_get(&h.file, KILN_OPEN_DEEP, &v, &err);
+        if (keep) {
+            assert_int_equal(result, KILN_ERR_CORRUPT);
+            assert_non_null(strstr(err.message, "version 1"));
+        } else {
+            assert_int_equal(result, KILN_OK);
+            assert_null(v.errors);
+            for (uint32_t i = 0; i < v.channel_count; i++) {
+                for (int q = -4; q < 40; q++) {
+                    float time = (float)q * 0.1f, got[64], want[64];
+                    uint32_t cursor_a = 0, cursor_b = 0;
+                    kiln_anim_sample_channel(&c.anim, i, time, &cursor_a, want);
+                    kiln_anim_sample_channel(&v, i, time, &cursor_b, got);
+                    assert_memory_equal(got, want, c.anim.channels[i].components * sizeof(float));
+                }
+            }
+        }
+        release(&h);
+        bytebuf_free(&old);
+    }
+    /* A version this reader does not know. */
+    bytebuf future = {0};
+    container_writer writer;
+    container_begin(&writer, KILN_KIND_ANIM, 3);
+    for (uint32_t k = 0; k < c.anim_file.file.chunk_count; k++) {
+        const kiln_chunk_entry *e = &c.anim_file.file.chunks[k];
+        container_add_chunk(&writer, e->fourcc, c.anim_file.file.data + e->offset, (size_t)e->size);
+    }
+    assert_true(container_finish(&writer, &future));
+    held h;
+    kiln_error err;
+    kiln_anim_view v;
+    assert_int_equal(hold(&h, &future, "v3.kanim", &err), KILN_OK);
+    assert_int_equal(kiln_anim_view_get(&h.file, 0, &v, &err), KILN_ERR_UNSUPPORTED);
+    assert_non_null(strstr(err.message, "versions 1 and 2"));
+    release(&h);
+    bytebuf_free(&future);
+    uncook(&c);
+    test_import_free(&r);
+}
+
+/* Damaged version 2 fields: each refused with its rule's message. */
+static void damaged_quantized_files_are_refused(void **state) {
+    (void)state;
+    if (test_skip_without_corpus("damaged_quantized_files_are_refused"))
+        skip();
+    next_quantize = true;
+    cooked c;
+    test_import r;
+    cook_model("gltf/Fox/glTF/Fox.gltf", &c, &r);
+    next_quantize = false;
+    const uint8_t *base = c.anim_file.file.data;
+    size_t channels = (size_t)((const uint8_t *)c.anim.channels - base);
+    size_t errors = (size_t)((const uint8_t *)c.anim.errors - base);
+    size_t desc = (size_t)((const uint8_t *)c.anim.desc - base);
+    uint32_t translation = UINT32_MAX, rotation = UINT32_MAX;
+    for (uint32_t i = 0; i < c.anim.channel_count; i++) {
+        if (c.anim.channels[i].encoding != KILN_ANIM_QUANTIZED)
+            continue;
+        if (c.anim.channels[i].path == KILN_ANIM_TRANSLATION && translation == UINT32_MAX)
+            translation = i;
+        if (c.anim.channels[i].path == KILN_ANIM_ROTATION && rotation == UINT32_MAX)
+            rotation = i;
+    }
+    assert_true(translation != UINT32_MAX && rotation != UINT32_MAX);
+    float minus = -1.0f, nan = NAN;
+    uint32_t minus_bits, nan_bits;
+    memcpy(&minus_bits, &minus, 4);
+    memcpy(&nan_bits, &nan, 4);
+    const struct {
+        size_t offset;
+        uint32_t value, size;
+        const char *message;
+    } cases[] = {
+        {channels + translation * 32 + 28, 2, 1, "encoding 2"},
+        {channels + rotation * 32 + 9, 2, 1, "quantized and CUBICSPLINE"},
+        {channels + translation * 32 + 24, 0x7fffffff, 4, "range"},
+        {channels + rotation * 32 + 20, c.anim.quant_count, 4, "outside the key tables"},
+        {channels + rotation * 32 + 24, 6, 4, "components"},  /* a rotation has no range */
+        {channels + translation * 32 + 29, 1, 1, "encoding"}, /* reserved byte */
+        {errors + 4, minus_bits, 4, "negative or not finite"},
+        {errors, nan_bits, 4, "negative or not finite"},
+        {desc + 44, c.anim.quant_count + 1, 4, "AQNT"},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        bytebuf copy = {0};
+        bytebuf_append(&copy, c.anim_bytes.data, c.anim_bytes.size);
+        memcpy(copy.data + cases[k].offset, &cases[k].value, cases[k].size);
+        held h;
+        kiln_error err;
+        kiln_anim_view view;
+        memset(&h, 0, sizeof h);
+        assert_int_equal(posix_memalign(&h.block, 16, copy.size), 0);
+        memcpy(h.block, copy.data, copy.size);
+        assert_int_equal(kiln_file_from_memory(&h.file, h.block, copy.size, "bad.kanim", 0, &err),
+                         KILN_OK);
+        kiln_result result = kiln_anim_view_get(&h.file, KILN_OPEN_DEEP, &view, &err);
+        if (result == KILN_OK || strstr(err.message, cases[k].message) == NULL)
+            fail_msg("case %zu: %s, expected '%s'", k, result == KILN_OK ? "accepted" : err.message,
+                     cases[k].message);
+        release(&h);
+        bytebuf_free(&copy);
+    }
+    uncook(&c);
+    test_import_free(&r);
 }
 
 /* ---------------------------------------------------------------------------
@@ -822,6 +1298,11 @@ int main(void) {
         cmocka_unit_test(bad_animations_are_refused_with_their_path),
         cmocka_unit_test(uncooked_channels_are_named),
         cmocka_unit_test(corpus_clips_sample_like_the_gltf_reference),
+        cmocka_unit_test(reduce_keeps_every_sample_within_the_tolerance),
+        cmocka_unit_test(quantize_error_is_within_its_bound_and_reported),
+        cmocka_unit_test(equal_key_times_are_stored_once),
+        cmocka_unit_test(damaged_quantized_files_are_refused),
+        cmocka_unit_test(version_1_files_are_still_read),
         cmocka_unit_test(validator_animation_files),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -331,7 +331,7 @@ static void template_spelling(const cook_setting *key, const cook_settings *s, c
         return;
     }
     long value = cook_setting_get(key, s);
-    if (key->type == COOK_SETTING_BOOL)
+    if (key->type == COOK_SETTING_BOOL || key->type == COOK_SETTING_TOLERANCE)
         snprintf(out, size, "%s", value ? "true" : "false");
     else if (key->type == COOK_SETTING_ENUM)
         snprintf(out, size, "%s", key->names[value]);

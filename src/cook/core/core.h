@@ -40,9 +40,11 @@
  *     kmesh version 4: skin weights summing to exactly 65535, eight influences
  *     with mesh.skin_influences: 8; .kscene skin tables;
  *     a model with animations writes a .kanim, and a texture named "anim"
- *     becomes anim_2;
+ *     becomes anim_2);
  * 14: kmesh version 5: morph target deltas (MDLT, MNAM); meshes with morph
- *     targets are left out of mesh.merge). */
+ *     targets are not baked by mesh.merge; .kanim version 2: channels of a
+ *     clip with equal times share them, anim.reduce and anim.quantize, clip
+ *     errors; a model whose nodes draw morph targets writes a .kanim). */
 #define KILN_ENCODER_VERSION 14u
 
 /* Largest source or dependency file a cook reads. */
@@ -205,7 +207,23 @@ extern const char *const cook_shader_stage_names[]; /* "auto", then kiln_shader_
 #define COOK_SHADER_NAME_MAX 64
 #define COOK_SHADER_TEXT_MAX 1024
 
+/* anim.reduce: off, or the largest error a removed key may cause per path. */
+typedef struct cook_anim_tolerance {
+    bool on;
+    float translation; /* distance, scene units */
+    float rotation;    /* angle, radians */
+    float scale;       /* per component */
+    float weights;     /* per morph weight */
+} cook_anim_tolerance;
+/* The tolerances `anim.reduce: true` means (README.md). */
+#define COOK_ANIM_REDUCE_TRANSLATION 0.0001f
+#define COOK_ANIM_REDUCE_ROTATION 0.0005f
+#define COOK_ANIM_REDUCE_SCALE 0.0001f
+#define COOK_ANIM_REDUCE_WEIGHTS 0.001f
+
 typedef struct cook_settings {
+    cook_anim_tolerance anim_reduce; /* off by default */
+    bool anim_quantize;              /* 16-bit keys; off by default */
     bool mesh_merge;
     bool mesh_meshlets;
     uint32_t mesh_meshlet_vertices;
@@ -252,6 +270,7 @@ typedef enum cook_setting_type {
     COOK_SETTING_RATIOS, /* float[]: up to max fractions in (0, 1], their count at count_offset */
     COOK_SETTING_ENUM,   /* an enum: one of names, the value is its index */
     COOK_SETTING_TEXT,   /* char[size]: text, lines separated by '\n' (config.c) */
+    COOK_SETTING_TOLERANCE, /* cook_anim_tolerance: false, true, a number or a map (config.c) */
 } cook_setting_type;
 
 /* One key of the configuration vocabulary. */
@@ -277,6 +296,13 @@ typedef struct cook_setting {
  * settings: threads, mesh_chunk_triangles and texture_format_origin are not. */
 extern const cook_setting cook_setting_table[];
 extern const size_t cook_setting_count;
+
+/* TOLERANCE: the tolerance names a map may hold ("translation", "rotation",
+ * "scale", "weights"), NULL-terminated, and the field of each; false when
+ * `value` is not a valid tolerance (finite, at least 0, at most 1e6). */
+extern const char *const cook_tolerance_names[];
+float *cook_tolerance_field(cook_anim_tolerance *tolerance, size_t name);
+bool cook_tolerance_valid(double value);
 
 /* The key named `name` ("mesh.lods"), or NULL. */
 const cook_setting *cook_setting_find(const char *name);

@@ -146,6 +146,7 @@ void ir_animation_free(ir_animation *animation) {
     for (uint32_t s = 0; animation->samplers != NULL && s < animation->sampler_count; s++) {
         free(animation->samplers[s].times);
         free(animation->samplers[s].values);
+        free(animation->samplers[s].quantized);
     }
     free(animation->samplers);
     free(animation->channels);

@@ -273,6 +273,12 @@ typedef struct ir_anim_sampler {
     ir_interpolation interpolation;
     float *times;  /* key_count */
     float *values; /* key_count * components * (CUBICSPLINE ? 3 : 1) */
+    /* Set only by the process stage (process_animations, anim.quantize),
+     * importers leave them 0: key_count x 3 u16 (kanim.md encoding 1; values
+     * then holds the same keys decoded), and for a translation or scale its
+     * range (min xyz, step xyz). */
+    uint16_t *quantized;
+    float range[6];
 } ir_anim_sampler;
 
 typedef struct ir_anim_channel {
@@ -293,6 +299,15 @@ typedef struct ir_animation {
      * space-separated: KHR_animation_pointer channels, extensions), or NULL:
      * listed by `kiln info`. */
     char *dropped;
+    /* Set only by the process stage (process_animations): the worst
+     * difference of the processed keys from the imported ones, translation
+     * (distance), rotation (radians), scale, weights; importers leave 0. */
+    float error[4];
+    /* Set only by the process stage when it removed keys: the clip's time
+     * range before (a clip keeps its length); else the writer takes it from
+     * the keys. */
+    bool has_range;
+    float start, end;
 } ir_animation;
 
 /* Everything one source file produced. Nodes are ordered so that a parent

@@ -3,6 +3,7 @@
  * settings keys, from which the defaults, the settings JSON and the kiln.yml
  * parser (src/cli/config.c) all derive.
  */
+#include <math.h>
 #include <string.h>
 
 #include "cook/core/core.h"
@@ -103,8 +104,34 @@ static const float default_lod_ratios[] = {0.5f, 0.25f};
         .default_value = value, .description = text, .omit_default = true                          \
     }
 
+const char *const cook_tolerance_names[] = {"rotation", "scale", "translation", "weights", NULL};
+
+float *cook_tolerance_field(cook_anim_tolerance *tolerance, size_t name) {
+    float *fields[] = {&tolerance->rotation, &tolerance->scale, &tolerance->translation,
+                       &tolerance->weights};
+    return name < 4 ? fields[name] : NULL;
+}
+
+bool cook_tolerance_valid(double value) {
+    return isfinite(value) && value >= 0.0 && value <= 1e6;
+}
+
 /* Sorted by name: cook_settings_to_json writes the keys in this order. */
 const cook_setting cook_setting_table[] = {
+    {.name = "anim.quantize",
+     .type = COOK_SETTING_BOOL,
+     FIELD(anim_quantize),
+     .default_value = false,
+     .omit_default = true,
+     .description = "store rotations in 48 bits (smallest three) and translations and scales in "
+                    "16 bits a component within the channel's range"},
+    {.name = "anim.reduce",
+     .type = COOK_SETTING_TOLERANCE,
+     FIELD(anim_reduce),
+     .default_value = false,
+     .omit_default = true,
+     .description = "remove animation keys that interpolation reproduces within a tolerance: "
+                    "false, true, a number, or {translation, rotation (radians), scale, weights}"},
     {.name = "mesh.lod_ratios",
      .type = COOK_SETTING_RATIOS,
      FIELD(mesh_lod_ratios),
@@ -226,6 +253,8 @@ long cook_setting_get(const cook_setting *key, const cook_settings *settings) {
     switch (key->type) {
     case COOK_SETTING_BOOL:
         return *(const bool *)value;
+    case COOK_SETTING_TOLERANCE:
+        return ((const cook_anim_tolerance *)value)->on;
     case COOK_SETTING_UINT:
         return (long)*(const uint32_t *)value;
     case COOK_SETTING_INT:
@@ -243,6 +272,15 @@ void cook_setting_set(const cook_setting *key, cook_settings *settings, long val
     switch (key->type) {
     case COOK_SETTING_BOOL:
         *(bool *)field = value != 0;
+        break;
+    case COOK_SETTING_TOLERANCE:
+        *(cook_anim_tolerance *)field = (cook_anim_tolerance){
+            .on = value != 0,
+            .translation = COOK_ANIM_REDUCE_TRANSLATION,
+            .rotation = COOK_ANIM_REDUCE_ROTATION,
+            .scale = COOK_ANIM_REDUCE_SCALE,
+            .weights = COOK_ANIM_REDUCE_WEIGHTS,
+        };
         break;
     case COOK_SETTING_UINT:
         *(uint32_t *)field = (uint32_t)value;
@@ -300,6 +338,19 @@ void cook_settings_to_json(const cook_settings *s, bytebuf *out) {
         case COOK_SETTING_BOOL:
             bytebuf_printf(out, "%s", value ? "true" : "false");
             break;
+        case COOK_SETTING_TOLERANCE: {
+            cook_anim_tolerance t =
+                *(const cook_anim_tolerance *)(const void *)((const char *)s + key->offset);
+            if (!t.on) {
+                bytebuf_printf(out, "false");
+                break;
+            }
+            for (size_t n = 0; cook_tolerance_names[n] != NULL; n++)
+                bytebuf_printf(out, "%s\"%s\":%.9g", n ? "," : "{", cook_tolerance_names[n],
+                               (double)*cook_tolerance_field(&t, n));
+            bytebuf_printf(out, "}");
+            break;
+        }
         case COOK_SETTING_UINT:
             bytebuf_printf(out, "%u", (unsigned)value);
             break;

@@ -637,6 +637,15 @@ static bool check_animation_invariants(const ir_asset *asset, cook_context *ctx)
     return true;
 }
 
+/* anim.reduce and anim.quantize (process/anim.c). */
+static bool process_anim_stage(cook_context *ctx, ir_asset *asset) {
+    if (!process_animations(asset, ctx->settings)) {
+        diag_error(ctx->diag, ctx->source_path, 0, "out of memory reducing the animations");
+        return false;
+    }
+    return true;
+}
+
 static bool cook_anim_output(const cook_request *request, cook_context *ctx, const ir_asset *asset,
                              cook_asset_result *result) {
     double clock = cook_clock();
@@ -711,7 +720,7 @@ bool cook_model_asset(const cook_request *request, cook_context *ctx, cook_asset
     if (ok && asset.mesh_count > 0)
         ok = cook_scene_output(request, ctx, &asset, result);
     if (ok && asset.mesh_count > 0 && (asset.animation_count > 0 || has_morph_nodes(&asset)))
-        ok = check_animation_invariants(&asset, ctx) &&
+        ok = check_animation_invariants(&asset, ctx) && process_anim_stage(ctx, &asset) &&
              cook_anim_output(request, ctx, &asset, result);
     ir_asset_free(&asset);
     return ok;

@@ -283,4 +283,48 @@ float mip_alpha_coverage(const float *rgba, size_t pixel_count, float cutoff);
  * clamped to 0..1 unless HDR) from a decoded image; NULL when out of memory. */
 float *image_to_float(const ir_decoded_image *image, cook_texture_usage usage);
 
+/* ---------------------------------------------------------------------------
+ * Animation keys (anim.c): reduction and quantization at write time
+ * ------------------------------------------------------------------------- */
+
+/* One channel's keys: times strictly increasing, values per key `components`
+ * floats (three groups for CUBICSPLINE: in tangent, value, out tangent). */
+typedef struct anim_keys {
+    uint32_t key_count;
+    uint32_t components;
+    ir_interpolation interpolation;
+    ir_anim_path path;
+    float *times;
+    float *values;
+} anim_keys;
+
+/* The channel at `time` by glTF 2.0 Appendix C in double precision (slerp on
+ * the shortest arc, rotations normalised) into out[components]. */
+void anim_evaluate(const anim_keys *keys, double time, double *out);
+/* How far apart two values of `path` are: translation distance, rotation
+ * angle in radians (2 acos |dot|), the largest component difference else. */
+double anim_difference(ir_anim_path path, uint32_t components, const double *a, const double *b);
+/* `out` = src's keys without those interpolation reproduces within the
+ * tolerance (src unchanged, a copy when the tolerance is off). False when out
+ * of memory. Free out with anim_keys_free. */
+bool anim_reduce(const anim_keys *src, const cook_anim_tolerance *tolerance, anim_keys *out);
+void anim_keys_free(anim_keys *keys);
+
+/* LINEAR or STEP translation, rotation or scale: anim.quantize applies. */
+bool anim_quantizable(const anim_keys *keys);
+/* Translation / scale: min xyz and step xyz ((max - min) / 65535) over the keys. */
+void anim_quantize_range(const anim_keys *keys, float range[6]);
+void anim_quantize_vec3(const float *v, const float range[6], uint16_t *q);
+void anim_dequantize_vec3(const uint16_t *q, const float range[6], float *v);
+/* Rotation: smallest three in 3 x u16 (kanim.md); decoding as the runtime does. */
+void anim_quantize_rotation(const float *quaternion, uint16_t *q);
+void anim_dequantize_rotation(const uint16_t *q, float *quaternion);
+
+/* anim.reduce and anim.quantize over every clip of the asset: each sampler's
+ * keys replaced by the reduced ones (values decoded from `quantized` when
+ * quantized), the clip's time range and worst error recorded (ir.h). A
+ * sampler no channel uses, or used by channels of different paths, is left
+ * as it is. False when out of memory. Nothing to do when both are off. */
+bool process_animations(ir_asset *asset, const cook_settings *settings);
+
 #endif /* KILN_COOK_PROCESS_PROCESS_H */
