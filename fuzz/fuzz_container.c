@@ -28,6 +28,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                 sink ^= ((const uint8_t *)view.vertices)[i];
             for (size_t i = 0; i < view.index_bytes; i++)
                 sink ^= ((const uint8_t *)view.indices)[i];
+            /* Morph targets: every delta block and name the view hands out. */
+            for (uint32_t t = 0; t < view.desc->morph_target_count; t++) {
+                for (uint32_t a = KILN_MORPH_POSITION; a <= KILN_MORPH_TANGENT; a <<= 1) {
+                    const float *d = kiln_mesh_morph_deltas(&view, t, a);
+                    for (size_t i = 0; d != NULL && i < 3 * (size_t)view.desc->vertex_count; i++)
+                        sink ^= (uint8_t)(d[i] != 0.0f);
+                }
+                const char *name = kiln_mesh_morph_target_name(&view, t);
+                for (size_t i = 0; name != NULL && name[i] != '\0'; i++)
+                    sink ^= (uint8_t)name[i];
+            }
             (void)sink;
         }
         kiln_material_view materials;

@@ -69,7 +69,7 @@ typedef struct kiln_chunk_entry {
  * Mesh, kind MESH (docs/formats/kmesh.md)
  * ------------------------------------------------------------------------- */
 
-#define KILN_MESH_VERSION 4u
+#define KILN_MESH_VERSION 5u
 #define KILN_MESH_MAX_LODS 8u               /* levels per submesh, level 0 included */
 #define KILN_MESH_MAX_MESHLET_VERTICES 255u /* local indices are bytes */
 #define KILN_MESH_MAX_MESHLET_TRIANGLES 512u
@@ -87,6 +87,18 @@ typedef struct kiln_chunk_entry {
  * KILN_SUBMESH_UNNAMED), then NUL-terminated UTF-8 names (kmesh.md). */
 #define KILN_CHUNK_MESH_SUBMESH_NAMES KILN_FOURCC('S', 'N', 'A', 'M')
 #define KILN_SUBMESH_UNNAMED 0xFFFFFFFFu
+/* Version 5: morph target deltas, f32x3 per vertex, one block per target and
+ * attribute (target-major; position, normal, tangent as morph_attributes
+ * has them), each vertex_count * 12 bytes (kmesh.md MDLT). */
+#define KILN_CHUNK_MESH_MORPH_DELTAS KILN_FOURCC('M', 'D', 'L', 'T')
+/* Optional: u32 offsets[morph_target_count] (or KILN_SUBMESH_UNNAMED), then
+ * NUL-terminated UTF-8 names, as SNAM (kmesh.md MNAM). */
+#define KILN_CHUNK_MESH_MORPH_NAMES KILN_FOURCC('M', 'N', 'A', 'M')
+/* kiln_mesh_desc.morph_attributes: which deltas every target has. */
+#define KILN_MORPH_POSITION 1u
+#define KILN_MORPH_NORMAL 2u
+#define KILN_MORPH_TANGENT 4u
+#define KILN_MORPH_ALL_ 7u
 
 /* What a vertex attribute means. 0 is invalid. */
 typedef enum kiln_vertex_semantic {
@@ -155,7 +167,9 @@ typedef struct kiln_mesh_desc {
     uint32_t meshlet_max_triangles;
     float position_offset[3]; /* quantised positions: p = offset + scale * q */
     float position_scale[3];  /* (0 and 1 for float positions) */
-    uint32_t reserved[2];
+    /* Version 5 (reserved, 0, before): morph targets and their deltas. */
+    uint32_t morph_target_count; /* targets in MDLT (0: none) */
+    uint32_t morph_attributes;   /* KILN_MORPH_* bits; 0 exactly when no targets */
 } kiln_mesh_desc;
 
 typedef struct kiln_vertex_attribute {

@@ -162,6 +162,12 @@ typedef struct kiln_mesh_view {
     const uint8_t *meshlet_triangles; /* desc->meshlet_triangle_count * 3 local indices */
     const uint8_t *submesh_names;     /* the SNAM chunk, or NULL: kiln_mesh_submesh_name */
     size_t submesh_names_size;
+    /* Morph targets (version 5): desc->morph_target_count targets, each with
+     * the delta blocks desc->morph_attributes names (kiln_mesh_morph_deltas),
+     * or NULL without targets. */
+    const float *morph_deltas;
+    const uint8_t *morph_names; /* the MNAM chunk, or NULL: kiln_mesh_morph_target_name */
+    size_t morph_names_size;
 } kiln_mesh_view;
 
 /* Checks that `file` is a mesh whose chunks agree with its descriptor and fills
@@ -181,6 +187,23 @@ const char *kiln_mesh_submesh_name(const kiln_mesh_view *view, uint32_t submesh)
 
 const kiln_vertex_attribute *kiln_mesh_find_attribute(const kiln_mesh_view *view,
                                                       kiln_vertex_semantic semantic);
+
+/* Morph target `target`'s deltas of `attribute` (KILN_MORPH_POSITION,
+ * KILN_MORPH_NORMAL or KILN_MORPH_TANGENT): desc->vertex_count xyz floats in
+ * the file, zero-copy; NULL when out of range or the mesh has no such
+ * deltas. Bind them as a GPU buffer, or add weight x delta to the base. */
+const float *kiln_mesh_morph_deltas(const kiln_mesh_view *view, uint32_t target,
+                                    uint32_t attribute);
+/* Morph target `target`'s name from the source (glTF
+ * mesh.extras.targetNames), or NULL. */
+const char *kiln_mesh_morph_target_name(const kiln_mesh_view *view, uint32_t target);
+/* Every vertex's morphed position, base + sum of weights[t] x position delta
+ * of target t, into out[3 * vertex_count] (out_floats: its size in floats).
+ * weight_count must equal desc->morph_target_count (0 gives the base
+ * positions). A CPU reference for tools and tests; no allocation. */
+kiln_result kiln_mesh_morph_positions(const kiln_mesh_view *view, const float *weights,
+                                      uint32_t weight_count, float *out, size_t out_floats,
+                                      kiln_error *err);
 
 /* Bytes one element of `format` takes; 0 for an invalid format. */
 uint32_t kiln_vertex_format_size(kiln_vertex_format format);

@@ -380,6 +380,25 @@ kiln_result kiln_manager_watch(kiln_manager *manager, bool enable, kiln_error *e
 kiln_result kiln_asset_reload_status(kiln_manager *manager, kiln_ref ref, kiln_error *err);
 
 /* ---------------------------------------------------------------------------
+ * Cooking on demand (a development runtime: libkiln built with the CMake
+ * option KILN_RUNTIME_DEV, which defines KILN_RUNTIME_DEV=1 for its users; a
+ * shipping libkiln has none of it)
+ * ------------------------------------------------------------------------- */
+
+#if defined(KILN_RUNTIME_DEV) && KILN_RUNTIME_DEV
+/* Connects the manager to a running `kiln watch --serve`, whose socket is
+ * <output folder>/.kiln-serve (docs/runtime.md). From then on a synchronous
+ * load (kiln_manager_load, kiln_manager_load_ref) of an asset no mounted
+ * manifest knows, or whose cooked file cannot be read, asks the server to
+ * cook it first (it cooks only when the file is missing or stale), then maps
+ * the manifest of the folder mount that is the server's output folder again
+ * and loads the result; the server's error message fails the load. Requested
+ * loads are not cooked on demand. A manager connects once. */
+kiln_result kiln_manager_connect_cooker(kiln_manager *manager, const char *socket_path,
+                                        kiln_error *err);
+#endif
+
+/* ---------------------------------------------------------------------------
  * Statistics
  * ------------------------------------------------------------------------- */
 

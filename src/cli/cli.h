@@ -3,7 +3,8 @@
  *
  *   main.c       the executable: calls cli_main
  *   commands.c   cli_main, the dispatch table: command name -> function
- *   cmd_*.c      one file per command (build, info, check, init, pack, clean, pose)
+ *   cmd_*.c      one file per command (build, info, check, init, pack, clean, pose,
+ *                watch)
  *   build/       the modules of `kiln build` (build/build.h)
  *   options.c    getopt_long helpers and usage errors
  *   paths.c      small path helpers
@@ -47,6 +48,7 @@ int cmd_init(int argc, char **argv);
 int cmd_pack(int argc, char **argv);
 int cmd_clean(int argc, char **argv);
 int cmd_pose(int argc, char **argv);
+int cmd_watch(int argc, char **argv);
 
 void cmd_build_usage(FILE *out);
 void cmd_info_usage(FILE *out);
@@ -55,6 +57,7 @@ void cmd_init_usage(FILE *out);
 void cmd_pack_usage(FILE *out);
 void cmd_clean_usage(FILE *out);
 void cmd_pose_usage(FILE *out);
+void cmd_watch_usage(FILE *out);
 
 /* `kiln info [--json] FILE.kshader` (shader_info.c): the program's stages,
  * entry points, SPIR-V bytes and reflected interface. */

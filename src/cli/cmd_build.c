@@ -94,7 +94,7 @@ void cmd_build_usage(FILE *out) {
  * Options
  * ------------------------------------------------------------------------- */
 
-static bool parse_job_count(const char *text, unsigned *jobs) {
+bool build_parse_job_count(const char *text, unsigned *jobs) {
     if (text[0] < '0' || text[0] > '9')
         return false; /* strtoul would accept a sign or spaces */
     char *end = NULL;
@@ -155,7 +155,7 @@ static int parse_build_options(int argc, char **argv, build_options *options) {
             options->input = optarg;
             break;
         case 'j':
-            if (!parse_job_count(optarg, &options->jobs))
+            if (!build_parse_job_count(optarg, &options->jobs))
                 return cli_usage_error(COMMAND, "invalid job count '%s' (expected 1..%u)", optarg,
                                        PARALLEL_MAX_THREADS);
             break;
@@ -329,6 +329,43 @@ static int finish_build(build_run *run, const struct timespec *start) {
  * The command
  * ------------------------------------------------------------------------- */
 
+/* True when planned source `index` produces `focus`: it is its path, its
+ * ref, or a ref, output or file read (a model's .mtl or texture) its last
+ * cook recorded. */
+static bool source_produces(const build_plan *plan, size_t index, const kiln_cache *cache,
+                            const char *focus) {
+    const char *source = plan->sources.items[index];
+    char ref[1024];
+    if (strcmp(source, focus) == 0 ||
+        (cook_asset_ref(plan->importers[index], source, ref, sizeof ref) == KILN_OK &&
+         strcmp(ref, focus) == 0))
+        return true;
+    const cache_record *record = cache_find(cache, source);
+    for (size_t i = 0; record != NULL && i < record->manifest.count; i++) {
+        if (strcmp(record->manifest.items[i].ref, focus) == 0)
+            return true;
+    }
+    for (size_t i = 0; record != NULL && i < record->outputs.count; i++) {
+        if (strcmp(record->outputs.items[i], focus) == 0)
+            return true;
+    }
+    for (size_t i = 1; record != NULL && i < record->file_count; i++) {
+        if (strcmp(record->files[i].path, focus) == 0)
+            return true;
+    }
+    return false;
+}
+
+/* options->focus: which planned sources a focused build checks and cooks
+ * (possibly none). NULL when out of memory. */
+static bool *focus_sources(const char *focus, const build_plan *plan, const kiln_cache *cache) {
+    size_t count = plan->sources.count;
+    bool *focused = calloc(count ? count : 1, sizeof *focused);
+    for (size_t i = 0; focused != NULL && i < count; i++)
+        focused[i] = source_produces(plan, i, cache, focus);
+    return focused;
+}
+
 static int cook_plan(const build_options *options, const build_setup *setup, const build_plan *plan,
                      const strlist *existing, const struct timespec *start) {
     size_t count = plan->sources.count;
@@ -344,11 +381,13 @@ static int cook_plan(const build_options *options, const build_setup *setup, con
     if (!options->no_cache)
         build_load_cache_and_journal(options, setup, &old_cache);
     int status = CLI_EXIT_FAILURE;
-    build_run run = {options, setup, plan, &old_cache, existing,
-                     results, slots, NULL, reporter,   NULL};
+    bool *focused = options->focus ? focus_sources(options->focus, plan, &old_cache) : NULL;
+    build_run run = {options, setup, plan,     &old_cache, existing, results,
+                     slots,   NULL,  reporter, NULL,       focused};
     if (!options->dry_run)
         run.journal = build_journal_open(setup);
-    if (results == NULL || slots == NULL || reporter == NULL) {
+    if (results == NULL || slots == NULL || reporter == NULL ||
+        (options->focus != NULL && focused == NULL)) {
         cli_error("out of memory");
     } else if (!build_cook_in_order(&run)) {
         progress_end(reporter);
@@ -362,6 +401,8 @@ static int cook_plan(const build_options *options, const build_setup *setup, con
         progress_end(reporter);
         status = finish_build(&run, start);
     }
+    if (options->round_done != NULL && results != NULL && slots != NULL)
+        options->round_done(&run, status, options->round_context);
     for (size_t i = 0; results != NULL && slots != NULL && i < count; i++) {
         if (slots[i].borrowed) /* its strings belong to the old cache */
             free(results[i].dependencies.items);
@@ -374,12 +415,13 @@ static int cook_plan(const build_options *options, const build_setup *setup, con
     if (reporter != NULL)
         progress_destroy(reporter);
     cache_free(&old_cache);
+    free(focused);
     free(slots);
     free(results);
     return status;
 }
 
-static int build(const build_options *options, const build_setup *setup) {
+int build_execute(const build_options *options, const build_setup *setup) {
     struct timespec start;
     clock_gettime(CLOCK_MONOTONIC, &start);
 
@@ -419,7 +461,7 @@ int cmd_build(int argc, char **argv) {
     build_setup setup;
     status = build_setup_load(&options, &setup);
     if (status < 0)
-        status = build(&options, &setup);
+        status = build_execute(&options, &setup);
     config_free(&setup.config);
     return status;
 }

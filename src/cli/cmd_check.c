@@ -587,44 +587,43 @@ static size_t check_node_links(check_report *report, const char *output, const c
     return problems;
 }
 
-/* A skinned node's mesh names joints its skin has (JOINTS0 and JOINTS1 of
- * every vertex below the skin's joint count). */
-static size_t check_skinned_mesh(check_report *report, const char *output, const char *where,
-                                 const kiln_manifest_view *manifest, const kiln_scene_view *view,
-                                 uint32_t node) {
-    const kiln_manifest_entry *entry =
-        kiln_manifest_find(manifest, view->meshes[view->nodes[node].mesh]);
+/* The largest joint index a mesh's vertices name (JOINTS0 and JOINTS1) and
+ * the first vertex naming it; -1 when the mesh has no joints or cannot be
+ * read (an unresolved ref is reported on its own). */
+typedef struct mesh_joints {
+    int64_t max_joint;
+    uint32_t vertex;
+} mesh_joints;
+
+static mesh_joints read_mesh_joints(const char *output, const kiln_manifest_view *manifest,
+                                    uint64_t mesh_ref) {
+    mesh_joints found = {-1, 0};
+    const kiln_manifest_entry *entry = kiln_manifest_find(manifest, mesh_ref);
     if (entry == NULL || entry->kind != KILN_ASSET_MESH)
-        return 0; /* reported as an unresolved ref */
+        return found;
     const char *path = kiln_manifest_path(manifest, entry);
     if (!path_is_plain_relative(path))
-        return 0;
+        return found;
     char *full = cook_path_join(output, path);
     kiln_file file;
     kiln_mesh_view mesh;
     kiln_error error;
-    size_t problems = 0;
-    uint32_t joint_count = view->skins[view->nodes[node].skin].joint_count;
     if (full != NULL && kiln_file_map(&file, full, 0, &error) == KILN_OK) {
         if (kiln_mesh_view_get(&file, 0, &mesh, &error) == KILN_OK) {
             const kiln_vertex_semantic sets[2] = {KILN_SEMANTIC_JOINTS0, KILN_SEMANTIC_JOINTS1};
-            for (int s = 0; s < 2 && problems == 0; s++) {
+            for (int s = 0; s < 2; s++) {
                 const kiln_vertex_attribute *a = kiln_mesh_find_attribute(&mesh, sets[s]);
                 if (a == NULL || a->format != KILN_VFORMAT_U16X4)
                     continue;
                 const uint8_t *base = (const uint8_t *)mesh.vertices + a->offset;
-                for (uint32_t v = 0; v < mesh.desc->vertex_count && problems == 0; v++) {
+                for (uint32_t v = 0; v < mesh.desc->vertex_count; v++) {
                     uint16_t joints[4];
                     memcpy(joints, base + (size_t)v * mesh.desc->vertex_stride, sizeof joints);
                     for (int k = 0; k < 4; k++)
-                        if (joints[k] >= joint_count) {
-                            check_problem(report, where,
-                                          "node %u: vertex %u of %s names joint %u, but skin %d "
-                                          "has %u joints",
-                                          node, v, path, joints[k], view->nodes[node].skin,
-                                          joint_count);
-                            problems++;
-                            break;
+                        if ((int64_t)joints[k] > found.max_joint ||
+                            ((int64_t)joints[k] == found.max_joint && v < found.vertex)) {
+                            found.max_joint = joints[k];
+                            found.vertex = v;
                         }
                 }
             }
@@ -632,6 +631,44 @@ static size_t check_skinned_mesh(check_report *report, const char *output, const
         kiln_file_close(&file);
     }
     free(full);
+    return found;
+}
+
+/* Every skinned node's mesh names only joints its skin has. Each mesh is
+ * read once however many nodes draw it with a skin. */
+static size_t check_skinned_meshes(check_report *report, const char *output, const char *where,
+                                   const kiln_manifest_view *manifest,
+                                   const kiln_scene_view *view) {
+    uint32_t mesh_count = view->desc->mesh_count;
+    mesh_joints *meshes = mesh_count ? calloc(mesh_count, sizeof *meshes) : NULL;
+    bool *read = mesh_count ? calloc(mesh_count, sizeof *read) : NULL;
+    size_t problems = 0;
+    if (mesh_count > 0 && (meshes == NULL || read == NULL)) {
+        check_problem(report, where, "out of memory checking skinned meshes");
+        problems++;
+        mesh_count = 0;
+    }
+    for (uint32_t n = 0; n < view->node_count && mesh_count > 0; n++) {
+        int32_t mesh = view->nodes[n].mesh, skin = view->nodes[n].skin;
+        if (skin < 0 || mesh < 0 || (uint32_t)mesh >= mesh_count)
+            continue;
+        if (!read[mesh]) {
+            meshes[mesh] = read_mesh_joints(output, manifest, view->meshes[mesh]);
+            read[mesh] = true;
+        }
+        uint32_t joint_count = view->skins[skin].joint_count;
+        if (meshes[mesh].max_joint >= (int64_t)joint_count) {
+            const kiln_manifest_entry *entry = kiln_manifest_find(manifest, view->meshes[mesh]);
+            check_problem(report, where,
+                          "node %u: vertex %u of %s names joint %lld, but skin %d "
+                          "has %u joints",
+                          n, meshes[mesh].vertex, kiln_manifest_path(manifest, entry),
+                          (long long)meshes[mesh].max_joint, skin, joint_count);
+            problems++;
+        }
+    }
+    free(meshes);
+    free(read);
     return problems;
 }
 
@@ -656,11 +693,9 @@ static size_t check_scene_refs(check_report *report, const char *output, const c
                 problems += !ref_resolves(report, output, where, manifest, view.materials[m],
                                           KILN_ASSET_MATERIAL, label);
             }
-            for (uint32_t n = 0; n < view.node_count; n++) {
+            for (uint32_t n = 0; n < view.node_count; n++)
                 problems += check_node_links(report, output, where, manifest, &view, n);
-                if (view.nodes[n].skin >= 0 && view.nodes[n].mesh >= 0)
-                    problems += check_skinned_mesh(report, output, where, manifest, &view, n);
-            }
+            problems += check_skinned_meshes(report, output, where, manifest, &view);
         }
         kiln_file_close(&file);
     }

@@ -74,7 +74,11 @@ typedef struct file_report {
     uint64_t lod_primitives[KILN_TOPOLOGY_COUNT_][KILN_MESH_MAX_LODS];
     uint32_t topology_submeshes[KILN_TOPOLOGY_COUNT_];
     uint32_t lods_reused; /* levels that could not be reduced */
-    uint64_t vertex_bytes, index_bytes, meshlet_bytes;
+    uint64_t vertex_bytes, index_bytes, meshlet_bytes, morph_bytes;
+    /* Morph target names, NUL-separated ("" for an unnamed target), for the
+     * first morph_names_shown targets: as many as fit. */
+    char morph_names[1024];
+    uint32_t morph_names_shown;
     /* KILN_PACK_MANIFEST: refs per asset kind and per texture colour space. */
     uint32_t refs_per_kind[KILN_ASSET_KIND_COUNT_];
     uint32_t refs_per_color_space[KILN_COLOR_SPACE_COUNT_];
@@ -265,6 +269,22 @@ static void summarize_mesh(const kiln_mesh_view *view, file_report *report) {
     }
     report->vertex_bytes = view->vertex_bytes;
     report->index_bytes = view->index_bytes;
+    uint32_t per_target = 0;
+    for (uint32_t bit = 1; bit <= KILN_MORPH_TANGENT; bit <<= 1)
+        per_target += (desc->morph_attributes & bit) != 0;
+    report->morph_bytes = (uint64_t)desc->morph_target_count * per_target * desc->vertex_count * 12;
+    size_t at = 0;
+    report->morph_names_shown = 0;
+    for (uint32_t t = 0; t < desc->morph_target_count; t++) {
+        const char *name = kiln_mesh_morph_target_name(view, t);
+        size_t length = name != NULL ? strlen(name) : 0;
+        if (at + length + 1 > sizeof report->morph_names)
+            break;
+        memcpy(report->morph_names + at, name != NULL ? name : "", length);
+        report->morph_names[at + length] = '\0';
+        at += length + 1;
+        report->morph_names_shown++;
+    }
     report->meshlet_bytes = (uint64_t)desc->meshlet_count * sizeof(kiln_meshlet) +
                             (uint64_t)desc->meshlet_vertex_count * sizeof(uint32_t) +
                             (uint64_t)desc->meshlet_triangle_count * 3;
@@ -711,6 +731,20 @@ static void print_mesh_text(const file_report *report) {
     printf("\n  aabb: min (%g, %g, %g) max (%g, %g, %g)\n", (double)mesh->aabb_min[0],
            (double)mesh->aabb_min[1], (double)mesh->aabb_min[2], (double)mesh->aabb_max[0],
            (double)mesh->aabb_max[1], (double)mesh->aabb_max[2]);
+    if (mesh->morph_target_count > 0) {
+        printf("  morph targets: %" PRIu32 " (deltas f32x3:%s%s%s, %" PRIu64 " bytes):",
+               mesh->morph_target_count,
+               (mesh->morph_attributes & KILN_MORPH_POSITION) ? " position" : "",
+               (mesh->morph_attributes & KILN_MORPH_NORMAL) ? " normal" : "",
+               (mesh->morph_attributes & KILN_MORPH_TANGENT) ? " tangent" : "",
+               report->morph_bytes);
+        const char *name = report->morph_names;
+        for (uint32_t t = 0; t < report->morph_names_shown; t++, name += strlen(name) + 1)
+            printf("%s %s", t ? "," : "", name[0] ? name : "(unnamed)");
+        if (report->morph_names_shown < mesh->morph_target_count)
+            printf(", ...");
+        printf("\n");
+    }
     if (report->source[0] != '\0')
         printf("  source: %s\n", report->source);
 }
@@ -974,6 +1008,26 @@ static void append_mesh_json(bytebuf *json, const file_report *report) {
     json_text(json, ",\"max\":");
     json_vector3(json, mesh->aabb_max);
     json_text(json, "}");
+    bytebuf_printf(json, ",\"morph_targets\":%" PRIu32 ",\"morph_attributes\":[",
+                   mesh->morph_target_count);
+    const char *const morph_attributes[3] = {"position", "normal", "tangent"};
+    bool first = true;
+    for (int k = 0; k < 3; k++)
+        if (mesh->morph_attributes >> k & 1u) {
+            bytebuf_printf(json, "%s\"%s\"", first ? "" : ",", morph_attributes[k]);
+            first = false;
+        }
+    bytebuf_printf(json, "],\"morph_bytes\":%" PRIu64 ",\"morph_target_names\":[",
+                   report->morph_bytes);
+    const char *name = report->morph_names;
+    for (uint32_t t = 0; t < report->morph_names_shown; t++, name += strlen(name) + 1) {
+        json_text(json, t ? "," : "");
+        if (name[0] != '\0')
+            bytebuf_append_json_string(json, name);
+        else
+            json_text(json, "null");
+    }
+    json_text(json, "]");
     if (report->source[0] != '\0') {
         json_text(json, ",");
         json_key(json, "source");

@@ -22,6 +22,8 @@ static const cli_command commands[] = {
     {"init", cmd_init, cmd_init_usage, "write a commented starter kiln.yml"},
     {"pack", cmd_pack, cmd_pack_usage, "pack info [FILE]: layout and entries of a .kpak"},
     {"clean", cmd_clean, cmd_clean_usage, "remove what kiln wrote into the output folder"},
+    {"watch", cmd_watch, cmd_watch_usage,
+     "build, then cook again what changes (--serve: on demand)"},
     {"pose", cmd_pose, cmd_pose_usage, "print a cooked scene's nodes with their world matrices"},
 };
 

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "runtime/internal.h"
+#include "runtime/manager_dev.h"
 #include "runtime/manager_internal.h"
 #include "runtime/manager_load.h"
 
@@ -743,6 +744,9 @@ void kiln_manager_destroy(kiln_manager *m) {
     mgr_free(m, m->heap, (size_t)m->slot_capacity * sizeof *m->heap);
     mgr_free(m, m->finish, (size_t)m->slot_capacity * sizeof *m->finish);
     mgr_free(m, m->scopes, (size_t)m->scope_capacity * sizeof *m->scopes);
+#if defined(KILN_RUNTIME_DEV) && KILN_RUNTIME_DEV
+    mgr_dev_destroy(m);
+#endif
     kiln_allocator allocator = m->allocator;
     allocator.free(allocator.user, m, sizeof *m);
 }

@@ -190,6 +190,8 @@ struct kiln_manager {
     int watch_fd; /* inotify descriptor, -1: not watching */
     bool watch_dirty;
     uint64_t watch_last_ns; /* monotonic time of the last event not on assets.kman */
+    /* Cooking on demand (manager_dev.c, KILN_RUNTIME_DEV only); NULL: none. */
+    struct mgr_dev *dev;
 };
 
 #endif /* KILN_RUNTIME_MANAGER_INTERNAL_H */

@@ -24,6 +24,7 @@
 
 #include "common/checked.h"
 #include "runtime/internal.h"
+#include "runtime/manager_dev.h"
 #include "runtime/manager_load.h"
 
 /* ---------------------------------------------------------------------------
@@ -895,9 +896,21 @@ static kiln_result load(kiln_manager *m, kiln_scope scope, kiln_handle handle,
     return result;
 }
 
+/* A development runtime asks its cook server for what it cannot load
+ * (manager_dev.c); a shipping one has no such step. */
+static kiln_result load_or_cook(kiln_manager *m, kiln_scope scope, kiln_handle handle,
+                                const char *ref_string, kiln_ref *ref, kiln_error *err) {
+    kiln_result result = load(m, scope, handle, ref_string, ref, err);
+#if defined(KILN_RUNTIME_DEV) && KILN_RUNTIME_DEV
+    if (result != KILN_OK)
+        result = mgr_dev_cook_missing(m, scope, handle, ref_string, ref, err, result, load);
+#endif
+    return result;
+}
+
 kiln_result kiln_manager_load(kiln_manager *m, kiln_scope scope, kiln_handle handle, kiln_ref *ref,
                               kiln_error *err) {
-    return load(m, scope, handle, NULL, ref, err);
+    return load_or_cook(m, scope, handle, NULL, ref, err);
 }
 
 kiln_result kiln_manager_load_ref(kiln_manager *m, kiln_scope scope, const char *ref_string,
@@ -907,7 +920,7 @@ kiln_result kiln_manager_load_ref(kiln_manager *m, kiln_scope scope, const char 
             memset(ref, 0, sizeof *ref);
         return runtime_fail(err, KILN_ERR_INVALID_ARGUMENT, "kiln manager", "no ref string");
     }
-    return load(m, scope, kiln_ref_hash(ref_string), ref_string, ref, err);
+    return load_or_cook(m, scope, kiln_ref_hash(ref_string), ref_string, ref, err);
 }
 
 kiln_result kiln_manager_request(kiln_manager *m, kiln_scope scope, kiln_handle handle,

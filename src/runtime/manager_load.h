@@ -54,6 +54,9 @@ void mgr_notify(kiln_manager *m, const kiln_reload_event *event);
 void mgr_retire(kiln_manager *m, mgr_data *d);
 void mgr_retired_free(kiln_manager *m, bool all);
 kiln_result mgr_refresh(kiln_manager *m, kiln_error *err);
+/* Maps mount `mount`'s assets.kman again when it changed on disk (lock held,
+ * released while mapping). */
+kiln_result mgr_refresh_manifest(kiln_manager *m, uint32_t mount, kiln_error *err);
 void mgr_watch_close(kiln_manager *m);
 bool mgr_watch_poll(kiln_manager *m);
 kiln_result mgr_watch_mount(kiln_manager *m, uint32_t mount, kiln_error *err);

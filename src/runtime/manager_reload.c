@@ -82,8 +82,9 @@ static void keep_first(kiln_result *first, kiln_error *err, kiln_result r, const
         *err = *e;
 }
 
-/* Maps mount `i`'s assets.kman again when it changed on disk. */
-static kiln_result refresh_manifest(kiln_manager *m, uint32_t i, kiln_error *err) {
+/* Maps mount `i`'s assets.kman again when it changed on disk (lock held;
+ * released while mapping). Also cooking on demand's step after a cook. */
+kiln_result mgr_refresh_manifest(kiln_manager *m, uint32_t i, kiln_error *err) {
     mgr_mount *mt = m->mounts[i];
     size_t length;
     char *path = join(m, mt, KILN_MANIFEST_FILE_NAME, &length);
@@ -168,7 +169,7 @@ kiln_result mgr_refresh(kiln_manager *m, kiln_error *err) {
     for (uint32_t i = 0; i < m->mount_count; i++) {
         if (m->mounts[i]->is_pack)
             continue;
-        kiln_result r = refresh_manifest(m, i, &e);
+        kiln_result r = mgr_refresh_manifest(m, i, &e);
         keep_first(&first, err, r, &e);
     }
     /* Dependents first (clips, scenes, meshes, tables, textures): a

@@ -208,7 +208,7 @@ const char *kiln_mesh_submesh_name(const kiln_mesh_view *view, uint32_t submesh)
 /* The mesh's own chunks, found in one walk over the table. */
 typedef struct mesh_chunks {
     const kiln_chunk_entry *desc, *attributes, *vertices, *indices, *submeshes, *lods, *meshlets,
-        *meshlet_vertices, *meshlet_triangles, *submesh_names;
+        *meshlet_vertices, *meshlet_triangles, *submesh_names, *morph_deltas, *morph_names;
 } mesh_chunks;
 
 static const kiln_chunk_entry **chunk_slot(mesh_chunks *found, uint32_t fourcc) {
@@ -233,6 +233,10 @@ static const kiln_chunk_entry **chunk_slot(mesh_chunks *found, uint32_t fourcc) 
         return &found->meshlet_triangles;
     case KILN_CHUNK_MESH_SUBMESH_NAMES:
         return &found->submesh_names;
+    case KILN_CHUNK_MESH_MORPH_DELTAS:
+        return &found->morph_deltas;
+    case KILN_CHUNK_MESH_MORPH_NAMES:
+        return &found->morph_names;
     default:
         return NULL;
     }
@@ -286,10 +290,12 @@ static kiln_result check_descriptor(const kiln_file *file, const kiln_mesh_desc 
     if (desc->flags != 0) /* kmesh.md R5 */
         return runtime_fail(err, KILN_ERR_UNSUPPORTED, name, "unknown mesh flags 0x%" PRIx32,
                             desc->flags);
-    for (size_t i = 0; i < sizeof desc->reserved / sizeof desc->reserved[0]; i++)
-        if (desc->reserved[i] != 0) /* kmesh.md R5 */
-            return runtime_fail(err, KILN_ERR_CORRUPT, name,
-                                "mesh descriptor reserved[%zu] is not 0", i);
+    if ((desc->morph_attributes & ~KILN_MORPH_ALL_) != 0 ||
+        (desc->morph_target_count == 0) != (desc->morph_attributes == 0)) /* kmesh.md R21 */
+        return runtime_fail(err, KILN_ERR_CORRUPT, name,
+                            "%" PRIu32 " morph targets with morph attributes 0x%" PRIx32
+                            " (known bits 0x7, none exactly when there are no targets)",
+                            desc->morph_target_count, desc->morph_attributes);
     if (desc->index_size != 2 && desc->index_size != 4) /* kmesh.md R6 */
         return runtime_fail(err, KILN_ERR_CORRUPT, name,
                             "index_size is %" PRIu32 ", expected 2 or 4", desc->index_size);
@@ -512,6 +518,108 @@ static kiln_result check_indices(const kiln_file *file, const kiln_mesh_view *vi
     return KILN_OK;
 }
 
+static uint32_t morph_attribute_count(const kiln_mesh_desc *desc) {
+    uint32_t a = desc->morph_attributes & KILN_MORPH_ALL_;
+    return (a & 1u) + (a >> 1 & 1u) + (a >> 2 & 1u);
+}
+
+/* kmesh.md R23 (KILN_OPEN_DEEP): every morph delta is finite. */
+static kiln_result check_morph_deltas(const kiln_file *file, const kiln_mesh_view *view,
+                                      kiln_error *err) {
+    const kiln_mesh_desc *desc = view->desc;
+    size_t block = (size_t)desc->vertex_count * 3;
+    uint32_t per_target = morph_attribute_count(desc);
+    for (uint32_t t = 0; t < desc->morph_target_count; t++)
+        for (uint32_t a = 0; a < per_target; a++) {
+            const float *d = view->morph_deltas + ((size_t)t * per_target + a) * block;
+            for (size_t i = 0; i < block; i++)
+                if (!isfinite(d[i]))
+                    return runtime_fail(err, KILN_ERR_CORRUPT, file->name,
+                                        "morph target %" PRIu32 " delta of vertex %zu is not "
+                                        "finite",
+                                        t, i / 3);
+        }
+    return KILN_OK;
+}
+
+/* kmesh.md R22: MNAM as SNAM, one offset per morph target. */
+static kiln_result check_morph_names(const kiln_file *file, const kiln_mesh_desc *desc,
+                                     const kiln_mesh_view *view, kiln_error *err) {
+    if (view->morph_names == NULL)
+        return KILN_OK;
+    size_t table = (size_t)desc->morph_target_count * 4;
+    if (view->morph_names_size < table)
+        return runtime_fail(err, KILN_ERR_CORRUPT, file->name,
+                            "MNAM chunk is %zu bytes, too small for %" PRIu32 " name offsets",
+                            view->morph_names_size, desc->morph_target_count);
+    for (uint32_t t = 0; t < desc->morph_target_count; t++) {
+        uint32_t offset;
+        memcpy(&offset, view->morph_names + (size_t)t * 4, 4);
+        if (offset == KILN_SUBMESH_UNNAMED)
+            continue;
+        if (offset < table || offset >= view->morph_names_size ||
+            memchr(view->morph_names + offset, '\0', view->morph_names_size - offset) == NULL)
+            return runtime_fail(err, KILN_ERR_CORRUPT, file->name,
+                                "morph target %" PRIu32 "'s name (offset %" PRIu32
+                                ") is not a string inside the MNAM chunk",
+                                t, offset);
+    }
+    return KILN_OK;
+}
+
+const char *kiln_mesh_morph_target_name(const kiln_mesh_view *view, uint32_t target) {
+    if (view == NULL || view->desc == NULL || view->morph_names == NULL ||
+        target >= view->desc->morph_target_count)
+        return NULL;
+    uint32_t offset;
+    memcpy(&offset, view->morph_names + (size_t)target * 4, 4);
+    return offset == KILN_SUBMESH_UNNAMED ? NULL : (const char *)view->morph_names + offset;
+}
+
+const float *kiln_mesh_morph_deltas(const kiln_mesh_view *view, uint32_t target,
+                                    uint32_t attribute) {
+    if (view == NULL || view->desc == NULL || view->morph_deltas == NULL ||
+        target >= view->desc->morph_target_count ||
+        (attribute != KILN_MORPH_POSITION && attribute != KILN_MORPH_NORMAL &&
+         attribute != KILN_MORPH_TANGENT) ||
+        (view->desc->morph_attributes & attribute) == 0)
+        return NULL;
+    uint32_t per_target = morph_attribute_count(view->desc);
+    uint32_t slot = 0; /* blocks of the attributes before this one */
+    for (uint32_t bit = 1; bit < attribute; bit <<= 1)
+        slot += (view->desc->morph_attributes & bit) != 0;
+    return view->morph_deltas +
+           ((size_t)target * per_target + slot) * (size_t)view->desc->vertex_count * 3;
+}
+
+kiln_result kiln_mesh_morph_positions(const kiln_mesh_view *view, const float *weights,
+                                      uint32_t weight_count, float *out, size_t out_floats,
+                                      kiln_error *err) {
+    if (view == NULL || view->desc == NULL || out == NULL || (weight_count > 0 && weights == NULL))
+        return runtime_fail(err, KILN_ERR_INVALID_ARGUMENT, "kiln",
+                            "kiln_mesh_morph_positions needs a view, weights and an output");
+    const kiln_mesh_desc *desc = view->desc;
+    if (weight_count != desc->morph_target_count)
+        return runtime_fail(err, KILN_ERR_INVALID_ARGUMENT, "kiln",
+                            "%" PRIu32 " weights for a mesh with %" PRIu32 " morph targets",
+                            weight_count, desc->morph_target_count);
+    if (out_floats / 3 < desc->vertex_count)
+        return runtime_fail(err, KILN_ERR_INVALID_ARGUMENT, "kiln",
+                            "the output holds %zu floats; %" PRIu32 " vertices need 3 each",
+                            out_floats, desc->vertex_count);
+    for (uint32_t v = 0; v < desc->vertex_count; v++)
+        kiln_mesh_position(view, v, out + 3 * (size_t)v);
+    for (uint32_t t = 0; t < weight_count; t++) {
+        const float *d = kiln_mesh_morph_deltas(view, t, KILN_MORPH_POSITION);
+        float w = weights[t];
+        if (d == NULL || w == 0.0f)
+            continue;
+        for (size_t i = 0; i < 3 * (size_t)desc->vertex_count; i++)
+            out[i] += w * d[i];
+    }
+    return runtime_succeed(err);
+}
+
 /* kmesh.md R9: each data chunk holds exactly what the descriptor declares. */
 static kiln_result check_chunk_sizes(const kiln_file *file, const mesh_chunks *c,
                                      const kiln_mesh_desc *d, kiln_error *err) {
@@ -538,6 +646,11 @@ static kiln_result check_chunk_sizes(const kiln_file *file, const mesh_chunks *c
     if (r == KILN_OK)
         r = check_array_size(file, c->meshlet_triangles, "MLTR", d->meshlet_triangle_count, 3,
                              "meshlet_triangle_count x 3", err);
+    if (r == KILN_OK) /* kmesh.md R9, R21 */
+        r = check_array_size(file, c->morph_deltas, "MDLT",
+                             (uint64_t)d->morph_target_count * morph_attribute_count(d),
+                             (uint64_t)d->vertex_count * 12,
+                             "morph_target_count x attributes x vertex_count x 12", err);
     return r;
 }
 
@@ -596,6 +709,9 @@ kiln_result kiln_mesh_view_get(const kiln_file *file, uint32_t flags, kiln_mesh_
     v.meshlet_triangles = payload(file, chunks.meshlet_triangles);
     v.submesh_names = payload(file, chunks.submesh_names);
     v.submesh_names_size = v.submesh_names ? (size_t)payload_size(chunks.submesh_names) : 0;
+    v.morph_deltas = payload(file, chunks.morph_deltas);
+    v.morph_names = payload(file, chunks.morph_names);
+    v.morph_names_size = v.morph_names ? (size_t)payload_size(chunks.morph_names) : 0;
 
     result = check_attributes(file, desc, v.attributes, err); /* kmesh.md R10-R12 */
     if (result == KILN_OK)
@@ -604,6 +720,8 @@ kiln_result kiln_mesh_view_get(const kiln_file *file, uint32_t flags, kiln_mesh_
         result = check_lods(file, desc, v.submeshes, v.lods, err); /* kmesh.md R15 */
     if (result == KILN_OK)
         result = check_submesh_names(file, desc, &v, err); /* kmesh.md R20 */
+    if (result == KILN_OK)
+        result = check_morph_names(file, desc, &v, err); /* kmesh.md R22 */
     if (result == KILN_OK && !bounds_valid(desc->aabb_min, desc->aabb_max, desc->sphere))
         result = runtime_fail(err, KILN_ERR_CORRUPT, name, /* kmesh.md R14 */
                               "mesh bounds are not finite or not ordered");
@@ -613,6 +731,8 @@ kiln_result kiln_mesh_view_get(const kiln_file *file, uint32_t flags, kiln_mesh_
         result = check_meshlets(file, desc, v.meshlets, err); /* kmesh.md R16 */
     if (result == KILN_OK && (flags & KILN_OPEN_DEEP) != 0)
         result = check_indices(file, &v, err); /* kmesh.md R17 */
+    if (result == KILN_OK && (flags & KILN_OPEN_DEEP) != 0)
+        result = check_morph_deltas(file, &v, err); /* kmesh.md R23 */
     if (result != KILN_OK)
         return result;
 

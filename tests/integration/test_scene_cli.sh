@@ -434,6 +434,13 @@ run check -o "$BROKEN"
 check "check reports clips whose scene is missing and a damaged .kanim" \
     all_true 'status_is 1' 'stderr_has "CesiumMilkTruck\.kanim: error: scene ref .* does not exist"' \
     'stderr_has "Fox\.kanim: error: checksum mismatch"'
+SKINNED="$SCRATCH/skinned"
+cp -r "$OUT" "$SKINNED"
+cp "$SKINNED/gltf/Fox/glTF-Binary/Fox.kmesh" "$SKINNED/gltf/RiggedSimple/glTF-Binary/RiggedSimple.kmesh"
+run check -o "$SKINNED"
+check "check reports a skinned mesh naming joints its skin lacks (the Fox's mesh, 24 joints, under a 2-joint skin)" \
+    all_true 'status_is 1' \
+    'stderr_has "RiggedSimple\.kscene: error: node [0-9]+: vertex [0-9]+ of gltf/RiggedSimple/glTF-Binary/RiggedSimple\.kmesh names joint 23, but skin 0 has 2 joints"'
 
 # ---------------------------------------------------------------------------
 # mesh.merge keeps the nodes and adds one root for the merged mesh
@@ -454,6 +461,33 @@ run info -o "$SCRATCH/merge-out"
 check "merged: one mesh drawn by one node, in both scenes" \
     all_true 'status_is 0' 'stdout_has "4 nodes, depth 2, 1 mesh \(drawn by 1 node\)"' \
     "stdout_has \"scene 0 'empty': 1 root, 1 node\""
+
+# ---------------------------------------------------------------------------
+# morph targets: kiln info names them, kiln pose prints the default weights
+# from the runtime even when the model has no clips (mesh.merge: test_morph)
+# ---------------------------------------------------------------------------
+
+MORPH="$SCRATCH/morph"
+mkdir -p "$MORPH/still"
+cp -r "$CORPUS/gltf/SimpleMorph/glTF/." "$MORPH/still/"
+python3 - "$MORPH/still/SimpleMorph.gltf" <<'EOF'
+import json, sys
+g = json.load(open(sys.argv[1]))
+del g["animations"]                       # no clips: the weights must still reach the runtime
+g["meshes"][0]["extras"] = {"targetNames": ["up", "across"]}
+json.dump(g, open(sys.argv[1], "w"))
+EOF
+run build -i "$MORPH" -o "$SCRATCH/morph-out"
+check "a morph model without clips cooks a .kanim of its default weights" \
+    all_true 'status_is 0' '[ -s "$SCRATCH/morph-out/still/SimpleMorph.kanim" ]'
+run pose "$SCRATCH/morph-out/still/SimpleMorph.kscene" --json
+check "kiln pose prints the default morph weights (mesh.weights 0.5 0.5)" \
+    all_true 'status_is 0' 'stdout_has "\"weights\":\[0.5,0.5\]"'
+run info -o "$SCRATCH/morph-out"
+check "kiln info shows the morph targets and their names" \
+    all_true 'status_is 0' 'stdout_has "morph targets: 2 \(deltas f32x3: position, 72 bytes\): up, across"'
+run check -o "$SCRATCH/morph-out"
+check "kiln check accepts the morph streams" all_true 'status_is 0'
 
 # ---------------------------------------------------------------------------
 # packs know scenes

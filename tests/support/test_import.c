@@ -2,6 +2,8 @@
 #include "test_import.h"
 
 #include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -171,4 +173,69 @@ char *test_corpus_index(test_corpus_row **rows, size_t *count) {
         (*rows)[(*count)++] = (test_corpus_row){fields[0], fields[1], fields[2], fields[3]};
     }
     return text;
+}
+
+char *test_json_text(const char *fmt, ...) {
+    va_list args;
+    va_start(args, fmt);
+    va_list copy;
+    va_copy(copy, args);
+    int length = vsnprintf(NULL, 0, fmt, copy);
+    va_end(copy);
+    assert_true(length >= 0);
+    char *text = malloc((size_t)length + 1);
+    assert_non_null(text);
+    vsnprintf(text, (size_t)length + 1, fmt, args);
+    va_end(args);
+    for (char *p = text; *p; p++)
+        if (*p == '\'')
+            *p = '"';
+    return text;
+}
+
+void test_import_gltf_json(test_import *r, const char *dir, const char *json) {
+    test_write_in(dir, "model.gltf", json, strlen(json));
+    test_import_bytes(r, import_gltf, dir, "model.gltf", json, strlen(json));
+}
+
+void test_expect_message(const test_import *r, const char *kind, const char *words) {
+    const char *text = test_import_messages(r);
+    for (const char *line = text; *line != '\0';) {
+        const char *end = strchr(line, '\n');
+        size_t length = end ? (size_t)(end - line) : strlen(line);
+        char buffer[2048];
+        snprintf(buffer, sizeof buffer, "%.*s", (int)length, line);
+        if (strstr(buffer, kind) != NULL && strstr(buffer, words) != NULL)
+            return;
+        line += length + (end != NULL);
+    }
+    fail_msg("no line holds \"%s\" and \"%s\":\n%s", kind, words, text);
+}
+
+void test_node_set_trs(ir_node *node, float tx, float ty, float tz, float angle, float scale) {
+    node->translation[0] = tx;
+    node->translation[1] = ty;
+    node->translation[2] = tz;
+    node->rotation[0] = 0.0f;
+    node->rotation[1] = 0.0f;
+    node->rotation[2] = sinf(angle / 2);
+    node->rotation[3] = cosf(angle / 2);
+    for (int k = 0; k < 3; k++)
+        node->scale[k] = scale;
+}
+
+kiln_result test_scene_hold(test_held_scene *held, const void *bytes, size_t size, uint32_t flags,
+                            kiln_error *err) {
+    memset(held, 0, sizeof *held);
+    assert_int_equal(posix_memalign(&held->block, 16, size ? size : 16), 0);
+    memcpy(held->block, bytes, size);
+    kiln_result r = kiln_file_from_memory(&held->file, held->block, size, "t.kscene", flags, err);
+    if (r != KILN_OK)
+        return r;
+    return kiln_scene_view_get(&held->file, flags & KILN_OPEN_DEEP, &held->view, err);
+}
+
+void test_scene_release(test_held_scene *held) {
+    kiln_file_close(&held->file);
+    free(held->block);
 }

@@ -41,6 +41,31 @@ void test_check_asset(const ir_asset *asset);
 /* Writes dir/relative, creating the folders on the way. */
 void test_write_in(const char *dir, const char *relative, const void *data, size_t size);
 
+/* printf into a new string with every single quote turned into a double
+ * quote, so that tests can write JSON without escapes. Caller frees. */
+char *test_json_text(const char *fmt, ...);
+/* Writes `json` as <dir>/model.gltf and imports it with the glTF importer. */
+void test_import_gltf_json(test_import *r, const char *dir, const char *json);
+/* The line of the messages holding `kind` (": error: ", ": warning: ") and
+ * every byte of `words`, or fails the test listing the messages. */
+void test_expect_message(const test_import *r, const char *kind, const char *words);
+
+/* A node's local transform: translation, a rotation of `angle` radians about
+ * z, uniform scale. */
+void test_node_set_trs(ir_node *node, float tx, float ty, float tz, float angle, float scale);
+
+/* A cooked scene held 16-byte aligned, as the runtime wants it. */
+typedef struct test_held_scene {
+    void *block;
+    kiln_file file;
+    kiln_scene_view view;
+} test_held_scene;
+/* Opens `size` bytes as a .kscene with the KILN_OPEN_* `flags` (the view is
+ * deep-checked when they hold KILN_OPEN_DEEP). */
+kiln_result test_scene_hold(test_held_scene *held, const void *bytes, size_t size, uint32_t flags,
+                            kiln_error *err);
+void test_scene_release(test_held_scene *held);
+
 /* One row of the corpus's index.tsv. */
 typedef struct test_corpus_row {
     const char *path; /* relative to the corpus folder */

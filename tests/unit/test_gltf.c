@@ -57,48 +57,13 @@ static void expect_error(const test_import *r, const char *words) {
  * of the words (it names the glTF path of what was tolerated). */
 static void expect_warning(const test_import *r, const char *words) {
     test_import_expect_ok(r);
-    const char *text = test_import_messages(r);
-    for (const char *line = text; *line != '\0';) {
-        const char *end = strchr(line, '\n');
-        size_t length = end ? (size_t)(end - line) : strlen(line);
-        char buffer[2048];
-        snprintf(buffer, sizeof buffer, "%.*s", (int)length, line);
-        if (strstr(buffer, ": warning: ") != NULL && strstr(buffer, words) != NULL)
-            return;
-        line += length + (end != NULL);
-    }
-    fail_msg("no warning line holds \"%s\":\n%s", words, text);
+    test_expect_message(r, ": warning: ", words);
 }
 
 static char *fresh_dir(const char *name) {
     char label[96];
     snprintf(label, sizeof label, "gltf_%s", name);
     return test_make_temp_dir(label);
-}
-
-/* JSON is written with single quotes in this file: they become double quotes. */
-static char *json_text(const char *fmt, ...) {
-    va_list args;
-    va_start(args, fmt);
-    va_list copy;
-    va_copy(copy, args);
-    int length = vsnprintf(NULL, 0, fmt, copy);
-    va_end(copy);
-    assert_true(length >= 0);
-    char *text = malloc((size_t)length + 1);
-    assert_non_null(text);
-    vsnprintf(text, (size_t)length + 1, fmt, args);
-    va_end(args);
-    for (char *p = text; *p; p++)
-        if (*p == '\'')
-            *p = '"';
-    return text;
-}
-
-/* Writes `json` as <dir>/model.gltf and imports it. */
-static void import_json(test_import *r, const char *dir, const char *json) {
-    test_write_in(dir, "model.gltf", json, strlen(json));
-    import_bytes(r, dir, "model.gltf", json, strlen(json));
 }
 
 static char *base64(const void *data, size_t size) {
@@ -180,21 +145,22 @@ static const char *text_of(const bytebuf *buf) {
 static char *builder_json(builder *b, const char *rest, bool glb) {
     char *buffers;
     if (b->view_count == 0) {
-        buffers = json_text("");
+        buffers = test_json_text("");
     } else if (glb) {
-        buffers = json_text("'buffers':[{'byteLength':%zu}],'bufferViews':[%s],", b->bin.size,
-                            text_of(&b->views));
+        buffers = test_json_text("'buffers':[{'byteLength':%zu}],'bufferViews':[%s],", b->bin.size,
+                                 text_of(&b->views));
     } else {
         char *data = base64(b->bin.data, b->bin.size);
-        buffers = json_text("'buffers':[{'byteLength':%zu,'uri':'data:application/"
-                            "octet-stream;base64,%s'}],'bufferViews':[%s],",
-                            b->bin.size, data, text_of(&b->views));
+        buffers = test_json_text("'buffers':[{'byteLength':%zu,'uri':'data:application/"
+                                 "octet-stream;base64,%s'}],'bufferViews':[%s],",
+                                 b->bin.size, data, text_of(&b->views));
         free(data);
     }
-    char *accessors =
-        b->accessor_count ? json_text("'accessors':[%s],", text_of(&b->accessors)) : json_text("");
-    char *body = json_text("%s", rest);
-    char *json = json_text("{'asset':{'version':'2.0'},%s%s%s}", buffers, accessors, body);
+    char *accessors = b->accessor_count
+                          ? test_json_text("'accessors':[%s],", text_of(&b->accessors))
+                          : test_json_text("");
+    char *body = test_json_text("%s", rest);
+    char *json = test_json_text("{'asset':{'version':'2.0'},%s%s%s}", buffers, accessors, body);
     free(buffers);
     free(accessors);
     free(body);
@@ -303,7 +269,7 @@ static void gltf_decodes_every_component_type(void **state) {
     assert_int_equal(a_uv8, 11);
     char *json = builder_json(&b, rest, false);
     test_import r;
-    import_json(&r, dir, json);
+    test_import_gltf_json(&r, dir, json);
     test_import_expect_ok(&r);
     test_check_asset(&r.asset);
     assert_int_equal(r.asset.mesh_count, 7);
@@ -347,7 +313,7 @@ static void gltf_decodes_every_component_type(void **state) {
                                rest + strlen("'extensionsUsed':['KHR_mesh_quantization'],"
                                              "'extensionsRequired':['KHR_mesh_quantization'],"),
                                false);
-    import_json(&r, dir, plain);
+    test_import_gltf_json(&r, dir, plain);
     expect_error(&r, "meshes[0].primitives[0].attributes.POSITION: accessor 0 is VEC3 "
                      "normalized BYTE; it must be VEC3 FLOAT");
     test_import_free(&r);
@@ -383,7 +349,7 @@ static void gltf_reads_interleaved_strides(void **state) {
                               "'TEXCOORD_0':2}}]}]",
                               false);
     test_import r;
-    import_json(&r, dir, json);
+    test_import_gltf_json(&r, dir, json);
     test_import_expect_ok(&r);
     test_check_asset(&r.asset);
     const ir_mesh *mesh = &r.asset.meshes[0];
@@ -400,21 +366,22 @@ static void gltf_reads_interleaved_strides(void **state) {
     /* A stride smaller than the element, and one that is not a multiple of 4. */
     uint8_t zeros[64] = {0};
     char *zero_data = base64(zeros, sizeof zeros);
-    char *small = json_text("{'asset':{'version':'2.0'},'buffers':[{'byteLength':64,'uri':"
-                            "'data:application/octet-stream;base64,%s'}],'bufferViews':[{'buffer':"
-                            "0,'byteLength':64,'byteStride':8}],'accessors':[{'bufferView':0,"
-                            "'componentType':5126,'count':2,'type':'VEC3'}],'meshes':[{"
-                            "'primitives':[{'attributes':{'POSITION':0}}]}]}",
-                            zero_data);
+    char *small =
+        test_json_text("{'asset':{'version':'2.0'},'buffers':[{'byteLength':64,'uri':"
+                       "'data:application/octet-stream;base64,%s'}],'bufferViews':[{'buffer':"
+                       "0,'byteLength':64,'byteStride':8}],'accessors':[{'bufferView':0,"
+                       "'componentType':5126,'count':2,'type':'VEC3'}],'meshes':[{"
+                       "'primitives':[{'attributes':{'POSITION':0}}]}]}",
+                       zero_data);
     free(zero_data);
-    import_json(&r, dir, small);
+    test_import_gltf_json(&r, dir, small);
     expect_error(&r, "accessors[0]: bufferViews[0].byteStride 8 is smaller than the element "
                      "size 12");
     test_import_free(&r);
     char *p = strstr(small, "\"byteStride\":8");
     assert_non_null(p);
     p[strlen("\"byteStride\":")] = '6';
-    import_json(&r, dir, small);
+    test_import_gltf_json(&r, dir, small);
     expect_error(&r, "bufferViews[0].byteStride: 6 is not a multiple of 4");
     test_import_free(&r);
     free(small);
@@ -447,7 +414,7 @@ static void gltf_applies_sparse_accessors(void **state) {
                      "{'primitives':[{'attributes':{'POSITION':1},'indices':2}]}]",
                      false);
     test_import r;
-    import_json(&r, dir, json);
+    test_import_gltf_json(&r, dir, json);
     test_import_expect_ok(&r);
     test_check_asset(&r.asset);
     const float with_base[12] = {0, 0, 0, 5, 0, 0, 0, 1, 0, 7, 7, 0};
@@ -471,7 +438,7 @@ static void gltf_applies_sparse_accessors(void **state) {
     add_accessor(&c, base_view, FLOAT, 4, "VEC3", false, sparse);
     json = builder_json(&c, "'meshes':[{'primitives':[{'attributes':{'POSITION':0},'mode':5}]}]",
                         false);
-    import_json(&r, dir, json);
+    test_import_gltf_json(&r, dir, json);
     expect_error(&r, "accessors[0].sparse.indices: index 1 (element 1) does not increase");
     test_import_free(&r);
     free(json);
@@ -485,7 +452,7 @@ static void gltf_reports_accessor_ranges_with_json_paths(void **state) {
     test_import r;
     /* 10 VEC3 floats need 120 bytes from offset 64: the view has 100. (The data
      * URI is 268 base64 '0' characters: 201 bytes.) */
-    char *json = json_text(
+    char *json = test_json_text(
         "{'asset':{'version':'2.0'},'buffers':[{'byteLength':200,'uri':'data:application/"
         "octet-stream;base64,%0*d'}],'bufferViews':[{'buffer':0,'byteLength':8},{'buffer':0,"
         "'byteOffset':100,'byteLength':100}],'accessors':[{'componentType':5126,'count':1,"
@@ -493,19 +460,19 @@ static void gltf_reports_accessor_ranges_with_json_paths(void **state) {
         "5126,'count':1,'type':'SCALAR'},{'bufferView':1,'byteOffset':64,'componentType':5126,"
         "'count':10,'type':'VEC3'}],'meshes':[{'primitives':[{'attributes':{'POSITION':3}}]}]}",
         268, 0);
-    import_json(&r, dir, json);
+    test_import_gltf_json(&r, dir, json);
     expect_error(&r, "accessors[3]: byteOffset 64 + (count 10 - 1) * stride 12 + element size 12 "
                      "exceeds bufferViews[1].byteLength 100");
     test_import_free(&r);
     free(json);
 
     /* A view beyond its buffer. */
-    json = json_text("{'asset':{'version':'2.0'},'buffers':[{'byteLength':4,'uri':'data:"
-                     "application/octet-stream;base64,AAAAAA=='}],'bufferViews':[{'buffer':0,"
-                     "'byteOffset':2,'byteLength':4}],'accessors':[{'bufferView':0,"
-                     "'componentType':5126,'count':1,'type':'VEC3'}],'meshes':[{'primitives':"
-                     "[{'attributes':{'POSITION':0}}]}]}");
-    import_json(&r, dir, json);
+    json = test_json_text("{'asset':{'version':'2.0'},'buffers':[{'byteLength':4,'uri':'data:"
+                          "application/octet-stream;base64,AAAAAA=='}],'bufferViews':[{'buffer':0,"
+                          "'byteOffset':2,'byteLength':4}],'accessors':[{'bufferView':0,"
+                          "'componentType':5126,'count':1,'type':'VEC3'}],'meshes':[{'primitives':"
+                          "[{'attributes':{'POSITION':0}}]}]}");
+    test_import_gltf_json(&r, dir, json);
     expect_error(&r, "bufferViews[0]: byteOffset 2 + byteLength 4 exceeds buffers[0].byteLength 4");
     test_import_free(&r);
     free(json);
@@ -517,7 +484,7 @@ static void gltf_reports_accessor_ranges_with_json_paths(void **state) {
                         "'meshes':[{'primitives':[{'attributes':{'POSITION':0}},"
                         "{'attributes':{'POSITION':0},'indices':7}]}]",
                         false);
-    import_json(&r, dir, json);
+    test_import_gltf_json(&r, dir, json);
     expect_error(&r, "model.gltf: error: meshes[0].primitives[1].indices: accessor 7 does not "
                      "exist");
     test_import_free(&r);
@@ -528,7 +495,7 @@ static void gltf_reports_accessor_ranges_with_json_paths(void **state) {
     add_data(&b, indices, sizeof indices, USHORT, 3, "SCALAR", false, 0, 34963);
     json = builder_json(&b, "'meshes':[{'primitives':[{'attributes':{'POSITION':0},'indices':1}]}]",
                         false);
-    import_json(&r, dir, json);
+    test_import_gltf_json(&r, dir, json);
     expect_error(&r, "meshes[0].primitives[0].indices: index 3 (element 2) is out of range: the "
                      "primitive has 3 vertices");
     test_import_free(&r);
@@ -557,7 +524,7 @@ static void gltf_reads_padded_matrix_columns(void **state) {
         builder_json(&b, "'meshes':[{'primitives':[{'attributes':{'POSITION':0}}]}]", false);
     char *dir = fresh_dir("matrices");
     test_import r;
-    import_json(&r, dir, json);
+    test_import_gltf_json(&r, dir, json);
     test_import_expect_ok(&r);
     assert_int_equal(r.diag.warnings, 0);
     test_import_free(&r);
@@ -611,7 +578,7 @@ static void gltf_reads_padded_matrix_columns(void **state) {
     add_data(&c, mat3s, sizeof mat3s - 2, SHORT, 2, "MAT3", false, 0, 0);
     json =
         builder_json(&c, "'meshes':[{'primitives':[{'attributes':{'POSITION':0,'_M':1}}]}]", false);
-    import_json(&r, dir, json);
+    test_import_gltf_json(&r, dir, json);
     expect_error(&r, "accessors[1]: byteOffset 0 + (count 2 - 1) * stride 24 + element size 24 "
                      "exceeds bufferViews[1].byteLength 46");
     test_import_free(&r);
@@ -640,7 +607,7 @@ static void gltf_warns_about_bad_values_in_unused_objects(void **state) {
                        "'images':[{'uri':'t.ktx2'}]";
     char *json = builder_json(&b, mesh, false);
     test_import r;
-    import_json(&r, dir, json);
+    test_import_gltf_json(&r, dir, json);
     expect_warning(&r, "accessors[1].componentType: 5124 is not a glTF component type (not used "
                        "by anything kiln cooks; ignored)");
     expect_warning(&r, "accessors[2].byteOffset: 2 is not a multiple of the component size 4 (not "
@@ -664,7 +631,7 @@ static void gltf_warns_about_bad_values_in_unused_objects(void **state) {
     char *target = strstr(json, "\"target\":34962");
     assert_non_null(target);
     memcpy(target, "\"target\":34999", strlen("\"target\":34999"));
-    import_json(&r, dir, json);
+    test_import_gltf_json(&r, dir, json);
     expect_warning(&r, "samplers[0].magFilter: 1234 is not a valid value; ignored");
     expect_warning(&r, "samplers[0].wrapS: 5 is not a valid value; ignored");
     expect_warning(&r, "bufferViews[0].target: 34999 is neither ARRAY_BUFFER (34962) nor "
@@ -684,7 +651,7 @@ static void gltf_warns_about_bad_values_in_unused_objects(void **state) {
     };
     for (size_t i = 0; i < sizeof used / sizeof used[0]; i++) {
         json = builder_json(&b, used[i][0], false);
-        import_json(&r, dir, json);
+        test_import_gltf_json(&r, dir, json);
         expect_error(&r, used[i][1]);
         test_import_free(&r);
         free(json);
@@ -701,8 +668,8 @@ static void gltf_warns_about_bad_values_in_unused_objects(void **state) {
         {"'images':[{'uri':'../../x.png'}]", "images[0].uri: URI '../../x.png' leaves the input"},
     };
     for (size_t i = 0; i < sizeof malformed / sizeof malformed[0]; i++) {
-        json = json_text("{'asset':{'version':'2.0'},%s}", malformed[i][0]);
-        import_json(&r, dir, json);
+        json = test_json_text("{'asset':{'version':'2.0'},%s}", malformed[i][0]);
+        test_import_gltf_json(&r, dir, json);
         expect_error(&r, malformed[i][1]);
         test_import_free(&r);
         free(json);
@@ -740,7 +707,7 @@ static void gltf_converts_strips_and_fans(void **state) {
                      "{'primitives':[{'attributes':{'POSITION':0},'indices':4,'mode':5}]}]",
                      false);
     test_import r;
-    import_json(&r, dir, json);
+    test_import_gltf_json(&r, dir, json);
     test_import_expect_ok(&r);
     test_check_asset(&r.asset);
     assert_int_equal(r.asset.mesh_count, 6); /* the last one's strip has no triangle */
@@ -785,7 +752,7 @@ static void gltf_converts_strips_and_fans(void **state) {
                         "'meshes':[{'primitives':[{'attributes':{'POSITION':0},'mode':1},"
                         "{'attributes':{'POSITION':0},'indices':1}]}]",
                         false);
-    import_json(&r, dir, json);
+    test_import_gltf_json(&r, dir, json);
     test_import_expect_ok(&r);
     test_check_asset(&r.asset);
     const uint32_t lines_then_triangle[7] = {0, 1, 2, 3, 0, 1, 2};
@@ -820,7 +787,7 @@ static void gltf_imports_points_and_lines(void **state) {
                               "{'attributes':{'POSITION':0},'mode':3}]}]",
                               false);
     test_import r;
-    import_json(&r, dir, json);
+    test_import_gltf_json(&r, dir, json);
     test_import_expect_ok(&r);
     test_check_asset(&r.asset);
     assert_int_equal(r.asset.mesh_count, 1);
@@ -867,7 +834,7 @@ static void gltf_lines_without_normals_keep_the_triangles_normals(void **state) 
                               "{'attributes':{'POSITION':0,'NORMAL':1}}]}]",
                               false);
     test_import r;
-    import_json(&r, dir, json);
+    test_import_gltf_json(&r, dir, json);
     test_import_expect_ok(&r);
     test_check_asset(&r.asset);
     const ir_mesh *mesh = &r.asset.meshes[0];
@@ -908,7 +875,7 @@ static void gltf_merges_primitives_into_submeshes(void **state) {
                      "{'attributes':{'NORMAL':1,'POSITION':0},'indices':7,'material':0}]}]",
                      false);
     test_import r;
-    import_json(&r, dir, json);
+    test_import_gltf_json(&r, dir, json);
     test_import_expect_ok(&r);
     test_check_asset(&r.asset);
     assert_int_equal(r.asset.mesh_count, 1);
@@ -964,7 +931,7 @@ static void gltf_reads_skins_tangents_and_missing_positions(void **state) {
                               "{'attributes':{'NORMAL':1}}]}]",
                               false);
     test_import r;
-    import_json(&r, dir, json);
+    test_import_gltf_json(&r, dir, json);
     test_import_expect_ok(&r);
     test_check_asset(&r.asset);
     const ir_mesh *mesh = &r.asset.meshes[0];
@@ -992,7 +959,7 @@ static void gltf_reads_skins_tangents_and_missing_positions(void **state) {
                         "'meshes':[{'primitives':[{'attributes':{'POSITION':0,'NORMAL':1,"
                         "'TANGENT':2}}]}]",
                         false);
-    import_json(&r, dir, json);
+    test_import_gltf_json(&r, dir, json);
     expect_error(&r, "meshes[0].primitives[0].attributes.TANGENT: element 1 has w = 0");
     test_import_free(&r);
     free(json);
@@ -1032,7 +999,7 @@ static void gltf_checks_the_data_it_reads(void **state) {
                                   "'NORMAL':1,'TEXCOORD_0':2,'JOINTS_0':3,'WEIGHTS_0':4}}]}]",
                                   false);
         test_import r;
-        import_json(&r, dir, json);
+        test_import_gltf_json(&r, dir, json);
         char words[160];
         snprintf(words, sizeof words,
                  "meshes[0].primitives[0].attributes.%s: accessors[%d] element 1 holds a "
@@ -1091,7 +1058,7 @@ static void gltf_checks_the_data_it_reads(void **state) {
                  cases[i].joints, cases[i].weights, normal);
         char *json = builder_json(&b, rest, false);
         test_import r;
-        import_json(&r, dir, json);
+        test_import_gltf_json(&r, dir, json);
         if (cases[i].error) {
             expect_error(&r, cases[i].message);
         } else {
@@ -1105,14 +1072,14 @@ static void gltf_checks_the_data_it_reads(void **state) {
     /* byteStride outside 4..252 on a view a primitive reads. */
     static const unsigned strides[] = {2, 256};
     for (size_t i = 0; i < 2; i++) {
-        char *json = json_text("{'asset':{'version':'2.0'},'buffers':[{'byteLength':36,'uri':"
-                               "'data:application/octet-stream;base64,%0*d'}],'bufferViews':[{"
-                               "'buffer':0,'byteLength':36,'byteStride':%u}],'accessors':[{"
-                               "'bufferView':0,'componentType':5126,'count':1,'type':'VEC3'}],"
-                               "'meshes':[{'primitives':[{'attributes':{'POSITION':0}}]}]}",
-                               48, 0, strides[i]);
+        char *json = test_json_text("{'asset':{'version':'2.0'},'buffers':[{'byteLength':36,'uri':"
+                                    "'data:application/octet-stream;base64,%0*d'}],'bufferViews':[{"
+                                    "'buffer':0,'byteLength':36,'byteStride':%u}],'accessors':[{"
+                                    "'bufferView':0,'componentType':5126,'count':1,'type':'VEC3'}],"
+                                    "'meshes':[{'primitives':[{'attributes':{'POSITION':0}}]}]}",
+                                    48, 0, strides[i]);
         test_import r;
-        import_json(&r, dir, json);
+        test_import_gltf_json(&r, dir, json);
         char words[96];
         snprintf(words, sizeof words,
                  "bufferViews[0].byteStride: value %u is out of range [4, 252]", strides[i]);
@@ -1123,12 +1090,12 @@ static void gltf_checks_the_data_it_reads(void **state) {
 
     /* A primitive whose data is in a buffer without data (no uri): skipped
      * with a warning naming it. */
-    char *json = json_text(
+    char *json = test_json_text(
         "{'asset':{'version':'2.0'},'buffers':[{'byteLength':36}],'bufferViews':[{'buffer':0,"
         "'byteLength':36}],'accessors':[{'bufferView':0,'componentType':5126,'count':3,"
         "'type':'VEC3'}],'meshes':[{'primitives':[{'attributes':{'POSITION':0}}]}]}");
     test_import r;
-    import_json(&r, dir, json);
+    test_import_gltf_json(&r, dir, json);
     expect_warning(&r, "meshes[0].primitives[0]: its data is in a buffer without data (no uri); "
                        "skipped");
     assert_int_equal(r.asset.mesh_count, 0);
@@ -1149,10 +1116,10 @@ static void gltf_reads_external_buffers_and_data_uris(void **state) {
     add_data(&b, TRIANGLE, sizeof TRIANGLE, FLOAT, 3, "VEC3", false, 0, 34962);
     /* on disk "tri angle.bin", in the URI percent-encoded */
     test_write_in(dir, "models/bin/tri angle.bin", b.bin.data, b.bin.size);
-    char *json = json_text("{'asset':{'version':'2.0'},'buffers':[{'byteLength':36,'uri':"
-                           "'bin/tri%%20angle.bin'}],'bufferViews':[%s],'accessors':[%s],"
-                           "'meshes':[{'primitives':[{'attributes':{'POSITION':0}}]}]}",
-                           text_of(&b.views), text_of(&b.accessors));
+    char *json = test_json_text("{'asset':{'version':'2.0'},'buffers':[{'byteLength':36,'uri':"
+                                "'bin/tri%%20angle.bin'}],'bufferViews':[%s],'accessors':[%s],"
+                                "'meshes':[{'primitives':[{'attributes':{'POSITION':0}}]}]}",
+                                text_of(&b.views), text_of(&b.accessors));
     test_write_in(dir, "models/model.gltf", json, strlen(json));
     test_import r;
     import_file(&r, dir, "models/model.gltf");
@@ -1167,7 +1134,7 @@ static void gltf_reads_external_buffers_and_data_uris(void **state) {
     /* The same data as a data: URI (with the base64 of the builder). */
     char *embedded =
         builder_json(&b, "'meshes':[{'primitives':[{'attributes':{'POSITION':0}}]}]", false);
-    import_json(&r, dir, embedded);
+    test_import_gltf_json(&r, dir, embedded);
     test_import_expect_ok(&r);
     expect_floats(r.asset.meshes[0].positions, TRIANGLE, 9, 0);
     assert_int_equal(r.dependencies.count, 0);
@@ -1175,23 +1142,23 @@ static void gltf_reads_external_buffers_and_data_uris(void **state) {
     free(embedded);
 
     /* A missing .bin, and one shorter than byteLength. */
-    json = json_text("{'asset':{'version':'2.0'},'buffers':[{'byteLength':36,'uri':"
-                     "'missing.bin'}]}");
-    import_json(&r, dir, json);
+    json = test_json_text("{'asset':{'version':'2.0'},'buffers':[{'byteLength':36,'uri':"
+                          "'missing.bin'}]}");
+    test_import_gltf_json(&r, dir, json);
     expect_error(&r, "buffers[0].uri: cannot read buffer 'missing.bin'");
     test_import_free(&r);
     free(json);
     test_write_in(dir, "short.bin", "abcd", 4);
-    json = json_text("{'asset':{'version':'2.0'},'buffers':[{'byteLength':36,'uri':"
-                     "'short.bin'}]}");
-    import_json(&r, dir, json);
+    json = test_json_text("{'asset':{'version':'2.0'},'buffers':[{'byteLength':36,'uri':"
+                          "'short.bin'}]}");
+    test_import_gltf_json(&r, dir, json);
     expect_error(&r, "buffers[0]: the data holds 4 bytes, fewer than byteLength 36");
     test_import_free(&r);
     free(json);
     /* Malformed data URIs. */
-    json = json_text("{'asset':{'version':'2.0'},'buffers':[{'byteLength':3,'uri':"
-                     "'data:application/octet-stream;base64,QUJ*'}]}");
-    import_json(&r, dir, json);
+    json = test_json_text("{'asset':{'version':'2.0'},'buffers':[{'byteLength':3,'uri':"
+                          "'data:application/octet-stream;base64,QUJ*'}]}");
+    test_import_gltf_json(&r, dir, json);
     expect_error(&r, "buffers[0].uri: malformed base64 data");
     test_import_free(&r);
     free(json);
@@ -1200,11 +1167,12 @@ static void gltf_reads_external_buffers_and_data_uris(void **state) {
     for (size_t i = 0; i < b.bin.size; i++)
         bytebuf_printf(&percent, i % 2 ? "%%%02X" : "%%%02x", b.bin.data[i]);
     bytebuf_append(&percent, "", 1);
-    json = json_text("{'asset':{'version':'2.0'},'buffers':[{'byteLength':36,'uri':"
-                     "'data:application/octet-stream,%s'}],'bufferViews':[%s],'accessors':[%s],"
-                     "'meshes':[{'primitives':[{'attributes':{'POSITION':0}}]}]}",
-                     (const char *)percent.data, text_of(&b.views), text_of(&b.accessors));
-    import_json(&r, dir, json);
+    json =
+        test_json_text("{'asset':{'version':'2.0'},'buffers':[{'byteLength':36,'uri':"
+                       "'data:application/octet-stream,%s'}],'bufferViews':[%s],'accessors':[%s],"
+                       "'meshes':[{'primitives':[{'attributes':{'POSITION':0}}]}]}",
+                       (const char *)percent.data, text_of(&b.views), text_of(&b.accessors));
+    test_import_gltf_json(&r, dir, json);
     expect_warning(&r, "buffers[0].uri: a percent-encoded data URI (not base64); decoded, 36 "
                        "bytes");
     expect_floats(r.asset.meshes[0].positions, TRIANGLE, 9, 0);
@@ -1212,15 +1180,15 @@ static void gltf_reads_external_buffers_and_data_uris(void **state) {
     free(json);
     bytebuf_free(&percent);
     /* Unescaped characters are the data's own bytes ("AB" + 0x00 = 3 bytes). */
-    json = json_text("{'asset':{'version':'2.0'},'buffers':[{'byteLength':3,'uri':"
-                     "'data:,AB%%00'}]}");
-    import_json(&r, dir, json);
+    json = test_json_text("{'asset':{'version':'2.0'},'buffers':[{'byteLength':3,'uri':"
+                          "'data:,AB%%00'}]}");
+    test_import_gltf_json(&r, dir, json);
     expect_warning(&r, "buffers[0].uri: a percent-encoded data URI (not base64); decoded, 3 bytes");
     test_import_free(&r);
     free(json);
-    json = json_text("{'asset':{'version':'2.0'},'buffers':[{'byteLength':3,'uri':"
-                     "'data:application/octet-stream,ab%%G1'}]}");
-    import_json(&r, dir, json);
+    json = test_json_text("{'asset':{'version':'2.0'},'buffers':[{'byteLength':3,'uri':"
+                          "'data:application/octet-stream,ab%%G1'}]}");
+    test_import_gltf_json(&r, dir, json);
     expect_error(&r, "buffers[0].uri: malformed percent escape in the data URI (position 2)");
     test_import_free(&r);
     free(json);
@@ -1247,9 +1215,9 @@ static void gltf_refuses_uris_outside_the_input_folder(void **state) {
         {"a%00.bin", "malformed percent escape"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        char *json = json_text("{'asset':{'version':'2.0'},'buffers':[{'byteLength':4,'uri':"
-                               "'%s'}]}",
-                               cases[i].uri);
+        char *json = test_json_text("{'asset':{'version':'2.0'},'buffers':[{'byteLength':4,'uri':"
+                                    "'%s'}]}",
+                                    cases[i].uri);
         test_import r;
         test_write_in(dir, "sub/model.gltf", json, strlen(json));
         import_bytes(&r, dir, "sub/model.gltf", json, strlen(json));
@@ -1259,9 +1227,9 @@ static void gltf_refuses_uris_outside_the_input_folder(void **state) {
         free(json);
     }
     /* Images too. */
-    char *json = json_text("{'asset':{'version':'2.0'},'images':[{'uri':'../../x.png'}]}");
+    char *json = test_json_text("{'asset':{'version':'2.0'},'images':[{'uri':'../../x.png'}]}");
     test_import r;
-    import_json(&r, dir, json);
+    test_import_gltf_json(&r, dir, json);
     expect_error(&r, "images[0].uri: URI '../../x.png' leaves the input folder");
     test_import_free(&r);
     free(json);
@@ -1342,7 +1310,7 @@ static void gltf_reads_glb(void **state) {
     expect_error(&r, "not a GLB file");
     test_import_free(&r);
     /* A BOM at the start of the JSON chunk. */
-    char *bom = json_text("\xef\xbb\xbf{'asset':{'version':'2.0'}}");
+    char *bom = test_json_text("\xef\xbb\xbf{'asset':{'version':'2.0'}}");
     uint8_t *bom_glb = make_glb(bom, NULL, 0, &size);
     import_bytes(&r, dir, "model.glb", bom_glb, size);
     expect_error(&r, "the GLB JSON chunk starts with a UTF-8 byte-order mark");
@@ -1395,7 +1363,7 @@ static void gltf_decodes_meshopt_compression(void **state) {
         if (corrupt)
             copy[0] ^= 0xff; /* the vertex codec's header byte */
         char *data = base64(copy, total);
-        char *json = json_text(
+        char *json = test_json_text(
             "{'asset':{'version':'2.0'},"
             "'extensionsUsed':['EXT_meshopt_compression','KHR_mesh_quantization'],"
             "'extensionsRequired':['EXT_meshopt_compression','KHR_mesh_quantization'],"
@@ -1417,7 +1385,7 @@ static void gltf_decodes_meshopt_compression(void **state) {
             "'meshes':[{'primitives':[{'attributes':{'POSITION':0,'NORMAL':1},'indices':2}]}]}",
             total, data, pos_size, nrm_offset, nrm_size, idx_offset, idx_size);
         test_import r;
-        import_json(&r, dir, json);
+        test_import_gltf_json(&r, dir, json);
         if (corrupt) {
             expect_error(&r, "bufferViews[0].extensions.EXT_meshopt_compression: the compressed "
                              "data is corrupt");
@@ -1442,19 +1410,20 @@ static void gltf_reports_syntax_errors_with_the_line(void **state) {
     (void)state;
     char *dir = fresh_dir("syntax");
     test_import r;
-    import_json(&r, dir, "{\n  \"asset\": {\"version\": \"2.0\"},\n  \"nodes\": [ {,} ]\n}\n");
+    test_import_gltf_json(&r, dir,
+                          "{\n  \"asset\": {\"version\": \"2.0\"},\n  \"nodes\": [ {,} ]\n}\n");
     expect_error(&r, "model.gltf:3: error: invalid JSON");
     test_import_free(&r);
-    import_json(&r, dir, "\xef\xbb\xbf{\"asset\":{\"version\":\"2.0\"}}");
+    test_import_gltf_json(&r, dir, "\xef\xbb\xbf{\"asset\":{\"version\":\"2.0\"}}");
     expect_error(&r, "invalid JSON: the file starts with a UTF-8 byte-order mark");
     test_import_free(&r);
-    import_json(&r, dir, "[1, 2]");
+    test_import_gltf_json(&r, dir, "[1, 2]");
     expect_error(&r, "the top-level JSON value is an array");
     test_import_free(&r);
-    import_json(&r, dir, "{\"asset\":{\"version\":\"2.0\"},\"scene\":0,\"scene\":1}");
+    test_import_gltf_json(&r, dir, "{\"asset\":{\"version\":\"2.0\"},\"scene\":0,\"scene\":1}");
     expect_error(&r, "duplicate");
     test_import_free(&r);
-    import_json(&r, dir, "");
+    test_import_gltf_json(&r, dir, "");
     expect_error(&r, "invalid JSON");
     test_import_free(&r);
     free(dir);
@@ -1526,18 +1495,19 @@ static void gltf_rejects_wrong_types_with_their_path(void **state) {
          "images[0]: exactly one of 'uri' and 'bufferView' must be given"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        char *json = json_text("%s", cases[i].json);
+        char *json = test_json_text("%s", cases[i].json);
         test_import r;
-        import_json(&r, dir, json);
+        test_import_gltf_json(&r, dir, json);
         expect_error(&r, cases[i].error);
         test_import_free(&r);
         free(json);
     }
     /* An unsupported extension that is only used is one warning. */
-    char *json = json_text("{'asset':{'version':'2.0'},'extensionsUsed':['KHR_materials_sheen',"
-                           "'KHR_texture_transform','EXT_foo']}");
+    char *json =
+        test_json_text("{'asset':{'version':'2.0'},'extensionsUsed':['KHR_materials_sheen',"
+                       "'KHR_texture_transform','EXT_foo']}");
     test_import r;
-    import_json(&r, dir, json);
+    test_import_gltf_json(&r, dir, json);
     test_import_expect_ok(&r);
     assert_int_equal(r.diag.warnings, 1);
     assert_non_null(strstr(test_import_messages(&r), "extensionsUsed: not supported, ignored: "
@@ -1556,7 +1526,7 @@ static void gltf_maps_materials_and_textures(void **state) {
     char *dir = fresh_dir("materials");
     test_write_in(dir, "models/textures/albedo.png", "\x89PNG\r\n\x1a\n", 8);
     test_write_in(dir, "models/textures/rough", "\xff\xd8\xff\xe0", 4); /* JPEG, no extension */
-    char *json = json_text(
+    char *json = test_json_text(
         "{'asset':{'version':'2.0'},"
         "'images':[{'uri':'textures/albedo.png'},{'uri':'data:image/png;base64,iVBORw0KGgo='},"
         "{'uri':'textures/rough'},{'uri':'textures/missing.jpg'}],"
@@ -1630,12 +1600,12 @@ static void gltf_maps_materials_and_textures(void **state) {
         "{'bufferView':0,'mimeType':'image/ktx2'}",
     };
     for (size_t i = 0; i < sizeof unsupported / sizeof unsupported[0]; i++) {
-        json = json_text("{'asset':{'version':'2.0'},'buffers':[{'byteLength':4,'uri':"
-                         "'data:application/octet-stream;base64,AAAAAA=='}],"
-                         "'bufferViews':[{'buffer':0,'byteLength':4}],"
-                         "'images':[{'uri':'ok.png'},%s],'textures':[{'source':1}]}",
-                         unsupported[i]);
-        import_json(&r, dir, json);
+        json = test_json_text("{'asset':{'version':'2.0'},'buffers':[{'byteLength':4,'uri':"
+                              "'data:application/octet-stream;base64,AAAAAA=='}],"
+                              "'bufferViews':[{'buffer':0,'byteLength':4}],"
+                              "'images':[{'uri':'ok.png'},%s],'textures':[{'source':1}]}",
+                              unsupported[i]);
+        test_import_gltf_json(&r, dir, json);
         expect_error(&r, "images[1]: unsupported image format");
         test_import_free(&r);
         free(json);
@@ -1648,7 +1618,7 @@ static void gltf_maps_materials_and_textures(void **state) {
                         "'materials':[{'emissiveTexture':{'index':0,'texCoord':1}}],"
                         "'meshes':[{'primitives':[{'attributes':{'POSITION':0},'material':0}]}]",
                         false);
-    import_json(&r, dir, json);
+    test_import_gltf_json(&r, dir, json);
     expect_error(&r, "meshes[0].primitives[0].material: materials[0] reads TEXCOORD_1, which the "
                      "primitive lacks");
     test_import_free(&r);
@@ -1663,16 +1633,17 @@ static void gltf_maps_materials_and_textures(void **state) {
 static void gltf_images_sharing_a_view_share_one_image(void **state) {
     (void)state;
     char *dir = fresh_dir("shared_view");
-    char *json = json_text("{'asset':{'version':'2.0'},'buffers':[{'byteLength':8,'uri':"
-                           "'data:application/octet-stream;base64,iVBORw0KGgo='}],"
-                           "'bufferViews':[{'buffer':0,'byteLength':8}],"
-                           "'images':[{'bufferView':0,'mimeType':'image/"
-                           "png'},{'bufferView':0,'mimeType':'image/png'}],"
-                           "'textures':[{'source':0},{'source':1}],"
-                           "'materials':[{'pbrMetallicRoughness':{'baseColorTexture':{'index':0}},"
-                           "'emissiveTexture':{'index':1}}]}");
+    char *json =
+        test_json_text("{'asset':{'version':'2.0'},'buffers':[{'byteLength':8,'uri':"
+                       "'data:application/octet-stream;base64,iVBORw0KGgo='}],"
+                       "'bufferViews':[{'buffer':0,'byteLength':8}],"
+                       "'images':[{'bufferView':0,'mimeType':'image/"
+                       "png'},{'bufferView':0,'mimeType':'image/png'}],"
+                       "'textures':[{'source':0},{'source':1}],"
+                       "'materials':[{'pbrMetallicRoughness':{'baseColorTexture':{'index':0}},"
+                       "'emissiveTexture':{'index':1}}]}");
     test_import r;
-    import_json(&r, dir, json);
+    test_import_gltf_json(&r, dir, json);
     test_import_expect_ok(&r);
     const ir_material *m = &r.asset.materials[0];
     assert_int_equal(r.asset.image_count, 1);
@@ -1691,14 +1662,14 @@ static void gltf_uses_fallbacks_of_unsupported_extensions(void **state) {
     test_write_in(dir, "a.png", "\x89PNG\r\n\x1a\n", 8);
     /* KHR_texture_basisu next to a PNG source: the PNG is used, the KTX2 ignored. */
     char *json =
-        json_text("{'asset':{'version':'2.0'},'extensionsUsed':['KHR_texture_basisu'],"
-                  "'images':[{'uri':'a.png'},{'uri':'a.ktx2'}],"
-                  "'textures':[{'source':0,'extensions':{'KHR_texture_basisu':{'source':1}}},"
-                  "{'extensions':{'KHR_texture_basisu':{'source':1}}}],"
-                  "'materials':[{'pbrMetallicRoughness':{'baseColorTexture':{'index':0}},"
-                  "'emissiveTexture':{'index':1}}]}");
+        test_json_text("{'asset':{'version':'2.0'},'extensionsUsed':['KHR_texture_basisu'],"
+                       "'images':[{'uri':'a.png'},{'uri':'a.ktx2'}],"
+                       "'textures':[{'source':0,'extensions':{'KHR_texture_basisu':{'source':1}}},"
+                       "{'extensions':{'KHR_texture_basisu':{'source':1}}}],"
+                       "'materials':[{'pbrMetallicRoughness':{'baseColorTexture':{'index':0}},"
+                       "'emissiveTexture':{'index':1}}]}");
     test_import r;
-    import_json(&r, dir, json);
+    test_import_gltf_json(&r, dir, json);
     test_import_expect_ok(&r);
     assert_true(r.asset.materials[0].textures[IR_SLOT_BASE_COLOR].image >= 0);
     assert_string_equal(
@@ -1710,9 +1681,9 @@ static void gltf_uses_fallbacks_of_unsupported_extensions(void **state) {
     test_import_free(&r);
     free(json);
     /* Required, it is an error. */
-    json = json_text("{'asset':{'version':'2.0'},'extensionsUsed':['KHR_texture_basisu'],"
-                     "'extensionsRequired':['KHR_texture_basisu']}");
-    import_json(&r, dir, json);
+    json = test_json_text("{'asset':{'version':'2.0'},'extensionsUsed':['KHR_texture_basisu'],"
+                          "'extensionsRequired':['KHR_texture_basisu']}");
+    test_import_gltf_json(&r, dir, json);
     expect_error(&r, "extensionsRequired[0]: required extension KHR_texture_basisu is not "
                      "supported");
     test_import_free(&r);
@@ -1741,7 +1712,7 @@ static void gltf_uses_fallbacks_of_unsupported_extensions(void **state) {
                  "'KHR_draco_mesh_compression':{'bufferView':0,'attributes':{'POSITION':0}}}}]}]",
                  draco_cases[i][0]);
         json = builder_json(&b, rest, false);
-        import_json(&r, dir, json);
+        test_import_gltf_json(&r, dir, json);
         expect_error(&r, draco_cases[i][1]);
         test_import_free(&r);
         free(json);
@@ -1765,7 +1736,7 @@ static void gltf_orders_nodes_parents_first(void **state) {
                               "'scenes':[{'nodes':[2]}]",
                               false);
     test_import r;
-    import_json(&r, dir, json);
+    test_import_gltf_json(&r, dir, json);
     test_import_expect_ok(&r);
     test_check_asset(&r.asset);
     assert_int_equal(r.asset.mesh_count, 2); /* mesh 0 is a line (and a vertex left over) */
@@ -2232,7 +2203,7 @@ static void gltf_prefers_draco_to_the_fallback(void **state) {
     }
     char *text = json_dumps(root, JSON_COMPACT);
     test_import r;
-    import_json(&r, dir, text);
+    test_import_gltf_json(&r, dir, text);
     test_import_expect_ok(&r);
     test_check_asset(&r.asset);
     float lo = INFINITY, hi = -INFINITY;
@@ -2251,7 +2222,7 @@ static void gltf_prefers_draco_to_the_fallback(void **state) {
         json_object_del(json_array_get(accessors, a), "byteOffset");
     }
     text = json_dumps(root, JSON_COMPACT);
-    import_json(&r, dir, text);
+    test_import_gltf_json(&r, dir, text);
     expect_warning(&r, "meshes[0].primitives[0]: Draco-compressed, but KHR_draco_mesh_compression "
                        "is not in extensionsUsed, and there is no uncompressed fallback; skipped");
     assert_int_equal(r.asset.mesh_count, 0);
@@ -2283,7 +2254,7 @@ static void gltf_refuses_corrupt_draco_data(void **state) {
         json_object_set_new(view, "byteLength", json_integer(length));
         char *text = json_dumps(root, JSON_COMPACT);
         test_import r;
-        import_json(&r, dir, text);
+        test_import_gltf_json(&r, dir, text);
         if (r.ok) {
             test_check_asset(&r.asset);
             decoded++;
@@ -2315,7 +2286,7 @@ static void gltf_refuses_corrupt_draco_data(void **state) {
         }
         test_write_in(dir, "Box.bin", copy, bin_size);
         test_import r;
-        import_json(&r, dir, text);
+        test_import_gltf_json(&r, dir, text);
         if (r.ok) {
             test_check_asset(&r.asset);
             decoded++;
@@ -2430,7 +2401,7 @@ static void gltf_survives_random_mutations(void **state) {
         "'scenes':[{'nodes':[0]}],'scene':0";
     char *json = builder_json(&b, rest, false);
     test_import r;
-    import_json(&r, dir, json);
+    test_import_gltf_json(&r, dir, json);
     test_import_expect_ok(&r);
     test_import_free(&r);
     char *glb_json = builder_json(&b, rest, true);

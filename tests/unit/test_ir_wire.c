@@ -48,6 +48,16 @@ static void expect_same_asset(const ir_asset *a, const ir_asset *b) {
         expect_same_array(x->weights, y->weights, n * 16, "weights");
         expect_same_array(x->joints1, y->joints1, n * 8, "joints1");
         expect_same_array(x->weights1, y->weights1, n * 16, "weights1");
+        assert_int_equal(x->target_count, y->target_count);
+        for (uint32_t t = 0; t < x->target_count; t++) {
+            expect_same_text(x->targets[t].name, y->targets[t].name, "morph target name");
+            expect_same_array(x->targets[t].positions, y->targets[t].positions, n * 12,
+                              "position deltas");
+            expect_same_array(x->targets[t].normals, y->targets[t].normals, n * 12,
+                              "normal deltas");
+            expect_same_array(x->targets[t].tangents, y->targets[t].tangents, n * 12,
+                              "tangent deltas");
+        }
         assert_int_equal(x->index_count, y->index_count);
         expect_same_array(x->indices, y->indices, x->index_count * 4u, "indices");
         assert_int_equal(x->submesh_count, y->submesh_count);
@@ -92,6 +102,8 @@ static void expect_same_asset(const ir_asset *a, const ir_asset *b) {
         assert_int_equal(x->light, y->light);
         assert_int_equal(x->instance_offset, y->instance_offset);
         assert_int_equal(x->instance_count, y->instance_count);
+        assert_int_equal(x->weight_count, y->weight_count);
+        expect_same_array(x->weights, y->weights, x->weight_count * 4u, "node morph weights");
     }
     assert_int_equal(a->camera_count, b->camera_count);
     for (uint32_t i = 0; i < a->camera_count; i++) {
@@ -279,6 +291,15 @@ static void make_rich_asset(ir_asset *a) {
     assert_true(m->joints && m->indices && m->submeshes);
     for (int i = 0; i < 16; i++)
         m->joints[i] = (uint16_t)(i * 1000);
+    /* Two morph targets with position and tangent deltas, one named. */
+    m->target_count = 2;
+    m->targets = calloc(2, sizeof *m->targets);
+    assert_non_null(m->targets);
+    m->targets[0].name = cook_strdup("blink");
+    for (int t = 0; t < 2; t++) {
+        m->targets[t].positions = filled(12, 0.125f * (float)(t + 1));
+        m->targets[t].tangents = filled(12, -0.5f * (float)t);
+    }
     const uint32_t indices[] = {0, 1, 2, 0, 2, 3};
     memcpy(m->indices, indices, sizeof indices);
     m->index_count = 6;
@@ -314,6 +335,8 @@ static void make_rich_asset(ir_asset *a) {
     a->nodes[1].parent = 0;
     a->nodes[1].mesh = 0;
     a->nodes[1].skin = 1;
+    a->nodes[1].weight_count = 2;
+    a->nodes[1].weights = filled(2, 0.25f);
     a->skins = calloc(2, sizeof *a->skins);
     assert_non_null(a->skins);
     a->skin_count = 2;
@@ -415,6 +438,7 @@ static void round_trip_is_exact_on_corpus_models(void **state) {
         {"ply/assimp/cube_uv.ply", import_assimp},
         {"ply/assimp/float-color.ply", import_assimp},
         {"gltf/Fox/glTF-Binary/Fox.glb", import_gltf},
+        {"gltf/AnimatedMorphCube/glTF/AnimatedMorphCube.gltf", import_gltf},
         {"gltf/MultiUVTest/glTF-Binary/MultiUVTest.glb", import_gltf},
         {"gltf/TextureTransformTest/glTF/TextureTransformTest.gltf", import_gltf},
         {"gltf/AlphaBlendModeTest/glTF-Binary/AlphaBlendModeTest.glb", import_gltf},
@@ -623,6 +647,17 @@ static void forge_instance_rotation(ir_asset *a) {
     a->instances[2].rotation[3] = 2.0f;
 }
 
+static void forge_nan_delta(ir_asset *a) {
+    a->meshes[0].targets[1].tangents[5] = NAN;
+}
+static void forge_weight_count(ir_asset *a) {
+    a->nodes[1].weight_count = 1; /* its mesh has two targets */
+}
+static void forge_uneven_targets(ir_asset *a) {
+    free(a->meshes[0].targets[1].positions); /* target 0 has positions, 1 not */
+    a->meshes[0].targets[1].positions = NULL;
+}
+
 static void forged_assets_are_rejected(void **state) {
     (void)state;
     static const struct {
@@ -663,6 +698,8 @@ static void forged_assets_are_rejected(void **state) {
         {"NaN inverse bind matrix", forge_nan_inverse_bind},
         {"skeleton out of range", forge_skeleton},
         {"weights1 without joints1", forge_weights1_alone},
+        {"NaN morph delta", forge_nan_delta},
+        {"node weights not one per morph target", forge_weight_count},
     };
     for (size_t i = 0; i < sizeof forgeries / sizeof forgeries[0]; i++) {
         ir_asset asset;
@@ -736,6 +773,13 @@ static void writer_refuses_process_output(void **state) {
     asset.meshes[0].lod_count = 1;
     asset.meshes[0].lods = calloc(2, sizeof(ir_lod));
     bytebuf bytes = {0};
+    assert_false(ir_wire_write(&asset, &bytes));
+    bytebuf_free(&bytes);
+    ir_asset_free(&asset);
+    /* Morph targets with different streams break ir.h's invariant. */
+    make_rich_asset(&asset);
+    forge_uneven_targets(&asset);
+    bytes = (bytebuf){0};
     assert_false(ir_wire_write(&asset, &bytes));
     bytebuf_free(&bytes);
     ir_asset_free(&asset);

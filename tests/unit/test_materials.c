@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 
 #include "cook/drivers/drivers.h"
+#include "test_reference.h"
 #include "test_support.h"
 
 /* ---------------------------------------------------------------------------
@@ -202,26 +203,6 @@ static void expect_rows_match_json(const cooked *c, const json_t *doc) {
     free(image_hashes);
 }
 
-/* The JSON of a .gltf, or of a .glb's JSON chunk. */
-static json_t *load_gltf_json(const char *path) {
-    size_t size;
-    uint8_t *bytes = test_read_file(path, &size);
-    const char *text = (const char *)bytes;
-    size_t length = size;
-    if (size >= 20 && memcmp(bytes, "glTF", 4) == 0) {
-        length = (size_t)bytes[12] | (size_t)bytes[13] << 8 | (size_t)bytes[14] << 16 |
-                 (size_t)bytes[15] << 24;
-        assert_true(length <= size - 20);
-        text = (const char *)bytes + 20;
-    }
-    json_error_t error;
-    json_t *doc = json_loadb(text, length, 0, &error);
-    if (doc == NULL)
-        fail_msg("%s: %s", path, error.text);
-    free(bytes);
-    return doc;
-}
-
 /* ---------------------------------------------------------------------------
  * Corpus
  * ------------------------------------------------------------------------- */
@@ -249,7 +230,7 @@ static void corpus_materials_equal_their_gltf_json(void **state) {
             continue;
         }
         fclose(probe);
-        json_t *doc = load_gltf_json(path);
+        json_t *doc = ref_gltf_json(path);
         char ref[512];
         assert_int_equal(kiln_ref_canonicalize(models[i], ref, sizeof ref), KILN_OK);
         json_object_set_new(doc, "kiln_test", json_pack("{s:s}", "ref", ref));

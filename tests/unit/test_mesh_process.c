@@ -949,7 +949,7 @@ static void merge_keeps_lines_apart_and_triangle_normals(void **state) {
     ir_asset_free(&asset);
 }
 
-static void merge_leaves_skinned_meshes_out_with_a_warning(void **state) {
+static void merge_keeps_skinned_meshes_apart_with_a_warning(void **state) {
     (void)state;
     ir_asset asset = {0};
     asset.mesh_count = 2;
@@ -959,11 +959,23 @@ static void merge_leaves_skinned_meshes_out_with_a_warning(void **state) {
     place_two_meshes(&asset);
     asset.nodes[1].skin = 0;
     cook_diag diag = {0};
+    asset.meshes[1].positions[0] = 42.0f; /* tells the skinned mesh apart */
     assert_true(process_merge_asset(&asset, &diag, "skinned.gltf"));
-    assert_int_equal(asset.mesh_count, 1);
+    /* The merged mesh (node 0's), then the skinned one, still drawn by node 1
+     * and untouched (not baked into world space); the new root draws mesh 0. */
+    assert_int_equal(asset.mesh_count, 2);
     assert_int_equal(asset.meshes[0].vertex_count, 3);
+    assert_true(asset.meshes[0].positions[0] != 42.0f);
+    assert_true(asset.meshes[1].positions[0] == 42.0f);
+    assert_int_equal(asset.node_count, 3);
+    assert_int_equal(asset.nodes[0].mesh, -1);
+    assert_int_equal(asset.nodes[1].mesh, 1);
+    assert_int_equal(asset.nodes[1].skin, 0);
+    assert_int_equal(asset.nodes[2].mesh, 0);
     assert_int_equal(diag.warnings, 1);
-    assert_non_null(strstr((const char *)diag.text.data, "1 skinned mesh left out"));
+    bytebuf_append(&diag.text, "", 1);
+    assert_non_null(strstr((const char *)diag.text.data,
+                           "1 skinned mesh not merged: kept as its own, drawn by its nodes"));
     diag_free(&diag);
     ir_asset_free(&asset);
 }
@@ -988,7 +1000,7 @@ int main(void) {
         cmocka_unit_test(weld_merges_identical_vertices_across_topologies),
         cmocka_unit_test(merge_bakes_instances_and_mirrors),
         cmocka_unit_test(merge_keeps_lines_apart_and_triangle_normals),
-        cmocka_unit_test(merge_leaves_skinned_meshes_out_with_a_warning),
+        cmocka_unit_test(merge_keeps_skinned_meshes_apart_with_a_warning),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

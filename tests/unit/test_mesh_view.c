@@ -247,17 +247,21 @@ static void mesh_view_rejects_unsupported_version(void **state) {
     mesh_parts p;
     sample_mesh(&p);
     p.kind_version = KILN_MESH_VERSION + 1;
-    expect_mesh(&p, 0, KILN_ERR_UNSUPPORTED, "mesh version 5 is not supported");
+    expect_mesh(&p, 0, KILN_ERR_UNSUPPORTED, "mesh version 6 is not supported");
     /* Version 2 had no topology, version 3 no joints1/weights1; this build
      * reads its own version only. */
     sample_mesh(&p);
     p.kind_version = 2;
     expect_mesh(&p, 0, KILN_ERR_UNSUPPORTED,
-                "mesh version 2 is not supported (this build reads version 4)");
+                "mesh version 2 is not supported (this build reads version 5)");
     sample_mesh(&p);
     p.kind_version = 3;
     expect_mesh(&p, 0, KILN_ERR_UNSUPPORTED,
-                "mesh version 3 is not supported (this build reads version 4)");
+                "mesh version 3 is not supported (this build reads version 5)");
+    sample_mesh(&p);
+    p.kind_version = 4; /* no morph targets: must be cooked again (kmesh.md R2) */
+    expect_mesh(&p, 0, KILN_ERR_UNSUPPORTED,
+                "mesh version 4 is not supported (this build reads version 5)");
 }
 
 static void mesh_view_rejects_duplicate_chunk(void **state) {
@@ -286,8 +290,19 @@ static void mesh_view_rejects_flags_and_reserved(void **state) {
     p.desc.flags = 1;
     expect_mesh(&p, 0, KILN_ERR_UNSUPPORTED, "unknown mesh flags 0x1");
     sample_mesh(&p);
-    p.desc.reserved[1] = 1;
-    expect_mesh(&p, 0, KILN_ERR_CORRUPT, "reserved[1]");
+    p.desc.morph_attributes = 1; /* R21: attributes without targets */
+    expect_mesh(&p, 0, KILN_ERR_CORRUPT, "0 morph targets with morph attributes 0x1");
+    sample_mesh(&p);
+    p.desc.morph_target_count = 2; /* R21: targets without attributes */
+    expect_mesh(&p, 0, KILN_ERR_CORRUPT, "2 morph targets with morph attributes 0x0");
+    sample_mesh(&p);
+    p.desc.morph_target_count = 1;
+    p.desc.morph_attributes = 8; /* an unknown attribute bit */
+    expect_mesh(&p, 0, KILN_ERR_CORRUPT, "morph attributes 0x8");
+    sample_mesh(&p);
+    p.desc.morph_target_count = 1; /* R9: no MDLT for the declared deltas */
+    p.desc.morph_attributes = KILN_MORPH_POSITION;
+    expect_mesh(&p, 0, KILN_ERR_CORRUPT, "MDLT chunk is 0 bytes");
 }
 
 /* ---------------------------------------------------------------------------

@@ -10,33 +10,11 @@
 #include <string.h>
 
 #include "test_import.h"
+#include "test_reference.h"
 
 /* ---------------------------------------------------------------------------
  * Helpers
  * ------------------------------------------------------------------------- */
-
-/* A file image held 16-byte aligned, as the runtime wants it. */
-typedef struct held_file {
-    void *block;
-    kiln_file file;
-    kiln_scene_view view;
-} held_file;
-
-static kiln_result hold_bytes(held_file *held, const void *bytes, size_t size, uint32_t flags,
-                              kiln_error *err) {
-    memset(held, 0, sizeof *held);
-    assert_int_equal(posix_memalign(&held->block, 16, size ? size : 16), 0);
-    memcpy(held->block, bytes, size);
-    kiln_result r = kiln_file_from_memory(&held->file, held->block, size, "t.kscene", flags, err);
-    if (r != KILN_OK)
-        return r;
-    return kiln_scene_view_get(&held->file, flags & KILN_OPEN_DEEP, &held->view, err);
-}
-
-static void release(held_file *held) {
-    kiln_file_close(&held->file);
-    free(held->block);
-}
 
 static cook_settings test_settings;
 
@@ -71,18 +49,6 @@ static void instance_close(held_instance *h) {
     free(h->memory);
 }
 
-static void set_trs(ir_node *node, float tx, float ty, float tz, float angle, float s) {
-    node->translation[0] = tx;
-    node->translation[1] = ty;
-    node->translation[2] = tz;
-    node->rotation[0] = 0.0f; /* about z */
-    node->rotation[1] = 0.0f;
-    node->rotation[2] = sinf(angle / 2);
-    node->rotation[3] = cosf(angle / 2);
-    for (int k = 0; k < 3; k++)
-        node->scale[k] = s;
-}
-
 static ir_node *add_node(ir_asset *asset, const char *name, int32_t parent, int32_t mesh,
                          int32_t source) {
     ir_node *node = &asset->nodes[asset->node_count++];
@@ -103,12 +69,12 @@ static void small_asset(ir_asset *asset) {
     assert_non_null(asset->nodes);
     assert_non_null(asset->meshes);
     asset->mesh_count = 2;
-    set_trs(add_node(asset, "A", -1, -1, 0), 1, 0, 0, 0.5f, 2.0f);
-    set_trs(add_node(asset, "B", 0, 0, 1), 0, 1, 0, -0.25f, 1.0f);
-    set_trs(add_node(asset, "C", -1, 1, 2), 0, 0, 3, 1.0f, 1.0f);
-    set_trs(add_node(asset, "D", 1, 0, 3), 2, 0, 0, 0.0f, 0.5f);
-    set_trs(add_node(asset, "E", 0, -1, 4), 0, 0, 1, 0.1f, 1.0f);
-    set_trs(add_node(asset, "F", 2, -1, 5), 0, 2, 0, 0.0f, -1.0f);
+    test_node_set_trs(add_node(asset, "A", -1, -1, 0), 1, 0, 0, 0.5f, 2.0f);
+    test_node_set_trs(add_node(asset, "B", 0, 0, 1), 0, 1, 0, -0.25f, 1.0f);
+    test_node_set_trs(add_node(asset, "C", -1, 1, 2), 0, 0, 3, 1.0f, 1.0f);
+    test_node_set_trs(add_node(asset, "D", 1, 0, 3), 2, 0, 0, 0.0f, 0.5f);
+    test_node_set_trs(add_node(asset, "E", 0, -1, 4), 0, 0, 1, 0.1f, 1.0f);
+    test_node_set_trs(add_node(asset, "F", 2, -1, 5), 0, 2, 0, 0.0f, -1.0f);
     asset->nodes[1].skin = 0;
     asset->nodes[4].extras = cook_strdup("{\"tag\":\"door\",\"n\":[1,2]}");
     asset->scenes = calloc(2, sizeof *asset->scenes);
@@ -137,47 +103,6 @@ static void write_asset(const ir_asset *asset, uint64_t material_table, bytebuf 
     free(refs);
 }
 
-/* Column-major 4x4 product in double. */
-static void multiply_d(const double a[16], const double b[16], double out[16]) {
-    double r[16];
-    for (int c = 0; c < 4; c++)
-        for (int row = 0; row < 4; row++) {
-            double sum = 0;
-            for (int k = 0; k < 4; k++)
-                sum += a[k * 4 + row] * b[c * 4 + k];
-            r[c * 4 + row] = sum;
-        }
-    memcpy(out, r, sizeof r);
-}
-
-/* T * R * S by rotating the basis vectors with q v q* (Hamilton products),
- * not by the closed-form matrix the runtime uses. */
-static void rotate(const double q[4], const double v[3], double out[3]) {
-    /* t = 2 * cross(q.xyz, v); v' = v + w * t + cross(q.xyz, t) */
-    double t[3] = {2 * (q[1] * v[2] - q[2] * v[1]), 2 * (q[2] * v[0] - q[0] * v[2]),
-                   2 * (q[0] * v[1] - q[1] * v[0])};
-    out[0] = v[0] + q[3] * t[0] + (q[1] * t[2] - q[2] * t[1]);
-    out[1] = v[1] + q[3] * t[1] + (q[2] * t[0] - q[0] * t[2]);
-    out[2] = v[2] + q[3] * t[2] + (q[0] * t[1] - q[1] * t[0]);
-}
-
-static void trs_matrix_d(const double t[3], const double q_in[4], const double s[3], double m[16]) {
-    double length =
-        sqrt(q_in[0] * q_in[0] + q_in[1] * q_in[1] + q_in[2] * q_in[2] + q_in[3] * q_in[3]);
-    double q[4] = {q_in[0] / length, q_in[1] / length, q_in[2] / length, q_in[3] / length};
-    memset(m, 0, 16 * sizeof *m);
-    for (int c = 0; c < 3; c++) {
-        double axis[3] = {c == 0, c == 1, c == 2}, r[3];
-        rotate(q, axis, r);
-        for (int row = 0; row < 3; row++)
-            m[c * 4 + row] = r[row] * s[c];
-    }
-    m[12] = t[0];
-    m[13] = t[1];
-    m[14] = t[2];
-    m[15] = 1;
-}
-
 static void expect_close(const float *got, const double *want, double tolerance, const char *what) {
     for (int k = 0; k < 16; k++) {
         double limit = tolerance * fmax(1.0, fabs(want[k]));
@@ -196,9 +121,9 @@ static void scene_round_trips(void **state) {
     small_asset(&asset);
     bytebuf bytes;
     write_asset(&asset, 0x77, &bytes);
-    held_file held;
+    test_held_scene held;
     kiln_error err;
-    kiln_result r = hold_bytes(&held, bytes.data, bytes.size, KILN_OPEN_VERIFY_CHECKSUM, &err);
+    kiln_result r = test_scene_hold(&held, bytes.data, bytes.size, KILN_OPEN_VERIFY_CHECKSUM, &err);
     if (r != KILN_OK)
         fail_msg("%s", err.message);
     const kiln_scene_view *v = &held.view;
@@ -272,7 +197,7 @@ static void scene_round_trips(void **state) {
     const char *meta = kiln_file_metadata(&held.file, &meta_size);
     assert_non_null(meta);
     assert_non_null(strstr(meta, "\"source\":\"models/truck.gltf\""));
-    release(&held);
+    test_scene_release(&held);
     bytebuf_free(&bytes);
     ir_asset_free(&asset);
 }
@@ -292,16 +217,16 @@ static void scene_without_source_scenes(void **state) {
     asset.default_scene = 0;
     bytebuf bytes;
     write_asset(&asset, 0, &bytes);
-    held_file held;
+    test_held_scene held;
     kiln_error err;
-    assert_int_equal(hold_bytes(&held, bytes.data, bytes.size, KILN_OPEN_DEEP, &err), KILN_OK);
+    assert_int_equal(test_scene_hold(&held, bytes.data, bytes.size, KILN_OPEN_DEEP, &err), KILN_OK);
     assert_int_equal(held.view.scene_count, 1);
     assert_int_equal(held.view.desc->default_scene, 0);
     assert_string_equal(kiln_scene_name(&held.view, 0), "truck");
     assert_int_equal(held.view.scenes[0].root_count, 2);
     assert_int_equal(held.view.desc->material_count, 0);
     assert_int_equal(held.view.nodes[2].materials, -1);
-    release(&held);
+    test_scene_release(&held);
     bytebuf_free(&bytes);
     ir_asset_free(&asset);
 }
@@ -319,14 +244,14 @@ static void scene_writer_repairs_transforms(void **state) {
         asset.nodes[3].rotation[3] = 0.0f;
     bytebuf bytes;
     write_asset(&asset, 0, &bytes);
-    held_file held;
+    test_held_scene held;
     kiln_error err;
-    kiln_result r = hold_bytes(&held, bytes.data, bytes.size, KILN_OPEN_DEEP, &err);
+    kiln_result r = test_scene_hold(&held, bytes.data, bytes.size, KILN_OPEN_DEEP, &err);
     if (r != KILN_OK)
         fail_msg("%s", err.message);
     assert_true(held.view.transforms[0].translation[1] == 0.0f);
     assert_true(held.view.transforms[5].rotation[3] == 1.0f); /* D: identity */
-    release(&held);
+    test_scene_release(&held);
     bytebuf_free(&bytes);
     ir_asset_free(&asset);
 }
@@ -419,9 +344,9 @@ static void scene_reader_enforces_every_rule(void **state) {
     };
     for (size_t d = 0; d < sizeof damages / sizeof damages[0]; d++) {
         const damage *dm = &damages[d];
-        held_file held;
+        test_held_scene held;
         kiln_error err;
-        assert_int_equal(hold_bytes(&held, bytes.data, bytes.size, 0, &err), KILN_OK);
+        assert_int_equal(test_scene_hold(&held, bytes.data, bytes.size, 0, &err), KILN_OK);
         kiln_chunk chunk;
         assert_int_equal(kiln_file_find_chunk(&held.file, dm->chunk, &chunk), KILN_OK);
         assert_true(dm->offset + 4 <= chunk.size);
@@ -431,7 +356,7 @@ static void scene_reader_enforces_every_rule(void **state) {
         if (r != dm->expected || strstr(err.message, dm->message) == NULL)
             fail_msg("%s: got %s '%s', expected %s containing '%s'", dm->name, kiln_result_str(r),
                      err.message, kiln_result_str(dm->expected), dm->message);
-        release(&held);
+        test_scene_release(&held);
     }
     /* Kind, version and the descriptor's presence. */
     const struct {
@@ -449,10 +374,10 @@ static void scene_reader_enforces_every_rule(void **state) {
             memcpy(copy + header[h].offset, &header[h].value, 4);
         else
             memcpy(copy + header[h].offset, &(uint16_t){3}, 2);
-        held_file held;
+        test_held_scene held;
         kiln_error err;
-        assert_int_equal(hold_bytes(&held, copy, bytes.size, 0, &err), header[h].expected);
-        release(&held);
+        assert_int_equal(test_scene_hold(&held, copy, bytes.size, 0, &err), header[h].expected);
+        test_scene_release(&held);
         free(copy);
     }
     bytebuf_free(&bytes);
@@ -467,12 +392,12 @@ static void scene_reader_survives_truncation_and_bit_flips(void **state) {
     small_asset(&asset);
     bytebuf bytes;
     write_asset(&asset, 0x77, &bytes);
-    held_file held;
+    test_held_scene held;
     kiln_error err;
     for (size_t size = 0; size < bytes.size; size++) {
-        kiln_result r = hold_bytes(&held, bytes.data, size, 0, &err);
+        kiln_result r = test_scene_hold(&held, bytes.data, size, 0, &err);
         assert_int_not_equal(r, KILN_OK);
-        release(&held);
+        test_scene_release(&held);
     }
     uint8_t *copy = malloc(bytes.size);
     assert_non_null(copy);
@@ -480,10 +405,10 @@ static void scene_reader_survives_truncation_and_bit_flips(void **state) {
     for (size_t bit = 0; bit < bytes.size * 8; bit++) {
         memcpy(copy, bytes.data, bytes.size);
         copy[bit / 8] ^= (uint8_t)(1u << (bit % 8));
-        assert_int_not_equal(hold_bytes(&held, copy, bytes.size, KILN_OPEN_VERIFY_CHECKSUM, &err),
-                             KILN_OK);
-        release(&held);
-        if (hold_bytes(&held, copy, bytes.size, 0, &err) == KILN_OK) {
+        assert_int_not_equal(
+            test_scene_hold(&held, copy, bytes.size, KILN_OPEN_VERIFY_CHECKSUM, &err), KILN_OK);
+        test_scene_release(&held);
+        if (test_scene_hold(&held, copy, bytes.size, 0, &err) == KILN_OK) {
             accepted++;
             held_instance h;
             instance_open(&h, &held.view);
@@ -493,7 +418,7 @@ static void scene_reader_survives_truncation_and_bit_flips(void **state) {
             kiln_scene_update(&h.instance);
             instance_close(&h);
         }
-        release(&held);
+        test_scene_release(&held);
     }
     assert_true(accepted > 0); /* flips in names, floats, META */
     free(copy);
@@ -543,10 +468,10 @@ static void double_world(const ir_asset *asset, uint32_t i, double (*world)[16],
     double q[4] = {node->rotation[0], node->rotation[1], node->rotation[2], node->rotation[3]};
     double s[3] = {node->scale[0], node->scale[1], node->scale[2]};
     double local[16];
-    trs_matrix_d(t, q, s, local);
+    ref_mat4_trs(t, q, s, local);
     if (node->parent >= 0) {
         double_world(asset, (uint32_t)node->parent, world, done);
-        multiply_d(world[node->parent], local, world[i]);
+        ref_mat4_multiply(world[node->parent], local, world[i]);
     } else {
         memcpy(world[i], local, sizeof local);
     }
@@ -559,9 +484,9 @@ static void instance_matches_recursive_product(void **state) {
     random_asset(&asset, 400, 7);
     bytebuf bytes;
     write_asset(&asset, 0, &bytes);
-    held_file held;
+    test_held_scene held;
     kiln_error err;
-    assert_int_equal(hold_bytes(&held, bytes.data, bytes.size, KILN_OPEN_DEEP, &err), KILN_OK);
+    assert_int_equal(test_scene_hold(&held, bytes.data, bytes.size, KILN_OPEN_DEEP, &err), KILN_OK);
     held_instance h;
     instance_open(&h, &held.view);
     double(*world)[16] = calloc(asset.node_count, sizeof *world);
@@ -578,7 +503,7 @@ static void instance_matches_recursive_product(void **state) {
     free(world);
     free(done);
     instance_close(&h);
-    release(&held);
+    test_scene_release(&held);
     bytebuf_free(&bytes);
     ir_asset_free(&asset);
 }
@@ -592,9 +517,9 @@ static void dirty_update_equals_full_recompute(void **state) {
     random_asset(&asset, 2000, 11);
     bytebuf bytes;
     write_asset(&asset, 0, &bytes);
-    held_file held;
+    test_held_scene held;
     kiln_error err;
-    assert_int_equal(hold_bytes(&held, bytes.data, bytes.size, 0, &err), KILN_OK);
+    assert_int_equal(test_scene_hold(&held, bytes.data, bytes.size, 0, &err), KILN_OK);
     const kiln_scene_view *v = &held.view;
     held_instance lazy, full;
     instance_open(&lazy, v);
@@ -633,7 +558,7 @@ static void dirty_update_equals_full_recompute(void **state) {
     free(in_subtree);
     instance_close(&lazy);
     instance_close(&full);
-    release(&held);
+    test_scene_release(&held);
     bytebuf_free(&bytes);
     ir_asset_free(&asset);
 }
@@ -644,9 +569,9 @@ static void instance_refuses_bad_memory(void **state) {
     small_asset(&asset);
     bytebuf bytes;
     write_asset(&asset, 0, &bytes);
-    held_file held;
+    test_held_scene held;
     kiln_error err;
-    assert_int_equal(hold_bytes(&held, bytes.data, bytes.size, 0, &err), KILN_OK);
+    assert_int_equal(test_scene_hold(&held, bytes.data, bytes.size, 0, &err), KILN_OK);
     size_t size = kiln_scene_instance_size(&held.view);
     void *memory;
     assert_int_equal(posix_memalign(&memory, 16, size + 16), 0);
@@ -661,7 +586,7 @@ static void instance_refuses_bad_memory(void **state) {
     assert_int_equal(kiln_scene_update(&instance), 0);
     assert_int_equal(kiln_scene_instance_init(&instance, &held.view, memory, size, &err), KILN_OK);
     free(memory);
-    release(&held);
+    test_scene_release(&held);
     bytebuf_free(&bytes);
     ir_asset_free(&asset);
 }
@@ -705,9 +630,9 @@ static void assimp_node_graph_becomes_a_scene(void **state) {
     assert_int_equal(r.asset.mesh_count, 1); /* one mesh, drawn by two nodes */
     bytebuf bytes;
     write_asset(&r.asset, 0, &bytes);
-    held_file held;
+    test_held_scene held;
     kiln_error err;
-    assert_int_equal(hold_bytes(&held, bytes.data, bytes.size, KILN_OPEN_DEEP, &err), KILN_OK);
+    assert_int_equal(test_scene_hold(&held, bytes.data, bytes.size, KILN_OPEN_DEEP, &err), KILN_OK);
     const kiln_scene_view *v = &held.view;
     uint32_t parent, left, right;
     assert_int_equal(kiln_scene_find_node(v, "parent", &parent), KILN_OK);
@@ -728,7 +653,7 @@ static void assimp_node_graph_becomes_a_scene(void **state) {
     expect_close(kiln_scene_world(&h.instance, left), left_world, 1e-6, "left");
     expect_close(kiln_scene_world(&h.instance, right), right_world, 1e-6, "right");
     instance_close(&h);
-    release(&held);
+    test_scene_release(&held);
     bytebuf_free(&bytes);
     test_import_free(&r);
     free(dir);
@@ -737,59 +662,6 @@ static void assimp_node_graph_becomes_a_scene(void **state) {
 /* ---------------------------------------------------------------------------
  * The corpus: every glTF model's global transforms against its own JSON
  * ------------------------------------------------------------------------- */
-
-/* The glTF JSON of a .gltf or .glb file (the GLB's first chunk). */
-static json_t *load_gltf_json(const char *path) {
-    size_t size;
-    uint8_t *bytes = test_read_file(path, &size);
-    json_error_t error;
-    json_t *root = NULL;
-    if (size >= 20 && memcmp(bytes, "glTF", 4) == 0) {
-        uint32_t length;
-        memcpy(&length, bytes + 12, 4);
-        if (length <= size - 20)
-            root = json_loadb((const char *)bytes + 20, length, 0, &error);
-    } else {
-        root = json_loadb((const char *)bytes, size, 0, &error);
-    }
-    free(bytes);
-    return root;
-}
-
-static void number_array(const json_t *array, double *out, size_t n) {
-    for (size_t k = 0; k < n; k++)
-        out[k] = json_number_value(json_array_get(array, k));
-}
-
-/* The glTF node's local matrix: its `matrix` as written, else T * R * S. */
-static void gltf_local(const json_t *node, double m[16]) {
-    const json_t *matrix = json_object_get(node, "matrix");
-    if (matrix != NULL) {
-        number_array(matrix, m, 16);
-        return;
-    }
-    double t[3] = {0, 0, 0}, q[4] = {0, 0, 0, 1}, s[3] = {1, 1, 1};
-    if (json_object_get(node, "translation"))
-        number_array(json_object_get(node, "translation"), t, 3);
-    if (json_object_get(node, "rotation"))
-        number_array(json_object_get(node, "rotation"), q, 4);
-    if (json_object_get(node, "scale"))
-        number_array(json_object_get(node, "scale"), s, 3);
-    trs_matrix_d(t, q, s, m);
-}
-
-/* Recursively down the glTF's `children`, from parent matrix `parent`. */
-static void gltf_walk(const json_t *nodes, size_t index, const double parent[16],
-                      double (*world)[16]) {
-    const json_t *node = json_array_get(nodes, index);
-    double local[16];
-    gltf_local(node, local);
-    multiply_d(parent, local, world[index]);
-    const json_t *children = json_object_get(node, "children");
-    for (size_t c = 0; c < json_array_size(children); c++)
-        gltf_walk(nodes, (size_t)json_integer_value(json_array_get(children, c)), world[index],
-                  world);
-}
 
 /* Imports one corpus model, writes its scene, and compares every node's
  * world matrix with the recursive evaluation. False when it does not import. */
@@ -802,7 +674,7 @@ static bool compare_corpus_model(const char *corpus, const char *relative) {
     }
     test_check_asset(&r.asset);
     char *path = test_path_join(corpus, relative);
-    json_t *root = load_gltf_json(path);
+    json_t *root = ref_gltf_json(path);
     free(path);
     assert_non_null(root);
     const json_t *nodes = json_object_get(root, "nodes");
@@ -818,14 +690,14 @@ static bool compare_corpus_model(const char *corpus, const char *relative) {
     const double identity[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
     for (size_t i = 0; i < count; i++)
         if (!child[i])
-            gltf_walk(nodes, i, identity, world);
+            ref_gltf_world(nodes, i, identity, world);
 
     bytebuf bytes;
     write_asset(&r.asset, 0, &bytes);
-    held_file held;
+    test_held_scene held;
     kiln_error err;
-    if (hold_bytes(&held, bytes.data, bytes.size, KILN_OPEN_DEEP | KILN_OPEN_VERIFY_CHECKSUM,
-                   &err) != KILN_OK)
+    if (test_scene_hold(&held, bytes.data, bytes.size, KILN_OPEN_DEEP | KILN_OPEN_VERIFY_CHECKSUM,
+                        &err) != KILN_OK)
         fail_msg("%s: %s", relative, err.message);
     assert_int_equal(held.view.node_count, count);
     held_instance h;
@@ -853,7 +725,7 @@ static bool compare_corpus_model(const char *corpus, const char *relative) {
                              json_array_size(json_object_get(json_array_get(scenes, s), "nodes")));
     }
     instance_close(&h);
-    release(&held);
+    test_scene_release(&held);
     bytebuf_free(&bytes);
     free(world);
     free(child);

@@ -14,31 +14,11 @@
 #include <string.h>
 
 #include "test_import.h"
+#include "test_reference.h"
 
 /* ---------------------------------------------------------------------------
  * Helpers
  * ------------------------------------------------------------------------- */
-
-typedef struct held_file {
-    void *block;
-    kiln_file file;
-    kiln_scene_view view;
-} held_file;
-
-static kiln_result hold_bytes(held_file *held, const void *bytes, size_t size, kiln_error *err) {
-    memset(held, 0, sizeof *held);
-    assert_int_equal(posix_memalign(&held->block, 16, size ? size : 16), 0);
-    memcpy(held->block, bytes, size);
-    kiln_result r = kiln_file_from_memory(&held->file, held->block, size, "t.kscene", 0, err);
-    if (r != KILN_OK)
-        return r;
-    return kiln_scene_view_get(&held->file, KILN_OPEN_DEEP, &held->view, err);
-}
-
-static void release(held_file *held) {
-    kiln_file_close(&held->file);
-    free(held->block);
-}
 
 static cook_settings test_settings;
 
@@ -56,53 +36,6 @@ static void write_asset(const ir_asset *asset, bytebuf *bytes) {
     assert_true(write_kscene(&ctx, asset, refs, 0, "gltf", bytes));
 }
 
-/* Column-major 4x4 product in double. */
-static void multiply_d(const double a[16], const double b[16], double out[16]) {
-    double r[16];
-    for (int c = 0; c < 4; c++)
-        for (int row = 0; row < 4; row++) {
-            double sum = 0;
-            for (int k = 0; k < 4; k++)
-                sum += a[k * 4 + row] * b[c * 4 + k];
-            r[c * 4 + row] = sum;
-        }
-    memcpy(out, r, sizeof r);
-}
-
-static void trs_matrix_d(const double t[3], const double q_in[4], const double s[3], double m[16]) {
-    double len =
-        sqrt(q_in[0] * q_in[0] + q_in[1] * q_in[1] + q_in[2] * q_in[2] + q_in[3] * q_in[3]);
-    double x = q_in[0] / len, y = q_in[1] / len, z = q_in[2] / len, w = q_in[3] / len;
-    double r[9] = {1 - 2 * (y * y + z * z), 2 * (x * y + z * w),     2 * (x * z - y * w),
-                   2 * (x * y - z * w),     1 - 2 * (x * x + z * z), 2 * (y * z + x * w),
-                   2 * (x * z + y * w),     2 * (y * z - x * w),     1 - 2 * (x * x + y * y)};
-    for (int c = 0; c < 3; c++) {
-        for (int row = 0; row < 3; row++)
-            m[c * 4 + row] = r[c * 3 + row] * s[c];
-        m[c * 4 + 3] = 0;
-    }
-    m[12] = t[0];
-    m[13] = t[1];
-    m[14] = t[2];
-    m[15] = 1;
-}
-
-static void transform_point(const double m[16], const double p[3], double out[3]) {
-    for (int r = 0; r < 3; r++)
-        out[r] = m[r] * p[0] + m[4 + r] * p[1] + m[8 + r] * p[2] + m[12 + r];
-}
-
-static void set_trs(ir_node *node, float tx, float ty, float tz, float angle_z, float s) {
-    node->translation[0] = tx;
-    node->translation[1] = ty;
-    node->translation[2] = tz;
-    node->rotation[0] = node->rotation[1] = 0.0f;
-    node->rotation[2] = sinf(angle_z / 2);
-    node->rotation[3] = cosf(angle_z / 2);
-    for (int k = 0; k < 3; k++)
-        node->scale[k] = s;
-}
-
 static void node_local_d(const ir_node *node, double m[16]) {
     double t[3], q[4], s[3];
     for (int k = 0; k < 3; k++) {
@@ -111,7 +44,7 @@ static void node_local_d(const ir_node *node, double m[16]) {
     }
     for (int k = 0; k < 4; k++)
         q[k] = node->rotation[k];
-    trs_matrix_d(t, q, s, m);
+    ref_mat4_trs(t, q, s, m);
 }
 
 /* The world matrix of IR node i, recursively. */
@@ -124,7 +57,7 @@ static void ir_world_d(const ir_asset *asset, int32_t i, double out[16]) {
     }
     double parent[16];
     ir_world_d(asset, asset->nodes[i].parent, parent);
-    multiply_d(parent, local, out);
+    ref_mat4_multiply(parent, local, out);
 }
 
 /* IR order: 0 root, 1 hips(0), 2 mesh node(0), 3 spine(1), 4 tail(1),
@@ -146,7 +79,8 @@ static void rig_asset(ir_asset *asset) {
         n->name = cook_strdup(names[i]);
         n->parent = parents[i];
         n->source = 10 + i;
-        set_trs(n, 0.5f * (float)i, 1.0f, -0.25f * (float)i, 0.3f * (float)i, i == 1 ? 2.0f : 1.0f);
+        test_node_set_trs(n, 0.5f * (float)i, 1.0f, -0.25f * (float)i, 0.3f * (float)i,
+                          i == 1 ? 2.0f : 1.0f);
     }
     asset->node_count = 7;
     asset->nodes[2].mesh = 0;
@@ -196,9 +130,9 @@ static void skin_table_round_trips(void **state) {
     rig_asset(&asset);
     bytebuf bytes;
     write_asset(&asset, &bytes);
-    held_file held;
+    test_held_scene held;
     kiln_error err;
-    if (hold_bytes(&held, bytes.data, bytes.size, &err) != KILN_OK)
+    if (test_scene_hold(&held, bytes.data, bytes.size, KILN_OPEN_DEEP, &err) != KILN_OK)
         fail_msg("%s", err.message);
     const kiln_scene_view *v = &held.view;
     assert_int_equal(v->skin_count, 2);
@@ -259,7 +193,7 @@ static void skin_table_round_trips(void **state) {
             ir_world_d(&asset, (int32_t)skin->joints[j], world);
             for (int e = 0; e < 16; e++)
                 ibm[e] = skin->inverse_bind[16 * j + (uint32_t)e];
-            multiply_d(world, ibm, want);
+            ref_mat4_multiply(world, ibm, want);
             for (int e = 0; e < 16; e++)
                 if (fabs(matrices[16 * j + (uint32_t)e] - want[e]) > 1e-5 * (1 + fabs(want[e])))
                     fail_msg("skin %u joint %u element %d: %.9g, expected %.9g", s, j, e,
@@ -279,23 +213,24 @@ static void skin_table_round_trips(void **state) {
     assert_int_equal(kiln_scene_skin_matrices(&other, &instance, 0, matrices, 3, &err),
                      KILN_ERR_INVALID_ARGUMENT);
     free(memory);
-    release(&held);
+    test_scene_release(&held);
     bytebuf_free(&bytes);
     ir_asset_free(&asset);
 }
 
 /* The byte offset of chunk `fourcc`'s payload in a file image. */
 static size_t chunk_offset(const bytebuf *bytes, uint32_t fourcc, uint64_t *size) {
-    held_file held;
+    test_held_scene held;
     kiln_error err;
-    assert_int_equal(hold_bytes(&held, bytes->data, bytes->size, &err), KILN_OK);
+    assert_int_equal(test_scene_hold(&held, bytes->data, bytes->size, KILN_OPEN_DEEP, &err),
+                     KILN_OK);
     size_t offset = 0;
     for (uint32_t i = 0; i < held.file.chunk_count; i++)
         if (held.file.chunks[i].fourcc == fourcc) {
             offset = (size_t)held.file.chunks[i].offset;
             *size = held.file.chunks[i].size;
         }
-    release(&held);
+    test_scene_release(&held);
     assert_true(offset > 0);
     return offset;
 }
@@ -406,13 +341,13 @@ static void skin_reader_enforces_r14_r15(void **state) {
         assert_non_null(copy);
         memcpy(copy, bytes.data, bytes.size);
         cases[c].damage(copy + sskn, copy + sjnt);
-        held_file held;
+        test_held_scene held;
         kiln_error err;
-        kiln_result r = hold_bytes(&held, copy, bytes.size, &err);
+        kiln_result r = test_scene_hold(&held, copy, bytes.size, KILN_OPEN_DEEP, &err);
         if (r != KILN_ERR_CORRUPT || strstr(err.message, cases[c].message) == NULL)
             fail_msg("case %zu: result %d, '%s'; expected CORRUPT with '%s'", c, (int)r,
                      err.message, cases[c].message);
-        release(&held);
+        test_scene_release(&held);
         free(copy);
     }
     bytebuf_free(&bytes);
@@ -914,9 +849,9 @@ static void assimp_bones_become_a_skin(void **state) {
      * identity (root at 0, tip at x = 2), so skinned = source positions. */
     bytebuf bytes;
     write_asset(&r.asset, &bytes);
-    held_file held;
+    test_held_scene held;
     kiln_error err;
-    assert_int_equal(hold_bytes(&held, bytes.data, bytes.size, &err), KILN_OK);
+    assert_int_equal(test_scene_hold(&held, bytes.data, bytes.size, KILN_OPEN_DEEP, &err), KILN_OK);
     assert_int_equal(held.view.skin_count, 1);
     void *memory;
     size_t size = kiln_scene_instance_size(&held.view);
@@ -929,7 +864,7 @@ static void assimp_bones_become_a_skin(void **state) {
     for (int e = 0; e < 32; e++)
         assert_true(fabsf(matrices[e] - IDENTITY[e % 16]) < 1e-6f);
     free(memory);
-    release(&held);
+    test_scene_release(&held);
     bytebuf_free(&bytes);
     test_import_free(&r);
     free(dir);
@@ -1051,39 +986,6 @@ static double *read_accessor(const json_t *root, size_t index, uint8_t **buffers
     return out;
 }
 
-static void number_array(const json_t *array, double *out, size_t n) {
-    for (size_t k = 0; k < n; k++)
-        out[k] = json_number_value(json_array_get(array, k));
-}
-
-static void gltf_local(const json_t *node, double m[16]) {
-    const json_t *matrix = json_object_get(node, "matrix");
-    if (matrix != NULL) {
-        number_array(matrix, m, 16);
-        return;
-    }
-    double t[3] = {0, 0, 0}, q[4] = {0, 0, 0, 1}, s[3] = {1, 1, 1};
-    if (json_object_get(node, "translation"))
-        number_array(json_object_get(node, "translation"), t, 3);
-    if (json_object_get(node, "rotation"))
-        number_array(json_object_get(node, "rotation"), q, 4);
-    if (json_object_get(node, "scale"))
-        number_array(json_object_get(node, "scale"), s, 3);
-    trs_matrix_d(t, q, s, m);
-}
-
-static void gltf_walk(const json_t *nodes, size_t index, const double parent[16],
-                      double (*world)[16]) {
-    const json_t *node = json_array_get(nodes, index);
-    double local[16];
-    gltf_local(node, local);
-    multiply_d(parent, local, world[index]);
-    const json_t *children = json_object_get(node, "children");
-    for (size_t c = 0; c < json_array_size(children); c++)
-        gltf_walk(nodes, (size_t)json_integer_value(json_array_get(children, c)), world[index],
-                  world);
-}
-
 typedef struct source_vertex {
     double position[3];
     double skinned[3];
@@ -1109,7 +1011,7 @@ static source_vertex *source_skinned(const json_t *root, uint8_t **buffers, size
                ibm ? ibm + 16 * j
                    : (const double[16]){1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1},
                sizeof inverse);
-        multiply_d(world[json_integer_value(json_array_get(joints, j))], inverse, matrix[j]);
+        ref_mat4_multiply(world[json_integer_value(json_array_get(joints, j))], inverse, matrix[j]);
     }
     free(ibm);
     const json_t *prims =
@@ -1136,7 +1038,7 @@ static source_vertex *source_skinned(const json_t *root, uint8_t **buffers, size
                 sum += we[4 * v + (size_t)k];
             for (int k = 0; k < 4; k++) {
                 double w = we[4 * v + (size_t)k] / sum, t[3];
-                transform_point(matrix[(size_t)jo[4 * v + (size_t)k]], sv->position, t);
+                ref_mat4_point(matrix[(size_t)jo[4 * v + (size_t)k]], sv->position, t);
                 for (int c = 0; c < 3; c++)
                     acc[c] += w * t[c];
                 double r = sqrt(t[0] * t[0] + t[1] * t[1] + t[2] * t[2]);
@@ -1206,7 +1108,7 @@ static void check_corpus_model(const char *relative, double *worst_out, size_t *
     const double identity[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
     for (size_t i = 0; i < node_count; i++)
         if (!child[i])
-            gltf_walk(nodes, i, identity, world);
+            ref_gltf_world(nodes, i, identity, world);
 
     char stem[128];
     snprintf(stem, sizeof stem, "%s", file);

@@ -26,6 +26,8 @@
 #include "cli/cli.h"
 #include "cli/config.h"
 
+struct build_run;
+
 typedef struct build_options {
     const char *input;  /* NULL: from kiln.yml, else the default */
     const char *output; /* NULL: from the preset, kiln.yml, else the default */
@@ -44,6 +46,18 @@ typedef struct build_options {
     bool quiet;   /* -q and -v as given; verbosity follows from them */
     bool verbose;
     progress_verbosity verbosity;
+    /* `kiln watch` (cmd_watch.c) after its first round: no replayed warnings
+     * of up-to-date assets and no end-of-build report (round_done prints). */
+    bool watch_round;
+    /* A ref ("props/crate"), a source path or a cooked path: only the sources
+     * that produce it (or, for a file a model reads, that model) are checked
+     * and cooked; every other one keeps its cache record unchecked (or, never
+     * cooked, is left out). NULL: all. */
+    const char *focus;
+    /* Called once the build's files are written, before its results are
+     * freed, with its exit status; NULL: none. */
+    void (*round_done)(const struct build_run *run, int status, void *context);
+    void *round_context;
 } build_options;
 
 /* The options `kiln build` and `kiln clean` share: where the output folder
@@ -158,6 +172,7 @@ typedef struct build_run {
     const size_t *phase_assets;  /* the asset indices of the current phase */
     progress_reporter *reporter;
     struct build_journal *journal; /* where finished records go as they are made; may be NULL */
+    const bool *focused;           /* options->focus: focused[i] for each planned source */
 } build_run;
 
 #define REPORT_MAX_KINDS 24
@@ -189,6 +204,12 @@ typedef struct build_totals {
  * decides the folders and the preset. Returns -1 to go on, otherwise the exit
  * status (errors printed). The caller frees setup->config. */
 int build_setup_load(const build_options *options, build_setup *setup);
+/* cmd_build.c: one build with the setup loaded (folders checked, lock taken
+ * and released, plan, cook, files written, report). Returns the exit status. */
+int build_execute(const build_options *options, const build_setup *setup);
+/* Parses -j's value: 1..PARALLEL_MAX_THREADS. */
+bool build_parse_job_count(const char *text, unsigned *jobs);
+
 /* The file a build writes and deletes to learn that the output is writable. */
 #define BUILD_WRITE_PROBE ".kiln-write-test"
 

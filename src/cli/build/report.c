@@ -285,7 +285,9 @@ static void print_report_json(const build_run *run, const build_totals *totals,
 void build_print_report(const build_run *run, const build_totals *totals, const strlist *skipped,
                         double seconds, bool ok) {
     const build_options *options = run->options;
-    if (options->json) {
+    if (options->watch_round) {
+        /* `kiln watch` prints its own lines (round_done). */
+    } else if (options->json) {
         print_report_json(run, totals, skipped, seconds, ok);
     } else if (options->verbosity != PROGRESS_QUIET) {
         print_skipped(options, skipped);

@@ -246,6 +246,20 @@ static void process_planned_asset(void *context, uint32_t job) {
     size_t index = run->phase_assets[job];
     const char *source_path = run->plan->sources.items[index];
     asset_slot *slot = &run->slots[index];
+    if (run->focused != NULL && !run->focused[index]) {
+        /* A focused build (`kiln watch --serve`) keeps what the last build
+         * recorded for every other source, without checking it. */
+        const cache_record *kept = cache_find(run->old_cache, source_path);
+        if (kept != NULL && replay_record(kept, &run->results[index])) {
+            slot->kept = kept;
+            slot->borrowed = true;
+            slot->status = ASSET_UP_TO_DATE;
+        } else {
+            slot->status = ASSET_UNREACHED;
+        }
+        progress_asset_settled(run->reporter, source_path, NULL);
+        return;
+    }
     /* A model yields only to another model (a standalone source with its ref
      * may be its own texture, cooked through it); anything else that gets
      * here is cooked on its own and yields to any source with its ref. */
@@ -271,7 +285,8 @@ static void process_planned_asset(void *context, uint32_t job) {
         slot->borrowed = true;
         if (run->options->verbosity == PROGRESS_VERBOSE)
             progress_print(run->reporter, stdout, "up to date %s", source_path);
-        progress_asset_settled(run->reporter, source_path, &run->results[index].diag);
+        progress_asset_settled(run->reporter, source_path,
+                               run->options->watch_round ? NULL : &run->results[index].diag);
         return;
     }
     if (slot->has_record) { /* a replay that ran out of memory: cook instead */

@@ -112,6 +112,13 @@ void ir_mesh_free(ir_mesh *mesh) {
     free(mesh->weights);
     free(mesh->joints1);
     free(mesh->weights1);
+    for (uint32_t t = 0; mesh->targets != NULL && t < mesh->target_count; t++) {
+        free(mesh->targets[t].name);
+        free(mesh->targets[t].positions);
+        free(mesh->targets[t].normals);
+        free(mesh->targets[t].tangents);
+    }
+    free(mesh->targets);
     free(mesh->indices);
     for (uint32_t s = 0; mesh->submeshes != NULL && s < mesh->submesh_count; s++)
         free(mesh->submeshes[s].name);
@@ -121,6 +128,17 @@ void ir_mesh_free(ir_mesh *mesh) {
     free(mesh->meshlet_vertices);
     free(mesh->meshlet_triangles);
     memset(mesh, 0, sizeof *mesh);
+}
+
+uint32_t ir_mesh_morph_attributes(const ir_mesh *mesh) {
+    if (mesh->target_count == 0 || mesh->targets == NULL)
+        return 0;
+    const ir_morph_target *t = &mesh->targets[0];
+    return (t->positions ? 1u : 0u) | (t->normals ? 2u : 0u) | (t->tangents ? 4u : 0u);
+}
+
+float **ir_morph_stream(ir_morph_target *target, int k) {
+    return k == 0 ? &target->positions : (k == 1 ? &target->normals : &target->tangents);
 }
 
 void ir_animation_free(ir_animation *animation) {

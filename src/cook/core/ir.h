@@ -52,6 +52,18 @@ typedef struct ir_meshlet {
     int8_t cone_cutoff_s8;
 } ir_meshlet;
 
+/* A morph target (glTF mesh.primitives[].targets[i], assimp's aiAnimMesh):
+ * per-vertex displacements added, times the target's weight, to the base
+ * streams. Every target of a mesh has the same streams (NULL or
+ * vertex_count xyz deltas each); the process stage carries them with their
+ * vertices like any other stream. */
+typedef struct ir_morph_target {
+    char *name;       /* glTF mesh.extras.targetNames[i], or NULL */
+    float *positions; /* xyz per vertex, or NULL */
+    float *normals;   /* xyz per vertex, or NULL */
+    float *tangents;  /* xyz per vertex (no handedness), or NULL */
+} ir_morph_target;
+
 /* Indexed triangle, line and point lists (per submesh) with per-vertex
  * streams. Invariants: positions is never NULL when vertex_count > 0; every
  * optional stream is either NULL or holds vertex_count elements; every index
@@ -71,6 +83,9 @@ typedef struct ir_mesh {
      * with them the eight weights sum to 1, largest first across both sets. */
     uint16_t *joints1;
     float *weights1;
+    /* Morph targets, in source order (0 and NULL without). */
+    uint32_t target_count;
+    ir_morph_target *targets;
     uint32_t index_count;
     uint32_t *indices;
     uint32_t submesh_count;
@@ -326,6 +341,12 @@ void ir_images_free(ir_image *images, uint32_t count);
 void ir_node_init(ir_node *node);
 void ir_material_free(ir_material *material);
 void ir_mesh_free(ir_mesh *mesh);
+/* The morph delta streams every target of `mesh` has: bit 0 positions, bit 1
+ * normals, bit 2 tangents (KILN_MORPH_POSITION... in kiln/format.h); 0
+ * without targets. */
+uint32_t ir_mesh_morph_attributes(const ir_mesh *mesh);
+/* Stream `k` (0 positions, 1 normals, 2 tangents) of a target. */
+float **ir_morph_stream(ir_morph_target *target, int k);
 void ir_animation_free(ir_animation *animation);
 void ir_asset_free(ir_asset *asset);
 void ir_skin_free(ir_skin *skin);

@@ -667,6 +667,19 @@ static bool cook_anim_output(const cook_request *request, cook_context *ctx, con
     return ok;
 }
 
+/* Whether a node draws a mesh with morph targets: its default weights go to
+ * the .kanim (AWGT) even without clips, so the runtime's rest pose
+ * (kiln_anim_pose_rest) and `kiln pose` have them. */
+static bool has_morph_nodes(const ir_asset *asset) {
+    for (uint32_t n = 0; n < asset->node_count; n++) {
+        const ir_node *node = &asset->nodes[n];
+        if (node->mesh >= 0 && (uint32_t)node->mesh < asset->mesh_count &&
+            asset->meshes[node->mesh].target_count > 0 && node->weight_count > 0)
+            return true;
+    }
+    return false;
+}
+
 /* The model driver: import into the IR, merge (mesh.merge), then every mesh,
  * the material table with its textures, and the scene placing the meshes. */
 bool cook_model_asset(const cook_request *request, cook_context *ctx, cook_asset_result *result) {
@@ -697,7 +710,7 @@ bool cook_model_asset(const cook_request *request, cook_context *ctx, cook_asset
         ok = cook_materials_output(request, ctx, &asset, result);
     if (ok && asset.mesh_count > 0)
         ok = cook_scene_output(request, ctx, &asset, result);
-    if (ok && asset.mesh_count > 0 && asset.animation_count > 0)
+    if (ok && asset.mesh_count > 0 && (asset.animation_count > 0 || has_morph_nodes(&asset)))
         ok = check_animation_invariants(&asset, ctx) &&
              cook_anim_output(request, ctx, &asset, result);
     ir_asset_free(&asset);

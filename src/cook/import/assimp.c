@@ -789,6 +789,121 @@ static bool attach_skin(aimp_state *st, uint32_t mesh_index, bone_set *set) {
 }
 
 /* The streams of one ir_mesh from the node's aiMeshes. */
+/* Morph targets from the aiMeshes' aiAnimMeshes (FBX blend shapes, DAE
+ * morph controllers, glTF targets): an aiAnimMesh replaces streams, so a
+ * delta is its value minus the base's. Kept when every aiMesh of the group
+ * has the same number of them, each with the aiMesh's vertex count; else
+ * dropped with a warning. Positions, normals and tangents (the ones the
+ * mesh has) are cooked; replaced colours or texture coordinates are named in
+ * a warning. Non-finite deltas become 0 with a warning. */
+static bool read_anim_meshes(aimp_state *st, const unsigned *meshes, uint32_t count,
+                             ir_mesh *mesh) {
+    const struct aiScene *scene = st->scene;
+    const char *name = mesh->name ? mesh->name : "";
+    unsigned targets = scene->mMeshes[meshes[0]]->mNumAnimMeshes;
+    bool consistent = true, has[3] = {false, false, false}, other = false;
+    for (uint32_t i = 0; i < count; i++) {
+        const struct aiMesh *m = scene->mMeshes[meshes[i]];
+        unsigned n = m->mAnimMeshes != NULL ? m->mNumAnimMeshes : 0;
+        targets = m->mAnimMeshes != NULL ? targets : 0;
+        consistent &= n == targets;
+        for (unsigned t = 0; consistent && t < n; t++) {
+            const struct aiAnimMesh *a = m->mAnimMeshes[t];
+            consistent = a != NULL && a->mNumVertices == m->mNumVertices;
+            if (!consistent)
+                break;
+            has[0] |= a->mVertices != NULL;
+            has[1] |= a->mNormals != NULL && m->mNormals != NULL;
+            has[2] |= a->mTangents != NULL && m->mTangents != NULL;
+            other |= a->mColors[0] != NULL || a->mTextureCoords[0] != NULL;
+        }
+    }
+    if (!consistent) {
+        diag_warning(st->ctx->diag, st->path, 0,
+                     "mesh '%s': its parts have different morph targets (aiAnimMesh counts or "
+                     "vertex counts); the morph targets are not cooked",
+                     name);
+        return true;
+    }
+    has[1] &= mesh->normals != NULL;
+    has[2] &= mesh->tangents != NULL;
+    if (targets == 0 || (!has[0] && !has[1] && !has[2]))
+        return true;
+    if (other)
+        diag_warning(st->ctx->diag, st->path, 0,
+                     "mesh '%s': morph targets replacing colours or texture coordinates; only "
+                     "position, normal and tangent deltas are cooked",
+                     name);
+    if (targets > UINT16_MAX) {
+        diag_warning(st->ctx->diag, st->path, 0,
+                     "mesh '%s': %u morph targets; more than %u are not cooked", name, targets,
+                     UINT16_MAX);
+        return true;
+    }
+    size_t n = mesh->vertex_count;
+    mesh->targets = calloc(targets, sizeof *mesh->targets);
+    if (mesh->targets == NULL)
+        return out_of_memory(st);
+    mesh->target_count = targets;
+    for (unsigned t = 0; t < targets; t++) {
+        ir_morph_target *target = &mesh->targets[t];
+        const struct aiAnimMesh *first = scene->mMeshes[meshes[0]]->mAnimMeshes[t];
+        if (ai_length(&first->mName) > 0 && (target->name = ai_strdup(&first->mName)) == NULL)
+            return out_of_memory(st);
+        for (int k = 0; k < 3; k++)
+            if (has[k] && (*ir_morph_stream(target, k) = alloc_array(n, 3 * sizeof(float))) == NULL)
+                return out_of_memory(st);
+    }
+    size_t base = 0, bad = 0;
+    for (uint32_t i = 0; i < count; i++) {
+        const struct aiMesh *m = scene->mMeshes[meshes[i]];
+        const struct aiVector3D *base_streams[3] = {m->mVertices, m->mNormals, m->mTangents};
+        for (unsigned t = 0; t < targets; t++) {
+            const struct aiAnimMesh *a = m->mAnimMeshes[t];
+            const struct aiVector3D *streams[3] = {a->mVertices, a->mNormals, a->mTangents};
+            for (int k = 0; k < 3; k++) {
+                float *out = *ir_morph_stream(&mesh->targets[t], k);
+                if (out == NULL || streams[k] == NULL || base_streams[k] == NULL)
+                    continue; /* calloc'd: no change */
+                for (unsigned v = 0; v < m->mNumVertices; v++) {
+                    const double d[3] = {(double)streams[k][v].x - base_streams[k][v].x,
+                                         (double)streams[k][v].y - base_streams[k][v].y,
+                                         (double)streams[k][v].z - base_streams[k][v].z};
+                    for (int c = 0; c < 3; c++) {
+                        float value = (float)d[c];
+                        bad += !isfinite(value);
+                        out[3 * (base + v) + (size_t)c] = isfinite(value) ? value : 0.0f;
+                    }
+                }
+            }
+        }
+        base += m->mNumVertices;
+    }
+    if (bad > 0)
+        diag_warning(st->ctx->diag, st->path, 0,
+                     "mesh '%s': %zu morph target delta components are not finite; set to 0", name,
+                     bad);
+    return true;
+}
+
+/* A node drawing a mesh with morph targets: its default weights, the
+ * aiAnimMeshes' mWeight of the group's first aiMesh (ir.h: one per target). */
+static bool set_node_weights(aimp_state *st, uint32_t node_index, unsigned first_mesh) {
+    ir_node *node = &st->out->nodes[node_index];
+    if (node->mesh < 0 || st->out->meshes[node->mesh].target_count == 0)
+        return true;
+    uint32_t targets = st->out->meshes[node->mesh].target_count;
+    const struct aiMesh *m = st->scene->mMeshes[first_mesh];
+    free(node->weights);
+    node->weights = calloc(targets, sizeof *node->weights);
+    if (node->weights == NULL)
+        return out_of_memory(st);
+    node->weight_count = targets;
+    for (uint32_t t = 0; t < targets && t < m->mNumAnimMeshes; t++)
+        node->weights[t] = isfinite(m->mAnimMeshes[t]->mWeight) ? m->mAnimMeshes[t]->mWeight : 0.0f;
+    return true;
+}
+
 static bool build_mesh(aimp_state *st, const unsigned *meshes, uint32_t count, uint32_t node_index,
                        ir_mesh *mesh) {
     const struct aiScene *scene = st->scene;
@@ -1077,6 +1192,10 @@ static bool build_mesh(aimp_state *st, const unsigned *meshes, uint32_t count, u
         free(mesh->tangents);
         mesh->tangents = NULL;
     }
+    if (!read_anim_meshes(st, meshes, count, mesh)) {
+        free(first_vertex);
+        return false;
+    }
     if (bad_texcoords > 0 && !st->warned_texcoord) {
         diag_warning(st->ctx->diag, st->path, 0,
                      "%zu texture coordinates are not finite numbers; set to 0", bad_texcoords);
@@ -1201,7 +1320,7 @@ static bool node_meshes(aimp_state *st, uint32_t node_index, unsigned *scratch) 
         if (same && other_count == count) {
             st->out->nodes[node_index].mesh =
                 st->group_mesh[g] == AIMP_NONE ? -1 : (int32_t)st->group_mesh[g];
-            return true;
+            return set_node_weights(st, node_index, scratch[0]);
         }
     }
 
@@ -1254,7 +1373,7 @@ static bool node_meshes(aimp_state *st, uint32_t node_index, unsigned *scratch) 
     }
     st->group_mesh[group] = st->out->mesh_count - 1;
     st->out->nodes[node_index].mesh = (int32_t)(st->out->mesh_count - 1);
-    return true;
+    return set_node_weights(st, node_index, scratch[0]);
 }
 
 /* ---------------------------------------------------------------------------

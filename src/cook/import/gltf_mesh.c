@@ -43,6 +43,16 @@
  *   four or eight: process_skin_influences). A joint beyond the skin of a node using the mesh is an
  *   error (checked with the nodes, gltf_scene.c).
  *
+ * Morph targets
+ *   Every target of the mesh (the same count in every primitive) becomes an
+ *   ir_morph_target with the POSITION, NORMAL and TANGENT deltas any
+ *   primitive's target has (zeros where a primitive's target lacks one),
+ *   read through gltf_read_floats (sparse applied, normalised or quantised
+ *   formats decoded: deltas in the base attribute's units); other target
+ *   attributes are named in a warning. Names from mesh.extras.targetNames
+ *   (an array of one string per target, else a warning). Primitives share
+ *   vertices only with the same targets too.
+ *
  * Validation (errors, with the JSON path): attribute names, index continuity
  * (TEXCOORD_1 needs TEXCOORD_0), accessor formats per semantic (integer
  * formats only with KHR_mesh_quantization), equal counts, indices format,
@@ -95,9 +105,10 @@ typedef struct prim_info {
     int64_t material; /* glTF material or -1 */
     int64_t attr[A_COUNT];
     uint32_t vertex_count;
-    uint32_t targets; /* morph targets */
-    int32_t same_as;  /* earlier primitive with the same vertex data, or -1 */
-    uint32_t base;    /* first vertex in the ir mesh */
+    uint32_t targets;          /* morph targets */
+    const json_t *target_list; /* the primitive's "targets" array, or NULL */
+    int32_t same_as;           /* earlier primitive with the same vertex data, or -1 */
+    uint32_t base;             /* first vertex in the ir mesh */
 } prim_info;
 
 static const char *const mode_names[] = {"POINTS",    "LINES",          "LINE_LOOP",   "LINE_STRIP",
@@ -505,6 +516,7 @@ static bool check_primitive(gltf *g, const json_t *prim, const char *jpath, prim
             return false;
     }
     info->targets = targets ? (uint32_t)json_array_size(targets) : 0;
+    info->target_list = targets;
     if (info->material >= 0) {
         uint32_t sets = g->material_uv_sets[info->material];
         for (uint32_t k = 0; k < 32; k++) {
@@ -544,6 +556,12 @@ static bool check_primitive(gltf *g, const json_t *prim, const char *jpath, prim
     bool readable = info->indices < 0 || gltf_accessor_readable(g, (uint32_t)info->indices);
     for (int k = 0; k < A_COUNT; k++)
         readable &= info->attr[k] < 0 || gltf_accessor_readable(g, (uint32_t)info->attr[k]);
+    for (size_t t = 0; t < info->targets; t++) { /* validated above: accessor indices */
+        const char *name;
+        const json_t *value;
+        json_object_foreach((json_t *)json_array_get(targets, t), name, value) readable &=
+            gltf_accessor_readable(g, (uint32_t)json_integer_value(value));
+    }
     if (info->imported && !readable) {
         gltf_warning(g, "%s: its data is in a buffer without data (no uri%s); skipped", jpath,
                      g->glb ? " and no GLB BIN chunk" : "");
@@ -793,6 +811,102 @@ static bool read_vertices(gltf *g, const prim_info *info, const char *jpath,
     return true;
 }
 
+/* The morph deltas kiln cooks, as named in a target. */
+static const char *const morph_attribute_names[3] = {"POSITION", "NORMAL", "TANGENT"};
+
+/* Reads one primitive's morph target deltas into the mesh's targets at
+ * info->base (the streams the mesh has; absent ones stay 0). Sparse
+ * accessors are applied and normalised or quantised formats decoded by
+ * gltf_read_floats: the deltas are in the units of the base attribute. */
+static bool read_targets(gltf *g, const prim_info *info, const char *jpath, ir_mesh *mesh) {
+    for (uint32_t t = 0; t < mesh->target_count && t < info->targets; t++) {
+        const json_t *target = json_array_get(info->target_list, t);
+        for (int k = 0; k < 3; k++) {
+            float *stream = *ir_morph_stream(&mesh->targets[t], k);
+            const json_t *value = json_object_get(target, morph_attribute_names[k]);
+            if (stream == NULL || value == NULL)
+                continue;
+            char path[GLTF_PATH_SIZE];
+            gltf_pathf(path, "%s.targets[%u].%s", jpath, t, morph_attribute_names[k]);
+            float *data;
+            if (!gltf_read_floats(g, (uint32_t)json_integer_value(value), path, &data))
+                return false;
+            if (data != NULL)
+                memcpy(stream + 3 * (size_t)info->base, data,
+                       3 * sizeof(float) * info->vertex_count);
+            free(data);
+        }
+    }
+    return true;
+}
+
+/* The morph targets of a mesh: which delta streams (any primitive's target
+ * with POSITION, NORMAL, TANGENT), allocated zeroed, and their names
+ * (mesh.extras.targetNames). Other target attributes (TEXCOORD_n, COLOR_n,
+ * custom) are named in a warning: not cooked. */
+static bool alloc_targets(gltf *g, const json_t *obj, const char *jpath, const prim_info *prims,
+                          size_t count, uint32_t target_count, ir_mesh *mesh) {
+    if (target_count == 0)
+        return true;
+    bool has[3] = {false, false, false};
+    const char *dropped = NULL;
+    size_t dropped_prim = 0, dropped_target = 0;
+    for (size_t p = 0; p < count; p++) {
+        if (!prims[p].imported)
+            continue;
+        for (size_t t = 0; t < prims[p].targets; t++) {
+            const char *name;
+            const json_t *value;
+            json_object_foreach((json_t *)json_array_get(prims[p].target_list, t), name, value) {
+                int k = 0;
+                while (k < 3 && strcmp(name, morph_attribute_names[k]) != 0)
+                    k++;
+                if (k < 3)
+                    has[k] = true;
+                else if (dropped == NULL) {
+                    dropped = name;
+                    dropped_prim = p;
+                    dropped_target = t;
+                }
+            }
+        }
+    }
+    if (dropped != NULL)
+        gltf_warning(g,
+                     "%s.primitives[%zu].targets[%zu].%.64s: morph deltas of attributes other "
+                     "than POSITION, NORMAL and TANGENT are not cooked; dropped",
+                     jpath, dropped_prim, dropped_target, dropped);
+    mesh->targets = calloc(target_count, sizeof *mesh->targets);
+    if (mesh->targets == NULL)
+        return gltf_out_of_memory(g);
+    mesh->target_count = target_count;
+    for (uint32_t t = 0; t < target_count; t++)
+        for (int k = 0; k < 3; k++)
+            if (has[k] && (*ir_morph_stream(&mesh->targets[t], k) = alloc_stream(
+                               g, mesh->vertex_count, 3 * sizeof(float), jpath)) == NULL)
+                return false;
+    const json_t *extras = json_object_get(obj, "extras");
+    const json_t *names = json_is_object(extras) ? json_object_get(extras, "targetNames") : NULL;
+    if (names == NULL)
+        return true;
+    bool valid = json_is_array(names) && json_array_size(names) == target_count;
+    for (size_t t = 0; valid && t < target_count; t++)
+        valid = json_is_string(json_array_get(names, t));
+    if (!valid) {
+        gltf_warning(g,
+                     "%s.extras.targetNames: not an array of %u strings (one per morph target); "
+                     "the targets are cooked without names",
+                     jpath, target_count);
+        return true;
+    }
+    for (uint32_t t = 0; t < target_count; t++) {
+        const char *name = json_string_value(json_array_get(names, t));
+        if (name[0] != '\0' && (mesh->targets[t].name = cook_strdup(name)) == NULL)
+            return gltf_out_of_memory(g);
+    }
+    return true;
+}
+
 /* Indices a primitive of `n` vertices (or indices) of `mode` can yield as a
  * list: a bound for the index buffer. */
 static uint64_t list_bound(uint32_t mode, uint64_t n) {
@@ -924,7 +1038,13 @@ static bool find_shared_vertices(gltf *g, prim_info *prims, size_t count) {
             size_t owner = keys[k - 1].index;
             if (prims[owner].same_as >= 0)
                 owner = (size_t)prims[owner].same_as;
-            prims[keys[k].index].same_as = (int32_t)owner;
+            /* Shared only with the same morph targets too (both without, or
+             * the same accessors): the deltas are vertex data. */
+            const json_t *a = prims[owner].target_list, *b = prims[keys[k].index].target_list;
+            bool same_targets = (json_array_size(a) == 0 && json_array_size(b) == 0) ||
+                                (a != NULL && b != NULL && json_equal((json_t *)a, (json_t *)b));
+            if (same_targets)
+                prims[keys[k].index].same_as = (int32_t)owner;
         }
     }
     free(keys);
@@ -1018,6 +1138,8 @@ static bool build_mesh(gltf *g, size_t m, const json_t *obj, prim_info *prims, s
     if (index_bound > 0 &&
         (mesh->indices = alloc_stream(g, (uint32_t)index_bound, sizeof(uint32_t), jpath)) == NULL)
         return false;
+    if (!alloc_targets(g, obj, jpath, prims, count, g->mesh_targets[m], mesh))
+        return false;
     mesh->submeshes = calloc(used, sizeof *mesh->submeshes);
     uint8_t *bad_normals = streams.normals ? calloc(nv, 1) : NULL;
     if (mesh->submeshes == NULL || (streams.normals && bad_normals == NULL)) {
@@ -1034,7 +1156,9 @@ static bool build_mesh(gltf *g, size_t m, const json_t *obj, prim_info *prims, s
         gltf_pathf(ppath, "%s.primitives[%zu]", jpath, p);
         gltf_joint_use joint_use = {0};
         if (info->same_as < 0)
-            ok = read_vertices(g, info, ppath, &streams, mesh, bad_normals, &bad_count, &joint_use);
+            ok = read_vertices(g, info, ppath, &streams, mesh, bad_normals, &bad_count,
+                               &joint_use) &&
+                 read_targets(g, info, ppath, mesh);
         if (joint_use.max_plus1 > g->mesh_joints[m].max_plus1) {
             g->mesh_joints[m] = joint_use;
             g->mesh_joints[m].primitive = (uint32_t)p;

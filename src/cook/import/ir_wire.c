@@ -9,13 +9,17 @@
  * plain paths relative to the input root; what passes holds the invariants of
  * ir.h that later stages index memory by.
  *
- * Layout, version 4 (u32/u64 little-endian, f32 as its bits, strings as a u32
+ * Layout, version 5 (u32/u64 little-endian, f32 as its bits, strings as a u32
  * length and bytes with UINT32_MAX for NULL):
  *   u32 version, u32 mesh_count, material_count, node_count, image_count
  *   mesh:     string name, u32 vertex_count, u32 streams (STREAM_* bits),
  *             each stream present in bit order (positions 3 f32, normals 3,
  *             tangents 4, texcoords 0 and 1 2 each, colors 4, joints 4 u16,
  *             weights 4 f32, joints1 4 u16, weights1 4 f32 per vertex),
+ *             u32 target_count, u32 target_attributes (bits 0 positions,
+ *             1 normals, 2 tangents; 0 exactly without targets), per
+ *             target string name and each attribute's deltas in bit order
+ *             (3 f32 per vertex),
  *             u32 index_count, indices,
  *             u32 submesh_count, per submesh index_offset, index_count,
  *             material, topology, string name
@@ -26,7 +30,8 @@
  *             string dropped_extensions
  *   node:     string name, i32 parent, mesh, skin, f32 translation[3]
  *             rotation[4] scale[3] matrix[16], i32 source, string extras,
- *             i32 camera, i32 light, u32 instance_offset, u32 instance_count
+ *             i32 camera, i32 light, u32 instance_offset, u32 instance_count,
+ *             u32 weight_count (its mesh's target count) and the weights
  *   image:    string name, string path, string label, u8 embedded, then
  *             (embedded) a u64 size and the bytes
  *   then:     u32 scene_count, u32 default_scene, per scene string name,
@@ -40,7 +45,7 @@
  *             source, u32 joint_count, the joints (node indices), 16 f32
  *             per joint (inverse bind matrices); node.skin indexes them
  * Version 3 added cameras, lights and instances, version 4 joints1/weights1
- * and the skins.
+ * and the skins, version 5 morph targets and node weights.
  * LODs and meshlets are not part of it: importers do not build them.
  */
 #include <math.h>
@@ -68,9 +73,10 @@
 #define WIRE_NULL_STRING UINT32_MAX
 
 /* Smallest encodings, to bound counts by the bytes left. */
-#define MESH_MIN_BYTES 20u
+#define MESH_MIN_BYTES                                                                             \
+    28u /* name, vertex_count, streams, target_count and attributes, index_count, submesh_count */
 #define MATERIAL_MIN_BYTES (4u + 11u * 4u + 8u + 2u + IR_SLOT_COUNT * 28u + 4u)
-#define NODE_MIN_BYTES (4u + 12u + 26u * 4u + 8u + 16u)
+#define NODE_MIN_BYTES (4u + 12u + 26u * 4u + 8u + 16u + 4u)
 #define CAMERA_BYTES (4u + 4u + 6u * 4u) /* with an empty name */
 #define LIGHT_BYTES (4u + 4u + 7u * 4u)
 #define INSTANCE_BYTES (10u * 4u)
@@ -271,6 +277,20 @@ static bool write_mesh(const ir_mesh *mesh, bytebuf *out) {
         put_words(out, mesh->joints1, n * 4, 2);
     if (mesh->weights1 != NULL)
         wire_put_f32s(out, mesh->weights1, n * 4);
+    uint32_t attributes = ir_mesh_morph_attributes(mesh);
+    wire_put_u32(out, attributes != 0 ? mesh->target_count : 0);
+    wire_put_u32(out, attributes);
+    for (uint32_t t = 0; attributes != 0 && t < mesh->target_count; t++) {
+        ir_morph_target *target = &mesh->targets[t];
+        wire_put_string(out, target->name);
+        for (int k = 0; k < 3; k++) {
+            float *stream = *ir_morph_stream(target, k);
+            if ((attributes >> k & 1u) != 0 && stream == NULL)
+                return false; /* ir.h: every target has the same streams */
+            if ((attributes >> k & 1u) != 0)
+                wire_put_f32s(out, stream, n * 3);
+        }
+    }
     wire_put_u32(out, mesh->index_count);
     put_words(out, mesh->indices, mesh->index_count, 4);
     wire_put_u32(out, mesh->submesh_count);
@@ -325,6 +345,8 @@ static void write_node(const ir_node *node, bytebuf *out) {
     put_i32(out, node->light);
     wire_put_u32(out, node->instance_offset);
     wire_put_u32(out, node->instance_count);
+    wire_put_u32(out, node->weight_count);
+    wire_put_f32s(out, node->weights, node->weight_count);
 }
 
 static void write_image(const ir_image *image, bytebuf *out) {
@@ -495,6 +517,35 @@ static bool read_mesh(wire_decoder *d, uint32_t index, ir_mesh *mesh) {
         if (!all_finite(mesh->weights1, n * 4))
             return reject(d, "mesh %u: a weight is not finite", index);
     }
+    uint32_t targets = wire_get_count(in, 4); /* a name at least */
+    uint32_t attributes = wire_get_u32(in);
+    if (!read_ok(d, true, "morph targets"))
+        return false;
+    if ((attributes & ~7u) != 0 || (targets == 0) != (attributes == 0))
+        return reject(d, "mesh %u: %u morph targets with attributes 0x%x", index, targets,
+                      attributes);
+    if (targets > 0) {
+        mesh->targets = calloc(targets, sizeof *mesh->targets);
+        if (!read_ok(d, mesh->targets != NULL, "morph targets"))
+            return false;
+        mesh->target_count = targets;
+    }
+    for (uint32_t t = 0; t < targets; t++) {
+        ir_morph_target *target = &mesh->targets[t];
+        if (!read_ok(d, wire_get_string(in, &target->name), "morph target"))
+            return false;
+        for (int k = 0; k < 3; k++) {
+            if ((attributes >> k & 1u) == 0)
+                continue;
+            float **stream = ir_morph_stream(target, k);
+            *stream = read_stream(d, n, 3, 4);
+            if (!read_ok(d, *stream != NULL, "morph deltas"))
+                return false;
+            if (!all_finite(*stream, n * 3))
+                return reject(d, "mesh %u: morph target %u holds a delta that is not finite", index,
+                              t);
+        }
+    }
     mesh->index_count = wire_get_u32(in);
     mesh->indices = read_stream(d, mesh->index_count, 1, 4);
     if (!read_ok(d, mesh->indices != NULL, "indices"))
@@ -598,14 +649,27 @@ static bool read_node(wire_decoder *d, uint32_t index, ir_node *node) {
     node->light = get_i32(in);
     node->instance_offset = wire_get_u32(in);
     node->instance_count = wire_get_u32(in);
+    uint32_t weights = wire_get_u32(in);
     if (!read_ok(d, named && extras, "node"))
         return false;
+    if (weights > 0) {
+        node->weights = read_stream(d, weights, 1, 4);
+        if (!read_ok(d, node->weights != NULL, "node weights"))
+            return false;
+        node->weight_count = weights;
+        if (!all_finite(node->weights, weights))
+            return reject(d, "node %u: a morph weight is not finite", index);
+    }
     /* ir.h: parents come before their children, so -1 <= parent < index. */
     if (node->parent < -1 || (node->parent >= 0 && (uint32_t)node->parent >= index) ||
         node->mesh < -1 || (node->mesh >= 0 && (uint32_t)node->mesh >= d->out->mesh_count) ||
         node->skin < -1 || node->source < -1)
         return reject(d, "node %u: parent %d, mesh %d, skin %d or source %d is out of range", index,
                       node->parent, node->mesh, node->skin, node->source);
+    uint32_t targets = node->mesh >= 0 ? d->out->meshes[node->mesh].target_count : 0;
+    if (node->weight_count != targets) /* ir.h: one weight per morph target of its mesh */
+        return reject(d, "node %u: %u morph weights for a mesh with %u morph targets", index,
+                      node->weight_count, targets);
     if (!all_finite(node->translation, 3) || !all_finite(node->rotation, 4) ||
         !all_finite(node->scale, 3) || !all_finite(node->matrix, 16))
         return reject(d, "node %u: its transform is not finite", index);

@@ -5,8 +5,10 @@
  * per topology (triangles first, then lines, then points).
  * Normals transform by the inverse transpose, tangents by the matrix; a
  * mirroring transform (negative determinant) flips the triangles' winding and
- * the tangents' handedness so faces keep facing out. Skinned meshes are left
- * alone: their vertices are placed by joints at run time, not by their node.
+ * the tangents' handedness so faces keep facing out. Skinned meshes and
+ * meshes with morph targets are not baked (the first are placed by joints at
+ * run time, not by their node; the second change shape per node): they stay
+ * meshes of their own after the merged one, still drawn by their nodes.
  * A node with instances (EXT_mesh_gpu_instancing) contributes one copy per
  * instance, placed by the node's world matrix times the instance's TRS.
  * The nodes stay, for the scene (what moves), without meshes or instances; a
@@ -70,6 +72,16 @@ static bool mesh_is_skinned(const ir_asset *asset, uint32_t mesh_index) {
     return asset->meshes[mesh_index].joints != NULL;
 }
 
+/* A mesh with morph targets: its weights animate per node, which one baked
+ * world-space mesh cannot keep. */
+static bool mesh_is_morphed(const ir_asset *asset, uint32_t mesh_index) {
+    return asset->meshes[mesh_index].target_count > 0;
+}
+
+static bool mesh_stays_out(const ir_asset *asset, uint32_t mesh_index) {
+    return mesh_is_skinned(asset, mesh_index) || mesh_is_morphed(asset, mesh_index);
+}
+
 /* Every (node, mesh) pair to bake, with world matrices; parents precede
  * children in ir_asset.nodes, so one pass composes them. */
 static instance *collect_instances(const ir_asset *asset, uint32_t *count) {
@@ -89,7 +101,7 @@ static instance *collect_instances(const ir_asset *asset, uint32_t *count) {
         else
             memcpy(world[n], node->matrix, sizeof world[n]);
         if (node->mesh < 0 || (uint32_t)node->mesh >= asset->mesh_count ||
-            mesh_is_skinned(asset, (uint32_t)node->mesh))
+            mesh_stays_out(asset, (uint32_t)node->mesh))
             continue;
         if (node->instance_count > 0 &&
             (uint64_t)node->instance_offset + node->instance_count <= asset->instance_count) {
@@ -213,17 +225,20 @@ static bool allocate_merged(const instance *instances, uint32_t count, uint64_t 
            (!any_color || merged->colors);
 }
 
-/* After the merge no node draws what was baked (skinned meshes are gone
- * too); one new root, "merged", places the merged mesh, which is in world
+/* After the merge no node draws what was baked; a node drawing a mesh that
+ * stayed out draws it at its new index (`kept`: old mesh index -> new, -1 for
+ * baked). One new root, "merged", places the merged mesh, which is in world
  * space already, with the identity, and every scene shows it. */
-static bool add_merged_node(ir_asset *asset) {
+static bool add_merged_node(ir_asset *asset, const int32_t *kept, uint32_t old_mesh_count) {
     ir_node *nodes = realloc(asset->nodes, ((size_t)asset->node_count + 1) * sizeof *nodes);
     if (nodes == NULL)
         return false;
     asset->nodes = nodes;
     for (uint32_t n = 0; n < asset->node_count; n++) {
-        nodes[n].mesh = -1;
-        nodes[n].instance_offset = nodes[n].instance_count = 0; /* baked */
+        int32_t mesh = nodes[n].mesh;
+        nodes[n].mesh = mesh >= 0 && (uint32_t)mesh < old_mesh_count ? kept[mesh] : -1;
+        if (nodes[n].mesh < 0)
+            nodes[n].instance_offset = nodes[n].instance_count = 0; /* baked */
     }
     ir_node *merged = &nodes[asset->node_count];
     ir_node_init(merged);
@@ -323,17 +338,50 @@ bool process_merge_asset(ir_asset *asset, cook_diag *diag, const char *path) {
         diag_error(diag, path, 0, "mesh.merge: out of memory or more than 2^32 vertices");
         return false;
     }
-    uint32_t skinned = 0;
-    for (uint32_t m = 0; m < asset->mesh_count; m++)
-        skinned += mesh_is_skinned(asset, m);
+    uint32_t skinned = 0, morphed = 0, old_count = asset->mesh_count;
+    int32_t *kept = malloc((old_count ? old_count : 1) * sizeof *kept);
+    ir_mesh *meshes = malloc(((size_t)old_count + 1) * sizeof *meshes);
+    if (kept == NULL || meshes == NULL) {
+        free(kept);
+        free(meshes);
+        ir_mesh_free(&merged);
+        diag_error(diag, path, 0, "mesh.merge: out of memory");
+        return false;
+    }
+    /* The merged mesh first, then every mesh that stayed out, in order. */
+    meshes[0] = merged;
+    uint32_t mesh_count = 1;
+    for (uint32_t m = 0; m < old_count; m++) {
+        bool is_skinned = mesh_is_skinned(asset, m);
+        bool is_morphed = !is_skinned && mesh_is_morphed(asset, m);
+        skinned += is_skinned;
+        morphed += is_morphed;
+        if (is_skinned || is_morphed) {
+            kept[m] = (int32_t)mesh_count;
+            meshes[mesh_count++] = asset->meshes[m];
+        } else {
+            kept[m] = -1;
+            ir_mesh_free(&asset->meshes[m]);
+        }
+    }
     if (skinned > 0)
-        diag_warning(diag, path, 0, "mesh.merge: %u skinned mesh%s left out of the merged mesh",
-                     skinned, skinned == 1 ? "" : "es");
-    for (uint32_t m = 0; m < asset->mesh_count; m++)
-        ir_mesh_free(&asset->meshes[m]);
-    asset->meshes[0] = merged;
-    asset->mesh_count = 1;
-    if (!add_merged_node(asset)) {
+        diag_warning(diag, path, 0,
+                     "mesh.merge: %u skinned mesh%s not merged: kept as %s own, drawn by %s "
+                     "nodes",
+                     skinned, skinned == 1 ? "" : "es", skinned == 1 ? "its" : "their",
+                     skinned == 1 ? "its" : "their");
+    if (morphed > 0)
+        diag_warning(diag, path, 0,
+                     "mesh.merge: %u mesh%s with morph targets not merged (a baked mesh cannot "
+                     "keep per-node morph weights): kept as %s own, drawn by %s nodes",
+                     morphed, morphed == 1 ? "" : "es", morphed == 1 ? "its" : "their",
+                     morphed == 1 ? "its" : "their");
+    free(asset->meshes);
+    asset->meshes = meshes;
+    asset->mesh_count = mesh_count;
+    bool ok_node = add_merged_node(asset, kept, old_count);
+    free(kept);
+    if (!ok_node) {
         diag_error(diag, path, 0, "mesh.merge: out of memory");
         return false;
     }

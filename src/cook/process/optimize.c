@@ -40,19 +40,33 @@ static size_t mesh_streams(ir_mesh *mesh, mesh_stream_ref out[MESH_STREAM_MAX]) 
     return count;
 }
 
-/* Applies `remap` (old vertex -> new vertex) to every stream and the indices. */
+static bool remap_stream(void **data, size_t element_size, size_t old_count, size_t new_count,
+                         const unsigned int *remap) {
+    void *remapped = malloc(new_count ? new_count * element_size : 1);
+    if (remapped == NULL)
+        return false;
+    meshopt_remapVertexBuffer(remapped, *data, old_count, element_size, remap);
+    free(*data);
+    *data = remapped;
+    return true;
+}
+
+/* Applies `remap` (old vertex -> new vertex) to every stream (morph target
+ * deltas included) and the indices. */
 static bool remap_vertices(ir_mesh *mesh, const unsigned int *remap, size_t new_count) {
     mesh_stream_ref streams[MESH_STREAM_MAX];
     size_t stream_count = mesh_streams(mesh, streams);
-    for (size_t i = 0; i < stream_count; i++) {
-        void *remapped = malloc(new_count ? new_count * streams[i].element_size : 1);
-        if (remapped == NULL)
+    for (size_t i = 0; i < stream_count; i++)
+        if (!remap_stream(streams[i].data, streams[i].element_size, mesh->vertex_count, new_count,
+                          remap))
             return false;
-        meshopt_remapVertexBuffer(remapped, *streams[i].data, mesh->vertex_count,
-                                  streams[i].element_size, remap);
-        free(*streams[i].data);
-        *streams[i].data = remapped;
-    }
+    for (uint32_t t = 0; t < mesh->target_count; t++)
+        for (int k = 0; k < 3; k++) {
+            float **stream = ir_morph_stream(&mesh->targets[t], k);
+            if (*stream != NULL && !remap_stream((void **)stream, 3 * sizeof(float),
+                                                 mesh->vertex_count, new_count, remap))
+                return false;
+        }
     /* meshopt_remapIndexBuffer's loop, without its multiple-of-3 assert. */
     for (uint32_t i = 0; i < mesh->index_count; i++)
         mesh->indices[i] = remap[mesh->indices[i]];
@@ -64,24 +78,103 @@ static bool remap_vertices(ir_mesh *mesh, const unsigned int *remap, size_t new_
     return true;
 }
 
+/* A vertex's morph deltas, for hashing and comparing: every target's
+ * streams at vertex v. */
+typedef struct morph_key {
+    uint64_t hash;
+    uint32_t vertex;
+} morph_key;
+
+static int compare_morph_keys(const void *a, const void *b) {
+    const morph_key *x = a, *y = b;
+    if (x->hash != y->hash)
+        return x->hash < y->hash ? -1 : 1;
+    return (x->vertex > y->vertex) - (x->vertex < y->vertex);
+}
+
+static bool same_morph_deltas(const ir_mesh *mesh, uint32_t a, uint32_t b) {
+    for (uint32_t t = 0; t < mesh->target_count; t++)
+        for (int k = 0; k < 3; k++) {
+            const float *s = *ir_morph_stream(&mesh->targets[t], k);
+            if (s != NULL && memcmp(s + 3 * (size_t)a, s + 3 * (size_t)b, 3 * sizeof(float)) != 0)
+                return false;
+        }
+    return true;
+}
+
+/* One id per vertex, equal exactly when two vertices have the same deltas in
+ * every morph target (bitwise, as meshoptimizer compares streams): an extra
+ * 4-byte weld stream standing for any number of targets, which
+ * meshopt_generateVertexRemapMulti (at most 16 streams of 256 bytes) could
+ * not take directly. O(n log n) plus the comparisons of equal hashes. */
+static uint32_t *morph_class_ids(const ir_mesh *mesh) {
+    uint32_t n = mesh->vertex_count;
+    morph_key *keys = malloc((size_t)n * sizeof *keys);
+    uint32_t *ids = malloc((size_t)n * sizeof *ids);
+    if (keys == NULL || ids == NULL) {
+        free(keys);
+        free(ids);
+        return NULL;
+    }
+    for (uint32_t v = 0; v < n; v++) {
+        uint64_t h = 1469598103934665603ull; /* FNV-1a over the delta bytes */
+        for (uint32_t t = 0; t < mesh->target_count; t++)
+            for (int k = 0; k < 3; k++) {
+                const float *s = *ir_morph_stream(&mesh->targets[t], k);
+                const uint8_t *bytes = s != NULL ? (const uint8_t *)(s + 3 * (size_t)v) : NULL;
+                for (size_t i = 0; bytes != NULL && i < 3 * sizeof(float); i++)
+                    h = (h ^ bytes[i]) * 1099511628211ull;
+            }
+        keys[v] = (morph_key){h, v};
+    }
+    qsort(keys, n, sizeof *keys, compare_morph_keys);
+    /* Within a run of equal hashes, a vertex takes the id of the first
+     * earlier vertex with the same deltas, else its own number. */
+    for (uint32_t i = 0, run = 0; i < n; i++) {
+        if (i > 0 && keys[i].hash != keys[i - 1].hash)
+            run = i;
+        uint32_t v = keys[i].vertex;
+        ids[v] = v;
+        for (uint32_t j = run; j < i; j++)
+            if (ids[keys[j].vertex] == keys[j].vertex &&
+                same_morph_deltas(mesh, keys[j].vertex, v)) {
+                ids[v] = keys[j].vertex;
+                break;
+            }
+    }
+    free(keys);
+    return ids;
+}
+
 bool process_weld(ir_mesh *mesh) {
     if (mesh->vertex_count == 0)
         return true;
     mesh_stream_ref streams[MESH_STREAM_MAX];
     size_t stream_count = mesh_streams(mesh, streams);
-    struct meshopt_Stream meshopt_streams[MESH_STREAM_MAX];
+    struct meshopt_Stream meshopt_streams[MESH_STREAM_MAX + 1];
     for (size_t i = 0; i < stream_count; i++) {
         meshopt_streams[i].data = *streams[i].data;
         meshopt_streams[i].size = streams[i].element_size;
         meshopt_streams[i].stride = streams[i].element_size;
     }
+    /* Two vertices with different morph deltas stay apart. */
+    uint32_t *morph_ids = NULL;
+    if (ir_mesh_morph_attributes(mesh) != 0) {
+        if ((morph_ids = morph_class_ids(mesh)) == NULL)
+            return false;
+        meshopt_streams[stream_count++] =
+            (struct meshopt_Stream){morph_ids, sizeof(uint32_t), sizeof(uint32_t)};
+    }
     unsigned int *remap = malloc((size_t)mesh->vertex_count * sizeof *remap);
-    if (remap == NULL)
+    if (remap == NULL) {
+        free(morph_ids);
         return false;
+    }
     size_t unique = meshopt_checked_vertex_remap(remap, mesh->indices, mesh->index_count,
                                                  mesh->vertex_count, meshopt_streams, stream_count);
     bool ok = unique != SIZE_MAX && remap_vertices(mesh, remap, unique);
     free(remap);
+    free(morph_ids);
     return ok;
 }
 

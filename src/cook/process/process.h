@@ -45,7 +45,7 @@ bool process_generate_normals(ir_mesh *mesh);
 bool process_generate_tangents(ir_mesh *mesh, uint32_t texcoord_set);
 
 /* mesh.merge: replaces the asset's meshes with one world-space mesh baked from
- * every node that draws a (non-skinned) mesh, one submesh per material
+ * every node that draws a mesh neither skinned nor with morph targets, one submesh per material
  * (merge.c). The nodes then draw nothing and a new root node "merged" (source
  * -1, identity, in every scene) draws mesh 0. An asset without such nodes is
  * left as it is. */
@@ -123,8 +123,9 @@ bool meshlets_finish(mesh_step *step, ir_mesh *mesh);
  * of the ir_mesh `mesh`, in place. */
 void order_submesh(void *mesh, uint32_t index);
 
-/* Merges vertices that are identical in every stream (optimize.c). Across
- * topologies too: a merged vertex is the same data, whatever draws it. */
+/* Merges vertices that are identical in every stream (optimize.c), morph
+ * target deltas included. Across topologies too: a merged vertex is the same
+ * data, whatever draws it. */
 bool process_weld(ir_mesh *mesh);
 /* mesh.skin_influences: with 4, a mesh holding eight influences per vertex
  * (joints1/weights1) keeps the four strongest, renormalised to sum to 1, and

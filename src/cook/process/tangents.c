@@ -648,6 +648,11 @@ static bool split_vertices(ir_mesh *mesh, const copies *extra, float *tangents) 
         !grow_stream((void **)&mesh->joints1, 4 * sizeof(uint16_t), old_count, new_count, src) ||
         !grow_stream((void **)&mesh->weights1, 4 * sizeof(float), old_count, new_count, src))
         return false; /* streams grown so far only have spare room: still valid */
+    for (uint32_t t = 0; t < mesh->target_count; t++) /* a copy keeps its morph deltas */
+        for (int k = 0; k < 3; k++)
+            if (!grow_stream((void **)ir_morph_stream(&mesh->targets[t], k), 3 * sizeof(float),
+                             old_count, new_count, src))
+                return false;
     memcpy(tangents + 4 * (size_t)old_count, extra->tangent, 4 * sizeof(float) * extra->count);
     mesh->vertex_count = new_count;
     return true;

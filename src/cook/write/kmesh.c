@@ -57,6 +57,41 @@ static void fill_descriptor(const ir_mesh *mesh, const encoded_vertices *vertice
     desc->meshlet_max_triangles = mesh->meshlet_max_triangles;
     memcpy(desc->position_offset, vertices->position_offset, sizeof desc->position_offset);
     memcpy(desc->position_scale, vertices->position_scale, sizeof desc->position_scale);
+    desc->morph_attributes = ir_mesh_morph_attributes(mesh);
+    desc->morph_target_count = desc->morph_attributes != 0 ? mesh->target_count : 0;
+}
+
+/* The MDLT chunk (kmesh.md): per target, each attribute's deltas as f32x3,
+ * target-major, position, normal, tangent. */
+static bool morph_deltas(const ir_mesh *mesh, const kiln_mesh_desc *desc, bytebuf *out) {
+    for (uint32_t t = 0; t < desc->morph_target_count; t++)
+        for (int k = 0; k < 3; k++) {
+            float *const *stream = ir_morph_stream(&mesh->targets[t], k);
+            if ((desc->morph_attributes >> k & 1u) != 0)
+                bytebuf_append(out, *stream, (size_t)mesh->vertex_count * 3 * sizeof(float));
+        }
+    return !out->failed;
+}
+
+/* The MNAM chunk (kmesh.md): left empty when no target has a name. */
+static bool morph_names(const ir_mesh *mesh, const kiln_mesh_desc *desc, bytebuf *out) {
+    bool any = false;
+    for (uint32_t t = 0; t < desc->morph_target_count; t++)
+        any |= mesh->targets[t].name != NULL;
+    if (!any)
+        return true;
+    size_t at = (size_t)desc->morph_target_count * 4;
+    for (uint32_t t = 0; t < desc->morph_target_count; t++) {
+        const char *name = mesh->targets[t].name;
+        uint32_t offset = name != NULL ? (uint32_t)at : KILN_SUBMESH_UNNAMED;
+        bytebuf_append(out, &offset, 4);
+        if (name != NULL)
+            at += strlen(name) + 1;
+    }
+    for (uint32_t t = 0; t < desc->morph_target_count; t++)
+        if (mesh->targets[t].name != NULL)
+            bytebuf_append(out, mesh->targets[t].name, strlen(mesh->targets[t].name) + 1);
+    return !out->failed && at < UINT32_MAX;
 }
 
 /* The SNAM chunk (kmesh.md): left empty when no submesh has a name. */
@@ -94,8 +129,9 @@ bool write_kmesh(const cook_context *ctx, const ir_mesh *mesh, const encoded_ver
     kiln_meshlet *meshlets =
         calloc(mesh->meshlet_count ? mesh->meshlet_count : 1, sizeof *meshlets);
     bytebuf meta = {0};
-    bytebuf names = {0};
-    bool ok = indices && submeshes && lods && meshlets && submesh_names(mesh, &names);
+    bytebuf names = {0}, deltas = {0}, target_names = {0};
+    bool ok = indices && submeshes && lods && meshlets && submesh_names(mesh, &names) &&
+              morph_deltas(mesh, &desc, &deltas) && morph_names(mesh, &desc, &target_names);
     if (ok) {
         for (uint32_t i = 0; i < mesh->index_count; i++) {
             if (desc.index_size == 2) {
@@ -149,6 +185,9 @@ bool write_kmesh(const cook_context *ctx, const ir_mesh *mesh, const encoded_ver
         container_add_chunk(&writer, KILN_CHUNK_MESH_LODS, lods, lod_entries * sizeof(kiln_lod));
         if (names.size > 0)
             container_add_chunk(&writer, KILN_CHUNK_MESH_SUBMESH_NAMES, names.data, names.size);
+        if (target_names.size > 0)
+            container_add_chunk(&writer, KILN_CHUNK_MESH_MORPH_NAMES, target_names.data,
+                                target_names.size);
         container_add_chunk(&writer, KILN_CHUNK_META, meta.data, meta.size);
         container_add_chunk(&writer, KILN_CHUNK_MESH_VERTICES, vertices->data, vertices->size);
         container_add_chunk(&writer, KILN_CHUNK_MESH_INDICES, indices, index_bytes);
@@ -158,6 +197,8 @@ bool write_kmesh(const cook_context *ctx, const ir_mesh *mesh, const encoded_ver
                             mesh->meshlet_vertex_count * sizeof(uint32_t));
         container_add_chunk(&writer, KILN_CHUNK_MESH_MESHLET_TRIANGLES, mesh->meshlet_triangles,
                             3 * (size_t)mesh->meshlet_triangle_count);
+        if (deltas.size > 0)
+            container_add_chunk(&writer, KILN_CHUNK_MESH_MORPH_DELTAS, deltas.data, deltas.size);
         ok = container_finish(&writer, out);
     }
     free(indices);
@@ -165,6 +206,8 @@ bool write_kmesh(const cook_context *ctx, const ir_mesh *mesh, const encoded_ver
     free(lods);
     free(meshlets);
     bytebuf_free(&names);
+    bytebuf_free(&deltas);
+    bytebuf_free(&target_names);
     bytebuf_free(&meta);
     return ok;
 }

@@ -1,0 +1,153 @@
+#!/usr/bin/env python3
+"""watch_latency.py — hot-reload latency of `kiln watch` (issue 15).
+
+From the save of a source texture (one rename into the input folder, as
+editors save) to the new cooked .ktx2 and the new assets.kman on disk, with
+`kiln watch` running. Both files are replaced by rename, so "on disk" is
+"its inode changed"; they are polled every millisecond.
+
+    python3 bench/watch_latency.py --kiln build/release/kiln [--size 1024]
+        [--runs 10] [--debounce 150] [--extra 0] [--uncompressed] [--scratch DIR]
+
+--extra N adds N small OBJ sources beside the texture, to show what a bigger
+tree costs each round (a round walks the input and stats every recorded
+file). The texture is a noise-and-gradient RGB PNG, a different one per run,
+so each save really changes it. Prints each run and the median, min and max.
+"""
+import argparse
+import os
+import random
+import shutil
+import statistics
+import struct
+import subprocess
+import sys
+import time
+import zlib
+
+
+def png_bytes(size, seed):
+    rng = random.Random(seed)
+    noise = bytes(rng.getrandbits(8) for _ in range(4096))
+    rows = []
+    for y in range(size):
+        row = bytearray(size * 3)
+        base = (y * 255) // size
+        for x in range(0, size * 3, 3):
+            n = noise[(x + y * 7 + seed) & 4095]
+            row[x] = (base + n // 4) & 255
+            row[x + 1] = ((x // 3) * 255 // size + seed) & 255
+            row[x + 2] = n
+        rows.append(b"\0" + bytes(row))
+
+    def chunk(kind, data):
+        return (struct.pack(">I", len(data)) + kind + data +
+                struct.pack(">I", zlib.crc32(kind + data)))
+
+    header = struct.pack(">IIBBBBB", size, size, 8, 2, 0, 0, 0)
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) +
+            chunk(b"IDAT", zlib.compress(b"".join(rows), 6)) + chunk(b"IEND", b""))
+
+
+def inode(path):
+    try:
+        return os.stat(path).st_ino
+    except FileNotFoundError:
+        return None
+
+
+def wait_for_line(log_path, marker, start, timeout=600.0):
+    """Waits until `marker` appears in the log after byte `start`."""
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        with open(log_path, "rb") as f:
+            f.seek(start)
+            text = f.read().decode("utf-8", "replace")
+        if marker in text:
+            return text
+        time.sleep(0.01)
+    raise SystemExit(f"timed out waiting for '{marker}' in {log_path}")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--kiln", required=True)
+    parser.add_argument("--size", type=int, default=1024)
+    parser.add_argument("--runs", type=int, default=10)
+    parser.add_argument("--debounce", type=int, default=150)
+    parser.add_argument("--extra", type=int, default=0)
+    parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--uncompressed", action="store_true",
+                        help="texture.compress: false (a kiln.yml passed with --config)")
+    parser.add_argument("--scratch", default="bench/data/scratch/watch_latency")
+    args = parser.parse_args()
+
+    scratch = os.path.abspath(args.scratch)
+    shutil.rmtree(scratch, ignore_errors=True)
+    source = os.path.join(scratch, "in")
+    output = os.path.join(scratch, "out")
+    edits = os.path.join(scratch, "edits")
+    os.makedirs(os.path.join(source, "props"))
+    os.makedirs(edits)
+    with open(os.path.join(source, "wall.png"), "wb") as f:
+        f.write(png_bytes(args.size, 0))
+    for i in range(args.extra):
+        folder = os.path.join(source, "props", f"f{i // 100:03d}")
+        os.makedirs(folder, exist_ok=True)
+        with open(os.path.join(folder, f"quad{i}.obj"), "w") as f:
+            f.write(f"v 0 0 {i}\nv 1 0 {i}\nv 1 1 {i}\nv 0 1 {i}\nf 1 2 3 4\n")
+    variants = [png_bytes(args.size, seed) for seed in range(1, args.runs + 1)]
+
+    config = []
+    if args.uncompressed:
+        config_path = os.path.join(scratch, "kiln.yml")
+        with open(config_path, "w") as f:
+            f.write("default:\n  texture.compress: false\n")
+        config = ["--config", config_path]
+    log_path = os.path.join(scratch, "watch.log")
+    log = open(log_path, "wb")
+    watch = subprocess.Popen(
+        [os.path.abspath(args.kiln), "watch", "-i", source, "-o", output, "-j", str(args.jobs),
+         "--debounce", str(args.debounce)] + config, stdout=log, stderr=subprocess.STDOUT)
+    try:
+        wait_for_line(log_path, "kiln: watching", 0)
+        cooked = os.path.join(output, "wall.ktx2")
+        manifest = os.path.join(output, "assets.kman")
+        latencies, cooks = [], []
+        for run, data in enumerate(variants, 1):
+            staged = os.path.join(edits, "wall.png")
+            with open(staged, "wb") as f:
+                f.write(data)
+            before = (inode(cooked), inode(manifest))
+            start_log = os.path.getsize(log_path)
+            t0 = time.monotonic()
+            os.rename(staged, os.path.join(source, "wall.png"))
+            while inode(cooked) == before[0] or inode(manifest) == before[1]:
+                time.sleep(0.001)
+            latency = time.monotonic() - t0
+            text = wait_for_line(log_path, "kiln: round ", start_log)
+            cook = None
+            for line in text.splitlines():
+                if line.startswith("cooked wall.png") and line.endswith(" s)"):
+                    cook = float(line.rsplit("(", 1)[1].split()[0])
+            latencies.append(latency)
+            if cook is not None:
+                cooks.append(cook)
+            print(f"run {run}: {latency * 1000:.0f} ms from save to cooked file and manifest"
+                  f" (cook {cook if cook is not None else '?'} s)")
+            time.sleep(0.3)
+    finally:
+        watch.terminate()
+        watch.wait()
+        log.close()
+    print(f"size {args.size}x{args.size}{' uncompressed' if args.uncompressed else ''}, debounce {args.debounce} ms, extra sources "
+          f"{args.extra}, -j {args.jobs}, load average {os.getloadavg()[0]:.1f}")
+    print(f"latency: median {statistics.median(latencies) * 1000:.0f} ms, "
+          f"min {min(latencies) * 1000:.0f} ms, max {max(latencies) * 1000:.0f} ms")
+    if cooks:
+        print(f"cook alone (as kiln prints it): median {statistics.median(cooks) * 1000:.0f} ms")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,38 @@
+/*
+ * cook_server.h — the cook-on-demand protocol between `kiln watch --serve`
+ * (src/cli/cmd_watch.c) and a development runtime (src/runtime/manager_dev.c).
+ *
+ * Transport: a Unix domain stream socket, <output folder>/.kiln-serve, mode
+ * 0600 (only its owner can connect), created when the watch starts serving
+ * and removed when it exits. Several clients may be connected at once; each
+ * sends requests one line at a time and reads one reply line per request,
+ * in order.
+ *
+ *   request  COOK <ref>\n     <ref>: a ref as the manifest names it
+ *                             ("props/crate", "props/crate/mesh0"), a source
+ *                             path relative to the input folder
+ *                             ("props/crate.obj") or a cooked path relative to
+ *                             the output folder
+ *   reply    OK <path>\n      the asset is cooked and up to date; <path> is its
+ *                             cooked file relative to the output folder, and
+ *                             assets.kman names it
+ *            ERR <message>\n  nothing produces <ref>, its cook failed (the
+ *                             message quotes the first error), or the request
+ *                             was malformed
+ *
+ * A line (request or reply, '\n' included) is at most COOK_SERVER_LINE_MAX
+ * bytes; a longer request gets an ERR reply and the rest of its line is
+ * discarded. A request is handled before the changes the watch has queued
+ * (it cooks only the sources that produce <ref>, and only when they are
+ * missing or stale); a reply comes after the manifest is written.
+ */
+#ifndef KILN_COMMON_COOK_SERVER_H
+#define KILN_COMMON_COOK_SERVER_H
+
+#define COOK_SERVER_SOCKET_NAME ".kiln-serve"
+#define COOK_SERVER_LINE_MAX 1024
+#define COOK_SERVER_REQUEST "COOK "
+#define COOK_SERVER_OK "OK "
+#define COOK_SERVER_ERR "ERR "
+
+#endif /* KILN_COMMON_COOK_SERVER_H */

@@ -1,0 +1,272 @@
+#!/usr/bin/env bash
+# test_watch.sh — `kiln watch` (issue 15): a background watch on a scratch
+# tree recooks what each edit changes and nothing else (an edited texture
+# alone; an edited .mtl, the models that read it; a new model in a new
+# folder), reports a broken model and goes on, and stops on SIGTERM with the
+# lock released and an output equal to a clean build's. Then `--serve`: a
+# runtime built on the public API loads refs whose cooked files are missing
+# or were never cooked, and bad requests get ERR replies.
+#
+# Every wait is a bounded poll; nothing asserts a duration.
+# Environment (set by ctest): KILN, KILN_TMP, KILN_COOK_CLIENT (the runtime
+# client, empty when libkiln is built without KILN_RUNTIME_DEV).
+set -euo pipefail
+source "$(dirname "$0")/harness.sh" watch
+if ! command -v python3 >/dev/null; then
+    echo "watch: skipped: python3 not found (it writes the test images)"
+    exit 0
+fi
+
+# write_png PATH SIZE SEED: an RGB PNG whose texels depend on SEED.
+write_png() {
+    python3 - "$@" <<'PY'
+import struct, sys, zlib
+path, size, seed = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+def chunk(kind, data):
+    return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+raw = b"".join(b"\0" + bytes((x * seed + y * 3 + seed) & 255 for x in range(size * 3))
+               for y in range(size))
+with open(path + ".part", "wb") as f:
+    f.write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", size, size, 8, 2, 0, 0, 0))
+            + chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b""))
+PY
+    mv "$1.part" "$1" # saved the way editors save: one rename
+}
+
+# Command-line mistakes and a missing input folder.
+run_in "$SCRATCH" watch --debounce 1x
+check "a bad --debounce is a usage error" all_true "status_is 2" "stderr_has 'invalid debounce'"
+run_in "$SCRATCH" watch --dry-run
+check "--dry-run is refused" all_true "status_is 2" "stderr_has 'dry-run is for kiln build'"
+run_in "$SCRATCH" watch -i missing -o out
+check "a missing input folder ends the watch" \
+    all_true "status_is 1" "stderr_has \"input folder 'missing' does not exist\""
+
+IN=$SCRATCH/in
+mkdir -p "$IN/props"
+write_png "$IN/wall.png" 32 5
+write_png "$IN/props/crate.png" 32 7
+printf 'newmtl wood\nKd 1 1 1\nmap_Kd crate.png\n' >"$IN/props/crate.mtl"
+printf 'mtllib crate.mtl\nv 0 0 0\nv 1 0 0\nv 0 1 0\nvt 0 0\nvt 1 0\nvt 0 1\nusemtl wood\nf 1/1 2/2 3/3\n' \
+    >"$IN/props/crate.obj"
+printf 'mtllib crate.mtl\nv 0 0 0\nv 2 0 0\nv 0 2 0\nusemtl wood\nf 1 2 3\n' >"$IN/props/barrel.obj"
+
+WATCH_OUT=$SCRATCH/watch.out
+WATCH_ERR=$SCRATCH/watch.err
+watch_pid=""
+cleanup() { [ -n "$watch_pid" ] && kill "$watch_pid" 2>/dev/null || true; }
+trap cleanup EXIT
+
+# wait_for COMMAND...: polls COMMAND every 0.1 s, for 120 s at most.
+wait_for() {
+    local i
+    for i in $(seq 1 1200); do
+        if "$@"; then return 0; fi
+        sleep 0.1
+    done
+    return 1
+}
+watch_has() { grep -qE -- "$1" "$WATCH_OUT"; }
+# Every edit is one rename into the input (written beside it first), so that
+# it is one event whatever the machine's load: a slow writer cannot split it
+# into two rounds.
+EDITS=$SCRATCH/edits
+mkdir -p "$EDITS"
+put() { # put PATH TEXT: PATH (under in/) gets TEXT
+    printf "$2" >"$EDITS/next"
+    mv "$EDITS/next" "$IN/$1"
+}
+put_png() { # put_png PATH SIZE SEED
+    write_png "$EDITS/next.png" "$2" "$3"
+    mv "$EDITS/next.png" "$IN/$1"
+}
+# mark: how many lines the watch has printed; since MARK: the lines after it.
+mark() { wc -l <"$WATCH_OUT"; }
+since() { tail -n +"$(($1 + 1))" "$WATCH_OUT"; }
+# wait_round MARK PATTERN: waits until a round summary follows a line
+# matching PATTERN, both after MARK.
+round_after() { since "$1" | awk -v p="$2" '$0 ~ p {seen = 1} seen && /^kiln: round / {found = 1} END {exit !found}'; }
+wait_round() { wait_for round_after "$1" "$2"; }
+count_since() { since "$1" | grep -c -- "$2" || true; }
+inode() { stat -c %i "$SCRATCH/$1"; }
+
+(cd "$SCRATCH" && exec "$KILN" watch -i in -o out -j 2 --debounce 100 \
+    >"$WATCH_OUT" 2>"$WATCH_ERR") &
+watch_pid=$!
+check "the watch builds first, then watches" \
+    all_true "wait_for watch_has '^kiln: watching in'" "watch_has '^kiln: cooked 3 assets'"
+check "the lock is free between rounds" \
+    all_true "[ -f '$SCRATCH/out/.kiln-lock' ]" "flock -n '$SCRATCH/out/.kiln-lock' true"
+
+# An edited texture recooks alone.
+crate_mesh=$(inode out/props/crate.kmesh)
+barrel_mesh=$(inode out/props/barrel.kmesh)
+wall_bytes=$(md5sum <"$SCRATCH/out/wall.ktx2")
+m=$(mark)
+put_png wall.png 32 11
+wait_round "$m" '^cooked wall.png' || true
+check "a texture edit makes a round that recooks it" \
+    all_true "since $m | grep -q '^cooked wall.png -> wall.ktx2 '" \
+    "[ '$(md5sum <"$SCRATCH/out/wall.ktx2")' != '$wall_bytes' ]" \
+    "since $m | grep -q '^kiln: round [0-9]*: 1 cooked, 0 failed'"
+check "and nothing else" \
+    all_true "[ $(count_since "$m" '^cooked') -eq 1 ]" \
+    "[ $(inode out/props/crate.kmesh) -eq $crate_mesh ]" \
+    "[ $(inode out/props/barrel.kmesh) -eq $barrel_mesh ]"
+
+# An edited .mtl recooks the models that read it, not the texture.
+wall_before=$(inode out/wall.ktx2)
+m=$(mark)
+put props/crate.mtl 'newmtl wood\nKd 0.5 0.25 1\nmap_Kd crate.png\n'
+wait_round "$m" '^cooked props/(crate|barrel).obj' || true
+check "a .mtl edit recooks both models that read it" \
+    all_true "since $m | grep -q '^cooked props/crate.obj'" \
+    "since $m | grep -q '^cooked props/barrel.obj'" \
+    "[ \$(count_since $m '^cooked') -eq 2 ]"
+check "and leaves the texture" \
+    all_true "[ $(inode out/wall.ktx2) -eq $wall_before ]" \
+    "[ $(inode out/props/crate.kmesh) -ne $crate_mesh ]"
+
+# A new model in a folder made after the watch started.
+m=$(mark)
+mkdir -p "$IN/new/deep"
+put new/deep/thing.obj 'v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n'
+wait_round "$m" '^cooked new/deep/thing.obj' || true
+check "a new model in a new folder cooks" \
+    all_true "since $m | grep -q '^cooked new/deep/thing.obj -> new/deep/thing.kmesh'" \
+    "test -f '$SCRATCH/out/new/deep/thing.kmesh'" "grep -aq 'new/deep/thing' '$SCRATCH/out/assets.kman'"
+
+# Editor temporaries and hidden files make no round of their own: written
+# before a real edit (with a pause longer than the debounce between), only
+# the edit's round comes.
+m=$(mark)
+printf 'x' >"$IN/props/.#crate.obj"
+printf 'x' >"$IN/props/crate.obj~"
+printf 'x' >"$IN/props/4913"
+printf 'x' >"$IN/props/.crate.obj.swp"
+sleep 0.5 # a chance for a (wrong) round of their own
+put_png wall.png 32 13
+wait_round "$m" '^cooked wall.png' || true
+check "editor temporaries are ignored" \
+    all_true "[ \$(count_since $m '^kiln: round ') -eq 1 ]" "since $m | grep -q '^cooked wall.png'"
+rm -f "$IN/props/.#crate.obj" "$IN/props/crate.obj~" "$IN/props/4913" "$IN/props/.crate.obj.swp"
+
+# A broken model is reported; the watch goes on and cooks its fix.
+m=$(mark)
+put props/barrel.obj 'v 0 0 0\nf 1 2 9\n'
+wait_round "$m" '^failed props/barrel.obj' || true
+check "a broken model is reported" \
+    all_true "since $m | grep -q '^failed props/barrel.obj'" \
+    "grep -q 'props/barrel.obj:2: error: ' '$WATCH_ERR'" \
+    "since $m | grep -q '1 failed.*(errors above)'"
+check "the watch keeps running" kill -0 "$watch_pid"
+m=$(mark)
+put props/barrel.obj 'mtllib crate.mtl\nv 0 0 0\nv 3 0 0\nv 0 3 0\nusemtl wood\nf 1 2 3\n'
+wait_round "$m" '^cooked props/barrel.obj' || true
+check "its fix cooks" all_true "since $m | grep -q '^cooked props/barrel.obj'"
+
+# SIGTERM: the watch ends, exit status 0, lock released.
+kill -TERM "$watch_pid"
+set +e
+wait "$watch_pid"
+watch_status=$?
+set -e
+watch_pid=""
+check "SIGTERM stops the watch cleanly" \
+    all_true "[ $watch_status -eq 0 ]" "watch_has '^kiln: watch stopped \(SIGTERM\)'"
+run_in "$SCRATCH" build -i in -o out
+check "a build after it finds everything up to date, without waiting for a lock" \
+    all_true "status_is 0" "stdout_has 'cooked 0 assets'" "stderr_lacks 'waiting'"
+run_in "$SCRATCH" build -i in -o clean
+check "the watched output equals a clean build's" \
+    diff -r -x .kiln-cache -x .kiln-lock "$SCRATCH/clean" "$SCRATCH/out"
+
+# A signal during a round (here the first build, slowed in its texture stage
+# by a test hook) stops the watch at once, as it would interrupt kiln build.
+(cd "$SCRATCH" && exec env KILN_TEST_SLOW_STAGE=texture:60 "$KILN" watch -i in -o slow \
+    >"$SCRATCH/slow.out" 2>"$SCRATCH/slow.err") &
+slow_pid=$!
+wait_for sh -c "[ \"\$(cat '$SCRATCH/slow/.kiln-lock' 2>/dev/null)\" = $slow_pid ]" || true
+kill -INT "$slow_pid"
+set +e
+wait "$slow_pid"
+slow_status=$?
+set -e
+check "SIGINT during a round stops the watch at once" \
+    all_true "[ $slow_status -eq 130 ]" "grep -q 'watch stopped during a round' '$SCRATCH/slow.err'"
+
+# ---------------------------------------------------------------------------
+# --serve: cooking on demand
+# ---------------------------------------------------------------------------
+if [ -z "${KILN_COOK_CLIENT:-}" ]; then
+    finish "watch (no cook client: libkiln built without KILN_RUNTIME_DEV)"
+    exit $?
+fi
+# A long debounce: what cooks below is cooked by the requests.
+(cd "$SCRATCH" && exec "$KILN" watch -i in -o out -j 2 --debounce 60000 --serve \
+    >"$WATCH_OUT" 2>"$WATCH_ERR") &
+watch_pid=$!
+SOCKET=$SCRATCH/out/.kiln-serve
+check "the server listens on <output>/.kiln-serve, mode 0600" \
+    all_true "wait_for watch_has 'cook requests on out/.kiln-serve'" "[ -S '$SOCKET' ]" \
+    "[ \"\$(stat -c %a '$SOCKET')\" = 600 ]"
+run_in "$SCRATCH" watch -i in -o out --serve
+check "a second server on the same output is refused" \
+    all_true "status_is 1" "stderr_has 'another kiln watch --serve is serving'"
+
+rm "$SCRATCH/out/wall.ktx2"
+"$KILN_COOK_CLIENT" "$SCRATCH/out" - wall >"$SCRATCH/client.out" 2>&1 || true
+check "without the server, a missing cooked file fails to load" \
+    grep -q '^fail wall: wall.ktx2: cannot open' "$SCRATCH/client.out"
+"$KILN_COOK_CLIENT" "$SCRATCH/out" "$SOCKET" wall props/crate >"$SCRATCH/client.out" 2>&1 || true
+check "with it, the runtime gets the missing texture cooked and loads it" \
+    all_true "grep -q '^ok wall texture wall.ktx2 $(stat -c %s "$SCRATCH/out/wall.ktx2" 2>/dev/null)\$' '$SCRATCH/client.out'" \
+    "grep -q '^ok props/crate mesh props/crate.kmesh ' '$SCRATCH/client.out'" \
+    "watch_has \"^kiln: served 'wall': 1 cooked\""
+check "the served texture equals a clean build's" cmp "$SCRATCH/clean/wall.ktx2" "$SCRATCH/out/wall.ktx2"
+
+write_png "$IN/fresh.png" 16 3
+"$KILN_COOK_CLIENT" "$SCRATCH/out" "$SOCKET" fresh >"$SCRATCH/client.out" 2>&1 || true
+check "a source never cooked is found, cooked and loaded" \
+    all_true "grep -q '^ok fresh texture fresh.ktx2 ' '$SCRATCH/client.out'" \
+    "watch_has \"^kiln: served 'fresh': 1 cooked\""
+"$KILN_COOK_CLIENT" "$SCRATCH/out" "$SOCKET" props/nothing >"$SCRATCH/client.out" 2>&1 || true
+check "an unknown ref fails with the server's message" \
+    grep -q "^fail props/nothing: .*no source under the input folder produces 'props/nothing'" \
+    "$SCRATCH/client.out"
+
+# Bad requests on one connection: each gets an ERR line, and a good request
+# after them is still answered.
+python3 - "$SOCKET" >"$SCRATCH/replies" <<'PY'
+import socket, sys
+s = socket.socket(socket.AF_UNIX)
+s.settimeout(120)
+s.connect(sys.argv[1])
+f = s.makefile("rwb")
+for request in [b"COOK " + b"x" * 5000 + b"\n", b"COOK no/such/ref\n", b"\x01\x02garbage\n",
+                b"HELLO\n", b"COOK \n", b"COOK a\x00b\n", b"COOK props/barrel.obj\n",
+                b"COOK props/crate.png\n"]:
+    f.write(request)
+    f.flush()
+    sys.stdout.write(f.readline().decode("utf-8", "replace"))
+PY
+check "an overlong line gets an error" grep -q '^ERR request line longer than 1023 bytes' "$SCRATCH/replies"
+check "an unknown ref gets an error" \
+    grep -q "^ERR no source under the input folder produces 'no/such/ref'" "$SCRATCH/replies"
+check "garbage, another verb, an empty ref, a NUL get errors" \
+    all_true "[ \$(grep -c '^ERR' '$SCRATCH/replies') -eq 6 ]"
+check "the connection still serves after them" \
+    grep -q '^OK props/barrel.kmesh$' "$SCRATCH/replies"
+check "a file a model reads answers with the model's file" \
+    grep -qE '^OK props/(barrel|crate).kmesh$' <(tail -n 1 "$SCRATCH/replies")
+check "the server survived" kill -0 "$watch_pid"
+
+kill -INT "$watch_pid"
+set +e
+wait "$watch_pid"
+watch_status=$?
+set -e
+watch_pid=""
+check "SIGINT stops the server and removes its socket" \
+    all_true "[ $watch_status -eq 0 ]" "[ ! -e '$SOCKET' ]"
+finish "watch"
