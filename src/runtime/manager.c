@@ -148,8 +148,9 @@ static void map_insert(kiln_manager *m, uint32_t index) {
     m->map[i] = index;
 }
 
-/* Linear probing's backward-shift deletion: no tombstones. */
-static void map_remove(kiln_manager *m, uint32_t index) {
+/* Linear probing's backward-shift deletion: no tombstones. A slot no longer
+ * in the map is left alone. */
+void mgr_map_remove(kiln_manager *m, uint32_t index) {
     mgr_slot *s = mgr_slot_at(m, index);
     uint32_t i = (uint32_t)s->key & m->map_mask;
     while (m->map[i] != index) {
@@ -322,7 +323,7 @@ static void slot_free(kiln_manager *m, uint32_t index) {
         mgr_heap_remove(m, index);
     if (s->in_finish)
         mgr_finish_remove(m, index);
-    map_remove(m, index);
+    mgr_map_remove(m, index);
     /* A slot freed while it waited for a dependency leaves that
      * dependency's list of waiters: else the index, once reused, would be
      * told of (or failed by) a dependency the new asset never had. */

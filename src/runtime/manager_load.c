@@ -543,6 +543,14 @@ static uint32_t find_or_create(kiln_manager *m, kiln_handle handle, kiln_asset_k
         return 0;
     }
     uint32_t index = mgr_map_find(m, mount, path);
+    if (index != 0 && mgr_slot_at(m, index)->refs == 0 &&
+        mgr_slot_state(mgr_slot_at(m, index)) == SLOT_FAILED) {
+        /* A load cancelled when its last hold went, kept only by a pin (a
+         * thread waiting on it, a reload looking it up) until the pin goes:
+         * dead, so it leaves the map and a new slot loads the file. */
+        mgr_map_remove(m, index);
+        index = 0;
+    }
     if (index != 0) {
         mgr_slot *s = mgr_slot_at(m, index);
         if (s->expected_kind != entry->kind) {

@@ -16,6 +16,7 @@ mgr_slot *mgr_slot_at(const kiln_manager *m, uint32_t index);
 uint32_t mgr_slot_state(const mgr_slot *s);
 void mgr_set_state(mgr_slot *s, uint32_t state);
 uint32_t mgr_map_find(kiln_manager *m, uint32_t mount, const char *path);
+void mgr_map_remove(kiln_manager *m, uint32_t index);
 uint32_t mgr_slot_create(kiln_manager *m, uint32_t mount, const kiln_manifest_entry *entry,
                          kiln_handle handle);
 bool mgr_reach_add(kiln_manager *m, uint32_t index, uint32_t scope, bool direct);
