@@ -8,6 +8,12 @@ editors save) to the new cooked .ktx2 and the new assets.kman on disk, with
 
     python3 bench/watch_latency.py --kiln build/release/kiln [--size 1024]
         [--runs 10] [--debounce 150] [--extra 0] [--uncompressed] [--scratch DIR]
+        [--probe build/bench/bench/reload_probe]
+
+--probe adds the runtime's half: bench/reload_probe.c, a game loop using
+libkiln's manager (kiln_manager_watch, a pump every millisecond), holds a ref
+to the texture and prints the moment kiln_asset_get returns the new data, so
+each run also reports save -> new data visible through the existing ref.
 
 --extra N adds N small OBJ sources beside the texture, to show what a bigger
 tree costs each round (a round walks the input and stats every recorded
@@ -80,6 +86,7 @@ def main():
     parser.add_argument("--uncompressed", action="store_true",
                         help="texture.compress: false (a kiln.yml passed with --config)")
     parser.add_argument("--scratch", default="bench/data/scratch/watch_latency")
+    parser.add_argument("--probe", help="reload_probe binary: also time save -> visible")
     args = parser.parse_args()
 
     scratch = os.path.abspath(args.scratch)
@@ -106,6 +113,7 @@ def main():
         config = ["--config", config_path]
     log_path = os.path.join(scratch, "watch.log")
     log = open(log_path, "wb")
+    probe = None
     watch = subprocess.Popen(
         [os.path.abspath(args.kiln), "watch", "-i", source, "-o", output, "-j", str(args.jobs),
          "--debounce", str(args.debounce)] + config, stdout=log, stderr=subprocess.STDOUT)
@@ -113,7 +121,13 @@ def main():
         wait_for_line(log_path, "kiln: watching", 0)
         cooked = os.path.join(output, "wall.ktx2")
         manifest = os.path.join(output, "assets.kman")
-        latencies, cooks = [], []
+        latencies, cooks, visible = [], [], []
+        if args.probe:
+            probe = subprocess.Popen([os.path.abspath(args.probe), output, "wall"],
+                                     stdout=subprocess.PIPE, text=True)
+            ready = probe.stdout.readline()
+            if not ready.startswith("ready"):
+                raise SystemExit(f"reload_probe did not start: {ready!r}")
         for run, data in enumerate(variants, 1):
             staged = os.path.join(edits, "wall.png")
             with open(staged, "wb") as f:
@@ -133,10 +147,20 @@ def main():
             latencies.append(latency)
             if cook is not None:
                 cooks.append(cook)
+            seen = ""
+            if probe is not None:
+                line = probe.stdout.readline().split()
+                if len(line) != 2 or line[0] != "reloaded":
+                    raise SystemExit(f"reload_probe: {' '.join(line)}")
+                visible.append(float(line[1]) - t0)
+                seen = f", {visible[-1] * 1000:.0f} ms to the new data through the ref"
             print(f"run {run}: {latency * 1000:.0f} ms from save to cooked file and manifest"
-                  f" (cook {cook if cook is not None else '?'} s)")
+                  f"{seen} (cook {cook if cook is not None else '?'} s)")
             time.sleep(0.3)
     finally:
+        if probe is not None:
+            probe.terminate()
+            probe.wait()
         watch.terminate()
         watch.wait()
         log.close()
@@ -144,6 +168,10 @@ def main():
           f"{args.extra}, -j {args.jobs}, load average {os.getloadavg()[0]:.1f}")
     print(f"latency: median {statistics.median(latencies) * 1000:.0f} ms, "
           f"min {min(latencies) * 1000:.0f} ms, max {max(latencies) * 1000:.0f} ms")
+    if visible:
+        print(f"save to new data through the existing ref: median "
+              f"{statistics.median(visible) * 1000:.0f} ms, min {min(visible) * 1000:.0f} ms, "
+              f"max {max(visible) * 1000:.0f} ms")
     if cooks:
         print(f"cook alone (as kiln prints it): median {statistics.median(cooks) * 1000:.0f} ms")
     return 0

@@ -419,7 +419,7 @@ kiln_result runtime_open_regular(const char *name, const char *path, int *fd_out
 
 kiln_result runtime_map_regular(const char *name, const char *path, void **mapping, size_t *size,
                                 kiln_error *err) {
-    int fd;
+    int fd = -1;
     kiln_result result = runtime_open_regular(name, path, &fd, size, err);
     if (result != KILN_OK)
         return result;
