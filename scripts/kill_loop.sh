@@ -100,6 +100,7 @@ fail() {
 }
 
 RANDOM=$seed
+landed=0
 for ((i = 1; i <= kills; i++)); do
     (( i % 4 == 1 )) && rm -rf "$work/killed/out" "$work/killed/out.kpak"
     extra=()
@@ -108,18 +109,30 @@ for ((i = 1; i <= kills; i++)); do
     # 30 bits, so long builds get every moment too).
     us=$(( ((RANDOM << 15) | RANDOM) % (clean_ns / 1000 + 1) ))
     delay=$(printf '%d.%06d' $((us / 1000000)) $((us % 1000000)))
-    build "$work/killed" "${extra[@]}" >/dev/null 2>&1 &
+    # The background process must be kiln itself (exec), not a shell around
+    # it: SIGKILL to a shell would leave kiln running on.
+    (cd "$work/killed" && exec "$kiln" build -i "$work/in" -o out --pack -q -j "$jobs" \
+        "${config_args[@]}" "${extra[@]}") >/dev/null 2>&1 </dev/null &
     pid=$!
     sleep "$delay"
     kill -KILL "$pid" 2>/dev/null || true
-    wait "$pid" 2>/dev/null || true
+    killed=0
+    wait "$pid" 2>/dev/null || killed=$?
+    if [ "$killed" -eq 137 ]; then
+        landed=$((landed + 1))
+        how="killed"
+    else
+        how="finished first (status $killed)"
+    fi
     build "$work/killed" >"$work/round.log" 2>&1 || fail "$i" "the rerun after a kill at ${delay} s failed"
     (cd "$work/killed" && "$kiln" check -o out -q) >"$work/round.log" 2>&1 ||
         fail "$i" "kiln check found problems after a kill at ${delay} s"
     hashes "$work/killed" >"$work/killed.sha256"
     diff "$work/clean.sha256" "$work/killed.sha256" >"$work/round.log" ||
         fail "$i" "the output differs from the clean build's after a kill at ${delay} s"
-    echo "ok: kill $i at ${delay} s${extra[*]:+ (${extra[*]})}: rerun, check, $(grep -c '^' "$work/killed.sha256") hashes equal"
+    echo "ok: kill $i at ${delay} s${extra[*]:+ (${extra[*]})}, $how: rerun, check," \
+        "$(grep -c '^' "$work/killed.sha256") hashes equal"
 done
-echo "kill_loop: $kills kills survived"
+echo "kill_loop: $kills rounds, $landed builds killed mid-way (the rest finished before" \
+    "the kill); every rerun passed kiln check with the clean output"
 [ "$keep" -eq 1 ] || rm -rf "$work"
