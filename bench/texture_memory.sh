@@ -25,7 +25,7 @@ for image in "$@"; do
             rm -rf "$scratch/in" "$scratch/out"
             mkdir -p "$scratch/in"
             ln "$image" "$scratch/in/$name" 2>/dev/null || cp "$image" "$scratch/in/$name"
-            printf 'texture.compress: %s\n' "$compress" >"$scratch/kiln.yml"
+            printf 'default:\n  texture.compress: %s\n' "$compress" >"$scratch/kiln.yml"
             /usr/bin/time -f %M -o "$scratch/rss" "$kiln" build -i "$scratch/in" -o "$scratch/out" \
                 --config "$scratch/kiln.yml" -j1 --no-cache -q >/dev/null
             kib=$(tail -1 "$scratch/rss")
