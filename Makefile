@@ -3,7 +3,7 @@ JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 KILN_RELEASE := build/release/kiln
 EXAMPLES_OUT := examples/runtime
 
-.PHONY: all deps build run test bench fuzz format clean install
+.PHONY: all deps build run test bench fuzz killtest format clean install
 
 all: build
 
@@ -46,6 +46,12 @@ fuzz: deps
 	    -DCMAKE_CXX_FLAGS="-O1 -fsanitize=fuzzer-no-link" >/dev/null
 	cmake --build build/fuzz -j $(JOBS)
 	bash scripts/fuzz.sh build/fuzz $(FUZZ_SECONDS) $(FUZZ_HARNESSES)
+
+# The 100-kill loop (scripts/kill_loop.sh, docs/reliability.md): SIGKILL a build of the
+# examples at KILLS random moments; after each, a rerun, kiln check and the clean output.
+KILLS ?= 100
+killtest: build
+	bash scripts/kill_loop.sh -n $(KILLS) -k $(KILN_RELEASE)
 
 bench: deps
 	cmake -S . -B build/bench -DCMAKE_BUILD_TYPE=Release -DKILN_TESTS=OFF -DKILN_BENCH=ON >/dev/null

@@ -29,6 +29,7 @@ enum {
     OPTION_PACK,
     OPTION_JSON,
     OPTION_ROOTS,
+    OPTION_MEMORY_LIMIT,
 };
 
 static const struct option build_long_options[] = {
@@ -40,6 +41,7 @@ static const struct option build_long_options[] = {
     {"pack", no_argument, NULL, OPTION_PACK},
     {"json", no_argument, NULL, OPTION_JSON},
     {"roots", no_argument, NULL, OPTION_ROOTS},
+    {"memory-limit", required_argument, NULL, OPTION_MEMORY_LIMIT},
     {"verify", no_argument, NULL, OPTION_VERIFY},
     {NULL, 0, NULL, 0},
 };
@@ -63,6 +65,11 @@ void cmd_build_usage(FILE *out) {
             "  -j, --jobs N       run on N threads, 1..%u: assets cook side by side and\n"
             "                     a large asset's work is spread over the idle ones\n"
             "                     (default: the number of online processors)\n"
+            "      --memory-limit BYTES|N%%\n"
+            "                     start an asset only while the estimated peak\n"
+            "                     memory of those cooking, with its own, stays\n"
+            "                     within BYTES (K, M, G suffixes) or N%% of the RAM;\n"
+            "                     one over it alone cooks alone (default: %u%%)\n"
             "      --config FILE  read FILE instead of looking for " CLI_CONFIG_FILE "\n"
             "      --preset NAME  apply the preset NAME of kiln.yml (overrides `preset:`)\n"
             "      --list-presets list the presets kiln.yml defines and exit\n"
@@ -87,7 +94,8 @@ void cmd_build_usage(FILE *out) {
             "Exit status: 0 when every asset cooked, 1 when any asset failed (the\n"
             "others are still written) or kiln.yml has an error, 2 for a command-line\n"
             "mistake.\n",
-            PROGRESS_SLOW_SECONDS, CLI_DEFAULT_INPUT, CLI_DEFAULT_OUTPUT, PARALLEL_MAX_THREADS);
+            PROGRESS_SLOW_SECONDS, CLI_DEFAULT_INPUT, CLI_DEFAULT_OUTPUT, PARALLEL_MAX_THREADS,
+            BUILD_MEMORY_DEFAULT_PERCENT);
 }
 
 /* ---------------------------------------------------------------------------
@@ -145,7 +153,9 @@ int build_shared_options_done(const char *command, build_options *options) {
 
 /* Returns -1 to go on building, otherwise the exit status. */
 static int parse_build_options(int argc, char **argv, build_options *options) {
-    *options = (build_options){.jobs = parallel_cpu_count(), .verbosity = PROGRESS_NORMAL};
+    *options = (build_options){.jobs = parallel_cpu_count(),
+                               .memory_limit = build_memory_default_limit(),
+                               .verbosity = PROGRESS_NORMAL};
     cli_getopt_reset();
     int option;
     while ((option = getopt_long(argc, argv, CLI_GETOPT_PREFIX BUILD_SHARED_SHORT_OPTIONS "i:j:",
@@ -173,6 +183,13 @@ static int parse_build_options(int argc, char **argv, build_options *options) {
             break;
         case OPTION_ROOTS:
             options->roots = true;
+            break;
+        case OPTION_MEMORY_LIMIT:
+            if (!build_parse_memory_limit(optarg, &options->memory_limit))
+                return cli_usage_error(COMMAND,
+                                       "invalid memory limit '%s' (expected bytes, optionally "
+                                       "with K, M or G, or 1%%..100%% of the RAM)",
+                                       optarg);
             break;
         case OPTION_VERIFY:
             options->verify = true;
@@ -382,8 +399,10 @@ static int cook_plan(const build_options *options, const build_setup *setup, con
         build_load_cache_and_journal(options, setup, &old_cache);
     int status = CLI_EXIT_FAILURE;
     bool *focused = options->focus ? focus_sources(options->focus, plan, &old_cache) : NULL;
+    build_memory_gate memory;
+    build_memory_gate_init(&memory, options->memory_limit);
     build_run run = {options, setup, plan,     &old_cache, existing, results,
-                     slots,   NULL,  reporter, NULL,       focused};
+                     slots,   NULL,  reporter, NULL,       focused, &memory};
     if (!options->dry_run)
         run.journal = build_journal_open(setup);
     if (results == NULL || slots == NULL || reporter == NULL ||
@@ -414,6 +433,7 @@ static int cook_plan(const build_options *options, const build_setup *setup, con
     build_journal_close(run.journal);
     if (reporter != NULL)
         progress_destroy(reporter);
+    build_memory_gate_destroy(&memory);
     cache_free(&old_cache);
     free(focused);
     free(slots);

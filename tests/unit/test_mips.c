@@ -354,6 +354,43 @@ static void halving_equals_the_general_area_filter_exactly(void **state) {
     free(base);
 }
 
+/* A general resample (max_size, whole-block resize, odd halving) reads level
+ * 0 and resamples it in row bands (no whole-image temporaries): the floats
+ * are image_resample_area's of the whole image, bit for bit, for ratios
+ * below and above 1 and far from 1. */
+static void banded_resample_equals_the_whole_image_area_filter(void **state) {
+    (void)state;
+    static const struct {
+        uint32_t w, h, max_size, align;
+    } cases[] = {
+        {37, 23, 16, 0},  /* 37x23 -> 16x10, fractional both ways */
+        {5, 200, 7, 0},   /* -> 0x7 clamped to 1x7: 28.6 rows per output row */
+        {6, 3, 0, 4},     /* upscaled to whole blocks: 8x4 */
+        {300, 17, 64, 0}, /* -> 64x4 */
+        {37, 23, 0, 0},   /* no resize: level 1 (18x11) from odd level 0 */
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        uint32_t w = cases[c].w, h = cases[c].h;
+        float *base = random_rgba(w, h, 40u + (uint32_t)c);
+        mip_options o = {.mode = MIP_MODE_LINEAR,
+                         .mipmaps = true,
+                         .max_size = cases[c].max_size,
+                         .align_width = cases[c].align,
+                         .align_height = cases[c].align};
+        mip_chain chain;
+        assert_true(mip_build(base, w, h, &o, &chain));
+        bool resized = chain.width[0] != w || chain.height[0] != h;
+        uint32_t level = resized ? 0 : 1;
+        uint32_t dw = chain.width[level], dh = chain.height[level];
+        float *expected = malloc((size_t)dw * dh * 4 * sizeof(float));
+        assert_true(image_resample_area(base, w, h, expected, dw, dh));
+        assert_memory_equal(chain.levels[level], expected, (size_t)dw * dh * 4 * sizeof(float));
+        free(expected);
+        mip_chain_free(&chain);
+        free(base);
+    }
+}
+
 /* mip_build_rgba8 gives mip_build's chain of the k / 255 floats, bit for bit,
  * on the direct even-size path and on the general path, in every mode. */
 static void rgba8_chain_equals_the_float_chain(void **state) {
@@ -655,6 +692,7 @@ int main(void) {
         cmocka_unit_test(table_srgb_encode_is_exact_and_monotonic),
         cmocka_unit_test(unorm8_quantiser_equals_lrintf),
         cmocka_unit_test(halving_equals_the_general_area_filter_exactly),
+        cmocka_unit_test(banded_resample_equals_the_whole_image_area_filter),
         cmocka_unit_test(rgba8_chain_equals_the_float_chain),
         cmocka_unit_test(rgba8_levels_are_the_float_levels_quantised_on_any_thread_count),
         cmocka_unit_test(mips_stay_within_one_code_of_the_area_filter),

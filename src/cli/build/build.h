@@ -11,6 +11,7 @@
  *                 assets.kman, the pack
  *   report.c      totals, bytes per kind, time per stage; text or JSON
  *   reach.c       the reference graph (shared with `kiln info --unreferenced`)
+ *   memory.c      --memory-limit: per-asset estimates and the gate run.c waits at
  *
  * Results are stored per planned index, so everything printed after the pool
  * is done comes out in source path order whatever the number of workers.
@@ -18,8 +19,10 @@
 #ifndef KILN_CLI_BUILD_BUILD_H
 #define KILN_CLI_BUILD_BUILD_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <time.h>
 
 #include "cli/cache.h"
@@ -41,6 +44,7 @@ typedef struct build_options {
     char *const *root_args; /* the operands after --roots (globs) */
     size_t root_arg_count;
     unsigned jobs;
+    uint64_t memory_limit; /* --memory-limit in bytes (build/memory.c) */
     bool verify;
     bool dry_run; /* --dry-run: say what would be cooked and why; write nothing */
     bool quiet;   /* -q and -v as given; verbosity follows from them */
@@ -171,9 +175,46 @@ typedef struct build_run {
     asset_slot *slots;           /* one per planned source */
     const size_t *phase_assets;  /* the asset indices of the current phase */
     progress_reporter *reporter;
-    struct build_journal *journal; /* where finished records go as they are made; may be NULL */
-    const bool *focused;           /* options->focus: focused[i] for each planned source */
+    struct build_journal *journal;    /* where finished records go as they are made; may be NULL */
+    const bool *focused;              /* options->focus: focused[i] for each planned source */
+    struct build_memory_gate *memory; /* --memory-limit; may be NULL (no limit) */
 } build_run;
+
+/* ---------------------------------------------------------------------------
+ * memory.c: the memory budget of --memory-limit
+ * ------------------------------------------------------------------------- */
+
+/* The default limit: this share of the physical memory. */
+#define BUILD_MEMORY_DEFAULT_PERCENT 50u
+
+/* Assets start only while the estimates of those cooking, with their own,
+ * stay within `limit`; one over it alone cooks alone. peak, largest and
+ * waits are what the --json report shows ("memory"). */
+typedef struct build_memory_gate {
+    pthread_mutex_t lock;
+    pthread_cond_t freed;
+    uint64_t limit;
+    uint64_t in_use;  /* the estimates of the assets cooking */
+    uint64_t peak;    /* the most in_use was */
+    uint64_t largest; /* the largest single estimate */
+    size_t running;
+    size_t waits; /* assets that waited for others to finish */
+} build_memory_gate;
+
+uint64_t build_memory_default_limit(void);
+/* BYTES (optionally K, M, G or KiB, MiB, GiB: powers of 1024) or N% of the
+ * physical memory (1..100); false for anything else or 0. */
+bool build_parse_memory_limit(const char *text, uint64_t *limit);
+/* The estimated peak memory of cooking one source (memory.c's table). */
+uint64_t build_memory_estimate(const char *input_root, const char *source_path,
+                               const cook_importer *importer);
+/* An image file's header: width, height and decoded bytes per texel (4, or
+ * 16 for Radiance HDR); false when not a PNG/JPEG/BMP/TGA/HDR header. */
+bool build_image_header_size(FILE *file, uint32_t *w, uint32_t *h, uint32_t *texel_bytes);
+void build_memory_gate_init(build_memory_gate *gate, uint64_t limit);
+void build_memory_gate_destroy(build_memory_gate *gate);
+void build_memory_acquire(build_memory_gate *gate, uint64_t estimate);
+void build_memory_release(build_memory_gate *gate, uint64_t estimate);
 
 #define REPORT_MAX_KINDS 24
 #define REPORT_SLOWEST 5

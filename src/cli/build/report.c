@@ -276,7 +276,13 @@ static void print_report_json(const build_run *run, const build_totals *totals,
     }
     printf("],\"warnings\":[");
     print_json_warnings(run);
-    printf("]}\n");
+    printf("]");
+    if (run->memory != NULL) /* --memory-limit's gate: estimates, not measurements */
+        printf(",\"memory\":{\"limit\":%llu,\"peak_estimate\":%llu,\"largest_estimate\":%llu,"
+               "\"waits\":%zu}",
+               (unsigned long long)run->memory->limit, (unsigned long long)run->memory->peak,
+               (unsigned long long)run->memory->largest, run->memory->waits);
+    printf("}\n");
 }
 
 /* Everything done once all assets are: manifest, cache, then what is printed,

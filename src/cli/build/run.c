@@ -312,9 +312,18 @@ static void process_planned_asset(void *context, uint32_t job) {
     struct timespec start, wall;
     clock_gettime(CLOCK_REALTIME, &wall);
     window.start_ns = (int64_t)wall.tv_sec * 1000000000 + wall.tv_nsec;
+    /* --memory-limit: wait (before the clock starts) for room for this
+     * asset's estimated peak. */
+    uint64_t estimate = 0;
+    if (run->memory != NULL) {
+        estimate = build_memory_estimate(run->setup->input, source_path, request.importer);
+        build_memory_acquire(run->memory, estimate);
+    }
     clock_gettime(CLOCK_MONOTONIC, &start);
     cook_asset(&request, &run->results[index]);
     slot->seconds = build_seconds_since(&start);
+    if (run->memory != NULL)
+        build_memory_release(run->memory, estimate);
     slot->status = run->results[index].ok ? ASSET_COOKED : ASSET_FAILED;
     if (run->results[index].ok)
         record_cooked(run, index, &window);

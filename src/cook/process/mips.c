@@ -500,16 +500,66 @@ static bool copy_level0(const float *base, const uint8_t *base8, size_t n, const
     return true;
 }
 
-/* The working copy of a whole level 0 (for a general resample). */
-static float *working_level0(const float *base, const uint8_t *base8, uint32_t w, uint32_t h,
-                             const mip_options *o, const texel_lanes *lane, bool premultiply) {
-    float *work = alloc_rgba(w, h);
-    if (work == NULL)
-        return NULL;
-    for (size_t i = 0; i < (size_t)w * h; i++)
-        store4(work + i * 4, base8 != NULL ? working_texel8(base8 + i * 4, lane, premultiply)
-                                           : working_texel(base + i * 4, o));
-    return work;
+/* image_resample_area of a level into `dst` (dw x dh) without its
+ * whole-image temporaries: the source is the previous level's working copy
+ * `src`, or (when NULL) level 0's texels `base` taken into the working space
+ * row by row as they are read. Rows are resampled horizontally as the
+ * vertical pass first needs them, into a ring of the few rows one output row
+ * spans, and each output row sums them in the order image_resample_area's
+ * vertical pass does (the same double sums, so the same floats). Memory: a
+ * source row and ceil(sh / dh) + 2 resampled rows instead of a float copy of
+ * level 0 and an sh x dw temporary. */
+static bool resample_banded(const float *src, level0_texels base, uint32_t sw, uint32_t sh,
+                            const mip_options *o, const texel_lanes *lane, bool premultiply,
+                            float *dst, uint32_t dw, uint32_t dh) {
+    double scale = (double)sh / (double)dh;
+    uint32_t cap = (uint32_t)ceil(scale) + 2;
+    float *ring = alloc_rgba(dw, cap);
+    float *row = src == NULL ? alloc_rgba(sw, 1) : NULL;
+    double *sum = malloc((size_t)dw * 4 * sizeof *sum);
+    bool ok = ring != NULL && sum != NULL && (src != NULL || row != NULL);
+    uint32_t ready = 0; /* source rows below this one are resampled (the last cap in the ring) */
+    for (uint32_t i = 0; ok && i < dh; i++) {
+        double begin = i * scale, end = (i + 1) * scale;
+        uint32_t first = (uint32_t)begin;
+        uint32_t last = (uint32_t)ceil(end);
+        if (last > sh)
+            last = sh;
+        for (uint32_t k = ready > first ? ready : first; k < last; k++) {
+            const float *line = src + (size_t)k * sw * 4;
+            if (src == NULL) {
+                for (size_t x = 0; x < sw; x++) {
+                    size_t t = (size_t)k * sw + x;
+                    store4(row + x * 4, base.b != NULL
+                                            ? working_texel8(base.b + t * 4, lane, premultiply)
+                                            : working_texel(base.f + t * 4, o));
+                }
+                line = row;
+            }
+            resample_line(line, 4, sw, ring + (size_t)(k % cap) * dw * 4, 4, dw);
+            ready = k + 1;
+        }
+        memset(sum, 0, (size_t)dw * 4 * sizeof *sum);
+        double total = 0;
+        for (uint32_t k = first; k < last; k++) {
+            double lo = k > begin ? k : begin;
+            double hi = (k + 1) < end ? (k + 1) : end;
+            double w = hi - lo;
+            if (w <= 0)
+                continue;
+            const float *s = ring + (size_t)(k % cap) * dw * 4;
+            for (size_t c = 0; c < (size_t)dw * 4; c++)
+                sum[c] += w * s[c];
+            total += w;
+        }
+        float *d = dst + (size_t)i * dw * 4;
+        for (size_t c = 0; c < (size_t)dw * 4; c++)
+            d[c] = total > 0 ? (float)(sum[c] / total) : 0.0f;
+    }
+    free(ring);
+    free(row);
+    free(sum);
+    return ok;
 }
 
 static uint32_t round_up(uint32_t value, uint32_t multiple) {
@@ -606,17 +656,12 @@ static bool build(const float *base, const uint8_t *base8, uint32_t width, uint3
         target_coverage = mip_alpha_coverage(base, base_count, o->alpha_cutoff);
     }
 
-    /* Working copies: a whole level 0 only for a general resample of it (an
-     * exact halving reads level 0's texels as it goes); then each level's
-     * in one of two buffers, alternately (a level is never larger than the
-     * one two before it). */
-    bool direct = !resized && count > 1 && width % 2 == 0 && height % 2 == 0;
-    float *work0 = NULL, *buffer[2] = {NULL, NULL}, *alpha = NULL;
+    /* Working copies: never a whole level 0 (an exact halving or a general
+     * resample reads level 0's texels as it goes); each level's in one of
+     * two buffers, alternately (a level is never larger than the one two
+     * before it). */
+    float *buffer[2] = {NULL, NULL}, *alpha = NULL;
     const float *prev = NULL; /* the previous level's working copy; NULL: level 0's texels */
-    if (!direct && (resized || count > 1) &&
-        (work0 = working_level0(base, base8, width, height, o, lane, premultiply)) == NULL)
-        return false;
-    prev = work0;
 
     uint32_t w = width, h = height;
     bool ok = true;
@@ -639,7 +684,8 @@ static bool build(const float *base, const uint8_t *base8, uint32_t width, uint3
         bool stored = o->levels8 ? (out->levels8[level] = malloc(n * 4)) != NULL
                                  : (out->levels[level] = alloc_rgba(lw, lh)) != NULL;
         bool halve = level > 0 && lw * 2 == w && lh * 2 == h;
-        if (!stored || (!halve && !image_resample_area(prev, w, h, *slot, lw, lh))) {
+        if (!stored || (!halve && !resample_banded(prev, (level0_texels){base, base8}, w, h, o,
+                                                   lane, premultiply, *slot, lw, lh))) {
             ok = false;
             break;
         }
@@ -673,12 +719,7 @@ static bool build(const float *base, const uint8_t *base8, uint32_t width, uint3
                     out->levels[level][i * 4 + 3] = a;
             }
         }
-        if (level <= 1) { /* level 0's working copy is no longer read */
-            free(work0);
-            work0 = NULL;
-        }
     }
-    free(work0);
     free(buffer[0]);
     free(buffer[1]);
     free(alpha);
