@@ -49,6 +49,7 @@
 enum {
     OPTION_DEBOUNCE = BUILD_OPTION_OWN,
     OPTION_SERVE,
+    OPTION_MEMORY_LIMIT,
 };
 
 static const struct option watch_long_options[] = {
@@ -57,6 +58,7 @@ static const struct option watch_long_options[] = {
     {"jobs", required_argument, NULL, 'j'},
     {"debounce", required_argument, NULL, OPTION_DEBOUNCE},
     {"serve", no_argument, NULL, OPTION_SERVE},
+    {"memory-limit", required_argument, NULL, OPTION_MEMORY_LIMIT},
     {NULL, 0, NULL, 0},
 };
 
@@ -79,6 +81,8 @@ void cmd_watch_usage(FILE *out) {
             "  -i, --input DIR    folder of source assets (as for kiln build)\n"
             "  -o, --output DIR   folder for cooked files (as for kiln build)\n"
             "  -j, --jobs N       threads, 1..%u (default: online processors)\n"
+            "      --memory-limit BYTES|N%%\n"
+            "                     as for kiln build (default: %u%% of the RAM)\n"
             "      --config FILE  read FILE instead of looking for " CLI_CONFIG_FILE "\n"
             "      --preset NAME  apply the preset NAME of kiln.yml\n"
             "      --debounce MS  wait for MS milliseconds without a change before a\n"
@@ -95,7 +99,8 @@ void cmd_watch_usage(FILE *out) {
             "Exit status: 0 when stopped by a signal between rounds (128 + the signal\n"
             "during one), 1 when the watch cannot start (a missing input folder, a\n"
             "kiln.yml error, an inotify or socket failure), 2 for a command-line mistake.\n",
-            PARALLEL_MAX_THREADS, DEBOUNCE_MAX_MS, DEBOUNCE_DEFAULT_MS);
+            PARALLEL_MAX_THREADS, BUILD_MEMORY_DEFAULT_PERCENT, DEBOUNCE_MAX_MS,
+            DEBOUNCE_DEFAULT_MS);
 }
 
 /* ---------------------------------------------------------------------------
@@ -169,7 +174,9 @@ static bool parse_debounce(const char *text, int *ms) {
 /* Returns -1 to go on, otherwise the exit status. */
 static int parse_watch_options(int argc, char **argv, watch_state *state) {
     build_options *options = &state->options;
-    *options = (build_options){.jobs = parallel_cpu_count(), .verbosity = PROGRESS_NORMAL};
+    *options = (build_options){.jobs = parallel_cpu_count(),
+                               .memory_limit = build_memory_default_limit(),
+                               .verbosity = PROGRESS_NORMAL};
     state->debounce_ms = DEBOUNCE_DEFAULT_MS;
     cli_getopt_reset();
     int option;
@@ -191,6 +198,13 @@ static int parse_watch_options(int argc, char **argv, watch_state *state) {
             break;
         case OPTION_SERVE:
             state->serve = true;
+            break;
+        case OPTION_MEMORY_LIMIT:
+            if (!build_parse_memory_limit(optarg, &options->memory_limit))
+                return cli_usage_error(COMMAND,
+                                       "invalid memory limit '%s' (expected bytes, optionally "
+                                       "with K, M or G, or 1%%..100%% of the RAM)",
+                                       optarg);
             break;
         case 'h':
             cmd_watch_usage(stdout);

@@ -240,7 +240,8 @@ void build_memory_gate_destroy(build_memory_gate *gate) {
 void build_memory_acquire(build_memory_gate *gate, uint64_t estimate) {
     pthread_mutex_lock(&gate->lock);
     bool waited = false;
-    while (gate->running > 0 && gate->in_use + estimate > gate->limit) {
+    /* A limit of 0 is none (a caller that never set one). */
+    while (gate->limit > 0 && gate->running > 0 && gate->in_use + estimate > gate->limit) {
         waited = true;
         pthread_cond_wait(&gate->freed, &gate->lock);
     }
