@@ -40,8 +40,9 @@
  *     kmesh version 4: skin weights summing to exactly 65535, eight influences
  *     with mesh.skin_influences: 8; .kscene skin tables;
  *     a model with animations writes a .kanim, and a texture named "anim"
- *     becomes anim_2). */
-#define KILN_ENCODER_VERSION 13u
+ *     becomes anim_2;
+ * 14: assimp sources' animations are cooked to a .kanim). */
+#define KILN_ENCODER_VERSION 14u
 
 /* Largest source or dependency file a cook reads. */
 #define COOK_SOURCE_MAX_BYTES ((size_t)2 << 30) /* 2 GiB */
