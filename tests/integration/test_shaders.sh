@@ -63,8 +63,9 @@ cat >"$IN/prog.shader/fragment.frag" <<'GLSL'
 #version 450
 layout(location = 0) in vec2 uv;
 layout(set = 1, binding = 2) uniform sampler2D image;
+layout(push_constant) uniform Tint { layout(offset = 16) vec4 factor; } tint;
 layout(location = 0) out vec4 color;
-void main() { color = texture(image, uv); }
+void main() { color = texture(image, uv) * tint.factor; }
 GLSL
 cat >"$IN/tone.ps.hlsl" <<'HLSL'
 Texture2D<float4> image : register(t0);
@@ -100,6 +101,8 @@ check "kiln info --json FILE.kshader: stages, entry, SPIR-V bytes, inputs, bindi
     "stdout_has '\"stage\":\"vertex\",\"entry\":\"main\",\"spirv_bytes\":[0-9]+'" \
     "stdout_has '\"inputs\":\[\{\"location\":0,\"name\":\"position\",\"format\":\"float3\"'" \
     "stdout_has '\{\"set\":1,\"binding\":2,\"type\":\"sampled_image\",\"name\":\"image\",\"count\":1'"
+check "push constants: the block's type name, its variable, its range" \
+    stdout_has '"push_constants":\[\{"name":"Tint","instance":"tint","offset":16,"size":16\}\]'
 run info --json "$OUT/tone.ps.kshader"
 check "HLSL: stage from the name, separate image and sampler" all_true \
     "stdout_has '\"stage\":\"fragment\"'" "stdout_has '\"type\":\"separate_image\"'" \

@@ -41,7 +41,8 @@
  *     with mesh.skin_influences: 8; .kscene skin tables;
  *     a model with animations writes a .kanim, and a texture named "anim"
  *     becomes anim_2;
- * 14: assimp sources' animations are cooked to a .kanim). */
+ * 14: assimp sources' animations are cooked to a .kanim; a push-constant
+ *     block is named by its type, its variable in the new SPSI chunk). */
 #define KILN_ENCODER_VERSION 14u
 
 /* Largest source or dependency file a cook reads. */
