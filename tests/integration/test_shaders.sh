@@ -124,6 +124,70 @@ check "an include_dirs header change recooks its includer only" all_true \
     "stdout_has '^cooked c.frag'" "stdout_has 'cooked 1 asset'"
 
 # ---------------------------------------------------------------------------
+# HLSL: the stage from the name (vs ps cs gs hs ds), entry point main unless a
+# rule's shader.entry says otherwise; a missing entry point is an error.
+# ---------------------------------------------------------------------------
+HL="$SCRATCH/hlsl"
+mkdir -p "$HL/in"
+cat >"$HL/in/v.vs.hlsl" <<'HLSL'
+float4 main(float3 p : POSITION) : SV_Position { return float4(p, 1.0); }
+HLSL
+cat >"$HL/in/c.cs.hlsl" <<'HLSL'
+RWTexture2D<float4> image : register(u0);
+[numthreads(8, 4, 1)] void main(uint3 id : SV_DispatchThreadID) { image[id.xy] = 1.0; }
+HLSL
+cat >"$HL/in/g.gs.hlsl" <<'HLSL'
+struct V { float4 pos : SV_Position; };
+[maxvertexcount(3)]
+void main(triangle V input[3], inout TriangleStream<V> output) {
+    for (int i = 0; i < 3; i++) output.Append(input[i]);
+}
+HLSL
+cat >"$HL/in/h.hs.hlsl" <<'HLSL'
+struct CP { float4 pos : POSITION; };
+struct PC { float edges[3] : SV_TessFactor; float inside : SV_InsideTessFactor; };
+PC patch_constants(InputPatch<CP, 3> ip) {
+    PC o; o.edges[0] = 1; o.edges[1] = 1; o.edges[2] = 1; o.inside = 1; return o;
+}
+[domain("tri")] [partitioning("integer")] [outputtopology("triangle_cw")]
+[outputcontrolpoints(3)] [patchconstantfunc("patch_constants")]
+CP main(InputPatch<CP, 3> ip, uint i : SV_OutputControlPointID) { return ip[i]; }
+HLSL
+cat >"$HL/in/d.ds.hlsl" <<'HLSL'
+struct CP { float4 pos : POSITION; };
+struct PC { float edges[3] : SV_TessFactor; float inside : SV_InsideTessFactor; };
+[domain("tri")]
+float4 main(PC pc, float3 uvw : SV_DomainLocation, const OutputPatch<CP, 3> patch) : SV_Position {
+    return patch[0].pos * uvw.x + patch[1].pos * uvw.y + patch[2].pos * uvw.z;
+}
+HLSL
+printf 'float4 PSMain() : SV_Target0 { return float4(1.0, 0.5, 0.25, 1.0); }\n' >"$HL/in/named.ps.hlsl"
+cp "$HL/in/named.ps.hlsl" "$HL/in/noentry.ps.hlsl"
+printf 'float4 main() : SV_Target0 { return 1.0; }\n' >"$HL/in/lit.PS.hlsl"
+cat >"$HL/kiln.yml" <<'YML'
+rules:
+  - match: "named.ps.hlsl"
+    shader.entry: PSMain
+YML
+run_in "$HL" build -i "$HL/in" -o "$HL/out"
+check "a missing HLSL entry point is an error naming it" all_true "status_is 1" \
+    "stderr_has \"^noentry.ps.hlsl: error: entry point 'main' not found\"" \
+    "[ ! -e '$HL/out/noentry.ps.kshader' ]"
+for pair in v.vs:vertex c.cs:compute g.gs:geometry h.hs:tess_control d.ds:tess_evaluation \
+    named.ps:fragment lit.PS:fragment; do
+    file=${pair%%:*} stage=${pair#*:}
+    entry=main
+    [ "$file" = named.ps ] && entry=PSMain
+    run info --json "$HL/out/$file.kshader"
+    check "HLSL $file.hlsl: the $stage stage, entry $entry" \
+        stdout_has "\"stage\":\"$stage\",\"entry\":\"$entry\""
+done
+run info --json "$HL/out/c.cs.kshader"
+check "HLSL compute: the workgroup size from numthreads" stdout_has '"workgroup_size":\[8,4,1\]'
+run check -o "$HL/out"
+check "kiln check validates the HLSL modules" all_true "status_is 0" "stdout_has ' 0 problems'"
+
+# ---------------------------------------------------------------------------
 # Errors: file and line, one broken shader never stops the others.
 # ---------------------------------------------------------------------------
 BAD="$SCRATCH/bad"
