@@ -188,6 +188,47 @@ run check -o "$HL/out"
 check "kiln check validates the HLSL modules" all_true "status_is 0" "stdout_has ' 0 problems'"
 
 # ---------------------------------------------------------------------------
+# shader.vertex_layout: kmesh checks vertex inputs against the .kmesh layout.
+# ---------------------------------------------------------------------------
+VL="$SCRATCH/layout"
+mkdir -p "$VL/in"
+cat >"$VL/in/good.vert" <<'GLSL'
+#version 450
+layout(location = 0) in vec3 position;
+layout(location = 1) in vec2 normal_oct;
+layout(location = 3) in vec2 uv;
+layout(location = 6) in uvec4 joints;
+layout(location = 7) in vec4 weights;
+void main() { gl_Position = vec4(position + vec3(normal_oct, uv.x) * weights.x, float(joints.x)); }
+GLSL
+cat >"$VL/in/bad.vert" <<'GLSL'
+#version 450
+layout(location = 0) in vec3 position;
+layout(location = 1) in vec3 normal;
+layout(location = 8) in vec4 joints1;
+layout(location = 12) in vec2 extra;
+void main() { gl_Position = vec4(position + normal + joints1.xyz + vec3(extra, 0.0), 1.0); }
+GLSL
+cp "$VL/in/bad.vert" "$VL/in/unchecked.vert"
+cat >"$VL/kiln.yml" <<'YML'
+default:
+  shader.vertex_layout: kmesh
+rules:
+  - match: "unchecked.vert"
+    shader.vertex_layout: none
+YML
+run_in "$VL" build -i "$VL/in" -o "$VL/out"
+check "inputs reading .kmesh attributes as cooked pass; the rule's none skips the check" \
+    all_true "status_is 1" "[ -f '$VL/out/good.vert.kshader' ]" \
+    "[ -f '$VL/out/unchecked.vert.kshader' ]" "[ ! -e '$VL/out/bad.vert.kshader' ]"
+check "an input with more components than its attribute names both" \
+    stderr_has "^bad.vert: error: vertex input 'normal' \(location 1\) is float3 but the .kmesh attribute there is normal, oct_snorm16x2: read as float2"
+check "an input of another numeric type names both" \
+    stderr_has "^bad.vert: error: vertex input 'joints1' \(location 8\) is float4 but the .kmesh attribute there is joints1, u16x4: read as uint4"
+check "an input at a location without an attribute is an error" \
+    stderr_has "^bad.vert: error: vertex input 'extra' \(location 12, float2\) has no .kmesh attribute"
+
+# ---------------------------------------------------------------------------
 # Errors: file and line, one broken shader never stops the others.
 # ---------------------------------------------------------------------------
 BAD="$SCRATCH/bad"

@@ -49,6 +49,11 @@ const char *const cook_shader_language_names[] = {
     [COOK_SHADER_LANGUAGE_HLSL] = "hlsl",
     [COOK_SHADER_LANGUAGE_HLSL + 1] = NULL,
 };
+const char *const cook_shader_vertex_layout_names[] = {
+    [COOK_SHADER_VERTEX_LAYOUT_NONE] = "none",
+    [COOK_SHADER_VERTEX_LAYOUT_KMESH] = "kmesh",
+    [COOK_SHADER_VERTEX_LAYOUT_KMESH + 1] = NULL,
+};
 /* "auto", then kiln_shader_stage's names in order (value = stage + 1). */
 const char *const cook_shader_stage_names[] = {
     "auto",     "vertex",       "tess_control", "tess_evaluation",
@@ -171,6 +176,10 @@ const cook_setting cook_setting_table[] = {
      .omit_default = true,
      FIELD(shader_variants),
      .description = "a list of define sets: one program per set, ref <shader>?<defines>"},
+    SHADER_ENUM("shader.vertex_layout", shader_vertex_layout, cook_shader_vertex_layout_names,
+                COOK_SHADER_VERTEX_LAYOUT_NONE,
+                "check a vertex stage's inputs against: none, or kmesh (kiln's .kmesh attributes "
+                "at location semantic - 1)"),
     SHADER_BOOL("shader.warnings_as_errors", shader_warnings_as_errors, false,
                 "compiler warnings fail the shader"),
     SETTING_ENUM("texture.block_align", texture_block_align, cook_block_align_names,
