@@ -727,6 +727,8 @@ static void what_does_not_map_is_named(void **state) {
     assert_int_equal(b.asset.animation_count, 2);
     assert_string_equal(b.asset.animations[0].name, "animation_0");
     assert_int_equal(b.asset.animations[0].channel_count, 0);
+    assert_string_equal(b.asset.animations[0].dropped, "mAnimations[0]");
+    expect_line(&b, ": warning: ", "mAnimations[0]: no animation; an empty clip");
     const ir_animation *clip = &b.asset.animations[1];
     assert_string_equal(clip->name, "animation_1");
     assert_string_equal(clip->dropped,

@@ -528,7 +528,9 @@ static bool convert_clip(anim_state *st, const struct aiAnimation *anim, uint32_
     st->clip_name = clip->name;
     if (anim == NULL) {
         diag_warning(st->ctx->diag, st->path, 0, "mAnimations[%u]: no animation; an empty clip", a);
-        return add_dropped(st, clip, "mAnimations");
+        char what[32];
+        snprintf(what, sizeof what, "mAnimations[%u]", a);
+        return add_dropped(st, clip, what);
     }
     st->ticks = anim->mTicksPerSecond;
     if (!(isfinite(st->ticks) && st->ticks > 0.0)) {
