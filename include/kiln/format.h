@@ -518,6 +518,9 @@ typedef struct kiln_scene_instance_range {
 #define KILN_CHUNK_SHADER_PUSH KILN_FOURCC('S', 'P', 'S', 'H')     /* kiln_shader_push_constant[] */
 #define KILN_CHUNK_SHADER_SPEC KILN_FOURCC('S', 'S', 'P', 'C')     /* kiln_shader_spec_constant[] */
 #define KILN_CHUNK_SHADER_STRINGS KILN_FOURCC('S', 'H', 'S', 'T')  /* NUL-terminated UTF-8 */
+/* Document revision 2: per push-constant block its instance name (optional). */
+#define KILN_CHUNK_SHADER_PUSH_INSTANCES                                                           \
+    KILN_FOURCC('S', 'P', 'S', 'I') /* kiln_shader_push_instance[] */
 
 /* A pipeline stage; its bit in a stage mask is 1 << stage. */
 typedef enum kiln_shader_stage {
@@ -644,9 +647,16 @@ typedef struct kiln_shader_binding {
 typedef struct kiln_shader_push_constant {
     uint32_t offset;
     uint32_t size;
-    uint32_t name_offset; /* into SHST */
+    uint32_t name_offset; /* into SHST: the block's type name (as for buffers' bindings) */
     uint32_t name_length;
 } kiln_shader_push_constant;
+
+/* The variable of a push-constant block (SPSI, parallel to SPSH): its
+ * instance name, "" for an anonymous block. */
+typedef struct kiln_shader_push_instance {
+    uint32_t name_offset; /* into SHST */
+    uint32_t name_length;
+} kiln_shader_push_instance;
 
 /* A specialization constant of one stage. */
 typedef struct kiln_shader_spec_constant {
@@ -797,6 +807,7 @@ KILN_FORMAT_ASSERT_(sizeof(kiln_shader_stage_desc) == 80, "shader stage is 80 by
 KILN_FORMAT_ASSERT_(sizeof(kiln_shader_io) == 24, "shader input/output is 24 bytes");
 KILN_FORMAT_ASSERT_(sizeof(kiln_shader_binding) == 32, "shader binding is 32 bytes");
 KILN_FORMAT_ASSERT_(sizeof(kiln_shader_push_constant) == 16, "push-constant range is 16 bytes");
+KILN_FORMAT_ASSERT_(sizeof(kiln_shader_push_instance) == 8, "push-constant instance is 8 bytes");
 KILN_FORMAT_ASSERT_(sizeof(kiln_shader_spec_constant) == 24, "spec constant is 24 bytes");
 KILN_FORMAT_ASSERT_(sizeof(kiln_scene_skin) == 32, "scene skin is 32 bytes");
 KILN_FORMAT_ASSERT_(sizeof(kiln_scene_joint) == 80, "scene joint is 80 bytes");

@@ -644,6 +644,9 @@ typedef struct kiln_shader_view {
     const kiln_shader_spec_constant *spec_constants;
     const char *strings; /* SHST: every string NUL-terminated */
     size_t strings_size;
+    /* SPSI: per push-constant block its instance name; NULL when the file has
+     * none (cooked before document revision 2, or no push constants). */
+    const kiln_shader_push_instance *push_instances;
 } kiln_shader_view;
 
 /* Checks that `file` is a shader program (kshader.md R1-R12: every count

@@ -123,6 +123,8 @@ static const char *const kiln_yml_template_lines[] = {
     "  shader.stage: auto",
     "  # Entry point (empty: main).",
     "  shader.entry: []",
+    "  # Check vertex inputs against the .kmesh layout (location = semantic - 1): none / kmesh.",
+    "  shader.vertex_layout: none",
     "",
     "# Named sets of settings for a target platform; choose one with `preset:`.",
     "# A preset may have its own `output:` folder and its own `rules:`.",

@@ -74,6 +74,11 @@ static void print_json(const kiln_shader_view *v) {
             const kiln_shader_push_constant *pc = &v->push_constants[s->push_offset + p];
             bytebuf_printf(&j, "%s{\"name\":", p ? "," : "");
             bytebuf_append_json_string(&j, kiln_shader_string(v, pc->name_offset));
+            if (v->push_instances != NULL) {
+                bytebuf_printf(&j, ",\"instance\":");
+                bytebuf_append_json_string(
+                    &j, kiln_shader_string(v, v->push_instances[s->push_offset + p].name_offset));
+            }
             bytebuf_printf(&j, ",\"offset\":%" PRIu32 ",\"size\":%" PRIu32 "}", pc->offset,
                            pc->size);
         }
@@ -123,8 +128,13 @@ static void print_text(const char *path, const kiln_shader_view *v) {
         }
         for (uint32_t p = 0; p < s->push_count; p++) {
             const kiln_shader_push_constant *pc = &v->push_constants[s->push_offset + p];
-            printf("    push constants %s: bytes %" PRIu32 "..%" PRIu32 "\n",
-                   kiln_shader_string(v, pc->name_offset), pc->offset, pc->offset + pc->size);
+            const char *instance =
+                v->push_instances != NULL
+                    ? kiln_shader_string(v, v->push_instances[s->push_offset + p].name_offset)
+                    : "";
+            printf("    push constants %s%s%s: bytes %" PRIu32 "..%" PRIu32 "\n",
+                   kiln_shader_string(v, pc->name_offset), instance[0] ? " " : "", instance,
+                   pc->offset, pc->offset + pc->size);
         }
     }
     for (uint32_t b = 0; b < v->binding_count; b++) {

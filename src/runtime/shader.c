@@ -66,11 +66,22 @@ const char *kiln_shader_string(const kiln_shader_view *view, uint32_t offset) {
 }
 
 /* The chunks of a shader file; each at most once (kshader.md R3). */
-enum { C_DESC, C_STAGES, C_CODE, C_IO, C_BINDINGS, C_PUSH, C_SPEC, C_STRINGS, C_COUNT };
-static const uint32_t chunk_ids[C_COUNT] = {KILN_CHUNK_SHADER_DESC,     KILN_CHUNK_SHADER_STAGES,
-                                            KILN_CHUNK_SHADER_CODE,     KILN_CHUNK_SHADER_IO,
-                                            KILN_CHUNK_SHADER_BINDINGS, KILN_CHUNK_SHADER_PUSH,
-                                            KILN_CHUNK_SHADER_SPEC,     KILN_CHUNK_SHADER_STRINGS};
+enum {
+    C_DESC,
+    C_STAGES,
+    C_CODE,
+    C_IO,
+    C_BINDINGS,
+    C_PUSH,
+    C_SPEC,
+    C_STRINGS,
+    C_PUSH_INSTANCES,
+    C_COUNT
+};
+static const uint32_t chunk_ids[C_COUNT] = {
+    KILN_CHUNK_SHADER_DESC, KILN_CHUNK_SHADER_STAGES,   KILN_CHUNK_SHADER_CODE,
+    KILN_CHUNK_SHADER_IO,   KILN_CHUNK_SHADER_BINDINGS, KILN_CHUNK_SHADER_PUSH,
+    KILN_CHUNK_SHADER_SPEC, KILN_CHUNK_SHADER_STRINGS,  KILN_CHUNK_SHADER_PUSH_INSTANCES};
 
 /* kshader.md R5: a table chunk holds exactly count elements (absent: 0). */
 static kiln_result table(const kiln_file *file, const kiln_chunk_entry *chunk, uint32_t count,
@@ -171,6 +182,12 @@ static kiln_result check_tables(const kiln_file *file, const kiln_shader_view *v
             !string_ok(view, p->name_offset, p->name_length)) /* kshader.md R11 */
             return runtime_fail(err, KILN_ERR_CORRUPT, name,
                                 "push-constant range %" PRIu32 " overflows or has a bad name", i);
+        const kiln_shader_push_instance *instance =
+            view->push_instances != NULL ? &view->push_instances[i] : NULL;
+        if (instance != NULL &&
+            !string_ok(view, instance->name_offset, instance->name_length)) /* kshader.md R13 */
+            return runtime_fail(err, KILN_ERR_CORRUPT, name,
+                                "push-constant block %" PRIu32 " has a bad instance name", i);
     }
     for (uint32_t i = 0; i < d->spec_constant_count; i++) {
         const kiln_shader_spec_constant *c = &view->spec_constants[i];
@@ -249,6 +266,9 @@ kiln_result kiln_shader_view_get(const kiln_file *file, uint32_t flags, kiln_sha
         {C_PUSH, d->push_constant_count, sizeof(kiln_shader_push_constant), "SPSH"},
         {C_SPEC, d->spec_constant_count, sizeof(kiln_shader_spec_constant), "SSPC"},
         {C_STRINGS, d->strings_size, 1, "SHST"},
+        /* optional (R13): absent, or one record per push-constant block */
+        {C_PUSH_INSTANCES, chunks[C_PUSH_INSTANCES] ? d->push_constant_count : 0,
+         sizeof(kiln_shader_push_instance), "SPSI"},
     };
     for (size_t k = 0; k < sizeof sized / sizeof sized[0]; k++) { /* kshader.md R5 */
         kiln_result r = table(file, chunks[sized[k].chunk], sized[k].count, sized[k].size,
@@ -268,6 +288,7 @@ kiln_result kiln_shader_view_get(const kiln_file *file, uint32_t flags, kiln_sha
         .spec_constants = tables[C_SPEC],
         .strings = tables[C_STRINGS],
         .strings_size = d->strings_size,
+        .push_instances = tables[C_PUSH_INSTANCES],
     };
     if (v.strings_size > 0 && v.strings[v.strings_size - 1] != '\0') /* kshader.md R8 */
         return runtime_fail(err, KILN_ERR_CORRUPT, name, "SHST does not end with a NUL");

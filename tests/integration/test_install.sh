@@ -37,7 +37,7 @@ runtime_install() {
         cmake_quiet --install "$SCRATCH/runtime-build" --prefix "$prefix" &&
         # Nothing of the cooker was built.
         [ ! -e "$SCRATCH/runtime-build/kiln" ] &&
-        ! grep -q assimp "$SCRATCH/runtime-build/CMakeCache.txt"
+        ! grep -q ASSIMP "$SCRATCH/runtime-build/CMakeCache.txt" # pkg-config variables, not a path
 }
 check "runtime-only build installs into a prefix without the cooker's libraries" runtime_install
 

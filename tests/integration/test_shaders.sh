@@ -63,8 +63,9 @@ cat >"$IN/prog.shader/fragment.frag" <<'GLSL'
 #version 450
 layout(location = 0) in vec2 uv;
 layout(set = 1, binding = 2) uniform sampler2D image;
+layout(push_constant) uniform Tint { layout(offset = 16) vec4 factor; } tint;
 layout(location = 0) out vec4 color;
-void main() { color = texture(image, uv); }
+void main() { color = texture(image, uv) * tint.factor; }
 GLSL
 cat >"$IN/tone.ps.hlsl" <<'HLSL'
 Texture2D<float4> image : register(t0);
@@ -100,6 +101,8 @@ check "kiln info --json FILE.kshader: stages, entry, SPIR-V bytes, inputs, bindi
     "stdout_has '\"stage\":\"vertex\",\"entry\":\"main\",\"spirv_bytes\":[0-9]+'" \
     "stdout_has '\"inputs\":\[\{\"location\":0,\"name\":\"position\",\"format\":\"float3\"'" \
     "stdout_has '\{\"set\":1,\"binding\":2,\"type\":\"sampled_image\",\"name\":\"image\",\"count\":1'"
+check "push constants: the block's type name, its variable, its range" \
+    stdout_has '"push_constants":\[\{"name":"Tint","instance":"tint","offset":16,"size":16\}\]'
 run info --json "$OUT/tone.ps.kshader"
 check "HLSL: stage from the name, separate image and sampler" all_true \
     "stdout_has '\"stage\":\"fragment\"'" "stdout_has '\"type\":\"separate_image\"'" \
@@ -119,6 +122,111 @@ echo "// changed" >>"$IN/lib/shared.glsl"
 run build -v -i "$IN" -o "$OUT"
 check "an include_dirs header change recooks its includer only" all_true \
     "stdout_has '^cooked c.frag'" "stdout_has 'cooked 1 asset'"
+
+# ---------------------------------------------------------------------------
+# HLSL: the stage from the name (vs ps cs gs hs ds), entry point main unless a
+# rule's shader.entry says otherwise; a missing entry point is an error.
+# ---------------------------------------------------------------------------
+HL="$SCRATCH/hlsl"
+mkdir -p "$HL/in"
+cat >"$HL/in/v.vs.hlsl" <<'HLSL'
+float4 main(float3 p : POSITION) : SV_Position { return float4(p, 1.0); }
+HLSL
+cat >"$HL/in/c.cs.hlsl" <<'HLSL'
+RWTexture2D<float4> image : register(u0);
+[numthreads(8, 4, 1)] void main(uint3 id : SV_DispatchThreadID) { image[id.xy] = 1.0; }
+HLSL
+cat >"$HL/in/g.gs.hlsl" <<'HLSL'
+struct V { float4 pos : SV_Position; };
+[maxvertexcount(3)]
+void main(triangle V input[3], inout TriangleStream<V> output) {
+    for (int i = 0; i < 3; i++) output.Append(input[i]);
+}
+HLSL
+cat >"$HL/in/h.hs.hlsl" <<'HLSL'
+struct CP { float4 pos : POSITION; };
+struct PC { float edges[3] : SV_TessFactor; float inside : SV_InsideTessFactor; };
+PC patch_constants(InputPatch<CP, 3> ip) {
+    PC o; o.edges[0] = 1; o.edges[1] = 1; o.edges[2] = 1; o.inside = 1; return o;
+}
+[domain("tri")] [partitioning("integer")] [outputtopology("triangle_cw")]
+[outputcontrolpoints(3)] [patchconstantfunc("patch_constants")]
+CP main(InputPatch<CP, 3> ip, uint i : SV_OutputControlPointID) { return ip[i]; }
+HLSL
+cat >"$HL/in/d.ds.hlsl" <<'HLSL'
+struct CP { float4 pos : POSITION; };
+struct PC { float edges[3] : SV_TessFactor; float inside : SV_InsideTessFactor; };
+[domain("tri")]
+float4 main(PC pc, float3 uvw : SV_DomainLocation, const OutputPatch<CP, 3> patch) : SV_Position {
+    return patch[0].pos * uvw.x + patch[1].pos * uvw.y + patch[2].pos * uvw.z;
+}
+HLSL
+printf 'float4 PSMain() : SV_Target0 { return float4(1.0, 0.5, 0.25, 1.0); }\n' >"$HL/in/named.ps.hlsl"
+cp "$HL/in/named.ps.hlsl" "$HL/in/noentry.ps.hlsl"
+printf 'float4 main() : SV_Target0 { return 1.0; }\n' >"$HL/in/lit.PS.hlsl"
+cat >"$HL/kiln.yml" <<'YML'
+rules:
+  - match: "named.ps.hlsl"
+    shader.entry: PSMain
+YML
+run_in "$HL" build -i "$HL/in" -o "$HL/out"
+check "a missing HLSL entry point is an error naming it" all_true "status_is 1" \
+    "stderr_has \"^noentry.ps.hlsl: error: entry point 'main' not found\"" \
+    "[ ! -e '$HL/out/noentry.ps.kshader' ]"
+for pair in v.vs:vertex c.cs:compute g.gs:geometry h.hs:tess_control d.ds:tess_evaluation \
+    named.ps:fragment lit.PS:fragment; do
+    file=${pair%%:*} stage=${pair#*:}
+    entry=main
+    [ "$file" = named.ps ] && entry=PSMain
+    run info --json "$HL/out/$file.kshader"
+    check "HLSL $file.hlsl: the $stage stage, entry $entry" \
+        stdout_has "\"stage\":\"$stage\",\"entry\":\"$entry\""
+done
+run info --json "$HL/out/c.cs.kshader"
+check "HLSL compute: the workgroup size from numthreads" stdout_has '"workgroup_size":\[8,4,1\]'
+run check -o "$HL/out"
+check "kiln check validates the HLSL modules" all_true "status_is 0" "stdout_has ' 0 problems'"
+
+# ---------------------------------------------------------------------------
+# shader.vertex_layout: kmesh checks vertex inputs against the .kmesh layout.
+# ---------------------------------------------------------------------------
+VL="$SCRATCH/layout"
+mkdir -p "$VL/in"
+cat >"$VL/in/good.vert" <<'GLSL'
+#version 450
+layout(location = 0) in vec3 position;
+layout(location = 1) in vec2 normal_oct;
+layout(location = 3) in vec2 uv;
+layout(location = 6) in uvec4 joints;
+layout(location = 7) in vec4 weights;
+void main() { gl_Position = vec4(position + vec3(normal_oct, uv.x) * weights.x, float(joints.x)); }
+GLSL
+cat >"$VL/in/bad.vert" <<'GLSL'
+#version 450
+layout(location = 0) in vec3 position;
+layout(location = 1) in vec3 normal;
+layout(location = 8) in vec4 joints1;
+layout(location = 12) in vec2 extra;
+void main() { gl_Position = vec4(position + normal + joints1.xyz + vec3(extra, 0.0), 1.0); }
+GLSL
+cp "$VL/in/bad.vert" "$VL/in/unchecked.vert"
+cat >"$VL/kiln.yml" <<'YML'
+default:
+  shader.vertex_layout: kmesh
+rules:
+  - match: "unchecked.vert"
+    shader.vertex_layout: none
+YML
+run_in "$VL" build -i "$VL/in" -o "$VL/out"
+check "inputs reading .kmesh attributes as cooked pass; the rule's none skips the check" \
+    all_true "status_is 1" "[ -f '$VL/out/good.vert.kshader' ]" \
+    "[ -f '$VL/out/unchecked.vert.kshader' ]" "[ ! -e '$VL/out/bad.vert.kshader' ]"
+check "an input with more components than its attribute names both" \
+    stderr_has "^bad.vert: error: vertex input 'normal' \(location 1\) is float3 but the .kmesh attribute there is normal, oct_snorm16x2: read as float2"
+check "an input of another numeric type names both" \
+    stderr_has "^bad.vert: error: vertex input 'joints1' \(location 8\) is float4 but the .kmesh attribute there is joints1, u16x4: read as uint4"
+check "an input at a location without an attribute is an error" \
+    stderr_has "^bad.vert: error: vertex input 'extra' \(location 12, float2\) has no .kmesh attribute"
 
 # ---------------------------------------------------------------------------
 # Errors: file and line, one broken shader never stops the others.

@@ -147,6 +147,27 @@ static void expect_same_asset(const ir_asset *a, const ir_asset *b) {
         expect_same_array(x->inverse_bind, y->inverse_bind, x->joint_count * 64u,
                           "inverse bind matrices");
     }
+    assert_int_equal(a->animation_count, b->animation_count);
+    for (uint32_t i = 0; i < a->animation_count; i++) {
+        const ir_animation *x = &a->animations[i], *y = &b->animations[i];
+        expect_same_text(x->name, y->name, "clip name");
+        expect_same_text(x->dropped, y->dropped, "clip dropped list");
+        assert_int_equal(x->sampler_count, y->sampler_count);
+        for (uint32_t k = 0; k < x->sampler_count; k++) {
+            const ir_anim_sampler *u = &x->samplers[k], *v = &y->samplers[k];
+            assert_int_equal(u->key_count, v->key_count);
+            assert_int_equal(u->components, v->components);
+            assert_int_equal(u->interpolation, v->interpolation);
+            size_t groups = u->interpolation == IR_INTERP_CUBICSPLINE ? 3 : 1;
+            expect_same_array(u->times, v->times, u->key_count * sizeof(float), "key times");
+            expect_same_array(u->values, v->values,
+                              u->key_count * u->components * groups * sizeof(float), "key values");
+        }
+        assert_int_equal(x->channel_count, y->channel_count);
+        if (x->channel_count > 0) /* an empty clip's arrays may be NULL or not */
+            expect_same_array(x->channels, y->channels, x->channel_count * sizeof(ir_anim_channel),
+                              "channels");
+    }
     for (uint32_t i = 0; i < a->image_count; i++) {
         const ir_image *x = &a->images[i], *y = &b->images[i];
         expect_same_text(x->name, y->name, "image name");
@@ -409,6 +430,40 @@ static void make_rich_asset(ir_asset *a) {
     a->nodes[2].light = 0;
     a->nodes[1].instance_offset = 1;
     a->nodes[1].instance_count = 2;
+    /* Animations (wire version 5): a LINEAR rotation, a STEP translation and
+     * a CUBICSPLINE scale sharing nothing, and an empty named clip. */
+    a->animations = calloc(2, sizeof *a->animations);
+    assert_non_null(a->animations);
+    a->animation_count = 2;
+    ir_animation *clip = &a->animations[0];
+    clip->name = cook_strdup("walk");
+    clip->dropped = cook_strdup("mMeshChannels[0] mChannels[4](Ghost)");
+    clip->samplers = calloc(3, sizeof *clip->samplers);
+    clip->channels = calloc(3, sizeof *clip->channels);
+    assert_true(clip->samplers && clip->channels);
+    clip->sampler_count = clip->channel_count = 3;
+    static const ir_interpolation kinds[3] = {IR_INTERP_LINEAR, IR_INTERP_STEP,
+                                              IR_INTERP_CUBICSPLINE};
+    static const ir_anim_path paths[3] = {IR_ANIM_ROTATION, IR_ANIM_TRANSLATION, IR_ANIM_SCALE};
+    for (uint32_t k = 0; k < 3; k++) {
+        ir_anim_sampler *sampler = &clip->samplers[k];
+        sampler->key_count = 2 + k;
+        sampler->components = k == 0 ? 4 : 3;
+        sampler->interpolation = kinds[k];
+        size_t groups = kinds[k] == IR_INTERP_CUBICSPLINE ? 3 : 1;
+        sampler->times = filled(sampler->key_count, 0.25f * (float)k);
+        sampler->values = filled(sampler->key_count * sampler->components * groups, 1.0f);
+        assert_true(sampler->times && sampler->values);
+        if (k == 0)
+            for (uint32_t key = 0; key < sampler->key_count; key++) {
+                float *q = sampler->values + 4 * key;
+                q[0] = q[1] = 0.0f;
+                q[2] = key ? 0.6f : 0.0f;
+                q[3] = key ? 0.8f : 1.0f;
+            }
+        clip->channels[k] = (ir_anim_channel){.node = 2 - k, .path = paths[k], .sampler = k};
+    }
+    a->animations[1].name = cook_strdup("idle");
 }
 
 static void round_trip_of_every_field(void **state) {
@@ -657,6 +712,47 @@ static void forge_uneven_targets(ir_asset *a) {
     free(a->meshes[0].targets[1].positions); /* target 0 has positions, 1 not */
     a->meshes[0].targets[1].positions = NULL;
 }
+static void forge_channel_node(ir_asset *a) {
+    a->animations[0].channels[1].node = 3;
+}
+static void forge_channel_path(ir_asset *a) {
+    a->animations[0].channels[1].path = (ir_anim_path)4;
+}
+static void forge_channel_sampler(ir_asset *a) {
+    a->animations[0].channels[2].sampler = 3;
+}
+static void forge_rotation_components(ir_asset *a) {
+    a->animations[0].channels[0].path = IR_ANIM_SCALE; /* 4 components */
+}
+static void forge_weights_without_targets(ir_asset *a) {
+    a->animations[0].channels[1].path = IR_ANIM_WEIGHTS; /* node 1 has no weights */
+}
+static void forge_times_back(ir_asset *a) {
+    a->animations[0].samplers[1].times[1] = a->animations[0].samplers[1].times[0];
+}
+static void forge_negative_time(ir_asset *a) {
+    a->animations[0].samplers[0].times[0] = -1.0f;
+}
+static void forge_nan_key(ir_asset *a) {
+    a->animations[0].samplers[2].values[4] = NAN;
+}
+static void forge_infinite_time(ir_asset *a) {
+    a->animations[0].samplers[2].times[3] = INFINITY;
+}
+static void forge_rotation_not_unit(ir_asset *a) {
+    a->animations[0].samplers[0].values[7] = 0.5f;
+}
+static void forge_path_twice(ir_asset *a) {
+    a->animations[0].channels[2].node = 1; /* scale of node 1: fine */
+    a->animations[0].channels[2].path = IR_ANIM_TRANSLATION;
+    a->animations[0].channels[2].sampler = 1; /* translation of node 1 again */
+}
+static void forge_interpolation(ir_asset *a) {
+    a->animations[0].samplers[1].interpolation = (ir_interpolation)3;
+}
+static void forge_no_keys(ir_asset *a) {
+    a->animations[0].samplers[1].key_count = 0;
+}
 
 static void forged_assets_are_rejected(void **state) {
     (void)state;
@@ -700,6 +796,19 @@ static void forged_assets_are_rejected(void **state) {
         {"weights1 without joints1", forge_weights1_alone},
         {"NaN morph delta", forge_nan_delta},
         {"node weights not one per morph target", forge_weight_count},
+        {"channel node out of range", forge_channel_node},
+        {"channel path 4", forge_channel_path},
+        {"channel sampler out of range", forge_channel_sampler},
+        {"scale channel of 4 components", forge_rotation_components},
+        {"weights channel on a node without morph targets", forge_weights_without_targets},
+        {"key times not increasing", forge_times_back},
+        {"negative key time", forge_negative_time},
+        {"NaN key value", forge_nan_key},
+        {"infinite key time", forge_infinite_time},
+        {"rotation key not unit", forge_rotation_not_unit},
+        {"a node's path driven twice", forge_path_twice},
+        {"interpolation 3", forge_interpolation},
+        {"sampler without keys", forge_no_keys},
     };
     for (size_t i = 0; i < sizeof forgeries / sizeof forgeries[0]; i++) {
         ir_asset asset;

@@ -33,7 +33,8 @@ static const char *compute_source =
     "layout(constant_id = 7) const int COUNT = 12;\n"
     "layout(local_size_x = 16, local_size_y = 4, local_size_z = 1) in;\n"
     "layout(set = 0, binding = 0) buffer Data { uint values[]; } data;\n"
-    "void main() { data.values[gl_GlobalInvocationID.x] = uint(COUNT); }\n";
+    "layout(push_constant) uniform Params { uint offset; };\n" /* anonymous */
+    "void main() { data.values[gl_GlobalInvocationID.x + offset] = uint(COUNT); }\n";
 
 static uint8_t *cook_one(const char *root, const char *source, size_t *size) {
     char *out = test_path_join(root, "out");
@@ -109,6 +110,12 @@ static void program_tables_hold_what_the_sources_declare(void **state) {
     assert_int_equal(vs->push_count, 1);
     assert_int_equal(view.push_constants[vs->push_offset].offset, 16);
     assert_int_equal(view.push_constants[vs->push_offset].size, 64);
+    /* named like buffers, by the block's type; the variable's name beside it */
+    assert_string_equal(kiln_shader_string(&view, view.push_constants[vs->push_offset].name_offset),
+                        "Object");
+    assert_non_null(view.push_instances);
+    assert_string_equal(kiln_shader_string(&view, view.push_instances[vs->push_offset].name_offset),
+                        "object");
     /* Bindings: (0,1) Camera in both stages, 80 bytes; (1,0) sampler2D[4] in the fragment. */
     assert_int_equal(view.binding_count, 2);
     assert_int_equal(view.bindings[0].set, 0);
@@ -128,7 +135,7 @@ static void program_tables_hold_what_the_sources_declare(void **state) {
 
     /* Damaged copies, one rule each. */
     const kiln_chunk_entry *chunks = (const kiln_chunk_entry *)(bytes + 48);
-    uint64_t stages_at = 0, bindings_at = 0, desc_at = 0;
+    uint64_t stages_at = 0, bindings_at = 0, desc_at = 0, instances_at = 0;
     for (uint32_t i = 0; i < ((const kiln_container_header *)bytes)->chunk_count; i++) {
         if (chunks[i].fourcc == KILN_CHUNK_SHADER_STAGES)
             stages_at = chunks[i].offset;
@@ -136,8 +143,10 @@ static void program_tables_hold_what_the_sources_declare(void **state) {
             bindings_at = chunks[i].offset;
         if (chunks[i].fourcc == KILN_CHUNK_SHADER_DESC)
             desc_at = chunks[i].offset;
+        if (chunks[i].fourcc == KILN_CHUNK_SHADER_PUSH_INSTANCES)
+            instances_at = chunks[i].offset;
     }
-    assert_true(stages_at && bindings_at && desc_at);
+    assert_true(stages_at && bindings_at && desc_at && instances_at);
     struct {
         uint64_t at;
         uint32_t value;
@@ -154,6 +163,9 @@ static void program_tables_hold_what_the_sources_declare(void **state) {
         {desc_at + offsetof(kiln_shader_desc, binding_count), 3, KILN_ERR_CORRUPT, "R5"},
         {desc_at + offsetof(kiln_shader_desc, stage_mask), 1, KILN_ERR_CORRUPT, "R6"},
         {desc_at + offsetof(kiln_shader_desc, target), 4, KILN_ERR_CORRUPT, "R4"},
+        {instances_at + offsetof(kiln_shader_push_instance, name_length), 1u << 20,
+         KILN_ERR_CORRUPT, "R13"},
+        {desc_at + offsetof(kiln_shader_desc, push_constant_count), 2, KILN_ERR_CORRUPT, "R5"},
     };
     for (size_t d = 0; d < sizeof damage / sizeof damage[0]; d++) {
         uint8_t *copy = malloc(size);
@@ -185,6 +197,11 @@ static void program_tables_hold_what_the_sources_declare(void **state) {
     assert_int_equal(view.spec_constants[0].base_type, KILN_SHADER_TYPE_INT32);
     assert_int_equal(view.binding_count, 1);
     assert_int_equal(view.bindings[0].type, KILN_BINDING_STORAGE_BUFFER);
+    /* An anonymous push-constant block: its type names it, no instance. */
+    assert_int_equal(view.stages[0].push_count, 1);
+    assert_string_equal(kiln_shader_string(&view, view.push_constants[0].name_offset), "Params");
+    assert_string_equal(kiln_shader_string(&view, view.push_instances[0].name_offset), "");
+    assert_int_equal(view.push_constants[0].size, 4);
     kiln_file_close(&file);
     free(bytes);
     free(root);

@@ -44,7 +44,9 @@
  * 14: kmesh version 5: morph target deltas (MDLT, MNAM); meshes with morph
  *     targets are not baked by mesh.merge; .kanim version 2: channels of a
  *     clip with equal times share them, anim.reduce and anim.quantize, clip
- *     errors; a model whose nodes draw morph targets writes a .kanim). */
+ *     errors; a model whose nodes draw morph targets writes a .kanim;
+ *     assimp sources' animations are cooked to a .kanim; a push-constant
+ *     block is named by its type, its variable in the new SPSI chunk). */
 #define KILN_ENCODER_VERSION 14u
 
 /* Largest source or dependency file a cook reads. */
@@ -203,6 +205,12 @@ extern const char *const cook_shader_target_names[];
 extern const char *const cook_shader_optimize_names[];
 extern const char *const cook_shader_language_names[];
 extern const char *const cook_shader_stage_names[]; /* "auto", then kiln_shader_stage's */
+/* shader.vertex_layout: what a vertex stage's inputs are checked against. */
+typedef enum cook_shader_vertex_layout {
+    COOK_SHADER_VERTEX_LAYOUT_NONE, /* not checked */
+    COOK_SHADER_VERTEX_LAYOUT_KMESH /* kiln's .kmesh attributes at location semantic - 1 */
+} cook_shader_vertex_layout;
+extern const char *const cook_shader_vertex_layout_names[];
 
 #define COOK_SHADER_NAME_MAX 64
 #define COOK_SHADER_TEXT_MAX 1024
@@ -243,13 +251,14 @@ typedef struct cook_settings {
     uint32_t texture_max_dimension; /* decode limit per side (default 16384) */
     int texture_zstd_level;         /* Zstd level for KTX2 supercompression (default 2) */
     /* shader.* (drivers/shader.c) */
-    int shader_target;   /* kiln_shader_target: vulkan1.0 .. vulkan1.3 */
-    int shader_optimize; /* cook_shader_optimize */
-    int shader_language; /* cook_shader_language */
-    int shader_stage;    /* cook_shader_stage_setting: auto, or a kiln_shader_stage + 1 */
+    int shader_target;        /* kiln_shader_target: vulkan1.0 .. vulkan1.3 */
+    int shader_optimize;      /* cook_shader_optimize */
+    int shader_language;      /* cook_shader_language */
+    int shader_stage;         /* cook_shader_stage_setting: auto, or a kiln_shader_stage + 1 */
+    int shader_vertex_layout; /* cook_shader_vertex_layout */
     bool shader_debug;
     bool shader_warnings_as_errors;
-    char shader_entry[COOK_SHADER_NAME_MAX];        /* "" : main (GLSL), by stage (HLSL) */
+    char shader_entry[COOK_SHADER_NAME_MAX];        /* "" : main */
     char shader_defines[COOK_SHADER_TEXT_MAX];      /* NAME or NAME=VALUE, one per line */
     char shader_variants[COOK_SHADER_TEXT_MAX];     /* one define set per line, space-separated */
     char shader_include_dirs[COOK_SHADER_TEXT_MAX]; /* folders under the input root, per line */

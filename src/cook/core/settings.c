@@ -50,6 +50,11 @@ const char *const cook_shader_language_names[] = {
     [COOK_SHADER_LANGUAGE_HLSL] = "hlsl",
     [COOK_SHADER_LANGUAGE_HLSL + 1] = NULL,
 };
+const char *const cook_shader_vertex_layout_names[] = {
+    [COOK_SHADER_VERTEX_LAYOUT_NONE] = "none",
+    [COOK_SHADER_VERTEX_LAYOUT_KMESH] = "kmesh",
+    [COOK_SHADER_VERTEX_LAYOUT_KMESH + 1] = NULL,
+};
 /* "auto", then kiln_shader_stage's names in order (value = stage + 1). */
 const char *const cook_shader_stage_names[] = {
     "auto",     "vertex",       "tess_control", "tess_evaluation",
@@ -178,7 +183,7 @@ const cook_setting cook_setting_table[] = {
      .type = COOK_SETTING_TEXT,
      .omit_default = true,
      FIELD(shader_entry),
-     .description = "entry point (default main; HLSL: by stage, VSMain, PSMain, CSMain ...)"},
+     .description = "entry point, GLSL and HLSL alike (default main)"},
     {.name = "shader.include_dirs",
      .type = COOK_SETTING_TEXT,
      .omit_default = true,
@@ -198,6 +203,10 @@ const cook_setting cook_setting_table[] = {
      .omit_default = true,
      FIELD(shader_variants),
      .description = "a list of define sets: one program per set, ref <shader>?<defines>"},
+    SHADER_ENUM("shader.vertex_layout", shader_vertex_layout, cook_shader_vertex_layout_names,
+                COOK_SHADER_VERTEX_LAYOUT_NONE,
+                "check a vertex stage's inputs against: none, or kmesh (kiln's .kmesh attributes "
+                "at location semantic - 1)"),
     SHADER_BOOL("shader.warnings_as_errors", shader_warnings_as_errors, false,
                 "compiler warnings fail the shader"),
     SETTING_ENUM("texture.block_align", texture_block_align, cook_block_align_names,

@@ -40,6 +40,7 @@ void shader_program_ir_free(shader_program_ir *program) {
     bytebuf_free(&program->io);
     bytebuf_free(&program->bindings);
     bytebuf_free(&program->push);
+    bytebuf_free(&program->push_instances);
     bytebuf_free(&program->spec);
     bytebuf_free(&program->strings);
     memset(program, 0, sizeof *program);

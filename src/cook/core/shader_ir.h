@@ -19,10 +19,11 @@ typedef struct shader_program_ir {
     kiln_shader_stage_desc stages[KILN_SHADER_STAGE_COUNT_]; /* in pipeline order */
     bytebuf code;                                            /* u32 SPIR-V words of every stage */
     bytebuf io;                                              /* kiln_shader_io[] */
-    bytebuf bindings; /* kiln_shader_binding[], merged over the stages */
-    bytebuf push;     /* kiln_shader_push_constant[] */
-    bytebuf spec;     /* kiln_shader_spec_constant[] */
-    bytebuf strings;  /* NUL-terminated names */
+    bytebuf bindings;       /* kiln_shader_binding[], merged over the stages */
+    bytebuf push;           /* kiln_shader_push_constant[] */
+    bytebuf push_instances; /* kiln_shader_push_instance[], parallel to push */
+    bytebuf spec;           /* kiln_shader_spec_constant[] */
+    bytebuf strings;        /* NUL-terminated names */
 } shader_program_ir;
 
 /* Appends `text` and its NUL to the string table; *offset, *length locate it. */

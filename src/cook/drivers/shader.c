@@ -291,6 +291,80 @@ static bool check_interfaces(cook_context *ctx, const shader_program_ir *p,
     return ok;
 }
 
+/* shader.vertex_layout: kmesh. A .kmesh attribute is bound at location
+ * semantic - 1 (position 0, normal 1, ... weights1 9) in the format the mesh
+ * cooker writes it (encode/vertex.c): what a vertex input there may be. */
+static const struct {
+    kiln_vertex_semantic semantic;
+    kiln_vertex_format format;
+    uint8_t components; /* what the format holds; position: 4 (w = 1 when it holds 3) */
+    bool integer;       /* read as uint (U16X4), else as float */
+} kmesh_locations[] = {
+    {KILN_SEMANTIC_POSITION, KILN_VFORMAT_F32X3, 4, false},
+    {KILN_SEMANTIC_NORMAL, KILN_VFORMAT_OCT_SNORM16X2, 2, false},
+    {KILN_SEMANTIC_TANGENT, KILN_VFORMAT_OCT_SIGNED_SNORM16X2, 2, false},
+    {KILN_SEMANTIC_TEXCOORD0, KILN_VFORMAT_F32X2, 2, false},
+    {KILN_SEMANTIC_TEXCOORD1, KILN_VFORMAT_F32X2, 2, false},
+    {KILN_SEMANTIC_COLOR0, KILN_VFORMAT_UNORM16X4, 4, false},
+    {KILN_SEMANTIC_JOINTS0, KILN_VFORMAT_U16X4, 4, true},
+    {KILN_SEMANTIC_WEIGHTS0, KILN_VFORMAT_UNORM16X4, 4, false},
+    {KILN_SEMANTIC_JOINTS1, KILN_VFORMAT_U16X4, 4, true},
+    {KILN_SEMANTIC_WEIGHTS1, KILN_VFORMAT_UNORM16X4, 4, false},
+};
+
+/* The vertex stage's inputs against the .kmesh layout: an input at a
+ * location no attribute has, or that reads its attribute as another numeric
+ * type or with more components than it holds, is an error naming both. */
+static bool check_vertex_layout(cook_context *ctx, const shader_program_ir *p,
+                                const stage_source *stages) {
+    if (ctx->settings->shader_vertex_layout != COOK_SHADER_VERTEX_LAYOUT_KMESH)
+        return true;
+    const kiln_shader_io *io = (const kiln_shader_io *)(const void *)p->io.data;
+    bool ok = true;
+    for (uint32_t i = 0; i < p->stage_count; i++) {
+        const kiln_shader_stage_desc *s = &p->stages[i];
+        if (s->stage != KILN_SHADER_STAGE_VERTEX)
+            continue;
+        for (uint32_t k = 0; k < s->input_count; k++) {
+            const kiln_shader_io *in = &io[s->input_offset + k];
+            char type[32];
+            type_name(in, type, sizeof type);
+            const char *name = shader_ir_string_at(p, in->name_offset);
+            size_t count = sizeof kmesh_locations / sizeof kmesh_locations[0];
+            if (in->location >= count) {
+                diag_error(ctx->diag, stages[i].path, 0,
+                           "vertex input '%s' (location %u, %s) has no .kmesh attribute: "
+                           "shader.vertex_layout kmesh binds position 0 ... weights1 %zu",
+                           name, in->location, type, count - 1);
+                ok = false;
+                continue;
+            }
+            const kiln_shader_base_type b = (kiln_shader_base_type)in->base_type;
+            bool is_float = b == KILN_SHADER_TYPE_FLOAT32 || b == KILN_SHADER_TYPE_FLOAT16;
+            bool is_uint = b == KILN_SHADER_TYPE_UINT32 || b == KILN_SHADER_TYPE_UINT16;
+            bool integer = kmesh_locations[in->location].integer;
+            if ((integer ? !is_uint : !is_float) || in->columns > 1 || in->array_size > 0 ||
+                in->vecsize > kmesh_locations[in->location].components) {
+                kiln_vertex_format format = kmesh_locations[in->location].format;
+                diag_error(ctx->diag, stages[i].path, 0,
+                           "vertex input '%s' (location %u) is %s but the .kmesh attribute there "
+                           "is %s, %s: read as %s%u%s",
+                           name, in->location, type,
+                           kiln_vertex_semantic_str(kmesh_locations[in->location].semantic),
+                           kiln_vertex_format_str(format), integer ? "uint" : "float",
+                           format == KILN_VFORMAT_F32X3 ? 3u
+                                                        : kmesh_locations[in->location].components,
+                           format == KILN_VFORMAT_OCT_SNORM16X2 ||
+                                   format == KILN_VFORMAT_OCT_SIGNED_SNORM16X2
+                               ? " (octahedral: decode it in the shader)"
+                               : "");
+                ok = false;
+            }
+        }
+    }
+    return ok;
+}
+
 /* Compiles, validates and reflects every stage with one variant's defines. */
 static bool build_program(cook_context *ctx, const stage_source *stages, uint32_t count,
                           const char *variant, shader_program_ir *program) {
@@ -327,6 +401,8 @@ static bool build_program(cook_context *ctx, const stage_source *stages, uint32_
     }
     if (ok)
         ok = check_interfaces(ctx, program, stages);
+    if (ok)
+        ok = check_vertex_layout(ctx, program, stages);
     shader_ir_sort_bindings(program);
     return ok;
 }

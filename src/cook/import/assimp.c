@@ -94,6 +94,8 @@
  *   inverse square (constant 0, linear 0, quadratic 1), specular or ambient
  *   colours different from the diffuse one, ambient and area lights (not
  *   cooked).
+ *   Animations: every aiAnimation, converted by assimp_anim.c (which
+ *   documents how).
  *
  * Materials
  *   Assimp's PBR keys are used when present and otherwise the MTL conversion
@@ -2129,7 +2131,8 @@ static bool convert_scene(aimp_state *st) {
                      st->skipped_meshes, st->skipped_meshes == 1 ? "" : "es");
     else if (meshes == 0)
         diag_warning(st->ctx->diag, st->path, 0, "nothing to cook: the scene has no meshes");
-    return build_cameras_lights(st) && build_materials(st);
+    return build_cameras_lights(st) && build_materials(st) &&
+           import_assimp_animations(st->ctx, st->path, scene, st->out);
 }
 
 static void state_free(aimp_state *st) {

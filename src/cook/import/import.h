@@ -8,7 +8,8 @@
  *   obj.c mtl.c        Wavefront OBJ and MTL (kiln's own)
  *   gltf*.c            glTF 2.0 and GLB (kiln's own; gltf_internal.h), with
  *   draco_decode.cpp   KHR_draco_mesh_compression through libdraco (C shim)
- *   assimp.c           every other model format, through assimp
+ *   assimp.c           every other model format, through assimp, with
+ *   assimp_anim.c      its animations
  *   image.c            PNG, JPEG, TGA, BMP, Radiance HDR decode; .cube LUTs
  *   isolate*.c         third-party importers (assimp) in a child process, so
  *   ir_wire.c          their crash or hang fails one asset (isolate.h)
@@ -42,6 +43,14 @@ bool import_gltf(cook_context *ctx, ir_asset *out);
 
 /* Every other model format assimp reads: FBX, DAE, 3DS, PLY, STL … (import/assimp.c). */
 bool import_assimp(cook_context *ctx, ir_asset *out);
+
+/* assimp's animations into out->animations (import/assimp_anim.c documents
+ * the conversion), for the nodes import_assimp made from the same scene: every
+ * node with a `source` is the aiNode at that depth-first position. Warnings
+ * name what is not cooked; false only when out of memory (an error). */
+struct aiScene;
+bool import_assimp_animations(cook_context *ctx, const char *path, const struct aiScene *scene,
+                              ir_asset *out);
 
 /* Parses MTL text into materials appended to `materials`. `mtl_path` is for
  * messages and for resolving texture paths (relative to the input root). The

@@ -44,8 +44,14 @@
  *   then:     u32 skin_count, per skin string name, i32 skeleton, i32
  *             source, u32 joint_count, the joints (node indices), 16 f32
  *             per joint (inverse bind matrices); node.skin indexes them
+ *   then:     u32 animation_count, per clip string name, string dropped,
+ *             u32 sampler_count, per sampler u32 key_count, u32 components,
+ *             u32 interpolation, key_count f32 times, then key_count x
+ *             components (x3 for CUBICSPLINE) f32 values; u32 channel_count,
+ *             per channel u32 node, u32 path, u32 sampler
  * Version 3 added cameras, lights and instances, version 4 joints1/weights1
- * and the skins, version 5 morph targets and node weights.
+ * and the skins, version 5 morph targets and node weights, version 6 the
+ * animations.
  * LODs and meshlets are not part of it: importers do not build them.
  */
 #include <math.h>
@@ -84,6 +90,9 @@
 #define SKIN_MIN_BYTES (4u + 12u + 4u + 64u)
 #define IMAGE_MIN_BYTES 13u
 #define SUBMESH_BYTES 20u
+#define CLIP_MIN_BYTES 16u
+#define SAMPLER_MIN_BYTES 20u /* one key of one component */
+#define CHANNEL_BYTES 12u
 
 /* ---------------------------------------------------------------------------
  * Primitives
@@ -413,6 +422,29 @@ bool ir_wire_write(const ir_asset *asset, bytebuf *out) {
         wire_put_u32(out, skin->joint_count);
         put_words(out, skin->joints, skin->joint_count, 4);
         wire_put_f32s(out, skin->inverse_bind, (size_t)skin->joint_count * 16);
+    }
+    wire_put_u32(out, asset->animation_count);
+    for (uint32_t i = 0; i < asset->animation_count; i++) {
+        const ir_animation *clip = &asset->animations[i];
+        wire_put_string(out, clip->name);
+        wire_put_string(out, clip->dropped);
+        wire_put_u32(out, clip->sampler_count);
+        for (uint32_t s = 0; s < clip->sampler_count; s++) {
+            const ir_anim_sampler *sampler = &clip->samplers[s];
+            size_t groups = sampler->interpolation == IR_INTERP_CUBICSPLINE ? 3 : 1;
+            wire_put_u32(out, sampler->key_count);
+            wire_put_u32(out, sampler->components);
+            wire_put_u32(out, (uint32_t)sampler->interpolation);
+            wire_put_f32s(out, sampler->times, sampler->key_count);
+            wire_put_f32s(out, sampler->values,
+                          (size_t)sampler->key_count * sampler->components * groups);
+        }
+        wire_put_u32(out, clip->channel_count);
+        for (uint32_t c = 0; c < clip->channel_count; c++) {
+            wire_put_u32(out, clip->channels[c].node);
+            wire_put_u32(out, (uint32_t)clip->channels[c].path);
+            wire_put_u32(out, clip->channels[c].sampler);
+        }
     }
     return !out->failed;
 }
@@ -859,6 +891,134 @@ static bool read_skins(wire_decoder *d, ir_asset *out) {
     return ok;
 }
 
+/* One clip's sampler: keys as ir.h wants them (times finite, non-negative,
+ * strictly increasing; values finite; LINEAR and STEP rotations unit). The
+ * components are checked against the channels that use it. */
+static bool read_sampler(wire_decoder *d, uint32_t clip, uint32_t index, ir_anim_sampler *s) {
+    wire_reader *in = d->in;
+    uint32_t keys = wire_get_count(in, 4);
+    uint32_t components = wire_get_u32(in);
+    uint32_t interpolation = wire_get_u32(in);
+    if (!read_ok(d, true, "animation sampler"))
+        return false;
+    if (keys == 0 || components == 0 || components > 65535 || interpolation > IR_INTERP_CUBICSPLINE)
+        return reject(d, "animation %u sampler %u: %u keys of %u components, interpolation %u",
+                      clip, index, keys, components, interpolation);
+    size_t groups = interpolation == IR_INTERP_CUBICSPLINE ? 3 : 1;
+    s->times = read_stream(d, keys, 1, 4);
+    if (!read_ok(d, s->times != NULL, "animation key times"))
+        return false;
+    s->values = read_stream(d, keys, (size_t)components * groups, 4);
+    if (!read_ok(d, s->values != NULL, "animation key values"))
+        return false;
+    s->key_count = keys;
+    s->components = components;
+    s->interpolation = (ir_interpolation)interpolation;
+    for (uint32_t k = 0; k < keys; k++)
+        if (!isfinite(s->times[k]) || !(s->times[k] >= 0.0f) ||
+            (k > 0 && !(s->times[k] > s->times[k - 1])))
+            return reject(d,
+                          "animation %u sampler %u: key %u time is not finite, negative or "
+                          "not after the one before",
+                          clip, index, k);
+    size_t values = (size_t)keys * components * groups;
+    if (!all_finite(s->values, values))
+        return reject(d, "animation %u sampler %u: a value is not finite", clip, index);
+    return true;
+}
+
+/* The animations: channels naming nodes, paths and samplers in range, with
+ * the components their path wants, at most one per node and path. */
+static bool read_animations(wire_decoder *d, ir_asset *out) {
+    wire_reader *in = d->in;
+    uint32_t count = wire_get_count(in, CLIP_MIN_BYTES);
+    if (!read_ok(d, true, "animations"))
+        return false;
+    out->animations = count > 0 ? calloc(count, sizeof *out->animations) : NULL;
+    /* per node: 1 + the clip whose channels last named it, and their paths */
+    uint32_t *seen_clip = calloc(out->node_count ? out->node_count : 1, sizeof *seen_clip);
+    uint8_t *seen_paths = calloc(out->node_count ? out->node_count : 1, 1);
+    bool ok = read_ok(d, (count == 0 || out->animations != NULL) && seen_clip && seen_paths,
+                      "animations");
+    if (ok)
+        out->animation_count = count;
+    for (uint32_t a = 0; ok && a < count; a++) {
+        ir_animation *clip = &out->animations[a];
+        bool named = wire_get_string(in, &clip->name);
+        bool dropped = named && wire_get_string(in, &clip->dropped);
+        uint32_t samplers = wire_get_count(in, SAMPLER_MIN_BYTES);
+        if (!(ok = read_ok(d, named && dropped, "animation")))
+            break;
+        clip->samplers = calloc(samplers ? samplers : 1, sizeof *clip->samplers);
+        if (!(ok = read_ok(d, clip->samplers != NULL, "animation samplers")))
+            break;
+        clip->sampler_count = samplers;
+        for (uint32_t s = 0; ok && s < samplers; s++)
+            ok = read_sampler(d, a, s, &clip->samplers[s]);
+        if (!ok)
+            break;
+        uint32_t channels = wire_get_count(in, CHANNEL_BYTES);
+        if (!(ok = read_ok(d, true, "animation channels")))
+            break;
+        clip->channels = calloc(channels ? channels : 1, sizeof *clip->channels);
+        if (!(ok = read_ok(d, clip->channels != NULL, "animation channels")))
+            break;
+        clip->channel_count = channels;
+        for (uint32_t c = 0; ok && c < channels; c++) {
+            ir_anim_channel *ch = &clip->channels[c];
+            ch->node = wire_get_u32(in);
+            uint32_t path = wire_get_u32(in);
+            ch->sampler = wire_get_u32(in);
+            if (!(ok = read_ok(d, true, "animation channel")))
+                break;
+            if (ch->node >= out->node_count || path > IR_ANIM_WEIGHTS || ch->sampler >= samplers) {
+                ok = reject(d,
+                            "animation %u channel %u: node %u, path %u or sampler %u out of "
+                            "range",
+                            a, c, ch->node, path, ch->sampler);
+                break;
+            }
+            ch->path = (ir_anim_path)path;
+            const ir_anim_sampler *s = &clip->samplers[ch->sampler];
+            uint32_t want = path == IR_ANIM_WEIGHTS    ? out->nodes[ch->node].weight_count
+                            : path == IR_ANIM_ROTATION ? 4u
+                                                       : 3u;
+            if (s->components != want) {
+                ok = reject(d, "animation %u channel %u: %u components, %u expected", a, c,
+                            s->components, want);
+                break;
+            }
+            if (path == IR_ANIM_ROTATION && s->interpolation != IR_INTERP_CUBICSPLINE) {
+                for (uint32_t k = 0; ok && k < s->key_count; k++) {
+                    const float *q = s->values + 4 * (size_t)k;
+                    double length2 = (double)q[0] * q[0] + (double)q[1] * q[1] +
+                                     (double)q[2] * q[2] + (double)q[3] * q[3];
+                    if (!(fabs(length2 - 1.0) <= 2e-3))
+                        ok = reject(d,
+                                    "animation %u channel %u: rotation key %u is not a unit "
+                                    "quaternion",
+                                    a, c, k);
+                }
+                if (!ok)
+                    break;
+            }
+            if (seen_clip[ch->node] != a + 1) {
+                seen_clip[ch->node] = a + 1;
+                seen_paths[ch->node] = 0;
+            }
+            if (seen_paths[ch->node] & (1u << path)) {
+                ok = reject(d, "animation %u channel %u: node %u's path %u is driven twice", a, c,
+                            ch->node, path);
+                break;
+            }
+            seen_paths[ch->node] |= (uint8_t)(1u << path);
+        }
+    }
+    free(seen_clip);
+    free(seen_paths);
+    return ok;
+}
+
 static bool read_image(wire_decoder *d, uint32_t index, ir_image *image) {
     wire_reader *in = d->in;
     bool named = wire_get_string(in, &image->name);
@@ -931,6 +1091,8 @@ bool ir_wire_read(wire_reader *in, ir_asset *out, char *reason, size_t reason_si
         ok = read_cameras_lights_instances(&d, out);
     if (ok)
         ok = read_skins(&d, out);
+    if (ok)
+        ok = read_animations(&d, out);
     if (!ok) {
         ir_asset_free(out);
         memset(out, 0, sizeof *out);

@@ -109,6 +109,13 @@ extern "C" bool shader_glslang_compile(shader_glslang_job *job) {
             ok = program.link(messages);
             log += program.getInfoLog();
         }
+        /* glslang only warns when the entry point is missing, and emits an
+         * empty module whose entry point has the name asked for. */
+        if (ok && log.find("Entry point not found") != std::string::npos) {
+            log += std::string("ERROR: entry point '") + job->entry +
+                   "' not found (name it main, or set shader.entry in a kiln.yml rule)\n";
+            ok = false;
+        }
         if (ok && job->warnings_as_errors && log.find("WARNING:") != std::string::npos) {
             log += "ERROR: warnings are errors (shader.warnings_as_errors)\n";
             ok = false;

@@ -217,9 +217,16 @@ static uint32_t add_push_constants(reflect_state *state) {
         if (first > size)
             first = 0;
         kiln_shader_push_constant p = {.offset = first, .size = (uint32_t)(size - first)};
-        shader_ir_string(state->program, list[i].name ? list[i].name : "", &p.name_offset,
+        /* The block's type name, as buffers are named (SPIRV-Cross names a
+         * push-constant resource after its variable, "" when anonymous). */
+        const char *type_name = spvc_compiler_get_name(state->compiler, list[i].base_type_id);
+        shader_ir_string(state->program, type_name ? type_name : "", &p.name_offset,
                          &p.name_length);
         bytebuf_append(&state->program->push, &p, sizeof p);
+        kiln_shader_push_instance instance = {0};
+        shader_ir_string(state->program, list[i].name ? list[i].name : "", &instance.name_offset,
+                         &instance.name_length);
+        bytebuf_append(&state->program->push_instances, &instance, sizeof instance);
     }
     return (uint32_t)count;
 }

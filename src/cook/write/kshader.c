@@ -5,7 +5,8 @@
 
 bool write_kshader(const cook_context *ctx, const shader_program_ir *p, const char *importer,
                    bytebuf *out) {
-    const bytebuf *tables[] = {&p->code, &p->io, &p->bindings, &p->push, &p->spec, &p->strings};
+    const bytebuf *tables[] = {&p->code, &p->io,      &p->bindings,      &p->push,
+                               &p->spec, &p->strings, &p->push_instances};
     for (size_t t = 0; t < sizeof tables / sizeof tables[0]; t++)
         if (tables[t]->failed || tables[t]->size > UINT32_MAX)
             return false;
@@ -33,9 +34,13 @@ bool write_kshader(const cook_context *ctx, const shader_program_ir *p, const ch
         uint32_t fourcc;
         const bytebuf *bytes;
     } chunks[] = {
-        {KILN_CHUNK_SHADER_CODE, &p->code},         {KILN_CHUNK_SHADER_IO, &p->io},
-        {KILN_CHUNK_SHADER_BINDINGS, &p->bindings}, {KILN_CHUNK_SHADER_PUSH, &p->push},
-        {KILN_CHUNK_SHADER_SPEC, &p->spec},         {KILN_CHUNK_SHADER_STRINGS, &p->strings},
+        {KILN_CHUNK_SHADER_CODE, &p->code},
+        {KILN_CHUNK_SHADER_IO, &p->io},
+        {KILN_CHUNK_SHADER_BINDINGS, &p->bindings},
+        {KILN_CHUNK_SHADER_PUSH, &p->push},
+        {KILN_CHUNK_SHADER_SPEC, &p->spec},
+        {KILN_CHUNK_SHADER_STRINGS, &p->strings},
+        {KILN_CHUNK_SHADER_PUSH_INSTANCES, &p->push_instances},
     };
     for (size_t c = 0; c < sizeof chunks / sizeof chunks[0]; c++)
         if (chunks[c].bytes->size > 0) /* an empty table is left out */
