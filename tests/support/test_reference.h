@@ -27,4 +27,22 @@ void ref_gltf_local(const json_t *node, double m[16]);
 void ref_gltf_world(const json_t *nodes, size_t index, const double parent[16],
                     double (*world)[16]);
 
+/* A glTF document with its buffers loaded: a .gltf's files and base64 data:
+ * URIs, or a .glb's binary chunk. */
+typedef struct ref_gltf {
+    json_t *root;
+    unsigned char **buffers;
+    size_t buffer_count;
+    unsigned char *glb;
+    size_t glb_size;
+    char *dir;
+} ref_gltf;
+
+void ref_gltf_open(ref_gltf *doc, const char *path);
+void ref_gltf_close(ref_gltf *doc);
+/* Accessor `index` as doubles, `components` per element (normalised integers
+ * divided as glTF 3.11 says), its sparse substitution applied, zeros without
+ * a bufferView; *count elements. Caller frees. */
+double *ref_gltf_accessor(const ref_gltf *doc, size_t index, int components, size_t *count);
+
 #endif

@@ -26,6 +26,7 @@
 
 #include "cook/process/process.h"
 #include "test_import.h"
+#include "test_reference.h"
 
 /* ---------------------------------------------------------------------------
  * Welding
@@ -352,177 +353,6 @@ static void cooked_targets_read_back(void **state) {
  * The corpus: an independent reader of glTF accessors
  * ------------------------------------------------------------------------- */
 
-typedef struct source {
-    json_t *root;
-    uint8_t **buffers;
-    size_t buffer_count;
-    uint8_t *glb;
-    size_t glb_size;
-    char *dir;
-} source;
-
-static int b64_value(char c) {
-    if (c >= 'A' && c <= 'Z')
-        return c - 'A';
-    if (c >= 'a' && c <= 'z')
-        return c - 'a' + 26;
-    if (c >= '0' && c <= '9')
-        return c - '0' + 52;
-    return c == '+' ? 62 : (c == '/' ? 63 : -1);
-}
-
-static void source_load(source *s, const char *path) {
-    memset(s, 0, sizeof *s);
-    s->dir = strdup(path);
-    *strrchr(s->dir, '/') = '\0';
-    size_t size;
-    uint8_t *bytes = test_read_file(path, &size);
-    json_error_t error;
-    if (size >= 20 && memcmp(bytes, "glTF", 4) == 0) {
-        uint32_t length, bin_length;
-        memcpy(&length, bytes + 12, 4);
-        s->root = json_loadb((const char *)bytes + 20, length, 0, &error);
-        size_t bin = 20 + ((length + 3u) & ~3u);
-        memcpy(&bin_length, bytes + bin, 4);
-        s->glb = malloc(bin_length);
-        memcpy(s->glb, bytes + bin + 8, bin_length);
-        s->glb_size = bin_length;
-    } else {
-        s->root = json_loadb((const char *)bytes, size, 0, &error);
-    }
-    free(bytes);
-    assert_non_null(s->root);
-    const json_t *buffers = json_object_get(s->root, "buffers");
-    s->buffer_count = json_array_size(buffers);
-    s->buffers = calloc(s->buffer_count, sizeof *s->buffers);
-    for (size_t b = 0; b < s->buffer_count; b++) {
-        const char *uri = json_string_value(json_object_get(json_array_get(buffers, b), "uri"));
-        if (uri == NULL) {
-            s->buffers[b] = malloc(s->glb_size);
-            memcpy(s->buffers[b], s->glb, s->glb_size);
-        } else if (strncmp(uri, "data:", 5) == 0) {
-            const char *data = strstr(uri, ";base64,") + 8;
-            size_t n = strlen(data);
-            uint8_t *out = malloc(n), *o = out;
-            uint32_t acc = 0;
-            int bits = 0;
-            for (size_t k = 0; k < n; k++) {
-                int v = b64_value(data[k]);
-                if (v < 0)
-                    continue;
-                acc = (acc << 6) | (uint32_t)v;
-                bits += 6;
-                if (bits >= 8) {
-                    bits -= 8;
-                    *o++ = (uint8_t)(acc >> bits);
-                }
-            }
-            s->buffers[b] = out;
-        } else {
-            char *p = test_path_join(s->dir, uri);
-            size_t n;
-            s->buffers[b] = test_read_file(p, &n);
-            free(p);
-        }
-    }
-}
-
-static void source_free(source *s) {
-    for (size_t b = 0; b < s->buffer_count; b++)
-        free(s->buffers[b]);
-    free(s->buffers);
-    free(s->glb);
-    free(s->dir);
-    json_decref(s->root);
-}
-
-static size_t component_size(int type) {
-    return type == 5126 || type == 5125 ? 4 : (type == 5123 || type == 5122 ? 2 : 1);
-}
-
-/* One component per the glTF spec (3.11, normalized integers). */
-static double component(const uint8_t *p, int type, bool normalized) {
-    switch (type) {
-    case 5126: {
-        float f;
-        memcpy(&f, p, 4);
-        return f;
-    }
-    case 5125: {
-        uint32_t u;
-        memcpy(&u, p, 4);
-        return u;
-    }
-    case 5123: {
-        uint16_t u;
-        memcpy(&u, p, 2);
-        return normalized ? u / 65535.0 : u;
-    }
-    case 5122: {
-        int16_t i;
-        memcpy(&i, p, 2);
-        return normalized ? fmax(i / 32767.0, -1.0) : i;
-    }
-    case 5121:
-        return normalized ? *p / 255.0 : *p;
-    default: {
-        int8_t i = (int8_t)*p;
-        return normalized ? fmax(i / 127.0, -1.0) : i;
-    }
-    }
-}
-
-static const uint8_t *view_bytes(const source *s, size_t view, size_t *stride) {
-    const json_t *v = json_array_get(json_object_get(s->root, "bufferViews"), view);
-    if (stride != NULL)
-        *stride = (size_t)json_integer_value(json_object_get(v, "byteStride"));
-    return s->buffers[json_integer_value(json_object_get(v, "buffer"))] +
-           json_integer_value(json_object_get(v, "byteOffset"));
-}
-
-/* Accessor `index` as doubles, `components` per element, with its sparse
- * substitution; zeros without a bufferView. */
-static double *read_accessor(const source *s, size_t index, int components, size_t *count) {
-    const json_t *a = json_array_get(json_object_get(s->root, "accessors"), index);
-    int type = (int)json_integer_value(json_object_get(a, "componentType"));
-    bool normalized = json_is_true(json_object_get(a, "normalized"));
-    *count = (size_t)json_integer_value(json_object_get(a, "count"));
-    size_t size = component_size(type);
-    double *out = calloc(*count * (size_t)components + 1, sizeof *out);
-    const json_t *view = json_object_get(a, "bufferView");
-    if (view != NULL) {
-        size_t stride;
-        const uint8_t *base = view_bytes(s, (size_t)json_integer_value(view), &stride) +
-                              json_integer_value(json_object_get(a, "byteOffset"));
-        if (stride == 0)
-            stride = size * (size_t)components;
-        for (size_t e = 0; e < *count; e++)
-            for (int c = 0; c < components; c++)
-                out[e * (size_t)components + (size_t)c] =
-                    component(base + e * stride + (size_t)c * size, type, normalized);
-    }
-    const json_t *sparse = json_object_get(a, "sparse");
-    if (sparse != NULL) {
-        size_t n = (size_t)json_integer_value(json_object_get(sparse, "count"));
-        const json_t *ji = json_object_get(sparse, "indices");
-        const json_t *jv = json_object_get(sparse, "values");
-        int itype = (int)json_integer_value(json_object_get(ji, "componentType"));
-        const uint8_t *ib =
-            view_bytes(s, (size_t)json_integer_value(json_object_get(ji, "bufferView")), NULL) +
-            json_integer_value(json_object_get(ji, "byteOffset"));
-        const uint8_t *vb =
-            view_bytes(s, (size_t)json_integer_value(json_object_get(jv, "bufferView")), NULL) +
-            json_integer_value(json_object_get(jv, "byteOffset"));
-        for (size_t k = 0; k < n; k++) {
-            size_t e = (size_t)component(ib + k * component_size(itype), itype, false);
-            for (int c = 0; c < components; c++)
-                out[e * (size_t)components + (size_t)c] =
-                    component(vb + (k * (size_t)components + (size_t)c) * size, type, normalized);
-        }
-    }
-    return out;
-}
-
 /* ---------------------------------------------------------------------------
  * The corpus: one model
  * ------------------------------------------------------------------------- */
@@ -550,13 +380,13 @@ typedef struct model_result {
 static const double time_fractions[TIMES] = {-1, 0, 0.13, 0.5, 0.77, 1.0, 2.0};
 
 /* glTF's LINEAR sampler of weights at t (clamped), independently. */
-static void sample_weights(const source *s, const json_t *sampler, uint32_t targets, double t,
+static void sample_weights(const ref_gltf *s, const json_t *sampler, uint32_t targets, double t,
                            double *out) {
     size_t keys, n;
-    double *times =
-        read_accessor(s, (size_t)json_integer_value(json_object_get(sampler, "input")), 1, &keys);
+    double *times = ref_gltf_accessor(
+        s, (size_t)json_integer_value(json_object_get(sampler, "input")), 1, &keys);
     double *values =
-        read_accessor(s, (size_t)json_integer_value(json_object_get(sampler, "output")), 1, &n);
+        ref_gltf_accessor(s, (size_t)json_integer_value(json_object_get(sampler, "output")), 1, &n);
     assert_int_equal(n, keys * targets);
     size_t k = 0;
     while (k + 1 < keys && times[k + 1] <= t)
@@ -573,10 +403,10 @@ static void sample_weights(const source *s, const json_t *sampler, uint32_t targ
     free(values);
 }
 
-static double clip_duration(const source *s, const json_t *sampler) {
+static double clip_duration(const ref_gltf *s, const json_t *sampler) {
     size_t keys;
-    double *times =
-        read_accessor(s, (size_t)json_integer_value(json_object_get(sampler, "input")), 1, &keys);
+    double *times = ref_gltf_accessor(
+        s, (size_t)json_integer_value(json_object_get(sampler, "input")), 1, &keys);
     double d = times[keys - 1];
     free(times);
     return d;
@@ -585,8 +415,8 @@ static double clip_duration(const source *s, const json_t *sampler) {
 static void check_model(const char *relative, model_result *res) {
     memset(res, 0, sizeof *res);
     char *path = test_path_join(test_corpus_dir(), relative);
-    source s;
-    source_load(&s, path);
+    ref_gltf s;
+    ref_gltf_open(&s, path);
     const char *file = strrchr(path, '/') + 1;
     char tag[200];
     snprintf(tag, sizeof tag, "%s_%s", strchr(relative, '/') + 1, file);
@@ -610,12 +440,12 @@ static void check_model(const char *relative, model_result *res) {
         const json_t *prim = json_array_get(prims, p);
         const json_t *attrs = json_object_get(prim, "attributes");
         size_t n, nn = 0;
-        double *pos = read_accessor(
+        double *pos = ref_gltf_accessor(
             &s, (size_t)json_integer_value(json_object_get(attrs, "POSITION")), 3, &n);
         double *nor =
             json_object_get(attrs, "NORMAL")
-                ? read_accessor(&s, (size_t)json_integer_value(json_object_get(attrs, "NORMAL")), 3,
-                                &nn)
+                ? ref_gltf_accessor(
+                      &s, (size_t)json_integer_value(json_object_get(attrs, "NORMAL")), 3, &nn)
                 : NULL;
         src = realloc(src, (src_count + n) * sizeof *src);
         for (size_t v = 0; v < n; v++) {
@@ -639,7 +469,7 @@ static void check_model(const char *relative, model_result *res) {
                     continue;
                 attributes |= 1u << k;
                 size_t dn;
-                double *d = read_accessor(&s, (size_t)json_integer_value(acc), 3, &dn);
+                double *d = ref_gltf_accessor(&s, (size_t)json_integer_value(acc), 3, &dn);
                 assert_int_equal(dn, n);
                 for (size_t v = 0; v < n; v++)
                     memcpy(src[src_count + v].deltas + (t * 3 + (size_t)k) * 3, d + 3 * v,
@@ -837,7 +667,7 @@ static void check_model(const char *relative, model_result *res) {
     for (size_t i = 0; i < src_count; i++)
         free(src[i].deltas);
     free(src);
-    source_free(&s);
+    ref_gltf_close(&s);
     cooked_free(&c);
     free(path);
 }

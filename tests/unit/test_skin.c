@@ -874,118 +874,6 @@ static void assimp_bones_become_a_skin(void **state) {
  * The corpus: skinned vertices at the rest pose
  * ------------------------------------------------------------------------- */
 
-static json_t *load_json(const char *path, uint8_t **glb, size_t *glb_size) {
-    size_t size;
-    uint8_t *bytes = test_read_file(path, &size);
-    json_error_t error;
-    json_t *root = NULL;
-    *glb = NULL;
-    if (size >= 20 && memcmp(bytes, "glTF", 4) == 0) {
-        uint32_t length;
-        memcpy(&length, bytes + 12, 4);
-        root = json_loadb((const char *)bytes + 20, length, 0, &error);
-        size_t bin = 20 + ((length + 3u) & ~3u);
-        if (bin + 8 <= size) {
-            uint32_t bin_length;
-            memcpy(&bin_length, bytes + bin, 4);
-            *glb = malloc(bin_length);
-            assert_non_null(*glb);
-            memcpy(*glb, bytes + bin + 8, bin_length);
-            *glb_size = bin_length;
-        }
-    } else {
-        root = json_loadb((const char *)bytes, size, 0, &error);
-    }
-    free(bytes);
-    return root;
-}
-
-static int b64_value(char c) {
-    if (c >= 'A' && c <= 'Z')
-        return c - 'A';
-    if (c >= 'a' && c <= 'z')
-        return c - 'a' + 26;
-    if (c >= '0' && c <= '9')
-        return c - '0' + 52;
-    return c == '+' ? 62 : (c == '/' ? 63 : -1);
-}
-
-/* Buffer i of the glTF: its file, a base64 data: URI, or the GLB chunk. */
-static uint8_t *load_buffer(const json_t *root, size_t i, const char *dir, const uint8_t *glb,
-                            size_t glb_size, size_t *size) {
-    const json_t *buffer = json_array_get(json_object_get(root, "buffers"), i);
-    const char *uri = json_string_value(json_object_get(buffer, "uri"));
-    if (uri == NULL) {
-        uint8_t *copy = malloc(glb_size);
-        memcpy(copy, glb, glb_size);
-        *size = glb_size;
-        return copy;
-    }
-    if (strncmp(uri, "data:", 5) == 0) {
-        const char *data = strstr(uri, ";base64,") + 8;
-        size_t n = strlen(data);
-        uint8_t *out = malloc(n), *o = out;
-        uint32_t acc = 0;
-        int bits = 0;
-        for (size_t k = 0; k < n; k++) {
-            int v = b64_value(data[k]);
-            if (v < 0)
-                continue;
-            acc = (acc << 6) | (uint32_t)v;
-            bits += 6;
-            if (bits >= 8) {
-                bits -= 8;
-                *o++ = (uint8_t)(acc >> bits);
-            }
-        }
-        *size = (size_t)(o - out);
-        return out;
-    }
-    char *path = test_path_join(dir, uri);
-    uint8_t *bytes = test_read_file(path, size);
-    free(path);
-    return bytes;
-}
-
-/* Accessor `index` as doubles (normalised integers divided), `components` per
- * element; count in *count. No sparse accessors (none in these models). */
-static double *read_accessor(const json_t *root, size_t index, uint8_t **buffers, int components,
-                             size_t *count) {
-    const json_t *a = json_array_get(json_object_get(root, "accessors"), index);
-    const json_t *view =
-        json_array_get(json_object_get(root, "bufferViews"),
-                       (size_t)json_integer_value(json_object_get(a, "bufferView")));
-    int type = (int)json_integer_value(json_object_get(a, "componentType"));
-    bool normalized = json_is_true(json_object_get(a, "normalized"));
-    *count = (size_t)json_integer_value(json_object_get(a, "count"));
-    size_t size = type == 5126 ? 4 : (type == 5123 || type == 5122 ? 2 : 1);
-    size_t stride = (size_t)json_integer_value(json_object_get(view, "byteStride"));
-    if (stride == 0)
-        stride = size * (size_t)components;
-    const uint8_t *base = buffers[json_integer_value(json_object_get(view, "buffer"))] +
-                          json_integer_value(json_object_get(view, "byteOffset")) +
-                          json_integer_value(json_object_get(a, "byteOffset"));
-    double *out = malloc(*count * (size_t)components * sizeof *out);
-    for (size_t e = 0; e < *count; e++)
-        for (int c = 0; c < components; c++) {
-            const uint8_t *p = base + e * stride + (size_t)c * size;
-            double v;
-            if (type == 5126) {
-                float f;
-                memcpy(&f, p, 4);
-                v = f;
-            } else if (type == 5123) {
-                uint16_t u;
-                memcpy(&u, p, 2);
-                v = normalized ? u / 65535.0 : u;
-            } else {
-                v = normalized ? *p / 255.0 : *p;
-            }
-            out[e * (size_t)components + (size_t)c] = v;
-        }
-    return out;
-}
-
 typedef struct source_vertex {
     double position[3];
     double skinned[3];
@@ -993,8 +881,9 @@ typedef struct source_vertex {
 } source_vertex;
 
 /* Every vertex of glTF mesh `mesh` skinned by skin `skin` from the JSON. */
-static source_vertex *source_skinned(const json_t *root, uint8_t **buffers, size_t mesh,
-                                     size_t skin, double (*world)[16], size_t *count) {
+static source_vertex *source_skinned(const ref_gltf *doc, size_t mesh, size_t skin,
+                                     double (*world)[16], size_t *count) {
+    const json_t *root = doc->root;
     const json_t *s = json_array_get(json_object_get(root, "skins"), skin);
     const json_t *joints = json_object_get(s, "joints");
     size_t joint_count = json_array_size(joints);
@@ -1002,9 +891,9 @@ static source_vertex *source_skinned(const json_t *root, uint8_t **buffers, size
     double *ibm = NULL;
     size_t ibm_count = 0;
     if (json_object_get(s, "inverseBindMatrices"))
-        ibm = read_accessor(root,
-                            (size_t)json_integer_value(json_object_get(s, "inverseBindMatrices")),
-                            buffers, 16, &ibm_count);
+        ibm = ref_gltf_accessor(
+            doc, (size_t)json_integer_value(json_object_get(s, "inverseBindMatrices")), 16,
+            &ibm_count);
     for (size_t j = 0; j < joint_count; j++) {
         double inverse[16];
         memcpy(inverse,
@@ -1021,12 +910,12 @@ static source_vertex *source_skinned(const json_t *root, uint8_t **buffers, size
     for (size_t p = 0; p < json_array_size(prims); p++) {
         const json_t *attrs = json_object_get(json_array_get(prims, p), "attributes");
         size_t n, nj, nw;
-        double *pos = read_accessor(
-            root, (size_t)json_integer_value(json_object_get(attrs, "POSITION")), buffers, 3, &n);
-        double *jo = read_accessor(
-            root, (size_t)json_integer_value(json_object_get(attrs, "JOINTS_0")), buffers, 4, &nj);
-        double *we = read_accessor(
-            root, (size_t)json_integer_value(json_object_get(attrs, "WEIGHTS_0")), buffers, 4, &nw);
+        double *pos = ref_gltf_accessor(
+            doc, (size_t)json_integer_value(json_object_get(attrs, "POSITION")), 3, &n);
+        double *jo = ref_gltf_accessor(
+            doc, (size_t)json_integer_value(json_object_get(attrs, "JOINTS_0")), 4, &nj);
+        double *we = ref_gltf_accessor(
+            doc, (size_t)json_integer_value(json_object_get(attrs, "WEIGHTS_0")), 4, &nw);
         assert_true(nj == n && nw == n);
         out = realloc(out, (*count + n) * sizeof *out);
         for (size_t v = 0; v < n; v++) {
@@ -1086,16 +975,9 @@ static void check_corpus_model(const char *relative, double *worst_out, size_t *
     assert_true(cook_asset(&request, &result));
     cook_asset_result_free(&result);
 
-    uint8_t *glb = NULL;
-    size_t glb_size = 0;
-    json_t *root = load_json(source, &glb, &glb_size);
-    assert_non_null(root);
-    size_t buffer_count = json_array_size(json_object_get(root, "buffers"));
-    uint8_t **buffers = calloc(buffer_count, sizeof *buffers);
-    for (size_t b = 0; b < buffer_count; b++) {
-        size_t size;
-        buffers[b] = load_buffer(root, b, dir, glb, glb_size, &size);
-    }
+    ref_gltf doc;
+    ref_gltf_open(&doc, source);
+    const json_t *root = doc.root;
     const json_t *nodes = json_object_get(root, "nodes");
     size_t node_count = json_array_size(nodes);
     double(*world)[16] = calloc(node_count, sizeof *world);
@@ -1137,7 +1019,7 @@ static void check_corpus_model(const char *relative, double *worst_out, size_t *
         size_t gskin = (size_t)json_integer_value(json_object_get(gnode, "skin"));
         assert_int_equal(scene.skins[scene.nodes[n].skin].source, (int32_t)gskin);
         size_t source_count;
-        source_vertex *src = source_skinned(root, buffers, gmesh, gskin, world, &source_count);
+        source_vertex *src = source_skinned(&doc, gmesh, gskin, world, &source_count);
         uint32_t joint_count = scene.skins[scene.nodes[n].skin].joint_count;
         float *matrices = malloc((size_t)joint_count * 64);
         assert_int_equal(kiln_scene_skin_matrices(&scene, &instance, (uint32_t)scene.nodes[n].skin,
@@ -1209,13 +1091,9 @@ static void check_corpus_model(const char *relative, double *worst_out, size_t *
     *vertices_out = checked;
     free(memory);
     kiln_file_close(&scene_file);
-    for (size_t b = 0; b < buffer_count; b++)
-        free(buffers[b]);
-    free(buffers);
     free(world);
     free(child);
-    free(glb);
-    json_decref(root);
+    ref_gltf_close(&doc);
     free(output);
     free(dir);
     free(source);
