@@ -11,11 +11,11 @@
  * from a fixed-seed generator: independent random values per key, or with
  * --smooth 1 sines (what sampled motion looks like: neighbouring rotation
  * keys a few degrees apart). --quantize 1 cooks it with anim.quantize (the
- * accessor side keeps the float keys; the poses then agree to 2e-4). It is built as IR, written by the cooker's
- * writers (.kscene and .kanim) and opened with the runtime exactly as a game
- * would. The same keys are also laid out as a glTF binary buffer would hold
- * them: per sampler an input accessor (times) and an output accessor (values),
- * with byteOffset / byteStride / componentType described by accessor records.
+ * accessor side keeps the float keys; the poses then agree to 2e-4). It is built as IR, written by
+ * the cooker's writers (.kscene and .kanim) and opened with the runtime exactly as a game would.
+ * The same keys are also laid out as a glTF binary buffer would hold them: per sampler an input
+ * accessor (times) and an output accessor (values), with byteOffset / byteStride / componentType
+ * described by accessor records.
  *
  *   kiln       kiln_anim_sample(view, clip, t, cursors, pose): one call per
  *              frame, key cursors kept between frames (forward playback)
@@ -219,9 +219,9 @@ int main(int argc, char **argv) {
                 s->times[k] = (float)k / 30.0f;
                 float *v = s->values + (size_t)k * n;
                 for (uint32_t q = 0; q < n; q++)
-                    v[q] = (p == 2 ? 1.0f : 0.0f) +
-                           (smooth ? 0.3f * sinf(phase[q] + (float)k * freq[q])
-                                   : 0.3f * rng_unit());
+                    v[q] =
+                        (p == 2 ? 1.0f : 0.0f) +
+                        (smooth ? 0.3f * sinf(phase[q] + (float)k * freq[q]) : 0.3f * rng_unit());
                 if (p == 1) {
                     float l = sqrtf(v[0] * v[0] + v[1] * v[1] + v[2] * v[2] + v[3] * v[3]);
                     for (int q = 0; q < 4; q++)

@@ -402,7 +402,7 @@ static int cook_plan(const build_options *options, const build_setup *setup, con
     build_memory_gate memory;
     build_memory_gate_init(&memory, options->memory_limit);
     build_run run = {options, setup, plan,     &old_cache, existing, results,
-                     slots,   NULL,  reporter, NULL,       focused, &memory};
+                     slots,   NULL,  reporter, NULL,       focused,  &memory};
     if (!options->dry_run)
         run.journal = build_journal_open(setup);
     if (results == NULL || slots == NULL || reporter == NULL ||
