@@ -151,6 +151,29 @@ int build_shared_options_done(const char *command, build_options *options) {
     return -1;
 }
 
+/* The options of the commands that cook (build, watch): -i, -j and
+ * --memory-limit (`memory_option`, the command's own value for it). 0 when
+ * `option` is none of them, -1 when taken, else a usage error's exit status. */
+int build_cook_option(const char *command, int option, int memory_option, const char *arg,
+                      build_options *options) {
+    if (option == 'i') {
+        options->input = arg;
+    } else if (option == 'j') {
+        if (!build_parse_job_count(arg, &options->jobs))
+            return cli_usage_error(command, "invalid job count '%s' (expected 1..%u)", arg,
+                                   PARALLEL_MAX_THREADS);
+    } else if (option == memory_option) {
+        if (!build_parse_memory_limit(arg, &options->memory_limit))
+            return cli_usage_error(command,
+                                   "invalid memory limit '%s' (expected bytes, optionally with "
+                                   "K, M or G, or 1%%..100%% of the RAM)",
+                                   arg);
+    } else {
+        return 0;
+    }
+    return -1;
+}
+
 /* Returns -1 to go on building, otherwise the exit status. */
 static int parse_build_options(int argc, char **argv, build_options *options) {
     *options = (build_options){.jobs = parallel_cpu_count(),
@@ -160,15 +183,12 @@ static int parse_build_options(int argc, char **argv, build_options *options) {
     int option;
     while ((option = getopt_long(argc, argv, CLI_GETOPT_PREFIX BUILD_SHARED_SHORT_OPTIONS "i:j:",
                                  build_long_options, NULL)) != -1) {
+        int taken = build_cook_option(COMMAND, option, OPTION_MEMORY_LIMIT, optarg, options);
+        if (taken > 0)
+            return taken;
+        if (taken < 0)
+            continue;
         switch (option) {
-        case 'i':
-            options->input = optarg;
-            break;
-        case 'j':
-            if (!build_parse_job_count(optarg, &options->jobs))
-                return cli_usage_error(COMMAND, "invalid job count '%s' (expected 1..%u)", optarg,
-                                       PARALLEL_MAX_THREADS);
-            break;
         case OPTION_LIST_PRESETS:
             options->list_presets = true;
             break;
@@ -183,13 +203,6 @@ static int parse_build_options(int argc, char **argv, build_options *options) {
             break;
         case OPTION_ROOTS:
             options->roots = true;
-            break;
-        case OPTION_MEMORY_LIMIT:
-            if (!build_parse_memory_limit(optarg, &options->memory_limit))
-                return cli_usage_error(COMMAND,
-                                       "invalid memory limit '%s' (expected bytes, optionally "
-                                       "with K, M or G, or 1%%..100%% of the RAM)",
-                                       optarg);
             break;
         case OPTION_VERIFY:
             options->verify = true;

@@ -182,15 +182,12 @@ static int parse_watch_options(int argc, char **argv, watch_state *state) {
     int option;
     while ((option = getopt_long(argc, argv, CLI_GETOPT_PREFIX BUILD_SHARED_SHORT_OPTIONS "i:j:",
                                  watch_long_options, NULL)) != -1) {
+        int taken = build_cook_option(COMMAND, option, OPTION_MEMORY_LIMIT, optarg, options);
+        if (taken > 0)
+            return taken;
+        if (taken < 0)
+            continue;
         switch (option) {
-        case 'i':
-            options->input = optarg;
-            break;
-        case 'j':
-            if (!build_parse_job_count(optarg, &options->jobs))
-                return cli_usage_error(COMMAND, "invalid job count '%s' (expected 1..%u)", optarg,
-                                       PARALLEL_MAX_THREADS);
-            break;
         case OPTION_DEBOUNCE:
             if (!parse_debounce(optarg, &state->debounce_ms))
                 return cli_usage_error(COMMAND, "invalid debounce '%s' (expected 0..%d ms)", optarg,
@@ -198,13 +195,6 @@ static int parse_watch_options(int argc, char **argv, watch_state *state) {
             break;
         case OPTION_SERVE:
             state->serve = true;
-            break;
-        case OPTION_MEMORY_LIMIT:
-            if (!build_parse_memory_limit(optarg, &options->memory_limit))
-                return cli_usage_error(COMMAND,
-                                       "invalid memory limit '%s' (expected bytes, optionally "
-                                       "with K, M or G, or 1%%..100%% of the RAM)",
-                                       optarg);
             break;
         case 'h':
             cmd_watch_usage(stdout);

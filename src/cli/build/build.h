@@ -250,6 +250,10 @@ int build_setup_load(const build_options *options, build_setup *setup);
 int build_execute(const build_options *options, const build_setup *setup);
 /* Parses -j's value: 1..PARALLEL_MAX_THREADS. */
 bool build_parse_job_count(const char *text, unsigned *jobs);
+/* -i, -j and --memory-limit of build and watch (cmd_build.c): 0 when `option`
+ * is none of them, -1 when taken, else a usage error's exit status. */
+int build_cook_option(const char *command, int option, int memory_option, const char *arg,
+                      build_options *options);
 
 /* The file a build writes and deletes to learn that the output is writable. */
 #define BUILD_WRITE_PROBE ".kiln-write-test"
