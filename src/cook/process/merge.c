@@ -229,6 +229,19 @@ static bool allocate_merged(const instance *instances, uint32_t count, uint64_t 
  * stayed out draws it at its new index (`kept`: old mesh index -> new, -1 for
  * baked). One new root, "merged", places the merged mesh, which is in world
  * space already, with the identity, and every scene shows it. */
+
+/* One warning for the `count` meshes of a kind that mesh.merge leaves out of
+ * the merged mesh: "<count> <noun>[es]<qualifier> not merged<why>: kept as ...". */
+static void warn_kept_out(cook_diag *diag, const char *path, uint32_t count, const char *noun,
+                          const char *qualifier, const char *why) {
+    if (count == 0)
+        return;
+    const char *their = count == 1 ? "its" : "their";
+    diag_warning(diag, path, 0,
+                 "mesh.merge: %u %s%s%s not merged%s: kept as %s own, drawn by %s nodes", count,
+                 noun, count == 1 ? "" : "es", qualifier, why, their, their);
+}
+
 static bool add_merged_node(ir_asset *asset, const int32_t *kept, uint32_t old_mesh_count) {
     ir_node *nodes = realloc(asset->nodes, ((size_t)asset->node_count + 1) * sizeof *nodes);
     if (nodes == NULL)
@@ -364,18 +377,9 @@ bool process_merge_asset(ir_asset *asset, cook_diag *diag, const char *path) {
             ir_mesh_free(&asset->meshes[m]);
         }
     }
-    if (skinned > 0)
-        diag_warning(diag, path, 0,
-                     "mesh.merge: %u skinned mesh%s not merged: kept as %s own, drawn by %s "
-                     "nodes",
-                     skinned, skinned == 1 ? "" : "es", skinned == 1 ? "its" : "their",
-                     skinned == 1 ? "its" : "their");
-    if (morphed > 0)
-        diag_warning(diag, path, 0,
-                     "mesh.merge: %u mesh%s with morph targets not merged (a baked mesh cannot "
-                     "keep per-node morph weights): kept as %s own, drawn by %s nodes",
-                     morphed, morphed == 1 ? "" : "es", morphed == 1 ? "its" : "their",
-                     morphed == 1 ? "its" : "their");
+    warn_kept_out(diag, path, skinned, "skinned mesh", "", "");
+    warn_kept_out(diag, path, morphed, "mesh", " with morph targets",
+                  " (a baked mesh cannot keep per-node morph weights)");
     free(asset->meshes);
     asset->meshes = meshes;
     asset->mesh_count = mesh_count;
