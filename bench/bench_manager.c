@@ -20,9 +20,9 @@
  *                   (kiln_ktx2_view_get, kiln_ktx2_read_level): the floor of
  *                   "+ texels"
  *   sync            kiln_manager_load of every handle on this thread (folder
- *                   files of 64 KiB and more mapped, the rest read)
- *   sync, read      the same with KILN_MANAGER_READ_FILES: every folder file
- *                   read into manager memory
+ *                   files read into manager memory)
+ *   sync, mapped    the same with KILN_MANAGER_MAP_FILES: folder files of 64
+ *                   KiB and more mapped (populated), the rest read
  *   async N         kiln_manager_request of every handle, N worker threads,
  *                   kiln_manager_pump on this thread until every callback ran,
  *                   sleeping 50 us between pumps (a frame loop, not a spin that
@@ -51,6 +51,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -370,6 +371,22 @@ static double process_seconds(void) {
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/* The summary, printed last so that it can be pasted as it is. */
+static char summary[4096];
+static size_t summary_length;
+
+static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void say(const char *fmt, ...) {
+    va_list args;
+    va_start(args, fmt);
+    int n = vsnprintf(summary + summary_length, sizeof summary - summary_length, fmt, args);
+    va_end(args);
+    if (n > 0)
+        summary_length += (size_t)n < sizeof summary - summary_length
+                              ? (size_t)n
+                              : sizeof summary - summary_length - 1;
+}
+
 #define VERSUS_ROUNDS 41
 
 typedef struct versus_case {
@@ -403,7 +420,7 @@ static void versus_section(corpus *c) {
         uint32_t workers;
         uint32_t flags;
     } managers[6] = {
-        {"folder sync", 0, 0, 0},    {"folder sync, read", 0, 0, KILN_MANAGER_READ_FILES},
+        {"folder sync", 0, 0, 0},    {"folder sync, mapped", 0, 0, KILN_MANAGER_MAP_FILES},
         {"folder async 1", 0, 1, 0}, {"folder async 2", 0, 2, 0},
         {"pack sync", 1, 0, 0},      {"pack async 2", 1, 2, 0},
     };
@@ -464,29 +481,28 @@ static void versus_section(corpus *c) {
             printf("%s: %.0f pumps a run, %.2f ms a run inside kiln_manager_pump\n", cases[k].name,
                    (double)cases[k].r->pumps / (rounds + 0.0),
                    cases[k].r->pump_seconds * 1e3 / rounds);
-    /* Indices: 0 read, 1 kept, 2 folder sync, 3 folder sync read, 4 async 1,
+    /* Indices: 0 read, 1 kept, 2 folder sync, 3 folder sync mapped, 4 async 1,
      * 5 async 2, 6 pack sync, 7 pack async 2. */
-    printf("\nSUMMARY (load average %s; %" PRIu32
-           " interleaved rounds; wall: median, thread CPU: least)\n",
-           after, rounds);
-    printf("  folder sync          %.2fx read() wall, %.2fx read() thread CPU  (goal <= 1.2x: "
-           "%s)\n",
-           wall[2] / base_wall, cpu[2] / base_cpu,
-           wall[2] / base_wall <= 1.2 && cpu[2] / base_cpu <= 1.2 ? "met" : "NOT met");
-    printf("  folder sync, read    %.2fx read() wall, %.2fx read() thread CPU  "
-           "(KILN_MANAGER_READ_FILES)\n",
-           wall[3] / base_wall, cpu[3] / base_cpu);
-    printf("  pack sync            %.2fx read() wall, %.2fx read() thread CPU\n",
-           wall[6] / base_wall, cpu[6] / base_cpu);
+    say("\nSUMMARY of the goals, from the interleaved rounds above (%" PRIu32
+        " rounds; load average %s before, %s after; wall: median, thread CPU: least):\n",
+        rounds, before, after);
+    say("  folder sync           %.2fx read() wall, %.2fx read() thread CPU  (goal <= 1.2x: %s)\n",
+        wall[2] / base_wall, cpu[2] / base_cpu,
+        wall[2] / base_wall <= 1.2 && cpu[2] / base_cpu <= 1.2 ? "met" : "NOT met");
+    say("  folder sync, mapped   %.2fx read() wall, %.2fx read() thread CPU  "
+        "(KILN_MANAGER_MAP_FILES)\n",
+        wall[3] / base_wall, cpu[3] / base_cpu);
+    say("  pack sync             %.2fx read() wall, %.2fx read() thread CPU\n", wall[6] / base_wall,
+        cpu[6] / base_cpu);
     for (int k = 4; k <= 5; k++)
-        printf("  folder async %d       %.2fx read() wall, %.2fx folder sync wall; process CPU "
-               "%.2fx sync's%s\n",
-               k - 3, wall[k] / base_wall, wall[k] / wall[2], process[k] / process[2],
-               k == 5 ? (wall[5] < wall[2] ? "  (goal faster than sync: met)"
-                                           : "  (goal faster than sync: NOT met)")
-                      : "");
-    printf("  pack async 2         %.2fx read() wall, %.2fx pack sync wall\n", wall[7] / base_wall,
-           wall[7] / wall[6]);
+        say("  folder async %d        %.2fx read() wall, %.2fx folder sync wall; process CPU "
+            "%.2fx sync's%s\n",
+            k - 3, wall[k] / base_wall, wall[k] / wall[2], process[k] / process[2],
+            k == 5 ? (wall[5] < wall[2] ? "  (goal faster than sync: met)"
+                                        : "  (goal faster than sync: NOT met)")
+                   : "");
+    say("  pack async 2          %.2fx read() wall, %.2fx pack sync wall\n", wall[7] / base_wall,
+        wall[7] / wall[6]);
     for (int i = 0; i < 6; i++)
         kiln_manager_destroy(runs[i].m);
 }
@@ -533,14 +549,14 @@ int main(int argc, char **argv) {
                      read_files++) {
                     r.m = make(mounts[mt], workers,
                                (flags ? KILN_MANAGER_KEEP_TEXELS : 0) |
-                                   (read_files ? KILN_MANAGER_READ_FILES : 0));
+                                   (read_files ? KILN_MANAGER_MAP_FILES : 0));
                     r.async = workers > 0;
                     char name[64];
                     snprintf(name, sizeof name, "%s %s%s%s", mount_names[mt],
                              workers == 0   ? "sync"
                              : workers == 1 ? "async 1"
                                             : "async 2",
-                             read_files ? ", read" : "", flags ? " + texels" : "");
+                             read_files ? ", mapped" : "", flags ? " + texels" : "");
                     report(name, bench_measure(op_manager, &r, reps, budget), base.median);
                     kiln_manager_destroy(r.m);
                 }
@@ -553,6 +569,7 @@ int main(int argc, char **argv) {
         get_section(&c);
         reload_section(&c);
     }
+    fputs(summary, stdout);
     for (uint32_t i = 0; i < c.count; i++)
         free(c.paths[i]);
     return 0;

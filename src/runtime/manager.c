@@ -487,25 +487,25 @@ void mgr_file_id_of(const struct stat *st, mgr_file_id *id) {
     id->ctime_ns = (int64_t)st->st_ctim.tv_sec * 1000000000 + st->st_ctim.tv_nsec;
 }
 
-/* Folder files of at least this many bytes are mapped (unless
- * KILN_MANAGER_READ_FILES), smaller ones read into manager memory: a mapping
+/* With KILN_MANAGER_MAP_FILES, folder files of at least this many bytes are
+ * mapped, smaller ones read into manager memory: a mapping
  * costs an mmap, an munmap and a whole page at least, more than copying a few
  * kilobytes, and a process has a limited number of mappings (vm.max_map_count)
  * that thousands of tiny files would use up (BENCHMARKS.md section 12). */
 #define MGR_MAP_MIN ((size_t)64 * 1024)
 
-/* A whole folder file, 16-byte aligned: mapped read-only and private, every
- * page populated (read into the page cache now if it was not there, on this
- * thread: no I/O or fault when the engine touches it), or read into manager
- * memory; *mapped says which. A file that cannot be mapped (the process is
- * out of mappings) is read. *id (may be NULL) gets the version it read.
+/* A whole folder file, 16-byte aligned: read into manager memory, or with
+ * KILN_MANAGER_MAP_FILES mapped read-only and private, every page populated
+ * (read into the page cache now if it was not there, on this thread: no I/O
+ * or fault when the engine touches it); *mapped says which. A file that cannot be mapped (the
+ * process is out of mappings) is read. *id (may be NULL) gets the version it read.
  *
  * A mapped file is the file: the cooker replaces files by rename, so the
  * mapping keeps the old version's bytes until the asset lets it go (a hot
  * reload maps the new file). A file truncated in place while mapped would
  * raise SIGBUS on access, and one rewritten in place would change under the
- * validated views: KILN_MANAGER_READ_FILES (kiln/manager.h) is for folders
- * something writes that way. */
+ * validated views: KILN_MANAGER_MAP_FILES (kiln/manager.h) is only for
+ * folders written by rename. */
 kiln_result mgr_read_file(kiln_manager *m, const char *name, const char *path, void **data,
                           size_t *size, bool *mapped, mgr_file_id *id, kiln_error *err) {
     int fd;
@@ -516,7 +516,7 @@ kiln_result mgr_read_file(kiln_manager *m, const char *name, const char *path, v
     if (id != NULL)
         mgr_file_id_of(&st, id);
     *mapped = false;
-    if ((m->flags & KILN_MANAGER_READ_FILES) == 0 && *size >= MGR_MAP_MIN &&
+    if ((m->flags & KILN_MANAGER_MAP_FILES) != 0 && *size >= MGR_MAP_MIN &&
         runtime_map_fd(name, fd, *size, true, data, NULL) == KILN_OK) {
         close(fd); /* the mapping keeps the file */
         *mapped = true;
@@ -683,7 +683,7 @@ kiln_result kiln_manager_create(const kiln_manager_desc *desc, kiln_manager **ou
     if ((desc->allocator.alloc == NULL) != (desc->allocator.free == NULL))
         return runtime_fail(err, KILN_ERR_INVALID_ARGUMENT, "kiln manager",
                             "the allocator needs both alloc and free, or neither");
-    if ((desc->flags & ~(uint32_t)(KILN_MANAGER_KEEP_TEXELS | KILN_MANAGER_READ_FILES)) != 0 ||
+    if ((desc->flags & ~(uint32_t)(KILN_MANAGER_KEEP_TEXELS | KILN_MANAGER_MAP_FILES)) != 0 ||
         (desc->open_flags & ~(uint32_t)(KILN_OPEN_DEEP | KILN_OPEN_VERIFY_CHECKSUM)) != 0)
         return runtime_fail(err, KILN_ERR_INVALID_ARGUMENT, "kiln manager", "unknown flags");
     uint32_t max_assets = desc->max_assets == 0 ? 65536u : desc->max_assets;

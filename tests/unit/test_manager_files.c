@@ -1,6 +1,6 @@
-/* How the asset manager (kiln/manager.h) gets a folder file's bytes: files of
- * 64 KiB and more are mapped, smaller ones read, and KILN_MANAGER_READ_FILES
- * reads them all. Checked against the files on disk and /proc/self/maps: a
+/* How the asset manager (kiln/manager.h) gets a folder file's bytes: read
+ * into memory, or with KILN_MANAGER_MAP_FILES mapped when 64 KiB or more
+ * (smaller ones read). Checked against the files on disk and /proc/self/maps: a
  * mapped load gives the same assets as a read one, byte for byte; the large
  * file really is a mapping of that file and counts in mapped_bytes; a file
  * the cooker replaces (by rename) while mapped keeps serving the old bytes
@@ -138,7 +138,7 @@ static uint64_t file_size(const project *p, const char *path) {
 static void mapped_and_read_loads_are_identical(void **state) {
     (void)state;
     project p = make_project("files_same", 12000);
-    kiln_manager *mapped = make(p.out, 0), *read = make(p.out, KILN_MANAGER_READ_FILES);
+    kiln_manager *mapped = make(p.out, KILN_MANAGER_MAP_FILES), *read = make(p.out, 0);
     kiln_scope a, b;
     kiln_error err;
     assert_int_equal(kiln_scope_create(mapped, "mapped", 0, &a, &err), KILN_OK);
@@ -232,7 +232,7 @@ static const kiln_asset *load_big(kiln_manager *m, kiln_scope *scope, kiln_ref *
 static void renamed_file_keeps_old_bytes_until_reload(void **state) {
     (void)state;
     project p = make_project("files_rename", 12000);
-    kiln_manager *m = make(p.out, 0);
+    kiln_manager *m = make(p.out, KILN_MANAGER_MAP_FILES);
     kiln_scope scope;
     kiln_ref ref;
     const kiln_asset *old = load_big(m, &scope, &ref);
@@ -291,12 +291,12 @@ static void renamed_file_keeps_old_bytes_until_reload(void **state) {
     free_project(&p);
 }
 
-/* KILN_MANAGER_READ_FILES: the asset is a copy, so even a file rewritten in
+/* Without KILN_MANAGER_MAP_FILES the asset is a copy, so even a file rewritten in
  * place (which a mapping would see, or fault on once truncated) leaves it. */
 static void read_files_copy_survives_rewrite_in_place(void **state) {
     (void)state;
     project p = make_project("files_read", 12000);
-    kiln_manager *m = make(p.out, KILN_MANAGER_READ_FILES);
+    kiln_manager *m = make(p.out, 0);
     kiln_scope scope;
     kiln_ref ref;
     const kiln_asset *a = load_big(m, &scope, &ref);
@@ -326,12 +326,12 @@ static void read_files_copy_survives_rewrite_in_place(void **state) {
 static void unknown_flags_are_refused(void **state) {
     (void)state;
     kiln_manager_desc desc = {0};
-    desc.flags = KILN_MANAGER_READ_FILES | 0x4u;
+    desc.flags = KILN_MANAGER_MAP_FILES | 0x4u;
     kiln_manager *m = NULL;
     kiln_error err;
     assert_int_equal(kiln_manager_create(&desc, &m, &err), KILN_ERR_INVALID_ARGUMENT);
     assert_null(m);
-    desc.flags = KILN_MANAGER_READ_FILES | KILN_MANAGER_KEEP_TEXELS;
+    desc.flags = KILN_MANAGER_MAP_FILES | KILN_MANAGER_KEEP_TEXELS;
     assert_int_equal(kiln_manager_create(&desc, &m, &err), KILN_OK);
     kiln_manager_destroy(m);
 }
