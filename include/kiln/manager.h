@@ -120,7 +120,8 @@ typedef struct kiln_asset {
     uint64_t file_bytes;  /* size of the cooked file */
     uint64_t bytes;       /* charged to the scopes holding it: file_bytes + texels kept */
     /* The views (the one of `kind` is filled). */
-    kiln_file file; /* every kind but texture: the container (its bytes are the manager's) */
+    kiln_file file; /* every kind but texture: the container (its bytes are the manager's:
+                       a folder file read or mapped, see KILN_MANAGER_MAP_FILES; a pack's) */
     kiln_mesh_view mesh;
     kiln_material_view materials;
     kiln_scene_view scene;
@@ -146,8 +147,10 @@ typedef struct kiln_asset {
  * ------------------------------------------------------------------------- */
 
 /* Every allocation of a manager goes through these (both NULL: the C
- * library's aligned_alloc and free). `alignment` is a power of two, at most
- * 64; `size` in free is the size that was allocated. Called from any thread. */
+ * library's aligned_alloc and free); folder files mapped with
+ * KILN_MANAGER_MAP_FILES are not allocations.
+ * `alignment` is a power of two, at most 64; `size` in free is the size that
+ * was allocated. Called from any thread. */
 typedef struct kiln_allocator {
     void *(*alloc)(void *user, size_t size, size_t alignment);
     void (*free)(void *user, void *memory, size_t size);
@@ -224,8 +227,21 @@ typedef struct kiln_engine_callbacks {
     void (*reloaded)(void *user, const kiln_reload_event *event);
 } kiln_engine_callbacks;
 
-/* kiln_manager_desc.flags */
+/* kiln_manager_desc.flags. Folder files are read into memory from the
+ * allocator hooks. With KILN_MANAGER_MAP_FILES, those of 64 KiB and more are
+ * mapped instead (read-only, private, every page populated by the loading
+ * thread): no copy and no fresh memory, but a mapping to set up and tear
+ * down per file; which is faster depends on the machine (BENCHMARKS.md
+ * section 12). The cooker replaces files by rename, so a mapped file keeps
+ * its bytes until a reload maps the new one; a file truncated in place while
+ * mapped raises SIGBUS when read, and one rewritten in place changes under
+ * the validated views (as a pack's or kiln_file_map's file would), so map
+ * only folders written by rename. A mapped file counts its size in the
+ * asset's and scopes' bytes and budgets as a read one does
+ * (kiln_manager_stats.mapped_bytes says how much is mapped). Smaller files,
+ * and any the process cannot map, are read. */
 #define KILN_MANAGER_KEEP_TEXELS 0x1u /* without create_texture, keep inflated levels */
+#define KILN_MANAGER_MAP_FILES 0x2u   /* map folder files of 64 KiB and more, not read them */
 
 typedef struct kiln_manager_desc {
     kiln_allocator allocator;
@@ -416,7 +432,8 @@ typedef struct kiln_scope_stats {
 typedef struct kiln_manager_stats {
     uint32_t assets; /* slots in use, any state */
     uint32_t ready, queued, loading, failed;
-    uint64_t bytes; /* of every asset, each counted once */
+    uint64_t bytes;        /* of every asset, each counted once */
+    uint64_t mapped_bytes; /* of `bytes`: folder files mapped, not allocated */
     uint32_t mounts;
     uint64_t reloads;                               /* reloads applied */
     uint64_t reload_failures;                       /* reloads that kept the old data */

@@ -389,7 +389,7 @@ kiln_result kiln_file_from_memory(kiln_file *file, const void *data, size_t size
 }
 
 kiln_result runtime_open_regular(const char *name, const char *path, int *fd_out, size_t *size_out,
-                                 kiln_error *err) {
+                                 struct stat *st_out, kiln_error *err) {
     char reason[128];
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
@@ -414,25 +414,39 @@ kiln_result runtime_open_regular(const char *name, const char *path, int *fd_out
     }
     *fd_out = fd;
     *size_out = (size_t)st.st_size;
+    if (st_out != NULL)
+        *st_out = st;
+    return KILN_OK;
+}
+
+kiln_result runtime_map_fd(const char *name, int fd, size_t size, bool populate, void **mapping,
+                           kiln_error *err) {
+    int flags = MAP_PRIVATE;
+#ifdef MAP_POPULATE
+    if (populate)
+        flags |= MAP_POPULATE;
+#else
+    (void)populate;
+#endif
+    void *mapped = mmap(NULL, size, PROT_READ, flags, fd, 0);
+    if (mapped == MAP_FAILED) {
+        char reason[128];
+        return runtime_fail(err, KILN_ERR_IO, name, "cannot map: %s",
+                            runtime_os_reason(errno, reason, sizeof reason));
+    }
+    *mapping = mapped;
     return KILN_OK;
 }
 
 kiln_result runtime_map_regular(const char *name, const char *path, void **mapping, size_t *size,
                                 kiln_error *err) {
     int fd = -1;
-    kiln_result result = runtime_open_regular(name, path, &fd, size, err);
+    kiln_result result = runtime_open_regular(name, path, &fd, size, NULL, err);
     if (result != KILN_OK)
         return result;
-    void *mapped = mmap(NULL, *size, PROT_READ, MAP_PRIVATE, fd, 0);
-    int map_errno = errno;
+    result = runtime_map_fd(name, fd, *size, false, mapping, err);
     close(fd); /* the mapping keeps the file open */
-    if (mapped == MAP_FAILED) {
-        char reason[128];
-        return runtime_fail(err, KILN_ERR_IO, name, "cannot map: %s",
-                            runtime_os_reason(map_errno, reason, sizeof reason));
-    }
-    *mapping = mapped;
-    return KILN_OK;
+    return result;
 }
 
 kiln_result kiln_file_map(kiln_file *file, const char *path, uint32_t flags, kiln_error *err) {
@@ -465,7 +479,7 @@ kiln_result kiln_file_load(kiln_file *file, const char *path, uint32_t flags, ki
     set_name(file, path);
     int fd;
     size_t size;
-    result = runtime_open_regular(file->name, path, &fd, &size, err);
+    result = runtime_open_regular(file->name, path, &fd, &size, NULL, err);
     if (result != KILN_OK) {
         kiln_file_close(file);
         return result;

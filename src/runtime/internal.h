@@ -46,15 +46,26 @@ bool runtime_string_valid(const char *strings, size_t size, uint32_t offset, uin
 /* Thread-safe strerror (the XSI strerror_r) into buf. */
 const char *runtime_os_reason(int errnum, char *buf, size_t size);
 
-/* Opens `path` read-only and returns its size: a regular, non-empty file
- * whose size fits in size_t, else an error naming `name`. Shared by the
- * container and pack readers. */
-kiln_result runtime_open_regular(const char *name, const char *path, int *fd_out, size_t *size_out,
-                                 kiln_error *err);
+struct stat;
 
-/* runtime_open_regular, then a private read-only mapping of the whole file
- * (page-aligned, so 16-byte aligned); the caller munmaps *mapping, *size.
- * Shared by every reader that opens a file by path. */
+/* Opens `path` read-only and returns its size: a regular, non-empty file
+ * whose size fits in size_t, else an error naming `name`. *st_out (may be
+ * NULL) gets the file's fstat. Shared by the container, pack and manager
+ * readers. */
+kiln_result runtime_open_regular(const char *name, const char *path, int *fd_out, size_t *size_out,
+                                 struct stat *st_out, kiln_error *err);
+
+/* A private read-only mapping of the first `size` bytes of `fd` (page-aligned,
+ * so 16-byte aligned; the caller munmaps it and may close `fd` at once).
+ * `populate` maps every page now (MAP_POPULATE where the system has it): the
+ * file is read into the page cache if it is not there, and no later access
+ * faults, which is what a loader that hands the bytes on wants. */
+kiln_result runtime_map_fd(const char *name, int fd, size_t size, bool populate, void **mapping,
+                           kiln_error *err);
+
+/* runtime_open_regular, then runtime_map_fd without populating (pages come
+ * in as they are touched); the caller munmaps *mapping, *size. Shared by
+ * every reader that opens a file by path. */
 kiln_result runtime_map_regular(const char *name, const char *path, void **mapping, size_t *size,
                                 kiln_error *err);
 

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -297,8 +298,7 @@ void mgr_data_release(kiln_manager *m, mgr_data *d) {
     if (d->asset.engine_texture != NULL && e->destroy_texture != NULL)
         e->destroy_texture(e->user, &d->asset, d->asset.engine_texture);
     mgr_data_release_staging(m, d);
-    if (d->file_memory != NULL)
-        mgr_free(m, d->file_memory, d->file_memory_size);
+    mgr_file_memory_free(m, d);
     uint32_t deps = d->asset.dependency_count;
     d->asset.dependency_count = 0;
     for (uint32_t i = 0; i < deps; i++)
@@ -487,17 +487,41 @@ void mgr_file_id_of(const struct stat *st, mgr_file_id *id) {
     id->ctime_ns = (int64_t)st->st_ctim.tv_sec * 1000000000 + st->st_ctim.tv_nsec;
 }
 
-/* Reads a whole folder file into manager memory, 16-byte aligned; *id (may
- * be NULL) gets the version it read. */
+/* With KILN_MANAGER_MAP_FILES, folder files of at least this many bytes are
+ * mapped, smaller ones read into manager memory: a mapping
+ * costs an mmap, an munmap and a whole page at least, more than copying a few
+ * kilobytes, and a process has a limited number of mappings (vm.max_map_count)
+ * that thousands of tiny files would use up (BENCHMARKS.md section 12). */
+#define MGR_MAP_MIN ((size_t)64 * 1024)
+
+/* A whole folder file, 16-byte aligned: read into manager memory, or with
+ * KILN_MANAGER_MAP_FILES mapped read-only and private, every page populated
+ * (read into the page cache now if it was not there, on this thread: no I/O
+ * or fault when the engine touches it); *mapped says which. A file that cannot be mapped (the
+ * process is out of mappings) is read. *id (may be NULL) gets the version it read.
+ *
+ * A mapped file is the file: the cooker replaces files by rename, so the
+ * mapping keeps the old version's bytes until the asset lets it go (a hot
+ * reload maps the new file). A file truncated in place while mapped would
+ * raise SIGBUS on access, and one rewritten in place would change under the
+ * validated views: KILN_MANAGER_MAP_FILES (kiln/manager.h) is only for
+ * folders written by rename. */
 kiln_result mgr_read_file(kiln_manager *m, const char *name, const char *path, void **data,
-                          size_t *size, mgr_file_id *id, kiln_error *err) {
+                          size_t *size, bool *mapped, mgr_file_id *id, kiln_error *err) {
     int fd;
-    kiln_result result = runtime_open_regular(name, path, &fd, size, err);
+    struct stat st;
+    kiln_result result = runtime_open_regular(name, path, &fd, size, &st, err);
     if (result != KILN_OK)
         return result;
-    struct stat st;
-    if (id != NULL && fstat(fd, &st) == 0)
+    if (id != NULL)
         mgr_file_id_of(&st, id);
+    *mapped = false;
+    if ((m->flags & KILN_MANAGER_MAP_FILES) != 0 && *size >= MGR_MAP_MIN &&
+        runtime_map_fd(name, fd, *size, true, data, NULL) == KILN_OK) {
+        close(fd); /* the mapping keeps the file */
+        *mapped = true;
+        return KILN_OK;
+    }
     uint8_t *memory = mgr_alloc(m, *size, 16);
     if (memory == NULL) {
         close(fd);
@@ -523,6 +547,19 @@ kiln_result mgr_read_file(kiln_manager *m, const char *name, const char *path, v
     close(fd);
     *data = memory;
     return KILN_OK;
+}
+
+/* Frees a data's file bytes (unmaps a mapped file). */
+void mgr_file_memory_free(kiln_manager *m, mgr_data *d) {
+    if (d->file_memory != NULL) {
+        if (d->file_mapped)
+            munmap(d->file_memory, d->file_memory_size);
+        else
+            mgr_free(m, d->file_memory, d->file_memory_size);
+    }
+    d->file_memory = NULL;
+    d->file_memory_size = 0;
+    d->file_mapped = false;
 }
 
 kiln_result kiln_manager_mount(kiln_manager *m, const char *path, uint32_t *index,
@@ -646,7 +683,7 @@ kiln_result kiln_manager_create(const kiln_manager_desc *desc, kiln_manager **ou
     if ((desc->allocator.alloc == NULL) != (desc->allocator.free == NULL))
         return runtime_fail(err, KILN_ERR_INVALID_ARGUMENT, "kiln manager",
                             "the allocator needs both alloc and free, or neither");
-    if ((desc->flags & ~KILN_MANAGER_KEEP_TEXELS) != 0 ||
+    if ((desc->flags & ~(uint32_t)(KILN_MANAGER_KEEP_TEXELS | KILN_MANAGER_MAP_FILES)) != 0 ||
         (desc->open_flags & ~(uint32_t)(KILN_OPEN_DEEP | KILN_OPEN_VERIFY_CHECKSUM)) != 0)
         return runtime_fail(err, KILN_ERR_INVALID_ARGUMENT, "kiln manager", "unknown flags");
     uint32_t max_assets = desc->max_assets == 0 ? 65536u : desc->max_assets;
@@ -842,6 +879,10 @@ kiln_result kiln_manager_stats_get(kiln_manager *m, kiln_manager_stats *stats, k
         }
         stats->assets++;
         stats->bytes += s->data->asset.bytes;
+        /* A loader fills the file fields unlocked while LOADING; they are
+         * charged (asset.bytes) only once it is past that. */
+        if (mgr_slot_state(s) != SLOT_LOADING && s->data->file_mapped)
+            stats->mapped_bytes += s->data->file_memory_size;
     }
     stats->mounts = m->mount_count;
     stats->reloads = m->reloads;

@@ -64,9 +64,10 @@ typedef struct mgr_file_id {
 typedef struct mgr_data {
     kiln_asset asset;
     mgr_manifest *manifest; /* counted: asset.ref and asset.path are its strings */
-    void *file_memory;      /* owned copy of a folder file */
+    void *file_memory;      /* a folder file's bytes: a mapping of it, or a copy */
     size_t file_memory_size;
-    void *staging; /* inflated texels, owned unless staging_engine */
+    bool file_mapped; /* file_memory is a mapping (munmap), else manager memory */
+    void *staging;    /* inflated texels, owned unless staging_engine */
     size_t staging_size;
     bool staging_engine;
     kiln_asset_dependency *deps; /* holds on the dependencies */

@@ -284,12 +284,15 @@ static kiln_result read_asset(kiln_manager *m, mgr_slot *s, const mgr_mount *mt,
             return runtime_fail(err, KILN_ERR_OUT_OF_MEMORY, name, "out of memory");
         snprintf(path, length, "%s/%s", mt->dir, s->path);
         void *memory = NULL;
-        kiln_result r = mgr_read_file(m, name, path, &memory, &size, &s->data->file_id, err);
+        bool mapped = false;
+        kiln_result r =
+            mgr_read_file(m, name, path, &memory, &size, &mapped, &s->data->file_id, err);
         mgr_free(m, path, length);
         if (r != KILN_OK)
             return r;
         s->data->file_memory = memory;
         s->data->file_memory_size = size;
+        s->data->file_mapped = mapped;
         data = memory;
     }
     s->data->asset.file_bytes = size;
@@ -335,9 +338,7 @@ static void fail_slot(kiln_manager *m, uint32_t index);
 /* Frees a failed slot's file and texels (its views go with them). */
 static void drop_data(kiln_manager *m, mgr_slot *s) {
     mgr_release_staging(m, s);
-    if (s->data->file_memory != NULL)
-        mgr_free(m, s->data->file_memory, s->data->file_memory_size);
-    s->data->file_memory = NULL;
+    mgr_file_memory_free(m, s->data);
     memset(&s->data->asset.file, 0, sizeof s->data->asset.file);
     memset(&s->data->asset.mesh, 0, sizeof s->data->asset.mesh);
     memset(&s->data->asset.materials, 0, sizeof s->data->asset.materials);

@@ -30,7 +30,8 @@ bool mgr_resolve(kiln_manager *m, kiln_handle handle, uint32_t *mount,
                  const kiln_manifest_entry **entry);
 const mgr_mount *mgr_mount_at(const kiln_manager *m, uint32_t index);
 kiln_result mgr_read_file(kiln_manager *m, const char *name, const char *path, void **data,
-                          size_t *size, mgr_file_id *id, kiln_error *err);
+                          size_t *size, bool *mapped, mgr_file_id *id, kiln_error *err);
+void mgr_file_memory_free(kiln_manager *m, mgr_data *d);
 struct stat;
 void mgr_file_id_of(const struct stat *st, mgr_file_id *id);
 
