@@ -271,7 +271,9 @@ static kiln_result read_asset(kiln_manager *m, mgr_slot *s, const mgr_mount *mt,
     size_t size;
     if (mt->is_pack) {
         kiln_pack_item item;
-        if (kiln_pack_find(&mt->pack, s->path, &item) != KILN_OK)
+        /* The pack of the manifest that named it (a replaced pack stays
+         * mapped while data from it is alive). */
+        if (kiln_pack_find(&s->data->manifest->pack, s->path, &item) != KILN_OK)
             return runtime_fail(err, KILN_ERR_NOT_FOUND, name,
                                 "the manifest names it, but the pack %s has no such file",
                                 mt->name);
@@ -774,7 +776,7 @@ static uint64_t file_size_estimate(kiln_manager *m, kiln_handle handle) {
     const char *path = kiln_manifest_path(&mt->man->view, entry);
     kiln_pack_item item;
     if (mt->is_pack)
-        return kiln_pack_find(&mt->pack, path, &item) == KILN_OK ? item.size : 0;
+        return kiln_pack_find(&mt->man->pack, path, &item) == KILN_OK ? item.size : 0;
     return 0; /* a folder file's size is known once read */
 }
 
@@ -1090,8 +1092,8 @@ void mgr_stop_workers(kiln_manager *m) {
  * Reloading in place (lock held; the slot is pinned and READY)
  * ------------------------------------------------------------------------- */
 
-static kiln_result reload_fail(kiln_manager *m, uint32_t index, const kiln_error *why,
-                               kiln_error *err) {
+kiln_result mgr_reload_fail(kiln_manager *m, uint32_t index, const kiln_error *why,
+                            kiln_error *err) {
     mgr_slot *s = mgr_slot_at(m, index);
     s->reload_failed = true;
     s->reload_error = *why;
@@ -1315,7 +1317,7 @@ kiln_result mgr_reload_slot(kiln_manager *m, uint32_t index, bool force, kiln_er
         }
         mgr_free(m, node, sizeof *node);
         if (r != KILN_OK && wanted)
-            reload_fail(m, index, &why, err);
+            mgr_reload_fail(m, index, &why, err);
         else
             r = KILN_OK;
     }
