@@ -722,6 +722,9 @@ void kiln_manager_destroy(kiln_manager *m) {
     bool initialised = m->scopes != NULL && m->pages != NULL && m->map != NULL && m->heap != NULL &&
                        m->finish != NULL;
     if (initialised) {
+#if defined(KILN_RUNTIME_DEV) && KILN_RUNTIME_DEV
+        mgr_dev_interrupt(m); /* a worker waiting for a cook stops waiting */
+#endif
         mgr_stop_workers(m);
         mgr_watch_close(m);
         pthread_mutex_lock(&m->lock);

@@ -1026,6 +1026,58 @@ uint32_t kiln_manager_pump(kiln_manager *m) {
  * Workers
  * ------------------------------------------------------------------------- */
 
+#if defined(KILN_RUNTIME_DEV) && KILN_RUNTIME_DEV
+/* Cooking on demand for a requested load (a worker, lock not held; the slot
+ * is pinned and LOADING, its read just failed with `failed`): when a cook
+ * server is connected and the slot is still wanted, asks it to cook the
+ * slot's ref (mgr_dev_cook, which maps the output folder's manifest again),
+ * then reads the file again. A scope destroyed meanwhile only drops the
+ * request: the caller sees refs == 0 and fails the slot as cancelled (the
+ * pin kept it alive while the worker waited). */
+static kiln_result cook_and_read(kiln_manager *m, uint32_t index, kiln_result failed) {
+    mgr_slot *s = mgr_slot_at(m, index);
+    char name[1024];
+    pthread_mutex_lock(&m->lock);
+    const mgr_mount *mt = mgr_mount_at(m, s->mount);
+    bool ask = m->dev != NULL && s->refs > 0 && !mt->is_pack && s->data->asset.ref != NULL &&
+               strlen(s->data->asset.ref) < sizeof name;
+    if (ask)
+        memcpy(name, s->data->asset.ref, strlen(s->data->asset.ref) + 1);
+    pthread_mutex_unlock(&m->lock);
+    if (!ask)
+        return failed;
+    kiln_error err;
+    memset(&err, 0, sizeof err);
+    kiln_result r = mgr_dev_cook(m, name, failed, &err);
+    pthread_mutex_lock(&m->lock);
+    if (s->refs == 0) { /* cancelled while the server cooked */
+        pthread_mutex_unlock(&m->lock);
+        return failed;
+    }
+    if (r != KILN_OK) {
+        s->error = err;
+        pthread_mutex_unlock(&m->lock);
+        return r;
+    }
+    /* The cook is read at the path the slot was made for: the manifest
+     * mapped after the cook must still name it for the ref. */
+    const kiln_manifest_view *view = &mt->man->view;
+    const kiln_manifest_entry *e = kiln_manifest_find(view, s->data->asset.handle);
+    if (e == NULL || e->kind != s->expected_kind ||
+        strcmp(kiln_manifest_path(view, e), s->path) != 0) {
+        r = runtime_fail(&s->error, KILN_ERR_NOT_FOUND, s->path,
+                         "cooked on demand, but %s now names '%s' differently: request it again",
+                         mt->name, name);
+        pthread_mutex_unlock(&m->lock);
+        return r;
+    }
+    drop_data(m, s); /* what the failed read left, if anything */
+    memset(&s->error, 0, sizeof s->error);
+    pthread_mutex_unlock(&m->lock);
+    return read_asset(m, s, mt, &s->error);
+}
+#endif
+
 static void *worker_main(void *arg) {
     kiln_manager *m = arg;
     pthread_mutex_lock(&m->lock);
@@ -1042,6 +1094,10 @@ static void *worker_main(void *arg) {
         const mgr_mount *mt = mgr_mount_at(m, s->mount);
         pthread_mutex_unlock(&m->lock);
         kiln_result r = read_asset(m, s, mt, &s->error);
+#if defined(KILN_RUNTIME_DEV) && KILN_RUNTIME_DEV
+        if (r == KILN_ERR_NOT_FOUND || r == KILN_ERR_IO)
+            r = cook_and_read(m, index, r);
+#endif
         pthread_mutex_lock(&m->lock);
         if (s->refs > 0) {
             publish(m, index, r);
