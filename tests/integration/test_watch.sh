@@ -242,6 +242,7 @@ check "an unknown ref fails with the server's message" \
 # Requested (asynchronous) loads: the manager's workers ask, three at once
 # on the one connection, and the game thread only pumps.
 served_count() { grep -c "^kiln: served '$1': 1 cooked" "$WATCH_OUT" || true; }
+served_twice() { [ "$(served_count "$1")" -eq 2 ]; }
 rm "$SCRATCH/out/wall.ktx2" "$SCRATCH/out/fresh.ktx2" "$SCRATCH/out/props/crate.kmesh"
 "$KILN_COOK_CLIENT" --async 3 "$SCRATCH/out" - wall >"$SCRATCH/client.out" 2>&1 || true
 check "without the server, a requested load of a missing file fails" \
@@ -317,6 +318,16 @@ check "a request cancelled during its cook is dropped when the cook comes back" 
     "[ \$(served_count wall) -eq 1 ]"
 check "a new request then loads what that cook made" \
     grep -q '^ok wall texture wall.ktx2 ' "$SCRATCH/client.out"
+# Destroying the manager while a worker waits for a cook does not wait for
+# the cook: the client is gone before the (3 s) cook wrote its file, and the
+# server, its client gone mid-cook, finishes the cook and goes on serving.
+rm "$SCRATCH/out/wall.ktx2"
+"$KILN_COOK_CLIENT" --destroy "$SCRATCH/out" "$SOCKET" wall >"$SCRATCH/client.out" 2>&1 || true
+wall_after_destroy=$([ -e "$SCRATCH/out/wall.ktx2" ] && echo present || echo absent)
+check "destroying the manager during a cook wakes the waiting worker" \
+    all_true "grep -q '^destroy: done\$' '$SCRATCH/client.out'" "[ $wall_after_destroy = absent ]"
+check "the server finishes that cook and keeps serving" \
+    all_true "wait_for served_twice wall" "kill -0 $watch_pid"
 kill -INT "$watch_pid"
 set +e
 wait "$watch_pid"

@@ -4,7 +4,7 @@
  * socket is "-") and loads each ref through the public manager API, so that
  * a ref whose cooked file is missing is cooked on demand.
  *
- *   cook_client [--async N | --cancel] RUNTIME_FOLDER SOCKET|- REF...
+ *   cook_client [--async N | --cancel | --destroy] RUNTIME_FOLDER SOCKET|- REF...
  *
  * Default: kiln_manager_load_ref of each ref in turn (synchronous).
  * --async N: a manager with N worker threads; every ref is requested at once
@@ -18,6 +18,10 @@
  * manager holds no asset (the worker came back and dropped it) and prints
  * "cancel: dropped, <n> callbacks" (0 expected). Then every ref is requested
  * again into a new scope as --async does.
+ * --destroy: one worker; the first ref is requested, and 0.5 s after it is
+ * "loading" the manager is destroyed, which does not wait for the cook (the
+ * worker waiting for the reply is woken): prints "destroy: done" and exits
+ * (test_watch.sh checks that the slowed cook had not ended by then).
  *
  * Prints per ref "ok <ref> <kind> <path> <file bytes>" or
  * "fail <ref>: <message>"; exit status 0 when every ref loaded.
@@ -148,7 +152,7 @@ static int cancel_in_flight(kiln_manager *manager, const char *name) {
 }
 
 int main(int argc, char **argv) {
-    int async = 0, cancel = 0, at = 1;
+    int async = 0, cancel = 0, destroy = 0, at = 1;
     unsigned workers = 0;
     if (argc > 2 && strcmp(argv[1], "--async") == 0) {
         async = 1;
@@ -156,6 +160,10 @@ int main(int argc, char **argv) {
         at = 3;
     } else if (argc > 1 && strcmp(argv[1], "--cancel") == 0) {
         cancel = 1;
+        workers = 1;
+        at = 2;
+    } else if (argc > 1 && strcmp(argv[1], "--destroy") == 0) {
+        destroy = 1;
         workers = 1;
         at = 2;
     }
@@ -184,6 +192,22 @@ int main(int argc, char **argv) {
         return 1;
     }
     int status = 0;
+    if (destroy) {
+        kiln_ref ref;
+        if (kiln_manager_request(manager, KILN_SCOPE_TRANSIENT, kiln_ref_hash(names[0]), 0, NULL,
+                                 NULL, &ref, &err) != KILN_OK) {
+            printf("fail %s: %s\n", names[0], err.message);
+            kiln_manager_destroy(manager);
+            return 1;
+        }
+        for (int i = 0; i < 2000 && kiln_asset_state_of(manager, ref, &err) != KILN_ASSET_LOADING;
+             i++)
+            pause_ms(5);
+        pause_ms(500);
+        kiln_manager_destroy(manager);
+        printf("destroy: done\n");
+        return 0;
+    }
     if (cancel)
         status |= cancel_in_flight(manager, names[0]);
     kiln_scope level;
