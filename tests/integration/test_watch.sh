@@ -328,6 +328,15 @@ check "destroying the manager during a cook wakes the waiting worker" \
     all_true "grep -q '^destroy: done\$' '$SCRATCH/client.out'" "[ $wall_after_destroy = absent ]"
 check "the server finishes that cook and keeps serving" \
     all_true "wait_for served_twice wall" "kill -0 $watch_pid"
+if [ -n "${KILN_COOK_CLIENT_TSAN:-}" ]; then
+    rm "$SCRATCH/out/wall.ktx2"
+    TSAN_OPTIONS=halt_on_error=1 "$KILN_COOK_CLIENT_TSAN" --cancel "$SCRATCH/out" "$SOCKET" wall \
+        >"$SCRATCH/client.out" 2>&1 || true
+    check "the cancel during a cook under ThreadSanitizer: no race" \
+        all_true "grep -q '^cancel: dropped, 0 callbacks\$' '$SCRATCH/client.out'" \
+        "grep -q '^ok wall texture wall.ktx2 ' '$SCRATCH/client.out'" \
+        "! grep -q 'ThreadSanitizer' '$SCRATCH/client.out'"
+fi
 kill -INT "$watch_pid"
 set +e
 wait "$watch_pid"
