@@ -361,15 +361,17 @@ kiln_asset_state kiln_asset_state_of(kiln_manager *manager, kiln_ref ref, kiln_e
  * asset's file (from the mount and path it was loaded from) and applies it
  * as described above, even when its bytes did not change (kiln_manager_refresh
  * skips those). KILN_OK when applied, or when no asset of `handle` is
- * loaded (nothing to do); a failed reload's code and message otherwise. A
- * pack's files are immutable: an asset from a pack is read again from it. An
+ * loaded (nothing to do); a failed reload's code and message otherwise. An
+ * asset from a pack is read again from the mount's current pack (the one
+ * mounted, or the last kiln_manager_refresh opened). An
  * asset still loading is waited for; one that failed to load is an error
  * (destroy its scope and load it again). */
 kiln_result kiln_manager_reload(kiln_manager *manager, kiln_handle handle, kiln_error *err);
 
 /* Re-reads the manifest of every folder mount whose assets.kman changed (a
- * new handle then loads; packs are skipped) and reloads every loaded asset
- * of a folder mount whose file changed. A file's version is its identity on
+ * new handle then loads), opens again every pack mount whose file was
+ * replaced (below), and reloads every loaded asset of a folder mount whose
+ * file changed. A file's version is its identity on
  * disk (device, inode, size, modification and change time): the cooker
  * replaces files by rename, so a recooked file is a new inode even when its
  * size and (coarse) time match, and the check costs a stat per loaded asset,
@@ -379,15 +381,26 @@ kiln_result kiln_manager_reload(kiln_manager *manager, kiln_handle handle, kiln_
  * file vanished, keeps its data and fails its reload (once per change).
  * Assets no scope reaches any more (held only by replaced data) are not
  * checked. Returns the first failure (every asset is still tried);
- * kiln_manager_stats counts the reloads. */
+ * kiln_manager_stats counts the reloads.
+ * A pack mount whose file is another version (device, inode, size or times:
+ * `kiln build --pack` renames a new file over it) is mapped anew with its
+ * manifest, and each loaded asset whose entry changed (its ref names another
+ * path or kind, or its file's bytes differ from those of the pack its data
+ * came from) is reloaded from the new pack; the others keep their data, and
+ * the old pack stays mapped until no data read from it is alive (replaced
+ * data: the second pump after the reload, as above). A replacement that
+ * cannot be opened fails the refresh and, once per version, the reload of
+ * every asset loaded from the mount (status and KILN_RELOAD_FAILED event);
+ * the old pack and data stay. Replace a pack by rename, never in place. */
 kiln_result kiln_manager_refresh(kiln_manager *manager, kiln_error *err);
 
-/* Starts (enable true) or stops watching the folder mounts (Linux inotify;
- * elsewhere KILN_ERR_UNSUPPORTED). While watching, kiln_manager_pump reads
- * the file events without blocking and runs kiln_manager_refresh when the
- * cooker has replaced assets.kman (it writes it last, after every cooked
- * file), or 100 ms after the last other change in a mount's folder.
- * Folders mounted later are watched too. */
+/* Starts (enable true) or stops watching the folder mounts, and the folders
+ * holding the mounted packs (Linux inotify; elsewhere KILN_ERR_UNSUPPORTED).
+ * While watching, kiln_manager_pump reads the file events without blocking
+ * and runs kiln_manager_refresh when the cooker has replaced assets.kman (it
+ * writes it last, after every cooked file) or a mounted pack (written or
+ * renamed onto its name), or 100 ms after the last other change in a folder
+ * mount's folder. Mounts added later are watched too. */
 kiln_result kiln_manager_watch(kiln_manager *manager, bool enable, kiln_error *err);
 
 /* KILN_OK when the ref's asset has had no failed reload since its last
@@ -408,8 +421,14 @@ kiln_result kiln_asset_reload_status(kiln_manager *manager, kiln_ref ref, kiln_e
  * manifest knows, or whose cooked file cannot be read, asks the server to
  * cook it first (it cooks only when the file is missing or stale), then maps
  * the manifest of the folder mount that is the server's output folder again
- * and loads the result; the server's error message fails the load. Requested
- * loads are not cooked on demand. A manager connects once. */
+ * and loads the result; the server's error message fails the load. A
+ * requested load (kiln_manager_request, and the dependencies it queues) whose
+ * cooked file a worker cannot read is cooked the same way by that worker
+ * (never on the game's thread; with no workers, requests are not cooked),
+ * then read again; its handle must be in a manifest. Workers share one
+ * connection, one request at a time. Destroying the scope during the cook
+ * cancels the request (dropped when the reply comes); destroying the manager
+ * stops the wait. A manager connects once. */
 kiln_result kiln_manager_connect_cooker(kiln_manager *manager, const char *socket_path,
                                         kiln_error *err);
 #endif

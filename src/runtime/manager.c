@@ -283,6 +283,7 @@ void mgr_set_bytes(kiln_manager *m, mgr_slot *s, uint64_t bytes) {
 
 static void manifest_free(kiln_manager *m, mgr_manifest *man) {
     kiln_file_close(&man->file);
+    kiln_pack_close(&man->pack); /* a pack mount's: its data went with the manifest's users */
     mgr_free(m, man, sizeof *man);
 }
 
@@ -473,7 +474,8 @@ static void mount_close(kiln_manager *m, mgr_mount *mt) {
         return;
     if (mt->man != NULL)
         manifest_free(m, mt->man);
-    kiln_pack_close(&mt->pack);
+    if (mt->pack_path != NULL)
+        mgr_free(m, mt->pack_path, mt->pack_path_length + 1);
     if (mt->dir != NULL)
         mgr_free(m, mt->dir, mt->dir_length + 1);
     mgr_free(m, mt, sizeof *mt);
@@ -615,9 +617,18 @@ kiln_result kiln_manager_mount(kiln_manager *m, const char *path, uint32_t *inde
         mgr_free(m, manifest_path, length);
     } else {
         mt->is_pack = true;
-        result = kiln_pack_open(&mt->pack, path, err);
+        /* Kept to open the pack again when a build replaces it (refresh). */
+        mt->pack_path_length = strlen(path);
+        mt->pack_path = mgr_alloc(m, mt->pack_path_length + 1, 1);
+        if (mt->pack_path == NULL) {
+            mount_close(m, mt);
+            return runtime_fail(err, KILN_ERR_OUT_OF_MEMORY, tail, "cannot allocate a mount");
+        }
+        memcpy(mt->pack_path, path, mt->pack_path_length + 1);
+        mgr_file_id_of(&st, &mt->manifest_id);
+        result = kiln_pack_open(&mt->man->pack, path, err);
         if (result == KILN_OK)
-            result = kiln_pack_manifest(&mt->pack, &mt->man->file, m->open_flags, err);
+            result = kiln_pack_manifest(&mt->man->pack, &mt->man->file, m->open_flags, err);
     }
     if (result == KILN_OK)
         result = kiln_manifest_view_get(&mt->man->file, &mt->man->view, err);
@@ -748,6 +759,9 @@ void kiln_manager_destroy(kiln_manager *m) {
     bool initialised = m->scopes != NULL && m->pages != NULL && m->map != NULL && m->heap != NULL &&
                        m->finish != NULL;
     if (initialised) {
+#if defined(KILN_RUNTIME_DEV) && KILN_RUNTIME_DEV
+        mgr_dev_interrupt(m); /* a worker waiting for a cook stops waiting */
+#endif
         mgr_stop_workers(m);
         mgr_watch_close(m);
         pthread_mutex_lock(&m->lock);

@@ -16,8 +16,21 @@
  *
  * The manifest is mapped again by the hot-reload refresh's own step
  * (mgr_refresh_manifest), which keeps a replaced manifest while data made
- * under it points into its strings. Requested (asynchronous) loads are not
- * cooked on demand. One conversation with the server at a time per manager.
+ * under it points into its strings.
+ *
+ * A requested (asynchronous) load whose cooked file cannot be read asks the
+ * same way from the worker thread that read it (manager_load.c,
+ * cook_and_read), never from the game's thread; the server cooks it ahead
+ * of the changes it has queued.
+ *
+ * One connection per manager, one conversation on it at a time (the `talk`
+ * lock): the server answers each connection's requests in order and cooks
+ * one request at a time whichever connection it came on, so a connection per
+ * worker would make no cook start sooner; it would only cost a connect and a
+ * descriptor per request. Workers asking at once wait their turn. `fd` is
+ * written only with both `talk` and `fd_lock` held, so kiln_manager_destroy
+ * can shut the connection down (mgr_dev_interrupt, `fd_lock` alone) to wake a
+ * worker waiting for a reply instead of waiting for its cook.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -38,7 +51,9 @@
 #define COOK_WAIT_SECONDS 300
 
 struct mgr_dev {
-    pthread_mutex_t talk; /* one request at a time */
+    pthread_mutex_t talk;    /* one request at a time */
+    pthread_mutex_t fd_lock; /* `fd` and `stopping` against mgr_dev_interrupt */
+    bool stopping;           /* the manager is being destroyed: no new connection */
     char socket_path[sizeof(((struct sockaddr_un *)0)->sun_path)];
     dev_t folder_dev; /* the server's output folder */
     ino_t folder_ino;
@@ -60,14 +75,25 @@ static kiln_result open_connection(struct mgr_dev *dev, kiln_error *err) {
     struct timeval wait = {.tv_sec = COOK_WAIT_SECONDS};
     setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &wait, sizeof wait);
     setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &wait, sizeof wait);
-    dev->fd = fd;
+    pthread_mutex_lock(&dev->fd_lock);
+    bool stopping = dev->stopping;
+    if (!stopping)
+        dev->fd = fd;
+    pthread_mutex_unlock(&dev->fd_lock);
+    if (stopping) {
+        close(fd);
+        return runtime_fail(err, KILN_ERR_IO, "cook server",
+                            "the manager is being destroyed: no cook asked");
+    }
     return KILN_OK;
 }
 
 static void close_connection(struct mgr_dev *dev) {
+    pthread_mutex_lock(&dev->fd_lock);
     if (dev->fd >= 0)
         close(dev->fd);
     dev->fd = -1;
+    pthread_mutex_unlock(&dev->fd_lock);
 }
 
 kiln_result kiln_manager_connect_cooker(kiln_manager *m, const char *socket_path, kiln_error *err) {
@@ -99,6 +125,10 @@ kiln_result kiln_manager_connect_cooker(kiln_manager *m, const char *socket_path
         folder[1] = '\0';
     else
         *slash = '\0';
+    if (pthread_mutex_init(&dev->fd_lock, NULL) != 0) {
+        mgr_free(m, dev, sizeof *dev);
+        return runtime_fail(err, KILN_ERR_OUT_OF_MEMORY, "cook server", "cannot make a mutex");
+    }
     struct stat st;
     kiln_result result = KILN_OK;
     if (stat(folder, &st) != 0) {
@@ -114,6 +144,7 @@ kiln_result kiln_manager_connect_cooker(kiln_manager *m, const char *socket_path
         result = runtime_fail(err, KILN_ERR_OUT_OF_MEMORY, "cook server", "cannot make a mutex");
     if (result != KILN_OK) {
         close_connection(dev);
+        pthread_mutex_destroy(&dev->fd_lock);
         mgr_free(m, dev, sizeof *dev);
         return result;
     }
@@ -125,6 +156,7 @@ kiln_result kiln_manager_connect_cooker(kiln_manager *m, const char *socket_path
     if (raced) {
         close_connection(dev);
         pthread_mutex_destroy(&dev->talk);
+        pthread_mutex_destroy(&dev->fd_lock);
         mgr_free(m, dev, sizeof *dev);
         return runtime_fail(err, KILN_ERR_INVALID_ARGUMENT, "cook server",
                             "this manager is already connected to a cook server");
@@ -138,8 +170,20 @@ void mgr_dev_destroy(kiln_manager *m) {
         return;
     close_connection(dev);
     pthread_mutex_destroy(&dev->talk);
+    pthread_mutex_destroy(&dev->fd_lock);
     mgr_free(m, dev, sizeof *dev);
     m->dev = NULL;
+}
+
+void mgr_dev_interrupt(kiln_manager *m) {
+    struct mgr_dev *dev = m->dev;
+    if (dev == NULL)
+        return;
+    pthread_mutex_lock(&dev->fd_lock);
+    dev->stopping = true;
+    if (dev->fd >= 0)
+        shutdown(dev->fd, SHUT_RDWR); /* a worker waiting for a reply gets EOF now */
+    pthread_mutex_unlock(&dev->fd_lock);
 }
 
 /* ---------------------------------------------------------------------------
@@ -198,6 +242,12 @@ static kiln_result ask(struct mgr_dev *dev, const char *ref, char *reply, size_t
         if (send_all(dev->fd, request, (size_t)length) && read_line(dev->fd, reply, size))
             return KILN_OK;
         close_connection(dev);
+        pthread_mutex_lock(&dev->fd_lock);
+        bool stopping = dev->stopping;
+        pthread_mutex_unlock(&dev->fd_lock);
+        if (stopping)
+            return runtime_fail(err, KILN_ERR_IO, ref,
+                                "the manager was destroyed while the cook server cooked it");
     }
     return runtime_fail(err, KILN_ERR_IO, ref, "the cook server at %s did not answer",
                         dev->socket_path);
@@ -246,6 +296,24 @@ static void release_failed(kiln_manager *m, const kiln_ref *ref) {
     }
 }
 
+/* Asks the server to cook `name` and maps the output folder's manifest
+ * again (lock not held). */
+static kiln_result cook(kiln_manager *m, struct mgr_dev *dev, const char *name, kiln_result failed,
+                        kiln_error *err) {
+    char reply[COOK_SERVER_LINE_MAX];
+    pthread_mutex_lock(&dev->talk);
+    kiln_result result = ask(dev, name, reply, sizeof reply, err);
+    pthread_mutex_unlock(&dev->talk);
+    if (result != KILN_OK)
+        return result;
+    if (strncmp(reply, COOK_SERVER_ERR, strlen(COOK_SERVER_ERR)) == 0)
+        return runtime_fail(err, failed, name, "the cook server could not cook it: %s",
+                            reply + strlen(COOK_SERVER_ERR));
+    if (strncmp(reply, COOK_SERVER_OK, strlen(COOK_SERVER_OK)) != 0)
+        return runtime_fail(err, KILN_ERR_IO, name, "the cook server answered '%.200s'", reply);
+    return reread_manifest(m, dev, err);
+}
+
 kiln_result mgr_dev_cook_missing(kiln_manager *m, kiln_scope scope, kiln_handle handle,
                                  const char *ref_string, kiln_ref *ref, kiln_error *err,
                                  kiln_result failed, mgr_dev_load_fn load) {
@@ -273,19 +341,17 @@ kiln_result mgr_dev_cook_missing(kiln_manager *m, kiln_scope scope, kiln_handle 
     pthread_mutex_unlock(&m->lock);
     memset(ref, 0, sizeof *ref);
 
-    char reply[COOK_SERVER_LINE_MAX];
-    pthread_mutex_lock(&dev->talk);
-    kiln_result result = ask(dev, name, reply, sizeof reply, err);
-    pthread_mutex_unlock(&dev->talk);
-    if (result != KILN_OK)
-        return result;
-    if (strncmp(reply, COOK_SERVER_ERR, strlen(COOK_SERVER_ERR)) == 0)
-        return runtime_fail(err, failed, name, "the cook server could not cook it: %s",
-                            reply + strlen(COOK_SERVER_ERR));
-    if (strncmp(reply, COOK_SERVER_OK, strlen(COOK_SERVER_OK)) != 0)
-        return runtime_fail(err, KILN_ERR_IO, name, "the cook server answered '%.200s'", reply);
-    result = reread_manifest(m, dev, err);
+    kiln_result result = cook(m, dev, name, failed, err);
     if (result != KILN_OK)
         return result;
     return load(m, scope, handle, ref_string, ref, err);
+}
+
+kiln_result mgr_dev_cook(kiln_manager *m, const char *name, kiln_result failed, kiln_error *err) {
+    pthread_mutex_lock(&m->lock);
+    struct mgr_dev *dev = m->dev;
+    pthread_mutex_unlock(&m->lock);
+    if (dev == NULL)
+        return failed;
+    return cook(m, dev, name, failed, err);
 }

@@ -21,6 +21,16 @@ kiln_result mgr_dev_cook_missing(kiln_manager *m, kiln_scope scope, kiln_handle 
                                  const char *ref_string, kiln_ref *ref, kiln_error *err,
                                  kiln_result failed, mgr_dev_load_fn load);
 
+/* A requested load's step (a worker, lock not held): asks the server to cook
+ * `name` (a manifest ref) and maps the server output folder's manifest
+ * again. KILN_OK when it did; `failed` untouched when no server is
+ * connected; else the failure in *err. */
+kiln_result mgr_dev_cook(kiln_manager *m, const char *name, kiln_result failed, kiln_error *err);
+
+/* From kiln_manager_destroy, before the workers are stopped: a worker waiting
+ * for the server's reply stops waiting, and no new conversation starts. */
+void mgr_dev_interrupt(kiln_manager *m);
+
 /* From kiln_manager_destroy, last (slots may point into retired manifests). */
 void mgr_dev_destroy(kiln_manager *m);
 

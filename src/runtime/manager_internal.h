@@ -44,10 +44,13 @@ typedef struct mgr_reach {
 
 /* A mount's manifest, mapped. Data points into its strings (asset.ref and
  * asset.path), so a manifest a refresh replaced lives on until no data uses
- * it. */
+ * it. A pack mount's manifest owns the pack it was read from: data read from
+ * a pack points into its mapping too, so a replaced pack stays mapped as long
+ * as its manifest does. */
 typedef struct mgr_manifest {
     kiln_file file;
     kiln_manifest_view view;
+    kiln_pack pack; /* a pack mount's (all zero for a folder's) */
     uint32_t users; /* mgr_data whose strings point into it */
     bool replaced;  /* a refresh mapped a newer one */
 } mgr_manifest;
@@ -126,9 +129,10 @@ typedef struct mgr_mount {
     bool is_pack;
     char *dir; /* folder mounts */
     size_t dir_length;
-    kiln_pack pack;
-    mgr_manifest *man;       /* the current manifest */
-    mgr_file_id manifest_id; /* of a folder's assets.kman when mapped */
+    char *pack_path; /* pack mounts: the path mounted, opened again when replaced */
+    size_t pack_path_length;
+    mgr_manifest *man;       /* the current manifest (and a pack mount's pack) */
+    mgr_file_id manifest_id; /* of a folder's assets.kman, or of the pack file, when mapped */
     int watch;               /* inotify watch descriptor, -1: none */
     dev_t dev;
     ino_t ino;

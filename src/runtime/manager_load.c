@@ -271,7 +271,9 @@ static kiln_result read_asset(kiln_manager *m, mgr_slot *s, const mgr_mount *mt,
     size_t size;
     if (mt->is_pack) {
         kiln_pack_item item;
-        if (kiln_pack_find(&mt->pack, s->path, &item) != KILN_OK)
+        /* The pack of the manifest that named it (a replaced pack stays
+         * mapped while data from it is alive). */
+        if (kiln_pack_find(&s->data->manifest->pack, s->path, &item) != KILN_OK)
             return runtime_fail(err, KILN_ERR_NOT_FOUND, name,
                                 "the manifest names it, but the pack %s has no such file",
                                 mt->name);
@@ -775,7 +777,7 @@ static uint64_t file_size_estimate(kiln_manager *m, kiln_handle handle) {
     const char *path = kiln_manifest_path(&mt->man->view, entry);
     kiln_pack_item item;
     if (mt->is_pack)
-        return kiln_pack_find(&mt->pack, path, &item) == KILN_OK ? item.size : 0;
+        return kiln_pack_find(&mt->man->pack, path, &item) == KILN_OK ? item.size : 0;
     return 0; /* a folder file's size is known once read */
 }
 
@@ -1025,6 +1027,58 @@ uint32_t kiln_manager_pump(kiln_manager *m) {
  * Workers
  * ------------------------------------------------------------------------- */
 
+#if defined(KILN_RUNTIME_DEV) && KILN_RUNTIME_DEV
+/* Cooking on demand for a requested load (a worker, lock not held; the slot
+ * is pinned and LOADING, its read just failed with `failed`): when a cook
+ * server is connected and the slot is still wanted, asks it to cook the
+ * slot's ref (mgr_dev_cook, which maps the output folder's manifest again),
+ * then reads the file again. A scope destroyed meanwhile only drops the
+ * request: the caller sees refs == 0 and fails the slot as cancelled (the
+ * pin kept it alive while the worker waited). */
+static kiln_result cook_and_read(kiln_manager *m, uint32_t index, kiln_result failed) {
+    mgr_slot *s = mgr_slot_at(m, index);
+    char name[1024];
+    pthread_mutex_lock(&m->lock);
+    const mgr_mount *mt = mgr_mount_at(m, s->mount);
+    bool ask = m->dev != NULL && s->refs > 0 && !mt->is_pack && s->data->asset.ref != NULL &&
+               strlen(s->data->asset.ref) < sizeof name;
+    if (ask)
+        memcpy(name, s->data->asset.ref, strlen(s->data->asset.ref) + 1);
+    pthread_mutex_unlock(&m->lock);
+    if (!ask)
+        return failed;
+    kiln_error err;
+    memset(&err, 0, sizeof err);
+    kiln_result r = mgr_dev_cook(m, name, failed, &err);
+    pthread_mutex_lock(&m->lock);
+    if (s->refs == 0) { /* cancelled while the server cooked */
+        pthread_mutex_unlock(&m->lock);
+        return failed;
+    }
+    if (r != KILN_OK) {
+        s->error = err;
+        pthread_mutex_unlock(&m->lock);
+        return r;
+    }
+    /* The cook is read at the path the slot was made for: the manifest
+     * mapped after the cook must still name it for the ref. */
+    const kiln_manifest_view *view = &mt->man->view;
+    const kiln_manifest_entry *e = kiln_manifest_find(view, s->data->asset.handle);
+    if (e == NULL || e->kind != s->expected_kind ||
+        strcmp(kiln_manifest_path(view, e), s->path) != 0) {
+        r = runtime_fail(&s->error, KILN_ERR_NOT_FOUND, s->path,
+                         "cooked on demand, but %s now names '%s' differently: request it again",
+                         mt->name, name);
+        pthread_mutex_unlock(&m->lock);
+        return r;
+    }
+    drop_data(m, s); /* what the failed read left, if anything */
+    memset(&s->error, 0, sizeof s->error);
+    pthread_mutex_unlock(&m->lock);
+    return read_asset(m, s, mt, &s->error);
+}
+#endif
+
 static void *worker_main(void *arg) {
     kiln_manager *m = arg;
     pthread_mutex_lock(&m->lock);
@@ -1041,6 +1095,10 @@ static void *worker_main(void *arg) {
         const mgr_mount *mt = mgr_mount_at(m, s->mount);
         pthread_mutex_unlock(&m->lock);
         kiln_result r = read_asset(m, s, mt, &s->error);
+#if defined(KILN_RUNTIME_DEV) && KILN_RUNTIME_DEV
+        if (r == KILN_ERR_NOT_FOUND || r == KILN_ERR_IO)
+            r = cook_and_read(m, index, r);
+#endif
         pthread_mutex_lock(&m->lock);
         if (s->refs > 0) {
             publish(m, index, r);
@@ -1091,8 +1149,8 @@ void mgr_stop_workers(kiln_manager *m) {
  * Reloading in place (lock held; the slot is pinned and READY)
  * ------------------------------------------------------------------------- */
 
-static kiln_result reload_fail(kiln_manager *m, uint32_t index, const kiln_error *why,
-                               kiln_error *err) {
+kiln_result mgr_reload_fail(kiln_manager *m, uint32_t index, const kiln_error *why,
+                            kiln_error *err) {
     mgr_slot *s = mgr_slot_at(m, index);
     s->reload_failed = true;
     s->reload_error = *why;
@@ -1316,7 +1374,7 @@ kiln_result mgr_reload_slot(kiln_manager *m, uint32_t index, bool force, kiln_er
         }
         mgr_free(m, node, sizeof *node);
         if (r != KILN_OK && wanted)
-            reload_fail(m, index, &why, err);
+            mgr_reload_fail(m, index, &why, err);
         else
             r = KILN_OK;
     }

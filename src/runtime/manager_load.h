@@ -49,6 +49,11 @@ void mgr_free_dctx_pool(kiln_manager *m);
  * wanted, or (unless `force`) the folder file has the same bytes as the data
  * shown; else the failure, reported to the slot and the engine. */
 kiln_result mgr_reload_slot(kiln_manager *m, uint32_t index, bool force, kiln_error *err);
+/* Reports a failed reload of ready slot `index` (lock held): its status, the
+ * count, the engine's KILN_RELOAD_FAILED event; the old data stays. Returns
+ * why->code (KILN_ERR_CORRUPT when it is KILN_OK); *err (may be NULL) gets it. */
+kiln_result mgr_reload_fail(kiln_manager *m, uint32_t index, const kiln_error *why,
+                            kiln_error *err);
 
 /* manager_reload.c: retired data, the folder watch. */
 void mgr_notify(kiln_manager *m, const kiln_reload_event *event);

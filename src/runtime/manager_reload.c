@@ -135,6 +135,100 @@ kiln_result mgr_refresh_manifest(kiln_manager *m, uint32_t i, kiln_error *err) {
     return KILN_OK;
 }
 
+/* Opens pack mount `i` again when its file was replaced on disk (lock held;
+ * released while mapping): `kiln build --pack` writes a new file and renames
+ * it over the old one, so a new version is a new inode, size or time. The
+ * new pack becomes the mount's (with its manifest); the old one stays mapped
+ * while data read from it is alive (its manifest's users). A replacement
+ * that does not open (truncated, corrupt, no manifest) is reported, once per
+ * version, as a failed reload of every asset loaded from the mount, which
+ * keeps its data; the old pack stays the mount's. */
+static kiln_result refresh_pack(kiln_manager *m, uint32_t i, kiln_error *err) {
+    mgr_mount *mt = m->mounts[i];
+    struct stat st;
+    mgr_file_id id;
+    memset(&id, 0, sizeof id);
+    if (stat(mt->pack_path, &st) == 0)
+        mgr_file_id_of(&st, &id);
+    if (same_file(&id, &mt->manifest_id))
+        return KILN_OK;
+    mt->manifest_id = id; /* a bad pack is reported once, not at every refresh */
+    mgr_manifest *man = mgr_calloc(m, 1, sizeof *man);
+    kiln_error why;
+    memset(&why, 0, sizeof why);
+    kiln_result r = KILN_OK;
+    if (man == NULL) {
+        r = runtime_fail(&why, KILN_ERR_OUT_OF_MEMORY, mt->name, "out of memory");
+    } else {
+        pthread_mutex_unlock(&m->lock);
+        r = kiln_pack_open(&man->pack, mt->pack_path, &why);
+        if (r == KILN_OK)
+            r = kiln_pack_manifest(&man->pack, &man->file, m->open_flags, &why);
+        if (r == KILN_OK)
+            r = kiln_manifest_view_get(&man->file, &man->view, &why);
+        pthread_mutex_lock(&m->lock);
+    }
+    if (r != KILN_OK) {
+        if (man != NULL) {
+            kiln_file_close(&man->file);
+            kiln_pack_close(&man->pack);
+            mgr_free(m, man, sizeof *man);
+        }
+        kiln_error e;
+        runtime_fail(&e, r, mt->name,
+                     "replaced on disk by a pack that cannot be opened, the old data stays: %s",
+                     why.message);
+        if (err != NULL)
+            *err = e;
+        for (uint32_t j = 1; j < m->slots_used; j++) {
+            mgr_slot *s = mgr_slot_at(m, j);
+            if (mgr_slot_state(s) == SLOT_READY && s->refs > 0 && s->mount == i)
+                mgr_reload_fail(m, j, &e, NULL);
+        }
+        return r;
+    }
+    mgr_manifest *old = mt->man;
+    mt->man = man;
+    mt->dev = st.st_dev; /* mounting the path again is still "already mounted" */
+    mt->ino = st.st_ino;
+    old->replaced = true;
+    if (old->users == 0) {
+        kiln_file_close(&old->file);
+        kiln_pack_close(&old->pack);
+        mgr_free(m, old, sizeof *old);
+    }
+    m->refreshes++;
+    return KILN_OK;
+}
+
+/* Whether ready slot `s` of a pack mount should be reloaded: the mount's
+ * pack is not the one its data came from, and the new pack's entry for its
+ * file differs (another path or kind for its ref, no such file, other
+ * bytes). The pack's entry table has no checksum, so "differs" is a size,
+ * then a byte comparison of the two mapped payloads (as the folder refresh
+ * compares file bytes). Unchanged data keeps pointing into the old pack,
+ * which stays mapped for it. */
+static bool pack_slot_changed(kiln_manager *m, mgr_slot *s) {
+    const mgr_mount *mt = mgr_mount_at(m, s->mount);
+    const mgr_manifest *had = s->data->manifest, *now = mt->man;
+    if (had == now || s->checked_manifest == now)
+        return false;
+    s->checked = true;
+    s->checked_manifest = now;
+    const kiln_manifest_entry *e = kiln_manifest_find(&now->view, s->data->asset.handle);
+    if (e == NULL || e->kind != s->expected_kind ||
+        strcmp(kiln_manifest_path(&now->view, e), s->path) != 0)
+        return true; /* the reload says why it keeps the old data */
+    kiln_pack_item a, b;
+    if (kiln_pack_find(&had->pack, s->path, &a) != KILN_OK ||
+        kiln_pack_find(&now->pack, s->path, &b) != KILN_OK)
+        return true;
+    bool changed = a.size != b.size || memcmp(a.data, b.data, (size_t)a.size) != 0;
+    if (!changed)
+        s->reload_failed = false; /* what is shown is what the pack says */
+    return changed;
+}
+
 /* Whether ready slot `s` of a folder mount should be reloaded: its file's
  * version differs from the one last acted on, or its ref no longer names
  * its file in a manifest not yet acted on. */
@@ -167,9 +261,8 @@ kiln_result mgr_refresh(kiln_manager *m, kiln_error *err) {
     kiln_result first = KILN_OK;
     kiln_error e;
     for (uint32_t i = 0; i < m->mount_count; i++) {
-        if (m->mounts[i]->is_pack)
-            continue;
-        kiln_result r = mgr_refresh_manifest(m, i, &e);
+        kiln_result r =
+            m->mounts[i]->is_pack ? refresh_pack(m, i, &e) : mgr_refresh_manifest(m, i, &e);
         keep_first(&first, err, r, &e);
     }
     /* Dependents first (clips, scenes, meshes, tables, textures): a
@@ -184,8 +277,11 @@ kiln_result mgr_refresh(kiln_manager *m, kiln_error *err) {
         for (uint32_t j = 1; j < m->slots_used; j++) {
             mgr_slot *s = mgr_slot_at(m, j);
             if (mgr_slot_state(s) != SLOT_READY || s->refs == 0 || s->reach_count == 0 ||
-                s->reloading || s->expected_kind != order[k] ||
-                mgr_mount_at(m, s->mount)->is_pack || !slot_changed(m, s))
+                s->reloading || s->expected_kind != order[k])
+                continue;
+            bool changed =
+                mgr_mount_at(m, s->mount)->is_pack ? pack_slot_changed(m, s) : slot_changed(m, s);
+            if (!changed)
                 continue;
             s->pins++;
             kiln_result r = mgr_reload_slot(m, j, false, &e);
@@ -242,12 +338,37 @@ static uint64_t now_ns(void) {
 
 #ifdef __linux__
 
+/* The name a pack mount's file has in its folder. */
+static const char *pack_base(const mgr_mount *mt) {
+    const char *slash = strrchr(mt->pack_path, '/');
+    return slash != NULL ? slash + 1 : mt->pack_path;
+}
+
+/* A folder mount's folder, or the folder holding a pack mount's file (the
+ * pack is replaced by a rename into it). One mask for both: a second watch
+ * of the same folder replaces the first one's mask. */
 kiln_result mgr_watch_mount(kiln_manager *m, uint32_t i, kiln_error *err) {
     mgr_mount *mt = m->mounts[i];
-    if (m->watch_fd < 0 || mt->is_pack || mt->watch >= 0)
+    if (m->watch_fd < 0 || mt->watch >= 0)
         return KILN_OK;
+    char folder[4096];
+    const char *dir = mt->dir;
+    if (mt->is_pack) {
+        const char *base = pack_base(mt);
+        size_t length = (size_t)(base - mt->pack_path);
+        if (length >= sizeof folder)
+            return runtime_fail(err, KILN_ERR_INVALID_ARGUMENT, mt->name,
+                                "cannot watch: path too long");
+        if (length == 0)
+            snprintf(folder, sizeof folder, ".");
+        else if (length == 1)
+            snprintf(folder, sizeof folder, "/");
+        else
+            snprintf(folder, sizeof folder, "%.*s", (int)(length - 1), mt->pack_path);
+        dir = folder;
+    }
     int wd = inotify_add_watch(
-        m->watch_fd, mt->dir, IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_CREATE | IN_DELETE);
+        m->watch_fd, dir, IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_CREATE | IN_DELETE);
     if (wd < 0) {
         char reason[128];
         return runtime_fail(err, KILN_ERR_IO, mt->name, "cannot watch: %s",
@@ -279,10 +400,27 @@ bool mgr_watch_poll(kiln_manager *m) {
             break; /* EAGAIN: nothing more */
         for (char *p = buffer; p < buffer + got;) {
             const struct inotify_event *ev = (const struct inotify_event *)(void *)p;
-            if (ev->len > 0 && strcmp(ev->name, KILN_MANIFEST_FILE_NAME) == 0 &&
-                (ev->mask & (IN_CLOSE_WRITE | IN_MOVED_TO)) != 0)
+            /* Whose folder it is: a pack's (only the pack's own name counts,
+             * a finished write or a rename onto it), a folder mount's. */
+            bool folder = false, pack = false;
+            for (uint32_t i = 0; i < m->mount_count; i++) {
+                const mgr_mount *mt = m->mounts[i];
+                if (mt->watch != ev->wd)
+                    continue;
+                if (!mt->is_pack)
+                    folder = true;
+                else if (ev->len > 0 && strcmp(ev->name, pack_base(mt)) == 0 &&
+                         (ev->mask & (IN_CLOSE_WRITE | IN_MOVED_TO)) != 0)
+                    pack = true;
+            }
+            if ((ev->mask & IN_Q_OVERFLOW) != 0) {
+                m->watch_dirty = true;
+                m->watch_last_ns = now_ns();
+            } else if (pack ||
+                       (folder && ev->len > 0 && strcmp(ev->name, KILN_MANIFEST_FILE_NAME) == 0 &&
+                        (ev->mask & (IN_CLOSE_WRITE | IN_MOVED_TO)) != 0))
                 manifest = true;
-            else if ((ev->mask & IN_Q_OVERFLOW) != 0 || ev->len == 0 || ev->name[0] != '.') {
+            else if (folder && (ev->len == 0 || ev->name[0] != '.')) {
                 m->watch_dirty = true; /* a temporary file of the cooker (".name") is not */
                 m->watch_last_ns = now_ns();
             }

@@ -6,10 +6,14 @@
 # lock released and an output equal to a clean build's. Then `--serve`: a
 # runtime built on the public API loads refs whose cooked files are missing
 # or were never cooked, and bad requests get ERR replies.
+# Requested (asynchronous) loads get the same from the manager's workers,
+# several asking at once, and a request cancelled (its scope destroyed) while
+# its cook is under way is dropped when the cook comes back.
 #
 # Every wait is a bounded poll; nothing asserts a duration.
 # Environment (set by ctest): KILN, KILN_TMP, KILN_COOK_CLIENT (the runtime
-# client, empty when libkiln is built without KILN_RUNTIME_DEV).
+# client, empty when libkiln is built without KILN_RUNTIME_DEV),
+# KILN_COOK_CLIENT_TSAN (the same client under ThreadSanitizer, may be empty).
 set -euo pipefail
 source "$(dirname "$0")/harness.sh" watch
 if ! command -v python3 >/dev/null; then
@@ -235,6 +239,33 @@ check "an unknown ref fails with the server's message" \
     grep -q "^fail props/nothing: .*no source under the input folder produces 'props/nothing'" \
     "$SCRATCH/client.out"
 
+# Requested (asynchronous) loads: the manager's workers ask, three at once
+# on the one connection, and the game thread only pumps.
+served_count() { grep -c "^kiln: served '$1': 1 cooked" "$WATCH_OUT" || true; }
+served_twice() { [ "$(served_count "$1")" -eq 2 ]; }
+rm "$SCRATCH/out/wall.ktx2" "$SCRATCH/out/fresh.ktx2" "$SCRATCH/out/props/crate.kmesh"
+"$KILN_COOK_CLIENT" --async 3 "$SCRATCH/out" - wall >"$SCRATCH/client.out" 2>&1 || true
+check "without the server, a requested load of a missing file fails" \
+    grep -q '^fail wall: wall.ktx2: cannot open' "$SCRATCH/client.out"
+walls=$(served_count wall)
+"$KILN_COOK_CLIENT" --async 3 "$SCRATCH/out" "$SOCKET" wall fresh props/crate \
+    >"$SCRATCH/client.out" 2>&1 || true
+check "requested loads get their missing files cooked by the workers and load them" \
+    all_true "grep -q '^ok wall texture wall.ktx2 $(stat -c %s "$SCRATCH/out/wall.ktx2" 2>/dev/null)\$' '$SCRATCH/client.out'" \
+    "grep -q '^ok fresh texture fresh.ktx2 ' '$SCRATCH/client.out'" \
+    "grep -q '^ok props/crate mesh props/crate.kmesh ' '$SCRATCH/client.out'" \
+    "[ \$(served_count wall) -eq $((walls + 1)) ]"
+check "the texture a worker got cooked equals a clean build's" \
+    cmp "$SCRATCH/clean/wall.ktx2" "$SCRATCH/out/wall.ktx2"
+if [ -n "${KILN_COOK_CLIENT_TSAN:-}" ]; then
+    rm "$SCRATCH/out/wall.ktx2" "$SCRATCH/out/fresh.ktx2" "$SCRATCH/out/props/crate.kmesh"
+    TSAN_OPTIONS=halt_on_error=1 "$KILN_COOK_CLIENT_TSAN" --async 3 "$SCRATCH/out" "$SOCKET" \
+        wall fresh props/crate >"$SCRATCH/client.out" 2>&1 || true
+    check "the same under ThreadSanitizer: no race, every ref loaded" \
+        all_true "[ \$(grep -c '^ok ' '$SCRATCH/client.out') -eq 3 ]" \
+        "! grep -q 'ThreadSanitizer' '$SCRATCH/client.out'"
+fi
+
 # Bad requests on one connection: each gets an ERR line, and a good request
 # after them is still answered.
 python3 - "$SOCKET" >"$SCRATCH/replies" <<'PY'
@@ -269,4 +300,46 @@ set -e
 watch_pid=""
 check "SIGINT stops the server and removes its socket" \
     all_true "[ $watch_status -eq 0 ]" "[ ! -e '$SOCKET' ]"
+
+# A requested load cancelled while its cook is under way: a server whose
+# texture cooks take 3 s (the test hook), a scope destroyed 0.5 s after the
+# worker took the request. The worker's pin keeps the asset while it waits;
+# when the cook comes back the request is dropped (no callback, nothing
+# held), and a new request loads the cooked file without another cook.
+(cd "$SCRATCH" && exec env KILN_TEST_SLOW_STAGE=texture:3 "$KILN" watch -i in -o out -j 2 \
+    --debounce 60000 --serve >"$WATCH_OUT" 2>"$WATCH_ERR") &
+watch_pid=$!
+check "a slow server starts" wait_for watch_has 'cook requests on out/.kiln-serve'
+rm "$SCRATCH/out/wall.ktx2"
+"$KILN_COOK_CLIENT" --cancel "$SCRATCH/out" "$SOCKET" wall >"$SCRATCH/client.out" 2>&1 || true
+check "a request cancelled during its cook is dropped when the cook comes back" \
+    all_true "grep -q '^cancel: in flight 1\$' '$SCRATCH/client.out'" \
+    "grep -q '^cancel: dropped, 0 callbacks\$' '$SCRATCH/client.out'" \
+    "[ \$(served_count wall) -eq 1 ]"
+check "a new request then loads what that cook made" \
+    grep -q '^ok wall texture wall.ktx2 ' "$SCRATCH/client.out"
+# Destroying the manager while a worker waits for a cook does not wait for
+# the cook: the client is gone before the (3 s) cook wrote its file, and the
+# server, its client gone mid-cook, finishes the cook and goes on serving.
+rm "$SCRATCH/out/wall.ktx2"
+"$KILN_COOK_CLIENT" --destroy "$SCRATCH/out" "$SOCKET" wall >"$SCRATCH/client.out" 2>&1 || true
+wall_after_destroy=$([ -e "$SCRATCH/out/wall.ktx2" ] && echo present || echo absent)
+check "destroying the manager during a cook wakes the waiting worker" \
+    all_true "grep -q '^destroy: done\$' '$SCRATCH/client.out'" "[ $wall_after_destroy = absent ]"
+check "the server finishes that cook and keeps serving" \
+    all_true "wait_for served_twice wall" "kill -0 $watch_pid"
+if [ -n "${KILN_COOK_CLIENT_TSAN:-}" ]; then
+    rm "$SCRATCH/out/wall.ktx2"
+    TSAN_OPTIONS=halt_on_error=1 "$KILN_COOK_CLIENT_TSAN" --cancel "$SCRATCH/out" "$SOCKET" wall \
+        >"$SCRATCH/client.out" 2>&1 || true
+    check "the cancel during a cook under ThreadSanitizer: no race" \
+        all_true "grep -q '^cancel: dropped, 0 callbacks\$' '$SCRATCH/client.out'" \
+        "grep -q '^ok wall texture wall.ktx2 ' '$SCRATCH/client.out'" \
+        "! grep -q 'ThreadSanitizer' '$SCRATCH/client.out'"
+fi
+kill -INT "$watch_pid"
+set +e
+wait "$watch_pid"
+set -e
+watch_pid=""
 finish "watch"

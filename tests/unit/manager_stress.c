@@ -3,7 +3,7 @@
  * test_manager_stress (AddressSanitizer) and test_manager_tsan
  * (ThreadSanitizer, with the runtime's sources alone).
  *
- *   manager_stress RUNTIME_DIR RUNTIME.kpak
+ *   manager_stress RUNTIME_DIR RUNTIME.kpak [OTHER.kpak]
  *
  * Level threads create scopes, load (synchronously) and request (through
  * the workers) the cooked examples' scenes, meshes, tables and textures,
@@ -19,7 +19,11 @@
  * lock), which is the contract replaced data is freed by (the second pump
  * after its replacement). Afterwards every engine object created was
  * destroyed and the allocator is balanced. Run once on the folder and once
- * on the pack.
+ * on the pack. With OTHER.kpak (the same assets with other textures), the
+ * pack runs mount a copy of RUNTIME.kpak that a swapper thread replaces, as
+ * `kiln build --pack` does (a new file renamed over it), by OTHER.kpak and
+ * back, all along: the refreshes open each new pack and reload the entries
+ * that changed while the old packs' data is read.
  */
 #include <inttypes.h>
 #include <pthread.h>
@@ -27,6 +31,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "kiln/manager.h"
 
@@ -280,6 +285,58 @@ static void *reload_thread(void *arg) {
     return NULL;
 }
 
+/* The swapper: the mounted pack file replaced by the other bytes and back. */
+typedef struct swap_arg {
+    shared *s;
+    const char *path;
+    const void *bytes[2];
+    size_t sizes[2];
+    long swaps;
+} swap_arg;
+
+static bool write_whole(const char *path, const void *bytes, size_t size) {
+    FILE *f = fopen(path, "wb");
+    if (f == NULL)
+        return false;
+    bool ok = fwrite(bytes, 1, size, f) == size;
+    return fclose(f) == 0 && ok;
+}
+
+static void *read_whole(const char *path, size_t *size) {
+    FILE *f = fopen(path, "rb");
+    if (f == NULL)
+        return NULL;
+    fseek(f, 0, SEEK_END);
+    long length = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    void *bytes = length > 0 ? malloc((size_t)length) : NULL;
+    if (bytes != NULL && fread(bytes, 1, (size_t)length, f) != (size_t)length) {
+        free(bytes);
+        bytes = NULL;
+    }
+    fclose(f);
+    *size = (size_t)length;
+    return bytes;
+}
+
+/* `path` becomes `bytes` by a rename, as the cooker writes a pack. */
+static bool replace_whole(const char *path, const void *bytes, size_t size) {
+    char tmp[4096];
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    return write_whole(tmp, bytes, size) && rename(tmp, path) == 0;
+}
+
+static void *swap_thread(void *arg) {
+    swap_arg *sw = arg;
+    while (!atomic_load(&sw->s->stop)) {
+        int which = (int)(++sw->swaps % 2); /* 1: the other pack, 0: the first again */
+        CHECK(replace_whole(sw->path, sw->bytes[which], sw->sizes[which]));
+        struct timespec pause = {0, 3 * 1000 * 1000};
+        nanosleep(&pause, NULL);
+    }
+    return NULL;
+}
+
 static void *reader_thread(void *arg) {
     shared *s = arg;
     unsigned i = 0;
@@ -302,7 +359,7 @@ static void *reader_thread(void *arg) {
     return NULL;
 }
 
-static int run(const char *mount, uint32_t workers) {
+static int run(const char *mount, uint32_t workers, const char *other) {
     counters c;
     memset(&c, 0, sizeof c);
     kiln_manager_desc desc = {0};
@@ -321,6 +378,23 @@ static int run(const char *mount, uint32_t workers) {
     pthread_rwlock_init(&s.frame, NULL);
     s.counters = &c;
     kiln_error err;
+    /* Swapping: the mount is a copy of the pack the swapper replaces. */
+    swap_arg sw;
+    memset(&sw, 0, sizeof sw);
+    char swapped[4096];
+    if (other != NULL) {
+        snprintf(swapped, sizeof swapped, "%s-swapped.kpak", mount);
+        sw.s = &s;
+        sw.path = swapped;
+        sw.bytes[0] = read_whole(mount, &sw.sizes[0]);
+        sw.bytes[1] = read_whole(other, &sw.sizes[1]);
+        if (sw.bytes[0] == NULL || sw.bytes[1] == NULL ||
+            !replace_whole(swapped, sw.bytes[0], sw.sizes[0])) {
+            fprintf(stderr, "cannot read %s and %s or write %s\n", mount, other, swapped);
+            return 1;
+        }
+        mount = swapped;
+    }
     if (kiln_manager_create(&desc, &s.manager, &err) != KILN_OK ||
         kiln_manager_mount(s.manager, mount, NULL, &err) != KILN_OK) {
         fprintf(stderr, "%s: %s\n", mount, err.message);
@@ -330,11 +404,13 @@ static int run(const char *mount, uint32_t workers) {
                                 &s.permanent[0], &err) == KILN_OK);
     CHECK(kiln_manager_load_ref(s.manager, KILN_SCOPE_PERMANENT, "props/rock", &s.permanent[1],
                                 &err) == KILN_OK);
-    pthread_t levels[LEVEL_THREADS], pump, reader, reloader;
+    pthread_t levels[LEVEL_THREADS], pump, reader, reloader, swapper;
     level_arg args[LEVEL_THREADS];
     pthread_create(&pump, NULL, pump_thread, &s);
     pthread_create(&reader, NULL, reader_thread, &s);
     pthread_create(&reloader, NULL, reload_thread, &s);
+    if (other != NULL)
+        pthread_create(&swapper, NULL, swap_thread, &sw);
     for (int i = 0; i < LEVEL_THREADS; i++) {
         args[i] = (level_arg){&s, 1234u + (unsigned)i * 77u};
         pthread_create(&levels[i], NULL, level_thread, &args[i]);
@@ -345,8 +421,16 @@ static int run(const char *mount, uint32_t workers) {
     pthread_join(pump, NULL);
     pthread_join(reader, NULL);
     pthread_join(reloader, NULL);
+    if (other != NULL)
+        pthread_join(swapper, NULL);
     kiln_manager_stats stats;
     CHECK(kiln_manager_stats_get(s.manager, &stats, &err) == KILN_OK);
+    if (other != NULL) { /* the swapped packs were opened and read */
+        CHECK(sw.swaps > 1 && stats.refreshes > 0);
+        printf("%s: %ld swaps, %" PRIu64 " packs opened again\n", mount, sw.swaps, stats.refreshes);
+        free((void *)sw.bytes[0]);
+        free((void *)sw.bytes[1]);
+    }
     CHECK(stats.failed == 0);
     CHECK(stats.reload_failures == 0 && atomic_load(&c.reload_failures) == 0);
     CHECK(stats.reloads == (uint64_t)atomic_load(&c.applied));
@@ -366,13 +450,14 @@ static int run(const char *mount, uint32_t workers) {
 }
 
 int main(int argc, char **argv) {
-    if (argc != 3) {
-        fprintf(stderr, "usage: %s RUNTIME_DIR RUNTIME.kpak\n", argv[0]);
+    if (argc != 3 && argc != 4) {
+        fprintf(stderr, "usage: %s RUNTIME_DIR RUNTIME.kpak [OTHER.kpak]\n", argv[0]);
         return 2;
     }
-    int status = run(argv[1], 2);
-    status |= run(argv[2], 2);
-    status |= run(argv[2], 0); /* the pump thread loads */
+    const char *other = argc == 4 ? argv[3] : NULL;
+    int status = run(argv[1], 2, NULL);
+    status |= run(argv[2], 2, other);
+    status |= run(argv[2], 0, other); /* the pump thread loads */
     int failed = atomic_load(&failures);
     if (failed > 0)
         fprintf(stderr, "%d check(s) failed\n", failed);

@@ -216,6 +216,103 @@ static const kiln_asset *dependency_of(kiln_manager *m, const kiln_asset *a, kil
 }
 
 /* ---------------------------------------------------------------------------
+ * Packs: a tiny PNG to change the crate's texture with, and replacing a pack
+ * file the way the cooker does (a new file renamed over the old one)
+ * ------------------------------------------------------------------------- */
+
+static uint32_t crc32_of(const uint8_t *p, size_t n) {
+    uint32_t crc = ~0u;
+    for (size_t i = 0; i < n; i++) {
+        crc ^= p[i];
+        for (int k = 0; k < 8; k++)
+            crc = (crc >> 1) ^ (0xedb88320u & (0u - (crc & 1u)));
+    }
+    return ~crc;
+}
+
+static size_t put_be32(uint8_t *at, uint32_t v) {
+    at[0] = (uint8_t)(v >> 24);
+    at[1] = (uint8_t)(v >> 16);
+    at[2] = (uint8_t)(v >> 8);
+    at[3] = (uint8_t)v;
+    return 4;
+}
+
+static size_t png_chunk(uint8_t *at, const char *type, const uint8_t *data, size_t size) {
+    size_t n = put_be32(at, (uint32_t)size);
+    memcpy(at + n, type, 4);
+    if (size > 0)
+        memcpy(at + n + 4, data, size);
+    n += 4 + size;
+    return n + put_be32(at + n, crc32_of(at + 4, size + 4));
+}
+
+/* A 4x4 RGBA8 PNG of one colour (stored deflate) as props/crate.png. */
+static void write_tiny_png(const project *p, uint8_t r, uint8_t g, uint8_t b) {
+    enum { W = 4, H = 4, RAW = H * (1 + 4 * W) };
+    uint8_t raw[RAW];
+    for (int y = 0; y < H; y++) {
+        uint8_t *row = raw + y * (1 + 4 * W);
+        row[0] = 0;
+        for (int x = 0; x < W; x++) {
+            row[1 + 4 * x] = r;
+            row[2 + 4 * x] = g;
+            row[3 + 4 * x] = b;
+            row[4 + 4 * x] = 255;
+        }
+    }
+    uint8_t z[7 + RAW + 4] = {0x78, 0x01, 0x01, (uint8_t)RAW, 0, (uint8_t)~RAW, 0xff};
+    memcpy(z + 7, raw, RAW);
+    uint32_t s1 = 1, s2 = 0;
+    for (size_t i = 0; i < RAW; i++) {
+        s1 = (s1 + raw[i]) % 65521u;
+        s2 = (s2 + s1) % 65521u;
+    }
+    put_be32(z + 7 + RAW, s2 << 16 | s1);
+    uint8_t png[256];
+    size_t n = 8;
+    memcpy(png, "\x89PNG\r\n\x1a\n", 8);
+    const uint8_t ihdr[13] = {0, 0, 0, W, 0, 0, 0, H, 8, 6, 0, 0, 0};
+    n += png_chunk(png + n, "IHDR", ihdr, sizeof ihdr);
+    n += png_chunk(png + n, "IDAT", z, sizeof z);
+    n += png_chunk(png + n, "IEND", NULL, 0);
+    char *path = test_path_join(p->props, "crate.png");
+    test_write_file(path, png, n);
+    free(path);
+}
+
+static void cook_pack(const project *p) {
+    char *argv[] = {"kiln", "build", "-q", "-j", "1", "--pack", "-i", p->src, "-o", p->out, NULL};
+    assert_int_equal(cli_main(10, argv), 0);
+}
+
+static char *pack_path(const project *p) {
+    size_t length = strlen(p->out) + 6;
+    char *pack = malloc(length);
+    snprintf(pack, length, "%s.kpak", p->out);
+    return pack;
+}
+
+/* Puts `size` bytes at `path` as the cooker does: a new file renamed over it
+ * (the old mapping keeps the old inode's bytes). */
+static void replace_file(const char *path, const void *bytes, size_t size) {
+    size_t length = strlen(path) + 8;
+    char *tmp = malloc(length);
+    snprintf(tmp, length, "%s.new", path);
+    test_write_file(tmp, bytes, size);
+    assert_int_equal(rename(tmp, path), 0);
+    free(tmp);
+}
+
+static const kiln_asset *texture_of(kiln_manager *m, const kiln_asset *mesh) {
+    const kiln_asset *table = dependency_of(m, mesh, KILN_ASSET_MATERIAL);
+    assert_non_null(table);
+    const kiln_asset *texture = dependency_of(m, table, KILN_ASSET_TEXTURE);
+    assert_non_null(texture);
+    return texture;
+}
+
+/* ---------------------------------------------------------------------------
  * Tests
  * ------------------------------------------------------------------------- */
 
@@ -553,6 +650,198 @@ static void watch_notices_a_rebuild(void **state) {
 #endif
 }
 
+/* A pack replaced on disk with one where only the texture changed: refresh
+ * opens the new pack, reloads the texture alone (one APPLIED event, its
+ * material told), keeps every other asset's data, which still points into
+ * the old pack's mapping and stays readable; the replaced texture is freed
+ * two pumps later. */
+static void replaced_pack_reloads_only_changed_entries(void **state) {
+    (void)state;
+    project p = make_project("reload_pack_swap");
+    cook_pack(&p);
+    char *pack = pack_path(&p);
+    engine_log engine = {0};
+    kiln_manager *m = make_manager(&engine, 2);
+    kiln_error err;
+    assert_int_equal(kiln_manager_mount(m, pack, NULL, &err), KILN_OK);
+    kiln_scope level;
+    assert_int_equal(kiln_scope_create(m, "level", 0, &level, &err), KILN_OK);
+    kiln_ref scene, mesh;
+    assert_int_equal(kiln_manager_load_ref(m, level, "props/crate/scene", &scene, &err), KILN_OK);
+    assert_int_equal(kiln_manager_load_ref(m, level, "props/crate", &mesh, &err), KILN_OK);
+    const kiln_asset *old_scene = kiln_asset_get(m, scene);
+    const kiln_asset *old_mesh = kiln_asset_get(m, mesh);
+    const kiln_asset *old_table = dependency_of(m, old_mesh, KILN_ASSET_MATERIAL);
+    const kiln_asset *old_texture = texture_of(m, old_mesh);
+    assert_int_equal(old_texture->texture.width, 64); /* the example's crate.png */
+    kiln_handle texture_handle = old_texture->handle;
+    assert_int_equal(engine.textures, 1);
+
+    /* Nothing changed on disk: nothing happens. */
+    assert_int_equal(kiln_manager_refresh(m, &err), KILN_OK);
+    assert_int_equal(engine.applied + engine.failed, 0);
+
+    write_tiny_png(&p, 200, 30, 90);
+    cook_pack(&p);
+    assert_int_equal(kiln_manager_refresh(m, &err), KILN_OK);
+    assert_int_equal(engine.applied, 1);
+    assert_int_equal(engine.failed, 0);
+    assert_true(engine.last_applied == texture_handle);
+    assert_ptr_equal(engine.last_previous, old_texture);
+    const kiln_asset *new_texture = texture_of(m, kiln_asset_get(m, mesh));
+    assert_ptr_not_equal(new_texture, old_texture);
+    assert_int_equal(new_texture->texture.width, 4);
+    assert_int_equal(new_texture->texture.height, 4);
+    assert_int_equal(engine.textures, 2);
+    assert_true(told(&engine, old_table->ref)); /* its material table learns it */
+    /* Everything else kept its data (same pointers, no engine objects). */
+    assert_ptr_equal(kiln_asset_get(m, scene), old_scene);
+    assert_ptr_equal(kiln_asset_get(m, mesh), old_mesh);
+    assert_ptr_equal(dependency_of(m, old_mesh, KILN_ASSET_MATERIAL), old_table);
+    assert_int_equal(engine.buffers, 2);
+    kiln_manager_stats stats;
+    assert_int_equal(kiln_manager_stats_get(m, &stats, &err), KILN_OK);
+    assert_int_equal(stats.reloads, 1);
+    assert_int_equal(stats.refreshes, 1);
+    assert_int_equal(stats.retired, 1);
+
+    /* The old texture stays readable until the second pump; the data kept
+     * from the old pack (the mesh's views point into its mapping) stays
+     * readable for as long as it is loaded. */
+    kiln_manager_pump(m);
+    assert_int_equal(old_texture->texture.width, 64);
+    assert_int_equal(engine.textures_destroyed, 0);
+    kiln_manager_pump(m);
+    assert_int_equal(engine.textures_destroyed, 1);
+    for (int i = 0; i < 3; i++)
+        kiln_manager_pump(m);
+    assert_int_equal(triangles_of(kiln_asset_get(m, mesh)), 12);
+    assert_int_equal(kiln_asset_get(m, scene)->scene.desc->mesh_count, 1);
+
+    /* Refreshing again does nothing more. */
+    assert_int_equal(kiln_manager_refresh(m, &err), KILN_OK);
+    assert_int_equal(engine.applied, 1);
+
+    /* A new load after the swap reads the new pack; mounting the replaced
+     * path again is still "already mounted". */
+    assert_int_equal(kiln_manager_mount(m, pack, NULL, &err), KILN_ERR_INVALID_ARGUMENT);
+    assert_int_equal(kiln_scope_destroy(m, level, &err), KILN_OK);
+    assert_int_equal(kiln_manager_load_ref(m, KILN_SCOPE_TRANSIENT, "props/crate", &mesh, &err),
+                     KILN_OK);
+    assert_int_equal(texture_of(m, kiln_asset_get(m, mesh))->texture.width, 4);
+    assert_int_equal(triangles_of(kiln_asset_get(m, mesh)), 12);
+    kiln_manager_destroy(m);
+    assert_int_equal(engine.buffers, engine.buffers_destroyed);
+    assert_int_equal(engine.textures, engine.textures_destroyed);
+    free(pack);
+    free_project(&p);
+}
+
+/* A pack replaced by a corrupt one: refresh fails and says why, every asset
+ * loaded from it reports a failed reload (once), and keeps serving its old
+ * data; a good pack put back clears the status without reloading what did
+ * not change. */
+static void corrupt_replacement_pack_keeps_old_data(void **state) {
+    (void)state;
+    project p = make_project("reload_pack_corrupt");
+    cook_pack(&p);
+    char *pack = pack_path(&p);
+    size_t good_size;
+    uint8_t *good = test_read_file(pack, &good_size);
+    engine_log engine = {0};
+    kiln_manager *m = make_manager(&engine, 0);
+    kiln_error err;
+    assert_int_equal(kiln_manager_mount(m, pack, NULL, &err), KILN_OK);
+    kiln_ref mesh;
+    assert_int_equal(kiln_manager_load_ref(m, KILN_SCOPE_PERMANENT, "props/crate", &mesh, &err),
+                     KILN_OK);
+    const kiln_asset *old_mesh = kiln_asset_get(m, mesh);
+    const kiln_asset *old_texture = texture_of(m, old_mesh);
+
+    /* Truncated: the header says more bytes than the file has. */
+    replace_file(pack, good, good_size / 2);
+    kiln_result r = kiln_manager_refresh(m, &err);
+    assert_int_not_equal(r, KILN_OK);
+    assert_non_null(strstr(err.message, "cannot be opened"));
+    assert_non_null(strstr(err.message, ".kpak"));
+    assert_int_equal(engine.failed, 3); /* mesh, material table, texture */
+    assert_int_equal(engine.applied, 0);
+    kiln_error status;
+    assert_int_equal(kiln_asset_reload_status(m, mesh, &status), r);
+    assert_non_null(strstr(status.message, "cannot be opened"));
+    assert_ptr_equal(kiln_asset_get(m, mesh), old_mesh);
+    assert_int_equal(kiln_asset_state_of(m, mesh, &err), KILN_ASSET_READY);
+    for (int i = 0; i < 3; i++)
+        kiln_manager_pump(m);
+    assert_int_equal(triangles_of(kiln_asset_get(m, mesh)), 12);
+    assert_int_equal(texture_of(m, old_mesh)->texture.width, 64);
+    assert_ptr_equal(texture_of(m, old_mesh), old_texture);
+    /* Reported once per version. */
+    assert_int_equal(kiln_manager_refresh(m, &err), KILN_OK);
+    assert_int_equal(engine.failed, 3);
+
+    /* Garbage of the right size. */
+    uint8_t *junk = malloc(good_size);
+    memset(junk, 0x5a, good_size);
+    replace_file(pack, junk, good_size);
+    free(junk);
+    assert_int_equal(kiln_manager_refresh(m, &err), KILN_ERR_BAD_MAGIC);
+    assert_int_equal(engine.failed, 6);
+    assert_ptr_equal(kiln_asset_get(m, mesh), old_mesh);
+
+    /* The good bytes again (a new file): nothing to reload, status clear. */
+    replace_file(pack, good, good_size);
+    assert_int_equal(kiln_manager_refresh(m, &err), KILN_OK);
+    assert_int_equal(engine.applied, 0);
+    assert_int_equal(kiln_asset_reload_status(m, mesh, &status), KILN_OK);
+    assert_ptr_equal(kiln_asset_get(m, mesh), old_mesh);
+    kiln_manager_stats stats;
+    assert_int_equal(kiln_manager_stats_get(m, &stats, &err), KILN_OK);
+    assert_int_equal(stats.reload_failures, 6);
+    assert_int_equal(stats.refreshes, 1);
+    kiln_manager_destroy(m);
+    assert_int_equal(engine.buffers, engine.buffers_destroyed);
+    assert_int_equal(engine.textures, engine.textures_destroyed);
+    free(good);
+    free(pack);
+    free_project(&p);
+}
+
+/* The watch notices a pack renamed over the mounted one. */
+static void watch_notices_a_replaced_pack(void **state) {
+    (void)state;
+#ifdef __linux__
+    project p = make_project("reload_pack_watch");
+    cook_pack(&p);
+    char *pack = pack_path(&p);
+    engine_log engine = {0};
+    kiln_manager *m = make_manager(&engine, 1);
+    kiln_error err;
+    assert_int_equal(kiln_manager_mount(m, pack, NULL, &err), KILN_OK);
+    assert_int_equal(kiln_manager_watch(m, true, &err), KILN_OK);
+    kiln_ref mesh;
+    assert_int_equal(kiln_manager_load_ref(m, KILN_SCOPE_PERMANENT, "props/crate", &mesh, &err),
+                     KILN_OK);
+    for (int i = 0; i < 3; i++)
+        kiln_manager_pump(m);
+    assert_int_equal(engine.applied, 0);
+    write_tiny_png(&p, 10, 220, 40);
+    cook_pack(&p);
+    /* Poll as a game loop would (bounded; no timing is asserted). */
+    for (int i = 0; i < 1000 && engine.applied == 0; i++) {
+        kiln_manager_pump(m);
+        struct timespec pause = {0, 5 * 1000 * 1000};
+        nanosleep(&pause, NULL);
+    }
+    assert_int_equal(engine.applied, 1);
+    assert_int_equal(texture_of(m, kiln_asset_get(m, mesh))->texture.width, 4);
+    kiln_manager_destroy(m);
+    assert_int_equal(engine.textures, engine.textures_destroyed);
+    free(pack);
+    free_project(&p);
+#endif
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(reload_in_place),
@@ -561,6 +850,9 @@ int main(void) {
         cmocka_unit_test(refresh_finds_new_assets_and_only_changed_files),
         cmocka_unit_test(pack_assets_reload_from_the_pack),
         cmocka_unit_test(watch_notices_a_rebuild),
+        cmocka_unit_test(replaced_pack_reloads_only_changed_entries),
+        cmocka_unit_test(corrupt_replacement_pack_keeps_old_data),
+        cmocka_unit_test(watch_notices_a_replaced_pack),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
