@@ -353,6 +353,21 @@ static void drop_data(kiln_manager *m, mgr_slot *s) {
     mgr_set_bytes(m, s, 0);
 }
 
+/* "<who>: needs <ref>, which failed: <why>". When the dependency's own
+ * message does not fit (a long chain of "needs"), its root cause does: the
+ * part after its last "which failed: ". */
+static kiln_result fail_needs(kiln_error *err, kiln_result code, const char *who, const char *ref,
+                              const char *why) {
+    static const char needs[] = ", which failed: ";
+    const char *cause = why;
+    if (strlen(who) + strlen(ref) + strlen(why) + 32 >= sizeof err->message) {
+        for (const char *at = strstr(why, needs); at != NULL; at = strstr(at + 1, needs))
+            cause = at + sizeof needs - 1;
+    }
+    return runtime_fail(err, code != KILN_OK ? code : KILN_ERR_CORRUPT, who,
+                        "needs %s, which failed: %s%s", ref, cause == why ? "" : "... ", cause);
+}
+
 /* s->error is filled; every asset waiting for it fails too. */
 static void fail_slot(kiln_manager *m, uint32_t index) {
     mgr_slot *s = mgr_slot_at(m, index);
@@ -366,8 +381,7 @@ static void fail_slot(kiln_manager *m, uint32_t index) {
         mgr_slot *d = mgr_slot_at(m, s->dependents[i]);
         if (mgr_slot_state(d) != SLOT_LOADED)
             continue;
-        runtime_fail(&d->error, s->error.code, d->path, "needs %s, which failed: %s",
-                     s->data->asset.ref, s->error.message);
+        fail_needs(&d->error, s->error.code, d->path, s->data->asset.ref, s->error.message);
         fail_slot(m, s->dependents[i]);
     }
     pthread_cond_broadcast(&m->done);
@@ -527,6 +541,11 @@ static void note_origin(const mgr_slot *s, kiln_handle handle, kiln_error *err) 
     char where[192];
     if (!mgr_level_dep_origin(&s->data->asset, handle, where, sizeof where))
         return;
+    if (err->code == KILN_ERR_NOT_FOUND) {
+        runtime_fail(err, KILN_ERR_NOT_FOUND, s->path,
+                     "needs 0x%016" PRIx64 ", which no mounted manifest has: %s", handle, where);
+        return;
+    }
     size_t used = strlen(err->message);
     if (used + 4 < sizeof err->message)
         snprintf(err->message + used, sizeof err->message - used, " (%s)", where);
@@ -672,8 +691,7 @@ static void publish(kiln_manager *m, uint32_t index, kiln_result read) {
         if (state == SLOT_READY)
             continue;
         if (state == SLOT_FAILED) {
-            runtime_fail(&s->error, d->error.code, s->path, "needs %s, which failed: %s",
-                         d->data->asset.ref, d->error.message);
+            fail_needs(&s->error, d->error.code, s->path, d->data->asset.ref, d->error.message);
             fail_slot(m, index);
             return;
         }
@@ -1217,10 +1235,9 @@ static kiln_result reload_build(kiln_manager *m, uint32_t index, const mgr_mount
         d->pins++;
         ensure_ready(m, dep);
         if (mgr_slot_state(d) != SLOT_READY)
-            r = runtime_fail(why, d->error.code != KILN_OK ? d->error.code : KILN_ERR_CORRUPT,
-                             n->asset.path, "needs %s, which failed: %s",
-                             d->data->asset.ref != NULL ? d->data->asset.ref : "a dependency",
-                             d->error.message);
+            r = fail_needs(why, d->error.code, n->asset.path,
+                           d->data->asset.ref != NULL ? d->data->asset.ref : "a dependency",
+                           d->error.message);
         mgr_unpin(m, dep);
     }
     if (r != KILN_OK)
