@@ -362,6 +362,16 @@ static void dependencies_are_shared_across_scopes(void **state) {
     end_manager(m, &log);
 }
 
+/* Waits (at most 20 s) until nothing is loaded: a dependency a worker was
+ * reading when its last holder went is freed once the worker is done. */
+static void wait_unloaded(kiln_manager *m) {
+    for (int i = 0; i < 20000 && live_assets(m) != 0; i++) {
+        kiln_manager_pump(m);
+        nanosleep(&(struct timespec){0, 1000000}, NULL);
+    }
+    assert_int_equal(live_assets(m), 0);
+}
+
 /* Loads `ref` synchronously into a new scope: fails, with a message holding
  * every one of `words`; destroying the scope leaves nothing loaded. */
 static void sync_fails(kiln_manager *m, const char *ref, const char *const *words, int count) {
@@ -418,8 +428,7 @@ static void async_fails(kiln_manager *m, const char *ref, const char *const *wor
             fail_msg("'%s' not in: %s", words[i], done.message);
     }
     assert_int_equal(kiln_scope_destroy(m, scope, &err), KILN_OK);
-    kiln_manager_pump(m);
-    assert_int_equal(live_assets(m), 0);
+    wait_unloaded(m);
 }
 
 static const char *const self_cycle[] = {"dependency cycle", "lv/self/scene -> lv/self/scene"};
@@ -511,8 +520,7 @@ static void cycle_halves_in_two_scopes(void **state) {
     assert_non_null(strstr(err.message, "dependency cycle"));
     assert_int_equal(kiln_scope_destroy(m, one, &err), KILN_OK);
     assert_int_equal(kiln_scope_destroy(m, two, &err), KILN_OK);
-    kiln_manager_pump(m);
-    assert_int_equal(live_assets(m), 0);
+    wait_unloaded(m);
     end_manager(m, &log);
 }
 
@@ -634,6 +642,52 @@ static void reloads_tell_the_level_and_refuse_cycles(void **state) {
     end_manager(m, &log);
 }
 
+/* A refresh reloads a level before the scenes it holds: a model the level
+ * no longer places, whose source (and so cooked file) is gone, is let go
+ * with the level's old data, not reloaded and reported missing, even when
+ * it was loaded before the level (a lower slot). */
+static void refresh_reloads_levels_before_their_scenes(void **state) {
+    (void)state;
+    write_src("lv/drop.level", "entities:\n  - name: one\n    asset: m/gone.obj\n"
+                               "  - name: two\n    asset: m/crate.obj\n");
+    write_src("m/gone.obj", triangle);
+    cook();
+    log_t log = {0};
+    kiln_manager *m = make_manager(&log, 0);
+    kiln_error err;
+    kiln_scope first, level;
+    assert_int_equal(kiln_scope_create(m, "first", 0, &first, &err), KILN_OK);
+    assert_int_equal(kiln_scope_create(m, "level", 0, &level, &err), KILN_OK);
+    kiln_ref gone, drop;
+    assert_int_equal(kiln_manager_load_ref(m, first, "m/gone/scene", &gone, &err), KILN_OK);
+    assert_int_equal(kiln_manager_load_ref(m, level, "lv/drop/scene", &drop, &err), KILN_OK);
+    assert_true(gone.slot < drop.slot);
+    assert_int_equal(dependency(kiln_asset_get(m, drop), "m/gone/scene")->ref.slot, gone.slot);
+    assert_int_equal(kiln_scope_destroy(m, first, &err), KILN_OK); /* the level holds it */
+    write_src("lv/drop.level", "entities:\n  - name: two\n    asset: m/crate.obj\n");
+    char *source = test_path_join(src_dir, "m/gone.obj");
+    assert_int_equal(unlink(source), 0);
+    free(source);
+    cook();
+    char *gone_file = test_path_join(out_dir, "m/gone.kscene");
+    struct stat st;
+    assert_int_not_equal(stat(gone_file, &st), 0); /* the cooker removed it */
+    free(gone_file);
+    assert_int_equal(kiln_manager_refresh(m, &err), KILN_OK);
+    assert_int_equal(log.failed_events, 0);
+    const kiln_asset *a = kiln_asset_get(m, drop);
+    assert_non_null(a);
+    assert_int_equal(a->dependency_count, 1);
+    assert_null(dependency(a, "m/gone/scene"));
+    assert_non_null(dependency(a, "m/crate/scene"));
+    assert_int_equal(kiln_scope_destroy(m, level, &err), KILN_OK);
+    kiln_manager_pump(m);
+    kiln_manager_pump(m);
+    kiln_manager_pump(m);
+    assert_int_equal(live_assets(m), 0);
+    end_manager(m, &log);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(level_holds_placed_scenes_and_component_assets),
@@ -645,6 +699,7 @@ int main(void) {
         cmocka_unit_test(nesting_is_bounded),
         cmocka_unit_test(missing_or_bad_dependencies_fail_the_level),
         cmocka_unit_test(reloads_tell_the_level_and_refuse_cycles),
+        cmocka_unit_test(refresh_reloads_levels_before_their_scenes),
     };
     return cmocka_run_group_tests(tests, setup_all, teardown_all);
 }
