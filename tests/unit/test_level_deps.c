@@ -642,6 +642,69 @@ static void reloads_tell_the_level_and_refuse_cycles(void **state) {
     end_manager(m, &log);
 }
 
+/* Components mutated at random (bytes from JSON's alphabet and beyond, no
+ * NUL, the length kept so the file stays a valid scene): every load ends
+ * ready or failed with a message, never a crash (ASan, UBSan) or a wait,
+ * and leaves nothing loaded once its scope goes. A load that succeeds holds
+ * only what the text still names by a ref's hash, all of it known. */
+static void mutated_components_never_crash(void **state) {
+    (void)state;
+    cook(); /* lv/town.kscene as cooked (an earlier test may have recooked it) */
+    cooked original = open_cooked("lv/town.kscene");
+    uint32_t offset, length;
+    uint32_t node = 0;
+    for (; node < 4; node++) { /* the node with components: 'sign' */
+        memcpy(&length, original.bytes + original.links + (size_t)node * 32 + 20, 4);
+        if (length != 0)
+            break;
+    }
+    assert_true(node < 4);
+    memcpy(&offset, original.bytes + original.links + (size_t)node * 32 + 16, 4);
+    size_t at = original.strings + offset;
+    static const char alphabet[] = "{}[]:,\"\\ 0123456789abcdefrhtunlsxX-+.eE\x7f\xc3\xff\x01";
+    log_t log = {0};
+    kiln_manager *m = make_manager(&log, 0);
+    unsigned seed = 12345u;
+    int ready = 0, failed = 0;
+    for (int round = 0; round < 600; round++) {
+        cooked c = open_cooked("lv/town.kscene");
+        memcpy(c.bytes, original.bytes, c.size);
+        int edits = 1 + (int)(seed % 4);
+        for (int e = 0; e < edits; e++) {
+            seed = seed * 1103515245u + 12345u;
+            size_t where = at + (seed >> 8) % length;
+            seed = seed * 1103515245u + 12345u;
+            c.bytes[where] = (uint8_t)alphabet[(seed >> 8) % (sizeof alphabet - 1)];
+        }
+        save_cooked(&c);
+        kiln_error err;
+        kiln_scope scope;
+        assert_int_equal(kiln_scope_create(m, "fuzz", 0, &scope, &err), KILN_OK);
+        kiln_ref r;
+        kiln_result result = kiln_manager_load_ref(m, scope, "lv/town/scene", &r, &err);
+        if (result == KILN_OK) {
+            ready++;
+            const kiln_asset *a = kiln_asset_get(m, r);
+            assert_non_null(a);
+            for (uint32_t d = 0; d < a->dependency_count; d++)
+                assert_non_null(kiln_asset_get(m, a->dependencies[d].ref));
+        } else {
+            failed++;
+            assert_true(err.message[0] != '\0');
+            assert_int_equal(kiln_asset_state_of(m, r, &err), KILN_ASSET_FAILED);
+        }
+        assert_int_equal(kiln_scope_destroy(m, scope, &err), KILN_OK);
+        assert_int_equal(live_assets(m), 0);
+    }
+    /* Both outcomes happen: some edits land in values, others break it. */
+    assert_true(ready > 0);
+    assert_true(failed > 0);
+    test_write_file(original.path, original.bytes, original.size);
+    free(original.path);
+    free(original.bytes);
+    end_manager(m, &log);
+}
+
 /* A refresh reloads a level before the scenes it holds: a model the level
  * no longer places, whose source (and so cooked file) is gone, is let go
  * with the level's old data, not reloaded and reported missing, even when
@@ -698,6 +761,7 @@ int main(void) {
         cmocka_unit_test(cycle_halves_in_two_scopes),
         cmocka_unit_test(nesting_is_bounded),
         cmocka_unit_test(missing_or_bad_dependencies_fail_the_level),
+        cmocka_unit_test(mutated_components_never_crash),
         cmocka_unit_test(reloads_tell_the_level_and_refuse_cycles),
         cmocka_unit_test(refresh_reloads_levels_before_their_scenes),
     };
