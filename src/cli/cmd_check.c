@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 
 #include "cli/cli.h"
+#include "common/components.h"
 #include "common/path.h"
 
 #define COMMAND "check"
@@ -549,9 +550,26 @@ static size_t check_materials_cross(check_report *report, const char *output,
  * Cross-file: every mesh and material table a scene names is in the manifest
  * ------------------------------------------------------------------------- */
 
-/* A level's node (kscene.md SLNK): the scene it places and every "hash" of
- * its components (a key right after '{' or ',' in the compact JSON, so never
- * text inside a string) resolve through the manifest. */
+/* A component ref's hash, resolved as check_node_links goes. */
+typedef struct component_check {
+    check_report *report;
+    const char *output, *where, *label;
+    const kiln_manifest_view *manifest;
+    size_t problems;
+} component_check;
+
+static bool check_component_ref(void *user, const char *ref, size_t ref_length, uint64_t hash) {
+    (void)ref;
+    (void)ref_length;
+    component_check *c = user;
+    c->problems +=
+        !ref_resolves(c->report, c->output, c->where, c->manifest, hash, LINK_ANY_KIND, c->label);
+    return true;
+}
+
+/* A level's node (kscene.md SLNK): the scene it places and the hash of every
+ * ref of its components (common/components.h, as the runtime's manager reads
+ * them) resolve through the manifest; the components are a JSON object. */
 static size_t check_node_links(check_report *report, const char *output, const char *where,
                                const kiln_manifest_view *manifest, const kiln_scene_view *view,
                                uint32_t node) {
@@ -566,25 +584,17 @@ static size_t check_node_links(check_report *report, const char *output, const c
     }
     size_t length = 0;
     const char *json = kiln_scene_node_components(view, node, &length);
-    static const char key[] = "\"hash\":\"";
-    for (size_t i = 1; json != NULL && i + sizeof key - 1 + 16 < length; i++) {
-        if ((json[i - 1] != '{' && json[i - 1] != ',') || memcmp(json + i, key, sizeof key - 1))
-            continue;
-        const char *digits = json + i + sizeof key - 1;
-        char hex[17];
-        memcpy(hex, digits, 16);
-        hex[16] = '\0';
-        char *end = NULL;
-        uint64_t hash = strtoull(hex, &end, 16);
-        snprintf(label, sizeof label, "node '%.200s' component ref hash", name);
-        if (end != hex + 16 || digits[16] != '"') {
-            check_problem(report, where, "%s '%s' is not 16 hex digits", label, hex);
-            problems++;
-            continue;
-        }
-        problems += !ref_resolves(report, output, where, manifest, hash, LINK_ANY_KIND, label);
+    if (json == NULL)
+        return problems;
+    snprintf(label, sizeof label, "node '%.200s' component ref hash", name);
+    component_check c = {report, output, where, label, manifest, 0};
+    const char *why;
+    size_t at;
+    if (components_scan(json, length, check_component_ref, &c, &why, &at) != COMPONENTS_OK) {
+        check_problem(report, where, "node '%.200s' components: %s (byte %zu)", name, why, at);
+        problems++;
     }
-    return problems;
+    return problems + c.problems;
 }
 
 /* The largest joint index a mesh's vertices name (JOINTS0 and JOINTS1) and
@@ -759,7 +769,6 @@ typedef struct level_vertex {
     int color;   /* 0 unvisited, 1 on the path, 2 done */
 } level_vertex;
 
-/* Every "hash" of a level's components (as check_node_links finds them). */
 static bool push_name(level_vertex *v, uint64_t hash) {
     uint64_t *grown = realloc(v->names, (v->name_count + 1) * sizeof *grown);
     if (grown == NULL)
@@ -769,24 +778,26 @@ static bool push_name(level_vertex *v, uint64_t hash) {
     return true;
 }
 
+static bool push_component(void *user, const char *ref, size_t ref_length, uint64_t hash) {
+    (void)ref;
+    (void)ref_length;
+    return push_name(user, hash);
+}
+
+/* What a level places and its components name (malformed components are
+ * reported by check_node_links; what was read of them counts). */
 static bool collect_level_names(level_vertex *v, const kiln_scene_view *view) {
-    static const char key[] = "\"hash\":\"";
     for (uint32_t n = 0; n < view->node_count; n++) {
         uint64_t scene = kiln_scene_node_link(view, n, NULL);
         if (scene != 0 && !push_name(v, scene))
             return false;
         size_t length = 0;
         const char *json = kiln_scene_node_components(view, n, &length);
-        for (size_t i = 1; json != NULL && i + sizeof key - 1 + 16 < length; i++) {
-            if ((json[i - 1] != '{' && json[i - 1] != ',') || memcmp(json + i, key, sizeof key - 1))
-                continue;
-            char hex[17], *end = NULL;
-            memcpy(hex, json + i + sizeof key - 1, 16);
-            hex[16] = '\0';
-            uint64_t hash = strtoull(hex, &end, 16);
-            if (end == hex + 16 && !push_name(v, hash))
-                return false;
-        }
+        const char *why;
+        size_t at;
+        if (json != NULL &&
+            components_scan(json, length, push_component, v, &why, &at) == COMPONENTS_STOPPED)
+            return false;
     }
     return true;
 }

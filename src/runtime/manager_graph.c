@@ -4,7 +4,7 @@
  *
  * A level's scene (a .kscene with an SLNK chunk, kscene.md) holds the scene
  * each node places and every asset its components' refs name (a "hash" key
- * right after a "ref" key). Those edges may go from a scene to a scene, and a
+ * right after a "ref" key, common/components.c). Those edges may go from a scene to a scene, and a
  * component may name any kind, so unlike every other edge (a clip to its
  * scene, a model's scene to its meshes and tables, a mesh to its table, a
  * table to its textures: always to a lower kind) they can close a cycle: a
@@ -29,223 +29,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/components.h"
 #include "runtime/internal.h"
 #include "runtime/manager_load.h"
-
-/* ---------------------------------------------------------------------------
- * Components: {"ref": PATH, "hash": "<16 hex digits>"} pairs
- * ------------------------------------------------------------------------- */
-
-#define JSON_MAX_DEPTH 256
-
-typedef bool (*ref_fn)(void *user, const char *ref, size_t ref_length, kiln_handle hash);
-
-static bool json_space(char c) {
-    return c == ' ' || c == '\t' || c == '\n' || c == '\r';
-}
-
-static int hex_digit(char c) {
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    return -1;
-}
-
-/* The string starting at json[*i] (a '"'): its raw bytes between the quotes
- * in *start / *length, *i past the closing quote; false when malformed. */
-static bool json_string(const char *json, size_t n, size_t *i, const char **start, size_t *length) {
-    size_t k = *i + 1;
-    *start = json + k;
-    while (k < n && json[k] != '"') {
-        unsigned char c = (unsigned char)json[k];
-        if (c < 0x20)
-            return false;
-        if (c == '\\') {
-            if (k + 1 >= n)
-                return false;
-            char e = json[k + 1];
-            if (e == 'u') {
-                for (size_t h = 0; h < 4; h++)
-                    if (k + 2 + h >= n || hex_digit((char)(json[k + 2 + h] | 0x20)) < 0)
-                        return false;
-                k += 6;
-                continue;
-            }
-            if (strchr("\"\\/bfnrt", e) == NULL || e == '\0')
-                return false;
-            k += 2;
-            continue;
-        }
-        k++;
-    }
-    if (k >= n)
-        return false;
-    *length = (size_t)(json + k - *start);
-    *i = k + 1;
-    return true;
-}
-
-/* A number or true / false / null at json[*i]; *i past it. */
-static bool json_scalar(const char *json, size_t n, size_t *i) {
-    static const char *const words[] = {"true", "false", "null"};
-    for (size_t w = 0; w < 3; w++) {
-        size_t length = strlen(words[w]);
-        if (n - *i >= length && memcmp(json + *i, words[w], length) == 0) {
-            *i += length;
-            return true;
-        }
-    }
-    size_t k = *i;
-    if (k < n && json[k] == '-')
-        k++;
-    size_t digits = k;
-    while (k < n && json[k] >= '0' && json[k] <= '9')
-        k++;
-    if (k == digits || (json[digits] == '0' && k - digits > 1))
-        return false;
-    if (k < n && json[k] == '.') {
-        size_t frac = ++k;
-        while (k < n && json[k] >= '0' && json[k] <= '9')
-            k++;
-        if (k == frac)
-            return false;
-    }
-    if (k < n && (json[k] == 'e' || json[k] == 'E')) {
-        k++;
-        if (k < n && (json[k] == '+' || json[k] == '-'))
-            k++;
-        size_t exp = k;
-        while (k < n && json[k] >= '0' && json[k] <= '9')
-            k++;
-        if (k == exp)
-            return false;
-    }
-    *i = k;
-    return true;
-}
-
-static bool key_is(const char *key, size_t length, const char *word) {
-    return length == strlen(word) && memcmp(key, word, length) == 0;
-}
-
-/* Calls fn for each ref / hash pair of a components object (iteratively: no
- * recursion, whatever the nesting). KILN_OK; KILN_ERR_CORRUPT with *why and
- * *at (byte offset) when it is not a JSON object, nests deeper than
- * JSON_MAX_DEPTH, or a ref's "hash" is not 16 lower-case hex digits;
- * KILN_ERR_OUT_OF_MEMORY when fn fails. */
-static kiln_result scan_components(const char *json, size_t n, ref_fn fn, void *user,
-                                   const char **why, size_t *at) {
-    enum { WANT_VALUE, WANT_KEY_OR_END, WANT_KEY, WANT_COLON, WANT_COMMA_OR_END, WANT_NOTHING };
-    char stack[JSON_MAX_DEPTH];
-    uint32_t depth = 0;
-    int want = WANT_VALUE;
-    bool first_element = false; /* just after '[': ']' may end it */
-    const char *key = NULL, *ref = NULL;
-    size_t key_length = 0, ref_length = 0;
-    bool after_ref = false; /* the object's previous member was "ref": a string */
-    size_t i = 0;
-    *why = NULL;
-    for (;;) {
-        while (i < n && json_space(json[i]))
-            i++;
-        *at = i;
-        if (i == n)
-            break;
-        char c = json[i];
-        if (want == WANT_NOTHING) {
-            *why = "text after the object";
-            return KILN_ERR_CORRUPT;
-        }
-        if (want == WANT_COLON) {
-            if (c != ':')
-                break;
-            i++;
-            want = WANT_VALUE;
-            continue;
-        }
-        if (want == WANT_COMMA_OR_END || (want == WANT_KEY_OR_END && c == '}') ||
-            (want == WANT_VALUE && first_element && c == ']')) {
-            if (c == ',' && want == WANT_COMMA_OR_END) {
-                i++;
-                want = stack[depth - 1] == '{' ? WANT_KEY : WANT_VALUE;
-                first_element = false;
-                continue;
-            }
-            if (c != (stack[depth - 1] == '{' ? '}' : ']'))
-                break;
-            i++;
-            depth--;
-            first_element = false;
-            after_ref = false; /* the member that held it had an object or array value */
-            want = depth == 0 ? WANT_NOTHING : WANT_COMMA_OR_END;
-            continue;
-        }
-        if (want == WANT_KEY_OR_END || want == WANT_KEY) {
-            if (c != '"' || !json_string(json, n, &i, &key, &key_length))
-                break;
-            want = WANT_COLON;
-            continue;
-        }
-        /* A value: an object member's when the innermost container is an
-         * object (the key read last applies), else an element or the top. */
-        bool member = depth > 0 && stack[depth - 1] == '{';
-        bool is_hash = member && after_ref && key_is(key, key_length, "hash");
-        first_element = false;
-        if (depth == 0 && c != '{') {
-            *why = "not a JSON object";
-            return KILN_ERR_CORRUPT;
-        }
-        if (c == '{' || c == '[') {
-            if (is_hash) {
-                *why = "a ref's \"hash\" is not a string";
-                return KILN_ERR_CORRUPT;
-            }
-            if (depth == JSON_MAX_DEPTH) {
-                *why = "nested deeper than 256";
-                return KILN_ERR_CORRUPT;
-            }
-            stack[depth++] = c;
-            i++;
-            after_ref = false;
-            first_element = c == '[';
-            want = c == '{' ? WANT_KEY_OR_END : WANT_VALUE;
-            continue;
-        }
-        bool string = c == '"';
-        const char *value = NULL;
-        size_t value_length = 0;
-        if (string ? !json_string(json, n, &i, &value, &value_length) : !json_scalar(json, n, &i))
-            break;
-        if (is_hash) {
-            kiln_handle hash = 0;
-            for (size_t k = 0; string && value_length == 16 && k < 16; k++) {
-                int d = hex_digit(value[k]);
-                if (d < 0) {
-                    value_length = 0;
-                    break;
-                }
-                hash = hash << 4 | (kiln_handle)d;
-            }
-            if (!string || value_length != 16) {
-                *why = "a ref's \"hash\" is not 16 lower-case hex digits";
-                return KILN_ERR_CORRUPT;
-            }
-            if (!fn(user, ref, ref_length, hash))
-                return KILN_ERR_OUT_OF_MEMORY;
-        }
-        after_ref = member && string && key_is(key, key_length, "ref");
-        if (after_ref) {
-            ref = value;
-            ref_length = value_length;
-        }
-        want = WANT_COMMA_OR_END;
-    }
-    if (want == WANT_NOTHING)
-        return KILN_OK;
-    *why = i == n ? "it ends inside a value" : "not valid JSON";
-    return KILN_ERR_CORRUPT;
-}
 
 /* ---------------------------------------------------------------------------
  * A level's dependencies
@@ -257,7 +43,7 @@ typedef struct add_state {
     void *list;
 } add_state;
 
-static bool add_component(void *user, const char *ref, size_t ref_length, kiln_handle hash) {
+static bool add_component(void *user, const char *ref, size_t ref_length, uint64_t hash) {
     (void)ref;
     (void)ref_length;
     add_state *st = user;
@@ -280,12 +66,13 @@ kiln_result mgr_level_deps(kiln_manager *m, const kiln_asset *a, mgr_dep_fn add,
             continue;
         const char *why;
         size_t at;
-        kiln_result r = scan_components(json, length, add_component, &st, &why, &at);
-        if (r == KILN_ERR_OUT_OF_MEMORY)
-            return runtime_fail(err, r, a->path, "out of memory");
-        if (r != KILN_OK)
-            return runtime_fail(err, r, a->path, "node %" PRIu32 " '%s': components: %s (byte %zu)",
-                                i, kiln_scene_node_name(v, i), why, at);
+        int r = components_scan(json, length, add_component, &st, &why, &at);
+        if (r == COMPONENTS_STOPPED)
+            return runtime_fail(err, KILN_ERR_OUT_OF_MEMORY, a->path, "out of memory");
+        if (r != COMPONENTS_OK)
+            return runtime_fail(err, KILN_ERR_CORRUPT, a->path,
+                                "node %" PRIu32 " '%s': components: %s (byte %zu)", i,
+                                kiln_scene_node_name(v, i), why, at);
     }
     return KILN_OK;
 }
@@ -296,7 +83,7 @@ typedef struct origin_state {
     size_t ref_length;
 } origin_state;
 
-static bool find_component(void *user, const char *ref, size_t ref_length, kiln_handle hash) {
+static bool find_component(void *user, const char *ref, size_t ref_length, uint64_t hash) {
     origin_state *st = user;
     if (hash == st->hash && st->ref == NULL) {
         st->ref = ref;
@@ -323,7 +110,7 @@ bool mgr_level_dep_origin(const kiln_asset *a, kiln_handle handle, char *out, si
         const char *why;
         size_t at;
         if (json != NULL &&
-            scan_components(json, length, find_component, &st, &why, &at) == KILN_OK &&
+            components_scan(json, length, find_component, &st, &why, &at) == COMPONENTS_OK &&
             st.ref != NULL) {
             int shown = st.ref_length > 96 ? 96 : (int)st.ref_length;
             snprintf(out, size, "a component of node '%s' refs '%.*s'", kiln_scene_node_name(v, i),

@@ -194,13 +194,13 @@ printf 'entities:\n  - name: door\n    components:\n      to: {ref: levels/a.lev
     >"$C/in/levels/b.level"
 printf 'entities:\n  - name: loop\n    components:\n      me: {ref: levels/self.level}\n' \
     >"$C/in/levels/self.level"
-printf 'entities:\n  - name: fine\n    components:\n      to: {ref: levels/b.level}\n' \
+printf 'entities:\n  - name: fine\n    components:\n      to: {ref: levels/b.level}\n      meta: {hash: "not a ref hash, no ref before it"}\n' \
     >"$C/in/levels/fine.level"
 run_in "$C" -i in -o out
 check "levels naming each other or themselves cook" \
     all_true 'status_is 0' '[ -s "$C/out/levels/a.kscene" ]' '[ -s "$C/out/levels/self.kscene" ]'
 run_in "$C" check -o out
-check "kiln check reports each cycle of levels by ref, and nothing for a level leading into one" \
+check "kiln check reports each cycle of levels by ref, and nothing for a level leading into one (nor for a \"hash\" that follows no \"ref\")" \
     all_true 'status_is 1' 'stdout_has "2 problems"' \
     'stderr_has "levels form a dependency cycle: levels/(a/scene -> levels/b|b/scene -> levels/a)/scene -> levels/(a|b)/scene "' \
     'stderr_has "levels form a dependency cycle: levels/self/scene -> levels/self/scene "'
