@@ -4,12 +4,13 @@
  *
  * A level's scene (a .kscene with an SLNK chunk, kscene.md) holds the scene
  * each node places and every asset its components' refs name (a "hash" key
- * right after a "ref" key, common/components.c). Those edges may go from a scene to a scene, and a
- * component may name any kind, so unlike every other edge (a clip to its
- * scene, a model's scene to its meshes and tables, a mesh to its table, a
- * table to its textures: always to a lower kind) they can close a cycle: a
- * level naming itself, or A -> B -> A in a hand-edited or hostile file, or
- * two levels whose components name each other (the cooker allows that).
+ * right after a "ref" key, common/components.c). Those edges may go from a
+ * scene to a scene, and a component may name any kind, so unlike every
+ * other edge (a clip to its scene, a model's scene to its meshes and
+ * tables, a mesh to its table, a table to its textures: always to a lower
+ * kind) they can close a cycle: a level naming itself, or A -> B -> A in a
+ * hand-edited or hostile file, or two levels whose components name each
+ * other (the cooker allows that; kiln check reports it).
  *
  * Only scenes and animations ("nesting" slots) have dependencies that can
  * lead back to a scene or an animation, so only edges between two of them
