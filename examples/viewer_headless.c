@@ -119,13 +119,40 @@ static bool first_time(seen_set *seen, kiln_ref ref) {
     return true;
 }
 
-static void print_asset(const kiln_manager *m, kiln_ref ref, int depth, seen_set *seen) {
+/* Prints `ref` and, below it, its dependencies not printed yet; a level's
+ * dependencies printed before (shared with another level) are named again. */
+static void print_asset(const kiln_manager *m, kiln_ref ref, int depth, bool of_level,
+                        seen_set *seen) {
     const kiln_asset *a = kiln_asset_get(m, ref);
-    if (a == NULL || !first_time(seen, ref))
+    if (a == NULL)
         return;
+    if (!first_time(seen, ref)) {
+        if (of_level)
+            printf("%*s%s (listed above)\n", depth * 2, "", a->ref);
+        return;
+    }
     printf("%*s%s (%s, %" PRIu64 " bytes): ", depth * 2, "", a->ref, a->path, a->bytes);
     switch (a->kind) {
     case KILN_ASSET_SCENE:
+        if (a->scene.links != NULL) {
+            /* A level: its entities place scenes and name assets in their
+             * components; the manager loaded all of them with it, as its
+             * dependencies (listed below it). */
+            printf("level, %" PRIu32 " entities, %" PRIu32 " dependencies\n", a->scene.node_count,
+                   a->dependency_count);
+            for (uint32_t n = 0; n < a->scene.node_count; n++) {
+                const char *placed;
+                size_t length;
+                kiln_scene_node_link(&a->scene, n, &placed);
+                const char *components = kiln_scene_node_components(&a->scene, n, &length);
+                if (placed != NULL || components != NULL)
+                    printf("%*s  entity '%s'%s%s%s%.*s\n", depth * 2, "",
+                           kiln_scene_node_name(&a->scene, n), placed ? " places " : "",
+                           placed ? placed : "", components ? ", components " : "", (int)length,
+                           components ? components : "");
+            }
+            break;
+        }
         printf("scene, %" PRIu32 " nodes, %" PRIu32 " meshes\n", a->scene.node_count,
                a->scene.desc->mesh_count);
         break;
@@ -155,7 +182,8 @@ static void print_asset(const kiln_manager *m, kiln_ref ref, int depth, seen_set
         break;
     }
     for (uint32_t d = 0; d < a->dependency_count; d++)
-        print_asset(m, a->dependencies[d].ref, depth + 1, seen);
+        print_asset(m, a->dependencies[d].ref, depth + 1,
+                    a->kind == KILN_ASSET_SCENE && a->scene.links != NULL, seen);
 }
 
 static void print_scope(kiln_manager *m, kiln_scope scope, const char *when) {
@@ -241,9 +269,16 @@ int main(int argc, char **argv) {
     while (loaded.done < requested)
         kiln_manager_pump(manager);
 
+    /* Levels first: each shows what it holds; then the scenes no level
+     * reached. */
     seen_set seen = {0};
-    for (uint32_t i = 0; i < requested; i++)
-        print_asset(manager, refs[i], 0, &seen);
+    for (int levels = 1; levels >= 0; levels--) {
+        for (uint32_t i = 0; i < requested; i++) {
+            const kiln_asset *a = kiln_asset_get(manager, refs[i]);
+            if (a != NULL && (a->scene.links != NULL) == (levels == 1))
+                print_asset(manager, refs[i], 0, false, &seen);
+        }
+    }
     printf("loaded %" PRIu32 " scenes: %" PRIu32 " meshes (%" PRIu64 " triangles), %" PRIu32
            " material tables, %" PRIu32 " textures\n",
            requested - loaded.failed, seen.meshes, seen.triangles, seen.tables, seen.textures);

@@ -99,7 +99,10 @@ const char *kiln_asset_state_str(kiln_asset_state state);
 #define KILN_ASSET_MAX_LEVELS 32
 
 /* An asset's other assets, held by it and loaded with it: a mesh's material
- * table, a material table's textures, a scene's meshes and material tables. */
+ * table, a material table's textures, a scene's meshes and material tables,
+ * a clip file's scene, and a level's placed scenes and the assets its
+ * components' refs name. A level naming itself, directly or through other
+ * levels, fails with a message naming the cycle (docs/runtime.md). */
 typedef struct kiln_asset_dependency {
     kiln_handle handle;
     kiln_ref ref; /* scope 0 */

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 
 #include "cli/cli.h"
+#include "common/components.h"
 #include "common/path.h"
 
 #define COMMAND "check"
@@ -549,9 +550,26 @@ static size_t check_materials_cross(check_report *report, const char *output,
  * Cross-file: every mesh and material table a scene names is in the manifest
  * ------------------------------------------------------------------------- */
 
-/* A level's node (kscene.md SLNK): the scene it places and every "hash" of
- * its components (a key right after '{' or ',' in the compact JSON, so never
- * text inside a string) resolve through the manifest. */
+/* A component ref's hash, resolved as check_node_links goes. */
+typedef struct component_check {
+    check_report *report;
+    const char *output, *where, *label;
+    const kiln_manifest_view *manifest;
+    size_t problems;
+} component_check;
+
+static bool check_component_ref(void *user, const char *ref, size_t ref_length, uint64_t hash) {
+    (void)ref;
+    (void)ref_length;
+    component_check *c = user;
+    c->problems +=
+        !ref_resolves(c->report, c->output, c->where, c->manifest, hash, LINK_ANY_KIND, c->label);
+    return true;
+}
+
+/* A level's node (kscene.md SLNK): the scene it places and the hash of every
+ * ref of its components (common/components.h, as the runtime's manager reads
+ * them) resolve through the manifest; the components are a JSON object. */
 static size_t check_node_links(check_report *report, const char *output, const char *where,
                                const kiln_manifest_view *manifest, const kiln_scene_view *view,
                                uint32_t node) {
@@ -566,25 +584,17 @@ static size_t check_node_links(check_report *report, const char *output, const c
     }
     size_t length = 0;
     const char *json = kiln_scene_node_components(view, node, &length);
-    static const char key[] = "\"hash\":\"";
-    for (size_t i = 1; json != NULL && i + sizeof key - 1 + 16 < length; i++) {
-        if ((json[i - 1] != '{' && json[i - 1] != ',') || memcmp(json + i, key, sizeof key - 1))
-            continue;
-        const char *digits = json + i + sizeof key - 1;
-        char hex[17];
-        memcpy(hex, digits, 16);
-        hex[16] = '\0';
-        char *end = NULL;
-        uint64_t hash = strtoull(hex, &end, 16);
-        snprintf(label, sizeof label, "node '%.200s' component ref hash", name);
-        if (end != hex + 16 || digits[16] != '"') {
-            check_problem(report, where, "%s '%s' is not 16 hex digits", label, hex);
-            problems++;
-            continue;
-        }
-        problems += !ref_resolves(report, output, where, manifest, hash, LINK_ANY_KIND, label);
+    if (json == NULL)
+        return problems;
+    snprintf(label, sizeof label, "node '%.200s' component ref hash", name);
+    component_check c = {report, output, where, label, manifest, 0};
+    const char *why;
+    size_t at;
+    if (components_scan(json, length, check_component_ref, &c, &why, &at) != COMPONENTS_OK) {
+        check_problem(report, where, "node '%.200s' components: %s (byte %zu)", name, why, at);
+        problems++;
     }
-    return problems;
+    return problems + c.problems;
 }
 
 /* The largest joint index a mesh's vertices name (JOINTS0 and JOINTS1) and
@@ -744,6 +754,152 @@ static size_t check_anim_refs(check_report *report, const char *output, const ch
     return problems;
 }
 
+/* ---------------------------------------------------------------------------
+ * Cross-file: levels naming levels form no cycle (the runtime's manager holds
+ * what a level places and names, and refuses a level that would hold itself)
+ * ------------------------------------------------------------------------- */
+
+typedef struct level_vertex {
+    uint64_t hash;   /* its scene's ref hash */
+    const char *ref; /* in the manifest */
+    char *where;     /* its file, for the message */
+    uint64_t *names; /* the hashes it places and its components name */
+    size_t name_count;
+    size_t next; /* DFS: the next name to follow */
+    int color;   /* 0 unvisited, 1 on the path, 2 done */
+} level_vertex;
+
+static bool push_name(level_vertex *v, uint64_t hash) {
+    uint64_t *grown = realloc(v->names, (v->name_count + 1) * sizeof *grown);
+    if (grown == NULL)
+        return false;
+    v->names = grown;
+    v->names[v->name_count++] = hash;
+    return true;
+}
+
+static bool push_component(void *user, const char *ref, size_t ref_length, uint64_t hash) {
+    (void)ref;
+    (void)ref_length;
+    return push_name(user, hash);
+}
+
+/* What a level places and its components name (malformed components are
+ * reported by check_node_links; what was read of them counts). */
+static bool collect_level_names(level_vertex *v, const kiln_scene_view *view) {
+    for (uint32_t n = 0; n < view->node_count; n++) {
+        uint64_t scene = kiln_scene_node_link(view, n, NULL);
+        if (scene != 0 && !push_name(v, scene))
+            return false;
+        size_t length = 0;
+        const char *json = kiln_scene_node_components(view, n, &length);
+        const char *why;
+        size_t at;
+        if (json != NULL &&
+            components_scan(json, length, push_component, v, &why, &at) == COMPONENTS_STOPPED)
+            return false;
+    }
+    return true;
+}
+
+static size_t level_find(const level_vertex *levels, size_t count, uint64_t hash) {
+    for (size_t i = 0; i < count; i++)
+        if (levels[i].hash == hash)
+            return i;
+    return SIZE_MAX;
+}
+
+static size_t check_level_cycles(check_report *report, const char *output, const strlist *files,
+                                 const kiln_manifest_view *manifest) {
+    level_vertex *levels = NULL;
+    size_t count = 0, problems = 0;
+    bool ok = true;
+    for (size_t f = 0; ok && f < files->count; f++) {
+        if (kiln_pack_kind_of(files->items[f]) != KILN_PACK_SCENE)
+            continue;
+        const kiln_manifest_entry *entry = NULL;
+        for (uint32_t e = 0; e < manifest->entry_count && entry == NULL; e++)
+            if (manifest->entries[e].kind == KILN_ASSET_SCENE &&
+                strcmp(kiln_manifest_path(manifest, &manifest->entries[e]), files->items[f]) == 0)
+                entry = &manifest->entries[e];
+        if (entry == NULL)
+            continue; /* check_manifest_covers reports it */
+        char *full = cook_path_join(output, files->items[f]);
+        kiln_file file;
+        kiln_scene_view view;
+        kiln_error error;
+        if (full != NULL && kiln_file_map(&file, full, 0, &error) == KILN_OK) {
+            if (kiln_scene_view_get(&file, 0, &view, &error) == KILN_OK && view.links != NULL) {
+                level_vertex *grown = realloc(levels, (count + 1) * sizeof *grown);
+                ok = grown != NULL;
+                if (ok) {
+                    levels = grown;
+                    level_vertex *v = &levels[count++];
+                    memset(v, 0, sizeof *v);
+                    v->hash = entry->hash;
+                    v->ref = kiln_manifest_ref(manifest, entry);
+                    v->where = full;
+                    full = NULL;
+                    ok = collect_level_names(v, &view);
+                }
+            }
+            kiln_file_close(&file);
+        }
+        free(full);
+    }
+    if (!ok) {
+        check_problem(report, output, "out of memory checking the levels for cycles");
+        problems++;
+    }
+    /* Depth first, iteratively (a chain of levels may be long): a name
+     * leading back to a level on the path closes a cycle. */
+    size_t *path = count ? malloc(count * sizeof *path) : NULL;
+    for (size_t root = 0; ok && path != NULL && root < count; root++) {
+        if (levels[root].color != 0)
+            continue;
+        size_t depth = 0;
+        path[depth++] = root;
+        levels[root].color = 1;
+        while (depth > 0) {
+            level_vertex *v = &levels[path[depth - 1]];
+            if (v->next == v->name_count) {
+                v->color = 2;
+                depth--;
+                continue;
+            }
+            size_t to = level_find(levels, count, v->names[v->next++]);
+            if (to == SIZE_MAX || levels[to].color == 2)
+                continue;
+            if (levels[to].color == 0) {
+                levels[to].color = 1;
+                path[depth++] = to;
+                continue;
+            }
+            bytebuf cycle = {0};
+            size_t start = depth;
+            while (start > 0 && path[start - 1] != to)
+                start--;
+            for (size_t k = start - 1; k < depth; k++)
+                bytebuf_printf(&cycle, "%s -> ", levels[path[k]].ref);
+            bytebuf_printf(&cycle, "%s", levels[to].ref);
+            bytebuf_append_zeros(&cycle, 1);
+            check_problem(report, levels[to].where,
+                          "levels form a dependency cycle: %s (a level holds what it places and "
+                          "names; the runtime's manager refuses to load these)",
+                          cycle.failed ? levels[to].ref : (const char *)cycle.data);
+            bytebuf_free(&cycle);
+            problems++;
+        }
+    }
+    free(path);
+    for (size_t i = 0; i < count; i++) {
+        free(levels[i].names);
+        free(levels[i].where);
+    }
+    free(levels);
+    return problems;
+}
+
 static size_t check_scenes_cross(check_report *report, const char *output, const strlist *files) {
     char *manifest_path = cook_path_join(output, KILN_MANIFEST_FILE_NAME);
     kiln_file manifest_file = {0};
@@ -759,6 +915,7 @@ static size_t check_scenes_cross(check_report *report, const char *output, const
                 problems += check_scene_refs(report, output, files->items[i], &manifest);
             else if (kiln_pack_kind_of(files->items[i]) == KILN_PACK_ANIM)
                 problems += check_anim_refs(report, output, files->items[i], &manifest);
+        problems += check_level_cycles(report, output, files, &manifest);
     }
     kiln_file_close(&manifest_file);
     free(manifest_path);

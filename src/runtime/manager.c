@@ -204,6 +204,9 @@ uint32_t mgr_slot_create(kiln_manager *m, uint32_t mount, const kiln_manifest_en
     s->reload_failed = false;
     s->reloads = 0;
     s->checked = false;
+    s->reload_data = NULL;
+    s->nest = 0;
+    s->graph_epoch = 0;
     memset(&s->reload_error, 0, sizeof s->reload_error);
     memset(&s->error, 0, sizeof s->error);
     s->own.manifest = mt->man;

@@ -112,6 +112,13 @@ typedef struct mgr_slot {
     uint32_t next_free;
     bool in_finish; /* on the finish list */
     kiln_error error;
+    /* The nesting graph (manager_graph.c): scenes and animations. */
+    mgr_data *reload_data; /* while reloading: the new data, whose holds are made */
+    uint32_t nest;         /* >= the longest chain of nesting holds above it */
+    uint64_t graph_epoch;  /* the walk that set the three below */
+    uint32_t graph_height; /* longest chain of nesting holds below it */
+    uint32_t graph_next;   /* the dependency through which it reaches the walk's target */
+    bool graph_reaches;
 } mgr_slot;
 
 typedef struct mgr_scope {
@@ -195,6 +202,7 @@ struct kiln_manager {
     int watch_fd; /* inotify descriptor, -1: not watching */
     bool watch_dirty;
     uint64_t watch_last_ns; /* monotonic time of the last event not on assets.kman */
+    uint64_t graph_epoch;   /* walks of the nesting graph (manager_graph.c) */
     /* Cooking on demand (manager_dev.c, KILN_RUNTIME_DEV only); NULL: none. */
     struct mgr_dev *dev;
 };

@@ -9,11 +9,16 @@
  * create callbacks; unlocked, pinned) -> READY, or FAILED from any step (an
  * asset the engine creates nothing for goes from LOADED to READY as soon as
  * its dependencies are, on the thread that got it there); a
- * failed dependency fails the assets waiting for it. Dependencies only go
- * from a kind to a lower one (animation -> scene -> mesh -> material ->
- * texture; a shader has none; the kind
- * is checked against both the manifest and the file), so the graph has no
- * cycle and a synchronous load can drive its dependencies recursively.
+ * failed dependency fails the assets waiting for it. Dependencies go from a
+ * kind to a lower one (animation -> scene -> mesh -> material -> texture; a
+ * shader has none; the kind is checked against both the manifest and the
+ * file), except a level's: its placed scenes and its components' assets,
+ * which may be scenes (levels too) or anything. Those could close a cycle,
+ * so before a scene or an animation holds a scene or an animation,
+ * manager_graph.c checks that the hold closes no cycle and nests scenes at
+ * most MGR_MAX_NESTING deep, failing the asset naming the cycle otherwise.
+ * The graph of holds therefore stays acyclic and shallow, and a synchronous
+ * load can drive its dependencies recursively.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -351,6 +356,21 @@ static void drop_data(kiln_manager *m, mgr_slot *s) {
     mgr_set_bytes(m, s, 0);
 }
 
+/* "<who>: needs <ref>, which failed: <why>". When the dependency's own
+ * message does not fit (a long chain of "needs"), its root cause does: the
+ * part after its last "which failed: ". */
+static kiln_result fail_needs(kiln_error *err, kiln_result code, const char *who, const char *ref,
+                              const char *why) {
+    static const char needs[] = ", which failed: ";
+    const char *cause = why;
+    if (strlen(who) + strlen(ref) + strlen(why) + 32 >= sizeof err->message) {
+        for (const char *at = strstr(why, needs); at != NULL; at = strstr(at + 1, needs))
+            cause = at + sizeof needs - 1;
+    }
+    return runtime_fail(err, code != KILN_OK ? code : KILN_ERR_CORRUPT, who,
+                        "needs %s, which failed: %s%s", ref, cause == why ? "" : "... ", cause);
+}
+
 /* s->error is filled; every asset waiting for it fails too. */
 static void fail_slot(kiln_manager *m, uint32_t index) {
     mgr_slot *s = mgr_slot_at(m, index);
@@ -364,8 +384,7 @@ static void fail_slot(kiln_manager *m, uint32_t index) {
         mgr_slot *d = mgr_slot_at(m, s->dependents[i]);
         if (mgr_slot_state(d) != SLOT_LOADED)
             continue;
-        runtime_fail(&d->error, s->error.code, d->path, "needs %s, which failed: %s",
-                     s->data->asset.ref, s->error.message);
+        fail_needs(&d->error, s->error.code, d->path, s->data->asset.ref, s->error.message);
         fail_slot(m, s->dependents[i]);
     }
     pthread_cond_broadcast(&m->done);
@@ -426,7 +445,8 @@ typedef struct dep_list {
     uint32_t more_count, more_capacity, more_kinds_capacity;
 } dep_list;
 
-static bool dep_add(kiln_manager *m, dep_list *list, kiln_handle handle, kiln_asset_kind kind) {
+static bool dep_add(kiln_manager *m, void *to, kiln_handle handle, kiln_asset_kind kind) {
+    dep_list *list = to;
     if (handle == 0)
         return true;
     for (uint32_t i = 0; i < list->count; i++)
@@ -486,7 +506,8 @@ static kiln_handle mesh_material_table(kiln_manager *m, const char *ref) {
     return 0;
 }
 
-static bool collect_deps(kiln_manager *m, mgr_slot *s, dep_list *list) {
+/* The handles an asset's file names: KILN_OK, or the failure in `err`. */
+static kiln_result collect_deps(kiln_manager *m, mgr_slot *s, dep_list *list, kiln_error *err) {
     bool ok = true;
     switch (s->data->asset.kind) {
     case KILN_ASSET_SCENE: {
@@ -495,6 +516,8 @@ static bool collect_deps(kiln_manager *m, mgr_slot *s, dep_list *list) {
             ok = dep_add(m, list, v->meshes[i], KILN_ASSET_MESH);
         for (uint32_t i = 0; ok && i < v->desc->material_count; i++)
             ok = dep_add(m, list, v->materials[i], KILN_ASSET_MATERIAL);
+        if (ok) /* a level: its placed scenes and its components' assets */
+            return mgr_level_deps(m, &s->data->asset, dep_add, list, err);
         break;
     }
     case KILN_ASSET_ANIMATION: /* the scene its channels target, and so its meshes */
@@ -513,7 +536,31 @@ static bool collect_deps(kiln_manager *m, mgr_slot *s, dep_list *list) {
     default:
         break;
     }
-    return ok;
+    return ok ? KILN_OK : runtime_fail(err, KILN_ERR_OUT_OF_MEMORY, s->path, "out of memory");
+}
+
+/* A level's missing dependency: says which node names it. */
+static void note_origin(const mgr_slot *s, kiln_handle handle, kiln_error *err) {
+    char where[192];
+    if (!mgr_level_dep_origin(&s->data->asset, handle, where, sizeof where))
+        return;
+    if (err->code == KILN_ERR_NOT_FOUND) {
+        runtime_fail(err, KILN_ERR_NOT_FOUND, s->path,
+                     "needs 0x%016" PRIx64 ", which no mounted manifest has: %s", handle, where);
+        return;
+    }
+    size_t used = strlen(err->message);
+    if (used + 4 < sizeof err->message)
+        snprintf(err->message + used, sizeof err->message - used, " (%s)", where);
+}
+
+/* Takes back a dependency slot find_or_create made that nothing holds. */
+static void drop_unheld(kiln_manager *m, uint32_t dep) {
+    mgr_slot *d = mgr_slot_at(m, dep);
+    if (d->refs == 0 && d->pins == 0) {
+        d->refs = 1;
+        mgr_release(m, dep);
+    }
 }
 
 /* The slot for a dependency or a direct load of `handle` wanted as `kind`
@@ -595,19 +642,26 @@ static void publish(kiln_manager *m, uint32_t index, kiln_result read) {
     list.more = NULL;
     list.more_kinds = NULL;
     list.more_count = list.more_capacity = list.more_kinds_capacity = 0;
-    bool ok = collect_deps(m, s, &list);
+    bool ok = collect_deps(m, s, &list, &s->error) == KILN_OK;
     uint32_t total = list.count + list.more_count;
-    if (ok && total > 0)
-        ok = mgr_grow(m, (void **)&s->data->deps, &s->data->dep_capacity, total,
-                      sizeof *s->data->deps);
-    if (!ok)
+    if (ok && total > 0 &&
+        !mgr_grow(m, (void **)&s->data->deps, &s->data->dep_capacity, total,
+                  sizeof *s->data->deps)) {
+        ok = false;
         runtime_fail(&s->error, KILN_ERR_OUT_OF_MEMORY, s->path, "out of memory");
+    }
     for (uint32_t i = 0; ok && i < total; i++) {
         kiln_handle handle;
         kiln_asset_kind kind;
         dep_get(&list, i, &handle, &kind);
         uint32_t dep = find_or_create(m, handle, kind, s->priority, true, &s->error, s->path, NULL);
         if (dep == 0) {
+            note_origin(s, handle, &s->error);
+            ok = false;
+            break;
+        }
+        if (!mgr_graph_check(m, index, dep, &s->error)) {
+            drop_unheld(m, dep);
             ok = false;
             break;
         }
@@ -616,6 +670,7 @@ static void publish(kiln_manager *m, uint32_t index, kiln_result read) {
         s->data->deps[s->data->asset.dependency_count++] =
             (kiln_asset_dependency){handle, {0, dep, d->generation}};
         s->data->asset.dependencies = s->data->deps;
+        mgr_graph_linked(m, index, dep);
         for (uint32_t r = 0; ok && r < s->reach_count; r++)
             ok = mgr_reach_add(m, dep, s->reach[r].scope, false);
         if (!ok)
@@ -639,8 +694,7 @@ static void publish(kiln_manager *m, uint32_t index, kiln_result read) {
         if (state == SLOT_READY)
             continue;
         if (state == SLOT_FAILED) {
-            runtime_fail(&s->error, d->error.code, s->path, "needs %s, which failed: %s",
-                         d->data->asset.ref, d->error.message);
+            fail_needs(&s->error, d->error.code, s->path, d->data->asset.ref, d->error.message);
             fail_slot(m, index);
             return;
         }
@@ -1172,8 +1226,9 @@ kiln_result mgr_reload_fail(kiln_manager *m, uint32_t index, const kiln_error *w
  * dependencies, and runs the engine's create callbacks for it (unlocked).
  * KILN_OK, or the failure in `why`; `n` holds whatever it got either way.
  * *unchanged: the file has the old data's bytes, and nothing more was done. */
-static kiln_result reload_build(kiln_manager *m, mgr_slot *s, const mgr_mount *mt, mgr_data *n,
+static kiln_result reload_build(kiln_manager *m, uint32_t index, const mgr_mount *mt, mgr_data *n,
                                 bool force, bool *unchanged, kiln_error *why) {
+    mgr_slot *s = mgr_slot_at(m, index);
     mgr_slot tmp;
     memset(&tmp, 0, sizeof tmp);
     tmp.data = n;
@@ -1199,12 +1254,14 @@ static kiln_result reload_build(kiln_manager *m, mgr_slot *s, const mgr_mount *m
     list.more = NULL;
     list.more_kinds = NULL;
     list.more_count = list.more_capacity = list.more_kinds_capacity = 0;
-    bool ok = collect_deps(m, &tmp, &list);
+    r = collect_deps(m, &tmp, &list, why);
     uint32_t total = list.count + list.more_count;
-    if (ok && total > 0)
-        ok = mgr_grow(m, (void **)&n->deps, &n->dep_capacity, total, sizeof *n->deps);
-    if (!ok)
+    if (r == KILN_OK && total > 0 &&
+        !mgr_grow(m, (void **)&n->deps, &n->dep_capacity, total, sizeof *n->deps))
         r = runtime_fail(why, KILN_ERR_OUT_OF_MEMORY, n->asset.path, "out of memory");
+    /* The new data's holds are part of the graph from now on (the caller
+     * clears this when it shows or drops the data). */
+    s->reload_data = n;
     for (uint32_t i = 0; r == KILN_OK && i < total; i++) {
         kiln_handle handle;
         kiln_asset_kind kind;
@@ -1212,7 +1269,13 @@ static kiln_result reload_build(kiln_manager *m, mgr_slot *s, const mgr_mount *m
         uint32_t dep =
             find_or_create(m, handle, kind, s->priority, false, why, n->asset.path, NULL);
         if (dep == 0) {
+            note_origin(&tmp, handle, why);
             r = why->code != KILN_OK ? why->code : KILN_ERR_NOT_FOUND;
+            break;
+        }
+        if (!mgr_graph_check(m, index, dep, why)) {
+            drop_unheld(m, dep);
+            r = why->code;
             break;
         }
         mgr_slot *d = mgr_slot_at(m, dep);
@@ -1220,6 +1283,7 @@ static kiln_result reload_build(kiln_manager *m, mgr_slot *s, const mgr_mount *m
         n->deps[n->asset.dependency_count++] =
             (kiln_asset_dependency){handle, {0, dep, d->generation}};
         n->asset.dependencies = n->deps;
+        mgr_graph_linked(m, index, dep);
     }
     mgr_free(m, list.more, (size_t)list.more_capacity * sizeof *list.more);
     mgr_free(m, list.more_kinds, (size_t)list.more_kinds_capacity * sizeof *list.more_kinds);
@@ -1230,10 +1294,9 @@ static kiln_result reload_build(kiln_manager *m, mgr_slot *s, const mgr_mount *m
         d->pins++;
         ensure_ready(m, dep);
         if (mgr_slot_state(d) != SLOT_READY)
-            r = runtime_fail(why, d->error.code != KILN_OK ? d->error.code : KILN_ERR_CORRUPT,
-                             n->asset.path, "needs %s, which failed: %s",
-                             d->data->asset.ref != NULL ? d->data->asset.ref : "a dependency",
-                             d->error.message);
+            r = fail_needs(why, d->error.code, n->asset.path,
+                           d->data->asset.ref != NULL ? d->data->asset.ref : "a dependency",
+                           d->error.message);
         mgr_unpin(m, dep);
     }
     if (r != KILN_OK)
@@ -1360,7 +1423,8 @@ kiln_result mgr_reload_slot(kiln_manager *m, uint32_t index, bool force, kiln_er
         n->asset.ref = kiln_manifest_ref(&mt->man->view, entry);
         n->asset.path = kiln_manifest_path(&mt->man->view, entry);
         n->asset.mount = s->mount;
-        r = reload_build(m, s, mt, n, force, &unchanged, &why);
+        r = reload_build(m, index, mt, n, force, &unchanged, &why);
+        s->reload_data = NULL; /* shown (then s->data) or dropped below, under the lock */
     }
     bool wanted = s->refs > 0 && mgr_slot_state(s) == SLOT_READY;
     if (r == KILN_OK && unchanged)

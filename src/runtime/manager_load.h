@@ -55,6 +55,27 @@ kiln_result mgr_reload_slot(kiln_manager *m, uint32_t index, bool force, kiln_er
 kiln_result mgr_reload_fail(kiln_manager *m, uint32_t index, const kiln_error *why,
                             kiln_error *err);
 
+/* manager_graph.c: a level's dependencies, and the checks that keep the
+ * dependency graph acyclic with chains of nested scenes at most
+ * MGR_MAX_NESTING long (lock held). */
+#define MGR_MAX_NESTING 32u
+typedef bool (*mgr_dep_fn)(kiln_manager *m, void *list, kiln_handle handle, kiln_asset_kind kind);
+/* Adds a level scene's dependencies (an asset with an SLNK chunk; nothing
+ * for any other): every node's placed scene, and every asset its components'
+ * refs name (any kind). KILN_OK, or the failure in `err` (a node's components
+ * not JSON, a ref's hash malformed, out of memory). */
+kiln_result mgr_level_deps(kiln_manager *m, const kiln_asset *a, mgr_dep_fn add, void *list,
+                           kiln_error *err);
+/* Where level `a` names `handle` ("node 'crate' places 'props/crate/scene'"),
+ * into `out`; false when `a` is no level or does not name it. */
+bool mgr_level_dep_origin(const kiln_asset *a, kiln_handle handle, char *out, size_t size);
+/* Whether slot `from` may hold slot `to`: false, with `err` naming the cycle
+ * or the chain, when `to` already reaches `from` or the hold would nest
+ * scenes deeper than MGR_MAX_NESTING. mgr_graph_linked records the hold
+ * once made. */
+bool mgr_graph_check(kiln_manager *m, uint32_t from, uint32_t to, kiln_error *err);
+void mgr_graph_linked(kiln_manager *m, uint32_t from, uint32_t to);
+
 /* manager_reload.c: retired data, the folder watch. */
 void mgr_notify(kiln_manager *m, const kiln_reload_event *event);
 void mgr_retire(kiln_manager *m, mgr_data *d);

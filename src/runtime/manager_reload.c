@@ -265,19 +265,36 @@ kiln_result mgr_refresh(kiln_manager *m, kiln_error *err) {
             m->mounts[i]->is_pack ? refresh_pack(m, i, &e) : mgr_refresh_manifest(m, i, &e);
         keep_first(&first, err, r, &e);
     }
-    /* Dependents first (clips, scenes, meshes, tables, textures): a
+    /* Dependents first (clips and scenes, meshes, tables, textures): a
      * dependency a reloaded dependent no longer names is released before
      * its turn, and skipped when no scope reaches it any more (only replaced
      * data still holds it), instead of failing for a file its cook removed.
-     * A dependency reloaded after its dependent tells it (an event). */
-    static const kiln_asset_kind order[] = {KILN_ASSET_ANIMATION, KILN_ASSET_SHADER,
-                                            KILN_ASSET_SCENE,     KILN_ASSET_MESH,
-                                            KILN_ASSET_MATERIAL,  KILN_ASSET_TEXTURE};
+     * A dependency reloaded after its dependent tells it (an event). Clips
+     * and scenes hold one another (a clip its scene, a level the scenes it
+     * places or names), always from a smaller `nest` to a larger one: they
+     * go by `nest`, one pass per value. */
+    uint32_t deepest = 0;
+    for (uint32_t j = 1; j < m->slots_used; j++) {
+        mgr_slot *s = mgr_slot_at(m, j);
+        if (mgr_slot_state(s) != SLOT_FREE && s->nest > deepest)
+            deepest = s->nest;
+    }
+    static const kiln_asset_kind order[] = {KILN_ASSET_SCENE, KILN_ASSET_SHADER, KILN_ASSET_MESH,
+                                            KILN_ASSET_MATERIAL, KILN_ASSET_TEXTURE};
     for (size_t k = 0; k < sizeof order / sizeof order[0]; k++) {
-        for (uint32_t j = 1; j < m->slots_used; j++) {
+        for (uint32_t j = 1, nest = 0; nest <= deepest; j++) {
+            if (j == m->slots_used) { /* the next nest value (scenes and clips only) */
+                j = 0;
+                nest = order[k] == KILN_ASSET_SCENE ? nest + 1 : deepest + 1;
+                continue;
+            }
             mgr_slot *s = mgr_slot_at(m, j);
+            bool scene_or_clip =
+                s->expected_kind == KILN_ASSET_SCENE || s->expected_kind == KILN_ASSET_ANIMATION;
+            bool kind = order[k] == KILN_ASSET_SCENE ? scene_or_clip && s->nest == nest
+                                                     : s->expected_kind == order[k];
             if (mgr_slot_state(s) != SLOT_READY || s->refs == 0 || s->reach_count == 0 ||
-                s->reloading || s->expected_kind != order[k])
+                s->reloading || !kind)
                 continue;
             bool changed =
                 mgr_mount_at(m, s->mount)->is_pack ? pack_slot_changed(m, s) : slot_changed(m, s);

@@ -183,4 +183,26 @@ check "bad levels fail with file:line errors, and the rest still cooks" \
     "stderr_has \"^levels/orphan.level:3: error: entity 'a': parent 'nobody' is no entity of the level$\"" \
     "stderr_has \"^levels/inf.level:3: error: translation: expected a list of 3 finite numbers$\""
 
+# Levels whose components name each other (doors) or themselves: each cooks
+# alone, so the cooker accepts them; kiln check reports the cycles, which the
+# runtime's manager refuses to hold (a level holds what it names).
+C="$SCRATCH/cycles"
+mkdir -p "$C/in/levels"
+printf 'entities:\n  - name: door\n    components:\n      to: {ref: levels/b.level}\n' \
+    >"$C/in/levels/a.level"
+printf 'entities:\n  - name: door\n    components:\n      to: {ref: levels/a.level}\n' \
+    >"$C/in/levels/b.level"
+printf 'entities:\n  - name: loop\n    components:\n      me: {ref: levels/self.level}\n' \
+    >"$C/in/levels/self.level"
+printf 'entities:\n  - name: fine\n    components:\n      to: {ref: levels/b.level}\n      meta: {hash: "not a ref hash, no ref before it"}\n' \
+    >"$C/in/levels/fine.level"
+run_in "$C" -i in -o out
+check "levels naming each other or themselves cook" \
+    all_true 'status_is 0' '[ -s "$C/out/levels/a.kscene" ]' '[ -s "$C/out/levels/self.kscene" ]'
+run_in "$C" check -o out
+check "kiln check reports each cycle of levels by ref, and nothing for a level leading into one (nor for a \"hash\" that follows no \"ref\")" \
+    all_true 'status_is 1' 'stdout_has "2 problems"' \
+    'stderr_has "levels form a dependency cycle: levels/(a/scene -> levels/b|b/scene -> levels/a)/scene -> levels/(a|b)/scene "' \
+    'stderr_has "levels form a dependency cycle: levels/self/scene -> levels/self/scene "'
+
 finish test_levels

@@ -24,6 +24,12 @@
  * `kiln build --pack` does (a new file renamed over it), by OTHER.kpak and
  * back, all along: the refreshes open each new pack and reload the entries
  * that changed while the old packs' data is read.
+ *
+ * With CYCLES_RUNTIME_DIR, a runtime folder cooked from tests/data/level_cycle
+ * (levels whose components name each other or themselves, and one that is
+ * fine), mounted over the first: the level threads also load and request
+ * those levels, which must fail (the cyclic ones, never waiting forever) or
+ * load (the fine one), and leave nothing behind once their scopes go.
  */
 #include <inttypes.h>
 #include <pthread.h>
@@ -50,6 +56,7 @@ static atomic_int failures;
     } while (0)
 
 static const char *const refs[] = {
+    "levels/yard/scene", /* a level: its placed scenes and its component's */
     "props/crate/scene",
     "props/rock/scene",
     "props/pebble/scene",
@@ -66,9 +73,15 @@ static const char *const refs[] = {
 };
 #define REF_COUNT (sizeof refs / sizeof refs[0])
 
+/* In the third runtime: cyclic levels (they fail), and one that loads. */
+static const char *const cycle_refs[] = {"lv/a/scene", "lv/b/scene", "lv/self/scene"};
+#define CYCLE_COUNT 3
+#define CYCLE_FINE "lv/fine/scene"
+
 typedef struct counters {
     atomic_long buffers, buffers_destroyed, textures, textures_destroyed, callbacks;
     atomic_long applied, dependents, reload_failures;
+    atomic_long cycle_failures; /* cyclic levels that failed, sync or through a callback */
     atomic_long allocations, frees;
     atomic_llong outstanding;
 } counters;
@@ -145,6 +158,14 @@ static void on_done(void *user, kiln_ref ref, kiln_result result, const kiln_err
     atomic_fetch_add(&c->callbacks, 1);
 }
 
+/* A cyclic level's request ends failed, naming the cycle. */
+static void on_cycle_done(void *user, kiln_ref ref, kiln_result result, const kiln_error *err) {
+    counters *c = user;
+    (void)ref;
+    CHECK(result != KILN_OK && strstr(err->message, "dependency cycle") != NULL);
+    atomic_fetch_add(&c->cycle_failures, 1);
+}
+
 typedef struct shared {
     kiln_manager *manager;
     counters *counters;
@@ -155,6 +176,7 @@ typedef struct shared {
     atomic_uint publish_at;
     kiln_ref permanent[2];
     pthread_rwlock_t frame; /* readers in a frame; the pump between frames */
+    bool cycles;            /* the cyclic levels are mounted */
 } shared;
 
 typedef struct level_arg {
@@ -221,6 +243,29 @@ static void *level_thread(void *arg) {
             CHECK(r == KILN_OK);
             publish(s, held[i]);
         }
+        /* A cyclic level (fails, synchronously or through its callback) or
+         * the fine one, next to the others; never ready, never a wait. */
+        kiln_ref cyclic = {0, 0, 0};
+        if (s->cycles) {
+            unsigned pick = next_random(&seed) % (CYCLE_COUNT + 1);
+            const char *ref = pick < CYCLE_COUNT ? cycle_refs[pick] : CYCLE_FINE;
+            kiln_result r;
+            if (next_random(&seed) % 2 == 0) {
+                r = kiln_manager_load_ref(s->manager, scope, ref, &cyclic, &err);
+                if (pick < CYCLE_COUNT) {
+                    CHECK(r != KILN_OK && strstr(err.message, "dependency cycle") != NULL);
+                    atomic_fetch_add(&s->counters->cycle_failures, 1);
+                } else {
+                    CHECK(r == KILN_OK);
+                }
+            } else {
+                r = kiln_manager_request(s->manager, scope, kiln_ref_hash(ref), 0,
+                                         pick < CYCLE_COUNT ? on_cycle_done : on_done, s->counters,
+                                         &cyclic, &err);
+                CHECK(r == KILN_OK);
+            }
+            publish(s, cyclic);
+        }
         /* Read what is ready; the scope is ours, so it stays valid. One
          * pass is one frame: what kiln_asset_get gave is not kept past it. */
         int spins = (int)(next_random(&seed) % 400);
@@ -237,6 +282,11 @@ static void *level_thread(void *arg) {
                             read_asset(dep);
                     }
                 }
+            }
+            const kiln_asset *c = kiln_asset_get(s->manager, cyclic);
+            if (c != NULL) { /* only the fine one */
+                CHECK(c->kind == KILN_ASSET_SCENE && c->dependency_count == 1);
+                CHECK(kiln_asset_get(s->manager, c->dependencies[0].ref) != NULL);
             }
             for (int p = 0; p < 2; p++) {
                 const kiln_asset *a = kiln_asset_get(s->manager, s->permanent[p]);
@@ -359,7 +409,7 @@ static void *reader_thread(void *arg) {
     return NULL;
 }
 
-static int run(const char *mount, uint32_t workers, const char *other) {
+static int run(const char *mount, const char *cycles, uint32_t workers, const char *other) {
     counters c;
     memset(&c, 0, sizeof c);
     kiln_manager_desc desc = {0};
@@ -399,6 +449,13 @@ static int run(const char *mount, uint32_t workers, const char *other) {
         kiln_manager_mount(s.manager, mount, NULL, &err) != KILN_OK) {
         fprintf(stderr, "%s: %s\n", mount, err.message);
         return 1;
+    }
+    if (cycles != NULL) {
+        if (kiln_manager_mount(s.manager, cycles, NULL, &err) != KILN_OK) {
+            fprintf(stderr, "%s: %s\n", cycles, err.message);
+            return 1;
+        }
+        s.cycles = true;
     }
     CHECK(kiln_manager_load_ref(s.manager, KILN_SCOPE_PERMANENT, "props/pebble/scene",
                                 &s.permanent[0], &err) == KILN_OK);
@@ -441,23 +498,27 @@ static int run(const char *mount, uint32_t workers, const char *other) {
     CHECK(atomic_load(&c.textures) == atomic_load(&c.textures_destroyed));
     CHECK(atomic_load(&c.allocations) == atomic_load(&c.frees));
     CHECK(atomic_load(&c.outstanding) == 0);
+    CHECK(cycles == NULL || atomic_load(&c.cycle_failures) > 0);
     printf("%s, %" PRIu32 " workers: %ld buffers, %ld textures created and destroyed, %ld "
-           "callbacks, %ld reloads (%ld dependents told), %ld allocations\n",
+           "callbacks, %ld reloads (%ld dependents told), %ld cyclic levels failed, %ld "
+           "allocations\n",
            mount, workers, atomic_load(&c.buffers), atomic_load(&c.textures),
            atomic_load(&c.callbacks), atomic_load(&c.applied), atomic_load(&c.dependents),
-           atomic_load(&c.allocations));
+           atomic_load(&c.cycle_failures), atomic_load(&c.allocations));
     return 0;
 }
 
 int main(int argc, char **argv) {
-    if (argc != 3 && argc != 4) {
-        fprintf(stderr, "usage: %s RUNTIME_DIR RUNTIME.kpak [OTHER.kpak]\n", argv[0]);
+    if (argc < 3 || argc > 5) {
+        fprintf(stderr, "usage: %s RUNTIME_DIR RUNTIME.kpak [OTHER.kpak [CYCLES_RUNTIME_DIR]]\n",
+                argv[0]);
         return 2;
     }
-    const char *other = argc == 4 ? argv[3] : NULL;
-    int status = run(argv[1], 2, NULL);
-    status |= run(argv[2], 2, other);
-    status |= run(argv[2], 0, other); /* the pump thread loads */
+    const char *other = argc >= 4 && argv[3][0] != '\0' ? argv[3] : NULL;
+    const char *cycles = argc == 5 ? argv[4] : NULL;
+    int status = run(argv[1], cycles, 2, NULL);
+    status |= run(argv[2], cycles, 2, other);
+    status |= run(argv[2], cycles, 0, other); /* the pump thread loads */
     int failed = atomic_load(&failures);
     if (failed > 0)
         fprintf(stderr, "%d check(s) failed\n", failed);
