@@ -533,6 +533,10 @@ bool cook_texture(cook_context *ctx, const char *output_root, const cook_texture
         diag_error(ctx->diag, src->name, 0, "cannot decode image: %s", reason);
         return false;
     }
+    /* A standalone texture's file is not needed once decoded: free it before
+     * the mips are made (a noisy PNG is as big as its RGBA8 image). */
+    if (src->release_source)
+        cook_release_source(ctx);
     if (src->opacity_bytes != NULL) {
         ir_decoded_image map;
         if (!image_decode(src->opacity_bytes, src->opacity_size, src->opacity_name, &limits, &map,
@@ -607,6 +611,7 @@ bool cook_texture_asset(const cook_request *request, cook_context *ctx, cook_ass
         .size = ctx->source_size,
         .usage = cook_texture_usage_for_path(ctx->source_path),
         .alpha_cutoff = 0.0f,
+        .release_source = true, /* bytes is ctx->source */
     };
     bool ok =
         cook_texture(ctx, request->output_root, &src, ctx->ref, out_path, request->verify, result);
