@@ -437,6 +437,11 @@ static bool encode_image(cook_context *ctx, const texture_set *set, const textur
         chain.levels8[i] = NULL;
         free(chain.levels[i]);
         chain.levels[i] = NULL;
+        if (i == 0) { /* the last level: the source's texels are done with before packing */
+            free(owned);
+            owned = NULL;
+            ir_decoded_image_free(image);
+        }
         ok = put_level(sink, i, bytes, size);
     }
     free(owned);
