@@ -50,6 +50,98 @@ static void make_file(uint32_t vk_format, uint32_t w, uint32_t h, uint32_t level
         free(data[i]);
 }
 
+/* A sink that appends to a bytebuf, failing after `limit` bytes. */
+typedef struct limited_sink {
+    bytebuf *out;
+    size_t limit;
+} limited_sink;
+
+static bool limited_append(void *arg, const void *data, size_t size) {
+    limited_sink *s = arg;
+    if (s->out->size + size > s->limit)
+        return false;
+    bytebuf_append(s->out, data, size);
+    return !s->out->failed;
+}
+
+/* Levels packed one at a time (ktx2_pack_level, the raw bytes freed) and
+ * streamed by write_ktx2_packed give write_ktx2's file byte for byte: Zstd
+ * kept (runs), Zstd dropped (noise: the frames are inflated as they are
+ * written), no supercompression, formats whose levels are aligned to 4, 8 and
+ * 16 bytes, odd sizes, six faces; levels packed in any order. A sink that
+ * fails stops the writer. */
+static void packed_levels_stream_write_ktx2s_file(void **state) {
+    (void)state;
+    static const struct {
+        uint32_t vk_format, w, h, faces, levels;
+    } cases[] = {
+        {KTX2_VK_FORMAT_R8G8B8A8_SRGB, 37, 23, 1, 6},
+        {KTX2_VK_FORMAT_R8_UNORM, 33, 9, 1, 6},
+        {KTX2_VK_FORMAT_R16G16B16A16_SFLOAT, 16, 16, 6, 5},
+        {KTX2_VK_FORMAT_BC7_SRGB, 64, 32, 1, 7},
+    };
+    uint32_t seed = 5;
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++)
+        for (int kind = 0; kind < 3; kind++) { /* runs + Zstd, noise + Zstd, runs stored */
+            const ktx2_format_info *f = ktx2_format_find(cases[c].vk_format);
+            uint8_t *data[16];
+            size_t size[16];
+            for (uint32_t i = 0; i < cases[c].levels; i++) {
+                size[i] = (size_t)ktx2_level_byte_size(f, cases[c].w, cases[c].h, 0, 0,
+                                                       cases[c].faces, i);
+                data[i] = malloc(size[i]);
+                for (size_t b = 0; b < size[i]; b++) {
+                    seed = seed * 1664525u + 1013904223u;
+                    data[i][b] = kind == 1 ? (uint8_t)(seed >> 24) : pattern_byte(i, b);
+                }
+            }
+            uint32_t scheme = kind == 2 ? KTX2_SUPERCOMPRESSION_NONE : KTX2_SUPERCOMPRESSION_ZSTD;
+            ktx2_image_desc desc = {.vk_format = cases[c].vk_format,
+                                    .width = cases[c].w,
+                                    .height = cases[c].h,
+                                    .faces = cases[c].faces,
+                                    .levels = cases[c].levels,
+                                    .supercompression = scheme,
+                                    .zstd_level = 3,
+                                    .threads = 2,
+                                    .level_data = (const uint8_t *const *)data,
+                                    .level_size = size,
+                                    .source = "t.png"};
+            bytebuf whole = {0};
+            char reason[256];
+            assert_true(write_ktx2(&desc, &whole, reason, sizeof reason));
+            assert_int_equal(rd32(whole.data + 44),
+                             kind == 0 ? KTX2_SUPERCOMPRESSION_ZSTD : KTX2_SUPERCOMPRESSION_NONE);
+            ktx2_packed_levels packed = {.zstd = scheme == KTX2_SUPERCOMPRESSION_ZSTD,
+                                         .zstd_level = 3};
+            for (uint32_t k = 0; k < cases[c].levels; k++) { /* 1, 2, ..., then 0 */
+                uint32_t i = (k + 1) % cases[c].levels;
+                uint8_t *copy = malloc(size[i]);
+                memcpy(copy, data[i], size[i]);
+                assert_true(ktx2_pack_level(&packed, i, copy, size[i]));
+            }
+            ktx2_image_desc streamed = desc;
+            streamed.level_data = NULL; /* ignored: the packed levels are the data */
+            bytebuf out = {0};
+            limited_sink sink = {&out, SIZE_MAX};
+            assert_true(write_ktx2_packed(&streamed, &packed, limited_append, &sink, reason,
+                                          sizeof reason));
+            assert_int_equal(out.size, whole.size);
+            assert_memory_equal(out.data, whole.data, whole.size);
+            /* A sink failing half way (a full disk) fails the write. */
+            bytebuf part = {0};
+            limited_sink half = {&part, whole.size / 2};
+            assert_false(write_ktx2_packed(&streamed, &packed, limited_append, &half, reason,
+                                           sizeof reason));
+            bytebuf_free(&part);
+            bytebuf_free(&out);
+            bytebuf_free(&whole);
+            ktx2_packed_free(&packed);
+            for (uint32_t i = 0; i < cases[c].levels; i++)
+                free(data[i]);
+        }
+}
+
 /* Zstd is kept only when it makes the level set smaller: noise is stored as
  * it is (supercompression 0, levels aligned like any uncompressed file) and
  * reads back byte for byte; runs are compressed. */
@@ -654,6 +746,7 @@ int main(void) {
         cmocka_unit_test(reader_refuses_levels_beyond_zstd_ratio),
         cmocka_unit_test(cubemaps_carry_six_faces_per_level),
         cmocka_unit_test(textures_open_by_path),
+        cmocka_unit_test(packed_levels_stream_write_ktx2s_file),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -391,6 +391,79 @@ static void banded_resample_equals_the_whole_image_area_filter(void **state) {
     }
 }
 
+/* The first level filtered and its exact halving made together in bands
+ * (the default) give the bytes of the chain whose every working copy is
+ * whole (whole_levels): float and 8-bit level 0, every mode, alpha-test
+ * coverage, a level 0 resized (resampled first level) or kept (halved or, at
+ * odd sizes, resampled level 1), bands of 1, 2, 3 and the default rows, on 1
+ * and 3 threads. */
+static void banded_first_levels_equal_the_whole_levels_chain(void **state) {
+    (void)state;
+    static const struct {
+        uint32_t w, h, max_size, align;
+    } cases[] = {
+        {64, 32, 0, 0},  /* level 1 halved from level 0, level 2 from it */
+        {37, 23, 16, 0}, /* resized to 16x10, then 8x5 */
+        {33, 21, 0, 0},  /* level 1 (16x10) resampled from odd level 0 */
+        {6, 3, 0, 4},    /* resized up to whole blocks: 8x4 */
+        {130, 6, 0, 0},  /* 65x3: level 2 is not an exact halving */
+        {2, 64, 0, 0},   /* 1x32: no band (1 is not halved) */
+    };
+    static const mip_mode modes[] = {MIP_MODE_COLOR_SRGB, MIP_MODE_LINEAR, MIP_MODE_NORMAL};
+    static const uint32_t bands[] = {1, 2, 3, 0};
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        uint32_t w = cases[c].w, h = cases[c].h;
+        size_t n = (size_t)w * h * 4;
+        float *floats = random_rgba(w, h, 90u + (uint32_t)c);
+        uint8_t *bytes = malloc(n);
+        for (size_t i = 0; i < n; i++) /* a few transparent texels among opaque ones */
+            bytes[i] = (i % 4 == 3 && i % 28 != 3) ? 255 : (uint8_t)(floats[i] * 255.0f);
+        for (size_t m = 0; m < 3; m++)
+            for (int eight = 0; eight < 2; eight++)
+                for (int levels8 = 0; levels8 < 2; levels8++) {
+                    mip_options o = {.mode = modes[m],
+                                     .alpha_weighted = modes[m] == MIP_MODE_COLOR_SRGB,
+                                     .alpha_cutoff = modes[m] == MIP_MODE_COLOR_SRGB ? 0.5f : 0.0f,
+                                     .max_size = cases[c].max_size,
+                                     .align_width = cases[c].align,
+                                     .align_height = cases[c].align,
+                                     .align_by_padding = false,
+                                     .mipmaps = true,
+                                     .levels8 = levels8 != 0,
+                                     .whole_levels = true};
+                    mip_chain whole;
+                    assert_true(eight ? mip_build_rgba8(bytes, w, h, &o, &whole)
+                                      : mip_build(floats, w, h, &o, &whole));
+                    for (size_t b = 0; b < sizeof bands / sizeof bands[0]; b++)
+                        for (unsigned threads = 1; threads <= 3; threads += 2) {
+                            mip_options banded = o;
+                            banded.whole_levels = false;
+                            banded.band_rows = bands[b];
+                            banded.threads = threads;
+                            mip_chain chain;
+                            assert_true(eight ? mip_build_rgba8(bytes, w, h, &banded, &chain)
+                                              : mip_build(floats, w, h, &banded, &chain));
+                            assert_int_equal(chain.count, whole.count);
+                            for (uint32_t l = 0; l < chain.count; l++) {
+                                size_t texels = (size_t)chain.width[l] * chain.height[l];
+                                assert_int_equal(chain.width[l], whole.width[l]);
+                                assert_int_equal(chain.height[l], whole.height[l]);
+                                if (levels8)
+                                    assert_memory_equal(chain.levels8[l], whole.levels8[l],
+                                                        texels * 4);
+                                else
+                                    assert_memory_equal(chain.levels[l], whole.levels[l],
+                                                        texels * 4 * sizeof(float));
+                            }
+                            mip_chain_free(&chain);
+                        }
+                    mip_chain_free(&whole);
+                }
+        free(floats);
+        free(bytes);
+    }
+}
+
 /* mip_build_rgba8 gives mip_build's chain of the k / 255 floats, bit for bit,
  * on the direct even-size path and on the general path, in every mode. */
 static void rgba8_chain_equals_the_float_chain(void **state) {
@@ -693,6 +766,7 @@ int main(void) {
         cmocka_unit_test(unorm8_quantiser_equals_lrintf),
         cmocka_unit_test(halving_equals_the_general_area_filter_exactly),
         cmocka_unit_test(banded_resample_equals_the_whole_image_area_filter),
+        cmocka_unit_test(banded_first_levels_equal_the_whole_levels_chain),
         cmocka_unit_test(rgba8_chain_equals_the_float_chain),
         cmocka_unit_test(rgba8_levels_are_the_float_levels_quantised_on_any_thread_count),
         cmocka_unit_test(mips_stay_within_one_code_of_the_area_filter),

@@ -6,7 +6,7 @@
  * waits while the assets cooking hold estimates that, with its own, would
  * pass the limit. An asset over the limit on its own still cooks, alone.
  * The estimates (docs/reliability.md, "Memory"):
- *   texture  TEXTURE_PEAK_MULTIPLE x its RGBA8 size (width x height x 4; x 4
+ *   texture  TEXTURE_PEAK_HALVES / 2 x its RGBA8 size (width x height x 4; x 4
  *            again for a Radiance HDR's floats) + the file, from the header
  *            (PNG, JPEG, BMP, TGA, HDR); a header that cannot be read counts
  *            as FALLBACK_MULTIPLE x the file;
@@ -28,9 +28,11 @@
 
 #include "cli/build/build.h"
 
-/* bench/texture_memory.sh measured 2.6-2.7 x the RGBA8 size as a texture's
- * peak (4096^2 and 8192^2, every usage, compressed or not). */
-#define TEXTURE_PEAK_MULTIPLE 3u
+/* bench/texture_memory.sh measured at most 2.55 x the RGBA8 size as a
+ * texture's peak, file included (4096^2 and 8192^2 PNG and JPEG, every usage,
+ * compressed or not), and 10 x for a Radiance HDR (2.5 x its floats): 2.5 x,
+ * plus the file. */
+#define TEXTURE_PEAK_HALVES 5u
 #define MODEL_MULTIPLE 16u
 #define FALLBACK_MULTIPLE 8u
 #define MIN_ESTIMATE ((uint64_t)4 << 20)
@@ -181,7 +183,7 @@ static uint64_t texture_estimate(const char *path) {
     uint64_t size = (uint64_t)info.st_size, estimate;
     if (build_image_header_size(file, &w, &h, &texel))
         estimate = saturating_add(
-            saturating_mul(saturating_mul((uint64_t)w * h, texel), TEXTURE_PEAK_MULTIPLE), size);
+            saturating_mul(saturating_mul((uint64_t)w * h, texel), TEXTURE_PEAK_HALVES) / 2, size);
     else
         estimate = saturating_mul(size, FALLBACK_MULTIPLE);
     fclose(file);

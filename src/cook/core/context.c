@@ -70,6 +70,15 @@ static char *normalize_dependency_path(const char *source_path, const char *rela
     return out;
 }
 
+void cook_release_source(cook_context *ctx) {
+    if (ctx->source_buffer == NULL)
+        return;
+    free(ctx->source_buffer);
+    ctx->source_buffer = NULL;
+    ctx->source = NULL;
+    ctx->source_size = 0;
+}
+
 bool cook_path_inside_root(const char *input_root, const char *full_path) {
     char root_real[PATH_MAX];
     char file_real[PATH_MAX];

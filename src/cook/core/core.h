@@ -355,6 +355,10 @@ typedef struct cook_context {
     const char *ref;         /* canonical ref of source_path */
     const uint8_t *source;   /* the source file's bytes, NUL-terminated */
     size_t source_size;
+    /* The buffer behind `source` when the context owns it (cook_asset), so
+     * that a driver done with the bytes can free them early
+     * (cook_release_source); NULL otherwise. */
+    uint8_t *source_buffer;
     const cook_settings *settings;
     cook_diag *diag;
     strlist dependencies;    /* paths relative to input_root, recorded by import */
@@ -362,6 +366,12 @@ typedef struct cook_context {
     strlist absent;          /* paths it looked for that were not there (or not usable) */
     cook_activity *activity; /* the stage it is in, for whoever watches; may be NULL */
 } cook_context;
+
+/* Frees the source bytes of a context that owns them (source_buffer) once
+ * the driver no longer needs them: a standalone texture after decoding, so
+ * the file and the decoded image are not held together. source becomes NULL
+ * and source_size 0. Nothing when the context does not own them. */
+void cook_release_source(cook_context *ctx);
 
 /* True when `full_path` (under `input_root`) really lies inside the root
  * after following symbolic links (realpath of both); also true when either

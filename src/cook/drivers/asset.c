@@ -39,6 +39,7 @@ bool cook_asset(const cook_request *request, cook_asset_result *result) {
         .ref = ref,
         .source = source,
         .source_size = source_size,
+        .source_buffer = source,
         .settings = request->settings,
         .diag = &result->diag,
         .activity = request->activity,
@@ -48,7 +49,7 @@ bool cook_asset(const cook_request *request, cook_asset_result *result) {
     result->dependencies = ctx.dependencies;
     result->references = ctx.references;
     result->absent = ctx.absent;
-    free(source);
+    free(ctx.source_buffer); /* NULL when the driver released it */
     result->ok = ok && result->diag.errors == 0;
     return result->ok;
 }

@@ -68,6 +68,9 @@ typedef struct cook_texture_source {
     const char *opacity_name;
     const uint8_t *opacity_bytes;
     size_t opacity_size;
+    /* bytes is ctx->source: cook_texture frees it (cook_release_source) once
+     * decoded. src->bytes must not be read after cook_texture returns. */
+    bool release_source;
 } cook_texture_source;
 
 /* Decodes, processes and writes one texture as KTX2 to output_root/out_path

@@ -207,6 +207,22 @@ static uint8_t *encode_block_level(const texture_format *f, const cook_settings 
     return out;
 }
 
+/* count RGBA float texels of a decoded float image (Radiance HDR) into the
+ * stored encoding of `usage`, in place or from `in` into `out`. */
+static void floats_to_stored(const float *in, float *out, size_t count, cook_texture_usage usage) {
+    for (size_t i = 0; i < count * 4; i++) {
+        float v = in[i];
+        if (!isfinite(v))
+            v = 0.0f;
+        if (usage != COOK_TEXTURE_HDR) {
+            v = v < 0.0f ? 0.0f : v > 1.0f ? 1.0f : v;
+            if (usage == COOK_TEXTURE_COLOR && (i % 4) != 3)
+                v = image_linear_to_srgb(v);
+        }
+        out[i] = v;
+    }
+}
+
 /* Float RGBA in the stored encoding of `usage` from a decoded image. */
 float *image_to_float(const ir_decoded_image *image, cook_texture_usage usage) {
     size_t count = (size_t)image->width * image->height; /* checked by the decoder */
@@ -218,17 +234,7 @@ float *image_to_float(const ir_decoded_image *image, cook_texture_usage usage) {
             out[i] = image->rgba8[i] / 255.0f;
         return out;
     }
-    for (size_t i = 0; i < count * 4; i++) {
-        float v = image->rgbaf[i];
-        if (!isfinite(v))
-            v = 0.0f;
-        if (usage != COOK_TEXTURE_HDR) {
-            v = v < 0.0f ? 0.0f : v > 1.0f ? 1.0f : v;
-            if (usage == COOK_TEXTURE_COLOR && (i % 4) != 3)
-                v = image_linear_to_srgb(v);
-        }
-        out[i] = v;
-    }
+    floats_to_stored(image->rgbaf, out, count, usage);
     return out;
 }
 
@@ -288,25 +294,82 @@ bool texture_write_file(cook_context *ctx, const ktx2_image_desc *desc, const ch
     return ok;
 }
 
-/* Mips of one image of a set, every level encoded in `format` into bytes[i]
- * (size[i] bytes); *dims receives the chain's level count and sizes. Takes
- * the image's pixels: they are freed, or moved into bytes[0]. On failure
- * reports naming the set and leaves nothing allocated. */
+typedef struct packed_file {
+    const ktx2_image_desc *desc;
+    const ktx2_packed_levels *packed;
+} packed_file;
+
+static bool produce_packed(void *arg, write_sink sink, void *sink_arg, char *reason,
+                           size_t reason_size) {
+    const packed_file *f = arg;
+    return write_ktx2_packed(f->desc, f->packed, sink, sink_arg, reason, reason_size);
+}
+
+/* texture_write_file of levels packed as they were made (write_ktx2_packed):
+ * the same file, streamed to disk, never whole in memory. */
+static bool texture_write_packed(cook_context *ctx, const ktx2_image_desc *desc,
+                                 const ktx2_packed_levels *packed, const char *name,
+                                 const char *output_root, const char *ref, const char *out_path,
+                                 bool verify, kiln_color_space space, cook_asset_result *result) {
+    packed_file file = {desc, packed};
+    write_output out = {.relative = out_path,
+                        .name = name,
+                        .kind = KILN_ASSET_TEXTURE,
+                        .ref = ref,
+                        .color_space = space,
+                        .produce = produce_packed,
+                        .produce_arg = &file};
+    return write_emit(ctx, output_root, verify, &out, result);
+}
+
+/* Where encode_image puts each encoded level (malloc'd, handed over): packed
+ * at once into `packed` (a lone image: the raw level is freed as soon as it
+ * is compressed), else kept in bytes[i] / size[i] for the set. */
+typedef struct level_sink {
+    ktx2_packed_levels *packed;
+    uint8_t **bytes;
+    size_t *size;
+} level_sink;
+
+static bool put_level(const level_sink *sink, uint32_t level, uint8_t *data, size_t size) {
+    if (data == NULL)
+        return false;
+    if (sink->packed != NULL)
+        return ktx2_pack_level(sink->packed, level, data, size);
+    sink->bytes[level] = data;
+    sink->size[level] = size;
+    return true;
+}
+
+/* Mips of one image of a set, every level encoded in `format` and handed to
+ * `sink`; *dims receives the chain's level count and sizes. Takes the
+ * image's pixels: they are freed, or moved into level 0. Each level's texels
+ * are freed once it is encoded, the smaller levels first and level 0 (the
+ * source's own texels when kept at their size) last. On failure reports
+ * naming the set; the caller frees what reached the sink. */
 static bool encode_image(cook_context *ctx, const texture_set *set, const texture_format *format,
-                         ir_decoded_image *image, mip_chain *dims, uint8_t *bytes[MIP_MAX_LEVELS],
-                         size_t size[MIP_MAX_LEVELS]) {
+                         ir_decoded_image *image, mip_chain *dims, const level_sink *sink) {
     const cook_settings *settings = ctx->settings;
     cook_texture_usage usage = set->usage;
     uint32_t vk_format = format->vk_format;
     const ktx2_format_info *row = ktx2_format_find(vk_format);
     /* RGBA16F, BC6H and ASTC HDR take float levels; the others 8-bit ones. */
     bool float_levels = row->is_float;
-    /* 8-bit sources are filtered straight from their bytes (mip_build_rgba8). */
-    float *base = image->rgba8 != NULL && !float_levels ? NULL : image_to_float(image, usage);
     uint32_t width = image->width, height = image->height;
-    if (base == NULL && image->rgba8 == NULL) {
-        diag_error(ctx->diag, set->name, 0, "out of memory for a %ux%u image", width, height);
-        return false;
+    /* Level 0 as floats when the levels are float or the source is (Radiance
+     * HDR, converted in place: no second float copy); 8-bit sources are
+     * filtered straight from their bytes (mip_build_rgba8). */
+    float *owned = NULL;
+    const float *base = NULL;
+    if (image->rgbaf != NULL) {
+        floats_to_stored(image->rgbaf, image->rgbaf, (size_t)width * height, usage);
+        base = image->rgbaf;
+    } else if (float_levels) {
+        base = owned = image_to_float(image, usage);
+        if (base == NULL) {
+            diag_error(ctx->diag, set->name, 0, "out of memory for a %ux%u image", width, height);
+            return false;
+        }
     }
     mip_options options = {
         .mode = usage == COOK_TEXTURE_COLOR    ? MIP_MODE_COLOR_SRGB
@@ -316,8 +379,9 @@ static bool encode_image(cook_context *ctx, const texture_set *set, const textur
         .alpha_cutoff = usage == COOK_TEXTURE_COLOR ? set->alpha_cutoff : 0.0f,
         .max_size = settings->texture_max_size,
         .mipmaps = settings->texture_mipmaps,
-        /* 8-bit sources encode level 0 from their own bytes (below). */
-        .skip_level0 = image->rgba8 != NULL && !float_levels,
+        /* Level 0 kept at its size is encoded from the source's own texels
+         * (below): 8-bit bytes for 8-bit formats, floats for float ones. */
+        .skip_level0 = float_levels ? base != NULL : image->rgba8 != NULL,
         /* 8-bit formats take the filter's bytes as they are. */
         .levels8 = !float_levels,
         .threads = settings->threads,
@@ -333,37 +397,54 @@ static bool encode_image(cook_context *ctx, const texture_set *set, const textur
     mip_chain chain;
     bool ok = base != NULL ? mip_build(base, width, height, &options, &chain)
                            : mip_build_rgba8(image->rgba8, width, height, &options, &chain);
-    free(base);
     if (!ok) {
+        free(owned);
+        ir_decoded_image_free(image);
         diag_error(ctx->diag, set->name, 0, "out of memory building mipmaps");
         return false;
     }
 
-    /* Level 0 of an 8-bit source kept at its size: the source bytes as they
-     * are (the same values the chain would hold). */
-    bool level0_from_source = image->rgba8 != NULL && !float_levels && chain.width[0] == width &&
-                              chain.height[0] == height;
+    /* Level 0 kept at its size (skipped by the chain): the source's texels
+     * as they are (the same values the chain would hold). */
+    bool level0_from_source = chain.levels8[0] == NULL && chain.levels[0] == NULL;
     char reason[512] = "";
-    for (uint32_t i = 0; ok && i < chain.count; i++) {
-        uint8_t **rgba8 = i == 0 && level0_from_source ? &image->rgba8 : &chain.levels8[i];
+    /* Levels 1, 2, ... and level 0 last: the largest is encoded when the
+     * others are already packed and their texels freed. */
+    for (uint32_t k = 0; ok && k < chain.count; k++) {
+        uint32_t i = (k + 1) % chain.count;
+        bool source = i == 0 && level0_from_source;
+        uint8_t **rgba8 = source ? &image->rgba8 : &chain.levels8[i];
+        const float *levelf = source ? base : chain.levels[i];
         size_t texels = (size_t)chain.width[i] * chain.height[i];
+        uint8_t *bytes = NULL;
+        size_t size = 0;
         if (format->block != 0) {
-            bytes[i] = encode_block_level(format, settings, chain.levels[i], *rgba8, chain.width[i],
-                                          chain.height[i], &size[i], reason, sizeof reason);
+            bytes = encode_block_level(format, settings, levelf, *rgba8, chain.width[i],
+                                       chain.height[i], &size, reason, sizeof reason);
         } else if (float_levels) {
-            bytes[i] = encode_level(chain.levels[i], texels, vk_format, &size[i]);
+            bytes = encode_level(levelf, texels, vk_format, &size);
         } else if (row->channels == 1) { /* R8: the first channel */
-            if ((bytes[i] = malloc(texels)) != NULL)
+            if ((bytes = malloc(texels)) != NULL)
                 for (size_t t = 0; t < texels; t++)
-                    bytes[i][t] = (*rgba8)[t * 4];
-            size[i] = texels;
+                    bytes[t] = (*rgba8)[t * 4];
+            size = texels;
         } else {
-            bytes[i] = *rgba8; /* ownership moves to bytes */
+            bytes = *rgba8; /* ownership moves to the sink */
             *rgba8 = NULL;
-            size[i] = texels * 4;
+            size = texels * 4;
         }
-        ok = bytes[i] != NULL;
+        free(chain.levels8[i]);
+        chain.levels8[i] = NULL;
+        free(chain.levels[i]);
+        chain.levels[i] = NULL;
+        if (i == 0) { /* the last level: the source's texels are done with before packing */
+            free(owned);
+            owned = NULL;
+            ir_decoded_image_free(image);
+        }
+        ok = put_level(sink, i, bytes, size);
     }
+    free(owned);
     ir_decoded_image_free(image);
     *dims = (mip_chain){.count = chain.count,
                         .content_width = chain.content_width,
@@ -371,14 +452,9 @@ static bool encode_image(cook_context *ctx, const texture_set *set, const textur
     memcpy(dims->width, chain.width, sizeof chain.width);
     memcpy(dims->height, chain.height, sizeof chain.height);
     mip_chain_free(&chain);
-    if (!ok) {
+    if (!ok)
         diag_error(ctx->diag, set->name, 0, "cannot encode the mip levels: %s",
                    reason[0] ? reason : "out of memory");
-        for (uint32_t i = 0; i < MIP_MAX_LEVELS; i++) {
-            free(bytes[i]);
-            bytes[i] = NULL;
-        }
-    }
     return ok;
 }
 
@@ -396,7 +472,11 @@ bool cook_texture_set(cook_context *ctx, const char *output_root, texture_set *s
                    usage_name(set->usage), unusable);
         return false;
     }
-    /* Level i holds every image's level i, image after image (KTX2 face order). */
+    /* Each level is Zstd-compressed as soon as it is complete, its raw bytes
+     * freed: a lone image's as it is encoded; a cubemap's once its six
+     * faces are (level i holds every image's level i, image after image,
+     * the KTX2 face order). */
+    ktx2_packed_levels packed = {.zstd = true, .zstd_level = settings->texture_zstd_level};
     uint8_t *levels[MIP_MAX_LEVELS] = {0};
     size_t level_size[MIP_MAX_LEVELS] = {0};
     mip_chain dims = {0};
@@ -404,14 +484,10 @@ bool cook_texture_set(cook_context *ctx, const char *output_root, texture_set *s
     for (uint32_t f = 0; ok && f < set->count; f++) {
         uint8_t *bytes[MIP_MAX_LEVELS] = {0};
         size_t size[MIP_MAX_LEVELS] = {0};
-        ok = encode_image(ctx, set, &format, &set->images[f], &dims, bytes, size);
-        for (uint32_t i = 0; ok && i < dims.count; i++) {
-            if (set->count == 1) { /* a lone image's levels are the file's */
-                levels[i] = bytes[i];
-                level_size[i] = size[i];
-                bytes[i] = NULL;
-                continue;
-            }
+        level_sink sink = {
+            .packed = set->count == 1 ? &packed : NULL, .bytes = bytes, .size = size};
+        ok = encode_image(ctx, set, &format, &set->images[f], &dims, &sink);
+        for (uint32_t i = 0; ok && set->count > 1 && i < dims.count; i++) {
             if (levels[i] == NULL) { /* all images share one size: slot f at f * size */
                 level_size[i] = size[i] * set->count;
                 levels[i] = malloc(level_size[i]);
@@ -425,6 +501,12 @@ bool cook_texture_set(cook_context *ctx, const char *output_root, texture_set *s
         for (uint32_t i = 0; i < MIP_MAX_LEVELS; i++)
             free(bytes[i]);
     }
+    for (uint32_t i = 0; ok && set->count > 1 && i < dims.count; i++) {
+        ok = ktx2_pack_level(&packed, i, levels[i], level_size[i]);
+        levels[i] = NULL; /* taken */
+        if (!ok)
+            diag_error(ctx->diag, set->name, 0, "out of memory compressing level %u", i);
+    }
     if (ok) {
         ktx2_image_desc desc = {
             .vk_format = format.vk_format,
@@ -435,18 +517,17 @@ bool cook_texture_set(cook_context *ctx, const char *output_root, texture_set *s
             .supercompression = KTX2_SUPERCOMPRESSION_ZSTD,
             .zstd_level = settings->texture_zstd_level,
             .threads = settings->threads,
-            .level_data = (const uint8_t *const *)levels,
-            .level_size = level_size,
             .source = set->source,
             .content_width = dims.content_width,
             .content_height = dims.content_height,
         };
         kiln_color_space space = format.srgb ? KILN_COLOR_SPACE_SRGB : KILN_COLOR_SPACE_LINEAR;
-        ok = texture_write_file(ctx, &desc, set->name, output_root, ref, out_path, verify, space,
-                                result);
+        ok = texture_write_packed(ctx, &desc, &packed, set->name, output_root, ref, out_path,
+                                  verify, space, result);
     }
     for (uint32_t i = 0; i < MIP_MAX_LEVELS; i++)
         free(levels[i]);
+    ktx2_packed_free(&packed);
     return ok;
 }
 
@@ -533,6 +614,10 @@ bool cook_texture(cook_context *ctx, const char *output_root, const cook_texture
         diag_error(ctx->diag, src->name, 0, "cannot decode image: %s", reason);
         return false;
     }
+    /* A standalone texture's file is not needed once decoded: free it before
+     * the mips are made (a noisy PNG is as big as its RGBA8 image). */
+    if (src->release_source)
+        cook_release_source(ctx);
     if (src->opacity_bytes != NULL) {
         ir_decoded_image map;
         if (!image_decode(src->opacity_bytes, src->opacity_size, src->opacity_name, &limits, &map,
@@ -607,6 +692,7 @@ bool cook_texture_asset(const cook_request *request, cook_context *ctx, cook_ass
         .size = ctx->source_size,
         .usage = cook_texture_usage_for_path(ctx->source_path),
         .alpha_cutoff = 0.0f,
+        .release_source = true, /* bytes is ctx->source */
     };
     bool ok =
         cook_texture(ctx, request->output_root, &src, ctx->ref, out_path, request->verify, result);

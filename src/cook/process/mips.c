@@ -23,9 +23,13 @@
  * texel goes from the filter to its stored form at once: 8-bit levels
  * (levels8) come out as the bytes the GPU formats take, with no float level
  * and no separate quantising pass. Only the working copy the next level
- * reads is kept, in two buffers used in turn. Rows are independent, so a
- * level's rows run on options->threads threads (parallel_for) with the same
- * bytes for any thread count.
+ * reads is kept, in two buffers used in turn, and the first level filtered
+ * keeps none: when the next level halves it exactly, both are made together
+ * band by band (the first level's working rows of a band, then the next
+ * level's rows from them), so a big texture's largest working copy is the
+ * second level filtered (a quarter of the first's texels). Rows are
+ * independent, so a level's rows run on options->threads threads
+ * (parallel_for) with the same bytes for any thread count.
  */
 #include <math.h>
 #include <pthread.h>
@@ -365,6 +369,10 @@ typedef struct level_job {
     uint32_t dw;
     uint8_t *out8;
     float *outf;
+    /* Bands: row y of a make_level call is the level's row first_row + y;
+     * `work` holds the level's rows from work_row0 on and `src` the previous
+     * level's rows from src_row0 on (all 0 for a whole level). */
+    uint32_t first_row, work_row0, src_row0;
 } level_job;
 
 /* The average of a 2x2 quad as image_resample_area computes it for a 2:1
@@ -384,7 +392,10 @@ static void make_row(void *ctx, uint32_t y) {
      * make the compiler reload every field after each texel. */
     const level_job copy = *(const level_job *)ctx, *job = &copy;
     const mip_options options = *job->o, *o = &options;
-    size_t row = (size_t)y * job->dw;
+    y += job->first_row;
+    size_t row = (size_t)y * job->dw;                         /* in the stored level */
+    size_t work_row = (size_t)(y - job->work_row0) * job->dw; /* in `work` */
+    size_t src_y = (size_t)2 * y - job->src_row0;             /* in `src` */
     /* Opaque rows of an 8-bit level 0 skip premultiplying by 1. */
     bool premultiply = job->premultiply;
     if (premultiply && job->halve && job->src == NULL && job->base.b != NULL) {
@@ -395,12 +406,12 @@ static void make_row(void *ctx, uint32_t y) {
         premultiply = all != 255;
     }
     for (uint32_t x = 0; x < job->dw; x++) {
-        size_t i = row + x;
+        size_t i = row + x, w = work_row + x;
         v4f h;
         if (!job->halve) {
-            h = load4(job->work + i * 4);
+            h = load4(job->work + w * 4);
         } else if (job->src != NULL) {
-            const float *r0 = job->src + ((size_t)(2 * y) * job->sw + 2 * x) * 4;
+            const float *r0 = job->src + (src_y * job->sw + 2 * x) * 4;
             const float *r1 = r0 + (size_t)job->sw * 4;
             h = quad_average(load4(r0), load4(r0 + 4), load4(r1), load4(r1 + 4));
         } else if (job->base.b != NULL) {
@@ -418,7 +429,7 @@ static void make_row(void *ctx, uint32_t y) {
         }
         if (o->mode == MIP_MODE_NORMAL)
             h = renormalised(h); /* the next level filters unit vectors */
-        store4(job->work + i * 4, h);
+        store4(job->work + w * 4, h);
         if (job->out8 != NULL)
             stored_texel8(h, o, job->out8 + i * 4);
         else
@@ -430,9 +441,10 @@ static void make_row(void *ctx, uint32_t y) {
  * other threads would cost more than the rows. */
 #define MIP_PARALLEL_MIN_TEXELS 16384u
 
-static void make_level(level_job *job, uint32_t dh) {
-    unsigned threads = (size_t)job->dw * dh >= MIP_PARALLEL_MIN_TEXELS ? job->o->threads : 1;
-    parallel_for(threads, dh, make_row, job);
+/* Rows first_row .. first_row + rows - 1 of a level. */
+static void make_level(level_job *job, uint32_t rows) {
+    unsigned threads = (size_t)job->dw * rows >= MIP_PARALLEL_MIN_TEXELS ? job->o->threads : 1;
+    parallel_for(threads, rows, make_row, job);
 }
 
 /* The alpha scale that brings the coverage at `cutoff` closest to `target`
@@ -440,10 +452,7 @@ static void make_level(level_job *job, uint32_t dh) {
  * floats) receives the alphas side by side so that the 24 counting passes
  * vectorise; min(a, 1) > cutoff is a > cutoff for a cutoff below 1 (and
  * never true from 1 up). */
-static float coverage_scale(const float *px, size_t count, float cutoff, float target,
-                            float *alpha) {
-    for (size_t i = 0; i < count; i++)
-        alpha[i] = px[i * 4 + 3];
+static float coverage_scale_of(const float *alpha, size_t count, float cutoff, float target) {
     float lo = 0.0f, hi = 4.0f, best = 1.0f;
     float best_error = 2.0f;
     for (int step = 0; step < 24; step++) {
@@ -466,6 +475,13 @@ static float coverage_scale(const float *px, size_t count, float cutoff, float t
             break;
     }
     return best;
+}
+
+static float coverage_scale(const float *px, size_t count, float cutoff, float target,
+                            float *alpha) {
+    for (size_t i = 0; i < count; i++)
+        alpha[i] = px[i * 4 + 3];
+    return coverage_scale_of(alpha, count, cutoff, target);
 }
 
 void mip_chain_free(mip_chain *chain) {
@@ -500,45 +516,79 @@ static bool copy_level0(const float *base, const uint8_t *base8, size_t n, const
     return true;
 }
 
-/* image_resample_area of a level into `dst` (dw x dh) without its
- * whole-image temporaries: the source is the previous level's working copy
- * `src`, or (when NULL) level 0's texels `base` taken into the working space
- * row by row as they are read. Rows are resampled horizontally as the
- * vertical pass first needs them, into a ring of the few rows one output row
- * spans, and each output row sums them in the order image_resample_area's
- * vertical pass does (the same double sums, so the same floats). Memory: a
- * source row and ceil(sh / dh) + 2 resampled rows instead of a float copy of
- * level 0 and an sh x dw temporary. */
-static bool resample_banded(const float *src, level0_texels base, uint32_t sw, uint32_t sh,
-                            const mip_options *o, const texel_lanes *lane, bool premultiply,
-                            float *dst, uint32_t dw, uint32_t dh) {
-    double scale = (double)sh / (double)dh;
-    uint32_t cap = (uint32_t)ceil(scale) + 2;
-    float *ring = alloc_rgba(dw, cap);
-    float *row = src == NULL ? alloc_rgba(sw, 1) : NULL;
-    double *sum = malloc((size_t)dw * 4 * sizeof *sum);
-    bool ok = ring != NULL && sum != NULL && (src != NULL || row != NULL);
-    uint32_t ready = 0; /* source rows below this one are resampled (the last cap in the ring) */
-    for (uint32_t i = 0; ok && i < dh; i++) {
-        double begin = i * scale, end = (i + 1) * scale;
+/* resample_banded's state: output rows come in turn (resampler_rows). */
+typedef struct resampler {
+    const float *src;
+    level0_texels base;
+    uint32_t sw, sh, dw, dh;
+    const mip_options *o;
+    const texel_lanes *lane;
+    bool premultiply;
+    double scale;
+    uint32_t cap;   /* rows in the ring */
+    float *ring;    /* the last `cap` source rows resampled horizontally */
+    float *row;     /* one source row in the working space (src == NULL) */
+    double *sum;    /* one output row's sums */
+    uint32_t ready; /* source rows below this one are resampled (the last cap in the ring) */
+    uint32_t next;  /* the next output row */
+} resampler;
+
+static void resampler_free(resampler *r) {
+    free(r->ring);
+    free(r->row);
+    free(r->sum);
+    r->ring = r->row = NULL;
+    r->sum = NULL;
+}
+
+static bool resampler_init(resampler *r, const float *src, level0_texels base, uint32_t sw,
+                           uint32_t sh, const mip_options *o, const texel_lanes *lane,
+                           bool premultiply, uint32_t dw, uint32_t dh) {
+    *r = (resampler){.src = src,
+                     .base = base,
+                     .sw = sw,
+                     .sh = sh,
+                     .dw = dw,
+                     .dh = dh,
+                     .o = o,
+                     .lane = lane,
+                     .premultiply = premultiply,
+                     .scale = (double)sh / (double)dh};
+    r->cap = (uint32_t)ceil(r->scale) + 2;
+    r->ring = alloc_rgba(dw, r->cap);
+    r->row = src == NULL ? alloc_rgba(sw, 1) : NULL;
+    r->sum = malloc((size_t)dw * 4 * sizeof *r->sum);
+    bool ok = r->ring != NULL && r->sum != NULL && (src != NULL || r->row != NULL);
+    if (!ok)
+        resampler_free(r);
+    return ok;
+}
+
+/* The next `rows` output rows into dst (rows x dw texels). */
+static void resampler_rows(resampler *r, float *dst, uint32_t rows) {
+    uint32_t sw = r->sw, dw = r->dw;
+    for (uint32_t i = r->next; i < r->next + rows; i++) {
+        double begin = i * r->scale, end = (i + 1) * r->scale;
         uint32_t first = (uint32_t)begin;
         uint32_t last = (uint32_t)ceil(end);
-        if (last > sh)
-            last = sh;
-        for (uint32_t k = ready > first ? ready : first; k < last; k++) {
-            const float *line = src + (size_t)k * sw * 4;
-            if (src == NULL) {
+        if (last > r->sh)
+            last = r->sh;
+        for (uint32_t k = r->ready > first ? r->ready : first; k < last; k++) {
+            const float *line = r->src + (size_t)k * sw * 4;
+            if (r->src == NULL) {
                 for (size_t x = 0; x < sw; x++) {
                     size_t t = (size_t)k * sw + x;
-                    store4(row + x * 4, base.b != NULL
-                                            ? working_texel8(base.b + t * 4, lane, premultiply)
-                                            : working_texel(base.f + t * 4, o));
+                    store4(r->row + x * 4,
+                           r->base.b != NULL
+                               ? working_texel8(r->base.b + t * 4, r->lane, r->premultiply)
+                               : working_texel(r->base.f + t * 4, r->o));
                 }
-                line = row;
+                line = r->row;
             }
-            resample_line(line, 4, sw, ring + (size_t)(k % cap) * dw * 4, 4, dw);
-            ready = k + 1;
+            resample_line(line, 4, sw, r->ring + (size_t)(k % r->cap) * dw * 4, 4, dw);
+            r->ready = k + 1;
         }
+        double *sum = r->sum;
         memset(sum, 0, (size_t)dw * 4 * sizeof *sum);
         double total = 0;
         for (uint32_t k = first; k < last; k++) {
@@ -547,19 +597,37 @@ static bool resample_banded(const float *src, level0_texels base, uint32_t sw, u
             double w = hi - lo;
             if (w <= 0)
                 continue;
-            const float *s = ring + (size_t)(k % cap) * dw * 4;
+            const float *s = r->ring + (size_t)(k % r->cap) * dw * 4;
             for (size_t c = 0; c < (size_t)dw * 4; c++)
                 sum[c] += w * s[c];
             total += w;
         }
-        float *d = dst + (size_t)i * dw * 4;
+        float *d = dst + (size_t)(i - r->next) * dw * 4;
         for (size_t c = 0; c < (size_t)dw * 4; c++)
             d[c] = total > 0 ? (float)(sum[c] / total) : 0.0f;
     }
-    free(ring);
-    free(row);
-    free(sum);
-    return ok;
+    r->next += rows;
+}
+
+/* image_resample_area of a level into `dst` (dw x dh) without its
+ * whole-image temporaries: the source is the previous level's working copy
+ * `src`, or (when NULL) level 0's texels `base` taken into the working space
+ * row by row as they are read. Rows are resampled horizontally as the
+ * vertical pass first needs them, into a ring of the few rows one output row
+ * spans, and each output row sums them in the order image_resample_area's
+ * vertical pass does (the same double sums, so the same floats). Memory: a
+ * source row and ceil(sh / dh) + 2 resampled rows instead of a float copy of
+ * level 0 and an sh x dw temporary. A resampler gives the rows in turn, so
+ * that a band of them can be used before the next is made. */
+static bool resample_banded(const float *src, level0_texels base, uint32_t sw, uint32_t sh,
+                            const mip_options *o, const texel_lanes *lane, bool premultiply,
+                            float *dst, uint32_t dw, uint32_t dh) {
+    resampler r;
+    if (!resampler_init(&r, src, base, sw, sh, o, lane, premultiply, dw, dh))
+        return false;
+    resampler_rows(&r, dst, dh);
+    resampler_free(&r);
+    return true;
 }
 
 static uint32_t round_up(uint32_t value, uint32_t multiple) {
@@ -603,6 +671,93 @@ static bool build_padded(const float *base, const uint8_t *base8, uint32_t width
     free(padded);
     out->content_width = width;
     out->content_height = height;
+    return ok;
+}
+
+/* The stored level `level` (lw x lh), allocated. */
+static bool alloc_stored(mip_chain *out, uint32_t level, uint32_t lw, uint32_t lh,
+                         const mip_options *o) {
+    return o->levels8 ? (out->levels8[level] = malloc((size_t)lw * lh * 4)) != NULL
+                      : (out->levels[level] = alloc_rgba(lw, lh)) != NULL;
+}
+
+/* A level's stored alpha from its working alpha (n values) scaled for
+ * alpha-test coverage, clamped to 1. */
+static void apply_coverage(const float *alpha, size_t n, float scale, const mip_options *o,
+                           mip_chain *out, uint32_t level) {
+    for (size_t i = 0; i < n; i++) {
+        float a = alpha[i] * scale;
+        a = a > 1.0f ? 1.0f : a;
+        if (o->levels8)
+            out->levels8[level][i * 4 + 3] = unorm8_of(a);
+        else
+            out->levels[level][i * 4 + 3] = a;
+    }
+}
+
+/* Rows of the next level per band: o->band_rows, or about 4 MiB of the
+ * first level's working rows (two per row of the next). */
+static uint32_t band_rows(const mip_options *o, uint32_t lw, uint32_t nh) {
+    size_t rows = o->band_rows > 0 ? o->band_rows : ((size_t)4 << 20) / ((size_t)lw * 32);
+    rows = rows < 1 ? 1 : rows;
+    return rows < nh ? (uint32_t)rows : nh;
+}
+
+/* Level `level` of `out` (stored level allocated) made from level 0's
+ * texels `base` (w x h; by a 2:1 halving when `halve`, else resampled) and
+ * level + 1, its exact halving, into `next` (its whole working copy) and its
+ * stored level: band by band, a band of `level`'s working rows then the rows
+ * of level + 1 they make. The same rows in the same arithmetic as making each
+ * level whole, so the same bytes. `alpha` (when not NULL) receives `level`'s
+ * working alpha for its coverage. */
+static bool build_pair(level0_texels base, uint32_t w, uint32_t h, bool halve, const mip_options *o,
+                       const texel_lanes *lane, bool premultiply, mip_chain *out, uint32_t level,
+                       float *next, float *alpha) {
+    uint32_t lw = out->width[level], lh = out->height[level];
+    uint32_t nw = out->width[level + 1], nh = out->height[level + 1];
+    uint32_t rows = band_rows(o, lw, nh);
+    float *band = alloc_rgba(lw, 2 * rows);
+    resampler r = {0};
+    bool ok = band != NULL &&
+              (halve || resampler_init(&r, NULL, base, w, h, o, lane, premultiply, lw, lh));
+    for (uint32_t r0 = 0; ok && r0 < nh; r0 += rows) {
+        uint32_t count = nh - r0 < rows ? nh - r0 : rows;
+        if (!halve)
+            resampler_rows(&r, band, 2 * count);
+        level_job first = {.o = o,
+                           .lane = lane,
+                           .premultiply = premultiply,
+                           .base = base,
+                           .sw = w,
+                           .halve = halve,
+                           .work = band,
+                           .dw = lw,
+                           .out8 = out->levels8[level],
+                           .outf = out->levels[level],
+                           .first_row = 2 * r0,
+                           .work_row0 = 2 * r0};
+        make_level(&first, 2 * count);
+        if (alpha != NULL)
+            for (size_t i = 0; i < (size_t)2 * count * lw; i++)
+                alpha[(size_t)2 * r0 * lw + i] = band[i * 4 + 3];
+        level_job second = {.o = o,
+                            .lane = lane,
+                            .premultiply = premultiply,
+                            .base = base,
+                            .src = band,
+                            .sw = lw,
+                            .halve = true,
+                            .work = next,
+                            .dw = nw,
+                            .out8 = out->levels8[level + 1],
+                            .outf = out->levels[level + 1],
+                            .first_row = r0,
+                            .src_row0 = 2 * r0};
+        make_level(&second, count);
+    }
+    if (!halve && band != NULL)
+        resampler_free(&r);
+    free(band);
     return ok;
 }
 
@@ -676,48 +831,68 @@ static bool build(const float *base, const uint8_t *base8, uint32_t width, uint3
             ok = o->skip_level0 || copy_level0(base, base8, n, o, out);
             continue;
         }
-        float **slot = &buffer[level & 1];
-        if (*slot == NULL && (*slot = alloc_rgba(lw, lh)) == NULL) {
-            ok = false;
-            break;
-        }
-        bool stored = o->levels8 ? (out->levels8[level] = malloc(n * 4)) != NULL
-                                 : (out->levels[level] = alloc_rgba(lw, lh)) != NULL;
         bool halve = level > 0 && lw * 2 == w && lh * 2 == h;
-        if (!stored || (!halve && !resample_banded(prev, (level0_texels){base, base8}, w, h, o,
-                                                   lane, premultiply, *slot, lw, lh))) {
-            ok = false;
-            break;
+        uint32_t nw = lw > 1 ? lw / 2 : 1, nh = lh > 1 ? lh / 2 : 1;
+        if (prev == NULL && !o->whole_levels && level + 1 < count && nw * 2 == lw && nh * 2 == lh) {
+            /* The first level filtered and the next, its exact halving,
+             * band by band: this level keeps no whole working copy. */
+            uint32_t next = level + 1;
+            out->width[next] = nw;
+            out->height[next] = nh;
+            out->count = next + 1;
+            float **slot = &buffer[next & 1];
+            bool coverage = o->alpha_cutoff > 0.0f && level > 0;
+            ok = (*slot = alloc_rgba(nw, nh)) != NULL && alloc_stored(out, level, lw, lh, o) &&
+                 alloc_stored(out, next, nw, nh, o) &&
+                 (!coverage || (alpha = malloc(n * sizeof(float))) != NULL) &&
+                 build_pair((level0_texels){base, base8}, w, h, halve, o, lane, premultiply, out,
+                            level, *slot, coverage ? alpha : NULL);
+            if (!ok)
+                break;
+            if (coverage)
+                apply_coverage(alpha, n,
+                               coverage_scale_of(alpha, n, o->alpha_cutoff, target_coverage), o,
+                               out, level);
+            prev = *slot;
+            level = next;
+            w = lw = nw;
+            h = lh = nh;
+            n = (size_t)lw * lh;
+        } else {
+            float **slot = &buffer[level & 1];
+            if (*slot == NULL && (*slot = alloc_rgba(lw, lh)) == NULL) {
+                ok = false;
+                break;
+            }
+            if (!alloc_stored(out, level, lw, lh, o) ||
+                (!halve && !resample_banded(prev, (level0_texels){base, base8}, w, h, o, lane,
+                                            premultiply, *slot, lw, lh))) {
+                ok = false;
+                break;
+            }
+            level_job job = {.o = o,
+                             .lane = lane,
+                             .premultiply = premultiply,
+                             .base = {base, base8},
+                             .src = prev,
+                             .sw = w,
+                             .halve = halve,
+                             .work = *slot,
+                             .dw = lw,
+                             .out8 = out->levels8[level],
+                             .outf = out->levels[level]};
+            make_level(&job, lh);
+            prev = *slot;
+            w = lw;
+            h = lh;
         }
-        level_job job = {.o = o,
-                         .lane = lane,
-                         .premultiply = premultiply,
-                         .base = {base, base8},
-                         .src = prev,
-                         .sw = w,
-                         .halve = halve,
-                         .work = *slot,
-                         .dw = lw,
-                         .out8 = out->levels8[level],
-                         .outf = out->levels[level]};
-        make_level(&job, lh);
-        prev = *slot;
-        w = lw;
-        h = lh;
         if (o->alpha_cutoff > 0.0f && level > 0) {
             if (alpha == NULL && (alpha = malloc(n * sizeof(float))) == NULL) {
                 ok = false; /* level 1 is the largest to need it */
                 break;
             }
             float scale = coverage_scale(prev, n, o->alpha_cutoff, target_coverage, alpha);
-            for (size_t i = 0; i < n; i++) {
-                float a = prev[i * 4 + 3] * scale;
-                a = a > 1.0f ? 1.0f : a;
-                if (o->levels8)
-                    out->levels8[level][i * 4 + 3] = unorm8_of(a);
-                else
-                    out->levels[level][i * 4 + 3] = a;
-            }
+            apply_coverage(alpha, n, scale, o, out, level);
         }
     }
     free(buffer[0]);

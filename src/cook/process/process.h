@@ -243,6 +243,14 @@ typedef struct mip_options {
     bool align_by_padding;
     bool levels8;     /* RGBA8 levels (levels8) instead of float levels */
     unsigned threads; /* rows of a level run on this many threads (0, 1: this one) */
+    /* The first level filtered (level 0 when resized, else level 1) keeps no
+     * whole float working copy when the next level halves it exactly: the
+     * two are made together in bands of `band_rows` rows of the next level
+     * (0: about 4 MiB of working rows). whole_levels keeps every working copy
+     * whole instead (the reference the tests compare the bands with; the
+     * levels are the same bytes either way). */
+    uint32_t band_rows;
+    bool whole_levels;
 } mip_options;
 
 /* Levels in the stored encoding (sRGB-encoded for COLOR_SRGB, 0..1 for

@@ -54,8 +54,30 @@ bool write_is_temporary_name(const char *name) {
     return true;
 }
 
-bool write_file_atomic(const char *path, const void *data, size_t size, char *reason,
-                       size_t reason_size) {
+typedef struct fd_sink {
+    int fd;
+    int error; /* errno of the failed write, 0 */
+} fd_sink;
+
+static bool write_to_fd(void *arg, const void *data, size_t size) {
+    fd_sink *s = arg;
+    const uint8_t *bytes = data;
+    while (size > 0) {
+        ssize_t written = write(s->fd, bytes, size);
+        if (written < 0 && errno == EINTR)
+            continue;
+        if (written <= 0) {
+            s->error = written < 0 ? errno : EIO;
+            return false;
+        }
+        bytes += written;
+        size -= (size_t)written;
+    }
+    return true;
+}
+
+bool write_file_atomic_stream(const char *path, write_producer produce, void *arg, char *reason,
+                              size_t reason_size) {
     if (!make_parent_dirs(path, reason, reason_size))
         return false;
     const char *slash = strrchr(path, '/');
@@ -77,22 +99,15 @@ bool write_file_atomic(const char *path, const void *data, size_t size, char *re
         free(temp);
         return false;
     }
+    fd_sink sink = {.fd = fd};
     bool ok = fchmod(fd, 0644) == 0;
-    const uint8_t *bytes = data;
-    size_t left = size;
-    while (ok && left > 0) {
-        ssize_t written = write(fd, bytes, left);
-        if (written < 0 && errno == EINTR)
-            continue;
-        if (written <= 0) {
-            ok = false;
-            break;
-        }
-        bytes += written;
-        left -= (size_t)written;
-    }
     if (!ok)
-        snprintf(reason, reason_size, "cannot write '%s': %s", path, strerror(errno));
+        sink.error = errno;
+    reason[0] = '\0';
+    ok = ok && produce(arg, write_to_fd, &sink, reason, reason_size);
+    if (!ok && (sink.error != 0 || reason[0] == '\0'))
+        snprintf(reason, reason_size, "cannot write '%s': %s", path,
+                 strerror(sink.error != 0 ? sink.error : EIO));
     if (close(fd) != 0 && ok) {
         snprintf(reason, reason_size, "cannot write '%s': %s", path, strerror(errno));
         ok = false;
@@ -105,4 +120,23 @@ bool write_file_atomic(const char *path, const void *data, size_t size, char *re
         unlink(temp);
     free(temp);
     return ok;
+}
+
+typedef struct whole_buffer {
+    const void *data;
+    size_t size;
+} whole_buffer;
+
+static bool produce_whole(void *arg, write_sink sink, void *sink_arg, char *reason,
+                          size_t reason_size) {
+    (void)reason;
+    (void)reason_size;
+    const whole_buffer *b = arg;
+    return sink(sink_arg, b->data, b->size);
+}
+
+bool write_file_atomic(const char *path, const void *data, size_t size, char *reason,
+                       size_t reason_size) {
+    whole_buffer b = {data, size};
+    return write_file_atomic_stream(path, produce_whole, &b, reason, reason_size);
 }

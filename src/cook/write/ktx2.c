@@ -103,6 +103,31 @@ static void append_key_value(bytebuf *b, const char *key, const char *value) {
     pad_to(b, 4);
 }
 
+/* One level's Zstd frame with the writer's parameters (a level alone
+ * depends only on its bytes and the level): malloc'd into *data. */
+static bool compress_level(ZSTD_CCtx *zctx, int zstd_level, const uint8_t *raw, size_t size,
+                           uint8_t **data, size_t *length) {
+    ZSTD_CCtx_reset(zctx, ZSTD_reset_session_and_parameters);
+    ZSTD_CCtx_setParameter(zctx, ZSTD_c_compressionLevel, zstd_level);
+    ZSTD_CCtx_setParameter(zctx, ZSTD_c_checksumFlag, 1); /* kiln check catches bit rot */
+    ZSTD_CCtx_setParameter(zctx, ZSTD_c_contentSizeFlag, 1);
+    size_t bound = ZSTD_compressBound(size);
+    *data = malloc(bound ? bound : 1);
+    size_t n = *data == NULL ? 0 : ZSTD_compress2(zctx, *data, bound, raw, size);
+    if (*data == NULL || ZSTD_isError(n)) {
+        free(*data);
+        *data = NULL;
+        return false;
+    }
+    /* Give back the bound's unused tail (noise grows a little, zeros shrink
+     * to almost nothing). */
+    uint8_t *fit = realloc(*data, n ? n : 1);
+    if (fit != NULL)
+        *data = fit;
+    *length = n;
+    return true;
+}
+
 /* Zstd of every level, before the file is laid out. Levels are independent
  * streams, so they are compressed on `threads` threads: with N threads, the N-1
  * largest levels each get one, the last takes every smaller level. Each level's
@@ -124,20 +149,12 @@ static void compress_levels_item(void *arg, uint32_t item) {
         z->failed[first] = true;
         return;
     }
-    ZSTD_CCtx_setParameter(zctx, ZSTD_c_compressionLevel, d->zstd_level);
-    ZSTD_CCtx_setParameter(zctx, ZSTD_c_checksumFlag, 1); /* kiln check catches bit rot */
-    ZSTD_CCtx_setParameter(zctx, ZSTD_c_contentSizeFlag, 1);
     for (uint32_t n = first; n < last; n++) {
-        size_t bound = ZSTD_compressBound(d->level_size[n]);
-        z->data[n] = malloc(bound ? bound : 1);
-        size_t length = z->data[n] == NULL ? 0
-                                           : ZSTD_compress2(zctx, z->data[n], bound,
-                                                            d->level_data[n], d->level_size[n]);
-        if (z->data[n] == NULL || ZSTD_isError(length)) {
+        if (!compress_level(zctx, d->zstd_level, d->level_data[n], d->level_size[n], &z->data[n],
+                            &z->size[n])) {
             z->failed[n] = true;
             break;
         }
-        z->size[n] = length;
     }
     ZSTD_freeCCtx(zctx);
 }
@@ -171,48 +188,51 @@ static bool failure(char *reason, size_t reason_size, const char *message) {
     return false;
 }
 
-bool write_ktx2(const ktx2_image_desc *d, bytebuf *out, char *reason, size_t reason_size) {
+/* The checks every written description passes. */
+static const ktx2_format_info *check_desc(const ktx2_image_desc *d, char *reason,
+                                          size_t reason_size) {
     const ktx2_format_info *f = ktx2_format_find(d->vk_format);
-    if (f == NULL)
-        return failure(reason, reason_size, "KTX2: unsupported vkFormat");
+    if (f == NULL) {
+        failure(reason, reason_size, "KTX2: unsupported vkFormat");
+        return NULL;
+    }
     if (d->width == 0 || d->levels == 0 || d->levels > KTX2_MAX_LEVELS ||
         (d->faces != 1 && d->faces != 6) ||
         (d->supercompression != KTX2_SUPERCOMPRESSION_NONE &&
-         d->supercompression != KTX2_SUPERCOMPRESSION_ZSTD))
-        return failure(reason, reason_size, "KTX2: invalid image description");
+         d->supercompression != KTX2_SUPERCOMPRESSION_ZSTD)) {
+        failure(reason, reason_size, "KTX2: invalid image description");
+        return NULL;
+    }
     for (uint32_t i = 0; i < d->levels; i++) {
         uint64_t expected =
             ktx2_level_byte_size(f, d->width, d->height, d->depth, d->layers, d->faces, i);
-        if (expected == 0 || expected != d->level_size[i])
-            return failure(reason, reason_size, "KTX2: level size does not match dimensions");
-    }
-
-    /* Zstd first: a level set it does not make smaller is stored as it is
-     * (noise, or already dense block data), so supercompression never costs
-     * bytes or a decode for nothing. */
-    uint32_t supercompression = d->supercompression;
-    zstd_levels *z = NULL;
-    if (supercompression == KTX2_SUPERCOMPRESSION_ZSTD) {
-        z = malloc(sizeof *z);
-        if (z == NULL || !compress_levels(d, z)) {
-            if (z != NULL)
-                free_levels(z);
-            free(z);
-            return failure(reason, reason_size, "KTX2: Zstd compression failed (out of memory?)");
-        }
-        uint64_t raw = 0, packed = 0;
-        for (uint32_t n = 0; n < d->levels; n++) {
-            raw += d->level_size[n];
-            packed += z->size[n];
-        }
-        if (packed >= raw) {
-            free_levels(z);
-            free(z);
-            z = NULL;
-            supercompression = KTX2_SUPERCOMPRESSION_NONE;
+        if (expected == 0 || expected != d->level_size[i]) {
+            failure(reason, reason_size, "KTX2: level size does not match dimensions");
+            return NULL;
         }
     }
+    return f;
+}
 
+/* The levels as the file stores them: `data[n]` (length[n] bytes) is level
+ * n's Zstd frame when `zstd`; else its raw bytes, or (with `inflate`) a Zstd
+ * frame of them that the writer inflates as it goes. */
+typedef struct stored_levels {
+    bool zstd, inflate;
+    const uint8_t *const *data;
+    const size_t *length;
+} stored_levels;
+
+/* Lays the file out and hands it to `sink` in file order: the header, DFD
+ * and key/value data from a small buffer, then each level (smallest first)
+ * from the caller's buffers, so the file is never whole in memory. */
+static bool serialise(const ktx2_image_desc *d, const ktx2_format_info *f,
+                      const stored_levels *levels, write_sink sink, void *sink_arg, char *reason,
+                      size_t reason_size) {
+    uint32_t supercompression =
+        levels->zstd ? KTX2_SUPERCOMPRESSION_ZSTD : KTX2_SUPERCOMPRESSION_NONE;
+    bytebuf head = {0};
+    bytebuf *out = &head;
     /* Header. */
     bytebuf_append(out, ktx2_identifier, KTX2_IDENTIFIER_SIZE);
     put_u32(out, d->vk_format);
@@ -259,28 +279,172 @@ bool write_ktx2(const ktx2_image_desc *d, bytebuf *out, char *reason, size_t rea
     patch_u32(out, index_at + 8, (uint32_t)kvd_at);
     patch_u32(out, index_at + 12, (uint32_t)kvd_length);
 
-    /* Levels, smallest first. */
+    /* Levels, smallest first: their offsets before any is written. */
     size_t alignment = supercompression == KTX2_SUPERCOMPRESSION_NONE
                            ? (f->block_bytes % 4 == 0   ? f->block_bytes
                               : f->block_bytes % 2 == 0 ? (size_t)f->block_bytes * 2
                                                         : (size_t)f->block_bytes * 4)
                            : 1;
-    bool zstd = z != NULL;
+    size_t at = out->size;
+    size_t level_at[KTX2_MAX_LEVELS];
     for (uint32_t n = d->levels; n-- > 0;) {
-        if (alignment > 1)
-            pad_to(out, alignment);
-        size_t at = out->size;
-        size_t length = zstd ? z->size[n] : d->level_size[n];
-        bytebuf_append(out, zstd ? z->data[n] : d->level_data[n], length);
+        at += (alignment - at % alignment) % alignment;
+        level_at[n] = at;
+        size_t length = levels->zstd ? levels->length[n] : d->level_size[n];
         size_t entry = level_index_at + (size_t)n * KTX2_LEVEL_ENTRY_SIZE;
         patch_u64(out, entry, at);
         patch_u64(out, entry + 8, length);
         patch_u64(out, entry + 16, d->level_size[n]);
+        at += length;
     }
+    bool ok = !out->failed && sink(sink_arg, out->data, out->size);
+    at = out->size;
+    bytebuf_free(&head);
+    if (!ok)
+        return failure(reason, reason_size, "cannot write the KTX2 header (out of memory?)");
+
+    static const uint8_t zeros[16] = {0};
+    ZSTD_DCtx *dctx = NULL;
+    uint8_t *chunk = NULL;
+    size_t chunk_size = ZSTD_DStreamOutSize();
+    if (levels->inflate &&
+        ((dctx = ZSTD_createDCtx()) == NULL || (chunk = malloc(chunk_size)) == NULL))
+        ok = false;
+    for (uint32_t n = d->levels; ok && n-- > 0;) {
+        while (ok && at < level_at[n]) { /* alignment padding */
+            size_t pad = level_at[n] - at < sizeof zeros ? level_at[n] - at : sizeof zeros;
+            ok = sink(sink_arg, zeros, pad);
+            at += pad;
+        }
+        if (!ok)
+            break;
+        if (!levels->inflate) {
+            size_t length = levels->zstd ? levels->length[n] : d->level_size[n];
+            ok = sink(sink_arg, levels->data[n], length);
+            at += length;
+            continue;
+        }
+        /* Stored raw, held as a Zstd frame: inflate it chunk by chunk. */
+        ZSTD_DCtx_reset(dctx, ZSTD_reset_session_only);
+        ZSTD_inBuffer in = {levels->data[n], levels->length[n], 0};
+        size_t produced = 0, left = 1;
+        while (ok && left != 0) {
+            ZSTD_outBuffer o = {chunk, chunk_size, 0};
+            left = ZSTD_decompressStream(dctx, &o, &in);
+            ok = !ZSTD_isError(left) && produced + o.pos <= d->level_size[n] &&
+                 (left == 0 || o.pos > 0 || in.pos < in.size) &&
+                 (o.pos == 0 || sink(sink_arg, chunk, o.pos));
+            produced += o.pos;
+        }
+        ok = ok && produced == d->level_size[n];
+        at += produced;
+    }
+    ZSTD_freeDCtx(dctx);
+    free(chunk);
+    if (!ok)
+        return failure(reason, reason_size, "cannot write the KTX2 levels");
+    return true;
+}
+
+static bool append_sink(void *arg, const void *data, size_t size) {
+    bytebuf *out = arg;
+    bytebuf_append(out, data, size);
+    return !out->failed;
+}
+
+bool write_ktx2(const ktx2_image_desc *d, bytebuf *out, char *reason, size_t reason_size) {
+    const ktx2_format_info *f = check_desc(d, reason, reason_size);
+    if (f == NULL)
+        return false;
+    /* Zstd first: a level set it does not make smaller is stored as it is
+     * (noise, or already dense block data), so supercompression never costs
+     * bytes or a decode for nothing. */
+    zstd_levels *z = NULL;
+    if (d->supercompression == KTX2_SUPERCOMPRESSION_ZSTD) {
+        z = malloc(sizeof *z);
+        if (z == NULL || !compress_levels(d, z)) {
+            if (z != NULL)
+                free_levels(z);
+            free(z);
+            return failure(reason, reason_size, "KTX2: Zstd compression failed (out of memory?)");
+        }
+        uint64_t raw = 0, packed = 0;
+        for (uint32_t n = 0; n < d->levels; n++) {
+            raw += d->level_size[n];
+            packed += z->size[n];
+        }
+        if (packed >= raw) {
+            free_levels(z);
+            free(z);
+            z = NULL;
+        }
+    }
+    stored_levels levels = {.zstd = z != NULL,
+                            .data = z != NULL ? (const uint8_t *const *)z->data : d->level_data,
+                            .length = z != NULL ? z->size : d->level_size};
+    bool ok = serialise(d, f, &levels, append_sink, out, reason, reason_size);
     if (z != NULL)
         free_levels(z);
     free(z);
-    if (out->failed)
-        return failure(reason, reason_size, "out of memory");
-    return true;
+    return ok;
+}
+
+/* ---------------------------------------------------------------------------
+ * Levels packed as they are made
+ * ------------------------------------------------------------------------- */
+
+bool ktx2_pack_level(ktx2_packed_levels *p, uint32_t level, uint8_t *raw, size_t size) {
+    if (level >= KTX2_MAX_LEVELS || p->data[level] != NULL) {
+        free(raw);
+        return false;
+    }
+    p->raw_size[level] = size;
+    if (!p->zstd) {
+        p->data[level] = raw;
+        p->size[level] = size;
+        return true;
+    }
+    ZSTD_CCtx *zctx = ZSTD_createCCtx();
+    bool ok = zctx != NULL &&
+              compress_level(zctx, p->zstd_level, raw, size, &p->data[level], &p->size[level]);
+    ZSTD_freeCCtx(zctx);
+    free(raw);
+    return ok;
+}
+
+void ktx2_packed_free(ktx2_packed_levels *p) {
+    for (uint32_t n = 0; n < KTX2_MAX_LEVELS; n++) {
+        free(p->data[n]);
+        p->data[n] = NULL;
+    }
+}
+
+bool write_ktx2_packed(const ktx2_image_desc *d, const ktx2_packed_levels *p, write_sink sink,
+                       void *sink_arg, char *reason, size_t reason_size) {
+    size_t level_size[KTX2_MAX_LEVELS] = {0};
+    ktx2_image_desc desc = *d;
+    desc.supercompression = p->zstd ? KTX2_SUPERCOMPRESSION_ZSTD : KTX2_SUPERCOMPRESSION_NONE;
+    desc.level_data = NULL;
+    desc.level_size = level_size;
+    for (uint32_t n = 0; n < d->levels && n < KTX2_MAX_LEVELS; n++) {
+        if (p->data[n] == NULL)
+            return failure(reason, reason_size, "KTX2: a level is missing");
+        level_size[n] = p->raw_size[n];
+    }
+    const ktx2_format_info *f = check_desc(&desc, reason, reason_size);
+    if (f == NULL)
+        return false;
+    /* Zstd is kept only when it makes the levels smaller, as write_ktx2
+     * decides; else the raw bytes are stored, inflated from the frames. */
+    uint64_t raw = 0, packed = 0;
+    for (uint32_t n = 0; n < d->levels; n++) {
+        raw += p->raw_size[n];
+        packed += p->size[n];
+    }
+    bool zstd = p->zstd && packed < raw;
+    stored_levels levels = {.zstd = zstd,
+                            .inflate = p->zstd && !zstd,
+                            .data = (const uint8_t *const *)p->data,
+                            .length = p->size};
+    return serialise(&desc, f, &levels, sink, sink_arg, reason, reason_size);
 }

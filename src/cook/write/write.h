@@ -84,10 +84,21 @@ bool write_kscene_node_order(const ir_asset *asset, uint32_t *order, uint32_t *p
 bool write_kanim(const cook_context *ctx, const ir_asset *asset, uint64_t scene_ref,
                  const char *importer, bytebuf *out);
 
+/* Where a file's bytes go, in order, as they are made (write_ktx2_packed,
+ * write_file_atomic_stream): false stops the writer. */
+typedef bool (*write_sink)(void *arg, const void *data, size_t size);
+
 /* Writes bytes to `path` atomically: a temporary file in the same folder, then
  * rename. Creates missing parent folders. */
 bool write_file_atomic(const char *path, const void *data, size_t size, char *reason,
                        size_t reason_size);
+/* write_file_atomic of bytes made as they are written: `produce` hands the
+ * file's bytes to the sink in order (returning false on failure, with a
+ * reason or without one: a failed write is named by its errno). */
+typedef bool (*write_producer)(void *arg, write_sink sink, void *sink_arg, char *reason,
+                               size_t reason_size);
+bool write_file_atomic_stream(const char *path, write_producer produce, void *arg, char *reason,
+                              size_t reason_size);
 /* True for a file name write_file_atomic uses for its temporaries
  * (".<name>.XXXXXX"): what a killed process may leave behind. */
 bool write_is_temporary_name(const char *name);
@@ -138,6 +149,28 @@ typedef struct ktx2_image_desc {
 
 /* Serialises a whole KTX2 file into `out`. */
 bool write_ktx2(const ktx2_image_desc *desc, bytebuf *out, char *reason, size_t reason_size);
+/* A KTX2's levels packed one at a time, as a texture makes them, so the raw
+ * level need not outlive its packing: with `zstd` each level is compressed
+ * at once (the raw bytes freed) and the file decides at the end, as
+ * write_ktx2 does, whether Zstd is kept (the frames are then inflated as they
+ * are written when it is not). Set zstd and zstd_level, zero the rest. */
+typedef struct ktx2_packed_levels {
+    bool zstd;
+    int zstd_level;
+    uint8_t *data[KTX2_MAX_LEVELS]; /* Zstd frame, or raw bytes without zstd */
+    size_t size[KTX2_MAX_LEVELS];
+    size_t raw_size[KTX2_MAX_LEVELS];
+} ktx2_packed_levels;
+
+/* Takes `raw` (size bytes of level `level`, all faces; malloc'd): compressed
+ * and freed, or kept. False when out of memory (raw is freed either way). */
+bool ktx2_pack_level(ktx2_packed_levels *packed, uint32_t level, uint8_t *raw, size_t size);
+void ktx2_packed_free(ktx2_packed_levels *packed);
+/* The bytes write_ktx2 would make of `desc` (its level_data, level_size and
+ * supercompression ignored: every level is packed in `packed`) handed to
+ * `sink` in file order. */
+bool write_ktx2_packed(const ktx2_image_desc *desc, const ktx2_packed_levels *packed,
+                       write_sink sink, void *sink_arg, char *reason, size_t reason_size);
 /* ---------------------------------------------------------------------------
  * emit.c — one cooked file into the output tree
  * ------------------------------------------------------------------------- */
@@ -146,9 +179,14 @@ typedef struct write_output {
     const char *relative; /* path under the output root */
     const char *name;     /* what messages name: the source, or a texture's source */
     kiln_asset_kind kind; /* MESH, MATERIAL, SCENE or TEXTURE: how --verify reads it back */
-    const bytebuf *bytes; /* the whole file */
+    const bytebuf *bytes; /* the whole file, or NULL: `produce` makes it */
     const char *ref;      /* its manifest entry (index 0); NULL: the caller adds them */
     kiln_color_space color_space;
+    /* With bytes NULL: the file's bytes handed over as they are made
+     * (write_file_atomic_stream), never whole in memory; --verify compares
+     * the file read back with their XXH3 hash. */
+    write_producer produce;
+    void *produce_arg;
 } write_output;
 
 /* Writes out->bytes to output_root/out->relative atomically, reads it back
