@@ -318,7 +318,10 @@ static bool check_states(anim_state *st, ir_animation *clip, const struct aiNode
                      st->clip_name, label, fields[s], name ? name : number,
                      s == 0 ? "first" : "last");
         char what[300];
-        snprintf(what, sizeof what, "%s.%s=%s", label, fields[s], name ? name : number);
+        int length =
+            snprintf(what, sizeof what, "%s.%s=%s", label, fields[s], name ? name : number);
+        if (length < 0 || (size_t)length >= sizeof what) /* a very long node name: mark the cut */
+            memcpy(what + sizeof what - 4, "...", 4);
         if (!add_dropped(st, clip, what))
             return false;
     }
