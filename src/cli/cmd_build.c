@@ -42,6 +42,7 @@ static const struct option build_long_options[] = {
     {"json", no_argument, NULL, OPTION_JSON},
     {"roots", no_argument, NULL, OPTION_ROOTS},
     {"memory-limit", required_argument, NULL, OPTION_MEMORY_LIMIT},
+    {"import-timeout", required_argument, NULL, BUILD_OPTION_IMPORT_TIMEOUT},
     {"verify", no_argument, NULL, OPTION_VERIFY},
     {NULL, 0, NULL, 0},
 };
@@ -70,6 +71,11 @@ void cmd_build_usage(FILE *out) {
             "                     memory of those cooking, with its own, stays\n"
             "                     within BYTES (K, M, G suffixes) or N%% of the RAM;\n"
             "                     one over it alone cooks alone (default: %u%%)\n"
+            "      --import-timeout SECONDS\n"
+            "                     stop an importer run in its own process (assimp)\n"
+            "                     that reads one file for longer, 1..%u; that asset\n"
+            "                     fails, the rest cooks (overrides kiln.yml's\n"
+            "                     import.timeout; default %u)\n"
             "      --config FILE  read FILE instead of looking for " CLI_CONFIG_FILE "\n"
             "      --preset NAME  apply the preset NAME of kiln.yml (overrides `preset:`)\n"
             "      --list-presets list the presets kiln.yml defines and exit\n"
@@ -95,7 +101,8 @@ void cmd_build_usage(FILE *out) {
             "others are still written) or kiln.yml has an error, 2 for a command-line\n"
             "mistake.\n",
             PROGRESS_SLOW_SECONDS, CLI_DEFAULT_INPUT, CLI_DEFAULT_OUTPUT, PARALLEL_MAX_THREADS,
-            BUILD_MEMORY_DEFAULT_PERCENT);
+            BUILD_MEMORY_DEFAULT_PERCENT, (unsigned)COOK_IMPORT_TIMEOUT_MAX,
+            (unsigned)COOK_IMPORT_TIMEOUT_DEFAULT);
 }
 
 /* ---------------------------------------------------------------------------
@@ -151,9 +158,23 @@ int build_shared_options_done(const char *command, build_options *options) {
     return -1;
 }
 
-/* The options of the commands that cook (build, watch): -i, -j and
- * --memory-limit (`memory_option`, the command's own value for it). 0 when
- * `option` is none of them, -1 when taken, else a usage error's exit status. */
+/* --import-timeout's value: whole seconds, 1..COOK_IMPORT_TIMEOUT_MAX (the
+ * range of kiln.yml's import.timeout). */
+static bool parse_import_timeout(const char *text, uint32_t *seconds) {
+    if (text[0] < '0' || text[0] > '9')
+        return false;
+    char *end;
+    unsigned long value = strtoul(text, &end, 10);
+    if (*end != '\0' || value < 1 || value > COOK_IMPORT_TIMEOUT_MAX)
+        return false;
+    *seconds = (uint32_t)value;
+    return true;
+}
+
+/* The options of the commands that cook (build, watch): -i, -j,
+ * --import-timeout and --memory-limit (`memory_option`, the command's own
+ * value for it). 0 when `option` is none of them, -1 when taken, else a
+ * usage error's exit status. */
 int build_cook_option(const char *command, int option, int memory_option, const char *arg,
                       build_options *options) {
     if (option == 'i') {
@@ -168,6 +189,10 @@ int build_cook_option(const char *command, int option, int memory_option, const 
                                    "invalid memory limit '%s' (expected bytes, optionally with "
                                    "K, M or G, or 1%%..100%% of the RAM)",
                                    arg);
+    } else if (option == BUILD_OPTION_IMPORT_TIMEOUT) {
+        if (!parse_import_timeout(arg, &options->import_timeout))
+            return cli_usage_error(command, "invalid import timeout '%s' (expected 1..%u seconds)",
+                                   arg, (unsigned)COOK_IMPORT_TIMEOUT_MAX);
     } else {
         return 0;
     }
@@ -461,6 +486,11 @@ int build_execute(const build_options *options, const build_setup *setup) {
     int status = check_build_folders(setup, options->dry_run);
     if (status != CLI_EXIT_OK)
         return status;
+    /* Read until import.timeout replaced it; ignoring it silently would hide
+     * that a limit someone set no longer applies. */
+    if (getenv("KILN_ISOLATE_TIMEOUT") != NULL && !options->watch_round)
+        fprintf(stderr, "kiln: warning: KILN_ISOLATE_TIMEOUT is no longer read; set "
+                        "import.timeout in kiln.yml or use --import-timeout SECONDS\n");
     /* One build at a time per output folder: taken before the folder is
      * listed, released after the cache and the pack are written. */
     int lock = -1;
@@ -476,8 +506,11 @@ int build_execute(const build_options *options, const build_setup *setup) {
         status = CLI_EXIT_FAILURE;
     } else {
         /* A large asset may use every thread of the pool (cook/core/parallel.h). */
-        for (size_t i = 0; i < plan.sources.count; i++)
+        for (size_t i = 0; i < plan.sources.count; i++) {
             plan.settings[i].threads = options->jobs;
+            if (options->import_timeout != 0)
+                plan.settings[i].import_timeout = options->import_timeout;
+        }
         status = cook_plan(options, setup, &plan, &existing, &start);
     }
     build_plan_free(&plan);

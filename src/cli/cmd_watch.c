@@ -59,6 +59,7 @@ static const struct option watch_long_options[] = {
     {"debounce", required_argument, NULL, OPTION_DEBOUNCE},
     {"serve", no_argument, NULL, OPTION_SERVE},
     {"memory-limit", required_argument, NULL, OPTION_MEMORY_LIMIT},
+    {"import-timeout", required_argument, NULL, BUILD_OPTION_IMPORT_TIMEOUT},
     {NULL, 0, NULL, 0},
 };
 
@@ -83,6 +84,8 @@ void cmd_watch_usage(FILE *out) {
             "  -j, --jobs N       threads, 1..%u (default: online processors)\n"
             "      --memory-limit BYTES|N%%\n"
             "                     as for kiln build (default: %u%% of the RAM)\n"
+            "      --import-timeout SECONDS\n"
+            "                     as for kiln build (overrides import.timeout)\n"
             "      --config FILE  read FILE instead of looking for " CLI_CONFIG_FILE "\n"
             "      --preset NAME  apply the preset NAME of kiln.yml\n"
             "      --debounce MS  wait for MS milliseconds without a change before a\n"

@@ -83,15 +83,59 @@ check "with --json a crash is counted and stdout stays one JSON document" \
     all_true 'status_is 1' 'jq -e ".failed == 1" "$SCRATCH/stdout" >/dev/null'
 
 # ---------------------------------------------------------------------------
-# A hang, stopped by the timeout
+# A hang, stopped by the time limit: kiln.yml's import.timeout (a settings key:
+# defaults, rules) or --import-timeout (which wins)
 # ---------------------------------------------------------------------------
 
-rm -rf "$OUT"
-run KILN_ISOLATE_TIMEOUT=2 KILN_TEST_ISOLATE_FAULT=hang:hang.ply -- build -i assets -o out -j2
-check "a hang is stopped at KILN_ISOLATE_TIMEOUT and fails that asset" \
+hang_stopped_at() { # SECONDS: the hang failed with that limit, the rest cooked
     all_true 'status_is 1' \
-    'stderr_has "^bad/hang.ply: error: assimp took longer than 2 s reading hang.ply; stopped"' \
-    '[ "$took" -lt 60 ]' good_cooked '[ -s "$OUT/bad/crash.kmesh" ]'
+        "stderr_has \"^bad/hang.ply: error: assimp took longer than $1 s reading hang.ply; stopped .import.timeout\"" \
+        '[ "$took" -lt 60 ]' good_cooked '[ -s "$OUT/bad/crash.kmesh" ]'
+}
+# (The good assets get these limits too: a few seconds, so a loaded machine
+# cannot make them time out.)
+printf 'default:\n  import.timeout: 3\n' >"$SCRATCH/timeout.yml"
+rm -rf "$OUT"
+run KILN_TEST_ISOLATE_FAULT=hang:hang.ply -- build --config timeout.yml -i assets -o out -j2
+check "a hang is stopped at kiln.yml's import.timeout and fails that asset alone" hang_stopped_at 3
+
+rm -rf "$OUT"
+run KILN_TEST_ISOLATE_FAULT=hang:hang.ply -- build --config timeout.yml --import-timeout 4 \
+    -i assets -o out -j2
+check "--import-timeout wins over kiln.yml" hang_stopped_at 4
+
+# Per asset: a rule gives the hanging file 1 s (the nested spelling), the
+# others keep the default.
+printf 'rules:\n  - match: "bad/hang.*"\n    import: {timeout: 1}\n' >"$SCRATCH/rule.yml"
+rm -rf "$OUT"
+run KILN_TEST_ISOLATE_FAULT=hang:hang.ply -- build --config rule.yml -i assets -o out -j2
+check "a rule sets import.timeout for the assets it matches" hang_stopped_at 1
+
+# Not part of the output: another limit recooks nothing.
+run -- build -i assets -o limit_out
+first=$status
+run -- build -i assets -o limit_out --import-timeout 30
+check "changing the import time limit recooks nothing (not in the cache key)" \
+    all_true '[ "$first" -eq 0 ]' 'status_is 0' 'stdout_has "0 cooked|up to date"' \
+    '! stdout_has "cooked [1-9]"'
+
+for bad in 0 soon 86401 -3 1.5; do
+    run -- build -i assets -o bad_limit_out --import-timeout "$bad"
+    check "--import-timeout $bad is a usage error" \
+        all_true 'status_is 2' "stderr_has \"invalid import timeout '$bad' .expected 1..86400 seconds.\"" \
+        '[ ! -e "$SCRATCH/bad_limit_out" ]'
+done
+run -- watch -i assets -o bad_limit_out --import-timeout 0
+check "kiln watch takes --import-timeout and checks it the same way" \
+    all_true 'status_is 2' "stderr_has \"invalid import timeout '0'\""
+printf 'default:\n  import.timeout: 0\n' >"$SCRATCH/zero.yml"
+run -- build --config zero.yml -i assets -o bad_limit_out
+check "import.timeout: 0 in kiln.yml is an error with its line" \
+    all_true 'status_is 1' 'stderr_has "zero.yml:2: error: .*import.timeout"'
+
+run KILN_ISOLATE_TIMEOUT=1 -- build -i assets -o limit_out
+check "KILN_ISOLATE_TIMEOUT, no longer read, is named in a warning" \
+    all_true 'status_is 0' 'stderr_has "KILN_ISOLATE_TIMEOUT is no longer read"'
 
 # ---------------------------------------------------------------------------
 # A corrupt result
@@ -116,9 +160,9 @@ check "KILN_ISOLATE=0 imports in process and cooks the same files" \
 run KILN_ISOLATE=0 KILN_TEST_ISOLATE_FAULT=crash:crash.ply -- build -i assets -o in_process_out
 check "in process the fault hook does nothing (it acts in the child)" status_is 0
 
-run KILN_ISOLATE_TIMEOUT=soon -- build -i assets -o bad_env_out --no-cache
-check "a bad KILN_ISOLATE_TIMEOUT is an error for the assimp assets" \
-    all_true 'status_is 1' 'stderr_has "KILN_ISOLATE_TIMEOUT=.soon. is not a number"' \
+run KILN_ISOLATE_MEMORY_MB=lots -- build -i assets -o bad_env_out --no-cache
+check "a bad KILN_ISOLATE_MEMORY_MB is an error for the assimp assets" \
+    all_true 'status_is 1' 'stderr_has "KILN_ISOLATE_MEMORY_MB=.lots. is not a number"' \
     '[ -s "$SCRATCH/bad_env_out/tri.kmesh" ]'
 
 # ---------------------------------------------------------------------------
@@ -154,8 +198,8 @@ orphans_gone() {
 }
 
 killed_build() {
-    (cd "$SCRATCH" && exec env KILN_TEST_ISOLATE_FAULT=hang:hang.ply KILN_ISOLATE_TIMEOUT=300 \
-        "$KILN" build -i assets -o killed_out --no-cache -j1) >/dev/null 2>&1 </dev/null &
+    (cd "$SCRATCH" && exec env KILN_TEST_ISOLATE_FAULT=hang:hang.ply \
+        "$KILN" build -i assets -o killed_out --no-cache -j1 --import-timeout 300) >/dev/null 2>&1 </dev/null &
     local kiln=$! server="" child="" i
     for i in $(seq 200); do # the server, then the child importing hang.ply
         server=$(pgrep -P "$kiln" | head -n 1 || true)

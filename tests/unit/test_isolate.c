@@ -528,6 +528,18 @@ static void expect_one_error(const test_import *r, const char *words) {
     assert_int_equal(r->asset.mesh_count, 0);
 }
 
+/* import_run with the asset's import.timeout at 1 s (kiln.yml or
+ * --import-timeout set it in a build). */
+static bool assimp_with_a_1s_timeout(cook_context *ctx, ir_asset *out) {
+    cook_settings settings = *ctx->settings;
+    settings.import_timeout = 1;
+    const cook_settings *given = ctx->settings;
+    ctx->settings = &settings;
+    bool ok = import_run(ctx, import_assimp, out);
+    ctx->settings = given;
+    return ok;
+}
+
 static void import_run_follows_the_environment(void **state) {
     (void)state;
     char *dir = model_folder();
@@ -548,10 +560,9 @@ static void import_run_follows_the_environment(void **state) {
     test_import_free(&r);
 
     setenv("KILN_TEST_ISOLATE_FAULT", "hang:tri.ply", 1);
-    setenv("KILN_ISOLATE_TIMEOUT", "0.5", 1);
     double start = seconds_now();
-    test_import_file(&r, assimp_through_import_run, dir, "models/tri.ply");
-    expect_one_error(&r, "assimp took longer than 0.5 s reading tri.ply; stopped");
+    test_import_file(&r, assimp_with_a_1s_timeout, dir, "models/tri.ply");
+    expect_one_error(&r, "assimp took longer than 1 s reading tri.ply; stopped (import.timeout");
     assert_true(seconds_now() - start < 10.0);
     test_import_free(&r);
 
@@ -564,9 +575,6 @@ static void import_run_follows_the_environment(void **state) {
     static const struct {
         const char *name, *value, *words;
     } bad[] = {
-        {"KILN_ISOLATE_TIMEOUT", "soon", "KILN_ISOLATE_TIMEOUT='soon' is not a number"},
-        {"KILN_ISOLATE_TIMEOUT", "0", "KILN_ISOLATE_TIMEOUT='0' is not a number"},
-        {"KILN_ISOLATE_TIMEOUT", "-3", "KILN_ISOLATE_TIMEOUT='-3' is not a number"},
         {"KILN_ISOLATE_MEMORY_MB", "lots", "KILN_ISOLATE_MEMORY_MB='lots' is not a number"},
         {"KILN_ISOLATE_MEMORY_MB", "-1", "KILN_ISOLATE_MEMORY_MB='-1' is not a number"},
     };
@@ -580,14 +588,23 @@ static void import_run_follows_the_environment(void **state) {
     isolate_limits limits;
     char reason[256];
     setenv("KILN_ISOLATE_MEMORY_MB", "0", 1);
-    assert_true(import_isolation_limits(&limits, reason, sizeof reason));
+    assert_true(import_isolation_limits(NULL, &limits, reason, sizeof reason));
     assert_int_equal(limits.memory_bytes, 0);
     unsetenv("KILN_ISOLATE_MEMORY_MB");
-    unsetenv("KILN_ISOLATE_TIMEOUT");
-    assert_true(import_isolation_limits(&limits, reason, sizeof reason));
+    assert_true(import_isolation_limits(NULL, &limits, reason, sizeof reason));
     assert_true(limits.memory_bytes >= (uint64_t)4 << 30);
     assert_true(limits.timeout_seconds == 600.0);
     assert_true(limits.cpu_seconds > 600);
+    /* import.timeout: the default settings' 600 s, or the asset's value; the
+     * CPU-time backstop one second above it. */
+    cook_settings settings;
+    cook_settings_default(&settings);
+    assert_true(import_isolation_limits(&settings, &limits, reason, sizeof reason));
+    assert_true(limits.timeout_seconds == 600.0);
+    settings.import_timeout = 7;
+    assert_true(import_isolation_limits(&settings, &limits, reason, sizeof reason));
+    assert_true(limits.timeout_seconds == 7.0);
+    assert_int_equal(limits.cpu_seconds, 8);
 
     /* After all that, imports still work. */
     test_import_file(&r, assimp_through_import_run, dir, "models/tri.ply");

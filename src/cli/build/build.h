@@ -45,6 +45,9 @@ typedef struct build_options {
     size_t root_arg_count;
     unsigned jobs;
     uint64_t memory_limit; /* --memory-limit in bytes (build/memory.c) */
+    /* --import-timeout in seconds, which wins over every asset's
+     * import.timeout of kiln.yml; 0: not given. */
+    uint32_t import_timeout;
     bool verify;
     bool dry_run; /* --dry-run: say what would be cooked and why; write nothing */
     bool quiet;   /* -q and -v as given; verbosity follows from them */
@@ -68,7 +71,12 @@ typedef struct build_options {
  * is (-o, --config, --preset), -n / --dry-run, -q, -v and -h. Each command's
  * table starts with BUILD_SHARED_LONG_OPTIONS; its own long options take
  * values from BUILD_OPTION_OWN on. */
-enum { BUILD_OPTION_CONFIG = 256, BUILD_OPTION_PRESET, BUILD_OPTION_OWN };
+enum {
+    BUILD_OPTION_CONFIG = 256,
+    BUILD_OPTION_PRESET,
+    BUILD_OPTION_IMPORT_TIMEOUT,
+    BUILD_OPTION_OWN
+};
 #define BUILD_SHARED_SHORT_OPTIONS "o:nqvh"
 /* clang-format off */
 #define BUILD_SHARED_LONG_OPTIONS                                                                  \
@@ -250,8 +258,9 @@ int build_setup_load(const build_options *options, build_setup *setup);
 int build_execute(const build_options *options, const build_setup *setup);
 /* Parses -j's value: 1..PARALLEL_MAX_THREADS. */
 bool build_parse_job_count(const char *text, unsigned *jobs);
-/* -i, -j and --memory-limit of build and watch (cmd_build.c): 0 when `option`
- * is none of them, -1 when taken, else a usage error's exit status. */
+/* -i, -j, --memory-limit and --import-timeout (BUILD_OPTION_IMPORT_TIMEOUT)
+ * of build and watch (cmd_build.c): 0 when `option` is none of them, -1 when
+ * taken, else a usage error's exit status. */
 int build_cook_option(const char *command, int option, int memory_option, const char *arg,
                       build_options *options);
 

@@ -228,6 +228,9 @@ typedef struct cook_anim_tolerance {
 #define COOK_ANIM_REDUCE_ROTATION 0.0005f
 #define COOK_ANIM_REDUCE_SCALE 0.0001f
 #define COOK_ANIM_REDUCE_WEIGHTS 0.001f
+/* import.timeout (seconds): its default and largest value (a day). */
+#define COOK_IMPORT_TIMEOUT_DEFAULT 600
+#define COOK_IMPORT_TIMEOUT_MAX 86400
 
 typedef struct cook_settings {
     cook_anim_tolerance anim_reduce; /* off by default */
@@ -263,6 +266,10 @@ typedef struct cook_settings {
     char shader_variants[COOK_SHADER_TEXT_MAX];     /* one define set per line, space-separated */
     char shader_include_dirs[COOK_SHADER_TEXT_MAX]; /* folders under the input root, per line */
     /* Not settings of the output (left out of the JSON and cache keys): */
+    /* import.timeout, a settings key that does not change the output
+     * (cook_setting.not_output): seconds an importer run in a child process
+     * (assimp, import/isolate_import.c) may take before it is stopped. */
+    uint32_t import_timeout;
     uint32_t threads; /* threads one asset may use (the -j count; core/parallel.h) */
     /* Triangles per chunk of a large submesh (process/chunks.c); 0 means
      * KILN_MESH_CHUNK_TRIANGLES. It does change the output: only tests set it,
@@ -299,10 +306,15 @@ typedef struct cook_setting {
     /* Left out of the settings JSON (so of metadata and cache keys) while at
      * its default: a group added later changes no other asset's output. */
     bool omit_default;
+    /* Left out of the settings JSON at any value: a limit on how the asset is
+     * cooked (import.timeout) that never changes what is written, so changing
+     * it recooks nothing. */
+    bool not_output;
 } cook_setting;
 
 /* Every settings key, sorted by name (the JSON's key order). Only these are
- * settings: threads, mesh_chunk_triangles and texture_format_origin are not. */
+ * settings: threads, mesh_chunk_triangles and texture_format_origin are not.
+ * import.timeout is a key but not in the JSON (not_output). */
 extern const cook_setting cook_setting_table[];
 extern const size_t cook_setting_count;
 

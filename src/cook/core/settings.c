@@ -137,6 +137,15 @@ const cook_setting cook_setting_table[] = {
      .omit_default = true,
      .description = "remove animation keys that interpolation reproduces within a tolerance: "
                     "false, true, a number, or {translation, rotation (radians), scale, weights}"},
+    {.name = "import.timeout",
+     .type = COOK_SETTING_UINT,
+     FIELD(import_timeout),
+     .min = 1,
+     .max = COOK_IMPORT_TIMEOUT_MAX,
+     .default_value = COOK_IMPORT_TIMEOUT_DEFAULT,
+     .not_output = true,
+     .description = "seconds an importer run in its own process (assimp) may take reading one "
+                    "file before it is stopped and the asset fails"},
     {.name = "mesh.lod_ratios",
      .type = COOK_SETTING_RATIOS,
      FIELD(mesh_lod_ratios),
@@ -337,6 +346,8 @@ void cook_settings_to_json(const cook_settings *s, bytebuf *out) {
     for (size_t i = 0; i < cook_setting_count; i++) {
         const cook_setting *key = &cook_setting_table[i];
         long value = cook_setting_get(key, s);
+        if (key->not_output)
+            continue;
         if (key->omit_default &&
             (key->type == COOK_SETTING_TEXT ? ((const char *)s + key->offset)[0] == '\0'
                                             : value == key->default_value))

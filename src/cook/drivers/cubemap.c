@@ -19,15 +19,14 @@
 
 #include "cook/drivers/drivers.h"
 
-#define CUBE_FACES 6u
+#define CUBE_FACES CUBEMAP_FACES
 
 /* File stems in KTX2 face order, and their names for messages. */
 static const char *const face_stems[CUBE_FACES] = {"px", "nx", "py", "ny", "pz", "nz"};
 static const char *const face_names[CUBE_FACES] = {"+X", "-X", "+Y", "-Y", "+Z", "-Z"};
 static const char *const face_extensions[] = {"png", "jpg", "jpeg", "tga", "bmp", "hdr"};
 
-/* The face a file name is (0..5), or -1 when it is not a face image. */
-static int face_of(const char *name) {
+int cubemap_face_of(const char *name) {
     const char *dot = strrchr(name, '.');
     if (dot == NULL || strchr(name, '/') != NULL)
         return -1;
@@ -40,25 +39,18 @@ static int face_of(const char *name) {
     return -1;
 }
 
-/* Finds the six face files of the folder (names relative to it). */
-static bool find_faces(cook_context *ctx, const char *folder_full, char *faces[CUBE_FACES]) {
-    strlist names = {0};
-    char reason[512];
-    if (!discover_walk(folder_full, NULL, &names, reason, sizeof reason)) {
-        diag_error(ctx->diag, ctx->source_path, 0, "cannot list the cubemap folder: %s", reason);
-        return false;
-    }
+bool cubemap_pick_faces(cook_context *ctx, const strlist *names, char *faces[CUBEMAP_FACES]) {
     bool ok = true;
-    for (size_t i = 0; ok && i < names.count; i++) { /* sorted: messages are deterministic */
-        int f = face_of(names.items[i]);
+    for (size_t i = 0; ok && i < names->count; i++) {
+        int f = cubemap_face_of(names->items[i]);
         if (f < 0)
             continue;
         if (faces[f] != NULL) {
             diag_error(ctx->diag, ctx->source_path, 0,
                        "two files for cubemap face %s (%s): %s and %s; keep one", face_names[f],
-                       face_stems[f], faces[f], names.items[i]);
+                       face_stems[f], faces[f], names->items[i]);
             ok = false;
-        } else if ((faces[f] = cook_strdup(names.items[i])) == NULL) {
+        } else if ((faces[f] = cook_strdup(names->items[i])) == NULL) {
             diag_error(ctx->diag, ctx->source_path, 0, "out of memory");
             ok = false;
         }
@@ -72,32 +64,28 @@ static bool find_faces(cook_context *ctx, const char *folder_full, char *faces[C
             ok = false;
         }
     }
+    return ok;
+}
+
+/* Finds the six face files of the folder (names relative to it). */
+static bool find_faces(cook_context *ctx, const char *folder_full, char *faces[CUBE_FACES]) {
+    strlist names = {0};
+    char reason[512];
+    if (!discover_walk(folder_full, NULL, &names, reason, sizeof reason)) {
+        diag_error(ctx->diag, ctx->source_path, 0, "cannot list the cubemap folder: %s", reason);
+        return false;
+    }
+    bool ok = cubemap_pick_faces(ctx, &names, faces); /* sorted: messages are deterministic */
     strlist_free(&names);
     return ok;
 }
 
-/* What face +X set, which the other faces must match. */
-typedef struct face_shape {
-    uint32_t size; /* width = height */
-    bool hdr;
-} face_shape;
-
-/* Reads and decodes face `f` (recorded as a dependency), checking it against
- * +X (`first`, NULL for +X itself). `face_path` is relative to the input root. */
-static bool decode_face(cook_context *ctx, const char *relative, const char *face_path, uint32_t f,
-                        const face_shape *first, ir_decoded_image *out) {
-    uint8_t *bytes = NULL;
-    size_t size = 0;
+bool cubemap_decode_face(cook_context *ctx, const uint8_t *bytes, size_t size,
+                         const char *face_path, uint32_t f, const cubemap_face_shape *first,
+                         ir_decoded_image *out) {
     char reason[512];
-    if (!cook_read_dependency(ctx, relative, &bytes, &size, reason, sizeof reason)) {
-        diag_error(ctx->diag, face_path, 0, "cannot read cubemap face %s: %s", face_names[f],
-                   reason);
-        return false;
-    }
     image_limits limits = texture_image_limits(ctx->settings);
-    bool ok = image_decode(bytes, size, face_path, &limits, out, reason, sizeof reason);
-    free(bytes);
-    if (!ok) {
+    if (!image_decode(bytes, size, face_path, &limits, out, reason, sizeof reason)) {
         diag_error(ctx->diag, face_path, 0, "cannot decode cubemap face %s: %s", face_names[f],
                    reason);
         return false;
@@ -119,6 +107,23 @@ static bool decode_face(cook_context *ctx, const char *relative, const char *fac
     return false;
 }
 
+/* Reads and decodes face `f` (recorded as a dependency), checking it against
+ * +X (`first`, NULL for +X itself). `face_path` is relative to the input root. */
+static bool decode_face(cook_context *ctx, const char *relative, const char *face_path, uint32_t f,
+                        const cubemap_face_shape *first, ir_decoded_image *out) {
+    uint8_t *bytes = NULL;
+    size_t size = 0;
+    char reason[512];
+    if (!cook_read_dependency(ctx, relative, &bytes, &size, reason, sizeof reason)) {
+        diag_error(ctx->diag, face_path, 0, "cannot read cubemap face %s: %s", face_names[f],
+                   reason);
+        return false;
+    }
+    bool ok = cubemap_decode_face(ctx, bytes, size, face_path, f, first, out);
+    free(bytes);
+    return ok;
+}
+
 bool cook_cubemap_asset(const cook_request *request, cook_context *ctx, cook_asset_result *result) {
     cook_stage_enter(ctx, COOK_STAGE_TEXTURE);
     double clock = cook_clock();
@@ -128,7 +133,7 @@ bool cook_cubemap_asset(const cook_request *request, cook_context *ctx, cook_ass
     char *out_path = cook_output_path(ctx->source_path, ".ktx2"); /* sky.env -> sky.ktx2 */
     char *faces[CUBE_FACES] = {0};
     ir_decoded_image images[CUBE_FACES] = {0};
-    face_shape first = {0};
+    cubemap_face_shape first = {0};
     bool ok = folder_full != NULL && out_path != NULL;
     if (!ok)
         diag_error(ctx->diag, ctx->source_path, 0, "out of memory");
@@ -140,7 +145,7 @@ bool cook_cubemap_asset(const cook_request *request, cook_context *ctx, cook_ass
         ok = relative != NULL && face_path != NULL &&
              decode_face(ctx, relative, face_path, f, f > 0 ? &first : NULL, &images[f]);
         if (ok && f == 0)
-            first = (face_shape){.size = images[0].width, .hdr = images[0].rgbaf != NULL};
+            first = (cubemap_face_shape){.size = images[0].width, .hdr = images[0].rgbaf != NULL};
         else if (relative == NULL || face_path == NULL)
             diag_error(ctx->diag, ctx->source_path, 0, "out of memory");
         free(relative);

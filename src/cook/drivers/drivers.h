@@ -43,6 +43,23 @@ bool cook_lut_asset(const cook_request *request, cook_context *ctx, cook_asset_r
  * texture gets: HDR usage when the faces are Radiance HDR, else colour
  * (BC7 sRGB by default). The six files become dependencies. */
 bool cook_cubemap_asset(const cook_request *request, cook_context *ctx, cook_asset_result *result);
+/* Its parts that take names and bytes, not the file system (fuzz_cubemap):
+ * the face a file name of the folder is (0..5 in KTX2 order), -1 when it is
+ * not a face image; the six faces picked from the folder's sorted file names
+ * (faces[f] allocated; false with an error for a face given twice or
+ * missing); one face decoded with texture.max_dimension and checked against
+ * +X (`first`, NULL for +X itself): square, the same size, all HDR or all
+ * LDR (false with an error naming `face_path`). */
+#define CUBEMAP_FACES 6u
+typedef struct cubemap_face_shape {
+    uint32_t size; /* width = height */
+    bool hdr;
+} cubemap_face_shape;
+int cubemap_face_of(const char *name);
+bool cubemap_pick_faces(cook_context *ctx, const strlist *names, char *faces[CUBEMAP_FACES]);
+bool cubemap_decode_face(cook_context *ctx, const uint8_t *bytes, size_t size,
+                         const char *face_path, uint32_t f, const cubemap_face_shape *first,
+                         ir_decoded_image *out);
 /* The level driver (level.c): a "*.level" YAML file (import/level.h) and the
  * levels it includes into <stem>.kscene, ref <sourceRef>/scene: one node per
  * entity linking its model's scene, components as JSON (kscene.md, SLNK). */

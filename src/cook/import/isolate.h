@@ -154,10 +154,12 @@ typedef bool (*import_fn)(cook_context *ctx, ir_asset *out);
 #define IMPORT_RESPONSE_MAGIC 0x5352494bu /* "KIRS" */
 #define IMPORT_WIRE_VERSION 1u
 
-/* The limits an import runs with: the defaults, or the environment's
- * KILN_ISOLATE_TIMEOUT (seconds) and KILN_ISOLATE_MEMORY_MB (0: no limit).
- * False with a reason when one of those is not a number. */
-bool import_isolation_limits(isolate_limits *limits, char *reason, size_t reason_size);
+/* The limits an import runs with: the settings' import.timeout (seconds; the
+ * default when `settings` is NULL or its value 0) and memory, the default or
+ * the environment's KILN_ISOLATE_MEMORY_MB (0: no limit). False with a reason
+ * when that is not a number. */
+bool import_isolation_limits(const cook_settings *settings, isolate_limits *limits, char *reason,
+                             size_t reason_size);
 
 /* Runs `import` (a row of the isolated importers, else false with an error)
  * in a child process and takes back its IR, messages, dependencies and

@@ -28,12 +28,14 @@
  * records them in the order the child did, so metadata and cache keys match
  * an in-process import byte for byte.
  *
- * Limits (import_isolation_limits): 600 s of wall-clock time
- * (KILN_ISOLATE_TIMEOUT overrides, in seconds) and as much CPU time; address
- * space max(4 GiB, half the RAM) (KILN_ISOLATE_MEMORY_MB overrides, 0 for
- * none); no file writes. They are environment variables, not kiln.yml
- * settings: every settings key goes into each cooked file's metadata and
- * cache key, which limits on the importer's process must not change.
+ * Limits (import_isolation_limits): the asset's import.timeout of wall-clock
+ * time (default 600 s; kiln.yml, its rules, or --import-timeout) and as much
+ * CPU time plus one second; address space max(4 GiB, half the RAM)
+ * (KILN_ISOLATE_MEMORY_MB overrides, 0 for none); no file writes.
+ * import.timeout is a settings key that is not part of the output
+ * (cook_setting.not_output): it stays out of metadata and cache keys, so
+ * changing it recooks nothing. The environment variable KILN_ISOLATE_TIMEOUT
+ * it replaced is no longer read (a build warns when it is set).
  */
 #include <math.h>
 #include <signal.h>
@@ -47,9 +49,7 @@
 #include "cook/import/isolate.h"
 
 #define ISOLATE_ENV "KILN_ISOLATE"
-#define TIMEOUT_ENV "KILN_ISOLATE_TIMEOUT"
 #define MEMORY_ENV "KILN_ISOLATE_MEMORY_MB"
-#define DEFAULT_TIMEOUT_SECONDS 600.0
 #define MIN_DEFAULT_MEMORY ((uint64_t)4 << 30)
 /* Diagnostics a child may send back: far above what an importer writes. */
 #define MAX_DIAG_BYTES ((size_t)1 << 20)
@@ -94,21 +94,15 @@ static uint64_t default_memory_bytes(void) {
     return half > MIN_DEFAULT_MEMORY ? half : MIN_DEFAULT_MEMORY;
 }
 
-bool import_isolation_limits(isolate_limits *limits, char *reason, size_t reason_size) {
-    *limits = (isolate_limits){.timeout_seconds = DEFAULT_TIMEOUT_SECONDS,
-                               .memory_bytes = default_memory_bytes()};
-    const char *text = getenv(TIMEOUT_ENV);
-    if (text != NULL && text[0] != '\0') {
-        char *end;
-        double seconds = strtod(text, &end);
-        if (*end != '\0' || !(seconds > 0.0) || seconds > 1e6) {
-            snprintf(reason, reason_size, "%s='%s' is not a number of seconds (0 to 1000000)",
-                     TIMEOUT_ENV, text);
-            return false;
-        }
-        limits->timeout_seconds = seconds;
-    }
-    text = getenv(MEMORY_ENV);
+bool import_isolation_limits(const cook_settings *settings, isolate_limits *limits, char *reason,
+                             size_t reason_size) {
+    /* import.timeout was validated where it was set (kiln.yml, the command
+     * line); a settings struct that never had defaults (0) gets the default. */
+    uint32_t timeout = settings != NULL ? settings->import_timeout : 0;
+    if (timeout == 0 || timeout > COOK_IMPORT_TIMEOUT_MAX)
+        timeout = COOK_IMPORT_TIMEOUT_DEFAULT;
+    *limits = (isolate_limits){.timeout_seconds = timeout, .memory_bytes = default_memory_bytes()};
+    const char *text = getenv(MEMORY_ENV);
     if (text != NULL && text[0] != '\0') {
         char *end;
         unsigned long long mib = strtoull(text, &end, 10);
@@ -416,7 +410,7 @@ bool import_isolated(cook_context *ctx, import_fn import, ir_asset *out) {
         diag_error(ctx->diag, path, 0, "this importer cannot run in a child process");
         return false;
     }
-    if (!import_isolation_limits(&limits, reason, sizeof reason)) {
+    if (!import_isolation_limits(ctx->settings, &limits, reason, sizeof reason)) {
         diag_error(ctx->diag, path, 0, "%s", reason);
         return false;
     }
@@ -453,8 +447,10 @@ bool import_isolated(cook_context *ctx, import_fn import, ir_asset *out) {
                    library, file, outcome.exit_code);
         break;
     case ISOLATE_TIMED_OUT:
-        diag_error(ctx->diag, path, 0, "%s took longer than %g s reading %s; stopped (%s)", library,
-                   limits.timeout_seconds, file, TIMEOUT_ENV);
+        diag_error(ctx->diag, path, 0,
+                   "%s took longer than %g s reading %s; stopped (import.timeout, "
+                   "--import-timeout)",
+                   library, limits.timeout_seconds, file);
         break;
     case ISOLATE_FAILED:
         diag_error(ctx->diag, path, 0, "%s could not run in a child process for %s: %s", library,
