@@ -30,10 +30,37 @@ static inline char *fuzz_text(const uint8_t *data, size_t size) {
     return text;
 }
 
+/* Under ASan the shadow memory tells at once whether any byte of the range is
+ * outside a live block (a redzone, freed memory, past the input); a byte is
+ * still read on every page and at the end, so a range over unmapped memory or
+ * from NULL faults as before. Only a range with a bad byte is then read byte by
+ * byte, which makes ASan report the first bad read with its stack. (Reading
+ * every byte of each decoded RGBA8 image was a third of fuzz_image's time.) */
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define FUZZ_ASAN 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__) && !defined(FUZZ_ASAN)
+#define FUZZ_ASAN 1
+#endif
+#ifdef FUZZ_ASAN
+#include <sanitizer/asan_interface.h>
+#endif
+
 static inline void fuzz_touch(const void *bytes, size_t size) {
+    const uint8_t *p = bytes;
     volatile uint8_t sink = 0;
+#ifdef FUZZ_ASAN
+    if (size > 0 && __asan_region_is_poisoned((void *)(uintptr_t)p, size) == NULL) {
+        for (size_t i = 0; i < size; i += 4096)
+            sink ^= p[i];
+        sink ^= p[size - 1];
+        return;
+    }
+#endif
     for (size_t i = 0; i < size; i++)
-        sink ^= ((const uint8_t *)bytes)[i];
+        sink ^= p[i];
     (void)sink;
 }
 #endif

@@ -25,15 +25,32 @@ if [ ! -d "$cooked" ] && [ -x "$build/kiln" ]; then
     "$build/kiln" build -q -i "$repo/examples/assets" -o "$cooked" --pack >/dev/null 2>&1 || true
 fi
 
+# The longest input each harness is fuzzed with (-max_len) and so the largest
+# seed it gets, in KiB: the text and image parsers are fuzzed on inputs that
+# fit in a few pages, where a mutation costs microseconds rather than a parse
+# of megabytes (the bigger files of ../shared/corpus are still run by the
+# replay, fuzz/CMakeLists.txt); the runtime readers keep the cooked files.
+max_kib() {
+    case $1 in
+    mtl | cube | config | level) echo 16 ;;
+    obj | gltf) echo 32 ;;
+    glb | image | assimp | cubemap) echo 64 ;;
+    *) echo 1024 ;;
+    esac
+}
+
 seed() { # seed NAME FIND-ARGS...: copies matching files into NAME's corpus
     local name=$1
     shift
+    # find's -size -Nk rounds each size up to whole KiB: -size -1025k keeps
+    # files of at most 1024 KiB (-size -1M would keep only empty files).
+    local size=-$(($(max_kib "$name") + 1))k
     local dir=$build/corpus/$name
     mkdir -p "$dir"
     cp "$repo/tests/fuzz/regressions/$name/"* "$repo/tests/fuzz/seeds/$name/"* "$dir/" 2>/dev/null || true
     for root in "$corpus_root" "$cooked" "$cooked.kpak" "$repo/examples"; do
         [ -e "$root" ] || continue
-        find "$root" -type f -size -1M \( "$@" \) -exec cp -n {} "$dir/" \; 2>/dev/null || true
+        find "$root" -type f -size "$size" \( "$@" \) -exec cp -n {} "$dir/" \; 2>/dev/null || true
     done
 }
 
@@ -94,7 +111,7 @@ for name in $harnesses; do
     log=$build/logs/$name.log
     mkdir -p "$build/logs"
     LSAN_OPTIONS=$lsan "$build/fuzz/fuzz_$name" "${dict[@]}" "${extra[@]}" -max_total_time="$seconds" -timeout="$timeout" -rss_limit_mb=2048 \
-        -max_len=1048576 -print_final_stats=1 -artifact_prefix="$build/crashes/$name/" \
+        -max_len=$(($(max_kib "$name") * 1024)) -print_final_stats=1 -artifact_prefix="$build/crashes/$name/" \
         "$build/corpus/$name" >"$log" 2>&1
     execs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' | tail -1)
     # Fork mode prints no final stats: its last "#N: cov: ..." line counts.

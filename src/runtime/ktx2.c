@@ -227,9 +227,13 @@ static kiln_result check_kvd(kiln_ktx2_view *v, kiln_error *err) {
 
 const char *kiln_ktx2_find_value(const kiln_ktx2_view *view, const char *key,
                                  uint32_t *value_size) {
+    /* A file without key/value data has kvd NULL: NULL + 0 is undefined
+     * behaviour in C (found by fuzz_ktx2 under clang's UBSan). */
+    if (view->kvd == NULL)
+        return NULL;
     const uint8_t *p = view->kvd, *end = view->kvd + view->kvd_size;
     size_t key_length = strlen(key);
-    while (p != NULL && (size_t)(end - p) >= 4) {
+    while ((size_t)(end - p) >= 4) {
         uint32_t length = rd32(p);
         if (length == 0 || length > (size_t)(end - p) - 4)
             return NULL;

@@ -731,6 +731,22 @@ static void textures_open_by_path(void **state) {
     bytebuf_free(&b);
 }
 
+/* A file without key/value data: kiln_ktx2_view_get leaves kvd NULL and
+ * kvd_size 0. find_value used to compute NULL + 0 (undefined behaviour that
+ * clang's UBSan reports; fuzz_ktx2 found it, the input is in
+ * tests/fuzz/regressions/ktx2/); it finds nothing and leaves *value_size. */
+static void find_value_without_key_value_data(void **state) {
+    (void)state;
+    kiln_ktx2_view v;
+    memset(&v, 0, sizeof v);
+    v.kvd = NULL;
+    v.kvd_size = 0;
+    uint32_t n = 77;
+    assert_null(kiln_ktx2_find_value(&v, "KTXorientation", &n));
+    assert_int_equal(n, 77);
+    assert_null(kiln_ktx2_find_value(&v, "", NULL));
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(writer_lays_out_header_index_dfd_and_levels_smallest_first),
@@ -747,6 +763,7 @@ int main(void) {
         cmocka_unit_test(cubemaps_carry_six_faces_per_level),
         cmocka_unit_test(textures_open_by_path),
         cmocka_unit_test(packed_levels_stream_write_ktx2s_file),
+        cmocka_unit_test(find_value_without_key_value_data),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
