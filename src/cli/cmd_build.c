@@ -29,20 +29,16 @@ enum {
     OPTION_PACK,
     OPTION_JSON,
     OPTION_ROOTS,
-    OPTION_MEMORY_LIMIT,
 };
 
 static const struct option build_long_options[] = {
     BUILD_SHARED_LONG_OPTIONS,
-    {"input", required_argument, NULL, 'i'},
-    {"jobs", required_argument, NULL, 'j'},
+    BUILD_COOK_LONG_OPTIONS,
     {"list-presets", no_argument, NULL, OPTION_LIST_PRESETS},
     {"no-cache", no_argument, NULL, OPTION_NO_CACHE},
     {"pack", no_argument, NULL, OPTION_PACK},
     {"json", no_argument, NULL, OPTION_JSON},
     {"roots", no_argument, NULL, OPTION_ROOTS},
-    {"memory-limit", required_argument, NULL, OPTION_MEMORY_LIMIT},
-    {"import-timeout", required_argument, NULL, BUILD_OPTION_IMPORT_TIMEOUT},
     {"verify", no_argument, NULL, OPTION_VERIFY},
     {NULL, 0, NULL, 0},
 };
@@ -171,19 +167,20 @@ static bool parse_import_timeout(const char *text, uint32_t *seconds) {
     return true;
 }
 
-/* The options of the commands that cook (build, watch): -i, -j,
- * --import-timeout and --memory-limit (`memory_option`, the command's own
- * value for it). 0 when `option` is none of them, -1 when taken, else a
- * usage error's exit status. */
-int build_cook_option(const char *command, int option, int memory_option, const char *arg,
-                      build_options *options) {
+build_options build_default_options(void) {
+    return (build_options){.jobs = parallel_cpu_count(),
+                           .memory_limit = build_memory_default_limit(),
+                           .verbosity = PROGRESS_NORMAL};
+}
+
+int build_cook_option(const char *command, int option, const char *arg, build_options *options) {
     if (option == 'i') {
         options->input = arg;
     } else if (option == 'j') {
         if (!build_parse_job_count(arg, &options->jobs))
             return cli_usage_error(command, "invalid job count '%s' (expected 1..%u)", arg,
                                    PARALLEL_MAX_THREADS);
-    } else if (option == memory_option) {
+    } else if (option == BUILD_OPTION_MEMORY_LIMIT) {
         if (!build_parse_memory_limit(arg, &options->memory_limit))
             return cli_usage_error(command,
                                    "invalid memory limit '%s' (expected bytes, optionally with "
@@ -201,14 +198,13 @@ int build_cook_option(const char *command, int option, int memory_option, const 
 
 /* Returns -1 to go on building, otherwise the exit status. */
 static int parse_build_options(int argc, char **argv, build_options *options) {
-    *options = (build_options){.jobs = parallel_cpu_count(),
-                               .memory_limit = build_memory_default_limit(),
-                               .verbosity = PROGRESS_NORMAL};
+    *options = build_default_options();
     cli_getopt_reset();
     int option;
-    while ((option = getopt_long(argc, argv, CLI_GETOPT_PREFIX BUILD_SHARED_SHORT_OPTIONS "i:j:",
-                                 build_long_options, NULL)) != -1) {
-        int taken = build_cook_option(COMMAND, option, OPTION_MEMORY_LIMIT, optarg, options);
+    while ((option = getopt_long(
+                argc, argv, CLI_GETOPT_PREFIX BUILD_SHARED_SHORT_OPTIONS BUILD_COOK_SHORT_OPTIONS,
+                build_long_options, NULL)) != -1) {
+        int taken = build_cook_option(COMMAND, option, optarg, options);
         if (taken > 0)
             return taken;
         if (taken < 0)

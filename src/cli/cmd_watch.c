@@ -49,17 +49,13 @@
 enum {
     OPTION_DEBOUNCE = BUILD_OPTION_OWN,
     OPTION_SERVE,
-    OPTION_MEMORY_LIMIT,
 };
 
 static const struct option watch_long_options[] = {
     BUILD_SHARED_LONG_OPTIONS,
-    {"input", required_argument, NULL, 'i'},
-    {"jobs", required_argument, NULL, 'j'},
+    BUILD_COOK_LONG_OPTIONS,
     {"debounce", required_argument, NULL, OPTION_DEBOUNCE},
     {"serve", no_argument, NULL, OPTION_SERVE},
-    {"memory-limit", required_argument, NULL, OPTION_MEMORY_LIMIT},
-    {"import-timeout", required_argument, NULL, BUILD_OPTION_IMPORT_TIMEOUT},
     {NULL, 0, NULL, 0},
 };
 
@@ -177,15 +173,14 @@ static bool parse_debounce(const char *text, int *ms) {
 /* Returns -1 to go on, otherwise the exit status. */
 static int parse_watch_options(int argc, char **argv, watch_state *state) {
     build_options *options = &state->options;
-    *options = (build_options){.jobs = parallel_cpu_count(),
-                               .memory_limit = build_memory_default_limit(),
-                               .verbosity = PROGRESS_NORMAL};
+    *options = build_default_options();
     state->debounce_ms = DEBOUNCE_DEFAULT_MS;
     cli_getopt_reset();
     int option;
-    while ((option = getopt_long(argc, argv, CLI_GETOPT_PREFIX BUILD_SHARED_SHORT_OPTIONS "i:j:",
-                                 watch_long_options, NULL)) != -1) {
-        int taken = build_cook_option(COMMAND, option, OPTION_MEMORY_LIMIT, optarg, options);
+    while ((option = getopt_long(
+                argc, argv, CLI_GETOPT_PREFIX BUILD_SHARED_SHORT_OPTIONS BUILD_COOK_SHORT_OPTIONS,
+                watch_long_options, NULL)) != -1) {
+        int taken = build_cook_option(COMMAND, option, optarg, options);
         if (taken > 0)
             return taken;
         if (taken < 0)

@@ -75,6 +75,7 @@ enum {
     BUILD_OPTION_CONFIG = 256,
     BUILD_OPTION_PRESET,
     BUILD_OPTION_IMPORT_TIMEOUT,
+    BUILD_OPTION_MEMORY_LIMIT,
     BUILD_OPTION_OWN
 };
 #define BUILD_SHARED_SHORT_OPTIONS "o:nqvh"
@@ -87,6 +88,14 @@ enum {
     {"quiet", no_argument, NULL, 'q'},                                                             \
     {"verbose", no_argument, NULL, 'v'},                                                           \
     {"help", no_argument, NULL, 'h'}
+/* The options of the commands that cook (build, watch), taken by
+ * build_cook_option. */
+#define BUILD_COOK_SHORT_OPTIONS "i:j:"
+#define BUILD_COOK_LONG_OPTIONS                                                                    \
+    {"input", required_argument, NULL, 'i'},                                                       \
+    {"jobs", required_argument, NULL, 'j'},                                                        \
+    {"memory-limit", required_argument, NULL, BUILD_OPTION_MEMORY_LIMIT},                          \
+    {"import-timeout", required_argument, NULL, BUILD_OPTION_IMPORT_TIMEOUT}
 /* clang-format on */
 
 /* cmd_build.c: takes one shared option other than -h (its value in optarg);
@@ -258,11 +267,12 @@ int build_setup_load(const build_options *options, build_setup *setup);
 int build_execute(const build_options *options, const build_setup *setup);
 /* Parses -j's value: 1..PARALLEL_MAX_THREADS. */
 bool build_parse_job_count(const char *text, unsigned *jobs);
-/* -i, -j, --memory-limit and --import-timeout (BUILD_OPTION_IMPORT_TIMEOUT)
- * of build and watch (cmd_build.c): 0 when `option` is none of them, -1 when
- * taken, else a usage error's exit status. */
-int build_cook_option(const char *command, int option, int memory_option, const char *arg,
-                      build_options *options);
+/* The defaults of a cooking command's options: every core, the default
+ * memory limit, normal progress. */
+build_options build_default_options(void);
+/* BUILD_COOK_LONG_OPTIONS of build and watch (cmd_build.c): 0 when `option`
+ * is none of them, -1 when taken, else a usage error's exit status. */
+int build_cook_option(const char *command, int option, const char *arg, build_options *options);
 
 /* The file a build writes and deletes to learn that the output is writable. */
 #define BUILD_WRITE_PROBE ".kiln-write-test"
