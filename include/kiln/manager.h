@@ -333,6 +333,15 @@ kiln_result kiln_manager_request(kiln_manager *manager, kiln_scope scope, kiln_h
  * callbacks it called. Call it once a frame, between frames. */
 uint32_t kiln_manager_pump(kiln_manager *manager);
 
+/* Blocks until the workers have nothing left to do (nothing queued, nothing
+ * being read: the next kiln_manager_pump finishes and delivers everything
+ * requested so far) or `timeout_ms` passed, without using a core meanwhile.
+ * Returns true when they are idle (at once with no workers: the pump loads),
+ * false on the timeout. A loading screen's loop: wait with its frame time as
+ * the timeout, pump, draw. The workers never wait for a pump, so engine
+ * uploads and callbacks come with the pump that follows. */
+bool kiln_manager_wait(kiln_manager *manager, uint32_t timeout_ms);
+
 /* The asset's data when `ref` is ready, else NULL (queued, loading, failed,
  * stale, or zero). Lock-free: a few loads, no call. */
 const kiln_asset *kiln_asset_get(const kiln_manager *manager, kiln_ref ref);

@@ -17,6 +17,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "runtime/internal.h"
@@ -747,6 +748,11 @@ kiln_result kiln_manager_create(const kiln_manager_desc *desc, kiln_manager **ou
     pthread_mutex_init(&m->lock, NULL);
     pthread_cond_init(&m->work, NULL);
     pthread_cond_init(&m->done, NULL);
+    pthread_condattr_t monotonic; /* kiln_manager_wait's timeout ignores clock changes */
+    pthread_condattr_init(&monotonic);
+    pthread_condattr_setclock(&monotonic, CLOCK_MONOTONIC);
+    pthread_cond_init(&m->idle, &monotonic);
+    pthread_condattr_destroy(&monotonic);
     kiln_result started = mgr_start_workers(m, desc->worker_threads, err);
     if (started != KILN_OK) {
         kiln_manager_destroy(m);
@@ -781,6 +787,7 @@ void kiln_manager_destroy(kiln_manager *m) {
         pthread_mutex_destroy(&m->lock);
         pthread_cond_destroy(&m->work);
         pthread_cond_destroy(&m->done);
+        pthread_cond_destroy(&m->idle);
     }
     if (m->scopes != NULL)
         for (uint32_t i = 0; i < m->scope_capacity; i++)

@@ -161,7 +161,10 @@ struct kiln_manager {
     pthread_mutex_t lock;
     pthread_cond_t work; /* a job was queued, or stop */
     pthread_cond_t done; /* a slot left LOADING or UPLOADING */
+    pthread_cond_t idle; /* the queue ran dry: kiln_manager_wait (CLOCK_MONOTONIC) */
     bool stop;
+    uint32_t loading;      /* slots a loader is reading (LOADING), unlocked */
+    uint32_t idle_waiters; /* threads in kiln_manager_wait */
     /* Slots: pages allocated on demand, never freed before destroy. */
     uint32_t slot_capacity; /* a multiple of MGR_PAGE_SLOTS; slot 0 unused */
     _Atomic(mgr_slot *) *pages;
@@ -179,9 +182,12 @@ struct kiln_manager {
     /* Loaded slots with every dependency ready: pump uploads them. */
     uint32_t *finish;
     uint32_t finish_count;
-    /* Requests with callbacks, delivered by pump. */
+    /* Requests with callbacks, delivered by pump. `settled`: a slot became
+     * ready or failed, or a request named one that already was, since pump
+     * last looked: only then does it walk the requests. */
     mgr_request *requests;
     uint32_t request_count, request_capacity;
+    bool settled;
     /* Scopes: a fixed table. */
     mgr_scope *scopes;
     uint32_t scope_capacity;

@@ -20,9 +20,11 @@
  * The graph of holds therefore stays acyclic and shallow, and a synchronous
  * load can drive its dependencies recursively.
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #define ZSTD_STATIC_LINKING_ONLY /* ZSTD_createDCtx_advanced: the allocator hooks */
 #include <zstd.h>
@@ -75,6 +77,19 @@ static void heap_push(kiln_manager *m, uint32_t index, int32_t priority) {
     heap_fix(m, s->heap_index);
 }
 
+/* The loaders have nothing left to do (lock held): nothing queued, nothing
+ * being read. kiln_manager_wait returns then. */
+static bool loaders_idle(const kiln_manager *m) {
+    return m->heap_count == 0 && m->loading == 0;
+}
+
+/* Wakes the threads in kiln_manager_wait once the loaders are idle (lock
+ * held); no system call when nobody waits. */
+static void note_idle(kiln_manager *m) {
+    if (m->idle_waiters > 0 && loaders_idle(m))
+        pthread_cond_broadcast(&m->idle);
+}
+
 void mgr_heap_remove(kiln_manager *m, uint32_t index) {
     mgr_slot *s = mgr_slot_at(m, index);
     uint32_t at = s->heap_index;
@@ -85,6 +100,7 @@ void mgr_heap_remove(kiln_manager *m, uint32_t index) {
         mgr_slot_at(m, last)->heap_index = at;
         heap_fix(m, at);
     }
+    note_idle(m); /* a cancelled load may have been the last one queued */
 }
 
 static void heap_raise(kiln_manager *m, uint32_t index, int32_t priority) {
@@ -378,6 +394,7 @@ static void fail_slot(kiln_manager *m, uint32_t index) {
         mgr_finish_remove(m, index);
     drop_data(m, s);
     mgr_set_state(s, SLOT_FAILED);
+    m->settled = true; /* a request may wait for it */
     uint32_t count = s->dependent_count;
     s->dependent_count = 0;
     for (uint32_t i = 0; i < count; i++) {
@@ -396,6 +413,7 @@ static void ready_slot(kiln_manager *m, uint32_t index) {
     mgr_slot *s = mgr_slot_at(m, index);
     atomic_store_explicit(&s->shown, &s->data->asset, memory_order_relaxed); /* tag releases it */
     mgr_set_state(s, SLOT_READY);
+    m->settled = true; /* a request may wait for it */
     uint32_t count = s->dependent_count;
     s->dependent_count = 0;
     for (uint32_t i = 0; i < count; i++) {
@@ -765,6 +783,7 @@ static void ensure_ready(kiln_manager *m, uint32_t index) {
         case SLOT_FREE:
             return;
         case SLOT_QUEUED: {
+            m->loading++;
             if (s->heap_index != UINT32_MAX)
                 mgr_heap_remove(m, index);
             mgr_set_state(s, SLOT_LOADING);
@@ -773,6 +792,8 @@ static void ensure_ready(kiln_manager *m, uint32_t index) {
             kiln_result r = read_asset(m, s, mt, &s->error);
             pthread_mutex_lock(&m->lock);
             publish(m, index, r);
+            m->loading--;
+            note_idle(m);
             break;
         }
         case SLOT_LOADING:
@@ -1004,10 +1025,58 @@ kiln_result kiln_manager_request(kiln_manager *m, kiln_scope scope, kiln_handle 
     }
     mgr_slot *s = mgr_slot_at(m, index);
     *ref = (kiln_ref){scope, index, s->generation};
-    if (callback != NULL)
+    if (callback != NULL) {
         m->requests[m->request_count++] = (mgr_request){scope, *ref, callback, user};
+        uint32_t state = mgr_slot_state(s);
+        if (state == SLOT_READY || state == SLOT_FAILED)
+            m->settled = true; /* nothing will settle it: the next pump delivers it */
+    }
     pthread_mutex_unlock(&m->lock);
     return runtime_succeed(err);
+}
+
+/* A completion callback taken off the request list, to call unlocked. */
+#define MGR_DELIVERY_BATCH 16u
+typedef struct mgr_delivery {
+    mgr_request request;
+    kiln_result result;
+    kiln_error err;
+} mgr_delivery;
+
+/* Whether a request's scope is alive and still holds the slot it names
+ * (callable unlocked: atomic loads only). */
+static bool request_alive(const kiln_manager *m, const mgr_request *q) {
+    uint32_t index = q->scope & 0xffffu;
+    if (index >= m->scope_capacity ||
+        atomic_load_explicit(&m->scopes[index].id, memory_order_acquire) != q->scope)
+        return false;
+    const mgr_slot *s = mgr_slot_at(m, q->ref.slot);
+    return s != NULL &&
+           atomic_load_explicit(&s->tag, memory_order_acquire) >> 8 == q->ref.generation;
+}
+
+bool kiln_manager_wait(kiln_manager *m, uint32_t timeout_ms) {
+    if (m == NULL)
+        return true;
+    pthread_mutex_lock(&m->lock);
+    if (m->thread_count > 0 && !loaders_idle(m) && timeout_ms > 0) {
+        struct timespec deadline;
+        clock_gettime(CLOCK_MONOTONIC, &deadline);
+        deadline.tv_sec += (time_t)(timeout_ms / 1000u);
+        deadline.tv_nsec += (long)(timeout_ms % 1000u) * 1000000L;
+        if (deadline.tv_nsec >= 1000000000L) {
+            deadline.tv_sec++;
+            deadline.tv_nsec -= 1000000000L;
+        }
+        m->idle_waiters++;
+        while (!loaders_idle(m) &&
+               pthread_cond_timedwait(&m->idle, &m->lock, &deadline) != ETIMEDOUT) {
+        }
+        m->idle_waiters--;
+    }
+    bool idle = m->thread_count == 0 || loaders_idle(m);
+    pthread_mutex_unlock(&m->lock);
+    return idle;
 }
 
 uint32_t kiln_manager_pump(kiln_manager *m) {
@@ -1041,37 +1110,58 @@ uint32_t kiln_manager_pump(kiln_manager *m) {
             mgr_finish_remove(m, index);
         mgr_unpin(m, index);
     }
-    /* Completion callbacks. */
-    for (uint32_t i = 0; i < m->request_count;) {
-        mgr_request q = m->requests[i];
-        mgr_slot *s = mgr_slot_at(m, q.ref.slot);
-        bool alive =
-            s != NULL && s->generation == q.ref.generation && mgr_scope_find(m, q.scope) != NULL;
-        uint32_t state = alive ? mgr_slot_state(s) : SLOT_FREE;
-        if (alive && state != SLOT_READY && state != SLOT_FAILED) {
-            i++;
-            continue;
+    /* Completion callbacks, only when a slot settled since the last look
+     * (m->settled), in batches: the deliverable requests are taken off the
+     * list under the lock, then called with one unlock per batch. */
+    bool look = m->settled;
+    m->settled = false;
+    for (uint32_t i = 0; look;) {
+        mgr_delivery batch[MGR_DELIVERY_BATCH];
+        uint32_t n = 0;
+        while (i < m->request_count && n < MGR_DELIVERY_BATCH) {
+            mgr_request q = m->requests[i];
+            mgr_slot *s = mgr_slot_at(m, q.ref.slot);
+            bool alive = s != NULL && s->generation == q.ref.generation &&
+                         mgr_scope_find(m, q.scope) != NULL;
+            uint32_t state = alive ? mgr_slot_state(s) : SLOT_FREE;
+            if (alive && state != SLOT_READY && state != SLOT_FAILED) {
+                i++;
+                continue;
+            }
+            m->requests[i] = m->requests[--m->request_count]; /* entry i: look again */
+            if (!alive)
+                continue;
+            mgr_delivery *d = &batch[n++];
+            d->request = q;
+            if (state == SLOT_FAILED) {
+                d->err = s->error;
+                d->result = d->err.code != KILN_OK ? d->err.code : KILN_ERR_CORRUPT;
+            } else if (over_budget(m, q.scope, &d->err, s->data->asset.ref)) {
+                d->result = KILN_ERR_OUT_OF_MEMORY;
+                unhold(m, q.scope, q.ref.slot);
+            } else {
+                d->result = runtime_succeed(&d->err);
+            }
         }
-        m->requests[i] = m->requests[--m->request_count];
-        if (!alive)
-            continue;
-        kiln_error err;
-        kiln_result result;
-        if (state == SLOT_FAILED) {
-            err = s->error;
-            result = err.code != KILN_OK ? err.code : KILN_ERR_CORRUPT;
-        } else if (over_budget(m, q.scope, &err, s->data->asset.ref)) {
-            result = KILN_ERR_OUT_OF_MEMORY;
-            unhold(m, q.scope, q.ref.slot);
-        } else {
-            result = runtime_succeed(&err);
-        }
+        look = i < m->request_count; /* a full batch: more to look at */
+        if (n == 0)
+            break;
         pthread_mutex_unlock(&m->lock);
-        q.callback(q.user, q.ref, result, &err);
-        called++;
+        for (uint32_t k = 0; k < n; k++) {
+            const mgr_request *q = &batch[k].request;
+            /* An earlier callback of the batch may have destroyed or cleared
+             * its scope: then its callback is dropped, as the scope's others
+             * are (the scope's id and the slot's generation are atomic). */
+            if (!request_alive(m, q))
+                continue;
+            q->callback(q->user, q->ref, batch[k].result, &batch[k].err);
+            called++;
+        }
         pthread_mutex_lock(&m->lock);
-        /* Entry i now holds what was last (or the list changed while
-         * unlocked: what this pass misses, the next pump delivers). */
+        /* While unlocked the list may have changed under i (a scope
+         * destroyed, requests added): what this pass misses, the next pump
+         * looks at. */
+        m->settled = true;
     }
     pthread_mutex_unlock(&m->lock);
     return called;
@@ -1142,6 +1232,7 @@ static void *worker_main(void *arg) {
         if (m->stop)
             break;
         uint32_t index = m->heap[0];
+        m->loading++;
         mgr_heap_remove(m, index);
         mgr_slot *s = mgr_slot_at(m, index);
         mgr_set_state(s, SLOT_LOADING);
@@ -1162,6 +1253,8 @@ static void *worker_main(void *arg) {
             fail_slot(m, index);
         }
         mgr_unpin(m, index);
+        m->loading--;
+        note_idle(m);
     }
     pthread_mutex_unlock(&m->lock);
     return NULL;

@@ -307,6 +307,9 @@ static void *level_thread(void *arg) {
 static void *pump_thread(void *arg) {
     shared *s = arg;
     while (!atomic_load(&s->stop)) {
+        /* A frame: wait (up to 1 ms) for the workers to run dry, as a
+         * loading screen does, while the others load and unload. */
+        kiln_manager_wait(s->manager, 1);
         pthread_rwlock_wrlock(&s->frame);
         kiln_manager_pump(s->manager);
         pthread_rwlock_unlock(&s->frame);

@@ -4,10 +4,13 @@
  * hooks, and bad input. The inputs are the bundled examples, cooked here by
  * the kiln command (folder and pack). */
 #include <inttypes.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli/cli.h"
@@ -672,6 +675,187 @@ static void requests_complete_through_pump(void **state) {
     kiln_manager_destroy(m);
 }
 
+/* Every distinct file of a cooked folder's manifest: one handle each. */
+static uint32_t manifest_files(const char *dir, kiln_handle *handles, uint32_t capacity) {
+    char *path = test_path_join(dir, KILN_MANIFEST_FILE_NAME);
+    kiln_file file;
+    kiln_manifest_view view;
+    kiln_error err;
+    assert_int_equal(kiln_file_map(&file, path, 0, &err), KILN_OK);
+    assert_int_equal(kiln_manifest_view_get(&file, &view, &err), KILN_OK);
+    uint32_t count = 0;
+    for (uint32_t i = 0; i < view.entry_count; i++) {
+        const char *file_path = kiln_manifest_path(&view, &view.entries[i]);
+        bool seen = false; /* the rows of a material table share its file */
+        for (uint32_t j = 0; j < i && !seen; j++)
+            seen = strcmp(kiln_manifest_path(&view, &view.entries[j]), file_path) == 0;
+        if (!seen && count < capacity)
+            handles[count++] = view.entries[i].hash;
+    }
+    kiln_file_close(&file);
+    free(path);
+    return count;
+}
+
+static void count_done(void *user, kiln_ref ref, kiln_result result, const kiln_error *err) {
+    int *calls = user;
+    (void)ref;
+    assert_int_equal(result, KILN_OK);
+    assert_non_null(err);
+    (*calls)++;
+}
+
+static void wait_then_one_pump_delivers_everything(void **state) {
+    (void)state;
+    engine_log engine = {0};
+    kiln_manager *m = make_manager(&engine, NULL, 2);
+    kiln_error err;
+    assert_int_equal(kiln_manager_mount(m, shared_out, NULL, &err), KILN_OK);
+    kiln_handle handles[256];
+    uint32_t count = manifest_files(shared_out, handles, 256);
+    assert_true(count > 16); /* more than one of pump's batches of callbacks */
+    kiln_scope level;
+    assert_int_equal(kiln_scope_create(m, "level", 0, &level, &err), KILN_OK);
+    static kiln_ref refs[256];
+    int calls = 0;
+    for (uint32_t i = 0; i < count; i++)
+        assert_int_equal(
+            kiln_manager_request(m, level, handles[i], 0, count_done, &calls, &refs[i], &err),
+            KILN_OK);
+    assert_true(kiln_manager_wait(m, 600000));
+    /* The workers are idle: nothing queued or being read. Meshes and
+     * textures wait for their upload, which only a pump does. */
+    kiln_manager_stats stats;
+    assert_int_equal(kiln_manager_stats_get(m, &stats, &err), KILN_OK);
+    assert_int_equal(stats.queued, 0);
+    assert_int_equal(stats.failed, 0);
+    assert_int_equal(stats.ready + stats.loading, stats.assets);
+    assert_int_equal(engine.buffers, 0);
+    assert_int_equal(calls, 0);
+    assert_int_equal(kiln_manager_pump(m), count);
+    assert_int_equal(calls, (int)count);
+    for (uint32_t i = 0; i < count; i++)
+        assert_non_null(kiln_asset_get(m, refs[i]));
+    assert_int_equal(kiln_manager_stats_get(m, &stats, &err), KILN_OK);
+    assert_int_equal(stats.ready, stats.assets);
+    assert_int_equal(kiln_manager_pump(m), 0); /* nothing delivered twice */
+    assert_true(kiln_manager_wait(m, 0));      /* idle: no wait */
+    kiln_manager_destroy(m);
+    /* Without workers the pump loads: wait says so at once. */
+    m = make_manager(NULL, NULL, 0);
+    assert_int_equal(kiln_manager_mount(m, shared_out, NULL, &err), KILN_OK);
+    calls = 0;
+    kiln_ref ref;
+    assert_int_equal(kiln_manager_request(m, KILN_SCOPE_PERMANENT, KILN_HANDLE("props/crate/scene"),
+                                          0, count_done, &calls, &ref, &err),
+                     KILN_OK);
+    assert_true(kiln_manager_wait(m, 600000));
+    assert_int_equal(kiln_asset_state_of(m, ref, &err), KILN_ASSET_QUEUED);
+    assert_int_equal(kiln_manager_pump(m), 1);
+    assert_non_null(kiln_asset_get(m, ref));
+    kiln_manager_destroy(m);
+    assert_true(kiln_manager_wait(NULL, 10));
+}
+
+/* A texture_staging that holds its loader until told to go on. */
+typedef struct held_loader {
+    atomic_int entered, release;
+} held_loader;
+
+static void *held_staging(void *user, const kiln_asset *asset, size_t size) {
+    held_loader *h = user;
+    (void)asset;
+    (void)size;
+    atomic_store(&h->entered, 1);
+    while (atomic_load(&h->release) == 0)
+        usleep(1000);
+    return NULL; /* the manager allocates */
+}
+
+static double monotonic_seconds(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void wait_times_out_while_a_worker_reads(void **state) {
+    (void)state;
+    held_loader held;
+    atomic_init(&held.entered, 0);
+    atomic_init(&held.release, 0);
+    kiln_manager_desc desc = {0};
+    desc.worker_threads = 1;
+    desc.flags = KILN_MANAGER_KEEP_TEXELS;
+    desc.engine = (kiln_engine_callbacks){.user = &held, .texture_staging = held_staging};
+    kiln_manager *m;
+    kiln_error err;
+    assert_int_equal(kiln_manager_create(&desc, &m, &err), KILN_OK);
+    assert_int_equal(kiln_manager_mount(m, shared_out, NULL, &err), KILN_OK);
+    kiln_ref texture;
+    assert_int_equal(kiln_manager_request(m, KILN_SCOPE_PERMANENT, KILN_HANDLE("props/crate/crate"),
+                                          0, NULL, NULL, &texture, &err),
+                     KILN_OK);
+    while (atomic_load(&held.entered) == 0)
+        usleep(1000);
+    /* The worker is inside the load: the wait runs out. */
+    double start = monotonic_seconds();
+    assert_false(kiln_manager_wait(m, 30));
+    assert_true(monotonic_seconds() - start >= 0.029);
+    assert_false(kiln_manager_wait(m, 0));
+    assert_int_equal(kiln_asset_state_of(m, texture, &err), KILN_ASSET_LOADING);
+    atomic_store(&held.release, 1);
+    assert_true(kiln_manager_wait(m, 600000));
+    assert_non_null(kiln_asset_get(m, texture)); /* nothing to create: ready on the worker */
+    kiln_manager_destroy(m);
+}
+
+/* A callback that destroys the other scope: that scope's callbacks, even
+ * those the same pump had taken off the list, are dropped. */
+typedef struct two_scopes {
+    kiln_manager *m;
+    kiln_scope scopes[2];
+    int calls[2];
+    bool destroyed;
+} two_scopes;
+
+static void destroy_the_other(void *user, kiln_ref ref, kiln_result result, const kiln_error *err) {
+    two_scopes *t = user;
+    (void)err;
+    assert_int_equal(result, KILN_OK);
+    int mine = ref.scope == t->scopes[0] ? 0 : 1;
+    assert_int_equal(ref.scope, t->scopes[mine]);
+    t->calls[mine]++;
+    if (!t->destroyed) {
+        kiln_error e;
+        assert_int_equal(kiln_scope_destroy(t->m, t->scopes[1 - mine], &e), KILN_OK);
+        t->destroyed = true;
+    }
+}
+
+static void callbacks_of_a_scope_destroyed_by_a_callback_are_dropped(void **state) {
+    (void)state;
+    two_scopes t = {0};
+    t.m = make_manager(NULL, NULL, 2);
+    kiln_error err;
+    assert_int_equal(kiln_manager_mount(t.m, shared_out, NULL, &err), KILN_OK);
+    const char *refs[] = {"props/crate/scene", "props/rock/scene", "props/pebble/scene"};
+    for (int s = 0; s < 2; s++) {
+        assert_int_equal(kiln_scope_create(t.m, "level", 0, &t.scopes[s], &err), KILN_OK);
+        for (int i = 0; i < 3; i++) {
+            kiln_ref r;
+            assert_int_equal(kiln_manager_request(t.m, t.scopes[s], kiln_ref_hash(refs[i]), 0,
+                                                  destroy_the_other, &t, &r, &err),
+                             KILN_OK);
+        }
+    }
+    assert_true(kiln_manager_wait(t.m, 600000));
+    assert_int_equal(kiln_manager_pump(t.m), 3);
+    /* One scope got its three callbacks, the other none. */
+    assert_true((t.calls[0] == 3 && t.calls[1] == 0) || (t.calls[0] == 0 && t.calls[1] == 3));
+    assert_int_equal(kiln_manager_pump(t.m), 0);
+    kiln_manager_destroy(t.m);
+}
+
 static void ready_without_pump_when_nothing_to_create(void **state) {
     (void)state;
     kiln_manager *m = make_manager(NULL, NULL, 2); /* no engine callbacks */
@@ -849,6 +1033,9 @@ int main(void) {
         cmocka_unit_test(engine_failure_fails_the_asset),
         cmocka_unit_test(budgets_refuse_and_report),
         cmocka_unit_test(requests_complete_through_pump),
+        cmocka_unit_test(wait_then_one_pump_delivers_everything),
+        cmocka_unit_test(wait_times_out_while_a_worker_reads),
+        cmocka_unit_test(callbacks_of_a_scope_destroyed_by_a_callback_are_dropped),
         cmocka_unit_test(ready_without_pump_when_nothing_to_create),
         cmocka_unit_test(priorities_order_the_queue),
         cmocka_unit_test(destroying_a_scope_cancels_its_requests),
