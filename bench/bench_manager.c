@@ -24,9 +24,10 @@
  *   sync, mapped    the same with KILN_MANAGER_MAP_FILES: folder files of 64
  *                   KiB and more mapped (populated), the rest read
  *   async N         kiln_manager_request of every handle, N worker threads,
- *                   kiln_manager_pump on this thread until every callback ran,
- *                   sleeping 50 us between pumps (a frame loop, not a spin that
- *                   would take a core from the workers)
+ *                   then kiln_manager_wait (up to 16 ms: a loading screen's
+ *                   frame) and kiln_manager_pump on this thread until every
+ *                   callback ran: the thread sleeps until the workers are done
+ *                   instead of polling (it pumped every 50 us before)
  *   + texels        the same with KILN_MANAGER_KEEP_TEXELS: every texture level
  *                   inflated (Zstd) into manager memory, as for an upload
  *   get             kiln_asset_get of a loaded ref, averaged over every ref
@@ -39,6 +40,13 @@
  *   bench_manager RUNTIME_DIR RUNTIME.kpak --reload   runs get and reload alone.
  *   bench_manager RUNTIME_DIR RUNTIME.kpak --load     runs the loading cases
  *                   without texels and the comparison below alone.
+ *   bench_manager RUNTIME_DIR RUNTIME.kpak --case folder|pack WORKERS RUNS [poll]
+ *                   runs one case RUNS times (after a warm-up run), for perf
+ *                   stat / perf record / strace -c: wall, this thread's and
+ *                   the process's CPU, pumps, and the page faults of each
+ *                   thread (this one, then the workers) a run. `poll` pumps
+ *                   every 50 us instead of waiting (the async rows' loop
+ *                   before kiln_manager_wait).
  *
  * Timing as bench_util.h describes (one warm-up run, then the median). The
  * files stay in the page cache: this is the CPU cost of loading. Then a
@@ -48,6 +56,7 @@
  * included) recorded; and the summary of the issue's goals (<= 1.2x read()
  * synchronously, async on 2 workers faster than sync) with the load average.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -189,6 +198,7 @@ typedef struct run {
     corpus *c;
     kiln_manager *m;
     bool async;
+    bool poll; /* --case ... poll: pump every 50 us instead of kiln_manager_wait */
     uint32_t callbacks;
     uint64_t pumps;      /* kiln_manager_pump calls, over every run */
     double pump_seconds; /* wall time in them */
@@ -219,11 +229,15 @@ static void op_manager(void *arg) {
             bench_die("%s", err.message);
     }
     while (r->async && r->callbacks < r->c->count) {
+        /* A loading screen at 60 frames a second: wait for the workers to
+         * run dry (or a frame's time), then pump. */
+        if (!r->poll)
+            kiln_manager_wait(r->m, 16);
         double start = bench_now();
         kiln_manager_pump(r->m);
         r->pump_seconds += bench_now() - start;
         r->pumps++;
-        if (r->callbacks < r->c->count)
+        if (r->poll && r->callbacks < r->c->count) /* the loop before kiln_manager_wait */
             nanosleep(&(struct timespec){0, 50000}, NULL);
     }
     sink += kiln_asset_get(r->m, r->refs[0]) != NULL;
@@ -507,15 +521,94 @@ static void versus_section(corpus *c) {
         kiln_manager_destroy(runs[i].m);
 }
 
+/* The minor page faults of each thread of this process (/proc/self/task),
+ * in the order the directory lists them (this thread first, then the
+ * workers by creation); the count of threads. */
+static uint32_t thread_faults(uint64_t *faults, uint32_t capacity) {
+    DIR *dir = opendir("/proc/self/task");
+    if (dir == NULL)
+        return 0;
+    uint32_t count = 0;
+    struct dirent *e;
+    while ((e = readdir(dir)) != NULL && count < capacity) {
+        if (e->d_name[0] == '.')
+            continue;
+        char path[320], line[1024];
+        snprintf(path, sizeof path, "/proc/self/task/%s/stat", e->d_name);
+        FILE *f = fopen(path, "r");
+        if (f == NULL)
+            continue;
+        size_t got = fread(line, 1, sizeof line - 1, f);
+        fclose(f);
+        line[got] = '\0';
+        const char *after = strrchr(line, ')'); /* the command name may hold spaces */
+        unsigned long long minflt = 0;
+        if (after != NULL && sscanf(after + 2, "%*c %*d %*d %*d %*d %*d %*u %llu", &minflt) == 1)
+            faults[count++] = minflt;
+    }
+    closedir(dir);
+    return count;
+}
+
+/* One case, many runs: for profiling (perf stat, perf record, strace -c). */
+static void case_section(corpus *c, const char *mount, uint32_t workers, uint32_t runs, bool poll) {
+    static run r;
+    r.c = c;
+    r.async = workers > 0;
+    r.poll = poll;
+    r.m = make(strcmp(mount, "pack") == 0 ? c->pack : c->dir, workers, 0);
+    op_manager(&r); /* warm-up */
+    r.pumps = 0;
+    r.pump_seconds = 0;
+    double *wall = calloc(runs, sizeof *wall), *thread = calloc(runs, sizeof *thread),
+           *process = calloc(runs, sizeof *process);
+    uint64_t before[16], after[16];
+    uint32_t threads = thread_faults(before, 16);
+    for (uint32_t i = 0; i < runs; i++) {
+        double w = bench_now(), t = bench_thread_seconds(), p = process_seconds();
+        op_manager(&r);
+        thread[i] = bench_thread_seconds() - t;
+        process[i] = process_seconds() - p;
+        wall[i] = bench_now() - w;
+    }
+    uint32_t threads_after = thread_faults(after, 16);
+    qsort(wall, runs, sizeof *wall, compare_double);
+    qsort(thread, runs, sizeof *thread, compare_double);
+    qsort(process, runs, sizeof *process, compare_double);
+    printf("%s%s, %" PRIu32 " workers, %" PRIu32 " runs: wall median %.2f ms (min %.2f), this "
+           "thread's CPU median %.2f ms, process CPU median %.2f ms, %.1f pumps a run (%.3f ms "
+           "in them)\npage faults a run, per thread:",
+           mount, poll ? " (polling)" : "", workers, runs, wall[runs / 2] * 1e3, wall[0] * 1e3,
+           thread[runs / 2] * 1e3, process[runs / 2] * 1e3, (double)r.pumps / runs,
+           r.pump_seconds * 1e3 / runs);
+    for (uint32_t i = 0; i < threads && i < threads_after; i++)
+        printf(" %.0f", (double)(after[i] - before[i]) / runs);
+    printf("\n");
+    free(wall);
+    free(thread);
+    free(process);
+    kiln_manager_destroy(r.m);
+}
+
 int main(int argc, char **argv) {
     bool load_only = argc == 4 && strcmp(argv[3], "--load") == 0;
     bool reload_only = argc == 4 && strcmp(argv[3], "--reload") == 0;
-    if (argc != 3 && !load_only && !reload_only)
-        bench_die("usage: %s RUNTIME_DIR RUNTIME.kpak [--load | --reload]", argv[0]);
+    bool poll = argc == 8 && strcmp(argv[7], "poll") == 0;
+    bool one_case = (argc == 7 || poll) && strcmp(argv[3], "--case") == 0 &&
+                    (strcmp(argv[4], "folder") == 0 || strcmp(argv[4], "pack") == 0) &&
+                    atoi(argv[5]) >= 0 && atoi(argv[6]) > 0;
+    if (argc != 3 && !load_only && !reload_only && !one_case)
+        bench_die("usage: %s RUNTIME_DIR RUNTIME.kpak [--load | --reload | --case folder|pack "
+                  "WORKERS RUNS [poll]]",
+                  argv[0]);
     static corpus c;
     c.dir = argv[1];
     c.pack = argv[2];
     read_manifest(&c);
+    if (one_case) {
+        case_section(&c, argv[4], (uint32_t)atoi(argv[5]), (uint32_t)atoi(argv[6]), poll);
+        return 0;
+    }
     if (reload_only) {
         get_section(&c);
         reload_section(&c);
