@@ -416,6 +416,13 @@ run_manager() {
     "$kiln" build -q -i "$corpus" -o "$out" --pack 2>/dev/null || true # invalid/ fails
     load_average
     "$bin/bench_manager" "$out" "$out.kpak"
+    # The loading cases again with glibc's heap trimming off, so that every case
+    # keeps its memory between runs: a comparison of the loaders, not of which
+    # case glibc happens to give fresh pages to (BENCHMARKS.md section 12).
+    local keep_heap=glibc.malloc.trim_threshold=1000000000:glibc.malloc.mmap_threshold=1000000000
+    echo
+    echo "loading cases with GLIBC_TUNABLES=$keep_heap:"
+    GLIBC_TUNABLES=$keep_heap "$bin/bench_manager" "$out" "$out.kpak" --load
 }
 
 # The example shaders through kiln against glslc once per file (bench/shaders.sh).
