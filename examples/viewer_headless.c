@@ -6,7 +6,7 @@
  * Each RUNTIME is a cooked folder (holding assets.kman) or a .kpak; later
  * ones override earlier ones. The viewer mounts them, requests every scene
  * the manifests list into one level scope (read, validated and inflated by
- * two worker threads), pumps until all are done, prints what loaded (meshes
+ * two worker threads), waits and pumps until all are done, prints what loaded (meshes
  * and triangles, material tables, textures with their formats and mips, and
  * the bytes the scope holds), then destroys the scope. The "engine" here only
  * counts what it would upload. It uses the public headers alone; see
@@ -265,9 +265,13 @@ int main(int argc, char **argv) {
         else
             fprintf(stderr, "viewer: %s: %s\n", scenes.refs[i], err.message);
     }
-    /* A game pumps once a frame; here, until everything has arrived. */
-    while (loaded.done < requested)
+    /* A game pumps once a frame; here, until everything has arrived, waiting
+     * for the workers between pumps (up to a frame's time) as a loading
+     * screen does, rather than spinning. */
+    while (loaded.done < requested) {
+        kiln_manager_wait(manager, 16);
         kiln_manager_pump(manager);
+    }
 
     /* Levels first: each shows what it holds; then the scenes no level
      * reached. */
