@@ -1149,9 +1149,10 @@ uint32_t kiln_manager_pump(kiln_manager *m) {
         pthread_mutex_unlock(&m->lock);
         for (uint32_t k = 0; k < n; k++) {
             const mgr_request *q = &batch[k].request;
-            /* An earlier callback of the batch may have destroyed or cleared
-             * its scope: then its callback is dropped, as the scope's others
-             * are (the scope's id and the slot's generation are atomic). */
+            /* An earlier callback of the batch may have destroyed its scope
+             * (or cleared it, unloading the asset): then its callback is
+             * dropped, as the scope's others are (the scope's id and the
+             * slot's generation are atomic). */
             if (!request_alive(m, q))
                 continue;
             q->callback(q->user, q->ref, batch[k].result, &batch[k].err);
