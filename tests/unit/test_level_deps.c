@@ -562,6 +562,79 @@ static void nesting_is_bounded(void **state) {
     end_manager(m, &log);
 }
 
+/* A slot's nesting depth follows the holds there are, not the deepest it
+ * ever had: d01 -> ... -> d33 loaded (d33 at depth 32, the limit) with d20
+ * also held by a second scope; then the chain above d20 goes, once by a
+ * reload of d01 that names nothing, once by its scope's destruction. d33
+ * is then 13 holds below d20, so a reload that makes it name one more
+ * level (deep/end) is a chain of 14, within the limit: applied. Before the
+ * holds went, the same reload is refused for the chain of 33 it makes. */
+static void nesting_depth_follows_released_holds(void **state) {
+    (void)state;
+    write_src("deep/end.level", "entities:\n  - name: n\n");
+    cook();
+    static const char d33_more[] =
+        "entities:\n  - name: n\n    components:\n      next: {ref: deep/end.level}\n";
+    for (int pass = 0; pass < 2; pass++) {
+        log_t log = {0};
+        kiln_manager *m = make_manager(&log, 0);
+        kiln_error err;
+        kiln_scope top, mid;
+        assert_int_equal(kiln_scope_create(m, "top", 0, &top, &err), KILN_OK);
+        assert_int_equal(kiln_scope_create(m, "mid", 0, &mid, &err), KILN_OK);
+        kiln_ref d01, d20;
+        assert_int_equal(kiln_manager_load_ref(m, top, "deep/d01/scene", &d01, &err), KILN_OK);
+        assert_int_equal(kiln_manager_load_ref(m, mid, "deep/d20/scene", &d20, &err), KILN_OK);
+        const kiln_asset *a = kiln_asset_get(m, d20);
+        for (int i = 20; i < 33; i++)
+            a = kiln_asset_get(m, a->dependencies[0].ref);
+        assert_string_equal(a->ref, "deep/d33/scene");
+        /* While d01 holds the chain: d33 naming one more is refused. */
+        write_src("deep/d33.level", d33_more);
+        cook();
+        assert_int_not_equal(kiln_manager_reload(m, kiln_ref_hash("deep/d33/scene"), &err),
+                             KILN_OK);
+        assert_non_null(strstr(err.message, "more than 32"));
+        assert_int_equal(log.failed_events, 1);
+        write_src("deep/d33.level", "entities:\n  - name: n\n");
+        cook();
+        if (pass == 0) { /* d01 reloaded to name nothing: d02..d19 go */
+            write_src("deep/d01.level", "entities:\n  - name: n\n");
+            cook();
+            assert_int_equal(kiln_manager_reload(m, kiln_ref_hash("deep/d01/scene"), &err),
+                             KILN_OK);
+            assert_int_equal(kiln_asset_get(m, d01)->dependency_count, 0);
+            kiln_manager_pump(m); /* the old d01 data, holding d02, is freed */
+            kiln_manager_pump(m);
+            kiln_manager_pump(m);
+        } else { /* the scope holding d01 goes */
+            assert_int_equal(kiln_scope_destroy(m, top, &err), KILN_OK);
+        }
+        assert_int_equal(live_assets(m), pass == 0 ? 15 : 14); /* (d01,) d20..d33 */
+        write_src("deep/d33.level", d33_more);
+        cook();
+        assert_int_equal(kiln_manager_reload(m, kiln_ref_hash("deep/d33/scene"), &err), KILN_OK);
+        a = kiln_asset_get(m, d20);
+        for (int i = 20; i < 33; i++)
+            a = kiln_asset_get(m, a->dependencies[0].ref);
+        assert_int_equal(a->dependency_count, 1);
+        assert_string_equal(kiln_asset_get(m, a->dependencies[0].ref)->ref, "deep/end/scene");
+        /* The original tree back for the next pass and the other tests. */
+        write_src("deep/d33.level", "entities:\n  - name: n\n");
+        write_src("deep/d01.level", "entities:\n  - name: n\n    components:\n"
+                                    "      next: {ref: deep/d02.level}\n");
+        cook();
+        if (pass == 0)
+            assert_int_equal(kiln_scope_destroy(m, top, &err), KILN_OK);
+        assert_int_equal(kiln_scope_destroy(m, mid, &err), KILN_OK);
+        kiln_manager_pump(m);
+        kiln_manager_pump(m);
+        kiln_manager_pump(m);
+        assert_int_equal(live_assets(m), 0);
+        end_manager(m, &log);
+    }
+}
+
 /* A missing dependency fails the level, as a missing mesh fails a model's
  * scene: a placed model whose file is gone, a component hash no manifest
  * has (the message names the node and the ref), components that are not
@@ -760,6 +833,7 @@ int main(void) {
         cmocka_unit_test(link_cycles_fail),
         cmocka_unit_test(cycle_halves_in_two_scopes),
         cmocka_unit_test(nesting_is_bounded),
+        cmocka_unit_test(nesting_depth_follows_released_holds),
         cmocka_unit_test(missing_or_bad_dependencies_fail_the_level),
         cmocka_unit_test(mutated_components_never_crash),
         cmocka_unit_test(reloads_tell_the_level_and_refuse_cycles),
