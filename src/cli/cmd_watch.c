@@ -122,14 +122,6 @@ typedef struct serve_client {
     char line[COOK_SERVER_LINE_MAX];
 } serve_client;
 
-/* A source whose last cook failed: its own ref (cook_asset_ref) and the
- * first error, for FRESH requests. */
-typedef struct failed_source {
-    char *source;
-    char *ref;
-    char message[COOK_SERVER_LINE_MAX];
-} failed_source;
-
 /* What a focused round answers: filled by on_round_done. */
 typedef struct serve_answer {
     const char *focus;
@@ -161,8 +153,9 @@ typedef struct watch_state {
     /* Changes seen and not cooked yet: a round is due at last_event + debounce. */
     bool dirty;
     int64_t last_event;
-    failed_source *failed; /* sources whose last cook failed */
-    size_t failed_count, failed_cap;
+    /* Sources whose last cook failed, for FRESH requests: the source, its own
+     * ref (cook_asset_ref) and its first error, item i of each. */
+    strlist failed_sources, failed_refs, failed_messages;
 } watch_state;
 
 static int64_t now_ms(void) {
@@ -328,8 +321,17 @@ static void answer_request(const build_run *run, serve_answer *answer) {
     }
 }
 
-/* Keeps state->failed to what this round learnt: a source that failed is
- * added (its message replaced), one cooked or up to date is removed. */
+/* Takes item `at` out of the failed sources (the last one moves there). */
+static void failed_remove(watch_state *state, size_t at) {
+    strlist *lists[] = {&state->failed_sources, &state->failed_refs, &state->failed_messages};
+    for (int k = 0; k < 3; k++) {
+        free(lists[k]->items[at]);
+        lists[k]->items[at] = lists[k]->items[--lists[k]->count];
+    }
+}
+
+/* Keeps the failed sources to what this round learnt: a source that failed
+ * is added (its message replaced), one cooked or up to date is taken out. */
 static void note_failures(watch_state *state, const build_run *run) {
     for (size_t i = 0; i < run->plan->sources.count; i++) {
         if (run->focused != NULL && !run->focused[i])
@@ -337,56 +339,43 @@ static void note_failures(watch_state *state, const build_run *run) {
         asset_status status = run->slots[i].status;
         const char *source = run->plan->sources.items[i];
         size_t at = 0;
-        while (at < state->failed_count && strcmp(state->failed[at].source, source) != 0)
+        while (at < state->failed_sources.count &&
+               strcmp(state->failed_sources.items[at], source) != 0)
             at++;
-        if (status == ASSET_COOKED || status == ASSET_UP_TO_DATE || status == ASSET_THROUGH_MODEL) {
-            if (at < state->failed_count) {
-                free(state->failed[at].source);
-                free(state->failed[at].ref);
-                state->failed[at] = state->failed[--state->failed_count];
-            }
+        if (at < state->failed_sources.count &&
+            (status == ASSET_COOKED || status == ASSET_UP_TO_DATE ||
+             status == ASSET_THROUGH_MODEL || status == ASSET_FAILED))
+            failed_remove(state, at);
+        char ref[1024], message[COOK_SERVER_LINE_MAX];
+        if (status != ASSET_FAILED ||
+            cook_asset_ref(run->plan->importers[i], source, ref, sizeof ref) != KILN_OK)
             continue;
+        first_error(&run->results[i], message, sizeof message);
+        size_t before = state->failed_sources.count;
+        if (!strlist_push(&state->failed_sources, source) ||
+            !strlist_push(&state->failed_refs, ref) ||
+            !strlist_push(&state->failed_messages, message)) {
+            /* out of memory: FRESH answers SAME for it (the round printed it) */
+            while (state->failed_sources.count > before)
+                free(state->failed_sources.items[--state->failed_sources.count]);
+            while (state->failed_refs.count > before)
+                free(state->failed_refs.items[--state->failed_refs.count]);
         }
-        if (status != ASSET_FAILED)
-            continue;
-        if (at == state->failed_count) {
-            char ref[1024];
-            if (cook_asset_ref(run->plan->importers[i], source, ref, sizeof ref) != KILN_OK)
-                continue;
-            if (state->failed_count == state->failed_cap) {
-                size_t cap = state->failed_cap ? state->failed_cap * 2 : 8;
-                failed_source *grown = realloc(state->failed, cap * sizeof *grown);
-                if (grown == NULL)
-                    continue; /* FRESH then answers SAME for it: the round printed it */
-                state->failed = grown;
-                state->failed_cap = cap;
-            }
-            failed_source *f = &state->failed[state->failed_count];
-            f->source = cook_strdup(source);
-            f->ref = cook_strdup(ref);
-            if (f->source == NULL || f->ref == NULL) {
-                free(f->source);
-                free(f->ref);
-                continue;
-            }
-            state->failed_count++;
-        }
-        first_error(&run->results[i], state->failed[at].message, sizeof state->failed[at].message);
     }
 }
 
-/* The failed source that produces `ref`: the one whose own ref is `ref` or
- * the longest that is a folder of it ("props/crate" for
+/* The first error of the failed source that produces `ref`: the one whose
+ * own ref is `ref` or the longest that is a folder of it ("props/crate" for
  * "props/crate/material_0"); NULL when none. */
-static const failed_source *failed_for(const watch_state *state, const char *ref) {
-    const failed_source *best = NULL;
+static const char *failed_for(const watch_state *state, const char *ref) {
+    const char *best = NULL;
     size_t best_length = 0;
-    for (size_t i = 0; i < state->failed_count; i++) {
-        const char *own = state->failed[i].ref;
+    for (size_t i = 0; i < state->failed_refs.count; i++) {
+        const char *own = state->failed_refs.items[i];
         size_t length = strlen(own);
         if (strncmp(ref, own, length) == 0 && (ref[length] == '\0' || ref[length] == '/') &&
             length >= best_length) {
-            best = &state->failed[i];
+            best = state->failed_messages.items[i];
             best_length = length;
         }
     }
@@ -817,9 +806,9 @@ static void handle_fresh(watch_state *state, serve_client *client, const char *r
         run_round(state, NULL, false);
         cooked = true;
     }
-    const failed_source *failed = failed_for(state, ref);
+    const char *failed = failed_for(state, ref);
     if (failed != NULL) {
-        reply(client, false, failed->message);
+        reply(client, false, failed);
         return;
     }
     char line[COOK_SERVER_LINE_MAX];
@@ -991,11 +980,9 @@ static void free_state(watch_state *state) {
     free(state->output);
     free(state->config_folder);
     free(state->config_name);
-    for (size_t i = 0; i < state->failed_count; i++) {
-        free(state->failed[i].source);
-        free(state->failed[i].ref);
-    }
-    free(state->failed);
+    strlist_free(&state->failed_sources);
+    strlist_free(&state->failed_refs);
+    strlist_free(&state->failed_messages);
     if (state->inotify_fd >= 0)
         close(state->inotify_fd);
     if (state->signal_fd >= 0)

@@ -301,21 +301,26 @@ if [ -n "${KILN_COOK_CLIENT_TSAN:-}" ]; then
         "! grep -q 'ThreadSanitizer' '$SCRATCH/client.out'"
 fi
 
-# Bad requests on one connection: each gets an ERR line, and a good request
-# after them is still answered.
-python3 - "$SOCKET" >"$SCRATCH/replies" <<'PY'
+# ask_server REQUEST...: sends each request (a Python bytes expression) on one
+# connection to the server and writes each reply line to $SCRATCH/replies.
+ask_server() {
+    python3 - "$SOCKET" "$@" >"$SCRATCH/replies" <<'PY'
 import socket, sys
 s = socket.socket(socket.AF_UNIX)
 s.settimeout(120)
 s.connect(sys.argv[1])
 f = s.makefile("rwb")
-for request in [b"COOK " + b"x" * 5000 + b"\n", b"COOK no/such/ref\n", b"\x01\x02garbage\n",
-                b"HELLO\n", b"COOK \n", b"COOK a\x00b\n", b"COOK props/barrel.obj\n",
-                b"COOK props/crate.png\n"]:
-    f.write(request)
+for request in sys.argv[2:]:
+    f.write(eval(request))  # our own bytes expressions, above
     f.flush()
     sys.stdout.write(f.readline().decode("utf-8", "replace"))
 PY
+}
+# Bad requests on one connection: each gets an ERR line, and a good request
+# after them is still answered.
+ask_server 'b"COOK " + b"x" * 5000 + b"\n"' 'b"COOK no/such/ref\n"' 'b"\x01\x02garbage\n"' \
+    'b"HELLO\n"' 'b"COOK \n"' 'b"COOK a\x00b\n"' 'b"COOK props/barrel.obj\n"' \
+    'b"COOK props/crate.png\n"'
 check "an overlong line gets an error" grep -q '^ERR request line longer than 1023 bytes' "$SCRATCH/replies"
 check "an unknown ref gets an error" \
     grep -q "^ERR no source under the input folder produces 'no/such/ref'" "$SCRATCH/replies"
@@ -359,17 +364,7 @@ put props/barrel.obj 'mtllib crate.mtl\nv 0 0 0\nv 3 0 0\nv 0 3 0\nusemtl wood\n
 check "fixed, it is cooked before the load and has no failure" \
     all_true "grep -q '^ok props/barrel mesh ' '$SCRATCH/client.out'" \
     "! grep -q '^status ' '$SCRATCH/client.out'"
-python3 - "$SOCKET" >"$SCRATCH/replies" <<'PY'
-import socket, sys
-s = socket.socket(socket.AF_UNIX)
-s.settimeout(120)
-s.connect(sys.argv[1])
-f = s.makefile("rwb")
-for request in [b"FRESH wall\n", b"FRESH \n", b"FRESH a\x01b\n"]:
-    f.write(request)
-    f.flush()
-    sys.stdout.write(f.readline().decode("utf-8", "replace"))
-PY
+ask_server 'b"FRESH wall\n"' 'b"FRESH \n"' 'b"FRESH a\x01b\n"'
 check "FRESH of an up-to-date ref is SAME; a bad one an error" \
     all_true "grep -q '^SAME wall\$' '$SCRATCH/replies'" "[ \$(grep -c '^ERR FRESH needs a ref' '$SCRATCH/replies') -eq 2 ]"
 

@@ -12,7 +12,7 @@
 
 #include "cli/cli.h"
 #include "kiln/manager.h"
-#include "test_support.h"
+#include "manager_fixture.h"
 
 #define EXAMPLES KILN_EXAMPLES_DIR
 
@@ -114,25 +114,7 @@ static void destroy_texture(void *user, const kiln_asset *asset, void *object) {
     log->textures_destroyed++;
 }
 
-typedef struct alloc_log {
-    long allocations, frees;
-    long long outstanding;
-} alloc_log;
-
-static void *counting_alloc(void *user, size_t size, size_t alignment) {
-    alloc_log *log = user;
-    __atomic_add_fetch(&log->allocations, 1, __ATOMIC_RELAXED);
-    __atomic_add_fetch(&log->outstanding, (long long)size, __ATOMIC_RELAXED);
-    size_t rounded = (size + alignment - 1) / alignment * alignment;
-    return aligned_alloc(alignment, rounded == 0 ? alignment : rounded);
-}
-
-static void counting_free(void *user, void *memory, size_t size) {
-    alloc_log *log = user;
-    __atomic_add_fetch(&log->frees, 1, __ATOMIC_RELAXED);
-    __atomic_sub_fetch(&log->outstanding, (long long)size, __ATOMIC_RELAXED);
-    free(memory);
-}
+typedef test_alloc_log alloc_log;
 
 static kiln_manager *make_manager(engine_log *engine, alloc_log *alloc, uint32_t workers) {
     kiln_manager_desc desc = {0};
@@ -149,7 +131,7 @@ static kiln_manager *make_manager(engine_log *engine, alloc_log *alloc, uint32_t
         };
     }
     if (alloc != NULL)
-        desc.allocator = (kiln_allocator){counting_alloc, counting_free, alloc};
+        desc.allocator = test_counting_allocator(alloc);
     kiln_manager *m = NULL;
     kiln_error err;
     assert_int_equal(kiln_manager_create(&desc, &m, &err), KILN_OK);
@@ -816,7 +798,7 @@ static void bad_arguments(void **state) {
     kiln_manager *m = NULL;
     assert_int_equal(kiln_manager_create(NULL, &m, &err), KILN_ERR_INVALID_ARGUMENT);
     kiln_manager_desc desc = {0};
-    desc.allocator.alloc = counting_alloc;
+    desc.allocator.alloc = test_counting_allocator(NULL).alloc; /* no free */
     assert_int_equal(kiln_manager_create(&desc, &m, &err), KILN_ERR_INVALID_ARGUMENT);
     assert_null(m);
     desc = (kiln_manager_desc){0};
