@@ -93,8 +93,9 @@ void cmd_watch_usage(FILE *out) {
             "      --serve        also cook on demand for a development runtime: a\n"
             "                     Unix socket <output>/" COOK_SERVER_SOCKET_NAME
             " (mode 0600) answers\n"
-            "                     `COOK <ref>` with `OK <cooked path>` or `ERR <message>`\n"
-            "                     (docs/runtime.md)\n"
+            "                     `COOK <ref>` with `OK <cooked path>` or `ERR <message>`,\n"
+            "                     and `FRESH <ref>` (up to date?) with `SAME <ref>`,\n"
+            "                     `OK <ref>` or `ERR <message>` (docs/runtime.md)\n"
             "  -q, --quiet        print errors only\n"
             "  -v, --verbose      the first build prints every asset\n"
             "  -h, --help         show this help\n"

@@ -293,6 +293,16 @@ check "the same without workers; a ref nothing produces fails with the server's 
     all_true "grep -q '^ok later/one texture later/one.ktx2 ' '$SCRATCH/client.out'" \
     "grep -q \"^fail no/such/thing: .*no source under the input folder produces 'no/such/thing'\" '$SCRATCH/client.out'"
 if [ -n "${KILN_COOK_CLIENT_TSAN:-}" ]; then
+    write_png "$IN/later/two.png" 8 6
+    rm "$SCRATCH/out/late.ktx2"
+    TSAN_OPTIONS=halt_on_error=1 "$KILN_COOK_CLIENT_TSAN" --async 3 --by-ref "$SCRATCH/out" \
+        "$SOCKET" later/two late wall >"$SCRATCH/client.out" 2>&1 || true
+    check "requests by ref (one never cooked, one missing) under ThreadSanitizer: no race" \
+        all_true "[ \$(grep -c '^ok ' '$SCRATCH/client.out') -eq 3 ]" \
+        "grep -q '^requested later/two: zero ref\$' '$SCRATCH/client.out'" \
+        "! grep -q 'ThreadSanitizer' '$SCRATCH/client.out'"
+fi
+if [ -n "${KILN_COOK_CLIENT_TSAN:-}" ]; then
     rm "$SCRATCH/out/wall.ktx2" "$SCRATCH/out/fresh.ktx2" "$SCRATCH/out/props/crate.kmesh"
     TSAN_OPTIONS=halt_on_error=1 "$KILN_COOK_CLIENT_TSAN" --async 3 "$SCRATCH/out" "$SOCKET" \
         wall fresh props/crate >"$SCRATCH/client.out" 2>&1 || true
