@@ -654,6 +654,41 @@ static void requests_complete_through_pump(void **state) {
     kiln_manager_destroy(m);
 }
 
+/* kiln_manager_request_ref: a known ref is a request by its handle (the same
+ * slot, loaded by the pump without workers); an unknown one fails at once
+ * naming the ref, with no cook server connected (as in a shipping libkiln). */
+static void requests_by_ref(void **state) {
+    (void)state;
+    engine_log engine = {0};
+    kiln_manager *m = make_manager(&engine, NULL, 0);
+    kiln_error err;
+    assert_int_equal(kiln_manager_mount(m, shared_pack, NULL, &err), KILN_OK);
+    done_log done = {0};
+    kiln_ref by_ref, by_handle, unknown;
+    assert_int_equal(kiln_manager_request_ref(m, KILN_SCOPE_TRANSIENT, "props/crate/scene", 0,
+                                              on_done, &done, &by_ref, &err),
+                     KILN_OK);
+    assert_int_equal(kiln_manager_request(m, KILN_SCOPE_TRANSIENT, KILN_HANDLE("props/crate/scene"),
+                                          0, NULL, NULL, &by_handle, &err),
+                     KILN_OK);
+    assert_memory_equal(&by_ref, &by_handle, sizeof by_ref);
+    assert_int_equal(kiln_asset_state_of(m, by_ref, &err), KILN_ASSET_QUEUED);
+    assert_int_equal(kiln_manager_pump(m), 1); /* no workers: the pump loads */
+    assert_int_equal(done.results[0], KILN_OK);
+    assert_string_equal(kiln_asset_get(m, by_ref)->ref, "props/crate/scene");
+    assert_int_equal(kiln_manager_request_ref(m, KILN_SCOPE_TRANSIENT, "props/nothing", 0, on_done,
+                                              &done, &unknown, &err),
+                     KILN_ERR_NOT_FOUND);
+    assert_non_null(strstr(err.message, "'props/nothing'"));
+    assert_int_equal(unknown.slot, 0);
+    assert_int_equal(
+        kiln_manager_request_ref(m, KILN_SCOPE_TRANSIENT, NULL, 0, NULL, NULL, &unknown, &err),
+        KILN_ERR_INVALID_ARGUMENT);
+    assert_int_equal(kiln_manager_pump(m), 0);
+    assert_int_equal(done.calls, 1);
+    kiln_manager_destroy(m);
+}
+
 static void ready_without_pump_when_nothing_to_create(void **state) {
     (void)state;
     kiln_manager *m = make_manager(NULL, NULL, 2); /* no engine callbacks */
@@ -831,6 +866,7 @@ int main(void) {
         cmocka_unit_test(engine_failure_fails_the_asset),
         cmocka_unit_test(budgets_refuse_and_report),
         cmocka_unit_test(requests_complete_through_pump),
+        cmocka_unit_test(requests_by_ref),
         cmocka_unit_test(ready_without_pump_when_nothing_to_create),
         cmocka_unit_test(priorities_order_the_queue),
         cmocka_unit_test(destroying_a_scope_cancels_its_requests),
