@@ -626,6 +626,15 @@ uint32_t mgr_dev_pump(kiln_manager *m) {
                                      o->request.callback, o->request.user, &r, &o->err);
         if (result == KILN_OK)
             continue; /* requested by handle now: a later pump calls back */
+        pthread_mutex_lock(&m->lock);
+        alive = mgr_scope_find(m, o->request.scope) != NULL;
+        pthread_mutex_unlock(&m->lock);
+        if (!alive)
+            continue;                              /* destroyed just now, by another thread */
+        if (result == KILN_ERR_NOT_FOUND && o->ok) /* not deferred again: it would cook forever */
+            runtime_fail(&o->err, KILN_ERR_NOT_FOUND, ref,
+                         "cooked on demand, but no mounted manifest names it (request the ref "
+                         "the manifest gives, not a source or cooked path)");
         if (o->request.callback != NULL) {
             o->request.callback(o->request.user, r, result, &o->err);
             called++;
