@@ -334,6 +334,13 @@ static void failed_remove(watch_state *state, size_t at) {
 /* Keeps the failed sources to what this round learnt: a source that failed
  * is added (its message replaced), one cooked or up to date is taken out. */
 static void note_failures(watch_state *state, const build_run *run) {
+    /* A whole round plans every source: one no longer there failed no more. */
+    for (size_t at = state->failed_sources.count; run->focused == NULL && at-- > 0;) {
+        const char *source = state->failed_sources.items[at];
+        if (bsearch(&source, run->plan->sources.items, run->plan->sources.count,
+                    sizeof run->plan->sources.items[0], cli_compare_strings) == NULL)
+            failed_remove(state, at);
+    }
     for (size_t i = 0; i < run->plan->sources.count; i++) {
         if (run->focused != NULL && !run->focused[i])
             continue;
