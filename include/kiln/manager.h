@@ -324,10 +324,26 @@ typedef void (*kiln_load_callback)(void *user, kiln_ref ref, kiln_result result,
 kiln_result kiln_manager_request(kiln_manager *manager, kiln_scope scope, kiln_handle handle,
                                  int32_t priority, kiln_load_callback callback, void *user,
                                  kiln_ref *ref, kiln_error *err);
+/* The same by ref string ("props/crate"): messages name it (an unknown one
+ * fails at once with KILN_ERR_NOT_FOUND naming it). In a development runtime
+ * connected to a cook server (kiln_manager_connect_cooker), a ref no mounted
+ * manifest names yet (a source added since the last cook) is not an error:
+ * the server is asked to cook it, without waiting, and KILN_OK returns with
+ * *ref zero (there is no asset to name until the manifest does); a later
+ * kiln_manager_pump reads the server's reply and requests the cooked asset
+ * by its handle into `scope`, and `callback` (if any) gets its ref when it
+ * is ready, or the server's message if the cook failed. Destroying `scope`
+ * before the reply drops the request without a callback. */
+kiln_result kiln_manager_request_ref(kiln_manager *manager, kiln_scope scope,
+                                     const char *ref_string, int32_t priority,
+                                     kiln_load_callback callback, void *user, kiln_ref *ref,
+                                     kiln_error *err);
 
 /* Finishes the requested loads whose reading is done (engine create
  * callbacks) and calls their completion callbacks, on the calling thread;
- * without workers it also does the loading. It also frees the data hot
+ * without workers it also does the loading (and, in a development runtime,
+ * waits there for the cooks those loads ask for, see
+ * kiln_manager_connect_cooker). It also frees the data hot
  * reloads replaced two pumps ago, and, while kiln_manager_watch is on,
  * refreshes when the cooker finished a build. Returns how many completion
  * callbacks it called. Call it once a frame, between frames. */
@@ -428,19 +444,29 @@ kiln_result kiln_asset_reload_status(kiln_manager *manager, kiln_ref ref, kiln_e
 
 #if defined(KILN_RUNTIME_DEV) && KILN_RUNTIME_DEV
 /* Connects the manager to a running `kiln watch --serve`, whose socket is
- * <output folder>/.kiln-serve (docs/runtime.md). From then on a synchronous
- * load (kiln_manager_load, kiln_manager_load_ref) of an asset no mounted
- * manifest knows, or whose cooked file cannot be read, asks the server to
- * cook it first (it cooks only when the file is missing or stale), then maps
- * the manifest of the folder mount that is the server's output folder again
- * and loads the result; the server's error message fails the load. A
- * requested load (kiln_manager_request, and the dependencies it queues) whose
- * cooked file a worker cannot read is cooked the same way by that worker
- * (never on the game's thread; with no workers, requests are not cooked),
- * then read again; its handle must be in a manifest. Workers share one
- * connection, one request at a time. Destroying the scope during the cook
- * cancels the request (dropped when the reply comes); destroying the manager
- * stops the wait. A manager connects once. */
+ * <output folder>/.kiln-serve (docs/runtime.md). From then on:
+ * - Missing files. A load whose cooked file cannot be read (a synchronous
+ *   load, a dependency, a requested load) asks the server to cook it, then
+ *   maps the manifest of the folder mount that is the server's output folder
+ *   again and reads the result; the server's error message fails the load.
+ *   The thread that reads asks: the caller of kiln_manager_load, a worker,
+ *   or, with no workers, the caller of kiln_manager_pump (which does the
+ *   loading then, and so waits for the cook).
+ * - Unknown refs. kiln_manager_load_ref of a ref no mounted manifest names
+ *   has the server cook it, then loads it; kiln_manager_request_ref does the
+ *   same without waiting (see it). A handle alone cannot be cooked: the
+ *   server needs the ref.
+ * - Stale files. Before reading a file of the server's output folder for the
+ *   first time (each load from disk; not for assets already loaded, which
+ *   hot reload keeps current), the reader asks the server whether it is up
+ *   to date with its sources (one round trip, answered without a build when
+ *   the watch has seen no change since its last round): a change the watch
+ *   has not cooked yet is cooked first; a source whose last cook failed
+ *   leaves the older file, which loads, with kiln_asset_reload_status
+ *   reporting the cook's error until a reload succeeds.
+ * Workers share one connection, one request at a time. Destroying the scope
+ * during the cook cancels the request (dropped when the reply comes);
+ * destroying the manager stops the wait. A manager connects once. */
 kiln_result kiln_manager_connect_cooker(kiln_manager *manager, const char *socket_path,
                                         kiln_error *err);
 #endif

@@ -12,7 +12,11 @@
  *                   diagnostics, a summary line; the manifest is rewritten.
  *   --serve         also answers COOK requests on <output>/.kiln-serve
  *                   (src/common/cook_server.h): a focused build of the sources
- *                   that produce the ref, ahead of queued changes
+ *                   that produce the ref, ahead of queued changes; and FRESH
+ *                   requests, from what the watch already knows: SAME when no
+ *                   change waits and no failed source produces the ref, else
+ *                   the waiting round runs first (OK) or the failure is
+ *                   named (ERR)
  *
  * The output lock (.kiln-lock) is held only during a round, so `kiln build`
  * or `kiln clean` by hand can run between rounds (a round waits for them).
@@ -89,8 +93,9 @@ void cmd_watch_usage(FILE *out) {
             "      --serve        also cook on demand for a development runtime: a\n"
             "                     Unix socket <output>/" COOK_SERVER_SOCKET_NAME
             " (mode 0600) answers\n"
-            "                     `COOK <ref>` with `OK <cooked path>` or `ERR <message>`\n"
-            "                     (docs/runtime.md)\n"
+            "                     `COOK <ref>` with `OK <cooked path>` or `ERR <message>`,\n"
+            "                     and `FRESH <ref>` (up to date?) with `SAME <ref>`,\n"
+            "                     `OK <ref>` or `ERR <message>` (docs/runtime.md)\n"
             "  -q, --quiet        print errors only\n"
             "  -v, --verbose      the first build prints every asset\n"
             "  -h, --help         show this help\n"
@@ -146,6 +151,12 @@ typedef struct watch_state {
     char *socket_path;
     serve_client clients[SERVE_MAX_CLIENTS];
     serve_answer *answer; /* during a focused round */
+    /* Changes seen and not cooked yet: a round is due at last_event + debounce. */
+    bool dirty;
+    int64_t last_event;
+    /* Sources whose last cook failed, for FRESH requests: the source, its own
+     * ref (cook_asset_ref) and its first error, item i of each. */
+    strlist failed_sources, failed_refs, failed_messages;
 } watch_state;
 
 static int64_t now_ms(void) {
@@ -311,10 +322,79 @@ static void answer_request(const build_run *run, serve_answer *answer) {
     }
 }
 
+/* Takes item `at` out of the failed sources (the last one moves there). */
+static void failed_remove(watch_state *state, size_t at) {
+    strlist *lists[] = {&state->failed_sources, &state->failed_refs, &state->failed_messages};
+    for (int k = 0; k < 3; k++) {
+        free(lists[k]->items[at]);
+        lists[k]->items[at] = lists[k]->items[--lists[k]->count];
+    }
+}
+
+/* Keeps the failed sources to what this round learnt: a source that failed
+ * is added (its message replaced), one cooked or up to date is taken out. */
+static void note_failures(watch_state *state, const build_run *run) {
+    /* A whole round plans every source: one no longer there failed no more. */
+    for (size_t at = state->failed_sources.count; run->focused == NULL && at-- > 0;) {
+        const char *source = state->failed_sources.items[at];
+        if (bsearch(&source, run->plan->sources.items, run->plan->sources.count,
+                    sizeof run->plan->sources.items[0], cli_compare_strings) == NULL)
+            failed_remove(state, at);
+    }
+    for (size_t i = 0; i < run->plan->sources.count; i++) {
+        if (run->focused != NULL && !run->focused[i])
+            continue;
+        asset_status status = run->slots[i].status;
+        const char *source = run->plan->sources.items[i];
+        size_t at = 0;
+        while (at < state->failed_sources.count &&
+               strcmp(state->failed_sources.items[at], source) != 0)
+            at++;
+        if (at < state->failed_sources.count &&
+            (status == ASSET_COOKED || status == ASSET_UP_TO_DATE ||
+             status == ASSET_THROUGH_MODEL || status == ASSET_FAILED))
+            failed_remove(state, at);
+        char ref[1024], message[COOK_SERVER_LINE_MAX];
+        if (status != ASSET_FAILED ||
+            cook_asset_ref(run->plan->importers[i], source, ref, sizeof ref) != KILN_OK)
+            continue;
+        first_error(&run->results[i], message, sizeof message);
+        size_t before = state->failed_sources.count;
+        if (!strlist_push(&state->failed_sources, source) ||
+            !strlist_push(&state->failed_refs, ref) ||
+            !strlist_push(&state->failed_messages, message)) {
+            /* out of memory: FRESH answers SAME for it (the round printed it) */
+            while (state->failed_sources.count > before)
+                free(state->failed_sources.items[--state->failed_sources.count]);
+            while (state->failed_refs.count > before)
+                free(state->failed_refs.items[--state->failed_refs.count]);
+        }
+    }
+}
+
+/* The first error of the failed source that produces `ref`: the one whose
+ * own ref is `ref` or the longest that is a folder of it ("props/crate" for
+ * "props/crate/material_0"); NULL when none. */
+static const char *failed_for(const watch_state *state, const char *ref) {
+    const char *best = NULL;
+    size_t best_length = 0;
+    for (size_t i = 0; i < state->failed_refs.count; i++) {
+        const char *own = state->failed_refs.items[i];
+        size_t length = strlen(own);
+        if (strncmp(ref, own, length) == 0 && (ref[length] == '\0' || ref[length] == '/') &&
+            length >= best_length) {
+            best = state->failed_messages.items[i];
+            best_length = length;
+        }
+    }
+    return best;
+}
+
 static void on_round_done(const build_run *run, int status, void *context) {
     watch_state *state = context;
     if (state->answer != NULL && run->focused != NULL)
         answer_request(run, state->answer);
+    note_failures(state, run);
     if (!run->options->watch_round)
         return;
     size_t cooked = 0, failed = 0, kept = 0;
@@ -683,10 +763,11 @@ static void close_client(serve_client *client) {
     client->overlong = false;
 }
 
-/* One reply line; a client that does not read its replies is dropped. */
-static void reply(serve_client *client, bool ok, const char *text) {
+/* One reply line (`text` with its kind: "OK <path>"), '\n' added; a client
+ * that does not read its replies is dropped. */
+static void reply_line(serve_client *client, const char *text) {
     char line[COOK_SERVER_LINE_MAX];
-    int length = snprintf(line, sizeof line, "%s%s", ok ? COOK_SERVER_OK : COOK_SERVER_ERR, text);
+    int length = snprintf(line, sizeof line, "%s", text);
     if (length < 0 || (size_t)length >= sizeof line - 1)
         length = (int)sizeof line - 2;
     for (int i = 0; i < length; i++) {
@@ -696,6 +777,12 @@ static void reply(serve_client *client, bool ok, const char *text) {
     line[length++] = '\n';
     if (send(client->fd, line, (size_t)length, MSG_NOSIGNAL | MSG_DONTWAIT) != length)
         close_client(client);
+}
+
+static void reply(serve_client *client, bool ok, const char *text) {
+    char line[COOK_SERVER_LINE_MAX];
+    snprintf(line, sizeof line, "%s%s", ok ? COOK_SERVER_OK : COOK_SERVER_ERR, text);
+    reply_line(client, line);
 }
 
 static bool valid_ref_text(const char *text) {
@@ -708,17 +795,53 @@ static bool valid_ref_text(const char *text) {
     return true;
 }
 
+/* FRESH <ref>: whether the cooked files are those of the sources as they
+ * are now, from what the watch knows, without a build when nothing changed:
+ * every change it has seen was cooked (it read the waiting inotify events
+ * just now, so a save finished before the request is among them) and no
+ * failed source produces <ref>: SAME. Changes waiting: their round runs now
+ * instead of after the debounce (it would cook them anyway), then OK. A
+ * failed source producing <ref> (now, or after that round): ERR with its
+ * first error. */
+static void handle_fresh(watch_state *state, serve_client *client, const char *ref) {
+    if (read_events(state)) {
+        state->dirty = true;
+        state->last_event = now_ms();
+    }
+    bool cooked = false;
+    if (state->dirty) {
+        state->dirty = false;
+        run_round(state, NULL, false);
+        cooked = true;
+    }
+    const char *failed = failed_for(state, ref);
+    if (failed != NULL) {
+        reply(client, false, failed);
+        return;
+    }
+    char line[COOK_SERVER_LINE_MAX];
+    snprintf(line, sizeof line, "%s%s", cooked ? COOK_SERVER_OK : COOK_SERVER_SAME, ref);
+    reply_line(client, line);
+}
+
 static void handle_request(watch_state *state, serve_client *client, char *line) {
     size_t length = strlen(line);
     if (length > 0 && line[length - 1] == '\r')
         line[--length] = '\0';
-    if (strlen(line) != length || strncmp(line, COOK_SERVER_REQUEST, 5) != 0) {
-        reply(client, false, "unknown request (expected: COOK <ref>)");
+    bool fresh = strncmp(line, COOK_SERVER_FRESH, strlen(COOK_SERVER_FRESH)) == 0;
+    if (strlen(line) != length || (!fresh && strncmp(line, COOK_SERVER_REQUEST, 5) != 0)) {
+        reply(client, false, "unknown request (expected: COOK <ref> or FRESH <ref>)");
         return;
     }
-    const char *ref = line + 5;
+    const char *ref = line + (fresh ? strlen(COOK_SERVER_FRESH) : 5);
     if (!valid_ref_text(ref)) {
-        reply(client, false, "COOK needs a ref without control characters");
+        reply(client, false,
+              fresh ? "FRESH needs a ref without control characters"
+                    : "COOK needs a ref without control characters");
+        return;
+    }
+    if (fresh) {
+        handle_fresh(state, client, ref);
         return;
     }
     serve_answer answer = {.focus = ref};
@@ -807,8 +930,6 @@ static void stop_serving(watch_state *state) {
  * ------------------------------------------------------------------------- */
 
 static int watch_loop(watch_state *state) {
-    bool dirty = false;
-    int64_t last_event = 0;
     for (;;) {
         struct pollfd fds[3 + SERVE_MAX_CLIENTS];
         size_t count = 0;
@@ -820,8 +941,8 @@ static int watch_loop(watch_state *state) {
                 fds[count++] = (struct pollfd){.fd = state->clients[i].fd, .events = POLLIN};
         }
         int timeout = -1;
-        if (dirty) {
-            int64_t left = last_event + state->debounce_ms - now_ms();
+        if (state->dirty) {
+            int64_t left = state->last_event + state->debounce_ms - now_ms();
             timeout = left > 0 ? (int)left : 0;
         }
         int ready = poll(fds, (nfds_t)count, timeout);
@@ -839,8 +960,8 @@ static int watch_loop(watch_state *state) {
             }
         }
         if (ready > 0 && (fds[1].revents & POLLIN) && read_events(state)) {
-            dirty = true;
-            last_event = now_ms();
+            state->dirty = true;
+            state->last_event = now_ms();
         }
         if (state->serve && ready > 0) {
             if (fds[2].revents & POLLIN)
@@ -852,8 +973,8 @@ static int watch_loop(watch_state *state) {
                     serve_client_input(state, client);
             }
         }
-        if (dirty && now_ms() - last_event >= state->debounce_ms) {
-            dirty = false;
+        if (state->dirty && now_ms() - state->last_event >= state->debounce_ms) {
+            state->dirty = false;
             run_round(state, NULL, false);
         }
     }
@@ -867,6 +988,9 @@ static void free_state(watch_state *state) {
     free(state->output);
     free(state->config_folder);
     free(state->config_name);
+    strlist_free(&state->failed_sources);
+    strlist_free(&state->failed_refs);
+    strlist_free(&state->failed_messages);
     if (state->inotify_fd >= 0)
         close(state->inotify_fd);
     if (state->signal_fd >= 0)

@@ -20,6 +20,22 @@
  *                             message quotes the first error), or the request
  *                             was malformed
  *
+ *   request  FRESH <ref>\n    is <ref>'s cooked file that of its sources as they
+ *                             are now? Answered from what the watch knows (it
+ *                             brought the output up to date when it started
+ *                             and has seen every change since), without a
+ *                             build when nothing changed, so a development
+ *                             runtime asks it before it first reads a file
+ *   reply    SAME <ref>\n     yes: no change waits for a round, and no source
+ *                             producing <ref> failed its last cook
+ *            OK <ref>\n       changes were waiting (a save not cooked yet):
+ *                             their round ran first, the manifest is written
+ *                             again; read the manifest, then the file
+ *            ERR <message>\n  the source producing <ref> (the one whose own
+ *                             ref is <ref> or, longest, a folder of it) failed
+ *                             its last cook: what is on disk, if anything, is
+ *                             an older version; the message quotes the error
+ *
  * A line (request or reply, '\n' included) is at most COOK_SERVER_LINE_MAX
  * bytes; a longer request gets an ERR reply and the rest of its line is
  * discarded. A request is handled before the changes the watch has queued
@@ -34,5 +50,7 @@
 #define COOK_SERVER_REQUEST "COOK "
 #define COOK_SERVER_OK "OK "
 #define COOK_SERVER_ERR "ERR "
+#define COOK_SERVER_FRESH "FRESH "
+#define COOK_SERVER_SAME "SAME "
 
 #endif /* KILN_COMMON_COOK_SERVER_H */

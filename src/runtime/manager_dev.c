@@ -19,9 +19,35 @@
  * under it points into its strings.
  *
  * A requested (asynchronous) load whose cooked file cannot be read asks the
- * same way from the worker thread that read it (manager_load.c,
- * cook_and_read), never from the game's thread; the server cooks it ahead
- * of the changes it has queued.
+ * same way from the thread that read it (manager_load.c, cook_and_read): a
+ * worker, or, in a manager without workers, the thread calling
+ * kiln_manager_pump (which does the loading there); the server cooks it
+ * ahead of the changes it has queued. A synchronous load of an asset a
+ * manifest names takes the same step on its own thread, so only an asset no
+ * manifest names is left to mgr_dev_cook_missing.
+ *
+ * Stale files (mgr_dev_fresh): before the first read of a slot's file (each
+ * time an asset is loaded from disk, not for assets already loaded, which
+ * hot reload keeps current) from the folder mount that is the server's
+ * output folder, the reader sends `FRESH <ref>`. The server answers from
+ * what the watch knows, without a build when nothing changed (SAME); when a
+ * change was waiting for its round, that round runs first (OK: the manifest
+ * is mapped again before the read); when the source producing the ref
+ * failed its last cook (ERR), the file on disk is an older version: it is
+ * loaded all the same, as a failed reload keeps the old data, and
+ * kiln_asset_reload_status reports the server's message until a reload
+ * succeeds. Packs and other folders are never asked about.
+ *
+ * Requests by ref string that no manifest knows (mgr_dev_defer, from
+ * kiln_manager_request_ref): no slot can be made before the manifest names
+ * the asset, and the game's thread must not wait for a cook, so they go on a
+ * second connection of their own (`async`, non-blocking, its own lock) as
+ * `COOK <ref>` lines at once, and kiln_manager_pump reads the replies
+ * without waiting (mgr_dev_pump): OK maps the manifest again and requests
+ * the asset by its handle, so the usual queue and workers load it and the
+ * next pumps call its callback; ERR calls the callback with the server's
+ * message. A request whose scope was destroyed meanwhile is dropped without
+ * a callback, like a cancelled one.
  *
  * One connection per manager, one conversation on it at a time (the `talk`
  * lock): the server answers each connection's requests in order and cooks
@@ -50,6 +76,17 @@
 
 #define COOK_WAIT_SECONDS 300
 
+/* A request by ref waiting for its cook (mgr_dev_defer). */
+typedef struct dev_deferred {
+    kiln_scope scope;
+    int32_t priority;
+    kiln_load_callback callback;
+    void *user;
+    size_t sent; /* bytes of its line on the connection */
+    size_t line_length;
+    char line[COOK_SERVER_LINE_MAX]; /* "COOK <ref>\n" */
+} dev_deferred;
+
 struct mgr_dev {
     pthread_mutex_t talk;    /* one request at a time */
     pthread_mutex_t fd_lock; /* `fd` and `stopping` against mgr_dev_interrupt */
@@ -58,6 +95,13 @@ struct mgr_dev {
     dev_t folder_dev; /* the server's output folder */
     ino_t folder_ino;
     int fd; /* -1: not connected */
+    /* Requests by ref no manifest knew: their own connection, in order. */
+    pthread_mutex_t async; /* the fields below */
+    int async_fd;          /* -1: not connected */
+    dev_deferred *deferred;
+    uint32_t deferred_count, deferred_capacity;
+    size_t reply_used; /* a reply line being received */
+    char reply[COOK_SERVER_LINE_MAX];
 };
 
 static kiln_result open_connection(struct mgr_dev *dev, kiln_error *err) {
@@ -115,6 +159,7 @@ kiln_result kiln_manager_connect_cooker(kiln_manager *m, const char *socket_path
         return runtime_fail(err, KILN_ERR_OUT_OF_MEMORY, "cook server", "out of memory");
     snprintf(dev->socket_path, sizeof dev->socket_path, "%s", socket_path);
     dev->fd = -1;
+    dev->async_fd = -1;
     /* The output folder: the socket's. */
     char folder[sizeof dev->socket_path];
     snprintf(folder, sizeof folder, "%s", socket_path);
@@ -140,10 +185,15 @@ kiln_result kiln_manager_connect_cooker(kiln_manager *m, const char *socket_path
         dev->folder_ino = st.st_ino;
         result = open_connection(dev, err);
     }
-    if (result == KILN_OK && pthread_mutex_init(&dev->talk, NULL) != 0)
+    bool talk_made = false;
+    if (result == KILN_OK && !(talk_made = pthread_mutex_init(&dev->talk, NULL) == 0))
+        result = runtime_fail(err, KILN_ERR_OUT_OF_MEMORY, "cook server", "cannot make a mutex");
+    if (result == KILN_OK && pthread_mutex_init(&dev->async, NULL) != 0)
         result = runtime_fail(err, KILN_ERR_OUT_OF_MEMORY, "cook server", "cannot make a mutex");
     if (result != KILN_OK) {
         close_connection(dev);
+        if (talk_made)
+            pthread_mutex_destroy(&dev->talk);
         pthread_mutex_destroy(&dev->fd_lock);
         mgr_free(m, dev, sizeof *dev);
         return result;
@@ -155,6 +205,7 @@ kiln_result kiln_manager_connect_cooker(kiln_manager *m, const char *socket_path
     pthread_mutex_unlock(&m->lock);
     if (raced) {
         close_connection(dev);
+        pthread_mutex_destroy(&dev->async);
         pthread_mutex_destroy(&dev->talk);
         pthread_mutex_destroy(&dev->fd_lock);
         mgr_free(m, dev, sizeof *dev);
@@ -169,6 +220,10 @@ void mgr_dev_destroy(kiln_manager *m) {
     if (dev == NULL)
         return;
     close_connection(dev);
+    if (dev->async_fd >= 0)
+        close(dev->async_fd);
+    mgr_free(m, dev->deferred, (size_t)dev->deferred_capacity * sizeof *dev->deferred);
+    pthread_mutex_destroy(&dev->async);
     pthread_mutex_destroy(&dev->talk);
     pthread_mutex_destroy(&dev->fd_lock);
     mgr_free(m, dev, sizeof *dev);
@@ -204,32 +259,36 @@ static bool send_all(int fd, const char *data, size_t size) {
 }
 
 /* One reply line, without its '\n'; false when the connection broke, timed
- * out or sent a line too long. */
+ * out or sent a line too long. Read in chunks: a request is sent only when
+ * the one before was answered (the `talk` lock), so nothing follows the
+ * reply's '\n' on the connection (one recv per reply, not one per byte). */
 static bool read_line(int fd, char *line, size_t size) {
     size_t used = 0;
     for (;;) {
-        char byte;
-        ssize_t got = recv(fd, &byte, 1, 0);
+        ssize_t got = recv(fd, line + used, size - 1 - used, 0);
         if (got < 0 && errno == EINTR)
             continue;
-        if (got != 1)
+        if (got <= 0)
             return false;
-        if (byte == '\n') {
-            line[used] = '\0';
+        char *end = memchr(line + used, '\n', (size_t)got);
+        used += (size_t)got;
+        if (end != NULL) {
+            if (end != line + used - 1)
+                return false; /* more than one line: not this protocol */
+            *end = '\0';
             return true;
         }
         if (used + 1 >= size)
             return false;
-        line[used++] = byte;
     }
 }
 
-/* Sends COOK <ref> and reads the reply; reconnects once when the connection
- * broke (the watch was restarted). */
-static kiln_result ask(struct mgr_dev *dev, const char *ref, char *reply, size_t size,
-                       kiln_error *err) {
+/* Sends `verb` <ref> (COOK or FRESH) and reads the reply; reconnects once
+ * when the connection broke (the watch was restarted). */
+static kiln_result ask(struct mgr_dev *dev, const char *verb, const char *ref, char *reply,
+                       size_t size, kiln_error *err) {
     char request[COOK_SERVER_LINE_MAX];
-    int length = snprintf(request, sizeof request, COOK_SERVER_REQUEST "%s\n", ref);
+    int length = snprintf(request, sizeof request, "%s%s\n", verb, ref);
     if (length < 0 || (size_t)length >= sizeof request || strchr(ref, '\n') != NULL)
         return runtime_fail(err, KILN_ERR_INVALID_ARGUMENT, ref,
                             "cannot ask the cook server: ref too long or holds a newline");
@@ -302,7 +361,7 @@ static kiln_result cook(kiln_manager *m, struct mgr_dev *dev, const char *name, 
                         kiln_error *err) {
     char reply[COOK_SERVER_LINE_MAX];
     pthread_mutex_lock(&dev->talk);
-    kiln_result result = ask(dev, name, reply, sizeof reply, err);
+    kiln_result result = ask(dev, COOK_SERVER_REQUEST, name, reply, sizeof reply, err);
     pthread_mutex_unlock(&dev->talk);
     if (result != KILN_OK)
         return result;
@@ -317,25 +376,19 @@ static kiln_result cook(kiln_manager *m, struct mgr_dev *dev, const char *name, 
 kiln_result mgr_dev_cook_missing(kiln_manager *m, kiln_scope scope, kiln_handle handle,
                                  const char *ref_string, kiln_ref *ref, kiln_error *err,
                                  kiln_result failed, mgr_dev_load_fn load) {
-    if (m == NULL || ref == NULL || (failed != KILN_ERR_NOT_FOUND && failed != KILN_ERR_IO))
+    if (m == NULL || ref == NULL || ref_string == NULL || failed != KILN_ERR_NOT_FOUND)
         return failed;
-    /* The ref string: given, or the manifest's for a known handle. */
+    /* Only an asset no manifest names: a named one whose file could not be
+     * read was asked for by the load itself (read_slot). */
     char name[COOK_SERVER_LINE_MAX];
-    name[0] = '\0';
+    snprintf(name, sizeof name, "%s", ref_string);
     pthread_mutex_lock(&m->lock);
     struct mgr_dev *dev = m->dev;
-    if (dev != NULL && ref_string != NULL) {
-        snprintf(name, sizeof name, "%s", ref_string);
-    } else if (dev != NULL) {
-        uint32_t mount;
-        const kiln_manifest_entry *entry;
-        if (mgr_resolve(m, handle, &mount, &entry))
-            snprintf(name, sizeof name, "%s",
-                     kiln_manifest_ref(&mgr_mount_at(m, mount)->man->view, entry));
-    }
-    if (dev == NULL || name[0] == '\0') {
+    uint32_t mount;
+    const kiln_manifest_entry *entry;
+    if (dev == NULL || mgr_resolve(m, handle, &mount, &entry)) {
         pthread_mutex_unlock(&m->lock);
-        return failed; /* no server, or nothing to name the asset by */
+        return failed; /* no server, or the manifest names it */
     }
     release_failed(m, ref);
     pthread_mutex_unlock(&m->lock);
@@ -354,4 +407,238 @@ kiln_result mgr_dev_cook(kiln_manager *m, const char *name, kiln_result failed, 
     if (dev == NULL)
         return failed;
     return cook(m, dev, name, failed, err);
+}
+
+/* ---------------------------------------------------------------------------
+ * Stale files: FRESH before a slot's first read
+ * ------------------------------------------------------------------------- */
+
+kiln_result mgr_dev_fresh(kiln_manager *m, uint32_t index, kiln_error *why) {
+    char name[COOK_SERVER_LINE_MAX];
+    pthread_mutex_lock(&m->lock);
+    struct mgr_dev *dev = m->dev;
+    mgr_slot *s = mgr_slot_at(m, index);
+    const mgr_mount *mt = mgr_mount_at(m, s->mount);
+    bool ask_it = dev != NULL && s->refs > 0 && !mt->is_pack && mt->dev == dev->folder_dev &&
+                  mt->ino == dev->folder_ino && s->data->asset.ref != NULL &&
+                  strlen(s->data->asset.ref) + strlen(COOK_SERVER_FRESH) + 2 < sizeof name;
+    if (ask_it)
+        snprintf(name, sizeof name, "%s", s->data->asset.ref);
+    pthread_mutex_unlock(&m->lock);
+    if (!ask_it)
+        return KILN_OK;
+    char reply[COOK_SERVER_LINE_MAX];
+    kiln_error ignored;
+    pthread_mutex_lock(&dev->talk);
+    kiln_result result = ask(dev, COOK_SERVER_FRESH, name, reply, sizeof reply, &ignored);
+    pthread_mutex_unlock(&dev->talk);
+    if (result != KILN_OK)
+        return KILN_OK; /* no answer (the watch stopped): the file is read as it is */
+    if (strncmp(reply, COOK_SERVER_OK, strlen(COOK_SERVER_OK)) == 0) {
+        /* A failure to map it leaves the one mapped: the read finds what it finds. */
+        (void)reread_manifest(m, dev, &ignored);
+        return KILN_OK;
+    }
+    if (strncmp(reply, COOK_SERVER_ERR, strlen(COOK_SERVER_ERR)) == 0) {
+        kiln_result code = runtime_fail(why, KILN_ERR_CORRUPT, name,
+                                        "its source failed to cook (the cook server: %s): what "
+                                        "%s holds, if anything, is an older version",
+                                        reply + strlen(COOK_SERVER_ERR), mt->name);
+        pthread_mutex_lock(&m->lock);
+        s->reload_failed = true;
+        s->reload_error = *why;
+        pthread_mutex_unlock(&m->lock);
+        return code;
+    }
+    return KILN_OK; /* SAME: up to date */
+}
+
+/* ---------------------------------------------------------------------------
+ * Requests by a ref no manifest knows: cooked first, without waiting
+ * ------------------------------------------------------------------------- */
+
+/* Sends what is unsent of the deferred lines, without blocking (async
+ * held). false when the connection broke. */
+static bool send_deferred(struct mgr_dev *dev) {
+    for (uint32_t i = 0; i < dev->deferred_count; i++) {
+        dev_deferred *d = &dev->deferred[i];
+        while (d->sent < d->line_length) {
+            ssize_t sent = send(dev->async_fd, d->line + d->sent, d->line_length - d->sent,
+                                MSG_NOSIGNAL | MSG_DONTWAIT);
+            if (sent < 0 && errno == EINTR)
+                continue;
+            if (sent < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+                return true; /* the rest at the next pump */
+            if (sent <= 0)
+                return false;
+            d->sent += (size_t)sent;
+        }
+    }
+    return true;
+}
+
+kiln_result mgr_dev_defer(kiln_manager *m, kiln_scope scope, const char *ref_string,
+                          int32_t priority, kiln_load_callback callback, void *user,
+                          kiln_result failed, kiln_error *err) {
+    pthread_mutex_lock(&m->lock);
+    struct mgr_dev *dev = m->dev;
+    pthread_mutex_unlock(&m->lock);
+    if (dev == NULL || failed != KILN_ERR_NOT_FOUND)
+        return failed;
+    dev_deferred d;
+    memset(&d, 0, sizeof d);
+    int length = snprintf(d.line, sizeof d.line, COOK_SERVER_REQUEST "%s\n", ref_string);
+    if (length < 0 || (size_t)length >= sizeof d.line || strchr(ref_string, '\n') != NULL)
+        return runtime_fail(err, KILN_ERR_INVALID_ARGUMENT, ref_string,
+                            "cannot ask the cook server: ref too long or holds a newline");
+    d.line_length = (size_t)length;
+    d.scope = scope;
+    d.priority = priority;
+    d.callback = callback;
+    d.user = user;
+    kiln_result result = KILN_OK;
+    pthread_mutex_lock(&dev->async);
+    if (dev->async_fd < 0) {
+        struct sockaddr_un address = {.sun_family = AF_UNIX};
+        memcpy(address.sun_path, dev->socket_path, sizeof address.sun_path);
+        int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+        if (fd < 0 || connect(fd, (const struct sockaddr *)&address, sizeof address) != 0) {
+            char reason[128];
+            int saved = errno;
+            if (fd >= 0)
+                close(fd);
+            result =
+                runtime_fail(err, KILN_ERR_IO, ref_string,
+                             "no manifest names it, and the cook server at %s cannot be "
+                             "reached: %s",
+                             dev->socket_path, runtime_os_reason(saved, reason, sizeof reason));
+        } else {
+            dev->async_fd = fd;
+            dev->reply_used = 0;
+        }
+    }
+    if (result == KILN_OK && !mgr_grow(m, (void **)&dev->deferred, &dev->deferred_capacity,
+                                       dev->deferred_count + 1, sizeof *dev->deferred))
+        result = runtime_fail(err, KILN_ERR_OUT_OF_MEMORY, ref_string, "out of memory");
+    if (result == KILN_OK) {
+        dev->deferred[dev->deferred_count++] = d;
+        send_deferred(dev); /* a broken connection is found by the next pump */
+        runtime_succeed(err);
+    }
+    pthread_mutex_unlock(&dev->async);
+    return result;
+}
+
+/* What a reply decided for one deferred request, acted on without locks. */
+typedef struct dev_outcome {
+    dev_deferred request;
+    bool ok;
+    kiln_error err;
+} dev_outcome;
+
+uint32_t mgr_dev_pump(kiln_manager *m) {
+    pthread_mutex_lock(&m->lock);
+    struct mgr_dev *dev = m->dev;
+    pthread_mutex_unlock(&m->lock);
+    if (dev == NULL)
+        return 0;
+    /* Collect the answered requests (in order: one reply per line sent). */
+    dev_outcome done[16];
+    uint32_t done_count = 0;
+    pthread_mutex_lock(&dev->async);
+    bool broken = dev->async_fd < 0 && dev->deferred_count > 0;
+    if (dev->async_fd >= 0 && dev->deferred_count > 0)
+        broken = !send_deferred(dev);
+    while (!broken && dev->async_fd >= 0 && dev->deferred_count > 0 &&
+           dev->deferred[0].sent == dev->deferred[0].line_length && done_count < 16) {
+        char byte;
+        ssize_t got = recv(dev->async_fd, &byte, 1, MSG_DONTWAIT);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+            break; /* not answered yet */
+        if (got != 1 || (byte != '\n' && dev->reply_used + 1 >= sizeof dev->reply)) {
+            broken = true;
+            break;
+        }
+        if (byte != '\n') {
+            dev->reply[dev->reply_used++] = byte;
+            continue;
+        }
+        dev->reply[dev->reply_used] = '\0';
+        dev->reply_used = 0;
+        dev_outcome *o = &done[done_count++];
+        o->request = dev->deferred[0];
+        memmove(dev->deferred, dev->deferred + 1,
+                (size_t)(--dev->deferred_count) * sizeof *dev->deferred);
+        const char *ref = o->request.line + strlen(COOK_SERVER_REQUEST);
+        o->request.line[o->request.line_length - 1] = '\0'; /* the ref, without '\n' */
+        o->ok = strncmp(dev->reply, COOK_SERVER_OK, strlen(COOK_SERVER_OK)) == 0;
+        if (strncmp(dev->reply, COOK_SERVER_ERR, strlen(COOK_SERVER_ERR)) == 0)
+            runtime_fail(&o->err, KILN_ERR_NOT_FOUND, ref, "the cook server could not cook it: %s",
+                         dev->reply + strlen(COOK_SERVER_ERR));
+        else if (!o->ok)
+            runtime_fail(&o->err, KILN_ERR_IO, ref, "the cook server answered '%.200s'",
+                         dev->reply);
+    }
+    uint32_t first_failed = done_count;
+    if (broken) { /* every request still waiting fails */
+        for (uint32_t i = 0; i < dev->deferred_count && done_count < 16; i++) {
+            dev_outcome *o = &done[done_count++];
+            o->request = dev->deferred[i];
+            o->request.line[o->request.line_length - 1] = '\0';
+            o->ok = false;
+            runtime_fail(&o->err, KILN_ERR_IO, o->request.line + strlen(COOK_SERVER_REQUEST),
+                         "the connection to the cook server at %s broke before it answered",
+                         dev->socket_path);
+        }
+        uint32_t taken = done_count - first_failed;
+        memmove(dev->deferred, dev->deferred + taken,
+                (size_t)(dev->deferred_count - taken) * sizeof *dev->deferred);
+        dev->deferred_count -= taken; /* more than fit: failed by the next pumps */
+        if (dev->async_fd >= 0)
+            close(dev->async_fd);
+        dev->async_fd = -1;
+        dev->reply_used = 0;
+    }
+    pthread_mutex_unlock(&dev->async);
+
+    uint32_t called = 0;
+    bool reread = false;
+    for (uint32_t i = 0; i < done_count; i++) {
+        dev_outcome *o = &done[i];
+        const char *ref = o->request.line + strlen(COOK_SERVER_REQUEST);
+        pthread_mutex_lock(&m->lock);
+        bool alive = mgr_scope_find(m, o->request.scope) != NULL;
+        pthread_mutex_unlock(&m->lock);
+        if (!alive)
+            continue; /* its scope went while it cooked: dropped, as a cancel */
+        kiln_ref r;
+        memset(&r, 0, sizeof r);
+        kiln_result result = o->ok ? KILN_OK : o->err.code;
+        if (o->ok && !reread) {
+            result = reread_manifest(m, dev, &o->err);
+            reread = result == KILN_OK;
+        }
+        if (result == KILN_OK)
+            result =
+                kiln_manager_request(m, o->request.scope, kiln_ref_hash(ref), o->request.priority,
+                                     o->request.callback, o->request.user, &r, &o->err);
+        if (result == KILN_OK)
+            continue; /* requested by handle now: a later pump calls back */
+        pthread_mutex_lock(&m->lock);
+        alive = mgr_scope_find(m, o->request.scope) != NULL;
+        pthread_mutex_unlock(&m->lock);
+        if (!alive)
+            continue;                              /* destroyed just now, by another thread */
+        if (result == KILN_ERR_NOT_FOUND && o->ok) /* not deferred again: it would cook forever */
+            runtime_fail(&o->err, KILN_ERR_NOT_FOUND, ref,
+                         "cooked on demand, but no mounted manifest names it (request the ref "
+                         "the manifest gives, not a source or cooked path)");
+        if (o->request.callback != NULL) {
+            o->request.callback(o->request.user, r, result, &o->err);
+            called++;
+        }
+    }
+    return called;
 }

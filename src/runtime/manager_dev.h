@@ -27,6 +27,29 @@ kiln_result mgr_dev_cook_missing(kiln_manager *m, kiln_scope scope, kiln_handle 
  * connected; else the failure in *err. */
 kiln_result mgr_dev_cook(kiln_manager *m, const char *name, kiln_result failed, kiln_error *err);
 
+/* Before the first read of slot `index`'s file (lock not held; the slot
+ * pinned and LOADING): when the file is in the server's output folder, asks
+ * the server whether it is that of the sources as they are now (FRESH),
+ * which cooks what changed first. KILN_OK when the file may be read as the
+ * current version (or nothing could be asked); when the source producing it
+ * failed to cook, its code with *why filled, the slot's reload status set to
+ * it, and the older file on disk still to be read. */
+kiln_result mgr_dev_fresh(kiln_manager *m, uint32_t index, kiln_error *why);
+
+/* kiln_manager_request_ref of a ref no manifest names (lock not held),
+ * which ended with `failed`: when a server is connected, sends it `COOK
+ * <ref>` without waiting and returns KILN_OK (mgr_dev_pump acts on the
+ * reply); otherwise returns `failed` with *err untouched. */
+kiln_result mgr_dev_defer(kiln_manager *m, kiln_scope scope, const char *ref_string,
+                          int32_t priority, kiln_load_callback callback, void *user,
+                          kiln_result failed, kiln_error *err);
+
+/* From kiln_manager_pump (lock not held): reads the replies to deferred
+ * requests that came, without waiting; requests each cooked asset by its
+ * handle into its scope (if still alive) and calls the callback of each
+ * that failed. Returns how many callbacks it called. */
+uint32_t mgr_dev_pump(kiln_manager *m);
+
 /* From kiln_manager_destroy, before the workers are stopped: a worker waiting
  * for the server's reply stops waiting, and no new conversation starts. */
 void mgr_dev_interrupt(kiln_manager *m);

@@ -23,8 +23,15 @@
  * nesting holds through the new edge must stay within MGR_MAX_NESTING, so
  * that every recursion over dependencies (loading, failing, reaching,
  * releasing) is bounded. Each slot's `nest` is at least the length of the
- * longest chain of nesting holds above it (0 for a direct load); it only
- * grows. Everything here runs with the manager's lock held.
+ * longest chain of nesting holds above it (0 for a direct load). A hold
+ * raises it (mgr_graph_linked); one let go (its holder released, or
+ * reloaded into data that names fewer scenes) leaves it as it was, which
+ * keeps every use of `nest` sound (a holder's is always below its
+ * dependencies', the order a refresh reloads in) but may overstate the
+ * chain above a slot. So before refusing a hold for its length, the check
+ * computes every nesting slot's `nest` again from the holds there are now
+ * (renest): a chain a release or a reload shortened is not refused.
+ * Everything here runs with the manager's lock held.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -177,6 +184,35 @@ static void append(char *out, size_t size, size_t *used, const char *text) {
         *used = *used + (size_t)n < size ? *used + (size_t)n : size - 1;
 }
 
+static void relax(kiln_manager *m, uint32_t index, uint32_t nest);
+
+/* Every nesting slot's `nest` from scratch: the longest chain of nesting
+ * holds above it, over the holds made now (current data, and the data of a
+ * reload under way). Relaxing from every holder converges on the longest
+ * chains because the graph is acyclic; each slot's value only rises, at most
+ * to MGR_MAX_NESTING, so the work is bounded by that many passes over the
+ * holds. */
+static void renest(kiln_manager *m) {
+    for (uint32_t i = 1; i < m->slots_used; i++) {
+        mgr_slot *s = mgr_slot_at(m, i);
+        if (mgr_slot_state(s) != SLOT_FREE && nesting(s))
+            s->nest = 0;
+    }
+    for (uint32_t i = 1; i < m->slots_used; i++) {
+        mgr_slot *s = mgr_slot_at(m, i);
+        if (mgr_slot_state(s) == SLOT_FREE || !nesting(s))
+            continue;
+        for (int which = 0; which < 2; which++) {
+            const mgr_data *d = held_by(s, which);
+            for (uint32_t k = 0; d != NULL && k < d->asset.dependency_count; k++) {
+                uint32_t dep = d->deps[k].ref.slot;
+                if (nesting(mgr_slot_at(m, dep)))
+                    relax(m, dep, s->nest + 1);
+            }
+        }
+    }
+}
+
 bool mgr_graph_check(kiln_manager *m, uint32_t from, uint32_t to, kiln_error *err) {
     mgr_slot *s = mgr_slot_at(m, from), *d = mgr_slot_at(m, to);
     if (!nesting(s) || !nesting(d))
@@ -206,6 +242,10 @@ bool mgr_graph_check(kiln_manager *m, uint32_t from, uint32_t to, kiln_error *er
         return false;
     }
     uint32_t chain = s->nest + 1 + d->graph_height;
+    if (chain > MGR_MAX_NESTING) {
+        renest(m); /* `nest` may be left from holds since let go */
+        chain = s->nest + 1 + d->graph_height;
+    }
     if (chain > MGR_MAX_NESTING) {
         runtime_fail(err, KILN_ERR_CORRUPT, s->path,
                      "holding %s makes a chain of %" PRIu32

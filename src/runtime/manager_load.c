@@ -770,6 +770,9 @@ static kiln_result upload(kiln_manager *m, mgr_slot *s, kiln_error *err) {
     return KILN_OK;
 }
 
+/* manager_load.c's workers section: a slot's first read of its file. */
+static kiln_result read_slot(kiln_manager *m, uint32_t index, const mgr_mount *mt);
+
 /* ---------------------------------------------------------------------------
  * Driving a slot to READY or FAILED (lock held, slot pinned by the caller)
  * ------------------------------------------------------------------------- */
@@ -789,7 +792,7 @@ static void ensure_ready(kiln_manager *m, uint32_t index) {
             mgr_set_state(s, SLOT_LOADING);
             const mgr_mount *mt = mgr_mount_at(m, s->mount);
             pthread_mutex_unlock(&m->lock);
-            kiln_result r = read_asset(m, s, mt, &s->error);
+            kiln_result r = read_slot(m, index, mt);
             pthread_mutex_lock(&m->lock);
             publish(m, index, r);
             m->loading--;
@@ -1001,9 +1004,9 @@ kiln_result kiln_manager_load_ref(kiln_manager *m, kiln_scope scope, const char 
     return load_or_cook(m, scope, kiln_ref_hash(ref_string), ref_string, ref, err);
 }
 
-kiln_result kiln_manager_request(kiln_manager *m, kiln_scope scope, kiln_handle handle,
-                                 int32_t priority, kiln_load_callback callback, void *user,
-                                 kiln_ref *ref, kiln_error *err) {
+static kiln_result request(kiln_manager *m, kiln_scope scope, kiln_handle handle,
+                           const char *ref_string, int32_t priority, kiln_load_callback callback,
+                           void *user, kiln_ref *ref, kiln_error *err) {
     if (ref != NULL)
         memset(ref, 0, sizeof *ref);
     if (m == NULL || ref == NULL)
@@ -1018,7 +1021,7 @@ kiln_result kiln_manager_request(kiln_manager *m, kiln_scope scope, kiln_handle 
         return runtime_fail(err, KILN_ERR_OUT_OF_MEMORY, "kiln manager", "out of memory");
     }
     bool added;
-    uint32_t index = hold(m, scope, handle, priority, true, NULL, &added, e);
+    uint32_t index = hold(m, scope, handle, priority, true, ref_string, &added, e);
     if (index == 0) {
         pthread_mutex_unlock(&m->lock);
         return e->code;
@@ -1079,10 +1082,37 @@ bool kiln_manager_wait(kiln_manager *m, uint32_t timeout_ms) {
     return idle;
 }
 
+kiln_result kiln_manager_request(kiln_manager *m, kiln_scope scope, kiln_handle handle,
+                                 int32_t priority, kiln_load_callback callback, void *user,
+                                 kiln_ref *ref, kiln_error *err) {
+    return request(m, scope, handle, NULL, priority, callback, user, ref, err);
+}
+
+kiln_result kiln_manager_request_ref(kiln_manager *m, kiln_scope scope, const char *ref_string,
+                                     int32_t priority, kiln_load_callback callback, void *user,
+                                     kiln_ref *ref, kiln_error *err) {
+    if (ref_string == NULL) {
+        if (ref != NULL)
+            memset(ref, 0, sizeof *ref);
+        return runtime_fail(err, KILN_ERR_INVALID_ARGUMENT, "kiln manager", "no ref string");
+    }
+    kiln_result result = request(m, scope, kiln_ref_hash(ref_string), ref_string, priority,
+                                 callback, user, ref, err);
+#if defined(KILN_RUNTIME_DEV) && KILN_RUNTIME_DEV
+    /* No manifest names it: a connected cook server cooks it first. */
+    if (result == KILN_ERR_NOT_FOUND && ref != NULL)
+        result = mgr_dev_defer(m, scope, ref_string, priority, callback, user, result, err);
+#endif
+    return result;
+}
+
 uint32_t kiln_manager_pump(kiln_manager *m) {
     if (m == NULL)
         return 0;
     uint32_t called = 0;
+#if defined(KILN_RUNTIME_DEV) && KILN_RUNTIME_DEV
+    called += mgr_dev_pump(m); /* requests by ref whose cook was answered */
+#endif
     pthread_mutex_lock(&m->lock);
     /* Hot reload: this pump ends the grace period of data replaced two
      * pumps ago; a watched folder whose manifest changed is refreshed. */
@@ -1173,8 +1203,9 @@ uint32_t kiln_manager_pump(kiln_manager *m) {
  * ------------------------------------------------------------------------- */
 
 #if defined(KILN_RUNTIME_DEV) && KILN_RUNTIME_DEV
-/* Cooking on demand for a requested load (a worker, lock not held; the slot
- * is pinned and LOADING, its read just failed with `failed`): when a cook
+/* Cooking on demand for a load (a worker, or the thread loading it: a
+ * synchronous load, or kiln_manager_pump without workers; lock not held; the
+ * slot is pinned and LOADING, its read just failed with `failed`): when a cook
  * server is connected and the slot is still wanted, asks it to cook the
  * slot's ref (mgr_dev_cook, which maps the output folder's manifest again),
  * then reads the file again. A scope destroyed meanwhile only drops the
@@ -1224,6 +1255,31 @@ static kiln_result cook_and_read(kiln_manager *m, uint32_t index, kiln_result fa
 }
 #endif
 
+/* A slot's first read of its file (lock not held; the slot pinned and
+ * LOADING), on whichever thread loads it. A development runtime connected
+ * to a cook server first lets the server bring the file up to date
+ * (mgr_dev_fresh), and has the file cooked when it cannot be read
+ * (cook_and_read); a shipping one only reads. */
+static kiln_result read_slot(kiln_manager *m, uint32_t index, const mgr_mount *mt) {
+    mgr_slot *s = mgr_slot_at(m, index);
+#if defined(KILN_RUNTIME_DEV) && KILN_RUNTIME_DEV
+    kiln_error why;
+    kiln_result fresh = mgr_dev_fresh(m, index, &why);
+    kiln_result r = read_asset(m, s, mt, &s->error);
+    if (r != KILN_OK && fresh != KILN_OK) { /* no older file either: the cook's failure */
+        pthread_mutex_lock(&m->lock);
+        s->error = why;
+        pthread_mutex_unlock(&m->lock);
+        return fresh;
+    }
+    if (r == KILN_ERR_NOT_FOUND || r == KILN_ERR_IO)
+        r = cook_and_read(m, index, r);
+    return r;
+#else
+    return read_asset(m, s, mt, &s->error);
+#endif
+}
+
 static void *worker_main(void *arg) {
     kiln_manager *m = arg;
     pthread_mutex_lock(&m->lock);
@@ -1240,11 +1296,7 @@ static void *worker_main(void *arg) {
         s->pins++;
         const mgr_mount *mt = mgr_mount_at(m, s->mount);
         pthread_mutex_unlock(&m->lock);
-        kiln_result r = read_asset(m, s, mt, &s->error);
-#if defined(KILN_RUNTIME_DEV) && KILN_RUNTIME_DEV
-        if (r == KILN_ERR_NOT_FOUND || r == KILN_ERR_IO)
-            r = cook_and_read(m, index, r);
-#endif
+        kiln_result r = read_slot(m, index, mt);
         pthread_mutex_lock(&m->lock);
         if (s->refs > 0) {
             publish(m, index, r);

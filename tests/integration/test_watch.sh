@@ -8,7 +8,12 @@
 # or were never cooked, and bad requests get ERR replies.
 # Requested (asynchronous) loads get the same from the manager's workers,
 # several asking at once, and a request cancelled (its scope destroyed) while
-# its cook is under way is dropped when the cook comes back.
+# its cook is under way is dropped when the cook comes back. Without workers
+# kiln_manager_pump loads and so asks. A request by ref of a source added
+# after the server started (no manifest names it) is cooked without waiting
+# and loaded. A cooked file older than its source (a save the watch has not
+# cooked yet: a long debounce) is brought up to date before it is read; one
+# whose source fails to cook loads with the failure as its reload status.
 #
 # Every wait is a bounded poll; nothing asserts a duration.
 # Environment (set by ctest): KILN, KILN_TMP, KILN_COOK_CLIENT (the runtime
@@ -257,6 +262,46 @@ check "requested loads get their missing files cooked by the workers and load th
     "[ \$(served_count wall) -eq $((walls + 1)) ]"
 check "the texture a worker got cooked equals a clean build's" \
     cmp "$SCRATCH/clean/wall.ktx2" "$SCRATCH/out/wall.ktx2"
+# No workers: kiln_manager_pump loads the requests, and asks for their cooks.
+rm "$SCRATCH/out/wall.ktx2" "$SCRATCH/out/props/crate.kmesh"
+walls=$(served_count wall)
+"$KILN_COOK_CLIENT" --async 0 "$SCRATCH/out" "$SOCKET" wall props/crate \
+    >"$SCRATCH/client.out" 2>&1 || true
+check "without workers, requests get their missing files cooked when the game pumps" \
+    all_true "grep -q '^ok wall texture wall.ktx2 ' '$SCRATCH/client.out'" \
+    "grep -q '^ok props/crate mesh props/crate.kmesh ' '$SCRATCH/client.out'" \
+    "[ \$(served_count wall) -eq $((walls + 1)) ]"
+# Requests by ref: an unknown ref fails at once, naming it, without a server
+# (as in a shipping runtime); with one, sources added after the server
+# started are cooked by request and loaded, with workers and without.
+"$KILN_COOK_CLIENT" --async 2 --by-ref "$SCRATCH/out" - late >"$SCRATCH/client.out" 2>&1 || true
+check "without the server, a request by an unknown ref fails naming it" \
+    grep -q "^fail late: .*('late'): no mounted manifest has it" "$SCRATCH/client.out"
+write_png "$IN/late.png" 16 9
+mkdir -p "$IN/later"
+write_png "$IN/later/one.png" 8 4
+"$KILN_COOK_CLIENT" --async 2 --by-ref "$SCRATCH/out" "$SOCKET" late props/crate \
+    >"$SCRATCH/client.out" 2>&1 || true
+check "a request by ref of a never-cooked source is cooked, then loaded by the workers" \
+    all_true "grep -q '^requested late: zero ref\$' '$SCRATCH/client.out'" \
+    "grep -q '^ok late texture late.ktx2 ' '$SCRATCH/client.out'" \
+    "grep -q '^ok props/crate mesh props/crate.kmesh ' '$SCRATCH/client.out'" \
+    "watch_has \"^kiln: served 'late': 1 cooked\""
+"$KILN_COOK_CLIENT" --async 0 --by-ref "$SCRATCH/out" "$SOCKET" later/one no/such/thing \
+    >"$SCRATCH/client.out" 2>&1 || true
+check "the same without workers; a ref nothing produces fails with the server's message" \
+    all_true "grep -q '^ok later/one texture later/one.ktx2 ' '$SCRATCH/client.out'" \
+    "grep -q \"^fail no/such/thing: .*no source under the input folder produces 'no/such/thing'\" '$SCRATCH/client.out'"
+if [ -n "${KILN_COOK_CLIENT_TSAN:-}" ]; then
+    write_png "$IN/later/two.png" 8 6
+    rm "$SCRATCH/out/late.ktx2"
+    TSAN_OPTIONS=halt_on_error=1 "$KILN_COOK_CLIENT_TSAN" --async 3 --by-ref "$SCRATCH/out" \
+        "$SOCKET" later/two late wall >"$SCRATCH/client.out" 2>&1 || true
+    check "requests by ref (one never cooked, one missing) under ThreadSanitizer: no race" \
+        all_true "[ \$(grep -c '^ok ' '$SCRATCH/client.out') -eq 3 ]" \
+        "grep -q '^requested later/two: zero ref\$' '$SCRATCH/client.out'" \
+        "! grep -q 'ThreadSanitizer' '$SCRATCH/client.out'"
+fi
 if [ -n "${KILN_COOK_CLIENT_TSAN:-}" ]; then
     rm "$SCRATCH/out/wall.ktx2" "$SCRATCH/out/fresh.ktx2" "$SCRATCH/out/props/crate.kmesh"
     TSAN_OPTIONS=halt_on_error=1 "$KILN_COOK_CLIENT_TSAN" --async 3 "$SCRATCH/out" "$SOCKET" \
@@ -266,21 +311,26 @@ if [ -n "${KILN_COOK_CLIENT_TSAN:-}" ]; then
         "! grep -q 'ThreadSanitizer' '$SCRATCH/client.out'"
 fi
 
-# Bad requests on one connection: each gets an ERR line, and a good request
-# after them is still answered.
-python3 - "$SOCKET" >"$SCRATCH/replies" <<'PY'
+# ask_server REQUEST...: sends each request (a Python bytes expression) on one
+# connection to the server and writes each reply line to $SCRATCH/replies.
+ask_server() {
+    python3 - "$SOCKET" "$@" >"$SCRATCH/replies" <<'PY'
 import socket, sys
 s = socket.socket(socket.AF_UNIX)
 s.settimeout(120)
 s.connect(sys.argv[1])
 f = s.makefile("rwb")
-for request in [b"COOK " + b"x" * 5000 + b"\n", b"COOK no/such/ref\n", b"\x01\x02garbage\n",
-                b"HELLO\n", b"COOK \n", b"COOK a\x00b\n", b"COOK props/barrel.obj\n",
-                b"COOK props/crate.png\n"]:
-    f.write(request)
+for request in sys.argv[2:]:
+    f.write(eval(request))  # our own bytes expressions, above
     f.flush()
     sys.stdout.write(f.readline().decode("utf-8", "replace"))
 PY
+}
+# Bad requests on one connection: each gets an ERR line, and a good request
+# after them is still answered.
+ask_server 'b"COOK " + b"x" * 5000 + b"\n"' 'b"COOK no/such/ref\n"' 'b"\x01\x02garbage\n"' \
+    'b"HELLO\n"' 'b"COOK \n"' 'b"COOK a\x00b\n"' 'b"COOK props/barrel.obj\n"' \
+    'b"COOK props/crate.png\n"'
 check "an overlong line gets an error" grep -q '^ERR request line longer than 1023 bytes' "$SCRATCH/replies"
 check "an unknown ref gets an error" \
     grep -q "^ERR no source under the input folder produces 'no/such/ref'" "$SCRATCH/replies"
@@ -291,6 +341,42 @@ check "the connection still serves after them" \
 check "a file a model reads answers with the model's file" \
     grep -qE '^OK props/(barrel|crate).kmesh$' <(tail -n 1 "$SCRATCH/replies")
 check "the server survived" kill -0 "$watch_pid"
+
+# Stale files: wall.png saved again (bigger), not cooked yet (the debounce is
+# 60 s). The runtime's first read of wall.ktx2 asks FRESH: the round runs
+# first, and the new file loads.
+old_wall=$(stat -c %s "$SCRATCH/out/wall.ktx2")
+m=$(mark)
+put_png wall.png 64 17
+"$KILN_COOK_CLIENT" "$SCRATCH/out" "$SOCKET" wall >"$SCRATCH/client.out" 2>&1 || true
+new_wall=$(stat -c %s "$SCRATCH/out/wall.ktx2")
+check "a cooked file older than its saved source is cooked again before it loads" \
+    all_true "[ $new_wall -ne $old_wall ]" \
+    "grep -q '^ok wall texture wall.ktx2 $new_wall\$' '$SCRATCH/client.out'" \
+    "since $m | grep -q '^cooked wall.png'"
+# Nothing changed since: FRESH is answered SAME, no round runs.
+m=$(mark)
+"$KILN_COOK_CLIENT" "$SCRATCH/out" "$SOCKET" wall props/crate >"$SCRATCH/client.out" 2>&1 || true
+check "an up-to-date file loads without a round" \
+    all_true "[ \$(grep -c '^ok ' '$SCRATCH/client.out') -eq 2 ]" \
+    "[ \$(count_since $m '^kiln: ') -eq 0 ]"
+# A source saved broken: its round fails, the older file loads, and its
+# reload status names the cook's error; fixed, it loads clean.
+m=$(mark)
+put props/barrel.obj 'v 0 0 0\nf 1 2 9\n'
+"$KILN_COOK_CLIENT" "$SCRATCH/out" "$SOCKET" props/barrel >"$SCRATCH/client.out" 2>&1 || true
+check "a file whose source fails to cook loads, its status naming the failure" \
+    all_true "since $m | grep -q '^failed props/barrel.obj'" \
+    "grep -q '^ok props/barrel mesh props/barrel.kmesh ' '$SCRATCH/client.out'" \
+    "grep -q '^status props/barrel: .*failed to cook.*props/barrel.obj:2: error: ' '$SCRATCH/client.out'"
+put props/barrel.obj 'mtllib crate.mtl\nv 0 0 0\nv 3 0 0\nv 0 3 0\nusemtl wood\nf 1 2 3\n'
+"$KILN_COOK_CLIENT" "$SCRATCH/out" "$SOCKET" props/barrel >"$SCRATCH/client.out" 2>&1 || true
+check "fixed, it is cooked before the load and has no failure" \
+    all_true "grep -q '^ok props/barrel mesh ' '$SCRATCH/client.out'" \
+    "! grep -q '^status ' '$SCRATCH/client.out'"
+ask_server 'b"FRESH wall\n"' 'b"FRESH \n"' 'b"FRESH a\x01b\n"'
+check "FRESH of an up-to-date ref is SAME; a bad one an error" \
+    all_true "grep -q '^SAME wall\$' '$SCRATCH/replies'" "[ \$(grep -c '^ERR FRESH needs a ref' '$SCRATCH/replies') -eq 2 ]"
 
 kill -INT "$watch_pid"
 set +e

@@ -4,12 +4,17 @@
  * socket is "-") and loads each ref through the public manager API, so that
  * a ref whose cooked file is missing is cooked on demand.
  *
- *   cook_client [--async N | --cancel | --destroy] RUNTIME_FOLDER SOCKET|- REF...
+ *   cook_client [--async N [--by-ref] | --cancel | --destroy] RUNTIME_FOLDER SOCKET|- REF...
  *
- * Default: kiln_manager_load_ref of each ref in turn (synchronous).
- * --async N: a manager with N worker threads; every ref is requested at once
- * (kiln_manager_request, by handle) and kiln_manager_pump runs until every
+ * Default: kiln_manager_load_ref of each ref in turn (synchronous); a ref
+ * that loads but whose reload status is not KILN_OK (a stale file whose
+ * source failed to cook) also prints "status <ref>: <message>".
+ * --async N: a manager with N worker threads (0: kiln_manager_pump loads);
+ * every ref is requested at once (kiln_manager_request, by handle; with
+ * --by-ref, kiln_manager_request_ref) and kiln_manager_pump runs until every
  * completion callback came, so the workers ask the server side by side.
+ * Prints "requested <ref>: zero ref" for a request by ref that returned no
+ * ref (its cook was asked for first).
  * --cancel: one worker; the first ref is requested into a level scope, and
  * once its state is "loading" (a worker has it: its read failed and it is
  * asking the server, which the test slows down) plus 0.5 s, the scope is
@@ -73,8 +78,13 @@ static int report(kiln_manager *manager, const char *name, kiln_ref ref, kiln_re
     }
     printf("ok %s %s %s %llu\n", name, kiln_asset_kind_str(asset->kind), asset->path,
            (unsigned long long)asset->file_bytes);
+    kiln_error status;
+    if (kiln_asset_reload_status(manager, ref, &status) != KILN_OK)
+        printf("status %s: %s\n", name, status.message);
     return 0;
 }
+
+static int by_ref;
 
 /* Requests every ref into `scope` and pumps until each callback came (at most
  * 10 minutes: the server may cook a lot on a loaded machine). */
@@ -86,8 +96,13 @@ static int request_all(kiln_manager *manager, kiln_scope scope, char **names, in
         q[i].name = names[i];
         kiln_error err;
         kiln_ref ref;
-        if (kiln_manager_request(manager, scope, kiln_ref_hash(names[i]), 0, on_done, &q[i], &ref,
-                                 &err) != KILN_OK) {
+        kiln_result r = by_ref ? kiln_manager_request_ref(manager, scope, names[i], 0, on_done,
+                                                          &q[i], &ref, &err)
+                               : kiln_manager_request(manager, scope, kiln_ref_hash(names[i]), 0,
+                                                      on_done, &q[i], &ref, &err);
+        if (r == KILN_OK && ref.slot == 0)
+            printf("requested %s: zero ref\n", names[i]);
+        if (r != KILN_OK) {
             printf("fail %s: %s\n", names[i], err.message);
             status = 1;
             q[i].done = -1;
@@ -158,6 +173,10 @@ int main(int argc, char **argv) {
         async = 1;
         workers = (unsigned)atoi(argv[2]);
         at = 3;
+        if (argc > 3 && strcmp(argv[3], "--by-ref") == 0) {
+            by_ref = 1;
+            at = 4;
+        }
     } else if (argc > 1 && strcmp(argv[1], "--cancel") == 0) {
         cancel = 1;
         workers = 1;
@@ -167,9 +186,9 @@ int main(int argc, char **argv) {
         workers = 1;
         at = 2;
     }
-    if (argc - at < 3 || argc - at - 2 > MAX_REFS || (async && workers == 0)) {
-        fprintf(stderr,
-                "usage: cook_client [--async N | --cancel] RUNTIME_FOLDER SOCKET|- REF...\n");
+    if (argc - at < 3 || argc - at - 2 > MAX_REFS) {
+        fprintf(stderr, "usage: cook_client [--async N [--by-ref] | --cancel | --destroy] "
+                        "RUNTIME_FOLDER SOCKET|- REF...\n");
         return 2;
     }
     const char *folder = argv[at], *socket = argv[at + 1];

@@ -15,9 +15,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cli/cli.h"
 #include "kiln/manager.h"
-#include "test_support.h"
+#include "manager_fixture.h"
 
 #define EXAMPLES KILN_EXAMPLES_DIR
 
@@ -25,36 +24,21 @@
  * The tree: models, a texture, levels
  * ------------------------------------------------------------------------- */
 
-static char *src_dir, *out_dir;
+static test_project tree;
+static char *out_dir; /* tree.out */
 
 static void write_src(const char *name, const char *text) {
-    char *path = test_path_join(src_dir, name);
-    char *slash = strrchr(path, '/');
-    *slash = '\0';
-    mkdir(path, 0755);
-    *slash = '/';
-    test_write_file(path, text, strlen(text));
-    free(path);
+    test_project_write_text(&tree, name, text);
 }
 
 static void copy_src(const char *from, const char *name) {
-    size_t size;
-    uint8_t *bytes = test_read_file(from, &size);
-    char *path = test_path_join(src_dir, name);
-    char *slash = strrchr(path, '/');
-    *slash = '\0';
-    mkdir(path, 0755);
-    *slash = '/';
-    test_write_file(path, bytes, size);
-    free(path);
-    free(bytes);
+    test_project_copy(&tree, from, name);
 }
 
 static const char triangle[] = "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n";
 
 static void cook(void) {
-    char *argv[] = {"kiln", "build", "-q", "-j", "1", "-i", src_dir, "-o", out_dir, NULL};
-    assert_int_equal(cli_main(9, argv), 0);
+    test_project_cook(&tree);
 }
 
 /* The town places crate, rock twice (one scene, shared), and names a
@@ -66,10 +50,8 @@ static void cook(void) {
  * a level (d33 places nothing). */
 static int setup_all(void **state) {
     (void)state;
-    src_dir = test_make_temp_dir("level_deps_src");
-    char *dir = test_make_temp_dir("level_deps_out");
-    out_dir = test_path_join(dir, "runtime");
-    free(dir);
+    tree = test_project_new("level_deps_src", "level_deps_out");
+    out_dir = tree.out;
     copy_src(EXAMPLES "/props/crate.obj", "m/crate.obj");
     copy_src(EXAMPLES "/props/crate.mtl", "m/crate.mtl");
     copy_src(EXAMPLES "/props/crate.png", "m/crate.png");
@@ -121,8 +103,7 @@ static int setup_all(void **state) {
 
 static int teardown_all(void **state) {
     (void)state;
-    free(src_dir);
-    free(out_dir);
+    test_project_free(&tree);
     return 0;
 }
 
@@ -200,45 +181,19 @@ static void patch_components(const char *file, const char *from, const char *to)
  * ------------------------------------------------------------------------- */
 
 typedef struct log {
-    long allocations, frees;
-    long long outstanding;
-    int dependency_events, failed_events;
-    kiln_handle dependency_of[8];
-    const char *dependency_ref[8];
-    char failure[KILN_ERROR_MESSAGE_MAX];
+    test_alloc_log alloc;
+    test_reload_log reload;
 } log_t;
-
-static void *counting_alloc(void *user, size_t size, size_t alignment) {
-    log_t *log = user;
-    __atomic_add_fetch(&log->allocations, 1, __ATOMIC_RELAXED);
-    __atomic_add_fetch(&log->outstanding, (long long)size, __ATOMIC_RELAXED);
-    size_t rounded = (size + alignment - 1) / alignment * alignment;
-    return aligned_alloc(alignment, rounded == 0 ? alignment : rounded);
-}
-
-static void counting_free(void *user, void *memory, size_t size) {
-    log_t *log = user;
-    __atomic_add_fetch(&log->frees, 1, __ATOMIC_RELAXED);
-    __atomic_sub_fetch(&log->outstanding, (long long)size, __ATOMIC_RELAXED);
-    free(memory);
-}
 
 static void reloaded(void *user, const kiln_reload_event *event) {
     log_t *log = user;
-    if (event->kind == KILN_RELOAD_DEPENDENCY && log->dependency_events < 8) {
-        log->dependency_of[log->dependency_events] = event->handle;
-        log->dependency_ref[log->dependency_events++] = event->dependency->ref;
-    }
-    if (event->kind == KILN_RELOAD_FAILED) {
-        log->failed_events++;
-        snprintf(log->failure, sizeof log->failure, "%s", event->error->message);
-    }
+    test_reload_record(&log->reload, event);
 }
 
 static kiln_manager *make_manager(log_t *log, uint32_t workers) {
     kiln_manager_desc desc = {0};
     desc.worker_threads = workers;
-    desc.allocator = (kiln_allocator){counting_alloc, counting_free, log};
+    desc.allocator = test_counting_allocator(&log->alloc);
     desc.engine = (kiln_engine_callbacks){.user = log, .reloaded = reloaded};
     kiln_manager *m = NULL;
     kiln_error err;
@@ -250,15 +205,17 @@ static kiln_manager *make_manager(log_t *log, uint32_t workers) {
 /* Destroys the manager; every allocation was given back. */
 static void end_manager(kiln_manager *m, log_t *log) {
     kiln_manager_destroy(m);
-    assert_int_equal(log->allocations, log->frees);
-    assert_int_equal(log->outstanding, 0);
+    test_alloc_all_freed(&log->alloc);
 }
 
-static uint32_t live_assets(kiln_manager *m) {
-    kiln_manager_stats stats;
+/* A new scope `name` into which `ref` loads (synchronously, it must). */
+static kiln_scope scope_holding(kiln_manager *m, const char *name, const char *ref,
+                                kiln_ref *loaded) {
     kiln_error err;
-    assert_int_equal(kiln_manager_stats_get(m, &stats, &err), KILN_OK);
-    return stats.assets;
+    kiln_scope scope;
+    assert_int_equal(kiln_scope_create(m, name, 0, &scope, &err), KILN_OK);
+    assert_int_equal(kiln_manager_load_ref(m, scope, ref, loaded, &err), KILN_OK);
+    return scope;
 }
 
 /* The dependency of `a` whose handle is kiln_ref_hash(ref), or NULL. */
@@ -324,7 +281,7 @@ static void level_holds_placed_scenes_and_component_assets(void **state) {
     assert_true(seen);
     assert_int_equal(kiln_scope_destroy(m, scope, &err), KILN_OK);
     assert_null(kiln_asset_get(m, town));
-    assert_int_equal(live_assets(m), 0);
+    assert_int_equal(test_live_assets(m), 0);
     end_manager(m, &log);
 }
 
@@ -338,7 +295,7 @@ static void dependencies_are_shared_across_scopes(void **state) {
     assert_int_equal(kiln_scope_create(m, "two", 0, &two, &err), KILN_OK);
     kiln_ref crate, town, solo;
     assert_int_equal(kiln_manager_load_ref(m, two, "m/crate/scene", &crate, &err), KILN_OK);
-    uint32_t alone = live_assets(m); /* the crate scene and what it holds */
+    uint32_t alone = test_live_assets(m); /* the crate scene and what it holds */
     assert_int_equal(kiln_manager_load_ref(m, one, "lv/town/scene", &town, &err), KILN_OK);
     assert_int_equal(kiln_manager_load_ref(m, one, "lv/solo/scene", &solo, &err), KILN_OK);
     const kiln_asset *t = kiln_asset_get(m, town), *s = kiln_asset_get(m, solo);
@@ -356,20 +313,20 @@ static void dependencies_are_shared_across_scopes(void **state) {
     assert_null(kiln_asset_get(m, town));
     assert_null(kiln_asset_get(m, rock));
     assert_non_null(kiln_asset_get(m, crate));
-    assert_int_equal(live_assets(m), alone);
+    assert_int_equal(test_live_assets(m), alone);
     assert_int_equal(kiln_scope_destroy(m, two, &err), KILN_OK);
-    assert_int_equal(live_assets(m), 0);
+    assert_int_equal(test_live_assets(m), 0);
     end_manager(m, &log);
 }
 
 /* Waits (at most 20 s) until nothing is loaded: a dependency a worker was
  * reading when its last holder went is freed once the worker is done. */
 static void wait_unloaded(kiln_manager *m) {
-    for (int i = 0; i < 20000 && live_assets(m) != 0; i++) {
+    for (int i = 0; i < 20000 && test_live_assets(m) != 0; i++) {
         kiln_manager_pump(m);
         nanosleep(&(struct timespec){0, 1000000}, NULL);
     }
-    assert_int_equal(live_assets(m), 0);
+    assert_int_equal(test_live_assets(m), 0);
 }
 
 /* Loads `ref` synchronously into a new scope: fails, with a message holding
@@ -388,7 +345,7 @@ static void sync_fails(kiln_manager *m, const char *ref, const char *const *word
             fail_msg("'%s' not in: %s", words[i], err.message);
     }
     assert_int_equal(kiln_scope_destroy(m, scope, &err), KILN_OK);
-    assert_int_equal(live_assets(m), 0);
+    assert_int_equal(test_live_assets(m), 0);
 }
 
 typedef struct done {
@@ -556,10 +513,76 @@ static void nesting_is_bounded(void **state) {
     assert_non_null(kiln_asset_get(m, d01));
     assert_int_equal(kiln_scope_destroy(m, two, &err), KILN_OK);
     assert_int_equal(kiln_scope_destroy(m, one, &err), KILN_OK);
-    assert_int_equal(live_assets(m), 0);
+    assert_int_equal(test_live_assets(m), 0);
     /* Alone, deep00 fails the same way, deep in the chain. */
     sync_fails(m, "deep/d00/scene", words + 1, 1);
     end_manager(m, &log);
+}
+
+/* A slot's nesting depth follows the holds there are, not the deepest it
+ * ever had: d01 -> ... -> d33 loaded (d33 at depth 32, the limit) with d20
+ * also held by a second scope; then the chain above d20 goes, once by a
+ * reload of d01 that names nothing, once by its scope's destruction. d33
+ * is then 13 holds below d20, so a reload that makes it name one more
+ * level (deep/end) is a chain of 14, within the limit: applied. Before the
+ * holds went, the same reload is refused for the chain of 33 it makes. */
+static void nesting_depth_follows_released_holds(void **state) {
+    (void)state;
+    write_src("deep/end.level", "entities:\n  - name: n\n");
+    cook();
+    static const char d33_more[] =
+        "entities:\n  - name: n\n    components:\n      next: {ref: deep/end.level}\n";
+    for (int pass = 0; pass < 2; pass++) {
+        log_t log = {0};
+        kiln_manager *m = make_manager(&log, 0);
+        kiln_error err;
+        kiln_ref d01, d20;
+        kiln_scope top = scope_holding(m, "top", "deep/d01/scene", &d01);
+        kiln_scope mid = scope_holding(m, "mid", "deep/d20/scene", &d20);
+        const kiln_asset *a = kiln_asset_get(m, d20);
+        for (int i = 20; i < 33; i++)
+            a = kiln_asset_get(m, a->dependencies[0].ref);
+        assert_string_equal(a->ref, "deep/d33/scene");
+        /* While d01 holds the chain: d33 naming one more is refused. */
+        write_src("deep/d33.level", d33_more);
+        cook();
+        assert_int_not_equal(kiln_manager_reload(m, kiln_ref_hash("deep/d33/scene"), &err),
+                             KILN_OK);
+        assert_non_null(strstr(err.message, "more than 32"));
+        assert_int_equal(log.reload.failed, 1);
+        write_src("deep/d33.level", "entities:\n  - name: n\n");
+        cook();
+        if (pass == 0) { /* d01 reloaded to name nothing: d02..d19 go */
+            write_src("deep/d01.level", "entities:\n  - name: n\n");
+            cook();
+            assert_int_equal(kiln_manager_reload(m, kiln_ref_hash("deep/d01/scene"), &err),
+                             KILN_OK);
+            assert_int_equal(kiln_asset_get(m, d01)->dependency_count, 0);
+            test_pump(m, 3); /* the old d01 data, holding d02, is freed */
+        } else {             /* the scope holding d01 goes */
+            assert_int_equal(kiln_scope_destroy(m, top, &err), KILN_OK);
+        }
+        assert_int_equal(test_live_assets(m), pass == 0 ? 15 : 14); /* (d01,) d20..d33 */
+        write_src("deep/d33.level", d33_more);
+        cook();
+        assert_int_equal(kiln_manager_reload(m, kiln_ref_hash("deep/d33/scene"), &err), KILN_OK);
+        a = kiln_asset_get(m, d20);
+        for (int i = 20; i < 33; i++)
+            a = kiln_asset_get(m, a->dependencies[0].ref);
+        assert_int_equal(a->dependency_count, 1);
+        assert_string_equal(kiln_asset_get(m, a->dependencies[0].ref)->ref, "deep/end/scene");
+        /* The original tree back for the next pass and the other tests. */
+        write_src("deep/d33.level", "entities:\n  - name: n\n");
+        write_src("deep/d01.level", "entities:\n  - name: n\n    components:\n"
+                                    "      next: {ref: deep/d02.level}\n");
+        cook();
+        if (pass == 0)
+            assert_int_equal(kiln_scope_destroy(m, top, &err), KILN_OK);
+        assert_int_equal(kiln_scope_destroy(m, mid, &err), KILN_OK);
+        test_pump(m, 3);
+        assert_int_equal(test_live_assets(m), 0);
+        end_manager(m, &log);
+    }
 }
 
 /* A missing dependency fails the level, as a missing mesh fails a model's
@@ -606,15 +629,15 @@ static void reloads_tell_the_level_and_refuse_cycles(void **state) {
     assert_int_equal(kiln_manager_load_ref(m, scope, "lv/town/scene", &town, &err), KILN_OK);
     assert_int_equal(kiln_manager_load_ref(m, scope, "lv/solo/scene", &solo, &err), KILN_OK);
     assert_int_equal(kiln_manager_reload(m, kiln_ref_hash("m/rock/scene"), &err), KILN_OK);
-    assert_int_equal(log.dependency_events, 1);
-    assert_true(log.dependency_of[0] == kiln_ref_hash("lv/town/scene"));
-    assert_string_equal(log.dependency_ref[0], "m/rock/scene");
+    assert_int_equal(log.reload.dependency, 1);
+    assert_true(log.reload.dependency_of[0] == kiln_ref_hash("lv/town/scene"));
+    assert_string_equal(log.reload.dependency_refs[0], "m/rock/scene");
     assert_int_equal(kiln_manager_reload(m, kiln_ref_hash("tex/decal"), &err), KILN_OK);
-    assert_int_equal(log.dependency_events, 2);
-    assert_true(log.dependency_of[1] == kiln_ref_hash("lv/town/scene"));
+    assert_int_equal(log.reload.dependency, 2);
+    assert_true(log.reload.dependency_of[1] == kiln_ref_hash("lv/town/scene"));
     /* The crate scene: both levels hold it, both are told. */
     assert_int_equal(kiln_manager_reload(m, kiln_ref_hash("m/crate/scene"), &err), KILN_OK);
-    assert_int_equal(log.dependency_events, 4);
+    assert_int_equal(log.reload.dependency, 4);
     /* solo now names the town, which names nothing of solo: fine; then
      * the town names solo: a cycle, refused, the old town stays. */
     write_src("lv/solo.level", "entities:\n  - name: crate\n    asset: m/crate.obj\n"
@@ -631,14 +654,12 @@ static void reloads_tell_the_level_and_refuse_cycles(void **state) {
     assert_int_not_equal(kiln_manager_reload(m, kiln_ref_hash("lv/town/scene"), &err), KILN_OK);
     assert_non_null(strstr(err.message, "dependency cycle"));
     assert_non_null(strstr(err.message, "lv/town/scene -> lv/solo/scene -> lv/town/scene"));
-    assert_int_equal(log.failed_events, 1);
+    assert_int_equal(log.reload.failed, 1);
     assert_ptr_equal(kiln_asset_get(m, town), before);
     assert_int_equal(kiln_asset_reload_status(m, town, &err), KILN_ERR_CORRUPT);
     assert_int_equal(kiln_scope_destroy(m, scope, &err), KILN_OK);
-    kiln_manager_pump(m);
-    kiln_manager_pump(m);
-    kiln_manager_pump(m);
-    assert_int_equal(live_assets(m), 0);
+    test_pump(m, 3);
+    assert_int_equal(test_live_assets(m), 0);
     end_manager(m, &log);
 }
 
@@ -694,7 +715,7 @@ static void mutated_components_never_crash(void **state) {
             assert_int_equal(kiln_asset_state_of(m, r, &err), KILN_ASSET_FAILED);
         }
         assert_int_equal(kiln_scope_destroy(m, scope, &err), KILN_OK);
-        assert_int_equal(live_assets(m), 0);
+        assert_int_equal(test_live_assets(m), 0);
     }
     /* Both outcomes happen: some edits land in values, others break it. */
     assert_true(ready > 0);
@@ -718,17 +739,14 @@ static void refresh_reloads_levels_before_their_scenes(void **state) {
     log_t log = {0};
     kiln_manager *m = make_manager(&log, 0);
     kiln_error err;
-    kiln_scope first, level;
-    assert_int_equal(kiln_scope_create(m, "first", 0, &first, &err), KILN_OK);
-    assert_int_equal(kiln_scope_create(m, "level", 0, &level, &err), KILN_OK);
     kiln_ref gone, drop;
-    assert_int_equal(kiln_manager_load_ref(m, first, "m/gone/scene", &gone, &err), KILN_OK);
-    assert_int_equal(kiln_manager_load_ref(m, level, "lv/drop/scene", &drop, &err), KILN_OK);
+    kiln_scope first = scope_holding(m, "first", "m/gone/scene", &gone);
+    kiln_scope level = scope_holding(m, "level", "lv/drop/scene", &drop);
     assert_true(gone.slot < drop.slot);
     assert_int_equal(dependency(kiln_asset_get(m, drop), "m/gone/scene")->ref.slot, gone.slot);
     assert_int_equal(kiln_scope_destroy(m, first, &err), KILN_OK); /* the level holds it */
     write_src("lv/drop.level", "entities:\n  - name: two\n    asset: m/crate.obj\n");
-    char *source = test_path_join(src_dir, "m/gone.obj");
+    char *source = test_path_join(tree.src, "m/gone.obj");
     assert_int_equal(unlink(source), 0);
     free(source);
     cook();
@@ -737,17 +755,15 @@ static void refresh_reloads_levels_before_their_scenes(void **state) {
     assert_int_not_equal(stat(gone_file, &st), 0); /* the cooker removed it */
     free(gone_file);
     assert_int_equal(kiln_manager_refresh(m, &err), KILN_OK);
-    assert_int_equal(log.failed_events, 0);
+    assert_int_equal(log.reload.failed, 0);
     const kiln_asset *a = kiln_asset_get(m, drop);
     assert_non_null(a);
     assert_int_equal(a->dependency_count, 1);
     assert_null(dependency(a, "m/gone/scene"));
     assert_non_null(dependency(a, "m/crate/scene"));
     assert_int_equal(kiln_scope_destroy(m, level, &err), KILN_OK);
-    kiln_manager_pump(m);
-    kiln_manager_pump(m);
-    kiln_manager_pump(m);
-    assert_int_equal(live_assets(m), 0);
+    test_pump(m, 3);
+    assert_int_equal(test_live_assets(m), 0);
     end_manager(m, &log);
 }
 
@@ -760,6 +776,7 @@ int main(void) {
         cmocka_unit_test(link_cycles_fail),
         cmocka_unit_test(cycle_halves_in_two_scopes),
         cmocka_unit_test(nesting_is_bounded),
+        cmocka_unit_test(nesting_depth_follows_released_holds),
         cmocka_unit_test(missing_or_bad_dependencies_fail_the_level),
         cmocka_unit_test(mutated_components_never_crash),
         cmocka_unit_test(reloads_tell_the_level_and_refuse_cycles),

@@ -15,7 +15,7 @@
 
 #include "cli/cli.h"
 #include "kiln/manager.h"
-#include "test_support.h"
+#include "manager_fixture.h"
 
 #define EXAMPLES KILN_EXAMPLES_DIR
 
@@ -117,25 +117,7 @@ static void destroy_texture(void *user, const kiln_asset *asset, void *object) {
     log->textures_destroyed++;
 }
 
-typedef struct alloc_log {
-    long allocations, frees;
-    long long outstanding;
-} alloc_log;
-
-static void *counting_alloc(void *user, size_t size, size_t alignment) {
-    alloc_log *log = user;
-    __atomic_add_fetch(&log->allocations, 1, __ATOMIC_RELAXED);
-    __atomic_add_fetch(&log->outstanding, (long long)size, __ATOMIC_RELAXED);
-    size_t rounded = (size + alignment - 1) / alignment * alignment;
-    return aligned_alloc(alignment, rounded == 0 ? alignment : rounded);
-}
-
-static void counting_free(void *user, void *memory, size_t size) {
-    alloc_log *log = user;
-    __atomic_add_fetch(&log->frees, 1, __ATOMIC_RELAXED);
-    __atomic_sub_fetch(&log->outstanding, (long long)size, __ATOMIC_RELAXED);
-    free(memory);
-}
+typedef test_alloc_log alloc_log;
 
 static kiln_manager *make_manager(engine_log *engine, alloc_log *alloc, uint32_t workers) {
     kiln_manager_desc desc = {0};
@@ -152,7 +134,7 @@ static kiln_manager *make_manager(engine_log *engine, alloc_log *alloc, uint32_t
         };
     }
     if (alloc != NULL)
-        desc.allocator = (kiln_allocator){counting_alloc, counting_free, alloc};
+        desc.allocator = test_counting_allocator(alloc);
     kiln_manager *m = NULL;
     kiln_error err;
     assert_int_equal(kiln_manager_create(&desc, &m, &err), KILN_OK);
@@ -856,6 +838,41 @@ static void callbacks_of_a_scope_destroyed_by_a_callback_are_dropped(void **stat
     kiln_manager_destroy(t.m);
 }
 
+/* kiln_manager_request_ref: a known ref is a request by its handle (the same
+ * slot, loaded by the pump without workers); an unknown one fails at once
+ * naming the ref, with no cook server connected (as in a shipping libkiln). */
+static void requests_by_ref(void **state) {
+    (void)state;
+    engine_log engine = {0};
+    kiln_manager *m = make_manager(&engine, NULL, 0);
+    kiln_error err;
+    assert_int_equal(kiln_manager_mount(m, shared_pack, NULL, &err), KILN_OK);
+    done_log done = {0};
+    kiln_ref by_ref, by_handle, unknown;
+    assert_int_equal(kiln_manager_request_ref(m, KILN_SCOPE_TRANSIENT, "props/crate/scene", 0,
+                                              on_done, &done, &by_ref, &err),
+                     KILN_OK);
+    assert_int_equal(kiln_manager_request(m, KILN_SCOPE_TRANSIENT, KILN_HANDLE("props/crate/scene"),
+                                          0, NULL, NULL, &by_handle, &err),
+                     KILN_OK);
+    assert_memory_equal(&by_ref, &by_handle, sizeof by_ref);
+    assert_int_equal(kiln_asset_state_of(m, by_ref, &err), KILN_ASSET_QUEUED);
+    assert_int_equal(kiln_manager_pump(m), 1); /* no workers: the pump loads */
+    assert_int_equal(done.results[0], KILN_OK);
+    assert_string_equal(kiln_asset_get(m, by_ref)->ref, "props/crate/scene");
+    assert_int_equal(kiln_manager_request_ref(m, KILN_SCOPE_TRANSIENT, "props/nothing", 0, on_done,
+                                              &done, &unknown, &err),
+                     KILN_ERR_NOT_FOUND);
+    assert_non_null(strstr(err.message, "'props/nothing'"));
+    assert_int_equal(unknown.slot, 0);
+    assert_int_equal(
+        kiln_manager_request_ref(m, KILN_SCOPE_TRANSIENT, NULL, 0, NULL, NULL, &unknown, &err),
+        KILN_ERR_INVALID_ARGUMENT);
+    assert_int_equal(kiln_manager_pump(m), 0);
+    assert_int_equal(done.calls, 1);
+    kiln_manager_destroy(m);
+}
+
 static void ready_without_pump_when_nothing_to_create(void **state) {
     (void)state;
     kiln_manager *m = make_manager(NULL, NULL, 2); /* no engine callbacks */
@@ -1000,7 +1017,7 @@ static void bad_arguments(void **state) {
     kiln_manager *m = NULL;
     assert_int_equal(kiln_manager_create(NULL, &m, &err), KILN_ERR_INVALID_ARGUMENT);
     kiln_manager_desc desc = {0};
-    desc.allocator.alloc = counting_alloc;
+    desc.allocator.alloc = test_counting_allocator(NULL).alloc; /* no free */
     assert_int_equal(kiln_manager_create(&desc, &m, &err), KILN_ERR_INVALID_ARGUMENT);
     assert_null(m);
     desc = (kiln_manager_desc){0};
@@ -1036,6 +1053,7 @@ int main(void) {
         cmocka_unit_test(wait_then_one_pump_delivers_everything),
         cmocka_unit_test(wait_times_out_while_a_worker_reads),
         cmocka_unit_test(callbacks_of_a_scope_destroyed_by_a_callback_are_dropped),
+        cmocka_unit_test(requests_by_ref),
         cmocka_unit_test(ready_without_pump_when_nothing_to_create),
         cmocka_unit_test(priorities_order_the_queue),
         cmocka_unit_test(destroying_a_scope_cancels_its_requests),

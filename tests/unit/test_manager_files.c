@@ -14,16 +14,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cli/cli.h"
 #include "kiln/manager.h"
-#include "test_support.h"
+#include "manager_fixture.h"
 
 #define EXAMPLES KILN_EXAMPLES_DIR
 #define MAP_MIN (64 * 1024) /* the manager's threshold (manager.c MGR_MAP_MIN) */
 
-typedef struct project {
-    char *src, *props, *out;
-} project;
+typedef test_project project;
 
 /* props/big.obj: a fan of `triangles` triangles using crate.mtl's "wood",
  * large enough that its cooked mesh is mapped; crate.{mtl,png} beside it. */
@@ -44,38 +41,16 @@ static void write_fan(const project *p, int triangles, float height) {
 }
 
 static void cook(const project *p) {
-    char *argv[] = {"kiln", "build", "-q", "-j", "1", "-i", p->src, "-o", p->out, NULL};
-    assert_int_equal(cli_main(9, argv), 0);
+    test_project_cook(p);
 }
 
 static project make_project(const char *name, int triangles) {
-    project p;
-    p.src = test_make_temp_dir(name);
-    p.props = test_path_join(p.src, "props");
-    assert_int_equal(mkdir(p.props, 0755), 0);
-    static const char *const files[] = {"crate.mtl", "crate.png"};
-    for (int i = 0; i < 2; i++) {
-        char *from = test_path_join(EXAMPLES "/props", files[i]);
-        char *to = test_path_join(p.props, files[i]);
-        size_t size;
-        uint8_t *bytes = test_read_file(from, &size);
-        test_write_file(to, bytes, size);
-        free(bytes);
-        free(from);
-        free(to);
-    }
+    project p = test_project_new(name, "files_out");
+    test_project_copy(&p, EXAMPLES "/props/crate.mtl", "props/crate.mtl");
+    test_project_copy(&p, EXAMPLES "/props/crate.png", "props/crate.png");
     write_fan(&p, triangles, 1.0f);
-    char *dir = test_make_temp_dir("files_out");
-    p.out = test_path_join(dir, "runtime");
-    free(dir);
     cook(&p);
     return p;
-}
-
-static void free_project(project *p) {
-    free(p->src);
-    free(p->props);
-    free(p->out);
 }
 
 static kiln_manager *make(const char *mount, uint32_t flags) {
@@ -213,7 +188,7 @@ static void mapped_and_read_loads_are_identical(void **state) {
     free(manifest_path);
     kiln_manager_destroy(mapped);
     kiln_manager_destroy(read);
-    free_project(&p);
+    test_project_free(&p);
 }
 
 static const kiln_asset *load_big(kiln_manager *m, kiln_scope *scope, kiln_ref *ref) {
@@ -288,7 +263,7 @@ static void renamed_file_keeps_old_bytes_until_reload(void **state) {
     free(old_bytes);
     free(new_bytes);
     kiln_manager_destroy(m);
-    free_project(&p);
+    test_project_free(&p);
 }
 
 /* Without KILN_MANAGER_MAP_FILES the asset is a copy, so even a file rewritten in
@@ -320,7 +295,7 @@ static void read_files_copy_survives_rewrite_in_place(void **state) {
     free(full);
     free(bytes);
     kiln_manager_destroy(m);
-    free_project(&p);
+    test_project_free(&p);
 }
 
 static void unknown_flags_are_refused(void **state) {

@@ -18,7 +18,7 @@
 
 #include "cli/cli.h"
 #include "kiln/manager.h"
-#include "test_support.h"
+#include "manager_fixture.h"
 
 #define EXAMPLES KILN_EXAMPLES_DIR
 
@@ -26,16 +26,7 @@
  * A source folder and its runtime folder, cooked by the kiln command
  * ------------------------------------------------------------------------- */
 
-typedef struct project {
-    char *src, *props, *out;
-} project;
-
-static void copy_file(const char *from, const char *to) {
-    size_t size;
-    uint8_t *bytes = test_read_file(from, &size);
-    test_write_file(to, bytes, size);
-    free(bytes);
-}
+typedef test_project project;
 
 static void write_text(const project *p, const char *name, const char *text) {
     char *path = test_path_join(p->props, name);
@@ -44,35 +35,21 @@ static void write_text(const project *p, const char *name, const char *text) {
 }
 
 static void cook(const project *p) {
-    char *argv[] = {"kiln", "build", "-q", "-j", "1", "-i", p->src, "-o", p->out, NULL};
-    assert_int_equal(cli_main(9, argv), 0);
+    test_project_cook(p);
 }
 
 /* props/crate.{obj,mtl,png} from the examples, cooked. */
 static project make_project(const char *name) {
-    project p;
-    p.src = test_make_temp_dir(name);
-    p.props = test_path_join(p.src, "props");
-    assert_int_equal(mkdir(p.props, 0755), 0);
+    project p = test_project_new(name, "reload_out");
     static const char *const files[] = {"crate.obj", "crate.mtl", "crate.png"};
     for (int i = 0; i < 3; i++) {
-        char *from = test_path_join(EXAMPLES "/props", files[i]);
-        char *to = test_path_join(p.props, files[i]);
-        copy_file(from, to);
-        free(from);
-        free(to);
+        char from[256], to[64];
+        snprintf(from, sizeof from, "%s/%s", EXAMPLES "/props", files[i]);
+        snprintf(to, sizeof to, "props/%s", files[i]);
+        test_project_copy(&p, from, to);
     }
-    char *dir = test_make_temp_dir("reload_out");
-    p.out = test_path_join(dir, "runtime");
-    free(dir);
     cook(&p);
     return p;
-}
-
-static void free_project(project *p) {
-    free(p->src);
-    free(p->props);
-    free(p->out);
 }
 
 /* A crate that is `triangles` triangles (a fan), using material "wood":
@@ -95,13 +72,7 @@ static void write_fan(const project *p, int triangles) {
 
 typedef struct engine_log {
     int buffers, buffers_destroyed, textures, textures_destroyed;
-    int applied, failed, dependency;
-    kiln_handle last_applied, last_failed;
-    const kiln_asset *last_previous, *last_asset;
-    char dependents[8][64]; /* refs told of a dependency's reload */
-    int dependent_count;
-    char failure[512];
-    kiln_result failure_code;
+    test_reload_log reload;
 } engine_log;
 
 static kiln_result create_buffer(void *user, const kiln_asset *asset, kiln_buffer_usage usage,
@@ -144,32 +115,7 @@ static void destroy_texture(void *user, const kiln_asset *asset, void *object) {
 
 static void reloaded(void *user, const kiln_reload_event *event) {
     engine_log *log = user;
-    assert_non_null(event->asset);
-    switch (event->kind) {
-    case KILN_RELOAD_APPLIED:
-        assert_non_null(event->previous);
-        assert_ptr_not_equal(event->previous, event->asset);
-        assert_int_equal(event->result, KILN_OK);
-        log->applied++;
-        log->last_applied = event->handle;
-        log->last_previous = event->previous;
-        log->last_asset = event->asset;
-        break;
-    case KILN_RELOAD_FAILED:
-        assert_non_null(event->error);
-        assert_int_not_equal(event->result, KILN_OK);
-        log->failed++;
-        log->last_failed = event->handle;
-        log->failure_code = event->result;
-        snprintf(log->failure, sizeof log->failure, "%s", event->error->message);
-        break;
-    case KILN_RELOAD_DEPENDENCY:
-        assert_non_null(event->dependency);
-        log->dependency++;
-        if (log->dependent_count < 8)
-            snprintf(log->dependents[log->dependent_count++], 64, "%s", event->asset->ref);
-        break;
-    }
+    test_reload_record(&log->reload, event);
 }
 
 static kiln_manager *make_manager(engine_log *engine, uint32_t workers) {
@@ -187,13 +133,6 @@ static kiln_manager *make_manager(engine_log *engine, uint32_t workers) {
     kiln_error err;
     assert_int_equal(kiln_manager_create(&desc, &m, &err), KILN_OK);
     return m;
-}
-
-static bool told(const engine_log *log, const char *ref) {
-    for (int i = 0; i < log->dependent_count; i++)
-        if (strcmp(log->dependents[i], ref) == 0)
-            return true;
-    return false;
 }
 
 /* Indices of a mesh's full detail: level 0 of every submesh (the file also
@@ -350,13 +289,13 @@ static void reload_in_place(void **state) {
     assert_int_equal(engine.buffers, 4);
     assert_int_equal(engine.buffers_destroyed, 0);
     assert_ptr_not_equal(now->engine_buffers[0], old_vertices);
-    assert_int_equal(engine.applied, 1);
-    assert_true(engine.last_applied == KILN_HANDLE("props/crate"));
-    assert_ptr_equal(engine.last_previous, old);
-    assert_ptr_equal(engine.last_asset, now);
+    assert_int_equal(engine.reload.applied, 1);
+    assert_true(engine.reload.last_applied == KILN_HANDLE("props/crate"));
+    assert_ptr_equal(engine.reload.last_previous, old);
+    assert_ptr_equal(engine.reload.last_asset, now);
     /* The scene holding the mesh was told; the scene's dependency ref
      * reaches the new data. */
-    assert_true(told(&engine, "props/crate/scene"));
+    assert_true(test_reload_told(&engine.reload, "props/crate/scene"));
     assert_ptr_equal(dependency_of(m, kiln_asset_get(m, scene), KILN_ASSET_MESH), now);
     kiln_manager_stats stats;
     assert_int_equal(kiln_manager_stats_get(m, &stats, &err), KILN_OK);
@@ -390,7 +329,7 @@ static void reload_in_place(void **state) {
     assert_int_equal(engine.buffers, engine.buffers_destroyed);
     assert_int_equal(engine.textures, engine.textures_destroyed);
     kiln_manager_destroy(m);
-    free_project(&p);
+    test_project_free(&p);
 }
 
 static void failed_reload_keeps_old_data(void **state) {
@@ -414,9 +353,9 @@ static void failed_reload_keeps_old_data(void **state) {
     assert_ptr_equal(kiln_asset_get(m, mesh), old);
     assert_int_equal(triangles_of(old), 12);
     assert_int_equal(kiln_asset_state_of(m, mesh, &err), KILN_ASSET_READY);
-    assert_int_equal(engine.failed, 1);
-    assert_int_equal(engine.failure_code, r);
-    assert_true(engine.last_failed == KILN_HANDLE("props/crate"));
+    assert_int_equal(engine.reload.failed, 1);
+    assert_int_equal(engine.reload.failure_code, r);
+    assert_true(engine.reload.last_failed == KILN_HANDLE("props/crate"));
     kiln_error status;
     assert_int_equal(kiln_asset_reload_status(m, mesh, &status), r);
     assert_non_null(strstr(status.message, "crate.kmesh"));
@@ -427,7 +366,7 @@ static void failed_reload_keeps_old_data(void **state) {
     assert_int_equal(kiln_manager_reload(m, KILN_HANDLE("props/crate"), &err), KILN_ERR_IO);
     assert_non_null(strstr(err.message, "cannot open"));
     assert_ptr_equal(kiln_asset_get(m, mesh), old);
-    assert_int_equal(engine.failed, 2);
+    assert_int_equal(engine.reload.failed, 2);
 
     /* Rebuilt: the next reload applies and clears the status. */
     write_fan(&p, 2);
@@ -442,7 +381,7 @@ static void failed_reload_keeps_old_data(void **state) {
     kiln_manager_destroy(m);
     assert_int_equal(engine.buffers, engine.buffers_destroyed);
     free(path);
-    free_project(&p);
+    test_project_free(&p);
 }
 
 static void dependency_swap_loads_new_and_releases_old(void **state) {
@@ -476,7 +415,7 @@ static void dependency_swap_loads_new_and_releases_old(void **state) {
     kiln_manager_stats before;
     assert_int_equal(kiln_manager_stats_get(m, &before, &err), KILN_OK);
     assert_int_equal(kiln_manager_refresh(m, &err), KILN_OK);
-    assert_int_equal(engine.failed, 0); /* the old texture, released, is not checked */
+    assert_int_equal(engine.reload.failed, 0); /* the old texture, released, is not checked */
     t = kiln_asset_get(m, table);
     assert_int_equal(t->dependency_count, 1);
     const kiln_asset *planks = kiln_asset_get(m, t->dependencies[0].ref);
@@ -509,7 +448,7 @@ static void dependency_swap_loads_new_and_releases_old(void **state) {
     assert_int_equal(engine.textures, engine.textures_destroyed);
     free(from);
     free(to);
-    free_project(&p);
+    test_project_free(&p);
 }
 
 static void refresh_finds_new_assets_and_only_changed_files(void **state) {
@@ -527,15 +466,13 @@ static void refresh_finds_new_assets_and_only_changed_files(void **state) {
 
     /* Nothing changed: nothing reloads. */
     assert_int_equal(kiln_manager_refresh(m, &err), KILN_OK);
-    assert_int_equal(engine.applied, 0);
+    assert_int_equal(engine.reload.applied, 0);
 
     /* A new model; the crate's texture is untouched. */
-    char *from = test_path_join(EXAMPLES "/props", "rock.obj");
-    char *to = test_path_join(p.props, "rock.obj");
-    copy_file(from, to);
+    test_project_copy(&p, EXAMPLES "/props/rock.obj", "props/rock.obj");
     cook(&p);
     assert_int_equal(kiln_manager_refresh(m, &err), KILN_OK);
-    assert_int_equal(engine.applied, 0); /* the crate's files were not rewritten */
+    assert_int_equal(engine.reload.applied, 0); /* the crate's files were not rewritten */
     assert_int_equal(kiln_manager_load_ref(m, KILN_SCOPE_TRANSIENT, "props/rock", &rock, &err),
                      KILN_OK);
     assert_non_null(kiln_asset_get(m, rock));
@@ -546,7 +483,7 @@ static void refresh_finds_new_assets_and_only_changed_files(void **state) {
     write_fan(&p, 3);
     cook(&p);
     assert_int_equal(kiln_manager_refresh(m, &err), KILN_OK);
-    assert_true(engine.applied >= 1);
+    assert_true(engine.reload.applied >= 1);
     assert_int_equal(engine.textures, textures);
     const kiln_asset *s = kiln_asset_get(m, scene);
     const kiln_asset *mesh = dependency_of(m, s, KILN_ASSET_MESH);
@@ -555,25 +492,25 @@ static void refresh_finds_new_assets_and_only_changed_files(void **state) {
 
     /* The rock leaves the sources: its loaded data stays, its reload fails,
      * once. */
-    assert_int_equal(unlink(to), 0);
+    char *rock_source = test_path_join(p.props, "rock.obj");
+    assert_int_equal(unlink(rock_source), 0);
+    free(rock_source);
     cook(&p);
-    int failed = engine.failed;
+    int failed = engine.reload.failed;
     assert_int_not_equal(kiln_manager_refresh(m, &err), KILN_OK);
     /* The mesh, then its material table, which it still holds. */
-    assert_int_equal(engine.failed, failed + 2);
-    failed = engine.failed;
-    assert_true(engine.last_failed == KILN_HANDLE("props/rock/material_0"));
+    assert_int_equal(engine.reload.failed, failed + 2);
+    failed = engine.reload.failed;
+    assert_true(engine.reload.last_failed == KILN_HANDLE("props/rock/material_0"));
     assert_non_null(kiln_asset_get(m, rock));
     assert_int_not_equal(kiln_asset_reload_status(m, rock, &err), KILN_OK);
     assert_non_null(strstr(err.message, "props/rock"));
     assert_int_equal(kiln_manager_refresh(m, &err), KILN_OK); /* reported once */
-    assert_int_equal(engine.failed, failed);
+    assert_int_equal(engine.reload.failed, failed);
     kiln_manager_destroy(m);
     assert_int_equal(engine.buffers, engine.buffers_destroyed);
     assert_int_equal(engine.textures, engine.textures_destroyed);
-    free(from);
-    free(to);
-    free_project(&p);
+    test_project_free(&p);
 }
 
 static void pack_assets_reload_from_the_pack(void **state) {
@@ -592,16 +529,16 @@ static void pack_assets_reload_from_the_pack(void **state) {
     assert_int_equal(kiln_manager_load_ref(m, KILN_SCOPE_PERMANENT, "props/crate", &mesh, &err),
                      KILN_OK);
     assert_int_equal(kiln_manager_refresh(m, &err), KILN_OK); /* packs are skipped */
-    assert_int_equal(engine.applied, 0);
+    assert_int_equal(engine.reload.applied, 0);
     const kiln_asset *old = kiln_asset_get(m, mesh);
     assert_int_equal(kiln_manager_reload(m, KILN_HANDLE("props/crate"), &err), KILN_OK);
-    assert_int_equal(engine.applied, 1);
+    assert_int_equal(engine.reload.applied, 1);
     assert_ptr_not_equal(kiln_asset_get(m, mesh), old);
     assert_int_equal(triangles_of(kiln_asset_get(m, mesh)), 12);
     kiln_manager_destroy(m);
     assert_int_equal(engine.buffers, engine.buffers_destroyed);
     free(pack);
-    free_project(&p);
+    test_project_free(&p);
 }
 
 static void watch_notices_a_rebuild(void **state) {
@@ -614,7 +551,7 @@ static void watch_notices_a_rebuild(void **state) {
 #ifndef __linux__
     assert_int_equal(kiln_manager_watch(m, true, &err), KILN_ERR_UNSUPPORTED);
     kiln_manager_destroy(m);
-    free_project(&p);
+    test_project_free(&p);
     return;
 #else
     assert_int_equal(kiln_manager_watch(m, true, &err), KILN_OK);
@@ -624,7 +561,7 @@ static void watch_notices_a_rebuild(void **state) {
                      KILN_OK);
     for (int i = 0; i < 3; i++)
         kiln_manager_pump(m);
-    assert_int_equal(engine.applied, 0);
+    assert_int_equal(engine.reload.applied, 0);
     write_fan(&p, 4);
     cook(&p);
     /* Poll as a game loop would (bounded; no timing is asserted). */
@@ -636,7 +573,7 @@ static void watch_notices_a_rebuild(void **state) {
         a = kiln_asset_get(m, mesh);
     }
     assert_int_equal(triangles_of(a), 4);
-    assert_true(engine.applied >= 1); /* the mesh, and its table when its rows changed */
+    assert_true(engine.reload.applied >= 1); /* the mesh, and its table when its rows changed */
     /* Stopped: a rebuild is not noticed. */
     assert_int_equal(kiln_manager_watch(m, false, &err), KILN_OK);
     write_fan(&p, 6);
@@ -646,7 +583,7 @@ static void watch_notices_a_rebuild(void **state) {
     assert_int_equal(triangles_of(kiln_asset_get(m, mesh)), 4);
     kiln_manager_destroy(m);
     assert_int_equal(engine.buffers, engine.buffers_destroyed);
-    free_project(&p);
+    test_project_free(&p);
 #endif
 }
 
@@ -679,21 +616,22 @@ static void replaced_pack_reloads_only_changed_entries(void **state) {
 
     /* Nothing changed on disk: nothing happens. */
     assert_int_equal(kiln_manager_refresh(m, &err), KILN_OK);
-    assert_int_equal(engine.applied + engine.failed, 0);
+    assert_int_equal(engine.reload.applied + engine.reload.failed, 0);
 
     write_tiny_png(&p, 200, 30, 90);
     cook_pack(&p);
     assert_int_equal(kiln_manager_refresh(m, &err), KILN_OK);
-    assert_int_equal(engine.applied, 1);
-    assert_int_equal(engine.failed, 0);
-    assert_true(engine.last_applied == texture_handle);
-    assert_ptr_equal(engine.last_previous, old_texture);
+    assert_int_equal(engine.reload.applied, 1);
+    assert_int_equal(engine.reload.failed, 0);
+    assert_true(engine.reload.last_applied == texture_handle);
+    assert_ptr_equal(engine.reload.last_previous, old_texture);
     const kiln_asset *new_texture = texture_of(m, kiln_asset_get(m, mesh));
     assert_ptr_not_equal(new_texture, old_texture);
     assert_int_equal(new_texture->texture.width, 4);
     assert_int_equal(new_texture->texture.height, 4);
     assert_int_equal(engine.textures, 2);
-    assert_true(told(&engine, old_table->ref)); /* its material table learns it */
+    assert_true(
+        test_reload_told(&engine.reload, old_table->ref)); /* its material table learns it */
     /* Everything else kept its data (same pointers, no engine objects). */
     assert_ptr_equal(kiln_asset_get(m, scene), old_scene);
     assert_ptr_equal(kiln_asset_get(m, mesh), old_mesh);
@@ -720,7 +658,7 @@ static void replaced_pack_reloads_only_changed_entries(void **state) {
 
     /* Refreshing again does nothing more. */
     assert_int_equal(kiln_manager_refresh(m, &err), KILN_OK);
-    assert_int_equal(engine.applied, 1);
+    assert_int_equal(engine.reload.applied, 1);
 
     /* A new load after the swap reads the new pack; mounting the replaced
      * path again is still "already mounted". */
@@ -734,7 +672,7 @@ static void replaced_pack_reloads_only_changed_entries(void **state) {
     assert_int_equal(engine.buffers, engine.buffers_destroyed);
     assert_int_equal(engine.textures, engine.textures_destroyed);
     free(pack);
-    free_project(&p);
+    test_project_free(&p);
 }
 
 /* A pack replaced by a corrupt one: refresh fails and says why, every asset
@@ -764,8 +702,8 @@ static void corrupt_replacement_pack_keeps_old_data(void **state) {
     assert_int_not_equal(r, KILN_OK);
     assert_non_null(strstr(err.message, "cannot be opened"));
     assert_non_null(strstr(err.message, ".kpak"));
-    assert_int_equal(engine.failed, 3); /* mesh, material table, texture */
-    assert_int_equal(engine.applied, 0);
+    assert_int_equal(engine.reload.failed, 3); /* mesh, material table, texture */
+    assert_int_equal(engine.reload.applied, 0);
     kiln_error status;
     assert_int_equal(kiln_asset_reload_status(m, mesh, &status), r);
     assert_non_null(strstr(status.message, "cannot be opened"));
@@ -778,7 +716,7 @@ static void corrupt_replacement_pack_keeps_old_data(void **state) {
     assert_ptr_equal(texture_of(m, old_mesh), old_texture);
     /* Reported once per version. */
     assert_int_equal(kiln_manager_refresh(m, &err), KILN_OK);
-    assert_int_equal(engine.failed, 3);
+    assert_int_equal(engine.reload.failed, 3);
 
     /* Garbage of the right size. */
     uint8_t *junk = malloc(good_size);
@@ -786,13 +724,13 @@ static void corrupt_replacement_pack_keeps_old_data(void **state) {
     replace_file(pack, junk, good_size);
     free(junk);
     assert_int_equal(kiln_manager_refresh(m, &err), KILN_ERR_BAD_MAGIC);
-    assert_int_equal(engine.failed, 6);
+    assert_int_equal(engine.reload.failed, 6);
     assert_ptr_equal(kiln_asset_get(m, mesh), old_mesh);
 
     /* The good bytes again (a new file): nothing to reload, status clear. */
     replace_file(pack, good, good_size);
     assert_int_equal(kiln_manager_refresh(m, &err), KILN_OK);
-    assert_int_equal(engine.applied, 0);
+    assert_int_equal(engine.reload.applied, 0);
     assert_int_equal(kiln_asset_reload_status(m, mesh, &status), KILN_OK);
     assert_ptr_equal(kiln_asset_get(m, mesh), old_mesh);
     kiln_manager_stats stats;
@@ -804,7 +742,7 @@ static void corrupt_replacement_pack_keeps_old_data(void **state) {
     assert_int_equal(engine.textures, engine.textures_destroyed);
     free(good);
     free(pack);
-    free_project(&p);
+    test_project_free(&p);
 }
 
 /* The watch notices a pack renamed over the mounted one. */
@@ -824,21 +762,21 @@ static void watch_notices_a_replaced_pack(void **state) {
                      KILN_OK);
     for (int i = 0; i < 3; i++)
         kiln_manager_pump(m);
-    assert_int_equal(engine.applied, 0);
+    assert_int_equal(engine.reload.applied, 0);
     write_tiny_png(&p, 10, 220, 40);
     cook_pack(&p);
     /* Poll as a game loop would (bounded; no timing is asserted). */
-    for (int i = 0; i < 1000 && engine.applied == 0; i++) {
+    for (int i = 0; i < 1000 && engine.reload.applied == 0; i++) {
         kiln_manager_pump(m);
         struct timespec pause = {0, 5 * 1000 * 1000};
         nanosleep(&pause, NULL);
     }
-    assert_int_equal(engine.applied, 1);
+    assert_int_equal(engine.reload.applied, 1);
     assert_int_equal(texture_of(m, kiln_asset_get(m, mesh))->texture.width, 4);
     kiln_manager_destroy(m);
     assert_int_equal(engine.textures, engine.textures_destroyed);
     free(pack);
-    free_project(&p);
+    test_project_free(&p);
 #endif
 }
 
