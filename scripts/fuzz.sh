@@ -17,7 +17,7 @@ corpus_root=${KILN_CORPUS:-$repo/../shared/corpus}
 # The default list is CI's smoke list (.ci/run: `make fuzz FUZZ_SECONDS=5`).
 # Not in it: assimp, which assimp's own hangs would fail; run it by name
 # (FUZZ_HARNESSES=assimp).
-harnesses=${*:-container kscene kanim kshader manifest ktx2 pack ir_wire obj mtl gltf glb image cube config level cubemap}
+harnesses=${*:-container kscene kanim kshader manifest ktx2 pack ir_wire obj mtl gltf glb image cube config level cubemap components}
 
 # Cooked examples as the runtime harnesses' seeds.
 cooked=$build/seeds-cooked
@@ -32,7 +32,7 @@ fi
 # replay, fuzz/CMakeLists.txt); the runtime readers keep the cooked files.
 max_kib() {
     case $1 in
-    mtl | cube | config | level) echo 16 ;;
+    mtl | cube | config | level | components) echo 16 ;;
     obj | gltf) echo 32 ;;
     glb | image | assimp | cubemap) echo 64 ;;
     *) echo 1024 ;;
@@ -73,6 +73,7 @@ for name in $harnesses; do
     cube) seed "$name" -name '*.cube' ;;
     config) seed "$name" -name 'kiln.yml' -o -name '*.yml' ;;
     level) seed "$name" -name '*.level' ;;
+    components) seed "$name" -false ;; # tests/fuzz/seeds/components/ alone
     cubemap) seed "$name" -name '*.envdesc' ;;
     assimp)
         # assimp's formats from the corpus, and Debian's assimp-testmodels

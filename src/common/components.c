@@ -19,6 +19,10 @@ static int hex_digit(char c) {
     return -1;
 }
 
+static bool is_hex_digit(char c) {
+    return hex_digit(c) >= 0 || (c >= 'A' && c <= 'F');
+}
+
 /* The string starting at json[*i] (a '"'): its raw bytes between the quotes
  * in *start / *length, *i past the closing quote; false when malformed. */
 static bool json_string(const char *json, size_t n, size_t *i, const char **start, size_t *length) {
@@ -33,8 +37,10 @@ static bool json_string(const char *json, size_t n, size_t *i, const char **star
                 return false;
             char e = json[k + 1];
             if (e == 'u') {
+                /* Four hex digits of either case (not `| 0x20`, which also
+                 * made the control bytes 0x10-0x19 digits). */
                 for (size_t h = 0; h < 4; h++)
-                    if (k + 2 + h >= n || hex_digit((char)(json[k + 2 + h] | 0x20)) < 0)
+                    if (k + 2 + h >= n || !is_hex_digit(json[k + 2 + h]))
                         return false;
                 k += 6;
                 continue;

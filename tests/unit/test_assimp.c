@@ -620,8 +620,8 @@ static void unreadable_files_are_clear_errors(void **state) {
     /* Binary PLY cut short in the middle of the vertices. */
     uint8_t bytes[1024];
     size_t size = cube_ply_binary(bytes, sizeof bytes);
-    import_bytes(&r, dir, "cut.ply", bytes, size - 80);
-    expect_error(&r, "cut.ply: error: assimp could not read this file: ");
+    import_bytes(&r, dir, "cut.ply", bytes, size - 150);
+    expect_error(&r, "cut.ply:3: error: bad PLY header: element 'vertex' declares 8 elements");
     test_import_free(&r);
 
     static const uint8_t noise[] = {0x4b, 0x61, 0x79, 0x64, 0x61, 0x72, 0x61, 0x00, 0xff, 0xfe,
@@ -649,10 +649,10 @@ static void header_counts_beyond_the_file_are_refused(void **state) {
     import_text(&r, dir, "huge.ply",
                 "ply\nformat binary_little_endian 1.0\nelement vertex 4000000000\n"
                 "property float x\nproperty float y\nproperty float z\nend_header\n");
-    expect_error(&r, "huge.ply: error: assimp could not read this file: its PLY header");
+    expect_error(&r, "huge.ply:3: error: bad PLY header: its elements number more than");
     test_import_free(&r);
     import_text(&r, dir, "huge.off", "OFF\n3 4000000000 0\n0 0 0\n1 0 0\n0 1 0\n3 0 1 2\n");
-    expect_error(&r, "huge.off: error: assimp could not read this file: its OFF header");
+    expect_error(&r, "huge.off:2: error: bad OFF header: it declares 4000000000 elements");
     test_import_free(&r);
     /* Only the counts are checked, not the coordinates after them. */
     import_text(&r, dir, "big.off", "OFF\n3 1 0\n5000 0 0\n1 0 0\n0 1 0\n3 0 1 2\n");
@@ -813,8 +813,9 @@ static void *import_many(void *arg) {
         if (!r.ok || r.asset.mesh_count != 1 || r.asset.meshes[0].index_count != 36)
             job->failures++;
         test_import_free(&r);
-        import_text(&r, job->dir, "bad.ply", "ply\nformat nonsense 9\nend_header\n");
-        /* The error text must be this import's own, not another thread's. */
+        /* assimp's own error (kiln's pre-check passes the file on): the
+         * text must be this import's own, not another thread's. */
+        import_text(&r, job->dir, "bad.ply", "not a ply file\n");
         if (r.ok || strstr(test_import_messages(&r),
                            "bad.ply: error: assimp could not read this file: ") == NULL)
             job->failures++;
@@ -839,6 +840,276 @@ static void imports_run_in_parallel(void **state) {
         failures += jobs[t].failures;
     }
     assert_int_equal(failures, 0);
+    free(dir);
+}
+
+/* ---------------------------------------------------------------------------
+ * Pre-checks (assimp_precheck): what assimp 5.2 loops, crashes or allocates on
+ * ------------------------------------------------------------------------- */
+
+/* assimp_precheck on `bytes`; the messages in *d (freed by the caller). */
+static bool precheck(cook_diag *d, const char *path, const void *bytes, size_t size) {
+    *d = (cook_diag){0};
+    return assimp_precheck(bytes, size, path, d);
+}
+
+static const char *messages_of(const cook_diag *d) {
+    return d->text.data != NULL ? (const char *)d->text.data : "";
+}
+
+/* Refused with one error that starts with `prefix` ("path:line: error: ..."). */
+static void expect_refused(const char *path, const void *bytes, size_t size, const char *prefix) {
+    cook_diag d;
+    bool ok = precheck(&d, path, bytes, size);
+    if (ok || d.errors != 1 || strncmp(messages_of(&d), prefix, strlen(prefix)) != 0)
+        fail_msg("%s: expected \"%s\", got %s:\n%s", path, prefix, ok ? "ok" : "refused",
+                 messages_of(&d));
+    diag_free(&d);
+}
+
+static void expect_passes(const char *path, const void *bytes, size_t size) {
+    cook_diag d;
+    if (!precheck(&d, path, bytes, size) || d.errors != 0)
+        fail_msg("%s: expected it to pass, got:\n%s", path, messages_of(&d));
+    diag_free(&d);
+}
+
+static void expect_text_refused(const char *path, const char *text, const char *prefix) {
+    expect_refused(path, text, strlen(text), prefix);
+}
+
+static void expect_text_passes(const char *path, const char *text) {
+    expect_passes(path, text, strlen(text));
+}
+
+/* The headers assimp loops forever on (tests/fuzz/regressions/assimp-hangs/)
+ * and well-formed variants it reads. */
+static void precheck_refuses_ply_headers_without_end_header(void **state) {
+    (void)state;
+    const char *header = "ply\nformat ascii 1.0\nelement vertex 1\nproperty float x\n";
+    expect_text_refused("cut.ply", header,
+                        "cut.ply:4: error: bad PLY header: the file ends before an 'end_header'");
+    expect_text_refused("c.ply", "ply\nformat ascii 1.0\ncomment",
+                        "c.ply:3: error: bad PLY header: the file ends before");
+    expect_text_refused("e.ply", "ply\nformat ascii 1.0\nelement",
+                        "e.ply:3: error: bad PLY header: an element without a name");
+    char text[512];
+    snprintf(text, sizeof text, "%send_headerX\n0\n", header);
+    expect_text_refused("x.ply", text,
+                        "x.ply:5: error: bad PLY header: 'end_headerX' is not an 'end_header'");
+    snprintf(text, sizeof text, "%sEND_HEADER\n0\n", header);
+    expect_text_refused("upper.ply", text, "upper.ply:6: error: bad PLY header: the file ends");
+    snprintf(text, sizeof text, "%scomment end_header\n0\n", header);
+    expect_text_refused("comment.ply", text, "comment.ply:6: error: bad PLY header: the file ends");
+    snprintf(text, sizeof text, "%send_header junk\n0\n", header);
+    expect_text_refused("junk.ply", text,
+                        "junk.ply:5: error: bad PLY header: text after 'end_header'");
+    /* A lone CR, NUL or form feed ends a line for assimp, not for kiln. */
+    snprintf(text, sizeof text, "%send_header\r0\n", header);
+    expect_text_refused("cr.ply", text, "cr.ply:5: error: bad PLY header: byte 0x0d");
+    static const char nul[] = "ply\nformat ascii 1.0\ncomment a\0b\nend_header\n";
+    expect_refused("nul.ply", nul, sizeof nul - 1, "nul.ply:3: error: bad PLY header: byte 0x00");
+    expect_text_refused("f.ply", "ply\nformat ascii 2.0 \f\nend_header\n",
+                        "f.ply:2: error: bad PLY header: byte 0x0c");
+    expect_text_refused("fmt.ply", "ply\nformat nonsense 9\nend_header\n",
+                        "fmt.ply:2: error: bad PLY header: format 'nonsense' is not");
+    expect_text_refused("nofmt.ply", "ply\nelement vertex 0\nend_header\n",
+                        "nofmt.ply:2: error: bad PLY header: an element before the 'format'");
+    expect_text_refused("count.ply", "ply\nformat ascii 1.0\nelement vertex\nend_header\n",
+                        "count.ply:3: error: bad PLY header: element 'vertex' has no count");
+    /* A header past 64 KiB: the line where the limit passed. */
+    size_t big = (64u << 10) + 100, n = 0;
+    char *long_header = malloc(big + 64);
+    assert_non_null(long_header);
+    n += (size_t)snprintf(long_header, big, "ply\nformat ascii 1.0\n");
+    uint32_t lines = 2;
+    while (n + 40 < big) {
+        memcpy(long_header + n, "comment 0123456789012345678901234567\n", 37);
+        n += 37;
+        lines++;
+    }
+    memcpy(long_header + n, "end_header\n", 11);
+    n += 11;
+    char prefix[96];
+    /* The line that ends past 64 KiB: the first whose end is at 65536 or later. */
+    uint32_t expected = 2 + (uint32_t)(((64u << 10) - 21) / 37) + 1;
+    snprintf(prefix, sizeof prefix, "long.ply:%u: error: bad PLY header: no 'end_header' line in",
+             expected);
+    expect_refused("long.ply", long_header, n, prefix);
+    free(long_header);
+    (void)lines;
+
+    /* What is well formed passes: blanks around end_header, CRLF, comments,
+     * unknown keywords, no data for no elements, end of file after it. */
+    snprintf(text, sizeof text, "%s  end_header \t\n0\n", header);
+    expect_text_passes("blanks.ply", text);
+    expect_text_passes("crlf.ply", "ply\r\nformat ascii 1.0\r\ncomment x\r\nobj_info y\r\n"
+                                   "element vertex 1\r\nproperty float x\r\nend_header\r\n7\r\n");
+    expect_text_passes("empty.ply", "PLY\nformat ascii 1.0\nend_header");
+    expect_text_passes("cube.ply", CUBE_PLY_ASCII);
+    /* Any name, when it starts "ply" and a line end, as assimp sniffs it. */
+    expect_text_refused("model.bin", "ply\nformat ascii 1.0\n",
+                        "model.bin:2: error: bad PLY header: the file ends before");
+    /* Another format's file that merely starts with the letters: left alone. */
+    expect_text_passes("plywood.dae", "plywood");
+}
+
+/* Counts: in ASCII each value takes a byte; binary data is walked. */
+static void precheck_checks_ply_counts_against_the_data(void **state) {
+    (void)state;
+    expect_text_refused("huge.ply",
+                        "ply\nformat binary_little_endian 1.0\nelement vertex 4000000000\n"
+                        "property float x\nend_header\n",
+                        "huge.ply:3: error: bad PLY header: its elements number more than");
+    /* 2 vertices of 3 values need 6 bytes: 5 are there, then 6. */
+    expect_text_refused("ascii.ply",
+                        "ply\nformat ascii 1.0\nelement vertex 2\nproperty float x\n"
+                        "property float y\nproperty float z\nend_header\n1 2 3",
+                        "ascii.ply:7: error: bad PLY header: its elements hold 6 values, but 5");
+    expect_text_passes("ascii.ply", "ply\nformat ascii 1.0\nelement vertex 2\nproperty float x\n"
+                                    "property float y\nproperty float z\nend_header\n1 2 3 ");
+
+    /* Every truncation of the binary cube is refused, the whole file and the
+     * file with bytes after it pass. */
+    uint8_t bytes[1024];
+    size_t size = cube_ply_binary(bytes, sizeof bytes);
+    size_t header =
+        (size_t)((const uint8_t *)strstr((const char *)bytes, "end_header\n") + 11 - bytes);
+    assert_int_equal(size - header, 8 * 15 + 6 * 17);
+    for (size_t cut = header; cut < size; cut++) {
+        cook_diag d;
+        assert_false(precheck(&d, "cut.ply", bytes, cut));
+        const char *text = messages_of(&d);
+        /* The vertices (line 3) while they are short, then the faces (line 10). */
+        const char *line = cut < header + 8 * 15 ? "cut.ply:3: error: " : "cut.ply:10: error: ";
+        if (strncmp(text, line, strlen(line)) != 0 || d.errors != 1)
+            fail_msg("cut at %zu: %s", cut, text);
+        diag_free(&d);
+    }
+    expect_passes("cube.ply", bytes, size);
+    memcpy(bytes + size, "tail", 4);
+    expect_passes("tail.ply", bytes, size + 4);
+
+    /* A list's count is read in the file's byte order: 00 03 is 3 in big
+     * endian (3 indices of 4 bytes follow), 768 in little endian. */
+    static const char be_header[] = "ply\nformat binary_big_endian 1.0\nelement face 1\n"
+                                    "property list ushort uint vertex_indices\nend_header\n";
+    uint8_t face[sizeof be_header + 14];
+    memcpy(face, be_header, sizeof be_header - 1);
+    uint8_t *data = face + sizeof be_header - 1;
+    static const uint8_t list[14] = {0, 3, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 2};
+    memcpy(data, list, sizeof list);
+    expect_passes("be.ply", face, sizeof face);
+    static const char le[] = "binary_little_endian";
+    char le_header[sizeof be_header + 8];
+    snprintf(le_header, sizeof le_header,
+             "ply\nformat %s 1.0\nelement face 1\n"
+             "property list ushort uint vertex_indices\nend_header\n",
+             le);
+    uint8_t le_face[sizeof le_header + 14];
+    size_t le_size = strlen(le_header);
+    memcpy(le_face, le_header, le_size);
+    memcpy(le_face + le_size, list, sizeof list);
+    expect_refused("le.ply", le_face, le_size + sizeof list,
+                   "le.ply:3: error: bad PLY header: the binary data ends inside element 'face' 0");
+    /* A negative list length, an unknown type, a float count type. */
+    static const uint8_t negative[] = "ply\nformat binary_big_endian 1.0\nelement face 1\n"
+                                      "property list short uint i\nend_header\n\xff\xff";
+    expect_refused("neg.ply", negative, sizeof negative - 1,
+                   "neg.ply:3: error: bad PLY header: element 'face' 0 has a list of a negative");
+    expect_text_refused("type.ply",
+                        "ply\nformat binary_little_endian 1.0\nelement vertex 1\n"
+                        "property floax x\nend_header\n\0\0\0\0",
+                        "type.ply:4: error: bad PLY header: property type 'floax' is not one");
+    expect_text_refused("count.ply",
+                        "ply\nformat binary_little_endian 1.0\nelement face 1\n"
+                        "property list float int i\nend_header\n",
+                        "count.ply:4: error: bad PLY header: a list's count type 'float'");
+    /* In ASCII an unknown type is assimp's to read (it skips the value). */
+    expect_text_passes("type.ply", "ply\nformat ascii 1.0\nelement vertex 1\n"
+                                   "property floax x\nend_header\n1\n");
+}
+
+/* An AC3D object of `corners` surface corners subdivided `levels` times. */
+static void ac3d_object(bytebuf *out, uint32_t levels, uint32_t corners) {
+    bytebuf_printf(out, "OBJECT poly\nname \"p\"\nsubdiv %u\nnumvert %u\n", levels, corners);
+    for (uint32_t v = 0; v < corners; v++) /* a convex polygon */
+        bytebuf_printf(out, "%.6f 0 %.6f\n", cos(6.2831853 * v / corners),
+                       sin(6.2831853 * v / corners));
+    bytebuf_printf(out, "numsurf 1\nSURF 0x10\nmat 0\nrefs %u\n", corners);
+    for (uint32_t v = 0; v < corners; v++)
+        bytebuf_printf(out, "%u 0 0\n", v);
+    bytebuf_printf(out, "kids 0\n");
+}
+
+static void precheck_bounds_ac3d_counts_and_subdivision(void **state) {
+    (void)state;
+    /* The deepest subdivision of a 7-corner surface within 2^20 faces:
+     * 7 quads after the first level, 4 times more after each next one. */
+    uint32_t deepest = 1;
+    for (uint64_t faces = 7; faces * 4 <= (1u << 20); faces *= 4)
+        deepest++;
+    assert_int_equal(deepest, 9);
+    bytebuf file = {0};
+    bytebuf_printf(&file, "AC3Db\nOBJECT world\nkids 1\n");
+    ac3d_object(&file, deepest, 7);
+    expect_passes("ok.ac", file.data, file.size);
+    bytebuf_free(&file);
+
+    bytebuf_printf(&file, "AC3Db\nOBJECT world\nkids 1\n");
+    ac3d_object(&file, deepest + 1, 7);
+    expect_refused("deep.ac", file.data, file.size,
+                   "deep.ac:6: error: AC3D subdiv 10: the object's 7 surface corners subdivided "
+                   "10 times make more than 1048576 faces");
+    bytebuf_free(&file);
+
+    /* Two objects at the deepest level fit (2 x 458752), a third does not. */
+    bytebuf_printf(&file, "AC3Db\nOBJECT world\nkids 3\n");
+    for (int i = 0; i < 2; i++)
+        ac3d_object(&file, deepest, 7);
+    size_t lines = 0;
+    for (size_t i = 0; i < file.size; i++)
+        lines += file.data[i] == '\n';
+    expect_passes("two.ac", file.data, file.size);
+    ac3d_object(&file, deepest, 7);
+    char prefix[160];
+    snprintf(prefix, sizeof prefix,
+             "three.ac:%zu: error: AC3D subdiv 9: the object's 7 surface corners subdivided 9 "
+             "times make 458752 faces, 1376256 with the objects before it",
+             lines + 3);
+    expect_refused("three.ac", file.data, file.size, prefix);
+    bytebuf_free(&file);
+
+    /* Counts beyond the bytes left: what assimp reserves or loops over. */
+    static const char *const counts[] = {"numvert", "numsurf", "refs", "kids"};
+    for (size_t i = 0; i < 4; i++) {
+        char text[256], expected[160];
+        snprintf(text, sizeof text, "AC3Db\nOBJECT world\n%s 300000000\n0 0 0\n", counts[i]);
+        snprintf(expected, sizeof expected,
+                 "c.ac:3: error: AC3D %s 300000000: more than the 6 bytes left", counts[i]);
+        expect_text_refused("c.ac", text, expected);
+    }
+    /* An object's data block is text, not lines of the format. */
+    expect_text_passes("data.ac", "AC3Db\nOBJECT world\ndata 21\nsubdiv 99\nrefs 99999\nkids 0\n");
+    expect_text_refused("data.ac", "AC3Db\nOBJECT world\ndata 99\nkids 0\n",
+                        "data.ac:3: error: AC3D data 99: more than the 7 bytes left");
+}
+
+/* A subdivided AC3D surface cooks, as assimp subdivides it. */
+static void ac3d_subdivision_within_the_bound_cooks(void **state) {
+    (void)state;
+    char *dir = fresh_dir("ac3d");
+    bytebuf file = {0};
+    bytebuf_printf(&file, "AC3Db\nMATERIAL \"m\" rgb 1 1 1  amb 0.2 0.2 0.2  emis 0 0 0  "
+                          "spec 0 0 0  shi 0  trans 0\nOBJECT world\nkids 1\n");
+    ac3d_object(&file, 2, 4);
+    test_import r;
+    import_bytes(&r, dir, "quad.ac", file.data, file.size);
+    test_import_expect_ok(&r);
+    /* A quad subdivided twice: 4 then 16 quads, 32 triangles. */
+    assert_int_equal(only_mesh(&r)->index_count, 3 * 32);
+    test_import_free(&r);
+    bytebuf_free(&file);
     free(dir);
 }
 
@@ -935,6 +1206,10 @@ int main(void) {
         cmocka_unit_test(smd_skin_has_joints_and_weights),
         cmocka_unit_test(unreadable_files_are_clear_errors),
         cmocka_unit_test(header_counts_beyond_the_file_are_refused),
+        cmocka_unit_test(precheck_refuses_ply_headers_without_end_header),
+        cmocka_unit_test(precheck_checks_ply_counts_against_the_data),
+        cmocka_unit_test(precheck_bounds_ac3d_counts_and_subdivision),
+        cmocka_unit_test(ac3d_subdivision_within_the_bound_cooks),
         cmocka_unit_test(ply_of_vertices_alone_is_a_point_cloud),
         cmocka_unit_test(line_and_point_faces_are_cooked),
         cmocka_unit_test(assimp_reads_only_inside_the_input_root),

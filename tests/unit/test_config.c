@@ -310,6 +310,70 @@ static void deep_or_huge_documents_are_refused_with_the_line(void **state) {
     free(text);
 }
 
+/* A rule of `keys` unknown keys (warnings) anchored, then used `uses` times. */
+static char *aliased_rules(int keys, int uses) {
+    size_t cap = (size_t)keys * 16 + (size_t)uses * 8 + 128, n = 0;
+    char *text = malloc(cap);
+    assert_non_null(text);
+    n += (size_t)snprintf(text + n, cap - n, "r: &r {match: \"*\"");
+    for (int k = 0; k < keys; k++)
+        n += (size_t)snprintf(text + n, cap - n, ", k%d: 1", k);
+    n += (size_t)snprintf(text + n, cap - n, "}\nrules: [");
+    for (int u = 0; u < uses; u++)
+        n += (size_t)snprintf(text + n, cap - n, "%s*r", u ? ", " : "");
+    snprintf(text + n, cap - n, "]\n");
+    return text;
+}
+
+/* Each use of an alias visits its anchor's value again: the values with
+ * aliases expanded are bounded at 16 per byte of the file (at least 4096,
+ * at most 100000), before anything is loaded, at the line that passed it. */
+static void aliases_are_bounded_by_the_file_size(void **state) {
+    (void)state;
+    int refused = 0, passed = 0;
+    for (int uses = 1; uses <= 200; uses += 7) {
+        char *text = aliased_rules(100, uses);
+        /* The root map, its keys r and rules, the rules list; the rule map
+         * (1 + 2 x 101 scalars) once for its anchor and once per use. */
+        uint64_t values = 1 + 2 + 1 + (uint64_t)(uses + 1) * (1 + 2 * 101);
+        uint64_t bound = 16 * (uint64_t)strlen(text);
+        bound = bound < 4096 ? 4096 : bound > 100000 ? 100000 : bound;
+        kiln_config config;
+        cook_diag diag = {0};
+        bool ok = parse(&config, text, &diag);
+        if (values > bound) {
+            char expected[128];
+            snprintf(expected, sizeof expected,
+                     "dir/kiln.yml:2: error: its aliases expand it to more than %llu values",
+                     (unsigned long long)bound);
+            if (ok || strstr(diag_text(&diag), expected) == NULL)
+                fail_msg("%d uses, %llu values over %llu: expected \"%s\" in:\n%s", uses,
+                         (unsigned long long)values, (unsigned long long)bound, expected,
+                         diag_text(&diag));
+            assert_int_equal(diag.errors, 1);
+            refused++;
+        } else {
+            if (!ok)
+                fail_msg("%d uses, %llu values within %llu:\n%s", uses, (unsigned long long)values,
+                         (unsigned long long)bound, diag_text(&diag));
+            /* Every use is a rule, each key a warning. */
+            assert_int_equal(config.rules.count, (size_t)uses);
+            assert_int_equal(diag.warnings, 1 + (uint32_t)uses * 100);
+            passed++;
+        }
+        config_free(&config);
+        diag_free(&diag);
+        free(text);
+    }
+    assert_true(refused > 0 && passed > 0);
+    /* 2000 keys used 2000 times: 4 million warnings before the bound (27 KB). */
+    char *bomb = aliased_rules(2000, 2000);
+    expect_error(bomb, "dir/kiln.yml:2: error: its aliases expand it to more than 100000 values");
+    free(bomb);
+    /* An alias of the collection that holds it (a cycle) ends. */
+    expect_error("a: &a [*a, *a]\nrules: *a\n", "rule");
+}
+
 /* ---- the starter kiln.yml ----------------------------------------------------- */
 
 /* A key's default as the template spells it: "true", "64", "auto", "[0.5, 0.25]". */
@@ -422,6 +486,7 @@ int main(void) {
         cmocka_unit_test(invalid_values_are_errors_with_file_and_line),
         cmocka_unit_test(a_key_given_twice_is_an_error_in_every_map),
         cmocka_unit_test(deep_or_huge_documents_are_refused_with_the_line),
+        cmocka_unit_test(aliases_are_bounded_by_the_file_size),
         cmocka_unit_test(template_lists_every_key_with_its_default),
         cmocka_unit_test(readme_documents_every_key),
     };

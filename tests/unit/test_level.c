@@ -201,7 +201,8 @@ static void parser_limits_nesting_and_aliases(void **state) {
     level_doc_free(&doc);
     diag_free(&diag);
     bytebuf_free(&deep);
-    /* Aliases doubling 30 times: 2^30 values, stopped at the limit. */
+    /* Aliases doubling 30 times: 2^30 values, stopped at the floor of the
+     * limit (the file is far under 65536 / 16 bytes). */
     bytebuf bomb = {0};
     bytebuf_printf(&bomb, "a0: &a0 [1, 1]\n");
     for (int i = 1; i <= 30; i++)
@@ -210,10 +211,100 @@ static void parser_limits_nesting_and_aliases(void **state) {
     bytebuf_append_zeros(&bomb, 1);
     diag = (cook_diag){0};
     assert_false(parse_text((const char *)bomb.data, &diag, &doc, &calls));
-    expect_in_diag(&diag, "error: components: more than 1048576 values");
+    expect_in_diag(&diag, "a.level:34: error: components: more than 65536 values, 16 per byte");
     level_doc_free(&doc);
     diag_free(&diag);
     bytebuf_free(&bomb);
+}
+
+/* Nine levels of aliases, each list naming the one before eight times, then
+ * `lines` comment lines of 99 bytes, padding the file. */
+static void alias_levels(bytebuf *out, int lines) {
+    bytebuf_printf(out, "a0: &a0 [1, 1, 1, 1, 1, 1, 1, 1]\n");
+    for (int i = 1; i <= 5; i++) {
+        bytebuf_printf(out, "a%d: &a%d [", i, i);
+        for (int k = 0; k < 8; k++)
+            bytebuf_printf(out, "%s*a%d", k ? ", " : "", i - 1);
+        bytebuf_printf(out, "]\n");
+    }
+    for (int i = 0; i < lines; i++)
+        bytebuf_printf(out, "# %096d\n", i);
+    bytebuf_printf(out, "entities:\n  - name: e\n    components: {x: *a5}\n");
+    bytebuf_append_zeros(out, 1);
+}
+
+/* The bound on values visited is 16 per byte of the file, at least 65536:
+ * the same aliases pass in a file big enough and fail in a smaller one. */
+static void parser_bounds_aliases_by_the_file_size(void **state) {
+    (void)state;
+    /* Values visited: the components map, its x, then a5's tree: a list
+     * of 8 values at a0, each level a list of 8 of the one before. */
+    uint64_t tree = 1 + 8;
+    for (int i = 1; i <= 5; i++)
+        tree = 1 + 8 * tree;
+    uint64_t values = 1 + tree;
+    assert_int_equal(values, 299594); /* over the floor: the size decides */
+    bytebuf small = {0}, big = {0};
+    alias_levels(&small, 0);
+    /* Lines of 99 bytes enough to allow `values` at 16 per byte. */
+    int lines = (int)((values / 16 + 1 - small.size + 99) / 99);
+    alias_levels(&big, lines);
+    assert_true(16 * (big.size - 1) >= values);
+    cook_diag diag = {0};
+    level_doc doc;
+    int calls = 0;
+    if (!parse_text((const char *)big.data, &diag, &doc, &calls))
+        fail_msg("%s", (const char *)diag.text.data);
+    assert_int_equal(doc.entity_count, 1);
+    /* The JSON: a5's tree as nested lists of 1s. */
+    assert_int_equal(strncmp(doc.entities[0].components, "{\"x\":[[[[[[1,1,", 15), 0);
+    level_doc_free(&doc);
+    diag_free(&diag);
+    /* Ten lines fewer: over 16 per byte, refused at the first value past it. */
+    bytebuf less = {0};
+    alias_levels(&less, lines - 10);
+    assert_true(16 * (less.size - 1) < values);
+    char expected[128];
+    snprintf(expected, sizeof expected, "error: components: more than %zu values, 16 per byte",
+             16 * (less.size - 1));
+    assert_false(parse_text((const char *)less.data, &diag, &doc, &calls));
+    expect_in_diag(&diag, expected);
+    level_doc_free(&doc);
+    diag_free(&diag);
+    /* Without the padding: stopped at the floor, 65536 values. */
+    assert_false(parse_text((const char *)small.data, &diag, &doc, &calls));
+    expect_in_diag(&diag, "error: components: more than 65536 values, 16 per byte");
+    level_doc_free(&doc);
+    diag_free(&diag);
+    bytebuf_free(&small);
+    bytebuf_free(&big);
+    bytebuf_free(&less);
+
+    /* A long text aliased: few values, much JSON. 4 MiB is the floor of the
+     * JSON bound (64 bytes per byte of this 60 KB file is less). */
+    for (int copies = 60; copies <= 100; copies += 40) {
+        bytebuf text = {0};
+        bytebuf_printf(&text, "t: &t \"");
+        for (int i = 0; i < 60000; i++)
+            bytebuf_printf(&text, "%c", 'a' + i % 26);
+        bytebuf_printf(&text, "\"\nentities:\n  - name: e\n    components: {x: [");
+        for (int i = 0; i < copies; i++)
+            bytebuf_printf(&text, "%s*t", i ? ", " : "");
+        bytebuf_printf(&text, "]}\n");
+        bytebuf_append_zeros(&text, 1);
+        assert_true(64 * text.size < ((size_t)4 << 20));
+        bool ok = parse_text((const char *)text.data, &diag, &doc, &calls);
+        /* 60 copies: 3.6 MB of JSON; 100: 6 MB, over 4 MiB. */
+        size_t json = (size_t)copies * 60003;
+        assert_int_equal(ok, json <= ((size_t)4 << 20));
+        if (!ok)
+            expect_in_diag(&diag, "a.level:4: error: components: more than 4194304 bytes of JSON");
+        else
+            assert_int_equal(strlen(doc.entities[0].components), json + strlen("{\"x\":[]}") - 1);
+        level_doc_free(&doc);
+        diag_free(&diag);
+        bytebuf_free(&text);
+    }
 }
 
 /* ---------------------------------------------------------------------------
@@ -513,6 +604,7 @@ int main(void) {
         cmocka_unit_test(parser_refuses_bad_input_with_the_line),
         cmocka_unit_test(parser_reads_rotation_degrees),
         cmocka_unit_test(parser_limits_nesting_and_aliases),
+        cmocka_unit_test(parser_bounds_aliases_by_the_file_size),
         cmocka_unit_test(level_cooks_nodes_transforms_parents_and_links),
         cmocka_unit_test(level_errors_name_the_file_and_line),
         cmocka_unit_test(level_records_absent_refs),

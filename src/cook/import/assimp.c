@@ -135,11 +135,11 @@
  *   naming the files assimp asked for and could not have. A scene without
  *   meshes or vertices (validation's "mNumMeshes is 0", "contains no vertices")
  *   is a warning and cooks to nothing. Counts from assimp are checked before
- *   anything is allocated, and so are the header counts of PLY and OFF files,
- *   which assimp allocates from before reading the data (a count above the
- *   file's size is an error). Non-finite positions drop the triangles, segments
- *   and points using them (warning); unusable normals or tangents drop that
- *   stream (warning); non-finite texture coordinates become 0.
+ *   anything is allocated. Before assimp sees the file, assimp_precheck
+ *   (assimp_precheck.c) refuses the PLY, OFF and AC3D inputs on which assimp
+ *   loops, crashes or allocates from a header count. Non-finite positions drop the triangles,
+ * segments and points using them (warning); unusable normals or tangents drop that stream
+ * (warning); non-finite texture coordinates become 0.
  */
 #include <float.h>
 #include <math.h>
@@ -2148,100 +2148,6 @@ static void state_free(aimp_state *st) {
     free(st->mesh_skin);
 }
 
-/* ---------------------------------------------------------------------------
- * Header counts assimp would allocate from before reading any data
- * ------------------------------------------------------------------------- */
-
-/* An unsigned decimal at *p (skipping blanks); false when there is none.
- * Saturates at UINT64_MAX. */
-static bool scan_count(const char **p, const char *end, uint64_t *out) {
-    const char *q = *p;
-    while (q < end && (*q == ' ' || *q == '\t' || *q == '\r'))
-        q++;
-    if (q >= end || *q < '0' || *q > '9')
-        return false;
-    uint64_t value = 0;
-    for (; q < end && *q >= '0' && *q <= '9'; q++)
-        value = value > (UINT64_MAX - 9) / 10 ? UINT64_MAX : value * 10 + (uint64_t)(*q - '0');
-    *out = value;
-    *p = q;
-    return true;
-}
-
-static const char *line_end(const char *p, const char *end) {
-    const char *nl = memchr(p, '\n', (size_t)(end - p));
-    return nl ? nl : end;
-}
-
-/* assimp 5.2's PLY and OFF readers size arrays from the counts in the header
- * before reading the data, so a 100-byte file claiming 4 billion vertices
- * asks for tens of gigabytes. Every element needs at least one byte of data,
- * so counts above the file's size are refused here first. */
-static bool check_header_counts(cook_context *ctx) {
-    const char *begin = (const char *)ctx->source, *end = begin + ctx->source_size;
-    uint64_t size = ctx->source_size;
-    if (size >= 4 && (memcmp(begin, "ply", 3) == 0 || memcmp(begin, "PLY", 3) == 0) &&
-        (begin[3] == '\n' || begin[3] == '\r')) {
-        uint64_t total = 0;
-        for (const char *p = begin; p < end;) {
-            const char *stop = line_end(p, end);
-            if ((size_t)(stop - p) >= 10 && memcmp(p, "end_header", 10) == 0)
-                break;
-            if ((size_t)(stop - p) > 8 && memcmp(p, "element ", 8) == 0) {
-                const char *q = p + 8;
-                while (q < stop && *q == ' ')
-                    q++;
-                while (q < stop && *q != ' ' && *q != '\t')
-                    q++; /* the element's name */
-                uint64_t count;
-                if (scan_count(&q, stop, &count)) {
-                    total = count > UINT64_MAX - total ? UINT64_MAX : total + count;
-                    if (total > size) {
-                        diag_error(ctx->diag, ctx->source_path, 0,
-                                   "assimp could not read this file: its PLY header declares "
-                                   "more elements than the file has bytes (%llu)",
-                                   (unsigned long long)size);
-                        return false;
-                    }
-                }
-            }
-            p = stop < end ? stop + 1 : end;
-        }
-        return true;
-    }
-    /* OFF: [ST][C][N][4][n]OFF, then (nOFF: a dimension) vertex, face and edge
-     * counts, '#' comments allowed anywhere. */
-    const char *p = begin;
-    while (p < end && (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n'))
-        p++;
-    const char *word = p;
-    while (p<end && * p> ' ')
-        p++;
-    if (p - word < 3 || memcmp(p - 3, "OFF", 3) != 0 || (size_t)(p - word) > 8)
-        return true;
-    int counts = (p - word >= 4 && p[-4] == 'n') ? 4 : 3; /* nOFF: the dimension first */
-    for (int found = 0; found < counts && p < end;) {
-        uint64_t count;
-        if (*p == '#') {
-            p = line_end(p, end);
-        } else if (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n') {
-            p++;
-        } else if (scan_count(&p, end, &count)) {
-            found++;
-            if (count > size) {
-                diag_error(ctx->diag, ctx->source_path, 0,
-                           "assimp could not read this file: its OFF header declares %llu "
-                           "elements in a file of %llu bytes",
-                           (unsigned long long)count, (unsigned long long)size);
-                return false;
-            }
-        } else {
-            break;
-        }
-    }
-    return true;
-}
-
 /* ValidateDataStructure's messages for a scene with nothing to draw. */
 static bool is_empty_scene_message(const char *message) {
     static const char *const patterns[] = {"Validation failed: Mesh ",
@@ -2291,7 +2197,7 @@ bool import_assimp(cook_context *ctx, ir_asset *out) {
         diag_error(ctx->diag, path, 0, "assimp could not read this file: it has no file name");
         return false;
     }
-    if (!check_header_counts(ctx))
+    if (!assimp_precheck(ctx->source, ctx->source_size, path, ctx->diag))
         return false;
     struct aiFileIO file_io = {file_open, file_close, (aiUserData)(void *)&io};
     struct aiPropertyStore *props = aiCreatePropertyStore();

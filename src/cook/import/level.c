@@ -4,9 +4,12 @@
  * it is about.
  *
  * Limits: LEVEL_MAX_BYTES of text, components nested at most LEVEL_MAX_DEPTH
- * deep, at most LEVEL_MAX_VALUES values visited (an alias is visited again
- * each time it is used, so a chain of aliases cannot expand without bound),
- * LEVEL_MAX_ENTITIES entities.
+ * deep, at most LEVEL_VALUES_PER_BYTE values visited per byte of the file
+ * (LEVEL_MIN_VALUES at least; an alias is visited again each time it is
+ * used, so a chain of aliases cannot expand without bound) and
+ * LEVEL_JSON_PER_BYTE bytes of components' JSON per byte of it
+ * (LEVEL_MIN_JSON at least: a long text aliased many times), LEVEL_MAX_ENTITIES
+ * entities.
  */
 #include <math.h>
 #include <stdarg.h>
@@ -23,7 +26,11 @@ typedef struct level_state {
     cook_diag *diag;
     level_ref_fn resolve;
     void *user;
-    uint32_t visited; /* values emitted as JSON */
+    uint64_t visited;         /* values emitted as JSON */
+    uint64_t max_values;      /* the bound on visited, from the file's size */
+    size_t json_done;         /* bytes of JSON of the entities finished */
+    size_t max_json;          /* the bound on all of it */
+    uint32_t components_line; /* of the entity's components: where aliases are used */
     bool failed;
 } level_state;
 
@@ -222,10 +229,19 @@ static void emit_value(level_state *state, const yaml_node_t *node, uint32_t dep
         state->failed = true;
         return;
     }
-    if (++state->visited > LEVEL_MAX_VALUES) {
-        diag_error(state->diag, state->path, node_line(node),
-                   "components: more than %u values (aliases count each time they are used)",
-                   LEVEL_MAX_VALUES);
+    if (++state->visited > state->max_values) {
+        diag_error(state->diag, state->path, state->components_line,
+                   "components: more than %llu values, %u per byte of the file (aliases count "
+                   "each time they are used)",
+                   (unsigned long long)state->max_values, LEVEL_VALUES_PER_BYTE);
+        state->failed = true;
+        return;
+    }
+    if (state->json_done > state->max_json || out->size > state->max_json - state->json_done) {
+        diag_error(state->diag, state->path, state->components_line,
+                   "components: more than %zu bytes of JSON, %u per byte of the file (aliases "
+                   "count each time they are used)",
+                   state->max_json, LEVEL_JSON_PER_BYTE);
         state->failed = true;
         return;
     }
@@ -397,7 +413,9 @@ static void read_entity(level_state *state, const yaml_node_t *node, level_entit
                 continue;
             }
             bytebuf json = {0};
+            state->components_line = node_line(value);
             emit_value(state, value, 0, &json);
+            state->json_done += json.size;
             bytebuf_append_zeros(&json, 1);
             if (json.failed) {
                 fail(state, value, "out of memory");
@@ -500,7 +518,14 @@ bool level_parse(const uint8_t *bytes, size_t size, const char *path, cook_diag 
         yaml_parser_delete(&parser);
         return false;
     }
-    level_state state = {&doc, path, diag, resolve, user, 0, false};
+    level_state state = {.doc = &doc, .path = path, .diag = diag, .resolve = resolve, .user = user};
+    /* size <= LEVEL_MAX_BYTES (64 MiB): neither product overflows. */
+    state.max_values = (uint64_t)size * LEVEL_VALUES_PER_BYTE;
+    if (state.max_values < LEVEL_MIN_VALUES)
+        state.max_values = LEVEL_MIN_VALUES;
+    state.max_json = size * LEVEL_JSON_PER_BYTE;
+    if (state.max_json < LEVEL_MIN_JSON)
+        state.max_json = LEVEL_MIN_JSON;
     yaml_node_t *root = yaml_document_get_root_node(&doc);
     if (root != NULL && !is_null_scalar(root)) {
         if (root->type != YAML_MAPPING_NODE) {

@@ -28,10 +28,19 @@
 
 #define LEVEL_MAX_BYTES ((size_t)64 << 20) /* one level file */
 #define LEVEL_MAX_DEPTH 64u                /* nesting of components */
-#define LEVEL_MAX_VALUES (1u << 20)        /* values visited in one file (aliases included) */
-#define LEVEL_MAX_ENTITIES (1u << 20)      /* entities in one file */
-#define LEVEL_MAX_KEYS 4096u               /* keys in one map of components */
-#define LEVEL_MAX_INCLUDE_DEPTH 32u        /* levels including levels including ... */
+/* Values visited in one file's components (an alias each time it is used)
+ * and the bytes of JSON they make, as multiples of the file's size, each at
+ * least its floor: a file without aliases visits at most a value per byte of
+ * it and makes at most 6 bytes of JSON per byte (a control character escaped
+ * as \u00XX); aliases may reuse blocks many times over, past that they are
+ * a bomb (nine nested aliases in 600 bytes name 2^27 values). */
+#define LEVEL_VALUES_PER_BYTE 16u
+#define LEVEL_MIN_VALUES (1u << 16)
+#define LEVEL_JSON_PER_BYTE 64u
+#define LEVEL_MIN_JSON ((size_t)4 << 20)
+#define LEVEL_MAX_ENTITIES (1u << 20) /* entities in one file */
+#define LEVEL_MAX_KEYS 4096u          /* keys in one map of components */
+#define LEVEL_MAX_INCLUDE_DEPTH 32u   /* levels including levels including ... */
 
 /* Called for each {ref: PATH} of the components, in file order: fills *hash
  * with the ref hash of what PATH cooks to, or reports an error naming `path`
