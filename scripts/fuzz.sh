@@ -8,12 +8,17 @@
 # and check it in under tests/fuzz/regressions/<name>/ (replayed by ctest).
 # Prints one line per harness: executions, corpus size, crashes; exits 1 when
 # a crash input is waiting in BUILD_DIR/crashes/.
+#
+# Each harness's corpus is BUILD_DIR/corpus/<name>/ unless KILN_FUZZ_CORPUS
+# names another folder (then <that>/<name>/): a campaign keeps its corpus there,
+# outside the build and the repository, and the next run continues it.
 set -uo pipefail
 build=$1
 seconds=$2
 shift 2
 repo=$(cd "$(dirname "$0")/.." && pwd)
 corpus_root=${KILN_CORPUS:-$repo/../shared/corpus}
+corpora=${KILN_FUZZ_CORPUS:-$build/corpus}
 # The default list is CI's smoke list (.ci/run: `make fuzz FUZZ_SECONDS=5`).
 # Not in it: assimp, which assimp's own hangs would fail; run it by name
 # (FUZZ_HARNESSES=assimp).
@@ -45,7 +50,7 @@ seed() { # seed NAME FIND-ARGS...: copies matching files into NAME's corpus
     # find's -size -Nk rounds each size up to whole KiB: -size -1025k keeps
     # files of at most 1024 KiB (-size -1M would keep only empty files).
     local size=-$(($(max_kib "$name") + 1))k
-    local dir=$build/corpus/$name
+    local dir=$corpora/$name
     mkdir -p "$dir"
     cp "$repo/tests/fuzz/regressions/$name/"* "$repo/tests/fuzz/seeds/$name/"* "$dir/" 2>/dev/null || true
     for root in "$corpus_root" "$cooked" "$cooked.kpak" "$repo/examples"; do
@@ -83,10 +88,10 @@ for name in $harnesses; do
         models=${ASSIMP_MODELS:-/usr/share/assimp/models}
         for format in PLY STL OFF Collada FBX 3DS X AC ASE MD2 MD3 LWO NFF Q3D SIB XGL; do
             [ -d "$models/$format" ] &&
-                find "$models/$format" -type f -size -64k -exec cp -n {} "$build/corpus/$name/" \; 2>/dev/null
+                find "$models/$format" -type f -size -64k -exec cp -n {} "$corpora/$name/" \; 2>/dev/null
         done
         ;;
-    *) mkdir -p "$build/corpus/$name" ;;
+    *) mkdir -p "$corpora/$name" ;;
     esac
     mkdir -p "$build/crashes/$name"
     dict=()
@@ -99,11 +104,15 @@ for name in $harnesses; do
     # aborts on its own assertions and loops on some inputs, which would stop
     # a plain run at the first; each input is still saved in crashes/assimp/
     # for triage (kiln's frames or only assimp's).
-    timeout=10
+    # KILN_FUZZ_TIMEOUT (seconds) raises it for a long campaign at `nice 19`
+    # on a loaded machine, where ASan recycling its quarantine inside one
+    # input can take over 10 s of wall time for an input of milliseconds;
+    # libFuzzer's slowest_unit_time_sec still tells the slowest input.
+    timeout=${KILN_FUZZ_TIMEOUT:-10}
     lsan=${LSAN_OPTIONS:-}
     extra=()
     if [ "$name" = assimp ]; then
-        timeout=5
+        timeout=${KILN_FUZZ_TIMEOUT:-5}
         # Full stacks at malloc: a frame-pointer walk stops in libz or
         # libassimp, and the suppression needs assimp's frames to match.
         lsan=suppressions=$repo/fuzz/assimp.lsan:fast_unwind_on_malloc=0
@@ -113,12 +122,12 @@ for name in $harnesses; do
     mkdir -p "$build/logs"
     LSAN_OPTIONS=$lsan "$build/fuzz/fuzz_$name" "${dict[@]}" "${extra[@]}" -max_total_time="$seconds" -timeout="$timeout" -rss_limit_mb=2048 \
         -max_len=$(($(max_kib "$name") * 1024)) -print_final_stats=1 -artifact_prefix="$build/crashes/$name/" \
-        "$build/corpus/$name" >"$log" 2>&1
+        "$corpora/$name" >"$log" 2>&1
     execs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' | tail -1)
     # Fork mode prints no final stats: its last "#N: cov: ..." line counts.
     [ -z "$execs" ] && execs=$(grep -o '^#[0-9]*: cov' "$log" | grep -o '[0-9]*' | tail -1)
     crashes=$(find "$build/crashes/$name" -type f | wc -l)
-    corpus=$(find "$build/corpus/$name" -type f | wc -l)
+    corpus=$(find "$corpora/$name" -type f | wc -l)
     printf '%-10s %12s %8s %8s\n' "$name" "${execs:-?}" "$corpus" "$crashes"
     found=$((found + crashes))
 done

@@ -617,6 +617,11 @@ kiln_result kiln_ktx2_read_level(const kiln_ktx2_view *view, uint32_t level, voi
 /* Checks that level `level` inflates to exactly its size, in bounded memory
  * (nothing is kept): what tools use to validate a file they will not upload. */
 kiln_result kiln_ktx2_check_level(const kiln_ktx2_view *view, uint32_t level, kiln_error *err);
+/* Checks every level as kiln_ktx2_check_level does, first to last, stopping
+ * at the first that fails (its error names it), through one Zstd stream and
+ * one scratch buffer for the whole file: what `kiln check` and the cooker's
+ * verification use. KILN_OK for a file without levels to inflate. */
+kiln_result kiln_ktx2_check_levels(const kiln_ktx2_view *view, kiln_error *err);
 
 /* The value of key `key` in the key/value data (NUL-terminated inside the
  * file when the writer followed the spec), or NULL. */

@@ -270,8 +270,8 @@ static bool check_texture(checked_file *checked) {
     kiln_error error;
     bool ok =
         kiln_ktx2_view_get(&view, data, size, cli_file_name(checked->path), &error) == KILN_OK;
-    for (uint32_t level = 0; ok && level < view.levels; level++)
-        ok = kiln_ktx2_check_level(&view, level, &error) == KILN_OK;
+    if (ok)
+        ok = kiln_ktx2_check_levels(&view, &error) == KILN_OK;
     if (!ok)
         report_problem(checked, "%s", cli_kiln_error_detail(&error, checked->path));
     free(data);

@@ -414,32 +414,30 @@ kiln_result kiln_ktx2_read_level(const kiln_ktx2_view *v, uint32_t level, void *
     return runtime_succeed(err);
 }
 
-kiln_result kiln_ktx2_check_level(const kiln_ktx2_view *v, uint32_t level, kiln_error *err) {
-    if (v == NULL || v->data == NULL || level >= v->levels)
-        return runtime_fail(err, KILN_ERR_INVALID_ARGUMENT, v ? v->name : "ktx2",
-                            "invalid argument");
-    if (v->supercompression == KTX2_SUPERCOMPRESSION_NONE)
-        return runtime_succeed(err); /* its size and range were checked at open */
+/* The scratch buffer a check inflates into, counting: memory stays bounded
+ * whatever a level declares. 64 KiB rather than Zstd's block size (128 KiB):
+ * the stream buffers a block itself, and a block under malloc's mmap
+ * threshold is reused instead of mapped and unmapped for every check. */
+enum { CHECK_SCRATCH_BYTES = 1 << 16 };
+
+/* Checks one Zstd level with a stream and scratch buffer the caller made
+ * (reset here, so one pair serves every level of a file). */
+static kiln_result check_zstd_level(const kiln_ktx2_view *v, uint32_t level, ZSTD_DStream *stream,
+                                    uint8_t *scratch, kiln_error *err) {
     uint64_t expected = level_size_of(v, level);
     const uint8_t *e = v->data + KTX2_HEADER_SIZE + (size_t)level * KTX2_LEVEL_ENTRY_SIZE;
     uint64_t offset = rd64(e), length = rd64(e + 8);
     if (!range_inside(offset, length, v->size))
         return runtime_fail(err, KILN_ERR_TRUNCATED, v->name, "KTX2: level %u out of range", level);
-    /* Inflate into one block-sized scratch buffer, counting: memory stays
-     * bounded whatever the level declares. */
-    enum { SCRATCH_BYTES = 1 << 17 };
-    ZSTD_DStream *stream = ZSTD_createDStream();
-    uint8_t *scratch = malloc(SCRATCH_BYTES);
-    if (stream == NULL || scratch == NULL) {
-        ZSTD_freeDStream(stream);
-        free(scratch);
-        return runtime_fail(err, KILN_ERR_OUT_OF_MEMORY, v->name, "KTX2: no memory to inflate");
-    }
+    size_t status = ZSTD_DCtx_reset(stream, ZSTD_reset_session_only);
+    if (ZSTD_isError(status))
+        return runtime_fail(err, KILN_ERR_CORRUPT, v->name, "KTX2: level %u: Zstd: %s", level,
+                            ZSTD_getErrorName(status));
     ZSTD_inBuffer in = {v->data + offset, (size_t)length, 0};
     uint64_t total = 0;
-    size_t status = 1;
+    status = 1;
     while (status != 0 && total <= expected) {
-        ZSTD_outBuffer out = {scratch, SCRATCH_BYTES, 0};
+        ZSTD_outBuffer out = {scratch, CHECK_SCRATCH_BYTES, 0};
         status = ZSTD_decompressStream(stream, &out, &in);
         if (ZSTD_isError(status))
             break;
@@ -447,8 +445,6 @@ kiln_result kiln_ktx2_check_level(const kiln_ktx2_view *v, uint32_t level, kiln_
         if (out.pos == 0 && in.pos == in.size && status != 0)
             break; /* the frame ends early */
     }
-    ZSTD_freeDStream(stream);
-    free(scratch);
     if (ZSTD_isError(status))
         return runtime_fail(err, KILN_ERR_CORRUPT, v->name, "KTX2: level %u: Zstd: %s", level,
                             ZSTD_getErrorName(status));
@@ -458,6 +454,37 @@ kiln_result kiln_ktx2_check_level(const kiln_ktx2_view *v, uint32_t level, kiln_
                             total > expected ? "more than " : "", (unsigned long long)total,
                             (unsigned long long)expected);
     return runtime_succeed(err);
+}
+
+/* Levels first..first+count-1 through one stream and one scratch buffer. */
+static kiln_result check_levels(const kiln_ktx2_view *v, uint32_t first, uint32_t count,
+                                kiln_error *err) {
+    if (v->supercompression == KTX2_SUPERCOMPRESSION_NONE || count == 0)
+        return runtime_succeed(err); /* sizes and ranges were checked at open */
+    ZSTD_DStream *stream = ZSTD_createDStream();
+    uint8_t *scratch = malloc(CHECK_SCRATCH_BYTES);
+    kiln_result r = KILN_OK;
+    if (stream == NULL || scratch == NULL)
+        r = runtime_fail(err, KILN_ERR_OUT_OF_MEMORY, v->name, "KTX2: no memory to inflate");
+    for (uint32_t level = first; r == KILN_OK && level < first + count; level++)
+        r = check_zstd_level(v, level, stream, scratch, err);
+    ZSTD_freeDStream(stream);
+    free(scratch);
+    return r;
+}
+
+kiln_result kiln_ktx2_check_level(const kiln_ktx2_view *v, uint32_t level, kiln_error *err) {
+    if (v == NULL || v->data == NULL || level >= v->levels)
+        return runtime_fail(err, KILN_ERR_INVALID_ARGUMENT, v ? v->name : "ktx2",
+                            "invalid argument");
+    return check_levels(v, level, 1, err);
+}
+
+kiln_result kiln_ktx2_check_levels(const kiln_ktx2_view *v, kiln_error *err) {
+    if (v == NULL || v->data == NULL)
+        return runtime_fail(err, KILN_ERR_INVALID_ARGUMENT, v ? v->name : "ktx2",
+                            "invalid argument");
+    return check_levels(v, 0, v->levels, err);
 }
 
 kiln_result kiln_ktx2_map(kiln_ktx2_file *file, const char *path, kiln_error *err) {

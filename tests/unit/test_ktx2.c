@@ -474,6 +474,45 @@ static void writer_and_reader_agree_on_every_table_format(void **state) {
     }
 }
 
+/* kiln_ktx2_check_levels inflates every level through one stream and one
+ * scratch buffer (smaller than a level: 300 x 200 RGBA8 is 240,000 bytes):
+ * it passes a good file of either scheme, and when one level's frame is
+ * damaged it fails naming that level, which kiln_ktx2_check_level alone
+ * fails too, while the levels before and after it still pass on their own. */
+static void check_levels_names_the_damaged_level(void **state) {
+    (void)state;
+    for (uint32_t scheme = 0; scheme <= 2; scheme += 2) {
+        bytebuf b = {0};
+        make_file(KTX2_VK_FORMAT_R8G8B8A8_UNORM, 300, 200, 5, scheme, &b);
+        kiln_ktx2_view v;
+        kiln_error err;
+        assert_int_equal(kiln_ktx2_view_get(&v, b.data, b.size, "t.ktx2", &err), KILN_OK);
+        assert_int_equal(kiln_ktx2_check_levels(&v, &err), KILN_OK);
+        if (scheme == 0) {
+            bytebuf_free(&b);
+            continue;
+        }
+        for (uint32_t damaged = 0; damaged < 5; damaged++) {
+            uint8_t *copy = malloc(b.size);
+            memcpy(copy, b.data, b.size);
+            const uint8_t *entry = b.data + 80 + damaged * 24;
+            uint64_t offset = rd64(entry), length = rd64(entry + 8);
+            copy[offset + length / 2] ^= 0x10; /* inside the frame: its checksum fails */
+            assert_int_equal(kiln_ktx2_view_get(&v, copy, b.size, "t.ktx2", &err), KILN_OK);
+            assert_int_equal(kiln_ktx2_check_levels(&v, &err), KILN_ERR_CORRUPT);
+            char expected[32];
+            snprintf(expected, sizeof expected, "level %u", damaged);
+            assert_non_null(strstr(err.message, expected));
+            for (uint32_t level = 0; level < 5; level++)
+                assert_int_equal(kiln_ktx2_check_level(&v, level, &err) == KILN_OK,
+                                 level != damaged);
+            free(copy);
+        }
+        bytebuf_free(&b);
+    }
+    assert_int_equal(kiln_ktx2_check_levels(NULL, NULL), KILN_ERR_INVALID_ARGUMENT);
+}
+
 static void reader_survives_every_truncation(void **state) {
     (void)state;
     bytebuf b = {0};
@@ -510,13 +549,17 @@ static void reader_survives_random_bit_flips(void **state) {
             rejected++;
             continue;
         }
+        bool all_levels_pass = true;
         for (uint32_t level = 0; level < v.levels; level++) {
             uint64_t size = kiln_ktx2_level_size(&v, level);
             assert_true(size <= 17 * 5 * 4);
             /* The bounded-memory check agrees with inflating the level. */
             kiln_result read = kiln_ktx2_read_level(&v, level, dst, 17 * 5 * 4, &err);
             assert_int_equal(kiln_ktx2_check_level(&v, level, &err) == KILN_OK, read == KILN_OK);
+            all_levels_pass &= read == KILN_OK;
         }
+        /* One stream for every level says what each level's own check says. */
+        assert_int_equal(kiln_ktx2_check_levels(&v, &err) == KILN_OK, all_levels_pass);
     }
     assert_true(rejected > 100);
     free(dst);
@@ -757,6 +800,7 @@ int main(void) {
         cmocka_unit_test(writer_and_reader_agree_on_every_table_format),
         cmocka_unit_test(reader_survives_every_truncation),
         cmocka_unit_test(reader_survives_random_bit_flips),
+        cmocka_unit_test(check_levels_names_the_damaged_level),
         cmocka_unit_test(reader_rejects_inconsistent_fields),
         cmocka_unit_test(reader_rejects_changed_dfd_fields_and_key_values),
         cmocka_unit_test(reader_refuses_levels_beyond_zstd_ratio),

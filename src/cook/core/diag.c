@@ -11,8 +11,9 @@ static void diag_add(cook_diag *diag, const char *severity, const char *path, ui
      * must not reach the terminal or split the line. */
     bytebuf_append_escaped(&diag->text, path);
     if (line > 0)
-        bytebuf_printf(&diag->text, ":%u", line);
-    bytebuf_printf(&diag->text, ": %s: ", severity);
+        bytebuf_printf(&diag->text, ":%u: %s: ", line, severity);
+    else
+        bytebuf_printf(&diag->text, ": %s: ", severity);
     bytebuf_append_escaped(&diag->text, message);
     bytebuf_printf(&diag->text, "\n"); /* keeps the text NUL-terminated */
 }

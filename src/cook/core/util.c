@@ -131,17 +131,23 @@ static size_t printable_length(const unsigned char *p) {
 }
 
 void bytebuf_append_escaped(bytebuf *buf, const char *text) {
-    for (const unsigned char *p = (const unsigned char *)text; *p != '\0';) {
+    static const char hex[] = "0123456789ABCDEF";
+    const unsigned char *p = (const unsigned char *)text, *run = p;
+    while (*p != '\0') {
         size_t length = printable_length(p);
-        if (length == 0) {
-            bytebuf_printf(buf, "\\x%02X", *p);
-            p++;
-        } else {
-            bytebuf_append(buf, p, length);
-            p += length;
+        if (length > 0) {
+            p += length; /* printable runs are appended whole, below */
+            continue;
         }
+        bytebuf_append(buf, run, (size_t)(p - run));
+        char escaped[4] = {'\\', 'x', hex[*p >> 4], hex[*p & 15]};
+        bytebuf_append(buf, escaped, sizeof escaped);
+        run = ++p;
     }
-    bytebuf_printf(buf, "%s", ""); /* NUL-terminated, as bytebuf_printf keeps text */
+    bytebuf_append(buf, run, (size_t)(p - run));
+    /* NUL-terminated, as bytebuf_printf keeps text: one spare byte. */
+    if (bytebuf_reserve(buf, 1))
+        buf->data[buf->size] = '\0';
 }
 
 const char *cook_escape_to(char *out, size_t out_size, const char *text) {
