@@ -228,35 +228,15 @@ static uint64_t container_checksum(const uint8_t *data, size_t size) {
 
 /* Runs right after the header pass when asked for, so damaged bytes are
  * reported as damage rather than as whichever structural rule they break. */
-void runtime_checksum_piece(XXH3_state_t *state, const uint8_t *piece, uint64_t offset,
-                            size_t length) {
-    static const uint8_t zeros[8] = {0};
-    const uint64_t at = offsetof(kiln_container_header, checksum), end = at + sizeof zeros;
-    const uint64_t last = offset + length;
-    if (last <= at || offset >= end) {
-        XXH3_64bits_update(state, piece, length);
-        return;
-    }
-    if (offset < at)
-        XXH3_64bits_update(state, piece, (size_t)(at - offset));
-    uint64_t from = offset > at ? offset : at, to = last < end ? last : end;
-    XXH3_64bits_update(state, zeros, (size_t)(to - from));
-    if (last > end)
-        XXH3_64bits_update(state, piece + (end - offset), (size_t)(last - end));
-}
-
-/* `precomputed`: the checksum of these bytes computed as they were read
- * (runtime_checksum_piece), or NULL to compute it here. */
 static kiln_result check_checksum(const kiln_file *file, const kiln_container_header *header,
-                                  uint32_t flags, const uint64_t *precomputed, kiln_error *err) {
+                                  uint32_t flags, kiln_error *err) {
     if ((flags & KILN_OPEN_VERIFY_CHECKSUM) == 0)
         return KILN_OK;
     /* container.md R9: verification was asked for and cannot be done. */
     if ((header->flags & KILN_CONTAINER_FLAG_CHECKSUM) == 0)
         return runtime_fail(err, KILN_ERR_UNSUPPORTED, file->name,
                             "verification requested but the file carries no checksum");
-    uint64_t computed =
-        precomputed != NULL ? *precomputed : container_checksum(file->data, file->size);
+    uint64_t computed = container_checksum(file->data, file->size);
     if (computed != header->checksum) /* container.md R10 */
         return runtime_fail(err, KILN_ERR_CHECKSUM, file->name,
                             "checksum mismatch: stored 0x%016" PRIx64 ", computed 0x%016" PRIx64,
@@ -339,13 +319,12 @@ static kiln_result check_chunks(const kiln_file *file, const kiln_chunk_entry *t
 
 /* Validates file->data[0..size) and, on success, fills the header fields of
  * `file`. Leaves `file` untouched otherwise (the caller closes it). */
-static kiln_result validate(kiln_file *file, uint32_t flags, const uint64_t *precomputed,
-                            kiln_error *err) {
+static kiln_result validate(kiln_file *file, uint32_t flags, kiln_error *err) {
     kiln_container_header header;
     uint64_t table_end = 0;
     kiln_result result = check_header(file, &header, err);
     if (result == KILN_OK)
-        result = check_checksum(file, &header, flags, precomputed, err);
+        result = check_checksum(file, &header, flags, err);
     if (result == KILN_OK)
         result = check_chunk_table(file, &header, &table_end, err);
     if (result != KILN_OK)
@@ -390,12 +369,6 @@ static kiln_result check_arguments(kiln_file *file, const void *source, uint32_t
 
 kiln_result kiln_file_from_memory(kiln_file *file, const void *data, size_t size, const char *name,
                                   uint32_t flags, kiln_error *err) {
-    return runtime_file_from_memory(file, data, size, name, flags, NULL, err);
-}
-
-kiln_result runtime_file_from_memory(kiln_file *file, const void *data, size_t size,
-                                     const char *name, uint32_t flags, const uint64_t *checksum,
-                                     kiln_error *err) {
     kiln_result result = check_arguments(file, data, flags, err);
     if (result != KILN_OK)
         return result;
@@ -409,7 +382,7 @@ kiln_result runtime_file_from_memory(kiln_file *file, const void *data, size_t s
     file->data = data;
     file->size = size;
     file->owned_how_ = OWNED_BORROWED;
-    result = validate(file, flags, checksum, err);
+    result = validate(file, flags, err);
     if (result != KILN_OK)
         kiln_file_close(file);
     return result;
@@ -493,7 +466,7 @@ kiln_result kiln_file_map(kiln_file *file, const char *path, uint32_t flags, kil
     file->owned_how_ = OWNED_MAPPED;
     file->data = mapping; /* page-aligned, so 16-byte aligned */
     file->size = size;
-    result = validate(file, flags, NULL, err);
+    result = validate(file, flags, err);
     if (result != KILN_OK)
         kiln_file_close(file);
     return result;
@@ -552,7 +525,7 @@ kiln_result kiln_file_load(kiln_file *file, const char *path, uint32_t flags, ki
     if (result == KILN_OK) {
         file->data = block;
         file->size = size;
-        result = validate(file, flags, NULL, err);
+        result = validate(file, flags, err);
     }
     if (result != KILN_OK)
         kiln_file_close(file);

@@ -69,19 +69,4 @@ kiln_result runtime_map_fd(const char *name, int fd, size_t size, bool populate,
 kiln_result runtime_map_regular(const char *name, const char *path, void **mapping, size_t *size,
                                 kiln_error *err);
 
-/* kiln_file_from_memory with the container checksum already computed when
- * `checksum` is not NULL (it must be that of these bytes: the manager hashes
- * a file as it reads it, while each piece is in the cache, rather than in a
- * second pass over the whole file). */
-kiln_result runtime_file_from_memory(kiln_file *file, const void *data, size_t size,
-                                     const char *name, uint32_t flags, const uint64_t *checksum,
-                                     kiln_error *err);
-
-/* Feeds bytes [offset, offset + length) of a container, `piece`, to an XXH3-64
- * state reset with XXH3_64bits_reset: the checksum container.md defines (its
- * 8 checksum bytes read as zero) once every byte went through in order. */
-struct XXH3_state_s;
-void runtime_checksum_piece(struct XXH3_state_s *state, const uint8_t *piece, uint64_t offset,
-                            size_t length);
-
 #endif /* KILN_RUNTIME_INTERNAL_H */

@@ -30,9 +30,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define XXH_STATIC_LINKING_ONLY /* XXH3_state_t on the stack: no allocation */
-#include <xxhash.h>
-
 #include "runtime/internal.h"
 #include "runtime/manager_internal.h"
 #include "runtime/manager_load.h"
@@ -237,17 +234,11 @@ void mgr_file_cache_drain(kiln_manager *m) {
  * that thousands of tiny files would use up (BENCHMARKS.md section 12). */
 #define MGR_MAP_MIN ((size_t)64 * 1024)
 
-/* Bytes read at a time when the file is hashed as it is read: each piece is
- * hashed while it is still in the cache. */
-#define HASH_STEP ((size_t)256 << 10)
-
 /* A whole folder file, 16-byte aligned: read into manager memory, or with
  * KILN_MANAGER_MAP_FILES mapped read-only and private, every page populated
  * (read into the page cache now if it was not there, on this thread: no I/O
  * or fault when the engine touches it); *mapped says which. A file that cannot be mapped (the
  * process is out of mappings) is read. *id (may be NULL) gets the version it read.
- * `checksum` (may be NULL): a read file's container checksum
- * (runtime_checksum_piece), computed as it is read; left alone when mapped.
  *
  * A mapped file is the file: the cooker replaces files by rename, so the
  * mapping keeps the old version's bytes until the asset lets it go (a hot
@@ -256,8 +247,7 @@ void mgr_file_cache_drain(kiln_manager *m) {
  * validated views: KILN_MANAGER_MAP_FILES (kiln/manager.h) is only for
  * folders written by rename. */
 kiln_result mgr_read_file(kiln_manager *m, const char *name, const char *path, void **data,
-                          size_t *size, bool *mapped, mgr_file_id *id, uint64_t *checksum,
-                          kiln_error *err) {
+                          size_t *size, bool *mapped, mgr_file_id *id, kiln_error *err) {
     int fd;
     struct stat st;
     kiln_result result = runtime_open_regular(name, path, &fd, size, &st, err);
@@ -277,17 +267,9 @@ kiln_result mgr_read_file(kiln_manager *m, const char *name, const char *path, v
         close(fd);
         return runtime_fail(err, KILN_ERR_OUT_OF_MEMORY, name, "cannot allocate %zu bytes", *size);
     }
-    XXH3_state_t state;
-    if (checksum != NULL) {
-        XXH3_INITSTATE(&state);
-        XXH3_64bits_reset(&state);
-    }
     size_t done = 0;
     while (done < *size) {
-        size_t want = *size - done;
-        if (checksum != NULL && want > HASH_STEP)
-            want = HASH_STEP;
-        ssize_t got = read(fd, memory + done, want);
+        ssize_t got = read(fd, memory + done, *size - done);
         if (got < 0 && errno == EINTR)
             continue;
         if (got <= 0) {
@@ -300,13 +282,9 @@ kiln_result mgr_read_file(kiln_manager *m, const char *name, const char *path, v
                        : runtime_fail(err, KILN_ERR_IO, name, "cannot read: %s",
                                       runtime_os_reason(saved, reason, sizeof reason));
         }
-        if (checksum != NULL)
-            runtime_checksum_piece(&state, memory + done, done, (size_t)got);
         done += (size_t)got;
     }
     close(fd);
-    if (checksum != NULL)
-        *checksum = XXH3_64bits_digest(&state);
     *data = memory;
     return KILN_OK;
 }

@@ -274,8 +274,6 @@ static kiln_result read_asset(kiln_manager *m, mgr_slot *s, const mgr_mount *mt,
     const char *name = s->path;
     const void *data;
     size_t size;
-    uint64_t checksum = 0;
-    bool hashed = false; /* checksum is the file's (read and hashed, not mapped) */
     if (mt->is_pack) {
         kiln_pack_item item;
         /* The pack of the manifest that named it (a replaced pack stays
@@ -294,19 +292,14 @@ static kiln_result read_asset(kiln_manager *m, mgr_slot *s, const mgr_mount *mt,
         snprintf(path, length, "%s/%s", mt->dir, s->path);
         void *memory = NULL;
         bool mapped = false;
-        /* A container verified against its checksum is hashed as it is read
-         * (one pass over the bytes, not two); a KTX2 file has no checksum. */
-        bool hash = (m->open_flags & KILN_OPEN_VERIFY_CHECKSUM) != 0 &&
-                    s->expected_kind != KILN_ASSET_TEXTURE;
-        kiln_result r = mgr_read_file(m, name, path, &memory, &size, &mapped, &s->data->file_id,
-                                      hash ? &checksum : NULL, err);
+        kiln_result r =
+            mgr_read_file(m, name, path, &memory, &size, &mapped, &s->data->file_id, err);
         mgr_free(m, path, length);
         if (r != KILN_OK)
             return r;
         s->data->file_memory = memory;
         s->data->file_memory_size = size;
         s->data->file_mapped = mapped;
-        hashed = hash && !mapped;
         data = memory;
     }
     s->data->asset.file_bytes = size;
@@ -323,8 +316,7 @@ static kiln_result read_asset(kiln_manager *m, mgr_slot *s, const mgr_mount *mt,
     case KILN_ASSET_SCENE:
     case KILN_ASSET_ANIMATION:
     case KILN_ASSET_SHADER:
-        r = runtime_file_from_memory(&s->data->asset.file, data, size, name, flags,
-                                     hashed ? &checksum : NULL, err);
+        r = kiln_file_from_memory(&s->data->asset.file, data, size, name, flags, err);
         if (r != KILN_OK)
             return r;
         if (s->expected_kind == KILN_ASSET_MESH)

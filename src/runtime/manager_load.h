@@ -34,8 +34,7 @@ void mgr_file_id_of(const struct stat *st, mgr_file_id *id);
 
 /* manager_files.c: a folder file's bytes, and the file-memory cache. */
 kiln_result mgr_read_file(kiln_manager *m, const char *name, const char *path, void **data,
-                          size_t *size, bool *mapped, mgr_file_id *id, uint64_t *checksum,
-                          kiln_error *err);
+                          size_t *size, bool *mapped, mgr_file_id *id, kiln_error *err);
 void mgr_file_memory_free(kiln_manager *m, mgr_data *d);
 void mgr_file_cache_init(kiln_manager *m, bool enabled);
 void mgr_file_cache_drain(kiln_manager *m); /* frees every kept block (destroy) */

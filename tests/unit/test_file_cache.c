@@ -7,22 +7,14 @@
  * hooks nothing is kept and the hooks see every block, of the file's size.
  * The size classes are recomputed here from their definition: a size rounded
  * up to a quarter of its power of two, from 4 KiB. Blocks kept at destroy are
- * freed (AddressSanitizer's leak check would fail the test otherwise).
- * A container hashed as it is read gets the checksum computed here with
- * XXH3 over the file with its checksum field zeroed, and a damaged byte
- * still fails verification (KILN_ERR_CHECKSUM), as kiln_file_from_memory's
- * own pass does. */
+ * freed (AddressSanitizer's leak check would fail the test otherwise). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
-#include <xxhash.h>
-
-#include "cook/write/write.h"
 #include "kiln/manager.h"
-#include "runtime/internal.h"
 #include "runtime/manager_internal.h"
 #include "runtime/manager_load.h"
 #include "test_support.h"
@@ -63,7 +55,7 @@ static mgr_data read_checked(kiln_manager *m, const char *path) {
     mgr_file_id id;
     kiln_error err;
     void *data = NULL;
-    assert_int_equal(mgr_read_file(m, "f", path, &data, &size, &mapped, &id, NULL, &err), KILN_OK);
+    assert_int_equal(mgr_read_file(m, "f", path, &data, &size, &mapped, &id, &err), KILN_OK);
     size_t expected_size;
     uint8_t *expected = test_read_file(path, &expected_size);
     assert_int_equal(size, expected_size);
@@ -229,98 +221,13 @@ static void test_missing_file_names_it(void **state) {
     size_t size = 0;
     bool mapped = false;
     kiln_error err;
-    assert_int_equal(
-        mgr_read_file(m, "missing.bin", missing, &data, &size, &mapped, NULL, NULL, &err),
-        KILN_ERR_IO);
+    assert_int_equal(mgr_read_file(m, "missing.bin", missing, &data, &size, &mapped, NULL, &err),
+                     KILN_ERR_IO);
     assert_non_null(strstr(err.message, "missing.bin"));
     assert_non_null(strstr(err.message, "cannot open"));
     assert_int_equal(m->files.in_use, 0);
     kiln_manager_destroy(m);
     free(missing);
-}
-
-/* A container of 700 KB (several of the manager's 256 KiB hashing reads). */
-static void write_container(const char *path, bytebuf *out) {
-    container_writer writer;
-    container_begin(&writer, KILN_KIND_MESH, 1);
-    size_t sizes[3] = {300000, 5, 400000};
-    for (int c = 0; c < 3; c++) {
-        uint8_t *payload = malloc(sizes[c]);
-        assert_non_null(payload);
-        for (size_t i = 0; i < sizes[c]; i++)
-            payload[i] = (uint8_t)(i * 31u + (unsigned)c * 7u);
-        container_add_chunk(&writer, 0x41414141u + (uint32_t)c, payload, sizes[c]);
-        free(payload);
-    }
-    memset(out, 0, sizeof *out);
-    assert_true(container_finish(&writer, out));
-    test_write_file(path, out->data, out->size);
-}
-
-static uint64_t reference_checksum(const uint8_t *bytes, size_t size) {
-    uint8_t *copy = malloc(size);
-    assert_non_null(copy);
-    memcpy(copy, bytes, size);
-    memset(copy + offsetof(kiln_container_header, checksum), 0, 8);
-    uint64_t sum = XXH3_64bits(copy, size);
-    free(copy);
-    return sum;
-}
-
-static void test_checksum_while_reading(void **state) {
-    (void)state;
-    kiln_manager *m = make(NULL);
-    char *path = test_path_join(dir, "hashed.kmesh");
-    bytebuf bytes;
-    write_container(path, &bytes);
-    kiln_container_header header;
-    memcpy(&header, bytes.data, sizeof header);
-    assert_true((header.flags & KILN_CONTAINER_FLAG_CHECKSUM) != 0);
-    assert_int_equal(header.checksum, reference_checksum(bytes.data, bytes.size));
-
-    for (int damaged = 0; damaged < 2; damaged++) {
-        if (damaged) { /* one byte of the second hashing read */
-            bytes.data[300000] ^= 0x10;
-            test_write_file(path, bytes.data, bytes.size);
-        }
-        void *data = NULL;
-        size_t size = 0;
-        bool mapped = true;
-        uint64_t checksum = 0;
-        kiln_error err;
-        assert_int_equal(
-            mgr_read_file(m, "hashed.kmesh", path, &data, &size, &mapped, NULL, &checksum, &err),
-            KILN_OK);
-        assert_false(mapped);
-        assert_int_equal(size, bytes.size);
-        assert_memory_equal(data, bytes.data, size);
-        assert_int_equal(checksum, reference_checksum(bytes.data, bytes.size));
-        kiln_file file;
-        kiln_result r = runtime_file_from_memory(&file, data, size, "hashed.kmesh",
-                                                 KILN_OPEN_VERIFY_CHECKSUM, &checksum, &err);
-        kiln_file plain;
-        kiln_error plain_err;
-        kiln_result plain_r = kiln_file_from_memory(&plain, data, size, "hashed.kmesh",
-                                                    KILN_OPEN_VERIFY_CHECKSUM, &plain_err);
-        assert_int_equal(r, damaged ? KILN_ERR_CHECKSUM : KILN_OK);
-        assert_int_equal(plain_r, r);
-        if (damaged) {
-            assert_non_null(strstr(err.message, "hashed.kmesh: checksum mismatch"));
-            assert_string_equal(err.message, plain_err.message);
-        } else {
-            assert_int_equal(file.chunk_count, 3);
-            kiln_file_close(&file);
-            kiln_file_close(&plain);
-        }
-        mgr_data d;
-        memset(&d, 0, sizeof d);
-        d.file_memory = data;
-        d.file_memory_size = size;
-        mgr_file_memory_free(m, &d);
-    }
-    bytebuf_free(&bytes);
-    kiln_manager_destroy(m);
-    free(path);
 }
 
 int main(void) {
@@ -331,7 +238,6 @@ int main(void) {
         cmocka_unit_test(test_kept_bytes_stay_within_the_peak),
         cmocka_unit_test(test_hooks_get_every_block),
         cmocka_unit_test(test_missing_file_names_it),
-        cmocka_unit_test(test_checksum_while_reading),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
     free(dir);
