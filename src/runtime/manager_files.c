@@ -98,21 +98,30 @@ static size_t class_bytes(uint32_t cls) {
     return ((size_t)1 << top) + (size_t)(cls % 4u) * ((size_t)1 << (top - 2));
 }
 
+/* Maps the whole pages of [block, block + size) in one call rather than a
+ * fault each as the read writes them (pages already mapped are skipped; a
+ * kernel without MADV_POPULATE_WRITE leaves them to the faults). */
+static void populate(uint8_t *block, size_t size) {
+#ifdef MADV_POPULATE_WRITE
+    uintptr_t first = ((uintptr_t)block + 4095) & ~(uintptr_t)4095;
+    uintptr_t end = ((uintptr_t)block + size) & ~(uintptr_t)4095;
+    if (size >= POPULATE_MIN && end > first)
+        madvise((void *)first, end - first, MADV_POPULATE_WRITE);
+#else
+    (void)block;
+    (void)size;
+#endif
+}
+
 /* A new block of a class's `rounded` bytes (a multiple of 1 KiB, of 512 KiB
- * from HUGE_SIZE) for a file of `size`: from the allocator, or a mapping
- * aligned to HUGE_SIZE (mapped larger, the ends unmapped). NULL when out of
- * memory. */
+ * from HUGE_SIZE) for a file of `size`, its pages populated: from the
+ * allocator, or a mapping aligned to HUGE_SIZE (mapped larger, the ends
+ * unmapped). NULL when out of memory. */
 static void *block_new(kiln_manager *m, size_t rounded, size_t size) {
     if (rounded < HUGE_SIZE) {
         uint8_t *block = mgr_alloc(m, rounded, 16);
-#ifdef MADV_POPULATE_WRITE
-        /* The whole pages the file will fill, mapped in one call rather than
-         * a fault each as the read writes them (mapped ones are skipped). */
-        uintptr_t first = ((uintptr_t)block + 4095) & ~(uintptr_t)4095;
-        uintptr_t end = ((uintptr_t)block + size) & ~(uintptr_t)4095;
-        if (block != NULL && size >= POPULATE_MIN && end > first)
-            madvise((void *)first, end - first, MADV_POPULATE_WRITE);
-#endif
+        if (block != NULL)
+            populate(block, size);
         return block;
     }
     if (rounded > SIZE_MAX - HUGE_SIZE)
@@ -125,10 +134,11 @@ static void *block_new(kiln_manager *m, size_t rounded, size_t size) {
     uint8_t *block = (uint8_t *)at;
     if (block > mapped)
         munmap(mapped, (size_t)(block - mapped));
-    munmap(block + rounded, (size_t)(mapped + rounded + HUGE_SIZE - (block + rounded)));
+    munmap(block + rounded, (size_t)(mapped + HUGE_SIZE - block)); /* at least a page */
 #ifdef MADV_HUGEPAGE
     madvise(block, rounded, MADV_HUGEPAGE); /* a hint: without it, small pages */
 #endif
+    populate(block, size); /* huge pages where given, else the small ones */
     return block;
 }
 
