@@ -151,7 +151,11 @@ typedef struct kiln_asset {
 
 /* Every allocation of a manager goes through these (both NULL: the C
  * library's aligned_alloc and free); folder files mapped with
- * KILN_MANAGER_MAP_FILES are not allocations.
+ * KILN_MANAGER_MAP_FILES are not allocations. With both NULL, the memory
+ * folder files are read into is kept when freed and reused for the next
+ * files of its size, at most as much as was ever in use at once, until
+ * kiln_manager_destroy (docs/runtime.md, Memory); with hooks, every block
+ * goes back to `free` when its asset goes.
  * `alignment` is a power of two, at most 64; `size` in free is the size that
  * was allocated. Called from any thread. */
 typedef struct kiln_allocator {

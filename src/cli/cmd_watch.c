@@ -780,8 +780,13 @@ static void reply_line(serve_client *client, const char *text) {
 }
 
 static void reply(serve_client *client, bool ok, const char *text) {
+    /* A message longer than a line is cut: the client reads one line. */
     char line[COOK_SERVER_LINE_MAX];
-    snprintf(line, sizeof line, "%s%s", ok ? COOK_SERVER_OK : COOK_SERVER_ERR, text);
+    const char *prefix = ok ? COOK_SERVER_OK : COOK_SERVER_ERR;
+    size_t head = strlen(prefix), body = strnlen(text, sizeof line - 1 - head);
+    memcpy(line, prefix, head);
+    memcpy(line + head, text, body);
+    line[head + body] = '\0';
     reply_line(client, line);
 }
 

@@ -493,81 +493,6 @@ void mgr_file_id_of(const struct stat *st, mgr_file_id *id) {
     id->ctime_ns = (int64_t)st->st_ctim.tv_sec * 1000000000 + st->st_ctim.tv_nsec;
 }
 
-/* With KILN_MANAGER_MAP_FILES, folder files of at least this many bytes are
- * mapped, smaller ones read into manager memory: a mapping
- * costs an mmap, an munmap and a whole page at least, more than copying a few
- * kilobytes, and a process has a limited number of mappings (vm.max_map_count)
- * that thousands of tiny files would use up (BENCHMARKS.md section 12). */
-#define MGR_MAP_MIN ((size_t)64 * 1024)
-
-/* A whole folder file, 16-byte aligned: read into manager memory, or with
- * KILN_MANAGER_MAP_FILES mapped read-only and private, every page populated
- * (read into the page cache now if it was not there, on this thread: no I/O
- * or fault when the engine touches it); *mapped says which. A file that cannot be mapped (the
- * process is out of mappings) is read. *id (may be NULL) gets the version it read.
- *
- * A mapped file is the file: the cooker replaces files by rename, so the
- * mapping keeps the old version's bytes until the asset lets it go (a hot
- * reload maps the new file). A file truncated in place while mapped would
- * raise SIGBUS on access, and one rewritten in place would change under the
- * validated views: KILN_MANAGER_MAP_FILES (kiln/manager.h) is only for
- * folders written by rename. */
-kiln_result mgr_read_file(kiln_manager *m, const char *name, const char *path, void **data,
-                          size_t *size, bool *mapped, mgr_file_id *id, kiln_error *err) {
-    int fd;
-    struct stat st;
-    kiln_result result = runtime_open_regular(name, path, &fd, size, &st, err);
-    if (result != KILN_OK)
-        return result;
-    if (id != NULL)
-        mgr_file_id_of(&st, id);
-    *mapped = false;
-    if ((m->flags & KILN_MANAGER_MAP_FILES) != 0 && *size >= MGR_MAP_MIN &&
-        runtime_map_fd(name, fd, *size, true, data, NULL) == KILN_OK) {
-        close(fd); /* the mapping keeps the file */
-        *mapped = true;
-        return KILN_OK;
-    }
-    uint8_t *memory = mgr_alloc(m, *size, 16);
-    if (memory == NULL) {
-        close(fd);
-        return runtime_fail(err, KILN_ERR_OUT_OF_MEMORY, name, "cannot allocate %zu bytes", *size);
-    }
-    size_t done = 0;
-    while (done < *size) {
-        ssize_t got = read(fd, memory + done, *size - done);
-        if (got < 0 && errno == EINTR)
-            continue;
-        if (got <= 0) {
-            char reason[128];
-            int saved = errno;
-            close(fd);
-            mgr_free(m, memory, *size);
-            return got == 0
-                       ? runtime_fail(err, KILN_ERR_TRUNCATED, name, "file shrank while being read")
-                       : runtime_fail(err, KILN_ERR_IO, name, "cannot read: %s",
-                                      runtime_os_reason(saved, reason, sizeof reason));
-        }
-        done += (size_t)got;
-    }
-    close(fd);
-    *data = memory;
-    return KILN_OK;
-}
-
-/* Frees a data's file bytes (unmaps a mapped file). */
-void mgr_file_memory_free(kiln_manager *m, mgr_data *d) {
-    if (d->file_memory != NULL) {
-        if (d->file_mapped)
-            munmap(d->file_memory, d->file_memory_size);
-        else
-            mgr_free(m, d->file_memory, d->file_memory_size);
-    }
-    d->file_memory = NULL;
-    d->file_memory_size = 0;
-    d->file_mapped = false;
-}
-
 kiln_result kiln_manager_mount(kiln_manager *m, const char *path, uint32_t *index,
                                kiln_error *err) {
     if (m == NULL || path == NULL)
@@ -716,6 +641,7 @@ kiln_result kiln_manager_create(const kiln_manager_desc *desc, kiln_manager **ou
     if (m == NULL)
         return runtime_fail(err, KILN_ERR_OUT_OF_MEMORY, "kiln manager", "out of memory");
     memset(m, 0, sizeof *m);
+    mgr_file_cache_init(m, desc->allocator.alloc == NULL); /* the default allocator's */
     m->watch_fd = -1;
     m->allocator = allocator;
     m->engine = desc->engine;
@@ -799,6 +725,7 @@ void kiln_manager_destroy(kiln_manager *m) {
     for (uint32_t i = 0; i < m->mount_count; i++)
         mount_close(m, m->mounts[i]);
     mgr_free_dctx_pool(m);
+    mgr_file_cache_drain(m);
     mgr_free(m, m->requests, (size_t)m->request_capacity * sizeof *m->requests);
     mgr_free(m, m->pages, (size_t)m->page_count * sizeof *m->pages);
     mgr_free(m, m->map, ((size_t)m->map_mask + 1) * sizeof *m->map);

@@ -153,6 +153,25 @@ typedef struct mgr_request {
     void *user;
 } mgr_request;
 
+/* A freed block of file memory kept for reuse (manager_files.c), its
+ * header written into the block itself. */
+typedef struct mgr_file_block mgr_file_block;
+#define MGR_FILE_CLASSES 144u /* 4 size classes a doubling, 4 KiB .. 2^47 */
+
+/* The file-memory cache (manager_files.c): with the default allocator, the
+ * blocks that held folder files' bytes are kept when freed and reused for the
+ * next files of their size class, so a level loaded after another one reads
+ * into memory that is already mapped. In-use plus kept bytes never exceed the
+ * peak of in-use bytes. Its mutex is a leaf: taken with or without m->lock,
+ * it takes nothing while held. */
+typedef struct mgr_file_cache {
+    bool enabled; /* false: the user's allocator hooks get every block */
+    pthread_mutex_t lock;
+    mgr_file_block *lists[MGR_FILE_CLASSES]; /* kept blocks by class, newest first */
+    mgr_file_block *oldest, *newest;         /* every kept block, by age */
+    uint64_t in_use, kept, peak;             /* bytes, of cached classes */
+} mgr_file_cache;
+
 struct kiln_manager {
     kiln_allocator allocator;
     kiln_engine_callbacks engine;
@@ -211,6 +230,7 @@ struct kiln_manager {
     uint64_t graph_epoch;   /* walks of the nesting graph (manager_graph.c) */
     /* Cooking on demand (manager_dev.c, KILN_RUNTIME_DEV only); NULL: none. */
     struct mgr_dev *dev;
+    mgr_file_cache files; /* manager_files.c */
 };
 
 #endif /* KILN_RUNTIME_MANAGER_INTERNAL_H */

@@ -29,11 +29,15 @@ mgr_scope *mgr_scope_find(kiln_manager *m, kiln_scope scope);
 bool mgr_resolve(kiln_manager *m, kiln_handle handle, uint32_t *mount,
                  const kiln_manifest_entry **entry);
 const mgr_mount *mgr_mount_at(const kiln_manager *m, uint32_t index);
+struct stat;
+void mgr_file_id_of(const struct stat *st, mgr_file_id *id);
+
+/* manager_files.c: a folder file's bytes, and the file-memory cache. */
 kiln_result mgr_read_file(kiln_manager *m, const char *name, const char *path, void **data,
                           size_t *size, bool *mapped, mgr_file_id *id, kiln_error *err);
 void mgr_file_memory_free(kiln_manager *m, mgr_data *d);
-struct stat;
-void mgr_file_id_of(const struct stat *st, mgr_file_id *id);
+void mgr_file_cache_init(kiln_manager *m, bool enabled);
+void mgr_file_cache_drain(kiln_manager *m); /* frees every kept block (destroy) */
 
 /* manager_load.c: the queue, the finish list, staging, workers. */
 void mgr_heap_remove(kiln_manager *m, uint32_t index);
