@@ -496,16 +496,28 @@ typedef struct kiln_manager_stats {
     uint64_t bytes;        /* of every asset, each counted once */
     uint64_t mapped_bytes; /* of `bytes`: folder files mapped, not allocated */
     uint32_t mounts;
-    uint64_t reloads;                               /* reloads applied */
-    uint64_t reload_failures;                       /* reloads that kept the old data */
-    uint64_t refreshes;                             /* manifests re-read by kiln_manager_refresh */
-    uint32_t retired;                               /* replaced data waiting for its second pump */
-    uint32_t scope_count;                           /* scopes alive */
+    uint64_t reloads;          /* reloads applied */
+    uint64_t reload_failures;  /* reloads that kept the old data */
+    uint64_t refreshes;        /* manifests re-read by kiln_manager_refresh */
+    uint64_t file_cache_bytes; /* file memory kept for reuse, in no asset (kiln_manager_trim) */
+    uint64_t file_cache_bound; /* in-use plus kept file memory stays within this */
+    uint32_t retired;          /* replaced data waiting for its second pump */
+    uint32_t scope_count;      /* scopes alive */
     kiln_scope_stats scopes[KILN_STATS_MAX_SCOPES]; /* the first KILN_STATS_MAX_SCOPES */
 } kiln_manager_stats;
 
 kiln_result kiln_manager_stats_get(kiln_manager *manager, kiln_manager_stats *stats,
                                    kiln_error *err);
+
+/* Gives back file memory the manager keeps for reuse (with the default
+ * allocator, docs/runtime.md "Memory"): frees kept blocks, oldest first, until
+ * at most `keep_bytes` are kept, and lowers the cache's bound to the file
+ * memory in use plus what stays kept, so later loads keep only what they
+ * need. Call it after unloading more than the next loads will take (a big
+ * level left for small ones), or on memory pressure; 0 frees every kept
+ * block. Assets and their data are untouched. Thread-safe; with allocator
+ * hooks there is nothing kept and it does nothing. */
+kiln_result kiln_manager_trim(kiln_manager *manager, uint64_t keep_bytes, kiln_error *err);
 
 #ifdef __cplusplus
 }

@@ -839,6 +839,7 @@ kiln_result kiln_manager_stats_get(kiln_manager *m, kiln_manager_stats *stats, k
     stats->reloads = m->reloads;
     stats->reload_failures = m->reload_failures;
     stats->refreshes = m->refreshes;
+    mgr_file_cache_counts(m, &stats->file_cache_bytes, &stats->file_cache_bound);
     for (const mgr_data *d = m->retired; d != NULL; d = d->next_retired)
         stats->retired++;
     for (uint32_t i = 0; i < m->scope_capacity; i++) {

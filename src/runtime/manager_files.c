@@ -16,10 +16,13 @@
  * frees, by size class, and reads the next files of each class into them:
  * memory already mapped, as the read() baseline's buffer is.
  *
- * Bounded: in-use plus kept bytes never exceed the most the manager ever had
- * in use at once (a fresh block first evicts the oldest kept ones), so the
- * cache keeps at most what the largest load needed, and gives everything
- * back at kiln_manager_destroy. With allocator hooks there is no cache: every
+ * Bounded: in-use plus kept bytes never exceed the most the manager had in
+ * use at once since it was created or last trimmed (a fresh block first
+ * evicts the oldest kept ones), so the cache keeps at most what the largest
+ * load needed. kiln_manager_trim frees kept blocks and lowers the bound to
+ * what is left (a game that loaded one huge level and then small ones would
+ * otherwise keep the huge level's blocks for good); kiln_manager_destroy
+ * frees them all. With allocator hooks there is no cache: every
  * block comes from, and goes back to, the hooks.
  */
 #include <errno.h>
@@ -219,6 +222,45 @@ static void file_free(kiln_manager *m, void *memory, size_t size) {
     if (b->next != NULL)
         b->next->prev = b;
     c->lists[cls] = b;
+    pthread_mutex_unlock(&c->lock);
+}
+
+/* Frees kept blocks, oldest first, until at most `keep` bytes are kept, and
+ * lowers the bound to what is in use plus what stays kept: the peak of a big
+ * load no longer lets the cache keep that much. */
+static void file_cache_trim(kiln_manager *m, uint64_t keep) {
+    mgr_file_cache *c = &m->files;
+    mgr_file_block *freed = NULL;
+    pthread_mutex_lock(&c->lock);
+    while (c->oldest != NULL && c->kept > keep) {
+        mgr_file_block *old = c->oldest;
+        unlink_block(c, old, class_bytes(old->cls));
+        old->next = freed; /* freed below, unlocked */
+        freed = old;
+    }
+    c->peak = c->in_use + c->kept;
+    pthread_mutex_unlock(&c->lock);
+    while (freed != NULL) {
+        mgr_file_block *next = freed->next;
+        block_delete(m, freed, class_bytes(freed->cls));
+        freed = next;
+    }
+}
+
+kiln_result kiln_manager_trim(kiln_manager *m, uint64_t keep_bytes, kiln_error *err) {
+    if (m == NULL)
+        return runtime_fail(err, KILN_ERR_INVALID_ARGUMENT, "kiln manager",
+                            "kiln_manager_trim needs a manager");
+    if (m->files.enabled)
+        file_cache_trim(m, keep_bytes);
+    return KILN_OK;
+}
+
+void mgr_file_cache_counts(kiln_manager *m, uint64_t *kept, uint64_t *bound) {
+    mgr_file_cache *c = &m->files;
+    pthread_mutex_lock(&c->lock);
+    *kept = c->kept;
+    *bound = c->peak;
     pthread_mutex_unlock(&c->lock);
 }
 

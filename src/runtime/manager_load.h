@@ -38,6 +38,8 @@ kiln_result mgr_read_file(kiln_manager *m, const char *name, const char *path, v
 void mgr_file_memory_free(kiln_manager *m, mgr_data *d);
 void mgr_file_cache_init(kiln_manager *m, bool enabled);
 void mgr_file_cache_drain(kiln_manager *m); /* frees every kept block (destroy) */
+/* The bytes kept for reuse, and the bound on in-use plus kept bytes. */
+void mgr_file_cache_counts(kiln_manager *m, uint64_t *kept, uint64_t *bound);
 
 /* manager_load.c: the queue, the finish list, staging, workers. */
 void mgr_heap_remove(kiln_manager *m, uint32_t index);

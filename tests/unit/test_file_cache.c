@@ -4,7 +4,9 @@
  * aligned; with the default allocator a freed block is kept and the next file
  * of its size class is read into it; in-use plus kept bytes never exceed the
  * peak of in-use bytes (the oldest kept block goes first); with allocator
- * hooks nothing is kept and the hooks see every block, of the file's size.
+ * hooks nothing is kept and the hooks see every block, of the file's size;
+ * kiln_manager_trim frees kept blocks oldest first and lowers the bound, and
+ * kiln_manager_stats_get reports both.
  * The size classes are recomputed here from their definition: a size rounded
  * up to a quarter of its power of two, from 4 KiB. Blocks kept at destroy are
  * freed (AddressSanitizer's leak check would fail the test otherwise). */
@@ -164,6 +166,60 @@ static void test_kept_bytes_stay_within_the_peak(void **state) {
     free(big);
 }
 
+/* The cache's counts as kiln_manager_stats_get reports them. */
+static void assert_stats(kiln_manager *m, uint64_t kept, uint64_t bound) {
+    kiln_manager_stats stats;
+    kiln_error err;
+    assert_int_equal(kiln_manager_stats_get(m, &stats, &err), KILN_OK);
+    assert_int_equal(stats.file_cache_bytes, kept);
+    assert_int_equal(stats.file_cache_bound, bound);
+}
+
+static void test_trim_frees_oldest_and_lowers_the_bound(void **state) {
+    (void)state;
+    kiln_manager *m = make(NULL);
+    char *big = make_file("big.bin", 200000, 10), *a = make_file("a.bin", 5000, 11);
+    char *c = make_file("c.bin", 4096, 12);
+    size_t cbig = class_size(200000), ca = class_size(5000), cc = class_size(4096);
+    mgr_data dbig = read_checked(m, big), da = read_checked(m, a);
+    void *a_block = da.file_memory;
+    mgr_file_memory_free(m, &dbig); /* the oldest kept */
+    mgr_file_memory_free(m, &da);
+    assert_stats(m, cbig + ca, cbig + ca);
+    /* Keep a's class size: the big block, older, goes; a's stays. */
+    kiln_error err;
+    assert_int_equal(kiln_manager_trim(m, ca, &err), KILN_OK);
+    assert_stats(m, ca, ca);
+    mgr_data da2 = read_checked(m, a);
+    assert_ptr_equal(da2.file_memory, a_block);
+    mgr_file_memory_free(m, &da2);
+    /* The lowered bound holds: a fresh block of another class evicts a's
+     * rather than growing the cache back to the big load's peak. */
+    mgr_data dc = read_checked(m, c);
+    assert_int_equal(m->files.kept, 0);
+    assert_int_equal(m->files.peak, ca); /* c's block is smaller: the bound stays */
+    assert_bound(m);
+    /* Trimming with memory in use: nothing kept to free, the bound is what
+     * is in use; freeing it keeps it. */
+    assert_int_equal(kiln_manager_trim(m, 0, &err), KILN_OK);
+    assert_stats(m, 0, cc);
+    mgr_file_memory_free(m, &dc);
+    assert_stats(m, cc, cc);
+    assert_int_equal(kiln_manager_trim(m, 0, &err), KILN_OK);
+    assert_stats(m, 0, 0);
+    kiln_manager_destroy(m);
+    free(big);
+    free(a);
+    free(c);
+}
+
+static void test_trim_checks_its_arguments(void **state) {
+    (void)state;
+    kiln_error err;
+    assert_int_equal(kiln_manager_trim(NULL, 0, &err), KILN_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(err.message, "kiln_manager_trim"));
+}
+
 typedef struct counting {
     int allocs, frees;
     size_t live;
@@ -206,6 +262,9 @@ static void test_hooks_get_every_block(void **state) {
     mgr_file_memory_free(m, &db);
     assert_int_equal(counts.frees, frees + 2);
     assert_int_equal(m->files.kept, 0);
+    kiln_error err; /* nothing kept, nothing to trim */
+    assert_int_equal(kiln_manager_trim(m, 0, &err), KILN_OK);
+    assert_int_equal(counts.frees, frees + 2);
     kiln_manager_destroy(m);
     assert_int_equal(counts.live, 0);
     assert_int_equal(counts.allocs, counts.frees);
@@ -236,6 +295,8 @@ int main(void) {
         cmocka_unit_test(test_reuses_a_freed_block),
         cmocka_unit_test(test_small_files_are_not_kept),
         cmocka_unit_test(test_kept_bytes_stay_within_the_peak),
+        cmocka_unit_test(test_trim_frees_oldest_and_lowers_the_bound),
+        cmocka_unit_test(test_trim_checks_its_arguments),
         cmocka_unit_test(test_hooks_get_every_block),
         cmocka_unit_test(test_missing_file_names_it),
     };
