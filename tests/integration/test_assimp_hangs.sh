@@ -6,7 +6,8 @@
 # (src/cook/import/assimp_precheck.c: "F:LINE: error: bad PLY header: ..." or
 # "AC3D ..."), not by the 1 s import.timeout (a kiln.yml rule: "took longer
 # than 1 s ... stopped") or assimp's crash, and the rest of the tree cooks,
-# a subdivided AC3D surface among it.
+# a subdivided AC3D surface among it, and one whose subdivision the pre-check
+# lowers (tests/fuzz/regressions/assimp/ac3d-subdiv-40.ac).
 #
 # Environment (set by ctest): KILN (the executable), KILN_REPO (the
 # repository), KILN_TMP (scratch folder).
@@ -24,6 +25,7 @@ cp "$CRASHES"/*.ply "$CRASHES"/*.ac "$SRC/crashes/"
 cp "$KILN_REPO/tests/fuzz/seeds/assimp/triangle-ascii.ply" "$SRC/good.ply"
 cp "$KILN_REPO/tests/fuzz/seeds/assimp/quad-subdiv-2.ac" "$SRC/subdivided.ac"
 cp "$KILN_REPO/tests/fuzz/seeds/assimp/triangle.dae" "$SRC/scene.dae"
+cp "$KILN_REPO/tests/fuzz/regressions/assimp/ac3d-subdiv-40.ac" "$SRC/lowered.ac"
 printf 'v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n' >"$SRC/tri.obj"
 # 1 s for the hanging files (a rule: per asset); the good ones keep the
 # default, so a loaded machine cannot make them time out.
@@ -56,7 +58,13 @@ check "each input assimp crashes on is refused before assimp runs, nothing writt
 check "the rest of the tree cooks" \
     all_true '[ -s "$SCRATCH/out/good.kmesh" ]' '[ -s "$SCRATCH/out/scene.kmesh" ]' \
     '[ -s "$SCRATCH/out/tri.kmesh" ]' '[ -s "$SCRATCH/out/subdivided.kmesh" ]' \
-    'stdout_has "cooked 4 assets.*; $((count + crash_count)) failed"'
+    '[ -s "$SCRATCH/out/lowered.kmesh" ]' \
+    'stdout_has "cooked 5 assets.*; $((count + crash_count)) failed"'
+# subdiv 40 of a triangle (3 x 4^39 faces, minutes in assimp) cooks lowered
+# to the most levels within 2^16 faces: 3 x 4^7 = 49152.
+check "an AC3D subdivision past the bound cooks lowered, with a warning" \
+    stderr_has "^lowered.ac:7: warning: AC3D subdiv 40: .* subdivided 8 times instead \\(49152 faces\\)"
+
 # Refused at once: far below the 1 s time limit each would cost, even on a
 # loaded machine.
 check "the build took less than 60 s ($took s)" test "$took" -lt 60

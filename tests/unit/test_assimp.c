@@ -850,7 +850,10 @@ static void imports_run_in_parallel(void **state) {
 /* assimp_precheck on `bytes`; the messages in *d (freed by the caller). */
 static bool precheck(cook_diag *d, const char *path, const void *bytes, size_t size) {
     *d = (cook_diag){0};
-    return assimp_precheck(bytes, size, path, d);
+    uint8_t *rewritten = NULL;
+    bool ok = assimp_precheck(bytes, size, path, d, &rewritten);
+    free(rewritten);
+    return ok;
 }
 
 static const char *messages_of(const cook_diag *d) {
@@ -1042,72 +1045,193 @@ static void ac3d_object(bytebuf *out, uint32_t levels, uint32_t corners) {
     bytebuf_printf(out, "kids 0\n");
 }
 
-static void precheck_bounds_ac3d_counts_and_subdivision(void **state) {
+/* Faces of `corners` polygon corners subdivided `levels` times, counted one
+ * level at a time (n quads for an n-gon, then 4 for each quad). */
+static uint64_t subdivided_faces(uint64_t corners, uint32_t levels) {
+    uint64_t faces = 0;
+    for (uint32_t l = 1; l <= levels; l++)
+        faces = l == 1 ? corners : faces * 4;
+    return faces;
+}
+
+/* The pre-check on `text`: passes with `warnings` warnings (the first
+ * starting with `warning`, when given) and rewrites it to `expected`
+ * (NULL: no rewrite). */
+static void expect_ac3d(const char *path, const void *text, size_t size, const char *expected,
+                        uint32_t warnings, const char *warning) {
+    cook_diag d = {0};
+    uint8_t *rewritten = NULL;
+    bool ok = assimp_precheck(text, size, path, &d, &rewritten);
+    if (!ok || d.errors != 0 || d.warnings != warnings ||
+        (warning != NULL && strstr(messages_of(&d), warning) != messages_of(&d)))
+        fail_msg("%s: expected %u warnings (\"%s\"), got %s:\n%s", path, warnings,
+                 warning ? warning : "", ok ? "ok" : "refused", messages_of(&d));
+    if (expected == NULL) {
+        assert_null(rewritten);
+    } else {
+        assert_non_null(rewritten);
+        assert_memory_equal(rewritten, expected, size);
+    }
+    free(rewritten);
+    diag_free(&d);
+}
+
+/* `text` with every `from` replaced by `to` (of the same length). */
+static char *replaced(const char *text, size_t size, const char *from, const char *to) {
+    assert_int_equal(strlen(from), strlen(to));
+    char *out = malloc(size + 1);
+    assert_non_null(out);
+    memcpy(out, text, size);
+    out[size] = '\0';
+    for (char *p = out; (p = strstr(p, from)) != NULL; p += strlen(from))
+        memcpy(p, to, strlen(to));
+    return out;
+}
+
+static void precheck_lowers_ac3d_subdivision_past_the_bound(void **state) {
     (void)state;
-    /* The deepest subdivision of a 7-corner surface within 2^20 faces:
-     * 7 quads after the first level, 4 times more after each next one. */
+    const uint64_t limit = 1u << 16;
+    /* The deepest subdivision of a 7-corner polygon within 2^16 faces. */
     uint32_t deepest = 1;
-    for (uint64_t faces = 7; faces * 4 <= (1u << 20); faces *= 4)
+    while (subdivided_faces(7, deepest + 1) <= limit)
         deepest++;
-    assert_int_equal(deepest, 9);
+    assert_int_equal(deepest, 7);
     bytebuf file = {0};
     bytebuf_printf(&file, "AC3Db\nOBJECT world\nkids 1\n");
     ac3d_object(&file, deepest, 7);
-    expect_passes("ok.ac", file.data, file.size);
+    expect_ac3d("ok.ac", file.data, file.size, NULL, 0, NULL);
     bytebuf_free(&file);
 
+    /* One level more: lowered to the deepest, the number rewritten. */
     bytebuf_printf(&file, "AC3Db\nOBJECT world\nkids 1\n");
     ac3d_object(&file, deepest + 1, 7);
-    expect_refused("deep.ac", file.data, file.size,
-                   "deep.ac:6: error: AC3D subdiv 10: the object's 7 surface corners subdivided "
-                   "10 times make more than 1048576 faces");
+    char *expected = replaced((char *)file.data, file.size, "subdiv 8\n", "subdiv 7\n");
+    char warning[256];
+    snprintf(warning, sizeof warning,
+             "deep.ac:6: warning: AC3D subdiv 8: the object's 7 surface corners subdivided 8 "
+             "times would make %llu faces, over the limit of 65536 for a file; subdivided 7 "
+             "times instead (%llu faces)",
+             (unsigned long long)subdivided_faces(7, 8),
+             (unsigned long long)subdivided_faces(7, 7));
+    expect_ac3d("deep.ac", file.data, file.size, expected, 1, warning);
+    free(expected);
     bytebuf_free(&file);
 
-    /* Two objects at the deepest level fit (2 x 458752), a third does not. */
+    /* Two objects at the deepest level fit; a third gets what is left. */
     bytebuf_printf(&file, "AC3Db\nOBJECT world\nkids 3\n");
-    for (int i = 0; i < 2; i++)
-        ac3d_object(&file, deepest, 7);
-    size_t lines = 0;
+    ac3d_object(&file, deepest, 7);
+    ac3d_object(&file, deepest, 7);
+    size_t two = file.size, lines = 0;
     for (size_t i = 0; i < file.size; i++)
         lines += file.data[i] == '\n';
-    expect_passes("two.ac", file.data, file.size);
     ac3d_object(&file, deepest, 7);
-    char prefix[160];
-    snprintf(prefix, sizeof prefix,
-             "three.ac:%zu: error: AC3D subdiv 9: the object's 7 surface corners subdivided 9 "
-             "times make 458752 faces, 1376256 with the objects before it",
+    uint64_t left = limit - 2 * subdivided_faces(7, deepest);
+    uint32_t third = deepest;
+    while (third > 0 && subdivided_faces(7, third) > left)
+        third--;
+    assert_int_equal(third, 6);
+    expected = malloc(file.size);
+    memcpy(expected, file.data, file.size);
+    char *at = strstr(expected + two, "subdiv 7\n");
+    at[7] = '6';
+    snprintf(warning, sizeof warning,
+             "three.ac:%zu: warning: AC3D subdiv 7: the object's 7 surface corners subdivided 7 "
+             "times would make 28672 faces (86016 with the objects before it), over the limit "
+             "of 65536 for a file; subdivided 6 times instead (7168 faces)",
              lines + 3);
-    expect_refused("three.ac", file.data, file.size, prefix);
+    expect_ac3d("three.ac", file.data, file.size, expected, 1, warning);
+    free(expected);
     bytebuf_free(&file);
+
+    /* A huge number: the digits past the new one become spaces. */
+    static const char quad[] = "numvert 4\n0 0 0\n1 0 0\n1 1 0\n0 1 0\nnumsurf 1\nSURF 0x10\n"
+                               "mat 0\nrefs 4\n0 0 0\n1 0 0\n2 0 0\n3 0 0\nkids 0\n";
+    char text[512];
+    snprintf(text, sizeof text, "AC3Db\nOBJECT poly\nsubdiv 99999999999999999999999\n%s", quad);
+    expected = replaced(text, strlen(text), "subdiv 99999999999999999999999",
+                        "subdiv 8                      ");
+    expect_ac3d("huge.ac", text, strlen(text), expected, 1, "huge.ac:3: warning: AC3D subdiv");
+    free(expected);
+
+    /* Where assimp reads a number the line scan must too: on the next line
+     * after "subdiv" and a line end, after a CR or form feed line end, and
+     * inside a `data` block, whose text assimp reads for keywords. */
+    static const char *const hidden[][2] = {
+        {"subdiv\n9\n", "subdiv\n8\n"},
+        {"name \"a\"\rsubdiv 9\n", "name \"a\"\rsubdiv 8\n"},
+        {"name \"a\"\fsubdiv 9\n", "name \"a\"\fsubdiv 8\n"},
+        {"data 9\nsubdiv 9\n", "data 9\nsubdiv 8\n"},
+        {"\t subdiv \t9\n", "\t subdiv \t8\n"},
+    };
+    for (size_t i = 0; i < sizeof hidden / sizeof hidden[0]; i++) {
+        char want[512];
+        snprintf(text, sizeof text, "AC3Db\nOBJECT poly\n%s%s", hidden[i][0], quad);
+        snprintf(want, sizeof want, "AC3Db\nOBJECT poly\n%s%s", hidden[i][1], quad);
+        expect_ac3d("hidden.ac", text, strlen(text), want, 1, NULL);
+    }
+    /* "subdivX 9" is no keyword; a later "subdiv 0" in the object does not
+     * hide an earlier one (after `kids` assimp ignores it; both are bounded). */
+    snprintf(text, sizeof text, "AC3Db\nOBJECT poly\nsubdivX 9\n%s", quad);
+    expect_ac3d("word.ac", text, strlen(text), NULL, 0, NULL);
+    snprintf(text, sizeof text, "AC3Db\nOBJECT poly\nsubdiv 9\n%ssubdiv 0\n", quad);
+    char want[512];
+    snprintf(want, sizeof want, "AC3Db\nOBJECT poly\nsubdiv 8\n%ssubdiv 0\n", quad);
+    expect_ac3d("late.ac", text, strlen(text), want, 1, NULL);
+    /* A closed line's reference is 2 corners: 4 references at subdiv 8 are
+     * 8 * 4^7 = 131072 faces, lowered to 7 (a polygon's 4 would fit at 8). */
+    snprintf(text, sizeof text, "AC3Db\nOBJECT poly\nsubdiv 8\n%s", quad);
+    expect_ac3d("polygon.ac", text, strlen(text), NULL, 0, NULL);
+    char *line = replaced(text, strlen(text), "SURF 0x10", "SURF 0x11");
+    expected = replaced(line, strlen(line), "subdiv 8", "subdiv 7");
+    expect_ac3d("line.ac", line, strlen(line), expected, 1,
+                "line.ac:3: warning: AC3D subdiv 8: the object's 8 surface corners");
+    free(line);
+    free(expected);
 
     /* Counts beyond the bytes left: what assimp reserves or loops over. */
     static const char *const counts[] = {"numvert", "numsurf", "refs", "kids"};
     for (size_t i = 0; i < 4; i++) {
-        char text[256], expected[160];
+        char expected_error[160];
         snprintf(text, sizeof text, "AC3Db\nOBJECT world\n%s 300000000\n0 0 0\n", counts[i]);
-        snprintf(expected, sizeof expected,
-                 "c.ac:3: error: AC3D %s 300000000: more than the 6 bytes left", counts[i]);
-        expect_text_refused("c.ac", text, expected);
+        snprintf(expected_error, sizeof expected_error,
+                 "c.ac:3: error: AC3D %s 300000000: more than the 7 bytes left", counts[i]);
+        expect_text_refused("c.ac", text, expected_error);
     }
-    /* An object's data block is text, not lines of the format. */
-    expect_text_passes("data.ac", "AC3Db\nOBJECT world\ndata 21\nsubdiv 99\nrefs 99999\nkids 0\n");
-    expect_text_refused("data.ac", "AC3Db\nOBJECT world\ndata 99\nkids 0\n",
-                        "data.ac:3: error: AC3D data 99: more than the 7 bytes left");
+    /* A count on the next line, after a CR line end, in a data block. */
+    expect_text_refused("n.ac", "AC3Db\nOBJECT world\nkids\n300000000\n",
+                        "n.ac:3: error: AC3D kids 300000000: more than the 1 bytes left");
+    expect_text_refused("r.ac", "AC3Db\nOBJECT world\rkids 300000000\r",
+                        "r.ac:2: error: AC3D kids 300000000: more than the 1 bytes left");
+    expect_text_refused("data.ac", "AC3Db\nOBJECT world\ndata 19\nnumsurf 300000000\n",
+                        "data.ac:4: error: AC3D numsurf 300000000: more than the 1 bytes left");
 }
 
-/* A subdivided AC3D surface cooks, as assimp subdivides it. */
-static void ac3d_subdivision_within_the_bound_cooks(void **state) {
+/* A subdivided AC3D surface cooks, as assimp subdivides it; past the bound,
+ * subdivided as many times as fit, which shows assimp read the rewrite. */
+static void ac3d_subdivision_cooks_within_the_bound(void **state) {
     (void)state;
     char *dir = fresh_dir("ac3d");
+    static const char material[] = "AC3Db\nMATERIAL \"m\" rgb 1 1 1  amb 0.2 0.2 0.2  emis 0 0 0  "
+                                   "spec 0 0 0  shi 0  trans 0\nOBJECT world\nkids 1\n";
     bytebuf file = {0};
-    bytebuf_printf(&file, "AC3Db\nMATERIAL \"m\" rgb 1 1 1  amb 0.2 0.2 0.2  emis 0 0 0  "
-                          "spec 0 0 0  shi 0  trans 0\nOBJECT world\nkids 1\n");
+    bytebuf_printf(&file, "%s", material);
     ac3d_object(&file, 2, 4);
     test_import r;
     import_bytes(&r, dir, "quad.ac", file.data, file.size);
     test_import_expect_ok(&r);
     /* A quad subdivided twice: 4 then 16 quads, 32 triangles. */
-    assert_int_equal(only_mesh(&r)->index_count, 3 * 32);
+    assert_int_equal(only_mesh(&r)->index_count, 3 * 2 * subdivided_faces(4, 2));
+    test_import_free(&r);
+    bytebuf_free(&file);
+
+    /* A pentagon at subdiv 8 would be 81920 quads: cooked at 7. */
+    bytebuf_printf(&file, "%s", material);
+    ac3d_object(&file, 8, 5);
+    assert_true(subdivided_faces(5, 8) > (1u << 16) && subdivided_faces(5, 7) <= (1u << 16));
+    import_bytes(&r, dir, "pentagon.ac", file.data, file.size);
+    test_import_expect_ok(&r);
+    assert_int_equal(only_mesh(&r)->index_count, 3 * 2 * subdivided_faces(5, 7));
+    assert_non_null(strstr((const char *)r.diag.text.data, "subdivided 7 times instead"));
     test_import_free(&r);
     bytebuf_free(&file);
     free(dir);
@@ -1208,8 +1332,8 @@ int main(void) {
         cmocka_unit_test(header_counts_beyond_the_file_are_refused),
         cmocka_unit_test(precheck_refuses_ply_headers_without_end_header),
         cmocka_unit_test(precheck_checks_ply_counts_against_the_data),
-        cmocka_unit_test(precheck_bounds_ac3d_counts_and_subdivision),
-        cmocka_unit_test(ac3d_subdivision_within_the_bound_cooks),
+        cmocka_unit_test(precheck_lowers_ac3d_subdivision_past_the_bound),
+        cmocka_unit_test(ac3d_subdivision_cooks_within_the_bound),
         cmocka_unit_test(ply_of_vertices_alone_is_a_point_cloud),
         cmocka_unit_test(line_and_point_faces_are_cooked),
         cmocka_unit_test(assimp_reads_only_inside_the_input_root),

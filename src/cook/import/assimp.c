@@ -171,8 +171,9 @@ static pthread_mutex_t aimp_lock = PTHREAD_MUTEX_INITIALIZER;
 
 typedef struct aimp_io {
     cook_context *ctx;
-    const char *main_name; /* the name assimp knows the source by */
-    strlist misses;        /* "'path': reason" of refused or missing opens */
+    const char *main_name;    /* the name assimp knows the source by */
+    const uint8_t *main_data; /* its bytes: the source, or the pre-check's rewrite */
+    strlist misses;           /* "'path': reason" of refused or missing opens */
     bool out_of_memory;
 } aimp_io;
 
@@ -299,7 +300,7 @@ static struct aiFile *file_open(struct aiFileIO *fio, const char *path, const ch
     }
     stream->io = io;
     if (strcmp(name, io->main_name) == 0) {
-        stream->data = io->ctx->source;
+        stream->data = io->main_data;
         stream->size = io->ctx->source_size;
     } else {
         char reason[512];
@@ -2197,12 +2198,15 @@ bool import_assimp(cook_context *ctx, ir_asset *out) {
         diag_error(ctx->diag, path, 0, "assimp could not read this file: it has no file name");
         return false;
     }
-    if (!assimp_precheck(ctx->source, ctx->source_size, path, ctx->diag))
+    uint8_t *rewritten = NULL; /* the source with AC3D subdivision lowered */
+    if (!assimp_precheck(ctx->source, ctx->source_size, path, ctx->diag, &rewritten))
         return false;
+    io.main_data = rewritten != NULL ? rewritten : ctx->source;
     struct aiFileIO file_io = {file_open, file_close, (aiUserData)(void *)&io};
     struct aiPropertyStore *props = aiCreatePropertyStore();
     if (props == NULL) {
         diag_error(ctx->diag, path, 0, "out of memory");
+        free(rewritten);
         return false;
     }
     aiSetImportPropertyInteger(props, AI_CONFIG_IMPORT_NO_SKELETON_MESHES, 1);
@@ -2262,6 +2266,7 @@ bool import_assimp(cook_context *ctx, ir_asset *out) {
         pthread_mutex_unlock(&aimp_lock);
     }
     strlist_free(&io.misses);
+    free(rewritten);
     if (!ok)
         ir_asset_free(out);
     return ok;

@@ -31,22 +31,27 @@
  *   The vertex, face and edge counts are each at most the file's size.
  *
  * AC3D (the first bytes "AC3D")
+ *   Lines and keywords are found as assimp finds them (ac3d_keyword: lines
+ *   end at LF, CR, form feed or NUL; a number may follow on the next line;
+ *   `data` text is read for keywords too, as assimp reads it).
  *   `numvert`, `numsurf`, `refs` and `kids` counts are at most the bytes left
- *   after their line (each item is at least a line): assimp reserves arrays
+ *   after their number (each item is at least a line): assimp reserves arrays
  *   from them (`kids 300000000` asks for 64 GB) or loops once per count over
- *   the end of the file (`numsurf 300000000`: minutes). `subdiv N` makes
- *   assimp subdivide the object's surfaces N times (Catmull-Clark: an n-gon
- *   becomes n quads, then each level quadruples them), so an object of C
- *   surface corners becomes C * 4^(N-1) faces. The file's objects together
- *   may become at most AC3D_MAX_SUBDIVIDED_FACES faces. Why that many:
- *   assimp and the cook of its result need about 2 KiB per subdivided face
- *   (measured: sample_subdiv.ac's 120 corners at subdiv 6, 7, 8 = 123 k,
- *   492 k, 1.97 M faces took 0.3, 1.0 and 3.6 GB and 3, 16 and 85 s in a
- *   sanitizer build), so 2^20 faces is about 2 GB, under the isolated
- *   importer's 4 GiB floor of address space: what passes can finish, what
- *   is refused could not, and a mesh of a million faces is far past what a
- *   subdivided AC3D model for a game needs. `data N` blocks (an object's
- *   free text) are skipped.
+ *   the end of the file (`numsurf 300000000`: minutes).
+ *   `subdiv N` makes assimp subdivide the object's faces N times
+ *   (Catmull-Clark: a face of n corners becomes n quads, then each level
+ *   quadruples them), so an object of C face corners becomes C * 4^(N-1)
+ *   faces; a reference is a corner of a polygon, 2 of a line's segments, 3 of
+ *   a triangle strip's triangles. The file's objects together may become at
+ *   most AC3D_MAX_SUBDIVIDED_FACES faces: an object that would pass it is
+ *   subdivided fewer times, with a warning, its `subdiv` numbers rewritten
+ *   in a copy of the bytes that assimp reads instead. Why 2^16: assimp's
+ *   subdivision and the cook of its result take about 13-15 us and 1 KiB a
+ *   face in a release build (assimp's own sample_subdiv.ac, 144 corners:
+ *   subdiv 4, 5, 6 = 9 k, 37 k, 147 k faces took 0.17, 0.47, 2.2 s and 16,
+ *   39, 130 MB for the whole `kiln build`), so 65,536 faces is about a
+ *   second and 70 MB whatever the file's size; a bigger smooth mesh is
+ *   subdivided in the modeller and saved as faces.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -57,7 +62,7 @@
 
 #define PLY_MAX_HEADER ((size_t)64 << 10)
 #define PLY_MAX_PROPERTIES 4096u
-#define AC3D_MAX_SUBDIVIDED_FACES ((uint64_t)1 << 20)
+#define AC3D_MAX_SUBDIVIDED_FACES ((uint64_t)1 << 16)
 
 /* ---------------------------------------------------------------------------
  * Lines and words
@@ -477,79 +482,264 @@ static bool check_off(const uint8_t *bytes, size_t size, const char *path, cook_
  * AC3D
  * ------------------------------------------------------------------------- */
 
-static bool check_ac3d(const uint8_t *bytes, size_t size, const char *path, cook_diag *diag) {
-    const char *begin = (const char *)bytes, *end = begin + size;
-    uint64_t total = 0; /* faces after subdivision, the objects so far */
-    uint64_t corners = 0, levels = 0;
-    uint32_t line = 0, subdiv_line = 0;
-    bool in_object = false;
-    for (const char *p = begin;;) {
-        bool at_end = p >= end;
-        const char *stop = at_end ? end : line_end(p, end), *next = stop < end ? stop + 1 : end;
-        const char *cursor = p, *word = p;
-        size_t length = at_end ? 0 : next_word(&cursor, stop, &word);
-        if (!at_end)
-            line++;
-        if (at_end || word_is(word, length, "OBJECT")) {
-            /* The object before ends: its surfaces subdivided `levels` times. */
-            if (in_object && levels > 0 && corners > 0) {
-                uint64_t faces = corners;
-                for (uint64_t l = 1; l < levels && faces <= AC3D_MAX_SUBDIVIDED_FACES; l++)
-                    faces = mul_sat(faces, 4);
-                total = add_sat(total, faces);
-                if (total > AC3D_MAX_SUBDIVIDED_FACES) {
-                    char before[96] = "";
-                    if (total != faces)
-                        snprintf(before, sizeof before, ", %llu with the objects before it",
-                                 (unsigned long long)total);
-                    diag_error(diag, path, subdiv_line,
-                               "AC3D subdiv %llu: the object's %llu surface corners subdivided "
-                               "%llu times make %s%llu faces%s, over the limit of %llu for a "
-                               "file (refused before assimp subdivides them)",
-                               (unsigned long long)levels, (unsigned long long)corners,
-                               (unsigned long long)levels,
-                               faces > AC3D_MAX_SUBDIVIDED_FACES ? "more than " : "",
-                               (unsigned long long)(faces > AC3D_MAX_SUBDIVIDED_FACES
-                                                        ? AC3D_MAX_SUBDIVIDED_FACES
-                                                        : faces),
-                               before, (unsigned long long)AC3D_MAX_SUBDIVIDED_FACES);
-                    return false;
-                }
+/* How assimp 5.2's AC3D reader sees the text (its ParsingUtils): a line ends
+ * at LF, CR, form feed or NUL; its first word follows spaces and tabs; a
+ * keyword matches when the byte after it is a space, a tab, a line end or
+ * the end of the file, and its number starts after exactly that byte and any
+ * spaces and tabs (so "subdiv\n6" is 6, read from the next line), as decimal
+ * digits up to the first other byte. `data N` means nothing to assimp: its
+ * text is lines like any other, read for keywords. */
+static bool ac3d_line_end(char c) {
+    return c == '\n' || c == '\r' || c == '\f' || c == '\0';
+}
+
+static bool ac3d_keyword(const char *p, const char *end, const char *keyword) {
+    size_t length = strlen(keyword);
+    if ((size_t)(end - p) < length || memcmp(p, keyword, length) != 0)
+        return false;
+    return p + length == end || is_blank(p[length]) || ac3d_line_end(p[length]);
+}
+
+/* A keyword's number: where its digits are, how many, their value
+ * (saturating; 0 without digits, as assimp reads it). */
+typedef struct ac3d_number {
+    size_t at, digits;
+    uint64_t value;
+} ac3d_number;
+
+static ac3d_number ac3d_read_number(const char *begin, const char *p, const char *end) {
+    ac3d_number n = {0, 0, 0};
+    if (p < end)
+        p++; /* the byte after the keyword */
+    while (p < end && is_blank(*p))
+        p++;
+    n.at = (size_t)(p - begin);
+    while (p < end && *p >= '0' && *p <= '9') {
+        n.value =
+            n.value > (UINT64_MAX - 9) / 10 ? UINT64_MAX : n.value * 10 + (uint64_t)(*p - '0');
+        n.digits++;
+        p++;
+    }
+    return n;
+}
+
+/* A SURF line's type (flags & 0xF; hex with 0x, octal with 0, else decimal,
+ * as assimp's strtoul_cppstyle) as the corners its faces give the
+ * subdivision per reference: a polygon of n references is one face of n
+ * corners, a line n segments of 2, a triangle strip n - 2 triangles of 3. */
+static uint64_t ac3d_surface_corners(const char *p, const char *end) {
+    p += 4; /* "SURF" */
+    if (p < end)
+        p++;
+    while (p < end && is_blank(*p))
+        p++;
+    unsigned base = 10;
+    if (p < end && *p == '0') {
+        base = 8;
+        p++;
+        if (p < end && (*p | 0x20) == 'x') {
+            base = 16;
+            p++;
+        }
+    }
+    uint64_t flags = 0;
+    for (; p < end; p++) {
+        unsigned digit;
+        char c = (char)(*p | 0x20);
+        if (*p >= '0' && *p <= '9')
+            digit = (unsigned)(*p - '0');
+        else if (c >= 'a' && c <= 'f')
+            digit = (unsigned)(c - 'a') + 10;
+        else
+            break;
+        if (digit >= base)
+            break;
+        flags = (flags * base + digit) & 0xffffffffu;
+    }
+    switch (flags & 0xf) {
+    case 1: /* closed line */
+    case 2: /* open line */
+        return 2;
+    case 4: /* triangle strip */
+        return 3;
+    default: /* a polygon; assimp reads an unknown type as one */
+        return 1;
+    }
+}
+
+/* Faces `corners` surface corners make subdivided `levels` times (0: not
+ * subdivided, none counted), saturating just past `limit`. */
+static uint64_t ac3d_faces(uint64_t corners, uint64_t levels, uint64_t limit) {
+    if (levels == 0 || corners == 0)
+        return 0;
+    uint64_t faces = corners;
+    for (uint64_t l = 1; l < levels && faces <= limit; l++)
+        faces = mul_sat(faces, 4);
+    return faces;
+}
+
+/* One object's subdivision so far: its corners, the `subdiv` numbers it
+ * holds (assimp keeps the last of an object's, but one after its `kids`
+ * line belongs to no object for assimp: every one is bounded), and the line
+ * of the largest. */
+typedef struct ac3d_object {
+    uint64_t corners, corners_per_ref;
+    uint64_t levels;
+    uint32_t line;
+    ac3d_number *subdivs;
+    size_t subdiv_count, subdiv_cap;
+} ac3d_object;
+
+typedef struct ac3d_scan {
+    const char *path;
+    cook_diag *diag;
+    const uint8_t *bytes;
+    size_t size;
+    uint8_t *rewritten; /* a copy with lowered subdiv numbers; NULL: none */
+    uint64_t faces;     /* subdivided faces of the objects so far */
+    uint32_t lowered;   /* objects whose subdivision was lowered */
+    bool out_of_memory;
+} ac3d_scan;
+
+#define AC3D_MAX_LOWERED_WARNINGS 8u
+
+/* Ends an object: its subdivision within what the file has left of
+ * AC3D_MAX_SUBDIVIDED_FACES, lowered (its subdiv numbers rewritten in a copy
+ * of the bytes, with a warning) to the most levels that fit. */
+static void ac3d_end_object(ac3d_scan *scan, ac3d_object *o) {
+    const uint64_t limit = AC3D_MAX_SUBDIVIDED_FACES;
+    uint64_t left = limit - scan->faces;
+    /* what the file asks for, for the message (past 10^18: "more than") */
+    const uint64_t huge = 1000000000000000000ull;
+    uint64_t wanted = ac3d_faces(o->corners, o->levels, huge);
+    uint64_t levels = o->levels;
+    while (levels > 0 && ac3d_faces(o->corners, levels, limit) > left)
+        levels = levels > 64 ? 64 : levels - 1;
+    uint64_t faces = ac3d_faces(o->corners, levels, limit);
+    scan->faces += faces;
+    if (levels < o->levels) {
+        if (scan->rewritten == NULL) {
+            scan->rewritten = malloc(scan->size ? scan->size : 1);
+            if (scan->rewritten == NULL) {
+                scan->out_of_memory = true;
+                return;
             }
-            if (at_end)
-                return true;
+            memcpy(scan->rewritten, scan->bytes, scan->size);
+        }
+        for (size_t i = 0; i < o->subdiv_count; i++) {
+            ac3d_number *n = &o->subdivs[i];
+            if (n->value <= levels)
+                continue;
+            char digits[24];
+            int length = snprintf(digits, sizeof digits, "%llu", (unsigned long long)levels);
+            /* fewer digits than the number had: pad with spaces, which end it */
+            memset(scan->rewritten + n->at, ' ', n->digits);
+            memcpy(scan->rewritten + n->at, digits, (size_t)length);
+        }
+        if (scan->lowered++ < AC3D_MAX_LOWERED_WARNINGS) {
+            char before[96] = "";
+            if (scan->faces != faces)
+                snprintf(before, sizeof before, " (%llu with the objects before it)",
+                         (unsigned long long)add_sat(scan->faces - faces, wanted));
+            diag_warning(scan->diag, scan->path, o->line,
+                         "AC3D subdiv %llu: the object's %llu surface corners subdivided %llu "
+                         "times would make %s%llu faces%s, over the limit of %llu for a file; "
+                         "subdivided %llu time%s instead (%llu faces)",
+                         (unsigned long long)o->levels, (unsigned long long)o->corners,
+                         (unsigned long long)o->levels, wanted > huge ? "more than " : "",
+                         (unsigned long long)(wanted > huge ? huge : wanted), before,
+                         (unsigned long long)limit, (unsigned long long)levels,
+                         levels == 1 ? "" : "s", (unsigned long long)faces);
+        }
+    }
+    o->corners = 0;
+    o->corners_per_ref = 3; /* no SURF line yet: the most a reference can give */
+    o->levels = 0;
+    o->line = 0;
+    o->subdiv_count = 0;
+}
+
+static bool ac3d_note_subdiv(ac3d_scan *scan, ac3d_object *o, ac3d_number n, uint32_t line) {
+    if (o->subdiv_count == o->subdiv_cap) {
+        size_t cap = o->subdiv_cap ? o->subdiv_cap * 2 : 4;
+        ac3d_number *grown = realloc(o->subdivs, cap * sizeof *grown);
+        if (grown == NULL) {
+            scan->out_of_memory = true;
+            return false;
+        }
+        o->subdivs = grown;
+        o->subdiv_cap = cap;
+    }
+    o->subdivs[o->subdiv_count++] = n;
+    if (n.value > o->levels || o->line == 0) {
+        o->levels = n.value > o->levels ? n.value : o->levels;
+        o->line = line;
+    }
+    return true;
+}
+
+static bool check_ac3d(const uint8_t *bytes, size_t size, const char *path, cook_diag *diag,
+                       uint8_t **rewritten) {
+    const char *begin = (const char *)bytes, *end = begin + size;
+    ac3d_scan scan = {.path = path, .diag = diag, .bytes = bytes, .size = size};
+    ac3d_object object = {.corners_per_ref = 3};
+    bool in_object = false, ok = true;
+    uint32_t line = 1;
+    for (const char *p = begin; ok && p < end;) {
+        const char *q = p;
+        while (q < end && is_blank(*q))
+            q++;
+        if (ac3d_keyword(q, end, "OBJECT")) {
+            if (in_object)
+                ac3d_end_object(&scan, &object);
             in_object = true;
-            corners = levels = 0;
-        } else if (word_is(word, length, "subdiv") || word_is(word, length, "numvert") ||
-                   word_is(word, length, "numsurf") || word_is(word, length, "refs") ||
-                   word_is(word, length, "kids") || word_is(word, length, "data")) {
-            char keyword[16];
-            snprintf(keyword, sizeof keyword, "%.*s", (int)length, word);
-            length = next_word(&cursor, stop, &word);
-            uint64_t count;
-            if (!word_count(word, length, &count))
-                count = 0; /* assimp reads no number as 0 */
-            uint64_t left = (uint64_t)(end - next);
-            if (strcmp(keyword, "subdiv") == 0) {
-                levels = count;
-                subdiv_line = line;
-            } else if (count > left) {
-                diag_error(diag, path, line,
-                           "AC3D %s %llu: more than the %llu bytes left in the file (assimp "
-                           "would reserve or read that many before noticing)",
-                           keyword, (unsigned long long)count, (unsigned long long)left);
-                return false;
-            } else if (strcmp(keyword, "refs") == 0) {
-                corners = add_sat(corners, count);
-            } else if (strcmp(keyword, "data") == 0) {
-                /* The object's free text: not lines of the format. */
-                for (const char *q = next; q < next + count; q++)
-                    line += *q == '\n';
-                next += count;
+        } else if (ac3d_keyword(q, end, "SURF")) {
+            object.corners_per_ref = ac3d_surface_corners(q, end);
+        } else {
+            static const char *const counted[] = {"subdiv", "numvert", "numsurf", "refs", "kids"};
+            for (size_t k = 0; k < sizeof counted / sizeof counted[0]; k++) {
+                if (!ac3d_keyword(q, end, counted[k]))
+                    continue;
+                ac3d_number n = ac3d_read_number(begin, q + strlen(counted[k]), end);
+                uint64_t left = size - (n.at + n.digits);
+                if (k == 0) {
+                    ok = ac3d_note_subdiv(&scan, &object, n, line);
+                } else if (n.value > left) {
+                    /* assimp reserves that many, or loops once per count */
+                    diag_error(diag, path, line,
+                               "AC3D %s %llu: more than the %llu bytes left in the file (assimp "
+                               "would reserve or read that many before noticing)",
+                               counted[k], (unsigned long long)n.value, (unsigned long long)left);
+                    ok = false;
+                } else if (k == 3) {
+                    object.corners =
+                        add_sat(object.corners, mul_sat(n.value, object.corners_per_ref));
+                }
+                break;
             }
         }
-        p = next;
+        while (q < end && !ac3d_line_end(*q))
+            q++;
+        if (q < end && *q == '\n')
+            line++;
+        p = q < end ? q + 1 : end;
     }
+    if (ok && in_object)
+        ac3d_end_object(&scan, &object);
+    free(object.subdivs);
+    if (ok && scan.lowered > AC3D_MAX_LOWERED_WARNINGS)
+        diag_warning(diag, path, 0, "AC3D: the subdivision of %u more objects was lowered likewise",
+                     scan.lowered - AC3D_MAX_LOWERED_WARNINGS);
+    if (ok && scan.out_of_memory) {
+        diag_error(diag, path, 0, "out of memory");
+        ok = false;
+    }
+    if (!ok) {
+        free(scan.rewritten);
+        scan.rewritten = NULL;
+    }
+    *rewritten = scan.rewritten;
+    return ok;
 }
 
 /* ---------------------------------------------------------------------------
@@ -566,7 +756,9 @@ static bool has_extension(const char *path, const char *ext) {
     return true;
 }
 
-bool assimp_precheck(const uint8_t *bytes, size_t size, const char *path, cook_diag *diag) {
+bool assimp_precheck(const uint8_t *bytes, size_t size, const char *path, cook_diag *diag,
+                     uint8_t **rewritten) {
+    *rewritten = NULL;
     /* assimp's PLY magic test: "ply" in any case. Another format's file that
      * merely starts with the letters (a "plywood" COLLADA name) is left
      * alone unless it is named .ply. */
@@ -576,6 +768,6 @@ bool assimp_precheck(const uint8_t *bytes, size_t size, const char *path, cook_d
          bytes[3] == ' ' || bytes[3] == '\t'))
         return check_ply(bytes, size, path, diag);
     if (size >= 4 && memcmp(bytes, "AC3D", 4) == 0)
-        return check_ac3d(bytes, size, path, diag);
+        return check_ac3d(bytes, size, path, diag, rewritten);
     return check_off(bytes, size, path, diag);
 }

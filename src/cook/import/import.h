@@ -47,11 +47,14 @@ bool import_assimp(cook_context *ctx, ir_asset *out);
 /* Cheap checks of a model's bytes before assimp reads them
  * (import/assimp_precheck.c): a PLY header that never reaches a well-formed
  * `end_header` line or declares more than the file holds, OFF counts above
- * the file's size, AC3D counts above the bytes left and `subdiv` levels that
- * would make more than 2^20 faces — inputs on which assimp 5.2 loops,
- * crashes or allocates without bound. false after an error naming `path`,
- * the line and the problem. */
-bool assimp_precheck(const uint8_t *bytes, size_t size, const char *path, cook_diag *diag);
+ * the file's size, AC3D counts above the bytes left — inputs on which assimp
+ * 5.2 loops, crashes or allocates without bound: false after an error naming
+ * `path`, the line and the problem. AC3D `subdiv` levels that would make
+ * more than 2^16 faces are lowered with a warning: *rewritten is then a
+ * malloc'd copy of the `size` bytes, the numbers rewritten, for assimp to
+ * read instead (NULL when nothing was rewritten; the caller frees it). */
+bool assimp_precheck(const uint8_t *bytes, size_t size, const char *path, cook_diag *diag,
+                     uint8_t **rewritten);
 
 /* assimp's animations into out->animations (import/assimp_anim.c documents
  * the conversion), for the nodes import_assimp made from the same scene: every
