@@ -125,6 +125,7 @@ typedef struct info_totals {
     uint64_t primitives[KILN_TOPOLOGY_COUNT_]; /* triangles, lines, points */
     size_t per_kind[KILN_PACK_KIND_COUNT_];
     size_t problems;
+    size_t warned_assets, warnings; /* the last build's, from its cache */
 } info_totals;
 
 enum { OPTION_JSON = 256, OPTION_QUALITY, OPTION_UNREFERENCED };
@@ -154,7 +155,9 @@ void cmd_info_usage(FILE *out) {
             "(.kscene) its nodes, depth, meshes, material tables, cameras, lights,\n"
             "instances and skins, and per scene of the file what its roots reach, and\n"
             "for a level's scene every entity (parent, translation, the scene it\n"
-            "places, its components); then totals and counts per kind.\n"
+            "places, its components); then the messages the last build printed for\n"
+            "each cooked asset (warnings: what its cook dropped or changed; from the\n"
+            "folder's build cache, when there is one), totals and counts per kind.\n"
             "\n"
             "With --quality, each block-compressed texture's level 0 is decoded with\n"
             "kiln's own decoders (astcenc for ASTC): BC7 and BC6H textures list how\n"
@@ -933,7 +936,7 @@ static void print_file_text(const file_report *report) {
         printf("  other: %" PRIu64 " bytes\n", report->bytes);
 }
 
-static void print_totals_text(const info_totals *totals) {
+static void print_totals_text(const info_totals *totals, bool quiet) {
     printf("\ntotal: %zu file%s, %" PRIu64 " bytes, %" PRIu64 " vertices, %" PRIu64 " triangles",
            totals->files, cli_plural(totals->files), totals->bytes, totals->vertices,
            totals->primitives[KILN_TOPOLOGY_TRIANGLES]);
@@ -948,6 +951,10 @@ static void print_totals_text(const info_totals *totals) {
     printf("\n");
     if (totals->problems > 0)
         printf("problems: %zu unreadable file%s\n", totals->problems, cli_plural(totals->problems));
+    if (totals->warnings > 0)
+        printf("warnings: %zu in %zu asset%s at the last build (%s)\n", totals->warnings,
+               totals->warned_assets, cli_plural(totals->warned_assets),
+               quiet ? "kiln info without -q lists them" : "listed above");
 }
 
 /* ---------------------------------------------------------------------------
@@ -1222,18 +1229,135 @@ static void append_file_json(bytebuf *json, const file_report *report, bool firs
 }
 
 static void append_totals_json(bytebuf *json, const info_totals *totals) {
-    bytebuf_printf(json,
-                   "\n  ],\n  \"totals\":{\"files\":%zu,\"bytes\":%" PRIu64 ",\"vertices\":%" PRIu64
-                   ",\"triangles\":%" PRIu64 ",\"lines\":%" PRIu64 ",\"points\":%" PRIu64
-                   ",\"problems\":%zu,\"kinds\":{",
-                   totals->files, totals->bytes, totals->vertices,
-                   totals->primitives[KILN_TOPOLOGY_TRIANGLES],
-                   totals->primitives[KILN_TOPOLOGY_LINES],
-                   totals->primitives[KILN_TOPOLOGY_POINTS], totals->problems);
+    bytebuf_printf(
+        json,
+        ",\n  \"totals\":{\"files\":%zu,\"bytes\":%" PRIu64 ",\"vertices\":%" PRIu64
+        ",\"triangles\":%" PRIu64 ",\"lines\":%" PRIu64 ",\"points\":%" PRIu64
+        ",\"problems\":%zu,\"warnings\":%zu,\"warned_assets\":%zu,\"kinds\":{",
+        totals->files, totals->bytes, totals->vertices, totals->primitives[KILN_TOPOLOGY_TRIANGLES],
+        totals->primitives[KILN_TOPOLOGY_LINES], totals->primitives[KILN_TOPOLOGY_POINTS],
+        totals->problems, totals->warnings, totals->warned_assets);
     for (int k = 0; k < KILN_PACK_KIND_COUNT_; k++)
         bytebuf_printf(json, "%s\"%s\":%zu", k ? "," : "", kiln_pack_kind_str((kiln_pack_kind)k),
                        totals->per_kind[k]);
     bytebuf_printf(json, "}}\n}\n");
+}
+
+/* ---------------------------------------------------------------------------
+ * The last build's warnings (from the build cache)
+ *
+ * What a source held that its cook dropped or changed is named in a warning
+ * when it cooks; the cache keeps each cooked asset's messages (a no-op build
+ * prints them again), so `kiln info` lists them too: whoever reads the output
+ * folder later sees them without building again.
+ * ------------------------------------------------------------------------- */
+
+#define INFO_MAX_DIAG_LINES 20u /* per asset; the rest counted */
+
+/* The output folder's build cache into *cache; false without one (no build
+ * yet, or kiln clean), and with a note on stderr when it cannot be read. */
+static bool read_build_cache(const char *output, kiln_cache *cache) {
+    char *path = cook_path_join(output, CACHE_FILE_NAME);
+    struct stat st;
+    if (path == NULL || stat(path, &st) != 0) {
+        free(path);
+        return false;
+    }
+    uint8_t *data = NULL;
+    size_t size = 0;
+    char reason[256] = "";
+    bool ok = cook_read_file(path, SIZE_MAX / 2, &data, &size, reason, sizeof reason) &&
+              cache_parse(cache, data, size, reason, sizeof reason);
+    if (!ok) {
+        char shown[512];
+        fprintf(stderr,
+                "%s: note: cannot read the build cache (%s): the last build's warnings "
+                "are not listed\n",
+                cook_escape_to(shown, sizeof shown, path), reason);
+    }
+    free(data);
+    free(path);
+    return ok;
+}
+
+/* The lines of a record's diagnostics (each ends in a newline). */
+static size_t count_lines(const bytebuf *text) {
+    size_t lines = 0;
+    for (size_t i = 0; i < text->size; i++)
+        lines += text->data[i] == '\n';
+    return lines;
+}
+
+static bool is_warning_line(const char *line, size_t length) {
+    static const char tag[] = ": warning: ";
+    for (size_t i = 0; i + sizeof tag - 1 <= length; i++)
+        if (memcmp(line + i, tag, sizeof tag - 1) == 0)
+            return true;
+    return false;
+}
+
+/* The diagnostics of every cooked asset that has some, as text or JSON
+ * (then `json` gets ,"last_build":[...]). The lines were escaped when
+ * written; they are escaped again, since the cache is a file anyone may
+ * edit. */
+static void list_build_diagnostics(const kiln_cache *cache, bool quiet, bytebuf *json,
+                                   info_totals *totals) {
+    bool first = true;
+    if (json != NULL)
+        json_text(json, ",\n  \"last_build\":[");
+    for (size_t i = 0; i < cache->count; i++) {
+        const cache_record *record = &cache->records[i];
+        if (record->diagnostics.size == 0)
+            continue;
+        const char *text = (const char *)record->diagnostics.data;
+        size_t lines = count_lines(&record->diagnostics), shown = 0, warnings = 0;
+        if (json != NULL) {
+            json_text(json, first ? "\n    {" : ",\n    {");
+            json_key(json, "source");
+            bytebuf_append_json_string(json, record->source);
+            json_text(json, ",\"lines\":[");
+        } else if (!quiet) {
+            if (first)
+                printf("\nlast build's messages (%s):\n", CACHE_FILE_NAME);
+            bytebuf escaped = {0};
+            bytebuf_append_escaped(&escaped, record->source);
+            printf("%s\n", escaped.data != NULL ? (const char *)escaped.data : "");
+            bytebuf_free(&escaped);
+        }
+        first = false;
+        for (size_t at = 0; at < record->diagnostics.size;) {
+            const char *start = text + at;
+            const char *end = memchr(start, '\n', record->diagnostics.size - at);
+            size_t length = end != NULL ? (size_t)(end - start) : record->diagnostics.size - at;
+            at += length + 1;
+            warnings += is_warning_line(start, length);
+            char *line = malloc(length + 1);
+            if (line == NULL)
+                continue;
+            memcpy(line, start, length);
+            line[length] = '\0';
+            if (json != NULL) {
+                json_text(json, shown == 0 ? "" : ",");
+                bytebuf_append_json_string(json, line);
+            } else if (!quiet && shown < INFO_MAX_DIAG_LINES) {
+                bytebuf escaped = {0};
+                bytebuf_append_escaped(&escaped, line);
+                printf("  %s\n", escaped.data != NULL ? (const char *)escaped.data : "");
+                bytebuf_free(&escaped);
+            }
+            shown++;
+            free(line);
+        }
+        if (json != NULL)
+            json_text(json, "]}");
+        else if (!quiet && lines > INFO_MAX_DIAG_LINES)
+            printf("  ... %zu more line%s (kiln build prints them all)\n",
+                   lines - INFO_MAX_DIAG_LINES, cli_plural(lines - INFO_MAX_DIAG_LINES));
+        totals->warnings += warnings;
+        totals->warned_assets += warnings > 0;
+    }
+    if (json != NULL)
+        json_text(json, first ? "]" : "\n  ]");
 }
 
 /* ---------------------------------------------------------------------------
@@ -1274,6 +1398,13 @@ static int info(const info_options *options) {
         bytebuf_free(&report->entities_json);
     }
 
+    kiln_cache cache = {0};
+    if (options->json)
+        json_text(&json, "\n  ]");
+    if (read_build_cache(options->output, &cache))
+        list_build_diagnostics(&cache, options->quiet, options->json ? &json : NULL, &totals);
+    cache_free(&cache);
+
     int status = totals.problems > 0 ? CLI_EXIT_FAILURE : CLI_EXIT_OK;
     if (options->json) {
         append_totals_json(&json, &totals);
@@ -1284,7 +1415,7 @@ static int info(const info_options *options) {
             fwrite(json.data, 1, json.size, stdout);
         }
     } else {
-        print_totals_text(&totals);
+        print_totals_text(&totals, options->quiet);
     }
     fflush(stdout);
     bytebuf_free(&json);

@@ -51,6 +51,7 @@ status_is() { [ "$status" -eq "$1" ]; }
 stdout_has() { grep -qE -- "$1" "$SCRATCH/stdout"; }
 stderr_has() { grep -qE -- "$1" "$SCRATCH/stderr"; }
 stderr_lacks() { ! grep -qE -- "$1" "$SCRATCH/stderr"; }
+stdout_lacks() { ! grep -qE -- "$1" "$SCRATCH/stdout"; }
 all_true() { local c; for c in "$@"; do eval "$c" || return 1; done; }
 
 finish() {

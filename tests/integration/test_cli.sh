@@ -395,6 +395,39 @@ check "info lists a material table's alpha modes and dropped extensions" \
     all_true 'status_is 0' 'stdout_has "^coat\.kmat$"' \
     'stdout_has "^  materials: [0-9]+ bytes, 1 row; alpha: opaque 0, mask 1, blend 0; double-sided 1$"' \
     'stdout_has "^  dropped extensions: KHR_materials_clearcoat \(1 material\), KHR_materials_sheen \(1 material\)$"'
+# The build's warnings stay readable after it: info lists each cooked asset's
+# messages from the build cache, as the build printed them.
+run_in "$DROPPED" build -i assets -o out
+cp "$SCRATCH/stderr" "$SCRATCH/dropped-build.txt"
+warned=$(grep -c ': warning: ' "$SCRATCH/dropped-build.txt" || true)
+first_warning=$(grep -m1 ': warning: ' "$SCRATCH/dropped-build.txt" || true)
+run_in "$DROPPED" info -o out
+check "info lists the warnings the last build printed ($warned), from the cache" \
+    all_true 'status_is 0' 'test "$warned" -ge 1' \
+    'stdout_has "^last build.s messages \(\.kiln-cache\):$"' 'stdout_has "^coat\.gltf$"' \
+    'grep -qF -- "  $first_warning" "$SCRATCH/stdout"' \
+    'stdout_has "^warnings: $warned in 1 asset at the last build \(listed above\)$"'
+run_in "$DROPPED" info -o out --json
+check "info --json lists them under last_build, counted in the totals" \
+    python3 - "$SCRATCH/stdout" "$SCRATCH/dropped-build.txt" <<'EOF'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+printed = [l.rstrip("\n") for l in open(sys.argv[2]) if ": warning: " in l or ": note: " in l]
+[entry] = doc["last_build"]
+assert entry["source"] == "coat.gltf", entry
+assert entry["lines"] == printed, (entry["lines"], printed)
+assert doc["totals"]["warnings"] == sum(": warning: " in l for l in printed) >= 1
+assert doc["totals"]["warned_assets"] == 1
+EOF
+run_in "$DROPPED" info -o out -q
+check "info -q counts them" \
+    all_true 'status_is 0' 'stdout_lacks "coat\.gltf"' \
+    'stdout_has "^warnings: $warned in 1 asset at the last build \(kiln info without -q lists them\)$"'
+printf 'garbage\n' >"$DROPPED/out/.kiln-cache"
+run_in "$DROPPED" info -o out
+check "an unreadable cache is a note, not a failure" \
+    all_true 'status_is 0' 'stderr_has "\.kiln-cache: note: cannot read the build cache"' \
+    'stdout_lacks "^last build"' 'stdout_has "^coat\.kmat$"'
 
 STRAY="$SCRATCH/stray"
 cp -r "$GOOD" "$STRAY"
