@@ -953,8 +953,11 @@ static void precheck_refuses_ply_headers_without_end_header(void **state) {
     /* Any name, when it starts "ply" and a line end, as assimp sniffs it. */
     expect_text_refused("model.bin", "ply\nformat ascii 1.0\n",
                         "model.bin:2: error: bad PLY header: the file ends before");
-    /* Another format's file that merely starts with the letters: left alone. */
-    expect_text_passes("plywood.dae", "plywood");
+    /* No other format assimp reads starts with the letters but a binary STL
+     * (its free header, below); another name with them is checked as PLY,
+     * since assimp may choose its reader by content. */
+    expect_text_refused("plywood.dae", "plywood",
+                        "plywood.dae:1: error: bad PLY header: the first line is not 'ply'");
 }
 
 /* Counts: in ASCII each value takes a byte; binary data is walked. */
@@ -1028,6 +1031,17 @@ static void precheck_checks_ply_counts_against_the_data(void **state) {
                         "ply\nformat binary_little_endian 1.0\nelement face 1\n"
                         "property list float int i\nend_header\n",
                         "count.ply:4: error: bad PLY header: a list's count type 'float'");
+    /* assimp's PLY reader takes any file starting with "ply" when it picks
+     * the reader by content (a name no reader claims): "ply" then a byte
+     * and no end_header looped in it. A binary STL's free 80-byte header
+     * may start with the letters: .stl has its own reader. */
+    expect_text_refused("fuzz.model", "ply\xd0\nformat ascii 1.0\nelement vertex 1\n",
+                        "fuzz.model:1: error: bad PLY header: the first line is not 'ply'");
+    expect_text_refused("fuzz.model", "PLYX\nformat ascii 1.0\n",
+                        "fuzz.model:1: error: bad PLY header: the first line is not 'ply'");
+    uint8_t stl[84 + 50] = "ply exporter 1.0";
+    stl[80] = 1; /* one triangle, little-endian */
+    expect_passes("part.stl", stl, sizeof stl);
     /* In ASCII an unknown type is assimp's to read (it skips the value). */
     expect_text_passes("type.ply", "ply\nformat ascii 1.0\nelement vertex 1\n"
                                    "property floax x\nend_header\n1\n");

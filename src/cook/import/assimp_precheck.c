@@ -759,13 +759,14 @@ static bool has_extension(const char *path, const char *ext) {
 bool assimp_precheck(const uint8_t *bytes, size_t size, const char *path, cook_diag *diag,
                      uint8_t **rewritten) {
     *rewritten = NULL;
-    /* assimp's PLY magic test: "ply" in any case. Another format's file that
-     * merely starts with the letters (a "plywood" COLLADA name) is left
-     * alone unless it is named .ply. */
+    /* assimp reads a file as PLY when its first bytes are "ply" in any case
+     * (the PLY reader's magic test) and the reader is chosen by the content:
+     * an extension no reader claims (or several claim and none takes), or
+     * .ply. Whatever follows the letters: "ply\xd0" with no end_header hung
+     * it (fifth run's PLY hangs, tenth run). Only a binary STL can start with
+     * the letters in its free 80-byte header, and .stl has its own reader. */
     if (size >= 3 && (bytes[0] | 0x20) == 'p' && (bytes[1] | 0x20) == 'l' &&
-        (bytes[2] | 0x20) == 'y' &&
-        (has_extension(path, "ply") || size == 3 || bytes[3] == '\n' || bytes[3] == '\r' ||
-         bytes[3] == ' ' || bytes[3] == '\t'))
+        (bytes[2] | 0x20) == 'y' && !has_extension(path, "stl"))
         return check_ply(bytes, size, path, diag);
     if (size >= 4 && memcmp(bytes, "AC3D", 4) == 0)
         return check_ac3d(bytes, size, path, diag, rewritten);
