@@ -390,13 +390,8 @@ static const char *failed_for(const watch_state *state, const char *ref) {
     return best;
 }
 
-static void on_round_done(const build_run *run, int status, void *context) {
-    watch_state *state = context;
-    if (state->answer != NULL && run->focused != NULL)
-        answer_request(run, state->answer);
-    note_failures(state, run);
-    if (!run->options->watch_round)
-        return;
+/* A round's lines: each asset cooked or failed, then the count. */
+static void print_round(const build_run *run, int status, const watch_state *state) {
     size_t cooked = 0, failed = 0, kept = 0;
     for (size_t i = 0; i < run->plan->sources.count; i++) {
         asset_status s = run->slots[i].status;
@@ -418,6 +413,17 @@ static void on_round_done(const build_run *run, int status, void *context) {
                    cooked, failed, kept, status == CLI_EXIT_OK ? "" : " (errors above)");
     }
     fflush(stdout);
+}
+
+static void on_round_done(const build_run *run, int status, void *context) {
+    watch_state *state = context;
+    /* The log first, then the reply: whoever waits for the reply (a game,
+     * a test) finds the round's lines written. */
+    if (run->options->watch_round)
+        print_round(run, status, state);
+    if (state->answer != NULL && run->focused != NULL)
+        answer_request(run, state->answer);
+    note_failures(state, run);
 }
 
 /* Reads kiln.yml once to learn the folders (and kiln.yml's own), which the
