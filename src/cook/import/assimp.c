@@ -156,6 +156,7 @@
 #include <assimp/scene.h>
 
 #include "common/checked.h"
+#include "cook/import/assimp_convert.h"
 #include "cook/import/import.h"
 
 #define AIMP_MAX_NODES (1u << 24)
@@ -2148,6 +2149,16 @@ static void state_free(aimp_state *st) {
     free(st->mesh_skin);
 }
 
+bool assimp_convert_scene(cook_context *ctx, const struct aiScene *scene, ir_asset *out) {
+    memset(out, 0, sizeof *out);
+    aimp_state st = {.ctx = ctx, .path = ctx->source_path, .scene = scene, .out = out};
+    bool ok = convert_scene(&st);
+    state_free(&st);
+    if (!ok)
+        ir_asset_free(out);
+    return ok;
+}
+
 /* ValidateDataStructure's messages for a scene with nothing to draw. */
 static bool is_empty_scene_message(const char *message) {
     static const char *const patterns[] = {"Validation failed: Mesh ",
@@ -2251,11 +2262,8 @@ bool import_assimp(cook_context *ctx, ir_asset *out) {
         diag_error(ctx->diag, path, 0, "out of memory");
         ok = false;
     }
-    if (ok && scene != NULL) {
-        aimp_state st = {.ctx = ctx, .path = path, .scene = scene, .out = out};
-        ok = convert_scene(&st);
-        state_free(&st);
-    }
+    if (ok && scene != NULL)
+        ok = assimp_convert_scene(ctx, scene, out);
     if (scene != NULL) {
         pthread_mutex_lock(&aimp_lock);
         aiReleaseImport(scene);
