@@ -46,8 +46,15 @@
  *     clip with equal times share them, anim.reduce and anim.quantize, clip
  *     errors; a model whose nodes draw morph targets writes a .kanim;
  *     assimp sources' animations are cooked to a .kanim; a push-constant
- *     block is named by its type, its variable in the new SPSI chunk). */
-#define KILN_ENCODER_VERSION 14u
+ *     block is named by its type, its variable in the new SPSI chunk);
+ * 15: assimp sources: morph deltas of a part without that stream are 0 (were
+ *     uninitialised), a number material key holding text is ignored, a colour
+ *     of fewer than three values is absent, $tex.mapping / $tex.uvwsrc read
+ *     their first value; orthographic far planes, vertical fields of view and
+ *     node scales stay finite floats; MTL and assimp emissive at most
+ *     FLT_MAX; AC3D subdivision past 65,536 faces lowered, not refused past
+ *     2^20). */
+#define KILN_ENCODER_VERSION 15u
 
 /* Largest source or dependency file a cook reads. */
 #define COOK_SOURCE_MAX_BYTES ((size_t)2 << 30) /* 2 GiB */

@@ -86,7 +86,10 @@
  *   / 2) / mAspect); without mAspect the horizontal angle is taken as the
  *   vertical one (square view), with a warning. mOrthographicWidth > 0 makes an
  *   orthographic camera (xmag = that, ymag = xmag / mAspect). A far plane not
- *   beyond the near one becomes infinite (perspective), with a warning.
+ *   beyond the near one becomes infinite (perspective) or near + 1000
+ *   (orthographic; the next float when that rounds to near), and a vertical
+ *   field of view below the smallest float (a huge mAspect) that float, each
+ *   with a warning.
  *   Lights: colour = mColorDiffuse / intensity, intensity = its largest
  *   component (glTF colours are in [0, 1]); spot cone angles are taken as
  *   angles from the axis, outer clamped to pi/2, inner kept below outer.
@@ -111,7 +114,12 @@
  *   glTF-via-assimp extras: $mat.gltf.alphaMode / alphaCutoff override the
  *   alpha mode, $tex.scale (normals) and $mat.bumpscaling set normal_scale,
  *   $tex.strength (occlusion) occlusion_strength. $mat.twosided sets
- *   double_sided.
+ *   double_sided. Properties are read by their type: a number key holding
+ *   text is ignored with a warning (assimp 5.2's getters would parse it, and
+ *   throw through the C API when it is no number), a colour of fewer than
+ *   three values is absent, and $tex.file / $tex.mapping / $tex.uvwsrc are
+ *   read one value each (aiGetMaterialTexture writes every value of the
+ *   integer keys into one int).
  *   Textures (first type present wins; a texture that cannot be used is a
  *   warning and leaves the slot empty, without trying the next type):
  *     BASE_COLOR         BASE_COLOR, DIFFUSE
@@ -142,6 +150,7 @@
  * (warning); non-finite texture coordinates become 0.
  */
 #include <float.h>
+#include <limits.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -156,6 +165,7 @@
 #include <assimp/scene.h>
 
 #include "common/checked.h"
+#include "cook/import/assimp_convert.h"
 #include "cook/import/import.h"
 
 #define AIMP_MAX_NODES (1u << 24)
@@ -590,8 +600,15 @@ static void set_transform(aimp_state *st, ir_node *node, const struct aiMatrix4x
             }
         quaternion_from_matrix(r, q);
     }
-    for (int k = 0; k < 3; k++)
+    for (int k = 0; k < 3; k++) {
+        /* A column of finite floats can be longer than FLT_MAX: the matrix
+         * is kept, the scale is the largest float (approximate). */
+        if (fabs(scale[k]) > FLT_MAX) {
+            scale[k] = copysign(FLT_MAX, scale[k]);
+            exact = false;
+        }
         node->scale[k] = (float)scale[k];
+    }
     for (int k = 0; k < 4; k++)
         node->rotation[k] = (float)q[k];
     if (!exact && !st->warned_shear) {
@@ -854,7 +871,8 @@ static bool read_anim_meshes(aimp_state *st, const unsigned *meshes, uint32_t co
         if (ai_length(&first->mName) > 0 && (target->name = ai_strdup(&first->mName)) == NULL)
             return out_of_memory(st);
         for (int k = 0; k < 3; k++)
-            if (has[k] && (*ir_morph_stream(target, k) = alloc_array(n, 3 * sizeof(float))) == NULL)
+            if (has[k] && /* zeros: a part without this stream does not move */
+                (*ir_morph_stream(target, k) = calloc(n ? n : 1, 3 * sizeof(float))) == NULL)
                 return out_of_memory(st);
     }
     size_t base = 0, bad = 0;
@@ -1383,27 +1401,74 @@ static bool node_meshes(aimp_state *st, uint32_t node_index, unsigned *scratch) 
  * Materials
  * ------------------------------------------------------------------------- */
 
-static bool get_float(const struct aiMaterial *material, const char *key, unsigned type,
-                      unsigned index, double *out) {
+/* The property `key` holds a number (float, double, integer or buffer):
+ * assimp's numeric getters read a text property as numbers, and assimp 5.2
+ * throws a C++ exception through its C API on text that is not one, which
+ * ends the process. A number key holding text is ignored with a warning
+ * naming it. */
+static bool numeric_property(aimp_state *st, const char *name, const struct aiMaterial *material,
+                             const char *key, unsigned type, unsigned index) {
+    const struct aiMaterialProperty *property = NULL;
+    if (aiGetMaterialProperty(material, key, type, index, &property) != aiReturn_SUCCESS ||
+        property == NULL || property->mData == NULL || property->mDataLength == 0)
+        return false;
+    if (property->mType == aiPTI_String) {
+        diag_warning(st->ctx->diag, st->path, 0,
+                     "material '%s': %s holds text where a number is expected; ignored", name, key);
+        return false;
+    }
+    return true;
+}
+
+static bool get_float(aimp_state *st, const char *name, const struct aiMaterial *material,
+                      const char *key, unsigned type, unsigned index, double *out) {
     ai_real value[4];
     unsigned count = 1;
-    if (aiGetMaterialFloatArray(material, key, type, index, value, &count) != aiReturn_SUCCESS ||
+    if (!numeric_property(st, name, material, key, type, index) ||
+        aiGetMaterialFloatArray(material, key, type, index, value, &count) != aiReturn_SUCCESS ||
         count < 1 || !isfinite(value[0]))
         return false;
     *out = value[0];
     return true;
 }
 
-static bool get_color(const struct aiMaterial *material, const char *key, unsigned type,
-                      unsigned index, double rgba[4]) {
-    struct aiColor4D color;
-    if (aiGetMaterialColor(material, key, type, index, &color) != aiReturn_SUCCESS)
+/* An RGB or RGBA colour (alpha 1 when three values): fewer values are no
+ * colour (aiGetMaterialColor would leave the rest unset). */
+static bool get_color(aimp_state *st, const char *name, const struct aiMaterial *material,
+                      const char *key, unsigned type, unsigned index, double rgba[4]) {
+    ai_real color[4] = {0, 0, 0, 1};
+    unsigned count = 4;
+    if (!numeric_property(st, name, material, key, type, index) ||
+        aiGetMaterialFloatArray(material, key, type, index, color, &count) != aiReturn_SUCCESS ||
+        count < 3)
         return false;
-    rgba[0] = color.r;
-    rgba[1] = color.g;
-    rgba[2] = color.b;
-    rgba[3] = color.a;
+    for (int k = 0; k < 4; k++)
+        rgba[k] = k < (int)count ? color[k] : 1.0;
     return isfinite(rgba[0]) && isfinite(rgba[1]) && isfinite(rgba[2]) && isfinite(rgba[3]);
+}
+
+/* An integer: a one-byte bool or 32-bit values (assimp reads four bytes of
+ * any other length), a float, or a double (which assimp's integer getter
+ * would read as text: read as a number here). */
+static bool get_int(aimp_state *st, const char *name, const struct aiMaterial *material,
+                    const char *key, unsigned type, unsigned index, int *out) {
+    const struct aiMaterialProperty *property = NULL;
+    if (!numeric_property(st, name, material, key, type, index) ||
+        aiGetMaterialProperty(material, key, type, index, &property) != aiReturn_SUCCESS)
+        return false;
+    if (property->mType == aiPTI_Double || property->mType == aiPTI_Float) {
+        double value;
+        if (!get_float(st, name, material, key, type, index, &value) ||
+            !(value >= INT_MIN && value <= INT_MAX))
+            return false;
+        *out = (int)value;
+        return true;
+    }
+    unsigned count = 1;
+    if (property->mDataLength != 1 && property->mDataLength < 4)
+        return false;
+    return aiGetMaterialIntegerArray(material, key, type, index, out, &count) == aiReturn_SUCCESS &&
+           count >= 1;
 }
 
 static const char *base_name(const char *path) {
@@ -1474,16 +1539,30 @@ static int32_t embedded_image(aimp_state *st, unsigned index, bool *oom) {
     return image;
 }
 
+/* The file of texture 0 of `type` ($tex.file). Not aiGetMaterialTexture:
+ * that one also reads $tex.mapping with assimp's integer getter, which writes
+ * every value the property holds into one int. */
+static bool texture_file(const struct aiMaterial *material, enum aiTextureType type,
+                         struct aiString *path) {
+    return aiGetMaterialString(material, _AI_MATKEY_TEXTURE_BASE, type, 0, path) ==
+           aiReturn_SUCCESS;
+}
+
 /* Resolves texture `index` 0 of `type` into `ref`. Returns false only when
  * out of memory; a texture that cannot be used is a warning. */
 static bool resolve_texture(aimp_state *st, const struct aiMaterial *material,
                             enum aiTextureType type, const char *material_name,
                             ir_texture_ref *ref) {
     struct aiString raw;
-    unsigned uv = 0;
-    if (aiGetMaterialTexture(material, type, 0, &raw, NULL, &uv, NULL, NULL, NULL, NULL) !=
-        aiReturn_SUCCESS)
+    if (!texture_file(material, type, &raw))
         return true;
+    /* As aiGetMaterialTexture reads them, but through get_int: assimp's
+     * getter writes every value of these keys into one int. */
+    int mapping = aiTextureMapping_UV, uv_source = 0;
+    get_int(st, material_name, material, _AI_MATKEY_MAPPING_BASE, type, 0, &mapping);
+    if (mapping == aiTextureMapping_UV)
+        get_int(st, material_name, material, _AI_MATKEY_UVWSRC_BASE, type, 0, &uv_source);
+    unsigned uv = (unsigned)uv_source;
     char *path = ai_strdup(&raw);
     if (path == NULL)
         return out_of_memory(st);
@@ -1561,10 +1640,7 @@ static enum aiTextureType first_texture(const struct aiMaterial *material,
 static bool same_texture(const struct aiMaterial *material, enum aiTextureType a,
                          enum aiTextureType b) {
     struct aiString pa, pb;
-    if (aiGetMaterialTexture(material, a, 0, &pa, NULL, NULL, NULL, NULL, NULL, NULL) !=
-            aiReturn_SUCCESS ||
-        aiGetMaterialTexture(material, b, 0, &pb, NULL, NULL, NULL, NULL, NULL, NULL) !=
-            aiReturn_SUCCESS)
+    if (!texture_file(material, a, &pa) || !texture_file(material, b, &pb))
         return false;
     size_t la = ai_length(&pa), lb = ai_length(&pb);
     return la == lb && memcmp(pa.data, pb.data, la) == 0;
@@ -1630,52 +1706,49 @@ static bool convert_material(aimp_state *st, unsigned index, ir_material *m) {
     }
 
     double rgba[4], value;
-    unsigned count;
-    if (get_color(material, AI_MATKEY_BASE_COLOR, rgba)) {
+    if (get_color(st, m->name, material, AI_MATKEY_BASE_COLOR, rgba)) {
         memcpy(phong.diffuse, rgba, sizeof phong.diffuse);
         phong.has_diffuse = true;
         if (rgba[3] < 1.0) {
             phong.opacity = rgba[3];
             phong.has_opacity = true;
         }
-    } else if (get_color(material, AI_MATKEY_COLOR_DIFFUSE, rgba)) {
+    } else if (get_color(st, m->name, material, AI_MATKEY_COLOR_DIFFUSE, rgba)) {
         memcpy(phong.diffuse, rgba, sizeof phong.diffuse);
         phong.has_diffuse = true;
     }
-    if (get_float(material, AI_MATKEY_OPACITY, &value)) {
+    if (get_float(st, m->name, material, AI_MATKEY_OPACITY, &value)) {
         phong.opacity = value;
         phong.has_opacity = true;
     }
-    if (get_color(material, AI_MATKEY_COLOR_EMISSIVE, rgba)) {
+    if (get_color(st, m->name, material, AI_MATKEY_COLOR_EMISSIVE, rgba)) {
         double intensity = 1.0;
-        get_float(material, AI_MATKEY_EMISSIVE_INTENSITY, &intensity);
+        get_float(st, m->name, material, AI_MATKEY_EMISSIVE_INTENSITY, &intensity);
         for (int k = 0; k < 3; k++)
             phong.emissive[k] = rgba[k] * intensity;
         phong.has_emissive = true;
     }
     double strength = 1.0;
-    get_float(material, AI_MATKEY_SHININESS_STRENGTH, &strength);
+    get_float(st, m->name, material, AI_MATKEY_SHININESS_STRENGTH, &strength);
     int shading = 0;
-    count = 1;
-    if (aiGetMaterialIntegerArray(material, AI_MATKEY_SHADING_MODEL, &shading, &count) !=
-            aiReturn_SUCCESS ||
-        count < 1)
+    if (!get_int(st, m->name, material, AI_MATKEY_SHADING_MODEL, &shading))
         shading = 0;
     bool diffuse_only = shading == aiShadingMode_Flat || shading == aiShadingMode_Gouraud ||
                         shading == aiShadingMode_NoShading || shading == aiShadingMode_OrenNayar ||
                         shading == aiShadingMode_Minnaert;
-    if (strength != 0.0 && !diffuse_only && get_float(material, AI_MATKEY_SHININESS, &value)) {
+    if (strength != 0.0 && !diffuse_only &&
+        get_float(st, m->name, material, AI_MATKEY_SHININESS, &value)) {
         phong.shininess = value;
         phong.has_shininess = true;
     }
-    if (get_float(material, AI_MATKEY_ROUGHNESS_FACTOR, &value)) {
+    if (get_float(st, m->name, material, AI_MATKEY_ROUGHNESS_FACTOR, &value)) {
         phong.roughness = value;
         phong.has_roughness = true;
-    } else if (get_float(material, AI_MATKEY_GLOSSINESS_FACTOR, &value)) {
+    } else if (get_float(st, m->name, material, AI_MATKEY_GLOSSINESS_FACTOR, &value)) {
         phong.roughness = 1.0 - value;
         phong.has_roughness = true;
     }
-    if (get_float(material, AI_MATKEY_METALLIC_FACTOR, &value)) {
+    if (get_float(st, m->name, material, AI_MATKEY_METALLIC_FACTOR, &value)) {
         phong.metallic = value;
         phong.has_metallic = true;
     }
@@ -1691,21 +1764,18 @@ static bool convert_material(aimp_state *st, unsigned index, ir_material *m) {
         else if (length == 5 && memcmp(mode.data, "BLEND", 5) == 0)
             m->alpha_mode = IR_ALPHA_BLEND;
     }
-    if (get_float(material, "$mat.gltf.alphaCutoff", 0, 0, &value))
+    if (get_float(st, m->name, material, "$mat.gltf.alphaCutoff", 0, 0, &value))
         m->alpha_cutoff = (float)value;
-    if (get_float(material, AI_MATKEY_BUMPSCALING, &value))
+    if (get_float(st, m->name, material, AI_MATKEY_BUMPSCALING, &value))
         m->normal_scale = (float)value;
     if (used[IR_SLOT_NORMAL] != aiTextureType_NONE &&
-        get_float(material, "$tex.scale", used[IR_SLOT_NORMAL], 0, &value))
+        get_float(st, m->name, material, "$tex.scale", used[IR_SLOT_NORMAL], 0, &value))
         m->normal_scale = (float)value;
     if (used[IR_SLOT_OCCLUSION] != aiTextureType_NONE &&
-        get_float(material, "$tex.strength", used[IR_SLOT_OCCLUSION], 0, &value))
+        get_float(st, m->name, material, "$tex.strength", used[IR_SLOT_OCCLUSION], 0, &value))
         m->occlusion_strength = (float)value;
     int two_sided = 0;
-    count = 1;
-    if (aiGetMaterialIntegerArray(material, AI_MATKEY_TWOSIDED, &two_sided, &count) ==
-            aiReturn_SUCCESS &&
-        count >= 1)
+    if (get_int(st, m->name, material, AI_MATKEY_TWOSIDED, &two_sided))
         m->double_sided = two_sided != 0;
     return true;
 }
@@ -1871,10 +1941,19 @@ static bool convert_camera(aimp_state *st, const struct aiCamera *cam, uint32_t 
             znear = 0;
         }
         if (!(isfinite(zfar) && (float)zfar > (float)znear)) {
+            float near_plane = (float)znear, far_plane = (float)(znear + 1000.0);
+            if (!(far_plane > near_plane) || !isfinite(far_plane)) {
+                /* A near plane so far that 1000 more rounds to it (or past
+                 * FLT_MAX): the next float after it. */
+                if (near_plane == FLT_MAX)
+                    near_plane = nextafterf(FLT_MAX, 0.0f);
+                far_plane = nextafterf(near_plane, INFINITY);
+                znear = near_plane;
+            }
             diag_warning(st->ctx->diag, st->path, 0,
                          "%s: far plane %g is not beyond the near plane; %g used", label, zfar,
-                         znear + 1000.0);
-            zfar = znear + 1000.0;
+                         (double)far_plane);
+            zfar = far_plane;
         }
         if (!(c->ymag != 0.0f) || !isfinite(c->ymag))
             c->ymag = c->xmag;
@@ -1889,6 +1968,13 @@ static bool convert_camera(aimp_state *st, const struct aiCamera *cam, uint32_t 
         }
         if (aspect > 0) {
             c->yfov = (float)(2.0 * atan(tan(half) / aspect));
+            if (!(c->yfov > 0.0f)) { /* a huge aspect: below the smallest float */
+                diag_warning(st->ctx->diag, st->path, 0,
+                             "%s: aspect ratio %g leaves no vertical field of view; the "
+                             "smallest one used",
+                             label, aspect);
+                c->yfov = FLT_MIN;
+            }
         } else {
             c->yfov = (float)(2.0 * half);
             diag_warning(st->ctx->diag, st->path, 0,
@@ -2149,6 +2235,16 @@ static void state_free(aimp_state *st) {
     free(st->mesh_skin);
 }
 
+bool assimp_convert_scene(cook_context *ctx, const struct aiScene *scene, ir_asset *out) {
+    memset(out, 0, sizeof *out);
+    aimp_state st = {.ctx = ctx, .path = ctx->source_path, .scene = scene, .out = out};
+    bool ok = convert_scene(&st);
+    state_free(&st);
+    if (!ok)
+        ir_asset_free(out);
+    return ok;
+}
+
 /* ValidateDataStructure's messages for a scene with nothing to draw. */
 static bool is_empty_scene_message(const char *message) {
     static const char *const patterns[] = {"Validation failed: Mesh ",
@@ -2255,11 +2351,8 @@ bool import_assimp(cook_context *ctx, ir_asset *out) {
         diag_error(ctx->diag, path, 0, "out of memory");
         ok = false;
     }
-    if (ok && scene != NULL) {
-        aimp_state st = {.ctx = ctx, .path = path, .scene = scene, .out = out};
-        ok = convert_scene(&st);
-        state_free(&st);
-    }
+    if (ok && scene != NULL)
+        ok = assimp_convert_scene(ctx, scene, out);
     if (scene != NULL) {
         pthread_mutex_lock(&aimp_lock);
         aiReleaseImport(scene);

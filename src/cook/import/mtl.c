@@ -11,7 +11,7 @@
  *   d a                           base_color alpha, clamped to [0, 1]
  *   Tr t  (only without d)        base_color alpha = 1 - t
  *                                 alpha < 1 -> alpha_mode BLEND
- *   Ke r g b                      emissive (negative values -> 0)
+ *   Ke r g b                      emissive (negative values -> 0, beyond FLT_MAX -> FLT_MAX)
  *   Pr r                          roughness, clamped to [0, 1]
  *   Ns e  (only without Pr)       roughness = sqrt(2 / (e + 2)): the GGX
  *                                 roughness whose lobe best matches a Blinn-
@@ -67,6 +67,7 @@
  * library should not stop a model from cooking. Only content that is not
  * text, or running out of memory, fails.
  */
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -215,7 +216,7 @@ void import_phong_to_pbr(const import_phong *phong, ir_material *m) {
                                ? (float)clamp01(phong->diffuse[k])
                                : 1.0f;
         m->emissive[k] = usable(phong->has_emissive, phong->emissive[k])
-                             ? (float)fmax(phong->emissive[k], 0.0)
+                             ? (float)fmin(fmax(phong->emissive[k], 0.0), FLT_MAX)
                              : (m->textures[IR_SLOT_EMISSIVE].image >= 0 ? 1.0f : 0.0f);
     }
     double alpha = usable(phong->has_opacity, phong->opacity) ? phong->opacity
