@@ -514,6 +514,31 @@ static bool parse_header(cache_parser *p, kiln_cache *cache) {
     return true;
 }
 
+cache_read_status cache_read_folder(const char *output, kiln_cache *cache, char **path,
+                                    char *reason, size_t reason_size) {
+    *cache = (kiln_cache){0};
+    snprintf(reason, reason_size, "out of memory");
+    char *file = cook_path_join(output, CACHE_FILE_NAME);
+    struct stat info;
+    cache_read_status status = CACHE_READ_BAD;
+    if (file != NULL && stat(file, &info) != 0) {
+        snprintf(reason, reason_size, "there is none");
+        status = CACHE_READ_ABSENT;
+    } else if (file != NULL) {
+        uint8_t *data = NULL;
+        size_t size = 0;
+        if (cook_read_file(file, SIZE_MAX / 2, &data, &size, reason, reason_size) &&
+            cache_parse(cache, data, size, reason, reason_size))
+            status = CACHE_READ_OK;
+        free(data);
+    }
+    if (path != NULL)
+        *path = file;
+    else
+        free(file);
+    return status;
+}
+
 bool cache_parse(kiln_cache *cache, const uint8_t *data, size_t size, char *reason,
                  size_t reason_size) {
     *cache = (kiln_cache){0};

@@ -85,6 +85,13 @@ typedef struct kiln_cache {
  * leaves `cache` empty. */
 bool cache_parse(kiln_cache *cache, const uint8_t *data, size_t size, char *reason,
                  size_t reason_size);
+/* Reads and parses <output>/.kiln-cache: CACHE_READ_ABSENT when there is no
+ * such file (no build yet), CACHE_READ_BAD with a reason when it cannot be
+ * read or trusted (`cache` left empty either way). *path (may be NULL) gets
+ * the file's path, for messages; the caller frees it. */
+typedef enum { CACHE_READ_OK, CACHE_READ_ABSENT, CACHE_READ_BAD } cache_read_status;
+cache_read_status cache_read_folder(const char *output, kiln_cache *cache, char **path,
+                                    char *reason, size_t reason_size);
 /* Serialises the cache (records must be sorted by source). */
 void cache_serialize(const kiln_cache *cache, bytebuf *out);
 

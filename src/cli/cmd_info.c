@@ -1257,27 +1257,18 @@ static void append_totals_json(bytebuf *json, const info_totals *totals) {
 /* The output folder's build cache into *cache; false without one (no build
  * yet, or kiln clean), and with a note on stderr when it cannot be read. */
 static bool read_build_cache(const char *output, kiln_cache *cache) {
-    char *path = cook_path_join(output, CACHE_FILE_NAME);
-    struct stat st;
-    if (path == NULL || stat(path, &st) != 0) {
-        free(path);
-        return false;
-    }
-    uint8_t *data = NULL;
-    size_t size = 0;
-    char reason[256] = "";
-    bool ok = cook_read_file(path, SIZE_MAX / 2, &data, &size, reason, sizeof reason) &&
-              cache_parse(cache, data, size, reason, sizeof reason);
-    if (!ok) {
+    char *path = NULL;
+    char reason[256];
+    cache_read_status status = cache_read_folder(output, cache, &path, reason, sizeof reason);
+    if (status == CACHE_READ_BAD) {
         char shown[512];
         fprintf(stderr,
-                "%s: note: cannot read the build cache (%s): the last build's warnings "
-                "are not listed\n",
-                cook_escape_to(shown, sizeof shown, path), reason);
+                "%s: note: cannot read the build cache (%s): the last build's warnings are not "
+                "listed\n",
+                cook_escape_to(shown, sizeof shown, path ? path : CACHE_FILE_NAME), reason);
     }
-    free(data);
     free(path);
-    return ok;
+    return status == CACHE_READ_OK;
 }
 
 /* The lines of a record's diagnostics (each ends in a newline). */

@@ -138,25 +138,15 @@ static void outputs_from_manifest(const build_setup *setup, kiln_cache *cache) {
 }
 
 void build_load_cache(const build_options *options, const build_setup *setup, kiln_cache *cache) {
-    *cache = (kiln_cache){0};
-    char *path = cook_path_join(setup->output, CACHE_FILE_NAME);
-    uint8_t *data = NULL;
-    size_t size = 0;
+    char *path = NULL;
     char reason[256];
-    struct stat info;
-    if (path == NULL || stat(path, &info) != 0) {
-        free(path);
-        return;
-    }
-    if (!cook_read_file(path, SIZE_MAX / 2, &data, &size, reason, sizeof reason) ||
-        !cache_parse(cache, data, size, reason, sizeof reason)) {
+    if (cache_read_folder(setup->output, cache, &path, reason, sizeof reason) == CACHE_READ_BAD) {
         if (options->verbosity != PROGRESS_QUIET)
             fprintf(stderr, "%s: warning: ignoring the build cache (%s); every asset is cooked\n",
-                    path, reason);
+                    path ? path : CACHE_FILE_NAME, reason);
         cache_free(cache);
         outputs_from_manifest(setup, cache);
     }
-    free(data);
     free(path);
 }
 

@@ -105,15 +105,12 @@ int build_list_unreferenced(const char *output, const char *config_path) {
         }
     }
     kiln_cache cache = {0};
-    char *cache_path = cook_path_join(output, CACHE_FILE_NAME);
-    uint8_t *data = NULL;
-    size_t size = 0;
-    char reason[256] = "out of memory";
+    char *cache_path = NULL;
+    char reason[256];
     if (!cli_require_folder(output, "output")) {
         /* reported */
-    } else if (cache_path == NULL ||
-               !cook_read_file(cache_path, SIZE_MAX / 2, &data, &size, reason, sizeof reason) ||
-               !cache_parse(&cache, data, size, reason, sizeof reason)) {
+    } else if (cache_read_folder(output, &cache, &cache_path, reason, sizeof reason) !=
+               CACHE_READ_OK) {
         fprintf(stderr, "%s: error: cannot read the build cache (%s); run kiln build first\n",
                 cache_path ? cache_path : CACHE_FILE_NAME, reason);
     } else {
@@ -129,7 +126,6 @@ int build_list_unreferenced(const char *output, const char *config_path) {
         free(stack);
         free(marks);
     }
-    free(data);
     free(cache_path);
     cache_free(&cache);
     config_free(&config);
