@@ -7,8 +7,9 @@ EXAMPLES_OUT := examples/runtime
 
 all: build
 
+# Debian packages (scripts/packages/*.txt): each target installs the sets it needs.
 deps:
-	@sh scripts/deps.sh
+	@sh scripts/deps.sh run
 
 build: deps
 	cmake -S . -B build/release -DCMAKE_BUILD_TYPE=Release -DKILN_TESTS=OFF >/dev/null
@@ -28,7 +29,8 @@ run: build
 	build/release/examples/viewer_headless $(EXAMPLES_OUT)
 
 # Every test, under AddressSanitizer and UndefinedBehaviorSanitizer, warnings as errors.
-test: deps
+test:
+	@sh scripts/deps.sh run test
 	cmake -S . -B build/test -DCMAKE_BUILD_TYPE=Debug -DKILN_SANITIZE=ON -DKILN_WERROR=ON >/dev/null
 	cmake --build build/test -j $(JOBS)
 	cd build/test && ctest --output-on-failure -j $(JOBS)
@@ -40,7 +42,8 @@ FUZZ_SECONDS ?= 180
 FUZZ_HARNESSES ?=
 FUZZ_CC ?= clang-14
 FUZZ_CXX ?= clang++-14
-fuzz: deps
+fuzz:
+	@sh scripts/deps.sh run fuzz
 	CC=$(FUZZ_CC) CXX=$(FUZZ_CXX) cmake -S . -B build/fuzz -DCMAKE_BUILD_TYPE=Debug \
 	    -DKILN_SANITIZE=ON -DKILN_FUZZ=ON -DKILN_TESTS=OFF -DCMAKE_C_FLAGS="-O1 -fsanitize=fuzzer-no-link" \
 	    -DCMAKE_CXX_FLAGS="-O1 -fsanitize=fuzzer-no-link" >/dev/null
@@ -53,7 +56,8 @@ KILLS ?= 100
 killtest: build
 	bash scripts/kill_loop.sh -n $(KILLS) -k $(KILN_RELEASE)
 
-bench: deps
+bench:
+	@sh scripts/deps.sh run bench
 	cmake -S . -B build/bench -DCMAKE_BUILD_TYPE=Release -DKILN_TESTS=OFF -DKILN_BENCH=ON >/dev/null
 	cmake --build build/bench -j $(JOBS)
 	bash bench/run.sh build/bench
