@@ -3,7 +3,7 @@ JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 KILN_RELEASE := build/release/kiln
 EXAMPLES_OUT := examples/runtime
 
-.PHONY: all deps build run test bench fuzz killtest format clean install
+.PHONY: all deps build run test bench fuzz killtest format clean install docs
 
 all: build
 
@@ -61,6 +61,12 @@ bench:
 	cmake -S . -B build/bench -DCMAKE_BUILD_TYPE=Release -DKILN_TESTS=OFF -DKILN_BENCH=ON >/dev/null
 	cmake --build build/bench -j $(JOBS)
 	bash bench/run.sh build/bench
+
+# The generated parts of the documentation: docs/configuration.md's settings
+# reference, from the settings table (tools/gen_config_doc.c). The ctest
+# config_doc_current fails until this has been run after a settings change.
+docs: build
+	sh scripts/config_doc.sh --write build/release/tools/kiln_gen_config_doc docs/configuration.md
 
 format:
 	clang-format -i $$(git ls-files '*.c' '*.h' '*.cpp')
