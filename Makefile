@@ -3,12 +3,13 @@ JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 KILN_RELEASE := build/release/kiln
 EXAMPLES_OUT := examples/runtime
 
-.PHONY: all deps build run test bench fuzz killtest format clean install
+.PHONY: all deps build run test bench fuzz killtest format clean install docs
 
 all: build
 
+# Debian packages (scripts/packages/*.txt): each target installs the sets it needs.
 deps:
-	@sh scripts/deps.sh
+	@sh scripts/deps.sh run
 
 build: deps
 	cmake -S . -B build/release -DCMAKE_BUILD_TYPE=Release -DKILN_TESTS=OFF >/dev/null
@@ -28,7 +29,8 @@ run: build
 	build/release/examples/viewer_headless $(EXAMPLES_OUT)
 
 # Every test, under AddressSanitizer and UndefinedBehaviorSanitizer, warnings as errors.
-test: deps
+test:
+	@sh scripts/deps.sh run test
 	cmake -S . -B build/test -DCMAKE_BUILD_TYPE=Debug -DKILN_SANITIZE=ON -DKILN_WERROR=ON >/dev/null
 	cmake --build build/test -j $(JOBS)
 	cd build/test && ctest --output-on-failure -j $(JOBS)
@@ -40,7 +42,8 @@ FUZZ_SECONDS ?= 180
 FUZZ_HARNESSES ?=
 FUZZ_CC ?= clang-14
 FUZZ_CXX ?= clang++-14
-fuzz: deps
+fuzz:
+	@sh scripts/deps.sh run fuzz
 	CC=$(FUZZ_CC) CXX=$(FUZZ_CXX) cmake -S . -B build/fuzz -DCMAKE_BUILD_TYPE=Debug \
 	    -DKILN_SANITIZE=ON -DKILN_FUZZ=ON -DKILN_TESTS=OFF -DCMAKE_C_FLAGS="-O1 -fsanitize=fuzzer-no-link" \
 	    -DCMAKE_CXX_FLAGS="-O1 -fsanitize=fuzzer-no-link" >/dev/null
@@ -53,10 +56,17 @@ KILLS ?= 100
 killtest: build
 	bash scripts/kill_loop.sh -n $(KILLS) -k $(KILN_RELEASE)
 
-bench: deps
+bench:
+	@sh scripts/deps.sh run bench
 	cmake -S . -B build/bench -DCMAKE_BUILD_TYPE=Release -DKILN_TESTS=OFF -DKILN_BENCH=ON >/dev/null
 	cmake --build build/bench -j $(JOBS)
 	bash bench/run.sh build/bench
+
+# The generated parts of the documentation: docs/configuration.md's settings
+# reference, from the settings table (tools/gen_config_doc.c). The ctest
+# config_doc_current fails until this has been run after a settings change.
+docs: build
+	sh scripts/config_doc.sh --write build/release/tools/kiln_gen_config_doc docs/configuration.md
 
 format:
 	clang-format -i $$(git ls-files '*.c' '*.h' '*.cpp')

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """fresh_cost.py — what the development runtime's FRESH check costs per asset
-(issue 15, docs/runtime.md "Stale files").
+(docs/runtime.md "Stale files").
 
 Cooks N small textures, starts `kiln watch --serve` on them, then loads every
 one synchronously with the test client (tests/support/cook_client.c: a

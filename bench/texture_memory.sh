@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# texture_memory.sh — peak resident memory of cooking one big texture (issue 16).
+# texture_memory.sh — peak resident memory of cooking one big texture.
 # Usage: bench/texture_memory.sh KILN IMAGE...   (IMAGE: .png, .jpg or .hdr)
 # For each image, cooks it alone (-j1, --no-cache) as a colour map (sRGB), a
 # normal map (NAME.n.png, linear) and a single-channel map (NAME.r.png), each

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""watch_latency.py — hot-reload latency of `kiln watch` (issue 15).
+"""watch_latency.py — hot-reload latency of `kiln watch`.
 
 From the save of a source texture (one rename into the input folder, as
 editors save) to the new cooked .ktx2 and the new assets.kman on disk, with

@@ -1,11 +1,33 @@
 #!/bin/sh
-# Install the Debian packages listed in scripts/packages.txt that are missing.
-# Runs apt-get only when something is missing; needs root (or sudo) then.
+# Install the Debian packages of the named sets that are missing:
+#
+#   sh scripts/deps.sh [SET...]      (default: run)
+#
+# Each SET is a list in scripts/packages/SET.txt: run (build, cook, run the
+# examples), test (what `make test` adds), fuzz (what `make fuzz` adds), bench
+# (what `make bench` adds); `make` passes `run` plus its own. A package counts
+# as present when it is installed or an installed package provides it (e.g. a
+# nodejs that bundles npm). Runs apt-get only when something is missing; needs
+# root (or sudo) then.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
+[ $# -eq 0 ] && set -- run
+lists=""
+for set in "$@"; do
+    if [ ! -f "$here/packages/$set.txt" ]; then
+        echo "kiln: unknown package set '$set' (known: $(cd "$here/packages" && ls *.txt | sed 's/\.txt$//' | tr '\n' ' '))" >&2
+        exit 2
+    fi
+    lists="$lists $here/packages/$set.txt"
+done
+# Installed packages and what they provide, one name a line.
+# shellcheck disable=SC2016
+present=$(dpkg-query -W -f='${db:Status-Abbrev}|${Package}|${Provides}\n' 2>/dev/null |
+    sed -n 's/^ii *|//p' | tr '|,' '\n\n' | sed 's/ *(.*//; s/:.*//; s/^ *//; /^$/d')
 missing=""
-for pkg in $(grep -v '^#' "$here/packages.txt" | tr -s ' \n' ' '); do
-    if ! dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed"; then
+# shellcheck disable=SC2086
+for pkg in $(sed 's/#.*//' $lists | tr -s ' \n' '\n' | awk 'NF && !seen[$0]++'); do
+    if ! printf '%s\n' "$present" | grep -qxF "$pkg"; then
         missing="$missing $pkg"
     fi
 done

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# kill_loop.sh — the 100-kill loop of issue 16 (docs/reliability.md).
+# kill_loop.sh — the 100-kill loop (docs/reliability.md).
 #
 # Cooks a source tree once cleanly, then N times (default 100): starts
 # `kiln build --pack` on it, kills it with SIGKILL at a random moment within

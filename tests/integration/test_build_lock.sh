@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# test_build_lock.sh — two builds into one output folder (issue 16): they
+# test_build_lock.sh — two builds into one output folder: they
 # both exited 0 with a mixed tree. The second now waits for the first
 # (saying so, with the holder's pid from `<output>/.kiln-lock`), and the tree
 # equals one clean build's; a lock left by a killed build is taken over.

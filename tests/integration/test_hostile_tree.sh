@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# test_hostile_tree.sh — a source tree that attacks the cooker (issue 16):
+# test_hostile_tree.sh — a source tree that attacks the cooker:
 # links out of the tree and in loops, FIFOs, sockets, a path longer than
 # PATH_MAX, names with newlines and escape sequences, an unreadable folder.
 # Each is named in a warning or an error, nothing outside the tree is read,

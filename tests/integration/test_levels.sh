@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Levels (issue 14) through the CLI: a level placing models cooks to a
+# Levels through the CLI: a level placing models cooks to a
 # .kscene whose world matrices (kiln pose) equal a computation written here;
 # kiln info lists the entities, kiln check resolves every link; a dangling ref
 # fails naming level:line; --roots cooks exactly what levels reach and info

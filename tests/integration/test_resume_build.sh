@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# test_resume_build.sh — a killed build keeps its finished work (issue 16):
+# test_resume_build.sh — a killed build keeps its finished work:
 # each asset's cache record goes to <output>/.kiln-journal as it finishes, so
 # after kill -9 the next build cooks only what was not finished, and its
 # output equals a clean build's byte for byte.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# test_watch.sh — `kiln watch` (issue 15): a background watch on a scratch
+# test_watch.sh — `kiln watch`: a background watch on a scratch
 # tree recooks what each edit changes and nothing else (an edited texture
 # alone; an edited .mtl, the models that read it; a new model in a new
 # folder), reports a broken model and goes on, and stops on SIGTERM with the

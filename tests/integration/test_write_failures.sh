@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# test_write_failures.sh — a build that cannot write (issue 16): past a file
+# test_write_failures.sh — a build that cannot write: past a file
 # size limit (`ulimit -f`) kiln is not killed by SIGXFSZ but reports the write
 # that failed (EFBIG) as an error naming the file; a model whose texture cannot
 # be written fails (it was a warning, exit 0, and the .kmat slot emptied);
