@@ -444,31 +444,6 @@ static void template_lists_every_key_with_its_default(void **state) {
                      cook_setting_table[i].name);
 }
 
-/* README.md documents every settings key (its configuration section). */
-static void readme_documents_every_key(void **state) {
-    (void)state;
-    char path[1024]; /* KILN_TEST_DATA_DIR is <repository>/tests/data */
-    snprintf(path, sizeof path, "%s", KILN_TEST_DATA_DIR);
-    for (int up = 0; up < 2; up++) {
-        char *slash = strrchr(path, '/');
-        assert_non_null(slash);
-        *slash = '\0';
-    }
-    strncat(path, "/README.md", sizeof path - strlen(path) - 1);
-    uint8_t *text = NULL;
-    size_t size = 0;
-    char reason[256];
-    if (!cook_read_file(path, 1u << 20, &text, &size, reason, sizeof reason))
-        fail_msg("%s: %s", path, reason);
-    for (size_t i = 0; i < cook_setting_count; i++) {
-        char quoted[80];
-        snprintf(quoted, sizeof quoted, "`%s`", cook_setting_table[i].name);
-        if (strstr((const char *)text, quoted) == NULL)
-            fail_msg("README.md does not document %s", quoted);
-    }
-    free(text);
-}
-
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(without_a_file_the_builtin_defaults_apply),
@@ -488,7 +463,6 @@ int main(void) {
         cmocka_unit_test(deep_or_huge_documents_are_refused_with_the_line),
         cmocka_unit_test(aliases_are_bounded_by_the_file_size),
         cmocka_unit_test(template_lists_every_key_with_its_default),
-        cmocka_unit_test(readme_documents_every_key),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
