@@ -399,7 +399,7 @@ static void testmodels_sample_like_assimps_keys(void **state) {
         free(path);
         if (!present) {
             printf("[  SKIPPED ] testmodels_sample_like_assimps_keys: %s/%s is missing; install "
-                   "Debian's assimp-testmodels (scripts/packages.txt) or set "
+                   "Debian's assimp-testmodels (scripts/packages/test.txt) or set "
                    "KILN_ASSIMP_MODELS\n",
                    models, files[i]);
             skip();
