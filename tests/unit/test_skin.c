@@ -1118,6 +1118,13 @@ static void corpus_skinned_vertices_match_the_source(void **state) {
             want |= strncmp(rows[i].path, wanted[w], strlen(wanted[w])) == 0;
         if (!want)
             continue;
+        /* This reference reads accessors only: a Draco-compressed mesh has
+         * none to read (and its decoded positions are quantized). The
+         * uncompressed sibling of the same model is checked instead. */
+        if (strcmp(rows[i].category, "draco") == 0) {
+            printf("%s: skipped: the reference reads no Draco data\n", rows[i].path);
+            continue;
+        }
         double worst;
         size_t vertices;
         check_corpus_model(rows[i].path, &worst, &vertices);
