@@ -441,9 +441,9 @@ kiln_result kiln_manager_watch(kiln_manager *manager, bool enable, kiln_error *e
 kiln_result kiln_asset_reload_status(kiln_manager *manager, kiln_ref ref, kiln_error *err);
 
 /* ---------------------------------------------------------------------------
- * Cooking on demand (a development runtime: libkiln built with the CMake
- * option KILN_RUNTIME_DEV, which defines KILN_RUNTIME_DEV=1 for its users; a
- * shipping libkiln has none of it)
+ * Cooking on demand (the development runtime, libkiln-dev: pkg-config
+ * kiln-dev or CMake kiln::runtime_dev, which define KILN_RUNTIME_DEV=1 for
+ * their users; the shipping libkiln has none of it)
  * ------------------------------------------------------------------------- */
 
 #if defined(KILN_RUNTIME_DEV) && KILN_RUNTIME_DEV

@@ -19,7 +19,7 @@
  * under it points into its strings.
  *
  * A requested (asynchronous) load whose cooked file cannot be read asks the
- * same way from the thread that read it (manager_load.c, cook_and_read): a
+ * same way from the thread that read it (manager_read.c, cook_and_read): a
  * worker, or, in a manager without workers, the thread calling
  * kiln_manager_pump (which does the loading there); the server cooks it
  * ahead of the changes it has queued. A synchronous load of an asset a
@@ -71,8 +71,7 @@
 
 #include "common/cook_server.h"
 #include "runtime/internal.h"
-#include "runtime/manager_dev.h"
-#include "runtime/manager_load.h"
+#include "runtime/manager_parts.h"
 
 #define COOK_WAIT_SECONDS 300
 
@@ -102,6 +101,32 @@ struct mgr_dev {
     uint32_t deferred_count, deferred_capacity;
     size_t reply_used; /* a reply line being received */
     char reply[COOK_SERVER_LINE_MAX];
+};
+
+/* The calls the loading files make through m->dev_hooks (manager_parts.h),
+ * registered when a server is connected: manager_dev.c is above every other
+ * file of the manager, and none of them names it. */
+static kiln_result mgr_dev_cook_missing(kiln_manager *m, kiln_scope scope, kiln_handle handle,
+                                        const char *ref_string, kiln_ref *ref, kiln_error *err,
+                                        kiln_result failed, mgr_load_fn load);
+static kiln_result mgr_dev_cook(kiln_manager *m, const char *name, kiln_result failed,
+                                kiln_error *err);
+static kiln_result mgr_dev_fresh(kiln_manager *m, uint32_t index, kiln_error *why);
+static kiln_result mgr_dev_defer(kiln_manager *m, kiln_scope scope, const char *ref_string,
+                                 int32_t priority, kiln_load_callback callback, void *user,
+                                 kiln_result failed, kiln_error *err);
+static uint32_t mgr_dev_pump(kiln_manager *m);
+static void mgr_dev_interrupt(kiln_manager *m);
+static void mgr_dev_destroy(kiln_manager *m);
+
+static const mgr_dev_hooks dev_hooks = {
+    .cook_missing = mgr_dev_cook_missing,
+    .cook = mgr_dev_cook,
+    .fresh = mgr_dev_fresh,
+    .defer = mgr_dev_defer,
+    .pump = mgr_dev_pump,
+    .interrupt = mgr_dev_interrupt,
+    .destroy = mgr_dev_destroy,
 };
 
 static kiln_result open_connection(struct mgr_dev *dev, kiln_error *err) {
@@ -200,8 +225,10 @@ kiln_result kiln_manager_connect_cooker(kiln_manager *m, const char *socket_path
     }
     pthread_mutex_lock(&m->lock);
     bool raced = m->dev != NULL;
-    if (!raced)
+    if (!raced) {
         m->dev = dev;
+        atomic_store_explicit(&m->dev_hooks, &dev_hooks, memory_order_release);
+    }
     pthread_mutex_unlock(&m->lock);
     if (raced) {
         close_connection(dev);
@@ -215,7 +242,7 @@ kiln_result kiln_manager_connect_cooker(kiln_manager *m, const char *socket_path
     return runtime_succeed(err);
 }
 
-void mgr_dev_destroy(kiln_manager *m) {
+static void mgr_dev_destroy(kiln_manager *m) {
     struct mgr_dev *dev = m->dev;
     if (dev == NULL)
         return;
@@ -230,7 +257,7 @@ void mgr_dev_destroy(kiln_manager *m) {
     m->dev = NULL;
 }
 
-void mgr_dev_interrupt(kiln_manager *m) {
+static void mgr_dev_interrupt(kiln_manager *m) {
     struct mgr_dev *dev = m->dev;
     if (dev == NULL)
         return;
@@ -373,9 +400,9 @@ static kiln_result cook(kiln_manager *m, struct mgr_dev *dev, const char *name, 
     return reread_manifest(m, dev, err);
 }
 
-kiln_result mgr_dev_cook_missing(kiln_manager *m, kiln_scope scope, kiln_handle handle,
-                                 const char *ref_string, kiln_ref *ref, kiln_error *err,
-                                 kiln_result failed, mgr_dev_load_fn load) {
+static kiln_result mgr_dev_cook_missing(kiln_manager *m, kiln_scope scope, kiln_handle handle,
+                                        const char *ref_string, kiln_ref *ref, kiln_error *err,
+                                        kiln_result failed, mgr_load_fn load) {
     if (m == NULL || ref == NULL || ref_string == NULL || failed != KILN_ERR_NOT_FOUND)
         return failed;
     /* Only an asset no manifest names: a named one whose file could not be
@@ -400,7 +427,8 @@ kiln_result mgr_dev_cook_missing(kiln_manager *m, kiln_scope scope, kiln_handle 
     return load(m, scope, handle, ref_string, ref, err);
 }
 
-kiln_result mgr_dev_cook(kiln_manager *m, const char *name, kiln_result failed, kiln_error *err) {
+static kiln_result mgr_dev_cook(kiln_manager *m, const char *name, kiln_result failed,
+                                kiln_error *err) {
     pthread_mutex_lock(&m->lock);
     struct mgr_dev *dev = m->dev;
     pthread_mutex_unlock(&m->lock);
@@ -413,7 +441,7 @@ kiln_result mgr_dev_cook(kiln_manager *m, const char *name, kiln_result failed, 
  * Stale files: FRESH before a slot's first read
  * ------------------------------------------------------------------------- */
 
-kiln_result mgr_dev_fresh(kiln_manager *m, uint32_t index, kiln_error *why) {
+static kiln_result mgr_dev_fresh(kiln_manager *m, uint32_t index, kiln_error *why) {
     char name[COOK_SERVER_LINE_MAX];
     pthread_mutex_lock(&m->lock);
     struct mgr_dev *dev = m->dev;
@@ -477,9 +505,9 @@ static bool send_deferred(struct mgr_dev *dev) {
     return true;
 }
 
-kiln_result mgr_dev_defer(kiln_manager *m, kiln_scope scope, const char *ref_string,
-                          int32_t priority, kiln_load_callback callback, void *user,
-                          kiln_result failed, kiln_error *err) {
+static kiln_result mgr_dev_defer(kiln_manager *m, kiln_scope scope, const char *ref_string,
+                                 int32_t priority, kiln_load_callback callback, void *user,
+                                 kiln_result failed, kiln_error *err) {
     pthread_mutex_lock(&m->lock);
     struct mgr_dev *dev = m->dev;
     pthread_mutex_unlock(&m->lock);
@@ -536,7 +564,7 @@ typedef struct dev_outcome {
     kiln_error err;
 } dev_outcome;
 
-uint32_t mgr_dev_pump(kiln_manager *m) {
+static uint32_t mgr_dev_pump(kiln_manager *m) {
     pthread_mutex_lock(&m->lock);
     struct mgr_dev *dev = m->dev;
     pthread_mutex_unlock(&m->lock);

@@ -34,8 +34,7 @@
 #include <unistd.h>
 
 #include "runtime/internal.h"
-#include "runtime/manager_internal.h"
-#include "runtime/manager_load.h"
+#include "runtime/manager_parts.h"
 
 /* ---------------------------------------------------------------------------
  * The file-memory cache
@@ -285,6 +284,15 @@ void mgr_file_cache_drain(kiln_manager *m) {
  * kilobytes, and a process has a limited number of mappings (vm.max_map_count)
  * that thousands of tiny files would use up (BENCHMARKS.md section 12). */
 #define MGR_MAP_MIN ((size_t)64 * 1024)
+
+/* What identifies a file's version (mgr_file_id) from its stat. */
+void mgr_file_id_of(const struct stat *st, mgr_file_id *id) {
+    id->dev = (uint64_t)st->st_dev;
+    id->ino = (uint64_t)st->st_ino;
+    id->size = (uint64_t)st->st_size;
+    id->mtime_ns = (int64_t)st->st_mtim.tv_sec * 1000000000 + st->st_mtim.tv_nsec;
+    id->ctime_ns = (int64_t)st->st_ctim.tv_sec * 1000000000 + st->st_ctim.tv_nsec;
+}
 
 /* A whole folder file, 16-byte aligned: read into manager memory, or with
  * KILN_MANAGER_MAP_FILES mapped read-only and private, every page populated

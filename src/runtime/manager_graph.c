@@ -39,7 +39,7 @@
 
 #include "common/components.h"
 #include "runtime/internal.h"
-#include "runtime/manager_load.h"
+#include "runtime/manager_parts.h"
 
 /* ---------------------------------------------------------------------------
  * A level's dependencies

@@ -20,6 +20,8 @@
 
 #include "kiln/manager.h"
 
+typedef struct mgr_dev_hooks mgr_dev_hooks; /* manager_parts.h */
+
 #define MGR_PAGE_SHIFT 8u
 #define MGR_PAGE_SLOTS (1u << MGR_PAGE_SHIFT)
 #define MGR_MAX_MOUNTS 32u
@@ -228,8 +230,10 @@ struct kiln_manager {
     bool watch_dirty;
     uint64_t watch_last_ns; /* monotonic time of the last event not on assets.kman */
     uint64_t graph_epoch;   /* walks of the nesting graph (manager_graph.c) */
-    /* Cooking on demand (manager_dev.c, KILN_RUNTIME_DEV only); NULL: none. */
+    /* Cooking on demand (manager_dev.c, KILN_RUNTIME_DEV only); NULL: none.
+     * dev_hooks is set with dev, once, by kiln_manager_connect_cooker. */
     struct mgr_dev *dev;
+    _Atomic(const struct mgr_dev_hooks *) dev_hooks;
     mgr_file_cache files; /* manager_files.c */
 };
 

@@ -1,9 +1,9 @@
 /*
- * manager_reload.c — hot reload's bookkeeping around the asset manager:
- * retired data and its grace period, kiln_manager_refresh (re-reading the
- * folder mounts' manifests and reloading what changed on disk), the folder
- * watch (inotify, polled by kiln_manager_pump) and the reload status. The
- * reload of one asset is mgr_reload_slot in manager_load.c.
+ * manager_reload.c — hot reload: the reload of one asset in place
+ * (mgr_reload_slot, kiln_manager_reload), retired data and its grace period,
+ * kiln_manager_refresh (re-reading the mounts' manifests and reloading what
+ * changed on disk) and the reload status. The folder watch that triggers
+ * refreshes from kiln_manager_pump is manager_watch.c.
  *
  * Grace period: kiln_asset_get is lock-free, so a game thread may be using
  * data a reload has just replaced. Replaced data goes on the retired list
@@ -15,15 +15,10 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
-#ifdef __linux__
-#include <sys/inotify.h>
-#endif
-
 #include "runtime/internal.h"
-#include "runtime/manager_load.h"
+#include "runtime/manager_parts.h"
 
 void mgr_notify(kiln_manager *m, const kiln_reload_event *event) {
     if (m->engine.reloaded != NULL)
@@ -342,166 +337,249 @@ kiln_result kiln_asset_reload_status(kiln_manager *m, kiln_ref ref, kiln_error *
 }
 
 /* ---------------------------------------------------------------------------
- * Watching the folder mounts
+ * Reloading in place (lock held; the slot is pinned and READY)
  * ------------------------------------------------------------------------- */
 
-#define WATCH_QUIET_NS 100000000ull /* 100 ms without events before a refresh */
-
-static uint64_t now_ns(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
+kiln_result mgr_reload_fail(kiln_manager *m, uint32_t index, const kiln_error *why,
+                            kiln_error *err) {
+    mgr_slot *s = mgr_slot_at(m, index);
+    s->reload_failed = true;
+    s->reload_error = *why;
+    if (s->reload_error.code == KILN_OK)
+        s->reload_error.code = KILN_ERR_CORRUPT;
+    m->reload_failures++;
+    kiln_reload_event event = {.kind = KILN_RELOAD_FAILED,
+                               .handle = s->data->asset.handle,
+                               .asset = &s->data->asset,
+                               .result = s->reload_error.code,
+                               .error = &s->reload_error};
+    mgr_notify(m, &event);
+    if (err != NULL)
+        *err = s->reload_error;
+    return s->reload_error.code;
 }
 
-#ifdef __linux__
-
-/* The name a pack mount's file has in its folder. */
-static const char *pack_base(const mgr_mount *mt) {
-    const char *slash = strrchr(mt->pack_path, '/');
-    return slash != NULL ? slash + 1 : mt->pack_path;
-}
-
-/* A folder mount's folder, or the folder holding a pack mount's file (the
- * pack is replaced by a rename into it). One mask for both: a second watch
- * of the same folder replaces the first one's mask. */
-kiln_result mgr_watch_mount(kiln_manager *m, uint32_t i, kiln_error *err) {
-    mgr_mount *mt = m->mounts[i];
-    if (m->watch_fd < 0 || mt->watch >= 0)
+/* Reads the slot's file into `n` (unlocked), links and loads its
+ * dependencies, and runs the engine's create callbacks for it (unlocked).
+ * KILN_OK, or the failure in `why`; `n` holds whatever it got either way.
+ * *unchanged: the file has the old data's bytes, and nothing more was done. */
+static kiln_result reload_build(kiln_manager *m, uint32_t index, const mgr_mount *mt, mgr_data *n,
+                                bool force, bool *unchanged, kiln_error *why) {
+    mgr_slot *s = mgr_slot_at(m, index);
+    mgr_slot tmp;
+    memset(&tmp, 0, sizeof tmp);
+    tmp.data = n;
+    tmp.path = n->asset.path;
+    tmp.expected_kind = s->expected_kind;
+    tmp.mount = s->mount;
+    pthread_mutex_unlock(&m->lock);
+    kiln_result r = mgr_read_asset(m, &tmp, mt, why);
+    pthread_mutex_lock(&m->lock);
+    if (r != KILN_OK)
+        return r;
+    /* A folder file rewritten with the same bytes (a recook that changed
+     * nothing in it) is not applied: no engine objects are remade. */
+    const mgr_data *old = s->data;
+    if (!force && n->file_memory != NULL && old->file_memory != NULL &&
+        n->file_memory_size == old->file_memory_size &&
+        memcmp(n->file_memory, old->file_memory, n->file_memory_size) == 0) {
+        *unchanged = true;
         return KILN_OK;
-    char folder[4096];
-    const char *dir = mt->dir;
-    if (mt->is_pack) {
-        const char *base = pack_base(mt);
-        size_t length = (size_t)(base - mt->pack_path);
-        if (length >= sizeof folder)
-            return runtime_fail(err, KILN_ERR_INVALID_ARGUMENT, mt->name,
-                                "cannot watch: path too long");
-        if (length == 0)
-            snprintf(folder, sizeof folder, ".");
-        else if (length == 1)
-            snprintf(folder, sizeof folder, "/");
-        else
-            snprintf(folder, sizeof folder, "%.*s", (int)(length - 1), mt->pack_path);
-        dir = folder;
     }
-    int wd = inotify_add_watch(
-        m->watch_fd, dir, IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_CREATE | IN_DELETE);
-    if (wd < 0) {
-        char reason[128];
-        return runtime_fail(err, KILN_ERR_IO, mt->name, "cannot watch: %s",
-                            runtime_os_reason(errno, reason, sizeof reason));
+    /* The new data's holds are part of the graph from now on (the caller
+     * clears this when it shows or drops the data). */
+    s->reload_data = n;
+    tmp.priority = s->priority;
+    r = mgr_hold_deps(m, index, &tmp, false, why);
+    /* New dependencies load here, synchronously (our holds keep them). */
+    for (uint32_t i = 0; r == KILN_OK && i < n->asset.dependency_count; i++) {
+        uint32_t dep = n->deps[i].ref.slot;
+        mgr_slot *d = mgr_slot_at(m, dep);
+        d->pins++;
+        mgr_ensure_ready(m, dep);
+        if (mgr_slot_state(d) != SLOT_READY)
+            r = mgr_fail_needs(why, d->error.code, n->asset.path,
+                               d->data->asset.ref != NULL ? d->data->asset.ref : "a dependency",
+                               d->error.message);
+        mgr_unpin(m, dep);
     }
-    mt->watch = wd;
+    if (r != KILN_OK)
+        return r;
+    if (mgr_needs_upload(m, &tmp)) {
+        pthread_mutex_unlock(&m->lock);
+        kiln_error e;
+        e.code = KILN_OK;
+        e.message[0] = '\0';
+        r = mgr_upload(m, &tmp, &e);
+        pthread_mutex_lock(&m->lock);
+        if (r != KILN_OK) {
+            *why = e;
+            why->code = r;
+            return r;
+        }
+        if (n->staging != NULL && n->asset.texels == NULL)
+            mgr_data_release_staging(m, n); /* ours, copied by create_texture */
+    } else if (n->staging != NULL) {        /* kept texels (KILN_MANAGER_KEEP_TEXELS) */
+        n->asset.texels = n->staging;
+        n->asset.texel_bytes = n->staging_size;
+    }
+    n->asset.bytes = n->asset.file_bytes + (n->asset.texels != NULL ? n->staging_size : 0);
     return KILN_OK;
 }
 
-void mgr_watch_close(kiln_manager *m) {
-    if (m->watch_fd >= 0)
-        close(m->watch_fd);
-    m->watch_fd = -1;
-    m->watch_dirty = false;
-    for (uint32_t i = 0; i < m->mount_count; i++)
-        m->mounts[i]->watch = -1;
-}
-
-bool mgr_watch_poll(kiln_manager *m) {
-    if (m->watch_fd < 0)
-        return false;
-    bool manifest = false;
-    _Alignas(struct inotify_event) char buffer[4096];
-    for (;;) {
-        ssize_t got = read(m->watch_fd, buffer, sizeof buffer);
-        if (got < 0 && errno == EINTR)
+/* Shows `n` in place of the slot's data and retires the old one; `node` is
+ * where the slot's own data moves when it is the one replaced. */
+static void reload_apply(kiln_manager *m, uint32_t index, mgr_data *n, mgr_data *node) {
+    mgr_slot *s = mgr_slot_at(m, index);
+    mgr_data *old = s->data;
+    const kiln_asset *previous = atomic_load_explicit(&s->shown, memory_order_relaxed);
+    /* Every scope reaching the slot reaches the new dependencies, then no
+     * longer the old ones (in this order, so a dependency in both stays
+     * reached); the old data keeps its holds until it is freed. */
+    bool ok = true;
+    for (uint32_t r = 0; r < s->reach_count; r++)
+        for (uint32_t i = 0; i < n->asset.dependency_count; i++)
+            ok = mgr_reach_add(m, n->deps[i].ref.slot, s->reach[r].scope, false) && ok;
+    for (uint32_t r = 0; r < s->reach_count; r++) {
+        for (uint32_t i = 0; i < old->asset.dependency_count; i++)
+            mgr_reach_remove(m, old->deps[i].ref.slot, s->reach[r].scope, false);
+        mgr_scope *sc = &m->scopes[s->reach[r].scope];
+        sc->bytes = sc->bytes - old->asset.bytes + n->asset.bytes;
+    }
+    (void)ok;             /* out of memory here only undercounts a scope's bytes */
+    if (old == &s->own) { /* the own data stays as readers see it until the slot is reused */
+        *node = s->own;
+        node->allocated = true;
+        old = node;
+    } else {
+        mgr_free(m, node, sizeof *node);
+    }
+    s->data = n;
+    s->path = n->asset.path; /* the same path, in the current manifest */
+    atomic_store_explicit(&s->shown, &n->asset, memory_order_release);
+    s->reloads++;
+    s->reload_failed = false;
+    m->reloads++;
+    kiln_reload_event event = {.kind = KILN_RELOAD_APPLIED,
+                               .handle = n->asset.handle,
+                               .asset = &n->asset,
+                               .previous = previous,
+                               .result = KILN_OK};
+    mgr_notify(m, &event);
+    /* The assets holding it learn that it changed. */
+    for (uint32_t j = 1; j < m->slots_used && m->engine.reloaded != NULL; j++) {
+        mgr_slot *t = mgr_slot_at(m, j);
+        if (mgr_slot_state(t) != SLOT_READY)
             continue;
-        if (got <= 0)
-            break; /* EAGAIN: nothing more */
-        for (char *p = buffer; p < buffer + got;) {
-            const struct inotify_event *ev = (const struct inotify_event *)(void *)p;
-            /* Whose folder it is: a pack's (only the pack's own name counts,
-             * a finished write or a rename onto it), a folder mount's. */
-            bool folder = false, pack = false;
-            for (uint32_t i = 0; i < m->mount_count; i++) {
-                const mgr_mount *mt = m->mounts[i];
-                if (mt->watch != ev->wd)
-                    continue;
-                if (!mt->is_pack)
-                    folder = true;
-                else if (ev->len > 0 && strcmp(ev->name, pack_base(mt)) == 0 &&
-                         (ev->mask & (IN_CLOSE_WRITE | IN_MOVED_TO)) != 0)
-                    pack = true;
+        for (uint32_t i = 0; i < t->data->asset.dependency_count; i++) {
+            if (t->data->deps[i].ref.slot == index) {
+                kiln_reload_event dep = {.kind = KILN_RELOAD_DEPENDENCY,
+                                         .handle = t->data->asset.handle,
+                                         .asset = &t->data->asset,
+                                         .dependency = &n->asset,
+                                         .result = KILN_OK};
+                mgr_notify(m, &dep);
+                break;
             }
-            if ((ev->mask & IN_Q_OVERFLOW) != 0) {
-                m->watch_dirty = true;
-                m->watch_last_ns = now_ns();
-            } else if (pack ||
-                       (folder && ev->len > 0 && strcmp(ev->name, KILN_MANIFEST_FILE_NAME) == 0 &&
-                        (ev->mask & (IN_CLOSE_WRITE | IN_MOVED_TO)) != 0))
-                manifest = true;
-            else if (folder && (ev->len == 0 || ev->name[0] != '.')) {
-                m->watch_dirty = true; /* a temporary file of the cooker (".name") is not */
-                m->watch_last_ns = now_ns();
-            }
-            p += sizeof *ev + ev->len;
         }
     }
-    if (manifest || (m->watch_dirty && now_ns() - m->watch_last_ns >= WATCH_QUIET_NS)) {
-        m->watch_dirty = false;
-        return true;
-    }
-    return false;
+    mgr_retire(m, old);
 }
 
-kiln_result kiln_manager_watch(kiln_manager *m, bool enable, kiln_error *err) {
-    if (m == NULL)
-        return runtime_fail(err, KILN_ERR_INVALID_ARGUMENT, "kiln manager",
-                            "kiln_manager_watch needs a manager");
-    pthread_mutex_lock(&m->lock);
+kiln_result mgr_reload_slot(kiln_manager *m, uint32_t index, bool force, kiln_error *err) {
+    mgr_slot *s = mgr_slot_at(m, index);
+    while (s->reloading) /* one reload of a slot at a time */
+        pthread_cond_wait(&m->done, &m->lock);
+    if (mgr_slot_state(s) != SLOT_READY || s->refs == 0)
+        return runtime_succeed(err); /* unloaded meanwhile: nothing to reload */
+    s->reloading = true;
+    const mgr_mount *mt = mgr_mount_at(m, s->mount);
+    kiln_error why;
+    memset(&why, 0, sizeof why);
     kiln_result r = KILN_OK;
-    if (!enable) {
-        mgr_watch_close(m);
-    } else if (m->watch_fd < 0) {
-        m->watch_fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
-        if (m->watch_fd < 0) {
-            char reason[128];
-            r = runtime_fail(err, KILN_ERR_IO, "kiln manager", "cannot start watching: %s",
-                             runtime_os_reason(errno, reason, sizeof reason));
-        }
-        for (uint32_t i = 0; r == KILN_OK && i < m->mount_count; i++)
-            r = mgr_watch_mount(m, i, err);
-        if (r != KILN_OK)
-            mgr_watch_close(m);
+    const char *ref = s->data->asset.ref;
+    const kiln_manifest_entry *entry = kiln_manifest_find(&mt->man->view, s->data->asset.handle);
+    if (entry == NULL)
+        r = runtime_fail(&why, KILN_ERR_NOT_FOUND, s->path,
+                         "'%s' is no longer in the manifest of %s: the old data stays", ref,
+                         mt->name);
+    else if (strcmp(kiln_manifest_path(&mt->man->view, entry), s->path) != 0 ||
+             entry->kind != s->expected_kind)
+        r = runtime_fail(&why, KILN_ERR_INVALID_ARGUMENT, s->path,
+                         "'%s' now names %s (a %s): the old data stays; unload and load it "
+                         "again to follow it",
+                         ref, kiln_manifest_path(&mt->man->view, entry),
+                         kiln_asset_kind_str((kiln_asset_kind)entry->kind));
+    mgr_data *n = NULL, *node = NULL;
+    bool unchanged = false;
+    if (r == KILN_OK) {
+        n = mgr_calloc(m, 1, sizeof *n);
+        node = mgr_calloc(m, 1, sizeof *node);
+        if (n == NULL || node == NULL)
+            r = runtime_fail(&why, KILN_ERR_OUT_OF_MEMORY, s->path, "out of memory");
     }
-    pthread_mutex_unlock(&m->lock);
+    if (r == KILN_OK) {
+        n->allocated = true;
+        n->manifest = mt->man;
+        mt->man->users++;
+        n->asset.handle = s->data->asset.handle;
+        n->asset.kind = s->expected_kind;
+        n->asset.ref = kiln_manifest_ref(&mt->man->view, entry);
+        n->asset.path = kiln_manifest_path(&mt->man->view, entry);
+        n->asset.mount = s->mount;
+        r = reload_build(m, index, mt, n, force, &unchanged, &why);
+        s->reload_data = NULL; /* shown (then s->data) or dropped below, under the lock */
+    }
+    bool wanted = s->refs > 0 && mgr_slot_state(s) == SLOT_READY;
+    if (r == KILN_OK && unchanged)
+        s->reload_failed = false; /* what is shown is what the file says */
+    if (r == KILN_OK && wanted && !unchanged) {
+        reload_apply(m, index, n, node);
+    } else {
+        if (n != NULL) {
+            n->allocated = true;
+            mgr_data_release(m, n);
+        }
+        mgr_free(m, node, sizeof *node);
+        if (r != KILN_OK && wanted)
+            mgr_reload_fail(m, index, &why, err);
+        else
+            r = KILN_OK;
+    }
+    s->reloading = false;
+    pthread_cond_broadcast(&m->done);
     return r == KILN_OK ? runtime_succeed(err) : r;
 }
 
-#else /* no inotify */
-
-kiln_result mgr_watch_mount(kiln_manager *m, uint32_t i, kiln_error *err) {
-    (void)m;
-    (void)i;
-    (void)err;
-    return KILN_OK;
-}
-
-void mgr_watch_close(kiln_manager *m) {
-    m->watch_fd = -1;
-}
-
-bool mgr_watch_poll(kiln_manager *m) {
-    (void)m;
-    (void)now_ns;
-    return false;
-}
-
-kiln_result kiln_manager_watch(kiln_manager *m, bool enable, kiln_error *err) {
+kiln_result kiln_manager_reload(kiln_manager *m, kiln_handle handle, kiln_error *err) {
     if (m == NULL)
         return runtime_fail(err, KILN_ERR_INVALID_ARGUMENT, "kiln manager",
-                            "kiln_manager_watch needs a manager");
-    if (!enable)
+                            "kiln_manager_reload needs a manager");
+    pthread_mutex_lock(&m->lock);
+    uint32_t index = 0;
+    for (uint32_t i = m->mount_count; index == 0 && i-- > 0;) {
+        const kiln_manifest_view *view = &mgr_mount_at(m, i)->man->view;
+        const kiln_manifest_entry *entry = kiln_manifest_find(view, handle);
+        if (entry != NULL)
+            index = mgr_map_find(m, i, kiln_manifest_path(view, entry));
+    }
+    if (index == 0) { /* not loaded: nothing to reload */
+        pthread_mutex_unlock(&m->lock);
         return runtime_succeed(err);
-    return runtime_fail(err, KILN_ERR_UNSUPPORTED, "kiln manager",
-                        "watching folders needs inotify (Linux); call kiln_manager_refresh");
+    }
+    mgr_slot *s = mgr_slot_at(m, index);
+    s->pins++;
+    mgr_ensure_ready(m, index); /* one still loading is finished first */
+    kiln_result r;
+    if (s->refs == 0) /* unloaded (or its load cancelled) meanwhile */
+        r = runtime_succeed(err);
+    else if (mgr_slot_state(s) == SLOT_FAILED)
+        r = runtime_fail(err, KILN_ERR_INVALID_ARGUMENT, s->path,
+                         "'%s' failed to load (%s): destroy its scope and load it again",
+                         s->data->asset.ref, s->error.message);
+    else
+        r = mgr_reload_slot(m, index, true, err);
+    mgr_unpin(m, index);
+    pthread_mutex_unlock(&m->lock);
+    return r;
 }
-
-#endif

@@ -1,11 +1,15 @@
 #!/usr/bin/env bash
 # test_install.sh — libkiln as an engine gets it: a runtime-only build
-# (-DKILN_BUILD_COOKER=OFF) installed into a temporary prefix, and a small
-# consumer program (tests/install/consumer.c) built outside the tree four
-# ways: pkg-config, find_package(kiln), add_subdirectory and FetchContent. Each
-# consumer opens every file of the cooked examples; its totals must agree with
-# `kiln info --json`. The full build's install (tool, CMake package with
-# kiln::kiln) is checked too.
+# (-DKILN_BUILD_COOKER=OFF) installed into a temporary prefix, with both
+# runtimes (libkiln.a and libkiln-dev.a, kiln.pc and kiln-dev.pc), and small
+# consumer programs built outside the tree four ways: pkg-config (plain, no
+# --static), find_package(kiln), add_subdirectory and FetchContent.
+# tests/install/consumer.c links the shipping libkiln and opens every file of
+# the cooked examples; its totals must agree with `kiln info --json`.
+# tests/install/consumer_dev.c links libkiln-dev and calls a development
+# function (kiln_manager_connect_cooker), which the shipping kiln.pc must not
+# declare. The full build's install (tool, CMake package with kiln::kiln) is
+# checked too.
 #
 # Environment (set by ctest): KILN, KILN_REPO, KILN_BUILD_DIR, KILN_TMP.
 set -euo pipefail
@@ -43,29 +47,42 @@ check "runtime-only build installs into a prefix without the cooker's libraries"
 
 installed_files() {
     local f
-    for f in include/kiln/kiln.h include/kiln/format.h lib/libkiln.a lib/pkgconfig/kiln.pc \
+    for f in include/kiln/kiln.h include/kiln/format.h include/kiln/manager.h lib/libkiln.a \
+        lib/libkiln-dev.a lib/pkgconfig/kiln.pc lib/pkgconfig/kiln-dev.pc \
         lib/cmake/kiln/kilnConfig.cmake lib/cmake/kiln/kilnConfigVersion.cmake \
         lib/cmake/kiln/kilnTargets.cmake; do
         [ -f "$prefix/$f" ] || { echo "missing $f"; return 1; }
     done
     [ ! -e "$prefix/bin/kiln" ] || { echo "a runtime-only install has the tool"; return 1; }
 }
-check "the prefix has the headers, libkiln.a, kiln.pc and the CMake package" installed_files
+check "the prefix has the headers, both runtimes, their .pc files and the CMake package" \
+    installed_files
 
-pc_names_private_libraries() {
-    local libs
-    libs=$(PKG_CONFIG_PATH="$prefix/lib/pkgconfig" pkg-config --static --libs kiln)
-    echo "$libs"
-    for l in -lkiln -lzstd -lxxhash -lm; do
-        case " $libs " in *" $l "*) ;; *) echo "missing $l"; return 1 ;; esac
+pc() { PKG_CONFIG_PATH="$prefix/lib/pkgconfig" pkg-config "$@"; }
+
+# A static-only library's dependencies must come with a plain --libs.
+pc_names_libraries() {
+    local libs cflags module library
+    for module in kiln kiln-dev; do
+        library=-l$module
+        libs=$(pc --libs "$module")
+        echo "$module: $libs"
+        for l in "$library" -lzstd -lxxhash -lm; do
+            case " $libs " in *" $l "*) ;; *) echo "$module: missing $l"; return 1 ;; esac
+        done
     done
-    [ "$(PKG_CONFIG_PATH="$prefix/lib/pkgconfig" pkg-config --modversion kiln)" = \
+    cflags=$(pc --cflags kiln)
+    case " $cflags " in *KILN_RUNTIME_DEV*) echo "kiln.pc defines KILN_RUNTIME_DEV"; return 1 ;; esac
+    cflags=$(pc --cflags kiln-dev)
+    case " $cflags " in *" -DKILN_RUNTIME_DEV=1 "*) ;; *) echo "kiln-dev.pc: $cflags"; return 1 ;; esac
+    [ "$(pc --modversion kiln-dev)" = "$(pc --modversion kiln)" ] &&
+    [ "$(pc --modversion kiln)" = \
         "$(sed -n 's/^#define KILN_VERSION_MAJOR \([0-9]*\)$/\1/p' "$KILN_REPO/include/kiln/kiln.h").$(
         sed -n 's/^#define KILN_VERSION_MINOR \([0-9]*\)$/\1/p' "$KILN_REPO/include/kiln/kiln.h").$(
         sed -n 's/^#define KILN_VERSION_PATCH \([0-9]*\)$/\1/p' "$KILN_REPO/include/kiln/kiln.h")" ]
 }
-check "kiln.pc names the static library's private libraries and the header's version" \
-    pc_names_private_libraries
+check "kiln.pc and kiln-dev.pc give the libraries with plain --libs, and the header's version" \
+    pc_names_libraries
 
 # 2. Cooked examples for the consumers to open, and what kiln info says of them.
 cooked="$SCRATCH/cooked"
@@ -90,28 +107,49 @@ consumer_agrees() {
     [ "$got" = "$expected" ]
 }
 
+# dev_consumer_works BINARY: libkiln-dev's connect call exists and fails
+# cleanly without a server.
+dev_consumer_works() {
+    mkdir -p "$SCRATCH/no-server"
+    "$1" "$SCRATCH/no-server/.kiln-serve"
+}
+
 # 3. The four ways of getting libkiln.
 by_pkg_config() {
     # shellcheck disable=SC2046
     "$CC" -std=c11 -Wall -Werror "$CONSUMER/consumer.c" -o "$SCRATCH/consumer-pc" \
-        $(PKG_CONFIG_PATH="$prefix/lib/pkgconfig" pkg-config --static --cflags --libs kiln) &&
+        $(pc --cflags --libs kiln) &&
         consumer_agrees "$SCRATCH/consumer-pc"
 }
-check "pkg-config: a consumer builds against the installed prefix and reads the cooked examples" \
+check "pkg-config: a consumer builds with plain --libs kiln and reads the cooked examples" \
     by_pkg_config
+
+dev_by_pkg_config() {
+    # shellcheck disable=SC2046
+    "$CC" -std=c11 -Wall -Werror "$CONSUMER/consumer_dev.c" -o "$SCRATCH/consumer-dev-pc" \
+        $(pc --cflags --libs kiln-dev) &&
+        dev_consumer_works "$SCRATCH/consumer-dev-pc" &&
+        # The shipping kiln.pc does not declare the development calls.
+        # shellcheck disable=SC2046
+        ! "$CC" -std=c11 -Wall -Werror "$CONSUMER/consumer_dev.c" -o "$SCRATCH/consumer-dev-wrong" \
+            $(pc --cflags --libs kiln) 2>/dev/null
+}
+check "pkg-config: kiln-dev builds a consumer calling kiln_manager_connect_cooker; kiln does not" \
+    dev_by_pkg_config
 
 by_cmake() { # by_cmake NAME CMAKE-ARGS...
     local name=$1
     shift
     cmake_quiet -S "$CONSUMER" -B "$SCRATCH/consumer-$name" -DCMAKE_BUILD_TYPE=Release "$@" &&
         cmake_quiet --build "$SCRATCH/consumer-$name" -j 2 &&
-        consumer_agrees "$SCRATCH/consumer-$name/consumer"
+        consumer_agrees "$SCRATCH/consumer-$name/consumer" &&
+        dev_consumer_works "$SCRATCH/consumer-$name/consumer_dev"
 }
-check "find_package(kiln): kiln::runtime from the installed prefix" \
+check "find_package(kiln): kiln::runtime and kiln::runtime_dev from the installed prefix" \
     by_cmake package -DKILN_FROM=package -DCMAKE_PREFIX_PATH="$prefix"
-check "add_subdirectory: kiln::runtime with the cooker off" \
+check "add_subdirectory: kiln::runtime and kiln::runtime_dev with the cooker off" \
     by_cmake subdirectory -DKILN_FROM=subdirectory -DKILN_SOURCE_DIR="$KILN_REPO"
-check "FetchContent: kiln::runtime with the cooker off" \
+check "FetchContent: kiln::runtime and kiln::runtime_dev with the cooker off" \
     by_cmake fetch -DKILN_FROM=fetch -DKILN_SOURCE_DIR="$KILN_REPO"
 
 # 4. The full build's install: the tool too, exported as kiln::kiln.
@@ -119,6 +157,7 @@ full_install() {
     [ -n "${KILN_BUILD_DIR:-}" ] || { echo "KILN_BUILD_DIR not set"; return 1; }
     cmake_quiet --install "$KILN_BUILD_DIR" --prefix "$SCRATCH/full" &&
         [ -x "$SCRATCH/full/bin/kiln" ] && [ -f "$SCRATCH/full/lib/libkiln.a" ] &&
+        [ -f "$SCRATCH/full/lib/libkiln-dev.a" ] &&
         grep -q 'kiln::kiln' "$SCRATCH/full/lib/cmake/kiln/kilnTargets.cmake" &&
         "$SCRATCH/full/bin/kiln" info -q -o "$cooked"
 }

@@ -2,6 +2,7 @@
  * (manager_fixture.h). */
 #include "manager_fixture.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -115,6 +116,111 @@ bool test_reload_told(const test_reload_log *log, const char *ref) {
         if (strcmp(log->dependents[i], ref) == 0)
             return true;
     return false;
+}
+
+static kiln_result engine_create_buffer(void *user, const kiln_asset *asset,
+                                        kiln_buffer_usage usage, const void *data, size_t size,
+                                        void **object, kiln_error *err) {
+    test_engine *engine = user;
+    (void)err;
+    assert_non_null(data);
+    assert_true(size > 0);
+    if (usage == KILN_BUFFER_VERTICES && engine->order_count < 16)
+        snprintf(engine->order[engine->order_count++], 64, "%s", asset->ref);
+    engine->buffers++;
+    *object = (void *)(uintptr_t)(0x1000 + engine->buffers);
+    return KILN_OK;
+}
+
+static void engine_destroy_buffer(void *user, const kiln_asset *asset, void *object) {
+    test_engine *engine = user;
+    (void)asset;
+    assert_non_null(object);
+    engine->buffers_destroyed++;
+}
+
+static uint8_t staging_memory[1 << 20] __attribute__((aligned(16)));
+
+static void *engine_texture_staging(void *user, const kiln_asset *asset, size_t size) {
+    test_engine *engine = user;
+    (void)asset;
+    if (size > sizeof staging_memory || engine->last_staging != NULL)
+        return NULL;
+    engine->staging_given++;
+    engine->last_staging = staging_memory;
+    return staging_memory;
+}
+
+static void engine_release_staging(void *user, void *memory, size_t size) {
+    test_engine *engine = user;
+    (void)size;
+    assert_ptr_equal(memory, staging_memory);
+    engine->staging_released++;
+    engine->last_staging = NULL;
+}
+
+static kiln_result engine_create_texture(void *user, const kiln_asset *asset, const void *texels,
+                                         size_t size, void **object, kiln_error *err) {
+    test_engine *engine = user;
+    if (engine->fail_textures) {
+        snprintf(err->message, sizeof err->message, "device lost");
+        return KILN_ERR_IO;
+    }
+    assert_non_null(texels);
+    assert_true(asset->texture.levels >= 1);
+    assert_true(size >= kiln_ktx2_level_size(&asset->texture, 0));
+    if (texels == staging_memory) {
+        engine->staging_matched = true;
+        engine->staging_consumed++;
+        engine->last_staging = NULL; /* the engine has it back */
+    }
+    engine->textures++;
+    *object = (void *)(uintptr_t)(0x2000 + engine->textures);
+    return KILN_OK;
+}
+
+static void engine_destroy_texture(void *user, const kiln_asset *asset, void *object) {
+    test_engine *engine = user;
+    (void)asset;
+    assert_non_null(object);
+    engine->textures_destroyed++;
+}
+
+static void engine_reloaded(void *user, const kiln_reload_event *event) {
+    test_engine *engine = user;
+    test_reload_record(&engine->reload, event);
+}
+
+kiln_engine_callbacks test_engine_callbacks(test_engine *engine, unsigned parts) {
+    kiln_engine_callbacks callbacks = {.user = engine};
+    if (parts & TEST_ENGINE_OBJECTS) {
+        callbacks.create_buffer = engine_create_buffer;
+        callbacks.destroy_buffer = engine_destroy_buffer;
+        callbacks.create_texture = engine_create_texture;
+        callbacks.destroy_texture = engine_destroy_texture;
+    }
+    if (parts & TEST_ENGINE_STAGING) {
+        callbacks.texture_staging = engine_texture_staging;
+        callbacks.release_staging = engine_release_staging;
+    }
+    if (parts & TEST_ENGINE_RELOADED)
+        callbacks.reloaded = engine_reloaded;
+    return callbacks;
+}
+
+kiln_manager *test_manager_new(test_engine *engine, unsigned parts, test_alloc_log *alloc,
+                               uint32_t workers) {
+    kiln_manager_desc desc = {0};
+    desc.worker_threads = workers;
+    if (engine != NULL)
+        desc.engine = test_engine_callbacks(engine, parts);
+    if (alloc != NULL)
+        desc.allocator = test_counting_allocator(alloc);
+    kiln_manager *m = NULL;
+    kiln_error err;
+    assert_int_equal(kiln_manager_create(&desc, &m, &err), KILN_OK);
+    assert_non_null(m);
+    return m;
 }
 
 uint32_t test_live_assets(kiln_manager *m) {

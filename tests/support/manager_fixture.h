@@ -1,8 +1,9 @@
-/* manager_fixture.h — what the asset manager's tests (test_reload,
- * test_manager_files, test_level_deps) share: a source folder and its
- * runtime folder cooked by the real kiln command, a counting allocator that
- * proves every allocation is given back, the reload events the engine's
- * `reloaded` callback receives, and small checks on a manager. */
+/* manager_fixture.h — what the asset manager's tests (test_manager,
+ * test_reload, test_manager_files, test_level_deps) share: a source folder
+ * and its runtime folder cooked by the real kiln command, a counting
+ * allocator that proves every allocation is given back, an engine whose
+ * callbacks count the objects they make and record the reload events, and
+ * small checks on a manager. */
 #ifndef KILN_TEST_MANAGER_FIXTURE_H
 #define KILN_TEST_MANAGER_FIXTURE_H
 
@@ -55,6 +56,33 @@ typedef struct test_reload_log {
 void test_reload_record(test_reload_log *log, const kiln_reload_event *event);
 /* Whether `ref` was told of a dependency's reload. */
 bool test_reload_told(const test_reload_log *log, const char *ref);
+
+/* An engine whose callbacks count what they make and destroy, for tests
+ * whose callbacks run on one thread at a time (the loading or pumping one). */
+typedef struct test_engine {
+    int buffers, buffers_destroyed, textures, textures_destroyed;
+    /* texture_staging hands out one static 1 MiB block at a time. */
+    int staging_given, staging_released, staging_consumed;
+    void *last_staging;
+    bool staging_matched; /* create_texture got the block back */
+    bool fail_textures;   /* create_texture fails with "device lost" */
+    char order[16][64];   /* refs in create_buffer order (vertices) */
+    int order_count;
+    test_reload_log reload; /* what `reloaded` was told */
+} test_engine;
+
+/* Which of test_engine's callbacks a manager gets. */
+enum {
+    TEST_ENGINE_OBJECTS = 1u,  /* create_/destroy_buffer and create_/destroy_texture */
+    TEST_ENGINE_STAGING = 2u,  /* texture_staging and release_staging */
+    TEST_ENGINE_RELOADED = 4u, /* reloaded, into engine->reload */
+};
+kiln_engine_callbacks test_engine_callbacks(test_engine *engine, unsigned parts);
+
+/* A manager with `workers` workers, `engine`'s callbacks `parts` (none when
+ * `engine` is NULL) and, when `alloc` is given, the counting allocator. */
+kiln_manager *test_manager_new(test_engine *engine, unsigned parts, test_alloc_log *alloc,
+                               uint32_t workers);
 
 /* Slots in use (kiln_manager_stats.assets). */
 uint32_t test_live_assets(kiln_manager *m);

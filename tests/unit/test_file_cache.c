@@ -18,7 +18,7 @@
 
 #include "kiln/manager.h"
 #include "runtime/manager_internal.h"
-#include "runtime/manager_load.h"
+#include "runtime/manager_parts.h"
 #include "test_support.h"
 
 /* The class size of `size` per the definition above; 0 below 4 KiB. */

@@ -180,24 +180,15 @@ static void patch_components(const char *file, const char *from, const char *to)
  * Manager, allocator and reload events
  * ------------------------------------------------------------------------- */
 
+/* The counting allocator, and an engine that only records reload events. */
 typedef struct log {
     test_alloc_log alloc;
-    test_reload_log reload;
+    test_engine engine;
 } log_t;
 
-static void reloaded(void *user, const kiln_reload_event *event) {
-    log_t *log = user;
-    test_reload_record(&log->reload, event);
-}
-
 static kiln_manager *make_manager(log_t *log, uint32_t workers) {
-    kiln_manager_desc desc = {0};
-    desc.worker_threads = workers;
-    desc.allocator = test_counting_allocator(&log->alloc);
-    desc.engine = (kiln_engine_callbacks){.user = log, .reloaded = reloaded};
-    kiln_manager *m = NULL;
+    kiln_manager *m = test_manager_new(&log->engine, TEST_ENGINE_RELOADED, &log->alloc, workers);
     kiln_error err;
-    assert_int_equal(kiln_manager_create(&desc, &m, &err), KILN_OK);
     assert_int_equal(kiln_manager_mount(m, out_dir, NULL, &err), KILN_OK);
     return m;
 }
@@ -549,7 +540,7 @@ static void nesting_depth_follows_released_holds(void **state) {
         assert_int_not_equal(kiln_manager_reload(m, kiln_ref_hash("deep/d33/scene"), &err),
                              KILN_OK);
         assert_non_null(strstr(err.message, "more than 32"));
-        assert_int_equal(log.reload.failed, 1);
+        assert_int_equal(log.engine.reload.failed, 1);
         write_src("deep/d33.level", "entities:\n  - name: n\n");
         cook();
         if (pass == 0) { /* d01 reloaded to name nothing: d02..d19 go */
@@ -629,15 +620,15 @@ static void reloads_tell_the_level_and_refuse_cycles(void **state) {
     assert_int_equal(kiln_manager_load_ref(m, scope, "lv/town/scene", &town, &err), KILN_OK);
     assert_int_equal(kiln_manager_load_ref(m, scope, "lv/solo/scene", &solo, &err), KILN_OK);
     assert_int_equal(kiln_manager_reload(m, kiln_ref_hash("m/rock/scene"), &err), KILN_OK);
-    assert_int_equal(log.reload.dependency, 1);
-    assert_true(log.reload.dependency_of[0] == kiln_ref_hash("lv/town/scene"));
-    assert_string_equal(log.reload.dependency_refs[0], "m/rock/scene");
+    assert_int_equal(log.engine.reload.dependency, 1);
+    assert_true(log.engine.reload.dependency_of[0] == kiln_ref_hash("lv/town/scene"));
+    assert_string_equal(log.engine.reload.dependency_refs[0], "m/rock/scene");
     assert_int_equal(kiln_manager_reload(m, kiln_ref_hash("tex/decal"), &err), KILN_OK);
-    assert_int_equal(log.reload.dependency, 2);
-    assert_true(log.reload.dependency_of[1] == kiln_ref_hash("lv/town/scene"));
+    assert_int_equal(log.engine.reload.dependency, 2);
+    assert_true(log.engine.reload.dependency_of[1] == kiln_ref_hash("lv/town/scene"));
     /* The crate scene: both levels hold it, both are told. */
     assert_int_equal(kiln_manager_reload(m, kiln_ref_hash("m/crate/scene"), &err), KILN_OK);
-    assert_int_equal(log.reload.dependency, 4);
+    assert_int_equal(log.engine.reload.dependency, 4);
     /* solo now names the town, which names nothing of solo: fine; then
      * the town names solo: a cycle, refused, the old town stays. */
     write_src("lv/solo.level", "entities:\n  - name: crate\n    asset: m/crate.obj\n"
@@ -654,7 +645,7 @@ static void reloads_tell_the_level_and_refuse_cycles(void **state) {
     assert_int_not_equal(kiln_manager_reload(m, kiln_ref_hash("lv/town/scene"), &err), KILN_OK);
     assert_non_null(strstr(err.message, "dependency cycle"));
     assert_non_null(strstr(err.message, "lv/town/scene -> lv/solo/scene -> lv/town/scene"));
-    assert_int_equal(log.reload.failed, 1);
+    assert_int_equal(log.engine.reload.failed, 1);
     assert_ptr_equal(kiln_asset_get(m, town), before);
     assert_int_equal(kiln_asset_reload_status(m, town, &err), KILN_ERR_CORRUPT);
     assert_int_equal(kiln_scope_destroy(m, scope, &err), KILN_OK);
@@ -755,7 +746,7 @@ static void refresh_reloads_levels_before_their_scenes(void **state) {
     assert_int_not_equal(stat(gone_file, &st), 0); /* the cooker removed it */
     free(gone_file);
     assert_int_equal(kiln_manager_refresh(m, &err), KILN_OK);
-    assert_int_equal(log.reload.failed, 0);
+    assert_int_equal(log.engine.reload.failed, 0);
     const kiln_asset *a = kiln_asset_get(m, drop);
     assert_non_null(a);
     assert_int_equal(a->dependency_count, 1);

@@ -37,109 +37,11 @@ static char *pack_of(const char *out) {
     return path;
 }
 
-/* ---------------------------------------------------------------------------
- * Engine callbacks and allocator that count
- * ------------------------------------------------------------------------- */
-
-typedef struct engine_log {
-    int buffers, buffers_destroyed, textures, textures_destroyed;
-    int staging_given, staging_released, staging_consumed;
-    void *last_staging;
-    bool staging_matched;
-    bool fail_textures;
-    char order[16][64]; /* refs in create_buffer order (vertices) */
-    int order_count;
-} engine_log;
-
-static kiln_result create_buffer(void *user, const kiln_asset *asset, kiln_buffer_usage usage,
-                                 const void *data, size_t size, void **object, kiln_error *err) {
-    engine_log *log = user;
-    (void)err;
-    assert_non_null(data);
-    assert_true(size > 0);
-    if (usage == KILN_BUFFER_VERTICES && log->order_count < 16)
-        snprintf(log->order[log->order_count++], 64, "%s", asset->ref);
-    log->buffers++;
-    *object = (void *)(uintptr_t)(0x1000 + log->buffers);
-    return KILN_OK;
-}
-
-static void destroy_buffer(void *user, const kiln_asset *asset, void *object) {
-    engine_log *log = user;
-    (void)asset;
-    assert_non_null(object);
-    log->buffers_destroyed++;
-}
-
-static uint8_t staging_memory[1 << 20] __attribute__((aligned(16)));
-
-static void *texture_staging(void *user, const kiln_asset *asset, size_t size) {
-    engine_log *log = user;
-    (void)asset;
-    if (size > sizeof staging_memory || log->last_staging != NULL)
-        return NULL;
-    log->staging_given++;
-    log->last_staging = staging_memory;
-    return staging_memory;
-}
-
-static void release_staging(void *user, void *memory, size_t size) {
-    engine_log *log = user;
-    (void)size;
-    assert_ptr_equal(memory, staging_memory);
-    log->staging_released++;
-    log->last_staging = NULL;
-}
-
-static kiln_result create_texture(void *user, const kiln_asset *asset, const void *texels,
-                                  size_t size, void **object, kiln_error *err) {
-    engine_log *log = user;
-    if (log->fail_textures) {
-        snprintf(err->message, sizeof err->message, "device lost");
-        return KILN_ERR_IO;
-    }
-    assert_true(asset->texture.levels >= 1);
-    assert_true(size >= kiln_ktx2_level_size(&asset->texture, 0));
-    if (texels == staging_memory) {
-        log->staging_matched = true;
-        log->staging_consumed++;
-        log->last_staging = NULL; /* the engine has it back */
-    }
-    log->textures++;
-    *object = (void *)(uintptr_t)(0x2000 + log->textures);
-    return KILN_OK;
-}
-
-static void destroy_texture(void *user, const kiln_asset *asset, void *object) {
-    engine_log *log = user;
-    (void)asset;
-    (void)object;
-    log->textures_destroyed++;
-}
-
 typedef test_alloc_log alloc_log;
 
-static kiln_manager *make_manager(engine_log *engine, alloc_log *alloc, uint32_t workers) {
-    kiln_manager_desc desc = {0};
-    desc.worker_threads = workers;
-    if (engine != NULL) {
-        desc.engine = (kiln_engine_callbacks){
-            .user = engine,
-            .create_buffer = create_buffer,
-            .destroy_buffer = destroy_buffer,
-            .texture_staging = texture_staging,
-            .release_staging = release_staging,
-            .create_texture = create_texture,
-            .destroy_texture = destroy_texture,
-        };
-    }
-    if (alloc != NULL)
-        desc.allocator = test_counting_allocator(alloc);
-    kiln_manager *m = NULL;
-    kiln_error err;
-    assert_int_equal(kiln_manager_create(&desc, &m, &err), KILN_OK);
-    assert_non_null(m);
-    return m;
+/* A manager whose engine (when given) makes and stages objects, counting. */
+static kiln_manager *make_manager(test_engine *engine, alloc_log *alloc, uint32_t workers) {
+    return test_manager_new(engine, TEST_ENGINE_OBJECTS | TEST_ENGINE_STAGING, alloc, workers);
 }
 
 static char *shared_out;  /* the examples cooked once */
@@ -181,7 +83,7 @@ static void handles_are_ref_hashes(void **state) {
 
 static void sync_load_brings_dependencies(void **state) {
     (void)state;
-    engine_log engine = {0};
+    test_engine engine = {0};
     alloc_log alloc = {0};
     kiln_manager *m = make_manager(&engine, &alloc, 0);
     kiln_error err;
@@ -337,7 +239,7 @@ static void animations_and_shaders_load(void **state) {
 
 static void shared_across_scopes_and_refcounted(void **state) {
     (void)state;
-    engine_log engine = {0};
+    test_engine engine = {0};
     kiln_manager *m = make_manager(&engine, NULL, 0);
     kiln_error err;
     assert_int_equal(kiln_manager_mount(m, shared_out, NULL, &err), KILN_OK);
@@ -405,7 +307,7 @@ static void transient_and_permanent_scopes(void **state) {
 
 static void pack_mount_loads_in_place(void **state) {
     (void)state;
-    engine_log engine = {0};
+    test_engine engine = {0};
     kiln_manager *m = make_manager(&engine, NULL, 0);
     kiln_error err;
     assert_int_equal(kiln_manager_mount(m, shared_pack, NULL, &err), KILN_OK);
@@ -484,7 +386,7 @@ static void bad_input_fails_refs_with_messages(void **state) {
     test_write_file(texture, bytes, size);
     free(bytes);
 
-    engine_log engine = {0};
+    test_engine engine = {0};
     kiln_manager *m = make_manager(&engine, NULL, 0);
     kiln_error err;
     assert_int_equal(kiln_manager_mount(m, out, NULL, &err), KILN_OK);
@@ -552,7 +454,7 @@ static void bad_input_fails_refs_with_messages(void **state) {
 
 static void engine_failure_fails_the_asset(void **state) {
     (void)state;
-    engine_log engine = {0};
+    test_engine engine = {0};
     engine.fail_textures = true;
     kiln_manager *m = make_manager(&engine, NULL, 0);
     kiln_error err;
@@ -620,7 +522,7 @@ static void on_done(void *user, kiln_ref ref, kiln_result result, const kiln_err
 
 static void requests_complete_through_pump(void **state) {
     (void)state;
-    engine_log engine = {0};
+    test_engine engine = {0};
     kiln_manager *m = make_manager(&engine, NULL, 2);
     kiln_error err;
     assert_int_equal(kiln_manager_mount(m, shared_pack, NULL, &err), KILN_OK);
@@ -689,7 +591,7 @@ static void count_done(void *user, kiln_ref ref, kiln_result result, const kiln_
 
 static void wait_then_one_pump_delivers_everything(void **state) {
     (void)state;
-    engine_log engine = {0};
+    test_engine engine = {0};
     kiln_manager *m = make_manager(&engine, NULL, 2);
     kiln_error err;
     assert_int_equal(kiln_manager_mount(m, shared_out, NULL, &err), KILN_OK);
@@ -843,7 +745,7 @@ static void callbacks_of_a_scope_destroyed_by_a_callback_are_dropped(void **stat
  * naming the ref, with no cook server connected (as in a shipping libkiln). */
 static void requests_by_ref(void **state) {
     (void)state;
-    engine_log engine = {0};
+    test_engine engine = {0};
     kiln_manager *m = make_manager(&engine, NULL, 0);
     kiln_error err;
     assert_int_equal(kiln_manager_mount(m, shared_pack, NULL, &err), KILN_OK);
@@ -895,7 +797,7 @@ static void ready_without_pump_when_nothing_to_create(void **state) {
 
 static void priorities_order_the_queue(void **state) {
     (void)state;
-    engine_log engine = {0};
+    test_engine engine = {0};
     kiln_manager *m = make_manager(&engine, NULL, 0); /* pump loads: one at a time, in order */
     kiln_error err;
     assert_int_equal(kiln_manager_mount(m, shared_out, NULL, &err), KILN_OK);
@@ -924,7 +826,7 @@ static void priorities_order_the_queue(void **state) {
 
 static void destroying_a_scope_cancels_its_requests(void **state) {
     (void)state;
-    engine_log engine = {0};
+    test_engine engine = {0};
     kiln_manager *m = make_manager(&engine, NULL, 0);
     kiln_error err;
     assert_int_equal(kiln_manager_mount(m, shared_out, NULL, &err), KILN_OK);
@@ -959,7 +861,7 @@ static void destroying_a_scope_cancels_its_requests(void **state) {
 
 static void workers_cancel_and_finish_cleanly(void **state) {
     (void)state;
-    engine_log engine = {0};
+    test_engine engine = {0};
     alloc_log alloc = {0};
     kiln_manager *m = make_manager(&engine, &alloc, 2);
     kiln_error err;

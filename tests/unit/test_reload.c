@@ -66,73 +66,9 @@ static void write_fan(const project *p, int triangles) {
     write_text(p, "crate.obj", text);
 }
 
-/* ---------------------------------------------------------------------------
- * Engine callbacks that count, and the reload events
- * ------------------------------------------------------------------------- */
-
-typedef struct engine_log {
-    int buffers, buffers_destroyed, textures, textures_destroyed;
-    test_reload_log reload;
-} engine_log;
-
-static kiln_result create_buffer(void *user, const kiln_asset *asset, kiln_buffer_usage usage,
-                                 const void *data, size_t size, void **object, kiln_error *err) {
-    engine_log *log = user;
-    (void)asset;
-    (void)usage;
-    (void)err;
-    assert_non_null(data);
-    assert_true(size > 0);
-    log->buffers++;
-    *object = (void *)(uintptr_t)(0x1000 + log->buffers);
-    return KILN_OK;
-}
-
-static void destroy_buffer(void *user, const kiln_asset *asset, void *object) {
-    engine_log *log = user;
-    (void)asset;
-    assert_non_null(object);
-    log->buffers_destroyed++;
-}
-
-static kiln_result create_texture(void *user, const kiln_asset *asset, const void *texels,
-                                  size_t size, void **object, kiln_error *err) {
-    engine_log *log = user;
-    (void)err;
-    assert_non_null(texels);
-    assert_true(size >= kiln_ktx2_level_size(&asset->texture, 0));
-    log->textures++;
-    *object = (void *)(uintptr_t)(0x2000 + log->textures);
-    return KILN_OK;
-}
-
-static void destroy_texture(void *user, const kiln_asset *asset, void *object) {
-    engine_log *log = user;
-    (void)asset;
-    assert_non_null(object);
-    log->textures_destroyed++;
-}
-
-static void reloaded(void *user, const kiln_reload_event *event) {
-    engine_log *log = user;
-    test_reload_record(&log->reload, event);
-}
-
-static kiln_manager *make_manager(engine_log *engine, uint32_t workers) {
-    kiln_manager_desc desc = {0};
-    desc.worker_threads = workers;
-    desc.engine = (kiln_engine_callbacks){
-        .user = engine,
-        .create_buffer = create_buffer,
-        .destroy_buffer = destroy_buffer,
-        .create_texture = create_texture,
-        .destroy_texture = destroy_texture,
-        .reloaded = reloaded,
-    };
-    kiln_manager *m = NULL;
-    kiln_error err;
-    assert_int_equal(kiln_manager_create(&desc, &m, &err), KILN_OK);
-    return m;
+/* A manager whose engine makes objects, counting, and records reload events. */
+static kiln_manager *make_manager(test_engine *engine, uint32_t workers) {
+    return test_manager_new(engine, TEST_ENGINE_OBJECTS | TEST_ENGINE_RELOADED, NULL, workers);
 }
 
 /* Indices of a mesh's full detail: level 0 of every submesh (the file also
@@ -258,7 +194,7 @@ static const kiln_asset *texture_of(kiln_manager *m, const kiln_asset *mesh) {
 static void reload_in_place(void **state) {
     (void)state;
     project p = make_project("reload_in_place");
-    engine_log engine = {0};
+    test_engine engine = {0};
     kiln_manager *m = make_manager(&engine, 0);
     kiln_error err;
     assert_int_equal(kiln_manager_mount(m, p.out, NULL, &err), KILN_OK);
@@ -335,7 +271,7 @@ static void reload_in_place(void **state) {
 static void failed_reload_keeps_old_data(void **state) {
     (void)state;
     project p = make_project("reload_failed");
-    engine_log engine = {0};
+    test_engine engine = {0};
     kiln_manager *m = make_manager(&engine, 0);
     kiln_error err;
     assert_int_equal(kiln_manager_mount(m, p.out, NULL, &err), KILN_OK);
@@ -387,7 +323,7 @@ static void failed_reload_keeps_old_data(void **state) {
 static void dependency_swap_loads_new_and_releases_old(void **state) {
     (void)state;
     project p = make_project("reload_swap");
-    engine_log engine = {0};
+    test_engine engine = {0};
     kiln_manager *m = make_manager(&engine, 1);
     kiln_error err;
     assert_int_equal(kiln_manager_mount(m, p.out, NULL, &err), KILN_OK);
@@ -454,7 +390,7 @@ static void dependency_swap_loads_new_and_releases_old(void **state) {
 static void refresh_finds_new_assets_and_only_changed_files(void **state) {
     (void)state;
     project p = make_project("reload_refresh");
-    engine_log engine = {0};
+    test_engine engine = {0};
     kiln_manager *m = make_manager(&engine, 0);
     kiln_error err;
     assert_int_equal(kiln_manager_mount(m, p.out, NULL, &err), KILN_OK);
@@ -521,7 +457,7 @@ static void pack_assets_reload_from_the_pack(void **state) {
     size_t length = strlen(p.out) + 6;
     char *pack = malloc(length);
     snprintf(pack, length, "%s.kpak", p.out);
-    engine_log engine = {0};
+    test_engine engine = {0};
     kiln_manager *m = make_manager(&engine, 0);
     kiln_error err;
     assert_int_equal(kiln_manager_mount(m, pack, NULL, &err), KILN_OK);
@@ -544,7 +480,7 @@ static void pack_assets_reload_from_the_pack(void **state) {
 static void watch_notices_a_rebuild(void **state) {
     (void)state;
     project p = make_project("reload_watch");
-    engine_log engine = {0};
+    test_engine engine = {0};
     kiln_manager *m = make_manager(&engine, 2);
     kiln_error err;
     assert_int_equal(kiln_manager_mount(m, p.out, NULL, &err), KILN_OK);
@@ -597,7 +533,7 @@ static void replaced_pack_reloads_only_changed_entries(void **state) {
     project p = make_project("reload_pack_swap");
     cook_pack(&p);
     char *pack = pack_path(&p);
-    engine_log engine = {0};
+    test_engine engine = {0};
     kiln_manager *m = make_manager(&engine, 2);
     kiln_error err;
     assert_int_equal(kiln_manager_mount(m, pack, NULL, &err), KILN_OK);
@@ -686,7 +622,7 @@ static void corrupt_replacement_pack_keeps_old_data(void **state) {
     char *pack = pack_path(&p);
     size_t good_size;
     uint8_t *good = test_read_file(pack, &good_size);
-    engine_log engine = {0};
+    test_engine engine = {0};
     kiln_manager *m = make_manager(&engine, 0);
     kiln_error err;
     assert_int_equal(kiln_manager_mount(m, pack, NULL, &err), KILN_OK);
@@ -752,7 +688,7 @@ static void watch_notices_a_replaced_pack(void **state) {
     project p = make_project("reload_pack_watch");
     cook_pack(&p);
     char *pack = pack_path(&p);
-    engine_log engine = {0};
+    test_engine engine = {0};
     kiln_manager *m = make_manager(&engine, 1);
     kiln_error err;
     assert_int_equal(kiln_manager_mount(m, pack, NULL, &err), KILN_OK);
