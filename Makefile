@@ -15,7 +15,7 @@ build: deps
 	cmake -S . -B build/release -DCMAKE_BUILD_TYPE=Release -DKILN_TESTS=OFF >/dev/null
 	cmake --build build/release -j $(JOBS)
 
-# Headers, libkiln.a, the kiln tool, kiln.pc and the CMake package, under PREFIX.
+# Headers, libkiln.a and libkiln-dev.a, the kiln tool, kiln.pc, kiln-dev.pc and the CMake package, under PREFIX.
 PREFIX ?= /usr/local
 install: build
 	cmake --install build/release --prefix $(PREFIX)
