@@ -5,7 +5,9 @@
  * opens besides its source goes through cook_read_dependency (core.h), which
  * keeps it inside the input root and records it for the incremental cache.
  *
- *   obj.c mtl.c        Wavefront OBJ and MTL (kiln's own)
+ *   obj*.c mtl.c       Wavefront OBJ and MTL (kiln's own; obj_internal.h
+ *                      lists the OBJ files), with
+ *   scan_number.c      the number scanner both read numbers with
  *   gltf*.c            glTF 2.0 and GLB (kiln's own; gltf_internal.h), with
  *   draco_decode.cpp   KHR_draco_mesh_compression through libdraco (C shim)
  *   assimp.c           every other model format, through assimp, with
