@@ -17,7 +17,11 @@
  *   other than a tab (or the CR of a CRLF) is refused, since assimp ends its
  *   lines at NUL, CR and form feed too and then skips to the next LF, so it
  *   would not see the lines kiln sees. `format` must be one of the three
- *   formats; `element NAME COUNT` must have its count.
+ *   formats; `element NAME COUNT` must have its count. Every other line
+ *   starts with `comment`, `obj_info`, `property` or `end_header` (or is
+ *   blank): assimp skips a line with another keyword, so a mangled
+ *   `property` line silently drops its property and the data is misread
+ *   (assimp's triangulation then aborts on the faces).
  *   Counts: the elements together are at most the file's size (assimp
  *   allocates from them before reading data); in ASCII every value of an
  *   element needs at least a byte after the header; in binary every property
@@ -402,6 +406,16 @@ static bool check_ply(const uint8_t *bytes, size_t size, const char *path, cook_
                              : ply_fail(c, line, "an element before the 'format' line");
         } else if (word_is(word, length, "property")) {
             ok = ply_property_line(c, cursor, text_end, line, format);
+        } else if (length > 0 && !word_is(word, length, "format") &&
+                   !word_is(word, length, "comment") && !word_is(word, length, "obj_info")) {
+            /* assimp skips such a line: a mangled `property` loses its
+             * property, and the data is then misread. */
+            char shown[160];
+            quote_word(shown, sizeof shown, word, length);
+            ok = ply_fail(c, line,
+                          "'%s' is not a header keyword (format, element, property, comment, "
+                          "obj_info or end_header)",
+                          shown);
         }
         p = next;
     }

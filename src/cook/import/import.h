@@ -48,7 +48,8 @@ bool import_assimp(cook_context *ctx, ir_asset *out);
 
 /* Cheap checks of a model's bytes before assimp reads them
  * (import/assimp_precheck.c): a PLY header that never reaches a well-formed
- * `end_header` line or declares more than the file holds, OFF counts above
+ * `end_header` line, has a line whose keyword PLY does not define, or
+ * declares more than the file holds, OFF counts above
  * the file's size, AC3D counts above the bytes left — inputs on which assimp
  * 5.2 loops, crashes or allocates without bound: false after an error naming
  * `path`, the line and the problem. AC3D `subdiv` levels that would make
