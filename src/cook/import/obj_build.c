@@ -11,10 +11,6 @@
 #include "common/checked.h"
 #include "cook/import/obj_internal.h"
 
-/* ---------------------------------------------------------------------------
- * Assembling the asset
- * ------------------------------------------------------------------------- */
-
 static bool add_slot(obj_parser *ps, obj_vec *materials, ir_material *material, uint32_t *slot) {
     ir_material *entry = obj_vec_push(materials, sizeof(ir_material), 1);
     if (entry == NULL) {

@@ -21,10 +21,6 @@ static float to_float(double value) {
     return (float)value;
 }
 
-/* ---------------------------------------------------------------------------
- * Statements
- * ------------------------------------------------------------------------- */
-
 static bool parse_position(obj_parser *ps) {
     double v[6];
     int n = 0;
