@@ -10,9 +10,15 @@
  *   scan_number.c      the number scanner both read numbers with
  *   gltf*.c            glTF 2.0 and GLB (kiln's own; gltf_internal.h), with
  *   draco_decode.cpp   KHR_draco_mesh_compression through libdraco (C shim)
- *   assimp.c           every other model format, through assimp, with
- *   assimp_anim.c      its animations
+ *   assimp*.c          every other model format, through assimp (assimp.c
+ *                      reads and documents; assimp_internal.h lists the
+ *                      conversion's files), with
+ *   assimp_anim.c      its animations and
+ *   assimp_precheck.c  the checks of the bytes before assimp reads them
  *   image.c            PNG, JPEG, TGA, BMP, Radiance HDR decode; .cube LUTs
+ *   level.c            text level files, *.level (level.h)
+ *   shader_compile.c   GLSL and HLSL to SPIR-V (shader.h), through
+ *   shader_glslang.cpp glslang's C++ API
  *   isolate*.c         third-party importers (assimp) in a child process, so
  *   ir_wire.c          their crash or hang fails one asset (isolate.h)
  *
@@ -43,7 +49,7 @@ bool import_obj(cook_context *ctx, ir_asset *out);
 /* glTF 2.0, .gltf (JSON with external or data: buffers) and .glb (import/gltf.c). */
 bool import_gltf(cook_context *ctx, ir_asset *out);
 
-/* Every other model format assimp reads: FBX, DAE, 3DS, PLY, STL … (import/assimp.c). */
+/* Every other model format assimp reads: FBX, DAE, 3DS, PLY, STL … (import/assimp*.c). */
 bool import_assimp(cook_context *ctx, ir_asset *out);
 
 /* Cheap checks of a model's bytes before assimp reads them
