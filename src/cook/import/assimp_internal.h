@@ -115,7 +115,8 @@ bool aimp_build_nodes(aimp_state *st);
 typedef struct aimp_bone_set {
     uint32_t *nodes;
     float *inverse_bind; /* 16 per bone, column-major */
-    uint32_t count, cap;
+    uint32_t count;
+    size_t cap;
     int32_t source; /* the first aiMesh with bones */
 } aimp_bone_set;
 

@@ -14,6 +14,7 @@
 #include <assimp/scene.h>
 
 #include "common/checked.h"
+#include "common/grow.h"
 #include "cook/import/assimp_internal.h"
 
 bool aimp_is_cooked_mesh(const struct aiMesh *mesh) {
@@ -420,22 +421,27 @@ bool aimp_node_meshes(aimp_state *st, uint32_t node_index, unsigned *scratch) {
     }
 
     if (st->group_count == st->group_cap) {
-        size_t cap = st->group_cap ? st->group_cap * 2 : 16;
-        uint32_t *next = realloc(st->group_next, cap * sizeof *next);
+        /* Four arrays of one capacity: each grows from a copy of it, which
+         * becomes the capacity once all four have grown. */
+        size_t needed = (size_t)st->group_count + 1, cap[4];
+        for (int k = 0; k < 4; k++)
+            cap[k] = st->group_cap;
+        uint32_t *next = array_grow(st->group_next, &cap[0], needed, sizeof *next, 16);
         if (next != NULL)
             st->group_next = next;
-        uint32_t *mesh_of = realloc(st->group_mesh, cap * sizeof *mesh_of);
+        uint32_t *mesh_of = array_grow(st->group_mesh, &cap[1], needed, sizeof *mesh_of, 16);
         if (mesh_of != NULL)
             st->group_mesh = mesh_of;
-        const struct aiNode **nodes = realloc(st->group_node, cap * sizeof *nodes);
+        const struct aiNode **nodes =
+            array_grow(st->group_node, &cap[2], needed, sizeof *nodes, 16);
         if (nodes != NULL)
             st->group_node = nodes;
-        ir_mesh *meshes = realloc(st->out->meshes, cap * sizeof *meshes);
+        ir_mesh *meshes = array_grow(st->out->meshes, &cap[3], needed, sizeof *meshes, 16);
         if (meshes != NULL)
             st->out->meshes = meshes;
         if (next == NULL || mesh_of == NULL || nodes == NULL || meshes == NULL)
             return aimp_out_of_memory(st);
-        st->group_cap = cap;
+        st->group_cap = cap[0];
     }
     uint32_t group = st->group_count++;
     st->group_next[group] = st->group_first[scratch[0]];

@@ -12,6 +12,7 @@
 #include <assimp/scene.h>
 
 #include "common/checked.h"
+#include "common/grow.h"
 #include "cook/import/assimp_internal.h"
 
 bool aimp_collect_nodes(aimp_state *st) {
@@ -31,8 +32,8 @@ bool aimp_collect_nodes(aimp_state *st) {
             return false;
         }
         if (st->node_count == cap) {
-            cap *= 2;
-            node_entry *grown = realloc(st->nodes, cap * sizeof *grown);
+            node_entry *grown =
+                array_grow(st->nodes, &cap, (size_t)st->node_count + 1, sizeof *grown, 64);
             if (grown == NULL) {
                 free(stack);
                 return aimp_out_of_memory(st);
@@ -50,14 +51,7 @@ bool aimp_collect_nodes(aimp_state *st) {
             return aimp_out_of_memory(st);
         }
         if (need > stack_cap) {
-            while (stack_cap < need) {
-                if (stack_cap > SIZE_MAX / 2 / sizeof *stack) {
-                    free(stack);
-                    return aimp_out_of_memory(st);
-                }
-                stack_cap *= 2;
-            }
-            node_entry *grown = realloc(stack, stack_cap * sizeof *grown);
+            node_entry *grown = array_grow(stack, &stack_cap, need, sizeof *grown, 64);
             if (grown == NULL) {
                 free(stack);
                 return aimp_out_of_memory(st);

@@ -62,6 +62,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/grow.h"
 #include "cook/import/import.h"
 
 #define PLY_MAX_HEADER ((size_t)64 << 10)
@@ -161,7 +162,8 @@ typedef struct ply_check {
     const char *path;
     cook_diag *diag;
     ply_element *elements;
-    uint32_t element_count, element_cap;
+    uint32_t element_count;
+    size_t element_cap;
     ply_property props[PLY_MAX_PROPERTIES];
     uint32_t prop_count;
 } ply_check;
@@ -258,14 +260,13 @@ static bool ply_element_line(ply_check *c, const char *p, const char *stop, uint
     if (!word_count(count_word, count_length, &count))
         return ply_fail(c, line, "element '%s' has no count", shown);
     if (c->element_count == c->element_cap) {
-        uint32_t cap = c->element_cap ? c->element_cap * 2 : 8;
-        ply_element *grown = realloc(c->elements, cap * sizeof *grown);
+        ply_element *grown = array_grow(c->elements, &c->element_cap, (size_t)c->element_count + 1,
+                                        sizeof *grown, 8);
         if (grown == NULL) {
             diag_error(c->diag, c->path, line, "out of memory");
             return false;
         }
         c->elements = grown;
-        c->element_cap = cap;
     }
     ply_element *e = &c->elements[c->element_count++];
     memset(e, 0, sizeof *e);
@@ -675,14 +676,13 @@ static void ac3d_end_object(ac3d_scan *scan, ac3d_object *o) {
 
 static bool ac3d_note_subdiv(ac3d_scan *scan, ac3d_object *o, ac3d_number n, uint32_t line) {
     if (o->subdiv_count == o->subdiv_cap) {
-        size_t cap = o->subdiv_cap ? o->subdiv_cap * 2 : 4;
-        ac3d_number *grown = realloc(o->subdivs, cap * sizeof *grown);
+        ac3d_number *grown =
+            array_grow(o->subdivs, &o->subdiv_cap, o->subdiv_count + 1, sizeof *grown, 4);
         if (grown == NULL) {
             scan->out_of_memory = true;
             return false;
         }
         o->subdivs = grown;
-        o->subdiv_cap = cap;
     }
     o->subdivs[o->subdiv_count++] = n;
     if (n.value > o->levels || o->line == 0) {

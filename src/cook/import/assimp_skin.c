@@ -41,16 +41,18 @@ static int32_t bone_index(aimp_bone_set *set, uint32_t node, const struct aiMatr
         if (!isfinite(m[e]))
             return -2;
     if (set->count == set->cap) {
-        uint32_t cap = set->cap ? set->cap * 2 : 16;
-        uint32_t *nodes = realloc(set->nodes, cap * sizeof *nodes);
+        /* Two arrays of one capacity, as in aimp_node_meshes. */
+        size_t needed = (size_t)set->count + 1, nodes_cap = set->cap, matrices_cap = set->cap;
+        uint32_t *nodes = array_grow(set->nodes, &nodes_cap, needed, sizeof *nodes, 16);
         if (nodes != NULL)
             set->nodes = nodes;
-        float *matrices = realloc(set->inverse_bind, (size_t)cap * 16 * sizeof *matrices);
+        float *matrices =
+            array_grow(set->inverse_bind, &matrices_cap, needed, 16 * sizeof *matrices, 16);
         if (matrices != NULL)
             set->inverse_bind = matrices;
         if (nodes == NULL || matrices == NULL)
             return -1;
-        set->cap = cap;
+        set->cap = nodes_cap;
     }
     set->nodes[set->count] = node;
     for (int e = 0; e < 16; e++) /* affine: assimp's offsets are; the last row made exact */
@@ -63,10 +65,8 @@ static int32_t bone_index(aimp_bone_set *set, uint32_t node, const struct aiMatr
  * joints and matrices, else a new one (taking the set's arrays). */
 static bool attach_skin(aimp_state *st, uint32_t mesh_index, aimp_bone_set *set) {
     if (mesh_index >= st->mesh_skin_cap) {
-        size_t cap = st->mesh_skin_cap ? st->mesh_skin_cap * 2 : 16;
-        while (cap <= mesh_index)
-            cap *= 2;
-        int32_t *grown = realloc(st->mesh_skin, cap * sizeof *grown);
+        size_t cap = st->mesh_skin_cap;
+        int32_t *grown = array_grow(st->mesh_skin, &cap, (size_t)mesh_index + 1, sizeof *grown, 16);
         if (grown == NULL)
             return aimp_out_of_memory(st);
         for (size_t k = st->mesh_skin_cap; k < cap; k++)

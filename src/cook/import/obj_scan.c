@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "common/checked.h"
+#include "common/grow.h"
 #include "cook/import/obj_internal.h"
 
 /* ---------------------------------------------------------------------------
@@ -20,20 +21,10 @@ void *obj_vec_push(obj_vec *vec, size_t size, size_t n) {
     if (!checked_add_size(vec->count, n, &need))
         return NULL;
     if (need > vec->cap) {
-        size_t cap = vec->cap ? vec->cap : 16;
-        while (cap < need) {
-            if (cap > SIZE_MAX / 2)
-                return NULL;
-            cap *= 2;
-        }
-        size_t bytes;
-        if (!checked_mul_size(cap, size, &bytes))
-            return NULL;
-        void *data = realloc(vec->data, bytes);
+        void *data = array_grow(vec->data, &vec->cap, need, size, 16);
         if (data == NULL)
             return NULL;
         vec->data = data;
-        vec->cap = cap;
     }
     void *first = (char *)vec->data + vec->count * size;
     vec->count = need;
