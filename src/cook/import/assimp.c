@@ -151,8 +151,6 @@
  * segments and points using them (warning); unusable normals or tangents drop that stream
  * (warning); non-finite texture coordinates become 0.
  */
-#include <float.h>
-#include <limits.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -166,7 +164,6 @@
 #include <assimp/postprocess.h>
 #include <assimp/scene.h>
 
-#include "common/checked.h"
 #include "cook/import/assimp_convert.h"
 #include "cook/import/assimp_internal.h"
 

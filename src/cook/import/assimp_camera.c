@@ -9,10 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <assimp/material.h>
 #include <assimp/scene.h>
 
-#include "common/checked.h"
 #include "cook/import/assimp_internal.h"
 
 static double length3(const double v[3]) {

@@ -3,13 +3,9 @@
  * what every part uses: assimp's strings, the node name table, checked
  * arrays, the out-of-memory error.
  */
-#include <float.h>
-#include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <assimp/material.h>
 #include <assimp/scene.h>
 
 #include "common/checked.h"

@@ -2,7 +2,6 @@
  * assimp_material.c — aiMaterials into ir_material (assimp_internal.h): PBR
  * keys or the MTL conversion, and their textures resolved as dependencies.
  */
-#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,7 +10,6 @@
 #include <assimp/material.h>
 #include <assimp/scene.h>
 
-#include "common/checked.h"
 #include "cook/import/assimp_internal.h"
 
 /* The property `key` holds a number (float, double, integer or buffer):

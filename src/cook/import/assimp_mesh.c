@@ -4,16 +4,13 @@
  * same list of aiMeshes; skins (assimp_skin.c) and morph targets
  * (assimp_morph.c) on the side.
  */
-#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <assimp/material.h>
 #include <assimp/scene.h>
 
-#include "common/checked.h"
 #include "common/grow.h"
 #include "cook/import/assimp_internal.h"
 

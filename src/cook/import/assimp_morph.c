@@ -2,16 +2,11 @@
  * assimp_morph.c — aiAnimMeshes into morph targets, and a node's default
  * morph weights (assimp_internal.h).
  */
-#include <float.h>
 #include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
-#include <assimp/material.h>
 #include <assimp/scene.h>
 
-#include "common/checked.h"
 #include "cook/import/assimp_internal.h"
 
 bool aimp_read_anim_meshes(aimp_state *st, const unsigned *meshes, uint32_t count, ir_mesh *mesh) {

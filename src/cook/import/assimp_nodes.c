@@ -4,11 +4,8 @@
  */
 #include <float.h>
 #include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
-#include <assimp/material.h>
 #include <assimp/scene.h>
 
 #include "common/checked.h"

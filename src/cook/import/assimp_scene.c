@@ -3,16 +3,11 @@
  * assimp_convert.h): nodes, meshes, cameras and lights, materials and
  * animations, in that order, by the files below it.
  */
-#include <float.h>
-#include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <assimp/material.h>
 #include <assimp/scene.h>
 
-#include "common/checked.h"
 #include "cook/import/assimp_convert.h"
 #include "cook/import/assimp_internal.h"
 

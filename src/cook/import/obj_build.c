@@ -3,12 +3,10 @@
  * pools, runs and usages into one ir_mesh with its submeshes, material slots
  * and streams; a file of vertices alone into a point cloud.
  */
-#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/checked.h"
 #include "cook/import/obj_internal.h"
 
 static bool add_slot(obj_parser *ps, obj_vec *materials, ir_material *material, uint32_t *slot) {

@@ -4,12 +4,9 @@
  * corners into unique vertices, triangulation of faces, and the runs of
  * indices that become submeshes.
  */
-#include <float.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/checked.h"
 #include "cook/import/obj_internal.h"
 
 /* An index of a face corner: optional sign and digits; false when none. */

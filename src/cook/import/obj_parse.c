@@ -9,7 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/checked.h"
 #include "cook/import/obj_internal.h"
 
 /* A double as a float; beyond the float range, an infinity of its sign. */
