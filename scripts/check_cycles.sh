@@ -16,14 +16,14 @@
 # files, 2 when BUILD_DIR holds no objects for a folder.
 set -u
 export LC_ALL=C
-cd "$(dirname "$0")/.."
 
-if [ $# -lt 1 ]; then
+if [ $# -lt 1 ] || [ ! -d "$1" ]; then
     echo "usage: $0 BUILD_DIR [FOLDER...]" >&2
     exit 2
 fi
-build=$1
+build=$(cd "$1" && pwd)
 shift
+cd "$(dirname "$0")/.." || exit 2
 if [ $# -gt 0 ]; then
     folders=("$@")
 else
