@@ -56,7 +56,8 @@
 
 #include <assimp/scene.h>
 
-#include "cook/import/import.h"
+#include "common/fnv.h"
+#include "cook/import/assimp_internal.h"
 
 #define ASSIMP_DEFAULT_TICKS_PER_SECOND 25.0
 /* Key times beyond this many seconds (1e30) are refused: shifted, they stay finite floats. */
@@ -95,22 +96,6 @@ static bool anim_oom(anim_state *st) {
     return false;
 }
 
-/* An aiString's text, bounded by its buffer whatever `length` claims (as
- * assimp.c reads node names). */
-static size_t ai_text_length(const struct aiString *s) {
-    size_t limit = sizeof s->data - 1;
-    size_t length = s->length < limit ? s->length : limit;
-    const char *nul = memchr(s->data, '\0', length);
-    return nul ? (size_t)(nul - s->data) : length;
-}
-
-static uint64_t name_hash(const char *text, size_t length) {
-    uint64_t h = 1469598103934665603ull; /* FNV-1a */
-    for (size_t i = 0; i < length; i++)
-        h = (h ^ (uint8_t)text[i]) * 1099511628211ull;
-    return h;
-}
-
 static bool build_names(anim_state *st) {
     const ir_asset *out = st->out;
     size_t cap = 16;
@@ -126,7 +111,7 @@ static bool build_names(anim_state *st) {
             continue; /* made by the cooker (a camera's frame): not assimp's */
         const char *name = node->name ? node->name : "";
         size_t length = strlen(name);
-        size_t j = (size_t)name_hash(name, length) & (cap - 1);
+        size_t j = (size_t)fnv1a64(name, length) & (cap - 1);
         for (; st->names[j].name != NULL; j = (j + 1) & (cap - 1))
             if (st->names[j].length == length && memcmp(st->names[j].name, name, length) == 0)
                 break;
@@ -140,9 +125,9 @@ static bool build_names(anim_state *st) {
 }
 
 static anim_name *find_name(anim_state *st, const struct aiString *name) {
-    size_t length = ai_text_length(name);
+    size_t length = aimp_string_length(name);
     size_t mask = st->names_cap - 1;
-    for (size_t j = (size_t)name_hash(name->data, length) & mask; st->names[j].name != NULL;
+    for (size_t j = (size_t)fnv1a64(name->data, length) & mask; st->names[j].name != NULL;
          j = (j + 1) & mask)
         if (st->names[j].length == length && memcmp(st->names[j].name, name->data, length) == 0)
             return &st->names[j];
@@ -165,7 +150,8 @@ static bool add_dropped(anim_state *st, ir_animation *clip, const char *what) {
 /* "mChannels[3](Bone_01)": the channel and its node's name, blanks made '_'
  * so the dropped list stays space-separated. */
 static void channel_label(char *label, size_t size, unsigned c, const struct aiString *name) {
-    int n = snprintf(label, size, "mChannels[%u](%.*s)", c, (int)ai_text_length(name), name->data);
+    int n =
+        snprintf(label, size, "mChannels[%u](%.*s)", c, (int)aimp_string_length(name), name->data);
     for (size_t i = 0; n > 0 && i < (size_t)n && i < size && label[i] != '\0'; i++)
         if ((unsigned char)label[i] <= ' ')
             label[i] = '_';
@@ -354,7 +340,7 @@ static bool convert_channel(anim_state *st, ir_animation *clip, const struct aiA
         diag_warning(st->ctx->diag, st->path, 0,
                      "animation '%s' mChannels[%u]: no node is named '%.*s'; the channel is not "
                      "cooked",
-                     st->clip_name, c, (int)ai_text_length(&channel->mNodeName),
+                     st->clip_name, c, (int)aimp_string_length(&channel->mNodeName),
                      channel->mNodeName.data);
         return add_dropped(st, clip, label);
     }
@@ -517,7 +503,7 @@ static bool convert_clip(anim_state *st, const struct aiAnimation *anim, uint32_
                          ir_animation *clip) {
     char fallback[32];
     snprintf(fallback, sizeof fallback, "animation_%u", a);
-    size_t name_length = anim ? ai_text_length(&anim->mName) : 0;
+    size_t name_length = anim ? aimp_string_length(&anim->mName) : 0;
     clip->name = malloc(name_length > 0 ? name_length + 1 : strlen(fallback) + 1);
     if (clip->name == NULL)
         return anim_oom(st);

@@ -17,7 +17,11 @@
  *   other than a tab (or the CR of a CRLF) is refused, since assimp ends its
  *   lines at NUL, CR and form feed too and then skips to the next LF, so it
  *   would not see the lines kiln sees. `format` must be one of the three
- *   formats; `element NAME COUNT` must have its count.
+ *   formats; `element NAME COUNT` must have its count. Every other line
+ *   starts with `comment`, `obj_info`, `property` or `end_header` (or is
+ *   blank): assimp skips a line with another keyword, so a mangled
+ *   `property` line silently drops its property and the data is misread
+ *   (assimp's triangulation then aborts on the faces).
  *   Counts: the elements together are at most the file's size (assimp
  *   allocates from them before reading data); in ASCII every value of an
  *   element needs at least a byte after the header; in binary every property
@@ -58,6 +62,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/grow.h"
 #include "cook/import/import.h"
 
 #define PLY_MAX_HEADER ((size_t)64 << 10)
@@ -157,7 +162,8 @@ typedef struct ply_check {
     const char *path;
     cook_diag *diag;
     ply_element *elements;
-    uint32_t element_count, element_cap;
+    uint32_t element_count;
+    size_t element_cap;
     ply_property props[PLY_MAX_PROPERTIES];
     uint32_t prop_count;
 } ply_check;
@@ -254,14 +260,13 @@ static bool ply_element_line(ply_check *c, const char *p, const char *stop, uint
     if (!word_count(count_word, count_length, &count))
         return ply_fail(c, line, "element '%s' has no count", shown);
     if (c->element_count == c->element_cap) {
-        uint32_t cap = c->element_cap ? c->element_cap * 2 : 8;
-        ply_element *grown = realloc(c->elements, cap * sizeof *grown);
+        ply_element *grown = array_grow(c->elements, &c->element_cap, (size_t)c->element_count + 1,
+                                        sizeof *grown, 8);
         if (grown == NULL) {
             diag_error(c->diag, c->path, line, "out of memory");
             return false;
         }
         c->elements = grown;
-        c->element_cap = cap;
     }
     ply_element *e = &c->elements[c->element_count++];
     memset(e, 0, sizeof *e);
@@ -402,6 +407,16 @@ static bool check_ply(const uint8_t *bytes, size_t size, const char *path, cook_
                              : ply_fail(c, line, "an element before the 'format' line");
         } else if (word_is(word, length, "property")) {
             ok = ply_property_line(c, cursor, text_end, line, format);
+        } else if (length > 0 && !word_is(word, length, "format") &&
+                   !word_is(word, length, "comment") && !word_is(word, length, "obj_info")) {
+            /* assimp skips such a line: a mangled `property` loses its
+             * property, and the data is then misread. */
+            char shown[160];
+            quote_word(shown, sizeof shown, word, length);
+            ok = ply_fail(c, line,
+                          "'%s' is not a header keyword (format, element, property, comment, "
+                          "obj_info or end_header)",
+                          shown);
         }
         p = next;
     }
@@ -661,14 +676,13 @@ static void ac3d_end_object(ac3d_scan *scan, ac3d_object *o) {
 
 static bool ac3d_note_subdiv(ac3d_scan *scan, ac3d_object *o, ac3d_number n, uint32_t line) {
     if (o->subdiv_count == o->subdiv_cap) {
-        size_t cap = o->subdiv_cap ? o->subdiv_cap * 2 : 4;
-        ac3d_number *grown = realloc(o->subdivs, cap * sizeof *grown);
+        ac3d_number *grown =
+            array_grow(o->subdivs, &o->subdiv_cap, o->subdiv_count + 1, sizeof *grown, 4);
         if (grown == NULL) {
             scan->out_of_memory = true;
             return false;
         }
         o->subdivs = grown;
-        o->subdiv_cap = cap;
     }
     o->subdivs[o->subdiv_count++] = n;
     if (n.value > o->levels || o->line == 0) {

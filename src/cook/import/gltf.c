@@ -81,20 +81,6 @@ static uint32_t load_u32(const uint8_t *p) {
     return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
-char *gltf_name(gltf *g, const json_t *obj, const char *prefix, size_t index) {
-    const json_t *name = json_object_get(obj, "name");
-    char fallback[64];
-    const char *text = json_string_value(name);
-    if (text == NULL || text[0] == '\0') {
-        snprintf(fallback, sizeof fallback, "%s_%zu", prefix, index);
-        text = fallback;
-    }
-    char *copy = cook_strdup(text);
-    if (copy == NULL)
-        gltf_out_of_memory(g);
-    return copy;
-}
-
 /* ---------------------------------------------------------------------------
  * Container and JSON
  * ------------------------------------------------------------------------- */
@@ -1195,27 +1181,6 @@ static bool import_materials(gltf *g, ir_asset *out) {
     for (size_t i = 0; i < g->n_materials && !g->stopped; i++)
         ok = import_material(g, out, i) && ok;
     return ok && !g->stopped;
-}
-
-int64_t gltf_default_material(gltf *g, ir_asset *out) {
-    if (g->default_material >= 0)
-        return g->default_material;
-    ir_material *materials =
-        realloc(out->materials, ((size_t)out->material_count + 1) * sizeof *materials);
-    if (materials == NULL) {
-        gltf_out_of_memory(g);
-        return -1;
-    }
-    out->materials = materials;
-    ir_material *m = &materials[out->material_count];
-    ir_material_init(m);
-    m->name = cook_strdup("default");
-    if (m->name == NULL) {
-        gltf_out_of_memory(g);
-        return -1;
-    }
-    g->default_material = out->material_count++;
-    return g->default_material;
 }
 
 /* ---------------------------------------------------------------------------

@@ -3,15 +3,20 @@
  *
  *   gltf.c           entry point, GLB container, root checks, extensions,
  *                    buffers and URIs, images, textures, samplers, materials
- *   gltf_json.c      diagnostics with JSON paths, typed JSON access
+ *   gltf_json.c      diagnostics with JSON paths, typed JSON access, names
  *   gltf_accessor.c  buffer views (with EXT_meshopt_compression), accessors
  *                    (strides, sparse, normalisation) and their decoding
- *   gltf_mesh.c      meshes and primitives into ir_mesh
+ *   gltf_mesh.c      meshes and primitives into ir_mesh (and the default
+ *                    material of primitives without one)
  *   gltf_scene.c     nodes and scenes into ir_node, skins into ir_skin;
  *                    animations validated
  *   gltf_camera.c    cameras, KHR_lights_punctual lights and
  *                    EXT_mesh_gpu_instancing instances
  *   gltf_anim.c      animations into ir_animation, default morph weights
+ *
+ * Calls go one way (scripts/check_cycles.sh checks it): gltf.c, the entry,
+ * calls the middle files (mesh, scene, camera, anim), which call the accessor
+ * and JSON files at the bottom; no file calls one above it.
  *
  * Every message names the JSON path of the problem ("meshes[2].primitives[0]
  * .indices: accessor 7 does not exist"). Nothing read from the file sizes an
@@ -224,14 +229,8 @@ bool gltf_check_object(gltf *g, const json_t *value, const char *jpath);
 const json_t *gltf_element(gltf *g, const json_t *array, const char *name, size_t i);
 /* obj.extensions[name], when present and an object. */
 const json_t *gltf_extension(const json_t *obj, const char *name);
-
-/* ---- gltf.c ------------------------------------------------------------- */
-
 /* A copy of the glTF name, or "<prefix>_<index>" when it has none. */
 char *gltf_name(gltf *g, const json_t *obj, const char *prefix, size_t index);
-/* The slot of the default material (appended once) for primitives without
- * one; -1 when out of memory. */
-int64_t gltf_default_material(gltf *g, ir_asset *out);
 
 /* ---- gltf_accessor.c ---------------------------------------------------- */
 

@@ -360,3 +360,18 @@ const json_t *gltf_extension(const json_t *obj, const char *name) {
     const json_t *ext = json_is_object(extensions) ? json_object_get(extensions, name) : NULL;
     return json_is_object(ext) ? ext : NULL;
 }
+
+/* A copy of the glTF name, or "<prefix>_<index>" when it has none. */
+char *gltf_name(gltf *g, const json_t *obj, const char *prefix, size_t index) {
+    const json_t *name = json_object_get(obj, "name");
+    char fallback[64];
+    const char *text = json_string_value(name);
+    if (text == NULL || text[0] == '\0') {
+        snprintf(fallback, sizeof fallback, "%s_%zu", prefix, index);
+        text = fallback;
+    }
+    char *copy = cook_strdup(text);
+    if (copy == NULL)
+        gltf_out_of_memory(g);
+    return copy;
+}

@@ -1051,6 +1051,29 @@ static bool find_shared_vertices(gltf *g, prim_info *prims, size_t count) {
     return true;
 }
 
+/* The slot of the default material (appended once) for primitives without
+ * one; -1 when out of memory. */
+static int64_t default_material(gltf *g, ir_asset *out) {
+    if (g->default_material >= 0)
+        return g->default_material;
+    ir_material *materials =
+        realloc(out->materials, ((size_t)out->material_count + 1) * sizeof *materials);
+    if (materials == NULL) {
+        gltf_out_of_memory(g);
+        return -1;
+    }
+    out->materials = materials;
+    ir_material *m = &materials[out->material_count];
+    ir_material_init(m);
+    m->name = cook_strdup("default");
+    if (m->name == NULL) {
+        gltf_out_of_memory(g);
+        return -1;
+    }
+    g->default_material = out->material_count++;
+    return g->default_material;
+}
+
 static bool build_mesh(gltf *g, size_t m, const json_t *obj, prim_info *prims, size_t count,
                        ir_asset *out) {
     char jpath[GLTF_PATH_SIZE];
@@ -1172,7 +1195,7 @@ static bool build_mesh(gltf *g, size_t m, const json_t *obj, prim_info *prims, s
             continue;
         }
         int64_t material = info->material;
-        if (material < 0 && (material = gltf_default_material(g, out)) < 0) {
+        if (material < 0 && (material = default_material(g, out)) < 0) {
             ok = false;
             break;
         }

@@ -5,12 +5,20 @@
  * opens besides its source goes through cook_read_dependency (core.h), which
  * keeps it inside the input root and records it for the incremental cache.
  *
- *   obj.c mtl.c        Wavefront OBJ and MTL (kiln's own)
+ *   obj*.c mtl.c       Wavefront OBJ and MTL (kiln's own; obj_internal.h
+ *                      lists the OBJ files), with
+ *   scan_number.c      the number scanner both read numbers with
  *   gltf*.c            glTF 2.0 and GLB (kiln's own; gltf_internal.h), with
  *   draco_decode.cpp   KHR_draco_mesh_compression through libdraco (C shim)
- *   assimp.c           every other model format, through assimp, with
- *   assimp_anim.c      its animations
+ *   assimp*.c          every other model format, through assimp (assimp.c
+ *                      reads and documents; assimp_internal.h lists the
+ *                      conversion's files), with
+ *   assimp_anim.c      its animations and
+ *   assimp_precheck.c  the checks of the bytes before assimp reads them
  *   image.c            PNG, JPEG, TGA, BMP, Radiance HDR decode; .cube LUTs
+ *   level.c            text level files, *.level (level.h)
+ *   shader_compile.c   GLSL and HLSL to SPIR-V (shader.h), through
+ *   shader_glslang.cpp glslang's C++ API
  *   isolate*.c         third-party importers (assimp) in a child process, so
  *   ir_wire.c          their crash or hang fails one asset (isolate.h)
  *
@@ -41,12 +49,13 @@ bool import_obj(cook_context *ctx, ir_asset *out);
 /* glTF 2.0, .gltf (JSON with external or data: buffers) and .glb (import/gltf.c). */
 bool import_gltf(cook_context *ctx, ir_asset *out);
 
-/* Every other model format assimp reads: FBX, DAE, 3DS, PLY, STL … (import/assimp.c). */
+/* Every other model format assimp reads: FBX, DAE, 3DS, PLY, STL … (import/assimp*.c). */
 bool import_assimp(cook_context *ctx, ir_asset *out);
 
 /* Cheap checks of a model's bytes before assimp reads them
  * (import/assimp_precheck.c): a PLY header that never reaches a well-formed
- * `end_header` line or declares more than the file holds, OFF counts above
+ * `end_header` line, has a line whose keyword PLY does not define, or
+ * declares more than the file holds, OFF counts above
  * the file's size, AC3D counts above the bytes left — inputs on which assimp
  * 5.2 loops, crashes or allocates without bound: false after an error naming
  * `path`, the line and the problem. AC3D `subdiv` levels that would make

@@ -220,14 +220,24 @@ static bool run_test_job(const uint8_t *request, size_t size, bytebuf *response)
 }
 #endif
 
+/* The jobs registered before main (isolate_register_jobs): the process
+ * layer names no job itself, so it calls nothing of the files above it. */
+static const isolate_job *registered_jobs;
+static size_t registered_job_count;
+
+void isolate_register_jobs(const isolate_job *jobs, size_t count) {
+    registered_jobs = jobs;
+    registered_job_count = count;
+}
+
 static isolate_job_fn find_job(const char *name) {
 #ifdef KILN_TEST_HOOKS
     if (strcmp(name, "isolate-test") == 0)
         return run_test_job;
 #endif
-    for (size_t i = 0; i < isolate_job_count; i++)
-        if (strcmp(isolate_jobs[i].name, name) == 0)
-            return isolate_jobs[i].run;
+    for (size_t i = 0; i < registered_job_count; i++)
+        if (strcmp(registered_jobs[i].name, name) == 0)
+            return registered_jobs[i].run;
     return NULL;
 }
 

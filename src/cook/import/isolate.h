@@ -102,6 +102,13 @@ typedef struct isolate_job {
 extern const isolate_job isolate_jobs[];
 extern const size_t isolate_job_count;
 
+/* Tells the process layer (isolate.c) the jobs a child can run. The server
+ * looks a job up from a constructor, before main, so isolate_import.c
+ * registers its table from a constructor of higher priority
+ * (ISOLATE_REGISTER_PRIORITY), which runs first. */
+#define ISOLATE_REGISTER_PRIORITY 200
+void isolate_register_jobs(const isolate_job *jobs, size_t count);
+
 /* Limits of one child. The child may not write files (RLIMIT_FSIZE 0) and
  * dumps no core, whatever these say. */
 typedef struct isolate_limits {

@@ -225,6 +225,12 @@ const isolate_job isolate_jobs[] = {
 };
 const size_t isolate_job_count = sizeof isolate_jobs / sizeof isolate_jobs[0];
 
+/* Before isolate.c's server constructor (which has no priority, so runs
+ * after every constructor that has one). */
+__attribute__((constructor(ISOLATE_REGISTER_PRIORITY))) static void register_jobs(void) {
+    isolate_register_jobs(isolate_jobs, isolate_job_count);
+}
+
 /* ---------------------------------------------------------------------------
  * In the parent: the response, as untrusted input
  * ------------------------------------------------------------------------- */

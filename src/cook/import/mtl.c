@@ -73,6 +73,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/grow.h"
 #include "cook/import/import.h"
 
 #define MTL_MAX_UNKNOWN_REPORTED 16u
@@ -260,12 +261,10 @@ static bool open_material(mtl_parser *mp, const char *name, size_t length) {
         return false;
     }
     if (mp->count == mp->cap) {
-        size_t cap = mp->cap ? mp->cap * 2 : 8;
-        ir_material *items = realloc(mp->items, cap * sizeof *items);
+        ir_material *items = array_grow(mp->items, &mp->cap, mp->count + 1, sizeof *items, 8);
         if (items == NULL)
             return mtl_out_of_memory(mp);
         mp->items = items;
-        mp->cap = cap;
     }
     ir_material *m = &mp->items[mp->count++];
     ir_material_init(m);
@@ -574,14 +573,10 @@ static bool read_line(mtl_parser *mp, const unsigned char **cursor, const unsign
         if (joined)
             n--; /* the backslash */
         if (length + n + 2 > mp->buffer_cap) {
-            size_t cap = mp->buffer_cap ? mp->buffer_cap : 256;
-            while (cap < length + n + 2)
-                cap *= 2;
-            char *buffer = realloc(mp->buffer, cap);
+            char *buffer = array_grow(mp->buffer, &mp->buffer_cap, length + n + 2, 1, 256);
             if (buffer == NULL)
                 return mtl_out_of_memory(mp);
             mp->buffer = buffer;
-            mp->buffer_cap = cap;
         }
         for (size_t i = 0; i < n; i++) {
             unsigned char c = p[i];
@@ -611,12 +606,11 @@ static bool read_line(mtl_parser *mp, const unsigned char **cursor, const unsign
         while (i < length && mp->buffer[i] != ' ')
             i++;
         if (mp->token_count == mp->token_cap) {
-            size_t cap = mp->token_cap ? mp->token_cap * 2 : 16;
-            mtl_token *tokens = realloc(mp->tokens, cap * sizeof *tokens);
+            mtl_token *tokens =
+                array_grow(mp->tokens, &mp->token_cap, mp->token_count + 1, sizeof *tokens, 16);
             if (tokens == NULL)
                 return mtl_out_of_memory(mp);
             mp->tokens = tokens;
-            mp->token_cap = cap;
         }
         mp->tokens[mp->token_count++] = (mtl_token){mp->buffer + start, i - start};
     }
