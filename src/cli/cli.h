@@ -83,6 +83,11 @@ void cli_getopt_reset(void);
 int cli_option_error(const char *command, char **argv, const struct option *options,
                      int getopt_result);
 
+/* The one of `names` nearest to `typed` within two edits (letters inserted,
+ * removed, replaced or two neighbours swapped), for "did you mean"; NULL
+ * when none is that close. */
+const char *cli_nearest_name(const char *typed, const char *const *names, size_t count);
+
 /* Fails with a usage error when operands are left after the options. */
 bool cli_reject_operands(const char *command, int argc, char **argv);
 
@@ -108,6 +113,15 @@ bool cli_same_file(const char *a, const char *b);
 
 /* The part of `path` after its last '/'. */
 const char *cli_file_name(const char *path);
+
+/* Source diagnostics name their files relative to the input folder; printed,
+ * they start with the input folder as given ("assets/models/cube.obj:3: ..."),
+ * so that the path opens from the current folder. NULL: print them as they
+ * are (kiln.yml's own messages, before a build names its input). */
+void cli_set_source_folder(const char *folder);
+/* What goes before diagnostic `line` when printed: the input folder and a
+ * '/', or nothing. */
+void cli_append_source_folder(bytebuf *out, const char *line);
 
 /* Lists the files of a cooked output folder (sorted, relative paths). Prints
  * an error and returns false when the folder is missing or unreadable. */
