@@ -67,6 +67,11 @@ int cli_shader_info(const char *path, bool json);
 bool cli_shader_summary(const char *path, char *out, size_t size, char *problem,
                         size_t problem_size);
 
+/* `kiln pack info FILE` and `kiln info [--json] FILE.kpak` (cmd_pack.c): the
+ * pack's layout and entries; exit status 1 with the reason when it is no
+ * valid pack. */
+int cli_pack_describe(const char *path, bool json);
+
 /* ---------------------------------------------------------------------------
  * options.c
  * ------------------------------------------------------------------------- */
@@ -141,6 +146,18 @@ int cli_compare_strings(const void *a, const void *b);
 const char *cli_kiln_error_detail(const kiln_error *error, const char *path);
 /* A float as JSON: %.9g (exact for a float), null for NaN or infinity. */
 void cli_json_float(bytebuf *json, float value);
+
+/* jansson values, printed by cli_json_print. A number that is whole within
+ * 2^53 is written as an integer (as %g did), any other rounded to
+ * `significant` digits (9 is exact for a float); NaN and infinity are null. */
+struct json_t;
+struct json_t *cli_json_number(double value, int significant);
+/* A JSON string of `text`; bytes that are not UTF-8 become U+FFFD. */
+struct json_t *cli_json_string(const char *text);
+/* The document on `out` as the commands print it: a top-level object with
+ * one key per line, an array of objects one object per line, everything
+ * else compact; a newline at the end. False when it cannot be written. */
+bool cli_json_print(FILE *out, const struct json_t *document);
 
 /* ---------------------------------------------------------------------------
  * progress.c — a build's live output, safe to call from every worker

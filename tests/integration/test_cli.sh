@@ -293,6 +293,36 @@ check "info lists each mesh with its counts and the totals" \
     'stdout_has "^  manifest: [0-9]+ bytes, 6 refs: mesh 2 material 2 scene 2$"' \
     'stdout_has "^  materials: [0-9]+ bytes, 1 row; alpha: opaque 1, mask 0, blend 0; double-sided 0$"'
 
+run_in "$GOOD" info out/models/cube.kmesh
+check "info FILE.kmesh describes that mesh alone" \
+    all_true 'status_is 0' 'stdout_has "^out/models/cube\.kmesh$"' 'stdout_has "^  mesh: [0-9]+ bytes, [0-9]+ vertices, 12 triangles"' \
+    'stdout_lacks "Quad|^total:"'
+run_in "$GOOD" info --json out/models/cube.kmat
+check "info --json FILE.kmat is one JSON object of it" \
+    python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); assert d["kind"] == "material" and d["materials"] == 1, d' "$SCRATCH/stdout"
+cp "$GOOD/out/assets.kman" "$SCRATCH/copy.kman"
+run_in "$SCRATCH" info copy.kman
+check "info FILE.kman describes a manifest under any name" \
+    all_true 'status_is 0' 'stdout_has "^  manifest: [0-9]+ bytes, [0-9]+ refs"'
+run_in "$GOOD" build -i assets -o packed --pack -q
+run_in "$GOOD" info --json packed.kpak
+check "info --json FILE.kpak lists the pack's entries" \
+    python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); assert d["kind"] == "pack" and any(e["path"] == "models/cube.kmesh" for e in d["entries"]), d' "$SCRATCH/stdout"
+run_in "$GOOD" info packed.kpak
+check "info FILE.kpak prints the pack's layout" all_true 'status_is 0' 'stdout_has "^pack: packed\.kpak "'
+printf 'not a mesh at all, just words' >"$SCRATCH/corrupt.kmesh"
+run_in "$SCRATCH" info corrupt.kmesh
+check "info on a corrupt file names it and fails" \
+    all_true 'status_is 1' 'stderr_has "^corrupt\.kmesh: error: "' '[ ! -s "$SCRATCH/stdout" ]'
+run_in "$SCRATCH" info --json corrupt.kmesh
+check "so does info --json" all_true 'status_is 1' 'stderr_has "^corrupt\.kmesh: error: "'
+run_in "$GOOD" info assets/models/cube.obj
+check "info on a file kiln did not cook says so" \
+    all_true 'status_is 1' 'stderr_has "^assets/models/cube\.obj: error: not a cooked kiln file"'
+run_in "$GOOD" info out/models/missing.kmesh
+check "info on a missing file names it" \
+    all_true 'status_is 1' 'stderr_has "^out/models/missing\.kmesh: error: cannot open"'
+
 run_in "$GOOD" info -o out --json
 cp "$SCRATCH/stdout" "$SCRATCH/info.json"
 json_ok() {
