@@ -7,7 +7,9 @@
  *                watch)
  *   build/       the modules of `kiln build` (build/build.h)
  *   options.c    getopt_long helpers and usage errors
- *   paths.c      small path helpers
+ *   paths.c      small path helpers, how diagnostics name sources
+ *   json.c       JSON documents through jansson
+ *   info*.c      the parts of `kiln info` (info.h)
  *   progress.c   what a build prints while it runs
  *
  * Output conventions: results go to stdout; diagnostics (`path: error: …`),
@@ -144,12 +146,13 @@ int cli_compare_strings(const void *a, const void *b);
 /* The runtime's message without the "<file>: " it starts with, for printing
  * after "<path>: error: ". */
 const char *cli_kiln_error_detail(const kiln_error *error, const char *path);
-/* A float as JSON: %.9g (exact for a float), null for NaN or infinity. */
-void cli_json_float(bytebuf *json, float value);
-
 /* jansson values, printed by cli_json_print. A number that is whole within
  * 2^53 is written as an integer (as %g did), any other rounded to
  * `significant` digits (9 is exact for a float); NaN and infinity are null. */
+/* ---------------------------------------------------------------------------
+ * json.c — the commands' JSON documents (jansson)
+ * ------------------------------------------------------------------------- */
+
 struct json_t;
 struct json_t *cli_json_number(double value, int significant);
 /* A JSON string of `text`; bytes that are not UTF-8 become U+FFFD. */
@@ -158,6 +161,8 @@ struct json_t *cli_json_string(const char *text);
  * one key per line, an array of objects one object per line, everything
  * else compact; a newline at the end. False when it cannot be written. */
 bool cli_json_print(FILE *out, const struct json_t *document);
+/* The document compact on one line, and a newline. */
+bool cli_json_print_line(FILE *out, const struct json_t *document);
 
 /* ---------------------------------------------------------------------------
  * progress.c — a build's live output, safe to call from every worker

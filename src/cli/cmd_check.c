@@ -6,6 +6,7 @@
  * compiler-style, `path: error: message`, one per line. Cross-file checks (the
  * manifest's refs) slot in as another pass over the whole tree later.
  */
+#include <jansson.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,9 +27,8 @@ typedef struct check_options {
 /* Every problem of a run goes through check_problem: printed compiler-style
  * on stderr and, with --json, kept for the JSON report. */
 typedef struct check_report {
-    bool json;
     size_t problems;
-    bytebuf items; /* the JSON array's elements, comma-separated */
+    json_t *items; /* with --json: {"path", "message"} per problem */
 } check_report;
 
 static void check_problem(check_report *report, const char *path, const char *fmt, ...)
@@ -41,12 +41,11 @@ static void check_problem(check_report *report, const char *path, const char *fm
     vsnprintf(message, sizeof message, fmt, args);
     va_end(args);
     fprintf(stderr, "%s: error: %s\n", path, message);
-    if (report->json) {
-        bytebuf_printf(&report->items, "%s{\"path\":", report->problems ? "," : "");
-        bytebuf_append_json_string(&report->items, path);
-        bytebuf_printf(&report->items, ",\"message\":");
-        bytebuf_append_json_string(&report->items, message);
-        bytebuf_printf(&report->items, "}");
+    if (report->items != NULL) {
+        json_t *item = json_object();
+        json_object_set_new(item, "path", cli_json_string(path));
+        json_object_set_new(item, "message", cli_json_string(message));
+        json_array_append_new(report->items, item);
     }
     report->problems++;
 }
@@ -154,17 +153,6 @@ static bool check_mesh_data(checked_file *checked) {
     return false;
 }
 
-/* A tiny scan, not a JSON parser: the key must appear as a quoted name. */
-static bool json_mentions_key(const char *json, size_t size, const char *key) {
-    size_t key_length = strlen(key);
-    for (size_t at = 0; at + key_length + 2 <= size; at++) {
-        if (json[at] == '"' && memcmp(json + at + 1, key, key_length) == 0 &&
-            json[at + 1 + key_length] == '"')
-            return true;
-    }
-    return false;
-}
-
 /* Provenance: every cooked file says where it came from. */
 static bool check_metadata(checked_file *checked) {
     size_t size = 0;
@@ -173,8 +161,14 @@ static bool check_metadata(checked_file *checked) {
         report_problem(checked, "no META chunk (provenance metadata is missing)");
         return true; /* the data itself may still be checked */
     }
-    if (!json_mentions_key(meta, size, "source"))
+    json_error_t error;
+    json_t *parsed = json_loadb(meta, size, 0, &error);
+    if (parsed == NULL)
+        report_problem(checked, "the META chunk is not a JSON object: %s (byte %d)", error.text,
+                       error.position);
+    else if (!json_is_string(json_object_get(parsed, "source")))
         report_problem(checked, "the META chunk does not name a \"source\"");
+    json_decref(parsed);
     return true;
 }
 
@@ -928,7 +922,7 @@ static int check(const check_options *options) {
         strlist_free(&files);
         return CLI_EXIT_FAILURE;
     }
-    check_report report = {.json = options->json};
+    check_report report = {.items = options->json ? json_array() : NULL};
     size_t checked_count = 0, problems = 0;
     for (size_t i = 0; i < files.count; i++) {
         kiln_pack_kind kind = kiln_pack_kind_of(files.items[i]);
@@ -950,20 +944,21 @@ static int check(const check_options *options) {
         problems += check_scenes_cross(&report, options->output, &files);
     }
     if (options->json) {
-        printf("{\"output\":");
-        bytebuf out = {0};
-        bytebuf_append_json_string(&out, options->output);
-        fwrite(out.data, 1, out.size, stdout);
-        bytebuf_free(&out);
-        printf(",\"ok\":%s,\"files\":%zu,\"problem_count\":%zu,\"problems\":[%.*s]}\n",
-               problems > 0 ? "false" : "true", checked_count, problems, (int)report.items.size,
-               report.items.data ? (const char *)report.items.data : "");
+        json_t *document = json_object();
+        json_object_set_new(document, "output", cli_json_string(options->output));
+        json_object_set_new(document, "ok", json_boolean(problems == 0));
+        json_object_set_new(document, "files", json_integer((json_int_t)checked_count));
+        json_object_set_new(document, "problem_count", json_integer((json_int_t)problems));
+        json_object_set(document, "problems", report.items);
+        if (!cli_json_print_line(stdout, document))
+            problems++;
+        json_decref(document);
     } else if (!options->quiet) {
         printf("kiln check: %zu file%s, %zu problem%s\n", checked_count, cli_plural(checked_count),
                problems, cli_plural(problems));
     }
     fflush(stdout);
-    bytebuf_free(&report.items);
+    json_decref(report.items);
     strlist_free(&files);
     return problems > 0 ? CLI_EXIT_FAILURE : CLI_EXIT_OK;
 }

@@ -6,6 +6,7 @@
  * problems: reported on stderr (and in the JSON), the others still listed.
  */
 #include <inttypes.h>
+#include <jansson.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -124,6 +125,13 @@ static int parse_info_options(int argc, char **argv, info_options *options) {
  * The command
  * ------------------------------------------------------------------------- */
 
+/* What a report holds beyond itself, freed once the file is printed. */
+static void free_report_parts(file_report *report) {
+    bytebuf_free(&report->entities_text);
+    json_decref(report->entities);
+    report->entities = NULL;
+}
+
 static int info(const info_options *options) {
     strlist files = {0};
     if (!cli_list_output(options->output, &files)) {
@@ -131,17 +139,17 @@ static int info(const info_options *options) {
         return CLI_EXIT_FAILURE;
     }
     file_report *report = malloc(sizeof *report);
-    bytebuf json = {0};
     if (report == NULL) {
         cli_error("out of memory");
         strlist_free(&files);
         return CLI_EXIT_FAILURE;
     }
+    json_t *document = NULL, *listed = NULL;
     if (options->json) {
-        info_json_text(&json, "{\n  ");
-        info_json_key(&json, "output");
-        bytebuf_append_json_string(&json, options->output);
-        info_json_text(&json, ",\n  \"files\":[");
+        document = json_object();
+        listed = json_array();
+        json_object_set_new(document, "output", cli_json_string(options->output));
+        json_object_set(document, "files", listed);
     } else if (!options->quiet) {
         printf("output: %s\n", options->output);
     }
@@ -151,34 +159,34 @@ static int info(const info_options *options) {
         info_inspect_file(options, files.items[i], report);
         info_add_to_totals(&totals, report);
         if (options->json)
-            info_append_file_json(&json, report, i == 0);
+            json_array_append_new(listed, info_file_json(report));
         else if (!options->quiet || report->problem[0] != '\0')
             info_print_file_text(report);
-        bytebuf_free(&report->entities_text);
-        bytebuf_free(&report->entities_json);
+        free_report_parts(report);
     }
+    json_decref(listed);
 
     kiln_cache cache = {0};
-    if (options->json)
-        info_json_text(&json, "\n  ]");
-    if (info_read_build_cache(options->output, &cache))
-        info_list_build_diagnostics(&cache, options->quiet, options->json ? &json : NULL, &totals);
+    if (info_read_build_cache(options->output, &cache)) {
+        json_t *last_build = options->json ? json_array() : NULL;
+        info_list_build_diagnostics(&cache, options->quiet, last_build, &totals);
+        if (last_build != NULL)
+            json_object_set_new(document, "last_build", last_build);
+    }
     cache_free(&cache);
 
     int status = totals.problems > 0 ? CLI_EXIT_FAILURE : CLI_EXIT_OK;
     if (options->json) {
-        info_append_totals_json(&json, &totals);
-        if (json.failed) {
-            cli_error("out of memory");
+        json_object_set_new(document, "totals", info_totals_json(&totals));
+        if (!cli_json_print(stdout, document)) {
+            cli_error("cannot write the JSON document");
             status = CLI_EXIT_FAILURE;
-        } else {
-            fwrite(json.data, 1, json.size, stdout);
         }
+        json_decref(document);
     } else {
         info_print_totals_text(&totals, options->quiet);
     }
     fflush(stdout);
-    bytebuf_free(&json);
     free(report);
     strlist_free(&files);
     return status;
@@ -208,23 +216,16 @@ static int info_one_file(const info_options *options) {
     } else if (!report->readable) {
         status = CLI_EXIT_FAILURE; /* named on stderr by info_inspect_file */
     } else if (options->json) {
-        bytebuf json = {0};
-        info_append_file_json(&json, report, true);
-        info_json_text(&json, "\n");
-        if (json.failed) {
-            cli_error("out of memory");
+        json_t *document = info_file_json(report);
+        if (!cli_json_print(stdout, document)) {
+            cli_error("cannot write the JSON document");
             status = CLI_EXIT_FAILURE;
-        } else {
-            /* the object without the listing's leading newline and indent */
-            size_t skip = strspn((const char *)json.data, "\n ");
-            fwrite(json.data + skip, 1, json.size - skip, stdout);
         }
-        bytebuf_free(&json);
+        json_decref(document);
     } else {
         info_print_file_text(report);
     }
-    bytebuf_free(&report->entities_text);
-    bytebuf_free(&report->entities_json);
+    free_report_parts(report);
     free(report);
     return status;
 }

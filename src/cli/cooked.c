@@ -1,5 +1,4 @@
-/* cooked.c — messages about the files of an output folder, and their numbers in JSON. */
-#include <math.h>
+/* cooked.c — messages about the files of an output folder. */
 #include <string.h>
 
 #include "cli/cli.h"
@@ -22,11 +21,4 @@ const char *cli_kiln_error_detail(const kiln_error *error, const char *path) {
     if (starts_with_name(message, name, strlen(name)))
         return message + strlen(name) + 2;
     return message[0] != '\0' ? message : kiln_result_str(error->code);
-}
-
-void cli_json_float(bytebuf *json, float value) {
-    if (isfinite(value))
-        bytebuf_printf(json, "%.9g", (double)value);
-    else
-        bytebuf_append(json, "null", 4);
 }

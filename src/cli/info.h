@@ -12,6 +12,8 @@
 
 #include "cli/cli.h"
 
+struct json_t;
+
 typedef struct info_options {
     const char *output;
     const char *input; /* --quality: where the textures' sources are */
@@ -105,7 +107,8 @@ typedef struct file_report {
     scene_summary scenes[INFO_MAX_SCENES];
     /* A level's scene (it has SLNK): one line per entity, and as JSON.
      * Freed after the file is printed. */
-    bytebuf entities_text, entities_json;
+    bytebuf entities_text;
+    struct json_t *entities; /* JSON array, NULL when not a level */
     /* KILN_PACK_SHADER: one line (cli_shader_summary). */
     char shader[512];
     skin_summary skins[INFO_MAX_SKINS];
@@ -137,21 +140,19 @@ void info_interpolation_list(uint32_t bits, char *out, size_t size);
 void info_print_file_text(const file_report *report);
 void info_print_totals_text(const info_totals *totals, bool quiet);
 
-/* Appends literal JSON text (punctuation, keys known to need no escaping). */
-void info_json_text(bytebuf *json, const char *text);
-void info_json_key(bytebuf *json, const char *key);
-/* One file's JSON object, after a newline and indent (and a comma unless first). */
-void info_append_file_json(bytebuf *json, const file_report *report, bool first);
-void info_append_totals_json(bytebuf *json, const info_totals *totals);
+/* A file_report as the JSON object of its file, and the totals (info_json.c). */
+struct json_t *info_file_json(const file_report *report);
+struct json_t *info_totals_json(const info_totals *totals);
 
 struct kiln_cache; /* the build cache (cache.h) */
 
 /* The output folder's build cache into *cache; false without one (no build
  * yet, or kiln clean), and with a note on stderr when it cannot be read. */
 bool info_read_build_cache(const char *output, struct kiln_cache *cache);
-/* The diagnostics of every cooked asset that has some, as text or JSON
- * (then `json` gets ,"last_build":[...]). */
-void info_list_build_diagnostics(const struct kiln_cache *cache, bool quiet, bytebuf *json,
-                                 info_totals *totals);
+/* The diagnostics of every cooked asset that has some, as text or, when
+ * `last_build` (a JSON array) is given, appended to it as
+ * {"source":..., "lines":[...]}. */
+void info_list_build_diagnostics(const struct kiln_cache *cache, bool quiet,
+                                 struct json_t *last_build, info_totals *totals);
 
 #endif /* KILN_CLI_INFO_H */

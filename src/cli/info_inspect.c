@@ -3,6 +3,7 @@
  * runtime's views (info.h).
  */
 #include <inttypes.h>
+#include <jansson.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -239,8 +240,8 @@ static void summarize_scene(const kiln_scene_view *view, uint32_t s, uint8_t *re
 /* A level's entities (kscene.md SLNK): name, parent, translation, the scene
  * it places and its components. */
 static void describe_entities(const kiln_scene_view *view, file_report *report) {
-    bytebuf *text = &report->entities_text, *json = &report->entities_json;
-    bytebuf_printf(json, ",\"entities\":[");
+    bytebuf *text = &report->entities_text;
+    report->entities = json_array();
     for (uint32_t n = 0; n < view->node_count; n++) {
         const char *name = kiln_scene_node_name(view, n);
         int32_t parent = view->hierarchy[n].parent;
@@ -258,23 +259,22 @@ static void describe_entities(const kiln_scene_view *view, file_report *report) 
         if (components != NULL)
             bytebuf_printf(text, "; components %s", components);
         bytebuf_printf(text, "\n");
-        bytebuf_printf(json, "%s{\"name\":", n ? "," : "");
-        bytebuf_append_json_string(json, name);
-        bytebuf_printf(json, ",\"parent\":");
-        if (parent >= 0)
-            bytebuf_append_json_string(json, kiln_scene_node_name(view, (uint32_t)parent));
-        else
-            bytebuf_printf(json, "null");
-        bytebuf_printf(json, ",\"translation\":[%.9g,%.9g,%.9g],\"places\":", (double)t[0],
-                       (double)t[1], (double)t[2]);
-        if (ref != NULL)
-            bytebuf_append_json_string(json, ref);
-        else
-            bytebuf_printf(json, "null");
+        json_t *entity = json_object(), *translation = json_array();
+        json_object_set_new(entity, "name", cli_json_string(name));
+        json_object_set_new(entity, "parent",
+                            parent >= 0
+                                ? cli_json_string(kiln_scene_node_name(view, (uint32_t)parent))
+                                : json_null());
+        for (int i = 0; i < 3; i++)
+            json_array_append_new(translation, cli_json_number(t[i], 9));
+        json_object_set_new(entity, "translation", translation);
+        json_object_set_new(entity, "places", ref != NULL ? cli_json_string(ref) : json_null());
         /* The components are JSON already (the cooker wrote them). */
-        bytebuf_printf(json, ",\"components\":%s}", components != NULL ? components : "null");
+        json_t *parsed =
+            components != NULL ? json_loadb(components, length, JSON_DECODE_ANY, NULL) : NULL;
+        json_object_set_new(entity, "components", parsed != NULL ? parsed : json_null());
+        json_array_append_new(report->entities, entity);
     }
-    bytebuf_printf(json, "]");
 }
 
 static void summarize_skin(const kiln_scene_view *view, uint32_t s, skin_summary *out) {

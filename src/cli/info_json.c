@@ -1,296 +1,292 @@
 /*
- * info_json.c — `kiln info --json`: a file_report and the totals as JSON (info.h).
+ * info_json.c — `kiln info --json`: a file_report and the totals as jansson
+ * values (info.h), printed by cli_json_print.
  */
-#include <inttypes.h>
+#include <jansson.h>
 #include <math.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "cli/info.h"
 
-/* ---------------------------------------------------------------------------
- * JSON
- * ------------------------------------------------------------------------- */
+#define set(object, key, value) json_object_set_new(object, key, value)
 
-/* Appends literal JSON text (punctuation, keys known to need no escaping). */
-void info_json_text(bytebuf *json, const char *text) {
-    bytebuf_append(json, text, strlen(text));
+static json_t *count(uint64_t value) {
+    return json_integer((json_int_t)value);
 }
 
-static void append_texture_quality_json(bytebuf *json, const file_report *r) {
-    info_json_text(json, ",\"quality\":{\"source\":");
-    bytebuf_append_json_string(json, r->tex.source);
-    if (r->tex.psnr_rgb >= 0.0)
-        bytebuf_printf(json, ",\"psnr_rgb\":%.3f,\"psnr_channels\":\"%s\"", r->tex.psnr_rgb,
-                       r->tex.psnr_channels);
-    if (r->tex.psnr_alpha >= 0.0)
-        bytebuf_printf(json, ",\"psnr_alpha\":%.3f", r->tex.psnr_alpha);
-    if (r->tex.note[0]) {
-        info_json_text(json, ",\"note\":");
-        bytebuf_append_json_string(json, r->tex.note);
+/* A float as it was printed: %.9g, exact for a float. */
+static json_t *real(float value) {
+    return cli_json_number(value, 9);
+}
+
+static json_t *texture_quality_json(const cook_texture_quality *quality) {
+    json_t *object = json_object();
+    set(object, "source", cli_json_string(quality->source));
+    /* PSNR to three decimals (%.3f before) */
+    if (quality->psnr_rgb >= 0.0) {
+        set(object, "psnr_rgb", cli_json_number(round(quality->psnr_rgb * 1000.0) / 1000.0, 9));
+        set(object, "psnr_channels", cli_json_string(quality->psnr_channels));
     }
-    if (r->tex.mode_count > 0) {
-        info_json_text(json, ",\"modes\":[");
-        for (uint32_t m = 0; m < r->tex.mode_count; m++)
-            bytebuf_printf(json, "%s%u", m ? "," : "", r->tex.modes[m]);
-        info_json_text(json, "]");
+    if (quality->psnr_alpha >= 0.0)
+        set(object, "psnr_alpha", cli_json_number(round(quality->psnr_alpha * 1000.0) / 1000.0, 9));
+    if (quality->note[0])
+        set(object, "note", cli_json_string(quality->note));
+    if (quality->mode_count > 0) {
+        json_t *modes = json_array();
+        for (uint32_t m = 0; m < quality->mode_count; m++)
+            json_array_append_new(modes, count(quality->modes[m]));
+        set(object, "modes", modes);
     }
-    info_json_text(json, "}");
+    return object;
 }
 
-void info_json_key(bytebuf *json, const char *key) {
-    bytebuf_append_json_string(json, key);
-    info_json_text(json, ":");
+static json_t *vector3_json(const float v[3]) {
+    json_t *array = json_array();
+    for (int i = 0; i < 3; i++)
+        json_array_append_new(array, real(v[i]));
+    return array;
 }
 
-static void json_vector3(bytebuf *json, const float v[3]) {
-    info_json_text(json, "[");
-    for (int i = 0; i < 3; i++) {
-        if (i > 0)
-            info_json_text(json, ",");
-        cli_json_float(json, v[i]);
-    }
-    info_json_text(json, "]");
+static json_t *lod_json(const file_report *report, int topology) {
+    json_t *array = json_array();
+    for (uint32_t level = 0; level < report->mesh.lod_count; level++)
+        json_array_append_new(array, count(report->lod_primitives[topology][level]));
+    return array;
 }
 
-static void append_mesh_json(bytebuf *json, const file_report *report) {
+static void add_mesh_json(json_t *object, const file_report *report) {
     const kiln_mesh_desc *mesh = &report->mesh;
-    bytebuf_printf(json,
-                   ",\"vertices\":%" PRIu32 ",\"triangles\":%" PRIu64 ",\"lines\":%" PRIu64
-                   ",\"points\":%" PRIu64 ",\"submeshes\":%" PRIu32 ",\"material_slots\":%" PRIu32
-                   ",\"index_size\":%" PRIu32 ",\"vertex_stride\":%" PRIu32 ",\"meshlets\":%" PRIu32
-                   ",\"bytes_vertices\":%" PRIu64 ",\"bytes_indices\":%" PRIu64
-                   ",\"bytes_meshlets\":%" PRIu64 ",\"lod_triangles\":[",
-                   mesh->vertex_count, report->lod_primitives[KILN_TOPOLOGY_TRIANGLES][0],
-                   report->lod_primitives[KILN_TOPOLOGY_LINES][0],
-                   report->lod_primitives[KILN_TOPOLOGY_POINTS][0], mesh->submesh_count,
-                   mesh->material_count, mesh->index_size, mesh->vertex_stride, mesh->meshlet_count,
-                   report->vertex_bytes, report->index_bytes, report->meshlet_bytes);
-    for (uint32_t level = 0; level < mesh->lod_count; level++)
-        bytebuf_printf(json, "%s%" PRIu64, level ? "," : "",
-                       report->lod_primitives[KILN_TOPOLOGY_TRIANGLES][level]);
+    set(object, "vertices", count(mesh->vertex_count));
+    set(object, "triangles", count(report->lod_primitives[KILN_TOPOLOGY_TRIANGLES][0]));
+    set(object, "lines", count(report->lod_primitives[KILN_TOPOLOGY_LINES][0]));
+    set(object, "points", count(report->lod_primitives[KILN_TOPOLOGY_POINTS][0]));
+    set(object, "submeshes", count(mesh->submesh_count));
+    set(object, "material_slots", count(mesh->material_count));
+    set(object, "index_size", count(mesh->index_size));
+    set(object, "vertex_stride", count(mesh->vertex_stride));
+    set(object, "meshlets", count(mesh->meshlet_count));
+    set(object, "bytes_vertices", count(report->vertex_bytes));
+    set(object, "bytes_indices", count(report->index_bytes));
+    set(object, "bytes_meshlets", count(report->meshlet_bytes));
+    set(object, "lod_triangles", lod_json(report, KILN_TOPOLOGY_TRIANGLES));
     for (int t = KILN_TOPOLOGY_LINES; t < KILN_TOPOLOGY_COUNT_; t++) {
-        bytebuf_printf(json, "],\"lod_%s\":[", kiln_topology_str((kiln_topology)t));
-        for (uint32_t level = 0; level < mesh->lod_count; level++)
-            bytebuf_printf(json, "%s%" PRIu64, level ? "," : "", report->lod_primitives[t][level]);
+        char key[32];
+        snprintf(key, sizeof key, "lod_%s", kiln_topology_str((kiln_topology)t));
+        set(object, key, lod_json(report, t));
     }
-    bytebuf_printf(json, "],\"topology\":{");
+    json_t *topology = json_object();
     for (int t = 0; t < KILN_TOPOLOGY_COUNT_; t++)
-        bytebuf_printf(json, "%s\"%s\":%" PRIu32, t ? "," : "", kiln_topology_str((kiln_topology)t),
-                       report->topology_submeshes[t]);
-    bytebuf_printf(json, "},\"lods_reused\":%" PRIu32 ",\"attributes\":[", report->lods_reused);
+        set(topology, kiln_topology_str((kiln_topology)t), count(report->topology_submeshes[t]));
+    set(object, "topology", topology);
+    set(object, "lods_reused", count(report->lods_reused));
+    json_t *attributes = json_array();
     for (uint32_t i = 0; i < report->attribute_count; i++) {
         const kiln_vertex_attribute *attribute = &report->attributes[i];
-        info_json_text(json, i > 0 ? ",{" : "{");
-        info_json_key(json, "semantic");
-        bytebuf_append_json_string(
-            json, kiln_vertex_semantic_str((kiln_vertex_semantic)attribute->semantic));
-        info_json_text(json, ",");
-        info_json_key(json, "format");
-        bytebuf_append_json_string(json,
-                                   kiln_vertex_format_str((kiln_vertex_format)attribute->format));
-        bytebuf_printf(json, ",\"offset\":%u}", (unsigned)attribute->offset);
+        json_t *item = json_object();
+        set(item, "semantic",
+            json_string(kiln_vertex_semantic_str((kiln_vertex_semantic)attribute->semantic)));
+        set(item, "format",
+            json_string(kiln_vertex_format_str((kiln_vertex_format)attribute->format)));
+        set(item, "offset", count(attribute->offset));
+        json_array_append_new(attributes, item);
     }
-    info_json_text(json, "],\"aabb\":{\"min\":");
-    json_vector3(json, mesh->aabb_min);
-    info_json_text(json, ",\"max\":");
-    json_vector3(json, mesh->aabb_max);
-    info_json_text(json, "}");
-    bytebuf_printf(json, ",\"morph_targets\":%" PRIu32 ",\"morph_attributes\":[",
-                   mesh->morph_target_count);
-    const char *const morph_attributes[3] = {"position", "normal", "tangent"};
-    bool first = true;
-    for (int k = 0; k < 3; k++)
-        if (mesh->morph_attributes >> k & 1u) {
-            bytebuf_printf(json, "%s\"%s\"", first ? "" : ",", morph_attributes[k]);
-            first = false;
-        }
-    bytebuf_printf(json, "],\"morph_bytes\":%" PRIu64 ",\"morph_target_names\":[",
-                   report->morph_bytes);
+    set(object, "attributes", attributes);
+    json_t *aabb = json_object();
+    set(aabb, "min", vector3_json(mesh->aabb_min));
+    set(aabb, "max", vector3_json(mesh->aabb_max));
+    set(object, "aabb", aabb);
+    set(object, "morph_targets", count(mesh->morph_target_count));
+    static const char *const morph_attributes[3] = {"position", "normal", "tangent"};
+    json_t *morphed = json_array();
+    for (int k = 0; k < 3; k++) {
+        if (mesh->morph_attributes >> k & 1u)
+            json_array_append_new(morphed, json_string(morph_attributes[k]));
+    }
+    set(object, "morph_attributes", morphed);
+    set(object, "morph_bytes", count(report->morph_bytes));
+    json_t *names = json_array();
     const char *name = report->morph_names;
-    for (uint32_t t = 0; t < report->morph_names_shown; t++, name += strlen(name) + 1) {
-        info_json_text(json, t ? "," : "");
-        if (name[0] != '\0')
-            bytebuf_append_json_string(json, name);
-        else
-            info_json_text(json, "null");
-    }
-    info_json_text(json, "]");
-    if (report->source[0] != '\0') {
-        info_json_text(json, ",");
-        info_json_key(json, "source");
-        bytebuf_append_json_string(json, report->source);
-    }
+    for (uint32_t t = 0; t < report->morph_names_shown; t++, name += strlen(name) + 1)
+        json_array_append_new(names, name[0] != '\0' ? cli_json_string(name) : json_null());
+    set(object, "morph_target_names", names);
 }
 
-static void append_materials_json(bytebuf *json, const file_report *report) {
-    bytebuf_printf(json,
-                   ",\"materials\":%" PRIu32 ",\"alpha_modes\":{\"opaque\":%" PRIu32
-                   ",\"mask\":%" PRIu32 ",\"blend\":%" PRIu32 "},\"double_sided\":%" PRIu32
-                   ",\"textured_slots\":{",
-                   report->material_count, report->alpha_modes[KILN_ALPHA_OPAQUE],
-                   report->alpha_modes[KILN_ALPHA_MASK], report->alpha_modes[KILN_ALPHA_BLEND],
-                   report->double_sided);
+static void add_materials_json(json_t *object, const file_report *report) {
+    set(object, "materials", count(report->material_count));
+    json_t *alpha = json_object();
+    set(alpha, "opaque", count(report->alpha_modes[KILN_ALPHA_OPAQUE]));
+    set(alpha, "mask", count(report->alpha_modes[KILN_ALPHA_MASK]));
+    set(alpha, "blend", count(report->alpha_modes[KILN_ALPHA_BLEND]));
+    set(object, "alpha_modes", alpha);
+    set(object, "double_sided", count(report->double_sided));
+    json_t *slots = json_object();
     for (int t = 0; t < KILN_MATERIAL_SLOT_COUNT; t++)
-        bytebuf_printf(json, "%s\"%s\":%" PRIu32, t ? "," : "",
-                       kiln_material_slot_str((kiln_material_slot)t), report->slot_textures[t]);
-    info_json_text(json, "},");
-    info_json_key(json, "dropped_extensions");
-    bytebuf_append_json_string(json, report->dropped);
-    if (report->source[0] != '\0') {
-        info_json_text(json, ",");
-        info_json_key(json, "source");
-        bytebuf_append_json_string(json, report->source);
-    }
+        set(slots, kiln_material_slot_str((kiln_material_slot)t), count(report->slot_textures[t]));
+    set(object, "textured_slots", slots);
+    set(object, "dropped_extensions", cli_json_string(report->dropped));
 }
 
-static void append_scene_json(bytebuf *json, const file_report *report) {
+static json_t *scene_summary_json(const scene_summary *scene) {
+    json_t *object = json_object();
+    set(object, "name", cli_json_string(scene->name));
+    set(object, "default", json_boolean(scene->is_default));
+    set(object, "roots", count(scene->roots));
+    set(object, "nodes", count(scene->nodes));
+    set(object, "depth", count(scene->depth));
+    set(object, "mesh_nodes", count(scene->mesh_nodes));
+    set(object, "cameras", count(scene->cameras));
+    set(object, "lights", count(scene->lights));
+    set(object, "instances", count(scene->instances));
+    set(object, "skinned", count(scene->skinned));
+    return object;
+}
+
+static json_t *skin_summary_json(const skin_summary *skin) {
+    json_t *object = json_object(), *joints = json_array();
+    set(object, "name", cli_json_string(skin->name));
+    set(object, "source", json_integer(skin->source));
+    set(object, "joint_count", count(skin->joints));
+    set(object, "root_joint", count(skin->root_joint));
+    const char *name = skin->names;
+    for (uint32_t j = 0; j < skin->names_listed; j++, name += strlen(name) + 1)
+        json_array_append_new(joints, cli_json_string(name));
+    set(object, "joints", joints);
+    return object;
+}
+
+static void add_scene_json(json_t *object, const file_report *report) {
     const kiln_scene_desc *d = &report->scene;
-    bytebuf_printf(json,
-                   ",\"nodes\":%" PRIu32 ",\"depth\":%" PRIu32 ",\"meshes\":%" PRIu32
-                   ",\"mesh_nodes\":%" PRIu32 ",\"material_tables\":%" PRIu32
-                   ",\"cameras\":%" PRIu32 ",\"lights\":%" PRIu32 ",\"instances\":%" PRIu32
-                   ",\"skins\":%" PRIu32 ",\"scene_count\":%" PRIu32 ",\"scenes\":[",
-                   d->node_count, d->level_count, d->mesh_count, report->scene_mesh_nodes,
-                   d->material_count, d->camera_count, d->light_count, d->instance_count,
-                   d->skin_count, d->scene_count);
-    for (uint32_t s = 0; s < d->scene_count && s < INFO_MAX_SCENES; s++) {
-        const scene_summary *scene = &report->scenes[s];
-        info_json_text(json, s ? ",{" : "{");
-        info_json_key(json, "name");
-        bytebuf_append_json_string(json, scene->name);
-        bytebuf_printf(json,
-                       ",\"default\":%s,\"roots\":%" PRIu32 ",\"nodes\":%" PRIu32
-                       ",\"depth\":%" PRIu32 ",\"mesh_nodes\":%" PRIu32 ",\"cameras\":%" PRIu32
-                       ",\"lights\":%" PRIu32 ",\"instances\":%" PRIu32 ",\"skinned\":%" PRIu32 "}",
-                       scene->is_default ? "true" : "false", scene->roots, scene->nodes,
-                       scene->depth, scene->mesh_nodes, scene->cameras, scene->lights,
-                       scene->instances, scene->skinned);
-    }
-    info_json_text(json, "],\"skeletons\":[");
-    for (uint32_t s = 0; s < d->skin_count && s < INFO_MAX_SKINS; s++) {
-        const skin_summary *skin = &report->skins[s];
-        info_json_text(json, s ? ",{" : "{");
-        info_json_key(json, "name");
-        bytebuf_append_json_string(json, skin->name);
-        bytebuf_printf(json,
-                       ",\"source\":%" PRId32 ",\"joint_count\":%" PRIu32 ",\"root_joint\":%" PRIu32
-                       ",\"joints\":[",
-                       skin->source, skin->joints, skin->root_joint);
-        const char *name = skin->names;
-        for (uint32_t j = 0; j < skin->names_listed; j++, name += strlen(name) + 1) {
-            if (j > 0)
-                info_json_text(json, ",");
-            bytebuf_append_json_string(json, name);
-        }
-        info_json_text(json, "]}");
-    }
-    info_json_text(json, "]");
-    if (report->entities_json.size > 0 && !report->entities_json.failed)
-        bytebuf_append(json, report->entities_json.data, report->entities_json.size);
-    if (report->source[0] != '\0') {
-        info_json_text(json, ",");
-        info_json_key(json, "source");
-        bytebuf_append_json_string(json, report->source);
-    }
+    set(object, "nodes", count(d->node_count));
+    set(object, "depth", count(d->level_count));
+    set(object, "meshes", count(d->mesh_count));
+    set(object, "mesh_nodes", count(report->scene_mesh_nodes));
+    set(object, "material_tables", count(d->material_count));
+    set(object, "cameras", count(d->camera_count));
+    set(object, "lights", count(d->light_count));
+    set(object, "instances", count(d->instance_count));
+    set(object, "skins", count(d->skin_count));
+    set(object, "scene_count", count(d->scene_count));
+    json_t *scenes = json_array(), *skeletons = json_array();
+    for (uint32_t s = 0; s < d->scene_count && s < INFO_MAX_SCENES; s++)
+        json_array_append_new(scenes, scene_summary_json(&report->scenes[s]));
+    for (uint32_t s = 0; s < d->skin_count && s < INFO_MAX_SKINS; s++)
+        json_array_append_new(skeletons, skin_summary_json(&report->skins[s]));
+    set(object, "scenes", scenes);
+    set(object, "skeletons", skeletons);
+    if (report->entities != NULL)
+        set(object, "entities", json_incref(report->entities));
 }
 
-void info_append_file_json(bytebuf *json, const file_report *report, bool first) {
-    info_json_text(json, first ? "\n    {" : ",\n    {");
-    info_json_key(json, "path");
-    bytebuf_append_json_string(json, report->path);
-    info_json_text(json, ",");
-    info_json_key(json, "kind");
-    bytebuf_append_json_string(json, kiln_pack_kind_str(report->kind));
-    bytebuf_printf(json, ",\"bytes\":%" PRIu64, report->bytes);
+static json_t *clip_json(const clip_summary *clip) {
+    json_t *object = json_object();
+    char kinds[64];
+    info_interpolation_list(clip->interpolations, kinds, sizeof kinds);
+    set(object, "name", cli_json_string(clip->name));
+    set(object, "channels", count(clip->channels));
+    set(object, "keys", count(clip->keys));
+    set(object, "start", real(clip->start));
+    set(object, "duration", real(clip->duration));
+    set(object, "interpolations", json_string(kinds));
+    set(object, "bytes", count(clip->bytes));
+    set(object, "quantized_channels", count(clip->quantized));
+    if (clip->has_error) {
+        json_t *error = json_object();
+        set(error, "translation", real(clip->error.translation));
+        set(error, "rotation", real(clip->error.rotation));
+        set(error, "scale", real(clip->error.scale));
+        set(error, "weights", real(clip->error.weights));
+        set(object, "error", error);
+    }
+    set(object, "dropped", cli_json_string(clip->dropped));
+    return object;
+}
+
+static void add_anim_json(json_t *object, const file_report *report) {
+    const kiln_anim_desc *d = &report->anim;
+    set(object, "clip_count", count(d->clip_count));
+    set(object, "channels", count(d->channel_count));
+    set(object, "keys", count(d->time_count));
+    set(object, "morph_nodes", count(d->morph_count));
+    json_t *clips = json_array();
+    for (uint32_t c = 0; c < d->clip_count && c < INFO_MAX_CLIPS; c++)
+        json_array_append_new(clips, clip_json(&report->clips[c]));
+    set(object, "clips", clips);
+}
+
+static void add_texture_json(json_t *object, const file_report *report) {
+    set(object, "width", count(report->tex_width));
+    set(object, "height", count(report->tex_height));
+    set(object, "depth", count(report->tex_depth));
+    set(object, "faces", count(report->tex_faces));
+    set(object, "mips", count(report->tex_levels));
+    set(object, "format", json_string(kiln_ktx2_format_str(report->tex_vk_format)));
+    set(object, "vk_format", count(report->tex_vk_format));
+    set(object, "supercompression",
+        json_string(kiln_ktx2_supercompression_str(report->tex_supercompression)));
+    set(object, "inflated_bytes", count(report->tex_uncompressed));
+    set(object, "bits_per_pixel", cli_json_number(report->tex_bits_per_pixel, 4));
+    set(object, "content_width", count(report->tex_content_width));
+    set(object, "content_height", count(report->tex_content_height));
+    set(object, "whole_blocks", json_boolean(report->tex_whole_blocks));
+    if (report->tex.measured)
+        set(object, "quality", texture_quality_json(&report->tex));
+}
+
+static void add_manifest_json(json_t *object, const file_report *report) {
+    set(object, "refs", count(report->ref_count));
+    json_t *kinds = json_object(), *spaces = json_object();
+    for (int kind = 1; kind < KILN_ASSET_KIND_COUNT_; kind++)
+        set(kinds, kiln_asset_kind_str((kiln_asset_kind)kind), count(report->refs_per_kind[kind]));
+    for (int space = 1; space < KILN_COLOR_SPACE_COUNT_; space++)
+        set(spaces, kiln_color_space_str((kiln_color_space)space),
+            count(report->refs_per_color_space[space]));
+    set(object, "refs_per_kind", kinds);
+    set(object, "textures_per_color_space", spaces);
+}
+
+json_t *info_file_json(const file_report *report) {
+    json_t *object = json_object();
+    set(object, "path", cli_json_string(report->path));
+    set(object, "kind", json_string(kiln_pack_kind_str(report->kind)));
+    set(object, "bytes", count(report->bytes));
     if (!report->readable) {
-        info_json_text(json, ",");
-        info_json_key(json, "problem");
-        bytebuf_append_json_string(json, report->problem);
-    } else if (report->kind == KILN_PACK_MESH) {
-        append_mesh_json(json, report);
-    } else if (report->kind == KILN_PACK_MATERIAL) {
-        append_materials_json(json, report);
-    } else if (report->kind == KILN_PACK_SCENE) {
-        append_scene_json(json, report);
-    } else if (report->kind == KILN_PACK_SHADER) {
-        info_json_text(json, ",");
-        info_json_key(json, "shader");
-        bytebuf_append_json_string(json, report->shader);
-    } else if (report->kind == KILN_PACK_ANIM) {
-        const kiln_anim_desc *d = &report->anim;
-        bytebuf_printf(json,
-                       ",\"clip_count\":%" PRIu32 ",\"channels\":%" PRIu32 ",\"keys\":%" PRIu32
-                       ",\"morph_nodes\":%" PRIu32 ",\"clips\":[",
-                       d->clip_count, d->channel_count, d->time_count, d->morph_count);
-        for (uint32_t c = 0; c < d->clip_count && c < INFO_MAX_CLIPS; c++) {
-            const clip_summary *clip = &report->clips[c];
-            char kinds[64];
-            info_interpolation_list(clip->interpolations, kinds, sizeof kinds);
-            info_json_text(json, c ? ",{\"name\":" : "{\"name\":");
-            bytebuf_append_json_string(json, clip->name);
-            bytebuf_printf(json, ",\"channels\":%" PRIu32 ",\"keys\":%" PRIu64 ",\"start\":",
-                           clip->channels, clip->keys);
-            cli_json_float(json, clip->start);
-            info_json_text(json, ",\"duration\":");
-            cli_json_float(json, clip->duration);
-            info_json_text(json, ",\"interpolations\":");
-            bytebuf_append_json_string(json, kinds);
-            bytebuf_printf(json, ",\"bytes\":%" PRIu64 ",\"quantized_channels\":%" PRIu32,
-                           clip->bytes, clip->quantized);
-            if (clip->has_error)
-                bytebuf_printf(json,
-                               ",\"error\":{\"translation\":%.9g,\"rotation\":%.9g,\"scale\":%.9g,"
-                               "\"weights\":%.9g}",
-                               (double)clip->error.translation, (double)clip->error.rotation,
-                               (double)clip->error.scale, (double)clip->error.weights);
-            bytebuf_printf(json, ",\"dropped\":");
-            bytebuf_append_json_string(json, clip->dropped);
-            info_json_text(json, "}");
-        }
-        info_json_text(json, "]");
-    } else if (report->kind == KILN_PACK_TEXTURE) {
-        bytebuf_printf(
-            json,
-            ",\"width\":%u,\"height\":%u,\"depth\":%u,\"faces\":%u,\"mips\":%u,"
-            "\"format\":\"%s\",\"vk_format\":%u,\"supercompression\":\"%s\","
-            "\"inflated_bytes\":%" PRIu64,
-            report->tex_width, report->tex_height, report->tex_depth, report->tex_faces,
-            report->tex_levels, kiln_ktx2_format_str(report->tex_vk_format), report->tex_vk_format,
-            kiln_ktx2_supercompression_str(report->tex_supercompression), report->tex_uncompressed);
-        bytebuf_printf(json, ",\"bits_per_pixel\":%.4g", report->tex_bits_per_pixel);
-        bytebuf_printf(json, ",\"content_width\":%u,\"content_height\":%u,\"whole_blocks\":%s",
-                       report->tex_content_width, report->tex_content_height,
-                       report->tex_whole_blocks ? "true" : "false");
-        if (report->tex.measured)
-            append_texture_quality_json(json, report);
-    } else if (report->kind == KILN_PACK_MANIFEST) {
-        bytebuf_printf(json, ",\"refs\":%" PRIu32 ",\"refs_per_kind\":{", report->ref_count);
-        for (int kind = 1; kind < KILN_ASSET_KIND_COUNT_; kind++)
-            bytebuf_printf(json, "%s\"%s\":%" PRIu32, kind > 1 ? "," : "",
-                           kiln_asset_kind_str((kiln_asset_kind)kind), report->refs_per_kind[kind]);
-        info_json_text(json, "},\"textures_per_color_space\":{");
-        for (int space = 1; space < KILN_COLOR_SPACE_COUNT_; space++)
-            bytebuf_printf(json, "%s\"%s\":%" PRIu32, space > 1 ? "," : "",
-                           kiln_color_space_str((kiln_color_space)space),
-                           report->refs_per_color_space[space]);
-        info_json_text(json, "}");
+        set(object, "problem", cli_json_string(report->problem));
+        return object;
     }
-    info_json_text(json, "}");
+    if (report->kind == KILN_PACK_MESH)
+        add_mesh_json(object, report);
+    else if (report->kind == KILN_PACK_MATERIAL)
+        add_materials_json(object, report);
+    else if (report->kind == KILN_PACK_SCENE)
+        add_scene_json(object, report);
+    else if (report->kind == KILN_PACK_SHADER)
+        set(object, "shader", cli_json_string(report->shader));
+    else if (report->kind == KILN_PACK_ANIM)
+        add_anim_json(object, report);
+    else if (report->kind == KILN_PACK_TEXTURE)
+        add_texture_json(object, report);
+    else if (report->kind == KILN_PACK_MANIFEST)
+        add_manifest_json(object, report);
+    bool has_source = report->kind == KILN_PACK_MESH || report->kind == KILN_PACK_MATERIAL ||
+                      report->kind == KILN_PACK_SCENE;
+    if (has_source && report->source[0] != '\0')
+        set(object, "source", cli_json_string(report->source));
+    return object;
 }
 
-void info_append_totals_json(bytebuf *json, const info_totals *totals) {
-    bytebuf_printf(
-        json,
-        ",\n  \"totals\":{\"files\":%zu,\"bytes\":%" PRIu64 ",\"vertices\":%" PRIu64
-        ",\"triangles\":%" PRIu64 ",\"lines\":%" PRIu64 ",\"points\":%" PRIu64
-        ",\"problems\":%zu,\"warnings\":%zu,\"warned_assets\":%zu,\"kinds\":{",
-        totals->files, totals->bytes, totals->vertices, totals->primitives[KILN_TOPOLOGY_TRIANGLES],
-        totals->primitives[KILN_TOPOLOGY_LINES], totals->primitives[KILN_TOPOLOGY_POINTS],
-        totals->problems, totals->warnings, totals->warned_assets);
+json_t *info_totals_json(const info_totals *totals) {
+    json_t *object = json_object(), *kinds = json_object();
+    set(object, "files", count(totals->files));
+    set(object, "bytes", count(totals->bytes));
+    set(object, "vertices", count(totals->vertices));
+    set(object, "triangles", count(totals->primitives[KILN_TOPOLOGY_TRIANGLES]));
+    set(object, "lines", count(totals->primitives[KILN_TOPOLOGY_LINES]));
+    set(object, "points", count(totals->primitives[KILN_TOPOLOGY_POINTS]));
+    set(object, "problems", count(totals->problems));
+    set(object, "warnings", count(totals->warnings));
+    set(object, "warned_assets", count(totals->warned_assets));
     for (int k = 0; k < KILN_PACK_KIND_COUNT_; k++)
-        bytebuf_printf(json, "%s\"%s\":%zu", k ? "," : "", kiln_pack_kind_str((kiln_pack_kind)k),
-                       totals->per_kind[k]);
-    bytebuf_printf(json, "}}\n}\n");
+        set(kinds, kiln_pack_kind_str((kiln_pack_kind)k), count(totals->per_kind[k]));
+    set(object, "kinds", kinds);
+    return object;
 }

@@ -3,6 +3,7 @@
  * (info.h).
  */
 #include <inttypes.h>
+#include <jansson.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,25 +57,25 @@ static bool is_warning_line(const char *line, size_t length) {
 }
 
 /* The diagnostics of every cooked asset that has some, as text or JSON
- * (then `json` gets ,"last_build":[...]). The lines were escaped when
+ * (then appended to `last_build`, a JSON array). The lines were escaped when
  * written; they are escaped again, since the cache is a file anyone may
  * edit. */
-void info_list_build_diagnostics(const kiln_cache *cache, bool quiet, bytebuf *json,
+void info_list_build_diagnostics(const kiln_cache *cache, bool quiet, json_t *last_build,
                                  info_totals *totals) {
     bool first = true;
-    if (json != NULL)
-        info_json_text(json, ",\n  \"last_build\":[");
     for (size_t i = 0; i < cache->count; i++) {
         const cache_record *record = &cache->records[i];
         if (record->diagnostics.size == 0)
             continue;
         const char *text = (const char *)record->diagnostics.data;
         size_t lines = count_lines(&record->diagnostics), shown = 0, warnings = 0;
-        if (json != NULL) {
-            info_json_text(json, first ? "\n    {" : ",\n    {");
-            info_json_key(json, "source");
-            bytebuf_append_json_string(json, record->source);
-            info_json_text(json, ",\"lines\":[");
+        json_t *listed = NULL;
+        if (last_build != NULL) {
+            json_t *entry = json_object();
+            listed = json_array();
+            json_object_set_new(entry, "source", cli_json_string(record->source));
+            json_object_set_new(entry, "lines", listed);
+            json_array_append_new(last_build, entry);
         } else if (!quiet) {
             if (first)
                 printf("\nlast build's messages (%s):\n", CACHE_FILE_NAME);
@@ -95,9 +96,8 @@ void info_list_build_diagnostics(const kiln_cache *cache, bool quiet, bytebuf *j
                 continue;
             memcpy(line, start, length);
             line[length] = '\0';
-            if (json != NULL) {
-                info_json_text(json, shown == 0 ? "" : ",");
-                bytebuf_append_json_string(json, line);
+            if (listed != NULL) {
+                json_array_append_new(listed, cli_json_string(line));
             } else if (!quiet && shown < INFO_MAX_DIAG_LINES) {
                 bytebuf escaped = {0};
                 bytebuf_append_escaped(&escaped, line);
@@ -107,14 +107,10 @@ void info_list_build_diagnostics(const kiln_cache *cache, bool quiet, bytebuf *j
             shown++;
             free(line);
         }
-        if (json != NULL)
-            info_json_text(json, "]}");
-        else if (!quiet && lines > INFO_MAX_DIAG_LINES)
+        if (listed == NULL && !quiet && lines > INFO_MAX_DIAG_LINES)
             printf("  ... %zu more line%s (kiln build prints them all)\n",
                    lines - INFO_MAX_DIAG_LINES, cli_plural(lines - INFO_MAX_DIAG_LINES));
         totals->warnings += warnings;
         totals->warned_assets += warnings > 0;
     }
-    if (json != NULL)
-        info_json_text(json, first ? "]" : "\n  ]");
 }

@@ -92,3 +92,10 @@ bool cli_json_print(FILE *out, const json_t *document) {
     fflush(out);
     return ok && !ferror(out);
 }
+
+bool cli_json_print_line(FILE *out, const json_t *document) {
+    bool ok = json_dumpf(document, out, CLI_JSON_FLAGS) == 0;
+    fputc('\n', out);
+    fflush(out);
+    return ok && !ferror(out);
+}
