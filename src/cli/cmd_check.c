@@ -260,12 +260,8 @@ static bool check_texture(checked_file *checked) {
         report_problem(checked, "%s", reason);
         return false;
     }
-    kiln_ktx2_view view;
     kiln_error error;
-    bool ok =
-        kiln_ktx2_view_get(&view, data, size, cli_file_name(checked->path), &error) == KILN_OK;
-    if (ok)
-        ok = kiln_ktx2_check_levels(&view, &error) == KILN_OK;
+    bool ok = inspect_ktx2_bytes(data, size, cli_file_name(checked->path), &error);
     if (!ok)
         report_problem(checked, "%s", cli_kiln_error_detail(&error, checked->path));
     free(data);
@@ -282,7 +278,7 @@ static bool check_shader_data(checked_file *checked) {
         return false;
     }
     char reason[1024];
-    if (!cook_shader_check(&view, reason, sizeof reason))
+    if (!inspect_shader(&view, reason, sizeof reason))
         report_problem(checked, "%s", reason);
     return true;
 }

@@ -436,7 +436,7 @@ static void inspect_texture(const char *full_path, const info_options *options,
             report->tex_content_height = ch;
         }
         if (options->quality)
-            cook_texture_quality_measure(&view, options->input, &report->tex);
+            inspect_texture_quality(&view, options->input, &report->tex);
     } else {
         snprintf(report->problem, sizeof report->problem, "%s",
                  cli_kiln_error_detail(&error, full_path));

@@ -9,16 +9,6 @@
 
 #include "cli/cli.h"
 
-static void format_name(const kiln_shader_io *io, char *out, size_t size) {
-    const char *base = kiln_shader_base_type_str((kiln_shader_base_type)io->base_type);
-    if (io->columns > 1)
-        snprintf(out, size, "%s%ux%u", base, io->columns, io->vecsize);
-    else if (io->vecsize > 1)
-        snprintf(out, size, "%s%u", base, io->vecsize);
-    else
-        snprintf(out, size, "%s", base);
-}
-
 static json_t *count(uint64_t value) {
     return json_integer((json_int_t)value);
 }
@@ -28,7 +18,7 @@ static json_t *io_json(const kiln_shader_view *v, uint32_t offset, uint32_t io_c
     for (uint32_t i = 0; i < io_count; i++) {
         const kiln_shader_io *io = &v->io[offset + i];
         char format[32];
-        format_name(io, format, sizeof format);
+        inspect_shader_io_type(io, format, sizeof format);
         json_t *item = json_object();
         json_object_set_new(item, "location", count(io->location));
         json_object_set_new(item, "name", cli_json_string(kiln_shader_string(v, io->name_offset)));
@@ -142,7 +132,7 @@ static void print_text(const char *path, const kiln_shader_view *v) {
         for (uint32_t k = 0; k < s->input_count; k++) {
             const kiln_shader_io *io = &v->io[s->input_offset + k];
             char format[32];
-            format_name(io, format, sizeof format);
+            inspect_shader_io_type(io, format, sizeof format);
             printf("    in  location %" PRIu32 ": %s %s\n", io->location, format,
                    kiln_shader_string(v, io->name_offset));
         }

@@ -1,12 +1,14 @@
 /*
- * shader_check.c — `kiln check` on a .kshader (cook.h, cook_shader_check):
- * each stage's module through SPIRV-Tools' validator with the file's target,
- * then reflected again and compared with the tables the file carries.
+ * shader.c — `kiln check` on a .kshader (inspect.h, inspect_shader): each
+ * stage's module through SPIRV-Tools' validator with the file's target, then
+ * reflected again and compared with the tables the file carries; and the one
+ * spelling of shader interface types the cooker's messages and `kiln info`
+ * share.
  */
 #include <stdio.h>
 #include <string.h>
 
-#include "cook/drivers/drivers.h"
+#include "cook/inspect/inspect.h"
 #include "cook/process/spirv.h"
 
 static bool same_io(const kiln_shader_view *view, const kiln_shader_stage_desc *stored,
@@ -27,7 +29,17 @@ static bool same_io(const kiln_shader_view *view, const kiln_shader_stage_desc *
     return true;
 }
 
-bool cook_shader_check(const kiln_shader_view *view, char *reason, size_t reason_size) {
+void inspect_shader_io_type(const kiln_shader_io *io, char *out, size_t size) {
+    const char *base = kiln_shader_base_type_str((kiln_shader_base_type)io->base_type);
+    if (io->columns > 1)
+        snprintf(out, size, "%s%ux%u", base, io->columns, io->vecsize);
+    else if (io->vecsize > 1)
+        snprintf(out, size, "%s%u", base, io->vecsize);
+    else
+        snprintf(out, size, "%s", base);
+}
+
+bool inspect_shader(const kiln_shader_view *view, char *reason, size_t reason_size) {
     shader_program_ir fresh = {0};
     bool ok = true;
     for (uint32_t i = 0; ok && i < view->stage_count; i++) {
