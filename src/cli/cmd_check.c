@@ -14,6 +14,7 @@
 
 #include "cli/cli.h"
 #include "common/components.h"
+#include "common/grow.h"
 #include "common/path.h"
 
 #define COMMAND "check"
@@ -754,13 +755,13 @@ typedef struct level_vertex {
     const char *ref; /* in the manifest */
     char *where;     /* its file, for the message */
     uint64_t *names; /* the hashes it places and its components name */
-    size_t name_count;
+    size_t name_count, name_cap;
     size_t next; /* DFS: the next name to follow */
     int color;   /* 0 unvisited, 1 on the path, 2 done */
 } level_vertex;
 
 static bool push_name(level_vertex *v, uint64_t hash) {
-    uint64_t *grown = realloc(v->names, (v->name_count + 1) * sizeof *grown);
+    uint64_t *grown = array_grow(v->names, &v->name_cap, v->name_count + 1, sizeof *grown, 8);
     if (grown == NULL)
         return false;
     v->names = grown;
@@ -802,7 +803,7 @@ static size_t level_find(const level_vertex *levels, size_t count, uint64_t hash
 static size_t check_level_cycles(check_report *report, const char *output, const strlist *files,
                                  const kiln_manifest_view *manifest) {
     level_vertex *levels = NULL;
-    size_t count = 0, problems = 0;
+    size_t count = 0, level_cap = 0, problems = 0;
     bool ok = true;
     for (size_t f = 0; ok && f < files->count; f++) {
         if (kiln_pack_kind_of(files->items[f]) != KILN_PACK_SCENE)
@@ -820,7 +821,7 @@ static size_t check_level_cycles(check_report *report, const char *output, const
         kiln_error error;
         if (full != NULL && kiln_file_map(&file, full, 0, &error) == KILN_OK) {
             if (kiln_scene_view_get(&file, 0, &view, &error) == KILN_OK && view.links != NULL) {
-                level_vertex *grown = realloc(levels, (count + 1) * sizeof *grown);
+                level_vertex *grown = array_grow(levels, &level_cap, count + 1, sizeof *grown, 8);
                 ok = grown != NULL;
                 if (ok) {
                     levels = grown;
