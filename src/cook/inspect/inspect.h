@@ -9,6 +9,7 @@
  *                (`kiln check`); the names of shader interface types
  *   verify.c     a written file read back deeply, per kind (`kiln build
  *                --verify`, write/emit.c; `kiln check`)
+ *   check.c      every check of one cooked file (`kiln check`)
  *
  * Uses the stages (import's image decoders, encode's block decoders,
  * process's SPIR-V reflection), core and common; write/emit.c uses it.
@@ -68,5 +69,24 @@ bool inspect_container_file(const char *full_path, kiln_asset_kind kind, kiln_er
 /* KTX2 bytes under the runtime reader's rules, every level inflated to its
  * declared size in bounded memory. `name` names the file in *error. */
 bool inspect_ktx2_bytes(const uint8_t *data, size_t size, const char *name, kiln_error *error);
+
+/* The runtime's message without the "<file>: " it starts with, for printing
+ * after "<path>: error: ". */
+const char *inspect_error_detail(const kiln_error *error, const char *path);
+
+/* ---------------------------------------------------------------------------
+ * One cooked file checked (check.c)
+ * ------------------------------------------------------------------------- */
+
+/* Receives each problem of the file, a message without its path. */
+typedef void (*inspect_problem_fn)(void *user, const char *message);
+
+/* Runs the checks of `kind` on the cooked file at full_path: the container
+ * and its checksum, every data value through the runtime's deep view, what
+ * the reader leaves to tools (a skin's joints distinct, a skinned node draws
+ * a mesh), the SPIR-V of a shader, the provenance metadata. A KTX2 is read
+ * and every level inflated. Returns how many problems were reported. */
+size_t inspect_check_file(const char *full_path, kiln_pack_kind kind, inspect_problem_fn problem,
+                          void *user);
 
 #endif /* KILN_COOK_INSPECT_INSPECT_H */
