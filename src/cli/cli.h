@@ -64,11 +64,6 @@ void cmd_watch_usage(FILE *out);
 /* `kiln info [--json] FILE.kshader` (shader_info.c): the program's stages,
  * entry points, SPIR-V bytes and reflected interface. */
 int cli_shader_info(const char *path, bool json);
-/* One line for `kiln info`'s listing: "2 stages (vertex main, fragment main),
- * 4048 bytes of SPIR-V, 2 bindings, target vulkan1.3"; false with a problem. */
-bool cli_shader_summary(const char *path, char *out, size_t size, char *problem,
-                        size_t problem_size);
-
 /* `kiln pack info FILE` and `kiln info [--json] FILE.kpak` (cmd_pack.c): the
  * pack's layout and entries; exit status 1 with the reason when it is no
  * valid pack. */

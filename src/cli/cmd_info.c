@@ -1,7 +1,7 @@
 /*
  * cmd_info.c — `kiln info`: what is in the output folder, per file and in total.
  *
- * Every file is inspected once into a file_report; the report is then printed
+ * Every file is described once (inspect_describe); the report is then printed
  * as text or appended to one JSON document. Files that cannot be read are
  * problems: reported on stderr (and in the JSON), the others still listed.
  */
@@ -125,11 +125,42 @@ static int parse_info_options(int argc, char **argv, info_options *options) {
  * The command
  * ------------------------------------------------------------------------- */
 
-/* What a report holds beyond itself, freed once the file is printed. */
-static void free_report_parts(file_report *report) {
-    bytebuf_free(&report->entities_text);
-    json_decref(report->entities);
-    report->entities = NULL;
+/* Fills *report for the file `relative` of options->output (or, when
+ * options->file is set, for that file itself, `relative` being its path);
+ * an unreadable file is named on stderr. */
+static void inspect_file(const info_options *options, const char *relative,
+                         inspect_report *report) {
+    kiln_pack_kind kind = kiln_pack_kind_of(relative);
+    if (kind == KILN_PACK_OTHER && ascii_ends_with_ci(relative, ".kman"))
+        kind = KILN_PACK_MANIFEST; /* a manifest under another name */
+    char *full_path =
+        options->file != NULL ? cook_strdup(relative) : cook_path_join(options->output, relative);
+    if (full_path == NULL) {
+        memset(report, 0, sizeof *report);
+        report->path = relative;
+        report->kind = kind;
+        snprintf(report->problem, sizeof report->problem, "out of memory");
+        return;
+    }
+    inspect_describe(full_path, relative, kind, options->quality ? options->input : NULL, report);
+    if (!report->readable)
+        fprintf(stderr, "%s: error: %s\n", full_path, report->problem);
+    free(full_path);
+}
+
+static void add_to_totals(info_totals *totals, const inspect_report *report) {
+    totals->files++;
+    totals->bytes += report->bytes;
+    if (!report->readable) {
+        totals->problems++;
+        return;
+    }
+    totals->per_kind[report->kind]++;
+    if (report->kind == KILN_PACK_MESH) {
+        totals->vertices += report->mesh.vertex_count;
+        for (int t = 0; t < KILN_TOPOLOGY_COUNT_; t++)
+            totals->primitives[t] += report->lod_primitives[t][0];
+    }
 }
 
 static int info(const info_options *options) {
@@ -138,7 +169,7 @@ static int info(const info_options *options) {
         strlist_free(&files);
         return CLI_EXIT_FAILURE;
     }
-    file_report *report = malloc(sizeof *report);
+    inspect_report *report = malloc(sizeof *report);
     if (report == NULL) {
         cli_error("out of memory");
         strlist_free(&files);
@@ -156,13 +187,13 @@ static int info(const info_options *options) {
 
     info_totals totals = {0};
     for (size_t i = 0; i < files.count; i++) {
-        info_inspect_file(options, files.items[i], report);
-        info_add_to_totals(&totals, report);
+        inspect_file(options, files.items[i], report);
+        add_to_totals(&totals, report);
         if (options->json)
             json_array_append_new(listed, info_file_json(report));
         else if (!options->quiet || report->problem[0] != '\0')
             info_print_file_text(report);
-        free_report_parts(report);
+        inspect_report_free(report);
     }
     json_decref(listed);
 
@@ -199,12 +230,12 @@ static int info_one_file(const info_options *options) {
         return cli_shader_info(path, options->json);
     if (ascii_ends_with_ci(path, ".kpak"))
         return cli_pack_describe(path, options->json);
-    file_report *report = calloc(1, sizeof *report);
+    inspect_report *report = calloc(1, sizeof *report);
     if (report == NULL) {
         cli_error("out of memory");
         return CLI_EXIT_FAILURE;
     }
-    info_inspect_file(options, path, report);
+    inspect_file(options, path, report);
     int status = CLI_EXIT_OK;
     if (report->kind == KILN_PACK_OTHER) {
         char shown[1024];
@@ -214,7 +245,7 @@ static int info_one_file(const info_options *options) {
                 cook_escape_to(shown, sizeof shown, path));
         status = CLI_EXIT_FAILURE;
     } else if (!report->readable) {
-        status = CLI_EXIT_FAILURE; /* named on stderr by info_inspect_file */
+        status = CLI_EXIT_FAILURE; /* named on stderr by inspect_file */
     } else if (options->json) {
         json_t *document = info_file_json(report);
         if (!cli_json_print(stdout, document)) {
@@ -225,7 +256,7 @@ static int info_one_file(const info_options *options) {
     } else {
         info_print_file_text(report);
     }
-    free_report_parts(report);
+    inspect_report_free(report);
     free(report);
     return status;
 }

@@ -1,5 +1,5 @@
 /*
- * info_json.c — `kiln info --json`: a file_report and the totals as jansson
+ * info_json.c — `kiln info --json`: a inspect_report and the totals as jansson
  * values (info.h), printed by cli_json_print.
  */
 #include <jansson.h>
@@ -47,14 +47,14 @@ static json_t *vector3_json(const float v[3]) {
     return array;
 }
 
-static json_t *lod_json(const file_report *report, int topology) {
+static json_t *lod_json(const inspect_report *report, int topology) {
     json_t *array = json_array();
     for (uint32_t level = 0; level < report->mesh.lod_count; level++)
         json_array_append_new(array, count(report->lod_primitives[topology][level]));
     return array;
 }
 
-static void add_mesh_json(json_t *object, const file_report *report) {
+static void add_mesh_json(json_t *object, const inspect_report *report) {
     const kiln_mesh_desc *mesh = &report->mesh;
     set(object, "vertices", count(mesh->vertex_count));
     set(object, "triangles", count(report->lod_primitives[KILN_TOPOLOGY_TRIANGLES][0]));
@@ -111,7 +111,7 @@ static void add_mesh_json(json_t *object, const file_report *report) {
     set(object, "morph_target_names", names);
 }
 
-static void add_materials_json(json_t *object, const file_report *report) {
+static void add_materials_json(json_t *object, const inspect_report *report) {
     set(object, "materials", count(report->material_count));
     json_t *alpha = json_object();
     set(alpha, "opaque", count(report->alpha_modes[KILN_ALPHA_OPAQUE]));
@@ -126,7 +126,7 @@ static void add_materials_json(json_t *object, const file_report *report) {
     set(object, "dropped_extensions", cli_json_string(report->dropped));
 }
 
-static json_t *scene_summary_json(const scene_summary *scene) {
+static json_t *scene_json(const inspect_scene_summary *scene) {
     json_t *object = json_object();
     set(object, "name", cli_json_string(scene->name));
     set(object, "default", json_boolean(scene->is_default));
@@ -141,7 +141,7 @@ static json_t *scene_summary_json(const scene_summary *scene) {
     return object;
 }
 
-static json_t *skin_summary_json(const skin_summary *skin) {
+static json_t *skin_json(const inspect_skin *skin) {
     json_t *object = json_object(), *joints = json_array();
     set(object, "name", cli_json_string(skin->name));
     set(object, "source", json_integer(skin->source));
@@ -154,7 +154,29 @@ static json_t *skin_summary_json(const skin_summary *skin) {
     return object;
 }
 
-static void add_scene_json(json_t *object, const file_report *report) {
+/* A level's entities; the components are JSON already (the cooker wrote
+ * them), parsed to be printed again. */
+static json_t *entities_json(const inspect_report *report) {
+    json_t *entities = json_array();
+    for (uint32_t e = 0; e < report->entity_count; e++) {
+        const inspect_entity *entity = &report->entities[e];
+        json_t *object = json_object();
+        set(object, "name", cli_json_string(entity->name));
+        set(object, "parent",
+            entity->parent != NULL ? cli_json_string(entity->parent) : json_null());
+        set(object, "translation", vector3_json(entity->translation));
+        set(object, "places",
+            entity->places != NULL ? cli_json_string(entity->places) : json_null());
+        json_t *components = entity->components != NULL
+                                 ? json_loads(entity->components, JSON_DECODE_ANY, NULL)
+                                 : NULL;
+        set(object, "components", components != NULL ? components : json_null());
+        json_array_append_new(entities, object);
+    }
+    return entities;
+}
+
+static void add_scene_json(json_t *object, const inspect_report *report) {
     const kiln_scene_desc *d = &report->scene;
     set(object, "nodes", count(d->node_count));
     set(object, "depth", count(d->level_count));
@@ -167,20 +189,20 @@ static void add_scene_json(json_t *object, const file_report *report) {
     set(object, "skins", count(d->skin_count));
     set(object, "scene_count", count(d->scene_count));
     json_t *scenes = json_array(), *skeletons = json_array();
-    for (uint32_t s = 0; s < d->scene_count && s < INFO_MAX_SCENES; s++)
-        json_array_append_new(scenes, scene_summary_json(&report->scenes[s]));
-    for (uint32_t s = 0; s < d->skin_count && s < INFO_MAX_SKINS; s++)
-        json_array_append_new(skeletons, skin_summary_json(&report->skins[s]));
+    for (uint32_t s = 0; s < d->scene_count && s < INSPECT_MAX_SCENES; s++)
+        json_array_append_new(scenes, scene_json(&report->scenes[s]));
+    for (uint32_t s = 0; s < d->skin_count && s < INSPECT_MAX_SKINS; s++)
+        json_array_append_new(skeletons, skin_json(&report->skins[s]));
     set(object, "scenes", scenes);
     set(object, "skeletons", skeletons);
     if (report->entities != NULL)
-        set(object, "entities", json_incref(report->entities));
+        set(object, "entities", entities_json(report));
 }
 
-static json_t *clip_json(const clip_summary *clip) {
+static json_t *clip_json(const inspect_clip *clip) {
     json_t *object = json_object();
     char kinds[64];
-    info_interpolation_list(clip->interpolations, kinds, sizeof kinds);
+    inspect_interpolation_list(clip->interpolations, kinds, sizeof kinds);
     set(object, "name", cli_json_string(clip->name));
     set(object, "channels", count(clip->channels));
     set(object, "keys", count(clip->keys));
@@ -201,19 +223,19 @@ static json_t *clip_json(const clip_summary *clip) {
     return object;
 }
 
-static void add_anim_json(json_t *object, const file_report *report) {
+static void add_anim_json(json_t *object, const inspect_report *report) {
     const kiln_anim_desc *d = &report->anim;
     set(object, "clip_count", count(d->clip_count));
     set(object, "channels", count(d->channel_count));
     set(object, "keys", count(d->time_count));
     set(object, "morph_nodes", count(d->morph_count));
     json_t *clips = json_array();
-    for (uint32_t c = 0; c < d->clip_count && c < INFO_MAX_CLIPS; c++)
+    for (uint32_t c = 0; c < d->clip_count && c < INSPECT_MAX_CLIPS; c++)
         json_array_append_new(clips, clip_json(&report->clips[c]));
     set(object, "clips", clips);
 }
 
-static void add_texture_json(json_t *object, const file_report *report) {
+static void add_texture_json(json_t *object, const inspect_report *report) {
     set(object, "width", count(report->tex_width));
     set(object, "height", count(report->tex_height));
     set(object, "depth", count(report->tex_depth));
@@ -232,7 +254,7 @@ static void add_texture_json(json_t *object, const file_report *report) {
         set(object, "quality", texture_quality_json(&report->tex));
 }
 
-static void add_manifest_json(json_t *object, const file_report *report) {
+static void add_manifest_json(json_t *object, const inspect_report *report) {
     set(object, "refs", count(report->ref_count));
     json_t *kinds = json_object(), *spaces = json_object();
     for (int kind = 1; kind < KILN_ASSET_KIND_COUNT_; kind++)
@@ -244,7 +266,7 @@ static void add_manifest_json(json_t *object, const file_report *report) {
     set(object, "textures_per_color_space", spaces);
 }
 
-json_t *info_file_json(const file_report *report) {
+json_t *info_file_json(const inspect_report *report) {
     json_t *object = json_object();
     set(object, "path", cli_json_string(report->path));
     set(object, "kind", json_string(kiln_pack_kind_str(report->kind)));

@@ -1,5 +1,5 @@
 /*
- * info_text.c — `kiln info`: a file_report and the totals as text (info.h).
+ * info_text.c — `kiln info`: a inspect_report and the totals as text (info.h).
  */
 #include <inttypes.h>
 #include <math.h>
@@ -14,12 +14,12 @@
  * ------------------------------------------------------------------------- */
 
 /* The topologies a mesh has submeshes of; triangles for a mesh without any. */
-static bool shows_topology(const file_report *report, int topology) {
+static bool shows_topology(const inspect_report *report, int topology) {
     return report->topology_submeshes[topology] > 0 ||
            (topology == KILN_TOPOLOGY_TRIANGLES && report->mesh.submesh_count == 0);
 }
 
-static void print_mesh_text(const file_report *report) {
+static void print_mesh_text(const inspect_report *report) {
     const kiln_mesh_desc *mesh = &report->mesh;
     printf("  mesh: %" PRIu64 " bytes, %" PRIu32 " vertices, ", report->bytes, mesh->vertex_count);
     for (int t = 0; t < KILN_TOPOLOGY_COUNT_; t++)
@@ -77,7 +77,7 @@ static void print_mesh_text(const file_report *report) {
         printf("  source: %s\n", report->source);
 }
 
-static void print_manifest_text(const file_report *report) {
+static void print_manifest_text(const inspect_report *report) {
     printf("  manifest: %" PRIu64 " bytes, %" PRIu32 " ref%s:", report->bytes, report->ref_count,
            cli_plural(report->ref_count));
     for (int kind = 1; kind < KILN_ASSET_KIND_COUNT_; kind++)
@@ -91,7 +91,7 @@ static void print_manifest_text(const file_report *report) {
     printf("\n");
 }
 
-static void print_materials_text(const file_report *report) {
+static void print_materials_text(const inspect_report *report) {
     printf("  materials: %" PRIu64 " bytes, %" PRIu32 " row%s; alpha: opaque %" PRIu32
            ", mask %" PRIu32 ", blend %" PRIu32 "; double-sided %" PRIu32 "\n",
            report->bytes, report->material_count, cli_plural(report->material_count),
@@ -108,7 +108,7 @@ static void print_materials_text(const file_report *report) {
         printf("  source: %s\n", report->source);
 }
 
-static void print_texture_text(const file_report *r) {
+static void print_texture_text(const inspect_report *r) {
     printf("  texture: %ux%u%s%s, %u mips, %s (%.3g bpp), supercompression %s, %" PRIu64
            " bytes (%" PRIu64 " inflated)\n",
            r->tex_width, r->tex_height, r->tex_depth ? " 3D" : "",
@@ -143,7 +143,7 @@ static void print_texture_text(const file_report *r) {
     }
 }
 
-static void print_scene_text(const file_report *report) {
+static void print_scene_text(const inspect_report *report) {
     const kiln_scene_desc *d = &report->scene;
     printf("  scene: %" PRIu64 " bytes, %" PRIu32 " node%s, depth %" PRIu32 ", %" PRIu32
            " mesh%s (drawn by %" PRIu32 " node%s), %" PRIu32 " material table%s, %" PRIu32
@@ -154,8 +154,8 @@ static void print_scene_text(const file_report *report) {
            d->camera_count, cli_plural(d->camera_count), d->light_count, cli_plural(d->light_count),
            d->instance_count, cli_plural(d->instance_count), d->skin_count,
            cli_plural(d->skin_count));
-    for (uint32_t s = 0; s < d->scene_count && s < INFO_MAX_SCENES; s++) {
-        const scene_summary *scene = &report->scenes[s];
+    for (uint32_t s = 0; s < d->scene_count && s < INSPECT_MAX_SCENES; s++) {
+        const inspect_scene_summary *scene = &report->scenes[s];
         printf("  scene %" PRIu32 " '%s'%s: %" PRIu32 " root%s, %" PRIu32 " node%s, depth %" PRIu32
                ", %" PRIu32 " drawing a mesh, %" PRIu32 " camera%s, %" PRIu32 " light%s, %" PRIu32
                " instance%s, %" PRIu32 " skinned\n",
@@ -165,12 +165,23 @@ static void print_scene_text(const file_report *report) {
                cli_plural(scene->lights), scene->instances, cli_plural(scene->instances),
                scene->skinned);
     }
-    if (d->scene_count > INFO_MAX_SCENES)
-        printf("  ... and %" PRIu32 " more scenes\n", d->scene_count - INFO_MAX_SCENES);
-    if (report->entities_text.size > 0)
-        fwrite(report->entities_text.data, 1, report->entities_text.size, stdout);
-    for (uint32_t s = 0; s < d->skin_count && s < INFO_MAX_SKINS; s++) {
-        const skin_summary *skin = &report->skins[s];
+    if (d->scene_count > INSPECT_MAX_SCENES)
+        printf("  ... and %" PRIu32 " more scenes\n", d->scene_count - INSPECT_MAX_SCENES);
+    for (uint32_t e = 0; e < report->entity_count; e++) {
+        const inspect_entity *entity = &report->entities[e];
+        printf("  entity '%s'", entity->name);
+        if (entity->parent != NULL)
+            printf(" (parent '%s')", entity->parent);
+        printf(" at %g %g %g", (double)entity->translation[0], (double)entity->translation[1],
+               (double)entity->translation[2]);
+        if (entity->places != NULL)
+            printf(" places %s", entity->places);
+        if (entity->components != NULL)
+            printf("; components %s", entity->components);
+        printf("\n");
+    }
+    for (uint32_t s = 0; s < d->skin_count && s < INSPECT_MAX_SKINS; s++) {
+        const inspect_skin *skin = &report->skins[s];
         printf("  skeleton %" PRIu32 " '%s' (source %" PRId32 "): %" PRIu32 " joint%s:", s,
                skin->name, skin->source, skin->joints, cli_plural(skin->joints));
         const char *name = skin->names;
@@ -180,23 +191,23 @@ static void print_scene_text(const file_report *report) {
             printf(", ... and %" PRIu32 " more", skin->joints - skin->names_listed);
         printf("\n");
     }
-    if (d->skin_count > INFO_MAX_SKINS)
-        printf("  ... and %" PRIu32 " more skeletons\n", d->skin_count - INFO_MAX_SKINS);
+    if (d->skin_count > INSPECT_MAX_SKINS)
+        printf("  ... and %" PRIu32 " more skeletons\n", d->skin_count - INSPECT_MAX_SKINS);
     if (report->source[0] != '\0')
         printf("  source: %s\n", report->source);
 }
 
-static void print_anim_text(const file_report *report) {
+static void print_anim_text(const inspect_report *report) {
     const kiln_anim_desc *d = &report->anim;
     printf("  anim: %" PRIu64 " bytes, %" PRIu32 " clip%s, %" PRIu32 " channel%s, %" PRIu32
            " key%s, %" PRIu32 " morph node%s\n",
            report->bytes, d->clip_count, cli_plural(d->clip_count), d->channel_count,
            cli_plural(d->channel_count), d->time_count, cli_plural(d->time_count), d->morph_count,
            cli_plural(d->morph_count));
-    for (uint32_t c = 0; c < d->clip_count && c < INFO_MAX_CLIPS; c++) {
-        const clip_summary *clip = &report->clips[c];
+    for (uint32_t c = 0; c < d->clip_count && c < INSPECT_MAX_CLIPS; c++) {
+        const inspect_clip *clip = &report->clips[c];
         char kinds[64];
-        info_interpolation_list(clip->interpolations, kinds, sizeof kinds);
+        inspect_interpolation_list(clip->interpolations, kinds, sizeof kinds);
         printf("  clip %" PRIu32 " '%s': %" PRIu32 " channel%s, %" PRIu64
                " key%s, %g .. %g s, %s, %" PRIu64 " bytes\n",
                c, clip->name, clip->channels, cli_plural(clip->channels), clip->keys,
@@ -213,11 +224,11 @@ static void print_anim_text(const file_report *report) {
         if (clip->dropped[0] != '\0')
             printf("    dropped (not cooked): %s\n", clip->dropped);
     }
-    if (d->clip_count > INFO_MAX_CLIPS)
-        printf("  ... and %" PRIu32 " more clips\n", d->clip_count - INFO_MAX_CLIPS);
+    if (d->clip_count > INSPECT_MAX_CLIPS)
+        printf("  ... and %" PRIu32 " more clips\n", d->clip_count - INSPECT_MAX_CLIPS);
 }
 
-void info_print_file_text(const file_report *report) {
+void info_print_file_text(const inspect_report *report) {
     printf("%s\n", report->path);
     if (!report->readable)
         printf("  unreadable: %s\n", report->problem);

@@ -176,34 +176,3 @@ int cli_shader_info(const char *path, bool json) {
     kiln_file_close(&file);
     return status;
 }
-
-bool cli_shader_summary(const char *path, char *out, size_t size, char *problem,
-                        size_t problem_size) {
-    kiln_file file;
-    kiln_error error;
-    kiln_shader_view view;
-    out[0] = '\0';
-    if (kiln_file_map(&file, path, 0, &error) != KILN_OK) {
-        snprintf(problem, problem_size, "%s", cli_kiln_error_detail(&error, path));
-        return false;
-    }
-    bool ok = kiln_shader_view_get(&file, 0, &view, &error) == KILN_OK;
-    if (!ok) {
-        snprintf(problem, problem_size, "%s", cli_kiln_error_detail(&error, path));
-    } else {
-        size_t at = (size_t)snprintf(out, size, "%" PRIu32 " stage%s (", view.stage_count,
-                                     cli_plural(view.stage_count));
-        for (uint32_t i = 0; i < view.stage_count && at < size; i++)
-            at += (size_t)snprintf(out + at, size - at, "%s%s %s", i ? ", " : "",
-                                   kiln_shader_stage_str((kiln_shader_stage)view.stages[i].stage),
-                                   kiln_shader_string(&view, view.stages[i].entry_offset));
-        if (at < size)
-            snprintf(out + at, size - at,
-                     "), %" PRIu64 " bytes of SPIR-V, %" PRIu32 " binding%s, target %s",
-                     (uint64_t)view.desc->code_words * 4, view.binding_count,
-                     cli_plural(view.binding_count),
-                     kiln_shader_target_str((kiln_shader_target)view.desc->target));
-    }
-    kiln_file_close(&file);
-    return ok;
-}

@@ -1,6 +1,7 @@
 /*
- * info_inspect.c — `kiln info`: reading one cooked file into a file_report, through the
- * runtime's views (info.h).
+ * describe.c — `kiln info`: what one cooked file holds, read through the
+ * runtime's views into an inspect_report (inspect.h); the CLI prints it as
+ * text or JSON.
  */
 #include <inttypes.h>
 #include <jansson.h>
@@ -9,47 +10,14 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "cli/info.h"
+#include "cook/inspect/inspect.h"
 
-/* ---------------------------------------------------------------------------
- * Inspecting
- * ------------------------------------------------------------------------- */
-
-/* Copies the string value of the first top-level-looking "key": "value" pair.
- * Enough to show provenance; anything unexpected leaves `out` empty. */
-static void find_json_string(const char *json, size_t size, const char *key, char *out,
-                             size_t capacity) {
-    out[0] = '\0';
-    char quoted[64];
-    int quoted_length = snprintf(quoted, sizeof quoted, "\"%s\"", key);
-    if (quoted_length <= 0 || (size_t)quoted_length >= sizeof quoted || capacity == 0)
-        return;
-    const char *end = json + size;
-    for (const char *at = json; (size_t)(end - at) >= (size_t)quoted_length; at++) {
-        if (memcmp(at, quoted, (size_t)quoted_length) != 0)
-            continue;
-        const char *p = at + quoted_length;
-        while (p < end && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r'))
-            p++;
-        if (p >= end || *p != ':')
-            continue;
-        p++;
-        while (p < end && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r'))
-            p++;
-        if (p >= end || *p != '"')
-            return;
-        size_t length = 0;
-        for (p++; p < end && *p != '"' && length + 1 < capacity; p++) {
-            if (*p == '\\' && p + 1 < end)
-                p++; /* keep the escaped character itself; good enough for display */
-            out[length++] = *p;
-        }
-        out[length] = '\0';
-        return;
-    }
+static const char *file_name(const char *path) {
+    const char *slash = strrchr(path, '/');
+    return slash != NULL ? slash + 1 : path;
 }
 
-static void summarize_mesh(const kiln_mesh_view *view, file_report *report) {
+static void summarize_mesh(const kiln_mesh_view *view, inspect_report *report) {
     const kiln_mesh_desc *desc = view->desc;
     for (uint32_t s = 0; s < desc->submesh_count; s++) {
         /* A valid view has known topologies only. */
@@ -86,14 +54,17 @@ static void summarize_mesh(const kiln_mesh_view *view, file_report *report) {
 }
 
 /* The "source" a cooked file's metadata names, into report->source. */
-static void read_source(const kiln_file *file, file_report *report) {
+/* The "source" of the META chunk, "" when there is none. */
+static void read_source(const kiln_file *file, inspect_report *report) {
     size_t meta_size = 0;
     const char *meta = kiln_file_metadata(file, &meta_size);
-    if (meta != NULL)
-        find_json_string(meta, meta_size, "source", report->source, sizeof report->source);
+    json_t *parsed = meta != NULL ? json_loadb(meta, meta_size, 0, NULL) : NULL;
+    const char *source = json_string_value(json_object_get(parsed, "source"));
+    snprintf(report->source, sizeof report->source, "%s", source != NULL ? source : "");
+    json_decref(parsed);
 }
 
-static void inspect_mesh(const char *full_path, file_report *report) {
+static void inspect_mesh(const char *full_path, inspect_report *report) {
     kiln_file file;
     kiln_error error;
     kiln_result result = kiln_file_map(&file, full_path, 0, &error);
@@ -115,10 +86,10 @@ static void inspect_mesh(const char *full_path, file_report *report) {
     }
     if (result != KILN_OK)
         snprintf(report->problem, sizeof report->problem, "%s",
-                 cli_kiln_error_detail(&error, full_path));
+                 inspect_error_detail(&error, full_path));
 }
 
-static void inspect_manifest(const char *full_path, file_report *report) {
+static void inspect_manifest(const char *full_path, inspect_report *report) {
     kiln_file file;
     kiln_error error;
     kiln_manifest_view view;
@@ -137,11 +108,11 @@ static void inspect_manifest(const char *full_path, file_report *report) {
     }
     if (result != KILN_OK)
         snprintf(report->problem, sizeof report->problem, "%s",
-                 cli_kiln_error_detail(&error, full_path));
+                 inspect_error_detail(&error, full_path));
 }
 
 /* MDRP lines "<row> <extension>\n" summed per extension: "name (rows)". */
-static void summarize_dropped(const kiln_file *file, file_report *report) {
+static void summarize_dropped(const kiln_file *file, inspect_report *report) {
     kiln_chunk chunk;
     if (kiln_file_find_chunk(file, KILN_CHUNK_MATERIAL_DROPPED, &chunk) != KILN_OK)
         return;
@@ -174,14 +145,14 @@ static void summarize_dropped(const kiln_file *file, file_report *report) {
     for (size_t k = 0; k < distinct && used < sizeof report->dropped; k++) {
         int n = snprintf(report->dropped + used, sizeof report->dropped - used,
                          "%s%s (%" PRIu32 " material%s)", k ? ", " : "", names[k], counts[k],
-                         cli_plural(counts[k]));
+                         counts[k] == 1 ? "" : "s");
         if (n < 0)
             break;
         used += (size_t)n;
     }
 }
 
-static void inspect_materials(const char *full_path, file_report *report) {
+static void inspect_materials(const char *full_path, inspect_report *report) {
     kiln_file file;
     kiln_error error;
     kiln_material_view view;
@@ -205,13 +176,13 @@ static void inspect_materials(const char *full_path, file_report *report) {
     }
     if (result != KILN_OK)
         snprintf(report->problem, sizeof report->problem, "%s",
-                 cli_kiln_error_detail(&error, full_path));
+                 inspect_error_detail(&error, full_path));
 }
 
 /* What scene `s`'s roots reach (`reached`: one byte per node, scratch):
  * parents come first, so one forward pass marks every subtree. */
 static void summarize_scene(const kiln_scene_view *view, uint32_t s, uint8_t *reached,
-                            scene_summary *out) {
+                            inspect_scene_summary *out) {
     const kiln_scene_entry *entry = &view->scenes[s];
     snprintf(out->name, sizeof out->name, "%s", kiln_scene_name(view, s));
     out->is_default = (int32_t)s == view->desc->default_scene;
@@ -237,47 +208,45 @@ static void summarize_scene(const kiln_scene_view *view, uint32_t s, uint8_t *re
     }
 }
 
+static char *copy_or_null(const char *text) {
+    return text != NULL ? cook_strdup(text) : NULL;
+}
+
 /* A level's entities (kscene.md SLNK): name, parent, translation, the scene
  * it places and its components. */
-static void describe_entities(const kiln_scene_view *view, file_report *report) {
-    bytebuf *text = &report->entities_text;
-    report->entities = json_array();
+static void describe_entities(const kiln_scene_view *view, inspect_report *report) {
+    report->entities = calloc(view->node_count ? view->node_count : 1, sizeof *report->entities);
+    if (report->entities == NULL)
+        return;
     for (uint32_t n = 0; n < view->node_count; n++) {
-        const char *name = kiln_scene_node_name(view, n);
+        inspect_entity *entity = &report->entities[report->entity_count++];
         int32_t parent = view->hierarchy[n].parent;
-        const float *t = view->transforms[n].translation;
         const char *ref = NULL;
         kiln_scene_node_link(view, n, &ref);
         size_t length = 0;
-        const char *components = kiln_scene_node_components(view, n, &length);
-        bytebuf_printf(text, "  entity '%s'", name);
-        if (parent >= 0)
-            bytebuf_printf(text, " (parent '%s')", kiln_scene_node_name(view, (uint32_t)parent));
-        bytebuf_printf(text, " at %g %g %g", (double)t[0], (double)t[1], (double)t[2]);
-        if (ref != NULL)
-            bytebuf_printf(text, " places %s", ref);
-        if (components != NULL)
-            bytebuf_printf(text, "; components %s", components);
-        bytebuf_printf(text, "\n");
-        json_t *entity = json_object(), *translation = json_array();
-        json_object_set_new(entity, "name", cli_json_string(name));
-        json_object_set_new(entity, "parent",
-                            parent >= 0
-                                ? cli_json_string(kiln_scene_node_name(view, (uint32_t)parent))
-                                : json_null());
-        for (int i = 0; i < 3; i++)
-            json_array_append_new(translation, cli_json_number(t[i], 9));
-        json_object_set_new(entity, "translation", translation);
-        json_object_set_new(entity, "places", ref != NULL ? cli_json_string(ref) : json_null());
-        /* The components are JSON already (the cooker wrote them). */
-        json_t *parsed =
-            components != NULL ? json_loadb(components, length, JSON_DECODE_ANY, NULL) : NULL;
-        json_object_set_new(entity, "components", parsed != NULL ? parsed : json_null());
-        json_array_append_new(report->entities, entity);
+        entity->name = cook_strdup(kiln_scene_node_name(view, n));
+        entity->parent =
+            parent >= 0 ? cook_strdup(kiln_scene_node_name(view, (uint32_t)parent)) : NULL;
+        memcpy(entity->translation, view->transforms[n].translation, sizeof entity->translation);
+        entity->places = copy_or_null(ref);
+        entity->components = copy_or_null(kiln_scene_node_components(view, n, &length));
     }
 }
 
-static void summarize_skin(const kiln_scene_view *view, uint32_t s, skin_summary *out) {
+void inspect_report_free(inspect_report *report) {
+    for (uint32_t e = 0; e < report->entity_count; e++) {
+        inspect_entity *entity = &report->entities[e];
+        free(entity->name);
+        free(entity->parent);
+        free(entity->places);
+        free(entity->components);
+    }
+    free(report->entities);
+    report->entities = NULL;
+    report->entity_count = 0;
+}
+
+static void summarize_skin(const kiln_scene_view *view, uint32_t s, inspect_skin *out) {
     const kiln_scene_skin *skin = &view->skins[s];
     snprintf(out->name, sizeof out->name, "%.*s", (int)skin->name_length,
              view->strings + skin->name_offset);
@@ -298,7 +267,7 @@ static void summarize_skin(const kiln_scene_view *view, uint32_t s, skin_summary
     }
 }
 
-static void inspect_scene(const char *full_path, file_report *report) {
+static void inspect_scene(const char *full_path, inspect_report *report) {
     kiln_file file;
     kiln_error error;
     kiln_scene_view view;
@@ -316,11 +285,11 @@ static void inspect_scene(const char *full_path, file_report *report) {
             uint32_t cursor = 0, node;
             while (kiln_scene_next_mesh_node(&view, &cursor, &node))
                 report->scene_mesh_nodes++;
-            for (uint32_t s = 0; s < view.scene_count && s < INFO_MAX_SCENES; s++)
+            for (uint32_t s = 0; s < view.scene_count && s < INSPECT_MAX_SCENES; s++)
                 summarize_scene(&view, s, reached, &report->scenes[s]);
             if (view.links != NULL)
                 describe_entities(&view, report);
-            for (uint32_t s = 0; s < view.skin_count && s < INFO_MAX_SKINS; s++)
+            for (uint32_t s = 0; s < view.skin_count && s < INSPECT_MAX_SKINS; s++)
                 summarize_skin(&view, s, &report->skins[s]);
             read_source(&file, report);
         }
@@ -329,10 +298,10 @@ static void inspect_scene(const char *full_path, file_report *report) {
     }
     if (result != KILN_OK)
         snprintf(report->problem, sizeof report->problem, "%s",
-                 cli_kiln_error_detail(&error, full_path));
+                 inspect_error_detail(&error, full_path));
 }
 
-static void inspect_anim(const char *full_path, file_report *report) {
+static void inspect_anim(const char *full_path, inspect_report *report) {
     kiln_file file;
     kiln_error error;
     kiln_anim_view view;
@@ -342,9 +311,9 @@ static void inspect_anim(const char *full_path, file_report *report) {
         if (result == KILN_OK) {
             report->readable = true;
             report->anim = *view.desc;
-            for (uint32_t c = 0; c < view.clip_count && c < INFO_MAX_CLIPS; c++) {
+            for (uint32_t c = 0; c < view.clip_count && c < INSPECT_MAX_CLIPS; c++) {
                 const kiln_anim_clip *clip = &view.clips[c];
-                clip_summary *out = &report->clips[c];
+                inspect_clip *out = &report->clips[c];
                 snprintf(out->name, sizeof out->name, "%s", kiln_anim_clip_name(&view, c));
                 snprintf(out->dropped, sizeof out->dropped, "%s", kiln_anim_clip_dropped(&view, c));
                 out->channels = clip->channel_count;
@@ -384,11 +353,11 @@ static void inspect_anim(const char *full_path, file_report *report) {
     }
     if (result != KILN_OK)
         snprintf(report->problem, sizeof report->problem, "%s",
-                 cli_kiln_error_detail(&error, full_path));
+                 inspect_error_detail(&error, full_path));
 }
 
 /* "linear+step" style list of a clip's interpolation kinds. */
-void info_interpolation_list(uint32_t bits, char *out, size_t size) {
+void inspect_interpolation_list(uint32_t bits, char *out, size_t size) {
     out[0] = '\0';
     for (int k = 0; k < KILN_ANIM_INTERPOLATION_COUNT_; k++)
         if (bits & (1u << k))
@@ -398,8 +367,8 @@ void info_interpolation_list(uint32_t bits, char *out, size_t size) {
 
 /* A .ktx2: header facts through the runtime reader (level 0 is inflated only
  * with --quality). */
-static void inspect_texture(const char *full_path, const info_options *options,
-                            file_report *report) {
+static void inspect_texture(const char *full_path, const char *quality_input,
+                            inspect_report *report) {
     uint8_t *data = NULL;
     size_t size = 0;
     char reason[256];
@@ -409,7 +378,7 @@ static void inspect_texture(const char *full_path, const info_options *options,
     }
     kiln_ktx2_view view;
     kiln_error error;
-    if (kiln_ktx2_view_get(&view, data, size, cli_file_name(full_path), &error) == KILN_OK) {
+    if (kiln_ktx2_view_get(&view, data, size, file_name(full_path), &error) == KILN_OK) {
         report->readable = true;
         report->tex_width = view.width;
         report->tex_height = view.height;
@@ -435,64 +404,38 @@ static void inspect_texture(const char *full_path, const info_options *options,
             report->tex_content_width = cw;
             report->tex_content_height = ch;
         }
-        if (options->quality)
-            inspect_texture_quality(&view, options->input, &report->tex);
+        if (quality_input != NULL)
+            inspect_texture_quality(&view, quality_input, &report->tex);
     } else {
         snprintf(report->problem, sizeof report->problem, "%s",
-                 cli_kiln_error_detail(&error, full_path));
+                 inspect_error_detail(&error, full_path));
     }
     free(data);
 }
 
-void info_inspect_file(const info_options *options, const char *relative, file_report *report) {
-    const char *output = options->output;
+void inspect_describe(const char *full_path, const char *shown_path, kiln_pack_kind kind,
+                      const char *quality_input, inspect_report *report) {
     memset(report, 0, sizeof *report);
-    report->path = relative;
-    report->kind = kiln_pack_kind_of(relative);
-    if (report->kind == KILN_PACK_OTHER && ascii_ends_with_ci(relative, ".kman"))
-        report->kind = KILN_PACK_MANIFEST; /* a manifest under another name */
-    char *full_path =
-        options->file != NULL ? cook_strdup(relative) : cook_path_join(output, relative);
-    if (full_path == NULL) {
-        snprintf(report->problem, sizeof report->problem, "out of memory");
-        return;
-    }
+    report->path = shown_path;
+    report->kind = kind;
     struct stat info;
     if (stat(full_path, &info) == 0)
         report->bytes = (uint64_t)info.st_size;
-    if (report->kind == KILN_PACK_MESH)
+    if (kind == KILN_PACK_MESH)
         inspect_mesh(full_path, report);
-    else if (report->kind == KILN_PACK_MANIFEST)
+    else if (kind == KILN_PACK_MANIFEST)
         inspect_manifest(full_path, report);
-    else if (report->kind == KILN_PACK_MATERIAL)
+    else if (kind == KILN_PACK_MATERIAL)
         inspect_materials(full_path, report);
-    else if (report->kind == KILN_PACK_TEXTURE)
-        inspect_texture(full_path, options, report);
-    else if (report->kind == KILN_PACK_SCENE)
+    else if (kind == KILN_PACK_TEXTURE)
+        inspect_texture(full_path, quality_input, report);
+    else if (kind == KILN_PACK_SCENE)
         inspect_scene(full_path, report);
-    else if (report->kind == KILN_PACK_SHADER)
-        report->readable = cli_shader_summary(full_path, report->shader, sizeof report->shader,
-                                              report->problem, sizeof report->problem);
-    else if (report->kind == KILN_PACK_ANIM)
+    else if (kind == KILN_PACK_SHADER)
+        report->readable = inspect_shader_summary(full_path, report->shader, sizeof report->shader,
+                                                  report->problem, sizeof report->problem);
+    else if (kind == KILN_PACK_ANIM)
         inspect_anim(full_path, report);
     else
         report->readable = true; /* never opened */
-    if (!report->readable)
-        fprintf(stderr, "%s: error: %s\n", full_path, report->problem);
-    free(full_path);
-}
-
-void info_add_to_totals(info_totals *totals, const file_report *report) {
-    totals->files++;
-    totals->bytes += report->bytes;
-    if (!report->readable) {
-        totals->problems++;
-        return;
-    }
-    totals->per_kind[report->kind]++;
-    if (report->kind == KILN_PACK_MESH) {
-        totals->vertices += report->mesh.vertex_count;
-        for (int t = 0; t < KILN_TOPOLOGY_COUNT_; t++)
-            totals->primitives[t] += report->lod_primitives[t][0];
-    }
 }
