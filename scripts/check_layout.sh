@@ -9,9 +9,12 @@
 #      runtime/           runtime, common, kiln/
 #      cook/core/         core, common, kiln/
 #      cook/<stage>/      its own stage, core, common, kiln/
-#                         (stages: discover import process encode write)
-#      cook/drivers/      drivers, the stages, core, common, kiln/, cook.h
-#      cook/cook.h        core, discover, write (the entry points it re-exports)
+#                         (stages: discover import process encode write;
+#                         write/ may also use inspect/: --verify reads back)
+#      cook/inspect/      inspect, the stages but write, core, common, kiln/
+#                         (cooked files read back, with the cooker's decoders)
+#      cook/drivers/      drivers, inspect, the stages, core, common, kiln/, cook.h
+#      cook/cook.h        core, discover, write, inspect (what it re-exports)
 #      cli/               cli, cook/cook.h, common, kiln/
 #    and the runtime and common include no third-party header but zstd and
 #    xxhash (what decoding needs).
@@ -40,11 +43,18 @@ allowed_for() {
     src/runtime/*) echo "runtime/ common/ kiln/" ;;
     src/cook/core/*) echo "cook/core/ common/ kiln/" ;;
     src/cook/drivers/*)
-        local rooms="cook/drivers/ cook/core/ common/ kiln/ cook/cook.h"
+        local rooms="cook/drivers/ cook/inspect/ cook/core/ common/ kiln/ cook/cook.h"
         for s in $stages; do rooms="$rooms cook/$s/"; done
         echo "$rooms"
         ;;
-    src/cook/cook.h) echo "cook/core/ cook/discover/ cook/write/ common/ kiln/" ;;
+    src/cook/inspect/*)
+        # every stage but write, which uses inspect (--verify)
+        local rooms="cook/inspect/ cook/core/ common/ kiln/"
+        for s in $stages; do [ "$s" = write ] || rooms="$rooms cook/$s/"; done
+        echo "$rooms"
+        ;;
+    src/cook/write/*) echo "cook/write/ cook/inspect/inspect.h cook/core/ common/ kiln/" ;;
+    src/cook/cook.h) echo "cook/core/ cook/discover/ cook/write/ cook/inspect/ common/ kiln/" ;;
     src/cli/*) echo "cli/ cook/cook.h common/ kiln/" ;;
     src/cook/*/*)
         local stage=${file#src/cook/}

@@ -7,7 +7,9 @@
  *                watch)
  *   build/       the modules of `kiln build` (build/build.h)
  *   options.c    getopt_long helpers and usage errors
- *   paths.c      small path helpers
+ *   paths.c      small path helpers, how diagnostics name sources
+ *   json.c       JSON documents through jansson
+ *   info*.c      the parts of `kiln info` (info.h)
  *   progress.c   what a build prints while it runs
  *
  * Output conventions: results go to stdout; diagnostics (`path: error: …`),
@@ -62,10 +64,10 @@ void cmd_watch_usage(FILE *out);
 /* `kiln info [--json] FILE.kshader` (shader_info.c): the program's stages,
  * entry points, SPIR-V bytes and reflected interface. */
 int cli_shader_info(const char *path, bool json);
-/* One line for `kiln info`'s listing: "2 stages (vertex main, fragment main),
- * 4048 bytes of SPIR-V, 2 bindings, target vulkan1.3"; false with a problem. */
-bool cli_shader_summary(const char *path, char *out, size_t size, char *problem,
-                        size_t problem_size);
+/* `kiln pack info FILE` and `kiln info [--json] FILE.kpak` (cmd_pack.c): the
+ * pack's layout and entries; exit status 1 with the reason when it is no
+ * valid pack. */
+int cli_pack_describe(const char *path, bool json);
 
 /* ---------------------------------------------------------------------------
  * options.c
@@ -82,6 +84,11 @@ void cli_getopt_reset(void);
  * `options` is the table that was passed to getopt_long. Returns CLI_EXIT_USAGE. */
 int cli_option_error(const char *command, char **argv, const struct option *options,
                      int getopt_result);
+
+/* The one of `names` nearest to `typed` within two edits (letters inserted,
+ * removed, replaced or two neighbours swapped), for "did you mean"; NULL
+ * when none is that close. */
+const char *cli_nearest_name(const char *typed, const char *const *names, size_t count);
 
 /* Fails with a usage error when operands are left after the options. */
 bool cli_reject_operands(const char *command, int argc, char **argv);
@@ -109,6 +116,15 @@ bool cli_same_file(const char *a, const char *b);
 /* The part of `path` after its last '/'. */
 const char *cli_file_name(const char *path);
 
+/* Source diagnostics name their files relative to the input folder; printed,
+ * they start with the input folder as given ("assets/models/cube.obj:3: ..."),
+ * so that the path opens from the current folder. NULL: print them as they
+ * are (kiln.yml's own messages, before a build names its input). */
+void cli_set_source_folder(const char *folder);
+/* What goes before diagnostic `line` when printed: the input folder and a
+ * '/', or nothing. */
+void cli_append_source_folder(bytebuf *out, const char *line);
+
 /* Lists the files of a cooked output folder (sorted, relative paths). Prints
  * an error and returns false when the folder is missing or unreadable. */
 bool cli_list_output(const char *output, strlist *files);
@@ -125,8 +141,23 @@ int cli_compare_strings(const void *a, const void *b);
 /* The runtime's message without the "<file>: " it starts with, for printing
  * after "<path>: error: ". */
 const char *cli_kiln_error_detail(const kiln_error *error, const char *path);
-/* A float as JSON: %.9g (exact for a float), null for NaN or infinity. */
-void cli_json_float(bytebuf *json, float value);
+/* jansson values, printed by cli_json_print. A number that is whole within
+ * 2^53 is written as an integer (as %g did), any other rounded to
+ * `significant` digits (9 is exact for a float); NaN and infinity are null. */
+/* ---------------------------------------------------------------------------
+ * json.c — the commands' JSON documents (jansson)
+ * ------------------------------------------------------------------------- */
+
+struct json_t;
+struct json_t *cli_json_number(double value, int significant);
+/* A JSON string of `text`; bytes that are not UTF-8 become U+FFFD. */
+struct json_t *cli_json_string(const char *text);
+/* The document on `out` as the commands print it: a top-level object with
+ * one key per line, an array of objects one object per line, everything
+ * else compact; a newline at the end. False when it cannot be written. */
+bool cli_json_print(FILE *out, const struct json_t *document);
+/* The document compact on one line, and a newline. */
+bool cli_json_print_line(FILE *out, const struct json_t *document);
 
 /* ---------------------------------------------------------------------------
  * progress.c — a build's live output, safe to call from every worker

@@ -316,6 +316,7 @@ static uint32_t encoder_version(void) {
 
 int build_setup_load(const build_options *options, build_setup *setup) {
     *setup = (build_setup){.encoder_version = encoder_version()};
+    cli_set_source_folder(NULL); /* kiln.yml's messages name kiln.yml as found */
     char *found = options->config ? NULL : config_find(".");
     const char *path = options->config ? options->config : found;
     if (path != NULL) {
@@ -341,6 +342,7 @@ int build_setup_load(const build_options *options, build_setup *setup) {
     setup->input = options->input        ? options->input
                    : setup->config.input ? setup->config.input
                                          : CLI_DEFAULT_INPUT;
+    cli_set_source_folder(setup->input);
     setup->output = options->output                          ? options->output
                     : setup->preset && setup->preset->output ? setup->preset->output
                     : setup->config.output                   ? setup->config.output

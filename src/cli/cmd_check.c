@@ -1,11 +1,12 @@
 /*
  * cmd_check.c — `kiln check`: validate every cooked file; a CI gate.
  *
- * Each kind of cooked file has a list of checks, run in order until one finds
- * a problem that makes the later ones meaningless. Problems are printed
- * compiler-style, `path: error: message`, one per line. Cross-file checks (the
- * manifest's refs) slot in as another pass over the whole tree later.
+ * Every file is checked on its own by the inspection room (cook/inspect,
+ * inspect_check_file), then across files here: the manifest names every
+ * file, refs resolve, levels form no cycle. Problems are printed
+ * compiler-style, `path: error: message`, one per line.
  */
+#include <jansson.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +14,7 @@
 
 #include "cli/cli.h"
 #include "common/components.h"
+#include "common/grow.h"
 #include "common/path.h"
 
 #define COMMAND "check"
@@ -26,9 +28,8 @@ typedef struct check_options {
 /* Every problem of a run goes through check_problem: printed compiler-style
  * on stderr and, with --json, kept for the JSON report. */
 typedef struct check_report {
-    bool json;
     size_t problems;
-    bytebuf items; /* the JSON array's elements, comma-separated */
+    json_t *items; /* with --json: {"path", "message"} per problem */
 } check_report;
 
 static void check_problem(check_report *report, const char *path, const char *fmt, ...)
@@ -41,27 +42,14 @@ static void check_problem(check_report *report, const char *path, const char *fm
     vsnprintf(message, sizeof message, fmt, args);
     va_end(args);
     fprintf(stderr, "%s: error: %s\n", path, message);
-    if (report->json) {
-        bytebuf_printf(&report->items, "%s{\"path\":", report->problems ? "," : "");
-        bytebuf_append_json_string(&report->items, path);
-        bytebuf_printf(&report->items, ",\"message\":");
-        bytebuf_append_json_string(&report->items, message);
-        bytebuf_printf(&report->items, "}");
+    if (report->items != NULL) {
+        json_t *item = json_object();
+        json_object_set_new(item, "path", cli_json_string(path));
+        json_object_set_new(item, "message", cli_json_string(message));
+        json_array_append_new(report->items, item);
     }
     report->problems++;
 }
-
-/* One cooked file being checked. Checks fill `file` and `mesh` for the next. */
-typedef struct checked_file {
-    const char *path; /* as printed: output folder joined with the relative path */
-    kiln_file file;
-    kiln_mesh_view mesh;
-    check_report *report;
-    size_t problems;
-} checked_file;
-
-/* Returns false when the file is too broken for the following checks. */
-typedef bool (*file_check_fn)(checked_file *checked);
 
 static const struct option check_long_options[] = {
     {"output", required_argument, NULL, 'o'},
@@ -130,205 +118,21 @@ static int parse_check_options(int argc, char **argv, check_options *options) {
  * Checks
  * ------------------------------------------------------------------------- */
 
-/* A problem of the file being checked. */
-#define report_problem(checked, ...)                                                               \
-    ((checked)->problems++, check_problem((checked)->report, (checked)->path, __VA_ARGS__))
+/* Every problem of one file, from inspect_check_file. */
+typedef struct file_problems {
+    check_report *report;
+    const char *path;
+} file_problems;
 
-static const uint32_t thorough = KILN_OPEN_VERIFY_CHECKSUM | KILN_OPEN_DEEP;
-
-/* Header, chunk table and checksum over every byte. */
-static bool check_container(checked_file *checked) {
-    kiln_error error;
-    if (kiln_file_map(&checked->file, checked->path, thorough, &error) == KILN_OK)
-        return true;
-    report_problem(checked, "%s", cli_kiln_error_detail(&error, checked->path));
-    return false;
+static void report_file_problem(void *user, const char *message) {
+    file_problems *file = user;
+    check_problem(file->report, file->path, "%s", message);
 }
-
-/* Descriptor against chunks, and every index against the vertex count. */
-static bool check_mesh_data(checked_file *checked) {
-    kiln_error error;
-    if (kiln_mesh_view_get(&checked->file, thorough, &checked->mesh, &error) == KILN_OK)
-        return true;
-    report_problem(checked, "%s", cli_kiln_error_detail(&error, checked->path));
-    return false;
-}
-
-/* A tiny scan, not a JSON parser: the key must appear as a quoted name. */
-static bool json_mentions_key(const char *json, size_t size, const char *key) {
-    size_t key_length = strlen(key);
-    for (size_t at = 0; at + key_length + 2 <= size; at++) {
-        if (json[at] == '"' && memcmp(json + at + 1, key, key_length) == 0 &&
-            json[at + 1 + key_length] == '"')
-            return true;
-    }
-    return false;
-}
-
-/* Provenance: every cooked file says where it came from. */
-static bool check_metadata(checked_file *checked) {
-    size_t size = 0;
-    const char *meta = kiln_file_metadata(&checked->file, &size);
-    if (meta == NULL) {
-        report_problem(checked, "no META chunk (provenance metadata is missing)");
-        return true; /* the data itself may still be checked */
-    }
-    if (!json_mentions_key(meta, size, "source"))
-        report_problem(checked, "the META chunk does not name a \"source\"");
-    return true;
-}
-
-/* Every entry's hash is its ref's, and its file exists next to the manifest. */
-static bool check_manifest_data(checked_file *checked) {
-    kiln_error error;
-    kiln_manifest_view view;
-    if (kiln_manifest_view_get(&checked->file, &view, &error) != KILN_OK) {
-        report_problem(checked, "%s", cli_kiln_error_detail(&error, checked->path));
-        return false;
-    }
-    const char *slash = strrchr(checked->path, '/');
-    int root_length = slash ? (int)(slash - checked->path) : 1;
-    const char *root = slash ? checked->path : ".";
-    for (uint32_t i = 0; i < view.entry_count; i++) {
-        const kiln_manifest_entry *entry = &view.entries[i];
-        const char *ref = kiln_manifest_ref(&view, entry);
-        const char *path = kiln_manifest_path(&view, entry);
-        if (kiln_ref_hash(ref) != entry->hash)
-            report_problem(checked, "entry '%s': hash 0x%016llx is not the ref's (0x%016llx)", ref,
-                           (unsigned long long)entry->hash, (unsigned long long)kiln_ref_hash(ref));
-        char full[4096];
-        struct stat st;
-        snprintf(full, sizeof full, "%.*s/%s", root_length, root, path);
-        if (!path_is_plain_relative(path) || stat(full, &st) != 0 || !S_ISREG(st.st_mode))
-            report_problem(checked, "entry '%s': file '%s' does not exist", ref, path);
-    }
-    return true;
-}
-
-/* Every row and slot value (kmat.md R1-R9). */
-static bool check_materials_data(checked_file *checked) {
-    kiln_error error;
-    kiln_material_view view;
-    if (kiln_material_view_get(&checked->file, thorough, &view, &error) == KILN_OK)
-        return true;
-    report_problem(checked, "%s", cli_kiln_error_detail(&error, checked->path));
-    return false;
-}
-
-/* Node indices in range, the hierarchy acyclic and in depth order, every
- * string in its table, a level's links (kscene.md R1-R18); then what the reader leaves to
- * tools: a skin's joints are distinct nodes, a node with a skin draws a mesh. */
-static bool check_scene_data(checked_file *checked) {
-    kiln_error error;
-    kiln_scene_view view;
-    if (kiln_scene_view_get(&checked->file, thorough, &view, &error) != KILN_OK) {
-        report_problem(checked, "%s", cli_kiln_error_detail(&error, checked->path));
-        return false;
-    }
-    bool ok = true;
-    for (uint32_t s = 0; s < view.skin_count; s++) {
-        uint32_t count;
-        const kiln_scene_joint *joints = kiln_scene_skin_joints(&view, s, &count);
-        for (uint32_t j = 0; j < count; j++)
-            for (uint32_t k = 0; k < j; k++)
-                if (joints[k].node == joints[j].node) {
-                    report_problem(checked, "skin %u: joints %u and %u are both node %u", s, k, j,
-                                   joints[j].node);
-                    ok = false;
-                }
-    }
-    for (uint32_t n = 0; n < view.node_count; n++)
-        if (view.nodes[n].skin >= 0 && view.nodes[n].mesh < 0) {
-            report_problem(checked, "node %u has skin %d but draws no mesh", n, view.nodes[n].skin);
-            ok = false;
-        }
-    return ok;
-}
-
-/* Channel targets in range, key times finite and increasing, values finite,
- * morph records and strings (kanim.md R1-R12). */
-static bool check_anim_data(checked_file *checked) {
-    kiln_error error;
-    kiln_anim_view view;
-    if (kiln_anim_view_get(&checked->file, thorough, &view, &error) == KILN_OK)
-        return true;
-    report_problem(checked, "%s", cli_kiln_error_detail(&error, checked->path));
-    return false;
-}
-
-/* A .ktx2 (KTX 2.0, not a container): the reader's rules (ktx2.md K1-K8),
- * then every level inflated to its declared size. */
-static bool check_texture(checked_file *checked) {
-    uint8_t *data = NULL;
-    size_t size = 0;
-    char reason[256];
-    if (!cook_read_file(checked->path, (size_t)4 << 30, &data, &size, reason, sizeof reason)) {
-        report_problem(checked, "%s", reason);
-        return false;
-    }
-    kiln_ktx2_view view;
-    kiln_error error;
-    bool ok =
-        kiln_ktx2_view_get(&view, data, size, cli_file_name(checked->path), &error) == KILN_OK;
-    if (ok)
-        ok = kiln_ktx2_check_levels(&view, &error) == KILN_OK;
-    if (!ok)
-        report_problem(checked, "%s", cli_kiln_error_detail(&error, checked->path));
-    free(data);
-    return ok;
-}
-
-/* Ranges and tables (kshader.md R1-R12), then every stage's SPIR-V through
- * SPIRV-Tools' validator with the file's target and its reflection again. */
-static bool check_shader_data(checked_file *checked) {
-    kiln_error error;
-    kiln_shader_view view;
-    if (kiln_shader_view_get(&checked->file, thorough, &view, &error) != KILN_OK) {
-        report_problem(checked, "%s", cli_kiln_error_detail(&error, checked->path));
-        return false;
-    }
-    char reason[1024];
-    if (!cook_shader_check(&view, reason, sizeof reason))
-        report_problem(checked, "%s", reason);
-    return true;
-}
-
-static const file_check_fn texture_checks[] = {check_texture};
-static const file_check_fn shader_checks[] = {check_container, check_shader_data, check_metadata};
-static const file_check_fn mesh_checks[] = {check_container, check_mesh_data, check_metadata};
-static const file_check_fn materials_checks[] = {check_container, check_materials_data,
-                                                 check_metadata};
-static const file_check_fn manifest_checks[] = {check_container, check_manifest_data};
-static const file_check_fn scene_checks[] = {check_container, check_scene_data, check_metadata};
-static const file_check_fn anim_checks[] = {check_container, check_anim_data, check_metadata};
-
-static const struct {
-    kiln_pack_kind kind;
-    const file_check_fn *checks;
-    size_t check_count;
-} checks_per_kind[] = {
-    {KILN_PACK_MESH, mesh_checks, sizeof mesh_checks / sizeof mesh_checks[0]},
-    {KILN_PACK_MANIFEST, manifest_checks, sizeof manifest_checks / sizeof manifest_checks[0]},
-    {KILN_PACK_MATERIAL, materials_checks, sizeof materials_checks / sizeof materials_checks[0]},
-    {KILN_PACK_TEXTURE, texture_checks, sizeof texture_checks / sizeof texture_checks[0]},
-    {KILN_PACK_SCENE, scene_checks, sizeof scene_checks / sizeof scene_checks[0]},
-    {KILN_PACK_SHADER, shader_checks, sizeof shader_checks / sizeof shader_checks[0]},
-    {KILN_PACK_ANIM, anim_checks, sizeof anim_checks / sizeof anim_checks[0]},
-};
 
 /* Runs the checks of `kind` on one file; returns the number of problems. */
 static size_t check_file(check_report *report, const char *full_path, kiln_pack_kind kind) {
-    checked_file checked = {.path = full_path, .report = report};
-    for (size_t k = 0; k < sizeof checks_per_kind / sizeof checks_per_kind[0]; k++) {
-        if (checks_per_kind[k].kind != kind)
-            continue;
-        for (size_t c = 0; c < checks_per_kind[k].check_count; c++) {
-            if (!checks_per_kind[k].checks[c](&checked))
-                break;
-        }
-    }
-    kiln_file_close(&checked.file);
-    return checked.problems;
+    file_problems file = {report, full_path};
+    return inspect_check_file(full_path, kind, report_file_problem, &file);
 }
 
 /* ---------------------------------------------------------------------------
@@ -764,13 +568,13 @@ typedef struct level_vertex {
     const char *ref; /* in the manifest */
     char *where;     /* its file, for the message */
     uint64_t *names; /* the hashes it places and its components name */
-    size_t name_count;
+    size_t name_count, name_cap;
     size_t next; /* DFS: the next name to follow */
     int color;   /* 0 unvisited, 1 on the path, 2 done */
 } level_vertex;
 
 static bool push_name(level_vertex *v, uint64_t hash) {
-    uint64_t *grown = realloc(v->names, (v->name_count + 1) * sizeof *grown);
+    uint64_t *grown = array_grow(v->names, &v->name_cap, v->name_count + 1, sizeof *grown, 8);
     if (grown == NULL)
         return false;
     v->names = grown;
@@ -812,7 +616,7 @@ static size_t level_find(const level_vertex *levels, size_t count, uint64_t hash
 static size_t check_level_cycles(check_report *report, const char *output, const strlist *files,
                                  const kiln_manifest_view *manifest) {
     level_vertex *levels = NULL;
-    size_t count = 0, problems = 0;
+    size_t count = 0, level_cap = 0, problems = 0;
     bool ok = true;
     for (size_t f = 0; ok && f < files->count; f++) {
         if (kiln_pack_kind_of(files->items[f]) != KILN_PACK_SCENE)
@@ -830,7 +634,7 @@ static size_t check_level_cycles(check_report *report, const char *output, const
         kiln_error error;
         if (full != NULL && kiln_file_map(&file, full, 0, &error) == KILN_OK) {
             if (kiln_scene_view_get(&file, 0, &view, &error) == KILN_OK && view.links != NULL) {
-                level_vertex *grown = realloc(levels, (count + 1) * sizeof *grown);
+                level_vertex *grown = array_grow(levels, &level_cap, count + 1, sizeof *grown, 8);
                 ok = grown != NULL;
                 if (ok) {
                     levels = grown;
@@ -928,7 +732,7 @@ static int check(const check_options *options) {
         strlist_free(&files);
         return CLI_EXIT_FAILURE;
     }
-    check_report report = {.json = options->json};
+    check_report report = {.items = options->json ? json_array() : NULL};
     size_t checked_count = 0, problems = 0;
     for (size_t i = 0; i < files.count; i++) {
         kiln_pack_kind kind = kiln_pack_kind_of(files.items[i]);
@@ -950,20 +754,21 @@ static int check(const check_options *options) {
         problems += check_scenes_cross(&report, options->output, &files);
     }
     if (options->json) {
-        printf("{\"output\":");
-        bytebuf out = {0};
-        bytebuf_append_json_string(&out, options->output);
-        fwrite(out.data, 1, out.size, stdout);
-        bytebuf_free(&out);
-        printf(",\"ok\":%s,\"files\":%zu,\"problem_count\":%zu,\"problems\":[%.*s]}\n",
-               problems > 0 ? "false" : "true", checked_count, problems, (int)report.items.size,
-               report.items.data ? (const char *)report.items.data : "");
+        json_t *document = json_object();
+        json_object_set_new(document, "output", cli_json_string(options->output));
+        json_object_set_new(document, "ok", json_boolean(problems == 0));
+        json_object_set_new(document, "files", json_integer((json_int_t)checked_count));
+        json_object_set_new(document, "problem_count", json_integer((json_int_t)problems));
+        json_object_set(document, "problems", report.items);
+        if (!cli_json_print_line(stdout, document))
+            problems++;
+        json_decref(document);
     } else if (!options->quiet) {
         printf("kiln check: %zu file%s, %zu problem%s\n", checked_count, cli_plural(checked_count),
                problems, cli_plural(problems));
     }
     fflush(stdout);
-    bytebuf_free(&report.items);
+    json_decref(report.items);
     strlist_free(&files);
     return problems > 0 ? CLI_EXIT_FAILURE : CLI_EXIT_OK;
 }

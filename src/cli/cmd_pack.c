@@ -3,6 +3,7 @@
  * out. Packs are written by `kiln build --pack` (or `pack: true` in kiln.yml).
  */
 #include <inttypes.h>
+#include <jansson.h>
 #include <string.h>
 
 #include "cli/cli.h"
@@ -51,19 +52,52 @@ static void print_pack(const char *path, const kiln_pack *pack) {
     }
 }
 
-static int pack_info(int argc, char **argv) {
-    if (argc > 2)
-        return cli_usage_error(COMMAND, "unexpected argument '%s'", argv[2]);
-    const char *path = argc == 2 ? argv[1] : CLI_DEFAULT_OUTPUT ".kpak";
+/* The same facts as print_pack, as one JSON document. */
+static bool print_pack_json(const char *path, const kiln_pack *pack) {
+    const kiln_pack_header *h = (const kiln_pack_header *)(const void *)pack->data;
+    json_t *doc = json_object(), *entries = json_array();
+    json_object_set_new(doc, "path", json_string(path));
+    json_object_set_new(doc, "kind", json_string("pack"));
+    json_object_set_new(doc, "bytes", json_integer((json_int_t)pack->size));
+    json_object_set_new(doc, "version", json_integer(h->version));
+    for (uint32_t i = 0; i < pack->entry_count; i++) {
+        kiln_pack_item item;
+        kiln_pack_entry(pack, i, &item);
+        json_t *entry = json_object();
+        json_object_set_new(entry, "offset", json_integer((json_int_t)pack->entries[i].offset));
+        json_object_set_new(entry, "size", json_integer((json_int_t)item.size));
+        json_object_set_new(entry, "kind", json_string(kiln_pack_kind_str(item.kind)));
+        json_object_set_new(entry, "path", json_string(item.path));
+        json_array_append_new(entries, entry);
+    }
+    json_object_set_new(doc, "entries", entries);
+    bool ok = cli_json_print(stdout, doc);
+    json_decref(doc);
+    return ok;
+}
+
+int cli_pack_describe(const char *path, bool json) {
     kiln_pack pack;
     kiln_error err;
     if (kiln_pack_open(&pack, path, &err) != KILN_OK) {
-        fprintf(stderr, "%s: error: %s\n", path, cli_kiln_error_detail(&err, path));
+        char shown[1024];
+        fprintf(stderr, "%s: error: %s\n", cook_escape_to(shown, sizeof shown, path),
+                cli_kiln_error_detail(&err, path));
         return CLI_EXIT_FAILURE;
     }
-    print_pack(path, &pack);
+    bool ok = true;
+    if (json)
+        ok = print_pack_json(path, &pack);
+    else
+        print_pack(path, &pack);
     kiln_pack_close(&pack);
-    return CLI_EXIT_OK;
+    return ok ? CLI_EXIT_OK : CLI_EXIT_FAILURE;
+}
+
+static int pack_info(int argc, char **argv) {
+    if (argc > 2)
+        return cli_usage_error(COMMAND, "unexpected argument '%s'", argv[2]);
+    return cli_pack_describe(argc == 2 ? argv[1] : CLI_DEFAULT_OUTPUT ".kpak", false);
 }
 
 int cmd_pack(int argc, char **argv) {

@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <jansson.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,15 +73,17 @@ typedef struct posed {
     float *weights;
 } posed;
 
-static void print_weights(bytebuf *out, const float *weights, uint32_t count, bool json) {
-    for (uint32_t k = 0; k < count; k++) {
-        if (json) {
-            bytebuf_printf(out, "%s", k ? "," : "");
-            cli_json_float(out, weights[k]);
-        } else {
-            bytebuf_printf(out, " %g", (double)weights[k] + 0.0);
-        }
-    }
+static void print_weights(bytebuf *out, const float *weights, uint32_t count) {
+    for (uint32_t k = 0; k < count; k++)
+        bytebuf_printf(out, " %g", (double)weights[k] + 0.0);
+}
+
+/* Floats as JSON: %.9g, exact for a float. */
+static json_t *floats_json(const float *values, size_t count) {
+    json_t *array = json_array();
+    for (size_t i = 0; i < count; i++)
+        json_array_append_new(array, cli_json_number(values[i], 9));
+    return array;
 }
 
 /* The morph record of `node`, or NULL. */
@@ -147,49 +150,44 @@ static void print_text(const char *path, const kiln_scene_view *view,
         const kiln_anim_morph *morph = morph_of(p, i);
         if (morph != NULL) {
             bytebuf line = {0};
-            print_weights(&line, p->weights + morph->weight_offset, morph->weight_count, false);
+            print_weights(&line, p->weights + morph->weight_offset, morph->weight_count);
             printf("  weights%.*s\n", (int)line.size, line.data ? (const char *)line.data : "");
             bytebuf_free(&line);
         }
     }
 }
 
-static void append_objects_json(bytebuf *json, const kiln_scene_view *view) {
-    bytebuf_printf(json, ",\"cameras\":[");
+static json_t *cameras_json(const kiln_scene_view *view) {
+    json_t *cameras = json_array();
     for (uint32_t c = 0; c < view->camera_count; c++) {
         const kiln_scene_camera *k = &view->cameras[c];
-        bytebuf_printf(json, "%s\n  {\"name\":", c ? "," : "");
-        bytebuf_append_json_string(json, kiln_scene_camera_name(view, c));
-        bytebuf_printf(json, ",\"type\":\"%s\"", camera_type(k->type));
+        json_t *camera = json_object();
+        json_object_set_new(camera, "name", cli_json_string(kiln_scene_camera_name(view, c)));
+        json_object_set_new(camera, "type", json_string(camera_type(k->type)));
         const char *keys[6] = {"yfov", "aspect", "xmag", "ymag", "znear", "zfar"};
         const float values[6] = {k->yfov, k->aspect, k->xmag, k->ymag, k->znear, k->zfar};
-        for (int v = 0; v < 6; v++) {
-            bytebuf_printf(json, ",\"%s\":", keys[v]);
-            cli_json_float(json, values[v]);
-        }
-        bytebuf_printf(json, "}");
+        for (int v = 0; v < 6; v++)
+            json_object_set_new(camera, keys[v], cli_json_number(values[v], 9));
+        json_array_append_new(cameras, camera);
     }
-    bytebuf_printf(json, "],\"lights\":[");
+    return cameras;
+}
+
+static json_t *lights_json(const kiln_scene_view *view) {
+    json_t *lights = json_array();
     for (uint32_t l = 0; l < view->light_count; l++) {
         const kiln_scene_light *k = &view->lights[l];
-        bytebuf_printf(json, "%s\n  {\"name\":", l ? "," : "");
-        bytebuf_append_json_string(json, kiln_scene_light_name(view, l));
-        bytebuf_printf(json, ",\"type\":\"%s\",\"color\":[", light_type(k->type));
-        for (int c = 0; c < 3; c++) {
-            if (c > 0)
-                bytebuf_printf(json, ",");
-            cli_json_float(json, k->color[c]);
-        }
-        bytebuf_printf(json, "]");
+        json_t *light = json_object();
+        json_object_set_new(light, "name", cli_json_string(kiln_scene_light_name(view, l)));
+        json_object_set_new(light, "type", json_string(light_type(k->type)));
+        json_object_set_new(light, "color", floats_json(k->color, 3));
         const char *keys[4] = {"intensity", "range", "inner_cone", "outer_cone"};
         const float values[4] = {k->intensity, k->range, k->inner_cone, k->outer_cone};
-        for (int v = 0; v < 4; v++) {
-            bytebuf_printf(json, ",\"%s\":", keys[v]);
-            cli_json_float(json, values[v]);
-        }
-        bytebuf_printf(json, "}");
+        for (int v = 0; v < 4; v++)
+            json_object_set_new(light, keys[v], cli_json_number(values[v], 9));
+        json_array_append_new(lights, light);
     }
-    bytebuf_printf(json, "]");
+    return lights;
 }
 
 /* Room for the largest skin's matrices, or NULL after saying why there is none
@@ -233,67 +231,55 @@ static void print_skins_text(const kiln_scene_view *view, const kiln_scene_insta
     }
 }
 
-static void append_skins_json(bytebuf *json, const kiln_scene_view *view,
-                              const kiln_scene_instance *instance, float *matrices) {
-    bytebuf_printf(json, "\"skins\":[");
+static json_t *skins_json(const kiln_scene_view *view, const kiln_scene_instance *instance,
+                          float *matrices) {
+    json_t *skins = json_array();
     for (uint32_t s = 0; s < view->skin_count; s++) {
         uint32_t count;
         const kiln_scene_joint *joints = kiln_scene_skin_joints(view, s, &count);
         kiln_error err;
         if (kiln_scene_skin_matrices(view, instance, s, matrices, count, &err) != KILN_OK)
             count = 0; /* cannot happen: the view and the room are right */
-        bytebuf_printf(json, "%s\n  {\"source\":%" PRId32 ",\"joints\":[", s ? "," : "",
-                       view->skins[s].source);
-        for (uint32_t j = 0; j < count; j++)
-            bytebuf_printf(json, "%s%" PRId32, j ? "," : "", view->nodes[joints[j].node].source);
-        bytebuf_printf(json, "],\"matrices\":[");
+        json_t *skin = json_object(), *sources = json_array(), *listed = json_array();
+        json_object_set_new(skin, "source", json_integer(view->skins[s].source));
         for (uint32_t j = 0; j < count; j++) {
-            bytebuf_printf(json, "%s[", j ? "," : "");
-            for (int k = 0; k < 16; k++) {
-                if (k > 0)
-                    bytebuf_printf(json, ",");
-                cli_json_float(json, matrices[16 * (size_t)j + (size_t)k]);
-            }
-            bytebuf_printf(json, "]");
+            json_array_append_new(sources, json_integer(view->nodes[joints[j].node].source));
+            json_array_append_new(listed, floats_json(matrices + 16 * (size_t)j, 16));
         }
-        bytebuf_printf(json, "]}");
+        json_object_set_new(skin, "joints", sources);
+        json_object_set_new(skin, "matrices", listed);
+        json_array_append_new(skins, skin);
     }
-    bytebuf_printf(json, "%s]", view->skin_count ? "\n" : "");
+    return skins;
 }
 
-static void append_json(bytebuf *json, const kiln_scene_view *view,
-                        const kiln_scene_instance *instance, const posed *p, float *matrices) {
-    bytebuf_printf(json, "{\"nodes\":[");
+static json_t *pose_json(const kiln_scene_view *view, const kiln_scene_instance *instance,
+                         const posed *p, float *matrices) {
+    json_t *document = json_object(), *nodes = json_array();
     for (uint32_t i = 0; i < view->node_count; i++) {
-        bytebuf_printf(json, "%s\n  {\"name\":", i ? "," : "");
-        bytebuf_append_json_string(json, kiln_scene_node_name(view, i));
-        bytebuf_printf(json, ",\"source\":%" PRId32 ",\"world\":[", view->nodes[i].source);
-        const float *m = kiln_scene_world(instance, i);
-        for (int k = 0; k < 16; k++) {
-            if (k > 0)
-                bytebuf_printf(json, ",");
-            cli_json_float(json, m[k]);
-        }
-        bytebuf_printf(json, "]");
+        json_t *node = json_object();
+        json_object_set_new(node, "name", cli_json_string(kiln_scene_node_name(view, i)));
+        json_object_set_new(node, "source", json_integer(view->nodes[i].source));
+        json_object_set_new(node, "world", floats_json(kiln_scene_world(instance, i), 16));
         if (view->nodes[i].camera >= 0)
-            bytebuf_printf(json, ",\"camera\":%" PRId32, view->nodes[i].camera);
+            json_object_set_new(node, "camera", json_integer(view->nodes[i].camera));
         if (view->nodes[i].light >= 0)
-            bytebuf_printf(json, ",\"light\":%" PRId32, view->nodes[i].light);
+            json_object_set_new(node, "light", json_integer(view->nodes[i].light));
         uint32_t count;
         if (kiln_scene_node_instances(view, i, &count) != NULL)
-            bytebuf_printf(json, ",\"instances\":%" PRIu32, count);
+            json_object_set_new(node, "instances", json_integer(count));
         const kiln_anim_morph *morph = morph_of(p, i);
-        if (morph != NULL) {
-            bytebuf_printf(json, ",\"weights\":[");
-            print_weights(json, p->weights + morph->weight_offset, morph->weight_count, true);
-            bytebuf_printf(json, "]");
-        }
-        bytebuf_printf(json, "}");
+        if (morph != NULL)
+            json_object_set_new(
+                node, "weights",
+                floats_json(p->weights + morph->weight_offset, morph->weight_count));
+        json_array_append_new(nodes, node);
     }
-    bytebuf_printf(json, "\n],");
-    append_skins_json(json, view, instance, matrices);
-    append_objects_json(json, view);
-    bytebuf_printf(json, "}\n");
+    json_object_set_new(document, "nodes", nodes);
+    json_object_set_new(document, "skins", skins_json(view, instance, matrices));
+    json_object_set_new(document, "cameras", cameras_json(view));
+    json_object_set_new(document, "lights", lights_json(view));
+    return document;
 }
 
 /* The instance's memory, or NULL after saying why there is none. */
@@ -412,14 +398,9 @@ static int pose(const char *path, const char *anim_path, const char *clip, float
     float *matrices = ok ? skin_memory(&view, &skin_failed) : NULL;
     ok = ok && !skin_failed;
     if (ok && json) {
-        bytebuf out = {0};
-        append_json(&out, &view, &instance, &p, matrices);
-        if (out.failed)
-            cli_error("out of memory");
-        else
-            fwrite(out.data, 1, out.size, stdout);
-        ok = !out.failed;
-        bytebuf_free(&out);
+        json_t *document = pose_json(&view, &instance, &p, matrices);
+        ok = cli_json_print(stdout, document);
+        json_decref(document);
     } else if (ok) {
         print_text(path, &view, &instance, &p);
         print_skins_text(&view, &instance, matrices);

@@ -63,24 +63,49 @@ static int top_level_usage_error(const char *what, const char *argument) {
     return CLI_EXIT_USAGE;
 }
 
-/* `kiln help [command]`: argv[0] is "help". */
-static int run_help(int argc, char **argv) {
-    if (argc <= 1) {
-        print_help(stdout);
-        return CLI_EXIT_OK;
-    }
-    const cli_command *command = find_command(argv[1]);
-    if (command == NULL)
-        return top_level_usage_error("unknown command", argv[1]);
-    if (argc > 2)
-        return top_level_usage_error("unexpected argument", argv[2]);
-    command->usage(stdout);
-    return CLI_EXIT_OK;
+/* "unknown command 'buidl'", with the nearest command's name when one is close. */
+static int unknown_command(const char *typed) {
+    const char *names[COMMAND_COUNT + 1];
+    for (size_t i = 0; i < COMMAND_COUNT; i++)
+        names[i] = commands[i].name;
+    names[COMMAND_COUNT] = "help";
+    const char *nearest = cli_nearest_name(typed, names, COMMAND_COUNT + 1);
+    if (nearest == NULL)
+        return top_level_usage_error("unknown command", typed);
+    cli_error("unknown command '%s'; did you mean '%s'?", typed, nearest);
+    fprintf(stderr, "Run 'kiln help' for the list of commands.\n");
+    return CLI_EXIT_USAGE;
+}
+
+static void help_usage(FILE *out) {
+    fprintf(out, "Usage: kiln help [COMMAND]\n"
+                 "\n"
+                 "Lists the commands, or shows COMMAND's options (as 'kiln COMMAND --help').\n");
 }
 
 static bool is_option(const char *argument, const char *long_name, const char *short_name) {
     return strcmp(argument, long_name) == 0 ||
            (short_name != NULL && strcmp(argument, short_name) == 0);
+}
+
+/* `kiln help [command]`: argv[0] is "help". `kiln help help` and
+ * `kiln help --help` show help's own usage. */
+static int run_help(int argc, char **argv) {
+    if (argc <= 1) {
+        print_help(stdout);
+        return CLI_EXIT_OK;
+    }
+    if (argc > 2)
+        return top_level_usage_error("unexpected argument", argv[2]);
+    if (strcmp(argv[1], "help") == 0 || is_option(argv[1], "--help", "-h")) {
+        help_usage(stdout);
+        return CLI_EXIT_OK;
+    }
+    const cli_command *command = find_command(argv[1]);
+    if (command == NULL)
+        return unknown_command(argv[1]);
+    command->usage(stdout);
+    return CLI_EXIT_OK;
 }
 
 int cli_main(int argc, char **argv) {
@@ -109,6 +134,6 @@ int cli_main(int argc, char **argv) {
     }
     const cli_command *command = find_command(first);
     if (command == NULL)
-        return top_level_usage_error("unknown command", first);
+        return unknown_command(first);
     return command->run(argc - 1, argv + 1);
 }

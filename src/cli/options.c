@@ -1,6 +1,7 @@
 /* options.c — getopt_long helpers and usage errors shared by the commands. */
 #include <getopt.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -54,6 +55,72 @@ static const struct option *typed_long_option(const char *typed, const struct op
     return NULL;
 }
 
+/* The optimal string alignment distance (Damerau-Levenshtein with adjacent
+ * transpositions) between a and b, or SIZE_MAX when either is too long to
+ * be a name worth comparing. */
+static size_t edit_distance(const char *a, const char *b) {
+    enum { LONGEST = 64 };
+    size_t a_length = strlen(a), b_length = strlen(b);
+    if (a_length >= LONGEST || b_length >= LONGEST)
+        return SIZE_MAX;
+    size_t d[LONGEST + 1][LONGEST + 1];
+    for (size_t i = 0; i <= a_length; i++)
+        d[i][0] = i;
+    for (size_t j = 0; j <= b_length; j++)
+        d[0][j] = j;
+    for (size_t i = 1; i <= a_length; i++) {
+        for (size_t j = 1; j <= b_length; j++) {
+            size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
+            size_t best = d[i - 1][j - 1] + cost;
+            if (d[i - 1][j] + 1 < best)
+                best = d[i - 1][j] + 1;
+            if (d[i][j - 1] + 1 < best)
+                best = d[i][j - 1] + 1;
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+                d[i - 2][j - 2] + 1 < best)
+                best = d[i - 2][j - 2] + 1;
+            d[i][j] = best;
+        }
+    }
+    return d[a_length][b_length];
+}
+
+const char *cli_nearest_name(const char *typed, const char *const *names, size_t count) {
+    /* At most two edits, and fewer than the typed word has letters: "x" is
+     * no misspelling of "init". */
+    size_t limit = strlen(typed) > 2 ? 2 : strlen(typed) - (strlen(typed) > 0);
+    const char *nearest = NULL;
+    size_t nearest_distance = SIZE_MAX;
+    for (size_t i = 0; i < count; i++) {
+        size_t distance = edit_distance(typed, names[i]);
+        if (distance <= limit && distance < nearest_distance) {
+            nearest = names[i];
+            nearest_distance = distance;
+        }
+    }
+    return nearest;
+}
+
+/* "unknown option '--jbos'", naming the nearest long option of `options`
+ * when one is close. */
+static int unknown_long_option(const char *command, const char *typed,
+                               const struct option *options) {
+    int length = typed != NULL ? (int)strcspn(typed, "=") : 1;
+    const char *shown = typed != NULL ? typed : "?";
+    char name[64] = "";
+    if (typed != NULL && strncmp(typed, "--", 2) == 0 && length - 2 < (int)sizeof name)
+        snprintf(name, sizeof name, "%.*s", length - 2, typed + 2);
+    const char *names[128];
+    size_t count = 0;
+    for (const struct option *option = options; option->name != NULL && count < 128; option++)
+        names[count++] = option->name;
+    const char *nearest = name[0] != '\0' ? cli_nearest_name(name, names, count) : NULL;
+    if (nearest != NULL)
+        return cli_usage_error(command, "unknown option '%.*s'; did you mean '--%s'?", length,
+                               shown, nearest);
+    return cli_usage_error(command, "unknown option '%.*s'", length, shown);
+}
+
 int cli_option_error(const char *command, char **argv, const struct option *options,
                      int getopt_result) {
     /* getopt_long puts a short option's letter (or a long option's value) in
@@ -72,9 +139,7 @@ int cli_option_error(const char *command, char **argv, const struct option *opti
     if (long_option != NULL && strchr(typed, '=') != NULL)
         return cli_usage_error(command, "option '--%s' takes no value", long_option->name);
     if (is_long)
-        return cli_usage_error(command, "unknown option '%.*s'",
-                               typed != NULL ? (int)strcspn(typed, "=") : 1,
-                               typed != NULL ? typed : "?");
+        return unknown_long_option(command, typed, options);
     if (optopt > 32 && optopt < 127)
         return cli_usage_error(command, "unknown option '-%c'", optopt);
     return cli_usage_error(command, "unknown option");

@@ -47,3 +47,36 @@ bool cli_list_output(const char *output, strlist *files) {
 int cli_compare_strings(const void *a, const void *b) {
     return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
+
+/* The input folder as the user gave it ("" when it is the current folder),
+ * without trailing slashes; NULL until a build names it. */
+static char source_folder[1024];
+static bool source_folder_set;
+
+void cli_set_source_folder(const char *folder) {
+    source_folder_set = false;
+    if (folder == NULL)
+        return;
+    size_t length = strlen(folder);
+    while (length > 1 && folder[length - 1] == '/')
+        length--;
+    if (length >= sizeof source_folder)
+        return; /* printed relative, as before */
+    if ((length == 1 && folder[0] == '.') || length == 0)
+        length = 0; /* "." or "./": the paths are already relative to here */
+    else if (length >= 2 && folder[length - 1] == '.' && folder[length - 2] == '/')
+        length -= 2; /* "assets/." is "assets" */
+    memcpy(source_folder, folder, length);
+    source_folder[length] = '\0';
+    source_folder_set = true;
+}
+
+void cli_append_source_folder(bytebuf *out, const char *line) {
+    /* "kiln: ..." is no path; an absolute path needs nothing. */
+    if (!source_folder_set || source_folder[0] == '\0' || line[0] == '/' || line[0] == '\0' ||
+        strncmp(line, "kiln: ", 6) == 0)
+        return;
+    bytebuf_append_escaped(out, source_folder);
+    if (strcmp(source_folder, "/") != 0)
+        bytebuf_append(out, "/", 1);
+}

@@ -329,6 +329,7 @@ void progress_write_diagnostics(FILE *stream, const char *text, size_t size, boo
                 memcpy(copy, line, length);
                 copy[length] = '\0';
                 bytebuf escaped = {0};
+                cli_append_source_folder(&escaped, copy);
                 bytebuf_append_escaped(&escaped, copy);
                 if (!escaped.failed && escaped.size > 0)
                     fwrite(escaped.data, 1, escaped.size, stream);

@@ -3,106 +3,116 @@
  * stages, entry points, SPIR-V bytes and reflected interface (cli.h).
  */
 #include <inttypes.h>
+#include <jansson.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cli/cli.h"
 
-static void format_name(const kiln_shader_io *io, char *out, size_t size) {
-    const char *base = kiln_shader_base_type_str((kiln_shader_base_type)io->base_type);
-    if (io->columns > 1)
-        snprintf(out, size, "%s%ux%u", base, io->columns, io->vecsize);
-    else if (io->vecsize > 1)
-        snprintf(out, size, "%s%u", base, io->vecsize);
-    else
-        snprintf(out, size, "%s", base);
+static json_t *count(uint64_t value) {
+    return json_integer((json_int_t)value);
 }
 
-static void io_json(bytebuf *j, const kiln_shader_view *v, uint32_t offset, uint32_t count) {
-    bytebuf_printf(j, "[");
-    for (uint32_t i = 0; i < count; i++) {
+static json_t *io_json(const kiln_shader_view *v, uint32_t offset, uint32_t io_count) {
+    json_t *array = json_array();
+    for (uint32_t i = 0; i < io_count; i++) {
         const kiln_shader_io *io = &v->io[offset + i];
         char format[32];
-        format_name(io, format, sizeof format);
-        bytebuf_printf(j, "%s{\"location\":%" PRIu32 ",\"name\":", i ? "," : "", io->location);
-        bytebuf_append_json_string(j, kiln_shader_string(v, io->name_offset));
-        bytebuf_printf(j, ",\"format\":\"%s\",\"array_size\":%" PRIu32 "}", format, io->array_size);
+        inspect_shader_io_type(io, format, sizeof format);
+        json_t *item = json_object();
+        json_object_set_new(item, "location", count(io->location));
+        json_object_set_new(item, "name", cli_json_string(kiln_shader_string(v, io->name_offset)));
+        json_object_set_new(item, "format", json_string(format));
+        json_object_set_new(item, "array_size", count(io->array_size));
+        json_array_append_new(array, item);
     }
-    bytebuf_printf(j, "]");
+    return array;
 }
 
-static void binding_json(bytebuf *j, const kiln_shader_view *v, const kiln_shader_binding *b) {
-    bytebuf_printf(j,
-                   "{\"set\":%" PRIu32 ",\"binding\":%" PRIu32 ",\"type\":\"%s\",\"name\":", b->set,
-                   b->binding, kiln_binding_type_str((kiln_binding_type)b->type));
-    bytebuf_append_json_string(j, kiln_shader_string(v, b->name_offset));
-    bytebuf_printf(j, ",\"count\":%" PRIu32 ",\"block_size\":%" PRIu32 ",\"stages\":[", b->count,
-                   b->block_size);
-    bool first = true;
-    for (int s = 0; s < KILN_SHADER_STAGE_COUNT_; s++)
-        if (b->stages & (1u << s)) {
-            bytebuf_printf(j, "%s\"%s\"", first ? "" : ",",
-                           kiln_shader_stage_str((kiln_shader_stage)s));
-            first = false;
-        }
-    bytebuf_printf(j, "]}");
+static json_t *binding_json(const kiln_shader_view *v, const kiln_shader_binding *b) {
+    json_t *object = json_object(), *stages = json_array();
+    json_object_set_new(object, "set", count(b->set));
+    json_object_set_new(object, "binding", count(b->binding));
+    json_object_set_new(object, "type",
+                        json_string(kiln_binding_type_str((kiln_binding_type)b->type)));
+    json_object_set_new(object, "name", cli_json_string(kiln_shader_string(v, b->name_offset)));
+    json_object_set_new(object, "count", count(b->count));
+    json_object_set_new(object, "block_size", count(b->block_size));
+    for (int s = 0; s < KILN_SHADER_STAGE_COUNT_; s++) {
+        if (b->stages & (1u << s))
+            json_array_append_new(stages, json_string(kiln_shader_stage_str((kiln_shader_stage)s)));
+    }
+    json_object_set_new(object, "stages", stages);
+    return object;
 }
 
-static void print_json(const kiln_shader_view *v) {
-    bytebuf j = {0};
-    bytebuf_printf(&j, "{\"target\":\"%s\",\"stages\":[",
-                   kiln_shader_target_str((kiln_shader_target)v->desc->target));
-    for (uint32_t i = 0; i < v->stage_count; i++) {
-        const kiln_shader_stage_desc *s = &v->stages[i];
-        bytebuf_printf(&j, "%s\n  {\"stage\":\"%s\",\"entry\":", i ? "," : "",
-                       kiln_shader_stage_str((kiln_shader_stage)s->stage));
-        bytebuf_append_json_string(&j, kiln_shader_string(v, s->entry_offset));
-        bytebuf_printf(&j, ",\"spirv_bytes\":%" PRIu64 ",\"inputs\":", (uint64_t)s->code_words * 4);
-        io_json(&j, v, s->input_offset, s->input_count);
-        bytebuf_printf(&j, ",\"outputs\":");
-        io_json(&j, v, s->output_offset, s->output_count);
-        bytebuf_printf(&j, ",\"bindings\":[");
-        bool first = true;
-        for (uint32_t b = 0; b < v->binding_count; b++)
-            if (v->bindings[b].stages & (1u << s->stage)) {
-                bytebuf_printf(&j, "%s", first ? "" : ",");
-                binding_json(&j, v, &v->bindings[b]);
-                first = false;
-            }
-        bytebuf_printf(&j, "],\"push_constants\":[");
-        for (uint32_t p = 0; p < s->push_count; p++) {
-            const kiln_shader_push_constant *pc = &v->push_constants[s->push_offset + p];
-            bytebuf_printf(&j, "%s{\"name\":", p ? "," : "");
-            bytebuf_append_json_string(&j, kiln_shader_string(v, pc->name_offset));
-            if (v->push_instances != NULL) {
-                bytebuf_printf(&j, ",\"instance\":");
-                bytebuf_append_json_string(
-                    &j, kiln_shader_string(v, v->push_instances[s->push_offset + p].name_offset));
-            }
-            bytebuf_printf(&j, ",\"offset\":%" PRIu32 ",\"size\":%" PRIu32 "}", pc->offset,
-                           pc->size);
-        }
-        bytebuf_printf(&j, "],\"specialization_constants\":[");
-        for (uint32_t c = 0; c < s->spec_count; c++) {
-            const kiln_shader_spec_constant *sc = &v->spec_constants[s->spec_offset + c];
-            bytebuf_printf(&j, "%s{\"id\":%" PRIu32 ",\"name\":", c ? "," : "", sc->constant_id);
-            bytebuf_append_json_string(&j, kiln_shader_string(v, sc->name_offset));
-            bytebuf_printf(&j, ",\"type\":\"%s\",\"default\":%" PRIu32 "}",
-                           kiln_shader_base_type_str((kiln_shader_base_type)sc->base_type),
-                           sc->default_value);
-        }
-        bytebuf_printf(&j, "],\"workgroup_size\":[%" PRIu32 ",%" PRIu32 ",%" PRIu32 "]}",
-                       s->workgroup_size[0], s->workgroup_size[1], s->workgroup_size[2]);
+static json_t *push_constants_json(const kiln_shader_view *v, const kiln_shader_stage_desc *s) {
+    json_t *array = json_array();
+    for (uint32_t p = 0; p < s->push_count; p++) {
+        const kiln_shader_push_constant *pc = &v->push_constants[s->push_offset + p];
+        json_t *item = json_object();
+        json_object_set_new(item, "name", cli_json_string(kiln_shader_string(v, pc->name_offset)));
+        if (v->push_instances != NULL)
+            json_object_set_new(item, "instance",
+                                cli_json_string(kiln_shader_string(
+                                    v, v->push_instances[s->push_offset + p].name_offset)));
+        json_object_set_new(item, "offset", count(pc->offset));
+        json_object_set_new(item, "size", count(pc->size));
+        json_array_append_new(array, item);
     }
-    bytebuf_printf(&j, "\n],\"bindings\":[");
+    return array;
+}
+
+static json_t *spec_constants_json(const kiln_shader_view *v, const kiln_shader_stage_desc *s) {
+    json_t *array = json_array();
+    for (uint32_t c = 0; c < s->spec_count; c++) {
+        const kiln_shader_spec_constant *sc = &v->spec_constants[s->spec_offset + c];
+        json_t *item = json_object();
+        json_object_set_new(item, "id", count(sc->constant_id));
+        json_object_set_new(item, "name", cli_json_string(kiln_shader_string(v, sc->name_offset)));
+        json_object_set_new(
+            item, "type",
+            json_string(kiln_shader_base_type_str((kiln_shader_base_type)sc->base_type)));
+        json_object_set_new(item, "default", count(sc->default_value));
+        json_array_append_new(array, item);
+    }
+    return array;
+}
+
+static json_t *stage_json(const kiln_shader_view *v, const kiln_shader_stage_desc *s) {
+    json_t *object = json_object(), *bindings = json_array(), *workgroup = json_array();
+    json_object_set_new(object, "stage",
+                        json_string(kiln_shader_stage_str((kiln_shader_stage)s->stage)));
+    json_object_set_new(object, "entry", cli_json_string(kiln_shader_string(v, s->entry_offset)));
+    json_object_set_new(object, "spirv_bytes", count((uint64_t)s->code_words * 4));
+    json_object_set_new(object, "inputs", io_json(v, s->input_offset, s->input_count));
+    json_object_set_new(object, "outputs", io_json(v, s->output_offset, s->output_count));
     for (uint32_t b = 0; b < v->binding_count; b++) {
-        bytebuf_printf(&j, "%s\n  ", b ? "," : "");
-        binding_json(&j, v, &v->bindings[b]);
+        if (v->bindings[b].stages & (1u << s->stage))
+            json_array_append_new(bindings, binding_json(v, &v->bindings[b]));
     }
-    bytebuf_printf(&j, "\n]}\n");
-    if (!j.failed)
-        fwrite(j.data, 1, j.size, stdout);
-    bytebuf_free(&j);
+    json_object_set_new(object, "bindings", bindings);
+    json_object_set_new(object, "push_constants", push_constants_json(v, s));
+    json_object_set_new(object, "specialization_constants", spec_constants_json(v, s));
+    for (int k = 0; k < 3; k++)
+        json_array_append_new(workgroup, count(s->workgroup_size[k]));
+    json_object_set_new(object, "workgroup_size", workgroup);
+    return object;
+}
+
+static bool print_json(const kiln_shader_view *v) {
+    json_t *document = json_object(), *stages = json_array(), *bindings = json_array();
+    json_object_set_new(document, "target",
+                        json_string(kiln_shader_target_str((kiln_shader_target)v->desc->target)));
+    for (uint32_t i = 0; i < v->stage_count; i++)
+        json_array_append_new(stages, stage_json(v, &v->stages[i]));
+    for (uint32_t b = 0; b < v->binding_count; b++)
+        json_array_append_new(bindings, binding_json(v, &v->bindings[b]));
+    json_object_set_new(document, "stages", stages);
+    json_object_set_new(document, "bindings", bindings);
+    bool ok = cli_json_print(stdout, document);
+    json_decref(document);
+    return ok;
 }
 
 static void print_text(const char *path, const kiln_shader_view *v) {
@@ -122,7 +132,7 @@ static void print_text(const char *path, const kiln_shader_view *v) {
         for (uint32_t k = 0; k < s->input_count; k++) {
             const kiln_shader_io *io = &v->io[s->input_offset + k];
             char format[32];
-            format_name(io, format, sizeof format);
+            inspect_shader_io_type(io, format, sizeof format);
             printf("    in  location %" PRIu32 ": %s %s\n", io->location, format,
                    kiln_shader_string(v, io->name_offset));
         }
@@ -158,41 +168,11 @@ int cli_shader_info(const char *path, bool json) {
         fprintf(stderr, "%s: error: %s\n", path, cli_kiln_error_detail(&error, path));
         status = CLI_EXIT_FAILURE;
     } else if (json) {
-        print_json(&view);
+        if (!print_json(&view))
+            status = CLI_EXIT_FAILURE;
     } else {
         print_text(path, &view);
     }
     kiln_file_close(&file);
     return status;
-}
-
-bool cli_shader_summary(const char *path, char *out, size_t size, char *problem,
-                        size_t problem_size) {
-    kiln_file file;
-    kiln_error error;
-    kiln_shader_view view;
-    out[0] = '\0';
-    if (kiln_file_map(&file, path, 0, &error) != KILN_OK) {
-        snprintf(problem, problem_size, "%s", cli_kiln_error_detail(&error, path));
-        return false;
-    }
-    bool ok = kiln_shader_view_get(&file, 0, &view, &error) == KILN_OK;
-    if (!ok) {
-        snprintf(problem, problem_size, "%s", cli_kiln_error_detail(&error, path));
-    } else {
-        size_t at = (size_t)snprintf(out, size, "%" PRIu32 " stage%s (", view.stage_count,
-                                     cli_plural(view.stage_count));
-        for (uint32_t i = 0; i < view.stage_count && at < size; i++)
-            at += (size_t)snprintf(out + at, size - at, "%s%s %s", i ? ", " : "",
-                                   kiln_shader_stage_str((kiln_shader_stage)view.stages[i].stage),
-                                   kiln_shader_string(&view, view.stages[i].entry_offset));
-        if (at < size)
-            snprintf(out + at, size - at,
-                     "), %" PRIu64 " bytes of SPIR-V, %" PRIu32 " binding%s, target %s",
-                     (uint64_t)view.desc->code_words * 4, view.binding_count,
-                     cli_plural(view.binding_count),
-                     kiln_shader_target_str((kiln_shader_target)view.desc->target));
-    }
-    kiln_file_close(&file);
-    return ok;
 }

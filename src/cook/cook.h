@@ -8,6 +8,8 @@
  *   discover/  the walk of the input tree, glob patterns
  *   import/ process/ encode/ write/   the stages, one header each
  *   drivers/   one driver per asset kind, the registry and cook_asset
+ *   inspect/   cooked files read back: checks, texture quality (inspect.h,
+ *              re-exported here for the CLI)
  *
  * Who may include whom is checked by scripts/check_layout.sh.
  */
@@ -20,6 +22,7 @@
 
 #include "cook/core/core.h"
 #include "cook/discover/discover.h"
+#include "cook/inspect/inspect.h"
 #include "cook/write/write.h"
 
 /* ---------------------------------------------------------------------------
@@ -75,34 +78,5 @@ bool cook_registry_is_folder(const char *relative_path);
 /* Cooks one asset. Never stops the process: every failure becomes a message
  * in result->diag and result->ok == false. Thread-safe for distinct results. */
 bool cook_asset(const cook_request *request, cook_asset_result *result);
-
-/* ---------------------------------------------------------------------------
- * Shaders (drivers/shader_check.c): what `kiln check` runs on a .kshader
- * ------------------------------------------------------------------------- */
-
-/* Every stage's module through SPIRV-Tools' validator with the file's target,
- * and the reflection tables against the module (each stage's entry point).
- * False with a reason at the first problem. */
-bool cook_shader_check(const kiln_shader_view *view, char *reason, size_t reason_size);
-
-/* ---------------------------------------------------------------------------
- * Reports (drivers/quality.c)
- * ------------------------------------------------------------------------- */
-
-/* What block compression cost one cooked texture (`kiln info --quality`). */
-typedef struct cook_texture_quality {
-    bool measured;               /* block-compressed: level 0 was examined */
-    uint32_t modes[14];          /* BC7 (8) or BC6H (14) blocks of level 0 by mode */
-    uint32_t mode_count;         /* 0 for other formats */
-    char source[256];            /* the kilnSource the PSNR is against */
-    char note[512];              /* why there is no PSNR, "" when there is */
-    double psnr_rgb, psnr_alpha; /* < 0: not measured / no alpha channel */
-    const char *psnr_channels;   /* what psnr_rgb covers: "RGB", "RG", "R" */
-} cook_texture_quality;
-
-/* Decodes level 0 of `view` and compares it with its source under
- * input_root. Never fails: what could not be measured is said in out->note. */
-void cook_texture_quality_measure(const kiln_ktx2_view *view, const char *input_root,
-                                  cook_texture_quality *out);
 
 #endif /* KILN_COOK_COOK_H */

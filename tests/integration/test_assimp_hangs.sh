@@ -43,8 +43,8 @@ every_one_refused() {
     local file name
     for file in "$SRC/$1"/*; do
         name=$(basename "$file")
-        stderr_has "^$1/$name:[0-9]+: error: (bad PLY header:|AC3D) " || return 1
-        ! stderr_has "^$1/$name: error: assimp (took longer|crashed|failed)" || return 1
+        stderr_has "^assets/$1/$name:[0-9]+: error: (bad PLY header:|AC3D) " || return 1
+        ! stderr_has "^assets/$1/$name: error: assimp (took longer|crashed|failed)" || return 1
         [ ! -e "$SCRATCH/out/$1/${name%.*}.kmesh" ] || return 1
     done
 }
@@ -63,7 +63,7 @@ check "the rest of the tree cooks" \
 # subdiv 40 of a triangle (3 x 4^39 faces, minutes in assimp) cooks lowered
 # to the most levels within 2^16 faces: 3 x 4^7 = 49152.
 check "an AC3D subdivision past the bound cooks lowered, with a warning" \
-    stderr_has "^lowered.ac:7: warning: AC3D subdiv 40: .* subdivided 8 times instead \\(49152 faces\\)"
+    stderr_has "^assets/lowered.ac:7: warning: AC3D subdiv 40: .* subdivided 8 times instead \\(49152 faces\\)"
 
 # Refused at once: far below the 1 s time limit each would cost, even on a
 # loaded machine.

@@ -220,7 +220,7 @@ run_in "$W" -o out -j1
 cp "$SCRATCH/stderr" "$SCRATCH/warned_first.err"
 check "a missing texture is a warning on the first build" \
     all_true 'status_is 0' 'summary 3 0' \
-    'stderr_has "^models/cube.mtl:3: warning: texture .tex/missing.png. .*not found$"'
+    'stderr_has "^assets/models/cube.mtl:3: warning: texture .tex/missing.png. .*not found$"'
 run_in "$W" -o out -j1
 check "the next build cooks nothing and prints the same warnings" \
     all_true 'status_is 0' 'summary 0 3' 'same "$SCRATCH/stderr" "$SCRATCH/warned_first.err"'
@@ -229,7 +229,8 @@ json_warnings_match() {
     python3 - "$SCRATCH/stdout" "$SCRATCH/warned_first.err" <<'EOF'
 import json, sys
 doc = json.load(open(sys.argv[1]))
-lines = open(sys.argv[2]).read().splitlines()
+# stderr names sources from here (assets/...), the JSON from the input folder
+lines = [line.removeprefix("assets/") for line in open(sys.argv[2]).read().splitlines()]
 assert doc["cooked"] == 0 and doc["up_to_date"] == 3, doc
 assert [w["text"] for w in doc["warnings"]] == lines, (doc["warnings"], lines)
 assert {w["source"] for w in doc["warnings"]} == {"models/cube.obj"}, doc["warnings"]
@@ -255,7 +256,7 @@ printf 'mtllib none.mtl\nv 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n' >"$W/assets/props
 run_in "$W" -o out -j1
 run_in "$W" -o out -j1
 check "a missing .mtl is cached with its warning too" \
-    all_true 'status_is 0' 'summary 0 3' 'stderr_has "^props/quad.obj:1: warning: .*none.mtl"'
+    all_true 'status_is 0' 'summary 0 3' 'stderr_has "^assets/props/quad.obj:1: warning: .*none.mtl"'
 printf 'newmtl x\n' >"$W/assets/props/none.mtl"
 run_in "$W" -o out -j1 -v
 check "... and creating it cooks the model again" \
@@ -410,7 +411,7 @@ if command -v python3 >/dev/null; then
     printf 'rules:\n  - match: "ui/icon.*"\n    texture.max_dimension: 2\n' >"$T/kiln.yml"
     run_in "$T" -o limits
     check "texture.max_dimension reaches the decoder: a bigger image fails, alone" \
-        all_true 'status_is 1' 'stderr_has "^ui/icon.png: error: .*exceeds"' \
+        all_true 'status_is 1' 'stderr_has "^assets/ui/icon.png: error: .*exceeds"' \
         'stdout_has "^kiln: failed: ui/icon.png$"' '[ -s "$T/limits/ui/logo.ktx2" ]'
     printf 'rules:\n  - match: "ui/logo.*"\n    texture.zstd_level: 19\n' >"$T/kiln.yml"
     run_in "$T" -o limits -v

@@ -127,6 +127,28 @@ run_in "$SCRATCH" help info
 check "help COMMAND shows that command's usage" \
     all_true 'status_is 0' 'stdout_has "Usage: kiln info"'
 
+for words in "help --help" "help help" "--help help" "help -h"; do
+    # shellcheck disable=SC2086 # the words are the command line
+    run_in "$SCRATCH" $words
+    check "kiln $words shows help's own usage" \
+        all_true 'status_is 0' 'stdout_has "^Usage: kiln help \[COMMAND\]"'
+done
+run_in "$SCRATCH" buidl
+check "a misspelt command gets the nearest one" \
+    all_true 'status_is 2' "stderr_has \"unknown command 'buidl'; did you mean 'build'\\?\""
+run_in "$SCRATCH" help inof
+check "so does a misspelt command after help" \
+    all_true 'status_is 2' "stderr_has \"unknown command 'inof'; did you mean 'info'\\?\""
+run_in "$SCRATCH" info --jbos
+check "a misspelt long option gets the nearest one" \
+    all_true 'status_is 2' "stderr_has \"unknown option '--jbos'; did you mean '--json'\\?\""
+run_in "$SCRATCH" --verbsoe=1
+check "so does one given to build with a value" \
+    all_true 'status_is 2' "stderr_has \"unknown option '--verbsoe'; did you mean '--verbose'\\?\""
+run_in "$SCRATCH" zzzzzz
+check "a word near no command gets no suggestion" \
+    all_true 'status_is 2' 'stderr_has "^kiln: error: unknown command .zzzzzz.$"'
+
 run_in "$SCRATCH" build --no-such-option
 check "an unknown option is a usage error (exit 2)" \
     all_true 'status_is 2' 'stderr_has "unknown option .--no-such-option."'
@@ -222,8 +244,19 @@ check "one failing asset gives exit 1 and the good ones are still written" \
     '[ -s "$MIXED/out/props/Quad.kmesh" ]' '[ ! -e "$MIXED/out/models/broken.kmesh" ]' \
     'stdout_has "; 1 failed;"' 'stdout_has "failed: models/broken.obj"'
 
-check "the failure is reported compiler-style with its line" \
+check "the failure is reported compiler-style with its line, from the current folder" \
+    stderr_has "^assets/models/broken\.obj:[0-9]+: error: "
+run_in "$MIXED" build -i ./assets/ -o out -q
+check "the input folder is joined as given, without a doubled slash" \
+    stderr_has "^\./assets/models/broken\.obj:[0-9]+: error: "
+run_in "$MIXED/assets" build -i . -o ../out -q
+check "with the input folder '.', the path is the source's own" \
     stderr_has "^models/broken\.obj:[0-9]+: error: "
+printf 'input: assets\noutput: yml-out\n' >"$MIXED/kiln.yml"
+run_in "$MIXED" build -q
+check "the input folder from kiln.yml leads the path too" \
+    stderr_has "^assets/models/broken\.obj:[0-9]+: error: "
+rm "$MIXED/kiln.yml"
 
 run_in "$MIXED" build -i assets -o out -q
 check "quiet mode still prints errors, and only errors" \
@@ -259,6 +292,36 @@ check "info lists each mesh with its counts and the totals" \
     'stdout_has "kinds: other 1, mesh 2, material 2, texture 0, manifest 1, scene 2"' \
     'stdout_has "^  manifest: [0-9]+ bytes, 6 refs: mesh 2 material 2 scene 2$"' \
     'stdout_has "^  materials: [0-9]+ bytes, 1 row; alpha: opaque 1, mask 0, blend 0; double-sided 0$"'
+
+run_in "$GOOD" info out/models/cube.kmesh
+check "info FILE.kmesh describes that mesh alone" \
+    all_true 'status_is 0' 'stdout_has "^out/models/cube\.kmesh$"' 'stdout_has "^  mesh: [0-9]+ bytes, [0-9]+ vertices, 12 triangles"' \
+    'stdout_lacks "Quad|^total:"'
+run_in "$GOOD" info --json out/models/cube.kmat
+check "info --json FILE.kmat is one JSON object of it" \
+    python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); assert d["kind"] == "material" and d["materials"] == 1, d' "$SCRATCH/stdout"
+cp "$GOOD/out/assets.kman" "$SCRATCH/copy.kman"
+run_in "$SCRATCH" info copy.kman
+check "info FILE.kman describes a manifest under any name" \
+    all_true 'status_is 0' 'stdout_has "^  manifest: [0-9]+ bytes, [0-9]+ refs"'
+run_in "$GOOD" build -i assets -o packed --pack -q
+run_in "$GOOD" info --json packed.kpak
+check "info --json FILE.kpak lists the pack's entries" \
+    python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); assert d["kind"] == "pack" and any(e["path"] == "models/cube.kmesh" for e in d["entries"]), d' "$SCRATCH/stdout"
+run_in "$GOOD" info packed.kpak
+check "info FILE.kpak prints the pack's layout" all_true 'status_is 0' 'stdout_has "^pack: packed\.kpak "'
+printf 'not a mesh at all, just words' >"$SCRATCH/corrupt.kmesh"
+run_in "$SCRATCH" info corrupt.kmesh
+check "info on a corrupt file names it and fails" \
+    all_true 'status_is 1' 'stderr_has "^corrupt\.kmesh: error: "' '[ ! -s "$SCRATCH/stdout" ]'
+run_in "$SCRATCH" info --json corrupt.kmesh
+check "so does info --json" all_true 'status_is 1' 'stderr_has "^corrupt\.kmesh: error: "'
+run_in "$GOOD" info assets/models/cube.obj
+check "info on a file kiln did not cook says so" \
+    all_true 'status_is 1' 'stderr_has "^assets/models/cube\.obj: error: not a cooked kiln file"'
+run_in "$GOOD" info out/models/missing.kmesh
+check "info on a missing file names it" \
+    all_true 'status_is 1' 'stderr_has "^out/models/missing\.kmesh: error: cannot open"'
 
 run_in "$GOOD" info -o out --json
 cp "$SCRATCH/stdout" "$SCRATCH/info.json"
@@ -400,7 +463,9 @@ check "info lists a material table's alpha modes and dropped extensions" \
 run_in "$DROPPED" build -i assets -o out
 cp "$SCRATCH/stderr" "$SCRATCH/dropped-build.txt"
 warned=$(grep -c ': warning: ' "$SCRATCH/dropped-build.txt" || true)
-first_warning=$(grep -m1 ': warning: ' "$SCRATCH/dropped-build.txt" || true)
+# The build names sources from the current folder (assets/coat.gltf); its
+# cache, and so info, keeps them relative to the input folder (coat.gltf).
+first_warning=$(grep -m1 ': warning: ' "$SCRATCH/dropped-build.txt" | sed 's|^assets/||' || true)
 run_in "$DROPPED" info -o out
 check "info lists the warnings the last build printed ($warned), from the cache" \
     all_true 'status_is 0' 'test "$warned" -ge 1' \
@@ -412,7 +477,8 @@ check "info --json lists them under last_build, counted in the totals" \
     python3 - "$SCRATCH/stdout" "$SCRATCH/dropped-build.txt" <<'EOF'
 import json, sys
 doc = json.load(open(sys.argv[1]))
-printed = [l.rstrip("\n") for l in open(sys.argv[2]) if ": warning: " in l or ": note: " in l]
+printed = [l.rstrip("\n").removeprefix("assets/") for l in open(sys.argv[2])
+           if ": warning: " in l or ": note: " in l]
 [entry] = doc["last_build"]
 assert entry["source"] == "coat.gltf", entry
 assert entry["lines"] == printed, (entry["lines"], printed)
@@ -469,8 +535,8 @@ cp "$COLLIDE/assets/models/cube.obj" "$COLLIDE/assets/models/Cube.OBJ"
 run_in "$COLLIDE" build -i assets -o fresh
 check "two sources with one ref fail the build loudly, neither cooked, both counted" \
     all_true 'status_is 1' \
-    "stderr_has \"^models/Cube.OBJ: error: its asset ref 'models/cube' is also the ref of 'models/cube.obj'\"" \
-    "stderr_has \"^models/cube.obj: error: its asset ref 'models/cube' is also the ref of 'models/Cube.OBJ'\"" \
+    "stderr_has \"^assets/models/Cube.OBJ: error: its asset ref 'models/cube' is also the ref of 'models/cube.obj'\"" \
+    "stderr_has \"^assets/models/cube.obj: error: its asset ref 'models/cube' is also the ref of 'models/Cube.OBJ'\"" \
     'stdout_has "; 2 failed;"' '[ ! -e "$COLLIDE/fresh/models/cube.kmesh" ]'
 run_in "$COLLIDE" build -i assets -o out2 --json
 check "--json counts the two sources with one ref as failed" \
@@ -527,7 +593,7 @@ cp "$KILN_REPO"/examples/assets/props/pebble.obj "$STEM/assets/props/pebble.obj"
 run_in "$STEM" build -i assets -o out
 check "a standalone image with a model's ref fails; the model cooks" \
     all_true 'status_is 1' '[ -s "$STEM/out/props/pebble.kmesh" ]' '[ ! -e "$STEM/out/props/pebble.ktx2" ]' \
-    "stderr_has \"^props/pebble.png: error: its asset ref 'props/pebble' is also the ref of 'props/pebble.obj'\"" \
+    "stderr_has \"^assets/props/pebble.png: error: its asset ref 'props/pebble' is also the ref of 'props/pebble.obj'\"" \
     'stdout_has "; 1 failed;"'
 
 run_in "$GOOD" check -o missing

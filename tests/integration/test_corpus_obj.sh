@@ -39,9 +39,9 @@ fail() {
     echo "FAIL: $1"
 }
 
-# Lines of the build's stderr about `path` (they start with "path:").
+# Lines of the build's stderr about `path` (they start with "INPUT/path:").
 lines_about() {
-    awk -v prefix="$1:" 'index($0, prefix) == 1' "$SCRATCH/build.err"
+    awk -v prefix="$SCRATCH/input/$1:" 'index($0, prefix) == 1' "$SCRATCH/build.err"
 }
 has_error_about() { lines_about "$1" | grep -q ': error: '; }
 has_warning_about() { lines_about "$1" | grep -q ': warning: '; }

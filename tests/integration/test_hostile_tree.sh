@@ -51,25 +51,25 @@ check "the build ends (no hang on a FIFO) and fails" status_is 1
 check "the good models cook" test -f "$SCRATCH/out/good.kmesh" -a -f "$SCRATCH/out/sub/ok.kmesh"
 check "a model whose .mtl is a FIFO still cooks" test -f "$SCRATCH/out/withmtl.kmesh"
 check "a link out of the tree is named and not followed" \
-    stderr_has '^passwd.obj: warning: symbolic link leads outside the input folder \(not followed\)$'
+    stderr_has '^in/passwd.obj: warning: symbolic link leads outside the input folder \(not followed\)$'
 check "nothing of the file outside is read" stderr_lacks 'SECRET-LINE'
 check "nor cooked" test ! -e "$SCRATCH/out/passwd.kmesh"
-check "a link to a folder is named" stderr_has '^outside: warning: symbolic link to a folder'
-check "a link loop is named" stderr_has '^loop.obj: warning: symbolic link loop'
-check "a FIFO source is an error" stderr_has '^pipe.obj: error: a FIFO, not a regular file'
+check "a link to a folder is named" stderr_has '^in/outside: warning: symbolic link to a folder'
+check "a link loop is named" stderr_has '^in/loop.obj: warning: symbolic link loop'
+check "a FIFO source is an error" stderr_has '^in/pipe.obj: error: a FIFO, not a regular file'
 check "a FIFO dependency is named" stderr_has "withmtl.obj:1: warning: .*'pipe.mtl': a FIFO"
-check "a path over PATH_MAX is an error for it alone" stderr_has '^ddd.*: error: path is [0-9]+ bytes, longer than the system allows'
+check "a path over PATH_MAX is an error for it alone" stderr_has '^in/ddd.*: error: path is [0-9]+ bytes, longer than the system allows'
 check "names are printed escaped" stderr_has 'evil\\x0A\\x1B\[31mred.obj'
 check "no raw escape byte reaches the log" bash -c "! grep -q $'\e' '$SCRATCH/stderr'"
 check "the end says the input had errors" stderr_has 'kiln: error: [0-9]+ files or folders of the input could not be read'
 if [ "$has_socket" = yes ]; then
-    check "a socket is an error" stderr_has '^sock.png: error: a socket, not a regular file'
+    check "a socket is an error" stderr_has '^in/sock.png: error: a socket, not a regular file'
 else
     echo "skipped: no python3 to bind a socket"
 fi
 if [ "$locked" = yes ]; then
     check "an unreadable folder is an error for it alone" \
-        stderr_has '^locked: error: cannot read the folder: Permission denied'
+        stderr_has '^in/locked: error: cannot read the folder: Permission denied'
 else
     echo "skipped: unreadable folder (running as root, which reads every folder)"
 fi
@@ -80,6 +80,6 @@ set +e
 status=$?
 set -e
 check "a rebuild reports them again and fails" all_true "status_is 1" \
-    "stderr_has '^pipe.obj: error: a FIFO'"
+    "stderr_has '^in/pipe.obj: error: a FIFO'"
 
 finish "hostile tree"

@@ -67,7 +67,7 @@ good_cooked() {
 run KILN_TEST_ISOLATE_FAULT=crash:crash.ply -- build -i assets -o out -j2
 check "a crash in assimp fails that asset with a clear error (exit 1)" \
     all_true 'status_is 1' \
-    'stderr_has "^bad/crash.ply: error: assimp crashed reading crash.ply \(signal 11, SIGSEGV\)$"' \
+    'stderr_has "^assets/bad/crash.ply: error: assimp crashed reading crash.ply \(signal 11, SIGSEGV\)$"' \
     'stdout_has "1 failed"'
 check "the other assets of that build are cooked" all_true good_cooked \
     '[ -s "$OUT/bad/hang.kmesh" ]' '[ ! -e "$OUT/bad/crash.kmesh" ]'
@@ -89,7 +89,7 @@ check "with --json a crash is counted and stdout stays one JSON document" \
 
 hang_stopped_at() { # SECONDS: the hang failed with that limit, the rest cooked
     all_true 'status_is 1' \
-        "stderr_has \"^bad/hang.ply: error: assimp took longer than $1 s reading hang.ply; stopped .import.timeout\"" \
+        "stderr_has \"^assets/bad/hang.ply: error: assimp took longer than $1 s reading hang.ply; stopped .import.timeout\"" \
         '[ "$took" -lt 60 ]' good_cooked '[ -s "$OUT/bad/crash.kmesh" ]'
 }
 # (The good assets get these limits too: a few seconds, so a loaded machine
@@ -144,7 +144,7 @@ check "KILN_ISOLATE_TIMEOUT, no longer read, is named in a warning" \
 run KILN_TEST_ISOLATE_FAULT=garbage:good.ply -- build -i assets -o garbage_out --no-cache
 check "a result the child corrupted is refused, not used" \
     all_true 'status_is 1' \
-    'stderr_has "^good.ply: error: assimp sent an invalid result for good.ply: "' \
+    'stderr_has "^assets/good.ply: error: assimp sent an invalid result for good.ply: "' \
     '[ ! -e "$SCRATCH/garbage_out/good.kmesh" ] && [ -s "$SCRATCH/garbage_out/tri.kmesh" ]'
 
 # ---------------------------------------------------------------------------

@@ -145,7 +145,7 @@ mv "$IN/models/tree.obj" "$SCRATCH/tree.obj"
 run_in "$T" -i in -o out
 check "removing a placed model fails the level naming level:line and the ref" \
     all_true 'status_is 1' \
-    "stderr_has \"^levels/town.level:12: error: ref 'models/tree.obj': 'models/tree.obj' not found$\""
+    "stderr_has \"^in/levels/town.level:12: error: ref 'models/tree.obj': 'models/tree.obj' not found$\""
 mv "$SCRATCH/tree.obj" "$IN/models/tree.obj"
 run_in "$T" -i in -o out -v
 check "restoring it (the same bytes) makes the level's last cook valid again" \
@@ -154,7 +154,7 @@ check "restoring it (the same bytes) makes the level's last cook valid again" \
 printf 'entities:\n  - name: a\n    asset: models/later.obj\n' >"$IN/levels/later.level"
 run_in "$T" -i in -o out
 check "a level placing a model not there yet fails" all_true 'status_is 1' \
-    "stderr_has \"^levels/later.level:3: error: ref 'models/later.obj': 'models/later.obj' not found$\""
+    "stderr_has \"^in/levels/later.level:3: error: ref 'models/later.obj': 'models/later.obj' not found$\""
 printf "${TRI}f 1 2 3\n" >"$IN/models/later.obj"
 run_in "$T" -i in -o out -v
 check "creating the missing model cooks it and the level" \
@@ -177,11 +177,11 @@ printf 'entities:\n  - name: a\n    translation: [0, .inf, 0]\n' >"$B/in/levels/
 run_in "$B" -i in -o out
 check "bad levels fail with file:line errors, and the rest still cooks" \
     all_true 'status_is 1' '[ -s "$B/out/models/ok.kmesh" ]' '[ -s "$B/out/levels/dup_b.kscene" ]' \
-    "stderr_has \"^levels/dangling.level:3: error: ref 'models/gone.obj': 'models/gone.obj' not found$\"" \
-    "stderr_has \"^levels/cycle_b.level:1: error: include cycle: levels/cycle_a.level -> levels/cycle_b.level -> levels/cycle_a.level$\"" \
-    "stderr_has \"^levels/dup_a.level:3: error: entity name 'x' is already used at levels/dup_b.level:2$\"" \
-    "stderr_has \"^levels/orphan.level:3: error: entity 'a': parent 'nobody' is no entity of the level$\"" \
-    "stderr_has \"^levels/inf.level:3: error: translation: expected a list of 3 finite numbers$\""
+    "stderr_has \"^in/levels/dangling.level:3: error: ref 'models/gone.obj': 'models/gone.obj' not found$\"" \
+    "stderr_has \"^in/levels/cycle_b.level:1: error: include cycle: levels/cycle_a.level -> levels/cycle_b.level -> levels/cycle_a.level$\"" \
+    "stderr_has \"^in/levels/dup_a.level:3: error: entity name 'x' is already used at levels/dup_b.level:2$\"" \
+    "stderr_has \"^in/levels/orphan.level:3: error: entity 'a': parent 'nobody' is no entity of the level$\"" \
+    "stderr_has \"^in/levels/inf.level:3: error: translation: expected a list of 3 finite numbers$\""
 
 # Levels whose components name each other (doors) or themselves: each cooks
 # alone, so the cooker accepts them; kiln check reports the cycles, which the

@@ -343,6 +343,20 @@ done
 check "kiln pose --clip equals the glTF's own evaluation of the Fox's clips (.kanim beside)" \
     all_true '[ "$clip_ok" -eq 1 ]' '[ -s "$FOX.kanim" ]'
 
+# kiln info FILE: one cooked file, wherever it is, as text and JSON.
+run info "$FOX.kanim"
+check "info FILE.kanim describes that animation alone" \
+    all_true 'status_is 0' 'stdout_has "Fox\.kanim$"' "stdout_has \"Walk\""
+run info --json "$FOX.kanim"
+check "info --json FILE.kanim is one JSON object of it" \
+    python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); assert d["kind"] == "anim" and d["clip_count"] == 3, d' "$SCRATCH/stdout"
+run info --json "$FOX.kscene"
+check "info --json FILE.kscene gives its skeleton" \
+    python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); assert d["kind"] == "scene" and d["skeletons"][0]["joint_count"] == 24, d' "$SCRATCH/stdout"
+run info --json "$OUT/obj/tri/scene_2.ktx2"
+check "info --json FILE.ktx2 gives its size and format" \
+    python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); assert d["kind"] == "texture" and d["width"] > 0 and d["format"], d' "$SCRATCH/stdout"
+
 run pose "$FOX.kscene" --anim "$FOX.kanim" --clip 1 --time 0.25
 check "pose --clip takes an index and prints the clip and time" \
     all_true 'status_is 0' "stdout_has \"clip 'Walk' at 0.25 s\""

@@ -171,7 +171,7 @@ rules:
 YML
 run_in "$HL" build -i "$HL/in" -o "$HL/out"
 check "a missing HLSL entry point is an error naming it" all_true "status_is 1" \
-    "stderr_has \"^noentry.ps.hlsl: error: entry point 'main' not found\"" \
+    "stderr_has \"^$HL/in/noentry.ps.hlsl: error: entry point 'main' not found\"" \
     "[ ! -e '$HL/out/noentry.ps.kshader' ]"
 for pair in v.vs:vertex c.cs:compute g.gs:geometry h.hs:tess_control d.ds:tess_evaluation \
     named.ps:fragment lit.PS:fragment; do
@@ -222,11 +222,11 @@ check "inputs reading .kmesh attributes as cooked pass; the rule's none skips th
     all_true "status_is 1" "[ -f '$VL/out/good.vert.kshader' ]" \
     "[ -f '$VL/out/unchecked.vert.kshader' ]" "[ ! -e '$VL/out/bad.vert.kshader' ]"
 check "an input with more components than its attribute names both" \
-    stderr_has "^bad.vert: error: vertex input 'normal' \(location 1\) is float3 but the .kmesh attribute there is normal, oct_snorm16x2: read as float2"
+    stderr_has "^$VL/in/bad.vert: error: vertex input 'normal' \(location 1\) is float3 but the .kmesh attribute there is normal, oct_snorm16x2: read as float2"
 check "an input of another numeric type names both" \
-    stderr_has "^bad.vert: error: vertex input 'joints1' \(location 8\) is float4 but the .kmesh attribute there is joints1, u16x4: read as uint4"
+    stderr_has "^$VL/in/bad.vert: error: vertex input 'joints1' \(location 8\) is float4 but the .kmesh attribute there is joints1, u16x4: read as uint4"
 check "an input at a location without an attribute is an error" \
-    stderr_has "^bad.vert: error: vertex input 'extra' \(location 12, float2\) has no .kmesh attribute"
+    stderr_has "^$VL/in/bad.vert: error: vertex input 'extra' \(location 12, float2\) has no .kmesh attribute"
 
 # ---------------------------------------------------------------------------
 # Errors: file and line, one broken shader never stops the others.
@@ -246,17 +246,17 @@ run build -i "$BAD" -o "$SCRATCH/bad-out"
 check "a broken shader fails the build but not the others" all_true "status_is 1" \
     "[ -f '$SCRATCH/bad-out/good.frag.kshader' ]"
 check "a compiler error names the file and line" \
-    stderr_has "^line.frag:4: error: 'undeclared' : undeclared identifier"
+    stderr_has "^$BAD/line.frag:4: error: 'undeclared' : undeclared identifier"
 check "an error in a header names the header and its includer" all_true \
-    "stderr_has '^sub/broken.glsl:2: error: .nope. : undeclared identifier'" \
-    "stderr_has '^sub/broken.glsl: note: included from inc.comp'"
+    "stderr_has '^$BAD/sub/broken.glsl:2: error: .nope. : undeclared identifier'" \
+    "stderr_has '^$BAD/sub/broken.glsl: note: included from inc.comp'"
 check "an include that leaves the input folder is refused" \
-    stderr_has "^escape.comp: error: cannot include '../../outside.glsl': path '../../outside.glsl' leaves the input folder"
+    stderr_has "^$BAD/escape.comp: error: cannot include '../../outside.glsl': path '../../outside.glsl' leaves the input folder"
 check "a missing include is a clear error" \
-    stderr_has "^missing.comp: error: cannot include 'missing.glsl': not found"
+    stderr_has "^$BAD/missing.comp: error: cannot include 'missing.glsl': not found"
 check "an HLSL file without a stage in its name is a clear error" \
-    stderr_has "^nostage.hlsl: error: unknown shader stage"
+    stderr_has "^$BAD/nostage.hlsl: error: unknown shader stage"
 check "stages disagreeing on a type is an error" \
-    stderr_has "^mismatch.shader/fragment.frag: error: fragment input 'value' \(location 0\) is float4 but the vertex stage writes 'value' as float3"
+    stderr_has "^$BAD/mismatch.shader/fragment.frag: error: fragment input 'value' \(location 0\) is float4 but the vertex stage writes 'value' as float3"
 
 finish shaders

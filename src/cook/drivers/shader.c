@@ -240,16 +240,6 @@ static int next_graphics_stage(const shader_program_ir *p, uint32_t index) {
     return -1;
 }
 
-static void type_name(const kiln_shader_io *io, char *out, size_t size) {
-    const char *base = kiln_shader_base_type_str((kiln_shader_base_type)io->base_type);
-    if (io->columns > 1)
-        snprintf(out, size, "%s%ux%u", base, io->columns, io->vecsize);
-    else if (io->vecsize > 1)
-        snprintf(out, size, "%s%u", base, io->vecsize);
-    else
-        snprintf(out, size, "%s", base);
-}
-
 /* Outputs of each stage against the inputs of the next. */
 static bool check_interfaces(cook_context *ctx, const shader_program_ir *p,
                              const stage_source *stages) {
@@ -278,8 +268,8 @@ static bool check_interfaces(cook_context *ctx, const shader_program_ir *p,
             if (in->base_type != out->base_type || in->vecsize != out->vecsize ||
                 in->columns != out->columns) {
                 char t_out[32], t_in[32];
-                type_name(out, t_out, sizeof t_out);
-                type_name(in, t_in, sizeof t_in);
+                inspect_shader_io_type(out, t_out, sizeof t_out);
+                inspect_shader_io_type(in, t_in, sizeof t_in);
                 diag_error(ctx->diag, stages[next].path, 0,
                            "%s input '%s' (location %u) is %s but the %s stage writes '%s' as %s",
                            b_name, shader_ir_string_at(p, in->name_offset), in->location, t_in,
@@ -328,7 +318,7 @@ static bool check_vertex_layout(cook_context *ctx, const shader_program_ir *p,
         for (uint32_t k = 0; k < s->input_count; k++) {
             const kiln_shader_io *in = &io[s->input_offset + k];
             char type[32];
-            type_name(in, type, sizeof type);
+            inspect_shader_io_type(in, type, sizeof type);
             const char *name = shader_ir_string_at(p, in->name_offset);
             size_t count = sizeof kmesh_locations / sizeof kmesh_locations[0];
             if (in->location >= count) {

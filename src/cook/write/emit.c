@@ -1,7 +1,8 @@
 /*
  * emit.c — the one way a cooked file enters the output tree: path under the
  * output root, atomic write, verification through the runtime reader
- * (--verify), output list and manifest entry. Every driver emits through it.
+ * (--verify, the inspection room's checks), output list and manifest entry. Every driver emits
+ * through it.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,36 +10,10 @@
 
 #include <xxhash.h>
 
+#include "cook/inspect/inspect.h"
 #include "cook/write/write.h"
 
 #define VERIFY_MAX_BYTES ((size_t)4 << 30)
-
-/* A kiln container (.kmesh, .kmat, .kscene, .kanim) read back from disk and validated deeply. */
-static bool verify_container(const char *full_path, kiln_asset_kind kind, kiln_error *error) {
-    kiln_file file;
-    uint32_t flags = KILN_OPEN_VERIFY_CHECKSUM | KILN_OPEN_DEEP;
-    kiln_result result = kiln_file_map(&file, full_path, flags, error);
-    if (result != KILN_OK)
-        return false;
-    if (kind == KILN_ASSET_MESH) {
-        kiln_mesh_view view;
-        result = kiln_mesh_view_get(&file, flags, &view, error);
-    } else if (kind == KILN_ASSET_SCENE) {
-        kiln_scene_view view;
-        result = kiln_scene_view_get(&file, flags, &view, error);
-    } else if (kind == KILN_ASSET_SHADER) {
-        kiln_shader_view view;
-        result = kiln_shader_view_get(&file, flags, &view, error);
-    } else if (kind == KILN_ASSET_ANIMATION) {
-        kiln_anim_view view;
-        result = kiln_anim_view_get(&file, flags, &view, error);
-    } else {
-        kiln_material_view view;
-        result = kiln_material_view_get(&file, KILN_OPEN_DEEP, &view, error);
-    }
-    kiln_file_close(&file);
-    return result == KILN_OK;
-}
 
 /* What was written: the bytes, or (streamed) their size and XXH3 hash. */
 typedef struct written {
@@ -62,11 +37,7 @@ static bool verify_ktx2(const char *full_path, const char *name, const written *
               (expected->bytes != NULL ? memcmp(data, expected->bytes->data, size) == 0
                                        : XXH3_64bits(data, size) == expected->hash);
     kiln_error error = {0};
-    kiln_ktx2_view view;
-    if (ok && kiln_ktx2_view_get(&view, data, size, name, &error) == KILN_OK)
-        ok = kiln_ktx2_check_levels(&view, &error) == KILN_OK;
-    else
-        ok = false;
+    ok = ok && inspect_ktx2_bytes(data, size, name, &error);
     if (!ok)
         diag_error(diag, name, 0, "verification of the written KTX2 failed: %s",
                    error.message[0] ? error.message : "bytes differ");
@@ -79,7 +50,8 @@ static bool verify_output(const write_output *out, const char *full_path, const 
     if (out->kind == KILN_ASSET_TEXTURE)
         return verify_ktx2(full_path, out->name, bytes, diag);
     kiln_error error;
-    if (verify_container(full_path, out->kind, &error))
+    /* .kmesh, .kmat, .kscene, .kanim, .kshader: read back deeply */
+    if (inspect_container_file(full_path, out->kind, &error))
         return true;
     diag_error(diag, out->name, 0, "verification of the written file failed: %s", error.message);
     return false;

@@ -1,5 +1,5 @@
 /*
- * quality.c — `kiln info --quality`: what block compression cost a cooked
+ * quality.c — `kiln info --quality` (inspect.h): what block compression cost a cooked
  * texture. Level 0 is decoded and compared with the source image its
  * kilnSource key names (read only inside the input folder); BC7 and BC6H
  * blocks are counted by mode.
@@ -9,7 +9,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "cook/drivers/drivers.h"
+#include "cook/encode/encode.h"
+#include "cook/import/import.h"
+#include "cook/inspect/inspect.h"
 
 /* The block format of a KTX2 file's vkFormat (its row's `block`); false for
  * uncompressed ones. */
@@ -82,8 +84,8 @@ static void compare_with_source(const char *path, const block_image_desc *d, con
 }
 
 /* --quality: level 0's block modes and, when the source is found, PSNR. */
-void cook_texture_quality_measure(const kiln_ktx2_view *view, const char *input_root,
-                                  cook_texture_quality *r) {
+void inspect_texture_quality(const kiln_ktx2_view *view, const char *input_root,
+                             cook_texture_quality *r) {
     memset(r, 0, sizeof *r);
     block_image_desc d;
     r->psnr_rgb = r->psnr_alpha = -1.0;

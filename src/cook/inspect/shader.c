@@ -1,12 +1,15 @@
 /*
- * shader_check.c — `kiln check` on a .kshader (cook.h, cook_shader_check):
- * each stage's module through SPIRV-Tools' validator with the file's target,
- * then reflected again and compared with the tables the file carries.
+ * shader.c — `kiln check` on a .kshader (inspect.h, inspect_shader): each
+ * stage's module through SPIRV-Tools' validator with the file's target, then
+ * reflected again and compared with the tables the file carries; and the one
+ * spelling of shader interface types the cooker's messages and `kiln info`
+ * share.
  */
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "cook/drivers/drivers.h"
+#include "cook/inspect/inspect.h"
 #include "cook/process/spirv.h"
 
 static bool same_io(const kiln_shader_view *view, const kiln_shader_stage_desc *stored,
@@ -27,7 +30,17 @@ static bool same_io(const kiln_shader_view *view, const kiln_shader_stage_desc *
     return true;
 }
 
-bool cook_shader_check(const kiln_shader_view *view, char *reason, size_t reason_size) {
+void inspect_shader_io_type(const kiln_shader_io *io, char *out, size_t size) {
+    const char *base = kiln_shader_base_type_str((kiln_shader_base_type)io->base_type);
+    if (io->columns > 1)
+        snprintf(out, size, "%s%ux%u", base, io->columns, io->vecsize);
+    else if (io->vecsize > 1)
+        snprintf(out, size, "%s%u", base, io->vecsize);
+    else
+        snprintf(out, size, "%s", base);
+}
+
+bool inspect_shader(const kiln_shader_view *view, char *reason, size_t reason_size) {
     shader_program_ir fresh = {0};
     bool ok = true;
     for (uint32_t i = 0; ok && i < view->stage_count; i++) {
@@ -76,5 +89,36 @@ bool cook_shader_check(const kiln_shader_view *view, char *reason, size_t reason
         }
     }
     shader_program_ir_free(&fresh);
+    return ok;
+}
+
+bool inspect_shader_summary(const char *path, char *out, size_t size, char *problem,
+                            size_t problem_size) {
+    kiln_file file;
+    kiln_error error;
+    kiln_shader_view view;
+    out[0] = '\0';
+    if (kiln_file_map(&file, path, 0, &error) != KILN_OK) {
+        snprintf(problem, problem_size, "%s", inspect_error_detail(&error, path));
+        return false;
+    }
+    bool ok = kiln_shader_view_get(&file, 0, &view, &error) == KILN_OK;
+    if (!ok) {
+        snprintf(problem, problem_size, "%s", inspect_error_detail(&error, path));
+    } else {
+        size_t at = (size_t)snprintf(out, size, "%" PRIu32 " stage%s (", view.stage_count,
+                                     view.stage_count == 1 ? "" : "s");
+        for (uint32_t i = 0; i < view.stage_count && at < size; i++)
+            at += (size_t)snprintf(out + at, size - at, "%s%s %s", i ? ", " : "",
+                                   kiln_shader_stage_str((kiln_shader_stage)view.stages[i].stage),
+                                   kiln_shader_string(&view, view.stages[i].entry_offset));
+        if (at < size)
+            snprintf(out + at, size - at,
+                     "), %" PRIu64 " bytes of SPIR-V, %" PRIu32 " binding%s, target %s",
+                     (uint64_t)view.desc->code_words * 4, view.binding_count,
+                     view.binding_count == 1 ? "" : "s",
+                     kiln_shader_target_str((kiln_shader_target)view.desc->target));
+    }
+    kiln_file_close(&file);
     return ok;
 }

@@ -1,0 +1,233 @@
+/*
+ * check.c — `kiln check` on one cooked file (inspect.h, inspect_check_file):
+ * per kind, the container and its checksum, every data value through the
+ * runtime's deep views, what the reader leaves to tools, and the
+ * provenance metadata. The checks across files stay with the command.
+ */
+#include <jansson.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "common/path.h"
+#include "cook/inspect/inspect.h"
+
+static const char *file_name(const char *path) {
+    const char *slash = strrchr(path, '/');
+    return slash != NULL ? slash + 1 : path;
+}
+
+/* One cooked file being checked. Checks fill `file` and `mesh` for the next. */
+typedef struct checked_file {
+    const char *path;
+    kiln_file file;
+    kiln_mesh_view mesh;
+    inspect_problem_fn problem;
+    void *user;
+    size_t problems;
+} checked_file;
+
+/* Returns false when the file is too broken for the following checks. */
+typedef bool (*file_check_fn)(checked_file *checked);
+
+/* A problem of the file being checked. */
+__attribute__((format(printf, 2, 3))) static void report_problem(checked_file *checked,
+                                                                 const char *fmt, ...) {
+    char message[2048];
+    va_list args;
+    va_start(args, fmt);
+    vsnprintf(message, sizeof message, fmt, args);
+    va_end(args);
+    checked->problems++;
+    checked->problem(checked->user, message);
+}
+
+static const uint32_t thorough = KILN_OPEN_VERIFY_CHECKSUM | KILN_OPEN_DEEP;
+
+/* Header, chunk table and checksum over every byte. */
+static bool check_container(checked_file *checked) {
+    kiln_error error;
+    if (kiln_file_map(&checked->file, checked->path, thorough, &error) == KILN_OK)
+        return true;
+    report_problem(checked, "%s", inspect_error_detail(&error, checked->path));
+    return false;
+}
+
+/* Descriptor against chunks, and every index against the vertex count. */
+static bool check_mesh_data(checked_file *checked) {
+    kiln_error error;
+    if (kiln_mesh_view_get(&checked->file, thorough, &checked->mesh, &error) == KILN_OK)
+        return true;
+    report_problem(checked, "%s", inspect_error_detail(&error, checked->path));
+    return false;
+}
+
+/* Provenance: every cooked file says where it came from. */
+static bool check_metadata(checked_file *checked) {
+    size_t size = 0;
+    const char *meta = kiln_file_metadata(&checked->file, &size);
+    if (meta == NULL) {
+        report_problem(checked, "no META chunk (provenance metadata is missing)");
+        return true; /* the data itself may still be checked */
+    }
+    json_error_t error;
+    json_t *parsed = json_loadb(meta, size, 0, &error);
+    if (parsed == NULL)
+        report_problem(checked, "the META chunk is not a JSON object: %s (byte %d)", error.text,
+                       error.position);
+    else if (!json_is_string(json_object_get(parsed, "source")))
+        report_problem(checked, "the META chunk does not name a \"source\"");
+    json_decref(parsed);
+    return true;
+}
+
+/* Every entry's hash is its ref's, and its file exists next to the manifest. */
+static bool check_manifest_data(checked_file *checked) {
+    kiln_error error;
+    kiln_manifest_view view;
+    if (kiln_manifest_view_get(&checked->file, &view, &error) != KILN_OK) {
+        report_problem(checked, "%s", inspect_error_detail(&error, checked->path));
+        return false;
+    }
+    const char *slash = strrchr(checked->path, '/');
+    int root_length = slash ? (int)(slash - checked->path) : 1;
+    const char *root = slash ? checked->path : ".";
+    for (uint32_t i = 0; i < view.entry_count; i++) {
+        const kiln_manifest_entry *entry = &view.entries[i];
+        const char *ref = kiln_manifest_ref(&view, entry);
+        const char *path = kiln_manifest_path(&view, entry);
+        if (kiln_ref_hash(ref) != entry->hash)
+            report_problem(checked, "entry '%s': hash 0x%016llx is not the ref's (0x%016llx)", ref,
+                           (unsigned long long)entry->hash, (unsigned long long)kiln_ref_hash(ref));
+        char full[4096];
+        struct stat st;
+        snprintf(full, sizeof full, "%.*s/%s", root_length, root, path);
+        if (!path_is_plain_relative(path) || stat(full, &st) != 0 || !S_ISREG(st.st_mode))
+            report_problem(checked, "entry '%s': file '%s' does not exist", ref, path);
+    }
+    return true;
+}
+
+/* Every row and slot value (kmat.md R1-R9). */
+static bool check_materials_data(checked_file *checked) {
+    kiln_error error;
+    kiln_material_view view;
+    if (kiln_material_view_get(&checked->file, thorough, &view, &error) == KILN_OK)
+        return true;
+    report_problem(checked, "%s", inspect_error_detail(&error, checked->path));
+    return false;
+}
+
+/* Node indices in range, the hierarchy acyclic and in depth order, every
+ * string in its table, a level's links (kscene.md R1-R18); then what the reader leaves to
+ * tools: a skin's joints are distinct nodes, a node with a skin draws a mesh. */
+static bool check_scene_data(checked_file *checked) {
+    kiln_error error;
+    kiln_scene_view view;
+    if (kiln_scene_view_get(&checked->file, thorough, &view, &error) != KILN_OK) {
+        report_problem(checked, "%s", inspect_error_detail(&error, checked->path));
+        return false;
+    }
+    bool ok = true;
+    for (uint32_t s = 0; s < view.skin_count; s++) {
+        uint32_t count;
+        const kiln_scene_joint *joints = kiln_scene_skin_joints(&view, s, &count);
+        for (uint32_t j = 0; j < count; j++)
+            for (uint32_t k = 0; k < j; k++)
+                if (joints[k].node == joints[j].node) {
+                    report_problem(checked, "skin %u: joints %u and %u are both node %u", s, k, j,
+                                   joints[j].node);
+                    ok = false;
+                }
+    }
+    for (uint32_t n = 0; n < view.node_count; n++)
+        if (view.nodes[n].skin >= 0 && view.nodes[n].mesh < 0) {
+            report_problem(checked, "node %u has skin %d but draws no mesh", n, view.nodes[n].skin);
+            ok = false;
+        }
+    return ok;
+}
+
+/* Channel targets in range, key times finite and increasing, values finite,
+ * morph records and strings (kanim.md R1-R12). */
+static bool check_anim_data(checked_file *checked) {
+    kiln_error error;
+    kiln_anim_view view;
+    if (kiln_anim_view_get(&checked->file, thorough, &view, &error) == KILN_OK)
+        return true;
+    report_problem(checked, "%s", inspect_error_detail(&error, checked->path));
+    return false;
+}
+
+/* A .ktx2 (KTX 2.0, not a container): the reader's rules (ktx2.md K1-K8),
+ * then every level inflated to its declared size. */
+static bool check_texture(checked_file *checked) {
+    uint8_t *data = NULL;
+    size_t size = 0;
+    char reason[256];
+    if (!cook_read_file(checked->path, (size_t)4 << 30, &data, &size, reason, sizeof reason)) {
+        report_problem(checked, "%s", reason);
+        return false;
+    }
+    kiln_error error;
+    bool ok = inspect_ktx2_bytes(data, size, file_name(checked->path), &error);
+    if (!ok)
+        report_problem(checked, "%s", inspect_error_detail(&error, checked->path));
+    free(data);
+    return ok;
+}
+
+/* Ranges and tables (kshader.md R1-R12), then every stage's SPIR-V through
+ * SPIRV-Tools' validator with the file's target and its reflection again. */
+static bool check_shader_data(checked_file *checked) {
+    kiln_error error;
+    kiln_shader_view view;
+    if (kiln_shader_view_get(&checked->file, thorough, &view, &error) != KILN_OK) {
+        report_problem(checked, "%s", inspect_error_detail(&error, checked->path));
+        return false;
+    }
+    char reason[1024];
+    if (!inspect_shader(&view, reason, sizeof reason))
+        report_problem(checked, "%s", reason);
+    return true;
+}
+
+static const file_check_fn texture_checks[] = {check_texture};
+static const file_check_fn shader_checks[] = {check_container, check_shader_data, check_metadata};
+static const file_check_fn mesh_checks[] = {check_container, check_mesh_data, check_metadata};
+static const file_check_fn materials_checks[] = {check_container, check_materials_data,
+                                                 check_metadata};
+static const file_check_fn manifest_checks[] = {check_container, check_manifest_data};
+static const file_check_fn scene_checks[] = {check_container, check_scene_data, check_metadata};
+static const file_check_fn anim_checks[] = {check_container, check_anim_data, check_metadata};
+
+static const struct {
+    kiln_pack_kind kind;
+    const file_check_fn *checks;
+    size_t check_count;
+} checks_per_kind[] = {
+    {KILN_PACK_MESH, mesh_checks, sizeof mesh_checks / sizeof mesh_checks[0]},
+    {KILN_PACK_MANIFEST, manifest_checks, sizeof manifest_checks / sizeof manifest_checks[0]},
+    {KILN_PACK_MATERIAL, materials_checks, sizeof materials_checks / sizeof materials_checks[0]},
+    {KILN_PACK_TEXTURE, texture_checks, sizeof texture_checks / sizeof texture_checks[0]},
+    {KILN_PACK_SCENE, scene_checks, sizeof scene_checks / sizeof scene_checks[0]},
+    {KILN_PACK_SHADER, shader_checks, sizeof shader_checks / sizeof shader_checks[0]},
+    {KILN_PACK_ANIM, anim_checks, sizeof anim_checks / sizeof anim_checks[0]},
+};
+
+size_t inspect_check_file(const char *full_path, kiln_pack_kind kind, inspect_problem_fn problem,
+                          void *user) {
+    checked_file checked = {.path = full_path, .problem = problem, .user = user};
+    for (size_t k = 0; k < sizeof checks_per_kind / sizeof checks_per_kind[0]; k++) {
+        if (checks_per_kind[k].kind != kind)
+            continue;
+        for (size_t c = 0; c < checks_per_kind[k].check_count; c++) {
+            if (!checks_per_kind[k].checks[c](&checked))
+                break;
+        }
+    }
+    kiln_file_close(&checked.file);
+    return checked.problems;
+}

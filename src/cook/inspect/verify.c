@@ -1,0 +1,60 @@
+/*
+ * verify.c — a written file read back deeply through the runtime reader, as
+ * `kiln build --verify` (write/emit.c) and `kiln check` do (inspect.h).
+ */
+#include <string.h>
+
+#include "cook/inspect/inspect.h"
+
+/* True when `message` starts with `prefix` followed by ": ". */
+static bool starts_with_name(const char *message, const char *prefix, size_t length) {
+    return length > 0 && strncmp(message, prefix, length) == 0 && message[length] == ':' &&
+           message[length + 1] == ' ';
+}
+
+const char *inspect_error_detail(const kiln_error *error, const char *path) {
+    const char *message = error->message;
+    /* The runtime names a file by the last characters of its path that fit. */
+    size_t length = strlen(path);
+    size_t keep = sizeof((kiln_file *)NULL)->name - 1;
+    const char *tail = length > keep ? path + (length - keep) : path;
+    if (starts_with_name(message, tail, strlen(tail)))
+        return message + strlen(tail) + 2;
+    const char *slash = strrchr(path, '/');
+    const char *name = slash != NULL ? slash + 1 : path;
+    if (starts_with_name(message, name, strlen(name)))
+        return message + strlen(name) + 2;
+    return message[0] != '\0' ? message : kiln_result_str(error->code);
+}
+
+bool inspect_container_file(const char *full_path, kiln_asset_kind kind, kiln_error *error) {
+    kiln_file file;
+    uint32_t flags = KILN_OPEN_VERIFY_CHECKSUM | KILN_OPEN_DEEP;
+    kiln_result result = kiln_file_map(&file, full_path, flags, error);
+    if (result != KILN_OK)
+        return false;
+    if (kind == KILN_ASSET_MESH) {
+        kiln_mesh_view view;
+        result = kiln_mesh_view_get(&file, flags, &view, error);
+    } else if (kind == KILN_ASSET_SCENE) {
+        kiln_scene_view view;
+        result = kiln_scene_view_get(&file, flags, &view, error);
+    } else if (kind == KILN_ASSET_SHADER) {
+        kiln_shader_view view;
+        result = kiln_shader_view_get(&file, flags, &view, error);
+    } else if (kind == KILN_ASSET_ANIMATION) {
+        kiln_anim_view view;
+        result = kiln_anim_view_get(&file, flags, &view, error);
+    } else {
+        kiln_material_view view;
+        result = kiln_material_view_get(&file, KILN_OPEN_DEEP, &view, error);
+    }
+    kiln_file_close(&file);
+    return result == KILN_OK;
+}
+
+bool inspect_ktx2_bytes(const uint8_t *data, size_t size, const char *name, kiln_error *error) {
+    kiln_ktx2_view view;
+    return kiln_ktx2_view_get(&view, data, size, name, error) == KILN_OK &&
+           kiln_ktx2_check_levels(&view, error) == KILN_OK;
+}
