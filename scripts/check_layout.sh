@@ -12,7 +12,8 @@
 #                         (stages: discover import process encode write)
 #      cook/drivers/      drivers, the stages, core, common, kiln/, cook.h
 #      cook/cook.h        core, discover, write (the entry points it re-exports)
-#      cli/               cli, cook/cook.h, common, kiln/
+#      build/             build, cook/cook.h, common, kiln/
+#      cli/               cli, build/build.h, cook/cook.h, common, kiln/
 #    and the runtime and common include no third-party header but zstd and
 #    xxhash (what decoding needs).
 # 2. With LIBKILN (the built libkiln.a), a program using the runtime API is
@@ -45,7 +46,8 @@ allowed_for() {
         echo "$rooms"
         ;;
     src/cook/cook.h) echo "cook/core/ cook/discover/ cook/write/ common/ kiln/" ;;
-    src/cli/*) echo "cli/ cook/cook.h common/ kiln/" ;;
+    src/build/*) echo "build/ cook/cook.h common/ kiln/" ;;
+    src/cli/*) echo "cli/ build/build.h cook/cook.h common/ kiln/" ;;
     src/cook/*/*)
         local stage=${file#src/cook/}
         stage=${stage%%/*}

@@ -3,6 +3,7 @@
  * out. Packs are written by `kiln build --pack` (or `pack: true` in kiln.yml).
  */
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli/cli.h"
@@ -12,7 +13,8 @@
 void cmd_pack_usage(FILE *out) {
     fprintf(out, "Usage: kiln pack info [FILE]\n"
                  "\n"
-                 "Validates a pack (default: " CLI_DEFAULT_OUTPUT ".kpak) and prints its layout\n"
+                 "Validates a pack (default: <output>.kpak, the output folder as kiln build\n"
+                 "finds it, " BUILD_DEFAULT_OUTPUT ".kpak by default) and prints its layout\n"
                  "(header, table of contents, path strings, payload and padding bytes), a\n"
                  "summary per kind and every entry (offset, size, kind, path).\n"
                  "`kiln build --pack` writes <output>.kpak next to the output folder.\n"
@@ -54,16 +56,31 @@ static void print_pack(const char *path, const kiln_pack *pack) {
 static int pack_info(int argc, char **argv) {
     if (argc > 2)
         return cli_usage_error(COMMAND, "unexpected argument '%s'", argv[2]);
-    const char *path = argc == 2 ? argv[1] : CLI_DEFAULT_OUTPUT ".kpak";
+    char *default_path = NULL; /* <output>.kpak, the output as build finds it */
+    if (argc < 2) {
+        build_setup setup;
+        int status = cli_load_folders(NULL, NULL, &setup);
+        if (status < 0 && (default_path = build_pack_path(setup.output)) == NULL) {
+            cli_error("out of memory");
+            status = CLI_EXIT_FAILURE;
+        }
+        config_free(&setup.config);
+        if (status >= 0)
+            return status;
+    }
+    const char *path = argc == 2 ? argv[1] : default_path;
     kiln_pack pack;
     kiln_error err;
+    int status = CLI_EXIT_OK;
     if (kiln_pack_open(&pack, path, &err) != KILN_OK) {
         fprintf(stderr, "%s: error: %s\n", path, cli_kiln_error_detail(&err, path));
-        return CLI_EXIT_FAILURE;
+        status = CLI_EXIT_FAILURE;
+    } else {
+        print_pack(path, &pack);
+        kiln_pack_close(&pack);
     }
-    print_pack(path, &pack);
-    kiln_pack_close(&pack);
-    return CLI_EXIT_OK;
+    free(default_path);
+    return status;
 }
 
 int cmd_pack(int argc, char **argv) {

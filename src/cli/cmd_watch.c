@@ -42,7 +42,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cli/build/build.h"
+#include "cli/cli.h"
 #include "common/cook_server.h"
 
 #define COMMAND "watch"
@@ -86,7 +86,7 @@ void cmd_watch_usage(FILE *out) {
             "                     as for kiln build (default: %u%% of the RAM)\n"
             "      --import-timeout SECONDS\n"
             "                     as for kiln build (overrides import.timeout)\n"
-            "      --config FILE  read FILE instead of looking for " CLI_CONFIG_FILE "\n"
+            "      --config FILE  read FILE instead of looking for " BUILD_CONFIG_FILE "\n"
             "      --preset NAME  apply the preset NAME of kiln.yml\n"
             "      --debounce MS  wait for MS milliseconds without a change before a\n"
             "                     round (0..%d, default %d)\n"
@@ -184,7 +184,7 @@ static bool parse_debounce(const char *text, int *ms) {
 /* Returns -1 to go on, otherwise the exit status. */
 static int parse_watch_options(int argc, char **argv, watch_state *state) {
     build_options *options = &state->options;
-    *options = build_default_options();
+    *options = cli_default_build_options();
     state->debounce_ms = DEBOUNCE_DEFAULT_MS;
     cli_getopt_reset();
     int option;

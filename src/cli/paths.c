@@ -7,19 +7,7 @@
 #include "cli/cli.h"
 
 bool cli_require_folder(const char *path, const char *role) {
-    struct stat info;
-    if (stat(path, &info) != 0) {
-        if (errno == ENOENT || errno == ENOTDIR)
-            cli_error("%s folder '%s' does not exist", role, path);
-        else
-            cli_error("%s folder '%s': %s", role, path, strerror(errno));
-        return false;
-    }
-    if (!S_ISDIR(info.st_mode)) {
-        cli_error("%s '%s' is not a folder", role, path);
-        return false;
-    }
-    return true;
+    return build_require_folder(cli_message_options(), path, role);
 }
 
 bool cli_same_file(const char *a, const char *b) {
@@ -34,14 +22,7 @@ const char *cli_file_name(const char *path) {
 }
 
 bool cli_list_output(const char *output, strlist *files) {
-    if (!cli_require_folder(output, "output"))
-        return false;
-    char reason[512];
-    if (!discover_walk(output, NULL, files, reason, sizeof reason)) {
-        cli_error("cannot list the output folder: %s", reason);
-        return false;
-    }
-    return true;
+    return build_list_output(cli_message_options(), output, files);
 }
 
 int cli_compare_strings(const void *a, const void *b) {

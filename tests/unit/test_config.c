@@ -1,10 +1,10 @@
 /* kiln.yml: parsing, validation messages and every layer of the resolution
- * order (src/cli/config.c); its globs are test_discover's. */
+ * order (src/build/config.c); its globs are test_discover's. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/config.h"
+#include "build/config.h"
 #include "cli/kiln_yml_template.h"
 #include "test_support.h"
 

@@ -14,8 +14,7 @@
 #include <sys/stat.h>
 #include <yaml.h>
 
-#include "cli/cli.h"
-#include "cli/config.h"
+#include "build/internal.h"
 
 #define CONFIG_MAX_SIZE (1u << 20) /* a kiln.yml is a few KiB; refuse anything huge */
 #define CONFIG_MAX_ANCESTORS 64
@@ -969,14 +968,14 @@ static bool is_file(const char *path) {
  * ".." is the folder itself). The result is relative when start_dir is. */
 char *config_find(const char *start_dir) {
     size_t base = strlen(start_dir);
-    size_t cap = base + 3 * CONFIG_MAX_ANCESTORS + sizeof CLI_CONFIG_FILE + 2;
+    size_t cap = base + 3 * CONFIG_MAX_ANCESTORS + sizeof BUILD_CONFIG_FILE + 2;
     char *folder = malloc(cap);
     if (folder == NULL)
         return NULL;
     strcpy(folder, start_dir);
     for (int depth = 0; depth < CONFIG_MAX_ANCESTORS; depth++) {
         size_t length = strlen(folder);
-        snprintf(folder + length, cap - length, "/%s", CLI_CONFIG_FILE);
+        snprintf(folder + length, cap - length, "/%s", BUILD_CONFIG_FILE);
         if (is_file(folder)) {
             /* "./kiln.yml" reads better as "kiln.yml" in messages. */
             if (strncmp(folder, "./", 2) == 0)

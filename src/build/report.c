@@ -7,14 +7,15 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "cli/build/build.h"
+#include "build/internal.h"
 
 /* ---------------------------------------------------------------------------
  * Bytes per kind
  * ------------------------------------------------------------------------- */
 
 void build_add_kind_bytes(build_totals *totals, const char *path, uint64_t bytes) {
-    const char *name = cli_file_name(path);
+    const char *slash = strrchr(path, '/');
+    const char *name = slash != NULL ? slash + 1 : path;
     const char *dot = strrchr(name, '.');
     char extension[16];
     snprintf(extension, sizeof extension, "%s", dot && dot != name ? dot + 1 : "other");
@@ -54,9 +55,18 @@ static void add_output_kinds(build_totals *totals, const char *output,
  * Report
  * ------------------------------------------------------------------------- */
 
+/* The report goes out as one message, so no other line lands inside it. */
+static void emit(const build_options *options, bytebuf *text) {
+    if (text->failed)
+        build_error(options, "out of memory while writing the report");
+    else
+        build_write(options, BUILD_STREAM_OUT, (const char *)text->data, text->size);
+    bytebuf_free(text);
+}
+
 static bool is_in_sorted(const strlist *sorted, const char *text) {
     return sorted->count > 0 && bsearch(&text, sorted->items, sorted->count,
-                                        sizeof sorted->items[0], cli_compare_strings) != NULL;
+                                        sizeof sorted->items[0], build_compare_strings) != NULL;
 }
 
 /* Files a cooked asset read (an .mtl, a texture) were cooked through it: they
@@ -70,7 +80,7 @@ bool build_find_skipped_files(const build_plan *plan, const cook_asset_result *r
             ok = strlist_push(&used, results[i].dependencies.items[d]);
     }
     if (used.count > 0)
-        qsort(used.items, used.count, sizeof used.items[0], cli_compare_strings);
+        qsort(used.items, used.count, sizeof used.items[0], build_compare_strings);
     for (size_t i = 0; ok && i < plan->unclaimed.count; i++) {
         if (!is_in_sorted(&used, plan->unclaimed.items[i]))
             ok = strlist_push(skipped, plan->unclaimed.items[i]);
@@ -115,33 +125,34 @@ build_totals build_add_up_results(const build_run *run) {
     return totals;
 }
 
-static void print_skipped(const build_options *options, const strlist *skipped) {
+static void print_skipped(bytebuf *out, const build_options *options, const strlist *skipped) {
     char name[1024];
     if (options->verbosity == PROGRESS_VERBOSE) {
         for (size_t i = 0; i < skipped->count; i++)
-            printf("kiln: skipped %s (no importer)\n",
-                   cook_escape_to(name, sizeof name, skipped->items[i]));
+            bytebuf_printf(out, "kiln: skipped %s (no importer)\n",
+                           cook_escape_to(name, sizeof name, skipped->items[i]));
     } else if (options->verbosity == PROGRESS_NORMAL && skipped->count > 0) {
-        printf("kiln: skipped %zu file%s with no importer (use -v to list them)\n", skipped->count,
-               cli_plural(skipped->count));
+        bytebuf_printf(out, "kiln: skipped %zu file%s with no importer (use -v to list them)\n",
+                       skipped->count, build_plural(skipped->count));
     }
 }
 
-static void print_failed(const build_run *run) {
+static void print_failed(bytebuf *out, const build_run *run) {
     char name[1024];
     for (size_t i = 0; i < run->plan->sources.count; i++) {
         if (run->slots[i].status == ASSET_FAILED)
-            printf("kiln: failed: %s\n",
-                   cook_escape_to(name, sizeof name, run->plan->sources.items[i]));
+            bytebuf_printf(out, "kiln: failed: %s\n",
+                           cook_escape_to(name, sizeof name, run->plan->sources.items[i]));
     }
 }
 
-static void print_summary(const build_totals *totals, double seconds) {
-    printf("kiln: cooked %zu asset%s (%zu file%s, %.1f KiB) in %.2f s; %zu failed; "
-           "%zu skipped; %zu up to date\n",
-           totals->cooked, cli_plural(totals->cooked), totals->output_files,
-           cli_plural(totals->output_files), (double)totals->output_bytes / 1024.0, seconds,
-           totals->failed, totals->skipped, totals->up_to_date);
+static void print_summary(bytebuf *out, const build_totals *totals, double seconds) {
+    bytebuf_printf(out,
+                   "kiln: cooked %zu asset%s (%zu file%s, %.1f KiB) in %.2f s; %zu failed; "
+                   "%zu skipped; %zu up to date\n",
+                   totals->cooked, build_plural(totals->cooked), totals->output_files,
+                   build_plural(totals->output_files), (double)totals->output_bytes / 1024.0,
+                   seconds, totals->failed, totals->skipped, totals->up_to_date);
 }
 
 /* The indices of the (up to) REPORT_SLOWEST slowest cooked assets, slowest
@@ -164,58 +175,51 @@ static size_t find_slowest(const build_run *run, size_t *slowest) {
     return count;
 }
 
-static void print_report_text(const build_run *run, const build_totals *totals) {
+static void print_report_text(bytebuf *out, const build_run *run, const build_totals *totals) {
     if (totals->unreached > 0)
-        printf("kiln: %zu asset%s not reached from the roots (not cooked)\n", totals->unreached,
-               cli_plural(totals->unreached));
+        bytebuf_printf(out, "kiln: %zu asset%s not reached from the roots (not cooked)\n",
+                       totals->unreached, build_plural(totals->unreached));
     if (totals->cooked + totals->failed > 0) {
-        printf("kiln: stages:");
+        bytebuf_printf(out, "kiln: stages:");
         for (int s = 0; s < COOK_STAGE_COUNT; s++)
-            printf("%s %s %.3f s", s ? "," : "", cook_stage_name((cook_stage)s),
-                   totals->stage_seconds[s]);
-        putchar('\n');
+            bytebuf_printf(out, "%s %s %.3f s", s ? "," : "", cook_stage_name((cook_stage)s),
+                           totals->stage_seconds[s]);
+        bytebuf_append(out, "\n", 1);
     }
     if (totals->kind_count > 0) {
-        printf("kiln: written:");
+        bytebuf_printf(out, "kiln: written:");
         for (size_t k = 0; k < totals->kind_count; k++)
-            printf("%s %s %zu file%s %.1f KiB", k ? "," : "", totals->kinds[k].extension,
-                   totals->kinds[k].files, cli_plural(totals->kinds[k].files),
-                   (double)totals->kinds[k].bytes / 1024.0);
-        putchar('\n');
+            bytebuf_printf(out, "%s %s %zu file%s %.1f KiB", k ? "," : "",
+                           totals->kinds[k].extension, totals->kinds[k].files,
+                           build_plural(totals->kinds[k].files),
+                           (double)totals->kinds[k].bytes / 1024.0);
+        bytebuf_append(out, "\n", 1);
     }
     size_t slowest[REPORT_SLOWEST];
     size_t count = find_slowest(run, slowest);
     if (count > 0) {
-        printf("kiln: slowest:");
+        bytebuf_printf(out, "kiln: slowest:");
         for (size_t i = 0; i < count; i++)
-            printf("%s %s %.2f s", i ? "," : "", run->plan->sources.items[slowest[i]],
-                   run->slots[slowest[i]].seconds);
-        putchar('\n');
+            bytebuf_printf(out, "%s %s %.2f s", i ? "," : "", run->plan->sources.items[slowest[i]],
+                           run->slots[slowest[i]].seconds);
+        bytebuf_append(out, "\n", 1);
     }
 }
 
-static void print_json_string(const char *text) {
-    bytebuf buf = {0};
-    bytebuf_append_json_string(&buf, text);
-    if (!buf.failed)
-        fwrite(buf.data, 1, buf.size, stdout);
-    bytebuf_free(&buf);
-}
-
 /* The sources that failed, as JSON strings separated by commas. */
-static void print_json_failed(const build_run *run) {
+static void print_json_failed(bytebuf *out, const build_run *run) {
     size_t listed = 0;
     for (size_t i = 0; i < run->plan->sources.count; i++) {
         if (run->slots[i].status == ASSET_FAILED) {
-            printf("%s", listed++ ? "," : "");
-            print_json_string(run->plan->sources.items[i]);
+            bytebuf_printf(out, "%s", listed++ ? "," : "");
+            bytebuf_append_json_string(out, run->plan->sources.items[i]);
         }
     }
 }
 
 /* Every line the assets that cooked or were replayed printed (warnings and
  * their notes), in source order: a replay lists what its cook did. */
-static void print_json_warnings(const build_run *run) {
+static void print_json_warnings(bytebuf *out, const build_run *run) {
     size_t listed = 0;
     for (size_t i = 0; i < run->plan->sources.count; i++) {
         asset_status status = run->slots[i].status;
@@ -229,11 +233,11 @@ static void print_json_warnings(const build_run *run) {
             bytebuf item = {0};
             bytebuf_append(&item, line, length);
             bytebuf_append(&item, "", 1);
-            printf("%s{\"source\":", listed++ ? "," : "");
-            print_json_string(run->plan->sources.items[i]);
-            printf(",\"text\":");
-            print_json_string(item.failed ? "" : (const char *)item.data);
-            printf("}");
+            bytebuf_printf(out, "%s{\"source\":", listed++ ? "," : "");
+            bytebuf_append_json_string(out, run->plan->sources.items[i]);
+            bytebuf_printf(out, ",\"text\":");
+            bytebuf_append_json_string(out, item.failed ? "" : (const char *)item.data);
+            bytebuf_printf(out, "}");
             bytebuf_free(&item);
             at += length + 1;
         }
@@ -241,48 +245,51 @@ static void print_json_warnings(const build_run *run) {
 }
 
 /* The same facts as the text report, as one JSON document on stdout. */
-static void print_report_json(const build_run *run, const build_totals *totals,
+static void print_report_json(bytebuf *out, const build_run *run, const build_totals *totals,
                               const strlist *skipped, double seconds, bool ok) {
-    printf("{\"ok\":%s,\"cooked\":%zu,\"up_to_date\":%zu,\"failed\":%zu,\"unreached\":%zu,"
-           "\"skipped\":%zu,\"output_files\":%zu,\"output_bytes\":%llu,\"seconds\":%.3f,"
-           "\"stage_seconds\":{",
-           ok ? "true" : "false", totals->cooked, totals->up_to_date, totals->failed,
-           totals->unreached, skipped->count, totals->output_files,
-           (unsigned long long)totals->output_bytes, seconds);
+    bytebuf_printf(out,
+                   "{\"ok\":%s,\"cooked\":%zu,\"up_to_date\":%zu,\"failed\":%zu,\"unreached\":%zu,"
+                   "\"skipped\":%zu,\"output_files\":%zu,\"output_bytes\":%llu,\"seconds\":%.3f,"
+                   "\"stage_seconds\":{",
+                   ok ? "true" : "false", totals->cooked, totals->up_to_date, totals->failed,
+                   totals->unreached, skipped->count, totals->output_files,
+                   (unsigned long long)totals->output_bytes, seconds);
     for (int s = 0; s < COOK_STAGE_COUNT; s++)
-        printf("%s\"%s\":%.3f", s ? "," : "", cook_stage_name((cook_stage)s),
-               totals->stage_seconds[s]);
-    printf("},\"written\":{");
+        bytebuf_printf(out, "%s\"%s\":%.3f", s ? "," : "", cook_stage_name((cook_stage)s),
+                       totals->stage_seconds[s]);
+    bytebuf_printf(out, "},\"written\":{");
     for (size_t k = 0; k < totals->kind_count; k++) {
-        printf("%s", k ? "," : "");
-        print_json_string(totals->kinds[k].extension);
-        printf(":{\"files\":%zu,\"bytes\":%llu}", totals->kinds[k].files,
-               (unsigned long long)totals->kinds[k].bytes);
+        bytebuf_printf(out, "%s", k ? "," : "");
+        bytebuf_append_json_string(out, totals->kinds[k].extension);
+        bytebuf_printf(out, ":{\"files\":%zu,\"bytes\":%llu}", totals->kinds[k].files,
+                       (unsigned long long)totals->kinds[k].bytes);
     }
-    printf("},\"slowest\":[");
+    bytebuf_printf(out, "},\"slowest\":[");
     size_t slowest[REPORT_SLOWEST];
     size_t count = find_slowest(run, slowest);
     for (size_t i = 0; i < count; i++) {
-        printf("%s{\"source\":", i ? "," : "");
-        print_json_string(run->plan->sources.items[slowest[i]]);
-        printf(",\"seconds\":%.3f}", run->slots[slowest[i]].seconds);
+        bytebuf_printf(out, "%s{\"source\":", i ? "," : "");
+        bytebuf_append_json_string(out, run->plan->sources.items[slowest[i]]);
+        bytebuf_printf(out, ",\"seconds\":%.3f}", run->slots[slowest[i]].seconds);
     }
-    printf("],\"failed_assets\":[");
-    print_json_failed(run);
-    printf("],\"skipped_files\":[");
+    bytebuf_printf(out, "],\"failed_assets\":[");
+    print_json_failed(out, run);
+    bytebuf_printf(out, "],\"skipped_files\":[");
     for (size_t i = 0; i < skipped->count; i++) {
-        printf("%s", i ? "," : "");
-        print_json_string(skipped->items[i]);
+        bytebuf_printf(out, "%s", i ? "," : "");
+        bytebuf_append_json_string(out, skipped->items[i]);
     }
-    printf("],\"warnings\":[");
-    print_json_warnings(run);
-    printf("]");
+    bytebuf_printf(out, "],\"warnings\":[");
+    print_json_warnings(out, run);
+    bytebuf_printf(out, "]");
     if (run->memory != NULL) /* --memory-limit's gate: estimates, not measurements */
-        printf(",\"memory\":{\"limit\":%llu,\"peak_estimate\":%llu,\"largest_estimate\":%llu,"
-               "\"waits\":%zu}",
-               (unsigned long long)run->memory->limit, (unsigned long long)run->memory->peak,
-               (unsigned long long)run->memory->largest, run->memory->waits);
-    printf("}\n");
+        bytebuf_printf(
+            out,
+            ",\"memory\":{\"limit\":%llu,\"peak_estimate\":%llu,\"largest_estimate\":%llu,"
+            "\"waits\":%zu}",
+            (unsigned long long)run->memory->limit, (unsigned long long)run->memory->peak,
+            (unsigned long long)run->memory->largest, run->memory->waits);
+    bytebuf_printf(out, "}\n");
 }
 
 /* Everything done once all assets are: manifest, cache, then what is printed,
@@ -291,17 +298,19 @@ static void print_report_json(const build_run *run, const build_totals *totals,
 void build_print_report(const build_run *run, const build_totals *totals, const strlist *skipped,
                         double seconds, bool ok) {
     const build_options *options = run->options;
+    bytebuf text = {0};
+    bytebuf *out = &text;
     if (options->watch_round) {
         /* `kiln watch` prints its own lines (round_done). */
     } else if (options->json) {
-        print_report_json(run, totals, skipped, seconds, ok);
+        print_report_json(out, run, totals, skipped, seconds, ok);
     } else if (options->verbosity != PROGRESS_QUIET) {
-        print_skipped(options, skipped);
-        print_failed(run);
-        print_summary(totals, seconds);
-        print_report_text(run, totals);
+        print_skipped(out, options, skipped);
+        print_failed(out, run);
+        print_summary(out, totals, seconds);
+        print_report_text(out, run, totals);
     }
-    fflush(stdout);
+    emit(options, &text);
 }
 
 /* ---------------------------------------------------------------------------
@@ -331,65 +340,69 @@ static const char *stale_file(const build_run *run, size_t index, int reason) {
     return path != NULL && strcmp(path, run->plan->sources.items[index]) != 0 ? path : NULL;
 }
 
-static void print_dry_run_text(const build_run *run, const build_totals *totals) {
+static void print_dry_run_text(bytebuf *out, const build_run *run, const build_totals *totals) {
     for (size_t i = 0; i < run->plan->sources.count; i++) {
         if (run->slots[i].status != ASSET_WOULD_COOK)
             continue;
-        printf("would cook %s:", run->plan->sources.items[i]);
+        bytebuf_printf(out, "would cook %s:", run->plan->sources.items[i]);
         const char *separator = " ";
         for (int r = 0; r < STALE_COUNT; r++) {
             if ((run->slots[i].stale & (1u << r)) == 0)
                 continue;
             const char *file = stale_file(run, i, r);
-            printf("%s%s%s%s%s", separator, stale_reasons[r].text, file ? " (" : "",
-                   file ? file : "", file ? ")" : "");
+            bytebuf_printf(out, "%s%s%s%s%s", separator, stale_reasons[r].text, file ? " (" : "",
+                           file ? file : "", file ? ")" : "");
             separator = ", ";
         }
-        putchar('\n');
+        bytebuf_append(out, "\n", 1);
     }
     if (run->options->verbosity == PROGRESS_QUIET)
         return;
-    printf("kiln: dry run: %zu asset%s would be cooked; %zu failed; %zu up to date",
-           totals->would_cook, cli_plural(totals->would_cook), totals->failed, totals->up_to_date);
+    bytebuf_printf(out, "kiln: dry run: %zu asset%s would be cooked; %zu failed; %zu up to date",
+                   totals->would_cook, build_plural(totals->would_cook), totals->failed,
+                   totals->up_to_date);
     if (totals->unreached > 0)
-        printf("; %zu not reached from the roots", totals->unreached);
-    printf("; nothing written\n");
+        bytebuf_printf(out, "; %zu not reached from the roots", totals->unreached);
+    bytebuf_printf(out, "; nothing written\n");
 }
 
-static void print_dry_run_json(const build_run *run, const build_totals *totals) {
-    printf("{\"dry_run\":true,\"would_cook\":%zu,\"up_to_date\":%zu,\"failed\":%zu,"
-           "\"unreached\":%zu,\"would_cook_assets\":[",
-           totals->would_cook, totals->up_to_date, totals->failed, totals->unreached);
+static void print_dry_run_json(bytebuf *out, const build_run *run, const build_totals *totals) {
+    bytebuf_printf(out,
+                   "{\"dry_run\":true,\"would_cook\":%zu,\"up_to_date\":%zu,\"failed\":%zu,"
+                   "\"unreached\":%zu,\"would_cook_assets\":[",
+                   totals->would_cook, totals->up_to_date, totals->failed, totals->unreached);
     size_t listed = 0;
     for (size_t i = 0; i < run->plan->sources.count; i++) {
         if (run->slots[i].status != ASSET_WOULD_COOK)
             continue;
-        printf("%s{\"source\":", listed++ ? "," : "");
-        print_json_string(run->plan->sources.items[i]);
-        printf(",\"reasons\":[");
+        bytebuf_printf(out, "%s{\"source\":", listed++ ? "," : "");
+        bytebuf_append_json_string(out, run->plan->sources.items[i]);
+        bytebuf_printf(out, ",\"reasons\":[");
         size_t reasons = 0;
         for (int r = 0; r < STALE_COUNT; r++) {
             if ((run->slots[i].stale & (1u << r)) == 0)
                 continue;
             const char *file = stale_file(run, i, r);
-            printf("%s{\"reason\":\"%s\"", reasons++ ? "," : "", stale_reasons[r].code);
+            bytebuf_printf(out, "%s{\"reason\":\"%s\"", reasons++ ? "," : "",
+                           stale_reasons[r].code);
             if (file != NULL) {
-                printf(",\"path\":");
-                print_json_string(file);
+                bytebuf_printf(out, ",\"path\":");
+                bytebuf_append_json_string(out, file);
             }
-            putchar('}');
+            bytebuf_append(out, "}", 1);
         }
-        printf("]}");
+        bytebuf_printf(out, "]}");
     }
-    printf("],\"failed_assets\":[");
-    print_json_failed(run);
-    printf("]}\n");
+    bytebuf_printf(out, "],\"failed_assets\":[");
+    print_json_failed(out, run);
+    bytebuf_printf(out, "]}\n");
 }
 
 void build_print_dry_run(const build_run *run, const build_totals *totals) {
+    bytebuf text = {0};
     if (run->options->json)
-        print_dry_run_json(run, totals);
+        print_dry_run_json(&text, run, totals);
     else
-        print_dry_run_text(run, totals);
-    fflush(stdout);
+        print_dry_run_text(&text, run, totals);
+    emit(run->options, &text);
 }

@@ -14,7 +14,7 @@
 #include <sys/stat.h>
 #include <xxhash.h>
 
-#include "cli/cache.h"
+#include "build/internal.h"
 #include "common/path.h"
 
 #define CACHE_MAGIC_LINE "kiln-cache"
