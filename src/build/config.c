@@ -15,6 +15,7 @@
 #include <yaml.h>
 
 #include "build/internal.h"
+#include "common/fnv.h"
 
 #define CONFIG_MAX_SIZE (1u << 20) /* a kiln.yml is a few KiB; refuse anything huge */
 #define CONFIG_MAX_ANCESTORS 64
@@ -737,15 +738,8 @@ typedef struct anchor_table {
     size_t cap, used;
 } anchor_table;
 
-static uint64_t anchor_hash(const char *name) {
-    uint64_t h = 1469598103934665603ull;
-    for (const unsigned char *p = (const unsigned char *)name; *p != '\0'; p++)
-        h = (h ^ *p) * 1099511628211ull;
-    return h;
-}
-
 static size_t anchor_slot(const anchor_table *t, const char *name) {
-    size_t i = (size_t)anchor_hash(name) & (t->cap - 1);
+    size_t i = (size_t)fnv1a64(name, strlen(name)) & (t->cap - 1);
     while (t->names[i] != NULL && strcmp(t->names[i], name) != 0)
         i = (i + 1) & (t->cap - 1);
     return i;
@@ -921,27 +915,15 @@ bool config_parse(kiln_config *config, const char *path, const char *text, size_
     uint32_t errors_before = diag->errors;
     if (!within_limits(path, text, size, diag))
         return false;
-    yaml_parser_t parser;
-    if (!yaml_parser_initialize(&parser)) {
-        diag_error(diag, path, 0, "out of memory");
-        return false;
-    }
-    yaml_parser_set_input_string(&parser, (const unsigned char *)text, size);
     yaml_document_t doc;
-    if (!yaml_parser_load(&parser, &doc)) {
-        diag_error(diag, path, (uint32_t)parser.problem_mark.line + 1, "invalid YAML: %s%s%s",
-                   parser.problem ? parser.problem : "syntax error", parser.context ? " " : "",
-                   parser.context ? parser.context : "");
-        yaml_parser_delete(&parser);
+    if (!yaml_doc_load(path, (const unsigned char *)text, size, &doc, diag))
         return false;
-    }
     parse_state state = {&doc, path, diag};
     refuse_duplicate_keys(&state);
     yaml_node_t *root = yaml_document_get_root_node(&doc);
     if (root != NULL && expect_mapping(&state, root, "kiln.yml"))
         parse_top_level(&state, root, config);
     yaml_document_delete(&doc);
-    yaml_parser_delete(&parser);
     return diag->errors == errors_before;
 }
 

@@ -18,6 +18,7 @@
 #include <string.h>
 #include <yaml.h>
 
+#include "cook/core/yaml_doc.h"
 #include "cook/import/level.h"
 
 typedef struct level_state {
@@ -504,20 +505,9 @@ bool level_parse(const uint8_t *bytes, size_t size, const char *path, cook_diag 
     const unsigned char *begin = bytes, *end = bytes + size;
     if (size > 0)
         cook_text_trim(&begin, &end);
-    yaml_parser_t parser;
-    if (!yaml_parser_initialize(&parser)) {
-        diag_error(diag, path, 0, "out of memory");
-        return false;
-    }
-    yaml_parser_set_input_string(&parser, begin, (size_t)(end - begin));
     yaml_document_t doc;
-    if (!yaml_parser_load(&parser, &doc)) {
-        diag_error(diag, path, (uint32_t)parser.problem_mark.line + 1, "invalid YAML: %s%s%s",
-                   parser.problem ? parser.problem : "syntax error", parser.context ? " " : "",
-                   parser.context ? parser.context : "");
-        yaml_parser_delete(&parser);
+    if (!yaml_doc_load(path, begin, (size_t)(end - begin), &doc, diag))
         return false;
-    }
     level_state state = {.doc = &doc, .path = path, .diag = diag, .resolve = resolve, .user = user};
     /* size <= LEVEL_MAX_BYTES (64 MiB): neither product overflows. */
     state.max_values = (uint64_t)size * LEVEL_VALUES_PER_BYTE;
@@ -550,7 +540,6 @@ bool level_parse(const uint8_t *bytes, size_t size, const char *path, cook_diag 
         }
     }
     yaml_document_delete(&doc);
-    yaml_parser_delete(&parser);
     return !state.failed;
 }
 
