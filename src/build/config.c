@@ -371,6 +371,8 @@ static bool parse_text_value(const parse_state *state, const yaml_node_t *node,
     } else if (ok) {
         ok = text_item(state, node, setting->name, text, cap);
     }
+    if (ok && setting->text_default != NULL && strcmp(text, setting->text_default) == 0)
+        memset(text, 0, cap); /* the default spelled out is the default */
     if (ok)
         memcpy(out, text, cap);
     free(text);

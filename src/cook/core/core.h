@@ -310,6 +310,10 @@ typedef struct cook_setting {
     long default_value;          /* BOOL (0/1), UINT, INT, ENUM; RATIOS: how many */
     const float *default_ratios; /* RATIOS */
     const char *description;     /* one line */
+    /* TEXT: what the empty value means ("main" for shader.entry), which
+     * kiln.yml may also spell out: it is read as the empty value, so writing
+     * the default changes no setting. NULL: none. */
+    const char *text_default;
     /* Left out of the settings JSON (so of metadata and cache keys) while at
      * its default: a group added later changes no other asset's output. */
     bool omit_default;

@@ -192,6 +192,7 @@ const cook_setting cook_setting_table[] = {
      .type = COOK_SETTING_TEXT,
      .omit_default = true,
      FIELD(shader_entry),
+     .text_default = "main",
      .description = "entry point, GLSL and HLSL alike (default main)"},
     {.name = "shader.include_dirs",
      .type = COOK_SETTING_TEXT,
