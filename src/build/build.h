@@ -170,15 +170,15 @@ int build_execute(const build_options *options, const build_setup *setup);
  * In process: build a folder and get the report back
  * ------------------------------------------------------------------------- */
 
-/* What a build did, counted per asset (a model's texture cooked through it is
- * not an asset of its own, see build_totals). */
+/* What a build did, counted per source an importer claims (build_counts). */
 typedef struct build_report {
     size_t cooked;
     size_t up_to_date;
     size_t failed;
-    size_t unreached; /* --roots: not reached, not cooked */
-    size_t skipped;   /* files no importer claims */
-    size_t warnings;  /* warning lines the cooked and replayed assets printed */
+    size_t through_model; /* read by a model, cooked through it (build_counts) */
+    size_t unreached;     /* --roots: not reached, not cooked */
+    size_t skipped;       /* files no importer claims */
+    size_t warnings;      /* warning lines the cooked and replayed assets printed */
     size_t output_files;
     uint64_t output_bytes;
     double seconds;
@@ -279,8 +279,10 @@ typedef struct build_run {
     struct build_memory_gate *memory; /* --memory-limit; may be NULL (no limit) */
 } build_run;
 
-/* What the report counts: an asset is a planned source that finished one way
- * (`kiln build`'s summary, the progress total and a watch round agree). */
+/* How the planned sources finished, each counted once: what `kiln build`'s
+ * summary, the progress total (build_progress.begin and add_total) and a
+ * watch round all count. through_model: read by a model (a texture, an
+ * .mtl) and cooked through it, never on its own. */
 typedef struct build_counts {
     size_t cooked, up_to_date, failed, through_model, unreached, would_cook;
 } build_counts;

@@ -88,6 +88,7 @@ typedef struct build_totals {
     size_t kind_count;
     size_t cooked;
     size_t up_to_date;
+    size_t through_model; /* read by a model and cooked through it (build_counts) */
     size_t failed;
     size_t unreached;
     size_t would_cook; /* --dry-run */

@@ -144,6 +144,7 @@ static void fill_report(const build_run *run, const build_totals *totals, size_t
                         double seconds, build_report *report) {
     report->cooked = totals->cooked;
     report->up_to_date = totals->up_to_date;
+    report->through_model = totals->through_model;
     report->failed = totals->failed;
     report->unreached = totals->unreached;
     report->skipped = skipped;

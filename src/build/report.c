@@ -89,6 +89,35 @@ bool build_find_skipped_files(const build_plan *plan, const cook_asset_result *r
     return ok;
 }
 
+build_counts build_count_assets(const build_run *run) {
+    build_counts counts = {0};
+    for (size_t i = 0; i < run->plan->sources.count; i++) {
+        switch (run->slots[i].status) {
+        case ASSET_COOKED:
+            counts.cooked++;
+            break;
+        case ASSET_FAILED:
+            counts.failed++;
+            break;
+        case ASSET_UP_TO_DATE:
+            counts.up_to_date++;
+            break;
+        case ASSET_THROUGH_MODEL:
+            counts.through_model++;
+            break;
+        case ASSET_UNREACHED:
+            counts.unreached++;
+            break;
+        case ASSET_WOULD_COOK:
+            counts.would_cook++;
+            break;
+        case ASSET_PENDING:
+            break;
+        }
+    }
+    return counts;
+}
+
 build_totals build_add_up_results(const build_run *run) {
     build_totals totals = {0};
     for (size_t i = 0; i < run->plan->sources.count; i++) {
@@ -118,6 +147,8 @@ build_totals build_add_up_results(const build_run *run) {
             totals.would_cook++;
             break;
         case ASSET_THROUGH_MODEL:
+            totals.through_model++;
+            break;
         case ASSET_PENDING:
             break;
         }
@@ -146,13 +177,19 @@ static void print_failed(bytebuf *out, const build_run *run) {
     }
 }
 
+/* Every source an importer claims counts once, as the progress line and a
+ * watch round count it (build_counts): cooked, failed, read by the model that
+ * cooked it (a texture, an .mtl), or up to date. */
 static void print_summary(bytebuf *out, const build_totals *totals, double seconds) {
     bytebuf_printf(out,
                    "kiln: cooked %zu asset%s (%zu file%s, %.1f KiB) in %.2f s; %zu failed; "
-                   "%zu skipped; %zu up to date\n",
+                   "%zu skipped; ",
                    totals->cooked, build_plural(totals->cooked), totals->output_files,
                    build_plural(totals->output_files), (double)totals->output_bytes / 1024.0,
-                   seconds, totals->failed, totals->skipped, totals->up_to_date);
+                   seconds, totals->failed, totals->skipped);
+    if (totals->through_model > 0)
+        bytebuf_printf(out, "%zu read by models; ", totals->through_model);
+    bytebuf_printf(out, "%zu up to date\n", totals->up_to_date);
 }
 
 /* The indices of the (up to) REPORT_SLOWEST slowest cooked assets, slowest

@@ -392,25 +392,25 @@ static const char *failed_for(const watch_state *state, const char *ref) {
 
 /* A round's lines: each asset cooked or failed, then the count. */
 static void print_round(const build_run *run, int status, const watch_state *state) {
-    size_t cooked = 0, failed = 0, kept = 0;
     for (size_t i = 0; i < run->plan->sources.count; i++) {
         asset_status s = run->slots[i].status;
-        if (s == ASSET_COOKED || s == ASSET_FAILED) {
-            if (run->options->verbosity != PROGRESS_QUIET || s == ASSET_FAILED)
-                print_round_asset(run, i);
-            cooked += s == ASSET_COOKED;
-            failed += s == ASSET_FAILED;
-        } else if (s == ASSET_UP_TO_DATE || s == ASSET_THROUGH_MODEL) {
-            kept++;
-        }
+        if ((s == ASSET_COOKED && run->options->verbosity != PROGRESS_QUIET) || s == ASSET_FAILED)
+            print_round_asset(run, i);
     }
+    /* Counted as kiln build's summary counts them (build_count_assets). */
+    build_counts counts = build_count_assets(run);
     if (run->options->verbosity != PROGRESS_QUIET) {
-        if (run->focused != NULL)
-            printf("kiln: served '%s': %zu cooked, %zu failed\n", state->answer->focus, cooked,
-                   failed);
-        else
-            printf("kiln: round %u: %zu cooked, %zu failed, %zu up to date%s\n", state->round,
-                   cooked, failed, kept, status == CLI_EXIT_OK ? "" : " (errors above)");
+        if (run->focused != NULL) {
+            printf("kiln: served '%s': %zu cooked, %zu failed\n", state->answer->focus,
+                   counts.cooked, counts.failed);
+        } else {
+            printf("kiln: round %u: %zu cooked, %zu failed, ", state->round, counts.cooked,
+                   counts.failed);
+            if (counts.through_model > 0)
+                printf("%zu read by models, ", counts.through_model);
+            printf("%zu up to date%s\n", counts.up_to_date,
+                   status == CLI_EXIT_OK ? "" : " (errors above)");
+        }
     }
     fflush(stdout);
 }

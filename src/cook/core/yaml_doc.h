@@ -15,7 +15,7 @@
 /* Loads the first document of `text` into *doc (the caller frees it with
  * yaml_document_delete). On failure *doc is untouched and `diag` gets
  * "<path>:<line>: error: invalid YAML: <problem> <context> (column <n>)". */
-bool yaml_doc_load(const char *path, const unsigned char *text, size_t size,
-                   yaml_document_t *doc, cook_diag *diag);
+bool yaml_doc_load(const char *path, const unsigned char *text, size_t size, yaml_document_t *doc,
+                   cook_diag *diag);
 
 #endif /* KILN_COOK_CORE_YAML_DOC_H */
