@@ -15,6 +15,7 @@
 #include <xxhash.h>
 
 #include "build/internal.h"
+#include "common/grow.h"
 #include "common/path.h"
 
 #define CACHE_MAGIC_LINE "kiln-cache"
@@ -46,14 +47,11 @@ void cache_free(kiln_cache *cache) {
 }
 
 bool cache_add(kiln_cache *cache, cache_record *record) {
-    if (cache->count == cache->cap) {
-        size_t cap = cache->cap ? cache->cap * 2 : 64;
-        cache_record *records = realloc(cache->records, cap * sizeof *records);
-        if (records == NULL)
-            return false;
-        cache->records = records;
-        cache->cap = cap;
-    }
+    cache_record *records =
+        array_grow(cache->records, &cache->cap, cache->count + 1, sizeof *records, 64);
+    if (records == NULL)
+        return false;
+    cache->records = records;
     cache->records[cache->count++] = *record;
     *record = (cache_record){0};
     return true;

@@ -16,6 +16,7 @@
 
 #include "build/internal.h"
 #include "common/fnv.h"
+#include "common/grow.h"
 
 #define CONFIG_MAX_SIZE (1u << 20) /* a kiln.yml is a few KiB; refuse anything huge */
 #define CONFIG_MAX_ANCESTORS 64
@@ -474,14 +475,10 @@ void config_overlay_apply(const config_overlay *overlay, cook_settings *settings
  * ------------------------------------------------------------------------- */
 
 static bool rule_list_push(config_rule_list *list, config_rule *rule) {
-    if (list->count == list->cap) {
-        size_t cap = list->cap ? list->cap * 2 : 8;
-        config_rule *items = realloc(list->items, cap * sizeof *items);
-        if (items == NULL)
-            return false;
-        list->items = items;
-        list->cap = cap;
-    }
+    config_rule *items = array_grow(list->items, &list->cap, list->count + 1, sizeof *items, 8);
+    if (items == NULL)
+        return false;
+    list->items = items;
     list->items[list->count++] = *rule;
     return true;
 }

@@ -44,6 +44,7 @@
 
 #include "cli/cli.h"
 #include "common/cook_server.h"
+#include "common/grow.h"
 
 #define COMMAND "watch"
 #define DEBOUNCE_DEFAULT_MS 150
@@ -589,16 +590,13 @@ static void watch_tree(watch_state *state, const char *relative, unsigned depth)
         return;
     }
     if (find_folder(state, wd) == NULL) {
-        if (state->folder_count == state->folder_cap) {
-            size_t cap = state->folder_cap ? state->folder_cap * 2 : 32;
-            watched_folder *grown = realloc(state->folders, cap * sizeof *grown);
-            if (grown == NULL) {
-                free(full);
-                return;
-            }
-            state->folders = grown;
-            state->folder_cap = cap;
+        watched_folder *grown = array_grow(state->folders, &state->folder_cap,
+                                           state->folder_count + 1, sizeof *grown, 32);
+        if (grown == NULL) {
+            free(full);
+            return;
         }
+        state->folders = grown;
         char *copy = cook_strdup(relative);
         if (copy == NULL) {
             free(full);
