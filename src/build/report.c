@@ -3,6 +3,8 @@
  * not reached; files skipped; bytes written per kind; time per cook stage;
  * the slowest assets. As text, or as one JSON document for CI (--json).
  */
+#include <jansson.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -243,21 +245,50 @@ static void print_report_text(bytebuf *out, const build_run *run, const build_to
     }
 }
 
-/* The sources that failed, as JSON strings separated by commas. */
-static void print_json_failed(bytebuf *out, const build_run *run) {
-    size_t listed = 0;
+/* ---------------------------------------------------------------------------
+ * JSON (jansson), keys in the order they are set
+ * ------------------------------------------------------------------------- */
+
+#define REPORT_JSON_FLAGS (JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(15))
+
+/* A path or a message as a JSON string; jansson takes UTF-8 only, so a name
+ * that is not (a hostile file name) keeps its ASCII and shows '?' for the
+ * rest. */
+static json_t *json_text(const char *text) {
+    json_t *string = json_string(text);
+    if (string != NULL)
+        return string;
+    char *ascii = cook_strdup(text);
+    for (char *c = ascii; c != NULL && *c != '\0'; c++)
+        *c = (unsigned char)*c < 0x80 ? *c : '?';
+    string = json_string(ascii != NULL ? ascii : "");
+    free(ascii);
+    return string;
+}
+
+/* Seconds as the text report gives them: to the millisecond. */
+static json_t *json_seconds(double seconds) {
+    return json_real(round(seconds * 1000.0) / 1000.0);
+}
+
+static json_t *json_size(uint64_t value) {
+    return json_integer((json_int_t)value);
+}
+
+/* The sources that failed. */
+static json_t *json_failed(const build_run *run) {
+    json_t *failed = json_array();
     for (size_t i = 0; i < run->plan->sources.count; i++) {
-        if (run->slots[i].status == ASSET_FAILED) {
-            bytebuf_printf(out, "%s", listed++ ? "," : "");
-            bytebuf_append_json_string(out, run->plan->sources.items[i]);
-        }
+        if (run->slots[i].status == ASSET_FAILED)
+            json_array_append_new(failed, json_text(run->plan->sources.items[i]));
     }
+    return failed;
 }
 
 /* Every line the assets that cooked or were replayed printed (warnings and
  * their notes), in source order: a replay lists what its cook did. */
-static void print_json_warnings(bytebuf *out, const build_run *run) {
-    size_t listed = 0;
+static json_t *json_warnings(const build_run *run) {
+    json_t *warnings = json_array();
     for (size_t i = 0; i < run->plan->sources.count; i++) {
         asset_status status = run->slots[i].status;
         const bytebuf *text = &run->results[i].diag.text;
@@ -267,66 +298,82 @@ static void print_json_warnings(bytebuf *out, const build_run *run) {
             const char *line = (const char *)text->data + at;
             const char *newline = memchr(line, '\n', text->size - at);
             size_t length = newline ? (size_t)(newline - line) : text->size - at;
-            bytebuf item = {0};
-            bytebuf_append(&item, line, length);
-            bytebuf_append(&item, "", 1);
-            bytebuf_printf(out, "%s{\"source\":", listed++ ? "," : "");
-            bytebuf_append_json_string(out, run->plan->sources.items[i]);
-            bytebuf_printf(out, ",\"text\":");
-            bytebuf_append_json_string(out, item.failed ? "" : (const char *)item.data);
-            bytebuf_printf(out, "}");
-            bytebuf_free(&item);
+            char *copy = strndup(line, length);
+            json_t *item = json_object();
+            json_object_set_new(item, "source", json_text(run->plan->sources.items[i]));
+            json_object_set_new(item, "text", json_text(copy != NULL ? copy : ""));
+            json_array_append_new(warnings, item);
+            free(copy);
             at += length + 1;
         }
     }
+    return warnings;
 }
 
-/* The same facts as the text report, as one JSON document on stdout. */
+/* The document as one line of text, then freed. */
+static void dump_json(bytebuf *out, json_t *root) {
+    char *text = root != NULL ? json_dumps(root, REPORT_JSON_FLAGS) : NULL;
+    if (text == NULL) {
+        out->failed = true;
+    } else {
+        bytebuf_append(out, text, strlen(text));
+        bytebuf_append(out, "\n", 1);
+    }
+    free(text);
+    json_decref(root);
+}
+
+/* The same facts as the text report, as one JSON document. */
 static void print_report_json(bytebuf *out, const build_run *run, const build_totals *totals,
                               const strlist *skipped, double seconds, bool ok) {
-    bytebuf_printf(out,
-                   "{\"ok\":%s,\"cooked\":%zu,\"up_to_date\":%zu,\"failed\":%zu,\"unreached\":%zu,"
-                   "\"skipped\":%zu,\"output_files\":%zu,\"output_bytes\":%llu,\"seconds\":%.3f,"
-                   "\"stage_seconds\":{",
-                   ok ? "true" : "false", totals->cooked, totals->up_to_date, totals->failed,
-                   totals->unreached, skipped->count, totals->output_files,
-                   (unsigned long long)totals->output_bytes, seconds);
+    json_t *root = json_object();
+    json_object_set_new(root, "ok", json_boolean(ok));
+    json_object_set_new(root, "cooked", json_size(totals->cooked));
+    json_object_set_new(root, "up_to_date", json_size(totals->up_to_date));
+    json_object_set_new(root, "failed", json_size(totals->failed));
+    json_object_set_new(root, "unreached", json_size(totals->unreached));
+    json_object_set_new(root, "skipped", json_size(skipped->count));
+    json_object_set_new(root, "output_files", json_size(totals->output_files));
+    json_object_set_new(root, "output_bytes", json_size(totals->output_bytes));
+    json_object_set_new(root, "seconds", json_seconds(seconds));
+    json_t *stages = json_object();
     for (int s = 0; s < COOK_STAGE_COUNT; s++)
-        bytebuf_printf(out, "%s\"%s\":%.3f", s ? "," : "", cook_stage_name((cook_stage)s),
-                       totals->stage_seconds[s]);
-    bytebuf_printf(out, "},\"written\":{");
+        json_object_set_new(stages, cook_stage_name((cook_stage)s),
+                            json_seconds(totals->stage_seconds[s]));
+    json_object_set_new(root, "stage_seconds", stages);
+    json_t *written = json_object();
     for (size_t k = 0; k < totals->kind_count; k++) {
-        bytebuf_printf(out, "%s", k ? "," : "");
-        bytebuf_append_json_string(out, totals->kinds[k].extension);
-        bytebuf_printf(out, ":{\"files\":%zu,\"bytes\":%llu}", totals->kinds[k].files,
-                       (unsigned long long)totals->kinds[k].bytes);
+        json_t *kind = json_object();
+        json_object_set_new(kind, "files", json_size(totals->kinds[k].files));
+        json_object_set_new(kind, "bytes", json_size(totals->kinds[k].bytes));
+        json_object_set_new(written, totals->kinds[k].extension, kind);
     }
-    bytebuf_printf(out, "},\"slowest\":[");
+    json_object_set_new(root, "written", written);
+    json_t *slowest_assets = json_array();
     size_t slowest[REPORT_SLOWEST];
     size_t count = find_slowest(run, slowest);
     for (size_t i = 0; i < count; i++) {
-        bytebuf_printf(out, "%s{\"source\":", i ? "," : "");
-        bytebuf_append_json_string(out, run->plan->sources.items[slowest[i]]);
-        bytebuf_printf(out, ",\"seconds\":%.3f}", run->slots[slowest[i]].seconds);
+        json_t *item = json_object();
+        json_object_set_new(item, "source", json_text(run->plan->sources.items[slowest[i]]));
+        json_object_set_new(item, "seconds", json_seconds(run->slots[slowest[i]].seconds));
+        json_array_append_new(slowest_assets, item);
     }
-    bytebuf_printf(out, "],\"failed_assets\":[");
-    print_json_failed(out, run);
-    bytebuf_printf(out, "],\"skipped_files\":[");
-    for (size_t i = 0; i < skipped->count; i++) {
-        bytebuf_printf(out, "%s", i ? "," : "");
-        bytebuf_append_json_string(out, skipped->items[i]);
+    json_object_set_new(root, "slowest", slowest_assets);
+    json_object_set_new(root, "failed_assets", json_failed(run));
+    json_t *skipped_files = json_array();
+    for (size_t i = 0; i < skipped->count; i++)
+        json_array_append_new(skipped_files, json_text(skipped->items[i]));
+    json_object_set_new(root, "skipped_files", skipped_files);
+    json_object_set_new(root, "warnings", json_warnings(run));
+    if (run->memory != NULL) { /* --memory-limit's gate: estimates, not measurements */
+        json_t *memory = json_object();
+        json_object_set_new(memory, "limit", json_size(run->memory->limit));
+        json_object_set_new(memory, "peak_estimate", json_size(run->memory->peak));
+        json_object_set_new(memory, "largest_estimate", json_size(run->memory->largest));
+        json_object_set_new(memory, "waits", json_size(run->memory->waits));
+        json_object_set_new(root, "memory", memory);
     }
-    bytebuf_printf(out, "],\"warnings\":[");
-    print_json_warnings(out, run);
-    bytebuf_printf(out, "]");
-    if (run->memory != NULL) /* --memory-limit's gate: estimates, not measurements */
-        bytebuf_printf(
-            out,
-            ",\"memory\":{\"limit\":%llu,\"peak_estimate\":%llu,\"largest_estimate\":%llu,"
-            "\"waits\":%zu}",
-            (unsigned long long)run->memory->limit, (unsigned long long)run->memory->peak,
-            (unsigned long long)run->memory->largest, run->memory->waits);
-    bytebuf_printf(out, "}\n");
+    dump_json(out, root);
 }
 
 /* Everything done once all assets are: manifest, cache, then what is printed,
@@ -404,35 +451,35 @@ static void print_dry_run_text(bytebuf *out, const build_run *run, const build_t
 }
 
 static void print_dry_run_json(bytebuf *out, const build_run *run, const build_totals *totals) {
-    bytebuf_printf(out,
-                   "{\"dry_run\":true,\"would_cook\":%zu,\"up_to_date\":%zu,\"failed\":%zu,"
-                   "\"unreached\":%zu,\"would_cook_assets\":[",
-                   totals->would_cook, totals->up_to_date, totals->failed, totals->unreached);
-    size_t listed = 0;
+    json_t *root = json_object();
+    json_object_set_new(root, "dry_run", json_true());
+    json_object_set_new(root, "would_cook", json_size(totals->would_cook));
+    json_object_set_new(root, "up_to_date", json_size(totals->up_to_date));
+    json_object_set_new(root, "failed", json_size(totals->failed));
+    json_object_set_new(root, "unreached", json_size(totals->unreached));
+    json_t *assets = json_array();
     for (size_t i = 0; i < run->plan->sources.count; i++) {
         if (run->slots[i].status != ASSET_WOULD_COOK)
             continue;
-        bytebuf_printf(out, "%s{\"source\":", listed++ ? "," : "");
-        bytebuf_append_json_string(out, run->plan->sources.items[i]);
-        bytebuf_printf(out, ",\"reasons\":[");
-        size_t reasons = 0;
+        json_t *asset = json_object();
+        json_object_set_new(asset, "source", json_text(run->plan->sources.items[i]));
+        json_t *reasons = json_array();
         for (int r = 0; r < STALE_COUNT; r++) {
             if ((run->slots[i].stale & (1u << r)) == 0)
                 continue;
+            json_t *reason = json_object();
+            json_object_set_new(reason, "reason", json_string(stale_reasons[r].code));
             const char *file = stale_file(run, i, r);
-            bytebuf_printf(out, "%s{\"reason\":\"%s\"", reasons++ ? "," : "",
-                           stale_reasons[r].code);
-            if (file != NULL) {
-                bytebuf_printf(out, ",\"path\":");
-                bytebuf_append_json_string(out, file);
-            }
-            bytebuf_append(out, "}", 1);
+            if (file != NULL)
+                json_object_set_new(reason, "path", json_text(file));
+            json_array_append_new(reasons, reason);
         }
-        bytebuf_printf(out, "]}");
+        json_object_set_new(asset, "reasons", reasons);
+        json_array_append_new(assets, asset);
     }
-    bytebuf_printf(out, "],\"failed_assets\":[");
-    print_json_failed(out, run);
-    bytebuf_printf(out, "]}\n");
+    json_object_set_new(root, "would_cook_assets", assets);
+    json_object_set_new(root, "failed_assets", json_failed(run));
+    dump_json(out, root);
 }
 
 void build_print_dry_run(const build_run *run, const build_totals *totals) {
