@@ -29,6 +29,8 @@ void build_progress_finished(const build_options *options, const char *source_pa
 void build_progress_settled(const build_options *options, const char *source_path,
                             const cook_diag *replayed);
 void build_progress_end(const build_options *options);
+/* True when the `length` bytes at `line` contain `needle`. */
+bool build_line_contains(const char *line, size_t length, const char *needle);
 /* "s" unless count is 1. */
 const char *build_plural(size_t count);
 /* qsort/bsearch comparison of two `const char *` elements, bytewise. */
@@ -137,6 +139,8 @@ bool build_write_pack(const build_run *run, build_totals *totals);
 /* report.c */
 void build_add_kind_bytes(build_totals *totals, const char *path, uint64_t bytes);
 build_totals build_add_up_results(const build_run *run);
+/* The lines with ": warning: " the cooked and replayed assets printed. */
+size_t build_count_warnings(const build_run *run);
 bool build_find_skipped_files(const build_plan *plan, const cook_asset_result *results,
                               strlist *skipped);
 void build_print_report(const build_run *run, const build_totals *totals, const strlist *skipped,

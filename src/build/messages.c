@@ -61,7 +61,7 @@ void build_error(const build_options *options, const char *fmt, ...) {
     va_end(args);
 }
 
-static bool line_contains(const char *line, size_t length, const char *needle) {
+bool build_line_contains(const char *line, size_t length, const char *needle) {
     size_t needle_length = strlen(needle);
     for (size_t at = 0; at + needle_length <= length; at++) {
         if (memcmp(line + at, needle, needle_length) == 0)
@@ -75,7 +75,7 @@ void build_filter_diagnostics(const char *text, size_t size, bool errors_only, b
     for (const char *line = text; line < end;) {
         const char *newline = memchr(line, '\n', (size_t)(end - line));
         size_t length = newline != NULL ? (size_t)(newline - line) : (size_t)(end - line);
-        if (!errors_only || line_contains(line, length, ": error: ")) {
+        if (!errors_only || build_line_contains(line, length, ": error: ")) {
             /* diag.c escaped them; lines replayed from an older cache may not be. */
             char *copy = malloc(length + 1);
             if (copy != NULL) {

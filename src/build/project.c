@@ -151,25 +151,7 @@ static void fill_report(const build_run *run, const build_totals *totals, size_t
     report->output_files = totals->output_files;
     report->output_bytes = totals->output_bytes;
     report->seconds = seconds;
-    report->warnings = 0;
-    for (size_t i = 0; i < run->plan->sources.count; i++) {
-        asset_status status = run->slots[i].status;
-        const bytebuf *text = &run->results[i].diag.text;
-        if (status != ASSET_COOKED && status != ASSET_UP_TO_DATE)
-            continue;
-        for (size_t at = 0; at < text->size;) {
-            const char *line = (const char *)text->data + at;
-            const char *newline = memchr(line, '\n', text->size - at);
-            size_t length = newline ? (size_t)(newline - line) : text->size - at;
-            for (size_t c = 0; c + 11 <= length; c++) {
-                if (memcmp(line + c, ": warning: ", 11) == 0) {
-                    report->warnings++;
-                    break;
-                }
-            }
-            at += length + 1;
-        }
-    }
+    report->warnings = build_count_warnings(run);
 }
 
 static int finish_build(build_run *run, build_cache_store *stores, size_t store_count,
@@ -437,12 +419,8 @@ static void forward_message(void *context, build_stream stream, const char *text
         const char *line = text + at;
         const char *newline = memchr(line, '\n', size - at);
         size_t length = newline ? (size_t)(newline - line) : size - at;
-        for (size_t c = 0; c + 7 <= length; c++) {
-            if (memcmp(line + c, "error: ", 7) == 0) {
-                snprintf(error, sizeof progress->report->error, "%.*s", (int)length, line);
-                break;
-            }
-        }
+        if (build_line_contains(line, length, "error: "))
+            snprintf(error, sizeof progress->report->error, "%.*s", (int)length, line);
         at += length + 1;
     }
     const build_progress *caller = progress->caller;

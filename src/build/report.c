@@ -285,10 +285,13 @@ static json_t *json_failed(const build_run *run) {
     return failed;
 }
 
-/* Every line the assets that cooked or were replayed printed (warnings and
- * their notes), in source order: a replay lists what its cook did. */
-static json_t *json_warnings(const build_run *run) {
-    json_t *warnings = json_array();
+/* Calls `fn` for every line the assets that cooked or were replayed printed
+ * (warnings and their notes), in source order: a replay lists what its cook
+ * did. */
+static void each_printed_line(const build_run *run,
+                              void (*fn)(const char *source, const char *line, size_t length,
+                                         void *context),
+                              void *context) {
     for (size_t i = 0; i < run->plan->sources.count; i++) {
         asset_status status = run->slots[i].status;
         const bytebuf *text = &run->results[i].diag.text;
@@ -298,15 +301,35 @@ static json_t *json_warnings(const build_run *run) {
             const char *line = (const char *)text->data + at;
             const char *newline = memchr(line, '\n', text->size - at);
             size_t length = newline ? (size_t)(newline - line) : text->size - at;
-            char *copy = strndup(line, length);
-            json_t *item = json_object();
-            json_object_set_new(item, "source", json_text(run->plan->sources.items[i]));
-            json_object_set_new(item, "text", json_text(copy != NULL ? copy : ""));
-            json_array_append_new(warnings, item);
-            free(copy);
+            fn(run->plan->sources.items[i], line, length, context);
             at += length + 1;
         }
     }
+}
+
+static void count_warning(const char *source, const char *line, size_t length, void *context) {
+    (void)source;
+    *(size_t *)context += build_line_contains(line, length, ": warning: ");
+}
+
+size_t build_count_warnings(const build_run *run) {
+    size_t count = 0;
+    each_printed_line(run, count_warning, &count);
+    return count;
+}
+
+static void add_warning(const char *source, const char *line, size_t length, void *context) {
+    char *copy = strndup(line, length);
+    json_t *item = json_object();
+    json_object_set_new(item, "source", json_text(source));
+    json_object_set_new(item, "text", json_text(copy != NULL ? copy : ""));
+    json_array_append_new(context, item);
+    free(copy);
+}
+
+static json_t *json_warnings(const build_run *run) {
+    json_t *warnings = json_array();
+    each_printed_line(run, add_warning, warnings);
     return warnings;
 }
 
