@@ -1,7 +1,7 @@
 /*
  * settings.c — the configuration vocabulary (DESIGN.md): one table of the
  * settings keys, from which the defaults, the settings JSON and the kiln.yml
- * parser (src/cli/config.c) all derive.
+ * parser (src/build/config.c) all derive.
  */
 #include <math.h>
 #include <string.h>
