@@ -81,7 +81,7 @@ static void print_presets(const build_options *options, const kiln_config *confi
 }
 
 static int unknown_preset(const build_options *options, const build_setup *setup, const char *name,
-                          bool from_cli) {
+                          bool asked) {
     char list[512] = "";
     for (size_t i = 0; i < setup->config.preset_count; i++) {
         strncat(list, i ? ", " : "", sizeof list - strlen(list) - 1);
@@ -92,7 +92,7 @@ static int unknown_preset(const build_options *options, const build_setup *setup
         build_error(options, "unknown preset '%s' (%s defines no presets)", name, where);
     else
         build_error(options, "unknown preset '%s' (%s defines: %s)", name, where, list);
-    return from_cli ? BUILD_USAGE : BUILD_FAILED;
+    return asked ? BUILD_USAGE : BUILD_FAILED; /* options->preset named it */
 }
 
 static uint32_t encoder_version(void) {
