@@ -139,6 +139,10 @@ typedef struct cook_diag {
 /* line 0 means "no line". `path` is the file the message is about. */
 void diag_error(cook_diag *diag, const char *path, uint32_t line, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
+/* diag_error with the arguments in a va_list, for a caller's own variadic
+ * reporter. */
+void diag_verror(cook_diag *diag, const char *path, uint32_t line, const char *fmt, va_list args)
+    __attribute__((format(printf, 4, 0)));
 void diag_warning(cook_diag *diag, const char *path, uint32_t line, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 void diag_note(cook_diag *diag, const char *path, uint32_t line, const char *fmt, ...)

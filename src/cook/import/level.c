@@ -115,12 +115,10 @@ static bool is_json_number(const char *t) {
 static void fail(level_state *state, const yaml_node_t *node, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 static void fail(level_state *state, const yaml_node_t *node, const char *fmt, ...) {
-    char message[512];
     va_list args;
     va_start(args, fmt);
-    vsnprintf(message, sizeof message, fmt, args);
+    diag_verror(state->diag, state->path, node_line(node), fmt, args);
     va_end(args);
-    diag_error(state->diag, state->path, node_line(node), "%s", message);
     state->failed = true;
 }
 
