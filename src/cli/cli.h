@@ -88,6 +88,10 @@ void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int cli_usage_error(const char *command, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
+/* The hint alone, after an error the engine said (build_status BUILD_USAGE);
+ * returns CLI_EXIT_USAGE. */
+int cli_usage_hint(const char *command);
+
 /* "s" unless count is 1, for "1 file" / "2 files". */
 const char *cli_plural(size_t count);
 

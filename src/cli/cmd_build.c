@@ -270,8 +270,8 @@ int cmd_build(int argc, char **argv) {
         return status;
     build_setup setup;
     status = cli_build_setup_load(&options, &setup);
-    if (status < 0)
-        status = build_execute(&options, &setup);
+    if (status < 0 && (status = build_execute(&options, &setup)) == BUILD_USAGE)
+        cli_usage_hint(COMMAND); /* the output folder is the input folder */
     config_free(&setup.config);
     return status;
 }

@@ -30,6 +30,11 @@ run_in "$P" info -o elsewhere
 check "-o still wins over kiln.yml" \
     all_true 'status_is 1' "stderr_has \"output folder 'elsewhere' does not exist\""
 
+run_in "$P" build -o assets
+check "the input folder as the output is a usage error with the hint" \
+    all_true 'status_is 2' 'stderr_has "the output folder .assets. is the input folder"' \
+    "stderr_has \"Try 'kiln build --help'\""
+
 # A no-op build leaves every file as it was: make-style consumers of the
 # manifest, the cache and the pack rebuild nothing.
 stamps() {
