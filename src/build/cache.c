@@ -46,13 +46,19 @@ void cache_free(kiln_cache *cache) {
     *cache = (kiln_cache){0};
 }
 
-bool cache_add(kiln_cache *cache, cache_record *record) {
+bool cache_append_shared(kiln_cache *cache, const cache_record *record) {
     cache_record *records =
         array_grow(cache->records, &cache->cap, cache->count + 1, sizeof *records, 64);
     if (records == NULL)
         return false;
     cache->records = records;
     cache->records[cache->count++] = *record;
+    return true;
+}
+
+bool cache_add(kiln_cache *cache, cache_record *record) {
+    if (!cache_append_shared(cache, record))
+        return false;
     *record = (cache_record){0};
     return true;
 }

@@ -98,6 +98,9 @@ void cache_serialize(const kiln_cache *cache, bytebuf *out);
 
 /* Appends a record (takes ownership of its contents; zeroes *record). */
 bool cache_add(kiln_cache *cache, cache_record *record);
+/* Appends a shallow copy: the record's strings stay its owner's, so such a
+ * cache is never cache_free'd (its records array is freed alone). */
+bool cache_append_shared(kiln_cache *cache, const cache_record *record);
 /* The record of a source, by binary search, or NULL. */
 const cache_record *cache_find(const kiln_cache *cache, const char *source);
 void cache_free(kiln_cache *cache);

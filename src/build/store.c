@@ -10,7 +10,6 @@
 #include <string.h>
 
 #include "build/internal.h"
-#include "common/grow.h"
 
 typedef struct local_store {
     char *output;
@@ -25,16 +24,7 @@ static const cache_record *local_lookup(void *state, const char *source) {
 
 static bool local_store_record(void *state, const cache_record *record) {
     local_store *local = state;
-    kiln_cache *next = &local->next;
-    if (next->count == next->cap) {
-        cache_record *grown =
-            array_grow(next->records, &next->cap, next->count + 1, sizeof *grown, 64);
-        if (grown == NULL)
-            return false;
-        next->records = grown;
-    }
-    next->records[next->count++] = *record;
-    return true;
+    return cache_append_shared(&local->next, record);
 }
 
 static void local_remove(void *state, const char *source) {
