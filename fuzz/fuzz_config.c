@@ -1,6 +1,6 @@
 /* fuzz_config.c — config_parse (kiln.yml and its settings) on arbitrary text,
  * then the resolution of every preset for a path. */
-#include "cli/config.h"
+#include "build/config.h"
 #include "fuzz_aligned.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {

@@ -15,7 +15,8 @@
 #                         (cooked files read back, with the cooker's decoders)
 #      cook/drivers/      drivers, inspect, the stages, core, common, kiln/, cook.h
 #      cook/cook.h        core, discover, write, inspect (what it re-exports)
-#      cli/               cli, cook/cook.h, common, kiln/
+#      build/             build, cook/cook.h, common, kiln/
+#      cli/               cli, build/build.h, cook/cook.h, common, kiln/
 #    and the runtime and common include no third-party header but zstd and
 #    xxhash (what decoding needs).
 # 2. With LIBKILN (the built libkiln.a), a program using the runtime API is
@@ -55,7 +56,8 @@ allowed_for() {
         ;;
     src/cook/write/*) echo "cook/write/ cook/inspect/inspect.h cook/core/ common/ kiln/" ;;
     src/cook/cook.h) echo "cook/core/ cook/discover/ cook/write/ cook/inspect/ common/ kiln/" ;;
-    src/cli/*) echo "cli/ cook/cook.h common/ kiln/" ;;
+    src/build/*) echo "build/ cook/cook.h common/ kiln/" ;;
+    src/cli/*) echo "cli/ build/build.h cook/cook.h common/ kiln/" ;;
     src/cook/*/*)
         local stage=${file#src/cook/}
         stage=${stage%%/*}

@@ -5,12 +5,11 @@
  *   commands.c   cli_main, the dispatch table: command name -> function
  *   cmd_*.c      one file per command (build, info, check, init, pack, clean, pose,
  *                watch)
- *   build/       the modules of `kiln build` (build/build.h)
+ *   progress.c   the terminal's build_progress (the engine is build/build.h)
  *   options.c    getopt_long helpers and usage errors
  *   paths.c      small path helpers, how diagnostics name sources
  *   json.c       JSON documents through jansson
  *   info*.c      the parts of `kiln info` (info.h)
- *   progress.c   what a build prints while it runs
  *
  * Output conventions: results go to stdout; diagnostics (`path: error: …`),
  * progress and usage errors go to stderr. Exit status: 0 success, 1 something
@@ -24,6 +23,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "build/build.h"
 #include "cook/cook.h"
 
 enum {
@@ -31,10 +31,6 @@ enum {
     CLI_EXIT_FAILURE = 1,
     CLI_EXIT_USAGE = 2,
 };
-
-#define CLI_DEFAULT_INPUT "assets"
-#define CLI_DEFAULT_OUTPUT "runtime"
-#define CLI_CONFIG_FILE "kiln.yml"
 
 /* ---------------------------------------------------------------------------
  * Commands: argv[0] is the command's name, its options follow.
@@ -99,6 +95,10 @@ void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int cli_usage_error(const char *command, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
+/* The hint alone, after an error the engine said (build_status BUILD_USAGE);
+ * returns CLI_EXIT_USAGE. */
+int cli_usage_hint(const char *command);
+
 /* "s" unless count is 1, for "1 file" / "2 files". */
 const char *cli_plural(size_t count);
 
@@ -121,9 +121,8 @@ const char *cli_file_name(const char *path);
  * so that the path opens from the current folder. NULL: print them as they
  * are (kiln.yml's own messages, before a build names its input). */
 void cli_set_source_folder(const char *folder);
-/* What goes before diagnostic `line` when printed: the input folder and a
- * '/', or nothing. */
-void cli_append_source_folder(bytebuf *out, const char *line);
+/* The folder set by cli_set_source_folder, or NULL. */
+const char *cli_source_folder(void);
 
 /* Lists the files of a cooked output folder (sorted, relative paths). Prints
  * an error and returns false when the folder is missing or unreadable. */
@@ -163,12 +162,6 @@ bool cli_json_print_line(FILE *out, const struct json_t *document);
  * progress.c — a build's live output, safe to call from every worker
  * ------------------------------------------------------------------------- */
 
-typedef enum progress_verbosity {
-    PROGRESS_QUIET = 0,   /* errors only */
-    PROGRESS_NORMAL = 1,  /* diagnostics, summary, progress line on a terminal */
-    PROGRESS_VERBOSE = 2, /* plus one line per asset and per skipped file */
-} progress_verbosity;
-
 typedef struct progress_reporter progress_reporter;
 
 /* An asset cooking for longer than this shows in the progress line. */
@@ -196,14 +189,77 @@ void progress_asset_settled(progress_reporter *reporter, const char *source_path
                             const cook_diag *replayed);
 /* More assets will finish than `total` said (references found while cooking). */
 void progress_add_total(progress_reporter *reporter, size_t more);
-/* Prints a line on `stream` without tearing the progress line. */
-void progress_print(progress_reporter *reporter, FILE *stream, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
 /* Removes the progress line for good (before the summary). */
 void progress_end(progress_reporter *reporter);
 
 /* Writes diagnostic text line by line; with errors_only, only lines that
  * contain ": error: " are kept. */
 void progress_write_diagnostics(FILE *stream, const char *text, size_t size, bool errors_only);
+
+/* The terminal's build_progress: the progress line above, while a build
+ * cooks, and the engine's messages on stdout and stderr. */
+const build_progress *cli_terminal_progress(void);
+/* Options whose messages go to the terminal, for engine calls outside a build
+ * (build_require_folder, build_list_output). */
+const build_options *cli_message_options(void);
+
+/* ---------------------------------------------------------------------------
+ * cmd_build.c: the options build, watch and clean share
+ * ------------------------------------------------------------------------- */
+
+/* The options `kiln build` and `kiln clean` share: where the output folder
+ * is (-o, --config, --preset), -n / --dry-run, -q, -v and -h. Each command's
+ * table starts with BUILD_SHARED_LONG_OPTIONS; its own long options take
+ * values from BUILD_OPTION_OWN on. */
+enum {
+    BUILD_OPTION_CONFIG = 256,
+    BUILD_OPTION_PRESET,
+    BUILD_OPTION_IMPORT_TIMEOUT,
+    BUILD_OPTION_MEMORY_LIMIT,
+    BUILD_OPTION_OWN
+};
+#define BUILD_SHARED_SHORT_OPTIONS "o:nqvh"
+/* clang-format off */
+#define BUILD_SHARED_LONG_OPTIONS                                                                  \
+    {"output", required_argument, NULL, 'o'},                                                      \
+    {"config", required_argument, NULL, BUILD_OPTION_CONFIG},                                      \
+    {"preset", required_argument, NULL, BUILD_OPTION_PRESET},                                      \
+    {"dry-run", no_argument, NULL, 'n'},                                                           \
+    {"quiet", no_argument, NULL, 'q'},                                                             \
+    {"verbose", no_argument, NULL, 'v'},                                                           \
+    {"help", no_argument, NULL, 'h'}
+/* The options of the commands that cook (build, watch), taken by
+ * build_cook_option. */
+#define BUILD_COOK_SHORT_OPTIONS "i:j:"
+#define BUILD_COOK_LONG_OPTIONS                                                                    \
+    {"input", required_argument, NULL, 'i'},                                                       \
+    {"jobs", required_argument, NULL, 'j'},                                                        \
+    {"memory-limit", required_argument, NULL, BUILD_OPTION_MEMORY_LIMIT},                          \
+    {"import-timeout", required_argument, NULL, BUILD_OPTION_IMPORT_TIMEOUT}
+/* clang-format on */
+
+/* build_default_options with the terminal's progress. */
+build_options cli_default_build_options(void);
+/* Takes one shared option other than -h (its value in optarg); false when
+ * `option` is not one. */
+bool build_shared_option(int option, build_options *options);
+/* After the options: -q with -v, or an empty folder name, is a usage error
+ * (returns CLI_EXIT_USAGE); otherwise sets the verbosity and returns -1. */
+int build_shared_options_done(const char *command, build_options *options);
+/* Parses -j's value: 1..PARALLEL_MAX_THREADS. */
+bool build_parse_job_count(const char *text, unsigned *jobs);
+/* BUILD_COOK_LONG_OPTIONS of build and watch: 0 when `option` is none of
+ * them, -1 when taken, else a usage error's exit status. */
+int build_cook_option(const char *command, int option, const char *arg, build_options *options);
+/* build_setup_load for a command: also says how to start when there is no
+ * kiln.yml and no input folder (`kiln init`, or -i DIR). */
+int cli_build_setup_load(const build_options *options, build_setup *setup);
+
+/* The folders of a command that reads the output (info, check, pack info):
+ * -i and -o as given (NULL: not given), else kiln.yml's preset and
+ * `input:`/`output:`, else the defaults: build_setup_load decides, as for
+ * build, clean and watch. Returns -1 to go on, else the exit status; the
+ * caller frees setup->config either way. */
+int cli_load_folders(const char *input, const char *output, build_setup *setup);
 
 #endif /* KILN_CLI_CLI_H */

@@ -2,9 +2,8 @@
  * cmd_build.c — `kiln build`: cook every source file under the input folder
  * (or, with --roots, what the roots reach).
  *
- *   options → kiln.yml → plan (build/plan.c) → cache check or cook
- *   (build/run.c) → manifest, cache, pack (build/outputs.c) → report
- *   (build/report.c)
+ *   options → build_setup_load (kiln.yml) → build_execute (build/build.h:
+ *   plan, cache check or cook, manifest, cache, pack, report)
  */
 #include <errno.h>
 #include <stdint.h>
@@ -14,13 +13,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cli/build/build.h"
+#include "cli/cli.h"
 
 #define COMMAND "build"
-
-/* Test hook: the encoder version that goes into cache keys, so a test can
- * prove that bumping KILN_ENCODER_VERSION rebuilds everything. */
-#define ENCODER_VERSION_ENV "KILN_TEST_ENCODER_VERSION"
 
 enum {
     OPTION_VERIFY = BUILD_OPTION_OWN,
@@ -72,7 +67,7 @@ void cmd_build_usage(FILE *out) {
             "                     that reads one file for longer, 1..%u; that asset\n"
             "                     fails, the rest cooks (overrides kiln.yml's\n"
             "                     import.timeout; default %u)\n"
-            "      --config FILE  read FILE instead of looking for " CLI_CONFIG_FILE "\n"
+            "      --config FILE  read FILE instead of looking for " BUILD_CONFIG_FILE "\n"
             "      --preset NAME  apply the preset NAME of kiln.yml (overrides `preset:`)\n"
             "      --list-presets list the presets kiln.yml defines and exit\n"
             "      --no-cache     cook every asset, ignoring the cache (it is rewritten)\n"
@@ -96,7 +91,7 @@ void cmd_build_usage(FILE *out) {
             "Exit status: 0 when every asset cooked, 1 when any asset failed (the\n"
             "others are still written) or kiln.yml has an error, 2 for a command-line\n"
             "mistake.\n",
-            PROGRESS_SLOW_SECONDS, CLI_DEFAULT_INPUT, CLI_DEFAULT_OUTPUT, PARALLEL_MAX_THREADS,
+            PROGRESS_SLOW_SECONDS, BUILD_DEFAULT_INPUT, BUILD_DEFAULT_OUTPUT, PARALLEL_MAX_THREADS,
             BUILD_MEMORY_DEFAULT_PERCENT, (unsigned)COOK_IMPORT_TIMEOUT_MAX,
             (unsigned)COOK_IMPORT_TIMEOUT_DEFAULT);
 }
@@ -167,10 +162,10 @@ static bool parse_import_timeout(const char *text, uint32_t *seconds) {
     return true;
 }
 
-build_options build_default_options(void) {
-    return (build_options){.jobs = parallel_cpu_count(),
-                           .memory_limit = build_memory_default_limit(),
-                           .verbosity = PROGRESS_NORMAL};
+build_options cli_default_build_options(void) {
+    build_options options = build_default_options();
+    options.progress = cli_terminal_progress();
+    return options;
 }
 
 int build_cook_option(const char *command, int option, const char *arg, build_options *options) {
@@ -198,7 +193,7 @@ int build_cook_option(const char *command, int option, const char *arg, build_op
 
 /* Returns -1 to go on building, otherwise the exit status. */
 static int parse_build_options(int argc, char **argv, build_options *options) {
-    *options = build_default_options();
+    *options = cli_default_build_options();
     cli_getopt_reset();
     int option;
     while ((option = getopt_long(
@@ -247,274 +242,28 @@ static int parse_build_options(int argc, char **argv, build_options *options) {
     return build_shared_options_done(COMMAND, options);
 }
 
-/* The folders exist where they must and are not the same one; the output
- * can be written (unless this is a dry run, which writes nothing). */
-static int check_build_folders(const build_setup *setup, bool dry_run) {
-    if (!cli_require_folder(setup->input, "input"))
-        return CLI_EXIT_FAILURE;
-    if (cli_same_file(setup->input, setup->output))
-        return cli_usage_error(COMMAND, "the output folder '%s' is the input folder",
-                               setup->output);
-    struct stat info;
-    if (stat(setup->output, &info) == 0 && !S_ISDIR(info.st_mode)) {
-        cli_error("output '%s' is not a folder", setup->output);
-        return CLI_EXIT_FAILURE;
-    }
-    if (dry_run)
-        return CLI_EXIT_OK;
-    /* Found now, with one error, not once per asset after all the work: the
-     * folder (and its parents) can be made and a file written in it. */
-    char *probe = cook_path_join(setup->output, BUILD_WRITE_PROBE);
-    char reason[512];
-    bool writable = probe != NULL && write_file_atomic(probe, "kiln\n", 5, reason, sizeof reason);
-    if (writable)
-        unlink(probe);
-    else
-        cli_error("cannot write to the output folder '%s': %s", setup->output,
-                  probe ? reason : "out of memory");
-    free(probe);
-    return writable ? CLI_EXIT_OK : CLI_EXIT_FAILURE;
-}
-
-/* ---------------------------------------------------------------------------
- * Configuration
- * ------------------------------------------------------------------------- */
-
-static void print_presets(const kiln_config *config) {
-    if (config->preset_count == 0) {
-        printf("%s defines no presets\n", config->path ? config->path : "no " CLI_CONFIG_FILE);
-        return;
-    }
-    for (size_t i = 0; i < config->preset_count; i++) {
-        const config_preset *preset = &config->presets[i];
-        bool selected = config->preset != NULL && strcmp(config->preset, preset->name) == 0;
-        printf("%s%s%s%s\n", preset->name, selected ? " (default)" : "",
-               preset->output ? "  output: " : "", preset->output ? preset->output : "");
-    }
-}
-
-static int unknown_preset(const build_setup *setup, const char *name, bool from_cli) {
-    char list[512] = "";
-    for (size_t i = 0; i < setup->config.preset_count; i++) {
-        strncat(list, i ? ", " : "", sizeof list - strlen(list) - 1);
-        strncat(list, setup->config.presets[i].name, sizeof list - strlen(list) - 1);
-    }
-    const char *where = setup->config.path ? setup->config.path : "no " CLI_CONFIG_FILE;
-    if (setup->config.preset_count == 0)
-        cli_error("unknown preset '%s' (%s defines no presets)", name, where);
-    else
-        cli_error("unknown preset '%s' (%s defines: %s)", name, where, list);
-    return from_cli ? CLI_EXIT_USAGE : CLI_EXIT_FAILURE;
-}
-
-static uint32_t encoder_version(void) {
-    const char *text = getenv(ENCODER_VERSION_ENV);
-    if (text != NULL && text[0] >= '0' && text[0] <= '9')
-        return (uint32_t)strtoul(text, NULL, 10);
-    return KILN_ENCODER_VERSION;
-}
-
-int build_setup_load(const build_options *options, build_setup *setup) {
-    *setup = (build_setup){.encoder_version = encoder_version()};
+int cli_build_setup_load(const build_options *options, build_setup *setup) {
     cli_set_source_folder(NULL); /* kiln.yml's messages name kiln.yml as found */
-    char *found = options->config ? NULL : config_find(".");
-    const char *path = options->config ? options->config : found;
-    if (path != NULL) {
-        cook_diag diag = {0};
-        bool ok = config_load(&setup->config, path, &diag);
-        progress_write_diagnostics(stderr, (const char *)diag.text.data, diag.text.size,
-                                   options->verbosity == PROGRESS_QUIET);
-        diag_free(&diag);
-        free(found);
-        if (!ok)
-            return CLI_EXIT_FAILURE;
-    }
-    if (options->list_presets) {
-        print_presets(&setup->config);
-        return CLI_EXIT_OK;
-    }
-    const char *preset_name = options->preset ? options->preset : setup->config.preset;
-    if (preset_name != NULL) {
-        setup->preset = config_find_preset(&setup->config, preset_name);
-        if (setup->preset == NULL)
-            return unknown_preset(setup, preset_name, options->preset != NULL);
-    }
-    setup->input = options->input        ? options->input
-                   : setup->config.input ? setup->config.input
-                                         : CLI_DEFAULT_INPUT;
-    cli_set_source_folder(setup->input);
-    setup->output = options->output                          ? options->output
-                    : setup->preset && setup->preset->output ? setup->preset->output
-                    : setup->config.output                   ? setup->config.output
-                                                             : CLI_DEFAULT_OUTPUT;
-    setup->pack = options->pack || setup->config.pack;
-    return -1;
-}
-
-/* Everything done once all assets are: manifest, cache, then what is printed,
- * in source path order. */
-static int finish_build(build_run *run, const struct timespec *start) {
-    strlist skipped = {0};
-    if (!build_find_skipped_files(run->plan, run->results, &skipped)) {
-        cli_error("out of memory while listing skipped files");
-        strlist_free(&skipped);
+    int status = build_setup_load(options, setup);
+    if (status < 0)
+        cli_set_source_folder(setup->input);
+    struct stat info;
+    if (status < 0 && options->input == NULL && setup->config.path == NULL &&
+        stat(setup->input, &info) != 0 && errno == ENOENT) {
+        /* The first run in a new folder: say how to start. */
+        cli_error("no %s here and no input folder '%s': run `kiln init` to start a project "
+                  "here, or name the sources with -i DIR",
+                  BUILD_CONFIG_FILE, setup->input);
         return CLI_EXIT_FAILURE;
     }
-    build_totals totals = build_add_up_results(run);
-    totals.skipped = skipped.count;
-    bool manifest_ok = build_write_manifest(run, &totals);
-    build_keep_failed_records(run);
-    build_remove_stale_outputs(run);
-    build_save_cache(run);
-    bool pack_ok = !run->setup->pack || build_write_pack(run->setup, &totals);
-    bool walk_ok = run->plan->walk.errors == 0;
-    bool ok = totals.failed == 0 && manifest_ok && pack_ok && walk_ok;
-    build_print_report(run, &totals, &skipped, build_seconds_since(start), ok);
-    if (!walk_ok)
-        cli_error("%u file%s or folder%s of the input could not be read (named above)",
-                  run->plan->walk.errors, cli_plural(run->plan->walk.errors),
-                  cli_plural(run->plan->walk.errors));
-    strlist_free(&skipped);
-    return ok ? CLI_EXIT_OK : CLI_EXIT_FAILURE;
-}
-
-/* ---------------------------------------------------------------------------
- * The command
- * ------------------------------------------------------------------------- */
-
-/* True when planned source `index` produces `focus`: it is its path, its
- * ref, or a ref, output or file read (a model's .mtl or texture) its last
- * cook recorded. */
-static bool source_produces(const build_plan *plan, size_t index, const kiln_cache *cache,
-                            const char *focus) {
-    const char *source = plan->sources.items[index];
-    char ref[1024];
-    if (strcmp(source, focus) == 0 ||
-        (cook_asset_ref(plan->importers[index], source, ref, sizeof ref) == KILN_OK &&
-         strcmp(ref, focus) == 0))
-        return true;
-    const cache_record *record = cache_find(cache, source);
-    for (size_t i = 0; record != NULL && i < record->manifest.count; i++) {
-        if (strcmp(record->manifest.items[i].ref, focus) == 0)
-            return true;
-    }
-    for (size_t i = 0; record != NULL && i < record->outputs.count; i++) {
-        if (strcmp(record->outputs.items[i], focus) == 0)
-            return true;
-    }
-    for (size_t i = 1; record != NULL && i < record->file_count; i++) {
-        if (strcmp(record->files[i].path, focus) == 0)
-            return true;
-    }
-    return false;
-}
-
-/* options->focus: which planned sources a focused build checks and cooks
- * (possibly none). NULL when out of memory. */
-static bool *focus_sources(const char *focus, const build_plan *plan, const kiln_cache *cache) {
-    size_t count = plan->sources.count;
-    bool *focused = calloc(count ? count : 1, sizeof *focused);
-    for (size_t i = 0; focused != NULL && i < count; i++)
-        focused[i] = source_produces(plan, i, cache, focus);
-    return focused;
-}
-
-static int cook_plan(const build_options *options, const build_setup *setup, const build_plan *plan,
-                     const strlist *existing, const struct timespec *start) {
-    size_t count = plan->sources.count;
-    cook_asset_result *results = calloc(count ? count : 1, sizeof *results);
-    asset_slot *slots = calloc(count ? count : 1, sizeof *slots);
-    size_t wanted = 0; /* what the first round cooks; references found later add to it */
-    for (size_t i = 0; i < count; i++)
-        wanted += plan->wanted[i];
-    /* A dry run shows no progress line and replays no warnings: errors only. */
-    progress_reporter *reporter = progress_create(
-        wanted, options->dry_run ? PROGRESS_QUIET : options->verbosity, options->jobs);
-    kiln_cache old_cache = {0};
-    if (!options->no_cache)
-        build_load_cache_and_journal(options, setup, &old_cache);
-    int status = CLI_EXIT_FAILURE;
-    bool *focused = options->focus ? focus_sources(options->focus, plan, &old_cache) : NULL;
-    build_memory_gate memory;
-    build_memory_gate_init(&memory, options->memory_limit);
-    build_run run = {options, setup, plan,     &old_cache, existing, results,
-                     slots,   NULL,  reporter, NULL,       focused,  &memory};
-    if (!options->dry_run)
-        run.journal = build_journal_open(setup);
-    if (results == NULL || slots == NULL || reporter == NULL ||
-        (options->focus != NULL && focused == NULL)) {
-        cli_error("out of memory");
-    } else if (!build_cook_in_order(&run)) {
-        progress_end(reporter);
-        cli_error("out of memory");
-    } else if (options->dry_run) {
-        progress_end(reporter);
-        build_totals totals = build_add_up_results(&run);
-        build_print_dry_run(&run, &totals);
-        status = CLI_EXIT_OK;
-    } else {
-        progress_end(reporter);
-        status = finish_build(&run, start);
-    }
-    if (options->round_done != NULL && results != NULL && slots != NULL)
-        options->round_done(&run, status, options->round_context);
-    for (size_t i = 0; results != NULL && slots != NULL && i < count; i++) {
-        if (slots[i].borrowed) /* its strings belong to the old cache */
-            free(results[i].dependencies.items);
-        else
-            cook_asset_result_free(&results[i]);
-        if (slots[i].has_record)
-            cache_record_free(&slots[i].record);
-    }
-    build_journal_close(run.journal);
-    if (reporter != NULL)
-        progress_destroy(reporter);
-    build_memory_gate_destroy(&memory);
-    cache_free(&old_cache);
-    free(focused);
-    free(slots);
-    free(results);
     return status;
 }
 
-int build_execute(const build_options *options, const build_setup *setup) {
-    struct timespec start;
-    clock_gettime(CLOCK_MONOTONIC, &start);
-
-    int status = check_build_folders(setup, options->dry_run);
-    if (status != CLI_EXIT_OK)
-        return status;
-    /* Read until import.timeout replaced it; ignoring it silently would hide
-     * that a limit someone set no longer applies. */
-    if (getenv("KILN_ISOLATE_TIMEOUT") != NULL && !options->watch_round)
-        fprintf(stderr, "kiln: warning: KILN_ISOLATE_TIMEOUT is no longer read; set "
-                        "import.timeout in kiln.yml or use --import-timeout SECONDS\n");
-    /* One build at a time per output folder: taken before the folder is
-     * listed, released after the cache and the pack are written. */
-    int lock = -1;
-    if (!options->dry_run &&
-        (lock = build_lock_output(setup->output, options->verbosity == PROGRESS_QUIET)) < 0)
-        return CLI_EXIT_FAILURE;
-    strlist existing = {0};
-    build_plan plan = {0};
-    if (!build_scan_output(setup, !options->dry_run, &existing)) {
-        cli_error("out of memory while listing the output folder");
-        status = CLI_EXIT_FAILURE;
-    } else if (!build_plan_make(options, setup, &plan)) {
-        status = CLI_EXIT_FAILURE;
-    } else {
-        /* A large asset may use every thread of the pool (cook/core/parallel.h). */
-        for (size_t i = 0; i < plan.sources.count; i++) {
-            plan.settings[i].threads = options->jobs;
-            if (options->import_timeout != 0)
-                plan.settings[i].import_timeout = options->import_timeout;
-        }
-        status = cook_plan(options, setup, &plan, &existing, &start);
-    }
-    build_plan_free(&plan);
-    strlist_free(&existing);
-    build_unlock_output(lock);
-    return status;
+int cli_load_folders(const char *input, const char *output, build_setup *setup) {
+    build_options options = cli_default_build_options();
+    options.input = input;
+    options.output = output;
+    return build_setup_load(&options, setup);
 }
 
 int cmd_build(int argc, char **argv) {
@@ -523,9 +272,9 @@ int cmd_build(int argc, char **argv) {
     if (status >= 0)
         return status;
     build_setup setup;
-    status = build_setup_load(&options, &setup);
-    if (status < 0)
-        status = build_execute(&options, &setup);
+    status = cli_build_setup_load(&options, &setup);
+    if (status < 0 && (status = build_execute(&options, &setup)) == BUILD_USAGE)
+        cli_usage_hint(COMMAND); /* the output folder is the input folder */
     config_free(&setup.config);
     return status;
 }

@@ -85,11 +85,11 @@ void cmd_check_usage(FILE *out) {
             "\n"
             "Exit status: 0 when every file is valid, 1 on any problem or when the\n"
             "output folder does not exist, 2 for a command-line mistake.\n",
-            CLI_DEFAULT_OUTPUT);
+            BUILD_DEFAULT_OUTPUT);
 }
 
 static int parse_check_options(int argc, char **argv, check_options *options) {
-    *options = (check_options){.output = CLI_DEFAULT_OUTPUT};
+    *options = (check_options){0};
     cli_getopt_reset();
     int option;
     while ((option = getopt_long(argc, argv, CLI_GETOPT_PREFIX "o:qh", check_long_options, NULL)) !=
@@ -778,5 +778,12 @@ int cmd_check(int argc, char **argv) {
     int status = parse_check_options(argc, argv, &options);
     if (status >= 0)
         return status;
-    return check(&options);
+    build_setup setup;
+    status = cli_load_folders(NULL, options.output, &setup);
+    if (status < 0) {
+        options.output = setup.output;
+        status = check(&options);
+    }
+    config_free(&setup.config);
+    return status;
 }

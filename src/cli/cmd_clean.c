@@ -18,7 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cli/build/build.h"
+#include "cli/cli.h"
 
 #define COMMAND "clean"
 
@@ -41,7 +41,7 @@ void cmd_clean_usage(FILE *out) {
             "Options:\n"
             "  -o, --output DIR   the output folder (default: as `kiln build` decides it:\n"
             "                     the preset's, kiln.yml's, else %s)\n"
-            "      --config FILE  read FILE instead of looking for " CLI_CONFIG_FILE "\n"
+            "      --config FILE  read FILE instead of looking for " BUILD_CONFIG_FILE "\n"
             "      --preset NAME  the preset whose output folder to clean\n"
             "  -n, --dry-run      list what would be removed; remove nothing\n"
             "  -q, --quiet        print errors only\n"
@@ -51,7 +51,7 @@ void cmd_clean_usage(FILE *out) {
             "Exit status: 0 when everything listed was removed, 1 when the folder is\n"
             "not a kiln output folder or a file could not be removed, 2 for a\n"
             "command-line mistake.\n",
-            CLI_DEFAULT_OUTPUT);
+            BUILD_DEFAULT_OUTPUT);
 }
 
 typedef struct clean_run {
@@ -68,7 +68,7 @@ typedef struct clean_run {
 
 /* Returns -1 to go on, otherwise the exit status. */
 static int parse_clean_options(int argc, char **argv, build_options *options) {
-    *options = (build_options){.verbosity = PROGRESS_NORMAL};
+    *options = (build_options){.verbosity = PROGRESS_NORMAL, .progress = cli_terminal_progress()};
     cli_getopt_reset();
     int option;
     while ((option = getopt_long(argc, argv, CLI_GETOPT_PREFIX BUILD_SHARED_SHORT_OPTIONS,
@@ -277,7 +277,9 @@ static void print_summary(const clean_run *run) {
     printf("%s\n", run->dry_run ? "; nothing removed (dry run)" : "");
 }
 
-static int clean(const char *output, bool dry_run, progress_verbosity verbosity) {
+static int clean(const build_options *options, const char *output) {
+    bool dry_run = options->dry_run;
+    progress_verbosity verbosity = options->verbosity;
     if (!cli_require_folder(output, "output"))
         return CLI_EXIT_FAILURE;
     clean_run run = {.output = output, .dry_run = dry_run, .verbosity = verbosity};
@@ -301,7 +303,7 @@ static int clean(const char *output, bool dry_run, progress_verbosity verbosity)
     /* A build into the folder finishes first (its lock; lock.c): cleaning
      * under it would remove what it just wrote. A dry run changes nothing. */
     int lock = -1;
-    if (!dry_run && (lock = build_lock_output(output, verbosity == PROGRESS_QUIET)) < 0) {
+    if (!dry_run && (lock = build_lock_output(options, output)) < 0) {
         strlist_free(&run.owned);
         return CLI_EXIT_FAILURE;
     }
@@ -325,7 +327,7 @@ int cmd_clean(int argc, char **argv) {
     build_setup setup;
     status = build_setup_load(&options, &setup);
     if (status < 0)
-        status = clean(setup.output, options.dry_run, options.verbosity);
+        status = clean(&options, setup.output);
     config_free(&setup.config);
     return status;
 }

@@ -12,7 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "cli/build/build.h"
+#include "cli/cli.h"
 #include "cli/info.h"
 
 #define COMMAND "info"
@@ -70,7 +70,7 @@ void cmd_info_usage(FILE *out) {
             "  -h, --help         show this help\n"
             "\n"
             "Exit status: 0, or 1 when the folder is missing or a file cannot be read.\n",
-            CLI_DEFAULT_OUTPUT, CLI_DEFAULT_INPUT);
+            BUILD_DEFAULT_OUTPUT, BUILD_DEFAULT_INPUT);
 }
 
 static bool names_cooked_file(const char *path) {
@@ -80,7 +80,7 @@ static bool names_cooked_file(const char *path) {
 
 /* Returns -1 to go on, otherwise the exit status. */
 static int parse_info_options(int argc, char **argv, info_options *options) {
-    *options = (info_options){.output = CLI_DEFAULT_OUTPUT, .input = CLI_DEFAULT_INPUT};
+    *options = (info_options){0};
     cli_getopt_reset();
     int option;
     while ((option = getopt_long(argc, argv, CLI_GETOPT_PREFIX "o:i:qh", info_long_options,
@@ -261,6 +261,62 @@ static int info_one_file(const info_options *options) {
     return status;
 }
 
+/* ---------------------------------------------------------------------------
+ * --unreferenced: the cooked assets nothing reaches (build_mark_referenced)
+ * ------------------------------------------------------------------------- */
+
+static void print_unreferenced(const kiln_cache *cache, const bool *marks, bool have_roots) {
+    size_t listed = 0;
+    for (size_t i = 0; i < cache->count; i++) {
+        if (marks[i])
+            continue;
+        const cache_record *record = &cache->records[i];
+        printf("%s:", record->source);
+        for (size_t o = 0; o < record->outputs.count; o++)
+            printf(" %s", record->outputs.items[o]);
+        putchar('\n');
+        listed++;
+    }
+    printf("kiln: %zu of %zu cooked asset%s %s\n", listed, cache->count, cli_plural(cache->count),
+           have_roots ? "not reached from the roots or always:"
+                      : "referenced by no other asset (no roots: in " BUILD_CONFIG_FILE ")");
+}
+
+static int list_unreferenced(const char *output, const kiln_config *config) {
+    kiln_cache cache = {0};
+    char *cache_path = NULL;
+    char reason[256];
+    int status = CLI_EXIT_FAILURE;
+    if (!cli_require_folder(output, "output")) {
+        /* reported */
+    } else if (cache_read_folder(output, &cache, &cache_path, reason, sizeof reason) !=
+               CACHE_READ_OK) {
+        fprintf(stderr, "%s: error: cannot read the build cache (%s); run kiln build first\n",
+                cache_path ? cache_path : CACHE_FILE_NAME, reason);
+    } else {
+        bool *marks = calloc(cache.count ? cache.count : 1, sizeof *marks);
+        if (marks != NULL) {
+            build_mark_referenced(&cache, config, marks);
+            print_unreferenced(&cache, marks, config->roots.count > 0);
+            status = CLI_EXIT_OK;
+        } else {
+            cli_error("out of memory");
+        }
+        free(marks);
+    }
+    free(cache_path);
+    cache_free(&cache);
+    return status;
+}
+
+static int run_info(info_options *options, const build_setup *setup) {
+    options->output = setup->output;
+    options->input = setup->input;
+    if (options->unreferenced)
+        return list_unreferenced(options->output, &setup->config);
+    return info(options);
+}
+
 int cmd_info(int argc, char **argv) {
     info_options options;
     int status = parse_info_options(argc, argv, &options);
@@ -268,9 +324,12 @@ int cmd_info(int argc, char **argv) {
         return status;
     if (options.unreferenced && options.json)
         return cli_usage_error(COMMAND, "--json and --unreferenced cannot be combined");
-    if (options.unreferenced)
-        return build_list_unreferenced(options.output, NULL);
     if (options.file != NULL)
         return info_one_file(&options);
-    return info(&options);
+    build_setup setup;
+    status = cli_load_folders(options.input, options.output, &setup);
+    if (status < 0)
+        status = run_info(&options, &setup);
+    config_free(&setup.config);
+    return status;
 }

@@ -49,7 +49,7 @@ void cmd_init_usage(FILE *out) {
             "  -h, --help   show this help\n"
             "\n"
             "Exit status: 0 when written, 1 when %s exists or cannot be written.\n",
-            CLI_CONFIG_FILE, CLI_CONFIG_FILE, CLI_CONFIG_FILE);
+            BUILD_CONFIG_FILE, BUILD_CONFIG_FILE, BUILD_CONFIG_FILE);
 }
 
 static int parse_init_options(int argc, char **argv) {
@@ -82,19 +82,19 @@ int cmd_init(int argc, char **argv) {
         return status;
 
     struct stat info;
-    if (lstat(CLI_CONFIG_FILE, &info) == 0) {
-        cli_error("%s already exists; not overwriting it", CLI_CONFIG_FILE);
+    if (lstat(BUILD_CONFIG_FILE, &info) == 0) {
+        cli_error("%s already exists; not overwriting it", BUILD_CONFIG_FILE);
         return CLI_EXIT_FAILURE;
     }
     bytebuf text = {0};
     render_template(&text);
     char reason[512];
-    bool written = !text.failed &&
-                   write_file_atomic(CLI_CONFIG_FILE, text.data, text.size, reason, sizeof reason);
+    bool written = !text.failed && write_file_atomic(BUILD_CONFIG_FILE, text.data, text.size,
+                                                     reason, sizeof reason);
     if (written)
-        printf("kiln: wrote %s\n", CLI_CONFIG_FILE);
+        printf("kiln: wrote %s\n", BUILD_CONFIG_FILE);
     else
-        cli_error("cannot write %s: %s", CLI_CONFIG_FILE, text.failed ? "out of memory" : reason);
+        cli_error("cannot write %s: %s", BUILD_CONFIG_FILE, text.failed ? "out of memory" : reason);
     bytebuf_free(&text);
     if (written && lstat(EXAMPLE_LEVEL, &info) == 0) {
         printf("kiln: %s exists; left as it is\n", EXAMPLE_LEVEL);

@@ -4,6 +4,7 @@
  */
 #include <inttypes.h>
 #include <jansson.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli/cli.h"
@@ -13,7 +14,8 @@
 void cmd_pack_usage(FILE *out) {
     fprintf(out, "Usage: kiln pack info [FILE]\n"
                  "\n"
-                 "Validates a pack (default: " CLI_DEFAULT_OUTPUT ".kpak) and prints its layout\n"
+                 "Validates a pack (default: <output>.kpak, the output folder as kiln build\n"
+                 "finds it, " BUILD_DEFAULT_OUTPUT ".kpak by default) and prints its layout\n"
                  "(header, table of contents, path strings, payload and padding bytes), a\n"
                  "summary per kind and every entry (offset, size, kind, path).\n"
                  "`kiln build --pack` writes <output>.kpak next to the output folder.\n"
@@ -97,7 +99,22 @@ int cli_pack_describe(const char *path, bool json) {
 static int pack_info(int argc, char **argv) {
     if (argc > 2)
         return cli_usage_error(COMMAND, "unexpected argument '%s'", argv[2]);
-    return cli_pack_describe(argc == 2 ? argv[1] : CLI_DEFAULT_OUTPUT ".kpak", false);
+    if (argc == 2)
+        return cli_pack_describe(argv[1], false);
+    /* <output>.kpak, the output folder as build finds it */
+    build_setup setup;
+    int status = cli_load_folders(NULL, NULL, &setup);
+    char *default_path = NULL;
+    if (status < 0 && (default_path = build_pack_path(setup.output)) == NULL) {
+        cli_error("out of memory");
+        status = CLI_EXIT_FAILURE;
+    }
+    config_free(&setup.config);
+    if (status >= 0)
+        return status;
+    status = cli_pack_describe(default_path, false);
+    free(default_path);
+    return status;
 }
 
 int cmd_pack(int argc, char **argv) {

@@ -42,8 +42,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cli/build/build.h"
+#include "cli/cli.h"
 #include "common/cook_server.h"
+#include "common/grow.h"
 
 #define COMMAND "watch"
 #define DEBOUNCE_DEFAULT_MS 150
@@ -86,7 +87,7 @@ void cmd_watch_usage(FILE *out) {
             "                     as for kiln build (default: %u%% of the RAM)\n"
             "      --import-timeout SECONDS\n"
             "                     as for kiln build (overrides import.timeout)\n"
-            "      --config FILE  read FILE instead of looking for " CLI_CONFIG_FILE "\n"
+            "      --config FILE  read FILE instead of looking for " BUILD_CONFIG_FILE "\n"
             "      --preset NAME  apply the preset NAME of kiln.yml\n"
             "      --debounce MS  wait for MS milliseconds without a change before a\n"
             "                     round (0..%d, default %d)\n"
@@ -184,7 +185,7 @@ static bool parse_debounce(const char *text, int *ms) {
 /* Returns -1 to go on, otherwise the exit status. */
 static int parse_watch_options(int argc, char **argv, watch_state *state) {
     build_options *options = &state->options;
-    *options = build_default_options();
+    *options = cli_default_build_options();
     state->debounce_ms = DEBOUNCE_DEFAULT_MS;
     cli_getopt_reset();
     int option;
@@ -392,25 +393,25 @@ static const char *failed_for(const watch_state *state, const char *ref) {
 
 /* A round's lines: each asset cooked or failed, then the count. */
 static void print_round(const build_run *run, int status, const watch_state *state) {
-    size_t cooked = 0, failed = 0, kept = 0;
     for (size_t i = 0; i < run->plan->sources.count; i++) {
         asset_status s = run->slots[i].status;
-        if (s == ASSET_COOKED || s == ASSET_FAILED) {
-            if (run->options->verbosity != PROGRESS_QUIET || s == ASSET_FAILED)
-                print_round_asset(run, i);
-            cooked += s == ASSET_COOKED;
-            failed += s == ASSET_FAILED;
-        } else if (s == ASSET_UP_TO_DATE || s == ASSET_THROUGH_MODEL) {
-            kept++;
-        }
+        if ((s == ASSET_COOKED && run->options->verbosity != PROGRESS_QUIET) || s == ASSET_FAILED)
+            print_round_asset(run, i);
     }
+    /* Counted as kiln build's summary counts them (build_count_assets). */
+    build_counts counts = build_count_assets(run);
     if (run->options->verbosity != PROGRESS_QUIET) {
-        if (run->focused != NULL)
-            printf("kiln: served '%s': %zu cooked, %zu failed\n", state->answer->focus, cooked,
-                   failed);
-        else
-            printf("kiln: round %u: %zu cooked, %zu failed, %zu up to date%s\n", state->round,
-                   cooked, failed, kept, status == CLI_EXIT_OK ? "" : " (errors above)");
+        if (run->focused != NULL) {
+            printf("kiln: served '%s': %zu cooked, %zu failed\n", state->answer->focus,
+                   counts.cooked, counts.failed);
+        } else {
+            printf("kiln: round %u: %zu cooked, %zu failed, ", state->round, counts.cooked,
+                   counts.failed);
+            if (counts.through_model > 0)
+                printf("%zu read by models, ", counts.through_model);
+            printf("%zu up to date%s\n", counts.up_to_date,
+                   status == CLI_EXIT_OK ? "" : " (errors above)");
+        }
     }
     fflush(stdout);
 }
@@ -432,11 +433,13 @@ static int resolve_folders(watch_state *state) {
     build_options options = state->options;
     options.verbosity = PROGRESS_QUIET; /* its warnings come with the first round */
     build_setup setup;
+    cli_set_source_folder(NULL); /* kiln.yml's messages name kiln.yml as found */
     int status = build_setup_load(&options, &setup);
     if (status >= 0) {
         config_free(&setup.config);
         return CLI_EXIT_FAILURE;
     }
+    cli_set_source_folder(setup.input);
     state->input = cook_strdup(setup.input);
     state->output = cook_strdup(setup.output);
     bool ok = state->input != NULL && state->output != NULL;
@@ -505,8 +508,10 @@ static int run_round(watch_state *state, const char *focus, bool first) {
             options.verbosity = PROGRESS_NORMAL;
     }
     build_setup setup;
+    cli_set_source_folder(NULL);
     int status = build_setup_load(&options, &setup);
     if (status < 0) {
+        cli_set_source_folder(setup.input);
         if (!first && focus == NULL)
             state->round++;
         pthread_t watcher;
@@ -589,16 +594,13 @@ static void watch_tree(watch_state *state, const char *relative, unsigned depth)
         return;
     }
     if (find_folder(state, wd) == NULL) {
-        if (state->folder_count == state->folder_cap) {
-            size_t cap = state->folder_cap ? state->folder_cap * 2 : 32;
-            watched_folder *grown = realloc(state->folders, cap * sizeof *grown);
-            if (grown == NULL) {
-                free(full);
-                return;
-            }
-            state->folders = grown;
-            state->folder_cap = cap;
+        watched_folder *grown = array_grow(state->folders, &state->folder_cap,
+                                           state->folder_count + 1, sizeof *grown, 32);
+        if (grown == NULL) {
+            free(full);
+            return;
         }
+        state->folders = grown;
         char *copy = cook_strdup(relative);
         if (copy == NULL) {
             free(full);

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "cli/build/build.h"
+#include "cli/cli.h"
 #include "cli/info.h"
 
 /* ---------------------------------------------------------------------------

@@ -35,6 +35,10 @@ int cli_usage_error(const char *command, const char *fmt, ...) {
     va_start(args, fmt);
     vprint_error(fmt, args);
     va_end(args);
+    return cli_usage_hint(command);
+}
+
+int cli_usage_hint(const char *command) {
     fprintf(stderr, "Try 'kiln %s --help' for the list of options.\n", command);
     return CLI_EXIT_USAGE;
 }

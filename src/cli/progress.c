@@ -284,19 +284,6 @@ void progress_add_total(progress_reporter *reporter, size_t more) {
     pthread_mutex_unlock(&reporter->lock);
 }
 
-void progress_print(progress_reporter *reporter, FILE *stream, const char *fmt, ...) {
-    pthread_mutex_lock(&reporter->lock);
-    erase_status_line(reporter);
-    va_list args;
-    va_start(args, fmt);
-    vfprintf(stream, fmt, args);
-    va_end(args);
-    fputc('\n', stream);
-    fflush(stream);
-    draw_status_line(reporter);
-    pthread_mutex_unlock(&reporter->lock);
-}
-
 void progress_end(progress_reporter *reporter) {
     stop_ticker(reporter);
     pthread_mutex_lock(&reporter->lock);
@@ -305,40 +292,93 @@ void progress_end(progress_reporter *reporter) {
     pthread_mutex_unlock(&reporter->lock);
 }
 
-static bool line_contains(const char *line, size_t length, const char *needle) {
-    size_t needle_length = strlen(needle);
-    for (size_t at = 0; at + needle_length <= length; at++) {
-        if (memcmp(line + at, needle, needle_length) == 0)
-            return true;
-    }
-    return false;
+void progress_write_diagnostics(FILE *stream, const char *text, size_t size, bool errors_only) {
+    bytebuf kept = {0};
+    build_filter_diagnostics(text, size, errors_only, cli_source_folder(), &kept);
+    if (!kept.failed && kept.size > 0)
+        fwrite(kept.data, 1, kept.size, stream);
+    bytebuf_free(&kept);
+    fflush(stream);
 }
 
-void progress_write_diagnostics(FILE *stream, const char *text, size_t size, bool errors_only) {
-    if (text == NULL || size == 0)
+/* ---------------------------------------------------------------------------
+ * The terminal's build_progress: a reporter from begin to end; messages
+ * before and after it go straight to stdout and stderr.
+ * ------------------------------------------------------------------------- */
+
+static progress_reporter *terminal_reporter;
+
+static void terminal_begin(void *context, size_t total, progress_verbosity verbosity,
+                           unsigned workers) {
+    (void)context;
+    terminal_reporter = progress_create(total, verbosity, workers);
+}
+
+static void terminal_add_total(void *context, size_t more) {
+    (void)context;
+    if (terminal_reporter != NULL)
+        progress_add_total(terminal_reporter, more);
+}
+
+static cook_activity *terminal_started(void *context, const char *source_path) {
+    (void)context;
+    return terminal_reporter ? progress_asset_started(terminal_reporter, source_path) : NULL;
+}
+
+static void terminal_finished(void *context, const char *source_path,
+                              const cook_asset_result *result) {
+    (void)context;
+    if (terminal_reporter != NULL)
+        progress_asset_finished(terminal_reporter, source_path, result);
+}
+
+static void terminal_settled(void *context, const char *source_path, const cook_diag *replayed) {
+    (void)context;
+    if (terminal_reporter != NULL)
+        progress_asset_settled(terminal_reporter, source_path, replayed);
+}
+
+static void terminal_end(void *context) {
+    (void)context;
+    if (terminal_reporter == NULL)
         return;
-    const char *end = text + size;
-    for (const char *line = text; line < end;) {
-        const char *newline = memchr(line, '\n', (size_t)(end - line));
-        size_t length = newline != NULL ? (size_t)(newline - line) : (size_t)(end - line);
-        bool keep = !errors_only || line_contains(line, length, ": error: ");
-        if (keep) {
-            /* diag.c escaped them; lines replayed from an older cache may not be. */
-            char *copy = malloc(length + 1);
-            if (copy != NULL) {
-                memcpy(copy, line, length);
-                copy[length] = '\0';
-                bytebuf escaped = {0};
-                cli_append_source_folder(&escaped, copy);
-                bytebuf_append_escaped(&escaped, copy);
-                if (!escaped.failed && escaped.size > 0)
-                    fwrite(escaped.data, 1, escaped.size, stream);
-                bytebuf_free(&escaped);
-                free(copy);
-            }
-            fputc('\n', stream);
-        }
-        line += length + (newline != NULL ? 1 : 0);
+    progress_end(terminal_reporter);
+    progress_destroy(terminal_reporter);
+    terminal_reporter = NULL;
+}
+
+static void terminal_message(void *context, build_stream stream, const char *text, size_t size) {
+    (void)context;
+    FILE *file = stream == BUILD_STREAM_OUT ? stdout : stderr;
+    progress_reporter *reporter = terminal_reporter;
+    if (reporter != NULL) {
+        pthread_mutex_lock(&reporter->lock);
+        erase_status_line(reporter);
     }
-    fflush(stream);
+    fwrite(text, 1, size, file);
+    fflush(file);
+    if (reporter != NULL) {
+        draw_status_line(reporter);
+        pthread_mutex_unlock(&reporter->lock);
+    }
+}
+
+const build_progress *cli_terminal_progress(void) {
+    static const build_progress terminal = {
+        .begin = terminal_begin,
+        .add_total = terminal_add_total,
+        .asset_started = terminal_started,
+        .asset_finished = terminal_finished,
+        .asset_settled = terminal_settled,
+        .end = terminal_end,
+        .message = terminal_message,
+    };
+    return &terminal;
+}
+
+const build_options *cli_message_options(void) {
+    static build_options options;
+    options.progress = cli_terminal_progress();
+    options.verbosity = PROGRESS_NORMAL;
+    return &options;
 }

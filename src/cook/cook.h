@@ -4,7 +4,8 @@
  *
  *   discover → driver per asset kind: import → process → encode → write
  *
- *   core/      diagnostics, context, settings, the IR, the one thread pool
+ *   core/      diagnostics, context, settings, the IR, the one thread pool,
+ *              the YAML loader (yaml_doc.h: kiln.yml and levels load alike)
  *   discover/  the walk of the input tree, glob patterns
  *   import/ process/ encode/ write/   the stages, one header each
  *   drivers/   one driver per asset kind, the registry and cook_asset
@@ -21,6 +22,7 @@
 #include <stdint.h>
 
 #include "cook/core/core.h"
+#include "cook/core/yaml_doc.h"
 #include "cook/discover/discover.h"
 #include "cook/inspect/inspect.h"
 #include "cook/write/write.h"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# test_memory_limit.sh — `kiln build --memory-limit` (src/cli/build/memory.c):
+# test_memory_limit.sh — `kiln build --memory-limit` (src/build/memory.c):
 # an asset starts only while the estimated peaks of the assets cooking, with
 # its own, stay within the limit; one over the limit alone cooks alone. The
 # --json report's "memory" (limit, peak of the running estimates, largest

@@ -118,6 +118,16 @@ check "a texture edit makes a round that recooks it" \
     all_true "since $m | grep -q '^cooked wall.png -> wall.ktx2 '" \
     "[ '$(md5sum <"$SCRATCH/out/wall.ktx2")' != '$wall_bytes' ]" \
     "since $m | grep -q '^kiln: round [0-9]*: 1 cooked, 0 failed'"
+# build_count_assets: the first build's summary and a round count the same
+# sources (cooked, failed, read by models, up to date), so their sums agree.
+counted() { # the sum of the counts of the last line matching $1 in $WATCH_OUT
+    grep -E -- "$1" "$WATCH_OUT" | tail -n 1 | sed -E 's/^kiln: (round [0-9]+: )?//' |
+        grep -oE '[0-9]+ (assets?|cooked|failed|read by models|up to date)' |
+        awk '{sum += $1} END {print sum + 0}'
+}
+check "a round counts what the first build's summary counts" \
+    all_true "[ $(counted '^kiln: cooked [0-9]+ assets') -gt 0 ]" \
+    "[ $(counted '^kiln: cooked [0-9]+ assets') -eq $(counted '^kiln: round [0-9]+: ') ]"
 check "and nothing else" \
     all_true "[ $(count_since "$m" '^cooked') -eq 1 ]" \
     "[ $(inode out/props/crate.kmesh) -eq $crate_mesh ]" \

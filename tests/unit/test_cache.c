@@ -1,6 +1,6 @@
 /* The incremental build cache file: round trip (warnings and absent paths
  * included), and that no damaged or foreign file is ever trusted
- * (src/cli/cache.c); asset folders as sources. */
+ * (src/build/cache.c); asset folders as sources. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,7 +9,7 @@
 #include "test_support.h"
 #include <xxhash.h>
 
-#include "cli/cache.h"
+#include "build/cache.h"
 
 /* What a cook with a missing texture prints: backslashes, a tab and a CR
  * (a quoted file name can hold them), a UTF-8 name, a note after the warning. */

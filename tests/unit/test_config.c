@@ -1,10 +1,10 @@
 /* kiln.yml: parsing, validation messages and every layer of the resolution
- * order (src/cli/config.c); its globs are test_discover's. */
+ * order (src/build/config.c); its globs are test_discover's. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/config.h"
+#include "build/config.h"
 #include "cli/kiln_yml_template.h"
 #include "test_support.h"
 
@@ -38,6 +38,19 @@ static void without_a_file_the_builtin_defaults_apply(void **state) {
     cook_settings_default(&expected);
     resolve("", NULL, "a.obj", &got);
     assert_memory_equal(&expected, &got, sizeof got);
+}
+
+/* `kiln init` writes `shader.entry: main`, the default spelled out: it must
+ * resolve to the very settings of no kiln.yml (same cache keys, same
+ * metadata). */
+static void a_default_spelled_out_is_the_default(void **state) {
+    (void)state;
+    cook_settings expected, got;
+    cook_settings_default(&expected);
+    resolve("default:\n  shader.entry: main\n", NULL, "a.vert", &got);
+    assert_memory_equal(&expected, &got, sizeof got);
+    resolve("default:\n  shader.entry: vs_main\n", NULL, "a.vert", &got);
+    assert_string_equal(got.shader_entry, "vs_main");
 }
 
 static void default_section_overrides_builtin_defaults(void **state) {
@@ -390,8 +403,8 @@ static void template_spelling(const cook_setting *key, const cook_settings *s, c
             snprintf(out + at, size - at, "]");
         return;
     }
-    if (key->type == COOK_SETTING_TEXT) { /* every TEXT key defaults to "" */
-        snprintf(out, size, "[]");
+    if (key->type == COOK_SETTING_TEXT) { /* "", or the value "" stands for */
+        snprintf(out, size, "%s", key->text_default ? key->text_default : "[]");
         return;
     }
     long value = cook_setting_get(key, s);
@@ -463,6 +476,7 @@ int main(void) {
         cmocka_unit_test(deep_or_huge_documents_are_refused_with_the_line),
         cmocka_unit_test(aliases_are_bounded_by_the_file_size),
         cmocka_unit_test(template_lists_every_key_with_its_default),
+        cmocka_unit_test(a_default_spelled_out_is_the_default),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

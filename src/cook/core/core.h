@@ -139,6 +139,10 @@ typedef struct cook_diag {
 /* line 0 means "no line". `path` is the file the message is about. */
 void diag_error(cook_diag *diag, const char *path, uint32_t line, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
+/* diag_error with the arguments in a va_list, for a caller's own variadic
+ * reporter. */
+void diag_verror(cook_diag *diag, const char *path, uint32_t line, const char *fmt, va_list args)
+    __attribute__((format(printf, 4, 0)));
 void diag_warning(cook_diag *diag, const char *path, uint32_t line, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 void diag_note(cook_diag *diag, const char *path, uint32_t line, const char *fmt, ...)
@@ -310,6 +314,10 @@ typedef struct cook_setting {
     long default_value;          /* BOOL (0/1), UINT, INT, ENUM; RATIOS: how many */
     const float *default_ratios; /* RATIOS */
     const char *description;     /* one line */
+    /* TEXT: what the empty value means ("main" for shader.entry), which
+     * kiln.yml may also spell out: it is read as the empty value, so writing
+     * the default changes no setting. NULL: none. */
+    const char *text_default;
     /* Left out of the settings JSON (so of metadata and cache keys) while at
      * its default: a group added later changes no other asset's output. */
     bool omit_default;

@@ -18,12 +18,16 @@ static void diag_add(cook_diag *diag, const char *severity, const char *path, ui
     bytebuf_printf(&diag->text, "\n"); /* keeps the text NUL-terminated */
 }
 
+void diag_verror(cook_diag *diag, const char *path, uint32_t line, const char *fmt, va_list args) {
+    diag_add(diag, "error", path, line, fmt, args);
+    diag->errors++;
+}
+
 void diag_error(cook_diag *diag, const char *path, uint32_t line, const char *fmt, ...) {
     va_list args;
     va_start(args, fmt);
-    diag_add(diag, "error", path, line, fmt, args);
+    diag_verror(diag, path, line, fmt, args);
     va_end(args);
-    diag->errors++;
 }
 
 void diag_warning(cook_diag *diag, const char *path, uint32_t line, const char *fmt, ...) {

@@ -1,7 +1,7 @@
 /*
  * settings.c — the configuration vocabulary (DESIGN.md): one table of the
  * settings keys, from which the defaults, the settings JSON and the kiln.yml
- * parser (src/cli/config.c) all derive.
+ * parser (src/build/config.c) all derive.
  */
 #include <math.h>
 #include <string.h>
@@ -192,6 +192,7 @@ const cook_setting cook_setting_table[] = {
      .type = COOK_SETTING_TEXT,
      .omit_default = true,
      FIELD(shader_entry),
+     .text_default = "main",
      .description = "entry point, GLSL and HLSL alike (default main)"},
     {.name = "shader.include_dirs",
      .type = COOK_SETTING_TEXT,

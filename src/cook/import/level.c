@@ -18,6 +18,7 @@
 #include <string.h>
 #include <yaml.h>
 
+#include "cook/core/yaml_doc.h"
 #include "cook/import/level.h"
 
 typedef struct level_state {
@@ -114,12 +115,10 @@ static bool is_json_number(const char *t) {
 static void fail(level_state *state, const yaml_node_t *node, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 static void fail(level_state *state, const yaml_node_t *node, const char *fmt, ...) {
-    char message[512];
     va_list args;
     va_start(args, fmt);
-    vsnprintf(message, sizeof message, fmt, args);
+    diag_verror(state->diag, state->path, node_line(node), fmt, args);
     va_end(args);
-    diag_error(state->diag, state->path, node_line(node), "%s", message);
     state->failed = true;
 }
 
@@ -504,20 +503,9 @@ bool level_parse(const uint8_t *bytes, size_t size, const char *path, cook_diag 
     const unsigned char *begin = bytes, *end = bytes + size;
     if (size > 0)
         cook_text_trim(&begin, &end);
-    yaml_parser_t parser;
-    if (!yaml_parser_initialize(&parser)) {
-        diag_error(diag, path, 0, "out of memory");
-        return false;
-    }
-    yaml_parser_set_input_string(&parser, begin, (size_t)(end - begin));
     yaml_document_t doc;
-    if (!yaml_parser_load(&parser, &doc)) {
-        diag_error(diag, path, (uint32_t)parser.problem_mark.line + 1, "invalid YAML: %s%s%s",
-                   parser.problem ? parser.problem : "syntax error", parser.context ? " " : "",
-                   parser.context ? parser.context : "");
-        yaml_parser_delete(&parser);
+    if (!yaml_doc_load(path, begin, (size_t)(end - begin), &doc, diag))
         return false;
-    }
     level_state state = {.doc = &doc, .path = path, .diag = diag, .resolve = resolve, .user = user};
     /* size <= LEVEL_MAX_BYTES (64 MiB): neither product overflows. */
     state.max_values = (uint64_t)size * LEVEL_VALUES_PER_BYTE;
@@ -550,7 +538,6 @@ bool level_parse(const uint8_t *bytes, size_t size, const char *path, cook_diag 
         }
     }
     yaml_document_delete(&doc);
-    yaml_parser_delete(&parser);
     return !state.failed;
 }
 

@@ -140,3 +140,33 @@ bool write_file_atomic(const char *path, const void *data, size_t size, char *re
     whole_buffer b = {data, size};
     return write_file_atomic_stream(path, produce_whole, &b, reason, reason_size);
 }
+
+/* True when the file at `path` has exactly `size` bytes equal to `data`. */
+static bool file_holds(const char *path, const void *data, size_t size) {
+    struct stat info;
+    if (stat(path, &info) != 0 || !S_ISREG(info.st_mode) || (uint64_t)info.st_size != size)
+        return false;
+    FILE *file = fopen(path, "rb");
+    if (file == NULL)
+        return false;
+    const unsigned char *expected = data;
+    unsigned char chunk[65536];
+    size_t at = 0;
+    bool same = true;
+    while (same && at < size) {
+        size_t want = size - at < sizeof chunk ? size - at : sizeof chunk;
+        size_t got = fread(chunk, 1, want, file);
+        same = got == want && memcmp(chunk, expected + at, got) == 0;
+        at += got;
+    }
+    same = same && fgetc(file) == EOF;
+    fclose(file);
+    return same;
+}
+
+bool write_file_if_changed(const char *path, const void *data, size_t size, char *reason,
+                           size_t reason_size) {
+    if (file_holds(path, data, size))
+        return true;
+    return write_file_atomic(path, data, size, reason, reason_size);
+}

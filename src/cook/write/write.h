@@ -92,6 +92,11 @@ typedef bool (*write_sink)(void *arg, const void *data, size_t size);
  * rename. Creates missing parent folders. */
 bool write_file_atomic(const char *path, const void *data, size_t size, char *reason,
                        size_t reason_size);
+/* write_file_atomic unless `path` already holds exactly these bytes: then the
+ * file is left alone (its mtime too, so make-style consumers of a no-op
+ * build rebuild nothing). */
+bool write_file_if_changed(const char *path, const void *data, size_t size, char *reason,
+                           size_t reason_size);
 /* write_file_atomic of bytes made as they are written: `produce` hands the
  * file's bytes to the sink in order (returning false on failure, with a
  * reason or without one: a failed write is named by its errno). */

@@ -1,5 +1,6 @@
 /*
- * cache.h — the incremental build cache, <output>/.kiln-cache.
+ * build/cache.h — the incremental build cache, <output>/.kiln-cache, and the
+ * store interface the build looks records up through.
  *
  * One record per source asset that cooked (with warnings or without): its
  * importer, the hash of its resolved settings, the stamps (size, mtime,
@@ -41,8 +42,8 @@
  * (no per-file hashes, absent paths or diagnostics) is not read: a build
  * after upgrading warns once and cooks everything.
  */
-#ifndef KILN_CLI_CACHE_H
-#define KILN_CLI_CACHE_H
+#ifndef KILN_BUILD_CACHE_H
+#define KILN_BUILD_CACHE_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -97,6 +98,9 @@ void cache_serialize(const kiln_cache *cache, bytebuf *out);
 
 /* Appends a record (takes ownership of its contents; zeroes *record). */
 bool cache_add(kiln_cache *cache, cache_record *record);
+/* Appends a shallow copy: the record's strings stay its owner's, so such a
+ * cache is never cache_free'd (its records array is freed alone). */
+bool cache_append_shared(kiln_cache *cache, const cache_record *record);
 /* The record of a source, by binary search, or NULL. */
 const cache_record *cache_find(const kiln_cache *cache, const char *source);
 void cache_free(kiln_cache *cache);
@@ -120,8 +124,40 @@ uint64_t cache_settings_hash(const cook_settings *settings);
  * texture.format), so that a replay never prints a stale kiln.yml line. */
 uint64_t cache_quoted_settings_hash(uint64_t settings_hash, const cook_settings *settings);
 
+/* ---------------------------------------------------------------------------
+ * Stores: where a build finds and keeps records
+ * ------------------------------------------------------------------------- */
+
+/* A place cache records live, addressed by the key that decides a hit: the
+ * source path. A record found is a candidate, not yet a hit: the build checks
+ * it (importer, settings hash, encoder version, the bytes of every file it
+ * read, the paths it did not find, its outputs) and cooks when it does not
+ * hold. A build tries its stores in order, the local folder first; a remote
+ * one (HTTP, WebDAV, Redis) would be a further implementation of these four
+ * operations, whose lookup also brings the record's outputs into the output
+ * folder, so that the check finds them. Calls come from the build's worker
+ * threads (lookup) and from the thread that runs the build (the rest). */
+typedef struct build_cache_store {
+    const char *name; /* for messages: "local" */
+    void *state;
+    /* The record of `source`, or NULL; it stays valid until close. */
+    const cache_record *(*lookup)(void *state, const char *source);
+    /* Keeps a record for the next build (records come in source order;
+     * borrowed until close). False when it cannot. */
+    bool (*store)(void *state, const cache_record *record);
+    /* Forgets the record of `source`. A build does not call it (a record
+     * that no longer holds is simply not stored again); it is for whoever
+     * manages a store: a record found corrupt, a clean. */
+    void (*remove)(void *state, const char *source);
+    /* Ends the build's use of the store: with `commit`, what store and
+     * remove said is made to last (the local store writes its file), false
+     * with a reason when it could not; without (a dry run, a no-op build),
+     * it is dropped. Frees the state either way. */
+    bool (*close)(void *state, bool commit, char *reason, size_t reason_size);
+} build_cache_store;
+
 /* A path safe to record: relative, no "." or ".." component, no empty
  * component, no tab or newline (the format could not hold it). */
 bool cache_path_is_safe(const char *path);
 
-#endif /* KILN_CLI_CACHE_H */
+#endif /* KILN_BUILD_CACHE_H */

@@ -1,5 +1,6 @@
 /*
- * reach.c — `kiln info --unreferenced`: the cooked assets nothing reaches.
+ * reach.c — the reference graph of `kiln info --unreferenced`: the cooked
+ * assets nothing reaches.
  *
  * The graph comes from the build cache of the output folder: one node per
  * asset it records (its source path), an edge to every file the asset read
@@ -18,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/build/build.h"
+#include "build/internal.h"
 
 static bool matches_any(const strlist *globs, const char *path) {
     for (size_t i = 0; i < globs->count; i++) {
@@ -71,63 +72,13 @@ static void mark_reached(const kiln_cache *cache, const kiln_config *config, boo
     }
 }
 
-static void print_unreferenced(const kiln_cache *cache, const bool *marks, bool have_roots) {
-    size_t listed = 0;
-    for (size_t i = 0; i < cache->count; i++) {
-        if (marks[i])
-            continue;
-        const cache_record *record = &cache->records[i];
-        printf("%s:", record->source);
-        for (size_t o = 0; o < record->outputs.count; o++)
-            printf(" %s", record->outputs.items[o]);
-        putchar('\n');
-        listed++;
+void build_mark_referenced(const kiln_cache *cache, const kiln_config *config, bool *marks) {
+    size_t *stack = malloc((cache->count ? cache->count : 1) * sizeof *stack);
+    if (stack == NULL) { /* every record counts as reached: nothing listed wrongly */
+        for (size_t i = 0; i < cache->count; i++)
+            marks[i] = true;
+        return;
     }
-    printf("kiln: %zu of %zu cooked asset%s %s\n", listed, cache->count, cli_plural(cache->count),
-           have_roots ? "not reached from the roots or always:"
-                      : "referenced by no other asset (no roots: in " CLI_CONFIG_FILE ")");
-}
-
-int build_list_unreferenced(const char *output, const char *config_path) {
-    kiln_config config = {0};
-    char *found = config_path ? NULL : config_find(".");
-    const char *path = config_path ? config_path : found;
-    int status = CLI_EXIT_FAILURE;
-    if (path != NULL) {
-        cook_diag diag = {0};
-        bool ok = config_load(&config, path, &diag);
-        progress_write_diagnostics(stderr, (const char *)diag.text.data, diag.text.size, false);
-        diag_free(&diag);
-        free(found);
-        if (!ok) {
-            config_free(&config);
-            return CLI_EXIT_FAILURE;
-        }
-    }
-    kiln_cache cache = {0};
-    char *cache_path = NULL;
-    char reason[256];
-    if (!cli_require_folder(output, "output")) {
-        /* reported */
-    } else if (cache_read_folder(output, &cache, &cache_path, reason, sizeof reason) !=
-               CACHE_READ_OK) {
-        fprintf(stderr, "%s: error: cannot read the build cache (%s); run kiln build first\n",
-                cache_path ? cache_path : CACHE_FILE_NAME, reason);
-    } else {
-        bool *marks = calloc(cache.count ? cache.count : 1, sizeof *marks);
-        size_t *stack = malloc((cache.count ? cache.count : 1) * sizeof *stack);
-        if (marks != NULL && stack != NULL) {
-            mark_reached(&cache, &config, marks, stack);
-            print_unreferenced(&cache, marks, config.roots.count > 0);
-            status = CLI_EXIT_OK;
-        } else {
-            cli_error("out of memory");
-        }
-        free(stack);
-        free(marks);
-    }
-    free(cache_path);
-    cache_free(&cache);
-    config_free(&config);
-    return status;
+    mark_reached(cache, config, marks, stack);
+    free(stack);
 }

@@ -26,7 +26,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cli/build/build.h"
+#include "build/internal.h"
 
 /* bench/texture_memory.sh measured at most 2.55 x the RGBA8 size as a
  * texture's peak, file included (4096^2 and 8192^2 PNG and JPEG, every usage,

@@ -25,7 +25,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli/build/build.h"
+#include "build/internal.h"
 
 struct build_journal {
     int fd;

@@ -1,5 +1,5 @@
 /*
- * config.h — kiln.yml: where it is, what it says, and how it turns into the
+ * build/config.h — kiln.yml: where it is, what it says, and how it turns into the
  * resolved cook_settings of one asset.
  *
  * Resolution order (later layers win, key by key):
@@ -12,8 +12,8 @@
  * Settings keys are written flat (`mesh.lods: 3`) or nested under their
  * asset type (`mesh: {lods: 3}`); both spellings are the same key.
  */
-#ifndef KILN_CLI_CONFIG_H
-#define KILN_CLI_CONFIG_H
+#ifndef KILN_BUILD_CONFIG_H
+#define KILN_BUILD_CONFIG_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -87,4 +87,4 @@ void config_resolve(const kiln_config *config, const config_preset *preset, cons
 
 void config_overlay_apply(const config_overlay *overlay, cook_settings *settings);
 
-#endif /* KILN_CLI_CONFIG_H */
+#endif /* KILN_BUILD_CONFIG_H */

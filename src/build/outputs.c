@@ -4,12 +4,13 @@
  * asset owns any more, and the temporaries of a build that was killed.
  */
 #include <dirent.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cli/build/build.h"
+#include "build/internal.h"
 #include "common/path.h"
 
 char *build_pack_path(const char *output) {
@@ -22,6 +23,33 @@ char *build_pack_path(const char *output) {
         strcpy(path + length, ".kpak");
     }
     return path;
+}
+
+bool build_require_folder(const build_options *options, const char *path, const char *role) {
+    struct stat info;
+    if (stat(path, &info) != 0) {
+        if (errno == ENOENT || errno == ENOTDIR)
+            build_error(options, "%s folder '%s' does not exist", role, path);
+        else
+            build_error(options, "%s folder '%s': %s", role, path, strerror(errno));
+        return false;
+    }
+    if (!S_ISDIR(info.st_mode)) {
+        build_error(options, "%s '%s' is not a folder", role, path);
+        return false;
+    }
+    return true;
+}
+
+bool build_list_output(const build_options *options, const char *output, strlist *files) {
+    if (!build_require_folder(options, output, "output"))
+        return false;
+    char reason[512];
+    if (!discover_walk(output, NULL, files, reason, sizeof reason)) {
+        build_error(options, "cannot list the output folder: %s", reason);
+        return false;
+    }
+    return true;
 }
 
 /* ---------------------------------------------------------------------------
@@ -142,8 +170,9 @@ void build_load_cache(const build_options *options, const build_setup *setup, ki
     char reason[256];
     if (cache_read_folder(setup->output, cache, &path, reason, sizeof reason) == CACHE_READ_BAD) {
         if (options->verbosity != PROGRESS_QUIET)
-            fprintf(stderr, "%s: warning: ignoring the build cache (%s); every asset is cooked\n",
-                    path ? path : CACHE_FILE_NAME, reason);
+            build_say(options, BUILD_STREAM_ERR,
+                      "%s: warning: ignoring the build cache (%s); every asset is cooked",
+                      path ? path : CACHE_FILE_NAME, reason);
         cache_free(cache);
         outputs_from_manifest(setup, cache);
     }
@@ -156,8 +185,9 @@ void build_load_cache_and_journal(const build_options *options, const build_setu
     /* What a killed build finished (journal.c). */
     size_t resumed = build_journal_merge(setup, cache);
     if (resumed > 0 && options->verbosity == PROGRESS_VERBOSE)
-        printf("kiln: resuming an interrupted build: %zu asset%s it finished kept\n", resumed,
-               cli_plural(resumed));
+        build_say(options, BUILD_STREAM_OUT,
+                  "kiln: resuming an interrupted build: %zu asset%s it finished kept", resumed,
+                  build_plural(resumed));
 }
 
 static int compare_output_path(const void *a, const void *b) {
@@ -176,7 +206,7 @@ static void remove_stale_output(const build_setup *setup, const char *relative,
     if (full == NULL)
         return;
     if (unlink(full) == 0 && options->verbosity == PROGRESS_VERBOSE)
-        printf("removed %s\n", relative);
+        build_say(options, BUILD_STREAM_OUT, "removed %s", relative);
     for (char *slash = strrchr(full, '/'); slash != NULL; slash = strrchr(full, '/')) {
         *slash = '\0';
         if (strlen(full) <= strlen(setup->output) || rmdir(full) != 0)
@@ -245,37 +275,34 @@ void build_keep_failed_records(build_run *run) {
     }
 }
 
-void build_save_cache(const build_run *run) {
-    if (cache_unchanged(run)) {
-        build_journal_remove(run->setup); /* an empty one: nothing was cooked */
-        return;
+/* Hands the new cache's records, in source order, to the stores; they make
+ * them last when the stores are closed (build_close_stores). */
+void build_save_cache(const build_run *run, build_cache_store *stores, size_t store_count) {
+    bool changed = !cache_unchanged(run);
+    for (size_t s = 0; changed && s < store_count; s++) {
+        build_cache_store *store = &stores[s];
+        for (size_t i = 0; store->store != NULL && i < run->plan->sources.count; i++) {
+            const cache_record *record = slot_record(&run->slots[i]);
+            if (record != NULL && !store->store(store->state, record))
+                break;
+        }
     }
-    /* The records stay owned by the slots and the old cache: the array holds
-     * shallow copies, in source order as the format wants. */
-    size_t count = run->plan->sources.count;
-    kiln_cache cache = {.encoder_version = run->setup->encoder_version,
-                        .records = malloc((count ? count : 1) * sizeof *cache.records)};
-    bool ok = cache.records != NULL;
-    for (size_t i = 0; ok && i < count; i++) {
-        const cache_record *record = slot_record(&run->slots[i]);
-        if (record != NULL)
-            cache.records[cache.count++] = *record;
+    bool saved = true;
+    for (size_t s = 0; s < store_count; s++) {
+        char reason[512] = "out of memory";
+        if (stores[s].close != NULL &&
+            !stores[s].close(stores[s].state, changed, reason, sizeof reason)) {
+            saved = false;
+            char *path = cook_path_join(run->setup->output, CACHE_FILE_NAME);
+            build_say(run->options, BUILD_STREAM_ERR,
+                      "%s: warning: cannot write the build cache (%s store): %s",
+                      path ? path : CACHE_FILE_NAME, stores[s].name, reason);
+            free(path);
+        }
+        stores[s] = (build_cache_store){0};
     }
-    bytebuf bytes = {0};
-    char reason[512];
-    char *path = cook_path_join(run->setup->output, CACHE_FILE_NAME);
-    if (ok)
-        cache_serialize(&cache, &bytes);
-    if (!ok || bytes.failed || path == NULL ||
-        !write_file_atomic(path, bytes.data, bytes.size, reason, sizeof reason))
-        fprintf(stderr, "%s: warning: cannot write the build cache: %s\n",
-                path ? path : CACHE_FILE_NAME,
-                ok && path && !bytes.failed ? reason : "out of memory");
-    else
-        build_journal_remove(run->setup); /* the cache holds all of it now */
-    free(path);
-    bytebuf_free(&bytes);
-    free(cache.records);
+    if (saved) /* the cache holds all of it now (or, unchanged, nothing was cooked) */
+        build_journal_remove(run->setup);
 }
 
 /* ---------------------------------------------------------------------------
@@ -289,9 +316,10 @@ static bool is_pack_file(const char *path) {
 
 /* Bundles the output tree into <output>.kpak next to it. The walk skips
  * hidden files (the cache, temporaries); older packs are left out too. */
-bool build_write_pack(const build_setup *setup, build_totals *totals) {
+bool build_write_pack(const build_run *run, build_totals *totals) {
+    const build_setup *setup = run->setup;
     strlist all = {0}, files = {0};
-    if (!cli_list_output(setup->output, &all))
+    if (!build_list_output(run->options, setup->output, &all))
         return false;
     bool ok = true;
     for (size_t i = 0; ok && i < all.count; i++) {
@@ -303,7 +331,7 @@ bool build_write_pack(const build_setup *setup, build_totals *totals) {
     char reason[512] = "out of memory";
     if (ok && path != NULL) {
         ok = write_pack(setup->output, &files, &bytes, reason, sizeof reason) &&
-             write_file_atomic(path, bytes.data, bytes.size, reason, sizeof reason);
+             write_file_if_changed(path, bytes.data, bytes.size, reason, sizeof reason);
     } else {
         ok = false;
     }
@@ -312,7 +340,8 @@ bool build_write_pack(const build_setup *setup, build_totals *totals) {
         totals->output_bytes += bytes.size;
         build_add_kind_bytes(totals, path, bytes.size);
     } else {
-        fprintf(stderr, "%s: error: cannot write the pack: %s\n", path ? path : ".kpak", reason);
+        build_say(run->options, BUILD_STREAM_ERR, "%s: error: cannot write the pack: %s",
+                  path ? path : ".kpak", reason);
     }
     free(path);
     bytebuf_free(&bytes);
@@ -344,7 +373,8 @@ bool build_write_manifest(const build_run *run, build_totals *totals) {
         diag_error(&diag, KILN_MANIFEST_FILE_NAME, 0, "out of memory");
     else if (write_manifest(&all, &diag, &bytes)) {
         char *path = cook_path_join(run->setup->output, KILN_MANIFEST_FILE_NAME);
-        if (path == NULL || !write_file_atomic(path, bytes.data, bytes.size, reason, sizeof reason))
+        if (path == NULL ||
+            !write_file_if_changed(path, bytes.data, bytes.size, reason, sizeof reason))
             diag_error(&diag, KILN_MANIFEST_FILE_NAME, 0, "%s", path ? reason : "out of memory");
         else {
             totals->output_files++;
@@ -355,8 +385,7 @@ bool build_write_manifest(const build_run *run, build_totals *totals) {
     }
     ok = diag.errors == 0;
     totals->failed += diag.errors; /* each a failure the summary counts (a ref made twice) */
-    if (diag.text.size > 0)
-        fwrite(diag.text.data, 1, diag.text.size, stderr);
+    build_write(run->options, BUILD_STREAM_ERR, (const char *)diag.text.data, diag.text.size);
     diag_free(&diag);
     bytebuf_free(&bytes);
     free(all.items);

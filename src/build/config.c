@@ -14,8 +14,9 @@
 #include <sys/stat.h>
 #include <yaml.h>
 
-#include "cli/cli.h"
-#include "cli/config.h"
+#include "build/internal.h"
+#include "common/fnv.h"
+#include "common/grow.h"
 
 #define CONFIG_MAX_SIZE (1u << 20) /* a kiln.yml is a few KiB; refuse anything huge */
 #define CONFIG_MAX_ANCESTORS 64
@@ -371,6 +372,8 @@ static bool parse_text_value(const parse_state *state, const yaml_node_t *node,
     } else if (ok) {
         ok = text_item(state, node, setting->name, text, cap);
     }
+    if (ok && setting->text_default != NULL && strcmp(text, setting->text_default) == 0)
+        memset(text, 0, cap); /* the default spelled out is the default */
     if (ok)
         memcpy(out, text, cap);
     free(text);
@@ -472,14 +475,10 @@ void config_overlay_apply(const config_overlay *overlay, cook_settings *settings
  * ------------------------------------------------------------------------- */
 
 static bool rule_list_push(config_rule_list *list, config_rule *rule) {
-    if (list->count == list->cap) {
-        size_t cap = list->cap ? list->cap * 2 : 8;
-        config_rule *items = realloc(list->items, cap * sizeof *items);
-        if (items == NULL)
-            return false;
-        list->items = items;
-        list->cap = cap;
-    }
+    config_rule *items = array_grow(list->items, &list->cap, list->count + 1, sizeof *items, 8);
+    if (items == NULL)
+        return false;
+    list->items = items;
     list->items[list->count++] = *rule;
     return true;
 }
@@ -738,15 +737,8 @@ typedef struct anchor_table {
     size_t cap, used;
 } anchor_table;
 
-static uint64_t anchor_hash(const char *name) {
-    uint64_t h = 1469598103934665603ull;
-    for (const unsigned char *p = (const unsigned char *)name; *p != '\0'; p++)
-        h = (h ^ *p) * 1099511628211ull;
-    return h;
-}
-
 static size_t anchor_slot(const anchor_table *t, const char *name) {
-    size_t i = (size_t)anchor_hash(name) & (t->cap - 1);
+    size_t i = (size_t)fnv1a64(name, strlen(name)) & (t->cap - 1);
     while (t->names[i] != NULL && strcmp(t->names[i], name) != 0)
         i = (i + 1) & (t->cap - 1);
     return i;
@@ -922,27 +914,15 @@ bool config_parse(kiln_config *config, const char *path, const char *text, size_
     uint32_t errors_before = diag->errors;
     if (!within_limits(path, text, size, diag))
         return false;
-    yaml_parser_t parser;
-    if (!yaml_parser_initialize(&parser)) {
-        diag_error(diag, path, 0, "out of memory");
-        return false;
-    }
-    yaml_parser_set_input_string(&parser, (const unsigned char *)text, size);
     yaml_document_t doc;
-    if (!yaml_parser_load(&parser, &doc)) {
-        diag_error(diag, path, (uint32_t)parser.problem_mark.line + 1, "invalid YAML: %s%s%s",
-                   parser.problem ? parser.problem : "syntax error", parser.context ? " " : "",
-                   parser.context ? parser.context : "");
-        yaml_parser_delete(&parser);
+    if (!yaml_doc_load(path, (const unsigned char *)text, size, &doc, diag))
         return false;
-    }
     parse_state state = {&doc, path, diag};
     refuse_duplicate_keys(&state);
     yaml_node_t *root = yaml_document_get_root_node(&doc);
     if (root != NULL && expect_mapping(&state, root, "kiln.yml"))
         parse_top_level(&state, root, config);
     yaml_document_delete(&doc);
-    yaml_parser_delete(&parser);
     return diag->errors == errors_before;
 }
 
@@ -969,14 +949,14 @@ static bool is_file(const char *path) {
  * ".." is the folder itself). The result is relative when start_dir is. */
 char *config_find(const char *start_dir) {
     size_t base = strlen(start_dir);
-    size_t cap = base + 3 * CONFIG_MAX_ANCESTORS + sizeof CLI_CONFIG_FILE + 2;
+    size_t cap = base + 3 * CONFIG_MAX_ANCESTORS + sizeof BUILD_CONFIG_FILE + 2;
     char *folder = malloc(cap);
     if (folder == NULL)
         return NULL;
     strcpy(folder, start_dir);
     for (int depth = 0; depth < CONFIG_MAX_ANCESTORS; depth++) {
         size_t length = strlen(folder);
-        snprintf(folder + length, cap - length, "/%s", CLI_CONFIG_FILE);
+        snprintf(folder + length, cap - length, "/%s", BUILD_CONFIG_FILE);
         if (is_file(folder)) {
             /* "./kiln.yml" reads better as "kiln.yml" in messages. */
             if (strncmp(folder, "./", 2) == 0)

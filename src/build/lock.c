@@ -20,7 +20,7 @@
 #include <sys/file.h>
 #include <unistd.h>
 
-#include "cli/build/build.h"
+#include "build/internal.h"
 
 /* The pid the lock file names, or 0. */
 static long read_holder(int fd) {
@@ -33,21 +33,22 @@ static long read_holder(int fd) {
     return pid > 0 ? pid : 0;
 }
 
-int build_lock_output(const char *output, bool quiet) {
+int build_lock_output(const build_options *options, const char *output) {
+    bool quiet = options->verbosity == PROGRESS_QUIET;
     char *path = cook_path_join(output, BUILD_LOCK_FILE);
     if (path == NULL) {
-        cli_error("out of memory");
+        build_error(options, "out of memory");
         return -1;
     }
     int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
     if (fd < 0) {
-        cli_error("cannot open the lock file '%s': %s", path, strerror(errno));
+        build_error(options, "cannot open the lock file '%s': %s", path, strerror(errno));
         free(path);
         return -1;
     }
     if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
         if (errno != EWOULDBLOCK) {
-            cli_error("cannot lock '%s': %s", path, strerror(errno));
+            build_error(options, "cannot lock '%s': %s", path, strerror(errno));
             close(fd);
             free(path);
             return -1;
@@ -55,15 +56,15 @@ int build_lock_output(const char *output, bool quiet) {
         long holder = read_holder(fd);
         if (!quiet) {
             char name[512];
-            fprintf(stderr,
-                    "kiln: waiting for another build into '%s' (process %ld) to finish...\n",
-                    cook_escape_to(name, sizeof name, output), holder);
+            build_say(options, BUILD_STREAM_ERR,
+                      "kiln: waiting for another build into '%s' (process %ld) to finish...",
+                      cook_escape_to(name, sizeof name, output), holder);
         }
         int locked;
         while ((locked = flock(fd, LOCK_EX)) != 0 && errno == EINTR)
             ;
         if (locked != 0) {
-            cli_error("cannot lock '%s': %s", path, strerror(errno));
+            build_error(options, "cannot lock '%s': %s", path, strerror(errno));
             close(fd);
             free(path);
             return -1;
@@ -72,10 +73,10 @@ int build_lock_output(const char *output, bool quiet) {
         long holder = read_holder(fd);
         if (holder > 0 && holder != (long)getpid() && kill((pid_t)holder, 0) != 0 &&
             errno == ESRCH && !quiet)
-            fprintf(stderr,
-                    "kiln: note: taking over the lock of process %ld, which is no longer "
-                    "running (a build that was killed)\n",
-                    holder);
+            build_say(options, BUILD_STREAM_ERR,
+                      "kiln: note: taking over the lock of process %ld, which is no longer "
+                      "running (a build that was killed)",
+                      holder);
     }
     char text[32];
     int length = snprintf(text, sizeof text, "%ld\n", (long)getpid());

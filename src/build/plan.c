@@ -7,7 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "cli/build/build.h"
+#include "build/internal.h"
 
 void build_plan_free(build_plan *plan) {
     strlist_free(&plan->sources);
@@ -23,8 +23,8 @@ void build_plan_free(build_plan *plan) {
 
 /* Marks the sources a list of globs matches; false (with an error) when
  * `required` and a glob matches none. */
-static bool mark_matches(const build_plan *plan, char *const *globs, size_t count, bool required,
-                         const char *input) {
+static bool mark_matches(const build_options *options, const build_plan *plan, char *const *globs,
+                         size_t count, bool required, const char *input) {
     bool ok = true;
     for (size_t g = 0; g < count; g++) {
         bool matched = false;
@@ -35,7 +35,7 @@ static bool mark_matches(const build_plan *plan, char *const *globs, size_t coun
             }
         }
         if (required && !matched) {
-            cli_error("root '%s' matches no source asset in '%s'", globs[g], input);
+            build_error(options, "root '%s' matches no source asset in '%s'", globs[g], input);
             ok = false;
         }
     }
@@ -55,11 +55,13 @@ static bool choose_wanted(const build_options *options, const build_setup *setup
     char *const *roots = options->root_arg_count ? options->root_args : config_roots->items;
     size_t root_count = options->root_arg_count ? options->root_arg_count : config_roots->count;
     if (root_count == 0) {
-        cli_error("--roots needs source assets (operands, or `roots:` in %s)", CLI_CONFIG_FILE);
+        build_error(options, "--roots needs source assets (operands, or `roots:` in %s)",
+                    BUILD_CONFIG_FILE);
         return false;
     }
-    bool ok = mark_matches(plan, roots, root_count, true, setup->input);
-    mark_matches(plan, setup->config.always.items, setup->config.always.count, false, setup->input);
+    bool ok = mark_matches(options, plan, roots, root_count, true, setup->input);
+    mark_matches(options, plan, setup->config.always.items, setup->config.always.count, false,
+                 setup->input);
     return ok;
 }
 
@@ -142,10 +144,12 @@ bool build_plan_make(const build_options *options, const build_setup *setup, bui
                                         &files, &plan->walk, reason, sizeof reason);
     /* Links out of the tree, FIFOs, unreadable folders: named now, and the
      * rest is cooked (an error among them fails the build at the end). */
-    progress_write_diagnostics(stderr, (const char *)plan->walk.text.data, plan->walk.text.size,
-                               options->verbosity == PROGRESS_QUIET);
+    char source_folder[1024];
+    build_source_folder(setup->input, source_folder, sizeof source_folder);
+    build_diagnostics(options, (const char *)plan->walk.text.data, plan->walk.text.size,
+                      options->verbosity == PROGRESS_QUIET, source_folder);
     if (!listed) {
-        cli_error("cannot list the input folder: %s", reason);
+        build_error(options, "cannot list the input folder: %s", reason);
         strlist_free(&files);
         return false;
     }
@@ -179,7 +183,7 @@ bool build_plan_make(const build_options *options, const build_setup *setup, bui
     strlist_free(&files);
     ok = ok && find_same_refs(plan);
     if (!ok) {
-        cli_error("out of memory while planning the build");
+        build_error(options, "out of memory while planning the build");
         return false;
     }
     return choose_wanted(options, setup, plan);

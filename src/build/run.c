@@ -14,7 +14,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "cli/build/build.h"
+#include "build/internal.h"
 
 /* ---------------------------------------------------------------------------
  * Cache check and replay
@@ -23,7 +23,7 @@
 static bool output_exists(const build_run *run, const char *path) {
     const strlist *files = run->existing;
     return files->count > 0 && bsearch(&path, files->items, files->count, sizeof files->items[0],
-                                       cli_compare_strings) != NULL;
+                                       build_compare_strings) != NULL;
 }
 
 static void mark_stale(asset_slot *slot, stale_reason reason, const char *path) {
@@ -238,7 +238,36 @@ static void preview_stale(build_run *run, size_t index, const cache_record *old)
         }
     }
     result->ok = true;
-    progress_asset_settled(run->reporter, run->plan->sources.items[index], NULL);
+    build_progress_settled(run->options, run->plan->sources.items[index], NULL);
+}
+
+/* The source's record in the build's stores, tried in order (build/cache.h):
+ * the first that still holds is a hit (*hit set); otherwise the first found,
+ * whose stale reasons the slot keeps, or NULL when no store has one. This is
+ * where a remote store is consulted after the local folder. */
+static const cache_record *look_up(build_run *run, size_t index, bool *hit) {
+    const char *source_path = run->plan->sources.items[index];
+    asset_slot *slot = &run->slots[index];
+    const cache_record *first = NULL;
+    *hit = false;
+    for (size_t s = 0; s < run->store_count; s++) {
+        const build_cache_store *store = &run->stores[s];
+        const cache_record *found =
+            store->lookup != NULL ? store->lookup(store->state, source_path) : NULL;
+        if (found == NULL)
+            continue;
+        if (first != NULL) { /* a later store's record: judged on its own */
+            slot->stale = 0;
+            memset(slot->stale_path, 0, sizeof slot->stale_path);
+        }
+        if (check_cached(run, index, found)) {
+            *hit = true;
+            return found;
+        }
+        if (first == NULL)
+            first = found;
+    }
+    return first;
 }
 
 static void process_planned_asset(void *context, uint32_t job) {
@@ -257,7 +286,7 @@ static void process_planned_asset(void *context, uint32_t job) {
         } else {
             slot->status = ASSET_UNREACHED;
         }
-        progress_asset_settled(run->reporter, source_path, NULL);
+        build_progress_settled(run->options, source_path, NULL);
         return;
     }
     /* A model yields only to another model (a standalone source with its ref
@@ -274,18 +303,19 @@ static void process_planned_asset(void *context, uint32_t job) {
                    "or case) and their files and refs would overwrite each other: rename one",
                    ref, same_ref);
         slot->status = ASSET_FAILED;
-        progress_asset_finished(run->reporter, source_path, &run->results[index]);
+        build_progress_finished(run->options, source_path, &run->results[index]);
         return;
     }
-    const cache_record *old = cache_find(run->old_cache, source_path);
+    bool hit;
+    const cache_record *old = look_up(run, index, &hit);
     if (old == NULL)
         mark_stale(slot, run->options->no_cache ? STALE_NO_CACHE : STALE_NOT_CACHED, NULL);
-    if (old != NULL && check_cached(run, index, old) && replay_record(old, &run->results[index])) {
+    if (hit && replay_record(old, &run->results[index])) {
         slot->status = ASSET_UP_TO_DATE;
         slot->borrowed = true;
         if (run->options->verbosity == PROGRESS_VERBOSE)
-            progress_print(run->reporter, stdout, "up to date %s", source_path);
-        progress_asset_settled(run->reporter, source_path,
+            build_say(run->options, BUILD_STREAM_OUT, "up to date %s", source_path);
+        build_progress_settled(run->options, source_path,
                                run->options->watch_round ? NULL : &run->results[index].diag);
         return;
     }
@@ -305,7 +335,7 @@ static void process_planned_asset(void *context, uint32_t job) {
         .importer = run->plan->importers[index],
         .settings = &run->plan->settings[index],
         .verify = run->options->verify,
-        .activity = progress_asset_started(run->reporter, source_path),
+        .activity = build_progress_started(run->options, source_path),
     };
     cook_window window = {
         .source_known = cache_stamp_file(run->setup->input, source_path, &window.source_before)};
@@ -327,7 +357,7 @@ static void process_planned_asset(void *context, uint32_t job) {
     slot->status = run->results[index].ok ? ASSET_COOKED : ASSET_FAILED;
     if (run->results[index].ok)
         record_cooked(run, index, &window);
-    progress_asset_finished(run->reporter, source_path, &run->results[index]);
+    build_progress_finished(run->options, source_path, &run->results[index]);
 }
 
 /* The assets of a phase are items of one parallel_for: their stages' own
@@ -392,7 +422,7 @@ static const char *owning_model(const dependency_owner *owners, size_t count, co
 /* The planned index of a source path, or SIZE_MAX. */
 static size_t find_source(const build_plan *plan, const char *path) {
     const char **found = bsearch(&path, plan->sources.items, plan->sources.count,
-                                 sizeof plan->sources.items[0], cli_compare_strings);
+                                 sizeof plan->sources.items[0], build_compare_strings);
     return found ? (size_t)((char **)found - plan->sources.items) : SIZE_MAX;
 }
 
@@ -422,10 +452,10 @@ static bool cook_round(build_run *run, const bool *queued, size_t *phase_assets)
             run->slots[i].through = model;
             run->results[i].ok = true;
             if (run->options->verbosity == PROGRESS_VERBOSE)
-                progress_print(run->reporter, stdout, "%s through %s: %s",
-                               run->options->dry_run ? "would be cooked" : "cooked", model,
-                               plan->sources.items[i]);
-            progress_asset_settled(run->reporter, plan->sources.items[i], NULL);
+                build_say(run->options, BUILD_STREAM_OUT, "%s through %s: %s",
+                          run->options->dry_run ? "would be cooked" : "cooked", model,
+                          plan->sources.items[i]);
+            build_progress_settled(run->options, plan->sources.items[i], NULL);
         } else {
             phase_assets[n++] = i;
         }
@@ -469,7 +499,7 @@ bool build_cook_in_order(build_run *run) {
     for (bool more = ok; more;) {
         ok = cook_round(run, queued, phase_assets);
         size_t added = ok ? queue_references(run, queued, next) : 0;
-        progress_add_total(run->reporter, added);
+        build_progress_add_total(run->options, added);
         more = added > 0;
         bool *swap = queued;
         queued = next;

@@ -14,7 +14,8 @@
 #include <sys/stat.h>
 #include <xxhash.h>
 
-#include "cli/cache.h"
+#include "build/internal.h"
+#include "common/grow.h"
 #include "common/path.h"
 
 #define CACHE_MAGIC_LINE "kiln-cache"
@@ -45,16 +46,19 @@ void cache_free(kiln_cache *cache) {
     *cache = (kiln_cache){0};
 }
 
-bool cache_add(kiln_cache *cache, cache_record *record) {
-    if (cache->count == cache->cap) {
-        size_t cap = cache->cap ? cache->cap * 2 : 64;
-        cache_record *records = realloc(cache->records, cap * sizeof *records);
-        if (records == NULL)
-            return false;
-        cache->records = records;
-        cache->cap = cap;
-    }
+bool cache_append_shared(kiln_cache *cache, const cache_record *record) {
+    cache_record *records =
+        array_grow(cache->records, &cache->cap, cache->count + 1, sizeof *records, 64);
+    if (records == NULL)
+        return false;
+    cache->records = records;
     cache->records[cache->count++] = *record;
+    return true;
+}
+
+bool cache_add(kiln_cache *cache, cache_record *record) {
+    if (!cache_append_shared(cache, record))
+        return false;
     *record = (cache_record){0};
     return true;
 }

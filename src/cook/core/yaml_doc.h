@@ -1,0 +1,21 @@
+/*
+ * yaml_doc.h — the one way a YAML file becomes a libyaml node tree: kiln.yml
+ * (build/config.c) and *.level (cook/import/level.c) load through it, so
+ * they fail the same way with the same message.
+ */
+#ifndef KILN_COOK_CORE_YAML_DOC_H
+#define KILN_COOK_CORE_YAML_DOC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <yaml.h>
+
+#include "cook/core/core.h"
+
+/* Loads the first document of `text` into *doc (the caller frees it with
+ * yaml_document_delete). On failure *doc is untouched and `diag` gets
+ * "<path>:<line>: error: invalid YAML: <problem> <context> (column <n>)". */
+bool yaml_doc_load(const char *path, const unsigned char *text, size_t size, yaml_document_t *doc,
+                   cook_diag *diag);
+
+#endif /* KILN_COOK_CORE_YAML_DOC_H */
