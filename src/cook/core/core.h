@@ -86,6 +86,13 @@ void bytebuf_append_escaped(bytebuf *buf, const char *text);
 const char *cook_escape_to(char *out, size_t out_size, const char *text);
 void bytebuf_free(bytebuf *buf);
 
+/* Appends `text` (NULL: the empty string) and its NUL to a string table of a
+ * cooked file (.kscene, .kanim, .kman, .kshader): *offset is where it starts,
+ * *length its length without the NUL (length may be NULL). False, the table
+ * unchanged, when the table would pass 4 GiB, which 32-bit offsets cannot
+ * address. */
+bool string_table_add(bytebuf *strings, const char *text, uint32_t *offset, uint32_t *length);
+
 /* A list of owned strings. */
 typedef struct strlist {
     char **items;

@@ -180,6 +180,18 @@ void bytebuf_free(bytebuf *buf) {
     memset(buf, 0, sizeof *buf);
 }
 
+bool string_table_add(bytebuf *strings, const char *text, uint32_t *offset, uint32_t *length) {
+    size_t size = text != NULL ? strlen(text) : 0;
+    if (strings->size + size + 1 > UINT32_MAX)
+        return false;
+    *offset = (uint32_t)strings->size;
+    if (length != NULL)
+        *length = (uint32_t)size;
+    bytebuf_append(strings, text != NULL ? text : "", size);
+    bytebuf_append_zeros(strings, 1);
+    return true;
+}
+
 char *cook_strdup(const char *text) {
     size_t size = strlen(text) + 1;
     char *copy = malloc(size);

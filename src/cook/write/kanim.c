@@ -19,17 +19,6 @@
 #include "common/fnv.h"
 #include "cook/write/write.h"
 
-static bool add_string(bytebuf *strings, const char *text, uint32_t *offset, uint32_t *length) {
-    size_t size = text != NULL ? strlen(text) : 0;
-    if (strings->size + size + 1 > UINT32_MAX)
-        return false;
-    *offset = (uint32_t)strings->size;
-    *length = (uint32_t)size;
-    bytebuf_append(strings, text != NULL ? text : "", size);
-    bytebuf_append_zeros(strings, 1);
-    return true;
-}
-
 /* A time range written for this clip. */
 typedef struct written_times {
     uint64_t hash;
@@ -93,9 +82,10 @@ bool write_kanim(const cook_context *ctx, const ir_asset *asset, uint64_t scene_
                                       anim->error[IR_ANIM_WEIGHTS]};
         bytebuf_append(&errors, &error, sizeof error);
         clip->first_channel = desc.channel_count;
-        ok = add_string(&strings, anim->name, &clip->name_offset, &clip->name_length);
+        ok = string_table_add(&strings, anim->name, &clip->name_offset, &clip->name_length);
         if (ok && anim->dropped != NULL && anim->dropped[0] != '\0')
-            ok = add_string(&strings, anim->dropped, &clip->dropped_offset, &clip->dropped_length);
+            ok = string_table_add(&strings, anim->dropped, &clip->dropped_offset,
+                                  &clip->dropped_length);
         memset(by_sampler, 0, anim->sampler_count * sizeof *by_sampler);
         uint32_t distinct_count = 0;
         bool first = true;
