@@ -8,6 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/grow.h"
 #include "cook/core/core.h"
 
 static bool bytebuf_reserve(bytebuf *buf, size_t extra) {
@@ -20,21 +21,12 @@ static bool bytebuf_reserve(bytebuf *buf, size_t extra) {
         buf->failed = true;
         return false;
     }
-    size_t cap = buf->cap ? buf->cap : 256;
-    while (cap < needed) {
-        if (cap > SIZE_MAX / 2) {
-            cap = needed;
-            break;
-        }
-        cap *= 2;
-    }
-    uint8_t *data = realloc(buf->data, cap);
+    uint8_t *data = array_grow(buf->data, &buf->cap, needed, 1, 256);
     if (data == NULL) {
         buf->failed = true;
         return false;
     }
     buf->data = data;
-    buf->cap = cap;
     return true;
 }
 
@@ -225,14 +217,10 @@ char *cook_path_join(const char *dir, const char *name) {
 }
 
 bool strlist_push(strlist *list, const char *text) {
-    if (list->count == list->cap) {
-        size_t cap = list->cap ? list->cap * 2 : 8;
-        char **items = realloc(list->items, cap * sizeof *items);
-        if (items == NULL)
-            return false;
-        list->items = items;
-        list->cap = cap;
-    }
+    char **items = array_grow(list->items, &list->cap, list->count + 1, sizeof *items, 8);
+    if (items == NULL)
+        return false;
+    list->items = items;
     char *copy = cook_strdup(text);
     if (copy == NULL)
         return false;

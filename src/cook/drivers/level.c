@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/grow.h"
 #include "cook/drivers/drivers.h"
 #include "cook/import/level.h"
 
@@ -30,7 +31,8 @@ typedef struct level_build {
     cook_context *ctx;
     const char *current; /* the file being parsed, for the ref resolver */
     level_file *files;   /* every file read, includes before their includer */
-    uint32_t file_count, file_cap;
+    uint32_t file_count;
+    size_t file_cap;
     strlist chain; /* the includes being read, outermost first */
 } level_build;
 
@@ -166,14 +168,12 @@ static bool load_level(level_build *b, const char *path, const uint8_t *bytes, s
     }
     if (b->chain.count > 0 && strcmp(b->chain.items[b->chain.count - 1], path) == 0)
         free(b->chain.items[--b->chain.count]);
-    if (ok && b->file_count == b->file_cap) {
-        uint32_t cap = b->file_cap ? b->file_cap * 2 : 4;
-        level_file *files = realloc(b->files, cap * sizeof *files);
+    if (ok) {
+        level_file *files =
+            array_grow(b->files, &b->file_cap, (size_t)b->file_count + 1, sizeof *files, 4);
         ok = files != NULL;
-        if (ok) {
+        if (ok)
             b->files = files;
-            b->file_cap = cap;
-        }
     }
     char *copy = ok ? cook_strdup(path) : NULL;
     if (copy == NULL) {

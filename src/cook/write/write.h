@@ -23,7 +23,7 @@ typedef struct container_writer {
     uint32_t kind;
     uint16_t kind_version;
     uint32_t chunk_count;
-    uint32_t chunk_cap;
+    size_t chunk_cap;
     struct container_pending_chunk *chunks;
     bool failed;
 } container_writer;
