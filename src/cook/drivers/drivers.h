@@ -10,8 +10,9 @@
  *   shader.c   GLSL / HLSL stages → SPIR-V, reflection → .kshader
  *   asset.c    cook_asset: read the source, call the row's driver
  *   registry.c which importer and driver claim which file
+ *   quality.c  `kiln info --quality`: what block compression cost a texture
+ *   shader_check.c  `kiln check` on a .kshader
  *
- * Scenes, animation, shaders and levels get a driver here each.
  * Drivers may use the stages, core and common.
  */
 #ifndef KILN_COOK_DRIVERS_DRIVERS_H
@@ -131,13 +132,6 @@ typedef struct texture_set {
  * stays safe). On failure reports to ctx->diag naming set->name. */
 bool cook_texture_set(cook_context *ctx, const char *output_root, texture_set *set, const char *ref,
                       const char *out_path, bool verify, cook_asset_result *result);
-
-/* Float RGBA in the stored encoding of `usage` (sRGB-encoded for COLOR,
- * clamped to 0..1 unless HDR) from a decoded image; NULL when out of memory. */
-float *image_to_float(const ir_decoded_image *image, cook_texture_usage usage);
-/* Quantises `count` float RGBA texels into vk_format's bytes (R8, RGBA8 or
- * RGBA16F); *size receives the byte count. NULL when out of memory. */
-uint8_t *encode_level(const float *rgba, size_t count, uint32_t vk_format, size_t *size);
 
 /* Serialises `desc` as KTX2 and emits it (write_emit) under `ref` with colour
  * space `space`: the one write path of every texture (2D, cubemap, 3D LUT).
