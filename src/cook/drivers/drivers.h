@@ -10,6 +10,7 @@
  *   shader.c   GLSL / HLSL stages → SPIR-V, reflection → .kshader
  *   asset.c    cook_asset: read the source, call the row's driver
  *   registry.c which importer and driver claim which file
+ *   output.c   the head and tail of a driver: stage, clock, output name, emit
  *   quality.c  `kiln info --quality`: what block compression cost a texture
  *   shader_check.c  `kiln check` on a .kshader
  *
@@ -33,6 +34,27 @@
 /* ---------------------------------------------------------------------------
  * The drivers (the registry's rows name them)
  * ------------------------------------------------------------------------- */
+
+/* A file a driver writes beside its source in one stage (output.c): every
+ * driver's head and tail. */
+typedef struct driver_output {
+    cook_stage stage;
+    double clock;   /* when the stage began */
+    char *relative; /* the source's path, its extension replaced by the suffix */
+} driver_output;
+
+/* Enters `stage`, starts its clock and names the file; false, reported as out
+ * of memory, when the name cannot be made (driver_output_end still counts
+ * the time). */
+bool driver_output_begin(cook_context *ctx, cook_stage stage, const char *suffix,
+                         driver_output *out);
+/* Emits `bytes` as the file (write_emit): a `kind` asset, its manifest entry
+ * `ref` (NULL: the caller adds them), messages naming the source. */
+bool driver_output_emit(const cook_request *request, cook_context *ctx, const driver_output *out,
+                        kiln_asset_kind kind, const char *ref, const bytebuf *bytes,
+                        cook_asset_result *result);
+/* Adds the stage's time to `result` and frees the name; returns `ok`. */
+bool driver_output_end(driver_output *out, cook_asset_result *result, bool ok);
 
 bool cook_model_asset(const cook_request *request, cook_context *ctx, cook_asset_result *result);
 /* A .cube 3D LUT as a 3D RGBA16F KTX2 (N x N x N, one level), lut.c. */

@@ -622,13 +622,9 @@ cook_texture_usage cook_texture_usage_for_path(const char *path) {
 }
 
 bool cook_texture_asset(const cook_request *request, cook_context *ctx, cook_asset_result *result) {
-    cook_stage_enter(ctx, COOK_STAGE_TEXTURE);
-    double clock = cook_clock();
-    char *out_path = cook_output_path(request->source_path, ".ktx2");
-    if (out_path == NULL) {
-        diag_error(ctx->diag, ctx->source_path, 0, "out of memory");
-        return false;
-    }
+    driver_output out;
+    if (!driver_output_begin(ctx, COOK_STAGE_TEXTURE, ".ktx2", &out))
+        return driver_output_end(&out, result, false);
     cook_texture_source src = {
         .name = ctx->source_path,
         .bytes = ctx->source,
@@ -637,9 +633,7 @@ bool cook_texture_asset(const cook_request *request, cook_context *ctx, cook_ass
         .alpha_cutoff = 0.0f,
         .release_source = true, /* bytes is ctx->source */
     };
-    bool ok =
-        cook_texture(ctx, request->output_root, &src, ctx->ref, out_path, request->verify, result);
-    free(out_path);
-    cook_stage_add(result, COOK_STAGE_TEXTURE, clock);
-    return ok;
+    bool ok = cook_texture(ctx, request->output_root, &src, ctx->ref, out.relative, request->verify,
+                           result);
+    return driver_output_end(&out, result, ok);
 }
