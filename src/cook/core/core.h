@@ -1,8 +1,22 @@
 /*
  * core.h — what every stage and driver of the cooker shares, and nothing more:
  * small containers, diagnostics, the resolved settings, the context of the
- * asset being cooked, and its result. The IR (ir.h) and the one thread pool
- * (parallel.h) are the other two parts of core.
+ * asset being cooked, and its result.
+ *
+ *   util.c            bytebuf, string tables, strlist, paths, file reading, clock
+ *   diag.c            per-asset diagnostics
+ *   settings.c        the settings vocabulary: defaults, JSON, kiln.yml keys
+ *   context.c         the asset being cooked: resolving and reading what it names
+ *   result.c          what one asset produced: outputs, manifest entries, timings
+ *   activity.c        what a cook is doing now, for a progress line
+ *   triangulate.c     one polygon into triangles
+ *   repair_normals.c  unusable source normals replaced by the faces'
+ *   bounds.c          bounding box and sphere of indexed vertices
+ *   ir.c, ir.h        the intermediate representation, built and freed
+ *   parallel.c, parallel.h       the one thread pool
+ *   shader_ir.c, shader_ir.h     a shader program's .kshader tables being built
+ *   shader_defines.c, shader_defines.h   the NAME / NAME=VALUE grammar of
+ *                     shader.defines and shader.variants
  *
  * core may use common/ and the runtime's public header (include/kiln), never a
  * stage or a driver.
@@ -85,6 +99,13 @@ void bytebuf_append_escaped(bytebuf *buf, const char *text);
  * character that does not fit); returns out. */
 const char *cook_escape_to(char *out, size_t out_size, const char *text);
 void bytebuf_free(bytebuf *buf);
+
+/* Appends `text` (NULL: the empty string) and its NUL to a string table of a
+ * cooked file (.kscene, .kanim, .kman, .kshader): *offset is where it starts,
+ * *length its length without the NUL (length may be NULL). False, the table
+ * unchanged, when the table would pass 4 GiB, which 32-bit offsets cannot
+ * address. */
+bool string_table_add(bytebuf *strings, const char *text, uint32_t *offset, uint32_t *length);
 
 /* A list of owned strings. */
 typedef struct strlist {
@@ -529,6 +550,23 @@ void cook_activity_set(cook_activity *activity, cook_stage stage);
 void cook_stage_enter(cook_context *ctx, cook_stage stage);
 
 void cook_asset_result_free(cook_asset_result *result);
+
+/* ---------------------------------------------------------------------------
+ * Texels: the one 8-bit quantiser, which mips (process) and the uncompressed
+ * formats (encode) must agree on to the bit
+ * ------------------------------------------------------------------------- */
+
+/* A 0..1 float to 8 bits: lrintf(255 v), clamped (NaN gives 0). Adding and
+ * subtracting 1.5 * 2^23 rounds a float below 2^22 to an integer, half to
+ * even, as lrintf does in the default rounding mode, without the library
+ * call. */
+static inline uint8_t image_float_to_unorm8(float v) {
+    if (!(v > 0.0f))
+        return 0;
+    if (v >= 1.0f)
+        return 255;
+    return (uint8_t)((v * 255.0f + 12582912.0f) - 12582912.0f);
+}
 
 /* ---------------------------------------------------------------------------
  * Geometry the stages share (core/triangulate.c, repair_normals.c, bounds.c):

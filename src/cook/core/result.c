@@ -3,18 +3,16 @@
 #include <string.h>
 #include <time.h>
 
+#include "common/grow.h"
 #include "cook/core/core.h"
 
 bool cook_manifest_add(cook_manifest_list *list, const char *ref, const char *path,
                        kiln_asset_kind kind, kiln_color_space color_space, uint32_t index) {
-    if (list->count == list->cap) {
-        size_t cap = list->cap ? list->cap * 2 : 8;
-        cook_manifest_entry *items = realloc(list->items, cap * sizeof *items);
-        if (items == NULL)
-            return false;
-        list->items = items;
-        list->cap = cap;
-    }
+    cook_manifest_entry *items =
+        array_grow(list->items, &list->cap, list->count + 1, sizeof *items, 8);
+    if (items == NULL)
+        return false;
+    list->items = items;
     cook_manifest_entry *e = &list->items[list->count];
     e->ref = cook_strdup(ref);
     e->path = cook_strdup(path);

@@ -6,10 +6,9 @@
 
 void shader_ir_string(shader_program_ir *program, const char *text, uint32_t *offset,
                       uint32_t *length) {
-    size_t size = strlen(text);
-    *offset = (uint32_t)program->strings.size;
-    *length = (uint32_t)size;
-    bytebuf_append(&program->strings, text, size + 1);
+    /* A table past 4 GiB fails the program, as a failed allocation does. */
+    if (!string_table_add(&program->strings, text, offset, length))
+        program->strings.failed = true;
 }
 
 const char *shader_ir_string_at(const shader_program_ir *program, uint32_t offset) {

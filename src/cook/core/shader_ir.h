@@ -26,7 +26,8 @@ typedef struct shader_program_ir {
     bytebuf strings;        /* NUL-terminated names */
 } shader_program_ir;
 
-/* Appends `text` and its NUL to the string table; *offset, *length locate it. */
+/* Appends `text` (NULL: "") and its NUL to the string table (string_table_add);
+ * *offset, *length locate it. */
 void shader_ir_string(shader_program_ir *program, const char *text, uint32_t *offset,
                       uint32_t *length);
 /* The string at `offset` (NUL-terminated in the table), or "" out of range. */

@@ -8,6 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/grow.h"
 #include "cook/core/core.h"
 
 static bool bytebuf_reserve(bytebuf *buf, size_t extra) {
@@ -20,21 +21,12 @@ static bool bytebuf_reserve(bytebuf *buf, size_t extra) {
         buf->failed = true;
         return false;
     }
-    size_t cap = buf->cap ? buf->cap : 256;
-    while (cap < needed) {
-        if (cap > SIZE_MAX / 2) {
-            cap = needed;
-            break;
-        }
-        cap *= 2;
-    }
-    uint8_t *data = realloc(buf->data, cap);
+    uint8_t *data = array_grow(buf->data, &buf->cap, needed, 1, 256);
     if (data == NULL) {
         buf->failed = true;
         return false;
     }
     buf->data = data;
-    buf->cap = cap;
     return true;
 }
 
@@ -180,6 +172,18 @@ void bytebuf_free(bytebuf *buf) {
     memset(buf, 0, sizeof *buf);
 }
 
+bool string_table_add(bytebuf *strings, const char *text, uint32_t *offset, uint32_t *length) {
+    size_t size = text != NULL ? strlen(text) : 0;
+    if (strings->size + size + 1 > UINT32_MAX)
+        return false;
+    *offset = (uint32_t)strings->size;
+    if (length != NULL)
+        *length = (uint32_t)size;
+    bytebuf_append(strings, text != NULL ? text : "", size);
+    bytebuf_append_zeros(strings, 1);
+    return true;
+}
+
 char *cook_strdup(const char *text) {
     size_t size = strlen(text) + 1;
     char *copy = malloc(size);
@@ -213,14 +217,10 @@ char *cook_path_join(const char *dir, const char *name) {
 }
 
 bool strlist_push(strlist *list, const char *text) {
-    if (list->count == list->cap) {
-        size_t cap = list->cap ? list->cap * 2 : 8;
-        char **items = realloc(list->items, cap * sizeof *items);
-        if (items == NULL)
-            return false;
-        list->items = items;
-        list->cap = cap;
-    }
+    char **items = array_grow(list->items, &list->cap, list->count + 1, sizeof *items, 8);
+    if (items == NULL)
+        return false;
+    list->items = items;
     char *copy = cook_strdup(text);
     if (copy == NULL)
         return false;

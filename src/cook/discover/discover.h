@@ -2,7 +2,7 @@
  * discover.h — the discover stage: which source files a build sees.
  *
  *   walk.c   the input tree, listed deterministically
- *   glob.c   glob patterns on names
+ *   glob.c   glob patterns on names and paths: fnmatch(3)
  *
  * Which importer and driver claim a file is the registry's business
  * (drivers/registry.c); the walk only asks whether a folder is an asset.
@@ -18,9 +18,11 @@
 
 /* The one glob of kiln: importer patterns on a file name ("*.obj") and
  * kiln.yml's rules, roots and always on a whole source-relative path
- * ("ui/icons/x.png"). '*' matches any run of characters, '/' included (so
- * `**` means the same as `*`); '?' exactly one character; everything else is
- * literal, ASCII letters compared without case. False when either is NULL. */
+ * ("ui/icons/x.png"). POSIX fnmatch(3) without FNM_PATHNAME: '*' matches any
+ * run of characters, '/' included (so `**` means the same as `*` and needs no
+ * code of its own); '?' exactly one character; "[...]" one of a set; a
+ * backslash is literal; letters compared without case (ASCII in the C
+ * locale kiln runs in). False when either is NULL. */
 bool discover_glob_match(const char *pattern, const char *name);
 
 /* Lists every regular file under `root` (relative paths, '/'-separated, sorted

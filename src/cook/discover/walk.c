@@ -28,6 +28,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "common/grow.h"
 #include "cook/discover/discover.h"
 
 #define WALK_MAX_DEPTH 256u
@@ -88,14 +89,11 @@ typedef struct folder_names {
 } folder_names;
 
 static bool push_name(folder_names *list, const struct dirent *entry) {
-    if (list->names.count == list->types_cap) {
-        size_t cap = list->types_cap ? list->types_cap * 2 : 16;
-        unsigned char *types = realloc(list->types, cap);
-        if (types == NULL)
-            return false;
-        list->types = types;
-        list->types_cap = cap;
-    }
+    unsigned char *types =
+        array_grow(list->types, &list->types_cap, list->names.count + 1, sizeof *types, 16);
+    if (types == NULL)
+        return false;
+    list->types = types;
     list->types[list->names.count] = entry->d_type;
     return strlist_push(&list->names, entry->d_name);
 }

@@ -125,18 +125,18 @@ static bool decode_face(cook_context *ctx, const char *relative, const char *fac
 }
 
 bool cook_cubemap_asset(const cook_request *request, cook_context *ctx, cook_asset_result *result) {
-    cook_stage_enter(ctx, COOK_STAGE_TEXTURE);
-    double clock = cook_clock();
+    driver_output out; /* sky.env -> sky.ktx2 */
+    bool ok = driver_output_begin(ctx, COOK_STAGE_TEXTURE, ".ktx2", &out);
     const char *slash = strrchr(ctx->source_path, '/');
     const char *folder_name = slash ? slash + 1 : ctx->source_path;
     char *folder_full = cook_path_join(ctx->input_root, ctx->source_path);
-    char *out_path = cook_output_path(ctx->source_path, ".ktx2"); /* sky.env -> sky.ktx2 */
     char *faces[CUBE_FACES] = {0};
     ir_decoded_image images[CUBE_FACES] = {0};
     cubemap_face_shape first = {0};
-    bool ok = folder_full != NULL && out_path != NULL;
-    if (!ok)
+    if (ok && folder_full == NULL) {
         diag_error(ctx->diag, ctx->source_path, 0, "out of memory");
+        ok = false;
+    }
     ok = ok && find_faces(ctx, folder_full, faces);
     /* Decode all faces, checking each against +X. */
     for (uint32_t f = 0; ok && f < CUBE_FACES; f++) {
@@ -156,15 +156,13 @@ bool cook_cubemap_asset(const cook_request *request, cook_context *ctx, cook_ass
                            .usage = first.hdr ? COOK_TEXTURE_HDR : COOK_TEXTURE_COLOR,
                            .images = images,
                            .count = CUBE_FACES};
-        ok = cook_texture_set(ctx, request->output_root, &set, ctx->ref, out_path, request->verify,
-                              result);
+        ok = cook_texture_set(ctx, request->output_root, &set, ctx->ref, out.relative,
+                              request->verify, result);
     }
     for (uint32_t f = 0; f < CUBE_FACES; f++) {
         ir_decoded_image_free(&images[f]);
         free(faces[f]);
     }
-    free(out_path);
     free(folder_full);
-    cook_stage_add(result, COOK_STAGE_TEXTURE, clock);
-    return ok;
+    return driver_output_end(&out, result, ok);
 }

@@ -10,8 +10,10 @@
  *   shader.c   GLSL / HLSL stages → SPIR-V, reflection → .kshader
  *   asset.c    cook_asset: read the source, call the row's driver
  *   registry.c which importer and driver claim which file
+ *   output.c   the head and tail of a driver: stage, clock, output name, emit
+ *   quality.c  `kiln info --quality`: what block compression cost a texture
+ *   shader_check.c  `kiln check` on a .kshader
  *
- * Scenes, animation, shaders and levels get a driver here each.
  * Drivers may use the stages, core and common.
  */
 #ifndef KILN_COOK_DRIVERS_DRIVERS_H
@@ -32,6 +34,27 @@
 /* ---------------------------------------------------------------------------
  * The drivers (the registry's rows name them)
  * ------------------------------------------------------------------------- */
+
+/* A file a driver writes beside its source in one stage (output.c): every
+ * driver's head and tail. */
+typedef struct driver_output {
+    cook_stage stage;
+    double clock;   /* when the stage began */
+    char *relative; /* the source's path, its extension replaced by the suffix */
+} driver_output;
+
+/* Enters `stage`, starts its clock and names the file; false, reported as out
+ * of memory, when the name cannot be made (driver_output_end still counts
+ * the time). */
+bool driver_output_begin(cook_context *ctx, cook_stage stage, const char *suffix,
+                         driver_output *out);
+/* Emits `bytes` as the file (write_emit): a `kind` asset, its manifest entry
+ * `ref` (NULL: the caller adds them), messages naming the source. */
+bool driver_output_emit(const cook_request *request, cook_context *ctx, const driver_output *out,
+                        kiln_asset_kind kind, const char *ref, const bytebuf *bytes,
+                        cook_asset_result *result);
+/* Adds the stage's time to `result` and frees the name; returns `ok`. */
+bool driver_output_end(driver_output *out, cook_asset_result *result, bool ok);
 
 bool cook_model_asset(const cook_request *request, cook_context *ctx, cook_asset_result *result);
 /* A .cube 3D LUT as a 3D RGBA16F KTX2 (N x N x N, one level), lut.c. */
@@ -131,13 +154,6 @@ typedef struct texture_set {
  * stays safe). On failure reports to ctx->diag naming set->name. */
 bool cook_texture_set(cook_context *ctx, const char *output_root, texture_set *set, const char *ref,
                       const char *out_path, bool verify, cook_asset_result *result);
-
-/* Float RGBA in the stored encoding of `usage` (sRGB-encoded for COLOR,
- * clamped to 0..1 unless HDR) from a decoded image; NULL when out of memory. */
-float *image_to_float(const ir_decoded_image *image, cook_texture_usage usage);
-/* Quantises `count` float RGBA texels into vk_format's bytes (R8, RGBA8 or
- * RGBA16F); *size receives the byte count. NULL when out of memory. */
-uint8_t *encode_level(const float *rgba, size_t count, uint32_t vk_format, size_t *size);
 
 /* Serialises `desc` as KTX2 and emits it (write_emit) under `ref` with colour
  * space `space`: the one write path of every texture (2D, cubemap, 3D LUT).

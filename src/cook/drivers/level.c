@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/grow.h"
 #include "cook/drivers/drivers.h"
 #include "cook/import/level.h"
 
@@ -30,7 +31,8 @@ typedef struct level_build {
     cook_context *ctx;
     const char *current; /* the file being parsed, for the ref resolver */
     level_file *files;   /* every file read, includes before their includer */
-    uint32_t file_count, file_cap;
+    uint32_t file_count;
+    size_t file_cap;
     strlist chain; /* the includes being read, outermost first */
 } level_build;
 
@@ -166,14 +168,12 @@ static bool load_level(level_build *b, const char *path, const uint8_t *bytes, s
     }
     if (b->chain.count > 0 && strcmp(b->chain.items[b->chain.count - 1], path) == 0)
         free(b->chain.items[--b->chain.count]);
-    if (ok && b->file_count == b->file_cap) {
-        uint32_t cap = b->file_cap ? b->file_cap * 2 : 4;
-        level_file *files = realloc(b->files, cap * sizeof *files);
+    if (ok) {
+        level_file *files =
+            array_grow(b->files, &b->file_cap, (size_t)b->file_count + 1, sizeof *files, 4);
         ok = files != NULL;
-        if (ok) {
+        if (ok)
             b->files = files;
-            b->file_cap = cap;
-        }
     }
     char *copy = ok ? cook_strdup(path) : NULL;
     if (copy == NULL) {
@@ -339,29 +339,22 @@ bool cook_level_asset(const cook_request *request, cook_context *ctx, cook_asset
         links[k] = (write_scene_link){scene_refs[i], e->components};
     }
     if (ok) {
-        cook_stage_enter(ctx, COOK_STAGE_WRITE);
-        clock = cook_clock();
+        driver_output out;
+        ok = driver_output_begin(ctx, COOK_STAGE_WRITE, ".kscene", &out);
         ir_asset asset = {.nodes = nodes, .node_count = count};
         uint64_t no_mesh = 0;
         bytebuf bytes = {0};
-        char *relative = cook_output_path(request->source_path, ".kscene");
         char ref[1200];
         snprintf(ref, sizeof ref, "%s/scene", ctx->ref);
-        if (relative == NULL ||
+        if (ok &&
             !write_kscene_links(ctx, &asset, &no_mesh, 0, request->importer->name, links, &bytes)) {
             diag_error(ctx->diag, ctx->source_path, 0, "out of memory encoding the level's scene");
             ok = false;
-        } else {
-            write_output out = {.relative = relative,
-                                .name = ctx->source_path,
-                                .kind = KILN_ASSET_SCENE,
-                                .bytes = &bytes,
-                                .ref = ref};
-            ok = write_emit(ctx, request->output_root, request->verify, &out, result);
         }
+        if (ok)
+            ok = driver_output_emit(request, ctx, &out, KILN_ASSET_SCENE, ref, &bytes, result);
         bytebuf_free(&bytes);
-        free(relative);
-        cook_stage_add(result, COOK_STAGE_WRITE, clock);
+        ok = driver_output_end(&out, result, ok);
     }
     for (uint32_t i = 0; scene_refs != NULL && i < count; i++)
         free(scene_refs[i]);

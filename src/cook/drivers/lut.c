@@ -9,21 +9,16 @@
 #include "cook/drivers/drivers.h"
 
 bool cook_lut_asset(const cook_request *request, cook_context *ctx, cook_asset_result *result) {
-    cook_stage_enter(ctx, COOK_STAGE_TEXTURE);
-    double clock = cook_clock();
-    char *out_path = cook_output_path(request->source_path, ".ktx2");
-    if (out_path == NULL) {
-        diag_error(ctx->diag, ctx->source_path, 0, "out of memory");
-        return false;
-    }
+    driver_output out;
+    if (!driver_output_begin(ctx, COOK_STAGE_TEXTURE, ".ktx2", &out))
+        return driver_output_end(&out, result, false);
     uint32_t n = 0;
     float *rgb = NULL;
     char reason[512];
     if (!image_parse_cube_lut((const char *)ctx->source, ctx->source_size, &n, &rgb, reason,
                               sizeof reason)) {
         diag_error(ctx->diag, ctx->source_path, 0, "cannot read the LUT: %s", reason);
-        free(out_path);
-        return false;
+        return driver_output_end(&out, result, false);
     }
     size_t count = (size_t)n * n * n;
     float *rgba = malloc(count * 4 * sizeof(float));
@@ -40,8 +35,7 @@ bool cook_lut_asset(const cook_request *request, cook_context *ctx, cook_asset_r
     free(rgba);
     if (level == NULL) {
         diag_error(ctx->diag, ctx->source_path, 0, "out of memory");
-        free(out_path);
-        return false;
+        return driver_output_end(&out, result, false);
     }
     const uint8_t *levels[1] = {level};
     ktx2_image_desc desc = {.vk_format = KTX2_VK_FORMAT_R16G16B16A16_SFLOAT,
@@ -56,9 +50,7 @@ bool cook_lut_asset(const cook_request *request, cook_context *ctx, cook_asset_r
                             .level_data = levels,
                             .level_size = &level_size};
     bool ok = texture_write_file(ctx, &desc, ctx->source_path, request->output_root, ctx->ref,
-                                 out_path, request->verify, KILN_COLOR_SPACE_LINEAR, result);
+                                 out.relative, request->verify, KILN_COLOR_SPACE_LINEAR, result);
     free(level);
-    free(out_path);
-    cook_stage_add(result, COOK_STAGE_TEXTURE, clock);
-    return ok;
+    return driver_output_end(&out, result, ok);
 }

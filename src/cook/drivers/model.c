@@ -63,20 +63,17 @@ static bool cook_mesh_output(const cook_request *request, cook_context *ctx, con
     double clock = cook_clock();
     bool processed =
         check_mesh_invariants(mesh, asset->material_count, ctx) && process_mesh(ctx, mesh, asset);
-    clock = cook_stage_add(result, COOK_STAGE_PROCESS, clock);
+    cook_stage_add(result, COOK_STAGE_PROCESS, clock);
     if (!processed)
         return false;
-    cook_stage_enter(ctx, COOK_STAGE_WRITE);
     char suffix[32];
     if (asset->mesh_count == 1)
         snprintf(suffix, sizeof suffix, ".kmesh");
     else
         snprintf(suffix, sizeof suffix, ".mesh%u.kmesh", mesh_index);
-    char *relative = cook_output_path(request->source_path, suffix);
+    driver_output out;
+    bool ok = driver_output_begin(ctx, COOK_STAGE_WRITE, suffix, &out);
     bytebuf bytes = {0};
-    bool ok = relative != NULL;
-    if (!ok)
-        diag_error(ctx->diag, ctx->source_path, 0, "out of memory");
     encoded_vertices vertices = {0};
     if (ok && !(encode_mesh_vertices(mesh, request->settings->mesh_quantize_positions,
                                      request->settings->threads, &vertices) &&
@@ -89,13 +86,7 @@ static bool cook_mesh_output(const cook_request *request, cook_context *ctx, con
     if (ok) {
         char ref[1200];
         mesh_ref(ctx, asset, mesh_index, ref, sizeof ref);
-        write_output out = {.relative = relative,
-                            .name = ctx->source_path,
-                            .kind = KILN_ASSET_MESH,
-                            .bytes = &bytes,
-                            .ref = ref,
-                            .color_space = KILN_COLOR_SPACE_NONE};
-        ok = write_emit(ctx, request->output_root, request->verify, &out, result);
+        ok = driver_output_emit(request, ctx, &out, KILN_ASSET_MESH, ref, &bytes, result);
     }
     if (ok) {
         result->meshes++;
@@ -103,10 +94,8 @@ static bool cook_mesh_output(const cook_request *request, cook_context *ctx, con
             if (mesh->submeshes[s].topology == KILN_TOPOLOGY_TRIANGLES)
                 result->triangles += mesh->submeshes[s].index_count / 3;
     }
-    cook_stage_add(result, COOK_STAGE_WRITE, clock);
     bytebuf_free(&bytes);
-    free(relative);
-    return ok;
+    return driver_output_end(&out, result, ok);
 }
 
 /* ---------------------------------------------------------------------------
@@ -444,9 +433,8 @@ static bool cook_materials_output(const cook_request *request, cook_context *ctx
     texture_plans plans = {0};
     uint64_t *hashes =
         calloc((size_t)asset->material_count * KILN_MATERIAL_SLOT_COUNT, sizeof *hashes);
-    char *relative = cook_output_path(request->source_path, ".kmat");
     bytebuf bytes = {0};
-    bool ok = plan_slots(asset, &plans) && hashes != NULL && relative != NULL;
+    bool ok = plan_slots(asset, &plans) && hashes != NULL;
     if (!ok)
         diag_error(ctx->diag, ctx->source_path, 0, "out of memory");
     if (ok) {
@@ -458,8 +446,9 @@ static bool cook_materials_output(const cook_request *request, cook_context *ctx
     for (uint32_t i = 0; ok && i < plans.count; i++)
         if (plans.plans[i].used)
             ok = cook_model_image(request, ctx, asset, &plans.plans[i], result);
-    clock = cook_stage_add(result, COOK_STAGE_TEXTURE, clock);
-    cook_stage_enter(ctx, COOK_STAGE_WRITE);
+    cook_stage_add(result, COOK_STAGE_TEXTURE, clock);
+    driver_output out;
+    ok = driver_output_begin(ctx, COOK_STAGE_WRITE, ".kmat", &out) && ok;
     for (uint32_t m = 0; ok && m < asset->material_count; m++)
         for (int s = 0; s < IR_SLOT_COUNT; s++) {
             int32_t plan = plans.slot_plan[(size_t)m * IR_SLOT_COUNT + (size_t)s];
@@ -473,27 +462,21 @@ static bool cook_materials_output(const cook_request *request, cook_context *ctx
     }
     if (ok) {
         /* One file, one manifest entry per row. */
-        write_output out = {.relative = relative,
-                            .name = ctx->source_path,
-                            .kind = KILN_ASSET_MATERIAL,
-                            .bytes = &bytes};
-        ok = write_emit(ctx, request->output_root, request->verify, &out, result);
+        ok = driver_output_emit(request, ctx, &out, KILN_ASSET_MATERIAL, NULL, &bytes, result);
     }
     for (uint32_t m = 0; ok && m < asset->material_count; m++) {
         char ref[1200];
         snprintf(ref, sizeof ref, "%s/material_%u", ctx->ref, m);
-        ok = cook_manifest_add(&result->manifest, ref, relative, KILN_ASSET_MATERIAL,
+        ok = cook_manifest_add(&result->manifest, ref, out.relative, KILN_ASSET_MATERIAL,
                                KILN_COLOR_SPACE_NONE, m);
         if (!ok)
             diag_error(ctx->diag, ctx->source_path, 0, "out of memory");
     }
-    cook_stage_add(result, COOK_STAGE_WRITE, clock);
     bytebuf_free(&bytes);
     free(plans.plans);
     free(plans.slot_plan);
     free(hashes);
-    free(relative);
-    return ok;
+    return driver_output_end(&out, result, ok);
 }
 
 /* ---------------------------------------------------------------------------
@@ -570,14 +553,14 @@ static bool check_node_invariants(const ir_asset *asset, cook_context *ctx) {
 
 static bool cook_scene_output(const cook_request *request, cook_context *ctx, const ir_asset *asset,
                               cook_asset_result *result) {
-    double clock = cook_clock();
-    cook_stage_enter(ctx, COOK_STAGE_WRITE);
+    driver_output out;
+    bool ok = driver_output_begin(ctx, COOK_STAGE_WRITE, ".kscene", &out);
     uint64_t *mesh_refs = malloc((asset->mesh_count ? asset->mesh_count : 1) * sizeof *mesh_refs);
-    char *relative = cook_output_path(request->source_path, ".kscene");
     bytebuf bytes = {0};
-    bool ok = mesh_refs != NULL && relative != NULL;
-    if (!ok)
+    if (ok && mesh_refs == NULL) {
         diag_error(ctx->diag, ctx->source_path, 0, "out of memory");
+        ok = false;
+    }
     char ref[1200];
     for (uint32_t m = 0; ok && m < asset->mesh_count; m++) {
         mesh_ref(ctx, asset, m, ref, sizeof ref);
@@ -593,18 +576,11 @@ static bool cook_scene_output(const cook_request *request, cook_context *ctx, co
     }
     if (ok) {
         snprintf(ref, sizeof ref, "%s/scene", ctx->ref);
-        write_output out = {.relative = relative,
-                            .name = ctx->source_path,
-                            .kind = KILN_ASSET_SCENE,
-                            .bytes = &bytes,
-                            .ref = ref};
-        ok = write_emit(ctx, request->output_root, request->verify, &out, result);
+        ok = driver_output_emit(request, ctx, &out, KILN_ASSET_SCENE, ref, &bytes, result);
     }
-    cook_stage_add(result, COOK_STAGE_WRITE, clock);
     bytebuf_free(&bytes);
     free(mesh_refs);
-    free(relative);
-    return ok;
+    return driver_output_end(&out, result, ok);
 }
 
 /* ---------------------------------------------------------------------------
@@ -648,32 +624,21 @@ static bool process_anim_stage(cook_context *ctx, ir_asset *asset) {
 
 static bool cook_anim_output(const cook_request *request, cook_context *ctx, const ir_asset *asset,
                              cook_asset_result *result) {
-    double clock = cook_clock();
-    cook_stage_enter(ctx, COOK_STAGE_WRITE);
-    char *relative = cook_output_path(request->source_path, ".kanim");
+    driver_output out;
+    bool ok = driver_output_begin(ctx, COOK_STAGE_WRITE, ".kanim", &out);
     bytebuf bytes = {0};
     char ref[1200];
     snprintf(ref, sizeof ref, "%s/scene", ctx->ref);
-    bool ok = relative != NULL;
-    if (!ok)
-        diag_error(ctx->diag, ctx->source_path, 0, "out of memory");
     if (ok && !write_kanim(ctx, asset, kiln_ref_hash(ref), request->importer->name, &bytes)) {
         diag_error(ctx->diag, ctx->source_path, 0, "out of memory encoding the animations");
         ok = false;
     }
     if (ok) {
         snprintf(ref, sizeof ref, "%s/anim", ctx->ref);
-        write_output out = {.relative = relative,
-                            .name = ctx->source_path,
-                            .kind = KILN_ASSET_ANIMATION,
-                            .bytes = &bytes,
-                            .ref = ref};
-        ok = write_emit(ctx, request->output_root, request->verify, &out, result);
+        ok = driver_output_emit(request, ctx, &out, KILN_ASSET_ANIMATION, ref, &bytes, result);
     }
-    cook_stage_add(result, COOK_STAGE_WRITE, clock);
     bytebuf_free(&bytes);
-    free(relative);
-    return ok;
+    return driver_output_end(&out, result, ok);
 }
 
 /* Whether a node draws a mesh with morph targets: its default weights go to

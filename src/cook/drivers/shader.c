@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cook/core/shader_defines.h"
 #include "cook/drivers/drivers.h"
 #include "cook/import/shader.h"
 #include "cook/process/spirv.h"
@@ -205,24 +206,15 @@ static bool folder_stages(cook_context *ctx, stage_source *stages, uint32_t *cou
     return ok;
 }
 
-/* Every token of `defines` is NAME or NAME=VALUE. */
+/* Every token of `defines` is NAME or NAME=VALUE (shader_defines.h). */
 static bool defines_valid(cook_context *ctx, const char *defines, const char *setting) {
-    for (const char *at = defines; *at != '\0';) {
-        at += strspn(at, " \t\n");
-        size_t length = strcspn(at, " \t\n");
-        if (length == 0)
-            break;
-        const char *equals = memchr(at, '=', length);
-        size_t name = equals ? (size_t)(equals - at) : length;
-        if (!shader_is_identifier(at, name)) {
-            diag_error(ctx->diag, ctx->source_path, 0,
-                       "%s: '%.*s' is not NAME or NAME=VALUE (a macro name is a C identifier)",
-                       setting, (int)length, at);
-            return false;
-        }
-        at += length;
-    }
-    return true;
+    shader_define bad;
+    if (shader_defines_valid(defines, &bad))
+        return true;
+    diag_error(ctx->diag, ctx->source_path, 0,
+               "%s: '%.*s' is not NAME or NAME=VALUE (a macro name is a C identifier)", setting,
+               (int)bad.length, bad.token);
+    return false;
 }
 
 /* The graphics stage that reads what `stage` writes, among the program's. */
@@ -402,22 +394,18 @@ static void variant_names(const char *variant, char *ref_suffix, size_t ref_size
                           size_t file_size) {
     size_t r = 0, f = 0;
     ref_suffix[0] = file_part[0] = '\0';
-    for (const char *at = variant; *at != '\0';) {
-        at += strspn(at, " \t");
-        size_t length = strcspn(at, " \t");
-        if (length == 0)
-            break;
+    shader_define define;
+    for (const char *at = variant; shader_define_next(&at, &define);) {
         r += (size_t)snprintf(ref_suffix + r, r < ref_size ? ref_size - r : 0, "%c%.*s",
-                              r == 0 ? '?' : '&', (int)length, at);
+                              r == 0 ? '?' : '&', (int)define.length, define.token);
         if (f > 0 && f + 1 < file_size)
             file_part[f++] = '.';
-        for (size_t k = 0; k < length && f + 1 < file_size; k++) {
-            char c = at[k];
+        for (size_t k = 0; k < define.length && f + 1 < file_size; k++) {
+            char c = define.token[k];
             bool alnum = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
             file_part[f++] = alnum ? ascii_lower(c) : '_';
         }
         file_part[f] = '\0';
-        at += length;
     }
     if (r >= ref_size)
         ref_suffix[ref_size - 1] = '\0';

@@ -207,63 +207,6 @@ static uint8_t *encode_block_level(const texture_format *f, const cook_settings 
     return out;
 }
 
-/* count RGBA float texels of a decoded float image (Radiance HDR) into the
- * stored encoding of `usage`, in place or from `in` into `out`. */
-static void floats_to_stored(const float *in, float *out, size_t count, cook_texture_usage usage) {
-    for (size_t i = 0; i < count * 4; i++) {
-        float v = in[i];
-        if (!isfinite(v))
-            v = 0.0f;
-        if (usage != COOK_TEXTURE_HDR) {
-            v = v < 0.0f ? 0.0f : v > 1.0f ? 1.0f : v;
-            if (usage == COOK_TEXTURE_COLOR && (i % 4) != 3)
-                v = image_linear_to_srgb(v);
-        }
-        out[i] = v;
-    }
-}
-
-/* Float RGBA in the stored encoding of `usage` from a decoded image. */
-float *image_to_float(const ir_decoded_image *image, cook_texture_usage usage) {
-    size_t count = (size_t)image->width * image->height; /* checked by the decoder */
-    float *out = malloc(count * 4 * sizeof(float));
-    if (out == NULL)
-        return NULL;
-    if (image->rgba8 != NULL) {
-        for (size_t i = 0; i < count * 4; i++)
-            out[i] = image->rgba8[i] / 255.0f;
-        return out;
-    }
-    floats_to_stored(image->rgbaf, out, count, usage);
-    return out;
-}
-
-/* Quantises one level into the output format's bytes: its row's channels,
- * 8-bit UNORM or 16-bit half floats each. */
-uint8_t *encode_level(const float *rgba, size_t count, uint32_t vk_format, size_t *size) {
-    const ktx2_format_info *f = ktx2_format_find(vk_format);
-    if (f == NULL || f->block != KTX2_BLOCK_NONE)
-        return NULL;
-    size_t bpp = f->block_bytes;
-    uint8_t *out = malloc(count * bpp);
-    if (out == NULL)
-        return NULL;
-    *size = count * bpp;
-    for (size_t i = 0; i < count; i++) {
-        const float *p = rgba + i * 4;
-        for (uint32_t c = 0; c < f->channels; c++) {
-            if (f->channel_bits == 8) {
-                out[i * bpp + c] = image_float_to_unorm8(p[c]);
-            } else {
-                uint16_t h = block_float_to_half(p[c]);
-                out[i * bpp + c * 2] = (uint8_t)h;
-                out[i * bpp + c * 2 + 1] = (uint8_t)(h >> 8);
-            }
-        }
-    }
-    return out;
-}
-
 image_limits texture_image_limits(const cook_settings *settings) {
     image_limits limits = {IMAGE_DEFAULT_MAX_DIMENSION, IMAGE_DEFAULT_MAX_PIXELS};
     if (settings->texture_max_dimension > 0)
@@ -362,7 +305,7 @@ static bool encode_image(cook_context *ctx, const texture_set *set, const textur
     float *owned = NULL;
     const float *base = NULL;
     if (image->rgbaf != NULL) {
-        floats_to_stored(image->rgbaf, image->rgbaf, (size_t)width * height, usage);
+        image_floats_to_stored(image->rgbaf, image->rgbaf, (size_t)width * height, usage);
         base = image->rgbaf;
     } else if (float_levels) {
         base = owned = image_to_float(image, usage);
@@ -679,13 +622,9 @@ cook_texture_usage cook_texture_usage_for_path(const char *path) {
 }
 
 bool cook_texture_asset(const cook_request *request, cook_context *ctx, cook_asset_result *result) {
-    cook_stage_enter(ctx, COOK_STAGE_TEXTURE);
-    double clock = cook_clock();
-    char *out_path = cook_output_path(request->source_path, ".ktx2");
-    if (out_path == NULL) {
-        diag_error(ctx->diag, ctx->source_path, 0, "out of memory");
-        return false;
-    }
+    driver_output out;
+    if (!driver_output_begin(ctx, COOK_STAGE_TEXTURE, ".ktx2", &out))
+        return driver_output_end(&out, result, false);
     cook_texture_source src = {
         .name = ctx->source_path,
         .bytes = ctx->source,
@@ -694,9 +633,7 @@ bool cook_texture_asset(const cook_request *request, cook_context *ctx, cook_ass
         .alpha_cutoff = 0.0f,
         .release_source = true, /* bytes is ctx->source */
     };
-    bool ok =
-        cook_texture(ctx, request->output_root, &src, ctx->ref, out_path, request->verify, result);
-    free(out_path);
-    cook_stage_add(result, COOK_STAGE_TEXTURE, clock);
-    return ok;
+    bool ok = cook_texture(ctx, request->output_root, &src, ctx->ref, out.relative, request->verify,
+                           result);
+    return driver_output_end(&out, result, ok);
 }

@@ -156,6 +156,21 @@ bool make_context(const block_image_desc *desc, unsigned flags, unsigned threads
     return true;
 }
 
+/* Texels in RGBA order, as block.c hands them over and takes them back. */
+const astcenc_swizzle rgba_swizzle = {ASTCENC_SWZ_R, ASTCENC_SWZ_G, ASTCENC_SWZ_B, ASTCENC_SWZ_A};
+
+/* astcenc's view of a 2D image of `desc`'s size whose texels are slices[0]:
+ * floats for HDR, bytes otherwise. */
+astcenc_image one_slice_image(const block_image_desc *desc, bool hdr, void **slices) {
+    astcenc_image image;
+    image.dim_x = desc->width;
+    image.dim_y = desc->height;
+    image.dim_z = 1;
+    image.data_type = hdr ? ASTCENC_TYPE_F32 : ASTCENC_TYPE_U8;
+    image.data = slices;
+    return image;
+}
+
 /* One image on the thread pool (cook/core/parallel.h): item i calls in as
  * astcenc's thread_index i. astcenc lets any set of a context's threads call
  * in and shares the blocks among those that come, so items that run one after
@@ -194,16 +209,10 @@ extern "C" bool astc_encode_image(const block_image_desc *desc, uint8_t *out, si
         return false;
     /* astcenc takes a non-const image but only reads the texels. */
     void *slices[1] = {const_cast<void *>(pixels)};
-    astcenc_image image;
-    image.dim_x = desc->width;
-    image.dim_y = desc->height;
-    image.dim_z = 1;
-    image.data_type = hdr ? ASTCENC_TYPE_F32 : ASTCENC_TYPE_U8;
-    image.data = slices;
-    const astcenc_swizzle swizzle = {ASTCENC_SWZ_R, ASTCENC_SWZ_G, ASTCENC_SWZ_B, ASTCENC_SWZ_A};
+    astcenc_image image = one_slice_image(desc, hdr, slices);
 
     std::vector<astcenc_error> status(threads, ASTCENC_SUCCESS);
-    compress_job job{holder.ctx, &image, &swizzle, out, out_size, status.data()};
+    compress_job job{holder.ctx, &image, &rgba_swizzle, out, out_size, status.data()};
     parallel_for(threads, threads, compress_item, &job);
     for (astcenc_error s : status)
         if (s != ASTCENC_SUCCESS)
@@ -226,14 +235,9 @@ extern "C" bool astc_decode_image(const block_image_desc *desc, const uint8_t *b
     if (!make_context(desc, ASTCENC_FLG_DECOMPRESS_ONLY, 1, holder, reason, reason_size))
         return false;
     void *slices[1] = {pixels};
-    astcenc_image image;
-    image.dim_x = desc->width;
-    image.dim_y = desc->height;
-    image.dim_z = 1;
-    image.data_type = hdr ? ASTCENC_TYPE_F32 : ASTCENC_TYPE_U8;
-    image.data = slices;
-    const astcenc_swizzle swizzle = {ASTCENC_SWZ_R, ASTCENC_SWZ_G, ASTCENC_SWZ_B, ASTCENC_SWZ_A};
-    astcenc_error status = astcenc_decompress_image(holder.ctx, blocks, size, &image, &swizzle, 0);
+    astcenc_image image = one_slice_image(desc, hdr, slices);
+    astcenc_error status =
+        astcenc_decompress_image(holder.ctx, blocks, size, &image, &rgba_swizzle, 0);
     if (status != ASTCENC_SUCCESS)
         return fail(reason, reason_size, "decompression", status);
     holder.reusable = astcenc_decompress_reset(holder.ctx) == ASTCENC_SUCCESS;

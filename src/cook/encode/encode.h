@@ -1,7 +1,8 @@
 /*
  * encode.h — the encode stage: bulk data into its final encoding.
  *
- *   vertex.c  octahedral normals and tangents
+ *   vertex.c  vertex attributes into their cooked encodings (octahedral
+ *             normals and tangents, quantised positions, skin weights)
  *   texels.c  float texels into uncompressed texture formats (R8, RGBA8, RGBA16F)
  *
  * GPU block compression: kiln's own BC1/BC3/BC4/BC5/BC6H/BC7 encoders and
@@ -15,6 +16,7 @@
  *   bc1.c    BC1 (opaque and 1-bit alpha), BC3 (= BC4-style alpha + BC1 colour),
  *            BC4 (one channel) and BC5 (two BC4 blocks)
  *   bc7.c    BC7, all eight modes
+ *   bc7_tables.c, bc7_tables.h   BC7's partition and anchor tables
  *   bc6h.c   BC6H unsigned (BC6H_UF16)
  *   astc.cpp ASTC LDR/HDR through astcenc (C++ shim, C interface here)
  *   block.c  whole images: edge padding, parallel block rows, format table
@@ -184,7 +186,8 @@ void encode_oct_snorm16(const float v[3], int16_t out[2]);
  * tangent direction plus handedness w. */
 void encode_oct_signed_snorm16(const float v[3], float w, int16_t out[2]);
 /* Quantises `count` float RGBA texels into vk_format's bytes (R8, RGBA8 or
- * RGBA16F); *size receives the byte count. NULL when out of memory. */
+ * RGBA16F; texels.c); *size receives the byte count. NULL when out of memory
+ * or for a block-compressed format. */
 uint8_t *encode_level(const float *rgba, size_t count, uint32_t vk_format, size_t *size);
 
 #endif /* KILN_COOK_ENCODE_ENCODE_H */

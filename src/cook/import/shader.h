@@ -38,7 +38,4 @@ typedef struct shader_compile_request {
 bool shader_compile(cook_context *ctx, const shader_compile_request *request, uint32_t **words,
                     size_t *word_count);
 
-/* True when `name` is an identifier (a macro name). */
-bool shader_is_identifier(const char *name, size_t length);
-
 #endif /* KILN_COOK_IMPORT_SHADER_H */

@@ -15,25 +15,16 @@
  * double. kiln itself bounds what it hands glslang: include depth, include
  * paths inside the input root, source size (COOK_SOURCE_MAX_BYTES).
  */
-#include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cook/core/shader_defines.h"
 #include "cook/import/shader.h"
 #include "cook/import/shader_glslang.h"
 
 #define INCLUDE_MAX_DEPTH 32
-
-bool shader_is_identifier(const char *name, size_t length) {
-    if (length == 0 || !(isalpha((unsigned char)name[0]) || name[0] == '_'))
-        return false;
-    for (size_t i = 1; i < length; i++)
-        if (!(isalnum((unsigned char)name[i]) || name[i] == '_'))
-            return false;
-    return true;
-}
 
 /* ---------------------------------------------------------------------------
  * Includes
@@ -193,22 +184,16 @@ static void report_messages(const include_state *state, const char *fallback, co
  * Compiling
  * ------------------------------------------------------------------------- */
 
-/* "#define NAME VALUE\n" for each whitespace-separated NAME or NAME=VALUE. */
+/* "#define NAME VALUE\n" for each NAME=VALUE of `defines`, "#define NAME 1\n"
+ * for each NAME (shader_defines.h). */
 static void add_defines(bytebuf *preamble, const char *defines) {
-    while (defines != NULL && *defines != '\0') {
-        defines += strspn(defines, " \t\n");
-        size_t length = strcspn(defines, " \t\n");
-        if (length == 0)
-            break;
-        const char *equals = memchr(defines, '=', length);
-        size_t name_length = equals ? (size_t)(equals - defines) : length;
-        if (equals != NULL)
-            bytebuf_printf(preamble, "#define %.*s %.*s\n", (int)name_length, defines,
-                           (int)(length - name_length - 1), equals + 1);
+    shader_define define;
+    while (shader_define_next(&defines, &define))
+        if (define.value != NULL)
+            bytebuf_printf(preamble, "#define %.*s %.*s\n", (int)define.name_length, define.token,
+                           (int)define.value_length, define.value);
         else
-            bytebuf_printf(preamble, "#define %.*s 1\n", (int)name_length, defines);
-        defines += length;
-    }
+            bytebuf_printf(preamble, "#define %.*s 1\n", (int)define.name_length, define.token);
 }
 
 bool shader_compile(cook_context *ctx, const shader_compile_request *request, uint32_t **words,

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/grow.h"
 #include "cook/process/process.h"
 
 #define MESHLET_CONE_WEIGHT 0.25f /* favour tighter normal cones a little */
@@ -24,17 +25,12 @@ typedef struct meshlet_buffers {
     size_t triangle_count, triangle_cap; /* in triangles */
 } meshlet_buffers;
 
+/* Room for `needed` elements in one of the buffers (array_grow). */
 static bool grow(void **data, size_t *cap, size_t needed, size_t element) {
-    if (needed <= *cap)
-        return true;
-    size_t new_cap = *cap ? *cap : 64;
-    while (new_cap < needed)
-        new_cap *= 2;
-    void *grown = realloc(*data, new_cap * element);
+    void *grown = array_grow(*data, cap, needed, element, 64);
     if (grown == NULL)
         return false;
     *data = grown;
-    *cap = new_cap;
     return true;
 }
 

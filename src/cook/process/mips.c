@@ -243,21 +243,6 @@ static float srgb_to_linear_fast(float v) {
     return image_srgb_to_linear(v);
 }
 
-/* lrintf(255 v) clamped to 0..255 (NaN: 0). Adding and subtracting 1.5 * 2^23
- * rounds a float below 2^22 to an integer, half to even, as lrintf does in
- * the default rounding mode, without the library call. */
-static inline uint8_t unorm8_of(float v) {
-    if (!(v > 0.0f))
-        return 0;
-    if (v >= 1.0f)
-        return 255;
-    return (uint8_t)((v * 255.0f + 12582912.0f) - 12582912.0f);
-}
-
-uint8_t image_float_to_unorm8(float v) {
-    return unorm8_of(v);
-}
-
 static float *alloc_rgba(uint32_t w, uint32_t h) {
     size_t count;
     if (!checked_mul_size((size_t)w * 4, h, &count) || count > SIZE_MAX / sizeof(float))
@@ -340,11 +325,11 @@ static inline void stored_texel8(v4f s, const mip_options *o, uint8_t *out) {
         out[1] = srgb8_of(d[1]);
         out[2] = srgb8_of(d[2]);
     } else {
-        out[0] = unorm8_of(d[0]);
-        out[1] = unorm8_of(d[1]);
-        out[2] = unorm8_of(d[2]);
+        out[0] = image_float_to_unorm8(d[0]);
+        out[1] = image_float_to_unorm8(d[1]);
+        out[2] = image_float_to_unorm8(d[2]);
     }
-    out[3] = unorm8_of(d[3]);
+    out[3] = image_float_to_unorm8(d[3]);
 }
 
 /* Level 0 as the caller gave it (stored encoding): floats or 8-bit texels. */
@@ -503,7 +488,7 @@ static bool copy_level0(const float *base, const uint8_t *base8, size_t n, const
             memcpy(out->levels8[0], base8, n * 4);
         else
             for (size_t i = 0; i < n * 4; i++)
-                out->levels8[0][i] = unorm8_of(base[i]);
+                out->levels8[0][i] = image_float_to_unorm8(base[i]);
         return true;
     }
     if ((out->levels[0] = malloc(n * 4 * sizeof(float))) == NULL)
@@ -689,7 +674,7 @@ static void apply_coverage(const float *alpha, size_t n, float scale, const mip_
         float a = alpha[i] * scale;
         a = a > 1.0f ? 1.0f : a;
         if (o->levels8)
-            out->levels8[level][i * 4 + 3] = unorm8_of(a);
+            out->levels8[level][i * 4 + 3] = image_float_to_unorm8(a);
         else
             out->levels[level][i * 4 + 3] = a;
     }
@@ -911,4 +896,31 @@ bool mip_build(const float *base, uint32_t width, uint32_t height, const mip_opt
 bool mip_build_rgba8(const uint8_t *rgba8, uint32_t width, uint32_t height, const mip_options *o,
                      mip_chain *out) {
     return build(NULL, rgba8, width, height, o, out);
+}
+void image_floats_to_stored(const float *in, float *out, size_t count, cook_texture_usage usage) {
+    for (size_t i = 0; i < count * 4; i++) {
+        float v = in[i];
+        if (!isfinite(v))
+            v = 0.0f;
+        if (usage != COOK_TEXTURE_HDR) {
+            v = v < 0.0f ? 0.0f : v > 1.0f ? 1.0f : v;
+            if (usage == COOK_TEXTURE_COLOR && (i % 4) != 3)
+                v = image_linear_to_srgb(v);
+        }
+        out[i] = v;
+    }
+}
+
+float *image_to_float(const ir_decoded_image *image, cook_texture_usage usage) {
+    size_t count = (size_t)image->width * image->height; /* checked by the decoder */
+    float *out = malloc(count * 4 * sizeof(float));
+    if (out == NULL)
+        return NULL;
+    if (image->rgba8 != NULL) {
+        for (size_t i = 0; i < count * 4; i++)
+            out[i] = image->rgba8[i] / 255.0f;
+        return out;
+    }
+    image_floats_to_stored(image->rgbaf, out, count, usage);
+    return out;
 }

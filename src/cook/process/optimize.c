@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/fnv.h"
 #include "cook/process/process.h"
 
 /* Every optional stream of a mesh, with its element size, for remapping. */
@@ -117,13 +118,12 @@ static uint32_t *morph_class_ids(const ir_mesh *mesh) {
         return NULL;
     }
     for (uint32_t v = 0; v < n; v++) {
-        uint64_t h = 1469598103934665603ull; /* FNV-1a over the delta bytes */
+        uint64_t h = FNV1A64_OFFSET_BASIS; /* over the delta bytes */
         for (uint32_t t = 0; t < mesh->target_count; t++)
             for (int k = 0; k < 3; k++) {
                 const float *s = *ir_morph_stream(&mesh->targets[t], k);
-                const uint8_t *bytes = s != NULL ? (const uint8_t *)(s + 3 * (size_t)v) : NULL;
-                for (size_t i = 0; bytes != NULL && i < 3 * sizeof(float); i++)
-                    h = (h ^ bytes[i]) * 1099511628211ull;
+                if (s != NULL)
+                    h = fnv1a64_update(h, s + 3 * (size_t)v, 3 * sizeof(float));
             }
         keys[v] = (morph_key){h, v};
     }

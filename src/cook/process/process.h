@@ -2,9 +2,23 @@
  * process.h — the process stage: pure transformations of the IR and of
  * decoded images.
  *
- *   Meshes: triangulate.c normals.c tangents.c merge.c topology.c optimize.c
- *           chunks.c lods.c meshlets.c bounds.c, and mesh.c running them in order
- *   Images: mips.c (colour-space conversion, resampling, mip chains)
+ *   Meshes (this header):
+ *     topology.c   submeshes grouped by topology: triangles, lines, points
+ *     normals.c    smooth normals for meshes without them
+ *     tangents.c   MikkTSpace-compatible tangents
+ *     merge.c      mesh.merge: static nodes baked into one world-space mesh
+ *     optimize.c   welding and GPU-friendly vertex and index order
+ *     chunks.c     large submeshes cut into spatial chunks
+ *     lods.c       simplified levels of detail
+ *     meshlets.c   meshlets with culling data
+ *     meshopt_checked.c   meshoptimizer calls with their input checked first
+ *     mesh.c       the steps above in order, as settings ask
+ *   Images: mips.c  colour-space conversion, resampling, mip chains, a decoded
+ *                   image in its stored encoding
+ *   Animation: anim.c  key reduction and quantization
+ *   Shaders (spirv.h): spirv_reflect.c (SPIRV-Cross reflection),
+ *                      spirv_validate.c (SPIRV-Tools' validator)
+ *   (Triangulation, normal repair and bounds are core's: core.h.)
  *
  * process may use core and common.
  */
@@ -211,8 +225,7 @@ float image_linear_to_srgb(float value);
 uint8_t image_linear_to_srgb8(float value);
 /* k / 255.0f from a table. */
 float image_unorm8_to_float(uint8_t value);
-/* A 0..1 float to 8 bits: lrintf(255 v), clamped (NaN gives 0). */
-uint8_t image_float_to_unorm8(float value);
+/* image_float_to_unorm8 (0..1 float to 8 bits) is core's (core.h). */
 
 /* Area (box with exact fractional coverage) resampling of float RGBA from
  * sw x sh to dw x dh, separable. dst holds dw * dh * 4 floats. */
@@ -290,6 +303,9 @@ float mip_alpha_coverage(const float *rgba, size_t pixel_count, float cutoff);
 /* Float RGBA in the stored encoding of `usage` (sRGB-encoded for COLOR,
  * clamped to 0..1 unless HDR) from a decoded image; NULL when out of memory. */
 float *image_to_float(const ir_decoded_image *image, cook_texture_usage usage);
+/* The same for `count` RGBA float texels of a float image (Radiance HDR), in
+ * place or from `in` into `out`: non-finite values become 0. */
+void image_floats_to_stored(const float *in, float *out, size_t count, cook_texture_usage usage);
 
 /* ---------------------------------------------------------------------------
  * Animation keys (anim.c): reduction and quantization at write time

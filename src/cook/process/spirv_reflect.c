@@ -126,8 +126,7 @@ static uint32_t add_io(reflect_state *state, spvc_resource_type type) {
         }
         if (spvc_type_get_num_array_dimensions(type_handle) > 0)
             io.array_size = spvc_type_get_array_dimension(type_handle, 0);
-        shader_ir_string(state->program, list[best].name ? list[best].name : "", &io.name_offset,
-                         &io.name_length);
+        shader_ir_string(state->program, list[best].name, &io.name_offset, &io.name_length);
         bytebuf_append(&state->program->io, &io, sizeof io);
         added++;
         last = best_location;
@@ -220,11 +219,10 @@ static uint32_t add_push_constants(reflect_state *state) {
         /* The block's type name, as buffers are named (SPIRV-Cross names a
          * push-constant resource after its variable, "" when anonymous). */
         const char *type_name = spvc_compiler_get_name(state->compiler, list[i].base_type_id);
-        shader_ir_string(state->program, type_name ? type_name : "", &p.name_offset,
-                         &p.name_length);
+        shader_ir_string(state->program, type_name, &p.name_offset, &p.name_length);
         bytebuf_append(&state->program->push, &p, sizeof p);
         kiln_shader_push_instance instance = {0};
-        shader_ir_string(state->program, list[i].name ? list[i].name : "", &instance.name_offset,
+        shader_ir_string(state->program, list[i].name, &instance.name_offset,
                          &instance.name_length);
         bytebuf_append(&state->program->push_instances, &instance, sizeof instance);
     }
@@ -248,7 +246,7 @@ static uint32_t add_spec_constants(reflect_state *state) {
             c.default_value = spvc_constant_get_scalar_u32(constant, 0, 0);
         }
         const char *name = spvc_compiler_get_name(state->compiler, constants[i].id);
-        shader_ir_string(state->program, name ? name : "", &c.name_offset, &c.name_length);
+        shader_ir_string(state->program, name, &c.name_offset, &c.name_length);
         bytebuf_append(&state->program->spec, &c, sizeof c);
     }
     return (uint32_t)count;

@@ -61,6 +61,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/grow.h"
 #include "cook/process/process.h"
 
 #define NONE UINT32_MAX
@@ -602,7 +603,8 @@ typedef struct copies {
     uint32_t *source; /* copy i duplicates vertex source[i] */
     uint32_t *next;   /* next copy of the same source vertex, or NONE */
     float *tangent;   /* 4 per copy */
-    uint32_t count, cap;
+    uint32_t count;
+    size_t cap;
 } copies;
 
 static void copies_free(copies *c) {
@@ -613,20 +615,23 @@ static void copies_free(copies *c) {
 
 static bool copies_push(copies *c, uint32_t source, const float *tangent) {
     if (c->count == c->cap) {
-        uint32_t cap = c->cap ? c->cap * 2 : 16;
-        uint32_t *s = realloc(c->source, (size_t)cap * sizeof *s);
+        /* Three parallel arrays of one capacity: each grows from the same
+         * one, so each ends at the same one. */
+        size_t source_cap = c->cap, next_cap = c->cap, tangent_cap = c->cap;
+        size_t needed = (size_t)c->count + 1;
+        uint32_t *s = array_grow(c->source, &source_cap, needed, sizeof *s, 16);
         if (s == NULL)
             return false;
         c->source = s;
-        uint32_t *n = realloc(c->next, (size_t)cap * sizeof *n);
+        uint32_t *n = array_grow(c->next, &next_cap, needed, sizeof *n, 16);
         if (n == NULL)
             return false;
         c->next = n;
-        float *t = realloc(c->tangent, (size_t)cap * 4 * sizeof *t);
+        float *t = array_grow(c->tangent, &tangent_cap, needed, 4 * sizeof *t, 16);
         if (t == NULL)
             return false;
         c->tangent = t;
-        c->cap = cap;
+        c->cap = source_cap;
     }
     c->source[c->count] = source;
     c->next[c->count] = NONE;

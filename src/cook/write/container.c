@@ -9,6 +9,7 @@
 #include <xxhash.h>
 
 #include "common/checked.h"
+#include "common/grow.h"
 #include "cook/write/write.h"
 
 struct container_pending_chunk {
@@ -26,21 +27,17 @@ void container_begin(container_writer *writer, uint32_t kind, uint16_t kind_vers
 void container_add_chunk(container_writer *writer, uint32_t fourcc, const void *data, size_t size) {
     if (writer->failed)
         return;
-    if (writer->chunk_count == writer->chunk_cap) {
-        /* The table's length is a uint32_t in the header. */
-        uint32_t cap = writer->chunk_cap ? writer->chunk_cap * 2 : 8;
-        if (cap <= writer->chunk_cap) {
-            writer->failed = true;
-            return;
-        }
-        struct container_pending_chunk *chunks = realloc(writer->chunks, cap * sizeof *chunks);
-        if (chunks == NULL) {
-            writer->failed = true;
-            return;
-        }
-        writer->chunks = chunks;
-        writer->chunk_cap = cap;
+    /* The table's length is a uint32_t in the header. */
+    struct container_pending_chunk *chunks =
+        writer->chunk_count < UINT32_MAX
+            ? array_grow(writer->chunks, &writer->chunk_cap, (size_t)writer->chunk_count + 1,
+                         sizeof *chunks, 8)
+            : NULL;
+    if (chunks == NULL) {
+        writer->failed = true;
+        return;
     }
+    writer->chunks = chunks;
     struct container_pending_chunk *chunk = &writer->chunks[writer->chunk_count];
     chunk->fourcc = fourcc;
     chunk->size = size;

@@ -16,27 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/fnv.h"
 #include "cook/write/write.h"
-
-static bool add_string(bytebuf *strings, const char *text, uint32_t *offset, uint32_t *length) {
-    size_t size = text != NULL ? strlen(text) : 0;
-    if (strings->size + size + 1 > UINT32_MAX)
-        return false;
-    *offset = (uint32_t)strings->size;
-    *length = (uint32_t)size;
-    bytebuf_append(strings, text != NULL ? text : "", size);
-    bytebuf_append_zeros(strings, 1);
-    return true;
-}
-
-/* FNV-1a of a time array: finds equal ones quickly. */
-static uint64_t times_hash(const float *times, uint32_t count) {
-    uint64_t h = 1469598103934665603ull;
-    const uint8_t *bytes = (const uint8_t *)times;
-    for (size_t i = 0; i < (size_t)count * sizeof(float); i++)
-        h = (h ^ bytes[i]) * 1099511628211ull;
-    return h;
-}
 
 /* A time range written for this clip. */
 typedef struct written_times {
@@ -101,9 +82,10 @@ bool write_kanim(const cook_context *ctx, const ir_asset *asset, uint64_t scene_
                                       anim->error[IR_ANIM_WEIGHTS]};
         bytebuf_append(&errors, &error, sizeof error);
         clip->first_channel = desc.channel_count;
-        ok = add_string(&strings, anim->name, &clip->name_offset, &clip->name_length);
+        ok = string_table_add(&strings, anim->name, &clip->name_offset, &clip->name_length);
         if (ok && anim->dropped != NULL && anim->dropped[0] != '\0')
-            ok = add_string(&strings, anim->dropped, &clip->dropped_offset, &clip->dropped_length);
+            ok = string_table_add(&strings, anim->dropped, &clip->dropped_offset,
+                                  &clip->dropped_length);
         memset(by_sampler, 0, anim->sampler_count * sizeof *by_sampler);
         uint32_t distinct_count = 0;
         bool first = true;
@@ -126,7 +108,8 @@ bool write_kanim(const cook_context *ctx, const ir_asset *asset, uint64_t scene_
             }
             written_sampler *w = &by_sampler[channel->sampler];
             if (!w->written) {
-                uint64_t hash = times_hash(s->times, s->key_count);
+                /* The hash finds equal time arrays quickly. */
+                uint64_t hash = fnv1a64(s->times, (size_t)s->key_count * sizeof(float));
                 uint32_t d = 0;
                 while (d < distinct_count &&
                        !(distinct[d].hash == hash && distinct[d].count == s->key_count &&

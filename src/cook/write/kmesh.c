@@ -73,45 +73,35 @@ static bool morph_deltas(const ir_mesh *mesh, const kiln_mesh_desc *desc, bytebu
     return !out->failed;
 }
 
-/* The MNAM chunk (kmesh.md): left empty when no target has a name. */
-static bool morph_names(const ir_mesh *mesh, const kiln_mesh_desc *desc, bytebuf *out) {
-    bool any = false;
-    for (uint32_t t = 0; t < desc->morph_target_count; t++)
-        any |= mesh->targets[t].name != NULL;
-    if (!any)
-        return true;
-    size_t at = (size_t)desc->morph_target_count * 4;
-    for (uint32_t t = 0; t < desc->morph_target_count; t++) {
-        const char *name = mesh->targets[t].name;
-        uint32_t offset = name != NULL ? (uint32_t)at : KILN_SUBMESH_UNNAMED;
-        bytebuf_append(out, &offset, 4);
-        if (name != NULL)
-            at += strlen(name) + 1;
-    }
-    for (uint32_t t = 0; t < desc->morph_target_count; t++)
-        if (mesh->targets[t].name != NULL)
-            bytebuf_append(out, mesh->targets[t].name, strlen(mesh->targets[t].name) + 1);
-    return !out->failed && at < UINT32_MAX;
+static const char *target_name(const ir_mesh *mesh, uint32_t t) {
+    return mesh->targets[t].name;
 }
 
-/* The SNAM chunk (kmesh.md): left empty when no submesh has a name. */
-static bool submesh_names(const ir_mesh *mesh, bytebuf *out) {
+static const char *submesh_name(const ir_mesh *mesh, uint32_t s) {
+    return mesh->submeshes[s].name;
+}
+
+/* A name table, SNAM or MNAM (kmesh.md): per item the offset of its name
+ * from the chunk's start (KILN_SUBMESH_UNNAMED for none), then the names;
+ * left empty when no item has a name. */
+static bool name_table(const ir_mesh *mesh, uint32_t count,
+                       const char *(*name_of)(const ir_mesh *, uint32_t), bytebuf *out) {
     bool any = false;
-    for (uint32_t s = 0; s < mesh->submesh_count; s++)
-        any |= mesh->submeshes[s].name != NULL;
+    for (uint32_t i = 0; i < count; i++)
+        any |= name_of(mesh, i) != NULL;
     if (!any)
         return true;
-    size_t at = (size_t)mesh->submesh_count * 4;
-    for (uint32_t s = 0; s < mesh->submesh_count; s++) {
-        const char *name = mesh->submeshes[s].name;
+    size_t at = (size_t)count * 4;
+    for (uint32_t i = 0; i < count; i++) {
+        const char *name = name_of(mesh, i);
         uint32_t offset = name != NULL ? (uint32_t)at : KILN_SUBMESH_UNNAMED;
         bytebuf_append(out, &offset, 4);
         if (name != NULL)
             at += strlen(name) + 1;
     }
-    for (uint32_t s = 0; s < mesh->submesh_count; s++)
-        if (mesh->submeshes[s].name != NULL)
-            bytebuf_append(out, mesh->submeshes[s].name, strlen(mesh->submeshes[s].name) + 1);
+    for (uint32_t i = 0; i < count; i++)
+        if (name_of(mesh, i) != NULL)
+            bytebuf_append(out, name_of(mesh, i), strlen(name_of(mesh, i)) + 1);
     return !out->failed && at < UINT32_MAX;
 }
 
@@ -130,8 +120,10 @@ bool write_kmesh(const cook_context *ctx, const ir_mesh *mesh, const encoded_ver
         calloc(mesh->meshlet_count ? mesh->meshlet_count : 1, sizeof *meshlets);
     bytebuf meta = {0};
     bytebuf names = {0}, deltas = {0}, target_names = {0};
-    bool ok = indices && submeshes && lods && meshlets && submesh_names(mesh, &names) &&
-              morph_deltas(mesh, &desc, &deltas) && morph_names(mesh, &desc, &target_names);
+    bool ok = indices && submeshes && lods && meshlets &&
+              name_table(mesh, mesh->submesh_count, submesh_name, &names) &&
+              morph_deltas(mesh, &desc, &deltas) &&
+              name_table(mesh, desc.morph_target_count, target_name, &target_names);
     if (ok) {
         for (uint32_t i = 0; i < mesh->index_count; i++) {
             if (desc.index_size == 2) {

@@ -13,12 +13,13 @@
 
 /* The writer never produces a transform the reader rejects (kscene.md R9): a
  * non-finite value becomes the identity's, a rotation is normalised. */
-static void fill_transform(const ir_node *node, kiln_scene_transform *t) {
+static void fill_transform(const float translation[3], const float rotation[4],
+                           const float scale[3], kiln_scene_transform *t) {
     for (int k = 0; k < 3; k++) {
-        t->translation[k] = isfinite(node->translation[k]) ? node->translation[k] : 0.0f;
-        t->scale[k] = isfinite(node->scale[k]) ? node->scale[k] : 1.0f;
+        t->translation[k] = isfinite(translation[k]) ? translation[k] : 0.0f;
+        t->scale[k] = isfinite(scale[k]) ? scale[k] : 1.0f;
     }
-    const float *q = node->rotation;
+    const float *q = rotation;
     double length =
         sqrt((double)q[0] * q[0] + (double)q[1] * q[1] + (double)q[2] * q[2] + (double)q[3] * q[3]);
     if (!(length > 1e-12) || !isfinite(length)) {
@@ -28,18 +29,6 @@ static void fill_transform(const ir_node *node, kiln_scene_transform *t) {
     }
     for (int k = 0; k < 4; k++)
         t->rotation[k] = (float)(q[k] / length);
-}
-
-/* Appends `text` and its NUL to the string table; false past 4 GiB. */
-static bool add_string(bytebuf *strings, const char *text, uint32_t *offset, uint32_t *length) {
-    size_t size = text != NULL ? strlen(text) : 0;
-    if (strings->size + size + 1 > UINT32_MAX)
-        return false;
-    *offset = (uint32_t)strings->size;
-    *length = (uint32_t)size;
-    bytebuf_append(strings, text != NULL ? text : "", size);
-    bytebuf_append_zeros(strings, 1);
-    return true;
 }
 
 static int compare_u32(const void *a, const void *b) {
@@ -118,7 +107,7 @@ static bool write_skins(const ir_asset *asset, const uint32_t *position, int32_t
                                                   : -1,
                                   .source = skin->source >= 0 ? skin->source : -1,
                                   .root_joint = ir_skin_root_joint(asset, skin)};
-        if (!add_string(strings, skin->name, &record.name_offset, &record.name_length) ||
+        if (!string_table_add(strings, skin->name, &record.name_offset, &record.name_length) ||
             skin->joint_count > UINT32_MAX - offset)
             return false;
         offset += skin->joint_count;
@@ -160,73 +149,126 @@ static bool fill_links(const ir_asset *asset, const write_scene_link *links,
         kiln_scene_link *l = &out[position[i]];
         if (links[i].scene_ref != NULL && links[i].scene_ref[0] != '\0') {
             l->scene = kiln_ref_hash(links[i].scene_ref);
-            ok = add_string(strings, links[i].scene_ref, &l->ref_offset, &l->ref_length);
+            ok = string_table_add(strings, links[i].scene_ref, &l->ref_offset, &l->ref_length);
         }
         if (ok && links[i].components != NULL && links[i].components[0] != '\0')
-            ok = add_string(strings, links[i].components, &l->components_offset,
-                            &l->components_length);
+            ok = string_table_add(strings, links[i].components, &l->components_offset,
+                                  &l->components_length);
     }
     return ok;
 }
 
-bool write_kscene_links(const cook_context *ctx, const ir_asset *asset, const uint64_t *mesh_refs,
-                        uint64_t material_table, const char *importer,
-                        const write_scene_link *links, bytebuf *out) {
+/* The tables of one .kscene in file order, as they are filled. */
+typedef struct scene_tables {
+    uint32_t *order;    /* order[k]: the IR node stored at k */
+    uint32_t *position; /* position[i]: the file index of IR node i */
+    kiln_scene_hierarchy *hierarchy;
+    kiln_scene_transform *transforms;
+    kiln_scene_node *nodes;
+    uint32_t *levels;
+    kiln_scene_entry *scenes;
+    kiln_scene_camera *cameras;
+    kiln_scene_light *lights;
+    kiln_scene_instance_range *ranges; /* NULL without instances */
+    kiln_scene_link *links;            /* NULL for a scene without links */
+    int32_t *joint_of;                 /* write_skins' scratch */
+    bytebuf roots, strings, meta, instances, skins, joints;
+    kiln_scene_desc desc;
+} scene_tables;
+
+static void scene_tables_free(scene_tables *t) {
+    free(t->order);
+    free(t->position);
+    free(t->hierarchy);
+    free(t->transforms);
+    free(t->nodes);
+    free(t->levels);
+    free(t->scenes);
+    free(t->links);
+    free(t->cameras);
+    free(t->lights);
+    free(t->ranges);
+    free(t->joint_of);
+    bytebuf_free(&t->instances);
+    bytebuf_free(&t->skins);
+    bytebuf_free(&t->joints);
+    bytebuf_free(&t->roots);
+    bytebuf_free(&t->strings);
+    bytebuf_free(&t->meta);
+}
+
+/* Allocates every table and computes the node order; false when memory runs
+ * out (what was allocated is freed by scene_tables_free). */
+static bool scene_tables_alloc(scene_tables *t, const ir_asset *asset, bool with_links) {
+    size_t slots = asset->node_count ? asset->node_count : 1;
+    t->desc.scene_count = asset->scene_count ? asset->scene_count : 1;
+    t->order = malloc(slots * sizeof *t->order);
+    t->position = malloc(slots * sizeof *t->position);
+    t->hierarchy = calloc(slots, sizeof *t->hierarchy);
+    t->transforms = calloc(slots, sizeof *t->transforms);
+    t->nodes = calloc(slots, sizeof *t->nodes);
+    t->levels = calloc(slots + 1, sizeof *t->levels);
+    t->links = with_links ? calloc(slots, sizeof *t->links) : NULL;
+    t->scenes = calloc(t->desc.scene_count, sizeof *t->scenes);
+    t->cameras = calloc(asset->camera_count ? asset->camera_count : 1, sizeof *t->cameras);
+    t->lights = calloc(asset->light_count ? asset->light_count : 1, sizeof *t->lights);
+    t->ranges = asset->instance_count > 0 ? calloc(slots, sizeof *t->ranges) : NULL;
+    t->joint_of = malloc(slots * sizeof *t->joint_of);
+    return t->order && t->position && t->hierarchy && t->transforms && t->nodes && t->levels &&
+           t->scenes && (!with_links || t->links != NULL) && t->cameras && t->lights &&
+           t->joint_of && (asset->instance_count == 0 || t->ranges) &&
+           write_kscene_node_order(asset, t->order, t->position);
+}
+
+/* Hierarchy, levels and local transforms, in depth order. */
+static void fill_hierarchy(const ir_asset *asset, scene_tables *t) {
     uint32_t n = asset->node_count;
-    size_t slots = n ? n : 1;
-    uint32_t *order = malloc(slots * sizeof *order);
-    uint32_t *position = malloc(slots * sizeof *position);
-    kiln_scene_hierarchy *hierarchy = calloc(slots, sizeof *hierarchy);
-    kiln_scene_transform *transforms = calloc(slots, sizeof *transforms);
-    kiln_scene_node *nodes = calloc(slots, sizeof *nodes);
-    uint32_t *levels = calloc(slots + 1, sizeof *levels);
-    uint32_t scene_count = asset->scene_count ? asset->scene_count : 1;
-    kiln_scene_link *link_table = links != NULL ? calloc(slots, sizeof *link_table) : NULL;
-    kiln_scene_entry *scenes = calloc(scene_count, sizeof *scenes);
-    kiln_scene_camera *cameras =
-        calloc(asset->camera_count ? asset->camera_count : 1, sizeof *cameras);
-    kiln_scene_light *lights = calloc(asset->light_count ? asset->light_count : 1, sizeof *lights);
-    kiln_scene_instance_range *ranges =
-        asset->instance_count > 0 ? calloc(slots, sizeof *ranges) : NULL;
-    bytebuf roots = {0}, strings = {0}, meta = {0}, instances = {0}, skins = {0}, joints = {0};
-    int32_t *joint_of = malloc(slots * sizeof *joint_of);
-    bool ok = order && position && hierarchy && transforms && nodes && levels && scenes &&
-              (links == NULL || link_table != NULL) && cameras && lights && joint_of &&
-              (asset->instance_count == 0 || ranges) &&
-              write_kscene_node_order(asset, order, position);
-    kiln_scene_desc desc = {.node_count = n,
-                            .scene_count = scene_count,
-                            .default_scene = 0,
-                            .mesh_count = asset->mesh_count,
-                            .material_count = material_table != 0,
-                            .camera_count = asset->camera_count,
-                            .light_count = asset->light_count,
-                            .skin_count = asset->skin_count};
-    /* Hierarchy and levels: depth order from write_kscene_node_order. */
-    for (uint32_t k = 0; ok && k < n; k++) {
-        const ir_node *node = &asset->nodes[order[k]];
-        kiln_scene_hierarchy *h = &hierarchy[k];
-        h->parent = node->parent >= 0 ? (int32_t)position[node->parent] : -1;
-        h->depth = h->parent >= 0 ? hierarchy[h->parent].depth + 1 : 0;
+    for (uint32_t k = 0; k < n; k++) {
+        const ir_node *node = &asset->nodes[t->order[k]];
+        kiln_scene_hierarchy *h = &t->hierarchy[k];
+        h->parent = node->parent >= 0 ? (int32_t)t->position[node->parent] : -1;
+        h->depth = h->parent >= 0 ? t->hierarchy[h->parent].depth + 1 : 0;
         h->first_child = -1;
         h->next_sibling = -1;
         if (h->parent >= 0) {
-            kiln_scene_hierarchy *p = &hierarchy[h->parent];
+            kiln_scene_hierarchy *p = &t->hierarchy[h->parent];
             if (p->child_count == 0)
                 p->first_child = (int32_t)k;
             else
-                hierarchy[k - 1].next_sibling = (int32_t)k; /* siblings are adjacent */
+                t->hierarchy[k - 1].next_sibling = (int32_t)k; /* siblings are adjacent */
             p->child_count++;
         }
-        if (h->depth + 1 > desc.level_count)
-            levels[desc.level_count++] = k;
-        fill_transform(node, &transforms[k]);
+        if (h->depth + 1 > t->desc.level_count)
+            t->levels[t->desc.level_count++] = k;
+        fill_transform(node->translation, node->rotation, node->scale, &t->transforms[k]);
     }
-    levels[desc.level_count] = n;
-    /* What each node carries, names and extras into the string table. */
-    for (uint32_t k = 0; ok && k < n; k++) {
-        const ir_node *node = &asset->nodes[order[k]];
-        kiln_scene_node *dst = &nodes[k];
+    t->levels[t->desc.level_count] = n;
+}
+
+/* Appends node k's instance transforms (in file node order, so the ranges
+ * increase: kscene.md R16). */
+static void fill_instances(const ir_asset *asset, const ir_node *node, uint32_t k,
+                           scene_tables *t) {
+    if (t->ranges == NULL || node->instance_count == 0 ||
+        (uint64_t)node->instance_offset + node->instance_count > asset->instance_count)
+        return;
+    t->ranges[k].first = (uint32_t)(t->instances.size / sizeof(kiln_scene_transform));
+    t->ranges[k].count = node->instance_count;
+    for (uint32_t e = 0; e < node->instance_count; e++) {
+        const ir_instance *inst = &asset->instances[node->instance_offset + e];
+        kiln_scene_transform transform;
+        fill_transform(inst->translation, inst->rotation, inst->scale, &transform);
+        bytebuf_append(&t->instances, &transform, sizeof transform);
+    }
+}
+
+/* What each node carries, its instances, its name and extras into the string
+ * table. */
+static bool fill_nodes(const ir_asset *asset, uint64_t material_table, scene_tables *t) {
+    bool ok = true;
+    for (uint32_t k = 0; ok && k < asset->node_count; k++) {
+        const ir_node *node = &asset->nodes[t->order[k]];
+        kiln_scene_node *dst = &t->nodes[k];
         bool has_mesh = node->mesh >= 0 && (uint32_t)node->mesh < asset->mesh_count;
         dst->mesh = has_mesh ? node->mesh : -1;
         dst->materials = has_mesh && material_table != 0 ? 0 : -1;
@@ -237,59 +279,57 @@ bool write_kscene_links(const cook_context *ctx, const ir_asset *asset, const ui
             node->camera >= 0 && (uint32_t)node->camera < asset->camera_count ? node->camera : -1;
         dst->light =
             node->light >= 0 && (uint32_t)node->light < asset->light_count ? node->light : -1;
-        if (ranges != NULL && node->instance_count > 0 &&
-            (uint64_t)node->instance_offset + node->instance_count <= asset->instance_count) {
-            /* In file node order, so the ranges increase (kscene.md R16). */
-            ranges[k].first = (uint32_t)(instances.size / sizeof(kiln_scene_transform));
-            ranges[k].count = node->instance_count;
-            for (uint32_t e = 0; e < node->instance_count; e++) {
-                const ir_instance *inst = &asset->instances[node->instance_offset + e];
-                ir_node trs;
-                memcpy(trs.translation, inst->translation, sizeof trs.translation);
-                memcpy(trs.rotation, inst->rotation, sizeof trs.rotation);
-                memcpy(trs.scale, inst->scale, sizeof trs.scale);
-                kiln_scene_transform t;
-                fill_transform(&trs, &t);
-                bytebuf_append(&instances, &t, sizeof t);
-            }
-        }
+        fill_instances(asset, node, k, t);
         dst->source = node->source >= 0 ? node->source : -1;
         if (has_mesh && (node->skin >= 0 || asset->meshes[node->mesh].joints != NULL))
             dst->flags |= KILN_SCENE_NODE_FLAG_SKINNED;
-        ok = add_string(&strings, node->name, &dst->name_offset, &dst->name_length);
+        ok = string_table_add(&t->strings, node->name, &dst->name_offset, &dst->name_length);
         if (ok && node->extras != NULL && node->extras[0] != '\0')
-            ok = add_string(&strings, node->extras, &dst->extras_offset, &dst->extras_length);
+            ok = string_table_add(&t->strings, node->extras, &dst->extras_offset,
+                                  &dst->extras_length);
     }
-    /* Scenes: the source's, else one of every root, named after the source. */
-    for (uint32_t s = 0; ok && s < scene_count; s++) {
-        kiln_scene_entry *e = &scenes[s];
+    return ok;
+}
+
+/* Scenes: the source's, else one of every root, named after the source. */
+static bool fill_scenes(const cook_context *ctx, const ir_asset *asset, scene_tables *t) {
+    bool ok = true;
+    bytebuf *roots = &t->roots;
+    for (uint32_t s = 0; ok && s < t->desc.scene_count; s++) {
+        kiln_scene_entry *e = &t->scenes[s];
         const ir_scene *scene = asset->scene_count ? &asset->scenes[s] : NULL;
         char stem[256];
         source_stem(ctx->source_path, stem, sizeof stem);
-        ok = add_string(&strings, scene ? scene->name : stem, &e->name_offset, &e->name_length);
-        e->root_offset = (uint32_t)(roots.size / sizeof(uint32_t));
-        size_t first = roots.size;
-        for (uint32_t r = 0; ok && r < (scene ? scene->root_count : n); r++) {
-            uint32_t ir = scene ? scene->roots[r] : order[r];
+        ok = string_table_add(&t->strings, scene ? scene->name : stem, &e->name_offset,
+                              &e->name_length);
+        e->root_offset = (uint32_t)(roots->size / sizeof(uint32_t));
+        size_t first = roots->size;
+        for (uint32_t r = 0; ok && r < (scene ? scene->root_count : asset->node_count); r++) {
+            uint32_t ir = scene ? scene->roots[r] : t->order[r];
             if (scene == NULL && asset->nodes[ir].parent >= 0)
                 break; /* order lists the roots first */
-            bytebuf_append(&roots, &position[ir], sizeof(uint32_t));
+            bytebuf_append(roots, &t->position[ir], sizeof(uint32_t));
         }
-        e->root_count = (uint32_t)((roots.size - first) / sizeof(uint32_t));
-        if (!roots.failed && e->root_count > 1) { /* kscene.md R12: strictly increasing */
-            uint32_t *list = (uint32_t *)(void *)(roots.data + first), kept = 1;
+        e->root_count = (uint32_t)((roots->size - first) / sizeof(uint32_t));
+        if (!roots->failed && e->root_count > 1) { /* kscene.md R12: strictly increasing */
+            uint32_t *list = (uint32_t *)(void *)(roots->data + first), kept = 1;
             qsort(list, e->root_count, sizeof *list, compare_u32);
             for (uint32_t r = 1; r < e->root_count; r++)
                 if (list[r] != list[kept - 1])
                     list[kept++] = list[r];
-            roots.size = first + (size_t)kept * sizeof *list;
+            roots->size = first + (size_t)kept * sizeof *list;
             e->root_count = kept;
         }
     }
-    /* Cameras and lights, in source order, their names after the scenes'. */
+    return ok;
+}
+
+/* Cameras and lights, in source order, their names after the scenes'. */
+static bool fill_cameras_and_lights(const ir_asset *asset, scene_tables *t) {
+    bool ok = true;
     for (uint32_t c = 0; ok && c < asset->camera_count; c++) {
         const ir_camera *src = &asset->cameras[c];
-        kiln_scene_camera *dst = &cameras[c];
+        kiln_scene_camera *dst = &t->cameras[c];
         bool perspective = src->type == IR_CAMERA_PERSPECTIVE;
         dst->type = perspective ? KILN_CAMERA_PERSPECTIVE : KILN_CAMERA_ORTHOGRAPHIC;
         dst->yfov = perspective ? src->yfov : 0.0f;
@@ -298,11 +338,11 @@ bool write_kscene_links(const cook_context *ctx, const ir_asset *asset, const ui
         dst->ymag = perspective ? 0.0f : src->ymag;
         dst->znear = src->znear;
         dst->zfar = src->zfar;
-        ok = add_string(&strings, src->name, &dst->name_offset, &dst->name_length);
+        ok = string_table_add(&t->strings, src->name, &dst->name_offset, &dst->name_length);
     }
     for (uint32_t l = 0; ok && l < asset->light_count; l++) {
         const ir_light *src = &asset->lights[l];
-        kiln_scene_light *dst = &lights[l];
+        kiln_scene_light *dst = &t->lights[l];
         dst->type = src->type == IR_LIGHT_SPOT    ? KILN_LIGHT_SPOT
                     : src->type == IR_LIGHT_POINT ? KILN_LIGHT_POINT
                                                   : KILN_LIGHT_DIRECTIONAL;
@@ -311,69 +351,77 @@ bool write_kscene_links(const cook_context *ctx, const ir_asset *asset, const ui
         dst->range = src->range;
         dst->inner_cone = dst->type == KILN_LIGHT_SPOT ? src->inner_cone : 0.0f;
         dst->outer_cone = dst->type == KILN_LIGHT_SPOT ? src->outer_cone : 0.0f;
-        ok = add_string(&strings, src->name, &dst->name_offset, &dst->name_length);
+        ok = string_table_add(&t->strings, src->name, &dst->name_offset, &dst->name_length);
     }
-    desc.instance_count = (uint32_t)(instances.size / sizeof(kiln_scene_transform));
-    ok = ok && write_skins(asset, position, joint_of, &skins, &joints, &strings);
-    if (asset->scene_count > 0 && asset->default_scene < asset->scene_count)
-        desc.default_scene = (int32_t)asset->default_scene;
-    if (ok && links != NULL)
-        ok = fill_links(asset, links, position, link_table, &strings);
-    desc.root_count = (uint32_t)(roots.size / sizeof(uint32_t));
-    desc.strings_size = (uint32_t)strings.size;
-    write_metadata_json(ctx, importer, &meta);
-    ok = ok && !roots.failed && !strings.failed && !meta.failed && !instances.failed;
+    return ok;
+}
+
+/* Lays the filled tables out as the container, chunks in kscene.md's order. */
+static bool finish_container(const ir_asset *asset, const uint64_t *mesh_refs,
+                             uint64_t material_table, const scene_tables *t, bytebuf *out) {
+    size_t n = asset->node_count;
+    const kiln_scene_desc *desc = &t->desc;
+    container_writer writer;
+    container_begin(&writer, KILN_KIND_SCENE, KILN_SCENE_VERSION);
+    container_add_chunk(&writer, KILN_CHUNK_SCENE_DESC, desc, sizeof *desc);
+    container_add_chunk(&writer, KILN_CHUNK_META, t->meta.data, t->meta.size);
+    container_add_chunk(&writer, KILN_CHUNK_SCENE_HIERARCHY, t->hierarchy,
+                        n * sizeof *t->hierarchy);
+    container_add_chunk(&writer, KILN_CHUNK_SCENE_LEVELS, t->levels,
+                        ((size_t)desc->level_count + 1) * sizeof *t->levels);
+    container_add_chunk(&writer, KILN_CHUNK_SCENE_TRANSFORMS, t->transforms,
+                        n * sizeof *t->transforms);
+    container_add_chunk(&writer, KILN_CHUNK_SCENE_NODES, t->nodes, n * sizeof *t->nodes);
+    container_add_chunk(&writer, KILN_CHUNK_SCENE_MESHES, mesh_refs,
+                        (size_t)asset->mesh_count * sizeof *mesh_refs);
+    container_add_chunk(&writer, KILN_CHUNK_SCENE_MATERIALS, &material_table,
+                        desc->material_count * sizeof material_table);
+    container_add_chunk(&writer, KILN_CHUNK_SCENE_SCENES, t->scenes,
+                        (size_t)desc->scene_count * sizeof *t->scenes);
+    container_add_chunk(&writer, KILN_CHUNK_SCENE_ROOTS, t->roots.data, t->roots.size);
+    container_add_chunk(&writer, KILN_CHUNK_SCENE_STRINGS, t->strings.data, t->strings.size);
+    container_add_chunk(&writer, KILN_CHUNK_SCENE_CAMERAS, t->cameras,
+                        (size_t)desc->camera_count * sizeof *t->cameras);
+    container_add_chunk(&writer, KILN_CHUNK_SCENE_LIGHTS, t->lights,
+                        (size_t)desc->light_count * sizeof *t->lights);
+    container_add_chunk(&writer, KILN_CHUNK_SCENE_INSTANCES, t->instances.data, t->instances.size);
+    container_add_chunk(&writer, KILN_CHUNK_SCENE_INSTANCE_RANGES, t->ranges,
+                        desc->instance_count > 0 ? n * sizeof *t->ranges : 0);
+    container_add_chunk(&writer, KILN_CHUNK_SCENE_SKINS, t->skins.data, t->skins.size);
+    container_add_chunk(&writer, KILN_CHUNK_SCENE_JOINTS, t->joints.data, t->joints.size);
+    if (t->links != NULL)
+        container_add_chunk(&writer, KILN_CHUNK_SCENE_LINKS, t->links, n * sizeof *t->links);
+    return container_finish(&writer, out);
+}
+
+bool write_kscene_links(const cook_context *ctx, const ir_asset *asset, const uint64_t *mesh_refs,
+                        uint64_t material_table, const char *importer,
+                        const write_scene_link *links, bytebuf *out) {
+    scene_tables t = {.desc = {.node_count = asset->node_count,
+                               .default_scene = 0,
+                               .mesh_count = asset->mesh_count,
+                               .material_count = material_table != 0,
+                               .camera_count = asset->camera_count,
+                               .light_count = asset->light_count,
+                               .skin_count = asset->skin_count}};
+    bool ok = scene_tables_alloc(&t, asset, links != NULL);
     if (ok) {
-        container_writer writer;
-        container_begin(&writer, KILN_KIND_SCENE, KILN_SCENE_VERSION);
-        container_add_chunk(&writer, KILN_CHUNK_SCENE_DESC, &desc, sizeof desc);
-        container_add_chunk(&writer, KILN_CHUNK_META, meta.data, meta.size);
-        container_add_chunk(&writer, KILN_CHUNK_SCENE_HIERARCHY, hierarchy,
-                            (size_t)n * sizeof *hierarchy);
-        container_add_chunk(&writer, KILN_CHUNK_SCENE_LEVELS, levels,
-                            ((size_t)desc.level_count + 1) * sizeof *levels);
-        container_add_chunk(&writer, KILN_CHUNK_SCENE_TRANSFORMS, transforms,
-                            (size_t)n * sizeof *transforms);
-        container_add_chunk(&writer, KILN_CHUNK_SCENE_NODES, nodes, (size_t)n * sizeof *nodes);
-        container_add_chunk(&writer, KILN_CHUNK_SCENE_MESHES, mesh_refs,
-                            (size_t)asset->mesh_count * sizeof *mesh_refs);
-        container_add_chunk(&writer, KILN_CHUNK_SCENE_MATERIALS, &material_table,
-                            desc.material_count * sizeof material_table);
-        container_add_chunk(&writer, KILN_CHUNK_SCENE_SCENES, scenes,
-                            (size_t)scene_count * sizeof *scenes);
-        container_add_chunk(&writer, KILN_CHUNK_SCENE_ROOTS, roots.data, roots.size);
-        container_add_chunk(&writer, KILN_CHUNK_SCENE_STRINGS, strings.data, strings.size);
-        container_add_chunk(&writer, KILN_CHUNK_SCENE_CAMERAS, cameras,
-                            (size_t)desc.camera_count * sizeof *cameras);
-        container_add_chunk(&writer, KILN_CHUNK_SCENE_LIGHTS, lights,
-                            (size_t)desc.light_count * sizeof *lights);
-        container_add_chunk(&writer, KILN_CHUNK_SCENE_INSTANCES, instances.data, instances.size);
-        container_add_chunk(&writer, KILN_CHUNK_SCENE_INSTANCE_RANGES, ranges,
-                            desc.instance_count > 0 ? (size_t)n * sizeof *ranges : 0);
-        container_add_chunk(&writer, KILN_CHUNK_SCENE_SKINS, skins.data, skins.size);
-        container_add_chunk(&writer, KILN_CHUNK_SCENE_JOINTS, joints.data, joints.size);
-        if (links != NULL)
-            container_add_chunk(&writer, KILN_CHUNK_SCENE_LINKS, link_table,
-                                (size_t)n * sizeof *link_table);
-        ok = container_finish(&writer, out);
+        fill_hierarchy(asset, &t);
+        /* The string table in this order: nodes, scenes, cameras and lights,
+         * skins, links. */
+        ok = fill_nodes(asset, material_table, &t) && fill_scenes(ctx, asset, &t) &&
+             fill_cameras_and_lights(asset, &t) &&
+             write_skins(asset, t.position, t.joint_of, &t.skins, &t.joints, &t.strings) &&
+             (links == NULL || fill_links(asset, links, t.position, t.links, &t.strings));
     }
-    free(order);
-    free(position);
-    free(hierarchy);
-    free(transforms);
-    free(nodes);
-    free(levels);
-    free(scenes);
-    free(link_table);
-    free(cameras);
-    free(lights);
-    free(ranges);
-    bytebuf_free(&instances);
-    free(joint_of);
-    bytebuf_free(&skins);
-    bytebuf_free(&joints);
-    bytebuf_free(&roots);
-    bytebuf_free(&strings);
-    bytebuf_free(&meta);
+    t.desc.instance_count = (uint32_t)(t.instances.size / sizeof(kiln_scene_transform));
+    if (asset->scene_count > 0 && asset->default_scene < asset->scene_count)
+        t.desc.default_scene = (int32_t)asset->default_scene;
+    t.desc.root_count = (uint32_t)(t.roots.size / sizeof(uint32_t));
+    t.desc.strings_size = (uint32_t)t.strings.size;
+    write_metadata_json(ctx, importer, &t.meta);
+    ok = ok && !t.roots.failed && !t.strings.failed && !t.meta.failed && !t.instances.failed;
+    ok = ok && finish_container(asset, mesh_refs, material_table, &t, out);
+    scene_tables_free(&t);
     return ok;
 }

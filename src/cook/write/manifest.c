@@ -12,13 +12,6 @@ static int compare_entries(const void *a, const void *b) {
     return strcmp(ea->ref, eb->ref);
 }
 
-/* Appends `text` and its NUL to the string table; returns its offset. */
-static uint32_t add_string(bytebuf *strings, const char *text) {
-    uint32_t offset = (uint32_t)strings->size;
-    bytebuf_append(strings, text, strlen(text) + 1);
-    return offset;
-}
-
 bool write_manifest(cook_manifest_list *list, cook_diag *diag, bytebuf *out) {
     if (list->count > 1)
         qsort(list->items, list->count, sizeof *list->items, compare_entries);
@@ -50,19 +43,17 @@ bool write_manifest(cook_manifest_list *list, cook_diag *diag, bytebuf *out) {
         diag_error(diag, KILN_MANIFEST_FILE_NAME, 0, "out of memory");
         return false;
     }
-    for (size_t i = 0; i < list->count; i++) {
+    for (size_t i = 0; ok && i < list->count; i++) {
         const cook_manifest_entry *src = &list->items[i];
         kiln_manifest_entry *dst = &entries[i];
         dst->hash = src->hash;
-        dst->path_length = (uint32_t)strlen(src->path);
-        dst->path_offset = add_string(&strings, src->path);
-        dst->ref_length = (uint32_t)strlen(src->ref);
-        dst->ref_offset = add_string(&strings, src->ref);
+        ok = string_table_add(&strings, src->path, &dst->path_offset, &dst->path_length) &&
+             string_table_add(&strings, src->ref, &dst->ref_offset, &dst->ref_length);
         dst->kind = (uint16_t)src->kind;
         dst->color_space = (uint16_t)src->color_space;
         dst->index = src->index;
     }
-    ok = !strings.failed && strings.size <= UINT32_MAX;
+    ok = ok && !strings.failed;
     if (ok) {
         container_writer writer;
         container_begin(&writer, KILN_KIND_MANIFEST, KILN_MANIFEST_VERSION);

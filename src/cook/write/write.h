@@ -3,8 +3,13 @@
  *
  *   container.c  kiln's container (docs/formats/container.md)
  *   metadata.c   the META chunk's provenance JSON
- *   kmesh.c kmat.c kscene.c ktx2.c manifest.c pack.c   one file per format
+ *   kmesh.c      .kmesh          kmat.c     .kmat
+ *   kscene.c     .kscene         kanim.c    .kanim
+ *   kshader.c, kshader.h  .kshader (a header of its own, for the shader driver)
+ *   ktx2.c       KTX2 textures   manifest.c assets.kman   pack.c  .kpak
  *   atomic.c     temporary file + rename
+ *   emit.c       the one way a file enters the output tree: path, atomic
+ *                write, verification, the result's output and manifest entry
  *
  * write may use core, common and the runtime (to verify what it wrote).
  */
@@ -23,7 +28,7 @@ typedef struct container_writer {
     uint32_t kind;
     uint16_t kind_version;
     uint32_t chunk_count;
-    uint32_t chunk_cap;
+    size_t chunk_cap;
     struct container_pending_chunk *chunks;
     bool failed;
 } container_writer;
