@@ -5,9 +5,10 @@
  *   commands.c   cli_main, the dispatch table: command name -> function
  *   cmd_*.c      one file per command (build, info, check, init, pack, clean, pose,
  *                watch)
- *   progress.c   the terminal's build_progress (the engine is build/build.h)
+ *   progress.c   the terminal's build_progress (the engine is build/build.h), how
+ *                diagnostics name sources
  *   options.c    getopt_long helpers and usage errors
- *   paths.c      small path helpers, how diagnostics name sources
+ *   paths.c      small path helpers
  *   json.c       JSON documents through jansson
  *   info*.c      the parts of `kiln info` (info.h)
  *

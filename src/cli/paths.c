@@ -28,16 +28,3 @@ bool cli_list_output(const char *output, strlist *files) {
 int cli_compare_strings(const void *a, const void *b) {
     return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
-
-/* The input folder as diagnostics start with it (build_source_folder);
- * unset until a build names it. */
-static char source_folder[1024];
-static bool source_folder_set;
-
-void cli_set_source_folder(const char *folder) {
-    source_folder_set = folder != NULL && build_source_folder(folder, source_folder, sizeof source_folder);
-}
-
-const char *cli_source_folder(void) {
-    return source_folder_set ? source_folder : NULL;
-}

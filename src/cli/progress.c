@@ -292,6 +292,20 @@ void progress_end(progress_reporter *reporter) {
     pthread_mutex_unlock(&reporter->lock);
 }
 
+/* The input folder as diagnostics start with it (build_source_folder);
+ * unset until a build names it. */
+static char source_folder[1024];
+static bool source_folder_set;
+
+void cli_set_source_folder(const char *folder) {
+    source_folder_set =
+        folder != NULL && build_source_folder(folder, source_folder, sizeof source_folder);
+}
+
+const char *cli_source_folder(void) {
+    return source_folder_set ? source_folder : NULL;
+}
+
 void progress_write_diagnostics(FILE *stream, const char *text, size_t size, bool errors_only) {
     bytebuf kept = {0};
     build_filter_diagnostics(text, size, errors_only, cli_source_folder(), &kept);
