@@ -14,6 +14,7 @@
 
 #include "cli/cli.h"
 #include "cli/info.h"
+#include "common/ascii.h"
 
 #define COMMAND "info"
 

@@ -1,18 +1,31 @@
 /*
- * cook.h — the cooker's entry points: everything the CLI (and a program that
- * cooks in process) needs, and nothing of the stages' insides.
+ * cook.h — the cooker's entry points: everything the build engine (src/build/)
+ * and the CLI (src/cli/) see of the cooker, and nothing of the stages'
+ * insides: no IR, no mesh processing, no encoders, no file formats but the
+ * manifest and the pack.
  *
  *   discover → driver per asset kind: import → process → encode → write
  *
- *   core/      diagnostics, context, settings, the IR, the one thread pool,
- *              the YAML loader (yaml_doc.h: kiln.yml and levels load alike)
- *   discover/  the walk of the input tree, glob patterns
- *   import/ process/ encode/ write/   the stages, one header each
- *   drivers/   one driver per asset kind, the registry and cook_asset
- *   inspect/   cooked files read back: checks, texture quality (inspect.h,
- *              re-exported here for the CLI)
+ * It exports, besides the registry and cook_asset below:
  *
- * Who may include whom is checked by scripts/check_layout.sh.
+ *   core/util.h        bytebuf, strlist, paths, whole-file reading: what
+ *                      results, settings JSON and diagnostics are made of
+ *   core/diag.h        per-asset diagnostics (the build reports through them)
+ *   core/settings.h    the settings table and the resolved cook_settings
+ *                      (kiln.yml is read against it, cache keys hash it)
+ *   core/result.h      cook_request, cook_asset_result, the manifest entries,
+ *                      the activity a progress line watches, the encoder version
+ *   core/parallel.h    the one thread pool (the build's -j)
+ *   core/yaml_doc.h    the YAML loader (kiln.yml loads like a level)
+ *   discover/discover.h  the walk of the input tree, glob patterns
+ *   write/outputs.h    atomic files, the manifest, a .kpak
+ *   inspect/inspect.h  cooked files read back: `kiln info`, `kiln check`
+ *
+ * The IR and the context a driver cooks in are declared here only as
+ * incomplete types, for the registry's function pointers. The stages' own
+ * headers (core/core.h, import/, process/, encode/, write/write.h) are for
+ * the cooker's rooms; who may include whom is checked by
+ * scripts/check_layout.sh.
  */
 #ifndef KILN_COOK_COOK_H
 #define KILN_COOK_COOK_H
@@ -21,11 +34,20 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "cook/core/core.h"
+#include "cook/core/diag.h"
+#include "cook/core/parallel.h"
+#include "cook/core/result.h"
+#include "cook/core/settings.h"
+#include "cook/core/util.h"
 #include "cook/core/yaml_doc.h"
 #include "cook/discover/discover.h"
 #include "cook/inspect/inspect.h"
-#include "cook/write/write.h"
+#include "cook/write/outputs.h"
+#include "kiln/kiln.h"
+
+/* Opaque here: a driver's context (core/core.h) and the IR (core/ir.h). */
+typedef struct cook_context cook_context;
+typedef struct ir_asset ir_asset;
 
 /* ---------------------------------------------------------------------------
  * The registry (drivers/registry.c): which importer and driver cook a file

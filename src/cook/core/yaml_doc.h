@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <yaml.h>
 
-#include "cook/core/core.h"
+#include "cook/core/diag.h"
 
 /* Loads the first document of `text` into *doc (the caller frees it with
  * yaml_document_delete). On failure *doc is untouched and `diag` gets

@@ -14,7 +14,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "cook/core/core.h"
+#include "cook/core/diag.h"
+#include "cook/core/util.h"
 
 /* The one glob of kiln: importer patterns on a file name ("*.obj") and
  * kiln.yml's rules, roots and always on a whole source-relative path

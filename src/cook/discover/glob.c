@@ -6,6 +6,7 @@
 #define _GNU_SOURCE
 #include <fnmatch.h>
 
+#include "cook/core/core.h"
 #include "cook/discover/discover.h"
 
 /* Without FNM_PATHNAME, '*' and '?' match '/' too, so "**" needs no code of

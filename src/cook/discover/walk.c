@@ -29,6 +29,7 @@
 #include <sys/stat.h>
 
 #include "common/grow.h"
+#include "cook/core/core.h"
 #include "cook/discover/discover.h"
 
 #define WALK_MAX_DEPTH 256u

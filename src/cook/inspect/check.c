@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 
 #include "common/path.h"
+#include "cook/core/core.h"
 #include "cook/inspect/inspect.h"
 
 static const char *file_name(const char *path) {

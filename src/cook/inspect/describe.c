@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "cook/core/core.h"
 #include "cook/inspect/inspect.h"
 
 static const char *file_name(const char *path) {

@@ -23,7 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "cook/core/core.h"
+#include "kiln/kiln.h"
 
 /* ---------------------------------------------------------------------------
  * Shaders (shader.c)

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "cook/core/core.h"
 #include "cook/encode/encode.h"
 #include "cook/import/import.h"
 #include "cook/inspect/inspect.h"

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cook/core/core.h"
 #include "cook/inspect/inspect.h"
 #include "cook/process/spirv.h"
 

@@ -4,6 +4,7 @@
  */
 #include <string.h>
 
+#include "cook/core/core.h"
 #include "cook/inspect/inspect.h"
 
 /* True when `message` starts with `prefix` followed by ": ". */

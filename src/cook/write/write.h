@@ -6,8 +6,9 @@
  *   kmesh.c      .kmesh          kmat.c     .kmat
  *   kscene.c     .kscene         kanim.c    .kanim
  *   kshader.c, kshader.h  .kshader (a header of its own, for the shader driver)
- *   ktx2.c       KTX2 textures   manifest.c assets.kman   pack.c  .kpak
- *   atomic.c     temporary file + rename
+ *   ktx2.c       KTX2 textures
+ *   manifest.c   assets.kman     pack.c     .kpak  (outputs.h)
+ *   atomic.c     temporary file + rename (outputs.h)
  *   emit.c       the one way a file enters the output tree: path, atomic
  *                write, verification, the result's output and manifest entry
  *
@@ -22,6 +23,7 @@
 
 #include "common/ktx2_format.h"
 #include "cook/core/core.h"
+#include "cook/write/outputs.h"
 
 /* Builds a container in memory: add chunks in order, then finish. */
 typedef struct container_writer {
@@ -89,43 +91,6 @@ bool write_kscene_node_order(const ir_asset *asset, uint32_t *order, uint32_t *p
 bool write_kanim(const cook_context *ctx, const ir_asset *asset, uint64_t scene_ref,
                  const char *importer, bytebuf *out);
 
-/* Where a file's bytes go, in order, as they are made (write_ktx2_packed,
- * write_file_atomic_stream): false stops the writer. */
-typedef bool (*write_sink)(void *arg, const void *data, size_t size);
-
-/* Writes bytes to `path` atomically: a temporary file in the same folder, then
- * rename. Creates missing parent folders. */
-bool write_file_atomic(const char *path, const void *data, size_t size, char *reason,
-                       size_t reason_size);
-/* write_file_atomic unless `path` already holds exactly these bytes: then the
- * file is left alone (its mtime too, so make-style consumers of a no-op
- * build rebuild nothing). */
-bool write_file_if_changed(const char *path, const void *data, size_t size, char *reason,
-                           size_t reason_size);
-/* write_file_atomic of bytes made as they are written: `produce` hands the
- * file's bytes to the sink in order (returning false on failure, with a
- * reason or without one: a failed write is named by its errno). */
-typedef bool (*write_producer)(void *arg, write_sink sink, void *sink_arg, char *reason,
-                               size_t reason_size);
-bool write_file_atomic_stream(const char *path, write_producer produce, void *arg, char *reason,
-                              size_t reason_size);
-/* True for a file name write_file_atomic uses for its temporaries
- * (".<name>.XXXXXX"): what a killed process may leave behind. */
-bool write_is_temporary_name(const char *name);
-
-/* Lays out a .kpak (docs/formats/kpak.md) of the files `paths` (relative to
- * `root`, sorted bytewise, unique) into `out` (write/pack.c). */
-bool write_pack(const char *root, const strlist *paths, bytebuf *out, char *reason,
-                size_t reason_size);
-
-/* ---------------------------------------------------------------------------
- * manifest.c — assets.kman
- * ------------------------------------------------------------------------- */
-
-/* Sorts `entries` by hash and serialises them as a manifest file. Two
- * different refs with one hash, or one ref produced twice, are errors reported
- * to `diag` (against the manifest file name), and nothing is written. */
-bool write_manifest(cook_manifest_list *entries, cook_diag *diag, bytebuf *out);
 /* ---------------------------------------------------------------------------
  * ktx2.c — KTX 2.0 (docs/formats/ktx2.md)
  * ------------------------------------------------------------------------- */

@@ -1,0 +1,86 @@
+/*
+ * util.h — the cooker's small containers, strings and files (core/util.c):
+ * bytebuf, string tables, strlist, paths, reading whole files. Part of
+ * core.h, and one of the few core headers cook.h exports: the build engine
+ * and the CLI use them too.
+ */
+#ifndef KILN_COOK_CORE_UTIL_H
+#define KILN_COOK_CORE_UTIL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* ---------------------------------------------------------------------------
+ * Small containers, strings, files (core/util.c)
+ * ------------------------------------------------------------------------- */
+
+/* A growable byte buffer. Invariant: data is NULL only while cap == 0. After an
+ * allocation failure `failed` is set and further appends are ignored. */
+typedef struct bytebuf {
+    uint8_t *data;
+    size_t size;
+    size_t cap;
+    bool failed;
+} bytebuf;
+
+void bytebuf_append(bytebuf *buf, const void *data, size_t size);
+void bytebuf_append_zeros(bytebuf *buf, size_t count);
+void bytebuf_printf(bytebuf *buf, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void bytebuf_append_json_string(bytebuf *buf, const char *text); /* quoted, escaped */
+/* Text for a terminal or a log, as every diagnostic prints a file name:
+ * control characters (newline, ESC, the C1 range), DEL and bytes that are
+ * not valid UTF-8 become "\xNN"; valid UTF-8 is kept. The text stays
+ * NUL-terminated past buf->size, as bytebuf_printf keeps it. */
+void bytebuf_append_escaped(bytebuf *buf, const char *text);
+/* The same into out[out_size] (always terminated, cut before an escape or a
+ * character that does not fit); returns out. */
+const char *cook_escape_to(char *out, size_t out_size, const char *text);
+void bytebuf_free(bytebuf *buf);
+
+/* Appends `text` (NULL: the empty string) and its NUL to a string table of a
+ * cooked file (.kscene, .kanim, .kman, .kshader): *offset is where it starts,
+ * *length its length without the NUL (length may be NULL). False, the table
+ * unchanged, when the table would pass 4 GiB, which 32-bit offsets cannot
+ * address. */
+bool string_table_add(bytebuf *strings, const char *text, uint32_t *offset, uint32_t *length);
+
+/* A list of owned strings. */
+typedef struct strlist {
+    char **items;
+    size_t count;
+    size_t cap;
+} strlist;
+
+bool strlist_push(strlist *list, const char *text);        /* copies text */
+bool strlist_push_all(strlist *list, const strlist *from); /* copies every item */
+bool strlist_contains(const strlist *list, const char *text);
+void strlist_sort(strlist *list);
+void strlist_free(strlist *list);
+
+char *cook_strdup(const char *text); /* NULL on allocation failure */
+/* Narrows a text file's bytes [*begin, *end) to its text: skips a UTF-8
+ * byte-order mark and drops trailing DOS end-of-file markers (0x1a). */
+void cook_text_trim(const unsigned char **begin, const unsigned char **end);
+
+/* "dir/name" without a doubled '/'; a copy of the other when either is empty.
+ * NULL on allocation failure. Caller frees. */
+char *cook_path_join(const char *dir, const char *name);
+
+/* Opens a regular file for reading without ever waiting: a FIFO, socket,
+ * device or folder is refused ("a FIFO, not a regular file (not read)") before
+ * it is read, and *info (may be NULL) receives its fstat. NULL with a reason
+ * on failure. */
+struct stat;
+FILE *cook_open_regular(const char *path, struct stat *info, char *reason, size_t reason_size);
+
+/* Reads a whole file into a NUL-terminated heap block. On failure returns false
+ * and puts the OS reason into `reason`. Files above max_size are refused. */
+bool cook_read_file(const char *path, size_t max_size, uint8_t **out, size_t *size, char *reason,
+                    size_t reason_size);
+/* Where an asset's output goes: output_root/<dir of source>/<stem><suffix>,
+ * e.g. "models/crate.obj" + ".kmesh" -> "models/crate.kmesh". Caller frees. */
+char *cook_output_path(const char *source_path, const char *suffix);
+
+#endif /* KILN_COOK_CORE_UTIL_H */
