@@ -191,6 +191,31 @@ int build_cook_option(const char *command, int option, const char *arg, build_op
     return -1;
 }
 
+int cli_parse_cook_options(const char *command, int argc, char **argv,
+                           const struct option *long_options, void (*usage)(FILE *),
+                           cli_own_option own, void *context, build_options *options) {
+    cli_getopt_reset();
+    int option;
+    while ((option = getopt_long(
+                argc, argv, CLI_GETOPT_PREFIX BUILD_SHARED_SHORT_OPTIONS BUILD_COOK_SHORT_OPTIONS,
+                long_options, NULL)) != -1) {
+        int taken = build_cook_option(command, option, optarg, options);
+        if (taken == 0)
+            taken = own(option, optarg, context);
+        if (taken > 0)
+            return taken;
+        if (taken < 0)
+            continue;
+        if (option == 'h') {
+            usage(stdout);
+            return CLI_EXIT_OK;
+        }
+        if (!build_shared_option(option, options))
+            return cli_option_error(command, argv, long_options, option);
+    }
+    return -1;
+}
+
 /* kiln build's own options (cli_own_option). */
 static int build_own_option(int option, const char *arg, void *context) {
     build_options *options = context;

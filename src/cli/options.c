@@ -159,28 +159,3 @@ bool cli_reject_operands(const char *command, int argc, char **argv) {
 const char *cli_plural(size_t count) {
     return count == 1 ? "" : "s";
 }
-
-int cli_parse_cook_options(const char *command, int argc, char **argv,
-                           const struct option *long_options, void (*usage)(FILE *),
-                           cli_own_option own, void *context, build_options *options) {
-    cli_getopt_reset();
-    int option;
-    while ((option = getopt_long(
-                argc, argv, CLI_GETOPT_PREFIX BUILD_SHARED_SHORT_OPTIONS BUILD_COOK_SHORT_OPTIONS,
-                long_options, NULL)) != -1) {
-        int taken = build_cook_option(command, option, optarg, options);
-        if (taken == 0)
-            taken = own(option, optarg, context);
-        if (taken > 0)
-            return taken;
-        if (taken < 0)
-            continue;
-        if (option == 'h') {
-            usage(stdout);
-            return CLI_EXIT_OK;
-        }
-        if (!build_shared_option(option, options))
-            return cli_option_error(command, argv, long_options, option);
-    }
-    return -1;
-}
