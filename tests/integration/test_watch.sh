@@ -262,9 +262,11 @@ check "the server listens on <output>/.kiln-serve, mode 0600" \
 run_in "$SCRATCH" watch -i in -o out --serve
 check "a second server on the same output is refused" \
     all_true "status_is 1" "stderr_has 'another kiln watch --serve is serving'"
-# That refusal is the last run_in's output, which a failing check prints:
-# not shown again under the checks that follow, whose cause it is not.
-rm -f "$SCRATCH/stdout" "$SCRATCH/stderr"
+# That refusal was the last run_in's output, which a failing check prints:
+# every later failure showed it as if it were its cause. From here on a
+# failing check shows the last client's output and the server's stderr.
+ln -sf client.out "$SCRATCH/stdout"
+ln -sf watch.err "$SCRATCH/stderr"
 
 rm "$SCRATCH/out/wall.ktx2"
 "$KILN_COOK_CLIENT" "$SCRATCH/out" - wall >"$SCRATCH/client.out" 2>&1 || true
