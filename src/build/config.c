@@ -52,6 +52,34 @@ static yaml_node_t *node_at(const parse_state *state, int index) {
     return yaml_document_get_node(state->doc, index);
 }
 
+/* A map pair's key and value, and the key's text; NULL (and no error) for a
+ * pair every section skips: a key refuse_duplicate_keys cleared, a missing
+ * node, a key that is not a scalar. */
+static const char *pair_nodes(const parse_state *state, const yaml_node_pair_t *pair,
+                              yaml_node_t **key, yaml_node_t **value) {
+    *key = node_at(state, pair->key);
+    *value = node_at(state, pair->value);
+    if (*key == NULL || *value == NULL || (*key)->type != YAML_SCALAR_NODE)
+        return NULL;
+    return (const char *)(*key)->data.scalar.value;
+}
+
+/* Takes one key of a map: its node, its text and its value's node. */
+typedef void (*key_parser)(const parse_state *state, const yaml_node_t *key, const char *name,
+                           const yaml_node_t *value, void *context);
+
+/* Calls `parse` for each pair of the map `node` that pair_nodes does not skip. */
+static void for_each_key(const parse_state *state, const yaml_node_t *node, key_parser parse,
+                         void *context) {
+    for (yaml_node_pair_t *pair = node->data.mapping.pairs.start;
+         pair < node->data.mapping.pairs.top; pair++) {
+        yaml_node_t *key, *value;
+        const char *name = pair_nodes(state, pair, &key, &value);
+        if (name != NULL)
+            parse(state, key, name, value, context);
+    }
+}
+
 /* The text of a scalar node, or NULL (with an error) for a map or a list. */
 static const char *scalar_of(const parse_state *state, const yaml_node_t *node, const char *what) {
     if (node->type == YAML_SCALAR_NODE)
@@ -448,12 +476,12 @@ static bool parse_setting(const parse_state *state, config_overlay *overlay, con
         return true;
     for (yaml_node_pair_t *pair = value->data.mapping.pairs.start;
          pair < value->data.mapping.pairs.top; pair++) {
-        yaml_node_t *sub_key = node_at(state, pair->key);
-        yaml_node_t *sub_value = node_at(state, pair->value);
-        if (sub_key == NULL || sub_value == NULL || sub_key->type != YAML_SCALAR_NODE)
+        yaml_node_t *sub_key, *sub_value;
+        const char *sub_name = pair_nodes(state, pair, &sub_key, &sub_value);
+        if (sub_name == NULL)
             continue;
         char full[128];
-        snprintf(full, sizeof full, "%s.%s", name, (const char *)sub_key->data.scalar.value);
+        snprintf(full, sizeof full, "%s.%s", name, sub_name);
         const cook_setting *sub = cook_setting_find(full);
         if (sub == NULL)
             warn_unknown_key(state, sub_key, name);
@@ -490,27 +518,27 @@ static void rule_list_free(config_rule_list *list) {
     *list = (config_rule_list){0};
 }
 
+/* A key of a rule (key_parser; `context` the config_rule). */
+static void parse_rule_key(const parse_state *state, const yaml_node_t *key, const char *name,
+                           const yaml_node_t *value, void *context) {
+    config_rule *rule = context;
+    if (strcmp(name, "match") == 0) {
+        const char *glob = scalar_of(state, value, "match");
+        if (glob != NULL) {
+            free(rule->match);
+            rule->match = cook_strdup(glob);
+        }
+    } else if (!parse_setting(state, &rule->overlay, name, value)) {
+        warn_unknown_key(state, key, "a rule");
+    }
+}
+
 /* One `- match: GLOB` entry with its settings. */
 static void parse_rule(const parse_state *state, const yaml_node_t *node, config_rule_list *rules) {
     if (!expect_mapping(state, node, "rule"))
         return;
     config_rule rule = {.line = node_line(node)};
-    for (yaml_node_pair_t *pair = node->data.mapping.pairs.start;
-         pair < node->data.mapping.pairs.top; pair++) {
-        yaml_node_t *key = node_at(state, pair->key), *value = node_at(state, pair->value);
-        if (key == NULL || value == NULL || key->type != YAML_SCALAR_NODE)
-            continue;
-        const char *name = (const char *)key->data.scalar.value;
-        if (strcmp(name, "match") == 0) {
-            const char *glob = scalar_of(state, value, "match");
-            if (glob != NULL) {
-                free(rule.match);
-                rule.match = cook_strdup(glob);
-            }
-        } else if (!parse_setting(state, &rule.overlay, name, value)) {
-            warn_unknown_key(state, key, "a rule");
-        }
-    }
+    for_each_key(state, node, parse_rule_key, &rule);
     if (rule.match == NULL) {
         diag_error(state->diag, state->path, rule.line, "rule without a 'match:' glob");
         return;
@@ -533,46 +561,44 @@ static void parse_rules(const parse_state *state, const yaml_node_t *node,
     }
 }
 
+/* A key of `default:` (key_parser; `context` the kiln_config). */
+static void parse_default_key(const parse_state *state, const yaml_node_t *key, const char *name,
+                              const yaml_node_t *value, void *context) {
+    kiln_config *config = context;
+    if (strcmp(name, "rules") == 0)
+        parse_rules(state, value, &config->rules);
+    else if (!parse_setting(state, &config->defaults, name, value))
+        warn_unknown_key(state, key, "default");
+}
+
 /* `default:` — settings, plus an optional `rules:` list. */
 static void parse_default(const parse_state *state, const yaml_node_t *node, kiln_config *config) {
-    if (!expect_mapping(state, node, "default"))
-        return;
-    for (yaml_node_pair_t *pair = node->data.mapping.pairs.start;
-         pair < node->data.mapping.pairs.top; pair++) {
-        yaml_node_t *key = node_at(state, pair->key), *value = node_at(state, pair->value);
-        if (key == NULL || value == NULL || key->type != YAML_SCALAR_NODE)
-            continue;
-        const char *name = (const char *)key->data.scalar.value;
-        if (strcmp(name, "rules") == 0)
-            parse_rules(state, value, &config->rules);
-        else if (!parse_setting(state, &config->defaults, name, value))
-            warn_unknown_key(state, key, "default");
+    if (expect_mapping(state, node, "default"))
+        for_each_key(state, node, parse_default_key, config);
+}
+
+/* A key of a preset (key_parser; `context` the config_preset). */
+static void parse_preset_key(const parse_state *state, const yaml_node_t *key, const char *name,
+                             const yaml_node_t *value, void *context) {
+    config_preset *preset = context;
+    if (strcmp(name, "rules") == 0) {
+        parse_rules(state, value, &preset->rules);
+    } else if (strcmp(name, "output") == 0) {
+        const char *text = scalar_of(state, value, "output");
+        if (text != NULL) {
+            free(preset->output);
+            preset->output = config_relative_path(state->path, text);
+        }
+    } else if (!parse_setting(state, &preset->overlay, name, value)) {
+        warn_unknown_key(state, key, preset->name);
     }
 }
 
 static void parse_preset(const parse_state *state, const yaml_node_t *key, const yaml_node_t *node,
                          config_preset *preset) {
     preset->line = node_line(key);
-    if (!expect_mapping(state, node, "preset"))
-        return;
-    for (yaml_node_pair_t *pair = node->data.mapping.pairs.start;
-         pair < node->data.mapping.pairs.top; pair++) {
-        yaml_node_t *sub_key = node_at(state, pair->key), *value = node_at(state, pair->value);
-        if (sub_key == NULL || value == NULL || sub_key->type != YAML_SCALAR_NODE)
-            continue;
-        const char *name = (const char *)sub_key->data.scalar.value;
-        if (strcmp(name, "rules") == 0) {
-            parse_rules(state, value, &preset->rules);
-        } else if (strcmp(name, "output") == 0) {
-            const char *text = scalar_of(state, value, "output");
-            if (text != NULL) {
-                free(preset->output);
-                preset->output = config_relative_path(state->path, text);
-            }
-        } else if (!parse_setting(state, &preset->overlay, name, value)) {
-            warn_unknown_key(state, sub_key, preset->name);
-        }
-    }
+    if (expect_mapping(state, node, "preset"))
+        for_each_key(state, node, parse_preset_key, preset);
 }
 
 static void parse_presets(const parse_state *state, const yaml_node_t *node, kiln_config *config) {
@@ -635,35 +661,35 @@ static void parse_string_key(const parse_state *state, const yaml_node_t *value,
     *out = is_path ? config_relative_path(state->path, text) : cook_strdup(text);
 }
 
+/* A top-level key (key_parser; `context` the kiln_config). */
+static void parse_top_level_key(const parse_state *state, const yaml_node_t *key, const char *name,
+                                const yaml_node_t *value, void *context) {
+    kiln_config *config = context;
+    if (strcmp(name, "input") == 0)
+        parse_string_key(state, value, name, true, &config->input);
+    else if (strcmp(name, "output") == 0)
+        parse_string_key(state, value, name, true, &config->output);
+    else if (strcmp(name, "preset") == 0)
+        parse_string_key(state, value, name, false, &config->preset);
+    else if (strcmp(name, "pack") == 0)
+        parse_bool_value(state, value, name, &config->pack);
+    else if (strcmp(name, "default") == 0)
+        parse_default(state, value, config);
+    else if (strcmp(name, "rules") == 0)
+        parse_rules(state, value, &config->rules);
+    else if (strcmp(name, "presets") == 0)
+        parse_presets(state, value, config);
+    else if (strcmp(name, "always") == 0)
+        parse_glob_list(state, value, name, &config->always);
+    else if (strcmp(name, "roots") == 0)
+        parse_glob_list(state, value, name, &config->roots);
+    else
+        warn_unknown_key(state, key, "");
+}
+
 static void parse_top_level(const parse_state *state, const yaml_node_t *root,
                             kiln_config *config) {
-    for (yaml_node_pair_t *pair = root->data.mapping.pairs.start;
-         pair < root->data.mapping.pairs.top; pair++) {
-        yaml_node_t *key = node_at(state, pair->key), *value = node_at(state, pair->value);
-        if (key == NULL || value == NULL || key->type != YAML_SCALAR_NODE)
-            continue;
-        const char *name = (const char *)key->data.scalar.value;
-        if (strcmp(name, "input") == 0)
-            parse_string_key(state, value, name, true, &config->input);
-        else if (strcmp(name, "output") == 0)
-            parse_string_key(state, value, name, true, &config->output);
-        else if (strcmp(name, "preset") == 0)
-            parse_string_key(state, value, name, false, &config->preset);
-        else if (strcmp(name, "pack") == 0)
-            parse_bool_value(state, value, name, &config->pack);
-        else if (strcmp(name, "default") == 0)
-            parse_default(state, value, config);
-        else if (strcmp(name, "rules") == 0)
-            parse_rules(state, value, &config->rules);
-        else if (strcmp(name, "presets") == 0)
-            parse_presets(state, value, config);
-        else if (strcmp(name, "always") == 0)
-            parse_glob_list(state, value, name, &config->always);
-        else if (strcmp(name, "roots") == 0)
-            parse_glob_list(state, value, name, &config->roots);
-        else
-            warn_unknown_key(state, key, "");
-    }
+    for_each_key(state, root, parse_top_level_key, config);
 }
 
 /* ---------------------------------------------------------------------------

@@ -252,6 +252,19 @@ bool build_parse_job_count(const char *text, unsigned *jobs);
 /* BUILD_COOK_LONG_OPTIONS of build and watch: 0 when `option` is none of
  * them, -1 when taken, else a usage error's exit status. */
 int build_cook_option(const char *command, int option, const char *arg, build_options *options);
+/* A cooking command's own options, for cli_parse_cook_options: -1 when
+ * `option` is one (taken, its value in `arg`), 0 when it is not, else a
+ * usage error's exit status. */
+typedef int (*cli_own_option)(int option, const char *arg, void *context);
+/* The getopt_long loop of build and watch over `long_options` (which holds
+ * BUILD_SHARED_LONG_OPTIONS and BUILD_COOK_LONG_OPTIONS): the cook options
+ * (build_cook_option), then the command's (`own`), -h (`usage` on stdout,
+ * CLI_EXIT_OK), then the shared ones (build_shared_option); anything else is
+ * a usage error. Returns -1 when every option was taken (the operands start
+ * at optind), otherwise the exit status. */
+int cli_parse_cook_options(const char *command, int argc, char **argv,
+                           const struct option *long_options, void (*usage)(FILE *),
+                           cli_own_option own, void *context, build_options *options);
 /* build_setup_load for a command: also says how to start when there is no
  * kiln.yml and no input folder (`kiln init`, or -i DIR). */
 int cli_build_setup_load(const build_options *options, build_setup *setup);

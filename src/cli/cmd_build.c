@@ -191,46 +191,66 @@ int build_cook_option(const char *command, int option, const char *arg, build_op
     return -1;
 }
 
-/* Returns -1 to go on building, otherwise the exit status. */
-static int parse_build_options(int argc, char **argv, build_options *options) {
-    *options = cli_default_build_options();
+int cli_parse_cook_options(const char *command, int argc, char **argv,
+                           const struct option *long_options, void (*usage)(FILE *),
+                           cli_own_option own, void *context, build_options *options) {
     cli_getopt_reset();
     int option;
     while ((option = getopt_long(
                 argc, argv, CLI_GETOPT_PREFIX BUILD_SHARED_SHORT_OPTIONS BUILD_COOK_SHORT_OPTIONS,
-                build_long_options, NULL)) != -1) {
-        int taken = build_cook_option(COMMAND, option, optarg, options);
+                long_options, NULL)) != -1) {
+        int taken = build_cook_option(command, option, optarg, options);
+        if (taken == 0)
+            taken = own(option, optarg, context);
         if (taken > 0)
             return taken;
         if (taken < 0)
             continue;
-        switch (option) {
-        case OPTION_LIST_PRESETS:
-            options->list_presets = true;
-            break;
-        case OPTION_NO_CACHE:
-            options->no_cache = true;
-            break;
-        case OPTION_PACK:
-            options->pack = true;
-            break;
-        case OPTION_JSON:
-            options->json = true;
-            break;
-        case OPTION_ROOTS:
-            options->roots = true;
-            break;
-        case OPTION_VERIFY:
-            options->verify = true;
-            break;
-        case 'h':
-            cmd_build_usage(stdout);
+        if (option == 'h') {
+            usage(stdout);
             return CLI_EXIT_OK;
-        default:
-            if (!build_shared_option(option, options))
-                return cli_option_error(COMMAND, argv, build_long_options, option);
         }
+        if (!build_shared_option(option, options))
+            return cli_option_error(command, argv, long_options, option);
     }
+    return -1;
+}
+
+/* kiln build's own options (cli_own_option). */
+static int build_own_option(int option, const char *arg, void *context) {
+    build_options *options = context;
+    (void)arg; /* none takes a value */
+    switch (option) {
+    case OPTION_LIST_PRESETS:
+        options->list_presets = true;
+        return -1;
+    case OPTION_NO_CACHE:
+        options->no_cache = true;
+        return -1;
+    case OPTION_PACK:
+        options->pack = true;
+        return -1;
+    case OPTION_JSON:
+        options->json = true;
+        return -1;
+    case OPTION_ROOTS:
+        options->roots = true;
+        return -1;
+    case OPTION_VERIFY:
+        options->verify = true;
+        return -1;
+    default:
+        return 0;
+    }
+}
+
+/* Returns -1 to go on building, otherwise the exit status. */
+static int parse_build_options(int argc, char **argv, build_options *options) {
+    *options = cli_default_build_options();
+    int status = cli_parse_cook_options(COMMAND, argc, argv, build_long_options, cmd_build_usage,
+                                        build_own_option, options, options);
+    if (status >= 0)
+        return status;
     if (options->roots) {
         options->root_args = argv + optind;
         options->root_arg_count = (size_t)(argc - optind);

@@ -182,38 +182,32 @@ static bool parse_debounce(const char *text, int *ms) {
     return true;
 }
 
+/* kiln watch's own options (cli_own_option). */
+static int watch_own_option(int option, const char *arg, void *context) {
+    watch_state *state = context;
+    switch (option) {
+    case OPTION_DEBOUNCE:
+        if (!parse_debounce(arg, &state->debounce_ms))
+            return cli_usage_error(COMMAND, "invalid debounce '%s' (expected 0..%d ms)", arg,
+                                   DEBOUNCE_MAX_MS);
+        return -1;
+    case OPTION_SERVE:
+        state->serve = true;
+        return -1;
+    default:
+        return 0;
+    }
+}
+
 /* Returns -1 to go on, otherwise the exit status. */
 static int parse_watch_options(int argc, char **argv, watch_state *state) {
     build_options *options = &state->options;
     *options = cli_default_build_options();
     state->debounce_ms = DEBOUNCE_DEFAULT_MS;
-    cli_getopt_reset();
-    int option;
-    while ((option = getopt_long(
-                argc, argv, CLI_GETOPT_PREFIX BUILD_SHARED_SHORT_OPTIONS BUILD_COOK_SHORT_OPTIONS,
-                watch_long_options, NULL)) != -1) {
-        int taken = build_cook_option(COMMAND, option, optarg, options);
-        if (taken > 0)
-            return taken;
-        if (taken < 0)
-            continue;
-        switch (option) {
-        case OPTION_DEBOUNCE:
-            if (!parse_debounce(optarg, &state->debounce_ms))
-                return cli_usage_error(COMMAND, "invalid debounce '%s' (expected 0..%d ms)", optarg,
-                                       DEBOUNCE_MAX_MS);
-            break;
-        case OPTION_SERVE:
-            state->serve = true;
-            break;
-        case 'h':
-            cmd_watch_usage(stdout);
-            return CLI_EXIT_OK;
-        default:
-            if (!build_shared_option(option, options))
-                return cli_option_error(COMMAND, argv, watch_long_options, option);
-        }
-    }
+    int status = cli_parse_cook_options(COMMAND, argc, argv, watch_long_options, cmd_watch_usage,
+                                        watch_own_option, state, options);
+    if (status >= 0)
+        return status;
     if (!cli_reject_operands(COMMAND, argc, argv))
         return CLI_EXIT_USAGE;
     if (options->dry_run)

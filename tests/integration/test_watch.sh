@@ -63,7 +63,7 @@ printf 'mtllib crate.mtl\nv 0 0 0\nv 2 0 0\nv 0 2 0\nusemtl wood\nf 1 2 3\n' >"$
 WATCH_OUT=$SCRATCH/watch.out
 WATCH_ERR=$SCRATCH/watch.err
 watch_pid=""
-cleanup() { [ -n "$watch_pid" ] && kill "$watch_pid" 2>/dev/null || true; }
+cleanup() { if [ -n "$watch_pid" ]; then stop "$watch_pid" TERM; fi; }
 trap cleanup EXIT
 
 # wait_for COMMAND...: polls COMMAND every 0.1 s, for 120 s at most.
@@ -76,6 +76,48 @@ wait_for() {
     return 1
 }
 watch_has() { grep -qE -- "$1" "$WATCH_OUT"; }
+
+# exited PID: PID has ended (gone, or a zombie the shell has not reaped yet).
+exited() {
+    ! kill -0 "$1" 2>/dev/null || [ "$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | cut -c1)" = Z ]
+}
+# stop PID SIGNAL: sends SIGNAL to PID and returns once it has exited, its
+# exit status in $stopped_status. A watch holds the output lock during a
+# round and a server its socket until it exits: nothing that follows may
+# start before (a second server on out/ would be refused). Bounded: a PID
+# still running 120 s after the signal is killed and ends the test, named.
+stop() {
+    kill -"$2" "$1" 2>/dev/null || true
+    if ! wait_for exited "$1"; then
+        echo "FAIL: kiln watch (pid $1) still running 120 s after SIG$2: killed"
+        kill -KILL "$1" 2>/dev/null || true
+        wait "$1" 2>/dev/null || true
+        watch_pid=""
+        exit 1
+    fi
+    set +e
+    wait "$1"
+    stopped_status=$?
+    set -e
+}
+# start_watch [VAR=VALUE...] -- ARGS...: `kiln watch ARGS` (in that
+# environment) in the background in $SCRATCH, its pid in $watch_pid, its
+# output in $WATCH_OUT and $WATCH_ERR. The last watch must have been stopped.
+start_watch() {
+    local vars=()
+    while [ "$1" != -- ]; do
+        vars+=("$1")
+        shift
+    done
+    shift
+    if [ -n "$watch_pid" ]; then
+        echo "FAIL: test_watch.sh starts a watch while another (pid $watch_pid) runs"
+        exit 1
+    fi
+    (cd "$SCRATCH" && exec env ${vars[@]+"${vars[@]}"} "$KILN" watch "$@" \
+        >"$WATCH_OUT" 2>"$WATCH_ERR") &
+    watch_pid=$!
+}
 # Every edit is one rename into the input (written beside it first), so that
 # it is one event whatever the machine's load: a slow writer cannot split it
 # into two rounds.
@@ -99,9 +141,7 @@ wait_round() { wait_for round_after "$1" "$2"; }
 count_since() { since "$1" | grep -c -- "$2" || true; }
 inode() { stat -c %i "$SCRATCH/$1"; }
 
-(cd "$SCRATCH" && exec "$KILN" watch -i in -o out -j 2 --debounce 100 \
-    >"$WATCH_OUT" 2>"$WATCH_ERR") &
-watch_pid=$!
+start_watch -- -i in -o out -j 2 --debounce 100
 check "the watch builds first, then watches" \
     all_true "wait_for watch_has '^kiln: watching in'" "watch_has '^kiln: cooked 3 assets'"
 check "the lock is free between rounds" \
@@ -185,14 +225,10 @@ wait_round "$m" '^cooked props/barrel.obj' || true
 check "its fix cooks" all_true "since $m | grep -q '^cooked props/barrel.obj'"
 
 # SIGTERM: the watch ends, exit status 0, lock released.
-kill -TERM "$watch_pid"
-set +e
-wait "$watch_pid"
-watch_status=$?
-set -e
+stop "$watch_pid" TERM
 watch_pid=""
 check "SIGTERM stops the watch cleanly" \
-    all_true "[ $watch_status -eq 0 ]" "watch_has '^kiln: watch stopped \(SIGTERM\)'"
+    all_true "[ $stopped_status -eq 0 ]" "watch_has '^kiln: watch stopped \(SIGTERM\)'"
 run_in "$SCRATCH" build -i in -o out
 check "a build after it finds everything up to date, without waiting for a lock" \
     all_true "status_is 0" "stdout_has 'cooked 0 assets'" "stderr_lacks 'waiting'"
@@ -206,13 +242,9 @@ check "the watched output equals a clean build's" \
     >"$SCRATCH/slow.out" 2>"$SCRATCH/slow.err") &
 slow_pid=$!
 wait_for sh -c "[ \"\$(cat '$SCRATCH/slow/.kiln-lock' 2>/dev/null)\" = $slow_pid ]" || true
-kill -INT "$slow_pid"
-set +e
-wait "$slow_pid"
-slow_status=$?
-set -e
+stop "$slow_pid" INT
 check "SIGINT during a round stops the watch at once" \
-    all_true "[ $slow_status -eq 130 ]" "grep -q 'watch stopped during a round' '$SCRATCH/slow.err'"
+    all_true "[ $stopped_status -eq 130 ]" "grep -q 'watch stopped during a round' '$SCRATCH/slow.err'"
 
 # ---------------------------------------------------------------------------
 # --serve: cooking on demand
@@ -222,9 +254,7 @@ if [ -z "${KILN_COOK_CLIENT:-}" ]; then
     exit $?
 fi
 # A long debounce: what cooks below is cooked by the requests.
-(cd "$SCRATCH" && exec "$KILN" watch -i in -o out -j 2 --debounce 60000 --serve \
-    >"$WATCH_OUT" 2>"$WATCH_ERR") &
-watch_pid=$!
+start_watch -- -i in -o out -j 2 --debounce 60000 --serve
 SOCKET=$SCRATCH/out/.kiln-serve
 check "the server listens on <output>/.kiln-serve, mode 0600" \
     all_true "wait_for watch_has 'cook requests on out/.kiln-serve'" "[ -S '$SOCKET' ]" \
@@ -232,6 +262,11 @@ check "the server listens on <output>/.kiln-serve, mode 0600" \
 run_in "$SCRATCH" watch -i in -o out --serve
 check "a second server on the same output is refused" \
     all_true "status_is 1" "stderr_has 'another kiln watch --serve is serving'"
+# That refusal was the last run_in's output, which a failing check prints:
+# every later failure showed it as if it were its cause. From here on a
+# failing check shows the last client's output and the server's stderr.
+ln -sf client.out "$SCRATCH/stdout"
+ln -sf watch.err "$SCRATCH/stderr"
 
 rm "$SCRATCH/out/wall.ktx2"
 "$KILN_COOK_CLIENT" "$SCRATCH/out" - wall >"$SCRATCH/client.out" 2>&1 || true
@@ -388,23 +423,17 @@ ask_server 'b"FRESH wall\n"' 'b"FRESH \n"' 'b"FRESH a\x01b\n"'
 check "FRESH of an up-to-date ref is SAME; a bad one an error" \
     all_true "grep -q '^SAME wall\$' '$SCRATCH/replies'" "[ \$(grep -c '^ERR FRESH needs a ref' '$SCRATCH/replies') -eq 2 ]"
 
-kill -INT "$watch_pid"
-set +e
-wait "$watch_pid"
-watch_status=$?
-set -e
+stop "$watch_pid" INT
 watch_pid=""
 check "SIGINT stops the server and removes its socket" \
-    all_true "[ $watch_status -eq 0 ]" "[ ! -e '$SOCKET' ]"
+    all_true "[ $stopped_status -eq 0 ]" "[ ! -e '$SOCKET' ]"
 
 # A requested load cancelled while its cook is under way: a server whose
 # texture cooks take 3 s (the test hook), a scope destroyed 0.5 s after the
 # worker took the request. The worker's pin keeps the asset while it waits;
 # when the cook comes back the request is dropped (no callback, nothing
 # held), and a new request loads the cooked file without another cook.
-(cd "$SCRATCH" && exec env KILN_TEST_SLOW_STAGE=texture:3 "$KILN" watch -i in -o out -j 2 \
-    --debounce 60000 --serve >"$WATCH_OUT" 2>"$WATCH_ERR") &
-watch_pid=$!
+start_watch KILN_TEST_SLOW_STAGE=texture:3 -- -i in -o out -j 2 --debounce 60000 --serve
 check "a slow server starts" wait_for watch_has 'cook requests on out/.kiln-serve'
 rm "$SCRATCH/out/wall.ktx2"
 "$KILN_COOK_CLIENT" --cancel "$SCRATCH/out" "$SOCKET" wall >"$SCRATCH/client.out" 2>&1 || true
@@ -433,9 +462,7 @@ if [ -n "${KILN_COOK_CLIENT_TSAN:-}" ]; then
         "grep -q '^ok wall texture wall.ktx2 ' '$SCRATCH/client.out'" \
         "! grep -q 'ThreadSanitizer' '$SCRATCH/client.out'"
 fi
-kill -INT "$watch_pid"
-set +e
-wait "$watch_pid"
-set -e
+stop "$watch_pid" INT
 watch_pid=""
+check "SIGINT stops the slow server and removes its socket" test ! -e "$SOCKET"
 finish "watch"

@@ -61,6 +61,46 @@ uint32_t mip_level_count(uint32_t width, uint32_t height) {
     return count;
 }
 
+/* Output sample i of an area resampling of n samples by `scale` (n / m)
+ * covers [begin, end): the source samples first..last - 1, each weighted by
+ * the part of it inside (area_weight). */
+typedef struct area_span {
+    double begin, end;
+    uint32_t first, last;
+} area_span;
+
+static area_span area_span_of(uint32_t i, double scale, uint32_t n) {
+    area_span span = {.begin = i * scale, .end = (i + 1) * scale};
+    span.first = (uint32_t)span.begin;
+    span.last = (uint32_t)ceil(span.end);
+    if (span.last > n)
+        span.last = n;
+    return span;
+}
+
+/* The part of source sample k inside the span (0 or less: none). */
+static double area_weight(const area_span *span, uint32_t k) {
+    double lo = k > span->begin ? k : span->begin;
+    double hi = (k + 1) < span->end ? (k + 1) : span->end;
+    return hi - lo;
+}
+
+/* Adds the `count` floats of `s`, weighted by w, to sum[0..count) and w to
+ * *total; nothing when w <= 0. */
+static void area_add(double *sum, double *total, const float *s, size_t count, double w) {
+    if (w <= 0)
+        return;
+    for (size_t c = 0; c < count; c++)
+        sum[c] += w * s[c];
+    *total += w;
+}
+
+/* dst[0..count): the weighted means sum / total (0 when nothing was added). */
+static void area_store(float *dst, const double *sum, size_t count, double total) {
+    for (size_t c = 0; c < count; c++)
+        dst[c] = total > 0 ? (float)(sum[c] / total) : 0.0f;
+}
+
 /* One dimension of area resampling: dst[i] averages src over the interval
  * [i * n / m, (i + 1) * n / m). `stride` is the distance between successive
  * samples along the axis, in floats; 4 channels per sample. */
@@ -68,27 +108,12 @@ static void resample_line(const float *src, size_t src_stride, uint32_t n, float
                           size_t dst_stride, uint32_t m) {
     double scale = (double)n / (double)m;
     for (uint32_t i = 0; i < m; i++) {
-        double begin = i * scale, end = (i + 1) * scale;
-        uint32_t first = (uint32_t)begin;
-        uint32_t last = (uint32_t)ceil(end);
-        if (last > n)
-            last = n;
+        area_span span = area_span_of(i, scale, n);
         double sum[4] = {0, 0, 0, 0};
         double total = 0;
-        for (uint32_t k = first; k < last; k++) {
-            double lo = k > begin ? k : begin;
-            double hi = (k + 1) < end ? (k + 1) : end;
-            double w = hi - lo;
-            if (w <= 0)
-                continue;
-            const float *s = src + (size_t)k * src_stride;
-            for (int c = 0; c < 4; c++)
-                sum[c] += w * s[c];
-            total += w;
-        }
-        float *d = dst + (size_t)i * dst_stride;
-        for (int c = 0; c < 4; c++)
-            d[c] = total > 0 ? (float)(sum[c] / total) : 0.0f;
+        for (uint32_t k = span.first; k < span.last; k++)
+            area_add(sum, &total, src + (size_t)k * src_stride, 4, area_weight(&span, k));
+        area_store(dst + (size_t)i * dst_stride, sum, 4, total);
     }
 }
 
@@ -553,12 +578,8 @@ static bool resampler_init(resampler *r, const float *src, level0_texels base, u
 static void resampler_rows(resampler *r, float *dst, uint32_t rows) {
     uint32_t sw = r->sw, dw = r->dw;
     for (uint32_t i = r->next; i < r->next + rows; i++) {
-        double begin = i * r->scale, end = (i + 1) * r->scale;
-        uint32_t first = (uint32_t)begin;
-        uint32_t last = (uint32_t)ceil(end);
-        if (last > r->sh)
-            last = r->sh;
-        for (uint32_t k = r->ready > first ? r->ready : first; k < last; k++) {
+        area_span span = area_span_of(i, r->scale, r->sh);
+        for (uint32_t k = r->ready > span.first ? r->ready : span.first; k < span.last; k++) {
             const float *line = r->src + (size_t)k * sw * 4;
             if (r->src == NULL) {
                 for (size_t x = 0; x < sw; x++) {
@@ -576,20 +597,10 @@ static void resampler_rows(resampler *r, float *dst, uint32_t rows) {
         double *sum = r->sum;
         memset(sum, 0, (size_t)dw * 4 * sizeof *sum);
         double total = 0;
-        for (uint32_t k = first; k < last; k++) {
-            double lo = k > begin ? k : begin;
-            double hi = (k + 1) < end ? (k + 1) : end;
-            double w = hi - lo;
-            if (w <= 0)
-                continue;
-            const float *s = r->ring + (size_t)(k % r->cap) * dw * 4;
-            for (size_t c = 0; c < (size_t)dw * 4; c++)
-                sum[c] += w * s[c];
-            total += w;
-        }
-        float *d = dst + (size_t)(i - r->next) * dw * 4;
-        for (size_t c = 0; c < (size_t)dw * 4; c++)
-            d[c] = total > 0 ? (float)(sum[c] / total) : 0.0f;
+        for (uint32_t k = span.first; k < span.last; k++)
+            area_add(sum, &total, r->ring + (size_t)(k % r->cap) * dw * 4, (size_t)dw * 4,
+                     area_weight(&span, k));
+        area_store(dst + (size_t)(i - r->next) * dw * 4, sum, (size_t)dw * 4, total);
     }
     r->next += rows;
 }

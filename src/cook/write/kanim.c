@@ -32,36 +32,153 @@ typedef struct written_sampler {
     uint32_t time_offset, value_offset;
 } written_sampler;
 
-bool write_kanim(const cook_context *ctx, const ir_asset *asset, uint64_t scene_ref,
-                 const char *importer, bytebuf *out) {
-    uint32_t n = asset->node_count;
-    size_t slots = n ? n : 1;
-    uint32_t *order = malloc(slots * sizeof *order);
-    uint32_t *position = malloc(slots * sizeof *position);
-    uint32_t *weight_offset = calloc(slots, sizeof *weight_offset); /* per IR node */
-    kiln_anim_clip *clips =
-        calloc(asset->animation_count ? asset->animation_count : 1, sizeof *clips);
-    bytebuf channels = {0}, times = {0}, values = {0}, morphs = {0}, weights = {0};
-    bytebuf quants = {0}, errors = {0};
-    bytebuf strings = {0}, meta = {0};
-    kiln_anim_desc desc = {
-        .clip_count = asset->animation_count, .node_count = n, .scene = scene_ref};
-    bool ok = order && position && weight_offset && clips &&
-              write_kscene_node_order(asset, order, position);
-    /* Morph nodes in file order. */
-    for (uint32_t k = 0; ok && k < n; k++) {
-        const ir_node *node = &asset->nodes[order[k]];
+/* What write_kanim gathers before it writes the container: the description,
+ * the clips, one buffer a chunk, and the node tables the channels name. */
+typedef struct kanim_parts {
+    kiln_anim_desc desc;
+    kiln_anim_clip *clips;
+    bytebuf channels, times, values, morphs, weights, quants, errors, strings, meta;
+    uint32_t *order, *position;  /* write_kscene_node_order's */
+    uint32_t *weight_offset;     /* per IR node: its weights' place in a pose */
+    written_sampler *by_sampler; /* per sampler of the clip being written */
+    written_times *distinct;     /* the clip's time ranges so far */
+    uint32_t distinct_count;
+} kanim_parts;
+
+/* MRPH and AWGT: every node with morph weights, in file order. */
+static bool write_morphs(kanim_parts *p, const ir_asset *asset) {
+    bool ok = true;
+    for (uint32_t k = 0; ok && k < asset->node_count; k++) {
+        const ir_node *node = &asset->nodes[p->order[k]];
         if (node->weight_count == 0)
             continue;
         kiln_anim_morph morph = {
-            .node = k, .weight_offset = desc.weight_count, .weight_count = node->weight_count};
-        weight_offset[order[k]] = desc.weight_count;
-        ok = (uint64_t)desc.weight_count + node->weight_count <= UINT32_MAX;
-        desc.weight_count += node->weight_count;
-        desc.morph_count++;
-        bytebuf_append(&morphs, &morph, sizeof morph);
-        bytebuf_append(&weights, node->weights, node->weight_count * sizeof(float));
+            .node = k, .weight_offset = p->desc.weight_count, .weight_count = node->weight_count};
+        p->weight_offset[p->order[k]] = p->desc.weight_count;
+        ok = (uint64_t)p->desc.weight_count + node->weight_count <= UINT32_MAX;
+        p->desc.weight_count += node->weight_count;
+        p->desc.morph_count++;
+        bytebuf_append(&p->morphs, &morph, sizeof morph);
+        bytebuf_append(&p->weights, node->weights, node->weight_count * sizeof(float));
     }
+    return ok;
+}
+
+/* ATIM: the offset of `s`'s key times, appended unless the clip already
+ * wrote an equal range. */
+static uint32_t write_times(kanim_parts *p, const ir_anim_sampler *s) {
+    /* The hash finds equal time arrays quickly. */
+    uint64_t hash = fnv1a64(s->times, (size_t)s->key_count * sizeof(float));
+    written_times *distinct = p->distinct;
+    uint32_t d = 0;
+    while (d < p->distinct_count &&
+           !(distinct[d].hash == hash && distinct[d].count == s->key_count &&
+             memcmp(distinct[d].times, s->times, s->key_count * sizeof(float)) == 0))
+        d++;
+    if (d == p->distinct_count) {
+        distinct[p->distinct_count++] = (written_times){
+            .hash = hash, .times = s->times, .count = s->key_count, .offset = p->desc.time_count};
+        bytebuf_append(&p->times, s->times, s->key_count * sizeof(float));
+        p->desc.time_count += s->key_count;
+    }
+    return distinct[d].offset;
+}
+
+/* A sampler's keys, once per clip: its times (write_times), and its values
+ * (AVAL) or, quantized, its words (AQNT). */
+static void write_sampler(kanim_parts *p, const ir_anim_sampler *s, uint64_t value_count,
+                          uint64_t quant_count, written_sampler *w) {
+    w->time_offset = write_times(p, s);
+    if (s->quantized != NULL) {
+        w->value_offset = p->desc.quant_count;
+        bytebuf_append(&p->quants, s->quantized, (size_t)quant_count * sizeof(uint16_t));
+        p->desc.quant_count += (uint32_t)quant_count;
+    } else {
+        w->value_offset = p->desc.value_count;
+        bytebuf_append(&p->values, s->values, (size_t)value_count * sizeof(float));
+        p->desc.value_count += (uint32_t)value_count;
+    }
+    w->written = true;
+}
+
+/* One ACHN record, with its sampler's keys the first time the clip names the
+ * sampler and a quantized translation's or scale's range; widens the clip's
+ * time span (`first`: no channel of the clip yet). False when a count
+ * overflows or a weights channel does not match its node. */
+static bool write_channel(kanim_parts *p, const ir_asset *asset, const ir_animation *anim,
+                          const ir_anim_channel *channel, kiln_anim_clip *clip, bool first) {
+    const ir_anim_sampler *s = &anim->samplers[channel->sampler];
+    const ir_node *node = &asset->nodes[channel->node];
+    size_t groups = s->interpolation == IR_INTERP_CUBICSPLINE ? 3 : 1;
+    bool quantized = s->quantized != NULL;
+    bool ranged = quantized && channel->path != IR_ANIM_ROTATION;
+    uint64_t value_count =
+        quantized ? (ranged ? 6u : 0u) : (uint64_t)s->key_count * s->components * groups;
+    uint64_t quant_count = quantized ? (uint64_t)s->key_count * 3 : 0;
+    if ((uint64_t)p->desc.time_count + s->key_count > UINT32_MAX ||
+        (uint64_t)p->desc.value_count + value_count > UINT32_MAX ||
+        (uint64_t)p->desc.quant_count + quant_count > UINT32_MAX || s->components > 65535 ||
+        (channel->path == IR_ANIM_WEIGHTS && s->components != node->weight_count))
+        return false;
+    written_sampler *w = &p->by_sampler[channel->sampler];
+    if (!w->written)
+        write_sampler(p, s, value_count, quant_count, w);
+    uint32_t range_offset = 0;
+    if (ranged) { /* per channel: a sampler of a translation and a scale differs */
+        range_offset = p->desc.value_count;
+        bytebuf_append(&p->values, s->range, sizeof s->range);
+        p->desc.value_count += 6;
+    }
+    kiln_anim_channel record = {.node = p->position[channel->node],
+                                .source_node = node->source,
+                                .path = (uint8_t)channel->path,
+                                .interpolation = (uint8_t)s->interpolation,
+                                .components = (uint16_t)s->components,
+                                .key_count = s->key_count,
+                                .time_offset = w->time_offset,
+                                .value_offset = w->value_offset,
+                                .encoding = quantized ? KILN_ANIM_QUANTIZED : KILN_ANIM_FLOAT};
+    record.weight_offset =
+        channel->path == IR_ANIM_WEIGHTS ? p->weight_offset[channel->node] : range_offset;
+    bytebuf_append(&p->channels, &record, sizeof record);
+    float t0 = s->times[0], t1 = s->times[s->key_count - 1];
+    clip->start = first || t0 < clip->start ? t0 : clip->start;
+    clip->duration = first || t1 > clip->duration ? t1 : clip->duration;
+    return true;
+}
+
+/* Clip `a`: its AERR entry, its names in ASTR, its channels; then its record
+ * in ACLP says where they are and what time span they cover. */
+static bool write_clip(kanim_parts *p, const ir_asset *asset, uint32_t a) {
+    const ir_animation *anim = &asset->animations[a];
+    kiln_anim_clip *clip = &p->clips[a];
+    kiln_anim_clip_error error = {anim->error[IR_ANIM_TRANSLATION], anim->error[IR_ANIM_ROTATION],
+                                  anim->error[IR_ANIM_SCALE], anim->error[IR_ANIM_WEIGHTS]};
+    bytebuf_append(&p->errors, &error, sizeof error);
+    clip->first_channel = p->desc.channel_count;
+    bool ok = string_table_add(&p->strings, anim->name, &clip->name_offset, &clip->name_length);
+    if (ok && anim->dropped != NULL && anim->dropped[0] != '\0')
+        ok = string_table_add(&p->strings, anim->dropped, &clip->dropped_offset,
+                              &clip->dropped_length);
+    memset(p->by_sampler, 0, anim->sampler_count * sizeof *p->by_sampler);
+    p->distinct_count = 0;
+    bool first = true;
+    for (uint32_t c = 0; ok && c < anim->channel_count; c++) {
+        ok = write_channel(p, asset, anim, &anim->channels[c], clip, first);
+        if (ok)
+            first = false;
+    }
+    if (anim->has_range && !first) {
+        clip->start = anim->start;
+        clip->duration = anim->end;
+    }
+    clip->channel_count = anim->channel_count;
+    p->desc.channel_count += anim->channel_count;
+    return ok;
+}
+
+/* The per-clip tables: by_sampler and distinct, sized for the largest clip. */
+static bool alloc_clip_tables(kanim_parts *p, const ir_asset *asset) {
     size_t most_samplers = 1, most_channels = 1;
     for (uint32_t a = 0; a < asset->animation_count; a++) {
         most_samplers = asset->animations[a].sampler_count > most_samplers
@@ -71,136 +188,73 @@ bool write_kanim(const cook_context *ctx, const ir_asset *asset, uint64_t scene_
                             ? asset->animations[a].channel_count
                             : most_channels;
     }
-    written_sampler *by_sampler = malloc(most_samplers * sizeof *by_sampler);
-    written_times *distinct = malloc(most_channels * sizeof *distinct);
-    ok = ok && by_sampler != NULL && distinct != NULL;
-    for (uint32_t a = 0; ok && a < asset->animation_count; a++) {
-        const ir_animation *anim = &asset->animations[a];
-        kiln_anim_clip *clip = &clips[a];
-        kiln_anim_clip_error error = {anim->error[IR_ANIM_TRANSLATION],
-                                      anim->error[IR_ANIM_ROTATION], anim->error[IR_ANIM_SCALE],
-                                      anim->error[IR_ANIM_WEIGHTS]};
-        bytebuf_append(&errors, &error, sizeof error);
-        clip->first_channel = desc.channel_count;
-        ok = string_table_add(&strings, anim->name, &clip->name_offset, &clip->name_length);
-        if (ok && anim->dropped != NULL && anim->dropped[0] != '\0')
-            ok = string_table_add(&strings, anim->dropped, &clip->dropped_offset,
-                                  &clip->dropped_length);
-        memset(by_sampler, 0, anim->sampler_count * sizeof *by_sampler);
-        uint32_t distinct_count = 0;
-        bool first = true;
-        for (uint32_t c = 0; ok && c < anim->channel_count; c++) {
-            const ir_anim_channel *channel = &anim->channels[c];
-            const ir_anim_sampler *s = &anim->samplers[channel->sampler];
-            const ir_node *node = &asset->nodes[channel->node];
-            size_t groups = s->interpolation == IR_INTERP_CUBICSPLINE ? 3 : 1;
-            bool quantized = s->quantized != NULL;
-            bool ranged = quantized && channel->path != IR_ANIM_ROTATION;
-            uint64_t value_count =
-                quantized ? (ranged ? 6u : 0u) : (uint64_t)s->key_count * s->components * groups;
-            uint64_t quant_count = quantized ? (uint64_t)s->key_count * 3 : 0;
-            if ((uint64_t)desc.time_count + s->key_count > UINT32_MAX ||
-                (uint64_t)desc.value_count + value_count > UINT32_MAX ||
-                (uint64_t)desc.quant_count + quant_count > UINT32_MAX || s->components > 65535 ||
-                (channel->path == IR_ANIM_WEIGHTS && s->components != node->weight_count)) {
-                ok = false;
-                break;
-            }
-            written_sampler *w = &by_sampler[channel->sampler];
-            if (!w->written) {
-                /* The hash finds equal time arrays quickly. */
-                uint64_t hash = fnv1a64(s->times, (size_t)s->key_count * sizeof(float));
-                uint32_t d = 0;
-                while (d < distinct_count &&
-                       !(distinct[d].hash == hash && distinct[d].count == s->key_count &&
-                         memcmp(distinct[d].times, s->times, s->key_count * sizeof(float)) == 0))
-                    d++;
-                if (d == distinct_count) {
-                    distinct[distinct_count++] = (written_times){.hash = hash,
-                                                                 .times = s->times,
-                                                                 .count = s->key_count,
-                                                                 .offset = desc.time_count};
-                    bytebuf_append(&times, s->times, s->key_count * sizeof(float));
-                    desc.time_count += s->key_count;
-                }
-                w->time_offset = distinct[d].offset;
-                if (quantized) {
-                    w->value_offset = desc.quant_count;
-                    bytebuf_append(&quants, s->quantized, (size_t)quant_count * sizeof(uint16_t));
-                    desc.quant_count += (uint32_t)quant_count;
-                } else {
-                    w->value_offset = desc.value_count;
-                    bytebuf_append(&values, s->values, (size_t)value_count * sizeof(float));
-                    desc.value_count += (uint32_t)value_count;
-                }
-                w->written = true;
-            }
-            uint32_t range_offset = 0;
-            if (ranged) { /* per channel: a sampler of a translation and a scale differs */
-                range_offset = desc.value_count;
-                bytebuf_append(&values, s->range, sizeof s->range);
-                desc.value_count += 6;
-            }
-            kiln_anim_channel record = {.node = position[channel->node],
-                                        .source_node = node->source,
-                                        .path = (uint8_t)channel->path,
-                                        .interpolation = (uint8_t)s->interpolation,
-                                        .components = (uint16_t)s->components,
-                                        .key_count = s->key_count,
-                                        .time_offset = w->time_offset,
-                                        .value_offset = w->value_offset,
-                                        .encoding =
-                                            quantized ? KILN_ANIM_QUANTIZED : KILN_ANIM_FLOAT};
-            record.weight_offset =
-                channel->path == IR_ANIM_WEIGHTS ? weight_offset[channel->node] : range_offset;
-            bytebuf_append(&channels, &record, sizeof record);
-            float t0 = s->times[0], t1 = s->times[s->key_count - 1];
-            clip->start = first || t0 < clip->start ? t0 : clip->start;
-            clip->duration = first || t1 > clip->duration ? t1 : clip->duration;
-            first = false;
-        }
-        if (anim->has_range && !first) {
-            clip->start = anim->start;
-            clip->duration = anim->end;
-        }
-        clip->channel_count = anim->channel_count;
-        desc.channel_count += anim->channel_count;
-    }
-    free(by_sampler);
-    free(distinct);
-    desc.strings_size = (uint32_t)strings.size;
-    write_metadata_json(ctx, importer, &meta);
-    ok = ok && !channels.failed && !times.failed && !values.failed && !morphs.failed &&
-         !weights.failed && !strings.failed && !meta.failed && !quants.failed && !errors.failed;
-    if (ok) {
-        container_writer writer;
-        container_begin(&writer, KILN_KIND_ANIM, KILN_ANIM_VERSION);
-        container_add_chunk(&writer, KILN_CHUNK_ANIM_DESC, &desc, sizeof desc);
-        container_add_chunk(&writer, KILN_CHUNK_META, meta.data, meta.size);
-        container_add_chunk(&writer, KILN_CHUNK_ANIM_CLIPS, clips,
-                            (size_t)desc.clip_count * sizeof *clips);
-        container_add_chunk(&writer, KILN_CHUNK_ANIM_CHANNELS, channels.data, channels.size);
-        container_add_chunk(&writer, KILN_CHUNK_ANIM_TIMES, times.data, times.size);
-        container_add_chunk(&writer, KILN_CHUNK_ANIM_VALUES, values.data, values.size);
-        container_add_chunk(&writer, KILN_CHUNK_ANIM_MORPHS, morphs.data, morphs.size);
-        container_add_chunk(&writer, KILN_CHUNK_ANIM_WEIGHTS, weights.data, weights.size);
-        container_add_chunk(&writer, KILN_CHUNK_ANIM_STRINGS, strings.data, strings.size);
-        container_add_chunk(&writer, KILN_CHUNK_ANIM_QUANTIZED, quants.data, quants.size);
-        container_add_chunk(&writer, KILN_CHUNK_ANIM_ERRORS, errors.data, errors.size);
-        ok = container_finish(&writer, out);
-    }
-    free(order);
-    free(position);
-    free(weight_offset);
-    free(clips);
-    bytebuf_free(&channels);
-    bytebuf_free(&times);
-    bytebuf_free(&values);
-    bytebuf_free(&morphs);
-    bytebuf_free(&weights);
-    bytebuf_free(&strings);
-    bytebuf_free(&meta);
-    bytebuf_free(&quants);
-    bytebuf_free(&errors);
+    p->by_sampler = malloc(most_samplers * sizeof *p->by_sampler);
+    p->distinct = malloc(most_channels * sizeof *p->distinct);
+    return p->by_sampler != NULL && p->distinct != NULL;
+}
+
+/* The container: every chunk, in the file's order. */
+static bool write_container(const kanim_parts *p, bytebuf *out) {
+    container_writer writer;
+    container_begin(&writer, KILN_KIND_ANIM, KILN_ANIM_VERSION);
+    container_add_chunk(&writer, KILN_CHUNK_ANIM_DESC, &p->desc, sizeof p->desc);
+    container_add_chunk(&writer, KILN_CHUNK_META, p->meta.data, p->meta.size);
+    container_add_chunk(&writer, KILN_CHUNK_ANIM_CLIPS, p->clips,
+                        (size_t)p->desc.clip_count * sizeof *p->clips);
+    container_add_chunk(&writer, KILN_CHUNK_ANIM_CHANNELS, p->channels.data, p->channels.size);
+    container_add_chunk(&writer, KILN_CHUNK_ANIM_TIMES, p->times.data, p->times.size);
+    container_add_chunk(&writer, KILN_CHUNK_ANIM_VALUES, p->values.data, p->values.size);
+    container_add_chunk(&writer, KILN_CHUNK_ANIM_MORPHS, p->morphs.data, p->morphs.size);
+    container_add_chunk(&writer, KILN_CHUNK_ANIM_WEIGHTS, p->weights.data, p->weights.size);
+    container_add_chunk(&writer, KILN_CHUNK_ANIM_STRINGS, p->strings.data, p->strings.size);
+    container_add_chunk(&writer, KILN_CHUNK_ANIM_QUANTIZED, p->quants.data, p->quants.size);
+    container_add_chunk(&writer, KILN_CHUNK_ANIM_ERRORS, p->errors.data, p->errors.size);
+    return container_finish(&writer, out);
+}
+
+static bool kanim_parts_failed(const kanim_parts *p) {
+    return p->channels.failed || p->times.failed || p->values.failed || p->morphs.failed ||
+           p->weights.failed || p->strings.failed || p->meta.failed || p->quants.failed ||
+           p->errors.failed;
+}
+
+static void kanim_parts_free(kanim_parts *p) {
+    free(p->order);
+    free(p->position);
+    free(p->weight_offset);
+    free(p->clips);
+    free(p->by_sampler);
+    free(p->distinct);
+    bytebuf_free(&p->channels);
+    bytebuf_free(&p->times);
+    bytebuf_free(&p->values);
+    bytebuf_free(&p->morphs);
+    bytebuf_free(&p->weights);
+    bytebuf_free(&p->strings);
+    bytebuf_free(&p->meta);
+    bytebuf_free(&p->quants);
+    bytebuf_free(&p->errors);
+}
+
+bool write_kanim(const cook_context *ctx, const ir_asset *asset, uint64_t scene_ref,
+                 const char *importer, bytebuf *out) {
+    size_t slots = asset->node_count ? asset->node_count : 1;
+    kanim_parts p = {.desc = {.clip_count = asset->animation_count,
+                              .node_count = asset->node_count,
+                              .scene = scene_ref}};
+    p.order = malloc(slots * sizeof *p.order);
+    p.position = malloc(slots * sizeof *p.position);
+    p.weight_offset = calloc(slots, sizeof *p.weight_offset);
+    p.clips = calloc(asset->animation_count ? asset->animation_count : 1, sizeof *p.clips);
+    bool ok = p.order && p.position && p.weight_offset && p.clips &&
+              write_kscene_node_order(asset, p.order, p.position);
+    ok = ok && write_morphs(&p, asset);
+    ok = ok && alloc_clip_tables(&p, asset);
+    for (uint32_t a = 0; ok && a < asset->animation_count; a++)
+        ok = write_clip(&p, asset, a);
+    p.desc.strings_size = (uint32_t)p.strings.size;
+    write_metadata_json(ctx, importer, &p.meta);
+    ok = ok && !kanim_parts_failed(&p) && write_container(&p, out);
+    kanim_parts_free(&p);
     return ok;
 }
