@@ -1,5 +1,5 @@
 /*
- * memory.c — the build's memory budget (`kiln build --memory-limit`, issue 16).
+ * memory.c — the build's memory budget (`kiln build --memory-limit`).
  *
  * Before an asset is cooked its peak memory is estimated from what can be
  * read cheaply (an image's header dimensions, a file's size), and the asset
