@@ -145,12 +145,8 @@ typedef struct build_cache_store {
     /* Keeps a record for the next build (records come in source order;
      * borrowed until close). False when it cannot. */
     bool (*store)(void *state, const cache_record *record);
-    /* Forgets the record of `source`. A build does not call it (a record
-     * that no longer holds is simply not stored again); it is for whoever
-     * manages a store: a record found corrupt, a clean. */
-    void (*remove)(void *state, const char *source);
-    /* Ends the build's use of the store: with `commit`, what store and
-     * remove said is made to last (the local store writes its file), false
+    /* Ends the build's use of the store: with `commit`, what store was
+     * told is made to last (the local store writes its file), false
      * with a reason when it could not; without (a dry run, a no-op build),
      * it is dropped. Frees the state either way. */
     bool (*close)(void *state, bool commit, char *reason, size_t reason_size);

@@ -276,30 +276,31 @@ void build_keep_failed_records(build_run *run) {
 }
 
 /* Hands the new cache's records, in source order, to the stores; they make
- * them last when the stores are closed (build_close_stores). */
+ * them last as it closes them. */
 void build_save_cache(const build_run *run, build_cache_store *stores, size_t store_count) {
     bool changed = !cache_unchanged(run);
-    for (size_t s = 0; changed && s < store_count; s++) {
-        build_cache_store *store = &stores[s];
-        for (size_t i = 0; store->store != NULL && i < run->plan->sources.count; i++) {
-            const cache_record *record = slot_record(&run->slots[i]);
-            if (record != NULL && !store->store(store->state, record))
-                break;
-        }
-    }
     bool saved = true;
     for (size_t s = 0; s < store_count; s++) {
+        build_cache_store *store = &stores[s];
         char reason[512] = "out of memory";
-        if (stores[s].close != NULL &&
-            !stores[s].close(stores[s].state, changed, reason, sizeof reason)) {
+        /* A store that could not be opened or told every record keeps what
+         * it had: a partial cache would be taken as the whole one. */
+        bool told = store->close != NULL;
+        for (size_t i = 0; told && changed && i < run->plan->sources.count; i++) {
+            const cache_record *record = slot_record(&run->slots[i]);
+            told = record == NULL || store->store(store->state, record);
+        }
+        bool closed = store->close != NULL &&
+                      store->close(store->state, changed && told, reason, sizeof reason);
+        if (!told || !closed) {
             saved = false;
             char *path = cook_path_join(run->setup->output, CACHE_FILE_NAME);
             build_say(run->options, BUILD_STREAM_ERR,
                       "%s: warning: cannot write the build cache (%s store): %s",
-                      path ? path : CACHE_FILE_NAME, stores[s].name, reason);
+                      path ? path : CACHE_FILE_NAME, store->name ? store->name : "local", reason);
             free(path);
         }
-        stores[s] = (build_cache_store){0};
+        *store = (build_cache_store){0};
     }
     if (saved) /* the cache holds all of it now (or, unchanged, nothing was cooked) */
         build_journal_remove(run->setup);

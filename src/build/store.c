@@ -27,19 +27,6 @@ static bool local_store_record(void *state, const cache_record *record) {
     return cache_append_shared(&local->next, record);
 }
 
-static void local_remove(void *state, const char *source) {
-    local_store *local = state;
-    kiln_cache *next = &local->next;
-    for (size_t i = 0; i < next->count; i++) {
-        if (strcmp(next->records[i].source, source) == 0) {
-            memmove(&next->records[i], &next->records[i + 1],
-                    (next->count - i - 1) * sizeof *next->records);
-            next->count--;
-            return;
-        }
-    }
-}
-
 /* With `commit`, writes the stored records as the new <output>/.kiln-cache
  * (unless the file already holds those bytes). */
 static bool local_close(void *state, bool commit, char *reason, size_t reason_size) {
@@ -81,7 +68,6 @@ void build_local_store_open(build_cache_store *store, const char *output, const 
         .state = local,
         .lookup = local ? local_lookup : NULL,
         .store = local ? local_store_record : NULL,
-        .remove = local ? local_remove : NULL,
         .close = local ? local_close : NULL,
     };
 }
