@@ -40,6 +40,7 @@
 
 #include "build/cache.h"
 #include "build/config.h"
+#include "build/remote/remote.h"
 #include "cook/cook.h"
 
 #define BUILD_DEFAULT_INPUT "assets"
@@ -134,6 +135,15 @@ typedef struct build_options {
      * freed, with its status; NULL: none. */
     void (*round_done)(const struct build_run *run, int status, void *context);
     void *round_context;
+    /* The remote cache (docs/team.md): URL[,URL...]; NULL: KILN_REMOTE_CACHE,
+     * then kiln.yml's cache.remote. */
+    const char *remote_cache;
+    bool no_remote_cache;
+    remote_mode remote_cache_mode; /* UNSET: KILN_REMOTE_CACHE_MODE, kiln.yml, read-write */
+    /* --shard I/N: cook only the I-th of N slices of the assets (shard_count
+     * 0: all). */
+    uint32_t shard_index;
+    uint32_t shard_count;
 } build_options;
 
 /* The defaults: every core, the default memory limit, normal verbosity. */
@@ -253,6 +263,7 @@ typedef struct asset_slot {
     const cache_record *kept;            /* or carried over from the old cache */
     bool borrowed;                       /* its cook_asset_result points into `kept` */
     const char *through;                 /* ASSET_THROUGH_MODEL: the model's source path */
+    bool from_remote;                    /* its outputs came from the remote cache */
     double seconds;                      /* wall time of cook_asset */
     uint32_t stale;                      /* why it is cooked: a bit per stale_reason */
     const char *stale_path[STALE_COUNT]; /* the first file of each reason, or NULL */
@@ -277,6 +288,8 @@ typedef struct build_run {
     struct build_journal *journal;    /* where finished records go as they are made; may be NULL */
     const bool *focused;              /* options->focus: focused[i] for each planned source */
     struct build_memory_gate *memory; /* --memory-limit; may be NULL (no limit) */
+    struct remote_cache *remote;      /* the servers asked on a local miss; NULL: none */
+    const bool *other_shard;          /* --shard: other_shard[i] when another shard cooks source i */
 } build_run;
 
 /* How the planned sources finished, each counted once: what `kiln build`'s

@@ -647,6 +647,58 @@ static void parse_glob_list(const parse_state *state, const yaml_node_t *node, c
     }
 }
 
+/* A remote cache URL of kiln.yml: kiln.yml is shared, so it holds no
+ * credentials (they come from the environment or a file, docs/team.md). */
+static void parse_remote_url(const parse_state *state, const yaml_node_t *node, strlist *out) {
+    const char *url = scalar_of(state, node, "cache.remote");
+    if (url == NULL)
+        return;
+    const char *authority = strstr(url, "://");
+    authority = authority ? authority + 3 : url;
+    size_t length = strcspn(authority, "/?#");
+    if (memchr(authority, '@', length) != NULL) {
+        diag_error(state->diag, state->path, node_line(node),
+                   "cache.remote: a URL with a user or password; kiln.yml is shared, so "
+                   "credentials go in KILN_REMOTE_CACHE_TOKEN, KILN_REMOTE_CACHE_TOKEN_FILE or "
+                   "the netrc file KILN_REMOTE_CACHE_NETRC names");
+        return;
+    }
+    if (url[0] == '\0')
+        diag_error(state->diag, state->path, node_line(node), "cache.remote: empty URL");
+    else
+        strlist_push(out, url);
+}
+
+/* One key of the `cache:` section (key_parser; `context` the kiln_config). */
+static void parse_cache_key(const parse_state *state, const yaml_node_t *key, const char *name,
+                            const yaml_node_t *value, void *context) {
+    kiln_config *config = context;
+    if (strcmp(name, "remote") == 0) {
+        if (value->type != YAML_SEQUENCE_NODE) {
+            parse_remote_url(state, value, &config->remote);
+            return;
+        }
+        for (yaml_node_item_t *item = value->data.sequence.items.start;
+             item < value->data.sequence.items.top; item++) {
+            yaml_node_t *entry = node_at(state, *item);
+            if (entry != NULL)
+                parse_remote_url(state, entry, &config->remote);
+        }
+    } else if (strcmp(name, "remote_mode") == 0) {
+        const char *text = scalar_of(state, value, "cache.remote_mode");
+        if (text != NULL && (config->remote_mode = remote_mode_parse(text)) == REMOTE_MODE_UNSET)
+            diag_error(state->diag, state->path, node_line(value),
+                       "cache.remote_mode: '%s' is not read-write or read-only", text);
+    } else if (strcmp(name, "max_upload") == 0) {
+        const char *text = scalar_of(state, value, "cache.max_upload");
+        if (text != NULL && !remote_parse_size(text, &config->remote_max_upload))
+            diag_error(state->diag, state->path, node_line(value),
+                       "cache.max_upload: '%s' is not a size (bytes, or with K, M or G)", text);
+    } else {
+        warn_unknown_key(state, key, "cache");
+    }
+}
+
 /* A top-level string naming a folder or a preset. */
 static void parse_string_key(const parse_state *state, const yaml_node_t *value, const char *name,
                              bool is_path, char **out) {
@@ -683,7 +735,10 @@ static void parse_top_level_key(const parse_state *state, const yaml_node_t *key
         parse_glob_list(state, value, name, &config->always);
     else if (strcmp(name, "roots") == 0)
         parse_glob_list(state, value, name, &config->roots);
-    else
+    else if (strcmp(name, "cache") == 0) {
+        if (expect_mapping(state, value, "cache"))
+            for_each_key(state, value, parse_cache_key, config);
+    } else
         warn_unknown_key(state, key, "");
 }
 
@@ -1020,6 +1075,7 @@ void config_free(kiln_config *config) {
     free(config->presets);
     strlist_free(&config->always);
     strlist_free(&config->roots);
+    strlist_free(&config->remote);
     *config = (kiln_config){0};
 }
 

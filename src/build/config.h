@@ -18,6 +18,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "build/remote/remote.h"
 #include "cook/cook.h"
 
 /* A partial set of settings: the keys whose bit is in `set` (bit i is
@@ -60,6 +61,10 @@ typedef struct kiln_config {
     size_t preset_count;
     strlist always; /* globs over source paths: cooked in every build, even with --roots */
     strlist roots;  /* globs: the roots of `build --roots` and `info --unreferenced` */
+    /* cache: the remote cache (docs/team.md), without credentials */
+    strlist remote; /* URLs, in the order they are asked */
+    remote_mode remote_mode;
+    uint64_t remote_max_upload; /* bytes; 0: the default */
 } kiln_config;
 
 /* Parses YAML text. `path` names the file in messages and anchors relative

@@ -112,6 +112,17 @@ void build_journal_close(build_journal *journal);
 void build_journal_remove(const build_setup *setup);
 size_t build_journal_merge(const build_setup *setup, kiln_cache *cache);
 
+/* shard.c: the wanted sources another shard than `shard` of `shards` cooks
+ * (a bool per planned source; NULL when out of memory), and how much this
+ * shard's slice is. A source nothing wanted (one only a root's references
+ * reach) is no shard's: whichever reaches it cooks it. */
+typedef struct build_shard_totals {
+    size_t assets, assets_all;
+    uint64_t bytes, bytes_all; /* source bytes */
+} build_shard_totals;
+bool *build_shard_sources(const build_plan *plan, const char *input, uint32_t shard,
+                          uint32_t shards, build_shard_totals *totals);
+
 /* plan.c */
 bool build_plan_make(const build_options *options, const build_setup *setup, build_plan *plan);
 void build_plan_free(build_plan *plan);

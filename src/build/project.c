@@ -169,7 +169,8 @@ static int finish_build(build_run *run, build_cache_store *stores, size_t store_
     build_keep_failed_records(run);
     build_remove_stale_outputs(run);
     build_save_cache(run, stores, store_count);
-    bool pack_ok = !run->setup->pack || build_write_pack(run, &totals);
+    bool pack_ok = !run->setup->pack || run->options->shard_count > 0 ||
+                   build_write_pack(run, &totals);
     bool walk_ok = run->plan->walk.errors == 0;
     bool ok = totals.failed == 0 && manifest_ok && pack_ok && walk_ok;
     double seconds = build_seconds_since(start);
@@ -246,7 +247,7 @@ static void drop_stores(build_cache_store *stores, size_t count) {
 
 static void free_results(cook_asset_result *results, asset_slot *slots, size_t count) {
     for (size_t i = 0; results != NULL && slots != NULL && i < count; i++) {
-        if (slots[i].borrowed) /* its strings belong to the old cache */
+        if (slots[i].borrowed) /* its strings belong to the old cache or its record */
             free(results[i].dependencies.items);
         else
             cook_asset_result_free(&results[i]);
@@ -257,8 +258,31 @@ static void free_results(cook_asset_result *results, asset_slot *slots, size_t c
     free(results);
 }
 
+/* The remote cache's warnings, said as the build's. */
+static void warn_remote(void *context, const char *line) {
+    build_say(context, BUILD_STREAM_ERR, "%s", line);
+}
+
+/* The build's remote cache (remote.h: flags, environment, kiln.yml), or NULL.
+ * A dry run asks no server: it says what the local cache knows. */
+static remote_cache *open_remote(const build_options *options, const build_setup *setup) {
+    if (options->dry_run)
+        return NULL;
+    remote_request request = {
+        .urls = options->remote_cache,
+        .off = options->no_remote_cache,
+        .mode = options->remote_cache_mode,
+        .config_urls = &setup->config.remote,
+        .config_mode = setup->config.remote_mode,
+        .config_max_upload = setup->config.remote_max_upload,
+        .encoder_version = setup->encoder_version,
+    };
+    return remote_cache_open(&request, warn_remote, (void *)options);
+}
+
 static int cook_plan(const build_options *options, const build_setup *setup, const build_plan *plan,
-                     const strlist *existing, const struct timespec *start, build_report *report) {
+                     const bool *other_shard, const strlist *existing, const struct timespec *start,
+                     build_report *report) {
     size_t count = plan->sources.count;
     cook_asset_result *results = calloc(count ? count : 1, sizeof *results);
     asset_slot *slots = calloc(count ? count : 1, sizeof *slots);
@@ -284,7 +308,15 @@ static int cook_plan(const build_options *options, const build_setup *setup, con
                      .results = results,
                      .slots = slots,
                      .focused = focused,
-                     .memory = &memory};
+                     .memory = &memory,
+                     .remote = open_remote(options, setup),
+                     .other_shard = other_shard};
+    if (options->shard_count > 0 && !remote_cache_writes(run.remote))
+        build_say(options, BUILD_STREAM_ERR,
+                  "kiln: warning: shard %u/%u: %s, so what it cooks stays on this machine",
+                  options->shard_index, options->shard_count,
+                  run.remote == NULL ? "no remote cache is set (--remote-cache URL)"
+                                     : "the remote cache is read-only");
     if (!options->dry_run)
         run.journal = build_journal_open(setup);
     if (results == NULL || slots == NULL || (options->focus != NULL && focused == NULL)) {
@@ -308,12 +340,38 @@ static int cook_plan(const build_options *options, const build_setup *setup, con
     if (options->round_done != NULL && results != NULL && slots != NULL)
         options->round_done(&run, status, options->round_context);
     drop_stores(stores, store_count);
+    remote_cache_close(run.remote);
     free_results(results, slots, count);
     build_journal_close(run.journal);
     build_memory_gate_destroy(&memory);
     cache_free(&old_cache);
     free(focused);
     return status;
+}
+
+/* --shard: only this shard's slice stays wanted; says how large it is. NULL
+ * when out of memory. */
+static bool *shard_plan(const build_options *options, const build_setup *setup, build_plan *plan) {
+    build_shard_totals totals;
+    bool *others = build_shard_sources(plan, setup->input, options->shard_index,
+                                       options->shard_count, &totals);
+    if (others == NULL) {
+        build_error(options, "out of memory");
+        return NULL;
+    }
+    for (size_t i = 0; i < plan->sources.count; i++)
+        plan->wanted[i] = plan->wanted[i] && !others[i];
+    if (options->verbosity != PROGRESS_QUIET && !options->json)
+        build_say(options, BUILD_STREAM_OUT,
+                  "shard %u/%u: %zu of %zu asset%s, %.1f of %.1f MB of sources",
+                  options->shard_index, options->shard_count, totals.assets, totals.assets_all,
+                  build_plural(totals.assets_all), (double)totals.bytes / 1e6,
+                  (double)totals.bytes_all / 1e6);
+    if (setup->pack && options->verbosity != PROGRESS_QUIET)
+        build_say(options, BUILD_STREAM_ERR,
+                  "kiln: note: a shard writes no pack: the final build that assembles the "
+                  "shards' work writes it");
+    return others;
 }
 
 static int execute(const build_options *options, const build_setup *setup, build_report *report) {
@@ -336,10 +394,13 @@ static int execute(const build_options *options, const build_setup *setup, build
         return BUILD_FAILED;
     strlist existing = {0};
     build_plan plan = {0};
+    bool *other_shard = NULL;
     if (!build_scan_output(setup, !options->dry_run, &existing)) {
         build_error(options, "out of memory while listing the output folder");
         status = BUILD_FAILED;
     } else if (!build_plan_make(options, setup, &plan)) {
+        status = BUILD_FAILED;
+    } else if (options->shard_count > 0 && (other_shard = shard_plan(options, setup, &plan)) == NULL) {
         status = BUILD_FAILED;
     } else {
         /* A large asset may use every thread of the pool (cook/core/parallel.h). */
@@ -348,8 +409,9 @@ static int execute(const build_options *options, const build_setup *setup, build
             if (options->import_timeout != 0)
                 plan.settings[i].import_timeout = options->import_timeout;
         }
-        status = cook_plan(options, setup, &plan, &existing, &start, report);
+        status = cook_plan(options, setup, &plan, other_shard, &existing, &start, report);
     }
+    free(other_shard);
     build_plan_free(&plan);
     strlist_free(&existing);
     build_unlock_output(lock);

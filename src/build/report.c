@@ -396,7 +396,45 @@ static void print_report_json(bytebuf *out, const build_run *run, const build_to
         json_object_set_new(memory, "waits", json_size(run->memory->waits));
         json_object_set_new(root, "memory", memory);
     }
+    if (run->remote != NULL) {
+        remote_stats stats;
+        remote_cache_stats(run->remote, &stats);
+        json_t *remote = json_object();
+        json_object_set_new(remote, "hits", json_size(stats.hits));
+        json_object_set_new(remote, "misses", json_size(stats.misses));
+        json_object_set_new(remote, "uploads", json_size(stats.uploads));
+        json_object_set_new(remote, "bytes_down", json_size(stats.bytes_down));
+        json_object_set_new(remote, "bytes_up", json_size(stats.bytes_up));
+        json_object_set_new(remote, "errors", json_size(stats.errors));
+        json_object_set_new(remote, "seconds_waiting", json_seconds(stats.seconds_waiting));
+        json_object_set_new(root, "remote", remote);
+    }
     dump_json(out, root);
+}
+
+/* The remote cache's line of the text summary; and, when assets the remote
+ * cache did not have were cooked here, a note saying so (a shard that
+ * failed leaves its assets to the final build). */
+static void print_remote_text(bytebuf *out, const build_run *run, const build_totals *totals) {
+    if (run->remote == NULL)
+        return;
+    remote_stats stats;
+    remote_cache_stats(run->remote, &stats);
+    char servers[64];
+    remote_cache_describe(run->remote, servers, sizeof servers);
+    bytebuf_printf(out,
+                   "remote cache, %s: %zu hit%s, %zu miss%s, %zu upload%s, %.1f MB down, "
+                   "%.1f MB up, %zu error%s, %.2f s waiting\n",
+                   servers, stats.hits, build_plural(stats.hits), stats.misses,
+                   stats.misses == 1 ? "" : "es", stats.uploads, build_plural(stats.uploads),
+                   (double)stats.bytes_down / 1e6, (double)stats.bytes_up / 1e6, stats.errors,
+                   build_plural(stats.errors), stats.seconds_waiting);
+    if (stats.hits > 0 && totals->cooked > 0 && run->options->shard_count == 0)
+        bytebuf_printf(out,
+                       "kiln: note: %zu asset%s the remote cache did not have %s cooked here (a "
+                       "shard that failed, or sources changed since the cache was filled)\n",
+                       totals->cooked, build_plural(totals->cooked),
+                       totals->cooked == 1 ? "was" : "were");
 }
 
 /* Everything done once all assets are: manifest, cache, then what is printed,
@@ -415,6 +453,7 @@ void build_print_report(const build_run *run, const build_totals *totals, const 
         print_skipped(out, options, skipped);
         print_failed(out, run);
         print_summary(out, totals, seconds);
+        print_remote_text(out, run, totals);
         print_report_text(out, run, totals);
     }
     emit(options, &text);

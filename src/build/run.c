@@ -270,6 +270,45 @@ static const cache_record *look_up(build_run *run, size_t index, bool *hit) {
     return first;
 }
 
+/* The asset as the remote cache's keys see it. */
+static remote_asset remote_asset_of(const build_run *run, size_t index) {
+    uint64_t settings = run->plan->settings_hash[index];
+    return (remote_asset){
+        .input = run->setup->input,
+        .output = run->setup->output,
+        .source = run->plan->sources.items[index],
+        .importer = run->plan->importers[index]->name,
+        .settings = settings,
+        .quoted_settings = cache_quoted_settings_hash(settings, &run->plan->settings[index]),
+    };
+}
+
+/* A local miss the remote cache has: its outputs are in the output folder,
+ * its record is the slot's, and it finishes as an up-to-date asset whose
+ * warnings are replayed. */
+static bool fetch_remote(build_run *run, size_t index, const remote_asset *asset) {
+    asset_slot *slot = &run->slots[index];
+    if (!remote_cache_fetch(run->remote, asset, &slot->record))
+        return false;
+    slot->has_record = true;
+    if (!replay_record(&slot->record, &run->results[index])) {
+        cache_record_free(&slot->record); /* out of memory: cook instead */
+        slot->has_record = false;
+        return false;
+    }
+    slot->status = ASSET_UP_TO_DATE;
+    slot->borrowed = true;
+    slot->from_remote = true;
+    slot->stale = 0;
+    memset(slot->stale_path, 0, sizeof slot->stale_path);
+    build_journal_append(run->journal, &slot->record);
+    if (run->options->verbosity == PROGRESS_VERBOSE)
+        build_say(run->options, BUILD_STREAM_OUT, "from the remote cache %s", asset->source);
+    build_progress_settled(run->options, asset->source,
+                           run->options->watch_round ? NULL : &run->results[index].diag);
+    return true;
+}
+
 static void process_planned_asset(void *context, uint32_t job) {
     build_run *run = context;
     size_t index = run->phase_assets[job];
@@ -328,6 +367,9 @@ static void process_planned_asset(void *context, uint32_t job) {
         preview_stale(run, index, old);
         return;
     }
+    remote_asset remote_key = remote_asset_of(run, index);
+    if (run->remote != NULL && !run->options->no_cache && fetch_remote(run, index, &remote_key))
+        return;
     cook_request request = {
         .input_root = run->setup->input,
         .output_root = run->setup->output,
@@ -357,6 +399,8 @@ static void process_planned_asset(void *context, uint32_t job) {
     slot->status = run->results[index].ok ? ASSET_COOKED : ASSET_FAILED;
     if (run->results[index].ok)
         record_cooked(run, index, &window);
+    if (slot->has_record && remote_cache_writes(run->remote))
+        remote_cache_upload(run->remote, &remote_key, &slot->record);
     build_progress_finished(run->options, source_path, &run->results[index]);
 }
 
@@ -478,7 +522,8 @@ static size_t queue_references(const build_run *run, const bool *queued, bool *n
         for (size_t l = 0; l < 2; l++) {
             for (size_t r = 0; r < lists[l]->count; r++) {
                 size_t at = find_source(run->plan, lists[l]->items[r]);
-                if (at != SIZE_MAX && run->slots[at].status == ASSET_PENDING && !next[at]) {
+                if (at != SIZE_MAX && run->slots[at].status == ASSET_PENDING && !next[at] &&
+                    (run->other_shard == NULL || !run->other_shard[at])) {
                     next[at] = true;
                     added++;
                 }

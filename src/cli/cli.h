@@ -217,6 +217,9 @@ enum {
     BUILD_OPTION_PRESET,
     BUILD_OPTION_IMPORT_TIMEOUT,
     BUILD_OPTION_MEMORY_LIMIT,
+    BUILD_OPTION_REMOTE_CACHE,
+    BUILD_OPTION_NO_REMOTE_CACHE,
+    BUILD_OPTION_REMOTE_CACHE_MODE,
     BUILD_OPTION_OWN
 };
 #define BUILD_SHARED_SHORT_OPTIONS "o:nqvh"
@@ -236,7 +239,10 @@ enum {
     {"input", required_argument, NULL, 'i'},                                                       \
     {"jobs", required_argument, NULL, 'j'},                                                        \
     {"memory-limit", required_argument, NULL, BUILD_OPTION_MEMORY_LIMIT},                          \
-    {"import-timeout", required_argument, NULL, BUILD_OPTION_IMPORT_TIMEOUT}
+    {"import-timeout", required_argument, NULL, BUILD_OPTION_IMPORT_TIMEOUT},                      \
+    {"remote-cache", required_argument, NULL, BUILD_OPTION_REMOTE_CACHE},                          \
+    {"no-remote-cache", no_argument, NULL, BUILD_OPTION_NO_REMOTE_CACHE},                          \
+    {"remote-cache-mode", required_argument, NULL, BUILD_OPTION_REMOTE_CACHE_MODE}
 /* clang-format on */
 
 /* build_default_options with the terminal's progress. */

@@ -24,6 +24,7 @@ enum {
     OPTION_PACK,
     OPTION_JSON,
     OPTION_ROOTS,
+    OPTION_SHARD,
 };
 
 static const struct option build_long_options[] = {
@@ -34,6 +35,7 @@ static const struct option build_long_options[] = {
     {"pack", no_argument, NULL, OPTION_PACK},
     {"json", no_argument, NULL, OPTION_JSON},
     {"roots", no_argument, NULL, OPTION_ROOTS},
+    {"shard", required_argument, NULL, OPTION_SHARD},
     {"verify", no_argument, NULL, OPTION_VERIFY},
     {NULL, 0, NULL, 0},
 };
@@ -72,6 +74,19 @@ void cmd_build_usage(FILE *out) {
             "      --list-presets list the presets kiln.yml defines and exit\n"
             "      --no-cache     cook every asset, ignoring the cache (it is rewritten)\n"
             "      --pack         also write <output>.kpak, the output tree in one file\n"
+            "      --remote-cache URL[,URL...]\n"
+            "                     also look assets up on these servers (http://,\n"
+            "                     https:// with WebDAV PUT, redis://) after a local\n"
+            "                     miss, and store what is cooked there (default:\n"
+            "                     $KILN_REMOTE_CACHE, else kiln.yml's cache.remote)\n"
+            "      --remote-cache-mode read-write|read-only\n"
+            "                     read-only never uploads (default:\n"
+            "                     $KILN_REMOTE_CACHE_MODE, kiln.yml, read-write)\n"
+            "      --no-remote-cache  use no remote cache\n"
+            "      --shard I/N    cook only the I-th of N slices of the assets (0 <= I\n"
+            "                     < N, split by size, the same on every machine) and\n"
+            "                     upload it; a final build then assembles the whole\n"
+            "                     output from the remote cache (docs/team.md)\n"
             "      --roots        cook only what the SOURCE operands (paths or globs\n"
             "                     relative to the input folder; without operands,\n"
             "                     kiln.yml's `roots:`) reach through the files and\n"
@@ -185,6 +200,19 @@ int build_cook_option(const char *command, int option, const char *arg, build_op
         if (!parse_import_timeout(arg, &options->import_timeout))
             return cli_usage_error(command, "invalid import timeout '%s' (expected 1..%u seconds)",
                                    arg, (unsigned)COOK_IMPORT_TIMEOUT_MAX);
+    } else if (option == BUILD_OPTION_REMOTE_CACHE) {
+        if (arg[0] == '\0')
+            return cli_usage_error(command, "--remote-cache needs a URL");
+        options->remote_cache = arg;
+    } else if (option == BUILD_OPTION_NO_REMOTE_CACHE) {
+        options->no_remote_cache = true;
+    } else if (option == BUILD_OPTION_REMOTE_CACHE_MODE) {
+        options->remote_cache_mode = remote_mode_parse(arg);
+        if (options->remote_cache_mode == REMOTE_MODE_UNSET)
+            return cli_usage_error(command,
+                                   "invalid remote cache mode '%s' (expected read-write or "
+                                   "read-only)",
+                                   arg);
     } else {
         return 0;
     }
@@ -216,11 +244,34 @@ int cli_parse_cook_options(const char *command, int argc, char **argv,
     return -1;
 }
 
+/* --shard I/N: 0 <= I < N <= BUILD_MAX_SHARDS, digits only. */
+#define BUILD_MAX_SHARDS 100000u
+static bool parse_shard(const char *text, uint32_t *index, uint32_t *count) {
+    char *end;
+    if (text[0] < '0' || text[0] > '9')
+        return false;
+    unsigned long i = strtoul(text, &end, 10);
+    if (*end != '/' || end[1] < '0' || end[1] > '9')
+        return false;
+    unsigned long n = strtoul(end + 1, &end, 10);
+    if (*end != '\0' || n < 1 || n > BUILD_MAX_SHARDS || i >= n)
+        return false;
+    *index = (uint32_t)i;
+    *count = (uint32_t)n;
+    return true;
+}
+
 /* kiln build's own options (cli_own_option). */
 static int build_own_option(int option, const char *arg, void *context) {
     build_options *options = context;
-    (void)arg; /* none takes a value */
     switch (option) {
+    case OPTION_SHARD:
+        if (!parse_shard(arg, &options->shard_index, &options->shard_count))
+            return cli_usage_error(COMMAND,
+                                   "invalid shard '%s' (expected I/N with 0 <= I < N, as in "
+                                   "--shard $SLURM_ARRAY_TASK_ID/$SLURM_ARRAY_TASK_COUNT)",
+                                   arg);
+        return -1;
     case OPTION_LIST_PRESETS:
         options->list_presets = true;
         return -1;

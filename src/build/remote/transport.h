@@ -9,6 +9,7 @@
  *             an S3-compatible gateway's plain paths)
  *   redis.c   redis://[:password@]host[:port][/db]: GET, EXISTS, SET of
  *             <key> through hiredis
+ *   folder.c  file:///path: files under a folder (a network file system)
  *
  * Keys are made of [0-9a-z/._-] and are at most REMOTE_MAX_KEY bytes.
  *
@@ -78,6 +79,11 @@ bool remote_http_open(remote_transport *transport, const char *url, const remote
                       char *reason, size_t reason_size);
 bool remote_redis_open(remote_transport *transport, const char *url,
                        const remote_options *options, char *reason, size_t reason_size);
+
+/* file:///path: entries as files under an existing folder (a shared network
+ * file system); folder.c. */
+bool remote_folder_open(remote_transport *transport, const char *url, char *reason,
+                        size_t reason_size);
 
 /* `url` without "user:password@" and without a query or fragment, into
  * label (truncated to fit). */
