@@ -215,7 +215,10 @@ static size_t find_slowest(const build_run *run, size_t *slowest) {
 }
 
 static void print_report_text(bytebuf *out, const build_run *run, const build_totals *totals) {
-    if (totals->unreached > 0)
+    if (totals->unreached > 0 && run->options->shard_count > 0)
+        bytebuf_printf(out, "kiln: %zu asset%s left to the other shards (not cooked here)\n",
+                       totals->unreached, build_plural(totals->unreached));
+    else if (totals->unreached > 0)
         bytebuf_printf(out, "kiln: %zu asset%s not reached from the roots (not cooked)\n",
                        totals->unreached, build_plural(totals->unreached));
     if (totals->cooked + totals->failed > 0) {
