@@ -92,9 +92,12 @@ static void server_failed(remote_cache *remote, remote_server *server, remote_st
     pthread_mutex_lock(&remote->lock);
     remote->stats.errors++;
     pthread_mutex_unlock(&remote->lock);
+    const char *label = server->transport.label;
+    size_t length = strlen(label);
+    if (strncmp(reason, label, length) == 0 && strncmp(reason + length, ": ", 2) == 0)
+        reason += length + 2; /* the transport named its server already */
     if (!was_down)
-        say(remote, "kiln: warning: remote cache %s: %s%s; building without it",
-            server->transport.label, reason,
+        say(remote, "kiln: warning: remote cache %s: %s%s; building without it", label, reason,
             status == REMOTE_REFUSED ? " (check KILN_REMOTE_CACHE_TOKEN or the netrc file)" : "");
 }
 
