@@ -390,8 +390,9 @@ static bool exchange(const redis_state *s, redisContext *c, const redis_request 
  * ------------------------------------------------------------------------- */
 
 /* A connection made ready for commands: connected within connect_timeout_ms,
- * then AUTH and SELECT within timeout_ms. */
-static redisContext *connect_server(const redis_state *s, attempt *a) {
+ * then AUTH and SELECT by *deadline, timeout_ms later, which is the
+ * attempt's command's too. */
+static redisContext *connect_server(const redis_state *s, long long *deadline, attempt *a) {
     struct timeval connect_timeout = {s->connect_timeout_ms / 1000,
                                       (s->connect_timeout_ms % 1000) * 1000};
     errno = 0;
@@ -416,7 +417,7 @@ static redisContext *connect_server(const redis_state *s, attempt *a) {
     struct timeval timeout = {s->timeout_ms / 1000, (s->timeout_ms % 1000) * 1000};
     redisSetTimeout(c, timeout);
 
-    long long deadline = now_ms() + s->timeout_ms;
+    *deadline = now_ms() + s->timeout_ms;
     redisReply *reply = NULL;
     long long announced;
     if (s->password != NULL) {
@@ -429,7 +430,7 @@ static redisContext *connect_server(const redis_state *s, attempt *a) {
         auth.argv[auth.argc - 1] = s->password;
         for (int i = 0; i < auth.argc; i++)
             auth.lens[i] = strlen(auth.argv[i]);
-        if (!exchange(s, c, &auth, deadline, &reply, &announced, a))
+        if (!exchange(s, c, &auth, *deadline, &reply, &announced, a))
             goto failed;
         if (reply->type != REDIS_REPLY_STATUS) {
             if (reply->type == REDIS_REPLY_ERROR)
@@ -448,7 +449,7 @@ static redisContext *connect_server(const redis_state *s, attempt *a) {
                                 .argv = {"SELECT", db},
                                 .lens = {6, strlen(db)},
                                 .max_bulk = REDIS_SMALL_REPLY};
-        if (!exchange(s, c, &select, deadline, &reply, &announced, a))
+        if (!exchange(s, c, &select, *deadline, &reply, &announced, a))
             goto failed;
         if (reply->type != REDIS_REPLY_STATUS) {
             char text[120] = "";
@@ -511,9 +512,9 @@ static remote_status run(redis_state *s, const redis_request *request, redisRepl
             a = (attempt){0};
             redisContext *c = fresh ? NULL : pool_take(s);
             bool reused = c != NULL;
-            if (c == NULL && (c = connect_server(s, &a)) == NULL)
-                break;
             long long deadline = now_ms() + s->timeout_ms;
+            if (c == NULL && (c = connect_server(s, &deadline, &a)) == NULL)
+                break;
             long long announced = -1;
             if (exchange(s, c, request, deadline, out, &announced, &a)) {
                 if (announced > REDIS_POOLED_VALUE)
