@@ -11,14 +11,18 @@
 #     or written anywhere;
 #   - a closed port, a 5xx, a server killed mid-build, damaged entries on the
 #     server, Redis answering garbage: a warning, a correct tree, exit 0;
-#   - four shards as processes, then the final build: cooked 0, tree and pack
-#     equal to a one-machine build; a missing shard's assets are cooked by the
-#     final build, with a note.
+#   - four shards as processes, and as a Slurm array job on a one-node cluster
+#     started here (examples/slurm/cook-shards.sbatch), then the final build:
+#     cooked 0, tree and pack equal to a one-machine build; a missing shard's
+#     assets are cooked by the final build, with a note.
 set -euo pipefail
 source "$(dirname "$0")/harness.sh" test_remote_cache
 : "${KILN_REPO:?set KILN_REPO to the repository}"
 source "$KILN_REPO/tests/support/nginx_dav.sh"
 source "$KILN_REPO/tests/support/redis_server.sh"
+source "$KILN_REPO/tests/support/slurm_cluster.sh"
+# Run inside a Slurm job, the test would hand that job's settings to sbatch.
+unset "${!SLURM_@}" "${!SBATCH_@}"
 
 READ_TOKEN=desk-token-4c1d9e
 WRITE_TOKEN=ci-token-77ab02f
@@ -29,6 +33,8 @@ stop_servers() {
         case $s in
         nginx:*) nginx_stop "${s#nginx:}" ;;
         redis:*) redis_server_stop "${s#redis:}" >/dev/null 2>&1 || true ;;
+        dav:*) nginx_dav_stop "${s#dav:}" ;;
+        slurm:*) slurm_cluster_stop "${s#slurm:}" >/dev/null 2>&1 || true; rm -rf "${s#slurm:}" ;;
         esac
     done
 }
@@ -178,7 +184,7 @@ else
             else
                 truncate -s $((size / 2)) "$entry"
             fi
-        done < <(find "$NGINX_ROOT/kiln/1/e" -type f)
+        done < <(find "$NGINX_ROOT" -path '*/kiln/1/e/*' -type f)
         rm -rf "$SCRATCH/damaged"
         run_in "$project" build -o "$SCRATCH/damaged" --remote-cache "$NGINX_CACHE" --json
         check "entries damaged on the server ($damage): misses with warnings, a correct tree, exit 0" \
@@ -209,27 +215,63 @@ else
     nginx_stop "$SCRATCH/nginx"
     rm -rf "$SCRATCH/nginx"
     nginx_start "$SCRATCH/nginx"
-    for shard in 0 1 2; do
-        run_in "$project" build -o "$SCRATCH/shard$shard" --shard "$shard/4" --remote-cache "$NGINX_CACHE" -q
+    for shard in 0 1 2; do # new machines: what a local cache holds is not uploaded again
+        run_in "$project" build -o "$SCRATCH/again$shard" --shard "$shard/4" --remote-cache "$NGINX_CACHE" -q
     done
     run_in "$project" build -o "$SCRATCH/final2" --pack --remote-cache "$NGINX_CACHE"
     check "a missing shard: the final build cooks its assets, with a note" \
         all_true 'status_is 0' 'stdout_has "did not have"' 'same_tree "$SCRATCH/one" "$SCRATCH/final2"' \
         'cmp -s "$SCRATCH/one.kpak" "$SCRATCH/final2.kpak"'
 
+    # The same four shards as a Slurm array job (examples/slurm/cook-shards.sbatch)
+    # on a one-node cluster started here, then the final build.
+    if ! reason=$(slurm_cluster_available); then
+        echo "test_remote_cache: the Slurm array skipped: $reason"
+    else
+        cluster=$(mktemp -d /tmp/kiln-slurm.XXXXXX) # its sockets need a short path
+        servers_up+=("slurm:$cluster")
+        slurm_cluster_start "$cluster" >"$SCRATCH/slurm.log" 2>&1
+        nginx_stop "$SCRATCH/nginx"
+        rm -rf "$SCRATCH/nginx"
+        nginx_start "$SCRATCH/nginx"
+        job=$(cd "$project" && KILN="$KILN" KILN_PROJECT="$project" KILN_REMOTE_CACHE="$NGINX_CACHE" \
+            KILN_REMOTE_CACHE_TOKEN="$WRITE_TOKEN" sbatch --parsable --cpus-per-task=1 --mem=1000M \
+            --output="$SCRATCH/slurm-%A_%a.out" "$KILN_REPO/examples/slurm/cook-shards.sbatch")
+        check "the Slurm array's four tasks complete" slurm_wait_job "$job" 240
+        run_in "$project" build -o "$SCRATCH/final-slurm" --pack --remote-cache "$NGINX_CACHE" --json
+        check "after the Slurm array the final build cooks nothing, same tree and pack" \
+            all_true 'status_is 0' '[ "$(json .cooked)" = 0 ]' '[ "$(json .remote.hits)" = "$assets" ]' \
+            'same_tree "$SCRATCH/one" "$SCRATCH/final-slurm"' 'cmp -s "$SCRATCH/one.kpak" "$SCRATCH/final-slurm.kpak"'
+        slurm_cluster_stop "$cluster" >/dev/null 2>&1 || true
+        rm -rf "$cluster"
+    fi
+
     # The server killed while a larger project builds: a warning, a correct tree.
     big="$SCRATCH/big"
     mkdir -p "$big/assets"
     cp "$project/kiln.yml" "$big/"
-    for copy in $(seq 1 12); do cp -r "$project/assets" "$big/assets/copy$copy"; done
+    for copy in $(seq 1 12); do # the models and shaders (levels name their models by path)
+        mkdir -p "$big/assets/copy$copy"
+        cp -r "$project/assets/props" "$project/assets/shaders" "$big/assets/copy$copy/"
+    done
     run_in "$big" build -o "$SCRATCH/big-one" --no-remote-cache -q
     nginx_pid=$(cat "$SCRATCH/nginx/nginx.pid")
-    (sleep 0.5 && kill -9 "$nginx_pid" && pkill -9 -P "$nginx_pid") 2>/dev/null &
+    # Killed (master and worker) as soon as the build has stored a few entries.
+    access_log="$SCRATCH/nginx/logs/kiln-cache.access.log"
+    puts_before=$(grep -c '"PUT ' "$access_log" || true)
+    (
+        for _ in $(seq 1000); do
+            [ "$(grep -c '"PUT ' "$access_log")" -ge $((puts_before + 4)) ] && break
+            sleep 0.005
+        done
+        kill -9 -- "-$nginx_pid" # its process group: the master and its workers
+    ) >"$SCRATCH/killer.log" 2>&1 &
     killer=$!
     run_in "$big" build -o "$SCRATCH/big-killed" -j2 --remote-cache "$NGINX_CACHE" --json
     wait "$killer" || true
-    check "the server killed mid-build: at most one warning, a correct tree, exit 0" \
-        all_true 'status_is 0' '[ "$(remote_warnings)" -le 1 ]' \
+    check "the server killed mid-build: one warning, a correct tree, exit 0" \
+        all_true 'status_is 0' '[ "$(remote_warnings)" = 1 ]' '[ "$(json .remote.uploads)" -ge 1 ]' \
+        '[ "$(json .remote.uploads)" -lt "$(json .cooked)" ]' \
         'same_tree "$SCRATCH/big-one" "$SCRATCH/big-killed"'
     RUN_ENV=""
 fi
