@@ -11,14 +11,20 @@
  *             <key> through hiredis
  *   folder.c  file:///path: files under a folder (a network file system)
  *
- * Keys are made of [0-9a-z/._-] and are at most REMOTE_MAX_KEY bytes.
+ * Keys are made of [0-9a-z/._-] and are at most REMOTE_MAX_KEY bytes; a
+ * transport refuses any other key (REMOTE_FAILED, "not a cache key").
  *
  * Every operation may be called from many threads at once on one transport;
  * a transport keeps its own connections (a pool, so that connections are
  * reused: keep-alive). Every operation is bounded in time (connect timeout,
  * operation timeout, a bounded number of retries with back-off for failures
- * that may pass: a refused or reset connection, a timeout, a 5xx) and in
- * memory (a GET never holds more than its max_size).
+ * that may pass: a refused or reset connection, a timeout, HTTP 5xx, 408 and
+ * 429, Redis LOADING and BUSY) and in memory: a GET stops reading once it
+ * knows the answer is larger than its max_size (HTTP: from Content-Length or
+ * as bytes arrive; Redis: from the reply's length prefix; an accepted Redis
+ * value is held about three times at its peak, in hiredis' buffers and ours).
+ * `reason` is written for REMOTE_REFUSED and REMOTE_FAILED only; a failed
+ * get leaves `out` as it was.
  *
  * Credentials never appear in a label, a reason or anything a transport
  * writes; the URL given to open may carry user:password, the label never.
@@ -46,7 +52,8 @@ typedef enum remote_status {
 /* How to reach servers; shared by every transport of a build. */
 typedef struct remote_options {
     const char *token;      /* HTTP: "Authorization: Bearer <token>"; Redis:
-                               AUTH <token>. NULL: none */
+                               AUTH <token> (a password; an ACL user name
+                               comes only from the URL). NULL: none */
     const char *netrc_file; /* HTTP: user:password from this netrc-style file
                                (curl's format) for the URL's host. NULL: none */
     long connect_timeout_ms; /* 0: 2000 */
@@ -68,7 +75,8 @@ typedef struct remote_transport {
     /* Stores `size` bytes under `key`, replacing what was there. */
     remote_status (*put)(void *state, const char *key, const uint8_t *data, size_t size,
                          char *reason, size_t reason_size);
-    /* Closes every connection and frees the state. */
+    /* Closes every connection and frees the state; called once every
+     * operation has returned. */
     void (*close)(void *state);
 } remote_transport;
 
