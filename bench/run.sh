@@ -5,7 +5,7 @@
 #
 # SECTIONs (default: all) are load, obj_import, load_gltf, cook_time,
 # cook_stages, scaling, mesh_quality, textures, builds, bc7, bc1, block,
-# isolate, scene, manager, shaders, anim; e.g.
+# isolate, scene, manager, shaders, anim, remote; e.g.
 # `bash bench/run.sh build/bench builds` runs the build-system benchmarks only.
 #
 # Generates the test meshes into bench/data/ when they are missing (they are
@@ -443,16 +443,24 @@ run_anim() {
     python3 "$repo/bench/anim_bytes.py" "$kiln" "$corpus" "$scratch/anim"
 }
 
+# The remote cache and shards (docs/team.md): cold, local no-op, an empty
+# machine with a warm nginx or Redis, shards (bench/remote.sh).
+run_remote() {
+    section "remote cache: cold cook vs local no-op vs an empty machine with a warm server; shards"
+    load_average
+    bash "$repo/bench/remote.sh" "$kiln" "$repo" "$corpus" "$scratch"
+}
+
 machine_info
 if [ ${#sections[@]} -eq 0 ]; then
     sections=(load obj_import load_gltf cook_time cook_stages scaling mesh_quality textures builds bc7 bc1
-              block isolate scene manager shaders anim)
+              block isolate scene manager shaders anim remote)
 fi
 needs_meshes=false
 for name in "${sections[@]}"; do
     case $name in
     load | obj_import | load_gltf | cook_time | cook_stages | scaling | mesh_quality) needs_meshes=true ;;
-    textures | builds | bc7 | bc1 | block | isolate | scene | manager | shaders | anim) ;;
+    textures | builds | bc7 | bc1 | block | isolate | scene | manager | shaders | anim | remote) ;;
     *)
         echo "unknown section '$name'" >&2
         exit 2
