@@ -118,7 +118,7 @@ size_t build_journal_merge(const build_setup *setup, kiln_cache *cache);
  * reach) is no shard's: whichever reaches it cooks it. */
 typedef struct build_shard_totals {
     size_t assets, assets_all;
-    uint64_t bytes, bytes_all; /* source bytes */
+    uint64_t weight, weight_all; /* the cost estimates (memory.c's) */
 } build_shard_totals;
 bool *build_shard_sources(const build_plan *plan, const char *input, uint32_t shard,
                           uint32_t shards, build_shard_totals *totals);

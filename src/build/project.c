@@ -363,10 +363,11 @@ static bool *shard_plan(const build_options *options, const build_setup *setup, 
         plan->wanted[i] = plan->wanted[i] && !others[i];
     if (options->verbosity != PROGRESS_QUIET && !options->json)
         build_say(options, BUILD_STREAM_OUT,
-                  "shard %u/%u: %zu of %zu asset%s, %.1f of %.1f MB of sources",
+                  "shard %u/%u: %zu of %zu asset%s, %.0f%% of the estimated work",
                   options->shard_index, options->shard_count, totals.assets, totals.assets_all,
-                  build_plural(totals.assets_all), (double)totals.bytes / 1e6,
-                  (double)totals.bytes_all / 1e6);
+                  build_plural(totals.assets_all),
+                  totals.weight_all ? 100.0 * (double)totals.weight / (double)totals.weight_all
+                                    : 0.0);
     if (setup->pack && options->verbosity != PROGRESS_QUIET)
         build_say(options, BUILD_STREAM_ERR,
                   "kiln: note: a shard writes no pack: the final build that assembles the "
