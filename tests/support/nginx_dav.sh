@@ -16,6 +16,10 @@
 #   /moved/  a 302 from /moved/X to /cache/X (a client must not follow it)
 #   /slow/   /slow/big is 1 MiB sent at 4 KiB/s (a server that stalls mid-body)
 #
+# Where openssl is installed, the same /cache/ is also served over HTTPS with a
+# self-signed certificate for 127.0.0.1 (exports NGINX_TLS_PORT, NGINX_TLS_URL
+# and NGINX_TLS_CA, the certificate, which is its own CA; DIR/tls_port).
+#
 # The access log (DIR/logs/access.log) names, per request, the Basic-auth
 # user (or -), the request line, the status and the connection's number and
 # its request count (conn=N req=M), so a test can check credentials were sent
@@ -35,8 +39,8 @@ print(s.getsockname()[1])
 s.close()'
 }
 
-_nginx_dav_config() { # DIR PORT TOKEN
-    local dir=$1 port=$2 token=$3
+_nginx_dav_config() { # DIR PORT TOKEN [TLS_PORT]
+    local dir=$1 port=$2 token=$3 tls_port=${4:-}
     {
         # A root master's workers would run as nobody and could not write DIR.
         [ "$(id -u)" = 0 ] && echo "user root;"
@@ -72,8 +76,21 @@ EOF
         location /moved/ { rewrite ^/moved/(.*)\$ http://127.0.0.1:$port/cache/\$1 redirect; }
         location /slow/ { limit_rate 4k; }
     }
-}
 EOF
+        [ -n "$tls_port" ] && cat <<EOF
+    server {
+        listen 127.0.0.1:$tls_port ssl;
+        ssl_certificate $dir/tls/cert.pem;
+        ssl_certificate_key $dir/tls/key.pem;
+        root $dir/root;
+        location /cache/ {
+            dav_methods PUT DELETE;
+            create_full_put_path on;
+            client_max_body_size 0;
+        }
+    }
+EOF
+        echo "}"
     } >"$dir/nginx.conf"
 }
 
@@ -96,10 +113,21 @@ nginx_dav_start() {
     mkdir -p "$dir/root/cache" "$dir/root/slow" "$dir/logs" "$dir/tmp" || return 1
     head -c 1048576 /dev/zero >"$dir/root/slow/big" || return 1
 
+    # HTTPS beside HTTP when openssl can make a certificate: a self-signed
+    # one for 127.0.0.1, which is its own CA (NGINX_TLS_CA).
+    local tls_port=""
+    if command -v openssl >/dev/null 2>&1; then
+        mkdir -p "$dir/tls"
+        [ -s "$dir/tls/cert.pem" ] || openssl req -x509 -newkey rsa:2048 -nodes -days 2 \
+            -subj "/CN=127.0.0.1" -addext "subjectAltName=IP:127.0.0.1" \
+            -keyout "$dir/tls/key.pem" -out "$dir/tls/cert.pem" >/dev/null 2>&1 || rm -f "$dir/tls/cert.pem"
+        [ -s "$dir/tls/cert.pem" ] && tls_port=$(_nginx_dav_free_port)
+    fi
+
     local port
     for _ in 1 2 3 4 5; do
         port=$(_nginx_dav_free_port) || return 1
-        _nginx_dav_config "$dir" "$port" "$token" || return 1
+        _nginx_dav_config "$dir" "$port" "$token" "$tls_port" || return 1
         # Another process may take the port between the probe and nginx's
         # bind: then nginx gives up (after its own retries, 2.5 s) and
         # another port is tried.
@@ -121,6 +149,12 @@ nginx_dav_start() {
         if [ -s "$dir/nginx.pid" ] && (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
             export NGINX_PORT=$port
             export NGINX_URL="http://127.0.0.1:$port/cache"
+            if [ -n "$tls_port" ]; then
+                export NGINX_TLS_PORT=$tls_port
+                export NGINX_TLS_URL="https://127.0.0.1:$tls_port/cache"
+                export NGINX_TLS_CA="$dir/tls/cert.pem"
+                echo "$tls_port" >"$dir/tls_port"
+            fi
             return 0
         fi
         sleep 0.1

@@ -701,6 +701,54 @@ static void threads_share_one_transport(void **state) {
     assert_true(connections >= 1 && connections <= WORKERS);
 }
 
+/* HTTPS: the server's certificate is checked (a self-signed one is refused
+ * with the system's CAs, not retried), and KILN_REMOTE_CACHE_CA_FILE's
+ * option trusts it. */
+static void https_checks_the_certificate(void **state) {
+    (void)state;
+    if (nginx_missing)
+        skip();
+    char *port_file = test_path_join(SERVER_DIR, "tls_port");
+    struct stat info;
+    if (stat(port_file, &info) != 0) {
+        print_message("test_remote_http: HTTPS skipped: openssl is not installed\n");
+        free(port_file);
+        skip();
+    }
+    size_t size;
+    uint8_t *text = test_read_file(port_file, &size);
+    char url[128];
+    snprintf(url, sizeof url, "https://127.0.0.1:%d/cache", atoi((const char *)text));
+    free(text);
+    free(port_file);
+
+    remote_transport untrusting;
+    open_http(&untrusting, url, &(remote_options){.retries = 2});
+    bytebuf got = {0};
+    char reason[256] = "";
+    assert_int_equal(untrusting.get(untrusting.state, "tls/a", 100, &got, reason, sizeof reason),
+                     REMOTE_FAILED);
+    assert_non_null(strstr(reason, "TLS certificate is not trusted"));
+    untrusting.close(untrusting.state);
+
+    char *ca = test_path_join(SERVER_DIR, "tls/cert.pem");
+    remote_transport trusting;
+    open_http(&trusting, url, &(remote_options){.ca_file = ca});
+    put_ok(&trusting, "tls/a", "over TLS", 8);
+    assert_int_equal(trusting.get(trusting.state, "tls/a", 100, &got, reason, sizeof reason),
+                     REMOTE_OK);
+    assert_int_equal(got.size, 8);
+    assert_memory_equal(got.data, "over TLS", 8);
+    bytebuf_free(&got);
+    trusting.close(trusting.state);
+
+    remote_transport none;
+    assert_false(remote_http_open(&none, url, &(remote_options){.ca_file = "/no/such/ca.pem"},
+                                  reason, sizeof reason));
+    assert_non_null(strstr(reason, "cannot read the CA file"));
+    free(ca);
+}
+
 /* ---------------------------------------------------------------------------
  * The servers
  * ------------------------------------------------------------------------- */
@@ -743,6 +791,7 @@ int main(void) {
         cmocka_unit_test(failures_that_may_pass_are_retried),
         cmocka_unit_test(other_answers_fail_at_once),
         cmocka_unit_test(threads_share_one_transport),
+        cmocka_unit_test(https_checks_the_certificate),
     };
     return cmocka_run_group_tests(tests, start_servers, stop_servers);
 }

@@ -44,6 +44,7 @@ typedef struct http_state {
     char label[256];
     struct curl_slist *headers; /* read-only once open: handles share it */
     char *netrc_file;
+    char *ca_file; /* HTTPS: the CA certificates to trust; NULL: the system's */
     long connect_timeout_ms;
     long timeout_ms;
     int retries;
@@ -226,6 +227,8 @@ static CURLcode set_options(const http_state *http, http_transfer *transfer, con
         code = curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, on_body);
     if (code == CURLE_OK)
         code = curl_easy_setopt(curl, CURLOPT_WRITEDATA, transfer);
+    if (code == CURLE_OK && http->ca_file != NULL)
+        code = curl_easy_setopt(curl, CURLOPT_CAINFO, http->ca_file);
     if (code == CURLE_OK && http->netrc_file != NULL) {
         code = curl_easy_setopt(curl, CURLOPT_NETRC, (long)CURL_NETRC_OPTIONAL);
         if (code == CURLE_OK)
@@ -446,6 +449,7 @@ static void http_close(void *state) {
     pthread_mutex_destroy(&http->lock);
     curl_slist_free_all(http->headers);
     free(http->netrc_file);
+    free(http->ca_file);
     free(http->prefix);
     free(http);
 }
@@ -538,6 +542,14 @@ bool remote_http_open(remote_transport *transport, const char *url, const remote
         say(reason, reason_size, "%s: cannot read the netrc file %s", label, netrc_file);
         return false;
     }
+    const char *ca_file =
+        options != NULL && options->ca_file != NULL && options->ca_file[0] != '\0'
+            ? options->ca_file
+            : NULL;
+    if (ca_file != NULL && access(ca_file, R_OK) != 0) {
+        say(reason, reason_size, "%s: cannot read the CA file %s", label, ca_file);
+        return false;
+    }
 
     http_state *http = calloc(1, sizeof *http);
     if (http == NULL || pthread_mutex_init(&http->lock, NULL) != 0) {
@@ -547,8 +559,10 @@ bool remote_http_open(remote_transport *transport, const char *url, const remote
     }
     http->prefix = strdup(url);
     http->netrc_file = netrc_file != NULL ? strdup(netrc_file) : NULL;
+    http->ca_file = ca_file != NULL ? strdup(ca_file) : NULL;
     http->headers = make_headers(token);
     if (http->prefix == NULL || (netrc_file != NULL && http->netrc_file == NULL) ||
+        (ca_file != NULL && http->ca_file == NULL) ||
         http->headers == NULL) {
         http_close(http);
         say(reason, reason_size, "%s: out of memory", label);

@@ -36,6 +36,7 @@ struct remote_cache {
     uint32_t encoder_version;
     char *token;
     char *netrc;
+    char *ca_file;
     remote_options options;
     remote_warn_fn warn;
     void *warn_context;
@@ -266,10 +267,13 @@ remote_cache *remote_cache_open(const remote_request *request, remote_warn_fn wa
     remote->token = read_token(remote);
     const char *netrc = getenv(REMOTE_ENV_NETRC);
     remote->netrc = has_text(netrc) ? cook_strdup(netrc) : NULL;
+    const char *ca_file = getenv(REMOTE_ENV_CA_FILE);
+    remote->ca_file = has_text(ca_file) ? cook_strdup(ca_file) : NULL;
     const char *timeout = getenv(REMOTE_ENV_TIMEOUT);
     remote->options = (remote_options){
         .token = remote->token,
         .netrc_file = remote->netrc,
+        .ca_file = remote->ca_file,
         .timeout_ms = has_text(timeout) ? strtol(timeout, NULL, 10) : 0,
         .retries = 2,
     };
@@ -313,6 +317,7 @@ void remote_cache_close(remote_cache *remote) {
         free(remote->token);
     }
     free(remote->netrc);
+    free(remote->ca_file);
     pthread_mutex_destroy(&remote->lock);
     free(remote);
 }

@@ -56,6 +56,9 @@ typedef struct remote_options {
                                comes only from the URL). NULL: none */
     const char *netrc_file; /* HTTP: user:password from this netrc-style file
                                (curl's format) for the URL's host. NULL: none */
+    const char *ca_file;    /* HTTPS: trust the CA certificates (PEM) of this
+                               file instead of the system's (a studio's own
+                               CA). NULL: the system's */
     long connect_timeout_ms; /* 0: 2000 */
     long timeout_ms;         /* one attempt of one operation; 0: 20000 */
     int retries;             /* further attempts after a failure that may
