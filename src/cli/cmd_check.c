@@ -3,7 +3,8 @@
  *
  * Every file is checked on its own by the inspection room (cook/inspect,
  * inspect_check_file), then across files here: the manifest names every
- * file, refs resolve, levels form no cycle. Problems are printed
+ * file, refs resolve, levels form no cycle, <output>.kpak holds the same
+ * files. Problems are printed
  * compiler-style, `path: error: message`, one per line.
  */
 #include <jansson.h>
@@ -726,6 +727,73 @@ static size_t check_scenes_cross(check_report *report, const char *output, const
     return problems;
 }
 
+static bool is_pack_name(const char *path) {
+    size_t length = strlen(path);
+    return length >= 5 && strcmp(path + length - 5, ".kpak") == 0;
+}
+
+/* <output>.kpak, when there is one: it opens (header, table of contents,
+ * bounds), and it holds exactly the output folder's files (packs aside) with
+ * the same bytes, so that every entry is as checked as its twin in the
+ * folder. A pack a later build without --pack left behind, or one damaged
+ * since, is a problem. */
+static size_t check_pack(check_report *report, const char *output, const strlist *files) {
+    char *pack_path = build_pack_path(output);
+    struct stat info;
+    if (pack_path == NULL || stat(pack_path, &info) != 0) {
+        free(pack_path);
+        return 0;
+    }
+    kiln_pack pack;
+    kiln_error error;
+    if (kiln_pack_open(&pack, pack_path, &error) != KILN_OK) {
+        check_problem(report, pack_path, "cannot be read as a pack: %s", error.message);
+        free(pack_path);
+        return 1;
+    }
+    size_t problems = 0;
+    for (uint32_t i = 0; i < pack.entry_count; i++) {
+        kiln_pack_item item;
+        if (kiln_pack_entry(&pack, i, &item) != KILN_OK)
+            continue; /* kiln_pack_open validated every entry */
+        char *full_path = cook_path_join(output, item.path);
+        uint8_t *bytes = NULL;
+        size_t size = 0;
+        char reason[256];
+        bool present = full_path != NULL && stat(full_path, &info) == 0;
+        bool same = present && (uint64_t)info.st_size == item.size &&
+                    cook_read_file(full_path, (size_t)item.size, &bytes, &size, reason,
+                                   sizeof reason) &&
+                    size == item.size && memcmp(bytes, item.data, size) == 0;
+        if (!present)
+            check_problem(report, pack_path,
+                          "holds '%s', which the output folder does not (a stale pack: run "
+                          "kiln build --pack)",
+                          item.path);
+        else if (!same)
+            check_problem(report, pack_path,
+                          "its '%s' differs from the output folder's (a stale or damaged pack: "
+                          "run kiln build --pack)",
+                          item.path);
+        problems += !same;
+        free(bytes);
+        free(full_path);
+    }
+    for (size_t i = 0; i < files->count; i++) {
+        kiln_pack_item item;
+        if (is_pack_name(files->items[i]) ||
+            kiln_pack_find(&pack, files->items[i], &item) == KILN_OK)
+            continue;
+        check_problem(report, pack_path,
+                      "lacks '%s' of the output folder (a stale pack: run kiln build --pack)",
+                      files->items[i]);
+        problems++;
+    }
+    kiln_pack_close(&pack);
+    free(pack_path);
+    return problems;
+}
+
 static int check(const check_options *options) {
     strlist files = {0};
     if (!cli_list_output(options->output, &files)) {
@@ -753,6 +821,7 @@ static int check(const check_options *options) {
         problems += check_materials_cross(&report, options->output, &files);
         problems += check_scenes_cross(&report, options->output, &files);
     }
+    problems += check_pack(&report, options->output, &files);
     if (options->json) {
         json_t *document = json_object();
         json_object_set_new(document, "output", cli_json_string(options->output));

@@ -391,6 +391,27 @@ run_in "$MISSING" check -o out
 check "check fails when a manifest entry's file is gone" \
     all_true 'status_is 1' "stderr_has \"file 'props/Quad.kmesh' does not exist\""
 
+# The pack next to the output folder is checked too: damaged, cut short, or
+# stale (a file of the folder changed since it was written).
+PACKED="$SCRATCH/packed"
+cp -r "$GOOD" "$PACKED"
+run_in "$PACKED" build -o out --pack -q
+run_in "$PACKED" check -o out
+check "check passes a tree with its pack" all_true 'status_is 0' 'stdout_has "0 problems$"'
+python3 -c 'import sys; p = sys.argv[1]; b = bytearray(open(p, "rb").read()); b[-64] ^= 1; open(p, "wb").write(b)' "$PACKED/out.kpak"
+run_in "$PACKED" check -o out
+check "check fails when a byte of the pack changes" \
+    all_true 'status_is 1' "stderr_has \"^out\\.kpak: error: its '.*' differs from the output folder's\""
+truncate -s 200 "$PACKED/out.kpak"
+run_in "$PACKED" check -o out
+check "check fails on a pack cut short" \
+    all_true 'status_is 1' 'stderr_has "^out\.kpak: error: cannot be read as a pack"'
+run_in "$PACKED" build -o out --pack -q
+printf 'extra' >"$PACKED/out/extra.bin"
+run_in "$PACKED" check -o out
+check "check fails when the folder holds a file the pack lacks" \
+    all_true 'status_is 1' "stderr_has \"lacks 'extra.bin' of the output folder\""
+
 NOTABLE="$SCRATCH/no-table"
 cp -r "$GOOD" "$NOTABLE"
 rm "$NOTABLE/out/props/Quad.kmat"
