@@ -353,16 +353,28 @@ bool build_write_pack(const build_run *run, build_totals *totals) {
 
 /* Writes assets.kman from every ref the cooked and replayed assets produced.
  * A collision fails the build (and leaves the previous manifest in place). */
+/* The manifest entries source `index` contributes: its result's, except
+ * that an asset that failed contributes those of its previous cook, whose
+ * files are still in place (its new ones were never published: a failed
+ * asset keeps its previous complete set, write/emit.c), or none. */
+static const cook_manifest_list *manifest_entries(const build_run *run, size_t index) {
+    static const cook_manifest_list none = {0};
+    const asset_slot *slot = &run->slots[index];
+    if (slot->status != ASSET_FAILED)
+        return &run->results[index].manifest;
+    return slot->kept != NULL ? &slot->kept->manifest : &none;
+}
+
 bool build_write_manifest(const build_run *run, build_totals *totals) {
     cook_manifest_list all = {0};
     /* Shallow copies of the entries: the results keep owning the strings. */
     size_t total = 0;
     for (size_t i = 0; i < run->plan->sources.count; i++)
-        total += run->results[i].manifest.count;
+        total += manifest_entries(run, i)->count;
     all.items = malloc((total ? total : 1) * sizeof *all.items);
     bool ok = all.items != NULL;
     for (size_t i = 0; ok && i < run->plan->sources.count; i++) {
-        const cook_manifest_list *own = &run->results[i].manifest;
+        const cook_manifest_list *own = manifest_entries(run, i);
         if (own->count > 0)
             memcpy(all.items + all.count, own->items, own->count * sizeof *own->items);
         all.count += own->count;

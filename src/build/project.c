@@ -165,8 +165,8 @@ static int finish_build(build_run *run, build_cache_store *stores, size_t store_
     }
     build_totals totals = build_add_up_results(run);
     totals.skipped = skipped.count;
+    build_keep_failed_records(run); /* before the manifest, which names their files */
     bool manifest_ok = build_write_manifest(run, &totals);
-    build_keep_failed_records(run);
     build_remove_stale_outputs(run);
     build_save_cache(run, stores, store_count);
     bool pack_ok = !run->setup->pack || run->options->shard_count > 0 ||

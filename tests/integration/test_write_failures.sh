@@ -4,7 +4,8 @@
 # that failed (EFBIG) as an error naming the file; a model whose texture cannot
 # be written fails (it was a warning, exit 0, and the .kmat slot emptied);
 # nothing is cached for it, so the next build with room cooks it and `kiln
-# check` passes. The same on a full file system (ENOSPC) when a small tmpfs
+# check` passes; a later rebuild that fails the same way keeps every previous
+# output of the model (they are published together or not at all). The same on a full file system (ENOSPC) when a small tmpfs
 # can be mounted without root privileges (`unshare -rm`); skipped otherwise.
 #
 # Environment (set by ctest): KILN (the executable), KILN_TMP (scratch folder).
@@ -59,6 +60,23 @@ check "with room again, the model cooks (nothing was cached for it)" \
     all_true "status_is 0" "stdout_has 'cooked 1 asset'" "test -f '$SCRATCH/out/crate/skin.ktx2'"
 run_in "$SCRATCH" check -o out
 check "kiln check passes" status_is 0
+
+# A rebuild that fails half-way keeps the model's previous outputs, all of
+# them: its new mesh and material are not put next to its old texture.
+sums() { (cd "$SCRATCH/out" && find . -path './crate*' -type f | sort | xargs sha256sum); }
+before=$(sums)
+printf 'v 0 0 1\nf 1 2 4\n' >>"$SCRATCH/in/crate.obj"
+printf 'newmtl a\nKd 0.5 1 1\nmap_Kd skin.png\n' >"$SCRATCH/in/m.mtl"
+set +e
+(cd "$SCRATCH" && ulimit -f 64 && "$KILN" build -i in -o out) >"$SCRATCH/stdout" 2>"$SCRATCH/stderr" </dev/null
+status=$?
+set -e
+check "a rebuild whose texture cannot be written fails" \
+    all_true 'status_is 1' 'stderr_has "crate.obj: error: material"'
+check "and leaves every previous output of the model as it was" test "$(sums)" = "$before"
+check "and no temporary behind" test -z "$(find "$SCRATCH/out" -name '.*.kiln-*')"
+run_in "$SCRATCH" check -o out
+check "kiln check still passes" status_is 0
 
 # A full file system: a 96 KiB tmpfs in a user and mount namespace.
 if command -v unshare >/dev/null && unshare -rm true 2>/dev/null; then

@@ -79,6 +79,11 @@ typedef struct cook_context {
     strlist references;      /* other source assets it names, cooked on their own */
     strlist absent;          /* paths it looked for that were not there (or not usable) */
     cook_activity *activity; /* the stage it is in, for whoever watches; may be NULL */
+    /* Where the asset's outputs wait, written to hidden temporaries, until
+     * they are renamed into place together once the asset is done
+     * (write/emit.c): a failed asset keeps its previous files, all of them.
+     * NULL: each file goes into place as it is written. */
+    struct write_stage *stage;
 } cook_context;
 
 /* Frees the source bytes of a context that owns them (source_buffer) once

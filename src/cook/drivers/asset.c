@@ -33,6 +33,7 @@ bool cook_asset(const cook_request *request, cook_asset_result *result) {
         free(full);
         cook_stage_add(result, COOK_STAGE_IMPORT, clock);
     }
+    write_stage stage = {0};
     cook_context ctx = {
         .input_root = request->input_root,
         .source_path = source_path,
@@ -43,8 +44,11 @@ bool cook_asset(const cook_request *request, cook_asset_result *result) {
         .settings = request->settings,
         .diag = &result->diag,
         .activity = request->activity,
+        .stage = &stage,
     };
     bool ok = request->importer->driver(request, &ctx, result);
+    /* Its outputs go into place together, or none does. */
+    write_stage_finish(&stage, ok && result->diag.errors == 0, &result->diag, result);
     cook_activity_set(request->activity, COOK_STAGE_COUNT);
     result->dependencies = ctx.dependencies;
     result->references = ctx.references;

@@ -76,8 +76,9 @@ static bool write_to_fd(void *arg, const void *data, size_t size) {
     return true;
 }
 
-bool write_file_atomic_stream(const char *path, write_producer produce, void *arg, char *reason,
-                              size_t reason_size) {
+bool write_file_staged_stream(const char *path, write_producer produce, void *arg, char **staged,
+                              char *reason, size_t reason_size) {
+    *staged = NULL;
     if (!make_parent_dirs(path, reason, reason_size))
         return false;
     const char *slash = strrchr(path, '/');
@@ -112,14 +113,30 @@ bool write_file_atomic_stream(const char *path, write_producer produce, void *ar
         snprintf(reason, reason_size, "cannot write '%s': %s", path, strerror(errno));
         ok = false;
     }
-    if (ok && rename(temp, path) != 0) {
-        snprintf(reason, reason_size, "cannot rename into '%s': %s", path, strerror(errno));
-        ok = false;
-    }
-    if (!ok)
+    if (!ok) {
         unlink(temp);
-    free(temp);
+        free(temp);
+        return false;
+    }
+    *staged = temp;
+    return true;
+}
+
+bool write_file_publish(char *staged, const char *path, char *reason, size_t reason_size) {
+    bool ok = rename(staged, path) == 0;
+    if (!ok) {
+        snprintf(reason, reason_size, "cannot rename into '%s': %s", path, strerror(errno));
+        unlink(staged);
+    }
+    free(staged);
     return ok;
+}
+
+bool write_file_atomic_stream(const char *path, write_producer produce, void *arg, char *reason,
+                              size_t reason_size) {
+    char *staged;
+    return write_file_staged_stream(path, produce, arg, &staged, reason, reason_size) &&
+           write_file_publish(staged, path, reason, reason_size);
 }
 
 typedef struct whole_buffer {

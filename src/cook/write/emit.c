@@ -2,11 +2,14 @@
  * emit.c — the one way a cooked file enters the output tree: path under the
  * output root, atomic write, verification through the runtime reader
  * (--verify, the inspection room's checks), output list and manifest entry. Every driver emits
- * through it.
+ * through it. With a stage (cook_asset's) the files wait as temporaries and
+ * go into place together once the asset is done, so a failure half-way
+ * (a full disk on its third file) leaves the previous complete set.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <xxhash.h>
 
@@ -81,6 +84,18 @@ static bool produce_hashed(void *arg, write_sink sink, void *sink_arg, char *rea
     return h->out->produce(h->out->produce_arg, hash_and_sink, h, reason, reason_size);
 }
 
+typedef struct whole_bytes {
+    const bytebuf *bytes;
+} whole_bytes;
+
+static bool produce_whole(void *arg, write_sink sink, void *sink_arg, char *reason,
+                          size_t reason_size) {
+    (void)reason;
+    (void)reason_size;
+    const whole_bytes *whole = arg;
+    return sink(sink_arg, whole->bytes->data, whole->bytes->size);
+}
+
 bool write_emit(cook_context *ctx, const char *output_root, bool verify, const write_output *out,
                 cook_asset_result *result) {
     char reason[512];
@@ -91,11 +106,16 @@ bool write_emit(cook_context *ctx, const char *output_root, bool verify, const w
     if (!ok)
         diag_error(ctx->diag, out->name, 0, "out of memory");
     bool stored = false;
-    if (ok && out->bytes != NULL) {
-        stored = write_file_atomic(full, out->bytes->data, out->bytes->size, reason, sizeof reason);
-    } else if (ok) {
-        XXH3_64bits_reset(h.state);
-        stored = write_file_atomic_stream(full, produce_hashed, &h, reason, sizeof reason);
+    char *staged = NULL;
+    whole_bytes whole = {out->bytes};
+    if (ok) {
+        if (h.state != NULL)
+            XXH3_64bits_reset(h.state);
+        stored = write_file_staged_stream(full, out->bytes ? produce_whole : produce_hashed,
+                                          out->bytes ? (void *)&whole : (void *)&h, &staged,
+                                          reason, sizeof reason);
+    }
+    if (stored && h.state != NULL) {
         bytes.size = h.size;
         bytes.hash = XXH3_64bits_digest(h.state);
     }
@@ -106,7 +126,31 @@ bool write_emit(cook_context *ctx, const char *output_root, bool verify, const w
         ok = false;
     }
     if (ok && verify)
-        ok = verify_output(out, full, &bytes, ctx->diag);
+        ok = verify_output(out, staged, &bytes, ctx->diag);
+    if (ok && ctx->stage != NULL) { /* into place with the asset's other outputs */
+        strlist *temporaries = &ctx->stage->temporaries;
+        ok = strlist_push(temporaries, staged) && strlist_push(&ctx->stage->finals, full);
+        if (ok) {
+            free(staged); /* the stage holds its copy */
+            staged = NULL;
+        } else {
+            if (temporaries->count > ctx->stage->finals.count) /* the pairs stay whole */
+                free(temporaries->items[--temporaries->count]);
+            diag_error(ctx->diag, out->name, 0, "out of memory");
+        }
+    } else if (ok) {
+        bool published = write_file_publish(staged, full, reason, sizeof reason);
+        staged = NULL; /* freed either way */
+        if (!published) {
+            diag_error(ctx->diag, out->name, 0, "%s", reason);
+            result->write_failed = true;
+            ok = false;
+        }
+    }
+    if (staged != NULL) { /* written but not kept */
+        unlink(staged);
+        free(staged);
+    }
     if (ok && out->ref != NULL &&
         !cook_manifest_add(&result->manifest, out->ref, out->relative, out->kind, out->color_space,
                            0)) {
@@ -121,4 +165,24 @@ bool write_emit(cook_context *ctx, const char *output_root, bool verify, const w
         result->bytes_written += bytes.size;
     free(full);
     return ok;
+}
+
+void write_stage_finish(write_stage *stage, bool publish, cook_diag *diag,
+                        cook_asset_result *result) {
+    char reason[512];
+    for (size_t i = 0; i < stage->temporaries.count; i++) {
+        char *temporary = stage->temporaries.items[i];
+        stage->temporaries.items[i] = NULL; /* write_file_publish frees it */
+        if (publish &&
+            !write_file_publish(temporary, stage->finals.items[i], reason, sizeof reason)) {
+            diag_error(diag, stage->finals.items[i], 0, "%s", reason);
+            result->write_failed = true;
+            publish = false; /* the rest are dropped */
+        } else if (!publish) {
+            unlink(temporary);
+            free(temporary);
+        }
+    }
+    strlist_free(&stage->temporaries);
+    strlist_free(&stage->finals);
 }

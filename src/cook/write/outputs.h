@@ -39,6 +39,14 @@ typedef bool (*write_producer)(void *arg, write_sink sink, void *sink_arg, char 
                                size_t reason_size);
 bool write_file_atomic_stream(const char *path, write_producer produce, void *arg, char *reason,
                               size_t reason_size);
+/* The first half of write_file_atomic_stream: the bytes in a hidden
+ * temporary next to `path`, whose name *staged gets (the caller frees it
+ * through write_file_publish, or unlinks and frees it). */
+bool write_file_staged_stream(const char *path, write_producer produce, void *arg, char **staged,
+                              char *reason, size_t reason_size);
+/* The second half: renames the temporary over `path` (unlinking it when
+ * that fails) and frees `staged`. */
+bool write_file_publish(char *staged, const char *path, char *reason, size_t reason_size);
 /* True for a file name write_file_atomic uses for its temporaries
  * (".<name>.XXXXXX"): what a killed process may leave behind. */
 bool write_is_temporary_name(const char *name);

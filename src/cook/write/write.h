@@ -164,11 +164,24 @@ typedef struct write_output {
     void *produce_arg;
 } write_output;
 
-/* Writes out->bytes to output_root/out->relative atomically, reads it back
- * through the runtime when `verify`, and records the output, its size and its
- * manifest entry in `result`. On failure reports to ctx->diag naming
- * out->name. */
+/* Writes out->bytes to output_root/out->relative atomically (with a
+ * ctx->stage, to a temporary kept there), reads it back through the runtime
+ * when `verify`, and records the output, its size and its manifest entry in
+ * `result`. On failure reports to ctx->diag naming out->name. */
 bool write_emit(cook_context *ctx, const char *output_root, bool verify, const write_output *out,
                 cook_asset_result *result);
+
+/* An asset's outputs written and not yet in place: temporaries[i] becomes
+ * finals[i] (full paths). */
+typedef struct write_stage {
+    strlist temporaries;
+    strlist finals;
+} write_stage;
+
+/* Ends a stage: with `publish`, renames every temporary into place (a
+ * rename that fails is a write error in `diag` and `result`, and the rest
+ * are dropped); without, deletes them, so the previous outputs stay. */
+void write_stage_finish(write_stage *stage, bool publish, cook_diag *diag,
+                        cook_asset_result *result);
 
 #endif /* KILN_COOK_WRITE_WRITE_H */
