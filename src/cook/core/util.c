@@ -162,11 +162,18 @@ static size_t next_shown_piece(const unsigned char **p, char escaped[4], const v
 
 void bytebuf_append_escaped(bytebuf *buf, const char *text) {
     char escaped[4];
-    for (const unsigned char *p = (const unsigned char *)(text ? text : ""); *p != '\0';) {
+    const unsigned char *p = (const unsigned char *)(text ? text : ""), *run = p;
+    while (*p != '\0') {
+        const unsigned char *at = p;
         const void *piece;
         size_t piece_length = next_shown_piece(&p, escaped, &piece);
+        if (piece == at)
+            continue; /* printable runs are appended whole (diagnostics' cost) */
+        bytebuf_append(buf, run, (size_t)(at - run));
         bytebuf_append(buf, piece, piece_length);
+        run = p;
     }
+    bytebuf_append(buf, run, (size_t)(p - run));
     /* NUL-terminated, as bytebuf_printf keeps text: one spare byte. */
     if (bytebuf_reserve(buf, 1))
         buf->data[buf->size] = '\0';
