@@ -26,18 +26,21 @@ static void say(const build_options *options, build_stream stream, const char *p
         return;
     bytebuf line = {0};
     bytebuf_append(&line, prefix, strlen(prefix));
+    /* A message is one line that names sources, outputs and servers: it is
+     * appended escaped, so no name can end it early or drive the terminal
+     * (escaping is idempotent: a name escaped already stays as it is). */
     char stack[1024];
     va_list copy;
     va_copy(copy, args);
     int length = vsnprintf(stack, sizeof stack, fmt, copy);
     va_end(copy);
     if (length >= 0 && (size_t)length < sizeof stack) {
-        bytebuf_append(&line, stack, (size_t)length);
+        bytebuf_append_escaped(&line, stack);
     } else if (length >= 0) {
         char *long_text = malloc((size_t)length + 1);
         if (long_text != NULL) {
             vsnprintf(long_text, (size_t)length + 1, fmt, args);
-            bytebuf_append(&line, long_text, (size_t)length);
+            bytebuf_append_escaped(&line, long_text);
         }
         free(long_text);
     }

@@ -159,11 +159,10 @@ build_totals build_add_up_results(const build_run *run) {
 }
 
 static void print_skipped(bytebuf *out, const build_options *options, const strlist *skipped) {
-    char name[1024];
     if (options->verbosity == PROGRESS_VERBOSE) {
         for (size_t i = 0; i < skipped->count; i++)
             bytebuf_printf(out, "kiln: skipped %s (no importer)\n",
-                           cook_escape_to(name, sizeof name, skipped->items[i]));
+                           cook_escaped(skipped->items[i]));
     } else if (options->verbosity == PROGRESS_NORMAL && skipped->count > 0) {
         bytebuf_printf(out, "kiln: skipped %zu file%s with no importer (use -v to list them)\n",
                        skipped->count, build_plural(skipped->count));
@@ -171,11 +170,9 @@ static void print_skipped(bytebuf *out, const build_options *options, const strl
 }
 
 static void print_failed(bytebuf *out, const build_run *run) {
-    char name[1024];
     for (size_t i = 0; i < run->plan->sources.count; i++) {
         if (run->slots[i].status == ASSET_FAILED)
-            bytebuf_printf(out, "kiln: failed: %s\n",
-                           cook_escape_to(name, sizeof name, run->plan->sources.items[i]));
+            bytebuf_printf(out, "kiln: failed: %s\n", cook_escaped(run->plan->sources.items[i]));
     }
 }
 
@@ -232,7 +229,7 @@ static void print_report_text(bytebuf *out, const build_run *run, const build_to
         bytebuf_printf(out, "kiln: written:");
         for (size_t k = 0; k < totals->kind_count; k++)
             bytebuf_printf(out, "%s %s %zu file%s %.1f KiB", k ? "," : "",
-                           totals->kinds[k].extension, totals->kinds[k].files,
+                           cook_escaped(totals->kinds[k].extension), totals->kinds[k].files,
                            build_plural(totals->kinds[k].files),
                            (double)totals->kinds[k].bytes / 1024.0);
         bytebuf_append(out, "\n", 1);
@@ -242,7 +239,8 @@ static void print_report_text(bytebuf *out, const build_run *run, const build_to
     if (count > 0) {
         bytebuf_printf(out, "kiln: slowest:");
         for (size_t i = 0; i < count; i++)
-            bytebuf_printf(out, "%s %s %.2f s", i ? "," : "", run->plan->sources.items[slowest[i]],
+            bytebuf_printf(out, "%s %s %.2f s", i ? "," : "",
+                           cook_escaped(run->plan->sources.items[slowest[i]]),
                            run->slots[slowest[i]].seconds);
         bytebuf_append(out, "\n", 1);
     }
@@ -493,14 +491,14 @@ static void print_dry_run_text(bytebuf *out, const build_run *run, const build_t
     for (size_t i = 0; i < run->plan->sources.count; i++) {
         if (run->slots[i].status != ASSET_WOULD_COOK)
             continue;
-        bytebuf_printf(out, "would cook %s:", run->plan->sources.items[i]);
+        bytebuf_printf(out, "would cook %s:", cook_escaped(run->plan->sources.items[i]));
         const char *separator = " ";
         for (int r = 0; r < STALE_COUNT; r++) {
             if ((run->slots[i].stale & (1u << r)) == 0)
                 continue;
             const char *file = stale_file(run, i, r);
             bytebuf_printf(out, "%s%s%s%s%s", separator, stale_reasons[r].text, file ? " (" : "",
-                           file ? file : "", file ? ")" : "");
+                           file ? cook_escaped(file) : "", file ? ")" : "");
             separator = ", ";
         }
         bytebuf_append(out, "\n", 1);

@@ -42,7 +42,8 @@ static void check_problem(check_report *report, const char *path, const char *fm
     va_start(args, fmt);
     vsnprintf(message, sizeof message, fmt, args);
     va_end(args);
-    fprintf(stderr, "%s: error: %s\n", path, message);
+    /* Escaped on the terminal (names come from files), exact in the JSON. */
+    fprintf(stderr, "%s: error: %s\n", cook_escaped(path), cook_escaped(message));
     if (report->items != NULL) {
         json_t *item = json_object();
         json_object_set_new(item, "path", cli_json_string(path));

@@ -104,7 +104,8 @@ static bool add_cache_files(const char *output, strlist *owned, bool *ok) {
                     cook_read_file(path, SIZE_MAX / 2, &data, &size, reason, sizeof reason) &&
                     cache_parse(&cache, data, size, reason, sizeof reason);
     if (present && !readable)
-        fprintf(stderr, "%s: warning: cannot read the build cache (%s)\n", path, reason);
+        fprintf(stderr, "%s: warning: cannot read the build cache (%s)\n", cook_escaped(path),
+                cook_escaped(reason));
     if (readable || (present && data != NULL && size >= 11 && memcmp(data, "kiln-cache ", 11) == 0))
         *ok = *ok && strlist_push(owned, CACHE_FILE_NAME);
     for (size_t r = 0; r < cache.count; r++)
@@ -130,8 +131,8 @@ static bool add_manifest_files(const char *output, strlist *owned, bool *ok) {
         readable = false;
     }
     if (present && !readable)
-        fprintf(stderr, "%s: warning: cannot read the manifest (%s)\n", path,
-                cli_kiln_error_detail(&error, path));
+        fprintf(stderr, "%s: warning: cannot read the manifest (%s)\n", cook_escaped(path),
+                cook_escaped(cli_kiln_error_detail(&error, path)));
     if (readable) {
         *ok = *ok && strlist_push(owned, KILN_MANIFEST_FILE_NAME);
         for (uint32_t i = 0; i < view.entry_count; i++)
@@ -155,13 +156,13 @@ static bool is_owned(const clean_run *run, const char *relative) {
 /* Removes one file or (empty) folder, or in a dry run says it would. */
 static void remove_entry(clean_run *run, const char *full, bool folder, uint64_t bytes) {
     if (run->dry_run) {
-        printf("would remove %s%s\n", full, folder ? "/" : "");
+        printf("would remove %s%s\n", cook_escaped(full), folder ? "/" : "");
     } else if (folder ? rmdir(full) != 0 : unlink(full) != 0) {
-        fprintf(stderr, "%s: error: cannot remove: %s\n", full, strerror(errno));
+        fprintf(stderr, "%s: error: cannot remove: %s\n", cook_escaped(full), strerror(errno));
         run->failed = true;
         return;
     } else if (run->verbosity == PROGRESS_VERBOSE) {
-        printf("removed %s%s\n", full, folder ? "/" : "");
+        printf("removed %s%s\n", cook_escaped(full), folder ? "/" : "");
     }
     if (folder) {
         run->folders++;
@@ -177,7 +178,7 @@ static void remove_entry(clean_run *run, const char *full, bool folder, uint64_t
 static bool clean_folder(clean_run *run, const char *folder, const char *relative, bool *removed) {
     DIR *dir = opendir(folder);
     if (dir == NULL) {
-        fprintf(stderr, "%s: error: cannot list: %s\n", folder, strerror(errno));
+        fprintf(stderr, "%s: error: cannot list: %s\n", cook_escaped(folder), strerror(errno));
         run->failed = true;
         return false;
     }
@@ -271,7 +272,8 @@ static void print_summary(const clean_run *run) {
         return;
     printf("kiln: %s %zu file%s (%.1f KiB) and %zu folder%s from %s",
            run->dry_run ? "would remove" : "removed", run->files, cli_plural(run->files),
-           (double)run->bytes / 1024.0, run->folders, cli_plural(run->folders), run->output);
+           (double)run->bytes / 1024.0, run->folders, cli_plural(run->folders),
+           cook_escaped(run->output));
     if (run->kept > 0)
         printf("; kept %zu file%s kiln did not write", run->kept, cli_plural(run->kept));
     printf("%s\n", run->dry_run ? "; nothing removed (dry run)" : "");

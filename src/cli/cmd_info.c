@@ -145,7 +145,7 @@ static void inspect_file(const info_options *options, const char *relative,
     }
     inspect_describe(full_path, relative, kind, options->quality ? options->input : NULL, report);
     if (!report->readable)
-        fprintf(stderr, "%s: error: %s\n", full_path, report->problem);
+        fprintf(stderr, "%s: error: %s\n", cook_escaped(full_path), cook_escaped(report->problem));
     free(full_path);
 }
 
@@ -183,7 +183,7 @@ static int info(const info_options *options) {
         json_object_set_new(document, "output", cli_json_string(options->output));
         json_object_set(document, "files", listed);
     } else if (!options->quiet) {
-        printf("output: %s\n", options->output);
+        printf("output: %s\n", cook_escaped(options->output));
     }
 
     info_totals totals = {0};
@@ -239,11 +239,10 @@ static int info_one_file(const info_options *options) {
     inspect_file(options, path, report);
     int status = CLI_EXIT_OK;
     if (report->kind == KILN_PACK_OTHER) {
-        char shown[1024];
         fprintf(stderr,
                 "%s: error: not a cooked kiln file (expected .kmesh, .kmat, .kscene, .kanim, "
                 ".ktx2, .kshader, .kman or .kpak)\n",
-                cook_escape_to(shown, sizeof shown, path));
+                cook_escaped(path));
         status = CLI_EXIT_FAILURE;
     } else if (!report->readable) {
         status = CLI_EXIT_FAILURE; /* named on stderr by inspect_file */
@@ -272,9 +271,9 @@ static void print_unreferenced(const kiln_cache *cache, const bool *marks, bool 
         if (marks[i])
             continue;
         const cache_record *record = &cache->records[i];
-        printf("%s:", record->source);
+        printf("%s:", cook_escaped(record->source));
         for (size_t o = 0; o < record->outputs.count; o++)
-            printf(" %s", record->outputs.items[o]);
+            printf(" %s", cook_escaped(record->outputs.items[o]));
         putchar('\n');
         listed++;
     }
@@ -293,7 +292,7 @@ static int list_unreferenced(const char *output, const kiln_config *config) {
     } else if (cache_read_folder(output, &cache, &cache_path, reason, sizeof reason) !=
                CACHE_READ_OK) {
         fprintf(stderr, "%s: error: cannot read the build cache (%s); run kiln build first\n",
-                cache_path ? cache_path : CACHE_FILE_NAME, reason);
+                cook_escaped(cache_path ? cache_path : CACHE_FILE_NAME), cook_escaped(reason));
     } else {
         bool *marks = calloc(cache.count ? cache.count : 1, sizeof *marks);
         if (marks != NULL) {

@@ -33,8 +33,8 @@ static void print_pack(const char *path, const kiln_pack *pack) {
     }
     uint64_t toc = h->strings_offset - h->toc_offset;
     uint64_t padding = pack->size - sizeof *h - toc - h->strings_size - payload;
-    printf("pack: %s (version %u, %u entr%s, %zu bytes)\n", path, h->version, pack->entry_count,
-           pack->entry_count == 1 ? "y" : "ies", pack->size);
+    printf("pack: %s (version %u, %u entr%s, %zu bytes)\n", cook_escaped(path), h->version,
+           pack->entry_count, pack->entry_count == 1 ? "y" : "ies", pack->size);
     printf("layout: header %zu, toc %" PRIu64 ", strings %" PRIu64 ", payload %" PRIu64
            ", padding %" PRIu64 " bytes\n",
            sizeof *h, toc, h->strings_size, payload, padding);
@@ -50,7 +50,7 @@ static void print_pack(const char *path, const kiln_pack *pack) {
         kiln_pack_item item;
         kiln_pack_entry(pack, i, &item);
         printf("  %12" PRIu64 " %12" PRIu64 "  %-9s %s\n", pack->entries[i].offset, item.size,
-               kiln_pack_kind_str(item.kind), item.path);
+               kiln_pack_kind_str(item.kind), cook_escaped(item.path));
     }
 }
 
@@ -82,9 +82,8 @@ int cli_pack_describe(const char *path, bool json) {
     kiln_pack pack;
     kiln_error err;
     if (kiln_pack_open(&pack, path, &err) != KILN_OK) {
-        char shown[1024];
-        fprintf(stderr, "%s: error: %s\n", cook_escape_to(shown, sizeof shown, path),
-                cli_kiln_error_detail(&err, path));
+        fprintf(stderr, "%s: error: %s\n", cook_escaped(path),
+                cook_escaped(cli_kiln_error_detail(&err, path)));
         return CLI_EXIT_FAILURE;
     }
     bool ok = true;

@@ -108,18 +108,18 @@ static void print_node_objects(const kiln_scene_view *view, uint32_t i) {
     const kiln_scene_camera *c = kiln_scene_node_camera(view, i);
     if (c != NULL && c->type == KILN_CAMERA_ORTHOGRAPHIC)
         printf("  camera %" PRId32 " '%s': orthographic, xmag %g, ymag %g, znear %g, zfar %g\n",
-               n->camera, kiln_scene_camera_name(view, (uint32_t)n->camera), (double)c->xmag,
-               (double)c->ymag, (double)c->znear, (double)c->zfar);
+               n->camera, cook_escaped(kiln_scene_camera_name(view, (uint32_t)n->camera)),
+               (double)c->xmag, (double)c->ymag, (double)c->znear, (double)c->zfar);
     else if (c != NULL)
         printf("  camera %" PRId32
                " '%s': perspective, yfov %g, aspect %g%s, znear %g, zfar %g%s\n",
-               n->camera, kiln_scene_camera_name(view, (uint32_t)n->camera), (double)c->yfov,
-               (double)c->aspect, c->aspect == 0 ? " (the viewport's)" : "", (double)c->znear,
-               (double)c->zfar, c->zfar == 0 ? " (infinite)" : "");
+               n->camera, cook_escaped(kiln_scene_camera_name(view, (uint32_t)n->camera)),
+               (double)c->yfov, (double)c->aspect, c->aspect == 0 ? " (the viewport's)" : "",
+               (double)c->znear, (double)c->zfar, c->zfar == 0 ? " (infinite)" : "");
     const kiln_scene_light *l = kiln_scene_node_light(view, i);
     if (l != NULL) {
         printf("  light %" PRId32 " '%s': %s, colour %g %g %g, intensity %g, range %g%s", n->light,
-               kiln_scene_light_name(view, (uint32_t)n->light), light_type(l->type),
+               cook_escaped(kiln_scene_light_name(view, (uint32_t)n->light)), light_type(l->type),
                (double)l->color[0], (double)l->color[1], (double)l->color[2], (double)l->intensity,
                (double)l->range, l->range == 0 ? " (infinite)" : "");
         if (l->type == KILN_LIGHT_SPOT)
@@ -133,16 +133,17 @@ static void print_node_objects(const kiln_scene_view *view, uint32_t i) {
 
 static void print_text(const char *path, const kiln_scene_view *view,
                        const kiln_scene_instance *instance, const posed *p) {
-    printf("%s: %" PRIu32 " node%s, %" PRIu32 " level%s, ", path, view->node_count,
+    printf("%s: %" PRIu32 " node%s, %" PRIu32 " level%s, ", cook_escaped(path), view->node_count,
            cli_plural(view->node_count), view->level_count, cli_plural(view->level_count));
     if (p->clip_name != NULL)
-        printf("clip '%s' at %g s\n", p->clip_name, (double)p->time);
+        printf("clip '%s' at %g s\n", cook_escaped(p->clip_name), (double)p->time);
     else
         printf("rest pose\n");
     for (uint32_t i = 0; i < view->node_count; i++) {
         const float *m = kiln_scene_world(instance, i);
         printf("node %" PRIu32 " '%s' (source %" PRId32 ", depth %" PRIu32 ")\n", i,
-               kiln_scene_node_name(view, i), view->nodes[i].source, view->hierarchy[i].depth);
+               cook_escaped(kiln_scene_node_name(view, i)), view->nodes[i].source,
+               view->hierarchy[i].depth);
         for (int row = 0; row < 4; row++) /* + 0.0: no "-0" */
             printf("  | %12.6g %12.6g %12.6g %12.6g |\n", m[row] + 0.0, m[4 + row] + 0.0,
                    m[8 + row] + 0.0, m[12 + row] + 0.0);
@@ -222,7 +223,7 @@ static void print_skins_text(const kiln_scene_view *view, const kiln_scene_insta
         for (uint32_t j = 0; j < count; j++) {
             const float *m = matrices + 16 * (size_t)j;
             printf("joint %" PRIu32 " node %" PRIu32 " '%s' (source %" PRId32 ")\n", j,
-                   joints[j].node, kiln_scene_node_name(view, joints[j].node),
+                   joints[j].node, cook_escaped(kiln_scene_node_name(view, joints[j].node)),
                    view->nodes[joints[j].node].source);
             for (int row = 0; row < 4; row++)
                 printf("  | %12.6g %12.6g %12.6g %12.6g |\n", m[row] + 0.0, m[4 + row] + 0.0,
@@ -287,7 +288,7 @@ static void *instance_memory(const char *path, const kiln_scene_view *view, size
     *size = kiln_scene_instance_size(view);
     void *memory = *size > 0 ? aligned_alloc(16, (*size + 15) & ~(size_t)15) : NULL;
     if (*size == 0)
-        fprintf(stderr, "%s: error: the scene is too large for this machine\n", path);
+        fprintf(stderr, "%s: error: the scene is too large for this machine\n", cook_escaped(path));
     else if (memory == NULL)
         cli_error("out of memory");
     return memory;
@@ -313,12 +314,14 @@ static bool pose_clip(const char *anim_path, const char *clip, float time, kiln_
                       const kiln_scene_view *view, kiln_scene_instance *instance, posed *p) {
     kiln_error err;
     if (kiln_file_map(file, anim_path, 0, &err) != KILN_OK) {
-        fprintf(stderr, "%s: error: %s\n", anim_path, cli_kiln_error_detail(&err, anim_path));
+        fprintf(stderr, "%s: error: %s\n", cook_escaped(anim_path),
+                cook_escaped(cli_kiln_error_detail(&err, anim_path)));
         return false;
     }
     p->has_anim = true;
     if (kiln_anim_view_get(file, 0, &p->anim, &err) != KILN_OK) {
-        fprintf(stderr, "%s: error: %s\n", anim_path, cli_kiln_error_detail(&err, anim_path));
+        fprintf(stderr, "%s: error: %s\n", cook_escaped(anim_path),
+                cook_escaped(cli_kiln_error_detail(&err, anim_path)));
         return false;
     }
     size_t nodes = view->node_count ? view->node_count : 1;
@@ -329,8 +332,8 @@ static bool pose_clip(const char *anim_path, const char *clip, float time, kiln_
     if (!ok)
         cli_error("out of memory");
     if (ok && kiln_anim_pose_rest(&p->anim, view, &pose, &err) != KILN_OK) {
-        fprintf(stderr, "%s: error: %s (the clips are not for this scene)\n", anim_path,
-                err.message);
+        fprintf(stderr, "%s: error: %s (the clips are not for this scene)\n",
+                cook_escaped(anim_path), cook_escaped(err.message));
         ok = false;
     }
     uint32_t index = 0;
@@ -339,10 +342,11 @@ static bool pose_clip(const char *anim_path, const char *clip, float time, kiln_
         errno = 0;
         unsigned long n = strtoul(clip, &end, 10);
         if (*clip < '0' || *clip > '9' || *end != '\0' || errno != 0 || n >= p->anim.clip_count) {
-            fprintf(stderr, "%s: error: no clip '%s' (%" PRIu32 " clip%s", anim_path, clip,
-                    p->anim.clip_count, cli_plural(p->anim.clip_count));
+            fprintf(stderr, "%s: error: no clip '%s' (%" PRIu32 " clip%s", cook_escaped(anim_path),
+                    cook_escaped(clip), p->anim.clip_count, cli_plural(p->anim.clip_count));
             for (uint32_t c = 0; c < p->anim.clip_count; c++)
-                fprintf(stderr, "%s'%s'", c ? ", " : ": ", kiln_anim_clip_name(&p->anim, c));
+                fprintf(stderr, "%s'%s'", c ? ", " : ": ",
+                        cook_escaped(kiln_anim_clip_name(&p->anim, c)));
             fprintf(stderr, ")\n");
             ok = false;
         }
@@ -354,7 +358,7 @@ static bool pose_clip(const char *anim_path, const char *clip, float time, kiln_
         ok = kiln_anim_sample(&p->anim, index, time, NULL, &pose, &err) == KILN_OK &&
              kiln_anim_apply(&p->anim, index, &pose, instance, &err) == KILN_OK;
         if (!ok)
-            fprintf(stderr, "%s: error: %s\n", anim_path, err.message);
+            fprintf(stderr, "%s: error: %s\n", cook_escaped(anim_path), cook_escaped(err.message));
         kiln_scene_update(instance);
     }
     free(pose.local);
@@ -375,21 +379,23 @@ static int pose(const char *path, const char *anim_path, const char *clip, float
         ok = false;
     }
     if (!ok) {
-        fprintf(stderr, "%s: error: %s\n", path, cli_kiln_error_detail(&err, path));
+        fprintf(stderr, "%s: error: %s\n", cook_escaped(path),
+                cook_escaped(cli_kiln_error_detail(&err, path)));
         return CLI_EXIT_FAILURE;
     }
     ok = (memory = instance_memory(path, &view, &size)) != NULL &&
          kiln_scene_instance_init(&instance, &view, memory, size, &err) == KILN_OK;
     if (memory != NULL && !ok)
-        fprintf(stderr, "%s: error: %s\n", path, cli_kiln_error_detail(&err, path));
+        fprintf(stderr, "%s: error: %s\n", cook_escaped(path),
+                cook_escaped(cli_kiln_error_detail(&err, path)));
     /* The clips: --anim, else the .kanim beside the scene when it exists. */
     char *default_anim = anim_path == NULL ? beside(path) : NULL;
     struct stat st;
     if (anim_path == NULL && default_anim != NULL && stat(default_anim, &st) == 0)
         anim_path = default_anim;
     if (ok && anim_path == NULL && clip != NULL) {
-        fprintf(stderr, "%s: error: no clips to pose: %s does not exist (give --anim)\n", path,
-                default_anim ? default_anim : "the .kanim");
+        fprintf(stderr, "%s: error: no clips to pose: %s does not exist (give --anim)\n",
+                cook_escaped(path), default_anim ? cook_escaped(default_anim) : "the .kanim");
         ok = false;
     }
     if (ok && anim_path != NULL)

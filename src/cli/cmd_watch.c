@@ -399,8 +399,8 @@ static void print_round(const build_run *run, int status, const watch_state *sta
     build_counts counts = build_count_assets(run);
     if (run->options->verbosity != PROGRESS_QUIET) {
         if (run->focused != NULL) {
-            printf("kiln: served '%s': %zu cooked, %zu failed\n", state->answer->focus,
-                   counts.cooked, counts.failed);
+            printf("kiln: served '%s': %zu cooked, %zu failed\n",
+                   cook_escaped(state->answer->focus), counts.cooked, counts.failed);
         } else {
             printf("kiln: round %u: %zu cooked, %zu failed, ", state->round, counts.cooked,
                    counts.failed);
@@ -675,11 +675,9 @@ static bool read_events(watch_state *state) {
                 folder = NULL;
             }
             if (state->options.verbosity == PROGRESS_VERBOSE) {
-                char shown[1024];
                 const char *parent = folder != NULL ? folder->path : "";
-                printf("changed %s%s%s (inotify 0x%x)\n",
-                       cook_escape_to(shown, sizeof shown, parent), parent[0] && name[0] ? "/" : "",
-                       name, (unsigned)event->mask);
+                printf("changed %s%s%s (inotify 0x%x)\n", cook_escaped(parent),
+                       parent[0] && name[0] ? "/" : "", cook_escaped(name), (unsigned)event->mask);
             }
             changed = true;
         }

@@ -30,11 +30,10 @@ bool info_read_build_cache(const char *output, kiln_cache *cache) {
     char reason[256];
     cache_read_status status = cache_read_folder(output, cache, &path, reason, sizeof reason);
     if (status == CACHE_READ_BAD) {
-        char shown[512];
         fprintf(stderr,
                 "%s: note: cannot read the build cache (%s): the last build's warnings are not "
                 "listed\n",
-                cook_escape_to(shown, sizeof shown, path ? path : CACHE_FILE_NAME), reason);
+                cook_escaped(path ? path : CACHE_FILE_NAME), cook_escaped(reason));
     }
     free(path);
     return status == CACHE_READ_OK;

@@ -68,13 +68,13 @@ static void print_mesh_text(const inspect_report *report) {
                report->morph_bytes);
         const char *name = report->morph_names;
         for (uint32_t t = 0; t < report->morph_names_shown; t++, name += strlen(name) + 1)
-            printf("%s %s", t ? "," : "", name[0] ? name : "(unnamed)");
+            printf("%s %s", t ? "," : "", name[0] ? cook_escaped(name) : "(unnamed)");
         if (report->morph_names_shown < mesh->morph_target_count)
             printf(", ...");
         printf("\n");
     }
     if (report->source[0] != '\0')
-        printf("  source: %s\n", report->source);
+        printf("  source: %s\n", cook_escaped(report->source));
 }
 
 static void print_manifest_text(const inspect_report *report) {
@@ -103,9 +103,9 @@ static void print_materials_text(const inspect_report *report) {
                report->slot_textures[t]);
     printf("\n");
     if (report->dropped[0] != '\0')
-        printf("  dropped extensions: %s\n", report->dropped);
+        printf("  dropped extensions: %s\n", cook_escaped(report->dropped));
     if (report->source[0] != '\0')
-        printf("  source: %s\n", report->source);
+        printf("  source: %s\n", cook_escaped(report->source));
 }
 
 static void print_texture_text(const inspect_report *r) {
@@ -130,9 +130,9 @@ static void print_texture_text(const inspect_report *r) {
         printf("  quality: level 0 PSNR %s %.2f dB", r->tex.psnr_channels, r->tex.psnr_rgb);
         if (r->tex.psnr_alpha >= 0.0)
             printf(", alpha %.2f dB", r->tex.psnr_alpha);
-        printf(" against %s\n", r->tex.source);
+        printf(" against %s\n", cook_escaped(r->tex.source));
     } else {
-        printf("  quality: no PSNR: %s\n", r->tex.note);
+        printf("  quality: no PSNR: %s\n", cook_escaped(r->tex.note));
     }
     if (r->tex.mode_count > 0) {
         printf("  modes:");
@@ -159,7 +159,7 @@ static void print_scene_text(const inspect_report *report) {
         printf("  scene %" PRIu32 " '%s'%s: %" PRIu32 " root%s, %" PRIu32 " node%s, depth %" PRIu32
                ", %" PRIu32 " drawing a mesh, %" PRIu32 " camera%s, %" PRIu32 " light%s, %" PRIu32
                " instance%s, %" PRIu32 " skinned\n",
-               s, scene->name, scene->is_default ? " (default)" : "", scene->roots,
+               s, cook_escaped(scene->name), scene->is_default ? " (default)" : "", scene->roots,
                cli_plural(scene->roots), scene->nodes, cli_plural(scene->nodes), scene->depth,
                scene->mesh_nodes, scene->cameras, cli_plural(scene->cameras), scene->lights,
                cli_plural(scene->lights), scene->instances, cli_plural(scene->instances),
@@ -169,24 +169,29 @@ static void print_scene_text(const inspect_report *report) {
         printf("  ... and %" PRIu32 " more scenes\n", d->scene_count - INSPECT_MAX_SCENES);
     for (uint32_t e = 0; e < report->entity_count; e++) {
         const inspect_entity *entity = &report->entities[e];
-        printf("  entity '%s'", entity->name);
+        printf("  entity '%s'", cook_escaped(entity->name));
         if (entity->parent != NULL)
-            printf(" (parent '%s')", entity->parent);
+            printf(" (parent '%s')", cook_escaped(entity->parent));
         printf(" at %g %g %g", (double)entity->translation[0], (double)entity->translation[1],
                (double)entity->translation[2]);
         if (entity->places != NULL)
-            printf(" places %s", entity->places);
-        if (entity->components != NULL)
-            printf("; components %s", entity->components);
+            printf(" places %s", cook_escaped(entity->places));
+        if (entity->components != NULL) { /* JSON of any length: not cut */
+            bytebuf shown = {0};
+            bytebuf_append_escaped(&shown, entity->components);
+            printf("; components %s", shown.data != NULL ? (const char *)shown.data : "");
+            bytebuf_free(&shown);
+        }
         printf("\n");
     }
     for (uint32_t s = 0; s < d->skin_count && s < INSPECT_MAX_SKINS; s++) {
         const inspect_skin *skin = &report->skins[s];
         printf("  skeleton %" PRIu32 " '%s' (source %" PRId32 "): %" PRIu32 " joint%s:", s,
-               skin->name, skin->source, skin->joints, cli_plural(skin->joints));
+               cook_escaped(skin->name), skin->source, skin->joints, cli_plural(skin->joints));
         const char *name = skin->names;
         for (uint32_t j = 0; j < skin->names_listed; j++, name += strlen(name) + 1)
-            printf("%s %s%s", j ? "," : "", name, j == skin->root_joint ? " (root)" : "");
+            printf("%s %s%s", j ? "," : "", cook_escaped(name),
+                   j == skin->root_joint ? " (root)" : "");
         if (skin->names_listed < skin->joints)
             printf(", ... and %" PRIu32 " more", skin->joints - skin->names_listed);
         printf("\n");
@@ -194,7 +199,7 @@ static void print_scene_text(const inspect_report *report) {
     if (d->skin_count > INSPECT_MAX_SKINS)
         printf("  ... and %" PRIu32 " more skeletons\n", d->skin_count - INSPECT_MAX_SKINS);
     if (report->source[0] != '\0')
-        printf("  source: %s\n", report->source);
+        printf("  source: %s\n", cook_escaped(report->source));
 }
 
 static void print_anim_text(const inspect_report *report) {
@@ -210,7 +215,7 @@ static void print_anim_text(const inspect_report *report) {
         inspect_interpolation_list(clip->interpolations, kinds, sizeof kinds);
         printf("  clip %" PRIu32 " '%s': %" PRIu32 " channel%s, %" PRIu64
                " key%s, %g .. %g s, %s, %" PRIu64 " bytes\n",
-               c, clip->name, clip->channels, cli_plural(clip->channels), clip->keys,
+               c, cook_escaped(clip->name), clip->channels, cli_plural(clip->channels), clip->keys,
                cli_plural(clip->keys), (double)clip->start, (double)clip->duration,
                kinds[0] ? kinds : "no channels", clip->bytes);
         if (clip->has_error &&
@@ -222,16 +227,16 @@ static void print_anim_text(const inspect_report *report) {
                    (double)clip->error.rotation, (double)clip->error.rotation * 57.29577951308232,
                    (double)clip->error.scale, (double)clip->error.weights);
         if (clip->dropped[0] != '\0')
-            printf("    dropped (not cooked): %s\n", clip->dropped);
+            printf("    dropped (not cooked): %s\n", cook_escaped(clip->dropped));
     }
     if (d->clip_count > INSPECT_MAX_CLIPS)
         printf("  ... and %" PRIu32 " more clips\n", d->clip_count - INSPECT_MAX_CLIPS);
 }
 
 void info_print_file_text(const inspect_report *report) {
-    printf("%s\n", report->path);
+    printf("%s\n", cook_escaped(report->path));
     if (!report->readable)
-        printf("  unreadable: %s\n", report->problem);
+        printf("  unreadable: %s\n", cook_escaped(report->problem));
     else if (report->kind == KILN_PACK_MESH)
         print_mesh_text(report);
     else if (report->kind == KILN_PACK_MANIFEST)
@@ -243,7 +248,7 @@ void info_print_file_text(const inspect_report *report) {
     else if (report->kind == KILN_PACK_SCENE)
         print_scene_text(report);
     else if (report->kind == KILN_PACK_SHADER)
-        printf("  shader: %" PRIu64 " bytes, %s\n", report->bytes, report->shader);
+        printf("  shader: %" PRIu64 " bytes, %s\n", report->bytes, cook_escaped(report->shader));
     else if (report->kind == KILN_PACK_ANIM)
         print_anim_text(report);
     else

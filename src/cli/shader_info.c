@@ -116,15 +116,16 @@ static bool print_json(const kiln_shader_view *v) {
 }
 
 static void print_text(const char *path, const kiln_shader_view *v) {
-    printf("%s: shader, %" PRIu32 " stage%s, target %s\n", path, v->stage_count,
+    printf("%s: shader, %" PRIu32 " stage%s, target %s\n", cook_escaped(path), v->stage_count,
            cli_plural(v->stage_count), kiln_shader_target_str((kiln_shader_target)v->desc->target));
     for (uint32_t i = 0; i < v->stage_count; i++) {
         const kiln_shader_stage_desc *s = &v->stages[i];
         printf("  %s: entry %s, %" PRIu64 " bytes of SPIR-V, %" PRIu32 " input%s, %" PRIu32
                " output%s",
                kiln_shader_stage_str((kiln_shader_stage)s->stage),
-               kiln_shader_string(v, s->entry_offset), (uint64_t)s->code_words * 4, s->input_count,
-               cli_plural(s->input_count), s->output_count, cli_plural(s->output_count));
+               cook_escaped(kiln_shader_string(v, s->entry_offset)), (uint64_t)s->code_words * 4,
+               s->input_count, cli_plural(s->input_count), s->output_count,
+               cli_plural(s->output_count));
         if (s->workgroup_size[0] != 0)
             printf(", workgroup %" PRIu32 "x%" PRIu32 "x%" PRIu32, s->workgroup_size[0],
                    s->workgroup_size[1], s->workgroup_size[2]);
@@ -134,7 +135,7 @@ static void print_text(const char *path, const kiln_shader_view *v) {
             char format[32];
             inspect_shader_io_type(io, format, sizeof format);
             printf("    in  location %" PRIu32 ": %s %s\n", io->location, format,
-                   kiln_shader_string(v, io->name_offset));
+                   cook_escaped(kiln_shader_string(v, io->name_offset)));
         }
         for (uint32_t p = 0; p < s->push_count; p++) {
             const kiln_shader_push_constant *pc = &v->push_constants[s->push_offset + p];
@@ -143,15 +144,15 @@ static void print_text(const char *path, const kiln_shader_view *v) {
                     ? kiln_shader_string(v, v->push_instances[s->push_offset + p].name_offset)
                     : "";
             printf("    push constants %s%s%s: bytes %" PRIu32 "..%" PRIu32 "\n",
-                   kiln_shader_string(v, pc->name_offset), instance[0] ? " " : "", instance,
-                   pc->offset, pc->offset + pc->size);
+                   cook_escaped(kiln_shader_string(v, pc->name_offset)), instance[0] ? " " : "",
+                   cook_escaped(instance), pc->offset, pc->offset + pc->size);
         }
     }
     for (uint32_t b = 0; b < v->binding_count; b++) {
         const kiln_shader_binding *bd = &v->bindings[b];
         printf("  set %" PRIu32 " binding %" PRIu32 ": %s %s x%" PRIu32 "\n", bd->set, bd->binding,
                kiln_binding_type_str((kiln_binding_type)bd->type),
-               kiln_shader_string(v, bd->name_offset), bd->count);
+               cook_escaped(kiln_shader_string(v, bd->name_offset)), bd->count);
     }
 }
 
@@ -159,13 +160,15 @@ int cli_shader_info(const char *path, bool json) {
     kiln_file file;
     kiln_error error;
     if (kiln_file_map(&file, path, KILN_OPEN_VERIFY_CHECKSUM, &error) != KILN_OK) {
-        fprintf(stderr, "%s: error: %s\n", path, cli_kiln_error_detail(&error, path));
+        fprintf(stderr, "%s: error: %s\n", cook_escaped(path),
+                cook_escaped(cli_kiln_error_detail(&error, path)));
         return CLI_EXIT_FAILURE;
     }
     kiln_shader_view view;
     int status = CLI_EXIT_OK;
     if (kiln_shader_view_get(&file, KILN_OPEN_DEEP, &view, &error) != KILN_OK) {
-        fprintf(stderr, "%s: error: %s\n", path, cli_kiln_error_detail(&error, path));
+        fprintf(stderr, "%s: error: %s\n", cook_escaped(path),
+                cook_escaped(cli_kiln_error_detail(&error, path)));
         status = CLI_EXIT_FAILURE;
     } else if (json) {
         if (!print_json(&view))

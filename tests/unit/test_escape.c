@@ -1,7 +1,9 @@
 /* test_escape.c — file names printed escaped (issue 16): every diagnostic
- * goes through bytebuf_append_escaped / cook_escape_to (core/util.c), so a
- * name holding a newline, an escape sequence or invalid UTF-8 can neither
- * drive the terminal nor forge a line of the log. */
+ * and every text output goes through bytebuf_append_escaped / cook_escape_to
+ * / cook_escaped (core/util.c), so a name holding a newline, an escape
+ * sequence or invalid UTF-8 can neither drive the terminal nor forge a line
+ * of the log. JSON keeps names exact, and stays UTF-8. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -50,6 +52,32 @@ static void escape_to_never_cuts_an_escape_or_a_character(void **state) {
     assert_string_equal(cook_escape_to(out, 1, "abc"), "");
 }
 
+static void escaped_is_a_printf_argument(void **state) {
+    (void)state;
+    char line[256];
+    snprintf(line, sizeof line, "scene '%s', node '%s'", cook_escaped("\x1b[2J"),
+             cook_escaped("n\x1b]0;title\x07"
+                          "caf\xc3\xa9"));
+    assert_string_equal(line, "scene '\\x1B[2J', node 'n\\x1B]0;title\\x07caf\xc3\xa9'");
+    /* Escaping twice changes nothing: a name escaped on the way (a message
+     * that names it) is shown as it was. */
+    char twice[64];
+    assert_string_equal(cook_escape_to(twice, sizeof twice, cook_escaped("a\x1b\x80z")),
+                        "a\\x1B\\x80z");
+}
+
+static void json_strings_stay_utf8(void **state) {
+    (void)state;
+    bytebuf buf = {0};
+    /* Controls as \u escapes, UTF-8 as it is, a byte that is not UTF-8 (a
+     * Latin-1 file name) as U+FFFD: the META chunk stays JSON. */
+    bytebuf_append_json_string(&buf, "a\x1b\"\\caf\xc3\xa9 lat\xe9 \xf0\x9f\x94\xa5");
+    bytebuf_append(&buf, "", 1);
+    assert_string_equal((const char *)buf.data,
+                        "\"a\\u001b\\\"\\\\caf\xc3\xa9 lat\xef\xbf\xbd \xf0\x9f\x94\xa5\"");
+    bytebuf_free(&buf);
+}
+
 static void diagnostics_escape_the_path_and_the_message(void **state) {
     (void)state;
     cook_diag diag = {0};
@@ -68,6 +96,8 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(controls_and_invalid_utf8_become_hex_escapes),
         cmocka_unit_test(escape_to_never_cuts_an_escape_or_a_character),
+        cmocka_unit_test(escaped_is_a_printf_argument),
+        cmocka_unit_test(json_strings_stay_utf8),
         cmocka_unit_test(diagnostics_escape_the_path_and_the_message),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

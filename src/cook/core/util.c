@@ -59,41 +59,12 @@ void bytebuf_printf(bytebuf *buf, const char *fmt, ...) {
     va_end(args);
 }
 
-void bytebuf_append_json_string(bytebuf *buf, const char *text) {
-    bytebuf_append(buf, "\"", 1);
-    for (const unsigned char *p = (const unsigned char *)text; *p != '\0'; p++) {
-        switch (*p) {
-        case '"':
-            bytebuf_append(buf, "\\\"", 2);
-            break;
-        case '\\':
-            bytebuf_append(buf, "\\\\", 2);
-            break;
-        case '\n':
-            bytebuf_append(buf, "\\n", 2);
-            break;
-        case '\r':
-            bytebuf_append(buf, "\\r", 2);
-            break;
-        case '\t':
-            bytebuf_append(buf, "\\t", 2);
-            break;
-        default:
-            if (*p < 0x20)
-                bytebuf_printf(buf, "\\u%04x", *p);
-            else
-                bytebuf_append(buf, p, 1);
-        }
-    }
-    bytebuf_append(buf, "\"", 1);
-}
-
-/* The length of the printable UTF-8 sequence at p (1 to 4), or 0 when the
- * byte must be escaped: a C0 or C1 control (ESC, newline, U+009B CSI), DEL,
- * or a byte that does not start a valid shortest-form sequence. */
-static size_t printable_length(const unsigned char *p) {
+/* The length of the valid shortest-form UTF-8 sequence at p (1 to 4), or 0
+ * when p[0] does not start one (a lone continuation byte, a truncated or
+ * overlong sequence, a surrogate, beyond U+10FFFF); 0 for the NUL too. */
+static size_t utf8_length(const unsigned char *p) {
     unsigned c = p[0];
-    if (c < 0x20 || c == 0x7f)
+    if (c == 0)
         return 0;
     if (c < 0x80)
         return 1;
@@ -101,8 +72,6 @@ static size_t printable_length(const unsigned char *p) {
     unsigned low = 0x80, high = 0xbf; /* the second byte's range */
     if (c >= 0xc2 && c <= 0xdf) {
         length = 2;
-        if (c == 0xc2 && p[1] <= 0x9f)
-            return 0; /* U+0080..U+009F: C1 controls */
     } else if (c >= 0xe0 && c <= 0xef) {
         length = 3;
         low = c == 0xe0 ? 0xa0 : 0x80;  /* no overlong forms */
@@ -122,19 +91,87 @@ static size_t printable_length(const unsigned char *p) {
     return length;
 }
 
-void bytebuf_append_escaped(bytebuf *buf, const char *text) {
-    static const char hex[] = "0123456789ABCDEF";
-    const unsigned char *p = (const unsigned char *)text, *run = p;
-    while (*p != '\0') {
-        size_t length = printable_length(p);
-        if (length > 0) {
-            p += length; /* printable runs are appended whole, below */
-            continue;
+void bytebuf_append_json_string(bytebuf *buf, const char *text) {
+    bytebuf_append(buf, "\"", 1);
+    for (const unsigned char *p = (const unsigned char *)text; *p != '\0';) {
+        size_t step = 1;
+        switch (*p) {
+        case '"':
+            bytebuf_append(buf, "\\\"", 2);
+            break;
+        case '\\':
+            bytebuf_append(buf, "\\\\", 2);
+            break;
+        case '\n':
+            bytebuf_append(buf, "\\n", 2);
+            break;
+        case '\r':
+            bytebuf_append(buf, "\\r", 2);
+            break;
+        case '\t':
+            bytebuf_append(buf, "\\t", 2);
+            break;
+        default:
+            if (*p < 0x20) {
+                bytebuf_printf(buf, "\\u%04x", *p);
+            } else if ((step = utf8_length(p)) > 0) {
+                bytebuf_append(buf, p, step);
+            } else {
+                /* JSON is UTF-8: a byte that is not (a file name in Latin-1)
+                 * becomes U+FFFD, or no JSON reader would take the text. */
+                bytebuf_append(buf, "\xef\xbf\xbd", 3);
+                step = 1;
+            }
         }
-        bytebuf_append(buf, run, (size_t)(p - run));
-        char escaped[4] = {'\\', 'x', hex[*p >> 4], hex[*p & 15]};
-        bytebuf_append(buf, escaped, sizeof escaped);
-        run = ++p;
+        p += step;
+    }
+    bytebuf_append(buf, "\"", 1);
+}
+
+/* The length of the printable UTF-8 sequence at p (1 to 4), or 0 when the
+ * byte must be escaped: a C0 or C1 control (ESC, newline, U+009B CSI), DEL,
+ * or a byte that does not start a valid shortest-form sequence. */
+static size_t printable_length(const unsigned char *p) {
+    if (p[0] < 0x20 || p[0] == 0x7f)
+        return 0;
+    if (p[0] == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f)
+        return 0; /* U+0080..U+009F: C1 controls */
+    return utf8_length(p);
+}
+
+/* The one rule of the escaped form: the next piece of `text` at *p, either
+ * a printable UTF-8 character as it is or a "\xNN" escape (in escaped[]);
+ * *p moves past the bytes it shows. Both escaping functions below write
+ * these pieces, so the two can never disagree. */
+static size_t next_shown_piece(const unsigned char **p, char escaped[4], const void **piece) {
+    static const char hex[] = "0123456789ABCDEF";
+    size_t length = printable_length(*p);
+    if (length > 0) {
+        *piece = *p;
+        *p += length;
+        return length;
+    }
+    escaped[0] = '\\';
+    escaped[1] = 'x';
+    escaped[2] = hex[**p >> 4];
+    escaped[3] = hex[**p & 15];
+    *piece = escaped;
+    *p += 1;
+    return 4;
+}
+
+void bytebuf_append_escaped(bytebuf *buf, const char *text) {
+    char escaped[4];
+    const unsigned char *p = (const unsigned char *)(text ? text : ""), *run = p;
+    while (*p != '\0') {
+        const unsigned char *at = p;
+        const void *piece;
+        size_t piece_length = next_shown_piece(&p, escaped, &piece);
+        if (piece == at)
+            continue; /* printable runs are appended whole (diagnostics' cost) */
+        bytebuf_append(buf, run, (size_t)(at - run));
+        bytebuf_append(buf, piece, piece_length);
+        run = p;
     }
     bytebuf_append(buf, run, (size_t)(p - run));
     /* NUL-terminated, as bytebuf_printf keeps text: one spare byte. */
@@ -146,22 +183,14 @@ const char *cook_escape_to(char *out, size_t out_size, const char *text) {
     if (out_size == 0)
         return out;
     size_t used = 0;
-    for (const unsigned char *p = (const unsigned char *)text; *p != '\0';) {
-        size_t length = printable_length(p);
-        char escaped[5];
-        const void *piece = p;
-        size_t piece_length = length;
-        if (length == 0) {
-            snprintf(escaped, sizeof escaped, "\\x%02X", *p);
-            piece = escaped;
-            piece_length = 4;
-            length = 1;
-        }
+    char escaped[4];
+    for (const unsigned char *p = (const unsigned char *)(text ? text : ""); *p != '\0';) {
+        const void *piece;
+        size_t piece_length = next_shown_piece(&p, escaped, &piece);
         if (used + piece_length >= out_size)
             break; /* never half an escape or half a character */
         memcpy(out + used, piece, piece_length);
         used += piece_length;
-        p += length;
     }
     out[used] = '\0';
     return out;

@@ -32,11 +32,18 @@ void bytebuf_append_json_string(bytebuf *buf, const char *text); /* quoted, esca
 /* Text for a terminal or a log, as every diagnostic prints a file name:
  * control characters (newline, ESC, the C1 range), DEL and bytes that are
  * not valid UTF-8 become "\xNN"; valid UTF-8 is kept. The text stays
- * NUL-terminated past buf->size, as bytebuf_printf keeps it. */
+ * NUL-terminated past buf->size, as bytebuf_printf keeps it. NULL is "". */
 void bytebuf_append_escaped(bytebuf *buf, const char *text);
 /* The same into out[out_size] (always terminated, cut before an escape or a
  * character that does not fit); returns out. */
 const char *cook_escape_to(char *out, size_t out_size, const char *text);
+/* `text` escaped as a printf argument: every path, ref or name that came from
+ * a file or a file name goes through it in text output (JSON keeps them
+ * exact), e.g. printf("node '%s'\n", cook_escaped(name)). The buffer is a
+ * compound literal: it lives until the end of the enclosing block. A longer
+ * text is cut (cook_escape_to). */
+#define COOK_ESCAPED_SIZE 4096
+#define cook_escaped(text) cook_escape_to((char[COOK_ESCAPED_SIZE]){0}, COOK_ESCAPED_SIZE, (text))
 void bytebuf_free(bytebuf *buf);
 
 /* Appends `text` (NULL: the empty string) and its NUL to a string table of a
