@@ -80,6 +80,47 @@ static void weld_merges_corners_shared_in_every_stream(void **state) {
     ir_mesh_free(&mesh);
 }
 
+/* Triangles with two corners on one vertex and repeats of a triangle in its
+ * submesh (in any rotation, same winding) go; a mirrored one (the other
+ * facing) and the same corners in another submesh stay; ranges stay packed. */
+static void degenerate_and_repeated_triangles_are_dropped(void **state) {
+    (void)state;
+    ir_mesh mesh;
+    memset(&mesh, 0, sizeof mesh);
+    const uint32_t indices[] = {
+        0, 1, 2, /* kept */
+        1, 2, 0, /* the same, rotated: dropped */
+        0, 2, 1, /* the other winding: kept */
+        3, 3, 4, /* degenerate: dropped */
+        0, 1, 2, /* repeat: dropped */
+        2, 3, 4, /* kept */
+        /* submesh 1 */
+        0, 1, 2, /* kept: another submesh */
+        5, 5, 5, /* dropped */
+    };
+    mesh.vertex_count = 6;
+    mesh.positions = calloc(6 * 3, sizeof(float));
+    mesh.index_count = sizeof indices / sizeof indices[0];
+    mesh.indices = malloc(sizeof indices);
+    memcpy(mesh.indices, indices, sizeof indices);
+    mesh.submesh_count = 2;
+    mesh.submeshes = calloc(2, sizeof *mesh.submeshes);
+    mesh.submeshes[0] = (ir_submesh){0, 18, 0, KILN_TOPOLOGY_TRIANGLES, NULL, 0, 0};
+    mesh.submeshes[1] = (ir_submesh){18, 6, 1, KILN_TOPOLOGY_TRIANGLES, NULL, 0, 0};
+    uint64_t degenerate, repeated;
+    assert_true(process_drop_degenerate(&mesh, &degenerate, &repeated));
+    assert_int_equal(degenerate, 2);
+    assert_int_equal(repeated, 2);
+    const uint32_t expected[] = {0, 1, 2, 0, 2, 1, 2, 3, 4, 0, 1, 2};
+    assert_int_equal(mesh.index_count, 12);
+    assert_memory_equal(mesh.indices, expected, sizeof expected);
+    assert_int_equal(mesh.submeshes[0].index_offset, 0);
+    assert_int_equal(mesh.submeshes[0].index_count, 9);
+    assert_int_equal(mesh.submeshes[1].index_offset, 9);
+    assert_int_equal(mesh.submeshes[1].index_count, 3);
+    ir_mesh_free(&mesh);
+}
+
 static void optimized_order_improves_the_vertex_cache(void **state) {
     (void)state;
     ir_mesh mesh;
@@ -983,6 +1024,7 @@ static void merge_keeps_skinned_meshes_apart_with_a_warning(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(weld_merges_corners_shared_in_every_stream),
+        cmocka_unit_test(degenerate_and_repeated_triangles_are_dropped),
         cmocka_unit_test(optimized_order_improves_the_vertex_cache),
         cmocka_unit_test(fetch_order_drops_unused_vertices),
         cmocka_unit_test(lods_reduce_each_submesh_and_stay_in_range),

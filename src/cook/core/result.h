@@ -49,7 +49,7 @@
  *     node scales stay finite floats; MTL and assimp emissive at most
  *     FLT_MAX; AC3D subdivision past 65,536 faces lowered, not refused past
  *     2^20). */
-#define KILN_ENCODER_VERSION 15u
+#define KILN_ENCODER_VERSION 16u
 
 /* What one cook is doing now, readable from another thread while it runs (the
  * CLI's progress line names the stage of an asset that takes long). Opaque:

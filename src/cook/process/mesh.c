@@ -134,8 +134,15 @@ bool process_mesh(cook_context *ctx, ir_mesh *mesh, const ir_asset *asset) {
                      "mesh '%s': %u vertices have more than 4 joint influences; the 4 strongest "
                      "are kept (mesh.skin_influences: 8 keeps 8)",
                      name, reduced);
-    bool ok = process_weld(mesh) && process_order_lods_meshlets(mesh, settings) &&
-              process_optimize_fetch(mesh);
+    uint64_t degenerate = 0, repeated = 0;
+    bool ok = process_weld(mesh) && process_drop_degenerate(mesh, &degenerate, &repeated);
+    if (ok && degenerate + repeated > 0)
+        diag_warning(ctx->diag, path, 0,
+                     "mesh '%s': %llu triangle%s with two corners on one vertex and %llu repeated "
+                     "triangle%s dropped (they draw nothing new)",
+                     name, (unsigned long long)degenerate, degenerate == 1 ? "" : "s",
+                     (unsigned long long)repeated, repeated == 1 ? "" : "s");
+    ok = ok && process_order_lods_meshlets(mesh, settings) && process_optimize_fetch(mesh);
     if (!ok)
         diag_error(ctx->diag, path, 0, "mesh '%s': out of memory optimising", name);
     return ok;

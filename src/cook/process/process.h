@@ -141,6 +141,10 @@ void order_submesh(void *mesh, uint32_t index);
  * target deltas included. Across topologies too: a merged vertex is the same
  * data, whatever draws it. */
 bool process_weld(ir_mesh *mesh);
+/* After welding: drops the triangles with two corners on one vertex and the
+ * repeats of a triangle of the same submesh (degenerate.c), compacting the
+ * submeshes' index ranges; counts each. False when out of memory. */
+bool process_drop_degenerate(ir_mesh *mesh, uint64_t *degenerate, uint64_t *repeated);
 /* mesh.skin_influences: with 4, a mesh holding eight influences per vertex
  * (joints1/weights1) keeps the four strongest, renormalised to sum to 1, and
  * drops the second set; with 8 it stays as it is. Returns how many vertices
