@@ -255,25 +255,42 @@ static void first_error(const cook_asset_result *result, char *out, size_t size)
     snprintf(out, size, "the cook failed");
 }
 
-/* The cooked file of source `index` named by its own ref (its primary
- * asset: a model's mesh, a texture's .ktx2), or NULL. */
+/* The cooked file that stands for source `index`, or NULL when it made none:
+ * the entry named by its own ref (a model's mesh, a texture's .ktx2); else,
+ * for a source with no asset of that ref (a level is "levels/yard/scene", a
+ * model without a mesh has only its scene), its scene, else the first entry
+ * under its ref, else its first entry at all. */
 static const char *own_file(const build_run *run, size_t index) {
+    const cook_manifest_list *manifest = &run->results[index].manifest;
     char own[1024];
     if (cook_asset_ref(run->plan->importers[index], run->plan->sources.items[index], own,
                        sizeof own) != KILN_OK)
-        return NULL;
-    const cook_manifest_list *manifest = &run->results[index].manifest;
+        return manifest->count > 0 ? manifest->items[0].path : NULL;
+    size_t own_length = strlen(own);
+    const char *scene = NULL, *under = NULL;
     for (size_t e = 0; e < manifest->count; e++) {
-        if (strcmp(manifest->items[e].ref, own) == 0)
+        const char *ref = manifest->items[e].ref;
+        if (strcmp(ref, own) == 0)
             return manifest->items[e].path;
+        if (strncmp(ref, own, own_length) != 0 || ref[own_length] != '/')
+            continue;
+        if (scene == NULL && strcmp(ref + own_length, "/scene") == 0)
+            scene = manifest->items[e].path;
+        if (under == NULL)
+            under = manifest->items[e].path;
     }
-    return NULL;
+    if (scene != NULL)
+        return scene;
+    if (under != NULL)
+        return under;
+    return manifest->count > 0 ? manifest->items[0].path : NULL;
 }
 
 /* Which cooked file answers a COOK request after its focused round: the file
  * of the manifest entry whose ref or path the request named; else, for a
- * source path, that source's own file, or (a file a model reads) the
- * model's; else the error of a source that failed. */
+ * source path of any kind, the file that stands for that source (own_file),
+ * or (a file a model reads) the model's; else the error of a source that
+ * failed. */
 static void answer_request(const build_run *run, serve_answer *answer) {
     const char *focus = answer->focus;
     const char *path = NULL;

@@ -10,9 +10,10 @@
  *
  *   request  COOK <ref>\n     <ref>: a ref as the manifest names it
  *                             ("props/crate", "props/crate/mesh0"), a source
- *                             path relative to the input folder
- *                             ("props/crate.obj") or a cooked path relative to
- *                             the output folder
+ *                             path relative to the input folder, of any kind
+ *                             ("props/crate.obj", "levels/yard.level": the
+ *                             file of its own ref, else of its scene) or a
+ *                             cooked path relative to the output folder
  *   reply    OK <path>\n      the asset is cooked and up to date; <path> is its
  *                             cooked file relative to the output folder, and
  *                             assets.kman names it

@@ -391,6 +391,17 @@ check "a file a model reads answers with the model's file" \
     grep -qE '^OK props/(barrel|crate).kmesh$' <(tail -n 1 "$SCRATCH/replies")
 check "the server survived" kill -0 "$watch_pid"
 
+# A source path answers for every kind, not only those whose own ref names a
+# cooked file: a level's ref is levels/yard/scene, its source levels/yard.level
+# (new here, so cooked by the request; then up to date).
+mkdir -p "$IN/levels"
+put levels/yard.level 'entities:\n  - name: crate\n    asset: props/crate.obj\n'
+ask_server 'b"COOK levels/yard.level\n"' 'b"COOK levels/yard.level\n"' 'b"COOK levels/yard/scene\n"'
+check "a level's source path is cooked and answered with its scene" \
+    all_true "[ \$(grep -c '^OK levels/yard.kscene\$' '$SCRATCH/replies') -eq 3 ]" \
+    "[ -s '$SCRATCH/out/levels/yard.kscene' ]" \
+    "watch_has \"^kiln: served 'levels/yard.level': 1 cooked, 0 failed\""
+
 # Stale files: wall.png saved again (bigger), not cooked yet (the debounce is
 # 60 s). The runtime's first read of wall.ktx2 asks FRESH: the round runs
 # first, and the new file loads.
