@@ -16,7 +16,8 @@
  *                   requests, from what the watch already knows: SAME when no
  *                   change waits and no failed source produces the ref, else
  *                   the waiting round runs first (OK) or the failure is
- *                   named (ERR)
+ *                   named (ERR). A second server on the same output is
+ *                   refused before its first round (socket_is_free).
  *
  * The output lock (.kiln-lock) is held only during a round, so `kiln build`
  * or `kiln clean` by hand can run between rounds (a round waits for them).
@@ -106,7 +107,8 @@ void cmd_watch_usage(FILE *out) {
             "\n"
             "Exit status: 0 when stopped by a signal between rounds (128 + the signal\n"
             "during one), 1 when the watch cannot start (a missing input folder, a\n"
-            "kiln.yml error, an inotify or socket failure), 2 for a command-line mistake.\n",
+            "kiln.yml error, an inotify or socket failure, another watch serving the\n"
+            "output with --serve), 2 for a command-line mistake.\n",
             PARALLEL_MAX_THREADS, BUILD_MEMORY_DEFAULT_PERCENT, DEBOUNCE_MAX_MS,
             DEBOUNCE_DEFAULT_MS);
 }
@@ -729,38 +731,58 @@ static bool start_watching(watch_state *state) {
  * --serve
  * ------------------------------------------------------------------------- */
 
-static bool start_serving(watch_state *state) {
-    for (size_t i = 0; i < SERVE_MAX_CLIENTS; i++)
-        state->clients[i].fd = -1;
-    state->listen_fd = -1;
-    state->socket_path = cook_path_join(state->output, COOK_SERVER_SOCKET_NAME);
+/* Fills `address` with <output>/.kiln-serve (state->socket_path); false,
+ * said, when it cannot be a Unix socket's address. */
+static bool serve_address(watch_state *state, struct sockaddr_un *address) {
+    if (state->socket_path == NULL)
+        state->socket_path = cook_path_join(state->output, COOK_SERVER_SOCKET_NAME);
     if (state->socket_path == NULL) {
         cli_error("out of memory");
         return false;
     }
-    struct sockaddr_un address = {.sun_family = AF_UNIX};
-    if (strlen(state->socket_path) >= sizeof address.sun_path) {
+    *address = (struct sockaddr_un){.sun_family = AF_UNIX};
+    if (strlen(state->socket_path) >= sizeof address->sun_path) {
         cli_error("the socket path '%s' is too long for a Unix socket (%zu bytes at most): "
                   "use a shorter output folder path",
-                  state->socket_path, sizeof address.sun_path - 1);
+                  state->socket_path, sizeof address->sun_path - 1);
         return false;
     }
-    memcpy(address.sun_path, state->socket_path, strlen(state->socket_path) + 1);
+    memcpy(address->sun_path, state->socket_path, strlen(state->socket_path) + 1);
+    return true;
+}
+
+/* False, said, when another watch serves the output: its socket answers (a
+ * socket file left by a watch that was killed answers nothing). Asked before
+ * the first round too, so that a second server fails before it builds. */
+static bool socket_is_free(watch_state *state) {
+    struct sockaddr_un address;
+    if (!serve_address(state, &address))
+        return false;
     int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
     if (fd < 0) {
         cli_error("cannot create the cook server socket: %s", strerror(errno));
         return false;
     }
-    /* A socket file left by a watch that was killed is replaced; one that
-     * answers belongs to another watch. */
-    if (connect(fd, (const struct sockaddr *)&address, sizeof address) == 0 || errno == EAGAIN) {
-        cli_error("another kiln watch --serve is serving '%s'", state->socket_path);
-        close(fd);
-        return false;
-    }
+    /* EAGAIN: it is there, its backlog full. */
+    bool answers =
+        connect(fd, (const struct sockaddr *)&address, sizeof address) == 0 || errno == EAGAIN;
     close(fd);
-    fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+    if (answers)
+        cli_error("another kiln watch --serve is serving the output folder '%s' (its socket '%s' "
+                  "answers): stop it, or give this watch another output folder",
+                  state->output, state->socket_path);
+    return !answers;
+}
+
+static bool start_serving(watch_state *state) {
+    state->listen_fd = -1;
+    struct sockaddr_un address;
+    /* Asked again: another watch may have started during the first round. */
+    if (!socket_is_free(state) || !serve_address(state, &address))
+        return false;
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
     struct stat info;
+    /* A socket file that answered nothing: left by a watch that was killed. */
     if (lstat(state->socket_path, &info) == 0 && S_ISSOCK(info.st_mode))
         unlink(state->socket_path);
     mode_t mask = umask(0077); /* the socket is created 0600 */
@@ -1034,6 +1056,8 @@ int cmd_watch(int argc, char **argv) {
                          .listen_fd = -1,
                          .config_wd = -1,
                          .round_done_fd = {-1, -1}};
+    for (size_t i = 0; i < SERVE_MAX_CLIENTS; i++)
+        state.clients[i].fd = -1;
     int status = parse_watch_options(argc, argv, &state);
     if (status >= 0)
         return status;
@@ -1053,6 +1077,8 @@ int cmd_watch(int argc, char **argv) {
     /* Watching starts before the first round, so that no change made while
      * it builds is missed (it makes a round right after). */
     status = resolve_folders(&state);
+    if (status < 0 && state.serve && !socket_is_free(&state))
+        status = CLI_EXIT_FAILURE; /* before the first round: it would build for nothing */
     struct stat input_info;
     bool started = status < 0 && stat(state.input, &input_info) == 0 &&
                    S_ISDIR(input_info.st_mode) && start_watching(&state);

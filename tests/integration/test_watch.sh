@@ -259,16 +259,24 @@ SOCKET=$SCRATCH/out/.kiln-serve
 check "the server listens on <output>/.kiln-serve, mode 0600" \
     all_true "wait_for watch_has 'cook requests on out/.kiln-serve'" "[ -S '$SOCKET' ]" \
     "[ \"\$(stat -c %a '$SOCKET')\" = 600 ]"
+# A second server on the same output is refused before it builds: a cooked
+# file removed beforehand is still missing after (the first server, its
+# debounce 60 s and the output unwatched, does not cook it either).
+rm "$SCRATCH/out/wall.ktx2"
+manifest_before=$(stat -c %Y.%i "$SCRATCH/out/assets.kman")
 run_in "$SCRATCH" watch -i in -o out --serve
-check "a second server on the same output is refused" \
-    all_true "status_is 1" "stderr_has 'another kiln watch --serve is serving'"
+check "a second server on the same output is refused, naming the output and its socket" \
+    all_true "status_is 1" \
+    "stderr_has \"another kiln watch --serve is serving the output folder 'out' \\(its socket 'out/.kiln-serve' answers\\)\""
+check "and refused before it builds: it cooked nothing" \
+    all_true "[ ! -s '$SCRATCH/stdout' ]" "[ ! -e '$SCRATCH/out/wall.ktx2' ]" \
+    "[ \"\$(stat -c %Y.%i '$SCRATCH/out/assets.kman')\" = '$manifest_before' ]"
 # That refusal was the last run_in's output, which a failing check prints:
 # every later failure showed it as if it were its cause. From here on a
 # failing check shows the last client's output and the server's stderr.
 ln -sf client.out "$SCRATCH/stdout"
 ln -sf watch.err "$SCRATCH/stderr"
 
-rm "$SCRATCH/out/wall.ktx2"
 "$KILN_COOK_CLIENT" "$SCRATCH/out" - wall >"$SCRATCH/client.out" 2>&1 || true
 check "without the server, a missing cooked file fails to load" \
     grep -q '^fail wall: wall.ktx2: cannot open' "$SCRATCH/client.out"
