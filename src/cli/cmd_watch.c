@@ -16,7 +16,11 @@
  *                   requests, from what the watch already knows: SAME when no
  *                   change waits and no failed source produces the ref, else
  *                   the waiting round runs first (OK) or the failure is
- *                   named (ERR)
+ *                   named (ERR). A second server on the same output is
+ *                   refused before its first round (socket_is_free). A
+ *                   connection silent for --idle-timeout is closed, and with
+ *                   every place taken a new client takes the place of the one
+ *                   silent longest (accept_clients)
  *
  * The output lock (.kiln-lock) is held only during a round, so `kiln build`
  * or `kiln clean` by hand can run between rounds (a round waits for them).
@@ -35,6 +39,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/inotify.h>
+#include <sys/ioctl.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -50,10 +55,15 @@
 #define DEBOUNCE_DEFAULT_MS 150
 #define DEBOUNCE_MAX_MS 60000
 #define SERVE_MAX_CLIENTS 16
+/* A connection silent this long is closed (a runtime reconnects by itself),
+ * so that clients gone quiet cannot hold every place. */
+#define SERVE_IDLE_DEFAULT_S 60
+#define SERVE_IDLE_MAX_S 86400
 
 enum {
     OPTION_DEBOUNCE = BUILD_OPTION_OWN,
     OPTION_SERVE,
+    OPTION_IDLE_TIMEOUT,
 };
 
 static const struct option watch_long_options[] = {
@@ -61,6 +71,7 @@ static const struct option watch_long_options[] = {
     BUILD_COOK_LONG_OPTIONS,
     {"debounce", required_argument, NULL, OPTION_DEBOUNCE},
     {"serve", no_argument, NULL, OPTION_SERVE},
+    {"idle-timeout", required_argument, NULL, OPTION_IDLE_TIMEOUT},
     {NULL, 0, NULL, 0},
 };
 
@@ -100,15 +111,20 @@ void cmd_watch_usage(FILE *out) {
             "                     `COOK <ref>` with `OK <cooked path>` or `ERR <message>`,\n"
             "                     and `FRESH <ref>` (up to date?) with `SAME <ref>`,\n"
             "                     `OK <ref>` or `ERR <message>` (docs/runtime.md)\n"
+            "      --idle-timeout SECONDS\n"
+            "                     with --serve: close a connection that sent nothing for\n"
+            "                     SECONDS (0..%d, 0: never; default %d). With %d\n"
+            "                     connected, a new one closes the one silent longest\n"
             "  -q, --quiet        print errors only\n"
             "  -v, --verbose      the first build prints every asset\n"
             "  -h, --help         show this help\n"
             "\n"
             "Exit status: 0 when stopped by a signal between rounds (128 + the signal\n"
             "during one), 1 when the watch cannot start (a missing input folder, a\n"
-            "kiln.yml error, an inotify or socket failure), 2 for a command-line mistake.\n",
+            "kiln.yml error, an inotify or socket failure, another watch serving the\n"
+            "output with --serve), 2 for a command-line mistake.\n",
             PARALLEL_MAX_THREADS, BUILD_MEMORY_DEFAULT_PERCENT, DEBOUNCE_MAX_MS,
-            DEBOUNCE_DEFAULT_MS);
+            DEBOUNCE_DEFAULT_MS, SERVE_IDLE_MAX_S, SERVE_IDLE_DEFAULT_S, SERVE_MAX_CLIENTS);
 }
 
 /* ---------------------------------------------------------------------------
@@ -121,8 +137,9 @@ typedef struct watched_folder {
 } watched_folder;
 
 typedef struct serve_client {
-    int fd;        /* -1: free */
-    bool overlong; /* discarding the rest of a line that was too long */
+    int fd;             /* -1: free */
+    int64_t last_heard; /* now_ms() when it last sent something or was answered */
+    bool overlong;      /* discarding the rest of a line that was too long */
     size_t used;
     char line[COOK_SERVER_LINE_MAX];
 } serve_client;
@@ -142,6 +159,7 @@ typedef struct watch_state {
     char *config_name;
     int debounce_ms;
     bool serve;
+    int64_t idle_timeout_ms; /* 0: connections are never closed for silence */
     int inotify_fd;
     int signal_fd;
     int config_wd;
@@ -173,15 +191,16 @@ static int64_t now_ms(void) {
  * Options
  * ------------------------------------------------------------------------- */
 
-static bool parse_debounce(const char *text, int *ms) {
+/* A whole number 0..max, digits only. */
+static bool parse_bounded(const char *text, long max, long *value) {
     if (text[0] < '0' || text[0] > '9')
         return false;
     char *end = NULL;
     errno = 0;
-    long value = strtol(text, &end, 10);
-    if (errno != 0 || *end != '\0' || value > DEBOUNCE_MAX_MS)
+    long parsed = strtol(text, &end, 10);
+    if (errno != 0 || *end != '\0' || parsed > max)
         return false;
-    *ms = (int)value;
+    *value = parsed;
     return true;
 }
 
@@ -189,11 +208,22 @@ static bool parse_debounce(const char *text, int *ms) {
 static int watch_own_option(int option, const char *arg, void *context) {
     watch_state *state = context;
     switch (option) {
-    case OPTION_DEBOUNCE:
-        if (!parse_debounce(arg, &state->debounce_ms))
+    case OPTION_DEBOUNCE: {
+        long ms;
+        if (!parse_bounded(arg, DEBOUNCE_MAX_MS, &ms))
             return cli_usage_error(COMMAND, "invalid debounce '%s' (expected 0..%d ms)", arg,
                                    DEBOUNCE_MAX_MS);
+        state->debounce_ms = (int)ms;
         return -1;
+    }
+    case OPTION_IDLE_TIMEOUT: {
+        long seconds;
+        if (!parse_bounded(arg, SERVE_IDLE_MAX_S, &seconds))
+            return cli_usage_error(COMMAND, "invalid idle timeout '%s' (expected 0..%d seconds)",
+                                   arg, SERVE_IDLE_MAX_S);
+        state->idle_timeout_ms = (int64_t)seconds * 1000;
+        return -1;
+    }
     case OPTION_SERVE:
         state->serve = true;
         return -1;
@@ -207,6 +237,7 @@ static int parse_watch_options(int argc, char **argv, watch_state *state) {
     build_options *options = &state->options;
     *options = cli_default_build_options();
     state->debounce_ms = DEBOUNCE_DEFAULT_MS;
+    state->idle_timeout_ms = (int64_t)SERVE_IDLE_DEFAULT_S * 1000;
     int status = cli_parse_cook_options(COMMAND, argc, argv, watch_long_options, cmd_watch_usage,
                                         watch_own_option, state, options);
     if (status >= 0)
@@ -255,25 +286,42 @@ static void first_error(const cook_asset_result *result, char *out, size_t size)
     snprintf(out, size, "the cook failed");
 }
 
-/* The cooked file of source `index` named by its own ref (its primary
- * asset: a model's mesh, a texture's .ktx2), or NULL. */
+/* The cooked file that stands for source `index`, or NULL when it made none:
+ * the entry named by its own ref (a model's mesh, a texture's .ktx2); else,
+ * for a source with no asset of that ref (a level is "levels/yard/scene", a
+ * model without a mesh has only its scene), its scene, else the first entry
+ * under its ref, else its first entry at all. */
 static const char *own_file(const build_run *run, size_t index) {
+    const cook_manifest_list *manifest = &run->results[index].manifest;
     char own[1024];
     if (cook_asset_ref(run->plan->importers[index], run->plan->sources.items[index], own,
                        sizeof own) != KILN_OK)
-        return NULL;
-    const cook_manifest_list *manifest = &run->results[index].manifest;
+        return manifest->count > 0 ? manifest->items[0].path : NULL;
+    size_t own_length = strlen(own);
+    const char *scene = NULL, *under = NULL;
     for (size_t e = 0; e < manifest->count; e++) {
-        if (strcmp(manifest->items[e].ref, own) == 0)
+        const char *ref = manifest->items[e].ref;
+        if (strcmp(ref, own) == 0)
             return manifest->items[e].path;
+        if (strncmp(ref, own, own_length) != 0 || ref[own_length] != '/')
+            continue;
+        if (scene == NULL && strcmp(ref + own_length, "/scene") == 0)
+            scene = manifest->items[e].path;
+        if (under == NULL)
+            under = manifest->items[e].path;
     }
-    return NULL;
+    if (scene != NULL)
+        return scene;
+    if (under != NULL)
+        return under;
+    return manifest->count > 0 ? manifest->items[0].path : NULL;
 }
 
 /* Which cooked file answers a COOK request after its focused round: the file
  * of the manifest entry whose ref or path the request named; else, for a
- * source path, that source's own file, or (a file a model reads) the
- * model's; else the error of a source that failed. */
+ * source path of any kind, the file that stands for that source (own_file),
+ * or (a file a model reads) the model's; else the error of a source that
+ * failed. */
 static void answer_request(const build_run *run, serve_answer *answer) {
     const char *focus = answer->focus;
     const char *path = NULL;
@@ -710,38 +758,58 @@ static bool start_watching(watch_state *state) {
  * --serve
  * ------------------------------------------------------------------------- */
 
-static bool start_serving(watch_state *state) {
-    for (size_t i = 0; i < SERVE_MAX_CLIENTS; i++)
-        state->clients[i].fd = -1;
-    state->listen_fd = -1;
-    state->socket_path = cook_path_join(state->output, COOK_SERVER_SOCKET_NAME);
+/* Fills `address` with <output>/.kiln-serve (state->socket_path); false,
+ * said, when it cannot be a Unix socket's address. */
+static bool serve_address(watch_state *state, struct sockaddr_un *address) {
+    if (state->socket_path == NULL)
+        state->socket_path = cook_path_join(state->output, COOK_SERVER_SOCKET_NAME);
     if (state->socket_path == NULL) {
         cli_error("out of memory");
         return false;
     }
-    struct sockaddr_un address = {.sun_family = AF_UNIX};
-    if (strlen(state->socket_path) >= sizeof address.sun_path) {
+    *address = (struct sockaddr_un){.sun_family = AF_UNIX};
+    if (strlen(state->socket_path) >= sizeof address->sun_path) {
         cli_error("the socket path '%s' is too long for a Unix socket (%zu bytes at most): "
                   "use a shorter output folder path",
-                  state->socket_path, sizeof address.sun_path - 1);
+                  state->socket_path, sizeof address->sun_path - 1);
         return false;
     }
-    memcpy(address.sun_path, state->socket_path, strlen(state->socket_path) + 1);
+    memcpy(address->sun_path, state->socket_path, strlen(state->socket_path) + 1);
+    return true;
+}
+
+/* False, said, when another watch serves the output: its socket answers (a
+ * socket file left by a watch that was killed answers nothing). Asked before
+ * the first round too, so that a second server fails before it builds. */
+static bool socket_is_free(watch_state *state) {
+    struct sockaddr_un address;
+    if (!serve_address(state, &address))
+        return false;
     int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
     if (fd < 0) {
         cli_error("cannot create the cook server socket: %s", strerror(errno));
         return false;
     }
-    /* A socket file left by a watch that was killed is replaced; one that
-     * answers belongs to another watch. */
-    if (connect(fd, (const struct sockaddr *)&address, sizeof address) == 0 || errno == EAGAIN) {
-        cli_error("another kiln watch --serve is serving '%s'", state->socket_path);
-        close(fd);
-        return false;
-    }
+    /* EAGAIN: it is there, its backlog full. */
+    bool answers =
+        connect(fd, (const struct sockaddr *)&address, sizeof address) == 0 || errno == EAGAIN;
     close(fd);
-    fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+    if (answers)
+        cli_error("another kiln watch --serve is serving the output folder '%s' (its socket '%s' "
+                  "answers): stop it, or give this watch another output folder",
+                  state->output, state->socket_path);
+    return !answers;
+}
+
+static bool start_serving(watch_state *state) {
+    state->listen_fd = -1;
+    struct sockaddr_un address;
+    /* Asked again: another watch may have started during the first round. */
+    if (!socket_is_free(state) || !serve_address(state, &address))
+        return false;
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
     struct stat info;
+    /* A socket file that answered nothing: left by a watch that was killed. */
     if (lstat(state->socket_path, &info) == 0 && S_ISSOCK(info.st_mode))
         unlink(state->socket_path);
     mode_t mask = umask(0077); /* the socket is created 0600 */
@@ -869,6 +937,7 @@ static void serve_client_input(watch_state *state, serve_client *client) {
         close_client(client);
         return;
     }
+    client->last_heard = now_ms();
     for (ssize_t i = 0; i < got && client->fd >= 0; i++) {
         char byte = buffer[i];
         if (byte == '\n') {
@@ -881,6 +950,8 @@ static void serve_client_input(watch_state *state, serve_client *client) {
                     reply(client, false, "request contains a NUL byte");
                 else
                     handle_request(state, client, client->line);
+                /* The time its cook took is not silence. */
+                client->last_heard = now_ms();
             }
             client->used = 0;
         } else if (client->overlong) {
@@ -898,6 +969,60 @@ static void serve_client_input(watch_state *state, serve_client *client) {
     }
 }
 
+/* True when nothing `client` sent waits unread on its socket (sent during a
+ * cook, say): it is not silent, whatever its last_heard. */
+static bool nothing_unread(const serve_client *client) {
+    int unread = 0;
+    return ioctl(client->fd, FIONREAD, &unread) == 0 && unread == 0;
+}
+
+/* True when `client` is between requests: nothing unread, no part of a line
+ * read. Only such a client gives its place to a new one. */
+static bool client_is_quiet(const serve_client *client) {
+    return client->used == 0 && !client->overlong && nothing_unread(client);
+}
+
+/* The quiet client silent the longest, or NULL when none is quiet. */
+static serve_client *longest_silent(watch_state *state) {
+    serve_client *oldest = NULL;
+    for (size_t i = 0; i < SERVE_MAX_CLIENTS; i++) {
+        serve_client *client = &state->clients[i];
+        if (client->fd >= 0 && client_is_quiet(client) &&
+            (oldest == NULL || client->last_heard < oldest->last_heard))
+            oldest = client;
+    }
+    return oldest;
+}
+
+/* Closes the connections silent for the idle timeout. */
+static void close_idle_clients(watch_state *state) {
+    if (state->idle_timeout_ms <= 0)
+        return;
+    int64_t now = now_ms();
+    for (size_t i = 0; i < SERVE_MAX_CLIENTS; i++) {
+        serve_client *client = &state->clients[i];
+        if (client->fd >= 0 && now - client->last_heard >= state->idle_timeout_ms &&
+            nothing_unread(client))
+            close_client(client);
+    }
+}
+
+/* Milliseconds until the next connection falls silent too long, -1: none. */
+static int64_t next_idle_ms(const watch_state *state) {
+    int64_t next = -1, now = now_ms();
+    for (size_t i = 0; state->idle_timeout_ms > 0 && i < SERVE_MAX_CLIENTS; i++) {
+        const serve_client *client = &state->clients[i];
+        if (client->fd < 0)
+            continue;
+        int64_t left = client->last_heard + state->idle_timeout_ms - now;
+        if (left < 0)
+            left = 0;
+        if (next < 0 || left < next)
+            next = left;
+    }
+    return next;
+}
+
 static void accept_clients(watch_state *state) {
     for (;;) {
         int fd = accept(state->listen_fd, NULL, NULL);
@@ -913,13 +1038,19 @@ static void accept_clients(watch_state *state) {
             if (state->clients[i].fd < 0)
                 free_slot = &state->clients[i];
         }
+        if (free_slot == NULL)
+            free_slot = longest_silent(state);
         if (free_slot == NULL) {
+            /* Every place holds a request being read: all are busy. */
             serve_client refused = {.fd = fd};
             reply(&refused, false, "too many clients");
             close_client(&refused);
             continue;
         }
-        *free_slot = (serve_client){.fd = fd};
+        /* Taken from a client gone quiet (it reconnects when it asks again)
+         * rather than refusing everyone while quiet clients hold the table. */
+        close_client(free_slot);
+        *free_slot = (serve_client){.fd = fd, .last_heard = now_ms()};
     }
 }
 
@@ -948,11 +1079,15 @@ static int watch_loop(watch_state *state) {
             for (size_t i = 0; i < SERVE_MAX_CLIENTS; i++)
                 fds[count++] = (struct pollfd){.fd = state->clients[i].fd, .events = POLLIN};
         }
-        int timeout = -1;
+        int64_t wait = -1;
         if (state->dirty) {
             int64_t left = state->last_event + state->debounce_ms - now_ms();
-            timeout = left > 0 ? (int)left : 0;
+            wait = left > 0 ? left : 0;
         }
+        int64_t idle = state->serve ? next_idle_ms(state) : -1;
+        if (idle >= 0 && (wait < 0 || idle < wait))
+            wait = idle;
+        int timeout = wait < 0 ? -1 : wait > INT_MAX ? INT_MAX : (int)wait;
         int ready = poll(fds, (nfds_t)count, timeout);
         if (ready < 0 && errno != EINTR) {
             cli_error("poll: %s", strerror(errno));
@@ -981,6 +1116,8 @@ static int watch_loop(watch_state *state) {
                     serve_client_input(state, client);
             }
         }
+        if (state->serve)
+            close_idle_clients(state);
         if (state->dirty && now_ms() - state->last_event >= state->debounce_ms) {
             state->dirty = false;
             run_round(state, NULL, false);
@@ -1015,6 +1152,8 @@ int cmd_watch(int argc, char **argv) {
                          .listen_fd = -1,
                          .config_wd = -1,
                          .round_done_fd = {-1, -1}};
+    for (size_t i = 0; i < SERVE_MAX_CLIENTS; i++)
+        state.clients[i].fd = -1;
     int status = parse_watch_options(argc, argv, &state);
     if (status >= 0)
         return status;
@@ -1034,6 +1173,8 @@ int cmd_watch(int argc, char **argv) {
     /* Watching starts before the first round, so that no change made while
      * it builds is missed (it makes a round right after). */
     status = resolve_folders(&state);
+    if (status < 0 && state.serve && !socket_is_free(&state))
+        status = CLI_EXIT_FAILURE; /* before the first round: it would build for nothing */
     struct stat input_info;
     bool started = status < 0 && stat(state.input, &input_info) == 0 &&
                    S_ISDIR(input_info.st_mode) && start_watching(&state);

@@ -6,13 +6,17 @@
  * 0600 (only its owner can connect), created when the watch starts serving
  * and removed when it exits. Several clients may be connected at once; each
  * sends requests one line at a time and reads one reply line per request,
- * in order.
+ * in order. The server closes, without a reply, a connection silent for its
+ * idle timeout (`--idle-timeout`, 60 s by default) and, with every place
+ * taken, the one silent longest to let a new client in: a client reconnects
+ * when it next asks.
  *
  *   request  COOK <ref>\n     <ref>: a ref as the manifest names it
  *                             ("props/crate", "props/crate/mesh0"), a source
- *                             path relative to the input folder
- *                             ("props/crate.obj") or a cooked path relative to
- *                             the output folder
+ *                             path relative to the input folder, of any kind
+ *                             ("props/crate.obj", "levels/yard.level": the
+ *                             file of its own ref, else of its scene) or a
+ *                             cooked path relative to the output folder
  *   reply    OK <path>\n      the asset is cooked and up to date; <path> is its
  *                             cooked file relative to the output folder, and
  *                             assets.kman names it

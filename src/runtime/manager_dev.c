@@ -505,6 +505,15 @@ static bool send_deferred(struct mgr_dev *dev) {
     return true;
 }
 
+/* True when the server closed the request connection (`async` held, nothing
+ * waiting on it): a server closes a connection silent for a while, or gives
+ * its place to a new client. Anything else there (a stray byte) is as bad. */
+static bool async_connection_closed(const struct mgr_dev *dev) {
+    char byte;
+    ssize_t got = recv(dev->async_fd, &byte, 1, MSG_PEEK | MSG_DONTWAIT);
+    return !(got < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR));
+}
+
 static kiln_result mgr_dev_defer(kiln_manager *m, kiln_scope scope, const char *ref_string,
                                  int32_t priority, kiln_load_callback callback, void *user,
                                  kiln_result failed, kiln_error *err) {
@@ -526,6 +535,12 @@ static kiln_result mgr_dev_defer(kiln_manager *m, kiln_scope scope, const char *
     d.user = user;
     kiln_result result = KILN_OK;
     pthread_mutex_lock(&dev->async);
+    if (dev->async_fd >= 0 && dev->deferred_count == 0 && async_connection_closed(dev)) {
+        /* Closed while nothing waited on it: a new connection, nothing lost. */
+        close(dev->async_fd);
+        dev->async_fd = -1;
+        dev->reply_used = 0;
+    }
     if (dev->async_fd < 0) {
         struct sockaddr_un address = {.sun_family = AF_UNIX};
         memcpy(address.sun_path, dev->socket_path, sizeof address.sun_path);

@@ -14,6 +14,8 @@
 # and loaded. A cooked file older than its source (a save the watch has not
 # cooked yet: a long debounce) is brought up to date before it is read; one
 # whose source fails to cook loads with the failure as its reload status.
+# Silent connections: 16 of them do not lock a 17th client out, a short
+# --idle-timeout closes them, and the runtime reconnects after it.
 #
 # Every wait is a bounded poll; nothing asserts a duration.
 # Environment (set by ctest): KILN, KILN_TMP, KILN_COOK_CLIENT (the runtime
@@ -259,16 +261,24 @@ SOCKET=$SCRATCH/out/.kiln-serve
 check "the server listens on <output>/.kiln-serve, mode 0600" \
     all_true "wait_for watch_has 'cook requests on out/.kiln-serve'" "[ -S '$SOCKET' ]" \
     "[ \"\$(stat -c %a '$SOCKET')\" = 600 ]"
+# A second server on the same output is refused before it builds: a cooked
+# file removed beforehand is still missing after (the first server, its
+# debounce 60 s and the output unwatched, does not cook it either).
+rm "$SCRATCH/out/wall.ktx2"
+manifest_before=$(stat -c %Y.%i "$SCRATCH/out/assets.kman")
 run_in "$SCRATCH" watch -i in -o out --serve
-check "a second server on the same output is refused" \
-    all_true "status_is 1" "stderr_has 'another kiln watch --serve is serving'"
+check "a second server on the same output is refused, naming the output and its socket" \
+    all_true "status_is 1" \
+    "stderr_has \"another kiln watch --serve is serving the output folder 'out' \\(its socket 'out/.kiln-serve' answers\\)\""
+check "and refused before it builds: it cooked nothing" \
+    all_true "[ ! -s '$SCRATCH/stdout' ]" "[ ! -e '$SCRATCH/out/wall.ktx2' ]" \
+    "[ \"\$(stat -c %Y.%i '$SCRATCH/out/assets.kman')\" = '$manifest_before' ]"
 # That refusal was the last run_in's output, which a failing check prints:
 # every later failure showed it as if it were its cause. From here on a
 # failing check shows the last client's output and the server's stderr.
 ln -sf client.out "$SCRATCH/stdout"
 ln -sf watch.err "$SCRATCH/stderr"
 
-rm "$SCRATCH/out/wall.ktx2"
 "$KILN_COOK_CLIENT" "$SCRATCH/out" - wall >"$SCRATCH/client.out" 2>&1 || true
 check "without the server, a missing cooked file fails to load" \
     grep -q '^fail wall: wall.ktx2: cannot open' "$SCRATCH/client.out"
@@ -391,6 +401,17 @@ check "a file a model reads answers with the model's file" \
     grep -qE '^OK props/(barrel|crate).kmesh$' <(tail -n 1 "$SCRATCH/replies")
 check "the server survived" kill -0 "$watch_pid"
 
+# A source path answers for every kind, not only those whose own ref names a
+# cooked file: a level's ref is levels/yard/scene, its source levels/yard.level
+# (new here, so cooked by the request; then up to date).
+mkdir -p "$IN/levels"
+put levels/yard.level 'entities:\n  - name: crate\n    asset: props/crate.obj\n'
+ask_server 'b"COOK levels/yard.level\n"' 'b"COOK levels/yard.level\n"' 'b"COOK levels/yard/scene\n"'
+check "a level's source path is cooked and answered with its scene" \
+    all_true "[ \$(grep -c '^OK levels/yard.kscene\$' '$SCRATCH/replies') -eq 3 ]" \
+    "[ -s '$SCRATCH/out/levels/yard.kscene' ]" \
+    "watch_has \"^kiln: served 'levels/yard.level': 1 cooked, 0 failed\""
+
 # Stale files: wall.png saved again (bigger), not cooked yet (the debounce is
 # 60 s). The runtime's first read of wall.ktx2 asks FRESH: the round runs
 # first, and the new file loads.
@@ -423,6 +444,27 @@ put props/barrel.obj 'mtllib crate.mtl\nv 0 0 0\nv 3 0 0\nv 0 3 0\nusemtl wood\n
 check "fixed, it is cooked before the load and has no failure" \
     all_true "grep -q '^ok props/barrel mesh ' '$SCRATCH/client.out'" \
     "! grep -q '^status ' '$SCRATCH/client.out'"
+# 16 connections that say nothing hold every place: a 17th client is served
+# all the same, in the place of the one silent longest (the first).
+python3 - "$SOCKET" >"$SCRATCH/replies" <<'PY'
+import socket, sys, time
+silent = []
+for _ in range(16):
+    s = socket.socket(socket.AF_UNIX)
+    s.connect(sys.argv[1])
+    silent.append(s)
+time.sleep(0.5)  # accepted first, in order
+late = socket.socket(socket.AF_UNIX)
+late.settimeout(120)
+late.connect(sys.argv[1])
+late.sendall(b"COOK wall\n")
+print(late.makefile("rb").readline().decode().strip())
+silent[0].settimeout(120)
+print("first:", "closed" if silent[0].recv(1) == b"" else "answered")
+PY
+check "16 silent connections do not keep a 17th client from being served" \
+    all_true "grep -q '^OK wall.ktx2\$' '$SCRATCH/replies'" "grep -q '^first: closed\$' '$SCRATCH/replies'"
+
 ask_server 'b"FRESH wall\n"' 'b"FRESH \n"' 'b"FRESH a\x01b\n"'
 check "FRESH of an up-to-date ref is SAME; a bad one an error" \
     all_true "grep -q '^SAME wall\$' '$SCRATCH/replies'" "[ \$(grep -c '^ERR FRESH needs a ref' '$SCRATCH/replies') -eq 2 ]"
@@ -431,6 +473,56 @@ stop "$watch_pid" INT
 watch_pid=""
 check "SIGINT stops the server and removes its socket" \
     all_true "[ $stopped_status -eq 0 ]" "[ ! -e '$SOCKET' ]"
+
+# Idle connections: with --idle-timeout 2, a connection silent that long is
+# closed while one that keeps asking stays open; a runtime whose connections
+# were closed between two loads (2.5 s apart) reconnects and loads both, the
+# synchronous way and by requests of refs never cooked.
+start_watch -- -i in -o out -j 2 --debounce 60000 --serve --idle-timeout 2
+check "a server with a short idle timeout starts" wait_for watch_has 'cook requests on out/.kiln-serve'
+python3 - "$SOCKET" >"$SCRATCH/replies" <<'PY'
+import socket, sys, time
+quiet = socket.socket(socket.AF_UNIX)
+quiet.connect(sys.argv[1])
+talking = socket.socket(socket.AF_UNIX)
+talking.settimeout(120)
+talking.connect(sys.argv[1])
+replies = talking.makefile("rwb")
+quiet.settimeout(0.2)
+closed, deadline = False, time.monotonic() + 60
+while not closed and time.monotonic() < deadline:
+    replies.write(b"FRESH wall\n")
+    replies.flush()
+    replies.readline()
+    try:
+        closed = quiet.recv(1) == b""
+    except socket.timeout:
+        pass
+print("quiet:", "closed" if closed else "open")
+replies.write(b"FRESH wall\n")
+replies.flush()
+print("talking:", replies.readline().decode().strip())
+PY
+check "a silent connection is closed, one that keeps asking is not" \
+    all_true "grep -q '^quiet: closed\$' '$SCRATCH/replies'" \
+    "grep -q '^talking: SAME wall\$' '$SCRATCH/replies'"
+rm "$SCRATCH/out/wall.ktx2" "$SCRATCH/out/fresh.ktx2"
+"$KILN_COOK_CLIENT" --pause 2500 "$SCRATCH/out" "$SOCKET" wall fresh >"$SCRATCH/client.out" 2>&1 || true
+check "a runtime reconnects after its idle connection was closed" \
+    all_true "grep -q '^ok wall texture wall.ktx2 ' '$SCRATCH/client.out'" \
+    "grep -q '^ok fresh texture fresh.ktx2 ' '$SCRATCH/client.out'"
+# The second ref names no source, so that no manifest can have it by then:
+# it goes to the server too, and its answer is the server's, not a broken
+# connection's.
+mkdir -p "$IN/idle"
+write_png "$IN/idle/one.png" 8 5
+"$KILN_COOK_CLIENT" --pause 2500 --async 0 --by-ref "$SCRATCH/out" "$SOCKET" idle/one idle/none \
+    >"$SCRATCH/client.out" 2>&1 || true
+check "and requests by ref, on their own connection, after it was closed" \
+    all_true "grep -q '^ok idle/one texture idle/one.ktx2 ' '$SCRATCH/client.out'" \
+    "grep -q \"^fail idle/none: .*no source under the input folder produces 'idle/none'\" '$SCRATCH/client.out'"
+stop "$watch_pid" INT
+watch_pid=""
 
 # A requested load cancelled while its cook is under way: a server whose
 # texture cooks take 3 s (the test hook), a scope destroyed 0.5 s after the

@@ -4,7 +4,8 @@
  * socket is "-") and loads each ref through the public manager API, so that
  * a ref whose cooked file is missing is cooked on demand.
  *
- *   cook_client [--async N [--by-ref] | --cancel | --destroy] RUNTIME_FOLDER SOCKET|- REF...
+ *   cook_client [--pause MS] [--async N [--by-ref] | --cancel | --destroy]
+ *               RUNTIME_FOLDER SOCKET|- REF...
  *
  * Default: kiln_manager_load_ref of each ref in turn (synchronous); a ref
  * that loads but whose reload status is not KILN_OK (a stale file whose
@@ -27,6 +28,10 @@
  * "loading" the manager is destroyed, which does not wait for the cook (the
  * worker waiting for the reply is woken): prints "destroy: done" and exits
  * (test_watch.sh checks that the slowed cook had not ended by then).
+ *
+ * --pause MS: the refs one after another, MS milliseconds apart (each
+ * request's callback comes before the pause), so that a server closing
+ * silent connections closes the manager's between them.
  *
  * Prints per ref "ok <ref> <kind> <path> <file bytes>" or
  * "fail <ref>: <message>"; exit status 0 when every ref loaded.
@@ -169,6 +174,12 @@ static int cancel_in_flight(kiln_manager *manager, const char *name) {
 int main(int argc, char **argv) {
     int async = 0, cancel = 0, destroy = 0, at = 1;
     unsigned workers = 0;
+    long pause_between = 0;
+    if (argc > 2 && strcmp(argv[1], "--pause") == 0) {
+        pause_between = atol(argv[2]);
+        argv += 2; /* the options below as if --pause were not there */
+        argc -= 2;
+    }
     if (argc > 2 && strcmp(argv[1], "--async") == 0) {
         async = 1;
         workers = (unsigned)atoi(argv[2]);
@@ -187,8 +198,8 @@ int main(int argc, char **argv) {
         at = 2;
     }
     if (argc - at < 3 || argc - at - 2 > MAX_REFS) {
-        fprintf(stderr, "usage: cook_client [--async N [--by-ref] | --cancel | --destroy] "
-                        "RUNTIME_FOLDER SOCKET|- REF...\n");
+        fprintf(stderr, "usage: cook_client [--pause MS] [--async N [--by-ref] | --cancel | "
+                        "--destroy] RUNTIME_FOLDER SOCKET|- REF...\n");
         return 2;
     }
     const char *folder = argv[at], *socket = argv[at + 1];
@@ -235,10 +246,18 @@ int main(int argc, char **argv) {
         kiln_manager_destroy(manager);
         return 1;
     }
-    if (async || cancel) {
+    if ((async || cancel) && pause_between > 0) {
+        for (int i = 0; i < count; i++) {
+            if (i > 0)
+                pause_ms(pause_between);
+            status |= request_all(manager, level, names + i, 1);
+        }
+    } else if (async || cancel) {
         status |= request_all(manager, level, names, count);
     } else {
         for (int i = 0; i < count; i++) {
+            if (i > 0)
+                pause_ms(pause_between);
             kiln_ref ref;
             kiln_result r = kiln_manager_load_ref(manager, level, names[i], &ref, &err);
             status |= report(manager, names[i], ref, r, &err);
