@@ -3,8 +3,10 @@
  * libyaml's document API so that every message carries the line of the node
  * it is about.
  *
- * Limits: LEVEL_MAX_BYTES of text, components nested at most LEVEL_MAX_DEPTH
- * deep, at most LEVEL_VALUES_PER_BYTE values visited per byte of the file
+ * Limits: LEVEL_MAX_BYTES of text, the file nested at most
+ * LEVEL_MAX_YAML_DEPTH deep (refused by yaml_doc_load before the tree is
+ * built), components at most LEVEL_MAX_DEPTH (aliases can nest them deeper
+ * than the file is), at most LEVEL_VALUES_PER_BYTE values visited per byte of the file
  * (LEVEL_MIN_VALUES at least; an alias is visited again each time it is
  * used, so a chain of aliases cannot expand without bound) and
  * LEVEL_JSON_PER_BYTE bytes of components' JSON per byte of it
@@ -504,7 +506,7 @@ bool level_parse(const uint8_t *bytes, size_t size, const char *path, cook_diag 
     if (size > 0)
         cook_text_trim(&begin, &end);
     yaml_document_t doc;
-    if (!yaml_doc_load(path, begin, (size_t)(end - begin), &doc, diag))
+    if (!yaml_doc_load(path, begin, (size_t)(end - begin), LEVEL_MAX_YAML_DEPTH, &doc, diag))
         return false;
     level_state state = {.doc = &doc, .path = path, .diag = diag, .resolve = resolve, .user = user};
     /* size <= LEVEL_MAX_BYTES (64 MiB): neither product overflows. */
