@@ -909,7 +909,7 @@ static bool within_limits(const char *path, const char *text, size_t size, cook_
         case YAML_MAPPING_START_EVENT:
         case YAML_SEQUENCE_START_EVENT: {
             if (++depth > CONFIG_MAX_DEPTH) {
-                diag_error(diag, path, line, "nested more than %d levels deep", CONFIG_MAX_DEPTH);
+                diag_error(diag, path, line, "nested deeper than %d levels", CONFIG_MAX_DEPTH);
                 open[depth].anchor = NULL;
                 ok = false;
                 break;
@@ -996,7 +996,7 @@ bool config_parse(kiln_config *config, const char *path, const char *text, size_
     if (!within_limits(path, text, size, diag))
         return false;
     yaml_document_t doc;
-    if (!yaml_doc_load(path, (const unsigned char *)text, size, &doc, diag))
+    if (!yaml_doc_load(path, (const unsigned char *)text, size, CONFIG_MAX_DEPTH, &doc, diag))
         return false;
     parse_state state = {&doc, path, diag};
     refuse_duplicate_keys(&state);

@@ -242,6 +242,30 @@ printf '#version 450\n#extension GL_GOOGLE_include_directive : require\n#include
 printf 'float4 main() : SV_Target0 { return 1; }\n' >"$BAD/nostage.hlsl"
 printf '#version 450\nlayout(location = 0) out vec3 value;\nvoid main() { value = vec3(1.0); gl_Position = vec4(0.0); }\n' >"$BAD/mismatch.shader/vertex.vert"
 printf '#version 450\nlayout(location = 0) in vec4 value;\nlayout(location = 0) out vec4 color;\nvoid main() { color = value; }\n' >"$BAD/mismatch.shader/fragment.frag"
+# Includes bounded in number and bytes, not only in depth: headers without
+# include guards each including the next twice, 20 deep, are 2^20 includes
+# from 7 KB (19 s and 400 MB before the bound). Then a 1.1 MB header with
+# a guard included 16 times: glslang reads it again for each #include.
+mkdir -p "$BAD/fan"
+for i in $(seq 0 19); do
+    {
+        printf '// %0300d\n' 0
+        if [ "$i" -lt 19 ]; then
+            printf '#include "h%d.glsl"\n#include "h%d.glsl"\n' $((i + 1)) $((i + 1))
+        fi
+    } >"$BAD/fan/h$i.glsl"
+done
+printf '#version 450\n#extension GL_GOOGLE_include_directive : require\n#include "fan/h0.glsl"\nvoid main() {}\n' >"$BAD/fanout.comp"
+{
+    printf '#ifndef BIG\n#define BIG\n'
+    for _ in $(seq 1 11000); do printf '// %096d\n' 0; done
+    printf '#endif\n'
+} >"$BAD/sub/big.glsl"
+{
+    printf '#version 450\n#extension GL_GOOGLE_include_directive : require\n'
+    for _ in $(seq 1 16); do printf '#include "sub/big.glsl"\n'; done
+    printf 'void main() {}\n'
+} >"$BAD/big.comp"
 run build -i "$BAD" -o "$SCRATCH/bad-out"
 check "a broken shader fails the build but not the others" all_true "status_is 1" \
     "[ -f '$SCRATCH/bad-out/good.frag.kshader' ]"
@@ -254,6 +278,11 @@ check "an include that leaves the input folder is refused" \
     stderr_has "^$BAD/escape.comp: error: cannot include '../../outside.glsl': path '../../outside.glsl' leaves the input folder"
 check "a missing include is a clear error" \
     stderr_has "^$BAD/missing.comp: error: cannot include 'missing.glsl': not found"
+check "includes past 16384 are refused" \
+    stderr_has "^$BAD/fanout.comp: error: more than 16384 includes \(a header included again and again\?\) at 'h[0-9]+.glsl' included from fan/h[0-9]+.glsl$"
+check "then every include left fails quietly" stderr_lacks "^$BAD/fan/h[0-9]+.glsl:[0-9]+: error"
+check "includes past 16 MiB are refused" \
+    stderr_has "^$BAD/big.comp: error: includes expand to more than 16777216 bytes \(64 times the shader's size, at least 16777216\) at 'sub/big.glsl' included from big.comp$"
 check "an HLSL file without a stage in its name is a clear error" \
     stderr_has "^$BAD/nostage.hlsl: error: unknown shader stage"
 check "stages disagreeing on a type is an error" \

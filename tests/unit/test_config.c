@@ -304,12 +304,12 @@ static void deep_or_huge_documents_are_refused_with_the_line(void **state) {
     for (size_t i = 0; i < depth; i++)
         text[n++] = ']';
     text[n] = '\0';
-    expect_error(text, "dir/kiln.yml:2: error: nested more than 32 levels deep");
+    expect_error(text, "dir/kiln.yml:2: error: nested deeper than 32 levels");
     /* Block style, one level a line. */
     n = 0;
     for (size_t i = 0; i < 40; i++)
         n += (size_t)sprintf(text + n, "%*sk%zu:\n", (int)i, "", i);
-    expect_error(text, "dir/kiln.yml:33: error: nested more than 32 levels deep");
+    expect_error(text, "dir/kiln.yml:33: error: nested deeper than 32 levels");
     free(text);
     /* 200000 values in a flow list. */
     size_t values = 200000;

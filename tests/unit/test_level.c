@@ -125,6 +125,9 @@ static void parser_refuses_bad_input_with_the_line(void **state) {
          "a.level:4: error: components: 'hash' beside 'ref' is kiln's"},
         {"entities:\n  - name: a\n    components:\n      x: 1\n      x: 2\n",
          "a.level:5: error: components: key 'x' appears twice in one map"},
+        {"entities:\n  - name: a\n    components:\n      y: 1\n      x: 2\n      x: 3\n      y: "
+         "4\n",
+         "a.level:6: error: components: key 'x' appears twice in one map"},
         {"entities:\n  - name: a\n    components: {x: .inf}\n",
          "a.level:3: error: components: '.inf' is not a finite number"},
         {"entities: [\n", "a.level:2: error: invalid YAML"},
@@ -182,25 +185,58 @@ static void parser_reads_rotation_degrees(void **state) {
     diag_free(&diag);
 }
 
-static void parser_limits_nesting_and_aliases(void **state) {
-    (void)state;
-    /* Components nested 100 deep: refused, not recursed into. */
-    bytebuf deep = {0};
-    bytebuf_printf(&deep, "entities:\n  - name: a\n    components: {x: ");
-    for (int i = 0; i < 100; i++)
-        bytebuf_printf(&deep, "[");
-    for (int i = 0; i < 100; i++)
-        bytebuf_printf(&deep, "]");
-    bytebuf_printf(&deep, "}\n");
-    bytebuf_append_zeros(&deep, 1);
+/* Components `depth` lists deep, with `prefix` before the entities. */
+static void nested_components(bytebuf *out, const char *prefix, size_t depth, const char *inner) {
+    bytebuf_printf(out, "%sentities:\n  - name: a\n    components: {x: ", prefix);
+    for (size_t i = 0; i < depth; i++)
+        bytebuf_append(out, "[", 1);
+    bytebuf_printf(out, "%s", inner);
+    for (size_t i = 0; i < depth; i++)
+        bytebuf_append(out, "]", 1);
+    bytebuf_printf(out, "}\n");
+    bytebuf_append_zeros(out, 1);
+}
+
+static void expect_parse_error(const bytebuf *text, const char *message) {
     cook_diag diag = {0};
     level_doc doc;
     int calls = 0;
-    assert_false(parse_text((const char *)deep.data, &diag, &doc, &calls));
-    expect_in_diag(&diag, "a.level:3: error: components: nested deeper than 64 levels");
+    assert_false(parse_text((const char *)text->data, &diag, &doc, &calls));
+    expect_in_diag(&diag, message);
     level_doc_free(&doc);
     diag_free(&diag);
+}
+
+static void parser_limits_nesting_and_aliases(void **state) {
+    (void)state;
+    /* The file nested 104 deep: refused before libyaml builds the tree. */
+    bytebuf deep = {0};
+    nested_components(&deep, "", 100, "");
+    expect_parse_error(&deep, "a.level:3: error: nested deeper than 68 levels");
     bytebuf_free(&deep);
+    /* 80,000 deep: libyaml's loader took 14.5 s to get there; the pre-scan
+     * stops at the limit. */
+    nested_components(&deep, "", 80000, "");
+    expect_parse_error(&deep, "a.level:3: error: nested deeper than 68 levels");
+    bytebuf_free(&deep);
+    /* Components nested deeper than the file through an alias of a list 60
+     * deep: refused by the components' own bound, not recursed into, at the
+     * line of the value too deep (in the anchor's list). */
+    bytebuf anchored = {0};
+    bytebuf_printf(&anchored, "deep: &deep ");
+    for (int i = 0; i < 60; i++)
+        bytebuf_append(&anchored, "[", 1);
+    for (int i = 0; i < 60; i++)
+        bytebuf_append(&anchored, "]", 1);
+    bytebuf_printf(&anchored, "\n");
+    bytebuf_append_zeros(&anchored, 1);
+    nested_components(&deep, (const char *)anchored.data, 10, "*deep");
+    expect_parse_error(&deep, "a.level:1: error: components: nested deeper than 64 levels");
+    bytebuf_free(&deep);
+    bytebuf_free(&anchored);
+    cook_diag diag;
+    level_doc doc;
+    int calls = 0;
     /* Aliases doubling 30 times: 2^30 values, stopped at the floor of the
      * limit (the file is far under 65536 / 16 bytes). */
     bytebuf bomb = {0};
@@ -215,6 +251,39 @@ static void parser_limits_nesting_and_aliases(void **state) {
     level_doc_free(&doc);
     diag_free(&diag);
     bytebuf_free(&bomb);
+}
+
+/* 40 entities whose components are maps of 4096 keys (the most a map may
+ * hold), the last map's last key repeating its first: every key compared
+ * with each earlier one took 5.7 s for 100 such maps in a release build;
+ * sorted, the repeat is still found at its line. */
+static void large_maps_of_components_find_their_repeated_key(void **state) {
+    (void)state;
+    enum { entities = 40, keys = 4096 };
+    bytebuf text = {0};
+    bytebuf_printf(&text, "entities:\n");
+    for (int e = 0; e < entities; e++) {
+        bytebuf_printf(&text, "  - name: e%d\n    components:\n", e);
+        for (int k = 0; k < keys; k++)
+            bytebuf_printf(&text, "      k%d: %d\n", e == entities - 1 && k == keys - 1 ? 0 : k, k);
+    }
+    bytebuf_append_zeros(&text, 1);
+    uint32_t last_line = (uint32_t)entities * (keys + 2) + 1;
+    char expected[128];
+    snprintf(expected, sizeof expected,
+             "a.level:%u: error: components: key 'k0' appears twice in one map", last_line);
+    cook_diag diag = {0};
+    level_doc doc;
+    int calls = 0;
+    assert_false(parse_text((const char *)text.data, &diag, &doc, &calls));
+    expect_in_diag(&diag, expected);
+    /* The maps before it were read whole. */
+    assert_int_equal(doc.entity_count, entities);
+    assert_non_null(doc.entities[0].components);
+    assert_non_null(strstr(doc.entities[0].components, ",\"k4095\":4095}"));
+    level_doc_free(&doc);
+    diag_free(&diag);
+    bytebuf_free(&text);
 }
 
 /* Nine levels of aliases, each list naming the one before eight times, then
@@ -454,6 +523,52 @@ typedef struct driver_case {
     const char *message;
 } driver_case;
 
+/* A chain of 100,000 parents, listed leaf first, with a second root among
+ * them: placed by depth in one pass (a pass per depth took 6.2 s in a
+ * release build), each node after its parent, the roots first in entity
+ * order. */
+static void a_long_chain_of_parents_cooks_in_depth_order(void **state) {
+    (void)state;
+    enum { chain = 100000 };
+    level_fixture f;
+    fixture_make(&f, "level_chain");
+    bytebuf text = {0};
+    bytebuf_printf(&text, "entities:\n");
+    for (uint32_t i = chain - 1; i > 0; i--) {
+        bytebuf_printf(&text, "  - name: e%u\n    parent: e%u\n", i, i - 1);
+        if (i == chain / 2)
+            bytebuf_printf(&text, "  - name: other\n");
+    }
+    bytebuf_printf(&text, "  - name: e0\n");
+    bytebuf_append_zeros(&text, 1);
+    put(&f, "levels/chain.level", (const char *)text.data);
+    bytebuf_free(&text);
+    cook_asset_result result;
+    bool ok = cook_level(&f, "levels/chain.level", &result);
+    if (!ok)
+        fail_msg("cook failed:\n%s", diag_text(&result.diag));
+    char *path = test_path_join(f.output, "levels/chain.kscene");
+    kiln_file file;
+    kiln_scene_view view;
+    kiln_error err;
+    assert_int_equal(kiln_file_map(&file, path, 0, &err), KILN_OK);
+    assert_int_equal(kiln_scene_view_get(&file, KILN_OPEN_DEEP, &view, &err), KILN_OK);
+    assert_int_equal(view.node_count, chain + 1);
+    assert_string_equal(kiln_scene_node_name(&view, 0), "other");
+    assert_int_equal(view.hierarchy[0].parent, -1);
+    char name[32];
+    for (uint32_t k = 1; k <= chain; k++) {
+        snprintf(name, sizeof name, "e%u", k - 1);
+        if (strcmp(kiln_scene_node_name(&view, k), name) != 0)
+            fail_msg("node %u is '%s', not '%s'", k, kiln_scene_node_name(&view, k), name);
+        assert_int_equal(view.hierarchy[k].parent, k == 1 ? -1 : (int32_t)k - 1);
+    }
+    kiln_file_close(&file);
+    free(path);
+    cook_asset_result_free(&result);
+    fixture_free(&f);
+}
+
 static void level_errors_name_the_file_and_line(void **state) {
     (void)state;
     static const driver_case cases[] = {
@@ -605,7 +720,9 @@ int main(void) {
         cmocka_unit_test(parser_reads_rotation_degrees),
         cmocka_unit_test(parser_limits_nesting_and_aliases),
         cmocka_unit_test(parser_bounds_aliases_by_the_file_size),
+        cmocka_unit_test(large_maps_of_components_find_their_repeated_key),
         cmocka_unit_test(level_cooks_nodes_transforms_parents_and_links),
+        cmocka_unit_test(a_long_chain_of_parents_cooks_in_depth_order),
         cmocka_unit_test(level_errors_name_the_file_and_line),
         cmocka_unit_test(level_records_absent_refs),
         cmocka_unit_test(reader_checks_links),

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cook/inspect/inspect.h"
 #include "test_import.h"
 #include "test_reference.h"
 
@@ -119,6 +120,19 @@ static uint32_t file_node_of_source(const kiln_scene_view *v, int32_t source) {
 }
 
 static const kiln_vertex_attribute *find_attr(const kiln_mesh_view *m, kiln_vertex_semantic s);
+
+/* `kiln check`'s problems with one cooked file, one a line. */
+static void collect_problem(void *user, const char *message) {
+    bytebuf *lines = user;
+    bytebuf_printf(lines, "%s\n", message);
+}
+
+static size_t count_lines(const bytebuf *lines) {
+    size_t count = 0;
+    for (size_t i = 0; i < lines->size; i++)
+        count += lines->data[i] == '\n';
+    return count;
+}
 
 /* ---------------------------------------------------------------------------
  * The skin table and the runtime's matrices
@@ -350,6 +364,65 @@ static void skin_reader_enforces_r14_r15(void **state) {
         test_scene_release(&held);
         free(copy);
     }
+    bytebuf_free(&bytes);
+    ir_asset_free(&asset);
+}
+
+/* `kiln check` on skins naming a node twice: 200,000 joints, each of
+ * 100,000 nodes twice (comparing every pair of joints took 16 s and
+ * printed a line per pair), and a node three times. One line per node, 16 a
+ * skin, then how many more. */
+static void check_names_each_duplicated_joint_once(void **state) {
+    (void)state;
+    enum { twice = 100000, joint_count = 2 * twice };
+    ir_asset asset;
+    memset(&asset, 0, sizeof asset);
+    asset.node_count = 1 + twice;
+    asset.nodes = calloc(asset.node_count, sizeof *asset.nodes);
+    asset.skins = calloc(2, sizeof *asset.skins);
+    assert_true(asset.nodes && asset.skins);
+    for (uint32_t i = 0; i < asset.node_count; i++) {
+        ir_node_init(&asset.nodes[i]);
+        char name[32];
+        snprintf(name, sizeof name, "n%u", i);
+        asset.nodes[i].name = cook_strdup(name);
+        asset.nodes[i].parent = i == 0 ? -1 : 0;
+    }
+    asset.skin_count = 2;
+    const uint32_t thrice[4] = {1, 2, 1, 1};
+    for (int s = 0; s < 2; s++) {
+        ir_skin *skin = &asset.skins[s];
+        skin->joint_count = s == 0 ? joint_count : 4;
+        skin->joints = malloc(skin->joint_count * sizeof *skin->joints);
+        skin->inverse_bind = calloc(16 * (size_t)skin->joint_count, sizeof(float));
+        assert_true(skin->joints && skin->inverse_bind);
+        for (uint32_t j = 0; j < skin->joint_count; j++) {
+            skin->joints[j] = s == 0 ? 1 + j / 2 : thrice[j];
+            float *m = skin->inverse_bind + 16 * (size_t)j;
+            m[0] = m[5] = m[10] = m[15] = 1.0f;
+        }
+        skin->source = s;
+        skin->skeleton = -1;
+    }
+    bytebuf bytes;
+    write_asset(&asset, &bytes);
+    char *dir = test_make_temp_dir("skin_check");
+    char *path = test_path_join(dir, "rig.kscene");
+    test_write_file(path, bytes.data, bytes.size);
+    bytebuf lines = {0};
+    size_t problems = inspect_check_file(path, KILN_PACK_SCENE, collect_problem, &lines);
+    bytebuf_append_zeros(&lines, 1);
+    const char *text = (const char *)lines.data;
+    assert_int_equal(problems, 16 + 1 + 1);
+    assert_int_equal(count_lines(&lines), problems);
+    assert_non_null(strstr(text, "skin 0: joints 0 and 1 are both node 1\n"));
+    assert_non_null(strstr(text, "skin 0: joints 30 and 31 are both node 16\n"));
+    assert_null(strstr(text, "node 17\n"));
+    assert_non_null(strstr(text, "skin 0: 99984 more nodes are more than one of its joints\n"));
+    assert_non_null(strstr(text, "skin 1: joints 0, 2 and 1 more are all node 1\n"));
+    bytebuf_free(&lines);
+    free(path);
+    free(dir);
     bytebuf_free(&bytes);
     ir_asset_free(&asset);
 }
@@ -1141,6 +1214,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(skin_table_round_trips),
         cmocka_unit_test(skin_reader_enforces_r14_r15),
+        cmocka_unit_test(check_names_each_duplicated_joint_once),
         cmocka_unit_test(gltf_skin_imports_every_field),
         cmocka_unit_test(gltf_skin_errors_name_the_path),
         cmocka_unit_test(skin_influences_keep_the_strongest),

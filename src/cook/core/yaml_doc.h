@@ -13,9 +13,13 @@
 #include "cook/core/diag.h"
 
 /* Loads the first document of `text` into *doc (the caller frees it with
- * yaml_document_delete). On failure *doc is untouched and `diag` gets
- * "<path>:<line>: error: invalid YAML: <problem> <context> (column <n>)". */
-bool yaml_doc_load(const char *path, const unsigned char *text, size_t size, yaml_document_t *doc,
-                   cook_diag *diag);
+ * yaml_document_delete). First, in one pass that stops where the limit is
+ * passed, it refuses collections nested deeper than `max_depth` (libyaml's
+ * loader is quadratic in the depth): "<path>:<line>: error: nested deeper
+ * than <max_depth> levels". On failure *doc is untouched and `diag` gets
+ * that or "<path>:<line>: error: invalid YAML: <problem> <context> (column
+ * <n>)". */
+bool yaml_doc_load(const char *path, const unsigned char *text, size_t size, unsigned max_depth,
+                   yaml_document_t *doc, cook_diag *diag);
 
 #endif /* KILN_COOK_CORE_YAML_DOC_H */

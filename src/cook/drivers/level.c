@@ -276,6 +276,33 @@ static bool link_parents(cook_context *ctx, const level_item *items, uint32_t co
     return ok;
 }
 
+/* order[k] = the item placed k-th, position[i] = where item i is placed:
+ * by depth, then item order. A counting sort, linear in count: a pass over
+ * every item per depth made a chain of 200,000 parents take 26 s. */
+static bool order_by_depth(cook_context *ctx, const uint32_t *depth, uint32_t count,
+                           uint32_t *order, uint32_t *position) {
+    uint32_t max_depth = 0;
+    for (uint32_t i = 0; i < count; i++)
+        max_depth = depth[i] > max_depth ? depth[i] : max_depth;
+    /* Depths are below count (each has a parent one less), so this fits. */
+    uint32_t *first_of_depth = calloc((size_t)max_depth + 2, sizeof *first_of_depth);
+    if (first_of_depth == NULL) {
+        diag_error(ctx->diag, ctx->source_path, 0, "out of memory");
+        return false;
+    }
+    for (uint32_t i = 0; i < count; i++)
+        first_of_depth[depth[i] + 1]++;
+    for (uint32_t d = 1; d <= max_depth + 1; d++)
+        first_of_depth[d] += first_of_depth[d - 1];
+    for (uint32_t i = 0; i < count; i++) {
+        uint32_t placed = first_of_depth[depth[i]]++;
+        position[i] = placed;
+        order[placed] = i;
+    }
+    free(first_of_depth);
+    return true;
+}
+
 bool cook_level_asset(const cook_request *request, cook_context *ctx, cook_asset_result *result) {
     cook_stage_enter(ctx, COOK_STAGE_IMPORT);
     double clock = cook_clock();
@@ -317,16 +344,7 @@ bool cook_level_asset(const cook_request *request, cook_context *ctx, cook_asset
     ok = ok && ctx->diag->errors == 0;
     cook_stage_add(result, COOK_STAGE_IMPORT, clock);
     /* Nodes by depth, then entity order: parents before children. */
-    uint32_t max_depth = 0;
-    for (uint32_t i = 0; ok && i < count; i++)
-        max_depth = depth[i] > max_depth ? depth[i] : max_depth;
-    uint32_t placed = 0;
-    for (uint32_t d = 0; ok && d <= max_depth && placed < count; d++)
-        for (uint32_t i = 0; i < count; i++)
-            if (depth[i] == d) {
-                position[i] = placed;
-                order[placed++] = i;
-            }
+    ok = ok && order_by_depth(ctx, depth, count, order, position);
     for (uint32_t k = 0; ok && k < count; k++) {
         uint32_t i = order[k];
         const level_entity *e = items[i].entity;

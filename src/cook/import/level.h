@@ -28,6 +28,9 @@
 
 #define LEVEL_MAX_BYTES ((size_t)64 << 20) /* one level file */
 #define LEVEL_MAX_DEPTH 64u                /* nesting of components */
+/* Nesting of the whole file: components sit in the file's map, the
+ * entities' list, the entity and its components' map, four levels down. */
+#define LEVEL_MAX_YAML_DEPTH (LEVEL_MAX_DEPTH + 4u)
 /* Values visited in one file's components (an alias each time it is used)
  * and the bytes of JSON they make, as multiples of the file's size, each at
  * least its floor: a file without aliases visits at most a value per byte of

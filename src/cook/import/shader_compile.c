@@ -13,7 +13,9 @@
  * outside, glslang is fuzzed upstream (OSS-Fuzz) and bounds its own recursion,
  * and one compile is a few milliseconds, which a process per shader would
  * double. kiln itself bounds what it hands glslang: include depth, include
- * paths inside the input root, source size (COOK_SOURCE_MAX_BYTES).
+ * paths inside the input root, source size (COOK_SOURCE_MAX_BYTES), and
+ * the includes of one shader, in number and in bytes (INCLUDE_MAX_COUNT,
+ * include_byte_budget).
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -25,6 +27,17 @@
 #include "cook/import/shader_glslang.h"
 
 #define INCLUDE_MAX_DEPTH 32
+/* The depth bound does not bound the number of includes: headers each
+ * including the next twice, 20 deep, are 2^20 includes from 7 KB of sources
+ * (19 s, 400 MB). glslang reads a header again for every #include of it,
+ * include guards or #pragma once notwithstanding, so every one counts. A
+ * real shader includes tens to hundreds of headers. */
+#define INCLUDE_MAX_COUNT 16384u
+/* The bytes all includes of one shader may add: 64 times the shader's own
+ * size, at least 16 MiB (far above any real shader library, and glslang
+ * reads that in well under a second). */
+#define INCLUDE_BYTES_PER_SOURCE_BYTE 64u
+#define INCLUDE_MIN_BYTE_BUDGET ((size_t)16 << 20)
 
 /* ---------------------------------------------------------------------------
  * Includes
@@ -34,10 +47,22 @@
  * who included whom, for the chain in messages. */
 typedef struct include_state {
     cook_context *ctx;
-    strlist included; /* root-relative paths, in the order first read */
-    strlist includer; /* includer[i] included included[i] */
-    strlist failed;   /* "includer\nrequested" already reported */
+    strlist included;       /* root-relative paths, in the order first read */
+    strlist includer;       /* includer[i] included included[i] */
+    strlist failed;         /* "includer\nrequested" already reported */
+    const char *shader;     /* the stage's file, named by the budget's errors */
+    uint32_t include_count; /* every #include read, again for each use */
+    size_t include_bytes;   /* and the bytes they added */
+    size_t byte_budget;     /* include_byte_budget */
+    bool over_budget;       /* reported once; every later include fails */
 } include_state;
+
+static size_t include_byte_budget(size_t source_size) {
+    size_t budget = source_size <= SIZE_MAX / INCLUDE_BYTES_PER_SOURCE_BYTE
+                        ? source_size * INCLUDE_BYTES_PER_SOURCE_BYTE
+                        : SIZE_MAX;
+    return budget > INCLUDE_MIN_BYTE_BUDGET ? budget : INCLUDE_MIN_BYTE_BUDGET;
+}
 
 /* Reads `relative` against the folder of `base` (root-relative; "" for the
  * root) as a dependency of the asset. */
@@ -67,6 +92,16 @@ static bool resolve_include(void *user, const char *requested, bool relative,
                             size_t *length) {
     include_state *state = user;
     cook_context *ctx = state->ctx;
+    if (state->over_budget)
+        return false;
+    if (state->include_count >= INCLUDE_MAX_COUNT) {
+        diag_error(ctx->diag, state->shader, 0,
+                   "more than %u includes (a header included again and again?) at '%s' "
+                   "included from %s",
+                   INCLUDE_MAX_COUNT, requested, requesting);
+        state->over_budget = true;
+        return false;
+    }
     if (depth > INCLUDE_MAX_DEPTH) {
         diag_error(ctx->diag, requesting, 0,
                    "includes nest deeper than %d (an include cycle?) at '%s'", INCLUDE_MAX_DEPTH,
@@ -103,6 +138,20 @@ static bool resolve_include(void *user, const char *requested, bool relative,
                            : "not found next to the including file or in shader.include_dirs");
         return false;
     }
+    state->include_count++;
+    if (*length > state->byte_budget - state->include_bytes) {
+        diag_error(ctx->diag, state->shader, 0,
+                   "includes expand to more than %zu bytes (%u times the shader's size, at least "
+                   "%zu) at '%s' included from %s",
+                   state->byte_budget, INCLUDE_BYTES_PER_SOURCE_BYTE, INCLUDE_MIN_BYTE_BUDGET,
+                   requested, requesting);
+        state->over_budget = true;
+        free(data);
+        free(*path);
+        *path = NULL;
+        return false;
+    }
+    state->include_bytes += *length;
     if (!strlist_contains(&state->included, *path)) {
         strlist_push(&state->included, *path);
         strlist_push(&state->includer, requesting);
@@ -144,6 +193,9 @@ static void report_line(const include_state *state, const char *fallback, const 
     if (strstr(body, "compilation errors.") != NULL || strstr(body, "No code generated") != NULL ||
         strstr(body, "compilation warnings.") != NULL ||
         strstr(body, "'' : compilation terminated") != NULL)
+        return;
+    /* Past the include budget every include left fails: its error said so. */
+    if (state->over_budget && strstr(body, "Could not process include directive") != NULL)
         return;
     size_t end = strlen(body);
     while (end > 0 && (body[end - 1] == ' ' || body[end - 1] == '\r'))
@@ -201,7 +253,8 @@ bool shader_compile(cook_context *ctx, const shader_compile_request *request, ui
     *words = NULL;
     *word_count = 0;
     const cook_settings *s = ctx->settings;
-    include_state state = {.ctx = ctx};
+    include_state state = {
+        .ctx = ctx, .shader = request->path, .byte_budget = include_byte_budget(request->size)};
     bytebuf preamble = {0};
     add_defines(&preamble, request->defines);
     add_defines(&preamble, request->variant_defines);
