@@ -21,8 +21,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         memcpy(key, data + 1 + 16, REMOTE_KEY_HEX);
         key[REMOTE_KEY_HEX] = '\0';
         const uint8_t *v = data + 1 + 12;
-        uint32_t encoder = (uint32_t)v[0] | (uint32_t)v[1] << 8 | (uint32_t)v[2] << 16 |
-                           (uint32_t)v[3] << 24;
+        uint32_t encoder =
+            (uint32_t)v[0] | (uint32_t)v[1] << 8 | (uint32_t)v[2] << 16 | (uint32_t)v[3] << 24;
         remote_entry entry;
         if (remote_entry_decode(data + 1, size - 1, key, encoder, 64u << 20, &entry, reason,
                                 sizeof reason))

@@ -289,7 +289,7 @@ typedef struct build_run {
     const bool *focused;              /* options->focus: focused[i] for each planned source */
     struct build_memory_gate *memory; /* --memory-limit; may be NULL (no limit) */
     struct remote_cache *remote;      /* the servers asked on a local miss; NULL: none */
-    const bool *other_shard;          /* --shard: other_shard[i] when another shard cooks source i */
+    const bool *other_shard; /* --shard: other_shard[i] when another shard cooks source i */
 } build_run;
 
 /* How the planned sources finished, each counted once: what `kiln build`'s

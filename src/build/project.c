@@ -169,8 +169,8 @@ static int finish_build(build_run *run, build_cache_store *stores, size_t store_
     bool manifest_ok = build_write_manifest(run, &totals);
     build_remove_stale_outputs(run);
     build_save_cache(run, stores, store_count);
-    bool pack_ok = !run->setup->pack || run->options->shard_count > 0 ||
-                   build_write_pack(run, &totals);
+    bool pack_ok =
+        !run->setup->pack || run->options->shard_count > 0 || build_write_pack(run, &totals);
     bool walk_ok = run->plan->walk.errors == 0;
     bool ok = totals.failed == 0 && manifest_ok && pack_ok && walk_ok;
     double seconds = build_seconds_since(start);
@@ -362,12 +362,11 @@ static bool *shard_plan(const build_options *options, const build_setup *setup, 
     for (size_t i = 0; i < plan->sources.count; i++)
         plan->wanted[i] = plan->wanted[i] && !others[i];
     if (options->verbosity != PROGRESS_QUIET && !options->json)
-        build_say(options, BUILD_STREAM_OUT,
-                  "shard %u/%u: %zu of %zu asset%s, %.0f%% of the estimated work",
-                  options->shard_index, options->shard_count, totals.assets, totals.assets_all,
-                  build_plural(totals.assets_all),
-                  totals.weight_all ? 100.0 * (double)totals.weight / (double)totals.weight_all
-                                    : 0.0);
+        build_say(
+            options, BUILD_STREAM_OUT,
+            "shard %u/%u: %zu of %zu asset%s, %.0f%% of the estimated work", options->shard_index,
+            options->shard_count, totals.assets, totals.assets_all, build_plural(totals.assets_all),
+            totals.weight_all ? 100.0 * (double)totals.weight / (double)totals.weight_all : 0.0);
     if (setup->pack && options->verbosity != PROGRESS_QUIET)
         build_say(options, BUILD_STREAM_ERR,
                   "kiln: note: a shard writes no pack: the final build that assembles the "
@@ -401,7 +400,8 @@ static int execute(const build_options *options, const build_setup *setup, build
         status = BUILD_FAILED;
     } else if (!build_plan_make(options, setup, &plan)) {
         status = BUILD_FAILED;
-    } else if (options->shard_count > 0 && (other_shard = shard_plan(options, setup, &plan)) == NULL) {
+    } else if (options->shard_count > 0 &&
+               (other_shard = shard_plan(options, setup, &plan)) == NULL) {
         status = BUILD_FAILED;
     } else {
         /* A large asset may use every thread of the pool (cook/core/parallel.h). */

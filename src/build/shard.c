@@ -25,7 +25,7 @@
 #include "build/internal.h"
 
 typedef struct shard_unit {
-    size_t first;  /* into the sorted members */
+    size_t first; /* into the sorted members */
     size_t count;
     uint64_t weight;
 } shard_unit;

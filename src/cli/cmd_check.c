@@ -762,10 +762,10 @@ static size_t check_pack(check_report *report, const char *output, const strlist
         size_t size = 0;
         char reason[256];
         bool present = full_path != NULL && stat(full_path, &info) == 0;
-        bool same = present && (uint64_t)info.st_size == item.size &&
-                    cook_read_file(full_path, (size_t)item.size, &bytes, &size, reason,
-                                   sizeof reason) &&
-                    size == item.size && memcmp(bytes, item.data, size) == 0;
+        bool same =
+            present && (uint64_t)info.st_size == item.size &&
+            cook_read_file(full_path, (size_t)item.size, &bytes, &size, reason, sizeof reason) &&
+            size == item.size && memcmp(bytes, item.data, size) == 0;
         if (!present)
             check_problem(report, pack_path,
                           "holds '%s', which the output folder does not (a stale pack: run "

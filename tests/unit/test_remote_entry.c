@@ -212,8 +212,8 @@ static void entry_round_trips_and_refuses_damage(void **state) {
     const char *key = "0123456789abcdef0123456789abcdef";
     bytebuf bytes = {0};
     char reason[256];
-    assert_true(remote_entry_encode(key, &record, 9, p.output, 1 << 20, &bytes, reason,
-                                    sizeof reason));
+    assert_true(
+        remote_entry_encode(key, &record, 9, p.output, 1 << 20, &bytes, reason, sizeof reason));
     remote_entry entry;
     assert_true(remote_entry_decode(bytes.data, bytes.size, key, 9, 1 << 20, &entry, reason,
                                     sizeof reason));
@@ -240,8 +240,8 @@ static void entry_round_trips_and_refuses_damage(void **state) {
      * where Zstd does not read the byte (its frame has such bits), the very
      * same payload, which the checksum proves. */
     remote_entry good;
-    assert_true(remote_entry_decode(bytes.data, bytes.size, key, 9, 1 << 20, &good, reason,
-                                    sizeof reason));
+    assert_true(
+        remote_entry_decode(bytes.data, bytes.size, key, 9, 1 << 20, &good, reason, sizeof reason));
     for (size_t at = 0; at < bytes.size; at++) {
         bytes.data[at] ^= 0x5a;
         if (remote_entry_decode(bytes.data, bytes.size, key, 9, 1 << 20, &entry, reason,
@@ -259,8 +259,7 @@ static void entry_round_trips_and_refuses_damage(void **state) {
             remote_entry_decode(bytes.data, cut, key, 9, 1 << 20, &entry, reason, sizeof reason));
     /* Over the upload cap: not encoded, and the reason says so. */
     bytebuf small = {0};
-    assert_false(
-        remote_entry_encode(key, &record, 9, p.output, 64, &small, reason, sizeof reason));
+    assert_false(remote_entry_encode(key, &record, 9, p.output, 64, &small, reason, sizeof reason));
     assert_non_null(strstr(reason, "cap"));
     bytebuf_free(&small);
     bytebuf_free(&bytes);
@@ -295,7 +294,8 @@ static void upload_then_fetch_writes_the_same_bytes(void **state) {
     remote_asset there = asset_of(&p, other);
     cache_record fetched;
     assert_true(remote_cache_fetch(remote, &there, &fetched));
-    char *a = test_path_join(p.output, "models/cube.kmesh"), *b = test_path_join(other, "models/cube.kmesh");
+    char *a = test_path_join(p.output, "models/cube.kmesh"),
+         *b = test_path_join(other, "models/cube.kmesh");
     assert_true(same_file(a, b));
     free(a);
     free(b);

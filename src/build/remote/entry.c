@@ -220,9 +220,8 @@ static bool append_u64(bytebuf *out, uint64_t value) {
 static bool encode_payload(const cache_record *record, uint32_t encoder_version,
                            const char *output_root, uint64_t max_size, bytebuf *payload,
                            char *reason, size_t reason_size) {
-    kiln_cache one = {.encoder_version = encoder_version,
-                      .records = (cache_record *)record,
-                      .count = 1};
+    kiln_cache one = {
+        .encoder_version = encoder_version, .records = (cache_record *)record, .count = 1};
     bytebuf image = {0};
     cache_serialize(&one, &image);
     uint8_t size[4];
@@ -241,9 +240,9 @@ static bool encode_payload(const cache_record *record, uint32_t encoder_version,
         uint8_t *bytes = NULL;
         size_t length = 0;
         struct stat info;
-        too_large = payload->size + 8 > max_size ||
-                    (path != NULL && stat(path, &info) == 0 &&
-                     (uint64_t)info.st_size > max_size - payload->size - 8);
+        too_large =
+            payload->size + 8 > max_size || (path != NULL && stat(path, &info) == 0 &&
+                                             (uint64_t)info.st_size > max_size - payload->size - 8);
         ok = path != NULL && !too_large &&
              cook_read_file(path, (size_t)(max_size - payload->size - 8), &bytes, &length, reason,
                             reason_size);
@@ -264,9 +263,9 @@ static bool encode_payload(const cache_record *record, uint32_t encoder_version,
     return ok;
 }
 
-bool remote_entry_encode(const char *entry_key, const cache_record *record, uint32_t encoder_version,
-                         const char *output_root, uint64_t max_size, bytebuf *out, char *reason,
-                         size_t reason_size) {
+bool remote_entry_encode(const char *entry_key, const cache_record *record,
+                         uint32_t encoder_version, const char *output_root, uint64_t max_size,
+                         bytebuf *out, char *reason, size_t reason_size) {
     reason[0] = '\0';
     bytebuf payload = {0};
     if (!encode_payload(record, encoder_version, output_root, max_size, &payload, reason,

@@ -542,10 +542,9 @@ bool remote_http_open(remote_transport *transport, const char *url, const remote
         say(reason, reason_size, "%s: cannot read the netrc file %s", label, netrc_file);
         return false;
     }
-    const char *ca_file =
-        options != NULL && options->ca_file != NULL && options->ca_file[0] != '\0'
-            ? options->ca_file
-            : NULL;
+    const char *ca_file = options != NULL && options->ca_file != NULL && options->ca_file[0] != '\0'
+                              ? options->ca_file
+                              : NULL;
     if (ca_file != NULL && access(ca_file, R_OK) != 0) {
         say(reason, reason_size, "%s: cannot read the CA file %s", label, ca_file);
         return false;
@@ -562,8 +561,7 @@ bool remote_http_open(remote_transport *transport, const char *url, const remote
     http->ca_file = ca_file != NULL ? strdup(ca_file) : NULL;
     http->headers = make_headers(token);
     if (http->prefix == NULL || (netrc_file != NULL && http->netrc_file == NULL) ||
-        (ca_file != NULL && http->ca_file == NULL) ||
-        http->headers == NULL) {
+        (ca_file != NULL && http->ca_file == NULL) || http->headers == NULL) {
         http_close(http);
         say(reason, reason_size, "%s: out of memory", label);
         return false;

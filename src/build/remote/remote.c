@@ -257,8 +257,8 @@ remote_cache *remote_cache_open(const remote_request *request, remote_warn_fn wa
         remote->mode = request->config_mode != REMOTE_MODE_UNSET ? request->config_mode
                                                                  : REMOTE_MODE_READ_WRITE;
 
-    remote->max_entry = request->config_max_upload ? request->config_max_upload
-                                                   : REMOTE_DEFAULT_MAX_ENTRY;
+    remote->max_entry =
+        request->config_max_upload ? request->config_max_upload : REMOTE_DEFAULT_MAX_ENTRY;
     const char *cap = getenv(REMOTE_ENV_MAX_UPLOAD);
     if (has_text(cap) && !remote_parse_size(cap, &remote->max_entry))
         say(remote, "kiln: warning: %s is '%.40s', not a size such as 64M: ignored",
@@ -386,9 +386,8 @@ static bool install_entry(const remote_asset *asset, remote_entry *entry, cache_
                           char *reason, size_t reason_size) {
     for (size_t i = 0; i < entry->record.outputs.count; i++) {
         char *path = cook_path_join(asset->output, entry->record.outputs.items[i]);
-        bool ok = path != NULL &&
-                  write_file_if_changed(path, entry->payload + entry->offsets[i], entry->sizes[i],
-                                        reason, reason_size);
+        bool ok = path != NULL && write_file_if_changed(path, entry->payload + entry->offsets[i],
+                                                        entry->sizes[i], reason, reason_size);
         free(path);
         if (!ok)
             return false;
@@ -417,9 +416,8 @@ static bool fetch_from(remote_cache *remote, remote_server *server, const remote
     bytebuf bytes = {0};
     struct timespec start;
     clock_gettime(CLOCK_MONOTONIC, &start);
-    remote_status status =
-        server->transport.get(server->transport.state, path, INDEX_MAX_SIZE, &bytes, reason,
-                              sizeof reason);
+    remote_status status = server->transport.get(server->transport.state, path, INDEX_MAX_SIZE,
+                                                 &bytes, reason, sizeof reason);
     account(remote, &start, bytes.size, 0);
     if (status != REMOTE_OK) {
         if (status != REMOTE_MISSING)
@@ -431,8 +429,9 @@ static bool fetch_from(remote_cache *remote, remote_server *server, const remote
     bool parsed = remote_index_parse(bytes.data, bytes.size, &index, reason, sizeof reason);
     bytebuf_free(&bytes);
     if (!parsed) {
-        say(remote, "kiln: warning: remote cache %s: the entry of '%s' cannot be used (%s): "
-                    "cooking it",
+        say(remote,
+            "kiln: warning: remote cache %s: the entry of '%s' cannot be used (%s): "
+            "cooking it",
             server->transport.label, asset->source, reason);
         return false;
     }
@@ -520,8 +519,8 @@ static void upload_to(remote_cache *remote, remote_server *server, const char *i
     char reason[256] = "";
     struct timespec start;
     clock_gettime(CLOCK_MONOTONIC, &start);
-    remote_status has = server->transport.exists(server->transport.state, entry_path, reason,
-                                                 sizeof reason);
+    remote_status has =
+        server->transport.exists(server->transport.state, entry_path, reason, sizeof reason);
     account(remote, &start, 0, 0);
     if (has != REMOTE_OK && has != REMOTE_MISSING) {
         server_failed(remote, server, has, reason);

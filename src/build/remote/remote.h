@@ -70,10 +70,10 @@ remote_mode remote_mode_parse(const char *text);
 
 /* What one build did with its remote servers (`kiln build --json`'s "remote"). */
 typedef struct remote_stats {
-    size_t hits;      /* assets whose outputs came from a server */
-    size_t misses;    /* assets asked for and not found (or not trusted) */
-    size_t uploads;   /* entries stored */
-    size_t errors;    /* failed operations (each server warned about once) */
+    size_t hits;    /* assets whose outputs came from a server */
+    size_t misses;  /* assets asked for and not found (or not trusted) */
+    size_t uploads; /* entries stored */
+    size_t errors;  /* failed operations (each server warned about once) */
     uint64_t bytes_down;
     uint64_t bytes_up;
     double seconds_waiting; /* summed over the threads that waited */
@@ -82,9 +82,9 @@ typedef struct remote_stats {
 /* Where a build's remote settings come from, resolved by remote_cache_open:
  * the command line, then the environment, then kiln.yml, then the default. */
 typedef struct remote_request {
-    const char *urls;          /* --remote-cache "URL[,URL...]", or NULL */
-    bool off;                  /* --no-remote-cache */
-    remote_mode mode;          /* --remote-cache-mode, or UNSET */
+    const char *urls;           /* --remote-cache "URL[,URL...]", or NULL */
+    bool off;                   /* --no-remote-cache */
+    remote_mode mode;           /* --remote-cache-mode, or UNSET */
     const strlist *config_urls; /* kiln.yml's cache.remote (may be NULL) */
     remote_mode config_mode;    /* kiln.yml's cache.remote_mode */
     uint64_t config_max_upload; /* kiln.yml's cache.max_upload; 0: unset */
@@ -163,9 +163,9 @@ void remote_key_path(const char *kind, const char *key, char *path, size_t path_
 /* An entry: the record (one-record cache image) and each output's bytes in
  * the record's order, read from output_root. False with a reason when an
  * output cannot be read or the whole passes max_size. */
-bool remote_entry_encode(const char *entry_key, const cache_record *record, uint32_t encoder_version,
-                         const char *output_root, uint64_t max_size, bytebuf *out, char *reason,
-                         size_t reason_size);
+bool remote_entry_encode(const char *entry_key, const cache_record *record,
+                         uint32_t encoder_version, const char *output_root, uint64_t max_size,
+                         bytebuf *out, char *reason, size_t reason_size);
 /* Checks and opens an entry: *record (caller frees) and the outputs as
  * slices of *payload (caller frees payload->data; sizes[i] and offsets[i]
  * per record output, arrays the caller frees). */

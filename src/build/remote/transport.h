@@ -51,14 +51,14 @@ typedef enum remote_status {
 
 /* How to reach servers; shared by every transport of a build. */
 typedef struct remote_options {
-    const char *token;      /* HTTP: "Authorization: Bearer <token>"; Redis:
-                               AUTH <token> (a password; an ACL user name
-                               comes only from the URL). NULL: none */
-    const char *netrc_file; /* HTTP: user:password from this netrc-style file
-                               (curl's format) for the URL's host. NULL: none */
-    const char *ca_file;    /* HTTPS: trust the CA certificates (PEM) of this
-                               file instead of the system's (a studio's own
-                               CA). NULL: the system's */
+    const char *token;       /* HTTP: "Authorization: Bearer <token>"; Redis:
+                                AUTH <token> (a password; an ACL user name
+                                comes only from the URL). NULL: none */
+    const char *netrc_file;  /* HTTP: user:password from this netrc-style file
+                                (curl's format) for the URL's host. NULL: none */
+    const char *ca_file;     /* HTTPS: trust the CA certificates (PEM) of this
+                                file instead of the system's (a studio's own
+                                CA). NULL: the system's */
     long connect_timeout_ms; /* 0: 2000 */
     long timeout_ms;         /* one attempt of one operation; 0: 20000 */
     int retries;             /* further attempts after a failure that may
@@ -71,8 +71,8 @@ typedef struct remote_transport {
     /* The bytes stored under `key`: REMOTE_OK with them in *out (appended to
      * an empty bytebuf the caller frees), REMOTE_MISSING, or a failure with
      * a reason. More than max_size bytes is REMOTE_FAILED ("larger than"). */
-    remote_status (*get)(void *state, const char *key, size_t max_size, bytebuf *out,
-                         char *reason, size_t reason_size);
+    remote_status (*get)(void *state, const char *key, size_t max_size, bytebuf *out, char *reason,
+                         size_t reason_size);
     /* REMOTE_OK when `key` is stored, REMOTE_MISSING when not. */
     remote_status (*exists)(void *state, const char *key, char *reason, size_t reason_size);
     /* Stores `size` bytes under `key`, replacing what was there. */
@@ -88,8 +88,8 @@ typedef struct remote_transport {
  * is made until the first operation. */
 bool remote_http_open(remote_transport *transport, const char *url, const remote_options *options,
                       char *reason, size_t reason_size);
-bool remote_redis_open(remote_transport *transport, const char *url,
-                       const remote_options *options, char *reason, size_t reason_size);
+bool remote_redis_open(remote_transport *transport, const char *url, const remote_options *options,
+                       char *reason, size_t reason_size);
 
 /* file:///path: entries as files under an existing folder (a shared network
  * file system); folder.c. */

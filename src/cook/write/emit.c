@@ -112,8 +112,8 @@ bool write_emit(cook_context *ctx, const char *output_root, bool verify, const w
         if (h.state != NULL)
             XXH3_64bits_reset(h.state);
         stored = write_file_staged_stream(full, out->bytes ? produce_whole : produce_hashed,
-                                          out->bytes ? (void *)&whole : (void *)&h, &staged,
-                                          reason, sizeof reason);
+                                          out->bytes ? (void *)&whole : (void *)&h, &staged, reason,
+                                          sizeof reason);
     }
     if (stored && h.state != NULL) {
         bytes.size = h.size;
