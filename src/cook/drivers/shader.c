@@ -4,12 +4,14 @@
  * and variant (write/kshader.h).
  *
  * A program is a lone stage file (`blur.comp`, `lit.ps.hlsl`) or a
- * `*.shader/` folder whose files are named after their stage
- * (`vertex.vert`, `fragment.frag`, `compute.hlsl` ...; headers in the folder
- * are not stages). Each variant of shader.variants (a set of defines) is one
- * program, compiled stage by stage, validated with the target environment,
- * reflected, and its stages checked against each other: an output the next
- * stage does not read is a warning, one it reads as another type an error.
+ * `*.shader/` folder whose files are named after their stage, whatever the
+ * extension (`vertex.vert`, `fragment.glsl`, `compute.hlsl`, precompiled
+ * `vertex.spv` ...; the other files in the folder are headers). Each variant
+ * of shader.variants (a set of defines) is one program, compiled stage by
+ * stage (a .spv stage is checked, not compiled), validated with the target
+ * environment, reflected, and its stages checked against each other: an
+ * output the next stage does not read is a warning, one it reads as another
+ * type an error.
  * Two variants with equal SPIR-V share one file; each keeps its ref.
  */
 #include <stdio.h>
@@ -114,6 +116,7 @@ typedef struct stage_source {
     uint8_t *text;
     size_t size;
     bool hlsl;
+    bool spirv; /* a precompiled module (vertex.spv): validated, not compiled */
 } stage_source;
 
 static bool is_hlsl(const cook_settings *s, const char *name) {
@@ -162,9 +165,13 @@ static bool folder_stages(cook_context *ctx, stage_source *stages, uint32_t *cou
     stage_source found[KILN_SHADER_STAGE_COUNT_] = {0};
     for (size_t i = 0; ok && i < names.count; i++) { /* sorted: deterministic */
         const char *name = names.items[i];
-        if (strchr(name, '/') != NULL || is_header(name))
-            continue; /* headers are read through #include */
+        if (strchr(name, '/') != NULL)
+            continue;
+        /* A file named after a stage is that stage whatever its extension
+         * (vertex.glsl too); the other headers are read through #include. */
         kiln_shader_stage stage = stage_from_stem(name);
+        if (stage == KILN_SHADER_STAGE_COUNT_ && is_header(name))
+            continue;
         char *path = cook_path_join(ctx->source_path, name);
         if (stage == KILN_SHADER_STAGE_COUNT_) {
             diag_warning(ctx->diag, path ? path : ctx->source_path, 0,
@@ -183,7 +190,8 @@ static bool folder_stages(cook_context *ctx, stage_source *stages, uint32_t *cou
         char *relative = cook_path_join(folder_name, name);
         found[stage].stage = stage;
         found[stage].path = path;
-        found[stage].hlsl = is_hlsl(ctx->settings, name);
+        found[stage].spirv = has_extension(name, "spv");
+        found[stage].hlsl = !found[stage].spirv && is_hlsl(ctx->settings, name);
         if (relative == NULL || path == NULL ||
             !cook_read_dependency(ctx, relative, &found[stage].text, &found[stage].size, reason,
                                   sizeof reason)) {
@@ -347,6 +355,47 @@ static bool check_vertex_layout(cook_context *ctx, const shader_program_ir *p,
     return ok;
 }
 
+#define SPIRV_MAGIC 0x07230203u
+#define SPIRV_HEADER_WORDS 5u
+
+static uint32_t byte_swap32(uint32_t value) {
+    return (value >> 24) | ((value >> 8) & 0xff00u) | ((value << 8) & 0xff0000u) | (value << 24);
+}
+
+/* A precompiled stage's words in host order, checked before SPIRV-Tools sees
+ * them: whole words, a full header, the magic number (either byte order, as
+ * the SPIR-V spec allows; a module in the other order is swapped). */
+static bool load_spirv_stage(cook_context *ctx, const stage_source *stage, uint32_t **words,
+                             size_t *word_count) {
+    *words = NULL;
+    *word_count = 0;
+    if (stage->size % 4 != 0 || stage->size < SPIRV_HEADER_WORDS * 4) {
+        diag_error(ctx->diag, stage->path, 0, "not a SPIR-V module: %zu bytes (%s)", stage->size,
+                   stage->size % 4 != 0 ? "not a whole number of 32-bit words"
+                                        : "shorter than the 5-word header");
+        return false;
+    }
+    size_t count = stage->size / 4;
+    uint32_t *copy = malloc(stage->size);
+    if (copy == NULL) {
+        diag_error(ctx->diag, stage->path, 0, "out of memory");
+        return false;
+    }
+    memcpy(copy, stage->text, stage->size);
+    if (copy[0] == byte_swap32(SPIRV_MAGIC)) {
+        for (size_t i = 0; i < count; i++)
+            copy[i] = byte_swap32(copy[i]);
+    } else if (copy[0] != SPIRV_MAGIC) {
+        diag_error(ctx->diag, stage->path, 0,
+                   "not a SPIR-V module: magic number 0x%08x, not 0x%08x", copy[0], SPIRV_MAGIC);
+        free(copy);
+        return false;
+    }
+    *words = copy;
+    *word_count = count;
+    return true;
+}
+
 /* Compiles, validates and reflects every stage with one variant's defines. */
 static bool build_program(cook_context *ctx, const stage_source *stages, uint32_t count,
                           const char *variant, shader_program_ir *program) {
@@ -368,7 +417,8 @@ static bool build_program(cook_context *ctx, const stage_source *stages, uint32_
         uint32_t *words = NULL;
         size_t word_count = 0;
         char reason[1024];
-        ok = shader_compile(ctx, &request, &words, &word_count);
+        ok = stages[i].spirv ? load_spirv_stage(ctx, &stages[i], &words, &word_count)
+                             : shader_compile(ctx, &request, &words, &word_count);
         if (ok && !spirv_validate(words, word_count, program->target, reason, sizeof reason)) {
             diag_error(ctx->diag, stages[i].path, 0, "%s (target %s)", reason,
                        kiln_shader_target_str((kiln_shader_target)program->target));
