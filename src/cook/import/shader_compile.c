@@ -256,6 +256,10 @@ bool shader_compile(cook_context *ctx, const shader_compile_request *request, ui
     include_state state = {
         .ctx = ctx, .shader = request->path, .byte_budget = include_byte_budget(request->size)};
     bytebuf preamble = {0};
+    /* As glslc does: #include works without the source's own #extension line.
+     * The preamble is a string of its own, so error lines stay the user's. */
+    if (!request->hlsl)
+        bytebuf_printf(&preamble, "#extension GL_GOOGLE_include_directive : enable\n");
     add_defines(&preamble, request->defines);
     add_defines(&preamble, request->variant_defines);
     bytebuf_append(&preamble, "", 1);
