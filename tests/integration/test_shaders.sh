@@ -5,7 +5,9 @@
 # SPIR-V shared), a *.shader folder program, an HLSL pixel shader, compiler
 # errors naming the file and line (a header's with the include chain),
 # includes that leave the input root or are missing, stage interfaces
-# checked, `kiln check` and `kiln info --json FILE.kshader`.
+# checked, `kiln check` and `kiln info --json FILE.kshader`; program folders
+# of vertex.glsl stages, of precompiled .spv stages (broken ones named) and
+# of both; #include without the #extension line, as glslc takes it.
 #
 # Environment (set by ctest): KILN, KILN_TMP. Helpers: harness.sh.
 set -euo pipefail
@@ -287,5 +289,97 @@ check "an HLSL file without a stage in its name is a clear error" \
     stderr_has "^$BAD/nostage.hlsl: error: unknown shader stage"
 check "stages disagreeing on a type is an error" \
     stderr_has "^$BAD/mismatch.shader/fragment.frag: error: fragment input 'value' \(location 0\) is float4 but the vertex stage writes 'value' as float3"
+
+# ---------------------------------------------------------------------------
+# Program folders: stages named after their stage whatever the extension
+# (vertex.glsl), precompiled SPIR-V stages (vertex.spv, checked and
+# validated, reflected like compiled ones), a mix of both; GLSL #include
+# without the #extension line, as glslc takes it.
+# ---------------------------------------------------------------------------
+SPV="$SCRATCH/spv"
+mkdir -p "$SPV/in/glsl.shader" "$SPV/in/spv.shader" "$SPV/in/mixed.shader" "$SPV/in/sub" \
+    "$SPV/in/badmagic.shader" "$SPV/in/cut.shader" "$SPV/in/invalid.shader"
+# The .spv inputs come from glslc (or glslangValidator): scripts/packages/test.txt.
+spv_compile() { # stage source output
+    if command -v glslc >/dev/null; then
+        glslc -fshader-stage="$1" "$2" -o "$3"
+    else
+        glslangValidator -V -S "$1" "$2" -o "$3" >/dev/null
+    fi
+}
+cat >"$SPV/in/glsl.shader/vertex.glsl" <<'GLSL'
+#version 450
+layout(location = 0) in vec3 position;
+layout(location = 0) out vec2 uv;
+layout(set = 0, binding = 0) uniform Camera { mat4 view_projection; } camera;
+void main() { uv = position.xy; gl_Position = camera.view_projection * vec4(position, 1.0); }
+GLSL
+cat >"$SPV/in/glsl.shader/fragment.glsl" <<'GLSL'
+#version 450
+layout(location = 0) in vec2 uv;
+layout(set = 1, binding = 2) uniform sampler2D image;
+layout(push_constant) uniform Tint { vec4 factor; } tint;
+layout(location = 0) out vec4 color;
+void main() { color = texture(image, uv) * tint.factor; }
+GLSL
+spv_compile vert "$SPV/in/glsl.shader/vertex.glsl" "$SPV/in/spv.shader/vertex.spv"
+spv_compile frag "$SPV/in/glsl.shader/fragment.glsl" "$SPV/in/spv.shader/fragment.spv"
+cp "$SPV/in/spv.shader/vertex.spv" "$SPV/in/mixed.shader/vertex.spv"
+cp "$SPV/in/glsl.shader/fragment.glsl" "$SPV/in/mixed.shader/fragment.frag"
+# Not SPIR-V: a wrong magic number; a module cut mid-word; whole words that
+# fail the validator (the last 8 bytes of a module cut off).
+cp "$SPV/in/glsl.shader/fragment.glsl" "$SPV/in/badmagic.shader/fragment.glsl"
+printf 'not spirv, 32 bytes of text....\n' >"$SPV/in/badmagic.shader/vertex.spv"
+cp "$SPV/in/glsl.shader/fragment.glsl" "$SPV/in/cut.shader/fragment.glsl"
+head -c 1001 "$SPV/in/spv.shader/vertex.spv" >"$SPV/in/cut.shader/vertex.spv"
+cp "$SPV/in/glsl.shader/fragment.glsl" "$SPV/in/invalid.shader/fragment.glsl"
+size=$(wc -c <"$SPV/in/spv.shader/vertex.spv")
+head -c $((size - 8)) "$SPV/in/spv.shader/vertex.spv" >"$SPV/in/invalid.shader/vertex.spv"
+# A big-endian module (the spec allows either byte order): swapped on reading.
+mkdir -p "$SPV/in/bigendian.shader"
+cp "$SPV/in/glsl.shader/fragment.glsl" "$SPV/in/bigendian.shader/fragment.glsl"
+python3 -c 'import sys, array; a = array.array("I", open(sys.argv[1], "rb").read()); a.byteswap(); open(sys.argv[2], "wb").write(a.tobytes())' \
+    "$SPV/in/spv.shader/vertex.spv" "$SPV/in/bigendian.shader/vertex.spv"
+printf '// a header\n\nfloat broken() { return nope; }\n' >"$SPV/in/sub/broken.glsl"
+printf 'vec4 tint() { return vec4(0.5); }\n' >"$SPV/in/sub/tint.glsl"
+printf '#version 450\n#include "sub/tint.glsl"\nlayout(location = 0) out vec4 color;\nvoid main() { color = tint(); }\n' >"$SPV/in/noext.frag"
+printf '#version 450\n#include "sub/broken.glsl"\nvoid main() {}\n' >"$SPV/in/noext_error.comp"
+printf '#version 450\n\nvoid main() {\n    int a = undeclared;\n}\n' >"$SPV/in/line.comp"
+run_in "$SPV" build -i "$SPV/in" -o "$SPV/out"
+check "folders of vertex.glsl, of .spv stages, of both cook" all_true "status_is 1" \
+    "[ -f '$SPV/out/glsl.kshader' ] && [ -f '$SPV/out/spv.kshader' ] && [ -f '$SPV/out/mixed.kshader' ]" \
+    "stderr_lacks 'holds no stage'" "stderr_lacks 'unexpected token'"
+check "a .spv with a wrong magic number names the file" \
+    stderr_has "^$SPV/in/badmagic.shader/vertex.spv: error: not a SPIR-V module: magic number 0x[0-9a-f]{8}, not 0x07230203"
+check "a .spv cut mid-word names the file" \
+    stderr_has "^$SPV/in/cut.shader/vertex.spv: error: not a SPIR-V module: 1001 bytes \(not a whole number of 32-bit words\)"
+check "a .spv the validator refuses names the file and the target" \
+    stderr_has "^$SPV/in/invalid.shader/vertex.spv: error: .*\(target vulkan1.3\)"
+check "no output for a broken .spv" all_true "[ ! -e '$SPV/out/badmagic.kshader' ]" \
+    "[ ! -e '$SPV/out/cut.kshader' ] && [ ! -e '$SPV/out/invalid.kshader' ]"
+check "#include without the #extension line compiles, as with glslc" \
+    all_true "[ -f '$SPV/out/noext.frag.kshader' ]" "stderr_lacks 'noext.frag'"
+check "an error in such an include names the header, its line and its includer" all_true \
+    "stderr_has '^$SPV/in/sub/broken.glsl:3: error: .nope. : undeclared identifier'" \
+    "stderr_has '^$SPV/in/sub/broken.glsl: note: included from noext_error.comp'"
+check "the implicit #extension does not move the source's own lines" \
+    stderr_has "^$SPV/in/line.comp:4: error: 'undeclared' : undeclared identifier"
+
+# Reflection equal to the compiled program's, SPIR-V sizes aside.
+reflection() { sed -E 's/"spirv_bytes":[0-9]+,//g' "$SCRATCH/stdout"; }
+run info --json "$SPV/out/glsl.kshader"
+reflection >"$SPV/glsl.json"
+run info --json "$SPV/out/spv.kshader"
+reflection >"$SPV/spv.json"
+run info --json "$SPV/out/mixed.kshader"
+reflection >"$SPV/mixed.json"
+check "a folder of .spv stages reflects as the GLSL it was compiled from" all_true \
+    "grep -q '\"name\":\"Camera\"' '$SPV/glsl.json'" "cmp -s '$SPV/glsl.json' '$SPV/spv.json'"
+check "so does a folder mixing a .spv and a source stage" cmp -s "$SPV/glsl.json" "$SPV/mixed.json"
+run info --json "$SPV/out/bigendian.kshader"
+reflection >"$SPV/bigendian.json"
+check "and one whose .spv is big-endian" cmp -s "$SPV/glsl.json" "$SPV/bigendian.json"
+run check -o "$SPV/out"
+check "kiln check validates the precompiled stages" all_true "status_is 0" "stdout_has ' 0 problems'"
 
 finish shaders
