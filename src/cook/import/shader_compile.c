@@ -248,6 +248,17 @@ static void add_defines(bytebuf *preamble, const char *defines) {
             bytebuf_printf(preamble, "#define %.*s 1\n", (int)define.name_length, define.token);
 }
 
+/* True when the text holds "#include" (in a comment too: a needless
+ * preamble costs only its bytes). */
+static bool mentions_include(const char *text, size_t size) {
+    static const char needle[] = "#include";
+    for (size_t at = 0; size >= sizeof needle - 1 && at <= size - (sizeof needle - 1); at++) {
+        if (text[at] == '#' && memcmp(text + at, needle, sizeof needle - 1) == 0)
+            return true;
+    }
+    return false;
+}
+
 bool shader_compile(cook_context *ctx, const shader_compile_request *request, uint32_t **words,
                     size_t *word_count) {
     *words = NULL;
@@ -257,8 +268,10 @@ bool shader_compile(cook_context *ctx, const shader_compile_request *request, ui
         .ctx = ctx, .shader = request->path, .byte_budget = include_byte_budget(request->size)};
     bytebuf preamble = {0};
     /* As glslc does: #include works without the source's own #extension line.
-     * The preamble is a string of its own, so error lines stay the user's. */
-    if (!request->hlsl)
+     * The preamble is a string of its own, so error lines stay the user's.
+     * Only for a source that includes: glslang records the extension in the
+     * module, and a shader without includes keeps its bytes. */
+    if (!request->hlsl && mentions_include(request->text, request->size))
         bytebuf_printf(&preamble, "#extension GL_GOOGLE_include_directive : enable\n");
     add_defines(&preamble, request->defines);
     add_defines(&preamble, request->variant_defines);
