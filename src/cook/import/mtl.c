@@ -47,12 +47,12 @@
  *   emissive) are import_phong_to_pbr (cook.h), which the assimp importer
  *   shares for the Phong-style materials of other formats.
  *
- *   Ka and Ks other than 0 0 0, map_Ka, map_Ks, map_Ns, disp and map_disp
- *   have no IR equivalent and are named in a warning each (dropped_statements).
- *   Tf, Kt, Ni, illum, sharpness, the sheen/clearcoat/anisotropy extensions
- *   (Ps, Pc, Pcr, aniso, anisor, their maps), decal and refl are ignored
- *   silently; other statements get one warning per keyword. Keywords match without
- *   regard to case. A later statement overrides an earlier one.
+ *   Ks other than 0 0 0, map_Ka, map_Ks, map_Ns, disp and map_disp have no
+ *   IR equivalent and are named in a warning each (dropped_statements).
+ *   Ka (written by exporters for every material), Tf, Kt, Ni, illum, sharpness, the
+ * sheen/clearcoat/anisotropy extensions (Ps, Pc, Pcr, aniso, anisor, their maps), decal and refl
+ * are ignored silently; other statements get one warning per keyword. Keywords match without regard
+ * to case. A later statement overrides an earlier one.
  *
  * Texture statements take options before (or, as some exporters write them,
  * after) the file name: -blendu -blendv -boost -cc -clamp -imfchan -texres
@@ -450,10 +450,12 @@ static bool set_metallic_roughness_map(mtl_parser *mp, int source) {
     return true;
 }
 
+/* Ka too: exporters write it for every material (Blender: 1 1 1), and the
+ * environment, not the material, gives a PBR renderer its ambient light. */
 static const char *const ignored_keywords[] = {
-    "Tf",         "Kt",    "Ni",     "illum",    "sharpness", "Ps",      "Pc",
-    "Pcr",        "aniso", "anisor", "map_Ps",   "map_Pc",    "map_Pcr", "map_aniso",
-    "map_anisor", "decal", "refl",   "map_refl", "map_decal", NULL};
+    "Ka",        "Tf",         "Kt",    "Ni",     "illum",    "sharpness", "Ps",
+    "Pc",        "Pcr",        "aniso", "anisor", "map_Ps",   "map_Pc",    "map_Pcr",
+    "map_aniso", "map_anisor", "decal", "refl",   "map_refl", "map_decal", NULL};
 
 /* Statements with a value kiln's material has no place for, and why: named in
  * a warning, as a modeller who set them expects to see them. */
@@ -464,7 +466,6 @@ typedef struct dropped_statement {
 } dropped_statement;
 
 static const dropped_statement dropped_statements[] = {
-    {"Ka", true, "kiln's material has no ambient colour; the environment lights it"},
     {"Ks", true, "kiln's material is metallic-roughness: no specular colour; Ns sets roughness"},
     {"map_Ka", false, "kiln's material has no ambient slot; occlusion is map_ORM"},
     {"map_Ks", false, "kiln's material has no specular slot"},
