@@ -703,6 +703,47 @@ static void ply_of_vertices_alone_is_a_point_cloud(void **state) {
     free(dir);
 }
 
+/* Textures kiln's material has no slot for (specular, height beside a normal
+ * map, displacement, ambient) are named in a warning each; a height map alone
+ * is the normal map and says nothing. A camera alone is not "nothing to cook". */
+static void unused_textures_are_named_and_cameras_are_content(void **state) {
+    (void)state;
+    char *dir = fresh_dir("unused_textures");
+    write_text(dir, "m.mtl",
+               "newmtl shiny\nKd 1 1 1\nmap_Ks spec.png\nnorm n.png\nmap_bump h.png\n"
+               "disp d.png\nmap_Ka a.png\n"
+               "newmtl bumpy\nKd 1 1 1\nmap_bump only_height.png\n");
+    test_import r;
+    import_text(&r, dir, "m.obj",
+                "mtllib m.mtl\nv 0 0 0\nv 1 0 0\nv 0 1 0\nusemtl shiny\nf 1 2 3\n"
+                "o second\nusemtl bumpy\nf 1 2 3\n");
+    test_import_expect_ok(&r);
+    expect_message(&r, "material 'shiny': specular map 'spec.png' is not cooked");
+    expect_message(&r, "material 'shiny': displacement map 'd.png' is not cooked");
+    expect_message(&r, "material 'shiny': ambient map 'a.png' is not cooked");
+    assert_null(strstr(test_import_messages(&r), "only_height.png' is not cooked"));
+    test_import_free(&r);
+
+    import_text(&r, dir, "camera.dae",
+                "<?xml version=\"1.0\"?>\n"
+                "<COLLADA xmlns=\"http://www.collada.org/2005/11/COLLADASchema\" "
+                "version=\"1.4.1\">\n"
+                " <library_cameras><camera id=\"c\" name=\"c\"><optics><technique_common>"
+                "<perspective><yfov>40</yfov><aspect_ratio>1.5</aspect_ratio><znear>0.1</znear>"
+                "<zfar>100</zfar></perspective></technique_common></optics></camera>"
+                "</library_cameras>\n"
+                " <library_visual_scenes><visual_scene id=\"s\"><node id=\"n\" name=\"n\">"
+                "<instance_camera url=\"#c\"/></node></visual_scene></library_visual_scenes>\n"
+                " <scene><instance_visual_scene url=\"#s\"/></scene>\n"
+                "</COLLADA>\n");
+    test_import_expect_ok(&r);
+    assert_int_equal(r.asset.mesh_count, 0);
+    assert_int_equal(r.asset.camera_count, 1);
+    assert_null(strstr(test_import_messages(&r), "the scene has no meshes"));
+    test_import_free(&r);
+    free(dir);
+}
+
 /* assimp's line and point faces (its OBJ reader makes segments of an l and
  * one-corner faces of a p; SortByPType puts each kind in its own aiMesh):
  * one submesh per topology, normals kept for the triangles. */
@@ -1358,6 +1399,7 @@ int main(void) {
         cmocka_unit_test(ac3d_subdivision_cooks_within_the_bound),
         cmocka_unit_test(ply_of_vertices_alone_is_a_point_cloud),
         cmocka_unit_test(line_and_point_faces_are_cooked),
+        cmocka_unit_test(unused_textures_are_named_and_cameras_are_content),
         cmocka_unit_test(assimp_reads_only_inside_the_input_root),
         cmocka_unit_test(imports_run_in_parallel),
         cmocka_unit_test(corpus_ply_rows_cook),

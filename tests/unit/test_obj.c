@@ -640,7 +640,7 @@ static void mtl_converts_phong_parameters_to_metallic_roughness(void **state) {
     assert_non_null(strstr(text, "m.mtl:21: warning: 'Kd spectral' colours are not supported"));
     assert_non_null(strstr(text, "m.mtl:22: warning: 'Ns' has a missing or malformed value"));
     assert_non_null(strstr(text, "m.mtl:23: warning: unsupported statement 'frobnicate'"));
-    assert_int_equal(r.diag.warnings, 3);
+    assert_int_equal(r.diag.warnings, 3); /* Ka 1 1 1 says nothing */
     test_import_free(&r);
     free(dir);
 }
@@ -695,7 +695,9 @@ static void mtl_skips_texture_options_and_keeps_file_names_with_spaces(void **st
     assert_null(tex_path(&r, b, IR_SLOT_BASE_COLOR));
     assert_string_equal(tex_path(&r, b, IR_SLOT_METALLIC_ROUGHNESS), "m/tex/rough.png");
     assert_true(b->metallic == 0.0f && b->roughness == 1.0f); /* a roughness-only map */
-    assert_int_equal(r.diag.warnings, 2);
+    assert_int_equal(r.diag.warnings, 3);
+    assert_non_null(strstr(test_import_messages(&r),
+                           "m/m.mtl:8: warning: material 'a': map_Ks 'ignored.png' is not cooked"));
     assert_non_null(
         strstr(test_import_messages(&r), "m/m.mtl:10: warning: texture 'tex/missing.png'"));
     assert_non_null(
@@ -704,6 +706,35 @@ static void mtl_skips_texture_options_and_keeps_file_names_with_spaces(void **st
     assert_true(strlist_contains(&r.dependencies, "m/m.mtl"));
     assert_true(strlist_contains(&r.dependencies, "m/tex/texture 01.png"));
     assert_false(strlist_contains(&r.dependencies, "ignored.png"));
+    test_import_free(&r);
+    free(dir);
+}
+
+/* Statements kiln's material has no place for are named in a warning each,
+ * unless their value says nothing (black Ks; Ka, which exporters always write). */
+static void mtl_names_the_statements_it_does_not_cook(void **state) {
+    (void)state;
+    char *dir = fresh_dir("mtl_dropped");
+    write_in(dir, "m.mtl",
+             "newmtl quiet\nKa 0 0 0\nKs 0.0 0.0 0.0\nNs 50\nillum 2\n"
+             "newmtl shiny\nKs 0.5 0.5 0.5\nmap_Ks -s 2 2 1 spec.png\nmap_Ns gloss.png\n"
+             "map_Ka ao.png\ndisp -mm 0 1 height.png\nmap_disp d.png\nKa 0.2\n");
+    test_import r;
+    import_text(&r, dir,
+                "mtllib m.mtl\nv 0 0 0\nv 1 0 0\nv 0 1 0\nusemtl quiet\nf 1 2 3\n"
+                "usemtl shiny\nf 1 2 3\n");
+    test_import_expect_ok(&r);
+    const char *text = test_import_messages(&r);
+    assert_null(strstr(text, "'quiet'"));
+    assert_non_null(strstr(text, "m.mtl:7: warning: material 'shiny': Ks '0.5 0.5 0.5' is not "
+                                 "cooked (kiln's material is metallic-roughness"));
+    assert_non_null(strstr(text, "m.mtl:8: warning: material 'shiny': map_Ks '-s 2 2 1 spec.png'"));
+    assert_non_null(strstr(text, "m.mtl:9: warning: material 'shiny': map_Ns 'gloss.png'"));
+    assert_non_null(strstr(text, "m.mtl:10: warning: material 'shiny': map_Ka 'ao.png'"));
+    assert_non_null(strstr(text, "m.mtl:11: warning: material 'shiny': disp '-mm 0 1 height.png'"));
+    assert_non_null(strstr(text, "m.mtl:12: warning: material 'shiny': map_disp 'd.png'"));
+    assert_null(strstr(text, "Ka '0.2'")); /* exporters write Ka everywhere */
+    assert_int_equal(r.diag.warnings, 6);
     test_import_free(&r);
     free(dir);
 }
@@ -1301,6 +1332,7 @@ int main(void) {
         cmocka_unit_test(obj_warns_about_a_missing_material_library_and_cooks),
         cmocka_unit_test(mtl_converts_phong_parameters_to_metallic_roughness),
         cmocka_unit_test(mtl_skips_texture_options_and_keeps_file_names_with_spaces),
+        cmocka_unit_test(mtl_names_the_statements_it_does_not_cook),
         cmocka_unit_test(mtl_resolves_textures_relative_to_its_own_folder),
         cmocka_unit_test(obj_rejects_zero_index_with_line_number),
         cmocka_unit_test(obj_rejects_out_of_range_indices_with_line_number),

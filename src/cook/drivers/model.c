@@ -654,8 +654,23 @@ static bool has_morph_nodes(const ir_asset *asset) {
     return false;
 }
 
+/* Whether a source without meshes still has something to cook: a node with a
+ * camera or a light (the .kscene places them), or a clip (the .kanim plays
+ * it on the scene's nodes). Bare transform nodes alone are not worth a file:
+ * assimp gives every file a root node. */
+static bool has_meshless_content(const ir_asset *asset) {
+    if (asset->animation_count > 0)
+        return true;
+    for (uint32_t n = 0; n < asset->node_count; n++)
+        if (asset->nodes[n].camera >= 0 || asset->nodes[n].light >= 0)
+            return true;
+    return false;
+}
+
 /* The model driver: import into the IR, merge (mesh.merge), then every mesh,
- * the material table with its textures, and the scene placing the meshes. */
+ * the material table with its textures, the scene placing the meshes,
+ * cameras and lights, and the clips. A source without meshes (cameras,
+ * lights or clips only) still gets its .kscene and .kanim. */
 bool cook_model_asset(const cook_request *request, cook_context *ctx, cook_asset_result *result) {
     const char *source_path = ctx->source_path;
     cook_stage_enter(ctx, COOK_STAGE_IMPORT);
@@ -669,22 +684,24 @@ bool cook_model_asset(const cook_request *request, cook_context *ctx, cook_asset
     if (ok && request->settings->mesh_merge && asset.mesh_count > 0)
         ok = process_merge_asset(&asset, &result->diag, source_path);
     cook_stage_add(result, COOK_STAGE_PROCESS, clock);
-    if (ok && asset.mesh_count == 0)
+    bool has_scene = asset.mesh_count > 0 || has_meshless_content(&asset);
+    if (ok && !has_scene)
         diag_warning(&result->diag, source_path, 0,
-                     "no triangles, lines or points to cook; nothing written");
+                     "nothing to cook: no triangles, lines or points, no cameras or lights and no "
+                     "animations; nothing written");
     /* The nodes are checked before anything is written, as meshes are. */
     if (ok && asset.mesh_count > 0 && !add_mesh_nodes(&asset)) {
         diag_error(&result->diag, source_path, 0, "out of memory");
         ok = false;
     }
-    ok = ok && (asset.mesh_count == 0 || check_node_invariants(&asset, ctx));
+    ok = ok && (!has_scene || check_node_invariants(&asset, ctx));
     for (uint32_t m = 0; ok && m < asset.mesh_count; m++)
         ok = cook_mesh_output(request, ctx, &asset, m, result);
     if (ok && asset.mesh_count > 0 && asset.material_count > 0)
         ok = cook_materials_output(request, ctx, &asset, result);
-    if (ok && asset.mesh_count > 0)
+    if (ok && has_scene)
         ok = cook_scene_output(request, ctx, &asset, result);
-    if (ok && asset.mesh_count > 0 && (asset.animation_count > 0 || has_morph_nodes(&asset)))
+    if (ok && has_scene && (asset.animation_count > 0 || has_morph_nodes(&asset)))
         ok = check_animation_invariants(&asset, ctx) && process_anim_stage(ctx, &asset) &&
              cook_anim_output(request, ctx, &asset, result);
     ir_asset_free(&asset);

@@ -249,6 +249,30 @@ static bool same_texture(const struct aiMaterial *material, enum aiTextureType a
     return la == lb && memcmp(pa.data, pb.data, la) == 0;
 }
 
+/* Warns about each texture of the material kiln's material has no slot for
+ * (those not in convert_material's slot table, and a height map when a normal
+ * map took the normal slot), naming the file: a modeller who set one expects
+ * to see it. */
+static void warn_unused_textures(aimp_state *st, const struct aiMaterial *material,
+                                 const char *material_name, enum aiTextureType normal_type) {
+    static const struct {
+        enum aiTextureType type;
+        const char *what;
+    } dropped[] = {
+        {aiTextureType_SPECULAR, "specular map"}, {aiTextureType_SHININESS, "shininess map"},
+        {aiTextureType_AMBIENT, "ambient map"},   {aiTextureType_DISPLACEMENT, "displacement map"},
+        {aiTextureType_HEIGHT, "height map"},     {aiTextureType_REFLECTION, "reflection map"},
+    };
+    for (size_t i = 0; i < sizeof dropped / sizeof dropped[0]; i++) {
+        struct aiString file;
+        if (dropped[i].type == normal_type || !texture_file(material, dropped[i].type, &file))
+            continue;
+        diag_warning(st->ctx->diag, st->path, 0,
+                     "material '%s': %s '%.*s' is not cooked (kiln's material has no slot for it)",
+                     material_name, dropped[i].what, (int)aimp_string_length(&file), file.data);
+    }
+}
+
 static bool convert_material(aimp_state *st, unsigned index, ir_material *m) {
     const struct aiMaterial *material = st->scene->mMaterials[index];
     ir_material_init(m);
@@ -299,6 +323,7 @@ static bool convert_material(aimp_state *st, unsigned index, ir_material *m) {
             !resolve_texture(st, material, type, m->name, &m->textures[slots[s].slot]))
             return false;
     }
+    warn_unused_textures(st, material, m->name, used[IR_SLOT_NORMAL]);
     if (m->textures[IR_SLOT_METALLIC_ROUGHNESS].image >= 0) {
         enum aiTextureType mr = used[IR_SLOT_METALLIC_ROUGHNESS];
         bool both =

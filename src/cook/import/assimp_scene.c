@@ -78,10 +78,14 @@ static bool convert_scene(aimp_state *st) {
                      "%u mesh%s without vertices, or without triangles, lines or points, not "
                      "cooked",
                      st->skipped_meshes, st->skipped_meshes == 1 ? "" : "es");
-    else if (meshes == 0)
+    if (!aimp_build_cameras_lights(st) || !aimp_build_materials(st) ||
+        !import_assimp_animations(st->ctx, st->path, scene, st->out))
+        return false;
+    /* Cameras, lights or clips without meshes still cook (a .kscene, a .kanim). */
+    if (st->skipped_meshes == 0 && meshes == 0 && st->out->camera_count == 0 &&
+        st->out->light_count == 0 && st->out->animation_count == 0)
         diag_warning(st->ctx->diag, st->path, 0, "nothing to cook: the scene has no meshes");
-    return aimp_build_cameras_lights(st) && aimp_build_materials(st) &&
-           import_assimp_animations(st->ctx, st->path, scene, st->out);
+    return true;
 }
 
 static void state_free(aimp_state *st) {

@@ -47,11 +47,12 @@
  *   emissive) are import_phong_to_pbr (cook.h), which the assimp importer
  *   shares for the Phong-style materials of other formats.
  *
- *   Ka, Ks, Tf, Kt, Ni, illum, sharpness, the sheen/clearcoat/anisotropy
- *   extensions (Ps, Pc, Pcr, aniso, anisor) and map_Ka, map_Ks, map_Ns,
- *   map_Ps, disp, decal, refl have no IR equivalent and are ignored silently;
- *   other statements get one warning per keyword. Keywords match without
- *   regard to case. A later statement overrides an earlier one.
+ *   Ks other than 0 0 0, map_Ka, map_Ks, map_Ns, disp and map_disp have no
+ *   IR equivalent and are named in a warning each (dropped_statements).
+ *   Ka (written by exporters for every material), Tf, Kt, Ni, illum, sharpness, the
+ * sheen/clearcoat/anisotropy extensions (Ps, Pc, Pcr, aniso, anisor, their maps), decal and refl
+ * are ignored silently; other statements get one warning per keyword. Keywords match without regard
+ * to case. A later statement overrides an earlier one.
  *
  * Texture statements take options before (or, as some exporters write them,
  * after) the file name: -blendu -blendv -boost -cc -clamp -imfchan -texres
@@ -449,11 +450,61 @@ static bool set_metallic_roughness_map(mtl_parser *mp, int source) {
     return true;
 }
 
+/* Ka too: exporters write it for every material (Blender: 1 1 1), and the
+ * environment, not the material, gives a PBR renderer its ambient light. */
 static const char *const ignored_keywords[] = {
-    "Ka",     "Ks",     "Tf",       "Kt",       "Ni",        "illum",      "sharpness",
-    "Ps",     "Pc",     "Pcr",      "aniso",    "anisor",    "map_Ka",     "map_Ks",
-    "map_Ns", "map_Ps", "map_Pc",   "map_Pcr",  "map_aniso", "map_anisor", "disp",
-    "decal",  "refl",   "map_refl", "map_disp", "map_decal", NULL};
+    "Ka",        "Tf",         "Kt",    "Ni",     "illum",    "sharpness", "Ps",
+    "Pc",        "Pcr",        "aniso", "anisor", "map_Ps",   "map_Pc",    "map_Pcr",
+    "map_aniso", "map_anisor", "decal", "refl",   "map_refl", "map_decal", NULL};
+
+/* Statements with a value kiln's material has no place for, and why: named in
+ * a warning, as a modeller who set them expects to see them. */
+typedef struct dropped_statement {
+    const char *keyword;
+    bool is_color; /* a colour: 0 0 0 (the exporters' default) says nothing */
+    const char *reason;
+} dropped_statement;
+
+static const dropped_statement dropped_statements[] = {
+    {"Ks", true, "kiln's material is metallic-roughness: no specular colour; Ns sets roughness"},
+    {"map_Ka", false, "kiln's material has no ambient slot; occlusion is map_ORM"},
+    {"map_Ks", false, "kiln's material has no specular slot"},
+    {"map_Ns", false, "kiln's material has no specular-power slot; a roughness map is map_Pr"},
+    {"disp", false, "kiln's material has no displacement slot"},
+    {"map_disp", false, "kiln's material has no displacement slot"},
+};
+
+/* Whether a colour statement's values are all zero (or unreadable: then
+ * nothing meaningful is lost either). */
+static bool is_black(const mtl_parser *mp) {
+    for (size_t i = 1; i < mp->token_count; i++) {
+        double value;
+        if (token_number(&mp->tokens[i], &value) && value != 0.0)
+            return false;
+    }
+    return true;
+}
+
+/* Warns that the statement is not cooked, naming its value; false when the
+ * keyword is not one of dropped_statements. */
+static bool warn_dropped_statement(mtl_parser *mp) {
+    const mtl_token *keyword = &mp->tokens[0];
+    for (size_t i = 0; i < sizeof dropped_statements / sizeof dropped_statements[0]; i++) {
+        const dropped_statement *d = &dropped_statements[i];
+        if (!same_word(keyword, d->keyword))
+            continue;
+        if (mp->token_count < 2 || (d->is_color && is_black(mp)))
+            return true;
+        const mtl_token *last = &mp->tokens[mp->token_count - 1];
+        int value_length = (int)(last->text + last->length - mp->tokens[1].text);
+        diag_warning(mp->ctx->diag, mp->path, mp->line,
+                     "material '%s': %.*s '%.*s' is not cooked (%s)", current(mp)->name,
+                     (int)keyword->length, keyword->text, value_length, mp->tokens[1].text,
+                     d->reason);
+        return true;
+    }
+    return false;
+}
 
 static bool run_statement(mtl_parser *mp) {
     const mtl_token *keyword = &mp->tokens[0];
@@ -531,7 +582,7 @@ static bool run_statement(mtl_parser *mp) {
         return set_metallic_roughness_map(mp, MR_PR);
     } else if (same_word(keyword, "map_Pm")) {
         return set_metallic_roughness_map(mp, MR_PM);
-    } else if (!is_one_of(keyword, ignored_keywords)) {
+    } else if (!warn_dropped_statement(mp) && !is_one_of(keyword, ignored_keywords)) {
         char name[48];
         snprintf(name, sizeof name, "%.*s", (int)(keyword->length < 40 ? keyword->length : 40),
                  keyword->text);
