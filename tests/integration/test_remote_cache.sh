@@ -48,13 +48,13 @@ free_port() {
 # sets NGINX_CACHE (the URL kiln is given) and NGINX_ROOT (where entries land).
 nginx_start() {
     local dir=$1 port
-    mkdir -p "$dir/root" "$dir/logs"
+    mkdir -p "$dir/www" "$dir/logs"
     dir=$(cd "$dir" && pwd)
     port=$(free_port)
     {
         [ "$(id -u)" = 0 ] && echo "user root;"
         sed -e "s|listen 8080;|listen 127.0.0.1:$port;|" \
-            -e "s|/srv/kiln-cache|$dir/root|g" \
+            -e "s|/srv/kiln-cache|$dir/www|g" \
             -e "s|/run/nginx-kiln-cache.pid|$dir/nginx.pid|" \
             -e "s|/var/log/nginx/|$dir/logs/|g" \
             -e "s|CHANGE-ME-READ|$READ_TOKEN|" -e "s|CHANGE-ME-WRITE|$WRITE_TOKEN|" \
@@ -70,7 +70,7 @@ nginx_start() {
     done
     servers_up+=("nginx:$dir")
     NGINX_CACHE="http://127.0.0.1:$port/kiln"
-    NGINX_ROOT="$dir/root"
+    NGINX_ROOT="$dir/www"
 }
 
 nginx_stop() {

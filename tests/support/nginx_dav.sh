@@ -7,7 +7,7 @@
 #   nginx_dav_stop DIR
 #
 # Everything the server writes stays in DIR (configuration, pid file, logs,
-# request bodies, the stored entries under DIR/root), so a test never touches
+# request bodies, the stored entries under DIR/www), so a test never touches
 # /etc/nginx, /var/log/nginx or /var/lib/nginx, nor a system service.
 #
 #   /cache/  WebDAV PUT/DELETE, GET and HEAD; with TOKEN, only requests with
@@ -61,7 +61,7 @@ http {
     default_type application/octet-stream;
     server {
         listen 127.0.0.1:$port;
-        root $dir/root;
+        root $dir/www;
         location /cache/ {
             dav_methods PUT DELETE;
             create_full_put_path on;
@@ -82,7 +82,7 @@ EOF
         listen 127.0.0.1:$tls_port ssl;
         ssl_certificate $dir/tls/cert.pem;
         ssl_certificate_key $dir/tls/key.pem;
-        root $dir/root;
+        root $dir/www;
         location /cache/ {
             dav_methods PUT DELETE;
             create_full_put_path on;
@@ -110,8 +110,8 @@ nginx_dav_start() {
     nginx_dav_available || { echo "nginx_dav_start: nginx is not installed" >&2; return 1; }
     mkdir -p "$dir" && dir=$(cd "$dir" && pwd) || return 1
     nginx_dav_stop "$dir"
-    mkdir -p "$dir/root/cache" "$dir/root/slow" "$dir/logs" "$dir/tmp" || return 1
-    head -c 1048576 /dev/zero >"$dir/root/slow/big" || return 1
+    mkdir -p "$dir/www/cache" "$dir/www/slow" "$dir/logs" "$dir/tmp" || return 1
+    head -c 1048576 /dev/zero >"$dir/www/slow/big" || return 1
 
     # HTTPS beside HTTP when openssl can make a certificate: a self-signed
     # one for 127.0.0.1, which is its own CA (NGINX_TLS_CA).

@@ -47,8 +47,9 @@ bool write_file_staged_stream(const char *path, write_producer produce, void *ar
 /* The second half: renames the temporary over `path` (unlinking it when
  * that fails) and frees `staged`. */
 bool write_file_publish(char *staged, const char *path, char *reason, size_t reason_size);
-/* True for a file name write_file_atomic uses for its temporaries
- * (".<name>.XXXXXX"): what a killed process may leave behind. */
+/* True for a file name write_file_atomic uses for its temporaries (a dot,
+ * the file's name, ".kiln-" and six random characters): what a killed
+ * process may leave behind. */
 bool write_is_temporary_name(const char *name);
 
 /* Lays out a .kpak (docs/formats/kpak.md) of the files `paths` (relative to
