@@ -16,7 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
+#include "build/build.h"
 #include "build/remote/remote.h"
 #include "build/remote/transport.h"
 
@@ -105,30 +107,6 @@ static void server_failed(remote_cache *remote, remote_server *server, remote_st
 /* ---------------------------------------------------------------------------
  * Opening
  * ------------------------------------------------------------------------- */
-
-bool remote_parse_size(const char *text, uint64_t *out) {
-    char *end;
-    errno = 0;
-    if (text[0] < '0' || text[0] > '9') /* strtoull takes a sign and spaces */
-        return false;
-    unsigned long long value = strtoull(text, &end, 10);
-    if (end == text || errno != 0)
-        return false;
-    unsigned shift = *end == 'K' || *end == 'k'   ? 10
-                     : *end == 'M' || *end == 'm' ? 20
-                     : *end == 'G' || *end == 'g' ? 30
-                                                  : 0;
-    if (shift != 0)
-        end++;
-    if (*end == 'i' && shift != 0)
-        end++;
-    if ((*end == 'B' || *end == 'b') && shift != 0)
-        end++;
-    if (*end != '\0' || value == 0 || value > (UINT64_MAX >> shift))
-        return false;
-    *out = (uint64_t)value << shift;
-    return true;
-}
 
 /* The token: KILN_REMOTE_CACHE_TOKEN, or the first line of the file
  * KILN_REMOTE_CACHE_TOKEN_FILE names. NULL when neither is set (or the file
@@ -260,7 +238,7 @@ remote_cache *remote_cache_open(const remote_request *request, remote_warn_fn wa
     remote->max_entry =
         request->config_max_upload ? request->config_max_upload : REMOTE_DEFAULT_MAX_ENTRY;
     const char *cap = getenv(REMOTE_ENV_MAX_UPLOAD);
-    if (has_text(cap) && !remote_parse_size(cap, &remote->max_entry))
+    if (has_text(cap) && !build_parse_size(cap, &remote->max_entry))
         say(remote, "kiln: warning: %s is '%.40s', not a size such as 64M: ignored",
             REMOTE_ENV_MAX_UPLOAD, cap);
 
@@ -380,18 +358,27 @@ static const char *record_mismatch(const cache_record *record, const remote_asse
     return NULL;
 }
 
-/* Writes the entry's outputs and makes *record its record with this
- * machine's stamps. False with a reason. */
+/* One output's bytes for write_file_staged_stream. */
+typedef struct output_bytes {
+    const uint8_t *data;
+    size_t size;
+} output_bytes;
+
+static bool produce_output(void *arg, write_sink sink, void *sink_arg, char *reason,
+                           size_t reason_size) {
+    (void)reason;
+    (void)reason_size;
+    const output_bytes *bytes = arg;
+    return sink(sink_arg, bytes->data, bytes->size);
+}
+
+/* Makes *record the entry's record with this machine's stamps, then writes
+ * the entry's outputs as the cooker publishes an asset's (write/emit.c): all
+ * to temporaries first, then each renamed into place, so that a failure
+ * (a full disk on the third file) leaves the folder as it was. False with a
+ * reason. */
 static bool install_entry(const remote_asset *asset, remote_entry *entry, cache_record *record,
                           char *reason, size_t reason_size) {
-    for (size_t i = 0; i < entry->record.outputs.count; i++) {
-        char *path = cook_path_join(asset->output, entry->record.outputs.items[i]);
-        bool ok = path != NULL && write_file_if_changed(path, entry->payload + entry->offsets[i],
-                                                        entry->sizes[i], reason, reason_size);
-        free(path);
-        if (!ok)
-            return false;
-    }
     for (size_t i = 0; i < entry->record.file_count; i++) {
         cache_stamp stamp;
         cache_stamp *was = &entry->record.files[i];
@@ -403,9 +390,36 @@ static bool install_entry(const remote_asset *asset, remote_entry *entry, cache_
         was->mtime_ns = stamp.mtime_ns;
         was->inode = stamp.inode;
     }
-    *record = entry->record;
-    entry->record = (cache_record){0};
-    return true;
+    size_t count = entry->record.outputs.count;
+    char **paths = calloc(count ? count : 1, sizeof *paths);
+    char **staged = calloc(count ? count : 1, sizeof *staged);
+    bool ok = paths != NULL && staged != NULL;
+    if (!ok)
+        snprintf(reason, reason_size, "out of memory");
+    for (size_t i = 0; ok && i < count; i++) {
+        output_bytes bytes = {entry->payload + entry->offsets[i], entry->sizes[i]};
+        paths[i] = cook_path_join(asset->output, entry->record.outputs.items[i]);
+        ok = paths[i] != NULL && write_file_staged_stream(paths[i], produce_output, &bytes,
+                                                          &staged[i], reason, reason_size);
+    }
+    for (size_t i = 0; i < count && paths != NULL && staged != NULL; i++) {
+        if (staged[i] == NULL) {
+            /* nothing staged for it */
+        } else if (ok) {
+            ok = write_file_publish(staged[i], paths[i], reason, reason_size);
+        } else {
+            unlink(staged[i]);
+            free(staged[i]);
+        }
+        free(paths[i]);
+    }
+    free(paths);
+    free(staged);
+    if (ok) {
+        *record = entry->record;
+        entry->record = (cache_record){0};
+    }
+    return ok;
 }
 
 /* Asks one server. True on a hit (*record filled). */
@@ -441,7 +455,8 @@ static bool fetch_from(remote_cache *remote, remote_server *server, const remote
         char entry_key[REMOTE_KEY_HEX + 1];
         remote_entry_key(index_key, &index, view.hashes, view.still_absent, entry_key);
         remote_key_path("e", entry_key, path, sizeof path);
-        uint64_t max = remote->max_entry + remote->max_entry / 64 + 4096; /* Zstd's slack */
+        uint64_t slack = remote->max_entry / 64 + 4096; /* Zstd's framing of the payload */
+        uint64_t max = remote->max_entry > SIZE_MAX - slack ? SIZE_MAX : remote->max_entry + slack;
         clock_gettime(CLOCK_MONOTONIC, &start);
         status = server->transport.get(server->transport.state, path, (size_t)max, &bytes, reason,
                                        sizeof reason);
