@@ -155,6 +155,9 @@ uint64_t build_memory_default_limit(void);
 /* BYTES (optionally K, M, G or KiB, MiB, GiB: powers of 1024) or N% of the
  * physical memory (1..100); false for anything else or 0. */
 bool build_parse_memory_limit(const char *text, uint64_t *limit);
+/* BYTES, optionally K, M, G or KiB, MiB, GiB (powers of 1024); false for
+ * anything else or 0: kiln.yml's and the environment's sizes. */
+bool build_parse_size(const char *text, uint64_t *bytes);
 
 /* Everything the build resolved before cooking. */
 typedef struct build_setup {

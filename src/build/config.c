@@ -691,7 +691,7 @@ static void parse_cache_key(const parse_state *state, const yaml_node_t *key, co
                        "cache.remote_mode: '%s' is not read-write or read-only", text);
     } else if (strcmp(name, "max_upload") == 0) {
         const char *text = scalar_of(state, value, "cache.max_upload");
-        if (text != NULL && !remote_parse_size(text, &config->remote_max_upload))
+        if (text != NULL && !build_parse_size(text, &config->remote_max_upload))
             diag_error(state->diag, state->path, node_line(value),
                        "cache.max_upload: '%s' is not a size (bytes, or with K, M or G)", text);
     } else {

@@ -54,7 +54,9 @@ uint64_t build_memory_default_limit(void) {
            BUILD_MEMORY_DEFAULT_PERCENT;
 }
 
-bool build_parse_memory_limit(const char *text, uint64_t *limit) {
+/* BYTES with an optional unit (K, M, G, KiB, MiB, GiB), or with
+ * allow_percent N% of the physical memory. */
+static bool parse_size(const char *text, uint64_t *bytes, bool allow_percent) {
     if (text == NULL || !isdigit((unsigned char)text[0]))
         return false;
     errno = 0;
@@ -63,15 +65,15 @@ bool build_parse_memory_limit(const char *text, uint64_t *limit) {
     if (errno != 0 || value == 0)
         return false;
     uint64_t unit = 1;
-    if (strcmp(end, "%") == 0) {
+    if (allow_percent && strcmp(end, "%") == 0) {
         if (value > 100)
             return false;
         long pages = sysconf(_SC_PHYS_PAGES), page_size = sysconf(_SC_PAGESIZE);
         if (pages <= 0 || page_size <= 0)
             return false;
         uint64_t total = saturating_mul((uint64_t)pages, (uint64_t)page_size);
-        *limit = total / 100 * value;
-        return *limit > 0;
+        *bytes = total / 100 * value;
+        return *bytes > 0;
     }
     if (strcmp(end, "K") == 0 || strcmp(end, "KiB") == 0)
         unit = (uint64_t)1 << 10;
@@ -83,8 +85,16 @@ bool build_parse_memory_limit(const char *text, uint64_t *limit) {
         return false;
     if (value > UINT64_MAX / unit)
         return false;
-    *limit = (uint64_t)value * unit;
+    *bytes = (uint64_t)value * unit;
     return true;
+}
+
+bool build_parse_memory_limit(const char *text, uint64_t *limit) {
+    return parse_size(text, limit, true);
+}
+
+bool build_parse_size(const char *text, uint64_t *bytes) {
+    return parse_size(text, bytes, false);
 }
 
 /* ---------------------------------------------------------------------------

@@ -11,6 +11,7 @@
 
 #include <unistd.h>
 
+#include "build/build.h"
 #include "build/remote/remote.h"
 #include "build/remote/transport.h"
 
@@ -431,15 +432,15 @@ static void unusable_urls_are_warned_about(void **state) {
     remote_request off = {.urls = "file:///tmp", .off = true};
     assert_null(remote_cache_open(&off, collect, NULL));
     uint64_t size;
-    assert_true(remote_parse_size("64M", &size));
+    assert_true(build_parse_size("64M", &size));
     assert_int_equal(size, 64u << 20);
-    assert_true(remote_parse_size("2GiB", &size));
+    assert_true(build_parse_size("2GiB", &size));
     assert_int_equal(size, 2ull << 30);
-    assert_true(remote_parse_size("1000", &size));
+    assert_true(build_parse_size("1000", &size));
     assert_int_equal(size, 1000);
-    assert_false(remote_parse_size("0", &size));
-    assert_false(remote_parse_size("12X", &size));
-    assert_false(remote_parse_size("-5", &size));
+    assert_false(build_parse_size("0", &size));
+    assert_false(build_parse_size("12X", &size));
+    assert_false(build_parse_size("-5", &size));
     assert_int_equal(remote_mode_parse("read-only"), REMOTE_MODE_READ_ONLY);
     assert_int_equal(remote_mode_parse("read-write"), REMOTE_MODE_READ_WRITE);
     assert_int_equal(remote_mode_parse("rw"), REMOTE_MODE_UNSET);

@@ -62,9 +62,6 @@ typedef enum remote_mode {
     REMOTE_MODE_READ_ONLY,
 } remote_mode;
 
-/* A size such as "64M", "1G", "500000" (K, M, G, KiB...: powers of 1024);
- * false for anything else or 0. */
-bool remote_parse_size(const char *text, uint64_t *out);
 /* "read-write" / "read-only" → the mode; REMOTE_MODE_UNSET for anything else. */
 remote_mode remote_mode_parse(const char *text);
 
