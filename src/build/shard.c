@@ -28,6 +28,7 @@ typedef struct shard_unit {
     size_t first; /* into the sorted members */
     size_t count;
     uint64_t weight;
+    const char *path; /* its first member's, for ties */
 } shard_unit;
 
 typedef struct folder_member {
@@ -50,12 +51,11 @@ static bool same_folder(const folder_member *a, const folder_member *b) {
 }
 
 /* For qsort of units: the heaviest first, then by their first path. */
-static const folder_member *sorting_members;
 static int compare_heaviest_first(const void *a, const void *b) {
     const shard_unit *x = a, *y = b;
     if (x->weight != y->weight)
         return x->weight > y->weight ? -1 : 1;
-    return strcmp(sorting_members[x->first].path, sorting_members[y->first].path);
+    return strcmp(x->path, y->path);
 }
 
 static uint64_t add_weight(uint64_t a, uint64_t b) {
@@ -76,7 +76,7 @@ static size_t make_units(const build_plan *plan, folder_member *members, size_t 
             has_model = has_model || plan->importers[members[m].index]->kind == COOK_KIND_MODEL;
         for (size_t m = at; m < end; m++) {
             if (!has_model || m == at)
-                units[made++] = (shard_unit){m, has_model ? end - at : 1, 0};
+                units[made++] = (shard_unit){m, has_model ? end - at : 1, 0, members[m].path};
             shard_unit *unit = &units[made - 1];
             unit->weight = add_weight(unit->weight, weights[members[m].index]);
         }
@@ -105,7 +105,6 @@ bool *build_shard_sources(const build_plan *plan, const char *input, uint32_t sh
         weights[i] = build_memory_estimate(input, path, plan->importers[i]);
     }
     size_t unit_count = ok ? make_units(plan, members, wanted, weights, units) : 0;
-    sorting_members = members; /* one build at a time reaches here per process */
     if (ok)
         qsort(units, unit_count, sizeof *units, compare_heaviest_first);
     for (size_t u = 0; ok && u < unit_count; u++) {
