@@ -367,7 +367,9 @@ static void process_planned_asset(void *context, uint32_t job) {
         preview_stale(run, index, old);
         return;
     }
-    remote_asset remote_key = remote_asset_of(run, index);
+    remote_asset remote_key = {0};
+    if (run->remote != NULL)
+        remote_key = remote_asset_of(run, index);
     if (run->remote != NULL && !run->options->no_cache && fetch_remote(run, index, &remote_key))
         return;
     cook_request request = {
