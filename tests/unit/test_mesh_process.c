@@ -121,6 +121,74 @@ static void degenerate_and_repeated_triangles_are_dropped(void **state) {
     ir_mesh_free(&mesh);
 }
 
+/* The reference for the pass below: a triangle is dropped when two corners
+ * coincide or when an earlier kept one has the same corners in the same
+ * winding (any rotation), compared pairwise. */
+static bool same_triangle(const uint32_t *a, const uint32_t *b) {
+    for (int r = 0; r < 3; r++)
+        if (a[0] == b[r] && a[1] == b[(r + 1) % 3] && a[2] == b[(r + 2) % 3])
+            return true;
+    return false;
+}
+
+/* A fan of 3,000 triangles around vertex 0, each twice and some rotated or
+ * collapsed: one vertex is every triangle's smallest corner, which sends the
+ * pass from its per-vertex chains to its hash table half-way. Kept triangles
+ * and counts must match the pairwise reference exactly. */
+static void degenerate_pass_on_a_fan_matches_a_pairwise_reference(void **state) {
+    (void)state;
+    enum { FAN = 3000 };
+    ir_mesh mesh;
+    memset(&mesh, 0, sizeof mesh);
+    uint32_t count = 0, *source = malloc(2 * FAN * 3 * sizeof *source);
+    assert_non_null(source);
+    for (uint32_t i = 1; i <= FAN; i++) {
+        uint32_t t[3] = {0, i, i + 1};
+        if (i % 7 == 0)
+            t[2] = i; /* degenerate */
+        memcpy(source + count, t, sizeof t);
+        count += 3;
+        /* and again later, rotated every other time */
+        uint32_t r[3] = {t[1], t[2], t[0]};
+        memcpy(source + count, i % 2 ? r : t, sizeof t);
+        count += 3;
+    }
+    uint32_t *expected = malloc(count * sizeof *expected), kept = 0;
+    uint64_t want_degenerate = 0, want_repeated = 0;
+    for (uint32_t at = 0; at < count; at += 3) {
+        const uint32_t *t = source + at;
+        if (t[0] == t[1] || t[1] == t[2] || t[0] == t[2]) {
+            want_degenerate++;
+            continue;
+        }
+        bool seen = false;
+        for (uint32_t k = 0; k < kept && !seen; k += 3)
+            seen = same_triangle(expected + k, t);
+        if (seen) {
+            want_repeated++;
+            continue;
+        }
+        memcpy(expected + kept, t, 3 * sizeof *t);
+        kept += 3;
+    }
+    mesh.vertex_count = FAN + 2;
+    mesh.positions = calloc((size_t)mesh.vertex_count * 3, sizeof(float));
+    mesh.indices = source;
+    mesh.index_count = count;
+    mesh.submesh_count = 1;
+    mesh.submeshes = calloc(1, sizeof *mesh.submeshes);
+    mesh.submeshes[0] = (ir_submesh){0, count, 0, KILN_TOPOLOGY_TRIANGLES, NULL, 0, 0};
+    uint64_t degenerate, repeated;
+    assert_true(process_drop_degenerate(&mesh, &degenerate, &repeated));
+    assert_int_equal(degenerate, want_degenerate);
+    assert_int_equal(repeated, want_repeated);
+    assert_int_equal(mesh.index_count, kept);
+    assert_int_equal(mesh.submeshes[0].index_count, kept);
+    assert_memory_equal(mesh.indices, expected, kept * sizeof *expected);
+    free(expected);
+    ir_mesh_free(&mesh);
+}
+
 static void optimized_order_improves_the_vertex_cache(void **state) {
     (void)state;
     ir_mesh mesh;
@@ -1025,6 +1093,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(weld_merges_corners_shared_in_every_stream),
         cmocka_unit_test(degenerate_and_repeated_triangles_are_dropped),
+        cmocka_unit_test(degenerate_pass_on_a_fan_matches_a_pairwise_reference),
         cmocka_unit_test(optimized_order_improves_the_vertex_cache),
         cmocka_unit_test(fetch_order_drops_unused_vertices),
         cmocka_unit_test(lods_reduce_each_submesh_and_stay_in_range),

@@ -30,26 +30,75 @@ static uint64_t key_hash(const uint32_t key[3]) {
     return h ^ (h >> 31);
 }
 
-/* Keeps the first of each triangle in indices[0..count) (a multiple of 3),
- * compacted in place; returns how many indices are left. `table` has
- * `slots` entries (a power of two over the triangle count), zeroed by the
- * caller: each holds 1 + the index of a kept triangle's first corner. */
-static uint32_t drop_in_range(uint32_t *indices, uint32_t count, uint32_t *table, size_t slots,
-                              uint64_t *degenerate, uint64_t *repeated) {
-    uint32_t kept = 0;
-    for (uint32_t at = 0; at + 3 <= count; at += 3) {
-        const uint32_t *t = indices + at;
-        if (t[0] == t[1] || t[1] == t[2] || t[0] == t[2]) {
+#define DROPPED UINT32_MAX           /* in `next`: a triangle not kept */
+#define CHAIN_STEPS_PER_TRIANGLE 16u /* the by-vertex pass's budget, then the table */
+
+/* Marks in `next` each triangle of indices[0..count) that is degenerate or a
+ * repeat of an earlier one (DROPPED), without moving anything. A repeat has
+ * the same smallest corner, so candidates are chained per smallest corner
+ * (`head`, vertex_count entries, zeroed by the caller: 1 + the last kept
+ * triangle there). After welding, vertices are numbered in first-use order,
+ * so a triangle's smallest corner is one used shortly before: the chains are
+ * short and their heads, unlike a hash table's slots, are in the cache. A fan
+ * of thousands of triangles around one vertex makes one chain long: past a
+ * budget linear in the triangles the pass gives up (false) and the caller
+ * uses the hash table, so the cost stays linear. */
+static bool mark_by_first_vertex(const uint32_t *indices, uint32_t count, uint32_t *head,
+                                 uint32_t *next, uint64_t *degenerate, uint64_t *repeated) {
+    uint64_t budget = (uint64_t)CHAIN_STEPS_PER_TRIANGLE * (count / 3) + 64;
+    uint64_t dropped_degenerate = 0, dropped_repeated = 0;
+    for (uint32_t t = 0; t < count / 3; t++) {
+        const uint32_t *tri = indices + 3 * (size_t)t;
+        if (tri[0] == tri[1] || tri[1] == tri[2] || tri[0] == tri[2]) {
+            next[t] = DROPPED;
+            dropped_degenerate++;
+            continue;
+        }
+        uint32_t key[3];
+        canonical(tri, key);
+        bool seen = false;
+        for (uint32_t other = head[key[0]]; other != 0; other = next[other - 1]) {
+            if (budget-- == 0)
+                return false;
+            uint32_t other_key[3];
+            canonical(indices + 3 * (size_t)(other - 1), other_key);
+            if (other_key[1] == key[1] && other_key[2] == key[2]) {
+                seen = true;
+                break;
+            }
+        }
+        if (seen) {
+            next[t] = DROPPED;
+            dropped_repeated++;
+            continue;
+        }
+        next[t] = head[key[0]];
+        head[key[0]] = t + 1;
+    }
+    *degenerate += dropped_degenerate;
+    *repeated += dropped_repeated;
+    return true;
+}
+
+/* The same marks through an open-addressing table of the kept triangles
+ * (`slots` entries, a power of two over twice the triangle count, zeroed by
+ * the caller: 1 + a kept triangle's number): linear in any input. */
+static void mark_by_table(const uint32_t *indices, uint32_t count, uint32_t *table, size_t slots,
+                          uint32_t *next, uint64_t *degenerate, uint64_t *repeated) {
+    for (uint32_t t = 0; t < count / 3; t++) {
+        const uint32_t *tri = indices + 3 * (size_t)t;
+        next[t] = DROPPED;
+        if (tri[0] == tri[1] || tri[1] == tri[2] || tri[0] == tri[2]) {
             (*degenerate)++;
             continue;
         }
         uint32_t key[3];
-        canonical(t, key);
+        canonical(tri, key);
         size_t slot = (size_t)key_hash(key) & (slots - 1);
         bool seen = false;
         while (table[slot] != 0) {
             uint32_t other[3];
-            canonical(indices + table[slot] - 1, other);
+            canonical(indices + 3 * (size_t)(table[slot] - 1), other);
             if (memcmp(other, key, sizeof key) == 0) {
                 seen = true;
                 break;
@@ -60,8 +109,36 @@ static uint32_t drop_in_range(uint32_t *indices, uint32_t count, uint32_t *table
             (*repeated)++;
             continue;
         }
-        memmove(indices + kept, t, 3 * sizeof *t);
-        table[slot] = kept + 1;
+        table[slot] = t + 1;
+        next[t] = 0;
+    }
+}
+
+/* Keeps the first of each triangle in indices[0..count) (a multiple of 3),
+ * compacted in place; returns how many indices are left. `scratch` holds
+ * max(vertex_count, 2 * triangles rounded up to a power of two) + triangles
+ * entries. */
+static uint32_t drop_in_range(uint32_t *indices, uint32_t count, uint32_t vertex_count,
+                              uint32_t *scratch, uint64_t *degenerate, uint64_t *repeated) {
+    uint32_t triangles = count / 3;
+    size_t slots = 16;
+    while (slots < (size_t)triangles * 2)
+        slots *= 2;
+    size_t lookup = slots > vertex_count ? slots : vertex_count;
+    uint32_t *next = scratch + lookup;
+    memset(scratch, 0, (size_t)vertex_count * sizeof *scratch);
+    uint64_t first_degenerate = *degenerate, first_repeated = *repeated;
+    if (!mark_by_first_vertex(indices, count, scratch, next, degenerate, repeated)) {
+        *degenerate = first_degenerate;
+        *repeated = first_repeated;
+        memset(scratch, 0, slots * sizeof *scratch);
+        mark_by_table(indices, count, scratch, slots, next, degenerate, repeated);
+    }
+    uint32_t kept = 0;
+    for (uint32_t t = 0; t < triangles; t++) {
+        if (next[t] == DROPPED)
+            continue;
+        memmove(indices + kept, indices + 3 * (size_t)t, 3 * sizeof *indices);
         kept += 3;
     }
     return kept;
@@ -90,8 +167,9 @@ bool process_drop_degenerate(ir_mesh *mesh, uint64_t *degenerate, uint64_t *repe
     size_t slots = 16;
     while (slots < (size_t)largest * 2)
         slots *= 2;
-    uint32_t *table = malloc(slots * sizeof *table);
-    if (table == NULL)
+    size_t lookup = slots > mesh->vertex_count ? slots : mesh->vertex_count;
+    uint32_t *scratch = malloc((lookup + largest) * sizeof *scratch);
+    if (scratch == NULL)
         return false;
     /* Submeshes are compacted towards the front, in order. */
     uint32_t write = 0;
@@ -99,19 +177,14 @@ bool process_drop_degenerate(ir_mesh *mesh, uint64_t *degenerate, uint64_t *repe
         ir_submesh *sub = &mesh->submeshes[s];
         uint32_t *range = mesh->indices + sub->index_offset;
         uint32_t count = sub->index_count;
-        if (sub->topology == KILN_TOPOLOGY_TRIANGLES) {
-            size_t used = 16;
-            while (used < (size_t)(count / 3) * 2)
-                used *= 2;
-            memset(table, 0, used * sizeof *table);
-            count = drop_in_range(range, count, table, used, degenerate, repeated);
-        }
+        if (sub->topology == KILN_TOPOLOGY_TRIANGLES)
+            count = drop_in_range(range, count, mesh->vertex_count, scratch, degenerate, repeated);
         memmove(mesh->indices + write, range, (size_t)count * sizeof *range);
         sub->index_offset = write;
         sub->index_count = count;
         write += count;
     }
     mesh->index_count = write;
-    free(table);
+    free(scratch);
     return true;
 }
