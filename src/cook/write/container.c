@@ -1,9 +1,11 @@
 /* container.c — lays out a kiln container in memory (docs/formats/container.md).
  *
- * Chunks are copied as they are added; container_finish() writes the header,
- * the chunk table right after it, then each payload at the next 16-byte
- * boundary in the order added, with zeroed padding, and finally the checksum.
- * The output depends only on the chunks added, so cooking is reproducible. */
+ * Chunks are copied as they are added (or borrowed, for bulk payloads that
+ * outlive the writer); container_finish() writes the header, the chunk table
+ * right after it, then each payload at the next 16-byte boundary in the order
+ * added, with zeroed padding, and finally the checksum, into one allocation of
+ * the file's size. The output depends only on the chunks added, so cooking is
+ * reproducible. */
 #include <stdlib.h>
 #include <string.h>
 #include <xxhash.h>
@@ -14,7 +16,8 @@
 
 struct container_pending_chunk {
     uint32_t fourcc;
-    uint8_t *data; /* owned copy; NULL when size == 0 */
+    const uint8_t *data; /* `owned`, or the caller's bytes; NULL when size == 0 */
+    uint8_t *owned;      /* a copy, or NULL when borrowed */
     size_t size;
 };
 
@@ -24,7 +27,8 @@ void container_begin(container_writer *writer, uint32_t kind, uint16_t kind_vers
     writer->kind_version = kind_version;
 }
 
-void container_add_chunk(container_writer *writer, uint32_t fourcc, const void *data, size_t size) {
+static void add_chunk(container_writer *writer, uint32_t fourcc, const void *data, size_t size,
+                      bool copy) {
     if (writer->failed)
         return;
     /* The table's length is a uint32_t in the header. */
@@ -39,23 +43,33 @@ void container_add_chunk(container_writer *writer, uint32_t fourcc, const void *
     }
     writer->chunks = chunks;
     struct container_pending_chunk *chunk = &writer->chunks[writer->chunk_count];
-    chunk->fourcc = fourcc;
-    chunk->size = size;
-    chunk->data = NULL;
-    if (size > 0) {
-        chunk->data = malloc(size);
-        if (chunk->data == NULL) {
+    *chunk = (struct container_pending_chunk){.fourcc = fourcc, .size = size};
+    if (size > 0 && copy) {
+        chunk->owned = malloc(size);
+        if (chunk->owned == NULL) {
             writer->failed = true;
             return;
         }
-        memcpy(chunk->data, data, size);
+        memcpy(chunk->owned, data, size);
+        chunk->data = chunk->owned;
+    } else if (size > 0) {
+        chunk->data = data;
     }
     writer->chunk_count++;
 }
 
+void container_add_chunk(container_writer *writer, uint32_t fourcc, const void *data, size_t size) {
+    add_chunk(writer, fourcc, data, size, true);
+}
+
+void container_add_chunk_borrowed(container_writer *writer, uint32_t fourcc, const void *data,
+                                  size_t size) {
+    add_chunk(writer, fourcc, data, size, false);
+}
+
 void container_abandon(container_writer *writer) {
     for (uint32_t i = 0; i < writer->chunk_count; i++)
-        free(writer->chunks[i].data);
+        free(writer->chunks[i].owned);
     free(writer->chunks);
     memset(writer, 0, sizeof *writer);
 }
@@ -99,16 +113,19 @@ bool container_finish(container_writer *writer, bytebuf *out) {
 
     size_t base = out->size; /* the file is appended to whatever `out` holds */
     if (ok) {
-        bytebuf_append(out, &header, sizeof header);
-        bytebuf_append(out, table, (size_t)writer->chunk_count * sizeof *table);
-        for (uint32_t i = 0; i < writer->chunk_count; i++) {
-            /* Zero padding up to this payload's offset (also makes the bytes
-             * deterministic, which the checksum and reproducible builds need). */
-            bytebuf_append_zeros(out, (size_t)table[i].offset - (out->size - base));
-            bytebuf_append(out, writer->chunks[i].data, writer->chunks[i].size);
-        }
-        bytebuf_append_zeros(out, (size_t)file_size - (out->size - base));
+        /* One zeroed allocation of the file's size (the padding stays zero:
+         * deterministic bytes, which the checksum and reproducible builds
+         * need), then every piece copied once into its place. */
+        bytebuf_append_zeros(out, (size_t)file_size);
         ok = !out->failed && out->size - base == file_size;
+    }
+    if (ok) {
+        uint8_t *file = out->data + base;
+        memcpy(file, &header, sizeof header);
+        memcpy(file + sizeof header, table, (size_t)writer->chunk_count * sizeof *table);
+        for (uint32_t i = 0; i < writer->chunk_count; i++)
+            if (writer->chunks[i].size > 0)
+                memcpy(file + table[i].offset, writer->chunks[i].data, writer->chunks[i].size);
     }
     if (ok) {
         /* The checksum covers the whole file with its own 8 bytes read as zero;

@@ -125,13 +125,13 @@ bool write_kmesh(const cook_context *ctx, const ir_mesh *mesh, const encoded_ver
               morph_deltas(mesh, &desc, &deltas) &&
               name_table(mesh, desc.morph_target_count, target_name, &target_names);
     if (ok) {
-        for (uint32_t i = 0; i < mesh->index_count; i++) {
-            if (desc.index_size == 2) {
+        if (desc.index_size == 2) {
+            for (uint32_t i = 0; i < mesh->index_count; i++) {
                 uint16_t index = (uint16_t)mesh->indices[i];
                 memcpy(indices + 2 * (size_t)i, &index, 2);
-            } else {
-                memcpy(indices + 4 * (size_t)i, &mesh->indices[i], 4);
             }
+        } else if (index_bytes > 0) {
+            memcpy(indices, mesh->indices, index_bytes);
         }
         for (uint32_t s = 0; s < mesh->submesh_count; s++) {
             const ir_submesh *src = &mesh->submeshes[s];
@@ -168,7 +168,8 @@ bool write_kmesh(const cook_context *ctx, const ir_mesh *mesh, const encoded_ver
         container_writer writer;
         container_begin(&writer, KILN_KIND_MESH, KILN_MESH_VERSION);
         /* Small tables first, bulk data last: opening a mesh touches only the
-         * first pages of the file. */
+         * first pages of the file. The bulk payloads are borrowed, not copied:
+         * they live until after container_finish. */
         container_add_chunk(&writer, KILN_CHUNK_MESH_DESC, &desc, sizeof desc);
         container_add_chunk(&writer, KILN_CHUNK_MESH_ATTRS, vertices->attributes,
                             vertices->attribute_count * sizeof(kiln_vertex_attribute));
@@ -181,16 +182,20 @@ bool write_kmesh(const cook_context *ctx, const ir_mesh *mesh, const encoded_ver
             container_add_chunk(&writer, KILN_CHUNK_MESH_MORPH_NAMES, target_names.data,
                                 target_names.size);
         container_add_chunk(&writer, KILN_CHUNK_META, meta.data, meta.size);
-        container_add_chunk(&writer, KILN_CHUNK_MESH_VERTICES, vertices->data, vertices->size);
-        container_add_chunk(&writer, KILN_CHUNK_MESH_INDICES, indices, index_bytes);
-        container_add_chunk(&writer, KILN_CHUNK_MESH_MESHLETS, meshlets,
-                            mesh->meshlet_count * sizeof(kiln_meshlet));
-        container_add_chunk(&writer, KILN_CHUNK_MESH_MESHLET_VERTICES, mesh->meshlet_vertices,
-                            mesh->meshlet_vertex_count * sizeof(uint32_t));
-        container_add_chunk(&writer, KILN_CHUNK_MESH_MESHLET_TRIANGLES, mesh->meshlet_triangles,
-                            3 * (size_t)mesh->meshlet_triangle_count);
+        container_add_chunk_borrowed(&writer, KILN_CHUNK_MESH_VERTICES, vertices->data,
+                                     vertices->size);
+        container_add_chunk_borrowed(&writer, KILN_CHUNK_MESH_INDICES, indices, index_bytes);
+        container_add_chunk_borrowed(&writer, KILN_CHUNK_MESH_MESHLETS, meshlets,
+                                     mesh->meshlet_count * sizeof(kiln_meshlet));
+        container_add_chunk_borrowed(&writer, KILN_CHUNK_MESH_MESHLET_VERTICES,
+                                     mesh->meshlet_vertices,
+                                     mesh->meshlet_vertex_count * sizeof(uint32_t));
+        container_add_chunk_borrowed(&writer, KILN_CHUNK_MESH_MESHLET_TRIANGLES,
+                                     mesh->meshlet_triangles,
+                                     3 * (size_t)mesh->meshlet_triangle_count);
         if (deltas.size > 0)
-            container_add_chunk(&writer, KILN_CHUNK_MESH_MORPH_DELTAS, deltas.data, deltas.size);
+            container_add_chunk_borrowed(&writer, KILN_CHUNK_MESH_MORPH_DELTAS, deltas.data,
+                                         deltas.size);
         ok = container_finish(&writer, out);
     }
     free(indices);

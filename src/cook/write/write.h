@@ -38,6 +38,11 @@ typedef struct container_writer {
 void container_begin(container_writer *writer, uint32_t kind, uint16_t kind_version);
 /* Copies `size` bytes of `data` as a chunk payload. */
 void container_add_chunk(container_writer *writer, uint32_t fourcc, const void *data, size_t size);
+/* Adds `size` bytes of `data` as a chunk payload without copying them: they
+ * must stay unchanged until container_finish or container_abandon returns
+ * (bulk payloads: a mesh's vertices and indices are not copied twice). */
+void container_add_chunk_borrowed(container_writer *writer, uint32_t fourcc, const void *data,
+                                  size_t size);
 /* Lays out the file (header, table, 16-byte aligned payloads, zeroed padding,
  * checksum) into `out`. Returns false on allocation failure. Frees the writer. */
 bool container_finish(container_writer *writer, bytebuf *out);
