@@ -208,6 +208,32 @@ static void container_output_is_deterministic(void **state) {
     bytebuf_free(&b);
 }
 
+/* Borrowed payloads lay out exactly as copied ones, appended after bytes the
+ * buffer already held; a borrowed buffer changed after finish changes
+ * nothing written. */
+static void container_borrowed_chunks_match_copied_ones(void **state) {
+    (void)state;
+    bytebuf copied = {0}, borrowed = {0};
+    build_sample(&copied);
+    bytebuf_append(&borrowed, "prefix", 6);
+    uint8_t c[sizeof payload_c];
+    memcpy(c, payload_c, sizeof c);
+    container_writer writer;
+    container_begin(&writer, KIND_TEST, 7);
+    container_add_chunk_borrowed(&writer, KILN_FOURCC('A', 'A', 'A', 'A'), payload_a,
+                                 sizeof payload_a);
+    container_add_chunk_borrowed(&writer, KILN_FOURCC('B', 'B', 'B', 'B'), NULL, 0);
+    container_add_chunk_borrowed(&writer, KILN_FOURCC('C', 'C', 'C', 'C'), c, sizeof c);
+    assert_true(container_finish(&writer, &borrowed));
+    memset(c, 0xee, sizeof c);
+    assert_int_equal(borrowed.size, 6 + 208);
+    assert_int_equal(copied.size, 208);
+    assert_memory_equal(borrowed.data, "prefix", 6);
+    assert_memory_equal(borrowed.data + 6, copied.data, copied.size);
+    bytebuf_free(&copied);
+    bytebuf_free(&borrowed);
+}
+
 static void container_with_no_chunks_is_just_a_header(void **state) {
     (void)state;
     bytebuf buf = {0};
@@ -689,6 +715,7 @@ int main(void) {
         cmocka_unit_test(container_round_trips_chunks),
         cmocka_unit_test(container_pads_payloads_to_16_with_zeros),
         cmocka_unit_test(container_output_is_deterministic),
+        cmocka_unit_test(container_borrowed_chunks_match_copied_ones),
         cmocka_unit_test(container_with_no_chunks_is_just_a_header),
         cmocka_unit_test(container_abandon_frees_pending_chunks),
         cmocka_unit_test(container_rejects_wrong_magic),
