@@ -65,23 +65,33 @@ mesh_chunk *mesh_chunks(const ir_mesh *mesh, uint32_t chunk_triangles, uint32_t 
     return chunks;
 }
 
-uint32_t *mesh_spatial_level0(const ir_mesh *mesh, uint32_t chunk_triangles) {
+uint32_t *mesh_level0_copy(const ir_mesh *mesh) {
     size_t end = 0;
     for (uint32_t s = 0; s < mesh->submesh_count; s++) {
         size_t sub_end = (size_t)mesh->submeshes[s].index_offset + mesh->submeshes[s].index_count;
         end = sub_end > end ? sub_end : end;
     }
     uint32_t *copy = malloc((end ? end : 1) * sizeof *copy);
-    if (copy == NULL)
-        return NULL;
-    memcpy(copy, mesh->indices, end * sizeof *copy);
+    if (copy != NULL)
+        memcpy(copy, mesh->indices, end * sizeof *copy);
+    return copy;
+}
+
+bool mesh_sort_level0(const ir_mesh *mesh, uint32_t chunk_triangles, uint32_t *level0) {
     for (uint32_t s = 0; s < mesh->submesh_count; s++) {
         const ir_submesh *sub = &mesh->submeshes[s];
         if (submesh_chunk_count(sub, chunk_triangles) > 1 &&
-            !mesh_sort_spatially(mesh->positions, copy + sub->index_offset, sub->index_count)) {
-            free(copy);
-            return NULL;
-        }
+            !mesh_sort_spatially(mesh->positions, level0 + sub->index_offset, sub->index_count))
+            return false;
+    }
+    return true;
+}
+
+uint32_t *mesh_spatial_level0(const ir_mesh *mesh, uint32_t chunk_triangles) {
+    uint32_t *copy = mesh_level0_copy(mesh);
+    if (copy != NULL && !mesh_sort_level0(mesh, chunk_triangles, copy)) {
+        free(copy);
+        return NULL;
     }
     return copy;
 }

@@ -1,4 +1,5 @@
 /* mesh.c — the mesh process stage: every step, in order, as settings ask. */
+#include <stdatomic.h>
 #include <stdlib.h>
 
 #include "cook/process/process.h"
@@ -18,12 +19,17 @@ static int normal_map_texcoord(const ir_mesh *mesh, const ir_asset *asset) {
 }
 
 typedef struct mesh_steps {
-    mesh_step steps[3]; /* order, LODs, meshlets (items of absent ones: 0) */
+    ir_mesh *mesh;
+    uint32_t *level0; /* a copy of level 0, sorted by item 0; NULL without LODs and meshlets */
+    uint32_t chunk_triangles;
+    unsigned threads;
+    mesh_step steps[2]; /* LODs, meshlets (items of absent ones: 0) */
+    atomic_bool sort_failed;
 } mesh_steps;
 
-static void mesh_steps_item(void *ctx, uint32_t index) {
+static void lods_meshlets_item(void *ctx, uint32_t index) {
     mesh_steps *all = ctx;
-    for (int k = 0; k < 3; k++) {
+    for (int k = 0; k < 2; k++) {
         if (index < all->steps[k].items) {
             all->steps[k].item(all->steps[k].job, index);
             return;
@@ -32,25 +38,43 @@ static void mesh_steps_item(void *ctx, uint32_t index) {
     }
 }
 
+/* Item 0 sorts the copy of level 0 spatially and then runs the LOD and
+ * meshlet items in a nested parallel_for; items 1.. order one submesh each. */
+static void mesh_steps_item(void *ctx, uint32_t index) {
+    mesh_steps *all = ctx;
+    if (index > 0) {
+        order_submesh(all->mesh, index - 1);
+        return;
+    }
+    if (all->level0 == NULL)
+        return;
+    if (!mesh_sort_level0(all->mesh, all->chunk_triangles, all->level0)) {
+        atomic_store(&all->sort_failed, true);
+        return;
+    }
+    parallel_for(all->threads, all->steps[0].items + all->steps[1].items, lods_meshlets_item, all);
+}
+
 /* Order, LODs and meshlets in one parallel_for. None needs another's result:
  * order rewrites level 0 in place while LODs and meshlets read a spatially
  * sorted copy of it taken after welding. So on -jN a large submesh's
- * (whole-submesh, serial) order runs while other threads simplify chunks and
- * build their meshlets, with one wait at the end instead of three. The order
- * item comes first: the longest item should start first. */
+ * (whole-submesh, serial) order runs while another thread sorts the copy and
+ * then simplifies chunks and builds their meshlets, which the order's thread
+ * joins when it is done: one wait at the end instead of three, and the sort
+ * off the order's path. */
 bool process_order_lods_meshlets(ir_mesh *mesh, const cook_settings *settings) {
     bool lods = settings->mesh_lods > 0, meshlets = settings->mesh_meshlets;
-    uint32_t *level0 =
-        lods || meshlets ? mesh_spatial_level0(mesh, mesh_chunk_size(settings)) : NULL;
-    mesh_steps all = {
-        .steps = {{.job = mesh, .items = mesh->submesh_count, .item = order_submesh}}};
-    bool ok = level0 != NULL || !(lods || meshlets);
+    mesh_steps all = {.mesh = mesh,
+                      .level0 = lods || meshlets ? mesh_level0_copy(mesh) : NULL,
+                      .chunk_triangles = mesh_chunk_size(settings)};
+    atomic_init(&all.sort_failed, false);
+    bool ok = all.level0 != NULL || !(lods || meshlets);
     if (ok && lods)
-        ok = lods_begin(mesh, settings, level0, &all.steps[1]);
-    if (ok && meshlets && !meshlets_begin(mesh, settings, level0, &all.steps[2])) {
+        ok = lods_begin(mesh, settings, all.level0, &all.steps[0]);
+    if (ok && meshlets && !meshlets_begin(mesh, settings, all.level0, &all.steps[1])) {
         ok = false;
         if (lods)
-            all.steps[1].discard(all.steps[1].job);
+            all.steps[0].discard(all.steps[0].job);
     }
     if (ok) {
         /* Other threads only for a mesh with chunks: a smaller one is cooked
@@ -58,16 +82,20 @@ bool process_order_lods_meshlets(ir_mesh *mesh, const cook_settings *settings) {
          * it only cost CPU (measured on the -j2 scaling set). */
         bool chunked = false;
         for (uint32_t s = 0; s < mesh->submesh_count; s++)
-            chunked |= submesh_chunk_count(&mesh->submeshes[s], mesh_chunk_size(settings)) > 1;
-        parallel_for(chunked ? settings->threads : 1,
-                     all.steps[0].items + all.steps[1].items + all.steps[2].items, mesh_steps_item,
-                     &all);
-        if (lods)
-            ok = lods_finish(&all.steps[1], mesh);
-        if (meshlets)
-            ok = meshlets_finish(&all.steps[2], mesh) && ok;
+            chunked |= submesh_chunk_count(&mesh->submeshes[s], all.chunk_triangles) > 1;
+        all.threads = chunked ? settings->threads : 1;
+        parallel_for(all.threads, 1 + mesh->submesh_count, mesh_steps_item, &all);
+        bool sorted = !atomic_load(&all.sort_failed);
+        for (int k = 0; k < 2 && !sorted; k++)
+            if (all.steps[k].job != NULL)
+                all.steps[k].discard(all.steps[k].job);
+        ok = sorted;
+        if (sorted && lods)
+            ok = lods_finish(&all.steps[0], mesh);
+        if (sorted && meshlets)
+            ok = meshlets_finish(&all.steps[1], mesh) && ok;
     }
-    free(level0);
+    free(all.level0);
     return ok;
 }
 

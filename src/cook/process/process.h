@@ -92,8 +92,15 @@ uint32_t submesh_chunk_count(const ir_submesh *sub, uint32_t chunk_triangles);
  * line or point submesh); caller frees. NULL when out of memory. */
 mesh_chunk *mesh_chunks(const ir_mesh *mesh, uint32_t chunk_triangles, uint32_t *count);
 /* A copy of level 0 (every submesh's range) in which each submesh that is cut
- * into chunks is sorted spatially (mesh_sort_spatially); caller frees. */
+ * into chunks is sorted spatially (mesh_sort_spatially); caller frees. It is
+ * mesh_level0_copy then mesh_sort_level0, which process_order_lods_meshlets
+ * calls apart so that the sort runs alongside the order step. */
 uint32_t *mesh_spatial_level0(const ir_mesh *mesh, uint32_t chunk_triangles);
+/* A copy of level 0 as it is (caller frees); NULL when out of memory. */
+uint32_t *mesh_level0_copy(const ir_mesh *mesh);
+/* Sorts each submesh range of `level0` that is cut into chunks spatially;
+ * reads only the mesh's positions and submeshes. False when out of memory. */
+bool mesh_sort_level0(const ir_mesh *mesh, uint32_t chunk_triangles, uint32_t *level0);
 /* Reorders triangles along a Morton curve of their centroids (stable), so
  * contiguous ranges are spatially compact. False when out of memory. */
 bool mesh_sort_spatially(const float *positions, uint32_t *indices, size_t index_count);
