@@ -8,7 +8,7 @@
  * one does nothing and reports it (0 or false), so a malformed or degenerate
  * mesh fails one step of one asset, never the process. The IR's own index
  * buffer is checked once, by the model driver before the process stage
- * (check_mesh_invariants); weld and fetch come here only because lines and
+ * (check_mesh_invariants); fetch comes here only because lines and
  * points make its length other than a multiple of 3, which meshoptimizer
  * 0.18 asserts even where it reads the indices one by one.
  */
@@ -107,19 +107,6 @@ static const uint32_t *padded_to_triangles(const uint32_t *indices, size_t *coun
         (*owned)[i] = indices[*count - 1];
     *count = padded;
     return *owned;
-}
-
-size_t meshopt_checked_vertex_remap(unsigned int *remap, const uint32_t *indices,
-                                    size_t index_count, size_t vertex_count,
-                                    const struct meshopt_Stream *streams, size_t stream_count) {
-    uint32_t *owned;
-    const uint32_t *list = padded_to_triangles(indices, &index_count, &owned);
-    if (list == NULL)
-        return SIZE_MAX;
-    size_t unique = meshopt_generateVertexRemapMulti(remap, list, index_count, vertex_count,
-                                                     streams, stream_count);
-    free(owned);
-    return unique;
 }
 
 size_t meshopt_checked_fetch_remap(unsigned int *remap, const uint32_t *indices, size_t index_count,

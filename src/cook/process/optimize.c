@@ -151,27 +151,23 @@ bool process_weld(ir_mesh *mesh) {
         return true;
     mesh_stream_ref streams[MESH_STREAM_MAX];
     size_t stream_count = mesh_streams(mesh, streams);
-    struct meshopt_Stream meshopt_streams[MESH_STREAM_MAX + 1];
-    for (size_t i = 0; i < stream_count; i++) {
-        meshopt_streams[i].data = *streams[i].data;
-        meshopt_streams[i].size = streams[i].element_size;
-        meshopt_streams[i].stride = streams[i].element_size;
-    }
+    weld_stream weld_streams[MESH_STREAM_MAX + 1];
+    for (size_t i = 0; i < stream_count; i++)
+        weld_streams[i] = (weld_stream){*streams[i].data, streams[i].element_size};
     /* Two vertices with different morph deltas stay apart. */
     uint32_t *morph_ids = NULL;
     if (ir_mesh_morph_attributes(mesh) != 0) {
         if ((morph_ids = morph_class_ids(mesh)) == NULL)
             return false;
-        meshopt_streams[stream_count++] =
-            (struct meshopt_Stream){morph_ids, sizeof(uint32_t), sizeof(uint32_t)};
+        weld_streams[stream_count++] = (weld_stream){(const uint8_t *)morph_ids, sizeof(uint32_t)};
     }
     unsigned int *remap = malloc((size_t)mesh->vertex_count * sizeof *remap);
     if (remap == NULL) {
         free(morph_ids);
         return false;
     }
-    size_t unique = meshopt_checked_vertex_remap(remap, mesh->indices, mesh->index_count,
-                                                 mesh->vertex_count, meshopt_streams, stream_count);
+    size_t unique = weld_vertex_remap(remap, mesh->indices, mesh->index_count, mesh->vertex_count,
+                                      weld_streams, stream_count);
     bool ok = unique != SIZE_MAX && remap_vertices(mesh, remap, unique);
     free(remap);
     free(morph_ids);

@@ -8,6 +8,7 @@
  *     tangents.c   MikkTSpace-compatible tangents
  *     merge.c      mesh.merge: static nodes baked into one world-space mesh
  *     optimize.c   welding and GPU-friendly vertex and index order
+ *     weld.c       the welding remap: identical vertices found by hash
  *     chunks.c     large submeshes cut into spatial chunks
  *     lods.c       simplified levels of detail
  *     meshlets.c   meshlets with culling data
@@ -148,6 +149,18 @@ void order_submesh(void *mesh, uint32_t index);
  * target deltas included. Across topologies too: a merged vertex is the same
  * data, whatever draws it. */
 bool process_weld(ir_mesh *mesh);
+/* One vertex stream for weld_vertex_remap: `size` bytes per vertex, packed. */
+typedef struct weld_stream {
+    const uint8_t *data;
+    size_t size; /* a multiple of 4 */
+} weld_stream;
+/* The welding remap (weld.c): remap[v] is the new number of vertex v, equal
+ * for vertices identical byte for byte in every stream, given in order of
+ * first use by `indices` (any count; every index below vertex_count);
+ * vertices no index uses get ~0u. Returns the number of new vertices, or
+ * SIZE_MAX when out of memory or a stream's size is not a multiple of 4. */
+size_t weld_vertex_remap(uint32_t *remap, const uint32_t *indices, size_t index_count,
+                         size_t vertex_count, const weld_stream *streams, size_t stream_count);
 /* After welding: drops the triangles with two corners on one vertex and the
  * repeats of a triangle of the same submesh (degenerate.c), compacting the
  * submeshes' index ranges; counts each. False when out of memory. */
@@ -202,14 +215,10 @@ size_t meshopt_checked_simplify(uint32_t *dest, const uint32_t *indices, size_t 
 size_t meshopt_checked_simplify_sloppy(uint32_t *dest, const uint32_t *indices, size_t index_count,
                                        const float *positions, size_t vertex_count, size_t target,
                                        float target_error, float *result_error);
-/* meshopt_generateVertexRemapMulti / meshopt_optimizeVertexFetchRemap of a
- * whole IR index buffer (every index below vertex_count, as the model driver
- * checked) of any length: one of lines or points is padded for
- * meshoptimizer, with the same remap. SIZE_MAX when out of memory. */
-struct meshopt_Stream;
-size_t meshopt_checked_vertex_remap(unsigned int *remap, const uint32_t *indices,
-                                    size_t index_count, size_t vertex_count,
-                                    const struct meshopt_Stream *streams, size_t stream_count);
+/* meshopt_optimizeVertexFetchRemap of a whole IR index buffer (every index
+ * below vertex_count, as the model driver checked) of any length: one of
+ * lines or points is padded for meshoptimizer, with the same remap. SIZE_MAX
+ * when out of memory. */
 size_t meshopt_checked_fetch_remap(unsigned int *remap, const uint32_t *indices, size_t index_count,
                                    size_t vertex_count);
 /* meshopt_simplifyPoints of the vertices (3 floats each) towards `target`
