@@ -37,6 +37,7 @@ bunny_obj="$corpus/obj/common-3d-test-models/stanford-bunny.obj"
 # The mesh benchmarks' GLB grids: 1,002,528 and 4,010,112 triangles.
 glb_1m="$data/grid_708.glb"
 glb_4m="$data/grid_1416.glb"
+obj_4m="$data/grid_1416.obj"
 # 16 sources of 93k-107k triangles (n = 216..231), OBJ and GLB alternating:
 # the -j scaling input.
 medium_set="$data/medium"
@@ -91,6 +92,7 @@ generate_data() {
     generate "$small_obj" 23
     generate "$glb_1m" 708
     generate "$glb_4m" 1416
+    generate "$obj_4m" 1416
     local i n
     for i in $(seq 0 15); do
         n=$((216 + i))
@@ -128,35 +130,46 @@ run_obj_import() {
     "$bin/bench_obj_import" "${files[@]}"
 }
 
-# kiln build -j1 and -j2 (default processing: weld, cache/overdraw/fetch order,
-# 2 LODs, meshlets; -j2 lets the one large asset use both cores, chunk by
-# chunk) against gltfpack with its defaults, on one GLB. `rounds` timed
-# runs of each, alternating, after `warmup` untimed ones. Removing the output
-# folder before each run also removes kiln's incremental cache (kept inside
-# it), so every run cooks everything.
+# kiln build -j2 against gltfpack with its defaults (fetch and cache order,
+# quantisation, no LODs, no meshlets) on one GLB or OBJ (gltfpack reads OBJ
+# with fast_obj): "same work" turns kiln's LODs and meshlets off
+# (mesh.lods: 0, mesh.meshlets: false), so both do import, weld, order,
+# fetch order, encode and write; "default" is kiln's default processing (2
+# LODs, meshlets; -j2 lets the one large asset use both cores, chunk by
+# chunk). `rounds` timed runs of each, alternating, after `warmup` untimed
+# ones. Removing the output folder before each run also removes kiln's
+# incremental cache (kept inside it), so every run cooks everything.
 cook_time_case() {
-    local glb=$1 rounds=$2 warmup=$3
-    local name
-    name=$(basename "$glb" .glb)
+    local source=$1 rounds=$2 warmup=$3
+    local file name
+    file=$(basename "$source")
+    name="${file%.*}_${file##*.}"
     local in="$scratch/cook_in_$name" out="$scratch/cook_out_$name"
-    local packed="$scratch/cook_$name.gltfpack.glb"
-    single_file_folder "$glb" "$in"
-    echo "$name: $glb"
+    local packed="$scratch/cook_$name.gltfpack.glb" same="$scratch/cook_same_work.yml"
+    single_file_folder "$source" "$in"
+    printf 'default:\n  mesh.lods: 0\n  mesh.meshlets: false\n' >"$same"
+    echo "$name: $source"
     "$bin/bench_commands" --rounds "$rounds" --warmup "$warmup" \
-        --prepare "rm -rf '$out' '$out.j2' '$packed'" \
-        gltfpack "gltfpack -i '$glb' -o '$packed'" \
-        "kiln -j1" "'$kiln' build -q -i '$in' -o '$out' -j1" \
-        "kiln -j2" "'$kiln' build -q -i '$in' -o '$out.j2' -j2"
+        --prepare "rm -rf '$out.same' '$out' '$packed'" \
+        gltfpack "gltfpack -i '$source' -o '$packed'" \
+        "kiln same work -j2" "'$kiln' build -q --config '$same' -i '$in' -o '$out.same' -j2" \
+        "kiln default -j2" "'$kiln' build -q -i '$in' -o '$out' -j2"
 }
 
 run_cook_time() {
-    section "cook time: kiln build -j1 and -j2 vs gltfpack (wall clock)"
+    section "cook time: kiln build -j2 (same work, default) vs gltfpack (wall clock)"
     load_average
-    cook_time_case "$glb_1m" 3 1
+    cook_time_case "$glb_1m" 5 1
     echo
-    # One cook of this mesh takes ~25 s: no warm-up round (the input was just
-    # generated or read, so it is in the page cache; the medians absorb the rest).
+    cook_time_case "$large_obj" 5 1
+    echo
+    # One default cook of these takes several seconds: no warm-up round (the
+    # input was just generated or read, so it is in the page cache; the
+    # medians absorb the rest).
+    load_average
     cook_time_case "$glb_4m" 3 0
+    echo
+    cook_time_case "$obj_4m" 3 0
 }
 
 run_cook_stages() {
