@@ -1,0 +1,114 @@
+/*
+ * report.h — the HTML build report (`kiln report`, `kiln build --report`):
+ * one self-contained page about an output folder.
+ *
+ *   report_history.c  <output>/.kiln-last-build: what the last build that
+ *                     cooked did per asset (cooked, failed, kept) and its cook
+ *                     time per stage, written by `kiln build`
+ *   report_data.c     the rows: the manifest's refs with their sources (the
+ *                     build cache), files, references both ways, warnings,
+ *                     times, thumbnails
+ *   report_thumb.c    thumbnails: textures decoded (inspect.h), models
+ *                     rendered by the viewer kiln-view when it is installed
+ *   report_html.c     the page: escaping, table, SVG chart, script
+ *   cmd_report.c      the command
+ */
+#ifndef KILN_CLI_REPORT_H
+#define KILN_CLI_REPORT_H
+
+#include "cli/cli.h"
+
+/* ---------------------------------------------------------------------------
+ * The last build's per-asset record (report_history.c)
+ * ------------------------------------------------------------------------- */
+
+#define REPORT_HISTORY_FILE ".kiln-last-build"
+#define REPORT_HISTORY_VERSION 1u
+
+typedef enum report_change {
+    REPORT_KEPT = 0, /* up to date in the last build that cooked */
+    REPORT_COOKED,   /* cooked by it: changed since the build before */
+    REPORT_FAILED,
+} report_change;
+
+typedef struct report_history_entry {
+    char *source;
+    report_change change;
+    bool timed; /* stage_seconds known (cooked once since the file exists) */
+    double stage_seconds[COOK_STAGE_COUNT];
+} report_history_entry;
+
+typedef struct report_history {
+    report_history_entry *entries; /* sorted by source */
+    size_t count;
+} report_history;
+
+/* Reads <output>/REPORT_HISTORY_FILE; an absent or unreadable file gives an
+ * empty history (false with a reason only for an unreadable one). */
+bool report_history_read(const char *output, report_history *history, char *reason,
+                         size_t reason_size);
+const report_history_entry *report_history_find(const report_history *history, const char *source);
+void report_history_free(report_history *history);
+/* build_options.round_done of `kiln build`: when the build cooked or failed
+ * an asset, writes the file anew (an up-to-date asset keeps its earlier
+ * times); a no-op build or a dry run leaves it as it is. */
+void report_history_round_done(const build_run *run, int status, void *context);
+
+/* ---------------------------------------------------------------------------
+ * HTML (report_html.c)
+ * ------------------------------------------------------------------------- */
+
+/* `text` (bytes from a file or a file name) for HTML text and attribute
+ * values: escaped as every kiln text output is (cook's \xNN for control
+ * characters and bytes that are not UTF-8), then & < > " ' as entities. */
+void report_html_text(bytebuf *out, const char *text);
+
+/* ---------------------------------------------------------------------------
+ * The report (report_data.c, report_thumb.c)
+ * ------------------------------------------------------------------------- */
+
+#define REPORT_THUMB_SIDE 128u
+
+typedef struct report_row {
+    const char *ref, *path; /* in the manifest (borrowed) */
+    kiln_asset_kind kind;
+    uint32_t index;                      /* a material's row in its file */
+    const char *source;                  /* the source that cooked it (cache), or NULL */
+    uint64_t bytes;                      /* the cooked file's size; UINT64_MAX: missing */
+    strlist references;                  /* refs it names */
+    strlist referenced_by;               /* refs naming it */
+    char *thumbnail;                     /* "data:image/png;base64,..." or NULL */
+    char *thumbnail_note;                /* why there is none, or NULL */
+    const cache_record *record;          /* its source's, or NULL */
+    const report_history_entry *history; /* its source's, or NULL */
+} report_row;
+
+typedef struct report {
+    const char *output;
+    kiln_cache cache;
+    bool has_cache;
+    report_history history;
+    kiln_file manifest_file;
+    kiln_manifest_view manifest;
+    report_row *rows; /* manifest order (by ref hash), sorted by ref after */
+    size_t row_count;
+    char viewer[4096]; /* kiln-view's path, "" when absent */
+} report;
+
+/* Reads the output folder (manifest, cache, history) and makes every row;
+ * false with a reason when there is no manifest to report on. */
+bool report_load(report *r, const char *output, char *reason, size_t reason_size);
+void report_free(report *r);
+/* The thumbnail of every row (textures decoded, scenes through kiln-view). */
+void report_make_thumbnails(report *r);
+/* The PNG file's bytes as a data URI, or NULL when out of memory. */
+char *report_png_data_uri(const uint8_t *png, size_t size);
+
+/* The whole page into `out`. */
+void report_write_html(const report *r, bytebuf *out);
+
+/* `kiln report`'s work for an output folder into html_path; prints errors;
+ * returns an exit status. */
+int report_write_file(const char *output, const char *html_path);
+
+#endif /* KILN_CLI_REPORT_H */
