@@ -305,10 +305,14 @@ void report_write_html(const report *r, bytebuf *out) {
                    "<h1>kiln build report</h1>\n<p>Output folder <code>",
                    style);
     report_html_text(out, r->output);
-    bytebuf_printf(out, "</code>: <span id=\"asset-count\">%zu</span> asset%s, ", r->row_count,
+    bytebuf_printf(out, "</code>: <span id=\"asset-count\">%zu</span> asset ref%s", r->row_count,
                    r->row_count == 1 ? "" : "s");
+    if (r->has_cache)
+        bytebuf_printf(out, " cooked from %zu source%s", r->cache.count,
+                       r->cache.count == 1 ? "" : "s");
+    bytebuf_printf(out, ", ");
     append_size(out, total);
-    bytebuf_printf(out, "; %zu changed by the last build that cooked (marked).", changed);
+    bytebuf_printf(out, "; %zu changed by the last build that cooked anything (marked).", changed);
     if (!r->has_cache)
         bytebuf_printf(out, " No build cache: sources and warnings are unknown.");
     bytebuf_printf(out, " kiln %s.</p>\n<pre id=\"errors\" hidden></pre>\n", KILN_VERSION_STRING);
