@@ -358,8 +358,6 @@ int cmd_build(int argc, char **argv) {
     int status = parse_build_options(argc, argv, &command);
     if (status >= 0)
         return status;
-    /* What `kiln report` shows of the build: its times and what it cooked. */
-    options.round_done = report_history_round_done;
     build_setup setup;
     status = cli_build_setup_load(&options, &setup);
     bool built = status < 0;

@@ -19,7 +19,6 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
-#include "cli/report.h"
 
 #define COMMAND "clean"
 
@@ -212,8 +211,7 @@ static bool clean_folder(clean_run *run, const char *folder, const char *relativ
                    (is_owned(run, path) || write_is_temporary_name(name) ||
                     (relative[0] == '\0' &&
                      (strcmp(name, BUILD_WRITE_PROBE) == 0 || strcmp(name, BUILD_LOCK_FILE) == 0 ||
-                      strcmp(name, BUILD_JOURNAL_FILE) == 0 ||
-                      strcmp(name, REPORT_HISTORY_FILE) == 0)))) {
+                      strcmp(name, BUILD_JOURNAL_FILE) == 0)))) {
             remove_entry(run, full, false, (uint64_t)info.st_size);
             *removed = true;
         } else if (ok) {

@@ -2,12 +2,10 @@
  * report.h — the HTML build report (`kiln report`, `kiln build --report`):
  * one self-contained page about an output folder.
  *
- *   report_history.c  <output>/.kiln-last-build: what the last build that
- *                     cooked did per asset (cooked, failed, kept) and its cook
- *                     time per stage, written by `kiln build`
- *   report_data.c     the rows: the manifest's refs with their sources (the
- *                     build cache), files, references both ways, warnings,
- *                     times, thumbnails
+ *   report_data.c     the rows: the manifest's refs with their sources, the
+ *                     warnings and cook times per stage of their last cook,
+ *                     and whether the last build that cooked made them (the
+ *                     build cache, format 3), files, references both ways
  *   report_thumb.c    thumbnails: textures decoded (inspect.h), models
  *                     rendered by the viewer kiln-view when it is installed
  *   report_html.c     the page: escaping, table, SVG chart, script
@@ -17,42 +15,6 @@
 #define KILN_CLI_REPORT_H
 
 #include "cli/cli.h"
-
-/* ---------------------------------------------------------------------------
- * The last build's per-asset record (report_history.c)
- * ------------------------------------------------------------------------- */
-
-#define REPORT_HISTORY_FILE ".kiln-last-build"
-#define REPORT_HISTORY_VERSION 1u
-
-typedef enum report_change {
-    REPORT_KEPT = 0, /* up to date in the last build that cooked */
-    REPORT_COOKED,   /* cooked by it: changed since the build before */
-    REPORT_FAILED,
-} report_change;
-
-typedef struct report_history_entry {
-    char *source;
-    report_change change;
-    bool timed; /* stage_seconds known (cooked once since the file exists) */
-    double stage_seconds[COOK_STAGE_COUNT];
-} report_history_entry;
-
-typedef struct report_history {
-    report_history_entry *entries; /* sorted by source */
-    size_t count;
-} report_history;
-
-/* Reads <output>/REPORT_HISTORY_FILE; an absent or unreadable file gives an
- * empty history (false with a reason only for an unreadable one). */
-bool report_history_read(const char *output, report_history *history, char *reason,
-                         size_t reason_size);
-const report_history_entry *report_history_find(const report_history *history, const char *source);
-void report_history_free(report_history *history);
-/* build_options.round_done of `kiln build`: when the build cooked or failed
- * an asset, writes the file anew (an up-to-date asset keeps its earlier
- * times); a no-op build or a dry run leaves it as it is. */
-void report_history_round_done(const build_run *run, int status, void *context);
 
 /* ---------------------------------------------------------------------------
  * HTML (report_html.c)
@@ -72,22 +34,21 @@ void report_html_text(bytebuf *out, const char *text);
 typedef struct report_row {
     const char *ref, *path; /* in the manifest (borrowed) */
     kiln_asset_kind kind;
-    uint32_t index;                      /* a material's row in its file */
-    const char *source;                  /* the source that cooked it (cache), or NULL */
-    uint64_t bytes;                      /* the cooked file's size; UINT64_MAX: missing */
-    strlist references;                  /* refs it names */
-    strlist referenced_by;               /* refs naming it */
-    char *thumbnail;                     /* "data:image/png;base64,..." or NULL */
-    char *thumbnail_note;                /* why there is none, or NULL */
-    const cache_record *record;          /* its source's, or NULL */
-    const report_history_entry *history; /* its source's, or NULL */
+    uint32_t index;             /* a material's row in its file */
+    const char *source;         /* the source that cooked it (cache), or NULL */
+    uint64_t bytes;             /* the cooked file's size; UINT64_MAX: missing */
+    strlist references;         /* refs it names */
+    strlist referenced_by;      /* refs naming it */
+    char *thumbnail;            /* "data:image/png;base64,..." or NULL */
+    char *thumbnail_note;       /* why there is none, or NULL */
+    const cache_record *record; /* its source's, or NULL */
+    bool changed;               /* cooked by the last build that cooked anything */
 } report_row;
 
 typedef struct report {
     const char *output;
     kiln_cache cache;
     bool has_cache;
-    report_history history;
     kiln_file manifest_file;
     kiln_manifest_view manifest;
     report_row *rows; /* manifest order (by ref hash), sorted by ref after */
@@ -95,7 +56,7 @@ typedef struct report {
     char viewer[4096]; /* kiln-view's path, "" when absent */
 } report;
 
-/* Reads the output folder (manifest, cache, history) and makes every row;
+/* Reads the output folder (manifest, build cache) and makes every row;
  * false with a reason when there is no manifest to report on. */
 bool report_load(report *r, const char *output, char *reason, size_t reason_size);
 void report_free(report *r);

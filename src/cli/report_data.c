@@ -83,7 +83,7 @@ static void attach_sources(report *r) {
             if (row != NULL && row->record == NULL) {
                 row->record = record;
                 row->source = record->source;
-                row->history = report_history_find(&r->history, record->source);
+                row->changed = record->cooked_in > 0 && record->cooked_in == r->cache.build;
             }
         }
     }
@@ -113,9 +113,9 @@ bool report_load(report *r, const char *output, char *reason, size_t reason_size
     r->has_cache =
         cache_read_folder(output, &r->cache, &cache_path, note, sizeof note) == CACHE_READ_OK;
     free(cache_path);
-    if (!report_history_read(output, &r->history, note, sizeof note))
-        fprintf(stderr, "%s/%s: warning: %s: no cook times or change marks\n", cook_escaped(output),
-                REPORT_HISTORY_FILE, cook_escaped(note));
+    if (!r->has_cache)
+        fprintf(stderr, "%s: warning: no build cache (%s): sources, warnings and times unknown\n",
+                cook_escaped(output), cook_escaped(note));
     r->row_count = r->manifest.entry_count;
     r->rows = calloc(r->row_count > 0 ? r->row_count : 1, sizeof *r->rows);
     if (r->rows == NULL) {
@@ -156,7 +156,6 @@ void report_free(report *r) {
     free(r->rows);
     if (r->has_cache)
         cache_free(&r->cache);
-    report_history_free(&r->history);
     kiln_file_close(&r->manifest_file);
     memset(r, 0, sizeof *r);
 }

@@ -52,10 +52,10 @@ static void append_size(bytebuf *out, uint64_t bytes) {
         bytebuf_printf(out, "%.1f MiB", (double)bytes / (1024.0 * 1024.0));
 }
 
-static double total_seconds(const report_history_entry *entry) {
+static double total_seconds(const cache_record *record) {
     double sum = 0.0;
     for (int s = 0; s < COOK_STAGE_COUNT; s++)
-        sum += entry->stage_seconds[s];
+        sum += record->stage_seconds[s];
     return sum;
 }
 
@@ -68,7 +68,7 @@ static const char style[] =
     "{content:' \\25BC'}td.num{text-align:right;white-space:nowrap}"
     "tr.changed td:first-child{box-shadow:inset 4px 0 #2a7}"
     ".badge{font-size:11px;border-radius:3px;padding:0 4px;margin-left:4px;background:#2a7;"
-    "color:#fff}.badge.failed{background:#c33}.warn{color:#a60}.note{color:#777;font-size:12px;"
+    "color:#fff}.warn{color:#a60}.note{color:#777;font-size:12px;"
     "max-width:16em}img.thumb{width:64px;height:64px;object-fit:contain;"
     "image-rendering:pixelated;background:repeating-conic-gradient(#ccc 0 25%,#fff 0 50%) 0 0/"
     "16px 16px}ul{margin:0;padding-left:1.1em}code{font-size:12px}#errors{color:#c33}"
@@ -203,8 +203,8 @@ static void write_messages(bytebuf *out, const cache_record *record, size_t warn
     free(text);
 }
 
-static void write_times(bytebuf *out, const report_history_entry *entry) {
-    if (entry == NULL || !entry->timed) {
+static void write_times(bytebuf *out, const cache_record *entry) {
+    if (entry == NULL || entry->cooked_in == 0) {
         bytebuf_printf(out, "<span class=\"note\">not recorded</span>");
         return;
     }
@@ -217,9 +217,8 @@ static void write_times(bytebuf *out, const report_history_entry *entry) {
 }
 
 static void write_row(bytebuf *out, const report_row *row) {
-    const report_history_entry *h = row->history;
-    bool changed = h != NULL && h->change == REPORT_COOKED;
-    bool failed = h != NULL && h->change == REPORT_FAILED;
+    const cache_record *h = row->record;
+    bool changed = row->changed;
     size_t warnings = row->record != NULL ? count_warnings(&row->record->diagnostics) : 0;
     const char *kind = kiln_asset_kind_str(row->kind);
     bytebuf_printf(out, "<tr class=\"asset%s\" data-kind=\"%s\" data-ref=\"",
@@ -231,7 +230,7 @@ static void write_row(bytebuf *out, const report_row *row) {
                    "\" data-bytes=\"%llu\" data-seconds=\"%.6f\" data-warnings=\"%zu\" "
                    "data-changed=\"%d\" data-search=\"",
                    row->bytes == UINT64_MAX ? 0ull : (unsigned long long)row->bytes,
-                   h != NULL && h->timed ? total_seconds(h) : 0.0, warnings, changed);
+                   h != NULL && h->cooked_in > 0 ? total_seconds(h) : 0.0, warnings, changed);
     bytebuf search = {0};
     bytebuf_printf(&search, "%s %s %s %s", row->ref, kind, row->source ? row->source : "",
                    row->path);
@@ -250,9 +249,8 @@ static void write_row(bytebuf *out, const report_row *row) {
     }
     bytebuf_printf(out, "</td><td><code>");
     report_html_text(out, row->ref);
-    bytebuf_printf(out, "</code>%s%s</td><td>%s</td><td><code>",
-                   changed ? "<span class=\"badge\">changed</span>" : "",
-                   failed ? "<span class=\"badge failed\">failed last build</span>" : "", kind);
+    bytebuf_printf(out, "</code>%s</td><td>%s</td><td><code>",
+                   changed ? "<span class=\"badge\">changed</span>" : "", kind);
     report_html_text(out, row->source != NULL ? row->source : "");
     bytebuf_printf(out, "</code></td><td><code>");
     report_html_text(out, row->path);
@@ -272,22 +270,6 @@ static void write_row(bytebuf *out, const report_row *row) {
     bytebuf_printf(out, "</td></tr>\n");
 }
 
-/* Sources the last build failed that left no ref in the manifest. */
-static void write_failed(const report *r, bytebuf *out) {
-    bool any = false;
-    for (size_t i = 0; i < r->history.count; i++) {
-        const report_history_entry *entry = &r->history.entries[i];
-        if (entry->change != REPORT_FAILED)
-            continue;
-        bytebuf_printf(out, "%s<li><code>", any ? "" : "<h2>Failed in the last build</h2><ul>");
-        report_html_text(out, entry->source);
-        bytebuf_printf(out, "</code></li>");
-        any = true;
-    }
-    if (any)
-        bytebuf_printf(out, "</ul>\n");
-}
-
 void report_write_html(const report *r, bytebuf *out) {
     uint64_t total = 0;
     size_t changed = 0;
@@ -295,7 +277,7 @@ void report_write_html(const report *r, bytebuf *out) {
         if (r->rows[i].bytes != UINT64_MAX &&
             !(r->rows[i].kind == KILN_ASSET_MATERIAL && r->rows[i].index > 0))
             total += r->rows[i].bytes;
-        changed += r->rows[i].history != NULL && r->rows[i].history->change == REPORT_COOKED;
+        changed += r->rows[i].changed;
     }
     bytebuf_printf(out,
                    "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
@@ -317,7 +299,6 @@ void report_write_html(const report *r, bytebuf *out) {
         bytebuf_printf(out, " No build cache: sources and warnings are unknown.");
     bytebuf_printf(out, " kiln %s.</p>\n<pre id=\"errors\" hidden></pre>\n", KILN_VERSION_STRING);
     write_chart(r, out);
-    write_failed(r, out);
     bytebuf_printf(out,
                    "<div><input id=\"filter\" type=\"search\" placeholder=\"filter: ref, kind, "
                    "source, file\" aria-label=\"filter\"></div>\n"

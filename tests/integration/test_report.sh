@@ -11,8 +11,9 @@
 #     error box stays hidden), ?filter= shows the texture rows only,
 #     ?sort=bytes&order=desc orders them by size; a screenshot is kept as
 #     report.png in the test's scratch folder (in the build folder);
-#   - after the hostile texture changes, only its rows are marked changed; a
-#     no-op build keeps the marks; kiln clean removes .kiln-last-build;
+#   - the build cache (format 3) records each cooked asset's stage times;
+#     after the hostile texture changes, only its rows are marked changed; a
+#     no-op build keeps the marks;
 #   - models: "no thumbnail: the Vulkan viewer (kiln-view) is not installed"
 #     without a viewer; with a stand-in kiln-view on PATH its PNG is embedded,
 #     a failing one is named (only when no real kiln-view sits beside kiln).
@@ -98,7 +99,12 @@ else
         bash -c "[ \"\$(python3 '$PNG_TOOL' size '$SCRATCH/report.png')\" = '1280 900' ]"
 fi
 
-# ---- what changed -----------------------------------------------------------
+# ---- times and what changed --------------------------------------------------
+CACHE="$SCRATCH/runtime/.kiln-cache"
+check "the cache records every cooked asset's stage times" \
+    all_true '[ "$(head -1 "$CACHE")" = "kiln-cache 3" ]' \
+    '[ "$(grep -ac $'"'"'^time\t1\t'"'"' "$CACHE")" -eq "$(grep -ac $'"'"'^asset\t'"'"' "$CACHE")" ]'
+check "the page shows the times per stage" grep -qE '>texture [0-9]+\.[0-9]{3}<br>' "$HTML"
 png opaque "$HOSTILE" 40 24
 run build -j 2 --report report.html
 changed=$(grep -o '<tr class="asset changed"[^>]*data-ref="[^"]*"' "$HTML" | sed 's/.*data-ref="//; s/"$//')
@@ -142,8 +148,5 @@ check "a folder without a build is an error" \
 run report report.html/inside.html
 check "an unwritable page is named" \
     all_true 'status_is 1' 'stderr_has "report.html/inside.html: cannot write"'
-run clean
-check "kiln clean removes .kiln-last-build" \
-    all_true 'status_is 0' '[ ! -e "$SCRATCH/runtime/.kiln-last-build" ]'
 
 finish report
