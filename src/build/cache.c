@@ -98,6 +98,8 @@ bool cache_record_copy(cache_record *to, const cache_record *from) {
         bytebuf_append(&to->diagnostics, from->diagnostics.data, from->diagnostics.size);
         ok = !to->diagnostics.failed;
     }
+    to->cooked_in = from->cooked_in;
+    memcpy(to->stage_seconds, from->stage_seconds, sizeof to->stage_seconds);
     if (!ok)
         cache_record_free(to);
     return ok;
@@ -257,7 +259,7 @@ static void serialize_diag_line(const char *line, size_t length, bytebuf *out) {
     bytebuf_append(out, "\n", 1);
 }
 
-static void serialize_record(const cache_record *r, bytebuf *out) {
+static void serialize_record(const cache_record *r, bool timed, bytebuf *out) {
     bytebuf_printf(out, "asset\t%s\t%016" PRIx64 "\t%s\n", r->importer, r->settings, r->source);
     for (size_t i = 0; i < r->file_count; i++)
         bytebuf_printf(out, "file\t%" PRIu64 "\t%" PRId64 "\t%" PRIu64 "\t%016" PRIx64 "\t%s\n",
@@ -281,14 +283,23 @@ static void serialize_record(const cache_record *r, bytebuf *out) {
         serialize_diag_line(text + at, length, out);
         at += length + 1;
     }
+    if (timed && r->cooked_in > 0) {
+        bytebuf_printf(out, "time\t%u", r->cooked_in);
+        for (int stage = 0; stage < COOK_STAGE_COUNT; stage++)
+            bytebuf_printf(out, "\t%.6f", r->stage_seconds[stage]);
+        bytebuf_printf(out, "\n");
+    }
 }
 
 void cache_serialize(const kiln_cache *cache, bytebuf *out) {
     size_t start = out->size;
-    bytebuf_printf(out, "%s %u\nencoder %u\n", CACHE_MAGIC_LINE, CACHE_FORMAT_VERSION,
+    bytebuf_printf(out, "%s %u\nencoder %u\n", CACHE_MAGIC_LINE,
+                   cache->timed ? CACHE_FORMAT_VERSION : CACHE_FORMAT_UNTIMED,
                    cache->encoder_version);
+    if (cache->timed)
+        bytebuf_printf(out, "build %u\n", cache->build);
     for (size_t i = 0; i < cache->count; i++)
-        serialize_record(&cache->records[i], out);
+        serialize_record(&cache->records[i], cache->timed, out);
     uint64_t sum = out->failed ? 0 : XXH3_64bits(out->data + start, out->size - start);
     bytebuf_printf(out, "end %016" PRIx64 "\n", sum);
 }
@@ -298,6 +309,7 @@ void cache_serialize(const kiln_cache *cache, bytebuf *out) {
  * ------------------------------------------------------------------------- */
 
 typedef struct cache_parser {
+    bool timed; /* format 3: build and time lines */
     char *text; /* a writable copy; lines are cut in place */
     size_t size;
     size_t at;
@@ -411,6 +423,24 @@ static bool parse_diag_line(cache_parser *p, const char *rest, cache_record *rec
     return !text->failed || parse_fail(p, "out of memory");
 }
 
+/* "time <build> <seconds per stage>" (format 3). */
+static bool parse_time_line(cache_parser *p, char *rest, cache_record *record) {
+    char *f[1 + COOK_STAGE_COUNT];
+    uint64_t build;
+    bool ok = p->timed && split_fields(rest, f, 1 + COOK_STAGE_COUNT) &&
+              parse_u64(f[0], 10, &build) && build > 0 && build <= UINT32_MAX;
+    for (int stage = 0; ok && stage < COOK_STAGE_COUNT; stage++) {
+        char *end = NULL;
+        double seconds = strtod(f[1 + stage], &end);
+        ok = end != f[1 + stage] && *end == '\0' && seconds >= 0.0 && seconds < 1e9;
+        record->stage_seconds[stage] = seconds;
+    }
+    if (!ok)
+        return parse_fail(p, "malformed time line");
+    record->cooked_in = (uint32_t)build;
+    return true;
+}
+
 static bool parse_ref_line(cache_parser *p, char *rest, cache_record *record) {
     char *f[5];
     uint64_t kind, space, index;
@@ -470,6 +500,8 @@ static bool parse_body(cache_parser *p, kiln_cache *cache) {
                  (strlist_push(&record.references, rest) || parse_fail(p, "out of memory"));
         } else if (rest != NULL && strcmp(line, "ref") == 0) {
             ok = parse_ref_line(p, rest, &record);
+        } else if (rest != NULL && strcmp(line, "time") == 0) {
+            ok = parse_time_line(p, rest, &record);
         } else {
             ok = parse_fail(p, "unknown line '%.40s'", line);
         }
@@ -509,12 +541,20 @@ static bool parse_header(cache_parser *p, kiln_cache *cache) {
     char extra;
     if (magic == NULL || sscanf(magic, CACHE_MAGIC_LINE " %u%c", &version, &extra) != 1)
         return parse_fail(p, "not a kiln cache file");
-    if (version != CACHE_FORMAT_VERSION)
-        return parse_fail(p, "cache format %u, this kiln reads %u", version, CACHE_FORMAT_VERSION);
+    if (version != CACHE_FORMAT_VERSION && version != CACHE_FORMAT_UNTIMED)
+        return parse_fail(p, "cache format %u, this kiln reads %u and %u", version,
+                          CACHE_FORMAT_UNTIMED, CACHE_FORMAT_VERSION);
     char *line = next_line(p);
     if (line == NULL || sscanf(line, "encoder %u%c", &encoder, &extra) != 1)
         return parse_fail(p, "malformed encoder line");
     cache->encoder_version = encoder;
+    p->timed = cache->timed = version == CACHE_FORMAT_VERSION;
+    unsigned build = 0;
+    if (p->timed &&
+        ((line = next_line(p)) == NULL || strncmp(line, "build ", 6) != 0 || line[6] < '0' ||
+         line[6] > '9' || sscanf(line, "build %u%c", &build, &extra) != 1))
+        return parse_fail(p, "malformed build line");
+    cache->build = build;
     return true;
 }
 

@@ -24,8 +24,9 @@
  * File format (text, one record after another; fields separated by tabs, the
  * path always last so it may hold spaces):
  *
- *   kiln-cache 2
+ *   kiln-cache 3
  *   encoder <N>
+ *   build <B>                                  the last build that cooked anything
  *   asset <importer> <settings hex> <source path>
  *   file <size> <mtime ns> <inode> <hash hex> <path>   source first, then dependencies
  *   absent <path>                              looked for, not there
@@ -34,6 +35,9 @@
  *   ref <kind> <color space> <index> <ref> <path>
  *   diag <line>                                a line its cook printed, with
  *                                              backslash, tab, CR as \\ \t \r
+ *   time <build> <import s> <process s> <write s> <texture s>
+ *                                              the build (a B) that cooked it
+ *                                              and its seconds per cook stage
  *   ...
  *   end <XXH3-64 hex of every byte before this line>
  *
@@ -41,6 +45,12 @@
  * its folder, a checksum mismatch — makes the whole file untrusted. Format 1
  * (no per-file hashes, absent paths or diagnostics) is not read: a build
  * after upgrading warns once and cooks everything.
+ *
+ * Format 3 is format 2 plus the `build` and `time` lines: when each asset was
+ * last cooked and how long each stage took, which `kiln report` shows (they
+ * never decide a hit). Only the output folder's cache file has them: a cache
+ * image without them (a journal entry, a remote cache entry) is written as
+ * format 2, byte for byte as before; both are read.
  */
 #ifndef KILN_BUILD_CACHE_H
 #define KILN_BUILD_CACHE_H
@@ -51,7 +61,8 @@
 #include "cook/cook.h"
 
 #define CACHE_FILE_NAME ".kiln-cache"
-#define CACHE_FORMAT_VERSION 2u
+#define CACHE_FORMAT_VERSION 3u
+#define CACHE_FORMAT_UNTIMED 2u /* the same without build and time lines */
 
 typedef struct cache_stamp {
     char *path; /* relative to the input folder */
@@ -72,15 +83,29 @@ typedef struct cache_record {
     strlist references; /* sources it names but does not read (a level's models) */
     cook_manifest_list manifest;
     bytebuf diagnostics; /* what its cook printed (warnings, notes): whole lines */
+    /* The build that last cooked it (kiln_cache.build's numbering) and its
+     * seconds per cook stage then; 0: not known (a record from a remote
+     * cache, a journal, or a format 2 file). */
+    uint32_t cooked_in;
+    double stage_seconds[COOK_STAGE_COUNT];
 } cache_record;
 
 typedef struct kiln_cache {
     uint32_t encoder_version;
+    /* Format 3: the number of the last build that cooked anything (each such
+     * build counts one up); written with the records' times when `timed`. */
+    uint32_t build;
+    bool timed;
     bool from_journal;     /* records of a killed build were merged (build/journal.c) */
     cache_record *records; /* sorted by source */
     size_t count;
     size_t cap;
 } kiln_cache;
+
+/* The number a build after `old` gives the records it cooks. */
+static inline uint32_t cache_next_build(const kiln_cache *old) {
+    return old->build < UINT32_MAX ? old->build + 1 : old->build;
+}
 
 /* Parses a cache file image. On failure returns false with a reason and
  * leaves `cache` empty. */

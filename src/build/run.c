@@ -161,7 +161,9 @@ static void record_cooked(build_run *run, size_t index, const cook_window *windo
     if (!result_is_recordable(source, result))
         return;
     cache_record *record = &slot->record;
-    *record = (cache_record){.settings = run->plan->settings_hash[index]};
+    *record = (cache_record){.settings = run->plan->settings_hash[index],
+                             .cooked_in = cache_next_build(run->old_cache)};
+    memcpy(record->stage_seconds, result->stage_seconds, sizeof record->stage_seconds);
     if (result->diag.text.size > 0)
         record->settings =
             cache_quoted_settings_hash(record->settings, &run->plan->settings[index]);

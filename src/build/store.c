@@ -35,6 +35,14 @@ static bool local_close(void *state, bool commit, char *reason, size_t reason_si
     if (commit) {
         bytebuf bytes = {0};
         char *path = cook_path_join(local->output, CACHE_FILE_NAME);
+        /* The build counts one up when it cooked a record (a no-op build
+         * writes nothing: the last build that cooked keeps its number). */
+        local->next.timed = true;
+        local->next.build = local->loaded != NULL ? local->loaded->build : 0;
+        for (size_t i = 0; i < local->next.count; i++) {
+            if (local->next.records[i].cooked_in > local->next.build)
+                local->next.build = local->next.records[i].cooked_in;
+        }
         if (path != NULL)
             cache_serialize(&local->next, &bytes);
         if (path == NULL || bytes.failed) {

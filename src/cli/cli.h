@@ -4,7 +4,8 @@
  *   main.c       the executable: calls cli_main
  *   commands.c   cli_main, the dispatch table: command name -> function
  *   cmd_*.c      one file per command (build, info, check, init, pack, clean, pose,
- *                watch)
+ *                watch, extract, report)
+ *   report_*.c   the HTML build report (report.h)
  *   progress.c   the terminal's build_progress (the engine is build/build.h), how
  *                diagnostics name sources
  *   options.c    getopt_long helpers and usage errors
@@ -48,6 +49,8 @@ int cmd_pack(int argc, char **argv);
 int cmd_clean(int argc, char **argv);
 int cmd_pose(int argc, char **argv);
 int cmd_watch(int argc, char **argv);
+int cmd_extract(int argc, char **argv);
+int cmd_report(int argc, char **argv);
 
 void cmd_build_usage(FILE *out);
 void cmd_info_usage(FILE *out);
@@ -57,6 +60,8 @@ void cmd_pack_usage(FILE *out);
 void cmd_clean_usage(FILE *out);
 void cmd_pose_usage(FILE *out);
 void cmd_watch_usage(FILE *out);
+void cmd_extract_usage(FILE *out);
+void cmd_report_usage(FILE *out);
 
 /* `kiln info [--json] FILE.kshader` (shader_info.c): the program's stages,
  * entry points, SPIR-V bytes and reflected interface. */

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/report.h"
 
 #define COMMAND "build"
 
@@ -25,6 +26,7 @@ enum {
     OPTION_JSON,
     OPTION_ROOTS,
     OPTION_SHARD,
+    OPTION_REPORT,
 };
 
 static const struct option build_long_options[] = {
@@ -37,6 +39,7 @@ static const struct option build_long_options[] = {
     {"roots", no_argument, NULL, OPTION_ROOTS},
     {"shard", required_argument, NULL, OPTION_SHARD},
     {"verify", no_argument, NULL, OPTION_VERIFY},
+    {"report", required_argument, NULL, OPTION_REPORT},
     {NULL, 0, NULL, 0},
 };
 
@@ -99,6 +102,7 @@ void cmd_build_usage(FILE *out) {
             "                     and write nothing; files a model reads are known\n"
             "                     once it has been cooked\n"
             "      --json         print the end-of-build report as JSON (for CI)\n"
+            "      --report FILE  then write the HTML build report (as `kiln report`)\n"
             "  -q, --quiet        print errors only\n"
             "  -v, --verbose      print every asset and every skipped file\n"
             "  -h, --help         show this help\n"
@@ -261,10 +265,20 @@ static bool parse_shard(const char *text, uint32_t *index, uint32_t *count) {
     return true;
 }
 
+/* What `kiln build`'s command line asks beyond the build itself. */
+typedef struct build_command {
+    build_options *options;
+    const char *report; /* --report FILE.html, or NULL */
+} build_command;
+
 /* kiln build's own options (cli_own_option). */
 static int build_own_option(int option, const char *arg, void *context) {
-    build_options *options = context;
+    build_command *command = context;
+    build_options *options = command->options;
     switch (option) {
+    case OPTION_REPORT:
+        command->report = arg;
+        return -1;
     case OPTION_SHARD:
         if (!parse_shard(arg, &options->shard_index, &options->shard_count))
             return cli_usage_error(COMMAND,
@@ -296,10 +310,11 @@ static int build_own_option(int option, const char *arg, void *context) {
 }
 
 /* Returns -1 to go on building, otherwise the exit status. */
-static int parse_build_options(int argc, char **argv, build_options *options) {
+static int parse_build_options(int argc, char **argv, build_command *command) {
+    build_options *options = command->options;
     *options = cli_default_build_options();
     int status = cli_parse_cook_options(COMMAND, argc, argv, build_long_options, cmd_build_usage,
-                                        build_own_option, options, options);
+                                        build_own_option, command, options);
     if (status >= 0)
         return status;
     if (options->roots) {
@@ -339,13 +354,20 @@ int cli_load_folders(const char *input, const char *output, build_setup *setup) 
 
 int cmd_build(int argc, char **argv) {
     build_options options;
-    int status = parse_build_options(argc, argv, &options);
+    build_command command = {.options = &options};
+    int status = parse_build_options(argc, argv, &command);
     if (status >= 0)
         return status;
     build_setup setup;
     status = cli_build_setup_load(&options, &setup);
+    bool built = status < 0;
     if (status < 0 && (status = build_execute(&options, &setup)) == BUILD_USAGE)
         cli_usage_hint(COMMAND); /* the output folder is the input folder */
+    if (built && command.report != NULL && !options.dry_run && !options.list_presets &&
+        status != BUILD_USAGE) {
+        int reported = report_write_file(setup.output, command.report);
+        status = status != CLI_EXIT_OK ? status : reported;
+    }
     config_free(&setup.config);
     return status;
 }

@@ -93,6 +93,46 @@ static void cache_round_trips(void **state) {
     bytebuf_free(&again);
 }
 
+/* Format 3: the build number and each record's cook times come back; a
+ * cache without them is written as format 2, as journal and remote cache
+ * entries are. */
+static void times_round_trip_in_format_3(void **state) {
+    (void)state;
+    kiln_cache cache, parsed;
+    bytebuf untimed = {0}, bytes = {0}, again = {0};
+    make_cache(&cache, &untimed);
+    assert_int_equal(memcmp(untimed.data, "kiln-cache 2\n", 13), 0);
+    cache.timed = true;
+    cache.build = 5;
+    cache.records[1].cooked_in = 5;
+    const double seconds[COOK_STAGE_COUNT] = {0.25, 1.5, 0.000001, 3.0};
+    memcpy(cache.records[1].stage_seconds, seconds, sizeof seconds);
+    cache_serialize(&cache, &bytes);
+    assert_int_equal(memcmp(bytes.data, "kiln-cache 3\nencoder 7\nbuild 5\n", 31), 0);
+    char reason[256];
+    assert_true(cache_parse(&parsed, bytes.data, bytes.size, reason, sizeof reason));
+    assert_true(parsed.timed);
+    assert_int_equal(parsed.build, 5);
+    const cache_record *b = cache_find(&parsed, "models/b.obj");
+    assert_int_equal(b->cooked_in, 5);
+    for (int stage = 0; stage < COOK_STAGE_COUNT; stage++)
+        assert_true(b->stage_seconds[stage] == seconds[stage]);
+    assert_int_equal(cache_find(&parsed, "models/a cube.obj")->cooked_in, 0);
+    cache_record copy;
+    assert_true(cache_record_copy(&copy, b));
+    assert_int_equal(copy.cooked_in, 5);
+    assert_true(copy.stage_seconds[1] == 1.5);
+    cache_record_free(&copy);
+    cache_serialize(&parsed, &again);
+    assert_int_equal(again.size, bytes.size);
+    assert_memory_equal(again.data, bytes.data, bytes.size);
+    cache_free(&cache);
+    cache_free(&parsed);
+    bytebuf_free(&untimed);
+    bytebuf_free(&bytes);
+    bytebuf_free(&again);
+}
+
 static void every_truncation_is_rejected(void **state) {
     (void)state;
     kiln_cache cache, parsed;
@@ -141,7 +181,17 @@ static void hostile_content_is_rejected(void **state) {
 #define A_OBJ "asset\tobj\t1\ta.obj\nfile\t1\t1\t1\t2\ta.obj\n"
     expect_rejected_body("other-tool 1\n", "not a kiln cache");
     expect_rejected_body("kiln-cache 99\nencoder 1\n", "cache format 99");
-    expect_rejected_body("kiln-cache 1\nencoder 1\n", "cache format 1, this kiln reads 2");
+    expect_rejected_body("kiln-cache 1\nencoder 1\n", "cache format 1, this kiln reads 2 and 3");
+    /* Format 3: a build line after the encoder; time lines only there. */
+    expect_rejected_body("kiln-cache 3\nencoder 1\n" A_OBJ, "malformed build line");
+    expect_rejected_body("kiln-cache 3\nencoder 1\nbuild -1\n", "malformed build line");
+    expect_rejected_body(HEAD A_OBJ "time\t1\t0\t0\t0\t0\n", "malformed time line");
+#define HEAD3 "kiln-cache 3\nencoder 1\nbuild 2\n"
+    expect_rejected_body(HEAD3 A_OBJ "time\t0\t0\t0\t0\t0\n", "malformed time line");
+    expect_rejected_body(HEAD3 A_OBJ "time\t1\t-1\t0\t0\t0\n", "malformed time line");
+    expect_rejected_body(HEAD3 A_OBJ "time\t1\t0\t0\t0\n", "malformed time line");
+    expect_rejected_body(HEAD3 A_OBJ "time\t1\tnan\t0\t0\t0\n", "malformed time line");
+#undef HEAD3
     expect_rejected_body(HEAD A_OBJ "out\t../../etc/passwd\n", "unsafe output path");
     expect_rejected_body(HEAD "asset\tobj\t1\t/abs.obj\n", "malformed asset line");
     expect_rejected_body(HEAD "asset\tobj\t1\tb.obj\nfile\t1\t1\t1\t2\tb.obj\n" A_OBJ,
@@ -234,6 +284,7 @@ static void asset_folders_are_stamped_and_hashed_by_their_names(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(cache_round_trips),
+        cmocka_unit_test(times_round_trip_in_format_3),
         cmocka_unit_test(every_truncation_is_rejected),
         cmocka_unit_test(every_changed_byte_is_rejected),
         cmocka_unit_test(hostile_content_is_rejected),

@@ -277,8 +277,10 @@ double block_psnr_rgba8(const uint8_t *a, const uint8_t *b, size_t count, unsign
     return 10.0 * log10(255.0 * 255.0 / mse);
 }
 
-static double tonemap(float v) {
+double block_tonemap(float v) {
     double x = v > 0.0f ? (double)v : 0.0; /* negative and NaN as black */
+    if (isinf(x))
+        return 255.0;
     return pow(x / (1.0 + x), 1.0 / 2.2) * 255.0;
 }
 
@@ -286,7 +288,7 @@ double block_psnr_hdr(const float *a, const float *b, size_t count) {
     double sum = 0.0;
     for (size_t i = 0; i < count; i++) {
         for (size_t c = 0; c < 3; c++) {
-            double d = tonemap(a[i * 4 + c]) - tonemap(b[i * 4 + c]);
+            double d = block_tonemap(a[i * 4 + c]) - block_tonemap(b[i * 4 + c]);
             sum += d * d;
         }
     }

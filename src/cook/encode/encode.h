@@ -146,9 +146,12 @@ float block_half_to_float(uint16_t half);
  * over `count` RGBA texels; 99 when identical. */
 double block_psnr_rgba8(const uint8_t *a, const uint8_t *b, size_t count, unsigned channel_mask);
 
-/* PSNR in dB of HDR RGB as a display shows it: each channel Reinhard
- * tone-mapped (v / (1 + v)), gamma 1/2.2, scaled to 0..255; `count` RGBA
- * float texels. */
+/* One HDR channel as a display shows it: Reinhard tone-mapped (v / (1 + v)),
+ * gamma 1/2.2, scaled to 0..255 (negative and NaN: 0; +inf: 255). */
+double block_tonemap(float value);
+
+/* PSNR in dB of HDR RGB as a display shows it (block_tonemap per channel);
+ * `count` RGBA float texels. */
 double block_psnr_hdr(const float *a, const float *b, size_t count);
 
 /* ---- ASTC through astcenc (astc.cpp) --------------------------------------- */

@@ -11,6 +11,8 @@
  *                --verify`, write/emit.c; `kiln check`)
  *   check.c      every check of one cooked file (`kiln check`)
  *   describe.c   what one cooked file holds (`kiln info`)
+ *   decode.c     one image of a cooked texture as RGBA8 (`kiln extract`, the
+ *                build report's thumbnails); png.c: RGBA8 as PNG bytes
  *
  * Uses the stages (import's image decoders, encode's block decoders,
  * process's SPIR-V reflection), core and common; write/emit.c uses it.
@@ -95,6 +97,45 @@ typedef struct cook_texture_quality {
  * input_root. Never fails: what could not be measured is said in out->note. */
 void inspect_texture_quality(const kiln_ktx2_view *view, const char *input_root,
                              cook_texture_quality *out);
+
+/* ---------------------------------------------------------------------------
+ * A cooked texture decoded (decode.c, png.c)
+ * ------------------------------------------------------------------------- */
+
+/* Which image of a texture: mip level, array layer (0 when not an array),
+ * cubemap face (0..5, +X -X +Y -Y +Z -Z; 0 when not a cubemap). */
+typedef struct inspect_texture_image {
+    uint32_t level, layer, face;
+} inspect_texture_image;
+
+/* width * height RGBA texels, rows top to bottom; owned. */
+typedef struct inspect_rgba8_image {
+    uint32_t width, height;
+    uint8_t *rgba;
+} inspect_rgba8_image;
+
+/* Decodes one image of `view` to RGBA8, every format kiln writes: 8-bit
+ * formats as stored (R8 gives (r,0,0,255), RG8 (r,g,0,255)); BC1-BC5, BC7
+ * and ASTC LDR through the cooker's decoders; sRGB values kept as stored (no
+ * conversion to linear); float formats (RGBA16F, BC6H, ASTC HDR) with RGB
+ * tone-mapped as block_tonemap does (Reinhard, gamma 1/2.2) and alpha
+ * clamped to 0..1. A 3D texture's slices are stacked top to bottom. False
+ * with a reason for an unknown format ("unsupported format: ..."), an image
+ * out of range (naming how many levels, faces or layers there are), an
+ * image larger than kiln decodes or bytes that do not inflate. */
+bool inspect_texture_decode(const kiln_ktx2_view *view, const inspect_texture_image *which,
+                            inspect_rgba8_image *out, char *reason, size_t reason_size);
+void inspect_rgba8_image_free(inspect_rgba8_image *image);
+
+/* `image` shrunk so its longer side is at most max_side (each texel the
+ * average of the box it covers; a smaller image is copied). False when out of
+ * memory. */
+bool inspect_rgba8_thumbnail(const inspect_rgba8_image *image, uint32_t max_side,
+                             inspect_rgba8_image *out);
+
+/* The image as PNG bytes (8-bit RGBA), malloc'd into *png. */
+bool inspect_png_encode(const inspect_rgba8_image *image, uint8_t **png, size_t *png_size,
+                        char *reason, size_t reason_size);
 
 /* ---------------------------------------------------------------------------
  * The description of one cooked file (describe.c)

@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# test_extract.sh — `kiln extract`: a cooked texture back to PNG. Source
+# images are written and the extracted PNGs read by tests/support/png_tool.py
+# (Python's zlib, not kiln's libspng):
+#   - an uncompressed texture extracts to exactly its source's texels;
+#   - BC7 and BC1 textures extract to images whose PSNR against the source,
+#     computed in the test, is what `kiln info --quality` reports;
+#   - a smaller mip level has the halved size;
+#   - bad inputs: a missing file, a file that is no KTX2, a level or face out
+#     of range (naming how many there are), an unwritable output, --via on a
+#     texture that is not UASTC, a bad number.
+#
+# Environment (set by ctest): KILN, KILN_REPO, KILN_TMP. Helpers: harness.sh.
+set -euo pipefail
+
+source "$(dirname "$0")/harness.sh" extract
+
+PNG_TOOL="$KILN_REPO/tests/support/png_tool.py"
+png() { python3 "$PNG_TOOL" "$@"; }
+run() { run_in "$SCRATCH" "$@"; }
+
+mkdir -p "$SCRATCH/assets"
+png make "$SCRATCH/assets/exact.png" 37 29
+png make "$SCRATCH/assets/seven.png" 32 24
+png opaque "$SCRATCH/assets/one.png" 32 24
+cat >"$SCRATCH/kiln.yml" <<'EOF'
+input: assets
+output: runtime
+rules:
+  - match: "exact.png"
+    texture.compress: false
+  - match: "seven.png"
+    texture.format: bc7
+  - match: "one.png"
+    texture.format: bc1
+EOF
+run build -q
+check "the textures cook" status_is 0
+
+run extract runtime/exact.ktx2 exact.png
+check "an uncompressed texture extracts to exactly its source's texels" \
+    all_true 'status_is 0' 'png equal "$SCRATCH/exact.png" "$SCRATCH/assets/exact.png"'
+
+run extract runtime/exact.ktx2 level2.png --level 2
+check "--level 2 of a 37x29 texture is 9x7" \
+    all_true 'status_is 0' '[ "$(png size "$SCRATCH/level2.png")" = "9 7" ]'
+
+run info --quality
+cp "$SCRATCH/stdout" "$SCRATCH/quality.txt"
+# "quality: level 0 PSNR RGB 23.08 dB, alpha 24.05 dB against seven.png"
+reported() { grep -E "against $1\$" "$SCRATCH/quality.txt" | sed -E 's/.*PSNR RGB ([0-9.]+) dB(, alpha ([0-9.]+) dB)?.*/\1 \3/'; }
+# measured NAME: "RGB A" PSNR of the extracted image against the source.
+measured() { png psnr "$SCRATCH/assets/$1.png" "$SCRATCH/$1.out.png" | awk '{print $2, $4}'; }
+close_to() { # close_to "A B" "C D": every pair within 0.01 dB (the report's rounding)
+    python3 -c 'import sys; a, b = sys.argv[1].split(), sys.argv[2].split(); \
+sys.exit(0 if all(abs(float(x) - float(y)) <= 0.01 for x, y in zip(a, b)) else 1)' "$1" "$2"
+}
+for texture in seven one; do
+    run extract "runtime/$texture.ktx2" "$texture.out.png"
+    check "$texture.ktx2 extracts" status_is 0
+    kiln_psnr=$(reported "$texture.png")
+    test_psnr=$(measured "$texture")
+    [ "$texture" = one ] && test_psnr=${test_psnr% *} # BC1 opaque: no alpha PSNR reported
+    check "$texture: PSNR of the extracted image ($test_psnr) is kiln info --quality's ($kiln_psnr)" \
+        close_to "$kiln_psnr" "$test_psnr"
+done
+
+run extract runtime/exact.ktx2 out.png --level 6
+check "a level out of range names how many there are" \
+    all_true 'status_is 1' 'stderr_has "level 6 is out of range: the texture has 6 levels"'
+run extract runtime/exact.ktx2 out.png --face 2
+check "a face out of range names how many there are" \
+    all_true 'status_is 1' 'stderr_has "face 2 is out of range: the texture has 1 face"'
+run extract runtime/missing.ktx2 out.png
+check "a missing texture is named" \
+    all_true 'status_is 1' 'stderr_has "runtime/missing.ktx2: cannot open"'
+run extract assets/exact.png out.png
+check "a file that is no KTX2 is named" \
+    all_true 'status_is 1' 'stderr_has "assets/exact.png: .*KTX2"'
+run extract runtime/exact.ktx2 no/such/folder/out.png
+check "an unwritable output is named" \
+    all_true 'status_is 1' 'stderr_has "no/such/folder/out.png: cannot write"' \
+    '[ ! -e "$SCRATCH/out.png" ]'
+run extract runtime/exact.ktx2 out.png --via bc7
+check "--via is for UASTC textures only" \
+    all_true 'status_is 1' 'stderr_has "not a UASTC texture"'
+run extract runtime/exact.ktx2 out.png --level x
+check "a level that is no number is a usage error" \
+    all_true 'status_is 2' 'stderr_has "is not a level number"'
+run extract runtime/exact.ktx2
+check "extract needs two operands" all_true 'status_is 2' 'stderr_has "needs a texture and a PNG"'
+
+finish extract
