@@ -1,0 +1,222 @@
+/*
+ * draw_list.c — a loaded mesh or scene as a list of draws (draw_list.h).
+ */
+#include "draw_list.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_LEVEL_NESTING 8 /* levels placing levels: deeper ones are a warning */
+
+void mat4_multiply(const float a[16], const float b[16], float out[16]) {
+    float r[16];
+    for (int c = 0; c < 4; c++)
+        for (int row = 0; row < 4; row++) {
+            float sum = 0.0f;
+            for (int k = 0; k < 4; k++)
+                sum += a[k * 4 + row] * b[c * 4 + k];
+            r[c * 4 + row] = sum;
+        }
+    memcpy(out, r, sizeof r);
+}
+
+static const float identity[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
+
+const kiln_asset *dependency_of(const kiln_manager *manager, const kiln_asset *asset,
+                                kiln_handle handle) {
+    for (uint32_t i = 0; i < asset->dependency_count; i++)
+        if (asset->dependencies[i].handle == handle)
+            return kiln_asset_get(manager, asset->dependencies[i].ref);
+    return NULL;
+}
+
+static void grow_bounds(draw_list *list, const kiln_submesh *submesh, const float m[16]) {
+    for (int corner = 0; corner < 8; corner++) {
+        float p[3] = {corner & 1 ? submesh->aabb_max[0] : submesh->aabb_min[0],
+                      corner & 2 ? submesh->aabb_max[1] : submesh->aabb_min[1],
+                      corner & 4 ? submesh->aabb_max[2] : submesh->aabb_min[2]};
+        for (int axis = 0; axis < 3; axis++) {
+            float w = m[axis] * p[0] + m[4 + axis] * p[1] + m[8 + axis] * p[2] + m[12 + axis];
+            list->bounds_min[axis] = fminf(list->bounds_min[axis], w);
+            list->bounds_max[axis] = fmaxf(list->bounds_max[axis], w);
+        }
+    }
+}
+
+static const kiln_asset *texture_of(const kiln_manager *manager, const kiln_asset *materials,
+                                    const kiln_material *material, kiln_material_slot slot) {
+    if (material == NULL || material->textures[slot].texture == 0)
+        return NULL;
+    return dependency_of(manager, materials, material->textures[slot].texture);
+}
+
+static kiln_result add_mesh(const kiln_manager *manager, draw_list *list, const kiln_asset *mesh,
+                            const kiln_asset *materials, const float model[16], kiln_error *err) {
+    for (uint32_t s = 0; s < mesh->mesh.desc->submesh_count; s++) {
+        const kiln_submesh *submesh = &mesh->mesh.submeshes[s];
+        if (submesh->topology != KILN_TOPOLOGY_TRIANGLES) {
+            list->skipped_primitives++;
+            continue;
+        }
+        if (list->count == list->capacity) {
+            uint32_t capacity = list->capacity ? list->capacity * 2 : 64;
+            draw_item *items = realloc(list->items, capacity * sizeof *items);
+            if (items == NULL) {
+                err->code = KILN_ERR_OUT_OF_MEMORY;
+                snprintf(err->message, sizeof err->message, "out of memory for draws");
+                return KILN_ERR_OUT_OF_MEMORY;
+            }
+            list->items = items;
+            list->capacity = capacity;
+        }
+        draw_item *item = &list->items[list->count++];
+        item->mesh = mesh;
+        item->submesh = s;
+        memcpy(item->model, model, sizeof item->model);
+        item->materials = materials;
+        item->material = materials != NULL
+                             ? kiln_material_row(&materials->materials, submesh->material_slot)
+                             : NULL;
+        item->textures[0] =
+            texture_of(manager, materials, item->material, KILN_MATERIAL_SLOT_BASE_COLOR);
+        item->textures[1] =
+            texture_of(manager, materials, item->material, KILN_MATERIAL_SLOT_METALLIC_ROUGHNESS);
+        grow_bounds(list, submesh, model);
+    }
+    return KILN_OK;
+}
+
+static kiln_result missing(kiln_error *err, const kiln_asset *scene, const char *what,
+                           uint32_t node) {
+    err->code = KILN_ERR_NOT_FOUND;
+    snprintf(err->message, sizeof err->message, "%s: node %u ('%s'): its %s is not loaded",
+             scene->path, node, kiln_scene_node_name(&scene->scene, node), what);
+    return KILN_ERR_NOT_FOUND;
+}
+
+/* Whether `node` belongs to the scene's default scene (all nodes when the
+ * file has none). */
+static bool in_default_scene(const kiln_scene_view *view, uint32_t node) {
+    if (view->desc->default_scene < 0 || (uint32_t)view->desc->default_scene >= view->scene_count)
+        return true;
+    while (view->hierarchy[node].parent >= 0)
+        node = (uint32_t)view->hierarchy[node].parent;
+    const kiln_scene_entry *entry = &view->scenes[view->desc->default_scene];
+    for (uint32_t r = 0; r < entry->root_count; r++)
+        if (view->roots[entry->root_offset + r] == node)
+            return true;
+    return false;
+}
+
+static kiln_result add_scene(const kiln_manager *manager, draw_list *list, const kiln_asset *scene,
+                             const float parent[16], int depth, kiln_error *err);
+
+static kiln_result add_node(const kiln_manager *manager, draw_list *list, const kiln_asset *scene,
+                            const kiln_scene_instance *instance, uint32_t n, const float parent[16],
+                            int depth, kiln_error *err) {
+    const kiln_scene_view *view = &scene->scene;
+    float world[16];
+    mat4_multiply(parent, kiln_scene_world(instance, n), world);
+    uint64_t placed = kiln_scene_node_link(view, n, NULL);
+    if (placed != 0) {
+        const kiln_asset *child = dependency_of(manager, scene, placed);
+        if (child == NULL)
+            return missing(err, scene, "placed scene", n);
+        kiln_result r = add_scene(manager, list, child, world, depth + 1, err);
+        if (r != KILN_OK)
+            return r;
+    }
+    const kiln_scene_node *node = &view->nodes[n];
+    if (node->mesh < 0)
+        return KILN_OK;
+    const kiln_asset *mesh = dependency_of(manager, scene, view->meshes[node->mesh]);
+    if (mesh == NULL)
+        return missing(err, scene, "mesh", n);
+    const kiln_asset *materials = NULL;
+    if (node->materials >= 0) {
+        materials = dependency_of(manager, scene, view->materials[node->materials]);
+        if (materials == NULL)
+            return missing(err, scene, "material table", n);
+    }
+    if (node->skin >= 0 && (node->flags & KILN_SCENE_NODE_FLAG_SKINNED)) {
+        /* Not skinned yet: the bind pose, placed as the skin's root joint is. */
+        uint32_t count = 0;
+        const kiln_scene_joint *joints = kiln_scene_skin_joints(view, (uint32_t)node->skin, &count);
+        uint32_t root = view->skins[node->skin].root_joint;
+        if (joints != NULL && root < count) {
+            float skinning[16];
+            mat4_multiply(kiln_scene_world(instance, joints[root].node), joints[root].inverse_bind,
+                          skinning);
+            mat4_multiply(parent, skinning, world);
+        }
+    }
+    uint32_t instances = 0;
+    const kiln_scene_transform *local = kiln_scene_node_instances(view, n, &instances);
+    if (instances == 0)
+        return add_mesh(manager, list, mesh, materials, world, err);
+    for (uint32_t i = 0; i < instances; i++) {
+        float m[16], placed_world[16];
+        kiln_scene_compose(&local[i], m);
+        mat4_multiply(world, m, placed_world);
+        kiln_result r = add_mesh(manager, list, mesh, materials, placed_world, err);
+        if (r != KILN_OK)
+            return r;
+    }
+    return KILN_OK;
+}
+
+static kiln_result add_scene(const kiln_manager *manager, draw_list *list, const kiln_asset *scene,
+                             const float parent[16], int depth, kiln_error *err) {
+    if (depth > MAX_LEVEL_NESTING) {
+        fprintf(stderr, "kiln-view: warning: %s: levels nested deeper than %d are not drawn\n",
+                scene->path, MAX_LEVEL_NESTING);
+        return KILN_OK;
+    }
+    const kiln_scene_view *view = &scene->scene;
+    size_t size = kiln_scene_instance_size(view);
+    void *memory = size > 0 ? aligned_alloc(16, (size + 15) & ~(size_t)15) : NULL;
+    if (memory == NULL) {
+        err->code = KILN_ERR_OUT_OF_MEMORY;
+        snprintf(err->message, sizeof err->message, "%s: out of memory for its instance",
+                 scene->path);
+        return KILN_ERR_OUT_OF_MEMORY;
+    }
+    kiln_scene_instance instance;
+    kiln_result r = kiln_scene_instance_init(&instance, view, memory, size, err);
+    for (uint32_t n = 0; r == KILN_OK && n < view->node_count; n++)
+        if (depth > 0 || in_default_scene(view, n))
+            r = add_node(manager, list, scene, &instance, n, parent, depth, err);
+    free(memory);
+    return r;
+}
+
+kiln_result draw_list_build(const kiln_manager *manager, const kiln_asset *asset, draw_list *out,
+                            kiln_error *err) {
+    memset(out, 0, sizeof *out);
+    for (int axis = 0; axis < 3; axis++) {
+        out->bounds_min[axis] = INFINITY;
+        out->bounds_max[axis] = -INFINITY;
+    }
+    if (asset->kind == KILN_ASSET_SCENE)
+        return add_scene(manager, out, asset, identity, 0, err);
+    if (asset->kind == KILN_ASSET_MESH) {
+        const kiln_asset *materials = NULL;
+        for (uint32_t i = 0; i < asset->dependency_count && materials == NULL; i++) {
+            const kiln_asset *d = kiln_asset_get(manager, asset->dependencies[i].ref);
+            if (d != NULL && d->kind == KILN_ASSET_MATERIAL)
+                materials = d;
+        }
+        return add_mesh(manager, out, asset, materials, identity, err);
+    }
+    err->code = KILN_ERR_INVALID_ARGUMENT;
+    snprintf(err->message, sizeof err->message, "%s is a %s; kiln-view draws meshes and scenes",
+             asset->ref, kiln_asset_kind_str(asset->kind));
+    return KILN_ERR_INVALID_ARGUMENT;
+}
+
+void draw_list_free(draw_list *list) {
+    free(list->items);
+    memset(list, 0, sizeof *list);
+}
