@@ -210,6 +210,15 @@ static bool run(const options *o, viewer *v, kiln_error *err) {
         snprintf(err->message, sizeof err->message, "cannot find the cooked shaders' folder");
         return false;
     }
+    char manifest[PATH_MAX + 32];
+    snprintf(manifest, sizeof manifest, "%s/%s", shaders, KILN_MANIFEST_FILE_NAME);
+    if (access(manifest, R_OK) != 0) {
+        err->code = KILN_ERR_NOT_FOUND;
+        snprintf(err->message, sizeof err->message,
+                 "no cooked shaders in %.160s (the build cooks them there; or pass --shaders DIR)",
+                 shaders);
+        return false;
+    }
     if (choose_ref(o, ref, sizeof ref, err) != KILN_OK || !vkc_create(&v->vk, o->validate, err))
         return false;
     v->assets.vk = &v->vk;
