@@ -111,7 +111,8 @@ static bool in_default_scene(const kiln_scene_view *view, uint32_t node) {
 }
 
 static kiln_result add_scene(const kiln_manager *manager, draw_list *list, const kiln_asset *scene,
-                             const float parent[16], int depth, kiln_error *err);
+                             const float parent[16], int depth, const draw_pose *pose,
+                             kiln_error *err);
 
 static kiln_result add_node(const kiln_manager *manager, draw_list *list, const kiln_asset *scene,
                             const kiln_scene_instance *instance, uint32_t n, const float parent[16],
@@ -124,7 +125,7 @@ static kiln_result add_node(const kiln_manager *manager, draw_list *list, const 
         const kiln_asset *child = dependency_of(manager, scene, placed);
         if (child == NULL)
             return missing(err, scene, "placed scene", n);
-        kiln_result r = add_scene(manager, list, child, world, depth + 1, err);
+        kiln_result r = add_scene(manager, list, child, world, depth + 1, NULL, err);
         if (r != KILN_OK)
             return r;
     }
@@ -167,8 +168,37 @@ static kiln_result add_node(const kiln_manager *manager, draw_list *list, const 
     return KILN_OK;
 }
 
+/* Moves the instance's nodes to the clip's pose (libkiln's sampler). Morph
+ * weights are sampled but not drawn yet: a warning says so. */
+static kiln_result apply_pose(const kiln_asset *scene, const draw_pose *pose,
+                              kiln_scene_instance *instance, kiln_error *err) {
+    kiln_anim_pose sampled = {
+        .local = malloc((size_t)scene->scene.node_count * sizeof(kiln_scene_transform) + 1),
+        .weights = malloc((size_t)pose->anim->weight_count * sizeof(float) + 1)};
+    kiln_result r = KILN_ERR_OUT_OF_MEMORY;
+    if (sampled.local != NULL && sampled.weights != NULL) {
+        r = kiln_anim_pose_rest(pose->anim, &scene->scene, &sampled, err);
+        if (r == KILN_OK)
+            r = kiln_anim_sample(pose->anim, pose->clip, pose->time, NULL, &sampled, err);
+        if (r == KILN_OK)
+            r = kiln_anim_apply(pose->anim, pose->clip, &sampled, instance, err);
+        if (r == KILN_OK)
+            kiln_scene_update(instance);
+    } else {
+        err->code = r;
+        snprintf(err->message, sizeof err->message, "%s: out of memory for a pose", scene->path);
+    }
+    if (r == KILN_OK && pose->anim->weight_count > 0)
+        fprintf(stderr, "kiln-view: warning: %s: morph weights are not drawn (rest shape)\n",
+                scene->path);
+    free(sampled.local);
+    free(sampled.weights);
+    return r;
+}
+
 static kiln_result add_scene(const kiln_manager *manager, draw_list *list, const kiln_asset *scene,
-                             const float parent[16], int depth, kiln_error *err) {
+                             const float parent[16], int depth, const draw_pose *pose,
+                             kiln_error *err) {
     if (depth > MAX_LEVEL_NESTING) {
         fprintf(stderr, "kiln-view: warning: %s: levels nested deeper than %d are not drawn\n",
                 scene->path, MAX_LEVEL_NESTING);
@@ -185,6 +215,8 @@ static kiln_result add_scene(const kiln_manager *manager, draw_list *list, const
     }
     kiln_scene_instance instance;
     kiln_result r = kiln_scene_instance_init(&instance, view, memory, size, err);
+    if (r == KILN_OK && pose != NULL)
+        r = apply_pose(scene, pose, &instance, err);
     for (uint32_t n = 0; r == KILN_OK && n < view->node_count; n++)
         if (depth > 0 || in_default_scene(view, n))
             r = add_node(manager, list, scene, &instance, n, parent, depth, err);
@@ -192,15 +224,15 @@ static kiln_result add_scene(const kiln_manager *manager, draw_list *list, const
     return r;
 }
 
-kiln_result draw_list_build(const kiln_manager *manager, const kiln_asset *asset, draw_list *out,
-                            kiln_error *err) {
+kiln_result draw_list_build(const kiln_manager *manager, const kiln_asset *asset,
+                            const draw_pose *pose, draw_list *out, kiln_error *err) {
     memset(out, 0, sizeof *out);
     for (int axis = 0; axis < 3; axis++) {
         out->bounds_min[axis] = INFINITY;
         out->bounds_max[axis] = -INFINITY;
     }
     if (asset->kind == KILN_ASSET_SCENE)
-        return add_scene(manager, out, asset, identity, 0, err);
+        return add_scene(manager, out, asset, identity, 0, pose, err);
     if (asset->kind == KILN_ASSET_MESH) {
         const kiln_asset *materials = NULL;
         for (uint32_t i = 0; i < asset->dependency_count && materials == NULL; i++) {

@@ -28,10 +28,19 @@ typedef struct draw_list {
     uint32_t skipped_primitives;        /* line and point submeshes (not drawn) */
 } draw_list;
 
-/* Collects the draws of `asset` (a mesh or a scene). Fails with a message
- * for other kinds, a missing dependency, or out of memory. */
-kiln_result draw_list_build(const kiln_manager *manager, const kiln_asset *asset, draw_list *out,
-                            kiln_error *err);
+/* A pose of the drawn scene: clip `clip` of `anim` sampled at `time`
+ * seconds (clamped to the clip's keys). */
+typedef struct draw_pose {
+    const kiln_anim_view *anim;
+    uint32_t clip;
+    float time;
+} draw_pose;
+
+/* Collects the draws of `asset` (a mesh or a scene; a scene in its rest
+ * pose, or in `pose` when not NULL). Fails with a message for other kinds, a
+ * missing dependency, a clip of another scene, or out of memory. */
+kiln_result draw_list_build(const kiln_manager *manager, const kiln_asset *asset,
+                            const draw_pose *pose, draw_list *out, kiln_error *err);
 void draw_list_free(draw_list *list);
 
 /* The dependency of `asset` whose handle is `handle`, when loaded; NULL otherwise. */

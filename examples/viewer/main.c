@@ -2,12 +2,13 @@
  * main.c — kiln-view: renders a cooked model or scene through libkiln's
  * asset manager with Vulkan.
  *
- *   kiln-view OUTPUT [REF] --headless --render OUT.png --size WxH [--validate]
- *             [--shaders DIR]
+ *   kiln-view OUTPUT [REF] --headless --render OUT.png --size WxH [--time T]
+ *             [--clip NAME] [--validate] [--shaders DIR]
  *
  * OUTPUT is a cooked folder (holding assets.kman) or a .kpak; REF a model's
  * ref (its scene is drawn when it has one), a scene's or a mesh's; without
- * it, the output's first scene (by ref), else its first mesh. The frame is
+ * it, the output's first scene (by ref), else its first mesh. --time and
+ * --clip pose a model's scene with a clip of its animations. The frame is
  * rendered offscreen and written as a PNG. Exit 0 when written, 1 with a
  * one-line error otherwise (2 for a usage error). docs/viewer.md is the
  * user's guide.
@@ -34,7 +35,9 @@
 #define MAX_SIZE 16384
 
 typedef struct options {
-    const char *output, *ref, *render, *shaders;
+    const char *output, *ref, *render, *shaders, *clip;
+    float time;
+    bool posed; /* --time or --clip given */
     uint32_t width, height;
     bool headless, validate;
 } options;
@@ -42,7 +45,7 @@ typedef struct options {
 static int usage(const char *problem) {
     fprintf(stderr,
             "kiln-view: %s\nusage: kiln-view OUTPUT [REF] --headless --render OUT.png --size WxH "
-            "[--validate] [--shaders DIR]\n",
+            "[--time T] [--clip NAME] [--validate] [--shaders DIR]\n",
             problem);
     return 2;
 }
@@ -72,6 +75,16 @@ static int parse(int argc, char **argv, options *o) {
             o->validate = true;
         } else if (strcmp(a, "--render") == 0 && has_value) {
             o->render = argv[++i];
+        } else if (strcmp(a, "--clip") == 0 && has_value) {
+            o->clip = argv[++i];
+            o->posed = true;
+        } else if (strcmp(a, "--time") == 0 && has_value) {
+            char *end;
+            double t = strtod(argv[++i], &end);
+            if (end == argv[i] || *end != '\0' || !(t >= 0.0 && t <= 1e6))
+                return usage("--time takes seconds, 0 to 1000000");
+            o->time = (float)t;
+            o->posed = true;
         } else if (strcmp(a, "--shaders") == 0 && has_value) {
             o->shaders = argv[++i];
         } else if (strcmp(a, "--size") == 0 && has_value) {
@@ -132,9 +145,24 @@ static kiln_result open_manifest(const char *output, kiln_pack *pack, kiln_file 
     return r == KILN_OK ? kiln_manifest_view_get(file, view, err) : r;
 }
 
+/* The clips of the model whose scene is `ref` ("<model>/scene" has
+ * "<model>/anim"), into `anim`; "" when it has none. */
+static void anim_of(const kiln_manifest_view *view, const char *ref, char *anim, size_t capacity) {
+    size_t length = strlen(ref);
+    anim[0] = '\0';
+    if (length > 6 && strcmp(ref + length - 6, "/scene") == 0 && length + 1 < capacity) {
+        snprintf(anim, capacity, "%.*s/anim", (int)(length - 6), ref);
+        const kiln_manifest_entry *e = kiln_manifest_find(view, kiln_ref_hash(anim));
+        if (e == NULL || e->kind != KILN_ASSET_ANIMATION)
+            anim[0] = '\0';
+    }
+}
+
 /* What to draw: REF (a model's ref means its scene, REF/scene, when it has
- * one), or the first scene by ref, else the first mesh. */
-static kiln_result choose_ref(const options *o, char *out, size_t capacity, kiln_error *err) {
+ * one), or the first scene by ref, else the first mesh; and its model's
+ * clips' ref in `anim` ("" without). */
+static kiln_result choose_ref(const options *o, char *out, size_t capacity, char *anim,
+                              size_t anim_capacity, kiln_error *err) {
     kiln_pack pack = {0};
     kiln_file file = {0};
     kiln_manifest_view view;
@@ -167,9 +195,36 @@ static kiln_result choose_ref(const options *o, char *out, size_t capacity, kiln
                      o->output);
         }
     }
+    if (r == KILN_OK)
+        anim_of(&view, out, anim, anim_capacity);
     kiln_file_close(&file);
     kiln_pack_close(&pack);
     return r;
+}
+
+/* The pose --time and --clip ask for: the named clip (else the first) of
+ * `anim`. */
+static bool choose_pose(const options *o, const kiln_asset *anim, const char *ref, draw_pose *pose,
+                        kiln_error *err) {
+    err->code = KILN_ERR_NOT_FOUND;
+    if (anim == NULL) {
+        snprintf(err->message, sizeof err->message, "--time/--clip: %.200s has no animations", ref);
+        return false;
+    }
+    pose->anim = &anim->anim;
+    pose->time = o->time;
+    pose->clip = 0;
+    if (o->clip != NULL && kiln_anim_find_clip(&anim->anim, o->clip, &pose->clip) != KILN_OK) {
+        snprintf(err->message, sizeof err->message, "--clip: %.150s has no clip named '%.32s'",
+                 anim->ref, o->clip);
+        return false;
+    }
+    if (anim->anim.clip_count == 0) {
+        snprintf(err->message, sizeof err->message, "--time/--clip: %.200s has no clips",
+                 anim->ref);
+        return false;
+    }
+    return true;
 }
 
 /* Everything main owns, released in reverse order of creation. */
@@ -204,7 +259,7 @@ static kiln_result load(kiln_manager *manager, const char *ref, const kiln_asset
 }
 
 static bool run(const options *o, viewer *v, kiln_error *err) {
-    char shaders[PATH_MAX], ref[512];
+    char shaders[PATH_MAX], ref[512], anim_ref[512];
     if (!shader_folder(o, shaders, sizeof shaders)) {
         err->code = KILN_ERR_NOT_FOUND;
         snprintf(err->message, sizeof err->message, "cannot find the cooked shaders' folder");
@@ -219,7 +274,8 @@ static bool run(const options *o, viewer *v, kiln_error *err) {
                  shaders);
         return false;
     }
-    if (choose_ref(o, ref, sizeof ref, err) != KILN_OK || !vkc_create(&v->vk, o->validate, err))
+    if (choose_ref(o, ref, sizeof ref, anim_ref, sizeof anim_ref, err) != KILN_OK ||
+        !vkc_create(&v->vk, o->validate, err))
         return false;
     v->assets.vk = &v->vk;
     kiln_manager_desc desc = {.engine = gpu_assets_callbacks(&v->assets)};
@@ -236,9 +292,14 @@ static bool run(const options *o, viewer *v, kiln_error *err) {
                  shaders);
         return false;
     }
+    const kiln_asset *anim = NULL;
+    draw_pose pose;
+    if (o->posed && ((anim_ref[0] != '\0' && load(v->manager, anim_ref, &anim, err) != KILN_OK) ||
+                     !choose_pose(o, anim, ref, &pose, err)))
+        return false;
     if (!pipeline_create(&v->vk, &shader->shader, shader->path, VK_FORMAT_R8G8B8A8_SRGB,
                          VK_FORMAT_D32_SFLOAT, &v->pipe, err) ||
-        draw_list_build(v->manager, asset, &v->draws, err) != KILN_OK)
+        draw_list_build(v->manager, asset, o->posed ? &pose : NULL, &v->draws, err) != KILN_OK)
         return false;
     if (v->draws.skipped_primitives > 0)
         fprintf(stderr, "kiln-view: warning: %s: %u line or point submeshes not drawn\n", ref,

@@ -69,6 +69,25 @@ for scene in quad_srgb quad_linear quad_bc1 quad_bc7 mask nodes; do
     check "$scene: pixels where computed" \
         python3 "$SCENES" check "$SCRATCH/synthetic/in" "$scene" "$SCRATCH/$scene.png" 256 192
 done
+# Clips: the first clip ("hold") when --time alone, "move" by name, sampled
+# at 0.5 s; a clip the model lacks is an error naming it.
+view "$SCRATCH/synthetic/out" anim --headless --render "$SCRATCH/anim_hold.png" --size 256x192 \
+    --time 0.5 --validate
+check "anim --time 0.5 (first clip) renders" status_is 0
+check "anim_hold: the child where the held key puts it" \
+    python3 "$SCENES" check "$SCRATCH/synthetic/in" anim_hold "$SCRATCH/anim_hold.png" 256 192
+view "$SCRATCH/synthetic/out" anim --headless --render "$SCRATCH/anim_move.png" --size 256x192 \
+    --clip move --time 0.5 --validate
+check "anim --clip move --time 0.5 renders" status_is 0
+check "anim_move: the child a quarter of the way" \
+    python3 "$SCENES" check "$SCRATCH/synthetic/in" anim_move "$SCRATCH/anim_move.png" 256 192
+view "$SCRATCH/synthetic/out" anim --headless --render "$SCRATCH/bad.png" --size 64x64 --clip walk
+check "an unknown clip is a one-line error naming it" all_true "status_is 1" \
+    "one_line_error \".*no clip named 'walk'\"" "[ ! -e '$SCRATCH/bad.png' ]"
+view "$SCRATCH/synthetic/out" nodes --headless --render "$SCRATCH/bad.png" --size 64x64 --time 1
+check "--time on a model without clips is a one-line error" all_true "status_is 1" \
+    "one_line_error '.*nodes/scene has no animations'"
+
 # A scene's own ref draws the same as the model's ref.
 view "$SCRATCH/synthetic/out" nodes/scene --headless --render "$SCRATCH/nodes_scene.png" \
     --size 256x192 --validate

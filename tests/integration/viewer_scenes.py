@@ -176,7 +176,30 @@ NODES_CHILD = {"translation": [0.4, 0.4, 0.5]}
 SMALL_HALF = 0.25
 
 
-def node_scene(dirname):
+# anim.gltf: the node scene with two clips of the child's translation:
+# "hold" keeps it at HOLD, "move" goes linearly from MOVE_FROM (0 s) to
+# MOVE_TO (2 s).
+HOLD = [-0.4, 0.4, 0.5]
+MOVE_FROM, MOVE_TO, MOVE_SECONDS = [0.4, 0.4, 0.5], [-0.4, -0.4, 0.5], 2.0
+
+
+def add_clip(doc, blob, name, times, values):
+    base = len(blob)
+    blob += struct.pack("<%df" % len(times), *times)
+    blob += b"".join(struct.pack("<3f", *v) for v in values)
+    views = len(doc["bufferViews"])
+    doc["bufferViews"] += [{"buffer": 0, "byteOffset": base, "byteLength": 4 * len(times)},
+                           {"buffer": 0, "byteOffset": base + 4 * len(times), "byteLength": 12 * len(values)}]
+    acc = len(doc["accessors"])
+    doc["accessors"] += [{"bufferView": views, "componentType": 5126, "count": len(times), "type": "SCALAR",
+                          "min": [min(times)], "max": [max(times)]},
+                         {"bufferView": views + 1, "componentType": 5126, "count": len(values), "type": "VEC3"}]
+    doc.setdefault("animations", []).append({
+        "name": name, "samplers": [{"input": acc, "output": acc + 1, "interpolation": "LINEAR"}],
+        "channels": [{"sampler": 0, "target": {"node": 2, "path": "translation"}}]})
+
+
+def node_scene(dirname, name="nodes", clips=False):
     doc, blob = new_doc(), bytearray()
     doc["materials"] = [unlit({"pbrMetallicRoughness": {"baseColorFactor": [1, 0, 0, 1]}}),
                         unlit({"pbrMetallicRoughness": {"baseColorFactor": [0, 1, 0, 1]}})]
@@ -186,7 +209,10 @@ def node_scene(dirname):
                     dict(NODES_PARENT, name="parent", children=[2]),
                     dict(NODES_CHILD, name="child", mesh=small)]
     doc["scenes"][0]["nodes"] = [0, 1]
-    finish(doc, blob, os.path.join(dirname, "nodes.gltf"))
+    if clips:
+        add_clip(doc, blob, "hold", [0.0, 1.0], [HOLD, HOLD])
+        add_clip(doc, blob, "move", [0.0, MOVE_SECONDS], [MOVE_FROM, MOVE_TO])
+    finish(doc, blob, os.path.join(dirname, name + ".gltf"))
 
 
 def make(dirname):
@@ -197,6 +223,7 @@ def make(dirname):
     textured_quad(dirname, "quad_bc7", EXACT)
     textured_quad(dirname, "mask", [(0, 0, 255)] * 4, alpha=lambda x, y: 0 if x < 4 else 255, mask=True)
     node_scene(dirname)
+    node_scene(dirname, "anim", clips=True)
     with open(os.path.join(os.path.dirname(dirname.rstrip("/")), "kiln.yml"), "w") as f:
         f.write('rules:\n'
                 '  - match: "*"\n    texture.compress: false\n'
@@ -267,10 +294,17 @@ def check(dirname, name, png, w, h):
         for (x, y) in [(0.5, 0.5), (0.5, -0.5), (0.2, 0)]:
             px, py = project((x, y, 0))
             expect(rows, px, py, (0, 0, 255, 255), "opaque half")
-    elif name == "nodes":
-        # World placement of the child quad: parent T * S, then the child's T.
+    elif name in ("nodes", "anim_hold", "anim_move"):
+        # World placement of the child quad: parent T * S, then the child's T
+        # (its rest translation, the held one, or "move" at 0.5 s).
+        child = NODES_CHILD["translation"]
+        if name == "anim_hold":
+            child = HOLD
+        elif name == "anim_move":
+            f = 0.5 / MOVE_SECONDS
+            child = [a + f * (b - a) for a, b in zip(MOVE_FROM, MOVE_TO)]
         s, t = NODES_PARENT["scale"][0], NODES_PARENT["translation"]
-        c = [t[i] + s * NODES_CHILD["translation"][i] for i in range(3)]
+        c = [t[i] + s * child[i] for i in range(3)]
         half = SMALL_HALF * s
         lo = [-1, -1, 0]
         hi = [1, 1, c[2]]
