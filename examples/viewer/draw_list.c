@@ -52,8 +52,81 @@ static const kiln_asset *texture_of(const kiln_manager *manager, const kiln_asse
     return dependency_of(manager, materials, material->textures[slot].texture);
 }
 
+static kiln_result out_of_memory(kiln_error *err) {
+    err->code = KILN_ERR_OUT_OF_MEMORY;
+    snprintf(err->message, sizeof err->message, "out of memory for draws");
+    return KILN_ERR_OUT_OF_MEMORY;
+}
+
+/* Skinning: where a skinned mesh's joints and weights are, when kiln-view
+ * can read them (the cooker's u16x4 joints and unorm16x4 weights). */
+static bool skin_attributes(const kiln_mesh_view *mesh, uint32_t *joints, uint32_t *weights) {
+    const kiln_vertex_attribute *j = kiln_mesh_find_attribute(mesh, KILN_SEMANTIC_JOINTS0);
+    const kiln_vertex_attribute *w = kiln_mesh_find_attribute(mesh, KILN_SEMANTIC_WEIGHTS0);
+    if (j == NULL || w == NULL || j->format != KILN_VFORMAT_U16X4 ||
+        w->format != KILN_VFORMAT_UNORM16X4)
+        return false;
+    *joints = j->offset;
+    *weights = w->offset;
+    return true;
+}
+
+/* The bounds of a skinned mesh's level-0 vertices as the joints place them,
+ * computed as the vertex stage does. */
+static void grow_skinned_bounds(draw_list *list, const kiln_mesh_view *mesh, const float *matrices,
+                                uint32_t joint_count, const float model[16]) {
+    uint32_t joints_at, weights_at;
+    skin_attributes(mesh, &joints_at, &weights_at);
+    const uint8_t *vertices = mesh->vertices;
+    for (uint32_t v = 0; v < mesh->desc->vertex_count; v++) {
+        const uint8_t *vertex = vertices + (size_t)v * mesh->desc->vertex_stride;
+        uint16_t joint[4], weight[4];
+        memcpy(joint, vertex + joints_at, sizeof joint);
+        memcpy(weight, vertex + weights_at, sizeof weight);
+        float p[3], skinned[3] = {0, 0, 0};
+        kiln_mesh_position(mesh, v, p);
+        for (int i = 0; i < 4; i++) {
+            if (joint[i] >= joint_count || weight[i] == 0)
+                continue;
+            const float *m = matrices + 16 * (size_t)joint[i];
+            float w = weight[i] / 65535.0f;
+            for (int axis = 0; axis < 3; axis++)
+                skinned[axis] +=
+                    w * (m[axis] * p[0] + m[4 + axis] * p[1] + m[8 + axis] * p[2] + m[12 + axis]);
+        }
+        for (int axis = 0; axis < 3; axis++) {
+            float world = model[axis] * skinned[0] + model[4 + axis] * skinned[1] +
+                          model[8 + axis] * skinned[2] + model[12 + axis];
+            list->bounds_min[axis] = fminf(list->bounds_min[axis], world);
+            list->bounds_max[axis] = fmaxf(list->bounds_max[axis], world);
+        }
+    }
+}
+
+/* Room for `count` more joint matrices; their offset (in matrices) in *at. */
+static kiln_result reserve_joints(draw_list *list, uint32_t count, uint32_t *at, kiln_error *err) {
+    if (count > UINT32_MAX / 16 - list->joint_count)
+        return out_of_memory(err);
+    if (list->joint_count + count > list->joint_capacity) {
+        uint32_t capacity = (list->joint_count + count) * 2;
+        float *joints = realloc(list->joints, (size_t)capacity * 16 * sizeof *joints);
+        if (joints == NULL)
+            return out_of_memory(err);
+        list->joints = joints;
+        list->joint_capacity = capacity;
+    }
+    *at = list->joint_count;
+    list->joint_count += count;
+    return KILN_OK;
+}
+
+typedef struct skin_use {
+    uint32_t offset, count; /* count 0: not skinned */
+} skin_use;
+
 static kiln_result add_mesh(const kiln_manager *manager, draw_list *list, const kiln_asset *mesh,
-                            const kiln_asset *materials, const float model[16], kiln_error *err) {
+                            const kiln_asset *materials, const float model[16], skin_use skin,
+                            kiln_error *err) {
     for (uint32_t s = 0; s < mesh->mesh.desc->submesh_count; s++) {
         const kiln_submesh *submesh = &mesh->mesh.submeshes[s];
         if (submesh->topology != KILN_TOPOLOGY_TRIANGLES) {
@@ -63,11 +136,8 @@ static kiln_result add_mesh(const kiln_manager *manager, draw_list *list, const 
         if (list->count == list->capacity) {
             uint32_t capacity = list->capacity ? list->capacity * 2 : 64;
             draw_item *items = realloc(list->items, capacity * sizeof *items);
-            if (items == NULL) {
-                err->code = KILN_ERR_OUT_OF_MEMORY;
-                snprintf(err->message, sizeof err->message, "out of memory for draws");
-                return KILN_ERR_OUT_OF_MEMORY;
-            }
+            if (items == NULL)
+                return out_of_memory(err);
             list->items = items;
             list->capacity = capacity;
         }
@@ -83,8 +153,14 @@ static kiln_result add_mesh(const kiln_manager *manager, draw_list *list, const 
             texture_of(manager, materials, item->material, KILN_MATERIAL_SLOT_BASE_COLOR);
         item->textures[1] =
             texture_of(manager, materials, item->material, KILN_MATERIAL_SLOT_METALLIC_ROUGHNESS);
-        grow_bounds(list, submesh, model);
+        item->joint_offset = skin.offset;
+        item->joint_count = skin.count;
+        if (skin.count == 0)
+            grow_bounds(list, submesh, model);
     }
+    if (skin.count > 0)
+        grow_skinned_bounds(list, &mesh->mesh, list->joints + 16 * (size_t)skin.offset, skin.count,
+                            model);
     return KILN_OK;
 }
 
@@ -141,27 +217,38 @@ static kiln_result add_node(const kiln_manager *manager, draw_list *list, const 
         if (materials == NULL)
             return missing(err, scene, "material table", n);
     }
+    skin_use skin = {0, 0};
+    uint32_t joints_at, weights_at;
     if (node->skin >= 0 && (node->flags & KILN_SCENE_NODE_FLAG_SKINNED)) {
-        /* Not skinned yet: the bind pose, placed as the skin's root joint is. */
-        uint32_t count = 0;
-        const kiln_scene_joint *joints = kiln_scene_skin_joints(view, (uint32_t)node->skin, &count);
-        uint32_t root = view->skins[node->skin].root_joint;
-        if (joints != NULL && root < count) {
-            float skinning[16];
-            mat4_multiply(kiln_scene_world(instance, joints[root].node), joints[root].inverse_bind,
-                          skinning);
-            mat4_multiply(parent, skinning, world);
+        if (!skin_attributes(&mesh->mesh, &joints_at, &weights_at)) {
+            fprintf(stderr,
+                    "kiln-view: warning: %s: its skin's joints or weights are not in "
+                    "a layout kiln-view reads; drawn unskinned\n",
+                    mesh->path);
+        } else {
+            if (kiln_mesh_find_attribute(&mesh->mesh, KILN_SEMANTIC_JOINTS1) != NULL)
+                fprintf(stderr, "kiln-view: warning: %s: skin influences 5 to 8 are not read\n",
+                        mesh->path);
+            kiln_scene_skin_joints(view, (uint32_t)node->skin, &skin.count);
+            kiln_result r = reserve_joints(list, skin.count, &skin.offset, err);
+            if (r == KILN_OK)
+                r = kiln_scene_skin_matrices(view, instance, (uint32_t)node->skin,
+                                             list->joints + 16 * (size_t)skin.offset, skin.count,
+                                             err);
+            if (r != KILN_OK)
+                return r;
+            memcpy(world, parent, sizeof world); /* the joints are in the scene's space */
         }
     }
     uint32_t instances = 0;
     const kiln_scene_transform *local = kiln_scene_node_instances(view, n, &instances);
-    if (instances == 0)
-        return add_mesh(manager, list, mesh, materials, world, err);
+    if (instances == 0 || skin.count > 0)
+        return add_mesh(manager, list, mesh, materials, world, skin, err);
     for (uint32_t i = 0; i < instances; i++) {
         float m[16], placed_world[16];
         kiln_scene_compose(&local[i], m);
         mat4_multiply(world, m, placed_world);
-        kiln_result r = add_mesh(manager, list, mesh, materials, placed_world, err);
+        kiln_result r = add_mesh(manager, list, mesh, materials, placed_world, skin, err);
         if (r != KILN_OK)
             return r;
     }
@@ -240,7 +327,7 @@ kiln_result draw_list_build(const kiln_manager *manager, const kiln_asset *asset
             if (d != NULL && d->kind == KILN_ASSET_MATERIAL)
                 materials = d;
         }
-        return add_mesh(manager, out, asset, materials, identity, err);
+        return add_mesh(manager, out, asset, materials, identity, (skin_use){0, 0}, err);
     }
     err->code = KILN_ERR_INVALID_ARGUMENT;
     snprintf(err->message, sizeof err->message, "%s is a %s; kiln-view draws meshes and scenes",
@@ -250,5 +337,6 @@ kiln_result draw_list_build(const kiln_manager *manager, const kiln_asset *asset
 
 void draw_list_free(draw_list *list) {
     free(list->items);
+    free(list->joints);
     memset(list, 0, sizeof *list);
 }

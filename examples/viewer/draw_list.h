@@ -2,8 +2,9 @@
  * draw_list.h — what kiln-view draws of a loaded asset: every triangle
  * submesh of a mesh, or of every mesh node of a scene's default scene (node
  * world matrices from libkiln's scene instance, EXT_mesh_gpu_instancing
- * instances, a level's placed scenes), with its material row, and the
- * world-space bounds the automatic camera frames.
+ * instances, a level's placed scenes, skinned meshes with their joint
+ * matrices), with its material row, and the world-space bounds the
+ * automatic camera frames (skinned vertices placed on the CPU for them).
  */
 #ifndef KILN_VIEW_DRAW_LIST_H
 #define KILN_VIEW_DRAW_LIST_H
@@ -19,6 +20,9 @@ typedef struct draw_item {
     /* The material's base colour and metallic-roughness textures, NULL when
      * it has none (drawn white). */
     const kiln_asset *textures[2];
+    /* Skinned: joint_count matrices at draw_list.joints[16 * joint_offset];
+     * `model` is then the parent's matrix, the joints' already world space. */
+    uint32_t joint_offset, joint_count;
 } draw_item;
 
 typedef struct draw_list {
@@ -26,6 +30,8 @@ typedef struct draw_list {
     uint32_t count, capacity;
     float bounds_min[3], bounds_max[3]; /* world space; min > max when empty */
     uint32_t skipped_primitives;        /* line and point submeshes (not drawn) */
+    float *joints;                      /* every skinned draw's joint matrices */
+    uint32_t joint_count, joint_capacity;
 } draw_list;
 
 /* A pose of the drawn scene: clip `clip` of `anim` sampled at `time`

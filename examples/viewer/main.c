@@ -8,7 +8,7 @@
  * OUTPUT is a cooked folder (holding assets.kman) or a .kpak; REF a model's
  * ref (its scene is drawn when it has one), a scene's or a mesh's; without
  * it, the output's first scene (by ref), else its first mesh. --time and
- * --clip pose a model's scene with a clip of its animations. The frame is
+ * --clip pose a model's scene with a clip of its animations (skins follow). The frame is
  * rendered offscreen and written as a PNG. Exit 0 when written, 1 with a
  * one-line error otherwise (2 for a usage error). docs/viewer.md is the
  * user's guide.
@@ -31,6 +31,7 @@
 #include "vk_context.h"
 
 #define SHADER_REF "kiln-view/mesh"
+#define SKINNED_SHADER_REF "kiln-view/mesh?SKINNED=1"
 #define SHADER_FOLDER "kiln-view-shaders"
 #define MAX_SIZE 16384
 
@@ -232,7 +233,7 @@ typedef struct viewer {
     vk_context vk;
     gpu_assets assets;
     kiln_manager *manager;
-    pipeline pipe;
+    pipeline pipes[2]; /* plain, skinned */
     draw_list draws;
     uint8_t *pixels;
 } viewer;
@@ -241,7 +242,8 @@ static void viewer_close(viewer *v) {
     free(v->pixels);
     draw_list_free(&v->draws);
     if (v->vk.device != VK_NULL_HANDLE)
-        pipeline_destroy(&v->vk, &v->pipe);
+        for (int p = 0; p < 2; p++)
+            pipeline_destroy(&v->vk, &v->pipes[p]);
     kiln_manager_destroy(v->manager); /* runs the destroy callbacks: before the device goes */
     vkc_destroy(&v->vk);
 }
@@ -279,27 +281,34 @@ static bool run(const options *o, viewer *v, kiln_error *err) {
         return false;
     v->assets.vk = &v->vk;
     kiln_manager_desc desc = {.engine = gpu_assets_callbacks(&v->assets)};
-    const kiln_asset *shader, *asset;
+    const kiln_asset *shaders_loaded[2], *asset;
     /* The shaders' folder is mounted last so their refs win over the output's. */
     if (kiln_manager_create(&desc, &v->manager, err) != KILN_OK ||
         kiln_manager_mount(v->manager, o->output, NULL, err) != KILN_OK ||
         kiln_manager_mount(v->manager, shaders, NULL, err) != KILN_OK ||
-        load(v->manager, SHADER_REF, &shader, err) != KILN_OK ||
+        load(v->manager, SHADER_REF, &shaders_loaded[0], err) != KILN_OK ||
+        load(v->manager, SKINNED_SHADER_REF, &shaders_loaded[1], err) != KILN_OK ||
         load(v->manager, ref, &asset, err) != KILN_OK)
         return false;
-    if (shader->kind != KILN_ASSET_SHADER) {
-        snprintf(err->message, sizeof err->message, "%s in %.160s is not a shader", SHADER_REF,
-                 shaders);
-        return false;
+    render_program programs[2];
+    for (int p = 0; p < 2; p++) {
+        const kiln_asset *shader = shaders_loaded[p];
+        if (shader->kind != KILN_ASSET_SHADER) {
+            snprintf(err->message, sizeof err->message, "%s in %.160s is not a shader", shader->ref,
+                     shaders);
+            return false;
+        }
+        if (!pipeline_create(&v->vk, &shader->shader, shader->path, VK_FORMAT_R8G8B8A8_SRGB,
+                             VK_FORMAT_D32_SFLOAT, &v->pipes[p], err))
+            return false;
+        programs[p] = (render_program){&v->pipes[p], &shader->shader};
     }
     const kiln_asset *anim = NULL;
     draw_pose pose;
     if (o->posed && ((anim_ref[0] != '\0' && load(v->manager, anim_ref, &anim, err) != KILN_OK) ||
                      !choose_pose(o, anim, ref, &pose, err)))
         return false;
-    if (!pipeline_create(&v->vk, &shader->shader, shader->path, VK_FORMAT_R8G8B8A8_SRGB,
-                         VK_FORMAT_D32_SFLOAT, &v->pipe, err) ||
-        draw_list_build(v->manager, asset, o->posed ? &pose : NULL, &v->draws, err) != KILN_OK)
+    if (draw_list_build(v->manager, asset, o->posed ? &pose : NULL, &v->draws, err) != KILN_OK)
         return false;
     if (v->draws.skipped_primitives > 0)
         fprintf(stderr, "kiln-view: warning: %s: %u line or point submeshes not drawn\n", ref,
@@ -312,8 +321,7 @@ static bool run(const options *o, viewer *v, kiln_error *err) {
                  o->height);
         return false;
     }
-    return render_frame(&v->vk, &v->pipe, &shader->shader, &v->draws, &cam, o->width, o->height,
-                        v->pixels, err) &&
+    return render_frame(&v->vk, programs, &v->draws, &cam, o->width, o->height, v->pixels, err) &&
            png_write_rgba(o->render, v->pixels, o->width, o->height, err);
 }
 

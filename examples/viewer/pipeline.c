@@ -9,10 +9,15 @@
 
 /* The locations the vertex stage reads (kmesh: semantic - 1) and the bytes
  * a default for a missing attribute takes in the defaults buffer. */
-enum { LOCATION_COUNT = 6 };
-static const kiln_vertex_semantic location_semantic[LOCATION_COUNT] = {
-    KILN_SEMANTIC_POSITION,  KILN_SEMANTIC_NORMAL,    KILN_SEMANTIC_TANGENT,
-    KILN_SEMANTIC_TEXCOORD0, KILN_SEMANTIC_TEXCOORD1, KILN_SEMANTIC_COLOR0};
+static const kiln_vertex_semantic location_semantic[VERTEX_LOCATIONS] = {
+    KILN_SEMANTIC_POSITION,  KILN_SEMANTIC_NORMAL, KILN_SEMANTIC_TANGENT, KILN_SEMANTIC_TEXCOORD0,
+    KILN_SEMANTIC_TEXCOORD1, KILN_SEMANTIC_COLOR0, KILN_SEMANTIC_JOINTS0, KILN_SEMANTIC_WEIGHTS0};
+
+/* The locations a program reads: all but 2 (tangents: no normal mapping
+ * yet), and 6 and 7 only when skinned. */
+static bool reads(uint32_t location, bool skinned) {
+    return location != 2 && (location < 6 || skinned);
+}
 
 static VkFormat vertex_format(kiln_vertex_format format) {
     switch (format) {
@@ -32,17 +37,23 @@ static VkFormat vertex_format(kiln_vertex_format format) {
         return VK_FORMAT_R16G16B16A16_UNORM;
     case KILN_VFORMAT_SNORM16X4:
         return VK_FORMAT_R16G16B16A16_SNORM;
+    case KILN_VFORMAT_U16X4:
+        return VK_FORMAT_R16G16B16A16_UINT;
+    case KILN_VFORMAT_U8X4:
+        return VK_FORMAT_R8G8B8A8_UINT;
     default:
         return VK_FORMAT_UNDEFINED;
     }
 }
 
-bool vertex_layout_of(const kiln_mesh_view *mesh, vertex_layout *out, kiln_error *err) {
+bool vertex_layout_of(const kiln_mesh_view *mesh, bool skinned, vertex_layout *out,
+                      kiln_error *err) {
     memset(out, 0, sizeof *out);
     out->stride = mesh->desc->vertex_stride;
-    for (uint32_t location = 0; location < LOCATION_COUNT; location++) {
-        if (location == 2)
-            continue; /* tangents: not read (no normal mapping yet) */
+    out->skinned = skinned;
+    for (uint32_t location = 0; location < VERTEX_LOCATIONS; location++) {
+        if (!reads(location, skinned))
+            continue;
         const kiln_vertex_attribute *a =
             kiln_mesh_find_attribute(mesh, location_semantic[location]);
         if (a == NULL)
@@ -56,6 +67,11 @@ bool vertex_layout_of(const kiln_mesh_view *mesh, vertex_layout *out, kiln_error
         }
         out->format[location] = a->format;
         out->offset[location] = a->offset;
+    }
+    if (skinned && (out->format[6] == 0 || out->format[7] == 0)) {
+        err->code = KILN_ERR_UNSUPPORTED;
+        snprintf(err->message, sizeof err->message, "a skinned mesh without joints or weights");
+        return false;
     }
     if (out->format[0] == 0) {
         err->code = KILN_ERR_UNSUPPORTED;
@@ -136,6 +152,8 @@ static bool create_set_layouts(vk_context *vk, const kiln_shader_view *shader, c
                                                                .stageFlags = vk_stages(b->stages)};
             if (type == VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER)
                 p->uniform_buffers[set] += b->count;
+            else if (type == VK_DESCRIPTOR_TYPE_STORAGE_BUFFER)
+                p->storage_buffers[set] += b->count;
             else
                 p->samplers[set] += b->count;
         }
@@ -223,8 +241,8 @@ static uint32_t vertex_inputs(const vertex_layout *layout, VkVertexInputBindingD
     b[0] = (VkVertexInputBindingDescription){0, layout->stride, VK_VERTEX_INPUT_RATE_VERTEX};
     b[1] = (VkVertexInputBindingDescription){1, 0, VK_VERTEX_INPUT_RATE_VERTEX};
     uint32_t count = 0;
-    for (uint32_t location = 0; location < LOCATION_COUNT; location++) {
-        if (location == 2)
+    for (uint32_t location = 0; location < VERTEX_LOCATIONS; location++) {
+        if (!reads(location, layout->skinned))
             continue;
         if (layout->format[location] != 0) {
             a[count++] = (VkVertexInputAttributeDescription){
@@ -258,7 +276,7 @@ VkPipeline pipeline_get(vk_context *vk, pipeline *p, const vertex_layout *layout
             .module = p->modules[s],
             .pName = p->entries[s]};
     VkVertexInputBindingDescription bindings[2];
-    VkVertexInputAttributeDescription attributes[LOCATION_COUNT];
+    VkVertexInputAttributeDescription attributes[VERTEX_LOCATIONS];
     uint32_t attribute_count = vertex_inputs(layout, bindings, attributes);
     VkPipelineVertexInputStateCreateInfo input = {
         .sType = VK_STRUCTURE_TYPE_PIPELINE_VERTEX_INPUT_STATE_CREATE_INFO,

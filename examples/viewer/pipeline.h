@@ -20,11 +20,14 @@ typedef struct pipeline_slot {
 } pipeline_slot;
 
 /* A .kmesh vertex layout as the vertex stage reads it: per input location
- * the attribute's format and offset, or absent (fed a default). */
+ * the attribute's format and offset, or absent (fed a default). Locations 6
+ * and 7 (joints, weights) only for the skinned program. */
+#define VERTEX_LOCATIONS 8
 typedef struct vertex_layout {
     uint32_t stride;
-    uint16_t format[6]; /* kiln_vertex_format per location 0..5, 0 when absent */
-    uint16_t offset[6];
+    uint32_t skinned;
+    uint16_t format[VERTEX_LOCATIONS]; /* kiln_vertex_format per location, 0 when absent */
+    uint16_t offset[VERTEX_LOCATIONS];
 } vertex_layout;
 
 typedef struct pipeline_variant {
@@ -41,7 +44,8 @@ typedef struct pipeline {
     VkPipelineLayout layout;
     VkPushConstantRange push;
     /* Descriptor counts per set, for sizing a pool. */
-    uint32_t uniform_buffers[PIPELINE_MAX_SETS], samplers[PIPELINE_MAX_SETS];
+    uint32_t uniform_buffers[PIPELINE_MAX_SETS], samplers[PIPELINE_MAX_SETS],
+        storage_buffers[PIPELINE_MAX_SETS];
     VkFormat color_format, depth_format;
     pipeline_variant variants[PIPELINE_MAX_VARIANTS];
     uint32_t variant_count;
@@ -63,8 +67,10 @@ pipeline_slot pipeline_find(const kiln_shader_view *shader, const char *name,
 VkPipeline pipeline_get(vk_context *vk, pipeline *p, const vertex_layout *layout,
                         uint32_t alpha_mode, kiln_error *err);
 
-/* The layout of `mesh`'s vertices; false (err filled) when an attribute the
- * shader reads has a format kiln-view does not bind. */
-bool vertex_layout_of(const kiln_mesh_view *mesh, vertex_layout *out, kiln_error *err);
+/* The layout of `mesh`'s vertices as the plain or (`skinned`) the skinned
+ * program reads them; false (err filled) when an attribute it reads has a
+ * format kiln-view does not bind. */
+bool vertex_layout_of(const kiln_mesh_view *mesh, bool skinned, vertex_layout *out,
+                      kiln_error *err);
 
 #endif

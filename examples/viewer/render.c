@@ -118,7 +118,7 @@ static VkImageView texture_view(const draw_item *item, int which, const gpu_text
 /* Everything one frame owns, released together. */
 typedef struct frame_resources {
     vk_image color, depth;
-    vk_buffer uniforms, readback, defaults;
+    vk_buffer uniforms, joints, readback, defaults;
     gpu_texture white;
     VkSampler sampler;
     VkDescriptorPool pool;
@@ -128,6 +128,7 @@ static void release(vk_context *vk, frame_resources *f) {
     vkc_image_destroy(vk, &f->color);
     vkc_image_destroy(vk, &f->depth);
     vkc_buffer_destroy(vk, &f->uniforms);
+    vkc_buffer_destroy(vk, &f->joints);
     vkc_buffer_destroy(vk, &f->readback);
     vkc_buffer_destroy(vk, &f->defaults);
     gpu_texture_destroy(vk, &f->white);
@@ -146,9 +147,13 @@ static bool fail(kiln_error *err, const char *message) {
 /* The descriptors the renderer fills, found in the reflection by name. */
 typedef struct slots {
     pipeline_slot frame, material, base_color, metallic_roughness;
+    pipeline_slot joints; /* the skinned program's joint matrices */
 } slots;
 
-static bool find_slots(const kiln_shader_view *shader, slots *s, kiln_error *err) {
+static bool find_slots(const kiln_shader_view *shader, bool skinned, slots *s, kiln_error *err) {
+    s->joints = pipeline_find(shader, "Joints", KILN_BINDING_STORAGE_BUFFER);
+    if (skinned && !s->joints.found)
+        return fail(err, "the skinned shader lacks its Joints storage buffer");
     s->frame = pipeline_find(shader, "Frame", KILN_BINDING_UNIFORM_BUFFER);
     s->material = pipeline_find(shader, "Material", KILN_BINDING_UNIFORM_BUFFER);
     s->base_color = pipeline_find(shader, "base_color_texture", KILN_BINDING_SAMPLED_IMAGE);
@@ -162,14 +167,17 @@ static bool find_slots(const kiln_shader_view *shader, slots *s, kiln_error *err
         s->material.block_size != sizeof(material_uniforms))
         return fail(err, "the shader's Frame or Material block is not the size kiln-view writes");
     if (s->frame.set == s->material.set || s->base_color.set != s->material.set ||
-        s->metallic_roughness.set != s->material.set)
-        return fail(err, "the shader must keep Frame in a set of its own and the material in one");
+        s->metallic_roughness.set != s->material.set ||
+        (skinned && (s->joints.set == s->frame.set || s->joints.set == s->material.set)))
+        return fail(err,
+                    "the shader must keep Frame, the material and Joints in sets of their own");
     return true;
 }
 
-static bool create_resources(vk_context *vk, const pipeline *pipe, const slots *s, uint32_t draws,
-                             uint32_t width, uint32_t height, VkDeviceSize stride,
-                             frame_resources *f, kiln_error *err) {
+static bool create_resources(vk_context *vk, const render_program programs[2], const slots s[2],
+                             uint32_t draws, uint32_t width, uint32_t height, VkDeviceSize stride,
+                             VkDeviceSize joint_bytes, frame_resources *f, kiln_error *err) {
+    const pipeline *pipe = programs[0].pipe;
     static const uint8_t white[4] = {255, 255, 255, 255};
     static const float defaults[8] = {0, 0, 0, 0, 1, 1, 1, 1};
     if (!vkc_image(vk, COLOR_FORMAT, width, height, 1,
@@ -180,6 +188,7 @@ static bool create_resources(vk_context *vk, const pipeline *pipe, const slots *
                    &f->depth, err) ||
         !vkc_host_buffer(vk, stride * (draws + 1), VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT, &f->uniforms,
                          err) ||
+        !vkc_host_buffer(vk, joint_bytes, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, &f->joints, err) ||
         !vkc_host_buffer(vk, 4 * (VkDeviceSize)width * height, VK_BUFFER_USAGE_TRANSFER_DST_BIT,
                          &f->readback, err) ||
         !vkc_device_buffer(vk, defaults, sizeof defaults, VK_BUFFER_USAGE_VERTEX_BUFFER_BIT,
@@ -197,14 +206,25 @@ static bool create_resources(vk_context *vk, const pipeline *pipe, const slots *
     VkResult r = vkCreateSampler(vk->device, &sampler, NULL, &f->sampler);
     if (r != VK_SUCCESS)
         return vkc_fail(err, "vkCreateSampler", r);
-    uint32_t m = s->material.set, fr = s->frame.set;
-    VkDescriptorPoolSize sizes[2] = {{VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER,
-                                      pipe->uniform_buffers[fr] + draws * pipe->uniform_buffers[m]},
-                                     {VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER,
-                                      pipe->samplers[fr] + draws * pipe->samplers[m] + 1}};
+    /* Room for either program to draw everything: a frame set each, then
+     * per draw a material set and (skinned) a joints set. */
+    VkDescriptorPoolSize sizes[3] = {{VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, 0},
+                                     {VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, 0},
+                                     {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 0}};
+    for (int p = 0; p < 2; p++) {
+        const pipeline *pp = programs[p].pipe;
+        for (uint32_t set = 0; set < pp->set_count; set++) {
+            uint32_t times = set == s[p].frame.set ? 1 : draws;
+            sizes[0].descriptorCount += times * pp->uniform_buffers[set];
+            sizes[1].descriptorCount += times * pp->samplers[set];
+            sizes[2].descriptorCount += times * pp->storage_buffers[set];
+        }
+    }
+    for (int i = 0; i < 3; i++)
+        sizes[i].descriptorCount += 1; /* never zero */
     VkDescriptorPoolCreateInfo pool = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO,
-                                       .maxSets = draws + 1,
-                                       .poolSizeCount = 2,
+                                       .maxSets = 2 + 2 * draws,
+                                       .poolSizeCount = 3,
                                        .pPoolSizes = sizes};
     r = vkCreateDescriptorPool(vk->device, &pool, NULL, &f->pool);
     return r == VK_SUCCESS ? true : vkc_fail(err, "vkCreateDescriptorPool", r);
@@ -220,14 +240,15 @@ static bool allocate_set(vk_context *vk, const pipeline *pipe, VkDescriptorPool 
     return r == VK_SUCCESS ? true : vkc_fail(err, "vkAllocateDescriptorSets", r);
 }
 
-static void write_uniform(vk_context *vk, VkDescriptorSet set, pipeline_slot slot, VkBuffer buffer,
-                          VkDeviceSize offset) {
-    VkDescriptorBufferInfo info = {buffer, offset, slot.block_size};
+static void write_buffer(vk_context *vk, VkDescriptorSet set, pipeline_slot slot,
+                         VkDescriptorType type, VkBuffer buffer, VkDeviceSize offset,
+                         VkDeviceSize range) {
+    VkDescriptorBufferInfo info = {buffer, offset, range};
     VkWriteDescriptorSet write = {.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
                                   .dstSet = set,
                                   .dstBinding = slot.binding,
                                   .descriptorCount = 1,
-                                  .descriptorType = VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER,
+                                  .descriptorType = type,
                                   .pBufferInfo = &info};
     vkUpdateDescriptorSets(vk->device, 1, &write, 0, NULL);
 }
@@ -272,7 +293,7 @@ static bool record_draw(vk_context *vk, pipeline *pipe, VkCommandBuffer cmd, con
     if (vertices == NULL || indices == NULL)
         return fail(err, "a mesh has no vertex or index buffer");
     vertex_layout layout;
-    if (!vertex_layout_of(mesh, &layout, err))
+    if (!vertex_layout_of(mesh, item->joint_count > 0, &layout, err))
         return false;
     VkPipeline p = pipeline_get(vk, pipe, &layout, alpha_mode_of(item), err);
     if (p == VK_NULL_HANDLE)
@@ -307,36 +328,65 @@ static bool record_draw(vk_context *vk, pipeline *pipe, VkCommandBuffer cmd, con
     return true;
 }
 
-bool render_frame(vk_context *vk, pipeline *pipe, const kiln_shader_view *shader,
-                  const draw_list *list, const camera *cam, uint32_t width, uint32_t height,
-                  uint8_t *pixels, kiln_error *err) {
-    slots s;
-    if (!find_slots(shader, &s, err))
-        return false;
-    if (pipe->push.size != sizeof(draw_push) || pipe->push.offset != 0)
-        return fail(err, "the shader's push constants are not the Draw block kiln-view writes");
+/* Where each skinned draw's joint matrices go in the joints buffer (storage
+ * buffer offsets aligned as the device needs); the buffer's size. */
+static VkDeviceSize joint_layout(const vk_context *vk, const draw_item *items, uint32_t count,
+                                 VkDeviceSize *offsets) {
+    VkDeviceSize align = vk->properties.limits.minStorageBufferOffsetAlignment, total = 0;
+    for (uint32_t i = 0; i < count; i++) {
+        offsets[i] = total;
+        total += (items[i].joint_count * 64 + align - 1) / align * align;
+    }
+    return total > 0 ? total : 64;
+}
+
+static VkDeviceSize round_up(VkDeviceSize size, VkDeviceSize align) {
+    return (size + align - 1) / align * align;
+}
+
+bool render_frame(vk_context *vk, const render_program programs[2], const draw_list *list,
+                  const camera *cam, uint32_t width, uint32_t height, uint8_t *pixels,
+                  kiln_error *err) {
+    slots s[2];
+    for (int p = 0; p < 2; p++) {
+        if (!find_slots(programs[p].shader, p == 1, &s[p], err))
+            return false;
+        const pipeline *pipe = programs[p].pipe;
+        if (pipe->push.size != sizeof(draw_push) || pipe->push.offset != 0)
+            return fail(err, "the shader's push constants are not the Draw block kiln-view writes");
+    }
     VkDeviceSize align = vk->properties.limits.minUniformBufferOffsetAlignment;
-    VkDeviceSize stride = (sizeof(material_uniforms) + align - 1) / align * align;
+    VkDeviceSize stride = round_up(sizeof(material_uniforms), align);
     if (stride < sizeof(frame_uniforms))
-        stride = (sizeof(frame_uniforms) + align - 1) / align * align;
+        stride = round_up(sizeof(frame_uniforms), align);
     frame_resources f = {0};
     draw_item *items = NULL;
-    bool ok = create_resources(vk, pipe, &s, list->count, width, height, stride, &f, err);
-    if (ok && list->count > 0) {
+    VkDeviceSize *joint_offsets = NULL;
+    bool ok = true;
+    if (list->count > 0) {
         items = malloc(list->count * sizeof *items);
-        ok = items != NULL || fail(err, "out of memory for draws");
+        joint_offsets = malloc(list->count * sizeof *joint_offsets);
+        ok = (items != NULL && joint_offsets != NULL) || fail(err, "out of memory for draws");
     }
-    VkDescriptorSet frame_set = VK_NULL_HANDLE;
-    ok = ok && allocate_set(vk, pipe, f.pool, s.frame.set, &frame_set, err);
+    if (ok) {
+        memcpy(items, list->items, list->count * sizeof *items);
+        qsort(items, list->count, sizeof *items, compare_draws);
+    }
+    VkDeviceSize joint_bytes = ok ? joint_layout(vk, items, list->count, joint_offsets) : 0;
+    ok = ok && create_resources(vk, programs, s, list->count, width, height, stride, joint_bytes,
+                                &f, err);
+    VkDescriptorSet frame_sets[2] = {VK_NULL_HANDLE, VK_NULL_HANDLE};
+    for (int p = 0; ok && p < 2; p++)
+        ok = allocate_set(vk, programs[p].pipe, f.pool, s[p].frame.set, &frame_sets[p], err);
     if (ok) {
         frame_uniforms frame = {.light_direction = {-0.35f, 0.55f, 0.75f, 0.0f},
                                 .ambient = {0.3f, 0.3f, 0.3f, 1.0f}};
         memcpy(frame.view_proj, cam->view_proj, sizeof frame.view_proj);
         memcpy(frame.camera_position, cam->position, sizeof cam->position);
         memcpy(f.uniforms.mapped, &frame, sizeof frame);
-        write_uniform(vk, frame_set, s.frame, f.uniforms.buffer, 0);
-        memcpy(items, list->items, list->count * sizeof *items);
-        qsort(items, list->count, sizeof *items, compare_draws);
+        for (int p = 0; p < 2; p++)
+            write_buffer(vk, frame_sets[p], s[p].frame, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER,
+                         f.uniforms.buffer, 0, sizeof frame);
     }
     VkCommandBuffer cmd = VK_NULL_HANDLE;
     ok = ok && vkc_begin_once(vk, &cmd, err);
@@ -368,21 +418,37 @@ bool render_frame(vk_context *vk, pipeline *pipe, const kiln_shader_view *shader
         vkCmdSetViewport(cmd, 0, 1, &viewport);
         vkCmdSetScissor(cmd, 0, 1, &scissor);
         for (uint32_t i = 0; ok && i < list->count; i++) {
+            const draw_item *item = &items[i];
+            int p = item->joint_count > 0 ? 1 : 0;
+            const slots *slot = &s[p];
+            pipeline *pipe = programs[p].pipe;
             VkDescriptorSet sets[PIPELINE_MAX_SETS] = {0};
-            sets[s.frame.set] = frame_set;
-            ok = allocate_set(vk, pipe, f.pool, s.material.set, &sets[s.material.set], err);
+            sets[slot->frame.set] = frame_sets[p];
+            ok = allocate_set(vk, pipe, f.pool, slot->material.set, &sets[slot->material.set], err);
+            if (ok && p == 1) {
+                ok = allocate_set(vk, pipe, f.pool, slot->joints.set, &sets[slot->joints.set], err);
+                if (ok) {
+                    VkDeviceSize bytes = (VkDeviceSize)item->joint_count * 64;
+                    memcpy((uint8_t *)f.joints.mapped + joint_offsets[i],
+                           list->joints + 16 * (size_t)item->joint_offset, (size_t)bytes);
+                    write_buffer(vk, sets[slot->joints.set], slot->joints,
+                                 VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, f.joints.buffer,
+                                 joint_offsets[i], bytes);
+                }
+            }
             if (!ok)
                 break;
             material_uniforms block;
-            material_block(items[i].material, &block);
+            material_block(item->material, &block);
             memcpy((uint8_t *)f.uniforms.mapped + stride * (i + 1), &block, sizeof block);
-            write_uniform(vk, sets[s.material.set], s.material, f.uniforms.buffer,
-                          stride * (i + 1));
-            write_texture(vk, sets[s.material.set], s.base_color, f.sampler,
-                          texture_view(&items[i], 0, &f.white));
-            write_texture(vk, sets[s.material.set], s.metallic_roughness, f.sampler,
-                          texture_view(&items[i], 1, &f.white));
-            ok = record_draw(vk, pipe, cmd, &items[i], sets, &f, err);
+            write_buffer(vk, sets[slot->material.set], slot->material,
+                         VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, f.uniforms.buffer, stride * (i + 1),
+                         sizeof block);
+            write_texture(vk, sets[slot->material.set], slot->base_color, f.sampler,
+                          texture_view(item, 0, &f.white));
+            write_texture(vk, sets[slot->material.set], slot->metallic_roughness, f.sampler,
+                          texture_view(item, 1, &f.white));
+            ok = record_draw(vk, pipe, cmd, item, sets, &f, err);
         }
         vkCmdEndRendering(cmd);
         vkc_transition(cmd, f.color.image, VK_IMAGE_ASPECT_COLOR_BIT,
@@ -403,6 +469,7 @@ bool render_frame(vk_context *vk, pipeline *pipe, const kiln_shader_view *shader
     if (ok)
         memcpy(pixels, f.readback.mapped, 4 * (size_t)width * height);
     free(items);
+    free(joint_offsets);
     release(vk, &f);
     return ok;
 }

@@ -23,12 +23,19 @@ typedef struct camera {
 /* The automatic camera for `list` and an image of width x height. */
 void camera_frame(const draw_list *list, uint32_t width, uint32_t height, camera *out);
 
+/* A shader program and the pipelines made from it (the renderer finds its
+ * descriptors by name in the reflection). */
+typedef struct render_program {
+    pipeline *pipe;
+    const kiln_shader_view *shader;
+} render_program;
+
 /* Renders `list` seen by `cam` into width x height RGBA8 sRGB pixels (rows
  * top to bottom, `pixels` holds 4 * width * height bytes), over a
- * transparent background. `shader` is the program `pipe` was made from
- * (the renderer finds its descriptors by name in the reflection). */
-bool render_frame(vk_context *vk, pipeline *pipe, const kiln_shader_view *shader,
-                  const draw_list *list, const camera *cam, uint32_t width, uint32_t height,
-                  uint8_t *pixels, kiln_error *err);
+ * transparent background, with programs[0] and, for skinned draws,
+ * programs[1]. */
+bool render_frame(vk_context *vk, const render_program programs[2], const draw_list *list,
+                  const camera *cam, uint32_t width, uint32_t height, uint8_t *pixels,
+                  kiln_error *err);
 
 #endif

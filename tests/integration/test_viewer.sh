@@ -88,6 +88,17 @@ view "$SCRATCH/synthetic/out" nodes --headless --render "$SCRATCH/bad.png" --siz
 check "--time on a model without clips is a one-line error" all_true "status_is 1" \
     "one_line_error '.*nodes/scene has no animations'"
 
+# Skinning: the rest pose, then clip "bend" at 1 s moving the top joint.
+for pose in "skin_rest --time 0" "skin_bent --time 1"; do
+    name=${pose%% *}
+    view "$SCRATCH/synthetic/out" skin --headless --render "$SCRATCH/$name.png" --size 256x192 \
+        ${pose#* } --validate
+    check "$name renders with no validation error" all_true "status_is 0" \
+        "stderr_lacks 'validation error'"
+    check "$name: the skinned quad where its joints put it" \
+        python3 "$SCENES" check "$SCRATCH/synthetic/in" "$name" "$SCRATCH/$name.png" 256 192
+done
+
 # A scene's own ref draws the same as the model's ref.
 view "$SCRATCH/synthetic/out" nodes/scene --headless --render "$SCRATCH/nodes_scene.png" \
     --size 256x192 --validate

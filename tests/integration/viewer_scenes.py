@@ -215,6 +215,43 @@ def node_scene(dirname, name="nodes", clips=False):
     finish(doc, blob, os.path.join(dirname, name + ".gltf"))
 
 
+# skin.gltf: a 2x2 quad whose bottom vertices follow joint 0 (at the origin)
+# and top vertices joint 1 (bound at (0, 1, 0)); clip "bend" slides joint 1
+# by BEND in x over one second, shearing the quad.
+BEND = 0.6
+
+
+def skin_scene(dirname):
+    doc, blob = new_doc(), bytearray()
+    doc["materials"] = [unlit({"pbrMetallicRoughness": {"baseColorFactor": [0, 1, 0, 1]}})]
+    mesh = add_quad_mesh(doc, blob, 1.0, 0)
+    base = len(blob)
+    # Vertices: (-1,-1) (1,-1) (1,1) (-1,1): the bottom two on joint 0.
+    for v in range(4):
+        blob += struct.pack("<4H", 0 if v < 2 else 1, 0, 0, 0)
+    for v in range(4):
+        blob += struct.pack("<4f", 1, 0, 0, 0)
+    identity = [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1]
+    bind1 = identity[:12] + [0, -1, 0, 1]
+    blob += struct.pack("<32f", *(identity + bind1))
+    views = len(doc["bufferViews"])
+    doc["bufferViews"] += [{"buffer": 0, "byteOffset": base, "byteLength": 32},
+                           {"buffer": 0, "byteOffset": base + 32, "byteLength": 64},
+                           {"buffer": 0, "byteOffset": base + 96, "byteLength": 128}]
+    acc = len(doc["accessors"])
+    doc["accessors"] += [{"bufferView": views, "componentType": 5123, "count": 4, "type": "VEC4"},
+                         {"bufferView": views + 1, "componentType": 5126, "count": 4, "type": "VEC4"},
+                         {"bufferView": views + 2, "componentType": 5126, "count": 2, "type": "MAT4"}]
+    doc["meshes"][mesh]["primitives"][0]["attributes"].update({"JOINTS_0": acc, "WEIGHTS_0": acc + 1})
+    doc["nodes"] = [{"mesh": mesh, "skin": 0, "name": "bar"},
+                    {"name": "root_joint", "children": [2]},
+                    {"name": "tip_joint", "translation": [0, 1, 0]}]
+    doc["skins"] = [{"joints": [1, 2], "inverseBindMatrices": acc + 2}]
+    doc["scenes"][0]["nodes"] = [0, 1]
+    add_clip(doc, blob, "bend", [0.0, 1.0], [[0, 1, 0], [BEND, 1, 0]])
+    finish(doc, blob, os.path.join(dirname, "skin.gltf"))
+
+
 def make(dirname):
     os.makedirs(dirname, exist_ok=True)
     textured_quad(dirname, "quad_srgb", GREYS)
@@ -224,6 +261,7 @@ def make(dirname):
     textured_quad(dirname, "mask", [(0, 0, 255)] * 4, alpha=lambda x, y: 0 if x < 4 else 255, mask=True)
     node_scene(dirname)
     node_scene(dirname, "anim", clips=True)
+    skin_scene(dirname)
     with open(os.path.join(os.path.dirname(dirname.rstrip("/")), "kiln.yml"), "w") as f:
         f.write('rules:\n'
                 '  - match: "*"\n    texture.compress: false\n'
@@ -319,6 +357,19 @@ def check(dirname, name, png, w, h):
             expect(rows, x, y, (255, 0, 0, 255), "just outside the child's region")
         fx, fy = project((-0.5, -0.5, 0))
         expect(rows, fx, fy, (255, 0, 0, 255), "floor")
+    elif name in ("skin_rest", "skin_bent"):
+        # The top vertices move with joint 1 by `shift`; a point of the quad at
+        # height y (from -1 to 1) moves by shift * (y + 1) / 2.
+        shift = BEND if name == "skin_bent" else 0.0
+        project = camera([-1, -1, 0], [1 + shift, 1, 0], w, h)
+        for (x, y, inside) in [(-0.9, 0.9, shift == 0), (1.3, 0.9, shift > 0), (0.0, 0.0, True),
+                               (-0.9, -0.9, True), (1.3, -0.9, False)]:
+            px, py = project((x, y, 0))
+            edge_left = -1 + shift * (y + 1) / 2
+            assert inside == (edge_left < x < edge_left + 2), "test point on the wrong side"
+            expect(rows, px, py, (0, 255, 0, 255) if inside else (0, 0, 0, 0),
+                   "(%.1f, %.1f) %s the skinned quad" % (x, y, "inside" if inside else "outside"),
+                   1 if inside else 0)
     else:
         failures.append("unknown scene " + name)
 
