@@ -21,12 +21,15 @@ install: build
 	cmake --install build/release --prefix $(PREFIX)
 
 # Cook the bundled examples, then show what was made and check it, then load
-# it all through the runtime's asset manager (examples/viewer_headless.c).
+# it all through the runtime's asset manager (examples/viewer_headless.c), and
+# draw the crate with kiln-view when it was built (docs/viewer.md).
 run: build
 	$(KILN_RELEASE) build --config examples/kiln.yml -i examples/assets -o $(EXAMPLES_OUT)
 	$(KILN_RELEASE) info -o $(EXAMPLES_OUT)
 	$(KILN_RELEASE) check -o $(EXAMPLES_OUT)
 	build/release/examples/viewer_headless $(EXAMPLES_OUT)
+	[ ! -x build/release/kiln-view ] || build/release/kiln-view $(EXAMPLES_OUT) props/crate \
+	    --headless --render $(EXAMPLES_OUT)/crate.png --size 640x480
 
 # Every test, under AddressSanitizer and UndefinedBehaviorSanitizer, warnings as errors.
 test:

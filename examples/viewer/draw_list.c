@@ -1,0 +1,342 @@
+/*
+ * draw_list.c — a loaded mesh or scene as a list of draws (draw_list.h).
+ */
+#include "draw_list.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_LEVEL_NESTING 8 /* levels placing levels: deeper ones are a warning */
+
+void mat4_multiply(const float a[16], const float b[16], float out[16]) {
+    float r[16];
+    for (int c = 0; c < 4; c++)
+        for (int row = 0; row < 4; row++) {
+            float sum = 0.0f;
+            for (int k = 0; k < 4; k++)
+                sum += a[k * 4 + row] * b[c * 4 + k];
+            r[c * 4 + row] = sum;
+        }
+    memcpy(out, r, sizeof r);
+}
+
+static const float identity[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
+
+const kiln_asset *dependency_of(const kiln_manager *manager, const kiln_asset *asset,
+                                kiln_handle handle) {
+    for (uint32_t i = 0; i < asset->dependency_count; i++)
+        if (asset->dependencies[i].handle == handle)
+            return kiln_asset_get(manager, asset->dependencies[i].ref);
+    return NULL;
+}
+
+static void grow_bounds(draw_list *list, const kiln_submesh *submesh, const float m[16]) {
+    for (int corner = 0; corner < 8; corner++) {
+        float p[3] = {corner & 1 ? submesh->aabb_max[0] : submesh->aabb_min[0],
+                      corner & 2 ? submesh->aabb_max[1] : submesh->aabb_min[1],
+                      corner & 4 ? submesh->aabb_max[2] : submesh->aabb_min[2]};
+        for (int axis = 0; axis < 3; axis++) {
+            float w = m[axis] * p[0] + m[4 + axis] * p[1] + m[8 + axis] * p[2] + m[12 + axis];
+            list->bounds_min[axis] = fminf(list->bounds_min[axis], w);
+            list->bounds_max[axis] = fmaxf(list->bounds_max[axis], w);
+        }
+    }
+}
+
+static const kiln_asset *texture_of(const kiln_manager *manager, const kiln_asset *materials,
+                                    const kiln_material *material, kiln_material_slot slot) {
+    if (material == NULL || material->textures[slot].texture == 0)
+        return NULL;
+    return dependency_of(manager, materials, material->textures[slot].texture);
+}
+
+static kiln_result out_of_memory(kiln_error *err) {
+    err->code = KILN_ERR_OUT_OF_MEMORY;
+    snprintf(err->message, sizeof err->message, "out of memory for draws");
+    return KILN_ERR_OUT_OF_MEMORY;
+}
+
+/* Skinning: where a skinned mesh's joints and weights are, when kiln-view
+ * can read them (the cooker's u16x4 joints and unorm16x4 weights). */
+static bool skin_attributes(const kiln_mesh_view *mesh, uint32_t *joints, uint32_t *weights) {
+    const kiln_vertex_attribute *j = kiln_mesh_find_attribute(mesh, KILN_SEMANTIC_JOINTS0);
+    const kiln_vertex_attribute *w = kiln_mesh_find_attribute(mesh, KILN_SEMANTIC_WEIGHTS0);
+    if (j == NULL || w == NULL || j->format != KILN_VFORMAT_U16X4 ||
+        w->format != KILN_VFORMAT_UNORM16X4)
+        return false;
+    *joints = j->offset;
+    *weights = w->offset;
+    return true;
+}
+
+/* The bounds of a skinned mesh's level-0 vertices as the joints place them,
+ * computed as the vertex stage does. */
+static void grow_skinned_bounds(draw_list *list, const kiln_mesh_view *mesh, const float *matrices,
+                                uint32_t joint_count, const float model[16]) {
+    uint32_t joints_at, weights_at;
+    skin_attributes(mesh, &joints_at, &weights_at);
+    const uint8_t *vertices = mesh->vertices;
+    for (uint32_t v = 0; v < mesh->desc->vertex_count; v++) {
+        const uint8_t *vertex = vertices + (size_t)v * mesh->desc->vertex_stride;
+        uint16_t joint[4], weight[4];
+        memcpy(joint, vertex + joints_at, sizeof joint);
+        memcpy(weight, vertex + weights_at, sizeof weight);
+        float p[3], skinned[3] = {0, 0, 0};
+        kiln_mesh_position(mesh, v, p);
+        for (int i = 0; i < 4; i++) {
+            if (joint[i] >= joint_count || weight[i] == 0)
+                continue;
+            const float *m = matrices + 16 * (size_t)joint[i];
+            float w = weight[i] / 65535.0f;
+            for (int axis = 0; axis < 3; axis++)
+                skinned[axis] +=
+                    w * (m[axis] * p[0] + m[4 + axis] * p[1] + m[8 + axis] * p[2] + m[12 + axis]);
+        }
+        for (int axis = 0; axis < 3; axis++) {
+            float world = model[axis] * skinned[0] + model[4 + axis] * skinned[1] +
+                          model[8 + axis] * skinned[2] + model[12 + axis];
+            list->bounds_min[axis] = fminf(list->bounds_min[axis], world);
+            list->bounds_max[axis] = fmaxf(list->bounds_max[axis], world);
+        }
+    }
+}
+
+/* Room for `count` more joint matrices; their offset (in matrices) in *at. */
+static kiln_result reserve_joints(draw_list *list, uint32_t count, uint32_t *at, kiln_error *err) {
+    if (count > UINT32_MAX / 16 - list->joint_count)
+        return out_of_memory(err);
+    if (list->joint_count + count > list->joint_capacity) {
+        uint32_t capacity = (list->joint_count + count) * 2;
+        float *joints = realloc(list->joints, (size_t)capacity * 16 * sizeof *joints);
+        if (joints == NULL)
+            return out_of_memory(err);
+        list->joints = joints;
+        list->joint_capacity = capacity;
+    }
+    *at = list->joint_count;
+    list->joint_count += count;
+    return KILN_OK;
+}
+
+typedef struct skin_use {
+    uint32_t offset, count; /* count 0: not skinned */
+} skin_use;
+
+static kiln_result add_mesh(const kiln_manager *manager, draw_list *list, const kiln_asset *mesh,
+                            const kiln_asset *materials, const float model[16], skin_use skin,
+                            kiln_error *err) {
+    for (uint32_t s = 0; s < mesh->mesh.desc->submesh_count; s++) {
+        const kiln_submesh *submesh = &mesh->mesh.submeshes[s];
+        if (submesh->topology != KILN_TOPOLOGY_TRIANGLES) {
+            list->skipped_primitives++;
+            continue;
+        }
+        if (list->count == list->capacity) {
+            uint32_t capacity = list->capacity ? list->capacity * 2 : 64;
+            draw_item *items = realloc(list->items, capacity * sizeof *items);
+            if (items == NULL)
+                return out_of_memory(err);
+            list->items = items;
+            list->capacity = capacity;
+        }
+        draw_item *item = &list->items[list->count++];
+        item->mesh = mesh;
+        item->submesh = s;
+        memcpy(item->model, model, sizeof item->model);
+        item->materials = materials;
+        item->material = materials != NULL
+                             ? kiln_material_row(&materials->materials, submesh->material_slot)
+                             : NULL;
+        item->textures[0] =
+            texture_of(manager, materials, item->material, KILN_MATERIAL_SLOT_BASE_COLOR);
+        item->textures[1] =
+            texture_of(manager, materials, item->material, KILN_MATERIAL_SLOT_METALLIC_ROUGHNESS);
+        item->joint_offset = skin.offset;
+        item->joint_count = skin.count;
+        if (skin.count == 0)
+            grow_bounds(list, submesh, model);
+    }
+    if (skin.count > 0)
+        grow_skinned_bounds(list, &mesh->mesh, list->joints + 16 * (size_t)skin.offset, skin.count,
+                            model);
+    return KILN_OK;
+}
+
+static kiln_result missing(kiln_error *err, const kiln_asset *scene, const char *what,
+                           uint32_t node) {
+    err->code = KILN_ERR_NOT_FOUND;
+    snprintf(err->message, sizeof err->message, "%s: node %u ('%s'): its %s is not loaded",
+             scene->path, node, kiln_scene_node_name(&scene->scene, node), what);
+    return KILN_ERR_NOT_FOUND;
+}
+
+/* Whether `node` belongs to the scene's default scene (all nodes when the
+ * file has none). */
+static bool in_default_scene(const kiln_scene_view *view, uint32_t node) {
+    if (view->desc->default_scene < 0 || (uint32_t)view->desc->default_scene >= view->scene_count)
+        return true;
+    while (view->hierarchy[node].parent >= 0)
+        node = (uint32_t)view->hierarchy[node].parent;
+    const kiln_scene_entry *entry = &view->scenes[view->desc->default_scene];
+    for (uint32_t r = 0; r < entry->root_count; r++)
+        if (view->roots[entry->root_offset + r] == node)
+            return true;
+    return false;
+}
+
+static kiln_result add_scene(const kiln_manager *manager, draw_list *list, const kiln_asset *scene,
+                             const float parent[16], int depth, const draw_pose *pose,
+                             kiln_error *err);
+
+static kiln_result add_node(const kiln_manager *manager, draw_list *list, const kiln_asset *scene,
+                            const kiln_scene_instance *instance, uint32_t n, const float parent[16],
+                            int depth, kiln_error *err) {
+    const kiln_scene_view *view = &scene->scene;
+    float world[16];
+    mat4_multiply(parent, kiln_scene_world(instance, n), world);
+    uint64_t placed = kiln_scene_node_link(view, n, NULL);
+    if (placed != 0) {
+        const kiln_asset *child = dependency_of(manager, scene, placed);
+        if (child == NULL)
+            return missing(err, scene, "placed scene", n);
+        kiln_result r = add_scene(manager, list, child, world, depth + 1, NULL, err);
+        if (r != KILN_OK)
+            return r;
+    }
+    const kiln_scene_node *node = &view->nodes[n];
+    if (node->mesh < 0)
+        return KILN_OK;
+    const kiln_asset *mesh = dependency_of(manager, scene, view->meshes[node->mesh]);
+    if (mesh == NULL)
+        return missing(err, scene, "mesh", n);
+    const kiln_asset *materials = NULL;
+    if (node->materials >= 0) {
+        materials = dependency_of(manager, scene, view->materials[node->materials]);
+        if (materials == NULL)
+            return missing(err, scene, "material table", n);
+    }
+    skin_use skin = {0, 0};
+    uint32_t joints_at, weights_at;
+    if (node->skin >= 0 && (node->flags & KILN_SCENE_NODE_FLAG_SKINNED)) {
+        if (!skin_attributes(&mesh->mesh, &joints_at, &weights_at)) {
+            fprintf(stderr,
+                    "kiln-view: warning: %s: its skin's joints or weights are not in "
+                    "a layout kiln-view reads; drawn unskinned\n",
+                    mesh->path);
+        } else {
+            if (kiln_mesh_find_attribute(&mesh->mesh, KILN_SEMANTIC_JOINTS1) != NULL)
+                fprintf(stderr, "kiln-view: warning: %s: skin influences 5 to 8 are not read\n",
+                        mesh->path);
+            kiln_scene_skin_joints(view, (uint32_t)node->skin, &skin.count);
+            kiln_result r = reserve_joints(list, skin.count, &skin.offset, err);
+            if (r == KILN_OK)
+                r = kiln_scene_skin_matrices(view, instance, (uint32_t)node->skin,
+                                             list->joints + 16 * (size_t)skin.offset, skin.count,
+                                             err);
+            if (r != KILN_OK)
+                return r;
+            memcpy(world, parent, sizeof world); /* the joints are in the scene's space */
+        }
+    }
+    uint32_t instances = 0;
+    const kiln_scene_transform *local = kiln_scene_node_instances(view, n, &instances);
+    if (instances == 0 || skin.count > 0)
+        return add_mesh(manager, list, mesh, materials, world, skin, err);
+    for (uint32_t i = 0; i < instances; i++) {
+        float m[16], placed_world[16];
+        kiln_scene_compose(&local[i], m);
+        mat4_multiply(world, m, placed_world);
+        kiln_result r = add_mesh(manager, list, mesh, materials, placed_world, skin, err);
+        if (r != KILN_OK)
+            return r;
+    }
+    return KILN_OK;
+}
+
+/* Moves the instance's nodes to the clip's pose (libkiln's sampler). Morph
+ * weights are sampled but not drawn yet: a warning says so. */
+static kiln_result apply_pose(const kiln_asset *scene, const draw_pose *pose,
+                              kiln_scene_instance *instance, kiln_error *err) {
+    kiln_anim_pose sampled = {
+        .local = malloc((size_t)scene->scene.node_count * sizeof(kiln_scene_transform) + 1),
+        .weights = malloc((size_t)pose->anim->weight_count * sizeof(float) + 1)};
+    kiln_result r = KILN_ERR_OUT_OF_MEMORY;
+    if (sampled.local != NULL && sampled.weights != NULL) {
+        r = kiln_anim_pose_rest(pose->anim, &scene->scene, &sampled, err);
+        if (r == KILN_OK)
+            r = kiln_anim_sample(pose->anim, pose->clip, pose->time, NULL, &sampled, err);
+        if (r == KILN_OK)
+            r = kiln_anim_apply(pose->anim, pose->clip, &sampled, instance, err);
+        if (r == KILN_OK)
+            kiln_scene_update(instance);
+    } else {
+        err->code = r;
+        snprintf(err->message, sizeof err->message, "%s: out of memory for a pose", scene->path);
+    }
+    if (r == KILN_OK && pose->anim->weight_count > 0)
+        fprintf(stderr, "kiln-view: warning: %s: morph weights are not drawn (rest shape)\n",
+                scene->path);
+    free(sampled.local);
+    free(sampled.weights);
+    return r;
+}
+
+static kiln_result add_scene(const kiln_manager *manager, draw_list *list, const kiln_asset *scene,
+                             const float parent[16], int depth, const draw_pose *pose,
+                             kiln_error *err) {
+    if (depth > MAX_LEVEL_NESTING) {
+        fprintf(stderr, "kiln-view: warning: %s: levels nested deeper than %d are not drawn\n",
+                scene->path, MAX_LEVEL_NESTING);
+        return KILN_OK;
+    }
+    const kiln_scene_view *view = &scene->scene;
+    size_t size = kiln_scene_instance_size(view);
+    void *memory = size > 0 ? aligned_alloc(16, (size + 15) & ~(size_t)15) : NULL;
+    if (memory == NULL) {
+        err->code = KILN_ERR_OUT_OF_MEMORY;
+        snprintf(err->message, sizeof err->message, "%s: out of memory for its instance",
+                 scene->path);
+        return KILN_ERR_OUT_OF_MEMORY;
+    }
+    kiln_scene_instance instance;
+    kiln_result r = kiln_scene_instance_init(&instance, view, memory, size, err);
+    if (r == KILN_OK && pose != NULL)
+        r = apply_pose(scene, pose, &instance, err);
+    for (uint32_t n = 0; r == KILN_OK && n < view->node_count; n++)
+        if (depth > 0 || in_default_scene(view, n))
+            r = add_node(manager, list, scene, &instance, n, parent, depth, err);
+    free(memory);
+    return r;
+}
+
+kiln_result draw_list_build(const kiln_manager *manager, const kiln_asset *asset,
+                            const draw_pose *pose, draw_list *out, kiln_error *err) {
+    memset(out, 0, sizeof *out);
+    for (int axis = 0; axis < 3; axis++) {
+        out->bounds_min[axis] = INFINITY;
+        out->bounds_max[axis] = -INFINITY;
+    }
+    if (asset->kind == KILN_ASSET_SCENE)
+        return add_scene(manager, out, asset, identity, 0, pose, err);
+    if (asset->kind == KILN_ASSET_MESH) {
+        const kiln_asset *materials = NULL;
+        for (uint32_t i = 0; i < asset->dependency_count && materials == NULL; i++) {
+            const kiln_asset *d = kiln_asset_get(manager, asset->dependencies[i].ref);
+            if (d != NULL && d->kind == KILN_ASSET_MATERIAL)
+                materials = d;
+        }
+        return add_mesh(manager, out, asset, materials, identity, (skin_use){0, 0}, err);
+    }
+    err->code = KILN_ERR_INVALID_ARGUMENT;
+    snprintf(err->message, sizeof err->message, "%s is a %s; kiln-view draws meshes and scenes",
+             asset->ref, kiln_asset_kind_str(asset->kind));
+    return KILN_ERR_INVALID_ARGUMENT;
+}
+
+void draw_list_free(draw_list *list) {
+    free(list->items);
+    free(list->joints);
+    memset(list, 0, sizeof *list);
+}

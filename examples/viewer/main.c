@@ -1,0 +1,348 @@
+/*
+ * main.c — kiln-view: renders a cooked model or scene through libkiln's
+ * asset manager with Vulkan.
+ *
+ *   kiln-view OUTPUT [REF] --headless --render OUT.png --size WxH [--time T]
+ *             [--clip NAME] [--validate] [--shaders DIR]
+ *
+ * OUTPUT is a cooked folder (holding assets.kman) or a .kpak; REF a model's
+ * ref (its scene is drawn when it has one), a scene's or a mesh's; without
+ * it, the output's first scene (by ref), else its first mesh. --time and
+ * --clip pose a model's scene with a clip of its animations (skins follow). The frame is
+ * rendered offscreen and written as a PNG. Exit 0 when written, 1 with a
+ * one-line error otherwise (2 for a usage error). docs/viewer.md is the
+ * user's guide.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "draw_list.h"
+#include "gpu_assets.h"
+#include "kiln/kiln.h"
+#include "kiln/manager.h"
+#include "pipeline.h"
+#include "png_out.h"
+#include "render.h"
+#include "vk_context.h"
+
+#define SHADER_REF "kiln-view/mesh"
+#define SKINNED_SHADER_REF "kiln-view/mesh?SKINNED=1"
+#define SHADER_FOLDER "kiln-view-shaders"
+#define MAX_SIZE 16384
+
+typedef struct options {
+    const char *output, *ref, *render, *shaders, *clip;
+    float time;
+    bool posed; /* --time or --clip given */
+    uint32_t width, height;
+    bool headless, validate;
+} options;
+
+static int usage(const char *problem) {
+    fprintf(stderr,
+            "kiln-view: %s\nusage: kiln-view OUTPUT [REF] --headless --render OUT.png --size WxH "
+            "[--time T] [--clip NAME] [--validate] [--shaders DIR]\n",
+            problem);
+    return 2;
+}
+
+static bool parse_size(const char *text, uint32_t *width, uint32_t *height) {
+    char *end;
+    unsigned long w = strtoul(text, &end, 10);
+    if (end == text || (*end != 'x' && *end != 'X'))
+        return false;
+    const char *second = end + 1;
+    unsigned long h = strtoul(second, &end, 10);
+    if (end == second || *end != '\0' || w == 0 || h == 0 || w > MAX_SIZE || h > MAX_SIZE)
+        return false;
+    *width = (uint32_t)w;
+    *height = (uint32_t)h;
+    return true;
+}
+
+static int parse(int argc, char **argv, options *o) {
+    memset(o, 0, sizeof *o);
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        bool has_value = i + 1 < argc;
+        if (strcmp(a, "--headless") == 0) {
+            o->headless = true;
+        } else if (strcmp(a, "--validate") == 0) {
+            o->validate = true;
+        } else if (strcmp(a, "--render") == 0 && has_value) {
+            o->render = argv[++i];
+        } else if (strcmp(a, "--clip") == 0 && has_value) {
+            o->clip = argv[++i];
+            o->posed = true;
+        } else if (strcmp(a, "--time") == 0 && has_value) {
+            char *end;
+            double t = strtod(argv[++i], &end);
+            if (end == argv[i] || *end != '\0' || !(t >= 0.0 && t <= 1e6))
+                return usage("--time takes seconds, 0 to 1000000");
+            o->time = (float)t;
+            o->posed = true;
+        } else if (strcmp(a, "--shaders") == 0 && has_value) {
+            o->shaders = argv[++i];
+        } else if (strcmp(a, "--size") == 0 && has_value) {
+            if (!parse_size(argv[++i], &o->width, &o->height))
+                return usage("--size takes WxH, each 1 to 16384");
+        } else if (a[0] == '-') {
+            char problem[256];
+            snprintf(problem, sizeof problem, "unknown option or missing value: %s", a);
+            return usage(problem);
+        } else if (o->output == NULL) {
+            o->output = a;
+        } else if (o->ref == NULL) {
+            o->ref = a;
+        } else {
+            return usage("more than OUTPUT and REF given");
+        }
+    }
+    if (o->output == NULL)
+        return usage("no OUTPUT folder or pack given");
+    if (!o->headless)
+        return usage("only --headless rendering is in this build (no window yet)");
+    if (o->render == NULL || o->width == 0)
+        return usage("--headless needs --render OUT.png and --size WxH");
+    return 0;
+}
+
+/* The cooked shaders: --shaders, else $KILN_VIEW_SHADERS, else the folder the
+ * build cooked next to this executable. */
+static bool shader_folder(const options *o, char *out, size_t capacity) {
+    const char *chosen = o->shaders != NULL ? o->shaders : getenv("KILN_VIEW_SHADERS");
+    if (chosen != NULL)
+        return (size_t)snprintf(out, capacity, "%s", chosen) < capacity;
+    char exe[PATH_MAX];
+    ssize_t length = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (length <= 0)
+        return false;
+    exe[length] = '\0';
+    char *slash = strrchr(exe, '/');
+    if (slash != NULL)
+        *slash = '\0';
+    return (size_t)snprintf(out, capacity, "%s/%s", exe, SHADER_FOLDER) < capacity;
+}
+
+/* The manifest of a folder or a pack, open in `file` (and `pack`). */
+static kiln_result open_manifest(const char *output, kiln_pack *pack, kiln_file *file,
+                                 kiln_manifest_view *view, kiln_error *err) {
+    struct stat st;
+    kiln_result r;
+    if (stat(output, &st) == 0 && S_ISDIR(st.st_mode)) {
+        char path[PATH_MAX];
+        snprintf(path, sizeof path, "%s/%s", output, KILN_MANIFEST_FILE_NAME);
+        r = kiln_file_map(file, path, 0, err);
+    } else {
+        r = kiln_pack_open(pack, output, err);
+        if (r == KILN_OK)
+            r = kiln_pack_manifest(pack, file, 0, err);
+    }
+    return r == KILN_OK ? kiln_manifest_view_get(file, view, err) : r;
+}
+
+/* The clips of the model whose scene is `ref` ("<model>/scene" has
+ * "<model>/anim"), into `anim`; "" when it has none. */
+static void anim_of(const kiln_manifest_view *view, const char *ref, char *anim, size_t capacity) {
+    size_t length = strlen(ref);
+    anim[0] = '\0';
+    if (length > 6 && strcmp(ref + length - 6, "/scene") == 0 && length + 1 < capacity) {
+        snprintf(anim, capacity, "%.*s/anim", (int)(length - 6), ref);
+        const kiln_manifest_entry *e = kiln_manifest_find(view, kiln_ref_hash(anim));
+        if (e == NULL || e->kind != KILN_ASSET_ANIMATION)
+            anim[0] = '\0';
+    }
+}
+
+/* What to draw: REF (a model's ref means its scene, REF/scene, when it has
+ * one), or the first scene by ref, else the first mesh; and its model's
+ * clips' ref in `anim` ("" without). */
+static kiln_result choose_ref(const options *o, char *out, size_t capacity, char *anim,
+                              size_t anim_capacity, kiln_error *err) {
+    kiln_pack pack = {0};
+    kiln_file file = {0};
+    kiln_manifest_view view;
+    kiln_result r = open_manifest(o->output, &pack, &file, &view, err);
+    if (r == KILN_OK && o->ref != NULL) {
+        char scene[512];
+        snprintf(scene, sizeof scene, "%s/scene", o->ref);
+        const kiln_manifest_entry *e = kiln_manifest_find(&view, kiln_ref_hash(scene));
+        snprintf(out, capacity, "%s", e != NULL && e->kind == KILN_ASSET_SCENE ? scene : o->ref);
+    } else if (r == KILN_OK) {
+        const char *best = NULL;
+        int best_kind = 0;
+        for (uint32_t i = 0; i < view.entry_count; i++) {
+            int kind = view.entries[i].kind;
+            if (kind != KILN_ASSET_SCENE && kind != KILN_ASSET_MESH)
+                continue;
+            const char *ref = kiln_manifest_ref(&view, &view.entries[i]);
+            if (best == NULL || (kind == KILN_ASSET_SCENE && best_kind != KILN_ASSET_SCENE) ||
+                (kind == best_kind && strcmp(ref, best) < 0)) {
+                best = ref;
+                best_kind = kind;
+            }
+        }
+        if (best != NULL) {
+            snprintf(out, capacity, "%s", best);
+        } else {
+            r = KILN_ERR_NOT_FOUND;
+            err->code = r;
+            snprintf(err->message, sizeof err->message, "%s holds no scene or mesh to draw",
+                     o->output);
+        }
+    }
+    if (r == KILN_OK)
+        anim_of(&view, out, anim, anim_capacity);
+    kiln_file_close(&file);
+    kiln_pack_close(&pack);
+    return r;
+}
+
+/* The pose --time and --clip ask for: the named clip (else the first) of
+ * `anim`. */
+static bool choose_pose(const options *o, const kiln_asset *anim, const char *ref, draw_pose *pose,
+                        kiln_error *err) {
+    err->code = KILN_ERR_NOT_FOUND;
+    if (anim == NULL) {
+        snprintf(err->message, sizeof err->message, "--time/--clip: %.200s has no animations", ref);
+        return false;
+    }
+    pose->anim = &anim->anim;
+    pose->time = o->time;
+    pose->clip = 0;
+    if (o->clip != NULL && kiln_anim_find_clip(&anim->anim, o->clip, &pose->clip) != KILN_OK) {
+        snprintf(err->message, sizeof err->message, "--clip: %.150s has no clip named '%.32s'",
+                 anim->ref, o->clip);
+        return false;
+    }
+    if (anim->anim.clip_count == 0) {
+        snprintf(err->message, sizeof err->message, "--time/--clip: %.200s has no clips",
+                 anim->ref);
+        return false;
+    }
+    return true;
+}
+
+/* Everything main owns, released in reverse order of creation. */
+typedef struct viewer {
+    vk_context vk;
+    gpu_assets assets;
+    kiln_manager *manager;
+    pipeline pipes[2]; /* plain, skinned */
+    draw_list draws;
+    uint8_t *pixels;
+} viewer;
+
+static void viewer_close(viewer *v) {
+    free(v->pixels);
+    draw_list_free(&v->draws);
+    if (v->vk.device != VK_NULL_HANDLE)
+        for (int p = 0; p < 2; p++)
+            pipeline_destroy(&v->vk, &v->pipes[p]);
+    kiln_manager_destroy(v->manager); /* runs the destroy callbacks: before the device goes */
+    vkc_destroy(&v->vk);
+}
+
+static kiln_result load(kiln_manager *manager, const char *ref, const kiln_asset **out,
+                        kiln_error *err) {
+    kiln_ref handle;
+    kiln_result r = kiln_manager_load_ref(manager, KILN_SCOPE_PERMANENT, ref, &handle, err);
+    if (r != KILN_OK)
+        return r;
+    *out = kiln_asset_get(manager, handle);
+    if (*out == NULL && kiln_asset_state_of(manager, handle, err) != KILN_ASSET_READY)
+        return err->code != KILN_OK ? err->code : KILN_ERR_NOT_FOUND;
+    return KILN_OK;
+}
+
+static bool run(const options *o, viewer *v, kiln_error *err) {
+    char shaders[PATH_MAX], ref[512], anim_ref[512];
+    if (!shader_folder(o, shaders, sizeof shaders)) {
+        err->code = KILN_ERR_NOT_FOUND;
+        snprintf(err->message, sizeof err->message, "cannot find the cooked shaders' folder");
+        return false;
+    }
+    char manifest[PATH_MAX + 32];
+    snprintf(manifest, sizeof manifest, "%s/%s", shaders, KILN_MANIFEST_FILE_NAME);
+    if (access(manifest, R_OK) != 0) {
+        err->code = KILN_ERR_NOT_FOUND;
+        snprintf(err->message, sizeof err->message,
+                 "no cooked shaders in %.160s (the build cooks them there; or pass --shaders DIR)",
+                 shaders);
+        return false;
+    }
+    if (choose_ref(o, ref, sizeof ref, anim_ref, sizeof anim_ref, err) != KILN_OK ||
+        !vkc_create(&v->vk, o->validate, err))
+        return false;
+    v->assets.vk = &v->vk;
+    kiln_manager_desc desc = {.engine = gpu_assets_callbacks(&v->assets)};
+    const kiln_asset *shaders_loaded[2], *asset;
+    /* The shaders' folder is mounted last so their refs win over the output's. */
+    if (kiln_manager_create(&desc, &v->manager, err) != KILN_OK ||
+        kiln_manager_mount(v->manager, o->output, NULL, err) != KILN_OK ||
+        kiln_manager_mount(v->manager, shaders, NULL, err) != KILN_OK ||
+        load(v->manager, SHADER_REF, &shaders_loaded[0], err) != KILN_OK ||
+        load(v->manager, SKINNED_SHADER_REF, &shaders_loaded[1], err) != KILN_OK ||
+        load(v->manager, ref, &asset, err) != KILN_OK)
+        return false;
+    render_program programs[2];
+    for (int p = 0; p < 2; p++) {
+        const kiln_asset *shader = shaders_loaded[p];
+        if (shader->kind != KILN_ASSET_SHADER) {
+            snprintf(err->message, sizeof err->message, "%s in %.160s is not a shader", shader->ref,
+                     shaders);
+            return false;
+        }
+        if (!pipeline_create(&v->vk, &shader->shader, shader->path, VK_FORMAT_R8G8B8A8_SRGB,
+                             VK_FORMAT_D32_SFLOAT, &v->pipes[p], err))
+            return false;
+        programs[p] = (render_program){&v->pipes[p], &shader->shader};
+    }
+    const kiln_asset *anim = NULL;
+    draw_pose pose;
+    if (o->posed && ((anim_ref[0] != '\0' && load(v->manager, anim_ref, &anim, err) != KILN_OK) ||
+                     !choose_pose(o, anim, ref, &pose, err)))
+        return false;
+    if (draw_list_build(v->manager, asset, o->posed ? &pose : NULL, &v->draws, err) != KILN_OK)
+        return false;
+    if (v->draws.skipped_primitives > 0)
+        fprintf(stderr, "kiln-view: warning: %s: %u line or point submeshes not drawn\n", ref,
+                v->draws.skipped_primitives);
+    camera cam;
+    camera_frame(&v->draws, o->width, o->height, &cam);
+    v->pixels = malloc(4 * (size_t)o->width * o->height);
+    if (v->pixels == NULL) {
+        snprintf(err->message, sizeof err->message, "out of memory for a %ux%u image", o->width,
+                 o->height);
+        return false;
+    }
+    return render_frame(&v->vk, programs, &v->draws, &cam, o->width, o->height, v->pixels, err) &&
+           png_write_rgba(o->render, v->pixels, o->width, o->height, err);
+}
+
+int main(int argc, char **argv) {
+    options o;
+    int bad = parse(argc, argv, &o);
+    if (bad != 0)
+        return bad;
+    viewer v = {0};
+    kiln_error err = {0};
+    bool ok = run(&o, &v, &err);
+    viewer_close(&v);
+    if (!ok) {
+        fprintf(stderr, "kiln-view: %s\n", err.message);
+        remove(o.render);
+        return 1;
+    }
+    if (v.vk.validation_errors > 0) {
+        fprintf(stderr, "kiln-view: %u Vulkan validation errors\n", v.vk.validation_errors);
+        remove(o.render);
+        return 1;
+    }
+    return 0;
+}

@@ -1,0 +1,164 @@
+#!/bin/bash
+# kiln-view (examples/viewer, docs/viewer.md) rendering headless on lavapipe,
+# Mesa's software Vulkan driver, with the Khronos validation layer on: any
+# validation error fails a render. Synthetic glTF scenes written by
+# viewer_scenes.py are cooked by kiln, rendered, and checked pixel by pixel
+# against what viewer_scenes.py computes from the documented camera: a
+# textured quad's texels (RGBA8 sRGB, RGBA8 linear, BC1, BC7), an alpha-mask
+# cut-out, a node hierarchy placing a quad on a computed pixel region. Then
+# corpus models render with a plausible silhouette, and bad command lines
+# fail with one line naming the problem. Without Vulkan, lavapipe or the
+# validation layer (installed here with apt-get when missing and root),
+# "skipped:".
+set -eu
+HERE=$(cd "$(dirname "$0")" && pwd)
+source "$HERE/harness.sh" viewer
+VIEW=$(dirname "$KILN")/kiln-view
+SCENES="$HERE/viewer_scenes.py"
+CORPUS=${KILN_CORPUS:-}
+
+if [ ! -x "$VIEW" ]; then
+    echo "skipped: kiln-view was not built (Vulkan not found: libvulkan-dev)"
+    exit 0
+fi
+icd() { ls /usr/share/vulkan/icd.d/lvp_icd.*.json 2>/dev/null | head -n 1; }
+layer() { ls /usr/share/vulkan/explicit_layer.d/VkLayer_khronos_validation.json 2>/dev/null; }
+if { [ -z "$(icd)" ] || [ -z "$(layer)" ]; } && [ "$EUID" -eq 0 ] && command -v apt-get >/dev/null; then
+    DEBIAN_FRONTEND=noninteractive timeout 300 apt-get install -y -q mesa-vulkan-drivers \
+        vulkan-validationlayers >"$SCRATCH/apt.log" 2>&1 || true
+fi
+if [ -z "$(icd)" ] || [ -z "$(layer)" ]; then
+    echo "skipped: lavapipe (mesa-vulkan-drivers) or vulkan-validationlayers not installed"
+    exit 0
+fi
+if ! command -v python3 >/dev/null; then
+    echo "skipped: python3 not found (it writes the scenes and checks the pixels)"
+    exit 0
+fi
+# Only lavapipe, whatever else the machine has; both variables for old and new loaders.
+export VK_ICD_FILENAMES VK_DRIVER_FILES
+VK_ICD_FILENAMES=$(icd)
+VK_DRIVER_FILES=$VK_ICD_FILENAMES
+# Mesa's LLVM JIT keeps allocations until exit, in modules unloaded before
+# LeakSanitizer looks (unsymbolisable frames); other ASan checks stay on.
+export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
+
+# view ARGS...: runs kiln-view; sets $status, fills the stdout/stderr files.
+view() {
+    set +e
+    "$VIEW" "$@" >"$SCRATCH/stdout" 2>"$SCRATCH/stderr" </dev/null
+    status=$?
+    set -e
+}
+one_line_error() { [ "$(wc -l <"$SCRATCH/stderr")" -eq 1 ] && stderr_has "^kiln-view: $1"; }
+
+# ---- synthetic scenes, checked pixel by pixel ---------------------------------
+python3 "$SCENES" make "$SCRATCH/synthetic/in"
+(cd "$SCRATCH" && "$KILN" build -q --config synthetic/kiln.yml -i synthetic/in \
+    -o synthetic/out) >"$SCRATCH/cook.log" 2>&1 || { cat "$SCRATCH/cook.log"; exit 1; }
+# The premises: the formats the texel checks are about.
+for want in quad_srgb:rgba8_srgb quad_linear:rgba8_unorm quad_bc1:bc1_rgb_srgb quad_bc7:bc7_srgb; do
+    file="$SCRATCH/synthetic/out/${want%%:*}/${want%%:*}.ktx2"
+    check "${want%%:*} is cooked as ${want#*:}" grep -q "${want#*:}" <("$KILN" info "$file" 2>&1)
+done
+for scene in quad_srgb quad_linear quad_bc1 quad_bc7 mask nodes; do
+    view "$SCRATCH/synthetic/out" "$scene" --headless --render "$SCRATCH/$scene.png" \
+        --size 256x192 --validate
+    check "$scene renders with no validation error" all_true "status_is 0" \
+        "stderr_lacks 'validation error'" "[ -s '$SCRATCH/$scene.png' ]"
+    check "$scene: pixels where computed" \
+        python3 "$SCENES" check "$SCRATCH/synthetic/in" "$scene" "$SCRATCH/$scene.png" 256 192
+done
+# Clips: the first clip ("hold") when --time alone, "move" by name, sampled
+# at 0.5 s; a clip the model lacks is an error naming it.
+view "$SCRATCH/synthetic/out" anim --headless --render "$SCRATCH/anim_hold.png" --size 256x192 \
+    --time 0.5 --validate
+check "anim --time 0.5 (first clip) renders" status_is 0
+check "anim_hold: the child where the held key puts it" \
+    python3 "$SCENES" check "$SCRATCH/synthetic/in" anim_hold "$SCRATCH/anim_hold.png" 256 192
+view "$SCRATCH/synthetic/out" anim --headless --render "$SCRATCH/anim_move.png" --size 256x192 \
+    --clip move --time 0.5 --validate
+check "anim --clip move --time 0.5 renders" status_is 0
+check "anim_move: the child a quarter of the way" \
+    python3 "$SCENES" check "$SCRATCH/synthetic/in" anim_move "$SCRATCH/anim_move.png" 256 192
+view "$SCRATCH/synthetic/out" anim --headless --render "$SCRATCH/bad.png" --size 64x64 --clip walk
+check "an unknown clip is a one-line error naming it" all_true "status_is 1" \
+    "one_line_error \".*no clip named 'walk'\"" "[ ! -e '$SCRATCH/bad.png' ]"
+view "$SCRATCH/synthetic/out" nodes --headless --render "$SCRATCH/bad.png" --size 64x64 --time 1
+check "--time on a model without clips is a one-line error" all_true "status_is 1" \
+    "one_line_error '.*nodes/scene has no animations'"
+
+# Skinning: the rest pose, then clip "bend" at 1 s moving the top joint.
+for pose in "skin_rest --time 0" "skin_bent --time 1"; do
+    name=${pose%% *}
+    view "$SCRATCH/synthetic/out" skin --headless --render "$SCRATCH/$name.png" --size 256x192 \
+        ${pose#* } --validate
+    check "$name renders with no validation error" all_true "status_is 0" \
+        "stderr_lacks 'validation error'"
+    check "$name: the skinned quad where its joints put it" \
+        python3 "$SCENES" check "$SCRATCH/synthetic/in" "$name" "$SCRATCH/$name.png" 256 192
+done
+
+# A scene's own ref draws the same as the model's ref.
+view "$SCRATCH/synthetic/out" nodes/scene --headless --render "$SCRATCH/nodes_scene.png" \
+    --size 256x192 --validate
+check "a scene ref renders as its model's" cmp -s "$SCRATCH/nodes.png" "$SCRATCH/nodes_scene.png"
+
+# ---- bad command lines and inputs: one line, non-zero, no PNG ---------------------
+view "$SCRATCH/missing" --headless --render "$SCRATCH/bad.png" --size 64x64
+check "a missing output folder is a one-line error naming it" all_true "status_is 1" \
+    "one_line_error '.*missing'" "[ ! -e '$SCRATCH/bad.png' ]"
+view "$SCRATCH/synthetic/out" no/such --headless --render "$SCRATCH/bad.png" --size 64x64
+check "an unknown ref is a one-line error naming it" all_true "status_is 1" \
+    "one_line_error '.*no/such'" "[ ! -e '$SCRATCH/bad.png' ]"
+view "$SCRATCH/synthetic/out" quad_srgb/quad_srgb --headless --render "$SCRATCH/bad.png" --size 64x64
+check "a texture ref is refused" all_true "status_is 1" "one_line_error '.*is a texture'"
+view "$SCRATCH/synthetic/out" nodes --headless --render "$SCRATCH/bad.png" --size 64
+check "a bad --size is a usage error" all_true "status_is 2" "stderr_has 'WxH'"
+view "$SCRATCH/synthetic/out" nodes --render "$SCRATCH/bad.png" --size 64x64
+check "no --headless is refused (no window in this build)" all_true "status_is 2" \
+    "stderr_has 'headless'"
+view "$SCRATCH/synthetic/out" nodes --headless --render "$SCRATCH/bad.png" --size 64x64 \
+    --shaders "$SCRATCH/no-shaders"
+check "missing cooked shaders are a one-line error" all_true "status_is 1" \
+    "one_line_error '.*no-shaders.*--shaders'" "[ ! -e '$SCRATCH/bad.png' ]"
+view "$SCRATCH/synthetic/out" nodes --headless --render "$SCRATCH/no-dir/x.png" --size 64x64
+check "an unwritable PNG path is a one-line error naming it" all_true "status_is 1" \
+    "one_line_error '.*no-dir/x.png'"
+
+# ---- corpus models -----------------------------------------------------------------
+if [ -n "$CORPUS" ] && [ -d "$CORPUS/gltf/DamagedHelmet" ]; then
+    mkdir -p "$SCRATCH/corpus/in"
+    # source folder, its copy's name (the model's ref is <name>/<file stem>), the
+    # share of the 4:3 frame its silhouette covers from the front (min, max):
+    # the camera fits the bounding box's sphere to the frame's height, whose
+    # disc covers about half of it, and the models fill part of that disc
+    # (the helmet about a third, the fox seen head-on far less).
+    models="DamagedHelmet/glTF-Binary damagedhelmet/damagedhelmet 0.08 0.40
+AlphaBlendModeTest/glTF-Binary alphablendmodetest/alphablendmodetest 0.08 0.40
+TextureTransformTest/glTF texturetransformtest/texturetransformtest 0.10 0.45
+Fox/glTF-Binary fox/fox 0.01 0.20"
+    while read -r src ref low high; do
+        [ -d "$CORPUS/gltf/$src" ] || continue
+        mkdir -p "$SCRATCH/corpus/in/${ref%%/*}"
+        cp -r "$CORPUS/gltf/$src"/. "$SCRATCH/corpus/in/${ref%%/*}/"
+    done <<<"$models"
+    # Small textures keep the cook short; the viewer draws what was cooked.
+    printf 'default:\n  texture.max_size: 256\n' >"$SCRATCH/corpus/kiln.yml"
+    (cd "$SCRATCH/corpus" && "$KILN" build -q --config kiln.yml -i in -o out) \
+        >"$SCRATCH/corpus.log" 2>&1 || true
+    while read -r src ref low high; do
+        [ -d "$CORPUS/gltf/$src" ] || continue
+        png="$SCRATCH/corpus-${ref%%/*}.png"
+        view "$SCRATCH/corpus/out" "$ref" --headless --render "$png" --size 320x240 --validate
+        check "corpus $ref renders with no validation error" all_true "status_is 0" \
+            "stderr_lacks 'validation error'"
+        share=$(python3 "$SCENES" coverage "$png" 2>/dev/null || echo 0)
+        check "corpus $ref covers $share of the frame (expected $low..$high)" \
+            python3 -c "import sys; sys.exit(not ($low <= $share <= $high))"
+    done <<<"$models"
+else
+    echo "corpus: skipped: shared corpus not found at ${CORPUS:-<unset>} (set KILN_CORPUS)"
+fi
+
+finish "viewer"

@@ -1,0 +1,388 @@
+#!/usr/bin/env python3
+"""test_viewer.sh's scenes and checks, independent of kiln and kiln-view.
+
+  viewer_scenes.py make DIR         writes the glTF scenes, images and kiln.yml into DIR
+  viewer_scenes.py check DIR NAME PNG W H
+                                    checks kiln-view's render of scene NAME
+  viewer_scenes.py coverage PNG     prints the share of pixels drawn (alpha > 0)
+
+Expected pixels come from the camera docs/viewer.md documents (looking down -Z
+at the centre of the world bounding box, 45-degree vertical field of view,
+at the distance where the bounding sphere fits), computed here in Python.
+"""
+import base64
+import json
+import math
+import os
+import struct
+import sys
+import zlib
+
+# ---- PNG, written and read with zlib alone -----------------------------------
+
+
+def png_write(path, width, height, rgba_rows):
+    raw = b"".join(b"\x00" + bytes(row) for row in rgba_rows)
+
+    def chunk(kind, data):
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+    with open(path, "wb") as f:
+        f.write(b"\x89PNG\r\n\x1a\n")
+        f.write(chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 6, 0, 0, 0)))
+        f.write(chunk(b"IDAT", zlib.compress(raw)))
+        f.write(chunk(b"IEND", b""))
+
+
+def png_read(path):
+    data = open(path, "rb").read()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
+    pos, idat, width, height = 8, b"", 0, 0
+    while pos < len(data):
+        length, kind = struct.unpack(">I4s", data[pos:pos + 8])
+        body = data[pos + 8:pos + 8 + length]
+        if kind == b"IHDR":
+            width, height, depth, ctype = struct.unpack(">IIBB", body[:10])
+            assert depth == 8 and ctype == 6, "expected 8-bit RGBA"
+        elif kind == b"IDAT":
+            idat += body
+        pos += 12 + length
+    raw = zlib.decompress(idat)
+    stride = 4 * width
+    rows, prev = [], bytearray(stride)
+    for y in range(height):
+        f = raw[y * (stride + 1)]
+        line = bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
+        for x in range(stride):
+            a = line[x - 4] if x >= 4 else 0
+            b = prev[x]
+            c = prev[x - 4] if x >= 4 else 0
+            if f == 1:
+                line[x] = (line[x] + a) & 255
+            elif f == 2:
+                line[x] = (line[x] + b) & 255
+            elif f == 3:
+                line[x] = (line[x] + (a + b) // 2) & 255
+            elif f == 4:
+                p = a + b - c
+                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+                line[x] = (line[x] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+        rows.append(line)
+        prev = line
+    return width, height, rows
+
+
+# ---- the scenes ---------------------------------------------------------------
+
+# Quadrant colours (top-left, top-right, bottom-left, bottom-right) of the 8x8
+# test images: flat 4x4 blocks, so block compression of 0/255 values is exact.
+EXACT = [(255, 0, 0), (0, 255, 0), (0, 0, 255), (255, 255, 255)]
+GREYS = [(255, 0, 0), (0, 255, 0), (128, 64, 200), (32, 160, 96)]
+
+
+def quadrant_image(colors, alpha=None):
+    rows = []
+    for y in range(8):
+        row = []
+        for x in range(8):
+            q = (2 if y >= 4 else 0) + (1 if x >= 4 else 0)
+            a = 255 if alpha is None else alpha(x, y)
+            row += list(colors[q]) + [a]
+        rows.append(row)
+    return rows
+
+
+def quad_buffer(half, z=0.0):
+    """A quad facing +Z: positions, normals, uvs (glTF: uv 0,0 at the image's top left)."""
+    pos = [(-half, -half, z), (half, -half, z), (half, half, z), (-half, half, z)]
+    uv = [(0, 1), (1, 1), (1, 0), (0, 0)]
+    data = b"".join(struct.pack("<3f", *p) for p in pos)
+    data += b"".join(struct.pack("<3f", 0, 0, 1) for _ in pos)
+    data += b"".join(struct.pack("<2f", *t) for t in uv)
+    data += struct.pack("<6H", 0, 1, 2, 0, 2, 3)
+    return data, [min(p[i] for p in pos) for i in range(3)], [max(p[i] for p in pos) for i in range(3)]
+
+
+def add_quad_mesh(doc, blob, half, material, z=0.0):
+    data, lo, hi = quad_buffer(half, z)
+    base = len(blob)
+    blob += data
+    views = len(doc["bufferViews"])
+    doc["bufferViews"] += [
+        {"buffer": 0, "byteOffset": base, "byteLength": 48},
+        {"buffer": 0, "byteOffset": base + 48, "byteLength": 48},
+        {"buffer": 0, "byteOffset": base + 96, "byteLength": 32},
+        {"buffer": 0, "byteOffset": base + 128, "byteLength": 12},
+    ]
+    acc = len(doc["accessors"])
+    doc["accessors"] += [
+        {"bufferView": views, "componentType": 5126, "count": 4, "type": "VEC3", "min": lo, "max": hi},
+        {"bufferView": views + 1, "componentType": 5126, "count": 4, "type": "VEC3"},
+        {"bufferView": views + 2, "componentType": 5126, "count": 4, "type": "VEC2"},
+        {"bufferView": views + 3, "componentType": 5123, "count": 6, "type": "SCALAR"},
+    ]
+    doc["meshes"].append({"primitives": [{
+        "attributes": {"POSITION": acc, "NORMAL": acc + 1, "TEXCOORD_0": acc + 2},
+        "indices": acc + 3, "material": material}]})
+    return len(doc["meshes"]) - 1
+
+
+def new_doc():
+    return {"asset": {"version": "2.0"}, "extensionsUsed": ["KHR_materials_unlit"],
+            "scene": 0, "scenes": [{"nodes": []}], "nodes": [], "meshes": [], "materials": [],
+            "bufferViews": [], "accessors": [], "buffers": []}
+
+
+def finish(doc, blob, path):
+    doc["buffers"] = [{"byteLength": len(blob),
+                       "uri": "data:application/octet-stream;base64," + base64.b64encode(bytes(blob)).decode()}]
+    with open(path, "w") as f:
+        json.dump(doc, f, indent=1)
+
+
+def unlit(extra):
+    m = {"pbrMetallicRoughness": {"metallicFactor": 0, "roughnessFactor": 1},
+         "extensions": {"KHR_materials_unlit": {}}}
+    m.update(extra)
+    return m
+
+
+def textured_quad(dirname, name, colors, alpha=None, mask=False, linear=False):
+    png_write(os.path.join(dirname, name + ".png"), 8, 8, quadrant_image(colors, alpha))
+    doc, blob = new_doc(), bytearray()
+    doc["images"] = [{"uri": name + ".png"}]
+    doc["textures"] = [{"source": 0}]
+    if linear:
+        # The image's first use is a metallic-roughness slot: kiln cooks it
+        # linear, and the unlit material below shows it as base colour.
+        doc["materials"].append({"pbrMetallicRoughness": {"metallicRoughnessTexture": {"index": 0}}})
+    extra = {"alphaMode": "MASK", "alphaCutoff": 0.5} if mask else {}
+    mat = len(doc["materials"])
+    m = unlit(extra)
+    m["pbrMetallicRoughness"]["baseColorTexture"] = {"index": 0}
+    doc["materials"].append(m)
+    if linear:
+        add_quad_mesh(doc, blob, 0.5, 0, z=-5.0)  # keeps material 0 used, far behind
+        doc["nodes"].append({"mesh": 0, "scale": [0.001, 0.001, 0.001]})
+        doc["scenes"][0]["nodes"].append(0)
+    mesh = add_quad_mesh(doc, blob, 1.0, mat)
+    doc["nodes"].append({"mesh": mesh})
+    doc["scenes"][0]["nodes"].append(len(doc["nodes"]) - 1)
+    finish(doc, blob, os.path.join(dirname, name + ".gltf"))
+
+
+NODES_PARENT = {"translation": [0.5, 0.25, 0.0], "scale": [0.5, 0.5, 0.5]}
+NODES_CHILD = {"translation": [0.4, 0.4, 0.5]}
+SMALL_HALF = 0.25
+
+
+# anim.gltf: the node scene with two clips of the child's translation:
+# "hold" keeps it at HOLD, "move" goes linearly from MOVE_FROM (0 s) to
+# MOVE_TO (2 s).
+HOLD = [-0.4, 0.4, 0.5]
+MOVE_FROM, MOVE_TO, MOVE_SECONDS = [0.4, 0.4, 0.5], [-0.4, -0.4, 0.5], 2.0
+
+
+def add_clip(doc, blob, name, times, values):
+    base = len(blob)
+    blob += struct.pack("<%df" % len(times), *times)
+    blob += b"".join(struct.pack("<3f", *v) for v in values)
+    views = len(doc["bufferViews"])
+    doc["bufferViews"] += [{"buffer": 0, "byteOffset": base, "byteLength": 4 * len(times)},
+                           {"buffer": 0, "byteOffset": base + 4 * len(times), "byteLength": 12 * len(values)}]
+    acc = len(doc["accessors"])
+    doc["accessors"] += [{"bufferView": views, "componentType": 5126, "count": len(times), "type": "SCALAR",
+                          "min": [min(times)], "max": [max(times)]},
+                         {"bufferView": views + 1, "componentType": 5126, "count": len(values), "type": "VEC3"}]
+    doc.setdefault("animations", []).append({
+        "name": name, "samplers": [{"input": acc, "output": acc + 1, "interpolation": "LINEAR"}],
+        "channels": [{"sampler": 0, "target": {"node": 2, "path": "translation"}}]})
+
+
+def node_scene(dirname, name="nodes", clips=False):
+    doc, blob = new_doc(), bytearray()
+    doc["materials"] = [unlit({"pbrMetallicRoughness": {"baseColorFactor": [1, 0, 0, 1]}}),
+                        unlit({"pbrMetallicRoughness": {"baseColorFactor": [0, 1, 0, 1]}})]
+    big = add_quad_mesh(doc, blob, 1.0, 0)
+    small = add_quad_mesh(doc, blob, SMALL_HALF, 1)
+    doc["nodes"] = [{"mesh": big, "name": "floor"},
+                    dict(NODES_PARENT, name="parent", children=[2]),
+                    dict(NODES_CHILD, name="child", mesh=small)]
+    doc["scenes"][0]["nodes"] = [0, 1]
+    if clips:
+        add_clip(doc, blob, "hold", [0.0, 1.0], [HOLD, HOLD])
+        add_clip(doc, blob, "move", [0.0, MOVE_SECONDS], [MOVE_FROM, MOVE_TO])
+    finish(doc, blob, os.path.join(dirname, name + ".gltf"))
+
+
+# skin.gltf: a 2x2 quad whose bottom vertices follow joint 0 (at the origin)
+# and top vertices joint 1 (bound at (0, 1, 0)); clip "bend" slides joint 1
+# by BEND in x over one second, shearing the quad.
+BEND = 0.6
+
+
+def skin_scene(dirname):
+    doc, blob = new_doc(), bytearray()
+    doc["materials"] = [unlit({"pbrMetallicRoughness": {"baseColorFactor": [0, 1, 0, 1]}})]
+    mesh = add_quad_mesh(doc, blob, 1.0, 0)
+    base = len(blob)
+    # Vertices: (-1,-1) (1,-1) (1,1) (-1,1): the bottom two on joint 0.
+    for v in range(4):
+        blob += struct.pack("<4H", 0 if v < 2 else 1, 0, 0, 0)
+    for v in range(4):
+        blob += struct.pack("<4f", 1, 0, 0, 0)
+    identity = [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1]
+    bind1 = identity[:12] + [0, -1, 0, 1]
+    blob += struct.pack("<32f", *(identity + bind1))
+    views = len(doc["bufferViews"])
+    doc["bufferViews"] += [{"buffer": 0, "byteOffset": base, "byteLength": 32},
+                           {"buffer": 0, "byteOffset": base + 32, "byteLength": 64},
+                           {"buffer": 0, "byteOffset": base + 96, "byteLength": 128}]
+    acc = len(doc["accessors"])
+    doc["accessors"] += [{"bufferView": views, "componentType": 5123, "count": 4, "type": "VEC4"},
+                         {"bufferView": views + 1, "componentType": 5126, "count": 4, "type": "VEC4"},
+                         {"bufferView": views + 2, "componentType": 5126, "count": 2, "type": "MAT4"}]
+    doc["meshes"][mesh]["primitives"][0]["attributes"].update({"JOINTS_0": acc, "WEIGHTS_0": acc + 1})
+    doc["nodes"] = [{"mesh": mesh, "skin": 0, "name": "bar"},
+                    {"name": "root_joint", "children": [2]},
+                    {"name": "tip_joint", "translation": [0, 1, 0]}]
+    doc["skins"] = [{"joints": [1, 2], "inverseBindMatrices": acc + 2}]
+    doc["scenes"][0]["nodes"] = [0, 1]
+    add_clip(doc, blob, "bend", [0.0, 1.0], [[0, 1, 0], [BEND, 1, 0]])
+    finish(doc, blob, os.path.join(dirname, "skin.gltf"))
+
+
+def make(dirname):
+    os.makedirs(dirname, exist_ok=True)
+    textured_quad(dirname, "quad_srgb", GREYS)
+    textured_quad(dirname, "quad_linear", GREYS, linear=True)
+    textured_quad(dirname, "quad_bc1", EXACT)
+    textured_quad(dirname, "quad_bc7", EXACT)
+    textured_quad(dirname, "mask", [(0, 0, 255)] * 4, alpha=lambda x, y: 0 if x < 4 else 255, mask=True)
+    node_scene(dirname)
+    node_scene(dirname, "anim", clips=True)
+    skin_scene(dirname)
+    with open(os.path.join(os.path.dirname(dirname.rstrip("/")), "kiln.yml"), "w") as f:
+        f.write('rules:\n'
+                '  - match: "*"\n    texture.compress: false\n'
+                '  - match: "quad_bc1*"\n    texture.compress: true\n    texture.format: bc1\n'
+                '  - match: "quad_bc7*"\n    texture.compress: true\n    texture.format: bc7\n')
+
+
+# ---- the camera of docs/viewer.md, and the checks ------------------------------
+
+
+def camera(lo, hi, width, height):
+    center = [(a + b) / 2 for a, b in zip(lo, hi)]
+    radius = math.sqrt(sum(((b - a) / 2) ** 2 for a, b in zip(lo, hi)))
+    half_v = math.radians(45) / 2
+    half_h = math.atan(math.tan(half_v) * width / height)
+    distance = radius / math.sin(min(half_v, half_h))
+    eye = (center[0], center[1], center[2] + distance)
+
+    def project(p):
+        depth = eye[2] - p[2]
+        ndc_x = (p[0] - eye[0]) / (depth * math.tan(half_v) * width / height)
+        ndc_y = (p[1] - eye[1]) / (depth * math.tan(half_v))
+        return (ndc_x + 1) / 2 * width, (1 - ndc_y) / 2 * height
+
+    return project
+
+
+def srgb_encode(v):
+    return 12.92 * v if v <= 0.0031308 else 1.055 * v ** (1 / 2.4) - 0.055
+
+
+failures = []
+
+
+def expect(rows, x, y, want, what, tolerance=1):
+    px = tuple(rows[int(y)][4 * int(x):4 * int(x) + 4])
+    if any(abs(a - b) > tolerance for a, b in zip(px, want)):
+        failures.append("%s: pixel (%d, %d) is %s, expected %s" % (what, x, y, px, tuple(want)))
+
+
+def check_quad(rows, w, h, colors, transform=lambda c: c):
+    project = camera([-1, -1, 0], [1, 1, 0], w, h)
+    for q, (qx, qy) in enumerate([(-0.5, 0.5), (0.5, 0.5), (-0.5, -0.5), (0.5, -0.5)]):
+        cx, cy = project((qx, qy, 0))
+        for dx in (-6, 0, 6):
+            for dy in (-6, 0, 6):
+                expect(rows, cx + dx, cy + dy, list(transform(colors[q])) + [255], "quadrant %d" % q)
+    x0, _ = project((-1, 0, 0))
+    expect(rows, x0 - 3, h / 2, (0, 0, 0, 0), "background left of the quad", 0)
+    expect(rows, 1, 1, (0, 0, 0, 0), "background corner", 0)
+
+
+def check(dirname, name, png, w, h):
+    width, height, rows = png_read(png)
+    if (width, height) != (w, h):
+        failures.append("size %dx%d, expected %dx%d" % (width, height, w, h))
+        return
+    if name in ("quad_srgb", "quad_bc1", "quad_bc7"):
+        check_quad(rows, w, h, GREYS if name == "quad_srgb" else EXACT)
+    elif name == "quad_linear":
+        check_quad(rows, w, h, GREYS,
+                   lambda c: [round(255 * srgb_encode(v / 255)) for v in c])
+    elif name == "mask":
+        project = camera([-1, -1, 0], [1, 1, 0], w, h)
+        for (x, y) in [(-0.5, 0.5), (-0.5, -0.5), (-0.2, 0)]:
+            px, py = project((x, y, 0))
+            expect(rows, px, py, (0, 0, 0, 0), "cut-out half", 0)
+        for (x, y) in [(0.5, 0.5), (0.5, -0.5), (0.2, 0)]:
+            px, py = project((x, y, 0))
+            expect(rows, px, py, (0, 0, 255, 255), "opaque half")
+    elif name in ("nodes", "anim_hold", "anim_move"):
+        # World placement of the child quad: parent T * S, then the child's T
+        # (its rest translation, the held one, or "move" at 0.5 s).
+        child = NODES_CHILD["translation"]
+        if name == "anim_hold":
+            child = HOLD
+        elif name == "anim_move":
+            f = 0.5 / MOVE_SECONDS
+            child = [a + f * (b - a) for a, b in zip(MOVE_FROM, MOVE_TO)]
+        s, t = NODES_PARENT["scale"][0], NODES_PARENT["translation"]
+        c = [t[i] + s * child[i] for i in range(3)]
+        half = SMALL_HALF * s
+        lo = [-1, -1, 0]
+        hi = [1, 1, c[2]]
+        project = camera(lo, hi, w, h)
+        x0, y0 = project((c[0] - half, c[1] + half, c[2]))
+        x1, y1 = project((c[0] + half, c[1] - half, c[2]))
+        expect(rows, (x0 + x1) / 2, (y0 + y1) / 2, (0, 255, 0, 255), "child centre")
+        for (x, y) in [(x0 + 2, y0 + 2), (x1 - 2, y0 + 2), (x0 + 2, y1 - 2), (x1 - 2, y1 - 2)]:
+            expect(rows, x, y, (0, 255, 0, 255), "inside the child's computed region")
+        for (x, y) in [(x0 - 3, (y0 + y1) / 2), (x1 + 3, (y0 + y1) / 2),
+                       ((x0 + x1) / 2, y0 - 3), ((x0 + x1) / 2, y1 + 3)]:
+            expect(rows, x, y, (255, 0, 0, 255), "just outside the child's region")
+        fx, fy = project((-0.5, -0.5, 0))
+        expect(rows, fx, fy, (255, 0, 0, 255), "floor")
+    elif name in ("skin_rest", "skin_bent"):
+        # The top vertices move with joint 1 by `shift`; a point of the quad at
+        # height y (from -1 to 1) moves by shift * (y + 1) / 2.
+        shift = BEND if name == "skin_bent" else 0.0
+        project = camera([-1, -1, 0], [1 + shift, 1, 0], w, h)
+        for (x, y, inside) in [(-0.9, 0.9, shift == 0), (1.3, 0.9, shift > 0), (0.0, 0.0, True),
+                               (-0.9, -0.9, True), (1.3, -0.9, False)]:
+            px, py = project((x, y, 0))
+            edge_left = -1 + shift * (y + 1) / 2
+            assert inside == (edge_left < x < edge_left + 2), "test point on the wrong side"
+            expect(rows, px, py, (0, 255, 0, 255) if inside else (0, 0, 0, 0),
+                   "(%.1f, %.1f) %s the skinned quad" % (x, y, "inside" if inside else "outside"),
+                   1 if inside else 0)
+    else:
+        failures.append("unknown scene " + name)
+
+
+if __name__ == "__main__":
+    if sys.argv[1] == "make":
+        make(sys.argv[2])
+    elif sys.argv[1] == "coverage":
+        width, height, rows = png_read(sys.argv[2])
+        drawn = sum(1 for row in rows for x in range(width) if row[4 * x + 3] > 0)
+        print("%.4f" % (drawn / (width * height)))
+    else:
+        check(sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5]), int(sys.argv[6]))
+        for f in failures:
+            print("  " + f)
+        sys.exit(1 if failures else 0)
