@@ -140,7 +140,10 @@ static kiln_result check_dfd(kiln_ktx2_view *v, const ktx2_format_info *f, const
                           : runtime_fail(err, KILN_ERR_CORRUPT, name,
                                          "KTX2: DFD texel block is not 1x1x1 for an uncompressed "
                                          "format");
-    if (b[16] != f->block_bytes && (compressed || b[16] != 0))
+    /* 0 is also what KTX 2.0 first required of supercompressed files (Basis
+     * Universal writes it under Zstd). */
+    bool unsized = !compressed || v->supercompression != KTX2_SUPERCOMPRESSION_NONE;
+    if (b[16] != f->block_bytes && (b[16] != 0 || !unsized))
         return runtime_fail(err, KILN_ERR_CORRUPT, name, "KTX2: DFD bytesPlane0 is wrong");
     /* The fields every kiln file holds the same way (ktx2.md, K6). */
     static const uint8_t zeros[7] = {0};
