@@ -24,13 +24,24 @@
 
 /* ---- quantisation tables ---------------------------------------------------- */
 
-/* Per ISE range: the nearest ISE value of each 8-bit endpoint. */
+/* Per ISE range: the nearest ISE value of each 8-bit endpoint, and the ISE
+ * values in order of their unquantised value (ISE order interleaves them). */
 static uint8_t nearest_ise[21][256];
+static uint8_t ise_by_rank[21][256], rank_of_ise[21][256];
 static pthread_once_t tables_once = PTHREAD_ONCE_INIT;
 
 static void build_tables(void) {
     for (unsigned r = 0; r < 21; r++) {
         unsigned levels = uastc_ise_levels(r);
+        for (unsigned q = 0; q < levels; q++) {
+            unsigned rank = 0; /* values below q's, ties broken by ISE value */
+            for (unsigned o = 0; o < levels; o++) {
+                unsigned a = uastc_unquant_endpoint(r, o), b = uastc_unquant_endpoint(r, q);
+                rank += a < b || (a == b && o < q);
+            }
+            ise_by_rank[r][rank] = (uint8_t)q;
+            rank_of_ise[r][q] = (uint8_t)rank;
+        }
         for (unsigned v = 0; v < 256; v++) {
             unsigned best = 0, best_d = 1000;
             for (unsigned q = 0; q < levels; q++) {
@@ -359,6 +370,67 @@ static void consider_partitioned(candidate_set *c, unsigned mode, unsigned keep)
         consider(c, mode, patterns[i], 0);
 }
 
+/* Best weights for a block's current endpoints, texel by texel and plane by
+ * plane against the exact palettes, anchors fixed; returns the exact error. */
+static double reweigh(uastc_logical *b, const uint8_t rgba[64]) {
+    const uastc_mode_desc *d = uastc_mode_info(b->mode);
+    uint8_t subset_of[16], anchors[3];
+    unsigned subsets = uastc_partition(b->mode, b->pattern, subset_of, anchors);
+    unsigned plane2 = d->comps == 2 ? 1u : b->ccs, all = (1u << d->comps) - 1u;
+    for (unsigned s = 0; s < subsets; s++) {
+        uint8_t members[16], count = 0;
+        for (unsigned i = 0; i < 16; i++)
+            if (subset_of[i] == s)
+                members[count++] = (uint8_t)i;
+        for (unsigned p = 0; p < d->planes; p++) {
+            unsigned mask = d->planes == 1 ? all : p == 0 ? all & ~(1u << plane2) : 1u << plane2;
+            fit_job j = {rgba, members, count, d->comps, mask, d->endpoint_ise, d->weight_bits};
+            uint8_t q[4][2], weights[16];
+            for (unsigned k = 0; k < d->comps; k++) {
+                q[k][0] = b->endpoints[s * d->comps * 2u + 2 * k];
+                q[k][1] = b->endpoints[s * d->comps * 2u + 2 * k + 1];
+            }
+            pick_weights(&j, q, weights);
+            for (unsigned m = 0; m < count; m++)
+                b->weights[members[m] * d->planes + p] = weights[m];
+            fix_anchor(b, d, s, p, mask, subset_of, anchors[s]);
+        }
+    }
+    return block_error(b, rgba);
+}
+
+/* Moves each endpoint one quantisation step up or down while that lowers the
+ * exact error (quantising each endpoint to its nearest value is not the best
+ * pair): `passes` sweeps over the endpoints. */
+static void polish(candidate_set *c, unsigned passes) {
+    uastc_logical *b = &c->best;
+    const uastc_mode_desc *d = uastc_mode_info(b->mode);
+    if (b->mode == UASTC_MODE_SOLID || c->best_error == 0)
+        return;
+    unsigned count = (unsigned)d->comps * 2u * d->subsets, r = d->endpoint_ise;
+    unsigned levels = uastc_ise_levels(r);
+    for (unsigned pass = 0; pass < passes; pass++) {
+        bool improved = false;
+        for (unsigned i = 0; i < count; i++) {
+            for (int step = -1; step <= 1; step += 2) {
+                int rank = (int)rank_of_ise[r][b->endpoints[i]] + step;
+                if (rank < 0 || rank >= (int)levels)
+                    continue;
+                uastc_logical trial = *b;
+                trial.endpoints[i] = ise_by_rank[r][rank];
+                double e = reweigh(&trial, c->rgba);
+                if (e < c->best_error) {
+                    c->best_error = e;
+                    *b = trial;
+                    improved = true;
+                }
+            }
+        }
+        if (!improved)
+            break;
+    }
+}
+
 void uastc_encode_block(const uint8_t rgba[64], block_quality quality, uint8_t out[16]) {
     pthread_once(&tables_once, build_tables);
     bool solid = true, opaque = true, grey = true;
@@ -408,6 +480,7 @@ void uastc_encode_block(const uint8_t rgba[64], block_quality quality, uint8_t o
             }
         }
     }
+    polish(&c, quality == BLOCK_QUALITY_FAST ? 0u : quality == BLOCK_QUALITY_NORMAL ? 1u : 3u);
     /* Every candidate was built within its mode's ranges: packing cannot fail. */
     (void)uastc_pack(&c.best, out);
 }
