@@ -131,6 +131,6 @@ printf '\x45' | dd of="$tmp/bad.ktx2" bs=1 seek=$((offset + 5 * 16)) conv=notrun
 if "$UNPACK" "$tmp/bad.ktx2" 0 "$tmp/bad.rgba" >"$tmp/bad.log" 2>&1; then
     fail "a block with the reserved mode was decoded"
 fi
-grep -q "bad.ktx2: level 0 block (5, 0): reserved mode code" "$tmp/bad.log" ||
+grep -q "bad.ktx2: level 0: UASTC: block (5, 0): reserved mode code" "$tmp/bad.log" ||
     fail "the error does not name the file, block and problem: $(cat "$tmp/bad.log")"
 echo "1 passed, 0 failed"

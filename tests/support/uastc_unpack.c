@@ -1,8 +1,8 @@
-/* uastc_unpack.c — a UASTC .ktx2 level decoded by kiln, for
- * tests/integration/test_uastc_basisu.sh: the file is read by libkiln's KTX2 reader
- * (kiln_ktx2_view_get, kiln_ktx2_read_level: Zstd or not), every block is
- * decoded by common/uastc.h with UNORM8 interpolation (what Basis Universal's
- * unpack writes), and the texels go to OUT as raw RGBA8 rows.
+/* uastc_unpack.c — a UASTC .ktx2 level decoded by libkiln, for
+ * tests/integration/test_uastc_basisu.sh: the file is read by the KTX2 reader
+ * (kiln_ktx2_view_get, kiln_ktx2_read_level: Zstd or not), the level decoded
+ * by kiln_uastc_decode_rgba8 with UNORM8 interpolation (what Basis
+ * Universal's unpack writes), and the texels go to OUT as raw RGBA8 rows.
  *
  *   kiln_uastc_unpack FILE.ktx2 LEVEL OUT.rgba   prints "WIDTH HEIGHT"
  *
@@ -12,7 +12,6 @@
 #include <string.h>
 
 #include "common/ktx2_format.h"
-#include "common/uastc.h"
 #include "kiln/kiln.h"
 
 static uint8_t *read_all(const char *path, size_t *size) {
@@ -68,7 +67,6 @@ int main(int argc, char **argv) {
     uint32_t w, h, d;
     kiln_ktx2_level_extent(&v, level, &w, &h, &d);
     uint64_t bytes = kiln_ktx2_level_size(&v, level);
-    uint32_t bx = (w + 3) / 4, by = (h + 3) / 4;
     blocks = malloc((size_t)bytes);
     rgba = malloc((size_t)w * h * 4);
     if (blocks == NULL || rgba == NULL ||
@@ -77,21 +75,13 @@ int main(int argc, char **argv) {
                 blocks && rgba ? err.message : "out of memory");
         goto done;
     }
-    for (uint32_t y = 0; y < by; y++)
-        for (uint32_t x = 0; x < bx; x++) {
-            uint8_t texels[64];
-            uastc_status s = uastc_decode(blocks + 16 * ((size_t)y * bx + x), false, texels);
-            if (s != UASTC_OK) {
-                fprintf(stderr, "%s: level %u block (%u, %u): %s\n", argv[1], level, x, y,
-                        uastc_status_text(s));
-                goto done;
-            }
-            for (uint32_t i = 0; i < 16; i++) {
-                uint32_t px = x * 4 + i % 4, py = y * 4 + i / 4;
-                if (px < w && py < h)
-                    memcpy(rgba + ((size_t)py * w + px) * 4, texels + 4 * i, 4);
-            }
-        }
+    char label[300];
+    snprintf(label, sizeof label, "%s: level %u", argv[1], level);
+    if (kiln_uastc_decode_rgba8(blocks, (size_t)bytes, w, h, false, rgba, (size_t)w * h * 4, label,
+                                &err) != KILN_OK) {
+        fprintf(stderr, "%s\n", err.message);
+        goto done;
+    }
     FILE *out = fopen(argv[3], "wb");
     if (out == NULL || fwrite(rgba, 4, (size_t)w * h, out) != (size_t)w * h) {
         fprintf(stderr, "%s: cannot write\n", argv[3]);

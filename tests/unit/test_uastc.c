@@ -2,13 +2,15 @@
  * most 128 bits, the shared partition patterns are BC7's shapes (checked
  * against kiln's BC7 tables), endpoint unquantisation against ASTC's spacing,
  * hand-built blocks per mode decoded against an interpolation computed here,
- * pack∘unpack and unpack∘pack identities, and invalid blocks refused. */
+ * pack∘unpack and unpack∘pack identities, invalid blocks refused, and
+ * libkiln's level decoder (kiln_uastc_decode_rgba8). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/uastc.h"
 #include "cook/encode/bc7_tables.h"
+#include "kiln/kiln.h"
 #include "test_support.h"
 
 /* ---- helpers ---------------------------------------------------------------- */
@@ -415,6 +417,42 @@ static void random_bytes_unpack_or_refuse(void **state) {
     assert_true(valid > 1000);
 }
 
+/* libkiln's kiln_uastc_decode_rgba8 on a 6x5 level (2x2 blocks, partial at
+ * the right and bottom): each texel is its block's decoding here; a short
+ * block buffer, a small destination and an invalid block are refused. */
+static void runtime_decodes_a_level(void **state) {
+    (void)state;
+    uint8_t blocks[4 * 16];
+    uint8_t decoded[4][64];
+    for (unsigned b = 0; b < 4; b++) {
+        uastc_logical l;
+        random_block(b * 5u, &l); /* modes 0, 5, 10, 15 */
+        assert_int_equal(uastc_pack(&l, blocks + 16 * b), UASTC_OK);
+        uastc_decode_logical(&l, true, decoded[b]);
+    }
+    uint8_t out[6 * 5 * 4];
+    kiln_error err;
+    assert_int_equal(
+        kiln_uastc_decode_rgba8(blocks, sizeof blocks, 6, 5, true, out, sizeof out, "t.ktx2", &err),
+        KILN_OK);
+    for (unsigned y = 0; y < 5; y++)
+        for (unsigned x = 0; x < 6; x++) {
+            const uint8_t *want = decoded[(y / 4) * 2 + x / 4] + ((y % 4) * 4 + x % 4) * 4;
+            assert_memory_equal(out + (y * 6 + x) * 4, want, 4);
+        }
+    assert_int_equal(
+        kiln_uastc_decode_rgba8(blocks, 63, 6, 5, true, out, sizeof out, "t.ktx2", &err),
+        KILN_ERR_TRUNCATED);
+    assert_int_equal(kiln_uastc_decode_rgba8(blocks, sizeof blocks, 6, 5, true, out, sizeof out - 1,
+                                             "t.ktx2", &err),
+                     KILN_ERR_INVALID_ARGUMENT);
+    blocks[3 * 16] = 0x45; /* the reserved mode in block (1, 1) */
+    assert_int_equal(
+        kiln_uastc_decode_rgba8(blocks, sizeof blocks, 6, 5, true, out, sizeof out, "t.ktx2", &err),
+        KILN_ERR_CORRUPT);
+    assert_string_equal(err.message, "t.ktx2: UASTC: block (1, 1): reserved mode code");
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(mode_table_matches_the_specification),
@@ -428,6 +466,7 @@ int main(void) {
         cmocka_unit_test(pack_unpack_round_trips),
         cmocka_unit_test(invalid_blocks_are_refused),
         cmocka_unit_test(random_bytes_unpack_or_refuse),
+        cmocka_unit_test(runtime_decodes_a_level),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
