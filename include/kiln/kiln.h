@@ -627,9 +627,22 @@ kiln_result kiln_ktx2_check_levels(const kiln_ktx2_view *view, kiln_error *err);
  * file when the writer followed the spec), or NULL. */
 const char *kiln_ktx2_find_value(const kiln_ktx2_view *view, const char *key, uint32_t *value_size);
 
-/* Short names, e.g. "rgba8_srgb", "bc7_srgb", "astc_6x6_unorm", "zstd". Never NULL. */
+/* Short names, e.g. "rgba8_srgb", "bc7_srgb", "astc_6x6_unorm", "zstd"; "uastc" for
+ * vkFormat 0 (UNDEFINED), the only format kiln reads without one. Never NULL. */
 const char *kiln_ktx2_format_str(uint32_t vk_format);
 const char *kiln_ktx2_supercompression_str(uint32_t scheme);
+
+/* UASTC (a view with vk_format 0 and dfd_color_model 166, docs/formats/ktx2.md):
+ * one level's blocks (`blocks_size` = ceil(width / 4) * ceil(height / 4) * 16 bytes,
+ * rows of blocks top to bottom, as kiln_ktx2_read_level gives them) decoded into
+ * `dst`, width * height RGBA8 texels, rows top to bottom (`dst_size` at least
+ * width * height * 4). `srgb` interpolates as an ASTC sRGB decoder does (the
+ * view's color_space), else as a UNORM8 one. Bit-exact, no allocation,
+ * thread-safe. An invalid block is KILN_ERR_CORRUPT naming `name` and the
+ * block, with dst partly written. */
+kiln_result kiln_uastc_decode_rgba8(const void *blocks, size_t blocks_size, uint32_t width,
+                                    uint32_t height, bool srgb, void *dst, size_t dst_size,
+                                    const char *name, kiln_error *err);
 
 /* ---------------------------------------------------------------------------
  * Shaders (.kshader, kind SHDR): SPIR-V per stage with reflection

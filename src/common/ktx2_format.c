@@ -47,6 +47,8 @@ const uint8_t ktx2_identifier[KTX2_IDENTIFIER_SIZE] = {0xAB, 'K',  'T',  'X',  '
           SAMPLE(0, 128, KTX2_DF_CHANNEL_ASTC_DATA, FLOAT_SIGNED))
 
 #define FLOAT_SIGNED (KTX2_DF_QUALIFIER_FLOAT | KTX2_DF_QUALIFIER_SIGNED)
+#define UASTC(id, nm, srgb_, channel)                                                              \
+    BLOCK16(id, nm, 4, srgb_, KTX2_BLOCK_UASTC, KTX2_DF_MODEL_UASTC, channel)
 
 const ktx2_format_info ktx2_formats[] = {
     PLAIN(KTX2_VK_FORMAT_R8_UNORM, "r8_unorm", 1, 1, 8, false, false,
@@ -101,6 +103,12 @@ const ktx2_format_info ktx2_formats[] = {
     ASTC_LDR(KTX2_VK_FORMAT_ASTC_8x8_UNORM, "astc_8x8_unorm", 8, false),
     ASTC_LDR(KTX2_VK_FORMAT_ASTC_8x8_SRGB, "astc_8x8_srgb", 8, true),
     ASTC_HDR(KTX2_VK_FORMAT_ASTC_8x8_SFLOAT, "astc_8x8_sfloat", 8),
+    /* UASTC: one 128-bit sample whose channel id says RGB or RGBA; the
+     * transfer function is the DFD's alone (KTX 2.0, section 3.10.2). */
+    UASTC(KTX2_KILN_UASTC_RGB_UNORM, "uastc_rgb_linear", false, KTX2_DF_CHANNEL_UASTC_RGB),
+    UASTC(KTX2_KILN_UASTC_RGB_SRGB, "uastc_rgb_srgb", true, KTX2_DF_CHANNEL_UASTC_RGB),
+    UASTC(KTX2_KILN_UASTC_RGBA_UNORM, "uastc_rgba_linear", false, KTX2_DF_CHANNEL_UASTC_RGBA),
+    UASTC(KTX2_KILN_UASTC_RGBA_SRGB, "uastc_rgba_srgb", true, KTX2_DF_CHANNEL_UASTC_RGBA),
 };
 const size_t ktx2_format_count = sizeof ktx2_formats / sizeof ktx2_formats[0];
 
@@ -112,12 +120,33 @@ const size_t ktx2_format_count = sizeof ktx2_formats / sizeof ktx2_formats[0];
 #undef ASTC_LDR
 #undef ASTC_HDR
 #undef FLOAT_SIGNED
+#undef UASTC
 
 const ktx2_format_info *ktx2_format_find(uint32_t vk_format) {
     for (size_t i = 0; i < ktx2_format_count; i++)
         if (ktx2_formats[i].vk_format == vk_format)
             return &ktx2_formats[i];
     return NULL;
+}
+
+const ktx2_format_info *ktx2_format_of_file(uint32_t vk_format, uint8_t dfd_model, uint8_t transfer,
+                                            uint8_t channel) {
+    if (vk_format != KTX2_VK_FORMAT_UNDEFINED)
+        return ktx2_format_find(vk_format);
+    if (dfd_model != KTX2_DF_MODEL_UASTC ||
+        (channel != KTX2_DF_CHANNEL_UASTC_RGB && channel != KTX2_DF_CHANNEL_UASTC_RGBA))
+        return NULL;
+    return ktx2_uastc_format(transfer == KTX2_DF_TRANSFER_SRGB,
+                             channel == KTX2_DF_CHANNEL_UASTC_RGBA);
+}
+
+uint32_t ktx2_file_vk_format(const ktx2_format_info *format) {
+    return format->block == KTX2_BLOCK_UASTC ? KTX2_VK_FORMAT_UNDEFINED : format->vk_format;
+}
+
+const ktx2_format_info *ktx2_uastc_format(bool srgb, bool alpha) {
+    return ktx2_format_find(alpha ? (srgb ? KTX2_KILN_UASTC_RGBA_SRGB : KTX2_KILN_UASTC_RGBA_UNORM)
+                                  : (srgb ? KTX2_KILN_UASTC_RGB_SRGB : KTX2_KILN_UASTC_RGB_UNORM));
 }
 
 uint32_t ktx2_vk_format_of_block(ktx2_block block, uint32_t block_width, bool srgb) {

@@ -62,6 +62,16 @@ extern const uint8_t ktx2_identifier[KTX2_IDENTIFIER_SIZE];
 #define KTX2_VK_FORMAT_ASTC_5x5_SFLOAT 1000066002u
 #define KTX2_VK_FORMAT_ASTC_6x6_SFLOAT 1000066004u
 #define KTX2_VK_FORMAT_ASTC_8x8_SFLOAT 1000066007u
+/* UASTC has no vkFormat: a file holds VK_FORMAT_UNDEFINED and its DFD (colour
+ * model UASTC) says what the blocks are. The format table keys its UASTC rows
+ * by kiln's own ids below, outside Vulkan's range; they never reach a file
+ * (ktx2_file_vk_format gives the header's value, ktx2_format_of_file finds
+ * the row of a file's header and DFD). */
+#define KTX2_VK_FORMAT_UNDEFINED 0u
+#define KTX2_KILN_UASTC_RGB_UNORM 0xFFFF0001u
+#define KTX2_KILN_UASTC_RGB_SRGB 0xFFFF0002u
+#define KTX2_KILN_UASTC_RGBA_UNORM 0xFFFF0003u
+#define KTX2_KILN_UASTC_RGBA_SRGB 0xFFFF0004u
 
 /* ---- Data Format Descriptor (Khronos Data Format Specification 1.3) ------- */
 
@@ -81,6 +91,7 @@ extern const uint8_t ktx2_identifier[KTX2_IDENTIFIER_SIZE];
 #define KTX2_DF_MODEL_BC6H 133u
 #define KTX2_DF_MODEL_BC7 134u
 #define KTX2_DF_MODEL_ASTC 162u
+#define KTX2_DF_MODEL_UASTC 166u
 /* colorPrimaries */
 #define KTX2_DF_PRIMARIES_BT709 1u
 /* transferFunction */
@@ -108,6 +119,8 @@ extern const uint8_t ktx2_identifier[KTX2_IDENTIFIER_SIZE];
 #define KTX2_DF_CHANNEL_BC6H_COLOR 0u
 #define KTX2_DF_CHANNEL_BC7_COLOR 0u
 #define KTX2_DF_CHANNEL_ASTC_DATA 0u
+#define KTX2_DF_CHANNEL_UASTC_RGB 0u
+#define KTX2_DF_CHANNEL_UASTC_RGBA 3u
 /* sampleLower / sampleUpper of float samples: the bits of -1.0f and 1.0f. */
 #define KTX2_DF_FLOAT_MINUS_ONE 0xBF800000u
 #define KTX2_DF_FLOAT_ONE 0x3F800000u
@@ -127,6 +140,7 @@ typedef enum ktx2_block {
     KTX2_BLOCK_BC7,
     KTX2_BLOCK_ASTC_LDR, /* UNORM and SRGB */
     KTX2_BLOCK_ASTC_HDR, /* SFLOAT */
+    KTX2_BLOCK_UASTC,    /* UASTC LDR 4x4 (vkFormat UNDEFINED, DFD model 166) */
 } ktx2_block;
 
 /* One DFD sample: bitOffset, bitLength (the DFD stores it minus 1), the
@@ -164,6 +178,19 @@ extern const size_t ktx2_format_count;
 
 /* The row of `vk_format`, or NULL when kiln does not know it. */
 const ktx2_format_info *ktx2_format_find(uint32_t vk_format);
+
+/* The row of a file whose header holds `vk_format` and whose DFD has colour
+ * model `dfd_model`, transfer function `transfer` and first sample channel
+ * id `channel`: ktx2_format_find's, except that vkFormat UNDEFINED with a
+ * UASTC DFD is the UASTC row of that transfer and channel. NULL: unknown. */
+const ktx2_format_info *ktx2_format_of_file(uint32_t vk_format, uint8_t dfd_model, uint8_t transfer,
+                                            uint8_t channel);
+
+/* The vkFormat a file of this row holds in its header (UNDEFINED for UASTC). */
+uint32_t ktx2_file_vk_format(const ktx2_format_info *format);
+
+/* The UASTC row with that transfer function and channels (RGB or RGBA). */
+const ktx2_format_info *ktx2_uastc_format(bool srgb, bool alpha);
 
 /* The vkFormat of block compression `block` with `block_width`-wide blocks
  * (4 for BCn; 4, 5, 6 or 8 for ASTC) and that transfer function; 0 when the

@@ -28,6 +28,8 @@ _Static_assert(KILN_KTX2_SUPERCOMPRESSION_NONE == KTX2_SUPERCOMPRESSION_NONE, "s
 _Static_assert(KILN_KTX2_SUPERCOMPRESSION_ZSTD == KTX2_SUPERCOMPRESSION_ZSTD, "scheme ZSTD");
 
 const char *kiln_ktx2_format_str(uint32_t vk_format) {
+    if (vk_format == KTX2_VK_FORMAT_UNDEFINED)
+        return "uastc"; /* the one format kiln reads without a vkFormat */
     const ktx2_format_info *f = ktx2_format_find(vk_format);
     return f != NULL ? f->name : "unknown";
 }
@@ -64,8 +66,15 @@ void kiln_ktx2_level_extent(const kiln_ktx2_view *view, uint32_t level, uint32_t
     *depth = ktx2_mip_dim(view->depth > 0 ? view->depth : 1, level);
 }
 
+/* The row giving a view's texel blocks: a UASTC file's (vkFormat UNDEFINED)
+ * is any UASTC row, since they differ only in the DFD. */
+static const ktx2_format_info *layout_of(const kiln_ktx2_view *v) {
+    return v->vk_format == KTX2_VK_FORMAT_UNDEFINED ? ktx2_uastc_format(false, false)
+                                                    : ktx2_format_find(v->vk_format);
+}
+
 static uint64_t level_size_of(const kiln_ktx2_view *v, uint32_t level) {
-    const ktx2_format_info *f = ktx2_format_find(v->vk_format);
+    const ktx2_format_info *f = layout_of(v);
     return f != NULL
                ? ktx2_level_byte_size(f, v->width, v->height, v->depth, v->layers, v->faces, level)
                : 0;
@@ -106,7 +115,8 @@ static kiln_result check_dfd(kiln_ktx2_view *v, const ktx2_format_info *f, const
                             "KTX2: DFD is not a Khronos basic descriptor block version 2");
     if (block_size != length - 4 || block_size != ktx2_dfd_block_size(f))
         return runtime_fail(err, KILN_ERR_CORRUPT, name,
-                            "KTX2: DFD block size does not match vkFormat %u", f->vk_format);
+                            "KTX2: DFD block size does not match vkFormat %u",
+                            ktx2_file_vk_format(f));
     bool compressed = f->block != KTX2_BLOCK_NONE;
     uint8_t model = b[8], transfer = b[10];
     v->dfd_color_model = model;
@@ -115,22 +125,25 @@ static kiln_result check_dfd(kiln_ktx2_view *v, const ktx2_format_info *f, const
         return compressed ? runtime_fail(err, KILN_ERR_CORRUPT, name,
                                          "KTX2: DFD colour model %u does not match vkFormat %u "
                                          "(expected %u)",
-                                         model, f->vk_format, f->dfd_model)
+                                         model, ktx2_file_vk_format(f), f->dfd_model)
                           : runtime_fail(err, KILN_ERR_CORRUPT, name,
                                          "KTX2: DFD colour model %u is not RGBSDA", model);
     if ((transfer == KTX2_DF_TRANSFER_SRGB) != f->srgb ||
         (transfer != KTX2_DF_TRANSFER_LINEAR && transfer != KTX2_DF_TRANSFER_SRGB))
         return runtime_fail(err, KILN_ERR_CORRUPT, name,
                             "KTX2: DFD transfer function %u contradicts vkFormat %u", transfer,
-                            f->vk_format);
+                            ktx2_file_vk_format(f));
     if (b[12] != f->block_width - 1 || b[13] != f->block_height - 1 || b[14] != 0 || b[15] != 0)
         return compressed ? runtime_fail(err, KILN_ERR_CORRUPT, name,
                                          "KTX2: DFD texel block is not %ux%u for vkFormat %u",
-                                         f->block_width, f->block_height, f->vk_format)
+                                         f->block_width, f->block_height, ktx2_file_vk_format(f))
                           : runtime_fail(err, KILN_ERR_CORRUPT, name,
                                          "KTX2: DFD texel block is not 1x1x1 for an uncompressed "
                                          "format");
-    if (b[16] != f->block_bytes && (compressed || b[16] != 0))
+    /* 0 is also what KTX 2.0 first required of supercompressed files (Basis
+     * Universal writes it under Zstd). */
+    bool unsized = !compressed || v->supercompression != KTX2_SUPERCOMPRESSION_NONE;
+    if (b[16] != f->block_bytes && (b[16] != 0 || !unsized))
         return runtime_fail(err, KILN_ERR_CORRUPT, name, "KTX2: DFD bytesPlane0 is wrong");
     /* The fields every kiln file holds the same way (ktx2.md, K6). */
     static const uint8_t zeros[7] = {0};
@@ -161,7 +174,8 @@ static kiln_result check_dfd(kiln_ktx2_view *v, const ktx2_format_info *f, const
             (channel & (uint8_t)~KTX2_DF_CHANNEL_MASK) != expected->qualifiers ||
             rd32(s + 4) != 0 || lower != want_lower || upper != want_upper)
             return runtime_fail(err, KILN_ERR_CORRUPT, name,
-                                "KTX2: DFD sample %u does not match vkFormat %u", i, f->vk_format);
+                                "KTX2: DFD sample %u does not match vkFormat %u", i,
+                                ktx2_file_vk_format(f));
     }
     return KILN_OK;
 }
@@ -251,6 +265,25 @@ const char *kiln_ktx2_find_value(const kiln_ktx2_view *view, const char *key,
     return NULL;
 }
 
+/* The format row of a file: its vkFormat's, or for UNDEFINED the UASTC row
+ * its DFD names (colour model, transfer, first sample's channel), read only
+ * when the DFD lies inside the file; check_dfd then checks the whole DFD. */
+static const ktx2_format_info *format_of_header(const uint8_t *d, size_t size, uint32_t vk_format,
+                                                uint32_t dfd_offset, uint32_t dfd_length) {
+    if (vk_format != KTX2_VK_FORMAT_UNDEFINED)
+        return ktx2_format_find(vk_format);
+    if (dfd_length < 4 + KTX2_DF_BLOCK_HEADER_SIZE + KTX2_DF_SAMPLE_SIZE ||
+        !range_inside(dfd_offset, dfd_length, size))
+        return NULL;
+    const uint8_t *b = d + dfd_offset + 4;
+    /* Another UASTC channel id (RRR, RRRG, RG) gets the RGB row, whose
+     * sample check_dfd then refuses. */
+    bool rgba =
+        (b[KTX2_DF_BLOCK_HEADER_SIZE + 3] & KTX2_DF_CHANNEL_MASK) == KTX2_DF_CHANNEL_UASTC_RGBA;
+    return ktx2_format_of_file(vk_format, b[8], b[10],
+                               rgba ? KTX2_DF_CHANNEL_UASTC_RGBA : KTX2_DF_CHANNEL_UASTC_RGB);
+}
+
 kiln_result kiln_ktx2_view_get(kiln_ktx2_view *v, const void *data, size_t size, const char *name,
                                kiln_error *err) {
     if (v == NULL || (data == NULL && size > 0))
@@ -277,10 +310,14 @@ kiln_result kiln_ktx2_view_get(kiln_ktx2_view *v, const void *data, size_t size,
     uint32_t kvd_offset = rd32(d + 56), kvd_length = rd32(d + 60);
     uint64_t sgd_offset = rd64(d + 64), sgd_length = rd64(d + 72);
 
-    const ktx2_format_info *f = ktx2_format_find(v->vk_format);
+    const ktx2_format_info *f = format_of_header(d, size, v->vk_format, dfd_offset, dfd_length);
     if (f == NULL)
         return runtime_fail(err, KILN_ERR_UNSUPPORTED, v->name,
-                            "KTX2: vkFormat %u is not supported", v->vk_format);
+                            v->vk_format == KTX2_VK_FORMAT_UNDEFINED
+                                ? "KTX2: vkFormat %u (UNDEFINED) is supported only with a UASTC "
+                                  "DFD (colour model 166, channel RGB or RGBA)"
+                                : "KTX2: vkFormat %u is not supported",
+                            v->vk_format);
     if (v->type_size != f->type_size)
         return runtime_fail(err, KILN_ERR_CORRUPT, v->name,
                             "KTX2: typeSize %u does not match vkFormat %u", v->type_size,

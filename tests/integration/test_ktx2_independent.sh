@@ -4,7 +4,8 @@
 # dimensions, level count, supercompression, the DFD's colour model, transfer
 # function and texel block size, and that every Zstd level inflates to its
 # declared size (with Node's own zstd when it has one). Two builds: the
-# desktop target (BC1/BC3/BC4/BC5/BC6H/BC7 and a forced uncompressed file)
+# desktop target (BC1/BC3/BC4/BC5/BC6H/BC7, forced UASTC (a texture, a normal
+# map and a cubemap) and a forced uncompressed file)
 # and the mobile preset (ASTC LDR/HDR); `kiln info --quality` on the result.
 # First, without node: a forced format a texture cannot hold fails the build
 # naming the rule. Without node/npm or the registry, the rest prints
@@ -50,6 +51,8 @@ if [ -n "$KILN_CORPUS" ] && [ -d "$KILN_CORPUS/images" ]; then
     cp "$KILN_CORPUS/images/hdr/hdr-rgb-arboretum.hdr" "$tmp/in/tex/sky.hdr"
     cp "$KILN_CORPUS/images/pngsuite/basn6a08.png" "$tmp/in/tex/forced3.png"
     cp "$KILN_CORPUS/images/pngsuite/basn2c16.png" "$tmp/in/tex/raw.png"
+    cp "$KILN_CORPUS/images/pngsuite/basn6a08.png" "$tmp/in/tex/uastc.png"
+    cp "$KILN_CORPUS/images/pngsuite/basn2c16.png" "$tmp/in/tex/uastcrgb.n.png"
 else
     echo "skipped: corpus not found"
     exit 0
@@ -77,6 +80,7 @@ for i, face in enumerate(["px", "nx", "py", "ny", "pz", "nz"]):
                 + chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b""))
 PY
 cp -r "$tmp/in/tex/room.env" "$tmp/in/tex/rawroom.env"
+cp -r "$tmp/in/tex/room.env" "$tmp/in/tex/uroom.env"
 
 # Quality fast keeps the test quick under sanitizers; rules force formats.
 cat >"$tmp/kiln.yml" <<'YML'
@@ -93,6 +97,8 @@ rules:
     texture.compress: false
   - match: "tex/rawroom.env"
     texture.compress: false
+  - match: "tex/u*"
+    texture.format: uastc
 YML
 if ! "$KILN" build -q -i "$tmp/in" -o "$tmp/out" --config "$tmp/kiln.yml" --no-cache \
     >"$tmp/build.log" 2>&1; then
@@ -129,6 +135,7 @@ for (const [file, want] of Object.entries(expect)) {
                 colorModel: dfd.colorModel, transfer: dfd.transferFunction,
                 block: dfd.texelBlockDimension.slice(0, 2).map((d) => d + 1).join('x'),
                 bytesPlane0: dfd.bytesPlane[0], samples: dfd.samples.length,
+                channel: dfd.samples[0].channelType,
                 levels: c.levels.length, width: c.pixelWidth, height: c.pixelHeight,
                 depth: c.pixelDepth, faces: c.faceCount };
   for (const k of Object.keys(want))
@@ -154,7 +161,7 @@ process.exit(failures ? 1 : 0);
 JS
 cp "$tmp/check.mjs" "$tmp/npm/check.mjs"
 # Colour models: 1 RGBSDA, 128 BC1A, 130 BC3, 131 BC4, 132 BC5, 133 BC6H,
-# 134 BC7, 162 ASTC. cyan (2x2) and sky (BC6H, dense) are stored without Zstd:
+# 134 BC7, 162 ASTC, 166 UASTC (vkFormat 0; channel 3 RGBA, 0 RGB). cyan (2x2) and sky (BC6H, dense) are stored without Zstd:
 # it would make their levels larger, so the writer drops it.
 expect='{
  "tex/rgba.ktx2": {"vkFormat":146,"supercompression":2,"colorModel":134,"transfer":2,"block":"4x4","bytesPlane0":16,"samples":1,"width":32,"height":32,"levels":6},
@@ -167,7 +174,10 @@ expect='{
  "tex/raw.ktx2": {"vkFormat":43,"supercompression":2,"colorModel":1,"transfer":2,"block":"1x1"},
  "tex/grade.lut.ktx2": {"vkFormat":97,"supercompression":2,"width":3,"height":3,"depth":3,"levels":1},
  "tex/room.ktx2": {"vkFormat":146,"supercompression":2,"colorModel":134,"transfer":2,"block":"4x4","bytesPlane0":16,"width":16,"height":16,"faces":6,"levels":5},
- "tex/rawroom.ktx2": {"vkFormat":43,"supercompression":2,"colorModel":1,"transfer":2,"width":16,"height":16,"faces":6,"levels":5}
+ "tex/rawroom.ktx2": {"vkFormat":43,"supercompression":2,"colorModel":1,"transfer":2,"width":16,"height":16,"faces":6,"levels":5},
+ "tex/uastc.ktx2": {"vkFormat":0,"supercompression":2,"colorModel":166,"transfer":2,"block":"4x4","bytesPlane0":16,"samples":1,"channel":3,"width":32,"height":32,"levels":6},
+ "tex/uastcrgb.n.ktx2": {"vkFormat":0,"supercompression":2,"colorModel":166,"transfer":1,"block":"4x4","bytesPlane0":16,"samples":1,"channel":0},
+ "tex/uroom.ktx2": {"vkFormat":0,"supercompression":2,"colorModel":166,"transfer":2,"block":"4x4","channel":3,"width":16,"height":16,"faces":6,"levels":5}
 }'
 expect_mobile='{
  "tex/rgba.ktx2": {"vkFormat":166,"supercompression":2,"colorModel":162,"transfer":2,"block":"6x6","bytesPlane0":16},

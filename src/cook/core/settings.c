@@ -15,7 +15,7 @@ const char *const cook_texture_format_names[] = {
     [COOK_FORMAT_BC6H] = "bc6h",         [COOK_FORMAT_BC7] = "bc7",
     [COOK_FORMAT_ASTC_4X4] = "astc-4x4", [COOK_FORMAT_ASTC_5X5] = "astc-5x5",
     [COOK_FORMAT_ASTC_6X6] = "astc-6x6", [COOK_FORMAT_ASTC_8X8] = "astc-8x8",
-    [COOK_FORMAT_ASTC_8X8 + 1] = NULL,
+    [COOK_FORMAT_UASTC] = "uastc",       [COOK_FORMAT_UASTC + 1] = NULL,
 };
 const char *const cook_quality_names[] = {
     [COOK_QUALITY_FAST] = "fast",

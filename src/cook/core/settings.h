@@ -35,6 +35,7 @@ typedef enum cook_texture_format {
     COOK_FORMAT_ASTC_5X5,
     COOK_FORMAT_ASTC_6X6,
     COOK_FORMAT_ASTC_8X8,
+    COOK_FORMAT_UASTC, /* UASTC 4x4: transcoded at load time to what the GPU takes */
 } cook_texture_format;
 
 /* texture.quality: the block encoders' effort. */

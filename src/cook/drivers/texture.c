@@ -110,7 +110,7 @@ static const char *choose_block(cook_texture_format format, cook_texture_usage u
         return NULL;
     }
     if (hdr)
-        return "an HDR image needs bc6h, astc-NxN or rgba8 (half floats)";
+        return "an HDR image needs bc6h, astc-NxN or rgba8 (half floats); uastc is LDR only";
     if (format == COOK_FORMAT_BC4) {
         if (usage == COOK_TEXTURE_COLOR)
             return "bc4 stores one linear channel and this is a colour map (sRGB RGB)";
@@ -135,6 +135,10 @@ static const char *choose_block(cook_texture_format format, cook_texture_usage u
     }
     if (format == COOK_FORMAT_BC7) {
         out->block = BLOCK_FORMAT_BC7;
+        return NULL;
+    }
+    if (format == COOK_FORMAT_UASTC) {
+        out->block = BLOCK_FORMAT_UASTC;
         return NULL;
     }
     return "unknown texture format";
@@ -175,6 +179,9 @@ static const char *choose_format(const cook_settings *s, cook_texture_usage usag
      * format table. */
     out->vk_format =
         ktx2_vk_format_of_block((ktx2_block)out->block, out->astc_size ? out->astc_size : 4u, srgb);
+    /* UASTC's DFD says RGB or RGBA: RGBA when any texel is translucent. */
+    if (out->block == BLOCK_FORMAT_UASTC && !images_opaque(images, count))
+        out->vk_format = ktx2_uastc_format(srgb, true)->vk_format;
     return out->vk_format != 0 ? NULL : "unknown texture format";
 }
 

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "common/checked.h"
+#include "common/uastc.h"
 #include "cook/core/parallel.h"
 #include "cook/encode/encode.h"
 
@@ -37,6 +38,8 @@ const char *block_format_name(block_format format) {
         return "astc";
     case BLOCK_FORMAT_ASTC_HDR:
         return "astc-hdr";
+    case BLOCK_FORMAT_UASTC:
+        return "uastc";
     }
     return "unknown";
 }
@@ -55,6 +58,7 @@ bool block_format_layout(const block_image_desc *desc, uint32_t *block_width,
     case BLOCK_FORMAT_BC5:
     case BLOCK_FORMAT_BC6H:
     case BLOCK_FORMAT_BC7:
+    case BLOCK_FORMAT_UASTC:
         *block_bytes = 16;
         return true;
     case BLOCK_FORMAT_ASTC_LDR:
@@ -135,6 +139,9 @@ static void encode_block_at(const block_image_desc *d, uint32_t bx, uint32_t by,
         break;
     case BLOCK_FORMAT_BC7:
         bc7_encode_block(rgba, d->quality, out);
+        break;
+    case BLOCK_FORMAT_UASTC:
+        uastc_encode_block(rgba, d->quality, out);
         break;
     default:
         break;
@@ -226,6 +233,11 @@ bool block_decode_image(const block_image_desc *desc, const uint8_t *blocks, uin
                 break;
             case BLOCK_FORMAT_BC7:
                 bc7_decode_block(in, rgba);
+                break;
+            case BLOCK_FORMAT_UASTC:
+                /* UNORM8 interpolation: what Basis Universal's RGBA unpack gives. */
+                if (uastc_decode(in, false, rgba) != UASTC_OK)
+                    return fail(reason, reason_size, "invalid UASTC block");
                 break;
             default:
                 return fail(reason, reason_size, "unsupported block format");

@@ -19,6 +19,7 @@
  *   bc7_tables.c, bc7_tables.h   BC7's partition and anchor tables
  *   bc6h.c   BC6H unsigned (BC6H_UF16)
  *   astc.cpp ASTC LDR/HDR through astcenc (C++ shim, C interface here)
+ *   uastc_encode.c  UASTC LDR 4x4 (the block format is common/uastc.h's)
  *   block.c  whole images: edge padding, parallel block rows, format table
  *
  * encode may use core and common.
@@ -70,6 +71,10 @@ void bc5_decode_block(const uint8_t in[16], uint8_t rgba[64]);
 void bc7_encode_block(const uint8_t rgba[64], block_quality quality, uint8_t out[16]);
 void bc7_decode_block(const uint8_t in[16], uint8_t rgba[64]);
 
+/* UASTC LDR 4x4: 16 bytes, RGBA (opaque blocks take the RGB modes, grey
+ * ones also the luminance-alpha modes); decoded by common/uastc.h. */
+void uastc_encode_block(const uint8_t rgba[64], block_quality quality, uint8_t out[16]);
+
 /* BC6H unsigned float: 16 bytes; input linear RGB floats (negative and NaN
  * treated as 0, values above 65504 clamped), 16 texels x 3. */
 void bc6h_encode_block(const float rgb[48], block_quality quality, uint8_t out[16]);
@@ -89,6 +94,7 @@ typedef enum block_format {
     BLOCK_FORMAT_BC7 = KTX2_BLOCK_BC7,           /* RGBA */
     BLOCK_FORMAT_ASTC_LDR = KTX2_BLOCK_ASTC_LDR, /* RGBA8 input */
     BLOCK_FORMAT_ASTC_HDR = KTX2_BLOCK_ASTC_HDR, /* float input */
+    BLOCK_FORMAT_UASTC = KTX2_BLOCK_UASTC,       /* RGBA8 input, 4x4 */
 } block_format;
 
 typedef struct block_image_desc {

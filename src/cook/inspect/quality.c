@@ -19,7 +19,11 @@
 static bool block_desc_of(const kiln_ktx2_view *v, block_image_desc *d) {
     *d = (block_image_desc){
         .width = v->width, .height = v->height, .srgb = v->color_space == KILN_COLOR_SPACE_SRGB};
-    const ktx2_format_info *f = ktx2_format_find(v->vk_format);
+    /* UASTC has no vkFormat: its DFD's colour model names it. */
+    const ktx2_format_info *f =
+        v->vk_format == KTX2_VK_FORMAT_UNDEFINED && v->dfd_color_model == KTX2_DF_MODEL_UASTC
+            ? ktx2_uastc_format(d->srgb, false)
+            : ktx2_format_find(v->vk_format);
     if (f == NULL || f->block == KTX2_BLOCK_NONE)
         return false;
     d->format = (block_format)f->block;

@@ -235,7 +235,7 @@ static bool serialise(const ktx2_image_desc *d, const ktx2_format_info *f,
     bytebuf *out = &head;
     /* Header. */
     bytebuf_append(out, ktx2_identifier, KTX2_IDENTIFIER_SIZE);
-    put_u32(out, d->vk_format);
+    put_u32(out, ktx2_file_vk_format(f)); /* UNDEFINED for UASTC */
     put_u32(out, f->type_size);
     put_u32(out, d->width);
     put_u32(out, d->height);

