@@ -296,16 +296,18 @@ typedef enum kiln_alpha_mode {
 #define KILN_MATERIAL_FLAG_UNLIT 0x2u /* KHR_materials_unlit: base colour only */
 #define KILN_MATERIAL_FLAG_CAST_SHADOWS 0x4u
 #define KILN_MATERIAL_FLAG_RECEIVE_SHADOWS 0x8u
-#define KILN_MATERIAL_FLAG_TRANSPARENT 0x10u /* drawn in the blended pass (default: alpha BLEND)   \
-                                              */
+#define KILN_MATERIAL_FLAG_TRANSPARENT                                                             \
+    0x10u /* drawn in the blended pass (default: alpha BLEND)                                      \
+           */
 #define KILN_MATERIAL_FLAGS_KNOWN 0x1fu
 
 /* How a texture slot is sampled (glTF's sampler, as an engine creates it).
- * 0 is glTF's default: repeat, and linear filtering with linear mips. */
+ * 0 is glTF's default: repeat, and linear filtering with linear mips. The
+ * wrap values are VkSamplerAddressMode's. */
 typedef enum kiln_wrap {
     KILN_WRAP_REPEAT = 0,
-    KILN_WRAP_CLAMP_TO_EDGE = 1,
-    KILN_WRAP_MIRRORED_REPEAT = 2,
+    KILN_WRAP_MIRRORED_REPEAT = 1,
+    KILN_WRAP_CLAMP_TO_EDGE = 2,
     KILN_WRAP_COUNT_ = 3
 } kiln_wrap;
 

@@ -37,8 +37,8 @@ const char *kiln_material_name(const kiln_material_view *view, uint32_t index) {
 }
 
 const char *kiln_wrap_str(kiln_wrap wrap) {
-    static const char *const names[KILN_WRAP_COUNT_] = {"repeat", "clamp_to_edge",
-                                                        "mirrored_repeat"};
+    static const char *const names[KILN_WRAP_COUNT_] = {"repeat", "mirrored_repeat",
+                                                        "clamp_to_edge"};
     return (unsigned)wrap < KILN_WRAP_COUNT_ ? names[wrap] : "invalid";
 }
 

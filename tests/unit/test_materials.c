@@ -109,7 +109,7 @@ static void expect_sampler(const json_t *sampler, const kiln_material_texture *s
     uint8_t wraps[2] = {slot->wrap_s, slot->wrap_t};
     for (int k = 0; k < 2; k++) {
         double gl = number_or(sampler, keys[k], 10497);
-        unsigned expected = gl == 33071 ? 1u : gl == 33648 ? 2u : 0u;
+        unsigned expected = gl == 33071 ? 2u : gl == 33648 ? 1u : 0u; /* Vulkan's values */
         if (wraps[k] != expected)
             fail_msg("material %zu %s: %s %u, expected %u (glTF %g)", material, what, keys[k],
                      wraps[k], expected, gl);
