@@ -47,6 +47,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             const uint8_t *rows = (const uint8_t *)materials.materials;
             for (size_t i = 0; i < (size_t)materials.material_count * sizeof(kiln_material); i++)
                 sink ^= rows[i];
+            for (uint32_t m = 0; m < materials.material_count; m++) /* MTNM offsets */
+                for (const char *name = kiln_material_name(&materials, m); *name; name++)
+                    sink ^= (uint8_t)*name;
             (void)sink;
         }
         kiln_file_close(&file);

@@ -265,12 +265,13 @@ typedef struct kiln_manifest_entry {
  * Materials, kind MATL (docs/formats/kmat.md): one row per material slot
  * ------------------------------------------------------------------------- */
 
-#define KILN_MATERIAL_VERSION 1u
+#define KILN_MATERIAL_VERSION 2u /* 2: names (MTNM), samplers, specular, shadow flags */
 
 #define KILN_KIND_MATERIALS KILN_FOURCC('M', 'A', 'T', 'L')
 #define KILN_CHUNK_MATERIAL_DESC KILN_FOURCC('M', 'T', 'D', 'S')    /* kiln_material_desc */
 #define KILN_CHUNK_MATERIAL_ROWS KILN_FOURCC('M', 'T', 'R', 'W')    /* kiln_material[] */
 #define KILN_CHUNK_MATERIAL_DROPPED KILN_FOURCC('M', 'D', 'R', 'P') /* text, see kmat.md */
+#define KILN_CHUNK_MATERIAL_NAMES KILN_FOURCC('M', 'T', 'N', 'M')   /* NUL-terminated UTF-8 */
 
 /* Texture slots of a material row, in this order. */
 typedef enum kiln_material_slot {
@@ -293,12 +294,40 @@ typedef enum kiln_alpha_mode {
 /* kiln_material.flags */
 #define KILN_MATERIAL_FLAG_DOUBLE_SIDED 0x1u
 #define KILN_MATERIAL_FLAG_UNLIT 0x2u /* KHR_materials_unlit: base colour only */
-#define KILN_MATERIAL_FLAGS_KNOWN 0x3u
+#define KILN_MATERIAL_FLAG_CAST_SHADOWS 0x4u
+#define KILN_MATERIAL_FLAG_RECEIVE_SHADOWS 0x8u
+#define KILN_MATERIAL_FLAG_TRANSPARENT                                                             \
+    0x10u /* drawn in the blended pass (default: alpha BLEND)                                      \
+           */
+#define KILN_MATERIAL_FLAGS_KNOWN 0x1fu
+
+/* How a texture slot is sampled (glTF's sampler, as an engine creates it).
+ * 0 is glTF's default: repeat, and linear filtering with linear mips. The
+ * wrap values are VkSamplerAddressMode's. */
+typedef enum kiln_wrap {
+    KILN_WRAP_REPEAT = 0,
+    KILN_WRAP_MIRRORED_REPEAT = 1,
+    KILN_WRAP_CLAMP_TO_EDGE = 2,
+    KILN_WRAP_COUNT_ = 3
+} kiln_wrap;
+
+typedef enum kiln_filter {
+    KILN_FILTER_LINEAR = 0,
+    KILN_FILTER_NEAREST = 1,
+    KILN_FILTER_COUNT_ = 2
+} kiln_filter;
+
+typedef enum kiln_mip_filter {
+    KILN_MIP_LINEAR = 0,
+    KILN_MIP_NEAREST = 1,
+    KILN_MIP_NONE = 2, /* sample level 0 only */
+    KILN_MIP_FILTER_COUNT_ = 3
+} kiln_mip_filter;
 
 /* kiln_material_desc.flags: none defined yet. */
 typedef struct kiln_material_desc {
     uint32_t material_count; /* rows in MTRW */
-    uint32_t row_size;       /* sizeof(kiln_material) == 256 */
+    uint32_t row_size;       /* sizeof(kiln_material) == 320 */
     uint32_t flags;
     uint32_t reserved;
 } kiln_material_desc;
@@ -309,8 +338,14 @@ typedef struct kiln_material_texture {
     uint64_t texture; /* FNV-1a 64 of the texture's ref; 0 = no texture */
     float offset[2];
     float scale[2];
-    float rotation;    /* radians, counter-clockwise */
-    uint32_t texcoord; /* UV set: 0 or 1 */
+    float rotation;     /* radians, counter-clockwise */
+    uint32_t texcoord;  /* UV set: 0 or 1 */
+    uint8_t wrap_s;     /* kiln_wrap, along U */
+    uint8_t wrap_t;     /* kiln_wrap, along V */
+    uint8_t mag_filter; /* kiln_filter */
+    uint8_t min_filter; /* kiln_filter */
+    uint8_t mip_filter; /* kiln_mip_filter */
+    uint8_t reserved[3];
 } kiln_material_texture;
 
 /* One metallic-roughness material (glTF 2.0's model). */
@@ -324,7 +359,10 @@ typedef struct kiln_material {
     float alpha_cutoff;  /* MASK only */
     uint32_t alpha_mode; /* kiln_alpha_mode */
     uint32_t flags;      /* KILN_MATERIAL_FLAG_* */
-    uint32_t reserved[2];
+    uint32_t name;       /* byte offset of the source's name in MTNM; 0: "" */
+    uint32_t reserved;
+    float specular_color[3]; /* KHR_materials_specular's colour factor (default 1, 1, 1) */
+    float specular;          /* KHR_materials_specular's strength factor (default 1) */
     kiln_material_texture textures[KILN_MATERIAL_SLOT_COUNT];
 } kiln_material;
 
@@ -791,8 +829,8 @@ KILN_FORMAT_ASSERT_(sizeof(kiln_lod) == 16, "lod is 16 bytes");
 KILN_FORMAT_ASSERT_(sizeof(kiln_meshlet) == 64, "meshlet is 64 bytes");
 KILN_FORMAT_ASSERT_(sizeof(kiln_manifest_entry) == 32, "manifest entry is 32 bytes");
 KILN_FORMAT_ASSERT_(sizeof(kiln_material_desc) == 16, "material descriptor is 16 bytes");
-KILN_FORMAT_ASSERT_(sizeof(kiln_material_texture) == 32, "material texture slot is 32 bytes");
-KILN_FORMAT_ASSERT_(sizeof(kiln_material) == 256, "material row is 256 bytes");
+KILN_FORMAT_ASSERT_(sizeof(kiln_material_texture) == 40, "material texture slot is 40 bytes");
+KILN_FORMAT_ASSERT_(sizeof(kiln_material) == 320, "material row is 320 bytes");
 KILN_FORMAT_ASSERT_(sizeof(kiln_scene_desc) == 64, "scene descriptor is 64 bytes");
 KILN_FORMAT_ASSERT_(sizeof(kiln_scene_hierarchy) == 24, "scene hierarchy record is 24 bytes");
 KILN_FORMAT_ASSERT_(sizeof(kiln_scene_transform) == 40, "scene transform is 40 bytes");

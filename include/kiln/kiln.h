@@ -266,9 +266,11 @@ typedef struct kiln_material_view {
     const kiln_material_desc *desc;
     const kiln_material *materials; /* material_count rows, usable in place */
     uint32_t material_count;
+    const char *names; /* MTNM: the rows' names (kiln_material.name offsets), or NULL */
+    uint64_t names_size;
 } kiln_material_view;
 
-/* Checks that `file` is a material table (kmat.md R1-R9) and fills `view`.
+/* Checks that `file` is a material table (kmat.md R1-R10) and fills `view`.
  * O(rows); `flags` as for meshes (none changes the checks today). */
 kiln_result kiln_material_view_get(const kiln_file *file, uint32_t flags, kiln_material_view *view,
                                    kiln_error *err);
@@ -276,9 +278,16 @@ kiln_result kiln_material_view_get(const kiln_file *file, uint32_t flags, kiln_m
 /* Row `index`, or NULL when out of range. */
 const kiln_material *kiln_material_row(const kiln_material_view *view, uint32_t index);
 
-/* Short names, e.g. "mask", "base_color". Never NULL. */
+/* Row `index`'s name in its source (glTF name, MTL newmtl, ...), "" when it
+ * has none or `index` is out of range. Never NULL. */
+const char *kiln_material_name(const kiln_material_view *view, uint32_t index);
+
+/* Short names, e.g. "mask", "base_color", "clamp_to_edge". Never NULL. */
 const char *kiln_alpha_mode_str(kiln_alpha_mode mode);
 const char *kiln_material_slot_str(kiln_material_slot slot);
+const char *kiln_wrap_str(kiln_wrap wrap);
+const char *kiln_filter_str(kiln_filter filter);
+const char *kiln_mip_filter_str(kiln_mip_filter filter);
 
 /* ---------------------------------------------------------------------------
  * Scenes (.kscene, kind SCEN): a node graph in depth order (docs/formats/kscene.md)

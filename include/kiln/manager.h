@@ -28,7 +28,7 @@ extern "C" {
  * ------------------------------------------------------------------------- */
 
 /* A handle names an asset: kiln_ref_hash of its canonical ref, the hash the
- * cooker writes into assets.kman ("props/crate", "props/crate/material_0").
+ * cooker writes into assets.kman ("props/crate", "props/crate/materials").
  * At run time: kiln_ref_hash(ref). For a string literal of up to 128 bytes,
  * KILN_HANDLE("props/crate") is a constant expression C compilers fold (it may
  * initialise a static; in C++ it is constexpr); a longer literal falls back

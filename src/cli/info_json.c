@@ -119,6 +119,10 @@ static void add_materials_json(json_t *object, const inspect_report *report) {
     set(alpha, "blend", count(report->alpha_modes[KILN_ALPHA_BLEND]));
     set(object, "alpha_modes", alpha);
     set(object, "double_sided", count(report->double_sided));
+    set(object, "cast_shadows", count(report->cast_shadows));
+    set(object, "receive_shadows", count(report->receive_shadows));
+    set(object, "transparent", count(report->transparent));
+    set(object, "names", cli_json_string(report->material_names));
     json_t *slots = json_object();
     for (int t = 0; t < KILN_MATERIAL_SLOT_COUNT; t++)
         set(slots, kiln_material_slot_str((kiln_material_slot)t), count(report->slot_textures[t]));

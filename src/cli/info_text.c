@@ -97,13 +97,17 @@ static void print_materials_text(const inspect_report *report) {
            report->bytes, report->material_count, cli_plural(report->material_count),
            report->alpha_modes[KILN_ALPHA_OPAQUE], report->alpha_modes[KILN_ALPHA_MASK],
            report->alpha_modes[KILN_ALPHA_BLEND], report->double_sided);
+    printf("  shadows: cast %" PRIu32 ", receive %" PRIu32 "; transparent %" PRIu32 "\n",
+           report->cast_shadows, report->receive_shadows, report->transparent);
+    if (report->material_names[0] != '\0')
+        printf("  names: %s\n", cook_escaped(report->material_names));
     printf("  textured slots:");
     for (int t = 0; t < KILN_MATERIAL_SLOT_COUNT; t++)
         printf("%s %s %" PRIu32, t ? "," : "", kiln_material_slot_str((kiln_material_slot)t),
                report->slot_textures[t]);
     printf("\n");
     if (report->dropped[0] != '\0')
-        printf("  dropped extensions: %s\n", cook_escaped(report->dropped));
+        printf("  dropped extensions and maps: %s\n", cook_escaped(report->dropped));
     if (report->source[0] != '\0')
         printf("  source: %s\n", cook_escaped(report->source));
 }

@@ -279,8 +279,9 @@ void mgr_dep_get(const mgr_dep_list *list, uint32_t i, kiln_handle *handle, kiln
     }
 }
 
-/* A mesh's material table: row 0 of "<ref>/material_0", or, for a mesh named
- * "<source>/mesh_N", of "<source>/material_0", when the manifest has it. */
+/* A mesh's material table: "<ref>/materials", or, for a mesh named
+ * "<source>/mesh_N", "<source>/materials", when the manifest has it
+ * (kman.md: the table's own ref). */
 static kiln_handle mesh_material_table(kiln_manager *m, const char *ref) {
     char name[1024];
     size_t length = strlen(ref);
@@ -292,10 +293,10 @@ static kiln_handle mesh_material_table(kiln_manager *m, const char *ref) {
                 break;
             keep = (size_t)(slash - ref);
         }
-        if (keep + sizeof "/material_0" > sizeof name)
+        if (keep + sizeof "/materials" > sizeof name)
             break;
         memcpy(name, ref, keep);
-        memcpy(name + keep, "/material_0", sizeof "/material_0");
+        memcpy(name + keep, "/materials", sizeof "/materials");
         kiln_handle handle = kiln_ref_hash(name);
         uint32_t mount;
         const kiln_manifest_entry *entry;

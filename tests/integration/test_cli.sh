@@ -290,7 +290,7 @@ check "info lists each mesh with its counts and the totals" \
     'stdout_has "position:f32x3"' 'stdout_has "aabb: min \(-1, -1, -1\) max \(1, 1, 1\)"' \
     'stdout_has "^total: 8 files, [0-9]+ bytes"' \
     'stdout_has "kinds: other 1, mesh 2, material 2, texture 0, manifest 1, scene 2"' \
-    'stdout_has "^  manifest: [0-9]+ bytes, 6 refs: mesh 2 material 2 scene 2$"' \
+    'stdout_has "^  manifest: [0-9]+ bytes, 8 refs: mesh 2 material 4 scene 2$"' \
     'stdout_has "^  materials: [0-9]+ bytes, 1 row; alpha: opaque 1, mask 0, blend 0; double-sided 0$"'
 
 run_in "$GOOD" info out/models/cube.kmesh
@@ -465,7 +465,7 @@ doc = {
     "bufferViews": [{"buffer": 0, "byteLength": len(data)}],
     "accessors": [{"bufferView": 0, "componentType": 5126, "count": 3, "type": "VEC3",
                    "min": [0, 0, 0], "max": [1, 1, 0]}],
-    "materials": [{"alphaMode": "MASK", "doubleSided": True,
+    "materials": [{"name": "Coat Paint", "alphaMode": "MASK", "doubleSided": True,
                    "extensions": {"KHR_materials_clearcoat": {"clearcoatFactor": 1},
                                   "KHR_materials_sheen": {}}}],
     "meshes": [{"primitives": [{"attributes": {"POSITION": 0}, "material": 0}]}],
@@ -475,10 +475,12 @@ open(sys.argv[1], "w").write(json.dumps(doc))
 EOF
 run_in "$DROPPED" build -i assets -o out
 run_in "$DROPPED" info -o out
-check "info lists a material table's alpha modes and dropped extensions" \
+check "info lists a material table's alpha modes, names, flags and dropped extensions" \
     all_true 'status_is 0' 'stdout_has "^coat\.kmat$"' \
     'stdout_has "^  materials: [0-9]+ bytes, 1 row; alpha: opaque 0, mask 1, blend 0; double-sided 1$"' \
-    'stdout_has "^  dropped extensions: KHR_materials_clearcoat \(1 material\), KHR_materials_sheen \(1 material\)$"'
+    'stdout_has "^  shadows: cast 1, receive 1; transparent 0$"' \
+    'stdout_has "^  names: Coat Paint$"' \
+    'stdout_has "^  dropped extensions and maps: KHR_materials_clearcoat \(1 material: Coat Paint\), KHR_materials_sheen \(1 material: Coat Paint\)$"'
 # The build's warnings stay readable after it: info lists each cooked asset's
 # messages from the build cache, as the build printed them.
 run_in "$DROPPED" build -i assets -o out
@@ -510,6 +512,21 @@ run_in "$DROPPED" info -o out -q
 check "info -q counts them" \
     all_true 'status_is 0' 'stdout_lacks "coat\.gltf"' \
     'stdout_has "^warnings: $warned in 1 asset at the last build \(kiln info without -q lists them\)$"'
+# material.flags from a kiln.yml rule: by name glob, later lines win; a word
+# that is not a flag fails the asset, naming it.
+FLAGS="$SCRATCH/flags"
+mkdir -p "$FLAGS/assets"
+cp "$DROPPED/assets/coat.gltf" "$FLAGS/assets/"
+printf 'rules:\n  - match: "*.gltf"\n    material.flags: ["*=no_cast_shadows", "Coat*=no_receive_shadows transparent"]\n' \
+    >"$FLAGS/kiln.yml"
+run_in "$FLAGS" build
+run_in "$FLAGS" info -o runtime
+check "material.flags in a rule sets a material's flags by its name" \
+    all_true 'status_is 0' 'stdout_has "^  shadows: cast 0, receive 0; transparent 1$"'
+printf 'rules:\n  - match: "*.gltf"\n    material.flags: ["Coat*=glossy"]\n' >"$FLAGS/kiln.yml"
+run_in "$FLAGS" build
+check "a material.flags word that is not a flag fails the asset, naming it" \
+    all_true 'status_is 1' 'stderr_has "material\.flags: .glossy. is not a flag"'
 printf 'garbage\n' >"$DROPPED/out/.kiln-cache"
 run_in "$DROPPED" info -o out
 check "an unreadable cache is a note, not a failure" \

@@ -57,19 +57,10 @@ static atomic_int failures;
 
 static const char *const refs[] = {
     "levels/yard/scene", /* a level: its placed scenes and its component's */
-    "props/crate/scene",
-    "props/rock/scene",
-    "props/pebble/scene",
-    "props/sign/scene",
-    "level/column/scene",
-    "props/crate",
-    "props/rock",
-    "props/pebble",
-    "props/sign",
-    "level/column",
-    "props/crate/crate",
-    "props/crate/material_1",
-    "props/rock/material_0",
+    "props/crate/scene",    "props/rock/scene", "props/pebble/scene", "props/sign/scene",
+    "level/column/scene",   "props/crate",      "props/rock",         "props/pebble",
+    "props/sign",           "level/column",     "props/crate/crate",  "props/crate/metal",
+    "props/rock/materials",
 };
 #define REF_COUNT (sizeof refs / sizeof refs[0])
 

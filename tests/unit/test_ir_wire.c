@@ -81,9 +81,13 @@ static void expect_same_asset(const ir_asset *a, const ir_asset *b) {
         expect_same_array(fx, fy, sizeof fx, "material factors");
         expect_same_array(x->base_color, y->base_color, sizeof x->base_color, "base colour");
         expect_same_array(x->emissive, y->emissive, sizeof x->emissive, "emissive");
+        expect_same_array(x->specular_color, y->specular_color, sizeof x->specular_color,
+                          "specular colour");
+        expect_same_array(&x->specular, &y->specular, sizeof x->specular, "specular");
         assert_int_equal(x->alpha_mode, y->alpha_mode);
         assert_int_equal(x->double_sided, y->double_sided);
         assert_int_equal(x->unlit, y->unlit);
+        assert_int_equal(x->unnamed, y->unnamed);
         expect_same_array(x->textures, y->textures, sizeof x->textures, "texture refs");
     }
     for (uint32_t i = 0; i < a->node_count; i++) {
@@ -345,7 +349,19 @@ static void make_rich_asset(ir_asset *a) {
     mat->alpha_cutoff = 0.25f;
     mat->double_sided = true;
     mat->unlit = true;
-    mat->textures[IR_SLOT_BASE_COLOR] = (ir_texture_ref){0, 1, {0.5f, 0.25f}, 1.5f, {2.0f, 3.0f}};
+    mat->unnamed = true;
+    mat->textures[IR_SLOT_BASE_COLOR] = (ir_texture_ref){0,
+                                                         1,
+                                                         {0.5f, 0.25f},
+                                                         1.5f,
+                                                         {2.0f, 3.0f},
+                                                         KILN_WRAP_CLAMP_TO_EDGE,
+                                                         KILN_WRAP_MIRRORED_REPEAT,
+                                                         KILN_FILTER_NEAREST,
+                                                         KILN_FILTER_LINEAR,
+                                                         KILN_MIP_NONE};
+    mat->specular_color[1] = 0.5f;
+    mat->specular = 0.75f;
     mat->textures[IR_SLOT_NORMAL].image = 1;
     a->materials[1].name = cook_strdup("plain");
     a->materials[1].alpha_mode = IR_ALPHA_BLEND;
@@ -620,6 +636,9 @@ static void forge_texture_image(ir_asset *a) {
 static void forge_texcoord(ir_asset *a) {
     a->materials[0].textures[IR_SLOT_BASE_COLOR].texcoord = 2;
 }
+static void forge_sampler(ir_asset *a) {
+    a->materials[0].textures[IR_SLOT_BASE_COLOR].mip_filter = KILN_MIP_FILTER_COUNT_;
+}
 static void forge_alpha_mode(ir_asset *a) {
     a->materials[0].alpha_mode = (ir_alpha_mode)3;
 }
@@ -771,6 +790,7 @@ static void forged_assets_are_rejected(void **state) {
         {"texture image out of range", forge_texture_image},
         {"UV set 2", forge_texcoord},
         {"alpha mode 3", forge_alpha_mode},
+        {"mip filter out of range", forge_sampler},
         {"NaN position", forge_nan_position},
         {"infinite weight", forge_infinite_weight},
         {"NaN roughness", forge_nan_factor},

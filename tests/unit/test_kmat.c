@@ -1,5 +1,5 @@
 /* test_kmat.c — the material table: writer, reader and every reader rule of
- * docs/formats/kmat.md (R1-R9), truncations included. */
+ * docs/formats/kmat.md (R1-R10), truncations included. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -62,9 +62,19 @@ static void two_materials(ir_material m[2]) {
     m[0].textures[IR_SLOT_NORMAL].offset[0] = 0.5f;
     m[0].textures[IR_SLOT_NORMAL].scale[1] = 2.0f;
     m[0].textures[IR_SLOT_NORMAL].rotation = 1.5f;
+    m[0].textures[IR_SLOT_NORMAL].wrap_s = KILN_WRAP_CLAMP_TO_EDGE;
+    m[0].textures[IR_SLOT_NORMAL].wrap_t = KILN_WRAP_MIRRORED_REPEAT;
+    m[0].textures[IR_SLOT_NORMAL].mag_filter = KILN_FILTER_NEAREST;
+    m[0].textures[IR_SLOT_NORMAL].mip_filter = KILN_MIP_NONE;
+    m[0].specular_color[0] = 0.5f;
+    m[0].specular = 0.25f;
+    m[0].name = cook_strdup("Rusty Metal");
+    m[0].flags_off = KILN_MATERIAL_FLAG_RECEIVE_SHADOWS;
     m[0].dropped_extensions = cook_strdup("KHR_materials_clearcoat KHR_materials_sheen");
     m[1].alpha_mode = IR_ALPHA_BLEND;
     m[1].unlit = true;
+    m[1].flags_on = KILN_MATERIAL_FLAG_DOUBLE_SIDED;
+    m[1].flags_off = KILN_MATERIAL_FLAG_TRANSPARENT | KILN_MATERIAL_FLAG_CAST_SHADOWS;
 }
 
 static void kmat_round_trips_every_field(void **state) {
@@ -82,7 +92,10 @@ static void kmat_round_trips_every_field(void **state) {
     assert_int_equal(hold(&held, &bytes, &view, &err), KILN_OK);
     assert_int_equal(held.file.kind, KILN_KIND_MATERIALS);
     assert_int_equal(view.material_count, 2);
-    assert_int_equal(view.desc->row_size, 256);
+    assert_int_equal(view.desc->row_size, 320);
+    assert_string_equal(kiln_material_name(&view, 0), "Rusty Metal");
+    assert_string_equal(kiln_material_name(&view, 1), ""); /* no name */
+    assert_string_equal(kiln_material_name(&view, 2), ""); /* out of range */
     const kiln_material *a = kiln_material_row(&view, 0), *b = kiln_material_row(&view, 1);
     assert_non_null(a);
     assert_null(kiln_material_row(&view, 2));
@@ -92,16 +105,28 @@ static void kmat_round_trips_every_field(void **state) {
     assert_true(a->normal_scale == -0.5f && a->occlusion_strength == 0.3f);
     assert_int_equal(a->alpha_mode, KILN_ALPHA_MASK);
     assert_true(a->alpha_cutoff == 0.4f);
-    assert_int_equal(a->flags, KILN_MATERIAL_FLAG_DOUBLE_SIDED);
+    /* Double-sided from the source, casting by default, receiving cleared. */
+    assert_int_equal(a->flags, KILN_MATERIAL_FLAG_DOUBLE_SIDED | KILN_MATERIAL_FLAG_CAST_SHADOWS);
+    assert_true(a->specular_color[0] == 0.5f && a->specular_color[1] == 1.0f &&
+                a->specular_color[2] == 1.0f && a->specular == 0.25f);
     const kiln_material_texture *n = &a->textures[KILN_MATERIAL_SLOT_NORMAL];
     assert_true(n->texture == kiln_ref_hash("models/crate/tex_0"));
     assert_int_equal(n->texcoord, 1);
     assert_true(n->offset[0] == 0.5f && n->offset[1] == 0.0f);
     assert_true(n->scale[0] == 1.0f && n->scale[1] == 2.0f && n->rotation == 1.5f);
+    assert_int_equal(n->wrap_s, KILN_WRAP_CLAMP_TO_EDGE);
+    assert_int_equal(n->wrap_t, KILN_WRAP_MIRRORED_REPEAT);
+    assert_int_equal(n->mag_filter, KILN_FILTER_NEAREST);
+    assert_int_equal(n->min_filter, KILN_FILTER_LINEAR);
+    assert_int_equal(n->mip_filter, KILN_MIP_NONE);
+    const kiln_material_texture *base = &a->textures[KILN_MATERIAL_SLOT_BASE_COLOR];
+    assert_true(base->wrap_s == KILN_WRAP_REPEAT && base->mip_filter == KILN_MIP_LINEAR);
     assert_true(a->textures[KILN_MATERIAL_SLOT_BASE_COLOR].texture == 0);
     assert_true(a->textures[KILN_MATERIAL_SLOT_BASE_COLOR].scale[0] == 1.0f);
     assert_int_equal(b->alpha_mode, KILN_ALPHA_BLEND);
-    assert_int_equal(b->flags, KILN_MATERIAL_FLAG_UNLIT);
+    /* Blend would make it transparent and it would cast: the overrides win. */
+    assert_int_equal(b->flags, KILN_MATERIAL_FLAG_UNLIT | KILN_MATERIAL_FLAG_DOUBLE_SIDED |
+                                   KILN_MATERIAL_FLAG_RECEIVE_SHADOWS);
     /* Dropped extensions, one line per row and name. */
     kiln_chunk dropped;
     assert_int_equal(kiln_file_find_chunk(&held.file, KILN_CHUNK_MATERIAL_DROPPED, &dropped),
@@ -118,6 +143,10 @@ static void kmat_round_trips_every_field(void **state) {
     assert_string_equal(kiln_material_slot_str(KILN_MATERIAL_SLOT_METALLIC_ROUGHNESS),
                         "metallic_roughness");
     assert_string_equal(kiln_material_slot_str((kiln_material_slot)99), "invalid");
+    assert_string_equal(kiln_wrap_str(KILN_WRAP_MIRRORED_REPEAT), "mirrored_repeat");
+    assert_string_equal(kiln_filter_str(KILN_FILTER_NEAREST), "nearest");
+    assert_string_equal(kiln_mip_filter_str(KILN_MIP_NONE), "none");
+    assert_string_equal(kiln_wrap_str((kiln_wrap)7), "invalid");
     release(&held);
     bytebuf_free(&bytes);
     ir_material_free(&m[0]);
@@ -187,6 +216,8 @@ typedef struct defect {
     int rows;         /* rows actually written */
     bool second_rows; /* a second MTRW chunk */
     void (*edit)(kiln_material *row);
+    const char *names; /* an MTNM chunk of names_size bytes, or NULL */
+    size_t names_size;
     kiln_result expected;
     const char *message; /* part of the error message */
 } defect;
@@ -204,10 +235,22 @@ static void edit_alpha(kiln_material *row) {
     row->alpha_mode = 3;
 }
 static void edit_flags(kiln_material *row) {
-    row->flags = 0x4;
+    row->flags = 0x20;
 }
 static void edit_reserved(kiln_material *row) {
-    row->reserved[1] = 1;
+    row->reserved = 1;
+}
+static void edit_specular(kiln_material *row) {
+    row->specular = 1.5f;
+}
+static void edit_wrap(kiln_material *row) {
+    row->textures[1].wrap_t = KILN_WRAP_COUNT_;
+}
+static void edit_sampler_reserved(kiln_material *row) {
+    row->textures[2].reserved[2] = 1;
+}
+static void edit_name(kiln_material *row) {
+    row->name = 4; /* MTNM is "\0ab\0": 4 is its size */
 }
 static void edit_texcoord(kiln_material *row) {
     row->textures[3].texcoord = 2;
@@ -237,6 +280,8 @@ static void build_defect(const defect *d, bytebuf *out) {
         container_add_chunk(&writer, KILN_CHUNK_MATERIAL_ROWS, rows, (size_t)d->rows * sizeof row);
     if (d->second_rows)
         container_add_chunk(&writer, KILN_CHUNK_MATERIAL_ROWS, rows, sizeof row);
+    if (d->names != NULL)
+        container_add_chunk(&writer, KILN_CHUNK_MATERIAL_NAMES, d->names, d->names_size);
     assert_true(container_finish(&writer, out));
 }
 
@@ -245,8 +290,10 @@ static void kmat_reader_enforces_every_rule(void **state) {
     const defect defects[] = {
         {"R1 kind", .kind = KILN_KIND_MESH, .desc = {1}, .rows = 1, .expected = KILN_ERR_BAD_MAGIC,
          .message = "not a material table"},
-        {"R2 version", .version = 2, .desc = {1}, .rows = 1, .expected = KILN_ERR_UNSUPPORTED,
-         .message = "version 2"},
+        {"R2 version", .version = 3, .desc = {1}, .rows = 1, .expected = KILN_ERR_UNSUPPORTED,
+         .message = "version 3"},
+        {"R2 old version", .version = 1, .desc = {1}, .rows = 1, .expected = KILN_ERR_UNSUPPORTED,
+         .message = "recook"},
         {"R3 second MTRW", .desc = {1}, .rows = 1, .second_rows = true,
          .expected = KILN_ERR_CORRUPT, .message = "second MTRW"},
         {"R4 no MTDS", .omit_desc = true, .rows = 1, .expected = KILN_ERR_CORRUPT,
@@ -260,7 +307,7 @@ static void kmat_reader_enforces_every_rule(void **state) {
         {"R5 row size", .desc = {1, 128, 0, 0}, .rows = 1, .expected = KILN_ERR_CORRUPT,
          .message = "row_size"},
         {"R6 rows missing", .desc = {2}, .rows = 1, .expected = KILN_ERR_CORRUPT,
-         .message = "MTRW chunk is 256 bytes"},
+         .message = "MTRW chunk is 320 bytes"},
         {"R6 rows absent", .desc = {1}, .rows = 0, .expected = KILN_ERR_CORRUPT,
          .message = "MTRW chunk is 0 bytes"},
         {"R6 huge count", .desc = {0xffffffffu}, .rows = 1, .expected = KILN_ERR_CORRUPT,
@@ -281,6 +328,18 @@ static void kmat_reader_enforces_every_rule(void **state) {
          .message = "slot occlusion has texcoord 2"},
         {"R9 transform", .desc = {1}, .rows = 1, .edit = edit_transform,
          .expected = KILN_ERR_CORRUPT, .message = "slot alpha"},
+        {"R7 specular", .desc = {1}, .rows = 1, .edit = edit_specular, .expected = KILN_ERR_CORRUPT,
+         .message = "out of range"},
+        {"R9 wrap", .desc = {1}, .rows = 1, .edit = edit_wrap, .expected = KILN_ERR_CORRUPT,
+         .message = "slot metallic_roughness has an unknown sampler value"},
+        {"R9 sampler reserved", .desc = {1}, .rows = 1, .edit = edit_sampler_reserved,
+         .expected = KILN_ERR_CORRUPT, .message = "slot normal has an unknown sampler value"},
+        {"R10 name outside MTNM", .desc = {1}, .rows = 1, .edit = edit_name, .names = "\0ab",
+         .names_size = 4, .expected = KILN_ERR_CORRUPT, .message = "outside MTNM"},
+        {"R10 name without MTNM", .desc = {1}, .rows = 1, .edit = edit_name,
+         .expected = KILN_ERR_CORRUPT, .message = "outside MTNM"},
+        {"R10 MTNM without NUL", .desc = {1}, .rows = 1, .names = "\0ab", .names_size = 3,
+         .expected = KILN_ERR_CORRUPT, .message = "NUL"},
         {"valid", .desc = {3}, .rows = 3, .expected = KILN_OK, .message = ""},
     };
     for (size_t i = 0; i < sizeof defects / sizeof defects[0]; i++) {

@@ -254,8 +254,8 @@ static void shared_across_scopes_and_refcounted(void **state) {
     assert_int_equal(engine.buffers, 2); /* one mesh, loaded once */
     /* Two rows of one table are one asset. */
     kiln_ref row0;
-    assert_int_equal(kiln_manager_load_ref(m, a, "props/crate/material_0", &row0, &err), KILN_OK);
-    assert_int_equal(kiln_manager_load_ref(m, b, "props/crate/material_1", &row1, &err), KILN_OK);
+    assert_int_equal(kiln_manager_load_ref(m, a, "props/crate/wood", &row0, &err), KILN_OK);
+    assert_int_equal(kiln_manager_load_ref(m, b, "props/crate/metal", &row1, &err), KILN_OK);
     assert_int_equal(row0.slot, row1.slot);
 
     assert_int_equal(kiln_scope_destroy(m, a, &err), KILN_OK);

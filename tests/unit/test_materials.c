@@ -26,14 +26,17 @@ typedef struct cooked {
     kiln_material_view view;
 } cooked;
 
-/* Cooks input_root/source_path into a fresh output folder and opens the .kmat. */
-static void cook_source(cooked *c, const char *input_root, const char *source_path,
-                        const char *name) {
+/* Cooks input_root/source_path into a fresh output folder with the
+ * material.flags setting `flags` (NULL: none); the result is in c->result. */
+static void cook_only(cooked *c, const char *input_root, const char *source_path, const char *name,
+                      const char *flags) {
     memset(c, 0, sizeof *c);
     c->output = test_make_temp_dir(name);
     cook_settings_default(&c->settings);
     c->settings.texture_max_size = 64; /* small textures: fast under sanitizers */
     c->settings.texture_quality = COOK_QUALITY_FAST;
+    if (flags != NULL)
+        snprintf(c->settings.material_flags, sizeof c->settings.material_flags, "%s", flags);
     cook_request request = {
         .input_root = input_root,
         .output_root = c->output,
@@ -44,6 +47,12 @@ static void cook_source(cooked *c, const char *input_root, const char *source_pa
     };
     assert_non_null(request.importer);
     cook_asset(&request, &c->result);
+}
+
+/* Cooks as cook_only, which must succeed, and opens the .kmat. */
+static void cook_source_with(cooked *c, const char *input_root, const char *source_path,
+                             const char *name, const char *flags) {
+    cook_only(c, input_root, source_path, name, flags);
     if (!c->result.ok)
         fail_msg("%s: cook failed: %.*s", source_path, (int)c->result.diag.text.size,
                  (const char *)c->result.diag.text.data);
@@ -55,6 +64,11 @@ static void cook_source(cooked *c, const char *input_root, const char *source_pa
         fail_msg("%s: %s", path, err.message);
     free(relative);
     free(path);
+}
+
+static void cook_source(cooked *c, const char *input_root, const char *source_path,
+                        const char *name) {
+    cook_source_with(c, input_root, source_path, name, NULL);
 }
 
 static void cooked_free(cooked *c) {
@@ -85,10 +99,39 @@ static double number_or(const json_t *obj, const char *key, double fallback) {
     return json_is_number(v) ? json_number_value(v) : fallback;
 }
 
+/* A slot's sampler against the glTF sampler of its texture, by the glTF
+ * enums: wrap 33071 clamp, 33648 mirror, else repeat; filter 9728 nearest;
+ * minFilter 9728/9729 without mips, 9984-9987 with. Absent: repeat,
+ * linear, linear mips. */
+static void expect_sampler(const json_t *sampler, const kiln_material_texture *slot,
+                           size_t material, const char *what) {
+    const char *keys[2] = {"wrapS", "wrapT"};
+    uint8_t wraps[2] = {slot->wrap_s, slot->wrap_t};
+    for (int k = 0; k < 2; k++) {
+        double gl = number_or(sampler, keys[k], 10497);
+        unsigned expected = gl == 33071 ? 2u : gl == 33648 ? 1u : 0u; /* Vulkan's values */
+        if (wraps[k] != expected)
+            fail_msg("material %zu %s: %s %u, expected %u (glTF %g)", material, what, keys[k],
+                     wraps[k], expected, gl);
+    }
+    double mag = number_or(sampler, "magFilter", 9729), min = number_or(sampler, "minFilter", 9987);
+    unsigned expected_mag = mag == 9728 ? 1u : 0u;
+    unsigned expected_min = (min == 9728 || min == 9984 || min == 9986) ? 1u : 0u;
+    unsigned expected_mip = (min == 9728 || min == 9729)   ? 2u
+                            : (min == 9984 || min == 9985) ? 1u
+                                                           : 0u;
+    if (slot->mag_filter != expected_mag || slot->min_filter != expected_min ||
+        slot->mip_filter != expected_mip)
+        fail_msg("material %zu %s: filters mag %u min %u mip %u, expected %u %u %u (glTF %g, %g)",
+                 material, what, slot->mag_filter, slot->min_filter, slot->mip_filter, expected_mag,
+                 expected_min, expected_mip, mag, min);
+}
+
 /* One slot of a material row against its glTF textureInfo (or absence). */
-static void expect_slot(const cooked *c, const json_t *textures, const json_t *info,
+static void expect_slot(const cooked *c, const json_t *doc, const json_t *info,
                         const kiln_material_texture *slot, size_t material, const char *what,
                         uint64_t *image_hashes, size_t image_count) {
+    const json_t *textures = json_object_get(doc, "textures");
     if (info == NULL) {
         if (slot->texture != 0)
             fail_msg("material %zu %s: a texture the glTF does not have", material, what);
@@ -133,12 +176,85 @@ static void expect_slot(const cooked *c, const json_t *textures, const json_t *i
     expect_close(slot->scale[0], scale[0], "scale u", material);
     expect_close(slot->scale[1], scale[1], "scale v", material);
     expect_close(slot->rotation, rotation, "rotation", material);
+    const json_t *sampler_index = json_object_get(json_array_get(textures, texture), "sampler");
+    const json_t *sampler = sampler_index != NULL
+                                ? json_array_get(json_object_get(doc, "samplers"),
+                                                 (size_t)json_integer_value(sampler_index))
+                                : NULL;
+    expect_sampler(sampler, slot, material, what);
+}
+
+/* The ref leaf docs/formats/kmat.md promises for materials[i]: its name
+ * lower-cased, bytes other than [a-z0-9-] made '_', at most 63 bytes; or
+ * material_<i> for no name, a repeated leaf, one of the source's own or a
+ * texture's (an image's file name without folder and extension). */
+static void leaf_of_text(const char *name, size_t limit, char *out, size_t size) {
+    size_t length = 0;
+    for (;
+         name != NULL && length < limit && name[length] != '\0' && length < 63 && length + 1 < size;
+         length++) {
+        char ch = name[length];
+        ch = ch >= 'A' && ch <= 'Z' ? (char)(ch - 'A' + 'a') : ch;
+        out[length] = (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') || ch == '-' ? ch : '_';
+    }
+    out[length] = '\0';
+}
+
+static bool is_texture_name(const json_t *doc, const char *leaf) {
+    const json_t *images = json_object_get(doc, "images");
+    for (size_t i = 0; i < json_array_size(images); i++) {
+        const json_t *image = json_array_get(images, i);
+        const char *uri = json_string_value(json_object_get(image, "uri"));
+        const char *name = uri != NULL && strncmp(uri, "data:", 5) != 0
+                               ? uri
+                               : json_string_value(json_object_get(image, "name"));
+        if (name == NULL)
+            continue;
+        const char *slash = strrchr(name, '/');
+        const char *base = slash ? slash + 1 : name;
+        const char *dot = strrchr(base, '.');
+        char texture[64];
+        leaf_of_text(base, dot && dot != base ? (size_t)(dot - base) : strlen(base), texture,
+                     sizeof texture);
+        if (strcmp(texture, leaf) == 0)
+            return true;
+    }
+    return false;
+}
+
+static void leaf_of(const json_t *materials, size_t i, char *out, size_t size) {
+    const char *name = json_string_value(json_object_get(json_array_get(materials, i), "name"));
+    leaf_of_text(name, SIZE_MAX, out, size);
+}
+
+/* Whether `leaf` is `prefix` and one or more digits. */
+static bool numbered(const char *leaf, const char *prefix) {
+    size_t length = strlen(prefix);
+    return strncmp(leaf, prefix, length) == 0 && leaf[length] != '\0' &&
+           strspn(leaf + length, "0123456789") == strlen(leaf + length);
+}
+
+static void expected_material_leaf(const json_t *doc, size_t i, char *out, size_t size) {
+    const json_t *materials = json_object_get(doc, "materials");
+    char mine[64], other[64];
+    leaf_of(materials, i, mine, sizeof mine);
+    bool fallback = strspn(mine, "_") == strlen(mine) || is_texture_name(doc, mine) ||
+                    strcmp(mine, "scene") == 0 || strcmp(mine, "anim") == 0 ||
+                    strcmp(mine, "materials") == 0 || numbered(mine, "mesh_") ||
+                    numbered(mine, "material_");
+    for (size_t j = 0; !fallback && j < json_array_size(materials); j++) {
+        leaf_of(materials, j, other, sizeof other);
+        fallback = j != i && strcmp(mine, other) == 0;
+    }
+    if (fallback)
+        snprintf(out, size, "material_%zu", i);
+    else
+        snprintf(out, size, "%s", mine);
 }
 
 /* Every row of the .kmat against the glTF document's materials. */
 static void expect_rows_match_json(const cooked *c, const json_t *doc) {
     const json_t *materials = json_object_get(doc, "materials");
-    const json_t *textures = json_object_get(doc, "textures");
     size_t count = json_array_size(materials);
     size_t image_count = json_array_size(json_object_get(doc, "images"));
     uint64_t *image_hashes = calloc(image_count + 1, sizeof *image_hashes);
@@ -178,24 +294,35 @@ static void expect_rows_match_json(const cooked *c, const json_t *doc) {
         bool double_sided = json_is_true(json_object_get(m, "doubleSided"));
         if (((row->flags & KILN_MATERIAL_FLAG_DOUBLE_SIDED) != 0) != double_sided)
             fail_msg("material %zu double-sided differs", i);
-        expect_slot(c, textures, json_object_get(pbr, "baseColorTexture"),
+        uint32_t shadows = KILN_MATERIAL_FLAG_CAST_SHADOWS | KILN_MATERIAL_FLAG_RECEIVE_SHADOWS;
+        if ((row->flags & shadows) != shadows || ((row->flags & KILN_MATERIAL_FLAG_TRANSPARENT) !=
+                                                  0) != (expected_mode == KILN_ALPHA_BLEND))
+            fail_msg("material %zu flags 0x%x: shadows or transparency differ", i, row->flags);
+        const char *json_name = json_string_value(json_object_get(m, "name"));
+        if (strcmp(kiln_material_name(&c->view, (uint32_t)i), json_name ? json_name : "") != 0)
+            fail_msg("material %zu name '%s', expected '%s'", i,
+                     kiln_material_name(&c->view, (uint32_t)i), json_name ? json_name : "");
+        expect_slot(c, doc, json_object_get(pbr, "baseColorTexture"),
                     &row->textures[KILN_MATERIAL_SLOT_BASE_COLOR], i, "base colour", image_hashes,
                     image_count);
-        expect_slot(c, textures, json_object_get(pbr, "metallicRoughnessTexture"),
+        expect_slot(c, doc, json_object_get(pbr, "metallicRoughnessTexture"),
                     &row->textures[KILN_MATERIAL_SLOT_METALLIC_ROUGHNESS], i, "metallic-roughness",
                     image_hashes, image_count);
-        expect_slot(c, textures, normal, &row->textures[KILN_MATERIAL_SLOT_NORMAL], i, "normal",
+        expect_slot(c, doc, normal, &row->textures[KILN_MATERIAL_SLOT_NORMAL], i, "normal",
                     image_hashes, image_count);
-        expect_slot(c, textures, occlusion, &row->textures[KILN_MATERIAL_SLOT_OCCLUSION], i,
-                    "occlusion", image_hashes, image_count);
-        expect_slot(c, textures, json_object_get(m, "emissiveTexture"),
+        expect_slot(c, doc, occlusion, &row->textures[KILN_MATERIAL_SLOT_OCCLUSION], i, "occlusion",
+                    image_hashes, image_count);
+        expect_slot(c, doc, json_object_get(m, "emissiveTexture"),
                     &row->textures[KILN_MATERIAL_SLOT_EMISSIVE], i, "emissive", image_hashes,
                     image_count);
         assert_true(row->textures[KILN_MATERIAL_SLOT_ALPHA].texture == 0);
         /* Each row is in the manifest at its index. */
         char ref[512];
-        snprintf(ref, sizeof ref, "%s/material_%zu",
-                 json_string_value(json_object_get(json_object_get(doc, "kiln_test"), "ref")), i);
+        char leaf[80];
+        expected_material_leaf(doc, i, leaf, sizeof leaf);
+        snprintf(ref, sizeof ref, "%s/%s",
+                 json_string_value(json_object_get(json_object_get(doc, "kiln_test"), "ref")),
+                 leaf);
         const cook_manifest_entry *entry = produced(c, kiln_ref_hash(ref));
         if (entry == NULL || entry->kind != KILN_ASSET_MATERIAL || entry->index != i)
             fail_msg("material %zu: no manifest entry %s", i, ref);
@@ -220,6 +347,8 @@ static void corpus_materials_equal_their_gltf_json(void **state) {
         "gltf/BoxTextured/glTF-Embedded/BoxTextured.gltf",
         "gltf/WaterBottle/glTF/WaterBottle.gltf",
         "gltf/TextureCoordinateTest/glTF/TextureCoordinateTest.gltf",
+        "gltf/NormalTangentTest/glTF/NormalTangentTest.gltf", /* a material without a name */
+        "gltf/Unicode\u2764\u267bTest/glTF/Unicode\u2764\u267bTest.gltf", /* UTF-8 names */
     };
     for (size_t i = 0; i < sizeof models / sizeof models[0]; i++) {
         char *path = test_path_join(test_corpus_dir(), models[i]);
@@ -349,12 +478,12 @@ static void mtl_conversion_reaches_the_kmat_with_textures(void **state) {
     (void)state;
     char *input = test_make_temp_dir("materials_mtl_in");
     write_text(input, "m/crate.obj", quad_obj);
-    write_text(
-        input, "m/crate.mtl",
-        "newmtl painted\nKd 0.5 0.25 1\nNs 98\nKe 0.1 0.2 0.3\nmap_Kd -o 0.25 0.5 -s 2 3 wood.png\n"
-        "map_Bump -bm 0.5 normal.png\nmap_ORM orm.png\nmap_Ke wood.png\n"
-        "newmtl glass\nKd 1 1 1\nd 0.25\nPr 0.1\nPm 0.9\nmap_Kd missing.png\n"
-        "map_d broken.png\n");
+    write_text(input, "m/crate.mtl",
+               "newmtl painted\nKd 0.5 0.25 1\nKs 0.5 0.25 0\nNs 98\nKe 0.1 0.2 0.3\nmap_Kd -o "
+               "0.25 0.5 -s 2 3 wood.png\n"
+               "map_Bump -bm 0.5 normal.png\nmap_ORM orm.png\nmap_Ke wood.png\n"
+               "newmtl glass\nKd 1 1 1\nd 0.25\nPr 0.1\nPm 0.9\nmap_Kd missing.png\n"
+               "map_d broken.png\nmap_Ks spec.png\ndisp height.png\nmap_Ks spec.png\n");
     write_png(input, "m/wood.png", 200, 100, 50, 255);
     write_png(input, "m/normal.png", 128, 128, 255, 255);
     write_png(input, "m/orm.png", 255, 128, 0, 255);
@@ -412,9 +541,31 @@ static void mtl_conversion_reaches_the_kmat_with_textures(void **state) {
         textures += c.result.manifest.items[i].kind == KILN_ASSET_TEXTURE;
         materials += c.result.manifest.items[i].kind == KILN_ASSET_MATERIAL;
     }
-    assert_int_equal(textures, 3); /* wood, normal, orm: broken.png failed */
-    assert_int_equal(materials, 2);
-    assert_non_null(produced(&c, kiln_ref_hash("m/crate/material_1")));
+    assert_int_equal(textures, 3);  /* wood, normal, orm: broken.png failed */
+    assert_int_equal(materials, 3); /* the table, then each row, named after it */
+    const cook_manifest_entry *table = produced(&c, kiln_ref_hash("m/crate/materials"));
+    assert_non_null(table);
+    assert_int_equal(table->index, 0);
+    assert_string_equal(table->path, "m/crate.kmat");
+    assert_int_equal(produced(&c, kiln_ref_hash("m/crate/painted"))->index, 0);
+    assert_int_equal(produced(&c, kiln_ref_hash("m/crate/glass"))->index, 1);
+    assert_string_equal(kiln_material_name(&c.view, 1), "glass");
+    /* Ks as KHR_materials_specular: strength its largest channel, the
+     * colour divided by it; none: the defaults. */
+    assert_true(painted->specular == 0.5f && painted->specular_color[0] == 1.0f &&
+                painted->specular_color[1] == 0.5f && painted->specular_color[2] == 0.0f);
+    assert_true(glass->specular == 1.0f && glass->specular_color[1] == 1.0f);
+    /* Maps with no slot: a warning each, and listed per row in MDRP. */
+    assert_non_null(strstr(messages(&c), "map_Ks 'spec.png' is not cooked"));
+    kiln_chunk dropped;
+    assert_int_equal(kiln_file_find_chunk(&c.file, KILN_CHUNK_MATERIAL_DROPPED, &dropped), KILN_OK);
+    const char expected_dropped[] = "1 map_Ks\n1 disp\n";
+    assert_int_equal(dropped.size, sizeof expected_dropped - 1);
+    assert_memory_equal(dropped.data, expected_dropped, sizeof expected_dropped - 1);
+    /* The glass blends: transparent; both cast and receive shadows. */
+    assert_int_equal(glass->flags, KILN_MATERIAL_FLAG_CAST_SHADOWS |
+                                       KILN_MATERIAL_FLAG_RECEIVE_SHADOWS |
+                                       KILN_MATERIAL_FLAG_TRANSPARENT);
     /* A missing file and an undecodable one: warnings naming the material and
      * the file; the slots are empty and the asset cooked. */
     assert_true(glass->textures[KILN_MATERIAL_SLOT_BASE_COLOR].texture == 0);
@@ -425,6 +576,64 @@ static void mtl_conversion_reaches_the_kmat_with_textures(void **state) {
     assert_true(c.result.ok);
     assert_int_equal(c.result.diag.errors, 0);
     cooked_free(&c);
+    free(input);
+}
+
+/* Material refs: the name made a leaf where unique and free, else
+ * material_<row>; material.flags lines by name glob or leaf, later lines
+ * winning; a word that is not a flag fails the asset naming it. */
+static void material_refs_and_flags_follow_names_and_settings(void **state) {
+    (void)state;
+    char *input = test_make_temp_dir("materials_refs_in");
+    write_text(input, "r/set.obj",
+               "mtllib set.mtl\nv 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nvt 0 0\nvt 1 0\n"
+               "usemtl Rusty Metal\nf 1/1 2/2 3/2\nusemtl Wood\nf 1/1 3/2 4/1\n"
+               "usemtl Dup\nf 1/1 2/2 4/1\nusemtl dup\nf 2/2 3/2 4/1\n"
+               "usemtl mesh_4\nf 1/1 2/2 3/2\nusemtl Glass\nf 1/1 3/2 4/1\n");
+    write_text(input, "r/set.mtl",
+               "newmtl Rusty Metal\nnewmtl Wood\nmap_Kd wood.png\nnewmtl Dup\nnewmtl dup\n"
+               "newmtl mesh_4\nnewmtl Glass\nd 0.5\n");
+    write_png(input, "r/wood.png", 10, 20, 30, 255);
+    cooked c;
+    cook_source_with(&c, input, "r/set.obj", "materials_refs_out",
+                     "*=no_cast_shadows\nrusty*=no_receive_shadows, double_sided\n"
+                     "material_1=transparent\nGlass=no_transparent cast_shadows");
+    assert_int_equal(c.view.material_count, 6);
+    /* Wood's leaf is its texture's; Dup and dup make one leaf; mesh_4 is a
+     * leaf of the source's own. */
+    const char *refs[6] = {"r/set/rusty_metal", "r/set/material_1", "r/set/material_2",
+                           "r/set/material_3",  "r/set/material_4", "r/set/glass"};
+    const char *names[6] = {"Rusty Metal", "Wood", "Dup", "dup", "mesh_4", "Glass"};
+    for (uint32_t m = 0; m < 6; m++) {
+        const cook_manifest_entry *entry = produced(&c, kiln_ref_hash(refs[m]));
+        if (entry == NULL || entry->kind != KILN_ASSET_MATERIAL || entry->index != m)
+            fail_msg("row %u: no manifest entry %s", m, refs[m]);
+        assert_string_equal(kiln_material_name(&c.view, m), names[m]);
+    }
+    assert_non_null(produced(&c, kiln_ref_hash("r/set/wood"))); /* the texture kept its name */
+    const uint32_t cast = KILN_MATERIAL_FLAG_CAST_SHADOWS,
+                   receive = KILN_MATERIAL_FLAG_RECEIVE_SHADOWS,
+                   transparent = KILN_MATERIAL_FLAG_TRANSPARENT,
+                   two_sided = KILN_MATERIAL_FLAG_DOUBLE_SIDED;
+    const uint32_t flags[6] = {two_sided, receive | transparent, receive, receive,
+                               receive,   receive | cast};
+    for (uint32_t m = 0; m < 6; m++)
+        if (c.view.materials[m].flags != flags[m])
+            fail_msg("row %u (%s): flags 0x%x, expected 0x%x", m, names[m],
+                     c.view.materials[m].flags, flags[m]);
+    assert_int_equal(c.view.materials[5].alpha_mode, KILN_ALPHA_BLEND); /* only the flag moved */
+    cooked_free(&c);
+
+    cook_only(&c, input, "r/set.obj", "materials_refs_bad", "*=no_cast_shadows\nGlass=shiny");
+    assert_false(c.result.ok);
+    assert_non_null(strstr(messages(&c), "material.flags: 'shiny' is not a flag"));
+    cook_asset_result_free(&c.result);
+    free(c.output);
+    cook_only(&c, input, "r/set.obj", "materials_refs_no_pattern", "no_cast_shadows");
+    assert_false(c.result.ok);
+    assert_non_null(strstr(messages(&c), "'no_cast_shadows' is not PATTERN=FLAGS"));
+    cook_asset_result_free(&c.result);
+    free(c.output);
     free(input);
 }
 
@@ -594,7 +803,8 @@ static void gltf_embedded_images_conflicts_and_dropped_extensions(void **state) 
     assert_true(base->offset[0] == 0.25f && base->offset[1] == 0.5f);
     assert_true(base->rotation == 0.5f && base->scale[0] == 2.0f && base->scale[1] == 3.0f);
     assert_true(row->normal_scale == 0.75f);
-    assert_int_equal(row->flags, KILN_MATERIAL_FLAG_UNLIT);
+    assert_int_equal(row->flags, KILN_MATERIAL_FLAG_UNLIT | KILN_MATERIAL_FLAG_CAST_SHADOWS |
+                                     KILN_MATERIAL_FLAG_RECEIVE_SHADOWS);
     kiln_chunk dropped;
     assert_int_equal(kiln_file_find_chunk(&c.file, KILN_CHUNK_MATERIAL_DROPPED, &dropped), KILN_OK);
     const char expected[] = "0 KHR_materials_clearcoat\n0 KHR_materials_transmission\n";
@@ -612,6 +822,7 @@ int main(void) {
         cmocka_unit_test(mtl_conversion_reaches_the_kmat_with_textures),
         cmocka_unit_test(gltf_embedded_images_conflicts_and_dropped_extensions),
         cmocka_unit_test(textures_are_named_after_their_images),
+        cmocka_unit_test(material_refs_and_flags_follow_names_and_settings),
         cmocka_unit_test(opacity_maps_merge_into_the_base_colour),
         cmocka_unit_test(corpus_materials_equal_their_gltf_json),
     };

@@ -330,7 +330,7 @@ static void dependency_swap_loads_new_and_releases_old(void **state) {
     kiln_scope level;
     assert_int_equal(kiln_scope_create(m, "level", 0, &level, &err), KILN_OK);
     kiln_ref table;
-    assert_int_equal(kiln_manager_load_ref(m, level, "props/crate/material_0", &table, &err),
+    assert_int_equal(kiln_manager_load_ref(m, level, "props/crate/materials", &table, &err),
                      KILN_OK);
     const kiln_asset *t = kiln_asset_get(m, table);
     assert_int_equal(t->dependency_count, 1);
@@ -437,7 +437,7 @@ static void refresh_finds_new_assets_and_only_changed_files(void **state) {
     /* The mesh, then its material table, which it still holds. */
     assert_int_equal(engine.reload.failed, failed + 2);
     failed = engine.reload.failed;
-    assert_true(engine.reload.last_failed == KILN_HANDLE("props/rock/material_0"));
+    assert_true(engine.reload.last_failed == KILN_HANDLE("props/rock/materials"));
     assert_non_null(kiln_asset_get(m, rock));
     assert_int_not_equal(kiln_asset_reload_status(m, rock, &err), KILN_OK);
     assert_non_null(strstr(err.message, "props/rock"));

@@ -1,4 +1,5 @@
 /* ir.c — construction and release of the intermediate representation. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,11 +15,33 @@ void ir_material_init(ir_material *material) {
     material->occlusion_strength = 1.0f;
     material->alpha_mode = IR_ALPHA_OPAQUE;
     material->alpha_cutoff = 0.5f;
+    for (int i = 0; i < 3; i++)
+        material->specular_color[i] = 1.0f;
+    material->specular = 1.0f;
     for (int i = 0; i < IR_SLOT_COUNT; i++) {
         material->textures[i].image = -1;
         material->textures[i].scale[0] = 1.0f;
         material->textures[i].scale[1] = 1.0f;
     }
+}
+
+bool ir_material_add_dropped(ir_material *material, const char *what) {
+    const char *list = material->dropped_extensions ? material->dropped_extensions : "";
+    size_t length = strlen(what);
+    for (const char *at = list; *at != '\0';) {
+        size_t word = strcspn(at, " ");
+        if (word == length && strncmp(at, what, length) == 0)
+            return true;
+        at += word + (at[word] == ' ');
+    }
+    size_t used = strlen(list);
+    char *grown = malloc(used + 1 + length + 1);
+    if (grown == NULL)
+        return false;
+    snprintf(grown, used + 1 + length + 1, "%s%s%s", list, used ? " " : "", what);
+    free(material->dropped_extensions);
+    material->dropped_extensions = grown;
+    return true;
 }
 
 static char *copy_text(const char *text) {

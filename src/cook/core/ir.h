@@ -124,6 +124,9 @@ typedef struct ir_texture_ref {
     float offset[2];   /* identity transform: 0, 0 */
     float rotation;    /* radians; 0 */
     float scale[2];    /* 1, 1 */
+    /* The sampler, kiln_wrap / kiln_filter / kiln_mip_filter values; 0 is
+     * glTF's default (repeat, linear, linear mips). */
+    uint8_t wrap_s, wrap_t, mag_filter, min_filter, mip_filter;
 } ir_texture_ref;
 
 /* An image materials use: a file in the input tree, or bytes embedded in the
@@ -141,7 +144,8 @@ typedef enum ir_alpha_mode { IR_ALPHA_OPAQUE = 0, IR_ALPHA_MASK, IR_ALPHA_BLEND 
 
 /* A metallic-roughness PBR material (glTF's model; other sources convert). */
 typedef struct ir_material {
-    char *name;
+    char *name;   /* for messages; made up ("material_3") when the source has none */
+    bool unnamed; /* the source gave no name: the .kmat keeps none */
     float base_color[4];
     float metallic;
     float roughness;
@@ -151,7 +155,12 @@ typedef struct ir_material {
     ir_alpha_mode alpha_mode;
     float alpha_cutoff;
     bool double_sided;
-    bool unlit; /* KHR_materials_unlit: shade with the base colour only */
+    bool unlit;              /* KHR_materials_unlit: shade with the base colour only */
+    float specular_color[3]; /* KHR_materials_specular-style; 1, 1, 1 */
+    float specular;          /* strength; 1 */
+    /* KILN_MATERIAL_FLAG_* bits a material.flags setting forces on or off,
+     * applied after those the source gives (set by the model driver only). */
+    uint32_t flags_on, flags_off;
     ir_texture_ref textures[IR_SLOT_COUNT];
     /* Source extensions kiln does not cook (e.g. "KHR_materials_clearcoat"),
      * space-separated, or NULL: listed by `kiln info` as dropped. */
@@ -355,6 +364,9 @@ void ir_images_free(ir_image *images, uint32_t count);
 /* A root node with the identity transform and no mesh. */
 void ir_node_init(ir_node *node);
 void ir_material_free(ir_material *material);
+/* Appends `what` (an extension or a map kiln does not cook, no spaces) to
+ * dropped_extensions unless it is there; false when out of memory. */
+bool ir_material_add_dropped(ir_material *material, const char *what);
 void ir_mesh_free(ir_mesh *mesh);
 /* The morph delta streams every target of `mesh` has: bit 0 positions, bit 1
  * normals, bit 2 tangents (KILN_MORPH_POSITION... in kiln/format.h); 0

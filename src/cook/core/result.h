@@ -48,8 +48,11 @@
  *     their first value; orthographic far planes, vertical fields of view and
  *     node scales stay finite floats; MTL and assimp emissive at most
  *     FLT_MAX; AC3D subdivision past 65,536 faces lowered, not refused past
- *     2^20). */
-#define KILN_ENCODER_VERSION 16u
+ *     2^20);
+ * 17: .kmat version 2 (names, samplers, specular, shadow and transparency
+ *     flags); material rows are named after their materials and the table
+ *     has its own ref <sourceRef>/materials, which scenes name). */
+#define KILN_ENCODER_VERSION 17u
 
 /* What one cook is doing now, readable from another thread while it runs (the
  * CLI's progress line names the stage of an asset that takes long). Opaque:

@@ -146,6 +146,12 @@ const cook_setting cook_setting_table[] = {
      .not_output = true,
      .description = "seconds an importer run in its own process (assimp) may take reading one "
                     "file before it is stopped and the asset fails"},
+    {.name = "material.flags",
+     .type = COOK_SETTING_TEXT,
+     .omit_default = true,
+     FIELD(material_flags),
+     .description = "force material flags by material name: a list of PATTERN=FLAGS, flags "
+                    "cast_shadows, receive_shadows, transparent, double_sided or no_ before one"},
     {.name = "mesh.lod_ratios",
      .type = COOK_SETTING_RATIOS,
      FIELD(mesh_lod_ratios),

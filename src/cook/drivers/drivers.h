@@ -2,6 +2,7 @@
  * drivers.h — one driver per asset kind, each calling the stages forward:
  *
  *   model.c    glTF / OBJ / assimp → IR → process → .kmesh, .kmat, textures
+ *   model_materials.c  a model's material refs and the material.flags setting
  *   texture.c  an image → decode → mips → encode → KTX2 (and the texture path
  *              the model and cubemap drivers share)
  *   cubemap.c  a "*.env" folder of six faces → one cubemap KTX2
@@ -57,6 +58,25 @@ bool driver_output_emit(const cook_request *request, cook_context *ctx, const dr
 bool driver_output_end(driver_output *out, cook_asset_result *result, bool ok);
 
 bool cook_model_asset(const cook_request *request, cook_context *ctx, cook_asset_result *result);
+
+/* A model's leaves (model_materials.c). The .kmat's own ref is
+ * <sourceRef>/materials (row 0 of the table: meshes and scenes find it by
+ * it); each row's is <sourceRef>/<leaf>. */
+#define DRIVER_LEAF_MAX 64
+#define DRIVER_MATERIAL_TABLE_LEAF "materials"
+/* `text` lower-cased, anything but [a-z0-9-] turned into '_', cut to fit. */
+void driver_leaf_from_text(const char *text, size_t length, char *out, size_t size);
+/* Whether a leaf is one of a source's own: scene, anim, materials, mesh_N,
+ * material_N. */
+bool driver_leaf_is_reserved(const char *leaf);
+/* Each row's leaf: its name made a leaf, unless it has none, another row's
+ * name makes the same leaf, it is reserved or one of `taken` (the texture
+ * names): then material_<row>. False when out of memory. */
+bool driver_material_leaves(const ir_asset *asset, const char *const *taken, size_t taken_count,
+                            char (*leaves)[DRIVER_LEAF_MAX]);
+/* Applies the material.flags setting to the rows (flags_on / flags_off);
+ * false, with an error, for a line that is not PATTERN=FLAGS. */
+bool driver_material_flags(cook_context *ctx, ir_asset *asset, char (*leaves)[DRIVER_LEAF_MAX]);
 /* A .cube 3D LUT as a 3D RGBA16F KTX2 (N x N x N, one level), lut.c. */
 bool cook_lut_asset(const cook_request *request, cook_context *ctx, cook_asset_result *result);
 /* The cubemap driver (cubemap.c): request->source_path is a "*.env" folder

@@ -101,7 +101,8 @@ static bool cook_mesh_output(const cook_request *request, cook_context *ctx, con
 /* ---------------------------------------------------------------------------
  * Materials and their textures: <stem>.kmat next to the mesh, one KTX2 per
  * image a slot uses at <stem>/<name>.ktx2 (named after the image: see
- * name_textures), refs <sourceRef>/<name> and <sourceRef>/material_<row>.
+ * name_textures), refs <sourceRef>/<name>, the table's <sourceRef>/materials
+ * and each row's <sourceRef>/<leaf> (model_materials.c).
  * ------------------------------------------------------------------------- */
 
 static const char *const slot_names[IR_SLOT_COUNT] = {"base colour", "metallic-roughness", "normal",
@@ -231,24 +232,8 @@ static void plan_images(cook_context *ctx, const ir_asset *asset, texture_plans 
     }
 }
 
-/* Names the sources' own leaves take next to textures: the scene, meshes and
- * material rows. */
-static bool name_is_reserved(const char *name) {
-    if (strcmp(name, "scene") == 0 || strcmp(name, "anim") == 0)
-        return true;
-    const char *prefixes[] = {"mesh_", "material_"};
-    for (size_t p = 0; p < 2; p++) {
-        size_t length = strlen(prefixes[p]);
-        if (strncmp(name, prefixes[p], length) != 0 || name[length] == '\0')
-            continue;
-        if (strspn(name + length, "0123456789") == strlen(name + length))
-            return true;
-    }
-    return false;
-}
-
 static bool name_is_taken(const image_plan *plans, uint32_t count, const char *name) {
-    if (name_is_reserved(name))
+    if (driver_leaf_is_reserved(name))
         return true;
     for (uint32_t i = 0; i < count; i++)
         if (plans[i].used && strcmp(plans[i].name, name) == 0)
@@ -261,8 +246,9 @@ static bool name_is_taken(const image_plan *plans, uint32_t count, const char *n
  * or an embedded image's own label, lower-cased (refs are) with anything but
  * [a-z0-9_-] turned into '_'; tex_<plan> when it has neither. A merged
  * texture is named after its colour image (else its opacity map). Names taken
- * by an earlier plan (in plan order) or by the source's mesh_N / material_N
- * leaves get _2, _3, ...: the same source always gives the same names. */
+ * by an earlier plan (in plan order) or by the source's own leaves
+ * (driver_leaf_is_reserved) get _2, _3, ...: the same source always gives
+ * the same names. */
 static void name_textures(const ir_asset *asset, texture_plans *t) {
     image_plan *plans = t->plans;
     for (uint32_t i = 0; i < t->count; i++) {
@@ -279,14 +265,7 @@ static void name_textures(const ir_asset *asset, texture_plans *t) {
                     start = c + 1;
             const char *dot = strrchr(start, '.');
             size_t length = dot && dot != start ? (size_t)(dot - start) : strlen(start);
-            if (length >= sizeof base)
-                length = sizeof base - 1;
-            for (size_t c = 0; c < length; c++) {
-                char ch = ascii_lower(start[c]);
-                bool keep = (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') || ch == '-';
-                base[c] = keep ? ch : '_';
-            }
-            base[length] = '\0';
+            driver_leaf_from_text(start, length, base, sizeof base);
         }
         if (base[0] == '\0' || strspn(base, "_") == strlen(base))
             snprintf(base, sizeof base, "tex_%u", i);
@@ -428,18 +407,43 @@ static bool cook_model_image(const cook_request *request, cook_context *ctx, con
     return true;
 }
 
-static bool cook_materials_output(const cook_request *request, cook_context *ctx,
-                                  const ir_asset *asset, cook_asset_result *result) {
+/* Each row's leaf (driver_material_leaves), the textures' names taken. */
+static bool name_materials(const ir_asset *asset, const texture_plans *t,
+                           char (*leaves)[DRIVER_LEAF_MAX]) {
+    const char **taken = malloc((t->count ? t->count : 1) * sizeof *taken);
+    if (taken == NULL)
+        return false;
+    size_t taken_count = 0;
+    for (uint32_t i = 0; i < t->count; i++)
+        if (t->plans[i].used)
+            taken[taken_count++] = t->plans[i].name;
+    bool ok = driver_material_leaves(asset, taken, taken_count, leaves);
+    free(taken);
+    return ok;
+}
+
+static bool cook_materials_output(const cook_request *request, cook_context *ctx, ir_asset *asset,
+                                  cook_asset_result *result) {
     texture_plans plans = {0};
     uint64_t *hashes =
         calloc((size_t)asset->material_count * KILN_MATERIAL_SLOT_COUNT, sizeof *hashes);
+    char(*leaves)[DRIVER_LEAF_MAX] = calloc(asset->material_count, sizeof *leaves);
     bytebuf bytes = {0};
-    bool ok = plan_slots(asset, &plans) && hashes != NULL;
-    if (!ok)
-        diag_error(ctx->diag, ctx->source_path, 0, "out of memory");
+    bool ok = plan_slots(asset, &plans) && hashes != NULL && leaves != NULL;
     if (ok) {
         plan_images(ctx, asset, &plans);
         name_textures(asset, &plans);
+        ok = name_materials(asset, &plans, leaves);
+    }
+    if (!ok)
+        diag_error(ctx->diag, ctx->source_path, 0, "out of memory");
+    if (ok && !driver_material_flags(ctx, asset, leaves)) {
+        bytebuf_free(&bytes);
+        free(plans.plans);
+        free(plans.slot_plan);
+        free(hashes);
+        free(leaves);
+        return false;
     }
     cook_stage_enter(ctx, COOK_STAGE_TEXTURE);
     double clock = cook_clock();
@@ -461,12 +465,14 @@ static bool cook_materials_output(const cook_request *request, cook_context *ctx
         ok = false;
     }
     if (ok) {
-        /* One file, one manifest entry per row. */
-        ok = driver_output_emit(request, ctx, &out, KILN_ASSET_MATERIAL, NULL, &bytes, result);
+        /* One file: the table's entry, then one per row. */
+        char ref[1200];
+        snprintf(ref, sizeof ref, "%s/%s", ctx->ref, DRIVER_MATERIAL_TABLE_LEAF);
+        ok = driver_output_emit(request, ctx, &out, KILN_ASSET_MATERIAL, ref, &bytes, result);
     }
     for (uint32_t m = 0; ok && m < asset->material_count; m++) {
         char ref[1200];
-        snprintf(ref, sizeof ref, "%s/material_%u", ctx->ref, m);
+        snprintf(ref, sizeof ref, "%s/%s", ctx->ref, leaves[m]);
         ok = cook_manifest_add(&result->manifest, ref, out.relative, KILN_ASSET_MATERIAL,
                                KILN_COLOR_SPACE_NONE, m);
         if (!ok)
@@ -476,6 +482,7 @@ static bool cook_materials_output(const cook_request *request, cook_context *ctx
     free(plans.plans);
     free(plans.slot_plan);
     free(hashes);
+    free(leaves);
     return driver_output_end(&out, result, ok);
 }
 
@@ -566,8 +573,8 @@ static bool cook_scene_output(const cook_request *request, cook_context *ctx, co
         mesh_ref(ctx, asset, m, ref, sizeof ref);
         mesh_refs[m] = kiln_ref_hash(ref);
     }
-    /* Row 0's ref finds the .kmat through the manifest (kman.md). */
-    snprintf(ref, sizeof ref, "%s/material_0", ctx->ref);
+    /* The table's ref finds the .kmat through the manifest (kman.md). */
+    snprintf(ref, sizeof ref, "%s/%s", ctx->ref, DRIVER_MATERIAL_TABLE_LEAF);
     uint64_t material_table = asset->material_count > 0 ? kiln_ref_hash(ref) : 0;
     if (ok &&
         !write_kscene(ctx, asset, mesh_refs, material_table, request->importer->name, &bytes)) {

@@ -166,6 +166,17 @@ static bool resolve_texture(aimp_state *st, const struct aiMaterial *material,
     if (mapping == aiTextureMapping_UV)
         get_int(st, material_name, material, _AI_MATKEY_UVWSRC_BASE, type, 0, &uv_source);
     unsigned uv = (unsigned)uv_source;
+    /* $tex.mapmodeu / v: wrap, clamp, mirror; decal (transparent outside
+     * [0, 1]) has no sampler of its own: clamped. */
+    int modes[2] = {aiTextureMapMode_Wrap, aiTextureMapMode_Wrap};
+    get_int(st, material_name, material, _AI_MATKEY_MAPPINGMODE_U_BASE, type, 0, &modes[0]);
+    get_int(st, material_name, material, _AI_MATKEY_MAPPINGMODE_V_BASE, type, 0, &modes[1]);
+    uint8_t *wraps[2] = {&ref->wrap_s, &ref->wrap_t};
+    for (int k = 0; k < 2; k++)
+        *wraps[k] = modes[k] == aiTextureMapMode_Mirror ? KILN_WRAP_MIRRORED_REPEAT
+                    : modes[k] == aiTextureMapMode_Clamp || modes[k] == aiTextureMapMode_Decal
+                        ? KILN_WRAP_CLAMP_TO_EDGE
+                        : KILN_WRAP_REPEAT;
     char *path = aimp_string_dup(&raw);
     if (path == NULL)
         return aimp_out_of_memory(st);
@@ -253,15 +264,19 @@ static bool same_texture(const struct aiMaterial *material, enum aiTextureType a
  * (those not in convert_material's slot table, and a height map when a normal
  * map took the normal slot), naming the file: a modeller who set one expects
  * to see it. */
-static void warn_unused_textures(aimp_state *st, const struct aiMaterial *material,
-                                 const char *material_name, enum aiTextureType normal_type) {
+static bool warn_unused_textures(aimp_state *st, const struct aiMaterial *material, ir_material *m,
+                                 enum aiTextureType normal_type) {
     static const struct {
         enum aiTextureType type;
         const char *what;
+        const char *word; /* in the dropped list `kiln info` shows */
     } dropped[] = {
-        {aiTextureType_SPECULAR, "specular map"}, {aiTextureType_SHININESS, "shininess map"},
-        {aiTextureType_AMBIENT, "ambient map"},   {aiTextureType_DISPLACEMENT, "displacement map"},
-        {aiTextureType_HEIGHT, "height map"},     {aiTextureType_REFLECTION, "reflection map"},
+        {aiTextureType_SPECULAR, "specular map", "specular_map"},
+        {aiTextureType_SHININESS, "shininess map", "shininess_map"},
+        {aiTextureType_AMBIENT, "ambient map", "ambient_map"},
+        {aiTextureType_DISPLACEMENT, "displacement map", "displacement_map"},
+        {aiTextureType_HEIGHT, "height map", "height_map"},
+        {aiTextureType_REFLECTION, "reflection map", "reflection_map"},
     };
     for (size_t i = 0; i < sizeof dropped / sizeof dropped[0]; i++) {
         struct aiString file;
@@ -269,8 +284,11 @@ static void warn_unused_textures(aimp_state *st, const struct aiMaterial *materi
             continue;
         diag_warning(st->ctx->diag, st->path, 0,
                      "material '%s': %s '%.*s' is not cooked (kiln's material has no slot for it)",
-                     material_name, dropped[i].what, (int)aimp_string_length(&file), file.data);
+                     m->name, dropped[i].what, (int)aimp_string_length(&file), file.data);
+        if (!ir_material_add_dropped(m, dropped[i].word))
+            return aimp_out_of_memory(st);
     }
+    return true;
 }
 
 static bool convert_material(aimp_state *st, unsigned index, ir_material *m) {
@@ -285,6 +303,7 @@ static bool convert_material(aimp_state *st, unsigned index, ir_material *m) {
         char fallback[32];
         snprintf(fallback, sizeof fallback, "material_%u", index);
         m->name = cook_strdup(fallback);
+        m->unnamed = true;
     }
     if (m->name == NULL)
         return aimp_out_of_memory(st);
@@ -323,7 +342,8 @@ static bool convert_material(aimp_state *st, unsigned index, ir_material *m) {
             !resolve_texture(st, material, type, m->name, &m->textures[slots[s].slot]))
             return false;
     }
-    warn_unused_textures(st, material, m->name, used[IR_SLOT_NORMAL]);
+    if (!warn_unused_textures(st, material, m, used[IR_SLOT_NORMAL]))
+        return false;
     if (m->textures[IR_SLOT_METALLIC_ROUGHNESS].image >= 0) {
         enum aiTextureType mr = used[IR_SLOT_METALLIC_ROUGHNESS];
         bool both =
@@ -344,6 +364,10 @@ static bool convert_material(aimp_state *st, unsigned index, ir_material *m) {
     } else if (get_color(st, m->name, material, AI_MATKEY_COLOR_DIFFUSE, rgba)) {
         memcpy(phong.diffuse, rgba, sizeof phong.diffuse);
         phong.has_diffuse = true;
+    }
+    if (get_color(st, m->name, material, AI_MATKEY_COLOR_SPECULAR, rgba)) {
+        memcpy(phong.specular, rgba, sizeof phong.specular);
+        phong.has_specular = true;
     }
     if (get_float(st, m->name, material, AI_MATKEY_OPACITY, &value)) {
         phong.opacity = value;

@@ -42,8 +42,8 @@
  * root-relative path, embedded ones (bufferView or data:) by their bytes. A
  * missing image file is a warning naming the material; the slot stays empty.
  *
- * Materials: every factor, texture slot (texCoord, KHR_texture_transform
- * offset/rotation/scale), normal scale, occlusion strength, alpha mode and
+ * Materials: name, every factor, texture slot (texCoord, KHR_texture_transform
+ * offset/rotation/scale, the texture's sampler), normal scale, occlusion strength, alpha mode and
  * cutoff, double-sided, KHR_materials_emissive_strength (multiplied into the
  * emissive factor) and KHR_materials_unlit; any other material extension
  * (clearcoat, transmission...) is recorded in ir_material.dropped_extensions.
@@ -854,7 +854,7 @@ static bool check_samplers(gltf *g) {
             bool known = false;
             for (int k = 0; k < rules[r].count; k++)
                 known |= value == rules[r].values[k];
-            if (!known) /* glTF-Validator: VALUE_NOT_IN_LIST, a warning; kiln cooks no sampler */
+            if (!known) /* glTF-Validator: VALUE_NOT_IN_LIST, a warning; the default is kept */
                 gltf_warning(g, "%s.%s: %llu is not a valid value; ignored", jpath, rules[r].key,
                              (unsigned long long)value);
         }
@@ -1007,6 +1007,40 @@ static int32_t material_image(gltf *g, ir_asset *out, size_t i, const char *mate
     return image->ir;
 }
 
+/* The sampler of textures[texture] into `ref` (kiln_wrap, kiln_filter,
+ * kiln_mip_filter). check_samplers has checked the values; an absent or
+ * unknown one keeps glTF's default: repeat, and auto filtering, which kiln
+ * makes linear with linear mips. */
+static void read_sampler(const gltf *g, int64_t texture, ir_texture_ref *ref) {
+    const json_t *sampler_index =
+        json_object_get(json_array_get(g->j_textures, (size_t)texture), "sampler");
+    const json_t *sampler =
+        json_is_integer(sampler_index)
+            ? json_array_get(g->j_samplers, (size_t)json_integer_value(sampler_index))
+            : NULL;
+    if (!json_is_object(sampler))
+        return;
+    uint8_t *wraps[2] = {&ref->wrap_s, &ref->wrap_t};
+    const char *wrap_keys[2] = {"wrapS", "wrapT"};
+    for (int k = 0; k < 2; k++) {
+        json_int_t wrap = json_integer_value(json_object_get(sampler, wrap_keys[k]));
+        *wraps[k] = wrap == 33071   ? KILN_WRAP_CLAMP_TO_EDGE
+                    : wrap == 33648 ? KILN_WRAP_MIRRORED_REPEAT
+                                    : KILN_WRAP_REPEAT;
+    }
+    json_int_t mag = json_integer_value(json_object_get(sampler, "magFilter"));
+    ref->mag_filter = mag == 9728 ? KILN_FILTER_NEAREST : KILN_FILTER_LINEAR;
+    /* minFilter: NEAREST, LINEAR, then {NEAREST, LINEAR}_MIPMAP_{NEAREST, LINEAR}. */
+    json_int_t min = json_integer_value(json_object_get(sampler, "minFilter"));
+    if (min == 9728 || min == 9729) {
+        ref->min_filter = min == 9728 ? KILN_FILTER_NEAREST : KILN_FILTER_LINEAR;
+        ref->mip_filter = KILN_MIP_NONE;
+    } else if (min >= 9984 && min <= 9987) {
+        ref->min_filter = (min - 9984) % 2 == 0 ? KILN_FILTER_NEAREST : KILN_FILTER_LINEAR;
+        ref->mip_filter = min <= 9985 ? KILN_MIP_NEAREST : KILN_MIP_LINEAR;
+    }
+}
+
 /* A textureInfo at obj[key]: texture index, texCoord, KHR_texture_transform,
  * and the slot's "scale" (normalTexture) or "strength" (occlusionTexture). */
 static bool parse_texture_info(gltf *g, ir_asset *out, const json_t *obj, const char *jpath,
@@ -1053,6 +1087,7 @@ static bool parse_texture_info(gltf *g, ir_asset *out, const json_t *obj, const 
         texcoord = 0;
     }
     ref->texcoord = (uint32_t)texcoord;
+    read_sampler(g, texture, ref);
     int32_t image = g->texture_image[texture];
     if (image >= 0) {
         uint32_t errors = g->errors;
@@ -1110,6 +1145,8 @@ static bool import_material(gltf *g, ir_asset *out, size_t i) {
     gltf_pathf(jpath, "materials[%zu]", i);
     gltf_pathf(ppath, "materials[%zu].pbrMetallicRoughness", i);
     m->name = gltf_name(g, obj, "material", i);
+    const char *given = json_string_value(json_object_get(obj, "name"));
+    m->unnamed = given == NULL || given[0] == '\0';
     if (m->name == NULL)
         return false;
     const json_t *pbr;

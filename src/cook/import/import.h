@@ -86,8 +86,9 @@ bool import_mtl(cook_context *ctx, const char *mtl_path, const char *text, size_
  * MTL statement names in the comments. */
 typedef struct import_phong {
     bool has_diffuse, has_emissive, has_opacity, has_transparency, has_shininess, has_roughness,
-        has_metallic;
+        has_metallic, has_specular;
     double diffuse[3];   /* Kd */
+    double specular[3];  /* Ks */
     double emissive[3];  /* Ke */
     double opacity;      /* d */
     double transparency; /* Tr, used only without d */
@@ -99,7 +100,7 @@ typedef struct import_phong {
 } import_phong;
 
 /* The MTL → metallic-roughness conversion documented in import/mtl.c: sets
- * base_color, alpha_mode, roughness, metallic and emissive of `material`,
+ * base_color, alpha_mode, roughness, metallic, emissive and specular of `material`,
  * whose textures must already be set (an ALPHA map makes it BLEND; an EMISSIVE
  * map without an emissive colour makes emissive white). Shared by import_mtl
  * and import_assimp. */

@@ -9,7 +9,7 @@
  * plain paths relative to the input root; what passes holds the invariants of
  * ir.h that later stages index memory by.
  *
- * Layout, version 5 (u32/u64 little-endian, f32 as its bits, strings as a u32
+ * Layout, version 7 (u32/u64 little-endian, f32 as its bits, strings as a u32
  * length and bytes with UINT32_MAX for NULL):
  *   u32 version, u32 mesh_count, material_count, node_count, image_count
  *   mesh:     string name, u32 vertex_count, u32 streams (STREAM_* bits),
@@ -25,9 +25,10 @@
  *             material, topology, string name
  *   material: string name, f32 base_color[4] metallic roughness emissive[3]
  *             normal_scale occlusion_strength, u32 alpha_mode, f32
- *             alpha_cutoff, u8 double_sided, u8 unlit, per slot (IR_SLOT_COUNT)
- *             i32 image, u32 texcoord, f32 offset[2] rotation scale[2],
- *             string dropped_extensions
+ *             alpha_cutoff, u8 double_sided, u8 unlit, u8 unnamed, f32 specular_color[3]
+ *             specular, per slot (IR_SLOT_COUNT) i32 image, u32 texcoord, f32
+ *             offset[2] rotation scale[2], u8 wrap_s wrap_t mag_filter
+ *             min_filter mip_filter, string dropped_extensions
  *   node:     string name, i32 parent, mesh, skin, f32 translation[3]
  *             rotation[4] scale[3] matrix[16], i32 source, string extras,
  *             i32 camera, i32 light, u32 instance_offset, u32 instance_count,
@@ -81,7 +82,7 @@
 /* Smallest encodings, to bound counts by the bytes left. */
 #define MESH_MIN_BYTES                                                                             \
     28u /* name, vertex_count, streams, target_count and attributes, index_count, submesh_count */
-#define MATERIAL_MIN_BYTES (4u + 11u * 4u + 8u + 2u + IR_SLOT_COUNT * 28u + 4u)
+#define MATERIAL_MIN_BYTES (4u + 11u * 4u + 8u + 3u + 16u + IR_SLOT_COUNT * 33u + 4u)
 #define NODE_MIN_BYTES (4u + 12u + 26u * 4u + 8u + 16u + 4u)
 #define CAMERA_BYTES (4u + 4u + 6u * 4u) /* with an empty name */
 #define LIGHT_BYTES (4u + 4u + 7u * 4u)
@@ -328,6 +329,9 @@ static void write_material(const ir_material *m, bytebuf *out) {
     wire_put_f32s(out, &m->alpha_cutoff, 1);
     wire_put_u8(out, m->double_sided);
     wire_put_u8(out, m->unlit);
+    wire_put_u8(out, m->unnamed);
+    wire_put_f32s(out, m->specular_color, 3);
+    wire_put_f32s(out, &m->specular, 1);
     for (int s = 0; s < IR_SLOT_COUNT; s++) {
         const ir_texture_ref *t = &m->textures[s];
         put_i32(out, t->image);
@@ -335,6 +339,10 @@ static void write_material(const ir_material *m, bytebuf *out) {
         wire_put_f32s(out, t->offset, 2);
         wire_put_f32s(out, &t->rotation, 1);
         wire_put_f32s(out, t->scale, 2);
+        const uint8_t sampler[] = {t->wrap_s, t->wrap_t, t->mag_filter, t->min_filter,
+                                   t->mip_filter};
+        for (size_t k = 0; k < sizeof sampler; k++)
+            wire_put_u8(out, sampler[k]);
     }
     wire_put_string(out, m->dropped_extensions);
 }
@@ -634,10 +642,13 @@ static bool read_material(wire_decoder *d, uint32_t index, ir_material *m) {
     m->occlusion_strength = scales[1];
     uint32_t alpha_mode = wire_get_u32(in);
     wire_get_f32s(in, &m->alpha_cutoff, 1);
-    uint8_t double_sided = wire_get_u8(in), unlit = wire_get_u8(in);
+    uint8_t double_sided = wire_get_u8(in), unlit = wire_get_u8(in), unnamed = wire_get_u8(in);
+    wire_get_f32s(in, m->specular_color, 3);
+    wire_get_f32s(in, &m->specular, 1);
     bool floats_ok = all_finite(m->base_color, 4) && all_finite(scalars, 2) &&
                      all_finite(m->emissive, 3) && all_finite(scales, 2) &&
-                     isfinite(m->alpha_cutoff);
+                     isfinite(m->alpha_cutoff) && all_finite(m->specular_color, 3) &&
+                     isfinite(m->specular);
     for (int s = 0; s < IR_SLOT_COUNT; s++) {
         ir_texture_ref *t = &m->textures[s];
         t->image = get_i32(in);
@@ -645,7 +656,19 @@ static bool read_material(wire_decoder *d, uint32_t index, ir_material *m) {
         wire_get_f32s(in, t->offset, 2);
         wire_get_f32s(in, &t->rotation, 1);
         wire_get_f32s(in, t->scale, 2);
+        t->wrap_s = wire_get_u8(in);
+        t->wrap_t = wire_get_u8(in);
+        t->mag_filter = wire_get_u8(in);
+        t->min_filter = wire_get_u8(in);
+        t->mip_filter = wire_get_u8(in);
         floats_ok &= all_finite(t->offset, 2) && isfinite(t->rotation) && all_finite(t->scale, 2);
+        bool sampler_ok = t->wrap_s < KILN_WRAP_COUNT_ && t->wrap_t < KILN_WRAP_COUNT_ &&
+                          t->mag_filter < KILN_FILTER_COUNT_ &&
+                          t->min_filter < KILN_FILTER_COUNT_ &&
+                          t->mip_filter < KILN_MIP_FILTER_COUNT_;
+        if (!in->failed && !sampler_ok)
+            return reject(d, "material %u: texture slot %d has a sampler value out of range", index,
+                          s);
         if (!in->failed &&
             (t->image < -1 || (t->image >= 0 && (uint32_t)t->image >= d->out->image_count) ||
              t->texcoord > 1))
@@ -655,13 +678,14 @@ static bool read_material(wire_decoder *d, uint32_t index, ir_material *m) {
     bool dropped = wire_get_string(in, &m->dropped_extensions);
     if (!read_ok(d, named && dropped, "material"))
         return false;
-    if (alpha_mode > IR_ALPHA_BLEND || double_sided > 1 || unlit > 1)
+    if (alpha_mode > IR_ALPHA_BLEND || double_sided > 1 || unlit > 1 || unnamed > 1)
         return reject(d, "material %u: alpha mode %u or a flag is out of range", index, alpha_mode);
     if (!floats_ok)
         return reject(d, "material %u: a factor is not finite", index);
     m->alpha_mode = (ir_alpha_mode)alpha_mode;
     m->double_sided = double_sided != 0;
     m->unlit = unlit != 0;
+    m->unnamed = unnamed != 0;
     return true;
 }
 

@@ -68,8 +68,8 @@ size_t wire_left(const wire_reader *in);
 
 /* Bump with any change to the layout (ir_wire.c lists it). 2: submesh topology and name, image
  * label; 3: cameras, lights, instances; 4: skins, joints1; 5: morph targets and node
- * morph weights; 6: animations. */
-#define IR_WIRE_VERSION 6u
+ * morph weights; 6: animations; 7: material specular and texture samplers. */
+#define IR_WIRE_VERSION 7u
 
 /* Appends `asset` as an importer produces it. False (nothing useful
  * appended) when it holds what only process steps build (LODs, meshlets), or

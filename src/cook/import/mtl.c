@@ -47,8 +47,14 @@
  *   emissive) are import_phong_to_pbr (cook.h), which the assimp importer
  *   shares for the Phong-style materials of other formats.
  *
- *   Ks other than 0 0 0, map_Ka, map_Ks, map_Ns, disp and map_disp have no
- *   IR equivalent and are named in a warning each (dropped_statements).
+ *   Ks r g b                      specular = the largest of r, g, b (clamped
+ *                                 to [0, 1]), specular_color = Ks divided by
+ *                                 it (KHR_materials_specular's factors); Ks
+ *                                 0 0 0 keeps the defaults (1, and white)
+ *
+ *   map_Ka, map_Ks, map_Ns, disp and map_disp have no IR equivalent: each is
+ *   named in a warning and recorded in the material's dropped list, which
+ *   `kiln info` shows (dropped_statements).
  *   Ka (written by exporters for every material), Tf, Kt, Ni, illum, sharpness, the
  * sheen/clearcoat/anisotropy extensions (Ps, Pc, Pcr, aniso, anisor, their maps), decal and refl
  * are ignored silently; other statements get one warning per keyword. Keywords match without regard
@@ -241,6 +247,19 @@ void import_phong_to_pbr(const import_phong *phong, ir_material *m) {
         m->metallic = (float)clamp01(phong->metallic);
     else
         m->metallic = phong->map_metallic ? 1.0f : 0.0f;
+    /* Ks as KHR_materials_specular: its brightest channel is the strength,
+     * the colour divided by it the tint. Black says nothing (exporters'
+     * default): a PBR dielectric always reflects, so the defaults stay. */
+    double peak = 0.0;
+    for (int k = 0; phong->has_specular && k < 3; k++)
+        peak = isfinite(phong->specular[k]) ? fmax(peak, phong->specular[k]) : peak;
+    if (peak > 0.0) {
+        m->specular = (float)clamp01(peak);
+        for (int k = 0; k < 3; k++)
+            m->specular_color[k] = isfinite(phong->specular[k])
+                                       ? (float)clamp01(fmax(phong->specular[k], 0.0) / peak)
+                                       : 1.0f;
+    }
 }
 
 /* Applies the rules that depend on several statements (see the table). */
@@ -461,40 +480,32 @@ static const char *const ignored_keywords[] = {
  * a warning, as a modeller who set them expects to see them. */
 typedef struct dropped_statement {
     const char *keyword;
-    bool is_color; /* a colour: 0 0 0 (the exporters' default) says nothing */
     const char *reason;
 } dropped_statement;
 
 static const dropped_statement dropped_statements[] = {
-    {"Ks", true, "kiln's material is metallic-roughness: no specular colour; Ns sets roughness"},
-    {"map_Ka", false, "kiln's material has no ambient slot; occlusion is map_ORM"},
-    {"map_Ks", false, "kiln's material has no specular slot"},
-    {"map_Ns", false, "kiln's material has no specular-power slot; a roughness map is map_Pr"},
-    {"disp", false, "kiln's material has no displacement slot"},
-    {"map_disp", false, "kiln's material has no displacement slot"},
+    {"map_Ka", "kiln's material has no ambient slot; occlusion is map_ORM"},
+    {"map_Ks", "kiln's material has no specular slot"},
+    {"map_Ns", "kiln's material has no specular-power slot; a roughness map is map_Pr"},
+    {"disp", "kiln's material has no displacement slot"},
+    {"map_disp", "kiln's material has no displacement slot"},
 };
 
-/* Whether a colour statement's values are all zero (or unreadable: then
- * nothing meaningful is lost either). */
-static bool is_black(const mtl_parser *mp) {
-    for (size_t i = 1; i < mp->token_count; i++) {
-        double value;
-        if (token_number(&mp->tokens[i], &value) && value != 0.0)
-            return false;
-    }
-    return true;
-}
-
-/* Warns that the statement is not cooked, naming its value; false when the
- * keyword is not one of dropped_statements. */
+/* Warns that the statement is not cooked, naming its value, and records it in
+ * the material's dropped list; false when the keyword is not one of
+ * dropped_statements. */
 static bool warn_dropped_statement(mtl_parser *mp) {
     const mtl_token *keyword = &mp->tokens[0];
     for (size_t i = 0; i < sizeof dropped_statements / sizeof dropped_statements[0]; i++) {
         const dropped_statement *d = &dropped_statements[i];
         if (!same_word(keyword, d->keyword))
             continue;
-        if (mp->token_count < 2 || (d->is_color && is_black(mp)))
+        if (mp->token_count < 2)
             return true;
+        if (!ir_material_add_dropped(current(mp), d->keyword)) {
+            mtl_out_of_memory(mp);
+            return true;
+        }
         const mtl_token *last = &mp->tokens[mp->token_count - 1];
         int value_length = (int)(last->text + last->length - mp->tokens[1].text);
         diag_warning(mp->ctx->diag, mp->path, mp->line,
@@ -529,6 +540,11 @@ static bool run_statement(mtl_parser *mp) {
         if (read_color(mp, rgb)) {
             memcpy(mp->phong.diffuse, rgb, sizeof rgb);
             mp->phong.has_diffuse = true;
+        }
+    } else if (same_word(keyword, "Ks")) {
+        if (read_color(mp, rgb)) {
+            memcpy(mp->phong.specular, rgb, sizeof rgb);
+            mp->phong.has_specular = true;
         }
     } else if (same_word(keyword, "Ke")) {
         if (read_color(mp, rgb)) {

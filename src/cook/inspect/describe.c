@@ -112,14 +112,37 @@ static void inspect_manifest(const char *full_path, inspect_report *report) {
                  inspect_error_detail(&error, full_path));
 }
 
-/* MDRP lines "<row> <extension>\n" summed per extension: "name (rows)". */
-static void summarize_dropped(const kiln_file *file, inspect_report *report) {
+/* Row `row`'s name for a list: its own, or "#row". */
+static void row_label(const kiln_material_view *view, uint32_t row, char *out, size_t size) {
+    const char *name = kiln_material_name(view, row);
+    if (name[0] != '\0')
+        snprintf(out, size, "%s", name);
+    else
+        snprintf(out, size, "#%" PRIu32, row);
+}
+
+/* Appends ", text" (no comma first) to out[used..size) when it fits. */
+static size_t append_item(char *out, size_t size, size_t used, const char *text) {
+    int n = snprintf(out + used, size - used, "%s%s", used ? ", " : "", text);
+    if (n < 0 || (size_t)n >= size - used) {
+        out[used] = '\0';
+        return size; /* full: nothing more is appended */
+    }
+    return used + (size_t)n;
+}
+
+/* MDRP lines "<row> <what>\n" summed per extension or map: "name (N
+ * materials: their names)". */
+static void summarize_dropped(const kiln_file *file, const kiln_material_view *view,
+                              inspect_report *report) {
     kiln_chunk chunk;
     if (kiln_file_find_chunk(file, KILN_CHUNK_MATERIAL_DROPPED, &chunk) != KILN_OK)
         return;
     const char *text = chunk.data, *end = text + chunk.size;
     char names[16][80];
     uint32_t counts[16];
+    char rows[16][256] = {{0}};
+    size_t rows_used[16] = {0};
     size_t distinct = 0;
     while (text < end) {
         const char *line_end = memchr(text, '\n', (size_t)(end - text));
@@ -137,16 +160,21 @@ static void summarize_dropped(const kiln_file *file, inspect_report *report) {
                 memcpy(names[distinct], name, sizeof name);
                 counts[distinct++] = 0;
             }
-            if (k < distinct)
+            if (k < distinct) {
                 counts[k]++;
+                char label[80];
+                row_label(view, (uint32_t)strtoul(text, NULL, 10), label, sizeof label);
+                if (rows_used[k] < sizeof rows[k])
+                    rows_used[k] = append_item(rows[k], sizeof rows[k], rows_used[k], label);
+            }
         }
         text = line_end + 1;
     }
     size_t used = 0;
     for (size_t k = 0; k < distinct && used < sizeof report->dropped; k++) {
         int n = snprintf(report->dropped + used, sizeof report->dropped - used,
-                         "%s%s (%" PRIu32 " material%s)", k ? ", " : "", names[k], counts[k],
-                         counts[k] == 1 ? "" : "s");
+                         "%s%s (%" PRIu32 " material%s: %s)", k ? ", " : "", names[k], counts[k],
+                         counts[k] == 1 ? "" : "s", rows[k]);
         if (n < 0)
             break;
         used += (size_t)n;
@@ -163,14 +191,23 @@ static void inspect_materials(const char *full_path, inspect_report *report) {
         if (result == KILN_OK) {
             report->readable = true;
             report->material_count = view.material_count;
+            size_t names_used = 0;
             for (uint32_t i = 0; i < view.material_count; i++) {
                 const kiln_material *m = &view.materials[i];
                 report->alpha_modes[m->alpha_mode]++;
                 report->double_sided += (m->flags & KILN_MATERIAL_FLAG_DOUBLE_SIDED) != 0;
+                report->cast_shadows += (m->flags & KILN_MATERIAL_FLAG_CAST_SHADOWS) != 0;
+                report->receive_shadows += (m->flags & KILN_MATERIAL_FLAG_RECEIVE_SHADOWS) != 0;
+                report->transparent += (m->flags & KILN_MATERIAL_FLAG_TRANSPARENT) != 0;
+                char label[80];
+                row_label(&view, i, label, sizeof label);
+                if (names_used < sizeof report->material_names)
+                    names_used = append_item(report->material_names, sizeof report->material_names,
+                                             names_used, label);
                 for (int t = 0; t < KILN_MATERIAL_SLOT_COUNT; t++)
                     report->slot_textures[t] += m->textures[t].texture != 0;
             }
-            summarize_dropped(&file, report);
+            summarize_dropped(&file, &view, report);
             read_source(&file, report);
         }
         kiln_file_close(&file);

@@ -215,7 +215,10 @@ typedef struct inspect_report {
     uint32_t slot_textures[KILN_MATERIAL_SLOT_COUNT];
     uint32_t alpha_modes[KILN_ALPHA_MODE_COUNT_];
     uint32_t double_sided;
-    char dropped[512]; /* "KHR_materials_clearcoat (2), ..." from MDRP, "" when none */
+    uint32_t cast_shadows, receive_shadows, transparent; /* rows with the flag */
+    char material_names[1024]; /* "wood, glass, #2" (#row: no name); as many as fit */
+    /* "KHR_materials_clearcoat (2 materials: glass, #3), ..." from MDRP, "" when none */
+    char dropped[1024];
     /* KILN_PACK_TEXTURE: the KTX2 header. */
     uint32_t tex_width, tex_height, tex_depth, tex_faces, tex_levels, tex_vk_format,
         tex_supercompression;

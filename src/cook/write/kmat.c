@@ -41,8 +41,16 @@ void write_kmat_row(const ir_material *m, const uint64_t textures[KILN_MATERIAL_
     row->alpha_cutoff = sane(m->alpha_cutoff, 0.0f, 3.0e38f, 0.5f);
     row->alpha_mode = (uint32_t)m->alpha_mode < KILN_ALPHA_MODE_COUNT_ ? (uint32_t)m->alpha_mode
                                                                        : KILN_ALPHA_OPAQUE;
-    row->flags = (m->double_sided ? KILN_MATERIAL_FLAG_DOUBLE_SIDED : 0u) |
-                 (m->unlit ? KILN_MATERIAL_FLAG_UNLIT : 0u);
+    /* Every material casts and receives shadows unless a setting says not;
+     * a blended one is drawn as transparent. */
+    uint32_t flags = KILN_MATERIAL_FLAG_CAST_SHADOWS | KILN_MATERIAL_FLAG_RECEIVE_SHADOWS |
+                     (m->double_sided ? KILN_MATERIAL_FLAG_DOUBLE_SIDED : 0u) |
+                     (m->unlit ? KILN_MATERIAL_FLAG_UNLIT : 0u) |
+                     (row->alpha_mode == KILN_ALPHA_BLEND ? KILN_MATERIAL_FLAG_TRANSPARENT : 0u);
+    row->flags = ((flags | m->flags_on) & ~m->flags_off) & KILN_MATERIAL_FLAGS_KNOWN;
+    for (int k = 0; k < 3; k++)
+        row->specular_color[k] = sane(m->specular_color[k], 0.0f, 3.0e38f, 1.0f);
+    row->specular = sane(m->specular, 0.0f, 1.0f, 1.0f);
     for (int s = 0; s < KILN_MATERIAL_SLOT_COUNT; s++) {
         const ir_texture_ref *ref = &m->textures[s];
         kiln_material_texture *t = &row->textures[s];
@@ -53,6 +61,11 @@ void write_kmat_row(const ir_material *m, const uint64_t textures[KILN_MATERIAL_
         t->scale[0] = sane(ref->scale[0], -3.0e38f, 3.0e38f, 1.0f);
         t->scale[1] = sane(ref->scale[1], -3.0e38f, 3.0e38f, 1.0f);
         t->rotation = sane(ref->rotation, -3.0e38f, 3.0e38f, 0.0f);
+        t->wrap_s = ref->wrap_s < KILN_WRAP_COUNT_ ? ref->wrap_s : KILN_WRAP_REPEAT;
+        t->wrap_t = ref->wrap_t < KILN_WRAP_COUNT_ ? ref->wrap_t : KILN_WRAP_REPEAT;
+        t->mag_filter = ref->mag_filter < KILN_FILTER_COUNT_ ? ref->mag_filter : 0;
+        t->min_filter = ref->min_filter < KILN_FILTER_COUNT_ ? ref->min_filter : 0;
+        t->mip_filter = ref->mip_filter < KILN_MIP_FILTER_COUNT_ ? ref->mip_filter : 0;
     }
 }
 
@@ -66,30 +79,40 @@ bool write_kmat(const cook_context *ctx, const ir_material *materials, uint32_t 
     write_metadata_json(ctx, importer, &meta);
     container_add_chunk(&writer, KILN_CHUNK_META, meta.data, meta.size);
     bytebuf rows = {0};
+    bytebuf names = {0}; /* MTNM: offset 0 is the empty name */
     bytebuf dropped = {0};
+    bytebuf_append(&names, "", 1);
     for (uint32_t i = 0; i < count; i++) {
         kiln_material row;
         write_kmat_row(&materials[i],
                        textures != NULL ? textures + (size_t)i * KILN_MATERIAL_SLOT_COUNT : NULL,
                        &row);
+        const char *name = materials[i].unnamed ? NULL : materials[i].name;
+        if (name != NULL && name[0] != '\0' && names.size < UINT32_MAX - strlen(name) - 1) {
+            row.name = (uint32_t)names.size;
+            bytebuf_append(&names, name, strlen(name) + 1);
+        }
         bytebuf_append(&rows, &row, sizeof row);
         /* MDRP: "<row> <extension>\n" per extension the row lost. */
-        const char *names = materials[i].dropped_extensions;
-        while (names != NULL && *names != '\0') {
-            size_t length = strcspn(names, " ");
+        const char *lost = materials[i].dropped_extensions;
+        while (lost != NULL && *lost != '\0') {
+            size_t length = strcspn(lost, " ");
             if (length > 0)
-                bytebuf_printf(&dropped, "%u %.*s\n", i, (int)length, names);
-            names += length;
-            names += *names == ' ';
+                bytebuf_printf(&dropped, "%u %.*s\n", i, (int)length, lost);
+            lost += length;
+            lost += *lost == ' ';
         }
     }
-    if (rows.size > 0)
+    if (rows.size > 0) {
         container_add_chunk(&writer, KILN_CHUNK_MATERIAL_ROWS, rows.data, rows.size);
+        container_add_chunk(&writer, KILN_CHUNK_MATERIAL_NAMES, names.data, names.size);
+    }
     if (dropped.size > 0)
         container_add_chunk(&writer, KILN_CHUNK_MATERIAL_DROPPED, dropped.data, dropped.size);
-    bool ok = !meta.failed && !rows.failed && !dropped.failed;
+    bool ok = !meta.failed && !rows.failed && !names.failed && !dropped.failed;
     bytebuf_free(&meta);
     bytebuf_free(&rows);
+    bytebuf_free(&names);
     bytebuf_free(&dropped);
     if (!ok) {
         container_abandon(&writer);
