@@ -2,9 +2,10 @@
 """watch_latency.py — hot-reload latency of `kiln watch`.
 
 From the save of a source texture (one rename into the input folder, as
-editors save) to the new cooked .ktx2 and the new assets.kman on disk, with
-`kiln watch` running. Both files are replaced by rename, so "on disk" is
-"its inode changed"; they are polled every millisecond.
+editors save) to the new cooked .ktx2 on disk, with `kiln watch` running. It
+is replaced by rename, so "on disk" is "its inode changed", polled every
+millisecond (assets.kman is rewritten only when its bytes change, which a
+texture's new texels do not).
 
     python3 bench/watch_latency.py --kiln build/release/kiln [--size 1024]
         [--runs 10] [--debounce 150] [--extra 0] [--uncompressed] [--scratch DIR]
@@ -15,6 +16,11 @@ libkiln's manager (kiln_manager_watch, a pump every millisecond), holds a ref
 to the texture and prints the moment kiln_asset_get returns the new data, so
 each run also reports save -> new data visible through the existing ref.
 
+A compressed texture is cooked at draft quality first (texture.fast_first)
+and in full once the watch is idle: each run then also waits for the full
+round (and, with --probe, for its data through the ref) before the next save,
+and reports both. --no-fast-first turns drafts off (texture.fast_first: false).
+
 --extra N adds N small OBJ sources beside the texture, to show what a bigger
 tree costs each round (a round walks the input and stats every recorded
 file). The texture is a noise-and-gradient RGB PNG, a different one per run,
@@ -23,6 +29,7 @@ so each save really changes it. Prints each run and the median, min and max.
 import argparse
 import os
 import random
+import re
 import shutil
 import statistics
 import struct
@@ -85,6 +92,8 @@ def main():
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--uncompressed", action="store_true",
                         help="texture.compress: false (a kiln.yml passed with --config)")
+    parser.add_argument("--no-fast-first", action="store_true",
+                        help="texture.fast_first: false (a kiln.yml passed with --config)")
     parser.add_argument("--scratch", default="bench/data/scratch/watch_latency")
     parser.add_argument("--probe", help="reload_probe binary: also time save -> visible")
     args = parser.parse_args()
@@ -106,10 +115,14 @@ def main():
     variants = [png_bytes(args.size, seed) for seed in range(1, args.runs + 1)]
 
     config = []
-    if args.uncompressed:
+    if args.uncompressed or args.no_fast_first:
         config_path = os.path.join(scratch, "kiln.yml")
         with open(config_path, "w") as f:
-            f.write("default:\n  texture.compress: false\n")
+            f.write("default:\n")
+            if args.uncompressed:
+                f.write("  texture.compress: false\n")
+            if args.no_fast_first:
+                f.write("  texture.fast_first: false\n")
         config = ["--config", config_path]
     log_path = os.path.join(scratch, "watch.log")
     log = open(log_path, "wb")
@@ -121,7 +134,8 @@ def main():
         wait_for_line(log_path, "kiln: watching", 0)
         cooked = os.path.join(output, "wall.ktx2")
         manifest = os.path.join(output, "assets.kman")
-        latencies, cooks, visible = [], [], []
+        latencies, cooks, visible, finals, final_cooks = [], [], [], [], []
+        cooked_line = re.compile(r"^cooked wall\.png -> .*\(([0-9.]+) s(, draft)?\)$")
         if args.probe:
             probe = subprocess.Popen([os.path.abspath(args.probe), output, "wall"],
                                      stdout=subprocess.PIPE, text=True)
@@ -136,14 +150,17 @@ def main():
             start_log = os.path.getsize(log_path)
             t0 = time.monotonic()
             os.rename(staged, os.path.join(source, "wall.png"))
-            while inode(cooked) == before[0] or inode(manifest) == before[1]:
+            # The manifest is rewritten only when its bytes change (not for a
+            # texture's new texels): the cooked file's own rename is the mark.
+            while inode(cooked) == before[0]:
                 time.sleep(0.001)
             latency = time.monotonic() - t0
             text = wait_for_line(log_path, "kiln: round ", start_log)
-            cook = None
+            cook, draft = None, False
             for line in text.splitlines():
-                if line.startswith("cooked wall.png") and line.endswith(" s)"):
-                    cook = float(line.rsplit("(", 1)[1].split()[0])
+                match = cooked_line.match(line)
+                if match:
+                    cook, draft = float(match.group(1)), match.group(2) is not None
             latencies.append(latency)
             if cook is not None:
                 cooks.append(cook)
@@ -154,8 +171,23 @@ def main():
                     raise SystemExit(f"reload_probe: {' '.join(line)}")
                 visible.append(float(line[1]) - t0)
                 seen = f", {visible[-1] * 1000:.0f} ms to the new data through the ref"
-            print(f"run {run}: {latency * 1000:.0f} ms from save to cooked file and manifest"
-                  f"{seen} (cook {cook if cook is not None else '?'} s)")
+            full = ""
+            if draft:  # the full round follows once the watch is idle
+                text = wait_for_line(log_path, "(full quality)", start_log)
+                for line in text.split("(full quality)")[0].splitlines()[::-1]:
+                    match = cooked_line.match(line)
+                    if match and match.group(2) is None:
+                        final_cooks.append(float(match.group(1)))
+                        break
+                if probe is not None:
+                    line = probe.stdout.readline().split()
+                    if len(line) != 2 or line[0] != "reloaded":
+                        raise SystemExit(f"reload_probe: {' '.join(line)}")
+                    finals.append(float(line[1]) - t0)
+                    full = f"; full quality through the ref at {finals[-1] * 1000:.0f} ms"
+            print(f"run {run}: {latency * 1000:.0f} ms from save to cooked file"
+                  f"{seen} (cook {cook if cook is not None else '?'} s{', draft' if draft else ''})"
+                  f"{full}")
             time.sleep(0.3)
     finally:
         if probe is not None:
@@ -164,7 +196,8 @@ def main():
         watch.terminate()
         watch.wait()
         log.close()
-    print(f"size {args.size}x{args.size}{' uncompressed' if args.uncompressed else ''}, debounce {args.debounce} ms, extra sources "
+    print(f"size {args.size}x{args.size}{' uncompressed' if args.uncompressed else ''}"
+          f"{' no fast_first' if args.no_fast_first else ''}, debounce {args.debounce} ms, extra sources "
           f"{args.extra}, -j {args.jobs}, load average {os.getloadavg()[0]:.1f}")
     print(f"latency: median {statistics.median(latencies) * 1000:.0f} ms, "
           f"min {min(latencies) * 1000:.0f} ms, max {max(latencies) * 1000:.0f} ms")
@@ -174,6 +207,12 @@ def main():
               f"max {max(visible) * 1000:.0f} ms")
     if cooks:
         print(f"cook alone (as kiln prints it): median {statistics.median(cooks) * 1000:.0f} ms")
+    if finals:
+        print(f"save to full quality through the ref: median "
+              f"{statistics.median(finals) * 1000:.0f} ms, min {min(finals) * 1000:.0f} ms, "
+              f"max {max(finals) * 1000:.0f} ms")
+    if final_cooks:
+        print(f"full cook alone: median {statistics.median(final_cooks) * 1000:.0f} ms")
     return 0
 
 

@@ -126,6 +126,12 @@ typedef struct build_options {
     /* `kiln watch` after its first round: no replayed warnings of up-to-date
      * assets and no end-of-build report (round_done prints). */
     bool watch_round;
+    /* `kiln watch` after its first round: a texture whose cook would
+     * encode at more than draft quality (texture.fast_first, compressed) is
+     * cooked at draft quality first, its slot marked provisional; a build
+     * without it finds such a record stale (STALE_PROVISIONAL) and cooks the
+     * texture as a clean build would. */
+    bool fast_first;
     /* A ref ("props/crate"), a source path or a cooked path: only the sources
      * that produce it (or, for a file a model reads, that model) are checked
      * and cooked; every other one keeps its cache record unchecked (or, never
@@ -251,6 +257,7 @@ typedef enum stale_reason {
     STALE_DEPENDENCY_REMOVED, /* a file it read is gone */
     STALE_APPEARED,           /* a file it looked for and did not find exists now */
     STALE_OUTPUT_MISSING,     /* a file it wrote is gone */
+    STALE_PROVISIONAL,        /* its files are a draft encode of kiln watch (fast_first) */
     STALE_COUNT
 } stale_reason;
 
@@ -268,6 +275,7 @@ typedef struct asset_slot {
     const char *through;                 /* ASSET_THROUGH_MODEL: the model's source path */
     bool from_remote;                    /* its outputs came from the remote cache */
     double seconds;                      /* wall time of cook_asset */
+    bool provisional;                    /* fast_first: its files are a draft encode */
     uint32_t stale;                      /* why it is cooked: a bit per stale_reason */
     const char *stale_path[STALE_COUNT]; /* the first file of each reason, or NULL */
 } asset_slot;

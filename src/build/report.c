@@ -479,6 +479,7 @@ static const struct {
     [STALE_DEPENDENCY_REMOVED] = {"dependency-removed", "dependency removed"},
     [STALE_APPEARED] = {"file-appeared", "file it looked for appeared"},
     [STALE_OUTPUT_MISSING] = {"output-missing", "output missing"},
+    [STALE_PROVISIONAL] = {"provisional", "provisional draft encode of kiln watch"},
 };
 
 /* The file a reason names, NULL when none (or the source itself). */

@@ -32,6 +32,34 @@ static void mark_stale(asset_slot *slot, stale_reason reason, const char *path) 
     slot->stale |= 1u << reason;
 }
 
+/* The settings of source `index`'s provisional cook (build_options.fast_first)
+ * in *draft: texture.quality draft. False when it has none: not a standalone
+ * texture, not compressed, texture.fast_first off, or draft already. */
+static bool draft_settings(const build_run *run, size_t index, cook_settings *draft) {
+    const cook_settings *settings = &run->plan->settings[index];
+    if (run->plan->importers[index]->kind != COOK_KIND_TEXTURE || !settings->texture_fast_first ||
+        !settings->texture_compress || settings->texture_quality == COOK_QUALITY_DRAFT)
+        return false;
+    *draft = *settings;
+    draft->texture_quality = COOK_QUALITY_DRAFT;
+    return true;
+}
+
+/* The settings hash a cache record of a cook with `settings` holds. */
+static uint64_t record_settings_hash(uint64_t settings_hash, const cook_settings *settings,
+                                     bool has_diagnostics) {
+    return has_diagnostics ? cache_quoted_settings_hash(settings_hash, settings) : settings_hash;
+}
+
+/* True when `old` is the record of a provisional cook of source `index`: its
+ * settings hash is that of the draft settings. */
+static bool is_provisional_record(const build_run *run, size_t index, const cache_record *old) {
+    cook_settings draft;
+    return draft_settings(run, index, &draft) &&
+           record_settings_hash(cache_settings_hash(&draft), &draft, old->diagnostics.size > 0) ==
+               old->settings;
+}
+
 /* True when the recorded cook of source `index` is still valid; then the
  * slot keeps the old record, or a copy with fresh stamps when a file was
  * touched without changing. Otherwise slot->stale says why: every reason in
@@ -45,11 +73,17 @@ static bool check_cached(build_run *run, size_t index, const cache_record *old) 
         mark_stale(slot, STALE_IMPORTER, NULL);
     if (run->old_cache->encoder_version != run->setup->encoder_version)
         mark_stale(slot, STALE_ENCODER, NULL);
-    uint64_t settings = run->plan->settings_hash[index];
-    if (old->diagnostics.size > 0)
-        settings = cache_quoted_settings_hash(settings, &run->plan->settings[index]);
-    if (settings != old->settings)
-        mark_stale(slot, STALE_SETTINGS, NULL);
+    uint64_t settings = record_settings_hash(
+        run->plan->settings_hash[index], &run->plan->settings[index], old->diagnostics.size > 0);
+    if (settings != old->settings) {
+        /* A draft of kiln watch: kept while it drafts, else cooked in full. */
+        if (!is_provisional_record(run, index, old))
+            mark_stale(slot, STALE_SETTINGS, NULL);
+        else if (run->options->fast_first)
+            slot->provisional = true;
+        else
+            mark_stale(slot, STALE_PROVISIONAL, NULL);
+    }
     for (size_t i = 0; (every || !slot->stale) && i < old->outputs.count; i++) {
         if (!output_exists(run, old->outputs.items[i])) /* deleted by hand */
             mark_stale(slot, STALE_OUTPUT_MISSING, old->outputs.items[i]);
@@ -154,19 +188,18 @@ typedef struct cook_window {
  * source and dependencies as they are now, the paths it found absent (still
  * absent), what it wrote and printed. Failing here only costs a recook next
  * time, so it is silent. */
-static void record_cooked(build_run *run, size_t index, const cook_window *window) {
+static void record_cooked(build_run *run, size_t index, const cook_settings *settings,
+                          uint64_t settings_hash, const cook_window *window) {
     const char *source = run->plan->sources.items[index];
     const cook_asset_result *result = &run->results[index];
     asset_slot *slot = &run->slots[index];
     if (!result_is_recordable(source, result))
         return;
     cache_record *record = &slot->record;
-    *record = (cache_record){.settings = run->plan->settings_hash[index],
-                             .cooked_in = cache_next_build(run->old_cache)};
+    *record = (cache_record){
+        .settings = record_settings_hash(settings_hash, settings, result->diag.text.size > 0),
+        .cooked_in = cache_next_build(run->old_cache)};
     memcpy(record->stage_seconds, result->stage_seconds, sizeof record->stage_seconds);
-    if (result->diag.text.size > 0)
-        record->settings =
-            cache_quoted_settings_hash(record->settings, &run->plan->settings[index]);
     bool ok = (record->source = cook_strdup(source)) != NULL &&
               (record->importer = cook_strdup(run->plan->importers[index]->name)) != NULL;
     size_t count = 1 + result->dependencies.count;
@@ -301,6 +334,7 @@ static bool fetch_remote(build_run *run, size_t index, const remote_asset *asset
     slot->status = ASSET_UP_TO_DATE;
     slot->borrowed = true;
     slot->from_remote = true;
+    slot->provisional = false; /* the remote cache holds full cooks only */
     slot->stale = 0;
     memset(slot->stale_path, 0, sizeof slot->stale_path);
     build_journal_append(run->journal, &slot->record);
@@ -374,12 +408,22 @@ static void process_planned_asset(void *context, uint32_t job) {
         remote_key = remote_asset_of(run, index);
     if (run->remote != NULL && !run->options->no_cache && fetch_remote(run, index, &remote_key))
         return;
+    /* fast_first: a draft now, the full encode in a later round; its
+     * record holds the draft settings' hash, so no build takes it as final. */
+    cook_settings draft;
+    const cook_settings *settings = &run->plan->settings[index];
+    uint64_t settings_hash = run->plan->settings_hash[index];
+    slot->provisional = run->options->fast_first && draft_settings(run, index, &draft);
+    if (slot->provisional) {
+        settings = &draft;
+        settings_hash = cache_settings_hash(&draft);
+    }
     cook_request request = {
         .input_root = run->setup->input,
         .output_root = run->setup->output,
         .source_path = source_path,
         .importer = run->plan->importers[index],
-        .settings = &run->plan->settings[index],
+        .settings = settings,
         .verify = run->options->verify,
         .activity = build_progress_started(run->options, source_path),
     };
@@ -402,8 +446,8 @@ static void process_planned_asset(void *context, uint32_t job) {
         build_memory_release(run->memory, estimate);
     slot->status = run->results[index].ok ? ASSET_COOKED : ASSET_FAILED;
     if (run->results[index].ok)
-        record_cooked(run, index, &window);
-    if (slot->has_record && remote_cache_writes(run->remote))
+        record_cooked(run, index, settings, settings_hash, &window);
+    if (slot->has_record && !slot->provisional && remote_cache_writes(run->remote))
         remote_cache_upload(run->remote, &remote_key, &slot->record);
     build_progress_finished(run->options, source_path, &run->results[index]);
 }

@@ -10,6 +10,11 @@
  *                   file; only what changed cooks, with what read it (a .mtl's
  *                   models). One line per cooked or failed asset, its
  *                   diagnostics, a summary line; the manifest is rewritten.
+ *   drafts          a change round cooks a compressed texture at draft
+ *                   quality first (texture.fast_first; build_options.fast_first):
+ *                   seen through a ref within a second. After --finish-delay
+ *                   without a change, a round without fast_first cooks those
+ *                   drafts in full, so the tree ends as a clean build's
  *   --serve         also answers COOK requests on <output>/.kiln-serve
  *                   (src/common/cook_server.h): a focused build of the sources
  *                   that produce the ref, ahead of queued changes; and FRESH
@@ -59,11 +64,16 @@
  * so that clients gone quiet cannot hold every place. */
 #define SERVE_IDLE_DEFAULT_S 60
 #define SERVE_IDLE_MAX_S 86400
+/* Quiet time after which the drafts are cooked in full: a texture saved again
+ * meanwhile is not encoded in full twice. */
+#define FINISH_DELAY_DEFAULT_MS 1000
+#define FINISH_DELAY_MAX_MS 3600000
 
 enum {
     OPTION_DEBOUNCE = BUILD_OPTION_OWN,
     OPTION_SERVE,
     OPTION_IDLE_TIMEOUT,
+    OPTION_FINISH_DELAY,
 };
 
 static const struct option watch_long_options[] = {
@@ -72,6 +82,7 @@ static const struct option watch_long_options[] = {
     {"debounce", required_argument, NULL, OPTION_DEBOUNCE},
     {"serve", no_argument, NULL, OPTION_SERVE},
     {"idle-timeout", required_argument, NULL, OPTION_IDLE_TIMEOUT},
+    {"finish-delay", required_argument, NULL, OPTION_FINISH_DELAY},
     {NULL, 0, NULL, 0},
 };
 
@@ -105,6 +116,11 @@ void cmd_watch_usage(FILE *out) {
             "      --preset NAME  apply the preset NAME of kiln.yml\n"
             "      --debounce MS  wait for MS milliseconds without a change before a\n"
             "                     round (0..%d, default %d)\n"
+            "      --finish-delay MS\n"
+            "                     a changed compressed texture is cooked at draft\n"
+            "                     quality first (texture.fast_first); after MS\n"
+            "                     milliseconds without a change (0..%d, default %d)\n"
+            "                     the drafts are cooked in full, as kiln build would\n"
             "      --serve        also cook on demand for a development runtime: a\n"
             "                     Unix socket <output>/" COOK_SERVER_SOCKET_NAME
             " (mode 0600) answers\n"
@@ -124,7 +140,8 @@ void cmd_watch_usage(FILE *out) {
             "kiln.yml error, an inotify or socket failure, another watch serving the\n"
             "output with --serve), 2 for a command-line mistake.\n",
             PARALLEL_MAX_THREADS, BUILD_MEMORY_DEFAULT_PERCENT, DEBOUNCE_MAX_MS,
-            DEBOUNCE_DEFAULT_MS, SERVE_IDLE_MAX_S, SERVE_IDLE_DEFAULT_S, SERVE_MAX_CLIENTS);
+            DEBOUNCE_DEFAULT_MS, FINISH_DELAY_MAX_MS, FINISH_DELAY_DEFAULT_MS, SERVE_IDLE_MAX_S,
+            SERVE_IDLE_DEFAULT_S, SERVE_MAX_CLIENTS);
 }
 
 /* ---------------------------------------------------------------------------
@@ -158,6 +175,7 @@ typedef struct watch_state {
     char *config_folder; /* kiln.yml's folder when outside the input, else NULL */
     char *config_name;
     int debounce_ms;
+    int64_t finish_delay_ms;
     bool serve;
     int64_t idle_timeout_ms; /* 0: connections are never closed for silence */
     int inotify_fd;
@@ -176,6 +194,11 @@ typedef struct watch_state {
     /* Changes seen and not cooked yet: a round is due at last_event + debounce. */
     bool dirty;
     int64_t last_event;
+    /* Drafts wait for their full cook (a round without fast_first), due at
+     * finish_delay_ms after the later of last_event and last_round_end. */
+    bool drafts_pending;
+    bool finishing; /* during that round */
+    int64_t last_round_end;
     /* Sources whose last cook failed, for FRESH requests: the source, its own
      * ref (cook_asset_ref) and its first error, item i of each. */
     strlist failed_sources, failed_refs, failed_messages;
@@ -224,6 +247,14 @@ static int watch_own_option(int option, const char *arg, void *context) {
         state->idle_timeout_ms = (int64_t)seconds * 1000;
         return -1;
     }
+    case OPTION_FINISH_DELAY: {
+        long ms;
+        if (!parse_bounded(arg, FINISH_DELAY_MAX_MS, &ms))
+            return cli_usage_error(COMMAND, "invalid finish delay '%s' (expected 0..%d ms)", arg,
+                                   FINISH_DELAY_MAX_MS);
+        state->finish_delay_ms = ms;
+        return -1;
+    }
     case OPTION_SERVE:
         state->serve = true;
         return -1;
@@ -237,6 +268,7 @@ static int parse_watch_options(int argc, char **argv, watch_state *state) {
     build_options *options = &state->options;
     *options = cli_default_build_options();
     state->debounce_ms = DEBOUNCE_DEFAULT_MS;
+    state->finish_delay_ms = FINISH_DELAY_DEFAULT_MS;
     state->idle_timeout_ms = (int64_t)SERVE_IDLE_DEFAULT_S * 1000;
     int status = cli_parse_cook_options(COMMAND, argc, argv, watch_long_options, cmd_watch_usage,
                                         watch_own_option, state, options);
@@ -263,7 +295,7 @@ static void print_round_asset(const build_run *run, size_t index) {
         printf("%s%s", i == 0 ? " -> " : ", ",
                cook_escape_to(name, sizeof name, result->outputs.items[i]));
     if (slot->status == ASSET_COOKED)
-        printf(" (%.2f s)", slot->seconds);
+        printf(" (%.2f s%s)", slot->seconds, slot->provisional ? ", draft" : "");
     putchar('\n');
 }
 
@@ -450,8 +482,14 @@ static void print_round(const build_run *run, int status, const watch_state *sta
             printf("kiln: served '%s': %zu cooked, %zu failed\n",
                    cook_escaped(state->answer->focus), counts.cooked, counts.failed);
         } else {
-            printf("kiln: round %u: %zu cooked, %zu failed, ", state->round, counts.cooked,
-                   counts.failed);
+            size_t drafts = 0;
+            for (size_t i = 0; i < run->plan->sources.count; i++)
+                drafts += run->slots[i].status == ASSET_COOKED && run->slots[i].provisional;
+            printf("kiln: round %u%s: %zu cooked", state->round,
+                   state->finishing ? " (full quality)" : "", counts.cooked);
+            if (drafts > 0)
+                printf(" (%zu draft%s)", drafts, drafts == 1 ? "" : "s");
+            printf(", %zu failed, ", counts.failed);
             if (counts.through_model > 0)
                 printf("%zu read by models, ", counts.through_model);
             printf("%zu up to date%s\n", counts.up_to_date,
@@ -470,6 +508,13 @@ static void on_round_done(const build_run *run, int status, void *context) {
     if (state->answer != NULL && run->focused != NULL)
         answer_request(run, state->answer);
     note_failures(state, run);
+    /* A whole round sees every draft (cooked, or kept from the last round);
+     * one without fast_first leaves none. */
+    if (run->focused == NULL) {
+        state->drafts_pending = false;
+        for (size_t i = 0; i < run->plan->sources.count; i++)
+            state->drafts_pending = state->drafts_pending || run->slots[i].provisional;
+    }
 }
 
 /* Reads kiln.yml once to learn the folders (and kiln.yml's own), which the
@@ -547,6 +592,9 @@ static int run_round(watch_state *state, const char *focus, bool first) {
     options.round_context = state;
     options.input = state->input;
     options.output = state->output;
+    /* A change round drafts; a COOK request's focused round cooks in full
+     * (it keeps the other sources' records unchecked). */
+    options.fast_first = !first && focus == NULL && !state->finishing;
     if (!first) {
         options.verbose = false;
         if (options.verbosity == PROGRESS_VERBOSE)
@@ -570,7 +618,18 @@ static int run_round(watch_state *state, const char *focus, bool first) {
         }
     }
     config_free(&setup.config);
+    state->last_round_end = now_ms();
     return status;
+}
+
+/* Milliseconds until the drafts' full round is due, -1: none waits. */
+static int64_t finish_due_ms(const watch_state *state) {
+    if (!state->drafts_pending || state->dirty)
+        return -1;
+    int64_t quiet_since =
+        state->last_event > state->last_round_end ? state->last_event : state->last_round_end;
+    int64_t left = quiet_since + state->finish_delay_ms - now_ms();
+    return left > 0 ? left : 0;
 }
 
 /* ---------------------------------------------------------------------------
@@ -1087,6 +1146,9 @@ static int watch_loop(watch_state *state) {
         int64_t idle = state->serve ? next_idle_ms(state) : -1;
         if (idle >= 0 && (wait < 0 || idle < wait))
             wait = idle;
+        int64_t finish = finish_due_ms(state);
+        if (finish >= 0 && (wait < 0 || finish < wait))
+            wait = finish;
         int timeout = wait < 0 ? -1 : wait > INT_MAX ? INT_MAX : (int)wait;
         int ready = poll(fds, (nfds_t)count, timeout);
         if (ready < 0 && errno != EINTR) {
@@ -1121,6 +1183,10 @@ static int watch_loop(watch_state *state) {
         if (state->dirty && now_ms() - state->last_event >= state->debounce_ms) {
             state->dirty = false;
             run_round(state, NULL, false);
+        } else if (finish_due_ms(state) == 0) {
+            state->finishing = true;
+            run_round(state, NULL, false);
+            state->finishing = false;
         }
     }
 }

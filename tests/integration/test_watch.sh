@@ -140,6 +140,9 @@ since() { tail -n +"$(($1 + 1))" "$WATCH_OUT"; }
 # matching PATTERN, both after MARK.
 round_after() { since "$1" | awk -v p="$2" '$0 ~ p {seen = 1} seen && /^kiln: round / {found = 1} END {exit !found}'; }
 wait_round() { wait_for round_after "$1" "$2"; }
+# wait_full MARK: waits for the round that cooks the drafts in full.
+full_after() { since "$1" | grep -q '^kiln: round [0-9]* (full quality): '; }
+wait_full() { wait_for full_after "$1"; }
 count_since() { since "$1" | grep -c -- "$2" || true; }
 inode() { stat -c %i "$SCRATCH/$1"; }
 
@@ -156,10 +159,14 @@ wall_bytes=$(md5sum <"$SCRATCH/out/wall.ktx2")
 m=$(mark)
 put_png wall.png 32 11
 wait_round "$m" '^cooked wall.png' || true
-check "a texture edit makes a round that recooks it" \
-    all_true "since $m | grep -q '^cooked wall.png -> wall.ktx2 '" \
+check "a texture edit makes a round that recooks it, a draft first" \
+    all_true "since $m | grep -q '^cooked wall.png -> wall.ktx2 (.*, draft)'" \
     "[ '$(md5sum <"$SCRATCH/out/wall.ktx2")' != '$wall_bytes' ]" \
-    "since $m | grep -q '^kiln: round [0-9]*: 1 cooked, 0 failed'"
+    "since $m | grep -q '^kiln: round [0-9]*: 1 cooked (1 draft), 0 failed'"
+wait_full "$m" || true
+check "then, the watch idle, a round cooks it in full" \
+    all_true "since $m | grep -q '^kiln: round [0-9]* (full quality): 1 cooked, 0 failed'" \
+    "[ \$(since $m | grep -c '^cooked wall.png -> wall.ktx2 ([0-9.]* s)') -eq 1 ]"
 # build_count_assets: the first build's summary and a round count the same
 # sources (cooked, failed, read by models, up to date), so their sums agree.
 counted() { # the sum of the counts of the last line matching $1 in $WATCH_OUT
@@ -171,7 +178,7 @@ check "a round counts what the first build's summary counts" \
     all_true "[ $(counted '^kiln: cooked [0-9]+ assets') -gt 0 ]" \
     "[ $(counted '^kiln: cooked [0-9]+ assets') -eq $(counted '^kiln: round [0-9]+: ') ]"
 check "and nothing else" \
-    all_true "[ $(count_since "$m" '^cooked') -eq 1 ]" \
+    all_true "[ $(count_since "$m" '^cooked') -eq 2 ]" \
     "[ $(inode out/props/crate.kmesh) -eq $crate_mesh ]" \
     "[ $(inode out/props/barrel.kmesh) -eq $barrel_mesh ]"
 
@@ -208,8 +215,10 @@ printf 'x' >"$IN/props/.crate.obj.swp"
 sleep 0.5 # a chance for a (wrong) round of their own
 put_png wall.png 32 13
 wait_round "$m" '^cooked wall.png' || true
+wait_full "$m" || true
 check "editor temporaries are ignored" \
-    all_true "[ \$(count_since $m '^kiln: round ') -eq 1 ]" "since $m | grep -q '^cooked wall.png'"
+    all_true "[ \$(count_since $m '^kiln: round [0-9]*: ') -eq 1 ]" \
+    "[ \$(count_since $m '^kiln: round ') -eq 2 ]" "since $m | grep -q '^cooked wall.png'"
 rm -f "$IN/props/.#crate.obj" "$IN/props/crate.obj~" "$IN/props/4913" "$IN/props/.crate.obj.swp"
 
 # A broken model is reported; the watch goes on and cooks its fix.
@@ -237,6 +246,75 @@ check "a build after it finds everything up to date, without waiting for a lock"
 run_in "$SCRATCH" build -i in -o clean
 check "the watched output equals a clean build's" \
     diff -r -x .kiln-cache -x .kiln-lock "$SCRATCH/clean" "$SCRATCH/out"
+
+# Drafts: a changed texture is published at draft quality (BC7 mode 6 alone)
+# first. A long --finish-delay holds the draft: the build sees it as
+# provisional, and a build after the watch stopped cooks it in full. With a
+# short one the watch cooks it in full itself. Either way the tree ends equal
+# to a clean build's.
+DIN=$SCRATCH/din
+mkdir -p "$DIN"
+write_png "$DIN/wall.png" 64 5
+put_draft() { # put_draft SEED: a new din/wall.png
+    write_png "$EDITS/next.png" 64 "$1"
+    mv "$EDITS/next.png" "$DIN/wall.png"
+}
+start_watch -- -i din -o dout -j 2 --debounce 100 --finish-delay 3600000
+wait_for watch_has '^kiln: watching din' || true
+m=$(mark)
+put_draft 9
+wait_round "$m" '^cooked wall.png' || true
+check "a changed texture is cooked as a draft" \
+    all_true "since $m | grep -q '^cooked wall.png -> wall.ktx2 (.*, draft)'" \
+    "since $m | grep -q '^kiln: round [0-9]*: 1 cooked (1 draft), 0 failed'"
+draft_bytes=$(md5sum <"$SCRATCH/dout/wall.ktx2")
+run_in "$SCRATCH" info --quality -i din dout/wall.ktx2
+check "the draft is BC7 mode 6 alone" stdout_has '^  modes: 6:[0-9]+ \(blocks per mode'
+run_in "$SCRATCH" build -i din -o dout --dry-run
+check "a build sees it as provisional" \
+    all_true "status_is 0" "stdout_has '^would cook wall.png: provisional draft encode of kiln watch'"
+stop "$watch_pid" TERM
+watch_pid=""
+check "the watch waited (no full round within the delay)" \
+    all_true "[ \$(count_since $m '^kiln: round ') -eq 1 ]"
+run_in "$SCRATCH" build -i din -o dout
+check "a build after the watch cooks the draft in full" \
+    all_true "status_is 0" "stdout_has 'cooked 1 asset'" \
+    "[ '$(md5sum <"$SCRATCH/dout/wall.ktx2")' != '$draft_bytes' ]"
+run_in "$SCRATCH" build -i din -o dclean
+check "and its tree equals a clean build's" \
+    diff -r -x .kiln-cache -x .kiln-lock "$SCRATCH/dclean" "$SCRATCH/dout"
+rm -rf "$SCRATCH/dclean"
+
+start_watch -- -i din -o dout -j 2 --debounce 100 --finish-delay 200
+wait_for watch_has '^kiln: watching din' || true
+m=$(mark)
+put_draft 13
+wait_full "$m" || true
+check "the draft round comes first, then the full one" \
+    all_true "since $m | grep -E '^(cooked wall.png|kiln: round)' | head -n 4 | tr '\n' '|' |
+        grep -qE '^cooked wall.png -> wall.ktx2 \([0-9.]+ s, draft\)\|kiln: round [0-9]+: 1 cooked \(1 draft\)[^|]*\|cooked wall.png -> wall.ktx2 \([0-9.]+ s\)\|kiln: round [0-9]+ \(full quality\): 1 cooked, 0 failed'"
+stop "$watch_pid" TERM
+watch_pid=""
+run_in "$SCRATCH" build -i din -o dout
+check "after it a build has nothing to cook" all_true "status_is 0" "stdout_has 'cooked 0 assets'"
+run_in "$SCRATCH" build -i din -o dclean
+check "and the watched tree equals a clean build's" \
+    diff -r -x .kiln-cache -x .kiln-lock "$SCRATCH/dclean" "$SCRATCH/dout"
+
+# texture.fast_first: false cooks in full at once.
+printf 'default:\n  texture.fast_first: false\n' >"$SCRATCH/nodraft.yml"
+start_watch -- -i din -o dout -j 2 --debounce 100 --config nodraft.yml
+wait_for watch_has '^kiln: watching din' || true
+m=$(mark)
+put_draft 17
+wait_round "$m" '^cooked wall.png' || true
+sleep 0.5 # a chance for a (wrong) full round
+check "texture.fast_first: false cooks no draft" \
+    all_true "since $m | grep -q '^kiln: round [0-9]*: 1 cooked, 0 failed'" \
+    "[ \$(count_since $m '^kiln: round ') -eq 1 ]"
+stop "$watch_pid" TERM
+watch_pid=""
 
 # A signal during a round (here the first build, slowed in its texture stage
 # by a test hook) stops the watch at once, as it would interrupt kiln build.

@@ -481,6 +481,46 @@ static void single_colour_blocks_round_trip_exactly(void **state) {
     }
 }
 
+/* `draft` (kiln watch's first encode) writes mode 6 for every block that is
+ * not one colour, keeps one colour exact (mode 5) and two colours mode 6
+ * holds exactly (every channel odd), and is no worse on a smooth gradient
+ * than a few levels per texel. */
+static void draft_writes_mode6_and_round_trips_what_it_holds(void **state) {
+    (void)state;
+    uint8_t in[64], block[16], out[64];
+    for (int i = 0; i < 300; i++) {
+        uint8_t c[2][4];
+        for (int k = 0; k < 2; k++) {
+            for (int ch = 0; ch < 4; ch++)
+                c[k][ch] = (uint8_t)(((rnd() & 127) << 1) | 1);
+        }
+        uint32_t pattern = (rnd() | 1u) & ~(1u << 5); /* both colours present */
+        for (int t = 0; t < 16; t++)
+            memcpy(in + 4 * t, c[(pattern >> t) & 1], 4);
+        bc7_encode_block(in, BLOCK_QUALITY_DRAFT, block);
+        bc7_decode_block(block, out);
+        assert_int_equal(block_bc7_mode(block), 6);
+        assert_memory_equal(in, out, 64);
+        for (int t = 0; t < 16; t++)
+            memcpy(in + 4 * t, c[0], 4);
+        bc7_encode_block(in, BLOCK_QUALITY_DRAFT, block);
+        bc7_decode_block(block, out);
+        assert_memory_equal(in, out, 64);
+    }
+    for (int i = 0; i < 100; i++) {
+        int base = (int)(rnd() % 160), step = 1 + (int)(rnd() % 6);
+        for (int t = 0; t < 16; t++) {
+            for (int ch = 0; ch < 3; ch++)
+                in[4 * t + ch] = (uint8_t)(base + step * (t % 4 + t / 4) + 10 * ch);
+            in[4 * t + 3] = 255;
+        }
+        bc7_encode_block(in, BLOCK_QUALITY_DRAFT, block);
+        bc7_decode_block(block, out);
+        assert_int_equal(block_bc7_mode(block), 6);
+        assert_true(block_sq_error(in, out, 0xF) <= 16.0 * 4.0);
+    }
+}
+
 /* Two colours that mode 6 holds exactly (every channel odd: 7 bits + a
  * P-bit of 1) at every quality, and two colours mode 5 holds exactly (RGB
  * from 7 bits, any alpha) at `best`, spread over the block at random. */
@@ -813,6 +853,7 @@ int main(void) {
         cmocka_unit_test(random_blocks_decode_within_spec),
         cmocka_unit_test(single_colour_blocks_round_trip_exactly),
         cmocka_unit_test(representable_two_colour_blocks_round_trip_exactly),
+        cmocka_unit_test(draft_writes_mode6_and_round_trips_what_it_holds),
         cmocka_unit_test(opaque_and_transparent_blocks_keep_their_alpha),
         cmocka_unit_test(two_subset_blocks_round_trip),
         cmocka_unit_test(inner_palette_blocks_round_trip_at_best),

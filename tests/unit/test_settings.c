@@ -111,7 +111,7 @@ static void every_named_value_is_written_as_its_name(void **state) {
     static const char *const formats[] = {"auto",     "rgba8",    "bc1",  "bc3",      "bc4",
                                           "bc5",      "bc6h",     "bc7",  "astc-4x4", "astc-5x5",
                                           "astc-6x6", "astc-8x8", "uastc"};
-    static const char *const qualities[] = {"fast", "normal", "best"};
+    static const char *const qualities[] = {"fast", "normal", "best", "draft"};
     static const char *const targets[] = {"desktop", "mobile"};
     static const char *const aligns[] = {"pad", "resize", "none"};
     assert_value_names("texture.format", formats, sizeof formats / sizeof formats[0]);

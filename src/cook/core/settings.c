@@ -18,10 +18,8 @@ const char *const cook_texture_format_names[] = {
     [COOK_FORMAT_UASTC] = "uastc",       [COOK_FORMAT_UASTC + 1] = NULL,
 };
 const char *const cook_quality_names[] = {
-    [COOK_QUALITY_FAST] = "fast",
-    [COOK_QUALITY_NORMAL] = "normal",
-    [COOK_QUALITY_BEST] = "best",
-    [COOK_QUALITY_BEST + 1] = NULL,
+    [COOK_QUALITY_FAST] = "fast",   [COOK_QUALITY_NORMAL] = "normal", [COOK_QUALITY_BEST] = "best",
+    [COOK_QUALITY_DRAFT] = "draft", [COOK_QUALITY_DRAFT + 1] = NULL,
 };
 const char *const cook_texture_target_names[] = {
     [COOK_TARGET_DESKTOP] = "desktop",
@@ -231,6 +229,13 @@ const cook_setting cook_setting_table[] = {
                  "(Direct3D and WebGPU refuse it): pad (repeat the edge), resize, or none"),
     SETTING_BOOL("texture.compress", texture_compress, true,
                  "GPU block compression; false keeps the texels exact (+ Zstd)"),
+    {.name = "texture.fast_first",
+     .type = COOK_SETTING_BOOL,
+     FIELD(texture_fast_first),
+     .default_value = true,
+     .not_output = true,
+     .description = "kiln watch publishes a changed compressed texture at draft quality first, "
+                    "then at texture.quality once the watch is idle"},
     SETTING_ENUM("texture.format", texture_format, cook_texture_format_names, COOK_FORMAT_AUTO,
                  "what textures are stored as; auto picks by usage and texture.target"),
     SETTING_UINT("texture.max_dimension", texture_max_dimension, 1, 65536, 16384,
@@ -239,7 +244,8 @@ const cook_setting cook_setting_table[] = {
                  "largest width or height cooked; bigger images are downscaled"),
     SETTING_BOOL("texture.mipmaps", texture_mipmaps, true, "generate the full mip chain"),
     SETTING_ENUM("texture.quality", texture_quality, cook_quality_names, COOK_QUALITY_NORMAL,
-                 "block encoder effort"),
+                 "block encoder effort: fast, normal, best, or draft (for iteration: BC7 with "
+                 "one mode, several times faster than fast)"),
     SETTING_ENUM("texture.target", texture_target, cook_texture_target_names, COOK_TARGET_DESKTOP,
                  "what auto compresses for: desktop (BCn) or mobile (ASTC)"),
     /* BENCHMARKS.md: 2 is ~20% faster than 3, ~4.5% larger. Zstd reads 0 as

@@ -43,6 +43,9 @@ typedef enum cook_quality {
     COOK_QUALITY_FAST,
     COOK_QUALITY_NORMAL,
     COOK_QUALITY_BEST,
+    /* For iteration: BC7 mode 6 alone (a single subset), the other encoders
+     * at their fastest. Last, so the other values keep theirs. */
+    COOK_QUALITY_DRAFT,
 } cook_quality;
 
 /* texture.target: what `auto` compresses for. */
@@ -150,6 +153,9 @@ typedef struct cook_settings {
      * (cook_setting.not_output): seconds an importer run in a child process
      * (assimp, import/isolate_import.c) may take before it is stopped. */
     uint32_t import_timeout;
+    /* texture.fast_first, also not_output: how `kiln watch` schedules a
+     * texture's encodes (build/run.c), not what a cook writes. */
+    bool texture_fast_first;
     uint32_t threads; /* threads one asset may use (the -j count; core/parallel.h) */
     /* Triangles per chunk of a large submesh (process/chunks.c); 0 means
      * KILN_MESH_CHUNK_TRIANGLES. It does change the output: only tests set it,

@@ -35,6 +35,8 @@ bool fail(char *reason, size_t reason_size, const char *what, astcenc_error stat
 
 float preset_for(block_quality quality) {
     switch (quality) {
+    case BLOCK_QUALITY_DRAFT:
+        return ASTCENC_PRE_FASTEST;
     case BLOCK_QUALITY_FAST:
         return ASTCENC_PRE_FAST;
     case BLOCK_QUALITY_BEST:

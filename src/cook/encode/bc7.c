@@ -21,7 +21,8 @@
  *   - `best` fits its winner once more from endpoints extended beyond the
  *     texels, for subsets whose texels do not reach the palette's ends.
  * The quality levels differ in which modes they try and how hard each fit
- * searches (see bc7_encode_block); everything is deterministic.
+ * searches (see bc7_encode_block); `draft` fits mode 6 alone. Everything is
+ * deterministic.
  * Opaque blocks decode with alpha exactly 255, fully transparent ones with
  * alpha exactly 0.
  */
@@ -1427,12 +1428,20 @@ void bc7_encode_block(const uint8_t rgba[64], block_quality quality, uint8_t out
     }
 
     const search_plan *plan = &plans[quality == BLOCK_QUALITY_NORMAL ? 1
-                                     : quality >= BLOCK_QUALITY_BEST ? 2
+                                     : quality == BLOCK_QUALITY_BEST ? 2
                                                                      : 0];
     const effort *ef = &plan->ef;
     candidate best;
     memset(&best, 0, sizeof(best));
     best.err = UINT32_MAX;
+    if (quality == BLOCK_QUALITY_DRAFT) {
+        /* Mode 6 alone (one subset, RGBA on one line, 16 index levels):
+         * `kiln watch`'s first encode, replaced by the full one after. */
+        static const effort draft = {.refine = 1};
+        try_joint_mode(&bc, &draft, 6, 0, &best);
+        pack_candidate(&best, out);
+        return;
+    }
     try_joint_mode(&bc, ef, 6, 0, &best);
     uint8_t list[64];
     float score4[64], score8[64];

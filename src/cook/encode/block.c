@@ -107,6 +107,10 @@ static size_t texel_index(const block_image_desc *d, uint32_t bx, uint32_t by, u
 }
 
 static void encode_block_at(const block_image_desc *d, uint32_t bx, uint32_t by, uint8_t *out) {
+    /* Draft is BC7's own level; the others' fastest stands for it. */
+    block_quality quality = d->quality == BLOCK_QUALITY_DRAFT && d->format != BLOCK_FORMAT_BC7
+                                ? BLOCK_QUALITY_FAST
+                                : d->quality;
     uint8_t rgba[64];
     if (d->format == BLOCK_FORMAT_BC6H) {
         float rgb[48];
@@ -114,7 +118,7 @@ static void encode_block_at(const block_image_desc *d, uint32_t bx, uint32_t by,
             const float *p = d->rgbaf + texel_index(d, bx, by, i % 4, i / 4) * 4;
             memcpy(rgb + i * 3, p, 3 * sizeof(float));
         }
-        bc6h_encode_block(rgb, d->quality, out);
+        bc6h_encode_block(rgb, quality, out);
         return;
     }
     for (uint32_t i = 0; i < 16; i++)
@@ -122,23 +126,23 @@ static void encode_block_at(const block_image_desc *d, uint32_t bx, uint32_t by,
     switch (d->format) {
     case BLOCK_FORMAT_BC1:
     case BLOCK_FORMAT_BC1A:
-        bc1_encode_block(rgba, d->format == BLOCK_FORMAT_BC1A, d->quality, out);
+        bc1_encode_block(rgba, d->format == BLOCK_FORMAT_BC1A, quality, out);
         break;
     case BLOCK_FORMAT_BC3:
-        bc3_encode_block(rgba, d->quality, out);
+        bc3_encode_block(rgba, quality, out);
         break;
     case BLOCK_FORMAT_BC4: {
         uint8_t values[16];
         for (int i = 0; i < 16; i++)
             values[i] = rgba[i * 4];
-        bc4_encode_block(values, d->quality, out);
+        bc4_encode_block(values, quality, out);
         break;
     }
     case BLOCK_FORMAT_BC5:
-        bc5_encode_block(rgba, d->quality, out);
+        bc5_encode_block(rgba, quality, out);
         break;
     case BLOCK_FORMAT_BC7:
-        bc7_encode_block(rgba, d->quality, out);
+        bc7_encode_block(rgba, quality, out);
         break;
     case BLOCK_FORMAT_UASTC:
         uastc_encode_block(rgba, d->quality, out);

@@ -40,6 +40,8 @@ typedef enum block_quality {
     BLOCK_QUALITY_FAST = COOK_QUALITY_FAST,
     BLOCK_QUALITY_NORMAL = COOK_QUALITY_NORMAL,
     BLOCK_QUALITY_BEST = COOK_QUALITY_BEST,
+    /* BC7: mode 6 alone; every other encoder treats it as FAST. */
+    BLOCK_QUALITY_DRAFT = COOK_QUALITY_DRAFT,
 } block_quality;
 
 /* ---- per 4x4 block --------------------------------------------------------- */
