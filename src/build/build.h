@@ -115,6 +115,10 @@ typedef struct build_options {
     uint64_t memory_limit; /* bytes (build_parse_memory_limit) */
     /* Seconds; wins over every asset's import.timeout of kiln.yml; 0: not given. */
     uint32_t import_timeout;
+    /* Seconds (0: no budget); wins over every asset's asset.timeout when
+     * asset_timeout_given. */
+    uint32_t asset_timeout;
+    bool asset_timeout_given;
     bool verify;
     bool dry_run; /* say what would be cooked and why; write nothing */
     bool quiet;   /* a command line's -q and -v; the engine reads verbosity */

@@ -13,6 +13,7 @@
  *   cubemap  the sum of its face files' texture estimates;
  *   model    MODEL_MULTIPLE x the file (its images are decoded one at a time,
  *            through the texture path);
+ *   level    LEVEL_MULTIPLE x the file (its YAML node tree);
  *   other    FALLBACK_MULTIPLE x the file;
  * each at least MIN_ESTIMATE.
  */
@@ -34,6 +35,13 @@
  * plus the file. */
 #define TEXTURE_PEAK_HALVES 5u
 #define MODEL_MULTIPLE 16u
+/* A level is loaded as libyaml's node tree, a node and its tag per scalar,
+ * map or list: bench/level_memory.sh measured (release build, max RSS) 28-32 x
+ * the file for entities with transforms, parents and small components, 57 x
+ * for lists of one-digit numbers, 85 x for `1,1,1...` and 95 x for
+ * `{},{},...`, the densest nodes YAML can spell; 8 x under-counted every one
+ * of them. The worst, with a margin for the allocator. */
+#define LEVEL_MULTIPLE 112u
 #define FALLBACK_MULTIPLE 8u
 #define MIN_ESTIMATE ((uint64_t)4 << 20)
 #define MAX_ESTIMATE ((uint64_t)1 << 52)
@@ -223,9 +231,10 @@ uint64_t build_memory_estimate(const char *input_root, const char *source_path,
         if (dir != NULL)
             closedir(dir);
     } else if (stat(path, &info) == 0 && S_ISREG(info.st_mode)) {
-        estimate =
-            saturating_mul((uint64_t)info.st_size,
-                           importer->kind == COOK_KIND_MODEL ? MODEL_MULTIPLE : FALLBACK_MULTIPLE);
+        uint64_t multiple = importer->kind == COOK_KIND_MODEL   ? MODEL_MULTIPLE
+                            : importer->kind == COOK_KIND_LEVEL ? LEVEL_MULTIPLE
+                                                                : FALLBACK_MULTIPLE;
+        estimate = saturating_mul((uint64_t)info.st_size, multiple);
     }
     free(path);
     /* Capped so that the gate's sums of up to PARALLEL_MAX_THREADS never wrap. */

@@ -409,6 +409,8 @@ static int execute(const build_options *options, const build_setup *setup, build
             plan.settings[i].threads = options->jobs;
             if (options->import_timeout != 0)
                 plan.settings[i].import_timeout = options->import_timeout;
+            if (options->asset_timeout_given)
+                plan.settings[i].asset_timeout = options->asset_timeout;
         }
         status = cook_plan(options, setup, &plan, other_shard, &existing, &start, report);
     }

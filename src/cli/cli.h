@@ -221,6 +221,7 @@ enum {
     BUILD_OPTION_CONFIG = 256,
     BUILD_OPTION_PRESET,
     BUILD_OPTION_IMPORT_TIMEOUT,
+    BUILD_OPTION_ASSET_TIMEOUT,
     BUILD_OPTION_MEMORY_LIMIT,
     BUILD_OPTION_REMOTE_CACHE,
     BUILD_OPTION_NO_REMOTE_CACHE,
@@ -245,6 +246,7 @@ enum {
     {"jobs", required_argument, NULL, 'j'},                                                        \
     {"memory-limit", required_argument, NULL, BUILD_OPTION_MEMORY_LIMIT},                          \
     {"import-timeout", required_argument, NULL, BUILD_OPTION_IMPORT_TIMEOUT},                      \
+    {"asset-timeout", required_argument, NULL, BUILD_OPTION_ASSET_TIMEOUT},                        \
     {"remote-cache", required_argument, NULL, BUILD_OPTION_REMOTE_CACHE},                          \
     {"no-remote-cache", no_argument, NULL, BUILD_OPTION_NO_REMOTE_CACHE},                          \
     {"remote-cache-mode", required_argument, NULL, BUILD_OPTION_REMOTE_CACHE_MODE}

@@ -67,6 +67,10 @@ void cmd_build_usage(FILE *out) {
             "                     memory of those cooking, with its own, stays\n"
             "                     within BYTES (K, M, G suffixes) or N%% of the RAM;\n"
             "                     one over it alone cooks alone (default: %u%%)\n"
+            "      --asset-timeout SECONDS\n"
+            "                     stop cooking an asset that takes longer, 0..%u\n"
+            "                     (0: no limit); that asset fails, the rest cooks\n"
+            "                     (overrides kiln.yml's asset.timeout; default %u)\n"
             "      --import-timeout SECONDS\n"
             "                     stop an importer run in its own process (assimp)\n"
             "                     that reads one file for longer, 1..%u; that asset\n"
@@ -111,7 +115,8 @@ void cmd_build_usage(FILE *out) {
             "others are still written) or kiln.yml has an error, 2 for a command-line\n"
             "mistake.\n",
             PROGRESS_SLOW_SECONDS, BUILD_DEFAULT_INPUT, BUILD_DEFAULT_OUTPUT, PARALLEL_MAX_THREADS,
-            BUILD_MEMORY_DEFAULT_PERCENT, (unsigned)COOK_IMPORT_TIMEOUT_MAX,
+            BUILD_MEMORY_DEFAULT_PERCENT, (unsigned)COOK_ASSET_TIMEOUT_MAX,
+            (unsigned)COOK_ASSET_TIMEOUT_DEFAULT, (unsigned)COOK_IMPORT_TIMEOUT_MAX,
             (unsigned)COOK_IMPORT_TIMEOUT_DEFAULT);
 }
 
@@ -168,14 +173,14 @@ int build_shared_options_done(const char *command, build_options *options) {
     return -1;
 }
 
-/* --import-timeout's value: whole seconds, 1..COOK_IMPORT_TIMEOUT_MAX (the
- * range of kiln.yml's import.timeout). */
-static bool parse_import_timeout(const char *text, uint32_t *seconds) {
+/* --import-timeout's and --asset-timeout's values: whole seconds, least..most
+ * (the range of kiln.yml's import.timeout and asset.timeout). */
+static bool parse_seconds(const char *text, uint32_t least, uint32_t most, uint32_t *seconds) {
     if (text[0] < '0' || text[0] > '9')
         return false;
     char *end;
     unsigned long value = strtoul(text, &end, 10);
-    if (*end != '\0' || value < 1 || value > COOK_IMPORT_TIMEOUT_MAX)
+    if (*end != '\0' || value < least || value > most)
         return false;
     *seconds = (uint32_t)value;
     return true;
@@ -201,9 +206,15 @@ int build_cook_option(const char *command, int option, const char *arg, build_op
                                    "K, M or G, or 1%%..100%% of the RAM)",
                                    arg);
     } else if (option == BUILD_OPTION_IMPORT_TIMEOUT) {
-        if (!parse_import_timeout(arg, &options->import_timeout))
+        if (!parse_seconds(arg, 1, COOK_IMPORT_TIMEOUT_MAX, &options->import_timeout))
             return cli_usage_error(command, "invalid import timeout '%s' (expected 1..%u seconds)",
                                    arg, (unsigned)COOK_IMPORT_TIMEOUT_MAX);
+    } else if (option == BUILD_OPTION_ASSET_TIMEOUT) {
+        if (!parse_seconds(arg, 0, COOK_ASSET_TIMEOUT_MAX, &options->asset_timeout))
+            return cli_usage_error(command,
+                                   "invalid asset timeout '%s' (expected 0..%u seconds, 0: none)",
+                                   arg, (unsigned)COOK_ASSET_TIMEOUT_MAX);
+        options->asset_timeout_given = true;
     } else if (option == BUILD_OPTION_REMOTE_CACHE) {
         if (arg[0] == '\0')
             return cli_usage_error(command, "--remote-cache needs a URL");

@@ -289,12 +289,48 @@ static void test_cpu_count(void **state) {
     assert_true(count >= 1 && count <= PARALLEL_MAX_THREADS);
 }
 
+/* ---- parallel_inherited: what items see is their caller's ---- */
+
+typedef struct inherit_job {
+    void *expected;
+    atomic_uint matched;
+} inherit_job;
+
+static void check_inherited(void *ctx, uint32_t index) {
+    (void)index;
+    inherit_job *job = ctx;
+    if (parallel_inherited() == job->expected)
+        atomic_fetch_add(&job->matched, 1u);
+}
+
+static void inherit_nested(void *ctx, uint32_t index) {
+    (void)index;
+    parallel_for(3, 8, check_inherited, ctx);
+}
+
+static void test_inherited(void **state) {
+    (void)state;
+    int mine = 0;
+    inherit_job job = {.expected = &mine};
+    atomic_init(&job.matched, 0u);
+    void *before = parallel_set_inherited(&mine);
+    parallel_for(4, 200, check_inherited, &job);
+    parallel_for(4, 20, inherit_nested, &job); /* and items of the items' calls */
+    assert_ptr_equal(parallel_set_inherited(before), &mine);
+    assert_int_equal(atomic_load(&job.matched), 200 + 20 * 8);
+    /* Workers give it back: a call made without one sees none. */
+    inherit_job none = {.expected = NULL};
+    atomic_init(&none.matched, 0u);
+    parallel_for(4, 200, check_inherited, &none);
+    assert_int_equal(atomic_load(&none.matched), 200);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_every_index_once), cmocka_unit_test(test_one_thread_in_order),
         cmocka_unit_test(test_nested),           cmocka_unit_test(test_nested_from_several_threads),
         cmocka_unit_test(test_thread_limits),    cmocka_unit_test(test_stress),
-        cmocka_unit_test(test_cpu_count),
+        cmocka_unit_test(test_cpu_count),        cmocka_unit_test(test_inherited),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

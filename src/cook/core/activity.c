@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "cook/core/budget.h"
 #include "cook/core/core.h"
 
 #define SLOW_STAGE_ENV "KILN_TEST_SLOW_STAGE"
@@ -49,12 +50,16 @@ static double test_stage_delay(cook_stage stage) {
     return seconds > 0.0 && seconds < 3600.0 ? seconds : 0.0;
 }
 
-void cook_stage_enter(cook_context *ctx, cook_stage stage) {
+bool cook_stage_enter(cook_context *ctx, cook_stage stage) {
+    /* Checked before the stage changes: the time ran out in the one left. */
+    bool in_budget = cook_budget_check(ctx);
     cook_activity_set(ctx->activity, stage);
+    cook_budget_set_stage(stage);
     double delay = test_stage_delay(stage);
     if (delay > 0.0) {
         struct timespec pause = {(time_t)delay, (long)((delay - (double)(time_t)delay) * 1e9)};
         while (nanosleep(&pause, &pause) != 0 && errno == EINTR) {
         }
     }
+    return in_budget;
 }

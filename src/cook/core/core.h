@@ -18,6 +18,8 @@
  * Here (or in headers only core.h includes), for the stages and drivers only:
  *
  *   context.c         the asset being cooked: resolving and reading what it names
+ *   budget.c, budget.h  its time budget (asset.timeout), checked cooperatively
+ *                     (budget.h is C only, not included here: C++ files include core.h)
  *   triangulate.c     one polygon into triangles
  *   repair_normals.c  unusable source normals replaced by the faces'
  *   bounds.c          bounding box and sphere of indexed vertices
@@ -137,11 +139,18 @@ bool cook_resolve_dependency_from(cook_context *ctx, const char *base, const cha
 bool cook_add_reference_from(cook_context *ctx, const char *base, const char *relative,
                              char **root_relative, char *reason, size_t reason_size);
 
-/* A driver entering a stage: ctx->activity says so from now on.
+/* A driver entering a stage: ctx->activity says so from now on. False when
+ * the asset's time budget ran out (in the stage it leaves): the error is
+ * reported (cook_budget_check) and the driver should stop.
  * Test hook: KILN_TEST_SLOW_STAGE=<stage name>:<seconds> (e.g. "texture:3")
  * sleeps that long on entering that stage, so that a test can show a slow
  * asset without cooking one. Nothing else reads it. */
-void cook_stage_enter(cook_context *ctx, cook_stage stage);
+bool cook_stage_enter(cook_context *ctx, cook_stage stage);
+
+/* True while the asset's time budget (budget.h) lasts; once it has run out,
+ * reports "cook exceeded the N s time budget in stage S" among the asset's
+ * diagnostics (once) and returns false. On the cook's thread only. */
+bool cook_budget_check(cook_context *ctx);
 
 /* ---------------------------------------------------------------------------
  * Texels: the one 8-bit quantiser, which mips (process) and the uncompressed

@@ -24,6 +24,7 @@
 typedef struct pool_call {
     parallel_fn fn;
     void *ctx;
+    void *inherited; /* the caller's parallel_inherited(), given to every item */
     uint32_t count;
     unsigned limit;                  /* most threads working on it at once */
     unsigned working;                /* threads working on it now */
@@ -42,13 +43,29 @@ static struct {
     bool stop_at_exit; /* parallel_stop is registered with atexit */
 } pool = {.lock = PTHREAD_MUTEX_INITIALIZER, .wake = PTHREAD_COND_INITIALIZER};
 
+static _Thread_local void *thread_inherited;
+
+void *parallel_inherited(void) {
+    return thread_inherited;
+}
+
+void *parallel_set_inherited(void *value) {
+    void *previous = thread_inherited;
+    thread_inherited = value;
+    return previous;
+}
+
 static void run_items(pool_call *call) {
+    /* A helper may be inside an item of another call (a nested wait): its
+     * own value comes back after these items. */
+    void *outer = parallel_set_inherited(call->inherited);
     for (;;) {
         uint_fast64_t index = atomic_fetch_add(&call->next, 1u);
         if (index >= call->count)
-            return;
+            break;
         call->fn(call->ctx, (uint32_t)index);
     }
+    parallel_set_inherited(outer);
 }
 
 static void wait_for_wake(void) {
@@ -124,7 +141,12 @@ void parallel_for(unsigned threads, uint32_t count, parallel_fn fn, void *ctx) {
             fn(ctx, i);
         return;
     }
-    pool_call call = {.fn = fn, .ctx = ctx, .count = count, .limit = threads, .working = 1};
+    pool_call call = {.fn = fn,
+                      .ctx = ctx,
+                      .inherited = thread_inherited,
+                      .count = count,
+                      .limit = threads,
+                      .working = 1};
     atomic_init(&call.next, 0u);
 
     pthread_mutex_lock(&pool.lock);

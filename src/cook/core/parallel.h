@@ -37,6 +37,16 @@ typedef void (*parallel_fn)(void *ctx, uint32_t index);
  * pool. A worker that cannot be started only costs speed. */
 void parallel_for(unsigned threads, uint32_t count, parallel_fn fn, void *ctx);
 
+/* One pointer an item inherits from the thread that called parallel_for:
+ * while an item runs, parallel_inherited() on its thread returns what it
+ * returned on the caller's thread when the call was made. The cook's time
+ * budget (core/budget.c) travels this way, so that a loop inside an item run
+ * by a worker checks the deadline of the asset it works for. NULL on a thread
+ * that never set it. parallel_set_inherited sets the calling thread's and
+ * returns the one it replaces. */
+void *parallel_inherited(void);
+void *parallel_set_inherited(void *value);
+
 /* Online processor count, 1..PARALLEL_MAX_THREADS: the default -j. */
 unsigned parallel_cpu_count(void);
 

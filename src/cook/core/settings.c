@@ -135,6 +135,16 @@ const cook_setting cook_setting_table[] = {
      .omit_default = true,
      .description = "remove animation keys that interpolation reproduces within a tolerance: "
                     "false, true, a number, or {translation, rotation (radians), scale, weights}"},
+    {.name = "asset.timeout",
+     .type = COOK_SETTING_UINT,
+     FIELD(asset_timeout),
+     .min = 0,
+     .max = COOK_ASSET_TIMEOUT_MAX,
+     .default_value = COOK_ASSET_TIMEOUT_DEFAULT,
+     .not_output = true,
+     .description = "seconds one asset's whole cook may take (import.timeout, the importer's own "
+                    "limit, applies within it) before it is stopped and the asset fails; 0: no "
+                    "limit"},
     {.name = "import.timeout",
      .type = COOK_SETTING_UINT,
      FIELD(import_timeout),

@@ -113,6 +113,9 @@ typedef struct cook_anim_tolerance {
 /* import.timeout (seconds): its default and largest value (a day). */
 #define COOK_IMPORT_TIMEOUT_DEFAULT 600
 #define COOK_IMPORT_TIMEOUT_MAX 86400
+/* asset.timeout (seconds; 0: none): its default and largest value. */
+#define COOK_ASSET_TIMEOUT_DEFAULT 300
+#define COOK_ASSET_TIMEOUT_MAX 86400
 
 typedef struct cook_settings {
     cook_anim_tolerance anim_reduce; /* off by default */
@@ -156,6 +159,9 @@ typedef struct cook_settings {
     /* texture.fast_first, also not_output: how `kiln watch` schedules a
      * texture's encodes (build/run.c), not what a cook writes. */
     bool texture_fast_first;
+    /* asset.timeout, not an output setting either: the seconds one asset's
+     * whole cook may take (core/budget.h); 0: no budget. */
+    uint32_t asset_timeout;
     uint32_t threads; /* threads one asset may use (the -j count; core/parallel.h) */
     /* Triangles per chunk of a large submesh (process/chunks.c); 0 means
      * KILN_MESH_CHUNK_TRIANGLES. It does change the output: only tests set it,

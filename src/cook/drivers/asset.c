@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cook/core/budget.h"
 #include "cook/drivers/drivers.h"
 
 bool cook_asset(const cook_request *request, cook_asset_result *result) {
@@ -46,7 +47,15 @@ bool cook_asset(const cook_request *request, cook_asset_result *result) {
         .activity = request->activity,
         .stage = &stage,
     };
+    /* The settings of a real build have asset.timeout; a zeroed struct (a
+     * test's) means no budget. */
+    cook_budget budget;
+    cook_budget_begin(&budget, request->settings != NULL ? request->settings->asset_timeout : 0);
     bool ok = request->importer->driver(request, &ctx, result);
+    /* A driver that finished late still fails: the budget is the whole cook. */
+    if (!cook_budget_check(&ctx))
+        ok = false;
+    cook_budget_end(&budget);
     /* Its outputs go into place together, or none does. */
     write_stage_finish(&stage, ok && result->diag.errors == 0, &result->diag, result);
     cook_activity_set(request->activity, COOK_STAGE_COUNT);

@@ -59,7 +59,8 @@ static void mesh_ref(const cook_context *ctx, const ir_asset *asset, uint32_t me
 static bool cook_mesh_output(const cook_request *request, cook_context *ctx, const ir_asset *asset,
                              uint32_t mesh_index, cook_asset_result *result) {
     ir_mesh *mesh = &asset->meshes[mesh_index];
-    cook_stage_enter(ctx, COOK_STAGE_PROCESS);
+    if (!cook_stage_enter(ctx, COOK_STAGE_PROCESS))
+        return false; /* out of time (reported) */
     double clock = cook_clock();
     bool processed =
         check_mesh_invariants(mesh, asset->material_count, ctx) && process_mesh(ctx, mesh, asset);
@@ -445,11 +446,12 @@ static bool cook_materials_output(const cook_request *request, cook_context *ctx
         free(leaves);
         return false;
     }
-    cook_stage_enter(ctx, COOK_STAGE_TEXTURE);
+    ok = cook_stage_enter(ctx, COOK_STAGE_TEXTURE) && ok;
     double clock = cook_clock();
     for (uint32_t i = 0; ok && i < plans.count; i++)
         if (plans.plans[i].used)
-            ok = cook_model_image(request, ctx, asset, &plans.plans[i], result);
+            ok = cook_budget_check(ctx) &&
+                 cook_model_image(request, ctx, asset, &plans.plans[i], result);
     cook_stage_add(result, COOK_STAGE_TEXTURE, clock);
     driver_output out;
     ok = driver_output_begin(ctx, COOK_STAGE_WRITE, ".kmat", &out) && ok;
@@ -687,7 +689,7 @@ bool cook_model_asset(const cook_request *request, cook_context *ctx, cook_asset
     if (ok && result->diag.errors > 0)
         ok = false; /* an importer that reported an error has failed */
     clock = cook_stage_add(result, COOK_STAGE_IMPORT, clock);
-    cook_stage_enter(ctx, COOK_STAGE_PROCESS);
+    ok = cook_stage_enter(ctx, COOK_STAGE_PROCESS) && ok;
     if (ok && request->settings->mesh_merge && asset.mesh_count > 0)
         ok = process_merge_asset(&asset, &result->diag, source_path);
     cook_stage_add(result, COOK_STAGE_PROCESS, clock);

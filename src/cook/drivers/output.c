@@ -8,13 +8,13 @@
 
 bool driver_output_begin(cook_context *ctx, cook_stage stage, const char *suffix,
                          driver_output *out) {
-    cook_stage_enter(ctx, stage);
+    bool in_budget = cook_stage_enter(ctx, stage);
     *out = (driver_output){.stage = stage,
                            .clock = cook_clock(),
                            .relative = cook_output_path(ctx->source_path, suffix)};
     if (out->relative == NULL)
         diag_error(ctx->diag, ctx->source_path, 0, "out of memory");
-    return out->relative != NULL;
+    return in_budget && out->relative != NULL;
 }
 
 bool driver_output_emit(const cook_request *request, cook_context *ctx, const driver_output *out,

@@ -491,6 +491,10 @@ static bool cook_variants(const cook_request *request, cook_context *ctx, cook_a
     bool ok = true;
     size_t base_length = strlen(base_out) - strlen(".kshader");
     for (uint32_t v = 0; v < line_count; v++) {
+        if (!cook_budget_check(ctx)) { /* each variant compiles its stages again */
+            ok = false;
+            break;
+        }
         char variant[COOK_SHADER_TEXT_MAX];
         snprintf(variant, sizeof variant, "%.*s", (int)lengths[v], lines[v]);
         if (!defines_valid(ctx, variant, "shader.variants")) {

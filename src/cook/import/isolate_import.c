@@ -29,7 +29,9 @@
  * an in-process import byte for byte.
  *
  * Limits (import_isolation_limits): the asset's import.timeout of wall-clock
- * time (default 600 s; kiln.yml, its rules, or --import-timeout) and as much
+ * time (default 600 s; kiln.yml, its rules, or --import-timeout), or what is
+ * left of the asset's whole budget (asset.timeout, core/budget.h) when that
+ * is less, and as much
  * CPU time plus one second; address space max(4 GiB, half the RAM)
  * (KILN_ISOLATE_MEMORY_MB overrides, 0 for none); no file writes.
  * import.timeout is a settings key that is not part of the output
@@ -45,6 +47,7 @@
 #include <unistd.h>
 
 #include "common/path.h"
+#include "cook/core/budget.h"
 #include "cook/import/import.h"
 #include "cook/import/isolate.h"
 
@@ -420,6 +423,17 @@ bool import_isolated(cook_context *ctx, import_fn import, ir_asset *out) {
         diag_error(ctx->diag, path, 0, "%s", reason);
         return false;
     }
+    /* One budget: the child gets what is left of the asset's (asset.timeout)
+     * when that is less than import.timeout; running out is then the
+     * budget's error, in stage import. */
+    double left = cook_budget_left();
+    bool budget_binds = left >= 0.0 && left < limits.timeout_seconds;
+    if (budget_binds) {
+        if (!cook_budget_check(ctx) || left <= 0.0)
+            return false;
+        limits.timeout_seconds = left;
+        limits.cpu_seconds = (uint32_t)ceil(left) + 1;
+    }
     bytebuf head = {0};
     import_request_write(ctx, importer->name, &head);
     if (head.failed) {
@@ -453,6 +467,8 @@ bool import_isolated(cook_context *ctx, import_fn import, ir_asset *out) {
                    library, file, outcome.exit_code);
         break;
     case ISOLATE_TIMED_OUT:
+        if (budget_binds && !cook_budget_check(ctx))
+            break; /* the budget's error is reported */
         diag_error(ctx->diag, path, 0,
                    "%s took longer than %g s reading %s; stopped (import.timeout, "
                    "--import-timeout)",
