@@ -304,8 +304,8 @@ VkPipeline pipeline_get(vk_context *vk, pipeline *p, const vertex_layout *layout
         .depthTestEnable = VK_TRUE,
         .depthWriteEnable = blend ? VK_FALSE : VK_TRUE,
         .depthCompareOp = VK_COMPARE_OP_LESS_OR_EQUAL};
-    /* Premultiplied over the transparent background: colour by alpha, alpha
-     * accumulating as coverage. */
+    /* Blend over what is drawn: colour mixed by alpha, alpha accumulating as
+     * coverage over the transparent background. */
     VkPipelineColorBlendAttachmentState attachment = {
         .blendEnable = blend,
         .srcColorBlendFactor = VK_BLEND_FACTOR_SRC_ALPHA,

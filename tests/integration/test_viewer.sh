@@ -99,6 +99,13 @@ for pose in "skin_rest --time 0" "skin_bent --time 1"; do
         python3 "$SCENES" check "$SCRATCH/synthetic/in" "$name" "$SCRATCH/$name.png" 256 192
 done
 
+# The same output as a pack draws the same image.
+(cd "$SCRATCH" && "$KILN" build -q --config synthetic/kiln.yml -i synthetic/in \
+    -o synthetic/out --pack) >"$SCRATCH/pack.log" 2>&1
+view "$SCRATCH/synthetic/out.kpak" nodes --headless --render "$SCRATCH/nodes_pack.png" \
+    --size 256x192 --validate
+check "a .kpak renders as its folder" cmp -s "$SCRATCH/nodes.png" "$SCRATCH/nodes_pack.png"
+
 # A scene's own ref draws the same as the model's ref.
 view "$SCRATCH/synthetic/out" nodes/scene --headless --render "$SCRATCH/nodes_scene.png" \
     --size 256x192 --validate
