@@ -77,7 +77,7 @@ static const char *const kiln_yml_template_lines[] = {
     "  # Seconds one asset's whole cook may take (0..86400, 0: no limit); then it is",
     "  # stopped and that asset fails, the rest cooks. import.timeout applies within",
     "  # it. Not part of the output: changing it recooks nothing.",
-    "  asset.timeout: 300",
+    "  asset.timeout: 1800",
     "",
     "  # --- importers ---",
     "  # Seconds an importer run in its own process (assimp: FBX, COLLADA, PLY ...)",

@@ -6,12 +6,12 @@
  * from outside without leaking or deadlocking, and forking a threaded process
  * per asset is not safe either (only the forking thread survives in the
  * child). So a cook checks its deadline where stopping is clean: at every
- * stage boundary (cook_stage_enter), between the items of its own long loops
- * (mip rows, block rows, shader permutations, meshes), and once more when
- * the driver returns (cook_asset). Calls into libraries that cannot be
- * interrupted (meshoptimizer, glslang, image decoders) are bounded by their
- * inputs instead (degenerate triangles dropped, include budgets, the decode
- * size limit); the assimp importer runs in a child process, which is killed
+ * stage boundary (cook_stage_enter), between meshes, a model's images and
+ * shader variants, per row of the block encoder (kiln's own long loop), and
+ * once more when the driver returns (cook_asset). Calls into libraries that
+ * cannot be interrupted (meshoptimizer, glslang, astcenc, image decoders) are
+ * bounded by their inputs instead (degenerate triangles dropped, include
+ * budgets, the decode size limit); the assimp importer runs in a child process, which is killed
  * when the budget's remainder runs out (import/isolate_import.c).
  *
  * The budget is found through parallel_inherited (core/parallel.h): set on the

@@ -113,8 +113,10 @@ typedef struct cook_anim_tolerance {
 /* import.timeout (seconds): its default and largest value (a day). */
 #define COOK_IMPORT_TIMEOUT_DEFAULT 600
 #define COOK_IMPORT_TIMEOUT_MAX 86400
-/* asset.timeout (seconds; 0: none): its default and largest value. */
-#define COOK_ASSET_TIMEOUT_DEFAULT 300
+/* asset.timeout (seconds; 0: none): its default and largest value. The
+ * default leaves room for the slowest legitimate cook known, a 4096^2
+ * texture at texture.quality best (about 14 CPU minutes, one core). */
+#define COOK_ASSET_TIMEOUT_DEFAULT 1800
 #define COOK_ASSET_TIMEOUT_MAX 86400
 
 typedef struct cook_settings {
