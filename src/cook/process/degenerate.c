@@ -114,25 +114,36 @@ static void mark_by_table(const uint32_t *indices, uint32_t count, uint32_t *tab
     }
 }
 
+/* The smallest of a triangle's corners. */
+static uint32_t smallest_corner(const uint32_t *t) {
+    uint32_t a = t[0] < t[1] ? t[0] : t[1];
+    return a < t[2] ? a : t[2];
+}
+
 /* Keeps the first of each triangle in indices[0..count) (a multiple of 3),
- * compacted in place; returns how many indices are left. `scratch` holds
- * max(vertex_count, 2 * triangles rounded up to a power of two) + triangles
- * entries. */
-static uint32_t drop_in_range(uint32_t *indices, uint32_t count, uint32_t vertex_count,
-                              uint32_t *scratch, uint64_t *degenerate, uint64_t *repeated) {
+ * compacted in place; returns how many indices are left, or UINT32_MAX when
+ * out of memory. `head` has an entry per vertex, all zero, and is left so;
+ * `next` has an entry per triangle. */
+static uint32_t drop_in_range(uint32_t *indices, uint32_t count, uint32_t *head, uint32_t *next,
+                              uint64_t *degenerate, uint64_t *repeated) {
     uint32_t triangles = count / 3;
-    size_t slots = 16;
-    while (slots < (size_t)triangles * 2)
-        slots *= 2;
-    size_t lookup = slots > vertex_count ? slots : vertex_count;
-    uint32_t *next = scratch + lookup;
-    memset(scratch, 0, (size_t)vertex_count * sizeof *scratch);
     uint64_t first_degenerate = *degenerate, first_repeated = *repeated;
-    if (!mark_by_first_vertex(indices, count, scratch, next, degenerate, repeated)) {
+    bool marked = mark_by_first_vertex(indices, count, head, next, degenerate, repeated);
+    /* Zero again only the heads this range set, not every vertex's: a mesh
+     * of many submeshes must not cost submeshes x vertices. */
+    for (uint32_t t = 0; t < triangles; t++)
+        head[smallest_corner(indices + 3 * (size_t)t)] = 0;
+    if (!marked) {
         *degenerate = first_degenerate;
         *repeated = first_repeated;
-        memset(scratch, 0, slots * sizeof *scratch);
-        mark_by_table(indices, count, scratch, slots, next, degenerate, repeated);
+        size_t slots = 16;
+        while (slots < (size_t)triangles * 2)
+            slots *= 2;
+        uint32_t *table = calloc(slots, sizeof *table);
+        if (table == NULL)
+            return UINT32_MAX;
+        mark_by_table(indices, count, table, slots, next, degenerate, repeated);
+        free(table);
     }
     uint32_t kept = 0;
     for (uint32_t t = 0; t < triangles; t++) {
@@ -164,27 +175,32 @@ bool process_drop_degenerate(ir_mesh *mesh, uint64_t *degenerate, uint64_t *repe
     }
     if (largest == 0 || end > mesh->index_count)
         return true;
-    size_t slots = 16;
-    while (slots < (size_t)largest * 2)
-        slots *= 2;
-    size_t lookup = slots > mesh->vertex_count ? slots : mesh->vertex_count;
-    uint32_t *scratch = malloc((lookup + largest) * sizeof *scratch);
-    if (scratch == NULL)
+    uint32_t *head = calloc(mesh->vertex_count ? mesh->vertex_count : 1, sizeof *head);
+    uint32_t *next = malloc((size_t)largest * sizeof *next);
+    if (head == NULL || next == NULL) {
+        free(head);
+        free(next);
         return false;
+    }
     /* Submeshes are compacted towards the front, in order. */
     uint32_t write = 0;
     for (uint32_t s = 0; s < mesh->submesh_count; s++) {
         ir_submesh *sub = &mesh->submeshes[s];
         uint32_t *range = mesh->indices + sub->index_offset;
         uint32_t count = sub->index_count;
-        if (sub->topology == KILN_TOPOLOGY_TRIANGLES)
-            count = drop_in_range(range, count, mesh->vertex_count, scratch, degenerate, repeated);
+        if (sub->topology == KILN_TOPOLOGY_TRIANGLES &&
+            (count = drop_in_range(range, count, head, next, degenerate, repeated)) == UINT32_MAX) {
+            free(head);
+            free(next);
+            return false;
+        }
         memmove(mesh->indices + write, range, (size_t)count * sizeof *range);
         sub->index_offset = write;
         sub->index_count = count;
         write += count;
     }
     mesh->index_count = write;
-    free(scratch);
+    free(head);
+    free(next);
     return true;
 }
