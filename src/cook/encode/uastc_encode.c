@@ -8,10 +8,11 @@
  *
  * Which modes: solid blocks take mode 8 (exact). Opaque blocks: mode 0
  * (4-bit weights, 192-level endpoints) always; normal adds 18 (5-bit
- * weights), 1, and dual-plane 6; best adds the partitioned modes 2, 3 and 4
- * on the patterns whose principal axes fit best. Translucent blocks: 10
- * always; normal adds 12, dual-plane 11 (alpha on its own plane) and 14;
- * best adds 13 and the partitioned 9. Grey blocks also try the
+ * weights), 1, dual-plane 6 and two subsets (mode 2) on the pattern whose
+ * subsets lie closest to lines; best tries mode 2 on the best 4 patterns and
+ * the partitioned modes 3 and 4. Translucent blocks: 10 always; normal adds
+ * 12, dual-plane 11 (alpha on its own plane), 14 and the partitioned 9 on
+ * the best pattern; best adds 13 and mode 9 on the best 4. Grey blocks also try the
  * luminance-alpha modes 15 and 17 (and 16 at best); best also tries dual-plane
  * 11 with each colour channel alone. Then the chosen block's endpoints move
  * one quantisation step at a time while that lowers the exact error (1 pass
@@ -462,6 +463,7 @@ void uastc_encode_block(const uint8_t rgba[64], block_quality quality, uint8_t o
                 consider(&c, 1, 0, 0);
                 for (unsigned ccs = 0; ccs < 3; ccs++)
                     consider(&c, 6, 0, ccs);
+                consider_partitioned(&c, 2, 1);
             }
             if (best) {
                 consider_partitioned(&c, 2, 4);
@@ -474,6 +476,7 @@ void uastc_encode_block(const uint8_t rgba[64], block_quality quality, uint8_t o
                 consider(&c, 12, 0, 0);
                 consider(&c, 11, 0, 3);
                 consider(&c, 14, 0, 0);
+                consider_partitioned(&c, 9, 1);
             }
             if (best) {
                 consider(&c, 13, 0, 3);
