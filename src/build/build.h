@@ -116,6 +116,10 @@ typedef struct build_options {
     /* Seconds; wins over every asset's import.timeout of kiln.yml; 0: not given. */
     uint32_t import_timeout;
     bool verify;
+    /* Keep each asset's cook times per stage and the build that cooked it in
+     * the cache (format 3), for `kiln report`; a cache that has them keeps
+     * them whatever this says. `kiln build --report`. */
+    bool record_times;
     bool dry_run; /* say what would be cooked and why; write nothing */
     bool quiet;   /* a command line's -q and -v; the engine reads verbosity */
     bool verbose;
