@@ -120,6 +120,10 @@ typedef struct build_options {
     uint32_t asset_timeout;
     bool asset_timeout_given;
     bool verify;
+    /* Keep each asset's cook times per stage and the build that cooked it in
+     * the cache (format 3), for `kiln report`; a cache that has them keeps
+     * them whatever this says. `kiln build --report`. */
+    bool record_times;
     bool dry_run; /* say what would be cooked and why; write nothing */
     bool quiet;   /* a command line's -q and -v; the engine reads verbosity */
     bool verbose;

@@ -48,9 +48,11 @@
  *
  * Format 3 is format 2 plus the `build` and `time` lines: when each asset was
  * last cooked and how long each stage took, which `kiln report` shows (they
- * never decide a hit). Only the output folder's cache file has them: a cache
- * image without them (a journal entry, a remote cache entry) is written as
- * format 2, byte for byte as before; both are read.
+ * never decide a hit). Only an output folder's cache file whose builds record
+ * times (build_options.record_times, `kiln build --report`; once it has them
+ * every later build keeps them) has them: any other cache image (a journal
+ * entry, a remote cache entry, a folder that never asked) is written as format
+ * 2, byte for byte as before; both are read.
  */
 #ifndef KILN_BUILD_CACHE_H
 #define KILN_BUILD_CACHE_H

@@ -41,9 +41,10 @@ int build_compare_strings(const void *a, const void *b);
  * ------------------------------------------------------------------------- */
 
 /* The local folder <output>/.kiln-cache over `loaded` (the cache read from
- * it, which must outlive the store). */
+ * it, which must outlive the store). With `record_times`, or when `loaded`
+ * has them, the file keeps cook times (format 3, build/cache.h). */
 void build_local_store_open(build_cache_store *store, const char *output, const kiln_cache *loaded,
-                            uint32_t encoder_version);
+                            uint32_t encoder_version, bool record_times);
 
 /* ---------------------------------------------------------------------------
  * memory.c: the memory budget of --memory-limit

@@ -229,9 +229,10 @@ static bool *focus_sources(const char *focus, const build_plan *plan, const kiln
 /* The stores a build looks records up in, in order: today the local folder
  * alone. A remote store (build/cache.h) would be opened here, after it. */
 #define BUILD_MAX_STORES 4
-static size_t open_stores(const build_setup *setup, const kiln_cache *local,
-                          build_cache_store *stores) {
-    build_local_store_open(&stores[0], setup->output, local, setup->encoder_version);
+static size_t open_stores(const build_options *options, const build_setup *setup,
+                          const kiln_cache *local, build_cache_store *stores) {
+    build_local_store_open(&stores[0], setup->output, local, setup->encoder_version,
+                           options->record_times);
     return 1;
 }
 
@@ -293,7 +294,7 @@ static int cook_plan(const build_options *options, const build_setup *setup, con
     if (!options->no_cache)
         build_load_cache_and_journal(options, setup, &old_cache);
     build_cache_store stores[BUILD_MAX_STORES] = {0};
-    size_t store_count = open_stores(setup, &old_cache, stores);
+    size_t store_count = open_stores(options, setup, &old_cache, stores);
     int status = BUILD_FAILED;
     bool *focused = options->focus ? focus_sources(options->focus, plan, &old_cache) : NULL;
     build_memory_gate memory;

@@ -37,7 +37,6 @@ static bool local_close(void *state, bool commit, char *reason, size_t reason_si
         char *path = cook_path_join(local->output, CACHE_FILE_NAME);
         /* The build counts one up when it cooked a record (a no-op build
          * writes nothing: the last build that cooked keeps its number). */
-        local->next.timed = true;
         local->next.build = local->loaded != NULL ? local->loaded->build : 0;
         for (size_t i = 0; i < local->next.count; i++) {
             if (local->next.records[i].cooked_in > local->next.build)
@@ -61,7 +60,7 @@ static bool local_close(void *state, bool commit, char *reason, size_t reason_si
 }
 
 void build_local_store_open(build_cache_store *store, const char *output, const kiln_cache *loaded,
-                            uint32_t encoder_version) {
+                            uint32_t encoder_version, bool record_times) {
     local_store *local = calloc(1, sizeof *local);
     if (local != NULL && (local->output = strdup(output)) == NULL) {
         free(local);
@@ -70,6 +69,7 @@ void build_local_store_open(build_cache_store *store, const char *output, const 
     if (local != NULL) {
         local->loaded = loaded;
         local->next.encoder_version = encoder_version;
+        local->next.timed = record_times || (loaded != NULL && loaded->timed);
     }
     *store = (build_cache_store){
         .name = "local",

@@ -291,6 +291,7 @@ static int build_own_option(int option, const char *arg, void *context) {
     switch (option) {
     case OPTION_REPORT:
         command->report = arg;
+        options->record_times = true;
         return -1;
     case OPTION_SHARD:
         if (!parse_shard(arg, &options->shard_index, &options->shard_count))

@@ -226,6 +226,8 @@ static void write_row(bytebuf *out, const report_row *row) {
     report_html_text(out, row->ref);
     bytebuf_printf(out, "\" data-source=\"");
     report_html_text(out, row->source != NULL ? row->source : "");
+    bytebuf_printf(out, "\" data-path=\"");
+    report_html_text(out, row->path);
     bytebuf_printf(out,
                    "\" data-bytes=\"%llu\" data-seconds=\"%.6f\" data-warnings=\"%zu\" "
                    "data-changed=\"%d\" data-search=\"",
@@ -297,6 +299,9 @@ void report_write_html(const report *r, bytebuf *out) {
     bytebuf_printf(out, "; %zu changed by the last build that cooked anything (marked).", changed);
     if (!r->has_cache)
         bytebuf_printf(out, " No build cache: sources and warnings are unknown.");
+    else if (!r->cache.timed)
+        bytebuf_printf(out, " Cook times and change marks are recorded from the first "
+                            "<code>kiln build --report</code> of this folder on.");
     bytebuf_printf(out, " kiln %s.</p>\n<pre id=\"errors\" hidden></pre>\n", KILN_VERSION_STRING);
     write_chart(r, out);
     bytebuf_printf(out,
@@ -305,7 +310,7 @@ void report_write_html(const report *r, bytebuf *out) {
                    "<table id=\"assets\" data-shown=\"%zu\" data-sort=\"\"><thead><tr>"
                    "<th data-key=\"changed\">thumbnail</th><th data-key=\"ref\">ref</th>"
                    "<th data-key=\"kind\">kind</th><th data-key=\"source\">source</th>"
-                   "<th data-key=\"ref\">file</th><th data-key=\"bytes\">size</th>"
+                   "<th data-key=\"path\">file</th><th data-key=\"bytes\">size</th>"
                    "<th data-key=\"seconds\">cook time</th><th data-key=\"warnings\">warnings"
                    "</th><th data-key=\"ref\">references</th><th data-key=\"ref\">referenced by"
                    "</th></tr></thead>\n<tbody>\n",

@@ -205,11 +205,12 @@ static void scene_thumbnail(const report *r, report_row *row, const char *scratc
 
 void report_make_thumbnails(report *r) {
     find_viewer(r->viewer, sizeof r->viewer);
-    char scratch[] = "/tmp/kiln-report-XXXXXX";
+    /* The viewer's PNGs go through a private folder of the temporary one. */
     const char *tmp = getenv("TMPDIR");
-    char scratch_in_tmp[4096];
-    snprintf(scratch_in_tmp, sizeof scratch_in_tmp, "%s/kiln-report-XXXXXX", tmp ? tmp : "");
-    char *folder = tmp != NULL && tmp[0] != '\0' ? mkdtemp(scratch_in_tmp) : mkdtemp(scratch);
+    char scratch[4096];
+    snprintf(scratch, sizeof scratch, "%s/kiln-report-XXXXXX",
+             tmp != NULL && tmp[0] != '\0' ? tmp : "/tmp");
+    char *folder = mkdtemp(scratch);
     for (size_t i = 0; i < r->row_count; i++) {
         report_row *row = &r->rows[i];
         if (row->kind == KILN_ASSET_TEXTURE)

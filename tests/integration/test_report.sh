@@ -11,7 +11,8 @@
 #     error box stays hidden), ?filter= shows the texture rows only,
 #     ?sort=bytes&order=desc orders them by size; a screenshot is kept as
 #     report.png in the test's scratch folder (in the build folder);
-#   - the build cache (format 3) records each cooked asset's stage times;
+#   - after --report the build cache (format 3) records each cooked asset's
+#     stage times, a folder never built with it keeps format 2;
 #     after the hostile texture changes, only its rows are marked changed; a
 #     no-op build keeps the marks;
 #   - models: "no thumbnail: the Vulkan viewer (kiln-view) is not installed"
@@ -141,7 +142,15 @@ EOF
     RUN_ENV=""
 fi
 
-# ---- errors and clean ---------------------------------------------------------
+# ---- a folder never built with --report ---------------------------------------
+run build -j 2 -o plain
+run report -o plain plain.html
+check "without --report the cache stays format 2 and the page says where times come from" \
+    all_true 'status_is 0' '[ "$(head -1 "$SCRATCH/plain/.kiln-cache")" = "kiln-cache 2" ]' \
+    'grep -q "recorded from the first <code>kiln build --report</code>" "$SCRATCH/plain.html"' \
+    '[ "$(grep -c "<tr class=\"asset" "$SCRATCH/plain.html")" -eq "$rows" ]'
+
+# ---- errors -------------------------------------------------------------------
 run report -o nowhere report.html
 check "a folder without a build is an error" \
     all_true 'status_is 1' 'stderr_has "nowhere: no build to report on"'
