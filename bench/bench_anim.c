@@ -17,6 +17,10 @@
  * accessor (times) and an output accessor (values), with byteOffset / byteStride / componentType
  * described by accessor records.
  *
+ *   sampler    kiln_anim_sampler_sample(sampler, t, pose): the clip prepared
+ *              once (channels grouped by key times and path, a cursor per
+ *              group, rotations slerped four at a time); must give
+ *              kiln_anim_sample's pose bit for bit (checked)
  *   kiln       kiln_anim_sample(view, clip, t, cursors, pose): one call per
  *              frame, key cursors kept between frames (forward playback)
  *   accessor   per channel and frame: a binary search over the input
@@ -282,12 +286,27 @@ int main(int argc, char **argv) {
     kiln_anim_pose_rest(&anim, &scene, &pose, &err);
     memcpy(pose_b, pose_a, joints * sizeof *pose_b);
     uint32_t *cursors = calloc(3 * (size_t)joints, sizeof *cursors);
+    kiln_scene_transform *pose_c = calloc(joints, sizeof *pose_c);
+    memcpy(pose_c, pose_a, joints * sizeof *pose_c);
+    kiln_anim_pose pose_s = {pose_c, weights};
+    size_t sampler_size = kiln_anim_sampler_size(&anim, 0);
+    void *sampler_memory = malloc(sampler_size);
+    kiln_anim_sampler *sampler = NULL;
+    if (kiln_anim_sampler_init(&anim, 0, sampler_memory, sampler_size, &sampler, &err) != KILN_OK) {
+        fprintf(stderr, "bench_anim: %s\n", err.message);
+        return 1;
+    }
     float length = (float)(keys - 1) / 30.0f;
     /* Same pose from both, at many times. */
     double worst = 0;
     for (uint32_t f = 0; f < 2000; f++) {
         float t = fmodf((float)f / 60.0f, length + 0.5f) - 0.2f;
         kiln_anim_sample(&anim, 0, t, cursors, &pose, &err);
+        kiln_anim_sampler_sample(sampler, t, &pose_s);
+        if (memcmp(pose_a, pose_c, joints * sizeof *pose_c) != 0) {
+            fprintf(stderr, "bench_anim: the sampler's pose differs from kiln_anim_sample's\n");
+            return 1;
+        }
         sample_accessors(buffer.data, gchannels, 3 * joints, t, pose_b);
         for (uint32_t j = 0; j < joints; j++) {
             const float *x = &pose_a[j].translation[0], *y = &pose_b[j].translation[0];
@@ -311,9 +330,9 @@ int main(int argc, char **argv) {
            joints, keys, (double)length, smooth ? "smooth" : "random",
            quantize ? ", quantized" : "", anim_bytes.size, worst);
     printf("  %-10s %14s %14s %10s\n", "method", "ns/frame", "joints/s", "speed-up");
-    double best[2] = {1e30, 1e30};
+    double best[3] = {1e30, 1e30, 1e30};
     for (int run = 0; run < 5; run++) {
-        for (int m = 0; m < 2; m++) {
+        for (int m = 0; m < 3; m++) {
             uint64_t frames = 0;
             double start = bench_thread_seconds(), now = start;
             memset(cursors, 0, 3 * (size_t)joints * sizeof *cursors);
@@ -322,19 +341,22 @@ int main(int argc, char **argv) {
                     float t = fmodf((float)frames / 60.0f, length);
                     if (m == 0)
                         kiln_anim_sample(&anim, 0, t, cursors, &pose, &err);
-                    else
+                    else if (m == 1)
                         sample_accessors(buffer.data, gchannels, 3 * joints, t, pose_b);
+                    else
+                        kiln_anim_sampler_sample(sampler, t, &pose_s);
                 }
                 now = bench_thread_seconds();
             }
-            sink += pose_a[joints / 2].rotation[0] + pose_b[joints / 2].rotation[0];
+            sink += pose_a[joints / 2].rotation[0] + pose_b[joints / 2].rotation[0] +
+                    pose_c[joints / 2].rotation[0];
             double per_frame = (now - start) / (double)frames;
             if (per_frame < best[m])
                 best[m] = per_frame;
         }
     }
-    const char *names[2] = {"kiln", "accessor"};
-    for (int m = 0; m < 2; m++)
+    const char *names[3] = {"kiln", "accessor", "sampler"};
+    for (int m = 0; m < 3; m++)
         printf("  %-10s %14.0f %14.3g %9.1fx\n", names[m], best[m] * 1e9, joints / best[m],
                best[1] / best[m]);
     kiln_file_close(&anim_file);
@@ -343,6 +365,8 @@ int main(int argc, char **argv) {
     free(scene_block);
     free(pose_a);
     free(pose_b);
+    free(pose_c);
+    free(sampler_memory);
     free(cursors);
     free(gchannels);
     bytebuf_free(&buffer);

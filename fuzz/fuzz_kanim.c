@@ -1,7 +1,8 @@
 /* fuzz_kanim.c — the container validator and the clip view (KILN_OPEN_DEEP)
  * on arbitrary bytes; what it accepts is sampled: every clip at times before,
  * inside and after its keys, forward with cursors (kanim.md's sampling rules
- * must hold for any file the reader accepts). */
+ * must hold for any file the reader accepts), and backward through the
+ * prepared sampler (kiln_anim_sampler_*). */
 #include "fuzz_aligned.h"
 #include "kiln/kiln.h"
 
@@ -36,6 +37,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                 for (int t = 0; t < 5; t++)
                     if (kiln_anim_sample(&view, c, times[t], cursors, &pose, &err) != KILN_OK)
                         abort(); /* an accepted clip always samples */
+                /* The prepared sampler over the same accepted clip. */
+                size_t need = kiln_anim_sampler_size(&view, c);
+                uint64_t *memory = need > 0 ? malloc(need) : NULL;
+                kiln_anim_sampler *sampler = NULL;
+                if (memory == NULL ||
+                    kiln_anim_sampler_init(&view, c, memory, need, &sampler, &err) != KILN_OK)
+                    abort();
+                for (int t = 4; t >= 0; t--)
+                    kiln_anim_sampler_sample(sampler, times[t], &pose);
+                free(memory);
             }
             free(cursors);
             free(pose.local);

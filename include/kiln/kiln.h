@@ -534,6 +534,29 @@ void kiln_anim_sample_channel(const kiln_anim_view *view, uint32_t channel, floa
 kiln_result kiln_anim_sample(const kiln_anim_view *view, uint32_t clip, float time,
                              uint32_t *cursors, kiln_anim_pose *pose, kiln_error *err);
 
+/* A clip prepared for sampling every frame (docs/libkiln.md, Animation): its
+ * LINEAR float translation, rotation and scale channels grouped by key times
+ * and path into arrays (one key search per group, rotations slerped four at
+ * a time), the rest kept as in kiln_anim_sample, and a key cursor per group
+ * kept between calls. It gives the same pose as kiln_anim_sample, bit for
+ * bit. It lives in memory the caller provides (kiln_anim_sampler_size bytes,
+ * aligned to 8) and reads the file of `view`, which must stay open; it holds
+ * a copy of the view itself. One sampler per playing instance of a clip. */
+typedef struct kiln_anim_sampler kiln_anim_sampler;
+
+/* Bytes a sampler of `clip` needs; 0 for a clip out of range. */
+size_t kiln_anim_sampler_size(const kiln_anim_view *view, uint32_t clip);
+/* Prepares a sampler of `clip` in `memory` (`size` bytes, at least
+ * kiln_anim_sampler_size, aligned to 8) and sets *sampler. No allocation.
+ * KILN_ERR_INVALID_ARGUMENT for a clip out of range, memory too small or
+ * misaligned. */
+kiln_result kiln_anim_sampler_init(const kiln_anim_view *view, uint32_t clip, void *memory,
+                                   size_t size, kiln_anim_sampler **sampler, kiln_error *err);
+/* Samples the clip at `time` into the pose, as kiln_anim_sample with the
+ * clip's cursors would; any time (forward, backward, a jump, a loop's wrap)
+ * is valid, playing forward costs least. Never fails. */
+void kiln_anim_sampler_sample(kiln_anim_sampler *sampler, float time, kiln_anim_pose *pose);
+
 /* out = a blended towards b by t in [0, 1] (translations, scales and weights
  * linearly, rotations by slerp on the shortest arc) over node_count nodes and
  * weight_count weights; out may be a or b. */

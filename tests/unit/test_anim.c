@@ -1012,6 +1012,237 @@ static void hand_made_clip_samples_exactly(void **state) {
 
 /* Every reader rule refuses a damaged copy; truncations and bit flips never
  * crash. */
+/* ---------------------------------------------------------------------------
+ * The prepared sampler (kiln_anim_sampler_*)
+ * ------------------------------------------------------------------------- */
+
+static uint64_t rng = 0x9e3779b97f4a7c15u;
+static double unit(void) { /* [-1, 1) */
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return (double)(rng >> 11) / 4503599627370496.0 - 1.0;
+}
+
+/* A chain of `joints` nodes, each with LINEAR translation, rotation and scale
+ * channels over the same `keys` times (so the cooker shares them): random
+ * values, rotations at random (wide arcs and sign flips between keys). */
+#define CHAIN_KEYS 9
+static void random_chain(ir_asset *asset, uint32_t joints) {
+    memset(asset, 0, sizeof *asset);
+    asset->nodes = calloc(joints, sizeof *asset->nodes);
+    asset->node_count = joints;
+    for (uint32_t i = 0; i < joints; i++) {
+        ir_node_init(&asset->nodes[i]);
+        char name[16];
+        snprintf(name, sizeof name, "j%u", i);
+        asset->nodes[i].name = cook_strdup(name);
+        asset->nodes[i].source = (int32_t)i;
+        asset->nodes[i].parent = (int32_t)i - 1;
+    }
+    asset->animations = calloc(1, sizeof *asset->animations);
+    asset->animation_count = 1;
+    ir_animation *a = asset->animations;
+    a->name = cook_strdup("random");
+    a->sampler_count = a->channel_count = 3 * joints;
+    a->samplers = calloc(a->sampler_count, sizeof *a->samplers);
+    a->channels = calloc(a->channel_count, sizeof *a->channels);
+    for (uint32_t c = 0; c < a->channel_count; c++) {
+        ir_anim_sampler *sm = &a->samplers[c];
+        uint32_t path = c % 3, width = path == IR_ANIM_ROTATION ? 4 : 3;
+        sm->key_count = CHAIN_KEYS;
+        sm->components = width;
+        sm->interpolation = IR_INTERP_LINEAR;
+        sm->times = malloc(CHAIN_KEYS * sizeof(float));
+        sm->values = malloc(CHAIN_KEYS * width * sizeof(float));
+        for (uint32_t k = 0; k < CHAIN_KEYS; k++) {
+            sm->times[k] = 0.25f + 0.5f * (float)k + (k % 3 == 1 ? 0.125f : 0.0f);
+            double q[4], length = 0;
+            for (uint32_t j = 0; j < width; j++) {
+                q[j] = unit() * (path == IR_ANIM_SCALE ? 0.5 : 2.0) + (path == IR_ANIM_SCALE);
+                length += q[j] * q[j];
+            }
+            for (uint32_t j = 0; j < width; j++)
+                sm->values[k * width + j] =
+                    (float)(path == IR_ANIM_ROTATION ? q[j] / sqrt(length) : q[j]);
+        }
+        a->channels[c] = (ir_anim_channel){.node = c / 3, .path = path, .sampler = c};
+    }
+}
+
+/* An IR LINEAR channel at time t in double precision (glTF Appendix C;
+ * the shortest arc from key k's sign), into out. */
+static void reference_linear(const ir_anim_sampler *sm, bool rotation, double t, double *out) {
+    uint32_t n = sm->key_count, w = sm->components;
+    const float *v = sm->values;
+    if (t <= sm->times[0] || t >= sm->times[n - 1]) {
+        uint32_t k = t <= sm->times[0] ? 0 : n - 1;
+        for (uint32_t j = 0; j < w; j++)
+            out[j] = v[k * w + j];
+        return;
+    }
+    uint32_t k = 0;
+    while (!(sm->times[k] <= t && t < sm->times[k + 1]))
+        k++;
+    double u = (t - sm->times[k]) / ((double)sm->times[k + 1] - sm->times[k]);
+    const float *a = v + k * w, *b = a + w;
+    if (!rotation) {
+        for (uint32_t j = 0; j < w; j++)
+            out[j] = (1 - u) * a[j] + u * b[j];
+        return;
+    }
+    double dot = 0, sign = 1;
+    for (int j = 0; j < 4; j++)
+        dot += (double)a[j] * b[j];
+    if (dot < 0) {
+        dot = -dot;
+        sign = -1;
+    }
+    double wa = 1 - u, wb = u;
+    if (dot < 1 - 1e-12) {
+        double theta = acos(fmin(dot, 1.0));
+        wa = sin((1 - u) * theta) / sin(theta);
+        wb = sin(u * theta) / sin(theta);
+    }
+    for (int j = 0; j < 4; j++)
+        out[j] = wa * a[j] + sign * wb * b[j];
+}
+
+/* Times to sample at: random jumps (before the first key to after the last),
+ * forward play at 60 Hz over two and a half loops (wrapping), then backward. */
+static size_t probe_times(float start, float duration, float *at, size_t cap) {
+    size_t n = 0;
+    for (int i = 0; i < 200 && n < cap; i++)
+        at[n++] = start - 0.5f + (float)((unit() + 1) / 2 * (duration - start + 1.0));
+    for (int f = 0; f < 60 * 2.5 * (duration + 0.1) && n < cap; f++)
+        at[n++] = fmodf((float)f / 60.0f, duration + 0.1f);
+    for (float t = duration + 0.2f; t > start - 0.3f && n < cap; t -= 1.0f / 60)
+        at[n++] = t;
+    return n;
+}
+
+/* The sampler's pose equals kiln_anim_sample's (no cursors) bit for bit at
+ * every probe, and both are the reference's within float rounding. */
+static void expect_sampler_matches(const kiln_anim_view *anim, const kiln_scene_view *scene,
+                                   const ir_asset *source, const char *what) {
+    uint32_t nodes = anim->node_count, weights = anim->weight_count;
+    kiln_scene_transform *la = calloc(nodes + 1, sizeof *la), *lb = calloc(nodes + 1, sizeof *lb);
+    float *wa = calloc(weights + 1, sizeof *wa), *wb = calloc(weights + 1, sizeof *wb);
+    kiln_anim_pose a = {la, wa}, b = {lb, wb};
+    kiln_error err;
+    float at[2048];
+    for (uint32_t clip = 0; clip < anim->clip_count; clip++) {
+        size_t size = kiln_anim_sampler_size(anim, clip);
+        assert_true(size > 0);
+        void *memory;
+        assert_int_equal(posix_memalign(&memory, 8, size), 0);
+        kiln_anim_sampler *sampler = NULL;
+        assert_int_equal(kiln_anim_sampler_init(anim, clip, memory, size, &sampler, &err), KILN_OK);
+        assert_int_equal(kiln_anim_pose_rest(anim, scene, &a, &err), KILN_OK);
+        assert_int_equal(kiln_anim_pose_rest(anim, scene, &b, &err), KILN_OK);
+        const kiln_anim_clip *cl = &anim->clips[clip];
+        size_t count = probe_times(cl->start, cl->duration, at, sizeof at / sizeof at[0]);
+        for (size_t i = 0; i < count; i++) {
+            kiln_anim_sampler_sample(sampler, at[i], &a);
+            assert_int_equal(kiln_anim_sample(anim, clip, at[i], NULL, &b, &err), KILN_OK);
+            if (memcmp(la, lb, nodes * sizeof *la) != 0 ||
+                (weights > 0 && memcmp(wa, wb, weights * sizeof *wa) != 0))
+                fail_msg("%s clip %u at t=%.9g: the sampler's pose is not kiln_anim_sample's", what,
+                         clip, (double)at[i]);
+            for (uint32_t k = 0; source != NULL && k < cl->channel_count; k++) {
+                const ir_anim_channel *ch = &source->animations[clip].channels[k];
+                const kiln_anim_channel *kc = &anim->channels[cl->first_channel + k];
+                double want[4];
+                reference_linear(&source->animations[clip].samplers[ch->sampler],
+                                 ch->path == IR_ANIM_ROTATION, at[i], want);
+                const float *got = kc->path == KILN_ANIM_ROTATION ? la[kc->node].rotation
+                                   : kc->path == KILN_ANIM_SCALE  ? la[kc->node].scale
+                                                                  : la[kc->node].translation;
+                for (uint32_t j = 0; j < kc->components; j++)
+                    if (fabs(got[j] - want[j]) > 1e-5)
+                        fail_msg("%s channel %u at t=%.9g component %u: %.9g, expected %.9g", what,
+                                 k, (double)at[i], j, (double)got[j], want[j]);
+            }
+        }
+        free(memory);
+    }
+    free(la);
+    free(lb);
+    free(wa);
+    free(wb);
+}
+
+static void sampler_gives_kiln_anim_sample_pose(void **state) {
+    (void)state;
+    /* 1, 4, 7 and 9 joints: full and short sets of four rotations. */
+    const uint32_t sizes[] = {1, 4, 7, 9};
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+        ir_asset asset;
+        random_chain(&asset, sizes[i]);
+        cooked c;
+        cook(&c, &asset, "models/chain.gltf");
+        char what[32];
+        snprintf(what, sizeof what, "%u-joint chain", sizes[i]);
+        expect_sampler_matches(&c.anim, &c.scene, &asset, what);
+        uncook(&c);
+        ir_asset_free(&asset);
+    }
+    /* STEP, CUBICSPLINE and weights: evaluated as kiln_anim_sample does. */
+    ir_asset asset;
+    small_asset(&asset);
+    cooked c;
+    cook(&c, &asset, "models/anim.gltf");
+    expect_sampler_matches(&c.anim, &c.scene, NULL, "hand-made clip");
+    uncook(&c);
+    ir_asset_free(&asset);
+    if (test_skip_without_corpus("sampler_gives_kiln_anim_sample_pose (corpus part)"))
+        return;
+    /* Corpus clips, exact and quantized (quantized channels are not grouped). */
+    const char *models[] = {"gltf/Fox/glTF/Fox.gltf",
+                            "gltf/CesiumMilkTruck/glTF/CesiumMilkTruck.gltf",
+                            "gltf/InterpolationTest/glTF/InterpolationTest.gltf",
+                            "gltf/AnimatedMorphCube/glTF/AnimatedMorphCube.gltf"};
+    for (int quantize = 0; quantize < 2; quantize++) {
+        next_quantize = quantize != 0;
+        for (size_t m = 0; m < sizeof models / sizeof models[0]; m++) {
+            test_import r;
+            cook_model(models[m], &c, &r);
+            expect_sampler_matches(&c.anim, &c.scene, NULL, models[m]);
+            uncook(&c);
+            test_import_free(&r);
+        }
+    }
+    next_quantize = false;
+}
+
+static void sampler_refuses_bad_arguments(void **state) {
+    (void)state;
+    ir_asset asset;
+    random_chain(&asset, 3);
+    cooked c;
+    cook(&c, &asset, "models/chain.gltf");
+    kiln_error err;
+    kiln_anim_sampler *sampler = NULL;
+    size_t size = kiln_anim_sampler_size(&c.anim, 0);
+    assert_int_equal(kiln_anim_sampler_size(&c.anim, 1), 0);
+    assert_int_equal(kiln_anim_sampler_size(NULL, 0), 0);
+    uint64_t *memory = calloc(size / 8 + 2, 8);
+    assert_int_equal(kiln_anim_sampler_init(&c.anim, 1, memory, size, &sampler, &err),
+                     KILN_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(err.message, "clip 1 of 1"));
+    assert_int_equal(kiln_anim_sampler_init(&c.anim, 0, memory, size - 1, &sampler, &err),
+                     KILN_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(err.message, "needed"));
+    assert_int_equal(kiln_anim_sampler_init(&c.anim, 0, (char *)memory + 4, size, &sampler, &err),
+                     KILN_ERR_INVALID_ARGUMENT);
+    assert_null(sampler);
+    assert_int_equal(kiln_anim_sampler_init(&c.anim, 0, memory, size, &sampler, &err), KILN_OK);
+    assert_ptr_equal(sampler, memory);
+    free(memory);
+    uncook(&c);
+    ir_asset_free(&asset);
+}
+
 static void damaged_kanim_files_are_refused(void **state) {
     (void)state;
     ir_asset asset;
@@ -1294,6 +1525,8 @@ static void validator_animation_files(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(hand_made_clip_samples_exactly),
+        cmocka_unit_test(sampler_gives_kiln_anim_sample_pose),
+        cmocka_unit_test(sampler_refuses_bad_arguments),
         cmocka_unit_test(damaged_kanim_files_are_refused),
         cmocka_unit_test(bad_animations_are_refused_with_their_path),
         cmocka_unit_test(uncooked_channels_are_named),
