@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # test_meshless.sh — sources without meshes: a glTF of nodes and a clip cooks
 # to a .kscene and a .kanim (no .kmesh, no .kmat), one of a camera alone to a
-# .kscene with the camera, and one with nothing in it writes nothing, with a
+# .kscene with the camera (its unused material makes no .kmat, so the scene
+# names no material table), and one with nothing in it writes nothing, with a
 # warning saying so.
 #
 # Environment (set by ctest): KILN, KILN_TMP. Helpers: harness.sh.
@@ -43,6 +44,7 @@ camera = {
     "nodes": [{"name": "eye", "camera": 0, "translation": [0, 1, 5]}],
     "cameras": [{"type": "perspective",
                  "perspective": {"yfov": 0.8, "znear": 0.1, "zfar": 100.0}}],
+    "materials": [{"name": "unused"}],
 }
 json.dump(camera, open(f"{folder}/camera.gltf", "w"))
 empty = {"asset": {"version": "2.0"}, "scene": 0, "scenes": [{"nodes": [0]}],

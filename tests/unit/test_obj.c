@@ -710,8 +710,10 @@ static void mtl_skips_texture_options_and_keeps_file_names_with_spaces(void **st
     free(dir);
 }
 
-/* Statements kiln's material has no place for are named in a warning each,
- * unless their value says nothing (black Ks; Ka, which exporters always write). */
+/* Statements kiln's material has no place for are named in a warning each
+ * and recorded in the material's dropped list, unless their value says
+ * nothing (Ka, which exporters always write); Ks becomes the specular
+ * factors (black: the defaults). */
 static void mtl_names_the_statements_it_does_not_cook(void **state) {
     (void)state;
     char *dir = fresh_dir("mtl_dropped");
@@ -726,15 +728,20 @@ static void mtl_names_the_statements_it_does_not_cook(void **state) {
     test_import_expect_ok(&r);
     const char *text = test_import_messages(&r);
     assert_null(strstr(text, "'quiet'"));
-    assert_non_null(strstr(text, "m.mtl:7: warning: material 'shiny': Ks '0.5 0.5 0.5' is not "
-                                 "cooked (kiln's material is metallic-roughness"));
+    assert_null(strstr(text, "Ks '0.5 0.5 0.5'"));
+    const ir_material *quiet = &r.asset.materials[0], *shiny = &r.asset.materials[1];
+    assert_true(quiet->specular == 1.0f && quiet->specular_color[0] == 1.0f);
+    assert_true(shiny->specular == 0.5f && shiny->specular_color[0] == 1.0f &&
+                shiny->specular_color[1] == 1.0f && shiny->specular_color[2] == 1.0f);
+    assert_null(quiet->dropped_extensions);
+    assert_string_equal(shiny->dropped_extensions, "map_Ks map_Ns map_Ka disp map_disp");
     assert_non_null(strstr(text, "m.mtl:8: warning: material 'shiny': map_Ks '-s 2 2 1 spec.png'"));
     assert_non_null(strstr(text, "m.mtl:9: warning: material 'shiny': map_Ns 'gloss.png'"));
     assert_non_null(strstr(text, "m.mtl:10: warning: material 'shiny': map_Ka 'ao.png'"));
     assert_non_null(strstr(text, "m.mtl:11: warning: material 'shiny': disp '-mm 0 1 height.png'"));
     assert_non_null(strstr(text, "m.mtl:12: warning: material 'shiny': map_disp 'd.png'"));
     assert_null(strstr(text, "Ka '0.2'")); /* exporters write Ka everywhere */
-    assert_int_equal(r.diag.warnings, 6);
+    assert_int_equal(r.diag.warnings, 5);
     test_import_free(&r);
     free(dir);
 }

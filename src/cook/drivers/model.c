@@ -575,9 +575,11 @@ static bool cook_scene_output(const cook_request *request, cook_context *ctx, co
         mesh_ref(ctx, asset, m, ref, sizeof ref);
         mesh_refs[m] = kiln_ref_hash(ref);
     }
-    /* The table's ref finds the .kmat through the manifest (kman.md). */
+    /* The table's ref finds the .kmat through the manifest (kman.md); a
+     * source without meshes writes no .kmat, so its scene names none. */
     snprintf(ref, sizeof ref, "%s/%s", ctx->ref, DRIVER_MATERIAL_TABLE_LEAF);
-    uint64_t material_table = asset->material_count > 0 ? kiln_ref_hash(ref) : 0;
+    uint64_t material_table =
+        asset->material_count > 0 && asset->mesh_count > 0 ? kiln_ref_hash(ref) : 0;
     if (ok &&
         !write_kscene(ctx, asset, mesh_refs, material_table, request->importer->name, &bytes)) {
         diag_error(ctx->diag, ctx->source_path, 0, "out of memory encoding the scene");
