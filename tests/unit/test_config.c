@@ -424,7 +424,7 @@ static void template_lists_every_key_with_its_default(void **state) {
     cook_settings defaults;
     cook_settings_default(&defaults);
     size_t lines = sizeof kiln_yml_template_lines / sizeof kiln_yml_template_lines[0];
-    bool listed[32] = {false};
+    bool listed[64] = {false}; /* config_overlay.set has a bit a key */
     bool in_default = false;
     for (size_t i = 0; i < lines; i++) {
         const char *line = kiln_yml_template_lines[i];
