@@ -76,7 +76,8 @@ static bool skin_attributes(const kiln_mesh_view *mesh, uint32_t *joints, uint32
 static void grow_skinned_bounds(draw_list *list, const kiln_mesh_view *mesh, const float *matrices,
                                 uint32_t joint_count, const float model[16]) {
     uint32_t joints_at, weights_at;
-    skin_attributes(mesh, &joints_at, &weights_at);
+    if (!skin_attributes(mesh, &joints_at, &weights_at))
+        return; /* not reached: a skin is used only when its attributes are readable */
     const uint8_t *vertices = mesh->vertices;
     for (uint32_t v = 0; v < mesh->desc->vertex_count; v++) {
         const uint8_t *vertex = vertices + (size_t)v * mesh->desc->vertex_stride;

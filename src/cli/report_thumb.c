@@ -117,8 +117,8 @@ static void find_viewer(char *out, size_t size) {
         char *slash = strrchr(self, '/');
         if (slash != NULL) {
             *slash = '\0';
-            snprintf(out, size, "%s/" VIEWER_NAME, self);
-            if (is_executable(out))
+            int n = snprintf(out, size, "%s/" VIEWER_NAME, self);
+            if (n > 0 && (size_t)n < size && is_executable(out))
                 return;
         }
     }
@@ -152,7 +152,8 @@ static bool run_viewer(const char *viewer, const char *output, const char *ref,
     int spawned = posix_spawn(&pid, viewer, &actions, NULL, argv, environ);
     posix_spawn_file_actions_destroy(&actions);
     if (spawned != 0) {
-        snprintf(reason, reason_size, "cannot start %s: %s", viewer, strerror(spawned));
+        if (snprintf(reason, reason_size, "cannot start %s: %s", viewer, strerror(spawned)) < 0)
+            reason[0] = '\0';
         return false;
     }
     int status = 0;
