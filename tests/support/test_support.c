@@ -96,3 +96,11 @@ void test_write_file(const char *path, const void *data, size_t size) {
     assert_int_equal(fwrite(data, 1, size, f), size);
     assert_int_equal(fclose(f), 0);
 }
+
+void tput(test_bits *b, unsigned value, unsigned count) {
+    for (unsigned i = 0; i < count; i++, b->pos++) {
+        assert_true(b->pos < 128);
+        if ((value >> i) & 1u)
+            b->bytes[b->pos / 8] |= (uint8_t)(1u << (b->pos % 8));
+    }
+}

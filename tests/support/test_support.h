@@ -28,6 +28,15 @@ void test_write_file(const char *path, const void *data, size_t size);
  * (rows padded to 4 bytes). Aborts the test when out of memory. */
 uint8_t *test_bmp_alloc(uint32_t w, uint32_t h, unsigned bits, size_t *size, size_t *row_bytes);
 
+/* An LSB-first bit writer over one 128-bit block (BC7, UASTC), independent of
+ * the encoders' own: tests build blocks field by field with it. */
+typedef struct test_bits {
+    uint8_t bytes[16];
+    unsigned pos;
+} test_bits;
+/* Appends the `count` low bits of `value`; fails the test past bit 128. */
+void tput(test_bits *b, unsigned value, unsigned count);
+
 /* "<dir>/<name>" in a static buffer per call site is error-prone: returns a heap copy. */
 char *test_path_join(const char *dir, const char *name);
 

@@ -14,20 +14,6 @@
 
 /* ---- helpers ----------------------------------------------------------------- */
 
-/* LSB-first writer over 128 bits, independent of the encoder's. */
-typedef struct test_bits {
-    uint8_t bytes[16];
-    unsigned pos;
-} test_bits;
-
-static void tput(test_bits *b, unsigned value, unsigned count) {
-    for (unsigned i = 0; i < count; i++, b->pos++) {
-        assert_true(b->pos < 128);
-        if ((value >> i) & 1u)
-            b->bytes[b->pos / 8] |= (uint8_t)(1u << (b->pos % 8));
-    }
-}
-
 static void tmode(test_bits *b, unsigned mode) {
     tput(b, 1u << mode, mode + 1);
 }

@@ -15,19 +15,6 @@
 
 /* ---- helpers ---------------------------------------------------------------- */
 
-typedef struct test_bits {
-    uint8_t bytes[16];
-    unsigned pos;
-} test_bits;
-
-static void tput(test_bits *b, unsigned value, unsigned count) {
-    for (unsigned i = 0; i < count; i++, b->pos++) {
-        assert_true(b->pos < 128);
-        if ((value >> i) & 1u)
-            b->bytes[b->pos / 8] |= (uint8_t)(1u << (b->pos % 8));
-    }
-}
-
 static uint32_t rng_state = 2024;
 static uint32_t rnd(void) {
     rng_state = rng_state * 1664525u + 1013904223u;
