@@ -796,6 +796,54 @@ static void gltf_eight_influences_cook_both_ways(void **state) {
     free(input);
 }
 
+/* Joint parents on a forest where joints are scattered through long chains
+ * of plain nodes, listed out of order: each joint's nearest joint ancestor
+ * equals a plain walk up computed here, and the walk's memo shares work
+ * between joints (a chain of 20,000 nodes stays linear). */
+static void joint_parents_match_a_walk_up(void **state) {
+    (void)state;
+    enum { NODES = 20000, JOINTS = 700 };
+    ir_asset asset = {0};
+    ir_node *nodes = calloc(NODES, sizeof *nodes);
+    assert_non_null(nodes);
+    uint32_t seed = 7;
+    for (uint32_t n = 0; n < NODES; n++) { /* parents first: a chain, a few new roots */
+        seed = seed * 1664525u + 1013904223u;
+        nodes[n].parent = n == 0 || (seed >> 24) < 3 ? -1 : (int32_t)(n - 1 - (seed >> 28) % 2);
+        if (nodes[n].parent >= 0 && (uint32_t)nodes[n].parent >= n)
+            nodes[n].parent = -1;
+    }
+    asset.nodes = nodes;
+    asset.node_count = NODES;
+    uint32_t joints[JOINTS];
+    for (uint32_t j = 0; j < JOINTS; j++) /* distinct nodes, scrambled order */
+        joints[j] = (uint32_t)(((uint64_t)j * 7919u) % NODES);
+    ir_skin skin = {.joint_count = JOINTS, .joints = joints, .skeleton = -1, .source = -1};
+    int32_t parents[JOINTS];
+    assert_true(ir_skin_joint_parents(&asset, &skin, parents));
+    int32_t *joint_at = malloc(NODES * sizeof *joint_at); /* node -> joint index */
+    assert_non_null(joint_at);
+    for (uint32_t n = 0; n < NODES; n++)
+        joint_at[n] = -1;
+    for (uint32_t j = 0; j < JOINTS; j++)
+        joint_at[joints[j]] = (int32_t)j;
+    uint32_t roots = 0;
+    for (uint32_t j = 0; j < JOINTS; j++) {
+        int32_t expected = -1;
+        for (int32_t a = nodes[joints[j]].parent; a >= 0 && expected < 0; a = nodes[a].parent)
+            expected = joint_at[a];
+        assert_int_equal(parents[j], expected);
+        roots += expected < 0;
+    }
+    assert_true(roots > 1 && roots < JOINTS); /* both cases are exercised */
+    uint32_t first_root = 0;
+    while (parents[first_root] >= 0)
+        first_root++;
+    assert_int_equal(ir_skin_root_of(parents, JOINTS), first_root);
+    free(joint_at);
+    free(nodes);
+}
+
 /* A weightless vertex binds to its skin's root joint (not joint 0). */
 static void weightless_vertices_bind_to_the_root_joint(void **state) {
     (void)state;
@@ -808,7 +856,11 @@ static void weightless_vertices_bind_to_the_root_joint(void **state) {
     import_text(&r, json);
     test_import_expect_ok(&r);
     const ir_skin *skin = &r.asset.skins[0];
-    assert_int_equal(ir_skin_root_joint(&r.asset, skin), 1);
+    int32_t parents[2];
+    assert_true(ir_skin_joint_parents(&r.asset, skin, parents));
+    assert_int_equal(parents[0], 1);
+    assert_int_equal(parents[1], -1);
+    assert_int_equal(ir_skin_root_of(parents, 2), 1);
     free(json);
     /* Make vertex 1 weightless in the IR and bind again. */
     ir_mesh *mesh = &r.asset.meshes[0];
@@ -1219,6 +1271,7 @@ int main(void) {
         cmocka_unit_test(gltf_skin_errors_name_the_path),
         cmocka_unit_test(skin_influences_keep_the_strongest),
         cmocka_unit_test(gltf_eight_influences_cook_both_ways),
+        cmocka_unit_test(joint_parents_match_a_walk_up),
         cmocka_unit_test(weightless_vertices_bind_to_the_root_joint),
         cmocka_unit_test(assimp_bones_become_a_skin),
         cmocka_unit_test(corpus_skinned_vertices_match_the_source),

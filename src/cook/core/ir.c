@@ -219,19 +219,67 @@ void ir_skin_free(ir_skin *skin) {
     memset(skin, 0, sizeof *skin);
 }
 
-uint32_t ir_skin_root_joint(const ir_asset *asset, const ir_skin *skin) {
-    for (uint32_t j = 0; j < skin->joint_count; j++) {
-        bool has_joint_ancestor = false;
-        uint32_t steps = 0; /* parents come first, so a walk up ends; bounded anyway */
-        for (int32_t a = asset->nodes[skin->joints[j]].parent;
-             a >= 0 && !has_joint_ancestor && steps++ < asset->node_count;
-             a = asset->nodes[a].parent)
-            for (uint32_t k = 0; k < skin->joint_count && !has_joint_ancestor; k++)
-                has_joint_ancestor = skin->joints[k] == (uint32_t)a;
-        if (!has_joint_ancestor)
-            return j;
+/* Memo codes of ir_skin_joint_parents' walk: 0 not walked yet, 1 no joint of
+ * the skin above, k + 2 joint k nearest above. */
+static int32_t walk_result(uint32_t code) {
+    return code == 1 ? -1 : (int32_t)code - 2;
+}
+
+bool ir_skin_joint_parents(const ir_asset *asset, const ir_skin *skin, int32_t *parents) {
+    size_t nodes = asset->node_count ? asset->node_count : 1;
+    /* joint_of[n]: k + 1 when node n is joint k; memo: walk codes; path: the
+     * nodes of one walk, given its result once it ends. calloc'd pages are
+     * only touched where a walk goes, so a skin costs what its walks visit. */
+    uint32_t *joint_of = calloc(nodes, sizeof *joint_of);
+    uint32_t *memo = calloc(nodes, sizeof *memo);
+    uint32_t *path = malloc(nodes * sizeof *path);
+    bool ok = joint_of != NULL && memo != NULL && path != NULL;
+    for (uint32_t j = 0; ok && j < skin->joint_count; j++)
+        if (skin->joints[j] < asset->node_count)
+            joint_of[skin->joints[j]] = j + 1;
+    for (uint32_t j = 0; ok && j < skin->joint_count; j++) {
+        uint32_t code = 1, length = 0;
+        if (skin->joints[j] < asset->node_count) {
+            for (int32_t a = asset->nodes[skin->joints[j]].parent;
+                 a >= 0 && length < asset->node_count; a = asset->nodes[a].parent) {
+                if (joint_of[a] != 0) {
+                    code = joint_of[a] + 1;
+                    break;
+                }
+                if (memo[a] != 0) {
+                    code = memo[a];
+                    break;
+                }
+                path[length++] = (uint32_t)a;
+            }
+        }
+        for (uint32_t i = 0; i < length; i++) /* every node walked is known from now on */
+            memo[path[i]] = code;
+        parents[j] = walk_result(code);
     }
+    free(joint_of);
+    free(memo);
+    free(path);
+    return ok;
+}
+
+uint32_t ir_skin_root_of(const int32_t *parents, uint32_t joint_count) {
+    for (uint32_t j = 0; j < joint_count; j++)
+        if (parents[j] < 0)
+            return j;
     return 0;
+}
+
+static bool skin_root_joint(const ir_asset *asset, const ir_skin *skin, uint32_t *root) {
+    *root = 0;
+    if (skin->joint_count == 0)
+        return true;
+    int32_t *parents = malloc(skin->joint_count * sizeof *parents);
+    bool ok = parents != NULL && ir_skin_joint_parents(asset, skin, parents);
+    if (ok)
+        *root = ir_skin_root_of(parents, skin->joint_count);
+    free(parents);
+    return ok;
 }
 
 void ir_decoded_image_free(ir_decoded_image *image) {
@@ -246,20 +294,36 @@ void ir_decoded_image_free(ir_decoded_image *image) {
     image->rgbaf = NULL;
 }
 
-void ir_bind_weightless(ir_asset *asset) {
-    for (uint32_t m = 0; m < asset->mesh_count; m++) {
+bool ir_bind_weightless(ir_asset *asset) {
+    /* The skin of the first node drawing each mesh, in one pass over the
+     * nodes; each skin's root found once (a mesh x node or skin x mesh scan
+     * would grow with their product). */
+    int32_t *skin_of = malloc((asset->mesh_count ? asset->mesh_count : 1) * sizeof *skin_of);
+    uint32_t *root_of = malloc((asset->skin_count ? asset->skin_count : 1) * sizeof *root_of);
+    if (skin_of == NULL || root_of == NULL) {
+        free(skin_of);
+        free(root_of);
+        return false;
+    }
+    for (uint32_t m = 0; m < asset->mesh_count; m++)
+        skin_of[m] = -1;
+    for (uint32_t s = 0; s < asset->skin_count; s++)
+        root_of[s] = UINT32_MAX;
+    for (uint32_t n = 0; n < asset->node_count; n++) {
+        int32_t mesh = asset->nodes[n].mesh, skin = asset->nodes[n].skin;
+        if (mesh >= 0 && (uint32_t)mesh < asset->mesh_count && skin_of[mesh] < 0 && skin >= 0 &&
+            (uint32_t)skin < asset->skin_count)
+            skin_of[mesh] = skin;
+    }
+    bool ok = true;
+    for (uint32_t m = 0; ok && m < asset->mesh_count; m++) {
         ir_mesh *mesh = &asset->meshes[m];
         if (mesh->joints == NULL || mesh->weights == NULL)
             continue;
-        uint16_t root = 0;
-        for (uint32_t n = 0; n < asset->node_count; n++) {
-            int32_t skin = asset->nodes[n].skin;
-            if (asset->nodes[n].mesh == (int32_t)m && skin >= 0 &&
-                (uint32_t)skin < asset->skin_count) {
-                root = (uint16_t)ir_skin_root_joint(asset, &asset->skins[skin]);
-                break;
-            }
-        }
+        int32_t skin = skin_of[m];
+        if (skin >= 0 && root_of[skin] == UINT32_MAX)
+            ok = skin_root_joint(asset, &asset->skins[skin], &root_of[skin]);
+        uint16_t root = skin >= 0 && ok ? (uint16_t)root_of[skin] : 0;
         for (uint32_t v = 0; v < mesh->vertex_count; v++) {
             float *w = mesh->weights + 4 * (size_t)v;
             float *w1 = mesh->weights1 != NULL ? mesh->weights1 + 4 * (size_t)v : NULL;
@@ -273,4 +337,7 @@ void ir_bind_weightless(ir_asset *asset) {
             w[1] = w[2] = w[3] = 0.0f;
         }
     }
+    free(skin_of);
+    free(root_of);
+    return ok;
 }

@@ -377,12 +377,17 @@ float **ir_morph_stream(ir_morph_target *target, int k);
 void ir_animation_free(ir_animation *animation);
 void ir_asset_free(ir_asset *asset);
 void ir_skin_free(ir_skin *skin);
-/* The skin's root joint: the first joint (in joint order) whose node has no
- * ancestor among the skin's joints; 0 for a skin without joints. */
-uint32_t ir_skin_root_joint(const ir_asset *asset, const ir_skin *skin);
+/* Per joint of the skin, the nearest ancestor of its node that is a joint of
+ * the same skin (its index in the skin), or -1: `parents` has joint_count
+ * entries. Each node is walked once per skin. False when out of memory. */
+bool ir_skin_joint_parents(const ir_asset *asset, const ir_skin *skin, int32_t *parents);
+/* The skin's root joint from ir_skin_joint_parents' answer: the first joint
+ * (in joint order) with no ancestor among the skin's joints; 0 for none. */
+uint32_t ir_skin_root_of(const int32_t *parents, uint32_t joint_count);
 /* Binds every vertex without weight (all four 0) to the root joint of the
- * skin of the first node drawing its mesh (joint 0 without one), weight 1. */
-void ir_bind_weightless(ir_asset *asset);
+ * skin of the first node drawing its mesh (joint 0 without one), weight 1.
+ * False when out of memory. */
+bool ir_bind_weightless(ir_asset *asset);
 
 /* A decoded image (import/image.c decodes, process/mips.c filters): the IR of
  * textures. Always four channels (RGBA), rows top to bottom. Exactly

@@ -61,7 +61,8 @@ static bool convert_scene(aimp_state *st) {
         if (node->mesh >= 0 && (size_t)node->mesh < st->mesh_skin_cap)
             node->skin = st->mesh_skin[node->mesh];
     }
-    ir_bind_weightless(st->out);
+    if (!ir_bind_weightless(st->out))
+        return aimp_out_of_memory(st);
 
     uint32_t unplaced = 0;
     for (size_t i = 0; i < meshes; i++)

@@ -603,10 +603,8 @@ static bool import_skin(gltf *g, size_t s, const int32_t *ir_index, ir_skin *ski
 }
 
 bool gltf_import_skins(gltf *g, ir_asset *out) {
-    if (g->n_skins == 0) {
-        ir_bind_weightless(out);
-        return true;
-    }
+    if (g->n_skins == 0)
+        return ir_bind_weightless(out) || gltf_out_of_memory(g);
     int32_t *ir_index = malloc((g->n_nodes ? g->n_nodes : 1) * sizeof *ir_index);
     out->skins = calloc(g->n_skins, sizeof *out->skins);
     if (ir_index == NULL || out->skins == NULL) {
@@ -620,8 +618,8 @@ bool gltf_import_skins(gltf *g, ir_asset *out) {
     for (size_t s = 0; s < g->n_skins && !g->stopped; s++)
         ok = import_skin(g, s, ir_index, &out->skins[s]) && ok;
     free(ir_index);
-    if (ok)
-        ir_bind_weightless(out);
+    if (ok && !ir_bind_weightless(out))
+        return gltf_out_of_memory(g);
     return ok && !g->stopped;
 }
 

@@ -89,16 +89,14 @@ static void source_stem(const char *path, char *out, size_t size) {
 
 /* The skin table: per skin its range of joints, each joint's node in file
  * order, the nearest ancestor that is a joint of the same skin, its inverse
- * bind matrix. `joint_of` is scratch for node_count entries. */
-static bool write_skins(const ir_asset *asset, const uint32_t *position, int32_t *joint_of,
+ * bind matrix. `parents` is scratch for the largest skin's joint count. */
+static bool write_skins(const ir_asset *asset, const uint32_t *position, int32_t *parents,
                         bytebuf *skins, bytebuf *joints, bytebuf *strings) {
-    /* Set for one skin's joints at a time and cleared after it: O(joints), not
-     * O(skins x nodes). */
-    for (uint32_t i = 0; i < asset->node_count; i++)
-        joint_of[i] = -1;
     uint32_t offset = 0;
     for (uint32_t s = 0; s < asset->skin_count; s++) {
         const ir_skin *skin = &asset->skins[s];
+        if (!ir_skin_joint_parents(asset, skin, parents))
+            return false;
         kiln_scene_skin record = {.joint_offset = offset,
                                   .joint_count = skin->joint_count,
                                   .skeleton = skin->skeleton >= 0 &&
@@ -106,20 +104,13 @@ static bool write_skins(const ir_asset *asset, const uint32_t *position, int32_t
                                                   ? (int32_t)position[skin->skeleton]
                                                   : -1,
                                   .source = skin->source >= 0 ? skin->source : -1,
-                                  .root_joint = ir_skin_root_joint(asset, skin)};
+                                  .root_joint = ir_skin_root_of(parents, skin->joint_count)};
         if (!string_table_add(strings, skin->name, &record.name_offset, &record.name_length) ||
             skin->joint_count > UINT32_MAX - offset)
             return false;
         offset += skin->joint_count;
-        for (uint32_t j = 0; j < skin->joint_count; j++)
-            joint_of[skin->joints[j]] = (int32_t)j;
         for (uint32_t j = 0; j < skin->joint_count; j++) {
-            kiln_scene_joint joint = {.node = position[skin->joints[j]], .parent = -1};
-            uint32_t steps = 0;
-            for (int32_t a = asset->nodes[skin->joints[j]].parent;
-                 a >= 0 && joint.parent < 0 && steps++ < asset->node_count;
-                 a = asset->nodes[a].parent)
-                joint.parent = joint_of[a];
+            kiln_scene_joint joint = {.node = position[skin->joints[j]], .parent = parents[j]};
             const float *m = skin->inverse_bind + 16 * (size_t)j;
             for (int e = 0; e < 16; e++) /* kscene.md R18: finite and affine */
                 joint.inverse_bind[e] =
@@ -128,8 +119,6 @@ static bool write_skins(const ir_asset *asset, const uint32_t *position, int32_t
                         : (e == 15 || !isfinite(m[e]) ? (e % 5 == 0 ? 1.0f : 0.0f) : m[e]);
             bytebuf_append(joints, &joint, sizeof joint);
         }
-        for (uint32_t j = 0; j < skin->joint_count; j++) /* clean for the next skin */
-            joint_of[skin->joints[j]] = -1;
         bytebuf_append(skins, &record, sizeof record);
     }
     return !skins->failed && !joints->failed;
@@ -171,7 +160,7 @@ typedef struct scene_tables {
     kiln_scene_light *lights;
     kiln_scene_instance_range *ranges; /* NULL without instances */
     kiln_scene_link *links;            /* NULL for a scene without links */
-    int32_t *joint_of;                 /* write_skins' scratch */
+    int32_t *joint_parents;            /* write_skins' scratch */
     bytebuf roots, strings, meta, instances, skins, joints;
     kiln_scene_desc desc;
 } scene_tables;
@@ -188,7 +177,7 @@ static void scene_tables_free(scene_tables *t) {
     free(t->cameras);
     free(t->lights);
     free(t->ranges);
-    free(t->joint_of);
+    free(t->joint_parents);
     bytebuf_free(&t->instances);
     bytebuf_free(&t->skins);
     bytebuf_free(&t->joints);
@@ -213,10 +202,14 @@ static bool scene_tables_alloc(scene_tables *t, const ir_asset *asset, bool with
     t->cameras = calloc(asset->camera_count ? asset->camera_count : 1, sizeof *t->cameras);
     t->lights = calloc(asset->light_count ? asset->light_count : 1, sizeof *t->lights);
     t->ranges = asset->instance_count > 0 ? calloc(slots, sizeof *t->ranges) : NULL;
-    t->joint_of = malloc(slots * sizeof *t->joint_of);
+    size_t most_joints = 1;
+    for (uint32_t s = 0; s < asset->skin_count; s++)
+        if (asset->skins[s].joint_count > most_joints)
+            most_joints = asset->skins[s].joint_count;
+    t->joint_parents = malloc(most_joints * sizeof *t->joint_parents);
     return t->order && t->position && t->hierarchy && t->transforms && t->nodes && t->levels &&
            t->scenes && (!with_links || t->links != NULL) && t->cameras && t->lights &&
-           t->joint_of && (asset->instance_count == 0 || t->ranges) &&
+           t->joint_parents && (asset->instance_count == 0 || t->ranges) &&
            write_kscene_node_order(asset, t->order, t->position);
 }
 
@@ -411,7 +404,7 @@ bool write_kscene_links(const cook_context *ctx, const ir_asset *asset, const ui
          * skins, links. */
         ok = fill_nodes(asset, material_table, &t) && fill_scenes(ctx, asset, &t) &&
              fill_cameras_and_lights(asset, &t) &&
-             write_skins(asset, t.position, t.joint_of, &t.skins, &t.joints, &t.strings) &&
+             write_skins(asset, t.position, t.joint_parents, &t.skins, &t.joints, &t.strings) &&
              (links == NULL || fill_links(asset, links, t.position, t.links, &t.strings));
     }
     t.desc.instance_count = (uint32_t)(t.instances.size / sizeof(kiln_scene_transform));
