@@ -213,7 +213,8 @@ static void test_astc_encoded(void **state) {
 
 /* UASTC (vkFormat UNDEFINED, the UASTC DFD), an sRGB file: a hand-packed
  * solid block gives its colour, an encoded 8x8 gradient and its 4x4 mip give
- * exactly kiln_uastc_decode_rgba8's texels with UNORM8 interpolation. */
+ * exactly kiln_uastc_decode_rgba8's texels with UNORM8 interpolation; a
+ * cubemap's faces are told apart. */
 static void test_uastc(void **state) {
     (void)state;
     uint8_t rgba[8 * 8 * 4];
@@ -255,6 +256,21 @@ static void test_uastc(void **state) {
     for (uint32_t i = 0; i < 16; i++)
         assert_texel(&image, i % 4, i / 4, 12, 34, 56, 78);
     inspect_rgba8_image_free(&image);
+    bytebuf_free(&file.bytes);
+
+    /* A cubemap (RGB, linear): each face's solid block comes back from its face. */
+    uint8_t faces[6 * UASTC_BLOCK_BYTES];
+    for (uint8_t f = 0; f < 6; f++) {
+        uastc_logical face = {.mode = UASTC_MODE_SOLID, .solid = {(uint8_t)(f * 40), 7, 9, 255}};
+        assert_int_equal(uastc_pack(&face, faces + f * UASTC_BLOCK_BYTES), UASTC_OK);
+    }
+    const uint8_t *cube[] = {faces};
+    make_texture(&file, KTX2_KILN_UASTC_RGB_UNORM, 4, 4, 0, 6, 1, cube);
+    for (uint32_t f = 0; f < 6; f++) {
+        decode_ok(&file, 0, 0, f, &image);
+        assert_texel(&image, 3, 3, (int)f * 40, 7, 9, 255);
+        inspect_rgba8_image_free(&image);
+    }
     bytebuf_free(&file.bytes);
 
     /* Block (1, 0) with the reserved mode code: the reason names it. */

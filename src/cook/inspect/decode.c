@@ -3,8 +3,8 @@
  * `kiln extract` writes and the build report's thumbnails show. Block
  * formats go through the cooker's own decoders (encode/block.c, and astcenc
  * for ASTC), UASTC through libkiln's (kiln_uastc_decode_rgba8, the shared
- * common/uastc.h decoder); values stay as stored, so an sRGB texture gives its sRGB bytes,
- * as a GPU samples them before the hardware's conversion.
+ * common/uastc.h decoder); values stay as stored, so an sRGB texture gives
+ * its sRGB bytes, as a GPU samples them before the hardware's conversion.
  */
 #include <math.h>
 #include <stdarg.h>
