@@ -1,6 +1,6 @@
 /*
  * cmd_extract.c — `kiln extract TEXTURE.ktx2 OUT.png [--level N] [--face F]
- * [--layer L]`: one image of a cooked texture decoded to RGBA8
+ * [--layer L] [--via TARGET]`: one image of a cooked texture decoded to RGBA8
  * (inspect_texture_decode) and written as PNG, so a person sees what a GPU
  * samples.
  */
@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "common/ktx2_format.h"
 
 #define COMMAND "extract"
 
@@ -25,10 +26,12 @@ static const struct option extract_long_options[] = {
 
 void cmd_extract_usage(FILE *out) {
     fprintf(out, "Usage: kiln extract TEXTURE.ktx2 OUT.png [--level N] [--face F] [--layer L]\n"
+                 "                    [--via TARGET]\n"
                  "\n"
                  "Decodes one image of a cooked texture and writes it as an 8-bit RGBA PNG:\n"
                  "what a GPU samples. Block formats (BC1-BC7, ASTC) are decoded by kiln's own\n"
-                 "decoders; sRGB textures keep their sRGB values; float textures (RGBA16F,\n"
+                 "decoders, UASTC by libkiln's (UNORM8 interpolation, as Basis Universal's\n"
+                 "unpack); sRGB textures keep their sRGB values; float textures (RGBA16F,\n"
                  "BC6H, ASTC HDR) are tone-mapped (v / (1 + v), gamma 1/2.2) with alpha\n"
                  "clamped to 0..1. A 3D texture's slices are stacked top to bottom.\n"
                  "\n"
@@ -36,8 +39,8 @@ void cmd_extract_usage(FILE *out) {
                  "      --level N     mip level (default 0, the largest)\n"
                  "      --face F      cubemap face 0..5 (+X -X +Y -Y +Z -Z; default 0)\n"
                  "      --layer L     array layer (default 0)\n"
-                 "      --via TARGET  the transcode target of a UASTC texture (for other\n"
-                 "                    formats an error)\n"
+                 "      --via TARGET  how a UASTC texture is decoded: rgba (the default, the\n"
+                 "                    only target); for other formats an error\n"
                  "  -h, --help        show this help\n"
                  "\n"
                  "Exit status: 0, 1 when the texture cannot be read or decoded, the image\n"
@@ -120,10 +123,17 @@ int cmd_extract(int argc, char **argv) {
         cli_error("%s: %s", request.texture, inspect_error_detail(&error, request.texture));
         return CLI_EXIT_FAILURE;
     }
-    if (request.via != NULL) {
-        /* --via picks a UASTC file's transcode target; kiln writes no UASTC yet. */
-        cli_error("%s: --via %s: not a UASTC texture (it is %s)", request.texture, request.via,
-                  kiln_ktx2_format_str(file.view.vk_format));
+    bool uastc = file.view.vk_format == KTX2_VK_FORMAT_UNDEFINED &&
+                 file.view.dfd_color_model == KTX2_DF_MODEL_UASTC;
+    /* --via names how a UASTC file is decoded; rgba (straight to RGBA8) is
+     * the one target, so anything else is refused rather than ignored. */
+    if (request.via != NULL && (!uastc || strcmp(request.via, "rgba") != 0)) {
+        if (!uastc)
+            cli_error("%s: --via %s: not a UASTC texture (it is %s)", request.texture, request.via,
+                      kiln_ktx2_format_str(file.view.vk_format));
+        else
+            cli_error("%s: --via %s: not a transcode target kiln has (accepted: rgba)",
+                      request.texture, request.via);
         kiln_ktx2_close(&file);
         return CLI_EXIT_FAILURE;
     }

@@ -6,11 +6,16 @@
 #   - BC7 and BC1 textures extract to images whose PSNR against the source,
 #     computed in the test, is what `kiln info --quality` reports;
 #   - a smaller mip level has the halved size;
+#   - a UASTC texture (`--via rgba`, the default) extracts at level 0 and at
+#     a mip to exactly libkiln's decoding of that level (kiln_uastc_unpack,
+#     read with png_tools.py), with level 0's PSNR what --quality reports;
+#     --via with another target names the accepted one; a truncated UASTC
+#     file is refused naming it;
 #   - bad inputs: a missing file, a file that is no KTX2, a level or face out
 #     of range (naming how many there are), an unwritable output, --via on a
 #     texture that is not UASTC, a bad number.
 #
-# Environment (set by ctest): KILN, KILN_REPO, KILN_TMP. Helpers: harness.sh.
+# Environment (set by ctest): KILN, KILN_REPO, KILN_TMP, KILN_UASTC_UNPACK. Helpers: harness.sh.
 set -euo pipefail
 
 source "$(dirname "$0")/harness.sh" extract
@@ -23,6 +28,7 @@ mkdir -p "$SCRATCH/assets"
 png make "$SCRATCH/assets/exact.png" 37 29
 png make "$SCRATCH/assets/seven.png" 32 24
 png opaque "$SCRATCH/assets/one.png" 32 24
+png make "$SCRATCH/assets/uastc.png" 32 24
 cat >"$SCRATCH/kiln.yml" <<'EOF'
 input: assets
 output: runtime
@@ -33,6 +39,8 @@ rules:
     texture.format: bc7
   - match: "one.png"
     texture.format: bc1
+  - match: "uastc.png"
+    texture.format: uastc
 EOF
 run build -q
 check "the textures cook" status_is 0
@@ -55,15 +63,38 @@ close_to() { # close_to "A B" "C D": every pair within 0.01 dB (the report's rou
     python3 -c 'import sys; a, b = sys.argv[1].split(), sys.argv[2].split(); \
 sys.exit(0 if all(abs(float(x) - float(y)) <= 0.01 for x, y in zip(a, b)) else 1)' "$1" "$2"
 }
-for texture in seven one; do
+for texture in seven one uastc; do
     run extract "runtime/$texture.ktx2" "$texture.out.png"
     check "$texture.ktx2 extracts" status_is 0
     kiln_psnr=$(reported "$texture.png")
     test_psnr=$(measured "$texture")
-    [ "$texture" = one ] && test_psnr=${test_psnr% *} # BC1 opaque: no alpha PSNR reported
+    # BC1 opaque, UASTC: --quality reports no alpha PSNR
+    [ "$texture" = seven ] || test_psnr=${test_psnr% *}
     check "$texture: PSNR of the extracted image ($test_psnr) is kiln info --quality's ($kiln_psnr)" \
         close_to "$kiln_psnr" "$test_psnr"
 done
+
+# UASTC: level 0 (32x24) and level 2 (8x6: partial edge blocks), with and
+# without --via rgba, equal libkiln's own decoding of the level.
+unpack_same() { # unpack_same LEVEL PNG
+    "$KILN_UASTC_UNPACK" "$SCRATCH/runtime/uastc.ktx2" "$1" "$SCRATCH/uastc.$1.rgba" >/dev/null &&
+        python3 "$KILN_REPO/tests/support/png_tools.py" same "$SCRATCH/$2" "$SCRATCH/uastc.$1.rgba"
+}
+check "uastc.ktx2 level 0 is libkiln's decoding" unpack_same 0 uastc.out.png
+run extract runtime/uastc.ktx2 uastc.2.png --level 2 --via rgba
+check "uastc.ktx2 --level 2 --via rgba is 8x6, libkiln's decoding" \
+    all_true 'status_is 0' '[ "$(png size "$SCRATCH/uastc.2.png")" = "8 6" ]' \
+    'unpack_same 2 uastc.2.png'
+run extract runtime/uastc.ktx2 out.png --via bc7
+check "--via bc7 on a UASTC texture names the accepted target" \
+    all_true 'status_is 1' 'stderr_has "runtime/uastc.ktx2: --via bc7: .*accepted: rgba"' \
+    '[ ! -e "$SCRATCH/out.png" ]'
+head -c "$(($(wc -c <"$SCRATCH/runtime/uastc.ktx2") - 100))" "$SCRATCH/runtime/uastc.ktx2" \
+    >"$SCRATCH/truncated.ktx2"
+run extract truncated.ktx2 out.png
+check "a truncated UASTC file is refused naming it" \
+    all_true 'status_is 1' 'stderr_has "truncated.ktx2: KTX2: level 0 .* outside the file"' \
+    '[ ! -e "$SCRATCH/out.png" ]'
 
 run extract runtime/exact.ktx2 out.png --level 6
 check "a level out of range names how many there are" \

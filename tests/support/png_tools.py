@@ -4,6 +4,7 @@ Python (zlib only), independent of kiln and of Basis Universal:
   png_tools.py crop SRC.png X Y W H OUT.png     a crop, written as RGBA
   png_tools.py bumps SIZE OUT.png               a normal map of sine bumps
   png_tools.py same A.png B.rgba                exit 1 unless B's raw RGBA equals A's
+  png_tools.py equal A.png B.png                exit 1 unless both have the same RGBA texels
   png_tools.py psnr SRC.png OUT.png             "RGB <dB> RGBA <dB>"
 """
 import math
@@ -112,6 +113,12 @@ def main(args):
         if len(a) != len(b) or diff:
             print(f'{args[1]} and {args[2]}: {len(diff)} bytes differ (sizes {len(a)}, {len(b)})'
                   + (f', first at texel {diff[0] // 4}' if diff else ''))
+            return 1
+    elif args[0] == 'equal':
+        a, b = read_png(args[1]), read_png(args[2])
+        if a != b:
+            diff = sum(1 for x, y in zip(a[2], b[2]) if x != y)
+            print(f'{args[1]} ({a[0]}x{a[1]}) and {args[2]} ({b[0]}x{b[1]}): {diff} bytes differ')
             return 1
     elif args[0] == 'psnr':
         w, h, a = read_png(args[1])

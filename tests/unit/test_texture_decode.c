@@ -1,11 +1,13 @@
 /* inspect_texture_decode: cooked texture images back to RGBA8. Files are
  * written by the cooker's KTX2 writer from texels and blocks the test makes
- * (hand-built BC1 blocks, BC7 and ASTC encodes of known colours); the
- * expected values are computed here from the format rules. */
+ * (hand-built BC1 blocks, BC7 and ASTC encodes of known colours, UASTC
+ * blocks packed by hand and encoded); the expected values are computed here
+ * from the format rules, or for UASTC by libkiln's kiln_uastc_decode_rgba8. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/uastc.h"
 #include "cook/encode/encode.h"
 #include "cook/inspect/inspect.h"
 #include "cook/write/write.h"
@@ -209,6 +211,77 @@ static void test_astc_encoded(void **state) {
     check_encoded(BLOCK_FORMAT_ASTC_LDR, KTX2_VK_FORMAT_ASTC_4x4_UNORM);
 }
 
+/* UASTC (vkFormat UNDEFINED, the UASTC DFD), an sRGB file: a hand-packed
+ * solid block gives its colour, an encoded 8x8 gradient and its 4x4 mip give
+ * exactly kiln_uastc_decode_rgba8's texels with UNORM8 interpolation; a
+ * cubemap's faces are told apart. */
+static void test_uastc(void **state) {
+    (void)state;
+    uint8_t rgba[8 * 8 * 4];
+    for (int i = 0; i < 64; i++) {
+        int x = i % 8, y = i / 8;
+        const uint8_t texel[4] = {(uint8_t)(x * 30), (uint8_t)(y * 25 + 20), (uint8_t)(x * y * 4),
+                                  (uint8_t)(255 - x * 9)};
+        memcpy(rgba + i * 4, texel, 4);
+    }
+    block_image_desc desc = {.format = BLOCK_FORMAT_UASTC,
+                             .quality = BLOCK_QUALITY_NORMAL,
+                             .width = 8,
+                             .height = 8,
+                             .rgba8 = rgba};
+    uint8_t level0[4 * UASTC_BLOCK_BYTES], level1[UASTC_BLOCK_BYTES];
+    assert_int_equal(block_image_size(&desc), sizeof level0);
+    char reason[256];
+    assert_true(block_encode_image(&desc, level0, reason, sizeof reason));
+    uastc_logical solid = {.mode = UASTC_MODE_SOLID, .solid = {12, 34, 56, 78}};
+    assert_int_equal(uastc_pack(&solid, level1), UASTC_OK);
+    const uint8_t *levels[] = {level0, level1};
+    texture_file file;
+    make_texture(&file, KTX2_KILN_UASTC_RGBA_SRGB, 8, 8, 0, 1, 2, levels);
+    assert_int_equal(file.view.vk_format, KTX2_VK_FORMAT_UNDEFINED);
+
+    inspect_rgba8_image image;
+    decode_ok(&file, 0, 0, 0, &image);
+    assert_int_equal(image.width, 8);
+    assert_int_equal(image.height, 8);
+    uint8_t expected[8 * 8 * 4];
+    kiln_error error;
+    assert_int_equal(kiln_uastc_decode_rgba8(level0, sizeof level0, 8, 8, false, expected,
+                                             sizeof expected, "expected", &error),
+                     KILN_OK);
+    assert_memory_equal(image.rgba, expected, sizeof expected);
+    inspect_rgba8_image_free(&image);
+    decode_ok(&file, 1, 0, 0, &image);
+    assert_int_equal(image.width, 4);
+    for (uint32_t i = 0; i < 16; i++)
+        assert_texel(&image, i % 4, i / 4, 12, 34, 56, 78);
+    inspect_rgba8_image_free(&image);
+    bytebuf_free(&file.bytes);
+
+    /* A cubemap (RGB, linear): each face's solid block comes back from its face. */
+    uint8_t faces[6 * UASTC_BLOCK_BYTES];
+    for (uint8_t f = 0; f < 6; f++) {
+        uastc_logical face = {.mode = UASTC_MODE_SOLID, .solid = {(uint8_t)(f * 40), 7, 9, 255}};
+        assert_int_equal(uastc_pack(&face, faces + f * UASTC_BLOCK_BYTES), UASTC_OK);
+    }
+    const uint8_t *cube[] = {faces};
+    make_texture(&file, KTX2_KILN_UASTC_RGB_UNORM, 4, 4, 0, 6, 1, cube);
+    for (uint32_t f = 0; f < 6; f++) {
+        decode_ok(&file, 0, 0, f, &image);
+        assert_texel(&image, 3, 3, (int)f * 40, 7, 9, 255);
+        inspect_rgba8_image_free(&image);
+    }
+    bytebuf_free(&file.bytes);
+
+    /* Block (1, 0) with the reserved mode code: the reason names it. */
+    level0[UASTC_BLOCK_BYTES] = 0x45;
+    make_texture(&file, KTX2_KILN_UASTC_RGBA_SRGB, 8, 8, 0, 1, 2, levels);
+    inspect_texture_image which = {0};
+    assert_false(inspect_texture_decode(&file.view, &which, &image, reason, sizeof reason));
+    assert_non_null(strstr(reason, "level 0: UASTC: block (1, 0): reserved mode code"));
+    bytebuf_free(&file.bytes);
+}
+
 /* A cubemap array: (layer, face) picks its own image; out of range is named. */
 static void test_faces_layers_and_ranges(void **state) {
     (void)state;
@@ -269,13 +342,10 @@ static void test_thumbnail(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_rgba8_level),
-        cmocka_unit_test(test_one_and_two_channels),
-        cmocka_unit_test(test_half_float),
-        cmocka_unit_test(test_bc1_known_block),
-        cmocka_unit_test(test_bc7_encoded),
-        cmocka_unit_test(test_astc_encoded),
-        cmocka_unit_test(test_faces_layers_and_ranges),
+        cmocka_unit_test(test_rgba8_level), cmocka_unit_test(test_one_and_two_channels),
+        cmocka_unit_test(test_half_float),  cmocka_unit_test(test_bc1_known_block),
+        cmocka_unit_test(test_bc7_encoded), cmocka_unit_test(test_astc_encoded),
+        cmocka_unit_test(test_uastc),       cmocka_unit_test(test_faces_layers_and_ranges),
         cmocka_unit_test(test_thumbnail),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

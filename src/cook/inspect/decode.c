@@ -2,8 +2,9 @@
  * decode.c — one image of a cooked texture as 8-bit RGBA (inspect.h): what
  * `kiln extract` writes and the build report's thumbnails show. Block
  * formats go through the cooker's own decoders (encode/block.c, and astcenc
- * for ASTC); values stay as stored, so an sRGB texture gives its sRGB bytes,
- * as a GPU samples them before the hardware's conversion.
+ * for ASTC), UASTC through libkiln's (kiln_uastc_decode_rgba8, the shared
+ * common/uastc.h decoder); values stay as stored, so an sRGB texture gives
+ * its sRGB bytes, as a GPU samples them before the hardware's conversion.
  */
 #include <math.h>
 #include <stdarg.h>
@@ -90,6 +91,20 @@ static bool decode_blocks(const ktx2_format_info *format, const kiln_ktx2_view *
     return ok;
 }
 
+/* One slice of UASTC blocks into RGBA8 with UNORM8 interpolation: what Basis
+ * Universal's unpack writes and `kiln info --quality` measures, for either
+ * colour space. The error names the level and the block. */
+static bool decode_uastc(uint32_t level, uint32_t width, uint32_t height, const uint8_t *in,
+                         size_t in_size, uint8_t *out, char *reason, size_t reason_size) {
+    char name[32];
+    snprintf(name, sizeof name, "level %u", level);
+    kiln_error error;
+    if (kiln_uastc_decode_rgba8(in, in_size, width, height, false, out, (size_t)width * height * 4,
+                                name, &error) != KILN_OK)
+        return fail(reason, reason_size, "%s", error.message);
+    return true;
+}
+
 /* Where (level, layer, face) lies and how large it is, checked. */
 static bool locate_image(const kiln_ktx2_view *view, const inspect_texture_image *which,
                          uint64_t *offset, uint64_t *size, char *reason, size_t reason_size) {
@@ -114,7 +129,12 @@ static bool locate_image(const kiln_ktx2_view *view, const inspect_texture_image
 bool inspect_texture_decode(const kiln_ktx2_view *view, const inspect_texture_image *which,
                             inspect_rgba8_image *out, char *reason, size_t reason_size) {
     memset(out, 0, sizeof *out);
-    const ktx2_format_info *format = ktx2_format_find(view->vk_format);
+    /* UASTC has no vkFormat (UNDEFINED): its DFD's colour model names it. */
+    bool uastc =
+        view->vk_format == KTX2_VK_FORMAT_UNDEFINED && view->dfd_color_model == KTX2_DF_MODEL_UASTC;
+    const ktx2_format_info *format =
+        uastc ? ktx2_uastc_format(view->color_space == KILN_COLOR_SPACE_SRGB, false)
+              : ktx2_format_find(view->vk_format);
     if (format == NULL)
         return fail(reason, reason_size, "unsupported format: vkFormat %u (%s) is not decoded",
                     view->vk_format, kiln_ktx2_format_str(view->vk_format));
@@ -142,10 +162,14 @@ bool inspect_texture_decode(const kiln_ktx2_view *view, const inspect_texture_im
     for (uint32_t z = 0; ok && z < depth; z++) {
         const uint8_t *in = level + offset + z * slice_size;
         uint8_t *slice = rgba + (size_t)z * width * height * 4;
-        ok = format->block == KTX2_BLOCK_NONE
-                 ? decode_uncompressed(format, in, (size_t)width * height, slice, reason,
-                                       reason_size)
-                 : decode_blocks(format, view, width, height, in, slice, reason, reason_size);
+        if (uastc)
+            ok = decode_uastc(which->level, width, height, in, (size_t)slice_size, slice, reason,
+                              reason_size);
+        else if (format->block == KTX2_BLOCK_NONE)
+            ok =
+                decode_uncompressed(format, in, (size_t)width * height, slice, reason, reason_size);
+        else
+            ok = decode_blocks(format, view, width, height, in, slice, reason, reason_size);
     }
     free(level);
     if (!ok) {

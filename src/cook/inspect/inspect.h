@@ -116,7 +116,9 @@ typedef struct inspect_rgba8_image {
 
 /* Decodes one image of `view` to RGBA8, every format kiln writes: 8-bit
  * formats as stored (R8 gives (r,0,0,255), RG8 (r,g,0,255)); BC1-BC5, BC7
- * and ASTC LDR through the cooker's decoders; sRGB values kept as stored (no
+ * and ASTC LDR through the cooker's decoders; UASTC through
+ * kiln_uastc_decode_rgba8 with UNORM8 interpolation (as Basis Universal's
+ * unpack and --quality decode it); sRGB values kept as stored (no
  * conversion to linear); float formats (RGBA16F, BC6H, ASTC HDR) with RGB
  * tone-mapped as block_tonemap does (Reinhard, gamma 1/2.2) and alpha
  * clamped to 0..1. A 3D texture's slices are stacked top to bottom. False
