@@ -48,7 +48,7 @@ static bool within_depth(const char *path, const unsigned char *text, size_t siz
 
 bool yaml_doc_load(const char *path, const unsigned char *text, size_t size, unsigned max_depth,
                    yaml_document_t *doc, cook_diag *diag) {
-    if (!within_depth(path, text, size, max_depth, diag))
+    if (max_depth != YAML_DOC_DEPTH_CHECKED && !within_depth(path, text, size, max_depth, diag))
         return false;
     yaml_parser_t parser;
     if (!yaml_parser_initialize(&parser)) {

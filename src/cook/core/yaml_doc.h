@@ -12,11 +12,15 @@
 
 #include "cook/core/diag.h"
 
+/* yaml_doc_load's max_depth when the caller's own pass over the events has
+ * bounded the depth already (kiln.yml's, in build/config.c). */
+#define YAML_DOC_DEPTH_CHECKED 0u
+
 /* Loads the first document of `text` into *doc (the caller frees it with
  * yaml_document_delete). First, in one pass that stops where the limit is
  * passed, it refuses collections nested deeper than `max_depth` (libyaml's
  * loader is quadratic in the depth): "<path>:<line>: error: nested deeper
- * than <max_depth> levels". On failure *doc is untouched and `diag` gets
+ * than <max_depth> levels"; YAML_DOC_DEPTH_CHECKED skips that pass. On failure *doc is untouched and `diag` gets
  * that or "<path>:<line>: error: invalid YAML: <problem> <context> (column
  * <n>)". */
 bool yaml_doc_load(const char *path, const unsigned char *text, size_t size, unsigned max_depth,
