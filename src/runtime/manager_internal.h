@@ -142,6 +142,11 @@ typedef struct mgr_mount {
     size_t pack_path_length;
     mgr_manifest *man;       /* the current manifest (and a pack mount's pack) */
     mgr_file_id manifest_id; /* of a folder's assets.kman, or of the pack file, when mapped */
+    /* A folder's manifest refreshes (mgr_refresh_manifest), which map with the
+     * lock released: how many began, the newest one installed, how many are
+     * mapping now. */
+    uint64_t manifest_refreshes, manifest_installed;
+    uint32_t manifest_mapping;
     int watch;               /* inotify watch descriptor, -1: none */
     dev_t dev;
     ino_t ino;

@@ -96,23 +96,34 @@ kiln_result mgr_refresh_manifest(kiln_manager *m, uint32_t i, kiln_error *err) {
     }
     mgr_file_id id;
     mgr_file_id_of(&st, &id);
-    if (same_file(&id, &mt->manifest_id)) {
+    /* Only a manifest installed counts as current: while another thread maps
+     * this very file (lock released), returning here would let a caller that
+     * just had an asset cooked look it up in the manifest before. */
+    if (same_file(&id, &mt->manifest_id) && mt->manifest_mapping == 0) {
         mgr_free(m, path, length);
         return KILN_OK;
     }
-    mt->manifest_id = id; /* a bad manifest is reported once, not at every refresh */
     mgr_manifest *man = mgr_calloc(m, 1, sizeof *man);
     if (man == NULL) {
         mgr_free(m, path, length);
         return runtime_fail(err, KILN_ERR_OUT_OF_MEMORY, mt->name, "out of memory");
     }
+    uint64_t refresh = ++mt->manifest_refreshes;
+    mt->manifest_mapping++;
     pthread_mutex_unlock(&m->lock);
     kiln_result r = kiln_file_map(&man->file, path, m->open_flags, err);
     if (r == KILN_OK)
         r = kiln_manifest_view_get(&man->file, &man->view, err);
     pthread_mutex_lock(&m->lock);
+    mt->manifest_mapping--;
     mgr_free(m, path, length);
-    if (r != KILN_OK) {
+    /* A refresh that began later and ended first installed a newer file. */
+    bool newest = refresh > mt->manifest_installed;
+    if (newest) {
+        mt->manifest_installed = refresh;
+        mt->manifest_id = id; /* a bad manifest is reported once, not at every refresh */
+    }
+    if (r != KILN_OK || !newest) {
         kiln_file_close(&man->file);
         mgr_free(m, man, sizeof *man);
         return r;
