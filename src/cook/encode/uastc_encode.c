@@ -258,19 +258,20 @@ static void fix_anchor(uastc_logical *b, const uastc_mode_desc *d, unsigned subs
             b->weights[i * d->planes + plane] = (uint8_t)(max - b->weights[i * d->planes + plane]);
 }
 
-/* Fits mode `mode` (with `pattern` and, for two planes, `ccs`) to the
- * block; returns its exact error, the packed block in *out. */
-static double try_mode(const uint8_t rgba[64], unsigned mode, unsigned pattern, unsigned ccs,
-                       unsigned refinements, uastc_logical *out) {
-    const uastc_mode_desc *d = uastc_mode_info(mode);
-    memset(out, 0, sizeof *out);
-    out->mode = (uint8_t)mode;
-    out->pattern = (uint8_t)pattern;
-    out->ccs = (uint8_t)(d->comps == 2 && d->planes == 2 ? 3 : ccs);
+/* One subset's plane of a block: fills `weights` for j's members (a fit also
+ * sets the plane's endpoints in *b). */
+typedef void (*plane_step)(uastc_logical *b, const uastc_mode_desc *d, unsigned subset,
+                           const fit_job *j, unsigned refinements, uint8_t weights[16]);
+
+/* Runs `step` on every subset and plane of b's mode and pattern, stores the
+ * weights it chose, fixes the anchors; returns the block's exact error. */
+static double each_plane(uastc_logical *b, const uint8_t rgba[64], plane_step step,
+                         unsigned refinements) {
+    const uastc_mode_desc *d = uastc_mode_info(b->mode);
     uint8_t subset_of[16], anchors[3];
-    unsigned subsets = uastc_partition(mode, pattern, subset_of, anchors);
+    unsigned subsets = uastc_partition(b->mode, b->pattern, subset_of, anchors);
     /* The second plane's component in the mode's terms (LA: alpha is 1). */
-    unsigned plane2 = d->comps == 2 ? 1u : ccs;
+    unsigned plane2 = d->comps == 2 ? 1u : b->ccs;
     unsigned all = (1u << d->comps) - 1u;
     for (unsigned s = 0; s < subsets; s++) {
         uint8_t members[16], count = 0;
@@ -280,19 +281,38 @@ static double try_mode(const uint8_t rgba[64], unsigned mode, unsigned pattern, 
         for (unsigned p = 0; p < d->planes; p++) {
             unsigned mask = d->planes == 1 ? all : p == 0 ? all & ~(1u << plane2) : 1u << plane2;
             fit_job j = {rgba, members, count, d->comps, mask, d->endpoint_ise, d->weight_bits};
-            uint8_t q[4][2] = {{0}}, weights[16];
-            fit(&j, refinements, q, weights);
-            for (unsigned k = 0; k < d->comps; k++)
-                if ((mask >> k) & 1u) {
-                    out->endpoints[s * d->comps * 2u + 2 * k] = q[k][0];
-                    out->endpoints[s * d->comps * 2u + 2 * k + 1] = q[k][1];
-                }
+            uint8_t weights[16];
+            step(b, d, s, &j, refinements, weights);
             for (unsigned m = 0; m < count; m++)
-                out->weights[members[m] * d->planes + p] = weights[m];
-            fix_anchor(out, d, s, p, mask, subset_of, anchors[s]);
+                b->weights[members[m] * d->planes + p] = weights[m];
+            fix_anchor(b, d, s, p, mask, subset_of, anchors[s]);
         }
     }
-    return block_error(out, rgba);
+    return block_error(b, rgba);
+}
+
+/* plane_step of try_mode: endpoints and weights fitted together. */
+static void fit_plane(uastc_logical *b, const uastc_mode_desc *d, unsigned subset,
+                      const fit_job *j, unsigned refinements, uint8_t weights[16]) {
+    uint8_t q[4][2] = {{0}};
+    fit(j, refinements, q, weights);
+    for (unsigned k = 0; k < d->comps; k++)
+        if ((j->chan_mask >> k) & 1u) {
+            b->endpoints[subset * d->comps * 2u + 2 * k] = q[k][0];
+            b->endpoints[subset * d->comps * 2u + 2 * k + 1] = q[k][1];
+        }
+}
+
+/* Fits mode `mode` (with `pattern` and, for two planes, `ccs`) to the
+ * block; returns its exact error, the packed block in *out. */
+static double try_mode(const uint8_t rgba[64], unsigned mode, unsigned pattern, unsigned ccs,
+                       unsigned refinements, uastc_logical *out) {
+    const uastc_mode_desc *d = uastc_mode_info(mode);
+    memset(out, 0, sizeof *out);
+    out->mode = (uint8_t)mode;
+    out->pattern = (uint8_t)pattern;
+    out->ccs = (uint8_t)(d->comps == 2 && d->planes == 2 ? 3 : ccs);
+    return each_plane(out, rgba, fit_plane, refinements);
 }
 
 /* Residual of a principal-axis fit of the members (what a line leaves): a
@@ -374,33 +394,22 @@ static void consider_partitioned(candidate_set *c, unsigned mode, unsigned keep)
         consider(c, mode, patterns[i], 0);
 }
 
+/* plane_step of reweigh: the best weights for the endpoints the block has. */
+static void reweigh_plane(uastc_logical *b, const uastc_mode_desc *d, unsigned subset,
+                          const fit_job *j, unsigned refinements, uint8_t weights[16]) {
+    (void)refinements;
+    uint8_t q[4][2];
+    for (unsigned k = 0; k < d->comps; k++) {
+        q[k][0] = b->endpoints[subset * d->comps * 2u + 2 * k];
+        q[k][1] = b->endpoints[subset * d->comps * 2u + 2 * k + 1];
+    }
+    pick_weights(j, q, weights);
+}
+
 /* Best weights for a block's current endpoints, texel by texel and plane by
  * plane against the exact palettes, anchors fixed; returns the exact error. */
 static double reweigh(uastc_logical *b, const uint8_t rgba[64]) {
-    const uastc_mode_desc *d = uastc_mode_info(b->mode);
-    uint8_t subset_of[16], anchors[3];
-    unsigned subsets = uastc_partition(b->mode, b->pattern, subset_of, anchors);
-    unsigned plane2 = d->comps == 2 ? 1u : b->ccs, all = (1u << d->comps) - 1u;
-    for (unsigned s = 0; s < subsets; s++) {
-        uint8_t members[16], count = 0;
-        for (unsigned i = 0; i < 16; i++)
-            if (subset_of[i] == s)
-                members[count++] = (uint8_t)i;
-        for (unsigned p = 0; p < d->planes; p++) {
-            unsigned mask = d->planes == 1 ? all : p == 0 ? all & ~(1u << plane2) : 1u << plane2;
-            fit_job j = {rgba, members, count, d->comps, mask, d->endpoint_ise, d->weight_bits};
-            uint8_t q[4][2], weights[16];
-            for (unsigned k = 0; k < d->comps; k++) {
-                q[k][0] = b->endpoints[s * d->comps * 2u + 2 * k];
-                q[k][1] = b->endpoints[s * d->comps * 2u + 2 * k + 1];
-            }
-            pick_weights(&j, q, weights);
-            for (unsigned m = 0; m < count; m++)
-                b->weights[members[m] * d->planes + p] = weights[m];
-            fix_anchor(b, d, s, p, mask, subset_of, anchors[s]);
-        }
-    }
-    return block_error(b, rgba);
+    return each_plane(b, rgba, reweigh_plane, 0);
 }
 
 /* Moves each endpoint one quantisation step up or down while that lowers the
