@@ -224,10 +224,15 @@ typedef struct kiln_meshlet {
  * Manifest, kind MANI (docs/formats/kman.md): ref hash -> runtime path
  * ------------------------------------------------------------------------- */
 
-#define KILN_MANIFEST_VERSION 1u
+#define KILN_MANIFEST_VERSION 2u /* 2: asset IDs (MIDS, MEID); version 1 is read too */
 
 #define KILN_CHUNK_MANIFEST_ENTRIES KILN_FOURCC('M', 'E', 'N', 'T') /* kiln_manifest_entry[] */
 #define KILN_CHUNK_MANIFEST_STRINGS KILN_FOURCC('M', 'S', 'T', 'R') /* NUL-terminated UTF-8 */
+#define KILN_CHUNK_MANIFEST_IDS KILN_FOURCC('M', 'I', 'D', 'S') /* kiln_manifest_id[] */
+/* uint32_t per MENT entry: the row in MIDS of the asset that made it, or
+ * KILN_MANIFEST_NO_ID. */
+#define KILN_CHUNK_MANIFEST_ENTRY_IDS KILN_FOURCC('M', 'E', 'I', 'D')
+#define KILN_MANIFEST_NO_ID 0xffffffffu
 
 /* What a ref names. 0 is invalid. */
 typedef enum kiln_asset_kind {
@@ -260,6 +265,14 @@ typedef struct kiln_manifest_entry {
     uint16_t color_space; /* kiln_color_space */
     uint32_t index;       /* row within the file (materials), else 0 */
 } kiln_manifest_entry;
+
+/* One asset's stable ID (kiln_asset_id), sorted by (id_hi, id_lo). */
+typedef struct kiln_manifest_id {
+    uint64_t id_hi;
+    uint64_t id_lo;
+    uint32_t entry;    /* the MENT index of the asset's main ref */
+    uint32_t reserved; /* 0 */
+} kiln_manifest_id;
 
 /* ---------------------------------------------------------------------------
  * Materials, kind MATL (docs/formats/kmat.md): one row per material slot
@@ -828,6 +841,7 @@ KILN_FORMAT_ASSERT_(sizeof(kiln_submesh) == 64, "submesh is 64 bytes");
 KILN_FORMAT_ASSERT_(sizeof(kiln_lod) == 16, "lod is 16 bytes");
 KILN_FORMAT_ASSERT_(sizeof(kiln_meshlet) == 64, "meshlet is 64 bytes");
 KILN_FORMAT_ASSERT_(sizeof(kiln_manifest_entry) == 32, "manifest entry is 32 bytes");
+KILN_FORMAT_ASSERT_(sizeof(kiln_manifest_id) == 24, "manifest ID row is 24 bytes");
 KILN_FORMAT_ASSERT_(sizeof(kiln_material_desc) == 16, "material descriptor is 16 bytes");
 KILN_FORMAT_ASSERT_(sizeof(kiln_material_texture) == 40, "material texture slot is 40 bytes");
 KILN_FORMAT_ASSERT_(sizeof(kiln_material) == 320, "material row is 320 bytes");

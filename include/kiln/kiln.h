@@ -240,6 +240,9 @@ typedef struct kiln_manifest_view {
     uint32_t entry_count;
     const char *strings; /* MSTR: every string NUL-terminated */
     size_t strings_size;
+    const kiln_manifest_id *ids; /* MIDS: sorted by ID; NULL when the manifest has none */
+    uint32_t id_count;
+    const uint32_t *entry_ids; /* MEID: entry_count rows into ids, or NULL */
 } kiln_manifest_view;
 
 /* Checks a manifest file (entries sorted, strings inside MSTR and
@@ -253,6 +256,29 @@ const kiln_manifest_entry *kiln_manifest_find(const kiln_manifest_view *view, ui
 /* An entry's runtime path and ref as NUL-terminated strings in the file. */
 const char *kiln_manifest_path(const kiln_manifest_view *view, const kiln_manifest_entry *entry);
 const char *kiln_manifest_ref(const kiln_manifest_view *view, const kiln_manifest_entry *entry);
+
+/* A stable asset ID: 128 bits kept in the source's sidecar (or derived from
+ * the source's first path), so an asset keeps it when its source moves. The
+ * all-zero ID is no ID. Written as 32 lower-case hex digits, hi then lo. */
+typedef struct kiln_asset_id {
+    uint64_t hi, lo;
+} kiln_asset_id;
+#define KILN_ASSET_ID_TEXT_SIZE 33 /* 32 hex digits and the NUL */
+
+/* Reads 32 hex digits (either case; nothing before or after) into *id.
+ * KILN_ERR_INVALID_ARGUMENT for anything else, or the all-zero ID. */
+kiln_result kiln_asset_id_parse(const char *text, kiln_asset_id *id, kiln_error *err);
+/* Writes `id` as 32 lower-case hex digits and a NUL. */
+void kiln_asset_id_format(kiln_asset_id id, char text[KILN_ASSET_ID_TEXT_SIZE]);
+
+/* The main entry of the asset with ID `id` (binary search): the entry of
+ * its source's own ref, or of <ref>/scene for a model of several meshes or
+ * a level; NULL when the manifest has no such ID. */
+const kiln_manifest_entry *kiln_manifest_find_id(const kiln_manifest_view *view, kiln_asset_id id);
+/* The ID of the asset that made `entry` (an entry of `view`): false, and
+ * *id zero, when it has none (a version 1 manifest). O(1). */
+bool kiln_manifest_id_of(const kiln_manifest_view *view, const kiln_manifest_entry *entry,
+                         kiln_asset_id *id);
 
 /* Short names, e.g. "mesh", "srgb". Never NULL. */
 const char *kiln_asset_kind_str(kiln_asset_kind kind);

@@ -40,6 +40,7 @@
 
 #include "build/cache.h"
 #include "build/config.h"
+#include "build/sidecar.h"
 #include "build/remote/remote.h"
 #include "cook/cook.h"
 
@@ -238,7 +239,11 @@ typedef struct build_plan {
      * cooked through the model and never gets that far). */
     const char **same_ref;
     const char **same_ref_model;
-    strlist unclaimed; /* files no importer claims, sorted */
+    kiln_asset_id *ids; /* ids[i]: the stable ID of sources.items[i] (build/sidecar.h) */
+    /* sidecar_errors[i]: the errors of sources.items[i]'s sidecar, which fail
+     * that asset alone (the text of a cook_diag), or NULL */
+    char **sidecar_errors;
+    strlist unclaimed; /* files no importer claims, sorted (sidecars are not listed) */
     cook_diag walk;    /* what the walk did not list and why (printed as found);
                           an error there fails the build, the rest still cooks */
 } build_plan;

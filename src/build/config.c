@@ -1023,6 +1023,47 @@ bool config_load(kiln_config *config, const char *path, cook_diag *diag) {
     return ok;
 }
 
+/* Parses a document whose top level is a map of settings keys (a sidecar):
+ * the settings go into `overlay` with the line of each key in `lines`; any
+ * other key goes to `other` (NULL: every other key is an unknown-key warning),
+ * which returns false for a key it does not know either. */
+bool config_parse_settings_map(const char *path, const char *text, size_t size,
+                               config_overlay *overlay, uint32_t lines[64],
+                               config_other_key other, void *context, cook_diag *diag) {
+    *overlay = (config_overlay){0};
+    memset(lines, 0, 64 * sizeof *lines);
+    uint32_t errors_before = diag->errors;
+    if (!within_limits(path, text, size, diag))
+        return false;
+    yaml_document_t doc;
+    if (!yaml_doc_load(path, (const unsigned char *)text, size, YAML_DOC_DEPTH_CHECKED, &doc,
+                       diag))
+        return false;
+    parse_state state = {&doc, path, diag};
+    refuse_duplicate_keys(&state);
+    yaml_node_t *root = yaml_document_get_root_node(&doc);
+    if (root != NULL && expect_mapping(&state, root, path)) {
+        for (yaml_node_pair_t *pair = root->data.mapping.pairs.start;
+             pair < root->data.mapping.pairs.top; pair++) {
+            yaml_node_t *key, *value;
+            const char *name = pair_nodes(&state, pair, &key, &value);
+            if (name == NULL)
+                continue;
+            uint64_t before = overlay->set;
+            if (parse_setting(&state, overlay, name, value)) {
+                for (size_t i = 0; i < cook_setting_count && i < 64; i++)
+                    if ((overlay->set & ~before) & ((uint64_t)1 << i))
+                        lines[i] = node_line(key);
+                continue;
+            }
+            if (other == NULL || !other(context, &doc, key, value, diag))
+                warn_unknown_key(&state, key, "");
+        }
+    }
+    yaml_document_delete(&doc);
+    return diag->errors == errors_before;
+}
+
 static bool is_file(const char *path) {
     struct stat info;
     return stat(path, &info) == 0 && S_ISREG(info.st_mode);
@@ -1094,40 +1135,58 @@ static uint64_t texture_format_bit(void) {
     return (uint64_t)1 << (cook_setting_find("texture.format") - cook_setting_table);
 }
 
-/* Applies one layer and, when it sets texture.format, records where. */
-static void apply_layer(const config_overlay *overlay, cook_settings *out, const char *file,
-                        const char *what, uint32_t line) {
-    config_overlay_apply(overlay, out);
-    if (overlay->set & texture_format_bit())
-        snprintf(out->texture_format_origin, sizeof out->texture_format_origin, "%s (%s:%u)", what,
-                 file ? file : "kiln.yml", line);
-}
-
-static void apply_rules(const config_rule_list *rules, const char *file, const char *source_path,
-                        cook_settings *out) {
+static void visit_rules(const config_rule_list *rules, const char *file, const char *source_path,
+                        config_layer_fn visit, void *context) {
     for (size_t i = 0; i < rules->count; i++) {
         if (!discover_glob_match(rules->items[i].match, source_path))
             continue;
         char what[96];
         snprintf(what, sizeof what, "rule 'match: %.60s'", rules->items[i].match);
-        apply_layer(&rules->items[i].overlay, out, file, what, rules->items[i].line);
+        visit(context, &rules->items[i].overlay, what, file, rules->items[i].line);
     }
+}
+
+void config_each_layer(const kiln_config *config, const config_preset *preset,
+                       const char *source_path, config_layer_fn visit, void *context) {
+    const char *file = config->path ? config->path : "kiln.yml";
+    /* The `default:` section's line is not kept; its keys are found by name. */
+    visit(context, &config->defaults, "the default section", file, 0);
+    if (preset != NULL) {
+        char what[96];
+        snprintf(what, sizeof what, "preset '%.60s'", preset->name ? preset->name : "?");
+        visit(context, &preset->overlay, what, file, preset->line);
+    }
+    visit_rules(&config->rules, file, source_path, visit, context);
+    if (preset != NULL)
+        visit_rules(&preset->rules, file, source_path, visit, context);
+}
+
+void config_layer_origin(char *out, size_t size, const char *what, const char *file,
+                         uint32_t line) {
+    if (line == 0)
+        snprintf(out, size, "%s (%s)", what, file);
+    else
+        snprintf(out, size, "%s (%s:%u)", what, file, line);
+}
+
+/* Applies one layer and, when it sets texture.format, records where
+ * (config_layer_fn; `context` the cook_settings). */
+static void apply_layer(void *context, const config_overlay *overlay, const char *what,
+                        const char *file, uint32_t line) {
+    cook_settings *out = context;
+    config_overlay_apply(overlay, out);
+    if (overlay->set & texture_format_bit())
+        config_layer_origin(out->texture_format_origin, sizeof out->texture_format_origin, what,
+                            file, line);
 }
 
 void config_resolve(const kiln_config *config, const config_preset *preset, const char *source_path,
                     cook_settings *out) {
     cook_settings_default(out);
-    /* The `default:` section's line is not kept; its keys are found by name. */
-    config_overlay_apply(&config->defaults, out);
-    if (config->defaults.set & texture_format_bit())
-        snprintf(out->texture_format_origin, sizeof out->texture_format_origin,
-                 "the default section (%s)", config->path ? config->path : "kiln.yml");
-    if (preset != NULL) {
-        char what[96];
-        snprintf(what, sizeof what, "preset '%.60s'", preset->name ? preset->name : "?");
-        apply_layer(&preset->overlay, out, config->path, what, preset->line);
-    }
-    apply_rules(&config->rules, config->path, source_path, out);
-    if (preset != NULL)
-        apply_rules(&preset->rules, config->path, source_path, out);
+    config_each_layer(config, preset, source_path, apply_layer, out);
+}
+
+void config_apply_layer(const config_overlay *overlay, const char *what, const char *file,
+                        uint32_t line, cook_settings *out) {
+    apply_layer(out, overlay, what, file, line);
 }

@@ -8,6 +8,7 @@
  *   3. the selected preset's settings
  *   4. the default rules (`default: rules:` and top-level `rules:`), in file order
  *   5. the selected preset's rules, in file order
+ *   6. the asset's sidecar, NAME.EXT.kiln.yml (build/sidecar.h; the plan adds it)
  *
  * Settings keys are written flat (`mesh.lods: 3`) or nested under their
  * asset type (`mesh: {lods: 3}`); both spellings are the same key.
@@ -90,6 +91,39 @@ const config_preset *config_find_preset(const kiln_config *config, const char *n
 void config_resolve(const kiln_config *config, const config_preset *preset, const char *source_path,
                     cook_settings *out);
 
+/* A key of a settings map that is no settings key (a sidecar's `id:`): true
+ * when the callee took it (and reported its errors to `diag`), false to have
+ * it warned about as unknown. `doc` and the nodes are libyaml's. */
+struct yaml_document_s;
+struct yaml_node_s;
+typedef bool (*config_other_key)(void *context, struct yaml_document_s *doc,
+                                 struct yaml_node_s *key, struct yaml_node_s *value,
+                                 cook_diag *diag);
+
+/* Parses YAML text that is one map of settings keys (flat or nested, as in a
+ * rule) and other keys, which go to `other`; `lines[i]` is the line that set
+ * cook_setting_table[i] (0: not set). Same limits and messages as kiln.yml;
+ * false when there was an error. */
+bool config_parse_settings_map(const char *path, const char *text, size_t size,
+                               config_overlay *overlay, uint32_t lines[64],
+                               config_other_key other, void *context, cook_diag *diag);
+
 void config_overlay_apply(const config_overlay *overlay, cook_settings *settings);
+
+/* One layer of the resolution order: its overlay and, for messages, what it
+ * is ("rule 'match: *.png'"), the file and the line (0: not kept). */
+typedef void (*config_layer_fn)(void *context, const config_overlay *overlay, const char *what,
+                                const char *file, uint32_t line);
+/* Calls `visit` for each layer that applies to `source_path`, in the order
+ * above (the built-in defaults are not a layer). */
+void config_each_layer(const kiln_config *config, const config_preset *preset,
+                       const char *source_path, config_layer_fn visit, void *context);
+/* config_overlay_apply, keeping out->texture_format_origin as config_resolve
+ * does: for a layer applied after config_resolve's (a sidecar). */
+void config_apply_layer(const config_overlay *overlay, const char *what, const char *file,
+                        uint32_t line, cook_settings *out);
+/* A layer as messages name it: "what (file:line)", or "what (file)". */
+void config_layer_origin(char *out, size_t size, const char *what, const char *file,
+                         uint32_t line);
 
 #endif /* KILN_BUILD_CONFIG_H */

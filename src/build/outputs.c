@@ -365,6 +365,33 @@ static const cook_manifest_list *manifest_entries(const build_run *run, size_t i
     return slot->kept != NULL ? &slot->kept->manifest : &none;
 }
 
+/* Gives the `count` entries source `index` made its stable ID, and marks
+ * its main one, which the ID resolves to: the source's own ref (a texture, a
+ * shader, a model of one mesh), else <ref>/scene (a model of several meshes,
+ * a level), else its first entry. */
+static void mark_asset_ids(const build_plan *plan, size_t index, cook_manifest_entry *entries,
+                           size_t count) {
+    char ref[1024];
+    if (count == 0 || cook_asset_ref(plan->importers[index], plan->sources.items[index], ref,
+                                     sizeof ref - sizeof "/scene") != KILN_OK)
+        return;
+    size_t main = 0, length = strlen(ref);
+    bool found = false;
+    for (size_t pass = 0; pass < 2 && !found; pass++) {
+        if (pass == 1)
+            memcpy(ref + length, "/scene", sizeof "/scene");
+        for (size_t i = 0; i < count && !found; i++)
+            if (strcmp(entries[i].ref, ref) == 0) {
+                main = i;
+                found = true;
+            }
+    }
+    for (size_t i = 0; i < count; i++) {
+        entries[i].asset_id = plan->ids[index];
+        entries[i].main = i == main;
+    }
+}
+
 bool build_write_manifest(const build_run *run, build_totals *totals) {
     cook_manifest_list all = {0};
     /* Shallow copies of the entries: the results keep owning the strings. */
@@ -377,6 +404,7 @@ bool build_write_manifest(const build_run *run, build_totals *totals) {
         const cook_manifest_list *own = manifest_entries(run, i);
         if (own->count > 0)
             memcpy(all.items + all.count, own->items, own->count * sizeof *own->items);
+        mark_asset_ids(run->plan, i, all.items + all.count, own->count);
         all.count += own->count;
     }
     cook_diag diag = {0};

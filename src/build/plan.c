@@ -10,6 +10,8 @@
 #include "build/internal.h"
 
 void build_plan_free(build_plan *plan) {
+    for (size_t i = 0; plan->sidecar_errors != NULL && i < plan->sources.count; i++)
+        free(plan->sidecar_errors[i]);
     strlist_free(&plan->sources);
     strlist_free(&plan->unclaimed);
     diag_free(&plan->walk);
@@ -19,6 +21,58 @@ void build_plan_free(build_plan *plan) {
     free(plan->wanted);
     free(plan->same_ref);
     free(plan->same_ref_model);
+    free(plan->ids);
+    free(plan->sidecar_errors);
+}
+
+static bool in_sorted(const strlist *files, const char *path) {
+    return files->count > 0 && bsearch(&path, files->items, files->count, sizeof files->items[0],
+                                       build_compare_strings) != NULL;
+}
+
+/* A sidecar is no asset. One beside no source of the walk is named (it
+ * would otherwise do nothing without a word); true when `file` is one. */
+static bool skip_sidecar(const strlist *files, const char *file, cook_diag *warnings) {
+    if (!sidecar_is_name(file))
+        return false;
+    char *source = cook_strdup(file);
+    if (source != NULL) {
+        source[strlen(source) - strlen(SIDECAR_SUFFIX)] = '\0';
+        if (!in_sorted(files, source))
+            diag_warning(warnings, file, 0,
+                         "a sidecar beside no source ('%s' is not in the input folder): ignored",
+                         source);
+    }
+    free(source);
+    return true;
+}
+
+/* Reads source `at`'s sidecar into its settings and ID. Its warnings go to
+ * `warnings`; its errors are kept to fail the asset when it is reached. */
+static bool apply_sidecar(const build_setup *setup, build_plan *plan, size_t at,
+                          const strlist *files, cook_diag *warnings) {
+    const char *source = plan->sources.items[at];
+    char *name = sidecar_path_of(source);
+    if (name == NULL)
+        return false;
+    build_sidecar sidecar = {0};
+    if (in_sorted(files, name)) {
+        cook_diag diag = {0};
+        if (sidecar_load(setup->input, source, &sidecar, &diag)) {
+            config_apply_layer(&sidecar.overlay, "the sidecar", name, 0, &plan->settings[at]);
+            bytebuf_append(&warnings->text, diag.text.data, diag.text.size);
+            warnings->warnings += diag.warnings;
+        } else {
+            bytebuf_append(&diag.text, "", 1); /* NUL-terminated */
+            plan->sidecar_errors[at] = diag.text.failed ? NULL : (char *)diag.text.data;
+            diag.text = (bytebuf){0};
+            sidecar = (build_sidecar){0}; /* the asset fails; its ID is the derived one */
+        }
+        diag_free(&diag);
+    }
+    plan->ids[at] = sidecar_asset_id(&sidecar, source);
+    free(name);
+    return true;
 }
 
 /* Marks the sources a list of globs matches; false (with an error) when
@@ -158,9 +212,14 @@ bool build_plan_make(const build_options *options, const build_setup *setup, bui
     plan->settings = calloc(capacity, sizeof *plan->settings);
     plan->settings_hash = calloc(capacity, sizeof *plan->settings_hash);
     plan->wanted = calloc(capacity, sizeof *plan->wanted);
+    plan->ids = calloc(capacity, sizeof *plan->ids);
+    plan->sidecar_errors = calloc(capacity, sizeof *plan->sidecar_errors);
     bool ok = plan->importers != NULL && plan->settings != NULL && plan->settings_hash != NULL &&
-              plan->wanted != NULL;
+              plan->wanted != NULL && plan->ids != NULL && plan->sidecar_errors != NULL;
+    cook_diag sidecar_warnings = {0};
     for (size_t i = 0; ok && i < files.count; i++) {
+        if (skip_sidecar(&files, files.items[i], &sidecar_warnings))
+            continue;
         const cook_importer *importer = cook_registry_match(files.items[i]);
         if (importer != NULL && importer->folder && !is_input_folder(setup->input, files.items[i]))
             importer = NULL; /* a file named like a cubemap folder ("prod.env") */
@@ -168,6 +227,8 @@ bool build_plan_make(const build_options *options, const build_setup *setup, bui
             size_t at = plan->sources.count;
             plan->importers[at] = importer;
             config_resolve(&setup->config, setup->preset, files.items[i], &plan->settings[at]);
+            ok = strlist_push(&plan->sources, files.items[i]) &&
+                 apply_sidecar(setup, plan, at, &files, &sidecar_warnings);
             /* Neighbours mostly share their settings: hash each run once.
              * (Both come from cook_settings_default's zeroed struct, so
              * their padding compares equal.) */
@@ -175,12 +236,15 @@ bool build_plan_make(const build_options *options, const build_setup *setup, bui
                                          sizeof plan->settings[at]) == 0;
             plan->settings_hash[at] =
                 same ? plan->settings_hash[at - 1] : cache_settings_hash(&plan->settings[at]);
-            ok = strlist_push(&plan->sources, files.items[i]);
         } else {
             ok = strlist_push(&plan->unclaimed, files.items[i]);
         }
     }
     strlist_free(&files);
+    build_diagnostics(options, (const char *)sidecar_warnings.text.data,
+                      sidecar_warnings.text.size, options->verbosity == PROGRESS_QUIET,
+                      source_folder);
+    diag_free(&sidecar_warnings);
     ok = ok && find_same_refs(plan);
     if (!ok) {
         build_error(options, "out of memory while planning the build");

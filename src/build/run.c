@@ -381,6 +381,17 @@ static void process_planned_asset(void *context, uint32_t job) {
         build_progress_finished(run->options, source_path, &run->results[index]);
         return;
     }
+    /* A sidecar with an error fails its asset alone: cooking it with some
+     * of the settings asked for would write what nobody asked for. */
+    const char *sidecar_errors = run->plan->sidecar_errors[index];
+    if (sidecar_errors != NULL) {
+        cook_diag *diag = &run->results[index].diag;
+        bytebuf_append(&diag->text, sidecar_errors, strlen(sidecar_errors));
+        diag->errors++;
+        slot->status = ASSET_FAILED;
+        build_progress_finished(run->options, source_path, &run->results[index]);
+        return;
+    }
     bool hit;
     const cache_record *old = look_up(run, index, &hit);
     if (old == NULL)

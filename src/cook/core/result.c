@@ -25,6 +25,8 @@ bool cook_manifest_add(cook_manifest_list *list, const char *ref, const char *pa
     e->kind = kind;
     e->color_space = color_space;
     e->index = index;
+    e->asset_id = (kiln_asset_id){0, 0};
+    e->main = false;
     list->count++;
     return true;
 }

@@ -72,6 +72,11 @@ typedef struct cook_manifest_entry {
     kiln_asset_kind kind;
     kiln_color_space color_space;
     uint32_t index; /* row within the file (materials), else 0 */
+    /* Set by the build when it writes the manifest (build/outputs.c): the ID
+     * of the asset that made the entry (zero: none), and whether the entry is
+     * that asset's main ref, the one its ID resolves to. */
+    kiln_asset_id asset_id;
+    bool main;
 } cook_manifest_entry;
 
 typedef struct cook_manifest_list {
