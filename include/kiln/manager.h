@@ -343,6 +343,19 @@ kiln_result kiln_manager_request_ref(kiln_manager *manager, kiln_scope scope,
                                      kiln_load_callback callback, void *user, kiln_ref *ref,
                                      kiln_error *err);
 
+/* Loading by stable asset ID (kiln_asset_id, a source's ID that survives
+ * moves): the ID is looked up in the mounted manifests, the last mounted
+ * first, and its asset's main ref (the source's own ref, or <ref>/scene for
+ * a model of several meshes and a level) is loaded or requested as by
+ * kiln_manager_load / kiln_manager_request. An ID no manifest names fails
+ * with KILN_ERR_NOT_FOUND naming it (a cook server cannot cook an ID: it
+ * needs the ref). */
+kiln_result kiln_manager_load_id(kiln_manager *manager, kiln_scope scope, kiln_asset_id id,
+                                 kiln_ref *ref, kiln_error *err);
+kiln_result kiln_manager_request_id(kiln_manager *manager, kiln_scope scope, kiln_asset_id id,
+                                    int32_t priority, kiln_load_callback callback, void *user,
+                                    kiln_ref *ref, kiln_error *err);
+
 /* Finishes the requested loads whose reading is done (engine create
  * callbacks) and calls their completion callbacks, on the calling thread;
  * without workers it also does the loading (and, in a development runtime,

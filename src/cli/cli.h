@@ -48,6 +48,7 @@ int cmd_init(int argc, char **argv);
 int cmd_pack(int argc, char **argv);
 int cmd_clean(int argc, char **argv);
 int cmd_pose(int argc, char **argv);
+int cmd_mv(int argc, char **argv);
 int cmd_watch(int argc, char **argv);
 int cmd_extract(int argc, char **argv);
 int cmd_report(int argc, char **argv);
@@ -59,6 +60,7 @@ void cmd_init_usage(FILE *out);
 void cmd_pack_usage(FILE *out);
 void cmd_clean_usage(FILE *out);
 void cmd_pose_usage(FILE *out);
+void cmd_mv_usage(FILE *out);
 void cmd_watch_usage(FILE *out);
 void cmd_extract_usage(FILE *out);
 void cmd_report_usage(FILE *out);
@@ -108,6 +110,9 @@ int cli_usage_hint(const char *command);
 /* "s" unless count is 1, for "1 file" / "2 files". */
 const char *cli_plural(size_t count);
 
+/* cmd_init_sidecar.c: `kiln init --sidecar SOURCE`. */
+int cli_init_sidecar(const char *config, const char *input, const char *source);
+
 /* ---------------------------------------------------------------------------
  * paths.c
  * ------------------------------------------------------------------------- */
@@ -121,6 +126,12 @@ bool cli_same_file(const char *a, const char *b);
 
 /* The part of `path` after its last '/'. */
 const char *cli_file_name(const char *path);
+
+/* `path` (as typed, relative to the working folder) relative to the input
+ * folder `input` ("assets/props/crate.obj" -> "props/crate.obj"; caller
+ * frees), or NULL when it is not inside it or its folder does not exist.
+ * The file itself need not exist (kiln mv's destination). */
+char *cli_input_relative(const char *input, const char *path);
 
 /* Source diagnostics name their files relative to the input folder; printed,
  * they start with the input folder as given ("assets/models/cube.obj:3: ..."),

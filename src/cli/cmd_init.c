@@ -33,38 +33,65 @@ static const char example_level[] =
 
 static const struct option init_long_options[] = {
     {"help", no_argument, NULL, 'h'},
+    {"sidecar", required_argument, NULL, 's'},
+    {"config", required_argument, NULL, 'c'},
+    {"input", required_argument, NULL, 'i'},
     {NULL, 0, NULL, 0},
 };
+
+/* --sidecar and the options that find its project. */
+typedef struct init_request {
+    const char *sidecar, *config, *input;
+} init_request;
 
 void cmd_init_usage(FILE *out) {
     fprintf(out,
             "Usage: kiln init [options]\n"
+            "       kiln init --sidecar SOURCE [-c FILE] [-i DIR]\n"
             "\n"
             "Writes a starter %s in the current folder, documenting every\n"
             "configuration key with its default, presets and rules, and an example\n"
             "level, " EXAMPLE_LEVEL ". An existing %s or level is never\n"
             "overwritten.\n"
             "\n"
-            "Options:\n"
-            "  -h, --help   show this help\n"
+            "With --sidecar, writes SOURCE.kiln.yml beside the source instead: its\n"
+            "stable ID, and every setting as a comment with the value it resolves to\n"
+            "now and where that comes from (default, preset, rule, line).\n"
             "\n"
-            "Exit status: 0 when written, 1 when %s exists or cannot be written.\n",
-            BUILD_CONFIG_FILE, BUILD_CONFIG_FILE, BUILD_CONFIG_FILE);
+            "Options:\n"
+            "  -s, --sidecar SOURCE   write the sidecar of SOURCE (a file in the input folder)\n"
+            "  -c, --config FILE      the kiln.yml to resolve with (default: the nearest)\n"
+            "  -i, --input DIR        the input folder (default: kiln.yml's)\n"
+            "  -h, --help             show this help\n"
+            "\n"
+            "Exit status: 0 when written, 1 when the file exists or cannot be written.\n",
+            BUILD_CONFIG_FILE, BUILD_CONFIG_FILE);
 }
 
-static int parse_init_options(int argc, char **argv) {
+static int parse_init_options(int argc, char **argv, init_request *request) {
     cli_getopt_reset();
     int option;
-    while ((option = getopt_long(argc, argv, CLI_GETOPT_PREFIX "h", init_long_options, NULL)) !=
-           -1) {
+    while ((option = getopt_long(argc, argv, CLI_GETOPT_PREFIX "hs:c:i:", init_long_options,
+                                 NULL)) != -1) {
         switch (option) {
         case 'h':
             cmd_init_usage(stdout);
             return CLI_EXIT_OK;
+        case 's':
+            request->sidecar = optarg;
+            break;
+        case 'c':
+            request->config = optarg;
+            break;
+        case 'i':
+            request->input = optarg;
+            break;
         default:
             return cli_option_error(COMMAND, argv, init_long_options, option);
         }
     }
+    if (request->sidecar == NULL && (request->config != NULL || request->input != NULL))
+        return cli_usage_error(COMMAND, "--config and --input go with --sidecar");
     return cli_reject_operands(COMMAND, argc, argv) ? -1 : CLI_EXIT_USAGE;
 }
 
@@ -77,9 +104,12 @@ static void render_template(bytebuf *text) {
 }
 
 int cmd_init(int argc, char **argv) {
-    int status = parse_init_options(argc, argv);
+    init_request request = {0};
+    int status = parse_init_options(argc, argv, &request);
     if (status >= 0)
         return status;
+    if (request.sidecar != NULL)
+        return cli_init_sidecar(request.config, request.input, request.sidecar);
 
     struct stat info;
     if (lstat(BUILD_CONFIG_FILE, &info) == 0) {

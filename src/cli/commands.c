@@ -25,6 +25,7 @@ static const cli_command commands[] = {
     {"watch", cmd_watch, cmd_watch_usage,
      "build, then cook again what changes (--serve: on demand)"},
     {"pose", cmd_pose, cmd_pose_usage, "print a cooked scene's nodes with their world matrices"},
+    {"mv", cmd_mv, cmd_mv_usage, "move a source with its sidecar, keeping its ID; fix levels"},
     {"extract", cmd_extract, cmd_extract_usage, "decode a cooked texture's image to PNG"},
     {"report", cmd_report, cmd_report_usage, "write the output folder's HTML build report"},
 };

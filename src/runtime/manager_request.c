@@ -245,6 +245,65 @@ kiln_result kiln_manager_request_ref(kiln_manager *m, kiln_scope scope, const ch
     return result;
 }
 
+/* The handle and ref of the main entry of asset `id` in the mounted
+ * manifests, the last mounted first; false (with `err`) when none names it.
+ * The ref is copied: a refresh may replace the manifest it is in. */
+static bool resolve_id(kiln_manager *m, kiln_asset_id id, kiln_handle *handle, char *ref,
+                       size_t capacity, kiln_error *err) {
+    char text[KILN_ASSET_ID_TEXT_SIZE];
+    kiln_asset_id_format(id, text);
+    if (m == NULL) {
+        runtime_fail(err, KILN_ERR_INVALID_ARGUMENT, "kiln manager", "no manager");
+        return false;
+    }
+    pthread_mutex_lock(&m->lock);
+    const kiln_manifest_entry *entry = NULL;
+    const mgr_mount *mount = NULL;
+    for (uint32_t i = m->mount_count; entry == NULL && i-- > 0;) {
+        mount = mgr_mount_at(m, i);
+        entry = kiln_manifest_find_id(&mount->man->view, id);
+    }
+    if (entry != NULL) {
+        *handle = entry->hash;
+        const char *found = kiln_manifest_ref(&mount->man->view, entry);
+        if (strlen(found) < capacity)
+            memcpy(ref, found, strlen(found) + 1);
+        else
+            ref[0] = '\0'; /* too long to copy: the handle alone names it */
+    }
+    pthread_mutex_unlock(&m->lock);
+    if (entry == NULL)
+        runtime_fail(err, KILN_ERR_NOT_FOUND, text, "no mounted manifest has this asset ID");
+    return entry != NULL;
+}
+
+/* A longer ref is loaded by its handle alone (messages then lack its name). */
+#define ID_REF_MAX 1024
+
+kiln_result kiln_manager_load_id(kiln_manager *m, kiln_scope scope, kiln_asset_id id,
+                                 kiln_ref *ref, kiln_error *err) {
+    kiln_handle handle = 0;
+    char ref_string[ID_REF_MAX];
+    if (ref != NULL)
+        memset(ref, 0, sizeof *ref);
+    if (!resolve_id(m, id, &handle, ref_string, sizeof ref_string, err))
+        return err != NULL ? err->code : KILN_ERR_NOT_FOUND;
+    return load_or_cook(m, scope, handle, ref_string[0] ? ref_string : NULL, ref, err);
+}
+
+kiln_result kiln_manager_request_id(kiln_manager *m, kiln_scope scope, kiln_asset_id id,
+                                    int32_t priority, kiln_load_callback callback, void *user,
+                                    kiln_ref *ref, kiln_error *err) {
+    kiln_handle handle = 0;
+    char ref_string[ID_REF_MAX];
+    if (ref != NULL)
+        memset(ref, 0, sizeof *ref);
+    if (!resolve_id(m, id, &handle, ref_string, sizeof ref_string, err))
+        return err != NULL ? err->code : KILN_ERR_NOT_FOUND;
+    return request(m, scope, handle, ref_string[0] ? ref_string : NULL, priority, callback, user,
+                   ref, err);
+}
+
 uint32_t kiln_manager_pump(kiln_manager *m) {
     if (m == NULL)
         return 0;

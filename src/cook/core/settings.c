@@ -363,6 +363,49 @@ void cook_settings_default(cook_settings *settings) {
     }
 }
 
+void cook_setting_to_json(const cook_setting *key, const cook_settings *s, bytebuf *out) {
+    long value = cook_setting_get(key, s);
+    switch (key->type) {
+    case COOK_SETTING_BOOL:
+        bytebuf_printf(out, "%s", value ? "true" : "false");
+        break;
+    case COOK_SETTING_TOLERANCE: {
+        cook_anim_tolerance t =
+            *(const cook_anim_tolerance *)(const void *)((const char *)s + key->offset);
+        if (!t.on) {
+            bytebuf_printf(out, "false");
+            break;
+        }
+        for (size_t n = 0; cook_tolerance_names[n] != NULL; n++)
+            bytebuf_printf(out, "%s\"%s\":%.9g", n ? "," : "{", cook_tolerance_names[n],
+                           (double)*cook_tolerance_field(&t, n));
+        bytebuf_printf(out, "}");
+        break;
+    }
+    case COOK_SETTING_UINT:
+        bytebuf_printf(out, "%u", (unsigned)value);
+        break;
+    case COOK_SETTING_INT:
+        bytebuf_printf(out, "%d", (int)value);
+        break;
+    case COOK_SETTING_ENUM:
+        bytebuf_append_json_string(out, key->names[value]);
+        break;
+    case COOK_SETTING_TEXT:
+        bytebuf_append_json_string(out, (const char *)s + key->offset);
+        break;
+    case COOK_SETTING_RATIOS: {
+        const float *ratios = (const float *)(const void *)((const char *)s + key->offset);
+        uint32_t count = *(const uint32_t *)(const void *)((const char *)s + key->count_offset);
+        bytebuf_printf(out, "[");
+        for (uint32_t r = 0; r < count; r++)
+            bytebuf_printf(out, "%s%.9g", r ? "," : "", (double)ratios[r]);
+        bytebuf_printf(out, "]");
+        break;
+    }
+    }
+}
+
 void cook_settings_to_json(const cook_settings *s, bytebuf *out) {
     /* Keys sorted, fixed formatting: the text is part of cache keys. */
     bool first = true;
@@ -377,45 +420,7 @@ void cook_settings_to_json(const cook_settings *s, bytebuf *out) {
             continue;
         bytebuf_printf(out, "%s\"%s\":", first ? "{" : ",", key->name);
         first = false;
-        switch (key->type) {
-        case COOK_SETTING_BOOL:
-            bytebuf_printf(out, "%s", value ? "true" : "false");
-            break;
-        case COOK_SETTING_TOLERANCE: {
-            cook_anim_tolerance t =
-                *(const cook_anim_tolerance *)(const void *)((const char *)s + key->offset);
-            if (!t.on) {
-                bytebuf_printf(out, "false");
-                break;
-            }
-            for (size_t n = 0; cook_tolerance_names[n] != NULL; n++)
-                bytebuf_printf(out, "%s\"%s\":%.9g", n ? "," : "{", cook_tolerance_names[n],
-                               (double)*cook_tolerance_field(&t, n));
-            bytebuf_printf(out, "}");
-            break;
-        }
-        case COOK_SETTING_UINT:
-            bytebuf_printf(out, "%u", (unsigned)value);
-            break;
-        case COOK_SETTING_INT:
-            bytebuf_printf(out, "%d", (int)value);
-            break;
-        case COOK_SETTING_ENUM:
-            bytebuf_append_json_string(out, key->names[value]);
-            break;
-        case COOK_SETTING_TEXT:
-            bytebuf_append_json_string(out, (const char *)s + key->offset);
-            break;
-        case COOK_SETTING_RATIOS: {
-            const float *ratios = (const float *)(const void *)((const char *)s + key->offset);
-            uint32_t count = *(const uint32_t *)(const void *)((const char *)s + key->count_offset);
-            bytebuf_printf(out, "[");
-            for (uint32_t r = 0; r < count; r++)
-                bytebuf_printf(out, "%s%.9g", r ? "," : "", (double)ratios[r]);
-            bytebuf_printf(out, "]");
-            break;
-        }
-        }
+        cook_setting_to_json(key, s, out);
     }
     bytebuf_printf(out, first ? "{}" : "}");
 }

@@ -238,6 +238,8 @@ void cook_setting_copy(const cook_setting *key, cook_settings *to, const cook_se
 
 /* Every key at its table default; everything else zero. */
 void cook_settings_default(cook_settings *settings);
+/* The value of `key` in `settings` as JSON (also a YAML flow value). */
+void cook_setting_to_json(const cook_setting *key, const cook_settings *settings, bytebuf *out);
 /* The settings as a JSON object, keys sorted: part of metadata and cache keys. */
 void cook_settings_to_json(const cook_settings *settings, bytebuf *out);
 
