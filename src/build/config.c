@@ -1023,6 +1023,22 @@ bool config_load(kiln_config *config, const char *path, cook_diag *diag) {
     return ok;
 }
 
+/* The line of `setting` given as `key` (flat) or under it (nested). */
+static uint32_t setting_line(const parse_state *state, const yaml_node_t *key,
+                             const yaml_node_t *value, const cook_setting *setting) {
+    size_t group = strlen((const char *)key->data.scalar.value);
+    if (value->type != YAML_MAPPING_NODE || strlen(setting->name) <= group)
+        return node_line(key);
+    for (yaml_node_pair_t *pair = value->data.mapping.pairs.start;
+         pair < value->data.mapping.pairs.top; pair++) {
+        yaml_node_t *sub_key, *sub_value;
+        const char *name = pair_nodes(state, pair, &sub_key, &sub_value);
+        if (name != NULL && strcmp(name, setting->name + group + 1) == 0)
+            return node_line(sub_key);
+    }
+    return node_line(key);
+}
+
 /* Parses a document whose top level is a map of settings keys (a sidecar):
  * the settings go into `overlay` with the line of each key in `lines`; any
  * other key goes to `other` (NULL: every other key is an unknown-key warning),
@@ -1053,7 +1069,7 @@ bool config_parse_settings_map(const char *path, const char *text, size_t size,
             if (parse_setting(&state, overlay, name, value)) {
                 for (size_t i = 0; i < cook_setting_count && i < 64; i++)
                     if ((overlay->set & ~before) & ((uint64_t)1 << i))
-                        lines[i] = node_line(key);
+                        lines[i] = setting_line(&state, key, value, &cook_setting_table[i]);
                 continue;
             }
             if (other == NULL || !other(context, &doc, key, value, diag))

@@ -57,7 +57,8 @@ static bool parse_other_key(void *context, yaml_document_t *doc, yaml_node_t *ke
         diag_error(diag, file, line, "id: expected 32 hex digits");
     } else if (kiln_asset_id_parse((const char *)value->data.scalar.value, &sidecar->id, &err) !=
                KILN_OK) {
-        diag_error(diag, file, line, "id: %s", err.message);
+        diag_error(diag, file, line, "id: '%.60s' is not an asset ID (32 hex digits, not all 0)",
+                   (const char *)value->data.scalar.value);
     } else {
         sidecar->id_line = line;
     }

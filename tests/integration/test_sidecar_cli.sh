@@ -1,0 +1,111 @@
+#!/usr/bin/env bash
+# Sidecars through the CLI, on the examples: a sidecar changes its asset's
+# output and only that asset is cooked again (every other file keeps its
+# bytes); an `id:` alone recooks nothing; a bad sidecar fails its asset alone
+# naming the sidecar and the line; nested keys and unknown keys read as in
+# kiln.yml; a sidecar beside no source is named; sidecars are no assets;
+# `kiln init --sidecar` writes the ID and every resolved value with where it
+# comes from; `kiln mv` moves a source with its sidecar and rewrites levels.
+set -euo pipefail
+source "$(dirname "$0")/harness.sh" sidecar_cli
+
+T="$SCRATCH/project"
+mkdir -p "$T"
+cp -r "$KILN_REPO/examples/assets" "$T/assets"
+cp "$KILN_REPO/examples/kiln.yml" "$T/kiln.yml"
+sums() { (cd "$T/runtime" && find . -type f ! -name assets.kman ! -path './.kiln*' -print0 |
+    sort -z | xargs -0 md5sum); }
+cooked_count() { grep -c '^cooked .* -> ' "$SCRATCH/stdout" || true; }
+
+run_in "$T" build -v
+check "the examples cook" status_is 0
+sums >"$SCRATCH/before"
+
+printf '# fewer levels for the rock alone\nmesh.lods: 0\n' >"$T/assets/props/rock.obj.kiln.yml"
+run_in "$T" build -v
+sums >"$SCRATCH/after"
+check "a sidecar cooks its asset again, and no other" \
+    all_true 'status_is 0' 'stdout_has "^cooked props/rock.obj "' '[ "$(cooked_count)" -eq 1 ]'
+check "the sidecar's value is the asset's setting" \
+    grep -aq '"mesh.lods":0,' "$T/runtime/props/rock.kmesh"
+check "only the rock's files changed" \
+    diff <(grep -v 'props/rock\.' "$SCRATCH/before") <(grep -v 'props/rock\.' "$SCRATCH/after")
+check "the rock's mesh did change" \
+    bash -c "! cmp -s <(grep 'props/rock.kmesh' '$SCRATCH/before') <(grep 'props/rock.kmesh' '$SCRATCH/after')"
+check "the sidecar is no asset and no skipped file" \
+    all_true 'stdout_lacks "kiln\.yml"' 'stdout_has "0 skipped"'
+
+run_in "$T" build -v
+check "an unchanged sidecar cooks nothing" all_true 'status_is 0' '[ "$(cooked_count)" -eq 0 ]'
+
+printf 'id: 0123456789abcdef0123456789ABCDEF\nmesh.lods: 0\n' >"$T/assets/props/rock.obj.kiln.yml"
+run_in "$T" build -v
+check "an id: changes no output: nothing cooked" \
+    all_true 'status_is 0' '[ "$(cooked_count)" -eq 0 ]'
+
+printf 'mesh:\n  lods: 0\n  meshlets: false\n  lodz: 2\n' >"$T/assets/props/rock.obj.kiln.yml"
+run_in "$T" build -v
+check "nested keys read as in kiln.yml; an unknown one is a warning with its line" \
+    all_true 'status_is 0' 'stdout_has "^cooked props/rock.obj "' \
+    "stderr_has \"^assets/props/rock.obj.kiln.yml:4: warning: unknown key 'lodz' in mesh\"" \
+    'grep -aq "\"mesh.meshlets\":false" "$T/runtime/props/rock.kmesh"'
+
+cp "$T/runtime/props/rock.kmesh" "$SCRATCH/rock.kmesh"
+printf 'mesh.lods: 0\n\ntexture.format: bc9\n' >"$T/assets/props/rock.obj.kiln.yml"
+run_in "$T" build -v
+check "a bad sidecar fails its asset alone, naming the sidecar and the line" \
+    all_true 'status_is 1' 'stdout_has "^failed props/rock.obj"' \
+    "stderr_has \"^assets/props/rock.obj.kiln.yml:3: error: texture.format: 'bc9' is not one of\"" \
+    'stdout_has "^up to date props/crate.obj"' 'stdout_has "^up to date levels/yard.level"'
+check "the failed asset keeps its previous files" cmp "$T/runtime/props/rock.kmesh" "$SCRATCH/rock.kmesh"
+printf 'id: 1234\n' >"$T/assets/props/rock.obj.kiln.yml"
+run_in "$T" build -v
+check "a bad id: fails the asset naming the line" \
+    all_true 'status_is 1' "stderr_has \"^assets/props/rock.obj.kiln.yml:1: error: id: '1234' is not an asset ID\""
+rm "$T/assets/props/rock.obj.kiln.yml"
+
+printf 'mesh.lods: 1\n' >"$T/assets/props/boulder.obj.kiln.yml"
+run_in "$T" build -v
+check "a sidecar beside no source is named and ignored" \
+    all_true 'status_is 0' \
+    "stderr_has \"^assets/props/boulder.obj.kiln.yml: warning: a sidecar beside no source\""
+rm "$T/assets/props/boulder.obj.kiln.yml"
+
+run_in "$T" init --sidecar assets/shaders/skinned.vert
+S="$T/assets/shaders/skinned.vert.kiln.yml"
+check "init --sidecar writes the ID and each resolved value with its origin" \
+    all_true 'status_is 0' 'grep -qE "^id: [0-9a-f]{32}$" "$S"' \
+    "grep -qE '^# shader.variants: \"\\\\nSKINNED=1\" +# rule .match: shaders/skinned.vert. \\(kiln.yml:7\\)$' \"\$S\"" \
+    'grep -qE "^# mesh.lods: 2 +# default$" "$S"'
+run_in "$T" build -v
+check "the written sidecar changes no setting: nothing cooked" \
+    all_true 'status_is 0' '[ "$(cooked_count)" -eq 0 ]'
+run_in "$T" init --sidecar assets/shaders/skinned.vert
+check "init --sidecar never overwrites" all_true 'status_is 1' 'stderr_has "already exists"'
+run_in "$T" init --sidecar assets/props/crate.mtl
+check "init --sidecar refuses a file kiln does not cook" \
+    all_true 'status_is 1' 'stderr_has "no importer claims it"'
+
+printf 'mesh.lods: 0\n' >"$T/assets/props/sign.obj.kiln.yml"
+run_in "$T" mv assets/props/sign.obj assets/level/signpost.obj
+check "kiln mv moves the source and its sidecar, pinning the ID first" \
+    all_true 'status_is 0' '[ -f "$T/assets/level/signpost.obj" ]' '[ ! -e "$T/assets/props/sign.obj" ]' \
+    '[ ! -e "$T/assets/props/sign.obj.kiln.yml" ]' \
+    'grep -qE "^id: [0-9a-f]{32} # the stable ID of props/sign.obj" "$T/assets/level/signpost.obj.kiln.yml"' \
+    'grep -qx "mesh.lods: 0" "$T/assets/level/signpost.obj.kiln.yml"'
+check "kiln mv rewrites the level naming it, and nothing else in it" \
+    all_true 'stdout_has "yard.level: 1 reference to props/sign.obj now name level/signpost.obj"' \
+    "diff <(sed 's#asset: level/signpost.obj#asset: props/sign.obj#' '$T/assets/levels/yard.level') '$KILN_REPO/examples/assets/levels/yard.level'"
+run_in "$T" build -v
+check "after kiln mv the tree cooks and checks" \
+    all_true 'status_is 0' 'stdout_has "^cooked level/signpost.obj "' '[ ! -e "$T/runtime/props/sign.kmesh" ]'
+run_in "$T" check -o runtime
+check "kiln check passes after the move" status_is 0
+run_in "$T" mv assets/props/crate.obj assets/props/rock.obj
+check "kiln mv never overwrites" all_true 'status_is 1' 'stderr_has "already exists"' \
+    '[ -f "$T/assets/props/crate.obj" ]' '[ ! -e "$T/assets/props/crate.obj.kiln.yml" ]'
+run_in "$T" mv assets/props/crate.obj assets/props/crate.txt
+check "kiln mv refuses a name no importer claims" \
+    all_true 'status_is 1' 'stderr_has "no importer would claim"'
+
+finish test_sidecar_cli
