@@ -1,6 +1,8 @@
 /* fuzz_config.c — config_parse (kiln.yml and its settings) on arbitrary text,
- * then the resolution of every preset for a path. */
+ * then the resolution of every preset for a path; and the same text read as
+ * a sidecar (sidecar_parse). */
 #include "build/config.h"
+#include "build/sidecar.h"
 #include "fuzz_aligned.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
@@ -12,6 +14,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     for (size_t i = 0; i < config.preset_count; i++)
         config_resolve(&config, &config.presets[i], "ui/icon.png", &settings);
     config_free(&config);
+    /* The same bytes as a sidecar: the same settings parser, plus `id:`. */
+    build_sidecar sidecar;
+    (void)sidecar_parse("a.obj.kiln.yml", (const char *)data, size, &sidecar, &diag);
     diag_free(&diag);
     return 0;
 }

@@ -1,5 +1,6 @@
 /* fuzz_manifest.c — the container validator and the manifest view on
- * arbitrary bytes; every entry's path and ref is read. */
+ * arbitrary bytes; every entry's path and ref is read, and its asset ID looked
+ * up both ways. */
 #include "fuzz_aligned.h"
 #include "kiln/kiln.h"
 
@@ -18,6 +19,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                 fuzz_touch(path, strlen(path));
                 fuzz_touch(ref, strlen(ref));
                 (void)kiln_manifest_find(&view, view.entries[i].hash);
+                kiln_asset_id id;
+                if (kiln_manifest_id_of(&view, &view.entries[i], &id) &&
+                    kiln_manifest_find_id(&view, id) == NULL)
+                    __builtin_trap(); /* R9: an entry's ID resolves */
             }
         }
         kiln_file_close(&file);
