@@ -108,4 +108,26 @@ run_in "$T" mv assets/props/crate.obj assets/props/crate.txt
 check "kiln mv refuses a name no importer claims" \
     all_true 'status_is 1' 'stderr_has "no importer would claim"'
 
+# material.overrides: a bad line fails the model naming the field; a pattern
+# naming no material is a warning (the exact values and the normal map
+# are checked by test_sidecar, in C).
+bad_override() {
+    printf 'material.overrides: ["%s"]\n' "$1" >"$T/assets/props/pebble.obj.kiln.yml"
+    run_in "$T" build -v
+    status_is 1 && stdout_has "^failed props/pebble.obj" && stderr_has "$2"
+}
+check "a bad override fails the model, naming the field and value" \
+    all_true "bad_override '*: roughness=2' \"material.overrides: 'roughness=2' for '\\\\*' is not a field\"" \
+    "bad_override '*: shininess=1' \"'shininess=1' for '\\\\*' is not a field\"" \
+    "bad_override '*: base_color=1,1,1' \"'base_color=1,1,1'\"" \
+    "bad_override '*: normal_texture=missing.png' \"normal_texture 'missing.png'\"" \
+    "bad_override '*: normal_from_height=../up.png' \"normal_from_height '../up.png': path '../up.png' leaves the input folder\"" \
+    "bad_override 'no pattern here' 'is not PATTERN: FIELD=VALUE'"
+printf 'material.overrides: ["nothing*: roughness=1"]\n' >"$T/assets/props/pebble.obj.kiln.yml"
+run_in "$T" build -v
+check "an override naming no material is a warning; the model cooks" \
+    all_true 'status_is 0' 'stdout_has "^cooked props/pebble.obj "' \
+    "stderr_has \"material.overrides: 'nothing\\\\*' names no material of this model\""
+rm "$T/assets/props/pebble.obj.kiln.yml"
+
 finish test_sidecar_cli

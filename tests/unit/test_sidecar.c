@@ -3,6 +3,7 @@
  * here; where each resolved setting came from; and, end to end on the
  * examples, an asset loaded by ID through the manager before and after
  * `kiln mv` moved its source, with the level naming it rewritten. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -241,6 +242,127 @@ static void an_id_survives_kiln_mv_and_loads_before_and_after(void **state) {
     test_project_free(&p);
 }
 
+/* ---------------------------------------------------------------------------
+ * material.overrides
+ * ------------------------------------------------------------------------- */
+
+#define HEIGHT_W 9
+#define HEIGHT_H 7
+
+/* The test's height map: uneven in both directions, so both slopes count. */
+static uint8_t test_height(uint32_t x, uint32_t y) {
+    return (uint8_t)((x * x * 3u + y * 29u + (x * y) % 7u * 5u) % 256u);
+}
+
+/* The rows of `out`/props/crate.kmat, copied (the mapping is closed). */
+static kiln_material *read_crate_rows(const char *out, uint32_t *count) {
+    char *path = test_path_join(out, "props/crate.kmat");
+    kiln_file file;
+    kiln_material_view view;
+    kiln_error err;
+    assert_int_equal(kiln_file_map(&file, path, 0, &err), KILN_OK);
+    assert_int_equal(kiln_material_view_get(&file, 0, &view, &err), KILN_OK);
+    *count = view.material_count;
+    kiln_material *rows = malloc(view.material_count * sizeof *rows);
+    memcpy(rows, view.materials, view.material_count * sizeof *rows);
+    kiln_file_close(&file);
+    free(path);
+    return rows;
+}
+
+/* The normal the test expects at (x, y): the Sobel gradient written out
+ * here, heights clamped at the edges, divided by 8, times `strength`. */
+static void expected_normal(uint32_t x, uint32_t y, double strength, double n[3]) {
+#define H(i, j)                                                                                    \
+    (test_height((uint32_t)((i) < 0 ? 0 : (i) >= HEIGHT_W ? HEIGHT_W - 1 : (i)),                  \
+                 (uint32_t)((j) < 0 ? 0 : (j) >= HEIGHT_H ? HEIGHT_H - 1 : (j))) /                 \
+     255.0)
+    int xi = (int)x, yi = (int)y;
+    double right = H(xi + 1, yi - 1) + 2 * H(xi + 1, yi) + H(xi + 1, yi + 1);
+    double left = H(xi - 1, yi - 1) + 2 * H(xi - 1, yi) + H(xi - 1, yi + 1);
+    double below = H(xi - 1, yi + 1) + 2 * H(xi, yi + 1) + H(xi + 1, yi + 1);
+    double above = H(xi - 1, yi - 1) + 2 * H(xi, yi - 1) + H(xi + 1, yi - 1);
+#undef H
+    double v[3] = {-strength * (right - left) / 8.0, strength * (below - above) / 8.0, 1.0};
+    double length = sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+    for (int i = 0; i < 3; i++)
+        n[i] = v[i] / length;
+}
+
+static void overrides_change_exactly_the_overridden_kmat_values(void **state) {
+    (void)state;
+    test_project p = test_project_new("sidecar_overrides_src", "sidecar_overrides_out");
+    static const char *const files[] = {"props/crate.obj", "props/crate.mtl", "props/crate.png"};
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+        char *from = test_path_join(EXAMPLES, files[i]);
+        test_project_copy(&p, from, files[i]);
+        free(from);
+    }
+    size_t size, row_bytes;
+    uint8_t *bmp = test_bmp_alloc(HEIGHT_W, HEIGHT_H, 24, &size, &row_bytes);
+    for (uint32_t y = 0; y < HEIGHT_H; y++) /* bottom-up rows */
+        for (uint32_t x = 0; x < HEIGHT_W; x++)
+            memset(bmp + 54 + (HEIGHT_H - 1 - y) * row_bytes + x * 3, test_height(x, y), 3);
+    test_project_write(&p, "textures/bump.bmp", bmp, size);
+    free(bmp);
+    test_project_write_text(&p, "props/crate.obj.kiln.yml", "texture.compress: false\n");
+    test_project_cook(&p);
+    uint32_t count, count_after;
+    kiln_material *before = read_crate_rows(p.out, &count);
+    assert_int_equal(count, 2); /* wood, metal */
+
+    test_project_write_text(&p, "props/crate.obj.kiln.yml",
+                            "texture.compress: false\n"
+                            "material.overrides:\n"
+                            "  - wood: base_color=1,0.5,0.25,1 roughness=0.3\n"
+                            "  - metal: normal_from_height=textures/bump.bmp normal_strength=3 "
+                            "metallic=0.5\n");
+    test_project_cook(&p);
+    kiln_material *after = read_crate_rows(p.out, &count_after);
+    assert_int_equal(count_after, 2);
+    /* The expected rows: the ones before with exactly the overridden values. */
+    kiln_material expected[2];
+    memcpy(expected, before, sizeof expected);
+    memcpy(expected[0].base_color, (float[4]){1.0f, 0.5f, 0.25f, 1.0f}, sizeof(float[4]));
+    expected[0].roughness = 0.3f;
+    expected[1].metallic = 0.5f;
+    expected[1].textures[KILN_MATERIAL_SLOT_NORMAL].texture =
+        kiln_ref_hash("props/crate/bump_normal");
+    assert_memory_equal(after, expected, sizeof expected);
+
+    /* The normal map: what the Sobel gradient of the heights gives. */
+    char *texture = test_path_join(p.out, "props/crate/bump_normal.ktx2");
+    kiln_ktx2_file ktx;
+    kiln_error err;
+    assert_int_equal(kiln_ktx2_map(&ktx, texture, &err), KILN_OK);
+    uint32_t w, h, d;
+    kiln_ktx2_level_extent(&ktx.view, 0, &w, &h, &d);
+    assert_int_equal(w, HEIGHT_W);
+    assert_int_equal(h, HEIGHT_H);
+    size_t level_size = (size_t)kiln_ktx2_level_size(&ktx.view, 0);
+    assert_int_equal(level_size, HEIGHT_W * HEIGHT_H * 4);
+    uint8_t *texels = malloc(level_size);
+    assert_int_equal(kiln_ktx2_read_level(&ktx.view, 0, texels, level_size, &err), KILN_OK);
+    int worst = 0;
+    for (uint32_t y = 0; y < HEIGHT_H; y++)
+        for (uint32_t x = 0; x < HEIGHT_W; x++) {
+            double n[3];
+            expected_normal(x, y, 3.0, n);
+            for (int c = 0; c < 3; c++) {
+                int want = (int)lround((n[c] * 0.5 + 0.5) * 255.0);
+                int got = texels[((size_t)y * HEIGHT_W + x) * 4 + (size_t)c];
+                worst = abs(got - want) > worst ? abs(got - want) : worst;
+            }
+        }
+    assert_in_range(worst, 0, 1); /* 8-bit rounding of a renormalised vector */
+    free(texels);
+    kiln_ktx2_close(&ktx);
+    free(texture);
+    free(before);
+    free(after);
+    test_project_free(&p);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(a_sidecar_holds_an_id_and_settings_flat_or_nested),
@@ -249,6 +371,7 @@ int main(void) {
         cmocka_unit_test(the_derived_id_is_xxh3_128_of_the_source_path),
         cmocka_unit_test(each_setting_says_where_it_came_from),
         cmocka_unit_test(an_id_survives_kiln_mv_and_loads_before_and_after),
+        cmocka_unit_test(overrides_change_exactly_the_overridden_kmat_values),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

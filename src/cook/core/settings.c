@@ -160,6 +160,14 @@ const cook_setting cook_setting_table[] = {
      FIELD(material_flags),
      .description = "force material flags by material name: a list of PATTERN=FLAGS, flags "
                     "cast_shadows, receive_shadows, transparent, double_sided or no_ before one"},
+    {.name = "material.overrides",
+     .type = COOK_SETTING_TEXT,
+     .omit_default = true,
+     FIELD(material_overrides),
+     .description = "change materials by name: a list of PATTERN: FIELD=VALUE ..., fields "
+                    "base_color, metallic, roughness, emissive, normal_scale, "
+                    "occlusion_strength, alpha_cutoff, SLOT_texture (an image or none), "
+                    "normal_from_height, normal_strength"},
     {.name = "mesh.lod_ratios",
      .type = COOK_SETTING_RATIOS,
      FIELD(mesh_lod_ratios),

@@ -3,6 +3,7 @@
  *
  *   model.c    glTF / OBJ / assimp → IR → process → .kmesh, .kmat, textures
  *   model_materials.c  a model's material refs and the material.flags setting
+ *   model_overrides.c  the material.overrides setting: factors, images, height maps
  *   texture.c  an image → decode → mips → encode → KTX2 (and the texture path
  *              the model and cubemap drivers share)
  *   cubemap.c  a "*.env" folder of six faces → one cubemap KTX2
@@ -77,6 +78,13 @@ bool driver_material_leaves(const ir_asset *asset, const char *const *taken, siz
 /* Applies the material.flags setting to the rows (flags_on / flags_off);
  * false, with an error, for a line that is not PATTERN=FLAGS. */
 bool driver_material_flags(cook_context *ctx, ir_asset *asset, char (*leaves)[DRIVER_LEAF_MAX]);
+/* Applies the material.overrides setting (model_overrides.c) to the rows
+ * of a model just imported, before its meshes are processed (a normal map
+ * added there asks for tangents): factors, a slot's image replaced or
+ * removed, a normal map made from a height map. False, with an error naming
+ * the line, for a line or value that is not valid or an image that cannot
+ * be read. */
+bool driver_material_overrides(cook_context *ctx, ir_asset *asset);
 /* A .cube 3D LUT as a 3D RGBA16F KTX2 (N x N x N, one level), lut.c. */
 bool cook_lut_asset(const cook_request *request, cook_context *ctx, cook_asset_result *result);
 /* The cubemap driver (cubemap.c): request->source_path is a "*.env" folder

@@ -692,6 +692,8 @@ bool cook_model_asset(const cook_request *request, cook_context *ctx, cook_asset
         ok = false; /* an importer that reported an error has failed */
     clock = cook_stage_add(result, COOK_STAGE_IMPORT, clock);
     ok = cook_stage_enter(ctx, COOK_STAGE_PROCESS) && ok;
+    if (ok && request->settings->material_overrides[0] != '\0')
+        ok = driver_material_overrides(ctx, &asset);
     if (ok && request->settings->mesh_merge && asset.mesh_count > 0)
         ok = process_merge_asset(&asset, &result->diag, source_path);
     cook_stage_add(result, COOK_STAGE_PROCESS, clock);

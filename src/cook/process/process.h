@@ -16,6 +16,7 @@
  *     mesh.c       the steps above in order, as settings ask
  *   Images: mips.c  colour-space conversion, resampling, mip chains, a decoded
  *                   image in its stored encoding
+ *           height_normal.c  a tangent-space normal map from a height map
  *   Animation: anim.c  key reduction and quantization
  *   Shaders (spirv.h): spirv_reflect.c (SPIRV-Cross reflection),
  *                      spirv_validate.c (SPIRV-Tools' validator)
@@ -233,6 +234,20 @@ bool meshopt_checked_order(uint32_t *indices, size_t index_count, const float *p
 /* Meshlet limits meshoptimizer accepts: 3..255 vertices, 4..512 triangles in
  * multiples of 4. */
 bool meshopt_meshlet_limits_valid(size_t max_vertices, size_t max_triangles);
+
+/* ---------------------------------------------------------------------------
+ * A normal map from a height map (height_normal.c)
+ * ------------------------------------------------------------------------- */
+
+/* The tangent-space normal map of `height` (its first channel, 0..1, as the
+ * height) into rgba (width * height * 4 bytes): at each texel the Sobel
+ * gradient (Sobel and Feldman, 1968; Gonzalez and Woods, Digital Image
+ * Processing, 3.6.4) with edges clamped, divided by 8 so that a ramp of one
+ * unit per texel has slope 1, scaled by `strength`:
+ *   n = normalize(-strength * dh/dx, strength * dh/dy_down, 1)
+ * (+X right, +Y up the image, as glTF's normal textures), stored as
+ * round((n * 0.5 + 0.5) * 255), alpha 255. */
+void process_height_to_normal(const ir_decoded_image *height, float strength, uint8_t *rgba);
 
 /* ---------------------------------------------------------------------------
  * Images (mips.c)
