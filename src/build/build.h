@@ -5,6 +5,7 @@
  * embeds the cooker (docs/embedding.md) see of it.
  *
  *   build/config.h   kiln.yml: presets, rules, an asset's resolved settings
+ *   build/sidecar.h  an asset's sidecar (NAME.EXT.kiln.yml): its settings and stable ID
  *   build/cache.h    the build cache: its records and file, and the store
  *                    interface (build_cache_store) a remote cache plugs into
  *   this header      the progress interface, options, setup, the plan and
@@ -14,8 +15,9 @@
  *
  *   project.c   kiln.yml → setup (folders, preset); one build: folders
  *               checked, lock, plan, cook, outputs, report; build_project
- *   plan.c      walk the input, match importers, resolve settings; which
- *               sources the roots reach
+ *   plan.c      walk the input, match importers, resolve settings (the
+ *               sidecar last, sidecar.c) and IDs; which sources the roots
+ *               reach
  *   run.c       cache decision or cook for every planned source, on the
  *               thread pool: models first, then what they did not read,
  *               then whatever the finished assets reference

@@ -4,7 +4,7 @@
  *   main.c       the executable: calls cli_main
  *   commands.c   cli_main, the dispatch table: command name -> function
  *   cmd_*.c      one file per command (build, info, check, init, pack, clean, pose,
- *                watch, extract, report)
+ *                watch, extract, report, mv; cmd_init_sidecar.c: init --sidecar)
  *   report_*.c   the HTML build report (report.h)
  *   progress.c   the terminal's build_progress (the engine is build/build.h), how
  *                diagnostics name sources
