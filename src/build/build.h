@@ -245,6 +245,7 @@ typedef struct build_plan {
     /* sidecar_errors[i]: the errors of sources.items[i]'s sidecar, which fail
      * that asset alone (the text of a cook_diag), or NULL */
     char **sidecar_errors;
+    bool *has_sidecar; /* has_sidecar[i]: sources.items[i] has one (read or not) */
     strlist unclaimed; /* files no importer claims, sorted (sidecars are not listed) */
     cook_diag walk;    /* what the walk did not list and why (printed as found);
                           an error there fails the build, the rest still cooks */

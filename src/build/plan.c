@@ -23,6 +23,7 @@ void build_plan_free(build_plan *plan) {
     free(plan->same_ref_model);
     free(plan->ids);
     free(plan->sidecar_errors);
+    free(plan->has_sidecar);
 }
 
 static bool in_sorted(const strlist *files, const char *path) {
@@ -56,10 +57,11 @@ static bool apply_sidecar(const build_setup *setup, build_plan *plan, size_t at,
     if (name == NULL)
         return false;
     build_sidecar sidecar = {0};
-    if (in_sorted(files, name)) {
+    plan->has_sidecar[at] = in_sorted(files, name);
+    if (plan->has_sidecar[at]) {
         cook_diag diag = {0};
         if (sidecar_load(setup->input, source, &sidecar, &diag)) {
-            config_apply_layer(&sidecar.overlay, "the sidecar", name, 0, &plan->settings[at]);
+            sidecar_apply(&sidecar, source, &plan->settings[at]);
             bytebuf_append(&warnings->text, diag.text.data, diag.text.size);
             warnings->warnings += diag.warnings;
         } else {
@@ -214,8 +216,10 @@ bool build_plan_make(const build_options *options, const build_setup *setup, bui
     plan->wanted = calloc(capacity, sizeof *plan->wanted);
     plan->ids = calloc(capacity, sizeof *plan->ids);
     plan->sidecar_errors = calloc(capacity, sizeof *plan->sidecar_errors);
+    plan->has_sidecar = calloc(capacity, sizeof *plan->has_sidecar);
     bool ok = plan->importers != NULL && plan->settings != NULL && plan->settings_hash != NULL &&
-              plan->wanted != NULL && plan->ids != NULL && plan->sidecar_errors != NULL;
+              plan->wanted != NULL && plan->ids != NULL && plan->sidecar_errors != NULL &&
+              plan->has_sidecar != NULL;
     cook_diag sidecar_warnings = {0};
     for (size_t i = 0; ok && i < files.count; i++) {
         if (skip_sidecar(&files, files.items[i], &sidecar_warnings))

@@ -529,6 +529,23 @@ static size_t find_source(const build_plan *plan, const char *path) {
     return found ? (size_t)((char **)found - plan->sources.items) : SIZE_MAX;
 }
 
+/* A source cooked through a model takes the model's settings: its own
+ * sidecar's are not used, which is said rather than dropped. */
+static void warn_unused_sidecar(const build_run *run, const char *source, const char *model) {
+    char folder[1024];
+    build_source_folder(run->setup->input, folder, sizeof folder);
+    char *name = sidecar_path_of(source);
+    cook_diag diag = {0};
+    diag_warning(&diag, name ? name : source, 0,
+                 "'%s' is cooked through %s, with that model's settings: this sidecar's are "
+                 "not used",
+                 source, model);
+    build_diagnostics(run->options, (const char *)diag.text.data, diag.text.size,
+                      run->options->verbosity == PROGRESS_QUIET, folder);
+    diag_free(&diag);
+    free(name);
+}
+
 /* One round over the sources marked in `queued`: the models, then every other
  * kind except what a model (of any round so far) read. */
 static bool cook_round(build_run *run, const bool *queued, size_t *phase_assets) {
@@ -554,6 +571,8 @@ static bool cook_round(build_run *run, const bool *queued, size_t *phase_assets)
             run->slots[i].status = ASSET_THROUGH_MODEL;
             run->slots[i].through = model;
             run->results[i].ok = true;
+            if (plan->has_sidecar[i])
+                warn_unused_sidecar(run, plan->sources.items[i], model);
             if (run->options->verbosity == PROGRESS_VERBOSE)
                 build_say(run->options, BUILD_STREAM_OUT, "%s through %s: %s",
                           run->options->dry_run ? "would be cooked" : "cooked", model,

@@ -104,6 +104,16 @@ bool sidecar_load(const char *input, const char *source_path, build_sidecar *out
     return ok;
 }
 
+void sidecar_apply(const build_sidecar *sidecar, const char *source_path, cook_settings *settings) {
+    if (sidecar == NULL || !sidecar->present)
+        return;
+    char *name = sidecar_path_of(source_path);
+    size_t format = (size_t)(cook_setting_find("texture.format") - cook_setting_table);
+    config_apply_layer(&sidecar->overlay, "the sidecar", name ? name : "sidecar",
+                       sidecar->lines[format], settings);
+    free(name);
+}
+
 kiln_asset_id sidecar_derived_id(const char *source_path) {
     XXH3_state_t *state = XXH3_createState();
     kiln_asset_id id = {0, 0};
@@ -146,8 +156,8 @@ void sidecar_resolve_explained(const kiln_config *config, const config_preset *p
     config_each_layer(config, preset, source_path, note_layer, origin);
     if (sidecar == NULL || !sidecar->present)
         return;
+    sidecar_apply(sidecar, source_path, out);
     char *name = sidecar_path_of(source_path);
-    config_apply_layer(&sidecar->overlay, "the sidecar", name ? name : "sidecar", 0, out);
     for (size_t i = 0; i < cook_setting_count && i < 64; i++)
         if (sidecar->overlay.set & ((uint64_t)1 << i))
             snprintf(origin[i], sizeof origin[i], "%s:%u", name ? name : "sidecar",

@@ -40,6 +40,10 @@ bool sidecar_parse(const char *name, const char *text, size_t size, build_sideca
 bool sidecar_load(const char *input, const char *source_path, build_sidecar *out,
                   cook_diag *diag);
 
+/* Applies the sidecar's settings to `settings` (resolved from kiln.yml),
+ * keeping texture_format_origin as config_resolve does (with its line). */
+void sidecar_apply(const build_sidecar *sidecar, const char *source_path, cook_settings *settings);
+
 /* The ID of an asset whose sidecar gives none: derived from its source path
  * (relative to the input folder, as it is spelled), so it is the same on
  * every machine and every build, and `kiln mv` can write it into the

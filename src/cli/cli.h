@@ -4,7 +4,8 @@
  *   main.c       the executable: calls cli_main
  *   commands.c   cli_main, the dispatch table: command name -> function
  *   cmd_*.c      one file per command (build, info, check, init, pack, clean, pose,
- *                watch, extract, report, mv; cmd_init_sidecar.c: init --sidecar)
+ *                watch, extract, report, mv); source_settings.c: one source's
+ *                settings and where they come from (init --sidecar, info --settings)
  *   report_*.c   the HTML build report (report.h)
  *   progress.c   the terminal's build_progress (the engine is build/build.h), how
  *                diagnostics name sources
@@ -110,8 +111,10 @@ int cli_usage_hint(const char *command);
 /* "s" unless count is 1, for "1 file" / "2 files". */
 const char *cli_plural(size_t count);
 
-/* cmd_init_sidecar.c: `kiln init --sidecar SOURCE`. */
+/* source_settings.c: `kiln init --sidecar SOURCE` and `kiln info --settings
+ * SOURCE` (kiln.yml found as `kiln build` finds it). */
 int cli_init_sidecar(const char *config, const char *input, const char *source);
+int cli_print_source_settings(const char *input, const char *source);
 
 /* ---------------------------------------------------------------------------
  * paths.c

@@ -25,6 +25,7 @@ static const struct option info_long_options[] = {
     {"quiet", no_argument, NULL, 'q'},
     {"quality", no_argument, NULL, OPTION_QUALITY},
     {"unreferenced", no_argument, NULL, OPTION_UNREFERENCED},
+    {"settings", required_argument, NULL, 's'},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -32,6 +33,7 @@ static const struct option info_long_options[] = {
 void cmd_info_usage(FILE *out) {
     fprintf(out,
             "Usage: kiln info [options] | kiln info [--json] [--quality -i DIR] FILE\n"
+            "       kiln info --settings SOURCE [-i DIR]\n"
             "\n"
             "Lists what the output folder holds: for every cooked mesh its size,\n"
             "vertex count, triangles, lines and points per level of detail,\n"
@@ -51,6 +53,11 @@ void cmd_info_usage(FILE *out) {
             ".ktx2, .kscene (a level's too), .kanim, .kshader, .kman or .kpak; a file\n"
             "kiln cannot read is named with the reason, and the exit status is 1.\n"
             "\n"
+            "With --settings SOURCE (a file of the input folder), prints that source's\n"
+            "stable ID and every setting it resolves to, each with where it comes\n"
+            "from: the default, kiln.yml's default section, a preset, a rule and its\n"
+            "line, or its sidecar and the line.\n"
+            "\n"
             "With --quality, each block-compressed texture's level 0 is decoded with\n"
             "kiln's own decoders (astcenc for ASTC): BC7 and BC6H textures list how\n"
             "many blocks use each mode, and when the source named in the file's\n"
@@ -61,7 +68,9 @@ void cmd_info_usage(FILE *out) {
             "\n"
             "Options:\n"
             "  -o, --output DIR   folder of cooked files (default: %s)\n"
-            "  -i, --input DIR    folder of sources, for --quality (default: %s)\n"
+            "  -i, --input DIR    folder of sources, for --quality and --settings\n"
+            "                     (default: %s)\n"
+            "  -s, --settings SOURCE  print the settings of SOURCE and where each comes from\n"
             "      --quality      decode block-compressed textures: modes and PSNR\n"
             "      --json         print one JSON document instead of text\n"
             "  -q, --quiet        print the totals only (and any file that cannot be read)\n"
@@ -84,7 +93,7 @@ static int parse_info_options(int argc, char **argv, info_options *options) {
     *options = (info_options){0};
     cli_getopt_reset();
     int option;
-    while ((option = getopt_long(argc, argv, CLI_GETOPT_PREFIX "o:i:qh", info_long_options,
+    while ((option = getopt_long(argc, argv, CLI_GETOPT_PREFIX "o:i:qhs:", info_long_options,
                                  NULL)) != -1) {
         switch (option) {
         case 'o':
@@ -104,6 +113,9 @@ static int parse_info_options(int argc, char **argv, info_options *options) {
             break;
         case OPTION_QUALITY:
             options->quality = true;
+            break;
+        case 's':
+            options->settings = optarg;
             break;
         case 'h':
             cmd_info_usage(stdout);
@@ -326,6 +338,8 @@ int cmd_info(int argc, char **argv) {
         return cli_usage_error(COMMAND, "--json and --unreferenced cannot be combined");
     if (options.file != NULL)
         return info_one_file(&options);
+    if (options.settings != NULL)
+        return cli_print_source_settings(options.input, options.settings);
     build_setup setup;
     status = cli_load_folders(options.input, options.output, &setup);
     if (status < 0)

@@ -22,7 +22,8 @@ typedef struct info_options {
     bool quiet; /* -q: totals (and unreadable files) only */
     bool unreferenced;
     bool quality;
-    const char *file; /* `kiln info FILE`: that cooked file alone */
+    const char *file;     /* `kiln info FILE`: that cooked file alone */
+    const char *settings; /* `kiln info --settings SOURCE`: that source's settings */
 } info_options;
 
 typedef struct info_totals {

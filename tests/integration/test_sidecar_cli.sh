@@ -71,6 +71,13 @@ check "a sidecar beside no source is named and ignored" \
     "stderr_has \"^assets/props/boulder.obj.kiln.yml: warning: a sidecar beside no source\""
 rm "$T/assets/props/boulder.obj.kiln.yml"
 
+printf 'texture.format: rgba8\n' >"$T/assets/props/crate.png.kiln.yml"
+run_in "$T" build -v
+check "the sidecar of a texture a model reads is named as unused" \
+    all_true 'status_is 0' \
+    "stderr_has \"^assets/props/crate.png.kiln.yml: warning: 'props/crate.png' is cooked through props/crate.obj, with that model's settings\""
+rm "$T/assets/props/crate.png.kiln.yml"
+
 run_in "$T" init --sidecar assets/shaders/skinned.vert
 S="$T/assets/shaders/skinned.vert.kiln.yml"
 check "init --sidecar writes the ID and each resolved value with its origin" \
@@ -80,6 +87,17 @@ check "init --sidecar writes the ID and each resolved value with its origin" \
 run_in "$T" build -v
 check "the written sidecar changes no setting: nothing cooked" \
     all_true 'status_is 0' '[ "$(cooked_count)" -eq 0 ]'
+printf 'mesh:\n  lods: 1\n' >"$T/assets/props/rock.obj.kiln.yml"
+run_in "$T" info --settings assets/props/rock.obj
+check "info --settings names each value's origin: default, rule, sidecar line" \
+    all_true 'status_is 0' 'stdout_has "^id: [0-9a-f]{32} +# derived from its path"' \
+    'stdout_has "^mesh.lods: 1 +# props/rock.obj.kiln.yml:2$"' \
+    'stdout_has "^mesh.merge: false +# default$"'
+run_in "$T" info --settings assets/shaders/skinned.vert
+check "info --settings shows a sidecar's pinned ID and a rule's line" \
+    all_true 'status_is 0' "stdout_has \"^id: \$(sed -n 's/^id: //p' '$S') +# its sidecar's$\"" \
+    "stdout_has \"^shader.variants: .* # rule 'match: shaders/skinned.vert' \\(kiln.yml:7\\)$\""
+rm "$T/assets/props/rock.obj.kiln.yml"
 run_in "$T" init --sidecar assets/shaders/skinned.vert
 check "init --sidecar never overwrites" all_true 'status_is 1' 'stderr_has "already exists"'
 run_in "$T" init --sidecar assets/props/crate.mtl

@@ -140,7 +140,7 @@ static void each_setting_says_where_it_came_from(void **state) {
     assert_false(settings.mesh_meshlets);
     assert_int_equal(settings.texture_format, COOK_FORMAT_BC7);
     assert_string_equal(settings.texture_format_origin,
-                        "the sidecar (props/rock.obj.kiln.yml)");
+                        "the sidecar (props/rock.obj.kiln.yml:1)");
     free(origin);
     config_free(&config);
     diag_free(&diag);
