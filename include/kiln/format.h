@@ -228,7 +228,7 @@ typedef struct kiln_meshlet {
 
 #define KILN_CHUNK_MANIFEST_ENTRIES KILN_FOURCC('M', 'E', 'N', 'T') /* kiln_manifest_entry[] */
 #define KILN_CHUNK_MANIFEST_STRINGS KILN_FOURCC('M', 'S', 'T', 'R') /* NUL-terminated UTF-8 */
-#define KILN_CHUNK_MANIFEST_IDS KILN_FOURCC('M', 'I', 'D', 'S') /* kiln_manifest_id[] */
+#define KILN_CHUNK_MANIFEST_IDS KILN_FOURCC('M', 'I', 'D', 'S')     /* kiln_manifest_id[] */
 /* uint32_t per MENT entry: the row in MIDS of the asset that made it, or
  * KILN_MANIFEST_NO_ID. */
 #define KILN_CHUNK_MANIFEST_ENTRY_IDS KILN_FOURCC('M', 'E', 'I', 'D')

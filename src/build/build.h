@@ -42,8 +42,8 @@
 
 #include "build/cache.h"
 #include "build/config.h"
-#include "build/sidecar.h"
 #include "build/remote/remote.h"
+#include "build/sidecar.h"
 #include "cook/cook.h"
 
 #define BUILD_DEFAULT_INPUT "assets"

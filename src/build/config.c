@@ -1044,8 +1044,8 @@ static uint32_t setting_line(const parse_state *state, const yaml_node_t *key,
  * other key goes to `other` (NULL: every other key is an unknown-key warning),
  * which returns false for a key it does not know either. */
 bool config_parse_settings_map(const char *path, const char *text, size_t size,
-                               config_overlay *overlay, uint32_t lines[64],
-                               config_other_key other, void *context, cook_diag *diag) {
+                               config_overlay *overlay, uint32_t lines[64], config_other_key other,
+                               void *context, cook_diag *diag) {
     *overlay = (config_overlay){0};
     memset(lines, 0, 64 * sizeof *lines);
     uint32_t errors_before = diag->errors;

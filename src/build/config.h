@@ -105,8 +105,8 @@ typedef bool (*config_other_key)(void *context, struct yaml_document_s *doc,
  * cook_setting_table[i] (0: not set). Same limits and messages as kiln.yml;
  * false when there was an error. */
 bool config_parse_settings_map(const char *path, const char *text, size_t size,
-                               config_overlay *overlay, uint32_t lines[64],
-                               config_other_key other, void *context, cook_diag *diag);
+                               config_overlay *overlay, uint32_t lines[64], config_other_key other,
+                               void *context, cook_diag *diag);
 
 void config_overlay_apply(const config_overlay *overlay, cook_settings *settings);
 
@@ -123,7 +123,6 @@ void config_each_layer(const kiln_config *config, const config_preset *preset,
 void config_apply_layer(const config_overlay *overlay, const char *what, const char *file,
                         uint32_t line, cook_settings *out);
 /* A layer as messages name it: "what (file:line)", or "what (file)". */
-void config_layer_origin(char *out, size_t size, const char *what, const char *file,
-                         uint32_t line);
+void config_layer_origin(char *out, size_t size, const char *what, const char *file, uint32_t line);
 
 #endif /* KILN_BUILD_CONFIG_H */

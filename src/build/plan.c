@@ -245,9 +245,8 @@ bool build_plan_make(const build_options *options, const build_setup *setup, bui
         }
     }
     strlist_free(&files);
-    build_diagnostics(options, (const char *)sidecar_warnings.text.data,
-                      sidecar_warnings.text.size, options->verbosity == PROGRESS_QUIET,
-                      source_folder);
+    build_diagnostics(options, (const char *)sidecar_warnings.text.data, sidecar_warnings.text.size,
+                      options->verbosity == PROGRESS_QUIET, source_folder);
     diag_free(&sidecar_warnings);
     ok = ok && find_same_refs(plan);
     if (!ok) {

@@ -78,8 +78,7 @@ bool sidecar_parse(const char *name, const char *text, size_t size, build_sideca
     return ok;
 }
 
-bool sidecar_load(const char *input, const char *source_path, build_sidecar *out,
-                  cook_diag *diag) {
+bool sidecar_load(const char *input, const char *source_path, build_sidecar *out, cook_diag *diag) {
     *out = (build_sidecar){0};
     char *name = sidecar_path_of(source_path);
     char *path = name ? cook_path_join(input, name) : NULL;
@@ -141,7 +140,7 @@ kiln_asset_id sidecar_asset_id(const build_sidecar *sidecar, const char *source_
  * origin table). */
 static void note_layer(void *context, const config_overlay *overlay, const char *what,
                        const char *file, uint32_t line) {
-    char (*origin)[160] = context;
+    char(*origin)[160] = context;
     for (size_t i = 0; i < cook_setting_count && i < 64; i++)
         if (overlay->set & ((uint64_t)1 << i))
             config_layer_origin(origin[i], sizeof origin[i], what, file, line);

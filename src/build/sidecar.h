@@ -37,8 +37,7 @@ bool sidecar_parse(const char *name, const char *text, size_t size, build_sideca
 
 /* Reads and parses `input`/`source_path`.kiln.yml when it exists (else
  * out->present is false and it succeeds). */
-bool sidecar_load(const char *input, const char *source_path, build_sidecar *out,
-                  cook_diag *diag);
+bool sidecar_load(const char *input, const char *source_path, build_sidecar *out, cook_diag *diag);
 
 /* Applies the sidecar's settings to `settings` (resolved from kiln.yml),
  * keeping texture_format_origin as config_resolve does (with its line). */

@@ -115,8 +115,8 @@ static bool new_sidecar_text(const char *input, const char *old_rel, bytebuf *te
 
 /* Replaces, in a level's text, each `asset:` or `ref:` value that is
  * exactly `old_rel` with `new_rel` (quoted as it was); how many. */
-static size_t rewrite_level(const char *file, const uint8_t *text, size_t size,
-                            const char *old_rel, const char *new_rel, bytebuf *out) {
+static size_t rewrite_level(const char *file, const uint8_t *text, size_t size, const char *old_rel,
+                            const char *new_rel, bytebuf *out) {
     yaml_document_t doc;
     cook_diag diag = {0};
     bool loaded = yaml_doc_load(file, text, size, LEVEL_MAX_YAML_DEPTH, &doc, &diag);
@@ -180,8 +180,8 @@ static bool rewrite_levels(const char *input, const char *old_rel, const char *n
         uint8_t *text = NULL;
         size_t size = 0;
         bytebuf out = {0};
-        if (path == NULL || !cook_read_file(path, LEVEL_MAX_SIZE, &text, &size, reason,
-                                            sizeof reason)) {
+        if (path == NULL ||
+            !cook_read_file(path, LEVEL_MAX_SIZE, &text, &size, reason, sizeof reason)) {
             cli_error("cannot read %s: %s", path ? path : relative, reason);
             ok = false;
         } else {

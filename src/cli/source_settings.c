@@ -94,8 +94,7 @@ static int with_source(const char *config, const char *input, const char *source
         cli_error("%s: not a file in the input folder '%s'", source, setup.input);
         status = CLI_EXIT_FAILURE;
     } else if (cook_registry_match(relative) == NULL || sidecar_is_name(relative)) {
-        cli_error("%s: no file kiln cooks (no importer claims it), so it has no settings",
-                  source);
+        cli_error("%s: no file kiln cooks (no importer claims it), so it has no settings", source);
         status = CLI_EXIT_FAILURE;
     } else {
         status = act(&setup, relative, source);

@@ -280,8 +280,8 @@ static bool resolve_id(kiln_manager *m, kiln_asset_id id, kiln_handle *handle, c
 /* A longer ref is loaded by its handle alone (messages then lack its name). */
 #define ID_REF_MAX 1024
 
-kiln_result kiln_manager_load_id(kiln_manager *m, kiln_scope scope, kiln_asset_id id,
-                                 kiln_ref *ref, kiln_error *err) {
+kiln_result kiln_manager_load_id(kiln_manager *m, kiln_scope scope, kiln_asset_id id, kiln_ref *ref,
+                                 kiln_error *err) {
     kiln_handle handle = 0;
     char ref_string[ID_REF_MAX];
     if (ref != NULL)

@@ -179,8 +179,7 @@ kiln_result kiln_asset_id_parse(const char *text, kiln_asset_id *id, kiln_error 
         return runtime_fail(err, KILN_ERR_INVALID_ARGUMENT, "asset ID",
                             "'%.40s' has %zu characters, not 32 hex digits", text, length);
     if (half[0] == 0 && half[1] == 0)
-        return runtime_fail(err, KILN_ERR_INVALID_ARGUMENT, "asset ID",
-                            "the all-zero ID is no ID");
+        return runtime_fail(err, KILN_ERR_INVALID_ARGUMENT, "asset ID", "the all-zero ID is no ID");
     *id = (kiln_asset_id){half[0], half[1]};
     return runtime_succeed(err);
 }
@@ -189,8 +188,7 @@ void kiln_asset_id_format(kiln_asset_id id, char text[KILN_ASSET_ID_TEXT_SIZE]) 
     snprintf(text, KILN_ASSET_ID_TEXT_SIZE, "%016" PRIx64 "%016" PRIx64, id.hi, id.lo);
 }
 
-const kiln_manifest_entry *kiln_manifest_find_id(const kiln_manifest_view *view,
-                                                 kiln_asset_id id) {
+const kiln_manifest_entry *kiln_manifest_find_id(const kiln_manifest_view *view, kiln_asset_id id) {
     if (view == NULL || view->ids == NULL)
         return NULL;
     uint32_t lo = 0, hi = view->id_count;

@@ -195,18 +195,19 @@ static void manifest_maps_ids_to_main_refs_and_back(void **state) {
     assert_true(rows[0].id_hi == 0x0fff && rows[0].id_lo == 0xffff0000ffff0000ull);
     assert_true(rows[1].id_hi == 0x1111 && rows[1].id_lo == 0x2222);
     assert_int_equal(rows[0].reserved, 0);
-    assert_string_equal(kiln_manifest_ref(&view, &view.entries[rows[0].entry]), "levels/town/scene");
+    assert_string_equal(kiln_manifest_ref(&view, &view.entries[rows[0].entry]),
+                        "levels/town/scene");
     assert_string_equal(kiln_manifest_ref(&view, &view.entries[rows[1].entry]), "props/crate");
     const kiln_manifest_entry *e = kiln_manifest_find_id(&view, crate);
     assert_non_null(e);
     assert_string_equal(kiln_manifest_ref(&view, e), "props/crate");
     assert_null(kiln_manifest_find_id(&view, (kiln_asset_id){0x1111, 0x2223}));
     kiln_asset_id back;
-    assert_true(kiln_manifest_id_of(&view, kiln_manifest_find(&view, kiln_ref_hash("props/crate/wood")),
-                                    &back));
+    assert_true(kiln_manifest_id_of(
+        &view, kiln_manifest_find(&view, kiln_ref_hash("props/crate/wood")), &back));
     assert_true(back.hi == crate.hi && back.lo == crate.lo);
-    assert_false(kiln_manifest_id_of(&view, kiln_manifest_find(&view, kiln_ref_hash("shaders/lit")),
-                                     &back));
+    assert_false(
+        kiln_manifest_id_of(&view, kiln_manifest_find(&view, kiln_ref_hash("shaders/lit")), &back));
     assert_true(back.hi == 0 && back.lo == 0);
     /* R9: a MEID row that does not name the ID's row back is refused. */
     kiln_chunk meid;
@@ -253,8 +254,12 @@ static void manifest_refuses_one_id_for_two_assets(void **state) {
 
 static void manifest_version_1_reads_without_ids(void **state) {
     (void)state;
-    kiln_manifest_entry entry = {.hash = kiln_ref_hash("a"), .path_offset = 0, .path_length = 7,
-                                 .ref_offset = 8, .ref_length = 1, .kind = KILN_ASSET_MESH};
+    kiln_manifest_entry entry = {.hash = kiln_ref_hash("a"),
+                                 .path_offset = 0,
+                                 .path_length = 7,
+                                 .ref_offset = 8,
+                                 .ref_length = 1,
+                                 .kind = KILN_ASSET_MESH};
     static const char strings[] = "a.kmesh\0a";
     container_writer writer;
     container_begin(&writer, KILN_KIND_MANIFEST, 1);

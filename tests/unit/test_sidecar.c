@@ -61,8 +61,10 @@ static void sidecar_errors_name_the_file_and_line(void **state) {
         const char *text, *message;
         bool ok;
     } cases[] = {
-        {"mesh.lods: 2\nmesh.lods: 99\n", "a.png.kiln.yml:2: error: key 'mesh.lods' defined twice", false},
-        {"\n\nmesh.lods: 99\n", "a.png.kiln.yml:3: error: mesh.lods: expected a whole number", false},
+        {"mesh.lods: 2\nmesh.lods: 99\n", "a.png.kiln.yml:2: error: key 'mesh.lods' defined twice",
+         false},
+        {"\n\nmesh.lods: 99\n", "a.png.kiln.yml:3: error: mesh.lods: expected a whole number",
+         false},
         {"id: 12\n", "a.png.kiln.yml:1: error: id: '12' is not an asset ID", false},
         {"id: [1, 2]\n", "a.png.kiln.yml:1: error: id: expected 32 hex digits", false},
         {"id: 00000000000000000000000000000000\n", "a.png.kiln.yml:1: error: id:", false},
@@ -74,8 +76,8 @@ static void sidecar_errors_name_the_file_and_line(void **state) {
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         build_sidecar sidecar;
         cook_diag diag = {0};
-        bool ok = sidecar_parse("a.png.kiln.yml", cases[i].text, strlen(cases[i].text), &sidecar,
-                                &diag);
+        bool ok =
+            sidecar_parse("a.png.kiln.yml", cases[i].text, strlen(cases[i].text), &sidecar, &diag);
         if (ok != cases[i].ok || strstr(diag_text(&diag), cases[i].message) == NULL)
             fail_msg("case %zu: got %s:\n%s", i, ok ? "ok" : "error", diag_text(&diag));
         diag_free(&diag);
@@ -139,8 +141,7 @@ static void each_setting_says_where_it_came_from(void **state) {
     assert_int_equal(settings.mesh_lods, 1);
     assert_false(settings.mesh_meshlets);
     assert_int_equal(settings.texture_format, COOK_FORMAT_BC7);
-    assert_string_equal(settings.texture_format_origin,
-                        "the sidecar (props/rock.obj.kiln.yml:1)");
+    assert_string_equal(settings.texture_format_origin, "the sidecar (props/rock.obj.kiln.yml:1)");
     free(origin);
     config_free(&config);
     diag_free(&diag);
@@ -201,12 +202,13 @@ static void an_id_survives_kiln_mv_and_loads_before_and_after(void **state) {
     size_t size;
     char *text = (char *)test_read_file(level_path, &size);
     assert_int_equal(size, strlen(level) + 2 * (strlen("levels/signpost") - strlen("props/sign")));
-    assert_memory_equal(text, "entities:\n"
-                              "  - name: sign\n"
-                              "    asset: levels/signpost.obj # the sign\n"
-                              "    components:\n"
-                              "      icon: {ref: \"levels/signpost.obj\"}\n"
-                              "      other: {ref: props/pebble.obj}\n",
+    assert_memory_equal(text,
+                        "entities:\n"
+                        "  - name: sign\n"
+                        "    asset: levels/signpost.obj # the sign\n"
+                        "    components:\n"
+                        "      icon: {ref: \"levels/signpost.obj\"}\n"
+                        "      other: {ref: props/pebble.obj}\n",
                         size);
     test_project_cook(&p);
     load_by_id(p.out, sign, "levels/signpost");
@@ -274,8 +276,12 @@ static kiln_material *read_crate_rows(const char *out, uint32_t *count) {
  * here, heights clamped at the edges, divided by 8, times `strength`. */
 static void expected_normal(uint32_t x, uint32_t y, double strength, double n[3]) {
 #define H(i, j)                                                                                    \
-    (test_height((uint32_t)((i) < 0 ? 0 : (i) >= HEIGHT_W ? HEIGHT_W - 1 : (i)),                  \
-                 (uint32_t)((j) < 0 ? 0 : (j) >= HEIGHT_H ? HEIGHT_H - 1 : (j))) /                 \
+    (test_height((uint32_t)((i) < 0           ? 0                                                  \
+                            : (i) >= HEIGHT_W ? HEIGHT_W - 1                                       \
+                                              : (i)),                                              \
+                 (uint32_t)((j) < 0           ? 0                                                  \
+                            : (j) >= HEIGHT_H ? HEIGHT_H - 1                                       \
+                                              : (j))) /                                            \
      255.0)
     int xi = (int)x, yi = (int)y;
     double right = H(xi + 1, yi - 1) + 2 * H(xi + 1, yi) + H(xi + 1, yi + 1);

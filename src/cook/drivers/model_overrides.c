@@ -29,8 +29,8 @@ static const char *const slot_fields[IR_SLOT_COUNT] = {
 typedef struct override_line {
     const char *text; /* the line, for messages */
     char pattern[COOK_SHADER_TEXT_MAX];
-    bool has_base_color, has_metallic, has_roughness, has_emissive, has_normal_scale,
-        has_occlusion, has_alpha_cutoff;
+    bool has_base_color, has_metallic, has_roughness, has_emissive, has_normal_scale, has_occlusion,
+        has_alpha_cutoff;
     float base_color[4], metallic, roughness, emissive[3], normal_scale, occlusion, alpha_cutoff;
     /* Per slot: 0 unchanged, 1 an image (image_path), 2 none. */
     int slot_change[IR_SLOT_COUNT];
@@ -191,8 +191,7 @@ static int32_t add_height_normal(cook_context *ctx, ir_asset *asset, const char 
     int32_t index = -1;
     if (ok) {
         char name[COOK_SHADER_TEXT_MAX + 64];
-        snprintf(name, sizeof name, "%s as a normal map (strength %g)", relative,
-                 (double)strength);
+        snprintf(name, sizeof name, "%s as a normal map (strength %g)", relative, (double)strength);
         index = ir_image_add_bytes(&asset->images, &asset->image_count, name, png, png_size);
         png = NULL; /* owned by the image now, or freed */
         const char *stem = strrchr(relative, '/') ? strrchr(relative, '/') + 1 : relative;
@@ -226,9 +225,8 @@ static bool add_line_images(cook_context *ctx, ir_asset *asset, const override_l
             (image[s] = add_image_file(ctx, asset, line->image_path[s], slot_fields[s])) < 0)
             return false;
     }
-    if (line->height_path[0] != '\0' &&
-        (image[IR_SLOT_NORMAL] =
-             add_height_normal(ctx, asset, line->height_path, line->strength)) < 0)
+    if (line->height_path[0] != '\0' && (image[IR_SLOT_NORMAL] = add_height_normal(
+                                             ctx, asset, line->height_path, line->strength)) < 0)
         return false;
     return true;
 }

@@ -25,8 +25,7 @@ static uint8_t to_unorm8(float value) {
 void process_height_to_normal(const ir_decoded_image *height, float strength, uint8_t *rgba) {
     for (uint32_t y = 0; y < height->height; y++)
         for (uint32_t x = 0; x < height->width; x++) {
-            int64_t l = (int64_t)x - 1, r = (int64_t)x + 1, u = (int64_t)y - 1,
-                    d = (int64_t)y + 1;
+            int64_t l = (int64_t)x - 1, r = (int64_t)x + 1, u = (int64_t)y - 1, d = (int64_t)y + 1;
             float dx = (height_at(height, r, u) + 2.0f * height_at(height, r, y) +
                         height_at(height, r, d)) -
                        (height_at(height, l, u) + 2.0f * height_at(height, l, y) +
