@@ -215,8 +215,14 @@ void uastc_etc1_solid_hints(const uint8_t rgb[3], uastc_hints *h) {
                 uint32_t total = 0;
                 uint8_t fields[3];
                 for (unsigned c = 0; c < 3; c++) {
+                    /* The decoded value rises with the base: the best base is
+                     * within a step or two of the one nearest rgb - mod. */
+                    int near = ((rgb[c] - mod) * limit + 127) / 255;
+                    near = near < 0 ? 0 : near > limit ? limit : near;
+                    int first = near - 2 < 0 ? 0 : near - 2,
+                        last = near + 2 > limit ? limit : near + 2;
                     uint32_t channel_best = UINT32_MAX;
-                    for (int v = 0; v <= limit; v++) {
+                    for (int v = first; v <= last; v++) {
                         int d = clamp255(expand_base(v, diff) + mod) - rgb[c];
                         if ((uint32_t)(d * d) < channel_best) {
                             channel_best = (uint32_t)(d * d);
@@ -248,6 +254,10 @@ static const int8_t eac_tables[16][8] = {
     {-3, -5, -7, -9, 2, 4, 6, 8},
 };
 
+unsigned uastc_eac_span(unsigned table) {
+    return (unsigned)(eac_tables[table & 15u][7] - eac_tables[table & 15u][3]);
+}
+
 uint32_t uastc_eac_from_alpha(const uint8_t rgba[64], unsigned table, unsigned multiplier,
                               uint8_t out[8], uint8_t decoded[16]) {
     int lo = 255, hi = 0;
@@ -264,7 +274,7 @@ uint32_t uastc_eac_from_alpha(const uint8_t rgba[64], unsigned table, unsigned m
         multiplier = multiplier < 1 ? 1 : multiplier > 15 ? 15 : multiplier;
         /* The base sits where 0 falls between the table's extremes, scaled
          * onto lo..hi: lo + (hi - lo) * -t3 / (t7 - t3), rounded. */
-        int below = -eac_tables[table][3], span = eac_tables[table][7] - eac_tables[table][3];
+        int below = -eac_tables[table][3], span = (int)uastc_eac_span(table);
         base = lo + (2 * (hi - lo) * below + span) / (2 * span);
     }
     out[0] = (uint8_t)base;
@@ -296,23 +306,34 @@ uint32_t uastc_eac_from_alpha(const uint8_t rgba[64], unsigned table, unsigned m
     return total;
 }
 
-/* Table and multiplier when a block's hints have none (a multiplier of 0):
- * each table with the multiplier that spans the alpha range. */
-static void eac_without_hints(const uint8_t rgba[64], uint8_t out[8]) {
+void uastc_eac_choose(const uint8_t rgba[64], uint8_t *table, uint8_t *multiplier) {
     int lo = 255, hi = 0;
     for (unsigned i = 0; i < 16; i++) {
         lo = rgba[4 * i + 3] < lo ? rgba[4 * i + 3] : lo;
         hi = rgba[4 * i + 3] > hi ? rgba[4 * i + 3] : hi;
     }
+    *table = 13; /* one alpha: exact whatever the table (and never multiplier 0) */
+    *multiplier = 1;
+    if (lo == hi)
+        return;
     uint32_t best = UINT32_MAX;
+    uint8_t out[8];
     for (unsigned t = 0; t < 16; t++) {
-        int span = eac_tables[t][7] - eac_tables[t][3];
-        unsigned m = (unsigned)((hi - lo + span / 2) / span);
-        uint8_t trial[8];
-        uint32_t e = uastc_eac_from_alpha(rgba, t, m, trial, NULL);
+        unsigned span = uastc_eac_span(t), m = ((unsigned)(hi - lo) + span / 2) / span;
+        m = m < 1 ? 1 : m > 15 ? 15 : m;
+        uint32_t e = uastc_eac_from_alpha(rgba, t, m, out, NULL);
         if (e < best) {
             best = e;
-            memcpy(out, trial, 8);
+            *table = (uint8_t)t;
+            *multiplier = (uint8_t)m;
+        }
+    }
+    unsigned m0 = *multiplier;
+    for (unsigned m = m0 - 1; m <= m0 + 1 && m <= 15; m += 2) {
+        uint32_t e = m >= 1 ? uastc_eac_from_alpha(rgba, *table, m, out, NULL) : UINT32_MAX;
+        if (e < best) {
+            best = e;
+            *multiplier = (uint8_t)m;
         }
     }
 }
@@ -360,10 +381,9 @@ uastc_status uastc_block_to_etc2_rgba8(const uint8_t uastc[UASTC_BLOCK_BYTES], b
         return status;
     /* Opaque modes decode alpha 255 and the solid mode one alpha: both are
      * single values, which the EAC fit writes exactly whatever the table. */
-    if (uastc_mode_has_eac(b.mode) && h.eac_multiplier == 0)
-        eac_without_hints(rgba, out);
-    else
-        (void)uastc_eac_from_alpha(rgba, h.eac_table, h.eac_multiplier, out, NULL);
+    if (uastc_mode_has_eac(b.mode) && h.eac_multiplier == 0) /* no hint: choose here */
+        uastc_eac_choose(rgba, &h.eac_table, &h.eac_multiplier);
+    (void)uastc_eac_from_alpha(rgba, h.eac_table, h.eac_multiplier, out, NULL);
     etc1_of(&b, &h, rgba, out + 8);
     return UASTC_OK;
 }

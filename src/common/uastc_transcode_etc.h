@@ -71,7 +71,8 @@ void uastc_etc1_from_texels(const uint8_t rgba[64], const uastc_hints *h, bool b
                             uint8_t out[8], uint8_t decoded[64]);
 /* ETC1 of the solid mode's hints; `decoded` as above (RGB; alpha left). */
 void uastc_etc1_from_solid_hints(const uastc_hints *h, uint8_t out[8], uint8_t decoded[64]);
-/* The best solid-mode hints for one colour (exhaustive: 2 × 8 × 4 codes). */
+/* The best solid-mode hints for one colour (each of the 2 × 8 × 4 codes with
+ * its best base colour). */
 void uastc_etc1_solid_hints(const uint8_t rgb[3], uastc_hints *h);
 /* Squared RGB error of ETC1 subblock `sub` of texels `rgba` for the base
  * colour `base` (8-bit) and `table`, each texel taking its closest modifier. */
@@ -84,8 +85,15 @@ void uastc_etc1_bases(const uint8_t rgba[64], const uastc_hints *h, bool bias_mo
 /* EAC alpha (ETC2 RGBA8's first half) from the texels' alpha with a table and
  * multiplier (1..15), the base placed as the transcoder places it; returns
  * the squared error; `decoded` (may be NULL) receives the 16 alphas. */
+/* The distance between an EAC table's smallest and largest modifier. */
+unsigned uastc_eac_span(unsigned table);
 uint32_t uastc_eac_from_alpha(const uint8_t rgba[64], unsigned table, unsigned multiplier,
                               uint8_t out[8], uint8_t decoded[16]);
+
+/* A table and multiplier for the texels' alpha: each table with the
+ * multiplier that stretches its extremes over the alpha range, then the best
+ * one's multiplier one up and down (table 13, multiplier 1 for one alpha). */
+void uastc_eac_choose(const uint8_t rgba[64], uint8_t *table, uint8_t *multiplier);
 
 /* BC1 (4-colour mode) from decoded texels: `b` and its hints pick the path
  * (direct endpoints, weights as selectors, or a principal-axis fit);
