@@ -284,7 +284,12 @@ uint32_t uastc_eac_from_alpha(const uint8_t rgba[64], unsigned table, unsigned m
         values[k] = clamp255(base + eac_tables[table][k] * (int)multiplier);
     uint64_t bits = 0;
     uint32_t total = 0;
-    for (unsigned i = 0; i < 16; i++) {
+    for (unsigned i = 0; i < 16 && lo == hi; i++) { /* entry 4 (+0) everywhere */
+        bits |= (uint64_t)4u << (45 - 3 * i);
+        if (decoded != NULL)
+            decoded[i] = (uint8_t)lo;
+    }
+    for (unsigned i = 0; i < 16 && lo != hi; i++) {
         int a = rgba[4 * i + 3];
         unsigned best = 0, best_e = UINT32_MAX;
         for (unsigned k = 0; k < 8; k++) {

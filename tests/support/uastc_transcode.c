@@ -5,11 +5,16 @@
  * tests/integration/test_uastc_basisu.sh to compare with basisu's transcodes.
  *
  *   kiln_uastc_transcode FILE.ktx2 LEVEL etc1|etc2|bc1|bc3 OUT.rgba   prints "WIDTH HEIGHT"
+ *   kiln_uastc_transcode FILE.ktx2 LEVEL etc1|etc2|bc1|bc3|rgba - REPEAT
  *
- * Texels go to OUT as raw RGBA8 rows (ETC1 and BC1: alpha 255). */
+ * Texels go to OUT as raw RGBA8 rows (ETC1 and BC1: alpha 255). With REPEAT
+ * (bench/uastc.sh) it instead transcodes the level REPEAT times on one
+ * thread (rgba: the RGBA8 decode, for comparison) and prints the CPU time's
+ * rate, "TARGET MPIX_PER_S". */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "common/ktx2_format.h"
 #include "common/uastc_transcode_etc.h"
@@ -64,10 +69,43 @@ static bool block_roundtrip(const char *target, const uint8_t *block, bool srgb,
     return *why == NULL;
 }
 
+/* One target over every block `repeat` times: CPU seconds of this thread. */
+static double time_transcode(const char *target, const uint8_t *blocks, size_t count,
+                             unsigned repeat) {
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
+    unsigned sink = 0;
+    for (unsigned r = 0; r < repeat; r++)
+        for (size_t i = 0; i < count; i++) {
+            uint8_t out[64];
+            const uint8_t *block = blocks + i * 16;
+            if (strcmp(target, "etc1") == 0)
+                sink += uastc_block_to_etc1(block, false, out);
+            else if (strcmp(target, "etc2") == 0)
+                sink += uastc_block_to_etc2_rgba8(block, false, out);
+            else if (strcmp(target, "bc1") == 0)
+                sink += uastc_block_to_bc1(block, false, out);
+            else if (strcmp(target, "bc3") == 0)
+                sink += uastc_block_to_bc3(block, false, out);
+            else
+                sink += uastc_decode(block, false, out);
+            sink += out[0];
+        }
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t1);
+    if (sink == 0xFFFFFFFFu) /* keeps the loop's results alive */
+        printf("-");
+    return (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
+}
+
 int main(int argc, char **argv) {
-    if (argc != 5 || (strcmp(argv[3], "etc1") && strcmp(argv[3], "etc2") &&
-                      strcmp(argv[3], "bc1") && strcmp(argv[3], "bc3"))) {
-        fprintf(stderr, "usage: %s FILE.ktx2 LEVEL etc1|etc2|bc1|bc3 OUT.rgba\n", argv[0]);
+    bool timing = argc == 6 && strcmp(argv[4], "-") == 0 && atoi(argv[5]) > 0;
+    if ((argc != 5 && !timing) ||
+        (strcmp(argv[3], "etc1") && strcmp(argv[3], "etc2") && strcmp(argv[3], "bc1") &&
+         strcmp(argv[3], "bc3") && !(timing && strcmp(argv[3], "rgba") == 0))) {
+        fprintf(stderr,
+                "usage: %s FILE.ktx2 LEVEL etc1|etc2|bc1|bc3 OUT.rgba\n"
+                "       %s FILE.ktx2 LEVEL etc1|etc2|bc1|bc3|rgba - REPEAT\n",
+                argv[0], argv[0]);
         return 2;
     }
     size_t size = 0;
@@ -94,6 +132,14 @@ int main(int argc, char **argv) {
     if (blocks == NULL || image == NULL || bytes != (uint64_t)bw * bh * 16 ||
         kiln_ktx2_read_level(&v, level, blocks, (size_t)bytes, &err) != KILN_OK) {
         fprintf(stderr, "%s: level %u: cannot read\n", argv[1], level);
+        goto done;
+    }
+    if (timing) {
+        unsigned repeat = (unsigned)atoi(argv[5]);
+        double seconds = time_transcode(argv[3], blocks, (size_t)bw * bh, repeat);
+        printf("%s %.1f\n", argv[3],
+               (double)bw * bh * 16 * repeat / 1e6 / (seconds > 0 ? seconds : 1e-9));
+        status = 0;
         goto done;
     }
     /* Basis Universal transcodes with UNORM8 interpolation: so does this. */
