@@ -60,9 +60,9 @@ static uint32_t etc1_error(const uint8_t decoded[64], bool bias_mode, table_sear
 
 /* Per flip and diff: the best tables with the unbiased bias (13; fast: the
  * first tables where the error stops falling). Then in the bias modes, for
- * the flips and diffs within 25% of the best so far, every bias with those
- * tables' neighbours (fast: for the best one, six common steps with its
- * tables). */
+ * the flips and diffs within 25% of the best so far, every bias with their
+ * tables (fast: for the best one, six common steps), and last the chosen
+ * bias's tables' neighbours (not at fast). */
 static void etc1_hints(const uint8_t decoded[64], unsigned mode, block_quality quality,
                        uastc_hints *h) {
     bool bias_mode = uastc_mode_has_bias(mode), fast = quality == BLOCK_QUALITY_FAST;
@@ -92,13 +92,16 @@ static void etc1_hints(const uint8_t decoded[64], unsigned mode, block_quality q
         for (unsigned k = 0; searched && k < (fast ? 6u : 32u); k++) {
             uastc_hints trial = unbiased[combo];
             trial.bias = (uint8_t)(fast ? quick_biases[k] : k);
-            uint32_t e = etc1_error(decoded, true, fast ? TABLES_KEEP : TABLES_NEAR, &trial);
+            uint32_t e = etc1_error(decoded, true, TABLES_KEEP, &trial);
             if (e < best) {
                 best = e;
                 *h = trial;
             }
         }
     }
+    uastc_hints retabled = *h;
+    if (!fast && etc1_error(decoded, true, TABLES_NEAR, &retabled) < best)
+        *h = retabled;
 }
 
 static uint32_t rgb_error(const uint8_t a[64], const uint8_t b[64]) {
