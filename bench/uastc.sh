@@ -10,6 +10,9 @@
 # at texture.quality fast, normal and best; basisu encodes the same image with
 # -uastc -ktx2 -no_multithreading at -uastc_level 0, 1 and 2 (its default) and
 # the normal map with -linear. Runs alternate kiln and basisu per image.
+# Then kiln's normal-quality file of each image is transcoded to ETC1, ETC2
+# RGBA8, BC1 and BC3 (and decoded to RGBA8) on one thread by
+# tests/support/uastc_transcode.c (build it: target kiln_uastc_transcode).
 set -euo pipefail
 [ $# -ge 1 ] || { echo "usage: $0 BUILD_DIR [IMAGE...]" >&2; exit 2; }
 repo=$(cd "$(dirname "$0")/.." && pwd)
@@ -35,6 +38,7 @@ cpu() { # cpu LOG COMMAND...: runs it, prints user+sys seconds
     awk '{printf "%.2f", $1 + $2}' "$log.time"
 }
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
+transcode_rows=()
 printf '%-28s %-14s %8s %8s %10s %10s\n' image encoder "CPU s" "Mpix/s" "PSNR RGB" "PSNR RGBA"
 for src in "${images[@]}"; do
     name=$(basename "$src")
@@ -64,5 +68,24 @@ for src in "${images[@]}"; do
         p=$($png psnr "$reference" "$dir/b$level/out_unpacked_rgba_ASTC_RGBA_0_0000.png")
         printf '%-28s %-14s %8s %8.2f %10s %10s\n' "$name" "basisu level $level" "$s" "$(echo "$w $s" | awk '{print $1 / 1e6 / ($2 > 0 ? $2 : 0.01)}')" "$(echo "$p" | awk '{print $2}')" "$(echo "$p" | awk '{print $6}')"
     done
+    # Transcoding kiln's normal-quality file on one thread: each target (and
+    # the RGBA8 decode) five times, the rounds alternating; the median rate.
+    file=$(ls "$dir/k1"/*.ktx2)
+    row=$(printf '%-28s' "$name")
+    declare -A rates=()
+    for round in 1 2 3 4 5; do
+        for target in rgba etc1 etc2 bc1 bc3; do
+            rates[$target]+="$("$build/tests/kiln_uastc_transcode" "$file" 0 $target - 3 | awk '{print $2}') "
+        done
+    done
+    for target in rgba etc1 etc2 bc1 bc3; do
+        row+=$(printf ' %8s' "$(echo "${rates[$target]}" | tr ' ' '\n' | grep . | sort -g | sed -n 3p)")
+    done
+    unset rates
+    transcode_rows+=("$row")
 done
+echo
+echo "UASTC level 0 (kiln normal) transcoded on one thread, Mpix/s of CPU time (median of 5):"
+printf '%-28s %8s %8s %8s %8s %8s\n' image "RGBA8" "ETC1" "ETC2" "BC1" "BC3"
+printf '%s\n' "${transcode_rows[@]}"
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -163,6 +163,9 @@ def main(argv):
                 length = math.sqrt(dx * dx + dy * dy + 1)
                 out += bytes(round((v / length * 0.5 + 0.5) * 255) for v in (-dx, -dy, 1)) + b"\xff"
         write_png(args[1], size, size, bytes(out))
+    elif command == "rawpng":  # rawpng IN.rgba WIDTH HEIGHT OUT.png
+        with open(args[0], "rb") as f:
+            write_png(args[3], int(args[1]), int(args[2]), f.read())
     elif command == "size":
         width, height, _ = read_png(args[0])
         print(width, height)

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/fnv.h"
 #include "common/uastc.h"
 #include "cook/encode/encode.h"
 #include "test_support.h"
@@ -171,6 +172,33 @@ static void images_encode_the_same_on_any_thread_count(void **state) {
     free(decoded);
 }
 
+/* The transcoding hint bits (encoder 18) must not change a single texel: the
+ * hashes of the decoded texels of 400 blocks per quality (smooth, opaque and
+ * translucent, grey and solid ones among them), recorded from encoder 17,
+ * which wrote no hints. An encoder change meant to move texels updates them. */
+static void hints_leave_the_decoded_texels_unchanged(void **state) {
+    (void)state;
+    static const uint64_t before_hints[3] = {0x9913ac546a5b11fdull, 0x2af575414f222df6ull,
+                                             0xcebb16dee54c2473ull};
+    for (int q = 0; q < 3; q++) {
+        rng_state = 7;
+        uint64_t hash = FNV1A64_OFFSET_BASIS;
+        for (int t = 0; t < 400; t++) {
+            uint8_t rgba[64], out[64];
+            random_block(rgba, t % 2 == 0);
+            if (t % 5 == 1) /* grey */
+                for (int i = 0; i < 16; i++)
+                    rgba[4 * i + 1] = rgba[4 * i + 2] = rgba[4 * i];
+            if (t % 7 == 3) /* solid */
+                for (int i = 1; i < 16; i++)
+                    memcpy(rgba + 4 * i, rgba, 4);
+            encode_checked(rgba, (block_quality)q, out);
+            hash = fnv1a64_update(hash, out, sizeof out);
+        }
+        assert_true(hash == before_hints[q]);
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(solid_blocks_are_exact),
@@ -178,6 +206,7 @@ int main(void) {
         cmocka_unit_test(independent_alpha_keeps_its_gradient),
         cmocka_unit_test(grey_blocks_stay_grey),
         cmocka_unit_test(images_encode_the_same_on_any_thread_count),
+        cmocka_unit_test(hints_leave_the_decoded_texels_unchanged),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

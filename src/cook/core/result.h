@@ -51,8 +51,10 @@
  *     2^20);
  * 17: .kmat version 2 (names, samplers, specular, shadow and transparency
  *     flags); material rows are named after their materials and the table
- *     has its own ref <sourceRef>/materials, which scenes name). */
-#define KILN_ENCODER_VERSION 17u
+ *     has its own ref <sourceRef>/materials, which scenes name);
+ * 18: UASTC blocks carry their transcoding hints (ETC1, EAC, BC1), which
+ *     were 0; their texels are unchanged). */
+#define KILN_ENCODER_VERSION 18u
 
 /* What one cook is doing now, readable from another thread while it runs (the
  * CLI's progress line names the stage of an asset that takes long). Opaque:

@@ -20,6 +20,7 @@
  *   bc6h.c   BC6H unsigned (BC6H_UF16)
  *   astc.cpp ASTC LDR/HDR through astcenc (C++ shim, C interface here)
  *   uastc_encode.c  UASTC LDR 4x4 (the block format is common/uastc.h's)
+ *   uastc_hints.c   the transcoding hints of a UASTC block
  *   block.c  whole images: edge padding, parallel block rows, format table
  *
  * encode may use core and common.
@@ -76,6 +77,10 @@ void bc7_decode_block(const uint8_t in[16], uint8_t rgba[64]);
 /* UASTC LDR 4x4: 16 bytes, RGBA (opaque blocks take the RGB modes, grey
  * ones also the luminance-alpha modes); decoded by common/uastc.h. */
 void uastc_encode_block(const uint8_t rgba[64], block_quality quality, uint8_t out[16]);
+/* Sets the transcoding hints (ETC1, EAC, BC1) of an encoded block `b` of the
+ * source texels `rgba` (uastc_hints.c); the block decodes as before. */
+struct uastc_logical;
+void uastc_encode_hints(const uint8_t rgba[64], block_quality quality, struct uastc_logical *b);
 
 /* BC6H unsigned float: 16 bytes; input linear RGB floats (negative and NaN
  * treated as 0, values above 65504 clamped), 16 texels x 3. */

@@ -16,8 +16,8 @@
  * luminance-alpha modes 15 and 17 (and 16 at best); best also tries dual-plane
  * 11 with each colour channel alone. Then the chosen block's endpoints move
  * one quantisation step at a time while that lowers the exact error (1 pass
- * at normal, 3 at best). Hint bits (for transcoding to BC1 and ETC) are
- * written as 0: "no hint". BENCHMARKS.md (UASTC) compares it with basisu.
+ * at normal, 3 at best). The hint bits (for transcoding to BC1 and ETC) are
+ * uastc_hints.c's. BENCHMARKS.md (UASTC) compares it with basisu.
  */
 #include <math.h>
 #include <pthread.h>
@@ -496,6 +496,7 @@ void uastc_encode_block(const uint8_t rgba[64], block_quality quality, uint8_t o
         }
     }
     polish(&c, quality == BLOCK_QUALITY_FAST ? 0u : quality == BLOCK_QUALITY_NORMAL ? 1u : 3u);
+    uastc_encode_hints(rgba, quality, &c.best);
     /* Every candidate was built within its mode's ranges: packing cannot fail. */
     (void)uastc_pack(&c.best, out);
 }
