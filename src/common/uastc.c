@@ -369,15 +369,9 @@ const char *uastc_status_text(uastc_status status) {
 
 /* ---- decoding ------------------------------------------------------------ */
 
-void uastc_decode_logical(const uastc_logical *b, bool srgb, uint8_t rgba[64]) {
+void uastc_endpoints_rgba8(const uastc_logical *b, uint8_t ends[3][2][4]) {
     const uastc_mode_desc *d = uastc_mode_info(b->mode);
-    if (b->mode == UASTC_MODE_SOLID) {
-        for (unsigned i = 0; i < 16; i++)
-            memcpy(rgba + 4 * i, b->solid, 4);
-        return;
-    }
-    /* Endpoints per subset as RGBA8: LA spreads L over RGB, RGB gets alpha 255. */
-    uint8_t ends[3][2][4];
+    memset(ends, 0, 3 * 2 * 4);
     for (unsigned s = 0; s < d->subsets; s++) {
         const uint8_t *v = b->endpoints + s * d->comps * 2u;
         for (unsigned e = 0; e < 2; e++) {
@@ -392,6 +386,17 @@ void uastc_decode_logical(const uastc_logical *b, bool srgb, uint8_t rgba[64]) {
             }
         }
     }
+}
+
+void uastc_decode_logical(const uastc_logical *b, bool srgb, uint8_t rgba[64]) {
+    const uastc_mode_desc *d = uastc_mode_info(b->mode);
+    if (b->mode == UASTC_MODE_SOLID) {
+        for (unsigned i = 0; i < 16; i++)
+            memcpy(rgba + 4 * i, b->solid, 4);
+        return;
+    }
+    uint8_t ends[3][2][4];
+    uastc_endpoints_rgba8(b, ends);
     uint8_t subset_of[16], anchors[3];
     (void)uastc_partition(b->mode, b->pattern, subset_of, anchors);
     for (unsigned i = 0; i < 16; i++) {

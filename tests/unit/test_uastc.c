@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "common/uastc.h"
-#include "cook/encode/bc7_tables.h"
+#include "common/bc7_tables.h"
 #include "kiln/kiln.h"
 #include "test_support.h"
 
