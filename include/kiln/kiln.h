@@ -701,6 +701,7 @@ uint32_t kiln_uastc_transcode_vk_format(kiln_transcode_target target, bool srgb)
  * where `srgb` matters; block targets ignore it, the vkFormat carries it).
  * ASTC 4x4 decodes to exactly the UASTC texels; BC7 follows the UASTC
  * specification's mode mapping and stays within a few steps of them.
+ * For BC7 and ASTC `dst` may be `blocks` (transcoding in place).
  * No allocation, thread-safe. An invalid block is KILN_ERR_CORRUPT naming
  * `name` and the block (dst partly written); a target this build does not
  * transcode to is KILN_ERR_UNSUPPORTED; sizes as kiln_uastc_decode_rgba8. */
