@@ -14,8 +14,8 @@
  *
  * Partitions map onto the BC7 shapes they equal (uastc_pattern_bc7), with
  * subsets renumbered to BC7's; weights go to the nearest BC7 weight of the
- * target's index width; each endpoint to the nearest value the target's
- * precision holds (the P-bit chosen for the least error); then the BC7
+ * target's index width; each endpoint is rounded to the target's precision
+ * (the P-bit chosen for the least error); then the BC7
  * anchor rule (an anchor's index has its top bit clear) is met by swapping
  * a subset's endpoints and inverting its indices.
  */
@@ -41,23 +41,25 @@ static unsigned expand(unsigned value, unsigned bits) {
 }
 
 /* The `bits`-bit value (with P-bit `pbit` below it, or none when pbit < 0)
- * whose widened value is nearest `target`; its squared error in *error. */
-static unsigned nearest(unsigned target, unsigned bits, int pbit, unsigned *error) {
-    unsigned total = pbit < 0 ? bits : bits + 1, top = (1u << bits) - 1u;
-    unsigned guess = (target * ((1u << total) - 1u) + 127u) / 255u;
-    if (pbit >= 0)
-        guess >>= 1;
-    unsigned best = 0, best_error = ~0u;
-    for (unsigned v = guess > 0 ? guess - 1 : 0; v <= guess + 1 && v <= top; v++) {
-        unsigned wide = pbit < 0 ? expand(v, bits) : expand(v << 1 | (unsigned)pbit, total);
-        unsigned diff = wide > target ? wide - target : target - wide;
-        if (diff * diff < best_error) {
-            best_error = diff * diff;
-            best = v;
-        }
+ * for an 8-bit `target`, rounded half up in the stored precision (with a
+ * P-bit: among the values with that low bit), and its widened value's
+ * squared error in *error. Rounding where the value is stored, not to the
+ * nearest widened value, is what Basis Universal's transcoder does, and on
+ * UASTC encoded for it that gives the better BC7 (BENCHMARKS.md §19). */
+static unsigned quantize_channel(unsigned target, unsigned bits, int pbit, unsigned *error) {
+    unsigned top = (1u << bits) - 1u, value, wide;
+    if (pbit < 0) {
+        value = (target * top + 127u) / 255u;
+        wide = expand(value, bits);
+    } else {
+        unsigned scale = (1u << (bits + 1)) - 1u; /* value and P-bit together */
+        value = (unsigned)(((float)target / 255.0f * (float)scale - (float)pbit) / 2.0f + 0.5f);
+        value = value > top ? top : value;
+        wide = expand(value << 1 | (unsigned)pbit, bits + 1);
     }
-    *error = best_error;
-    return best;
+    unsigned diff = wide > target ? wide - target : target - wide;
+    *error = diff * diff;
+    return value;
 }
 
 /* One endpoint's channels at the mode's precision; the error over the first
@@ -67,7 +69,7 @@ static unsigned quantize_endpoint(const bc7_mode_info *m, const uint8_t target[4
     unsigned total = 0;
     for (unsigned c = 0; c < 4; c++) {
         unsigned bits = c < 3 ? m->color_bits : m->alpha_bits, error = 0;
-        out[c] = bits ? (uint8_t)nearest(target[c], bits, pbit, &error) : 0;
+        out[c] = bits ? (uint8_t)quantize_channel(target[c], bits, pbit, &error) : 0;
         total += c < counted ? error : 0;
     }
     return total;
@@ -111,7 +113,9 @@ static void quantize(bc7_fields *f, uint8_t target[3][2][4], unsigned counted) {
 }
 
 /* A UASTC weight of `bits` bits as the BC7 index of `index_bits` bits whose
- * weight is nearest (equal widths are the same weights). */
+ * weight is nearest (equal widths are the same weights). Two 5-bit weights
+ * fall midway (28 between 26 and 30, 36 between 34 and 38): each goes
+ * towards the middle, as Basis Universal's table has it. */
 static uint8_t bc7_index(unsigned bits, unsigned index_bits, unsigned weight) {
     static const uint8_t to4[6][32] = {
         {0},
@@ -119,8 +123,8 @@ static uint8_t bc7_index(unsigned bits, unsigned index_bits, unsigned weight) {
         {0, 5, 10, 15},
         {0, 2, 4, 6, 9, 11, 13, 15},
         {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15},
-        {0, 0, 1, 1, 2,  2,  3,  3,  4,  4,  5,  5,  6,  6,  7,  7,
-         8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13, 14, 14, 15, 15},
+        {0, 0, 1, 1, 2,  2,  3,  3,  4,  4,  5,  5,  6,  6,  6,  7,
+         8, 9, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13, 14, 14, 15, 15},
     };
     if (bits == index_bits)
         return (uint8_t)weight;

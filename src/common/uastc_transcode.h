@@ -9,8 +9,8 @@
  *                 gives exactly uastc_decode's texels, UNORM8 and sRGB.
  *   uastc_bc7.c   BC7 by the UASTC specification's mode mapping: each UASTC
  *                 mode onto one BC7 mode, partitions onto the BC7 shapes they
- *                 equal, weights onto the nearest BC7 weight, endpoints onto
- *                 the nearest values BC7's precision holds. Not bit-exact:
+ *                 equal, weights onto the nearest BC7 weight, endpoints
+ *                 rounded to BC7's precision. Not bit-exact:
  *                 BC7 interpolates 8-bit endpoints where ASTC interpolates
  *                 16-bit ones, so texels may differ by a step or two.
  *
