@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <zstd.h>
 
 #include "cli/cli.h"
 #include "kiln/manager.h"
@@ -175,6 +177,74 @@ static void kept_texels_are_transcoded(void **state) {
     free(c.texels);
 }
 
+/* The crate with block 5 of level 0 given the reserved mode: level 0 (the
+ * last in the file) inflated, corrupted, deflated again and its index
+ * entry's length updated. */
+static char *corrupt_copy(void) {
+    size_t size;
+    uint8_t *file = test_read_file(texture_path, &size);
+    uint64_t offset, length, inflated;
+    memcpy(&offset, file + 80, 8);
+    memcpy(&length, file + 88, 8);
+    memcpy(&inflated, file + 96, 8);
+    assert_int_equal(offset + length, size);
+    uint8_t *level = malloc(inflated);
+    assert_int_equal(ZSTD_decompress(level, inflated, file + offset, length), inflated);
+    level[5 * 16] = 0x45;
+    size_t bound = ZSTD_compressBound(inflated);
+    uint8_t *out = malloc(offset + bound);
+    memcpy(out, file, offset);
+    size_t packed = ZSTD_compress(out + offset, bound, level, inflated, 3);
+    assert_false(ZSTD_isError(packed));
+    uint64_t packed64 = packed;
+    memcpy(out + 88, &packed64, 8);
+    char *dir = test_make_temp_dir("manager_uastc_corrupt");
+    char *props = test_path_join(dir, "props");
+    assert_int_equal(mkdir(props, 0755), 0);
+    char *manifest = test_path_join(project.out, "assets.kman");
+    char *manifest_copy = test_path_join(dir, "assets.kman");
+    size_t manifest_size;
+    uint8_t *manifest_bytes = test_read_file(manifest, &manifest_size);
+    test_write_file(manifest_copy, manifest_bytes, manifest_size);
+    char *path = test_path_join(props, "crate.ktx2");
+    test_write_file(path, out, offset + packed);
+    free(file);
+    free(level);
+    free(out);
+    free(props);
+    free(manifest);
+    free(manifest_copy);
+    free(manifest_bytes);
+    free(path);
+    return dir;
+}
+
+/* A corrupt block fails the load naming the file, level and block. */
+static void corrupt_block_fails_the_texture(void **state) {
+    (void)state;
+    char *dir = corrupt_copy();
+    for (uint32_t gpu_formats = 0; gpu_formats <= KILN_GPU_BC7; gpu_formats += KILN_GPU_BC7) {
+        captured c = {0};
+        kiln_manager_desc desc = {0};
+        desc.gpu_formats = gpu_formats;
+        desc.engine.user = &c;
+        desc.engine.create_texture = capture_texture;
+        desc.engine.destroy_texture = drop_texture;
+        kiln_manager *m;
+        kiln_error err;
+        assert_int_equal(kiln_manager_create(&desc, &m, &err), KILN_OK);
+        assert_int_equal(kiln_manager_mount(m, dir, NULL, &err), KILN_OK);
+        kiln_ref ref;
+        assert_int_equal(kiln_manager_load_ref(m, KILN_SCOPE_PERMANENT, "props/crate", &ref, &err),
+                         KILN_ERR_CORRUPT);
+        assert_non_null(
+            strstr(err.message, "crate.ktx2 level 0: UASTC: block (5, 0): reserved mode code"));
+        assert_null(c.texels);
+        kiln_manager_destroy(m);
+    }
+    free(dir);
+}
+
 static void unknown_gpu_formats_are_refused(void **state) {
     (void)state;
     kiln_manager_desc desc = {0};
@@ -192,6 +262,7 @@ int main(void) {
         cmocka_unit_test(astc_gpu_gets_astc),
         cmocka_unit_test(bc7_is_preferred),
         cmocka_unit_test(kept_texels_are_transcoded),
+        cmocka_unit_test(corrupt_block_fails_the_texture),
         cmocka_unit_test(unknown_gpu_formats_are_refused),
     };
     return cmocka_run_group_tests(tests, setup_all, teardown_all);
