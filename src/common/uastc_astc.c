@@ -146,16 +146,17 @@ void uastc_logical_to_astc(const uastc_logical *block, uint8_t out[UASTC_TARGET_
     }
     put_ise(out, &pos, d->endpoint_ise, b.endpoints, (unsigned)d->comps * 2u * d->subsets);
 
-    /* Weights run down from bit 127, each value's bits reversed; the
-     * second plane's component sits right below them. */
+    /* Weights run down from bit 127, the stream's bits reversed: weight i
+     * holds bits 127 - i * w down to 128 - (i + 1) * w, that is its value
+     * with its bits reversed, LSB first from 128 - (i + 1) * w. The second
+     * plane's component sits right below them. */
     unsigned weight_count = 16u * d->planes, weight_bits = weight_count * d->weight_bits;
-    uint8_t weights[16] = {0};
-    unsigned wpos = 0;
-    for (unsigned i = 0; i < weight_count; i++)
-        uastc_put_bits(weights, &wpos, b.weights[i], d->weight_bits);
-    for (unsigned i = 0; i < weight_bits; i++)
-        if ((weights[i >> 3] >> (i & 7u)) & 1u)
-            out[(127 - i) >> 3] |= (uint8_t)(1u << ((127 - i) & 7u));
+    for (unsigned i = 0; i < weight_count; i++) {
+        unsigned reversed = 0, wpos = 128u - (i + 1u) * d->weight_bits;
+        for (unsigned k = 0; k < d->weight_bits; k++)
+            reversed |= ((b.weights[i] >> k) & 1u) << (d->weight_bits - 1u - k);
+        uastc_put_bits(out, &wpos, reversed, d->weight_bits);
+    }
     if (d->planes == 2) {
         unsigned ccs_pos = 128u - weight_bits - 2u;
         uastc_put_bits(out, &ccs_pos, b.ccs, 2);

@@ -135,26 +135,16 @@ static uint8_t bc7_index(unsigned bits, unsigned index_bits, unsigned weight) {
 
 /* The solid colour: BC7 mode 5 with every colour index 1 (weights 43:21),
  * each RGB channel's two 7-bit endpoints chosen so the blend is the value
- * exactly (test_uastc_transcode checks all 256), alpha stored at 8 bits. */
+ * exactly, alpha stored at 8 bits. value / 2 and an endpoint within two of
+ * it always blend to the value (test_uastc_transcode checks all 256). */
 static void solid_channel(unsigned value, uint8_t *low, uint8_t *high) {
-    unsigned best_error = ~0u;
-    for (unsigned step = 0; step < 256 && best_error > 0; step++) {
-        int e0 = (int)(value >> 1) + ((step & 1u) ? -(int)(step + 1) / 2 : (int)step / 2);
-        if (e0 < 0 || e0 > 127)
-            continue;
-        unsigned wide0 = expand((unsigned)e0, 7);
-        for (unsigned e1 = 0; e1 < 128; e1++) {
-            unsigned blend = (43u * wide0 + 21u * expand(e1, 7) + 32u) >> 6;
-            unsigned diff = blend > value ? blend - value : value - blend;
-            if (diff * diff < best_error) {
-                best_error = diff * diff;
-                *low = (uint8_t)e0;
-                *high = (uint8_t)e1;
-            }
-            if (blend >= value)
-                break; /* the blend only grows with e1 */
+    unsigned e0 = value >> 1, wide0 = expand(e0, 7);
+    *low = *high = (uint8_t)e0;
+    for (unsigned e1 = e0 >= 2 ? e0 - 2 : 0; e1 <= e0 + 1 && e1 < 128; e1++)
+        if (((43u * wide0 + 21u * expand(e1, 7) + 32u) >> 6) == value) {
+            *high = (uint8_t)e1;
+            return;
         }
-    }
 }
 
 static void solid_fields(const uint8_t rgba[4], bc7_fields *f) {

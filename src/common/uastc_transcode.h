@@ -45,13 +45,19 @@ uastc_status uastc_to_bc7(const uint8_t block[UASTC_BLOCK_BYTES],
  * mode 7's two ASTC subsets are a three-subset BC7 shape with two merged. */
 unsigned uastc_pattern_bc7(unsigned mode, unsigned pattern);
 
-/* Writes `count` bits of `value` at bit *pos of a zeroed 16-byte block, LSB
- * first, and advances *pos: the field order both target formats use. */
+/* Writes `count` (at most 32) bits of `value` at bit *pos of a zeroed
+ * 16-byte block, LSB first, and advances *pos: the field order both target
+ * formats use. A byte at a time. */
 static inline void uastc_put_bits(uint8_t block[16], unsigned *pos, uint32_t value,
                                   unsigned count) {
-    for (unsigned i = 0; i < count; i++, (*pos)++)
-        if ((value >> i) & 1u)
-            block[*pos >> 3] |= (uint8_t)(1u << (*pos & 7u));
+    uint64_t bits = count >= 32 ? value : value & ((1u << count) - 1u);
+    while (count > 0) {
+        unsigned shift = *pos & 7u, take = 8u - shift < count ? 8u - shift : count;
+        block[*pos >> 3] |= (uint8_t)((bits & ((1u << take) - 1u)) << shift);
+        bits >>= take;
+        *pos += take;
+        count -= take;
+    }
 }
 
 #endif
