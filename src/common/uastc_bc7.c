@@ -53,7 +53,7 @@ static unsigned quantize_channel(unsigned target, unsigned bits, int pbit, unsig
         wide = expand(value, bits);
     } else {
         unsigned scale = (1u << (bits + 1)) - 1u; /* value and P-bit together */
-        value = (unsigned)(((float)target / 255.0f * (float)scale - (float)pbit) / 2.0f + 0.5f);
+        value = (target * scale + 255u - 255u * (unsigned)pbit) / 510u;
         value = value > top ? top : value;
         wide = expand(value << 1 | (unsigned)pbit, bits + 1);
     }

@@ -286,6 +286,15 @@ static void runtime_transcodes_a_level(void **state) {
                                           KILN_TRANSCODE_ASTC_4X4, out, sizeof out, "t.ktx2", &err),
                      KILN_OK);
     assert_memory_equal(out, want[1], sizeof out);
+    /* In place, as the asset manager transcodes its staging memory. */
+    for (int target = 1; target <= 2; target++) {
+        memcpy(out, blocks, sizeof out);
+        assert_int_equal(kiln_uastc_transcode(out, sizeof out, 6, 5, false,
+                                              (kiln_transcode_target)target, out, sizeof out,
+                                              "t.ktx2", &err),
+                         KILN_OK);
+        assert_memory_equal(out, want[target - 1], sizeof out);
+    }
     uint8_t rgba[6 * 5 * 4], decoded[6 * 5 * 4];
     assert_int_equal(kiln_uastc_transcode(blocks, sizeof blocks, 6, 5, true, KILN_TRANSCODE_RGBA8,
                                           rgba, sizeof rgba, "t.ktx2", &err),
