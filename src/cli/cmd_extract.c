@@ -39,8 +39,10 @@ void cmd_extract_usage(FILE *out) {
                  "      --level N     mip level (default 0, the largest)\n"
                  "      --face F      cubemap face 0..5 (+X -X +Y -Y +Z -Z; default 0)\n"
                  "      --layer L     array layer (default 0)\n"
-                 "      --via TARGET  how a UASTC texture is decoded: rgba (the default, the\n"
-                 "                    only target); for other formats an error\n"
+                 "      --via TARGET  how a UASTC texture is decoded: rgba (the default:\n"
+                 "                    straight to RGBA8), bc7 or astc (transcoded to BC7 or\n"
+                 "                    ASTC 4x4 as libkiln does at load time, then decoded: what\n"
+                 "                    such a GPU samples); for other formats an error\n"
                  "  -h, --help        show this help\n"
                  "\n"
                  "Exit status: 0, 1 when the texture cannot be read or decoded, the image\n"
@@ -57,6 +59,32 @@ static bool parse_index(const char *text, uint32_t *value) {
         return false;
     *value = (uint32_t)parsed;
     return true;
+}
+
+/* --via's names of the transcode targets. */
+static const struct {
+    const char *name;
+    kiln_transcode_target target;
+} via_targets[] = {
+    {"rgba", KILN_TRANSCODE_RGBA8},
+    {"bc7", KILN_TRANSCODE_BC7},
+    {"astc", KILN_TRANSCODE_ASTC_4X4},
+};
+
+/* "rgba, bc7, …": the names, for an error. */
+static void via_accepted(char *out, size_t size) {
+    out[0] = '\0';
+    for (size_t i = 0; i < sizeof via_targets / sizeof via_targets[0]; i++)
+        snprintf(out + strlen(out), size - strlen(out), "%s%s", i ? ", " : "", via_targets[i].name);
+}
+
+static bool via_target(const char *name, kiln_transcode_target *target) {
+    for (size_t i = 0; i < sizeof via_targets / sizeof via_targets[0]; i++)
+        if (strcmp(name, via_targets[i].name) == 0) {
+            *target = via_targets[i].target;
+            return true;
+        }
+    return false;
 }
 
 typedef struct extract_request {
@@ -125,15 +153,18 @@ int cmd_extract(int argc, char **argv) {
     }
     bool uastc = file.view.vk_format == KTX2_VK_FORMAT_UNDEFINED &&
                  file.view.dfd_color_model == KTX2_DF_MODEL_UASTC;
-    /* --via names how a UASTC file is decoded; rgba (straight to RGBA8) is
-     * the one target, so anything else is refused rather than ignored. */
-    if (request.via != NULL && (!uastc || strcmp(request.via, "rgba") != 0)) {
+    /* --via names how a UASTC file is decoded; on another format, or naming
+     * no target, it is refused rather than ignored. */
+    if (request.via != NULL && (!uastc || !via_target(request.via, &request.which.via))) {
         if (!uastc)
             cli_error("%s: --via %s: not a UASTC texture (it is %s)", request.texture, request.via,
                       kiln_ktx2_format_str(file.view.vk_format));
-        else
-            cli_error("%s: --via %s: not a transcode target kiln has (accepted: rgba)",
-                      request.texture, request.via);
+        else {
+            char accepted[128];
+            via_accepted(accepted, sizeof accepted);
+            cli_error("%s: --via %s: not a transcode target kiln has (accepted: %s)",
+                      request.texture, request.via, accepted);
+        }
         kiln_ktx2_close(&file);
         return CLI_EXIT_FAILURE;
     }

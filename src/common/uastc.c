@@ -134,9 +134,14 @@ static uint32_t hash52(uint32_t p) {
     return p;
 }
 
-unsigned uastc_astc_partition(unsigned seed, unsigned partitions, unsigned x, unsigned y) {
-    x <<= 1; /* 4×4 has fewer than 31 texels: the small-block scaling */
-    y <<= 1;
+/* What the hash gives one seed: the slopes of the three planes and their
+ * offsets, shared by every texel of the block. */
+typedef struct partition_hash {
+    unsigned slope[6], offset[3], partitions;
+} partition_hash;
+
+static partition_hash partition_setup(unsigned seed, unsigned partitions) {
+    partition_hash h = {.partitions = partitions};
     seed += (partitions - 1) * 1024u;
     uint32_t r = hash52(seed);
     unsigned s[8];
@@ -152,17 +157,31 @@ unsigned uastc_astc_partition(unsigned seed, unsigned partitions, unsigned x, un
         sh1 = partitions == 3 ? 6 : 5;
         sh2 = (seed & 2u) ? 4 : 5;
     }
-    for (unsigned i = 0; i < 8; i++)
-        s[i] >>= (i & 1) ? sh2 : sh1;
-    /* z is 0 in 2D: the z seeds drop out. */
-    unsigned a = (s[0] * x + s[1] * y + (r >> 14)) & 0x3Fu;
-    unsigned b = (s[2] * x + s[3] * y + (r >> 10)) & 0x3Fu;
-    unsigned c = (s[4] * x + s[5] * y + (r >> 6)) & 0x3Fu;
-    if (partitions < 3)
+    /* z is 0 in 2D: the z seeds (s[6], s[7]) drop out. */
+    for (unsigned i = 0; i < 6; i++)
+        h.slope[i] = s[i] >> ((i & 1) ? sh2 : sh1);
+    h.offset[0] = r >> 14;
+    h.offset[1] = r >> 10;
+    h.offset[2] = r >> 6;
+    return h;
+}
+
+static unsigned partition_of(const partition_hash *h, unsigned x, unsigned y) {
+    x <<= 1; /* 4×4 has fewer than 31 texels: the small-block scaling */
+    y <<= 1;
+    unsigned a = (h->slope[0] * x + h->slope[1] * y + h->offset[0]) & 0x3Fu;
+    unsigned b = (h->slope[2] * x + h->slope[3] * y + h->offset[1]) & 0x3Fu;
+    unsigned c = (h->slope[4] * x + h->slope[5] * y + h->offset[2]) & 0x3Fu;
+    if (h->partitions < 3)
         c = 0;
     if (a >= b && a >= c)
         return 0;
     return b >= c ? 1 : 2;
+}
+
+unsigned uastc_astc_partition(unsigned seed, unsigned partitions, unsigned x, unsigned y) {
+    partition_hash h = partition_setup(seed, partitions);
+    return partition_of(&h, x, y);
 }
 
 unsigned uastc_partition(unsigned mode, unsigned pattern, uint8_t subset_of[16],
@@ -176,10 +195,10 @@ unsigned uastc_partition(unsigned mode, unsigned pattern, uint8_t subset_of[16],
         return 1;
     if (pattern >= uastc_pattern_count(mode))
         return 0;
-    unsigned seed = uastc_pattern_seed(mode, pattern);
+    partition_hash h = partition_setup(uastc_pattern_seed(mode, pattern), d->subsets);
     bool seen[3] = {false, false, false};
     for (unsigned i = 0; i < 16; i++) {
-        unsigned s = uastc_astc_partition(seed, d->subsets, i & 3u, i >> 2);
+        unsigned s = partition_of(&h, i & 3u, i >> 2);
         subset_of[i] = (uint8_t)s;
         if (!seen[s]) {
             seen[s] = true;
@@ -369,15 +388,9 @@ const char *uastc_status_text(uastc_status status) {
 
 /* ---- decoding ------------------------------------------------------------ */
 
-void uastc_decode_logical(const uastc_logical *b, bool srgb, uint8_t rgba[64]) {
+void uastc_endpoints_rgba8(const uastc_logical *b, uint8_t ends[3][2][4]) {
     const uastc_mode_desc *d = uastc_mode_info(b->mode);
-    if (b->mode == UASTC_MODE_SOLID) {
-        for (unsigned i = 0; i < 16; i++)
-            memcpy(rgba + 4 * i, b->solid, 4);
-        return;
-    }
-    /* Endpoints per subset as RGBA8: LA spreads L over RGB, RGB gets alpha 255. */
-    uint8_t ends[3][2][4];
+    memset(ends, 0, 3 * 2 * 4);
     for (unsigned s = 0; s < d->subsets; s++) {
         const uint8_t *v = b->endpoints + s * d->comps * 2u;
         for (unsigned e = 0; e < 2; e++) {
@@ -392,6 +405,17 @@ void uastc_decode_logical(const uastc_logical *b, bool srgb, uint8_t rgba[64]) {
             }
         }
     }
+}
+
+void uastc_decode_logical(const uastc_logical *b, bool srgb, uint8_t rgba[64]) {
+    const uastc_mode_desc *d = uastc_mode_info(b->mode);
+    if (b->mode == UASTC_MODE_SOLID) {
+        for (unsigned i = 0; i < 16; i++)
+            memcpy(rgba + 4 * i, b->solid, 4);
+        return;
+    }
+    uint8_t ends[3][2][4];
+    uastc_endpoints_rgba8(b, ends);
     uint8_t subset_of[16], anchors[3];
     (void)uastc_partition(b->mode, b->pattern, subset_of, anchors);
     for (unsigned i = 0; i < 16; i++) {

@@ -105,6 +105,10 @@ unsigned uastc_unquant_weight(unsigned bits, unsigned value);
  * replication (e*257), sRGB by e*256+128; the result's top 8 bits. */
 uint8_t uastc_lerp(unsigned e0, unsigned e1, unsigned weight64, bool srgb);
 
+/* The unquantised endpoints of each subset as RGBA8 (not the solid mode):
+ * LA spreads L over RGB, RGB gets alpha 255. */
+void uastc_endpoints_rgba8(const uastc_logical *block, uint8_t ends[3][2][4]);
+
 /* Decodes a logical block to 16 RGBA8 texels (row-major, 64 bytes). */
 void uastc_decode_logical(const uastc_logical *block, bool srgb, uint8_t rgba[64]);
 /* Unpack then decode; on an invalid block the texels are left untouched. */

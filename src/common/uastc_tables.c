@@ -1,8 +1,10 @@
 /*
  * uastc_tables.c — the UASTC specification's tables (uastc.h): the modes'
- * layouts and the ASTC partition seeds of the shared patterns.
+ * layouts, the ASTC partition seeds of the shared patterns and the BC7
+ * partitions they equal (uastc_transcode.h).
  */
 #include "common/uastc.h"
+#include "common/uastc_transcode.h"
 
 #include <stddef.h>
 
@@ -68,4 +70,21 @@ unsigned uastc_pattern_count(unsigned mode) {
     if (d->subsets == 3)
         return UASTC_PATTERNS3;
     return mode == 7 ? UASTC_PATTERNS2_7 : UASTC_PATTERNS2;
+}
+
+/* The BC7 partition each shared pattern equals (the specification's table;
+ * test_uastc checks each against the BC7 and ASTC shapes). */
+static const uint8_t bc7_of2[UASTC_PATTERNS2] = {0,  1,  2,  3,  4,  5,  6,  7,  8,  9,
+                                                 10, 11, 12, 13, 14, 15, 17, 18, 19, 20,
+                                                 21, 22, 23, 24, 25, 26, 29, 32, 33, 52};
+static const uint8_t bc7_of3[UASTC_PATTERNS3] = {4, 8, 9, 10, 11, 12, 13, 20, 35, 36, 57};
+static const uint8_t bc7_of7[UASTC_PATTERNS2_7] = {10, 11, 0, 2,  8,  13, 1,  33, 40, 20,
+                                                   21, 58, 3, 32, 59, 34, 20, 14, 31};
+
+unsigned uastc_pattern_bc7(unsigned mode, unsigned pattern) {
+    if (pattern >= uastc_pattern_count(mode))
+        return 0;
+    if (mode == 3)
+        return bc7_of3[pattern];
+    return mode == 7 ? bc7_of7[pattern] : bc7_of2[pattern];
 }

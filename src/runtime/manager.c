@@ -237,7 +237,9 @@ kiln_result kiln_manager_create(const kiln_manager_desc *desc, kiln_manager **ou
         return runtime_fail(err, KILN_ERR_INVALID_ARGUMENT, "kiln manager",
                             "the allocator needs both alloc and free, or neither");
     if ((desc->flags & ~(uint32_t)(KILN_MANAGER_KEEP_TEXELS | KILN_MANAGER_MAP_FILES)) != 0 ||
-        (desc->open_flags & ~(uint32_t)(KILN_OPEN_DEEP | KILN_OPEN_VERIFY_CHECKSUM)) != 0)
+        (desc->open_flags & ~(uint32_t)(KILN_OPEN_DEEP | KILN_OPEN_VERIFY_CHECKSUM)) != 0 ||
+        (desc->gpu_formats &
+         ~(uint32_t)(KILN_GPU_BC7 | KILN_GPU_ASTC_4X4 | KILN_GPU_ETC2 | KILN_GPU_BC1_BC3)) != 0)
         return runtime_fail(err, KILN_ERR_INVALID_ARGUMENT, "kiln manager", "unknown flags");
     uint32_t max_assets = desc->max_assets == 0 ? 65536u : desc->max_assets;
     uint32_t max_scopes = desc->max_scopes == 0 ? 256u : desc->max_scopes;
@@ -261,6 +263,7 @@ kiln_result kiln_manager_create(const kiln_manager_desc *desc, kiln_manager **ou
     m->engine = desc->engine;
     m->open_flags = desc->open_flags;
     m->flags = desc->flags;
+    m->gpu_formats = desc->gpu_formats;
     m->slot_capacity = (max_assets + 1 + MGR_PAGE_SLOTS - 1) / MGR_PAGE_SLOTS * MGR_PAGE_SLOTS;
     m->page_count = m->slot_capacity / MGR_PAGE_SLOTS;
     m->slots_used = 1; /* slot 0 is never used: a zero ref is no ref */

@@ -184,6 +184,7 @@ struct kiln_manager {
     kiln_engine_callbacks engine;
     uint32_t open_flags;
     uint32_t flags;
+    uint32_t gpu_formats; /* KILN_GPU_*: what UASTC textures are transcoded to */
     pthread_mutex_t lock;
     pthread_cond_t work; /* a job was queued, or stop */
     pthread_cond_t done; /* a slot left LOADING or UPLOADING */

@@ -15,6 +15,7 @@
 #include <zstd.h>
 
 #include "common/checked.h"
+#include "common/ktx2_format.h"
 #include "runtime/internal.h"
 #include "runtime/manager_parts.h"
 
@@ -112,16 +113,93 @@ static kiln_result read_level(const kiln_ktx2_view *v, uint32_t level, ZSTD_DCtx
     return KILN_OK;
 }
 
+/* ---- UASTC transcoding ------------------------------------------------------ */
+
+/* What a UASTC texture becomes, in order of preference: the first row whose
+ * bit the engine set, else RGBA8; ETC2 and BC1/BC3 take the opaque (8-byte)
+ * block where the file has no alpha (its DFD channel is RGB). */
+static const struct {
+    uint32_t gpu_format;
+    kiln_transcode_target opaque, alpha;
+} transcode_preference[] = {
+    {KILN_GPU_BC7, KILN_TRANSCODE_BC7, KILN_TRANSCODE_BC7},
+    {KILN_GPU_ASTC_4X4, KILN_TRANSCODE_ASTC_4X4, KILN_TRANSCODE_ASTC_4X4},
+    {KILN_GPU_ETC2, KILN_TRANSCODE_ETC1_RGB, KILN_TRANSCODE_ETC2_RGBA8},
+    {KILN_GPU_BC1_BC3, KILN_TRANSCODE_BC1, KILN_TRANSCODE_BC3},
+};
+
+static kiln_transcode_target transcode_target(uint32_t gpu_formats, const kiln_ktx2_view *v) {
+    bool alpha = v->dfd_channel == KTX2_DF_CHANNEL_UASTC_RGBA;
+    for (size_t i = 0; i < sizeof transcode_preference / sizeof transcode_preference[0]; i++)
+        if (gpu_formats & transcode_preference[i].gpu_format)
+            return alpha ? transcode_preference[i].alpha : transcode_preference[i].opaque;
+    return KILN_TRANSCODE_RGBA8;
+}
+
+static bool is_uastc(const kiln_ktx2_view *v) {
+    return v->vk_format == KTX2_VK_FORMAT_UNDEFINED && v->dfd_color_model == KTX2_DF_MODEL_UASTC;
+}
+
+/* Images in a level: layers, faces and z slices, each width x height. */
+static uint64_t level_images(const kiln_ktx2_view *v, uint32_t level) {
+    uint32_t width, height, depth;
+    kiln_ktx2_level_extent(v, level, &width, &height, &depth);
+    return (uint64_t)(v->layers > 0 ? v->layers : 1) * v->faces * depth;
+}
+
+/* Bytes of a level once transcoded; 0 when it does not fit. */
+static uint64_t transcoded_level_size(const kiln_ktx2_view *v, uint32_t level,
+                                      kiln_transcode_target target) {
+    uint32_t width, height, depth;
+    kiln_ktx2_level_extent(v, level, &width, &height, &depth);
+    uint64_t image = kiln_uastc_transcoded_size(target, width, height), size;
+    return checked_mul_u64(image, level_images(v, level), &size) ? size : 0;
+}
+
+/* The level's UASTC images (`blocks`, as inflated) into `dst`, image by
+ * image; `dst` may be `blocks` when the target's blocks are UASTC's size. */
+static kiln_result transcode_level(const kiln_ktx2_view *v, uint32_t level,
+                                   kiln_transcode_target target, const uint8_t *blocks,
+                                   uint8_t *dst, kiln_error *err) {
+    uint32_t width, height, depth;
+    kiln_ktx2_level_extent(v, level, &width, &height, &depth);
+    size_t in_size = (size_t)(kiln_ktx2_level_size(v, level) / level_images(v, level));
+    size_t out_size = kiln_uastc_transcoded_size(target, width, height);
+    char name[160];
+    snprintf(name, sizeof name, "%s level %" PRIu32, v->name, level);
+    bool srgb = v->color_space == KILN_COLOR_SPACE_SRGB;
+    for (uint64_t i = 0; i < level_images(v, level); i++) {
+        kiln_result r = kiln_uastc_transcode(blocks + i * in_size, in_size, width, height, srgb,
+                                             target, dst + i * out_size, out_size, name, err);
+        if (r != KILN_OK)
+            return r;
+    }
+    return KILN_OK;
+}
+
 static kiln_result inflate_texture(kiln_manager *m, mgr_slot *s, kiln_error *err) {
     const kiln_ktx2_view *v = &s->data->asset.texture;
     if (v->levels > KILN_ASSET_MAX_LEVELS)
         return runtime_fail(err, KILN_ERR_UNSUPPORTED, v->name, "%" PRIu32 " levels, at most %d",
                             v->levels, KILN_ASSET_MAX_LEVELS);
-    uint64_t total = 0;
+    bool uastc = is_uastc(v);
+    kiln_transcode_target target = transcode_target(m->gpu_formats, v);
+    s->data->asset.texels_vk_format =
+        uastc ? kiln_uastc_transcode_vk_format(target, v->color_space == KILN_COLOR_SPACE_SRGB)
+              : v->vk_format;
+    /* Targets with UASTC's 16-byte blocks (BC7, ASTC, ETC2 RGBA8, BC3)
+     * replace its blocks in place; RGBA8 texels are larger and 8-byte blocks
+     * (ETC1, BC1) would leave the level's space too small for its UASTC
+     * bytes, so those levels are inflated into scratch memory first. */
+    bool in_place = !uastc || kiln_uastc_transcoded_size(target, 4, 4) == 16;
+    uint64_t total = 0, scratch_size = 0;
     for (uint32_t l = 0; l < v->levels; l++) {
         s->data->asset.level_offsets[l] = total;
-        uint64_t size = kiln_ktx2_level_size(v, l);
-        if (!checked_add_u64(total, align_up_u64(size, 16), &total) || total > SIZE_MAX)
+        uint64_t size = uastc ? transcoded_level_size(v, l, target) : kiln_ktx2_level_size(v, l);
+        if (!in_place && kiln_ktx2_level_size(v, l) > scratch_size)
+            scratch_size = kiln_ktx2_level_size(v, l);
+        if ((uastc && size == 0) || !checked_add_u64(total, align_up_u64(size, 16), &total) ||
+            total > SIZE_MAX)
             return runtime_fail(err, KILN_ERR_CORRUPT, v->name, "levels do not fit in memory");
     }
     void *staging = NULL;
@@ -138,10 +216,22 @@ static kiln_result inflate_texture(kiln_manager *m, mgr_slot *s, kiln_error *err
     ZSTD_DCtx *dctx = NULL;
     if (v->supercompression != KILN_KTX2_SUPERCOMPRESSION_NONE && (dctx = dctx_take(m)) == NULL)
         return runtime_fail(err, KILN_ERR_OUT_OF_MEMORY, v->name, "cannot allocate a Zstd context");
+    uint8_t *scratch = NULL;
+    if (scratch_size > 0 && (scratch = mgr_alloc(m, (size_t)scratch_size, 16)) == NULL) {
+        dctx_give(m, dctx);
+        return runtime_fail(err, KILN_ERR_OUT_OF_MEMORY, v->name,
+                            "cannot allocate %" PRIu64 " bytes to transcode a level", scratch_size);
+    }
     kiln_result r = KILN_OK;
-    for (uint32_t l = 0; l < v->levels && r == KILN_OK; l++)
-        r = read_level(v, l, dctx, (uint8_t *)staging + s->data->asset.level_offsets[l],
-                       kiln_ktx2_level_size(v, l), err);
+    for (uint32_t l = 0; l < v->levels && r == KILN_OK; l++) {
+        uint8_t *level = (uint8_t *)staging + s->data->asset.level_offsets[l];
+        uint8_t *inflated = in_place ? level : scratch;
+        r = read_level(v, l, dctx, inflated, kiln_ktx2_level_size(v, l), err);
+        if (r == KILN_OK && uastc)
+            r = transcode_level(v, l, target, inflated, level, err);
+    }
+    if (scratch != NULL)
+        mgr_free(m, scratch, (size_t)scratch_size);
     dctx_give(m, dctx);
     return r;
 }

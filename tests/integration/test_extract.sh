@@ -9,7 +9,8 @@
 #   - a UASTC texture (`--via rgba`, the default) extracts at level 0 and at
 #     a mip to exactly libkiln's decoding of that level (kiln_uastc_unpack,
 #     read with png_tool.py), with level 0's PSNR what --quality reports;
-#     --via with another target names the accepted one; a truncated UASTC
+#     --via bc7 and --via astc decode libkiln's transcodes close to it, an
+#     unknown target names the accepted ones; a truncated UASTC
 #     file is refused naming it;
 #   - bad inputs: a missing file, a file that is no KTX2, a level or face out
 #     of range (naming how many there are), an unwritable output, --via on a
@@ -85,9 +86,27 @@ run extract runtime/uastc.ktx2 uastc.2.png --level 2 --via rgba
 check "uastc.ktx2 --level 2 --via rgba is 8x6, libkiln's decoding" \
     all_true 'status_is 0' '[ "$(png size "$SCRATCH/uastc.2.png")" = "8 6" ]' \
     'unpack_same 2 uastc.2.png'
-run extract runtime/uastc.ktx2 out.png --via bc7
-check "--via bc7 on a UASTC texture names the accepted target" \
-    all_true 'status_is 1' 'stderr_has "runtime/uastc.ktx2: --via bc7: .*accepted: rgba"' \
+# --via bc7 / astc: the GPU formats' decodings of libkiln's transcodes, each
+# close to the direct decoding (test_uastc_transcode checks the blocks):
+# ASTC within astcenc's rounding, BC7 within its precision.
+rgb_psnr_at_least() { # rgb_psnr_at_least A.png B.png DB
+    local rgb
+    rgb=$(png psnr "$SCRATCH/$1" "$SCRATCH/$2" | awk '{print $2}')
+    python3 -c 'import sys; sys.exit(0 if float(sys.argv[1]) >= float(sys.argv[2]) else 1)' \
+        "$rgb" "$3"
+}
+run extract runtime/uastc.ktx2 uastc.bc7.png --via bc7
+check "uastc.ktx2 --via bc7 is within 40 dB of the direct decoding" \
+    all_true 'status_is 0' 'rgb_psnr_at_least uastc.bc7.png uastc.out.png 40'
+run extract runtime/uastc.ktx2 uastc.astc.png --via astc --level 1
+run extract runtime/uastc.ktx2 uastc.1.png --level 1
+check "uastc.ktx2 --via astc --level 1 is within 55 dB of the direct decoding" \
+    all_true 'status_is 0' '[ "$(png size "$SCRATCH/uastc.astc.png")" = "16 12" ]' \
+    'rgb_psnr_at_least uastc.astc.png uastc.1.png 55'
+run extract runtime/uastc.ktx2 out.png --via pvrtc
+check "--via with an unknown target names the accepted ones" \
+    all_true 'status_is 1' \
+    'stderr_has "runtime/uastc.ktx2: --via pvrtc: .*accepted: rgba, bc7, astc"' \
     '[ ! -e "$SCRATCH/out.png" ]'
 head -c "$(($(wc -c <"$SCRATCH/runtime/uastc.ktx2") - 100))" "$SCRATCH/runtime/uastc.ktx2" \
     >"$SCRATCH/truncated.ktx2"

@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/bc7_tables.h"
 #include "cook/drivers/drivers.h"
-#include "cook/encode/bc7_tables.h"
 #include "cook/encode/encode.h"
 #include "test_support.h"
 

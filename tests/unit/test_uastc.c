@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/bc7_tables.h"
 #include "common/uastc.h"
-#include "cook/encode/bc7_tables.h"
 #include "kiln/kiln.h"
 #include "test_support.h"
 

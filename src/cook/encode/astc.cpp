@@ -163,12 +163,12 @@ const astcenc_swizzle rgba_swizzle = {ASTCENC_SWZ_R, ASTCENC_SWZ_G, ASTCENC_SWZ_
 
 /* astcenc's view of a 2D image of `desc`'s size whose texels are slices[0]:
  * floats for HDR, bytes otherwise. */
-astcenc_image one_slice_image(const block_image_desc *desc, bool hdr, void **slices) {
+astcenc_image one_slice_image(const block_image_desc *desc, bool floats, void **slices) {
     astcenc_image image;
     image.dim_x = desc->width;
     image.dim_y = desc->height;
     image.dim_z = 1;
-    image.data_type = hdr ? ASTCENC_TYPE_F32 : ASTCENC_TYPE_U8;
+    image.data_type = floats ? ASTCENC_TYPE_F32 : ASTCENC_TYPE_U8;
     image.data = slices;
     return image;
 }
@@ -228,7 +228,10 @@ extern "C" bool astc_decode_image(const block_image_desc *desc, const uint8_t *b
                                   uint8_t *rgba8_out, float *rgbaf_out, char *reason,
                                   size_t reason_size) {
     bool hdr = desc->format == BLOCK_FORMAT_ASTC_HDR;
-    void *pixels = hdr ? static_cast<void *>(rgbaf_out) : static_cast<void *>(rgba8_out);
+    /* LDR into floats too: astcenc's bytes round its 16-bit decoding, its
+     * floats are that decoding / 65535 (what the tests compare bit-exactly). */
+    bool floats = hdr || rgba8_out == nullptr;
+    void *pixels = floats ? static_cast<void *>(rgbaf_out) : static_cast<void *>(rgba8_out);
     if (pixels == nullptr) {
         std::snprintf(reason, reason_size, "astcenc: no output buffer of the right type");
         return false;
@@ -237,7 +240,7 @@ extern "C" bool astc_decode_image(const block_image_desc *desc, const uint8_t *b
     if (!make_context(desc, ASTCENC_FLG_DECOMPRESS_ONLY, 1, holder, reason, reason_size))
         return false;
     void *slices[1] = {pixels};
-    astcenc_image image = one_slice_image(desc, hdr, slices);
+    astcenc_image image = one_slice_image(desc, floats, slices);
     astcenc_error status =
         astcenc_decompress_image(holder.ctx, blocks, size, &image, &rgba_swizzle, 0);
     if (status != ASTCENC_SUCCESS)

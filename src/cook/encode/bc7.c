@@ -31,7 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cook/encode/bc7_tables.h"
+#include "common/bc7_tables.h"
 #include "cook/encode/encode.h"
 
 /* ---- bit I/O (LSB first across the 16 bytes) ------------------------------ */

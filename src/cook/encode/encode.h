@@ -16,7 +16,8 @@
  *   bc1.c    BC1 (opaque and 1-bit alpha), BC3 (= BC4-style alpha + BC1 colour),
  *            BC4 (one channel) and BC5 (two BC4 blocks)
  *   bc7.c    BC7, all eight modes
- *   bc7_tables.c, bc7_tables.h   BC7's partition and anchor tables
+ *            (its partition and anchor tables are common/bc7_tables.h, which the
+ *            runtime's UASTC → BC7 transcoder shares)
  *   bc6h.c   BC6H unsigned (BC6H_UF16)
  *   astc.cpp ASTC LDR/HDR through astcenc (C++ shim, C interface here)
  *   uastc_encode.c  UASTC LDR 4x4 (the block format is common/uastc.h's)
@@ -141,7 +142,9 @@ const char *block_format_name(block_format format);
 /* Decodes a whole image written by block_encode_image (desc gives format,
  * size, ASTC block size and sRGB; its pixel pointers are ignored) into
  * width * height RGBA texels: rgba8_out for LDR formats (BC4 gives (r,0,0,255),
- * BC5 (r,g,0,255)), rgbaf_out for BC6H and ASTC HDR (alpha 1). */
+ * BC5 (r,g,0,255)), rgbaf_out for BC6H and ASTC HDR (alpha 1). ASTC LDR
+ * decodes into rgbaf_out when rgba8_out is NULL: each value the 16-bit
+ * decoding / 65535, where the bytes are that rounded to 8 bits. */
 bool block_decode_image(const block_image_desc *desc, const uint8_t *blocks, uint8_t *rgba8_out,
                         float *rgbaf_out, char *reason, size_t reason_size);
 

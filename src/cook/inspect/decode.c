@@ -105,6 +105,36 @@ static bool decode_uastc(uint32_t level, uint32_t width, uint32_t height, const 
     return true;
 }
 
+/* One slice of UASTC blocks transcoded to `via` (BC7, ASTC 4×4) and decoded
+ * by the cooker's decoder of that format: what a GPU given the transcoded
+ * level samples. */
+static bool decode_uastc_via(const kiln_ktx2_view *view, kiln_transcode_target via, uint32_t level,
+                             uint32_t width, uint32_t height, const uint8_t *in, size_t in_size,
+                             uint8_t *out, char *reason, size_t reason_size) {
+    bool srgb = view->color_space == KILN_COLOR_SPACE_SRGB;
+    size_t size = kiln_uastc_transcoded_size(via, width, height);
+    uint8_t *blocks = size > 0 ? malloc(size) : NULL;
+    if (blocks == NULL)
+        return fail(reason, reason_size, "out of memory");
+    char name[32];
+    snprintf(name, sizeof name, "level %u", level);
+    kiln_error error;
+    bool ok = kiln_uastc_transcode(in, in_size, width, height, srgb, via, blocks, size, name,
+                                   &error) == KILN_OK;
+    if (!ok)
+        fail(reason, reason_size, "%s", error.message);
+    block_image_desc desc = {.format = via == KILN_TRANSCODE_BC7 ? BLOCK_FORMAT_BC7
+                                                                 : BLOCK_FORMAT_ASTC_LDR,
+                             .width = width,
+                             .height = height,
+                             .srgb = srgb,
+                             .astc_block_width = 4,
+                             .astc_block_height = 4};
+    ok = ok && block_decode_image(&desc, blocks, out, NULL, reason, reason_size);
+    free(blocks);
+    return ok;
+}
+
 /* Where (level, layer, face) lies and how large it is, checked. */
 static bool locate_image(const kiln_ktx2_view *view, const inspect_texture_image *which,
                          uint64_t *offset, uint64_t *size, char *reason, size_t reason_size) {
@@ -162,7 +192,10 @@ bool inspect_texture_decode(const kiln_ktx2_view *view, const inspect_texture_im
     for (uint32_t z = 0; ok && z < depth; z++) {
         const uint8_t *in = level + offset + z * slice_size;
         uint8_t *slice = rgba + (size_t)z * width * height * 4;
-        if (uastc)
+        if (uastc && which->via != KILN_TRANSCODE_RGBA8)
+            ok = decode_uastc_via(view, which->via, which->level, width, height, in,
+                                  (size_t)slice_size, slice, reason, reason_size);
+        else if (uastc)
             ok = decode_uastc(which->level, width, height, in, (size_t)slice_size, slice, reason,
                               reason_size);
         else if (format->block == KTX2_BLOCK_NONE)

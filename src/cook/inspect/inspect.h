@@ -106,6 +106,10 @@ void inspect_texture_quality(const kiln_ktx2_view *view, const char *input_root,
  * cubemap face (0..5, +X -X +Y -Y +Z -Z; 0 when not a cubemap). */
 typedef struct inspect_texture_image {
     uint32_t level, layer, face;
+    /* A UASTC texture's path to RGBA8: decoded directly (RGBA8, the zero
+     * value), or transcoded to a GPU format and that decoded (`kiln extract
+     * --via`). Ignored for other formats. */
+    kiln_transcode_target via;
 } inspect_texture_image;
 
 /* width * height RGBA texels, rows top to bottom; owned. */
@@ -118,7 +122,9 @@ typedef struct inspect_rgba8_image {
  * formats as stored (R8 gives (r,0,0,255), RG8 (r,g,0,255)); BC1-BC5, BC7
  * and ASTC LDR through the cooker's decoders; UASTC through
  * kiln_uastc_decode_rgba8 with UNORM8 interpolation (as Basis Universal's
- * unpack and --quality decode it); sRGB values kept as stored (no
+ * unpack and --quality decode it), or with `which->via` transcoded by
+ * kiln_uastc_transcode and decoded as that format (the texture's sRGB-ness
+ * choosing ASTC's interpolation); sRGB values kept as stored (no
  * conversion to linear); float formats (RGBA16F, BC6H, ASTC HDR) with RGB
  * tone-mapped as block_tonemap does (Reinhard, gamma 1/2.2) and alpha
  * clamped to 0..1. A 3D texture's slices are stacked top to bottom. False

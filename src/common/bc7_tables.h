@@ -3,10 +3,12 @@
  * from the specification (ARB_texture_compression_bptc, Appendix: Table.M,
  * Table.P2, Table.P3, Table.A2, Table.A3a, Table.A3b; the same tables as the
  * Khronos Data Format Specification's BC7 chapter and Microsoft's BC7 docs).
- * Shared by the encoder, the decoder and the table self-checks in the tests.
+ * Shared by the cooker's BC7 encoder and decoder, the runtime's UASTC → BC7
+ * transcoder (uastc_transcode.h) and the table self-checks in the tests.
+ * libc only.
  */
-#ifndef KILN_COOK_ENCODE_BC7_TABLES_H
-#define KILN_COOK_ENCODE_BC7_TABLES_H
+#ifndef KILN_COMMON_BC7_TABLES_H
+#define KILN_COMMON_BC7_TABLES_H
 
 #include <stdint.h>
 
@@ -42,4 +44,4 @@ extern const uint8_t bc7_weights2[4];
 extern const uint8_t bc7_weights3[8];
 extern const uint8_t bc7_weights4[16];
 
-#endif /* KILN_COOK_ENCODE_BC7_TABLES_H */
+#endif /* KILN_COMMON_BC7_TABLES_H */

@@ -2,7 +2,7 @@
  * bc7_tables.c — BC7 tables, typed from the specification
  * (see bc7_tables.h). Rows are in the specification's order.
  */
-#include "cook/encode/bc7_tables.h"
+#include "common/bc7_tables.h"
 
 /* Table.M: NS PB RB ISB CB AB EPB SPB IB IB2 */
 const bc7_mode_info bc7_modes[8] = {
