@@ -12,6 +12,7 @@
 
 #include "common/uastc.h"
 #include "common/uastc_transcode.h"
+#include "common/uastc_transcode_etc.h"
 #include "cook/encode/encode.h"
 #include "kiln/kiln.h"
 #include "test_support.h"
@@ -253,11 +254,20 @@ static void sizes_and_formats(void **state) {
     assert_int_equal(kiln_uastc_transcoded_size(KILN_TRANSCODE_BC7, 6, 5), 4 * 16);
     assert_int_equal(kiln_uastc_transcoded_size(KILN_TRANSCODE_ASTC_4X4, 1, 1), 16);
     assert_int_equal(kiln_uastc_transcoded_size(KILN_TRANSCODE_BC7, 0, 5), 0);
-    assert_int_equal(kiln_uastc_transcoded_size((kiln_transcode_target)3, 4, 4), 0);
+    assert_int_equal(kiln_uastc_transcoded_size(KILN_TRANSCODE_ETC1_RGB, 6, 5), 4 * 8);
+    assert_int_equal(kiln_uastc_transcoded_size(KILN_TRANSCODE_ETC2_RGBA8, 6, 5), 4 * 16);
+    assert_int_equal(kiln_uastc_transcoded_size(KILN_TRANSCODE_BC1, 6, 5), 4 * 8);
+    assert_int_equal(kiln_uastc_transcoded_size(KILN_TRANSCODE_BC3, 6, 5), 4 * 16);
+    assert_int_equal(kiln_uastc_transcoded_size((kiln_transcode_target)7, 4, 4), 0);
     /* 2^30 x 2^30 blocks of 16 bytes: past SIZE_MAX. */
     assert_int_equal(kiln_uastc_transcoded_size(KILN_TRANSCODE_BC7, UINT32_MAX, UINT32_MAX), 0);
     assert_int_equal(kiln_uastc_transcode_vk_format(KILN_TRANSCODE_BC7, false), 145);
     assert_int_equal(kiln_uastc_transcode_vk_format(KILN_TRANSCODE_BC7, true), 146);
+    /* VK_FORMAT_ETC2_R8G8B8_SRGB_BLOCK, ETC2_R8G8B8A8_UNORM_BLOCK, BC1_RGB_SRGB, BC3_UNORM */
+    assert_int_equal(kiln_uastc_transcode_vk_format(KILN_TRANSCODE_ETC1_RGB, true), 148);
+    assert_int_equal(kiln_uastc_transcode_vk_format(KILN_TRANSCODE_ETC2_RGBA8, false), 151);
+    assert_int_equal(kiln_uastc_transcode_vk_format(KILN_TRANSCODE_BC1, true), 132);
+    assert_int_equal(kiln_uastc_transcode_vk_format(KILN_TRANSCODE_BC3, false), 137);
     assert_int_equal(kiln_uastc_transcode_vk_format(KILN_TRANSCODE_ASTC_4X4, false), 157);
     assert_int_equal(kiln_uastc_transcode_vk_format(KILN_TRANSCODE_ASTC_4X4, true), 158);
     assert_int_equal(kiln_uastc_transcode_vk_format(KILN_TRANSCODE_RGBA8, true), 43);
@@ -295,6 +305,28 @@ static void runtime_transcodes_a_level(void **state) {
                          KILN_OK);
         assert_memory_equal(out, want[target - 1], sizeof out);
     }
+    /* The ETC and BC1/BC3 targets in place equal their block functions
+     * (8-byte blocks overwrite the front of what they came from). */
+    static const struct {
+        kiln_transcode_target target;
+        uint32_t block_bytes;
+        uastc_status (*block)(const uint8_t *, bool, uint8_t *);
+    } fitted[] = {{KILN_TRANSCODE_ETC1_RGB, 8, uastc_block_to_etc1},
+                  {KILN_TRANSCODE_ETC2_RGBA8, 16, uastc_block_to_etc2_rgba8},
+                  {KILN_TRANSCODE_BC1, 8, uastc_block_to_bc1},
+                  {KILN_TRANSCODE_BC3, 16, uastc_block_to_bc3}};
+    for (size_t t = 0; t < sizeof fitted / sizeof fitted[0]; t++) {
+        uint8_t expected[4 * 16];
+        for (unsigned b = 0; b < 4; b++)
+            assert_int_equal(fitted[t].block(blocks + 16 * b, true,
+                                             expected + fitted[t].block_bytes * b),
+                             UASTC_OK);
+        memcpy(out, blocks, sizeof out);
+        assert_int_equal(kiln_uastc_transcode(out, sizeof out, 6, 5, true, fitted[t].target, out,
+                                              sizeof out, "t.ktx2", &err),
+                         KILN_OK);
+        assert_memory_equal(out, expected, 4 * fitted[t].block_bytes);
+    }
     uint8_t rgba[6 * 5 * 4], decoded[6 * 5 * 4];
     assert_int_equal(kiln_uastc_transcode(blocks, sizeof blocks, 6, 5, true, KILN_TRANSCODE_RGBA8,
                                           rgba, sizeof rgba, "t.ktx2", &err),
@@ -305,11 +337,11 @@ static void runtime_transcodes_a_level(void **state) {
     assert_memory_equal(rgba, decoded, sizeof rgba);
 
     assert_int_equal(kiln_uastc_transcode(blocks, sizeof blocks, 6, 5, false,
-                                          (kiln_transcode_target)5, out, sizeof out, "t.ktx2",
+                                          (kiln_transcode_target)7, out, sizeof out, "t.ktx2",
                                           &err),
                      KILN_ERR_UNSUPPORTED);
     assert_string_equal(err.message,
-                        "t.ktx2: UASTC: transcode target 5 is not supported by this build");
+                        "t.ktx2: UASTC: transcode target 7 is not supported by this build");
     assert_int_equal(kiln_uastc_transcode(blocks, 63, 6, 5, false, KILN_TRANSCODE_BC7, out,
                                           sizeof out, "t.ktx2", &err),
                      KILN_ERR_TRUNCATED);
