@@ -202,6 +202,100 @@ static void concurrent_callers_get_their_own_children(void **state) {
     assert_int_equal(failures, 0);
 }
 
+/* The same job run by its server itself ("isolate-test-reused"): one
+ * process serves job after job until one kills it, then a new one serves. */
+static isolate_outcome run_reused(const char *command, const isolate_limits *limits) {
+    const isolate_part part = {command, strlen(command)};
+    isolate_outcome outcome;
+    isolate_run("isolate-test-reused", &part, 1, limits, &outcome);
+    return outcome;
+}
+
+static long reused_pid(void) {
+    isolate_outcome outcome = run_reused("pid", &test_limits);
+    assert_int_equal(outcome.status, ISOLATE_DONE);
+    char text[32] = {0};
+    assert_true(outcome.response_size < sizeof text);
+    memcpy(text, outcome.response, outcome.response_size);
+    free(outcome.response);
+    return atol(text);
+}
+
+static void forked_pid(long *pid) {
+    isolate_outcome outcome;
+    run_test_job("pid", &test_limits, &outcome);
+    assert_int_equal(outcome.status, ISOLATE_DONE);
+    char text[32] = {0};
+    memcpy(text, outcome.response, outcome.response_size < 31 ? outcome.response_size : 31);
+    free(outcome.response);
+    *pid = atol(text);
+}
+
+static void reused_servers_serve_until_a_job_kills_them(void **state) {
+    (void)state;
+    long first = reused_pid();
+    assert_int_equal(reused_pid(), first); /* the same process, not a fork per job */
+    long a, b;
+    forked_pid(&a);
+    forked_pid(&b);
+    assert_true(a != b && a != first); /* the forked kind: a fresh child each time */
+
+    isolate_outcome outcome = run_reused("crash", &test_limits);
+    assert_int_equal(outcome.status, ISOLATE_SIGNALED);
+    assert_int_equal(outcome.signal, SIGSEGV);
+    long second = reused_pid();
+    assert_true(second != first); /* restarted for the next job */
+
+    const isolate_limits short_wait = {.timeout_seconds = 0.5};
+    outcome = run_reused("hang", &short_wait);
+    assert_int_equal(outcome.status, ISOLATE_TIMED_OUT);
+    long third = reused_pid();
+    assert_true(third != second);
+
+    const isolate_limits one_cpu_second = {.timeout_seconds = 120.0, .cpu_seconds = 1};
+    outcome = run_reused("spin", &one_cpu_second);
+    assert_int_equal(outcome.status, ISOLATE_SIGNALED);
+    assert_int_equal(outcome.signal, SIGXCPU);
+
+    char *dir = test_make_temp_dir("isolate_reused_write");
+    char command[600];
+    snprintf(command, sizeof command, "write:%s/written", dir);
+    outcome = run_reused(command, &test_limits);
+    assert_int_equal(outcome.status, ISOLATE_SIGNALED);
+    assert_int_equal(outcome.signal, SIGXFSZ);
+    free(dir);
+
+    outcome = run_reused("exit:7", &test_limits);
+    assert_int_equal(outcome.status, ISOLATE_EXITED);
+    assert_int_equal(outcome.exit_code, 7);
+    outcome = run_reused("short", &test_limits);
+    assert_int_equal(outcome.status, ISOLATE_FAILED);
+    assert_non_null(strstr(outcome.reason, "whole response"));
+
+    /* After all that, a new server serves job after job again. */
+    long fourth = reused_pid();
+    for (int i = 0; i < 3; i++)
+        assert_int_equal(reused_pid(), fourth);
+}
+
+static void reused_servers_lift_a_jobs_memory_limit_after_it(void **state) {
+    (void)state;
+    if (UNDER_ASAN) {
+        printf("reused_servers_lift_a_jobs_memory_limit_after_it: skipped under "
+               "AddressSanitizer (no RLIMIT_AS)\n");
+        skip();
+    }
+    const isolate_limits limited = {.timeout_seconds = 60.0, .memory_bytes = (uint64_t)512 << 20};
+    isolate_outcome outcome = run_reused("alloc:1024", &limited);
+    assert_int_equal(outcome.status, ISOLATE_DONE);
+    assert_memory_equal(outcome.response, "refused", 7);
+    free(outcome.response);
+    outcome = run_reused("alloc:1024", &test_limits);
+    assert_int_equal(outcome.status, ISOLATE_DONE);
+    assert_memory_equal(outcome.response, "allocated", 9);
+    free(outcome.response);
+}
+
 /* ---------------------------------------------------------------------------
  * Importers
  * ------------------------------------------------------------------------- */
@@ -650,6 +744,8 @@ int main(void) {
         cmocka_unit_test(the_memory_limit_refuses_large_allocations),
         cmocka_unit_test(exit_statuses_and_broken_frames),
         cmocka_unit_test(concurrent_callers_get_their_own_children),
+        cmocka_unit_test(reused_servers_serve_until_a_job_kills_them),
+        cmocka_unit_test(reused_servers_lift_a_jobs_memory_limit_after_it),
         cmocka_unit_test(isolated_imports_match_in_process_ones),
         cmocka_unit_test(responses_are_checked_before_use),
         cmocka_unit_test(forged_responses_are_refused),

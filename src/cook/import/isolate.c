@@ -13,8 +13,17 @@
  *   instead. Serving from a constructor lets every program that links the
  *   cooker serve (the kiln CLI and the unit tests alike) without its main
  *   cooperating, and never runs that main twice.
- *   A server is single-threaded, so it may fork freely: it forks one fresh
- *   child per job, and the child runs the job (an importer) and exits. Each
+ *   A server serves one kind of job (the parent keeps its idle servers by
+ *   job name) and is reused across assets. How it runs a job is the job's
+ *   (isolate_job.reused):
+ *   * reused (the decoders: libspng, libjpeg, stb_image, libdraco): the server
+ *     runs the job itself, under the job's limits, and stays for the next
+ *     asset. A crash, a hang or a limit kills the server; the parent reaps
+ *     it, reports its signal or exit status as the job's, and the next asset
+ *     of the kind gets a new server. No fork per asset: a decode costs what it
+ *     costs in process plus the copies through the pipes (BENCHMARKS.md).
+ *   * forked (assimp): a server is single-threaded, so it may fork freely: it
+ *     forks one fresh child per job, and the child runs the job and exits. Each
  *   asset gets a new process, so a corrupt file that damaged the heap without
  *   crashing cannot touch the next asset (nor have its later crash blamed on a
  *   good file), and results do not depend on what ran before. Exec and library
@@ -38,13 +47,17 @@
  *   both, so a large response never blocks the child.
  *
  * Limits
- *   In the child: RLIMIT_AS (memory; not under AddressSanitizer, whose
- *   shadow already takes terabytes of address space), RLIMIT_CPU (SIGXCPU),
- *   RLIMIT_FSIZE 0 (a job never writes files: trying raises SIGXFSZ) and
- *   RLIMIT_CORE 0. The parent enforces the wall-clock timeout by killing the
- *   server, its own unreaped child (so the pid cannot have been reused); the
- *   job's child dies with it (PR_SET_PDEATHSIG). A server whose parent is gone
- *   (kiln killed) sees its socket close, kills its child and exits.
+ *   In the process running the job (the child, or a reused server): RLIMIT_AS
+ *   (memory; not under AddressSanitizer, whose shadow already takes terabytes
+ *   of address space), RLIMIT_CPU (SIGXCPU; a reused server's soft limit is
+ *   the CPU it has used plus the job's), RLIMIT_FSIZE 0 (a job never writes
+ *   files: trying raises SIGXFSZ) and RLIMIT_CORE 0. The parent enforces the
+ *   wall-clock timeout by killing the server, its own unreaped child (so the
+ *   pid cannot have been reused); a forked job's child dies with it
+ *   (PR_SET_PDEATHSIG). A server whose parent is gone (kiln killed) sees its
+ *   socket close, kills its child and exits; a reused server in a job that
+ *   sleeps rather than spins is ended by an alarm a little after the job's
+ *   timeout.
  */
 #define _GNU_SOURCE /* pipe2, F_SETPIPE_SZ, sigabbrev_np */
 
@@ -73,11 +86,12 @@ extern char **environ;
 
 #define SERVER_ENV "KILN_ISOLATE_SERVER"
 #define SERVER_FD 3
-#define PROTOCOL_VERSION 1u
+#define PROTOCOL_VERSION 2u
 #define REQUEST_MAGIC 0x5153494bu /* "KISQ" */
 #define STATUS_MAGIC 0x5453494bu  /* "KIST" */
-/* magic, version, name length, cpu seconds, payload size, memory bytes */
-#define REQUEST_HEADER_BYTES 32u
+/* magic, version, name length, cpu seconds, payload size, memory bytes,
+ * wall seconds (a reused server's alarm) */
+#define REQUEST_HEADER_BYTES 36u
 #define STATUS_BYTES 12u /* magic, how, value */
 #define JOB_NAME_MAX 64u
 #define RESULT_PIPE_BYTES (1 << 20)
@@ -180,6 +194,8 @@ static bool run_test_job(const uint8_t *request, size_t size, bytebuf *response)
     (void)size;
     if (strncmp(command, "echo:", 5) == 0) {
         bytebuf_append(response, command + 5, strlen(command + 5));
+    } else if (strcmp(command, "pid") == 0) {
+        bytebuf_printf(response, "%ld", (long)getpid());
     } else if (strcmp(command, "crash") == 0) {
         signal(SIGSEGV, SIG_DFL); /* past a sanitizer's handler: die as a release build would */
         raise(SIGSEGV);
@@ -230,26 +246,50 @@ void isolate_register_jobs(const isolate_job *jobs, size_t count) {
     registered_job_count = count;
 }
 
-static isolate_job_fn find_job(const char *name) {
+static const isolate_job *find_job(const char *name) {
 #ifdef KILN_TEST_HOOKS
-    if (strcmp(name, "isolate-test") == 0)
-        return run_test_job;
+    static const isolate_job test_jobs[] = {{"isolate-test", run_test_job, false},
+                                            {"isolate-test-reused", run_test_job, true}};
+    for (size_t i = 0; i < sizeof test_jobs / sizeof test_jobs[0]; i++)
+        if (strcmp(test_jobs[i].name, name) == 0)
+            return &test_jobs[i];
 #endif
     for (size_t i = 0; i < registered_job_count; i++)
         if (strcmp(registered_jobs[i].name, name) == 0)
-            return registered_jobs[i].run;
+            return &registered_jobs[i];
     return NULL;
 }
 
-/* Runs in the forked child; never returns. The result pipe goes to fd 4
- * (the server closed every fd above 3), a fixed number so the test job can
- * break the framing on purpose. */
+/* Runs the job and writes its response, framed, to fd 4 (the result pipe).
+ * Returns the exit status a child would have: 0 or a CHILD_EXIT_*. */
+static int run_job_to_result(const isolate_job *job, const uint8_t *request, size_t size) {
+    bytebuf response = {0};
+    job->run(request, size, &response);
+    int status = 0;
+    uint8_t frame[8];
+    put_le(frame, response.size, 8);
+    if (response.failed)
+        status = CHILD_EXIT_NO_MEMORY;
+    else if (!write_all(4, frame, sizeof frame, false) ||
+             !write_all(4, response.data, response.size, false))
+        status = CHILD_EXIT_WRITE;
+    bytebuf_free(&response);
+    return status;
+}
+
+/* Moves the result pipe to fd 4, a fixed number so the test job can break
+ * the framing on purpose. False when it cannot. */
+static bool result_to_fd4(int result_fd) {
+    return result_fd == 4 || (dup2(result_fd, 4) == 4 && close(result_fd) == 0);
+}
+
+/* Runs in the forked child; never returns. */
 __attribute__((noreturn)) static void run_child(int control_fd, int result_fd, pid_t server,
                                                 const char *name, const uint8_t *request,
                                                 size_t size, uint32_t cpu_seconds,
                                                 uint64_t memory_bytes) {
     close(control_fd); /* only the server speaks to the parent */
-    if (result_fd != 4 && (dup2(result_fd, 4) != 4 || close(result_fd) != 0))
+    if (!result_to_fd4(result_fd))
         _exit(CHILD_EXIT_SETUP);
     if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != server)
         _exit(CHILD_EXIT_SETUP); /* the server died before the line above */
@@ -259,19 +299,47 @@ __attribute__((noreturn)) static void run_child(int control_fd, int result_fd, p
         set_limit(RLIMIT_CPU, cpu_seconds, (rlim_t)cpu_seconds + 1);
     if (memory_bytes > 0 && !ISOLATE_UNDER_ASAN)
         set_limit(RLIMIT_AS, (rlim_t)memory_bytes, (rlim_t)memory_bytes);
-    isolate_job_fn run = find_job(name);
-    if (run == NULL)
+    const isolate_job *job = find_job(name);
+    if (job == NULL)
         _exit(CHILD_EXIT_NO_JOB);
-    bytebuf response = {0};
-    run(request, size, &response);
-    if (response.failed)
-        _exit(CHILD_EXIT_NO_MEMORY);
-    uint8_t frame[8];
-    put_le(frame, response.size, 8);
-    if (!write_all(4, frame, sizeof frame, false) ||
-        !write_all(4, response.data, response.size, false))
-        _exit(CHILD_EXIT_WRITE);
-    _exit(0);
+    _exit(run_job_to_result(job, request, size));
+}
+
+/* Sets a soft limit (raising it up to the hard one is allowed). */
+static void set_soft_limit(int resource, rlim_t soft) {
+    struct rlimit limit;
+    if (getrlimit(resource, &limit) != 0)
+        _exit(CHILD_EXIT_SETUP);
+    limit.rlim_cur = soft < limit.rlim_max ? soft : limit.rlim_max;
+    if (setrlimit(resource, &limit) != 0)
+        _exit(CHILD_EXIT_SETUP);
+}
+
+/* A reused job, run by the server itself. The limits are lifted again
+ * after it, so that reading the next request is not bound by this one's. */
+static int run_here(const isolate_job *job, int result_fd, const uint8_t *request, size_t size,
+                    uint32_t cpu_seconds, uint64_t memory_bytes, uint32_t wall_seconds) {
+    if (!result_to_fd4(result_fd))
+        return CHILD_EXIT_SETUP;
+    set_limit(RLIMIT_FSIZE, 0, 0); /* for good: this server only ever runs this job */
+    set_limit(RLIMIT_CORE, 0, 0);
+    if (cpu_seconds > 0) {
+        struct rusage usage;
+        getrusage(RUSAGE_SELF, &usage);
+        rlim_t used = (rlim_t)(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + 1;
+        set_soft_limit(RLIMIT_CPU, used + cpu_seconds);
+    }
+    if (memory_bytes > 0 && !ISOLATE_UNDER_ASAN)
+        set_soft_limit(RLIMIT_AS, (rlim_t)memory_bytes);
+    /* A job that sleeps uses no CPU: if kiln is gone and cannot kill it,
+     * this ends it. */
+    alarm(wall_seconds > 0 ? wall_seconds + 5 : 0);
+    int status = run_job_to_result(job, request, size);
+    alarm(0);
+    close(4);
+    set_soft_limit(RLIMIT_CPU, RLIM_INFINITY);
+    set_soft_limit(RLIMIT_AS, RLIM_INFINITY);
+    return status;
 }
 
 /* ---------------------------------------------------------------------------
@@ -353,6 +421,7 @@ static int serve(int fd) {
         uint32_t cpu_seconds = (uint32_t)get_le(header + 12, 4);
         uint64_t size = get_le(header + 16, 8);
         uint64_t memory_bytes = get_le(header + 24, 8);
+        uint32_t wall_seconds = (uint32_t)get_le(header + 32, 4);
         char name[JOB_NAME_MAX + 1];
         uint8_t *request = NULL;
         if (get_le(header, 4) != REQUEST_MAGIC || get_le(header + 4, 4) != PROTOCOL_VERSION ||
@@ -366,6 +435,19 @@ static int serve(int fd) {
         }
         name[name_length] = '\0';
         request[size] = '\0';
+        const isolate_job *job = find_job(name);
+        if (job != NULL && job->reused) {
+            int exit_code = run_here(job, result_fd, request, (size_t)size, cpu_seconds,
+                                     memory_bytes, wall_seconds);
+            free(request);
+            uint8_t reply[STATUS_BYTES];
+            put_le(reply, STATUS_MAGIC, 4);
+            put_le(reply + 4, HOW_EXITED, 4);
+            put_le(reply + 8, (uint32_t)exit_code, 4);
+            if (!write_all(fd, reply, sizeof reply, true))
+                return 0;
+            continue;
+        }
         pid_t child = fork();
         if (child == 0)
             run_child(fd, result_fd, self, name, request, (size_t)size, cpu_seconds, memory_bytes);
@@ -420,7 +502,8 @@ __attribute__((constructor)) static void serve_if_asked(void) {
 
 typedef struct server {
     pid_t pid;
-    int fd; /* non-blocking */
+    int fd;                     /* non-blocking */
+    char job[JOB_NAME_MAX + 1]; /* the kind of job it serves */
     struct server *next;
 } server;
 
@@ -445,12 +528,16 @@ static void stop_servers(void) {
     }
 }
 
-static void server_discard(server *s) {
+/* Kills and reaps the server; returns its wait status (how it ended, when
+ * it had ended on its own before the kill). */
+static int server_discard(server *s) {
     kill(s->pid, SIGKILL);
-    while (waitpid(s->pid, NULL, 0) < 0 && errno == EINTR)
+    int status = 0;
+    while (waitpid(s->pid, &status, 0) < 0 && errno == EINTR)
         ;
     close(s->fd);
     free(s);
+    return status;
 }
 
 static void server_release(server *s) {
@@ -478,7 +565,7 @@ static char **server_environment(void) {
     return env;
 }
 
-static server *server_start(char *reason, size_t reason_size) {
+static server *server_start(const char *job, char *reason, size_t reason_size) {
     int fds[2];
     if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0) {
         snprintf(reason, reason_size, "socketpair: %s", strerror(errno));
@@ -531,6 +618,7 @@ static server *server_start(char *reason, size_t reason_size) {
         return NULL;
     }
     s->fd = fds[0];
+    snprintf(s->job, sizeof s->job, "%s", job);
     pthread_mutex_lock(&servers_lock);
     if (!stop_registered)
         stop_registered = atexit(stop_servers) == 0;
@@ -538,15 +626,18 @@ static server *server_start(char *reason, size_t reason_size) {
     return s;
 }
 
-/* An idle server, or a new one; *reused says which. */
-static server *server_acquire(bool *reused, char *reason, size_t reason_size) {
+/* An idle server of `job`'s kind, or a new one; *reused says which. */
+static server *server_acquire(const char *job, bool *reused, char *reason, size_t reason_size) {
     pthread_mutex_lock(&servers_lock);
-    server *s = idle_servers;
+    server **link = &idle_servers;
+    while (*link != NULL && strcmp((*link)->job, job) != 0)
+        link = &(*link)->next;
+    server *s = *link;
     if (s != NULL)
-        idle_servers = s->next;
+        *link = s->next;
     pthread_mutex_unlock(&servers_lock);
     *reused = s != NULL;
-    return s != NULL ? s : server_start(reason, reason_size);
+    return s != NULL ? s : server_start(job, reason, reason_size);
 }
 
 /* ---------------------------------------------------------------------------
@@ -679,8 +770,9 @@ static void read_response(int fd, response_reader *r, char *reason, size_t reaso
  * (a reused server that had died while idle). */
 static bool run_on(server *s, const char *job, const isolate_part *parts, size_t part_count,
                    const isolate_limits *limits, double deadline, isolate_outcome *outcome,
-                   bool *retry) {
+                   bool *retry, bool *died) {
     *retry = false;
+    *died = false;
     int result[2];
     if (pipe2(result, O_CLOEXEC) != 0) {
         outcome->status = ISOLATE_FAILED;
@@ -701,6 +793,7 @@ static bool run_on(server *s, const char *job, const isolate_part *parts, size_t
     put_le(header + 12, limits->cpu_seconds, 4);
     put_le(header + 16, size, 8);
     put_le(header + 24, limits->memory_bytes, 8);
+    put_le(header + 32, (uint32_t)ceil(fmin(limits->timeout_seconds, 1e9)), 4);
     io_result sent = send_before(s->fd, header, sizeof header, result[1], deadline);
     close(result[1]);
     *retry = sent == IO_BROKEN;
@@ -743,6 +836,9 @@ static bool run_on(server *s, const char *job, const isolate_part *parts, size_t
     if (sent == IO_TIMEOUT) {
         outcome->status = ISOLATE_TIMED_OUT;
     } else if (sent == IO_BROKEN || server_closed) {
+        /* A reused server running the job itself, crashed or stopped by a
+         * limit: isolate_run reaps it and reports how it ended. */
+        *died = true;
         outcome->status = ISOLATE_FAILED;
         snprintf(outcome->reason, sizeof outcome->reason, "the server process stopped");
     } else if (response.bad) {
@@ -782,21 +878,37 @@ void isolate_run(const char *job, const isolate_part *parts, size_t part_count,
                  const isolate_limits *limits, isolate_outcome *outcome) {
     memset(outcome, 0, sizeof *outcome);
     double deadline = limits->timeout_seconds > 0.0 ? now_seconds() + limits->timeout_seconds : 0.0;
+    if (strlen(job) > JOB_NAME_MAX) {
+        outcome->status = ISOLATE_FAILED;
+        snprintf(outcome->reason, sizeof outcome->reason, "job name too long");
+        return;
+    }
     for (int attempt = 0; attempt < 2; attempt++) {
-        bool reused, retry;
-        server *s = server_acquire(&reused, outcome->reason, sizeof outcome->reason);
+        bool reused, retry, died;
+        server *s = server_acquire(job, &reused, outcome->reason, sizeof outcome->reason);
         if (s == NULL) {
             outcome->status = ISOLATE_FAILED;
             return;
         }
         memset(outcome, 0, sizeof *outcome);
-        if (run_on(s, job, parts, part_count, limits, deadline, outcome, &retry)) {
+        if (run_on(s, job, parts, part_count, limits, deadline, outcome, &retry, &died)) {
             server_release(s);
             return;
         }
-        server_discard(s);
-        if (!(retry && reused))
-            return;
+        int status = server_discard(s);
+        if (retry && reused)
+            continue; /* it had died while idle: once more on a new one */
+        if (died && WIFSIGNALED(status)) {
+            outcome->status = ISOLATE_SIGNALED;
+            outcome->signal = WTERMSIG(status);
+        } else if (died && WIFEXITED(status) && WEXITSTATUS(status) != 0) {
+            outcome->status = ISOLATE_EXITED;
+            outcome->exit_code = WEXITSTATUS(status);
+        } else if (died) {
+            snprintf(outcome->reason, sizeof outcome->reason,
+                     "the process exited during the job without its whole response");
+        }
+        return;
     }
 }
 

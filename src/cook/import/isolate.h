@@ -2,8 +2,9 @@
  * isolate.h — third-party importers in a child process, and the IR on the
  * wire between the two processes.
  *
- *   isolate.c         the processes: import servers, one fresh child per job,
- *                     its resource limits, the parent's wall-clock timeout
+ *   isolate.c         the processes: one server per kind of job, reused
+ *                     across assets, running each job itself or in a fresh
+ *                     child; the limits, the parent's wall-clock timeout
  *   isolate_import.c  importers as jobs: which run isolated (assimp), the
  *                     request and response, the per-asset error messages
  *   ir_wire.c         ir_asset as bytes (versioned, bounds-checked) and the
@@ -94,6 +95,10 @@ typedef bool (*isolate_job_fn)(const uint8_t *request, size_t size, bytebuf *res
 typedef struct isolate_job {
     const char *name;
     isolate_job_fn run;
+    /* true: the server runs the job itself and serves the next asset of
+     * this kind (restarted after a crash or a limit); false: it forks a
+     * fresh child per job (isolate.c says why each). */
+    bool reused;
 } isolate_job;
 
 /* Every job a child can run, by name: the server is a fresh copy of this
@@ -141,9 +146,10 @@ typedef struct isolate_part {
     size_t size;
 } isolate_part;
 
-/* Runs job `job` in a fresh child process on the concatenated parts and waits
- * for it within limits->timeout_seconds. Thread-safe: each caller gets its
- * own child. Free outcome->response with free(). */
+/* Runs job `job` in a child process (an idle server of its kind, else a new
+ * one) on the concatenated parts and waits for it within
+ * limits->timeout_seconds. Thread-safe: each caller gets a server of its own
+ * for the job. Free outcome->response with free(). */
 void isolate_run(const char *job, const isolate_part *parts, size_t part_count,
                  const isolate_limits *limits, isolate_outcome *outcome);
 

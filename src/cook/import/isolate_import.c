@@ -224,7 +224,7 @@ static bool run_import_job(const uint8_t *request, size_t size, bytebuf *respons
 }
 
 const isolate_job isolate_jobs[] = {
-    {"import", run_import_job},
+    {"import", run_import_job, false},
 };
 const size_t isolate_job_count = sizeof isolate_jobs / sizeof isolate_jobs[0];
 
