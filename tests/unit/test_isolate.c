@@ -414,11 +414,9 @@ static bytebuf child_response(const char *root, const char *path, cook_settings 
     bytebuf request = {0};
     import_request_write(&ctx, "assimp", &request);
     bytebuf_append(&request, source, size + 1); /* and the NUL after it, as the server has */
-    isolate_job_fn run = NULL;
-    for (size_t i = 0; i < isolate_job_count; i++)
-        if (strcmp(isolate_jobs[i].name, "import") == 0)
-            run = isolate_jobs[i].run;
-    assert_non_null(run);
+    const isolate_job *job = isolate_find_job("import");
+    assert_non_null(job);
+    isolate_job_fn run = job->run;
     bytebuf response = {0};
     assert_true(run(request.data, request.size - 1, &response));
     assert_false(response.failed);

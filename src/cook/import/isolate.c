@@ -236,17 +236,21 @@ static bool run_test_job(const uint8_t *request, size_t size, bytebuf *response)
 }
 #endif
 
-/* The jobs registered before main (isolate_register_jobs): the process
+/* The tables registered before main (isolate_register_jobs): the process
  * layer names no job itself, so it calls nothing of the files above it. */
-static const isolate_job *registered_jobs;
-static size_t registered_job_count;
+typedef struct job_table {
+    const isolate_job *jobs;
+    size_t count;
+} job_table;
+static job_table registered[ISOLATE_MAX_TABLES];
+static size_t registered_count;
 
 void isolate_register_jobs(const isolate_job *jobs, size_t count) {
-    registered_jobs = jobs;
-    registered_job_count = count;
+    if (registered_count < ISOLATE_MAX_TABLES) /* two files register one each */
+        registered[registered_count++] = (job_table){jobs, count};
 }
 
-static const isolate_job *find_job(const char *name) {
+const isolate_job *isolate_find_job(const char *name) {
 #ifdef KILN_TEST_HOOKS
     static const isolate_job test_jobs[] = {{"isolate-test", run_test_job, false},
                                             {"isolate-test-reused", run_test_job, true}};
@@ -254,9 +258,10 @@ static const isolate_job *find_job(const char *name) {
         if (strcmp(test_jobs[i].name, name) == 0)
             return &test_jobs[i];
 #endif
-    for (size_t i = 0; i < registered_job_count; i++)
-        if (strcmp(registered_jobs[i].name, name) == 0)
-            return &registered_jobs[i];
+    for (size_t t = 0; t < registered_count; t++)
+        for (size_t i = 0; i < registered[t].count; i++)
+            if (strcmp(registered[t].jobs[i].name, name) == 0)
+                return &registered[t].jobs[i];
     return NULL;
 }
 
@@ -299,7 +304,7 @@ __attribute__((noreturn)) static void run_child(int control_fd, int result_fd, p
         set_limit(RLIMIT_CPU, cpu_seconds, (rlim_t)cpu_seconds + 1);
     if (memory_bytes > 0 && !ISOLATE_UNDER_ASAN)
         set_limit(RLIMIT_AS, (rlim_t)memory_bytes, (rlim_t)memory_bytes);
-    const isolate_job *job = find_job(name);
+    const isolate_job *job = isolate_find_job(name);
     if (job == NULL)
         _exit(CHILD_EXIT_NO_JOB);
     _exit(run_job_to_result(job, request, size));
@@ -435,7 +440,7 @@ static int serve(int fd) {
         }
         name[name_length] = '\0';
         request[size] = '\0';
-        const isolate_job *job = find_job(name);
+        const isolate_job *job = isolate_find_job(name);
         if (job != NULL && job->reused) {
             int exit_code = run_here(job, result_fd, request, (size_t)size, cpu_seconds,
                                      memory_bytes, wall_seconds);
