@@ -1,11 +1,12 @@
 /*
  * isolate_import.c — importers that run in a child process (isolate.h).
  *
- * Which: the third-party libraries that parse untrusted files and are not
- * kiln's own code, listed in isolated_importers (assimp; a Draco decoder or
- * another library importer is one more row). import_run sends them to a
- * child unless KILN_ISOLATE=0 (in process, for debugging and profiling);
- * every other importer runs in process.
+ * Which: the third-party importers of whole files, listed in
+ * isolated_importers (assimp; another library importer is one more row);
+ * the decoders kiln's own importers call (libspng, libjpeg, stb_image,
+ * libdraco) are isolate_decode.c's. import_run sends them to a child unless
+ * KILN_ISOLATE=0 (in process, for debugging and profiling); every other
+ * importer runs in process.
  *
  * Request (parent to child; the child trusts it, but still reads it with
  * bounds): u32 magic "KIRQ", u32 version, strings importer, input_root,
