@@ -15,9 +15,13 @@
  * SIGSEGV)"). Kiln's own Radiance HDR reader stays in process.
  *
  * Image request: u32 "KIMQ", u32 version, strings name hint and test fault,
- * u32 max dimension, u64 max pixels, then the file as a blob. Response:
- * u32 "KIMS", u32 version, u8 ok; ok: u32 width, height, source channels,
- * source bits, string format, blob RGBA8 pixels; else a string reason.
+ * u32 max dimension, u64 max pixels, then the file as a blob. Response, read
+ * from its end: ok, the RGBA8 pixels then u32 width, height, source
+ * channels, source bits and format (an index of image_formats); else the
+ * reason's bytes; then the footer u32 "KIMS", u32 version, u8 ok. Pixels
+ * first, so that neither side copies them in memory: the child's response is
+ * the decoder's own buffer with the rest appended, the parent's is the
+ * buffer it read the pipe into, cut after the pixels.
  *
  * Draco request: u32 "KDRQ", u32 version, strings name and test fault,
  * u64 max bytes, u32 count and (unique id, component type, components) per
@@ -84,6 +88,9 @@ static void copy_reason(wire_reader *in, const char *library, char *reason, size
  * ------------------------------------------------------------------------- */
 
 static const char *const image_formats[] = {"png", "jpeg", "tga", "bmp"};
+#define IMAGE_FORMAT_COUNT (sizeof image_formats / sizeof image_formats[0])
+#define IMAGE_FIELDS_BYTES 20u /* width, height, channels, bits, format */
+#define IMAGE_FOOTER_BYTES 9u  /* magic, version, ok */
 
 static bool run_image_job(const uint8_t *request, size_t size, bytebuf *response) {
     wire_reader in = {.data = request, .size = size};
@@ -106,21 +113,28 @@ static bool run_image_job(const uint8_t *request, size_t size, bytebuf *response
     char injected = isolate_test_fault(fault, name);
 #endif
     ir_decoded_image image;
-    char reason[512] = "";
+    char reason[REASON_MAX + 1] = "";
     ok = image_decode_in_process(bytes, byte_count, name, &limits, &image, reason, sizeof reason);
-    wire_put_u32(response, IMAGE_RESPONSE_MAGIC);
-    wire_put_u32(response, DECODE_WIRE_VERSION);
-    wire_put_u8(response, ok);
+    uint32_t format = 0;
+    while (ok && format < IMAGE_FORMAT_COUNT && strcmp(image.format, image_formats[format]) != 0)
+        format++;
     if (ok) {
+        /* The response takes the decoder's buffer as it is (the job was
+         * handed an empty one). */
+        size_t pixel_bytes = (size_t)image.width * image.height * 4;
+        *response = (bytebuf){.data = image.rgba8, .size = pixel_bytes, .cap = pixel_bytes};
+        image.rgba8 = NULL;
         wire_put_u32(response, image.width);
         wire_put_u32(response, image.height);
         wire_put_u32(response, image.source_channels);
         wire_put_u32(response, image.source_bits);
-        wire_put_string(response, image.format);
-        wire_put_blob(response, image.rgba8, (size_t)image.width * image.height * 4);
+        wire_put_u32(response, format);
     } else {
-        wire_put_string(response, reason);
+        bytebuf_append(response, reason, strlen(reason));
     }
+    wire_put_u32(response, IMAGE_RESPONSE_MAGIC);
+    wire_put_u32(response, DECODE_WIRE_VERSION);
+    wire_put_u8(response, ok);
 #ifdef KILN_TEST_HOOKS
     if (injected == 'g' && response->size > 3)
         response->size -= 3;
@@ -131,51 +145,51 @@ static bool run_image_job(const uint8_t *request, size_t size, bytebuf *response
     return true;
 }
 
-/* The reply, checked against what was asked; *out takes the pixels. */
+/* The reply, checked against what was asked; *out takes the pixels and the
+ * reply's buffer with them (else the caller frees it). */
 static bool read_image_reply(uint8_t *data, size_t size, const char *library,
                              const image_limits *limits, ir_decoded_image *out, char *reason,
                              size_t reason_size) {
-    wire_reader in = {.data = data, .size = size};
-    if (wire_get_u32(&in) != IMAGE_RESPONSE_MAGIC || wire_get_u32(&in) != DECODE_WIRE_VERSION) {
+    wire_reader footer = {.data =
+                              data + (size >= IMAGE_FOOTER_BYTES ? size - IMAGE_FOOTER_BYTES : 0),
+                          .size = size >= IMAGE_FOOTER_BYTES ? IMAGE_FOOTER_BYTES : 0};
+    if (wire_get_u32(&footer) != IMAGE_RESPONSE_MAGIC ||
+        wire_get_u32(&footer) != DECODE_WIRE_VERSION) {
         snprintf(reason, reason_size, "%s sent an invalid result: not a reply of this version",
                  library);
         return false;
     }
-    uint8_t ok = wire_get_u8(&in);
+    uint8_t ok = wire_get_u8(&footer);
+    size_t body = size - IMAGE_FOOTER_BYTES;
     if (ok == 0) {
-        copy_reason(&in, library, reason, reason_size);
+        if (body > REASON_MAX || memchr(data, '\0', body) != NULL)
+            snprintf(reason, reason_size, "%s sent an invalid result", library);
+        else
+            snprintf(reason, reason_size, "%.*s", (int)body, (const char *)data);
         return false;
     }
-    uint32_t width = wire_get_u32(&in), height = wire_get_u32(&in);
-    uint32_t channels = wire_get_u32(&in), bits = wire_get_u32(&in);
-    char *format = NULL;
-    const uint8_t *pixels = NULL;
-    size_t pixel_bytes = 0;
-    bool read = ok == 1 && wire_get_string(&in, &format) && format != NULL &&
-                wire_get_blob(&in, &pixels, &pixel_bytes) && wire_left(&in) == 0;
-    const char *known = NULL;
-    for (size_t i = 0; read && i < sizeof image_formats / sizeof image_formats[0]; i++)
-        if (strcmp(format, image_formats[i]) == 0)
-            known = image_formats[i];
-    free(format);
+    wire_reader fields = {.data =
+                              data + (body >= IMAGE_FIELDS_BYTES ? body - IMAGE_FIELDS_BYTES : 0),
+                          .size = body >= IMAGE_FIELDS_BYTES ? IMAGE_FIELDS_BYTES : 0};
+    uint32_t width = wire_get_u32(&fields), height = wire_get_u32(&fields);
+    uint32_t channels = wire_get_u32(&fields), bits = wire_get_u32(&fields);
+    uint32_t format = wire_get_u32(&fields);
     uint64_t pixel_count = (uint64_t)width * height;
-    if (!read || known == NULL || width == 0 || height == 0 || width > limits->max_dimension ||
-        height > limits->max_dimension || pixel_count > limits->max_pixels ||
-        pixel_bytes != pixel_count * 4 || channels < 1 || channels > 4 || bits < 1 || bits > 16) {
+    if (ok != 1 || fields.failed || format >= IMAGE_FORMAT_COUNT || width == 0 || height == 0 ||
+        width > limits->max_dimension || height > limits->max_dimension ||
+        pixel_count > limits->max_pixels || body - IMAGE_FIELDS_BYTES != pixel_count * 4 ||
+        channels < 1 || channels > 4 || bits < 1 || bits > 16) {
         snprintf(reason, reason_size, "%s sent an invalid result (%zu bytes)", library, size);
         return false;
     }
-    /* Moved to the front of the reply's own buffer: no second image-sized
-     * allocation. */
-    size_t offset = (size_t)(pixels - data);
-    memmove(data, data + offset, pixel_bytes);
-    uint8_t *shrunk = realloc(data, pixel_bytes);
+    size_t pixel_bytes = (size_t)pixel_count * 4;
+    uint8_t *shrunk = realloc(data, pixel_bytes); /* in place: it only gets shorter */
     *out = (ir_decoded_image){.width = width,
                               .height = height,
                               .rgba8 = shrunk != NULL ? shrunk : data,
                               .source_channels = channels,
                               .source_bits = bits,
-                              .format = known};
+                              .format = image_formats[format]};
     return true;
 }
 
