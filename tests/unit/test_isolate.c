@@ -278,6 +278,34 @@ static void reused_servers_serve_until_a_job_kills_them(void **state) {
         assert_int_equal(reused_pid(), fourth);
 }
 
+static bool answer_reversed(void *user, const uint8_t *question, size_t size, bytebuf *answer) {
+    (*(int *)user)++;
+    for (size_t i = size; i-- > 0;)
+        bytebuf_append(answer, &question[i], 1);
+    return true;
+}
+
+static void a_reused_job_asks_the_parent(void **state) {
+    (void)state;
+    int asked = 0;
+    const isolate_asker asker = {answer_reversed, &asked};
+    const char command[] = "ask:include me";
+    const isolate_part part = {command, strlen(command)};
+    isolate_outcome outcome;
+    isolate_run_asking("isolate-test-reused", &part, 1, &test_limits, &asker, &outcome);
+    assert_int_equal(outcome.status, ISOLATE_DONE);
+    assert_int_equal(asked, 2);
+    assert_int_equal(outcome.response_size, strlen("em edulcni|em edulcni"));
+    assert_memory_equal(outcome.response, "em edulcni|em edulcni", outcome.response_size);
+    free(outcome.response);
+    /* Nobody to ask: the job fails and its server is replaced. */
+    long before = reused_pid();
+    isolate_run("isolate-test-reused", &part, 1, &test_limits, &outcome);
+    assert_int_equal(outcome.status, ISOLATE_FAILED);
+    assert_non_null(strstr(outcome.reason, "no answer"));
+    assert_true(reused_pid() != before);
+}
+
 static void reused_servers_lift_a_jobs_memory_limit_after_it(void **state) {
     (void)state;
     if (UNDER_ASAN) {
@@ -744,6 +772,7 @@ int main(void) {
         cmocka_unit_test(concurrent_callers_get_their_own_children),
         cmocka_unit_test(reused_servers_serve_until_a_job_kills_them),
         cmocka_unit_test(reused_servers_lift_a_jobs_memory_limit_after_it),
+        cmocka_unit_test(a_reused_job_asks_the_parent),
         cmocka_unit_test(isolated_imports_match_in_process_ones),
         cmocka_unit_test(responses_are_checked_before_use),
         cmocka_unit_test(forged_responses_are_refused),

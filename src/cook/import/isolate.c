@@ -89,6 +89,8 @@ extern char **environ;
 #define PROTOCOL_VERSION 2u
 #define REQUEST_MAGIC 0x5153494bu /* "KISQ" */
 #define STATUS_MAGIC 0x5453494bu  /* "KIST" */
+#define ASK_MAGIC 0x4b53494bu     /* "KISK": a reused job's question, u64 size, bytes */
+#define QUESTION_MAX_BYTES ((size_t)1 << 20)
 /* magic, version, name length, cpu seconds, payload size, memory bytes,
  * wall seconds (a reused server's alarm) */
 #define REQUEST_HEADER_BYTES 36u
@@ -194,6 +196,13 @@ static bool run_test_job(const uint8_t *request, size_t size, bytebuf *response)
     (void)size;
     if (strncmp(command, "echo:", 5) == 0) {
         bytebuf_append(response, command + 5, strlen(command + 5));
+    } else if (strncmp(command, "ask:", 4) == 0) {
+        /* Asks twice: the answers, then "|" and the second. */
+        if (!isolate_ask(command + 4, strlen(command + 4), response))
+            bytebuf_printf(response, "no answer");
+        bytebuf_printf(response, "|");
+        if (!isolate_ask(command + 4, strlen(command + 4), response))
+            bytebuf_printf(response, "no answer");
     } else if (strcmp(command, "pid") == 0) {
         bytebuf_printf(response, "%ld", (long)getpid());
     } else if (strcmp(command, "crash") == 0) {
@@ -310,6 +319,24 @@ __attribute__((noreturn)) static void run_child(int control_fd, int result_fd, p
     _exit(run_job_to_result(job, request, size));
 }
 
+/* The control socket while a reused job runs: isolate_ask writes on it. */
+static int ask_fd = -1;
+
+bool isolate_ask(const void *question, size_t size, bytebuf *answer) {
+    uint8_t frame[STATUS_BYTES], length[8];
+    put_le(frame, ASK_MAGIC, 4);
+    put_le(frame + 4, size, 8);
+    if (ask_fd < 0 || size > QUESTION_MAX_BYTES || !write_all(ask_fd, frame, sizeof frame, true) ||
+        !write_all(ask_fd, question, size, true) || !read_all(ask_fd, length, sizeof length))
+        return false;
+    uint64_t answer_size = get_le(length, 8);
+    size_t at = answer->size;
+    if (answer_size > SIZE_MAX - at)
+        return false;
+    bytebuf_append_zeros(answer, (size_t)answer_size);
+    return !answer->failed && read_all(ask_fd, answer->data + at, (size_t)answer_size);
+}
+
 /* Sets a soft limit (raising it up to the hard one is allowed). */
 static void set_soft_limit(int resource, rlim_t soft) {
     struct rlimit limit;
@@ -322,8 +349,9 @@ static void set_soft_limit(int resource, rlim_t soft) {
 
 /* A reused job, run by the server itself. The limits are lifted again
  * after it, so that reading the next request is not bound by this one's. */
-static int run_here(const isolate_job *job, int result_fd, const uint8_t *request, size_t size,
-                    uint32_t cpu_seconds, uint64_t memory_bytes, uint32_t wall_seconds) {
+static int run_here(const isolate_job *job, int control_fd, int result_fd, const uint8_t *request,
+                    size_t size, uint32_t cpu_seconds, uint64_t memory_bytes,
+                    uint32_t wall_seconds) {
     if (!result_to_fd4(result_fd))
         return CHILD_EXIT_SETUP;
     set_limit(RLIMIT_FSIZE, 0, 0); /* for good: this server only ever runs this job */
@@ -339,7 +367,9 @@ static int run_here(const isolate_job *job, int result_fd, const uint8_t *reques
     /* A job that sleeps uses no CPU: if kiln is gone and cannot kill it,
      * this ends it. */
     alarm(wall_seconds > 0 ? wall_seconds + 5 : 0);
+    ask_fd = control_fd;
     int status = run_job_to_result(job, request, size);
+    ask_fd = -1;
     alarm(0);
     close(4);
     set_soft_limit(RLIMIT_CPU, RLIM_INFINITY);
@@ -442,7 +472,7 @@ static int serve(int fd) {
         request[size] = '\0';
         const isolate_job *job = isolate_find_job(name);
         if (job != NULL && job->reused) {
-            int exit_code = run_here(job, result_fd, request, (size_t)size, cpu_seconds,
+            int exit_code = run_here(job, fd, result_fd, request, (size_t)size, cpu_seconds,
                                      memory_bytes, wall_seconds);
             free(request);
             uint8_t reply[STATUS_BYTES];
@@ -698,6 +728,55 @@ static io_result send_before(int fd, const void *data, size_t size, int passed_f
     return IO_OK;
 }
 
+/* Receives exactly `size` bytes on the non-blocking socket before `deadline`. */
+static io_result recv_before(int fd, uint8_t *data, size_t size, double deadline) {
+    while (size > 0) {
+        ssize_t n = recv(fd, data, size, 0);
+        if (n > 0) {
+            data += n;
+            size -= (size_t)n;
+            continue;
+        }
+        if (n == 0 || (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR))
+            return IO_BROKEN;
+        struct pollfd pfd = {.fd = fd, .events = POLLIN};
+        int wait = poll_wait_ms(deadline);
+        if (wait == 0)
+            return IO_TIMEOUT;
+        if (poll(&pfd, 1, wait) < 0 && errno != EINTR)
+            return IO_BROKEN;
+    }
+    return IO_OK;
+}
+
+/* A reused job's question (its frame in `frame`): read, answered by `asker`,
+ * the answer sent. *refused when there is nobody to ask or the question is
+ * too long (the server is then discarded). */
+static io_result answer_question(int fd, const uint8_t frame[STATUS_BYTES],
+                                 const isolate_asker *asker, double deadline, bool *refused) {
+    uint64_t size = get_le(frame + 4, 8);
+    *refused = asker == NULL || size > QUESTION_MAX_BYTES;
+    if (*refused)
+        return IO_BROKEN;
+    uint8_t *question = malloc(size > 0 ? (size_t)size : 1);
+    bytebuf answer = {0};
+    bytebuf_append_zeros(&answer, 8); /* the answer's length, filled in below */
+    io_result got =
+        question != NULL && !answer.failed ? recv_before(fd, question, size, deadline) : IO_BROKEN;
+    if (got == IO_OK &&
+        (!asker->answer(asker->user, question, (size_t)size, &answer) || answer.failed)) {
+        *refused = true;
+        got = IO_BROKEN;
+    }
+    if (got == IO_OK) {
+        put_le(answer.data, answer.size - 8, 8);
+        got = send_before(fd, answer.data, answer.size, -1, deadline);
+    }
+    free(question);
+    bytebuf_free(&answer);
+    return got;
+}
+
 /* The response as it arrives on the result pipe: u64 size, then the bytes. */
 typedef struct response_reader {
     uint8_t frame[8];
@@ -774,8 +853,8 @@ static void read_response(int fd, response_reader *r, char *reason, size_t reaso
  * discarded; *retry says the failure came before the server saw anything
  * (a reused server that had died while idle). */
 static bool run_on(server *s, const char *job, const isolate_part *parts, size_t part_count,
-                   const isolate_limits *limits, double deadline, isolate_outcome *outcome,
-                   bool *retry, bool *died) {
+                   const isolate_limits *limits, const isolate_asker *asker, double deadline,
+                   isolate_outcome *outcome, bool *retry, bool *died) {
     *retry = false;
     *died = false;
     int result[2];
@@ -810,7 +889,7 @@ static bool run_on(server *s, const char *job, const isolate_part *parts, size_t
     response_reader response = {.limit = limits->max_response_bytes};
     uint8_t status[STATUS_BYTES];
     size_t status_got = 0;
-    bool server_closed = false;
+    bool server_closed = false, refused = false;
     while (sent == IO_OK && !response.bad && !server_closed &&
            !(response.done && status_got == STATUS_BYTES)) {
         struct pollfd fds[2] = {{.fd = response.done ? -1 : result[0], .events = POLLIN},
@@ -833,6 +912,10 @@ static bool run_on(server *s, const char *job, const isolate_part *parts, size_t
                 server_closed = true;
             else if (got > 0)
                 status_got += (size_t)got;
+            if (status_got == STATUS_BYTES && get_le(status, 4) == ASK_MAGIC) {
+                sent = answer_question(s->fd, status, asker, deadline, &refused);
+                status_got = 0;
+            }
         }
     }
     close(result[0]);
@@ -840,6 +923,10 @@ static bool run_on(server *s, const char *job, const isolate_part *parts, size_t
     bool keep = false;
     if (sent == IO_TIMEOUT) {
         outcome->status = ISOLATE_TIMED_OUT;
+    } else if (refused) {
+        outcome->status = ISOLATE_FAILED;
+        snprintf(outcome->reason, sizeof outcome->reason,
+                 "the child asked a question that has no answer");
     } else if (sent == IO_BROKEN || server_closed) {
         /* A reused server running the job itself, crashed or stopped by a
          * limit: isolate_run reaps it and reports how it ended. */
@@ -881,6 +968,12 @@ static bool run_on(server *s, const char *job, const isolate_part *parts, size_t
 
 void isolate_run(const char *job, const isolate_part *parts, size_t part_count,
                  const isolate_limits *limits, isolate_outcome *outcome) {
+    isolate_run_asking(job, parts, part_count, limits, NULL, outcome);
+}
+
+void isolate_run_asking(const char *job, const isolate_part *parts, size_t part_count,
+                        const isolate_limits *limits, const isolate_asker *asker,
+                        isolate_outcome *outcome) {
     memset(outcome, 0, sizeof *outcome);
     double deadline = limits->timeout_seconds > 0.0 ? now_seconds() + limits->timeout_seconds : 0.0;
     if (strlen(job) > JOB_NAME_MAX) {
@@ -896,7 +989,7 @@ void isolate_run(const char *job, const isolate_part *parts, size_t part_count,
             return;
         }
         memset(outcome, 0, sizeof *outcome);
-        if (run_on(s, job, parts, part_count, limits, deadline, outcome, &retry, &died)) {
+        if (run_on(s, job, parts, part_count, limits, asker, deadline, outcome, &retry, &died)) {
             server_release(s);
             return;
         }

@@ -159,6 +159,28 @@ typedef struct isolate_part {
 void isolate_run(const char *job, const isolate_part *parts, size_t part_count,
                  const isolate_limits *limits, isolate_outcome *outcome);
 
+/* A reused job may ask the parent questions while it runs (glslang asks
+ * for each #include: the files are read, checked and recorded in the
+ * parent, as in process). The parent's answer is appended to `answer`;
+ * false (no memory) fails the job. */
+typedef bool (*isolate_answer_fn)(void *user, const uint8_t *question, size_t size,
+                                  bytebuf *answer);
+typedef struct isolate_asker {
+    isolate_answer_fn answer;
+    void *user;
+} isolate_asker;
+
+/* isolate_run for a job that may ask: `asker` answers, on the calling thread,
+ * within the same timeout. A question without an asker fails the job. */
+void isolate_run_asking(const char *job, const isolate_part *parts, size_t part_count,
+                        const isolate_limits *limits, const isolate_asker *asker,
+                        isolate_outcome *outcome);
+
+/* In a reused job (isolate_job.reused): asks the parent and appends its
+ * answer to `answer`. False when the parent is gone or answers nothing
+ * (the job should then fail). At most 1 MiB of question. */
+bool isolate_ask(const void *question, size_t size, bytebuf *answer);
+
 /* "SEGV" for 11 (without "SIG"): for messages. */
 const char *isolate_signal_name(int signal);
 
