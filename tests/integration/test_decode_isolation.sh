@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # test_decode_isolation.sh — the third-party decoders (libspng, libjpeg,
-# stb_image, libdraco) run in a reused child process: a crash, a hang or a
+# stb_image, libdraco) and glslang run in a reused child process: a crash, a hang or a
 # corrupt reply fails that asset alone with an error naming the library and
 # the file, the build goes on (the child restarted for the next asset), the
 # exit status says so, no process is left behind, and the cooked bytes are
@@ -31,6 +31,9 @@ PY
 cp "$SEEDS/rgb-4x4.bmp" "$SRC/tex/pic.bmp"
 cp "$SEEDS/rgb-4x4.bmp" "$SRC/tex/crash_b.bmp"
 cp "$SEEDS/rgba-4x4.tga" "$SRC/tex/pict.tga"
+# The examples' shaders: a program folder whose fragment stage includes a
+# header (answered by the parent), a compute shader, an HLSL one.
+cp -r "$(dirname "$0")/../../examples/assets/shaders" "$SRC/shaders"
 CORPUS=${KILN_CORPUS:-}
 if [ -n "$CORPUS" ] && [ -f "$CORPUS/images/misc/cyan.jpg" ] &&
     [ -f "$CORPUS/gltf/Box/glTF-Draco/Box.gltf" ]; then
@@ -71,18 +74,19 @@ cooked() { # NAME...: each cooked under out/
 }
 good_cooked() {
     cooked tex/a.ktx2 tex/b.ktx2 tex/next.ktx2 tex/hang.ktx2 tex/pic.ktx2 tex/pict.ktx2 || return 1
+    cooked shaders/post/blur.comp.kshader || return 1
     [ "$have_corpus" -eq 0 ] || cooked tex/photo.ktx2 models/good/Box.kmesh
 }
 
 # crash_case HOOK_FILE SOURCE LIBRARY: that asset fails with the library
 # named, the rest cooks, exit 1, nothing left running.
 crash_case() {
-    local file=$1 source=$2 library=$3
+    local file=$1 source=$2 library=$3 verb=${4:-decoding}
     rm -rf "$SCRATCH/out"
     run KILN_TEST_ISOLATE_FAULT="crash:$file" -- build -i assets -o out -j1 --no-cache
     check "$library crashing on $file fails that asset with a clear error (exit 1)" \
         all_true 'status_is 1' \
-        "stderr_has \"^assets/$source: error: .*$library crashed decoding $file \\(signal 11, SIGSEGV\\)\$\"" \
+        "stderr_has \"^assets/$source: error: .*$library crashed $verb $file \\(signal 11, SIGSEGV\\)\$\"" \
         'stdout_has "1 failed"'
     check "$library: the other assets of that build cook (the child restarted)" good_cooked
     check "$library: no process is left behind" no_leftovers
@@ -90,6 +94,7 @@ crash_case() {
 
 crash_case crash.png tex/crash.png libspng
 crash_case crash_b.bmp tex/crash_b.bmp stb_image
+crash_case tonemap.ps.hlsl shaders/post/tonemap.ps.hlsl glslang compiling
 if [ "$have_corpus" -eq 1 ]; then
     crash_case crash_j.jpg tex/crash_j.jpg libjpeg
     crash_case Crash.gltf models/bad/Crash.gltf libdraco
@@ -124,6 +129,13 @@ if [ "$have_corpus" -eq 1 ]; then
         'cooked models/good/Box.kmesh tex/a.ktx2' no_leftovers
 fi
 
+rm -rf "$SCRATCH/out"
+run KILN_TEST_ISOLATE_FAULT=hang:blur.comp -- build --config timeout.yml -i assets -o out -j2
+check "a hanging glslang is stopped the same way" \
+    all_true 'status_is 1' \
+    'stderr_has "^assets/shaders/post/blur.comp: error: glslang took longer than 2 s compiling blur.comp; stopped"' \
+    'cooked tex/a.ktx2 shaders/lit.kshader' no_leftovers
+
 # A reply the child corrupted is refused.
 rm -rf "$SCRATCH/out"
 run KILN_TEST_ISOLATE_FAULT=garbage:a.png -- build -i assets -o out -j2
@@ -139,7 +151,15 @@ if [ "$have_corpus" -eq 1 ]; then
         'cooked models/good/Box.kmesh'
 fi
 
-# Isolated and in process: the same bytes; KILN_ISOLATE=0 ignores the hook.
+rm -rf "$SCRATCH/out"
+run KILN_TEST_ISOLATE_FAULT=garbage:fragment.frag -- build -i assets -o out -j2
+check "a corrupt glslang reply is refused" \
+    all_true 'status_is 1' \
+    'stderr_has "^assets/shaders/lit.shader/fragment.frag: error: glslang sent an invalid result for fragment.frag$"' \
+    '[ ! -e "$SCRATCH/out/shaders/lit.kshader" ]' 'cooked shaders/post/blur.comp.kshader'
+
+# Isolated and in process: the same bytes (the shaders' includes, answered by
+# the parent, among them); KILN_ISOLATE=0 ignores the hook.
 run -- build -i assets -o isolated --no-cache
 isolated_status=$status
 run KILN_ISOLATE=0 -- build -i assets -o in_process --no-cache

@@ -184,6 +184,17 @@ bool isolate_ask(const void *question, size_t size, bytebuf *answer);
 /* "SEGV" for 11 (without "SIG"): for messages. */
 const char *isolate_signal_name(int signal);
 
+/* The limits of one library call in a child (a decode, a compile):
+ * import_isolation_limits' memory, `timeout_seconds` of wall clock
+ * (import.timeout; 0: its default) or what is left of the asset's budget when
+ * that is less, and as much CPU time plus a second. */
+bool isolate_library_limits(double timeout_seconds, isolate_limits *limits, char *reason,
+                            size_t reason_size);
+
+/* The tests' fault hook (KILN_TEST_ISOLATE_FAULT) to send with a request;
+ * NULL but in test builds. */
+const char *isolate_test_fault_hook(void);
+
 /* The memory limit's variable (MiB, 0: none): import_isolation_limits. */
 #define ISOLATE_MEMORY_ENV "KILN_ISOLATE_MEMORY_MB"
 

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cook/core/budget.h"
 #include "cook/import/isolate.h"
 
 #define ISOLATE_ENV "KILN_ISOLATE"
@@ -51,6 +52,27 @@ bool import_isolation_limits(const cook_settings *settings, isolate_limits *limi
     limits->cpu_seconds = (uint32_t)ceil(limits->timeout_seconds) + 1;
     /* A response cannot honestly be larger than the memory the child had. */
     limits->max_response_bytes = limits->memory_bytes;
+    return true;
+}
+
+const char *isolate_test_fault_hook(void) {
+#ifdef KILN_TEST_HOOKS
+    return getenv("KILN_TEST_ISOLATE_FAULT");
+#else
+    return NULL;
+#endif
+}
+
+bool isolate_library_limits(double timeout_seconds, isolate_limits *limits, char *reason,
+                            size_t reason_size) {
+    if (!import_isolation_limits(NULL, limits, reason, reason_size))
+        return false;
+    if (timeout_seconds > 0.0)
+        limits->timeout_seconds = timeout_seconds;
+    double left = cook_budget_left();
+    if (left >= 0.0 && left < limits->timeout_seconds)
+        limits->timeout_seconds = left > 0.001 ? left : 0.001;
+    limits->cpu_seconds = (uint32_t)ceil(limits->timeout_seconds) + 1;
     return true;
 }
 

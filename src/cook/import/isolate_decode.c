@@ -31,13 +31,11 @@
  *
  * Part of the import stage: may use core and common.
  */
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/checked.h"
-#include "cook/core/budget.h"
 #include "cook/import/draco_decode.h"
 #include "cook/import/gltf_component.h"
 #include "cook/import/import.h"
@@ -49,29 +47,6 @@
 #define DRACO_RESPONSE_MAGIC 0x5352444bu /* "KDRS" */
 #define DECODE_WIRE_VERSION 1u
 #define REASON_MAX 400u
-
-static const char *test_fault_hook(void) {
-#ifdef KILN_TEST_HOOKS
-    return getenv("KILN_TEST_ISOLATE_FAULT");
-#else
-    return NULL;
-#endif
-}
-
-/* The limits of one decode: import.timeout (`timeout_seconds`, 0 for the
- * default) or what is left of the asset's budget when that is less. */
-static bool decode_limits(double timeout_seconds, isolate_limits *limits, char *reason,
-                          size_t reason_size) {
-    if (!import_isolation_limits(NULL, limits, reason, reason_size))
-        return false;
-    if (timeout_seconds > 0.0)
-        limits->timeout_seconds = timeout_seconds;
-    double left = cook_budget_left();
-    if (left >= 0.0 && left < limits->timeout_seconds)
-        limits->timeout_seconds = left > 0.001 ? left : 0.001;
-    limits->cpu_seconds = (uint32_t)ceil(limits->timeout_seconds) + 1;
-    return true;
-}
 
 /* A reason the child sent: kept short; its bytes are escaped where printed. */
 static void copy_reason(wire_reader *in, const char *library, char *reason, size_t reason_size) {
@@ -204,13 +179,13 @@ bool image_decode(const uint8_t *bytes, size_t size, const char *name_hint,
     if (limits == NULL)
         limits = &defaults;
     isolate_limits process_limits;
-    if (!decode_limits(limits->timeout_seconds, &process_limits, reason, reason_size))
+    if (!isolate_library_limits(limits->timeout_seconds, &process_limits, reason, reason_size))
         return false;
     bytebuf head = {0};
     wire_put_u32(&head, IMAGE_REQUEST_MAGIC);
     wire_put_u32(&head, DECODE_WIRE_VERSION);
     wire_put_string(&head, name_hint != NULL ? name_hint : "");
-    wire_put_string(&head, test_fault_hook());
+    wire_put_string(&head, isolate_test_fault_hook());
     wire_put_u32(&head, limits->max_dimension);
     wire_put_u64(&head, limits->max_pixels);
     wire_put_u64(&head, size); /* the blob's length; its bytes follow */
@@ -363,13 +338,13 @@ bool draco_decode_mesh(const uint8_t *data, size_t size, const draco_request *re
                                             error, error_size);
     memset(out, 0, sizeof *out);
     isolate_limits limits;
-    if (!decode_limits(timeout_seconds, &limits, error, error_size))
+    if (!isolate_library_limits(timeout_seconds, &limits, error, error_size))
         return false;
     bytebuf head = {0};
     wire_put_u32(&head, DRACO_REQUEST_MAGIC);
     wire_put_u32(&head, DECODE_WIRE_VERSION);
     wire_put_string(&head, source_name != NULL ? source_name : "");
-    wire_put_string(&head, test_fault_hook());
+    wire_put_string(&head, isolate_test_fault_hook());
     wire_put_u64(&head, max_bytes);
     wire_put_u32(&head, (uint32_t)request_count);
     for (size_t r = 0; r < request_count; r++) {

@@ -325,11 +325,7 @@ void import_request_write(const cook_context *ctx, const char *importer, bytebuf
     wire_put_string(out, ctx->input_root);
     wire_put_string(out, ctx->source_path);
     wire_put_string(out, ctx->ref);
-#ifdef KILN_TEST_HOOKS
-    wire_put_string(out, getenv("KILN_TEST_ISOLATE_FAULT"));
-#else
-    wire_put_string(out, NULL);
-#endif
+    wire_put_string(out, isolate_test_fault_hook());
     wire_put_blob(out, ctx->settings, sizeof *ctx->settings);
     wire_put_u64(out, ctx->source_size); /* the source blob's length; its bytes follow */
 }
