@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # test_decode_isolation.sh — the third-party decoders (libspng, libjpeg,
-# stb_image, libdraco) and glslang run in a reused child process: a crash, a hang or a
+# stb_image, libdraco), glslang and SPIRV-Tools' validator run in a reused
+# child process: a crash, a hang or a
 # corrupt reply fails that asset alone with an error naming the library and
 # the file, the build goes on (the child restarted for the next asset), the
 # exit status says so, no process is left behind, and the cooked bytes are
@@ -34,6 +35,18 @@ cp "$SEEDS/rgba-4x4.tga" "$SRC/tex/pict.tga"
 # The examples' shaders: a program folder whose fragment stage includes a
 # header (answered by the parent), a compute shader, an HLSL one.
 cp -r "$(dirname "$0")/../../examples/assets/shaders" "$SRC/shaders"
+# A program of precompiled stages (validated by SPIRV-Tools, not compiled).
+have_glslc=0
+if command -v glslc >/dev/null; then
+    have_glslc=1
+    mkdir -p "$SRC/shaders/pre.shader"
+    printf '#version 450\nlayout(location = 0) out vec2 uv;\nvoid main() { uv = vec2(0.5); gl_Position = vec4(0.0); }\n' |
+        glslc -fshader-stage=vert - -o "$SRC/shaders/pre.shader/vertex.spv"
+    printf '#version 450\nlayout(location = 0) in vec2 uv;\nlayout(location = 0) out vec4 color;\nvoid main() { color = vec4(uv, 0.0, 1.0); }\n' |
+        glslc -fshader-stage=frag - -o "$SRC/shaders/pre.shader/fragment.spv"
+else
+    echo "skipped: the SPIRV-Tools cases (no glslc to make .spv stages)"
+fi
 CORPUS=${KILN_CORPUS:-}
 if [ -n "$CORPUS" ] && [ -f "$CORPUS/images/misc/cyan.jpg" ] &&
     [ -f "$CORPUS/gltf/Box/glTF-Draco/Box.gltf" ]; then
@@ -81,12 +94,12 @@ good_cooked() {
 # crash_case HOOK_FILE SOURCE LIBRARY: that asset fails with the library
 # named, the rest cooks, exit 1, nothing left running.
 crash_case() {
-    local file=$1 source=$2 library=$3 verb=${4:-decoding}
+    local file=$1 source=$2 library=$3 verb=${4:-decoding} after=${5:-}
     rm -rf "$SCRATCH/out"
     run KILN_TEST_ISOLATE_FAULT="crash:$file" -- build -i assets -o out -j1 --no-cache
     check "$library crashing on $file fails that asset with a clear error (exit 1)" \
         all_true 'status_is 1' \
-        "stderr_has \"^assets/$source: error: .*$library crashed $verb $file \\(signal 11, SIGSEGV\\)\$\"" \
+        "stderr_has \"^assets/$source: error: .*$library crashed $verb $file \\(signal 11, SIGSEGV\\)$after\$\"" \
         'stdout_has "1 failed"'
     check "$library: the other assets of that build cook (the child restarted)" good_cooked
     check "$library: no process is left behind" no_leftovers
@@ -95,6 +108,9 @@ crash_case() {
 crash_case crash.png tex/crash.png libspng
 crash_case crash_b.bmp tex/crash_b.bmp stb_image
 crash_case tonemap.ps.hlsl shaders/post/tonemap.ps.hlsl glslang compiling
+if [ "$have_glslc" -eq 1 ]; then
+    crash_case vertex.spv shaders/pre.shader/vertex.spv SPIRV-Tools validating ' \\(target vulkan1.3\\)'
+fi
 if [ "$have_corpus" -eq 1 ]; then
     crash_case crash_j.jpg tex/crash_j.jpg libjpeg
     crash_case Crash.gltf models/bad/Crash.gltf libdraco
@@ -157,6 +173,15 @@ check "a corrupt glslang reply is refused" \
     all_true 'status_is 1' \
     'stderr_has "^assets/shaders/lit.shader/fragment.frag: error: glslang sent an invalid result for fragment.frag$"' \
     '[ ! -e "$SCRATCH/out/shaders/lit.kshader" ]' 'cooked shaders/post/blur.comp.kshader'
+
+if [ "$have_glslc" -eq 1 ]; then
+    rm -rf "$SCRATCH/out"
+    run KILN_TEST_ISOLATE_FAULT=garbage:fragment.spv -- build -i assets -o out -j2
+    check "a corrupt SPIRV-Tools reply is refused" \
+        all_true 'status_is 1' \
+        'stderr_has "^assets/shaders/pre.shader/fragment.spv: error: SPIRV-Tools sent an invalid result for fragment.spv"' \
+        '[ ! -e "$SCRATCH/out/shaders/pre.kshader" ]' 'cooked shaders/lit.kshader'
+fi
 
 # Isolated and in process: the same bytes (the shaders' includes, answered by
 # the parent, among them); KILN_ISOLATE=0 ignores the hook.
