@@ -110,6 +110,13 @@ crash_case crash_b.bmp tex/crash_b.bmp stb_image
 crash_case tonemap.ps.hlsl shaders/post/tonemap.ps.hlsl glslang compiling
 if [ "$have_glslc" -eq 1 ]; then
     crash_case vertex.spv shaders/pre.shader/vertex.spv SPIRV-Tools validating ' \\(target vulkan1.3\\)'
+    # (the hook's name for the reflection of a stage: FILE#reflect)
+    rm -rf "$SCRATCH/out"
+    run KILN_TEST_ISOLATE_FAULT="crash:fragment.spv#reflect" -- build -i assets -o out -j2 --no-cache
+    check "SPIRV-Cross crashing on a module fails that program with a clear error" \
+        all_true 'status_is 1' \
+        'stderr_has "^assets/shaders/pre.shader/fragment.spv: error: SPIRV-Cross crashed reflecting fragment.spv \(signal 11, SIGSEGV\)$"' \
+        good_cooked '[ ! -e "$SCRATCH/out/shaders/pre.kshader" ]' no_leftovers
 fi
 if [ "$have_corpus" -eq 1 ]; then
     crash_case crash_j.jpg tex/crash_j.jpg libjpeg

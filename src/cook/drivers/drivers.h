@@ -26,6 +26,7 @@
 
 #include "cook/cook.h"
 #include "cook/core/core.h"
+#include "cook/core/shader_ir.h"
 #include "cook/discover/discover.h"
 #include "cook/encode/encode.h"
 #include "cook/import/import.h"
@@ -159,6 +160,13 @@ image_limits texture_image_limits(const cook_settings *settings);
 bool spirv_validate_isolated(const uint32_t *words, size_t word_count, uint32_t target,
                              const char *path, double timeout_seconds, char *reason,
                              size_t reason_size);
+/* spirv_reflect_stage after the same module survived a reflection in a
+ * reused child (the probe); a crash or hang there is false with a reason
+ * naming SPIRV-Cross and `path`'s file, and nothing is reflected here. */
+bool spirv_reflect_stage_isolated(shader_program_ir *program, kiln_shader_stage stage,
+                                  const char *entry, const uint32_t *words, size_t word_count,
+                                  const char *path, double timeout_seconds, char *reason,
+                                  size_t reason_size);
 
 /* A texture image set: the images one KTX2 file holds, cooked through one
  * path (cook_texture_set). One image for a 2D texture, six for a cubemap's

@@ -425,8 +425,9 @@ static bool build_program(cook_context *ctx, const stage_source *stages, uint32_
                        kiln_shader_target_str((kiln_shader_target)program->target));
             ok = false;
         }
-        if (ok && !spirv_reflect_stage(program, stages[i].stage, entry, words, word_count, reason,
-                                       sizeof reason)) {
+        if (ok && !spirv_reflect_stage_isolated(program, stages[i].stage, entry, words, word_count,
+                                                stages[i].path, s->import_timeout, reason,
+                                                sizeof reason)) {
             diag_error(ctx->diag, stages[i].path, 0, "%s", reason);
             ok = false;
         }
