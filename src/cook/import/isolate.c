@@ -57,7 +57,10 @@
  *   (PR_SET_PDEATHSIG). A server whose parent is gone (kiln killed) sees its
  *   socket close, kills its child and exits; a reused server in a job that
  *   sleeps rather than spins is ended by an alarm a little after the job's
- *   timeout.
+ *   timeout. A reused server opens no file from its first job on: everything
+ *   it decodes is handed to it, and Landlock (Linux 5.13 and later) denies it
+ *   the filesystem; on a kernel without Landlock RLIMIT_FSIZE still stops
+ *   writes. (assimp's children read a model's other files themselves.)
  */
 #define _GNU_SOURCE /* pipe2, F_SETPIPE_SZ, sigabbrev_np */
 
@@ -79,6 +82,8 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <linux/landlock.h>
 
 #include "cook/import/isolate.h"
 
@@ -222,6 +227,11 @@ static bool run_test_job(const uint8_t *request, size_t size, bytebuf *response)
         if (file != NULL)
             fclose(file);
         bytebuf_printf(response, "%s", wrote ? "wrote" : "refused");
+    } else if (strncmp(command, "read:", 5) == 0) {
+        FILE *file = fopen(command + 5, "rb");
+        bytebuf_printf(response, "%s", file != NULL ? "read" : "refused");
+        if (file != NULL)
+            fclose(file);
     } else if (strncmp(command, "alloc:", 6) == 0) {
         size_t bytes = (size_t)strtoull(command + 6, NULL, 10) << 20;
         uint8_t *block = malloc(bytes);
@@ -347,17 +357,46 @@ static void set_soft_limit(int resource, rlim_t soft) {
         _exit(CHILD_EXIT_SETUP);
 }
 
+/* Denies this process every filesystem access from now on (Landlock's first
+ * ABI: reading, writing, executing, making and removing files). Nothing
+ * where the kernel lacks Landlock. */
+static void forbid_files(void) {
+#ifdef SYS_landlock_create_ruleset
+    struct landlock_ruleset_attr attr = {
+        .handled_access_fs = LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_WRITE_FILE |
+                             LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_READ_DIR |
+                             LANDLOCK_ACCESS_FS_REMOVE_DIR | LANDLOCK_ACCESS_FS_REMOVE_FILE |
+                             LANDLOCK_ACCESS_FS_MAKE_CHAR | LANDLOCK_ACCESS_FS_MAKE_DIR |
+                             LANDLOCK_ACCESS_FS_MAKE_REG | LANDLOCK_ACCESS_FS_MAKE_SOCK |
+                             LANDLOCK_ACCESS_FS_MAKE_FIFO | LANDLOCK_ACCESS_FS_MAKE_BLOCK |
+                             LANDLOCK_ACCESS_FS_MAKE_SYM};
+    int ruleset = (int)syscall(SYS_landlock_create_ruleset, &attr, sizeof attr, 0);
+    if (ruleset < 0)
+        return;
+    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0)
+        syscall(SYS_landlock_restrict_self, ruleset, 0);
+    close(ruleset);
+#endif
+}
+
 /* A reused job, run by the server itself. The limits are lifted again
  * after it, so that reading the next request is not bound by this one's. */
 static int run_here(const isolate_job *job, int control_fd, int result_fd, const uint8_t *request,
                     size_t size, uint32_t cpu_seconds, uint64_t memory_bytes,
                     uint32_t wall_seconds) {
-    if (!result_to_fd4(result_fd))
+    if (!result_to_fd4(result_fd)) {
+        close(result_fd);
         return CHILD_EXIT_SETUP;
-    set_limit(RLIMIT_FSIZE, 0, 0); /* for good: this server only ever runs this job */
-    set_limit(RLIMIT_CORE, 0, 0);
+    }
+    static bool files_forbidden;
+    if (!files_forbidden) { /* for good: this server only ever runs this job */
+        set_limit(RLIMIT_FSIZE, 0, 0);
+        set_limit(RLIMIT_CORE, 0, 0);
+        forbid_files();
+        files_forbidden = true;
+    }
     if (cpu_seconds > 0) {
-        struct rusage usage;
+        struct rusage usage = {0};
         getrusage(RUSAGE_SELF, &usage);
         rlim_t used = (rlim_t)(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + 1;
         set_soft_limit(RLIMIT_CPU, used + cpu_seconds);
