@@ -102,6 +102,7 @@ extern char **environ;
 #define STATUS_BYTES 12u /* magic, how, value */
 #define JOB_NAME_MAX 64u
 #define RESULT_PIPE_BYTES (1 << 20)
+#define FIRST_RESPONSE_BYTES ((size_t)256 << 20)
 
 enum { HOW_EXITED = 0, HOW_SIGNALED = 1, HOW_NOT_STARTED = 2 };
 
@@ -838,7 +839,10 @@ static void read_response(int fd, response_reader *r, char *reason, size_t reaso
             room = sizeof r->frame - r->frame_got;
         } else {
             if (r->got == r->cap && r->cap < r->size) {
-                size_t cap = r->cap ? r->cap : (size_t)1 << 20;
+                /* All at once up to the largest decoded image (no copies
+                 * as it grows, which a sanitizer's realloc makes); beyond,
+                 * only as the bytes arrive. */
+                size_t cap = r->cap ? r->cap : FIRST_RESPONSE_BYTES;
                 while (cap - r->got < RESULT_PIPE_BYTES && cap < r->size)
                     cap *= 2;
                 if (cap > r->size)
