@@ -405,6 +405,8 @@ run_block() {
 run_isolate() {
     section "import isolation: assimp models in process vs in a child process"
     bash "$repo/bench/isolate.sh" "$kiln" "$corpus"
+    section "library isolation: image decoders, libdraco and glslang in process vs in a child"
+    bash "$repo/bench/decode_isolation.sh" "$(dirname "$kiln")" "$corpus"
 }
 
 # The runtime's scene update: a 100k-node scene with 1 % (then 0.1 %) of its

@@ -11,6 +11,12 @@
 #include "cook/import/import.h"
 #include "fuzz_aligned.h"
 
+/* The third-party decoders run in this process, where libFuzzer sees their
+ * coverage and their crashes (in a build they run in a child: isolate.h). */
+__attribute__((constructor)) static void fuzz_decoders_in_process(void) {
+    setenv("KILN_ISOLATE", "0", 1);
+}
+
 /* A root that does not exist: every dependency the input names fails to
  * resolve, and nothing is read or written outside the process. */
 #define FUZZ_INPUT_ROOT "/nonexistent/kiln-fuzz-root"

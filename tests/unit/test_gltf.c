@@ -2093,7 +2093,7 @@ static void draco_reference(const char *path, draco_mesh *out) {
                                   json_object_get(json_object_get(ext, "attributes"), "POSITION")),
                               5126, 3};
     char reason[256];
-    if (!draco_decode_mesh(bin + offset, length, &position, 1, UINT64_MAX, out, reason,
+    if (!draco_decode_mesh(bin + offset, length, &position, 1, UINT64_MAX, path, 0.0, out, reason,
                            sizeof reason))
         fail_msg("%s: %s", path, reason);
     free(bin);

@@ -187,7 +187,7 @@ static void dimension_limit_and_decompression_bomb_are_refused(void **state) {
     assert_false(image_decode(png, size, "bomb.png", NULL, &image, reason, sizeof reason));
     assert_non_null(strstr(reason, "bomb"));
     /* A configured lower limit. */
-    image_limits limits = {64, 1 << 20};
+    image_limits limits = {64, 1 << 20, 0.0};
     size = png_header_only(png, 65, 1);
     assert_false(image_decode(png, size, "x.png", &limits, &image, reason, sizeof reason));
     assert_non_null(strstr(reason, "limit"));
@@ -303,7 +303,7 @@ static void huge_declared_sizes_are_refused_in_every_format(void **state) {
     assert_non_null(strstr(reason, "bomb"));
     /* A configured per-side limit applies to every format (here HDR). */
     const char *small = "#?RADIANCE\nFORMAT=32-bit_rle_rgbe\n\n-Y 2 +X 9\n";
-    image_limits limits = {8, 1 << 20};
+    image_limits limits = {8, 1 << 20, 0.0};
     assert_false(image_decode((const uint8_t *)small, strlen(small), "small.hdr", &limits, &image,
                               reason, sizeof reason));
     assert_non_null(strstr(reason, "larger than the limit of 8"));

@@ -15,8 +15,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <linux/landlock.h>
 
 #include "test_import.h"
 #include "test_support.h"
@@ -202,6 +205,149 @@ static void concurrent_callers_get_their_own_children(void **state) {
     assert_int_equal(failures, 0);
 }
 
+/* Whether the kernel has Landlock (which the reused servers use). */
+static bool landlock_available(void) {
+    return syscall(SYS_landlock_create_ruleset, NULL, 0, LANDLOCK_CREATE_RULESET_VERSION) > 0;
+}
+
+/* The same job run by its server itself ("isolate-test-reused"): one
+ * process serves job after job until one kills it, then a new one serves. */
+static isolate_outcome run_reused(const char *command, const isolate_limits *limits) {
+    const isolate_part part = {command, strlen(command)};
+    isolate_outcome outcome;
+    isolate_run("isolate-test-reused", &part, 1, limits, &outcome);
+    return outcome;
+}
+
+static long reused_pid(void) {
+    isolate_outcome outcome = run_reused("pid", &test_limits);
+    assert_int_equal(outcome.status, ISOLATE_DONE);
+    char text[32] = {0};
+    assert_true(outcome.response_size < sizeof text);
+    memcpy(text, outcome.response, outcome.response_size);
+    free(outcome.response);
+    return atol(text);
+}
+
+static void forked_pid(long *pid) {
+    isolate_outcome outcome;
+    run_test_job("pid", &test_limits, &outcome);
+    assert_int_equal(outcome.status, ISOLATE_DONE);
+    char text[32] = {0};
+    memcpy(text, outcome.response, outcome.response_size < 31 ? outcome.response_size : 31);
+    free(outcome.response);
+    *pid = atol(text);
+}
+
+static void reused_servers_serve_until_a_job_kills_them(void **state) {
+    (void)state;
+    long first = reused_pid();
+    assert_int_equal(reused_pid(), first); /* the same process, not a fork per job */
+    long a, b;
+    forked_pid(&a);
+    forked_pid(&b);
+    assert_true(a != b && a != first); /* the forked kind: a fresh child each time */
+
+    isolate_outcome outcome = run_reused("crash", &test_limits);
+    assert_int_equal(outcome.status, ISOLATE_SIGNALED);
+    assert_int_equal(outcome.signal, SIGSEGV);
+    long second = reused_pid();
+    assert_true(second != first); /* restarted for the next job */
+
+    const isolate_limits short_wait = {.timeout_seconds = 0.5};
+    outcome = run_reused("hang", &short_wait);
+    assert_int_equal(outcome.status, ISOLATE_TIMED_OUT);
+    long third = reused_pid();
+    assert_true(third != second);
+
+    const isolate_limits one_cpu_second = {.timeout_seconds = 120.0, .cpu_seconds = 1};
+    outcome = run_reused("spin", &one_cpu_second);
+    assert_int_equal(outcome.status, ISOLATE_SIGNALED);
+    assert_int_equal(outcome.signal, SIGXCPU);
+
+    /* Files: the reused server may neither write (RLIMIT_FSIZE, or Landlock
+     * first) nor, where the kernel has Landlock, read; a forked child may
+     * read (assimp reads a model's other files). */
+    char *dir = test_make_temp_dir("isolate_reused_files");
+    char command[600];
+    snprintf(command, sizeof command, "write:%s/written", dir);
+    outcome = run_reused(command, &test_limits);
+    if (landlock_available()) {
+        assert_int_equal(outcome.status, ISOLATE_DONE);
+        assert_memory_equal(outcome.response, "refused", 7);
+        free(outcome.response);
+    } else {
+        assert_int_equal(outcome.status, ISOLATE_SIGNALED);
+        assert_int_equal(outcome.signal, SIGXFSZ);
+    }
+    outcome = run_reused("read:/proc/self/status", &test_limits);
+    assert_int_equal(outcome.status, ISOLATE_DONE);
+    const char *expected = landlock_available() ? "refused" : "read";
+    assert_int_equal(outcome.response_size, strlen(expected));
+    assert_memory_equal(outcome.response, expected, outcome.response_size);
+    free(outcome.response);
+    expect_response("read:/proc/self/status", "read");
+    free(dir);
+
+    outcome = run_reused("exit:7", &test_limits);
+    assert_int_equal(outcome.status, ISOLATE_EXITED);
+    assert_int_equal(outcome.exit_code, 7);
+    outcome = run_reused("short", &test_limits);
+    assert_int_equal(outcome.status, ISOLATE_FAILED);
+    assert_non_null(strstr(outcome.reason, "whole response"));
+
+    /* After all that, a new server serves job after job again. */
+    long fourth = reused_pid();
+    for (int i = 0; i < 3; i++)
+        assert_int_equal(reused_pid(), fourth);
+}
+
+static bool answer_reversed(void *user, const uint8_t *question, size_t size, bytebuf *answer) {
+    (*(int *)user)++;
+    for (size_t i = size; i-- > 0;)
+        bytebuf_append(answer, &question[i], 1);
+    return true;
+}
+
+static void a_reused_job_asks_the_parent(void **state) {
+    (void)state;
+    int asked = 0;
+    const isolate_asker asker = {answer_reversed, &asked};
+    const char command[] = "ask:include me";
+    const isolate_part part = {command, strlen(command)};
+    isolate_outcome outcome;
+    isolate_run_asking("isolate-test-reused", &part, 1, &test_limits, &asker, &outcome);
+    assert_int_equal(outcome.status, ISOLATE_DONE);
+    assert_int_equal(asked, 2);
+    assert_int_equal(outcome.response_size, strlen("em edulcni|em edulcni"));
+    assert_memory_equal(outcome.response, "em edulcni|em edulcni", outcome.response_size);
+    free(outcome.response);
+    /* Nobody to ask: the job fails and its server is replaced. */
+    long before = reused_pid();
+    isolate_run("isolate-test-reused", &part, 1, &test_limits, &outcome);
+    assert_int_equal(outcome.status, ISOLATE_FAILED);
+    assert_non_null(strstr(outcome.reason, "no answer"));
+    assert_true(reused_pid() != before);
+}
+
+static void reused_servers_lift_a_jobs_memory_limit_after_it(void **state) {
+    (void)state;
+    if (UNDER_ASAN) {
+        printf("reused_servers_lift_a_jobs_memory_limit_after_it: skipped under "
+               "AddressSanitizer (no RLIMIT_AS)\n");
+        skip();
+    }
+    const isolate_limits limited = {.timeout_seconds = 60.0, .memory_bytes = (uint64_t)512 << 20};
+    isolate_outcome outcome = run_reused("alloc:1024", &limited);
+    assert_int_equal(outcome.status, ISOLATE_DONE);
+    assert_memory_equal(outcome.response, "refused", 7);
+    free(outcome.response);
+    outcome = run_reused("alloc:1024", &test_limits);
+    assert_int_equal(outcome.status, ISOLATE_DONE);
+    assert_memory_equal(outcome.response, "allocated", 9);
+    free(outcome.response);
+}
+
 /* ---------------------------------------------------------------------------
  * Importers
  * ------------------------------------------------------------------------- */
@@ -320,11 +466,9 @@ static bytebuf child_response(const char *root, const char *path, cook_settings 
     bytebuf request = {0};
     import_request_write(&ctx, "assimp", &request);
     bytebuf_append(&request, source, size + 1); /* and the NUL after it, as the server has */
-    isolate_job_fn run = NULL;
-    for (size_t i = 0; i < isolate_job_count; i++)
-        if (strcmp(isolate_jobs[i].name, "import") == 0)
-            run = isolate_jobs[i].run;
-    assert_non_null(run);
+    const isolate_job *job = isolate_find_job("import");
+    assert_non_null(job);
+    isolate_job_fn run = job->run;
     bytebuf response = {0};
     assert_true(run(request.data, request.size - 1, &response));
     assert_false(response.failed);
@@ -650,6 +794,9 @@ int main(void) {
         cmocka_unit_test(the_memory_limit_refuses_large_allocations),
         cmocka_unit_test(exit_statuses_and_broken_frames),
         cmocka_unit_test(concurrent_callers_get_their_own_children),
+        cmocka_unit_test(reused_servers_serve_until_a_job_kills_them),
+        cmocka_unit_test(reused_servers_lift_a_jobs_memory_limit_after_it),
+        cmocka_unit_test(a_reused_job_asks_the_parent),
         cmocka_unit_test(isolated_imports_match_in_process_ones),
         cmocka_unit_test(responses_are_checked_before_use),
         cmocka_unit_test(forged_responses_are_refused),

@@ -9,10 +9,11 @@
  * stage boundary (cook_stage_enter), between meshes, a model's images and
  * shader variants, per row of the block encoder (kiln's own long loop), and
  * once more when the driver returns (cook_asset). Calls into libraries that
- * cannot be interrupted (meshoptimizer, glslang, astcenc, image decoders) are
- * bounded by their inputs instead (degenerate triangles dropped, include
- * budgets, the decode size limit); the assimp importer runs in a child process, which is killed
- * when the budget's remainder runs out (import/isolate_import.c).
+ * cannot be interrupted (meshoptimizer, astcenc) are bounded by their inputs
+ * instead (degenerate triangles dropped); the assimp importer, the image
+ * decoders, libdraco, glslang and SPIRV-Tools/Cross run in a child process,
+ * which is killed when the budget's remainder runs out (import/isolate*.c,
+ * drivers/isolate_spirv.c).
  *
  * The budget is found through parallel_inherited (core/parallel.h): set on the
  * thread of cook_asset, inherited by every item of a parallel_for called from

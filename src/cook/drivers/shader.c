@@ -419,13 +419,15 @@ static bool build_program(cook_context *ctx, const stage_source *stages, uint32_
         char reason[1024];
         ok = stages[i].spirv ? load_spirv_stage(ctx, &stages[i], &words, &word_count)
                              : shader_compile(ctx, &request, &words, &word_count);
-        if (ok && !spirv_validate(words, word_count, program->target, reason, sizeof reason)) {
+        if (ok && !spirv_validate_isolated(words, word_count, program->target, stages[i].path,
+                                           s->import_timeout, reason, sizeof reason)) {
             diag_error(ctx->diag, stages[i].path, 0, "%s (target %s)", reason,
                        kiln_shader_target_str((kiln_shader_target)program->target));
             ok = false;
         }
-        if (ok && !spirv_reflect_stage(program, stages[i].stage, entry, words, word_count, reason,
-                                       sizeof reason)) {
+        if (ok && !spirv_reflect_stage_isolated(program, stages[i].stage, entry, words, word_count,
+                                                stages[i].path, s->import_timeout, reason,
+                                                sizeof reason)) {
             diag_error(ctx->diag, stages[i].path, 0, "%s", reason);
             ok = false;
         }

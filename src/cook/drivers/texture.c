@@ -215,7 +215,8 @@ static uint8_t *encode_block_level(const texture_format *f, const cook_settings 
 }
 
 image_limits texture_image_limits(const cook_settings *settings) {
-    image_limits limits = {IMAGE_DEFAULT_MAX_DIMENSION, IMAGE_DEFAULT_MAX_PIXELS};
+    image_limits limits = {IMAGE_DEFAULT_MAX_DIMENSION, IMAGE_DEFAULT_MAX_PIXELS,
+                           settings->import_timeout};
     if (settings->texture_max_dimension > 0)
         limits.max_dimension = settings->texture_max_dimension;
     return limits;

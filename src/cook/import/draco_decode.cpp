@@ -156,9 +156,10 @@ bool decode(const uint8_t *data, size_t size, const draco_request *requests, siz
 
 } // namespace
 
-extern "C" bool draco_decode_mesh(const uint8_t *data, size_t size, const draco_request *requests,
-                                  size_t request_count, uint64_t max_bytes, draco_mesh *out,
-                                  char *error, size_t error_size) {
+extern "C" bool draco_decode_mesh_in_process(const uint8_t *data, size_t size,
+                                             const draco_request *requests, size_t request_count,
+                                             uint64_t max_bytes, draco_mesh *out, char *error,
+                                             size_t error_size) {
     std::memset(out, 0, sizeof *out);
     bool ok;
     try {

@@ -2,10 +2,10 @@
  * draco_decode.h — the Draco mesh decoder (Debian's libdraco, C++) behind one
  * plain C function, for the glTF importer's KHR_draco_mesh_compression.
  *
- * draco_decode_mesh is the only entry into libdraco: third-party code parsing
- * untrusted bytes. Everything it takes and gives is plain data (bytes in,
- * counts and flat arrays out), so the call can later be moved into an isolated
- * child process like the assimp importer without changing its callers.
+ * draco_decode_mesh_in_process is the only entry into libdraco: third-party
+ * code parsing untrusted bytes. Everything it takes and gives is plain data
+ * (bytes in, counts and flat arrays out), so draco_decode_mesh runs it in a
+ * reused child process (isolate_decode.c) and copies the result back.
  */
 #ifndef KILN_COOK_IMPORT_DRACO_DECODE_H
 #define KILN_COOK_IMPORT_DRACO_DECODE_H
@@ -42,9 +42,16 @@ typedef struct draco_mesh {
  * data, a point cloud, a missing attribute id, a component count other than
  * requested, values that do not convert, and output above max_bytes in total.
  * Never throws; *out is empty on failure. */
+bool draco_decode_mesh_in_process(const uint8_t *data, size_t size, const draco_request *requests,
+                                  size_t request_count, uint64_t max_bytes, draco_mesh *out,
+                                  char *error, size_t error_size);
+/* The same in a child process (KILN_ISOLATE=0: here), within
+ * `timeout_seconds` (import.timeout; 0: its default) or what is left of the
+ * asset's budget; a crash or hang of libdraco is an error naming
+ * `source_name`'s file. */
 bool draco_decode_mesh(const uint8_t *data, size_t size, const draco_request *requests,
-                       size_t request_count, uint64_t max_bytes, draco_mesh *out, char *error,
-                       size_t error_size);
+                       size_t request_count, uint64_t max_bytes, const char *source_name,
+                       double timeout_seconds, draco_mesh *out, char *error, size_t error_size);
 void draco_mesh_free(draco_mesh *mesh);
 
 #ifdef __cplusplus

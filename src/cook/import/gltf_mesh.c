@@ -415,7 +415,8 @@ static bool decode_draco(gltf *g, const json_t *ext, const json_t *attributes, c
     if (ok && !done && gltf_view_bytes(g, (uint32_t)view, &data)) {
         g->views[view].usage |= GLTF_USE_OTHER;
         if (!draco_decode_mesh(data, (size_t)g->views[view].length, requests, n, bytes + g->budget,
-                               &mesh, reason, sizeof reason)) {
+                               g->ctx->source_path, g->ctx->settings->import_timeout, &mesh, reason,
+                               sizeof reason)) {
             gltf_error(g, "%s: bufferViews[%lld]: %s", path, (long long)view, reason);
             ok = false;
         }

@@ -8,6 +8,9 @@
  * (largest side, total pixels: the decompression-bomb guard) with overflow-safe
  * arithmetic before anything is allocated. Corrupt data is an error returned
  * to the caller, never an exit() or abort().
+ *
+ * This is the in-process decoder; image_decode (isolate_decode.c) runs it in
+ * a reused child process when a third-party library decodes the file.
  */
 #include <limits.h>
 #include <math.h>
@@ -410,26 +413,57 @@ corrupt:
     return fail(reason, reason_size, "HDR: corrupt run-length data");
 }
 
-bool image_decode(const uint8_t *bytes, size_t size, const char *name_hint,
-                  const image_limits *limits, ir_decoded_image *out, char *reason,
-                  size_t reason_size) {
+static const uint8_t png_signature[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
+
+static bool is_png(const uint8_t *bytes, size_t size) {
+    return size >= 8 && memcmp(bytes, png_signature, 8) == 0;
+}
+
+static bool is_jpeg(const uint8_t *bytes, size_t size) {
+    return size >= 3 && bytes[0] == 0xFF && bytes[1] == 0xD8 && bytes[2] == 0xFF;
+}
+
+static bool is_bmp(const uint8_t *bytes, size_t size) {
+    return size >= 2 && bytes[0] == 'B' && bytes[1] == 'M';
+}
+
+static bool is_hdr(const uint8_t *bytes, size_t size) {
+    return (size >= 10 && memcmp(bytes, "#?RADIANCE", 10) == 0) ||
+           (size >= 6 && memcmp(bytes, "#?RGBE", 6) == 0);
+}
+
+const char *image_decoder_library(const uint8_t *bytes, size_t size, const char *name_hint) {
+    if (bytes == NULL || size == 0 || size > IMAGE_MAX_FILE_BYTES)
+        return NULL;
+    if (is_png(bytes, size))
+        return "libspng";
+    if (is_jpeg(bytes, size))
+        return "libjpeg";
+    if (is_hdr(bytes, size))
+        return NULL; /* kiln's own reader */
+    if (is_bmp(bytes, size) || ascii_ends_with_ci(name_hint, ".tga"))
+        return "stb_image";
+    return NULL;
+}
+
+bool image_decode_in_process(const uint8_t *bytes, size_t size, const char *name_hint,
+                             const image_limits *limits, ir_decoded_image *out, char *reason,
+                             size_t reason_size) {
     memset(out, 0, sizeof *out);
-    image_limits defaults = {IMAGE_DEFAULT_MAX_DIMENSION, IMAGE_DEFAULT_MAX_PIXELS};
+    image_limits defaults = {IMAGE_DEFAULT_MAX_DIMENSION, IMAGE_DEFAULT_MAX_PIXELS, 0.0};
     if (limits == NULL)
         limits = &defaults;
     if (bytes == NULL || size == 0)
         return fail(reason, reason_size, "empty image file");
     if (size > IMAGE_MAX_FILE_BYTES)
         return fail(reason, reason_size, "image file too large (%zu bytes)", size);
-    static const uint8_t png_signature[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
-    if (size >= 8 && memcmp(bytes, png_signature, 8) == 0)
+    if (is_png(bytes, size))
         return decode_png(bytes, size, limits, out, reason, reason_size);
-    if (size >= 3 && bytes[0] == 0xFF && bytes[1] == 0xD8 && bytes[2] == 0xFF)
+    if (is_jpeg(bytes, size))
         return decode_jpeg(bytes, size, limits, out, reason, reason_size);
-    if ((size >= 10 && memcmp(bytes, "#?RADIANCE", 10) == 0) ||
-        (size >= 6 && memcmp(bytes, "#?RGBE", 6) == 0))
+    if (is_hdr(bytes, size))
         return decode_hdr(bytes, size, limits, out, reason, reason_size);
-    if (size >= 2 && bytes[0] == 'B' && bytes[1] == 'M')
+    if (is_bmp(bytes, size))
         return decode_stb(bytes, size, "bmp", limits, out, reason, reason_size);
     /* TGA has no signature: accepted by file name only. */
     if (ascii_ends_with_ci(name_hint, ".tga"))

@@ -124,13 +124,25 @@ bool import_scan_number(const char **cursor, const char *end, double *out);
 typedef struct image_limits {
     uint32_t max_dimension; /* largest width or height */
     uint64_t max_pixels;    /* width * height */
+    double timeout_seconds; /* an isolated decode's wall clock (import.timeout); 0: its default */
 } image_limits;
 
 /* Decodes an encoded image file. On failure returns false with a reason
- * (without the file name) in `reason`. `limits` may be NULL for defaults. */
+ * (without the file name) in `reason`. `limits` may be NULL for defaults.
+ * A file a third-party library decodes (image_decoder_library) is decoded in
+ * a child process (isolate_decode.c; KILN_ISOLATE=0: here): the same pixels,
+ * and a crash or hang of the library is this call's failure. */
 bool image_decode(const uint8_t *bytes, size_t size, const char *name_hint,
                   const image_limits *limits, ir_decoded_image *out, char *reason,
                   size_t reason_size);
+/* The same, always in this process (image.c). */
+bool image_decode_in_process(const uint8_t *bytes, size_t size, const char *name_hint,
+                             const image_limits *limits, ir_decoded_image *out, char *reason,
+                             size_t reason_size);
+/* The third-party library that decodes these bytes ("libspng", "libjpeg",
+ * "stb_image"), or NULL when kiln's own code does (Radiance HDR) or nothing
+ * does (an unrecognised file, refused by image_decode). */
+const char *image_decoder_library(const uint8_t *bytes, size_t size, const char *name_hint);
 
 /* Parses an Adobe/Resolve .cube 3D LUT: *size_out entries per axis, RGB
  * floats (r fastest) in *rgb (caller frees). */

@@ -13,8 +13,17 @@
  *   instead. Serving from a constructor lets every program that links the
  *   cooker serve (the kiln CLI and the unit tests alike) without its main
  *   cooperating, and never runs that main twice.
- *   A server is single-threaded, so it may fork freely: it forks one fresh
- *   child per job, and the child runs the job (an importer) and exits. Each
+ *   A server serves one kind of job (the parent keeps its idle servers by
+ *   job name) and is reused across assets. How it runs a job is the job's
+ *   (isolate_job.reused):
+ *   * reused (the decoders: libspng, libjpeg, stb_image, libdraco): the server
+ *     runs the job itself, under the job's limits, and stays for the next
+ *     asset. A crash, a hang or a limit kills the server; the parent reaps
+ *     it, reports its signal or exit status as the job's, and the next asset
+ *     of the kind gets a new server. No fork per asset: a decode costs what it
+ *     costs in process plus the copies through the pipes (BENCHMARKS.md).
+ *   * forked (assimp): a server is single-threaded, so it may fork freely: it
+ *     forks one fresh child per job, and the child runs the job and exits. Each
  *   asset gets a new process, so a corrupt file that damaged the heap without
  *   crashing cannot touch the next asset (nor have its later crash blamed on a
  *   good file), and results do not depend on what ran before. Exec and library
@@ -38,13 +47,20 @@
  *   both, so a large response never blocks the child.
  *
  * Limits
- *   In the child: RLIMIT_AS (memory; not under AddressSanitizer, whose
- *   shadow already takes terabytes of address space), RLIMIT_CPU (SIGXCPU),
- *   RLIMIT_FSIZE 0 (a job never writes files: trying raises SIGXFSZ) and
- *   RLIMIT_CORE 0. The parent enforces the wall-clock timeout by killing the
- *   server, its own unreaped child (so the pid cannot have been reused); the
- *   job's child dies with it (PR_SET_PDEATHSIG). A server whose parent is gone
- *   (kiln killed) sees its socket close, kills its child and exits.
+ *   In the process running the job (the child, or a reused server): RLIMIT_AS
+ *   (memory; not under AddressSanitizer, whose shadow already takes terabytes
+ *   of address space), RLIMIT_CPU (SIGXCPU; a reused server's soft limit is
+ *   the CPU it has used plus the job's), RLIMIT_FSIZE 0 (a job never writes
+ *   files: trying raises SIGXFSZ) and RLIMIT_CORE 0. The parent enforces the
+ *   wall-clock timeout by killing the server, its own unreaped child (so the
+ *   pid cannot have been reused); a forked job's child dies with it
+ *   (PR_SET_PDEATHSIG). A server whose parent is gone (kiln killed) sees its
+ *   socket close, kills its child and exits; a reused server in a job that
+ *   sleeps rather than spins is ended by an alarm a little after the job's
+ *   timeout. A reused server opens no file from its first job on: everything
+ *   it decodes is handed to it, and Landlock (Linux 5.13 and later) denies it
+ *   the filesystem; on a kernel without Landlock RLIMIT_FSIZE still stops
+ *   writes. (assimp's children read a model's other files themselves.)
  */
 #define _GNU_SOURCE /* pipe2, F_SETPIPE_SZ, sigabbrev_np */
 
@@ -67,20 +83,26 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <linux/landlock.h>
+
 #include "cook/import/isolate.h"
 
 extern char **environ;
 
 #define SERVER_ENV "KILN_ISOLATE_SERVER"
 #define SERVER_FD 3
-#define PROTOCOL_VERSION 1u
+#define PROTOCOL_VERSION 2u
 #define REQUEST_MAGIC 0x5153494bu /* "KISQ" */
 #define STATUS_MAGIC 0x5453494bu  /* "KIST" */
-/* magic, version, name length, cpu seconds, payload size, memory bytes */
-#define REQUEST_HEADER_BYTES 32u
+#define ASK_MAGIC 0x4b53494bu     /* "KISK": a reused job's question, u64 size, bytes */
+#define QUESTION_MAX_BYTES ((size_t)1 << 20)
+/* magic, version, name length, cpu seconds, payload size, memory bytes,
+ * wall seconds (a reused server's alarm) */
+#define REQUEST_HEADER_BYTES 36u
 #define STATUS_BYTES 12u /* magic, how, value */
 #define JOB_NAME_MAX 64u
 #define RESULT_PIPE_BYTES (1 << 20)
+#define FIRST_RESPONSE_BYTES ((size_t)256 << 20)
 
 enum { HOW_EXITED = 0, HOW_SIGNALED = 1, HOW_NOT_STARTED = 2 };
 
@@ -180,6 +202,15 @@ static bool run_test_job(const uint8_t *request, size_t size, bytebuf *response)
     (void)size;
     if (strncmp(command, "echo:", 5) == 0) {
         bytebuf_append(response, command + 5, strlen(command + 5));
+    } else if (strncmp(command, "ask:", 4) == 0) {
+        /* Asks twice: the answers, then "|" and the second. */
+        if (!isolate_ask(command + 4, strlen(command + 4), response))
+            bytebuf_printf(response, "no answer");
+        bytebuf_printf(response, "|");
+        if (!isolate_ask(command + 4, strlen(command + 4), response))
+            bytebuf_printf(response, "no answer");
+    } else if (strcmp(command, "pid") == 0) {
+        bytebuf_printf(response, "%ld", (long)getpid());
     } else if (strcmp(command, "crash") == 0) {
         signal(SIGSEGV, SIG_DFL); /* past a sanitizer's handler: die as a release build would */
         raise(SIGSEGV);
@@ -197,6 +228,11 @@ static bool run_test_job(const uint8_t *request, size_t size, bytebuf *response)
         if (file != NULL)
             fclose(file);
         bytebuf_printf(response, "%s", wrote ? "wrote" : "refused");
+    } else if (strncmp(command, "read:", 5) == 0) {
+        FILE *file = fopen(command + 5, "rb");
+        bytebuf_printf(response, "%s", file != NULL ? "read" : "refused");
+        if (file != NULL)
+            fclose(file);
     } else if (strncmp(command, "alloc:", 6) == 0) {
         size_t bytes = (size_t)strtoull(command + 6, NULL, 10) << 20;
         uint8_t *block = malloc(bytes);
@@ -220,36 +256,65 @@ static bool run_test_job(const uint8_t *request, size_t size, bytebuf *response)
 }
 #endif
 
-/* The jobs registered before main (isolate_register_jobs): the process
+/* The tables registered before main (isolate_register_jobs): the process
  * layer names no job itself, so it calls nothing of the files above it. */
-static const isolate_job *registered_jobs;
-static size_t registered_job_count;
+typedef struct job_table {
+    const isolate_job *jobs;
+    size_t count;
+} job_table;
+static job_table registered[ISOLATE_MAX_TABLES];
+static size_t registered_count;
 
 void isolate_register_jobs(const isolate_job *jobs, size_t count) {
-    registered_jobs = jobs;
-    registered_job_count = count;
+    if (registered_count < ISOLATE_MAX_TABLES) /* two files register one each */
+        registered[registered_count++] = (job_table){jobs, count};
 }
 
-static isolate_job_fn find_job(const char *name) {
+const isolate_job *isolate_find_job(const char *name) {
 #ifdef KILN_TEST_HOOKS
-    if (strcmp(name, "isolate-test") == 0)
-        return run_test_job;
+    static const isolate_job test_jobs[] = {{"isolate-test", run_test_job, false},
+                                            {"isolate-test-reused", run_test_job, true}};
+    for (size_t i = 0; i < sizeof test_jobs / sizeof test_jobs[0]; i++)
+        if (strcmp(test_jobs[i].name, name) == 0)
+            return &test_jobs[i];
 #endif
-    for (size_t i = 0; i < registered_job_count; i++)
-        if (strcmp(registered_jobs[i].name, name) == 0)
-            return registered_jobs[i].run;
+    for (size_t t = 0; t < registered_count; t++)
+        for (size_t i = 0; i < registered[t].count; i++)
+            if (strcmp(registered[t].jobs[i].name, name) == 0)
+                return &registered[t].jobs[i];
     return NULL;
 }
 
-/* Runs in the forked child; never returns. The result pipe goes to fd 4
- * (the server closed every fd above 3), a fixed number so the test job can
- * break the framing on purpose. */
+/* Runs the job and writes its response, framed, to fd 4 (the result pipe).
+ * Returns the exit status a child would have: 0 or a CHILD_EXIT_*. */
+static int run_job_to_result(const isolate_job *job, const uint8_t *request, size_t size) {
+    bytebuf response = {0};
+    job->run(request, size, &response);
+    int status = 0;
+    uint8_t frame[8];
+    put_le(frame, response.size, 8);
+    if (response.failed)
+        status = CHILD_EXIT_NO_MEMORY;
+    else if (!write_all(4, frame, sizeof frame, false) ||
+             !write_all(4, response.data, response.size, false))
+        status = CHILD_EXIT_WRITE;
+    bytebuf_free(&response);
+    return status;
+}
+
+/* Moves the result pipe to fd 4, a fixed number so the test job can break
+ * the framing on purpose. False when it cannot. */
+static bool result_to_fd4(int result_fd) {
+    return result_fd == 4 || (dup2(result_fd, 4) == 4 && close(result_fd) == 0);
+}
+
+/* Runs in the forked child; never returns. */
 __attribute__((noreturn)) static void run_child(int control_fd, int result_fd, pid_t server,
                                                 const char *name, const uint8_t *request,
                                                 size_t size, uint32_t cpu_seconds,
                                                 uint64_t memory_bytes) {
     close(control_fd); /* only the server speaks to the parent */
-    if (result_fd != 4 && (dup2(result_fd, 4) != 4 || close(result_fd) != 0))
+    if (!result_to_fd4(result_fd))
         _exit(CHILD_EXIT_SETUP);
     if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != server)
         _exit(CHILD_EXIT_SETUP); /* the server died before the line above */
@@ -259,19 +324,97 @@ __attribute__((noreturn)) static void run_child(int control_fd, int result_fd, p
         set_limit(RLIMIT_CPU, cpu_seconds, (rlim_t)cpu_seconds + 1);
     if (memory_bytes > 0 && !ISOLATE_UNDER_ASAN)
         set_limit(RLIMIT_AS, (rlim_t)memory_bytes, (rlim_t)memory_bytes);
-    isolate_job_fn run = find_job(name);
-    if (run == NULL)
+    const isolate_job *job = isolate_find_job(name);
+    if (job == NULL)
         _exit(CHILD_EXIT_NO_JOB);
-    bytebuf response = {0};
-    run(request, size, &response);
-    if (response.failed)
-        _exit(CHILD_EXIT_NO_MEMORY);
-    uint8_t frame[8];
-    put_le(frame, response.size, 8);
-    if (!write_all(4, frame, sizeof frame, false) ||
-        !write_all(4, response.data, response.size, false))
-        _exit(CHILD_EXIT_WRITE);
-    _exit(0);
+    _exit(run_job_to_result(job, request, size));
+}
+
+/* The control socket while a reused job runs: isolate_ask writes on it. */
+static int ask_fd = -1;
+
+bool isolate_ask(const void *question, size_t size, bytebuf *answer) {
+    uint8_t frame[STATUS_BYTES], length[8];
+    put_le(frame, ASK_MAGIC, 4);
+    put_le(frame + 4, size, 8);
+    if (ask_fd < 0 || size > QUESTION_MAX_BYTES || !write_all(ask_fd, frame, sizeof frame, true) ||
+        !write_all(ask_fd, question, size, true) || !read_all(ask_fd, length, sizeof length))
+        return false;
+    uint64_t answer_size = get_le(length, 8);
+    size_t at = answer->size;
+    if (answer_size > SIZE_MAX - at)
+        return false;
+    bytebuf_append_zeros(answer, (size_t)answer_size);
+    return !answer->failed && read_all(ask_fd, answer->data + at, (size_t)answer_size);
+}
+
+/* Sets a soft limit (raising it up to the hard one is allowed). */
+static void set_soft_limit(int resource, rlim_t soft) {
+    struct rlimit limit;
+    if (getrlimit(resource, &limit) != 0)
+        _exit(CHILD_EXIT_SETUP);
+    limit.rlim_cur = soft < limit.rlim_max ? soft : limit.rlim_max;
+    if (setrlimit(resource, &limit) != 0)
+        _exit(CHILD_EXIT_SETUP);
+}
+
+/* Denies this process every filesystem access from now on (Landlock's first
+ * ABI: reading, writing, executing, making and removing files). Nothing
+ * where the kernel lacks Landlock. */
+static void forbid_files(void) {
+#ifdef SYS_landlock_create_ruleset
+    struct landlock_ruleset_attr attr = {
+        .handled_access_fs = LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_WRITE_FILE |
+                             LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_READ_DIR |
+                             LANDLOCK_ACCESS_FS_REMOVE_DIR | LANDLOCK_ACCESS_FS_REMOVE_FILE |
+                             LANDLOCK_ACCESS_FS_MAKE_CHAR | LANDLOCK_ACCESS_FS_MAKE_DIR |
+                             LANDLOCK_ACCESS_FS_MAKE_REG | LANDLOCK_ACCESS_FS_MAKE_SOCK |
+                             LANDLOCK_ACCESS_FS_MAKE_FIFO | LANDLOCK_ACCESS_FS_MAKE_BLOCK |
+                             LANDLOCK_ACCESS_FS_MAKE_SYM};
+    int ruleset = (int)syscall(SYS_landlock_create_ruleset, &attr, sizeof attr, 0);
+    if (ruleset < 0)
+        return;
+    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0)
+        syscall(SYS_landlock_restrict_self, ruleset, 0);
+    close(ruleset);
+#endif
+}
+
+/* A reused job, run by the server itself. The limits are lifted again
+ * after it, so that reading the next request is not bound by this one's. */
+static int run_here(const isolate_job *job, int control_fd, int result_fd, const uint8_t *request,
+                    size_t size, uint32_t cpu_seconds, uint64_t memory_bytes,
+                    uint32_t wall_seconds) {
+    if (!result_to_fd4(result_fd)) {
+        close(result_fd);
+        return CHILD_EXIT_SETUP;
+    }
+    static bool files_forbidden;
+    if (!files_forbidden) { /* for good: this server only ever runs this job */
+        set_limit(RLIMIT_FSIZE, 0, 0);
+        set_limit(RLIMIT_CORE, 0, 0);
+        forbid_files();
+        files_forbidden = true;
+    }
+    if (cpu_seconds > 0) {
+        struct rusage usage = {0};
+        getrusage(RUSAGE_SELF, &usage);
+        rlim_t used = (rlim_t)(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + 1;
+        set_soft_limit(RLIMIT_CPU, used + cpu_seconds);
+    }
+    if (memory_bytes > 0 && !ISOLATE_UNDER_ASAN)
+        set_soft_limit(RLIMIT_AS, (rlim_t)memory_bytes);
+    /* A job that sleeps uses no CPU: if kiln is gone and cannot kill it,
+     * this ends it. */
+    alarm(wall_seconds > 0 ? wall_seconds + 5 : 0);
+    ask_fd = control_fd;
+    int status = run_job_to_result(job, request, size);
+    ask_fd = -1;
+    alarm(0);
+    close(4);
+    set_soft_limit(RLIMIT_CPU, RLIM_INFINITY);
+    set_soft_limit(RLIMIT_AS, RLIM_INFINITY);
+    return status;
 }
 
 /* ---------------------------------------------------------------------------
@@ -353,6 +496,7 @@ static int serve(int fd) {
         uint32_t cpu_seconds = (uint32_t)get_le(header + 12, 4);
         uint64_t size = get_le(header + 16, 8);
         uint64_t memory_bytes = get_le(header + 24, 8);
+        uint32_t wall_seconds = (uint32_t)get_le(header + 32, 4);
         char name[JOB_NAME_MAX + 1];
         uint8_t *request = NULL;
         if (get_le(header, 4) != REQUEST_MAGIC || get_le(header + 4, 4) != PROTOCOL_VERSION ||
@@ -366,6 +510,19 @@ static int serve(int fd) {
         }
         name[name_length] = '\0';
         request[size] = '\0';
+        const isolate_job *job = isolate_find_job(name);
+        if (job != NULL && job->reused) {
+            int exit_code = run_here(job, fd, result_fd, request, (size_t)size, cpu_seconds,
+                                     memory_bytes, wall_seconds);
+            free(request);
+            uint8_t reply[STATUS_BYTES];
+            put_le(reply, STATUS_MAGIC, 4);
+            put_le(reply + 4, HOW_EXITED, 4);
+            put_le(reply + 8, (uint32_t)exit_code, 4);
+            if (!write_all(fd, reply, sizeof reply, true))
+                return 0;
+            continue;
+        }
         pid_t child = fork();
         if (child == 0)
             run_child(fd, result_fd, self, name, request, (size_t)size, cpu_seconds, memory_bytes);
@@ -420,7 +577,8 @@ __attribute__((constructor)) static void serve_if_asked(void) {
 
 typedef struct server {
     pid_t pid;
-    int fd; /* non-blocking */
+    int fd;                     /* non-blocking */
+    char job[JOB_NAME_MAX + 1]; /* the kind of job it serves */
     struct server *next;
 } server;
 
@@ -445,12 +603,16 @@ static void stop_servers(void) {
     }
 }
 
-static void server_discard(server *s) {
+/* Kills and reaps the server; returns its wait status (how it ended, when
+ * it had ended on its own before the kill). */
+static int server_discard(server *s) {
     kill(s->pid, SIGKILL);
-    while (waitpid(s->pid, NULL, 0) < 0 && errno == EINTR)
+    int status = 0;
+    while (waitpid(s->pid, &status, 0) < 0 && errno == EINTR)
         ;
     close(s->fd);
     free(s);
+    return status;
 }
 
 static void server_release(server *s) {
@@ -478,7 +640,7 @@ static char **server_environment(void) {
     return env;
 }
 
-static server *server_start(char *reason, size_t reason_size) {
+static server *server_start(const char *job, char *reason, size_t reason_size) {
     int fds[2];
     if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0) {
         snprintf(reason, reason_size, "socketpair: %s", strerror(errno));
@@ -531,6 +693,7 @@ static server *server_start(char *reason, size_t reason_size) {
         return NULL;
     }
     s->fd = fds[0];
+    snprintf(s->job, sizeof s->job, "%s", job);
     pthread_mutex_lock(&servers_lock);
     if (!stop_registered)
         stop_registered = atexit(stop_servers) == 0;
@@ -538,15 +701,18 @@ static server *server_start(char *reason, size_t reason_size) {
     return s;
 }
 
-/* An idle server, or a new one; *reused says which. */
-static server *server_acquire(bool *reused, char *reason, size_t reason_size) {
+/* An idle server of `job`'s kind, or a new one; *reused says which. */
+static server *server_acquire(const char *job, bool *reused, char *reason, size_t reason_size) {
     pthread_mutex_lock(&servers_lock);
-    server *s = idle_servers;
+    server **link = &idle_servers;
+    while (*link != NULL && strcmp((*link)->job, job) != 0)
+        link = &(*link)->next;
+    server *s = *link;
     if (s != NULL)
-        idle_servers = s->next;
+        *link = s->next;
     pthread_mutex_unlock(&servers_lock);
     *reused = s != NULL;
-    return s != NULL ? s : server_start(reason, reason_size);
+    return s != NULL ? s : server_start(job, reason, reason_size);
 }
 
 /* ---------------------------------------------------------------------------
@@ -602,6 +768,55 @@ static io_result send_before(int fd, const void *data, size_t size, int passed_f
     return IO_OK;
 }
 
+/* Receives exactly `size` bytes on the non-blocking socket before `deadline`. */
+static io_result recv_before(int fd, uint8_t *data, size_t size, double deadline) {
+    while (size > 0) {
+        ssize_t n = recv(fd, data, size, 0);
+        if (n > 0) {
+            data += n;
+            size -= (size_t)n;
+            continue;
+        }
+        if (n == 0 || (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR))
+            return IO_BROKEN;
+        struct pollfd pfd = {.fd = fd, .events = POLLIN};
+        int wait = poll_wait_ms(deadline);
+        if (wait == 0)
+            return IO_TIMEOUT;
+        if (poll(&pfd, 1, wait) < 0 && errno != EINTR)
+            return IO_BROKEN;
+    }
+    return IO_OK;
+}
+
+/* A reused job's question (its frame in `frame`): read, answered by `asker`,
+ * the answer sent. *refused when there is nobody to ask or the question is
+ * too long (the server is then discarded). */
+static io_result answer_question(int fd, const uint8_t frame[STATUS_BYTES],
+                                 const isolate_asker *asker, double deadline, bool *refused) {
+    uint64_t size = get_le(frame + 4, 8);
+    *refused = asker == NULL || size > QUESTION_MAX_BYTES;
+    if (*refused)
+        return IO_BROKEN;
+    uint8_t *question = malloc(size > 0 ? (size_t)size : 1);
+    bytebuf answer = {0};
+    bytebuf_append_zeros(&answer, 8); /* the answer's length, filled in below */
+    io_result got =
+        question != NULL && !answer.failed ? recv_before(fd, question, size, deadline) : IO_BROKEN;
+    if (got == IO_OK &&
+        (!asker->answer(asker->user, question, (size_t)size, &answer) || answer.failed)) {
+        *refused = true;
+        got = IO_BROKEN;
+    }
+    if (got == IO_OK) {
+        put_le(answer.data, answer.size - 8, 8);
+        got = send_before(fd, answer.data, answer.size, -1, deadline);
+    }
+    free(question);
+    bytebuf_free(&answer);
+    return got;
+}
+
 /* The response as it arrives on the result pipe: u64 size, then the bytes. */
 typedef struct response_reader {
     uint8_t frame[8];
@@ -624,7 +839,10 @@ static void read_response(int fd, response_reader *r, char *reason, size_t reaso
             room = sizeof r->frame - r->frame_got;
         } else {
             if (r->got == r->cap && r->cap < r->size) {
-                size_t cap = r->cap ? r->cap : (size_t)1 << 20;
+                /* All at once up to the largest decoded image (no copies
+                 * as it grows, which a sanitizer's realloc makes); beyond,
+                 * only as the bytes arrive. */
+                size_t cap = r->cap ? r->cap : FIRST_RESPONSE_BYTES;
                 while (cap - r->got < RESULT_PIPE_BYTES && cap < r->size)
                     cap *= 2;
                 if (cap > r->size)
@@ -678,9 +896,10 @@ static void read_response(int fd, response_reader *r, char *reason, size_t reaso
  * discarded; *retry says the failure came before the server saw anything
  * (a reused server that had died while idle). */
 static bool run_on(server *s, const char *job, const isolate_part *parts, size_t part_count,
-                   const isolate_limits *limits, double deadline, isolate_outcome *outcome,
-                   bool *retry) {
+                   const isolate_limits *limits, const isolate_asker *asker, double deadline,
+                   isolate_outcome *outcome, bool *retry, bool *died) {
     *retry = false;
+    *died = false;
     int result[2];
     if (pipe2(result, O_CLOEXEC) != 0) {
         outcome->status = ISOLATE_FAILED;
@@ -701,6 +920,7 @@ static bool run_on(server *s, const char *job, const isolate_part *parts, size_t
     put_le(header + 12, limits->cpu_seconds, 4);
     put_le(header + 16, size, 8);
     put_le(header + 24, limits->memory_bytes, 8);
+    put_le(header + 32, (uint32_t)ceil(fmin(limits->timeout_seconds, 1e9)), 4);
     io_result sent = send_before(s->fd, header, sizeof header, result[1], deadline);
     close(result[1]);
     *retry = sent == IO_BROKEN;
@@ -712,7 +932,7 @@ static bool run_on(server *s, const char *job, const isolate_part *parts, size_t
     response_reader response = {.limit = limits->max_response_bytes};
     uint8_t status[STATUS_BYTES];
     size_t status_got = 0;
-    bool server_closed = false;
+    bool server_closed = false, refused = false;
     while (sent == IO_OK && !response.bad && !server_closed &&
            !(response.done && status_got == STATUS_BYTES)) {
         struct pollfd fds[2] = {{.fd = response.done ? -1 : result[0], .events = POLLIN},
@@ -735,6 +955,10 @@ static bool run_on(server *s, const char *job, const isolate_part *parts, size_t
                 server_closed = true;
             else if (got > 0)
                 status_got += (size_t)got;
+            if (status_got == STATUS_BYTES && get_le(status, 4) == ASK_MAGIC) {
+                sent = answer_question(s->fd, status, asker, deadline, &refused);
+                status_got = 0;
+            }
         }
     }
     close(result[0]);
@@ -742,7 +966,14 @@ static bool run_on(server *s, const char *job, const isolate_part *parts, size_t
     bool keep = false;
     if (sent == IO_TIMEOUT) {
         outcome->status = ISOLATE_TIMED_OUT;
+    } else if (refused) {
+        outcome->status = ISOLATE_FAILED;
+        snprintf(outcome->reason, sizeof outcome->reason,
+                 "the child asked a question that has no answer");
     } else if (sent == IO_BROKEN || server_closed) {
+        /* A reused server running the job itself, crashed or stopped by a
+         * limit: isolate_run reaps it and reports how it ended. */
+        *died = true;
         outcome->status = ISOLATE_FAILED;
         snprintf(outcome->reason, sizeof outcome->reason, "the server process stopped");
     } else if (response.bad) {
@@ -780,23 +1011,45 @@ static bool run_on(server *s, const char *job, const isolate_part *parts, size_t
 
 void isolate_run(const char *job, const isolate_part *parts, size_t part_count,
                  const isolate_limits *limits, isolate_outcome *outcome) {
+    isolate_run_asking(job, parts, part_count, limits, NULL, outcome);
+}
+
+void isolate_run_asking(const char *job, const isolate_part *parts, size_t part_count,
+                        const isolate_limits *limits, const isolate_asker *asker,
+                        isolate_outcome *outcome) {
     memset(outcome, 0, sizeof *outcome);
     double deadline = limits->timeout_seconds > 0.0 ? now_seconds() + limits->timeout_seconds : 0.0;
+    if (strlen(job) > JOB_NAME_MAX) {
+        outcome->status = ISOLATE_FAILED;
+        snprintf(outcome->reason, sizeof outcome->reason, "job name too long");
+        return;
+    }
     for (int attempt = 0; attempt < 2; attempt++) {
-        bool reused, retry;
-        server *s = server_acquire(&reused, outcome->reason, sizeof outcome->reason);
+        bool reused, retry, died;
+        server *s = server_acquire(job, &reused, outcome->reason, sizeof outcome->reason);
         if (s == NULL) {
             outcome->status = ISOLATE_FAILED;
             return;
         }
         memset(outcome, 0, sizeof *outcome);
-        if (run_on(s, job, parts, part_count, limits, deadline, outcome, &retry)) {
+        if (run_on(s, job, parts, part_count, limits, asker, deadline, outcome, &retry, &died)) {
             server_release(s);
             return;
         }
-        server_discard(s);
-        if (!(retry && reused))
-            return;
+        int status = server_discard(s);
+        if (retry && reused)
+            continue; /* it had died while idle: once more on a new one */
+        if (died && WIFSIGNALED(status)) {
+            outcome->status = ISOLATE_SIGNALED;
+            outcome->signal = WTERMSIG(status);
+        } else if (died && WIFEXITED(status) && WEXITSTATUS(status) != 0) {
+            outcome->status = ISOLATE_EXITED;
+            outcome->exit_code = WEXITSTATUS(status);
+        } else if (died) {
+            snprintf(outcome->reason, sizeof outcome->reason,
+                     "the process exited during the job without its whole response");
+        }
+        return;
     }
 }
 

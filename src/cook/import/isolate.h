@@ -2,10 +2,18 @@
  * isolate.h — third-party importers in a child process, and the IR on the
  * wire between the two processes.
  *
- *   isolate.c         the processes: import servers, one fresh child per job,
- *                     its resource limits, the parent's wall-clock timeout
+ *   isolate.c         the processes: one server per kind of job, reused
+ *                     across assets, running each job itself or in a fresh
+ *                     child; the limits, the parent's wall-clock timeout
+ *   isolate_common.c  what they all share: the limits, KILN_ISOLATE, the
+ *                     wording of a failure, the tests' fault hook
+ *   isolate_decode.c  the decoders as jobs (libspng, libjpeg, stb_image,
+ *                     libdraco) behind image_decode and draco_decode_mesh
+ *   isolate_shader.c  glslang as a job, its #includes asked of the parent
+ *   (drivers/isolate_spirv.c: SPIRV-Tools and SPIRV-Cross as a job)
  *   isolate_import.c  importers as jobs: which run isolated (assimp), the
- *                     request and response, the per-asset error messages
+ *                     request and response, the per-asset error messages;
+ *                     the table of every job
  *   ir_wire.c         ir_asset as bytes (versioned, bounds-checked) and the
  *                     little-endian primitives both directions use
  *
@@ -94,20 +102,25 @@ typedef bool (*isolate_job_fn)(const uint8_t *request, size_t size, bytebuf *res
 typedef struct isolate_job {
     const char *name;
     isolate_job_fn run;
+    /* true: the server runs the job itself and serves the next asset of
+     * this kind (restarted after a crash or a limit); false: it forks a
+     * fresh child per job (isolate.c says why each). */
+    bool reused;
 } isolate_job;
 
-/* Every job a child can run, by name: the server is a fresh copy of this
- * program, so a job is named, never passed by address. Defined in
- * isolate_import.c (the importers); add a row for another kind of job. */
-extern const isolate_job isolate_jobs[];
-extern const size_t isolate_job_count;
-
-/* Tells the process layer (isolate.c) the jobs a child can run. The server
- * looks a job up from a constructor, before main, so isolate_import.c
- * registers its table from a constructor of higher priority
- * (ISOLATE_REGISTER_PRIORITY), which runs first. */
+/* Tells the process layer (isolate.c) the jobs a child can run: the server
+ * is a fresh copy of this program, so a job is named, never passed by
+ * address. The server looks a job up from a constructor, before main, so
+ * each file of jobs (isolate_import.c: assimp; isolate_decode.c: the
+ * decoders) registers its table from a constructor of higher priority
+ * (ISOLATE_REGISTER_PRIORITY), which runs first. A program holds a file's
+ * jobs exactly when it calls that file's entry points, so its servers know
+ * every job it can ask for. At most ISOLATE_MAX_TABLES tables. */
 #define ISOLATE_REGISTER_PRIORITY 200
+#define ISOLATE_MAX_TABLES 8
 void isolate_register_jobs(const isolate_job *jobs, size_t count);
+/* The registered job of that name (and the test jobs in test builds), or NULL. */
+const isolate_job *isolate_find_job(const char *name);
 
 /* Limits of one child. The child may not write files (RLIMIT_FSIZE 0) and
  * dumps no core, whatever these say. */
@@ -141,14 +154,74 @@ typedef struct isolate_part {
     size_t size;
 } isolate_part;
 
-/* Runs job `job` in a fresh child process on the concatenated parts and waits
- * for it within limits->timeout_seconds. Thread-safe: each caller gets its
- * own child. Free outcome->response with free(). */
+/* Runs job `job` in a child process (an idle server of its kind, else a new
+ * one) on the concatenated parts and waits for it within
+ * limits->timeout_seconds. Thread-safe: each caller gets a server of its own
+ * for the job. Free outcome->response with free(). */
 void isolate_run(const char *job, const isolate_part *parts, size_t part_count,
                  const isolate_limits *limits, isolate_outcome *outcome);
 
+/* A reused job may ask the parent questions while it runs (glslang asks
+ * for each #include: the files are read, checked and recorded in the
+ * parent, as in process). The parent's answer is appended to `answer`;
+ * false (no memory) fails the job. */
+typedef bool (*isolate_answer_fn)(void *user, const uint8_t *question, size_t size,
+                                  bytebuf *answer);
+typedef struct isolate_asker {
+    isolate_answer_fn answer;
+    void *user;
+} isolate_asker;
+
+/* isolate_run for a job that may ask: `asker` answers, on the calling thread,
+ * within the same timeout. A question without an asker fails the job. */
+void isolate_run_asking(const char *job, const isolate_part *parts, size_t part_count,
+                        const isolate_limits *limits, const isolate_asker *asker,
+                        isolate_outcome *outcome);
+
+/* In a reused job (isolate_job.reused): asks the parent and appends its
+ * answer to `answer`. False when the parent is gone or answers nothing
+ * (the job should then fail). At most 1 MiB of question. */
+bool isolate_ask(const void *question, size_t size, bytebuf *answer);
+
 /* "SEGV" for 11 (without "SIG"): for messages. */
 const char *isolate_signal_name(int signal);
+
+/* The limits of one library call in a child (a decode, a compile):
+ * import_isolation_limits' memory, `timeout_seconds` of wall clock
+ * (import.timeout; 0: its default) or what is left of the asset's budget when
+ * that is less, and as much CPU time plus a second. */
+bool isolate_library_limits(double timeout_seconds, isolate_limits *limits, char *reason,
+                            size_t reason_size);
+
+/* The tests' fault hook (KILN_TEST_ISOLATE_FAULT) to send with a request;
+ * NULL but in test builds. */
+const char *isolate_test_fault_hook(void);
+
+/* The memory limit's variable (MiB, 0: none): import_isolation_limits. */
+#define ISOLATE_MEMORY_ENV "KILN_ISOLATE_MEMORY_MB"
+
+/* The file name of `path` (after its last '/'), for messages. */
+const char *isolate_file_name(const char *path);
+
+/* Whether a library that runs isolated `by_default` runs in a child: the
+ * environment's KILN_ISOLATE=0 runs every library in process (debugging,
+ * profiling, fuzzing), KILN_ISOLATE=1 every one in a child. */
+bool isolate_enabled(bool by_default);
+
+/* The message for a job that did not finish (outcome->status not
+ * ISOLATE_DONE), one wording for every library: "libspng crashed decoding
+ * x.png (signal 11, SIGSEGV)", "... took longer than 600 s decoding x.png;
+ * stopped (import.timeout, --import-timeout)". */
+void isolate_failure_text(const isolate_outcome *outcome, const isolate_limits *limits,
+                          const char *library, const char *verb, const char *file, char *text,
+                          size_t text_size);
+
+#ifdef KILN_TEST_HOOKS
+/* The fault hook of the tests (isolate_import.c), in the child: crashes or
+ * hangs when `hook` (KILN_TEST_ISOLATE_FAULT=KIND:NAME) names the file of
+ * `path`; returns 'g' for "garbage" (the job then truncates its reply). */
+char isolate_test_fault(const char *hook, const char *path);
+#endif
 
 /* ---------------------------------------------------------------------------
  * Importers in a child (isolate_import.c)

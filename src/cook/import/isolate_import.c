@@ -1,11 +1,12 @@
 /*
  * isolate_import.c — importers that run in a child process (isolate.h).
  *
- * Which: the third-party libraries that parse untrusted files and are not
- * kiln's own code, listed in isolated_importers (assimp; a Draco decoder or
- * another library importer is one more row). import_run sends them to a
- * child unless KILN_ISOLATE=0 (in process, for debugging and profiling);
- * every other importer runs in process.
+ * Which: the third-party importers of whole files, listed in
+ * isolated_importers (assimp; another library importer is one more row);
+ * the decoders kiln's own importers call (libspng, libjpeg, stb_image,
+ * libdraco) are isolate_decode.c's. import_run sends them to a child unless
+ * KILN_ISOLATE=0 (in process, for debugging and profiling); every other
+ * importer runs in process.
  *
  * Request (parent to child; the child trusts it, but still reads it with
  * bounds): u32 magic "KIRQ", u32 version, strings importer, input_root,
@@ -51,9 +52,6 @@
 #include "cook/import/import.h"
 #include "cook/import/isolate.h"
 
-#define ISOLATE_ENV "KILN_ISOLATE"
-#define MEMORY_ENV "KILN_ISOLATE_MEMORY_MB"
-#define MIN_DEFAULT_MEMORY ((uint64_t)4 << 30)
 /* Diagnostics a child may send back: far above what an importer writes. */
 #define MAX_DIAG_BYTES ((size_t)1 << 20)
 
@@ -82,73 +80,9 @@ static const isolated_importer *find_by_name(const char *name) {
     return NULL;
 }
 
-static const char *file_name(const char *path) {
-    const char *slash = strrchr(path, '/');
-    return slash != NULL ? slash + 1 : path;
-}
-
-/* ---------------------------------------------------------------------------
- * Limits
- * ------------------------------------------------------------------------- */
-
-static uint64_t default_memory_bytes(void) {
-    long pages = sysconf(_SC_PHYS_PAGES), page_size = sysconf(_SC_PAGESIZE);
-    uint64_t half = pages > 0 && page_size > 0 ? (uint64_t)pages * (uint64_t)page_size / 2 : 0;
-    return half > MIN_DEFAULT_MEMORY ? half : MIN_DEFAULT_MEMORY;
-}
-
-bool import_isolation_limits(const cook_settings *settings, isolate_limits *limits, char *reason,
-                             size_t reason_size) {
-    /* import.timeout was validated where it was set (kiln.yml, the command
-     * line); a settings struct that never had defaults (0) gets the default. */
-    uint32_t timeout = settings != NULL ? settings->import_timeout : 0;
-    if (timeout == 0 || timeout > COOK_IMPORT_TIMEOUT_MAX)
-        timeout = COOK_IMPORT_TIMEOUT_DEFAULT;
-    *limits = (isolate_limits){.timeout_seconds = timeout, .memory_bytes = default_memory_bytes()};
-    const char *text = getenv(MEMORY_ENV);
-    if (text != NULL && text[0] != '\0') {
-        char *end;
-        unsigned long long mib = strtoull(text, &end, 10);
-        if (*end != '\0' || text[0] < '0' || text[0] > '9' || mib > ((uint64_t)1 << 40)) {
-            snprintf(reason, reason_size, "%s='%s' is not a number of MiB (0: no limit)",
-                     MEMORY_ENV, text);
-            return false;
-        }
-        limits->memory_bytes = (uint64_t)mib << 20;
-    }
-    /* A backstop for a parent that cannot enforce the timeout (stopped in a
-     * debugger): an importer is single-threaded, so it never needs more. */
-    limits->cpu_seconds = (uint32_t)ceil(limits->timeout_seconds) + 1;
-    /* A response cannot honestly be larger than the memory the child had. */
-    limits->max_response_bytes = limits->memory_bytes;
-    return true;
-}
-
 /* ---------------------------------------------------------------------------
  * In the child
  * ------------------------------------------------------------------------- */
-
-#ifdef KILN_TEST_HOOKS
-/* Test hook, built only with the tests: KILN_TEST_ISOLATE_FAULT=KIND:NAME
- * makes the child importing a source whose file name is NAME crash
- * (SIGSEGV), hang (sleep forever) or send a truncated response (garbage).
- * The parent reads it and sends it with the request: a server's own
- * environment is the one it started with. */
-static char test_fault(const char *hook, const char *source_path) {
-    const char *colon = hook != NULL ? strchr(hook, ':') : NULL;
-    if (colon == NULL || strcmp(colon + 1, file_name(source_path)) != 0)
-        return 0;
-    size_t length = (size_t)(colon - hook);
-    if (length == 5 && strncmp(hook, "crash", 5) == 0) {
-        signal(SIGSEGV, SIG_DFL); /* past a sanitizer's handler: die as a release build would */
-        raise(SIGSEGV);
-    }
-    if (length == 4 && strncmp(hook, "hang", 4) == 0)
-        for (;;)
-            pause();
-    return length == 7 && strncmp(hook, "garbage", 7) == 0 ? 'g' : 0;
-}
-#endif
 
 static void put_strlist(bytebuf *out, const strlist *list) {
     wire_put_u32(out, (uint32_t)list->count);
@@ -175,7 +109,7 @@ static bool run_import_job(const uint8_t *request, size_t size, bytebuf *respons
         return false;
     }
 #ifdef KILN_TEST_HOOKS
-    char fault = test_fault(names[4], names[2]);
+    char fault = isolate_test_fault(names[4], names[2]);
 #endif
     cook_settings settings;
     memcpy(&settings, settings_bytes, sizeof settings);
@@ -223,15 +157,16 @@ static bool run_import_job(const uint8_t *request, size_t size, bytebuf *respons
     return true;
 }
 
-const isolate_job isolate_jobs[] = {
-    {"import", run_import_job},
-};
-const size_t isolate_job_count = sizeof isolate_jobs / sizeof isolate_jobs[0];
+/* assimp: a fresh child per asset. Its imports take milliseconds to
+ * seconds, so the fork is cheap beside them, and assimp is the library seen
+ * to crash and corrupt its heap here (Fuzzing in docs/reliability.md): no
+ * asset may inherit another's damage. */
+static const isolate_job import_jobs[] = {{"import", run_import_job, false}};
 
 /* Before isolate.c's server constructor (which has no priority, so runs
  * after every constructor that has one). */
 __attribute__((constructor(ISOLATE_REGISTER_PRIORITY))) static void register_jobs(void) {
-    isolate_register_jobs(isolate_jobs, isolate_job_count);
+    isolate_register_jobs(import_jobs, sizeof import_jobs / sizeof import_jobs[0]);
 }
 
 /* ---------------------------------------------------------------------------
@@ -364,7 +299,7 @@ bool import_response_read(cook_context *ctx, const char *library, const uint8_t 
     strlist_free(&checked.absent);
     if (!valid) {
         diag_error(ctx->diag, path, 0, "%s sent an invalid result for %s: %s", library,
-                   file_name(path), reason);
+                   isolate_file_name(path), reason);
         response_free(&r);
         return false;
     }
@@ -374,7 +309,7 @@ bool import_response_read(cook_context *ctx, const char *library, const uint8_t 
     ctx->diag->warnings += r.warnings;
     if (!r.ok && r.errors == 0)
         diag_error(ctx->diag, path, 0, "%s failed reading %s without saying why", library,
-                   file_name(path));
+                   isolate_file_name(path));
     if (r.ok) {
         *out = r.asset;
         memset(&r.asset, 0, sizeof r.asset);
@@ -390,11 +325,7 @@ void import_request_write(const cook_context *ctx, const char *importer, bytebuf
     wire_put_string(out, ctx->input_root);
     wire_put_string(out, ctx->source_path);
     wire_put_string(out, ctx->ref);
-#ifdef KILN_TEST_HOOKS
-    wire_put_string(out, getenv("KILN_TEST_ISOLATE_FAULT"));
-#else
-    wire_put_string(out, NULL);
-#endif
+    wire_put_string(out, isolate_test_fault_hook());
     wire_put_blob(out, ctx->settings, sizeof *ctx->settings);
     wire_put_u64(out, ctx->source_size); /* the source blob's length; its bytes follow */
 }
@@ -406,12 +337,12 @@ static void note_memory_limit(cook_context *ctx, const isolate_limits *limits, i
         return;
     diag_note(ctx->diag, ctx->source_path, 0,
               "the import process may use %llu MiB of memory (%s raises it)",
-              (unsigned long long)(limits->memory_bytes >> 20), MEMORY_ENV);
+              (unsigned long long)(limits->memory_bytes >> 20), ISOLATE_MEMORY_ENV);
 }
 
 bool import_isolated(cook_context *ctx, import_fn import, ir_asset *out) {
     memset(out, 0, sizeof *out);
-    const char *path = ctx->source_path, *file = file_name(path);
+    const char *path = ctx->source_path, *file = isolate_file_name(path);
     const isolated_importer *importer = find_by_function(import);
     isolate_limits limits;
     char reason[256];
@@ -448,44 +379,22 @@ bool import_isolated(cook_context *ctx, import_fn import, ir_asset *out) {
 
     bool ok = false;
     const char *library = importer->name;
-    switch (outcome.status) {
-    case ISOLATE_DONE:
+    if (outcome.status == ISOLATE_DONE) {
         ok = import_response_read(ctx, library, outcome.response, outcome.response_size, out);
-        break;
-    case ISOLATE_SIGNALED:
-        if (outcome.signal == SIGXCPU) {
-            diag_error(ctx->diag, path, 0, "%s used more than %u s of CPU time reading %s; stopped",
-                       library, limits.cpu_seconds, file);
-        } else {
-            diag_error(ctx->diag, path, 0, "%s crashed reading %s (signal %d, SIG%s)", library,
-                       file, outcome.signal, isolate_signal_name(outcome.signal));
+    } else if (!(outcome.status == ISOLATE_TIMED_OUT && budget_binds && !cook_budget_check(ctx))) {
+        /* (a budget that ran out has reported its own error) */
+        char text[512];
+        isolate_failure_text(&outcome, &limits, library, "reading", file, text, sizeof text);
+        diag_error(ctx->diag, path, 0, "%s", text);
+        if (outcome.status == ISOLATE_SIGNALED && outcome.signal != SIGXCPU)
             note_memory_limit(ctx, &limits, outcome.signal);
-        }
-        break;
-    case ISOLATE_EXITED:
-        diag_error(ctx->diag, path, 0, "%s failed reading %s: its process exited with status %d",
-                   library, file, outcome.exit_code);
-        break;
-    case ISOLATE_TIMED_OUT:
-        if (budget_binds && !cook_budget_check(ctx))
-            break; /* the budget's error is reported */
-        diag_error(ctx->diag, path, 0,
-                   "%s took longer than %g s reading %s; stopped (import.timeout, "
-                   "--import-timeout)",
-                   library, limits.timeout_seconds, file);
-        break;
-    case ISOLATE_FAILED:
-        diag_error(ctx->diag, path, 0, "%s could not run in a child process for %s: %s", library,
-                   file, outcome.reason);
-        break;
     }
     free(outcome.response);
     return ok;
 }
 
 bool import_run(cook_context *ctx, import_fn import, ir_asset *out) {
-    const char *isolate = getenv(ISOLATE_ENV);
-    if (find_by_function(import) == NULL || (isolate != NULL && strcmp(isolate, "0") == 0))
+    if (find_by_function(import) == NULL || !isolate_enabled(true))
         return import(ctx, out);
     return import_isolated(ctx, import, out);
 }

@@ -8,14 +8,12 @@
  * kiln drives glslang directly, the compiler shaderc wraps, with the same
  * options (target environment, optimisation, debug info, includes).
  *
- * glslang runs in this process, not in a child as assimp does
- * (import/isolate.c): shaders are the project's own code, not files from
- * outside, glslang is fuzzed upstream (OSS-Fuzz) and bounds its own recursion,
- * and one compile is a few milliseconds, which a process per shader would
- * double. kiln itself bounds what it hands glslang: include depth, include
- * paths inside the input root, source size (COOK_SOURCE_MAX_BYTES), and
- * the includes of one shader, in number and in bytes (INCLUDE_MAX_COUNT,
- * include_byte_budget).
+ * glslang runs in a reused child process (import/isolate_shader.c), which
+ * asks this process for every #include: resolve_include below runs here as
+ * in process, so includes are read, bounded and recorded in one place. kiln
+ * bounds what it hands glslang: include depth, include paths inside the
+ * input root, source size (COOK_SOURCE_MAX_BYTES), and the includes of one
+ * shader, in number and in bytes (INCLUDE_MAX_COUNT, include_byte_budget).
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -297,7 +295,9 @@ bool shader_compile(cook_context *ctx, const shader_compile_request *request, ui
         .include = resolve_include,
     };
     uint32_t errors_before = ctx->diag->errors;
-    bool ok = shader_glslang_compile(&job);
+    bool ok = shader_glslang_compile_isolated(&job, s->import_timeout);
+    if (job.failure[0] != '\0')
+        diag_error(ctx->diag, request->path, 0, "%s", job.failure);
     report_messages(&state, request->path, job.log);
     if (!ok && ctx->diag->errors == errors_before)
         diag_error(ctx->diag, request->path, 0, "the shader does not compile");

@@ -33,9 +33,18 @@ typedef struct shader_glslang_job {
     uint32_t *words;
     size_t word_count;
     char *log;
+    /* Out of shader_glslang_compile_isolated: why glslang's process failed
+     * ("glslang crashed compiling x.frag (signal 11, SIGSEGV)"), or "". */
+    char failure[320];
 } shader_glslang_job;
 
+/* Compiles in this process. */
 bool shader_glslang_compile(shader_glslang_job *job);
+/* The same in a reused child process (import/isolate_shader.c; KILN_ISOLATE=0:
+ * here) within `timeout_seconds` (import.timeout; 0: its default) or what is
+ * left of the asset's budget. `include` is called here, on this thread, for
+ * each #include the child meets. */
+bool shader_glslang_compile_isolated(shader_glslang_job *job, double timeout_seconds);
 
 #ifdef __cplusplus
 }
