@@ -244,6 +244,7 @@ static void add_texture_json(json_t *object, const inspect_report *report) {
     set(object, "height", count(report->tex_height));
     set(object, "depth", count(report->tex_depth));
     set(object, "faces", count(report->tex_faces));
+    set(object, "layers", count(report->tex_layers));
     set(object, "mips", count(report->tex_levels));
     set(object, "format", json_string(kiln_ktx2_format_str(report->tex_vk_format)));
     set(object, "vk_format", count(report->tex_vk_format));

@@ -6,6 +6,7 @@
  *   texture.c  an image → decode → mips → encode → KTX2 (and the texture path
  *              the model and cubemap drivers share)
  *   cubemap.c  a "*.env" folder of six faces → one cubemap KTX2
+ *   texture_array.c  a "*.array" folder of layers → one array KTX2
  *   lut.c      a ".cube" 3D LUT → a 3D RGBA16F KTX2
  *   level.c    a "*.level" (and what it includes) → .kscene placing models
  *   shader.c   GLSL / HLSL stages → SPIR-V, reflection → .kshader
@@ -103,6 +104,30 @@ bool cubemap_pick_faces(cook_context *ctx, const strlist *names, char *faces[CUB
 bool cubemap_decode_face(cook_context *ctx, const uint8_t *bytes, size_t size,
                          const char *face_path, uint32_t f, const cubemap_face_shape *first,
                          ir_decoded_image *out);
+/* The texture array driver (texture_array.c): request->source_path is a
+ * "*.array" folder whose image files, or whose "*.env" cubemap folders, are
+ * the layers, in byte order of their names. Cooks one KTX2 array texture
+ * (layerCount = layers; a cubemap array when the layers are cubemaps) to
+ * <folder without .array>.ktx2 under the folder's ref, in the format a 2D
+ * texture named like the folder gets (HDR when the layers are Radiance HDR).
+ * The layer files become dependencies. */
+#define TEXTURE_ARRAY_MAX_LAYERS 2048u
+bool cook_texture_array_asset(const cook_request *request, cook_context *ctx,
+                              cook_asset_result *result);
+/* Its parts that take names, not the file system (test_texture_array): the
+ * layers among the folder's sorted file list (`files`, relative to it):
+ * image files directly in it, or the "*.env" folders the files are in
+ * (*cubes true), sorted bytewise into `layers`; other files are warned about
+ * and left out. Returns the layer count, or -1 with an error (no layers,
+ * images and cubemaps mixed, more than TEXTURE_ARRAY_MAX_LAYERS). A decoded
+ * layer checked against the first: the same size and both HDR or both LDR,
+ * else false with an error naming `layer_path`, `first_path` and both
+ * sizes. */
+int texture_array_layer_names(cook_context *ctx, const strlist *files, strlist *layers,
+                              bool *cubes);
+bool texture_array_check_layer(cook_context *ctx, const char *layer_path,
+                               const ir_decoded_image *image, const char *first_path,
+                               const ir_decoded_image *first);
 /* The level driver (level.c): a "*.level" YAML file (import/level.h) and the
  * levels it includes into <stem>.kscene, ref <sourceRef>/scene: one node per
  * entity linking its model's scene, components as JSON (kscene.md, SLNK). */
@@ -154,15 +179,17 @@ image_limits texture_image_limits(const cook_settings *settings);
 
 /* A texture image set: the images one KTX2 file holds, cooked through one
  * path (cook_texture_set). One image for a 2D texture, six for a cubemap's
- * faces in KTX2 order +X -X +Y -Y +Z -Z, all the same size and all HDR or
- * all LDR (the caller checks). */
+ * faces in KTX2 order +X -X +Y -Y +Z -Z, one per layer of an array (six per
+ * layer of a cubemap array, layer after layer), all the same size and all
+ * HDR or all LDR (the caller checks). */
 typedef struct texture_set {
     const char *name;   /* for messages: a path, or "scene.glb image 3" */
     const char *source; /* the KTX2 kilnSource key; NULL for none */
     cook_texture_usage usage;
     float alpha_cutoff; /* COLOR: > 0 keeps alpha-test coverage in every mip */
     ir_decoded_image *images;
-    uint32_t count; /* 1 or 6 (faces) */
+    uint32_t count;  /* images: layers (at least 1) x faces (1 or 6) */
+    uint32_t layers; /* the KTX2 layerCount: 0 when not an array */
 } texture_set;
 
 /* Chooses one format for all images (texture.format/target/quality/compress:

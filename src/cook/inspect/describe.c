@@ -422,6 +422,7 @@ static void inspect_texture(const char *full_path, const char *quality_input,
         report->tex_height = view.height;
         report->tex_depth = view.depth;
         report->tex_faces = view.faces;
+        report->tex_layers = view.layers;
         report->tex_levels = view.levels;
         report->tex_vk_format = view.vk_format;
         report->tex_supercompression = view.supercompression;

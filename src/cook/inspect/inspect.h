@@ -224,6 +224,7 @@ typedef struct inspect_report {
     /* KILN_PACK_TEXTURE: the KTX2 header. */
     uint32_t tex_width, tex_height, tex_depth, tex_faces, tex_levels, tex_vk_format,
         tex_supercompression;
+    uint32_t tex_layers;                            /* the KTX2 layerCount: 0 when not an array */
     uint64_t tex_uncompressed;                      /* all levels inflated */
     uint32_t tex_content_width, tex_content_height; /* kilnContentSize, else the size */
     uint32_t tex_block_width, tex_block_height;
