@@ -71,7 +71,15 @@ typedef enum cook_asset_kind {
     COOK_KIND_LEVEL = 5,         /* a "*.level" text level (drivers/level.c) */
     COOK_KIND_SHADER = 6,        /* a shader stage file or a "*.shader" folder */
     COOK_KIND_TEXTURE_ARRAY = 7, /* a "*.array" folder of layers */
+    COOK_KIND_MATERIAL = 8,      /* a "*.mat" standalone material */
 } cook_asset_kind;
+
+/* Whether the files an asset of this kind reads (a model's .bin and images,
+ * a standalone material's images) are cooked through it: the build cooks
+ * these kinds first and never cooks those files on their own. */
+static inline bool cook_kind_reads_through(cook_asset_kind kind) {
+    return kind == COOK_KIND_MODEL || kind == COOK_KIND_MATERIAL;
+}
 
 typedef struct cook_importer {
     const char *name;            /* "obj": in cache keys and messages */

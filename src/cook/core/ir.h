@@ -161,6 +161,10 @@ typedef struct ir_material {
     /* KILN_MATERIAL_FLAG_* bits a material.flags setting forces on or off,
      * applied after those the source gives (set by the model driver only). */
     uint32_t flags_on, flags_off;
+    /* The ref hash of the standalone material (*.mat) this row was taken
+     * from by material.replace, 0 for the source's own (set by the model
+     * driver only; the .kmat's MSRC). */
+    uint64_t source_material;
     ir_texture_ref textures[IR_SLOT_COUNT];
     /* Source extensions kiln does not cook (e.g. "KHR_materials_clearcoat"),
      * space-separated, or NULL: listed by `kiln info` as dropped. */

@@ -160,6 +160,13 @@ const cook_setting cook_setting_table[] = {
      FIELD(material_flags),
      .description = "force material flags by material name: a list of PATTERN=FLAGS, flags "
                     "cast_shadows, receive_shadows, transparent, double_sided or no_ before one"},
+    {.name = "material.replace",
+     .type = COOK_SETTING_TEXT,
+     .omit_default = true,
+     FIELD(material_replace),
+     .description = "use standalone materials in place of a model's own by name: a map of "
+                    "NAME: PATH.mat (a material name glob; the path relative to the input "
+                    "folder)"},
     {.name = "mesh.lod_ratios",
      .type = COOK_SETTING_RATIOS,
      FIELD(mesh_lod_ratios),

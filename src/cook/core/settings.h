@@ -153,6 +153,7 @@ typedef struct cook_settings {
     char shader_variants[COOK_SHADER_TEXT_MAX];     /* one define set per line, space-separated */
     char shader_include_dirs[COOK_SHADER_TEXT_MAX]; /* folders under the input root, per line */
     char material_flags[COOK_SHADER_TEXT_MAX];      /* PATTERN=FLAGS, one per line */
+    char material_replace[COOK_SHADER_TEXT_MAX];    /* NAME=PATH.mat, one per line */
     /* Not settings of the output (left out of the JSON and cache keys): */
     /* import.timeout, a settings key that does not change the output
      * (cook_setting.not_output): seconds an importer run in a child process

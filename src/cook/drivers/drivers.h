@@ -78,6 +78,42 @@ bool driver_material_leaves(const ir_asset *asset, const char *const *taken, siz
 /* Applies the material.flags setting to the rows (flags_on / flags_off);
  * false, with an error, for a line that is not PATTERN=FLAGS. */
 bool driver_material_flags(cook_context *ctx, ir_asset *asset, char (*leaves)[DRIVER_LEAF_MAX]);
+/* One material.flags word ("cast_shadows", "no_transparent", ...) into
+ * on/off bits; false for a word that is not a flag. */
+bool driver_material_flag_word(const char *word, size_t length, uint32_t *on, uint32_t *off);
+
+/* A material table and its textures (model.c): <stem>.kmat beside the
+ * source, one KTX2 per image a slot uses at <stem>/<name>.ktx2 under ref
+ * <sourceRef>/<name>, material.flags applied. */
+typedef struct driver_material_table {
+    const char *table_ref;        /* the table's manifest ref; NULL: <sourceRef>/materials */
+    bool row_refs;                /* each row also as <sourceRef>/<leaf> */
+    bool textures_required;       /* a texture that cannot be cooked fails the asset */
+    const uint64_t *row_textures; /* NULL, or per row and slot the texture ref hash of a slot
+                                     without an image of the asset's own (material.replace) */
+} driver_material_table;
+bool driver_cook_materials(const cook_request *request, cook_context *ctx, ir_asset *asset,
+                           const driver_material_table *table, cook_asset_result *result);
+/* The texture ref hashes (rows x KILN_MATERIAL_SLOT_COUNT, 0 for an empty
+ * slot) driver_cook_materials gives `asset`'s slots when cooked under
+ * `source_ref`, without cooking: what a model sharing a standalone
+ * material's textures references. False when out of memory. */
+bool driver_material_texture_refs(const char *source_ref, const ir_asset *asset, uint64_t *hashes);
+
+/* Standalone materials (material.c): a "*.mat" file (import/mat.h) → a
+ * one-row .kmat under the file's own ref, its textures cooked as a model's
+ * are (<stem>/<name>.ktx2, ref <sourceRef>/<name>); an image that is missing
+ * or cannot be cooked is an error naming it. */
+bool cook_material_asset(const cook_request *request, cook_context *ctx, cook_asset_result *result);
+/* material.replace for a model: every row whose source name (material_<i>
+ * for an unnamed one) a NAME=PATH line matches (a glob; later lines win)
+ * takes the standalone material PATH's values (its name kept), and
+ * references its textures and, in the .kmat's MSRC, its ref. *shared gets
+ * per row and slot the texture hashes to use (NULL when nothing was
+ * replaced; the caller frees). False after an error naming the line or the
+ * .mat. */
+bool driver_material_replace(cook_context *ctx, ir_asset *asset, uint64_t **shared);
+
 /* A .cube 3D LUT as a 3D RGBA16F KTX2 (N x N x N, one level), lut.c. */
 bool cook_lut_asset(const cook_request *request, cook_context *ctx, cook_asset_result *result);
 /* The cubemap driver (cubemap.c): request->source_path is a "*.env" folder

@@ -45,6 +45,9 @@ static const char *const cubemap_patterns[] = {"*.env", NULL};
  * cubemap folder. */
 static const char *const array_patterns[] = {"*.array", NULL};
 
+/* Standalone materials (material.c): their images are cooked through them. */
+static const char *const material_patterns[] = {"*.mat", NULL};
+
 /* Text levels placing models (level.c). */
 static const char *const level_patterns[] = {"*.level", NULL};
 /* Shaders (shader.c): GLSL stages by extension, HLSL (stage from the name,
@@ -64,6 +67,7 @@ static const cook_importer importer_table[] = {
     {"cubemap", cubemap_patterns, COOK_KIND_CUBEMAP, cook_cubemap_asset, NULL, true},
     {"texture-array", array_patterns, COOK_KIND_TEXTURE_ARRAY, cook_texture_array_asset, NULL,
      true},
+    {"material", material_patterns, COOK_KIND_MATERIAL, cook_material_asset, NULL, false},
     {"level", level_patterns, COOK_KIND_LEVEL, cook_level_asset, NULL, false},
     {"shader", shader_patterns, COOK_KIND_SHADER, cook_shader_asset, NULL, false},
     {"shader-folder", shader_folder_patterns, COOK_KIND_SHADER, cook_shader_asset, NULL, true},
