@@ -50,7 +50,7 @@ textures:
   normal: {image: tex/oak.n.png, wrap: clamp_to_edge}
 MAT
 cat >"$T/kiln.yml" <<'YML'
-defaults:
+default:
   texture.quality: draft
 rules:
   - match: "props/*.obj"
