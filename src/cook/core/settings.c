@@ -107,6 +107,11 @@ static const float default_lod_ratios[] = {0.5f, 0.25f};
         .default_value = value, .description = text, .omit_default = true                          \
     }
 
+const char *const cook_up_axis_names[] = {
+    [COOK_UP_Y] = "y",
+    [COOK_UP_Z] = "z",
+    [COOK_UP_Z + 1] = NULL,
+};
 const char *const cook_normals_mode_names[] = {
     [COOK_NORMALS_GENERATE] = "generate",
     [COOK_NORMALS_KEEP] = "keep",
@@ -231,6 +236,20 @@ const cook_setting cook_setting_table[] = {
      .omit_default = true,
      .description = "tangents: generate (the source's, generated under a normal map where "
                     "missing), keep (the source's only) or none"},
+    {.name = "scene.scale",
+     .type = COOK_SETTING_TEXT,
+     .omit_default = true,
+     FIELD(scene_scale),
+     .description = "a model's unit scale, a positive number (0.01: centimetres to metres); its "
+                    "scene's root nodes are scaled, its vertices not"},
+    {.name = "scene.up",
+     .type = COOK_SETTING_ENUM,
+     FIELD(scene_up),
+     .names = cook_up_axis_names,
+     .default_value = COOK_UP_Y,
+     .omit_default = true,
+     .description = "a model's up axis: y (as it is) or z (turned to Y-up at its scene's root "
+                    "nodes)"},
     SHADER_BOOL("shader.debug", shader_debug, false,
                 "keep debug information (source lines, names) in the SPIR-V"),
     {.name = "shader.defines",

@@ -76,6 +76,12 @@ typedef enum cook_tangents_mode {
     COOK_TANGENTS_KEEP,     /* the source's only */
     COOK_TANGENTS_NONE,     /* none written, the source's dropped */
 } cook_tangents_mode;
+/* scene.up: the source's up axis (kiln's, glTF's, is +Y). */
+typedef enum cook_up_axis {
+    COOK_UP_Y, /* as it is */
+    COOK_UP_Z, /* turned -90 degrees about X: +Z becomes +Y */
+} cook_up_axis;
+extern const char *const cook_up_axis_names[];
 extern const char *const cook_normals_mode_names[];
 extern const char *const cook_tangents_mode_names[];
 
@@ -148,6 +154,8 @@ typedef struct cook_settings {
     bool mesh_quantize_positions;
     cook_normals_mode mesh_normals;
     cook_tangents_mode mesh_tangents;
+    cook_up_axis scene_up;
+    char scene_scale[32]; /* a positive number as text ("0.01"); "" is 1 (drivers/model.c) */
     uint32_t mesh_skin_influences; /* joints per skinned vertex: 4 or 8 */
     bool texture_compress;
     cook_texture_format texture_format;

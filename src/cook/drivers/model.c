@@ -728,6 +728,31 @@ static bool has_meshless_content(const ir_asset *asset) {
     return false;
 }
 
+/* scene.scale and scene.up on the scene's root nodes (process_scene_units):
+ * the scale is text in the settings, checked here. */
+static bool apply_scene_units(cook_context *ctx, ir_asset *asset) {
+    const char *text = ctx->settings->scene_scale;
+    scene_units units = {.scale = 1.0f, .z_up = ctx->settings->scene_up == COOK_UP_Z};
+    if (text[0] != '\0') {
+        char *end = NULL;
+        double scale = strtod(text, &end);
+        if (end == text || *end != '\0' || !(scale > 0.0) || scale > 1e30) {
+            diag_error(ctx->diag, ctx->source_path, 0,
+                       "scene.scale: '%s' is not a positive number (0.01 turns centimetres into "
+                       "metres)",
+                       text);
+            return false;
+        }
+        units.scale = (float)scale;
+    }
+    char problem[512];
+    if (!process_scene_units(asset, &units, problem, sizeof problem)) {
+        diag_error(ctx->diag, ctx->source_path, 0, "%s", problem);
+        return false;
+    }
+    return true;
+}
+
 /* The model driver: import into the IR, merge (mesh.merge), then every mesh,
  * the material table with its textures, the scene placing the meshes,
  * cameras and lights, and the clips. A source without meshes (cameras,
@@ -756,6 +781,7 @@ bool cook_model_asset(const cook_request *request, cook_context *ctx, cook_asset
         ok = false;
     }
     ok = ok && (!has_scene || check_node_invariants(&asset, ctx));
+    ok = ok && (!has_scene || apply_scene_units(ctx, &asset));
     for (uint32_t m = 0; ok && m < asset.mesh_count; m++)
         ok = cook_mesh_output(request, ctx, &asset, m, result);
     if (ok && asset.mesh_count > 0 && asset.material_count > 0)
