@@ -101,6 +101,9 @@ static void print_materials_text(const inspect_report *report) {
            report->cast_shadows, report->receive_shadows, report->transparent);
     if (report->material_names[0] != '\0')
         printf("  names: %s\n", cook_escaped(report->material_names));
+    if (report->standalone_count > 0)
+        printf("  from standalone materials (material.replace): %s\n",
+               cook_escaped(report->standalone_names));
     printf("  textured slots:");
     for (int t = 0; t < KILN_MATERIAL_SLOT_COUNT; t++)
         printf("%s %s %" PRIu32, t ? "," : "", kiln_material_slot_str((kiln_material_slot)t),

@@ -77,7 +77,10 @@ check "the material's row" all_true "stdout_has 'names: Oak planks'" \
     "stdout_has 'shadows: cast 0, receive 1'"
 run_in "$T" info out/props/crate.kmat
 check "the crate's wood row took it, keeping its name" all_true \
-    "stdout_has 'names: wood, metal'" "stdout_has 'shadows: cast 1, receive 2'"
+    "stdout_has 'names: wood, metal'" "stdout_has 'shadows: cast 1, receive 2'" \
+    "stdout_has 'from standalone materials \\(material.replace\\): wood$'"
+run_in "$T" info --json out/props/crate.kmat
+check "standalone rows in --json" stdout_has '"standalone_rows":1'
 run_in "$T" check -o out
 check "kiln check passes on arrays and materials" all_true "status_is 0" \
     "stdout_has '0 problems'"

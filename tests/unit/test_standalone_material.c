@@ -365,6 +365,27 @@ static void replace_gives_a_model_row_the_standalone_material(void **state) {
     assert_true(view.materials[other].textures[KILN_MATERIAL_SLOT_BASE_COLOR].texture ==
                 kiln_ref_hash("models/spider/spider/spidertex"));
     assert_true(kiln_material_source(&view, view.material_count) == 0);
+    /* MSRC's bytes (kmat.md): one little-endian u64 per row, after MTNM. */
+    const kiln_chunk_entry *msrc = NULL;
+    int msrc_at = -1, names_at = -1;
+    for (uint32_t c = 0; c < file.chunk_count; c++) {
+        if (file.chunks[c].fourcc == KILN_FOURCC('M', 'S', 'R', 'C')) {
+            msrc = &file.chunks[c];
+            msrc_at = (int)c;
+        }
+        if (file.chunks[c].fourcc == KILN_CHUNK_MATERIAL_NAMES)
+            names_at = (int)c;
+    }
+    assert_non_null(msrc);
+    assert_true(msrc_at > names_at);
+    assert_int_equal(msrc->size, (uint64_t)view.material_count * 8);
+    uint64_t oak = kiln_ref_hash("materials/oak");
+    for (uint32_t row = 0; row < view.material_count; row++) {
+        uint8_t expected[8] = {0};
+        for (int b = 0; row == skin && b < 8; b++)
+            expected[b] = (uint8_t)(oak >> (8 * b));
+        assert_memory_equal(file.data + msrc->offset + (size_t)row * 8, expected, 8);
+    }
     kiln_file_close(&file);
     /* A rule naming a file that is not there fails the model, naming it. */
     snprintf(f.settings.material_replace, sizeof f.settings.material_replace,

@@ -206,6 +206,13 @@ static void inspect_materials(const char *full_path, inspect_report *report) {
                                              names_used, label);
                 for (int t = 0; t < KILN_MATERIAL_SLOT_COUNT; t++)
                     report->slot_textures[t] += m->textures[t].texture != 0;
+                if (kiln_material_source(&view, i) != 0) {
+                    size_t used = strlen(report->standalone_names);
+                    if (used < sizeof report->standalone_names)
+                        append_item(report->standalone_names, sizeof report->standalone_names, used,
+                                    label);
+                    report->standalone_count++;
+                }
             }
             summarize_dropped(&file, &view, report);
             read_source(&file, report);

@@ -219,6 +219,9 @@ typedef struct inspect_report {
     uint32_t double_sided;
     uint32_t cast_shadows, receive_shadows, transparent; /* rows with the flag */
     char material_names[1024]; /* "wood, glass, #2" (#row: no name); as many as fit */
+    /* Rows material.replace took from a standalone material (MSRC), named like those. */
+    uint32_t standalone_count;
+    char standalone_names[512];
     /* "KHR_materials_clearcoat (2 materials: glass, #3), ..." from MDRP, "" when none */
     char dropped[1024];
     /* KILN_PACK_TEXTURE: the KTX2 header. */
