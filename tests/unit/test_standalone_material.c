@@ -324,6 +324,21 @@ static void a_missing_texture_or_bad_yaml_is_an_error_naming_it(void **state) {
     fixture_free(&f);
 }
 
+/* Whether the cooked mesh has tangents. */
+static bool mesh_has_tangents(const fixture *f, const char *relative) {
+    char *full = test_path_join(f->out, relative);
+    kiln_file file;
+    kiln_mesh_view view;
+    kiln_error err;
+    if (kiln_file_map(&file, full, 0, &err) != KILN_OK ||
+        kiln_mesh_view_get(&file, 0, &view, &err) != KILN_OK)
+        fail_msg("%s", err.message);
+    free(full);
+    bool has = kiln_mesh_find_attribute(&view, KILN_SEMANTIC_TANGENT) != NULL;
+    kiln_file_close(&file);
+    return has;
+}
+
 /* Row `name`'s index in a table, failing the test when it is not there. */
 static uint32_t row_named(const kiln_material_view *view, const char *name) {
     for (uint32_t i = 0; i < view->material_count; i++)
@@ -343,10 +358,13 @@ static void replace_gives_a_model_row_the_standalone_material(void **state) {
     if (!cook(&f, "models/spider/spider.obj"))
         fail_msg("%s", diag_text(&f));
     assert_true(has_output(&f, "models/spider/spider/wal67ar_small.ktx2"));
+    assert_false(mesh_has_tangents(&f, "models/spider/spider.kmesh")); /* no normal map */
     snprintf(f.settings.material_replace, sizeof f.settings.material_replace,
              "Nothing*=materials/absent.mat\nSk?n=materials/oak.mat");
     if (!cook(&f, "models/spider/spider.obj"))
         fail_msg("%s", diag_text(&f));
+    /* oak.mat's normal map reads UV set 1, which the spider lacks: no tangents. */
+    assert_false(mesh_has_tangents(&f, "models/spider/spider.kmesh"));
     /* Skin was the only user of wal67ar_small: not cooked any more. */
     assert_false(has_output(&f, "models/spider/spider/wal67ar_small.ktx2"));
     assert_true(has_output(&f, "models/spider/spider/spidertex.ktx2"));
@@ -387,6 +405,13 @@ static void replace_gives_a_model_row_the_standalone_material(void **state) {
         assert_memory_equal(file.data + msrc->offset + (size_t)row * 8, expected, 8);
     }
     kiln_file_close(&file);
+    /* A standalone normal map on UV set 0 asks for tangents, as the spider's own would. */
+    write_text(&f, "materials/bump.mat", "textures: {normal: tex/oak.n.png}\n");
+    snprintf(f.settings.material_replace, sizeof f.settings.material_replace,
+             "Skin=materials/bump.mat");
+    if (!cook(&f, "models/spider/spider.obj"))
+        fail_msg("%s", diag_text(&f));
+    assert_true(mesh_has_tangents(&f, "models/spider/spider.kmesh"));
     /* A rule naming a file that is not there fails the model, naming it. */
     snprintf(f.settings.material_replace, sizeof f.settings.material_replace,
              "Skin=materials/absent.mat");

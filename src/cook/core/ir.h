@@ -118,8 +118,12 @@ typedef enum ir_texture_slot {
 
 /* A material slot's texture: an image of ir_asset.images and how it is
  * sampled (KHR_texture_transform: uv' = T(offset) R(rotation) S(scale) uv). */
+/* ir_texture_ref.image of a slot whose texture is a standalone material's
+ * (material.replace): textured, but nothing for the model to cook. */
+#define IR_IMAGE_SHARED (-2)
+
 typedef struct ir_texture_ref {
-    int32_t image;     /* index into ir_asset.images, or -1 for none */
+    int32_t image;     /* index into ir_asset.images, -1 for none, or IR_IMAGE_SHARED */
     uint32_t texcoord; /* UV set, 0 or 1 */
     float offset[2];   /* identity transform: 0, 0 */
     float rotation;    /* radians; 0 */

@@ -118,7 +118,9 @@ static bool load_standalone(cook_context *ctx, const char *path, mat_doc *doc, c
 }
 
 /* Row `m` becomes the standalone material (its name kept: meshes and rules
- * know the row by it); its slots keep the samplers but no image. */
+ * know the row by it); its slots keep the samplers, and a textured one is
+ * IR_IMAGE_SHARED: the mesh stage sees the normal map, the model cooks
+ * nothing for it. */
 static void take_material(ir_material *row, const ir_material *standalone, uint64_t source) {
     char *name = row->name;
     bool unnamed = row->unnamed;
@@ -129,7 +131,7 @@ static void take_material(ir_material *row, const ir_material *standalone, uint6
     row->dropped_extensions = dropped;
     row->source_material = source;
     for (int s = 0; s < IR_SLOT_COUNT; s++)
-        row->textures[s].image = -1;
+        row->textures[s].image = standalone->textures[s].image >= 0 ? IR_IMAGE_SHARED : -1;
 }
 
 bool driver_material_replace(cook_context *ctx, ir_asset *asset, uint64_t **shared) {

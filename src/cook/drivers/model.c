@@ -525,17 +525,13 @@ bool driver_cook_materials(const cook_request *request, cook_context *ctx, ir_as
     return driver_output_end(&out, result, ok);
 }
 
-/* A model's table: <sourceRef>/materials and a ref per row; rows that
- * material.replace gives a standalone material take its values and textures. */
+/* A model's table: <sourceRef>/materials and a ref per row; `shared` (from
+ * driver_material_replace, or NULL) holds the textures of rows taken from
+ * standalone materials. */
 static bool cook_materials_output(const cook_request *request, cook_context *ctx, ir_asset *asset,
-                                  cook_asset_result *result) {
-    uint64_t *shared = NULL;
-    if (!driver_material_replace(ctx, asset, &shared))
-        return false;
+                                  const uint64_t *shared, cook_asset_result *result) {
     driver_material_table table = {.row_refs = true, .row_textures = shared};
-    bool ok = driver_cook_materials(request, ctx, asset, &table, result);
-    free(shared);
-    return ok;
+    return driver_cook_materials(request, ctx, asset, &table, result);
 }
 
 /* ---------------------------------------------------------------------------
@@ -782,10 +778,16 @@ bool cook_model_asset(const cook_request *request, cook_context *ctx, cook_asset
     }
     ok = ok && (!has_scene || check_node_invariants(&asset, ctx));
     ok = ok && (!has_scene || apply_scene_units(ctx, &asset));
+    /* material.replace before the meshes: a standalone material's normal
+     * map asks for tangents as the model's own would. */
+    uint64_t *shared = NULL;
+    if (ok && asset.mesh_count > 0 && asset.material_count > 0)
+        ok = driver_material_replace(ctx, &asset, &shared);
     for (uint32_t m = 0; ok && m < asset.mesh_count; m++)
         ok = cook_mesh_output(request, ctx, &asset, m, result);
     if (ok && asset.mesh_count > 0 && asset.material_count > 0)
-        ok = cook_materials_output(request, ctx, &asset, result);
+        ok = cook_materials_output(request, ctx, &asset, shared, result);
+    free(shared);
     if (ok && has_scene)
         ok = cook_scene_output(request, ctx, &asset, result);
     if (ok && has_scene && (asset.animation_count > 0 || has_morph_nodes(&asset)))

@@ -12,7 +12,9 @@ static int normal_map_texcoord(const ir_mesh *mesh, const ir_asset *asset) {
         if (mesh->submeshes[s].topology != KILN_TOPOLOGY_TRIANGLES)
             continue;
         uint32_t m = mesh->submeshes[s].material;
-        if (m < asset->material_count && asset->materials[m].textures[IR_SLOT_NORMAL].image >= 0)
+        int32_t image =
+            m < asset->material_count ? asset->materials[m].textures[IR_SLOT_NORMAL].image : -1;
+        if (image >= 0 || image == IR_IMAGE_SHARED) /* a standalone material's counts too */
             return (int)asset->materials[m].textures[IR_SLOT_NORMAL].texcoord;
     }
     return -1;
