@@ -285,6 +285,7 @@ typedef struct kiln_manifest_id {
 #define KILN_CHUNK_MATERIAL_ROWS KILN_FOURCC('M', 'T', 'R', 'W')    /* kiln_material[] */
 #define KILN_CHUNK_MATERIAL_DROPPED KILN_FOURCC('M', 'D', 'R', 'P') /* text, see kmat.md */
 #define KILN_CHUNK_MATERIAL_NAMES KILN_FOURCC('M', 'T', 'N', 'M')   /* NUL-terminated UTF-8 */
+#define KILN_CHUNK_MATERIAL_SOURCES KILN_FOURCC('M', 'S', 'R', 'C') /* u64[]: standalone refs */
 
 /* Texture slots of a material row, in this order. */
 typedef enum kiln_material_slot {

@@ -294,6 +294,9 @@ typedef struct kiln_material_view {
     uint32_t material_count;
     const char *names; /* MTNM: the rows' names (kiln_material.name offsets), or NULL */
     uint64_t names_size;
+    /* MSRC: per row, the ref hash of the standalone material (*.mat) the row
+     * is (material.replace), 0 for the source's own; NULL when no row is. */
+    const uint64_t *sources;
 } kiln_material_view;
 
 /* Checks that `file` is a material table (kmat.md R1-R10) and fills `view`.
@@ -307,6 +310,11 @@ const kiln_material *kiln_material_row(const kiln_material_view *view, uint32_t 
 /* Row `index`'s name in its source (glTF name, MTL newmtl, ...), "" when it
  * has none or `index` is out of range. Never NULL. */
 const char *kiln_material_name(const kiln_material_view *view, uint32_t index);
+
+/* The ref hash of the standalone material (*.mat) row `index` was replaced
+ * by (kiln.yml material.replace): the manifest maps it to that material's
+ * own .kmat. 0 for a row of the source's own, or `index` out of range. */
+uint64_t kiln_material_source(const kiln_material_view *view, uint32_t index);
 
 /* Short names, e.g. "mask", "base_color", "clamp_to_edge". Never NULL. */
 const char *kiln_alpha_mode_str(kiln_alpha_mode mode);

@@ -217,7 +217,8 @@ uint64_t build_memory_estimate(const char *input_root, const char *source_path,
     struct stat info;
     if (importer->kind == COOK_KIND_TEXTURE) {
         estimate = texture_estimate(path);
-    } else if (importer->kind == COOK_KIND_CUBEMAP && importer->folder) {
+    } else if ((importer->kind == COOK_KIND_CUBEMAP || importer->kind == COOK_KIND_TEXTURE_ARRAY) &&
+               importer->folder) {
         DIR *dir = opendir(path);
         struct dirent *entry;
         while (dir != NULL && (entry = readdir(dir)) != NULL) {

@@ -174,7 +174,7 @@ static bool find_same_refs(build_plan *plan) {
             size_t first = refs[i].index, second = refs[i + 1].index;
             size_t models[2] = {SIZE_MAX, SIZE_MAX};
             for (size_t k = i; k < end && models[1] == SIZE_MAX; k++)
-                if (plan->importers[refs[k].index]->kind == COOK_KIND_MODEL)
+                if (cook_kind_reads_through(plan->importers[refs[k].index]->kind))
                     models[models[0] == SIZE_MAX ? 0 : 1] = refs[k].index;
             for (size_t k = i; k < end; k++) {
                 size_t me = refs[k].index;

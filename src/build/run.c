@@ -367,7 +367,7 @@ static void process_planned_asset(void *context, uint32_t job) {
     /* A model yields only to another model (a standalone source with its ref
      * may be its own texture, cooked through it); anything else that gets
      * here is cooked on its own and yields to any source with its ref. */
-    const char *same_ref = run->plan->importers[index]->kind == COOK_KIND_MODEL
+    const char *same_ref = cook_kind_reads_through(run->plan->importers[index]->kind)
                                ? run->plan->same_ref_model[index]
                                : run->plan->same_ref[index];
     if (same_ref != NULL) {
@@ -490,7 +490,7 @@ static int compare_owner(const void *a, const void *b) {
 static dependency_owner *collect_model_dependencies(const build_run *run, size_t *count) {
     size_t total = 0;
     for (size_t i = 0; i < run->plan->sources.count; i++) {
-        if (run->plan->importers[i]->kind == COOK_KIND_MODEL)
+        if (cook_kind_reads_through(run->plan->importers[i]->kind))
             total += run->results[i].dependencies.count;
     }
     dependency_owner *owners = malloc((total ? total : 1) * sizeof *owners);
@@ -498,7 +498,7 @@ static dependency_owner *collect_model_dependencies(const build_run *run, size_t
         return NULL;
     size_t at = 0;
     for (size_t i = 0; i < run->plan->sources.count; i++) {
-        if (run->plan->importers[i]->kind != COOK_KIND_MODEL)
+        if (!cook_kind_reads_through(run->plan->importers[i]->kind))
             continue;
         for (size_t d = 0; d < run->results[i].dependencies.count; d++)
             owners[at++] = (dependency_owner){run->results[i].dependencies.items[d],
@@ -553,7 +553,7 @@ static bool cook_round(build_run *run, const bool *queued, size_t *phase_assets)
     size_t count = plan->sources.count;
     size_t n = 0;
     for (size_t i = 0; i < count; i++) {
-        if (queued[i] && plan->importers[i]->kind == COOK_KIND_MODEL)
+        if (queued[i] && cook_kind_reads_through(plan->importers[i]->kind))
             phase_assets[n++] = i;
     }
     run_phase(run, phase_assets, n);
@@ -564,7 +564,7 @@ static bool cook_round(build_run *run, const bool *queued, size_t *phase_assets)
         return false;
     n = 0;
     for (size_t i = 0; i < count; i++) {
-        if (!queued[i] || plan->importers[i]->kind == COOK_KIND_MODEL)
+        if (!queued[i] || cook_kind_reads_through(plan->importers[i]->kind))
             continue;
         const char *model = owning_model(owners, owner_count, plan->sources.items[i]);
         if (model != NULL) {

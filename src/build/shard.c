@@ -73,7 +73,8 @@ static size_t make_units(const build_plan *plan, folder_member *members, size_t 
             end++;
         bool has_model = false;
         for (size_t m = at; m < end; m++)
-            has_model = has_model || plan->importers[members[m].index]->kind == COOK_KIND_MODEL;
+            has_model =
+                has_model || cook_kind_reads_through(plan->importers[members[m].index]->kind);
         for (size_t m = at; m < end; m++) {
             if (!has_model || m == at)
                 units[made++] = (shard_unit){m, has_model ? end - at : 1, 0, members[m].path};

@@ -237,7 +237,8 @@ static bool ref_resolves(check_report *report, const char *output, const char *w
 }
 
 /* Each non-zero texture ref of one table resolves through the manifest to a
- * texture whose file exists. */
+ * texture whose file exists, each standalone material ref (MSRC) to a
+ * material. */
 static size_t check_table_textures(check_report *report, const char *output, const char *relative,
                                    const kiln_material_view *materials,
                                    const kiln_manifest_view *manifest) {
@@ -253,6 +254,13 @@ static size_t check_table_textures(check_report *report, const char *output, con
                      kiln_material_slot_str((kiln_material_slot)t));
             problems +=
                 !ref_resolves(report, output, where, manifest, hash, KILN_ASSET_TEXTURE, label);
+        }
+        /* A row material.replace took from a standalone material names it. */
+        uint64_t source = kiln_material_source(materials, i);
+        if (source != 0) {
+            snprintf(label, sizeof label, "material %u standalone material", i);
+            problems +=
+                !ref_resolves(report, output, where, manifest, source, KILN_ASSET_MATERIAL, label);
         }
     }
     return problems;

@@ -123,6 +123,7 @@ static void add_materials_json(json_t *object, const inspect_report *report) {
     set(object, "receive_shadows", count(report->receive_shadows));
     set(object, "transparent", count(report->transparent));
     set(object, "names", cli_json_string(report->material_names));
+    set(object, "standalone_rows", count(report->standalone_count));
     json_t *slots = json_object();
     for (int t = 0; t < KILN_MATERIAL_SLOT_COUNT; t++)
         set(slots, kiln_material_slot_str((kiln_material_slot)t), count(report->slot_textures[t]));
@@ -244,6 +245,7 @@ static void add_texture_json(json_t *object, const inspect_report *report) {
     set(object, "height", count(report->tex_height));
     set(object, "depth", count(report->tex_depth));
     set(object, "faces", count(report->tex_faces));
+    set(object, "layers", count(report->tex_layers));
     set(object, "mips", count(report->tex_levels));
     set(object, "format", json_string(kiln_ktx2_format_str(report->tex_vk_format)));
     set(object, "vk_format", count(report->tex_vk_format));

@@ -101,6 +101,9 @@ static void print_materials_text(const inspect_report *report) {
            report->cast_shadows, report->receive_shadows, report->transparent);
     if (report->material_names[0] != '\0')
         printf("  names: %s\n", cook_escaped(report->material_names));
+    if (report->standalone_count > 0)
+        printf("  from standalone materials (material.replace): %s\n",
+               cook_escaped(report->standalone_names));
     printf("  textured slots:");
     for (int t = 0; t < KILN_MATERIAL_SLOT_COUNT; t++)
         printf("%s %s %" PRIu32, t ? "," : "", kiln_material_slot_str((kiln_material_slot)t),
@@ -113,10 +116,14 @@ static void print_materials_text(const inspect_report *report) {
 }
 
 static void print_texture_text(const inspect_report *r) {
-    printf("  texture: %ux%u%s%s, %u mips, %s (%.3g bpp), supercompression %s, %" PRIu64
+    char layers[32] = "";
+    if (r->tex_layers > 0)
+        snprintf(layers, sizeof layers, " array of %u layer%s", r->tex_layers,
+                 r->tex_layers == 1 ? "" : "s");
+    printf("  texture: %ux%u%s%s%s, %u mips, %s (%.3g bpp), supercompression %s, %" PRIu64
            " bytes (%" PRIu64 " inflated)\n",
            r->tex_width, r->tex_height, r->tex_depth ? " 3D" : "",
-           r->tex_faces == 6 ? " cubemap" : "", r->tex_levels,
+           r->tex_faces == 6 ? " cubemap" : "", layers, r->tex_levels,
            kiln_ktx2_format_str(r->tex_vk_format), r->tex_bits_per_pixel,
            kiln_ktx2_supercompression_str(r->tex_supercompression), r->bytes, r->tex_uncompressed);
     if (r->tex_content_width != r->tex_width || r->tex_content_height != r->tex_height)

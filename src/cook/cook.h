@@ -65,12 +65,21 @@ typedef bool (*cook_import_fn)(cook_context *ctx, ir_asset *out);
  * reads (its .bin, .mtl, images) are cooked through it, never on their own. */
 typedef enum cook_asset_kind {
     COOK_KIND_MODEL = 1,
-    COOK_KIND_TEXTURE = 2, /* a standalone image, usage by naming convention */
-    COOK_KIND_CUBEMAP = 3, /* a "*.env" folder of six faces */
-    COOK_KIND_LUT = 4,     /* a ".lut.cube" 3D colour LUT */
-    COOK_KIND_LEVEL = 5,   /* a "*.level" text level (drivers/level.c) */
-    COOK_KIND_SHADER = 6,  /* a shader stage file or a "*.shader" folder */
+    COOK_KIND_TEXTURE = 2,       /* a standalone image, usage by naming convention */
+    COOK_KIND_CUBEMAP = 3,       /* a "*.env" folder of six faces */
+    COOK_KIND_LUT = 4,           /* a ".lut.cube" 3D colour LUT */
+    COOK_KIND_LEVEL = 5,         /* a "*.level" text level (drivers/level.c) */
+    COOK_KIND_SHADER = 6,        /* a shader stage file or a "*.shader" folder */
+    COOK_KIND_TEXTURE_ARRAY = 7, /* a "*.array" folder of layers */
+    COOK_KIND_MATERIAL = 8,      /* a "*.mat" standalone material */
 } cook_asset_kind;
+
+/* Whether the files an asset of this kind reads (a model's .bin and images,
+ * a standalone material's images) are cooked through it: the build cooks
+ * these kinds first and never cooks those files on their own. */
+static inline bool cook_kind_reads_through(cook_asset_kind kind) {
+    return kind == COOK_KIND_MODEL || kind == COOK_KIND_MATERIAL;
+}
 
 typedef struct cook_importer {
     const char *name;            /* "obj": in cache keys and messages */
@@ -91,8 +100,9 @@ kiln_result cook_asset_ref(const cook_importer *importer, const char *relative_p
                            size_t capacity);
 /* The registry, for listing. */
 const cook_importer *cook_registry_rows(size_t *count);
-/* True when a folder's path names an asset folder: "*.env" (a cubemap). The
- * build walks sources with it (discover_walk_sources). */
+/* True when a folder's path names an asset folder: "*.env" (a cubemap),
+ * "*.array" (a texture array). The build walks sources with it
+ * (discover_walk_sources). */
 bool cook_registry_is_folder(const char *relative_path);
 
 /* ---------------------------------------------------------------------------

@@ -36,6 +36,12 @@ const char *kiln_material_name(const kiln_material_view *view, uint32_t index) {
     return view->names + row->name; /* kmat.md R10: NUL-terminated inside MTNM */
 }
 
+uint64_t kiln_material_source(const kiln_material_view *view, uint32_t index) {
+    if (view == NULL || view->sources == NULL || index >= view->material_count)
+        return 0;
+    return view->sources[index];
+}
+
 const char *kiln_wrap_str(kiln_wrap wrap) {
     static const char *const names[KILN_WRAP_COUNT_] = {"repeat", "mirrored_repeat",
                                                         "clamp_to_edge"};
@@ -135,13 +141,15 @@ kiln_result kiln_material_view_get(const kiln_file *file, uint32_t flags, kiln_m
         return runtime_fail(err, KILN_ERR_UNSUPPORTED, name,
                             "material version %u is not supported (this build reads version %u)",
                             (unsigned)file->kind_version, KILN_MATERIAL_VERSION);
-    const kiln_chunk_entry *desc_chunk = NULL, *rows_chunk = NULL, *names_chunk = NULL;
+    const kiln_chunk_entry *desc_chunk = NULL, *rows_chunk = NULL, *names_chunk = NULL,
+                           *sources_chunk = NULL;
     for (uint32_t i = 0; i < file->chunk_count; i++) { /* kmat.md R3 */
         const kiln_chunk_entry *c = &file->chunks[i];
-        const kiln_chunk_entry **slot = c->fourcc == KILN_CHUNK_MATERIAL_DESC    ? &desc_chunk
-                                        : c->fourcc == KILN_CHUNK_MATERIAL_ROWS  ? &rows_chunk
-                                        : c->fourcc == KILN_CHUNK_MATERIAL_NAMES ? &names_chunk
-                                                                                 : NULL;
+        const kiln_chunk_entry **slot = c->fourcc == KILN_CHUNK_MATERIAL_DESC      ? &desc_chunk
+                                        : c->fourcc == KILN_CHUNK_MATERIAL_ROWS    ? &rows_chunk
+                                        : c->fourcc == KILN_CHUNK_MATERIAL_NAMES   ? &names_chunk
+                                        : c->fourcc == KILN_CHUNK_MATERIAL_SOURCES ? &sources_chunk
+                                                                                   : NULL;
         if (slot == NULL)
             continue;
         if (*slot != NULL) {
@@ -188,10 +196,17 @@ kiln_result kiln_material_view_get(const kiln_file *file, uint32_t flags, kiln_m
         if (r != KILN_OK)
             return r;
     }
+    if (sources_chunk != NULL && sources_chunk->size != actual / sizeof(kiln_material) * 8u)
+        return runtime_fail(err, KILN_ERR_CORRUPT, name, /* kmat.md R11 */
+                            "MSRC chunk is %" PRIu64 " bytes, expected %" PRIu32 " x 8",
+                            sources_chunk->size, desc->material_count);
     view->desc = desc;
     view->materials = rows;
     view->material_count = desc->material_count;
     view->names = names;
     view->names_size = names_size;
+    view->sources = sources_chunk != NULL && sources_chunk->size > 0
+                        ? (const uint64_t *)(const void *)(file->data + sources_chunk->offset)
+                        : NULL;
     return runtime_succeed(err);
 }

@@ -111,11 +111,13 @@ static void registry_lists_complete_importers(void **state) {
         assert_non_null(importers[i].driver);
         /* Models are imported into the IR; other kinds have drivers of their own. */
         assert_true((importers[i].kind == COOK_KIND_MODEL) == (importers[i].import != NULL));
-        /* Folder assets: cubemaps ("*.env") and shader programs ("*.shader"). */
-        if (importers[i].kind == COOK_KIND_CUBEMAP)
+        /* Folder assets: cubemaps ("*.env"), texture arrays ("*.array") and
+         * shader programs ("*.shader"). */
+        if (importers[i].kind == COOK_KIND_CUBEMAP || importers[i].kind == COOK_KIND_TEXTURE_ARRAY)
             assert_true(importers[i].folder);
         if (importers[i].folder)
             assert_true(importers[i].kind == COOK_KIND_CUBEMAP ||
+                        importers[i].kind == COOK_KIND_TEXTURE_ARRAY ||
                         importers[i].kind == COOK_KIND_SHADER);
     }
 }

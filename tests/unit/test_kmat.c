@@ -218,6 +218,8 @@ typedef struct defect {
     void (*edit)(kiln_material *row);
     const char *names; /* an MTNM chunk of names_size bytes, or NULL */
     size_t names_size;
+    size_t sources; /* an MSRC chunk of this many u64 (ref hashes), or 0 */
+    bool second_sources;
     kiln_result expected;
     const char *message; /* part of the error message */
 } defect;
@@ -282,6 +284,11 @@ static void build_defect(const defect *d, bytebuf *out) {
         container_add_chunk(&writer, KILN_CHUNK_MATERIAL_ROWS, rows, sizeof row);
     if (d->names != NULL)
         container_add_chunk(&writer, KILN_CHUNK_MATERIAL_NAMES, d->names, d->names_size);
+    const uint64_t sources[4] = {0, 7, 0, 9};
+    if (d->sources > 0)
+        container_add_chunk(&writer, KILN_CHUNK_MATERIAL_SOURCES, sources, d->sources * 8);
+    if (d->second_sources)
+        container_add_chunk(&writer, KILN_CHUNK_MATERIAL_SOURCES, sources, d->sources * 8);
     assert_true(container_finish(&writer, out));
 }
 
@@ -340,6 +347,14 @@ static void kmat_reader_enforces_every_rule(void **state) {
          .expected = KILN_ERR_CORRUPT, .message = "outside MTNM"},
         {"R10 MTNM without NUL", .desc = {1}, .rows = 1, .names = "\0ab", .names_size = 3,
          .expected = KILN_ERR_CORRUPT, .message = "NUL"},
+        {"R11 MSRC of another row count", .desc = {3}, .rows = 3, .sources = 2,
+         .expected = KILN_ERR_CORRUPT, .message = "MSRC chunk is 16 bytes, expected 3 x 8"},
+        {"R11 MSRC longer", .desc = {3}, .rows = 3, .sources = 4, .expected = KILN_ERR_CORRUPT,
+         .message = "MSRC"},
+        {"R3 second MSRC", .desc = {3}, .rows = 3, .sources = 3, .second_sources = true,
+         .expected = KILN_ERR_CORRUPT, .message = "second MSRC"},
+        {"valid with MSRC", .desc = {3}, .rows = 3, .sources = 3, .expected = KILN_OK,
+         .message = ""},
         {"valid", .desc = {3}, .rows = 3, .expected = KILN_OK, .message = ""},
     };
     for (size_t i = 0; i < sizeof defects / sizeof defects[0]; i++) {
@@ -356,6 +371,10 @@ static void kmat_reader_enforces_every_rule(void **state) {
         if (r != KILN_OK) {
             assert_null(view.materials);
             assert_int_equal(view.material_count, 0);
+        }
+        if (r == KILN_OK) { /* row i's standalone material, 0 for its own */
+            assert_true(kiln_material_source(&view, 1) == (d->sources ? 7u : 0u));
+            assert_true(kiln_material_source(&view, 0) == 0 && kiln_material_source(&view, 3) == 0);
         }
         release(&held);
         bytebuf_free(&bytes);

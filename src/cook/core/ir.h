@@ -118,8 +118,12 @@ typedef enum ir_texture_slot {
 
 /* A material slot's texture: an image of ir_asset.images and how it is
  * sampled (KHR_texture_transform: uv' = T(offset) R(rotation) S(scale) uv). */
+/* ir_texture_ref.image of a slot whose texture is a standalone material's
+ * (material.replace): textured, but nothing for the model to cook. */
+#define IR_IMAGE_SHARED (-2)
+
 typedef struct ir_texture_ref {
-    int32_t image;     /* index into ir_asset.images, or -1 for none */
+    int32_t image;     /* index into ir_asset.images, -1 for none, or IR_IMAGE_SHARED */
     uint32_t texcoord; /* UV set, 0 or 1 */
     float offset[2];   /* identity transform: 0, 0 */
     float rotation;    /* radians; 0 */
@@ -161,6 +165,10 @@ typedef struct ir_material {
     /* KILN_MATERIAL_FLAG_* bits a material.flags setting forces on or off,
      * applied after those the source gives (set by the model driver only). */
     uint32_t flags_on, flags_off;
+    /* The ref hash of the standalone material (*.mat) this row was taken
+     * from by material.replace, 0 for the source's own (set by the model
+     * driver only; the .kmat's MSRC). */
+    uint64_t source_material;
     ir_texture_ref textures[IR_SLOT_COUNT];
     /* Source extensions kiln does not cook (e.g. "KHR_materials_clearcoat"),
      * space-separated, or NULL: listed by `kiln info` as dropped. */

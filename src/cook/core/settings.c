@@ -107,6 +107,24 @@ static const float default_lod_ratios[] = {0.5f, 0.25f};
         .default_value = value, .description = text, .omit_default = true                          \
     }
 
+const char *const cook_up_axis_names[] = {
+    [COOK_UP_Y] = "y",
+    [COOK_UP_Z] = "z",
+    [COOK_UP_Z + 1] = NULL,
+};
+const char *const cook_normals_mode_names[] = {
+    [COOK_NORMALS_GENERATE] = "generate",
+    [COOK_NORMALS_KEEP] = "keep",
+    [COOK_NORMALS_ALWAYS] = "always",
+    [COOK_NORMALS_ALWAYS + 1] = NULL,
+};
+const char *const cook_tangents_mode_names[] = {
+    [COOK_TANGENTS_GENERATE] = "generate",
+    [COOK_TANGENTS_KEEP] = "keep",
+    [COOK_TANGENTS_NONE] = "none",
+    [COOK_TANGENTS_NONE + 1] = NULL,
+};
+
 const char *const cook_tolerance_names[] = {"rotation", "scale", "translation", "weights", NULL};
 
 float *cook_tolerance_field(cook_anim_tolerance *tolerance, size_t name) {
@@ -168,6 +186,13 @@ const cook_setting cook_setting_table[] = {
                     "base_color, metallic, roughness, emissive, normal_scale, "
                     "occlusion_strength, alpha_cutoff, SLOT_texture (an image or none), "
                     "normal_from_height, normal_strength"},
+    {.name = "material.replace",
+     .type = COOK_SETTING_TEXT,
+     .omit_default = true,
+     FIELD(material_replace),
+     .description = "use standalone materials in place of a model's own by name: a map of "
+                    "NAME: PATH.mat (a material name glob; the path relative to the input "
+                    "folder)"},
     {.name = "mesh.lod_ratios",
      .type = COOK_SETTING_RATIOS,
      FIELD(mesh_lod_ratios),
@@ -193,6 +218,14 @@ const cook_setting cook_setting_table[] = {
                  "most vertices in one meshlet"),
     SETTING_BOOL("mesh.meshlets", mesh_meshlets, true,
                  "split meshes into meshlets for mesh shaders and cluster culling"),
+    {.name = "mesh.normals",
+     .type = COOK_SETTING_ENUM,
+     FIELD(mesh_normals),
+     .names = cook_normals_mode_names,
+     .default_value = COOK_NORMALS_GENERATE,
+     .omit_default = true,
+     .description = "vertex normals: generate (the source's, generated for a mesh without), "
+                    "keep (the source's only) or always (generated for every mesh)"},
     SETTING_BOOL("mesh.quantize_positions", mesh_quantize_positions, false,
                  "store positions as 16-bit integers with a scale, not 32-bit floats"),
     {.name = "mesh.skin_influences",
@@ -203,6 +236,28 @@ const cook_setting cook_setting_table[] = {
      .multiple_of = 4,
      .default_value = 4,
      .description = "joint influences kept per skinned vertex, the strongest: 4 or 8"},
+    {.name = "mesh.tangents",
+     .type = COOK_SETTING_ENUM,
+     FIELD(mesh_tangents),
+     .names = cook_tangents_mode_names,
+     .default_value = COOK_TANGENTS_GENERATE,
+     .omit_default = true,
+     .description = "tangents: generate (the source's, generated under a normal map where "
+                    "missing), keep (the source's only) or none"},
+    {.name = "scene.scale",
+     .type = COOK_SETTING_TEXT,
+     .omit_default = true,
+     FIELD(scene_scale),
+     .description = "a model's unit scale, a positive number (0.01: centimetres to metres); its "
+                    "scene's root nodes are scaled, its vertices not"},
+    {.name = "scene.up",
+     .type = COOK_SETTING_ENUM,
+     FIELD(scene_up),
+     .names = cook_up_axis_names,
+     .default_value = COOK_UP_Y,
+     .omit_default = true,
+     .description = "a model's up axis: y (as it is) or z (turned to Y-up at its scene's root "
+                    "nodes)"},
     SHADER_BOOL("shader.debug", shader_debug, false,
                 "keep debug information (source lines, names) in the SPIR-V"),
     {.name = "shader.defines",

@@ -63,6 +63,28 @@ typedef enum cook_block_align {
     COOK_BLOCK_ALIGN_NONE,   /* kept at its size */
 } cook_block_align;
 
+/* mesh.normals and mesh.tangents (process/mesh.c): what becomes of the
+ * source's normals and tangents. The first value of each is the default
+ * (kiln's behaviour before the keys existed), left out of the settings JSON. */
+typedef enum cook_normals_mode {
+    COOK_NORMALS_GENERATE, /* the source's, generated where a mesh has none */
+    COOK_NORMALS_KEEP,     /* the source's only: a mesh without stays without */
+    COOK_NORMALS_ALWAYS,   /* generated for every mesh, the source's dropped */
+} cook_normals_mode;
+typedef enum cook_tangents_mode {
+    COOK_TANGENTS_GENERATE, /* the source's, generated under a normal map where missing */
+    COOK_TANGENTS_KEEP,     /* the source's only */
+    COOK_TANGENTS_NONE,     /* none written, the source's dropped */
+} cook_tangents_mode;
+/* scene.up: the source's up axis (kiln's, glTF's, is +Y). */
+typedef enum cook_up_axis {
+    COOK_UP_Y, /* as it is */
+    COOK_UP_Z, /* turned -90 degrees about X: +Z becomes +Y */
+} cook_up_axis;
+extern const char *const cook_up_axis_names[];
+extern const char *const cook_normals_mode_names[];
+extern const char *const cook_tangents_mode_names[];
+
 /* The names of the values, indexed by value, NULL-terminated: as written in
  * kiln.yml and in the settings JSON ("astc-6x6", "best", "mobile"). */
 extern const char *const cook_texture_format_names[];
@@ -130,6 +152,10 @@ typedef struct cook_settings {
     uint32_t mesh_lod_ratio_count; /* ratios given; later levels halve */
     float mesh_lod_ratios[KILN_MESH_MAX_LODS - 1];
     bool mesh_quantize_positions;
+    cook_normals_mode mesh_normals;
+    cook_tangents_mode mesh_tangents;
+    cook_up_axis scene_up;
+    char scene_scale[32]; /* a positive number as text ("0.01"); "" is 1 (drivers/model.c) */
     uint32_t mesh_skin_influences; /* joints per skinned vertex: 4 or 8 */
     bool texture_compress;
     cook_texture_format texture_format;
@@ -155,6 +181,7 @@ typedef struct cook_settings {
     char material_flags[COOK_SHADER_TEXT_MAX];      /* PATTERN=FLAGS, one per line */
     /* PATTERN=FIELD=VALUE FIELD=VALUE..., one per line (drivers/model_overrides.c) */
     char material_overrides[COOK_SHADER_TEXT_MAX];
+    char material_replace[COOK_SHADER_TEXT_MAX];    /* NAME=PATH.mat, one per line */
     /* Not settings of the output (left out of the JSON and cache keys): */
     /* import.timeout, a settings key that does not change the output
      * (cook_setting.not_output): seconds an importer run in a child process

@@ -7,6 +7,7 @@
  *   texture.c  an image → decode → mips → encode → KTX2 (and the texture path
  *              the model and cubemap drivers share)
  *   cubemap.c  a "*.env" folder of six faces → one cubemap KTX2
+ *   texture_array.c  a "*.array" folder of layers → one array KTX2
  *   lut.c      a ".cube" 3D LUT → a 3D RGBA16F KTX2
  *   level.c    a "*.level" (and what it includes) → .kscene placing models
  *   shader.c   GLSL / HLSL stages → SPIR-V, reflection → .kshader
@@ -86,6 +87,42 @@ bool driver_material_flags(cook_context *ctx, ir_asset *asset, char (*leaves)[DR
  * the line, for a line or value that is not valid or an image that cannot
  * be read. */
 bool driver_material_overrides(cook_context *ctx, ir_asset *asset);
+/* One material.flags word ("cast_shadows", "no_transparent", ...) into
+ * on/off bits; false for a word that is not a flag. */
+bool driver_material_flag_word(const char *word, size_t length, uint32_t *on, uint32_t *off);
+
+/* A material table and its textures (model.c): <stem>.kmat beside the
+ * source, one KTX2 per image a slot uses at <stem>/<name>.ktx2 under ref
+ * <sourceRef>/<name>, material.flags applied. */
+typedef struct driver_material_table {
+    const char *table_ref;        /* the table's manifest ref; NULL: <sourceRef>/materials */
+    bool row_refs;                /* each row also as <sourceRef>/<leaf> */
+    bool textures_required;       /* a texture that cannot be cooked fails the asset */
+    const uint64_t *row_textures; /* NULL, or per row and slot the texture ref hash of a slot
+                                     without an image of the asset's own (material.replace) */
+} driver_material_table;
+bool driver_cook_materials(const cook_request *request, cook_context *ctx, ir_asset *asset,
+                           const driver_material_table *table, cook_asset_result *result);
+/* The texture ref hashes (rows x KILN_MATERIAL_SLOT_COUNT, 0 for an empty
+ * slot) driver_cook_materials gives `asset`'s slots when cooked under
+ * `source_ref`, without cooking: what a model sharing a standalone
+ * material's textures references. False when out of memory. */
+bool driver_material_texture_refs(const char *source_ref, const ir_asset *asset, uint64_t *hashes);
+
+/* Standalone materials (material.c): a "*.mat" file (import/mat.h) → a
+ * one-row .kmat under the file's own ref, its textures cooked as a model's
+ * are (<stem>/<name>.ktx2, ref <sourceRef>/<name>); an image that is missing
+ * or cannot be cooked is an error naming it. */
+bool cook_material_asset(const cook_request *request, cook_context *ctx, cook_asset_result *result);
+/* material.replace for a model: every row whose source name (material_<i>
+ * for an unnamed one) a NAME=PATH line matches (a glob; later lines win)
+ * takes the standalone material PATH's values (its name kept), and
+ * references its textures and, in the .kmat's MSRC, its ref. *shared gets
+ * per row and slot the texture hashes to use (NULL when nothing was
+ * replaced; the caller frees). False after an error naming the line or the
+ * .mat. */
+bool driver_material_replace(cook_context *ctx, ir_asset *asset, uint64_t **shared);
+
 /* A .cube 3D LUT as a 3D RGBA16F KTX2 (N x N x N, one level), lut.c. */
 bool cook_lut_asset(const cook_request *request, cook_context *ctx, cook_asset_result *result);
 /* The cubemap driver (cubemap.c): request->source_path is a "*.env" folder
@@ -112,6 +149,30 @@ bool cubemap_pick_faces(cook_context *ctx, const strlist *names, char *faces[CUB
 bool cubemap_decode_face(cook_context *ctx, const uint8_t *bytes, size_t size,
                          const char *face_path, uint32_t f, const cubemap_face_shape *first,
                          ir_decoded_image *out);
+/* The texture array driver (texture_array.c): request->source_path is a
+ * "*.array" folder whose image files, or whose "*.env" cubemap folders, are
+ * the layers, in byte order of their names. Cooks one KTX2 array texture
+ * (layerCount = layers; a cubemap array when the layers are cubemaps) to
+ * <folder without .array>.ktx2 under the folder's ref, in the format a 2D
+ * texture named like the folder gets (HDR when the layers are Radiance HDR).
+ * The layer files become dependencies. */
+#define TEXTURE_ARRAY_MAX_LAYERS 2048u
+bool cook_texture_array_asset(const cook_request *request, cook_context *ctx,
+                              cook_asset_result *result);
+/* Its parts that take names, not the file system (test_texture_array): the
+ * layers among the folder's sorted file list (`files`, relative to it):
+ * image files directly in it, or the "*.env" folders the files are in
+ * (*cubes true), sorted bytewise into `layers`; other files are warned about
+ * and left out. Returns the layer count, or -1 with an error (no layers,
+ * images and cubemaps mixed, more than TEXTURE_ARRAY_MAX_LAYERS). A decoded
+ * layer checked against the first: the same size and both HDR or both LDR,
+ * else false with an error naming `layer_path`, `first_path` and both
+ * sizes. */
+int texture_array_layer_names(cook_context *ctx, const strlist *files, strlist *layers,
+                              bool *cubes);
+bool texture_array_check_layer(cook_context *ctx, const char *layer_path,
+                               const ir_decoded_image *image, const char *first_path,
+                               const ir_decoded_image *first);
 /* The level driver (level.c): a "*.level" YAML file (import/level.h) and the
  * levels it includes into <stem>.kscene, ref <sourceRef>/scene: one node per
  * entity linking its model's scene, components as JSON (kscene.md, SLNK). */
@@ -178,15 +239,17 @@ bool spirv_reflect_stage_isolated(shader_program_ir *program, kiln_shader_stage 
 
 /* A texture image set: the images one KTX2 file holds, cooked through one
  * path (cook_texture_set). One image for a 2D texture, six for a cubemap's
- * faces in KTX2 order +X -X +Y -Y +Z -Z, all the same size and all HDR or
- * all LDR (the caller checks). */
+ * faces in KTX2 order +X -X +Y -Y +Z -Z, one per layer of an array (six per
+ * layer of a cubemap array, layer after layer), all the same size and all
+ * HDR or all LDR (the caller checks). */
 typedef struct texture_set {
     const char *name;   /* for messages: a path, or "scene.glb image 3" */
     const char *source; /* the KTX2 kilnSource key; NULL for none */
     cook_texture_usage usage;
     float alpha_cutoff; /* COLOR: > 0 keeps alpha-test coverage in every mip */
     ir_decoded_image *images;
-    uint32_t count; /* 1 or 6 (faces) */
+    uint32_t count;  /* images: layers (at least 1) x faces (1 or 6) */
+    uint32_t layers; /* the KTX2 layerCount: 0 when not an array */
 } texture_set;
 
 /* Chooses one format for all images (texture.format/target/quality/compress:

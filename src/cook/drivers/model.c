@@ -423,8 +423,32 @@ static bool name_materials(const ir_asset *asset, const texture_plans *t,
     return ok;
 }
 
-static bool cook_materials_output(const cook_request *request, cook_context *ctx, ir_asset *asset,
-                                  cook_asset_result *result) {
+bool driver_material_texture_refs(const char *source_ref, const ir_asset *asset, uint64_t *hashes) {
+    texture_plans plans = {0};
+    bool ok = plan_slots(asset, &plans);
+    if (ok) {
+        cook_diag quiet = {0}; /* the material's own cook reports them */
+        cook_context scratch = {.diag = &quiet, .source_path = ""};
+        plan_images(&scratch, asset, &plans);
+        diag_free(&quiet);
+        name_textures(asset, &plans);
+        for (uint32_t m = 0; m < asset->material_count; m++)
+            for (int s = 0; s < IR_SLOT_COUNT; s++) {
+                int32_t plan = plans.slot_plan[(size_t)m * IR_SLOT_COUNT + (size_t)s];
+                char ref[1200];
+                snprintf(ref, sizeof ref, "%s/%s", source_ref,
+                         plan >= 0 ? plans.plans[plan].name : "");
+                hashes[(size_t)m * KILN_MATERIAL_SLOT_COUNT + (size_t)s] =
+                    plan >= 0 ? kiln_ref_hash(ref) : 0;
+            }
+    }
+    free(plans.plans);
+    free(plans.slot_plan);
+    return ok;
+}
+
+bool driver_cook_materials(const cook_request *request, cook_context *ctx, ir_asset *asset,
+                           const driver_material_table *table, cook_asset_result *result) {
     texture_plans plans = {0};
     uint64_t *hashes =
         calloc((size_t)asset->material_count * KILN_MATERIAL_SLOT_COUNT, sizeof *hashes);
@@ -448,18 +472,28 @@ static bool cook_materials_output(const cook_request *request, cook_context *ctx
     }
     ok = cook_stage_enter(ctx, COOK_STAGE_TEXTURE) && ok;
     double clock = cook_clock();
-    for (uint32_t i = 0; ok && i < plans.count; i++)
-        if (plans.plans[i].used)
-            ok = cook_budget_check(ctx) &&
-                 cook_model_image(request, ctx, asset, &plans.plans[i], result);
+    for (uint32_t i = 0; ok && i < plans.count; i++) {
+        if (!plans.plans[i].used)
+            continue;
+        ok = cook_budget_check(ctx) &&
+             cook_model_image(request, ctx, asset, &plans.plans[i], result);
+        if (ok && table->textures_required && plans.plans[i].hash == 0) {
+            diag_error(ctx->diag, ctx->source_path, 0, "texture '%s' was not cooked",
+                       plan_image_name(asset, &plans.plans[i]));
+            ok = false;
+        }
+    }
     cook_stage_add(result, COOK_STAGE_TEXTURE, clock);
     driver_output out;
     ok = driver_output_begin(ctx, COOK_STAGE_WRITE, ".kmat", &out) && ok;
     for (uint32_t m = 0; ok && m < asset->material_count; m++)
         for (int s = 0; s < IR_SLOT_COUNT; s++) {
             int32_t plan = plans.slot_plan[(size_t)m * IR_SLOT_COUNT + (size_t)s];
+            size_t at = (size_t)m * KILN_MATERIAL_SLOT_COUNT + (size_t)s;
             if (plan >= 0)
-                hashes[(size_t)m * KILN_MATERIAL_SLOT_COUNT + (size_t)s] = plans.plans[plan].hash;
+                hashes[at] = plans.plans[plan].hash;
+            else if (table->row_textures != NULL)
+                hashes[at] = table->row_textures[at]; /* a standalone material's, shared */
         }
     if (ok && !write_kmat(ctx, asset->materials, asset->material_count, hashes,
                           request->importer->name, &bytes)) {
@@ -469,10 +503,13 @@ static bool cook_materials_output(const cook_request *request, cook_context *ctx
     if (ok) {
         /* One file: the table's entry, then one per row. */
         char ref[1200];
-        snprintf(ref, sizeof ref, "%s/%s", ctx->ref, DRIVER_MATERIAL_TABLE_LEAF);
+        if (table->table_ref != NULL)
+            snprintf(ref, sizeof ref, "%s", table->table_ref);
+        else
+            snprintf(ref, sizeof ref, "%s/%s", ctx->ref, DRIVER_MATERIAL_TABLE_LEAF);
         ok = driver_output_emit(request, ctx, &out, KILN_ASSET_MATERIAL, ref, &bytes, result);
     }
-    for (uint32_t m = 0; ok && m < asset->material_count; m++) {
+    for (uint32_t m = 0; ok && table->row_refs && m < asset->material_count; m++) {
         char ref[1200];
         snprintf(ref, sizeof ref, "%s/%s", ctx->ref, leaves[m]);
         ok = cook_manifest_add(&result->manifest, ref, out.relative, KILN_ASSET_MATERIAL,
@@ -486,6 +523,15 @@ static bool cook_materials_output(const cook_request *request, cook_context *ctx
     free(hashes);
     free(leaves);
     return driver_output_end(&out, result, ok);
+}
+
+/* A model's table: <sourceRef>/materials and a ref per row; `shared` (from
+ * driver_material_replace, or NULL) holds the textures of rows taken from
+ * standalone materials. */
+static bool cook_materials_output(const cook_request *request, cook_context *ctx, ir_asset *asset,
+                                  const uint64_t *shared, cook_asset_result *result) {
+    driver_material_table table = {.row_refs = true, .row_textures = shared};
+    return driver_cook_materials(request, ctx, asset, &table, result);
 }
 
 /* ---------------------------------------------------------------------------
@@ -678,6 +724,31 @@ static bool has_meshless_content(const ir_asset *asset) {
     return false;
 }
 
+/* scene.scale and scene.up on the scene's root nodes (process_scene_units):
+ * the scale is text in the settings, checked here. */
+static bool apply_scene_units(cook_context *ctx, ir_asset *asset) {
+    const char *text = ctx->settings->scene_scale;
+    scene_units units = {.scale = 1.0f, .z_up = ctx->settings->scene_up == COOK_UP_Z};
+    if (text[0] != '\0') {
+        char *end = NULL;
+        double scale = strtod(text, &end);
+        if (end == text || *end != '\0' || !(scale > 0.0) || scale > 1e30) {
+            diag_error(ctx->diag, ctx->source_path, 0,
+                       "scene.scale: '%s' is not a positive number (0.01 turns centimetres into "
+                       "metres)",
+                       text);
+            return false;
+        }
+        units.scale = (float)scale;
+    }
+    char problem[512];
+    if (!process_scene_units(asset, &units, problem, sizeof problem)) {
+        diag_error(ctx->diag, ctx->source_path, 0, "%s", problem);
+        return false;
+    }
+    return true;
+}
+
 /* The model driver: import into the IR, merge (mesh.merge), then every mesh,
  * the material table with its textures, the scene placing the meshes,
  * cameras and lights, and the clips. A source without meshes (cameras,
@@ -708,10 +779,17 @@ bool cook_model_asset(const cook_request *request, cook_context *ctx, cook_asset
         ok = false;
     }
     ok = ok && (!has_scene || check_node_invariants(&asset, ctx));
+    ok = ok && (!has_scene || apply_scene_units(ctx, &asset));
+    /* material.replace before the meshes: a standalone material's normal
+     * map asks for tangents as the model's own would. */
+    uint64_t *shared = NULL;
+    if (ok && asset.mesh_count > 0 && asset.material_count > 0)
+        ok = driver_material_replace(ctx, &asset, &shared);
     for (uint32_t m = 0; ok && m < asset.mesh_count; m++)
         ok = cook_mesh_output(request, ctx, &asset, m, result);
     if (ok && asset.mesh_count > 0 && asset.material_count > 0)
-        ok = cook_materials_output(request, ctx, &asset, result);
+        ok = cook_materials_output(request, ctx, &asset, shared, result);
+    free(shared);
     if (ok && has_scene)
         ok = cook_scene_output(request, ctx, &asset, result);
     if (ok && has_scene && (asset.animation_count > 0 || has_morph_nodes(&asset)))

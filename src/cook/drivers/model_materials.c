@@ -108,7 +108,7 @@ static const struct {
 };
 
 /* One word ("cast_shadows", "no_transparent"...) into on/off bits. */
-static bool parse_flag_word(const char *word, size_t length, uint32_t *on, uint32_t *off) {
+bool driver_material_flag_word(const char *word, size_t length, uint32_t *on, uint32_t *off) {
     bool negated = length > 3 && strncmp(word, "no_", 3) == 0;
     const char *base = negated ? word + 3 : word;
     size_t base_length = negated ? length - 3 : length;
@@ -152,7 +152,7 @@ bool driver_material_flags(cook_context *ctx, ir_asset *asset, char (*leaves)[DR
             size_t length = strcspn(word, " ,\t");
             if (length == 0)
                 break;
-            if (!parse_flag_word(word, length, &on, &off)) {
+            if (!driver_material_flag_word(word, length, &on, &off)) {
                 diag_error(ctx->diag, ctx->source_path, 0,
                            "material.flags: '%.*s' is not a flag (cast_shadows, receive_shadows, "
                            "transparent, double_sided, each also with no_ before it)",

@@ -41,6 +41,13 @@ static const char *const lut_patterns[] = {"*.lut.cube", NULL};
  * and the build leaves it unclaimed. */
 static const char *const cubemap_patterns[] = {"*.env", NULL};
 
+/* Texture array folders (texture_array.c), listed as one entry like a
+ * cubemap folder. */
+static const char *const array_patterns[] = {"*.array", NULL};
+
+/* Standalone materials (material.c): their images are cooked through them. */
+static const char *const material_patterns[] = {"*.mat", NULL};
+
 /* Text levels placing models (level.c). */
 static const char *const level_patterns[] = {"*.level", NULL};
 /* Shaders (shader.c): GLSL stages by extension, HLSL (stage from the name,
@@ -58,6 +65,9 @@ static const cook_importer importer_table[] = {
     {"texture", texture_patterns, COOK_KIND_TEXTURE, cook_texture_asset, NULL, false},
     {"lut", lut_patterns, COOK_KIND_LUT, cook_lut_asset, NULL, false},
     {"cubemap", cubemap_patterns, COOK_KIND_CUBEMAP, cook_cubemap_asset, NULL, true},
+    {"texture-array", array_patterns, COOK_KIND_TEXTURE_ARRAY, cook_texture_array_asset, NULL,
+     true},
+    {"material", material_patterns, COOK_KIND_MATERIAL, cook_material_asset, NULL, false},
     {"level", level_patterns, COOK_KIND_LEVEL, cook_level_asset, NULL, false},
     {"shader", shader_patterns, COOK_KIND_SHADER, cook_shader_asset, NULL, false},
     {"shader-folder", shader_folder_patterns, COOK_KIND_SHADER, cook_shader_asset, NULL, true},

@@ -1,7 +1,7 @@
 /*
  * texture.c — one texture through decode → process → encode → KTX2 (cook.h).
- * A texture image set (one image, or a cubemap's six faces from
- * cubemap.c) takes one path: one format for all its images, a mip
+ * A texture image set (one image, a cubemap's six faces from cubemap.c, an
+ * array's layers from texture_array.c) takes one path: one format for all its images, a mip
  * chain per image, every level of every image encoded, one KTX2 written,
  * verified and entered in the manifest (the 3D LUT shares the write step).
  *
@@ -463,7 +463,8 @@ bool cook_texture_set(cook_context *ctx, const char *output_root, texture_set *s
             .vk_format = format.vk_format,
             .width = dims.width[0],
             .height = dims.height[0],
-            .faces = set->count,
+            .faces = set->count / (set->layers > 0 ? set->layers : 1u),
+            .layers = set->layers,
             .levels = dims.count,
             .supercompression = KTX2_SUPERCOMPRESSION_ZSTD,
             .zstd_level = settings->texture_zstd_level,

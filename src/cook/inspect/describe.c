@@ -206,6 +206,13 @@ static void inspect_materials(const char *full_path, inspect_report *report) {
                                              names_used, label);
                 for (int t = 0; t < KILN_MATERIAL_SLOT_COUNT; t++)
                     report->slot_textures[t] += m->textures[t].texture != 0;
+                if (kiln_material_source(&view, i) != 0) {
+                    size_t used = strlen(report->standalone_names);
+                    if (used < sizeof report->standalone_names)
+                        append_item(report->standalone_names, sizeof report->standalone_names, used,
+                                    label);
+                    report->standalone_count++;
+                }
             }
             summarize_dropped(&file, &view, report);
             read_source(&file, report);
@@ -422,6 +429,7 @@ static void inspect_texture(const char *full_path, const char *quality_input,
         report->tex_height = view.height;
         report->tex_depth = view.depth;
         report->tex_faces = view.faces;
+        report->tex_layers = view.layers;
         report->tex_levels = view.levels;
         report->tex_vk_format = view.vk_format;
         report->tex_supercompression = view.supercompression;

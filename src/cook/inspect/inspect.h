@@ -225,11 +225,15 @@ typedef struct inspect_report {
     uint32_t double_sided;
     uint32_t cast_shadows, receive_shadows, transparent; /* rows with the flag */
     char material_names[1024]; /* "wood, glass, #2" (#row: no name); as many as fit */
+    /* Rows material.replace took from a standalone material (MSRC), named like those. */
+    uint32_t standalone_count;
+    char standalone_names[512];
     /* "KHR_materials_clearcoat (2 materials: glass, #3), ..." from MDRP, "" when none */
     char dropped[1024];
     /* KILN_PACK_TEXTURE: the KTX2 header. */
     uint32_t tex_width, tex_height, tex_depth, tex_faces, tex_levels, tex_vk_format,
         tex_supercompression;
+    uint32_t tex_layers;                            /* the KTX2 layerCount: 0 when not an array */
     uint64_t tex_uncompressed;                      /* all levels inflated */
     uint32_t tex_content_width, tex_content_height; /* kilnContentSize, else the size */
     uint32_t tex_block_width, tex_block_height;

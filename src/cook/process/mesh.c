@@ -12,7 +12,9 @@ static int normal_map_texcoord(const ir_mesh *mesh, const ir_asset *asset) {
         if (mesh->submeshes[s].topology != KILN_TOPOLOGY_TRIANGLES)
             continue;
         uint32_t m = mesh->submeshes[s].material;
-        if (m < asset->material_count && asset->materials[m].textures[IR_SLOT_NORMAL].image >= 0)
+        int32_t image =
+            m < asset->material_count ? asset->materials[m].textures[IR_SLOT_NORMAL].image : -1;
+        if (image >= 0 || image == IR_IMAGE_SHARED) /* a standalone material's counts too */
             return (int)asset->materials[m].textures[IR_SLOT_NORMAL].texcoord;
     }
     return -1;
@@ -102,19 +104,37 @@ bool process_order_lods_meshlets(ir_mesh *mesh, const cook_settings *settings) {
 /* Normals (and tangents under a normal map) from the triangles, which the
  * topology sort put first: the index count is narrowed to them meanwhile, so
  * line and point indices are neither read as triangles nor rewritten. A mesh
- * without triangles keeps the normals its source gave it, or none. */
+ * without triangles keeps the normals its source gave it, or none.
+ * mesh.normals and mesh.tangents decide what the source's become: `always`
+ * drops its normals first (and, with tangents generated, its tangents, which
+ * were made for them); tangents `none` drops them; `keep` generates nothing. */
 static bool generate_frames(cook_context *ctx, ir_mesh *mesh, const ir_asset *asset) {
     const char *path = ctx->source_path;
     const char *name = mesh->name ? mesh->name : "";
+    cook_normals_mode normals = ctx->settings->mesh_normals;
+    cook_tangents_mode tangents = ctx->settings->mesh_tangents;
     uint32_t all = mesh->index_count;
     mesh->index_count = mesh_triangle_index_count(mesh);
+    if (normals == COOK_NORMALS_ALWAYS && mesh->index_count > 0) {
+        free(mesh->normals);
+        mesh->normals = NULL;
+        if (tangents == COOK_TANGENTS_GENERATE) {
+            free(mesh->tangents);
+            mesh->tangents = NULL;
+        }
+    }
+    if (tangents == COOK_TANGENTS_NONE) {
+        free(mesh->tangents);
+        mesh->tangents = NULL;
+    }
     bool ok = true;
-    if (mesh->index_count > 0 && !process_generate_normals(mesh)) {
+    if (normals != COOK_NORMALS_KEEP && mesh->index_count > 0 && !process_generate_normals(mesh)) {
         diag_error(ctx->diag, path, 0, "mesh '%s': out of memory generating normals", name);
         ok = false;
     }
     int texcoord = normal_map_texcoord(mesh, asset);
-    if (ok && mesh->index_count > 0 && mesh->tangents == NULL && texcoord >= 0 && texcoord < 2 &&
+    if (ok && tangents == COOK_TANGENTS_GENERATE && mesh->index_count > 0 &&
+        mesh->normals != NULL && mesh->tangents == NULL && texcoord >= 0 && texcoord < 2 &&
         !process_generate_tangents(mesh, (uint32_t)texcoord)) {
         diag_error(ctx->diag, path, 0, "mesh '%s': out of memory generating tangents", name);
         ok = false;

@@ -386,4 +386,17 @@ void anim_dequantize_rotation(const uint16_t *q, float *quaternion);
  * as it is. False when out of memory. Nothing to do when both are off. */
 bool process_animations(ir_asset *asset, const cook_settings *settings);
 
+/* scene.scale and scene.up (scene_units.c): the conversion put in front of
+ * every root node (and the keys of clips animating one), so every world
+ * transform W the scene gives becomes s·R·W; vertex data is unchanged. */
+typedef struct scene_units {
+    float scale; /* > 0; 1 for none */
+    bool z_up;   /* the source is Z-up: turned -90 degrees about X into Y-up */
+} scene_units;
+/* Converts `asset`'s roots; false with `problem` when a root's clip keys are
+ * shared with another channel (they cannot be converted apart). Nothing to
+ * do for scale 1 and Y-up. */
+bool process_scene_units(ir_asset *asset, const scene_units *units, char *problem,
+                         size_t problem_size);
+
 #endif /* KILN_COOK_PROCESS_PROCESS_H */

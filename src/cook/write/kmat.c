@@ -81,6 +81,7 @@ bool write_kmat(const cook_context *ctx, const ir_material *materials, uint32_t 
     bytebuf rows = {0};
     bytebuf names = {0}; /* MTNM: offset 0 is the empty name */
     bytebuf dropped = {0};
+    bytebuf sources = {0}; /* MSRC: only when a row is a standalone material's */
     bytebuf_append(&names, "", 1);
     for (uint32_t i = 0; i < count; i++) {
         kiln_material row;
@@ -93,6 +94,9 @@ bool write_kmat(const cook_context *ctx, const ir_material *materials, uint32_t 
             bytebuf_append(&names, name, strlen(name) + 1);
         }
         bytebuf_append(&rows, &row, sizeof row);
+        if (materials[i].source_material != 0 && sources.size == 0)
+            for (uint32_t k = 0; k < count; k++)
+                bytebuf_append(&sources, &materials[k].source_material, sizeof(uint64_t));
         /* MDRP: "<row> <extension>\n" per extension the row lost. */
         const char *lost = materials[i].dropped_extensions;
         while (lost != NULL && *lost != '\0') {
@@ -109,7 +113,10 @@ bool write_kmat(const cook_context *ctx, const ir_material *materials, uint32_t 
     }
     if (dropped.size > 0)
         container_add_chunk(&writer, KILN_CHUNK_MATERIAL_DROPPED, dropped.data, dropped.size);
-    bool ok = !meta.failed && !rows.failed && !names.failed && !dropped.failed;
+    if (sources.size > 0)
+        container_add_chunk(&writer, KILN_CHUNK_MATERIAL_SOURCES, sources.data, sources.size);
+    bool ok = !meta.failed && !rows.failed && !names.failed && !dropped.failed && !sources.failed;
+    bytebuf_free(&sources);
     bytebuf_free(&meta);
     bytebuf_free(&rows);
     bytebuf_free(&names);
