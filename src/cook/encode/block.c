@@ -107,6 +107,11 @@ static size_t texel_index(const block_image_desc *d, uint32_t bx, uint32_t by, u
     return (size_t)py * d->width + px;
 }
 
+void block_gather_rgba8(const block_image_desc *d, uint32_t bx, uint32_t by, uint8_t rgba[64]) {
+    for (uint32_t i = 0; i < 16; i++)
+        memcpy(rgba + i * 4, d->rgba8 + texel_index(d, bx, by, i % 4, i / 4) * 4, 4);
+}
+
 static void encode_block_at(const block_image_desc *d, uint32_t bx, uint32_t by, uint8_t *out) {
     /* Draft is BC7's own level; the others' fastest stands for it. */
     block_quality quality = d->quality == BLOCK_QUALITY_DRAFT && d->format != BLOCK_FORMAT_BC7
@@ -122,8 +127,7 @@ static void encode_block_at(const block_image_desc *d, uint32_t bx, uint32_t by,
         bc6h_encode_block(rgb, quality, out);
         return;
     }
-    for (uint32_t i = 0; i < 16; i++)
-        memcpy(rgba + i * 4, d->rgba8 + texel_index(d, bx, by, i % 4, i / 4) * 4, 4);
+    block_gather_rgba8(d, bx, by, rgba);
     switch (d->format) {
     case BLOCK_FORMAT_BC1:
     case BLOCK_FORMAT_BC1A:
@@ -192,6 +196,7 @@ bool block_encode_image(const block_image_desc *desc, uint8_t *out, char *reason
     row_job job = {.desc = desc, .out = out, .block_bytes = bytes};
     job.blocks_x = (desc->width + 3) / 4;
     parallel_for(desc->threads, (desc->height + 3) / 4, encode_row, &job);
+    uastc_rdo_image(desc, out);
     return true;
 }
 

@@ -20,6 +20,7 @@
  *   bc6h.c   BC6H unsigned (BC6H_UF16)
  *   astc.cpp ASTC LDR/HDR through astcenc (C++ shim, C interface here)
  *   uastc_encode.c  UASTC LDR 4x4 (the block format is common/uastc.h's)
+ *   uastc_rdo.c  UASTC rate-distortion optimisation (texture.uastc_rdo)
  *   block.c  whole images: edge padding, parallel block rows, format table
  *
  * encode may use core and common.
@@ -76,6 +77,16 @@ void bc7_decode_block(const uint8_t in[16], uint8_t rgba[64]);
 /* UASTC LDR 4x4: 16 bytes, RGBA (opaque blocks take the RGB modes, grey
  * ones also the luminance-alpha modes); decoded by common/uastc.h. */
 void uastc_encode_block(const uint8_t rgba[64], block_quality quality, uint8_t out[16]);
+/* Endpoints of a UASTC block (common/uastc.h's logical block) refitted to
+ * `rgba` for the mode, pattern and weights it has, which are kept (weights
+ * whose anchors have the top bit clear); returns the squared error of its
+ * decoding. For uastc_rdo.c. */
+struct uastc_logical;
+double uastc_refit_endpoints(struct uastc_logical *block, const uint8_t rgba[64]);
+/* The other way round: the best weights for the block's endpoints (mode,
+ * pattern and endpoints kept but where an anchor's weight needs the pair
+ * swapped); returns the squared error of its decoding. */
+double uastc_reweigh(struct uastc_logical *block, const uint8_t rgba[64]);
 
 /* BC6H unsigned float: 16 bytes; input linear RGB floats (negative and NaN
  * treated as 0, values above 65504 clamped), 16 texels x 3. */
@@ -111,7 +122,23 @@ typedef struct block_image_desc {
     uint8_t astc_block_width; /* ASTC only: 4..8 (and 10, 12 if astcenc allows) */
     uint8_t astc_block_height;
     unsigned threads; /* worker threads for block rows; 0 or 1 = this thread */
+    /* UASTC only: the rate-distortion lambda (texture.uastc_rdo), 0 = off:
+     * squared error (of 8-bit channels, summed over a block) a block may
+     * gain per bit of Zstd output it saves (uastc_rdo.c). */
+    float uastc_rdo;
 } block_image_desc;
+
+/* The 16 RGBA8 texels of block (bx, by) of desc->rgba8, edge texels
+ * repeated past the right and bottom edges. */
+void block_gather_rgba8(const block_image_desc *desc, uint32_t bx, uint32_t by, uint8_t rgba[64]);
+
+/* UASTC: the rate-distortion pass over `blocks` (block_encode_image's, in
+ * place) when desc->uastc_rdo > 0; blocks are replaced by ones Zstd stores in
+ * fewer bits where the error this adds is worth it (uastc_rdo.c). The output
+ * does not depend on desc->threads. Called by block_encode_image. */
+void uastc_rdo_image(const block_image_desc *desc, uint8_t *blocks);
+/* The lambda of a texture.uastc_rdo strength (0 for off). */
+float uastc_rdo_lambda(cook_uastc_rdo strength);
 
 /* Bytes the encoded image takes (ceil(w / bw) * ceil(h / bh) * block bytes). */
 size_t block_image_size(const block_image_desc *desc);
