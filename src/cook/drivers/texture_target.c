@@ -21,7 +21,7 @@
 #include "cook/drivers/drivers.h"
 
 /* The RDO lambdas the UASTC search chooses from, weakest first (0: off). */
-static const float target_lambdas[] = {0.0f, 0.5f, 1.0f, 1.5f, 2.0f, 3.0f, 4.0f, 6.0f};
+static const float target_lambdas[] = {0.0f, 0.5f, 1.0f, 1.5f, 2.5f, 3.5f, 5.0f, 8.0f};
 #define TARGET_LAMBDAS (sizeof target_lambdas / sizeof target_lambdas[0])
 
 /* One trial: its PSNR and level 0's Zstd bytes. */

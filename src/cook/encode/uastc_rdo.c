@@ -11,14 +11,22 @@
  * three above), each a pattern Zstd can then repeat:
  *   - the earlier block itself (16 matching bytes);
  *   - its mode, pattern and weights with endpoints fitted to this block's
- *     texels (uastc_refit_endpoints): the weight bits, the block's tail, match.
- * Each candidate's bits are estimated as Zstd would spend them (rate_bits:
+ *     texels (uastc_refit_endpoints): the weight bits, the block's tail, match;
+ *   - its mode and endpoints with weights for these texels (uastc_reweigh):
+ *     the head matches;
+ *   - its last 6, 8 or 10 bytes spliced onto this block, endpoints refitted.
+ * Each candidate's bits are estimated as Zstd would spend them (rate_bits):
  * runs of at least RDO_MIN_MATCH bytes equal to an earlier block's at the
- * same offset cost one match, other bytes a literal each); the one with the
- * least D + lambda * R (D: squared error of its decoding against the
- * source) is kept, and never one whose error exceeds RDO_MAX_ERROR_RATIO
- * times the original's plus a small floor, so no block is ruined to save
- * bytes.
+ * same offset cost one match (more for a farther block), other bytes a
+ * literal each, at the cost of their value in the strip's byte histogram
+ * (Zstd's Huffman-coded literals: common values are cheap, which is why
+ * a match is worth less than 8 bits a byte). The candidate with the least
+ * D + lambda * R (D: squared error of its decoding against the source, alpha
+ * weighted double) is kept if it saves at least RDO_MIN_SAVING_BITS, and
+ * never one whose error exceeds RDO_MAX_ERROR_RATIO times the original's
+ * plus the image's mean, so no block is ruined to save bytes. The lambda is
+ * relative to the image's mean block error, so a strength costs about the
+ * same share of PSNR on a near-exact image as on a noisy one.
  *
  * Determinism: blocks are processed in strips of RDO_STRIP_ROWS block rows,
  * each strip on its own (its window never reaches into another), strips on
@@ -40,18 +48,19 @@
 /* Zstd's shortest match at the levels kiln uses (minMatch 5 or 6); bytes
  * within a shorter run are literals. */
 #define RDO_MIN_MATCH 6u
-/* Estimated bits of a literal byte and of one match (offset and length). */
-#define RDO_LITERAL_BITS 8.0
+/* Estimated bits of one match besides its offset's log2(distance). */
 #define RDO_MATCH_BITS 12.0
+/* What a replacement must save by the estimate (which is rough: a change
+ * that saves nothing real only moves the error). */
+#define RDO_MIN_SAVING_BITS 16.0
 /* A replacement's squared error is at most this times the original's plus
  * the image's mean block error (a block encoded almost exactly may still
  * move a little). */
-#define RDO_MAX_ERROR_RATIO 3.0
-/* The lambda is relative to the image's mean block error before RDO, so a
- * strength costs about the same fraction of PSNR on any image; that mean is
- * taken as at least RDO_MIN_MEAN_ERROR (an RMS error of 1 per channel), so
- * near-exact images still gain. */
-#define RDO_MIN_MEAN_ERROR 64.0
+#define RDO_MAX_ERROR_RATIO 6.0
+/* lambda * RDO_LAMBDA_SCALE * (the image's mean block error before RDO, at
+ * least RDO_MIN_MEAN_ERROR: an RMS error of 0.35 a channel) is the squared
+ * error one estimated bit may buy. */
+#define RDO_MIN_MEAN_ERROR 8.0
 #define RDO_LAMBDA_SCALE 0.01
 
 /* One block already emitted in the strip: its bytes, fields and decoding. */
@@ -67,7 +76,23 @@ typedef struct window {
     const emitted *blocks[RDO_WINDOW + 3];
     double offset_bits[RDO_WINDOW + 3];
     unsigned count;
+    const double *literal_bits; /* per byte value: the strip's literal cost */
 } window;
+
+/* The strip's literals so far: Zstd codes literals with Huffman codes over
+ * their histogram, so a common byte value costs far fewer than 8 bits. */
+typedef struct literal_stats {
+    uint32_t count[256];
+    uint32_t total;
+    double bits[256]; /* -log2(count / total), 1 to 12 */
+} literal_stats;
+
+static void literal_stats_refresh(literal_stats *l) {
+    for (unsigned b = 0; b < 256; b++) {
+        double bits = log2((double)l->total / (double)l->count[b]);
+        l->bits[b] = bits < 1.0 ? 1.0 : bits > 12.0 ? 12.0 : bits;
+    }
+}
 
 typedef struct rdo_job {
     const block_image_desc *desc;
@@ -77,9 +102,9 @@ typedef struct rdo_job {
     double *strip_error; /* the first pass: each strip's squared error */
 } rdo_job;
 
-/* Alpha errors count four times: alpha edges (cut-outs, blending) show
- * a copied block's mistakes most, and RGBA PSNR is what the pass spends. */
-#define RDO_ALPHA_WEIGHT 4.0
+/* Alpha errors count double: alpha edges (cut-outs, blending) show a copied
+ * block's mistakes most. */
+#define RDO_ALPHA_WEIGHT 2.0
 
 static double squared_error(const uint8_t a[64], const uint8_t b[64]) {
     double e = 0;
@@ -90,13 +115,11 @@ static double squared_error(const uint8_t a[64], const uint8_t b[64]) {
     return e;
 }
 
-/* Estimated bits Zstd spends on `bytes` after the `count` earlier blocks:
- * a byte is matched when it lies in a run of at least RDO_MIN_MATCH bytes
- * equal to some earlier block's at the same offset. */
-static double rate_bits(const uint8_t bytes[16], const window *w) {
-    /* Per byte: the cheapest way to cover it found so far (0: a literal);
-     * a nearer block's match costs fewer offset bits. */
-    double match_cost[16];
+/* Which bytes of `bytes` an earlier block covers: a byte is matched when it
+ * lies in a run of at least RDO_MIN_MATCH bytes equal to some earlier
+ * block's at the same offset; match_cost[i] is the cheapest such match's
+ * bits (a nearer block's offset costs fewer), 0 for a literal. */
+static void find_matches(const uint8_t bytes[16], const window *w, double match_cost[16]) {
     for (unsigned i = 0; i < 16; i++)
         match_cost[i] = 0;
     for (unsigned c = 0; c < w->count; c++) {
@@ -113,10 +136,16 @@ static double rate_bits(const uint8_t bytes[16], const window *w) {
             i += run + 1;
         }
     }
+}
+
+/* Estimated bits Zstd spends on `bytes` after the window's blocks. */
+static double rate_bits(const uint8_t bytes[16], const window *w) {
+    double match_cost[16];
+    find_matches(bytes, w, match_cost);
     double bits = 0;
     for (unsigned i = 0; i < 16; i++) {
         if (match_cost[i] == 0)
-            bits += RDO_LITERAL_BITS;
+            bits += w->literal_bits[bytes[i]];
         else if (i == 0 || match_cost[i - 1] == 0)
             bits += match_cost[i];
     }
@@ -158,6 +187,7 @@ static void optimise_block(uint8_t bytes[16], const uint8_t src[64], const windo
         return;
     }
     consider(&best, &original, src, w, lambda, 1e300);
+    best.cost -= lambda * RDO_MIN_SAVING_BITS;
     double max_error = best.error * RDO_MAX_ERROR_RATIO + error_floor;
     for (unsigned c = 0; c < w->count; c++) {
         const emitted *other = w->blocks[c];
@@ -230,13 +260,26 @@ static void optimise_strip(void *ctx, uint32_t strip) {
     uint32_t rows = job->blocks_y - first < RDO_STRIP_ROWS ? job->blocks_y - first : RDO_STRIP_ROWS;
     size_t count = (size_t)rows * job->blocks_x;
     emitted *strip_blocks = malloc(count * sizeof *strip_blocks);
-    if (strip_blocks == NULL)
-        return; /* out of memory: the strip keeps its plain encoding */
+    literal_stats *literals = malloc(sizeof *literals);
+    if (strip_blocks == NULL || literals == NULL) { /* the strip keeps its plain encoding */
+        free(strip_blocks);
+        free(literals);
+        return;
+    }
+    /* Literal costs from the strip's bytes as encoded (each value counted
+     * once more, so none is free of cost or infinite). */
+    const uint8_t *strip_bytes = job->blocks + (size_t)first * job->blocks_x * UASTC_BLOCK_BYTES;
+    for (unsigned b = 0; b < 256; b++)
+        literals->count[b] = 1;
+    for (size_t i = 0; i < count * UASTC_BLOCK_BYTES; i++)
+        literals->count[strip_bytes[i]]++;
+    literals->total = (uint32_t)(count * UASTC_BLOCK_BYTES + 256);
+    literal_stats_refresh(literals);
     for (size_t n = 0; n < count; n++) {
         uint32_t bx = (uint32_t)(n % job->blocks_x), by = first + (uint32_t)(n / job->blocks_x);
         uint8_t src[64];
         block_gather_rgba8(job->desc, bx, by, src);
-        window w = {.count = 0};
+        window w = {.count = 0, .literal_bits = literals->bits};
         for (size_t back = 1; back <= RDO_WINDOW && back <= n; back++)
             add_earlier(&w, strip_blocks, n, back);
         /* The three blocks above, when the window does not reach them. */
@@ -250,13 +293,14 @@ static void optimise_strip(void *ctx, uint32_t strip) {
         optimise_block(bytes, src, &w, job->lambda, job->error_floor, &strip_blocks[n]);
     }
     free(strip_blocks);
+    free(literals);
 }
 
 float uastc_rdo_lambda(cook_uastc_rdo strength) {
     static const float lambdas[] = {[COOK_UASTC_RDO_OFF] = 0.0f,
-                                    [COOK_UASTC_RDO_LOW] = 1.0f,
-                                    [COOK_UASTC_RDO_NORMAL] = 2.0f,
-                                    [COOK_UASTC_RDO_HIGH] = 4.0f};
+                                    [COOK_UASTC_RDO_LOW] = 1.5f,
+                                    [COOK_UASTC_RDO_NORMAL] = 2.5f,
+                                    [COOK_UASTC_RDO_HIGH] = 5.0f};
     return strength <= COOK_UASTC_RDO_HIGH ? lambdas[strength] : 0.0f;
 }
 
