@@ -23,7 +23,7 @@ UNPACK=${KILN_UASTC_UNPACK:?set KILN_UASTC_UNPACK to kiln_uastc_unpack}
 KILN_CORPUS=${KILN_CORPUS:-}
 REPO=${KILN_REPO:-$(cd "$(dirname "$0")/../.." && pwd)}
 PNG="python3 $REPO/tests/support/png_tool.py"
-tmp=${KILN_TMP:-/tmp}/uastc_rdo
+tmp=${KILN_TMP:-/tmp}/uastc_rdo_corpus
 rm -rf "$tmp" && mkdir -p "$tmp/in/tex" "$tmp/npm"
 
 fail() {
