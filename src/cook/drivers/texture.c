@@ -448,8 +448,12 @@ bool cook_texture_set(cook_context *ctx, const char *output_root, texture_set *s
     size_t level_size[MIP_MAX_LEVELS] = {0};
     mip_chain dims = {0};
     bool ok = true;
+    /* Draft (kiln watch's first encode, the dev preset) skips RDO: it is
+     * for speed, and RDO costs a few encodes. */
     texture_encoding enc = {.quality = (block_quality)settings->texture_quality,
-                            .uastc_rdo = uastc_rdo_lambda(settings->texture_uastc_rdo)};
+                            .uastc_rdo = settings->texture_quality == COOK_QUALITY_DRAFT
+                                             ? 0.0f
+                                             : uastc_rdo_lambda(settings->texture_uastc_rdo)};
     for (uint32_t f = 0; ok && f < set->count; f++) {
         uint8_t *bytes[MIP_MAX_LEVELS] = {0};
         size_t size[MIP_MAX_LEVELS] = {0};
