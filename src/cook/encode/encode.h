@@ -22,6 +22,7 @@
  *   uastc_encode.c  UASTC LDR 4x4 (the block format is common/uastc.h's)
  *   uastc_rdo.c  UASTC rate-distortion optimisation (texture.uastc_rdo)
  *   block.c  whole images: edge padding, parallel block rows, format table
+ *   block_texels.c  one block's texels out of an image (edges repeated)
  *
  * encode may use core and common.
  */
@@ -128,8 +129,11 @@ typedef struct block_image_desc {
     float uastc_rdo;
 } block_image_desc;
 
-/* The 16 RGBA8 texels of block (bx, by) of desc->rgba8, edge texels
- * repeated past the right and bottom edges. */
+/* block_texels.c: the index of texel (x, y) of block (bx, by) in desc's
+ * image, clamped to it (partial blocks repeat the last column and row); and
+ * the 16 RGBA8 texels of block (bx, by) of desc->rgba8 so clamped. */
+size_t block_texel_index(const block_image_desc *desc, uint32_t bx, uint32_t by, uint32_t x,
+                         uint32_t y);
 void block_gather_rgba8(const block_image_desc *desc, uint32_t bx, uint32_t by, uint8_t rgba[64]);
 
 /* UASTC: the rate-distortion pass over `blocks` (block_encode_image's, in
