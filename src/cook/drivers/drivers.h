@@ -160,6 +160,10 @@ typedef struct texture_encoding {
 bool texture_meet_target(cook_context *ctx, const char *name, const block_image_desc *level0,
                          texture_encoding *enc);
 
+/* Level `blocks` (size bytes) compressed as the KTX2 writer does at
+ * zstd_level: its bytes; 0 when out of memory (texture_target.c). */
+size_t texture_zstd_bytes(const uint8_t *blocks, size_t size, int zstd_level);
+
 /* Standalone textures (the texture driver): the usage a file name asks for —
  * "*.n.*" normal, "*.ao.*" / "*.h.*" / "*.r.*" single-channel, "*.hdr" HDR,
  * anything else colour. cook_texture_asset cooks request->source_path (bytes

@@ -191,6 +191,7 @@ static uint8_t *encode_block_level(const texture_format *f, const cook_settings 
                                    const texture_encoding *enc, const float *levelf,
                                    const uint8_t *rgba8, uint32_t width, uint32_t height,
                                    size_t *size, char *reason, size_t reason_size) {
+    /* RDO runs below, on a copy of the plain encoding. */
     block_image_desc desc = {.format = f->block,
                              .quality = enc->quality,
                              .width = width,
@@ -198,8 +199,7 @@ static uint8_t *encode_block_level(const texture_format *f, const cook_settings 
                              .srgb = f->srgb,
                              .astc_block_width = f->astc_size,
                              .astc_block_height = f->astc_size,
-                             .threads = s->threads,
-                             .uastc_rdo = enc->uastc_rdo};
+                             .threads = s->threads};
     if (f->block == BLOCK_FORMAT_BC6H || f->block == BLOCK_FORMAT_ASTC_HDR)
         desc.rgbaf = levelf;
     else
@@ -211,6 +211,21 @@ static uint8_t *encode_block_level(const texture_format *f, const cook_settings 
     else if (!block_encode_image(&desc, out, reason, reason_size)) {
         free(out);
         out = NULL;
+    }
+    /* UASTC RDO estimates Zstd's bytes: keep the plain encoding when the
+     * real Zstd output of the optimised level is not smaller. */
+    uint8_t *optimised = out != NULL && f->block == BLOCK_FORMAT_UASTC && enc->uastc_rdo > 0.0f
+                             ? malloc(*size)
+                             : NULL;
+    if (optimised != NULL) {
+        memcpy(optimised, out, *size);
+        desc.uastc_rdo = enc->uastc_rdo;
+        uastc_rdo_image(&desc, optimised);
+        size_t plain = texture_zstd_bytes(out, *size, s->texture_zstd_level);
+        size_t smaller = texture_zstd_bytes(optimised, *size, s->texture_zstd_level);
+        bool keep = smaller != 0 && smaller < plain;
+        free(keep ? out : optimised);
+        out = keep ? optimised : out;
     }
     return out;
 }

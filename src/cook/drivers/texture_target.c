@@ -54,10 +54,8 @@ static bool measure(const block_image_desc *d, const uint8_t *blocks, size_t siz
                     int zstd_level, trial *out, char *reason, size_t reason_size) {
     size_t count = (size_t)d->width * d->height;
     uint8_t *decoded = malloc(count * 4);
-    uint8_t *copy = malloc(size);
-    if (decoded == NULL || copy == NULL) {
-        free(decoded);
-        free(copy);
+    uint8_t *copy = NULL;
+    if (decoded == NULL) {
         snprintf(reason, reason_size, "out of memory");
         return false;
     }
@@ -65,17 +63,24 @@ static bool measure(const block_image_desc *d, const uint8_t *blocks, size_t siz
     if (ok)
         out->psnr = block_psnr_rgba8(d->rgba8, decoded, count, mask);
     free(decoded);
-    memcpy(copy, blocks, size);
-    ktx2_packed_levels packed = {.zstd = true, .zstd_level = zstd_level};
-    if (ok && !ktx2_pack_level(&packed, 0, copy, size)) {
+    free(copy);
+    out->bytes = ok ? texture_zstd_bytes(blocks, size, zstd_level) : 0;
+    if (ok && out->bytes == 0) {
         snprintf(reason, reason_size, "out of memory");
         ok = false;
-    } else if (!ok) {
-        free(copy);
     }
-    out->bytes = packed.size[0];
-    ktx2_packed_free(&packed);
     return ok;
+}
+
+size_t texture_zstd_bytes(const uint8_t *blocks, size_t size, int zstd_level) {
+    uint8_t *copy = malloc(size);
+    if (copy == NULL)
+        return 0;
+    memcpy(copy, blocks, size);
+    ktx2_packed_levels packed = {.zstd = true, .zstd_level = zstd_level};
+    size_t bytes = ktx2_pack_level(&packed, 0, copy, size) ? packed.size[0] : 0;
+    ktx2_packed_free(&packed);
+    return bytes;
 }
 
 static void format_kib(char *out, size_t out_size, size_t bytes) {
