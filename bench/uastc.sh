@@ -9,6 +9,12 @@
 #
 #   bash bench/uastc.sh BUILD_DIR [IMAGE.png...]
 #
+# Then rate-distortion optimisation: kiln at texture.quality normal with
+# texture.uastc_rdo off, low, normal and high beside basisu at -uastc_level 2
+# without RDO and with -uastc_rdo_l 0.5, 1 and 2; the size column is level 0
+# recompressed by `zstd -2` (kiln's default level) from each file's raw
+# blocks, so both tools' files are measured the same way.
+#
 # kiln cooks each image alone with `-j 1`, texture.format: uastc and no mips,
 # at texture.quality fast, normal and best; basisu encodes the same image with
 # -uastc -ktx2 -no_multithreading at -uastc_level 0, 1 and 2 (its default) and
@@ -39,6 +45,16 @@ cpu() { # cpu LOG COMMAND...: runs it, prints user+sys seconds
     shift
     /usr/bin/time -f "%U %S" -o "$log.time" "$@" >"$log" 2>&1
     awk '{printf "%.2f", $1 + $2}' "$log.time"
+}
+# level0_zstd2 FILE.ktx2: level 0's raw blocks recompressed by zstd -2, in bytes.
+level0_zstd2() {
+    python3 - "$1" <<'PY' | zstd -q -d -c | zstd -q -2 -c | wc -c
+import struct, sys
+d = open(sys.argv[1], "rb").read()
+offset, length = struct.unpack("<QQ", d[80:96])
+assert struct.unpack("<I", d[44:48])[0] == 2, "level 0 is not Zstd-supercompressed"
+sys.stdout.buffer.write(d[offset:offset + length])
+PY
 }
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
 transcode_rows=()
@@ -99,4 +115,36 @@ if [ -x "$transcode" ]; then
 else
     echo "no $transcode: configure with -DKILN_BENCH=ON for the transcode speeds"
 fi
+echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
+
+echo
+echo "rate-distortion optimisation (level 0 bytes: recompressed by zstd -2)"
+printf '%-28s %-22s %8s %10s %10s %10s\n' image encoder "CPU s" "bytes" "PSNR RGB" "PSNR RGBA"
+for src in "${images[@]}"; do
+    name=$(basename "$src")
+    stem=${name%.*}
+    dir="$work/$stem"
+    flags=""
+    case $name in *.n.png) flags="-linear" ;; esac
+    rdo_kiln=(off low normal high)
+    rdo_basisu=(0 0.5 1 2)
+    for i in 0 1 2 3; do
+        printf 'default:\n  texture.format: uastc\n  texture.mipmaps: false\n  texture.uastc_rdo: %s\n' "${rdo_kiln[$i]}" >"$dir/r.yml"
+        out="$dir/r${i}"
+        s=$(cpu "$dir/kiln.rdo$i.log" "$build/kiln" build -q -j 1 -i "$dir/in" -o "$out" --config "$dir/r.yml" --no-cache)
+        file=$(ls "$out"/*.ktx2)
+        (cd "$out" && "$basisu" -unpack -no_ktx "$file" >/dev/null 2>&1)
+        p=$($png psnr "$src" "$(ls "$out"/*_unpacked_rgba_ASTC_RGBA_0_0000.png)")
+        printf '%-28s %-22s %8s %10s %10s %10s\n' "$name" "kiln rdo ${rdo_kiln[$i]}" "$s" "$(level0_zstd2 "$file")" "$(echo "$p" | awk '{print $2}')" "$(echo "$p" | awk '{print $6}')"
+        rdo=""
+        [ "$i" -gt 0 ] && rdo="-uastc_rdo_l ${rdo_basisu[$i]}"
+        out="$dir/br${i}"
+        mkdir -p "$out"
+        # shellcheck disable=SC2086
+        s=$(cd "$out" && cpu "$dir/basisu.rdo$i.log" "$basisu" -uastc -uastc_level 2 $rdo -ktx2 -no_multithreading $flags "$src" -output_file "$out/out.ktx2")
+        (cd "$out" && "$basisu" -unpack -no_ktx out.ktx2 >/dev/null 2>&1)
+        p=$($png psnr "$src" "$out/out_unpacked_rgba_ASTC_RGBA_0_0000.png")
+        printf '%-28s %-22s %8s %10s %10s %10s\n' "$name" "basisu rdo_l ${rdo_basisu[$i]}" "$s" "$(level0_zstd2 "$out/out.ktx2")" "$(echo "$p" | awk '{print $2}')" "$(echo "$p" | awk '{print $6}')"
+    done
+done
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"

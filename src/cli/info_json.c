@@ -31,6 +31,8 @@ static json_t *texture_quality_json(const cook_texture_quality *quality) {
         set(object, "psnr_alpha", cli_json_number(round(quality->psnr_alpha * 1000.0) / 1000.0, 9));
     if (quality->note[0])
         set(object, "note", cli_json_string(quality->note));
+    if (quality->target[0])
+        set(object, "target_psnr", cli_json_string(quality->target));
     if (quality->mode_count > 0) {
         json_t *modes = json_array();
         for (uint32_t m = 0; m < quality->mode_count; m++)

@@ -145,6 +145,8 @@ static void print_texture_text(const inspect_report *r) {
     } else {
         printf("  quality: no PSNR: %s\n", cook_escaped(r->tex.note));
     }
+    if (r->tex.target[0])
+        printf("  target_psnr: %s\n", cook_escaped(r->tex.target));
     if (r->tex.mode_count > 0) {
         printf("  modes:");
         for (uint32_t m = 0; m < r->tex.mode_count; m++)

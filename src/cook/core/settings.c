@@ -34,6 +34,12 @@ const char *const cook_block_align_names[] = {
     [COOK_BLOCK_ALIGN_NONE + 1] = NULL,
 };
 
+const char *const cook_uastc_rdo_names[] = {
+    [COOK_UASTC_RDO_OFF] = "off",       [COOK_UASTC_RDO_LOW] = "low",
+    [COOK_UASTC_RDO_NORMAL] = "normal", [COOK_UASTC_RDO_HIGH] = "high",
+    [COOK_UASTC_RDO_HIGH + 1] = NULL,
+};
+
 const char *const cook_shader_target_names[] = {"vulkan1.0", "vulkan1.1", "vulkan1.2", "vulkan1.3",
                                                 NULL};
 const char *const cook_shader_optimize_names[] = {
@@ -64,7 +70,7 @@ const char *const cook_shader_stage_names[] = {
 _Static_assert(sizeof(cook_texture_format) == sizeof(int) && sizeof(cook_quality) == sizeof(int) &&
                    sizeof(cook_shader_optimize) == sizeof(int) &&
                    sizeof(cook_texture_target) == sizeof(int) &&
-                   sizeof(cook_block_align) == sizeof(int),
+                   sizeof(cook_block_align) == sizeof(int) && sizeof(cook_uastc_rdo) == sizeof(int),
                "settings enums are int-sized");
 
 int cook_names_find(const char *const *names, const char *name) {
@@ -321,6 +327,24 @@ const cook_setting cook_setting_table[] = {
                  "one mode, several times faster than fast)"),
     SETTING_ENUM("texture.target", texture_target, cook_texture_target_names, COOK_TARGET_DESKTOP,
                  "what auto compresses for: desktop (BCn) or mobile (ASTC)"),
+    {.name = "texture.target_psnr",
+     .type = COOK_SETTING_UINT,
+     FIELD(texture_target_psnr),
+     .min = 0,
+     .max = 99,
+     .default_value = 0,
+     .omit_default = true,
+     .description = "dB of PSNR level 0 must reach: picks the smallest encoding that does (the "
+                    "texture.uastc_rdo strength for uastc, else the cheapest texture.quality); "
+                    "0: off"},
+    {.name = "texture.uastc_rdo",
+     .type = COOK_SETTING_ENUM,
+     FIELD(texture_uastc_rdo),
+     .names = cook_uastc_rdo_names,
+     .default_value = COOK_UASTC_RDO_OFF,
+     .omit_default = true,
+     .description = "uastc: rate-distortion optimisation, smaller Zstd files for a bounded loss "
+                    "of PSNR: off, low, normal, high"},
     /* BENCHMARKS.md: 2 is ~20% faster than 3, ~4.5% larger. Zstd reads 0 as
      * "its default" (3), so 0 is no level; negative levels are its fast modes. */
     {.name = "texture.zstd_level",

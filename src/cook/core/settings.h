@@ -84,6 +84,14 @@ typedef enum cook_up_axis {
 extern const char *const cook_up_axis_names[];
 extern const char *const cook_normals_mode_names[];
 extern const char *const cook_tangents_mode_names[];
+/* texture.uastc_rdo: the strength of UASTC rate-distortion optimisation
+ * (encode/uastc_rdo.c; uastc_rdo_lambda gives each its lambda). */
+typedef enum cook_uastc_rdo {
+    COOK_UASTC_RDO_OFF,
+    COOK_UASTC_RDO_LOW,
+    COOK_UASTC_RDO_NORMAL,
+    COOK_UASTC_RDO_HIGH,
+} cook_uastc_rdo;
 
 /* The names of the values, indexed by value, NULL-terminated: as written in
  * kiln.yml and in the settings JSON ("astc-6x6", "best", "mobile"). */
@@ -91,6 +99,7 @@ extern const char *const cook_texture_format_names[];
 extern const char *const cook_quality_names[];
 extern const char *const cook_texture_target_names[];
 extern const char *const cook_block_align_names[];
+extern const char *const cook_uastc_rdo_names[];
 /* The value named `name` in a NULL-terminated `names` table, or -1. */
 int cook_names_find(const char *const *names, const char *name);
 
@@ -164,8 +173,10 @@ typedef struct cook_settings {
     cook_block_align texture_block_align;
     uint32_t texture_max_size;
     bool texture_mipmaps;
-    uint32_t texture_max_dimension; /* decode limit per side (default 16384) */
-    int texture_zstd_level;         /* Zstd level for KTX2 supercompression (default 2) */
+    uint32_t texture_max_dimension;   /* decode limit per side (default 16384) */
+    int texture_zstd_level;           /* Zstd level for KTX2 supercompression (default 2) */
+    cook_uastc_rdo texture_uastc_rdo; /* UASTC rate-distortion strength (off) */
+    uint32_t texture_target_psnr;     /* dB level 0 must reach; 0: off (drivers/target_psnr.c) */
     /* shader.* (drivers/shader.c) */
     int shader_target;        /* kiln_shader_target: vulkan1.0 .. vulkan1.3 */
     int shader_optimize;      /* cook_shader_optimize */

@@ -6,6 +6,7 @@
  *   model_overrides.c  the material.overrides setting: factors, images, height maps
  *   texture.c  an image → decode → mips → encode → KTX2 (and the texture path
  *              the model and cubemap drivers share)
+ *   texture_target.c  texture.target_psnr: the encoding that meets a PSNR
  *   cubemap.c  a "*.env" folder of six faces → one cubemap KTX2
  *   texture_array.c  a "*.array" folder of layers → one array KTX2
  *   lut.c      a ".cube" 3D LUT → a 3D RGBA16F KTX2
@@ -210,6 +211,28 @@ typedef struct cook_texture_source {
  * decides whether that fails the asset (a model's missing texture does not). */
 bool cook_texture(cook_context *ctx, const char *output_root, const cook_texture_source *src,
                   const char *ref, const char *out_path, bool verify, cook_asset_result *result);
+
+/* How one texture's levels are encoded: texture.quality and the UASTC RDO
+ * lambda of its settings, or what texture.target_psnr chose. */
+typedef struct texture_encoding {
+    block_quality quality;
+    float uastc_rdo;
+    bool searched;  /* the target search ran (on the set's first image) */
+    bool met;       /* it found a setting that meets the target */
+    char note[256]; /* what it chose and why (KTX2 key kilnTarget), or "" */
+} texture_encoding;
+
+/* texture.target_psnr (texture_target.c): searches the encodings of
+ * `level0` (format, size, 8-bit texels, threads) for the smallest one whose
+ * PSNR against those texels meets the target, and sets enc's quality or
+ * lambda and note; warns naming `name` when no setting meets it (the best
+ * is kept). False, with an error, when out of memory. */
+bool texture_meet_target(cook_context *ctx, const char *name, const block_image_desc *level0,
+                         texture_encoding *enc);
+
+/* Level `blocks` (size bytes) compressed as the KTX2 writer does at
+ * zstd_level: its bytes; 0 when out of memory (texture_target.c). */
+size_t texture_zstd_bytes(const uint8_t *blocks, size_t size, int zstd_level);
 
 /* Standalone textures (the texture driver): the usage a file name asks for —
  * "*.n.*" normal, "*.ao.*" / "*.h.*" / "*.r.*" single-channel, "*.hdr" HDR,

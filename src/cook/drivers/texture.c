@@ -188,11 +188,12 @@ static const char *choose_format(const cook_settings *s, cook_texture_usage usag
 /* Block-encodes one level: the 8-bit texels for LDR formats, the floats for
  * BC6H / ASTC HDR. */
 static uint8_t *encode_block_level(const texture_format *f, const cook_settings *s,
-                                   const float *levelf, const uint8_t *rgba8, uint32_t width,
-                                   uint32_t height, size_t *size, char *reason,
-                                   size_t reason_size) {
+                                   const texture_encoding *enc, const float *levelf,
+                                   const uint8_t *rgba8, uint32_t width, uint32_t height,
+                                   size_t *size, char *reason, size_t reason_size) {
+    /* RDO runs below, on a copy of the plain encoding. */
     block_image_desc desc = {.format = f->block,
-                             .quality = (block_quality)s->texture_quality,
+                             .quality = enc->quality,
                              .width = width,
                              .height = height,
                              .srgb = f->srgb,
@@ -210,6 +211,21 @@ static uint8_t *encode_block_level(const texture_format *f, const cook_settings 
     else if (!block_encode_image(&desc, out, reason, reason_size)) {
         free(out);
         out = NULL;
+    }
+    /* UASTC RDO estimates Zstd's bytes: keep the plain encoding when the
+     * real Zstd output of the optimised level is not smaller. */
+    uint8_t *optimised = out != NULL && f->block == BLOCK_FORMAT_UASTC && enc->uastc_rdo > 0.0f
+                             ? malloc(*size)
+                             : NULL;
+    if (optimised != NULL) {
+        memcpy(optimised, out, *size);
+        desc.uastc_rdo = enc->uastc_rdo;
+        uastc_rdo_image(&desc, optimised);
+        size_t plain = texture_zstd_bytes(out, *size, s->texture_zstd_level);
+        size_t smaller = texture_zstd_bytes(optimised, *size, s->texture_zstd_level);
+        bool keep = smaller != 0 && smaller < plain;
+        free(keep ? out : optimised);
+        out = keep ? optimised : out;
     }
     return out;
 }
@@ -299,7 +315,8 @@ static bool put_level(const level_sink *sink, uint32_t level, uint8_t *data, siz
  * source's own texels when kept at their size) last. On failure reports
  * naming the set; the caller frees what reached the sink. */
 static bool encode_image(cook_context *ctx, const texture_set *set, const texture_format *format,
-                         ir_decoded_image *image, mip_chain *dims, const level_sink *sink) {
+                         ir_decoded_image *image, mip_chain *dims, const level_sink *sink,
+                         texture_encoding *enc) {
     const cook_settings *settings = ctx->settings;
     cook_texture_usage usage = set->usage;
     uint32_t vk_format = format->vk_format;
@@ -358,6 +375,21 @@ static bool encode_image(cook_context *ctx, const texture_set *set, const textur
     /* Level 0 kept at its size (skipped by the chain): the source's texels
      * as they are (the same values the chain would hold). */
     bool level0_from_source = chain.levels8[0] == NULL && chain.levels[0] == NULL;
+    /* texture.target_psnr: chosen on the set's first image, for all. */
+    if (settings->texture_target_psnr > 0 && format->block != 0 && !enc->searched) {
+        block_image_desc level0 = {.format = format->block,
+                                   .quality = enc->quality,
+                                   .width = chain.width[0],
+                                   .height = chain.height[0],
+                                   .rgba8 = float_levels         ? NULL
+                                            : level0_from_source ? image->rgba8
+                                                                 : chain.levels8[0],
+                                   .srgb = format->srgb,
+                                   .astc_block_width = format->astc_size,
+                                   .astc_block_height = format->astc_size,
+                                   .threads = settings->threads};
+        ok = texture_meet_target(ctx, set->name, &level0, enc);
+    }
     char reason[512] = "";
     /* Levels 1, 2, ... and level 0 last: the largest is encoded when the
      * others are already packed and their texels freed. */
@@ -370,7 +402,7 @@ static bool encode_image(cook_context *ctx, const texture_set *set, const textur
         uint8_t *bytes = NULL;
         size_t size = 0;
         if (format->block != 0) {
-            bytes = encode_block_level(format, settings, levelf, *rgba8, chain.width[i],
+            bytes = encode_block_level(format, settings, enc, levelf, *rgba8, chain.width[i],
                                        chain.height[i], &size, reason, sizeof reason);
         } else if (float_levels) {
             bytes = encode_level(levelf, texels, vk_format, &size);
@@ -432,12 +464,18 @@ bool cook_texture_set(cook_context *ctx, const char *output_root, texture_set *s
     size_t level_size[MIP_MAX_LEVELS] = {0};
     mip_chain dims = {0};
     bool ok = true;
+    /* Draft (kiln watch's first encode, the dev preset) skips RDO: it is
+     * for speed, and RDO costs a few encodes. */
+    texture_encoding enc = {.quality = (block_quality)settings->texture_quality,
+                            .uastc_rdo = settings->texture_quality == COOK_QUALITY_DRAFT
+                                             ? 0.0f
+                                             : uastc_rdo_lambda(settings->texture_uastc_rdo)};
     for (uint32_t f = 0; ok && f < set->count; f++) {
         uint8_t *bytes[MIP_MAX_LEVELS] = {0};
         size_t size[MIP_MAX_LEVELS] = {0};
         level_sink sink = {
             .packed = set->count == 1 ? &packed : NULL, .bytes = bytes, .size = size};
-        ok = encode_image(ctx, set, &format, &set->images[f], &dims, &sink);
+        ok = encode_image(ctx, set, &format, &set->images[f], &dims, &sink, &enc);
         for (uint32_t i = 0; ok && set->count > 1 && i < dims.count; i++) {
             if (levels[i] == NULL) { /* all images share one size: slot f at f * size */
                 level_size[i] = size[i] * set->count;
@@ -472,6 +510,7 @@ bool cook_texture_set(cook_context *ctx, const char *output_root, texture_set *s
             .source = set->source,
             .content_width = dims.content_width,
             .content_height = dims.content_height,
+            .target = enc.note[0] ? enc.note : NULL,
         };
         kiln_color_space space = format.srgb ? KILN_COLOR_SPACE_SRGB : KILN_COLOR_SPACE_LINEAR;
         ok = texture_write_packed(ctx, &desc, &packed, set->name, output_root, ref, out_path,

@@ -95,18 +95,6 @@ typedef struct row_job {
     uint32_t blocks_x, block_bytes;
 } row_job;
 
-/* Texel (x, y) of the block at (bx, by), clamped to the image: partial
- * blocks repeat the last column/row. */
-static size_t texel_index(const block_image_desc *d, uint32_t bx, uint32_t by, uint32_t x,
-                          uint32_t y) {
-    uint32_t px = bx * 4 + x, py = by * 4 + y;
-    if (px >= d->width)
-        px = d->width - 1;
-    if (py >= d->height)
-        py = d->height - 1;
-    return (size_t)py * d->width + px;
-}
-
 static void encode_block_at(const block_image_desc *d, uint32_t bx, uint32_t by, uint8_t *out) {
     /* Draft is BC7's own level; the others' fastest stands for it. */
     block_quality quality = d->quality == BLOCK_QUALITY_DRAFT && d->format != BLOCK_FORMAT_BC7
@@ -116,14 +104,13 @@ static void encode_block_at(const block_image_desc *d, uint32_t bx, uint32_t by,
     if (d->format == BLOCK_FORMAT_BC6H) {
         float rgb[48];
         for (uint32_t i = 0; i < 16; i++) {
-            const float *p = d->rgbaf + texel_index(d, bx, by, i % 4, i / 4) * 4;
+            const float *p = d->rgbaf + block_texel_index(d, bx, by, i % 4, i / 4) * 4;
             memcpy(rgb + i * 3, p, 3 * sizeof(float));
         }
         bc6h_encode_block(rgb, quality, out);
         return;
     }
-    for (uint32_t i = 0; i < 16; i++)
-        memcpy(rgba + i * 4, d->rgba8 + texel_index(d, bx, by, i % 4, i / 4) * 4, 4);
+    block_gather_rgba8(d, bx, by, rgba);
     switch (d->format) {
     case BLOCK_FORMAT_BC1:
     case BLOCK_FORMAT_BC1A:
@@ -192,6 +179,7 @@ bool block_encode_image(const block_image_desc *desc, uint8_t *out, char *reason
     row_job job = {.desc = desc, .out = out, .block_bytes = bytes};
     job.blocks_x = (desc->width + 3) / 4;
     parallel_for(desc->threads, (desc->height + 3) / 4, encode_row, &job);
+    uastc_rdo_image(desc, out);
     return true;
 }
 

@@ -22,7 +22,9 @@
  *   astc.cpp ASTC LDR/HDR through astcenc (C++ shim, C interface here)
  *   uastc_encode.c  UASTC LDR 4x4 (the block format is common/uastc.h's)
  *   uastc_hints.c   the transcoding hints of a UASTC block
+ *   uastc_rdo.c  UASTC rate-distortion optimisation (texture.uastc_rdo)
  *   block.c  whole images: edge padding, parallel block rows, format table
+ *   block_texels.c  one block's texels out of an image (edges repeated)
  *
  * encode may use core and common.
  */
@@ -82,6 +84,15 @@ void uastc_encode_block(const uint8_t rgba[64], block_quality quality, uint8_t o
  * source texels `rgba` (uastc_hints.c); the block decodes as before. */
 struct uastc_logical;
 void uastc_encode_hints(const uint8_t rgba[64], block_quality quality, struct uastc_logical *b);
+/* Endpoints of a UASTC block (common/uastc.h's logical block) refitted to
+ * `rgba` for the mode, pattern and weights it has, which are kept (weights
+ * whose anchors have the top bit clear); returns the squared error of its
+ * decoding. For uastc_rdo.c. */
+double uastc_refit_endpoints(struct uastc_logical *block, const uint8_t rgba[64]);
+/* The other way round: the best weights for the block's endpoints (mode,
+ * pattern and endpoints kept but where an anchor's weight needs the pair
+ * swapped); returns the squared error of its decoding. */
+double uastc_reweigh(struct uastc_logical *block, const uint8_t rgba[64]);
 
 /* BC6H unsigned float: 16 bytes; input linear RGB floats (negative and NaN
  * treated as 0, values above 65504 clamped), 16 texels x 3. */
@@ -117,7 +128,26 @@ typedef struct block_image_desc {
     uint8_t astc_block_width; /* ASTC only: 4..8 (and 10, 12 if astcenc allows) */
     uint8_t astc_block_height;
     unsigned threads; /* worker threads for block rows; 0 or 1 = this thread */
+    /* UASTC only: the rate-distortion lambda (texture.uastc_rdo), 0 = off:
+     * squared error (of 8-bit channels, summed over a block) a block may
+     * gain per bit of Zstd output it saves (uastc_rdo.c). */
+    float uastc_rdo;
 } block_image_desc;
+
+/* block_texels.c: the index of texel (x, y) of block (bx, by) in desc's
+ * image, clamped to it (partial blocks repeat the last column and row); and
+ * the 16 RGBA8 texels of block (bx, by) of desc->rgba8 so clamped. */
+size_t block_texel_index(const block_image_desc *desc, uint32_t bx, uint32_t by, uint32_t x,
+                         uint32_t y);
+void block_gather_rgba8(const block_image_desc *desc, uint32_t bx, uint32_t by, uint8_t rgba[64]);
+
+/* UASTC: the rate-distortion pass over `blocks` (block_encode_image's, in
+ * place) when desc->uastc_rdo > 0; blocks are replaced by ones Zstd stores in
+ * fewer bits where the error this adds is worth it (uastc_rdo.c). The output
+ * does not depend on desc->threads. Called by block_encode_image. */
+void uastc_rdo_image(const block_image_desc *desc, uint8_t *blocks);
+/* The lambda of a texture.uastc_rdo strength (0 for off). */
+float uastc_rdo_lambda(cook_uastc_rdo strength);
 
 /* Bytes the encoded image takes (ceil(w / bw) * ceil(h / bh) * block bytes). */
 size_t block_image_size(const block_image_desc *desc);

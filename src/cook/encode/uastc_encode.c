@@ -292,8 +292,8 @@ static double each_plane(uastc_logical *b, const uint8_t rgba[64], plane_step st
 }
 
 /* plane_step of try_mode: endpoints and weights fitted together. */
-static void fit_plane(uastc_logical *b, const uastc_mode_desc *d, unsigned subset,
-                      const fit_job *j, unsigned refinements, uint8_t weights[16]) {
+static void fit_plane(uastc_logical *b, const uastc_mode_desc *d, unsigned subset, const fit_job *j,
+                      unsigned refinements, uint8_t weights[16]) {
     uint8_t q[4][2] = {{0}};
     fit(j, refinements, q, weights);
     for (unsigned k = 0; k < d->comps; k++)
@@ -499,4 +499,45 @@ void uastc_encode_block(const uint8_t rgba[64], block_quality quality, uint8_t o
     uastc_encode_hints(rgba, quality, &c.best);
     /* Every candidate was built within its mode's ranges: packing cannot fail. */
     (void)uastc_pack(&c.best, out);
+}
+
+/* ---- endpoints for given weights (uastc_rdo.c) ------------------------------ */
+
+/* plane_step of uastc_refit_endpoints: least-squares endpoints for the
+ * weights the block has, which it keeps (equal weights: the mean). */
+static void refit_plane(uastc_logical *b, const uastc_mode_desc *d, unsigned subset,
+                        const fit_job *j, unsigned refinements, uint8_t weights[16]) {
+    (void)refinements;
+    /* each_plane's second plane carries exactly the ccs component. */
+    unsigned plane2 = d->comps == 2 ? 1u : b->ccs, planes = d->planes;
+    unsigned plane = planes == 2 && j->chan_mask == 1u << plane2 ? 1u : 0u;
+    for (unsigned m = 0; m < j->count; m++)
+        weights[m] = b->weights[j->members[m] * planes + plane];
+    float lo[4], hi[4];
+    if (!refit(j, weights, lo, hi))
+        for (unsigned k = 0; k < j->comps; k++) {
+            float mean = 0;
+            for (unsigned m = 0; m < j->count; m++)
+                mean += comp_of(j, j->members[m], k) / (float)j->count;
+            lo[k] = hi[k] = mean;
+        }
+    for (unsigned k = 0; k < j->comps; k++)
+        if ((j->chan_mask >> k) & 1u) {
+            b->endpoints[subset * d->comps * 2u + 2 * k] = quantise(j->range, lo[k]);
+            b->endpoints[subset * d->comps * 2u + 2 * k + 1] = quantise(j->range, hi[k]);
+        }
+}
+
+double uastc_refit_endpoints(uastc_logical *b, const uint8_t rgba[64]) {
+    pthread_once(&tables_once, build_tables);
+    if (b->mode == UASTC_MODE_SOLID)
+        return block_error(b, rgba);
+    return each_plane(b, rgba, refit_plane, 0);
+}
+
+double uastc_reweigh(uastc_logical *b, const uint8_t rgba[64]) {
+    pthread_once(&tables_once, build_tables);
+    if (b->mode == UASTC_MODE_SOLID)
+        return block_error(b, rgba);
+    return reweigh(b, rgba);
 }

@@ -91,6 +91,7 @@ typedef struct cook_texture_quality {
     char note[512];              /* why there is no PSNR, "" when there is */
     double psnr_rgb, psnr_alpha; /* < 0: not measured / no alpha channel */
     const char *psnr_channels;   /* what psnr_rgb covers: "RGB", "RG", "R" */
+    char target[256];            /* the kilnTarget key: what target_psnr chose, or "" */
 } cook_texture_quality;
 
 /* Decodes level 0 of `view` and compares it with its source under

@@ -2,7 +2,7 @@
  * quality.c — `kiln info --quality` (inspect.h): what block compression cost a cooked
  * texture. Level 0 is decoded and compared with the source image its
  * kilnSource key names (read only inside the input folder); BC7 and BC6H
- * blocks are counted by mode.
+ * blocks are counted by mode; what texture.target_psnr chose (kilnTarget).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -97,6 +97,10 @@ void inspect_texture_quality(const kiln_ktx2_view *view, const char *input_root,
     if (!block_desc_of(view, &d))
         return; /* uncompressed: nothing was lost but what texture.max_size dropped */
     r->measured = true;
+    uint32_t target_length = 0;
+    const char *target = kiln_ktx2_find_value(view, "kilnTarget", &target_length);
+    if (target != NULL && target_length > 0 && memchr(target, 0, target_length) != NULL)
+        snprintf(r->target, sizeof r->target, "%s", target);
     uint64_t size = kiln_ktx2_level_size(view, 0);
     if ((uint64_t)d.width * d.height > IMAGE_DEFAULT_MAX_PIXELS) {
         snprintf(r->note, sizeof r->note,

@@ -5,7 +5,7 @@
  *   identifier (12) | header (9 x u32) | index (4 x u32, 2 x u64)
  *   | level index (levelCount x 3 x u64, level 0 first)
  *   | DFD (u32 total size + one basic descriptor block)
- *   | key/value data (KTXorientation, KTXwriter, kilnSource; sorted by key, 4-aligned)
+ *   | key/value data (KTXorientation, KTXwriter, kilnSource, kilnTarget; sorted by key, 4-aligned)
  *   | level data, smallest level first (level N-1 ... level 0).
  * Without supercompression each level starts at a multiple of
  * lcm(texel block bytes, 4); with Zstd (scheme 2) levels are byte-aligned as
@@ -273,6 +273,8 @@ static bool serialise(const ktx2_image_desc *d, const ktx2_format_info *f,
     }
     if (d->source != NULL)
         append_key_value(out, "kilnSource", d->source);
+    if (d->target != NULL) /* sorts after kilnSource */
+        append_key_value(out, "kilnTarget", d->target);
     size_t kvd_length = out->size - kvd_at;
     patch_u32(out, index_at, (uint32_t)dfd_at);
     patch_u32(out, index_at + 4, (uint32_t)dfd_length);

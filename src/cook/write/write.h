@@ -125,6 +125,9 @@ typedef struct ktx2_image_desc {
      * to whole blocks (texture.block_align: pad): the texels the image covers,
      * from the top-left corner. 0 or the full size: not padded. */
     uint32_t content_width, content_height;
+    /* Written as key "kilnTarget" when not NULL: what texture.target_psnr
+     * chose and why, which `kiln info --quality` prints. */
+    const char *target;
 } ktx2_image_desc;
 
 /* Serialises a whole KTX2 file into `out`. */
