@@ -40,8 +40,9 @@ void cmd_extract_usage(FILE *out) {
                  "      --face F      cubemap face 0..5 (+X -X +Y -Y +Z -Z; default 0)\n"
                  "      --layer L     array layer (default 0)\n"
                  "      --via TARGET  how a UASTC texture is decoded: rgba (the default:\n"
-                 "                    straight to RGBA8), bc7 or astc (transcoded to BC7 or\n"
-                 "                    ASTC 4x4 as libkiln does at load time, then decoded: what\n"
+                 "                    straight to RGBA8), or bc7, astc, etc1, etc2, bc1, bc3\n"
+                 "                    (transcoded to BC7, ASTC 4x4, ETC1 RGB, ETC2 RGBA8, BC1\n"
+                 "                    or BC3 as libkiln does at load time, then decoded: what\n"
                  "                    such a GPU samples); for other formats an error\n"
                  "  -h, --help        show this help\n"
                  "\n"
@@ -66,9 +67,10 @@ static const struct {
     const char *name;
     kiln_transcode_target target;
 } via_targets[] = {
-    {"rgba", KILN_TRANSCODE_RGBA8},
-    {"bc7", KILN_TRANSCODE_BC7},
-    {"astc", KILN_TRANSCODE_ASTC_4X4},
+    {"rgba", KILN_TRANSCODE_RGBA8},      {"bc7", KILN_TRANSCODE_BC7},
+    {"astc", KILN_TRANSCODE_ASTC_4X4},   {"etc1", KILN_TRANSCODE_ETC1_RGB},
+    {"etc2", KILN_TRANSCODE_ETC2_RGBA8}, {"bc1", KILN_TRANSCODE_BC1},
+    {"bc3", KILN_TRANSCODE_BC3},
 };
 
 /* "rgba, bc7, …": the names, for an error. */

@@ -9,14 +9,17 @@
 #   - a UASTC texture (`--via rgba`, the default) extracts at level 0 and at
 #     a mip to exactly libkiln's decoding of that level (kiln_uastc_unpack,
 #     read with png_tool.py), with level 0's PSNR what --quality reports;
-#     --via bc7 and --via astc decode libkiln's transcodes close to it, an
+#     --via bc7 and --via astc decode libkiln's transcodes close to it;
+#     --via etc1, etc2, bc1 and bc3 equal the same transcodes computed block
+#     by block (kiln_uastc_transcode), and near it; an
 #     unknown target names the accepted ones; a truncated UASTC
 #     file is refused naming it;
 #   - bad inputs: a missing file, a file that is no KTX2, a level or face out
 #     of range (naming how many there are), an unwritable output, --via on a
 #     texture that is not UASTC, a bad number.
 #
-# Environment (set by ctest): KILN, KILN_REPO, KILN_TMP, KILN_UASTC_UNPACK. Helpers: harness.sh.
+# Environment (set by ctest): KILN, KILN_REPO, KILN_TMP, KILN_UASTC_UNPACK,
+# KILN_UASTC_TRANSCODE. Helpers: harness.sh.
 set -euo pipefail
 
 source "$(dirname "$0")/harness.sh" extract
@@ -103,10 +106,40 @@ run extract runtime/uastc.ktx2 uastc.1.png --level 1
 check "uastc.ktx2 --via astc --level 1 is within 55 dB of the direct decoding" \
     all_true 'status_is 0' '[ "$(png size "$SCRATCH/uastc.astc.png")" = "16 12" ]' \
     'rgb_psnr_at_least uastc.astc.png uastc.1.png 55'
+# --via etc1 / etc2 / bc1 / bc3: exactly the transcode computed block by
+# block by kiln_uastc_transcode (uastc_block_to_* and the same decoders, not
+# kiln_uastc_transcode's table and in-place loop), at level 0 and at level 2
+# (8x6: partial edge blocks); and, whatever both compute, RGB near the
+# direct decoding (this pattern is noise to an 8-byte colour block: about
+# 17 dB; a wrong block layout falls well under 15) and, for the alpha
+# targets, alpha near it (about 38 dB; under 30 fails).
+transcode_same() { # transcode_same TARGET LEVEL PNG
+    "$KILN_UASTC_TRANSCODE" "$SCRATCH/runtime/uastc.ktx2" "$2" "$1" "$SCRATCH/uastc.$1.$2.rgba" \
+        srgb >/dev/null && png same "$SCRATCH/$3" "$SCRATCH/uastc.$1.$2.rgba"
+}
+alpha_psnr_at_least() { # alpha_psnr_at_least A.png B.png DB
+    local alpha
+    alpha=$(png psnr "$SCRATCH/$1" "$SCRATCH/$2" | awk '{print $4}')
+    python3 -c 'import sys; sys.exit(0 if float(sys.argv[1]) >= float(sys.argv[2]) else 1)' \
+        "$alpha" "$3"
+}
+for target in etc1 etc2 bc1 bc3; do
+    run extract runtime/uastc.ktx2 "uastc.$target.png" --via "$target"
+    check "uastc.ktx2 --via $target is the block-by-block transcode, decoded" \
+        all_true 'status_is 0' "transcode_same $target 0 uastc.$target.png" \
+        "rgb_psnr_at_least uastc.$target.png uastc.out.png 15"
+    run extract runtime/uastc.ktx2 "uastc.$target.2.png" --via "$target" --level 2
+    check "uastc.ktx2 --via $target --level 2 is 8x6, the block-by-block transcode" \
+        all_true 'status_is 0' '[ "$(png size "$SCRATCH/uastc.'"$target"'.2.png")" = "8 6" ]' \
+        "transcode_same $target 2 uastc.$target.2.png"
+done
+check "--via etc2 and bc3 keep alpha within 30 dB of the direct decoding" \
+    all_true 'alpha_psnr_at_least uastc.etc2.png uastc.out.png 30' \
+    'alpha_psnr_at_least uastc.bc3.png uastc.out.png 30'
 run extract runtime/uastc.ktx2 out.png --via pvrtc
 check "--via with an unknown target names the accepted ones" \
     all_true 'status_is 1' \
-    'stderr_has "runtime/uastc.ktx2: --via pvrtc: .*accepted: rgba, bc7, astc"' \
+    'stderr_has "runtime/uastc.ktx2: --via pvrtc: .*accepted: rgba, bc7, astc, etc1, etc2, bc1, bc3"' \
     '[ ! -e "$SCRATCH/out.png" ]'
 head -c "$(($(wc -c <"$SCRATCH/runtime/uastc.ktx2") - 100))" "$SCRATCH/runtime/uastc.ktx2" \
     >"$SCRATCH/truncated.ktx2"

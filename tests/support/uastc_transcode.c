@@ -1,13 +1,16 @@
 /* uastc_transcode.c — a UASTC .ktx2 level transcoded block by block by
  * kiln's ETC1, ETC2 RGBA8, BC1 or BC3 transcoder (common/uastc_transcode_etc.h),
- * then decoded by decoders that are not the transcoder's (etc_decode.c from
+ * then decoded by decoders that are not the transcoder's (cook/inspect/etc_decode.c from
  * the Khronos specification; the cooker's BC1/BC3 decoders), for
  * tests/integration/test_uastc_basisu.sh to compare with basisu's transcodes.
  *
- *   kiln_uastc_transcode FILE.ktx2 LEVEL etc1|etc2|bc1|bc3 OUT.rgba   prints "WIDTH HEIGHT"
+ *   kiln_uastc_transcode FILE.ktx2 LEVEL etc1|etc2|bc1|bc3 OUT.rgba [srgb]
+ *                                                         prints "WIDTH HEIGHT"
  *   kiln_uastc_transcode FILE.ktx2 LEVEL etc1|etc2|bc1|bc3|rgba - REPEAT
  *
- * Texels go to OUT as raw RGBA8 rows (ETC1 and BC1: alpha 255). With REPEAT
+ * Texels go to OUT as raw RGBA8 rows (ETC1 and BC1: alpha 255). The UASTC
+ * blocks are decoded with UNORM8 interpolation, as Basis Universal does, or
+ * with `srgb` as libkiln does for an sRGB file (test_extract.sh). With REPEAT
  * (bench/uastc.sh) it instead transcodes the level REPEAT times on one
  * thread (rgba: the RGBA8 decode, for comparison) and prints the CPU time's
  * rate, "TARGET MPIX_PER_S". */
@@ -19,7 +22,7 @@
 #include "common/ktx2_format.h"
 #include "common/uastc_transcode_etc.h"
 #include "cook/encode/encode.h"
-#include "etc_decode.h"
+#include "cook/inspect/etc_decode.h"
 #include "kiln/kiln.h"
 
 static uint8_t *read_all(const char *path, size_t *size) {
@@ -47,14 +50,14 @@ static bool block_roundtrip(const char *target, const uint8_t *block, bool srgb,
     *why = NULL;
     if (strcmp(target, "etc1") == 0) {
         status = uastc_block_to_etc1(block, srgb, out);
-        if (status == UASTC_OK && !test_etc1_decode(out, rgba))
+        if (status == UASTC_OK && !etc1_decode_block(out, rgba))
             *why = "not an ETC1 block";
     } else if (strcmp(target, "etc2") == 0) {
         status = uastc_block_to_etc2_rgba8(block, srgb, out);
-        if (status == UASTC_OK && !test_etc1_decode(out + 8, rgba))
+        if (status == UASTC_OK && !etc1_decode_block(out + 8, rgba))
             *why = "colour half not an ETC1 block";
         if (status == UASTC_OK)
-            test_eac_decode(out, rgba);
+            eac_decode_block(out, rgba);
     } else if (strcmp(target, "bc1") == 0) {
         status = uastc_block_to_bc1(block, srgb, out);
         if (status == UASTC_OK)
@@ -99,11 +102,12 @@ static double time_transcode(const char *target, const uint8_t *blocks, size_t c
 
 int main(int argc, char **argv) {
     bool timing = argc == 6 && strcmp(argv[4], "-") == 0 && atoi(argv[5]) > 0;
-    if ((argc != 5 && !timing) ||
+    bool srgb = argc == 6 && strcmp(argv[5], "srgb") == 0;
+    if ((argc != 5 && !timing && !srgb) ||
         (strcmp(argv[3], "etc1") && strcmp(argv[3], "etc2") && strcmp(argv[3], "bc1") &&
          strcmp(argv[3], "bc3") && !(timing && strcmp(argv[3], "rgba") == 0))) {
         fprintf(stderr,
-                "usage: %s FILE.ktx2 LEVEL etc1|etc2|bc1|bc3 OUT.rgba\n"
+                "usage: %s FILE.ktx2 LEVEL etc1|etc2|bc1|bc3 OUT.rgba [srgb]\n"
                 "       %s FILE.ktx2 LEVEL etc1|etc2|bc1|bc3|rgba - REPEAT\n",
                 argv[0], argv[0]);
         return 2;
@@ -142,13 +146,11 @@ int main(int argc, char **argv) {
         status = 0;
         goto done;
     }
-    /* Basis Universal transcodes with UNORM8 interpolation: so does this. */
     for (uint32_t by = 0; by < bh; by++)
         for (uint32_t bx = 0; bx < bw; bx++) {
             uint8_t rgba[64];
             const char *why;
-            if (!block_roundtrip(argv[3], blocks + ((size_t)by * bw + bx) * 16, false, rgba,
-                                 &why)) {
+            if (!block_roundtrip(argv[3], blocks + ((size_t)by * bw + bx) * 16, srgb, rgba, &why)) {
                 fprintf(stderr, "%s: level %u: block (%u, %u): %s\n", argv[1], level, bx, by, why);
                 goto done;
             }

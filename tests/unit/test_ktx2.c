@@ -481,6 +481,32 @@ static void writer_and_reader_agree_on_every_table_format(void **state) {
     }
 }
 
+/* A UASTC file's DFD channel (its one sample's channel id) is read into
+ * dfd_channel: the Khronos Data Format spec's KHR_DF_CHANNEL_UASTC_RGB (0)
+ * for an opaque texture, _RGBA (3) for a translucent one, in either
+ * transfer; the manager picks 8- or 16-byte blocks by it. */
+static void uastc_files_carry_their_dfd_channel(void **state) {
+    (void)state;
+    static const struct {
+        uint32_t vk_format, channel;
+    } files[] = {{KTX2_KILN_UASTC_RGB_UNORM, 0},
+                 {KTX2_KILN_UASTC_RGB_SRGB, 0},
+                 {KTX2_KILN_UASTC_RGBA_UNORM, 3},
+                 {KTX2_KILN_UASTC_RGBA_SRGB, 3}};
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+        bytebuf b = {0};
+        make_file(files[i].vk_format, 12, 8, 2, 0, &b);
+        const uint8_t *sample = b.data + rd32(b.data + 48) + 4 + 24;
+        assert_int_equal(sample[3] & 0x0F, files[i].channel);
+        kiln_ktx2_view v;
+        kiln_error err;
+        assert_int_equal(kiln_ktx2_view_get(&v, b.data, b.size, "uastc.ktx2", &err), KILN_OK);
+        assert_int_equal(v.dfd_color_model, KTX2_DF_MODEL_UASTC);
+        assert_int_equal(v.dfd_channel, files[i].channel);
+        bytebuf_free(&b);
+    }
+}
+
 /* kiln_ktx2_check_levels inflates every level through one stream and one
  * scratch buffer (smaller than a level: 300 x 200 RGBA8 is 240,000 bytes):
  * it passes a good file of either scheme, and when one level's frame is
@@ -805,6 +831,7 @@ int main(void) {
         cmocka_unit_test(block_formats_have_their_dfd_and_block_level_sizes),
         cmocka_unit_test(format_table_rows_are_consistent),
         cmocka_unit_test(writer_and_reader_agree_on_every_table_format),
+        cmocka_unit_test(uastc_files_carry_their_dfd_channel),
         cmocka_unit_test(reader_survives_every_truncation),
         cmocka_unit_test(reader_survives_random_bit_flips),
         cmocka_unit_test(check_levels_names_the_damaged_level),

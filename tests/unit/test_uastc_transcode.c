@@ -318,9 +318,9 @@ static void runtime_transcodes_a_level(void **state) {
     for (size_t t = 0; t < sizeof fitted / sizeof fitted[0]; t++) {
         uint8_t expected[4 * 16];
         for (unsigned b = 0; b < 4; b++)
-            assert_int_equal(fitted[t].block(blocks + 16 * b, true,
-                                             expected + fitted[t].block_bytes * b),
-                             UASTC_OK);
+            assert_int_equal(
+                fitted[t].block(blocks + 16 * b, true, expected + fitted[t].block_bytes * b),
+                UASTC_OK);
         memcpy(out, blocks, sizeof out);
         assert_int_equal(kiln_uastc_transcode(out, sizeof out, 6, 5, true, fitted[t].target, out,
                                               sizeof out, "t.ktx2", &err),

@@ -1,7 +1,7 @@
 /* UASTC into ETC1, ETC2 RGBA8, BC1 and BC3 (src/common/uastc_transcode_etc.h)
  * and the encoder's hints (src/cook/encode/uastc_hints.c). Outputs are decoded
  * by decoders that are not the transcoder's: ETC1 and EAC from the Khronos
- * specification (tests/support/etc_decode.c), BC1 and BC3 by the cooker's
+ * specification (src/cook/inspect/etc_decode.c), BC1 and BC3 by the cooker's
  * (encode/bc1.c). Checked: the hint layout per mode; per mode and target the
  * PSNR against the UASTC decoding, and what the transcoder says it decodes to
  * equals the independent decoding; solid blocks against an exhaustive search
@@ -15,7 +15,7 @@
 
 #include "common/uastc_transcode_etc.h"
 #include "cook/encode/encode.h"
-#include "etc_decode.h"
+#include "cook/inspect/etc_decode.h"
 #include "test_support.h"
 
 static uint32_t rng_state = 31337;
@@ -124,12 +124,12 @@ static void transcode_decoded(unsigned target, const uint8_t block[16], uint8_t 
     switch (target) {
     case ETC1:
         assert_int_equal(uastc_block_to_etc1(block, false, bytes), UASTC_OK);
-        assert_true(test_etc1_decode(bytes, out));
+        assert_true(etc1_decode_block(bytes, out));
         break;
     case ETC2:
         assert_int_equal(uastc_block_to_etc2_rgba8(block, false, bytes), UASTC_OK);
-        assert_true(test_etc1_decode(bytes + 8, out));
-        test_eac_decode(bytes, out);
+        assert_true(etc1_decode_block(bytes + 8, out));
+        eac_decode_block(bytes, out);
         break;
     case BC1:
         assert_int_equal(uastc_block_to_bc1(block, false, bytes), UASTC_OK);
@@ -213,7 +213,7 @@ static void reported_decodings_match_the_decoders(void **state) {
             uastc_etc1_from_solid_hints(&h, bytes, said);
         else
             uastc_etc1_from_texels(rgba, &h, uastc_mode_has_bias(b.mode), bytes, said);
-        assert_true(test_etc1_decode(bytes, decoded));
+        assert_true(etc1_decode_block(bytes, decoded));
         assert_true(sq_error(said, decoded, false) == 0);
         memcpy(said, rgba, 64);
         uastc_bc1_from_texels(rgba, &b, &h, bytes, said);
@@ -222,7 +222,7 @@ static void reported_decodings_match_the_decoders(void **state) {
         uint8_t alphas[16];
         for (unsigned table = 0; table < 16; table++) {
             uint32_t e = uastc_eac_from_alpha(rgba, table, 1 + rnd() % 15, bytes, alphas);
-            test_eac_decode(bytes, decoded);
+            eac_decode_block(bytes, decoded);
             uint32_t check = 0;
             for (int i = 0; i < 16; i++) {
                 assert_int_equal(decoded[4 * i + 3], alphas[i]);

@@ -2,9 +2,9 @@
  * decode.c — one image of a cooked texture as 8-bit RGBA (inspect.h): what
  * `kiln extract` writes and the build report's thumbnails show. Block
  * formats go through the cooker's own decoders (encode/block.c, and astcenc
- * for ASTC), UASTC through libkiln's (kiln_uastc_decode_rgba8, the shared
- * common/uastc.h decoder); values stay as stored, so an sRGB texture gives
- * its sRGB bytes, as a GPU samples them before the hardware's conversion.
+ * for ASTC; etc_decode.c for the ETC transcodes), UASTC through libkiln's (kiln_uastc_decode_rgba8,
+ * the shared common/uastc.h decoder); values stay as stored, so an sRGB texture gives its sRGB
+ * bytes, as a GPU samples them before the hardware's conversion.
  */
 #include <math.h>
 #include <stdarg.h>
@@ -14,6 +14,7 @@
 
 #include "cook/encode/encode.h"
 #include "cook/import/import.h"
+#include "cook/inspect/etc_decode.h"
 #include "cook/inspect/inspect.h"
 
 __attribute__((format(printf, 3, 4))) static bool fail(char *reason, size_t reason_size,
@@ -105,9 +106,41 @@ static bool decode_uastc(uint32_t level, uint32_t width, uint32_t height, const 
     return true;
 }
 
-/* One slice of UASTC blocks transcoded to `via` (BC7, ASTC 4×4) and decoded
- * by the cooker's decoder of that format: what a GPU given the transcoded
- * level samples. */
+/* The transcoded blocks of one slice into RGBA8: BC formats and ASTC
+ * through the cooker's block decoders, ETC through etc_decode.c. */
+static bool decode_transcoded(kiln_transcode_target via, uint32_t width, uint32_t height, bool srgb,
+                              const uint8_t *blocks, uint8_t *out, char *reason,
+                              size_t reason_size) {
+    if (via == KILN_TRANSCODE_ETC1_RGB || via == KILN_TRANSCODE_ETC2_RGBA8)
+        return etc_decode_image(blocks, width, height, via == KILN_TRANSCODE_ETC2_RGBA8, out,
+                                reason, reason_size);
+    block_image_desc desc = {.width = width,
+                             .height = height,
+                             .srgb = srgb,
+                             .astc_block_width = 4,
+                             .astc_block_height = 4};
+    switch (via) {
+    case KILN_TRANSCODE_BC7:
+        desc.format = BLOCK_FORMAT_BC7;
+        break;
+    case KILN_TRANSCODE_ASTC_4X4:
+        desc.format = BLOCK_FORMAT_ASTC_LDR;
+        break;
+    case KILN_TRANSCODE_BC1:
+        desc.format = BLOCK_FORMAT_BC1;
+        break;
+    case KILN_TRANSCODE_BC3:
+        desc.format = BLOCK_FORMAT_BC3;
+        break;
+    default:
+        return fail(reason, reason_size, "transcode target %d is not decoded", (int)via);
+    }
+    return block_decode_image(&desc, blocks, out, NULL, reason, reason_size);
+}
+
+/* One slice of UASTC blocks transcoded to `via` (any block target of
+ * kiln_uastc_transcode) and decoded by a decoder of that format that is not
+ * the transcoder's: what a GPU given the transcoded level samples. */
 static bool decode_uastc_via(const kiln_ktx2_view *view, kiln_transcode_target via, uint32_t level,
                              uint32_t width, uint32_t height, const uint8_t *in, size_t in_size,
                              uint8_t *out, char *reason, size_t reason_size) {
@@ -123,14 +156,7 @@ static bool decode_uastc_via(const kiln_ktx2_view *view, kiln_transcode_target v
                                    &error) == KILN_OK;
     if (!ok)
         fail(reason, reason_size, "%s", error.message);
-    block_image_desc desc = {.format = via == KILN_TRANSCODE_BC7 ? BLOCK_FORMAT_BC7
-                                                                 : BLOCK_FORMAT_ASTC_LDR,
-                             .width = width,
-                             .height = height,
-                             .srgb = srgb,
-                             .astc_block_width = 4,
-                             .astc_block_height = 4};
-    ok = ok && block_decode_image(&desc, blocks, out, NULL, reason, reason_size);
+    ok = ok && decode_transcoded(via, width, height, srgb, blocks, out, reason, reason_size);
     free(blocks);
     return ok;
 }

@@ -1,6 +1,9 @@
 /* etc_decode.c — see etc_decode.h. The block is one big-endian 64-bit word;
  * texel (x, y) is pixel x * 4 + y. */
-#include "etc_decode.h"
+#include "cook/inspect/etc_decode.h"
+
+#include <stdio.h>
+#include <string.h>
 
 static uint64_t big_endian64(const uint8_t in[8]) {
     uint64_t w = 0;
@@ -20,7 +23,7 @@ static const int modifiers[8][4] = {
     {18, 60, -18, -60}, {24, 80, -24, -80}, {33, 106, -33, -106}, {47, 183, -47, -183},
 };
 
-bool test_etc1_decode(const uint8_t in[8], uint8_t rgba[64]) {
+bool etc1_decode_block(const uint8_t in[8], uint8_t rgba[64]) {
     uint64_t w = big_endian64(in);
     bool diff = (w >> 33) & 1u, flip = (w >> 32) & 1u;
     unsigned codeword[2] = {(unsigned)(w >> 37) & 7u, (unsigned)(w >> 34) & 7u};
@@ -63,7 +66,7 @@ static const int eac[16][8] = {
     {-3, -5, -7, -9, 2, 4, 6, 8},
 };
 
-void test_eac_decode(const uint8_t in[8], uint8_t rgba[64]) {
+void eac_decode_block(const uint8_t in[8], uint8_t rgba[64]) {
     uint64_t w = big_endian64(in);
     int base = (int)(w >> 56), multiplier = (int)(w >> 52) & 15, table = (int)(w >> 48) & 15;
     for (unsigned y = 0; y < 4; y++)
@@ -72,4 +75,30 @@ void test_eac_decode(const uint8_t in[8], uint8_t rgba[64]) {
             unsigned index = (unsigned)(w >> (45 - 3 * p)) & 7u;
             rgba[4 * (y * 4 + x) + 3] = (uint8_t)clamp_byte(base + eac[table][index] * multiplier);
         }
+}
+
+bool etc_decode_image(const uint8_t *blocks, uint32_t width, uint32_t height, bool eac_alpha,
+                      uint8_t *out, char *reason, size_t reason_size) {
+    uint32_t blocks_x = (width + 3) / 4, blocks_y = (height + 3) / 4;
+    size_t block_bytes = eac_alpha ? 16 : 8;
+    for (uint32_t by = 0; by < blocks_y; by++)
+        for (uint32_t bx = 0; bx < blocks_x; bx++) {
+            const uint8_t *block = blocks + ((size_t)by * blocks_x + bx) * block_bytes;
+            uint8_t rgba[64];
+            /* ETC2 RGBA8: the EAC alpha half first, then the colour half. */
+            if (!etc1_decode_block(eac_alpha ? block + 8 : block, rgba)) {
+                snprintf(reason, reason_size,
+                         "block (%u, %u) is an ETC2 T, H or planar block, which kiln does not "
+                         "decode",
+                         bx, by);
+                return false;
+            }
+            if (eac_alpha)
+                eac_decode_block(block, rgba);
+            for (uint32_t y = 0; y < 4 && by * 4 + y < height; y++)
+                for (uint32_t x = 0; x < 4 && bx * 4 + x < width; x++)
+                    memcpy(out + ((size_t)(by * 4 + y) * width + bx * 4 + x) * 4,
+                           rgba + (y * 4 + x) * 4, 4);
+        }
+    return true;
 }
