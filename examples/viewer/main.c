@@ -3,12 +3,16 @@
  * asset manager with Vulkan.
  *
  *   kiln-view OUTPUT [REF] --headless --render OUT.png --size WxH [--time T]
- *             [--clip NAME] [--validate] [--shaders DIR]
+ *             [--clip NAME] [--lod N] [--meshlets] [--stats] [--validate]
+ *             [--shaders DIR]
  *
  * OUTPUT is a cooked folder (holding assets.kman) or a .kpak; REF a model's
  * ref (its scene is drawn when it has one), a scene's or a mesh's; without
  * it, the output's first scene (by ref), else its first mesh. --time and
- * --clip pose a model's scene with a clip of its animations (skins follow). The frame is
+ * --clip pose a model's scene with a clip of its animations (skins and morph
+ * weights follow; without them morph targets take their default weights).
+ * --lod forces a level of detail, --meshlets tints each meshlet, --stats
+ * prints what was drawn. The frame is
  * rendered offscreen and written as a PNG. Exit 0 when written, 1 with a
  * one-line error otherwise (2 for a usage error). docs/viewer.md is the
  * user's guide.
@@ -25,6 +29,7 @@
 #include "gpu_assets.h"
 #include "kiln/kiln.h"
 #include "kiln/manager.h"
+#include "lod.h"
 #include "pipeline.h"
 #include "png_out.h"
 #include "render.h"
@@ -32,6 +37,9 @@
 
 #define SHADER_REF "kiln-view/mesh"
 #define SKINNED_SHADER_REF "kiln-view/mesh?SKINNED=1"
+#define MESHLET_SHADER_REF "kiln-view/mesh?MESHLETS=1"
+#define SKINNED_MESHLET_SHADER_REF "kiln-view/mesh?SKINNED=1&MESHLETS=1"
+#define PROGRAMS 4 /* plain, skinned, and both tinting meshlets */
 #define SHADER_FOLDER "kiln-view-shaders"
 #define MAX_SIZE 16384
 
@@ -41,13 +49,16 @@ typedef struct options {
     bool posed; /* --time or --clip given */
     uint32_t width, height;
     bool headless, validate;
+    int lod; /* LOD_AUTO or the level --lod forces */
+    bool meshlets, stats;
 } options;
 
 static int usage(const char *problem) {
-    fprintf(stderr,
-            "kiln-view: %s\nusage: kiln-view OUTPUT [REF] --headless --render OUT.png --size WxH "
-            "[--time T] [--clip NAME] [--validate] [--shaders DIR]\n",
-            problem);
+    fprintf(
+        stderr,
+        "kiln-view: %s\nusage: kiln-view OUTPUT [REF] --headless --render OUT.png --size WxH "
+        "[--time T] [--clip NAME] [--lod N] [--meshlets] [--stats] [--validate] [--shaders DIR]\n",
+        problem);
     return 2;
 }
 
@@ -67,6 +78,7 @@ static bool parse_size(const char *text, uint32_t *width, uint32_t *height) {
 
 static int parse(int argc, char **argv, options *o) {
     memset(o, 0, sizeof *o);
+    o->lod = LOD_AUTO;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         bool has_value = i + 1 < argc;
@@ -86,6 +98,16 @@ static int parse(int argc, char **argv, options *o) {
                 return usage("--time takes seconds, 0 to 1000000");
             o->time = (float)t;
             o->posed = true;
+        } else if (strcmp(a, "--meshlets") == 0) {
+            o->meshlets = true;
+        } else if (strcmp(a, "--stats") == 0) {
+            o->stats = true;
+        } else if (strcmp(a, "--lod") == 0 && has_value) {
+            char *end;
+            long level = strtol(argv[++i], &end, 10);
+            if (end == argv[i] || *end != '\0' || level < 0 || level >= (long)KILN_MESH_MAX_LODS)
+                return usage("--lod takes a level of detail, 0 to 7");
+            o->lod = (int)level;
         } else if (strcmp(a, "--shaders") == 0 && has_value) {
             o->shaders = argv[++i];
         } else if (strcmp(a, "--size") == 0 && has_value) {
@@ -109,6 +131,8 @@ static int parse(int argc, char **argv, options *o) {
         return usage("only --headless rendering is in this build (no window yet)");
     if (o->render == NULL || o->width == 0)
         return usage("--headless needs --render OUT.png and --size WxH");
+    if (o->meshlets && o->lod != LOD_AUTO)
+        return usage("--meshlets draws level 0's meshlets: it takes no --lod");
     return 0;
 }
 
@@ -233,7 +257,7 @@ typedef struct viewer {
     vk_context vk;
     gpu_assets assets;
     kiln_manager *manager;
-    pipeline pipes[2]; /* plain, skinned */
+    pipeline pipes[PROGRAMS];
     draw_list draws;
     uint8_t *pixels;
 } viewer;
@@ -242,7 +266,7 @@ static void viewer_close(viewer *v) {
     free(v->pixels);
     draw_list_free(&v->draws);
     if (v->vk.device != VK_NULL_HANDLE)
-        for (int p = 0; p < 2; p++)
+        for (int p = 0; p < PROGRAMS; p++)
             pipeline_destroy(&v->vk, &v->pipes[p]);
     kiln_manager_destroy(v->manager); /* runs the destroy callbacks: before the device goes */
     vkc_destroy(&v->vk);
@@ -258,6 +282,20 @@ static kiln_result load(kiln_manager *manager, const char *ref, const kiln_asset
     if (*out == NULL && kiln_asset_state_of(manager, handle, err) != KILN_ASSET_READY)
         return err->code != KILN_OK ? err->code : KILN_ERR_NOT_FOUND;
     return KILN_OK;
+}
+
+/* --stats: one line on stdout, e.g. "stats: draws 2 triangles 96 lod 0:1 1:1
+ * meshlets 0" (draws per level of detail, up to the highest level drawn). */
+static void print_stats(const render_stats *stats) {
+    int highest = 0;
+    for (int level = 0; level < (int)KILN_MESH_MAX_LODS; level++)
+        if (stats->lod_draws[level] > 0)
+            highest = level;
+    printf("stats: draws %u triangles %llu lod", stats->draws,
+           (unsigned long long)stats->triangles);
+    for (int level = 0; level <= highest; level++)
+        printf(" %d:%u", level, stats->lod_draws[level]);
+    printf(" meshlets %u\n", stats->meshlets);
 }
 
 static bool run(const options *o, viewer *v, kiln_error *err) {
@@ -281,17 +319,20 @@ static bool run(const options *o, viewer *v, kiln_error *err) {
         return false;
     v->assets.vk = &v->vk;
     kiln_manager_desc desc = {.engine = gpu_assets_callbacks(&v->assets)};
-    const kiln_asset *shaders_loaded[2], *asset;
+    static const char *const shader_refs[PROGRAMS] = {
+        SHADER_REF, SKINNED_SHADER_REF, MESHLET_SHADER_REF, SKINNED_MESHLET_SHADER_REF};
+    const kiln_asset *shaders_loaded[PROGRAMS], *asset;
+    int program_count = o->meshlets ? 4 : 2;
     /* The shaders' folder is mounted last so their refs win over the output's. */
     if (kiln_manager_create(&desc, &v->manager, err) != KILN_OK ||
         kiln_manager_mount(v->manager, o->output, NULL, err) != KILN_OK ||
         kiln_manager_mount(v->manager, shaders, NULL, err) != KILN_OK ||
-        load(v->manager, SHADER_REF, &shaders_loaded[0], err) != KILN_OK ||
-        load(v->manager, SKINNED_SHADER_REF, &shaders_loaded[1], err) != KILN_OK ||
         load(v->manager, ref, &asset, err) != KILN_OK)
         return false;
-    render_program programs[2];
-    for (int p = 0; p < 2; p++) {
+    render_program programs[PROGRAMS];
+    for (int p = 0; p < program_count; p++) {
+        if (load(v->manager, shader_refs[p], &shaders_loaded[p], err) != KILN_OK)
+            return false;
         const kiln_asset *shader = shaders_loaded[p];
         if (shader->kind != KILN_ASSET_SHADER) {
             snprintf(err->message, sizeof err->message, "%s in %.160s is not a shader", shader->ref,
@@ -308,7 +349,18 @@ static bool run(const options *o, viewer *v, kiln_error *err) {
     if (o->posed && ((anim_ref[0] != '\0' && load(v->manager, anim_ref, &anim, err) != KILN_OK) ||
                      !choose_pose(o, anim, ref, &pose, err)))
         return false;
-    if (draw_list_build(v->manager, asset, o->posed ? &pose : NULL, &v->draws, err) != KILN_OK)
+    /* Unposed, the clips' file still holds the default morph weights. */
+    bool rest = false;
+    if (!o->posed && anim_ref[0] != '\0') {
+        rest = load(v->manager, anim_ref, &anim, err) == KILN_OK && anim != NULL;
+        if (!rest)
+            fprintf(stderr, "kiln-view: warning: %s; morph targets drawn in their base shape\n",
+                    err->message);
+    }
+    if (rest)
+        pose = (draw_pose){&anim->anim, DRAW_POSE_REST, 0.0f};
+    if (draw_list_build(v->manager, asset, o->posed || rest ? &pose : NULL, &v->draws, err) !=
+        KILN_OK)
         return false;
     if (v->draws.skipped_primitives > 0)
         fprintf(stderr, "kiln-view: warning: %s: %u line or point submeshes not drawn\n", ref,
@@ -321,8 +373,15 @@ static bool run(const options *o, viewer *v, kiln_error *err) {
                  o->height);
         return false;
     }
-    return render_frame(&v->vk, programs, &v->draws, &cam, o->width, o->height, v->pixels, err) &&
-           png_write_rgba(o->render, v->pixels, o->width, o->height, err);
+    render_options drawing = {.lod = o->lod, .meshlet_programs = o->meshlets ? &programs[2] : NULL};
+    render_stats stats;
+    if (!render_frame_with(&v->vk, programs, &v->draws, &cam, o->width, o->height, &drawing,
+                           v->pixels, &stats, err) ||
+        !png_write_rgba(o->render, v->pixels, o->width, o->height, err))
+        return false;
+    if (o->stats)
+        print_stats(&stats);
+    return true;
 }
 
 int main(int argc, char **argv) {
