@@ -3,11 +3,13 @@
 # Mesa's software Vulkan driver, with the Khronos validation layer on: any
 # validation error fails a render. Synthetic glTF scenes written by
 # viewer_scenes.py are cooked by kiln, rendered, and checked pixel by pixel
-# against what viewer_scenes.py computes from the documented camera: a
-# textured quad's texels (RGBA8 sRGB, RGBA8 linear, BC1, BC7), an alpha-mask
-# cut-out, a node hierarchy placing a quad on a computed pixel region. Then
-# corpus models render with a plausible silhouette, and bad command lines
-# fail with one line naming the problem. Without Vulkan, lavapipe or the
+# against what viewer_scenes.py computes from the documented camera and
+# light: a textured quad's texels (RGBA8 sRGB, RGBA8 linear, BC1, BC7), an
+# alpha-mask cut-out, a node hierarchy placing a quad on a computed pixel
+# region, a normal-mapped lit quad, a morph target's displacement; the level
+# of detail chosen by screen size or forced, the meshlet tint. Then corpus
+# models render with a plausible silhouette (the Fox at two times with
+# different ones), and bad command lines fail with one line naming the problem. Without Vulkan, lavapipe or the
 # validation layer (installed here with apt-get when missing and root),
 # "skipped:".
 set -eu
@@ -99,6 +101,66 @@ for pose in "skin_rest --time 0" "skin_bent --time 1"; do
         python3 "$SCENES" check "$SCRATCH/synthetic/in" "$name" "$SCRATCH/$name.png" 256 192
 done
 
+# A normal map on a lit quad: each half's pixels are the documented shading
+# of the map's normal (N.L and the highlight computed in viewer_scenes.py).
+view "$SCRATCH/synthetic/out" normal --headless --render "$SCRATCH/normal.png" --size 256x192 \
+    --validate
+check "normal renders with no validation error" all_true "status_is 0" \
+    "stderr_lacks 'validation error'"
+check "normal: each half shaded by its mapped normal" \
+    python3 "$SCENES" check "$SCRATCH/synthetic/in" normal "$SCRATCH/normal.png" 256 192
+
+# A morph target: its default weight 1 (no --time), then clip "grow" at 0.5 s
+# (weight 0.5), moving the quad's top right corner.
+for pose in "morph_default" "morph_half --clip grow --time 0.5"; do
+    name=${pose%% *}
+    args=${pose#"$name"}
+    view "$SCRATCH/synthetic/out" morph --headless --render "$SCRATCH/$name.png" --size 256x192 \
+        $args --validate
+    check "$name renders with no validation error" all_true "status_is 0" \
+        "stderr_lacks 'validation error'"
+    check "$name: the quad covers where its displaced corner puts it" \
+        python3 "$SCENES" check "$SCRATCH/synthetic/in" "$name" "$SCRATCH/$name.png" 256 192
+done
+
+# Levels of detail of the sphere: chosen by screen size in a small and a
+# large image, forced with --lod (a level above the mesh's last draws its
+# last); the stats line against viewer_scenes.py's reading of the .kmesh
+# LOD table and the documented rule.
+stats_of() { grep -oE 'lod [0-9]+ triangles [0-9]+' "$SCRATCH/expected" | head -n 1; }
+drawn_of() { sed -nE 's/^stats: draws 1 triangles ([0-9]+) lod (.*) meshlets ([0-9]+)$/\1 \2 \3/p' \
+    "$SCRATCH/stdout"; }
+for run in "24x18 -1" "1024x768 -1" "256x192 1" "256x192 7"; do
+    size=${run% *}
+    forced=${run#* }
+    lod_args=()
+    [ "$forced" -ge 0 ] && lod_args=(--lod "$forced")
+    view "$SCRATCH/synthetic/out" sphere --headless --render "$SCRATCH/sphere.png" --size "$size" \
+        "${lod_args[@]}" --stats --validate
+    python3 "$SCENES" lod "$SCRATCH/synthetic/out/sphere.kmesh" "${size%x*}" "${size#*x}" \
+        "$forced" >"$SCRATCH/expected"
+    read -r _ level _ triangles _ meshlets _ levels <"$SCRATCH/expected"
+    want="$triangles $(for ((l = 0; l <= level; l++)); do printf '%s:%s ' $l $((l == level)); done)"
+    check "sphere at $size (--lod $forced) draws level $level, $triangles triangles" all_true \
+        "status_is 0" "stderr_lacks 'validation error'" \
+        "[ \"\$(drawn_of)\" = '${want% } 0' ]"
+done
+check "the sphere has 3 levels and the two sizes chose different ones (premise)" \
+    all_true "[ '$levels' -eq 3 ]" \
+    "[ \"\$(python3 '$SCENES' lod '$SCRATCH/synthetic/out/sphere.kmesh' 24 18 -1 | cut -d' ' -f2)\" != \
+       \"\$(python3 '$SCENES' lod '$SCRATCH/synthetic/out/sphere.kmesh' 1024 768 -1 | cut -d' ' -f2)\" ]"
+
+# The meshlet tint: every meshlet drawn, no validation error, a changed image.
+view "$SCRATCH/synthetic/out" sphere --headless --render "$SCRATCH/sphere_lod0.png" --size 256x192 \
+    --lod 0 --validate
+view "$SCRATCH/synthetic/out" sphere --headless --render "$SCRATCH/sphere_meshlets.png" \
+    --size 256x192 --meshlets --stats --validate
+check "--meshlets draws the sphere's $meshlets meshlets with no validation error" all_true \
+    "status_is 0" "stderr_lacks 'validation error'" "[ '$meshlets' -gt 1 ]" \
+    "stdout_has ' meshlets $meshlets\$'"
+check "--meshlets changes the image" \
+    bash -c "! cmp -s '$SCRATCH/sphere_lod0.png' '$SCRATCH/sphere_meshlets.png'"
+
 # The same output as a pack draws the same image.
 (cd "$SCRATCH" && "$KILN" build -q --config synthetic/kiln.yml -i synthetic/in \
     -o synthetic/out --pack) >"$SCRATCH/pack.log" 2>&1
@@ -125,6 +187,11 @@ check "a bad --size is a usage error" all_true "status_is 2" "stderr_has 'WxH'"
 view "$SCRATCH/synthetic/out" nodes --render "$SCRATCH/bad.png" --size 64x64
 check "no --headless is refused (no window in this build)" all_true "status_is 2" \
     "stderr_has 'headless'"
+view "$SCRATCH/synthetic/out" sphere --headless --render "$SCRATCH/bad.png" --size 64x64 --lod x
+check "a bad --lod is a usage error" all_true "status_is 2" "stderr_has '--lod takes'"
+view "$SCRATCH/synthetic/out" sphere --headless --render "$SCRATCH/bad.png" --size 64x64 --lod 1 \
+    --meshlets
+check "--meshlets with --lod is a usage error" all_true "status_is 2" "stderr_has 'level 0'"
 view "$SCRATCH/synthetic/out" nodes --headless --render "$SCRATCH/bad.png" --size 64x64 \
     --shaders "$SCRATCH/no-shaders"
 check "missing cooked shaders are a one-line error" all_true "status_is 1" \
@@ -164,6 +231,17 @@ Fox/glTF-Binary fox/fox 0.01 0.20"
         check "corpus $ref covers $share of the frame (expected $low..$high)" \
             python3 -c "import sys; sys.exit(not ($low <= $share <= $high))"
     done <<<"$models"
+    # The Fox at two times of its first clip: two poses, two silhouettes.
+    if [ -d "$CORPUS/gltf/Fox/glTF-Binary" ]; then
+        for t in 0.4 1.6; do
+            view "$SCRATCH/corpus/out" fox/fox --headless --render "$SCRATCH/fox-$t.png" \
+                --size 320x240 --time "$t" --validate
+            check "corpus fox at $t s renders with no validation error" all_true "status_is 0" \
+                "stderr_lacks 'validation error'"
+        done
+        check "corpus fox: the silhouettes at 0.4 s and 1.6 s differ on over 0.5% of the frame" \
+            python3 "$SCENES" differ "$SCRATCH/fox-0.4.png" "$SCRATCH/fox-1.6.png" 0.005
+    fi
 else
     echo "corpus: skipped: shared corpus not found at ${CORPUS:-<unset>} (set KILN_CORPUS)"
 fi
