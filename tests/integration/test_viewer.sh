@@ -6,7 +6,8 @@
 # against what viewer_scenes.py computes from the documented camera and
 # light: a textured quad's texels (RGBA8 sRGB, RGBA8 linear, BC1, BC7), an
 # alpha-mask cut-out, a node hierarchy placing a quad on a computed pixel
-# region, a normal-mapped lit quad, a morph target's displacement; the level
+# region, a normal-mapped lit quad, occlusion and emissive maps, a morph
+# target's displacement; the level
 # of detail chosen by screen size or forced, the meshlet tint. Then corpus
 # models render with a plausible silhouette (the Fox at two times with
 # different ones), and bad command lines fail with one line naming the problem. Without Vulkan, lavapipe or the
@@ -109,6 +110,14 @@ check "normal renders with no validation error" all_true "status_is 0" \
     "stderr_lacks 'validation error'"
 check "normal: each half shaded by its mapped normal" \
     python3 "$SCENES" check "$SCRATCH/synthetic/in" normal "$SCRATCH/normal.png" 256 192
+
+# Occlusion (strength 1, black on the left half) darkens the ambient term;
+# the emissive factor times its sRGB texture adds to every pixel.
+view "$SCRATCH/synthetic/out" glow --headless --render "$SCRATCH/glow.png" --size 256x192 --validate
+check "glow renders with no validation error" all_true "status_is 0" \
+    "stderr_lacks 'validation error'"
+check "glow: occlusion and emission where computed" \
+    python3 "$SCENES" check "$SCRATCH/synthetic/in" glow "$SCRATCH/glow.png" 256 192
 
 # A morph target: its default weight 1 (no --time), then clip "grow" at 0.5 s
 # (weight 0.5), moving the quad's top right corner.

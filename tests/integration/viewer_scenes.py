@@ -286,6 +286,34 @@ def normal_scene(dirname):
     return flat, tilted
 
 
+# glow.gltf: a lit 2x2 quad (metallic 0, roughness 1) with an occlusion map
+# black on its left half and white on its right (strength 1), and an emissive
+# factor times an sRGB emissive texture of one colour.
+GLOW_BASE = 0.3
+GLOW_EMISSIVE_FACTOR = [0.3, 0.4, 0.0]
+GLOW_EMISSIVE_TEXEL = (255, 128, 0)
+
+
+def glow_scene(dirname):
+    occlusion = [[c for x in range(8) for c in ([0, 0, 0] if x < 4 else [255, 255, 255]) + [255]]
+                 for _ in range(8)]
+    png_write(os.path.join(dirname, "glow_occlusion.png"), 8, 8, occlusion)
+    png_write(os.path.join(dirname, "glow_emissive.png"), 8, 8,
+              [list(GLOW_EMISSIVE_TEXEL + (255,)) * 8 for _ in range(8)])
+    doc, blob = new_doc(), bytearray()
+    doc["images"] = [{"uri": "glow_occlusion.png"}, {"uri": "glow_emissive.png"}]
+    doc["textures"] = [{"source": 0}, {"source": 1}]
+    doc["materials"] = [{"pbrMetallicRoughness": {"baseColorFactor": [GLOW_BASE] * 3 + [1],
+                                                  "metallicFactor": 0, "roughnessFactor": 1},
+                         "occlusionTexture": {"index": 0, "strength": 1},
+                         "emissiveTexture": {"index": 1},
+                         "emissiveFactor": GLOW_EMISSIVE_FACTOR}]
+    mesh = add_quad_mesh(doc, blob, 1.0, 0)
+    doc["nodes"] = [{"mesh": mesh}]
+    doc["scenes"][0]["nodes"] = [0]
+    finish(doc, blob, os.path.join(dirname, "glow.gltf"))
+
+
 # morph.gltf: a 2x2 quad (unlit green) whose one morph target moves its top
 # right vertex (1, 1, 0) by MORPH_DELTA; default weight 1; clip "grow" takes
 # the weight from 0 (0 s) to 1 (1 s).
@@ -378,6 +406,7 @@ def make(dirname):
     node_scene(dirname, "anim", clips=True)
     skin_scene(dirname)
     normal_scene(dirname)
+    glow_scene(dirname)
     morph_scene(dirname)
     sphere_scene(dirname)
     with open(os.path.join(os.path.dirname(dirname.rstrip("/")), "kiln.yml"), "w") as f:
@@ -428,15 +457,22 @@ def dot(a, b):
     return sum(x * y for x, y in zip(a, b))
 
 
-def shade_dielectric_rough(base, n, world, eye):
+def shade_dielectric_rough(base, n, world, eye, occlusion=1.0, emissive=0.0):
     """docs/viewer.md's shading for metallic 0, roughness 1 (a Blinn-Phong
-    exponent of 1, F0 0.04), no occlusion or emission: one channel, 8-bit sRGB."""
+    exponent of 1, F0 0.04), the ambient term times the occlusion, plus the
+    emission: one channel, 8-bit sRGB."""
     l = normalize(LIGHT)
     v = normalize([e - w for e, w in zip(eye, world)])
     h = normalize([a + b for a, b in zip(l, v)])
     n_dot_l = max(dot(n, l), 0.0)
-    lit = AMBIENT * (base + 0.04 * 0.5) + (base + 0.04 * max(dot(n, h), 0.0)) * n_dot_l
+    lit = (AMBIENT * occlusion * (base + 0.04 * 0.5) +
+           (base + 0.04 * max(dot(n, h), 0.0)) * n_dot_l + emissive)
     return round(255 * srgb_encode(min(max(lit, 0.0), 1.0)))
+
+
+def srgb_decode(c):
+    c /= 255
+    return c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4
 
 
 def decode_normal_texel(rgb):
@@ -610,6 +646,15 @@ def check(dirname, name, png, w, h):
                 expect(rows, px, py, (c, c, c, 255), "%s half at (%.1f, %.1f)" % (half, x, y), 2)
         if abs(values["flat"] - values["tilted"]) < 20:
             failures.append("premise: the tilted half should shade visibly apart")
+    elif name == "glow":
+        project = camera([-1, -1, 0], [1, 1, 0], w, h)
+        emissive = [f * srgb_decode(t) for f, t in zip(GLOW_EMISSIVE_FACTOR, GLOW_EMISSIVE_TEXEL)]
+        for occlusion, points in ((0.0, [(-0.5, 0.5), (-0.6, -0.4)]), (1.0, [(0.5, 0.5), (0.6, -0.4)])):
+            for (x, y) in points:
+                want = [shade_dielectric_rough(GLOW_BASE, [0, 0, 1], (x, y, 0), project.eye,
+                                               occlusion, e) for e in emissive] + [255]
+                px, py = project((x, y, 0))
+                expect(rows, px, py, want, "occlusion %.0f at (%.1f, %.1f)" % (occlusion, x, y), 2)
     elif name in ("morph_default", "morph_half"):
         weight = 1.0 if name == "morph_default" else 0.5
         moved = [1 + weight * MORPH_DELTA[0], 1 + weight * MORPH_DELTA[1]]
