@@ -216,11 +216,16 @@ if [ -n "$CORPUS" ] && [ -d "$CORPUS/gltf/DamagedHelmet" ]; then
     # share of the 4:3 frame its silhouette covers from the front (min, max):
     # the camera fits the bounding box's sphere to the frame's height, whose
     # disc covers about half of it, and the models fill part of that disc
-    # (the helmet about a third, the fox seen head-on far less).
+    # (the helmet about a third, the fox seen head-on far less, the morph
+    # cube about a third at its default weights, the normal map test's tiles
+    # a fifth).
     models="DamagedHelmet/glTF-Binary damagedhelmet/damagedhelmet 0.08 0.40
 AlphaBlendModeTest/glTF-Binary alphablendmodetest/alphablendmodetest 0.08 0.40
 TextureTransformTest/glTF texturetransformtest/texturetransformtest 0.10 0.45
-Fox/glTF-Binary fox/fox 0.01 0.20"
+Fox/glTF-Binary fox/fox 0.01 0.20
+AnimatedMorphCube/glTF-Binary animatedmorphcube/animatedmorphcube 0.20 0.55
+AnimatedMorphCube/glTF-Quantized animatedmorphcubeq/animatedmorphcube 0.20 0.55
+NormalTangentTest/glTF normaltangenttest/normaltangenttest 0.10 0.35"
     while read -r src ref low high; do
         [ -d "$CORPUS/gltf/$src" ] || continue
         mkdir -p "$SCRATCH/corpus/in/${ref%%/*}"
@@ -250,6 +255,25 @@ Fox/glTF-Binary fox/fox 0.01 0.20"
         done
         check "corpus fox: the silhouettes at 0.4 s and 1.6 s differ on over 0.5% of the frame" \
             python3 "$SCENES" differ "$SCRATCH/fox-0.4.png" "$SCRATCH/fox-1.6.png" 0.005
+    fi
+    # AnimatedMorphCube's weights clip: the shape changes between 0 s and 1 s;
+    # its KHR_mesh_quantization copy (quantised positions and deltas) draws
+    # the same shape at 1 s.
+    if [ -d "$CORPUS/gltf/AnimatedMorphCube/glTF-Quantized" ]; then
+        for model in animatedmorphcube animatedmorphcubeq; do
+            for t in 0 1; do
+                view "$SCRATCH/corpus/out" "$model/animatedmorphcube" --headless \
+                    --render "$SCRATCH/$model-$t.png" --size 320x240 --time "$t" --validate
+                check "corpus $model at $t s renders with no validation error" all_true \
+                    "status_is 0" "stderr_lacks 'validation error'"
+            done
+        done
+        check "corpus morph cube: the silhouettes at 0 s and 1 s differ on over 0.5% of the frame" \
+            python3 "$SCENES" differ "$SCRATCH/animatedmorphcube-0.png" \
+            "$SCRATCH/animatedmorphcube-1.png" 0.005
+        check "corpus morph cube: quantised and float silhouettes at 1 s agree within 0.2%" \
+            bash -c "! python3 '$SCENES' differ '$SCRATCH/animatedmorphcube-1.png' \
+                '$SCRATCH/animatedmorphcubeq-1.png' 0.002"
     fi
 else
     echo "corpus: skipped: shared corpus not found at ${CORPUS:-<unset>} (set KILN_CORPUS)"
