@@ -181,6 +181,7 @@ static kiln_result grow_deformed_bounds(draw_list *list, const kiln_mesh_view *m
 static kiln_result add_mesh(const kiln_manager *manager, draw_list *list, const kiln_asset *mesh,
                             const kiln_asset *materials, const float model[16], deform d,
                             kiln_error *err) {
+    bool warned_tangents = false;
     for (uint32_t s = 0; s < mesh->mesh.desc->submesh_count; s++) {
         const kiln_submesh *submesh = &mesh->mesh.submeshes[s];
         if (submesh->topology != KILN_TOPOLOGY_TRIANGLES) {
@@ -206,6 +207,12 @@ static kiln_result add_mesh(const kiln_manager *manager, draw_list *list, const 
         for (int slot = 0; slot < DRAW_TEXTURES; slot++)
             item->textures[slot] =
                 texture_of(manager, materials, item->material, (kiln_material_slot)slot);
+        if (item->textures[KILN_MATERIAL_SLOT_NORMAL] != NULL && !warned_tangents &&
+            kiln_mesh_find_attribute(&mesh->mesh, KILN_SEMANTIC_TANGENT) == NULL) {
+            fprintf(stderr, "kiln-view: warning: %s: no tangents; its normal map is not drawn\n",
+                    mesh->path);
+            warned_tangents = true;
+        }
         item->joint_offset = d.joint_offset;
         item->joint_count = d.joint_count;
         item->weight_offset = d.weight_offset;
