@@ -1,7 +1,7 @@
 /*
  * test_kiln_view.c — unit tests of kiln-view's parts that need no device:
  * matrix products, the automatic camera (docs/viewer.md), the orbit camera
- * of the window (drag, zoom, frame), and the vertex
+ * of the window (drag, zoom, frame), the hot reload lines, and the vertex
  * layouts the two programs read. Rendering itself is tested on lavapipe by
  * tests/integration/test_viewer.sh.
  */
@@ -9,11 +9,13 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <cmocka.h>
 
 #include "draw_list.h"
+#include "live.h"
 #include "orbit.h"
 #include "pipeline.h"
 #include "render.h"
@@ -216,6 +218,73 @@ static void test_orbit_frame_keeps_the_angles(void **state) {
     assert_memory_equal(&orbiting, &automatic, sizeof orbiting);
 }
 
+/* What live_take wrote to a temporary file. */
+static char *taken(live *l, uint32_t *applied) {
+    static char text[LIVE_MAX_LINES * LIVE_LINE_MAX + 256];
+    FILE *out = tmpfile();
+    assert_non_null(out);
+    *applied = live_take(l, out);
+    rewind(out);
+    size_t length = fread(text, 1, sizeof text - 1, out);
+    text[length] = '\0';
+    fclose(out);
+    return text;
+}
+
+/* The reload callback: an applied reload and a failed one are a line each
+ * (a dependency's event is not: the dependency's own is), only the applied
+ * one asks for a frame, and the lines go once. */
+static void test_reload_events_become_lines(void **state) {
+    (void)state;
+    live l;
+    live_init(&l, NULL);
+    kiln_engine_callbacks callbacks = live_callbacks(&l);
+    assert_ptr_equal(callbacks.user, &l.assets); /* the upload callbacks' gpu_assets */
+    kiln_asset texture = {.ref = "props/crate/crate", .path = "props/crate/crate.ktx2"};
+    kiln_asset table = {.ref = "props/crate.kmat", .path = "props/crate.kmat"};
+    kiln_error why = {.code = KILN_ERR_CORRUPT, .message = "bad level"};
+    callbacks.reloaded(
+        callbacks.user,
+        &(kiln_reload_event){.kind = KILN_RELOAD_APPLIED, .asset = &texture, .previous = &texture});
+    callbacks.reloaded(callbacks.user, &(kiln_reload_event){.kind = KILN_RELOAD_DEPENDENCY,
+                                                            .asset = &table,
+                                                            .dependency = &texture});
+    callbacks.reloaded(callbacks.user, &(kiln_reload_event){.kind = KILN_RELOAD_FAILED,
+                                                            .asset = &table,
+                                                            .result = KILN_ERR_CORRUPT,
+                                                            .error = &why});
+    uint32_t applied;
+    assert_string_equal(taken(&l, &applied),
+                        "kiln-view: reloaded props/crate/crate (props/crate/crate.ktx2)\n"
+                        "kiln-view: reload failed: props/crate.kmat: bad level\n");
+    assert_int_equal(applied, 1);
+    assert_string_equal(taken(&l, &applied), "");
+    assert_int_equal(applied, 0);
+    live_destroy(&l);
+}
+
+/* More events than lines kept between two pumps: the rest are counted, and
+ * every applied one still asks for the frame. */
+static void test_reload_lines_are_bounded(void **state) {
+    (void)state;
+    live l;
+    live_init(&l, NULL);
+    kiln_engine_callbacks callbacks = live_callbacks(&l);
+    kiln_asset mesh = {.ref = "m", .path = "m.kmesh"};
+    for (int i = 0; i < LIVE_MAX_LINES + 6; i++)
+        callbacks.reloaded(callbacks.user,
+                           &(kiln_reload_event){.kind = KILN_RELOAD_APPLIED, .asset = &mesh});
+    uint32_t applied;
+    const char *text = taken(&l, &applied);
+    assert_int_equal(applied, LIVE_MAX_LINES + 6);
+    assert_non_null(strstr(text, "kiln-view: and 6 more reload events\n"));
+    int lines = 0;
+    for (const char *p = text; (p = strchr(p, '\n')) != NULL; p++)
+        lines++;
+    assert_int_equal(lines, LIVE_MAX_LINES + 1);
+    live_destroy(&l);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_multiply_applies_the_right_matrix_first),
@@ -224,6 +293,8 @@ int main(void) {
         cmocka_unit_test(test_orbit_pitch_stops_at_89_degrees),
         cmocka_unit_test(test_orbit_zoom_steps_and_limits),
         cmocka_unit_test(test_orbit_frame_keeps_the_angles),
+        cmocka_unit_test(test_reload_events_become_lines),
+        cmocka_unit_test(test_reload_lines_are_bounded),
         cmocka_unit_test(test_layouts_bind_what_each_program_reads),
         cmocka_unit_test(test_layouts_refuse_what_cannot_be_bound),
     };

@@ -1,0 +1,189 @@
+#!/bin/bash
+# kiln-view's window and hot reload (docs/viewer.md), on lavapipe with the
+# Khronos validation layer on (any validation error fails a run):
+# * the window, under a throwaway Xvfb: --frames 3 --screenshot reads the
+#   presented swapchain image back; it must be the headless render of the
+#   same view composed over the window's background (computed here), pixel
+#   for pixel;
+# * hot reload: `kiln watch` on a copy of the examples' props, a headless
+#   --live viewer on its output; the crate's texture, solid green, is
+#   replaced by solid red in the input, and within 60 s the next frame the
+#   viewer writes shows red at the crate's centre, with a line naming the
+#   reloaded texture; a line on stdin renders a frame; closing stdin ends it.
+# Nothing is left running. Without Vulkan, lavapipe, the validation layer
+# or Xvfb (installed with apt-get when missing and root), "skipped:".
+set -eu
+HERE=$(cd "$(dirname "$0")" && pwd)
+source "$HERE/harness.sh" viewer_live
+source "$HERE/../support/lavapipe.sh"
+source "$HERE/../support/xvfb_display.sh"
+VIEW=$(dirname "$KILN")/kiln-view
+PNG_TOOL="$HERE/../support/png_tool.py"
+REPO=${KILN_REPO:-$(cd "$HERE/../.." && pwd)}
+
+if [ ! -x "$VIEW" ]; then
+    echo "skipped: kiln-view was not built (Vulkan not found: libvulkan-dev)"
+    exit 0
+fi
+if ! command -v python3 >/dev/null; then
+    echo "skipped: python3 not found (it writes the textures and checks the pixels)"
+    exit 0
+fi
+if ! lavapipe_setup "$SCRATCH"; then
+    echo "skipped: $LAVAPIPE_MISSING"
+    exit 0
+fi
+
+watch_pid="" view_pid=""
+cleanup() {
+    local pid
+    for pid in $view_pid $watch_pid; do
+        kill -TERM "$pid" 2>/dev/null || true
+        wait "$pid" 2>/dev/null || true
+    done
+    xvfb_stop "$SCRATCH"
+}
+trap cleanup EXIT
+
+# wait_for SECONDS COMMAND...: polls COMMAND every 0.2 s, SECONDS at most.
+wait_for() {
+    local limit=$(($1 * 5)) i
+    shift
+    for i in $(seq 1 "$limit"); do
+        if "$@"; then return 0; fi
+        sleep 0.2
+    done
+    return 1
+}
+# view ARGS...: runs kiln-view; sets $status, fills the stdout/stderr files.
+view() {
+    set +e
+    "$VIEW" "$@" >"$SCRATCH/stdout" 2>"$SCRATCH/stderr" </dev/null
+    status=$?
+    set -e
+}
+one_line_error() { [ "$(wc -l <"$SCRATCH/stderr")" -eq 1 ] && stderr_has "^kiln-view: $1"; }
+# solid FILE R G B: a 64x64 opaque PNG of one colour.
+solid() {
+    python3 -c "import sys; sys.path.insert(0, '$(dirname "$PNG_TOOL")'); import png_tool
+r, g, b = (int(v) for v in sys.argv[2:5])
+png_tool.write_png(sys.argv[1], 64, 64, bytes([r, g, b, 255]) * 64 * 64)" "$@"
+}
+# dominant FILE X Y CHANNEL: the pixel's CHANNEL (0 red, 1 green) is over
+# 100 and over twice each other colour channel (lit, so not the texel itself).
+dominant() {
+    python3 -c "import sys; sys.path.insert(0, '$(dirname "$PNG_TOOL")'); import png_tool
+w, h, px = png_tool.read_png(sys.argv[1])
+x, y, c = int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+p = px[4 * (y * w + x):4 * (y * w + x) + 3]
+sys.exit(not (p[c] > 100 and all(p[c] > 2 * p[o] for o in range(3) if o != c)))" "$@" 2>/dev/null
+}
+
+# The examples' props, the crate's texture solid green.
+mkdir -p "$SCRATCH/in"
+cp -r "$REPO/examples/assets/props" "$SCRATCH/in/"
+solid "$SCRATCH/in/props/crate.png" 0 255 0
+(cd "$SCRATCH" && "$KILN" build -q -i in -o out) >"$SCRATCH/cook.log" 2>&1 || {
+    cat "$SCRATCH/cook.log"
+    exit 1
+}
+
+# ---- the command line ----------------------------------------------------------------
+view "$SCRATCH/out" props/crate --live --size 64x64
+check "--live without --headless is a usage error" all_true "status_is 2" "stderr_has 'headless'"
+view "$SCRATCH/out" props/crate --screenshot "$SCRATCH/bad.png"
+check "--screenshot without --frames is a usage error" all_true "status_is 2" \
+    "stderr_has '--frames'" "[ ! -e '$SCRATCH/bad.png' ]"
+view "$SCRATCH/out" props/crate --headless --render "$SCRATCH/bad.png" --size 64x64 --frames 2
+check "--frames with --headless is a usage error" all_true "status_is 2" "stderr_has 'window'"
+view "$SCRATCH/out" props/crate --headless --render "$SCRATCH/bad.png" --size 64x64 --orbit 10,90
+check "a pitch past 89 degrees is a usage error" all_true "status_is 2" "stderr_has 'YAW,PITCH'"
+
+# ---- the window ------------------------------------------------------------------------
+view "$SCRATCH/out" props/crate --frames 1
+if stderr_has "built without GLFW"; then
+    echo "window: skipped: this kiln-view was built without GLFW (libglfw3-dev)"
+elif ! xvfb_start "$SCRATCH"; then
+    echo "window: skipped: $XVFB_MISSING"
+else
+    (unset DISPLAY WAYLAND_DISPLAY; "$VIEW" "$SCRATCH/out" props/crate --frames 1 \
+        >"$SCRATCH/stdout" 2>"$SCRATCH/stderr" </dev/null) && status=0 || status=$?
+    check "no display is a one-line error saying so" all_true "status_is 1" \
+        "one_line_error '.*no display'"
+    # Turned by --orbit, as the headless render it is compared with.
+    view "$SCRATCH/out" props/crate --frames 3 --screenshot "$SCRATCH/window.png" --size 320x240 \
+        --orbit 30,20 --validate
+    check "the window shows 3 frames with no validation error" all_true "status_is 0" \
+        "stderr_lacks 'validation'" "[ -s '$SCRATCH/window.png' ]"
+    check "it lists the clips (none) and the keys" all_true "stdout_has 'has no clips'" \
+        "stdout_has 'Esc: quit'"
+    view "$SCRATCH/out" props/crate --headless --render "$SCRATCH/still.png" --size 320x240 \
+        --orbit 30,20
+    view "$SCRATCH/out" props/crate --headless --render "$SCRATCH/front.png" --size 320x240
+    check "--orbit turns the view" all_true "! cmp -s '$SCRATCH/still.png' '$SCRATCH/front.png'"
+    # The window composes the frame over a grey (48, 50, 56), rounding
+    # (c * a + grey * (255 - a)) / 255 to the nearest.
+    check "the presented image is the headless frame over the window's grey" \
+        python3 -c "import sys; sys.path.insert(0, '$(dirname "$PNG_TOOL")'); import png_tool
+ws, hs, shot = png_tool.read_png('$SCRATCH/window.png')
+w, h, still = png_tool.read_png('$SCRATCH/still.png')
+assert (ws, hs) == (w, h) == (320, 240), (ws, hs, w, h)
+grey = (48, 50, 56)
+bad = 0
+for i in range(w * h):
+    a = still[4 * i + 3]
+    want = [(still[4 * i + c] * a + grey[c] * (255 - a) + 127) // 255 for c in range(3)] + [255]
+    bad += list(shot[4 * i:4 * i + 4]) != want
+covered = sum(still[4 * i + 3] > 0 for i in range(w * h))
+print('differing pixels:', bad, 'covered:', covered)
+sys.exit(bad != 0 or not 0.2 * w * h < covered < 0.8 * w * h)"
+    check "the crate's centre is its green texture" dominant "$SCRATCH/window.png" 160 120 1
+    check "and the corner the window's grey" python3 -c "import sys; sys.path.insert(0, '$(dirname "$PNG_TOOL")'); import png_tool
+w, h, px = png_tool.read_png('$SCRATCH/window.png')
+sys.exit(list(px[0:4]) != [48, 50, 56, 255])"
+    xvfb_stop "$SCRATCH"
+fi
+
+# ---- hot reload, headless ----------------------------------------------------------------
+(cd "$SCRATCH" && exec "$KILN" watch -i in -o out --debounce 100 >watch.out 2>watch.err) &
+watch_pid=$!
+check "kiln watch starts" wait_for 60 grep -q '^kiln: watching' "$SCRATCH/watch.out"
+# stdin is a FIFO this shell holds open (fd 3): closing it ends the viewer.
+mkfifo "$SCRATCH/requests"
+exec 3<>"$SCRATCH/requests"
+"$VIEW" "$SCRATCH/out" props/crate --headless --live --render "$SCRATCH/live.png" --size 128x96 \
+    --validate <"$SCRATCH/requests" >"$SCRATCH/live.out" 2>"$SCRATCH/live.err" 3>&- &
+view_pid=$!
+view_pid_was=$view_pid
+ln -sf live.out "$SCRATCH/stdout"
+ln -sf live.err "$SCRATCH/stderr"
+frames() { grep -c '^kiln-view: wrote .*live.png (frame [0-9]*)$' "$SCRATCH/live.out" || true; }
+frames_over() { [ "$(frames)" -gt "$1" ]; }
+check "the live viewer writes its first frame" wait_for 60 frames_over 0
+check "its first frame shows the green crate" dominant "$SCRATCH/live.png" 64 48 1
+solid "$SCRATCH/red.png" 255 0 0
+mv "$SCRATCH/red.png" "$SCRATCH/in/props/crate.png"
+check "within 60 s a frame shows the red crate" wait_for 60 dominant "$SCRATCH/live.png" 64 48 0
+check "a line names the reloaded texture" \
+    grep -q '^kiln-view: reloaded props/crate/crate (props/crate/crate.ktx2)$' "$SCRATCH/live.out"
+before=$(frames)
+echo render >&3
+check "a line on stdin renders a frame" wait_for 60 frames_over "$before"
+exec 3>&-
+exited() { ! kill -0 "$view_pid" 2>/dev/null; }
+check "closing stdin ends the viewer" wait_for 60 exited
+set +e
+wait "$view_pid"
+status=$?
+set -e
+view_pid=""
+check "which exits 0 with no validation error" all_true "status_is 0" \
+    "stderr_lacks 'validation'"
+pids="$view_pid_was $watch_pid"
+kill -TERM "$watch_pid"
+wait "$watch_pid" || true
+watch_pid=""
+gone() { local pid; for pid in $pids; do ! kill -0 "$pid" 2>/dev/null || return 1; done; }
+check "nothing is left running (viewer, watch)" gone
+
+finish "viewer_live"
