@@ -66,11 +66,6 @@ static void advance(view_state *s, double seconds) {
     s->posed = true;
 }
 
-static bool save_screenshot(const char *path, const window *w, const uint8_t *pixels,
-                            kiln_error *err) {
-    return png_write_rgba(path, pixels, w->extent.width, w->extent.height, err);
-}
-
 bool interact_run(window *w, view_state *s, live *l, const interact_options *o, kiln_error *err) {
     /* The window works without hot reload (no inotify): it says so. */
     if (!live_watch(s->manager, err))
@@ -83,7 +78,7 @@ bool interact_run(window *w, view_state *s, live *l, const interact_options *o, 
     bool playing = view_clips(s) != NULL && !s->posed, dirty = true, ok = true;
     uint8_t *pixels = NULL, *shot = NULL;
     size_t capacity = 0;
-    uint32_t shown_frames = 0;
+    uint32_t shown_frames = 0, shot_width = 0, shot_height = 0;
     double last = glfwGetTime();
     while (ok && !live_stopping()) {
         window_input in;
@@ -141,20 +136,26 @@ bool interact_run(window *w, view_state *s, live *l, const interact_options *o, 
         camera cam;
         orbit_camera(&eye, width, height, &cam);
         bool last_frame = o->frames > 0 && shown_frames + 1 == o->frames;
+        /* Without --frames every frame is read back: the last one shown is
+         * the screenshot, whenever the user quits. */
+        bool read_back = o->screenshot != NULL && (o->frames == 0 || last_frame);
         bool shown;
         ok = view_render(s, w->vk, &cam, width, height, pixels, err) &&
-             window_present(w, pixels, last_frame && o->screenshot != NULL ? shot : NULL, &shown,
-                            err);
+             window_present(w, pixels, read_back ? shot : NULL, &shown, err);
         if (!ok || !shown)
             continue;
+        if (read_back) {
+            shot_width = width;
+            shot_height = height;
+        }
         dirty = false;
         set_title(w, s, o->name, playing);
-        if (last_frame) {
-            ok = o->screenshot == NULL || save_screenshot(o->screenshot, w, shot, err);
+        if (last_frame)
             break;
-        }
         shown_frames++;
     }
+    if (ok && o->screenshot != NULL && shot_width > 0)
+        ok = png_write_rgba(o->screenshot, shot, shot_width, shot_height, err);
     free(pixels);
     free(shot);
     return ok;

@@ -15,7 +15,7 @@ typedef struct interact_options {
     const char *name;       /* the drawn ref, in the title */
     float yaw, pitch;       /* the first view's angles (radians; --orbit) */
     uint32_t frames;        /* > 0: show this many frames, then quit */
-    const char *screenshot; /* with frames: the last one read back, as a PNG */
+    const char *screenshot; /* the last frame shown, read back, as a PNG at the end */
 } interact_options;
 
 /* Runs until Esc, Q, the window closed, SIGINT or SIGTERM (or --frames). */

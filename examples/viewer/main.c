@@ -2,7 +2,7 @@
  * main.c — kiln-view: renders a cooked model or scene through libkiln's
  * asset manager with Vulkan.
  *
- *   kiln-view OUTPUT [REF] [--size WxH] [--frames N [--screenshot OUT.png]]
+ *   kiln-view OUTPUT [REF] [--size WxH] [--frames N] [--screenshot OUT.png]
  *   kiln-view OUTPUT [REF] --headless --render OUT.png --size WxH [--live]
  *   (either with [--orbit YAW,PITCH] [--time T] [--clip NAME] [--validate]
  *   [--shaders DIR])
@@ -56,8 +56,8 @@ typedef struct options {
 static int usage(const char *problem) {
     fprintf(
         stderr,
-        "kiln-view: %s\nusage: kiln-view OUTPUT [REF] [--size WxH] [--frames N [--screenshot "
-        "OUT.png]]\n       kiln-view OUTPUT [REF] --headless --render OUT.png --size WxH "
+        "kiln-view: %s\nusage: kiln-view OUTPUT [REF] [--size WxH] [--frames N] [--screenshot "
+        "OUT.png]\n       kiln-view OUTPUT [REF] --headless --render OUT.png --size WxH "
         "[--live]\n       (either with [--orbit YAW,PITCH] [--time T] [--clip NAME] [--validate] "
         "[--shaders DIR])\n",
         problem);
@@ -158,8 +158,6 @@ static int parse(int argc, char **argv, options *o) {
 #endif
     if (o->render != NULL || o->live)
         return usage("--render and --live go with --headless (the window reloads by itself)");
-    if (o->screenshot != NULL && o->frames == 0)
-        return usage("--screenshot needs --frames N (it reads back the last frame)");
     if (o->width == 0) {
         o->width = WINDOW_WIDTH;
         o->height = WINDOW_HEIGHT;
