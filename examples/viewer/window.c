@@ -57,7 +57,12 @@ static void on_button(GLFWwindow *handle, int button, int action, int mods) {
     window *w = of(handle);
     if (button == GLFW_MOUSE_BUTTON_LEFT) {
         w->dragging = action == GLFW_PRESS;
-        glfwGetCursorPos(handle, &w->cursor_x, &w->cursor_y);
+        /* The position of the last motion event, in event order: asking the
+         * server now would give where the pointer is after events still
+         * queued, and lose the part of a drag they hold. */
+        if (!w->cursor_known)
+            glfwGetCursorPos(handle, &w->cursor_x, &w->cursor_y);
+        w->cursor_known = true;
     }
 }
 
@@ -69,6 +74,7 @@ static void on_cursor(GLFWwindow *handle, double x, double y) {
     }
     w->cursor_x = x;
     w->cursor_y = y;
+    w->cursor_known = true;
 }
 
 static void on_scroll(GLFWwindow *handle, double x, double y) {

@@ -35,9 +35,9 @@ typedef struct window {
     uint32_t image_count;
     VkSemaphore acquired, presentable[WINDOW_MAX_IMAGES];
     vk_buffer staging, readback;
-    window_input input; /* filled by GLFW's callbacks */
-    double cursor_x, cursor_y;
-    bool dragging;
+    window_input input;        /* filled by GLFW's callbacks */
+    double cursor_x, cursor_y; /* the last motion event's */
+    bool cursor_known, dragging;
 } window;
 
 /* Opens a width x height window titled `title` and creates the Vulkan

@@ -80,6 +80,43 @@ p = px[4 * (y * w + x):4 * (y * w + x) + 3]
 sys.exit(not (p[c] > 100 and all(p[c] > 2 * p[o] for o in range(3) if o != c)))" "$@" 2>/dev/null
 }
 
+# check_clip_keys: the clips' keys on viewer_scenes.py's "anim" (clips
+# "hold", 1 s, and "move"), opened paused on "move" at 0.5 s by --clip and
+# --time: Right and Left step through the clips from their start, Space plays
+# (the time moves on) and pauses again, each shown in the title; Esc quits.
+check_clip_keys() {
+    python3 "$HERE/viewer_scenes.py" make "$SCRATCH/clips/in"
+    find "$SCRATCH/clips/in" -type f ! -name 'anim.*' -delete
+    (cd "$SCRATCH/clips" && "$KILN" build -q -i in -o out) >"$SCRATCH/clips.log" 2>&1
+    "$VIEW" "$SCRATCH/clips/out" anim --clip move --time 0.5 --size 256x192 --validate \
+        >"$SCRATCH/clips.out" 2>"$SCRATCH/clips.err" </dev/null &
+    view_pid=$!
+    local id
+    id=$(timeout 60 xdotool search --sync --onlyvisible --name '^kiln-view: ' | head -n 1 || true)
+    title_is() { [ "$(xdotool getwindowname "$id" 2>/dev/null)" = "kiln-view: anim/scene - $1" ]; }
+    title_playing() { xdotool getwindowname "$id" 2>/dev/null | grep -qE "^kiln-view: anim/scene - $1 [0-9.]+ s$" &&
+        ! title_is "$1 0.00 s"; }
+    check "the clips are listed" all_true "grep -qE '^  0  hold \(1.00 s\)$' '$SCRATCH/clips.out'" \
+        "grep -qE '^  1  move ' '$SCRATCH/clips.out'"
+    check "--clip and --time open paused on the pose" wait_for 30 title_is "move 0.50 s (paused)"
+    xdotool key --window "$id" Right
+    check "Right: the next clip (wrapping), from its start" wait_for 30 title_is "hold 0.00 s (paused)"
+    xdotool key --window "$id" Left
+    check "Left: the previous one" wait_for 30 title_is "move 0.00 s (paused)"
+    xdotool key --window "$id" space
+    check "Space plays: the time moves on" wait_for 30 title_playing move
+    xdotool key --window "$id" space
+    check "Space again pauses" wait_for 30 eval "xdotool getwindowname '$id' | grep -q '(paused)\$'"
+    xdotool key --window "$id" Escape
+    set +e
+    wait "$view_pid"
+    status=$?
+    set -e
+    view_pid=""
+    check "and Esc quits, exit 0, no validation error" all_true "status_is 0" \
+        "! grep -q validation '$SCRATCH/clips.err'"
+}
+
 # The examples' props, the crate's texture solid green.
 mkdir -p "$SCRATCH/in"
 cp -r "$REPO/examples/assets/props" "$SCRATCH/in/"
@@ -192,6 +229,7 @@ for i in range(w * h):
     bad += max(abs(want[c] - shot[4 * i + c]) for c in range(3)) > 2
 print('pixels off by more than 2:', bad)
 sys.exit(bad > w * h // 200)"
+        check_clip_keys
     fi
     xvfb_stop "$SCRATCH"
 fi
