@@ -35,7 +35,7 @@ if ! lavapipe_setup "$SCRATCH"; then
     exit 0
 fi
 
-watch_pid="" view_pid=""
+watch_pid="" view_pid="" pids=""
 cleanup() {
     local pid
     for pid in $view_pid $watch_pid; do
@@ -55,6 +55,24 @@ wait_for() {
         sleep 0.2
     done
     return 1
+}
+# xdo ARGS...: an xdotool action; a window gone or refused shows in the
+# checks that follow, not as the script's end.
+xdo() { xdotool "$@" 2>>"$SCRATCH/xdotool.log" || true; }
+# end_view: the background viewer $view_pid ends (60 s at most, then it is
+# killed and fails the check on its status); its exit status in $status.
+end_view() {
+    local i
+    for i in $(seq 1 300); do
+        kill -0 "$view_pid" 2>/dev/null || break
+        sleep 0.2
+    done
+    kill -KILL "$view_pid" 2>/dev/null || true
+    set +e
+    wait "$view_pid"
+    status=$?
+    set -e
+    view_pid=""
 }
 # view ARGS...: runs kiln-view; sets $status, fills the stdout/stderr files.
 view() {
@@ -92,27 +110,23 @@ check_clip_keys() {
         >"$SCRATCH/clips.out" 2>"$SCRATCH/clips.err" </dev/null &
     view_pid=$!
     local id
-    id=$(timeout 60 xdotool search --sync --onlyvisible --name '^kiln-view: ' | head -n 1 || true)
+    id=$(timeout 60 xdotool search --sync --onlyvisible --pid "$view_pid" --name '^kiln-view: ' | head -n 1 || true)
     title_is() { [ "$(xdotool getwindowname "$id" 2>/dev/null)" = "kiln-view: anim/scene - $1" ]; }
     title_playing() { xdotool getwindowname "$id" 2>/dev/null | grep -qE "^kiln-view: anim/scene - $1 [0-9.]+ s$" &&
         ! title_is "$1 0.00 s"; }
-    check "the clips are listed" all_true "grep -qE '^  0  hold \(1.00 s\)$' '$SCRATCH/clips.out'" \
+    check "the clips are listed" wait_for 30 all_true "grep -qE '^  0  hold \(1.00 s\)$' '$SCRATCH/clips.out'" \
         "grep -qE '^  1  move ' '$SCRATCH/clips.out'"
     check "--clip and --time open paused on the pose" wait_for 30 title_is "move 0.50 s (paused)"
-    xdotool key --window "$id" Right
+    xdo key --window "$id" Right
     check "Right: the next clip (wrapping), from its start" wait_for 30 title_is "hold 0.00 s (paused)"
-    xdotool key --window "$id" Left
+    xdo key --window "$id" Left
     check "Left: the previous one" wait_for 30 title_is "move 0.00 s (paused)"
-    xdotool key --window "$id" space
+    xdo key --window "$id" space
     check "Space plays: the time moves on" wait_for 30 title_playing move
-    xdotool key --window "$id" space
+    xdo key --window "$id" space
     check "Space again pauses" wait_for 30 eval "xdotool getwindowname '$id' | grep -q '(paused)\$'"
-    xdotool key --window "$id" Escape
-    set +e
-    wait "$view_pid"
-    status=$?
-    set -e
-    view_pid=""
+    xdo key --window "$id" Escape
+    end_view
     check "and Esc quits, exit 0, no validation error" all_true "status_is 0" \
         "! grep -q validation '$SCRATCH/clips.err'"
 }
@@ -135,6 +149,7 @@ view "$SCRATCH/out" props/crate --headless --render "$SCRATCH/bad.png" --size 64
 check "a pitch past 89 degrees is a usage error" all_true "status_is 2" "stderr_has 'YAW,PITCH'"
 
 # ---- the window ------------------------------------------------------------------------
+window_input=""  # "yes" once the window and xdotool work: the window's hot reload is checked too
 view "$SCRATCH/out" props/crate --frames 1
 if stderr_has "built without GLFW"; then
     echo "window: skipped: this kiln-view was built without GLFW (libglfw3-dev)"
@@ -189,29 +204,23 @@ sys.exit(list(px[0:4]) != [48, 50, 56, 255])"
         "$VIEW" "$SCRATCH/out" props/crate --size 320x240 --screenshot "$SCRATCH/dragged.png" \
             --validate >"$SCRATCH/window.out" 2>"$SCRATCH/window.err" </dev/null &
         view_pid=$!
-        id=$(timeout 60 xdotool search --sync --onlyvisible --name '^kiln-view: ' | head -n 1 || true)
+        id=$(timeout 60 xdotool search --sync --onlyvisible --pid "$view_pid" --name '^kiln-view: ' | head -n 1 || true)
         check "the window opens, titled with the ref" \
             all_true "[ -n '$id' ]" "[ \"\$(xdotool getwindowname '$id')\" = 'kiln-view: props/crate/scene' ]"
         if [ -n "$id" ]; then
-            xdotool mousemove --window "$id" 100 100
+            xdo mousemove --window "$id" 100 100
             sleep 0.5
-            xdotool mousedown 1
+            xdo mousedown 1
             sleep 0.2
-            xdotool mousemove_relative 50 0
+            xdo mousemove_relative 50 0
             sleep 0.2
-            xdotool mousemove_relative 50 0
+            xdo mousemove_relative 50 0
             sleep 0.3
-            xdotool mouseup 1
+            xdo mouseup 1
             sleep 1
-            xdotool key --window "$id" Escape
-        else
-            kill -TERM "$view_pid"
+            xdo key --window "$id" Escape
         fi
-        set +e
-        wait "$view_pid"
-        status=$?
-        set -e
-        view_pid=""
+        end_view
         check "Esc quits, exit 0, no validation error" all_true "status_is 0" \
             "! grep -q validation '$SCRATCH/window.err'"
         view "$SCRATCH/out" props/crate --headless --render "$SCRATCH/turned.png" --size 320x240 \
@@ -230,8 +239,8 @@ for i in range(w * h):
 print('pixels off by more than 2:', bad)
 sys.exit(bad > w * h // 200)"
         check_clip_keys
+        window_input=yes
     fi
-    xvfb_stop "$SCRATCH"
 fi
 
 # ---- hot reload, headless ----------------------------------------------------------------
@@ -262,14 +271,31 @@ check "a line on stdin renders a frame" wait_for 60 frames_over "$before"
 exec 3>&-
 exited() { ! kill -0 "$view_pid" 2>/dev/null; }
 check "closing stdin ends the viewer" wait_for 60 exited
-set +e
-wait "$view_pid"
-status=$?
-set -e
-view_pid=""
+end_view
 check "which exits 0 with no validation error" all_true "status_is 0" \
     "stderr_lacks 'validation'"
-pids="$view_pid_was $watch_pid"
+
+# ---- hot reload, in the window ------------------------------------------------------------
+# The crate, red now, turns green again under the open window; the last
+# frame shown (read back when Esc ends it) is green.
+if [ -n "$window_input" ]; then
+    "$VIEW" "$SCRATCH/out" props/crate --size 320x240 --screenshot "$SCRATCH/reloaded.png" \
+        --validate >"$SCRATCH/window.out" 2>"$SCRATCH/window.err" </dev/null &
+    view_pid=$!
+    pids="$pids $view_pid"
+    id=$(timeout 60 xdotool search --sync --onlyvisible --pid "$view_pid" --name '^kiln-view: ' | head -n 1 || true)
+    solid "$SCRATCH/green.png" 0 255 0
+    mv "$SCRATCH/green.png" "$SCRATCH/in/props/crate.png"
+    check "the window reloads the texture" wait_for 60 grep -q \
+        '^kiln-view: reloaded props/crate/crate (props/crate/crate.ktx2)$' "$SCRATCH/window.out"
+    # The line comes before the frame drawn with the new texture, and the
+    # window reads keys only between frames: Esc ends it after that frame.
+    xdo key --window "$id" Escape
+    end_view
+    check "its last frame shows the green crate, no validation error" all_true "status_is 0" \
+        "dominant '$SCRATCH/reloaded.png' 160 120 1" "! grep -q validation '$SCRATCH/window.err'"
+fi
+pids="$pids $view_pid_was $watch_pid"
 kill -TERM "$watch_pid"
 wait "$watch_pid" || true
 watch_pid=""
