@@ -15,6 +15,23 @@ static bool fail(kiln_error *err, const char *message) {
     return false;
 }
 
+/* GLFW's last error, for the message of a window that cannot be made
+ * (GLFW reports errors through a callback only). */
+static char glfw_problem[256];
+
+static void on_glfw_error(int code, const char *description) {
+    (void)code;
+    snprintf(glfw_problem, sizeof glfw_problem, "%s", description);
+}
+
+/* `what`, then GLFW's reason when it gave one. */
+static bool fail_glfw(kiln_error *err, const char *what) {
+    err->code = KILN_ERR_UNSUPPORTED;
+    snprintf(err->message, sizeof err->message, "%s%s%.200s", what, glfw_problem[0] ? ": " : "",
+             glfw_problem);
+    return false;
+}
+
 static window *of(GLFWwindow *handle) {
     return glfwGetWindowUserPointer(handle);
 }
@@ -183,11 +200,14 @@ bool window_create(window *w, vk_context *vk, bool validation, uint32_t width, u
                    const char *title, kiln_error *err) {
     memset(w, 0, sizeof *w);
     w->vk = vk;
+    glfw_problem[0] = '\0';
+    glfwSetErrorCallback(on_glfw_error);
     if (!glfwInit())
-        return fail(err, "cannot open a window: no display (set DISPLAY, or use --headless)");
+        return fail_glfw(err, "cannot open a window: no display (set DISPLAY, or use --headless)");
     w->glfw_ready = true;
     if (!glfwVulkanSupported())
-        return fail(err, "cannot open a window: GLFW finds no Vulkan loader or surface support");
+        return fail_glfw(err, "cannot open a window: GLFW finds no Vulkan loader or surface "
+                              "support");
     uint32_t count = 0;
     const char **extensions = glfwGetRequiredInstanceExtensions(&count);
     if (!vkc_create_instance(vk, validation, extensions, count, err))
@@ -195,7 +215,7 @@ bool window_create(window *w, vk_context *vk, bool validation, uint32_t width, u
     glfwWindowHint(GLFW_CLIENT_API, GLFW_NO_API);
     w->handle = glfwCreateWindow((int)width, (int)height, title, NULL, NULL);
     if (w->handle == NULL)
-        return fail(err, "glfwCreateWindow failed");
+        return fail_glfw(err, "cannot open a window");
     glfwSetWindowUserPointer(w->handle, w);
     glfwSetKeyCallback(w->handle, on_key);
     glfwSetMouseButtonCallback(w->handle, on_button);
