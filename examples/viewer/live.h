@@ -51,7 +51,9 @@ bool live_run_headless(live *l, kiln_manager *manager, live_frame_fn frame, void
 /* Starts watching the manager's folder mounts (kiln_manager_watch). */
 bool live_watch(kiln_manager *manager, kiln_error *err);
 
-/* Whether SIGINT or SIGTERM arrived since live_catch_signals. */
+/* live_catch_signals notes SIGINT and SIGTERM instead of dying of them, so
+ * that the loops end cleanly (the manager and device released);
+ * live_stopping says whether one arrived since. */
 void live_catch_signals(void);
 bool live_stopping(void);
 
