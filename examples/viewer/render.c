@@ -39,38 +39,9 @@ typedef struct draw_push {
 } draw_push;
 
 void camera_frame(const draw_list *list, uint32_t width, uint32_t height, camera *out) {
-    float center[3] = {0, 0, 0}, radius = 1.0f;
-    if (list->count > 0) {
-        float squared = 0.0f;
-        for (int axis = 0; axis < 3; axis++) {
-            center[axis] = 0.5f * (list->bounds_min[axis] + list->bounds_max[axis]);
-            float half = 0.5f * (list->bounds_max[axis] - list->bounds_min[axis]);
-            squared += half * half;
-        }
-        radius = squared > 0.0f ? sqrtf(squared) : 1.0f;
-    }
-    float aspect = (float)width / (float)height;
-    float half_v = 0.5f * CAMERA_VERTICAL_FOV;
-    float half_h = atanf(tanf(half_v) * aspect);
-    float distance = radius / sinf(fminf(half_v, half_h));
-    kiln_scene_camera lens = {.type = KILN_CAMERA_PERSPECTIVE,
-                              .yfov = CAMERA_VERTICAL_FOV,
-                              .aspect = aspect,
-                              .znear = fmaxf(distance - radius, distance * 1e-3f) * 0.5f,
-                              .zfar = (distance + radius) * 1.5f};
-    float projection[16];
-    kiln_error err;
-    kiln_camera_projection(&lens, aspect, KILN_PROJECTION_VULKAN, projection, &err);
-    out->position[0] = center[0];
-    out->position[1] = center[1];
-    out->position[2] = center[2] + distance;
-    /* Looking down -Z with +Y up, the view matrix is the translation alone. */
-    float view[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0};
-    view[12] = -out->position[0];
-    view[13] = -out->position[1];
-    view[14] = -out->position[2];
-    view[15] = 1;
-    mat4_multiply(projection, view, out->view_proj);
+    orbit o;
+    orbit_reset(&o, list, width, height);
+    orbit_camera(&o, width, height, out);
 }
 
 static float determinant3(const float m[16]) {

@@ -13,16 +13,11 @@
 
 #include "draw_list.h"
 #include "gpu_assets.h"
+#include "orbit.h"
 #include "pipeline.h"
 
-#define CAMERA_VERTICAL_FOV 0.78539816f /* 45 degrees */
-
-typedef struct camera {
-    float view_proj[16];
-    float position[3];
-} camera;
-
-/* The automatic camera for `list` and an image of width x height. */
+/* The automatic camera for `list` and an image of width x height: the
+ * orbit camera reset to face the scene (orbit.h). */
 void camera_frame(const draw_list *list, uint32_t width, uint32_t height, camera *out);
 
 /* A shader program and the pipelines made from it (the renderer finds its
