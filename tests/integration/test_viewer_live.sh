@@ -5,12 +5,15 @@
 #   presented swapchain image back; it must be the headless render of the
 #   same view composed over the window's background (computed here), pixel
 #   for pixel; a mouse drag sent by xdotool turns the view as computed, and
-#   Esc quits;
+#   Esc quits; viewer_scenes.py's morphed quad posed by a clip, its sphere
+#   with --meshlets and at a size that picks a coarser level of detail, each
+#   the headless frame too, with the same --stats line;
 # * hot reload: `kiln watch` on a copy of the examples' props, a headless
 #   --live viewer on its output; the crate's texture, solid green, is
 #   replaced by solid red in the input, and within 60 s the next frame the
 #   viewer writes shows red at the crate's centre, with a line naming the
-#   reloaded texture; a line on stdin renders a frame; closing stdin ends it.
+#   reloaded texture; a line on stdin renders a frame; closing stdin ends it;
+#   --live --stats prints the still's stats line after its frame.
 # Nothing is left running. Without Vulkan, lavapipe, the validation layer,
 # Xvfb or xdotool (installed with apt-get when missing and root), "skipped:".
 set -eu
@@ -82,6 +85,25 @@ view() {
     set -e
 }
 one_line_error() { [ "$(wc -l <"$SCRATCH/stderr")" -eq 1 ] && stderr_has "^kiln-view: $1"; }
+# over_grey SHOT STILL: the window's SHOT is the headless STILL composed
+# over the window's grey (48, 50, 56), rounding (c * a + grey * (255 - a)) /
+# 255 to the nearest, pixel for pixel, and STILL covers some of the frame.
+over_grey() {
+    python3 -c "import sys; sys.path.insert(0, '$(dirname "$PNG_TOOL")'); import png_tool
+ws, hs, shot = png_tool.read_png(sys.argv[1])
+w, h, still = png_tool.read_png(sys.argv[2])
+assert (ws, hs) == (w, h), (ws, hs, w, h)
+grey = (48, 50, 56)
+bad = 0
+for i in range(w * h):
+    a = still[4 * i + 3]
+    want = [(still[4 * i + c] * a + grey[c] * (255 - a) + 127) // 255 for c in range(3)] + [255]
+    bad += list(shot[4 * i:4 * i + 4]) != want
+covered = sum(still[4 * i + 3] > 0 for i in range(w * h))
+print('differing pixels:', bad, 'covered:', covered)
+sys.exit(bad != 0 or covered == 0)" "$@"
+}
+stats_line() { grep '^stats: ' "$1"; }
 # solid FILE R G B: a 64x64 opaque PNG of one colour.
 solid() {
     python3 -c "import sys; sys.path.insert(0, '$(dirname "$PNG_TOOL")'); import png_tool
@@ -140,6 +162,14 @@ solid "$SCRATCH/in/props/crate.png" 0 255 0
     exit 1
 }
 
+# viewer_scenes.py's morphed quad and sphere (levels of detail, meshlets).
+python3 "$HERE/viewer_scenes.py" make "$SCRATCH/scenes/in"
+find "$SCRATCH/scenes/in" -type f ! -name 'morph.*' ! -name 'sphere.*' -delete
+(cd "$SCRATCH/scenes" && "$KILN" build -q -i in -o out) >"$SCRATCH/scenes.log" 2>&1 || {
+    cat "$SCRATCH/scenes.log"
+    exit 1
+}
+
 # ---- the command line ----------------------------------------------------------------
 view "$SCRATCH/out" props/crate --live --size 64x64
 check "--live without --headless is a usage error" all_true "status_is 2" "stderr_has 'headless'"
@@ -147,6 +177,13 @@ view "$SCRATCH/out" props/crate --headless --render "$SCRATCH/bad.png" --size 64
 check "--frames with --headless is a usage error" all_true "status_is 2" "stderr_has 'window'"
 view "$SCRATCH/out" props/crate --headless --render "$SCRATCH/bad.png" --size 64x64 --orbit 10,90
 check "a pitch past 89 degrees is a usage error" all_true "status_is 2" "stderr_has 'YAW,PITCH'"
+view "$SCRATCH/scenes/out" sphere --headless --render "$SCRATCH/sphere.png" --size 64x48 --stats
+cp "$SCRATCH/stdout" "$SCRATCH/sphere_still.out"
+view "$SCRATCH/scenes/out" sphere --headless --live --render "$SCRATCH/sphere.png" --size 64x48 \
+    --stats
+check "--live --stats: its one frame (stdin closed), then the still's stats line" all_true \
+    "status_is 0" "[ \"\$(sed -n 2p '$SCRATCH/stdout')\" = \"\$(stats_line '$SCRATCH/sphere_still.out')\" ]" \
+    "grep -q '^kiln-view: wrote .*sphere.png (frame 1)\$' '$SCRATCH/stdout'"
 
 # ---- the window ------------------------------------------------------------------------
 window_input=""  # "yes" once the window and xdotool work: the window's hot reload is checked too
@@ -191,6 +228,34 @@ sys.exit(bad != 0 or not 0.2 * w * h < covered < 0.8 * w * h)"
     check "and the corner the window's grey" python3 -c "import sys; sys.path.insert(0, '$(dirname "$PNG_TOOL")'); import png_tool
 w, h, px = png_tool.read_png('$SCRATCH/window.png')
 sys.exit(list(px[0:4]) != [48, 50, 56, 255])"
+    # The window draws what the still does: morph targets posed by a clip,
+    # meshlet tints, and the levels of detail its size picks, with --stats.
+    view "$SCRATCH/scenes/out" morph --headless --render "$SCRATCH/morph_still.png" --size 256x192 \
+        --clip grow --time 0.5
+    view "$SCRATCH/scenes/out" morph --headless --render "$SCRATCH/morph_rest.png" --size 256x192 \
+        --clip grow --time 0
+    check "the morph's weight changes the still (premise)" \
+        all_true "status_is 0" "! cmp -s '$SCRATCH/morph_still.png' '$SCRATCH/morph_rest.png'"
+    view "$SCRATCH/scenes/out" morph --size 256x192 --clip grow --time 0.5 --frames 3 \
+        --screenshot "$SCRATCH/morph_window.png" --validate
+    check "the window draws the morphed quad as the still, no validation error" all_true \
+        "status_is 0" "stderr_lacks 'validation'" \
+        "over_grey '$SCRATCH/morph_window.png' '$SCRATCH/morph_still.png'"
+    for run in "meshlets 256x192 --meshlets" "coarse 40x30"; do
+        read -r name size extra <<<"$run"
+        view "$SCRATCH/scenes/out" sphere --headless --render "$SCRATCH/${name}_still.png" \
+            --size "$size" $extra --stats
+        cp "$SCRATCH/stdout" "$SCRATCH/${name}_still.out"
+        view "$SCRATCH/scenes/out" sphere --size "$size" $extra --stats --frames 3 \
+            --screenshot "$SCRATCH/${name}_window.png" --validate
+        check "sphere $name: the window draws the still, prints its stats line once" all_true \
+            "status_is 0" "stderr_lacks 'validation'" \
+            "over_grey '$SCRATCH/${name}_window.png' '$SCRATCH/${name}_still.png'" \
+            "[ \"\$(stats_line '$SCRATCH/stdout')\" = \"\$(stats_line '$SCRATCH/${name}_still.out')\" ]"
+    done
+    check "the meshlets are tinted and the small window drew a coarser level (premise)" all_true \
+        "grep -qE ' meshlets [1-9][0-9]*\$' '$SCRATCH/meshlets_still.out'" \
+        "grep -qE 'lod 0:0 ' '$SCRATCH/coarse_still.out'"
     # The mouse and keys, sent by xdotool: a 100-pixel drag to the right
     # turns the eye by -100 * 0.01 rad (-57.29578 degrees), then Esc quits;
     # the last frame shown is read back at the end.
