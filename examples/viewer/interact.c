@@ -84,8 +84,6 @@ bool interact_run(window *w, view_state *s, live *l, const interact_options *o, 
     while (ok && !live_stopping()) {
         window_input in;
         window_poll(w, dirty || playing || o->frames > 0 ? 0.0 : IDLE_WAIT_SECONDS, &in);
-        if (in.quit)
-            break;
         bool rebuild = false;
         if (in.drag_x != 0.0f || in.drag_y != 0.0f)
             orbit_drag(&eye, in.drag_x, in.drag_y);
@@ -116,6 +114,10 @@ bool interact_run(window *w, view_state *s, live *l, const interact_options *o, 
         }
         dirty = dirty || rebuild || in.resized || in.drag_x != 0.0f || in.drag_y != 0.0f ||
                 in.wheel != 0.0f || in.frame || in.reset || in.play_pause;
+        /* Esc after a drag that arrived in the same poll (a slow frame)
+         * still shows the dragged frame first: it is the screenshot. */
+        if (in.quit && !dirty)
+            break;
         if (!dirty && o->frames == 0)
             continue;
         uint32_t width = w->extent.width, height = w->extent.height;
@@ -143,8 +145,11 @@ bool interact_run(window *w, view_state *s, live *l, const interact_options *o, 
         bool shown;
         ok = view_render(s, w->vk, &cam, width, height, pixels, err) &&
              window_present(w, pixels, read_back ? shot : NULL, &shown, err);
-        if (!ok || !shown)
+        if (!ok || !shown) {
+            if (in.quit)
+                break;
             continue;
+        }
         if (read_back) {
             shot_width = width;
             shot_height = height;
@@ -162,7 +167,7 @@ bool interact_run(window *w, view_state *s, live *l, const interact_options *o, 
                 memcpy(stats_shown, line, sizeof line);
             }
         }
-        if (last_frame)
+        if (last_frame || in.quit)
             break;
         shown_frames++;
     }
