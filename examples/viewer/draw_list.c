@@ -71,33 +71,42 @@ static bool skin_attributes(const kiln_mesh_view *mesh, uint32_t *joints, uint32
     return true;
 }
 
-/* The bounds of a skinned mesh's level-0 vertices as the joints place them,
- * computed as the vertex stage does. */
-static void grow_skinned_bounds(draw_list *list, const kiln_mesh_view *mesh, const float *matrices,
-                                uint32_t joint_count, const float model[16]) {
-    uint32_t joints_at, weights_at;
-    if (!skin_attributes(mesh, &joints_at, &weights_at))
-        return; /* not reached: a skin is used only when its attributes are readable */
+/* The bounds of a skinned or morphed mesh's vertices as the vertex stage
+ * places them: `positions` (morphed, 3 floats a vertex) or the stored ones,
+ * then blended by the skin's `joint_count` matrices when `matrices` is not
+ * NULL, then through `model`. */
+static void grow_vertex_bounds(draw_list *list, const kiln_mesh_view *mesh, const float *positions,
+                               const float *matrices, uint32_t joint_count, const float model[16]) {
+    uint32_t joints_at = 0, weights_at = 0;
+    if (matrices != NULL && !skin_attributes(mesh, &joints_at, &weights_at))
+        matrices = NULL; /* not reached: a skin is used only when its attributes are readable */
     const uint8_t *vertices = mesh->vertices;
     for (uint32_t v = 0; v < mesh->desc->vertex_count; v++) {
-        const uint8_t *vertex = vertices + (size_t)v * mesh->desc->vertex_stride;
-        uint16_t joint[4], weight[4];
-        memcpy(joint, vertex + joints_at, sizeof joint);
-        memcpy(weight, vertex + weights_at, sizeof weight);
-        float p[3], skinned[3] = {0, 0, 0};
-        kiln_mesh_position(mesh, v, p);
-        for (int i = 0; i < 4; i++) {
-            if (joint[i] >= joint_count || weight[i] == 0)
-                continue;
-            const float *m = matrices + 16 * (size_t)joint[i];
-            float w = weight[i] / 65535.0f;
-            for (int axis = 0; axis < 3; axis++)
-                skinned[axis] +=
-                    w * (m[axis] * p[0] + m[4 + axis] * p[1] + m[8 + axis] * p[2] + m[12 + axis]);
+        float p[3];
+        if (positions != NULL)
+            memcpy(p, positions + 3 * (size_t)v, sizeof p);
+        else
+            kiln_mesh_position(mesh, v, p);
+        if (matrices != NULL) {
+            const uint8_t *vertex = vertices + (size_t)v * mesh->desc->vertex_stride;
+            uint16_t joint[4], weight[4];
+            memcpy(joint, vertex + joints_at, sizeof joint);
+            memcpy(weight, vertex + weights_at, sizeof weight);
+            float skinned[3] = {0, 0, 0};
+            for (int i = 0; i < 4; i++) {
+                if (joint[i] >= joint_count || weight[i] == 0)
+                    continue;
+                const float *m = matrices + 16 * (size_t)joint[i];
+                float w = weight[i] / 65535.0f;
+                for (int axis = 0; axis < 3; axis++)
+                    skinned[axis] += w * (m[axis] * p[0] + m[4 + axis] * p[1] + m[8 + axis] * p[2] +
+                                          m[12 + axis]);
+            }
+            memcpy(p, skinned, sizeof p);
         }
         for (int axis = 0; axis < 3; axis++) {
-            float world = model[axis] * skinned[0] + model[4 + axis] * skinned[1] +
-                          model[8 + axis] * skinned[2] + model[12 + axis];
+            float world = model[axis] * p[0] + model[4 + axis] * p[1] + model[8 + axis] * p[2] +
+                          model[12 + axis];
             list->bounds_min[axis] = fminf(list->bounds_min[axis], world);
             list->bounds_max[axis] = fmaxf(list->bounds_max[axis], world);
         }
@@ -121,13 +130,58 @@ static kiln_result reserve_joints(draw_list *list, uint32_t count, uint32_t *at,
     return KILN_OK;
 }
 
-typedef struct skin_use {
-    uint32_t offset, count; /* count 0: not skinned */
-} skin_use;
+/* Room for `count` more morph weights, copied from `values`; their offset in *at. */
+static kiln_result add_weights(draw_list *list, const float *values, uint32_t count, uint32_t *at,
+                               kiln_error *err) {
+    if (count > UINT32_MAX / 2 - list->weight_count)
+        return out_of_memory(err);
+    if (list->weight_count + count > list->weight_capacity) {
+        uint32_t capacity = (list->weight_count + count) * 2;
+        float *weights = realloc(list->weights, (size_t)capacity * sizeof *weights);
+        if (weights == NULL)
+            return out_of_memory(err);
+        list->weights = weights;
+        list->weight_capacity = capacity;
+    }
+    memcpy(list->weights + list->weight_count, values, (size_t)count * sizeof *values);
+    *at = list->weight_count;
+    list->weight_count += count;
+    return KILN_OK;
+}
+
+/* How a node deforms its mesh: skin matrices and morph weights in the list. */
+typedef struct deform {
+    uint32_t joint_offset, joint_count;   /* joint_count 0: not skinned */
+    uint32_t weight_offset, weight_count; /* weight_count 0: base shape */
+} deform;
+
+/* The bounds of a deformed mesh, its vertices placed on the CPU. */
+static kiln_result grow_deformed_bounds(draw_list *list, const kiln_mesh_view *mesh, deform d,
+                                        const float model[16], kiln_error *err) {
+    float *positions = NULL;
+    if (d.weight_count > 0) {
+        size_t floats = 3 * (size_t)mesh->desc->vertex_count;
+        positions = malloc(floats * sizeof *positions + 1);
+        if (positions == NULL)
+            return out_of_memory(err);
+        kiln_result r = kiln_mesh_morph_positions(mesh, list->weights + d.weight_offset,
+                                                  d.weight_count, positions, floats, err);
+        if (r != KILN_OK) {
+            free(positions);
+            return r;
+        }
+    }
+    grow_vertex_bounds(list, mesh, positions,
+                       d.joint_count > 0 ? list->joints + 16 * (size_t)d.joint_offset : NULL,
+                       d.joint_count, model);
+    free(positions);
+    return KILN_OK;
+}
 
 static kiln_result add_mesh(const kiln_manager *manager, draw_list *list, const kiln_asset *mesh,
-                            const kiln_asset *materials, const float model[16], skin_use skin,
+                            const kiln_asset *materials, const float model[16], deform d,
                             kiln_error *err) {
+    bool warned_tangents = false;
     for (uint32_t s = 0; s < mesh->mesh.desc->submesh_count; s++) {
         const kiln_submesh *submesh = &mesh->mesh.submeshes[s];
         if (submesh->topology != KILN_TOPOLOGY_TRIANGLES) {
@@ -150,18 +204,24 @@ static kiln_result add_mesh(const kiln_manager *manager, draw_list *list, const 
         item->material = materials != NULL
                              ? kiln_material_row(&materials->materials, submesh->material_slot)
                              : NULL;
-        item->textures[0] =
-            texture_of(manager, materials, item->material, KILN_MATERIAL_SLOT_BASE_COLOR);
-        item->textures[1] =
-            texture_of(manager, materials, item->material, KILN_MATERIAL_SLOT_METALLIC_ROUGHNESS);
-        item->joint_offset = skin.offset;
-        item->joint_count = skin.count;
-        if (skin.count == 0)
+        for (int slot = 0; slot < DRAW_TEXTURES; slot++)
+            item->textures[slot] =
+                texture_of(manager, materials, item->material, (kiln_material_slot)slot);
+        if (item->textures[KILN_MATERIAL_SLOT_NORMAL] != NULL && !warned_tangents &&
+            kiln_mesh_find_attribute(&mesh->mesh, KILN_SEMANTIC_TANGENT) == NULL) {
+            fprintf(stderr, "kiln-view: warning: %s: no tangents; its normal map is not drawn\n",
+                    mesh->path);
+            warned_tangents = true;
+        }
+        item->joint_offset = d.joint_offset;
+        item->joint_count = d.joint_count;
+        item->weight_offset = d.weight_offset;
+        item->weight_count = d.weight_count;
+        if (d.joint_count == 0 && d.weight_count == 0)
             grow_bounds(list, submesh, model);
     }
-    if (skin.count > 0)
-        grow_skinned_bounds(list, &mesh->mesh, list->joints + 16 * (size_t)skin.offset, skin.count,
-                            model);
+    if (d.joint_count > 0 || d.weight_count > 0)
+        return grow_deformed_bounds(list, &mesh->mesh, d, model, err);
     return KILN_OK;
 }
 
@@ -191,9 +251,40 @@ static kiln_result add_scene(const kiln_manager *manager, draw_list *list, const
                              const float parent[16], int depth, const draw_pose *pose,
                              kiln_error *err);
 
+/* A posed scene's morph weights: every morph node's, as libkiln sampled them. */
+typedef struct node_weights {
+    const kiln_anim_view *anim;
+    const float *values; /* anim->weight_count */
+} node_weights;
+
+/* The weights of node `n` for `mesh` into the list (d->weight_count 0 when
+ * the mesh has no targets or the node no weights: the base shape). */
+static kiln_result morph_weights(draw_list *list, const node_weights *weights, uint32_t n,
+                                 const kiln_asset *mesh, deform *d, kiln_error *err) {
+    uint32_t targets = mesh->mesh.desc->morph_target_count;
+    if (targets == 0 || weights == NULL)
+        return KILN_OK;
+    for (uint32_t m = 0; m < weights->anim->morph_count; m++) {
+        const kiln_anim_morph *morph = &weights->anim->morphs[m];
+        if (morph->node != n)
+            continue;
+        if (morph->weight_count != targets) {
+            fprintf(stderr,
+                    "kiln-view: warning: %s: %u morph weights for %u targets; drawn in its "
+                    "base shape\n",
+                    mesh->path, morph->weight_count, targets);
+            return KILN_OK;
+        }
+        d->weight_count = targets;
+        return add_weights(list, weights->values + morph->weight_offset, targets, &d->weight_offset,
+                           err);
+    }
+    return KILN_OK;
+}
+
 static kiln_result add_node(const kiln_manager *manager, draw_list *list, const kiln_asset *scene,
-                            const kiln_scene_instance *instance, uint32_t n, const float parent[16],
-                            int depth, kiln_error *err) {
+                            const kiln_scene_instance *instance, const node_weights *weights,
+                            uint32_t n, const float parent[16], int depth, kiln_error *err) {
     const kiln_scene_view *view = &scene->scene;
     float world[16];
     mat4_multiply(parent, kiln_scene_world(instance, n), world);
@@ -202,9 +293,9 @@ static kiln_result add_node(const kiln_manager *manager, draw_list *list, const 
         const kiln_asset *child = dependency_of(manager, scene, placed);
         if (child == NULL)
             return missing(err, scene, "placed scene", n);
-        kiln_result r = add_scene(manager, list, child, world, depth + 1, NULL, err);
-        if (r != KILN_OK)
-            return r;
+        kiln_result placed_r = add_scene(manager, list, child, world, depth + 1, NULL, err);
+        if (placed_r != KILN_OK)
+            return placed_r;
     }
     const kiln_scene_node *node = &view->nodes[n];
     if (node->mesh < 0)
@@ -218,7 +309,7 @@ static kiln_result add_node(const kiln_manager *manager, draw_list *list, const 
         if (materials == NULL)
             return missing(err, scene, "material table", n);
     }
-    skin_use skin = {0, 0};
+    deform d = {0, 0, 0, 0};
     uint32_t joints_at, weights_at;
     if (node->skin >= 0 && (node->flags & KILN_SCENE_NODE_FLAG_SKINNED)) {
         if (!skin_attributes(&mesh->mesh, &joints_at, &weights_at)) {
@@ -230,57 +321,48 @@ static kiln_result add_node(const kiln_manager *manager, draw_list *list, const 
             if (kiln_mesh_find_attribute(&mesh->mesh, KILN_SEMANTIC_JOINTS1) != NULL)
                 fprintf(stderr, "kiln-view: warning: %s: skin influences 5 to 8 are not read\n",
                         mesh->path);
-            kiln_scene_skin_joints(view, (uint32_t)node->skin, &skin.count);
-            kiln_result r = reserve_joints(list, skin.count, &skin.offset, err);
+            kiln_scene_skin_joints(view, (uint32_t)node->skin, &d.joint_count);
+            kiln_result r = reserve_joints(list, d.joint_count, &d.joint_offset, err);
             if (r == KILN_OK)
                 r = kiln_scene_skin_matrices(view, instance, (uint32_t)node->skin,
-                                             list->joints + 16 * (size_t)skin.offset, skin.count,
-                                             err);
+                                             list->joints + 16 * (size_t)d.joint_offset,
+                                             d.joint_count, err);
             if (r != KILN_OK)
                 return r;
             memcpy(world, parent, sizeof world); /* the joints are in the scene's space */
         }
     }
+    kiln_result r = morph_weights(list, weights, n, mesh, &d, err);
+    if (r != KILN_OK)
+        return r;
     uint32_t instances = 0;
     const kiln_scene_transform *local = kiln_scene_node_instances(view, n, &instances);
-    if (instances == 0 || skin.count > 0)
-        return add_mesh(manager, list, mesh, materials, world, skin, err);
+    if (instances == 0 || d.joint_count > 0)
+        return add_mesh(manager, list, mesh, materials, world, d, err);
     for (uint32_t i = 0; i < instances; i++) {
         float m[16], placed_world[16];
         kiln_scene_compose(&local[i], m);
         mat4_multiply(world, m, placed_world);
-        kiln_result r = add_mesh(manager, list, mesh, materials, placed_world, skin, err);
+        r = add_mesh(manager, list, mesh, materials, placed_world, d, err);
         if (r != KILN_OK)
             return r;
     }
     return KILN_OK;
 }
 
-/* Moves the instance's nodes to the clip's pose (libkiln's sampler). Morph
- * weights are sampled but not drawn yet: a warning says so. */
+/* Samples the pose into `sampled` (libkiln's sampler; the rest pose and
+ * default weights for DRAW_POSE_REST) and moves the instance's nodes there. */
 static kiln_result apply_pose(const kiln_asset *scene, const draw_pose *pose,
-                              kiln_scene_instance *instance, kiln_error *err) {
-    kiln_anim_pose sampled = {
-        .local = malloc((size_t)scene->scene.node_count * sizeof(kiln_scene_transform) + 1),
-        .weights = malloc((size_t)pose->anim->weight_count * sizeof(float) + 1)};
-    kiln_result r = KILN_ERR_OUT_OF_MEMORY;
-    if (sampled.local != NULL && sampled.weights != NULL) {
-        r = kiln_anim_pose_rest(pose->anim, &scene->scene, &sampled, err);
-        if (r == KILN_OK)
-            r = kiln_anim_sample(pose->anim, pose->clip, pose->time, NULL, &sampled, err);
-        if (r == KILN_OK)
-            r = kiln_anim_apply(pose->anim, pose->clip, &sampled, instance, err);
-        if (r == KILN_OK)
-            kiln_scene_update(instance);
-    } else {
-        err->code = r;
-        snprintf(err->message, sizeof err->message, "%s: out of memory for a pose", scene->path);
-    }
-    if (r == KILN_OK && pose->anim->weight_count > 0)
-        fprintf(stderr, "kiln-view: warning: %s: morph weights are not drawn (rest shape)\n",
-                scene->path);
-    free(sampled.local);
-    free(sampled.weights);
+                              kiln_anim_pose *sampled, kiln_scene_instance *instance,
+                              kiln_error *err) {
+    kiln_result r = kiln_anim_pose_rest(pose->anim, &scene->scene, sampled, err);
+    if (r != KILN_OK || pose->clip == DRAW_POSE_REST)
+        return r;
+    r = kiln_anim_sample(pose->anim, pose->clip, pose->time, NULL, sampled, err);
+    if (r == KILN_OK)
+        r = kiln_anim_apply(pose->anim, pose->clip, sampled, instance, err);
+    if (r == KILN_OK)
+        kiln_scene_update(instance);
     return r;
 }
 
@@ -302,12 +384,27 @@ static kiln_result add_scene(const kiln_manager *manager, draw_list *list, const
         return KILN_ERR_OUT_OF_MEMORY;
     }
     kiln_scene_instance instance;
+    kiln_anim_pose sampled = {0};
+    node_weights weights = {0};
     kiln_result r = kiln_scene_instance_init(&instance, view, memory, size, err);
-    if (r == KILN_OK && pose != NULL)
-        r = apply_pose(scene, pose, &instance, err);
+    if (r == KILN_OK && pose != NULL) {
+        sampled.local = malloc((size_t)view->node_count * sizeof *sampled.local + 1);
+        sampled.weights = malloc((size_t)pose->anim->weight_count * sizeof(float) + 1);
+        if (sampled.local == NULL || sampled.weights == NULL) {
+            r = err->code = KILN_ERR_OUT_OF_MEMORY;
+            snprintf(err->message, sizeof err->message, "%s: out of memory for a pose",
+                     scene->path);
+        } else {
+            r = apply_pose(scene, pose, &sampled, &instance, err);
+            weights = (node_weights){pose->anim, sampled.weights};
+        }
+    }
     for (uint32_t n = 0; r == KILN_OK && n < view->node_count; n++)
         if (depth > 0 || in_default_scene(view, n))
-            r = add_node(manager, list, scene, &instance, n, parent, depth, err);
+            r = add_node(manager, list, scene, &instance, pose != NULL ? &weights : NULL, n, parent,
+                         depth, err);
+    free(sampled.local);
+    free(sampled.weights);
     free(memory);
     return r;
 }
@@ -328,7 +425,7 @@ kiln_result draw_list_build(const kiln_manager *manager, const kiln_asset *asset
             if (d != NULL && d->kind == KILN_ASSET_MATERIAL)
                 materials = d;
         }
-        return add_mesh(manager, out, asset, materials, identity, (skin_use){0, 0}, err);
+        return add_mesh(manager, out, asset, materials, identity, (deform){0, 0, 0, 0}, err);
     }
     err->code = KILN_ERR_INVALID_ARGUMENT;
     snprintf(err->message, sizeof err->message, "%s is a %s; kiln-view draws meshes and scenes",
@@ -339,5 +436,6 @@ kiln_result draw_list_build(const kiln_manager *manager, const kiln_asset *asset
 void draw_list_free(draw_list *list) {
     free(list->items);
     free(list->joints);
+    free(list->weights);
     memset(list, 0, sizeof *list);
 }

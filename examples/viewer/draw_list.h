@@ -3,13 +3,16 @@
  * submesh of a mesh, or of every mesh node of a scene's default scene (node
  * world matrices from libkiln's scene instance, EXT_mesh_gpu_instancing
  * instances, a level's placed scenes, skinned meshes with their joint
- * matrices), with its material row, and the world-space bounds the
- * automatic camera frames (skinned vertices placed on the CPU for them).
+ * matrices, morphed meshes with their node's weights), with its material
+ * row, and the world-space bounds the automatic camera frames (skinned and
+ * morphed vertices placed on the CPU for them).
  */
 #ifndef KILN_VIEW_DRAW_LIST_H
 #define KILN_VIEW_DRAW_LIST_H
 
 #include "kiln/manager.h"
+
+#define DRAW_TEXTURES 5 /* material slots drawn: KILN_MATERIAL_SLOT_BASE_COLOR .. EMISSIVE */
 
 typedef struct draw_item {
     const kiln_asset *mesh;
@@ -17,12 +20,16 @@ typedef struct draw_item {
     float model[16];             /* column-major */
     const kiln_asset *materials; /* the material table, or NULL: the default material */
     const kiln_material *material;
-    /* The material's base colour and metallic-roughness textures, NULL when
-     * it has none (drawn white). */
-    const kiln_asset *textures[2];
+    /* The material's textures by kiln_material_slot (base colour,
+     * metallic-roughness, normal, occlusion, emissive), NULL where it has
+     * none (white is bound; no normal map is then applied). */
+    const kiln_asset *textures[DRAW_TEXTURES];
     /* Skinned: joint_count matrices at draw_list.joints[16 * joint_offset];
      * `model` is then the parent's matrix, the joints' already world space. */
     uint32_t joint_offset, joint_count;
+    /* Morphed: the node's weight_count (the mesh's target count) weights at
+     * draw_list.weights[weight_offset]; weight_count 0 draws the base shape. */
+    uint32_t weight_offset, weight_count;
 } draw_item;
 
 typedef struct draw_list {
@@ -32,10 +39,14 @@ typedef struct draw_list {
     uint32_t skipped_primitives;        /* line and point submeshes (not drawn) */
     float *joints;                      /* every skinned draw's joint matrices */
     uint32_t joint_count, joint_capacity;
+    float *weights; /* every morphed draw's weights */
+    uint32_t weight_count, weight_capacity;
 } draw_list;
 
 /* A pose of the drawn scene: clip `clip` of `anim` sampled at `time`
- * seconds (clamped to the clip's keys). */
+ * seconds (clamped to the clip's keys), or with clip DRAW_POSE_REST the
+ * rest pose with the clip file's default morph weights. */
+#define DRAW_POSE_REST UINT32_MAX
 typedef struct draw_pose {
     const kiln_anim_view *anim;
     uint32_t clip;

@@ -2,19 +2,27 @@
  * main.c — kiln-view: renders a cooked model or scene through libkiln's
  * asset manager with Vulkan.
  *
- *   kiln-view OUTPUT [REF] --headless --render OUT.png --size WxH [--time T]
- *             [--clip NAME] [--validate] [--shaders DIR]
+ *   kiln-view OUTPUT [REF] [--size WxH] [--frames N] [--screenshot OUT.png]
+ *   kiln-view OUTPUT [REF] --headless --render OUT.png --size WxH [--live]
+ *   (either with [--orbit YAW,PITCH] [--time T] [--clip NAME] [--lod N]
+ *   [--meshlets] [--stats] [--validate] [--shaders DIR])
  *
  * OUTPUT is a cooked folder (holding assets.kman) or a .kpak; REF a model's
  * ref (its scene is drawn when it has one), a scene's or a mesh's; without
  * it, the output's first scene (by ref), else its first mesh. --time and
- * --clip pose a model's scene with a clip of its animations (skins follow). The frame is
- * rendered offscreen and written as a PNG. Exit 0 when written, 1 with a
+ * --clip pose a model's scene with a clip of its animations (skins and morph
+ * weights follow; without them morph targets take their default weights).
+ * --lod forces a level of detail, --meshlets tints each meshlet, --stats
+ * prints what was drawn. Without --headless a window shows it with an orbit
+ * camera (interact.h); with it, the frame is rendered offscreen and written
+ * as a PNG, and with --live again after each hot reload (live.h). Exit 0
+ * when done, 1 with a
  * one-line error otherwise (2 for a usage error). docs/viewer.md is the
  * user's guide.
  */
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,28 +33,40 @@
 #include "gpu_assets.h"
 #include "kiln/kiln.h"
 #include "kiln/manager.h"
-#include "pipeline.h"
+#include "live.h"
+#include "lod.h"
 #include "png_out.h"
-#include "render.h"
+#include "view.h"
 #include "vk_context.h"
+#ifdef KILN_VIEW_WINDOW
+#include "interact.h"
+#endif
 
 #define SHADER_REF "kiln-view/mesh"
 #define SKINNED_SHADER_REF "kiln-view/mesh?SKINNED=1"
+#define MESHLET_SHADER_REF "kiln-view/mesh?MESHLETS=1"
+#define SKINNED_MESHLET_SHADER_REF "kiln-view/mesh?SKINNED=1&MESHLETS=1"
 #define SHADER_FOLDER "kiln-view-shaders"
 #define MAX_SIZE 16384
+#define WINDOW_WIDTH 960
+#define WINDOW_HEIGHT 720
 
 typedef struct options {
-    const char *output, *ref, *render, *shaders, *clip;
-    float time;
-    bool posed; /* --time or --clip given */
-    uint32_t width, height;
-    bool headless, validate;
+    const char *output, *ref, *render, *shaders, *clip, *screenshot;
+    float time, yaw, pitch; /* --orbit: radians */
+    bool posed;             /* --time or --clip given */
+    uint32_t width, height, frames;
+    bool headless, validate, live;
+    int lod; /* LOD_AUTO or the level --lod forces */
+    bool meshlets, stats;
 } options;
 
 static int usage(const char *problem) {
     fprintf(stderr,
-            "kiln-view: %s\nusage: kiln-view OUTPUT [REF] --headless --render OUT.png --size WxH "
-            "[--time T] [--clip NAME] [--validate] [--shaders DIR]\n",
+            "kiln-view: %s\nusage: kiln-view OUTPUT [REF] [--size WxH] [--frames N] [--screenshot "
+            "OUT.png]\n       kiln-view OUTPUT [REF] --headless --render OUT.png --size WxH "
+            "[--live]\n       (either with [--orbit YAW,PITCH] [--time T] [--clip NAME] [--lod N] "
+            "[--meshlets] [--stats] [--validate] [--shaders DIR])\n",
             problem);
     return 2;
 }
@@ -65,8 +85,24 @@ static bool parse_size(const char *text, uint32_t *width, uint32_t *height) {
     return true;
 }
 
+/* "YAW,PITCH" in degrees, into radians. */
+static bool parse_angles(const char *text, float *yaw, float *pitch) {
+    char *end;
+    double y = strtod(text, &end);
+    if (end == text || *end != ',' || !(y >= -360.0 && y <= 360.0))
+        return false;
+    const char *second = end + 1;
+    double p = strtod(second, &end);
+    if (end == second || *end != '\0' || !(p >= -89.0 && p <= 89.0))
+        return false;
+    *yaw = (float)(y * M_PI / 180.0);
+    *pitch = (float)(p * M_PI / 180.0);
+    return true;
+}
+
 static int parse(int argc, char **argv, options *o) {
     memset(o, 0, sizeof *o);
+    o->lod = LOD_AUTO;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         bool has_value = i + 1 < argc;
@@ -74,6 +110,19 @@ static int parse(int argc, char **argv, options *o) {
             o->headless = true;
         } else if (strcmp(a, "--validate") == 0) {
             o->validate = true;
+        } else if (strcmp(a, "--orbit") == 0 && has_value) {
+            if (!parse_angles(argv[++i], &o->yaw, &o->pitch))
+                return usage("--orbit takes YAW,PITCH in degrees (pitch -89 to 89)");
+        } else if (strcmp(a, "--live") == 0) {
+            o->live = true;
+        } else if (strcmp(a, "--screenshot") == 0 && has_value) {
+            o->screenshot = argv[++i];
+        } else if (strcmp(a, "--frames") == 0 && has_value) {
+            char *end;
+            unsigned long frames = strtoul(argv[++i], &end, 10);
+            if (end == argv[i] || *end != '\0' || frames == 0 || frames > 1000000)
+                return usage("--frames takes a count, 1 to 1000000");
+            o->frames = (uint32_t)frames;
         } else if (strcmp(a, "--render") == 0 && has_value) {
             o->render = argv[++i];
         } else if (strcmp(a, "--clip") == 0 && has_value) {
@@ -86,6 +135,16 @@ static int parse(int argc, char **argv, options *o) {
                 return usage("--time takes seconds, 0 to 1000000");
             o->time = (float)t;
             o->posed = true;
+        } else if (strcmp(a, "--meshlets") == 0) {
+            o->meshlets = true;
+        } else if (strcmp(a, "--stats") == 0) {
+            o->stats = true;
+        } else if (strcmp(a, "--lod") == 0 && has_value) {
+            char *end;
+            long level = strtol(argv[++i], &end, 10);
+            if (end == argv[i] || *end != '\0' || level < 0 || level >= (long)KILN_MESH_MAX_LODS)
+                return usage("--lod takes a level of detail, 0 to 7");
+            o->lod = (int)level;
         } else if (strcmp(a, "--shaders") == 0 && has_value) {
             o->shaders = argv[++i];
         } else if (strcmp(a, "--size") == 0 && has_value) {
@@ -105,10 +164,24 @@ static int parse(int argc, char **argv, options *o) {
     }
     if (o->output == NULL)
         return usage("no OUTPUT folder or pack given");
-    if (!o->headless)
-        return usage("only --headless rendering is in this build (no window yet)");
-    if (o->render == NULL || o->width == 0)
-        return usage("--headless needs --render OUT.png and --size WxH");
+    if (o->meshlets && o->lod != LOD_AUTO)
+        return usage("--meshlets draws level 0's meshlets: it takes no --lod");
+    if (o->headless) {
+        if (o->render == NULL || o->width == 0)
+            return usage("--headless needs --render OUT.png and --size WxH");
+        if (o->frames > 0 || o->screenshot != NULL)
+            return usage("--frames and --screenshot are the window's (--headless writes --render)");
+        return 0;
+    }
+#ifndef KILN_VIEW_WINDOW
+    return usage("this kiln-view was built without GLFW (libglfw3-dev): only --headless");
+#endif
+    if (o->render != NULL || o->live)
+        return usage("--render and --live go with --headless (the window reloads by itself)");
+    if (o->width == 0) {
+        o->width = WINDOW_WIDTH;
+        o->height = WINDOW_HEIGHT;
+    }
     return 0;
 }
 
@@ -231,33 +304,96 @@ static bool choose_pose(const options *o, const kiln_asset *anim, const char *re
 /* Everything main owns, released in reverse order of creation. */
 typedef struct viewer {
     vk_context vk;
-    gpu_assets assets;
+#ifdef KILN_VIEW_WINDOW
+    window win;
+#endif
+    live live; /* the upload callbacks' user */
     kiln_manager *manager;
-    pipeline pipes[2]; /* plain, skinned */
-    draw_list draws;
+    view_state view;
     uint8_t *pixels;
+    const options *o;
+    uint32_t frames_written; /* --live */
 } viewer;
 
 static void viewer_close(viewer *v) {
     free(v->pixels);
-    draw_list_free(&v->draws);
-    if (v->vk.device != VK_NULL_HANDLE)
-        for (int p = 0; p < 2; p++)
-            pipeline_destroy(&v->vk, &v->pipes[p]);
+    view_close(&v->view, &v->vk);
     kiln_manager_destroy(v->manager); /* runs the destroy callbacks: before the device goes */
+    live_destroy(&v->live);
+#ifdef KILN_VIEW_WINDOW
+    window_destroy(&v->win); /* its swapchain and surface: before the device and instance */
+#endif
     vkc_destroy(&v->vk);
 }
 
-static kiln_result load(kiln_manager *manager, const char *ref, const kiln_asset **out,
-                        kiln_error *err) {
-    kiln_ref handle;
-    kiln_result r = kiln_manager_load_ref(manager, KILN_SCOPE_PERMANENT, ref, &handle, err);
+static kiln_result load(kiln_manager *manager, const char *ref, kiln_ref *out, kiln_error *err) {
+    kiln_result r = kiln_manager_load_ref(manager, KILN_SCOPE_PERMANENT, ref, out, err);
     if (r != KILN_OK)
         return r;
-    *out = kiln_asset_get(manager, handle);
-    if (*out == NULL && kiln_asset_state_of(manager, handle, err) != KILN_ASSET_READY)
+    if (kiln_asset_get(manager, *out) == NULL &&
+        kiln_asset_state_of(manager, *out, err) != KILN_ASSET_READY)
         return err->code != KILN_OK ? err->code : KILN_ERR_NOT_FOUND;
     return KILN_OK;
+}
+
+/* --stats: its line of the last frame on stdout. */
+static void print_stats(const view_state *s) {
+    char line[256];
+    view_stats_line(&s->stats, line, sizeof line);
+    printf("%s\n", line);
+    fflush(stdout);
+}
+
+/* Renders the automatic camera's frame (turned by --orbit) into v->pixels. */
+static bool render_still(viewer *v, kiln_error *err) {
+    orbit eye;
+    orbit_reset(&eye, &v->view.draws, v->o->width, v->o->height);
+    orbit_turn_to(&eye, v->o->yaw, v->o->pitch);
+    camera cam;
+    orbit_camera(&eye, v->o->width, v->o->height, &cam);
+    return view_render(&v->view, &v->vk, &cam, v->o->width, v->o->height, v->pixels, err);
+}
+
+/* --live's frame: the current data drawn and written to --render
+ * atomically (a reader never sees half a PNG), then a line on stdout (and
+ * the --stats line). */
+static bool live_frame(void *user, kiln_error *err) {
+    viewer *v = user;
+    const char *out = v->o->render;
+    char partial[PATH_MAX];
+    if ((size_t)snprintf(partial, sizeof partial, "%s.partial", out) >= sizeof partial) {
+        err->code = KILN_ERR_INVALID_ARGUMENT;
+        snprintf(err->message, sizeof err->message, "%.200s: path too long", out);
+        return false;
+    }
+    if (!view_update(&v->view, &v->vk, err) || !render_still(v, err) ||
+        !png_write_rgba(partial, v->pixels, v->o->width, v->o->height, err))
+        return false;
+    if (rename(partial, out) != 0) {
+        err->code = KILN_ERR_IO;
+        snprintf(err->message, sizeof err->message, "%.200s: %s", out, strerror(errno));
+        remove(partial);
+        return false;
+    }
+    printf("kiln-view: wrote %s (frame %u)\n", out, ++v->frames_written);
+    fflush(stdout);
+    if (v->o->stats)
+        print_stats(&v->view);
+    return true;
+}
+
+/* The device: a window's (presenting to it) or a headless one. */
+static bool open_device(const options *o, viewer *v, const char *ref, kiln_error *err) {
+#ifdef KILN_VIEW_WINDOW
+    if (!o->headless) {
+        char title[600];
+        snprintf(title, sizeof title, "kiln-view: %s", ref);
+        return window_create(&v->win, &v->vk, o->validate, o->width, o->height, title, err);
+    }
+#else
+    (void)ref;
+#endif
+    return vkc_create(&v->vk, o->validate, err);
 }
 
 static bool run(const options *o, viewer *v, kiln_error *err) {
@@ -277,52 +413,83 @@ static bool run(const options *o, viewer *v, kiln_error *err) {
         return false;
     }
     if (choose_ref(o, ref, sizeof ref, anim_ref, sizeof anim_ref, err) != KILN_OK ||
-        !vkc_create(&v->vk, o->validate, err))
+        !open_device(o, v, ref, err))
         return false;
-    v->assets.vk = &v->vk;
-    kiln_manager_desc desc = {.engine = gpu_assets_callbacks(&v->assets)};
-    const kiln_asset *shaders_loaded[2], *asset;
+    live_init(&v->live, &v->vk);
+    kiln_manager_desc desc = {.engine = live_callbacks(&v->live)};
+    view_state *s = &v->view;
+    s->lod = o->lod;
+    s->meshlets = o->meshlets;
+    static const char *const shader_refs[VIEW_PROGRAMS] = {
+        SHADER_REF, SKINNED_SHADER_REF, MESHLET_SHADER_REF, SKINNED_MESHLET_SHADER_REF};
     /* The shaders' folder is mounted last so their refs win over the output's. */
     if (kiln_manager_create(&desc, &v->manager, err) != KILN_OK ||
         kiln_manager_mount(v->manager, o->output, NULL, err) != KILN_OK ||
         kiln_manager_mount(v->manager, shaders, NULL, err) != KILN_OK ||
-        load(v->manager, SHADER_REF, &shaders_loaded[0], err) != KILN_OK ||
-        load(v->manager, SKINNED_SHADER_REF, &shaders_loaded[1], err) != KILN_OK ||
-        load(v->manager, ref, &asset, err) != KILN_OK)
+        load(v->manager, ref, &s->asset, err) != KILN_OK)
         return false;
-    render_program programs[2];
-    for (int p = 0; p < 2; p++) {
-        const kiln_asset *shader = shaders_loaded[p];
-        if (shader->kind != KILN_ASSET_SHADER) {
-            snprintf(err->message, sizeof err->message, "%s in %.160s is not a shader", shader->ref,
-                     shaders);
+    for (int p = 0; p < view_program_count(s); p++)
+        if (load(v->manager, shader_refs[p], &s->shaders[p], err) != KILN_OK)
             return false;
-        }
-        if (!pipeline_create(&v->vk, &shader->shader, shader->path, VK_FORMAT_R8G8B8A8_SRGB,
-                             VK_FORMAT_D32_SFLOAT, &v->pipes[p], err))
+    s->manager = v->manager;
+    /* The clips pose a still and the window steps through them; unposed,
+     * their file still holds the default morph weights. */
+    if (anim_ref[0] != '\0' && load(v->manager, anim_ref, &s->anim, err) != KILN_OK) {
+        if (o->posed)
             return false;
-        programs[p] = (render_program){&v->pipes[p], &shader->shader};
+        fprintf(stderr, "kiln-view: warning: %s; morph targets drawn in their base shape\n",
+                err->message);
+        s->anim = (kiln_ref){0};
+        *err = (kiln_error){0};
     }
-    const kiln_asset *anim = NULL;
     draw_pose pose;
-    if (o->posed && ((anim_ref[0] != '\0' && load(v->manager, anim_ref, &anim, err) != KILN_OK) ||
-                     !choose_pose(o, anim, ref, &pose, err)))
+    if (o->posed) {
+        if (!choose_pose(o, kiln_asset_get(v->manager, s->anim), ref, &pose, err))
+            return false;
+        s->posed = true;
+        s->clip = pose.clip;
+        s->time = pose.time;
+    }
+    if (!view_update(s, &v->vk, err))
         return false;
-    if (draw_list_build(v->manager, asset, o->posed ? &pose : NULL, &v->draws, err) != KILN_OK)
-        return false;
-    if (v->draws.skipped_primitives > 0)
+    if (s->draws.skipped_primitives > 0)
         fprintf(stderr, "kiln-view: warning: %s: %u line or point submeshes not drawn\n", ref,
-                v->draws.skipped_primitives);
-    camera cam;
-    camera_frame(&v->draws, o->width, o->height, &cam);
+                s->draws.skipped_primitives);
+#ifdef KILN_VIEW_WINDOW
+    if (!o->headless) {
+        live_catch_signals();
+        interact_options io = {.name = ref,
+                               .yaw = o->yaw,
+                               .pitch = o->pitch,
+                               .frames = o->frames,
+                               .screenshot = o->screenshot,
+                               .stats = o->stats};
+        return interact_run(&v->win, s, &v->live, &io, err);
+    }
+#endif
     v->pixels = malloc(4 * (size_t)o->width * o->height);
     if (v->pixels == NULL) {
         snprintf(err->message, sizeof err->message, "out of memory for a %ux%u image", o->width,
                  o->height);
         return false;
     }
-    return render_frame(&v->vk, programs, &v->draws, &cam, o->width, o->height, v->pixels, err) &&
-           png_write_rgba(o->render, v->pixels, o->width, o->height, err);
+    if (o->live) {
+        live_catch_signals();
+        return live_frame(v, err) && live_run_headless(&v->live, v->manager, live_frame, v, err);
+    }
+    if (!render_still(v, err) || !png_write_rgba(o->render, v->pixels, o->width, o->height, err))
+        return false;
+    if (o->stats)
+        print_stats(&v->view);
+    return true;
+}
+
+/* A failed run leaves no image behind. */
+static void remove_output(const options *o) {
+    if (o->render != NULL)
+        remove(o->render);
+    if (o->screenshot != NULL)
+        remove(o->screenshot);
 }
 
 int main(int argc, char **argv) {
@@ -330,18 +497,18 @@ int main(int argc, char **argv) {
     int bad = parse(argc, argv, &o);
     if (bad != 0)
         return bad;
-    viewer v = {0};
+    viewer v = {.o = &o};
     kiln_error err = {0};
     bool ok = run(&o, &v, &err);
     viewer_close(&v);
     if (!ok) {
         fprintf(stderr, "kiln-view: %s\n", err.message);
-        remove(o.render);
+        remove_output(&o);
         return 1;
     }
     if (v.vk.validation_errors > 0) {
         fprintf(stderr, "kiln-view: %u Vulkan validation errors\n", v.vk.validation_errors);
-        remove(o.render);
+        remove_output(&o);
         return 1;
     }
     return 0;

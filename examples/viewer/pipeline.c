@@ -13,13 +13,14 @@ static const kiln_vertex_semantic location_semantic[VERTEX_LOCATIONS] = {
     KILN_SEMANTIC_POSITION,  KILN_SEMANTIC_NORMAL, KILN_SEMANTIC_TANGENT, KILN_SEMANTIC_TEXCOORD0,
     KILN_SEMANTIC_TEXCOORD1, KILN_SEMANTIC_COLOR0, KILN_SEMANTIC_JOINTS0, KILN_SEMANTIC_WEIGHTS0};
 
-/* The locations a program reads: all but 2 (tangents: no normal mapping
- * yet), and 6 and 7 only when skinned. */
+/* The locations a program reads: 6 and 7 only when skinned. */
 static bool reads(uint32_t location, bool skinned) {
-    return location != 2 && (location < 6 || skinned);
+    return location < 6 || skinned;
 }
 
-static VkFormat vertex_format(kiln_vertex_format format) {
+/* The Vulkan format location `location` reads `format` as; UNDEFINED when
+ * kiln-view does not bind it there (signed octahedral vectors are tangents). */
+static VkFormat vertex_format(kiln_vertex_format format, uint32_t location) {
     switch (format) {
     case KILN_VFORMAT_F32X2:
         return VK_FORMAT_R32G32_SFLOAT;
@@ -29,6 +30,8 @@ static VkFormat vertex_format(kiln_vertex_format format) {
         return VK_FORMAT_R32G32B32A32_SFLOAT;
     case KILN_VFORMAT_OCT_SNORM16X2:
         return VK_FORMAT_R16G16_SNORM;
+    case KILN_VFORMAT_OCT_SIGNED_SNORM16X2:
+        return location == 2 ? VK_FORMAT_R16G16_SNORM : VK_FORMAT_UNDEFINED;
     case KILN_VFORMAT_UNORM8X4:
         return VK_FORMAT_R8G8B8A8_UNORM;
     case KILN_VFORMAT_UNORM16X2:
@@ -58,7 +61,7 @@ bool vertex_layout_of(const kiln_mesh_view *mesh, bool skinned, vertex_layout *o
             kiln_mesh_find_attribute(mesh, location_semantic[location]);
         if (a == NULL)
             continue;
-        if (vertex_format(a->format) == VK_FORMAT_UNDEFINED) {
+        if (vertex_format(a->format, location) == VK_FORMAT_UNDEFINED) {
             err->code = KILN_ERR_UNSUPPORTED;
             snprintf(err->message, sizeof err->message, "%s: attribute %s stored as %s",
                      "kiln-view cannot bind", kiln_vertex_semantic_str(location_semantic[location]),
@@ -235,7 +238,8 @@ void pipeline_destroy(vk_context *vk, pipeline *p) {
 
 /* Binding 0 is the mesh's vertices; a missing attribute reads binding 1, the
  * defaults buffer (16 zero bytes, then four 1.0 floats), with stride 0: a
- * +Z normal, uv 0 and white vertex colour. */
+ * +Z normal, a zero tangent (none: no normal mapping), uv 0 and white vertex
+ * colour. */
 static uint32_t vertex_inputs(const vertex_layout *layout, VkVertexInputBindingDescription *b,
                               VkVertexInputAttributeDescription *a) {
     b[0] = (VkVertexInputBindingDescription){0, layout->stride, VK_VERTEX_INPUT_RATE_VERTEX};
@@ -246,11 +250,12 @@ static uint32_t vertex_inputs(const vertex_layout *layout, VkVertexInputBindingD
             continue;
         if (layout->format[location] != 0) {
             a[count++] = (VkVertexInputAttributeDescription){
-                location, 0, vertex_format(layout->format[location]), layout->offset[location]};
+                location, 0, vertex_format(layout->format[location], location),
+                layout->offset[location]};
         } else {
-            VkFormat format = location == 1   ? VK_FORMAT_R16G16_SNORM
-                              : location == 5 ? VK_FORMAT_R32G32B32A32_SFLOAT
-                                              : VK_FORMAT_R32G32_SFLOAT;
+            VkFormat format = location == 1 || location == 2 ? VK_FORMAT_R16G16_SNORM
+                              : location == 5                ? VK_FORMAT_R32G32B32A32_SFLOAT
+                                                             : VK_FORMAT_R32G32_SFLOAT;
             a[count++] =
                 (VkVertexInputAttributeDescription){location, 1, format, location == 5 ? 16u : 0u};
         }

@@ -8,8 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "frame_data.h"
+#include "lod.h"
+#include "meshlets.h"
+
 #define COLOR_FORMAT VK_FORMAT_R8G8B8A8_SRGB
-#define VERTICAL_FOV 0.78539816f /* 45 degrees */
 
 /* The uniform blocks as the shaders declare them (std140); their reflected
  * sizes are checked against these. */
@@ -22,11 +25,11 @@ typedef struct frame_uniforms {
 
 typedef struct material_uniforms {
     float base_color[4];
-    float base_transform[4];
-    float mr_transform[4];
-    float rotations[4];
-    float params[4];
-    float flags[4];
+    float emissive[4];
+    float transforms[DRAW_TEXTURES][4];  /* per slot: offset xy, scale zw */
+    float rotation_uv[DRAW_TEXTURES][4]; /* per slot: rotation, UV set */
+    float params[4];                     /* metallic, roughness, alpha cutoff, alpha mode */
+    float flags[4]; /* unlit, has a normal map, normal scale, occlusion strength */
 } material_uniforms;
 
 typedef struct draw_push {
@@ -36,38 +39,9 @@ typedef struct draw_push {
 } draw_push;
 
 void camera_frame(const draw_list *list, uint32_t width, uint32_t height, camera *out) {
-    float center[3] = {0, 0, 0}, radius = 1.0f;
-    if (list->count > 0) {
-        float squared = 0.0f;
-        for (int axis = 0; axis < 3; axis++) {
-            center[axis] = 0.5f * (list->bounds_min[axis] + list->bounds_max[axis]);
-            float half = 0.5f * (list->bounds_max[axis] - list->bounds_min[axis]);
-            squared += half * half;
-        }
-        radius = squared > 0.0f ? sqrtf(squared) : 1.0f;
-    }
-    float aspect = (float)width / (float)height;
-    float half_v = 0.5f * VERTICAL_FOV;
-    float half_h = atanf(tanf(half_v) * aspect);
-    float distance = radius / sinf(fminf(half_v, half_h));
-    kiln_scene_camera lens = {.type = KILN_CAMERA_PERSPECTIVE,
-                              .yfov = VERTICAL_FOV,
-                              .aspect = aspect,
-                              .znear = fmaxf(distance - radius, distance * 1e-3f) * 0.5f,
-                              .zfar = (distance + radius) * 1.5f};
-    float projection[16];
-    kiln_error err;
-    kiln_camera_projection(&lens, aspect, KILN_PROJECTION_VULKAN, projection, &err);
-    out->position[0] = center[0];
-    out->position[1] = center[1];
-    out->position[2] = center[2] + distance;
-    /* Looking down -Z with +Y up, the view matrix is the translation alone. */
-    float view[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0};
-    view[12] = -out->position[0];
-    view[13] = -out->position[1];
-    view[14] = -out->position[2];
-    view[15] = 1;
-    mat4_multiply(projection, view, out->view_proj);
+    orbit o;
+    orbit_reset(&o, list, width, height);
+    orbit_camera(&o, width, height, out);
 }
 
 static float determinant3(const float m[16]) {
@@ -75,50 +49,52 @@ static float determinant3(const float m[16]) {
            m[8] * (m[1] * m[6] - m[5] * m[2]);
 }
 
-static void material_block(const kiln_material *m, material_uniforms *out) {
+static void material_block(const draw_item *item, material_uniforms *out) {
+    const kiln_material *m = item->material;
     memset(out, 0, sizeof *out);
+    for (int slot = 0; slot < DRAW_TEXTURES; slot++) {
+        out->transforms[slot][2] = out->transforms[slot][3] = 1.0f;
+        if (m == NULL)
+            continue;
+        const kiln_material_texture *t = &m->textures[slot];
+        out->transforms[slot][0] = t->offset[0];
+        out->transforms[slot][1] = t->offset[1];
+        out->transforms[slot][2] = t->scale[0];
+        out->transforms[slot][3] = t->scale[1];
+        out->rotation_uv[slot][0] = t->rotation;
+        out->rotation_uv[slot][1] = (float)t->texcoord;
+    }
     if (m == NULL) { /* glTF's default material */
         out->base_color[0] = out->base_color[1] = out->base_color[2] = out->base_color[3] = 1.0f;
-        out->base_transform[2] = out->base_transform[3] = 1.0f;
-        out->mr_transform[2] = out->mr_transform[3] = 1.0f;
         out->params[0] = 1.0f;
         out->params[1] = 1.0f;
         return;
     }
-    const kiln_material_texture *base = &m->textures[KILN_MATERIAL_SLOT_BASE_COLOR];
-    const kiln_material_texture *mr = &m->textures[KILN_MATERIAL_SLOT_METALLIC_ROUGHNESS];
     memcpy(out->base_color, m->base_color, sizeof out->base_color);
-    out->base_transform[0] = base->offset[0];
-    out->base_transform[1] = base->offset[1];
-    out->base_transform[2] = base->scale[0];
-    out->base_transform[3] = base->scale[1];
-    out->mr_transform[0] = mr->offset[0];
-    out->mr_transform[1] = mr->offset[1];
-    out->mr_transform[2] = mr->scale[0];
-    out->mr_transform[3] = mr->scale[1];
-    out->rotations[0] = base->rotation;
-    out->rotations[1] = mr->rotation;
-    out->rotations[2] = (float)base->texcoord;
-    out->rotations[3] = (float)mr->texcoord;
+    memcpy(out->emissive, m->emissive, sizeof m->emissive);
     out->params[0] = m->metallic;
     out->params[1] = m->roughness;
     out->params[2] = m->alpha_cutoff;
     out->params[3] = (float)m->alpha_mode;
     out->flags[0] = (m->flags & KILN_MATERIAL_FLAG_UNLIT) ? 1.0f : 0.0f;
+    /* A normal map whose texture did not load (or cannot be sampled) is not applied. */
+    const kiln_asset *normal = item->textures[KILN_MATERIAL_SLOT_NORMAL];
+    out->flags[1] = normal != NULL && normal->engine_texture != NULL ? 1.0f : 0.0f;
+    out->flags[2] = m->normal_scale;
+    out->flags[3] = m->occlusion_strength;
 }
 
-/* A draw's texture (0 base colour, 1 metallic-roughness), or the white
- * stand-in. */
-static VkImageView texture_view(const draw_item *item, int which, const gpu_texture *white) {
+/* A draw's texture of material slot `slot`, or the white stand-in. */
+static VkImageView texture_view(const draw_item *item, int slot, const gpu_texture *white) {
     const gpu_texture *gpu =
-        item->textures[which] != NULL ? item->textures[which]->engine_texture : NULL;
+        item->textures[slot] != NULL ? item->textures[slot]->engine_texture : NULL;
     return gpu != NULL ? gpu->image.view : white->image.view;
 }
 
 /* Everything one frame owns, released together. */
 typedef struct frame_resources {
     vk_image color, depth;
-    vk_buffer uniforms, joints, readback, defaults;
+    vk_buffer uniforms, joints, morphs, meshlets, readback, defaults;
     gpu_texture white;
     VkSampler sampler;
     VkDescriptorPool pool;
@@ -129,6 +105,8 @@ static void release(vk_context *vk, frame_resources *f) {
     vkc_image_destroy(vk, &f->depth);
     vkc_buffer_destroy(vk, &f->uniforms);
     vkc_buffer_destroy(vk, &f->joints);
+    vkc_buffer_destroy(vk, &f->morphs);
+    vkc_buffer_destroy(vk, &f->meshlets);
     vkc_buffer_destroy(vk, &f->readback);
     vkc_buffer_destroy(vk, &f->defaults);
     gpu_texture_destroy(vk, &f->white);
@@ -144,9 +122,15 @@ static bool fail(kiln_error *err, const char *message) {
     return false;
 }
 
+/* The material's samplers by kiln_material_slot, as the shader names them. */
+static const char *const texture_names[DRAW_TEXTURES] = {
+    "base_color_texture", "metallic_roughness_texture", "normal_texture", "occlusion_texture",
+    "emissive_texture"};
+
 /* The descriptors the renderer fills, found in the reflection by name. */
 typedef struct slots {
-    pipeline_slot frame, material, base_color, metallic_roughness;
+    pipeline_slot frame, material, textures[DRAW_TEXTURES];
+    pipeline_slot morphs; /* the deform set: Morphs, and Joints when skinned */
     pipeline_slot joints; /* the skinned program's joint matrices */
 } slots;
 
@@ -154,29 +138,33 @@ static bool find_slots(const kiln_shader_view *shader, bool skinned, slots *s, k
     s->joints = pipeline_find(shader, "Joints", KILN_BINDING_STORAGE_BUFFER);
     if (skinned && !s->joints.found)
         return fail(err, "the skinned shader lacks its Joints storage buffer");
+    s->morphs = pipeline_find(shader, "Morphs", KILN_BINDING_STORAGE_BUFFER);
     s->frame = pipeline_find(shader, "Frame", KILN_BINDING_UNIFORM_BUFFER);
     s->material = pipeline_find(shader, "Material", KILN_BINDING_UNIFORM_BUFFER);
-    s->base_color = pipeline_find(shader, "base_color_texture", KILN_BINDING_SAMPLED_IMAGE);
-    s->metallic_roughness =
-        pipeline_find(shader, "metallic_roughness_texture", KILN_BINDING_SAMPLED_IMAGE);
-    if (!s->frame.found || !s->material.found || !s->base_color.found ||
-        !s->metallic_roughness.found)
-        return fail(err, "the shader lacks Frame, Material, base_color_texture or "
-                         "metallic_roughness_texture");
-    if (s->frame.block_size != sizeof(frame_uniforms) ||
-        s->material.block_size != sizeof(material_uniforms))
-        return fail(err, "the shader's Frame or Material block is not the size kiln-view writes");
-    if (s->frame.set == s->material.set || s->base_color.set != s->material.set ||
-        s->metallic_roughness.set != s->material.set ||
-        (skinned && (s->joints.set == s->frame.set || s->joints.set == s->material.set)))
+    bool found = s->morphs.found && s->frame.found && s->material.found;
+    for (int t = 0; t < DRAW_TEXTURES; t++) {
+        s->textures[t] = pipeline_find(shader, texture_names[t], KILN_BINDING_SAMPLED_IMAGE);
+        found = found && s->textures[t].found && s->textures[t].set == s->material.set;
+    }
+    if (!found)
         return fail(err,
-                    "the shader must keep Frame, the material and Joints in sets of their own");
+                    "the shader lacks Frame, Morphs, or Material and its five textures "
+                    "(base colour, metallic-roughness, normal, occlusion, emissive) in its set");
+    if (s->frame.block_size != sizeof(frame_uniforms) ||
+        s->material.block_size != sizeof(material_uniforms) ||
+        s->morphs.block_size != FRAME_MORPH_HEADER)
+        return fail(
+            err, "the shader's Frame, Material or Morphs block is not the size kiln-view writes");
+    if (s->frame.set == s->material.set || s->morphs.set == s->frame.set ||
+        s->morphs.set == s->material.set || (skinned && s->joints.set != s->morphs.set))
+        return fail(err, "the shader must keep Frame, the material, and Joints with Morphs in "
+                         "sets of their own");
     return true;
 }
 
 static bool create_resources(vk_context *vk, const render_program programs[2], const slots s[2],
                              uint32_t draws, uint32_t width, uint32_t height, VkDeviceSize stride,
-                             VkDeviceSize joint_bytes, frame_resources *f, kiln_error *err) {
+                             const frame_layout *layout, frame_resources *f, kiln_error *err) {
     const pipeline *pipe = programs[0].pipe;
     static const uint8_t white[4] = {255, 255, 255, 255};
     static const float defaults[8] = {0, 0, 0, 0, 1, 1, 1, 1};
@@ -188,7 +176,12 @@ static bool create_resources(vk_context *vk, const render_program programs[2], c
                    &f->depth, err) ||
         !vkc_host_buffer(vk, stride * (draws + 1), VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT, &f->uniforms,
                          err) ||
-        !vkc_host_buffer(vk, joint_bytes, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, &f->joints, err) ||
+        !vkc_host_buffer(vk, layout->joint_bytes, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, &f->joints,
+                         err) ||
+        !vkc_host_buffer(vk, layout->morph_bytes, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, &f->morphs,
+                         err) ||
+        !vkc_host_buffer(vk, layout->meshlet_bytes, VK_BUFFER_USAGE_INDEX_BUFFER_BIT, &f->meshlets,
+                         err) ||
         !vkc_host_buffer(vk, 4 * (VkDeviceSize)width * height, VK_BUFFER_USAGE_TRANSFER_DST_BIT,
                          &f->readback, err) ||
         !vkc_device_buffer(vk, defaults, sizeof defaults, VK_BUFFER_USAGE_VERTEX_BUFFER_BIT,
@@ -207,7 +200,7 @@ static bool create_resources(vk_context *vk, const render_program programs[2], c
     if (r != VK_SUCCESS)
         return vkc_fail(err, "vkCreateSampler", r);
     /* Room for either program to draw everything: a frame set each, then
-     * per draw a material set and (skinned) a joints set. */
+     * per draw a material set and a deform set (Morphs, and Joints). */
     VkDescriptorPoolSize sizes[3] = {{VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, 0},
                                      {VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, 0},
                                      {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 0}};
@@ -284,9 +277,54 @@ static int compare_draws(const void *a, const void *b) {
     return (x->model[14] > y->model[14]) - (x->model[14] < y->model[14]);
 }
 
+/* What one draw needs beyond its item: the frame's resources and options. */
+typedef struct draw_context {
+    const frame_resources *f;
+    const draw_offsets *offsets;
+    const render_options *options;
+    const camera *cam;
+    uint32_t height;
+    render_stats *stats;
+} draw_context;
+
+/* The submesh's indices: level `lod`, or meshlet by meshlet (level 0). */
+static void draw_indices(VkCommandBuffer cmd, const draw_item *item, VkBuffer indices,
+                         const draw_context *c, const draw_offsets *o) {
+    const kiln_mesh_view *mesh = &item->mesh->mesh;
+    const kiln_submesh *submesh = &mesh->submeshes[item->submesh];
+    if (c->options->meshlet_programs != NULL && submesh->meshlet_count > 0 &&
+        meshlet_range_ok(mesh, item->submesh)) {
+        vkCmdBindIndexBuffer(cmd, c->f->meshlets.buffer, o->meshlets, VK_INDEX_TYPE_UINT32);
+        for (uint32_t m = submesh->meshlet_offset;
+             m < submesh->meshlet_offset + submesh->meshlet_count; m++) {
+            const kiln_meshlet *meshlet = &mesh->meshlets[m];
+            vkCmdDrawIndexed(cmd, 3 * meshlet->triangle_count, 1, 3 * meshlet->triangle_offset, 0,
+                             m);
+            c->stats->triangles += meshlet->triangle_count;
+        }
+        c->stats->meshlets += submesh->meshlet_count;
+        c->stats->lod_draws[0]++;
+        return;
+    }
+    uint32_t level =
+        c->options->meshlet_programs != NULL
+            ? 0
+            : lod_choose(mesh, item->submesh, item->model, c->cam, c->height, c->options->lod);
+    const kiln_lod *lod = kiln_mesh_lod(mesh, item->submesh, level);
+    uint32_t first = lod != NULL ? lod->index_offset : submesh->index_offset;
+    uint32_t count = lod != NULL ? lod->index_count : submesh->index_count;
+    if (lod == NULL)
+        level = 0;
+    vkCmdBindIndexBuffer(cmd, indices, 0,
+                         mesh->desc->index_size == 2 ? VK_INDEX_TYPE_UINT16 : VK_INDEX_TYPE_UINT32);
+    vkCmdDrawIndexed(cmd, count, 1, first, 0, 0);
+    c->stats->triangles += count / 3;
+    c->stats->lod_draws[level < KILN_MESH_MAX_LODS ? level : KILN_MESH_MAX_LODS - 1]++;
+}
+
 static bool record_draw(vk_context *vk, pipeline *pipe, VkCommandBuffer cmd, const draw_item *item,
-                        VkDescriptorSet sets[PIPELINE_MAX_SETS], const frame_resources *f,
-                        kiln_error *err) {
+                        VkDescriptorSet sets[PIPELINE_MAX_SETS], const draw_context *c,
+                        const draw_offsets *o, kiln_error *err) {
     const kiln_mesh_view *mesh = &item->mesh->mesh;
     const vk_buffer *vertices = item->mesh->engine_buffers[0];
     const vk_buffer *indices = item->mesh->engine_buffers[1];
@@ -318,35 +356,62 @@ static bool record_draw(vk_context *vk, pipeline *pipe, VkCommandBuffer cmd, con
     push.position_scale[3] = 1.0f;
     vkCmdPushConstants(cmd, pipe->layout, pipe->push.stageFlags, pipe->push.offset, pipe->push.size,
                        (const uint8_t *)&push + pipe->push.offset);
-    VkBuffer buffers[2] = {vertices->buffer, f->defaults.buffer};
+    VkBuffer buffers[2] = {vertices->buffer, c->f->defaults.buffer};
     VkDeviceSize offsets[2] = {0, 0};
     vkCmdBindVertexBuffers(cmd, 0, 2, buffers, offsets);
-    vkCmdBindIndexBuffer(cmd, indices->buffer, 0,
-                         mesh->desc->index_size == 2 ? VK_INDEX_TYPE_UINT16 : VK_INDEX_TYPE_UINT32);
-    const kiln_submesh *submesh = &mesh->submeshes[item->submesh];
-    vkCmdDrawIndexed(cmd, submesh->index_count, 1, submesh->index_offset, 0, 0);
+    draw_indices(cmd, item, indices->buffer, c, o);
+    c->stats->draws++;
     return true;
-}
-
-/* Where each skinned draw's joint matrices go in the joints buffer (storage
- * buffer offsets aligned as the device needs); the buffer's size. */
-static VkDeviceSize joint_layout(const vk_context *vk, const draw_item *items, uint32_t count,
-                                 VkDeviceSize *offsets) {
-    VkDeviceSize align = vk->properties.limits.minStorageBufferOffsetAlignment, total = 0;
-    for (uint32_t i = 0; i < count; i++) {
-        offsets[i] = total;
-        total += (items[i].joint_count * 64 + align - 1) / align * align;
-    }
-    return total > 0 ? total : 64;
 }
 
 static VkDeviceSize round_up(VkDeviceSize size, VkDeviceSize align) {
     return (size + align - 1) / align * align;
 }
 
+/* A draw's descriptor sets: the program's frame set, then its own material
+ * set (uniforms at `uniform_offset`, five textures) and deform set. */
+static bool draw_sets(vk_context *vk, const pipeline *pipe, const slots *slot,
+                      VkDescriptorSet frame_set, const draw_item *item, const frame_resources *f,
+                      const draw_offsets *o, VkDeviceSize uniform_offset,
+                      VkDescriptorSet sets[PIPELINE_MAX_SETS], kiln_error *err) {
+    sets[slot->frame.set] = frame_set;
+    if (!allocate_set(vk, pipe, f->pool, slot->material.set, &sets[slot->material.set], err) ||
+        !allocate_set(vk, pipe, f->pool, slot->morphs.set, &sets[slot->morphs.set], err))
+        return false;
+    material_uniforms block;
+    material_block(item, &block);
+    memcpy((uint8_t *)f->uniforms.mapped + uniform_offset, &block, sizeof block);
+    write_buffer(vk, sets[slot->material.set], slot->material, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER,
+                 f->uniforms.buffer, uniform_offset, sizeof block);
+    for (int t = 0; t < DRAW_TEXTURES; t++)
+        write_texture(vk, sets[slot->material.set], slot->textures[t], f->sampler,
+                      texture_view(item, t, &f->white));
+    write_buffer(vk, sets[slot->morphs.set], slot->morphs, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+                 f->morphs.buffer, o->morphs, o->morph_bytes);
+    if (item->joint_count > 0)
+        write_buffer(vk, sets[slot->joints.set], slot->joints, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+                     f->joints.buffer, o->joints, o->joint_bytes);
+    return true;
+}
+
 bool render_frame(vk_context *vk, const render_program programs[2], const draw_list *list,
                   const camera *cam, uint32_t width, uint32_t height, uint8_t *pixels,
                   kiln_error *err) {
+    return render_frame_with(vk, programs, list, cam, width, height, NULL, pixels, NULL, err);
+}
+
+bool render_frame_with(vk_context *vk, const render_program programs_in[2], const draw_list *list,
+                       const camera *cam, uint32_t width, uint32_t height,
+                       const render_options *options, uint8_t *pixels, render_stats *stats,
+                       kiln_error *err) {
+    static const render_options defaults = {.lod = LOD_AUTO};
+    render_stats ignored;
+    options = options != NULL ? options : &defaults;
+    stats = stats != NULL ? stats : &ignored;
+    memset(stats, 0, sizeof *stats);
+    /* The MESHLETS=1 programs have the same interface: they replace the plain ones. */
+    const render_program *programs =
+        options->meshlet_programs != NULL ? options->meshlet_programs : programs_in;
     slots s[2];
     for (int p = 0; p < 2; p++) {
         if (!find_slots(programs[p].shader, p == 1, &s[p], err))
@@ -361,20 +426,25 @@ bool render_frame(vk_context *vk, const render_program programs[2], const draw_l
         stride = round_up(sizeof(frame_uniforms), align);
     frame_resources f = {0};
     draw_item *items = NULL;
-    VkDeviceSize *joint_offsets = NULL;
+    draw_offsets *offsets = NULL;
     bool ok = true;
     if (list->count > 0) {
         items = malloc(list->count * sizeof *items);
-        joint_offsets = malloc(list->count * sizeof *joint_offsets);
-        ok = (items != NULL && joint_offsets != NULL) || fail(err, "out of memory for draws");
+        offsets = malloc(list->count * sizeof *offsets);
+        ok = (items != NULL && offsets != NULL) || fail(err, "out of memory for draws");
     }
     if (ok) {
         memcpy(items, list->items, list->count * sizeof *items);
         qsort(items, list->count, sizeof *items, compare_draws);
     }
-    VkDeviceSize joint_bytes = ok ? joint_layout(vk, items, list->count, joint_offsets) : 0;
-    ok = ok && create_resources(vk, programs, s, list->count, width, height, stride, joint_bytes,
-                                &f, err);
+    frame_layout layout = {64, 64, 64};
+    if (ok)
+        frame_data_layout(vk, items, list->count, options->meshlet_programs != NULL, offsets,
+                          &layout);
+    ok = ok &&
+         create_resources(vk, programs, s, list->count, width, height, stride, &layout, &f, err);
+    ok = ok && frame_data_fill(list, items, list->count, offsets, f.joints.mapped, f.morphs.mapped,
+                               options->meshlet_programs != NULL ? f.meshlets.mapped : NULL, err);
     VkDescriptorSet frame_sets[2] = {VK_NULL_HANDLE, VK_NULL_HANDLE};
     for (int p = 0; ok && p < 2; p++)
         ok = allocate_set(vk, programs[p].pipe, f.pool, s[p].frame.set, &frame_sets[p], err);
@@ -417,38 +487,14 @@ bool render_frame(vk_context *vk, const render_program programs[2], const draw_l
         VkRect2D scissor = {{0, 0}, {width, height}};
         vkCmdSetViewport(cmd, 0, 1, &viewport);
         vkCmdSetScissor(cmd, 0, 1, &scissor);
+        draw_context context = {&f, offsets, options, cam, height, stats};
         for (uint32_t i = 0; ok && i < list->count; i++) {
             const draw_item *item = &items[i];
             int p = item->joint_count > 0 ? 1 : 0;
-            const slots *slot = &s[p];
-            pipeline *pipe = programs[p].pipe;
             VkDescriptorSet sets[PIPELINE_MAX_SETS] = {0};
-            sets[slot->frame.set] = frame_sets[p];
-            ok = allocate_set(vk, pipe, f.pool, slot->material.set, &sets[slot->material.set], err);
-            if (ok && p == 1) {
-                ok = allocate_set(vk, pipe, f.pool, slot->joints.set, &sets[slot->joints.set], err);
-                if (ok) {
-                    VkDeviceSize bytes = (VkDeviceSize)item->joint_count * 64;
-                    memcpy((uint8_t *)f.joints.mapped + joint_offsets[i],
-                           list->joints + 16 * (size_t)item->joint_offset, (size_t)bytes);
-                    write_buffer(vk, sets[slot->joints.set], slot->joints,
-                                 VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, f.joints.buffer,
-                                 joint_offsets[i], bytes);
-                }
-            }
-            if (!ok)
-                break;
-            material_uniforms block;
-            material_block(item->material, &block);
-            memcpy((uint8_t *)f.uniforms.mapped + stride * (i + 1), &block, sizeof block);
-            write_buffer(vk, sets[slot->material.set], slot->material,
-                         VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, f.uniforms.buffer, stride * (i + 1),
-                         sizeof block);
-            write_texture(vk, sets[slot->material.set], slot->base_color, f.sampler,
-                          texture_view(item, 0, &f.white));
-            write_texture(vk, sets[slot->material.set], slot->metallic_roughness, f.sampler,
-                          texture_view(item, 1, &f.white));
-            ok = record_draw(vk, pipe, cmd, item, sets, &f, err);
+            ok = draw_sets(vk, programs[p].pipe, &s[p], frame_sets[p], item, &f, &offsets[i],
+                           stride * (i + 1), sets, err) &&
+                 record_draw(vk, programs[p].pipe, cmd, item, sets, &context, &offsets[i], err);
         }
         vkCmdEndRendering(cmd);
         vkc_transition(cmd, f.color.image, VK_IMAGE_ASPECT_COLOR_BIT,
@@ -469,7 +515,7 @@ bool render_frame(vk_context *vk, const render_program programs[2], const draw_l
     if (ok)
         memcpy(pixels, f.readback.mapped, 4 * (size_t)width * height);
     free(items);
-    free(joint_offsets);
+    free(offsets);
     release(vk, &f);
     return ok;
 }

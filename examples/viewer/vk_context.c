@@ -73,7 +73,9 @@ static bool layer_present(const char *name) {
     return false;
 }
 
-static bool create_instance(vk_context *vk, bool validation, kiln_error *err) {
+bool vkc_create_instance(vk_context *vk, bool validation, const char *const *extensions,
+                         uint32_t extension_count, kiln_error *err) {
+    memset(vk, 0, sizeof *vk);
     if (validation && !layer_present(VALIDATION_LAYER)) {
         err->code = KILN_ERR_UNSUPPORTED;
         snprintf(err->message, sizeof err->message,
@@ -94,14 +96,20 @@ static bool create_instance(vk_context *vk, bool validation, kiln_error *err) {
         .pfnUserCallback = on_message,
         .pUserData = vk};
     const char *layers[] = {VALIDATION_LAYER};
-    const char *extensions[] = {VK_EXT_DEBUG_UTILS_EXTENSION_NAME};
+    const char *enabled[VKC_MAX_EXTENSIONS + 1];
+    if (extension_count > VKC_MAX_EXTENSIONS)
+        return vkc_fail(err, "too many instance extensions", VK_ERROR_EXTENSION_NOT_PRESENT);
+    for (uint32_t i = 0; i < extension_count; i++)
+        enabled[i] = extensions[i];
+    if (validation)
+        enabled[extension_count++] = VK_EXT_DEBUG_UTILS_EXTENSION_NAME;
     VkInstanceCreateInfo info = {.sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO,
                                  .pNext = validation ? &messenger : NULL,
                                  .pApplicationInfo = &app,
                                  .enabledLayerCount = validation ? 1 : 0,
                                  .ppEnabledLayerNames = layers,
-                                 .enabledExtensionCount = validation ? 1 : 0,
-                                 .ppEnabledExtensionNames = extensions};
+                                 .enabledExtensionCount = extension_count,
+                                 .ppEnabledExtensionNames = enabled};
     VkResult r = vkCreateInstance(&info, NULL, &vk->instance);
     if (r != VK_SUCCESS)
         return vkc_fail(err, "vkCreateInstance", r);
@@ -115,8 +123,9 @@ static bool create_instance(vk_context *vk, bool validation, kiln_error *err) {
     return true;
 }
 
-/* The first device with Vulkan 1.3 and a graphics queue. */
-static bool pick_device(vk_context *vk, kiln_error *err) {
+/* The first device with Vulkan 1.3 and a graphics queue (that can present
+ * to `surface`, when given). */
+static bool pick_device(vk_context *vk, VkSurfaceKHR surface, kiln_error *err) {
     uint32_t count = 0;
     vkEnumeratePhysicalDevices(vk->instance, &count, NULL);
     VkPhysicalDevice devices[16];
@@ -135,7 +144,11 @@ static bool pick_device(vk_context *vk, kiln_error *err) {
             families = 16;
         vkGetPhysicalDeviceQueueFamilyProperties(devices[d], &families, family);
         for (uint32_t f = 0; f < families; f++) {
-            if (family[f].queueFlags & VK_QUEUE_GRAPHICS_BIT) {
+            VkBool32 presents = VK_TRUE;
+            if (surface != VK_NULL_HANDLE && vkGetPhysicalDeviceSurfaceSupportKHR(
+                                                 devices[d], f, surface, &presents) != VK_SUCCESS)
+                presents = VK_FALSE;
+            if ((family[f].queueFlags & VK_QUEUE_GRAPHICS_BIT) && presents) {
                 vk->physical = devices[d];
                 vk->properties = properties;
                 vk->queue_family = f;
@@ -146,15 +159,19 @@ static bool pick_device(vk_context *vk, kiln_error *err) {
     }
     err->code = KILN_ERR_UNSUPPORTED;
     snprintf(err->message, sizeof err->message,
-             "no Vulkan 1.3 device with a graphics queue (%u devices; install "
+             "no Vulkan 1.3 device with a graphics queue%s (%u devices; install "
              "mesa-vulkan-drivers for lavapipe)",
-             count);
+             surface != VK_NULL_HANDLE ? " presenting to the window" : "", count);
     return false;
 }
 
 bool vkc_create(vk_context *vk, bool validation, kiln_error *err) {
-    memset(vk, 0, sizeof *vk);
-    if (!create_instance(vk, validation, err) || !pick_device(vk, err))
+    return vkc_create_instance(vk, validation, NULL, 0, err) &&
+           vkc_create_device(vk, VK_NULL_HANDLE, err);
+}
+
+bool vkc_create_device(vk_context *vk, VkSurfaceKHR surface, kiln_error *err) {
+    if (!pick_device(vk, surface, err))
         return false;
     VkPhysicalDeviceFeatures supported;
     vkGetPhysicalDeviceFeatures(vk->physical, &supported);
@@ -170,10 +187,13 @@ bool vkc_create(vk_context *vk, bool validation, kiln_error *err) {
                                      .queueFamilyIndex = vk->queue_family,
                                      .queueCount = 1,
                                      .pQueuePriorities = &priority};
+    const char *swapchain = VK_KHR_SWAPCHAIN_EXTENSION_NAME;
     VkDeviceCreateInfo info = {.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
                                .pNext = &features,
                                .queueCreateInfoCount = 1,
-                               .pQueueCreateInfos = &queue};
+                               .pQueueCreateInfos = &queue,
+                               .enabledExtensionCount = surface != VK_NULL_HANDLE ? 1 : 0,
+                               .ppEnabledExtensionNames = &swapchain};
     VkResult r = vkCreateDevice(vk->physical, &info, NULL, &vk->device);
     if (r != VK_SUCCESS)
         return vkc_fail(err, "vkCreateDevice", r);

@@ -39,9 +39,17 @@ typedef struct vk_image {
     VkImageView view;
 } vk_image;
 
+#define VKC_MAX_EXTENSIONS 16
+
 /* Creates the instance and device; `validation` enables
  * VK_LAYER_KHRONOS_validation (an error when it is not installed). */
 bool vkc_create(vk_context *vk, bool validation, kiln_error *err);
+/* The same in two steps, for a window: the instance with the `extensions`
+ * its surface needs (at most VKC_MAX_EXTENSIONS), then, once the surface is
+ * made, a device whose queue presents to it, with VK_KHR_swapchain. */
+bool vkc_create_instance(vk_context *vk, bool validation, const char *const *extensions,
+                         uint32_t extension_count, kiln_error *err);
+bool vkc_create_device(vk_context *vk, VkSurfaceKHR surface, kiln_error *err);
 void vkc_destroy(vk_context *vk);
 
 /* A buffer in host-visible, coherent memory, mapped (staging, uniforms,

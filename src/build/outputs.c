@@ -351,8 +351,6 @@ bool build_write_pack(const build_run *run, build_totals *totals) {
     return ok;
 }
 
-/* Writes assets.kman from every ref the cooked and replayed assets produced.
- * A collision fails the build (and leaves the previous manifest in place). */
 /* The manifest entries source `index` contributes: its result's, except
  * that an asset that failed contributes those of its previous cook, whose
  * files are still in place (its new ones were never published: a failed
@@ -392,6 +390,13 @@ static void mark_asset_ids(const build_plan *plan, size_t index, cook_manifest_e
     }
 }
 
+/* Writes assets.kman from every ref the cooked and replayed assets produced.
+ * A collision fails the build (and leaves the previous manifest in place).
+ * A build that published files renames a new manifest into place even when
+ * its bytes are the same: a watching runtime (kiln_manager_watch) refreshes
+ * on that rename, the sign that a finished build's files are all in place
+ * (a recooked texture in a subfolder is otherwise unseen); a build that
+ * cooked nothing leaves it untouched. */
 bool build_write_manifest(const build_run *run, build_totals *totals) {
     cook_manifest_list all = {0};
     /* Shallow copies of the entries: the results keep owning the strings. */
@@ -415,7 +420,9 @@ bool build_write_manifest(const build_run *run, build_totals *totals) {
     else if (write_manifest(&all, &diag, &bytes)) {
         char *path = cook_path_join(run->setup->output, KILN_MANIFEST_FILE_NAME);
         if (path == NULL ||
-            !write_file_if_changed(path, bytes.data, bytes.size, reason, sizeof reason))
+            !(totals->cooked > 0
+                  ? write_file_atomic(path, bytes.data, bytes.size, reason, sizeof reason)
+                  : write_file_if_changed(path, bytes.data, bytes.size, reason, sizeof reason)))
             diag_error(&diag, KILN_MANIFEST_FILE_NAME, 0, "%s", path ? reason : "out of memory");
         else {
             totals->output_files++;

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # test_output_folder.sh — every command finds the output folder the way
 # `kiln build` does (kiln.yml's `output:`), a no-op build rewrites nothing,
-# and a first run in an empty folder says how to start.
+# a build that cooked renames the manifest anew, and a first run in an empty folder says how to start.
 #
 # Environment (set by ctest): KILN (the executable), KILN_TMP (scratch folder).
 set -euo pipefail
@@ -46,6 +46,18 @@ sleep 1.1 # a rewrite would show in the mtime's seconds too
 run_in "$P" build
 check "a no-op build rewrites no file (manifest, cache, pack, outputs)" \
     all_true 'status_is 0' 'stdout_has "0 assets"' '[ "$(stamps)" = "$before" ]'
+
+# A build that cooks something renames a new manifest into place even when
+# its bytes are the same (the same refs): a runtime watching the output
+# (kiln_manager_watch) refreshes on that, and reloads the recooked files.
+manifest_inode() { stat -c %i "$P/cooked/assets.kman"; }
+manifest_bytes=$(od -An -tx1 "$P/cooked/assets.kman")
+inode_before=$(manifest_inode)
+printf 'v 0 0 0\nv 2 0 0\nv 2 2 0\nf 1 2 3\n' >"$P/assets/tri.obj"
+run_in "$P" build
+check "a build that cooked renames the manifest anew, with the same bytes" \
+    all_true 'status_is 0' 'stdout_has "cooked 1 asset"' '[ "$(manifest_inode)" != "$inode_before" ]' \
+    '[ "$(od -An -tx1 "$P/cooked/assets.kman")" = "$manifest_bytes" ]'
 
 # A first run in an empty folder says how to start.
 E="$SCRATCH/empty"

@@ -3,16 +3,20 @@
 # Mesa's software Vulkan driver, with the Khronos validation layer on: any
 # validation error fails a render. Synthetic glTF scenes written by
 # viewer_scenes.py are cooked by kiln, rendered, and checked pixel by pixel
-# against what viewer_scenes.py computes from the documented camera: a
-# textured quad's texels (RGBA8 sRGB, RGBA8 linear, BC1, BC7), an alpha-mask
-# cut-out, a node hierarchy placing a quad on a computed pixel region. Then
-# corpus models render with a plausible silhouette, and bad command lines
-# fail with one line naming the problem. Without Vulkan, lavapipe or the
+# against what viewer_scenes.py computes from the documented camera and
+# light: a textured quad's texels (RGBA8 sRGB, RGBA8 linear, BC1, BC7), an
+# alpha-mask cut-out, a node hierarchy placing a quad on a computed pixel
+# region, a normal-mapped lit quad, occlusion and emissive maps, a morph
+# target's displacement; the level
+# of detail chosen by screen size or forced, the meshlet tint. Then corpus
+# models render with a plausible silhouette (the Fox at two times with
+# different ones), and bad command lines fail with one line naming the problem. Without Vulkan, lavapipe or the
 # validation layer (installed here with apt-get when missing and root),
 # "skipped:".
 set -eu
 HERE=$(cd "$(dirname "$0")" && pwd)
 source "$HERE/harness.sh" viewer
+source "$HERE/../support/lavapipe.sh"
 VIEW=$(dirname "$KILN")/kiln-view
 SCENES="$HERE/viewer_scenes.py"
 CORPUS=${KILN_CORPUS:-}
@@ -21,27 +25,14 @@ if [ ! -x "$VIEW" ]; then
     echo "skipped: kiln-view was not built (Vulkan not found: libvulkan-dev)"
     exit 0
 fi
-icd() { ls /usr/share/vulkan/icd.d/lvp_icd.*.json 2>/dev/null | head -n 1; }
-layer() { ls /usr/share/vulkan/explicit_layer.d/VkLayer_khronos_validation.json 2>/dev/null; }
-if { [ -z "$(icd)" ] || [ -z "$(layer)" ]; } && [ "$EUID" -eq 0 ] && command -v apt-get >/dev/null; then
-    DEBIAN_FRONTEND=noninteractive timeout 300 apt-get install -y -q mesa-vulkan-drivers \
-        vulkan-validationlayers >"$SCRATCH/apt.log" 2>&1 || true
-fi
-if [ -z "$(icd)" ] || [ -z "$(layer)" ]; then
-    echo "skipped: lavapipe (mesa-vulkan-drivers) or vulkan-validationlayers not installed"
+if ! lavapipe_setup "$SCRATCH"; then
+    echo "skipped: $LAVAPIPE_MISSING"
     exit 0
 fi
 if ! command -v python3 >/dev/null; then
     echo "skipped: python3 not found (it writes the scenes and checks the pixels)"
     exit 0
 fi
-# Only lavapipe, whatever else the machine has; both variables for old and new loaders.
-export VK_ICD_FILENAMES VK_DRIVER_FILES
-VK_ICD_FILENAMES=$(icd)
-VK_DRIVER_FILES=$VK_ICD_FILENAMES
-# Mesa's LLVM JIT keeps allocations until exit, in modules unloaded before
-# LeakSanitizer looks (unsymbolisable frames); other ASan checks stay on.
-export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
 
 # view ARGS...: runs kiln-view; sets $status, fills the stdout/stderr files.
 view() {
@@ -99,6 +90,74 @@ for pose in "skin_rest --time 0" "skin_bent --time 1"; do
         python3 "$SCENES" check "$SCRATCH/synthetic/in" "$name" "$SCRATCH/$name.png" 256 192
 done
 
+# A normal map on a lit quad: each half's pixels are the documented shading
+# of the map's normal (N.L and the highlight computed in viewer_scenes.py).
+view "$SCRATCH/synthetic/out" normal --headless --render "$SCRATCH/normal.png" --size 256x192 \
+    --validate
+check "normal renders with no validation error" all_true "status_is 0" \
+    "stderr_lacks 'validation error'"
+check "normal: each half shaded by its mapped normal" \
+    python3 "$SCENES" check "$SCRATCH/synthetic/in" normal "$SCRATCH/normal.png" 256 192
+
+# Occlusion (strength 1, black on the left half) darkens the ambient term;
+# the emissive factor times its sRGB texture adds to every pixel.
+view "$SCRATCH/synthetic/out" glow --headless --render "$SCRATCH/glow.png" --size 256x192 --validate
+check "glow renders with no validation error" all_true "status_is 0" \
+    "stderr_lacks 'validation error'"
+check "glow: occlusion and emission where computed" \
+    python3 "$SCENES" check "$SCRATCH/synthetic/in" glow "$SCRATCH/glow.png" 256 192
+
+# A morph target: its default weight 1 (no --time), then clip "grow" at 0.5 s
+# (weight 0.5), moving the quad's top right corner.
+for pose in "morph_default" "morph_half --clip grow --time 0.5"; do
+    name=${pose%% *}
+    args=${pose#"$name"}
+    view "$SCRATCH/synthetic/out" morph --headless --render "$SCRATCH/$name.png" --size 256x192 \
+        $args --validate
+    check "$name renders with no validation error" all_true "status_is 0" \
+        "stderr_lacks 'validation error'"
+    check "$name: the quad covers where its displaced corner puts it" \
+        python3 "$SCENES" check "$SCRATCH/synthetic/in" "$name" "$SCRATCH/$name.png" 256 192
+done
+
+# Levels of detail of the sphere: chosen by screen size in a small and a
+# large image, forced with --lod (a level above the mesh's last draws its
+# last); the stats line against viewer_scenes.py's reading of the .kmesh
+# LOD table and the documented rule.
+stats_of() { grep -oE 'lod [0-9]+ triangles [0-9]+' "$SCRATCH/expected" | head -n 1; }
+drawn_of() { sed -nE 's/^stats: draws 1 triangles ([0-9]+) lod (.*) meshlets ([0-9]+)$/\1 \2 \3/p' \
+    "$SCRATCH/stdout"; }
+for run in "24x18 -1" "480x360 -1" "256x192 1" "256x192 7"; do
+    size=${run% *}
+    forced=${run#* }
+    lod_args=()
+    [ "$forced" -ge 0 ] && lod_args=(--lod "$forced")
+    view "$SCRATCH/synthetic/out" sphere --headless --render "$SCRATCH/sphere.png" --size "$size" \
+        "${lod_args[@]}" --stats --validate
+    python3 "$SCENES" lod "$SCRATCH/synthetic/out/sphere.kmesh" "${size%x*}" "${size#*x}" \
+        "$forced" >"$SCRATCH/expected"
+    read -r _ level _ triangles _ meshlets _ levels <"$SCRATCH/expected"
+    want="$triangles $(for ((l = 0; l <= level; l++)); do printf '%s:%s ' $l $((l == level)); done)"
+    check "sphere at $size (--lod $forced) draws level $level, $triangles triangles" all_true \
+        "status_is 0" "stderr_lacks 'validation error'" \
+        "[ \"\$(drawn_of)\" = '${want% } 0' ]"
+done
+check "the sphere has 3 levels and the two sizes chose different ones (premise)" \
+    all_true "[ '$levels' -eq 3 ]" \
+    "[ \"\$(python3 '$SCENES' lod '$SCRATCH/synthetic/out/sphere.kmesh' 24 18 -1 | cut -d' ' -f2)\" != \
+       \"\$(python3 '$SCENES' lod '$SCRATCH/synthetic/out/sphere.kmesh' 480 360 -1 | cut -d' ' -f2)\" ]"
+
+# The meshlet tint: every meshlet drawn, no validation error, a changed image.
+view "$SCRATCH/synthetic/out" sphere --headless --render "$SCRATCH/sphere_lod0.png" --size 256x192 \
+    --lod 0 --validate
+view "$SCRATCH/synthetic/out" sphere --headless --render "$SCRATCH/sphere_meshlets.png" \
+    --size 256x192 --meshlets --stats --validate
+check "--meshlets draws the sphere's $meshlets meshlets with no validation error" all_true \
+    "status_is 0" "stderr_lacks 'validation error'" "[ '$meshlets' -gt 1 ]" \
+    "stdout_has ' meshlets $meshlets\$'"
+check "--meshlets changes the image" \
+    bash -c "! cmp -s '$SCRATCH/sphere_lod0.png' '$SCRATCH/sphere_meshlets.png'"
+
 # The same output as a pack draws the same image.
 (cd "$SCRATCH" && "$KILN" build -q --config synthetic/kiln.yml -i synthetic/in \
     -o synthetic/out --pack) >"$SCRATCH/pack.log" 2>&1
@@ -123,8 +182,13 @@ check "a texture ref is refused" all_true "status_is 1" "one_line_error '.*is a 
 view "$SCRATCH/synthetic/out" nodes --headless --render "$SCRATCH/bad.png" --size 64
 check "a bad --size is a usage error" all_true "status_is 2" "stderr_has 'WxH'"
 view "$SCRATCH/synthetic/out" nodes --render "$SCRATCH/bad.png" --size 64x64
-check "no --headless is refused (no window in this build)" all_true "status_is 2" \
+check "--render without --headless is a usage error" all_true "status_is 2" \
     "stderr_has 'headless'"
+view "$SCRATCH/synthetic/out" sphere --headless --render "$SCRATCH/bad.png" --size 64x64 --lod x
+check "a bad --lod is a usage error" all_true "status_is 2" "stderr_has '--lod takes'"
+view "$SCRATCH/synthetic/out" sphere --headless --render "$SCRATCH/bad.png" --size 64x64 --lod 1 \
+    --meshlets
+check "--meshlets with --lod is a usage error" all_true "status_is 2" "stderr_has 'level 0'"
 view "$SCRATCH/synthetic/out" nodes --headless --render "$SCRATCH/bad.png" --size 64x64 \
     --shaders "$SCRATCH/no-shaders"
 check "missing cooked shaders are a one-line error" all_true "status_is 1" \
@@ -140,11 +204,16 @@ if [ -n "$CORPUS" ] && [ -d "$CORPUS/gltf/DamagedHelmet" ]; then
     # share of the 4:3 frame its silhouette covers from the front (min, max):
     # the camera fits the bounding box's sphere to the frame's height, whose
     # disc covers about half of it, and the models fill part of that disc
-    # (the helmet about a third, the fox seen head-on far less).
+    # (the helmet about a third, the fox seen head-on far less, the morph
+    # cube about a third at its default weights, the normal map test's tiles
+    # a fifth).
     models="DamagedHelmet/glTF-Binary damagedhelmet/damagedhelmet 0.08 0.40
 AlphaBlendModeTest/glTF-Binary alphablendmodetest/alphablendmodetest 0.08 0.40
 TextureTransformTest/glTF texturetransformtest/texturetransformtest 0.10 0.45
-Fox/glTF-Binary fox/fox 0.01 0.20"
+Fox/glTF-Binary fox/fox 0.01 0.20
+AnimatedMorphCube/glTF-Binary animatedmorphcube/animatedmorphcube 0.20 0.55
+AnimatedMorphCube/glTF-Quantized animatedmorphcubeq/animatedmorphcube 0.20 0.55
+NormalTangentTest/glTF normaltangenttest/normaltangenttest 0.10 0.35"
     while read -r src ref low high; do
         [ -d "$CORPUS/gltf/$src" ] || continue
         mkdir -p "$SCRATCH/corpus/in/${ref%%/*}"
@@ -164,6 +233,36 @@ Fox/glTF-Binary fox/fox 0.01 0.20"
         check "corpus $ref covers $share of the frame (expected $low..$high)" \
             python3 -c "import sys; sys.exit(not ($low <= $share <= $high))"
     done <<<"$models"
+    # The Fox at two times of its first clip: two poses, two silhouettes.
+    if [ -d "$CORPUS/gltf/Fox/glTF-Binary" ]; then
+        for t in 0.4 1.6; do
+            view "$SCRATCH/corpus/out" fox/fox --headless --render "$SCRATCH/fox-$t.png" \
+                --size 320x240 --time "$t" --validate
+            check "corpus fox at $t s renders with no validation error" all_true "status_is 0" \
+                "stderr_lacks 'validation error'"
+        done
+        check "corpus fox: the silhouettes at 0.4 s and 1.6 s differ on over 0.5% of the frame" \
+            python3 "$SCENES" differ "$SCRATCH/fox-0.4.png" "$SCRATCH/fox-1.6.png" 0.005
+    fi
+    # AnimatedMorphCube's weights clip: the shape changes between 0 s and 1 s;
+    # its KHR_mesh_quantization copy (quantised positions and deltas) draws
+    # the same shape at 1 s.
+    if [ -d "$CORPUS/gltf/AnimatedMorphCube/glTF-Quantized" ]; then
+        for model in animatedmorphcube animatedmorphcubeq; do
+            for t in 0 1; do
+                view "$SCRATCH/corpus/out" "$model/animatedmorphcube" --headless \
+                    --render "$SCRATCH/$model-$t.png" --size 320x240 --time "$t" --validate
+                check "corpus $model at $t s renders with no validation error" all_true \
+                    "status_is 0" "stderr_lacks 'validation error'"
+            done
+        done
+        check "corpus morph cube: the silhouettes at 0 s and 1 s differ on over 0.5% of the frame" \
+            python3 "$SCENES" differ "$SCRATCH/animatedmorphcube-0.png" \
+            "$SCRATCH/animatedmorphcube-1.png" 0.005
+        check "corpus morph cube: quantised and float silhouettes at 1 s agree within 0.2%" \
+            bash -c "! python3 '$SCENES' differ '$SCRATCH/animatedmorphcube-1.png' \
+                '$SCRATCH/animatedmorphcubeq-1.png' 0.002"
+    fi
 else
     echo "corpus: skipped: shared corpus not found at ${CORPUS:-<unset>} (set KILN_CORPUS)"
 fi

@@ -5,6 +5,11 @@
   viewer_scenes.py check DIR NAME PNG W H
                                     checks kiln-view's render of scene NAME
   viewer_scenes.py coverage PNG     prints the share of pixels drawn (alpha > 0)
+  viewer_scenes.py lod KMESH W H FORCED
+                                    prints the level of detail kiln-view should draw
+                                    the sphere with (FORCED -1: chosen by screen size)
+  viewer_scenes.py differ A.png B.png SHARE
+                                    exit 0 when the silhouettes differ on more than SHARE
 
 Expected pixels come from the camera docs/viewer.md documents (looking down -Z
 at the centre of the world bounding box, 45-degree vertical field of view,
@@ -252,6 +257,144 @@ def skin_scene(dirname):
     finish(doc, blob, os.path.join(dirname, "skin.gltf"))
 
 
+# normal.gltf: a lit (not unlit) 2x2 quad facing +Z with a normal map whose
+# left half is flat and right half tilted NORMAL_TILT radians about +Y
+# (towards +X, away from the light); metallic 0, roughness 1, grey base colour.
+NORMAL_BASE = 0.8
+NORMAL_TILT = math.radians(45)
+
+
+def encode_unit(v):
+    return [round((c + 1) / 2 * 255) for c in v]
+
+
+def normal_scene(dirname):
+    flat = encode_unit([0, 0, 1])
+    tilted = encode_unit([math.sin(NORMAL_TILT), 0, math.cos(NORMAL_TILT)])
+    rows = [[c for x in range(8) for c in (flat if x < 4 else tilted) + [255]] for _ in range(8)]
+    png_write(os.path.join(dirname, "normal.png"), 8, 8, rows)
+    doc, blob = new_doc(), bytearray()
+    doc["images"] = [{"uri": "normal.png"}]
+    doc["textures"] = [{"source": 0}]
+    doc["materials"] = [{"pbrMetallicRoughness": {"baseColorFactor": [NORMAL_BASE] * 3 + [1],
+                                                  "metallicFactor": 0, "roughnessFactor": 1},
+                         "normalTexture": {"index": 0, "scale": 1}}]
+    mesh = add_quad_mesh(doc, blob, 1.0, 0)
+    doc["nodes"] = [{"mesh": mesh}]
+    doc["scenes"][0]["nodes"] = [0]
+    finish(doc, blob, os.path.join(dirname, "normal.gltf"))
+    return flat, tilted
+
+
+# glow.gltf: a lit 2x2 quad (metallic 0, roughness 1) with an occlusion map
+# black on its left half and white on its right (strength 1), and an emissive
+# factor times an sRGB emissive texture of one colour.
+GLOW_BASE = 0.3
+GLOW_EMISSIVE_FACTOR = [0.3, 0.4, 0.0]
+GLOW_EMISSIVE_TEXEL = (255, 128, 0)
+
+
+def glow_scene(dirname):
+    occlusion = [[c for x in range(8) for c in ([0, 0, 0] if x < 4 else [255, 255, 255]) + [255]]
+                 for _ in range(8)]
+    png_write(os.path.join(dirname, "glow_occlusion.png"), 8, 8, occlusion)
+    png_write(os.path.join(dirname, "glow_emissive.png"), 8, 8,
+              [list(GLOW_EMISSIVE_TEXEL + (255,)) * 8 for _ in range(8)])
+    doc, blob = new_doc(), bytearray()
+    doc["images"] = [{"uri": "glow_occlusion.png"}, {"uri": "glow_emissive.png"}]
+    doc["textures"] = [{"source": 0}, {"source": 1}]
+    doc["materials"] = [{"pbrMetallicRoughness": {"baseColorFactor": [GLOW_BASE] * 3 + [1],
+                                                  "metallicFactor": 0, "roughnessFactor": 1},
+                         "occlusionTexture": {"index": 0, "strength": 1},
+                         "emissiveTexture": {"index": 1},
+                         "emissiveFactor": GLOW_EMISSIVE_FACTOR}]
+    mesh = add_quad_mesh(doc, blob, 1.0, 0)
+    doc["nodes"] = [{"mesh": mesh}]
+    doc["scenes"][0]["nodes"] = [0]
+    finish(doc, blob, os.path.join(dirname, "glow.gltf"))
+
+
+# morph.gltf: a 2x2 quad (unlit green) whose one morph target moves its top
+# right vertex (1, 1, 0) by MORPH_DELTA; default weight 1; clip "grow" takes
+# the weight from 0 (0 s) to 1 (1 s).
+MORPH_DELTA = [0.6, 0.4, 0.0]
+
+
+def morph_scene(dirname):
+    doc, blob = new_doc(), bytearray()
+    doc["materials"] = [unlit({"pbrMetallicRoughness": {"baseColorFactor": [0, 1, 0, 1]}})]
+    mesh = add_quad_mesh(doc, blob, 1.0, 0)
+    base = len(blob)
+    deltas = [[0, 0, 0], [0, 0, 0], MORPH_DELTA, [0, 0, 0]]
+    blob += b"".join(struct.pack("<3f", *d) for d in deltas)
+    blob += struct.pack("<2f", 0.0, 1.0) + struct.pack("<2f", 0.0, 1.0)
+    views = len(doc["bufferViews"])
+    doc["bufferViews"] += [{"buffer": 0, "byteOffset": base, "byteLength": 48},
+                           {"buffer": 0, "byteOffset": base + 48, "byteLength": 8},
+                           {"buffer": 0, "byteOffset": base + 56, "byteLength": 8}]
+    acc = len(doc["accessors"])
+    doc["accessors"] += [
+        {"bufferView": views, "componentType": 5126, "count": 4, "type": "VEC3",
+         "min": [min(d[i] for d in deltas) for i in range(3)],
+         "max": [max(d[i] for d in deltas) for i in range(3)]},
+        {"bufferView": views + 1, "componentType": 5126, "count": 2, "type": "SCALAR",
+         "min": [0.0], "max": [1.0]},
+        {"bufferView": views + 2, "componentType": 5126, "count": 2, "type": "SCALAR"}]
+    doc["meshes"][mesh]["primitives"][0]["targets"] = [{"POSITION": acc}]
+    doc["meshes"][mesh]["weights"] = [1.0]
+    doc["nodes"] = [{"mesh": mesh, "name": "quad"}]
+    doc["scenes"][0]["nodes"] = [0]
+    doc["animations"] = [{"name": "grow",
+                          "samplers": [{"input": acc + 1, "output": acc + 2, "interpolation": "LINEAR"}],
+                          "channels": [{"sampler": 0, "target": {"node": 0, "path": "weights"}}]}]
+    finish(doc, blob, os.path.join(dirname, "morph.gltf"))
+
+
+# sphere.gltf: a UV sphere of radius 1 (SPHERE_RINGS x SPHERE_SEGMENTS),
+# enough triangles for kiln's reduced levels of detail and several meshlets.
+SPHERE_RINGS, SPHERE_SEGMENTS = 24, 48
+
+
+def sphere_scene(dirname):
+    pos, nor, uv, idx = [], [], [], []
+    for r in range(SPHERE_RINGS + 1):
+        theta = math.pi * r / SPHERE_RINGS
+        for sgm in range(SPHERE_SEGMENTS + 1):
+            phi = 2 * math.pi * sgm / SPHERE_SEGMENTS
+            p = (math.sin(theta) * math.cos(phi), math.cos(theta), math.sin(theta) * math.sin(phi))
+            pos.append(p)
+            nor.append(p)
+            uv.append((sgm / SPHERE_SEGMENTS, r / SPHERE_RINGS))
+    row = SPHERE_SEGMENTS + 1
+    for r in range(SPHERE_RINGS):
+        for sgm in range(SPHERE_SEGMENTS):
+            a, b = r * row + sgm, (r + 1) * row + sgm
+            idx += [a, a + 1, b, a + 1, b + 1, b]
+    blob = bytearray()
+    blob += b"".join(struct.pack("<3f", *p) for p in pos)
+    blob += b"".join(struct.pack("<3f", *n) for n in nor)
+    blob += b"".join(struct.pack("<2f", *t) for t in uv)
+    blob += struct.pack("<%dI" % len(idx), *idx)
+    n = len(pos)
+    doc = new_doc()
+    doc["bufferViews"] = [{"buffer": 0, "byteOffset": 0, "byteLength": 12 * n},
+                          {"buffer": 0, "byteOffset": 12 * n, "byteLength": 12 * n},
+                          {"buffer": 0, "byteOffset": 24 * n, "byteLength": 8 * n},
+                          {"buffer": 0, "byteOffset": 32 * n, "byteLength": 4 * len(idx)}]
+    doc["accessors"] = [
+        {"bufferView": 0, "componentType": 5126, "count": n, "type": "VEC3",
+         "min": [min(p[i] for p in pos) for i in range(3)], "max": [max(p[i] for p in pos) for i in range(3)]},
+        {"bufferView": 1, "componentType": 5126, "count": n, "type": "VEC3"},
+        {"bufferView": 2, "componentType": 5126, "count": n, "type": "VEC2"},
+        {"bufferView": 3, "componentType": 5125, "count": len(idx), "type": "SCALAR"}]
+    doc["materials"] = [{"pbrMetallicRoughness": {"baseColorFactor": [0.9, 0.5, 0.2, 1]}}]
+    doc["meshes"] = [{"primitives": [{"attributes": {"POSITION": 0, "NORMAL": 1, "TEXCOORD_0": 2},
+                                      "indices": 3, "material": 0}]}]
+    doc["nodes"] = [{"mesh": 0}]
+    doc["scenes"][0]["nodes"] = [0]
+    finish(doc, blob, os.path.join(dirname, "sphere.gltf"))
+
+
 def make(dirname):
     os.makedirs(dirname, exist_ok=True)
     textured_quad(dirname, "quad_srgb", GREYS)
@@ -262,6 +405,10 @@ def make(dirname):
     node_scene(dirname)
     node_scene(dirname, "anim", clips=True)
     skin_scene(dirname)
+    normal_scene(dirname)
+    glow_scene(dirname)
+    morph_scene(dirname)
+    sphere_scene(dirname)
     with open(os.path.join(os.path.dirname(dirname.rstrip("/")), "kiln.yml"), "w") as f:
         f.write('rules:\n'
                 '  - match: "*"\n    texture.compress: false\n'
@@ -286,11 +433,123 @@ def camera(lo, hi, width, height):
         ndc_y = (p[1] - eye[1]) / (depth * math.tan(half_v))
         return (ndc_x + 1) / 2 * width, (1 - ndc_y) / 2 * height
 
+    project.eye = eye
     return project
 
 
 def srgb_encode(v):
     return 12.92 * v if v <= 0.0031308 else 1.055 * v ** (1 / 2.4) - 0.055
+
+
+# The viewer's fixed light (docs/viewer.md, Shading): a direction towards the
+# light and an ambient level; no tone curve: the linear sum is clamped to
+# [0, 1] and stored in the sRGB image (encoded by the GPU).
+LIGHT = (-0.35, 0.55, 0.75)
+AMBIENT = 0.3
+
+
+def normalize(v):
+    length = math.sqrt(sum(c * c for c in v))
+    return [c / length for c in v]
+
+
+def dot(a, b):
+    return sum(x * y for x, y in zip(a, b))
+
+
+def shade_dielectric_rough(base, n, world, eye, occlusion=1.0, emissive=0.0):
+    """docs/viewer.md's shading for metallic 0, roughness 1 (a Blinn-Phong
+    exponent of 1, F0 0.04), the ambient term times the occlusion, plus the
+    emission: one channel, 8-bit sRGB."""
+    l = normalize(LIGHT)
+    v = normalize([e - w for e, w in zip(eye, world)])
+    h = normalize([a + b for a, b in zip(l, v)])
+    n_dot_l = max(dot(n, l), 0.0)
+    lit = (AMBIENT * occlusion * (base + 0.04 * 0.5) +
+           (base + 0.04 * max(dot(n, h), 0.0)) * n_dot_l + emissive)
+    return round(255 * srgb_encode(min(max(lit, 0.0), 1.0)))
+
+
+def srgb_decode(c):
+    c /= 255
+    return c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4
+
+
+def decode_normal_texel(rgb):
+    """As the fragment stage reads a normal map: x and y from the texel, z rebuilt."""
+    x, y = (c / 255 * 2 - 1 for c in rgb[:2])
+    return [x, y, math.sqrt(max(1 - x * x - y * y, 0.0))]
+
+
+def inside_convex(poly, p, margin):
+    """1 inside by more than margin, 0 outside by more than margin, None between
+    (poly counter-clockwise)."""
+    distances = []
+    for i in range(len(poly)):
+        a, b = poly[i], poly[(i + 1) % len(poly)]
+        edge = (b[0] - a[0], b[1] - a[1])
+        length = math.hypot(*edge)
+        distances.append((edge[0] * (p[1] - a[1]) - edge[1] * (p[0] - a[0])) / length)
+    if min(distances) > margin:
+        return 1
+    if min(distances) < -margin:
+        return 0
+    return None
+
+
+def read_chunks(path):
+    """A kiln container's chunks by fourcc (docs/formats/container.md)."""
+    data = open(path, "rb").read()
+    assert data[:4] == b"KILN", "not a kiln file"
+    count = struct.unpack_from("<I", data, 16)[0]
+    chunks = {}
+    for i in range(count):
+        fourcc, _, offset, size = struct.unpack_from("<4sIQQ", data, 48 + 32 * i)
+        chunks[fourcc.decode()] = data[offset:offset + size]
+    return chunks
+
+
+def mesh_lods(path):
+    """A one-submesh .kmesh's extent, sphere, LOD table and meshlet count (kmesh.md)."""
+    c = read_chunks(path)
+    desc = c["MDSC"]
+    lo, hi = struct.unpack_from("<3f", desc, 32), struct.unpack_from("<3f", desc, 44)
+    lod_count, meshlets = struct.unpack_from("<2I", desc, 72)
+    sphere = struct.unpack_from("<4f", c["SUBM"], 40)
+    lods = [struct.unpack_from("<IIfI", c["LODS"], 16 * i) for i in range(lod_count)]
+    return max(b - a for a, b in zip(lo, hi)), sphere, lods, meshlets, (lo, hi)
+
+
+def expect_lod(kmesh, w, h, forced):
+    """Prints the level of detail and triangles docs/viewer.md's rule draws
+    the sphere with (the coarsest level whose error, projected at the
+    sphere's distance, covers at most one pixel of the height), and the
+    mesh's meshlet count. Exits 1 when a level's projected error is too close
+    to the pixel for float differences to be ruled out."""
+    extent, sphere, lods, meshlets, (lo, hi) = mesh_lods(kmesh)
+    eye = camera(lo, hi, w, h).eye
+    distance = math.dist(sphere[:3], eye) - sphere[3]
+    level = 0
+    for i, (_, _, error, _) in enumerate(lods):
+        pixels = error * extent / (2 * distance * math.tan(math.radians(45) / 2)) * h
+        if i > 0 and abs(pixels - 1.0) < 0.05:
+            print("premise: level %d projects to %.3f pixels, too close to the threshold" % (i, pixels))
+            sys.exit(1)
+        if i > 0 and pixels <= 1.0:
+            level = i
+    if forced >= 0:
+        level = min(forced, len(lods) - 1)
+    print("lod %d triangles %d meshlets %d levels %d" % (level, lods[level][1] // 3, meshlets, len(lods)))
+
+
+def differ(png_a, png_b, share):
+    """Exit 0 when the alpha masks of two renders differ on more than `share` of the pixels."""
+    wa, ha, a = png_read(png_a)
+    wb, hb, b = png_read(png_b)
+    assert (wa, ha) == (wb, hb), "sizes differ"
+    changed = sum(1 for y in range(ha) for x in range(wa) if (a[y][4 * x + 3] > 0) != (b[y][4 * x + 3] > 0))
+    print("%.4f" % (changed / (wa * ha)))
+    return changed / (wa * ha) > share
 
 
 failures = []
@@ -370,6 +629,51 @@ def check(dirname, name, png, w, h):
             expect(rows, px, py, (0, 255, 0, 255) if inside else (0, 0, 0, 0),
                    "(%.1f, %.1f) %s the skinned quad" % (x, y, "inside" if inside else "outside"),
                    1 if inside else 0)
+    elif name == "normal":
+        # The quad's shading normal is the map's, in the frame of the
+        # geometric normal +Z and kiln's generated tangent +X (u runs along +x).
+        project = camera([-1, -1, 0], [1, 1, 0], w, h)
+        flat, tilted = [encode_unit([0, 0, 1]),
+                        encode_unit([math.sin(NORMAL_TILT), 0, math.cos(NORMAL_TILT)])]
+        values = {}
+        for half, texel in (("flat", flat), ("tilted", tilted)):
+            n = normalize(decode_normal_texel(texel))
+            for (x, y) in [(-0.5, 0.5), (-0.5, -0.5), (-0.6, 0.0)] if half == "flat" else \
+                    [(0.5, 0.5), (0.5, -0.5), (0.6, 0.0)]:
+                c = shade_dielectric_rough(NORMAL_BASE, n, (x, y, 0), project.eye)
+                values[half] = c
+                px, py = project((x, y, 0))
+                expect(rows, px, py, (c, c, c, 255), "%s half at (%.1f, %.1f)" % (half, x, y), 2)
+        if abs(values["flat"] - values["tilted"]) < 20:
+            failures.append("premise: the tilted half should shade visibly apart")
+    elif name == "glow":
+        project = camera([-1, -1, 0], [1, 1, 0], w, h)
+        emissive = [f * srgb_decode(t) for f, t in zip(GLOW_EMISSIVE_FACTOR, GLOW_EMISSIVE_TEXEL)]
+        for occlusion, points in ((0.0, [(-0.5, 0.5), (-0.6, -0.4)]), (1.0, [(0.5, 0.5), (0.6, -0.4)])):
+            for (x, y) in points:
+                want = [shade_dielectric_rough(GLOW_BASE, [0, 0, 1], (x, y, 0), project.eye,
+                                               occlusion, e) for e in emissive] + [255]
+                px, py = project((x, y, 0))
+                expect(rows, px, py, want, "occlusion %.0f at (%.1f, %.1f)" % (occlusion, x, y), 2)
+    elif name in ("morph_default", "morph_half"):
+        weight = 1.0 if name == "morph_default" else 0.5
+        moved = [1 + weight * MORPH_DELTA[0], 1 + weight * MORPH_DELTA[1]]
+        poly = [(-1, -1), (1, -1), tuple(moved), (-1, 1)]
+        project = camera([-1, -1, 0], [max(1, moved[0]), max(1, moved[1]), 0], w, h)
+        grown = outside = 0
+        for (x, y) in [(1.25, 1.0), (1.1, 1.15), (1.4, 0.6), (0.0, 0.0), (1.45, 1.3), (-0.9, 0.9),
+                       (0.5, 1.25), (1.2, -0.9), (1.12, 0.9), (0.3, 1.1)]:
+            inside = inside_convex(poly, (x, y), 0.04)
+            if inside is None:
+                continue
+            grown += inside and (x > 1 or y > 1)
+            outside += not inside
+            px, py = project((x, y, 0))
+            expect(rows, px, py, (0, 255, 0, 255) if inside else (0, 0, 0, 0),
+                   "(%.2f, %.2f) %s the morphed quad" % (x, y, "inside" if inside else "outside"),
+                   1 if inside else 0)
+        if grown == 0 or outside == 0:
+            failures.append("premise: no point where only the morphed quad covers, or none outside")
     else:
         failures.append("unknown scene " + name)
 
@@ -377,6 +681,10 @@ def check(dirname, name, png, w, h):
 if __name__ == "__main__":
     if sys.argv[1] == "make":
         make(sys.argv[2])
+    elif sys.argv[1] == "lod":
+        expect_lod(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5]))
+    elif sys.argv[1] == "differ":
+        sys.exit(0 if differ(sys.argv[2], sys.argv[3], float(sys.argv[4])) else 1)
     elif sys.argv[1] == "coverage":
         width, height, rows = png_read(sys.argv[2])
         drawn = sum(1 for row in rows for x in range(width) if row[4 * x + 3] > 0)
