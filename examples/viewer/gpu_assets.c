@@ -38,18 +38,21 @@ static void destroy_buffer(void *user, const kiln_asset *asset, void *object) {
     free(object);
 }
 
-/* Why the device cannot sample this texture as a 2D image, or NULL. */
-static const char *unsupported(const vk_context *vk, const kiln_ktx2_view *t) {
+/* Why the device cannot sample this texture as a 2D image, or NULL. Its
+ * format is the texels' (a UASTC file arrives transcoded, e.g. as BC7). */
+static const char *unsupported(const vk_context *vk, const kiln_asset *asset) {
+    const kiln_ktx2_view *t = &asset->texture;
+    uint32_t format = asset->texels_vk_format;
     if (t->faces != 1 || t->layers > 1 || t->depth > 1)
         return "cubemaps, arrays and 3D textures are not drawn by kiln-view";
     VkFormatProperties properties;
-    vkGetPhysicalDeviceFormatProperties(vk->physical, (VkFormat)t->vk_format, &properties);
+    vkGetPhysicalDeviceFormatProperties(vk->physical, (VkFormat)format, &properties);
     VkFormatFeatureFlags needed =
         VK_FORMAT_FEATURE_SAMPLED_IMAGE_BIT | VK_FORMAT_FEATURE_TRANSFER_DST_BIT;
     if ((properties.optimalTilingFeatures & needed) != needed)
         return "the device cannot sample its format";
-    if (t->block_width > 1 && !vk->bc_textures && t->vk_format >= VK_FORMAT_BC1_RGB_UNORM_BLOCK &&
-        t->vk_format <= VK_FORMAT_BC7_SRGB_BLOCK)
+    if (!vk->bc_textures && format >= VK_FORMAT_BC1_RGB_UNORM_BLOCK &&
+        format <= VK_FORMAT_BC7_SRGB_BLOCK)
         return "the device has no BC texture support";
     return NULL;
 }
@@ -75,7 +78,7 @@ static bool upload_levels(vk_context *vk, const kiln_asset *asset, const void *t
                                 .imageExtent = {width, height, 1}};
     }
     VkCommandBuffer cmd;
-    bool ok = vkc_image(vk, (VkFormat)t->vk_format, t->width, t->height, t->levels,
+    bool ok = vkc_image(vk, (VkFormat)asset->texels_vk_format, t->width, t->height, t->levels,
                         VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT,
                         VK_IMAGE_ASPECT_COLOR_BIT, &out->image, err) &&
               vkc_begin_once(vk, &cmd, err);
@@ -98,10 +101,10 @@ static bool upload_levels(vk_context *vk, const kiln_asset *asset, const void *t
 static kiln_result create_texture(void *user, const kiln_asset *asset, const void *texels,
                                   size_t size, void **object, kiln_error *err) {
     gpu_assets *assets = user;
-    const char *why = unsupported(assets->vk, &asset->texture);
+    const char *why = unsupported(assets->vk, asset);
     if (why != NULL) {
         fprintf(stderr, "kiln-view: warning: %s (%s): %s; drawn white\n", asset->path,
-                kiln_ktx2_format_str(asset->texture.vk_format), why);
+                kiln_ktx2_format_str(asset->texels_vk_format), why);
         *object = NULL;
         return KILN_OK;
     }
@@ -138,7 +141,7 @@ bool gpu_texture_rgba8(vk_context *vk, const uint8_t rgba[4], gpu_texture *out, 
     kiln_asset fake = {0};
     fake.texture.width = fake.texture.height = 1;
     fake.texture.levels = 1;
-    fake.texture.vk_format = VK_FORMAT_R8G8B8A8_UNORM;
+    fake.texture.vk_format = fake.texels_vk_format = VK_FORMAT_R8G8B8A8_UNORM;
     fake.texture.type_size = 1;
     fake.texture.block_bytes = 4;
     fake.texture.block_width = fake.texture.block_height = 1;

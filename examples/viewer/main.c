@@ -416,7 +416,10 @@ static bool run(const options *o, viewer *v, kiln_error *err) {
         !open_device(o, v, ref, err))
         return false;
     live_init(&v->live, &v->vk);
-    kiln_manager_desc desc = {.engine = live_callbacks(&v->live)};
+    /* UASTC textures arrive as BC7 where the device samples BC (lavapipe
+     * does), else as RGBA8 texels. */
+    kiln_manager_desc desc = {.engine = live_callbacks(&v->live),
+                              .gpu_formats = v->vk.bc_textures ? KILN_GPU_BC7 : 0};
     view_state *s = &v->view;
     s->lod = o->lod;
     s->meshlets = o->meshlets;

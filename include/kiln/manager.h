@@ -139,9 +139,9 @@ typedef struct kiln_asset {
     uint64_t level_offsets[KILN_ASSET_MAX_LEVELS];
     /* The VkFormat of those levels (and of create_texture's texels): the
      * file's texture.vk_format, or for a UASTC file (vk_format 0) the format
-     * the manager transcoded it to, from kiln_manager_desc.gpu_formats: BC7
-     * and ASTC 4x4 keep UASTC's 4x4 blocks of 16 bytes, RGBA8 is texels of
-     * 4 bytes (docs/runtime.md, "UASTC textures"). */
+     * the manager transcoded it to, from kiln_manager_desc.gpu_formats: 4x4
+     * blocks of BC7, ASTC, ETC2 RGBA8 or BC3 (16 bytes) or ETC1 or BC1 (8
+     * bytes), or RGBA8 texels (docs/runtime.md, "UASTC textures"). */
     uint32_t texels_vk_format;
     /* What the engine callbacks returned: a mesh's vertex and index buffers;
      * a texture's object. NULL without callbacks. */

@@ -48,11 +48,12 @@ python3 "$SCENES" make "$SCRATCH/synthetic/in"
 (cd "$SCRATCH" && "$KILN" build -q --config synthetic/kiln.yml -i synthetic/in \
     -o synthetic/out) >"$SCRATCH/cook.log" 2>&1 || { cat "$SCRATCH/cook.log"; exit 1; }
 # The premises: the formats the texel checks are about.
-for want in quad_srgb:rgba8_srgb quad_linear:rgba8_unorm quad_bc1:bc1_rgb_srgb quad_bc7:bc7_srgb; do
+for want in quad_srgb:rgba8_srgb quad_linear:rgba8_unorm quad_bc1:bc1_rgb_srgb quad_bc7:bc7_srgb \
+    quad_uastc:uastc; do
     file="$SCRATCH/synthetic/out/${want%%:*}/${want%%:*}.ktx2"
     check "${want%%:*} is cooked as ${want#*:}" grep -q "${want#*:}" <("$KILN" info "$file" 2>&1)
 done
-for scene in quad_srgb quad_linear quad_bc1 quad_bc7 mask nodes; do
+for scene in quad_srgb quad_linear quad_bc1 quad_bc7 quad_uastc mask nodes; do
     view "$SCRATCH/synthetic/out" "$scene" --headless --render "$SCRATCH/$scene.png" \
         --size 256x192 --validate
     check "$scene renders with no validation error" all_true "status_is 0" \
