@@ -632,7 +632,7 @@ typedef struct kiln_ktx2_view {
     uint32_t block_width, block_height;     /* 1 x 1 unless block-compressed (4 x 4 for BCn) */
     kiln_color_space color_space;           /* from the DFD transfer function */
     uint32_t dfd_color_model, dfd_transfer; /* the DFD's own values */
-    uint32_t dfd_channel; /* the DFD's first channel id (UASTC: 0 RGB, 3 RGBA) */
+    uint32_t dfd_channel;                   /* the DFD's first channel id (UASTC: 0 RGB, 3 RGBA) */
     const uint8_t *kvd;                     /* key/value data, kvd_size bytes */
     uint32_t kvd_size;
     char name[128]; /* for messages */
@@ -714,9 +714,9 @@ kiln_result kiln_uastc_decode_rgba8(const void *blocks, size_t blocks_size, uint
 /* What a UASTC level is transcoded into at load time (docs/runtime.md,
  * "Transcoding UASTC"): the block format the engine's GPU samples. */
 typedef enum kiln_transcode_target {
-    KILN_TRANSCODE_RGBA8 = 0,    /* width * height texels, 4 bytes each (any GPU) */
-    KILN_TRANSCODE_BC7 = 1,      /* 16 bytes per 4x4 block (desktop GPUs) */
-    KILN_TRANSCODE_ASTC_4X4 = 2, /* 16 bytes per 4x4 block (mobile GPUs), bit-exact */
+    KILN_TRANSCODE_RGBA8 = 0,      /* width * height texels, 4 bytes each (any GPU) */
+    KILN_TRANSCODE_BC7 = 1,        /* 16 bytes per 4x4 block (desktop GPUs) */
+    KILN_TRANSCODE_ASTC_4X4 = 2,   /* 16 bytes per 4x4 block (mobile GPUs), bit-exact */
     KILN_TRANSCODE_ETC1_RGB = 3,   /* 8 bytes per 4x4 block, also valid ETC2 RGB (opaque) */
     KILN_TRANSCODE_ETC2_RGBA8 = 4, /* 16 bytes per 4x4 block: ETC2 colour + EAC alpha */
     KILN_TRANSCODE_BC1 = 5,        /* 8 bytes per 4x4 block (opaque; BC1 RGB) */

@@ -121,7 +121,8 @@ static kiln_result check_dfd(kiln_ktx2_view *v, const ktx2_format_info *f, const
     uint8_t model = b[8], transfer = b[10];
     v->dfd_color_model = model;
     v->dfd_transfer = transfer;
-    v->dfd_channel = f->sample_count > 0 ? (b[KTX2_DF_BLOCK_HEADER_SIZE + 3] & KTX2_DF_CHANNEL_MASK) : 0;
+    v->dfd_channel =
+        f->sample_count > 0 ? (b[KTX2_DF_BLOCK_HEADER_SIZE + 3] & KTX2_DF_CHANNEL_MASK) : 0;
     if (model != f->dfd_model)
         return compressed ? runtime_fail(err, KILN_ERR_CORRUPT, name,
                                          "KTX2: DFD colour model %u does not match vkFormat %u "
