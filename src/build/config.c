@@ -997,8 +997,7 @@ bool config_parse(kiln_config *config, const char *path, const char *text, size_
         return false;
     yaml_document_t doc;
     /* within_limits bounded the depth already: one pass over the events, not two. */
-    if (!yaml_doc_load(path, (const unsigned char *)text, size, YAML_DOC_DEPTH_CHECKED, &doc,
-                       diag))
+    if (!yaml_doc_load(path, (const unsigned char *)text, size, YAML_DOC_DEPTH_CHECKED, &doc, diag))
         return false;
     parse_state state = {&doc, path, diag};
     refuse_duplicate_keys(&state);
@@ -1052,8 +1051,7 @@ bool config_parse_settings_map(const char *path, const char *text, size_t size,
     if (!within_limits(path, text, size, diag))
         return false;
     yaml_document_t doc;
-    if (!yaml_doc_load(path, (const unsigned char *)text, size, YAML_DOC_DEPTH_CHECKED, &doc,
-                       diag))
+    if (!yaml_doc_load(path, (const unsigned char *)text, size, YAML_DOC_DEPTH_CHECKED, &doc, diag))
         return false;
     parse_state state = {&doc, path, diag};
     refuse_duplicate_keys(&state);

@@ -147,7 +147,7 @@ typedef struct mgr_mount {
      * mapping now. */
     uint64_t manifest_refreshes, manifest_installed;
     uint32_t manifest_mapping;
-    int watch;               /* inotify watch descriptor, -1: none */
+    int watch; /* inotify watch descriptor, -1: none */
     dev_t dev;
     ino_t ino;
     char name[128];

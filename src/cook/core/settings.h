@@ -192,7 +192,7 @@ typedef struct cook_settings {
     char material_flags[COOK_SHADER_TEXT_MAX];      /* PATTERN=FLAGS, one per line */
     /* PATTERN=FIELD=VALUE FIELD=VALUE..., one per line (drivers/model_overrides.c) */
     char material_overrides[COOK_SHADER_TEXT_MAX];
-    char material_replace[COOK_SHADER_TEXT_MAX];    /* NAME=PATH.mat, one per line */
+    char material_replace[COOK_SHADER_TEXT_MAX]; /* NAME=PATH.mat, one per line */
     /* Not settings of the output (left out of the JSON and cache keys): */
     /* import.timeout, a settings key that does not change the output
      * (cook_setting.not_output): seconds an importer run in a child process
