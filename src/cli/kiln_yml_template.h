@@ -45,6 +45,8 @@ static const char *const kiln_yml_template_lines[] = {
     "  mesh.merge: false",
     "  # Split meshes into meshlets for mesh shaders / cluster culling: true / false.",
     "  mesh.meshlets: true",
+    "  # Whose meshlet builder runs: meshopt (meshoptimizer's) / kiln (kiln's own, faster).",
+    "  mesh.meshlet_builder: meshopt",
     "  # Most vertices in one meshlet (at most 255).",
     "  mesh.meshlet_vertices: 64",
     "  # Most triangles in one meshlet (at most 512, a multiple of 4 is best).",

@@ -124,6 +124,11 @@ const char *const cook_normals_mode_names[] = {
     [COOK_NORMALS_ALWAYS] = "always",
     [COOK_NORMALS_ALWAYS + 1] = NULL,
 };
+const char *const cook_meshlet_builder_names[] = {
+    [COOK_MESHLET_BUILDER_MESHOPT] = "meshopt",
+    [COOK_MESHLET_BUILDER_KILN] = "kiln",
+    [COOK_MESHLET_BUILDER_KILN + 1] = NULL,
+};
 const char *const cook_tangents_mode_names[] = {
     [COOK_TANGENTS_GENERATE] = "generate",
     [COOK_TANGENTS_KEEP] = "keep",
@@ -212,6 +217,14 @@ const cook_setting cook_setting_table[] = {
                  "reduced levels of detail built besides the full mesh"),
     SETTING_BOOL("mesh.merge", mesh_merge, false,
                  "bake static node transforms into one world-space mesh"),
+    {.name = "mesh.meshlet_builder",
+     .type = COOK_SETTING_ENUM,
+     FIELD(mesh_meshlet_builder),
+     .names = cook_meshlet_builder_names,
+     .default_value = COOK_MESHLET_BUILDER_MESHOPT,
+     .omit_default = true,
+     .description = "whose meshlet builder runs: meshopt (meshoptimizer's) or kiln (kiln's "
+                    "own, several times faster, the same kind of meshlets)"},
     {.name = "mesh.meshlet_triangles",
      .type = COOK_SETTING_UINT,
      FIELD(mesh_meshlet_triangles),

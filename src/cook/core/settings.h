@@ -76,6 +76,13 @@ typedef enum cook_tangents_mode {
     COOK_TANGENTS_KEEP,     /* the source's only */
     COOK_TANGENTS_NONE,     /* none written, the source's dropped */
 } cook_tangents_mode;
+/* mesh.meshlet_builder (process/meshlets.c): whose greedy meshlet builder
+ * runs. The first value is the default, left out of the settings JSON. */
+typedef enum cook_meshlet_builder {
+    COOK_MESHLET_BUILDER_MESHOPT, /* meshoptimizer's meshopt_buildMeshlets */
+    COOK_MESHLET_BUILDER_KILN,    /* kiln's (process/meshlet_build.c) */
+} cook_meshlet_builder;
+extern const char *const cook_meshlet_builder_names[];
 /* scene.up: the source's up axis (kiln's, glTF's, is +Y). */
 typedef enum cook_up_axis {
     COOK_UP_Y, /* as it is */
@@ -155,6 +162,7 @@ typedef struct cook_settings {
     bool anim_quantize;              /* 16-bit keys; off by default */
     bool mesh_merge;
     bool mesh_meshlets;
+    cook_meshlet_builder mesh_meshlet_builder;
     uint32_t mesh_meshlet_vertices;
     uint32_t mesh_meshlet_triangles;
     uint32_t mesh_lods;            /* reduced levels, not counting level 0 */

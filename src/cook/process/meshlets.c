@@ -1,6 +1,8 @@
-/* meshlets.c — meshlets with culling data per submesh (meshoptimizer).
+/* meshlets.c — meshlets with culling data per submesh.
  *
- * Built from each triangle submesh's full-detail triangles. meshoptimizer pads each
+ * Built from each triangle submesh's full-detail triangles by kiln's builder
+ * (meshlet_build.c) or meshoptimizer's (mesh.meshlet_builder), bounds and
+ * cones by meshoptimizer either way. meshoptimizer pads each
  * meshlet's triangle bytes to a multiple of 4; kiln stores them densely (3
  * bytes per triangle, triangle_offset counted in triangles), which the format
  * promises and which saves up to 3 bytes per meshlet. A large submesh's
@@ -12,6 +14,7 @@
 #include <string.h>
 
 #include "common/grow.h"
+#include "cook/process/meshlet_build.h"
 #include "cook/process/process.h"
 
 #define MESHLET_CONE_WEIGHT 0.25f /* favour tighter normal cones a little */
@@ -34,23 +37,87 @@ static bool grow(void **data, size_t *cap, size_t needed, size_t element) {
     return true;
 }
 
-static bool build_range(const float *positions, size_t vertex_count, const uint32_t *indices,
-                        size_t index_count, size_t max_vertices, size_t max_triangles,
-                        meshlet_buffers *out) {
+/* meshoptimizer's meshlets over `indices`, in the dense layout of
+ * meshlet_build: each meshlet's triangles moved down over meshoptimizer's
+ * padding (in place: a dense offset is never past a padded one). */
+static bool build_meshopt(meshlet_span **spans_out, uint32_t **vertices_out,
+                          uint8_t **triangles_out, size_t *count_out, const float *positions,
+                          size_t vertex_count, const uint32_t *indices, size_t index_count,
+                          size_t max_vertices, size_t max_triangles) {
     if (!meshopt_meshlet_limits_valid(max_vertices, max_triangles))
         return false; /* meshlets_begin already brought them into range */
     size_t bound = meshopt_buildMeshletsBound(index_count, max_vertices, max_triangles);
-    struct meshopt_Meshlet *meshlets = malloc(bound * sizeof *meshlets);
-    unsigned int *vertices = malloc(bound * max_vertices * sizeof *vertices);
-    unsigned char *triangles = malloc(bound * max_triangles * 3);
-    bool ok = meshlets && vertices && triangles;
+    struct meshopt_Meshlet *meshlets = malloc((bound ? bound : 1) * sizeof *meshlets);
+    meshlet_span *spans = malloc((bound ? bound : 1) * sizeof *spans);
+    unsigned int *vertices = malloc((bound * max_vertices + 1) * sizeof *vertices);
+    unsigned char *triangles = malloc(bound * max_triangles * 3 + 1);
+    bool ok = meshlets && spans && vertices && triangles;
     size_t count = 0;
     if (ok)
         count = meshopt_buildMeshlets(meshlets, vertices, triangles, indices, index_count,
                                       positions, vertex_count, 3 * sizeof(float), max_vertices,
                                       max_triangles, MESHLET_CONE_WEIGHT);
+    uint32_t dense = 0;
     for (size_t m = 0; ok && m < count; m++) {
         const struct meshopt_Meshlet *src = &meshlets[m];
+        spans[m] =
+            (meshlet_span){src->vertex_offset, dense, src->vertex_count, src->triangle_count};
+        memmove(triangles + 3 * (size_t)dense, triangles + src->triangle_offset,
+                3 * (size_t)src->triangle_count);
+        dense += src->triangle_count;
+    }
+    free(meshlets);
+    if (!ok) {
+        free(spans);
+        free(vertices);
+        free(triangles);
+        return false;
+    }
+    *spans_out = spans;
+    *vertices_out = vertices;
+    *triangles_out = triangles;
+    *count_out = count;
+    return true;
+}
+
+/* kiln's meshlets over `indices` (meshlet_build.c). */
+static bool build_kiln(meshlet_span **spans_out, uint32_t **vertices_out, uint8_t **triangles_out,
+                       size_t *count_out, const float *positions, size_t vertex_count,
+                       const uint32_t *indices, size_t index_count, size_t max_vertices,
+                       size_t max_triangles) {
+    size_t bound = meshlet_build_bound(index_count, max_vertices, max_triangles);
+    meshlet_span *spans = malloc((bound ? bound : 1) * sizeof *spans);
+    uint32_t *vertices = malloc((index_count ? index_count : 1) * sizeof *vertices);
+    uint8_t *triangles = malloc(index_count ? index_count : 1);
+    if (spans == NULL || vertices == NULL || triangles == NULL ||
+        !meshlet_build(spans, vertices, triangles, count_out, indices, index_count, positions,
+                       vertex_count, max_vertices, max_triangles, MESHLET_CONE_WEIGHT)) {
+        free(spans);
+        free(vertices);
+        free(triangles);
+        return false;
+    }
+    *spans_out = spans;
+    *vertices_out = vertices;
+    *triangles_out = triangles;
+    return true;
+}
+
+static bool build_range(const float *positions, size_t vertex_count, const uint32_t *indices,
+                        size_t index_count, size_t max_vertices, size_t max_triangles,
+                        cook_meshlet_builder builder, meshlet_buffers *out) {
+    meshlet_span *spans = NULL;
+    uint32_t *vertices = NULL;
+    uint8_t *triangles = NULL;
+    size_t count = 0;
+    bool ok = builder == COOK_MESHLET_BUILDER_KILN
+                  ? build_kiln(&spans, &vertices, &triangles, &count, positions, vertex_count,
+                               indices, index_count, max_vertices, max_triangles)
+                  : build_meshopt(&spans, &vertices, &triangles, &count, positions, vertex_count,
+                                  indices, index_count, max_vertices, max_triangles);
+    for (size_t m = 0; ok && m < count; m++) {
+        const meshlet_span *src = &spans[m];
+        const uint8_t *src_triangles = triangles + 3 * (size_t)src->triangle_offset;
         ok = grow((void **)&out->meshlets, &out->meshlet_cap, out->meshlet_count + 1,
                   sizeof *out->meshlets) &&
              grow((void **)&out->vertices, &out->vertex_cap, out->vertex_count + src->vertex_count,
@@ -60,8 +127,8 @@ static bool build_range(const float *positions, size_t vertex_count, const uint3
         if (!ok)
             break;
         struct meshopt_Bounds bounds = meshopt_computeMeshletBounds(
-            vertices + src->vertex_offset, triangles + src->triangle_offset, src->triangle_count,
-            positions, vertex_count, 3 * sizeof(float));
+            vertices + src->vertex_offset, src_triangles, src->triangle_count, positions,
+            vertex_count, 3 * sizeof(float));
         ir_meshlet *dst = &out->meshlets[out->meshlet_count++];
         memset(dst, 0, sizeof *dst);
         dst->vertex_offset = (uint32_t)out->vertex_count;
@@ -78,12 +145,12 @@ static bool build_range(const float *positions, size_t vertex_count, const uint3
         dst->cone_cutoff_s8 = bounds.cone_cutoff_s8;
         memcpy(out->vertices + out->vertex_count, vertices + src->vertex_offset,
                src->vertex_count * sizeof *vertices);
-        memcpy(out->triangles + 3 * out->triangle_count, triangles + src->triangle_offset,
+        memcpy(out->triangles + 3 * out->triangle_count, src_triangles,
                3 * (size_t)src->triangle_count);
         out->vertex_count += src->vertex_count;
         out->triangle_count += src->triangle_count;
     }
-    free(meshlets);
+    free(spans);
     free(vertices);
     free(triangles);
     return ok;
@@ -102,6 +169,7 @@ typedef struct meshlet_job {
     const uint32_t *level0; /* level 0, large submeshes sorted spatially */
     meshlet_buffers *out;   /* one per chunk */
     size_t max_vertices, max_triangles;
+    cook_meshlet_builder builder;
     atomic_bool failed;
 } meshlet_job;
 
@@ -120,13 +188,13 @@ static void meshlets_chunk(void *ctx, uint32_t index) {
     bool ok = true;
     if (!chunk->split) {
         ok = build_range(job->mesh->positions, job->mesh->vertex_count, indices, chunk->index_count,
-                         job->max_vertices, job->max_triangles, out);
+                         job->max_vertices, job->max_triangles, job->builder, out);
     } else {
         mesh_local local;
         ok = mesh_local_build(&local, indices, chunk->index_count, job->mesh->positions);
         if (ok) {
             ok = build_range(local.positions, local.vertex_count, local.indices, local.index_count,
-                             job->max_vertices, job->max_triangles, out);
+                             job->max_vertices, job->max_triangles, job->builder, out);
             if (ok)
                 mesh_local_to_global(&local, out->vertices, out->vertex_count, out->vertices);
             mesh_local_free(&local);
@@ -182,6 +250,7 @@ bool meshlets_begin(const ir_mesh *mesh, const cook_settings *settings, const ui
     job->level0 = level0;
     job->max_vertices = settings->mesh_meshlet_vertices;
     job->max_triangles = settings->mesh_meshlet_triangles;
+    job->builder = settings->mesh_meshlet_builder;
     if (job->max_vertices < 3 || job->max_vertices > KILN_MESH_MAX_MESHLET_VERTICES)
         job->max_vertices = 64;
     /* meshoptimizer wants a multiple of 4 triangles. */

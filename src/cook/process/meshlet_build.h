@@ -1,0 +1,65 @@
+/*
+ * meshlet_build.h — kiln's own meshlet builder for triangle lists
+ * (meshlet_build.c, with the nearest-triangle search of meshlet_seed.c).
+ *
+ * The same greedy growth as meshoptimizer's meshopt_buildMeshlets (0.18):
+ * a meshlet takes, among the unused triangles touching its vertices, the one
+ * adding the fewest vertices (triangles that would be left with no neighbour
+ * first), then the one nearest its centre whose normal is closest to its
+ * mean normal; when none is left it takes the unused triangle nearest its
+ * centre. What differs is the bookkeeping: the candidates live in a small
+ * array updated as vertices join, instead of being found again from every
+ * vertex's triangle list at every step, which makes it several times faster
+ * (BENCHMARKS.md, "Meshlets").
+ *
+ * Output is dense: a meshlet's triangles are 3 bytes each (local vertex
+ * indices) and its triangle_offset counts triangles, not bytes.
+ */
+#ifndef KILN_COOK_PROCESS_MESHLET_BUILD_H
+#define KILN_COOK_PROCESS_MESHLET_BUILD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* One meshlet: ranges of the vertex and triangle outputs. */
+typedef struct meshlet_span {
+    uint32_t vertex_offset;   /* into meshlet_vertices */
+    uint32_t triangle_offset; /* in triangles: bytes 3 * triangle_offset.. */
+    uint32_t vertex_count;
+    uint32_t triangle_count;
+} meshlet_span;
+
+#define MESHLET_BUILD_MAX_VERTICES 255u /* local indices are bytes */
+#define MESHLET_BUILD_MAX_TRIANGLES 512u
+
+/* Most meshlets meshlet_build can make from index_count indices. */
+size_t meshlet_build_bound(size_t index_count, size_t max_vertices, size_t max_triangles);
+
+/* Splits the triangle list `indices` (index_count a multiple of 3, every index
+ * below vertex_count, positions 3 floats per vertex) into meshlets of at most
+ * max_vertices (3..255) vertices and max_triangles (1..512) triangles.
+ * Writes up to meshlet_build_bound spans to `meshlets`, at most index_count
+ * vertex numbers to `vertices` and exactly index_count bytes to `triangles`;
+ * every triangle lands in exactly one meshlet. cone_weight in [0, 1] trades
+ * compact meshlets (0) for narrow normal cones. False (outputs undefined) on
+ * limits or indices out of range, or when memory runs out. Deterministic. */
+bool meshlet_build(meshlet_span *meshlets, uint32_t *vertices, uint8_t *triangles,
+                   size_t *meshlet_count, const uint32_t *indices, size_t index_count,
+                   const float *positions, size_t vertex_count, size_t max_vertices,
+                   size_t max_triangles, float cone_weight);
+
+/* The nearest-triangle search (meshlet_seed.c): a k-d tree over triangle
+ * centroids that forgets used triangles as it meets them. */
+typedef struct meshlet_seed meshlet_seed;
+
+/* A tree over `count` points (x, y, z at points + stride * i); NULL when
+ * memory runs out. */
+meshlet_seed *meshlet_seed_create(const float *points, size_t stride, uint32_t count);
+/* The point nearest `position` among those with used[point] == 0 (ties: any,
+ * deterministically), or UINT32_MAX when none is left or no distance
+ * compares (NaN). A point once seen used is never looked at again. */
+uint32_t meshlet_seed_nearest(meshlet_seed *seed, const float position[3], const uint8_t *used);
+void meshlet_seed_free(meshlet_seed *seed);
+
+#endif
