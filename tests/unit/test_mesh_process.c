@@ -577,6 +577,43 @@ static void assert_same_mesh(const ir_mesh *a, const ir_mesh *b) {
     }
 }
 
+/* mesh.meshlet_builder: kiln (process/meshlet_build.c) through the cooker:
+ * whole and in chunks, the same meshlets on 1 and 3 threads. */
+static void kiln_meshlet_builder_in_the_cooker(void **state) {
+    (void)state;
+    cook_settings settings;
+    cook_settings_default(&settings);
+    settings.mesh_meshlet_builder = COOK_MESHLET_BUILDER_KILN;
+    settings.mesh_meshlet_vertices = 32;
+    settings.mesh_meshlet_triangles = 40;
+    ir_mesh whole;
+    process_grid(&whole, 32, &settings);
+    check_meshlets(&whole, 32, 40);
+    ir_mesh_free(&whole);
+
+    settings.mesh_meshlet_vertices = 64;
+    settings.mesh_meshlet_triangles = 124;
+    settings.mesh_chunk_triangles = 1024; /* 4 chunks per submesh */
+    ir_mesh one, three;
+    settings.threads = 1;
+    process_grid(&one, 64, &settings);
+    settings.threads = 3;
+    process_grid(&three, 64, &settings);
+    check_meshlets(&three, 64, 124);
+    assert_same_mesh(&one, &three);
+    /* Not meshoptimizer's meshlets: the setting reached the builder. */
+    settings.mesh_meshlet_builder = COOK_MESHLET_BUILDER_MESHOPT;
+    ir_mesh meshopt;
+    process_grid(&meshopt, 64, &settings);
+    check_meshlets(&meshopt, 64, 124);
+    assert_true(meshopt.meshlet_count != three.meshlet_count ||
+                memcmp(meshopt.meshlet_vertices, three.meshlet_vertices,
+                       sizeof(uint32_t) * three.meshlet_vertex_count) != 0);
+    ir_mesh_free(&one);
+    ir_mesh_free(&three);
+    ir_mesh_free(&meshopt);
+}
+
 static void chunked_lods_and_meshlets_are_the_same_on_1_and_3_threads(void **state) {
     (void)state;
     const uint32_t n = 64; /* submeshes of 32 x 64 quads, 4096 triangles */
@@ -1146,6 +1183,7 @@ int main(void) {
         cmocka_unit_test(lod_that_cannot_be_reduced_is_marked_reused),
         cmocka_unit_test(meshlets_cover_every_triangle_once_within_limits),
         cmocka_unit_test(meshlet_limits_out_of_range_fall_back_to_defaults),
+        cmocka_unit_test(kiln_meshlet_builder_in_the_cooker),
         cmocka_unit_test(chunks_cut_large_submeshes_into_even_ranges),
         cmocka_unit_test(spatial_sort_keeps_triangles_and_groups_quadrants),
         cmocka_unit_test(chunked_lods_and_meshlets_are_the_same_on_1_and_3_threads),

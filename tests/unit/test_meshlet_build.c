@@ -1,0 +1,377 @@
+/* test_meshlet_build.c — kiln's meshlet builder (process/meshlet_build.c) and
+ * its nearest-triangle search (process/meshlet_seed.c).
+ *
+ * Every build is checked against the input by an independent count: each
+ * input triangle (its three vertex numbers, in order) appears in exactly one
+ * meshlet, limits hold, each meshlet's vertex list has no duplicates and is
+ * exactly the set of vertices its triangles use, and the layout is dense. The
+ * nearest search is checked against a brute-force scan. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "cook/process/meshlet_build.h"
+
+typedef struct triple {
+    uint32_t v[3];
+} triple;
+
+static int compare_triples(const void *a, const void *b) {
+    return memcmp(a, b, sizeof(triple)) < 0 ? -1 : memcmp(a, b, sizeof(triple)) > 0;
+}
+
+/* A deterministic pseudo-random sequence (xorshift32). */
+static uint32_t next_random(uint32_t *state) {
+    uint32_t x = *state;
+    x ^= x << 13;
+    x ^= x >> 17;
+    x ^= x << 5;
+    return *state = x;
+}
+
+typedef struct built {
+    meshlet_span *meshlets;
+    size_t count;
+    uint32_t *vertices;
+    uint8_t *triangles;
+} built;
+
+static void free_built(built *b) {
+    free(b->meshlets);
+    free(b->vertices);
+    free(b->triangles);
+}
+
+static bool build(const uint32_t *indices, size_t index_count, const float *positions,
+                  size_t vertex_count, size_t max_vertices, size_t max_triangles, built *out) {
+    size_t bound = meshlet_build_bound(index_count, max_vertices, max_triangles);
+    out->meshlets = malloc((bound + 1) * sizeof *out->meshlets);
+    out->vertices = malloc((index_count + 1) * sizeof *out->vertices);
+    out->triangles = malloc(index_count + 1);
+    assert_non_null(out->meshlets);
+    assert_non_null(out->vertices);
+    assert_non_null(out->triangles);
+    out->count = SIZE_MAX;
+    bool ok =
+        meshlet_build(out->meshlets, out->vertices, out->triangles, &out->count, indices,
+                      index_count, positions, vertex_count, max_vertices, max_triangles, 0.25f);
+    if (ok)
+        assert_true(out->count <= bound);
+    return ok;
+}
+
+/* Builds and checks everything the header promises; returns the meshlets. */
+static built check_build(const uint32_t *indices, size_t index_count, const float *positions,
+                         size_t vertex_count, size_t max_vertices, size_t max_triangles) {
+    built b;
+    assert_true(
+        build(indices, index_count, positions, vertex_count, max_vertices, max_triangles, &b));
+    size_t triangle_count = index_count / 3;
+    triple *expected = malloc((triangle_count + 1) * sizeof *expected);
+    triple *found = malloc((triangle_count + 1) * sizeof *found);
+    uint32_t *seen = calloc(vertex_count + 1, sizeof *seen); /* meshlet number + 1 */
+    assert_non_null(expected);
+    assert_non_null(found);
+    assert_non_null(seen);
+    for (size_t t = 0; t < triangle_count; t++)
+        memcpy(expected[t].v, indices + 3 * t, sizeof expected[t].v);
+
+    size_t found_count = 0, vertex_total = 0;
+    for (size_t m = 0; m < b.count; m++) {
+        const meshlet_span *s = &b.meshlets[m];
+        /* Dense: each meshlet starts where the one before ended. */
+        assert_int_equal(s->vertex_offset, vertex_total);
+        assert_int_equal(s->triangle_offset, found_count);
+        assert_true(s->triangle_count >= 1 && s->triangle_count <= max_triangles);
+        assert_true(s->vertex_count >= 1 && s->vertex_count <= max_vertices);
+        /* No vertex twice in one list. */
+        for (uint32_t i = 0; i < s->vertex_count; i++) {
+            uint32_t v = b.vertices[s->vertex_offset + i];
+            assert_true(v < vertex_count);
+            assert_int_not_equal(seen[v], m + 1);
+            seen[v] = (uint32_t)m + 1;
+        }
+        /* Each listed vertex used by a triangle, each corner a listed one. */
+        bool used[MESHLET_BUILD_MAX_VERTICES] = {false};
+        for (uint32_t t = 0; t < s->triangle_count; t++) {
+            triple *tri = &found[found_count++];
+            for (int k = 0; k < 3; k++) {
+                uint8_t local = b.triangles[3 * ((size_t)s->triangle_offset + t) + (size_t)k];
+                assert_true(local < s->vertex_count);
+                used[local] = true;
+                tri->v[k] = b.vertices[s->vertex_offset + local];
+            }
+        }
+        for (uint32_t i = 0; i < s->vertex_count; i++)
+            assert_true(used[i]);
+        vertex_total += s->vertex_count;
+    }
+    /* Every triangle exactly once: the same multiset, sorted, equal. */
+    assert_int_equal(found_count, triangle_count);
+    qsort(expected, triangle_count, sizeof *expected, compare_triples);
+    qsort(found, found_count, sizeof *found, compare_triples);
+    assert_memory_equal(expected, found, triangle_count * sizeof *found);
+    free(expected);
+    free(found);
+    free(seen);
+    return b;
+}
+
+/* An n x n grid of quads in the z = 0 plane, two triangles each, in rows. */
+static void make_grid(uint32_t n, uint32_t **indices, size_t *index_count, float **positions,
+                      size_t *vertex_count) {
+    *vertex_count = (size_t)(n + 1) * (n + 1);
+    *index_count = (size_t)6 * n * n;
+    *positions = malloc(*vertex_count * 3 * sizeof **positions);
+    *indices = malloc(*index_count * sizeof **indices);
+    assert_non_null(*positions);
+    assert_non_null(*indices);
+    for (uint32_t y = 0; y <= n; y++)
+        for (uint32_t x = 0; x <= n; x++) {
+            float *p = *positions + 3 * ((size_t)y * (n + 1) + x);
+            p[0] = (float)x;
+            p[1] = (float)y;
+            p[2] = 0.0f;
+        }
+    size_t i = 0;
+    for (uint32_t y = 0; y < n; y++)
+        for (uint32_t x = 0; x < n; x++) {
+            uint32_t a = y * (n + 1) + x, b = a + 1, c = a + n + 1, d = c + 1;
+            uint32_t quad[6] = {a, b, d, a, d, c};
+            memcpy(*indices + i, quad, sizeof quad);
+            i += 6;
+        }
+}
+
+static void every_triangle_once_within_limits_on_a_grid(void **state) {
+    (void)state;
+    uint32_t *indices;
+    float *positions;
+    size_t index_count, vertex_count;
+    make_grid(40, &indices, &index_count, &positions, &vertex_count);
+    const size_t limits[][2] = {{64, 124}, {3, 1}, {3, 512}, {255, 1}, {255, 512}, {10, 7}};
+    for (size_t l = 0; l < sizeof limits / sizeof limits[0]; l++) {
+        built b =
+            check_build(indices, index_count, positions, vertex_count, limits[l][0], limits[l][1]);
+        if (limits[l][1] == 1)
+            assert_int_equal(b.count, index_count / 3);
+        if (limits[l][0] == 3) /* a triangle has 3 distinct corners here */
+            assert_int_equal(b.count, index_count / 3);
+        free_built(&b);
+    }
+    /* At the default limits a grid fills its meshlets: every vertex of the
+     * 64 allowed in most of them (meshoptimizer gets 64.0 on average too). */
+    built b = check_build(indices, index_count, positions, vertex_count, 64, 124);
+    size_t full = 0;
+    for (size_t m = 0; m < b.count; m++)
+        full += b.meshlets[m].vertex_count >= 62;
+    assert_true(full * 10 >= b.count * 9);
+    free_built(&b);
+    free(indices);
+    free(positions);
+}
+
+static void the_same_input_gives_the_same_bytes(void **state) {
+    (void)state;
+    uint32_t *indices;
+    float *positions;
+    size_t index_count, vertex_count;
+    make_grid(30, &indices, &index_count, &positions, &vertex_count);
+    built a = check_build(indices, index_count, positions, vertex_count, 64, 124);
+    built b = check_build(indices, index_count, positions, vertex_count, 64, 124);
+    assert_int_equal(a.count, b.count);
+    assert_memory_equal(a.meshlets, b.meshlets, a.count * sizeof *a.meshlets);
+    size_t vertex_total = 0;
+    for (size_t m = 0; m < a.count; m++)
+        vertex_total += a.meshlets[m].vertex_count;
+    assert_memory_equal(a.vertices, b.vertices, vertex_total * sizeof *a.vertices);
+    assert_memory_equal(a.triangles, b.triangles, index_count);
+    free_built(&a);
+    free_built(&b);
+    free(indices);
+    free(positions);
+}
+
+static void degenerate_and_repeated_triangles(void **state) {
+    (void)state;
+    float positions[3 * 1002];
+    for (size_t i = 0; i < 3 * 1002; i++)
+        positions[i] = (float)(i % 7);
+    static uint32_t indices[3 * 1000];
+
+    /* One vertex for every corner of 1000 triangles. */
+    memset(indices, 0, sizeof indices);
+    built b = check_build(indices, 3000, positions, 1, 64, 124);
+    assert_int_equal(b.count, (1000 + 123) / 124);
+    free_built(&b);
+    b = check_build(indices, 3000, positions, 1, 3, 1);
+    assert_int_equal(b.count, 1000);
+    free_built(&b);
+
+    /* A fan of 1000 triangles around vertex 0 (more than a joining vertex
+     * makes candidates at once), and its mirror. */
+    for (uint32_t t = 0; t < 1000; t++) {
+        indices[3 * t] = 0;
+        indices[3 * t + 1] = 1 + t;
+        indices[3 * t + 2] = 2 + t;
+    }
+    b = check_build(indices, 3000, positions, 1002, 64, 124);
+    free_built(&b);
+    b = check_build(indices, 3000, positions, 1002, 255, 512);
+    free_built(&b);
+
+    /* The same triangle 1000 times. */
+    for (uint32_t t = 0; t < 1000; t++) {
+        indices[3 * t] = 5;
+        indices[3 * t + 1] = 6;
+        indices[3 * t + 2] = 7;
+    }
+    b = check_build(indices, 3000, positions, 1002, 64, 124);
+    assert_int_equal(b.count, (1000 + 123) / 124);
+    free_built(&b);
+
+    /* Corners repeated within triangles, mixed with proper ones. */
+    uint32_t mixed[] = {0, 0, 1, 1, 2, 2, 0, 1, 2, 3, 3, 3, 2, 3, 4, 4, 4, 0};
+    b = check_build(mixed, sizeof mixed / sizeof mixed[0], positions, 5, 3, 4);
+    free_built(&b);
+}
+
+static void no_triangles_make_no_meshlets(void **state) {
+    (void)state;
+    float position[3] = {0, 0, 0};
+    built b;
+    assert_true(build(NULL, 0, position, 1, 64, 124, &b));
+    assert_int_equal(b.count, 0);
+    free_built(&b);
+    assert_true(build(NULL, 0, NULL, 0, 3, 1, &b));
+    assert_int_equal(b.count, 0);
+    free_built(&b);
+}
+
+static void bad_limits_and_indices_are_refused(void **state) {
+    (void)state;
+    float positions[9] = {0, 0, 0, 1, 0, 0, 0, 1, 0};
+    uint32_t indices[3] = {0, 1, 2}, out_of_range[3] = {0, 1, 3};
+    built b;
+    const size_t bad[][2] = {{2, 124}, {256, 124}, {64, 0}, {64, 513}};
+    for (size_t l = 0; l < sizeof bad / sizeof bad[0]; l++) {
+        assert_false(build(indices, 3, positions, 3, bad[l][0], bad[l][1], &b));
+        free_built(&b);
+    }
+    assert_false(build(out_of_range, 3, positions, 3, 64, 124, &b));
+    free_built(&b);
+    assert_false(build(indices, 2, positions, 3, 64, 124, &b)); /* not whole triangles */
+    free_built(&b);
+    meshlet_span span;
+    uint32_t vertex;
+    uint8_t triangle;
+    size_t count;
+    assert_false(meshlet_build(&span, &vertex, &triangle, &count, indices, 3, positions, 3, 64, 124,
+                               1.5f)); /* cone weight outside [0, 1] */
+}
+
+/* Disconnected triangles scattered in space: every step after a meshlet's
+ * first triangle asks the nearest-triangle search; NaN positions too. */
+static void scattered_triangles_and_nan_positions(void **state) {
+    (void)state;
+    const size_t triangle_count = 3000;
+    float *positions = malloc(9 * triangle_count * sizeof *positions);
+    uint32_t *indices = malloc(3 * triangle_count * sizeof *indices);
+    assert_non_null(positions);
+    assert_non_null(indices);
+    uint32_t random = 12345;
+    for (size_t t = 0; t < triangle_count; t++) {
+        float centre[3];
+        for (int k = 0; k < 3; k++)
+            centre[k] = (float)(next_random(&random) % 1000);
+        for (int c = 0; c < 3; c++) {
+            for (int k = 0; k < 3; k++)
+                positions[9 * t + 3 * (size_t)c + (size_t)k] = centre[k] + (c == k ? 1.0f : 0.0f);
+            indices[3 * t + (size_t)c] = (uint32_t)(3 * t + (size_t)c);
+        }
+    }
+    built b = check_build(indices, 3 * triangle_count, positions, 3 * triangle_count, 64, 124);
+    /* 21 separate triangles (63 vertices) fill each meshlet but the last. */
+    assert_int_equal(b.count, (triangle_count + 20) / 21);
+    free_built(&b);
+    for (size_t i = 0; i < 9 * triangle_count; i += 5)
+        positions[i] = NAN;
+    b = check_build(indices, 3 * triangle_count, positions, 3 * triangle_count, 64, 124);
+    free_built(&b);
+    free(positions);
+    free(indices);
+}
+
+/* The nearest unused point, against a scan of all of them, while points are
+ * used up in a random order. */
+static void nearest_search_matches_a_brute_force_scan(void **state) {
+    (void)state;
+    const uint32_t count = 5000;
+    float *points = malloc(4 * (size_t)count * sizeof *points); /* stride 4 */
+    uint8_t *used = calloc(count, 1);
+    assert_non_null(points);
+    assert_non_null(used);
+    uint32_t random = 777;
+    for (uint32_t i = 0; i < count; i++) {
+        for (int k = 0; k < 3; k++)
+            points[4 * i + (uint32_t)k] = (float)(next_random(&random) % 100000) / 100.0f;
+        points[4 * i + 3] = -1.0f;
+    }
+    /* A cluster of equal points, which no split can separate. */
+    for (uint32_t i = 0; i < 200; i++)
+        memcpy(points + 4 * i, points + 4 * 200, 3 * sizeof *points);
+    meshlet_seed *seed = meshlet_seed_create(points, 4, count);
+    assert_non_null(seed);
+    for (uint32_t round = 0; round < count; round++) {
+        float position[3];
+        for (int k = 0; k < 3; k++)
+            position[k] = (float)(next_random(&random) % 120000) / 100.0f - 100.0f;
+        uint32_t got = meshlet_seed_nearest(seed, position, used);
+        float best = INFINITY;
+        for (uint32_t i = 0; i < count; i++) {
+            if (used[i])
+                continue;
+            float d = 0.0f;
+            for (int k = 0; k < 3; k++)
+                d += (points[4 * i + (uint32_t)k] - position[k]) *
+                     (points[4 * i + (uint32_t)k] - position[k]);
+            best = d < best ? d : best;
+        }
+        assert_true(got < count);
+        assert_false(used[got]);
+        float d = 0.0f;
+        for (int k = 0; k < 3; k++)
+            d += (points[4 * got + (uint32_t)k] - position[k]) *
+                 (points[4 * got + (uint32_t)k] - position[k]);
+        assert_true(d == best);
+        /* Use the point found half the time, a random one otherwise. */
+        uint32_t gone = round % 2 ? got : next_random(&random) % count;
+        while (used[gone])
+            gone = (gone + 1) % count;
+        used[gone] = 1;
+    }
+    float origin[3] = {0, 0, 0};
+    assert_int_equal(meshlet_seed_nearest(seed, origin, used), UINT32_MAX);
+    meshlet_seed_free(seed);
+    free(points);
+    free(used);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(every_triangle_once_within_limits_on_a_grid),
+        cmocka_unit_test(the_same_input_gives_the_same_bytes),
+        cmocka_unit_test(degenerate_and_repeated_triangles),
+        cmocka_unit_test(no_triangles_make_no_meshlets),
+        cmocka_unit_test(bad_limits_and_indices_are_refused),
+        cmocka_unit_test(scattered_triangles_and_nan_positions),
+        cmocka_unit_test(nearest_search_matches_a_brute_force_scan),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
