@@ -79,8 +79,8 @@ typedef enum cook_tangents_mode {
 /* mesh.meshlet_builder (process/meshlets.c): whose greedy meshlet builder
  * runs. The first value is the default, left out of the settings JSON. */
 typedef enum cook_meshlet_builder {
-    COOK_MESHLET_BUILDER_MESHOPT, /* meshoptimizer's meshopt_buildMeshlets */
     COOK_MESHLET_BUILDER_KILN,    /* kiln's (process/meshlet_build.c) */
+    COOK_MESHLET_BUILDER_MESHOPT, /* meshoptimizer's meshopt_buildMeshlets */
 } cook_meshlet_builder;
 extern const char *const cook_meshlet_builder_names[];
 /* scene.up: the source's up axis (kiln's, glTF's, is +Y). */

@@ -14,7 +14,7 @@
  *   3. if the winner does not fit, the candidate of that rank whose vertices
  *      have the fewest unused triangles left starts the next meshlet;
  *   4. with no candidate, the unused triangle nearest the meshlet's centre
- *      (meshlet_seed.c) joins it.
+ *      (meshlet_seed.c) joins it; the first meshlet starts nearest the origin.
  *
  * meshoptimizer finds the candidates again at every step by walking the
  * triangle list of every vertex of the meshlet and looking each triangle's
@@ -65,7 +65,7 @@ typedef struct builder {
     uint32_t used_count, next_unused;
     candidate *candidates;
     size_t candidate_count, candidate_cap;
-    meshlet_seed *seed; /* built the first time a meshlet runs out of candidates */
+    meshlet_seed *seed; /* nearest-triangle search, made when first needed */
     /* The meshlet being grown and what it has added up. */
     meshlet_span current;
     float centre_sum[3], normal_sum[3];
@@ -313,23 +313,22 @@ static bool emit(builder *b, uint32_t triangle) {
     return true;
 }
 
-/* The unused triangle nearest the meshlet's centre; the first unused one in
- * index order for a new meshlet (or if no distance compares). */
+/* The unused triangle nearest the meshlet's centre (the origin for the first
+ * meshlet, as meshoptimizer does); the first unused one in index order if no
+ * distance compares (NaN positions). */
 static uint32_t seed_triangle(builder *b) {
-    if (b->current.triangle_count > 0 && !getenv("NOKD")) {
-        if (b->seed == NULL) {
-            b->seed = meshlet_seed_create(b->cones[0].centre, sizeof *b->cones / sizeof(float),
-                                          b->triangle_count);
-            if (b->seed == NULL)
-                return NO_TRIANGLE;
-        }
-        float centre[3];
-        for (int k = 0; k < 3; k++)
-            centre[k] = b->centre_sum[k] / (float)b->current.triangle_count;
-        uint32_t nearest = meshlet_seed_nearest(b->seed, centre, b->used);
-        if (nearest != NO_TRIANGLE)
-            return nearest;
+    if (b->seed == NULL) {
+        b->seed = meshlet_seed_create(b->cones[0].centre, sizeof *b->cones / sizeof(float),
+                                      b->triangle_count);
+        if (b->seed == NULL)
+            return NO_TRIANGLE;
     }
+    float centre[3] = {0.0f, 0.0f, 0.0f};
+    for (int k = 0; k < 3 && b->current.triangle_count > 0; k++)
+        centre[k] = b->centre_sum[k] / (float)b->current.triangle_count;
+    uint32_t nearest = meshlet_seed_nearest(b->seed, centre, b->used);
+    if (nearest != NO_TRIANGLE)
+        return nearest;
     while (b->used[b->next_unused])
         b->next_unused++;
     return b->next_unused;

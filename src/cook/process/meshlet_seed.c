@@ -107,45 +107,61 @@ static uint32_t drop_used(meshlet_seed *seed, seed_node *node, const uint8_t *us
 }
 
 /* Splits an unsplit node in two at the middle of its box's longest side
- * (the halves' boxes measured on the way), or makes it a leaf when it is
- * small or the split leaves a side empty (all points equal there, or NaN).
- * False when memory runs out. */
+ * (the halves' boxes measured on the way), leaving its used points out, or
+ * makes it a leaf when it is small or no split separates its points (all
+ * equal, or NaN). False when memory runs out. */
 static bool split_node(meshlet_seed *seed, uint32_t index, const uint8_t *used) {
     seed_node *node = &seed->nodes[index];
-    node->live = drop_used(seed, node, used);
-    if (node->live <= SEED_LEAF_POINTS) {
-        node->kind = SEED_LEAF;
-        return true;
-    }
-    uint32_t axis = 0;
-    for (uint32_t k = 1; k < 3; k++)
-        if (node->hi[k] - node->lo[k] > node->hi[axis] - node->lo[axis])
-            axis = k;
-    float split = node->lo[axis] + (node->hi[axis] - node->lo[axis]) * 0.5f;
-    /* Without branches ([1] left, [0] right): which side a point goes to is
-     * a coin toss the branch predictor loses. */
     float lo[2][3], hi[2][3];
-    for (int k = 0; k < 3; k++) {
-        lo[0][k] = lo[1][k] = INFINITY;
-        hi[0][k] = hi[1][k] = -INFINITY;
-    }
-    seed_point *points = seed->order + node->first;
-    uint32_t middle = 0;
-    for (uint32_t i = 0; i < node->live; i++) {
-        seed_point p = points[i];
-        int goes_left = p.xyz[axis] < split;
-        points[i] = points[middle];
-        points[middle] = p;
-        middle += (uint32_t)goes_left;
-        for (int k = 0; k < 3; k++) {
-            float *l = &lo[goes_left][k], *h = &hi[goes_left][k];
-            *l = p.xyz[k] < *l ? p.xyz[k] : *l;
-            *h = p.xyz[k] > *h ? p.xyz[k] : *h;
+    uint32_t middle = 0, axis = 0;
+    float split = 0.0f;
+    /* A node's box was its points' when it was made; with used points gone a
+     * side may come out empty: then again with the box of what is left. */
+    for (int attempt = 0;; attempt++) {
+        if (node->live <= SEED_LEAF_POINTS || attempt == 2) {
+            node->kind = SEED_LEAF;
+            return true;
         }
-    }
-    if (middle == 0 || middle == node->live) {
-        node->kind = SEED_LEAF;
-        return true;
+        axis = 0;
+        for (uint32_t k = 1; k < 3; k++)
+            if (node->hi[k] - node->lo[k] > node->hi[axis] - node->lo[axis])
+                axis = k;
+        split = node->lo[axis] + (node->hi[axis] - node->lo[axis]) * 0.5f;
+        /* Without branches: which side a point goes to is a coin toss the
+         * branch predictor loses. [1] is the left side, [0] the right. */
+        for (int k = 0; k < 3; k++) {
+            lo[0][k] = lo[1][k] = INFINITY;
+            hi[0][k] = hi[1][k] = -INFINITY;
+        }
+        /* One pass: [0, middle) left, [middle, kept) right, then the used. */
+        seed_point *points = seed->order + node->first;
+        uint32_t kept = 0;
+        middle = 0;
+        for (uint32_t i = 0; i < node->live; i++) {
+            seed_point p = points[i];
+            if (used[p.point])
+                continue;
+            bool goes_left = p.xyz[axis] < split;
+            points[i] = points[kept];
+            points[kept++] = points[middle];
+            points[middle] = p;
+            middle += goes_left;
+            for (int k = 0; k < 3; k++) {
+                float x = p.xyz[k];
+                lo[1][k] = goes_left && x < lo[1][k] ? x : lo[1][k];
+                hi[1][k] = goes_left && x > hi[1][k] ? x : hi[1][k];
+                lo[0][k] = !goes_left && x < lo[0][k] ? x : lo[0][k];
+                hi[0][k] = !goes_left && x > hi[0][k] ? x : hi[0][k];
+            }
+        }
+        node->live = kept;
+        if (middle > 0 && middle < kept)
+            break;
+        int side = middle > 0; /* the one side that has points */
+        for (int k = 0; k < 3; k++) {
+            node->lo[k] = lo[side][k];
+            node->hi[k] = hi[side][k];
+        }
     }
     seed_node *grown =
         array_grow(seed->nodes, &seed->node_cap, seed->node_count + 2, sizeof *grown, 256);
