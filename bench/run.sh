@@ -4,7 +4,7 @@
 #   bash bench/run.sh BUILD_DIR [SECTION...]
 #
 # SECTIONs (default: all) are load, obj_import, load_gltf, cook_time,
-# cook_stages, scaling, mesh_quality, textures, builds, bc7, bc1, block,
+# cook_stages, scaling, mesh_quality, meshlets, textures, builds, bc7, bc1, block,
 # isolate, scene, manager, shaders, anim, remote; e.g.
 # `bash bench/run.sh build/bench builds` runs the build-system benchmarks only.
 #
@@ -247,6 +247,27 @@ run_mesh_quality() {
     "$bin/bench_mesh_quality" "$cook" "$pack" "${sizes[@]}" --cache-only "${cache_only[@]}"
 }
 
+# kiln's meshlet builder against meshoptimizer's: CPU time, fill and culling
+# rates, on the 1M grid and the corpus models with more than a few triangles.
+run_meshlets() {
+    section "meshlets: kiln's builder against meshoptimizer's"
+    local models=("$glb_1m") model
+    for model in gltf/DamagedHelmet/glTF-Binary/DamagedHelmet.glb \
+        gltf/MetalRoughSpheresNoTextures/glTF-Binary/MetalRoughSpheresNoTextures.glb \
+        gltf/CesiumMilkTruck/glTF-Binary/CesiumMilkTruck.glb gltf/Fox/glTF-Binary/Fox.glb \
+        obj/common-3d-test-models/stanford-bunny.obj obj/common-3d-test-models/spot.obj \
+        obj/common-3d-test-models/teapot.obj obj/pirate/pirate.obj obj/spider/spider.obj; do
+        if [ -f "$corpus/$model" ]; then
+            models+=("$corpus/$model")
+        else
+            echo "(skipping $model: not found)"
+        fi
+    done
+    load_average
+    "$bin/bench_meshlets" --rounds 5 "${models[@]}"
+    load_average
+}
+
 # BC1 / BC3 / BC4 / BC5 (fast / normal / best) against libsquish's range,
 # cluster and iterative cluster fits, one thread, on generated images and
 # central 1024x1024 crops of corpus textures.
@@ -468,13 +489,13 @@ run_remote() {
 
 machine_info
 if [ ${#sections[@]} -eq 0 ]; then
-    sections=(load obj_import load_gltf cook_time cook_stages scaling mesh_quality textures builds bc7 bc1
+    sections=(load obj_import load_gltf cook_time cook_stages scaling mesh_quality meshlets textures builds bc7 bc1
               block isolate scene manager shaders anim remote)
 fi
 needs_meshes=false
 for name in "${sections[@]}"; do
     case $name in
-    load | obj_import | load_gltf | cook_time | cook_stages | scaling | mesh_quality) needs_meshes=true ;;
+    load | obj_import | load_gltf | cook_time | cook_stages | scaling | mesh_quality | meshlets) needs_meshes=true ;;
     textures | builds | bc7 | bc1 | block | isolate | scene | manager | shaders | anim | remote) ;;
     *)
         echo "unknown section '$name'" >&2
