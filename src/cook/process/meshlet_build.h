@@ -4,12 +4,12 @@
  *
  * The same greedy growth as meshoptimizer's meshopt_buildMeshlets (0.18):
  * a meshlet takes, among the unused triangles touching its vertices, the one
- * adding the fewest vertices (triangles that would be left with no neighbour
- * first), then the one nearest its centre whose normal is closest to its
- * mean normal; when none is left it takes the unused triangle nearest its
- * centre. What differs is the bookkeeping: the candidates live in a small
+ * adding the fewest vertices (none first, then one holding a vertex's last
+ * unused triangle), then the one nearest its centre whose normal is closest
+ * to its mean normal; when none is left it takes the unused triangle nearest
+ * its centre. What differs is the bookkeeping: the candidates live in a small
  * array updated as vertices join, instead of being found again from every
- * vertex's triangle list at every step, which makes it several times faster
+ * vertex's triangle list at every step, which about halves the CPU time
  * (BENCHMARKS.md, "Meshlets").
  *
  * Output is dense: a meshlet's triangles are 3 bytes each (local vertex
