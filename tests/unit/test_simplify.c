@@ -368,6 +368,53 @@ static void same_result_every_time_and_in_place(void **state) {
     grid_free(&g);
 }
 
+/* A session goes on from each level: smaller levels, errors that only grow,
+ * each level made of the one before's vertices. */
+static void a_session_continues_level_after_level(void **state) {
+    (void)state;
+    grid g;
+    grid_make(&g, 40, 2.0f, 0.3f);
+    simplify_session *session =
+        simplify_begin(g.indices, g.index_count, g.positions, g.vertex_count, false);
+    assert_non_null(session);
+    uint32_t *levels[3];
+    size_t counts[3];
+    float errors[3];
+    for (int l = 0; l < 3; l++) {
+        levels[l] = malloc(g.index_count * sizeof *levels[l]);
+        assert_non_null(levels[l]);
+        size_t target = g.index_count / ((size_t)2 << l) / 3 * 3;
+        counts[l] = simplify_continue(session, target, 1.0f, levels[l], &errors[l]);
+        assert_true(counts[l] <= target && counts[l] >= target * 9 / 10);
+        if (l > 0) {
+            assert_true(errors[l] >= errors[l - 1]);
+            bool *used = calloc(g.vertex_count, sizeof *used);
+            assert_non_null(used);
+            for (size_t i = 0; i < counts[l - 1]; i++)
+                used[levels[l - 1][i]] = true;
+            for (size_t i = 0; i < counts[l]; i++)
+                assert_true(used[levels[l][i]]);
+            free(used);
+        }
+    }
+    /* The first level is what one call makes. */
+    uint32_t *once = malloc(g.index_count * sizeof *once);
+    assert_non_null(once);
+    float error;
+    size_t count = simplify(&g, once, g.index_count / 2 / 3 * 3, 1.0f, false, &error);
+    assert_int_equal(count, counts[0]);
+    assert_memory_equal(once, levels[0], count * sizeof *once);
+    simplify_end(session);
+    for (int l = 0; l < 3; l++)
+        free(levels[l]);
+    free(once);
+    grid_free(&g);
+    /* Invalid input starts no session. */
+    uint32_t bad[3] = {0, 1, 7};
+    float p[9] = {0};
+    assert_null(simplify_begin(bad, 3, p, 3, false));
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(reaches_the_target_on_closed_and_open_meshes),
@@ -378,6 +425,7 @@ int main(void) {
         cmocka_unit_test(error_matches_an_independent_quadric),
         cmocka_unit_test(degenerate_input_is_handled),
         cmocka_unit_test(same_result_every_time_and_in_place),
+        cmocka_unit_test(a_session_continues_level_after_level),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
