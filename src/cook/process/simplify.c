@@ -173,8 +173,10 @@ static void scale_positions(float *out, const float *positions, size_t vertex_co
 }
 
 /* Face planes on every corner's position; edge planes on both ends of each
- * border and seam edge. */
-static void fill_quadrics(simplifier *z, const uint32_t *indices, size_t index_count) {
+ * unpaired edge (open: per index, classification's), so that a border
+ * keeps its shape up to its locked corners too. */
+static void fill_quadrics(simplifier *z, const uint32_t *indices, size_t index_count,
+                          const uint8_t *open) {
     const simplify_state *s = &z->topo;
     for (size_t t = 0; t + 2 < index_count; t += 3) {
         const float *p[3];
@@ -189,11 +191,10 @@ static void fill_quadrics(simplifier *z, const uint32_t *indices, size_t index_c
             quadric_add_plane(&z->quadrics[s->remap[indices[t + (size_t)k]]], n, -dot3(n, p[0]),
                               area);
         for (int k = 0; k < 3; k++) {
-            uint32_t a = indices[t + (size_t)k], b = indices[t + (size_t)(k + 1) % 3];
-            uint8_t kind = s->kind[a];
-            if (kind != s->kind[b] || (kind != SIMPLIFY_BORDER && kind != SIMPLIFY_SEAM) ||
-                s->loop[a] != b)
+            if (!open[t + (size_t)k])
                 continue;
+            uint32_t a = indices[t + (size_t)k], b = indices[t + (size_t)(k + 1) % 3];
+            bool seam = s->kind[a] == SIMPLIFY_SEAM || s->kind[b] == SIMPLIFY_SEAM;
             /* The plane through a-b perpendicular to the triangle: the edge's
              * direction removed from the way to the third corner. */
             const float *pa = z->positions + 3 * (size_t)a, *pb = z->positions + 3 * (size_t)b;
@@ -206,8 +207,7 @@ static void fill_quadrics(simplifier *z, const uint32_t *indices, size_t index_c
             for (int j = 0; j < 3; j++)
                 side[j] -= edge[j] * along;
             normalize3(side);
-            float weight =
-                length * length * (kind == SIMPLIFY_BORDER ? BORDER_WEIGHT : SEAM_WEIGHT);
+            float weight = length * length * (seam ? SEAM_WEIGHT : BORDER_WEIGHT);
             quadric_add_plane(&z->quadrics[s->remap[a]], side, -dot3(side, pa), weight);
             quadric_add_plane(&z->quadrics[s->remap[b]], side, -dot3(side, pa), weight);
         }
@@ -421,9 +421,11 @@ simplify_session *simplify_begin(const uint32_t *indices, size_t index_count,
     memcpy(session->indices, indices, index_count * sizeof *indices);
     session->count = index_count;
     scale_positions(z->positions, positions, vertex_count);
+    /* The open edges reuse the candidates' room, unused until the first pass. */
+    uint8_t *open = (uint8_t *)z->candidates;
     simplify_adjacency_build(&z->topo, session->indices, index_count);
-    simplify_classify(&z->topo, session->indices, index_count, lock_border);
-    fill_quadrics(z, session->indices, index_count);
+    simplify_classify(&z->topo, session->indices, index_count, lock_border, open);
+    fill_quadrics(z, session->indices, index_count, open);
     session->adjacency_current = true;
     return session;
 }

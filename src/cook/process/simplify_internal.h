@@ -38,10 +38,11 @@ bool simplify_weld(simplify_state *s, const uint32_t *indices, size_t index_coun
                    const float *positions);
 /* The triangles around each vertex of `indices`. */
 void simplify_adjacency_build(simplify_state *s, const uint32_t *indices, size_t index_count);
-/* kind and loop from the adjacency (built for `indices`); `lock_border`
- * makes borders locked. Out of memory locks everything. */
+/* kind and loop from the adjacency (built for `indices`), and per index
+ * whether the edge from it to the next corner is unpaired (open[i]);
+ * `lock_border` makes borders locked. Out of memory locks everything. */
 void simplify_classify(simplify_state *s, const uint32_t *indices, size_t index_count,
-                       bool lock_border);
+                       bool lock_border, uint8_t *open);
 /* loop after a pass's collapses (collapse: per vertex, where it went). */
 void simplify_loops_remap(simplify_state *s, const uint32_t *collapse);
 

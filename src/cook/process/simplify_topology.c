@@ -95,7 +95,7 @@ static bool has_edge(const simplify_state *s, const uint32_t *indices, uint32_t 
 }
 
 void simplify_classify(simplify_state *s, const uint32_t *indices, size_t index_count,
-                       bool lock_border) {
+                       bool lock_border, uint8_t *open) {
     size_t n = s->vertex_count;
     /* Unpaired edges per vertex: out (the loop's next vertex) and in. */
     uint8_t *open_out = calloc(n ? n : 1, 1), *open_in = calloc(n ? n : 1, 1);
@@ -103,6 +103,7 @@ void simplify_classify(simplify_state *s, const uint32_t *indices, size_t index_
     if (open_out == NULL || open_in == NULL || loop_in == NULL) {
         /* Without the counts every position is locked: nothing collapses. */
         memset(s->kind, SIMPLIFY_LOCKED, n);
+        memset(open, 0, index_count);
         free(open_out);
         free(open_in);
         free(loop_in);
@@ -113,7 +114,8 @@ void simplify_classify(simplify_state *s, const uint32_t *indices, size_t index_
     static const uint8_t next[3] = {1, 2, 0};
     for (size_t i = 0; i < index_count; i++) {
         uint32_t a = indices[i], b = indices[i - i % 3 + next[i % 3]];
-        if (has_edge(s, indices, b, a))
+        open[i] = !has_edge(s, indices, b, a);
+        if (!open[i])
             continue;
         open_out[a] += open_out[a] < 255;
         open_in[b] += open_in[b] < 255;
