@@ -1,13 +1,17 @@
-/* lods.c — reduced levels of detail per submesh (meshoptimizer's simplifier).
+/* lods.c — reduced levels of detail per submesh (meshoptimizer's simplifier,
+ * or kiln's own, simplify.c, under mesh.simplifier: kiln).
  *
  * Each level simplifies the level before it (cascading: each step works on
  * half the triangles of the previous one, which makes LODs about a third
  * cheaper than simplifying level 0 every time) towards its own target
- * (ratio × level-0 triangles). Errors add up level over level, so each step
- * gets what is left of the error bound and a level's recorded error is the
- * sum. When the attribute-preserving simplifier stalls
- * (topology it may not collapse), the sloppy one is tried; a level neither can
- * reduce is marked reused so the engine keeps drawing the level before.
+ * (ratio × level-0 triangles). With meshoptimizer errors add up level over
+ * level, so each step gets what is left of the error bound and a level's
+ * recorded error is the sum; kiln's simplifier goes on from the level before
+ * in one session, its errors counted from level 0 (its quadrics carry over),
+ * so each level gets the whole bound. When the attribute-preserving
+ * simplifier stalls (topology it may not collapse), the sloppy one is tried; a
+ * level neither can reduce is marked reused so the engine keeps drawing the
+ * level before.
  *
  * A large submesh is simplified chunk by chunk (chunks.c), chunks in parallel:
  * each chunk's cascade runs on its own compact vertices with its border
