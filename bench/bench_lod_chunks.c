@@ -18,271 +18,15 @@
  * the same way, to see the seams' cost on real models (the corpus has no
  * model large enough to be chunked by default).
  */
-#include <float.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
-#include <time.h>
 
-#include "bench_util.h"
-#include "cook/drivers/drivers.h"
+#include "bench_lod.h"
 #include "kiln/kiln.h"
-
-#define SOURCE_MAX_BYTES ((size_t)2 << 30)
-
-static double cpu_seconds(void) {
-    struct timespec now;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &now);
-    return (double)now.tv_sec + 1e-9 * (double)now.tv_nsec;
-}
-
-/* ---------------------------------------------------------------------------
- * Point to triangle distance over a uniform grid of triangles
- * ------------------------------------------------------------------------- */
-
-static void sub3(const float *a, const float *b, double *out) {
-    for (int k = 0; k < 3; k++)
-        out[k] = (double)a[k] - (double)b[k];
-}
-
-static double dot3(const double *a, const double *b) {
-    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
-}
-
-/* Squared distance from p to triangle abc (closest point by Voronoi region,
- * as in Ericson, Real-Time Collision Detection, 5.1.5). */
-static double point_triangle_distance2(const float *p, const float *a, const float *b,
-                                       const float *c) {
-    double ab[3], ac[3], ap[3], bp[3], cp[3], closest[3];
-    sub3(b, a, ab);
-    sub3(c, a, ac);
-    sub3(p, a, ap);
-    double d1 = dot3(ab, ap), d2 = dot3(ac, ap);
-    double v = 0.0, w = 0.0;
-    sub3(p, b, bp);
-    sub3(p, c, cp);
-    double d3 = dot3(ab, bp), d4 = dot3(ac, bp), d5 = dot3(ab, cp), d6 = dot3(ac, cp);
-    double va = d3 * d6 - d5 * d4, vb = d5 * d2 - d1 * d6, vc = d1 * d4 - d3 * d2;
-    if (d1 <= 0 && d2 <= 0) {
-        v = w = 0.0;
-    } else if (d3 >= 0 && d4 <= d3) {
-        v = 1.0;
-    } else if (vc <= 0 && d1 >= 0 && d3 <= 0) {
-        v = d1 / (d1 - d3);
-    } else if (d6 >= 0 && d5 <= d6) {
-        w = 1.0;
-    } else if (vb <= 0 && d2 >= 0 && d6 <= 0) {
-        w = d2 / (d2 - d6);
-    } else if (va <= 0 && (d4 - d3) >= 0 && (d5 - d6) >= 0) {
-        w = (d4 - d3) / ((d4 - d3) + (d5 - d6));
-        v = 1.0 - w;
-    } else {
-        double denom = 1.0 / (va + vb + vc);
-        v = vb * denom;
-        w = vc * denom;
-    }
-    double d2sum = 0.0;
-    for (int k = 0; k < 3; k++) {
-        closest[k] = (double)a[k] + ab[k] * v + ac[k] * w;
-        double d = (double)p[k] - closest[k];
-        d2sum += d * d;
-    }
-    return d2sum;
-}
-
-typedef struct triangle_grid {
-    const float *positions;
-    const uint32_t *indices;
-    float lo[3], cell;
-    uint32_t dims[3];
-    uint32_t *starts; /* per cell, into items; dims product + 1 entries */
-    uint32_t *items;  /* triangle numbers */
-} triangle_grid;
-
-static uint32_t cell_of(const triangle_grid *g, float x, int k) {
-    float q = (x - g->lo[k]) / g->cell;
-    if (!(q > 0.0f))
-        return 0;
-    return q >= (float)g->dims[k] ? g->dims[k] - 1 : (uint32_t)q;
-}
-
-static void triangle_cells(const triangle_grid *g, const uint32_t *tri, uint32_t lo[3],
-                           uint32_t hi[3]) {
-    for (int k = 0; k < 3; k++) {
-        float mn = FLT_MAX, mx = -FLT_MAX;
-        for (int c = 0; c < 3; c++) {
-            float x = g->positions[3 * (size_t)tri[c] + k];
-            mn = x < mn ? x : mn;
-            mx = x > mx ? x : mx;
-        }
-        lo[k] = cell_of(g, mn, k);
-        hi[k] = cell_of(g, mx, k);
-    }
-}
-
-static size_t cell_index(const triangle_grid *g, uint32_t x, uint32_t y, uint32_t z) {
-    return ((size_t)z * g->dims[1] + y) * g->dims[0] + x;
-}
-
-static void grid_build(triangle_grid *g, const float *positions, const uint32_t *indices,
-                       size_t index_count, const float lo[3], const float hi[3]) {
-    memset(g, 0, sizeof *g);
-    g->positions = positions;
-    g->indices = indices;
-    size_t triangles = index_count / 3;
-    /* Cells about a typical triangle's size: a few triangles each on
-     * a surface (sizing by volume would pile a flat mesh into few cells). */
-    double area = 0.0;
-    for (size_t t = 0; t < triangles; t++) {
-        double u[3], v[3];
-        sub3(positions + 3 * (size_t)indices[3 * t + 1], positions + 3 * (size_t)indices[3 * t], u);
-        sub3(positions + 3 * (size_t)indices[3 * t + 2], positions + 3 * (size_t)indices[3 * t], v);
-        double n[3] = {u[1] * v[2] - u[2] * v[1], u[2] * v[0] - u[0] * v[2],
-                       u[0] * v[1] - u[1] * v[0]};
-        area += 0.5 * sqrt(dot3(n, n));
-    }
-    double extent = 0.0;
-    for (int k = 0; k < 3; k++)
-        extent = (double)hi[k] - lo[k] > extent ? (double)hi[k] - lo[k] : extent;
-    g->cell = (float)sqrt(area / (double)(triangles ? triangles : 1));
-    /* At most 1024 cells per side. */
-    if (g->cell < (float)(extent / 1024.0))
-        g->cell = (float)(extent / 1024.0);
-    if (g->cell <= 0.0f)
-        g->cell = 1.0f;
-    size_t cells = 1;
-    for (int k = 0; k < 3; k++) {
-        g->lo[k] = lo[k];
-        g->dims[k] = (uint32_t)(((double)hi[k] - lo[k]) / g->cell) + 1;
-        cells *= g->dims[k];
-    }
-    g->starts = calloc(cells + 1, sizeof *g->starts);
-    if (g->starts == NULL)
-        bench_die("out of memory");
-    uint32_t clo[3], chi[3];
-    for (int pass = 0; pass < 2; pass++) {
-        for (size_t t = 0; t < triangles; t++) {
-            triangle_cells(g, indices + 3 * t, clo, chi);
-            for (uint32_t z = clo[2]; z <= chi[2]; z++)
-                for (uint32_t y = clo[1]; y <= chi[1]; y++)
-                    for (uint32_t x = clo[0]; x <= chi[0]; x++) {
-                        size_t c = cell_index(g, x, y, z);
-                        if (pass == 0)
-                            g->starts[c + 1]++;
-                        else
-                            g->items[g->starts[c]++] = (uint32_t)t;
-                    }
-        }
-        if (pass == 0) {
-            for (size_t c = 0; c < cells; c++)
-                g->starts[c + 1] += g->starts[c];
-            g->items = malloc((g->starts[cells] ? g->starts[cells] : 1) * sizeof *g->items);
-            if (g->items == NULL)
-                bench_die("out of memory");
-        } else {
-            /* The fill advanced every start to the next cell's: shift back. */
-            memmove(g->starts + 1, g->starts, cells * sizeof *g->starts);
-            g->starts[0] = 0;
-        }
-    }
-}
-
-/* Distance from p to the nearest triangle within the 27 cells around it;
- * a point with none there is at least one cell away (reported as that). */
-static double grid_distance(const triangle_grid *g, const float *p) {
-    double best = (double)g->cell * g->cell;
-    uint32_t c[3];
-    for (int k = 0; k < 3; k++)
-        c[k] = cell_of(g, p[k], k);
-    for (uint32_t z = c[2] ? c[2] - 1 : 0; z <= c[2] + 1 && z < g->dims[2]; z++)
-        for (uint32_t y = c[1] ? c[1] - 1 : 0; y <= c[1] + 1 && y < g->dims[1]; y++)
-            for (uint32_t x = c[0] ? c[0] - 1 : 0; x <= c[0] + 1 && x < g->dims[0]; x++) {
-                size_t cell = cell_index(g, x, y, z);
-                for (uint32_t i = g->starts[cell]; i < g->starts[cell + 1]; i++) {
-                    const uint32_t *tri = g->indices + 3 * (size_t)g->items[i];
-                    double d = point_triangle_distance2(p, g->positions + 3 * (size_t)tri[0],
-                                                        g->positions + 3 * (size_t)tri[1],
-                                                        g->positions + 3 * (size_t)tri[2]);
-                    best = d < best ? d : best;
-                }
-            }
-    return sqrt(best);
-}
-
-static void grid_free(triangle_grid *g) {
-    free(g->starts);
-    free(g->items);
-}
-
-/* Max and mean distance from the corners and centroids of level `a` to the
- * surface of level `b` (both over their own meshes' positions). */
-static void one_way(const ir_mesh *ma, const ir_lod *a, const triangle_grid *gb, double *max,
-                    double *sum, uint64_t *samples) {
-    const uint32_t *idx = ma->indices + a->index_offset;
-    for (uint32_t t = 0; t < a->index_count / 3; t++) {
-        float centroid[3] = {0, 0, 0};
-        for (int c = 0; c < 3; c++) {
-            const float *p = ma->positions + 3 * (size_t)idx[3 * t + (uint32_t)c];
-            for (int k = 0; k < 3; k++)
-                centroid[k] += p[k] / 3.0f;
-            /* Each corner once per triangle: shared corners weigh more, fine
-             * for a max and close enough for a mean. */
-            double d = grid_distance(gb, p);
-            *max = d > *max ? d : *max;
-            *sum += d;
-        }
-        double d = grid_distance(gb, centroid);
-        *max = d > *max ? d : *max;
-        *sum += d;
-        *samples += 4;
-    }
-}
 
 /* ---------------------------------------------------------------------------
  * The two versions
  * ------------------------------------------------------------------------- */
-
-static void process_to_lods(ir_mesh *mesh, const cook_settings *settings, double *cpu) {
-    double start = cpu_seconds();
-    if (!process_generate_normals(mesh) || !process_weld(mesh) ||
-        !process_optimize_order(mesh, settings) || !process_build_lods(mesh, settings))
-        bench_die("processing failed");
-    *cpu = cpu_seconds() - start;
-}
-
-static ir_asset import_source(const char *path, cook_settings *settings) {
-    char input_root[4096], reason[512];
-    const char *source_path = bench_split_path(path, input_root, sizeof input_root);
-    const cook_importer *importer = cook_registry_match(source_path);
-    if (importer == NULL)
-        bench_die("no importer claims '%s'", path);
-    uint8_t *source = NULL;
-    size_t size = 0;
-    if (!cook_read_file(path, SOURCE_MAX_BYTES, &source, &size, reason, sizeof reason))
-        bench_die("%s: %s", path, reason);
-    cook_diag diag = {0};
-    char ref[1024];
-    if (kiln_ref_canonicalize(source_path, ref, sizeof ref) != KILN_OK)
-        bench_die("cannot form a ref from '%s'", source_path);
-    cook_context ctx = {.input_root = input_root,
-                        .source_path = source_path,
-                        .ref = ref,
-                        .settings = settings,
-                        .diag = &diag,
-                        .source = source,
-                        .source_size = size};
-    ir_asset asset;
-    memset(&asset, 0, sizeof asset);
-    if (!importer->import(&ctx, &asset) || diag.errors) {
-        fwrite(diag.text.data, 1, diag.text.size, stderr);
-        bench_die("importing '%s' failed", path);
-    }
-    strlist_free(&ctx.dependencies);
-    diag_free(&diag);
-    free(source);
-    return asset;
-}
 
 int main(int argc, char **argv) {
     if (argc != 2 && argc != 3) {
@@ -296,13 +40,13 @@ int main(int argc, char **argv) {
         chunked.mesh_chunk_triangles = (uint32_t)strtoul(argv[2], NULL, 10);
     whole = chunked;
     whole.mesh_chunk_triangles = UINT32_MAX; /* never two chunks' worth */
-    ir_asset a = import_source(argv[1], &chunked);
-    ir_asset b = import_source(argv[1], &whole);
+    ir_asset a = bench_lod_import(argv[1], &chunked);
+    ir_asset b = bench_lod_import(argv[1], &whole);
     for (uint32_t m = 0; m < a.mesh_count; m++) {
         ir_mesh *ma = &a.meshes[m], *mb = &b.meshes[m];
         double cpu_a, cpu_b;
-        process_to_lods(ma, &chunked, &cpu_a);
-        process_to_lods(mb, &whole, &cpu_b);
+        bench_lod_process(ma, &chunked, &cpu_a);
+        bench_lod_process(mb, &whole, &cpu_b);
         float lo[3], hi[3], sphere[4];
         geometry_bounds(mb->positions, mb->indices, mb->submeshes[0].index_count, lo, hi, sphere);
         double extent = 0.0;
@@ -318,20 +62,24 @@ int main(int argc, char **argv) {
             double target =
                 (double)(ma->submeshes[0].index_count / 3) * chunked.mesh_lod_ratios[level - 1];
             triangle_grid ga, gb;
-            grid_build(&ga, ma->positions, ma->indices + la->index_offset, la->index_count, lo, hi);
-            grid_build(&gb, mb->positions, mb->indices + lb->index_offset, lb->index_count, lo, hi);
+            triangle_grid_build(&ga, ma->positions, ma->indices + la->index_offset, la->index_count,
+                                lo, hi);
+            triangle_grid_build(&gb, mb->positions, mb->indices + lb->index_offset, lb->index_count,
+                                lo, hi);
             double max_ab = 0, sum_ab = 0, max_ba = 0, sum_ba = 0;
             uint64_t n_ab = 0, n_ba = 0;
-            one_way(ma, la, &gb, &max_ab, &sum_ab, &n_ab);
-            one_way(mb, lb, &ga, &max_ba, &sum_ba, &n_ba);
+            surface_distance_one_way(ma->positions, ma->indices + la->index_offset, la->index_count,
+                                     &gb, &max_ab, &sum_ab, &n_ab);
+            surface_distance_one_way(mb->positions, mb->indices + lb->index_offset, lb->index_count,
+                                     &ga, &max_ba, &sum_ba, &n_ba);
             printf("  %-5u %-8s %10u %8.3f %9.5f %12.2e %12.2e  (to whole)\n", level, "chunked",
                    la->index_count / 3, la->index_count / 3 / target, (double)la->error,
                    max_ab / extent, sum_ab / (double)n_ab / extent);
             printf("  %-5u %-8s %10u %8.3f %9.5f %12.2e %12.2e  (to chunked)\n", level, "whole",
                    lb->index_count / 3, lb->index_count / 3 / target, (double)lb->error,
                    max_ba / extent, sum_ba / (double)n_ba / extent);
-            grid_free(&ga);
-            grid_free(&gb);
+            triangle_grid_free(&ga);
+            triangle_grid_free(&gb);
         }
     }
     ir_asset_free(&a);

@@ -182,6 +182,9 @@ run_cook_stages() {
     # Chunked against whole-submesh LODs (quality and CPU time).
     "$bin/bench_lod_chunks" "$glb_1m"
     echo
+    # kiln's simplifier against meshoptimizer's (mesh.simplifier).
+    "$bin/bench_simplify" "${corpus_models[@]}" "$glb_1m"
+    echo
     "$bin/bench_cook_stages" "$scratch" "$medium_set/grid_223.glb" 5
 }
 

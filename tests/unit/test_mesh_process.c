@@ -614,6 +614,32 @@ static void kiln_meshlet_builder_in_the_cooker(void **state) {
     ir_mesh_free(&meshopt);
 }
 
+/* mesh.simplifier kiln: the same LOD guarantees, chunk seams watertight and
+ * the same bytes on any thread count. */
+static void kiln_simplifier_lods_are_watertight_and_deterministic(void **state) {
+    (void)state;
+    const uint32_t n = 64;
+    cook_settings settings;
+    cook_settings_default(&settings);
+    settings.mesh_simplifier = COOK_SIMPLIFIER_KILN;
+    settings.mesh_meshlets = false;
+    ir_mesh whole;
+    process_grid(&whole, n, &settings);
+    check_lods(&whole, &settings);
+    ir_mesh_free(&whole);
+    settings.mesh_chunk_triangles = 1024; /* 4 chunks per submesh, borders locked */
+    ir_mesh one, three;
+    settings.threads = 1;
+    process_grid(&one, n, &settings);
+    settings.threads = 3;
+    process_grid(&three, n, &settings);
+    check_lods(&three, &settings);
+    check_watertight(&three, n);
+    assert_same_mesh(&one, &three);
+    ir_mesh_free(&one);
+    ir_mesh_free(&three);
+}
+
 static void chunked_lods_and_meshlets_are_the_same_on_1_and_3_threads(void **state) {
     (void)state;
     const uint32_t n = 64; /* submeshes of 32 x 64 quads, 4096 triangles */
@@ -1180,6 +1206,7 @@ int main(void) {
         cmocka_unit_test(optimized_order_improves_the_vertex_cache),
         cmocka_unit_test(fetch_order_drops_unused_vertices),
         cmocka_unit_test(lods_reduce_each_submesh_and_stay_in_range),
+        cmocka_unit_test(kiln_simplifier_lods_are_watertight_and_deterministic),
         cmocka_unit_test(lod_that_cannot_be_reduced_is_marked_reused),
         cmocka_unit_test(meshlets_cover_every_triangle_once_within_limits),
         cmocka_unit_test(meshlet_limits_out_of_range_fall_back_to_defaults),

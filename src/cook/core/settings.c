@@ -70,7 +70,9 @@ const char *const cook_shader_stage_names[] = {
 _Static_assert(sizeof(cook_texture_format) == sizeof(int) && sizeof(cook_quality) == sizeof(int) &&
                    sizeof(cook_shader_optimize) == sizeof(int) &&
                    sizeof(cook_texture_target) == sizeof(int) &&
-                   sizeof(cook_block_align) == sizeof(int) && sizeof(cook_uastc_rdo) == sizeof(int),
+                   sizeof(cook_block_align) == sizeof(int) &&
+                   sizeof(cook_uastc_rdo) == sizeof(int) &&
+                   sizeof(cook_mesh_simplifier) == sizeof(int),
                "settings enums are int-sized");
 
 int cook_names_find(const char *const *names, const char *name) {
@@ -128,6 +130,11 @@ const char *const cook_meshlet_builder_names[] = {
     [COOK_MESHLET_BUILDER_KILN] = "kiln",
     [COOK_MESHLET_BUILDER_MESHOPT] = "meshopt",
     [COOK_MESHLET_BUILDER_MESHOPT + 1] = NULL,
+};
+const char *const cook_mesh_simplifier_names[] = {
+    [COOK_SIMPLIFIER_MESHOPT] = "meshopt",
+    [COOK_SIMPLIFIER_KILN] = "kiln",
+    [COOK_SIMPLIFIER_KILN + 1] = NULL,
 };
 const char *const cook_tangents_mode_names[] = {
     [COOK_TANGENTS_GENERATE] = "generate",
@@ -247,6 +254,14 @@ const cook_setting cook_setting_table[] = {
                     "keep (the source's only) or always (generated for every mesh)"},
     SETTING_BOOL("mesh.quantize_positions", mesh_quantize_positions, false,
                  "store positions as 16-bit integers with a scale, not 32-bit floats"),
+    {.name = "mesh.simplifier",
+     .type = COOK_SETTING_ENUM,
+     FIELD(mesh_simplifier),
+     .names = cook_mesh_simplifier_names,
+     .default_value = COOK_SIMPLIFIER_MESHOPT,
+     .omit_default = true,
+     .description = "what reduces the triangles of LODs: meshopt (meshoptimizer's "
+                    "simplifier) or kiln (kiln's own quadric edge collapse)"},
     {.name = "mesh.skin_influences",
      .type = COOK_SETTING_UINT,
      FIELD(mesh_skin_influences),

@@ -89,6 +89,12 @@ typedef enum cook_up_axis {
     COOK_UP_Z, /* turned -90 degrees about X: +Z becomes +Y */
 } cook_up_axis;
 extern const char *const cook_up_axis_names[];
+/* mesh.simplifier: which simplifier reduces triangle LODs (process/lods.c). */
+typedef enum cook_mesh_simplifier {
+    COOK_SIMPLIFIER_MESHOPT, /* meshoptimizer's meshopt_simplify */
+    COOK_SIMPLIFIER_KILN,    /* kiln's own (process/simplify.c) */
+} cook_mesh_simplifier;
+extern const char *const cook_mesh_simplifier_names[];
 extern const char *const cook_normals_mode_names[];
 extern const char *const cook_tangents_mode_names[];
 /* texture.uastc_rdo: the strength of UASTC rate-distortion optimisation
@@ -171,6 +177,7 @@ typedef struct cook_settings {
     bool mesh_quantize_positions;
     cook_normals_mode mesh_normals;
     cook_tangents_mode mesh_tangents;
+    cook_mesh_simplifier mesh_simplifier;
     cook_up_axis scene_up;
     char scene_scale[32]; /* a positive number as text ("0.01"); "" is 1 (drivers/model.c) */
     uint32_t mesh_skin_influences; /* joints per skinned vertex: 4 or 8 */

@@ -1,13 +1,17 @@
-/* lods.c — reduced levels of detail per submesh (meshoptimizer's simplifier).
+/* lods.c — reduced levels of detail per submesh (meshoptimizer's simplifier,
+ * or kiln's own, simplify.c, under mesh.simplifier: kiln).
  *
  * Each level simplifies the level before it (cascading: each step works on
  * half the triangles of the previous one, which makes LODs about a third
  * cheaper than simplifying level 0 every time) towards its own target
- * (ratio × level-0 triangles). Errors add up level over level, so each step
- * gets what is left of the error bound and a level's recorded error is the
- * sum. When the attribute-preserving simplifier stalls
- * (topology it may not collapse), the sloppy one is tried; a level neither can
- * reduce is marked reused so the engine keeps drawing the level before.
+ * (ratio × level-0 triangles). With meshoptimizer errors add up level over
+ * level, so each step gets what is left of the error bound and a level's
+ * recorded error is the sum; kiln's simplifier goes on from the level before
+ * in one session, its errors counted from level 0 (its quadrics carry over),
+ * so each level gets the whole bound. When the attribute-preserving
+ * simplifier stalls (topology it may not collapse), the sloppy one is tried; a
+ * level neither can reduce is marked reused so the engine keeps drawing the
+ * level before.
  *
  * A large submesh is simplified chunk by chunk (chunks.c), chunks in parallel:
  * each chunk's cascade runs on its own compact vertices with its border
@@ -34,11 +38,31 @@
 #define LOD_SLOPPY_TARGET_ERROR 0.05f /* the fallback may go further */
 #define LOD_MIN_REDUCTION 0.9         /* below 10% fewer triangles counts as a stall */
 
+/* The settings' simplifier (mesh.simplifier) on triangles: the count written
+ * to dest (0 for none or failure) and its error relative to the extent of the
+ * vertex_count positions. */
+static size_t simplify_with(const cook_settings *settings, uint32_t *dest, const uint32_t *source,
+                            size_t source_count, const float *positions, size_t vertex_count,
+                            size_t target, float target_error, bool lock_border,
+                            float *result_error) {
+    if (settings->mesh_simplifier == COOK_SIMPLIFIER_MESHOPT)
+        return meshopt_checked_simplify(dest, source, source_count, positions, vertex_count, target,
+                                        target_error, lock_border ? meshopt_SimplifyLockBorder : 0,
+                                        result_error);
+    size_t count = 0;
+    if (!simplify_triangles(dest, source, source_count, positions, vertex_count,
+                            target < source_count ? target : source_count, target_error,
+                            lock_border, &count, result_error))
+        return 0;
+    return count;
+}
+
 /* Simplifies the previous level `source` towards `target_count` indices into
  * `out` (room for source_count); returns the new count and the error, now
  * relative to level 0, or 0 when the level is not worth keeping. */
-static size_t simplify_level(const ir_mesh *mesh, const uint32_t *source, size_t source_count,
-                             float source_error, size_t target_count, uint32_t *out, float *error) {
+static size_t simplify_level(const cook_settings *settings, const ir_mesh *mesh,
+                             const uint32_t *source, size_t source_count, float source_error,
+                             size_t target_count, uint32_t *out, float *error) {
     /* The target follows level 0's count; a previous level (or the cleaning
      * of degenerate triangles) may already be below it: the checked calls
      * clamp it to the source. */
@@ -50,8 +74,8 @@ static size_t simplify_level(const ir_mesh *mesh, const uint32_t *source, size_t
     size_t count = 0;
     if (source_error < LOD_TARGET_ERROR)
         count =
-            meshopt_checked_simplify(out, source, source_count, mesh->positions, mesh->vertex_count,
-                                     target, LOD_TARGET_ERROR - source_error, 0, &result_error);
+            simplify_with(settings, out, source, source_count, mesh->positions, mesh->vertex_count,
+                          target, LOD_TARGET_ERROR - source_error, false, &result_error);
     if ((count == 0 || count > stall) && source_error < LOD_SLOPPY_TARGET_ERROR) {
         count = meshopt_checked_simplify_sloppy(
             out, source, source_count, mesh->positions, mesh->vertex_count, target,
@@ -335,14 +359,30 @@ static void lods_of_submesh(const lod_job *job, const mesh_chunk *chunk, lod_chu
     const uint32_t *source = job->level0 + chunk->index_offset;
     size_t source_count = chunk->index_count;
     float source_error = 0.0f;
+    /* kiln's simplifier goes on from each level (errors from level 0), until
+     * it stalls: then simplify_level takes over, sloppy fallback and all. */
+    simplify_session *session = NULL;
+    if (job->settings->mesh_simplifier == COOK_SIMPLIFIER_KILN && source_count > 0)
+        session = simplify_begin(source, source_count, job->mesh->positions,
+                                 job->mesh->vertex_count, false);
     for (uint32_t level = 1; level < job->levels; level++) {
         uint32_t *dest = out->indices + (level - 1) * out->capacity;
+        size_t target = level_target(chunk->index_count, job->settings, level);
         float error = 0.0f;
-        size_t count = source_count == 0
-                           ? 0
-                           : simplify_level(job->mesh, source, source_count, source_error,
-                                            level_target(chunk->index_count, job->settings, level),
-                                            dest, &error);
+        size_t count = 0;
+        if (session != NULL) {
+            count = simplify_continue(session, target, LOD_TARGET_ERROR, dest, &error);
+            if (count == 0 || count > (size_t)((double)source_count * LOD_MIN_REDUCTION)) {
+                simplify_end(session);
+                session = NULL;
+            } else if (!meshopt_checked_order(dest, count, job->mesh->positions,
+                                              job->mesh->vertex_count, false)) {
+                count = 0;
+            }
+        }
+        if (session == NULL && source_count > 0)
+            count = simplify_level(job->settings, job->mesh, source, source_count, source_error,
+                                   target, dest, &error);
         out->counts[level] = count;
         out->errors[level] = error;
         if (count == 0)
@@ -351,6 +391,7 @@ static void lods_of_submesh(const lod_job *job, const mesh_chunk *chunk, lod_chu
         source_count = count;
         source_error = error;
     }
+    simplify_end(session);
 }
 
 /* One chunk of a large submesh: its border locked, on its own vertices. A
@@ -368,24 +409,43 @@ static bool lods_of_chunk(const lod_job *job, const mesh_chunk *chunk, lod_chunk
     /* Errors are relative to the extent of the vertices given: convert. */
     float chunk_scale =
         meshopt_simplifyScale(local.positions, local.vertex_count, 3 * sizeof(float));
+    /* kiln's simplifier goes on from each level with what it knows of the
+     * chunk (its errors count from level 0 already); meshoptimizer's starts
+     * again from the level before, and errors add up. */
+    simplify_session *session = NULL;
+    if (job->settings->mesh_simplifier == COOK_SIMPLIFIER_KILN) {
+        session = simplify_begin(local.indices, local.index_count, local.positions,
+                                 local.vertex_count, true);
+        if (session == NULL) {
+            free(scratch);
+            mesh_local_free(&local);
+            return false;
+        }
+    }
     uint32_t *source = local.indices, *dest = scratch;
     size_t source_count = local.index_count;
     float source_error = 0.0f;
     for (uint32_t level = 1; level < job->levels; level++) {
-        float result_error = 0.0f;
-        size_t count = 0;
-        if (source_error < LOD_TARGET_ERROR && chunk_scale > 0.0f)
-            count = meshopt_checked_simplify(
-                dest, source, source_count, local.positions, local.vertex_count,
-                level_target(chunk->index_count, job->settings, level),
-                (LOD_TARGET_ERROR - source_error) * job->mesh_scale / chunk_scale,
-                meshopt_SimplifyLockBorder, &result_error);
+        float result_error = 0.0f, level_error = source_error;
+        size_t count = 0, target = level_target(chunk->index_count, job->settings, level);
+        if (session != NULL && chunk_scale > 0.0f) {
+            count =
+                simplify_continue(session, target, LOD_TARGET_ERROR * job->mesh_scale / chunk_scale,
+                                  dest, &result_error);
+            level_error = result_error * chunk_scale / job->mesh_scale;
+        } else if (session == NULL && source_error < LOD_TARGET_ERROR && chunk_scale > 0.0f) {
+            count = simplify_with(job->settings, dest, source, source_count, local.positions,
+                                  local.vertex_count, target,
+                                  (LOD_TARGET_ERROR - source_error) * job->mesh_scale / chunk_scale,
+                                  true, &result_error);
+            level_error = source_error + result_error * chunk_scale / job->mesh_scale;
+        }
         if (count == 0 || count >= source_count ||
             !meshopt_checked_order(dest, count, local.positions, local.vertex_count, false)) {
             memcpy(dest, source, source_count * sizeof *dest);
             count = source_count;
         } else {
-            source_error += result_error * chunk_scale / job->mesh_scale;
+            source_error = level_error;
         }
         mesh_local_to_global(&local, dest, count, out->indices + (level - 1) * out->capacity);
         out->counts[level] = count;
@@ -395,6 +455,7 @@ static bool lods_of_chunk(const lod_job *job, const mesh_chunk *chunk, lod_chunk
         dest = swap;
         source_count = count;
     }
+    simplify_end(session);
     free(scratch);
     mesh_local_free(&local);
     return true;
@@ -533,9 +594,9 @@ bool lods_finish(mesh_step *step, ir_mesh *mesh) {
             } else {
                 whole[s] = true;
                 count = simplify_level(
-                    mesh, indices + previous->index_offset, previous->index_count, previous->error,
-                    level_target(mesh->submeshes[s].index_count, settings, level), indices + used,
-                    &error);
+                    settings, mesh, indices + previous->index_offset, previous->index_count,
+                    previous->error, level_target(mesh->submeshes[s].index_count, settings, level),
+                    indices + used, &error);
             }
             first += n;
             if (count == 0) {

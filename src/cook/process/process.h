@@ -11,6 +11,8 @@
  *     weld.c       the welding remap: identical vertices found by hash
  *     chunks.c     large submeshes cut into spatial chunks
  *     lods.c       simplified levels of detail
+ *     simplify.c   kiln's own quadric edge-collapse simplifier (and
+ *                  simplify_topology.c: which positions may move)
  *     meshlets.c   meshlets with culling data
  *     meshopt_checked.c   meshoptimizer calls with their input checked first
  *     mesh.c       the steps above in order, as settings ask
@@ -132,6 +134,34 @@ typedef struct mesh_step {
     parallel_fn item;
     void (*discard)(void *job); /* frees a job that will not be finished */
 } mesh_step;
+
+/* kiln's simplifier (simplify.c): `indices` (triangles over `positions`, 3
+ * floats a vertex) reduced towards target_index_count by collapsing edges
+ * into one of their ends, while a collapse costs at most target_error
+ * (relative to the largest extent of all vertex_count positions, as
+ * meshopt_simplify's error). Attribute seams (vertices at one position) keep
+ * their wedges together; with lock_border, vertices on a border never move
+ * (meshopt_SimplifyLockBorder). Writes *result_count indices to dest (room
+ * for index_count; may be `indices` itself) and the largest collapse's error
+ * to *result_error. False, writing nothing, for invalid input or out of
+ * memory. Deterministic. */
+bool simplify_triangles(uint32_t *dest, const uint32_t *indices, size_t index_count,
+                        const float *positions, size_t vertex_count, size_t target_index_count,
+                        float target_error, bool lock_border, size_t *result_count,
+                        float *result_error);
+
+/* The same, level after level: simplify_begin takes the triangles (NULL for
+ * invalid input or out of memory; the arguments as above), each
+ * simplify_continue reduces the current level further, towards a smaller
+ * target, writes it to dest (room for the count begin took) and returns its
+ * count, with the largest error since begin, relative to the original
+ * triangles (quadrics carry over: no error adds up level over level). */
+typedef struct simplify_session simplify_session;
+simplify_session *simplify_begin(const uint32_t *indices, size_t index_count,
+                                 const float *positions, size_t vertex_count, bool lock_border);
+size_t simplify_continue(simplify_session *session, size_t target_index_count, float target_error,
+                         uint32_t *dest, float *result_error);
+void simplify_end(simplify_session *session);
 
 /* LODs: one item per chunk; simplifies `level0` (mesh_spatial_level0, kept
  * alive until finish); finish takes level 0 itself from mesh->indices. */

@@ -1,0 +1,463 @@
+/* simplify.c — kiln's own triangle simplifier: quadric error edge collapse.
+ *
+ * Each position carries the quadric of the planes of its triangles (Garland &
+ * Heckbert 1997, "Surface Simplification Using Quadric Error Metrics",
+ * section 5: area-weighted planes) and, along a border or seam, of planes
+ * through each unpaired edge perpendicular to its triangle (their section
+ * 6.2, "preserving boundaries", weighted up so that borders hold). An edge
+ * collapses one end into the other ("half-edge" collapse, the subset
+ * placement of their section 4): no new vertex is made, so every vertex keeps
+ * its attributes and a level is an index buffer into the same vertices. What
+ * may collapse follows simplify_topology.c, so attribute seams and (when asked)
+ * borders stay where they are.
+ *
+ * The work goes in passes rather than one collapse at a time: each pass ranks
+ * every collapsible edge by its error, then takes the cheapest ones whose
+ * positions no collapse of the pass touched yet (a maximal independent set, as
+ * meshoptimizer does), rejecting those that would turn a triangle over, until
+ * the pass's share of triangles is gone; then the index buffer is rewritten
+ * and the next pass starts. No heap, no per-collapse update: flat arrays
+ * rebuilt per pass, which is what makes it fast, and sequential, so the
+ * result is the same bytes on any machine and -j.
+ *
+ * Errors are in meshoptimizer's unit: positions scaled so the mesh's largest
+ * extent (over every vertex given) is 1; a quadric's error is its weighted
+ * mean squared distance, and the reported error is the square root of the
+ * largest error a collapse had. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cook/process/process.h"
+#include "cook/process/simplify_internal.h"
+
+#define BORDER_WEIGHT 10.0f   /* a border plane weighs as 10 faces: borders hold */
+#define SEAM_WEIGHT 1.0f      /* a seam only steers the collapses along it */
+#define PASS_ERROR_SLACK 1.5f /* a pass takes edges up to 1.5x its goal's error */
+#define SORT_BITS 11          /* the error's exponent and top mantissa bits */
+
+/* A symmetric 4x4 quadric (upper triangle of A, b, c) and its total weight. */
+typedef struct quadric {
+    float a00, a01, a02, a11, a12, a22;
+    float b0, b1, b2, c;
+    float weight;
+} quadric;
+
+typedef struct candidate {
+    uint32_t from, to; /* `from` collapses into `to` */
+    float error;
+} candidate;
+
+static void quadric_add_plane(quadric *q, const float n[3], float d, float weight) {
+    q->a00 += weight * n[0] * n[0];
+    q->a01 += weight * n[0] * n[1];
+    q->a02 += weight * n[0] * n[2];
+    q->a11 += weight * n[1] * n[1];
+    q->a12 += weight * n[1] * n[2];
+    q->a22 += weight * n[2] * n[2];
+    q->b0 += weight * n[0] * d;
+    q->b1 += weight * n[1] * d;
+    q->b2 += weight * n[2] * d;
+    q->c += weight * d * d;
+    q->weight += weight;
+}
+
+static void quadric_add(quadric *q, const quadric *r) {
+    float *a = &q->a00;
+    const float *b = &r->a00;
+    for (size_t k = 0; k < sizeof *q / sizeof(float); k++)
+        a[k] += b[k];
+}
+
+/* The weighted mean squared distance of p to q's planes. */
+static inline float quadric_error(const quadric *q, const float *p) {
+    float x = p[0], y = p[1], z = p[2];
+    float r = q->a00 * x * x + q->a11 * y * y + q->a22 * z * z +
+              2.0f * (q->a01 * x * y + q->a02 * x * z + q->a12 * y * z) +
+              2.0f * (q->b0 * x + q->b1 * y + q->b2 * z) + q->c;
+    return q->weight > 0.0f ? fabsf(r) / q->weight : 0.0f;
+}
+
+static void sub3(const float *a, const float *b, float *out) {
+    for (int k = 0; k < 3; k++)
+        out[k] = a[k] - b[k];
+}
+
+static void cross3(const float *a, const float *b, float *out) {
+    out[0] = a[1] * b[2] - a[2] * b[1];
+    out[1] = a[2] * b[0] - a[0] * b[2];
+    out[2] = a[0] * b[1] - a[1] * b[0];
+}
+
+static float dot3(const float *a, const float *b) {
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+}
+
+static float normalize3(float *v) {
+    float length = sqrtf(dot3(v, v));
+    if (length > 0.0f) {
+        float inverse = 1.0f / length;
+        for (int k = 0; k < 3; k++)
+            v[k] *= inverse;
+    }
+    return length;
+}
+
+/* Everything one call allocates. */
+typedef struct simplifier {
+    simplify_state topo;
+    float *positions;   /* scaled to the unit extent */
+    quadric *quadrics;  /* per position (at its first vertex) */
+    uint32_t *collapse; /* per vertex, this pass: where it goes */
+    uint32_t *touched;  /* per position: the last pass that moved it or into it */
+    candidate *candidates;
+    uint32_t *order;
+} simplifier;
+
+static void simplifier_free(simplifier *z) {
+    free(z->topo.remap);
+    free(z->topo.wedge);
+    free(z->topo.loop);
+    free(z->topo.kind);
+    free(z->topo.adjacency_first);
+    free(z->topo.adjacency);
+    free(z->positions);
+    free(z->quadrics);
+    free(z->collapse);
+    free(z->touched);
+    free(z->candidates);
+    free(z->order);
+}
+
+static bool simplifier_alloc(simplifier *z, size_t vertex_count, size_t index_count) {
+    memset(z, 0, sizeof *z);
+    size_t n = vertex_count ? vertex_count : 1, m = index_count ? index_count : 1;
+    z->topo.vertex_count = vertex_count;
+    z->topo.remap = malloc(n * sizeof *z->topo.remap);
+    z->topo.wedge = malloc(n * sizeof *z->topo.wedge);
+    z->topo.loop = malloc(n * sizeof *z->topo.loop);
+    z->topo.kind = malloc(n);
+    z->topo.adjacency_first = malloc((n + 1) * sizeof *z->topo.adjacency_first);
+    z->topo.adjacency = malloc(m * sizeof *z->topo.adjacency);
+    z->positions = malloc(3 * n * sizeof *z->positions);
+    z->quadrics = calloc(n, sizeof *z->quadrics);
+    z->collapse = malloc(n * sizeof *z->collapse);
+    z->touched = calloc(n, sizeof *z->touched);
+    z->candidates = malloc(m * sizeof *z->candidates);
+    z->order = malloc(m * sizeof *z->order);
+    if (z->topo.remap && z->topo.wedge && z->topo.loop && z->topo.kind && z->topo.adjacency_first &&
+        z->topo.adjacency && z->positions && z->quadrics && z->collapse && z->touched &&
+        z->candidates && z->order)
+        return true;
+    simplifier_free(z);
+    return false;
+}
+
+/* Positions minus the lower corner, over the largest extent (as
+ * meshopt_simplifyScale measures it): errors become relative. */
+static void scale_positions(float *out, const float *positions, size_t vertex_count) {
+    float lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};
+    for (size_t v = 0; v < vertex_count; v++)
+        for (int k = 0; k < 3; k++) {
+            float x = positions[3 * v + (size_t)k];
+            lo[k] = v == 0 || x < lo[k] ? x : lo[k];
+            hi[k] = v == 0 || x > hi[k] ? x : hi[k];
+        }
+    float extent = 0.0f;
+    for (int k = 0; k < 3; k++)
+        extent = hi[k] - lo[k] > extent ? hi[k] - lo[k] : extent;
+    float scale = extent > 0.0f ? 1.0f / extent : 0.0f;
+    for (size_t v = 0; v < vertex_count; v++)
+        for (int k = 0; k < 3; k++)
+            out[3 * v + (size_t)k] = (positions[3 * v + (size_t)k] - lo[k]) * scale;
+}
+
+/* Face planes on every corner's position; edge planes on both ends of each
+ * unpaired edge (open: per index, classification's), so that a border
+ * keeps its shape up to its locked corners too. */
+static void fill_quadrics(simplifier *z, const uint32_t *indices, size_t index_count,
+                          const uint8_t *open) {
+    const simplify_state *s = &z->topo;
+    for (size_t t = 0; t + 2 < index_count; t += 3) {
+        const float *p[3];
+        for (int k = 0; k < 3; k++)
+            p[k] = z->positions + 3 * (size_t)indices[t + (size_t)k];
+        float u[3], v[3], n[3];
+        sub3(p[1], p[0], u);
+        sub3(p[2], p[0], v);
+        cross3(u, v, n);
+        float area = normalize3(n);
+        for (int k = 0; k < 3; k++)
+            quadric_add_plane(&z->quadrics[s->remap[indices[t + (size_t)k]]], n, -dot3(n, p[0]),
+                              area);
+        for (int k = 0; k < 3; k++) {
+            if (!open[t + (size_t)k])
+                continue;
+            uint32_t a = indices[t + (size_t)k], b = indices[t + (size_t)(k + 1) % 3];
+            bool seam = s->kind[a] == SIMPLIFY_SEAM || s->kind[b] == SIMPLIFY_SEAM;
+            /* The plane through a-b perpendicular to the triangle: the edge's
+             * direction removed from the way to the third corner. */
+            const float *pa = z->positions + 3 * (size_t)a, *pb = z->positions + 3 * (size_t)b;
+            const float *pc = z->positions + 3 * (size_t)indices[t + (size_t)(k + 2) % 3];
+            float edge[3], side[3];
+            sub3(pb, pa, edge);
+            float length = normalize3(edge);
+            sub3(pc, pa, side);
+            float along = dot3(side, edge);
+            for (int j = 0; j < 3; j++)
+                side[j] -= edge[j] * along;
+            normalize3(side);
+            float weight = length * length * (seam ? SEAM_WEIGHT : BORDER_WEIGHT);
+            quadric_add_plane(&z->quadrics[s->remap[a]], side, -dot3(side, pa), weight);
+            quadric_add_plane(&z->quadrics[s->remap[b]], side, -dot3(side, pa), weight);
+        }
+    }
+}
+
+/* Every edge that may collapse, once, in its cheaper allowed direction. */
+static size_t pick_candidates(simplifier *z, const uint32_t *indices, size_t index_count) {
+    static const uint8_t next[3] = {1, 2, 0};
+    const simplify_state *s = &z->topo;
+    size_t count = 0;
+    for (size_t t = 0; t < index_count; t += 3)
+        for (int e = 0; e < 3; e++) {
+            uint32_t a = indices[t + (size_t)e], b = indices[t + next[e]];
+            uint32_t ra = s->remap[a], rb = s->remap[b];
+            uint8_t ka = s->kind[a], kb = s->kind[b];
+            bool a_into_b, b_into_a;
+            if (ra == rb) {
+                continue; /* a zero-length edge: left alone */
+            } else if (ka == SIMPLIFY_MANIFOLD || kb == SIMPLIFY_MANIFOLD) {
+                if (ra > rb)
+                    continue; /* paired: the other direction is seen too */
+                a_into_b = ka == SIMPLIFY_MANIFOLD;
+                b_into_a = kb == SIMPLIFY_MANIFOLD;
+            } else if (ka == kb && (ka == SIMPLIFY_BORDER || ka == SIMPLIFY_SEAM) &&
+                       s->loop[a] == b) {
+                /* Along its loop; a seam's other side must run the same way back. */
+                if (ka == SIMPLIFY_SEAM && s->loop[s->wedge[b]] != s->wedge[a])
+                    continue;
+                a_into_b = b_into_a = true;
+            } else {
+                continue;
+            }
+            float ea =
+                a_into_b ? quadric_error(&z->quadrics[ra], z->positions + 3 * (size_t)b) : INFINITY;
+            float eb =
+                b_into_a ? quadric_error(&z->quadrics[rb], z->positions + 3 * (size_t)a) : INFINITY;
+            z->candidates[count++] = ea <= eb ? (candidate){a, b, ea} : (candidate){b, a, eb};
+        }
+    return count;
+}
+
+/* Candidates by error, cheapest first: a counting sort on the float's top
+ * bits (errors are never negative, so their bits sort as integers); equal
+ * keys keep their order, which keeps the result deterministic. */
+static void sort_candidates(simplifier *z, size_t count) {
+    uint32_t histogram[1u << SORT_BITS];
+    memset(histogram, 0, sizeof histogram);
+    for (size_t i = 0; i < count; i++) {
+        uint32_t bits;
+        memcpy(&bits, &z->candidates[i].error, sizeof bits);
+        histogram[(bits << 1) >> (32 - SORT_BITS)]++;
+    }
+    uint32_t sum = 0;
+    for (size_t k = 0; k < (1u << SORT_BITS); k++) {
+        uint32_t n = histogram[k];
+        histogram[k] = sum;
+        sum += n;
+    }
+    for (size_t i = 0; i < count; i++) {
+        uint32_t bits;
+        memcpy(&bits, &z->candidates[i].error, sizeof bits);
+        z->order[histogram[(bits << 1) >> (32 - SORT_BITS)]++] = (uint32_t)i;
+    }
+}
+
+/* Whether moving `from` (every wedge of it) onto `to` turns over a triangle
+ * that survives the collapse; corners already moved this pass count where
+ * they went. */
+static bool collapse_flips(const simplifier *z, const uint32_t *indices, uint32_t from,
+                           uint32_t to) {
+    const simplify_state *s = &z->topo;
+    const float *target = z->positions + 3 * (size_t)to;
+    uint32_t to_position = s->remap[to];
+    uint32_t w = from;
+    do {
+        const float *origin = z->positions + 3 * (size_t)w;
+        for (uint32_t i = s->adjacency_first[w]; i < s->adjacency_first[w + 1]; i++) {
+            const uint32_t *t = indices + 3 * (size_t)s->adjacency[i];
+            uint32_t b = t[0] == w ? t[1] : (t[1] == w ? t[2] : t[0]);
+            uint32_t c = t[0] == w ? t[2] : (t[1] == w ? t[0] : t[1]);
+            b = z->collapse[b];
+            c = z->collapse[c];
+            if (s->remap[b] == to_position || s->remap[c] == to_position)
+                continue; /* collapses with the edge */
+            const float *pb = z->positions + 3 * (size_t)b, *pc = z->positions + 3 * (size_t)c;
+            float u[3], v[3], before[3], after[3];
+            sub3(pb, origin, u);
+            sub3(pc, origin, v);
+            cross3(u, v, before);
+            sub3(pb, target, u);
+            sub3(pc, target, v);
+            cross3(u, v, after);
+            float turn = dot3(before, after);
+            if (turn <= 0.25f * sqrtf(dot3(before, before) * dot3(after, after)) &&
+                dot3(before, before) > 0.0f)
+                return true;
+        }
+        w = s->wedge[w];
+    } while (w != from && s->kind[from] == SIMPLIFY_SEAM);
+    return false;
+}
+
+/* One pass's collapses into z->collapse; returns how many. */
+static size_t perform_collapses(simplifier *z, const uint32_t *indices, size_t candidate_count,
+                                uint32_t pass, size_t triangle_goal, float error_limit,
+                                float *max_error) {
+    const simplify_state *s = &z->topo;
+    size_t collapses = 0, triangles = 0;
+    for (size_t i = 0; i < candidate_count && triangles < triangle_goal; i++) {
+        const candidate *c = &z->candidates[z->order[i]];
+        if (c->error > error_limit)
+            break;
+        uint32_t r0 = s->remap[c->from], r1 = s->remap[c->to];
+        if (z->touched[r0] == pass || z->touched[r1] == pass ||
+            collapse_flips(z, indices, c->from, c->to))
+            continue;
+        quadric_add(&z->quadrics[r1], &z->quadrics[r0]);
+        z->collapse[c->from] = c->to;
+        if (s->kind[c->from] == SIMPLIFY_SEAM)
+            z->collapse[s->wedge[c->from]] = s->wedge[c->to];
+        z->touched[r0] = z->touched[r1] = pass;
+        *max_error = c->error > *max_error ? c->error : *max_error;
+        triangles += s->kind[c->from] == SIMPLIFY_BORDER ? 1 : 2;
+        collapses++;
+    }
+    return collapses;
+}
+
+/* The indices through z->collapse, without the triangles that vanished. */
+static size_t apply_collapses(const simplifier *z, uint32_t *indices, size_t index_count) {
+    size_t kept = 0;
+    for (size_t t = 0; t < index_count; t += 3) {
+        uint32_t a = z->collapse[indices[t]], b = z->collapse[indices[t + 1]],
+                 c = z->collapse[indices[t + 2]];
+        if (a == b || b == c || a == c)
+            continue;
+        indices[kept] = a;
+        indices[kept + 1] = b;
+        indices[kept + 2] = c;
+        kept += 3;
+    }
+    return kept;
+}
+
+/* One call's state kept between levels: continuing from a level keeps its
+ * quadrics, so the next level's errors count from the original surface. */
+struct simplify_session {
+    simplifier z;
+    uint32_t *indices; /* the current level */
+    size_t count;
+    uint32_t pass;          /* passes so far (touched stamps) */
+    bool adjacency_current; /* z.topo's adjacency is of `indices` */
+    float max_error;        /* the largest collapse error so far (squared) */
+};
+
+static void run_passes(simplify_session *session, size_t target, float error_limit) {
+    simplifier *z = &session->z;
+    uint32_t *indices = session->indices;
+    while (session->count > target) {
+        uint32_t pass = ++session->pass;
+        size_t count = session->count;
+        if (!session->adjacency_current)
+            simplify_adjacency_build(&z->topo, indices, count);
+        session->adjacency_current = true;
+        size_t candidate_count = pick_candidates(z, indices, count);
+        if (candidate_count == 0)
+            break;
+        sort_candidates(z, candidate_count);
+        size_t triangle_goal = (count - target) / 3;
+        /* Each collapse blocks a few others this pass: taking candidates far
+         * past the goal's own error would spend the error budget on edges a
+         * later pass could do more cheaply. */
+        size_t goal_edge =
+            triangle_goal / 2 < candidate_count ? triangle_goal / 2 : candidate_count - 1;
+        float pass_limit = PASS_ERROR_SLACK * z->candidates[z->order[goal_edge]].error;
+        pass_limit = pass_limit < error_limit ? pass_limit : error_limit;
+        for (size_t v = 0; v < z->topo.vertex_count; v++)
+            z->collapse[v] = (uint32_t)v;
+        size_t done = perform_collapses(z, indices, candidate_count, pass, triangle_goal,
+                                        pass_limit, &session->max_error);
+        if (done == 0 && pass_limit < error_limit)
+            done = perform_collapses(z, indices, candidate_count, pass, triangle_goal, error_limit,
+                                     &session->max_error);
+        if (done == 0)
+            break;
+        session->count = apply_collapses(z, indices, count);
+        session->adjacency_current = false;
+        simplify_loops_remap(&z->topo, z->collapse);
+    }
+}
+
+simplify_session *simplify_begin(const uint32_t *indices, size_t index_count,
+                                 const float *positions, size_t vertex_count, bool lock_border) {
+    if (!meshopt_triangles_valid(indices, index_count, vertex_count) || vertex_count >= UINT32_MAX)
+        return NULL;
+    simplify_session *session = calloc(1, sizeof *session);
+    if (session == NULL)
+        return NULL;
+    session->indices = malloc((index_count ? index_count : 1) * sizeof *session->indices);
+    if (session->indices == NULL || !simplifier_alloc(&session->z, vertex_count, index_count)) {
+        free(session->indices);
+        free(session);
+        return NULL;
+    }
+    simplifier *z = &session->z;
+    if (!simplify_weld(&z->topo, indices, index_count, positions)) {
+        simplify_end(session);
+        return NULL;
+    }
+    memcpy(session->indices, indices, index_count * sizeof *indices);
+    session->count = index_count;
+    scale_positions(z->positions, positions, vertex_count);
+    /* The open edges reuse the candidates' room, unused until the first pass. */
+    uint8_t *open = (uint8_t *)z->candidates;
+    simplify_adjacency_build(&z->topo, session->indices, index_count);
+    simplify_classify(&z->topo, session->indices, index_count, lock_border, open);
+    fill_quadrics(z, session->indices, index_count, open);
+    session->adjacency_current = true;
+    return session;
+}
+
+size_t simplify_continue(simplify_session *session, size_t target_index_count, float target_error,
+                         uint32_t *dest, float *result_error) {
+    run_passes(session, target_index_count / 3 * 3, target_error * target_error);
+    memcpy(dest, session->indices, session->count * sizeof *dest);
+    *result_error = sqrtf(session->max_error);
+    return session->count;
+}
+
+void simplify_end(simplify_session *session) {
+    if (session == NULL)
+        return;
+    simplifier_free(&session->z);
+    free(session->indices);
+    free(session);
+}
+
+bool simplify_triangles(uint32_t *dest, const uint32_t *indices, size_t index_count,
+                        const float *positions, size_t vertex_count, size_t target_index_count,
+                        float target_error, bool lock_border, size_t *result_count,
+                        float *result_error) {
+    *result_count = 0;
+    *result_error = 0.0f;
+    simplify_session *session =
+        simplify_begin(indices, index_count, positions, vertex_count, lock_border);
+    if (session == NULL)
+        return false;
+    *result_count =
+        simplify_continue(session, target_index_count, target_error, dest, result_error);
+    simplify_end(session);
+    return true;
+}

@@ -1,0 +1,49 @@
+/*
+ * simplify_internal.h — the state kiln's simplifier (simplify.c) shares with
+ * its topology half (simplify_topology.c). Not for other files: they call
+ * simplify_triangles (process.h).
+ */
+#ifndef KILN_COOK_PROCESS_SIMPLIFY_INTERNAL_H
+#define KILN_COOK_PROCESS_SIMPLIFY_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* What a position may do (meshoptimizer's classes): a manifold position
+ * collapses into any neighbour, a border or seam one only along its loop into
+ * another of its kind (a seam's two wedges together), a locked one never. */
+typedef enum simplify_kind {
+    SIMPLIFY_MANIFOLD,
+    SIMPLIFY_BORDER,
+    SIMPLIFY_SEAM,
+    SIMPLIFY_LOCKED,
+} simplify_kind;
+
+typedef struct simplify_state {
+    size_t vertex_count;
+    uint32_t *remap; /* per vertex: the first vertex at its position */
+    uint32_t *wedge; /* per vertex: the next vertex at its position (a ring) */
+    uint32_t *loop;  /* per vertex: the next vertex along its unpaired edge, or UINT32_MAX */
+    uint8_t *kind;   /* per vertex: simplify_kind, the same for every wedge */
+    /* The triangles around each vertex: adjacency[adjacency_first[v] ..
+     * adjacency_first[v + 1]), rebuilt every pass. */
+    uint32_t *adjacency_first; /* vertex_count + 1 */
+    uint32_t *adjacency;       /* one per index */
+} simplify_state;
+
+/* remap and wedge from positions bit for bit, over the vertices `indices`
+ * use (others stay alone). False when out of memory. */
+bool simplify_weld(simplify_state *s, const uint32_t *indices, size_t index_count,
+                   const float *positions);
+/* The triangles around each vertex of `indices`. */
+void simplify_adjacency_build(simplify_state *s, const uint32_t *indices, size_t index_count);
+/* kind and loop from the adjacency (built for `indices`), and per index
+ * whether the edge from it to the next corner is unpaired (open[i]);
+ * `lock_border` makes borders locked. Out of memory locks everything. */
+void simplify_classify(simplify_state *s, const uint32_t *indices, size_t index_count,
+                       bool lock_border, uint8_t *open);
+/* loop after a pass's collapses (collapse: per vertex, where it went). */
+void simplify_loops_remap(simplify_state *s, const uint32_t *collapse);
+
+#endif

@@ -1,0 +1,155 @@
+/* simplify_topology.c — what kiln's simplifier (simplify.c) may collapse:
+ * vertices welded by position, each position classified once.
+ *
+ * Vertices sharing a position are "wedges" of it (an attribute seam gives a
+ * position two). A position is manifold when its one wedge has every edge
+ * paired; on a border when its one wedge has exactly one unpaired edge out
+ * and one in (the border's loop passes through it once); on a seam when its
+ * two wedges each have one unpaired edge out and in and the two sides of the
+ * seam run between the same positions; locked otherwise (corners of
+ * several loops, more wedges, non-manifold fans), and borders too when the
+ * caller locks them (a chunk's border, shared with its neighbours). These
+ * are the classes meshoptimizer's simplifier uses, so the two keep the same
+ * topology. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cook/process/simplify_internal.h"
+
+/* FNV-style mix of a position's three bit patterns (-0 and 0 differ, as
+ * meshoptimizer's welding; a cooked mesh has no use for the difference). */
+static uint32_t position_hash(const float *p) {
+    uint32_t bits[3];
+    memcpy(bits, p, sizeof bits);
+    uint32_t h = 2166136261u;
+    for (int k = 0; k < 3; k++)
+        h = (h ^ bits[k]) * 16777619u;
+    return h ^ (h >> 15);
+}
+
+bool simplify_weld(simplify_state *s, const uint32_t *indices, size_t index_count,
+                   const float *positions) {
+    size_t n = s->vertex_count;
+    bool *used = calloc(n ? n : 1, sizeof *used);
+    size_t slots = 1;
+    while (slots < 2 * index_count + 2)
+        slots *= 2;
+    uint32_t *table = malloc(slots * sizeof *table);
+    if (used == NULL || table == NULL) {
+        free(used);
+        free(table);
+        return false;
+    }
+    for (size_t i = 0; i < index_count; i++)
+        used[indices[i]] = true;
+    memset(table, 0xff, slots * sizeof *table);
+    for (size_t v = 0; v < n; v++) {
+        s->remap[v] = (uint32_t)v;
+        s->wedge[v] = (uint32_t)v;
+        if (!used[v])
+            continue;
+        const float *p = positions + 3 * v;
+        size_t slot = position_hash(p) & (slots - 1);
+        while (table[slot] != UINT32_MAX &&
+               memcmp(positions + 3 * (size_t)table[slot], p, 3 * sizeof *p) != 0)
+            slot = (slot + 1) & (slots - 1);
+        if (table[slot] == UINT32_MAX) {
+            table[slot] = (uint32_t)v;
+            continue;
+        }
+        /* Join the first wedge's ring, after it. */
+        uint32_t first = table[slot];
+        s->remap[v] = first;
+        s->wedge[v] = s->wedge[first];
+        s->wedge[first] = (uint32_t)v;
+    }
+    free(used);
+    free(table);
+    return true;
+}
+
+void simplify_adjacency_build(simplify_state *s, const uint32_t *indices, size_t index_count) {
+    size_t n = s->vertex_count;
+    memset(s->adjacency_first, 0, (n + 1) * sizeof *s->adjacency_first);
+    for (size_t i = 0; i < index_count; i++)
+        s->adjacency_first[indices[i] + 1]++;
+    for (size_t v = 0; v < n; v++)
+        s->adjacency_first[v + 1] += s->adjacency_first[v];
+    /* Fill through a moving cursor per vertex, then shift back. */
+    for (size_t i = 0; i < index_count; i++)
+        s->adjacency[s->adjacency_first[indices[i]]++] = (uint32_t)(i / 3);
+    for (size_t v = n; v > 0; v--)
+        s->adjacency_first[v] = s->adjacency_first[v - 1];
+    s->adjacency_first[0] = 0;
+}
+
+/* Whether some triangle around `from` has the edge from -> to. */
+static bool has_edge(const simplify_state *s, const uint32_t *indices, uint32_t from, uint32_t to) {
+    for (uint32_t i = s->adjacency_first[from]; i < s->adjacency_first[from + 1]; i++) {
+        const uint32_t *t = indices + 3 * (size_t)s->adjacency[i];
+        if ((t[0] == from && t[1] == to) || (t[1] == from && t[2] == to) ||
+            (t[2] == from && t[0] == to))
+            return true;
+    }
+    return false;
+}
+
+void simplify_classify(simplify_state *s, const uint32_t *indices, size_t index_count,
+                       bool lock_border, uint8_t *open) {
+    size_t n = s->vertex_count;
+    /* Unpaired edges per vertex: out (the loop's next vertex) and in. */
+    uint8_t *open_out = calloc(n ? n : 1, 1), *open_in = calloc(n ? n : 1, 1);
+    uint32_t *loop_in = malloc((n ? n : 1) * sizeof *loop_in);
+    if (open_out == NULL || open_in == NULL || loop_in == NULL) {
+        /* Without the counts every position is locked: nothing collapses. */
+        memset(s->kind, SIMPLIFY_LOCKED, n);
+        memset(open, 0, index_count);
+        free(open_out);
+        free(open_in);
+        free(loop_in);
+        return;
+    }
+    for (size_t v = 0; v < n; v++)
+        s->loop[v] = loop_in[v] = UINT32_MAX;
+    static const uint8_t next[3] = {1, 2, 0};
+    for (size_t i = 0; i < index_count; i++) {
+        uint32_t a = indices[i], b = indices[i - i % 3 + next[i % 3]];
+        open[i] = !has_edge(s, indices, b, a);
+        if (!open[i])
+            continue;
+        open_out[a] += open_out[a] < 255;
+        open_in[b] += open_in[b] < 255;
+        s->loop[a] = b;
+        loop_in[b] = a;
+    }
+    for (size_t v = 0; v < n; v++) {
+        uint32_t w = s->wedge[v];
+        simplify_kind kind = SIMPLIFY_LOCKED;
+        bool one_loop = open_out[v] == 1 && open_in[v] == 1;
+        if (w == v && open_out[v] == 0 && open_in[v] == 0)
+            kind = SIMPLIFY_MANIFOLD;
+        else if (w == v && one_loop)
+            kind = lock_border ? SIMPLIFY_LOCKED : SIMPLIFY_BORDER;
+        else if (w != v && s->wedge[w] == v && one_loop && open_out[w] == 1 && open_in[w] == 1 &&
+                 s->remap[s->loop[v]] == s->remap[loop_in[w]] &&
+                 s->remap[s->loop[w]] == s->remap[loop_in[v]])
+            kind = SIMPLIFY_SEAM; /* two wedges whose sides run between the same positions */
+        s->kind[v] = (uint8_t)kind;
+    }
+    free(open_out);
+    free(open_in);
+    free(loop_in);
+}
+
+void simplify_loops_remap(simplify_state *s, const uint32_t *collapse) {
+    for (size_t v = 0; v < s->vertex_count; v++) {
+        uint32_t next = s->loop[v];
+        if (next == UINT32_MAX)
+            continue;
+        uint32_t moved = collapse[next];
+        /* v's next vertex collapsed into v (the loop shortened from v's side):
+         * v now continues where that vertex went. */
+        uint32_t after = s->loop[next];
+        s->loop[v] = moved != v ? moved : (after == UINT32_MAX ? UINT32_MAX : collapse[after]);
+    }
+}

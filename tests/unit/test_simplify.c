@@ -1,0 +1,431 @@
+/* simplify.c: kiln's quadric edge-collapse simplifier. Each property is
+ * checked on meshes built here, against facts computed here from their
+ * construction (which vertices lie on the border or the seam, which way a
+ * plane faces, what a collapse's quadric error is). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cook/process/process.h"
+#include "test_support.h"
+
+/* An n x n quad grid over (n + 1)^2 vertices, heights from `bump` (0 for a
+ * plane); interior vertices moved in the plane by `jitter` (deterministic) so
+ * triangles differ. */
+typedef struct grid {
+    uint32_t n;
+    float *positions;
+    uint32_t *indices;
+    size_t vertex_count, index_count;
+} grid;
+
+static void grid_make(grid *g, uint32_t n, float bump, float jitter) {
+    g->n = n;
+    g->vertex_count = (size_t)(n + 1) * (n + 1);
+    g->index_count = (size_t)n * n * 6;
+    g->positions = malloc(g->vertex_count * 3 * sizeof(float));
+    g->indices = malloc(g->index_count * sizeof(uint32_t));
+    assert_non_null(g->positions);
+    assert_non_null(g->indices);
+    uint32_t seed = 12345;
+    for (uint32_t y = 0; y <= n; y++)
+        for (uint32_t x = 0; x <= n; x++) {
+            float *p = g->positions + 3 * ((size_t)y * (n + 1) + x);
+            seed = seed * 1664525u + 1013904223u;
+            float jx = (float)((seed >> 8) & 0xff) / 255.0f - 0.5f;
+            float jy = (float)((seed >> 16) & 0xff) / 255.0f - 0.5f;
+            bool interior = x > 0 && y > 0 && x < n && y < n;
+            p[0] = (float)x + (interior ? jitter * jx : 0.0f);
+            p[1] = (float)y + (interior ? jitter * jy : 0.0f);
+            p[2] = bump * sinf((float)x * 0.6f) * cosf((float)y * 0.45f);
+        }
+    size_t k = 0;
+    for (uint32_t y = 0; y < n; y++)
+        for (uint32_t x = 0; x < n; x++) {
+            uint32_t a = y * (n + 1) + x, b = a + 1, c = a + n + 1, d = c + 1;
+            uint32_t quad[6] = {a, b, d, a, d, c};
+            memcpy(g->indices + k, quad, sizeof quad);
+            k += 6;
+        }
+}
+
+static void grid_free(grid *g) {
+    free(g->positions);
+    free(g->indices);
+}
+
+/* A closed sphere: rings x segments, the poles one vertex each. */
+static void sphere_make(grid *g, uint32_t rings, uint32_t segments) {
+    g->vertex_count = 2 + (size_t)(rings - 1) * segments;
+    g->index_count = (size_t)segments * 6 * (rings - 1);
+    g->positions = malloc(g->vertex_count * 3 * sizeof(float));
+    g->indices = malloc(g->index_count * sizeof(uint32_t));
+    assert_non_null(g->positions);
+    assert_non_null(g->indices);
+    float *p = g->positions;
+    p[0] = 0, p[1] = 0, p[2] = 1;
+    for (uint32_t r = 1; r < rings; r++)
+        for (uint32_t s = 0; s < segments; s++) {
+            float theta = 3.14159265f * (float)r / (float)rings;
+            float phi = 6.28318531f * (float)s / (float)segments;
+            float *q = g->positions + 3 * (1 + (size_t)(r - 1) * segments + s);
+            q[0] = sinf(theta) * cosf(phi);
+            q[1] = sinf(theta) * sinf(phi);
+            q[2] = cosf(theta);
+        }
+    float *south = g->positions + 3 * (g->vertex_count - 1);
+    south[0] = 0, south[1] = 0, south[2] = -1;
+    uint32_t last = (uint32_t)g->vertex_count - 1;
+    size_t k = 0;
+    for (uint32_t s = 0; s < segments; s++) {
+        uint32_t t = (s + 1) % segments;
+        g->indices[k++] = 0;
+        g->indices[k++] = 1 + s;
+        g->indices[k++] = 1 + t;
+        for (uint32_t r = 1; r + 1 < rings; r++) {
+            uint32_t a = 1 + (r - 1) * segments + s, b = 1 + (r - 1) * segments + t;
+            uint32_t c = a + segments, d = b + segments;
+            uint32_t quad[6] = {a, c, d, a, d, b};
+            memcpy(g->indices + k, quad, sizeof quad);
+            k += 6;
+        }
+        g->indices[k++] = last;
+        g->indices[k++] = 1 + (rings - 2) * segments + t;
+        g->indices[k++] = 1 + (rings - 2) * segments + s;
+    }
+    g->index_count = k;
+}
+
+static size_t simplify(const grid *g, uint32_t *out, size_t target, float target_error,
+                       bool lock_border, float *error) {
+    size_t count = SIZE_MAX;
+    assert_true(simplify_triangles(out, g->indices, g->index_count, g->positions, g->vertex_count,
+                                   target, target_error, lock_border, &count, error));
+    assert_true(count <= g->index_count);
+    assert_int_equal(count % 3, 0);
+    for (size_t i = 0; i < count; i++)
+        assert_true(out[i] < g->vertex_count);
+    return count;
+}
+
+static void reaches_the_target_on_closed_and_open_meshes(void **state) {
+    (void)state;
+    grid shapes[2];
+    sphere_make(&shapes[0], 24, 32);
+    grid_make(&shapes[1], 40, 2.0f, 0.3f);
+    for (int k = 0; k < 2; k++) {
+        uint32_t *out = malloc(shapes[k].index_count * sizeof *out);
+        assert_non_null(out);
+        size_t targets[2] = {shapes[k].index_count / 2 / 3 * 3, shapes[k].index_count / 4 / 3 * 3};
+        for (int t = 0; t < 2; t++) {
+            float error = -1.0f;
+            size_t count = simplify(&shapes[k], out, targets[t], 1.0f, false, &error);
+            assert_true(count <= targets[t]);
+            assert_true(count >= targets[t] * 9 / 10); /* close to it, not far below */
+            assert_true(error > 0.0f && error < 0.1f);
+        }
+        free(out);
+        grid_free(&shapes[k]);
+    }
+}
+
+static void a_small_target_error_stops_early(void **state) {
+    (void)state;
+    grid g;
+    grid_make(&g, 30, 2.0f, 0.3f);
+    uint32_t *out = malloc(g.index_count * sizeof *out);
+    assert_non_null(out);
+    float error = -1.0f;
+    size_t count = simplify(&g, out, 6, 0.001f, false, &error);
+    assert_true(count > 6);
+    assert_true(count < g.index_count); /* some collapses cost less */
+    assert_true(error <= 0.001f);
+    free(out);
+    grid_free(&g);
+}
+
+static bool on_grid_border(const grid *g, uint32_t v) {
+    uint32_t x = v % (g->n + 1), y = v / (g->n + 1);
+    return x == 0 || y == 0 || x == g->n || y == g->n;
+}
+
+/* How many of the grid's border vertices `indices` still use. */
+static size_t border_vertices_used(const grid *g, const uint32_t *indices, size_t count) {
+    bool *used = calloc(g->vertex_count, sizeof *used);
+    assert_non_null(used);
+    for (size_t i = 0; i < count; i++)
+        used[indices[i]] = true;
+    size_t n = 0;
+    for (uint32_t v = 0; v < g->vertex_count; v++)
+        n += used[v] && on_grid_border(g, v);
+    free(used);
+    return n;
+}
+
+static void locked_borders_keep_every_border_vertex(void **state) {
+    (void)state;
+    grid g;
+    grid_make(&g, 32, 1.0f, 0.3f);
+    uint32_t *out = malloc(g.index_count * sizeof *out);
+    assert_non_null(out);
+    size_t border = 4 * (size_t)g.n;
+    float error;
+    size_t count = simplify(&g, out, g.index_count / 4, 1.0f, true, &error);
+    assert_true(count < g.index_count / 2);
+    assert_int_equal(border_vertices_used(&g, out, count), border);
+    /* Unlocked, the border is simplified too: the check above can fail. */
+    count = simplify(&g, out, g.index_count / 4, 1.0f, false, &error);
+    assert_true(border_vertices_used(&g, out, count) < border);
+    free(out);
+    grid_free(&g);
+}
+
+/* Twice the signed area of triangle t of `indices` seen from +z. */
+static float facing_z(const float *positions, const uint32_t *indices, size_t t) {
+    const float *a = positions + 3 * (size_t)indices[t],
+                *b = positions + 3 * (size_t)indices[t + 1],
+                *c = positions + 3 * (size_t)indices[t + 2];
+    return (b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0]);
+}
+
+static void no_triangle_turns_over_on_a_plane(void **state) {
+    (void)state;
+    grid g;
+    grid_make(&g, 40, 0.0f, 0.3f); /* flat, irregular triangles */
+    for (size_t t = 0; t < g.index_count; t += 3)
+        assert_true(facing_z(g.positions, g.indices, t) > 0.0f); /* all facing +z */
+    uint32_t *out = malloc(g.index_count * sizeof *out);
+    assert_non_null(out);
+    float error;
+    size_t count = simplify(&g, out, g.index_count / 100 / 3 * 3, 1.0f, false, &error);
+    assert_true(count < g.index_count / 50);
+    for (size_t t = 0; t < count; t += 3)
+        assert_true(facing_z(g.positions, out, t) > 0.0f);
+    assert_true(error < 1e-6f); /* a plane simplifies without error */
+    free(out);
+    grid_free(&g);
+}
+
+/* A seam down the middle column: the right half's triangles use copies of
+ * the column's vertices (same positions, other attributes). */
+static void seams_keep_both_sides_on_the_same_positions(void **state) {
+    (void)state;
+    grid g;
+    grid_make(&g, 24, 1.0f, 0.0f);
+    uint32_t n = g.n, column = n / 2;
+    size_t original = g.vertex_count;
+    g.positions = realloc(g.positions, (original + n + 1) * 3 * sizeof(float));
+    assert_non_null(g.positions);
+    for (uint32_t y = 0; y <= n; y++)
+        memcpy(g.positions + 3 * (original + y), g.positions + 3 * ((size_t)y * (n + 1) + column),
+               3 * sizeof(float));
+    g.vertex_count = original + n + 1;
+    for (size_t t = 0; t < g.index_count; t += 3) {
+        uint32_t right = 0;
+        for (int k = 0; k < 3; k++)
+            right += g.indices[t + (size_t)k] % (n + 1) > column;
+        for (int k = 0; k < 3 && right; k++) {
+            uint32_t v = g.indices[t + (size_t)k];
+            if (v % (n + 1) == column)
+                g.indices[t + (size_t)k] = (uint32_t)original + v / (n + 1);
+        }
+    }
+    uint32_t *out = malloc(g.index_count * sizeof *out);
+    assert_non_null(out);
+    float error;
+    size_t count = simplify(&g, out, g.index_count / 4, 1.0f, false, &error);
+    assert_true(count <= g.index_count / 4);
+    /* Rows of the seam used by the left side (originals) and the right (copies). */
+    bool *left = calloc(n + 1, sizeof *left), *right = calloc(n + 1, sizeof *right);
+    assert_non_null(left);
+    assert_non_null(right);
+    for (size_t t = 0; t < count; t += 3) {
+        bool left_half = false, right_half = false, copy = false, original_column = false;
+        for (int k = 0; k < 3; k++) {
+            uint32_t v = out[t + (size_t)k], x = v % (n + 1);
+            if (v >= original)
+                right[v - original] = copy = true;
+            else if (x == column)
+                left[v / (n + 1)] = original_column = true;
+            left_half |= v < original && x < column;
+            right_half |= v < original && x > column;
+        }
+        /* Each side keeps its own wedges: no triangle mixes them. */
+        assert_false(left_half && (right_half || copy));
+        assert_false(right_half && original_column);
+    }
+    for (uint32_t y = 0; y <= n; y++)
+        assert_int_equal(left[y], right[y]); /* the two sides still meet: no crack */
+    free(left);
+    free(right);
+    free(out);
+    grid_free(&g);
+}
+
+/* Plane of triangle abc: unit normal and |cross| (the simplifier's weight). */
+static double plane_distance2(const double *a, const double *b, const double *c, const double *p,
+                              double *weight) {
+    double u[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]};
+    double v[3] = {c[0] - a[0], c[1] - a[1], c[2] - a[2]};
+    double n[3] = {u[1] * v[2] - u[2] * v[1], u[2] * v[0] - u[0] * v[2], u[0] * v[1] - u[1] * v[0]};
+    double length = sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+    *weight = length;
+    double d = (n[0] * (p[0] - a[0]) + n[1] * (p[1] - a[1]) + n[2] * (p[2] - a[2])) / length;
+    return d * d;
+}
+
+/* A square's four corners (its border, locked) around a raised centre: the
+ * only possible collapse moves the centre onto a corner, and its error is the
+ * area-weighted mean squared distance of that corner to the four planes. */
+static void error_matches_an_independent_quadric(void **state) {
+    (void)state;
+    const float h = 0.25f;
+    float positions[15] = {0, 0, 0, 1, 0, 0, 1, 1, 0, 0, 1, 0, 0.5f, 0.5f, h};
+    uint32_t indices[12] = {4, 0, 1, 4, 1, 2, 4, 2, 3, 4, 3, 0};
+    uint32_t out[12];
+    size_t count = 0;
+    float error = -1.0f;
+    assert_true(simplify_triangles(out, indices, 12, positions, 5, 6, 1.0f, true, &count, &error));
+    assert_int_equal(count, 6);
+    for (int i = 0; i < 6; i++)
+        assert_true(out[i] < 4); /* the centre is gone */
+    /* Extent 1: relative units are the positions'. Every corner is as far. */
+    double corner[3] = {0, 0, 0}, sum = 0.0, weights = 0.0;
+    for (int t = 0; t < 4; t++) {
+        double p[3][3];
+        for (int k = 0; k < 3; k++)
+            for (int j = 0; j < 3; j++)
+                p[k][j] = positions[3 * indices[3 * t + k] + (uint32_t)j];
+        double w;
+        double d2 = plane_distance2(p[0], p[1], p[2], corner, &w);
+        sum += w * d2;
+        weights += w;
+    }
+    double expected = sqrt(sum / weights);
+    assert_true(fabs((double)error - expected) < 1e-5 * expected + 1e-7);
+    /* Asking for less than that error leaves the mesh as it is. */
+    assert_true(simplify_triangles(out, indices, 12, positions, 5, 6, (float)expected * 0.5f, true,
+                                   &count, &error));
+    assert_int_equal(count, 12);
+    assert_true(error == 0.0f);
+}
+
+static void degenerate_input_is_handled(void **state) {
+    (void)state;
+    /* All vertices at one point: nothing may move, nothing breaks. */
+    float same[12] = {1, 2, 3, 1, 2, 3, 1, 2, 3, 1, 2, 3};
+    uint32_t quad[6] = {0, 1, 2, 0, 2, 3}, out[12];
+    size_t count = SIZE_MAX;
+    float error = -1.0f;
+    assert_true(simplify_triangles(out, quad, 6, same, 4, 3, 1.0f, false, &count, &error));
+    assert_true(count <= 6 && count % 3 == 0);
+    assert_true(error == 0.0f);
+    /* No triangles. */
+    assert_true(simplify_triangles(out, quad, 0, same, 4, 0, 1.0f, false, &count, &error));
+    assert_int_equal(count, 0);
+    /* Every triangle twice: reduced or kept, always valid. */
+    grid g;
+    grid_make(&g, 8, 1.0f, 0.2f);
+    size_t n = g.index_count;
+    g.indices = realloc(g.indices, 2 * n * sizeof *g.indices);
+    assert_non_null(g.indices);
+    memcpy(g.indices + n, g.indices, n * sizeof *g.indices);
+    g.index_count = 2 * n;
+    uint32_t *many = malloc(g.index_count * sizeof *many);
+    assert_non_null(many);
+    simplify(&g, many, n / 2, 1.0f, false, &error);
+    free(many);
+    grid_free(&g);
+    /* Invalid input is refused, not read past. */
+    uint32_t bad[3] = {0, 1, 9};
+    assert_false(simplify_triangles(out, bad, 3, same, 4, 3, 1.0f, false, &count, &error));
+    assert_false(simplify_triangles(out, quad, 5, same, 4, 3, 1.0f, false, &count, &error));
+}
+
+static void same_result_every_time_and_in_place(void **state) {
+    (void)state;
+    grid g;
+    grid_make(&g, 48, 2.0f, 0.4f);
+    uint32_t *a = malloc(g.index_count * sizeof *a), *b = malloc(g.index_count * sizeof *b);
+    assert_non_null(a);
+    assert_non_null(b);
+    float ea, eb;
+    size_t ca = simplify(&g, a, g.index_count / 5, 1.0f, false, &ea);
+    size_t cb = simplify(&g, b, g.index_count / 5, 1.0f, false, &eb);
+    assert_int_equal(ca, cb);
+    assert_memory_equal(a, b, ca * sizeof *a);
+    assert_true(ea == eb);
+    /* dest may be the input itself. */
+    memcpy(b, g.indices, g.index_count * sizeof *b);
+    size_t cc = 0;
+    float ec;
+    assert_true(simplify_triangles(b, b, g.index_count, g.positions, g.vertex_count,
+                                   g.index_count / 5, 1.0f, false, &cc, &ec));
+    assert_int_equal(cc, ca);
+    assert_memory_equal(a, b, ca * sizeof *a);
+    free(a);
+    free(b);
+    grid_free(&g);
+}
+
+/* A session goes on from each level: smaller levels, errors that only grow,
+ * each level made of the one before's vertices. */
+static void a_session_continues_level_after_level(void **state) {
+    (void)state;
+    grid g;
+    grid_make(&g, 40, 2.0f, 0.3f);
+    simplify_session *session =
+        simplify_begin(g.indices, g.index_count, g.positions, g.vertex_count, false);
+    assert_non_null(session);
+    uint32_t *levels[3];
+    size_t counts[3];
+    float errors[3];
+    for (int l = 0; l < 3; l++) {
+        levels[l] = malloc(g.index_count * sizeof *levels[l]);
+        assert_non_null(levels[l]);
+        size_t target = g.index_count / ((size_t)2 << l) / 3 * 3;
+        counts[l] = simplify_continue(session, target, 1.0f, levels[l], &errors[l]);
+        assert_true(counts[l] <= target && counts[l] >= target * 9 / 10);
+        if (l > 0) {
+            assert_true(errors[l] >= errors[l - 1]);
+            bool *used = calloc(g.vertex_count, sizeof *used);
+            assert_non_null(used);
+            for (size_t i = 0; i < counts[l - 1]; i++)
+                used[levels[l - 1][i]] = true;
+            for (size_t i = 0; i < counts[l]; i++)
+                assert_true(used[levels[l][i]]);
+            free(used);
+        }
+    }
+    /* The first level is what one call makes. */
+    uint32_t *once = malloc(g.index_count * sizeof *once);
+    assert_non_null(once);
+    float error;
+    size_t count = simplify(&g, once, g.index_count / 2 / 3 * 3, 1.0f, false, &error);
+    assert_int_equal(count, counts[0]);
+    assert_memory_equal(once, levels[0], count * sizeof *once);
+    simplify_end(session);
+    for (int l = 0; l < 3; l++)
+        free(levels[l]);
+    free(once);
+    grid_free(&g);
+    /* Invalid input starts no session. */
+    uint32_t bad[3] = {0, 1, 7};
+    float p[9] = {0};
+    assert_null(simplify_begin(bad, 3, p, 3, false));
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(reaches_the_target_on_closed_and_open_meshes),
+        cmocka_unit_test(a_small_target_error_stops_early),
+        cmocka_unit_test(locked_borders_keep_every_border_vertex),
+        cmocka_unit_test(no_triangle_turns_over_on_a_plane),
+        cmocka_unit_test(seams_keep_both_sides_on_the_same_positions),
+        cmocka_unit_test(error_matches_an_independent_quadric),
+        cmocka_unit_test(degenerate_input_is_handled),
+        cmocka_unit_test(same_result_every_time_and_in_place),
+        cmocka_unit_test(a_session_continues_level_after_level),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
