@@ -53,8 +53,12 @@
  *     flags); material rows are named after their materials and the table
  *     has its own ref <sourceRef>/materials, which scenes name);
  * 18: UASTC blocks carry their transcoding hints (ETC1, EAC, BC1), which
- *     were 0; their texels are unchanged). */
-#define KILN_ENCODER_VERSION 18u
+ *     were 0; their texels are unchanged);
+ * 19: a submesh of 131,072 triangles or more is ordered for the vertex cache
+ *     and overdraw chunk by chunk (process/order.c): its level-0 triangle
+ *     order, and with it the vertex order, changes; smaller ones are as
+ *     before). */
+#define KILN_ENCODER_VERSION 19u
 
 /* What one cook is doing now, readable from another thread while it runs (the
  * CLI's progress line names the stage of an asset that takes long). Opaque:
