@@ -1,12 +1,13 @@
 /*
  * bench_cook_stages.c — where the time of cooking one mesh goes.
  *
- *   bench_cook_stages [--split] OUT_DIR SOURCE [REPS [THREADS]]
+ *   bench_cook_stages [--split] [--same] OUT_DIR SOURCE [REPS [THREADS]]
  *
  * Cooks SOURCE (default 3 times, on THREADS threads, default 1: what
  * `kiln build -jTHREADS` gives one asset) calling the cooker's stages one by
  * one, in the order drivers/model.c and process/mesh.c run them with default
- * settings, and times each stage on its own:
+ * settings (--same: without LODs and meshlets, gltfpack's work), and times
+ * each stage on its own:
  *
  *   read      cook_read_file of the source
  *   import    the importer cook_registry_match picks (OBJ or glTF)
@@ -185,6 +186,9 @@ static const stage stages[] = {
  * One cook, timed stage by stage
  * ------------------------------------------------------------------------- */
 
+static bool split_mode; /* --split: order, LODs and meshlets timed apart */
+static bool same_work;  /* --same: gltfpack's work, no LODs and no meshlets */
+
 static void run_init(cook_run *run, const char *out_dir, const char *source, uint32_t threads) {
     memset(run, 0, sizeof *run);
     run->out_dir = out_dir;
@@ -196,6 +200,10 @@ static void run_init(cook_run *run, const char *out_dir, const char *source, uin
         bench_die("cannot form a ref from '%s'", run->source_path);
     cook_settings_default(&run->settings);
     run->settings.threads = threads;
+    if (same_work) {
+        run->settings.mesh_lods = 0;
+        run->settings.mesh_meshlets = false;
+    }
     run->ctx = (cook_context){
         .input_root = run->input_root,
         .source_path = run->source_path,
@@ -213,8 +221,6 @@ static double process_cpu_seconds(void) {
     clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &now);
     return (double)now.tv_sec + 1e-9 * (double)now.tv_nsec;
 }
-
-static bool split_mode; /* --split: order, LODs and meshlets timed apart */
 
 /* Whether stage i runs in `scope` (PER_MESH: its split or together ones too). */
 static bool stage_runs(size_t i, stage_scope scope) {
@@ -324,14 +330,17 @@ static void print_report(double samples[][MAX_REPS], double cpu_samples[][MAX_RE
 }
 
 int main(int argc, char **argv) {
-    if (argc > 1 && strcmp(argv[1], "--split") == 0) {
-        split_mode = true;
+    while (argc > 1 && (strcmp(argv[1], "--split") == 0 || strcmp(argv[1], "--same") == 0)) {
+        if (strcmp(argv[1], "--split") == 0)
+            split_mode = true;
+        else
+            same_work = true;
         argv[1] = argv[0];
         argv++;
         argc--;
     }
     if (argc < 3 || argc > 5) {
-        fprintf(stderr, "usage: %s [--split] OUT_DIR SOURCE [REPS [THREADS]]\n", argv[0]);
+        fprintf(stderr, "usage: %s [--split] [--same] OUT_DIR SOURCE [REPS [THREADS]]\n", argv[0]);
         return 2;
     }
     uint32_t reps = argc >= 4 ? (uint32_t)strtoul(argv[3], NULL, 10) : DEFAULT_REPS;

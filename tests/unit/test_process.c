@@ -99,6 +99,37 @@ static void bounds_of_nothing_are_zero(void **state) {
     assert_true(lo[0] == 0.0f && hi[2] == 0.0f && sphere[3] == 0.0f);
 }
 
+/* On threads, over ranges: the box and sphere of one pass, bit for bit,
+ * a NaN coordinate skipped alike; the extremes checked by hand too. */
+static void bounds_on_threads_match_one_pass(void **state) {
+    (void)state;
+    const uint32_t vertices = 50000, count = 700001; /* three ranges and a bit */
+    float *positions = malloc(3 * sizeof(float) * vertices);
+    uint32_t *indices = malloc(sizeof(uint32_t) * count);
+    srand(3);
+    for (uint32_t v = 0; v < 3 * vertices; v++)
+        positions[v] = (float)(rand() % 20001 - 10000) * 0.001f;
+    positions[3 * 777 + 1] = NAN;
+    for (uint32_t i = 0; i < count; i++)
+        indices[i] = (uint32_t)rand() % vertices;
+    indices[count - 1] = 12345; /* the far corner, used once, in the last range */
+    positions[3 * 12345] = 11.0f;
+    positions[3 * 12345 + 1] = -12.0f;
+    positions[3 * 12345 + 2] = 13.0f;
+    float lo[3], hi[3], sphere[4];
+    geometry_bounds(positions, indices, count, lo, hi, sphere);
+    assert_true(hi[0] == 11.0f && lo[1] == -12.0f && hi[2] == 13.0f);
+    for (unsigned threads = 1; threads <= 3; threads++) {
+        float lo_t[3], hi_t[3], sphere_t[4];
+        geometry_bounds_on(threads, positions, indices, count, lo_t, hi_t, sphere_t);
+        assert_memory_equal(lo, lo_t, sizeof lo);
+        assert_memory_equal(hi, hi_t, sizeof hi);
+        assert_memory_equal(sphere, sphere_t, sizeof sphere);
+    }
+    free(positions);
+    free(indices);
+}
+
 static void oct_encoding_pins_the_axes(void **state) {
     (void)state;
     int16_t out[2];
@@ -150,6 +181,7 @@ int main(void) {
         cmocka_unit_test(normals_keep_existing_normals),
         cmocka_unit_test(bounds_contain_every_vertex),
         cmocka_unit_test(bounds_of_nothing_are_zero),
+        cmocka_unit_test(bounds_on_threads_match_one_pass),
         cmocka_unit_test(oct_encoding_pins_the_axes),
         cmocka_unit_test(oct_round_trip_is_within_a_hundredth_of_a_degree),
     };

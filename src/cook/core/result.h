@@ -55,8 +55,12 @@
  * 18: UASTC blocks carry their transcoding hints (ETC1, EAC, BC1), which
  *     were 0; their texels are unchanged);
  * 19: meshlets by kiln's own builder (process/meshlet_build.c, the default
- *     mesh.meshlet_builder: kiln), not meshoptimizer's). */
-#define KILN_ENCODER_VERSION 19u
+ *     mesh.meshlet_builder: kiln), not meshoptimizer's);
+ * 20: a submesh of 131,072 triangles or more is ordered for the vertex cache
+ *     and overdraw chunk by chunk (process/order.c): its level-0 triangle
+ *     order, and with it the vertex order, changes; smaller ones are as
+ *     before). */
+#define KILN_ENCODER_VERSION 20u
 
 /* What one cook is doing now, readable from another thread while it runs (the
  * CLI's progress line names the stage of an asset that takes long). Opaque:

@@ -45,6 +45,15 @@
 bool import_run(cook_context *ctx, bool (*import)(cook_context *ctx, ir_asset *out), ir_asset *out);
 
 bool import_obj(cook_context *ctx, ir_asset *out);
+/* import_obj with the file cut into ranges of about `range_bytes` parsed on
+ * settings->threads threads (0: in one pass): the same IR and messages
+ * either way. *in_ranges (may be NULL) tells whether the ranges did it or the
+ * file needed one pass (a file one pass would warn about in a v, vt, vn or f
+ * statement, or with l or p ones). import_obj uses ranges of OBJ_RANGE_BYTES
+ * for a file of OBJ_RANGES_MIN_BYTES or more on more than one thread. */
+bool import_obj_ranges(cook_context *ctx, ir_asset *out, size_t range_bytes, bool *in_ranges);
+#define OBJ_RANGE_BYTES ((size_t)4 << 20)
+#define OBJ_RANGES_MIN_BYTES ((size_t)8 << 20)
 
 /* glTF 2.0, .gltf (JSON with external or data: buffers) and .glb (import/gltf.c). */
 bool import_gltf(cook_context *ctx, ir_asset *out);

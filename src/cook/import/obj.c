@@ -7,7 +7,8 @@
  * One pass over the bytes with a cursor. Nothing is allocated per line: the
  * attribute pools, the unique-vertex table and the index buffer grow
  * geometrically and the per-face scratch buffers are reused. No count read
- * from the file sizes an allocation.
+ * from the file sizes an allocation. A large file on several threads is
+ * parsed in byte ranges instead (obj_ranges.c), with the same result.
  *
  * Statements
  *   v x y z [w] | v x y z r g b   positions (w ignored), optional vertex colour
@@ -92,34 +93,60 @@ static void parser_free(obj_parser *ps) {
     free(ps->mesh_name);
 }
 
-bool import_obj(cook_context *ctx, ir_asset *out) {
-    memset(out, 0, sizeof *out);
-    obj_parser ps = {0};
-    ps.ctx = ctx;
-    ps.path = ctx->source_path;
-    ps.begin = ps.p = ctx->source ? ctx->source : (const uint8_t *)"";
-    ps.end = ps.p + (ctx->source ? ctx->source_size : 0);
-    ps.line = 1;
-    cook_text_trim(&ps.p, &ps.end);
+static bool parser_init(obj_parser *ps, cook_context *ctx) {
+    memset(ps, 0, sizeof *ps);
+    ps->ctx = ctx;
+    ps->path = ctx->source_path;
+    ps->begin = ps->p = ctx->source ? ctx->source : (const uint8_t *)"";
+    ps->end = ps->p + (ctx->source ? ctx->source_size : 0);
+    ps->line = 1;
+    cook_text_trim(&ps->p, &ps->end);
+    obj_usage *none = obj_vec_push(&ps->usages, sizeof(obj_usage), 1);
+    if (none == NULL)
+        return obj_out_of_memory(ps);
+    *none = (obj_usage){NULL, 0, OBJ_NONE};
+    return true;
+}
 
-    obj_usage *none = obj_vec_push(&ps.usages, sizeof(obj_usage), 1);
-    bool ok = none != NULL || obj_out_of_memory(&ps);
-    if (ok)
-        *none = (obj_usage){NULL, 0, OBJ_NONE};
-    while (ok && ps.p < ps.end) {
-        obj_skip_blanks(&ps);
-        if (ps.p >= ps.end)
+/* The statement loop: every statement from the cursor on, in one pass. */
+static bool parse_in_one_pass(obj_parser *ps) {
+    bool ok = true;
+    while (ok && ps->p < ps->end) {
+        obj_skip_blanks(ps);
+        if (ps->p >= ps->end)
             break;
-        unsigned char c = *ps.p;
+        unsigned char c = *ps->p;
         if (c == '\n') {
-            ps.p++;
-            ps.line++;
+            ps->p++;
+            ps->line++;
         } else if (c == '#') {
-            ok = obj_skip_line(&ps, false);
+            ok = obj_skip_line(ps, false);
         } else {
-            ok = obj_parse_statement(&ps);
+            ok = obj_parse_statement(ps);
         }
     }
+    return ok;
+}
+
+bool import_obj_ranges(cook_context *ctx, ir_asset *out, size_t range_bytes, bool *in_ranges) {
+    memset(out, 0, sizeof *out);
+    obj_parser ps;
+    bool ok = parser_init(&ps, ctx);
+    obj_ranges_result ranges = OBJ_RANGES_DECLINED;
+    if (ok && range_bytes > 0) {
+        unsigned threads = ctx->settings ? ctx->settings->threads : 1;
+        ranges = obj_parse_ranges(&ps, range_bytes, threads);
+        if (ranges == OBJ_RANGES_DECLINED) {
+            parser_free(&ps);
+            ok = parser_init(&ps, ctx);
+        }
+    }
+    if (in_ranges != NULL)
+        *in_ranges = ranges != OBJ_RANGES_DECLINED;
+    if (ok && ranges == OBJ_RANGES_DECLINED)
+        ok = parse_in_one_pass(&ps);
+    else
+        ok = ok && ranges == OBJ_RANGES_DONE;
     if (ok)
         ok = obj_finish(&ps, out);
     if (ok) {
@@ -132,4 +159,12 @@ bool import_obj(cook_context *ctx, ir_asset *out) {
     if (!ok)
         ir_asset_free(out);
     return ok;
+}
+
+bool import_obj(cook_context *ctx, ir_asset *out) {
+    /* Ranges pay for a large file on several threads; below that, or on
+     * one thread, one pass costs less. */
+    bool ranges = ctx->source_size >= OBJ_RANGES_MIN_BYTES && ctx->settings != NULL &&
+                  ctx->settings->threads > 1;
+    return import_obj_ranges(ctx, out, ranges ? OBJ_RANGE_BYTES : 0, NULL);
 }

@@ -55,6 +55,8 @@ static bool resolve_index(obj_parser *ps, int64_t raw, int kind, uint32_t *out) 
     if (kind == ATTR_POSITION)
         return obj_syntax_error(ps, "%s uses vertex %lld, but only %zu %s are defined before it",
                                 ps->element, (long long)raw, count, plural[kind]);
+    if (ps->quiet)
+        return false; /* a warning: one pass reports it */
     if (!ps->warned_missing[kind])
         diag_warning(ps->ctx->diag, ps->path, ps->line,
                      "%s uses %s %lld, but only %zu %s are defined before it; ignored (%s)",

@@ -3,6 +3,7 @@
  * share (import_obj, import.h; obj.c documents the format as kiln reads it).
  *
  *   obj.c        the entry: the statement loop, the documentation
+ *   obj_ranges.c a large file parsed in byte ranges on the thread pool
  *   obj_parse.c  statements: v, vt, vn, usemtl, mtllib, o, g, unknown ones
  *   obj_face.c   f, l and p: corners, the unique-vertex table, runs
  *   obj_build.c  the parsed file into the IR: submeshes, materials, streams
@@ -80,6 +81,7 @@ typedef struct obj_parser {
     const unsigned char *end;
     uint32_t line;
     bool binary; /* "not a text OBJ file" was reported */
+    bool quiet;  /* a range of obj_ranges.c: nothing is reported, a warning fails */
 
     obj_vec positions; /* float[3] */
     obj_vec colors;    /* float[4], empty until the first coloured v */
@@ -139,6 +141,8 @@ uint32_t obj_name_find(const name_table *table, const char *name, size_t length)
 bool obj_name_insert(name_table *table, const char *name, size_t length, uint32_t id);
 /* The hash of a (v, vt, vn) key in the unique-vertex table. */
 uint64_t obj_hash_corner(const uint32_t key[3]);
+/* A double as a float; beyond the float range, an infinity of its sign. */
+float obj_to_float(double value);
 /* A byte no text file has: NUL and the other control characters. */
 bool obj_is_binary(unsigned char c);
 /* Each reports an error at the current line and returns false. */
@@ -183,6 +187,19 @@ bool obj_parse_points_or_lines(obj_parser *ps, kiln_topology topology);
 
 /* One statement at the cursor (not a comment or blank line), through its end. */
 bool obj_parse_statement(obj_parser *ps);
+
+/* ---- obj_ranges.c ---------------------------------------------------------- */
+
+typedef enum obj_ranges_result {
+    OBJ_RANGES_DONE,     /* every statement parsed, as one pass would */
+    OBJ_RANGES_FAILED,   /* a statement run in file order failed (reported) */
+    OBJ_RANGES_DECLINED, /* nothing reported: parse the file again in one pass */
+} obj_ranges_result;
+
+/* Parses `file` from its cursor to its end in ranges of about `range_bytes`
+ * on `threads` threads (obj_ranges.c documents how). After DECLINED the
+ * parser holds partial state: start a new one. */
+obj_ranges_result obj_parse_ranges(obj_parser *file, size_t range_bytes, unsigned threads);
 
 /* ---- obj_build.c ----------------------------------------------------------- */
 

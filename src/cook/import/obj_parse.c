@@ -3,22 +3,12 @@
  * into the attribute pools, usemtl and mtllib (through import_mtl), o and g
  * names, unknown keywords; one statement at a time (obj_parse_statement).
  */
-#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cook/import/obj_internal.h"
-
-/* A double as a float; beyond the float range, an infinity of its sign. */
-static float to_float(double value) {
-    if (value > FLT_MAX)
-        return INFINITY;
-    if (value < -FLT_MAX)
-        return -INFINITY;
-    return (float)value;
-}
 
 static bool parse_position(obj_parser *ps) {
     double v[6];
@@ -35,7 +25,7 @@ static bool parse_position(obj_parser *ps) {
         return obj_out_of_memory(ps);
     bool finite = true;
     for (int k = 0; k < 3; k++) {
-        position[k] = to_float(v[k]);
+        position[k] = obj_to_float(v[k]);
         finite &= isfinite(position[k]) != 0;
     }
     if (!finite || ps->bad.count > 0) {
@@ -72,7 +62,7 @@ static bool parse_position(obj_parser *ps) {
         for (int k = 0; k < 4; k++)
             color[k] = 1.0f;
         for (int k = 0; n == 6 && k < 3; k++) {
-            float c = to_float(v[3 + k]);
+            float c = obj_to_float(v[3 + k]);
             color[k] = isfinite(c) ? c : 0.0f;
         }
     }
@@ -92,7 +82,7 @@ static bool parse_texcoord(obj_parser *ps) {
     if (uv == NULL)
         return obj_out_of_memory(ps);
     for (int k = 0; k < 2; k++) {
-        uv[k] = to_float(v[k]);
+        uv[k] = obj_to_float(v[k]);
         if (!isfinite(uv[k])) {
             uv[k] = 0.0f;
             if (!ps->warned_bad_texcoord)
@@ -117,7 +107,7 @@ static bool parse_normal(obj_parser *ps) {
     if (normal == NULL)
         return obj_out_of_memory(ps);
     for (int k = 0; k < 3; k++)
-        normal[k] = to_float(v[k]); /* non-finite ones are caught where used */
+        normal[k] = obj_to_float(v[k]); /* non-finite ones are caught where used */
     return true;
 }
 

@@ -3,6 +3,8 @@
  * arrays and name tables, its messages, and the cursor over the text (blanks,
  * line continuations, fields, numbers).
  */
+#include <float.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -98,15 +100,25 @@ bool obj_is_binary(unsigned char c) {
     return c < 0x20 && c != '\n' && !is_blank(c);
 }
 
+float obj_to_float(double value) {
+    if (value > FLT_MAX)
+        return INFINITY;
+    if (value < -FLT_MAX)
+        return -INFINITY;
+    return (float)value;
+}
+
 bool obj_out_of_memory(obj_parser *ps) {
-    diag_error(ps->ctx->diag, ps->path, ps->line, "out of memory");
+    if (!ps->quiet)
+        diag_error(ps->ctx->diag, ps->path, ps->line, "out of memory");
     return false;
 }
 
 bool obj_binary_error(obj_parser *ps, unsigned char byte) {
     ps->binary = true;
-    diag_error(ps->ctx->diag, ps->path, ps->line,
-               "not a text OBJ file (byte 0x%02x where text was expected)", byte);
+    if (!ps->quiet)
+        diag_error(ps->ctx->diag, ps->path, ps->line,
+                   "not a text OBJ file (byte 0x%02x where text was expected)", byte);
     return false;
 }
 
@@ -121,6 +133,8 @@ bool obj_syntax_error(obj_parser *ps, const char *fmt, ...) {
     for (const unsigned char *q = begin; q < stop; q++)
         if (obj_is_binary(*q) || *q == 0x7f)
             return obj_binary_error(ps, *q);
+    if (ps->quiet)
+        return false;
     char message[512];
     va_list args;
     va_start(args, fmt);

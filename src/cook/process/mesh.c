@@ -1,5 +1,4 @@
 /* mesh.c — the mesh process stage: every step, in order, as settings ask. */
-#include <stdatomic.h>
 #include <stdlib.h>
 
 #include "cook/process/process.h"
@@ -20,18 +19,14 @@ static int normal_map_texcoord(const ir_mesh *mesh, const ir_asset *asset) {
     return -1;
 }
 
+/* Order, LODs and meshlets: the items of the three steps one after the other. */
 typedef struct mesh_steps {
-    ir_mesh *mesh;
-    uint32_t *level0; /* a copy of level 0, sorted by item 0; NULL without LODs and meshlets */
-    uint32_t chunk_triangles;
-    unsigned threads;
-    mesh_step steps[2]; /* LODs, meshlets (items of absent ones: 0) */
-    atomic_bool sort_failed;
+    mesh_step steps[3]; /* order, LODs, meshlets (items of absent ones: 0) */
 } mesh_steps;
 
-static void lods_meshlets_item(void *ctx, uint32_t index) {
+static void mesh_steps_item(void *ctx, uint32_t index) {
     mesh_steps *all = ctx;
-    for (int k = 0; k < 2; k++) {
+    for (int k = 0; k < 3; k++) {
         if (index < all->steps[k].items) {
             all->steps[k].item(all->steps[k].job, index);
             return;
@@ -40,43 +35,24 @@ static void lods_meshlets_item(void *ctx, uint32_t index) {
     }
 }
 
-/* Item 0 sorts the copy of level 0 spatially and then runs the LOD and
- * meshlet items in a nested parallel_for; items 1.. order one submesh each. */
-static void mesh_steps_item(void *ctx, uint32_t index) {
-    mesh_steps *all = ctx;
-    if (index > 0) {
-        order_submesh(all->mesh, index - 1);
-        return;
-    }
-    if (all->level0 == NULL)
-        return;
-    if (!mesh_sort_level0(all->mesh, all->chunk_triangles, all->level0)) {
-        atomic_store(&all->sort_failed, true);
-        return;
-    }
-    parallel_for(all->threads, all->steps[0].items + all->steps[1].items, lods_meshlets_item, all);
-}
-
 /* Order, LODs and meshlets in one parallel_for. None needs another's result:
- * order rewrites level 0 in place while LODs and meshlets read a spatially
- * sorted copy of it taken after welding. So on -jN a large submesh's
- * (whole-submesh, serial) order runs while another thread sorts the copy and
- * then simplifies chunks and builds their meshlets, which the order's thread
- * joins when it is done: one wait at the end instead of three, and the sort
- * off the order's path. */
+ * order_begin cuts each large submesh along the Morton curve and makes the
+ * curve-sorted copy of level 0 that LODs and meshlets read (the one they
+ * would make themselves), while the order items rewrite level 0 chunk by
+ * chunk. One wait at the end instead of three. */
 bool process_order_lods_meshlets(ir_mesh *mesh, const cook_settings *settings) {
     bool lods = settings->mesh_lods > 0, meshlets = settings->mesh_meshlets;
-    mesh_steps all = {.mesh = mesh,
-                      .level0 = lods || meshlets ? mesh_level0_copy(mesh) : NULL,
-                      .chunk_triangles = mesh_chunk_size(settings)};
-    atomic_init(&all.sort_failed, false);
-    bool ok = all.level0 != NULL || !(lods || meshlets);
+    uint32_t chunk_triangles = mesh_chunk_size(settings);
+    mesh_steps all = {0};
+    order_job *order = order_begin(mesh, chunk_triangles, lods || meshlets, &all.steps[0]);
+    const uint32_t *level0 = order != NULL ? order_spatial_level0(order) : NULL;
+    bool ok = order != NULL;
     if (ok && lods)
-        ok = lods_begin(mesh, settings, all.level0, &all.steps[0]);
-    if (ok && meshlets && !meshlets_begin(mesh, settings, all.level0, &all.steps[1])) {
+        ok = lods_begin(mesh, settings, level0, &all.steps[1]);
+    if (ok && meshlets && !meshlets_begin(mesh, settings, level0, &all.steps[2])) {
         ok = false;
         if (lods)
-            all.steps[0].discard(all.steps[0].job);
+            all.steps[1].discard(all.steps[1].job);
     }
     if (ok) {
         /* Other threads only for a mesh with chunks: a smaller one is cooked
@@ -84,21 +60,15 @@ bool process_order_lods_meshlets(ir_mesh *mesh, const cook_settings *settings) {
          * it only cost CPU (measured on the -j2 scaling set). */
         bool chunked = false;
         for (uint32_t s = 0; s < mesh->submesh_count; s++)
-            chunked |= submesh_chunk_count(&mesh->submeshes[s], all.chunk_triangles) > 1;
-        all.threads = chunked ? settings->threads : 1;
-        parallel_for(all.threads, 1 + mesh->submesh_count, mesh_steps_item, &all);
-        bool sorted = !atomic_load(&all.sort_failed);
-        for (int k = 0; k < 2 && !sorted; k++)
-            if (all.steps[k].job != NULL)
-                all.steps[k].discard(all.steps[k].job);
-        ok = sorted;
-        if (sorted && lods)
-            ok = lods_finish(&all.steps[0], mesh);
-        if (sorted && meshlets)
-            ok = meshlets_finish(&all.steps[1], mesh) && ok;
+            chunked |= submesh_chunk_count(&mesh->submeshes[s], chunk_triangles) > 1;
+        uint32_t items = all.steps[0].items + all.steps[1].items + all.steps[2].items;
+        parallel_for(chunked ? settings->threads : 1, items, mesh_steps_item, &all);
+        if (lods)
+            ok = lods_finish(&all.steps[1], mesh);
+        if (meshlets)
+            ok = meshlets_finish(&all.steps[2], mesh) && ok;
     }
-    free(all.level0);
-    return ok;
+    return order_end(order) && ok;
 }
 
 /* Normals (and tangents under a normal map) from the triangles, which the

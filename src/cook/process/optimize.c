@@ -1,8 +1,7 @@
-/* optimize.c — welding and GPU-friendly ordering (meshoptimizer).
+/* optimize.c — welding and the vertex fetch order (meshoptimizer).
  *
- * process_weld merges vertices identical in every stream. process_optimize_order
- * reorders each triangle submesh's triangles for the post-transform vertex cache and then
- * for overdraw (keeping cache efficiency within 5%), submeshes in parallel. process_optimize_fetch
+ * process_weld merges vertices identical in every stream (the triangle order
+ * for the vertex cache and overdraw is order.c's). process_optimize_fetch
  * renumbers vertices in first-use order over the whole index buffer (level 0
  * first, then the reduced levels), so the vertex fetch streams through memory,
  * and renumbers meshlet vertex lists built before it alike. */
@@ -172,30 +171,6 @@ bool process_weld(ir_mesh *mesh) {
     free(remap);
     free(morph_ids);
     return ok;
-}
-
-/* Vertex cache order, then overdraw order, of one index range. */
-static void order_range(uint32_t *indices, size_t count, const float *positions,
-                        size_t vertex_count) {
-    meshopt_checked_order(indices, count, positions, vertex_count, true);
-}
-
-void order_submesh(void *mesh_, uint32_t index) {
-    ir_mesh *mesh = mesh_;
-    const ir_submesh *sub = &mesh->submeshes[index];
-    /* The vertex cache and overdraw orders are about triangles; lines and
-     * points keep the order the source drew them in. */
-    if (sub->index_count > 0 && sub->topology == KILN_TOPOLOGY_TRIANGLES)
-        order_range(mesh->indices + sub->index_offset, sub->index_count, mesh->positions,
-                    mesh->vertex_count);
-}
-
-/* Whole submeshes, not chunks: ordering chunks separately costs vertex cache
- * efficiency (ACMR 0.656 -> 0.672 with 3 chunks, 0.682 with 15 on the 1M
- * grid; BENCHMARKS.md), which every frame drawn would pay. */
-bool process_optimize_order(ir_mesh *mesh, const cook_settings *settings) {
-    parallel_for(settings->threads, mesh->submesh_count, order_submesh, mesh);
-    return true;
 }
 
 bool process_optimize_fetch(ir_mesh *mesh) {

@@ -7,7 +7,8 @@
  *     normals.c    smooth normals for meshes without them
  *     tangents.c   MikkTSpace-compatible tangents
  *     merge.c      mesh.merge: static nodes baked into one world-space mesh
- *     optimize.c   welding and GPU-friendly vertex and index order
+ *     optimize.c   welding and GPU-friendly vertex order
+ *     order.c      vertex cache and overdraw order, chunk by chunk
  *     weld.c       the welding remap: identical vertices found by hash
  *     chunks.c     large submeshes cut into spatial chunks
  *     lods.c       simplified levels of detail
@@ -71,8 +72,8 @@ bool process_merge_asset(ir_asset *asset, cook_diag *diag, const char *path);
 
 /* Chunks (process/chunks.c): a submesh of at least two chunks' worth of
  * triangles is cut into spatially compact chunks of about
- * KILN_MESH_CHUNK_TRIANGLES triangles that the LOD and meshlet stages process
- * independently, in parallel. */
+ * KILN_MESH_CHUNK_TRIANGLES triangles that the order, LOD and meshlet stages
+ * process independently, in parallel. */
 #define KILN_MESH_CHUNK_TRIANGLES 65536u
 
 /* One chunk: a contiguous range of one submesh's level-0 indices. */
@@ -97,8 +98,8 @@ uint32_t submesh_chunk_count(const ir_submesh *sub, uint32_t chunk_triangles);
 mesh_chunk *mesh_chunks(const ir_mesh *mesh, uint32_t chunk_triangles, uint32_t *count);
 /* A copy of level 0 (every submesh's range) in which each submesh that is cut
  * into chunks is sorted spatially (mesh_sort_spatially); caller frees. It is
- * mesh_level0_copy then mesh_sort_level0, which process_order_lods_meshlets
- * calls apart so that the sort runs alongside the order step. */
+ * mesh_level0_copy then mesh_sort_level0 (process_order_lods_meshlets has
+ * order_begin make it from the curve order it finds anyway). */
 uint32_t *mesh_spatial_level0(const ir_mesh *mesh, uint32_t chunk_triangles);
 /* A copy of level 0 as it is (caller frees); NULL when out of memory. */
 uint32_t *mesh_level0_copy(const ir_mesh *mesh);
@@ -108,6 +109,14 @@ bool mesh_sort_level0(const ir_mesh *mesh, uint32_t chunk_triangles, uint32_t *l
 /* Reorders triangles along a Morton curve of their centroids (stable), so
  * contiguous ranges are spatially compact. False when out of memory. */
 bool mesh_sort_spatially(const float *positions, uint32_t *indices, size_t index_count);
+/* Where to cut triangles sorted along the curve (mesh_sort_spatially) into
+ * `count` chunks: chunk c is triangles cuts[c] up to cuts[c + 1] (cuts holds
+ * count + 1 entries, 0 first and the triangle count last). Each cut lies
+ * within half a chunk of the even cut, on the coarsest boundary between
+ * blocks of the curve there, so that chunks are compact; the cuts depend on
+ * the triangles alone. False when out of memory. */
+bool mesh_curve_cuts(const float *positions, const uint32_t *indices, size_t index_count,
+                     uint32_t count, uint32_t *cuts);
 
 /* A chunk's triangles over a compact copy of the vertices they use. */
 typedef struct mesh_local {
@@ -172,9 +181,18 @@ bool lods_finish(mesh_step *step, ir_mesh *mesh);
 bool meshlets_begin(const ir_mesh *mesh, const cook_settings *settings, const uint32_t *level0,
                     mesh_step *step);
 bool meshlets_finish(mesh_step *step, ir_mesh *mesh);
-/* The order step's item: vertex cache then overdraw order of submesh `index`
- * of the ir_mesh `mesh`, in place. */
-void order_submesh(void *mesh, uint32_t index);
+/* The order step (order.c): order_begin sorts each submesh that is cut into
+ * chunks along the Morton curve, in place, and plans one item per chunk
+ * (mesh_curve_cuts; a whole submesh when it is not cut), each ordering its
+ * triangles for the vertex cache and then overdraw in place. With `spatial`
+ * it keeps a copy of the sorted level 0 for the LOD and meshlet steps (what
+ * mesh_spatial_level0 gives), order_spatial_level0, alive until order_end.
+ * order_end frees the job and returns false when an item ran out of memory;
+ * order_begin returns NULL when out of memory. */
+typedef struct order_job order_job;
+order_job *order_begin(ir_mesh *mesh, uint32_t chunk_triangles, bool spatial, mesh_step *step);
+const uint32_t *order_spatial_level0(const order_job *job);
+bool order_end(order_job *job);
 
 /* Merges vertices that are identical in every stream (optimize.c), morph
  * target deltas included. Across topologies too: a merged vertex is the same
@@ -202,8 +220,8 @@ bool process_drop_degenerate(ir_mesh *mesh, uint64_t *degenerate, uint64_t *repe
  * lost an influence of some weight. */
 uint32_t process_skin_influences(ir_mesh *mesh, uint32_t influences);
 /* Reorders each triangle submesh's triangles for the vertex cache, then
- * overdraw (submeshes on settings->threads threads); lines and points keep
- * their order. */
+ * overdraw, a large submesh chunk by chunk (order_begin; on settings->threads
+ * threads); lines and points keep their order. */
 bool process_optimize_order(ir_mesh *mesh, const cook_settings *settings);
 /* Renumbers vertices in first-use order over all indices; drops unused ones
  * (meshlet vertex lists are renumbered too). */
@@ -220,8 +238,8 @@ bool process_build_meshlets(ir_mesh *mesh, const cook_settings *settings);
 
 /* Order, LODs and meshlets (as the settings ask) in one parallel pass over
  * the welded mesh (mesh.c): LODs and meshlets come from level 0 as the weld
- * left it, while the order step reorders level 0 itself. Run
- * process_optimize_fetch after it. */
+ * left it (sorted spatially), while the order step reorders level 0 itself.
+ * Run process_optimize_fetch after it. */
 bool process_order_lods_meshlets(ir_mesh *mesh, const cook_settings *settings);
 
 /* The whole mesh process stage in order: topology sort, normals and tangents

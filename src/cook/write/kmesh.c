@@ -33,7 +33,7 @@ static void fill_meshlets(const ir_mesh *mesh, kiln_meshlet *out) {
 }
 
 static void fill_descriptor(const ir_mesh *mesh, const encoded_vertices *vertices,
-                            uint32_t material_count, kiln_mesh_desc *desc) {
+                            uint32_t material_count, unsigned threads, kiln_mesh_desc *desc) {
     memset(desc, 0, sizeof *desc);
     desc->vertex_count = mesh->vertex_count;
     desc->index_count = mesh->index_count;
@@ -47,8 +47,8 @@ static void fill_descriptor(const ir_mesh *mesh, const encoded_vertices *vertice
     uint32_t level0_count = 0;
     for (uint32_t s = 0; s < mesh->submesh_count; s++)
         level0_count += mesh->submeshes[s].index_count;
-    geometry_bounds(mesh->positions, mesh->indices, level0_count, desc->aabb_min, desc->aabb_max,
-                    desc->sphere);
+    geometry_bounds_on(threads, mesh->positions, mesh->indices, level0_count, desc->aabb_min,
+                       desc->aabb_max, desc->sphere);
     desc->lod_count = mesh->lods ? mesh->lod_count : 1;
     desc->meshlet_count = mesh->meshlet_count;
     desc->meshlet_vertex_count = mesh->meshlet_vertex_count;
@@ -107,8 +107,10 @@ static bool name_table(const ir_mesh *mesh, uint32_t count,
 
 bool write_kmesh(const cook_context *ctx, const ir_mesh *mesh, const encoded_vertices *vertices,
                  uint32_t material_count, const char *importer, bytebuf *out) {
+    /* Bounds over millions of indices go on the asset's threads. */
+    unsigned threads = ctx->settings != NULL ? ctx->settings->threads : 1;
     kiln_mesh_desc desc;
-    fill_descriptor(mesh, vertices, material_count, &desc);
+    fill_descriptor(mesh, vertices, material_count, threads, &desc);
     size_t index_bytes = (size_t)mesh->index_count * desc.index_size;
     /* Without computed LODs, level 0 (the full index range) is still written per submesh. */
     size_t lod_entries = (size_t)mesh->submesh_count * desc.lod_count;
@@ -149,8 +151,8 @@ bool write_kmesh(const cook_context *ctx, const ir_mesh *mesh, const encoded_ver
                 memcpy(dst->aabb_max, desc.aabb_max, sizeof dst->aabb_max);
                 memcpy(dst->sphere, desc.sphere, sizeof dst->sphere);
             } else {
-                geometry_bounds(mesh->positions, mesh->indices + src->index_offset,
-                                src->index_count, dst->aabb_min, dst->aabb_max, dst->sphere);
+                geometry_bounds_on(threads, mesh->positions, mesh->indices + src->index_offset,
+                                   src->index_count, dst->aabb_min, dst->aabb_max, dst->sphere);
             }
         }
         if (mesh->lods)

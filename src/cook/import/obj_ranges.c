@@ -1,0 +1,387 @@
+/*
+ * obj_ranges.c — a large OBJ file parsed in line-aligned byte ranges on the
+ * thread pool, giving the IR and the messages the one-pass parser (obj.c)
+ * gives.
+ *
+ *   1. Each range reads its v, vt and vn statements into arrays of its own
+ *      and counts its lines (in parallel). The arrays are joined in order:
+ *      the attribute pools, and each range's counts before it.
+ *   2. Each range reads its faces with the parser of obj_face.c, its pools
+ *      standing at what the file defined before each face (relative indices
+ *      and range checks as in one pass), against a unique-vertex table of its
+ *      own: its corners in its own order of first use (in parallel). Every
+ *      other statement (usemtl, o, g, s, mtllib, ...) is noted with its
+ *      place among the faces.
+ *   3. In file order (one thread): each range's noted statements are run by
+ *      obj_parse_statement between its runs of faces, whose corners are
+ *      looked up in the file's unique-vertex table in the range's order of
+ *      first use, which is the file's, so vertices get the numbers one pass
+ *      gives them; their indices follow.
+ *
+ * Whatever one pass would warn or fail about in a v, vt, vn or face (a
+ * malformed number or corner, an index out of range, a non-finite position,
+ * vertex colours, l and p statements, out of memory...) stops this and the
+ * file is parsed again in one pass, which reports it as it always does: the
+ * ranges are quiet (obj_parser.quiet). Ranges end after a newline that no
+ * backslash continues, so each starts a statement, as in one pass.
+ */
+#include <math.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cook/core/parallel.h"
+#include "cook/import/obj_internal.h"
+
+/* A statement of a range run in step 3, and where it falls among the faces. */
+typedef struct obj_event {
+    const unsigned char *start; /* its keyword */
+    uint32_t line;
+    size_t indices, keys, faces; /* the range's counts before it */
+} obj_event;
+
+typedef struct obj_range {
+    obj_parser ps;    /* quiet; its pools, table and indices are the range's */
+    size_t counts[3]; /* v, vt, vn statements */
+    uint32_t lines;   /* newlines passed */
+    obj_vec events;   /* obj_event */
+    bool failed;      /* one pass must do it */
+} obj_range;
+
+typedef struct ranges_job {
+    obj_parser *file;
+    obj_range *ranges;
+    uint32_t count;
+    atomic_bool failed;
+} ranges_job;
+
+/* The end of the range that should end near `target`: just past the first
+ * newline at or after it that no backslash continues, or `end`. */
+static const unsigned char *range_end(const unsigned char *start, const unsigned char *target,
+                                      const unsigned char *end) {
+    for (const unsigned char *p = target; p < end; p++) {
+        if (*p != '\n')
+            continue;
+        const unsigned char *q = p;
+        if (q > start && q[-1] == '\r')
+            q--;
+        if (q > start && q[-1] == '\\')
+            continue;
+        return p + 1;
+    }
+    return end;
+}
+
+enum statement { STATEMENT_V, STATEMENT_VT, STATEMENT_VN, STATEMENT_F, STATEMENT_OTHER };
+
+/* The keyword at ps->p, read as obj_parse_statement reads it; false on a byte
+ * no text has, or on l and p (their indices are not resolved here). */
+static bool read_keyword(obj_parser *ps, enum statement *kind) {
+    const unsigned char *keyword = ps->p;
+    while (ps->p<ps->end && * ps->p> ' ' && *ps->p < 0x7f)
+        ps->p++;
+    size_t length = (size_t)(ps->p - keyword);
+    if (ps->p < ps->end && (*ps->p >= 0x7f || obj_is_binary(*ps->p)))
+        return false;
+    *kind = STATEMENT_OTHER;
+    if (length == 1 && keyword[0] == 'v')
+        *kind = STATEMENT_V;
+    else if (length == 2 && keyword[0] == 'v' && keyword[1] == 't')
+        *kind = STATEMENT_VT;
+    else if (length == 2 && keyword[0] == 'v' && keyword[1] == 'n')
+        *kind = STATEMENT_VN;
+    else if ((length == 1 && keyword[0] == 'f') ||
+             (length == 2 && keyword[0] == 'f' && keyword[1] == 'o'))
+        *kind = STATEMENT_F;
+    else if (length == 1 && (keyword[0] == 'l' || keyword[0] == 'p'))
+        return false;
+    return true;
+}
+
+/* A v, vt or vn as obj_parse.c reads it, into the range's pool; false where
+ * one pass would warn or fail. */
+static bool read_attribute(obj_parser *ps, enum statement kind) {
+    static const char *const keywords[3] = {"v", "vt", "vn"};
+    double v[6] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
+    int n = 0;
+    if (!obj_read_numbers(ps, keywords[kind], v, kind == STATEMENT_V ? 6 : 3, &n))
+        return false;
+    if (kind == STATEMENT_V && n != 3 && n != 4)
+        return false; /* colours, or an error */
+    if ((kind == STATEMENT_VT && n == 0) || (kind == STATEMENT_VN && n != 3))
+        return false;
+    obj_vec *pool = kind == STATEMENT_V    ? &ps->positions
+                    : kind == STATEMENT_VT ? &ps->texcoords
+                                           : &ps->normals;
+    int width = kind == STATEMENT_VT ? 2 : 3;
+    float *out = obj_vec_push(pool, (size_t)width * sizeof(float), 1);
+    if (out == NULL)
+        return false;
+    for (int k = 0; k < width; k++) {
+        out[k] = obj_to_float(v[k]);
+        /* Normals are checked where used; the others warn when not finite. */
+        if (kind != STATEMENT_VN && !isfinite(out[k]))
+            return false;
+    }
+    return true;
+}
+
+static bool note_event(obj_range *range, const unsigned char *start, uint32_t line) {
+    obj_event *event = obj_vec_push(&range->events, sizeof(obj_event), 1);
+    if (event == NULL)
+        return false;
+    *event =
+        (obj_event){start, line, range->ps.indices.count, range->ps.keys.count, range->ps.faces};
+    return true;
+}
+
+/* Past the rest of the line (logical: backslash continuations joined) with
+ * no check of its bytes, for a statement that another step reads in full;
+ * counts lines as obj_skip_line does. */
+static void skip_unchecked(obj_parser *ps, bool logical) {
+    for (;;) {
+        const unsigned char *newline = memchr(ps->p, '\n', (size_t)(ps->end - ps->p));
+        if (newline == NULL) {
+            ps->p = ps->end;
+            return;
+        }
+        const unsigned char *q = newline;
+        if (q > ps->p && q[-1] == '\r')
+            q--;
+        if (!logical || q == ps->p || q[-1] != '\\') {
+            ps->p = newline;
+            return;
+        }
+        ps->line++; /* a continuation */
+        ps->p = newline + 1;
+    }
+}
+
+/* One pass over a range, as import_obj's loop: step 1 reads attributes and
+ * checks comments, step 2 counts attributes, reads faces and notes the rest
+ * (step 3 reads them); what a step does not read it skips unchecked. */
+static bool scan_range(obj_range *range, int step) {
+    obj_parser *ps = &range->ps;
+    while (ps->p < ps->end) {
+        obj_skip_blanks(ps);
+        if (ps->p >= ps->end)
+            break;
+        if (*ps->p == '\n') {
+            ps->p++;
+            ps->line++;
+            continue;
+        }
+        if (*ps->p == '#') {
+            if (step == 2)
+                skip_unchecked(ps, false);
+            else if (!obj_skip_line(ps, false))
+                return false;
+            continue;
+        }
+        const unsigned char *start = ps->p;
+        uint32_t line = ps->line;
+        enum statement kind;
+        if (!read_keyword(ps, &kind))
+            return false;
+        bool ok = true;
+        if (kind <= STATEMENT_VN && step == 1) {
+            ok = read_attribute(ps, kind);
+        } else if (kind <= STATEMENT_VN) {
+            obj_vec *pools[3] = {&ps->positions, &ps->texcoords, &ps->normals};
+            pools[kind]->count++; /* read in step 1: defined from here on */
+            skip_unchecked(ps, true);
+        } else if (kind == STATEMENT_F && step == 2) {
+            ok = obj_parse_face(ps);
+        } else {
+            ok = step == 1 || note_event(range, start, line);
+            skip_unchecked(ps, true);
+        }
+        if (!ok || ps->binary)
+            return false;
+    }
+    return true;
+}
+
+static void step1_item(void *job_, uint32_t index) {
+    ranges_job *job = job_;
+    obj_range *range = &job->ranges[index];
+    range->ps.line = 0;
+    if (!scan_range(range, 1)) {
+        range->failed = true;
+        atomic_store(&job->failed, true);
+        return;
+    }
+    range->lines = range->ps.line;
+    range->counts[0] = range->ps.positions.count;
+    range->counts[1] = range->ps.texcoords.count;
+    range->counts[2] = range->ps.normals.count;
+}
+
+static void step2_item(void *job_, uint32_t index) {
+    ranges_job *job = job_;
+    obj_range *range = &job->ranges[index];
+    if (atomic_load(&job->failed))
+        return; /* one pass will do it all */
+    range->ps.p = range->ps.begin;
+    if (!scan_range(range, 2) || range->ps.dropped_faces > 0)
+        atomic_store(&job->failed, true);
+}
+
+/* Joins the ranges' attributes into the file's pools (step 1's end) and
+ * points each range's pools at them, standing at the range's start. */
+static bool join_attributes(ranges_job *job) {
+    obj_parser *file = job->file;
+    obj_vec *pools[3] = {&file->positions, &file->texcoords, &file->normals};
+    const size_t widths[3] = {3, 2, 3};
+    size_t total[3] = {0, 0, 0};
+    for (uint32_t r = 0; r < job->count; r++)
+        for (int k = 0; k < 3; k++)
+            total[k] += job->ranges[r].counts[k];
+    for (int k = 0; k < 3; k++) {
+        if (total[k] > OBJ_MAX_ELEMENTS)
+            return false;
+        if (total[k] > 0 && obj_vec_push(pools[k], widths[k] * sizeof(float), total[k]) == NULL)
+            return false;
+    }
+    size_t before[3] = {0, 0, 0};
+    uint32_t line = file->line;
+    for (uint32_t r = 0; r < job->count; r++) {
+        obj_parser *ps = &job->ranges[r].ps;
+        obj_vec *own[3] = {&ps->positions, &ps->texcoords, &ps->normals};
+        for (int k = 0; k < 3; k++) {
+            size_t bytes = job->ranges[r].counts[k] * widths[k] * sizeof(float);
+            if (bytes > 0)
+                memcpy((float *)pools[k]->data + before[k] * widths[k], own[k]->data, bytes);
+            obj_vec_free(own[k]);
+            /* Borrowed, read-only: count says what is defined so far. */
+            *own[k] = (obj_vec){pools[k]->data, before[k], 0};
+            before[k] += job->ranges[r].counts[k];
+        }
+        ps->line = line;
+        line += job->ranges[r].lines;
+    }
+    return true;
+}
+
+/* Faces [from, to) of a range (event marks) into the file: their new corners
+ * looked up in the file's table, their indices renumbered. */
+static bool merge_faces(obj_parser *file, const obj_parser *ps, const obj_event *from,
+                        const obj_event *to, uint32_t *ids) {
+    if (to->faces == from->faces)
+        return true;
+    const uint32_t *keys = ps->keys.data;
+    for (size_t k = from->keys; k < to->keys; k++)
+        if (!obj_vertex_id(file, keys + 3 * k, &ids[k]))
+            return false;
+    if ((uint64_t)file->indices.count + (to->indices - from->indices) > OBJ_MAX_INDICES)
+        return obj_syntax_error(file, "more than %u indices", OBJ_MAX_INDICES);
+    if (!obj_start_run(file, KILN_TOPOLOGY_TRIANGLES))
+        return false;
+    uint32_t *out = obj_vec_push(&file->indices, sizeof(uint32_t), to->indices - from->indices);
+    if (out == NULL)
+        return obj_out_of_memory(file);
+    const uint32_t *local = ps->indices.data;
+    for (size_t i = from->indices; i < to->indices; i++)
+        *out++ = ids[local[i]];
+    file->faces += (uint32_t)(to->faces - from->faces);
+    return true;
+}
+
+/* The file's unique-vertex table sized at once for every range's corners
+ * (a vertex in several ranges counted in each), so it is never regrown. */
+static bool reserve_table(obj_parser *file, const ranges_job *job) {
+    size_t keys = 0;
+    for (uint32_t r = 0; r < job->count; r++)
+        keys += job->ranges[r].ps.keys.count;
+    size_t cap = 1024;
+    while (cap < 2 * (keys + 1) && cap <= SIZE_MAX / 4 / sizeof *file->table)
+        cap *= 2;
+    if (file->table != NULL || cap < 2 * (keys + 1))
+        return true; /* obj_vertex_id grows it */
+    file->table = malloc(cap * sizeof *file->table);
+    if (file->table == NULL)
+        return obj_out_of_memory(file);
+    for (size_t i = 0; i < cap; i++)
+        file->table[i].id = OBJ_NONE;
+    file->table_cap = cap;
+    return true;
+}
+
+/* Step 3: every range's faces and noted statements in file order. */
+static bool merge_ranges(ranges_job *job) {
+    obj_parser *file = job->file;
+    bool ok = reserve_table(file, job);
+    for (uint32_t r = 0; ok && r < job->count; r++) {
+        const obj_range *range = &job->ranges[r];
+        const obj_parser *ps = &range->ps;
+        uint32_t *ids = malloc((ps->keys.count ? ps->keys.count : 1) * sizeof *ids);
+        if (ids == NULL)
+            return obj_out_of_memory(file);
+        obj_event mark = {0};
+        const obj_event *events = range->events.data;
+        for (size_t e = 0; ok && e <= range->events.count; e++) {
+            obj_event next = e < range->events.count ? events[e]
+                                                     : (obj_event){NULL, 0, ps->indices.count,
+                                                                   ps->keys.count, ps->faces};
+            ok = merge_faces(file, ps, &mark, &next, ids);
+            if (ok && next.start != NULL) {
+                file->p = next.start;
+                file->line = next.line;
+                ok = obj_parse_statement(file);
+            }
+            mark = next;
+        }
+        free(ids);
+    }
+    return ok;
+}
+
+static void free_range(obj_range *range) {
+    obj_parser *ps = &range->ps;
+    obj_vec *owned[] = {&ps->corners,   &ps->corner_xyz, &ps->corner_tri, &ps->corner_id,
+                        &ps->scratch,   &ps->keys,       &ps->indices,    &ps->runs,
+                        &range->events, &ps->usages};
+    for (size_t i = 0; i < sizeof owned / sizeof owned[0]; i++)
+        obj_vec_free(owned[i]);
+    obj_vec *pools[3] = {&ps->positions, &ps->texcoords, &ps->normals};
+    for (int k = 0; k < 3; k++)
+        if (pools[k]->cap > 0) /* its own, not yet joined (else borrowed) */
+            obj_vec_free(pools[k]);
+    free(ps->table);
+}
+
+obj_ranges_result obj_parse_ranges(obj_parser *file, size_t range_bytes, unsigned threads) {
+    size_t size = (size_t)(file->end - file->p);
+    if (range_bytes == 0)
+        range_bytes = 1;
+    size_t most = size / range_bytes + 1;
+    if (most > UINT32_MAX / 2)
+        return OBJ_RANGES_DECLINED;
+    obj_range *ranges = calloc(most, sizeof *ranges);
+    if (ranges == NULL)
+        return OBJ_RANGES_DECLINED;
+    ranges_job job = {.file = file, .ranges = ranges};
+    atomic_init(&job.failed, false);
+    for (const unsigned char *p = file->p; p < file->end; job.count++) {
+        size_t left = (size_t)(file->end - p);
+        const unsigned char *end =
+            range_end(p, p + (left < range_bytes ? left : range_bytes), file->end);
+        obj_parser *ps = &ranges[job.count].ps;
+        *ps = (obj_parser){
+            .ctx = file->ctx, .path = file->path, .begin = p, .p = p, .end = end, .quiet = true};
+        p = end;
+    }
+    parallel_for(threads, job.count, step1_item, &job);
+    bool ok = !atomic_load(&job.failed) && join_attributes(&job);
+    if (ok) {
+        parallel_for(threads, job.count, step2_item, &job);
+        ok = !atomic_load(&job.failed);
+    }
+    obj_ranges_result result = OBJ_RANGES_DECLINED;
+    if (ok) /* from here on, messages are the file's own, as in one pass */
+        result = merge_ranges(&job) ? OBJ_RANGES_DONE : OBJ_RANGES_FAILED;
+    for (uint32_t r = 0; r < job.count; r++)
+        free_range(&ranges[r]);
+    free(ranges);
+    return result;
+}

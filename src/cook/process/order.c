@@ -1,0 +1,126 @@
+/* order.c — the vertex cache and overdraw order of level 0, chunk by chunk.
+ *
+ * meshoptimizer's orders are serial and cost ~180 ms per million triangles.
+ * A submesh large enough to be cut into chunks (chunks.c) is sorted along a
+ * Morton curve in place and cut at block boundaries of the curve
+ * (mesh_curve_cuts), then each chunk is ordered on its own, on a compact copy
+ * of its vertices, on the -j threads; the chunks' orders follow each other in
+ * curve order. The cuts depend only on the triangles, so the bytes do not
+ * depend on the thread count. The cost is the vertices on chunk borders,
+ * transformed once per chunk they touch (BENCHMARKS.md, "Vertex cache and
+ * size"). Smaller submeshes are ordered whole, as before; lines and points
+ * keep the order the source drew them in. */
+#include <stdatomic.h>
+#include <stdlib.h>
+
+#include "cook/process/process.h"
+
+/* A range of level 0 ordered as one. */
+typedef struct order_range {
+    uint32_t index_offset;
+    uint32_t index_count;
+    bool local; /* a chunk of a split submesh: ordered over a local copy */
+} order_range;
+
+struct order_job {
+    ir_mesh *mesh;
+    order_range *ranges;
+    uint32_t range_count;
+    uint32_t *spatial; /* the curve-sorted copy of level 0, when asked for */
+    atomic_bool failed;
+};
+
+/* A chunk through its local copy, so that the orders cost what the chunk
+ * holds, not the whole vertex buffer. False when out of memory. */
+static bool order_local(uint32_t *indices, size_t index_count, const float *positions) {
+    mesh_local local;
+    if (!mesh_local_build(&local, indices, index_count, positions))
+        return false;
+    /* Like the whole-submesh call, an order whose input meshoptimizer would
+     * refuse leaves the triangles as they are (the driver checked the
+     * indices: this does not happen on a valid IR). */
+    if (meshopt_checked_order(local.indices, local.index_count, local.positions, local.vertex_count,
+                              true))
+        mesh_local_to_global(&local, local.indices, local.index_count, indices);
+    mesh_local_free(&local);
+    return true;
+}
+
+static void order_item(void *job_, uint32_t index) {
+    order_job *job = job_;
+    const order_range *range = &job->ranges[index];
+    ir_mesh *mesh = job->mesh;
+    uint32_t *indices = mesh->indices + range->index_offset;
+    if (!range->local)
+        meshopt_checked_order(indices, range->index_count, mesh->positions, mesh->vertex_count,
+                              true);
+    else if (!order_local(indices, range->index_count, mesh->positions))
+        atomic_store(&job->failed, true); /* out of memory */
+}
+
+/* The ranges of every triangle submesh with triangles: each chunk of a
+ * submesh cut into chunks (level 0 already sorted), else the submesh. */
+static bool plan_ranges(order_job *job, uint32_t chunk_triangles) {
+    const ir_mesh *mesh = job->mesh;
+    size_t total = 0;
+    for (uint32_t s = 0; s < mesh->submesh_count; s++)
+        total += submesh_chunk_count(&mesh->submeshes[s], chunk_triangles);
+    job->ranges = malloc((total ? total : 1) * sizeof *job->ranges);
+    uint32_t *cuts = malloc((total + 1) * sizeof *cuts);
+    bool ok = job->ranges != NULL && cuts != NULL;
+    for (uint32_t s = 0; ok && s < mesh->submesh_count; s++) {
+        const ir_submesh *sub = &mesh->submeshes[s];
+        if (sub->topology != KILN_TOPOLOGY_TRIANGLES || sub->index_count == 0)
+            continue;
+        uint32_t count = submesh_chunk_count(sub, chunk_triangles);
+        const uint32_t *indices = mesh->indices + sub->index_offset;
+        ok = mesh_curve_cuts(mesh->positions, indices, sub->index_count, count, cuts);
+        for (uint32_t c = 0; ok && c < count; c++)
+            job->ranges[job->range_count++] =
+                (order_range){.index_offset = sub->index_offset + 3 * cuts[c],
+                              .index_count = 3 * (cuts[c + 1] - cuts[c]),
+                              .local = count > 1};
+    }
+    free(cuts);
+    return ok;
+}
+
+order_job *order_begin(ir_mesh *mesh, uint32_t chunk_triangles, bool spatial, mesh_step *step) {
+    order_job *job = calloc(1, sizeof *job);
+    if (job == NULL)
+        return NULL;
+    job->mesh = mesh;
+    atomic_init(&job->failed, false);
+    bool ok = mesh_sort_level0(mesh, chunk_triangles, mesh->indices);
+    if (ok && spatial)
+        ok = (job->spatial = mesh_level0_copy(mesh)) != NULL;
+    if (!ok || !plan_ranges(job, chunk_triangles)) {
+        order_end(job);
+        return NULL;
+    }
+    *step = (mesh_step){.job = job, .items = job->range_count, .item = order_item};
+    return job;
+}
+
+const uint32_t *order_spatial_level0(const order_job *job) {
+    return job->spatial;
+}
+
+bool order_end(order_job *job) {
+    if (job == NULL)
+        return false;
+    bool ok = !atomic_load(&job->failed);
+    free(job->ranges);
+    free(job->spatial);
+    free(job);
+    return ok;
+}
+
+bool process_optimize_order(ir_mesh *mesh, const cook_settings *settings) {
+    mesh_step step;
+    order_job *job = order_begin(mesh, mesh_chunk_size(settings), false, &step);
+    if (job == NULL)
+        return false;
+    parallel_for(settings->threads, step.items, step.item, step.job);
+    return order_end(job);
+}
