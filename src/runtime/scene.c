@@ -1001,8 +1001,7 @@ uint32_t kiln_scene_update(kiln_scene_instance *instance) {
         return 0;
     uint32_t stale, runs = merge_runs(instance, collect_changed(instance), &stale);
     run_cursor at, ahead;
-    run_cursor_start(&ahead, instance, runs);
-    bool ahead_valid = true;
+    bool ahead_valid = run_cursor_start(&ahead, instance, runs);
     for (uint32_t k = 0; k < PREFETCH_AHEAD && ahead_valid; k++) {
         prefetch_node(instance, ahead.position);
         ahead_valid = run_cursor_next(&ahead);
