@@ -442,14 +442,13 @@ typedef struct kiln_scene_instance {
     const uint32_t *levels;
     kiln_scene_transform *local; /* node_count current local transforms */
     float *world;                /* node_count column-major 4x4 matrices */
-    /* private: the nodes in depth-first order, where a subtree is one run of
-     * positions */
-    uint32_t *walk_;     /* per position: its node, that node's parent (or
-                            UINT32_MAX), one past its subtree's last position */
-    uint32_t *position_; /* per node: its position */
-    uint32_t *list_;     /* node_count words: kiln_scene_update's changed positions */
-    uint64_t *changed_;  /* a bit per position: set since the last update */
-    uint32_t changed_word_begin_, changed_word_end_; /* the words of changed_ in use */
+    /* private */
+    uint8_t *changed_;        /* per node: set since the last update, not yet recomputed */
+    uint32_t *changed_list_;  /* per level, its changed nodes, in that level's node slots */
+    uint32_t *changed_count_; /* per level */
+    uint32_t *ranges_;        /* per level, (first, count) child ranges of recomputed parents */
+    uint32_t *range_count_;   /* per level */
+    uint32_t first_pending_;  /* lowest level with work (level_count: none) */
 } kiln_scene_instance;
 
 /* Bytes of caller memory an instance of `view` needs; 0 when the view is
@@ -469,8 +468,8 @@ kiln_result kiln_scene_set_local(kiln_scene_instance *instance, uint32_t node,
                                  const kiln_scene_transform *local, kiln_error *err);
 
 /* Recomputes the world matrices of the nodes changed since the last update and
- * of their subtrees (each subtree once, in depth-first order), touching
- * nothing else. Returns how many nodes it recomputed. */
+ * of their subtrees, level by level, touching nothing else. Returns how many
+ * nodes it recomputed. */
 uint32_t kiln_scene_update(kiln_scene_instance *instance);
 
 /* Recomputes every world matrix from the local transforms in one forward pass

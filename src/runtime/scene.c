@@ -5,16 +5,14 @@
  * pass over the nodes, so what the instance does afterwards (index a parent,
  * walk a child range, compose a transform) needs no check of its own.
  *
- * The instance recomputes lazily in depth-first order, which it works out
- * once at init (the file's depth order spreads a subtree over every level
- * below it; depth-first order makes it one run of positions):
- * kiln_scene_set_local writes the transform and sets the node's position bit;
- * kiln_scene_update lists the set bits in order, drops those inside an
- * earlier run (a changed node below a changed node) and recomputes each run
- * front to back, parents before children, fetching the records of nodes a few
- * positions ahead so that the cache misses of scattered runs overlap. The
- * work is the changed subtrees plus a scan of one bit per node (12.5 KB for
- * 100,000 nodes); every list fits in memory sized by the node count. */
+ * The instance recomputes lazily and level by level: kiln_scene_set_local
+ * writes the transform and puts the node on its level's changed list;
+ * kiln_scene_update walks the levels top-down. At each level it recomputes the
+ * children of the nodes recomputed one level up (contiguous ranges, read in
+ * order), then the changed nodes no range covered, each from its parent's
+ * final matrix, and queues their children as ranges for the next level. The
+ * work is proportional to the nodes changed and their subtrees, never to the
+ * scene's size; every list fits in memory sized by the node count. */
 #include <inttypes.h>
 #include <math.h>
 #include <string.h>
@@ -735,12 +733,10 @@ static void multiply_affine(const float *parent, const float *local, float *out)
     }
 }
 
-#define NO_PARENT UINT32_MAX
-
-/* world[node] = world[parent] * compose(local[node]); a root's is its own. */
-static void compute_world_below(kiln_scene_instance *instance, uint32_t node, uint32_t parent) {
+static void compute_world(kiln_scene_instance *instance, uint32_t node) {
     float *world = instance->world + (size_t)node * 16;
-    if (parent == NO_PARENT) {
+    int32_t parent = instance->hierarchy[node].parent;
+    if (parent < 0) {
         kiln_scene_compose(&instance->local[node], world);
         return;
     }
@@ -754,30 +750,27 @@ static void compute_world_below(kiln_scene_instance *instance, uint32_t node, ui
  * ------------------------------------------------------------------------- */
 
 /* Layout in the caller's block: world matrices 64-byte aligned (one cache line
- * each), then local transforms, the depth-first walk (three words per
- * position), positions, the update's list and the changed bits, each part
- * 16-byte aligned. */
+ * each), then local transforms, changed lists, child ranges (two words per
+ * node: a level has at most one range per node of it), the per-level counts
+ * and the changed bytes, each part 16-byte aligned. */
 typedef struct instance_layout {
-    size_t world, local, walk, position, list, changed, total;
+    size_t world, local, changed_list, ranges, changed_count, range_count, changed, total;
 } instance_layout;
 
 #define WORLD_ALIGNMENT 64u
-#define WALK_WORDS 3u /* node, parent, subtree end */
 
-static uint32_t changed_words(uint32_t nodes) {
-    return nodes / 64 + (nodes % 64 != 0);
-}
-
-static bool layout_of(uint32_t nodes, instance_layout *l) {
-    enum { PARTS = 6 };
+static bool layout_of(uint32_t nodes, uint32_t levels, instance_layout *l) {
+    enum { PARTS = 7 };
     const size_t sizes[PARTS] = {sizeof(float) * 16,
                                  sizeof(kiln_scene_transform),
-                                 WALK_WORDS * sizeof(uint32_t),
+                                 sizeof(uint32_t),
+                                 2 * sizeof(uint32_t),
                                  sizeof(uint32_t),
                                  sizeof(uint32_t),
-                                 sizeof(uint64_t)};
-    const uint32_t counts[PARTS] = {nodes, nodes, nodes, nodes, nodes, changed_words(nodes)};
-    size_t *offsets[PARTS] = {&l->world, &l->local, &l->walk, &l->position, &l->list, &l->changed};
+                                 1};
+    const uint32_t counts[PARTS] = {nodes, nodes, nodes, nodes, levels, levels, nodes};
+    size_t *offsets[PARTS] = {&l->world,         &l->local,       &l->changed_list, &l->ranges,
+                              &l->changed_count, &l->range_count, &l->changed};
     size_t at = WORLD_ALIGNMENT - 16, part; /* room to align the matrices up */
     for (int k = 0; k < PARTS; k++) {
         *offsets[k] = at;
@@ -793,46 +786,9 @@ static bool layout_of(uint32_t nodes, instance_layout *l) {
 size_t kiln_scene_instance_size(const kiln_scene_view *view) {
     instance_layout l;
     if (view == NULL || (view->node_count > 0 && view->hierarchy == NULL) ||
-        !layout_of(view->node_count, &l))
+        !layout_of(view->node_count, view->level_count, &l))
         return 0;
     return l.total;
-}
-
-/* The depth-first (pre-order) walk of the forest: roots in node order, each
- * node's children in order. A node's subtree is the run of positions from its
- * own to its subtree end. Depth order puts children after their parent, so
- * one backward pass sums subtree sizes (into `size`, scratch) and one
- * forward pass hands each child the position after its elder siblings'
- * subtrees. */
-static void walk_init(kiln_scene_instance *instance, uint32_t *size) {
-    const kiln_scene_hierarchy *h = instance->hierarchy;
-    uint32_t n = instance->node_count;
-    for (uint32_t i = n; i-- > 0;) {
-        size[i] = 1;
-        for (uint32_t c = 0; c < h[i].child_count; c++)
-            size[i] += size[(uint32_t)h[i].first_child + c];
-    }
-    uint32_t next_root = 0;
-    for (uint32_t i = 0; i < n; i++) {
-        uint32_t position;
-        if (h[i].parent < 0) {
-            position = next_root;
-            next_root += size[i];
-        } else {
-            position = instance->position_[i]; /* set by its parent */
-        }
-        instance->position_[i] = position;
-        uint32_t *w = instance->walk_ + (size_t)position * WALK_WORDS;
-        w[0] = i;
-        w[1] = h[i].parent < 0 ? NO_PARENT : (uint32_t)h[i].parent;
-        w[2] = position + size[i];
-        uint32_t child_position = position + 1;
-        for (uint32_t c = 0; c < h[i].child_count; c++) {
-            uint32_t child = (uint32_t)h[i].first_child + c;
-            instance->position_[child] = child_position;
-            child_position += size[child];
-        }
-    }
 }
 
 kiln_result kiln_scene_instance_init(kiln_scene_instance *instance, const kiln_scene_view *view,
@@ -851,7 +807,7 @@ kiln_result kiln_scene_instance_init(kiln_scene_instance *instance, const kiln_s
                             "needed",
                             size, memory, needed);
     instance_layout l;
-    layout_of(view->node_count, &l);
+    layout_of(view->node_count, view->level_count, &l);
     /* The layout reserved WORLD_ALIGNMENT - 16 bytes before the matrices;
      * moving everything down by the misalignment keeps every part inside. */
     size_t shift =
@@ -863,18 +819,30 @@ kiln_result kiln_scene_instance_init(kiln_scene_instance *instance, const kiln_s
     instance->levels = view->levels;
     instance->world = (float *)(void *)(base + l.world);
     instance->local = (kiln_scene_transform *)(void *)(base + l.local);
-    instance->walk_ = (uint32_t *)(void *)(base + l.walk);
-    instance->position_ = (uint32_t *)(void *)(base + l.position);
-    instance->list_ = (uint32_t *)(void *)(base + l.list);
-    instance->changed_ = (uint64_t *)(void *)(base + l.changed);
-    if (view->node_count > 0) {
+    instance->changed_list_ = (uint32_t *)(void *)(base + l.changed_list);
+    instance->ranges_ = (uint32_t *)(void *)(base + l.ranges);
+    instance->changed_count_ = (uint32_t *)(void *)(base + l.changed_count);
+    instance->range_count_ = (uint32_t *)(void *)(base + l.range_count);
+    instance->changed_ = base + l.changed;
+    if (view->node_count > 0)
         memcpy(instance->local, view->transforms,
                (size_t)view->node_count * sizeof(kiln_scene_transform));
-        memset(instance->changed_, 0, changed_words(view->node_count) * sizeof(uint64_t));
-        walk_init(instance, instance->list_);
-    }
     kiln_scene_update_all(instance);
     return runtime_succeed(err);
+}
+
+/* The level of `node`: a binary search of the small level table, which stays
+ * in cache, rather than a read of the node's own hierarchy record. */
+static uint32_t level_of(const kiln_scene_instance *instance, uint32_t node) {
+    uint32_t low = 0, high = instance->level_count; /* levels[low] <= node < levels[high] */
+    while (high - low > 1) {
+        uint32_t mid = low + (high - low) / 2;
+        if (node >= instance->levels[mid])
+            low = mid;
+        else
+            high = mid;
+    }
+    return low;
 }
 
 kiln_result kiln_scene_set_local(kiln_scene_instance *instance, uint32_t node,
@@ -884,149 +852,123 @@ kiln_result kiln_scene_set_local(kiln_scene_instance *instance, uint32_t node,
                             "kiln_scene_set_local: node %" PRIu32 " of %" PRIu32, node,
                             instance != NULL ? instance->node_count : 0);
     instance->local[node] = *local;
-    uint32_t position = instance->position_[node], word = position / 64;
-    instance->changed_[word] |= (uint64_t)1 << (position % 64);
-    if (instance->changed_word_begin_ >= instance->changed_word_end_) {
-        instance->changed_word_begin_ = word;
-        instance->changed_word_end_ = word + 1;
-    } else if (word < instance->changed_word_begin_) {
-        instance->changed_word_begin_ = word;
-    } else if (word >= instance->changed_word_end_) {
-        instance->changed_word_end_ = word + 1;
-    }
+    if (instance->changed_[node])
+        return KILN_OK; /* already queued */
+    instance->changed_[node] = 1;
+    uint32_t level = level_of(instance, node);
+    instance->changed_list_[instance->levels[level] + instance->changed_count_[level]++] = node;
+    if (level < instance->first_pending_)
+        instance->first_pending_ = level;
     return KILN_OK;
 }
 
-static uint32_t lowest_bit(uint64_t bits) { /* bits != 0 */
-#if defined(__GNUC__)
-    return (uint32_t)__builtin_ctzll(bits);
-#else
-    uint32_t k = 0;
-    while (!(bits & 1)) {
-        bits >>= 1;
-        k++;
+/* Recomputes `node` and queues its children, as one range, for the next
+ * level. Breadth-first order puts the children of consecutive nodes side by
+ * side, so a range that continues the last one extends it. */
+static void recompute(kiln_scene_instance *instance, uint32_t node, uint32_t level) {
+    compute_world(instance, node);
+    instance->changed_[node] = 0;
+    const kiln_scene_hierarchy *h = &instance->hierarchy[node];
+    if (h->child_count == 0)
+        return;
+    uint32_t *ranges = instance->ranges_ + 2 * (size_t)instance->levels[level + 1];
+    uint32_t *count = &instance->range_count_[level + 1];
+    uint32_t first = (uint32_t)h->first_child;
+    if (*count > 0 && ranges[2 * *count - 2] + ranges[2 * *count - 1] == first) {
+        ranges[2 * *count - 1] += h->child_count;
+        return;
     }
-    return k;
+    ranges[2 * *count] = first;
+    ranges[2 * *count + 1] = h->child_count;
+    (*count)++;
+}
+
+/* Changed nodes and child ranges are scattered over the scene: the records of
+ * the one PREFETCH_AHEAD places ahead are fetched early (its parent's matrix
+ * half-way, once its record has arrived), so the cache misses of several
+ * nodes overlap instead of following one another. */
+#define PREFETCH_AHEAD 8u
+
+static void prefetch_records(const kiln_scene_instance *instance, uint32_t node) {
+#if defined(__GNUC__)
+    __builtin_prefetch(&instance->hierarchy[node]);
+    __builtin_prefetch(&instance->local[node]);
+    __builtin_prefetch(instance->world + (size_t)node * 16, 1);
+#else
+    (void)instance, (void)node;
 #endif
 }
 
-static void prefetch(const void *address, bool for_write) {
+static void prefetch_parent(const kiln_scene_instance *instance, uint32_t node) {
 #if defined(__GNUC__)
-    if (for_write)
-        __builtin_prefetch(address, 1);
-    else
-        __builtin_prefetch(address);
+    int32_t parent = instance->hierarchy[node].parent;
+    if (parent >= 0)
+        __builtin_prefetch(instance->world + (size_t)parent * 16);
 #else
-    (void)address, (void)for_write;
+    (void)instance, (void)node;
 #endif
 }
 
-/* The changed positions in increasing order into list_, their bits cleared;
- * each one's walk record is fetched early for merge_runs. */
-static uint32_t collect_changed(kiln_scene_instance *instance) {
-    uint32_t count = 0;
-    for (uint32_t w = instance->changed_word_begin_; w < instance->changed_word_end_; w++) {
-        uint64_t bits = instance->changed_[w];
-        instance->changed_[w] = 0;
-        for (; bits != 0; bits &= bits - 1) {
-            uint32_t position = w * 64 + lowest_bit(bits);
-            prefetch(instance->walk_ + (size_t)position * WALK_WORDS, false);
-            instance->list_[count++] = position;
-        }
-    }
-    instance->changed_word_begin_ = instance->changed_word_end_ = 0;
-    return count;
-}
-
-/* Keeps, in place, the changed positions no earlier subtree covers: the
- * roots of disjoint runs (subtrees are nested or disjoint). *stale receives
- * the positions the runs hold. */
-static uint32_t merge_runs(kiln_scene_instance *instance, uint32_t count, uint32_t *stale) {
-    uint32_t runs = 0, covered = 0;
-    *stale = 0;
-    for (uint32_t k = 0; k < count; k++) {
-        uint32_t position = instance->list_[k];
-        if (position < covered)
-            continue;
-        covered = instance->walk_[(size_t)position * WALK_WORDS + 2];
-        *stale += covered - position;
-        instance->list_[runs++] = position;
-    }
-    return runs;
-}
-
-/* A position in the runs, stepped in order. */
-typedef struct run_cursor {
-    const kiln_scene_instance *instance;
-    uint32_t runs, run, position, end;
-} run_cursor;
-
-static bool run_cursor_start(run_cursor *c, const kiln_scene_instance *instance, uint32_t runs) {
-    *c = (run_cursor){.instance = instance, .runs = runs};
-    if (runs == 0)
-        return false;
-    c->position = instance->list_[0];
-    c->end = instance->walk_[(size_t)c->position * WALK_WORDS + 2];
-    return true;
-}
-
-static bool run_cursor_next(run_cursor *c) {
-    if (++c->position < c->end)
-        return true;
-    if (++c->run >= c->runs)
-        return false;
-    c->position = c->instance->list_[c->run];
-    c->end = c->instance->walk_[(size_t)c->position * WALK_WORDS + 2];
-    return true;
-}
-
-/* The node a cursor PREFETCH_AHEAD positions ahead will reach: its local
- * transform and world matrix are fetched early, so that the cache misses of
- * runs scattered over the scene overlap instead of following one another. */
-#define PREFETCH_AHEAD 16u
-
-static void prefetch_node(const kiln_scene_instance *instance, uint32_t position) {
-    uint32_t node = instance->walk_[(size_t)position * WALK_WORDS];
-    const uint8_t *local = (const uint8_t *)&instance->local[node];
-    prefetch(local, false);
-    prefetch(local + sizeof(kiln_scene_transform) - 1, false);
-    prefetch(instance->world + (size_t)node * 16, true);
-}
-
-/* The changed positions, merged into disjoint runs, then every position of
- * the runs in order: a parent is always recomputed before its children, and
- * each stale node once. */
+/* Level by level: first the children of the nodes recomputed one level up
+ * (contiguous ranges, read in order), then the changed nodes no range covered.
+ * A node is recomputed at most once: a range clears its changed byte. */
 uint32_t kiln_scene_update(kiln_scene_instance *instance) {
-    if (instance == NULL || instance->changed_word_begin_ >= instance->changed_word_end_)
+    if (instance == NULL)
         return 0;
-    uint32_t stale, runs = merge_runs(instance, collect_changed(instance), &stale);
-    run_cursor at, ahead;
-    bool ahead_valid = run_cursor_start(&ahead, instance, runs);
-    for (uint32_t k = 0; k < PREFETCH_AHEAD && ahead_valid; k++) {
-        prefetch_node(instance, ahead.position);
-        ahead_valid = run_cursor_next(&ahead);
-    }
-    for (bool more = run_cursor_start(&at, instance, runs); more; more = run_cursor_next(&at)) {
-        if (ahead_valid) {
-            prefetch_node(instance, ahead.position);
-            ahead_valid = run_cursor_next(&ahead);
+    uint32_t updated = 0;
+    for (uint32_t level = instance->first_pending_; level < instance->level_count; level++) {
+        bool last = level + 1 == instance->level_count; /* leaves only: no ranges to queue */
+        const uint32_t *ranges = instance->ranges_ + 2 * (size_t)instance->levels[level];
+        uint32_t range_count = instance->range_count_[level];
+        for (uint32_t r = 0; r < range_count; r++) {
+            if (r + PREFETCH_AHEAD < range_count) /* the parent's matrix is the one just made */
+                prefetch_records(instance, ranges[2 * (r + PREFETCH_AHEAD)]);
+            uint32_t first = ranges[2 * r], end = first + ranges[2 * r + 1];
+            for (uint32_t node = first; node < end; node++) {
+                if (last) {
+                    compute_world(instance, node);
+                    instance->changed_[node] = 0;
+                } else {
+                    recompute(instance, node, level);
+                }
+            }
+            updated += end - first;
         }
-        const uint32_t *w = instance->walk_ + (size_t)at.position * WALK_WORDS;
-        compute_world_below(instance, w[0], w[1]);
+        instance->range_count_[level] = 0;
+        const uint32_t *list = instance->changed_list_ + instance->levels[level];
+        uint32_t count = instance->changed_count_[level];
+        for (uint32_t k = 0; k < count; k++) {
+            if (k + PREFETCH_AHEAD < count)
+                prefetch_records(instance, list[k + PREFETCH_AHEAD]);
+            if (k + PREFETCH_AHEAD / 2 < count)
+                prefetch_parent(instance, list[k + PREFETCH_AHEAD / 2]);
+            uint32_t node = list[k];
+            if (!instance->changed_[node])
+                continue; /* a range recomputed it */
+            if (last) {
+                compute_world(instance, node);
+                instance->changed_[node] = 0;
+            } else {
+                recompute(instance, node, level);
+            }
+            updated++;
+        }
+        instance->changed_count_[level] = 0;
     }
-    return stale;
+    instance->first_pending_ = instance->level_count;
+    return updated;
 }
 
 void kiln_scene_update_all(kiln_scene_instance *instance) {
     if (instance == NULL)
         return;
-    for (uint32_t node = 0; node < instance->node_count; node++) { /* parents first */
-        int32_t parent = instance->hierarchy[node].parent;
-        compute_world_below(instance, node, parent < 0 ? NO_PARENT : (uint32_t)parent);
-    }
-    for (uint32_t w = instance->changed_word_begin_; w < instance->changed_word_end_; w++)
-        instance->changed_[w] = 0;
-    instance->changed_word_begin_ = instance->changed_word_end_ = 0;
+    for (uint32_t node = 0; node < instance->node_count; node++)
+        compute_world(instance, node);
+    if (instance->node_count > 0)
+        memset(instance->changed_, 0, instance->node_count);
+    for (uint32_t level = 0; level < instance->level_count; level++)
+        instance->changed_count_[level] = instance->range_count_[level] = 0;
+    instance->first_pending_ = instance->level_count;
 }
 
 const float *kiln_scene_world(const kiln_scene_instance *instance, uint32_t node) {
