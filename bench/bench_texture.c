@@ -6,8 +6,10 @@
  * For each image (PNG, JPEG, TGA, BMP, HDR), with default settings and the
  * usage of the standalone naming convention (*.hdr HDR, *.n.* normal, ...),
  * times each stage of cook_texture alone on the same decoded image:
- *   decode  image_decode alone (the libraries kiln links: libspng,
- *           libjpeg-turbo, stb_image, kiln's HDR reader), then free;
+ *   decode  image_decode alone, as the cook runs it: in the reused decoder
+ *           process (libspng, libjpeg-turbo, stb_image, kiln's HDR
+ *           reader), the pixels sent back; with KILN_ISOLATE=0 in this
+ *           process, the libraries' own cost; then free;
  *   mips    mip_build_rgba8 / mip_build exactly as cook_texture calls them
  *           (8-bit levels straight from the filter; an 8-bit level 0 kept at
  *           its size is not rebuilt), on 1 thread and on N threads (default

@@ -563,6 +563,117 @@ static void dirty_update_equals_full_recompute(void **state) {
     ir_asset_free(&asset);
 }
 
+/* The world matrices recomputed here from the instance's local transforms,
+ * independently of the library's update: node order is parents first, and
+ * each product is written out in the order of the library's affine product
+ * (the same float operations, so the same bits). */
+static void recompute_world(const kiln_scene_view *v, const kiln_scene_transform *local,
+                            float *world) {
+    for (uint32_t i = 0; i < v->node_count; i++) {
+        float m[16], *out = world + (size_t)i * 16;
+        kiln_scene_compose(&local[i], m);
+        int32_t parent = v->hierarchy[i].parent;
+        if (parent < 0) {
+            memcpy(out, m, sizeof m);
+            continue;
+        }
+        const float *p = world + (size_t)parent * 16;
+        for (int c = 0; c < 4; c++) {
+            for (int r = 0; r < 3; r++)
+                out[c * 4 + r] = p[r] * m[c * 4] + p[4 + r] * m[c * 4 + 1] +
+                                 p[8 + r] * m[c * 4 + 2] + (c == 3 ? p[12 + r] : 0.0f);
+            out[c * 4 + 3] = c == 3 ? 1.0f : 0.0f;
+        }
+    }
+}
+
+/* Nodes in the subtrees of the marked ones (marks spread to children). */
+static uint32_t count_subtrees(const kiln_scene_view *v, uint8_t *marked) {
+    uint32_t count = 0;
+    for (uint32_t i = 0; i < v->node_count; i++) { /* parents first */
+        int32_t parent = v->hierarchy[i].parent;
+        marked[i] |= parent >= 0 && marked[parent];
+        count += marked[i];
+    }
+    return count;
+}
+
+/* The update against the independent recompute on random forests, with the
+ * edge cases: nothing changed, a root, a leaf, a node and its ancestor, the
+ * same node twice, every node, and random sets of every size. */
+static void update_matches_independent_recompute(void **state) {
+    (void)state;
+    for (uint32_t seed = 1; seed <= 6; seed++) {
+        ir_asset asset;
+        random_asset(&asset, 50 + seed * 97, seed);
+        bytebuf bytes;
+        write_asset(&asset, 0, &bytes);
+        test_held_scene held;
+        kiln_error err;
+        assert_int_equal(test_scene_hold(&held, bytes.data, bytes.size, 0, &err), KILN_OK);
+        const kiln_scene_view *v = &held.view;
+        uint32_t n = v->node_count;
+        held_instance h;
+        instance_open(&h, v);
+        uint8_t *marked = malloc(n);
+        float *want = malloc((size_t)n * 16 * sizeof(float));
+        assert_non_null(marked);
+        assert_non_null(want);
+        uint32_t leaf = 0, inner = 0;
+        for (uint32_t i = 0; i < n; i++) {
+            if (v->hierarchy[i].child_count == 0)
+                leaf = i;
+            else if (v->hierarchy[i].parent >= 0)
+                inner = i;
+        }
+        srand(seed);
+        for (int round = 0; round < 12; round++) {
+            memset(marked, 0, n);
+            uint32_t picks[4], count = 0;
+            switch (round) {
+            case 0:
+                break; /* nothing */
+            case 1:
+                picks[count++] = 0;
+                break; /* a root (node 0 has depth 0) */
+            case 2:
+                picks[count++] = leaf;
+                break;
+            case 3: /* a node, then its parent: one run, each node once */
+                picks[count++] = inner;
+                picks[count++] = (uint32_t)v->hierarchy[inner].parent;
+                break;
+            case 4:
+                picks[count++] = inner, picks[count++] = inner;
+                break;
+            default:
+                break;
+            }
+            bool all = round == 5, random = round > 5;
+            uint32_t random_count = random ? (uint32_t)rand() % n + 1 : 0;
+            for (uint32_t k = 0; k < (all ? n : random ? random_count : count); k++) {
+                uint32_t node = all ? n - 1 - k : random ? (uint32_t)rand() % n : picks[k];
+                kiln_scene_transform t = h.instance.local[node];
+                t.translation[k % 3] += 0.5f;
+                t.scale[(k + 1) % 3] *= 1.25f;
+                assert_int_equal(kiln_scene_set_local(&h.instance, node, &t, &err), KILN_OK);
+                marked[node] = 1;
+            }
+            uint32_t expected = count_subtrees(v, marked);
+            assert_int_equal(kiln_scene_update(&h.instance), expected);
+            assert_int_equal(kiln_scene_update(&h.instance), 0);
+            recompute_world(v, h.instance.local, want);
+            assert_memory_equal(h.instance.world, want, (size_t)n * 16 * sizeof(float));
+        }
+        free(marked);
+        free(want);
+        instance_close(&h);
+        test_scene_release(&held);
+        bytebuf_free(&bytes);
+        ir_asset_free(&asset);
+    }
+}
+
 static void instance_refuses_bad_memory(void **state) {
     (void)state;
     ir_asset asset;
@@ -783,6 +894,7 @@ int main(void) {
         cmocka_unit_test(scene_reader_survives_truncation_and_bit_flips),
         cmocka_unit_test(instance_matches_recursive_product),
         cmocka_unit_test(dirty_update_equals_full_recompute),
+        cmocka_unit_test(update_matches_independent_recompute),
         cmocka_unit_test(instance_refuses_bad_memory),
         cmocka_unit_test(assimp_node_graph_becomes_a_scene),
         cmocka_unit_test(corpus_world_matrices_match_gltf),
