@@ -4,7 +4,7 @@
  * of the window (drag, zoom, frame), the hot reload lines, the vertex
  * layouts the two programs read, the level of detail chosen by screen size,
  * meshlet index lists (and refused meshlet data), and the per-frame morph
- * data. Rendering itself is tested on lavapipe by
+ * data, the ASTC fallback decode. Rendering itself is tested on lavapipe by
  * tests/integration/test_viewer.sh.
  */
 #include <math.h>
@@ -16,6 +16,7 @@
 
 #include <cmocka.h>
 
+#include "astc_decode.h"
 #include "draw_list.h"
 #include "frame_data.h"
 #include "live.h"
@@ -442,6 +443,65 @@ static void test_reload_lines_are_bounded(void **state) {
     live_destroy(&l);
 }
 
+static void test_astc_formats_give_their_block_sizes(void **state) {
+    (void)state;
+    uint32_t w = 0, h = 0;
+    bool srgb = true;
+    assert_true(astc_ldr_format(157, &w, &h, &srgb)); /* VK_FORMAT_ASTC_4x4_UNORM_BLOCK */
+    assert_int_equal(w, 4);
+    assert_int_equal(h, 4);
+    assert_false(srgb);
+    assert_true(astc_ldr_format(VK_FORMAT_ASTC_6x5_SRGB_BLOCK, &w, &h, &srgb));
+    assert_int_equal(w, 6);
+    assert_int_equal(h, 5);
+    assert_true(srgb);
+    assert_true(astc_ldr_format(VK_FORMAT_ASTC_12x12_SRGB_BLOCK, &w, &h, &srgb));
+    assert_int_equal(w, 12);
+    assert_int_equal(h, 12);
+    assert_false(astc_ldr_format(VK_FORMAT_ASTC_12x12_SRGB_BLOCK + 1, &w, &h, &srgb));
+    assert_false(astc_ldr_format(VK_FORMAT_BC7_SRGB_BLOCK, &w, &h, &srgb));
+}
+
+/* A void-extent block (ASTC spec, "Void-Extent Blocks"): 0x1FC in bits 0-8,
+ * LDR, both extent bits 10-11 set, every extent coordinate all ones (no
+ * extent), then R, G, B, A as UNORM16 in bits 64-127. */
+static void void_extent_block(const uint16_t rgba[4], uint8_t out[16]) {
+    memset(out, 0xff, 8);
+    out[0] = 0xfc;
+    out[1] = 0xfd; /* bit 8 set (0x1FC), bit 9 clear (LDR), bits 10-15 set */
+    for (int c = 0; c < 4; c++) {
+        out[8 + 2 * c] = (uint8_t)(rgba[c] & 0xff);
+        out[9 + 2 * c] = (uint8_t)(rgba[c] >> 8);
+    }
+}
+
+static void test_astc_decodes_blocks_in_place(void **state) {
+    (void)state;
+    /* A 6x5 image of 4x4 blocks: 2x2 blocks, the right and bottom ones cut. */
+    const uint16_t colours[4][4] = {{0xffff, 0, 0, 0xffff},
+                                    {0, 0x8080, 0, 0xffff},
+                                    {0, 0, 0xffff, 0x4040},
+                                    {0x2020, 0x2020, 0x2020, 0xffff}};
+    uint8_t blocks[4 * 16];
+    for (int b = 0; b < 4; b++)
+        void_extent_block(colours[b], blocks + 16 * b);
+    uint8_t rgba[6 * 5 * 4];
+    char reason[160];
+    assert_true(astc_decode_rgba8(blocks, sizeof blocks, 6, 5, 157, rgba, reason, sizeof reason));
+    for (int y = 0; y < 5; y++)
+        for (int x = 0; x < 6; x++) {
+            const uint16_t *want = colours[(y >= 4) * 2 + (x >= 4)];
+            for (int c = 0; c < 4; c++)
+                assert_int_equal(rgba[(y * 6 + x) * 4 + c], want[c] >> 8);
+        }
+    /* One block short, and a format that is not ASTC: refused, with why. */
+    assert_false(astc_decode_rgba8(blocks, 3 * 16, 6, 5, 157, rgba, reason, sizeof reason));
+    assert_non_null(strstr(reason, "48 bytes of blocks for 6x5 texels"));
+    assert_false(astc_decode_rgba8(blocks, sizeof blocks, 6, 5, VK_FORMAT_BC7_SRGB_BLOCK, rgba,
+                                   reason, sizeof reason));
+    assert_non_null(strstr(reason, "not an ASTC LDR format"));
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_multiply_applies_the_right_matrix_first),
@@ -458,6 +518,8 @@ int main(void) {
         cmocka_unit_test(test_meshlet_indices_name_mesh_vertices),
         cmocka_unit_test(test_meshlet_indices_refuse_what_points_outside),
         cmocka_unit_test(test_frame_data_lays_out_morphs),
+        cmocka_unit_test(test_astc_formats_give_their_block_sizes),
+        cmocka_unit_test(test_astc_decodes_blocks_in_place),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -404,6 +404,9 @@ def make(dirname):
     # UASTC, which libkiln transcodes to BC7 for the viewer: every 4x4 block
     # is one solid quadrant, which UASTC and its BC7 transcode keep exactly.
     textured_quad(dirname, "quad_uastc", EXACT)
+    # ASTC 4x4, which lavapipe cannot sample: kiln-view decodes it to RGBA8.
+    # Each 4x4 block is one solid quadrant, which ASTC keeps exactly.
+    textured_quad(dirname, "quad_astc", EXACT)
     textured_quad(dirname, "mask", [(0, 0, 255)] * 4, alpha=lambda x, y: 0 if x < 4 else 255, mask=True)
     node_scene(dirname)
     node_scene(dirname, "anim", clips=True)
@@ -417,7 +420,8 @@ def make(dirname):
                 '  - match: "*"\n    texture.compress: false\n'
                 '  - match: "quad_bc1*"\n    texture.compress: true\n    texture.format: bc1\n'
                 '  - match: "quad_bc7*"\n    texture.compress: true\n    texture.format: bc7\n'
-                '  - match: "quad_uastc*"\n    texture.compress: true\n    texture.format: uastc\n')
+                '  - match: "quad_uastc*"\n    texture.compress: true\n    texture.format: uastc\n'
+                '  - match: "quad_astc*"\n    texture.compress: true\n    texture.format: astc-4x4\n')
 
 
 # ---- the camera of docs/viewer.md, and the checks ------------------------------
@@ -582,7 +586,7 @@ def check(dirname, name, png, w, h):
     if (width, height) != (w, h):
         failures.append("size %dx%d, expected %dx%d" % (width, height, w, h))
         return
-    if name in ("quad_srgb", "quad_bc1", "quad_bc7", "quad_uastc"):
+    if name in ("quad_srgb", "quad_bc1", "quad_bc7", "quad_uastc", "quad_astc"):
         check_quad(rows, w, h, GREYS if name == "quad_srgb" else EXACT)
     elif name == "quad_linear":
         check_quad(rows, w, h, GREYS,
