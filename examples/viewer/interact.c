@@ -93,6 +93,8 @@ bool interact_run(window *w, view_state *s, live *l, const interact_options *o, 
             orbit_frame(&eye, &s->draws, w->extent.width, w->extent.height);
         if (in.reset)
             orbit_reset(&eye, &s->draws, w->extent.width, w->extent.height);
+        if (in.toggle_bounds)
+            s->meshlet_bounds = !s->meshlet_bounds;
         if (in.play_pause && view_clips(s) != NULL)
             playing = !playing;
         if (in.next_clip || in.previous_clip) {
@@ -106,14 +108,16 @@ bool interact_run(window *w, view_state *s, live *l, const interact_options *o, 
         }
         last = now;
         kiln_manager_pump(s->manager);
-        if (live_take(l, stdout) > 0)
+        if (live_take(l, stdout) > 0) {
+            view_reloaded(s);
             rebuild = true;
+        }
         if (rebuild && !view_update(s, w->vk, err)) {
             ok = false;
             break;
         }
         dirty = dirty || rebuild || in.resized || in.drag_x != 0.0f || in.drag_y != 0.0f ||
-                in.wheel != 0.0f || in.frame || in.reset || in.play_pause;
+                in.wheel != 0.0f || in.frame || in.reset || in.play_pause || in.toggle_bounds;
         /* Esc after a drag that arrived in the same poll (a slow frame)
          * still shows the dragged frame first: it is the screenshot. */
         if (in.quit && !dirty)

@@ -4,7 +4,8 @@
  * of the window (drag, zoom, frame), the hot reload lines, the vertex
  * layouts the two programs read, the level of detail chosen by screen size,
  * meshlet index lists (and refused meshlet data), and the per-frame morph
- * data, the ASTC fallback decode. Rendering itself is tested on lavapipe by
+ * data and the morph buffer written only when it changes, the ASTC
+ * fallback decode. Rendering itself is tested on lavapipe by
  * tests/integration/test_viewer.sh.
  */
 #include <math.h>
@@ -22,6 +23,7 @@
 #include "live.h"
 #include "lod.h"
 #include "meshlets.h"
+#include "morph_cache.h"
 #include "orbit.h"
 #include "pipeline.h"
 #include "render.h"
@@ -443,6 +445,56 @@ static void test_reload_lines_are_bounded(void **state) {
     live_destroy(&l);
 }
 
+/* The morph cache writes its buffer on the first frame, not again for the
+ * same weights (a camera move), again when a weight changes, and after
+ * morph_cache_forget (a reload). A preset mapped buffer large enough keeps
+ * Vulkan out of it. */
+static void test_morph_cache_writes_only_changes(void **state) {
+    (void)state;
+    const float deltas[2 * 3] = {1, 2, 3, 4, 5, 6};
+    kiln_mesh_desc desc = {
+        .vertex_count = 1, .morph_target_count = 2, .morph_attributes = KILN_MORPH_POSITION};
+    kiln_asset morphed = {.mesh = {.desc = &desc, .morph_deltas = deltas}};
+    float weights[2] = {0.5f, 0.0f};
+    draw_list list = {.weights = weights, .weight_count = 2};
+    draw_item items[1] = {{.mesh = &morphed, .weight_count = 2}};
+    vk_context vk = {0};
+    vk.properties.limits.minStorageBufferOffsetAlignment = 64;
+    draw_offsets offsets[1];
+    frame_layout layout;
+    frame_data_layout(&vk, items, 1, false, offsets, &layout);
+    static uint8_t memory[4096];
+    morph_cache cache = {.buffer = {.mapped = memory, .size = sizeof memory}};
+    kiln_error err = {0};
+    const uint8_t *weights_at = memory + offsets[0].morphs + FRAME_MORPH_HEADER;
+    assert_true(
+        morph_cache_update(&vk, &cache, &list, items, 1, offsets, layout.morph_bytes, &err));
+    assert_int_equal(cache.writes, 1);
+    assert_memory_equal(weights_at, weights, sizeof weights);
+    assert_memory_equal(weights_at + sizeof weights, deltas, sizeof deltas);
+    memset(memory, 0xee, sizeof memory); /* a write would show */
+    assert_true(
+        morph_cache_update(&vk, &cache, &list, items, 1, offsets, layout.morph_bytes, &err));
+    assert_int_equal(cache.writes, 1);
+    assert_int_equal(memory[offsets[0].morphs], 0xee);
+    weights[1] = 0.25f;
+    assert_true(
+        morph_cache_update(&vk, &cache, &list, items, 1, offsets, layout.morph_bytes, &err));
+    assert_int_equal(cache.writes, 2);
+    assert_memory_equal(weights_at, weights, sizeof weights);
+    morph_cache_forget(&cache);
+    assert_true(
+        morph_cache_update(&vk, &cache, &list, items, 1, offsets, layout.morph_bytes, &err));
+    assert_int_equal(cache.writes, 3);
+    /* Another mesh with the same weights is another buffer's content. */
+    kiln_asset other = morphed;
+    items[0].mesh = &other;
+    assert_true(
+        morph_cache_update(&vk, &cache, &list, items, 1, offsets, layout.morph_bytes, &err));
+    assert_int_equal(cache.writes, 4);
+    morph_cache_forget(&cache);
+}
+
 static void test_astc_formats_give_their_block_sizes(void **state) {
     (void)state;
     uint32_t w = 0, h = 0;
@@ -518,6 +570,7 @@ int main(void) {
         cmocka_unit_test(test_meshlet_indices_name_mesh_vertices),
         cmocka_unit_test(test_meshlet_indices_refuse_what_points_outside),
         cmocka_unit_test(test_frame_data_lays_out_morphs),
+        cmocka_unit_test(test_morph_cache_writes_only_changes),
         cmocka_unit_test(test_astc_formats_give_their_block_sizes),
         cmocka_unit_test(test_astc_decodes_blocks_in_place),
     };

@@ -64,6 +64,9 @@ static void on_key(GLFWwindow *handle, int key, int scancode, int action, int mo
     case GLFW_KEY_P:
         in->previous_clip = true;
         break;
+    case GLFW_KEY_B:
+        in->toggle_bounds = true;
+        break;
     default:
         break;
     }

@@ -9,7 +9,8 @@
 # alpha-mask cut-out, a node hierarchy placing a quad on a computed pixel
 # region, a normal-mapped lit quad, occlusion and emissive maps, a morph
 # target's displacement; the level
-# of detail chosen by screen size or forced, the meshlet tint. Then corpus
+# of detail chosen by screen size or forced, the meshlet tint, the meshlets'
+# bounding spheres outlined. Then corpus
 # models render with a plausible silhouette (the Fox at two times with
 # different ones), and bad command lines fail with one line naming the problem. Without Vulkan, lavapipe or the
 # validation layer (installed here with apt-get when missing and root),
@@ -160,6 +161,20 @@ check "--meshlets draws the sphere's $meshlets meshlets with no validation error
     "stdout_has ' meshlets $meshlets\$'"
 check "--meshlets changes the image" \
     bash -c "! cmp -s '$SCRATCH/sphere_lod0.png' '$SCRATCH/sphere_meshlets.png'"
+
+# --meshlet-bounds: each meshlet's bounding sphere outlined where its
+# projection lies (viewer_scenes.py reads MLET and projects them itself);
+# the plain render has no outline colour anywhere.
+view "$SCRATCH/synthetic/out" sphere --headless --render "$SCRATCH/sphere_bounds.png" \
+    --size 256x192 --lod 0 --meshlet-bounds --validate
+check "--meshlet-bounds renders with no validation error" all_true "status_is 0" \
+    "stderr_lacks 'validation error'"
+check "--meshlet-bounds: every meshlet's projected sphere outlined" \
+    python3 "$SCENES" bounds "$SCRATCH/synthetic/out/sphere.kmesh" "$SCRATCH/sphere_bounds.png" \
+    256 192
+check "without --meshlet-bounds: no outline" \
+    bash -c "! python3 '$SCENES' bounds '$SCRATCH/synthetic/out/sphere.kmesh' \
+        '$SCRATCH/sphere_lod0.png' 256 192 >/dev/null"
 
 # The same output as a pack draws the same image.
 (cd "$SCRATCH" && "$KILN" build -q --config synthetic/kiln.yml -i synthetic/in \
