@@ -25,6 +25,7 @@
 #include "meshlets.h"
 #include "morph_cache.h"
 #include "orbit.h"
+#include "overlay.h"
 #include "pipeline.h"
 #include "render.h"
 
@@ -495,6 +496,38 @@ static void test_morph_cache_writes_only_changes(void **state) {
     morph_cache_forget(&cache);
 }
 
+/* Text: each glyph bit a scale x scale square of the colour, the rest of
+ * its cell the background, glyphs side by side; lowercase drawn as
+ * capitals, bytes without a glyph as '?'. */
+static void test_overlay_text_places_glyph_bits(void **state) {
+    (void)state;
+    enum { W = 40, H = 24 };
+    static uint8_t pixels[W * H * 4];
+    memset(pixels, 7, sizeof pixels);
+    const uint8_t ink[4] = {255, 0, 0, 255}, box[4] = {0, 0, 255, 255};
+    overlay_image image = {pixels, W, H};
+    overlay_text(&image, 1, 2, 2, "Hi", ink, box);
+    for (int y = 0; y < H; y++)
+        for (int x = 0; x < W; x++) {
+            const uint8_t *p = pixels + 4 * (y * W + x);
+            int gx = (x - 1) / 2, gy = (y - 2) / 2;
+            if (x < 1 || y < 2 || gx >= 16 || gy >= 8) {
+                assert_int_equal(p[0], 7); /* outside the two cells: untouched */
+                continue;
+            }
+            const uint8_t *glyph = overlay_glyph(gx < 8 ? 'H' : 'I');
+            bool on = glyph[gy] & (0x80u >> (gx % 8));
+            assert_memory_equal(p, on ? ink : box, 4);
+        }
+    assert_ptr_equal(overlay_glyph('i'), overlay_glyph('I'));
+    assert_ptr_equal(overlay_glyph('\x7f'), overlay_glyph('?'));
+    assert_ptr_equal(overlay_glyph('\n'), overlay_glyph('?'));
+    /* 'H': two full-height columns and the bar across its middle. */
+    const uint8_t *h = overlay_glyph('H');
+    assert_int_equal(h[0], 0x44);
+    assert_int_equal(h[3], 0x7c);
+}
+
 static void test_astc_formats_give_their_block_sizes(void **state) {
     (void)state;
     uint32_t w = 0, h = 0;
@@ -571,6 +604,7 @@ int main(void) {
         cmocka_unit_test(test_meshlet_indices_refuse_what_points_outside),
         cmocka_unit_test(test_frame_data_lays_out_morphs),
         cmocka_unit_test(test_morph_cache_writes_only_changes),
+        cmocka_unit_test(test_overlay_text_places_glyph_bits),
         cmocka_unit_test(test_astc_formats_give_their_block_sizes),
         cmocka_unit_test(test_astc_decodes_blocks_in_place),
     };

@@ -67,6 +67,9 @@ static void on_key(GLFWwindow *handle, int key, int scancode, int action, int mo
     case GLFW_KEY_B:
         in->toggle_bounds = true;
         break;
+    case GLFW_KEY_C:
+        in->toggle_clips = true;
+        break;
     default:
         break;
     }
