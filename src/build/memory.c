@@ -35,13 +35,14 @@
  * plus the file. */
 #define TEXTURE_PEAK_HALVES 5u
 #define MODEL_MULTIPLE 16u
-/* A level is loaded as libyaml's node tree, a node and its tag per scalar,
- * map or list: bench/level_memory.sh measured (release build, max RSS) 28-32 x
- * the file for entities with transforms, parents and small components, 57 x
- * for lists of one-digit numbers, 85 x for `1,1,1...` and 95 x for
- * `{},{},...`, the densest nodes YAML can spell; 8 x under-counted every one
- * of them. The worst, with a margin for the allocator. */
-#define LEVEL_MULTIPLE 112u
+/* A level is streamed from libyaml's events entity by entity
+ * (import/level_tree.h): bench/level_memory.sh measured (release build, max
+ * RSS) 11-15 x the file for entities with transforms (the entities and the
+ * scene built from them: the smaller the entities, the larger the multiple)
+ * and 5-6 x for long component lists, `1,1,1...` and `{},{},...` included; a
+ * file using anchors, whose nodes are kept, 14 x. The worst, with a margin
+ * for the allocator. */
+#define LEVEL_MULTIPLE 20u
 #define FALLBACK_MULTIPLE 8u
 #define MIN_ESTIMATE ((uint64_t)4 << 20)
 #define MAX_ESTIMATE ((uint64_t)1 << 52)
