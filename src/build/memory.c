@@ -10,10 +10,12 @@
  *            again for a Radiance HDR's floats) + the file, from the header
  *            (PNG, JPEG, BMP, TGA, HDR); a header that cannot be read counts
  *            as FALLBACK_MULTIPLE x the file;
- *   cubemap  the sum of its face files' texture estimates;
+ *   cubemap  its largest face's texture estimate + the other faces' files
+ *            (faces are decoded and cooked one at a time, their files kept);
+ *   array    the sum of its images' texture estimates;
  *   model    MODEL_MULTIPLE x the file (its images are decoded one at a time,
  *            through the texture path);
- *   level    LEVEL_MULTIPLE x the file (its YAML node tree);
+ *   level    LEVEL_MULTIPLE x the file (its entities and scene);
  *   other    FALLBACK_MULTIPLE x the file;
  * each at least MIN_ESTIMATE.
  */
@@ -220,16 +222,27 @@ uint64_t build_memory_estimate(const char *input_root, const char *source_path,
         estimate = texture_estimate(path);
     } else if ((importer->kind == COOK_KIND_CUBEMAP || importer->kind == COOK_KIND_TEXTURE_ARRAY) &&
                importer->folder) {
+        bool one_at_a_time = importer->kind == COOK_KIND_CUBEMAP;
+        uint64_t largest = 0; /* a cubemap's largest face beyond its file */
         DIR *dir = opendir(path);
         struct dirent *entry;
         while (dir != NULL && (entry = readdir(dir)) != NULL) {
             if (entry->d_name[0] == '.')
                 continue;
             char *face = cook_path_join(path, entry->d_name);
-            if (face != NULL)
-                estimate = saturating_add(estimate, texture_estimate(face));
+            struct stat face_info;
+            uint64_t face_estimate = face != NULL ? texture_estimate(face) : 0;
+            if (one_at_a_time && face_estimate > 0 && stat(face, &face_info) == 0) {
+                uint64_t file = (uint64_t)face_info.st_size;
+                estimate = saturating_add(estimate, file);
+                if (face_estimate - file > largest)
+                    largest = face_estimate - file;
+            } else {
+                estimate = saturating_add(estimate, face_estimate);
+            }
             free(face);
         }
+        estimate = saturating_add(estimate, largest);
         if (dir != NULL)
             closedir(dir);
     } else if (stat(path, &info) == 0 && S_ISREG(info.st_mode)) {
