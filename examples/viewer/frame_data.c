@@ -61,31 +61,75 @@ void frame_data_layout(const vk_context *vk, const draw_item *items, uint32_t co
     out->meshlet_bytes = indices > 64 ? indices : 64;
 }
 
+/* Whether draw i writes its Morphs block (the first of a run sharing it). */
+static bool writes_morphs(const draw_offsets *offsets, uint32_t i) {
+    return offsets[i].morphs != 0 && !(i > 0 && offsets[i].morphs == offsets[i - 1].morphs);
+}
+
+void frame_morphs_fill(const draw_list *list, const draw_item *items, uint32_t count,
+                       const draw_offsets *offsets, uint8_t *morphs) {
+    memset(morphs, 0, FRAME_NO_MORPHS_BYTES);
+    for (uint32_t i = 0; i < count; i++) {
+        if (!writes_morphs(offsets, i))
+            continue;
+        const draw_item *item = &items[i];
+        const kiln_mesh_view *mesh = &item->mesh->mesh;
+        uint32_t shape[4] = {item->weight_count, mesh->desc->vertex_count, morph_blocks(mesh->desc),
+                             mesh->desc->morph_attributes & KILN_MORPH_ALL_};
+        uint8_t *at = morphs + offsets[i].morphs;
+        memcpy(at, shape, sizeof shape);
+        memcpy(at + FRAME_MORPH_HEADER, list->weights + item->weight_offset,
+               4 * (size_t)item->weight_count);
+        memcpy(at + FRAME_MORPH_HEADER + 4 * (size_t)item->weight_count, mesh->morph_deltas,
+               4 * (size_t)delta_floats(mesh->desc));
+    }
+}
+
+/* One Morphs block in a key: where it goes and whose deltas, then its weights. */
+typedef struct morph_key_block {
+    VkDeviceSize offset;
+    const void *mesh, *deltas;
+    uint32_t weight_count;
+} morph_key_block;
+
+size_t frame_morphs_key(const draw_list *list, const draw_item *items, uint32_t count,
+                        const draw_offsets *offsets, uint8_t *out) {
+    size_t size = 0;
+    for (uint32_t i = 0; i < count; i++) {
+        if (!writes_morphs(offsets, i))
+            continue;
+        const draw_item *item = &items[i];
+        morph_key_block block;
+        memset(&block, 0, sizeof block); /* padding too: keys are compared bytewise */
+        block.offset = offsets[i].morphs;
+        block.mesh = item->mesh;
+        block.deltas = item->mesh->mesh.morph_deltas;
+        block.weight_count = item->weight_count;
+        size_t weights = 4 * (size_t)item->weight_count;
+        if (out != NULL) {
+            memcpy(out + size, &block, sizeof block);
+            memcpy(out + size + sizeof block, list->weights + item->weight_offset, weights);
+        }
+        size += sizeof block + weights;
+    }
+    return size;
+}
+
 bool frame_data_fill(const draw_list *list, const draw_item *items, uint32_t count,
                      const draw_offsets *offsets, uint8_t *joints, uint8_t *morphs,
                      uint8_t *meshlets, kiln_error *err) {
-    memset(morphs, 0, FRAME_NO_MORPHS_BYTES);
+    if (morphs != NULL)
+        frame_morphs_fill(list, items, count, offsets, morphs);
     for (uint32_t i = 0; i < count; i++) {
         const draw_item *item = &items[i];
         const draw_offsets *o = &offsets[i];
-        const kiln_mesh_view *mesh = &item->mesh->mesh;
         bool repeat = i > 0 && item->mesh == items[i - 1].mesh;
         if (o->joint_bytes > 0)
             memcpy(joints + o->joints, list->joints + 16 * (size_t)item->joint_offset,
                    (size_t)o->joint_bytes);
-        if (o->morphs != 0 && !(i > 0 && o->morphs == offsets[i - 1].morphs)) {
-            uint32_t shape[4] = {item->weight_count, mesh->desc->vertex_count,
-                                 morph_blocks(mesh->desc),
-                                 mesh->desc->morph_attributes & KILN_MORPH_ALL_};
-            uint8_t *at = morphs + o->morphs;
-            memcpy(at, shape, sizeof shape);
-            memcpy(at + FRAME_MORPH_HEADER, list->weights + item->weight_offset,
-                   4 * (size_t)item->weight_count);
-            memcpy(at + FRAME_MORPH_HEADER + 4 * (size_t)item->weight_count, mesh->morph_deltas,
-                   4 * (size_t)delta_floats(mesh->desc));
-        }
         if (meshlets != NULL && !repeat &&
-            !meshlet_indices(mesh, item->mesh->path, (uint32_t *)(meshlets + o->meshlets), err))
+            !meshlet_indices(&item->mesh->mesh, item->mesh->path,
+                             (uint32_t *)(meshlets + o->meshlets), err))
             return false;
     }
     return true;

@@ -35,10 +35,21 @@ void frame_data_layout(const vk_context *vk, const draw_item *items, uint32_t co
                        draw_offsets *offsets, frame_layout *out);
 
 /* Writes the data into the mapped buffers (`meshlets` NULL without
- * --meshlets). False, `err` naming the file, for meshlet data pointing
- * outside its mesh. */
+ * --meshlets; `morphs` NULL when a morph_cache holds them). False, `err`
+ * naming the file, for meshlet data pointing outside its mesh. */
 bool frame_data_fill(const draw_list *list, const draw_item *items, uint32_t count,
                      const draw_offsets *offsets, uint8_t *joints, uint8_t *morphs,
                      uint8_t *meshlets, kiln_error *err);
+
+/* Writes the Morphs blocks alone (frame_data_fill's part). */
+void frame_morphs_fill(const draw_list *list, const draw_item *items, uint32_t count,
+                       const draw_offsets *offsets, uint8_t *morphs);
+
+/* What the Morphs blocks hold, as bytes two frames compare: each block's
+ * offset, mesh and deltas, and its weights. Writes it to `out` when not NULL
+ * and returns its size. Valid while the meshes are: after a reload a new
+ * mesh may take a freed one's address (morph_cache_forget). */
+size_t frame_morphs_key(const draw_list *list, const draw_item *items, uint32_t count,
+                        const draw_offsets *offsets, uint8_t *out);
 
 #endif

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "astc_decode.h"
+
 /* Puts the cooked file's name before the Vulkan message. */
 static void name_file(kiln_error *err, const kiln_asset *asset) {
     char reason[KILN_ERROR_MESSAGE_MAX];
@@ -38,6 +40,14 @@ static void destroy_buffer(void *user, const kiln_asset *asset, void *object) {
     free(object);
 }
 
+static bool samples(const vk_context *vk, uint32_t format) {
+    VkFormatProperties properties;
+    vkGetPhysicalDeviceFormatProperties(vk->physical, (VkFormat)format, &properties);
+    VkFormatFeatureFlags needed =
+        VK_FORMAT_FEATURE_SAMPLED_IMAGE_BIT | VK_FORMAT_FEATURE_TRANSFER_DST_BIT;
+    return (properties.optimalTilingFeatures & needed) == needed;
+}
+
 /* Why the device cannot sample this texture as a 2D image, or NULL. Its
  * format is the texels' (a UASTC file arrives transcoded, e.g. as BC7). */
 static const char *unsupported(const vk_context *vk, const kiln_asset *asset) {
@@ -45,11 +55,7 @@ static const char *unsupported(const vk_context *vk, const kiln_asset *asset) {
     uint32_t format = asset->texels_vk_format;
     if (t->faces != 1 || t->layers > 1 || t->depth > 1)
         return "cubemaps, arrays and 3D textures are not drawn by kiln-view";
-    VkFormatProperties properties;
-    vkGetPhysicalDeviceFormatProperties(vk->physical, (VkFormat)format, &properties);
-    VkFormatFeatureFlags needed =
-        VK_FORMAT_FEATURE_SAMPLED_IMAGE_BIT | VK_FORMAT_FEATURE_TRANSFER_DST_BIT;
-    if ((properties.optimalTilingFeatures & needed) != needed)
+    if (!samples(vk, format))
         return "the device cannot sample its format";
     if (!vk->bc_textures && format >= VK_FORMAT_BC1_RGB_UNORM_BLOCK &&
         format <= VK_FORMAT_BC7_SRGB_BLOCK)
@@ -98,11 +104,60 @@ static bool upload_levels(vk_context *vk, const kiln_asset *asset, const void *t
     return ok;
 }
 
+/* An ASTC texture the device cannot sample: every level decoded to RGBA8
+ * (astc_decode.h) and uploaded as R8G8B8A8, sRGB or not as the blocks. */
+static bool upload_astc_as_rgba8(vk_context *vk, const kiln_asset *asset, const uint8_t *texels,
+                                 size_t size, gpu_texture *out, kiln_error *err) {
+    const kiln_ktx2_view *t = &asset->texture;
+    uint32_t block_width, block_height;
+    bool srgb;
+    if (!astc_ldr_format(asset->texels_vk_format, &block_width, &block_height, &srgb) ||
+        t->levels > KILN_ASSET_MAX_LEVELS)
+        return vkc_fail(err, "not an ASTC LDR texture", VK_ERROR_FORMAT_NOT_SUPPORTED);
+    kiln_asset decoded = *asset;
+    decoded.texels_vk_format = srgb ? VK_FORMAT_R8G8B8A8_SRGB : VK_FORMAT_R8G8B8A8_UNORM;
+    size_t total = 0;
+    for (uint32_t level = 0; level < t->levels; level++) {
+        uint32_t width, height, depth;
+        kiln_ktx2_level_extent(t, level, &width, &height, &depth);
+        decoded.level_offsets[level] = total;
+        total += (size_t)width * height * 4;
+    }
+    uint8_t *rgba = malloc(total);
+    if (rgba == NULL)
+        return vkc_fail(err, "out of memory decoding ASTC", VK_ERROR_OUT_OF_HOST_MEMORY);
+    bool ok = true;
+    for (uint32_t level = 0; ok && level < t->levels; level++) {
+        uint32_t width, height, depth;
+        kiln_ktx2_level_extent(t, level, &width, &height, &depth);
+        uint64_t offset = asset->level_offsets[level];
+        uint64_t end = level + 1 < t->levels ? asset->level_offsets[level + 1] : size;
+        char reason[160];
+        if (offset > end || end > size ||
+            !astc_decode_rgba8(texels + offset, (size_t)(end - offset), width, height,
+                               asset->texels_vk_format, rgba + decoded.level_offsets[level], reason,
+                               sizeof reason)) {
+            if (offset > end || end > size)
+                snprintf(reason, sizeof reason, "level %u is outside the texels", level);
+            snprintf(err->message, sizeof err->message, "ASTC level %u: %s", level, reason);
+            ok = false;
+        }
+    }
+    ok = ok && upload_levels(vk, &decoded, rgba, total, out, err);
+    free(rgba);
+    return ok;
+}
+
 static kiln_result create_texture(void *user, const kiln_asset *asset, const void *texels,
                                   size_t size, void **object, kiln_error *err) {
     gpu_assets *assets = user;
     const char *why = unsupported(assets->vk, asset);
-    if (why != NULL) {
+    uint32_t block_width, block_height;
+    bool srgb;
+    bool decode = why != NULL && asset->texture.faces == 1 && asset->texture.layers <= 1 &&
+                  asset->texture.depth <= 1 &&
+                  astc_ldr_format(asset->texels_vk_format, &block_width, &block_height, &srgb);
+    if (why != NULL && !decode) {
         fprintf(stderr, "kiln-view: warning: %s (%s): %s; drawn white\n", asset->path,
                 kiln_ktx2_format_str(asset->texels_vk_format), why);
         *object = NULL;
@@ -111,7 +166,9 @@ static kiln_result create_texture(void *user, const kiln_asset *asset, const voi
     gpu_texture *texture = calloc(1, sizeof *texture);
     if (texture == NULL)
         return KILN_ERR_OUT_OF_MEMORY;
-    if (!upload_levels(assets->vk, asset, texels, size, texture, err)) {
+    bool ok = decode ? upload_astc_as_rgba8(assets->vk, asset, texels, size, texture, err)
+                     : upload_levels(assets->vk, asset, texels, size, texture, err);
+    if (!ok) {
         name_file(err, asset);
         free(texture);
         return KILN_ERR_UNSUPPORTED;

@@ -2,9 +2,10 @@
  * gpu_assets.h — the engine side of libkiln's asset manager: its upload
  * callbacks make Vulkan buffers straight from a mesh's cooked vertex and
  * index bytes and Vulkan images from a texture's KTX2 levels, in the format
- * they were cooked to (BCn as it is). A texture the device cannot sample
- * (its format, a cubemap) loads without an image: a warning names it and the
- * renderer draws white in its place.
+ * they were cooked to (BCn as it is). ASTC the device cannot sample is
+ * decoded to RGBA8 first (astc_decode.h). Another texture the device cannot
+ * sample (its format, a cubemap) loads without an image: a warning names it
+ * and the renderer draws white in its place.
  */
 #ifndef KILN_VIEW_GPU_ASSETS_H
 #define KILN_VIEW_GPU_ASSETS_H

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "clip_list.h"
 #include "orbit.h"
 #include "png_out.h"
 
@@ -26,7 +27,8 @@ static void print_clips(const view_state *s, const char *name) {
                    (double)clips->clips[c].duration);
         }
     }
-    printf("kiln-view: drag: orbit, wheel: zoom, F: frame, R: front view, Esc: quit\n");
+    printf("kiln-view: drag: orbit, wheel: zoom, F: frame, R: front view, B: meshlet bounds, "
+           "C: clip list, Esc: quit\n");
     fflush(stdout);
 }
 
@@ -76,6 +78,7 @@ bool interact_run(window *w, view_state *s, live *l, const interact_options *o, 
     orbit_reset(&eye, &s->draws, w->extent.width, w->extent.height);
     orbit_turn_to(&eye, o->yaw, o->pitch);
     bool playing = view_clips(s) != NULL && !s->posed, dirty = true, ok = true;
+    bool show_clips = true; /* the list over the frame (C) */
     uint8_t *pixels = NULL, *shot = NULL;
     size_t capacity = 0;
     uint32_t shown_frames = 0, shot_width = 0, shot_height = 0;
@@ -93,6 +96,10 @@ bool interact_run(window *w, view_state *s, live *l, const interact_options *o, 
             orbit_frame(&eye, &s->draws, w->extent.width, w->extent.height);
         if (in.reset)
             orbit_reset(&eye, &s->draws, w->extent.width, w->extent.height);
+        if (in.toggle_bounds)
+            s->meshlet_bounds = !s->meshlet_bounds;
+        if (in.toggle_clips)
+            show_clips = !show_clips;
         if (in.play_pause && view_clips(s) != NULL)
             playing = !playing;
         if (in.next_clip || in.previous_clip) {
@@ -106,14 +113,17 @@ bool interact_run(window *w, view_state *s, live *l, const interact_options *o, 
         }
         last = now;
         kiln_manager_pump(s->manager);
-        if (live_take(l, stdout) > 0)
+        if (live_take(l, stdout) > 0) {
+            view_reloaded(s);
             rebuild = true;
+        }
         if (rebuild && !view_update(s, w->vk, err)) {
             ok = false;
             break;
         }
         dirty = dirty || rebuild || in.resized || in.drag_x != 0.0f || in.drag_y != 0.0f ||
-                in.wheel != 0.0f || in.frame || in.reset || in.play_pause;
+                in.wheel != 0.0f || in.frame || in.reset || in.play_pause || in.toggle_bounds ||
+                in.toggle_clips;
         /* Esc after a drag that arrived in the same poll (a slow frame)
          * still shows the dragged frame first: it is the screenshot. */
         if (in.quit && !dirty)
@@ -143,8 +153,10 @@ bool interact_run(window *w, view_state *s, live *l, const interact_options *o, 
          * the screenshot, whenever the user quits. */
         bool read_back = o->screenshot != NULL && (o->frames == 0 || last_frame);
         bool shown;
-        ok = view_render(s, w->vk, &cam, width, height, pixels, err) &&
-             window_present(w, pixels, read_back ? shot : NULL, &shown, err);
+        ok = view_render(s, w->vk, &cam, width, height, pixels, err);
+        if (ok && show_clips)
+            clip_list_draw(&(overlay_image){pixels, width, height}, view_clips(s), s->clip);
+        ok = ok && window_present(w, pixels, read_back ? shot : NULL, &shown, err);
         if (!ok || !shown) {
             if (in.quit)
                 break;

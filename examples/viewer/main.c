@@ -58,7 +58,7 @@ typedef struct options {
     uint32_t width, height, frames;
     bool headless, validate, live;
     int lod; /* LOD_AUTO or the level --lod forces */
-    bool meshlets, stats;
+    bool meshlets, meshlet_bounds, stats;
 } options;
 
 static int usage(const char *problem) {
@@ -66,7 +66,7 @@ static int usage(const char *problem) {
             "kiln-view: %s\nusage: kiln-view OUTPUT [REF] [--size WxH] [--frames N] [--screenshot "
             "OUT.png]\n       kiln-view OUTPUT [REF] --headless --render OUT.png --size WxH "
             "[--live]\n       (either with [--orbit YAW,PITCH] [--time T] [--clip NAME] [--lod N] "
-            "[--meshlets] [--stats] [--validate] [--shaders DIR])\n",
+            "[--meshlets] [--meshlet-bounds] [--stats] [--validate] [--shaders DIR])\n",
             problem);
     return 2;
 }
@@ -137,6 +137,8 @@ static int parse(int argc, char **argv, options *o) {
             o->posed = true;
         } else if (strcmp(a, "--meshlets") == 0) {
             o->meshlets = true;
+        } else if (strcmp(a, "--meshlet-bounds") == 0) {
+            o->meshlet_bounds = true;
         } else if (strcmp(a, "--stats") == 0) {
             o->stats = true;
         } else if (strcmp(a, "--lod") == 0 && has_value) {
@@ -366,6 +368,9 @@ static bool live_frame(void *user, kiln_error *err) {
         snprintf(err->message, sizeof err->message, "%.200s: path too long", out);
         return false;
     }
+    /* Called after a reload (or a request on stdin: rare enough to write
+     * the morph targets again too). */
+    view_reloaded(&v->view);
     if (!view_update(&v->view, &v->vk, err) || !render_still(v, err) ||
         !png_write_rgba(partial, v->pixels, v->o->width, v->o->height, err))
         return false;
@@ -423,6 +428,7 @@ static bool run(const options *o, viewer *v, kiln_error *err) {
     view_state *s = &v->view;
     s->lod = o->lod;
     s->meshlets = o->meshlets;
+    s->meshlet_bounds = o->meshlet_bounds;
     static const char *const shader_refs[VIEW_PROGRAMS] = {
         SHADER_REF, SKINNED_SHADER_REF, MESHLET_SHADER_REF, SKINNED_MESHLET_SHADER_REF};
     /* The shaders' folder is mounted last so their refs win over the output's. */

@@ -95,6 +95,7 @@ static VkImageView texture_view(const draw_item *item, int slot, const gpu_textu
 typedef struct frame_resources {
     vk_image color, depth;
     vk_buffer uniforms, joints, morphs, meshlets, readback, defaults;
+    VkBuffer morph_buffer; /* what draws bind as Morphs: `morphs`, or a morph_cache's */
     gpu_texture white;
     VkSampler sampler;
     VkDescriptorPool pool;
@@ -387,7 +388,7 @@ static bool draw_sets(vk_context *vk, const pipeline *pipe, const slots *slot,
         write_texture(vk, sets[slot->material.set], slot->textures[t], f->sampler,
                       texture_view(item, t, &f->white));
     write_buffer(vk, sets[slot->morphs.set], slot->morphs, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
-                 f->morphs.buffer, o->morphs, o->morph_bytes);
+                 f->morph_buffer, o->morphs, o->morph_bytes);
     if (item->joint_count > 0)
         write_buffer(vk, sets[slot->joints.set], slot->joints, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
                      f->joints.buffer, o->joints, o->joint_bytes);
@@ -441,9 +442,17 @@ bool render_frame_with(vk_context *vk, const render_program programs_in[2], cons
     if (ok)
         frame_data_layout(vk, items, list->count, options->meshlet_programs != NULL, offsets,
                           &layout);
-    ok = ok &&
-         create_resources(vk, programs, s, list->count, width, height, stride, &layout, &f, err);
-    ok = ok && frame_data_fill(list, items, list->count, offsets, f.joints.mapped, f.morphs.mapped,
+    /* With a morph cache the frame's own Morphs buffer is a stub. */
+    morph_cache *cache = options->morphs;
+    frame_layout own = layout;
+    if (cache != NULL)
+        own.morph_bytes = 64;
+    ok = ok && create_resources(vk, programs, s, list->count, width, height, stride, &own, &f, err);
+    ok = ok && (cache == NULL || morph_cache_update(vk, cache, list, items, list->count, offsets,
+                                                    layout.morph_bytes, err));
+    f.morph_buffer = cache != NULL ? cache->buffer.buffer : f.morphs.buffer;
+    ok = ok && frame_data_fill(list, items, list->count, offsets, f.joints.mapped,
+                               cache != NULL ? NULL : f.morphs.mapped,
                                options->meshlet_programs != NULL ? f.meshlets.mapped : NULL, err);
     VkDescriptorSet frame_sets[2] = {VK_NULL_HANDLE, VK_NULL_HANDLE};
     for (int p = 0; ok && p < 2; p++)

@@ -13,6 +13,7 @@
 
 #include "draw_list.h"
 #include "gpu_assets.h"
+#include "morph_cache.h"
 #include "orbit.h"
 #include "pipeline.h"
 
@@ -41,6 +42,9 @@ typedef struct render_options {
     /* Non-NULL: draw meshlet by meshlet (level 0) with these plain and
      * skinned programs (the shaders with MESHLETS=1, which tint by meshlet). */
     const render_program *meshlet_programs;
+    /* Non-NULL: the Morphs buffer kept across frames, written only when the
+     * deltas or weights change; NULL: a buffer of the frame's own. */
+    morph_cache *morphs;
 } render_options;
 
 /* What a frame drew. */

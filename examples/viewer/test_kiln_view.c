@@ -4,7 +4,8 @@
  * of the window (drag, zoom, frame), the hot reload lines, the vertex
  * layouts the two programs read, the level of detail chosen by screen size,
  * meshlet index lists (and refused meshlet data), and the per-frame morph
- * data. Rendering itself is tested on lavapipe by
+ * data and the morph buffer written only when it changes, the ASTC
+ * fallback decode. Rendering itself is tested on lavapipe by
  * tests/integration/test_viewer.sh.
  */
 #include <math.h>
@@ -16,12 +17,15 @@
 
 #include <cmocka.h>
 
+#include "astc_decode.h"
 #include "draw_list.h"
 #include "frame_data.h"
 #include "live.h"
 #include "lod.h"
 #include "meshlets.h"
+#include "morph_cache.h"
 #include "orbit.h"
+#include "overlay.h"
 #include "pipeline.h"
 #include "render.h"
 
@@ -442,6 +446,147 @@ static void test_reload_lines_are_bounded(void **state) {
     live_destroy(&l);
 }
 
+/* The morph cache writes its buffer on the first frame, not again for the
+ * same weights (a camera move), again when a weight changes, and after
+ * morph_cache_forget (a reload). A preset mapped buffer large enough keeps
+ * Vulkan out of it. */
+static void test_morph_cache_writes_only_changes(void **state) {
+    (void)state;
+    const float deltas[2 * 3] = {1, 2, 3, 4, 5, 6};
+    kiln_mesh_desc desc = {
+        .vertex_count = 1, .morph_target_count = 2, .morph_attributes = KILN_MORPH_POSITION};
+    kiln_asset morphed = {.mesh = {.desc = &desc, .morph_deltas = deltas}};
+    float weights[2] = {0.5f, 0.0f};
+    draw_list list = {.weights = weights, .weight_count = 2};
+    draw_item items[1] = {{.mesh = &morphed, .weight_count = 2}};
+    vk_context vk = {0};
+    vk.properties.limits.minStorageBufferOffsetAlignment = 64;
+    draw_offsets offsets[1];
+    frame_layout layout;
+    frame_data_layout(&vk, items, 1, false, offsets, &layout);
+    static uint8_t memory[4096];
+    morph_cache cache = {.buffer = {.mapped = memory, .size = sizeof memory}};
+    kiln_error err = {0};
+    const uint8_t *weights_at = memory + offsets[0].morphs + FRAME_MORPH_HEADER;
+    assert_true(
+        morph_cache_update(&vk, &cache, &list, items, 1, offsets, layout.morph_bytes, &err));
+    assert_int_equal(cache.writes, 1);
+    assert_memory_equal(weights_at, weights, sizeof weights);
+    assert_memory_equal(weights_at + sizeof weights, deltas, sizeof deltas);
+    memset(memory, 0xee, sizeof memory); /* a write would show */
+    assert_true(
+        morph_cache_update(&vk, &cache, &list, items, 1, offsets, layout.morph_bytes, &err));
+    assert_int_equal(cache.writes, 1);
+    assert_int_equal(memory[offsets[0].morphs], 0xee);
+    weights[1] = 0.25f;
+    assert_true(
+        morph_cache_update(&vk, &cache, &list, items, 1, offsets, layout.morph_bytes, &err));
+    assert_int_equal(cache.writes, 2);
+    assert_memory_equal(weights_at, weights, sizeof weights);
+    morph_cache_forget(&cache);
+    assert_true(
+        morph_cache_update(&vk, &cache, &list, items, 1, offsets, layout.morph_bytes, &err));
+    assert_int_equal(cache.writes, 3);
+    /* Another mesh with the same weights is another buffer's content. */
+    kiln_asset other = morphed;
+    items[0].mesh = &other;
+    assert_true(
+        morph_cache_update(&vk, &cache, &list, items, 1, offsets, layout.morph_bytes, &err));
+    assert_int_equal(cache.writes, 4);
+    morph_cache_forget(&cache);
+}
+
+/* Text: each glyph bit a scale x scale square of the colour, the rest of
+ * its cell the background, glyphs side by side; lowercase drawn as
+ * capitals, bytes without a glyph as '?'. */
+static void test_overlay_text_places_glyph_bits(void **state) {
+    (void)state;
+    enum { W = 40, H = 24 };
+    static uint8_t pixels[W * H * 4];
+    memset(pixels, 7, sizeof pixels);
+    const uint8_t ink[4] = {255, 0, 0, 255}, box[4] = {0, 0, 255, 255};
+    overlay_image image = {pixels, W, H};
+    overlay_text(&image, 1, 2, 2, "Hi", ink, box);
+    for (int y = 0; y < H; y++)
+        for (int x = 0; x < W; x++) {
+            const uint8_t *p = pixels + 4 * (y * W + x);
+            int gx = (x - 1) / 2, gy = (y - 2) / 2;
+            if (x < 1 || y < 2 || gx >= 16 || gy >= 8) {
+                assert_int_equal(p[0], 7); /* outside the two cells: untouched */
+                continue;
+            }
+            const uint8_t *glyph = overlay_glyph(gx < 8 ? 'H' : 'I');
+            bool on = glyph[gy] & (0x80u >> (gx % 8));
+            assert_memory_equal(p, on ? ink : box, 4);
+        }
+    assert_ptr_equal(overlay_glyph('i'), overlay_glyph('I'));
+    assert_ptr_equal(overlay_glyph('\x7f'), overlay_glyph('?'));
+    assert_ptr_equal(overlay_glyph('\n'), overlay_glyph('?'));
+    /* 'H': two full-height columns and the bar across its middle. */
+    const uint8_t *h = overlay_glyph('H');
+    assert_int_equal(h[0], 0x44);
+    assert_int_equal(h[3], 0x7c);
+}
+
+static void test_astc_formats_give_their_block_sizes(void **state) {
+    (void)state;
+    uint32_t w = 0, h = 0;
+    bool srgb = true;
+    assert_true(astc_ldr_format(157, &w, &h, &srgb)); /* VK_FORMAT_ASTC_4x4_UNORM_BLOCK */
+    assert_int_equal(w, 4);
+    assert_int_equal(h, 4);
+    assert_false(srgb);
+    assert_true(astc_ldr_format(VK_FORMAT_ASTC_6x5_SRGB_BLOCK, &w, &h, &srgb));
+    assert_int_equal(w, 6);
+    assert_int_equal(h, 5);
+    assert_true(srgb);
+    assert_true(astc_ldr_format(VK_FORMAT_ASTC_12x12_SRGB_BLOCK, &w, &h, &srgb));
+    assert_int_equal(w, 12);
+    assert_int_equal(h, 12);
+    assert_false(astc_ldr_format(VK_FORMAT_ASTC_12x12_SRGB_BLOCK + 1, &w, &h, &srgb));
+    assert_false(astc_ldr_format(VK_FORMAT_BC7_SRGB_BLOCK, &w, &h, &srgb));
+}
+
+/* A void-extent block (ASTC spec, "Void-Extent Blocks"): 0x1FC in bits 0-8,
+ * LDR, both extent bits 10-11 set, every extent coordinate all ones (no
+ * extent), then R, G, B, A as UNORM16 in bits 64-127. */
+static void void_extent_block(const uint16_t rgba[4], uint8_t out[16]) {
+    memset(out, 0xff, 8);
+    out[0] = 0xfc;
+    out[1] = 0xfd; /* bit 8 set (0x1FC), bit 9 clear (LDR), bits 10-15 set */
+    for (int c = 0; c < 4; c++) {
+        out[8 + 2 * c] = (uint8_t)(rgba[c] & 0xff);
+        out[9 + 2 * c] = (uint8_t)(rgba[c] >> 8);
+    }
+}
+
+static void test_astc_decodes_blocks_in_place(void **state) {
+    (void)state;
+    /* A 6x5 image of 4x4 blocks: 2x2 blocks, the right and bottom ones cut. */
+    const uint16_t colours[4][4] = {{0xffff, 0, 0, 0xffff},
+                                    {0, 0x8080, 0, 0xffff},
+                                    {0, 0, 0xffff, 0x4040},
+                                    {0x2020, 0x2020, 0x2020, 0xffff}};
+    uint8_t blocks[4 * 16];
+    for (int b = 0; b < 4; b++)
+        void_extent_block(colours[b], blocks + 16 * b);
+    uint8_t rgba[6 * 5 * 4];
+    char reason[160];
+    assert_true(astc_decode_rgba8(blocks, sizeof blocks, 6, 5, 157, rgba, reason, sizeof reason));
+    for (int y = 0; y < 5; y++)
+        for (int x = 0; x < 6; x++) {
+            const uint16_t *want = colours[(y >= 4) * 2 + (x >= 4)];
+            for (int c = 0; c < 4; c++)
+                assert_int_equal(rgba[(y * 6 + x) * 4 + c], want[c] >> 8);
+        }
+    /* One block short, and a format that is not ASTC: refused, with why. */
+    assert_false(astc_decode_rgba8(blocks, 3 * 16, 6, 5, 157, rgba, reason, sizeof reason));
+    assert_non_null(strstr(reason, "48 bytes of blocks for 6x5 texels"));
+    assert_false(astc_decode_rgba8(blocks, sizeof blocks, 6, 5, VK_FORMAT_BC7_SRGB_BLOCK, rgba,
+                                   reason, sizeof reason));
+    assert_non_null(strstr(reason, "not an ASTC LDR format"));
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_multiply_applies_the_right_matrix_first),
@@ -458,6 +603,10 @@ int main(void) {
         cmocka_unit_test(test_meshlet_indices_name_mesh_vertices),
         cmocka_unit_test(test_meshlet_indices_refuse_what_points_outside),
         cmocka_unit_test(test_frame_data_lays_out_morphs),
+        cmocka_unit_test(test_morph_cache_writes_only_changes),
+        cmocka_unit_test(test_overlay_text_places_glyph_bits),
+        cmocka_unit_test(test_astc_formats_give_their_block_sizes),
+        cmocka_unit_test(test_astc_decodes_blocks_in_place),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

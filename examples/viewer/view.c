@@ -5,6 +5,8 @@
 
 #include <stdio.h>
 
+#include "meshlets.h"
+
 #define COLOR_FORMAT VK_FORMAT_R8G8B8A8_SRGB
 #define DEPTH_FORMAT VK_FORMAT_D32_SFLOAT
 
@@ -61,9 +63,14 @@ bool view_update(view_state *s, vk_context *vk, kiln_error *err) {
 bool view_render(view_state *s, vk_context *vk, const camera *cam, uint32_t width, uint32_t height,
                  uint8_t *pixels, kiln_error *err) {
     render_options drawing = {.lod = s->lod,
-                              .meshlet_programs = s->meshlets ? &s->programs[2] : NULL};
-    return render_frame_with(vk, s->programs, &s->draws, cam, width, height, &drawing, pixels,
-                             &s->stats, err);
+                              .meshlet_programs = s->meshlets ? &s->programs[2] : NULL,
+                              .morphs = &s->morphs};
+    if (!render_frame_with(vk, s->programs, &s->draws, cam, width, height, &drawing, pixels,
+                           &s->stats, err))
+        return false;
+    if (s->meshlet_bounds)
+        meshlet_bounds_draw(&(overlay_image){pixels, width, height}, cam, &s->draws);
+    return true;
 }
 
 void view_stats_line(const render_stats *stats, char *out, size_t capacity) {
@@ -80,8 +87,16 @@ void view_stats_line(const render_stats *stats, char *out, size_t capacity) {
         snprintf(out + used, capacity - used, " meshlets %u", stats->meshlets);
 }
 
+void view_reloaded(view_state *s) {
+    morph_cache_forget(&s->morphs);
+}
+
 void view_close(view_state *s, vk_context *vk) {
     draw_list_free(&s->draws);
+    if (vk->device != VK_NULL_HANDLE)
+        morph_cache_destroy(vk, &s->morphs);
+    else
+        morph_cache_forget(&s->morphs);
     if (vk->device != VK_NULL_HANDLE)
         for (int p = 0; p < VIEW_PROGRAMS; p++)
             if (s->shader_data[p] != NULL)

@@ -22,13 +22,15 @@ typedef struct view_state {
     const kiln_asset *shader_data[VIEW_PROGRAMS]; /* what pipes[] were made from */
     pipeline pipes[VIEW_PROGRAMS];
     render_program programs[VIEW_PROGRAMS];
-    int lod;            /* LOD_AUTO, else the level --lod forces */
-    bool meshlets;      /* --meshlets: tint each meshlet (needs all four programs) */
-    render_stats stats; /* what the last frame drew (--stats) */
+    int lod;             /* LOD_AUTO, else the level --lod forces */
+    bool meshlets;       /* --meshlets: tint each meshlet (needs all four programs) */
+    bool meshlet_bounds; /* --meshlet-bounds (B in the window): their spheres drawn over */
+    render_stats stats;  /* what the last frame drew (--stats) */
     draw_list draws;
-    bool posed;    /* a clip of `anim` poses the scene */
-    uint32_t clip; /* which */
-    float time;    /* seconds into it */
+    morph_cache morphs; /* the Morphs buffer, written when the weights change */
+    bool posed;         /* a clip of `anim` poses the scene */
+    uint32_t clip;      /* which */
+    float time;         /* seconds into it */
 } view_state;
 
 /* The programs view_update makes pipelines of: 2, or 4 with `meshlets`. */
@@ -43,7 +45,8 @@ bool view_update(view_state *s, vk_context *vk, kiln_error *err);
 const kiln_anim_view *view_clips(const view_state *s);
 
 /* Renders the draw list with `cam` (render_frame_with: --lod, --meshlets),
- * what it drew into s->stats. */
+ * what it drew into s->stats, then with meshlet_bounds the meshlets'
+ * bounding spheres over it. */
 bool view_render(view_state *s, vk_context *vk, const camera *cam, uint32_t width, uint32_t height,
                  uint8_t *pixels, kiln_error *err);
 
@@ -51,7 +54,11 @@ bool view_render(view_state *s, vk_context *vk, const camera *cam, uint32_t widt
  * 1:1 meshlets 0" (draws per level of detail, up to the highest level drawn). */
 void view_stats_line(const render_stats *stats, char *out, size_t capacity);
 
-/* Releases the pipelines and the draw list (not the manager). */
+/* After a reload: the morph buffer is written again on the next frame (a
+ * reloaded mesh may sit where a freed one was). */
+void view_reloaded(view_state *s);
+
+/* Releases the pipelines, the draw list and the morph buffer (not the manager). */
 void view_close(view_state *s, vk_context *vk);
 
 #endif

@@ -64,6 +64,12 @@ static void on_key(GLFWwindow *handle, int key, int scancode, int action, int mo
     case GLFW_KEY_P:
         in->previous_clip = true;
         break;
+    case GLFW_KEY_B:
+        in->toggle_bounds = true;
+        break;
+    case GLFW_KEY_C:
+        in->toggle_clips = true;
+        break;
     default:
         break;
     }

@@ -20,6 +20,8 @@ typedef struct window_input {
     float drag_x, drag_y; /* pixels dragged with the left button held (y down) */
     float wheel;          /* wheel steps, positive away from the user (zoom in) */
     bool frame, reset, play_pause, next_clip, previous_clip, quit;
+    bool toggle_bounds; /* B: the meshlets' bounding spheres */
+    bool toggle_clips;  /* C: the clip list */
     bool resized;
 } window_input;
 

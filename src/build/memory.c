@@ -10,10 +10,12 @@
  *            again for a Radiance HDR's floats) + the file, from the header
  *            (PNG, JPEG, BMP, TGA, HDR); a header that cannot be read counts
  *            as FALLBACK_MULTIPLE x the file;
- *   cubemap  the sum of its face files' texture estimates;
+ *   cubemap  its largest face's texture estimate + the other faces' files
+ *            (faces are decoded and cooked one at a time, their files kept);
+ *   array    the sum of its images' texture estimates;
  *   model    MODEL_MULTIPLE x the file (its images are decoded one at a time,
  *            through the texture path);
- *   level    LEVEL_MULTIPLE x the file (its YAML node tree);
+ *   level    LEVEL_MULTIPLE x the file (its entities and scene);
  *   other    FALLBACK_MULTIPLE x the file;
  * each at least MIN_ESTIMATE.
  */
@@ -35,13 +37,14 @@
  * plus the file. */
 #define TEXTURE_PEAK_HALVES 5u
 #define MODEL_MULTIPLE 16u
-/* A level is loaded as libyaml's node tree, a node and its tag per scalar,
- * map or list: bench/level_memory.sh measured (release build, max RSS) 28-32 x
- * the file for entities with transforms, parents and small components, 57 x
- * for lists of one-digit numbers, 85 x for `1,1,1...` and 95 x for
- * `{},{},...`, the densest nodes YAML can spell; 8 x under-counted every one
- * of them. The worst, with a margin for the allocator. */
-#define LEVEL_MULTIPLE 112u
+/* A level is streamed from libyaml's events entity by entity
+ * (import/level_tree.h): bench/level_memory.sh measured (release build, max
+ * RSS) 11-15 x the file for entities with transforms (the entities and the
+ * scene built from them: the smaller the entities, the larger the multiple)
+ * and 5-6 x for long component lists, `1,1,1...` and `{},{},...` included; a
+ * file using anchors, whose nodes are kept, 14 x. The worst, with a margin
+ * for the allocator. */
+#define LEVEL_MULTIPLE 20u
 #define FALLBACK_MULTIPLE 8u
 #define MIN_ESTIMATE ((uint64_t)4 << 20)
 #define MAX_ESTIMATE ((uint64_t)1 << 52)
@@ -219,16 +222,27 @@ uint64_t build_memory_estimate(const char *input_root, const char *source_path,
         estimate = texture_estimate(path);
     } else if ((importer->kind == COOK_KIND_CUBEMAP || importer->kind == COOK_KIND_TEXTURE_ARRAY) &&
                importer->folder) {
+        bool one_at_a_time = importer->kind == COOK_KIND_CUBEMAP;
+        uint64_t largest = 0; /* a cubemap's largest face beyond its file */
         DIR *dir = opendir(path);
         struct dirent *entry;
         while (dir != NULL && (entry = readdir(dir)) != NULL) {
             if (entry->d_name[0] == '.')
                 continue;
             char *face = cook_path_join(path, entry->d_name);
-            if (face != NULL)
-                estimate = saturating_add(estimate, texture_estimate(face));
+            struct stat face_info;
+            uint64_t face_estimate = face != NULL ? texture_estimate(face) : 0;
+            if (one_at_a_time && face_estimate > 0 && stat(face, &face_info) == 0) {
+                uint64_t file = (uint64_t)face_info.st_size;
+                estimate = saturating_add(estimate, file);
+                if (face_estimate - file > largest)
+                    largest = face_estimate - file;
+            } else {
+                estimate = saturating_add(estimate, face_estimate);
+            }
             free(face);
         }
+        estimate = saturating_add(estimate, largest);
         if (dir != NULL)
             closedir(dir);
     } else if (stat(path, &info) == 0 && S_ISREG(info.st_mode)) {

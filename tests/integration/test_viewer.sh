@@ -4,11 +4,13 @@
 # validation error fails a render. Synthetic glTF scenes written by
 # viewer_scenes.py are cooked by kiln, rendered, and checked pixel by pixel
 # against what viewer_scenes.py computes from the documented camera and
-# light: a textured quad's texels (RGBA8 sRGB, RGBA8 linear, BC1, BC7), an
+# light: a textured quad's texels (RGBA8 sRGB, RGBA8 linear, BC1, BC7, UASTC,
+# ASTC decoded on the CPU since lavapipe cannot sample it), an
 # alpha-mask cut-out, a node hierarchy placing a quad on a computed pixel
 # region, a normal-mapped lit quad, occlusion and emissive maps, a morph
 # target's displacement; the level
-# of detail chosen by screen size or forced, the meshlet tint. Then corpus
+# of detail chosen by screen size or forced, the meshlet tint, the meshlets'
+# bounding spheres outlined. Then corpus
 # models render with a plausible silhouette (the Fox at two times with
 # different ones), and bad command lines fail with one line naming the problem. Without Vulkan, lavapipe or the
 # validation layer (installed here with apt-get when missing and root),
@@ -49,15 +51,16 @@ python3 "$SCENES" make "$SCRATCH/synthetic/in"
     -o synthetic/out) >"$SCRATCH/cook.log" 2>&1 || { cat "$SCRATCH/cook.log"; exit 1; }
 # The premises: the formats the texel checks are about.
 for want in quad_srgb:rgba8_srgb quad_linear:rgba8_unorm quad_bc1:bc1_rgb_srgb quad_bc7:bc7_srgb \
-    quad_uastc:uastc; do
+    quad_uastc:uastc quad_astc:astc_4x4_srgb; do
     file="$SCRATCH/synthetic/out/${want%%:*}/${want%%:*}.ktx2"
     check "${want%%:*} is cooked as ${want#*:}" grep -q "${want#*:}" <("$KILN" info "$file" 2>&1)
 done
-for scene in quad_srgb quad_linear quad_bc1 quad_bc7 quad_uastc mask nodes; do
+for scene in quad_srgb quad_linear quad_bc1 quad_bc7 quad_uastc quad_astc mask nodes; do
     view "$SCRATCH/synthetic/out" "$scene" --headless --render "$SCRATCH/$scene.png" \
         --size 256x192 --validate
-    check "$scene renders with no validation error" all_true "status_is 0" \
-        "stderr_lacks 'validation error'" "[ -s '$SCRATCH/$scene.png' ]"
+    check "$scene renders with no validation error nor white texture" all_true "status_is 0" \
+        "stderr_lacks 'validation error'" "stderr_lacks 'drawn white'" \
+        "[ -s '$SCRATCH/$scene.png' ]"
     check "$scene: pixels where computed" \
         python3 "$SCENES" check "$SCRATCH/synthetic/in" "$scene" "$SCRATCH/$scene.png" 256 192
 done
@@ -158,6 +161,20 @@ check "--meshlets draws the sphere's $meshlets meshlets with no validation error
     "stdout_has ' meshlets $meshlets\$'"
 check "--meshlets changes the image" \
     bash -c "! cmp -s '$SCRATCH/sphere_lod0.png' '$SCRATCH/sphere_meshlets.png'"
+
+# --meshlet-bounds: each meshlet's bounding sphere outlined where its
+# projection lies (viewer_scenes.py reads MLET and projects them itself);
+# the plain render has no outline colour anywhere.
+view "$SCRATCH/synthetic/out" sphere --headless --render "$SCRATCH/sphere_bounds.png" \
+    --size 256x192 --lod 0 --meshlet-bounds --validate
+check "--meshlet-bounds renders with no validation error" all_true "status_is 0" \
+    "stderr_lacks 'validation error'"
+check "--meshlet-bounds: every meshlet's projected sphere outlined" \
+    python3 "$SCENES" bounds "$SCRATCH/synthetic/out/sphere.kmesh" "$SCRATCH/sphere_bounds.png" \
+    256 192
+check "without --meshlet-bounds: no outline" \
+    bash -c "! python3 '$SCENES' bounds '$SCRATCH/synthetic/out/sphere.kmesh' \
+        '$SCRATCH/sphere_lod0.png' 256 192 >/dev/null"
 
 # The same output as a pack draws the same image.
 (cd "$SCRATCH" && "$KILN" build -q --config synthetic/kiln.yml -i synthetic/in \

@@ -7,7 +7,8 @@
 #   for pixel; a mouse drag sent by xdotool turns the view as computed, and
 #   Esc quits; viewer_scenes.py's morphed quad posed by a clip, its sphere
 #   with --meshlets and at a size that picks a coarser level of detail, each
-#   the headless frame too, with the same --stats line;
+#   the headless frame too, with the same --stats line; the clip list drawn
+#   over the frame, the current clip highlighted;
 # * hot reload: `kiln watch` on a copy of the examples' props, a headless
 #   --live viewer on its output; the crate's texture, solid green, is
 #   replaced by solid red in the input, and within 60 s the next frame the
@@ -85,17 +86,19 @@ view() {
     set -e
 }
 one_line_error() { [ "$(wc -l <"$SCRATCH/stderr")" -eq 1 ] && stderr_has "^kiln-view: $1"; }
-# over_grey SHOT STILL: the window's SHOT is the headless STILL composed
-# over the window's grey (48, 50, 56), rounding (c * a + grey * (255 - a)) /
-# 255 to the nearest, pixel for pixel, and STILL covers some of the frame.
+# over_grey SHOT STILL [ROWS]: the window's SHOT is the headless STILL
+# composed over the window's grey (48, 50, 56), rounding (c * a + grey *
+# (255 - a)) / 255 to the nearest, pixel for pixel (below the first ROWS
+# rows: the clip list's), and STILL covers some of the frame.
 over_grey() {
     python3 -c "import sys; sys.path.insert(0, '$(dirname "$PNG_TOOL")'); import png_tool
 ws, hs, shot = png_tool.read_png(sys.argv[1])
 w, h, still = png_tool.read_png(sys.argv[2])
 assert (ws, hs) == (w, h), (ws, hs, w, h)
+skip = int(sys.argv[3]) if len(sys.argv) > 3 else 0
 grey = (48, 50, 56)
 bad = 0
-for i in range(w * h):
+for i in range(skip * w, w * h):
     a = still[4 * i + 3]
     want = [(still[4 * i + c] * a + grey[c] * (255 - a) + 127) // 255 for c in range(3)] + [255]
     bad += list(shot[4 * i:4 * i + 4]) != want
@@ -162,9 +165,10 @@ solid "$SCRATCH/in/props/crate.png" 0 255 0
     exit 1
 }
 
-# viewer_scenes.py's morphed quad and sphere (levels of detail, meshlets).
+# viewer_scenes.py's morphed quad, sphere (levels of detail, meshlets) and
+# two-clip "anim" (the clip list).
 python3 "$HERE/viewer_scenes.py" make "$SCRATCH/scenes/in"
-find "$SCRATCH/scenes/in" -type f ! -name 'morph.*' ! -name 'sphere.*' -delete
+find "$SCRATCH/scenes/in" -type f ! -name 'morph.*' ! -name 'sphere.*' ! -name 'anim.*' -delete
 (cd "$SCRATCH/scenes" && "$KILN" build -q -i in -o out) >"$SCRATCH/scenes.log" 2>&1 || {
     cat "$SCRATCH/scenes.log"
     exit 1
@@ -238,9 +242,40 @@ sys.exit(list(px[0:4]) != [48, 50, 56, 255])"
         all_true "status_is 0" "! cmp -s '$SCRATCH/morph_still.png' '$SCRATCH/morph_rest.png'"
     view "$SCRATCH/scenes/out" morph --size 256x192 --clip grow --time 0.5 --frames 3 \
         --screenshot "$SCRATCH/morph_window.png" --validate
+    # Its one clip's line of the list covers rows 6 to 13 (docs/viewer.md).
     check "the window draws the morphed quad as the still, no validation error" all_true \
         "status_is 0" "stderr_lacks 'validation'" \
-        "over_grey '$SCRATCH/morph_window.png' '$SCRATCH/morph_still.png'"
+        "over_grey '$SCRATCH/morph_window.png' '$SCRATCH/morph_still.png' 14"
+    # The clip list (docs/viewer.md): from (6, 6), a line of 8x8 glyphs
+    # every 10 rows, the current clip's on yellow (255, 210, 0), the others'
+    # on (24, 24, 28), each with text in it (dark on yellow, light on the
+# rest); "anim" has the clips "hold" and
+    # "move", so the highlight moves down a line from one to the other.
+    for clip in hold move; do
+        view "$SCRATCH/scenes/out" anim --size 256x192 --clip "$clip" --frames 3 \
+            --screenshot "$SCRATCH/list_$clip.png" --validate
+        check "the window with clip $clip shows, no validation error" all_true "status_is 0" \
+            "stderr_lacks 'validation'"
+    done
+    check "the clip list: the current clip's line highlighted, text on each line, and it \
+changes with the clip" python3 -c "import sys; sys.path.insert(0, '$(dirname "$PNG_TOOL")'); import png_tool
+def pixel(px, w, x, y): return tuple(px[4 * (y * w + x):4 * (y * w + x) + 3])
+yellow, box = (255, 210, 0), (24, 24, 28)
+region = {}
+for current, name in enumerate(('hold', 'move')):
+    w, h, px = png_tool.read_png('$SCRATCH/list_%s.png' % name)
+    for line in range(2):
+        want = yellow if line == current else box
+        top = 6 + 10 * line
+        ink = (16, 16, 16) if line == current else (235, 235, 235)
+        cells = [pixel(px, w, x, y) for y in range(top, top + 8) for x in range(6, 118)]
+        assert pixel(px, w, 6, top) == want, (name, line, pixel(px, w, 6, top), want)
+        text = sum(1 for c in cells if c == ink)
+        assert text > 40, (name, line, 'text pixels', text)
+    region[name] = [pixel(px, w, x, y) for y in range(6, 24) for x in range(6, 126)]
+changed = sum(a != b for a, b in zip(region['hold'], region['move']))
+print('list pixels changed:', changed)
+sys.exit(changed < 200)"
     for run in "meshlets 256x192 --meshlets" "coarse 40x30"; do
         read -r name size extra <<<"$run"
         view "$SCRATCH/scenes/out" sphere --headless --render "$SCRATCH/${name}_still.png" \

@@ -8,6 +8,9 @@
   viewer_scenes.py lod KMESH W H FORCED
                                     prints the level of detail kiln-view should draw
                                     the sphere with (FORCED -1: chosen by screen size)
+  viewer_scenes.py bounds KMESH PNG W H
+                                    checks --meshlet-bounds: each meshlet's projected
+                                    bounding sphere outlined in yellow
   viewer_scenes.py differ A.png B.png SHARE
                                     exit 0 when the silhouettes differ on more than SHARE
 
@@ -404,6 +407,9 @@ def make(dirname):
     # UASTC, which libkiln transcodes to BC7 for the viewer: every 4x4 block
     # is one solid quadrant, which UASTC and its BC7 transcode keep exactly.
     textured_quad(dirname, "quad_uastc", EXACT)
+    # ASTC 4x4, which lavapipe cannot sample: kiln-view decodes it to RGBA8.
+    # Each 4x4 block is one solid quadrant, which ASTC keeps exactly.
+    textured_quad(dirname, "quad_astc", EXACT)
     textured_quad(dirname, "mask", [(0, 0, 255)] * 4, alpha=lambda x, y: 0 if x < 4 else 255, mask=True)
     node_scene(dirname)
     node_scene(dirname, "anim", clips=True)
@@ -417,7 +423,8 @@ def make(dirname):
                 '  - match: "*"\n    texture.compress: false\n'
                 '  - match: "quad_bc1*"\n    texture.compress: true\n    texture.format: bc1\n'
                 '  - match: "quad_bc7*"\n    texture.compress: true\n    texture.format: bc7\n'
-                '  - match: "quad_uastc*"\n    texture.compress: true\n    texture.format: uastc\n')
+                '  - match: "quad_uastc*"\n    texture.compress: true\n    texture.format: uastc\n'
+                '  - match: "quad_astc*"\n    texture.compress: true\n    texture.format: astc-4x4\n')
 
 
 # ---- the camera of docs/viewer.md, and the checks ------------------------------
@@ -524,6 +531,54 @@ def mesh_lods(path):
     return max(b - a for a, b in zip(lo, hi)), sphere, lods, meshlets, (lo, hi)
 
 
+BOUNDS_RGBA = (255, 255, 0, 255)
+
+
+def meshlet_spheres(path):
+    """Each meshlet's bounding sphere (MLET rows: centre at 16, radius at 28)."""
+    c = read_chunks(path)
+    rows = c["MLET"]
+    return [struct.unpack_from("<4f", rows, 64 * i + 16) for i in range(len(rows) // 64)]
+
+
+def sphere_outline(project, center, radius, points):
+    """`points` pixels on the outline of a sphere seen from project.eye: the
+    circle where the eye's tangent rays touch it."""
+    eye = project.eye
+    to = [c - e for c, e in zip(center, eye)]
+    d = math.sqrt(dot(to, to))
+    u = [t / d for t in to]
+    ring_center = [c - x * radius * radius / d for c, x in zip(center, u)]
+    ring_radius = radius * math.sqrt(d * d - radius * radius) / d
+    a = normalize([u[1], -u[0], 0.0] if abs(u[2]) > 0.5 else [-u[2], 0.0, u[0]])
+    b = [u[1] * a[2] - u[2] * a[1], u[2] * a[0] - u[0] * a[2], u[0] * a[1] - u[1] * a[0]]
+    out = []
+    for i in range(points):
+        t = 2 * math.pi * (i + 0.5) / points
+        p = [rc + ring_radius * (math.cos(t) * x + math.sin(t) * y)
+             for rc, x, y in zip(ring_center, a, b)]
+        out.append(project(p))
+    return out
+
+
+def check_bounds(kmesh, png, w, h):
+    """Every meshlet's outline passes through overlay pixels (within a pixel) at
+    8 points of it; the count of meshlets checked is printed."""
+    _, _, _, _, (lo, hi) = mesh_lods(kmesh)
+    project = camera(lo, hi, w, h)
+    width, height, rows = png_read(png)
+    spheres = meshlet_spheres(kmesh)
+    for m, (x, y, z, r) in enumerate(spheres):
+        for px, py in sphere_outline(project, (x, y, z), r, 8):
+            if not (2 <= px < width - 2 and 2 <= py < height - 2):
+                continue
+            near = [tuple(rows[int(py) + dy][4 * (int(px) + dx):4 * (int(px) + dx) + 4])
+                    for dy in (-1, 0, 1) for dx in (-1, 0, 1)]
+            if BOUNDS_RGBA not in near:
+                failures.append("meshlet %d: no outline pixel near (%.1f, %.1f)" % (m, px, py))
+    print("meshlets %d" % len(spheres))
+
+
 def expect_lod(kmesh, w, h, forced):
     """Prints the level of detail and triangles docs/viewer.md's rule draws
     the sphere with (the coarsest level whose error, projected at the
@@ -582,7 +637,7 @@ def check(dirname, name, png, w, h):
     if (width, height) != (w, h):
         failures.append("size %dx%d, expected %dx%d" % (width, height, w, h))
         return
-    if name in ("quad_srgb", "quad_bc1", "quad_bc7", "quad_uastc"):
+    if name in ("quad_srgb", "quad_bc1", "quad_bc7", "quad_uastc", "quad_astc"):
         check_quad(rows, w, h, GREYS if name == "quad_srgb" else EXACT)
     elif name == "quad_linear":
         check_quad(rows, w, h, GREYS,
@@ -687,6 +742,11 @@ if __name__ == "__main__":
         make(sys.argv[2])
     elif sys.argv[1] == "lod":
         expect_lod(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5]))
+    elif sys.argv[1] == "bounds":
+        check_bounds(sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5]))
+        for f in failures[:10]:
+            print("  " + f)
+        sys.exit(1 if failures else 0)
     elif sys.argv[1] == "differ":
         sys.exit(0 if differ(sys.argv[2], sys.argv[3], float(sys.argv[4])) else 1)
     elif sys.argv[1] == "coverage":

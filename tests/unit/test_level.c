@@ -257,6 +257,58 @@ static void parser_limits_nesting_and_aliases(void **state) {
  * hold), the last map's last key repeating its first: every key compared
  * with each earlier one took 5.7 s for 100 such maps in a release build;
  * sorted, the repeat is still found at its line. */
+/* A level of `count` entities, each with a transform and a component. */
+static char *many_entities(uint32_t count, const char *first_entity) {
+    size_t capacity = 200 + (size_t)count * 120;
+    char *text = malloc(capacity);
+    assert_non_null(text);
+    size_t used = (size_t)snprintf(text, capacity, "entities:\n%s", first_entity);
+    for (uint32_t i = 0; i < count; i++)
+        used += (size_t)snprintf(text + used, capacity - used,
+                                 "  - name: e%u\n    translation: [%u, 0.5, -1]\n"
+                                 "    components: {health: {value: %u, max: 100}}\n",
+                                 i, i, i % 100);
+    return text;
+}
+
+/* Streamed: the YAML nodes held at once are one entity's, however many
+ * entities the file has, and every entity arrives; a file using anchors
+ * keeps its nodes from the first anchor on (aliases may name any of them). */
+static void parser_holds_one_entity_at_a_time(void **state) {
+    (void)state;
+    uint32_t peaks[2];
+    for (int big = 0; big < 2; big++) {
+        uint32_t count = big ? 20000 : 200;
+        char *text = many_entities(count, "");
+        cook_diag diag = {0};
+        level_doc doc;
+        int calls = 0;
+        assert_true(parse_text(text, &diag, &doc, &calls));
+        assert_int_equal(doc.entity_count, count);
+        assert_string_equal(doc.entities[count - 1].name, big ? "e19999" : "e199");
+        assert_float_equal(doc.entities[count - 1].translation[0], (float)(count - 1), 0);
+        assert_string_equal(doc.entities[count - 1].components,
+                            "{\"health\":{\"value\":99,\"max\":100}}");
+        peaks[big] = (uint32_t)doc.yaml_peak_bytes;
+        level_doc_free(&doc);
+        diag_free(&diag);
+        free(text);
+    }
+    assert_true(peaks[0] > 0);
+    assert_int_equal(peaks[1], peaks[0]); /* 100 times the entities, the same nodes */
+    assert_true(peaks[1] < 16384);
+    char *anchored = many_entities(20000, "  - name: &first a\n");
+    cook_diag diag = {0};
+    level_doc doc;
+    int calls = 0;
+    assert_true(parse_text(anchored, &diag, &doc, &calls));
+    assert_int_equal(doc.entity_count, 20001);
+    assert_true(doc.yaml_peak_bytes > strlen(anchored)); /* every node kept */
+    level_doc_free(&doc);
+    diag_free(&diag);
+    free(anchored);
+}
+
 static void large_maps_of_components_find_their_repeated_key(void **state) {
     (void)state;
     enum { entities = 40, keys = 4096 };
@@ -720,6 +772,7 @@ int main(void) {
         cmocka_unit_test(parser_reads_rotation_degrees),
         cmocka_unit_test(parser_limits_nesting_and_aliases),
         cmocka_unit_test(parser_bounds_aliases_by_the_file_size),
+        cmocka_unit_test(parser_holds_one_entity_at_a_time),
         cmocka_unit_test(large_maps_of_components_find_their_repeated_key),
         cmocka_unit_test(level_cooks_nodes_transforms_parents_and_links),
         cmocka_unit_test(a_long_chain_of_parents_cooks_in_depth_order),

@@ -20,10 +20,22 @@
  * yaml_document_delete). First, in one pass that stops where the limit is
  * passed, it refuses collections nested deeper than `max_depth` (libyaml's
  * loader is quadratic in the depth): "<path>:<line>: error: nested deeper
- * than <max_depth> levels"; YAML_DOC_DEPTH_CHECKED skips that pass. On failure *doc is untouched and `diag` gets
- * that or "<path>:<line>: error: invalid YAML: <problem> <context> (column
- * <n>)". */
+ * than <max_depth> levels"; YAML_DOC_DEPTH_CHECKED skips that pass. On failure *doc is untouched
+ * and `diag` gets that or "<path>:<line>: error: invalid YAML: <problem> <context> (column <n>)".
+ */
 bool yaml_doc_load(const char *path, const unsigned char *text, size_t size, unsigned max_depth,
                    yaml_document_t *doc, cook_diag *diag);
+
+/* For a reader of libyaml's events (level files): one pass over the text
+ * that refuses what yaml_doc_load would, with the same messages: nesting
+ * deeper than `max_depth`, and invalid YAML in the first document. The
+ * composer's errors (an undefined alias, an anchor given twice) are the
+ * reader's to report. */
+bool yaml_doc_check(const char *path, const unsigned char *text, size_t size, unsigned max_depth,
+                    cook_diag *diag);
+
+/* libyaml's parser error as yaml_doc_load reports it: "<path>:<line>:
+ * error: invalid YAML: <problem> <context> (column <n>)". */
+void yaml_doc_parser_error(const char *path, const yaml_parser_t *parser, cook_diag *diag);
 
 #endif /* KILN_COOK_CORE_YAML_DOC_H */

@@ -10,8 +10,14 @@
  * colour texture (BC7 sRGB, ASTC sRGB on mobile, sRGB RGBA8 uncompressed),
  * one format for all faces. Each face gets its own full mip chain (faces are
  * filtered independently, no seam filtering across edges); level i holds the
- * six faces in KTX2 order +X -X +Y -Y +Z -Z. All six decoded faces are held
- * while the format is chosen; the mips are filtered one face at a time.
+ * six faces in KTX2 order +X -X +Y -Y +Z -Z.
+ *
+ * One decoded face is held at a time: each face is decoded and checked, its
+ * opacity and channels kept (texture_image_outline, what the format is
+ * chosen from) and its texels freed; then cook_texture_set decodes each face
+ * again, from the file's bytes read the first time, when its mips and blocks
+ * are made. The peak is about one face's decoded size and its mips, not six
+ * faces'; the faces' files stay in memory (compressed, far smaller).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -107,21 +113,33 @@ bool cubemap_decode_face(cook_context *ctx, const uint8_t *bytes, size_t size,
     return false;
 }
 
-/* Reads and decodes face `f` (recorded as a dependency), checking it against
- * +X (`first`, NULL for +X itself). `face_path` is relative to the input root. */
-static bool decode_face(cook_context *ctx, const char *relative, const char *face_path, uint32_t f,
-                        const cubemap_face_shape *first, ir_decoded_image *out) {
-    uint8_t *bytes = NULL;
-    size_t size = 0;
+/* The faces' files, read once (each recorded as a dependency), and what
+ * decoding them again needs. */
+typedef struct cube_files {
+    cook_context *ctx;
+    char *paths[CUBE_FACES]; /* relative to the input root */
+    uint8_t *bytes[CUBE_FACES];
+    size_t sizes[CUBE_FACES];
+    cubemap_face_shape first;
+} cube_files;
+
+/* Reads face `f`'s file into `files` (recorded as a dependency). */
+static bool read_face(cook_context *ctx, const char *relative, uint32_t f, cube_files *files) {
     char reason[512];
-    if (!cook_read_dependency(ctx, relative, &bytes, &size, reason, sizeof reason)) {
-        diag_error(ctx->diag, face_path, 0, "cannot read cubemap face %s: %s", face_names[f],
+    if (!cook_read_dependency(ctx, relative, &files->bytes[f], &files->sizes[f], reason,
+                              sizeof reason)) {
+        diag_error(ctx->diag, files->paths[f], 0, "cannot read cubemap face %s: %s", face_names[f],
                    reason);
         return false;
     }
-    bool ok = cubemap_decode_face(ctx, bytes, size, face_path, f, first, out);
-    free(bytes);
-    return ok;
+    return true;
+}
+
+/* texture_set.load: face `index` decoded again from its file's bytes. */
+static bool load_face(void *user, uint32_t index, ir_decoded_image *out) {
+    cube_files *files = user;
+    return cubemap_decode_face(files->ctx, files->bytes[index], files->sizes[index],
+                               files->paths[index], index, index > 0 ? &files->first : NULL, out);
 }
 
 bool cook_cubemap_asset(const cook_request *request, cook_context *ctx, cook_asset_result *result) {
@@ -131,36 +149,46 @@ bool cook_cubemap_asset(const cook_request *request, cook_context *ctx, cook_ass
     const char *folder_name = slash ? slash + 1 : ctx->source_path;
     char *folder_full = cook_path_join(ctx->input_root, ctx->source_path);
     char *faces[CUBE_FACES] = {0};
-    ir_decoded_image images[CUBE_FACES] = {0};
-    cubemap_face_shape first = {0};
+    ir_decoded_image outlines[CUBE_FACES] = {0};
+    cube_files files = {.ctx = ctx};
     if (ok && folder_full == NULL) {
         diag_error(ctx->diag, ctx->source_path, 0, "out of memory");
         ok = false;
     }
     ok = ok && find_faces(ctx, folder_full, faces);
-    /* Decode all faces, checking each against +X. */
+    /* Read and decode every face, checking each against +X, keeping its
+     * outline and freeing its texels. */
     for (uint32_t f = 0; ok && f < CUBE_FACES; f++) {
         char *relative = cook_path_join(folder_name, faces[f]);
-        char *face_path = cook_path_join(ctx->source_path, faces[f]);
-        ok = relative != NULL && face_path != NULL &&
-             decode_face(ctx, relative, face_path, f, f > 0 ? &first : NULL, &images[f]);
+        files.paths[f] = cook_path_join(ctx->source_path, faces[f]);
+        ir_decoded_image face = {0};
+        ok = relative != NULL && files.paths[f] != NULL && read_face(ctx, relative, f, &files) &&
+             load_face(&files, f, &face);
         if (ok && f == 0)
-            first = (cubemap_face_shape){.size = images[0].width, .hdr = images[0].rgbaf != NULL};
-        else if (relative == NULL || face_path == NULL)
+            files.first = (cubemap_face_shape){.size = face.width, .hdr = face.rgbaf != NULL};
+        if (ok && !texture_image_outline(&face, &outlines[f])) {
             diag_error(ctx->diag, ctx->source_path, 0, "out of memory");
+            ok = false;
+        } else if (relative == NULL || files.paths[f] == NULL) {
+            diag_error(ctx->diag, ctx->source_path, 0, "out of memory");
+        }
+        ir_decoded_image_free(&face);
         free(relative);
-        free(face_path);
     }
     if (ok) {
         texture_set set = {.name = ctx->source_path,
-                           .usage = first.hdr ? COOK_TEXTURE_HDR : COOK_TEXTURE_COLOR,
-                           .images = images,
-                           .count = CUBE_FACES};
+                           .usage = files.first.hdr ? COOK_TEXTURE_HDR : COOK_TEXTURE_COLOR,
+                           .images = outlines,
+                           .count = CUBE_FACES,
+                           .load = load_face,
+                           .load_user = &files};
         ok = cook_texture_set(ctx, request->output_root, &set, ctx->ref, out.relative,
                               request->verify, result);
     }
     for (uint32_t f = 0; f < CUBE_FACES; f++) {
-        ir_decoded_image_free(&images[f]);
+        ir_decoded_image_free(&outlines[f]);
+        free(files.paths[f]);
+        free(files.bytes[f]);
         free(faces[f]);
     }
     free(folder_full);

@@ -273,7 +273,18 @@ typedef struct texture_set {
     ir_decoded_image *images;
     uint32_t count;  /* images: layers (at least 1) x faces (1 or 6) */
     uint32_t layers; /* the KTX2 layerCount: 0 when not an array */
+    /* Optional: each image decoded when its turn comes, so one is held at a
+     * time (a cubemap's faces). `images` then hold what the format is
+     * chosen from (texture_image_outline), and `load` fills image `index`,
+     * or reports and returns false. */
+    bool (*load)(void *user, uint32_t index, ir_decoded_image *out);
+    void *load_user;
 } texture_set;
+
+/* What cook_texture_set chooses a format from, without the texels: a 1x1
+ * image as opaque as `image` (one texel, alpha 255 or 0; none for HDR),
+ * with its channel count and format. False when out of memory. */
+bool texture_image_outline(const ir_decoded_image *image, ir_decoded_image *out);
 
 /* Chooses one format for all images (texture.format/target/quality/compress:
  * opacity over all of them), builds each image's mip chain, encodes every

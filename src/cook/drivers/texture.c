@@ -75,6 +75,24 @@ static uint8_t astc_block_size(cook_texture_format format) {
     return sizes[format - COOK_FORMAT_ASTC_4X4];
 }
 
+bool texture_image_outline(const ir_decoded_image *image, ir_decoded_image *out) {
+    *out = (ir_decoded_image){.width = 1,
+                              .height = 1,
+                              .source_channels = image->source_channels,
+                              .source_bits = image->source_bits,
+                              .format = image->format};
+    if (image->rgba8 == NULL)
+        return true; /* HDR: no alpha to look at */
+    if ((out->rgba8 = malloc(4)) == NULL)
+        return false;
+    bool opaque = true;
+    size_t texels = (size_t)image->width * image->height;
+    for (size_t i = 0; i < texels && opaque; i++)
+        opaque = image->rgba8[i * 4 + 3] == 255;
+    memcpy(out->rgba8, (const uint8_t[4]){0, 0, 0, opaque ? 255 : 0}, 4);
+    return true;
+}
+
 /* True when no texel of any of the `count` images is translucent. */
 static bool images_opaque(const ir_decoded_image *images, uint32_t count) {
     for (uint32_t f = 0; f < count; f++) {
@@ -475,7 +493,11 @@ bool cook_texture_set(cook_context *ctx, const char *output_root, texture_set *s
         size_t size[MIP_MAX_LEVELS] = {0};
         level_sink sink = {
             .packed = set->count == 1 ? &packed : NULL, .bytes = bytes, .size = size};
-        ok = encode_image(ctx, set, &format, &set->images[f], &dims, &sink, &enc);
+        ir_decoded_image loaded = {0};
+        ok = set->load == NULL || set->load(set->load_user, f, &loaded);
+        ok = ok && encode_image(ctx, set, &format, set->load ? &loaded : &set->images[f], &dims,
+                                &sink, &enc);
+        ir_decoded_image_free(&loaded);
         for (uint32_t i = 0; ok && set->count > 1 && i < dims.count; i++) {
             if (levels[i] == NULL) { /* all images share one size: slot f at f * size */
                 level_size[i] = size[i] * set->count;

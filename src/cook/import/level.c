@@ -1,17 +1,18 @@
 /*
- * level.c — one level file's bytes into a level_doc (level.h), through
- * libyaml's document API so that every message carries the line of the node
- * it is about.
+ * level.c — one level file's bytes into a level_doc (level.h), streamed:
+ * libyaml's events go into a compact tree one entity at a time
+ * (level_tree.h), which becomes the entity's IR and is forgotten, so peak
+ * memory is the IR plus one entity's nodes; every message carries the line
+ * of the node it is about.
  *
  * Limits: LEVEL_MAX_BYTES of text, the file nested at most
- * LEVEL_MAX_YAML_DEPTH deep (refused by yaml_doc_load before the tree is
- * built), components at most LEVEL_MAX_DEPTH (aliases can nest them deeper
- * than the file is), at most LEVEL_VALUES_PER_BYTE values visited per byte of the file
- * (LEVEL_MIN_VALUES at least; an alias is visited again each time it is
- * used, so a chain of aliases cannot expand without bound) and
- * LEVEL_JSON_PER_BYTE bytes of components' JSON per byte of it
- * (LEVEL_MIN_JSON at least: a long text aliased many times), LEVEL_MAX_ENTITIES
- * entities.
+ * LEVEL_MAX_YAML_DEPTH deep (refused, like invalid YAML, by yaml_doc_check's
+ * pass before any entity is read, so a bad file reports nothing else), components at most
+ * LEVEL_MAX_DEPTH (aliases can nest them deeper than the file is), at most LEVEL_VALUES_PER_BYTE
+ * values visited per byte of the file (LEVEL_MIN_VALUES at least; an alias is visited again each
+ * time it is used, so a chain of aliases cannot expand without bound) and LEVEL_JSON_PER_BYTE bytes
+ * of components' JSON per byte of it (LEVEL_MIN_JSON at least: a long text aliased many times),
+ * LEVEL_MAX_ENTITIES entities.
  */
 #include <math.h>
 #include <stdarg.h>
@@ -20,11 +21,13 @@
 #include <string.h>
 #include <yaml.h>
 
+#include "common/grow.h"
 #include "cook/core/yaml_doc.h"
 #include "cook/import/level.h"
+#include "cook/import/level_tree.h"
 
 typedef struct level_state {
-    yaml_document_t *doc;
+    level_tree *tree;
     const char *path;
     cook_diag *diag;
     level_ref_fn resolve;
@@ -37,22 +40,23 @@ typedef struct level_state {
     bool failed;
 } level_state;
 
-static uint32_t node_line(const yaml_node_t *node) {
-    return (uint32_t)node->start_mark.line + 1;
+static uint32_t node_line(const level_node *node) {
+    return node->line;
 }
 
-static yaml_node_t *node_at(const level_state *state, int index) {
-    return yaml_document_get_node(state->doc, index);
+/* Child i of a collection (a map's pairs are key, value, key, value, ...). */
+static const level_node *kid(const level_state *state, const level_node *node, uint32_t i) {
+    return level_tree_kid(state->tree, node, i);
 }
 
-static const char *scalar_text(const yaml_node_t *node) {
-    return node->type == YAML_SCALAR_NODE ? (const char *)node->data.scalar.value : NULL;
+static const char *scalar_text_of(const level_state *state, const level_node *node) {
+    return level_tree_text(state->tree, node);
 }
 
 /* The text of a non-empty scalar, or NULL with an error naming `what`. */
-static const char *expect_text(level_state *state, const yaml_node_t *node, const char *what) {
-    const char *text = scalar_text(node);
-    if (text == NULL || text[0] == '\0' || memchr(text, '\0', node->data.scalar.length) != NULL) {
+static const char *expect_text(level_state *state, const level_node *node, const char *what) {
+    const char *text = scalar_text_of(state, node);
+    if (text == NULL || text[0] == '\0' || memchr(text, '\0', node->count) != NULL) {
         diag_error(state->diag, state->path, node_line(node), "%s: expected a non-empty text",
                    what);
         state->failed = true;
@@ -61,24 +65,24 @@ static const char *expect_text(level_state *state, const yaml_node_t *node, cons
     return text;
 }
 
-static bool is_null_scalar(const yaml_node_t *node) {
-    if (node->type != YAML_SCALAR_NODE || node->data.scalar.style != YAML_PLAIN_SCALAR_STYLE)
+static bool is_null_scalar(const level_state *state, const level_node *node) {
+    if (node->type != LEVEL_NODE_SCALAR || !node->plain)
         return false;
-    const char *t = (const char *)node->data.scalar.value;
+    const char *t = scalar_text_of(state, node);
     return t[0] == '\0' || strcmp(t, "~") == 0 || strcmp(t, "null") == 0 ||
            strcmp(t, "Null") == 0 || strcmp(t, "NULL") == 0;
 }
 
 /* A finite number written as a whole plain scalar ("1", "-2.5e3", ".5"). */
-static bool scalar_number(const yaml_node_t *node, double *out) {
-    if (node->type != YAML_SCALAR_NODE || node->data.scalar.style != YAML_PLAIN_SCALAR_STYLE)
+static bool scalar_number(const level_state *state, const level_node *node, double *out) {
+    if (node->type != LEVEL_NODE_SCALAR || !node->plain)
         return false;
-    const char *text = (const char *)node->data.scalar.value;
-    if (text[0] == '\0' || strspn(text, "+-.0123456789eE") != node->data.scalar.length)
+    const char *text = scalar_text_of(state, node);
+    if (text[0] == '\0' || strspn(text, "+-.0123456789eE") != node->count)
         return false;
     char *end = NULL;
     double value = strtod(text, &end);
-    if (end != text + node->data.scalar.length || !isfinite(value))
+    if (end != text + node->count || !isfinite(value))
         return false;
     *out = value;
     return true;
@@ -114,9 +118,9 @@ static bool is_json_number(const char *t) {
     return *t == '\0';
 }
 
-static void fail(level_state *state, const yaml_node_t *node, const char *fmt, ...)
+static void fail(level_state *state, const level_node *node, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
-static void fail(level_state *state, const yaml_node_t *node, const char *fmt, ...) {
+static void fail(level_state *state, const level_node *node, const char *fmt, ...) {
     va_list args;
     va_start(args, fmt);
     diag_verror(state->diag, state->path, node_line(node), fmt, args);
@@ -128,15 +132,15 @@ static void fail(level_state *state, const yaml_node_t *node, const char *fmt, .
  * Components: any YAML value as compact JSON
  * ------------------------------------------------------------------------- */
 
-static void emit_value(level_state *state, const yaml_node_t *node, uint32_t depth, bytebuf *out);
+static void emit_value(level_state *state, const level_node *node, uint32_t depth, bytebuf *out);
 
-static void emit_scalar(level_state *state, const yaml_node_t *node, bytebuf *out) {
-    const char *text = (const char *)node->data.scalar.value;
-    bool plain = node->data.scalar.style == YAML_PLAIN_SCALAR_STYLE;
+static void emit_scalar(level_state *state, const level_node *node, bytebuf *out) {
+    const char *text = scalar_text_of(state, node);
+    bool plain = node->plain;
     double number;
-    if (memchr(text, '\0', node->data.scalar.length) != NULL) {
+    if (memchr(text, '\0', node->count) != NULL) {
         fail(state, node, "components: a text holds a NUL byte");
-    } else if (is_null_scalar(node)) {
+    } else if (is_null_scalar(state, node)) {
         bytebuf_printf(out, "null");
     } else if (plain && (strcmp(text, "true") == 0 || strcmp(text, "True") == 0 ||
                          strcmp(text, "TRUE") == 0)) {
@@ -149,9 +153,9 @@ static void emit_scalar(level_state *state, const yaml_node_t *node, bytebuf *ou
                          strcmp(text, ".Inf") == 0 || strcmp(text, ".NaN") == 0 ||
                          strcmp(text, "-.Inf") == 0)) {
         fail(state, node, "components: '%s' is not a finite number", text);
-    } else if (scalar_number(node, &number)) {
+    } else if (scalar_number(state, node, &number)) {
         if (is_json_number(text))
-            bytebuf_append(out, text, node->data.scalar.length);
+            bytebuf_append(out, text, node->count);
         else
             bytebuf_printf(out, "%.17g", number);
     } else {
@@ -174,15 +178,15 @@ static int compare_named_pairs(const void *a, const void *b) {
  * the map has too, or the pair count; SIZE_MAX when out of memory. Sorted
  * rather than each key compared with every earlier one: maps of 4096 keys
  * made that 1 µs per byte of the file, a minute for 64 MiB. */
-static size_t first_repeated_key(level_state *state, const yaml_node_t *node) {
-    size_t count = (size_t)(node->data.mapping.pairs.top - node->data.mapping.pairs.start);
+static size_t first_repeated_key(level_state *state, const level_node *node) {
+    size_t count = node->count / 2;
     named_pair *named = malloc((count ? count : 1) * sizeof *named);
     if (named == NULL)
         return SIZE_MAX;
     size_t named_count = 0;
     for (size_t i = 0; i < count; i++) {
-        const yaml_node_t *key = node_at(state, node->data.mapping.pairs.start[i].key);
-        const char *name = key != NULL ? scalar_text(key) : NULL;
+        const level_node *key = kid(state, node, 2 * (uint32_t)i);
+        const char *name = scalar_text_of(state, key);
         if (name != NULL)
             named[named_count++] = (named_pair){name, i};
     }
@@ -196,9 +200,8 @@ static size_t first_repeated_key(level_state *state, const yaml_node_t *node) {
 }
 
 /* A map; one with a `ref` key names an asset: "hash" follows the ref. */
-static void emit_mapping(level_state *state, const yaml_node_t *node, uint32_t depth,
-                         bytebuf *out) {
-    if (node->data.mapping.pairs.top - node->data.mapping.pairs.start > LEVEL_MAX_KEYS) {
+static void emit_mapping(level_state *state, const level_node *node, uint32_t depth, bytebuf *out) {
+    if (node->count / 2 > LEVEL_MAX_KEYS) {
         diag_error(state->diag, state->path, node_line(node),
                    "components: a map of more than %u keys", LEVEL_MAX_KEYS);
         state->failed = true;
@@ -211,21 +214,19 @@ static void emit_mapping(level_state *state, const yaml_node_t *node, uint32_t d
     }
     bytebuf_append(out, "{", 1);
     bool first = true;
-    for (yaml_node_pair_t *pair = node->data.mapping.pairs.start;
-         pair < node->data.mapping.pairs.top && !state->failed; pair++) {
-        const yaml_node_t *key = node_at(state, pair->key);
-        const yaml_node_t *value = node_at(state, pair->value);
-        const char *name = key != NULL ? expect_text(state, key, "components: a key") : NULL;
-        if (name == NULL || value == NULL) {
+    for (uint32_t pair = 0; pair < node->count / 2 && !state->failed; pair++) {
+        const level_node *key = kid(state, node, 2 * pair);
+        const level_node *value = kid(state, node, 2 * pair + 1);
+        const char *name = expect_text(state, key, "components: a key");
+        if (name == NULL) {
             state->failed = true;
             break;
         }
-        if ((size_t)(pair - node->data.mapping.pairs.start) == repeated)
+        if (pair == repeated)
             fail(state, key, "components: key '%s' appears twice in one map", name);
         if (strcmp(name, "hash") == 0) {
-            for (yaml_node_pair_t *p = node->data.mapping.pairs.start;
-                 p < node->data.mapping.pairs.top; p++) {
-                const char *other = scalar_text(node_at(state, p->key));
+            for (uint32_t p = 0; p < node->count / 2; p++) {
+                const char *other = scalar_text_of(state, kid(state, node, 2 * p));
                 if (other != NULL && strcmp(other, "ref") == 0)
                     fail(state, key,
                          "components: '%s' beside 'ref' is kiln's (the ref's hash); rename it",
@@ -258,7 +259,7 @@ static void emit_mapping(level_state *state, const yaml_node_t *node, uint32_t d
     bytebuf_append(out, "}", 1);
 }
 
-static void emit_value(level_state *state, const yaml_node_t *node, uint32_t depth, bytebuf *out) {
+static void emit_value(level_state *state, const level_node *node, uint32_t depth, bytebuf *out) {
     if (state->failed)
         return;
     if (depth > LEVEL_MAX_DEPTH) {
@@ -284,29 +285,20 @@ static void emit_value(level_state *state, const yaml_node_t *node, uint32_t dep
         return;
     }
     switch (node->type) {
-    case YAML_SCALAR_NODE:
+    case LEVEL_NODE_SCALAR:
         emit_scalar(state, node, out);
         break;
-    case YAML_SEQUENCE_NODE:
+    case LEVEL_NODE_SEQUENCE:
         bytebuf_append(out, "[", 1);
-        for (yaml_node_item_t *item = node->data.sequence.items.start;
-             item < node->data.sequence.items.top && !state->failed; item++) {
-            const yaml_node_t *child = node_at(state, *item);
-            if (child == NULL) {
-                state->failed = true;
-                break;
-            }
-            if (item != node->data.sequence.items.start)
+        for (uint32_t i = 0; i < node->count && !state->failed; i++) {
+            if (i > 0)
                 bytebuf_append(out, ",", 1);
-            emit_value(state, child, depth + 1, out);
+            emit_value(state, kid(state, node, i), depth + 1, out);
         }
         bytebuf_append(out, "]", 1);
         break;
-    case YAML_MAPPING_NODE:
-        emit_mapping(state, node, depth, out);
-        break;
     default:
-        fail(state, node, "components: an empty value");
+        emit_mapping(state, node, depth, out);
         break;
     }
 }
@@ -316,21 +308,20 @@ static void emit_value(level_state *state, const yaml_node_t *node, uint32_t dep
  * ------------------------------------------------------------------------- */
 
 /* `count` finite numbers in a list: [x, y, z]. */
-static bool read_numbers(level_state *state, const yaml_node_t *node, const char *what,
+static bool read_numbers(level_state *state, const level_node *node, const char *what,
                          uint32_t count, float *out) {
     char expected[128];
     snprintf(expected, sizeof expected, "%s: expected a list of %u finite numbers", what,
              (unsigned)count);
-    if (node->type != YAML_SEQUENCE_NODE ||
-        node->data.sequence.items.top - node->data.sequence.items.start != (ptrdiff_t)count) {
+    if (node->type != LEVEL_NODE_SEQUENCE || node->count != count) {
         fail(state, node, "%s", expected);
         return false;
     }
     for (uint32_t i = 0; i < count; i++) {
-        const yaml_node_t *item = node_at(state, node->data.sequence.items.start[i]);
+        const level_node *item = kid(state, node, i);
         double value;
-        if (item == NULL || !scalar_number(item, &value) || !isfinite((float)value)) {
-            fail(state, item != NULL ? item : node, "%s", expected);
+        if (!scalar_number(state, item, &value) || !isfinite((float)value)) {
+            fail(state, item, "%s", expected);
             return false;
         }
         out[i] = (float)value;
@@ -338,7 +329,7 @@ static bool read_numbers(level_state *state, const yaml_node_t *node, const char
     return true;
 }
 
-static bool read_rotation(level_state *state, const yaml_node_t *node, float rotation[4]) {
+static bool read_rotation(level_state *state, const level_node *node, float rotation[4]) {
     if (!read_numbers(state, node, "rotation", 4, rotation))
         return false;
     double length = sqrt((double)rotation[0] * rotation[0] + (double)rotation[1] * rotation[1] +
@@ -358,7 +349,7 @@ static bool read_rotation(level_state *state, const yaml_node_t *node, float rot
 
 /* rotation_degrees: [x, y, z]: about X, then Y, then Z (axes of the parent),
  * so q = qz * qy * qx. */
-static bool read_degrees(level_state *state, const yaml_node_t *node, float rotation[4]) {
+static bool read_degrees(level_state *state, const level_node *node, float rotation[4]) {
     float degrees[3];
     if (!read_numbers(state, node, "rotation_degrees", 3, degrees))
         return false;
@@ -377,7 +368,7 @@ static bool read_degrees(level_state *state, const yaml_node_t *node, float rota
     return true;
 }
 
-static char *copy_text(level_state *state, const yaml_node_t *node, const char *what) {
+static char *copy_text(level_state *state, const level_node *node, const char *what) {
     const char *text = expect_text(state, node, what);
     if (text == NULL)
         return NULL;
@@ -388,25 +379,23 @@ static char *copy_text(level_state *state, const yaml_node_t *node, const char *
     return copy;
 }
 
-static void read_entity(level_state *state, const yaml_node_t *node, level_entity *e) {
+static void read_entity(level_state *state, const level_node *node, level_entity *e) {
     memset(e, 0, sizeof *e);
     e->rotation[3] = 1.0f;
     e->scale[0] = e->scale[1] = e->scale[2] = 1.0f;
     e->line = node_line(node);
     bool rotated = false;
     unsigned seen = 0; /* known keys given, one bit each */
-    if (node->type != YAML_MAPPING_NODE) {
+    if (node->type != LEVEL_NODE_MAPPING) {
         fail(state, node, "entities: each entity is a map of keys (name, asset, ...)");
         return;
     }
-    for (yaml_node_pair_t *pair = node->data.mapping.pairs.start;
-         pair < node->data.mapping.pairs.top; pair++) {
-        const yaml_node_t *key = node_at(state, pair->key);
-        const yaml_node_t *value = node_at(state, pair->value);
-        const char *name = key != NULL ? scalar_text(key) : NULL;
-        if (name == NULL || value == NULL) {
-            if (key != NULL)
-                fail(state, key, "entity: a key must be a text");
+    for (uint32_t pair = 0; pair < node->count / 2; pair++) {
+        const level_node *key = kid(state, node, 2 * pair);
+        const level_node *value = kid(state, node, 2 * pair + 1);
+        const char *name = scalar_text_of(state, key);
+        if (name == NULL) {
+            fail(state, key, "entity: a key must be a text");
             continue;
         }
         static const char *const known[] = {"name",        "asset",     "parent",
@@ -444,9 +433,9 @@ static void read_entity(level_state *state, const yaml_node_t *node, level_entit
         } else if (strcmp(name, "scale") == 0) {
             read_numbers(state, value, "scale", 3, e->scale);
         } else if (strcmp(name, "components") == 0) {
-            if (is_null_scalar(value))
+            if (is_null_scalar(state, value))
                 continue;
-            if (value->type != YAML_MAPPING_NODE) {
+            if (value->type != LEVEL_NODE_MAPPING) {
                 fail(state, value, "components: expected a map of components");
                 continue;
             }
@@ -472,63 +461,174 @@ static void read_entity(level_state *state, const yaml_node_t *node, level_entit
         fail(state, node, "entity: 'name' is required");
 }
 
-static void read_includes(level_state *state, const yaml_node_t *node, level_doc *out) {
-    if (is_null_scalar(node))
+static void read_includes(level_state *state, const level_node *node, level_doc *out) {
+    if (is_null_scalar(state, node))
         return;
-    const yaml_node_item_t *start = NULL, *top = NULL;
-    int single = 0;
-    if (node->type == YAML_SCALAR_NODE) { /* include: common.level */
-        single = (int)(node - state->doc->nodes.start) + 1;
-        start = &single;
-        top = start + 1;
-    } else if (node->type == YAML_SEQUENCE_NODE) {
-        start = node->data.sequence.items.start;
-        top = node->data.sequence.items.top;
-    } else {
+    /* include: common.level, or a list of them */
+    bool single = node->type == LEVEL_NODE_SCALAR;
+    if (!single && node->type != LEVEL_NODE_SEQUENCE) {
         fail(state, node, "include: expected a list of level paths");
         return;
     }
-    size_t count = (size_t)(top - start);
+    uint32_t count = single ? 1 : node->count;
     out->includes = calloc(count ? count : 1, sizeof *out->includes);
     if (out->includes == NULL) {
         fail(state, node, "out of memory");
         return;
     }
-    for (const yaml_node_item_t *item = start; item < top; item++) {
-        const yaml_node_t *entry = node_at(state, *item);
-        if (entry == NULL)
-            continue;
+    for (uint32_t i = 0; i < count; i++) {
+        const level_node *entry = single ? node : kid(state, node, i);
         char *path = copy_text(state, entry, "include");
         if (path != NULL)
             out->includes[out->include_count++] = (level_include){path, node_line(entry)};
     }
 }
 
-static void read_entities(level_state *state, const yaml_node_t *node, level_doc *out) {
-    if (is_null_scalar(node))
+/* Room for one more entity; false (reported) past LEVEL_MAX_ENTITIES. */
+static bool entity_room(level_state *state, uint32_t list_line, level_doc *out, size_t *capacity) {
+    if (out->entity_count >= LEVEL_MAX_ENTITIES) {
+        diag_error(state->diag, state->path, list_line,
+                   "entities: more than %u entities in one file", LEVEL_MAX_ENTITIES);
+        state->failed = true;
+        return false;
+    }
+    level_entity *grown =
+        array_grow(out->entities, capacity, out->entity_count + 1, sizeof *grown, 64);
+    if (grown == NULL) {
+        diag_error(state->diag, state->path, list_line, "out of memory");
+        state->failed = true;
+        return false;
+    }
+    out->entities = grown;
+    return true;
+}
+
+/* `entities:` given as a whole node (an alias of a list, or not a list). */
+static void read_entities(level_state *state, const level_node *node, level_doc *out) {
+    if (is_null_scalar(state, node))
         return;
-    if (node->type != YAML_SEQUENCE_NODE) {
+    if (node->type != LEVEL_NODE_SEQUENCE) {
         fail(state, node, "entities: expected a list of entities");
         return;
     }
-    size_t count = (size_t)(node->data.sequence.items.top - node->data.sequence.items.start);
-    if (count > LEVEL_MAX_ENTITIES) {
-        diag_error(state->diag, state->path, node_line(node),
-                   "entities: more than %u entities in one file", LEVEL_MAX_ENTITIES);
-        state->failed = true;
-        return;
+    size_t capacity = 0;
+    for (uint32_t i = 0; i < node->count; i++) {
+        if (!entity_room(state, node_line(node), out, &capacity))
+            return;
+        read_entity(state, kid(state, node, i), &out->entities[out->entity_count++]);
     }
-    out->entities = calloc(count ? count : 1, sizeof *out->entities);
-    if (out->entities == NULL) {
-        fail(state, node, "out of memory");
+    if (out->entities == NULL && !entity_room(state, node_line(node), out, &capacity))
         return;
+}
+
+/* The streamed path: `entities:` as a list in the file, read entity by
+ * entity from the events after its start (`start`), each entity's nodes
+ * forgotten once it is in the IR. */
+static bool stream_entities(level_state *state, yaml_parser_t *parser, const yaml_event_t *start,
+                            level_doc *out) {
+    uint32_t list_line = (uint32_t)start->start_mark.line + 1;
+    size_t capacity = 0;
+    if (!entity_room(state, list_line, out, &capacity)) /* an empty list is a list */
+        return false;
+    for (;;) {
+        yaml_event_t event;
+        if (!level_tree_next(parser, &event, state->path, state->diag))
+            return false;
+        if (event.type == YAML_SEQUENCE_END_EVENT) {
+            yaml_event_delete(&event);
+            return true;
+        }
+        uint32_t node;
+        if (!level_tree_read(state->tree, parser, &event, state->path, state->diag, &node))
+            return false;
+        if (!entity_room(state, list_line, out, &capacity))
+            return false;
+        read_entity(state, &state->tree->nodes[node], &out->entities[out->entity_count++]);
+        level_tree_forget(state->tree);
     }
-    for (size_t i = 0; i < count; i++) {
-        const yaml_node_t *entry = node_at(state, node->data.sequence.items.start[i]);
-        if (entry == NULL)
+}
+
+/* One pair of the root map. */
+static void read_pair(level_state *state, const level_node *key, const level_node *value,
+                      level_doc *out) {
+    const char *name = scalar_text_of(state, key);
+    if (name == NULL)
+        return;
+    bool entities = strcmp(name, "entities") == 0, include = strcmp(name, "include") == 0;
+    if (include && out->includes == NULL)
+        read_includes(state, value, out);
+    else if (entities && out->entities == NULL)
+        read_entities(state, value, out);
+    else if (include || entities)
+        fail(state, key, "'%s' appears twice", name);
+    else
+        diag_warning(state->diag, state->path, node_line(key), "unknown key '%s' (ignored)", name);
+}
+
+/* The root map's pairs, in file order. */
+static bool read_root(level_state *state, yaml_parser_t *parser, level_doc *out) {
+    for (;;) {
+        yaml_event_t event;
+        uint32_t key_node, value_node;
+        if (!level_tree_next(parser, &event, state->path, state->diag))
+            return false;
+        if (event.type == YAML_MAPPING_END_EVENT) {
+            yaml_event_delete(&event);
+            return true;
+        }
+        if (!level_tree_read(state->tree, parser, &event, state->path, state->diag, &key_node) ||
+            !level_tree_next(parser, &event, state->path, state->diag))
+            return false;
+        const char *name = scalar_text_of(state, &state->tree->nodes[key_node]);
+        /* A list of entities without an anchor (which later aliases could
+         * name) is streamed. */
+        if (name != NULL && strcmp(name, "entities") == 0 && out->entities == NULL &&
+            event.type == YAML_SEQUENCE_START_EVENT && event.data.sequence_start.anchor == NULL) {
+            bool ok = stream_entities(state, parser, &event, out);
+            yaml_event_delete(&event);
+            if (!ok)
+                return false;
             continue;
-        read_entity(state, entry, &out->entities[out->entity_count++]);
+        }
+        if (!level_tree_read(state->tree, parser, &event, state->path, state->diag, &value_node))
+            return false;
+        /* (the read may have moved the nodes and their text) */
+        read_pair(state, &state->tree->nodes[key_node], &state->tree->nodes[value_node], out);
+        level_tree_forget(state->tree);
     }
+}
+
+/* The first document: nothing, a null, or the root map. */
+static bool read_document(level_state *state, yaml_parser_t *parser, level_doc *out) {
+    yaml_event_t event;
+    if (!level_tree_next(parser, &event, state->path, state->diag))
+        return false;
+    yaml_event_type_t type = event.type;
+    yaml_event_delete(&event);
+    if (type != YAML_STREAM_START_EVENT)
+        return false;
+    if (!level_tree_next(parser, &event, state->path, state->diag))
+        return false;
+    type = event.type;
+    yaml_event_delete(&event);
+    if (type != YAML_DOCUMENT_START_EVENT) /* no document */
+        return true;
+    if (!level_tree_next(parser, &event, state->path, state->diag))
+        return false;
+    if (event.type == YAML_MAPPING_START_EVENT && event.data.mapping_start.anchor == NULL) {
+        yaml_event_delete(&event);
+        return read_root(state, parser, out);
+    }
+    uint32_t root_node;
+    if (!level_tree_read(state->tree, parser, &event, state->path, state->diag, &root_node))
+        return false;
+    const level_node *root = &state->tree->nodes[root_node];
+    if (root->type == LEVEL_NODE_MAPPING) /* an anchored root */
+        for (uint32_t pair = 0; pair < root->count / 2; pair++)
+            read_pair(state, kid(state, root, 2 * pair), kid(state, root, 2 * pair + 1), out);
+    else if (!is_null_scalar(state, root))
+        fail(state, root, "a level is a map with 'entities' (and 'include')");
+    return true;
 }
 
 bool level_parse(const uint8_t *bytes, size_t size, const char *path, cook_diag *diag,
@@ -542,10 +642,17 @@ bool level_parse(const uint8_t *bytes, size_t size, const char *path, cook_diag 
     const unsigned char *begin = bytes, *end = bytes + size;
     if (size > 0)
         cook_text_trim(&begin, &end);
-    yaml_document_t doc;
-    if (!yaml_doc_load(path, begin, (size_t)(end - begin), LEVEL_MAX_YAML_DEPTH, &doc, diag))
+    if (!yaml_doc_check(path, begin, (size_t)(end - begin), LEVEL_MAX_YAML_DEPTH, diag))
         return false;
-    level_state state = {.doc = &doc, .path = path, .diag = diag, .resolve = resolve, .user = user};
+    yaml_parser_t parser;
+    if (!yaml_parser_initialize(&parser)) {
+        diag_error(diag, path, 0, "out of memory");
+        return false;
+    }
+    yaml_parser_set_input_string(&parser, begin, (size_t)(end - begin));
+    level_tree tree = {0};
+    level_state state = {
+        .tree = &tree, .path = path, .diag = diag, .resolve = resolve, .user = user};
     /* size <= LEVEL_MAX_BYTES (64 MiB): neither product overflows. */
     state.max_values = (uint64_t)size * LEVEL_VALUES_PER_BYTE;
     if (state.max_values < LEVEL_MIN_VALUES)
@@ -553,30 +660,11 @@ bool level_parse(const uint8_t *bytes, size_t size, const char *path, cook_diag 
     state.max_json = size * LEVEL_JSON_PER_BYTE;
     if (state.max_json < LEVEL_MIN_JSON)
         state.max_json = LEVEL_MIN_JSON;
-    yaml_node_t *root = yaml_document_get_root_node(&doc);
-    if (root != NULL && !is_null_scalar(root)) {
-        if (root->type != YAML_MAPPING_NODE) {
-            fail(&state, root, "a level is a map with 'entities' (and 'include')");
-        } else {
-            for (yaml_node_pair_t *pair = root->data.mapping.pairs.start;
-                 pair < root->data.mapping.pairs.top; pair++) {
-                const yaml_node_t *key = node_at(&state, pair->key);
-                const yaml_node_t *value = node_at(&state, pair->value);
-                const char *name = key != NULL ? scalar_text(key) : NULL;
-                if (name == NULL || value == NULL)
-                    continue;
-                if (strcmp(name, "include") == 0 && out->includes == NULL)
-                    read_includes(&state, value, out);
-                else if (strcmp(name, "entities") == 0 && out->entities == NULL)
-                    read_entities(&state, value, out);
-                else if (strcmp(name, "include") == 0 || strcmp(name, "entities") == 0)
-                    fail(&state, key, "'%s' appears twice", name);
-                else
-                    diag_warning(diag, path, node_line(key), "unknown key '%s' (ignored)", name);
-            }
-        }
-    }
-    yaml_document_delete(&doc);
+    if (!read_document(&state, &parser, out))
+        state.failed = true;
+    out->yaml_peak_bytes = tree.peak_bytes;
+    level_tree_free(&tree);
+    yaml_parser_delete(&parser);
     return !state.failed;
 }
 

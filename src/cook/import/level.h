@@ -73,6 +73,9 @@ typedef struct level_doc {
     uint32_t include_count;
     level_entity *entities;
     uint32_t entity_count;
+    /* The most bytes the YAML's nodes held at once while it was read
+     * (level_tree.h): one entity's, unless the file uses anchors. */
+    size_t yaml_peak_bytes;
 } level_doc;
 
 /* Parses one level file's bytes. `path` names it in messages (diag). Refs in
