@@ -53,8 +53,10 @@
  *     flags); material rows are named after their materials and the table
  *     has its own ref <sourceRef>/materials, which scenes name);
  * 18: UASTC blocks carry their transcoding hints (ETC1, EAC, BC1), which
- *     were 0; their texels are unchanged). */
-#define KILN_ENCODER_VERSION 18u
+ *     were 0; their texels are unchanged);
+ * 19: texture.uastc_rdo: an absolute lambda, an 8 KiB window, a loss budget
+ *     per strength, fresh hints on the blocks it changes). */
+#define KILN_ENCODER_VERSION 19u
 
 /* What one cook is doing now, readable from another thread while it runs (the
  * CLI's progress line names the stage of an asset that takes long). Opaque:
