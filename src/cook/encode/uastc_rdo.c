@@ -73,6 +73,9 @@
 #define RDO_MIN_MATCH 6u
 /* Estimated bits of one match besides its offset's log2(distance). */
 #define RDO_MATCH_BITS 12.0
+/* No block costs fewer bits by rate_bits: a literal is at least 1 bit, a
+ * match at least RDO_MATCH_BITS + log2(16). */
+#define RDO_LEAST_BITS 16.0
 /* What a replacement must save by the estimate (which is rough: a change
  * that saves nothing real only moves the error). */
 #define RDO_MIN_SAVING_BITS 16.0
@@ -237,8 +240,8 @@ static void consider(choice *best, const uastc_logical *logical, const uint8_t s
         return;
     uastc_decode_logical(logical, false, e.decoded);
     double error = squared_error(e.decoded, src);
-    if (error > max_error)
-        return;
+    if (error > max_error || error + lambda * RDO_LEAST_BITS >= best->cost)
+        return; /* the rate estimate cannot make it the cheapest */
     double cost = error + lambda * rate_bits(e.bytes, w);
     if (cost < best->cost) {
         best->block = e;
@@ -299,7 +302,7 @@ static void optimise_block(uint8_t bytes[16], const uint8_t src[64], const windo
     for (unsigned c = 0; c < w->count; c++) {
         const emitted *other = w->blocks[c];
         double error = squared_error(other->decoded, src);
-        if (error <= max_error) {
+        if (error <= max_error && error + lambda * RDO_LEAST_BITS < best.cost) {
             double cost = error + lambda * rate_bits(other->bytes, w);
             if (cost < best.cost)
                 best = (choice){*other, error, cost};
