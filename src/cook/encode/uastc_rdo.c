@@ -33,8 +33,10 @@
  * own plus RDO_ERROR_ALLOWANCE. Each strength also has a loss budget (dB of
  * the level's PSNR: 0.4 per unit of lambda, 1 dB at `normal`): a pass that
  * adds more error than that is redone at the lambda its own trades say
- * fits (lambda_for_budget), so a near-exact image keeps near its PSNR and
- * gains what that allows, and after RDO_PASSES the plain blocks stay.
+ * fits (lambda_for_budget), then between the lambdas tried, and the
+ * within-budget pass that spent most is kept (none in RDO_PASSES: the
+ * plain blocks), so a near-exact image keeps near its PSNR and gains what
+ * that allows.
  * Zstd sees the whole level, so a block equal to any earlier one in the
  * strip counts as one match (exact_table), however far back.
  *
