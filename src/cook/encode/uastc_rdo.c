@@ -295,6 +295,11 @@ static void optimise_block(uint8_t bytes[16], const uint8_t src[64], const windo
     consider(&original, &logical, src, w, lambda, 1e300);
     choice best = original;
     best.cost -= lambda * RDO_MIN_SAVING_BITS;
+    outcome->original_error = original.error;
+    if (best.cost <= lambda * RDO_LEAST_BITS) { /* exact and cheap already (flat areas) */
+        *out = original.block;
+        return;
+    }
     double max_error = original.error * RDO_MAX_ERROR_RATIO + RDO_ERROR_ALLOWANCE;
     /* Whole copies (their decodings are cached); the RDO_REFINED nearest
      * in texels are kept for the variants. */
@@ -337,7 +342,6 @@ static void optimise_block(uint8_t bytes[16], const uint8_t src[64], const windo
     }
     memcpy(bytes, best.block.bytes, 16);
     *out = best.block;
-    outcome->original_error = original.error;
     outcome->added_error = best.error - original.error;
     outcome->saved_bits = (original.cost - original.error - (best.cost - best.error)) / lambda;
 }
