@@ -8,6 +8,7 @@
 # and ASTC 4x4, beside BC7 decoding).
 #
 #   bash bench/uastc.sh BUILD_DIR [IMAGE.png...]
+#   UASTC_BENCH=rdo bash bench/uastc.sh BUILD_DIR [IMAGE.png...]   # the RDO table alone
 #
 # Then rate-distortion optimisation: kiln at texture.quality normal with
 # texture.uastc_rdo off, low, normal and high beside basisu at -uastc_level 2
@@ -57,8 +58,9 @@ sys.stdout.buffer.write(d[offset:offset + length])
 PY
 }
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
+parts=${UASTC_BENCH:-all}
 transcode_rows=()
-printf '%-28s %-14s %8s %8s %10s %10s\n' image encoder "CPU s" "Mpix/s" "PSNR RGB" "PSNR RGBA"
+[ "$parts" = rdo ] || printf '%-28s %-14s %8s %8s %10s %10s\n' image encoder "CPU s" "Mpix/s" "PSNR RGB" "PSNR RGBA"
 for src in "${images[@]}"; do
     name=$(basename "$src")
     stem=${name%.*}
@@ -69,6 +71,7 @@ for src in "${images[@]}"; do
     # PNG sources only: both tools then start from the same texels.
     cp "$src" "$dir/in/$name"
     reference="$src"
+    [ "$parts" = rdo ] && continue
     w=$(python3 -c "import struct,sys; d=open(sys.argv[1],'rb').read(24); print(struct.unpack('>II', d[16:24])[0]*struct.unpack('>II', d[16:24])[1])" "$reference")
     for level in 0 1 2; do
         quality=$(echo "fast normal best" | cut -d' ' -f$((level + 1)))
@@ -103,6 +106,7 @@ for src in "${images[@]}"; do
     unset rates
     transcode_rows+=("$row")
 done
+if [ "$parts" != rdo ]; then
 echo
 echo "UASTC level 0 (kiln normal) transcoded on one thread, Mpix/s of CPU time (median of 5):"
 printf '%-28s %8s %8s %8s %8s %8s\n' image "RGBA8" "ETC1" "ETC2" "BC1" "BC3"
@@ -116,6 +120,7 @@ else
     echo "no $transcode: configure with -DKILN_BENCH=ON for the transcode speeds"
 fi
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
+fi
 
 echo
 echo "rate-distortion optimisation (level 0 bytes: recompressed by zstd -2)"

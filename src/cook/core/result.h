@@ -59,8 +59,10 @@
  * 20: a submesh of 131,072 triangles or more is ordered for the vertex cache
  *     and overdraw chunk by chunk (process/order.c): its level-0 triangle
  *     order, and with it the vertex order, changes; smaller ones are as
- *     before). */
-#define KILN_ENCODER_VERSION 20u
+ *     before);
+ * 21: texture.uastc_rdo: an absolute lambda, an 8 KiB window, a loss budget
+ *     per strength, fresh hints on the blocks it changes). */
+#define KILN_ENCODER_VERSION 21u
 
 /* What one cook is doing now, readable from another thread while it runs (the
  * CLI's progress line names the stage of an asset that takes long). Opaque:

@@ -11,7 +11,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "common/ktx2_format.h"
 #include "common/path.h"
+#include "common/uastc.h"
 #include "cook/core/core.h"
 #include "cook/inspect/inspect.h"
 
@@ -219,8 +221,51 @@ static bool check_anim_data(checked_file *checked) {
     return false;
 }
 
+/* UASTC: every block of every level unpacks (no reserved mode, pattern,
+ * trit/quint group or weight out of range, zero padding), which the reader
+ * leaves to the decoder. One problem per bad level: the first bad block and
+ * how many there are. */
+static void check_uastc_blocks(checked_file *checked, const kiln_ktx2_view *view) {
+    for (uint32_t level = 0; level < view->levels; level++) {
+        uint64_t size = kiln_ktx2_level_size(view, level);
+        uint8_t *blocks = size > 0 && size <= SIZE_MAX ? malloc((size_t)size) : NULL;
+        kiln_error error;
+        if (blocks == NULL) {
+            report_problem(checked, "level %u: out of memory for %llu bytes of UASTC blocks", level,
+                           (unsigned long long)size);
+            return;
+        }
+        if (kiln_ktx2_read_level(view, level, blocks, (size_t)size, &error) != KILN_OK) {
+            free(blocks); /* inspect_ktx2_bytes reported it */
+            return;
+        }
+        uint32_t width, height, depth;
+        kiln_ktx2_level_extent(view, level, &width, &height, &depth);
+        size_t count = (size_t)size / UASTC_BLOCK_BYTES, bad = 0, first = 0;
+        uastc_status first_status = UASTC_OK;
+        for (size_t b = 0; b < count; b++) {
+            uastc_logical logical;
+            uastc_status status = uastc_unpack(blocks + b * UASTC_BLOCK_BYTES, &logical);
+            if (status != UASTC_OK && bad++ == 0) {
+                first = b;
+                first_status = status;
+            }
+        }
+        free(blocks);
+        if (bad > 0) {
+            size_t row = (width + 3) / 4, per_image = row * ((height + 3) / 4);
+            size_t in_image = first % per_image;
+            report_problem(checked,
+                           "level %u: UASTC block %zu (image %zu, block x %zu, y %zu) is "
+                           "invalid: %s (%zu of %zu blocks invalid)",
+                           level, first, first / per_image, in_image % row, in_image / row,
+                           uastc_status_text(first_status), bad, count);
+        }
+    }
+}
+
 /* A .ktx2 (KTX 2.0, not a container): the reader's rules (ktx2.md K1-K8),
- * then every level inflated to its declared size. */
+ * then every level inflated to its declared size, and UASTC's blocks. */
 static bool check_texture(checked_file *checked) {
     uint8_t *data = NULL;
     size_t size = 0;
@@ -231,8 +276,13 @@ static bool check_texture(checked_file *checked) {
     }
     kiln_error error;
     bool ok = inspect_ktx2_bytes(data, size, file_name(checked->path), &error);
+    kiln_ktx2_view view;
     if (!ok)
         report_problem(checked, "%s", inspect_error_detail(&error, checked->path));
+    else if (kiln_ktx2_view_get(&view, data, size, file_name(checked->path), &error) == KILN_OK &&
+             view.vk_format == KTX2_VK_FORMAT_UNDEFINED &&
+             view.dfd_color_model == KTX2_DF_MODEL_UASTC)
+        check_uastc_blocks(checked, &view);
     free(data);
     return ok;
 }
