@@ -18,87 +18,11 @@
 #include "kiln/kiln.h"
 #include "runtime/internal.h"
 
-/* The most a Zstd frame inflates per byte (a block of 128 KiB from a 4-byte
- * RLE block header), as runtime/ktx2.c; meshopt's codecs inflate far less
- * (its vertex codec at most 64:1, the index codecs 12:1). */
-#define ZSTD_MAX_RATIO 32768u
-#define FILTER_MAX_RATIO 64u
-
 static uint32_t filter_of(uint32_t flags) {
     return flags & KILN_CHUNK_FILTER_MASK;
 }
 static uint32_t element_of(uint32_t flags) {
     return flags >> KILN_CHUNK_ELEMENT_SHIFT;
-}
-
-const char *kiln_chunk_encoding_str(uint32_t flags) {
-    static const char *const names[2][4] = {
-        {"stored", "meshopt vertex", "meshopt index", "meshopt sequence"},
-        {"zstd", "meshopt vertex + zstd", "meshopt index + zstd", "meshopt sequence + zstd"},
-    };
-    if ((flags & ~KILN_CHUNK_FLAGS_KNOWN) != 0)
-        return "unknown";
-    return names[(flags & KILN_CHUNK_ZSTD) != 0][filter_of(flags)];
-}
-
-kiln_result runtime_check_chunk_encoding(const char *name, uint32_t index,
-                                         const kiln_chunk_entry *chunk, kiln_error *err) {
-    char fourcc[5];
-    kiln_fourcc_str(chunk->fourcc, fourcc);
-    uint32_t flags = chunk->flags, filter = filter_of(flags), element = element_of(flags);
-    if (flags == 0) {
-        if (chunk->decoded_size != 0) /* container.md R12 */
-            return runtime_fail(err, KILN_ERR_CORRUPT, name,
-                                "chunk %" PRIu32
-                                " (%s) is stored as is but has decoded_size %" PRIu64
-                                " (must be 0)",
-                                index, fourcc, chunk->decoded_size);
-        return KILN_OK;
-    }
-    if ((flags & ~KILN_CHUNK_FLAGS_KNOWN) != 0) /* R12 */
-        return runtime_fail(err, KILN_ERR_UNSUPPORTED, name,
-                            "chunk %" PRIu32 " (%s) has unknown flags 0x%" PRIx32, index, fourcc,
-                            flags & ~KILN_CHUNK_FLAGS_KNOWN);
-    bool element_ok;
-    uint64_t unit = element; /* decoded_size is a whole number of these */
-    switch (filter) {
-    case KILN_CHUNK_FILTER_NONE:
-        element_ok = element == 0 && (flags & KILN_CHUNK_ZSTD) != 0;
-        unit = 1;
-        break;
-    case KILN_CHUNK_FILTER_MESHOPT_VERTEX:
-        element_ok = element >= 4 && element <= 256 && element % 4 == 0;
-        break;
-    case KILN_CHUNK_FILTER_MESHOPT_INDEX:
-        element_ok = element == 2 || element == 4;
-        unit = 3u * element; /* whole triangles */
-        break;
-    default: /* KILN_CHUNK_FILTER_MESHOPT_SEQUENCE */
-        element_ok = element == 2 || element == 4;
-        break;
-    }
-    if (!element_ok) /* R20 */
-        return runtime_fail(err, KILN_ERR_CORRUPT, name,
-                            "chunk %" PRIu32 " (%s) encoding 0x%" PRIx32
-                            " (%s) has an invalid element size %" PRIu32,
-                            index, fourcc, flags, kiln_chunk_encoding_str(flags), element);
-    if (chunk->size == 0 || chunk->decoded_size == 0 || chunk->decoded_size % unit != 0 ||
-        chunk->decoded_size > SIZE_MAX) /* R21 */
-        return runtime_fail(
-            err, KILN_ERR_CORRUPT, name,
-            "chunk %" PRIu32 " (%s, %s) of %" PRIu64 " bytes cannot decode to %" PRIu64
-            " bytes (a whole number of %" PRIu64 "-byte elements)",
-            index, fourcc, kiln_chunk_encoding_str(flags), chunk->size, chunk->decoded_size, unit);
-    uint64_t ratio = (flags & KILN_CHUNK_ZSTD) != 0 ? ZSTD_MAX_RATIO : 1;
-    if (filter != KILN_CHUNK_FILTER_NONE)
-        ratio *= FILTER_MAX_RATIO;
-    if (chunk->decoded_size / ratio > chunk->size) /* R21 */
-        return runtime_fail(
-            err, KILN_ERR_CORRUPT, name,
-            "chunk %" PRIu32 " (%s, %s) claims %" PRIu64 " decoded bytes from %" PRIu64
-            ", more than the encoding can give (%" PRIu64 ":1)",
-            index, fourcc, kiln_chunk_encoding_str(flags), chunk->decoded_size, chunk->size, ratio);
-    return KILN_OK;
 }
 
 bool kiln_file_has_encoded_chunks(const kiln_file *file) {

@@ -271,9 +271,11 @@ static kiln_result check_chunks(const kiln_file *file, const kiln_chunk_entry *t
         kiln_fourcc_str(chunk->fourcc, fourcc);
         uint64_t end;
 
-        kiln_result encoding = runtime_check_chunk_encoding(name, i, chunk, err); /* R12 */
-        if (encoding != KILN_OK)
-            return encoding;
+        char detail[192];
+        kiln_result encoding = runtime_chunk_encoding_problem(chunk, detail, sizeof detail);
+        if (encoding != KILN_OK) /* container.md R12, R20-R21 */
+            return runtime_fail(err, encoding, name, "chunk %" PRIu32 " (%s) %s", i, fourcc,
+                                detail);
         encoded |= chunk->flags != 0;
         if (chunk->offset < table_end) /* container.md R13 */
             return runtime_fail(err, KILN_ERR_CORRUPT, name,
