@@ -1,5 +1,8 @@
 /* fuzz_container.c — libFuzzer harness: the container validator, the mesh
- * view and the material table view on arbitrary bytes. Build and run: see fuzz/README.md. */
+ * view and the material table view on arbitrary bytes, and compressed
+ * chunks: each decoded into a buffer of exactly its decode capacity, and the
+ * file expanded and read again by the views. Build and run: see
+ * fuzz/README.md. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,20 +11,14 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-    /* Payloads are used in place, so the reader wants 16-byte-aligned bytes;
-     * an exact-size copy keeps ASan's view of the end of the buffer. */
-    void *copy = NULL;
-    if (posix_memalign(&copy, 16, size > 0 ? size : 1) != 0)
-        return 0;
-    if (size > 0)
-        memcpy(copy, data, size);
+/* What a claimed decoded size may make the harness allocate. */
+#define MAX_DECODED ((uint64_t)64 << 20)
 
-    kiln_file file;
+static void read_views(const kiln_file *file) {
     kiln_error err;
-    if (kiln_file_from_memory(&file, copy, size, "fuzz", 0, &err) == KILN_OK) {
+    {
         kiln_mesh_view view;
-        if (kiln_mesh_view_get(&file, KILN_OPEN_DEEP, &view, &err) == KILN_OK) {
+        if (kiln_mesh_view_get(file, KILN_OPEN_DEEP, &view, &err) == KILN_OK) {
             /* Read every byte the view hands out: ASan flags a bad pointer. */
             volatile uint8_t sink = 0;
             for (size_t i = 0; i < view.vertex_bytes; i++)
@@ -41,8 +38,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             }
             (void)sink;
         }
+    }
+    {
         kiln_material_view materials;
-        if (kiln_material_view_get(&file, KILN_OPEN_DEEP, &materials, &err) == KILN_OK) {
+        if (kiln_material_view_get(file, KILN_OPEN_DEEP, &materials, &err) == KILN_OK) {
             volatile uint8_t sink = 0;
             const uint8_t *rows = (const uint8_t *)materials.materials;
             for (size_t i = 0; i < (size_t)materials.material_count * sizeof(kiln_material); i++)
@@ -52,6 +51,54 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                     sink ^= (uint8_t)*name;
             (void)sink;
         }
+    }
+}
+
+/* Every chunk decoded on its own, each into a block of exactly its decode
+ * capacity (ASan sees a write past it), then the whole file expanded. */
+static void decode_chunks(const kiln_file *file) {
+    kiln_error err;
+    for (uint32_t i = 0; i < file->chunk_count; i++) {
+        kiln_chunk_info info;
+        if (kiln_file_chunk_info(file, file->chunks[i].fourcc, &info, &err) != KILN_OK ||
+            info.decode_capacity > MAX_DECODED)
+            continue;
+        uint8_t *dst = malloc(info.decode_capacity > 0 ? (size_t)info.decode_capacity : 1);
+        if (dst != NULL)
+            (void)kiln_file_decode_chunk(file, info.fourcc, dst, (size_t)info.decode_capacity,
+                                         &err);
+        free(dst);
+    }
+    size_t size, capacity;
+    if (kiln_file_expanded_size(file, &size, &capacity, &err) != KILN_OK || capacity > MAX_DECODED)
+        return;
+    void *expanded = NULL;
+    if (posix_memalign(&expanded, 16, capacity) != 0)
+        return;
+    kiln_file opened;
+    if (kiln_file_expand(file, expanded, capacity, &err) == KILN_OK &&
+        kiln_file_from_memory(&opened, expanded, size, "expanded", 0, &err) == KILN_OK) {
+        read_views(&opened);
+        kiln_file_close(&opened);
+    }
+    free(expanded);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+    /* Payloads are used in place, so the reader wants 16-byte-aligned bytes;
+     * an exact-size copy keeps ASan's view of the end of the buffer. */
+    void *copy = NULL;
+    if (posix_memalign(&copy, 16, size > 0 ? size : 1) != 0)
+        return 0;
+    if (size > 0)
+        memcpy(copy, data, size);
+
+    kiln_file file;
+    kiln_error err;
+    if (kiln_file_from_memory(&file, copy, size, "fuzz", 0, &err) == KILN_OK) {
+        read_views(&file);
+        if (kiln_file_has_encoded_chunks(&file))
+            decode_chunks(&file);
         kiln_file_close(&file);
     }
     free(copy);

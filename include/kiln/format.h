@@ -41,7 +41,10 @@ extern "C" {
 
 /* kiln_container_header.flags */
 #define KILN_CONTAINER_FLAG_CHECKSUM 0x1u /* checksum field holds XXH3-64 */
-#define KILN_CONTAINER_FLAGS_KNOWN 0x1u
+/* Some chunk is encoded (compressed): set exactly when a chunk's flags are
+ * not 0, so a reader without chunk decoding rejects the file as a whole. */
+#define KILN_CONTAINER_FLAG_ENCODED_CHUNKS 0x2u
+#define KILN_CONTAINER_FLAGS_KNOWN 0x3u
 
 typedef struct kiln_container_header {
     uint32_t magic;             /* KILN_CONTAINER_MAGIC ("KILN") */
@@ -56,13 +59,25 @@ typedef struct kiln_container_header {
     uint64_t reserved;          /* zero */
 } kiln_container_header;
 
-/* kiln_chunk_entry.flags: none defined yet; non-zero bits are rejected. */
+/* kiln_chunk_entry.flags: how the payload is encoded (container.md, Encoded
+ * chunks). 0: stored as is. Otherwise a filter (bits 0-1), whether a Zstd
+ * frame wraps the filter's output (bit 2) and the filter's element size
+ * (bits 16-31: bytes per vertex, or per index); other bits are rejected. */
+#define KILN_CHUNK_FILTER_MASK 0x3u
+#define KILN_CHUNK_FILTER_NONE 0x0u             /* the bytes themselves */
+#define KILN_CHUNK_FILTER_MESHOPT_VERTEX 0x1u   /* meshopt_encodeVertexBuffer */
+#define KILN_CHUNK_FILTER_MESHOPT_INDEX 0x2u    /* meshopt_encodeIndexBuffer (triangles) */
+#define KILN_CHUNK_FILTER_MESHOPT_SEQUENCE 0x3u /* meshopt_encodeIndexSequence */
+#define KILN_CHUNK_ZSTD 0x4u                    /* one Zstd frame around the filter's output */
+#define KILN_CHUNK_ELEMENT_SHIFT 16u            /* filter element size, bytes */
+#define KILN_CHUNK_FLAGS_KNOWN 0xFFFF0007u
+
 typedef struct kiln_chunk_entry {
     uint32_t fourcc;
-    uint32_t flags;
-    uint64_t offset; /* from the start of the file, multiple of 16 */
-    uint64_t size;   /* payload bytes (without padding) */
-    uint64_t reserved;
+    uint32_t flags;        /* KILN_CHUNK_FILTER_* | KILN_CHUNK_ZSTD | element size; 0: as is */
+    uint64_t offset;       /* from the start of the file, multiple of 16 */
+    uint64_t size;         /* payload bytes as stored (without padding) */
+    uint64_t decoded_size; /* bytes once decoded; 0 when flags is 0 (reserved before) */
 } kiln_chunk_entry;
 
 /* ---------------------------------------------------------------------------

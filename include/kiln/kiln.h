@@ -133,8 +133,65 @@ typedef struct kiln_chunk {
     size_t size;
 } kiln_chunk;
 
-/* Finds the first chunk with `fourcc`. KILN_ERR_NOT_FOUND when absent. */
+/* Finds the first chunk with `fourcc`. KILN_ERR_NOT_FOUND when absent,
+ * KILN_ERR_UNSUPPORTED when it is encoded (out->flags says how; decode it
+ * with kiln_file_decode_chunk). */
 kiln_result kiln_file_find_chunk(const kiln_file *file, uint32_t fourcc, kiln_chunk *out);
+
+/* Compressed chunks (container.md, Encoded chunks). A file cooked with
+ * `container.compress` has encoded chunks, which the views cannot use in
+ * place (they fail with KILN_ERR_UNSUPPORTED saying so). Decode the chunks
+ * you need into your own memory, or expand the whole file and open the
+ * result with kiln_file_from_memory. Nothing here allocates memory; every
+ * size is checked, and a damaged chunk is KILN_ERR_CORRUPT, never a write
+ * past the buffer. */
+
+/* Whether any chunk of `file` is encoded. */
+bool kiln_file_has_encoded_chunks(const kiln_file *file);
+
+typedef struct kiln_chunk_info {
+    uint32_t fourcc;
+    uint32_t flags;           /* kiln_chunk_entry.flags: 0 when stored as is */
+    uint64_t stored_size;     /* bytes in the file */
+    uint64_t decoded_size;    /* bytes of the payload once decoded */
+    uint64_t decode_capacity; /* the buffer kiln_file_decode_chunk needs: decoded_size, more
+                                 for a meshopt filter under Zstd (its intermediate bytes) */
+} kiln_chunk_info;
+
+/* Describes the first chunk with `fourcc` (encoded or not). NOT_FOUND when
+ * absent. */
+kiln_result kiln_file_chunk_info(const kiln_file *file, uint32_t fourcc, kiln_chunk_info *out,
+                                 kiln_error *err);
+
+/* Decodes the first chunk with `fourcc` into dst: the first decoded_size
+ * bytes are the payload (a stored chunk is copied); dst_size must be at least
+ * decode_capacity, and the bytes past decoded_size may be overwritten.
+ * Decoded index data is not range-checked: expand and open the file with
+ * KILN_OPEN_DEEP for that. */
+kiln_result kiln_file_decode_chunk(const kiln_file *file, uint32_t fourcc, void *dst,
+                                   size_t dst_size, kiln_error *err);
+
+/* The size of the file with every chunk decoded (*size) and the buffer
+ * kiln_file_expand needs to make it (*capacity, may be NULL; at least
+ * *size). For a file without encoded chunks, *size is file->size. */
+kiln_result kiln_file_expanded_size(const kiln_file *file, size_t *size, size_t *capacity,
+                                    kiln_error *err);
+
+/* Writes the file with every chunk decoded into dst (16-byte aligned,
+ * dst_size >= the capacity above): the same chunks, laid out as the cooker
+ * lays out a file without compression, with a fresh checksum. Open its first
+ * `size` bytes with kiln_file_from_memory. */
+kiln_result kiln_file_expand(const kiln_file *file, void *dst, size_t dst_size, kiln_error *err);
+
+/* kiln_file_map, except that a file with encoded chunks is expanded into a
+ * heap block the file owns (kiln_file_close frees it), so every view works
+ * on it. For tools; an engine decodes into memory of its own. */
+kiln_result kiln_file_map_expanded(kiln_file *file, const char *path, uint32_t flags,
+                                   kiln_error *err);
+
+/* How chunk flags encode a payload, e.g. "meshopt vertex + zstd" ("stored"
+ * for 0, "unknown" for bits this build lacks). Never NULL. */
+const char *kiln_chunk_encoding_str(uint32_t flags);
 
 /* The JSON provenance text of the META chunk (not NUL-terminated), or NULL
  * with *size = 0 when the file has none. */

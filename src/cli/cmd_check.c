@@ -149,7 +149,7 @@ static size_t check_manifest_covers(check_report *report, const char *output,
     kiln_error error;
     kiln_manifest_view view;
     size_t problems = 0;
-    if (path == NULL || kiln_file_map(&file, path, 0, &error) != KILN_OK) {
+    if (path == NULL || kiln_file_map_expanded(&file, path, 0, &error) != KILN_OK) {
         check_problem(report, path ? path : output, "no readable manifest (%s)",
                       path ? cli_kiln_error_detail(&error, path) : "out of memory");
         free(path);
@@ -273,7 +273,7 @@ static size_t check_materials_cross(check_report *report, const char *output,
     kiln_manifest_view manifest = {0};
     kiln_error error;
     bool have_manifest = manifest_path != NULL &&
-                         kiln_file_map(&manifest_file, manifest_path, 0, &error) == KILN_OK &&
+                         kiln_file_map_expanded(&manifest_file, manifest_path, 0, &error) == KILN_OK &&
                          kiln_manifest_view_get(&manifest_file, &manifest, &error) == KILN_OK;
     material_table *tables = calloc(files->count ? files->count : 1, sizeof *tables);
     size_t table_count = 0, problems = 0;
@@ -290,7 +290,7 @@ static size_t check_materials_cross(check_report *report, const char *output,
         char *full = cook_path_join(output, files->items[i]);
         kiln_file file;
         kiln_material_view view;
-        if (full != NULL && kiln_file_map(&file, full, 0, &error) == KILN_OK) {
+        if (full != NULL && kiln_file_map_expanded(&file, full, 0, &error) == KILN_OK) {
             if (kiln_material_view_get(&file, 0, &view, &error) == KILN_OK) {
                 tables[table_count++] = (material_table){files->items[i], view.material_count};
                 if (have_manifest)
@@ -308,7 +308,7 @@ static size_t check_materials_cross(check_report *report, const char *output,
         char *full = cook_path_join(output, files->items[i]);
         kiln_file file;
         kiln_mesh_view mesh;
-        if (full != NULL && kiln_file_map(&file, full, 0, &error) == KILN_OK) {
+        if (full != NULL && kiln_file_map_expanded(&file, full, 0, &error) == KILN_OK) {
             if (kiln_mesh_view_get(&file, 0, &mesh, &error) == KILN_OK &&
                 mesh.desc->material_count > 0) {
                 char table_path[4096], where[4096];
@@ -432,7 +432,7 @@ static mesh_joints read_mesh_joints(const char *output, const kiln_manifest_view
     kiln_file file;
     kiln_mesh_view mesh;
     kiln_error error;
-    if (full != NULL && kiln_file_map(&file, full, 0, &error) == KILN_OK) {
+    if (full != NULL && kiln_file_map_expanded(&file, full, 0, &error) == KILN_OK) {
         if (kiln_mesh_view_get(&file, 0, &mesh, &error) == KILN_OK) {
             const kiln_vertex_semantic sets[2] = {KILN_SEMANTIC_JOINTS0, KILN_SEMANTIC_JOINTS1};
             for (int s = 0; s < 2; s++) {
@@ -505,7 +505,7 @@ static size_t check_scene_refs(check_report *report, const char *output, const c
     kiln_scene_view view;
     kiln_error error;
     size_t problems = 0;
-    if (full != NULL && kiln_file_map(&file, full, 0, &error) == KILN_OK) {
+    if (full != NULL && kiln_file_map_expanded(&file, full, 0, &error) == KILN_OK) {
         if (kiln_scene_view_get(&file, 0, &view, &error) == KILN_OK) {
             for (uint32_t m = 0; m < view.desc->mesh_count; m++) {
                 snprintf(label, sizeof label, "mesh ref %u", m);
@@ -538,7 +538,7 @@ static size_t check_anim_refs(check_report *report, const char *output, const ch
     kiln_anim_view view;
     kiln_error error;
     size_t problems = 0;
-    if (full != NULL && kiln_file_map(&file, full, 0, &error) == KILN_OK) {
+    if (full != NULL && kiln_file_map_expanded(&file, full, 0, &error) == KILN_OK) {
         if (kiln_anim_view_get(&file, 0, &view, &error) == KILN_OK) {
             if (!ref_resolves(report, output, where, manifest, view.desc->scene, KILN_ASSET_SCENE,
                               "scene ref")) {
@@ -549,7 +549,7 @@ static size_t check_anim_refs(check_report *report, const char *output, const ch
                 kiln_file scene_file;
                 kiln_scene_view scene;
                 if (scene_path != NULL &&
-                    kiln_file_map(&scene_file, scene_path, 0, &error) == KILN_OK) {
+                    kiln_file_map_expanded(&scene_file, scene_path, 0, &error) == KILN_OK) {
                     if (kiln_scene_view_get(&scene_file, 0, &scene, &error) == KILN_OK &&
                         scene.node_count != view.node_count) {
                         check_problem(
@@ -642,7 +642,7 @@ static size_t check_level_cycles(check_report *report, const char *output, const
         kiln_file file;
         kiln_scene_view view;
         kiln_error error;
-        if (full != NULL && kiln_file_map(&file, full, 0, &error) == KILN_OK) {
+        if (full != NULL && kiln_file_map_expanded(&file, full, 0, &error) == KILN_OK) {
             if (kiln_scene_view_get(&file, 0, &view, &error) == KILN_OK && view.links != NULL) {
                 level_vertex *grown = array_grow(levels, &level_cap, count + 1, sizeof *grown, 8);
                 ok = grown != NULL;
@@ -722,7 +722,7 @@ static size_t check_scenes_cross(check_report *report, const char *output, const
     size_t problems = 0;
     /* Without a readable manifest check_manifest_covers has said so already. */
     if (manifest_path != NULL &&
-        kiln_file_map(&manifest_file, manifest_path, 0, &error) == KILN_OK &&
+        kiln_file_map_expanded(&manifest_file, manifest_path, 0, &error) == KILN_OK &&
         kiln_manifest_view_get(&manifest_file, &manifest, &error) == KILN_OK) {
         for (size_t i = 0; i < files->count; i++)
             if (kiln_pack_kind_of(files->items[i]) == KILN_PACK_SCENE)

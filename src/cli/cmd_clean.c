@@ -125,7 +125,7 @@ static bool add_manifest_files(const char *output, strlist *owned, bool *ok) {
     kiln_manifest_view view;
     struct stat info;
     bool present = path != NULL && lstat(path, &info) == 0 && S_ISREG(info.st_mode);
-    bool readable = present && kiln_file_map(&file, path, 0, &error) == KILN_OK;
+    bool readable = present && kiln_file_map_expanded(&file, path, 0, &error) == KILN_OK;
     if (readable && kiln_manifest_view_get(&file, &view, &error) != KILN_OK) {
         kiln_file_close(&file);
         readable = false;

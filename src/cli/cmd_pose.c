@@ -313,7 +313,7 @@ static char *beside(const char *scene_path) {
 static bool pose_clip(const char *anim_path, const char *clip, float time, kiln_file *file,
                       const kiln_scene_view *view, kiln_scene_instance *instance, posed *p) {
     kiln_error err;
-    if (kiln_file_map(file, anim_path, 0, &err) != KILN_OK) {
+    if (kiln_file_map_expanded(file, anim_path, 0, &err) != KILN_OK) {
         fprintf(stderr, "%s: error: %s\n", cook_escaped(anim_path),
                 cook_escaped(cli_kiln_error_detail(&err, anim_path)));
         return false;
@@ -373,7 +373,7 @@ static int pose(const char *path, const char *anim_path, const char *clip, float
     posed p = {0};
     size_t size = 0;
     void *memory = NULL;
-    bool ok = kiln_file_map(&file, path, 0, &err) == KILN_OK;
+    bool ok = kiln_file_map_expanded(&file, path, 0, &err) == KILN_OK;
     if (ok && kiln_scene_view_get(&file, 0, &view, &err) != KILN_OK) {
         kiln_file_close(&file);
         ok = false;

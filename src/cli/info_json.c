@@ -279,6 +279,10 @@ json_t *info_file_json(const inspect_report *report) {
     set(object, "path", cli_json_string(report->path));
     set(object, "kind", json_string(kiln_pack_kind_str(report->kind)));
     set(object, "bytes", count(report->bytes));
+    if (report->encoded_chunks > 0) { /* compressed: the size decoded */
+        set(object, "decoded_bytes", count(report->decoded_bytes));
+        set(object, "encoded_chunks", count(report->encoded_chunks));
+    }
     if (!report->readable) {
         set(object, "problem", cli_json_string(report->problem));
         return object;

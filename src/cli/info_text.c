@@ -266,6 +266,10 @@ void info_print_file_text(const inspect_report *report) {
         print_anim_text(report);
     else
         printf("  other: %" PRIu64 " bytes\n", report->bytes);
+    if (report->readable && report->encoded_chunks > 0)
+        printf("  compressed: %" PRIu64 " \u2192 %" PRIu64 " bytes (%" PRIu32 " chunk%s)\n",
+               report->bytes, report->decoded_bytes, report->encoded_chunks,
+               cli_plural(report->encoded_chunks));
 }
 
 void info_print_totals_text(const info_totals *totals, bool quiet) {

@@ -48,7 +48,7 @@ static void add_file_references(report *r, report_row *row) {
     char *full = cook_path_join(r->output, row->path);
     kiln_file file;
     kiln_error error;
-    if (full == NULL || kiln_file_map(&file, full, 0, &error) != KILN_OK) {
+    if (full == NULL || kiln_file_map_expanded(&file, full, 0, &error) != KILN_OK) {
         free(full);
         return;
     }
@@ -92,7 +92,7 @@ static void attach_sources(report *r) {
 static bool open_manifest(report *r, char *reason, size_t reason_size) {
     char *path = cook_path_join(r->output, KILN_MANIFEST_FILE_NAME);
     kiln_error error;
-    bool ok = path != NULL && kiln_file_map(&r->manifest_file, path, 0, &error) == KILN_OK;
+    bool ok = path != NULL && kiln_file_map_expanded(&r->manifest_file, path, 0, &error) == KILN_OK;
     if (ok && kiln_manifest_view_get(&r->manifest_file, &r->manifest, &error) != KILN_OK) {
         kiln_file_close(&r->manifest_file);
         ok = false;

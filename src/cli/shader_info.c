@@ -159,7 +159,7 @@ static void print_text(const char *path, const kiln_shader_view *v) {
 int cli_shader_info(const char *path, bool json) {
     kiln_file file;
     kiln_error error;
-    if (kiln_file_map(&file, path, KILN_OPEN_VERIFY_CHECKSUM, &error) != KILN_OK) {
+    if (kiln_file_map_expanded(&file, path, KILN_OPEN_VERIFY_CHECKSUM, &error) != KILN_OK) {
         fprintf(stderr, "%s: error: %s\n", cook_escaped(path),
                 cook_escaped(cli_kiln_error_detail(&error, path)));
         return CLI_EXIT_FAILURE;

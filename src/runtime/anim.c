@@ -169,6 +169,8 @@ kiln_result kiln_anim_view_get(const kiln_file *file, uint32_t flags, kiln_anim_
         return runtime_fail(err, KILN_ERR_BAD_MAGIC, name,
                             "not an animation file (kind '%s', expected 'ANIM')", fourcc);
     }
+    if (runtime_require_plain(file, err) != KILN_OK) /* container.md R24 */
+        return KILN_ERR_UNSUPPORTED;
     if (file->kind_version != 1 && file->kind_version != KILN_ANIM_VERSION) /* R2 */
         return runtime_fail(err, KILN_ERR_UNSUPPORTED, name,
                             "animation version %u is not supported (this build reads versions 1 "

@@ -264,20 +264,19 @@ static kiln_result check_chunks(const kiln_file *file, const kiln_chunk_entry *t
     const char *name = file->name;
     uint64_t previous_end = table_end; /* payloads start after the table */
     char fourcc[5];
+    bool encoded = false;
 
     for (uint32_t i = 0; i < count; i++) {
         const kiln_chunk_entry *chunk = &table[i];
         kiln_fourcc_str(chunk->fourcc, fourcc);
         uint64_t end;
 
-        if (chunk->flags != 0) /* container.md R12 */
-            return runtime_fail(err, KILN_ERR_UNSUPPORTED, name,
-                                "chunk %" PRIu32 " (%s) has unknown flags 0x%" PRIx32, i, fourcc,
-                                chunk->flags);
-        if (chunk->reserved != 0) /* container.md R12 */
-            return runtime_fail(err, KILN_ERR_CORRUPT, name,
-                                "chunk %" PRIu32 " (%s) reserved field is 0x%" PRIx64 ", not 0", i,
-                                fourcc, chunk->reserved);
+        char detail[192];
+        kiln_result encoding = runtime_chunk_encoding_problem(chunk, detail, sizeof detail);
+        if (encoding != KILN_OK) /* container.md R12, R20-R21 */
+            return runtime_fail(err, encoding, name, "chunk %" PRIu32 " (%s) %s", i, fourcc,
+                                detail);
+        encoded |= chunk->flags != 0;
         if (chunk->offset < table_end) /* container.md R13 */
             return runtime_fail(err, KILN_ERR_CORRUPT, name,
                                 "chunk %" PRIu32 " (%s) starts at byte %" PRIu64
@@ -305,6 +304,12 @@ static kiln_result check_chunks(const kiln_file *file, const kiln_chunk_entry *t
                                 i, fourcc, chunk->offset, previous_end);
         previous_end = end;
     }
+
+    const kiln_container_header *header = (const void *)file->data;
+    if (encoded != ((header->flags & KILN_CONTAINER_FLAG_ENCODED_CHUNKS) != 0)) /* R12 */
+        return runtime_fail(err, KILN_ERR_CORRUPT, name,
+                            "the header's encoded-chunks flag is %s but %s chunk is encoded",
+                            encoded ? "clear" : "set", encoded ? "a" : "no");
 
     /* container.md R16: nothing follows the last payload but its padding. */
     uint64_t expected = align_up_u64(previous_end, KILN_CHUNK_ALIGNMENT);
@@ -557,6 +562,8 @@ kiln_result kiln_file_find_chunk(const kiln_file *file, uint32_t fourcc, kiln_ch
             continue;
         out->fourcc = chunk->fourcc;
         out->flags = chunk->flags;
+        if (chunk->flags != 0) /* encoded: its bytes are not the payload */
+            return KILN_ERR_UNSUPPORTED;
         /* Validated inside the file; an empty chunk gets no pointer at all,
          * since its offset may be the end of the file. */
         out->size = (size_t)chunk->size;

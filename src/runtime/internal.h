@@ -39,6 +39,15 @@ kiln_result runtime_sized_chunk(const kiln_file *file, const kiln_chunk_entry *c
                                 uint64_t count, size_t size, const char *what, const void **data,
                                 kiln_error *err);
 
+/* chunk_rules.c: a chunk entry's encoding rules (container.md R12, R20-R21):
+ * KILN_OK, or the result with what is wrong in detail ("has unknown flags
+ * 0x8"), for the caller to put after the chunk's name. */
+kiln_result runtime_chunk_encoding_problem(const kiln_chunk_entry *chunk, char *detail,
+                                           size_t size);
+/* UNSUPPORTED, with what to do instead, when the file has encoded chunks: the
+ * views use payloads in place. */
+kiln_result runtime_require_plain(const kiln_file *file, kiln_error *err);
+
 /* Whether the string at `offset` of `length` bytes lies inside a string table
  * of `size` bytes, holds no NUL and has one right after it. */
 bool runtime_string_valid(const char *strings, size_t size, uint32_t offset, uint32_t length);

@@ -132,6 +132,8 @@ kiln_result kiln_material_view_get(const kiln_file *file, uint32_t flags, kiln_m
         return runtime_fail(err, KILN_ERR_BAD_MAGIC, name,
                             "not a material table (kind '%s', expected 'MATL')", fourcc);
     }
+    if (runtime_require_plain(file, err) != KILN_OK) /* container.md R24 */
+        return KILN_ERR_UNSUPPORTED;
     if (file->kind_version < KILN_MATERIAL_VERSION) /* kmat.md R2 */
         return runtime_fail(err, KILN_ERR_UNSUPPORTED, name,
                             "material version %u is older than this build reads (version %u): "

@@ -349,6 +349,10 @@ kiln_result mgr_read_file(kiln_manager *m, const char *name, const char *path, v
     return KILN_OK;
 }
 
+void *mgr_file_alloc(kiln_manager *m, size_t size) {
+    return file_alloc(m, size);
+}
+
 /* Frees a data's file bytes (unmaps a mapped file). */
 void mgr_file_memory_free(kiln_manager *m, mgr_data *d) {
     if (d->file_memory != NULL) {

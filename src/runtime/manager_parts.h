@@ -41,6 +41,9 @@ void mgr_file_id_of(const struct stat *st, mgr_file_id *id);
 kiln_result mgr_read_file(kiln_manager *m, const char *name, const char *path, void **data,
                           size_t *size, bool *mapped, mgr_file_id *id, kiln_error *err);
 void mgr_file_memory_free(kiln_manager *m, mgr_data *d);
+/* A block for a file's bytes, which mgr_file_memory_free gives back (its
+ * size in file_memory_size, file_mapped false). */
+void *mgr_file_alloc(kiln_manager *m, size_t size);
 void mgr_file_cache_init(kiln_manager *m, bool enabled);
 void mgr_file_cache_drain(kiln_manager *m); /* frees every kept block (destroy) */
 /* The bytes kept for reuse, and the bound on in-use plus kept bytes. */

@@ -236,6 +236,33 @@ static kiln_result inflate_texture(kiln_manager *m, mgr_slot *s, kiln_error *err
     return r;
 }
 
+/* A file with compressed chunks (container.md, Encoded chunks) is expanded
+ * into manager memory, which replaces the bytes read (a pack's stay mapped):
+ * the views, and so the engine's upload callbacks, see the same bytes as for
+ * a file cooked without compression. */
+static kiln_result expand_encoded(kiln_manager *m, mgr_slot *s, uint32_t flags, kiln_error *err) {
+    kiln_file *file = &s->data->asset.file;
+    size_t size, capacity;
+    kiln_result r = kiln_file_expanded_size(file, &size, &capacity, err);
+    if (r != KILN_OK)
+        return r;
+    uint8_t *expanded = mgr_file_alloc(m, capacity);
+    if (expanded == NULL)
+        return runtime_fail(err, KILN_ERR_OUT_OF_MEMORY, file->name,
+                            "cannot allocate %zu bytes to decode the compressed chunks", capacity);
+    r = kiln_file_expand(file, expanded, capacity, err);
+    char name[sizeof file->name];
+    memcpy(name, file->name, sizeof name);
+    kiln_file_close(file);
+    mgr_file_memory_free(m, s->data); /* the compressed bytes (none from a pack) */
+    s->data->file_memory = expanded;
+    s->data->file_memory_size = capacity;
+    s->data->asset.file_bytes = size;
+    if (r != KILN_OK)
+        return r;
+    return kiln_file_from_memory(file, expanded, size, name, flags, err);
+}
+
 kiln_result mgr_read_asset(kiln_manager *m, mgr_slot *s, const mgr_mount *mt, kiln_error *err) {
     const char *name = s->path;
     const void *data;
@@ -283,6 +310,8 @@ kiln_result mgr_read_asset(kiln_manager *m, mgr_slot *s, const mgr_mount *mt, ki
     case KILN_ASSET_ANIMATION:
     case KILN_ASSET_SHADER:
         r = kiln_file_from_memory(&s->data->asset.file, data, size, name, flags, err);
+        if (r == KILN_OK && kiln_file_has_encoded_chunks(&s->data->asset.file))
+            r = expand_encoded(m, s, flags, err);
         if (r != KILN_OK)
             return r;
         if (s->expected_kind == KILN_ASSET_MESH)

@@ -79,6 +79,8 @@ kiln_result kiln_manifest_view_get(const kiln_file *file, kiln_manifest_view *vi
     const char *name = file->name;
     if (file->kind != KILN_KIND_MANIFEST) /* kman.md R1 */
         return runtime_fail(err, KILN_ERR_BAD_MAGIC, name, "not a manifest");
+    if (runtime_require_plain(file, err) != KILN_OK) /* container.md R24 */
+        return KILN_ERR_UNSUPPORTED;
     if (file->kind_version < 1 || file->kind_version > KILN_MANIFEST_VERSION) /* kman.md R2 */
         return runtime_fail(err, KILN_ERR_UNSUPPORTED, name,
                             "manifest version %u is not supported (this build reads versions 1 "

@@ -672,6 +672,8 @@ kiln_result kiln_mesh_view_get(const kiln_file *file, uint32_t flags, kiln_mesh_
         return runtime_fail(err, KILN_ERR_BAD_MAGIC, name,
                             "not a mesh (kind '%s', expected 'MESH')", fourcc);
     }
+    if (runtime_require_plain(file, err) != KILN_OK) /* container.md R24 */
+        return KILN_ERR_UNSUPPORTED;
     if (file->kind_version != KILN_MESH_VERSION) /* kmesh.md R2 */
         return runtime_fail(err, KILN_ERR_UNSUPPORTED, name,
                             "mesh version %u is not supported (this build reads version %u)",

@@ -440,6 +440,8 @@ kiln_result kiln_scene_view_get(const kiln_file *file, uint32_t flags, kiln_scen
         return runtime_fail(err, KILN_ERR_BAD_MAGIC, name,
                             "not a scene (kind '%s', expected 'SCEN')", fourcc);
     }
+    if (runtime_require_plain(file, err) != KILN_OK) /* container.md R24 */
+        return KILN_ERR_UNSUPPORTED;
     if (file->kind_version != 1 && file->kind_version != KILN_SCENE_VERSION) /* R2 */
         return runtime_fail(err, KILN_ERR_UNSUPPORTED, name,
                             "scene version %u is not supported (this build reads versions 1 "

@@ -216,6 +216,8 @@ kiln_result kiln_shader_view_get(const kiln_file *file, uint32_t flags, kiln_sha
         return runtime_fail(err, KILN_ERR_BAD_MAGIC, name,
                             "not a shader (kind '%s', expected 'SHDR')", fourcc);
     }
+    if (runtime_require_plain(file, err) != KILN_OK) /* container.md R24 */
+        return KILN_ERR_UNSUPPORTED;
     if (file->kind_version != KILN_SHADER_VERSION) /* kshader.md R2 */
         return runtime_fail(err, KILN_ERR_UNSUPPORTED, name,
                             "shader version %u is not supported (this build reads version %u)",

@@ -67,7 +67,7 @@ pc_names_libraries() {
         library=-l$module
         libs=$(pc --libs "$module")
         echo "$module: $libs"
-        for l in "$library" -lzstd -lxxhash -lm; do
+        for l in "$library" -lzstd -lxxhash -lmeshoptimizer -lm; do
             case " $libs " in *" $l "*) ;; *) echo "$module: missing $l"; return 1 ;; esac
         done
     done

@@ -192,7 +192,7 @@ static void container_pads_payloads_to_16_with_zeros(void **state) {
         assert_int_equal(buf.data[i], 0);
     for (uint32_t i = 0; i < 3; i++) {
         assert_int_equal(table[i].flags, 0);
-        assert_int_equal(table[i].reserved, 0);
+        assert_int_equal(table[i].decoded_size, 0);
     }
     bytebuf_free(&buf);
 }
@@ -359,15 +359,18 @@ static void container_rejects_each_broken_field(void **state) {
     enum { TABLE = 48, ENTRY = 32 };
     const field_patch patches[] = {
         {"R4 header_size", 20, 4, 64, KILN_ERR_CORRUPT, "header_size is 64"},
-        {"R5 unknown flag", 12, 4, 0x3, KILN_ERR_UNSUPPORTED, "unknown header flags 0x2"},
+        {"R5 unknown flag", 12, 4, 0x5, KILN_ERR_UNSUPPORTED, "unknown header flags 0x4"},
+        {"R12 encoded flag without encoded chunks", 12, 4, 0x3, KILN_ERR_CORRUPT,
+         "encoded-chunks flag is set but no chunk is encoded"},
         {"R6 reserved", 40, 8, 1, KILN_ERR_CORRUPT, "reserved header field"},
         {"R7 stray checksum", 12, 4, 0, KILN_ERR_CORRUPT, "checksum flag is clear"},
         {"R8 longer file_size", 24, 8, 224, KILN_ERR_TRUNCATED, "16 bytes missing"},
         {"R8 shorter file_size", 24, 8, 192, KILN_ERR_CORRUPT, "16 trailing bytes"},
         {"R11 chunk table", 16, 4, 0xffffffffu, KILN_ERR_CORRUPT, "past the end of the file"},
-        {"R12 chunk flags", TABLE + 4, 4, 1, KILN_ERR_UNSUPPORTED,
+        {"R12 chunk flags", TABLE + 4, 4, 0x8, KILN_ERR_UNSUPPORTED,
          "chunk 0 (AAAA) has unknown flags"},
-        {"R12 chunk reserved", TABLE + 24, 8, 1, KILN_ERR_CORRUPT, "reserved field"},
+        {"R12 decoded size of a stored chunk", TABLE + 24, 8, 1, KILN_ERR_CORRUPT,
+         "decoded_size 1 (must be 0)"},
         {"R13 inside table", TABLE + 8, 8, 128, KILN_ERR_CORRUPT,
          "inside the header or chunk table"},
         {"R13 misaligned", TABLE + ENTRY + 8, 8, 152, KILN_ERR_CORRUPT, "not a multiple of 16"},

@@ -40,6 +40,13 @@ const char *const cook_uastc_rdo_names[] = {
     [COOK_UASTC_RDO_HIGH + 1] = NULL,
 };
 
+const char *const cook_container_compress_names[] = {
+    [COOK_CONTAINER_COMPRESS_NONE] = "none",
+    [COOK_CONTAINER_COMPRESS_FAST] = "fast",
+    [COOK_CONTAINER_COMPRESS_SMALL] = "small",
+    [COOK_CONTAINER_COMPRESS_SMALL + 1] = NULL,
+};
+
 const char *const cook_shader_target_names[] = {"vulkan1.0", "vulkan1.1", "vulkan1.2", "vulkan1.3",
                                                 NULL};
 const char *const cook_shader_optimize_names[] = {
@@ -72,7 +79,8 @@ _Static_assert(sizeof(cook_texture_format) == sizeof(int) && sizeof(cook_quality
                    sizeof(cook_texture_target) == sizeof(int) &&
                    sizeof(cook_block_align) == sizeof(int) &&
                    sizeof(cook_uastc_rdo) == sizeof(int) &&
-                   sizeof(cook_mesh_simplifier) == sizeof(int),
+                   sizeof(cook_mesh_simplifier) == sizeof(int) &&
+                   sizeof(cook_container_compress) == sizeof(int),
                "settings enums are int-sized");
 
 int cook_names_find(const char *const *names, const char *name) {
@@ -181,6 +189,15 @@ const cook_setting cook_setting_table[] = {
      .description = "seconds one asset's whole cook may take (import.timeout, the importer's own "
                     "limit, applies within it) before it is stopped and the asset fails; 0: no "
                     "limit"},
+    /* Left out of the JSON at none, so files cooked without it keep their bytes. */
+    {.name = "container.compress",
+     .type = COOK_SETTING_ENUM,
+     FIELD(container_compress),
+     .names = cook_container_compress_names,
+     .default_value = COOK_CONTAINER_COMPRESS_NONE,
+     .omit_default = true,
+     .description = "compress the chunks of meshes, materials, scenes and animations for "
+                    "shipping (meshopt codecs and Zstd; decoded at load): none, fast or small"},
     {.name = "import.timeout",
      .type = COOK_SETTING_UINT,
      FIELD(import_timeout),

@@ -106,6 +106,15 @@ typedef enum cook_uastc_rdo {
     COOK_UASTC_RDO_HIGH,
 } cook_uastc_rdo;
 
+/* container.compress: whether .kmesh, .kmat, .kscene and .kanim chunks are
+ * written encoded (write/container_encode.c), and at which Zstd effort. */
+typedef enum cook_container_compress {
+    COOK_CONTAINER_COMPRESS_NONE,  /* as they are: mapped and used in place */
+    COOK_CONTAINER_COMPRESS_FAST,  /* Zstd level 3 */
+    COOK_CONTAINER_COMPRESS_SMALL, /* Zstd level 19 */
+} cook_container_compress;
+extern const char *const cook_container_compress_names[];
+
 /* The names of the values, indexed by value, NULL-terminated: as written in
  * kiln.yml and in the settings JSON ("astc-6x6", "best", "mobile"). */
 extern const char *const cook_texture_format_names[];
@@ -181,6 +190,7 @@ typedef struct cook_settings {
     cook_up_axis scene_up;
     char scene_scale[32]; /* a positive number as text ("0.01"); "" is 1 (drivers/model.c) */
     uint32_t mesh_skin_influences; /* joints per skinned vertex: 4 or 8 */
+    cook_container_compress container_compress;
     bool texture_compress;
     cook_texture_format texture_format;
     cook_quality texture_quality;

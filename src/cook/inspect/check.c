@@ -52,7 +52,7 @@ static const uint32_t thorough = KILN_OPEN_VERIFY_CHECKSUM | KILN_OPEN_DEEP;
 /* Header, chunk table and checksum over every byte. */
 static bool check_container(checked_file *checked) {
     kiln_error error;
-    if (kiln_file_map(&checked->file, checked->path, thorough, &error) == KILN_OK)
+    if (kiln_file_map_expanded(&checked->file, checked->path, thorough, &error) == KILN_OK)
         return true;
     report_problem(checked, "%s", inspect_error_detail(&error, checked->path));
     return false;

@@ -68,7 +68,7 @@ static void read_source(const kiln_file *file, inspect_report *report) {
 static void inspect_mesh(const char *full_path, inspect_report *report) {
     kiln_file file;
     kiln_error error;
-    kiln_result result = kiln_file_map(&file, full_path, 0, &error);
+    kiln_result result = kiln_file_map_expanded(&file, full_path, 0, &error);
     if (result == KILN_OK) {
         kiln_mesh_view view;
         result = kiln_mesh_view_get(&file, 0, &view, &error);
@@ -94,7 +94,7 @@ static void inspect_manifest(const char *full_path, inspect_report *report) {
     kiln_file file;
     kiln_error error;
     kiln_manifest_view view;
-    kiln_result result = kiln_file_map(&file, full_path, 0, &error);
+    kiln_result result = kiln_file_map_expanded(&file, full_path, 0, &error);
     if (result == KILN_OK) {
         result = kiln_manifest_view_get(&file, &view, &error);
         if (result == KILN_OK) {
@@ -185,7 +185,7 @@ static void inspect_materials(const char *full_path, inspect_report *report) {
     kiln_file file;
     kiln_error error;
     kiln_material_view view;
-    kiln_result result = kiln_file_map(&file, full_path, 0, &error);
+    kiln_result result = kiln_file_map_expanded(&file, full_path, 0, &error);
     if (result == KILN_OK) {
         result = kiln_material_view_get(&file, 0, &view, &error);
         if (result == KILN_OK) {
@@ -316,7 +316,7 @@ static void inspect_scene(const char *full_path, inspect_report *report) {
     kiln_file file;
     kiln_error error;
     kiln_scene_view view;
-    kiln_result result = kiln_file_map(&file, full_path, 0, &error);
+    kiln_result result = kiln_file_map_expanded(&file, full_path, 0, &error);
     if (result == KILN_OK) {
         result = kiln_scene_view_get(&file, 0, &view, &error);
         uint8_t *reached = result == KILN_OK ? malloc(view.node_count + 1) : NULL;
@@ -350,7 +350,7 @@ static void inspect_anim(const char *full_path, inspect_report *report) {
     kiln_file file;
     kiln_error error;
     kiln_anim_view view;
-    kiln_result result = kiln_file_map(&file, full_path, 0, &error);
+    kiln_result result = kiln_file_map_expanded(&file, full_path, 0, &error);
     if (result == KILN_OK) {
         result = kiln_anim_view_get(&file, 0, &view, &error);
         if (result == KILN_OK) {
@@ -459,6 +459,19 @@ static void inspect_texture(const char *full_path, const char *quality_input,
     free(data);
 }
 
+/* How much of the file is compressed (kind readers see it expanded). */
+static void read_encoding(const char *full_path, inspect_report *report) {
+    kiln_file file;
+    size_t size;
+    if (kiln_file_map(&file, full_path, 0, NULL) != KILN_OK)
+        return; /* the kind's reader says why */
+    for (uint32_t i = 0; i < file.chunk_count; i++)
+        report->encoded_chunks += file.chunks[i].flags != 0;
+    if (report->encoded_chunks > 0 && kiln_file_expanded_size(&file, &size, NULL, NULL) == KILN_OK)
+        report->decoded_bytes = size;
+    kiln_file_close(&file);
+}
+
 void inspect_describe(const char *full_path, const char *shown_path, kiln_pack_kind kind,
                       const char *quality_input, inspect_report *report) {
     memset(report, 0, sizeof *report);
@@ -467,6 +480,9 @@ void inspect_describe(const char *full_path, const char *shown_path, kiln_pack_k
     struct stat info;
     if (stat(full_path, &info) == 0)
         report->bytes = (uint64_t)info.st_size;
+    if (kind == KILN_PACK_MESH || kind == KILN_PACK_MATERIAL || kind == KILN_PACK_SCENE ||
+        kind == KILN_PACK_ANIM || kind == KILN_PACK_SHADER)
+        read_encoding(full_path, report);
     if (kind == KILN_PACK_MESH)
         inspect_mesh(full_path, report);
     else if (kind == KILN_PACK_MANIFEST)

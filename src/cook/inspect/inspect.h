@@ -199,6 +199,10 @@ typedef struct inspect_report {
     const char *path; /* as the caller names it */
     kiln_pack_kind kind;
     uint64_t bytes;
+    /* A container with compressed chunks: how many, and its size with them
+     * decoded (kiln_file_expanded_size); 0 and 0 otherwise. */
+    uint32_t encoded_chunks;
+    uint64_t decoded_bytes;
     bool readable;
     char problem[KILN_ERROR_MESSAGE_MAX + 64]; /* when !readable */
     kiln_mesh_desc mesh;                       /* KILN_PACK_MESH */

@@ -99,7 +99,7 @@ bool inspect_shader_summary(const char *path, char *out, size_t size, char *prob
     kiln_error error;
     kiln_shader_view view;
     out[0] = '\0';
-    if (kiln_file_map(&file, path, 0, &error) != KILN_OK) {
+    if (kiln_file_map_expanded(&file, path, 0, &error) != KILN_OK) {
         snprintf(problem, problem_size, "%s", inspect_error_detail(&error, path));
         return false;
     }

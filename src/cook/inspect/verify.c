@@ -31,7 +31,7 @@ const char *inspect_error_detail(const kiln_error *error, const char *path) {
 bool inspect_container_file(const char *full_path, kiln_asset_kind kind, kiln_error *error) {
     kiln_file file;
     uint32_t flags = KILN_OPEN_VERIFY_CHECKSUM | KILN_OPEN_DEEP;
-    kiln_result result = kiln_file_map(&file, full_path, flags, error);
+    kiln_result result = kiln_file_map_expanded(&file, full_path, flags, error);
     if (result != KILN_OK)
         return false;
     if (kind == KILN_ASSET_MESH) {

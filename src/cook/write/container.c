@@ -19,12 +19,25 @@ struct container_pending_chunk {
     const uint8_t *data; /* `owned`, or the caller's bytes; NULL when size == 0 */
     uint8_t *owned;      /* a copy, or NULL when borrowed */
     size_t size;
+    uint32_t filter, element; /* container_set_filter */
+    chunk_encoding encoded;   /* container_finish, when compressing */
 };
 
 void container_begin(container_writer *writer, uint32_t kind, uint16_t kind_version) {
     memset(writer, 0, sizeof *writer);
     writer->kind = kind;
     writer->kind_version = kind_version;
+}
+
+void container_set_compress(container_writer *writer, cook_container_compress compress) {
+    writer->compress = compress;
+}
+
+void container_set_filter(container_writer *writer, uint32_t filter, uint32_t element) {
+    if (writer->chunk_count > 0 && !writer->failed) {
+        writer->chunks[writer->chunk_count - 1].filter = filter;
+        writer->chunks[writer->chunk_count - 1].element = element;
+    }
 }
 
 static void add_chunk(container_writer *writer, uint32_t fourcc, const void *data, size_t size,
@@ -68,8 +81,10 @@ void container_add_chunk_borrowed(container_writer *writer, uint32_t fourcc, con
 }
 
 void container_abandon(container_writer *writer) {
-    for (uint32_t i = 0; i < writer->chunk_count; i++)
+    for (uint32_t i = 0; i < writer->chunk_count; i++) {
         free(writer->chunks[i].owned);
+        free(writer->chunks[i].encoded.data);
+    }
     free(writer->chunks);
     memset(writer, 0, sizeof *writer);
 }
@@ -78,6 +93,17 @@ bool container_finish(container_writer *writer, bytebuf *out) {
     if (writer->failed) {
         container_abandon(writer);
         return false;
+    }
+
+    /* Encoded chunks replace their payloads (META stays readable as it is:
+     * kiln info shows it without decoding). */
+    bool encoded = false;
+    for (uint32_t i = 0; i < writer->chunk_count; i++) {
+        struct container_pending_chunk *chunk = &writer->chunks[i];
+        if (chunk->fourcc != KILN_CHUNK_META &&
+            chunk_encode(chunk->data, chunk->size, chunk->filter, chunk->element, writer->compress,
+                         &chunk->encoded))
+            encoded = true;
     }
 
     /* Layout first, in 64-bit checked arithmetic, so the header can be written
@@ -91,10 +117,15 @@ bool container_finish(container_writer *writer, bytebuf *out) {
     bool ok = true;
     for (uint32_t i = 0; i < writer->chunk_count && ok; i++) {
         uint64_t offset = align_up_u64(end, KILN_CHUNK_ALIGNMENT);
-        table[i].fourcc = writer->chunks[i].fourcc;
+        const struct container_pending_chunk *chunk = &writer->chunks[i];
+        table[i].fourcc = chunk->fourcc;
         table[i].offset = offset;
-        table[i].size = writer->chunks[i].size;
-        ok = checked_add_u64(offset, writer->chunks[i].size, &end);
+        table[i].size = chunk->encoded.data != NULL ? chunk->encoded.size : chunk->size;
+        if (chunk->encoded.data != NULL) {
+            table[i].flags = chunk->encoded.flags;
+            table[i].decoded_size = chunk->size;
+        }
+        ok = checked_add_u64(offset, table[i].size, &end);
     }
     uint64_t file_size = align_up_u64(end, KILN_CHUNK_ALIGNMENT);
     ok = ok && file_size >= end && file_size <= SIZE_MAX;
@@ -105,7 +136,8 @@ bool container_finish(container_writer *writer, bytebuf *out) {
     header.kind = writer->kind;
     header.container_version = KILN_CONTAINER_VERSION;
     header.kind_version = writer->kind_version;
-    header.flags = KILN_CONTAINER_FLAG_CHECKSUM;
+    header.flags =
+        KILN_CONTAINER_FLAG_CHECKSUM | (encoded ? KILN_CONTAINER_FLAG_ENCODED_CHUNKS : 0);
     header.chunk_count = writer->chunk_count;
     header.header_size = sizeof header;
     header.file_size = file_size;
@@ -123,9 +155,13 @@ bool container_finish(container_writer *writer, bytebuf *out) {
         uint8_t *file = out->data + base;
         memcpy(file, &header, sizeof header);
         memcpy(file + sizeof header, table, (size_t)writer->chunk_count * sizeof *table);
-        for (uint32_t i = 0; i < writer->chunk_count; i++)
-            if (writer->chunks[i].size > 0)
-                memcpy(file + table[i].offset, writer->chunks[i].data, writer->chunks[i].size);
+        for (uint32_t i = 0; i < writer->chunk_count; i++) {
+            const struct container_pending_chunk *chunk = &writer->chunks[i];
+            const uint8_t *payload =
+                chunk->encoded.data != NULL ? chunk->encoded.data : chunk->data;
+            if (table[i].size > 0)
+                memcpy(file + table[i].offset, payload, (size_t)table[i].size);
+        }
     }
     if (ok) {
         /* The checksum covers the whole file with its own 8 bytes read as zero;

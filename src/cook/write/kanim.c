@@ -194,9 +194,10 @@ static bool alloc_clip_tables(kanim_parts *p, const ir_asset *asset) {
 }
 
 /* The container: every chunk, in the file's order. */
-static bool write_container(const kanim_parts *p, bytebuf *out) {
+static bool write_container(const kanim_parts *p, cook_container_compress compress, bytebuf *out) {
     container_writer writer;
     container_begin(&writer, KILN_KIND_ANIM, KILN_ANIM_VERSION);
+    container_set_compress(&writer, compress);
     container_add_chunk(&writer, KILN_CHUNK_ANIM_DESC, &p->desc, sizeof p->desc);
     container_add_chunk(&writer, KILN_CHUNK_META, p->meta.data, p->meta.size);
     container_add_chunk(&writer, KILN_CHUNK_ANIM_CLIPS, p->clips,
@@ -254,7 +255,8 @@ bool write_kanim(const cook_context *ctx, const ir_asset *asset, uint64_t scene_
         ok = write_clip(&p, asset, a);
     p.desc.strings_size = (uint32_t)p.strings.size;
     write_metadata_json(ctx, importer, &p.meta);
-    ok = ok && !kanim_parts_failed(&p) && write_container(&p, out);
+    ok = ok && !kanim_parts_failed(&p) &&
+         write_container(&p, ctx->settings->container_compress, out);
     kanim_parts_free(&p);
     return ok;
 }

@@ -73,6 +73,7 @@ bool write_kmat(const cook_context *ctx, const ir_material *materials, uint32_t 
                 const uint64_t *textures, const char *importer, bytebuf *out) {
     container_writer writer;
     container_begin(&writer, KILN_KIND_MATERIALS, KILN_MATERIAL_VERSION);
+    container_set_compress(&writer, ctx->settings->container_compress);
     kiln_material_desc desc = {.material_count = count, .row_size = sizeof(kiln_material)};
     container_add_chunk(&writer, KILN_CHUNK_MATERIAL_DESC, &desc, sizeof desc);
     bytebuf meta = {0};

@@ -105,6 +105,15 @@ static bool name_table(const ir_mesh *mesh, uint32_t count,
     return !out->failed && at < UINT32_MAX;
 }
 
+/* meshopt's index codec takes triangle lists only; a mesh with lines or
+ * points has its indices encoded as a sequence. */
+static uint32_t index_filter(const kiln_submesh *submeshes, uint32_t count) {
+    for (uint32_t s = 0; s < count; s++)
+        if (submeshes[s].topology != KILN_TOPOLOGY_TRIANGLES)
+            return KILN_CHUNK_FILTER_MESHOPT_SEQUENCE;
+    return KILN_CHUNK_FILTER_MESHOPT_INDEX;
+}
+
 bool write_kmesh(const cook_context *ctx, const ir_mesh *mesh, const encoded_vertices *vertices,
                  uint32_t material_count, const char *importer, bytebuf *out) {
     /* Bounds over millions of indices go on the asset's threads. */
@@ -169,6 +178,7 @@ bool write_kmesh(const cook_context *ctx, const ir_mesh *mesh, const encoded_ver
     if (ok) {
         container_writer writer;
         container_begin(&writer, KILN_KIND_MESH, KILN_MESH_VERSION);
+        container_set_compress(&writer, ctx->settings->container_compress);
         /* Small tables first, bulk data last: opening a mesh touches only the
          * first pages of the file. The bulk payloads are borrowed, not copied:
          * they live until after container_finish. */
@@ -186,18 +196,25 @@ bool write_kmesh(const cook_context *ctx, const ir_mesh *mesh, const encoded_ver
         container_add_chunk(&writer, KILN_CHUNK_META, meta.data, meta.size);
         container_add_chunk_borrowed(&writer, KILN_CHUNK_MESH_VERTICES, vertices->data,
                                      vertices->size);
+        container_set_filter(&writer, KILN_CHUNK_FILTER_MESHOPT_VERTEX, desc.vertex_stride);
         container_add_chunk_borrowed(&writer, KILN_CHUNK_MESH_INDICES, indices, index_bytes);
+        container_set_filter(&writer, index_filter(submeshes, mesh->submesh_count),
+                             desc.index_size);
         container_add_chunk_borrowed(&writer, KILN_CHUNK_MESH_MESHLETS, meshlets,
                                      mesh->meshlet_count * sizeof(kiln_meshlet));
         container_add_chunk_borrowed(&writer, KILN_CHUNK_MESH_MESHLET_VERTICES,
                                      mesh->meshlet_vertices,
                                      mesh->meshlet_vertex_count * sizeof(uint32_t));
+        container_set_filter(&writer, KILN_CHUNK_FILTER_MESHOPT_SEQUENCE, sizeof(uint32_t));
         container_add_chunk_borrowed(&writer, KILN_CHUNK_MESH_MESHLET_TRIANGLES,
                                      mesh->meshlet_triangles,
                                      3 * (size_t)mesh->meshlet_triangle_count);
-        if (deltas.size > 0)
+        if (deltas.size > 0) {
             container_add_chunk_borrowed(&writer, KILN_CHUNK_MESH_MORPH_DELTAS, deltas.data,
                                          deltas.size);
+            /* f32x3 per vertex: the vertex codec's byte columns suit them */
+            container_set_filter(&writer, KILN_CHUNK_FILTER_MESHOPT_VERTEX, 12);
+        }
         ok = container_finish(&writer, out);
     }
     free(indices);

@@ -350,12 +350,14 @@ static bool fill_cameras_and_lights(const ir_asset *asset, scene_tables *t) {
 }
 
 /* Lays the filled tables out as the container, chunks in kscene.md's order. */
-static bool finish_container(const ir_asset *asset, const uint64_t *mesh_refs,
-                             uint64_t material_table, const scene_tables *t, bytebuf *out) {
+static bool finish_container(const cook_context *ctx, const ir_asset *asset,
+                             const uint64_t *mesh_refs, uint64_t material_table,
+                             const scene_tables *t, bytebuf *out) {
     size_t n = asset->node_count;
     const kiln_scene_desc *desc = &t->desc;
     container_writer writer;
     container_begin(&writer, KILN_KIND_SCENE, KILN_SCENE_VERSION);
+    container_set_compress(&writer, ctx->settings->container_compress);
     container_add_chunk(&writer, KILN_CHUNK_SCENE_DESC, desc, sizeof *desc);
     container_add_chunk(&writer, KILN_CHUNK_META, t->meta.data, t->meta.size);
     container_add_chunk(&writer, KILN_CHUNK_SCENE_HIERARCHY, t->hierarchy,
@@ -414,7 +416,7 @@ bool write_kscene_links(const cook_context *ctx, const ir_asset *asset, const ui
     t.desc.strings_size = (uint32_t)t.strings.size;
     write_metadata_json(ctx, importer, &t.meta);
     ok = ok && !t.roots.failed && !t.strings.failed && !t.meta.failed && !t.instances.failed;
-    ok = ok && finish_container(asset, mesh_refs, material_table, &t, out);
+    ok = ok && finish_container(ctx, asset, mesh_refs, material_table, &t, out);
     scene_tables_free(&t);
     return ok;
 }

@@ -32,10 +32,17 @@ typedef struct container_writer {
     uint32_t chunk_count;
     size_t chunk_cap;
     struct container_pending_chunk *chunks;
+    cook_container_compress compress; /* container.compress; none unless set */
     bool failed;
 } container_writer;
 
 void container_begin(container_writer *writer, uint32_t kind, uint16_t kind_version);
+/* Encodes the chunks (all but META) at container_finish where that makes them
+ * smaller (container_encode.c); none, the default, writes them as they are. */
+void container_set_compress(container_writer *writer, cook_container_compress compress);
+/* The chunk added last may be encoded with a meshopt filter
+ * (KILN_CHUNK_FILTER_*) of `element` bytes per vertex or index. */
+void container_set_filter(container_writer *writer, uint32_t filter, uint32_t element);
 /* Copies `size` bytes of `data` as a chunk payload. */
 void container_add_chunk(container_writer *writer, uint32_t fourcc, const void *data, size_t size);
 /* Adds `size` bytes of `data` as a chunk payload without copying them: they
@@ -47,6 +54,17 @@ void container_add_chunk_borrowed(container_writer *writer, uint32_t fourcc, con
  * checksum) into `out`. Returns false on allocation failure. Frees the writer. */
 bool container_finish(container_writer *writer, bytebuf *out);
 void container_abandon(container_writer *writer);
+
+/* container_encode.c: the smallest encoding of one payload. */
+typedef struct chunk_encoding {
+    uint8_t *data; /* malloc'd; NULL when the bytes stay as they are */
+    size_t size;
+    uint32_t flags; /* kiln_chunk_entry.flags */
+} chunk_encoding;
+/* Tries Zstd and, when `filter` is not NONE, that meshopt filter with and
+ * without Zstd; true with *out when one is smaller than `size` bytes. */
+bool chunk_encode(const uint8_t *data, size_t size, uint32_t filter, uint32_t element,
+                  cook_container_compress compress, chunk_encoding *out);
 
 /* The provenance JSON of the META chunk. */
 void write_metadata_json(const cook_context *ctx, const char *importer, bytebuf *out);
