@@ -28,6 +28,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                 sink ^= ((const uint8_t *)view.vertices)[i];
             for (size_t i = 0; i < view.index_bytes; i++)
                 sink ^= ((const uint8_t *)view.indices)[i];
+            /* Each attribute's last value, where either layout puts it. */
+            for (uint32_t a = 0; a < view.desc->attribute_count && view.desc->vertex_count > 0;
+                 a++) {
+                uint32_t stride = 0;
+                const uint8_t *at =
+                    kiln_mesh_attribute_data(&view, &view.attributes[a], &stride, NULL);
+                uint32_t bytes = kiln_vertex_format_size(view.attributes[a].format);
+                for (uint32_t i = 0; at != NULL && i < bytes; i++)
+                    sink ^= at[(size_t)(view.desc->vertex_count - 1) * stride + i];
+            }
             /* Morph targets: every delta block and name the view hands out. */
             for (uint32_t t = 0; t < view.desc->morph_target_count; t++) {
                 for (uint32_t a = KILN_MORPH_POSITION; a <= KILN_MORPH_TANGENT; a <<= 1) {

@@ -146,14 +146,19 @@ typedef enum kiln_topology {
     KILN_TOPOLOGY_COUNT_ = 3
 } kiln_topology;
 
-/* kiln_mesh_desc.flags: none defined yet. */
+/* kiln_mesh_desc.flags (kmesh.md). STREAMS: VTX0 holds one tightly packed
+ * stream per attribute, in attribute order, each padded to 16 bytes
+ * (attribute i has stream i and offset 0); without it, VTX0 is interleaved. */
+#define KILN_MESH_FLAG_STREAMS 1u
+#define KILN_MESH_FLAGS_KNOWN_ KILN_MESH_FLAG_STREAMS
+
 typedef struct kiln_mesh_desc {
     uint32_t vertex_count;
     uint32_t index_count; /* all levels of detail of every submesh */
     uint32_t index_size;  /* bytes per index: 2 or 4 */
     uint32_t submesh_count;
     uint32_t attribute_count; /* entries in the MATR chunk */
-    uint32_t vertex_stride;   /* bytes per vertex in VTX0, multiple of 4 */
+    uint32_t vertex_stride;   /* bytes per vertex in VTX0 (all streams), multiple of 4 */
     uint32_t material_count;  /* material slots; every submesh slot < this */
     uint32_t flags;
     float aabb_min[3];
@@ -175,8 +180,8 @@ typedef struct kiln_mesh_desc {
 typedef struct kiln_vertex_attribute {
     uint16_t semantic; /* kiln_vertex_semantic */
     uint16_t format;   /* kiln_vertex_format */
-    uint16_t stream;   /* 0: VTX0 (the only stream in version 1) */
-    uint16_t offset;   /* byte offset within a vertex */
+    uint16_t stream;   /* 0 interleaved; its index with KILN_MESH_FLAG_STREAMS */
+    uint16_t offset;   /* byte offset within a vertex (0 with streams) */
 } kiln_vertex_attribute;
 
 typedef struct kiln_submesh {

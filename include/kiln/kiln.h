@@ -151,7 +151,10 @@ void kiln_fourcc_str(uint32_t fourcc, char out[5]);
 typedef struct kiln_mesh_view {
     const kiln_mesh_desc *desc;
     const kiln_vertex_attribute *attributes; /* desc->attribute_count entries */
-    const void *vertices;                    /* desc->vertex_count * vertex_stride bytes */
+    /* VTX0: desc->vertex_count * vertex_stride bytes interleaved or, with
+     * KILN_MESH_FLAG_STREAMS in desc->flags, one stream per attribute; read
+     * an attribute through kiln_mesh_attribute_data in either layout. */
+    const void *vertices;
     size_t vertex_bytes;
     const void *indices; /* desc->index_count entries of desc->index_size bytes */
     size_t index_bytes;
@@ -187,6 +190,16 @@ const char *kiln_mesh_submesh_name(const kiln_mesh_view *view, uint32_t submesh)
 
 const kiln_vertex_attribute *kiln_mesh_find_attribute(const kiln_mesh_view *view,
                                                       kiln_vertex_semantic semantic);
+
+/* Where `attribute` (an entry of view->attributes) is, in either vertex
+ * layout: vertex v's value starts at the returned pointer + v * *stride, and
+ * the pointer is view->vertices + *offset, so an engine binds its one vertex
+ * buffer at *offset with *stride per attribute. NULL when the attribute is
+ * not one of the view's (outputs untouched) or the mesh has no vertices.
+ * stride and offset may be NULL. */
+const uint8_t *kiln_mesh_attribute_data(const kiln_mesh_view *view,
+                                        const kiln_vertex_attribute *attribute, uint32_t *stride,
+                                        size_t *offset);
 
 /* Morph target `target`'s deltas of `attribute` (KILN_MORPH_POSITION,
  * KILN_MORPH_NORMAL or KILN_MORPH_TANGENT): desc->vertex_count xyz floats in

@@ -51,7 +51,8 @@ static void print_mesh_text(const inspect_report *report) {
            mesh->meshlet_count, mesh->meshlet_max_vertices, mesh->meshlet_max_triangles);
     printf("  bytes: vertices %" PRIu64 ", indices %" PRIu64 ", meshlets %" PRIu64 "\n",
            report->vertex_bytes, report->index_bytes, report->meshlet_bytes);
-    printf("  vertex: %" PRIu32 " bytes:", mesh->vertex_stride);
+    printf("  vertex: %" PRIu32 " bytes%s:", mesh->vertex_stride,
+           (mesh->flags & KILN_MESH_FLAG_STREAMS) ? " in one stream per attribute" : "");
     for (uint32_t i = 0; i < report->attribute_count; i++)
         printf(" %s:%s",
                kiln_vertex_semantic_str((kiln_vertex_semantic)report->attributes[i].semantic),

@@ -419,12 +419,13 @@ void ir_decoded_image_free(ir_decoded_image *image);
 typedef struct encoded_vertices {
     kiln_vertex_attribute attributes[KILN_SEMANTIC_COUNT_];
     uint32_t attribute_count;
-    uint32_t stride;
+    uint32_t stride; /* bytes per vertex, of all attributes */
+    bool streams;    /* KILN_MESH_FLAG_STREAMS: one stream per attribute */
     /* Positions as unorm16 (mesh.quantize_positions) decode to
      * offset + scale * q / 65535 over level 0's box; floats: 0 and 1. */
     float position_offset[3];
     float position_scale[3];
-    uint8_t *data; /* vertex_count * stride bytes */
+    uint8_t *data; /* vertex_count * stride bytes, interleaved or streams */
     size_t size;
 } encoded_vertices;
 

@@ -42,6 +42,7 @@ static void fill_descriptor(const ir_mesh *mesh, const encoded_vertices *vertice
     desc->submesh_count = mesh->submesh_count;
     desc->attribute_count = vertices->attribute_count;
     desc->vertex_stride = vertices->stride;
+    desc->flags = vertices->streams ? KILN_MESH_FLAG_STREAMS : 0;
     desc->material_count = material_count;
     /* Bounds of level 0: every level lies within it. */
     uint32_t level0_count = 0;
