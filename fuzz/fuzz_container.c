@@ -1,5 +1,6 @@
 /* fuzz_container.c — libFuzzer harness: the container validator, the mesh
- * view and the material table view on arbitrary bytes. Build and run: see fuzz/README.md. */
+ * view, the material table view and the source extras on arbitrary bytes. Build and run: see
+ * fuzz/README.md. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,6 +63,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                     sink ^= (uint8_t)*name;
             (void)sink;
         }
+        /* Source extras (XTRA): every text the table hands out, read to its
+         * NUL, and a lookup of each entry's key, checked or not. */
+        kiln_extras_object object;
+        uint32_t index;
+        size_t length;
+        const char *text;
+        volatile uint8_t sink = (uint8_t)kiln_file_extras_check(&file, &err);
+        for (uint32_t i = 0;
+             (text = kiln_file_extras_entry(&file, i, &object, &index, &length)) != NULL; i++) {
+            for (size_t k = 0; k <= length; k++)
+                sink ^= (uint8_t)text[k];
+            const char *found = kiln_file_extras(&file, object, index, &length);
+            for (size_t k = 0; found != NULL && k <= length; k++)
+                sink ^= (uint8_t)found[k];
+        }
+        (void)sink;
         kiln_file_close(&file);
     }
     free(copy);

@@ -38,6 +38,29 @@ extern "C" {
 
 /* Chunks every kind may carry. */
 #define KILN_CHUNK_META KILN_FOURCC('M', 'E', 'T', 'A') /* UTF-8 JSON provenance */
+/* Optional: the source's extras and unknown extensions per object, as JSON
+ * (container.md XTRA): u32 count, count kiln_extras_entry sorted by
+ * (object, index), then the texts, each followed by a NUL. */
+#define KILN_CHUNK_EXTRAS KILN_FOURCC('X', 'T', 'R', 'A')
+
+/* Which object of the file an XTRA entry belongs to; index says which one. */
+typedef enum kiln_extras_object {
+    KILN_EXTRAS_DOCUMENT = 1, /* .kscene: the source file's top level, index 0 */
+    KILN_EXTRAS_ASSET = 2,    /* .kscene: glTF `asset`, index 0 */
+    KILN_EXTRAS_SCENE = 3,    /* .kscene: scene `index` (kiln_scene_entry) */
+    KILN_EXTRAS_MESH = 4,     /* .kmesh: the mesh, index 0 */
+    KILN_EXTRAS_MATERIAL = 5, /* .kmat: row `index` */
+    /* .kmat: the texture of row r's slot s, index r * KILN_MATERIAL_SLOT_COUNT + s */
+    KILN_EXTRAS_TEXTURE = 6,
+    KILN_EXTRAS_OBJECT_COUNT_ = 7
+} kiln_extras_object;
+
+typedef struct kiln_extras_entry {
+    uint32_t object; /* kiln_extras_object */
+    uint32_t index;
+    uint32_t offset; /* of the text, from the chunk's start */
+    uint32_t length; /* bytes of the text, its NUL not counted; > 0 */
+} kiln_extras_entry;
 
 /* kiln_container_header.flags */
 #define KILN_CONTAINER_FLAG_CHECKSUM 0x1u /* checksum field holds XXH3-64 */

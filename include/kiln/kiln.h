@@ -140,6 +140,24 @@ kiln_result kiln_file_find_chunk(const kiln_file *file, uint32_t fourcc, kiln_ch
  * with *size = 0 when the file has none. */
 const char *kiln_file_metadata(const kiln_file *file, size_t *size);
 
+/* The source's extras and unknown extensions of one object of the file
+ * (glTF `extras` and `extensions` kiln does not interpret): a JSON object
+ * {"extras": ..., "extensions": {...}} of *length bytes, NUL-terminated, in
+ * the file; NULL when the object has none. Which objects each kind carries:
+ * kiln_extras_object (container.md, XTRA). Scene nodes keep theirs in the
+ * scene itself: kiln_scene_node_extras. */
+const char *kiln_file_extras(const kiln_file *file, kiln_extras_object object, uint32_t index,
+                             size_t *length);
+/* Entry `i` of the file's extras, in (object, index) order, for listing
+ * them all: its text as kiln_file_extras gives it, or NULL past the last (or
+ * when the entry is out of bounds). */
+const char *kiln_file_extras_entry(const kiln_file *file, uint32_t i, kiln_extras_object *object,
+                                   uint32_t *index, size_t *length);
+/* Checks the whole XTRA chunk (order, bounds, terminators): CORRUPT naming
+ * the entry. O(text bytes); kiln_file_extras needs it only for untrusted
+ * files, as it bounds-checks what it returns. */
+kiln_result kiln_file_extras_check(const kiln_file *file, kiln_error *err);
+
 /* Writes a fourcc as 4 printable characters plus NUL into out[5]. */
 void kiln_fourcc_str(uint32_t fourcc, char out[5]);
 

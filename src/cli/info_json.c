@@ -303,6 +303,9 @@ json_t *info_file_json(const inspect_report *report) {
                       report->kind == KILN_PACK_SCENE;
     if (has_source && report->source[0] != '\0')
         set(object, "source", cli_json_string(report->source));
+    json_t *extras = report->extras_json ? json_loads(report->extras_json, 0, NULL) : NULL;
+    if (extras != NULL)
+        set(object, "extras", extras);
     return object;
 }
 

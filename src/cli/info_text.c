@@ -267,6 +267,9 @@ void info_print_file_text(const inspect_report *report) {
         print_anim_text(report);
     else
         printf("  other: %" PRIu64 " bytes\n", report->bytes);
+    if (report->readable && report->extras_count > 0) /* kept for the engine: kiln_file_extras */
+        printf("  extras: %" PRIu32 " object%s: %s\n", report->extras_count,
+               cli_plural(report->extras_count), report->extras);
 }
 
 void info_print_totals_text(const info_totals *totals, bool quiet) {

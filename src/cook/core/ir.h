@@ -71,6 +71,7 @@ typedef struct ir_morph_target {
  * in order, each a whole number of its primitives. */
 typedef struct ir_mesh {
     char *name;
+    char *extras; /* the source's extras and unknown extensions (ir_extras_text), or NULL */
     uint32_t vertex_count;
     float *positions;    /* xyz */
     float *normals;      /* xyz, unit length, or NULL */
@@ -173,6 +174,10 @@ typedef struct ir_material {
     /* Source extensions kiln does not cook (e.g. "KHR_materials_clearcoat"),
      * space-separated, or NULL: listed by `kiln info` as dropped. */
     char *dropped_extensions;
+    /* The material's and each slot's texture's extras and unknown
+     * extensions (ir_extras_text), or NULL. */
+    char *extras;
+    char *texture_extras[IR_SLOT_COUNT];
 } ir_material;
 
 /* A node of the source's scene graph. Transforms are local (relative to the
@@ -250,6 +255,7 @@ typedef struct ir_instance {
 /* A scene of the source (glTF scenes[i]): the root nodes it shows. */
 typedef struct ir_scene {
     char *name;
+    char *extras;    /* ir_extras_text, or NULL */
     uint32_t *roots; /* indices into ir_asset.nodes, each a root */
     uint32_t root_count;
 } ir_scene;
@@ -354,7 +360,16 @@ typedef struct ir_asset {
     /* Animation clips in source order. */
     ir_animation *animations;
     uint32_t animation_count;
+    /* Extras and unknown extensions (ir_extras_text) of the glTF `asset`
+     * object and of the document's top level, or NULL. */
+    char *asset_extras;
+    char *document_extras;
 } ir_asset;
+
+/* Extras text: what a source object carries that kiln does not interpret,
+ * kept for the engine as a compact JSON object {"extras": <the object's
+ * extras>, "extensions": {<name>: <value>, ...}} with either member only when
+ * there is one (docs/formats/container.md, XTRA). */
 
 /* A material with glTF's defaults (white, metallic 1, roughness 1, opaque,
  * no textures, identity texture transforms). */

@@ -229,6 +229,10 @@ bool gltf_check_object(gltf *g, const json_t *value, const char *jpath);
 const json_t *gltf_element(gltf *g, const json_t *array, const char *name, size_t i);
 /* obj.extensions[name], when present and an object. */
 const json_t *gltf_extension(const json_t *obj, const char *name);
+/* `obj`'s extras and the extensions the NULL-terminated `known` does not name
+ * (known may be NULL), as ir_extras_text (ir.h) into *out; *out stays NULL
+ * when there is neither. False when out of memory (reported). */
+bool gltf_extras_text(gltf *g, const json_t *obj, const char *const *known, char **out);
 /* A copy of the glTF name, or "<prefix>_<index>" when it has none. */
 char *gltf_name(gltf *g, const json_t *obj, const char *prefix, size_t index);
 

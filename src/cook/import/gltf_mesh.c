@@ -1133,7 +1133,7 @@ static bool build_mesh(gltf *g, size_t m, const json_t *obj, prim_info *prims, s
     memset(mesh, 0, sizeof *mesh);
     g->mesh_map[m] = (int32_t)out->mesh_count++;
     mesh->name = gltf_name(g, obj, "mesh", m);
-    if (mesh->name == NULL)
+    if (mesh->name == NULL || !gltf_extras_text(g, obj, NULL, &mesh->extras))
         return false;
     uint32_t nv = (uint32_t)vertices;
     mesh->vertex_count = nv;

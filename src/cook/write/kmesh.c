@@ -183,6 +183,10 @@ bool write_kmesh(const cook_context *ctx, const ir_mesh *mesh, const encoded_ver
             container_add_chunk(&writer, KILN_CHUNK_MESH_MORPH_NAMES, target_names.data,
                                 target_names.size);
         container_add_chunk(&writer, KILN_CHUNK_META, meta.data, meta.size);
+        extras_table extras = {0};
+        extras_table_add(&extras, KILN_EXTRAS_MESH, 0, mesh->extras);
+        ok = extras_table_chunk(&extras, &writer);
+        extras_table_free(&extras);
         container_add_chunk_borrowed(&writer, KILN_CHUNK_MESH_VERTICES, vertices->data,
                                      vertices->size);
         container_add_chunk_borrowed(&writer, KILN_CHUNK_MESH_INDICES, indices, index_bytes);
@@ -197,7 +201,10 @@ bool write_kmesh(const cook_context *ctx, const ir_mesh *mesh, const encoded_ver
         if (deltas.size > 0)
             container_add_chunk_borrowed(&writer, KILN_CHUNK_MESH_MORPH_DELTAS, deltas.data,
                                          deltas.size);
-        ok = container_finish(&writer, out);
+        if (ok)
+            ok = container_finish(&writer, out);
+        else
+            container_abandon(&writer);
     }
     free(indices);
     free(submeshes);
