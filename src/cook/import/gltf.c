@@ -1270,8 +1270,10 @@ bool import_gltf(cook_context *ctx, ir_asset *out) {
               gltf_import_cameras(&g, out) && gltf_import_lights(&g, out) &&
               gltf_import_node_objects(&g, out) && gltf_check_animations(&g) &&
               gltf_import_animations(&g, out);
-    if (ok)
+    if (ok) {
         gltf_check_unused(&g);
+        gltf_check_accessor_bounds(&g);
+    }
     ok = ok && g.errors == 0;
     if (!ok && g.errors == 0)
         gltf_error(&g, "import failed"); /* never fail silently */

@@ -246,6 +246,11 @@ bool gltf_view_valid(gltf *g, uint32_t view);
 bool gltf_accessor_valid(gltf *g, uint32_t accessor);
 /* Validates the views and accessors nothing used, as warnings. */
 void gltf_check_unused(gltf *g);
+/* Compares every valid accessor's min and max with its data (raw values, as
+ * glTF defines them): a bound some element passes, or one no element
+ * reaches, is a warning naming accessors[i].min or .max (kiln computes its
+ * own bounds). Sparse accessors are left out. */
+void gltf_check_accessor_bounds(gltf *g);
 /* Bytes of a buffer view, decoded when it is meshopt-compressed. */
 bool gltf_view_bytes(gltf *g, uint32_t view, const uint8_t **data);
 /* Whether every buffer the accessor's data comes from holds data (a buffer
