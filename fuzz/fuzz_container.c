@@ -1,6 +1,6 @@
 /* fuzz_container.c — libFuzzer harness: the container validator, the mesh
- * view and the material table view on arbitrary bytes, and compressed
- * chunks: each decoded into a buffer of exactly its decode capacity, and the
+ * view, the material table view and the source extras on arbitrary bytes,
+ * and compressed chunks: each decoded into a buffer of exactly its decode capacity, and the
  * file expanded and read again by the views. Build and run: see
  * fuzz/README.md. */
 #include <stdint.h>
@@ -25,6 +25,16 @@ static void read_views(const kiln_file *file) {
                 sink ^= ((const uint8_t *)view.vertices)[i];
             for (size_t i = 0; i < view.index_bytes; i++)
                 sink ^= ((const uint8_t *)view.indices)[i];
+            /* Each attribute's last value, where either layout puts it. */
+            for (uint32_t a = 0; a < view.desc->attribute_count && view.desc->vertex_count > 0;
+                 a++) {
+                uint32_t stride = 0;
+                const uint8_t *at =
+                    kiln_mesh_attribute_data(&view, &view.attributes[a], &stride, NULL);
+                uint32_t bytes = kiln_vertex_format_size(view.attributes[a].format);
+                for (uint32_t i = 0; at != NULL && i < bytes; i++)
+                    sink ^= at[(size_t)(view.desc->vertex_count - 1) * stride + i];
+            }
             /* Morph targets: every delta block and name the view hands out. */
             for (uint32_t t = 0; t < view.desc->morph_target_count; t++) {
                 for (uint32_t a = KILN_MORPH_POSITION; a <= KILN_MORPH_TANGENT; a <<= 1) {
@@ -51,6 +61,24 @@ static void read_views(const kiln_file *file) {
                     sink ^= (uint8_t)*name;
             (void)sink;
         }
+    }
+    {
+        /* Source extras (XTRA): every text the table hands out, read to its
+         * NUL, and a lookup of each entry's key, checked or not. */
+        kiln_extras_object object;
+        uint32_t index;
+        size_t length;
+        const char *text;
+        volatile uint8_t sink = (uint8_t)kiln_file_extras_check(file, &err);
+        for (uint32_t i = 0;
+             (text = kiln_file_extras_entry(file, i, &object, &index, &length)) != NULL; i++) {
+            for (size_t k = 0; k <= length; k++)
+                sink ^= (uint8_t)text[k];
+            const char *found = kiln_file_extras(file, object, index, &length);
+            for (size_t k = 0; found != NULL && k <= length; k++)
+                sink ^= (uint8_t)found[k];
+        }
+        (void)sink;
     }
 }
 

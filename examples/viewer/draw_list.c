@@ -60,15 +60,20 @@ static kiln_result out_of_memory(kiln_error *err) {
 
 /* Skinning: where a skinned mesh's joints and weights are, when kiln-view
  * can read them (the cooker's u16x4 joints and unorm16x4 weights). */
-static bool skin_attributes(const kiln_mesh_view *mesh, uint32_t *joints, uint32_t *weights) {
+typedef struct skin_streams {
+    const uint8_t *joints, *weights;
+    uint32_t joint_stride, weight_stride;
+} skin_streams;
+
+static bool skin_attributes(const kiln_mesh_view *mesh, skin_streams *out) {
     const kiln_vertex_attribute *j = kiln_mesh_find_attribute(mesh, KILN_SEMANTIC_JOINTS0);
     const kiln_vertex_attribute *w = kiln_mesh_find_attribute(mesh, KILN_SEMANTIC_WEIGHTS0);
     if (j == NULL || w == NULL || j->format != KILN_VFORMAT_U16X4 ||
         w->format != KILN_VFORMAT_UNORM16X4)
         return false;
-    *joints = j->offset;
-    *weights = w->offset;
-    return true;
+    out->joints = kiln_mesh_attribute_data(mesh, j, &out->joint_stride, NULL);
+    out->weights = kiln_mesh_attribute_data(mesh, w, &out->weight_stride, NULL);
+    return out->joints != NULL && out->weights != NULL;
 }
 
 /* The bounds of a skinned or morphed mesh's vertices as the vertex stage
@@ -77,10 +82,9 @@ static bool skin_attributes(const kiln_mesh_view *mesh, uint32_t *joints, uint32
  * NULL, then through `model`. */
 static void grow_vertex_bounds(draw_list *list, const kiln_mesh_view *mesh, const float *positions,
                                const float *matrices, uint32_t joint_count, const float model[16]) {
-    uint32_t joints_at = 0, weights_at = 0;
-    if (matrices != NULL && !skin_attributes(mesh, &joints_at, &weights_at))
+    skin_streams skin = {0};
+    if (matrices != NULL && !skin_attributes(mesh, &skin))
         matrices = NULL; /* not reached: a skin is used only when its attributes are readable */
-    const uint8_t *vertices = mesh->vertices;
     for (uint32_t v = 0; v < mesh->desc->vertex_count; v++) {
         float p[3];
         if (positions != NULL)
@@ -88,10 +92,9 @@ static void grow_vertex_bounds(draw_list *list, const kiln_mesh_view *mesh, cons
         else
             kiln_mesh_position(mesh, v, p);
         if (matrices != NULL) {
-            const uint8_t *vertex = vertices + (size_t)v * mesh->desc->vertex_stride;
             uint16_t joint[4], weight[4];
-            memcpy(joint, vertex + joints_at, sizeof joint);
-            memcpy(weight, vertex + weights_at, sizeof weight);
+            memcpy(joint, skin.joints + (size_t)v * skin.joint_stride, sizeof joint);
+            memcpy(weight, skin.weights + (size_t)v * skin.weight_stride, sizeof weight);
             float skinned[3] = {0, 0, 0};
             for (int i = 0; i < 4; i++) {
                 if (joint[i] >= joint_count || weight[i] == 0)
@@ -310,9 +313,9 @@ static kiln_result add_node(const kiln_manager *manager, draw_list *list, const 
             return missing(err, scene, "material table", n);
     }
     deform d = {0, 0, 0, 0};
-    uint32_t joints_at, weights_at;
+    skin_streams skin;
     if (node->skin >= 0 && (node->flags & KILN_SCENE_NODE_FLAG_SKINNED)) {
-        if (!skin_attributes(&mesh->mesh, &joints_at, &weights_at)) {
+        if (!skin_attributes(&mesh->mesh, &skin)) {
             fprintf(stderr,
                     "kiln-view: warning: %s: its skin's joints or weights are not in "
                     "a layout kiln-view reads; drawn unskinned\n",

@@ -52,7 +52,8 @@ static VkFormat vertex_format(kiln_vertex_format format, uint32_t location) {
 bool vertex_layout_of(const kiln_mesh_view *mesh, bool skinned, vertex_layout *out,
                       kiln_error *err) {
     memset(out, 0, sizeof *out);
-    out->stride = mesh->desc->vertex_stride;
+    out->streams = (mesh->desc->flags & KILN_MESH_FLAG_STREAMS) != 0;
+    out->stride = out->streams ? 0 : mesh->desc->vertex_stride;
     out->skinned = skinned;
     for (uint32_t location = 0; location < VERTEX_LOCATIONS; location++) {
         if (!reads(location, skinned))
@@ -69,7 +70,13 @@ bool vertex_layout_of(const kiln_mesh_view *mesh, bool skinned, vertex_layout *o
             return false;
         }
         out->format[location] = a->format;
-        out->offset[location] = a->offset;
+        if (out->streams) {
+            uint32_t stride = 0;
+            kiln_mesh_attribute_data(mesh, a, &stride, NULL);
+            out->stream_stride[location] = (uint16_t)stride;
+        } else {
+            out->offset[location] = a->offset;
+        }
     }
     if (skinned && (out->format[6] == 0 || out->format[7] == 0)) {
         err->code = KILN_ERR_UNSUPPORTED;
@@ -82,6 +89,23 @@ bool vertex_layout_of(const kiln_mesh_view *mesh, bool skinned, vertex_layout *o
         return false;
     }
     return true;
+}
+
+void vertex_bind_offsets(const kiln_mesh_view *mesh, const vertex_layout *layout,
+                         VkDeviceSize offsets[VERTEX_BINDINGS]) {
+    for (uint32_t b = 0; b < VERTEX_BINDINGS; b++)
+        offsets[b] = 0;
+    if (!layout->streams)
+        return;
+    for (uint32_t location = 0; location < VERTEX_LOCATIONS; location++) {
+        const kiln_vertex_attribute *a =
+            layout->format[location] != 0
+                ? kiln_mesh_find_attribute(mesh, location_semantic[location])
+                : NULL;
+        size_t offset = 0;
+        if (a != NULL && kiln_mesh_attribute_data(mesh, a, NULL, &offset) != NULL)
+            offsets[2 + location] = offset;
+    }
 }
 
 static VkShaderStageFlags vk_stages(uint32_t mask) {
@@ -236,19 +260,27 @@ void pipeline_destroy(vk_context *vk, pipeline *p) {
     memset(p, 0, sizeof *p);
 }
 
-/* Binding 0 is the mesh's vertices; a missing attribute reads binding 1, the
+/* Binding 0 is the mesh's interleaved vertices (or, with streams, binding
+ * 2 + L location L's stream); a missing attribute reads binding 1, the
  * defaults buffer (16 zero bytes, then four 1.0 floats), with stride 0: a
  * +Z normal, a zero tangent (none: no normal mapping), uv 0 and white vertex
- * colour. */
+ * colour. Returns the attribute count; *binding_count is set. */
 static uint32_t vertex_inputs(const vertex_layout *layout, VkVertexInputBindingDescription *b,
-                              VkVertexInputAttributeDescription *a) {
+                              uint32_t *binding_count, VkVertexInputAttributeDescription *a) {
     b[0] = (VkVertexInputBindingDescription){0, layout->stride, VK_VERTEX_INPUT_RATE_VERTEX};
     b[1] = (VkVertexInputBindingDescription){1, 0, VK_VERTEX_INPUT_RATE_VERTEX};
+    *binding_count = 2;
     uint32_t count = 0;
     for (uint32_t location = 0; location < VERTEX_LOCATIONS; location++) {
         if (!reads(location, layout->skinned))
             continue;
-        if (layout->format[location] != 0) {
+        if (layout->format[location] != 0 && layout->streams) {
+            uint32_t binding = 2 + location;
+            b[(*binding_count)++] = (VkVertexInputBindingDescription){
+                binding, layout->stream_stride[location], VK_VERTEX_INPUT_RATE_VERTEX};
+            a[count++] = (VkVertexInputAttributeDescription){
+                location, binding, vertex_format(layout->format[location], location), 0};
+        } else if (layout->format[location] != 0) {
             a[count++] = (VkVertexInputAttributeDescription){
                 location, 0, vertex_format(layout->format[location], location),
                 layout->offset[location]};
@@ -280,12 +312,13 @@ VkPipeline pipeline_get(vk_context *vk, pipeline *p, const vertex_layout *layout
             .stage = s == 0 ? VK_SHADER_STAGE_VERTEX_BIT : VK_SHADER_STAGE_FRAGMENT_BIT,
             .module = p->modules[s],
             .pName = p->entries[s]};
-    VkVertexInputBindingDescription bindings[2];
+    VkVertexInputBindingDescription bindings[VERTEX_BINDINGS];
     VkVertexInputAttributeDescription attributes[VERTEX_LOCATIONS];
-    uint32_t attribute_count = vertex_inputs(layout, bindings, attributes);
+    uint32_t binding_count = 0;
+    uint32_t attribute_count = vertex_inputs(layout, bindings, &binding_count, attributes);
     VkPipelineVertexInputStateCreateInfo input = {
         .sType = VK_STRUCTURE_TYPE_PIPELINE_VERTEX_INPUT_STATE_CREATE_INFO,
-        .vertexBindingDescriptionCount = 2,
+        .vertexBindingDescriptionCount = binding_count,
         .pVertexBindingDescriptions = bindings,
         .vertexAttributeDescriptionCount = attribute_count,
         .pVertexAttributeDescriptions = attributes};

@@ -21,13 +21,19 @@ typedef struct pipeline_slot {
 
 /* A .kmesh vertex layout as the vertex stage reads it: per input location
  * the attribute's format and offset, or absent (fed a default). Locations 6
- * and 7 (joints, weights) only for the skinned program. */
+ * and 7 (joints, weights) only for the skinned program. An interleaved mesh
+ * is one binding (0) of `stride`; a mesh of streams (KILN_MESH_FLAG_STREAMS)
+ * binds location L's stream as binding 2 + L with stream_stride[L], at the
+ * offsets vertex_bind_offsets gives. */
 #define VERTEX_LOCATIONS 8
+#define VERTEX_BINDINGS (2 + VERTEX_LOCATIONS)
 typedef struct vertex_layout {
     uint32_t stride;
     uint32_t skinned;
+    uint32_t streams;
     uint16_t format[VERTEX_LOCATIONS]; /* kiln_vertex_format per location, 0 when absent */
     uint16_t offset[VERTEX_LOCATIONS];
+    uint16_t stream_stride[VERTEX_LOCATIONS];
 } vertex_layout;
 
 typedef struct pipeline_variant {
@@ -72,5 +78,9 @@ VkPipeline pipeline_get(vk_context *vk, pipeline *p, const vertex_layout *layout
  * format kiln-view does not bind. */
 bool vertex_layout_of(const kiln_mesh_view *mesh, bool skinned, vertex_layout *out,
                       kiln_error *err);
+/* Where vkCmdBindVertexBuffers binds the mesh's one vertex buffer for each of
+ * VERTEX_BINDINGS bindings (binding 1, the defaults, gets 0). */
+void vertex_bind_offsets(const kiln_mesh_view *mesh, const vertex_layout *layout,
+                         VkDeviceSize offsets[VERTEX_BINDINGS]);
 
 #endif

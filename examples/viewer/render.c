@@ -357,9 +357,12 @@ static bool record_draw(vk_context *vk, pipeline *pipe, VkCommandBuffer cmd, con
     push.position_scale[3] = 1.0f;
     vkCmdPushConstants(cmd, pipe->layout, pipe->push.stageFlags, pipe->push.offset, pipe->push.size,
                        (const uint8_t *)&push + pipe->push.offset);
-    VkBuffer buffers[2] = {vertices->buffer, c->f->defaults.buffer};
-    VkDeviceSize offsets[2] = {0, 0};
-    vkCmdBindVertexBuffers(cmd, 0, 2, buffers, offsets);
+    VkBuffer buffers[VERTEX_BINDINGS];
+    VkDeviceSize offsets[VERTEX_BINDINGS];
+    for (uint32_t b = 0; b < VERTEX_BINDINGS; b++)
+        buffers[b] = b == 1 ? c->f->defaults.buffer : vertices->buffer;
+    vertex_bind_offsets(mesh, &layout, offsets); /* streams: each at its own */
+    vkCmdBindVertexBuffers(cmd, 0, layout.streams ? VERTEX_BINDINGS : 2, buffers, offsets);
     draw_indices(cmd, item, indices->buffer, c, o);
     c->stats->draws++;
     return true;

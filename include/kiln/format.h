@@ -38,6 +38,29 @@ extern "C" {
 
 /* Chunks every kind may carry. */
 #define KILN_CHUNK_META KILN_FOURCC('M', 'E', 'T', 'A') /* UTF-8 JSON provenance */
+/* Optional: the source's extras and unknown extensions per object, as JSON
+ * (container.md XTRA): u32 count, count kiln_extras_entry sorted by
+ * (object, index), then the texts, each followed by a NUL. */
+#define KILN_CHUNK_EXTRAS KILN_FOURCC('X', 'T', 'R', 'A')
+
+/* Which object of the file an XTRA entry belongs to; index says which one. */
+typedef enum kiln_extras_object {
+    KILN_EXTRAS_DOCUMENT = 1, /* .kscene: the source file's top level, index 0 */
+    KILN_EXTRAS_ASSET = 2,    /* .kscene: glTF `asset`, index 0 */
+    KILN_EXTRAS_SCENE = 3,    /* .kscene: scene `index` (kiln_scene_entry) */
+    KILN_EXTRAS_MESH = 4,     /* .kmesh: the mesh, index 0 */
+    KILN_EXTRAS_MATERIAL = 5, /* .kmat: row `index` */
+    /* .kmat: the texture of row r's slot s, index r * KILN_MATERIAL_SLOT_COUNT + s */
+    KILN_EXTRAS_TEXTURE = 6,
+    KILN_EXTRAS_OBJECT_COUNT_ = 7
+} kiln_extras_object;
+
+typedef struct kiln_extras_entry {
+    uint32_t object; /* kiln_extras_object */
+    uint32_t index;
+    uint32_t offset; /* of the text, from the chunk's start */
+    uint32_t length; /* bytes of the text, its NUL not counted; > 0 */
+} kiln_extras_entry;
 
 /* kiln_container_header.flags */
 #define KILN_CONTAINER_FLAG_CHECKSUM 0x1u /* checksum field holds XXH3-64 */
@@ -161,14 +184,19 @@ typedef enum kiln_topology {
     KILN_TOPOLOGY_COUNT_ = 3
 } kiln_topology;
 
-/* kiln_mesh_desc.flags: none defined yet. */
+/* kiln_mesh_desc.flags (kmesh.md). STREAMS: VTX0 holds one tightly packed
+ * stream per attribute, in attribute order, each padded to 16 bytes
+ * (attribute i has stream i and offset 0); without it, VTX0 is interleaved. */
+#define KILN_MESH_FLAG_STREAMS 1u
+#define KILN_MESH_FLAGS_KNOWN_ KILN_MESH_FLAG_STREAMS
+
 typedef struct kiln_mesh_desc {
     uint32_t vertex_count;
     uint32_t index_count; /* all levels of detail of every submesh */
     uint32_t index_size;  /* bytes per index: 2 or 4 */
     uint32_t submesh_count;
     uint32_t attribute_count; /* entries in the MATR chunk */
-    uint32_t vertex_stride;   /* bytes per vertex in VTX0, multiple of 4 */
+    uint32_t vertex_stride;   /* bytes per vertex in VTX0 (all streams), multiple of 4 */
     uint32_t material_count;  /* material slots; every submesh slot < this */
     uint32_t flags;
     float aabb_min[3];
@@ -190,8 +218,8 @@ typedef struct kiln_mesh_desc {
 typedef struct kiln_vertex_attribute {
     uint16_t semantic; /* kiln_vertex_semantic */
     uint16_t format;   /* kiln_vertex_format */
-    uint16_t stream;   /* 0: VTX0 (the only stream in version 1) */
-    uint16_t offset;   /* byte offset within a vertex */
+    uint16_t stream;   /* 0 interleaved; its index with KILN_MESH_FLAG_STREAMS */
+    uint16_t offset;   /* byte offset within a vertex (0 with streams) */
 } kiln_vertex_attribute;
 
 typedef struct kiln_submesh {

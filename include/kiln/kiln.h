@@ -197,6 +197,24 @@ const char *kiln_chunk_encoding_str(uint32_t flags);
  * with *size = 0 when the file has none. */
 const char *kiln_file_metadata(const kiln_file *file, size_t *size);
 
+/* The source's extras and unknown extensions of one object of the file
+ * (glTF `extras` and `extensions` kiln does not interpret): a JSON object
+ * {"extras": ..., "extensions": {...}} of *length bytes, NUL-terminated, in
+ * the file; NULL when the object has none. Which objects each kind carries:
+ * kiln_extras_object (container.md, XTRA). Scene nodes keep theirs in the
+ * scene itself: kiln_scene_node_extras. */
+const char *kiln_file_extras(const kiln_file *file, kiln_extras_object object, uint32_t index,
+                             size_t *length);
+/* Entry `i` of the file's extras, in (object, index) order, for listing
+ * them all: its text as kiln_file_extras gives it, or NULL past the last (or
+ * when the entry is out of bounds). */
+const char *kiln_file_extras_entry(const kiln_file *file, uint32_t i, kiln_extras_object *object,
+                                   uint32_t *index, size_t *length);
+/* Checks the whole XTRA chunk (order, bounds, terminators): CORRUPT naming
+ * the entry. O(text bytes); kiln_file_extras needs it only for untrusted
+ * files, as it bounds-checks what it returns. */
+kiln_result kiln_file_extras_check(const kiln_file *file, kiln_error *err);
+
 /* Writes a fourcc as 4 printable characters plus NUL into out[5]. */
 void kiln_fourcc_str(uint32_t fourcc, char out[5]);
 
@@ -208,7 +226,10 @@ void kiln_fourcc_str(uint32_t fourcc, char out[5]);
 typedef struct kiln_mesh_view {
     const kiln_mesh_desc *desc;
     const kiln_vertex_attribute *attributes; /* desc->attribute_count entries */
-    const void *vertices;                    /* desc->vertex_count * vertex_stride bytes */
+    /* VTX0: desc->vertex_count * vertex_stride bytes interleaved or, with
+     * KILN_MESH_FLAG_STREAMS in desc->flags, one stream per attribute; read
+     * an attribute through kiln_mesh_attribute_data in either layout. */
+    const void *vertices;
     size_t vertex_bytes;
     const void *indices; /* desc->index_count entries of desc->index_size bytes */
     size_t index_bytes;
@@ -244,6 +265,16 @@ const char *kiln_mesh_submesh_name(const kiln_mesh_view *view, uint32_t submesh)
 
 const kiln_vertex_attribute *kiln_mesh_find_attribute(const kiln_mesh_view *view,
                                                       kiln_vertex_semantic semantic);
+
+/* Where `attribute` (an entry of view->attributes) is, in either vertex
+ * layout: vertex v's value starts at the returned pointer + v * *stride, and
+ * the pointer is view->vertices + *offset, so an engine binds its one vertex
+ * buffer at *offset with *stride per attribute. NULL when the attribute is
+ * not one of the view's (outputs untouched) or the mesh has no vertices.
+ * stride and offset may be NULL. */
+const uint8_t *kiln_mesh_attribute_data(const kiln_mesh_view *view,
+                                        const kiln_vertex_attribute *attribute, uint32_t *stride,
+                                        size_t *offset);
 
 /* Morph target `target`'s deltas of `attribute` (KILN_MORPH_POSITION,
  * KILN_MORPH_NORMAL or KILN_MORPH_TANGENT): desc->vertex_count xyz floats in

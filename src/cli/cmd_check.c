@@ -439,10 +439,11 @@ static mesh_joints read_mesh_joints(const char *output, const kiln_manifest_view
                 const kiln_vertex_attribute *a = kiln_mesh_find_attribute(&mesh, sets[s]);
                 if (a == NULL || a->format != KILN_VFORMAT_U16X4)
                     continue;
-                const uint8_t *base = (const uint8_t *)mesh.vertices + a->offset;
-                for (uint32_t v = 0; v < mesh.desc->vertex_count; v++) {
+                uint32_t stride = 0;
+                const uint8_t *base = kiln_mesh_attribute_data(&mesh, a, &stride, NULL);
+                for (uint32_t v = 0; base != NULL && v < mesh.desc->vertex_count; v++) {
                     uint16_t joints[4];
-                    memcpy(joints, base + (size_t)v * mesh.desc->vertex_stride, sizeof joints);
+                    memcpy(joints, base + (size_t)v * stride, sizeof joints);
                     for (int k = 0; k < 4; k++)
                         if ((int64_t)joints[k] > found.max_joint ||
                             ((int64_t)joints[k] == found.max_joint && v < found.vertex)) {

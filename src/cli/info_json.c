@@ -66,6 +66,8 @@ static void add_mesh_json(json_t *object, const inspect_report *report) {
     set(object, "material_slots", count(mesh->material_count));
     set(object, "index_size", count(mesh->index_size));
     set(object, "vertex_stride", count(mesh->vertex_stride));
+    set(object, "vertex_layout",
+        json_string((mesh->flags & KILN_MESH_FLAG_STREAMS) ? "streams" : "interleaved"));
     set(object, "meshlets", count(mesh->meshlet_count));
     set(object, "bytes_vertices", count(report->vertex_bytes));
     set(object, "bytes_indices", count(report->index_bytes));
@@ -305,6 +307,9 @@ json_t *info_file_json(const inspect_report *report) {
                       report->kind == KILN_PACK_SCENE;
     if (has_source && report->source[0] != '\0')
         set(object, "source", cli_json_string(report->source));
+    json_t *extras = report->extras_json ? json_loads(report->extras_json, 0, NULL) : NULL;
+    if (extras != NULL)
+        set(object, "extras", extras);
     return object;
 }
 

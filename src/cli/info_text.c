@@ -51,7 +51,8 @@ static void print_mesh_text(const inspect_report *report) {
            mesh->meshlet_count, mesh->meshlet_max_vertices, mesh->meshlet_max_triangles);
     printf("  bytes: vertices %" PRIu64 ", indices %" PRIu64 ", meshlets %" PRIu64 "\n",
            report->vertex_bytes, report->index_bytes, report->meshlet_bytes);
-    printf("  vertex: %" PRIu32 " bytes:", mesh->vertex_stride);
+    printf("  vertex: %" PRIu32 " bytes%s:", mesh->vertex_stride,
+           (mesh->flags & KILN_MESH_FLAG_STREAMS) ? " in one stream per attribute" : "");
     for (uint32_t i = 0; i < report->attribute_count; i++)
         printf(" %s:%s",
                kiln_vertex_semantic_str((kiln_vertex_semantic)report->attributes[i].semantic),
@@ -270,6 +271,9 @@ void info_print_file_text(const inspect_report *report) {
         printf("  compressed: %" PRIu64 " \u2192 %" PRIu64 " bytes (%" PRIu32 " chunk%s)\n",
                report->bytes, report->decoded_bytes, report->encoded_chunks,
                cli_plural(report->encoded_chunks));
+    if (report->readable && report->extras_count > 0) /* kept for the engine: kiln_file_extras */
+        printf("  extras: %" PRIu32 " object%s: %s\n", report->extras_count,
+               cli_plural(report->extras_count), report->extras);
 }
 
 void info_print_totals_text(const info_totals *totals, bool quiet) {

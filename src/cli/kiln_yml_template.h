@@ -60,6 +60,8 @@ static const char *const kiln_yml_template_lines[] = {
     "  mesh.simplifier: meshopt",
     "  # Positions as 32-bit floats (false) or 16-bit integers with a scale (true).",
     "  mesh.quantize_positions: false",
+    "  # Vertices interleaved (one after another) or as streams (one array per attribute).",
+    "  mesh.vertex_layout: interleaved",
     "  # Joint influences kept per skinned vertex, the strongest: 4 or 8.",
     "  mesh.skin_influences: 4",
     "  # Normals: generate (the source's, generated for a mesh without), keep (the",

@@ -149,13 +149,45 @@ const kiln_lod *kiln_mesh_lod(const kiln_mesh_view *view, uint32_t submesh, uint
     return &view->lods[(size_t)submesh * view->desc->lod_count + level];
 }
 
+/* Bytes a stream of `size`-byte values takes in VTX0 with
+ * KILN_MESH_FLAG_STREAMS: padded so the next one starts 16-byte aligned
+ * (kmesh.md VTX0). */
+static uint64_t padded_stream_bytes(uint32_t vertex_count, uint32_t size) {
+    return ((uint64_t)vertex_count * size + 15u) & ~(uint64_t)15u;
+}
+
+const uint8_t *kiln_mesh_attribute_data(const kiln_mesh_view *view,
+                                        const kiln_vertex_attribute *attribute, uint32_t *stride,
+                                        size_t *offset) {
+    if (view == NULL || view->desc == NULL || attribute == NULL || attribute < view->attributes ||
+        attribute >= view->attributes + view->desc->attribute_count)
+        return NULL;
+    const kiln_mesh_desc *desc = view->desc;
+    size_t at = attribute->offset;
+    uint32_t step = desc->vertex_stride;
+    if ((desc->flags & KILN_MESH_FLAG_STREAMS) != 0) {
+        /* Streams in attribute order, each after the padded ones before. */
+        at = 0;
+        for (const kiln_vertex_attribute *a = view->attributes; a < attribute; a++)
+            at += (size_t)padded_stream_bytes(
+                desc->vertex_count, kiln_vertex_format_size((kiln_vertex_format)a->format));
+        step = kiln_vertex_format_size((kiln_vertex_format)attribute->format);
+    }
+    if (stride != NULL)
+        *stride = step;
+    if (offset != NULL)
+        *offset = at;
+    return view->vertices != NULL ? (const uint8_t *)view->vertices + at : NULL;
+}
+
 void kiln_mesh_position(const kiln_mesh_view *view, uint32_t vertex, float out[3]) {
     const kiln_vertex_attribute *a = kiln_mesh_find_attribute(view, KILN_SEMANTIC_POSITION);
     out[0] = out[1] = out[2] = 0.0f;
-    if (a == NULL || vertex >= view->desc->vertex_count)
+    uint32_t stride = 0;
+    const uint8_t *base = kiln_mesh_attribute_data(view, a, &stride, NULL);
+    if (base == NULL || vertex >= view->desc->vertex_count)
         return;
-    const uint8_t *src =
-        (const uint8_t *)view->vertices + (size_t)vertex * view->desc->vertex_stride + a->offset;
+    const uint8_t *src = base + (size_t)vertex * stride;
     if (a->format == KILN_VFORMAT_UNORM16X4) {
         uint16_t q[4];
         memcpy(q, src, sizeof q);
@@ -287,9 +319,9 @@ static kiln_result check_array_size(const kiln_file *file, const kiln_chunk_entr
 static kiln_result check_descriptor(const kiln_file *file, const kiln_mesh_desc *desc,
                                     kiln_error *err) {
     const char *name = file->name;
-    if (desc->flags != 0) /* kmesh.md R5 */
+    if ((desc->flags & ~KILN_MESH_FLAGS_KNOWN_) != 0) /* kmesh.md R5 */
         return runtime_fail(err, KILN_ERR_UNSUPPORTED, name, "unknown mesh flags 0x%" PRIx32,
-                            desc->flags);
+                            desc->flags & ~KILN_MESH_FLAGS_KNOWN_);
     if ((desc->morph_attributes & ~KILN_MORPH_ALL_) != 0 ||
         (desc->morph_target_count == 0) != (desc->morph_attributes == 0)) /* kmesh.md R21 */
         return runtime_fail(err, KILN_ERR_CORRUPT, name,
@@ -327,6 +359,8 @@ static kiln_result check_attributes(const kiln_file *file, const kiln_mesh_desc 
                                     const kiln_vertex_attribute *attributes, kiln_error *err) {
     const char *name = file->name;
     bool seen[KILN_SEMANTIC_COUNT_] = {false};
+    bool streams = (desc->flags & KILN_MESH_FLAG_STREAMS) != 0;
+    uint32_t packed = 0; /* bytes of every attribute of one vertex */
     for (uint32_t i = 0; i < desc->attribute_count; i++) {
         const kiln_vertex_attribute *a = &attributes[i];
         uint32_t size = kiln_vertex_format_size((kiln_vertex_format)a->format);
@@ -339,10 +373,16 @@ static kiln_result check_attributes(const kiln_file *file, const kiln_mesh_desc 
             return runtime_fail(err, KILN_ERR_CORRUPT, name,
                                 "attribute %" PRIu32 " (%s) has invalid format %u", i, semantic,
                                 (unsigned)a->format);
-        if (a->stream != 0) /* kmesh.md R10 */
+        if (streams && (a->stream != i || a->offset != 0)) /* kmesh.md R10 */
             return runtime_fail(err, KILN_ERR_CORRUPT, name,
-                                "attribute %" PRIu32 " (%s) uses stream %u; only stream 0 exists",
+                                "attribute %" PRIu32 " (%s) has stream %u and offset %u; with "
+                                "separate streams it must be stream %" PRIu32 " at offset 0",
+                                i, semantic, (unsigned)a->stream, (unsigned)a->offset, i);
+        if (!streams && a->stream != 0) /* kmesh.md R10 */
+            return runtime_fail(err, KILN_ERR_CORRUPT, name,
+                                "attribute %" PRIu32 " (%s) uses stream %u in an interleaved mesh",
                                 i, semantic, (unsigned)a->stream);
+        packed += size;
         if (a->offset % 4 != 0 || (uint32_t)a->offset + size > desc->vertex_stride)
             return runtime_fail(err, KILN_ERR_CORRUPT, name, /* kmesh.md R10 */
                                 "attribute %" PRIu32 " (%s, %" PRIu32
@@ -361,6 +401,29 @@ static kiln_result check_attributes(const kiln_file *file, const kiln_mesh_desc 
     }
     if (!seen[KILN_SEMANTIC_POSITION]) /* kmesh.md R12 */
         return runtime_fail(err, KILN_ERR_CORRUPT, name, "no position attribute");
+    if (streams && packed != desc->vertex_stride) /* kmesh.md R10 */
+        return runtime_fail(err, KILN_ERR_CORRUPT, name,
+                            "vertex_stride %" PRIu32 " is not the %" PRIu32
+                            " bytes of the attributes' streams",
+                            desc->vertex_stride, packed);
+    return KILN_OK;
+}
+
+/* kmesh.md R9 for VTX0 with KILN_MESH_FLAG_STREAMS (after R10, which makes
+ * every format size known): each stream padded to 16 bytes, back to back. */
+static kiln_result check_stream_bytes(const kiln_file *file, const kiln_chunk_entry *vertices,
+                                      const kiln_mesh_desc *desc,
+                                      const kiln_vertex_attribute *attributes, kiln_error *err) {
+    uint64_t expected = 0;
+    for (uint32_t i = 0; i < desc->attribute_count; i++)
+        expected += padded_stream_bytes(
+            desc->vertex_count, kiln_vertex_format_size((kiln_vertex_format)attributes[i].format));
+    if (payload_size(vertices) != expected)
+        return runtime_fail(err, KILN_ERR_CORRUPT, file->name,
+                            "VTX0 chunk is %" PRIu64 " bytes, expected %" PRIu64 " (%" PRIu32
+                            " attribute streams of %" PRIu32 " vertices, each padded to 16 bytes)",
+                            payload_size(vertices), expected, desc->attribute_count,
+                            desc->vertex_count);
     return KILN_OK;
 }
 
@@ -625,7 +688,7 @@ static kiln_result check_chunk_sizes(const kiln_file *file, const mesh_chunks *c
                                      const kiln_mesh_desc *d, kiln_error *err) {
     kiln_result r = check_array_size(file, c->attributes, "MATR", d->attribute_count,
                                      sizeof(kiln_vertex_attribute), "attribute_count", err);
-    if (r == KILN_OK)
+    if (r == KILN_OK && (d->flags & KILN_MESH_FLAG_STREAMS) == 0) /* streams: after R10 */
         r = check_array_size(file, c->vertices, "VTX0", d->vertex_count, d->vertex_stride,
                              "vertex_count x vertex_stride", err);
     if (r == KILN_OK)
@@ -716,6 +779,8 @@ kiln_result kiln_mesh_view_get(const kiln_file *file, uint32_t flags, kiln_mesh_
     v.morph_names_size = v.morph_names ? (size_t)payload_size(chunks.morph_names) : 0;
 
     result = check_attributes(file, desc, v.attributes, err); /* kmesh.md R10-R12 */
+    if (result == KILN_OK && (desc->flags & KILN_MESH_FLAG_STREAMS) != 0)
+        result = check_stream_bytes(file, chunks.vertices, desc, v.attributes, err); /* R9 */
     if (result == KILN_OK)
         result = check_submeshes(file, desc, v.submeshes, err); /* kmesh.md R13-R14 */
     if (result == KILN_OK)

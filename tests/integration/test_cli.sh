@@ -794,4 +794,24 @@ check "with block_align none the texture keeps 30x18 and info flags it for Direc
     all_true 'status_is 0' 'stdout_has "texture: 30x18, "' \
     'stdout_has "not a whole number of 4x4 blocks: Direct3D and WebGPU cannot create it"'
 
+# ---------------------------------------------------------------------------
+# Extras and unknown extensions kept for the engine: kiln info lists them per
+# file, --json gives their JSON, kiln check reads them.
+# ---------------------------------------------------------------------------
+EXTRAS="$SCRATCH/extras"
+mkdir -p "$EXTRAS/assets"
+cp "$(dirname "$0")/../data/extras/extras.gltf" "$EXTRAS/assets/"
+run_in "$EXTRAS" build -i assets -o out
+run_in "$EXTRAS" info -o out
+check "info lists each file's extras: scene, mesh, material and texture" \
+    all_true 'status_is 0' \
+    'stdout_has "extras: 3 objects: document \(extras, EXT_unknown_root\), asset \(extras, EXT_asset_info\), scene 0 \(extras, EXT_scene_thing\)"' \
+    'stdout_has "extras: 1 object: mesh \(extras, EXT_mesh_thing\)"' \
+    'stdout_has "extras: 2 objects: material 0 \(extras, EXT_unknown_material\), texture 0/base_color \(extras, EXT_texture_thing\)"'
+run_in "$EXTRAS" info --json out/extras.kmat
+check "info --json gives the extras' JSON by object" \
+    all_true 'status_is 0' 'stdout_has "\"texture 0/base_color\":\\{\"extensions\":\\{\"EXT_texture_thing\":\\{\"q\":2\\}\\},\"extras\":\\{\"tex\":\"albedo\"\\}\\}"'
+run_in "$EXTRAS" check -o out
+check "kiln check accepts the extras" all_true 'status_is 0' 'stdout_has "0 problems"'
+
 finish cli

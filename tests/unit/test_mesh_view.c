@@ -287,8 +287,13 @@ static void mesh_view_rejects_flags_and_reserved(void **state) {
     (void)state;
     mesh_parts p;
     sample_mesh(&p);
-    p.desc.flags = 1;
-    expect_mesh(&p, 0, KILN_ERR_UNSUPPORTED, "unknown mesh flags 0x1");
+    p.desc.flags = 2; /* R5: bit 0 (streams) is the only one known */
+    expect_mesh(&p, 0, KILN_ERR_UNSUPPORTED, "unknown mesh flags 0x2");
+    sample_mesh(&p);
+    p.desc.flags = KILN_MESH_FLAG_STREAMS; /* R10: an interleaved table is not streams */
+    expect_mesh(&p, 0, KILN_ERR_CORRUPT,
+                "attribute 1 (normal) has stream 0 and offset 12; with separate streams it must "
+                "be stream 1 at offset 0");
     sample_mesh(&p);
     p.desc.morph_attributes = 1; /* R21: attributes without targets */
     expect_mesh(&p, 0, KILN_ERR_CORRUPT, "0 morph targets with morph attributes 0x1");

@@ -105,6 +105,9 @@ void ir_images_free(ir_image *images, uint32_t count) {
 void ir_material_free(ir_material *material) {
     free(material->name);
     free(material->dropped_extensions);
+    free(material->extras);
+    for (int s = 0; s < IR_SLOT_COUNT; s++)
+        free(material->texture_extras[s]);
     memset(material, 0, sizeof *material);
 }
 
@@ -125,6 +128,7 @@ void ir_node_init(ir_node *node) {
 
 void ir_mesh_free(ir_mesh *mesh) {
     free(mesh->name);
+    free(mesh->extras);
     free(mesh->positions);
     free(mesh->normals);
     free(mesh->tangents);
@@ -193,9 +197,12 @@ void ir_asset_free(ir_asset *asset) {
     ir_images_free(asset->images, asset->image_count);
     for (uint32_t i = 0; i < asset->scene_count; i++) {
         free(asset->scenes[i].name);
+        free(asset->scenes[i].extras);
         free(asset->scenes[i].roots);
     }
     free(asset->scenes);
+    free(asset->asset_extras);
+    free(asset->document_extras);
     for (uint32_t i = 0; i < asset->camera_count; i++)
         free(asset->cameras[i].name);
     free(asset->cameras);

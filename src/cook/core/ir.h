@@ -71,6 +71,7 @@ typedef struct ir_morph_target {
  * in order, each a whole number of its primitives. */
 typedef struct ir_mesh {
     char *name;
+    char *extras; /* the source's extras and unknown extensions (ir_extras_text), or NULL */
     uint32_t vertex_count;
     float *positions;    /* xyz */
     float *normals;      /* xyz, unit length, or NULL */
@@ -173,6 +174,10 @@ typedef struct ir_material {
     /* Source extensions kiln does not cook (e.g. "KHR_materials_clearcoat"),
      * space-separated, or NULL: listed by `kiln info` as dropped. */
     char *dropped_extensions;
+    /* The material's and each slot's texture's extras and unknown
+     * extensions (ir_extras_text), or NULL. */
+    char *extras;
+    char *texture_extras[IR_SLOT_COUNT];
 } ir_material;
 
 /* A node of the source's scene graph. Transforms are local (relative to the
@@ -250,6 +255,7 @@ typedef struct ir_instance {
 /* A scene of the source (glTF scenes[i]): the root nodes it shows. */
 typedef struct ir_scene {
     char *name;
+    char *extras;    /* ir_extras_text, or NULL */
     uint32_t *roots; /* indices into ir_asset.nodes, each a root */
     uint32_t root_count;
 } ir_scene;
@@ -354,7 +360,16 @@ typedef struct ir_asset {
     /* Animation clips in source order. */
     ir_animation *animations;
     uint32_t animation_count;
+    /* Extras and unknown extensions (ir_extras_text) of the glTF `asset`
+     * object and of the document's top level, or NULL. */
+    char *asset_extras;
+    char *document_extras;
 } ir_asset;
+
+/* Extras text: what a source object carries that kiln does not interpret,
+ * kept for the engine as a compact JSON object {"extras": <the object's
+ * extras>, "extensions": {<name>: <value>, ...}} with either member only when
+ * there is one (docs/formats/container.md, XTRA). */
 
 /* A material with glTF's defaults (white, metallic 1, roughness 1, opaque,
  * no textures, identity texture transforms). */
@@ -419,12 +434,13 @@ void ir_decoded_image_free(ir_decoded_image *image);
 typedef struct encoded_vertices {
     kiln_vertex_attribute attributes[KILN_SEMANTIC_COUNT_];
     uint32_t attribute_count;
-    uint32_t stride;
+    uint32_t stride; /* bytes per vertex, of all attributes */
+    bool streams;    /* KILN_MESH_FLAG_STREAMS: one stream per attribute */
     /* Positions as unorm16 (mesh.quantize_positions) decode to
      * offset + scale * q / 65535 over level 0's box; floats: 0 and 1. */
     float position_offset[3];
     float position_scale[3];
-    uint8_t *data; /* vertex_count * stride bytes */
+    uint8_t *data; /* vertex_count * stride bytes, interleaved or streams */
     size_t size;
 } encoded_vertices;
 

@@ -150,6 +150,11 @@ const char *const cook_tangents_mode_names[] = {
     [COOK_TANGENTS_NONE] = "none",
     [COOK_TANGENTS_NONE + 1] = NULL,
 };
+const char *const cook_vertex_layout_names[] = {
+    [COOK_VERTEX_LAYOUT_INTERLEAVED] = "interleaved",
+    [COOK_VERTEX_LAYOUT_STREAMS] = "streams",
+    [COOK_VERTEX_LAYOUT_STREAMS + 1] = NULL,
+};
 
 const char *const cook_tolerance_names[] = {"rotation", "scale", "translation", "weights", NULL};
 
@@ -295,6 +300,14 @@ const cook_setting cook_setting_table[] = {
      .omit_default = true,
      .description = "tangents: generate (the source's, generated under a normal map where "
                     "missing), keep (the source's only) or none"},
+    {.name = "mesh.vertex_layout",
+     .type = COOK_SETTING_ENUM,
+     FIELD(mesh_vertex_layout),
+     .names = cook_vertex_layout_names,
+     .default_value = COOK_VERTEX_LAYOUT_INTERLEAVED,
+     .omit_default = true,
+     .description = "vertices in a .kmesh: interleaved (one vertex after another) or streams "
+                    "(one tightly packed array per attribute)"},
     {.name = "scene.scale",
      .type = COOK_SETTING_TEXT,
      .omit_default = true,

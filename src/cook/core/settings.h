@@ -83,6 +83,12 @@ typedef enum cook_meshlet_builder {
     COOK_MESHLET_BUILDER_MESHOPT, /* meshoptimizer's meshopt_buildMeshlets */
 } cook_meshlet_builder;
 extern const char *const cook_meshlet_builder_names[];
+/* mesh.vertex_layout: how VTX0 holds the vertices (kmesh.md); interleaved,
+ * the default, is left out of the settings JSON. */
+typedef enum cook_vertex_layout {
+    COOK_VERTEX_LAYOUT_INTERLEAVED, /* one vertex after another */
+    COOK_VERTEX_LAYOUT_STREAMS,     /* one tightly packed stream per attribute */
+} cook_vertex_layout;
 /* scene.up: the source's up axis (kiln's, glTF's, is +Y). */
 typedef enum cook_up_axis {
     COOK_UP_Y, /* as it is */
@@ -97,6 +103,7 @@ typedef enum cook_mesh_simplifier {
 extern const char *const cook_mesh_simplifier_names[];
 extern const char *const cook_normals_mode_names[];
 extern const char *const cook_tangents_mode_names[];
+extern const char *const cook_vertex_layout_names[];
 /* texture.uastc_rdo: the strength of UASTC rate-distortion optimisation
  * (encode/uastc_rdo.c; uastc_rdo_lambda gives each its lambda). */
 typedef enum cook_uastc_rdo {
@@ -187,6 +194,7 @@ typedef struct cook_settings {
     cook_normals_mode mesh_normals;
     cook_tangents_mode mesh_tangents;
     cook_mesh_simplifier mesh_simplifier;
+    cook_vertex_layout mesh_vertex_layout;
     cook_up_axis scene_up;
     char scene_scale[32]; /* a positive number as text ("0.01"); "" is 1 (drivers/model.c) */
     uint32_t mesh_skin_influences; /* joints per skinned vertex: 4 or 8 */

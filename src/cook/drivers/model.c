@@ -76,8 +76,10 @@ static bool cook_mesh_output(const cook_request *request, cook_context *ctx, con
     bool ok = driver_output_begin(ctx, COOK_STAGE_WRITE, suffix, &out);
     bytebuf bytes = {0};
     encoded_vertices vertices = {0};
+    bool streams = request->settings->mesh_vertex_layout == COOK_VERTEX_LAYOUT_STREAMS;
     if (ok && !(encode_mesh_vertices(mesh, request->settings->mesh_quantize_positions,
                                      request->settings->threads, &vertices) &&
+                (!streams || encoded_vertices_to_streams(&vertices, mesh->vertex_count)) &&
                 write_kmesh(ctx, mesh, &vertices, asset->material_count, request->importer->name,
                             &bytes))) {
         diag_error(ctx->diag, ctx->source_path, 0, "out of memory encoding the mesh");

@@ -228,6 +228,10 @@ void encode_skin_weights(const float *weights, int count, uint16_t *out);
 bool encode_mesh_vertices(const ir_mesh *mesh, bool quantize_positions, unsigned threads,
                           encoded_vertices *out);
 void encoded_vertices_free(encoded_vertices *vertices);
+/* Rearranges interleaved `vertices` into one tightly packed stream per
+ * attribute, each padded to 16 bytes (kmesh.md, KILN_MESH_FLAG_STREAMS).
+ * False when out of memory (`vertices` unchanged). */
+bool encoded_vertices_to_streams(encoded_vertices *vertices, uint32_t vertex_count);
 
 /* Octahedral encoding of a unit vector into snorm16 x/y. */
 void encode_oct_snorm16(const float v[3], int16_t out[2]);

@@ -248,3 +248,32 @@ void encoded_vertices_free(encoded_vertices *vertices) {
     free(vertices->data);
     memset(vertices, 0, sizeof *vertices);
 }
+
+bool encoded_vertices_to_streams(encoded_vertices *vertices, uint32_t vertex_count) {
+    size_t padded[KILN_SEMANTIC_COUNT_];
+    size_t total = 0;
+    for (uint32_t i = 0; i < vertices->attribute_count; i++) {
+        size_t size = kiln_vertex_format_size((kiln_vertex_format)vertices->attributes[i].format);
+        padded[i] = ((size_t)vertex_count * size + 15u) & ~(size_t)15u;
+        total += padded[i];
+    }
+    uint8_t *streams = calloc(total ? total : 1, 1); /* zero padding */
+    if (streams == NULL)
+        return false;
+    uint8_t *stream = streams;
+    for (uint32_t i = 0; i < vertices->attribute_count; i++) {
+        kiln_vertex_attribute *a = &vertices->attributes[i];
+        size_t size = kiln_vertex_format_size((kiln_vertex_format)a->format);
+        for (uint32_t v = 0; v < vertex_count; v++)
+            memcpy(stream + (size_t)v * size,
+                   vertices->data + (size_t)v * vertices->stride + a->offset, size);
+        a->stream = (uint16_t)i;
+        a->offset = 0;
+        stream += padded[i];
+    }
+    free(vertices->data);
+    vertices->data = streams;
+    vertices->size = total;
+    vertices->streams = true;
+    return true;
+}

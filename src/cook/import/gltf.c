@@ -66,9 +66,9 @@
 static const char *const supported_extensions[] = {
     "KHR_mesh_quantization", "EXT_meshopt_compression",         "KHR_draco_mesh_compression",
     "KHR_texture_transform", "KHR_materials_emissive_strength", "KHR_materials_unlit",
-    "KHR_lights_punctual",   "EXT_mesh_gpu_instancing",
+    "KHR_lights_punctual",   "EXT_mesh_gpu_instancing",         NULL,
 };
-#define SUPPORTED_EXTENSION_COUNT (sizeof supported_extensions / sizeof supported_extensions[0])
+#define SUPPORTED_EXTENSION_COUNT (sizeof supported_extensions / sizeof supported_extensions[0] - 1)
 
 static bool extension_supported(const char *name) {
     for (size_t i = 0; i < SUPPORTED_EXTENSION_COUNT; i++)
@@ -1088,6 +1088,10 @@ static bool parse_texture_info(gltf *g, ir_asset *out, const json_t *obj, const 
     }
     ref->texcoord = (uint32_t)texcoord;
     read_sampler(g, texture, ref);
+    ir_material *m = &out->materials[material];
+    if (!gltf_extras_text(g, gltf_element(g, g->j_textures, "textures", (size_t)texture), NULL,
+                          &m->texture_extras[ref - m->textures]))
+        return false;
     int32_t image = g->texture_image[texture];
     if (image >= 0) {
         uint32_t errors = g->errors;
@@ -1101,7 +1105,7 @@ static bool parse_texture_info(gltf *g, ir_asset *out, const json_t *obj, const 
 /* Material extensions whose data the IR holds; any other is recorded as
  * dropped so `kiln info` can list it. */
 static const char *const material_extensions_kept[] = {"KHR_materials_emissive_strength",
-                                                       "KHR_materials_unlit"};
+                                                       "KHR_materials_unlit", NULL};
 
 static bool record_dropped_extensions(gltf *g, const json_t *obj, ir_material *m) {
     const json_t *extensions = json_object_get(obj, "extensions");
@@ -1112,8 +1116,7 @@ static bool record_dropped_extensions(gltf *g, const json_t *obj, ir_material *m
     const json_t *value;
     json_object_foreach((json_t *)extensions, key, value) {
         bool kept = false;
-        for (size_t k = 0; k < sizeof material_extensions_kept / sizeof *material_extensions_kept;
-             k++)
+        for (size_t k = 0; material_extensions_kept[k] != NULL; k++)
             kept |= strcmp(key, material_extensions_kept[k]) == 0;
         if (kept || key[0] == '\0' || strpbrk(key, " \t\r\n") != NULL)
             continue;
@@ -1202,7 +1205,8 @@ static bool import_material(gltf *g, ir_asset *out, size_t i) {
             m->emissive[k] = (float)(m->emissive[k] * value);
     }
     m->unlit = gltf_extension(obj, "KHR_materials_unlit") != NULL;
-    return record_dropped_extensions(g, obj, m);
+    return record_dropped_extensions(g, obj, m) &&
+           gltf_extras_text(g, obj, material_extensions_kept, &m->extras);
 }
 
 static bool import_materials(gltf *g, ir_asset *out) {
@@ -1266,13 +1270,17 @@ bool import_gltf(cook_context *ctx, ir_asset *out) {
               gltf_import_cameras(&g, out) && gltf_import_lights(&g, out) &&
               gltf_import_node_objects(&g, out) && gltf_check_animations(&g) &&
               gltf_import_animations(&g, out);
-    if (ok)
+    if (ok) {
         gltf_check_unused(&g);
+        gltf_check_accessor_bounds(&g);
+    }
     ok = ok && g.errors == 0;
     if (!ok && g.errors == 0)
         gltf_error(&g, "import failed"); /* never fail silently */
     /* Scenes last: their roots are what gltf_check_scenes validated. */
-    ok = ok && gltf_import_scenes(&g, out);
+    ok = ok && gltf_import_scenes(&g, out) &&
+         gltf_extras_text(&g, json_object_get(g.root, "asset"), NULL, &out->asset_extras) &&
+         gltf_extras_text(&g, g.root, supported_extensions, &out->document_extras);
     gltf_free(&g);
     if (!ok)
         ir_asset_free(out);

@@ -745,3 +745,71 @@ bool gltf_read_uints(gltf *g, uint32_t index, const char *jpath, uint32_t **out)
     *out = values;
     return true;
 }
+
+/* The data's smallest and largest raw value per component of accessor `a`
+ * (NaN skipped); false when it has no bufferView (all zeros, which the
+ * Khronos validator does not compare either) or the view cannot be read. */
+static bool data_range(gltf *g, const gltf_accessor *a, double *lo, double *hi) {
+    const uint8_t *base = NULL;
+    if (a->view < 0 || !gltf_view_bytes(g, (uint32_t)a->view, &base))
+        return false;
+    base += a->offset;
+    for (uint32_t k = 0; k < a->components; k++) {
+        lo[k] = INFINITY;
+        hi[k] = -INFINITY;
+    }
+    for (uint32_t e = 0; e < a->count; e++) {
+        const uint8_t *element = base + (size_t)e * a->stride;
+        for (uint32_t col = 0; col < a->columns; col++)
+            for (uint32_t row = 0; row < a->rows; row++) {
+                uint32_t k = col * a->rows + row;
+                const uint8_t *p = element + col * a->column_stride + row * a->component_size;
+                double v = a->component_type == GLTF_UNSIGNED_INT
+                               ? (double)load_le(p, 4)
+                               : (double)component_to_float(p, a->component_type, false);
+                if (v == v) {
+                    lo[k] = v < lo[k] ? v : lo[k];
+                    hi[k] = v > hi[k] ? v : hi[k];
+                }
+            }
+    }
+    return true;
+}
+
+/* A declared bound as the component type holds it (floats as binary32). */
+static double declared(const gltf_accessor *a, const json_t *bounds, uint32_t k) {
+    double value = json_number_value(json_array_get(bounds, k));
+    return a->component_type == GLTF_FLOAT ? (double)(float)value : value;
+}
+
+void gltf_check_accessor_bounds(gltf *g) {
+    for (size_t i = 0; i < g->n_accessors && !g->stopped; i++) {
+        const gltf_accessor *a = &g->accessors[i];
+        /* Draco's decoded values carry its quantisation, not the source's bounds. */
+        if (a->state != GLTF_VALID || (!a->has_min && !a->has_max) || a->sparse_count > 0 ||
+            a->decoded != NULL || a->count == 0 || !gltf_accessor_readable(g, (uint32_t)i))
+            continue;
+        double lo[16], hi[16];
+        if (!data_range(g, a, lo, hi))
+            continue;
+        const json_t *obj = json_array_get(g->j_accessors, i);
+        for (int b = 0; b < 2; b++) {
+            if (!(b == 0 ? a->has_min : a->has_max))
+                continue;
+            const json_t *bounds = json_object_get(obj, b == 0 ? "min" : "max");
+            for (uint32_t k = 0; k < a->components; k++) {
+                double bound = declared(a, bounds, k), data = b == 0 ? lo[k] : hi[k];
+                if (!isfinite(data) || data == bound)
+                    continue;
+                bool passed = b == 0 ? data < bound : data > bound;
+                gltf_warning(
+                    g,
+                    "accessors[%zu].%s[%u]: %.9g, but the %s element value is %.9g "
+                    "(%s); kiln uses the data",
+                    i, b == 0 ? "min" : "max", k, bound, b == 0 ? "smallest" : "largest", data,
+                    passed ? "an element lies outside the bound" : "the bound must equal it");
+                break; /* one warning per bound */
+            }
+        }
+    }
+}

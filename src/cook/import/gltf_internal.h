@@ -229,6 +229,10 @@ bool gltf_check_object(gltf *g, const json_t *value, const char *jpath);
 const json_t *gltf_element(gltf *g, const json_t *array, const char *name, size_t i);
 /* obj.extensions[name], when present and an object. */
 const json_t *gltf_extension(const json_t *obj, const char *name);
+/* `obj`'s extras and the extensions the NULL-terminated `known` does not name
+ * (known may be NULL), as ir_extras_text (ir.h) into *out; *out stays NULL
+ * when there is neither. False when out of memory (reported). */
+bool gltf_extras_text(gltf *g, const json_t *obj, const char *const *known, char **out);
 /* A copy of the glTF name, or "<prefix>_<index>" when it has none. */
 char *gltf_name(gltf *g, const json_t *obj, const char *prefix, size_t index);
 
@@ -242,6 +246,11 @@ bool gltf_view_valid(gltf *g, uint32_t view);
 bool gltf_accessor_valid(gltf *g, uint32_t accessor);
 /* Validates the views and accessors nothing used, as warnings. */
 void gltf_check_unused(gltf *g);
+/* Compares every valid accessor's min and max with its data (raw values, as
+ * glTF defines them): a bound some element passes, or one no element
+ * reaches, is a warning naming accessors[i].min or .max (kiln computes its
+ * own bounds). Sparse accessors are left out. */
+void gltf_check_accessor_bounds(gltf *g);
 /* Bytes of a buffer view, decoded when it is meshopt-compressed. */
 bool gltf_view_bytes(gltf *g, uint32_t view, const uint8_t **data);
 /* Whether every buffer the accessor's data comes from holds data (a buffer

@@ -361,6 +361,38 @@ const json_t *gltf_extension(const json_t *obj, const char *name) {
     return json_is_object(ext) ? ext : NULL;
 }
 
+static bool named(const char *const *known, const char *name) {
+    for (size_t i = 0; known != NULL && known[i] != NULL; i++)
+        if (strcmp(known[i], name) == 0)
+            return true;
+    return false;
+}
+
+bool gltf_extras_text(gltf *g, const json_t *obj, const char *const *known, char **out) {
+    *out = NULL;
+    const json_t *extras = json_object_get(obj, "extras");
+    const json_t *extensions = json_object_get(obj, "extensions");
+    json_t *kept = json_object();
+    json_t *text = json_object();
+    bool ok = kept != NULL && text != NULL;
+    const char *name;
+    json_t *value;
+    if (ok && json_is_object(extensions))
+        json_object_foreach((json_t *)extensions, name, value) {
+            if (!named(known, name))
+                ok = ok && json_object_set(kept, name, value) == 0;
+        }
+    if (ok && extras != NULL)
+        ok = json_object_set(text, "extras", (json_t *)extras) == 0;
+    if (ok && json_object_size(kept) > 0)
+        ok = json_object_set(text, "extensions", kept) == 0;
+    if (ok && json_object_size(text) > 0)
+        ok = (*out = json_dumps(text, JSON_COMPACT | JSON_SORT_KEYS)) != NULL;
+    json_decref(kept);
+    json_decref(text);
+    return ok || gltf_out_of_memory(g);
+}
+
 /* A copy of the glTF name, or "<prefix>_<index>" when it has none. */
 char *gltf_name(gltf *g, const json_t *obj, const char *prefix, size_t index) {
     const json_t *name = json_object_get(obj, "name");

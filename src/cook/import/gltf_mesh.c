@@ -537,6 +537,16 @@ static bool check_primitive(gltf *g, const json_t *prim, const char *jpath, prim
     if (info->attr[A_POSITION] < 0) {
         gltf_warning(g, "%s: no POSITION attribute; skipped", jpath);
         info->imported = false;
+    } else {
+        const gltf_accessor *position = &g->accessors[info->attr[A_POSITION]];
+        if (!position->has_min || !position->has_max) /* glTF-Validator: an error */
+            gltf_warning(g,
+                         "%s.attributes.POSITION: accessors[%lld] has no %s (glTF requires min "
+                         "and max on positions); kiln computes the bounds from the vertices",
+                         jpath, (long long)info->attr[A_POSITION],
+                         !position->has_min && !position->has_max ? "min and max"
+                         : position->has_min                      ? "max"
+                                                                  : "min");
     }
     if (info->imported && (info->attr[A_JOINTS0] >= 0) != (info->attr[A_WEIGHTS0] >= 0))
         gltf_warning(g, "%s: %s without %s; the skinning data is ignored", jpath,
@@ -745,7 +755,7 @@ static bool read_vertices(gltf *g, const prim_info *info, const char *jpath,
                          jpath, non_unit);
     }
     if (streams->tangents) {
-        uint32_t non_unit = 0;
+        uint32_t non_unit = 0, no_sign = 0, first_no_sign = 0;
         if (!read_attr(g, info, A_TANGENT, jpath, "TANGENT", &data))
             return false;
         for (uint32_t v = 0; data == NULL && v < n; v++) {
@@ -755,7 +765,9 @@ static bool read_vertices(gltf *g, const prim_info *info, const char *jpath,
         for (uint32_t v = 0; data != NULL && v < n; v++) {
             float *dst = mesh->tangents + 4 * (size_t)(base + v);
             const float *src = data + 4 * (size_t)v;
-            if (fabsf(fabsf(src[3]) - 1.0f) > 1e-3f) {
+            if (src[3] == 0.0f) { /* no handedness: repaired as +1, one warning below */
+                first_no_sign = no_sign++ == 0 ? v : first_no_sign;
+            } else if (fabsf(fabsf(src[3]) - 1.0f) > 1e-3f) {
                 gltf_error(g,
                            "%s.attributes.TANGENT: element %u has w = %g; w must be 1 or -1 "
                            "(the bitangent's sign)",
@@ -773,6 +785,12 @@ static bool read_vertices(gltf *g, const prim_info *info, const char *jpath,
             }
             dst[3] = src[3] < 0.0f ? -1.0f : 1.0f;
         }
+        if (no_sign > 0) /* glTF-Validator: ACCESSOR_INVALID_SIGN, an error */
+            gltf_warning(g,
+                         "%s.attributes.TANGENT: %u element%s (the first: %u) ha%s w = 0, not 1 "
+                         "or -1 (the bitangent's sign); repaired as 1",
+                         jpath, no_sign, no_sign == 1 ? "" : "s", first_no_sign,
+                         no_sign == 1 ? "s" : "ve");
         free(data);
         if (non_unit > 0)
             gltf_warning(g,
@@ -1133,7 +1151,7 @@ static bool build_mesh(gltf *g, size_t m, const json_t *obj, prim_info *prims, s
     memset(mesh, 0, sizeof *mesh);
     g->mesh_map[m] = (int32_t)out->mesh_count++;
     mesh->name = gltf_name(g, obj, "mesh", m);
-    if (mesh->name == NULL)
+    if (mesh->name == NULL || !gltf_extras_text(g, obj, NULL, &mesh->extras))
         return false;
     uint32_t nv = (uint32_t)vertices;
     mesh->vertex_count = nv;

@@ -456,7 +456,8 @@ bool gltf_import_scenes(gltf *g, ir_asset *out) {
         size_t count = json_array_size(nodes);
         scene->name = gltf_name(g, obj, "scene", s);
         scene->roots = malloc((count ? count : 1) * sizeof *scene->roots);
-        ok = scene->name != NULL && scene->roots != NULL;
+        ok = scene->name != NULL && scene->roots != NULL &&
+             gltf_extras_text(g, obj, NULL, &scene->extras);
         for (size_t k = 0; ok && k < count; k++) {
             /* Whatever gltf_check_scenes let through is used; the rest was reported. */
             json_int_t node = json_integer_value(json_array_get(nodes, k));

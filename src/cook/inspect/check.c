@@ -86,6 +86,33 @@ static bool check_metadata(checked_file *checked) {
     return true;
 }
 
+/* The XTRA chunk's table (container.md X1-X3), and each text a JSON object. */
+static bool check_extras(checked_file *checked) {
+    kiln_error error;
+    if (kiln_file_extras_check(&checked->file, &error) != KILN_OK) {
+        report_problem(checked, "%s", inspect_error_detail(&error, checked->path));
+        return true;
+    }
+    kiln_extras_object object;
+    uint32_t index;
+    size_t length;
+    const char *text;
+    for (uint32_t i = 0;
+         (text = kiln_file_extras_entry(&checked->file, i, &object, &index, &length)) != NULL;
+         i++) {
+        json_error_t bad;
+        json_t *parsed = json_loadb(text, length, 0, &bad);
+        if (!json_is_object(parsed)) {
+            char label[64];
+            inspect_extras_label(object, index, label, sizeof label);
+            report_problem(checked, "the extras of %s are not a JSON object: %s", label,
+                           parsed == NULL ? bad.text : "another JSON value");
+        }
+        json_decref(parsed);
+    }
+    return true;
+}
+
 /* Every entry's hash is its ref's, and its file exists next to the manifest. */
 static bool check_manifest_data(checked_file *checked) {
     kiln_error error;
@@ -304,11 +331,13 @@ static bool check_shader_data(checked_file *checked) {
 
 static const file_check_fn texture_checks[] = {check_texture};
 static const file_check_fn shader_checks[] = {check_container, check_shader_data, check_metadata};
-static const file_check_fn mesh_checks[] = {check_container, check_mesh_data, check_metadata};
+static const file_check_fn mesh_checks[] = {check_container, check_mesh_data, check_metadata,
+                                            check_extras};
 static const file_check_fn materials_checks[] = {check_container, check_materials_data,
-                                                 check_metadata};
+                                                 check_metadata, check_extras};
 static const file_check_fn manifest_checks[] = {check_container, check_manifest_data};
-static const file_check_fn scene_checks[] = {check_container, check_scene_data, check_metadata};
+static const file_check_fn scene_checks[] = {check_container, check_scene_data, check_metadata,
+                                             check_extras};
 static const file_check_fn anim_checks[] = {check_container, check_anim_data, check_metadata};
 
 static const struct {

@@ -65,6 +65,80 @@ static void read_source(const kiln_file *file, inspect_report *report) {
     json_decref(parsed);
 }
 
+static size_t append_item(char *out, size_t size, size_t used, const char *text);
+
+static const char *const slot_names[KILN_MATERIAL_SLOT_COUNT] = {
+    "base_color", "metallic_roughness", "normal", "occlusion", "emissive", "alpha"};
+
+void inspect_extras_label(kiln_extras_object object, uint32_t index, char *out, size_t size) {
+    switch (object) {
+    case KILN_EXTRAS_DOCUMENT:
+        snprintf(out, size, "document");
+        break;
+    case KILN_EXTRAS_ASSET:
+        snprintf(out, size, "asset");
+        break;
+    case KILN_EXTRAS_SCENE:
+        snprintf(out, size, "scene %" PRIu32, index);
+        break;
+    case KILN_EXTRAS_MESH:
+        snprintf(out, size, "mesh");
+        break;
+    case KILN_EXTRAS_MATERIAL:
+        snprintf(out, size, "material %" PRIu32, index);
+        break;
+    case KILN_EXTRAS_TEXTURE:
+        snprintf(out, size, "texture %" PRIu32 "/%s", index / KILN_MATERIAL_SLOT_COUNT,
+                 slot_names[index % KILN_MATERIAL_SLOT_COUNT]);
+        break;
+    default:
+        snprintf(out, size, "object %u %" PRIu32, (unsigned)object, index);
+        break;
+    }
+}
+
+/* The XTRA entries (container.md): each object's label with what it carries
+ * ("extras" and the unknown extensions' names), and all of them as JSON. */
+static void read_extras(const kiln_file *file, inspect_report *report) {
+    json_t *all = json_object();
+    size_t used = 0;
+    kiln_extras_object object;
+    uint32_t index;
+    size_t length;
+    const char *text;
+    for (uint32_t i = 0; (text = kiln_file_extras_entry(file, i, &object, &index, &length)) != NULL;
+         i++) {
+        char label[64], item[256];
+        inspect_extras_label(object, index, label, sizeof label);
+        json_t *parsed = json_loadb(text, length, 0, NULL);
+        size_t at = (size_t)snprintf(item, sizeof item, "%s (", label);
+        const char *separator = "";
+        if (json_object_get(parsed, "extras") != NULL) {
+            at += (size_t)snprintf(item + at, sizeof item - at, "extras");
+            separator = ", ";
+        }
+        const char *name;
+        json_t *value;
+        json_object_foreach(json_object_get(parsed, "extensions"), name, value) {
+            if (at < sizeof item)
+                at += (size_t)snprintf(item + at, sizeof item - at, "%s%s", separator,
+                                       cook_escaped(name));
+            separator = ", ";
+        }
+        if (at < sizeof item)
+            snprintf(item + at, sizeof item - at, ")");
+        if (used < sizeof report->extras)
+            used = append_item(report->extras, sizeof report->extras, used, item);
+        if (all != NULL && parsed != NULL)
+            json_object_set(all, label, parsed);
+        json_decref(parsed);
+        report->extras_count++;
+    }
+    if (all != NULL && report->extras_count > 0)
+        report->extras_json = json_dumps(all, JSON_COMPACT | JSON_PRESERVE_ORDER);
+    json_decref(all);
+}
+
 static void inspect_mesh(const char *full_path, inspect_report *report) {
     kiln_file file;
     kiln_error error;
@@ -82,6 +156,7 @@ static void inspect_mesh(const char *full_path, inspect_report *report) {
                    report->attribute_count * sizeof report->attributes[0]);
             summarize_mesh(&view, report);
             read_source(&file, report);
+            read_extras(&file, report);
         }
         kiln_file_close(&file);
     }
@@ -216,6 +291,7 @@ static void inspect_materials(const char *full_path, inspect_report *report) {
             }
             summarize_dropped(&file, &view, report);
             read_source(&file, report);
+            read_extras(&file, report);
         }
         kiln_file_close(&file);
     }
@@ -279,6 +355,8 @@ static void describe_entities(const kiln_scene_view *view, inspect_report *repor
 }
 
 void inspect_report_free(inspect_report *report) {
+    free(report->extras_json);
+    report->extras_json = NULL;
     for (uint32_t e = 0; e < report->entity_count; e++) {
         inspect_entity *entity = &report->entities[e];
         free(entity->name);
@@ -337,6 +415,7 @@ static void inspect_scene(const char *full_path, inspect_report *report) {
             for (uint32_t s = 0; s < view.skin_count && s < INSPECT_MAX_SKINS; s++)
                 summarize_skin(&view, s, &report->skins[s]);
             read_source(&file, report);
+            read_extras(&file, report);
         }
         free(reached);
         kiln_file_close(&file);
@@ -393,6 +472,7 @@ static void inspect_anim(const char *full_path, inspect_report *report) {
                 }
             }
             read_source(&file, report);
+            read_extras(&file, report);
         }
         kiln_file_close(&file);
     }

@@ -62,6 +62,9 @@ bool inspect_ktx2_bytes(const uint8_t *data, size_t size, const char *name, kiln
 /* The runtime's message without the "<file>: " it starts with, for printing
  * after "<path>: error: ". */
 const char *inspect_error_detail(const kiln_error *error, const char *path);
+/* An XTRA entry's object for people: "mesh", "material 2",
+ * "texture 2/normal", "scene 0", "asset", "document". */
+void inspect_extras_label(kiln_extras_object object, uint32_t index, char *out, size_t size);
 
 /* ---------------------------------------------------------------------------
  * One cooked file checked (check.c)
@@ -261,6 +264,12 @@ typedef struct inspect_report {
     /* KILN_PACK_ANIM: the file's counts, then per clip. */
     kiln_anim_desc anim;
     inspect_clip clips[INSPECT_MAX_CLIPS];
+    /* The XTRA chunk: "material 0 (extras, EXT_x), ..." as fits, and every
+     * entry as a JSON object {label: its JSON} (NULL without extras; freed
+     * by inspect_report_free). */
+    uint32_t extras_count;
+    char extras[512];
+    char *extras_json;
 } inspect_report;
 
 /* Fills *report (zeroed first) for the cooked file at full_path, of `kind`

@@ -42,6 +42,7 @@ static void fill_descriptor(const ir_mesh *mesh, const encoded_vertices *vertice
     desc->submesh_count = mesh->submesh_count;
     desc->attribute_count = vertices->attribute_count;
     desc->vertex_stride = vertices->stride;
+    desc->flags = vertices->streams ? KILN_MESH_FLAG_STREAMS : 0;
     desc->material_count = material_count;
     /* Bounds of level 0: every level lies within it. */
     uint32_t level0_count = 0;
@@ -194,6 +195,10 @@ bool write_kmesh(const cook_context *ctx, const ir_mesh *mesh, const encoded_ver
             container_add_chunk(&writer, KILN_CHUNK_MESH_MORPH_NAMES, target_names.data,
                                 target_names.size);
         container_add_chunk(&writer, KILN_CHUNK_META, meta.data, meta.size);
+        extras_table extras = {0};
+        extras_table_add(&extras, KILN_EXTRAS_MESH, 0, mesh->extras);
+        ok = extras_table_chunk(&extras, &writer);
+        extras_table_free(&extras);
         container_add_chunk_borrowed(&writer, KILN_CHUNK_MESH_VERTICES, vertices->data,
                                      vertices->size);
         container_set_filter(&writer, KILN_CHUNK_FILTER_MESHOPT_VERTEX, desc.vertex_stride);
@@ -215,7 +220,10 @@ bool write_kmesh(const cook_context *ctx, const ir_mesh *mesh, const encoded_ver
             /* f32x3 per vertex: the vertex codec's byte columns suit them */
             container_set_filter(&writer, KILN_CHUNK_FILTER_MESHOPT_VERTEX, 12);
         }
-        ok = container_finish(&writer, out);
+        if (ok)
+            ok = container_finish(&writer, out);
+        else
+            container_abandon(&writer);
     }
     free(indices);
     free(submeshes);

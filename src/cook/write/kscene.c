@@ -386,6 +386,18 @@ static bool finish_container(const cook_context *ctx, const ir_asset *asset,
     container_add_chunk(&writer, KILN_CHUNK_SCENE_JOINTS, t->joints.data, t->joints.size);
     if (t->links != NULL)
         container_add_chunk(&writer, KILN_CHUNK_SCENE_LINKS, t->links, n * sizeof *t->links);
+    /* The source's extras: the file, its asset object, each scene. */
+    extras_table extras = {0};
+    extras_table_add(&extras, KILN_EXTRAS_DOCUMENT, 0, asset->document_extras);
+    extras_table_add(&extras, KILN_EXTRAS_ASSET, 0, asset->asset_extras);
+    for (uint32_t s = 0; s < asset->scene_count && s < desc->scene_count; s++)
+        extras_table_add(&extras, KILN_EXTRAS_SCENE, s, asset->scenes[s].extras);
+    bool ok = extras_table_chunk(&extras, &writer);
+    extras_table_free(&extras);
+    if (!ok) {
+        container_abandon(&writer);
+        return false;
+    }
     return container_finish(&writer, out);
 }
 

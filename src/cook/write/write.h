@@ -3,6 +3,7 @@
  *
  *   container.c  kiln's container (docs/formats/container.md)
  *   metadata.c   the META chunk's provenance JSON
+ *   extras.c     the XTRA chunk: the source's extras per object
  *   kmesh.c      .kmesh          kmat.c     .kmat
  *   kscene.c     .kscene         kanim.c    .kanim
  *   kshader.c, kshader.h  .kshader (a header of its own, for the shader driver)
@@ -65,6 +66,18 @@ typedef struct chunk_encoding {
  * without Zstd; true with *out when one is smaller than `size` bytes. */
 bool chunk_encode(const uint8_t *data, size_t size, uint32_t filter, uint32_t element,
                   cook_container_compress compress, chunk_encoding *out);
+
+/* The XTRA chunk (extras.c): add entries in increasing (object, index)
+ * order (NULL or empty texts are skipped), then write the chunk, none when
+ * empty. False when out of memory. */
+typedef struct extras_table {
+    bytebuf entries; /* kiln_extras_entry, offsets into texts */
+    bytebuf texts;
+} extras_table;
+void extras_table_add(extras_table *table, kiln_extras_object object, uint32_t index,
+                      const char *text);
+bool extras_table_chunk(extras_table *table, container_writer *writer);
+void extras_table_free(extras_table *table);
 
 /* The provenance JSON of the META chunk. */
 void write_metadata_json(const cook_context *ctx, const char *importer, bytebuf *out);
