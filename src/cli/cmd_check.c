@@ -272,9 +272,10 @@ static size_t check_materials_cross(check_report *report, const char *output,
     kiln_file manifest_file = {0};
     kiln_manifest_view manifest = {0};
     kiln_error error;
-    bool have_manifest = manifest_path != NULL &&
-                         kiln_file_map_expanded(&manifest_file, manifest_path, 0, &error) == KILN_OK &&
-                         kiln_manifest_view_get(&manifest_file, &manifest, &error) == KILN_OK;
+    bool have_manifest =
+        manifest_path != NULL &&
+        kiln_file_map_expanded(&manifest_file, manifest_path, 0, &error) == KILN_OK &&
+        kiln_manifest_view_get(&manifest_file, &manifest, &error) == KILN_OK;
     material_table *tables = calloc(files->count ? files->count : 1, sizeof *tables);
     size_t table_count = 0, problems = 0;
     if (tables == NULL) {
