@@ -27,8 +27,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench_lod.h"
 #include "bench_util.h"
-#include "cook/drivers/drivers.h"
 #include "cook/process/meshlet_build.h"
 #include "kiln/kiln.h"
 
@@ -211,40 +211,6 @@ static void measure(const built *b, const float *positions, size_t vertex_count,
     free(bounds);
 }
 
-/* ---------------------------------------------------------------------------
- * Sources
- * ------------------------------------------------------------------------- */
-
-static ir_asset import_source(const char *path, cook_settings *settings) {
-    char input_root[4096], reason[512], ref[1024];
-    const char *source_path = bench_split_path(path, input_root, sizeof input_root);
-    const cook_importer *importer = cook_registry_match(source_path);
-    if (importer == NULL || kiln_ref_canonicalize(source_path, ref, sizeof ref) != KILN_OK)
-        bench_die("no importer claims '%s'", path);
-    uint8_t *source = NULL;
-    size_t size = 0;
-    if (!cook_read_file(path, SOURCE_MAX_BYTES, &source, &size, reason, sizeof reason))
-        bench_die("%s: %s", path, reason);
-    cook_diag diag = {0};
-    cook_context ctx = {.input_root = input_root,
-                        .source_path = source_path,
-                        .ref = ref,
-                        .settings = settings,
-                        .diag = &diag,
-                        .source = source,
-                        .source_size = size};
-    ir_asset asset;
-    memset(&asset, 0, sizeof asset);
-    if (!importer->import(&ctx, &asset) || diag.errors) {
-        fwrite(diag.text.data, 1, diag.text.size, stderr);
-        bench_die("importing '%s' failed", path);
-    }
-    strlist_free(&ctx.dependencies);
-    diag_free(&diag);
-    free(source);
-    return asset;
-}
-
 static int compare_double(const void *a, const void *b) {
     double x = *(const double *)a, y = *(const double *)b;
     return (x > y) - (x < y);
@@ -276,7 +242,7 @@ int main(int argc, char **argv) {
         cook_settings settings;
         cook_settings_default(&settings);
         settings.threads = 1;
-        ir_asset asset = import_source(argv[a], &settings);
+        ir_asset asset = bench_lod_import(argv[a], &settings);
         totals mo = {0}, ki = {0};
         double *times = malloc(2 * (size_t)rounds * sizeof *times);
         if (times == NULL)
