@@ -445,7 +445,8 @@ bool render_frame_with(vk_context *vk, const render_program programs_in[2], cons
     if (ok)
         frame_data_layout(vk, items, list->count, options->meshlet_programs != NULL, offsets,
                           &layout);
-    /* With a morph cache the frame's own Morphs buffer is a stub. */
+    /* With a morph cache, the cache's buffer is the one bound as Morphs, so
+     * the frame's own is made at the 64-byte minimum and left unused. */
     morph_cache *cache = options->morphs;
     frame_layout own = layout;
     if (cache != NULL)
