@@ -112,15 +112,17 @@ enum { HOW_EXITED = 0, HOW_SIGNALED = 1, HOW_NOT_STARTED = 2 };
 #define CHILD_EXIT_NO_MEMORY 122
 #define CHILD_EXIT_WRITE 123
 
-#if defined(__SANITIZE_ADDRESS__)
-#define ISOLATE_UNDER_ASAN 1
+/* AddressSanitizer and ThreadSanitizer reserve terabytes of address space
+ * for their shadow and allocator: under them RLIMIT_AS is left alone. */
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define ISOLATE_UNDER_SANITIZER 1
 #elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define ISOLATE_UNDER_ASAN 1
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define ISOLATE_UNDER_SANITIZER 1
 #endif
 #endif
-#ifndef ISOLATE_UNDER_ASAN
-#define ISOLATE_UNDER_ASAN 0
+#ifndef ISOLATE_UNDER_SANITIZER
+#define ISOLATE_UNDER_SANITIZER 0
 #endif
 
 /* ---------------------------------------------------------------------------
@@ -322,7 +324,7 @@ __attribute__((noreturn)) static void run_child(int control_fd, int result_fd, p
     set_limit(RLIMIT_CORE, 0, 0);
     if (cpu_seconds > 0) /* SIGXCPU at the soft limit, SIGKILL a second later */
         set_limit(RLIMIT_CPU, cpu_seconds, (rlim_t)cpu_seconds + 1);
-    if (memory_bytes > 0 && !ISOLATE_UNDER_ASAN)
+    if (memory_bytes > 0 && !ISOLATE_UNDER_SANITIZER)
         set_limit(RLIMIT_AS, (rlim_t)memory_bytes, (rlim_t)memory_bytes);
     const isolate_job *job = isolate_find_job(name);
     if (job == NULL)
@@ -402,7 +404,7 @@ static int run_here(const isolate_job *job, int control_fd, int result_fd, const
         rlim_t used = (rlim_t)(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + 1;
         set_soft_limit(RLIMIT_CPU, used + cpu_seconds);
     }
-    if (memory_bytes > 0 && !ISOLATE_UNDER_ASAN)
+    if (memory_bytes > 0 && !ISOLATE_UNDER_SANITIZER)
         set_soft_limit(RLIMIT_AS, (rlim_t)memory_bytes);
     /* A job that sleeps uses no CPU: if kiln is gone and cannot kill it,
      * this ends it. */
