@@ -6,6 +6,8 @@
  *   cmd_*.c      one file per command (build, info, check, init, pack, clean, pose,
  *                watch, extract, report, mv); source_settings.c: one source's
  *                settings and where they come from (init --sidecar, info --settings)
+ *   watch*.c     the parts of `kiln watch` (watch.h): its events, rounds and
+ *                cook server
  *   report_*.c   the HTML build report (report.h)
  *   progress.c   the terminal's build_progress (the engine is build/build.h), how
  *                diagnostics name sources

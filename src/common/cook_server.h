@@ -30,8 +30,9 @@
  *                             and has seen every change since), without a
  *                             build when nothing changed, so a development
  *                             runtime asks it before it first reads a file
- *   reply    SAME <ref>\n     yes: no change waits for a round, and no source
- *                             producing <ref> failed its last cook
+ *   reply    SAME <ref>\n     yes: no change seen since the last round touched
+ *                             the files its sources read, and none of them
+ *                             failed its last cook
  *            OK <ref>\n       changes were waiting (a save not cooked yet):
  *                             their round ran first, the manifest is written
  *                             again; read the manifest, then the file
@@ -44,7 +45,11 @@
  * bytes; a longer request gets an ERR reply and the rest of its line is
  * discarded. A request is handled before the changes the watch has queued
  * (it cooks only the sources that produce <ref>, and only when they are
- * missing or stale); a reply comes after the manifest is written.
+ * missing or stale); a reply comes after the manifest is written. While a
+ * round cooks, a request whose sources the last published round left up to
+ * date is answered at once from it; any other waits for the round to
+ * publish (and, if the round did not cover it, for a focused round of its
+ * own). A client's replies come in the order of its requests.
  */
 #ifndef KILN_COMMON_COOK_SERVER_H
 #define KILN_COMMON_COOK_SERVER_H
