@@ -4,6 +4,7 @@
  */
 #include "cli/watch_served.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,6 +34,7 @@ void served_free(served_set *set) {
     for (size_t i = 0; i < set->count; i++)
         source_free(&set->items[i]);
     free(set->items);
+    free(set->keys);
     *set = (served_set){0};
 }
 
@@ -125,11 +127,55 @@ static int compare_sources(const void *a, const void *b) {
     return strcmp(((const served_source *)a)->source, ((const served_source *)b)->source);
 }
 
-static served_source *find_source(const served_set *set, const char *source) {
+/* Source `source` among the first `count` items (sorted), or NULL. */
+static served_source *find_among(served_source *items, size_t count, const char *source) {
     served_source key = {.source = (char *)source};
-    return set->count == 0
-               ? NULL
-               : bsearch(&key, set->items, set->count, sizeof *set->items, compare_sources);
+    return count == 0 ? NULL : bsearch(&key, items, count, sizeof *items, compare_sources);
+}
+
+static served_source *find_source(const served_set *set, const char *source) {
+    return find_among(set->items, set->count, source);
+}
+
+static int compare_keys(const void *a, const void *b) {
+    const served_key *x = a, *y = b;
+    int order = strcmp(x->text, y->text);
+    return order != 0 ? order : (x->source > y->source) - (x->source < y->source);
+}
+
+static size_t add_keys(served_key *keys, size_t at, const strlist *names, size_t source) {
+    for (size_t i = 0; i < names->count; i++)
+        keys[at++] = (served_key){names->items[i], source};
+    return at;
+}
+
+/* Every source's names, sorted (served_set.keys); none when out of memory. */
+static void build_index(served_set *set) {
+    free(set->keys);
+    set->keys = NULL;
+    set->key_count = 0;
+    size_t count = 0;
+    for (size_t i = 0; i < set->count; i++) {
+        const served_source *s = &set->items[i];
+        count += 2 + s->refs.count + s->paths.count + s->outputs.count + s->dependencies.count;
+    }
+    served_key *keys = count > 0 ? malloc(count * sizeof *keys) : NULL;
+    if (keys == NULL)
+        return;
+    size_t at = 0;
+    for (size_t i = 0; i < set->count; i++) {
+        const served_source *s = &set->items[i];
+        keys[at++] = (served_key){s->source, i};
+        if (s->own_ref != NULL)
+            keys[at++] = (served_key){s->own_ref, i};
+        at = add_keys(keys, at, &s->refs, i);
+        at = add_keys(keys, at, &s->paths, i);
+        at = add_keys(keys, at, &s->outputs, i);
+        at = add_keys(keys, at, &s->dependencies, i);
+    }
+    qsort(keys, at, sizeof *keys, compare_keys);
+    set->keys = keys;
+    set->key_count = at;
 }
 
 void served_merge(served_set *into, served_set *round, bool whole) {
@@ -137,11 +183,12 @@ void served_merge(served_set *into, served_set *round, bool whole) {
         served_free(into);
         *into = *round;
         *round = (served_set){0};
+        build_index(into);
         return;
     }
-    bool added = false;
+    size_t sorted = into->count; /* those added after it are not yet */
     for (size_t i = 0; i < round->count; i++) {
-        served_source *old = find_source(into, round->items[i].source);
+        served_source *old = find_among(into->items, sorted, round->items[i].source);
         if (old != NULL) {
             source_free(old);
             *old = round->items[i];
@@ -157,12 +204,12 @@ void served_merge(served_set *into, served_set *round, bool whole) {
         }
         into->items = grown;
         into->items[into->count++] = round->items[i];
-        added = true;
     }
-    if (added)
+    if (into->count > sorted)
         qsort(into->items, into->count, sizeof *into->items, compare_sources);
-    free(round->items);
-    *round = (served_set){0};
+    round->count = 0; /* its sources were moved: only its arrays are left */
+    served_free(round);
+    build_index(into);
 }
 
 /* ---------------------------------------------------------------------------
@@ -240,6 +287,54 @@ static bool produces(const served_source *s, const char *ref) {
            strlist_contains(&s->outputs, ref) || strlist_contains(&s->dependencies, ref);
 }
 
+/* The sources producing a ref, in the set's order: through the index, or,
+ * without one (or with `all`: every source of a focused round's set), by
+ * reading them all. */
+typedef struct producer_walk {
+    const served_set *set;
+    const char *ref;
+    bool scan, all;
+    size_t at, end, last;
+} producer_walk;
+
+static producer_walk walk_producers(const served_set *set, const char *ref, bool all) {
+    producer_walk walk = {.set = set, .ref = ref, .all = all, .last = SIZE_MAX};
+    if (all || set->keys == NULL) {
+        walk.scan = true;
+        walk.end = set->count;
+        return walk;
+    }
+    size_t low = 0, high = set->key_count; /* the first key not before ref */
+    while (low < high) {
+        size_t middle = low + (high - low) / 2;
+        if (strcmp(set->keys[middle].text, ref) < 0)
+            low = middle + 1;
+        else
+            high = middle;
+    }
+    walk.at = walk.end = low;
+    while (walk.end < set->key_count && strcmp(set->keys[walk.end].text, ref) == 0)
+        walk.end++;
+    return walk;
+}
+
+static const served_source *next_producer(producer_walk *walk) {
+    while (walk->at < walk->end) {
+        if (walk->scan) {
+            const served_source *s = &walk->set->items[walk->at++];
+            if (walk->all || produces(s, walk->ref))
+                return s;
+            continue;
+        }
+        size_t source = walk->set->keys[walk->at++].source;
+        if (source != walk->last) { /* a source may answer to the name twice */
+            walk->last = source;
+            return &walk->set->items[source];
+        }
+    }
+    return NULL;
+}
+
 static bool outputs_on_disk(const served_source *s, const char *output) {
     for (size_t i = 0; i < s->outputs.count; i++) {
         char path[4096];
@@ -269,10 +364,8 @@ static bool source_fresh(const served_source *s, const watch_changes *changes, s
 served_state served_check(const served_set *set, const char *ref, const watch_changes *changes,
                           size_t change_count, const char *output, bool drafts_stale) {
     served_state state = SERVED_UNKNOWN;
-    for (size_t i = 0; i < set->count && state != SERVED_STALE; i++) {
-        const served_source *s = &set->items[i];
-        if (!produces(s, ref))
-            continue;
+    producer_walk walk = walk_producers(set, ref, false);
+    for (const served_source *s; state != SERVED_STALE && (s = next_producer(&walk)) != NULL;) {
         bool fresh = source_fresh(s, changes, change_count, output, drafts_stale);
         /* A file a model reads is answered with the model's file. */
         const served_source *model = s->through ? find_source(set, s->through) : NULL;
@@ -318,9 +411,9 @@ static const char *own_file(const served_source *s) {
 bool served_answer(const served_set *set, const char *ref, bool all_produce, char *text,
                    size_t size) {
     const char *path = NULL;
-    for (size_t i = 0; i < set->count && path == NULL; i++) {
-        const served_source *s = &set->items[i];
-        if (s->status == ASSET_FAILED || (!all_produce && !produces(s, ref)))
+    producer_walk walk = walk_producers(set, ref, all_produce);
+    for (const served_source *s; path == NULL && (s = next_producer(&walk)) != NULL;) {
+        if (s->status == ASSET_FAILED)
             continue;
         for (size_t e = 0; e < s->refs.count && path == NULL; e++) {
             if (strcmp(s->refs.items[e], ref) == 0 || strcmp(s->paths.items[e], ref) == 0)
@@ -328,10 +421,8 @@ bool served_answer(const served_set *set, const char *ref, bool all_produce, cha
         }
     }
     const served_source *failed = NULL;
-    for (size_t i = 0; i < set->count && path == NULL; i++) {
-        const served_source *s = &set->items[i];
-        if (!all_produce && !produces(s, ref))
-            continue;
+    walk = walk_producers(set, ref, all_produce);
+    for (const served_source *s; path == NULL && (s = next_producer(&walk)) != NULL;) {
         if (s->status == ASSET_FAILED && failed == NULL)
             failed = s;
         if (strcmp(s->source, ref) != 0)

@@ -31,10 +31,22 @@ typedef struct served_source {
     strlist absent;       /* paths it looked for and did not find */
 } served_source;
 
+/* A name a source answers to (its path, own ref, a manifest ref or path, an
+ * output or a file it read) and the source's index. */
+typedef struct served_key {
+    const char *text; /* the source's own string */
+    size_t source;
+} served_key;
+
 typedef struct served_set {
     served_source *items; /* sorted by source */
     size_t count;
     size_t cap;
+    /* Every source's names, sorted (text, then source), so that a request
+     * finds its sources without reading them all; built by served_merge.
+     * NULL (none built, or out of memory): every source is read. */
+    served_key *keys;
+    size_t key_count;
 } served_set;
 
 /* The sources `run` checked (every planned one, or a focused build's
@@ -42,7 +54,8 @@ typedef struct served_set {
  * then left empty). */
 bool served_take(const build_run *run, served_set *set);
 /* Moves what `round` holds into `into`: all of it replaces `into` for a whole
- * round; a focused round's sources replace theirs. `round` is left empty. */
+ * round; a focused round's sources replace theirs. `round` is left empty,
+ * `into` indexed (keys). */
 void served_merge(served_set *into, served_set *round, bool whole);
 void served_free(served_set *set);
 

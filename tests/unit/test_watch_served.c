@@ -73,7 +73,10 @@ static served_set project(void) {
                            "wall.ktx2"};
     for (size_t i = 0; i < 4; i++)
         touch_output(files[i]);
-    return set;
+    served_set indexed = {0};
+    served_merge(&indexed, &set, true); /* as a round's sources become the published ones */
+    assert_non_null(indexed.keys);
+    return indexed;
 }
 
 static served_state check_after(const served_set *set, const char *ref, const char *changed) {
@@ -130,9 +133,18 @@ static void assert_answer(const served_set *set, const char *ref, bool ok, const
     assert_string_equal(text, expected);
 }
 
-static void test_cook_answers(void **unused) {
-    (void)unused;
+/* The same answers through the index and by reading every source (what is
+ * left when the index could not be built). */
+static void cook_answers(bool indexed) {
     served_set set = project();
+    if (!indexed) {
+        free(set.keys);
+        set.keys = NULL;
+        set.key_count = 0;
+    }
+    assert_int_equal(check_after(&set, "props/crate.png", "props/crate.mtl"), SERVED_STALE);
+    assert_int_equal(check_after(&set, "wall", NULL), SERVED_FRESH);
+    assert_int_equal(check_after(&set, "wall.ktx", NULL), SERVED_UNKNOWN);
     assert_answer(&set, "props/crate", true, "props/crate.kmesh");
     assert_answer(&set, "props/crate/material_0", true, "props/crate.kmat");
     assert_answer(&set, "props/crate.obj", true, "props/crate.kmesh");
@@ -151,6 +163,12 @@ static void test_cook_answers(void **unused) {
     assert_null(served_failure(&set, "props/barrelx"));
     assert_null(served_failure(&set, "props/crate"));
     served_free(&set);
+}
+
+static void test_cook_answers(void **unused) {
+    (void)unused;
+    cook_answers(true);
+    cook_answers(false);
 }
 
 static void test_merge(void **unused) {
