@@ -28,6 +28,7 @@
 #include "overlay.h"
 #include "pipeline.h"
 #include "render.h"
+#include "texture_view.h"
 
 static void transform(const float m[16], const float p[3], float out[4]) {
     for (int row = 0; row < 4; row++)
@@ -628,6 +629,39 @@ static void test_astc_hdr_blocks_decode_to_half_floats(void **state) {
     astc_decoder_close(decoder);
 }
 
+static void test_texture_rect_fits_and_centres(void **state) {
+    (void)state;
+    float rect[4];
+    /* 8x8 into 256x192: scaled by 24 to 192x192, 32 pixels either side. */
+    texture_rect(8, 8, 256, 192, rect);
+    assert_float_equal(rect[0], -0.75f, 1e-6f);
+    assert_float_equal(rect[1], -1.0f, 1e-6f);
+    assert_float_equal(rect[2], 0.75f, 1e-6f);
+    assert_float_equal(rect[3], 1.0f, 1e-6f);
+    /* 64x16 into 100x100: the width fits, a quarter of the height is used. */
+    texture_rect(64, 16, 100, 100, rect);
+    assert_float_equal(rect[0], -1.0f, 1e-6f);
+    assert_float_equal(rect[1], -0.25f, 1e-6f);
+    assert_float_equal(rect[3], 0.25f, 1e-6f);
+}
+
+static void test_texture_program_follows_the_shape(void **state) {
+    (void)state;
+    kiln_ktx2_view flat = {.width = 4, .height = 4, .faces = 1, .levels = 1};
+    kiln_ktx2_view array = flat, cube = flat, cube_array = flat, volume = flat;
+    array.layers = 3;
+    cube.faces = 6;
+    cube_array.faces = 6;
+    cube_array.layers = 2;
+    volume.depth = 4;
+    assert_int_equal(texture_program_of(&flat), TEXTURE_PROGRAM_2D);
+    assert_int_equal(texture_program_of(&array), TEXTURE_PROGRAM_2D);
+    assert_int_equal(texture_program_of(&cube), TEXTURE_PROGRAM_CUBE);
+    assert_int_equal(texture_program_of(&cube_array), TEXTURE_PROGRAM_CUBE);
+    assert_int_equal(texture_program_of(&volume), TEXTURE_PROGRAM_VOLUME);
+    assert_string_equal(texture_program_refs[TEXTURE_PROGRAM_CUBE], "kiln-view/texture?CUBE=1");
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_multiply_applies_the_right_matrix_first),
@@ -649,6 +683,8 @@ int main(void) {
         cmocka_unit_test(test_astc_formats_give_their_block_sizes),
         cmocka_unit_test(test_astc_decodes_blocks_in_place),
         cmocka_unit_test(test_astc_hdr_blocks_decode_to_half_floats),
+        cmocka_unit_test(test_texture_rect_fits_and_centres),
+        cmocka_unit_test(test_texture_program_follows_the_shape),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
