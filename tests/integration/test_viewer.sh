@@ -11,8 +11,8 @@
 # target's displacement; the level
 # of detail chosen by screen size or forced, the meshlet tint, the meshlets'
 # bounding spheres outlined; texture refs drawn as sampled (HDR as ASTC
-# HDR, BC6H and RGBA16F, an ASTC cubemap by view direction, an ASTC array's
-# layers and mips, a 3D LUT's slices). Then corpus
+# HDR, BC6H and RGBA16F; R8, BC3, BC4, BC5, ASTC 8x8; an ASTC cubemap by view
+# direction, an ASTC array's layers and mips, a 3D LUT's slices). Then corpus
 # models render with a plausible silhouette (the Fox at two times with
 # different ones), and bad command lines fail with one line naming the problem. Without Vulkan, lavapipe or the
 # validation layer (installed here with apt-get when missing and root),
@@ -242,6 +242,15 @@ texture_view() {
 }
 for hdr in hdr_astc hdr_bc6h hdr_float; do
     texture_view "$hdr" "$hdr" "$hdr.png" 256 192 0 0 0
+done
+# The other formats kiln writes reach the GPU as they are (ASTC 8x8 decoded),
+# single channels shown grey, a BC5 normal map's two channels as red and green.
+for want in fmt_r8.r:r8_unorm fmt_bc4.r:bc4_unorm fmt_bc5.n:bc5_unorm fmt_bc3:bc3_srgb \
+    fmt_astc8:astc_8x8_srgb; do
+    name=${want%%:*}
+    check "$name is cooked as ${want#*:}" grep -q "${want#*:}" \
+        <("$KILN" info "$SCRATCH/synthetic/out/$name.ktx2" 2>&1)
+    texture_view "$name" "$name" "$name.png" 128 96 0 0 0
 done
 for orbit in 0,0 90,0 180,0 -90,0 0,89 0,-89 45,30 -135,-40; do
     texture_view sky sky "sky_${orbit/,/_}.png" 128 96 0 "${orbit%,*}" "${orbit#*,}"

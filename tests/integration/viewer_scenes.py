@@ -436,6 +436,18 @@ ARRAY_SIZE = 16
 LUT_SIZE = 2
 
 
+# The other block and plain formats a texture ref can hold, each with its
+# quadrants (sRGB bytes for colour, linear for the rest), whole blocks each:
+# name -> (size, quadrant colours, what the sampler returns from a texel).
+FORMAT_TEXTURES = {
+    "fmt_r8.r": (8, [(0, 0, 0), (255, 255, 255), (255, 255, 255), (0, 0, 0)], "grey"),
+    "fmt_bc4.r": (8, [(0, 0, 0), (255, 255, 255), (255, 255, 255), (0, 0, 0)], "grey"),
+    "fmt_bc5.n": (8, [(255, 128, 128), (128, 255, 128), (128, 128, 255), (0, 128, 128)], "rg"),
+    "fmt_bc3": (8, EXACT, "srgb"),
+    "fmt_astc8": (16, EXACT, "srgb"),
+}
+
+
 def quadrants(size, colors):
     half = size // 2
     return [[colors[(2 if y >= half else 0) + (1 if x >= half else 0)] for x in range(size)]
@@ -453,6 +465,9 @@ def texture_scenes(dirname):
     for i, colors in enumerate(ARRAY_LAYERS):
         rows = [[c for rgb in row for c in rgb + (255,)] for row in quadrants(ARRAY_SIZE, colors)]
         png_write(os.path.join(dirname, "layers.array", "%d.png" % i), ARRAY_SIZE, ARRAY_SIZE, rows)
+    for name, (size, colors, _) in FORMAT_TEXTURES.items():
+        rows = [[c for rgb in row for c in rgb + (255,)] for row in quadrants(size, colors)]
+        png_write(os.path.join(dirname, name + ".png"), size, size, rows)
     with open(os.path.join(dirname, "grade.lut.cube"), "w") as f:
         f.write("LUT_3D_SIZE %d\n" % LUT_SIZE)
         for b in range(LUT_SIZE):
@@ -492,7 +507,10 @@ def make(dirname):
                 '  - match: "hdr_astc*"\n    texture.compress: true\n    texture.target: mobile\n'
                 '  - match: "hdr_bc6h*"\n    texture.compress: true\n'
                 '  - match: "sky.env"\n    texture.compress: true\n    texture.format: astc-4x4\n'
-                '  - match: "layers.array"\n    texture.compress: true\n    texture.format: astc-4x4\n')
+                '  - match: "layers.array"\n    texture.compress: true\n    texture.format: astc-4x4\n'
+                '  - match: "fmt_bc*"\n    texture.compress: true\n'
+                '  - match: "fmt_bc3*"\n    texture.format: bc3\n'
+                '  - match: "fmt_astc8*"\n    texture.compress: true\n    texture.format: astc-8x8\n')
 
 
 # ---- the camera of docs/viewer.md, and the checks ------------------------------
@@ -766,6 +784,12 @@ def check_texture(name, png, w, h, layer, yaw, pitch):
         grid = [[tuple(srgb_decode(c) for c in rgb) for rgb in row]
                 for row in quadrants(ARRAY_SIZE, ARRAY_LAYERS[layer])]
         check_flat_texture(rows, w, h, grid, 1 if w >= ARRAY_SIZE else 3, inner)
+    elif name in FORMAT_TEXTURES:
+        size, colors, reads = FORMAT_TEXTURES[name]
+        decode = {"grey": lambda c: (c[0] / 255,) * 3, "rg": lambda c: (c[0] / 255, c[1] / 255, 0.0),
+                  "srgb": lambda c: tuple(srgb_decode(v) for v in c)}[reads]
+        grid = [[decode(rgb) for rgb in row] for row in quadrants(size, colors)]
+        check_flat_texture(rows, w, h, grid, 1, inner)
     elif name == "lut":
         # Texel (x, y) of slice z holds (x, y, z) / (size - 1): red across,
         # green down, the slice's blue; every point filtered from its neighbours.
