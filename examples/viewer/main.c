@@ -5,10 +5,12 @@
  *   kiln-view OUTPUT [REF] [--size WxH] [--frames N] [--screenshot OUT.png]
  *   kiln-view OUTPUT [REF] --headless --render OUT.png --size WxH [--live]
  *   (either with [--orbit YAW,PITCH] [--time T] [--clip NAME] [--lod N]
- *   [--meshlets] [--stats] [--validate] [--shaders DIR])
+ *   [--meshlets] [--meshlet-bounds] [--layer L] [--stats] [--validate]
+ *   [--shaders DIR])
  *
  * OUTPUT is a cooked folder (holding assets.kman) or a .kpak; REF a model's
- * ref (its scene is drawn when it has one), a scene's or a mesh's; without
+ * ref (its scene is drawn when it has one), a scene's or a mesh's, or a
+ * texture's (shown as sampled, its layer --layer: texture_view.h); without
  * it, the output's first scene (by ref), else its first mesh. --time and
  * --clip pose a model's scene with a clip of its animations (skins and morph
  * weights follow; without them morph targets take their default weights).
