@@ -2,10 +2,12 @@
  * gpu_assets.h — the engine side of libkiln's asset manager: its upload
  * callbacks make Vulkan buffers straight from a mesh's cooked vertex and
  * index bytes and Vulkan images from a texture's KTX2 levels, in the format
- * they were cooked to (BCn as it is). ASTC the device cannot sample is
- * decoded to RGBA8 first (astc_decode.h). Another texture the device cannot
- * sample (its format, a cubemap) loads without an image: a warning names it
- * and the renderer draws white in its place.
+ * they were cooked to (BCn as it is), every level, layer and face: a
+ * cubemap is a cube-compatible image of 6 layers per cube, a 3D texture a 3D
+ * image. ASTC the device cannot sample is decoded first (astc_decode.h: LDR
+ * to RGBA8, HDR to RGBA16F). Another texture the device cannot sample (BC
+ * without BC support) loads without an image: a warning names it and the
+ * renderer draws white in its place.
  */
 #ifndef KILN_VIEW_GPU_ASSETS_H
 #define KILN_VIEW_GPU_ASSETS_H
@@ -14,7 +16,9 @@
 #include "vk_context.h"
 
 typedef struct gpu_texture {
-    vk_image image;
+    vk_image image;  /* its view: level 0 up, of layer 0 (2D) or of the volume (3D) */
+    VkFormat format; /* what the image holds (a decoded ASTC texture: RGBA8 or RGBA16F) */
+    vkc_shape shape; /* layers counts faces: 6 per cube */
 } gpu_texture;
 
 /* The callbacks' user data: the device. */

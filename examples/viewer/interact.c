@@ -15,6 +15,13 @@
 
 /* The clips, printed once: the keys step through them by index. */
 static void print_clips(const view_state *s, const char *name) {
+    if (s->texture) {
+        printf("kiln-view: %s is a texture: drag: look around a cubemap, R: front view, Esc: "
+               "quit\n",
+               name);
+        fflush(stdout);
+        return;
+    }
     const kiln_anim_view *clips = view_clips(s);
     if (clips == NULL) {
         printf("kiln-view: %s has no clips\n", name);

@@ -5,10 +5,12 @@
  *   kiln-view OUTPUT [REF] [--size WxH] [--frames N] [--screenshot OUT.png]
  *   kiln-view OUTPUT [REF] --headless --render OUT.png --size WxH [--live]
  *   (either with [--orbit YAW,PITCH] [--time T] [--clip NAME] [--lod N]
- *   [--meshlets] [--stats] [--validate] [--shaders DIR])
+ *   [--meshlets] [--meshlet-bounds] [--layer L] [--stats] [--validate]
+ *   [--shaders DIR])
  *
  * OUTPUT is a cooked folder (holding assets.kman) or a .kpak; REF a model's
- * ref (its scene is drawn when it has one), a scene's or a mesh's; without
+ * ref (its scene is drawn when it has one), a scene's or a mesh's, or a
+ * texture's (shown as sampled, its layer --layer: texture_view.h); without
  * it, the output's first scene (by ref), else its first mesh. --time and
  * --clip pose a model's scene with a clip of its animations (skins and morph
  * weights follow; without them morph targets take their default weights).
@@ -36,6 +38,7 @@
 #include "live.h"
 #include "lod.h"
 #include "png_out.h"
+#include "texture_view.h"
 #include "view.h"
 #include "vk_context.h"
 #ifdef KILN_VIEW_WINDOW
@@ -59,6 +62,7 @@ typedef struct options {
     bool headless, validate, live;
     int lod; /* LOD_AUTO or the level --lod forces */
     bool meshlets, meshlet_bounds, stats;
+    long layer; /* --layer, -1 without */
 } options;
 
 static int usage(const char *problem) {
@@ -66,7 +70,8 @@ static int usage(const char *problem) {
             "kiln-view: %s\nusage: kiln-view OUTPUT [REF] [--size WxH] [--frames N] [--screenshot "
             "OUT.png]\n       kiln-view OUTPUT [REF] --headless --render OUT.png --size WxH "
             "[--live]\n       (either with [--orbit YAW,PITCH] [--time T] [--clip NAME] [--lod N] "
-            "[--meshlets] [--meshlet-bounds] [--stats] [--validate] [--shaders DIR])\n",
+            "[--meshlets] [--meshlet-bounds] [--layer L] [--stats] [--validate] [--shaders "
+            "DIR])\n",
             problem);
     return 2;
 }
@@ -103,6 +108,7 @@ static bool parse_angles(const char *text, float *yaw, float *pitch) {
 static int parse(int argc, char **argv, options *o) {
     memset(o, 0, sizeof *o);
     o->lod = LOD_AUTO;
+    o->layer = -1;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         bool has_value = i + 1 < argc;
@@ -147,6 +153,11 @@ static int parse(int argc, char **argv, options *o) {
             if (end == argv[i] || *end != '\0' || level < 0 || level >= (long)KILN_MESH_MAX_LODS)
                 return usage("--lod takes a level of detail, 0 to 7");
             o->lod = (int)level;
+        } else if (strcmp(a, "--layer") == 0 && has_value) {
+            char *end;
+            o->layer = strtol(argv[++i], &end, 10);
+            if (end == argv[i] || *end != '\0' || o->layer < 0 || o->layer > 65535)
+                return usage("--layer takes a texture's layer, cube or slice, 0 to 65535");
         } else if (strcmp(a, "--shaders") == 0 && has_value) {
             o->shaders = argv[++i];
         } else if (strcmp(a, "--size") == 0 && has_value) {
@@ -303,6 +314,30 @@ static bool choose_pose(const options *o, const kiln_asset *anim, const char *re
     return true;
 }
 
+/* A texture ref is shown alone (texture_view.h), at --layer: the options
+ * that draw models refuse it, and --layer anything else. */
+static bool texture_or_model(const options *o, const kiln_asset *asset, view_state *s,
+                             kiln_error *err) {
+    s->texture = asset != NULL && asset->kind == KILN_ASSET_TEXTURE;
+    s->layer = o->layer >= 0 ? (uint32_t)o->layer : 0;
+    err->code = KILN_ERR_INVALID_ARGUMENT;
+    if (s->texture && (o->posed || o->lod != LOD_AUTO || o->meshlets || o->meshlet_bounds)) {
+        snprintf(err->message, sizeof err->message,
+                 "%.150s is a texture: --time, --clip, --lod, --meshlets and --meshlet-bounds "
+                 "draw models",
+                 asset->ref);
+        return false;
+    }
+    if (!s->texture && o->layer >= 0) {
+        snprintf(err->message, sizeof err->message,
+                 "--layer picks a texture's layer; %.200s is not a texture",
+                 asset != NULL ? asset->ref : "REF");
+        return false;
+    }
+    err->code = KILN_OK;
+    return true;
+}
+
 /* Everything main owns, released in reverse order of creation. */
 typedef struct viewer {
     vk_context vk;
@@ -437,8 +472,14 @@ static bool run(const options *o, viewer *v, kiln_error *err) {
         kiln_manager_mount(v->manager, shaders, NULL, err) != KILN_OK ||
         load(v->manager, ref, &s->asset, err) != KILN_OK)
         return false;
+    if (!texture_or_model(o, kiln_asset_get(v->manager, s->asset), s, err))
+        return false;
     for (int p = 0; p < view_program_count(s); p++)
-        if (load(v->manager, shader_refs[p], &s->shaders[p], err) != KILN_OK)
+        if (load(v->manager,
+                 s->texture ? texture_program_refs[texture_program_of(
+                                  &kiln_asset_get(v->manager, s->asset)->texture)]
+                            : shader_refs[p],
+                 &s->shaders[p], err) != KILN_OK)
             return false;
     s->manager = v->manager;
     /* The clips pose a still and the window steps through them; unposed,

@@ -249,6 +249,8 @@ bool pipeline_create(vk_context *vk, const kiln_shader_view *shader, const char 
 void pipeline_destroy(vk_context *vk, pipeline *p) {
     for (uint32_t i = 0; i < p->variant_count; i++)
         vkDestroyPipeline(vk->device, p->variants[i].pipeline, NULL);
+    if (p->unbound != VK_NULL_HANDLE)
+        vkDestroyPipeline(vk->device, p->unbound, NULL);
     if (p->layout != VK_NULL_HANDLE)
         vkDestroyPipelineLayout(vk->device, p->layout, NULL);
     for (uint32_t s = 0; s < PIPELINE_MAX_SETS; s++)
@@ -295,16 +297,11 @@ static uint32_t vertex_inputs(const vertex_layout *layout, VkVertexInputBindingD
     return count;
 }
 
-VkPipeline pipeline_get(vk_context *vk, pipeline *p, const vertex_layout *layout,
-                        uint32_t alpha_mode, kiln_error *err) {
-    for (uint32_t i = 0; i < p->variant_count; i++)
-        if (p->variants[i].alpha_mode == alpha_mode &&
-            memcmp(&p->variants[i].layout, layout, sizeof *layout) == 0)
-            return p->variants[i].pipeline;
-    if (p->variant_count == PIPELINE_MAX_VARIANTS) {
-        fail(err, "kiln-view", "too many vertex layouts");
-        return VK_NULL_HANDLE;
-    }
+/* A pipeline of `p`'s stages reading `input`, depth-tested when `p` has a
+ * depth format, blending over what is drawn when `blend`. */
+static VkPipeline create_graphics(vk_context *vk, const pipeline *p,
+                                  const VkPipelineVertexInputStateCreateInfo *input, bool blend,
+                                  kiln_error *err) {
     VkPipelineShaderStageCreateInfo stages[2];
     for (int s = 0; s < 2; s++)
         stages[s] = (VkPipelineShaderStageCreateInfo){
@@ -312,16 +309,6 @@ VkPipeline pipeline_get(vk_context *vk, pipeline *p, const vertex_layout *layout
             .stage = s == 0 ? VK_SHADER_STAGE_VERTEX_BIT : VK_SHADER_STAGE_FRAGMENT_BIT,
             .module = p->modules[s],
             .pName = p->entries[s]};
-    VkVertexInputBindingDescription bindings[VERTEX_BINDINGS];
-    VkVertexInputAttributeDescription attributes[VERTEX_LOCATIONS];
-    uint32_t binding_count = 0;
-    uint32_t attribute_count = vertex_inputs(layout, bindings, &binding_count, attributes);
-    VkPipelineVertexInputStateCreateInfo input = {
-        .sType = VK_STRUCTURE_TYPE_PIPELINE_VERTEX_INPUT_STATE_CREATE_INFO,
-        .vertexBindingDescriptionCount = binding_count,
-        .pVertexBindingDescriptions = bindings,
-        .vertexAttributeDescriptionCount = attribute_count,
-        .pVertexAttributeDescriptions = attributes};
     VkPipelineInputAssemblyStateCreateInfo assembly = {
         .sType = VK_STRUCTURE_TYPE_PIPELINE_INPUT_ASSEMBLY_STATE_CREATE_INFO,
         .topology = VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST};
@@ -336,11 +323,11 @@ VkPipeline pipeline_get(vk_context *vk, pipeline *p, const vertex_layout *layout
     VkPipelineMultisampleStateCreateInfo multisample = {
         .sType = VK_STRUCTURE_TYPE_PIPELINE_MULTISAMPLE_STATE_CREATE_INFO,
         .rasterizationSamples = VK_SAMPLE_COUNT_1_BIT};
-    bool blend = alpha_mode == KILN_ALPHA_BLEND;
+    bool depth_tested = p->depth_format != VK_FORMAT_UNDEFINED;
     VkPipelineDepthStencilStateCreateInfo depth = {
         .sType = VK_STRUCTURE_TYPE_PIPELINE_DEPTH_STENCIL_STATE_CREATE_INFO,
-        .depthTestEnable = VK_TRUE,
-        .depthWriteEnable = blend ? VK_FALSE : VK_TRUE,
+        .depthTestEnable = depth_tested,
+        .depthWriteEnable = depth_tested && !blend,
         .depthCompareOp = VK_COMPARE_OP_LESS_OR_EQUAL};
     /* Blend over what is drawn: colour mixed by alpha, alpha accumulating as
      * coverage over the transparent background. */
@@ -375,7 +362,7 @@ VkPipeline pipeline_get(vk_context *vk, pipeline *p, const vertex_layout *layout
                                          .pNext = &rendering,
                                          .stageCount = 2,
                                          .pStages = stages,
-                                         .pVertexInputState = &input,
+                                         .pVertexInputState = input,
                                          .pInputAssemblyState = &assembly,
                                          .pViewportState = &viewport,
                                          .pRasterizationState = &raster,
@@ -384,15 +371,48 @@ VkPipeline pipeline_get(vk_context *vk, pipeline *p, const vertex_layout *layout
                                          .pColorBlendState = &color,
                                          .pDynamicState = &dynamic,
                                          .layout = p->layout};
-    pipeline_variant *v = &p->variants[p->variant_count];
-    VkResult r =
-        vkCreateGraphicsPipelines(vk->device, VK_NULL_HANDLE, 1, &info, NULL, &v->pipeline);
-    if (r != VK_SUCCESS) {
+    VkPipeline made = VK_NULL_HANDLE;
+    VkResult r = vkCreateGraphicsPipelines(vk->device, VK_NULL_HANDLE, 1, &info, NULL, &made);
+    if (r != VK_SUCCESS)
         vkc_fail(err, "vkCreateGraphicsPipelines", r);
+    return made;
+}
+
+VkPipeline pipeline_get(vk_context *vk, pipeline *p, const vertex_layout *layout,
+                        uint32_t alpha_mode, kiln_error *err) {
+    for (uint32_t i = 0; i < p->variant_count; i++)
+        if (p->variants[i].alpha_mode == alpha_mode &&
+            memcmp(&p->variants[i].layout, layout, sizeof *layout) == 0)
+            return p->variants[i].pipeline;
+    if (p->variant_count == PIPELINE_MAX_VARIANTS) {
+        fail(err, "kiln-view", "too many vertex layouts");
         return VK_NULL_HANDLE;
     }
+    VkVertexInputBindingDescription bindings[VERTEX_BINDINGS];
+    VkVertexInputAttributeDescription attributes[VERTEX_LOCATIONS];
+    uint32_t binding_count = 0;
+    uint32_t attribute_count = vertex_inputs(layout, bindings, &binding_count, attributes);
+    VkPipelineVertexInputStateCreateInfo input = {
+        .sType = VK_STRUCTURE_TYPE_PIPELINE_VERTEX_INPUT_STATE_CREATE_INFO,
+        .vertexBindingDescriptionCount = binding_count,
+        .pVertexBindingDescriptions = bindings,
+        .vertexAttributeDescriptionCount = attribute_count,
+        .pVertexAttributeDescriptions = attributes};
+    pipeline_variant *v = &p->variants[p->variant_count];
+    v->pipeline = create_graphics(vk, p, &input, alpha_mode == KILN_ALPHA_BLEND, err);
+    if (v->pipeline == VK_NULL_HANDLE)
+        return VK_NULL_HANDLE;
     v->layout = *layout;
     v->alpha_mode = alpha_mode;
     p->variant_count++;
     return v->pipeline;
+}
+
+VkPipeline pipeline_get_unbound(vk_context *vk, pipeline *p, kiln_error *err) {
+    if (p->unbound != VK_NULL_HANDLE)
+        return p->unbound;
+    const VkPipelineVertexInputStateCreateInfo none = {
+        .sType = VK_STRUCTURE_TYPE_PIPELINE_VERTEX_INPUT_STATE_CREATE_INFO};
+    p->unbound = create_graphics(vk, p, &none, false, err);
+    return p->unbound;
 }

@@ -2,7 +2,8 @@
  * pipeline.h — kiln-view's graphics pipelines from a cooked .kshader: the
  * shader modules from its SPIR-V, the descriptor set layouts and the
  * push-constant range from its reflection, and one pipeline per vertex
- * layout and alpha mode, made when first drawn.
+ * layout and alpha mode, made when first drawn (or, for a program reading
+ * no vertices, its one pipeline).
  */
 #ifndef KILN_VIEW_PIPELINE_H
 #define KILN_VIEW_PIPELINE_H
@@ -55,6 +56,7 @@ typedef struct pipeline {
     VkFormat color_format, depth_format;
     pipeline_variant variants[PIPELINE_MAX_VARIANTS];
     uint32_t variant_count;
+    VkPipeline unbound; /* pipeline_get_unbound's */
 } pipeline;
 
 /* Builds modules and layouts from `shader` (vertex and fragment stages
@@ -72,6 +74,11 @@ pipeline_slot pipeline_find(const kiln_shader_view *shader, const char *name,
  * use; VK_NULL_HANDLE with `err` filled when it cannot be. */
 VkPipeline pipeline_get(vk_context *vk, pipeline *p, const vertex_layout *layout,
                         uint32_t alpha_mode, kiln_error *err);
+
+/* The one pipeline of a program that reads no vertex buffer (its vertex
+ * stage makes its corners from gl_VertexIndex), opaque, depth-tested only
+ * when `p` has a depth format; made on first use. */
+VkPipeline pipeline_get_unbound(vk_context *vk, pipeline *p, kiln_error *err);
 
 /* The layout of `mesh`'s vertices as the plain or (`skinned`) the skinned
  * program reads them; false (err filled) when an attribute it reads has a

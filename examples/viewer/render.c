@@ -84,11 +84,12 @@ static void material_block(const draw_item *item, material_uniforms *out) {
     out->flags[3] = m->occlusion_strength;
 }
 
-/* A draw's texture of material slot `slot`, or the white stand-in. */
+/* A draw's texture of material slot `slot`, or the white stand-in (also for
+ * a 3D texture, which a material's 2D sampler cannot read). */
 static VkImageView texture_view(const draw_item *item, int slot, const gpu_texture *white) {
     const gpu_texture *gpu =
         item->textures[slot] != NULL ? item->textures[slot]->engine_texture : NULL;
-    return gpu != NULL ? gpu->image.view : white->image.view;
+    return gpu != NULL && gpu->shape.depth == 1 ? gpu->image.view : white->image.view;
 }
 
 /* Everything one frame owns, released together. */
@@ -510,18 +511,7 @@ bool render_frame_with(vk_context *vk, const render_program programs_in[2], cons
                  record_draw(vk, programs[p].pipe, cmd, item, sets, &context, &offsets[i], err);
         }
         vkCmdEndRendering(cmd);
-        vkc_transition(cmd, f.color.image, VK_IMAGE_ASPECT_COLOR_BIT,
-                       VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
-                       VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL);
-        VkBufferImageCopy region = {.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1},
-                                    .imageExtent = {width, height, 1}};
-        vkCmdCopyImageToBuffer(cmd, f.color.image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
-                               f.readback.buffer, 1, &region);
-        VkMemoryBarrier host = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
-                                .srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT,
-                                .dstAccessMask = VK_ACCESS_HOST_READ_BIT};
-        vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1,
-                             &host, 0, NULL, 0, NULL);
+        vkc_read_back(cmd, f.color.image, width, height, f.readback.buffer);
         bool submitted = vkc_submit_wait(vk, cmd, ok ? err : &(kiln_error){0});
         ok = ok && submitted;
     }

@@ -28,6 +28,7 @@
 #include "overlay.h"
 #include "pipeline.h"
 #include "render.h"
+#include "texture_view.h"
 
 static void transform(const float m[16], const float p[3], float out[4]) {
     for (int row = 0; row < 4; row++)
@@ -530,30 +531,44 @@ static void test_overlay_text_places_glyph_bits(void **state) {
 
 static void test_astc_formats_give_their_block_sizes(void **state) {
     (void)state;
-    uint32_t w = 0, h = 0;
-    bool srgb = true;
-    assert_true(astc_ldr_format(157, &w, &h, &srgb)); /* VK_FORMAT_ASTC_4x4_UNORM_BLOCK */
-    assert_int_equal(w, 4);
-    assert_int_equal(h, 4);
-    assert_false(srgb);
-    assert_true(astc_ldr_format(VK_FORMAT_ASTC_6x5_SRGB_BLOCK, &w, &h, &srgb));
-    assert_int_equal(w, 6);
-    assert_int_equal(h, 5);
-    assert_true(srgb);
-    assert_true(astc_ldr_format(VK_FORMAT_ASTC_12x12_SRGB_BLOCK, &w, &h, &srgb));
-    assert_int_equal(w, 12);
-    assert_int_equal(h, 12);
-    assert_false(astc_ldr_format(VK_FORMAT_ASTC_12x12_SRGB_BLOCK + 1, &w, &h, &srgb));
-    assert_false(astc_ldr_format(VK_FORMAT_BC7_SRGB_BLOCK, &w, &h, &srgb));
+    astc_format f;
+    assert_true(astc_format_of(157, &f)); /* VK_FORMAT_ASTC_4x4_UNORM_BLOCK */
+    assert_int_equal(f.block_width, 4);
+    assert_int_equal(f.block_height, 4);
+    assert_false(f.srgb);
+    assert_false(f.hdr);
+    assert_int_equal(f.decoded_vk_format, VK_FORMAT_R8G8B8A8_UNORM);
+    assert_int_equal(f.decoded_texel_bytes, 4);
+    assert_true(astc_format_of(VK_FORMAT_ASTC_6x5_SRGB_BLOCK, &f));
+    assert_int_equal(f.block_width, 6);
+    assert_int_equal(f.block_height, 5);
+    assert_true(f.srgb);
+    assert_int_equal(f.decoded_vk_format, VK_FORMAT_R8G8B8A8_SRGB);
+    assert_true(astc_format_of(VK_FORMAT_ASTC_12x12_SRGB_BLOCK, &f));
+    assert_int_equal(f.block_width, 12);
+    assert_int_equal(f.block_height, 12);
+    /* HDR: VK_EXT_texture_compression_astc_hdr's SFLOAT formats, to RGBA16F. */
+    assert_true(astc_format_of(VK_FORMAT_ASTC_8x6_SFLOAT_BLOCK, &f));
+    assert_int_equal(f.block_width, 8);
+    assert_int_equal(f.block_height, 6);
+    assert_true(f.hdr);
+    assert_false(f.srgb);
+    assert_int_equal(f.decoded_vk_format, VK_FORMAT_R16G16B16A16_SFLOAT);
+    assert_int_equal(f.decoded_texel_bytes, 8);
+    assert_true(astc_format_of(VK_FORMAT_ASTC_12x12_SFLOAT_BLOCK, &f));
+    assert_false(astc_format_of(VK_FORMAT_ASTC_12x12_SFLOAT_BLOCK + 1, &f));
+    assert_false(astc_format_of(VK_FORMAT_ASTC_12x12_SRGB_BLOCK + 1, &f));
+    assert_false(astc_format_of(VK_FORMAT_BC7_SRGB_BLOCK, &f));
 }
 
 /* A void-extent block (ASTC spec, "Void-Extent Blocks"): 0x1FC in bits 0-8,
- * LDR, both extent bits 10-11 set, every extent coordinate all ones (no
- * extent), then R, G, B, A as UNORM16 in bits 64-127. */
-static void void_extent_block(const uint16_t rgba[4], uint8_t out[16]) {
+ * bit 9 the dynamic range (0 LDR, 1 HDR), both extent bits 10-11 set, every
+ * extent coordinate all ones (no extent), then R, G, B, A in bits 64-127:
+ * UNORM16 for LDR, FP16 for HDR. */
+static void void_extent_block(const uint16_t rgba[4], bool hdr, uint8_t out[16]) {
     memset(out, 0xff, 8);
     out[0] = 0xfc;
-    out[1] = 0xfd; /* bit 8 set (0x1FC), bit 9 clear (LDR), bits 10-15 set */
+    out[1] = hdr ? 0xff : 0xfd; /* bit 8 set (0x1FC), bit 9 the range, bits 10-15 set */
     for (int c = 0; c < 4; c++) {
         out[8 + 2 * c] = (uint8_t)(rgba[c] & 0xff);
         out[9 + 2 * c] = (uint8_t)(rgba[c] >> 8);
@@ -569,22 +584,82 @@ static void test_astc_decodes_blocks_in_place(void **state) {
                                     {0x2020, 0x2020, 0x2020, 0xffff}};
     uint8_t blocks[4 * 16];
     for (int b = 0; b < 4; b++)
-        void_extent_block(colours[b], blocks + 16 * b);
+        void_extent_block(colours[b], false, blocks + 16 * b);
     uint8_t rgba[6 * 5 * 4];
     char reason[160];
-    assert_true(astc_decode_rgba8(blocks, sizeof blocks, 6, 5, 157, rgba, reason, sizeof reason));
-    for (int y = 0; y < 5; y++)
-        for (int x = 0; x < 6; x++) {
-            const uint16_t *want = colours[(y >= 4) * 2 + (x >= 4)];
-            for (int c = 0; c < 4; c++)
-                assert_int_equal(rgba[(y * 6 + x) * 4 + c], want[c] >> 8);
-        }
-    /* One block short, and a format that is not ASTC: refused, with why. */
-    assert_false(astc_decode_rgba8(blocks, 3 * 16, 6, 5, 157, rgba, reason, sizeof reason));
+    astc_decoder *decoder = astc_decoder_open(157, reason, sizeof reason);
+    assert_non_null(decoder);
+    /* Twice through the one decoder: each image decodes whole. */
+    for (int round = 0; round < 2; round++) {
+        memset(rgba, 0x55, sizeof rgba);
+        assert_true(astc_decode(decoder, blocks, sizeof blocks, 6, 5, rgba, reason, sizeof reason));
+        for (int y = 0; y < 5; y++)
+            for (int x = 0; x < 6; x++) {
+                const uint16_t *want = colours[(y >= 4) * 2 + (x >= 4)];
+                for (int c = 0; c < 4; c++)
+                    assert_int_equal(rgba[(y * 6 + x) * 4 + c], want[c] >> 8);
+            }
+    }
+    /* One block short: refused, with why. */
+    assert_false(astc_decode(decoder, blocks, 3 * 16, 6, 5, rgba, reason, sizeof reason));
     assert_non_null(strstr(reason, "48 bytes of blocks for 6x5 texels"));
-    assert_false(astc_decode_rgba8(blocks, sizeof blocks, 6, 5, VK_FORMAT_BC7_SRGB_BLOCK, rgba,
-                                   reason, sizeof reason));
-    assert_non_null(strstr(reason, "not an ASTC LDR format"));
+    astc_decoder_close(decoder);
+    assert_null(astc_decoder_open(VK_FORMAT_BC7_SRGB_BLOCK, reason, sizeof reason));
+    assert_non_null(strstr(reason, "not an ASTC format"));
+}
+
+static void test_astc_hdr_blocks_decode_to_half_floats(void **state) {
+    (void)state;
+    /* FP16 values above 1 (4.0 = 0x4400, 2.5 = 0x4100) and below (0.5 =
+     * 0x3800, 0.25 = 0x3400): an HDR texel keeps them. */
+    const uint16_t colour[4] = {0x4400, 0x3800, 0x3400, 0x3c00};
+    const uint16_t other[4] = {0x4100, 0x0000, 0x3c00, 0x3c00};
+    uint8_t blocks[2 * 16];
+    void_extent_block(colour, true, blocks);
+    void_extent_block(other, true, blocks + 16);
+    uint16_t texels[5 * 4 * 4];
+    char reason[160];
+    astc_decoder *decoder =
+        astc_decoder_open(VK_FORMAT_ASTC_4x4_SFLOAT_BLOCK, reason, sizeof reason);
+    assert_non_null(decoder);
+    assert_true(astc_decode(decoder, blocks, sizeof blocks, 5, 4, texels, reason, sizeof reason));
+    for (int y = 0; y < 4; y++)
+        for (int x = 0; x < 5; x++)
+            assert_memory_equal(&texels[(y * 5 + x) * 4], x < 4 ? colour : other, 8);
+    astc_decoder_close(decoder);
+}
+
+static void test_texture_rect_fits_and_centres(void **state) {
+    (void)state;
+    float rect[4];
+    /* 8x8 into 256x192: scaled by 24 to 192x192, 32 pixels either side. */
+    texture_rect(8, 8, 256, 192, rect);
+    assert_float_equal(rect[0], -0.75f, 1e-6f);
+    assert_float_equal(rect[1], -1.0f, 1e-6f);
+    assert_float_equal(rect[2], 0.75f, 1e-6f);
+    assert_float_equal(rect[3], 1.0f, 1e-6f);
+    /* 64x16 into 100x100: the width fits, a quarter of the height is used. */
+    texture_rect(64, 16, 100, 100, rect);
+    assert_float_equal(rect[0], -1.0f, 1e-6f);
+    assert_float_equal(rect[1], -0.25f, 1e-6f);
+    assert_float_equal(rect[3], 0.25f, 1e-6f);
+}
+
+static void test_texture_program_follows_the_shape(void **state) {
+    (void)state;
+    kiln_ktx2_view flat = {.width = 4, .height = 4, .faces = 1, .levels = 1};
+    kiln_ktx2_view array = flat, cube = flat, cube_array = flat, volume = flat;
+    array.layers = 3;
+    cube.faces = 6;
+    cube_array.faces = 6;
+    cube_array.layers = 2;
+    volume.depth = 4;
+    assert_int_equal(texture_program_of(&flat), TEXTURE_PROGRAM_2D);
+    assert_int_equal(texture_program_of(&array), TEXTURE_PROGRAM_2D);
+    assert_int_equal(texture_program_of(&cube), TEXTURE_PROGRAM_CUBE);
+    assert_int_equal(texture_program_of(&cube_array), TEXTURE_PROGRAM_CUBE);
+    assert_int_equal(texture_program_of(&volume), TEXTURE_PROGRAM_VOLUME);
+    assert_string_equal(texture_program_refs[TEXTURE_PROGRAM_CUBE], "kiln-view/texture?CUBE=1");
 }
 
 int main(void) {
@@ -607,6 +682,9 @@ int main(void) {
         cmocka_unit_test(test_overlay_text_places_glyph_bits),
         cmocka_unit_test(test_astc_formats_give_their_block_sizes),
         cmocka_unit_test(test_astc_decodes_blocks_in_place),
+        cmocka_unit_test(test_astc_hdr_blocks_decode_to_half_floats),
+        cmocka_unit_test(test_texture_rect_fits_and_centres),
+        cmocka_unit_test(test_texture_program_follows_the_shape),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

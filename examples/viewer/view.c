@@ -6,6 +6,7 @@
 #include <stdio.h>
 
 #include "meshlets.h"
+#include "texture_view.h"
 
 #define COLOR_FORMAT VK_FORMAT_R8G8B8A8_SRGB
 #define DEPTH_FORMAT VK_FORMAT_D32_SFLOAT
@@ -23,8 +24,9 @@ static bool make_pipeline(view_state *s, vk_context *vk, int p, const kiln_asset
         pipeline_destroy(vk, &s->pipes[p]);
         s->shader_data[p] = NULL;
     }
-    if (!pipeline_create(vk, &shader->shader, shader->path, COLOR_FORMAT, DEPTH_FORMAT,
-                         &s->pipes[p], err))
+    /* A texture is drawn over nothing: no depth. */
+    if (!pipeline_create(vk, &shader->shader, shader->path, COLOR_FORMAT,
+                         s->texture ? VK_FORMAT_UNDEFINED : DEPTH_FORMAT, &s->pipes[p], err))
         return false;
     s->shader_data[p] = shader;
     s->programs[p] = (render_program){&s->pipes[p], &shader->shader};
@@ -32,7 +34,7 @@ static bool make_pipeline(view_state *s, vk_context *vk, int p, const kiln_asset
 }
 
 int view_program_count(const view_state *s) {
-    return s->meshlets ? VIEW_PROGRAMS : 2;
+    return s->texture ? 1 : s->meshlets ? VIEW_PROGRAMS : 2;
 }
 
 const kiln_anim_view *view_clips(const view_state *s) {
@@ -47,6 +49,9 @@ bool view_update(view_state *s, vk_context *vk, kiln_error *err) {
             return false;
     }
     const kiln_asset *asset = kiln_asset_get(s->manager, s->asset);
+    draw_list_free(&s->draws);
+    if (s->texture)
+        return true; /* drawn from the asset itself, each frame */
     const kiln_asset *anim = kiln_asset_get(s->manager, s->anim);
     const kiln_anim_view *clips = view_clips(s);
     if (clips != NULL && s->clip >= clips->clip_count)
@@ -55,13 +60,23 @@ bool view_update(view_state *s, vk_context *vk, kiln_error *err) {
     draw_pose pose = {.anim = clips, .clip = s->clip, .time = s->time};
     if (!(s->posed && clips != NULL) && anim != NULL)
         pose = (draw_pose){&anim->anim, DRAW_POSE_REST, 0.0f};
-    draw_list_free(&s->draws);
     return draw_list_build(s->manager, asset, pose.anim != NULL ? &pose : NULL, &s->draws, err) ==
            KILN_OK;
 }
 
 bool view_render(view_state *s, vk_context *vk, const camera *cam, uint32_t width, uint32_t height,
                  uint8_t *pixels, kiln_error *err) {
+    if (s->texture) {
+        const kiln_asset *texture = kiln_asset_get(s->manager, s->asset);
+        s->stats = (render_stats){0};
+        if (texture == NULL) {
+            err->code = KILN_ERR_NOT_FOUND;
+            snprintf(err->message, sizeof err->message, "the texture is not loaded");
+            return false;
+        }
+        return texture_render(vk, &s->programs[0], texture, s->layer, cam, width, height, pixels,
+                              err);
+    }
     render_options drawing = {.lod = s->lod,
                               .meshlet_programs = s->meshlets ? &s->programs[2] : NULL,
                               .morphs = &s->morphs};

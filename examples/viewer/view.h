@@ -15,7 +15,9 @@
 
 typedef struct view_state {
     kiln_manager *manager;
-    kiln_ref asset; /* a scene or a mesh */
+    kiln_ref asset; /* a scene, a mesh, or a texture (texture_view.h) */
+    bool texture;   /* `asset` is a texture: shaders[0] is its kiln-view/texture program */
+    uint32_t layer; /* the texture's layer, cube or slice shown (--layer) */
     kiln_ref anim;  /* its model's clips and default morph weights; zero without */
     /* Plain, skinned, then (with `meshlets`) both with MESHLETS=1. */
     kiln_ref shaders[VIEW_PROGRAMS];
@@ -33,7 +35,8 @@ typedef struct view_state {
     float time;         /* seconds into it */
 } view_state;
 
-/* The programs view_update makes pipelines of: 2, or 4 with `meshlets`. */
+/* The programs view_update makes pipelines of: 2, or 4 with `meshlets`; 1
+ * for a texture. */
 int view_program_count(const view_state *s);
 
 /* Makes the pipelines again where a program's data changed, then the draw
@@ -46,7 +49,7 @@ const kiln_anim_view *view_clips(const view_state *s);
 
 /* Renders the draw list with `cam` (render_frame_with: --lod, --meshlets),
  * what it drew into s->stats, then with meshlet_bounds the meshlets'
- * bounding spheres over it. */
+ * bounding spheres over it; a texture as texture_render draws it. */
 bool view_render(view_state *s, vk_context *vk, const camera *cam, uint32_t width, uint32_t height,
                  uint8_t *pixels, kiln_error *err);
 

@@ -305,15 +305,18 @@ void vkc_buffer_destroy(vk_context *vk, vk_buffer *buffer) {
     memset(buffer, 0, sizeof *buffer);
 }
 
-bool vkc_image(vk_context *vk, VkFormat format, uint32_t width, uint32_t height, uint32_t levels,
-               VkImageUsageFlags usage, VkImageAspectFlags aspect, vk_image *out, kiln_error *err) {
+static bool image_of(vk_context *vk, VkFormat format, const vkc_shape *shape,
+                     VkImageUsageFlags usage, VkImageAspectFlags aspect, vk_image *out,
+                     kiln_error *err) {
     memset(out, 0, sizeof *out);
+    bool volume = shape->depth > 1;
     VkImageCreateInfo info = {.sType = VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO,
-                              .imageType = VK_IMAGE_TYPE_2D,
+                              .flags = shape->cube ? VK_IMAGE_CREATE_CUBE_COMPATIBLE_BIT : 0,
+                              .imageType = volume ? VK_IMAGE_TYPE_3D : VK_IMAGE_TYPE_2D,
                               .format = format,
-                              .extent = {width, height, 1},
-                              .mipLevels = levels,
-                              .arrayLayers = 1,
+                              .extent = {shape->width, shape->height, volume ? shape->depth : 1},
+                              .mipLevels = shape->levels,
+                              .arrayLayers = volume ? 1 : shape->layers,
                               .samples = VK_SAMPLE_COUNT_1_BIT,
                               .tiling = VK_IMAGE_TILING_OPTIMAL,
                               .usage = usage,
@@ -331,15 +334,41 @@ bool vkc_image(vk_context *vk, VkFormat format, uint32_t width, uint32_t height,
     vkBindImageMemory(vk->device, out->image, out->memory, 0);
     VkImageViewCreateInfo view = {.sType = VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO,
                                   .image = out->image,
-                                  .viewType = VK_IMAGE_VIEW_TYPE_2D,
+                                  .viewType =
+                                      volume ? VK_IMAGE_VIEW_TYPE_3D : VK_IMAGE_VIEW_TYPE_2D,
                                   .format = format,
-                                  .subresourceRange = {aspect, 0, levels, 0, 1}};
+                                  .subresourceRange = {aspect, 0, shape->levels, 0, 1}};
     r = vkCreateImageView(vk->device, &view, NULL, &out->view);
     if (r != VK_SUCCESS) {
         vkc_image_destroy(vk, out);
         return vkc_fail(err, "vkCreateImageView", r);
     }
     return true;
+}
+
+bool vkc_image(vk_context *vk, VkFormat format, uint32_t width, uint32_t height, uint32_t levels,
+               VkImageUsageFlags usage, VkImageAspectFlags aspect, vk_image *out, kiln_error *err) {
+    const vkc_shape shape = {width, height, 1, 1, levels, false};
+    return image_of(vk, format, &shape, usage, aspect, out, err);
+}
+
+bool vkc_image_shaped(vk_context *vk, VkFormat format, const vkc_shape *shape,
+                      VkImageUsageFlags usage, vk_image *out, kiln_error *err) {
+    return image_of(vk, format, shape, usage, VK_IMAGE_ASPECT_COLOR_BIT, out, err);
+}
+
+bool vkc_image_view(vk_context *vk, VkImage image, VkFormat format, VkImageViewType type,
+                    uint32_t first, uint32_t count, const VkComponentMapping *swizzle,
+                    VkImageView *out, kiln_error *err) {
+    VkImageViewCreateInfo view = {
+        .sType = VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO,
+        .image = image,
+        .viewType = type,
+        .format = format,
+        .components = swizzle != NULL ? *swizzle : (VkComponentMapping){0},
+        .subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, VK_REMAINING_MIP_LEVELS, first, count}};
+    VkResult r = vkCreateImageView(vk->device, &view, NULL, out);
+    return r == VK_SUCCESS ? true : vkc_fail(err, "vkCreateImageView", r);
 }
 
 void vkc_image_destroy(vk_context *vk, vk_image *image) {
@@ -411,4 +440,18 @@ void vkc_transition(VkCommandBuffer cmd, VkImage image, VkImageAspectFlags aspec
      * simple and cheap enough here. */
     vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT,
                          VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, 0, 0, NULL, 0, NULL, 1, &barrier);
+}
+
+void vkc_read_back(VkCommandBuffer cmd, VkImage image, uint32_t width, uint32_t height,
+                   VkBuffer buffer) {
+    vkc_transition(cmd, image, VK_IMAGE_ASPECT_COLOR_BIT, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
+                   VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL);
+    VkBufferImageCopy region = {.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1},
+                                .imageExtent = {width, height, 1}};
+    vkCmdCopyImageToBuffer(cmd, image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, buffer, 1, &region);
+    VkMemoryBarrier host = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
+                            .srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT,
+                            .dstAccessMask = VK_ACCESS_HOST_READ_BIT};
+    vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1,
+                         &host, 0, NULL, 0, NULL);
 }

@@ -64,6 +64,24 @@ void vkc_buffer_destroy(vk_context *vk, vk_buffer *buffer);
 /* A 2D device-local image with `levels` mips and a view of them all. */
 bool vkc_image(vk_context *vk, VkFormat format, uint32_t width, uint32_t height, uint32_t levels,
                VkImageUsageFlags usage, VkImageAspectFlags aspect, vk_image *out, kiln_error *err);
+
+/* A sampled texture's shape: a 2D image of `layers` array layers (a cubemap
+ * array's faces counted: 6 per cube, cube-compatible), or a 3D image of
+ * `depth` slices. */
+typedef struct vkc_shape {
+    uint32_t width, height, depth, layers, levels;
+    bool cube;
+} vkc_shape;
+
+/* A device-local image of that shape with a view of its every level:
+ * 2D of layer 0 (what a material's 2D sampler reads), or 3D. */
+bool vkc_image_shaped(vk_context *vk, VkFormat format, const vkc_shape *shape,
+                      VkImageUsageFlags usage, vk_image *out, kiln_error *err);
+/* Another view of `image`: `type` over `count` layers from `first`, every
+ * level, with `swizzle` (NULL: as stored). */
+bool vkc_image_view(vk_context *vk, VkImage image, VkFormat format, VkImageViewType type,
+                    uint32_t first, uint32_t count, const VkComponentMapping *swizzle,
+                    VkImageView *out, kiln_error *err);
 void vkc_image_destroy(vk_context *vk, vk_image *image);
 
 /* A primary command buffer begun for one submission; vkc_submit_wait ends,
@@ -75,6 +93,11 @@ bool vkc_submit_wait(vk_context *vk, VkCommandBuffer cmd, kiln_error *err);
  * two layouts imply. */
 void vkc_transition(VkCommandBuffer cmd, VkImage image, VkImageAspectFlags aspect,
                     VkImageLayout from, VkImageLayout to);
+
+/* Records the copy of a drawn colour image (level 0, layer 0, in
+ * COLOR_ATTACHMENT_OPTIMAL) into a host buffer, readable once submitted. */
+void vkc_read_back(VkCommandBuffer cmd, VkImage image, uint32_t width, uint32_t height,
+                   VkBuffer buffer);
 
 /* Fills `err` with "what: VkResult name" and returns false. */
 bool vkc_fail(kiln_error *err, const char *what, VkResult result);

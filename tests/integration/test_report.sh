@@ -17,7 +17,9 @@
 #     no-op build keeps the marks;
 #   - models: "no thumbnail: the Vulkan viewer (kiln-view) is not installed"
 #     without a viewer; with a stand-in kiln-view on PATH its PNG is embedded,
-#     a failing one is named (only when no real kiln-view sits beside kiln).
+#     a failing one is named (only when no real kiln-view sits beside kiln);
+#     a real kiln-view beside kiln draws every scene's thumbnail on lavapipe,
+#     and the kept screenshot is of that page.
 #
 # Environment (set by ctest): KILN, KILN_REPO, KILN_TMP. Helpers: harness.sh.
 set -euo pipefail
@@ -157,5 +159,38 @@ check "a folder without a build is an error" \
 run report report.html/inside.html
 check "an unwritable page is named" \
     all_true 'status_is 1' 'stderr_has "report.html/inside.html: cannot write"'
+
+# ---- model thumbnails by the real kiln-view -------------------------------------
+# A kiln-view built beside kiln renders every scene's thumbnail headless on
+# lavapipe (from here on without leak checks: Mesa's LLVM keeps allocations
+# until exit, lavapipe.sh); the kept screenshot is then of that page.
+if [ -e "$(dirname "$KILN")/kiln-view" ]; then
+    source "$KILN_REPO/tests/support/lavapipe.sh"
+    if lavapipe_setup "$SCRATCH"; then
+        scenes=$(grep -ac $'^ref\t4\t' "$SCRATCH/runtime/.kiln-cache")
+        run report viewer.html
+        VIEWER_HTML="$SCRATCH/viewer.html"
+        check "kiln-view renders every scene ($scenes) a 128x128 thumbnail with something drawn" \
+            all_true 'status_is 0' '[ "$scenes" -gt 0 ]' \
+            '[ "$(png drawn-uris "$VIEWER_HTML" | grep -cE "^128 128 [1-9]")" -eq "$scenes" ]' \
+            '! grep -q "no thumbnail" "$VIEWER_HTML"'
+        if [ -n "$BROWSER" ]; then
+            timeout 120 "$BROWSER" --headless --no-sandbox --disable-gpu --no-first-run \
+                --user-data-dir="$PROFILE" --enable-logging=stderr --v=1 \
+                --dump-dom "file://$VIEWER_HTML" >"$SCRATCH/viewer-dom.html" \
+                2>"$SCRATCH/viewer-dom.log" || true
+            check "the page with the viewer's thumbnails loads with no console error" \
+                all_true 'grep -q "data-ready=\"1\"" "$SCRATCH/viewer-dom.html"' \
+                '! grep -qiE "Uncaught|:CONSOLE[:(][0-9]+.*error" "$SCRATCH/viewer-dom.log"'
+            timeout 120 "$BROWSER" --headless --no-sandbox --disable-gpu --no-first-run \
+                --user-data-dir="$PROFILE" --window-size=1280,900 \
+                --screenshot="$SCRATCH/report.png" "file://$VIEWER_HTML" >/dev/null 2>&1 || true
+            check "the screenshot kept is of that page" \
+                bash -c "[ \"\$(python3 '$PNG_TOOL' size '$SCRATCH/report.png')\" = '1280 900' ]"
+        fi
+    else
+        echo "skipped: the real viewer's thumbnails: $LAVAPIPE_MISSING"
+    fi
+fi
 
 finish report

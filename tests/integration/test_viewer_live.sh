@@ -8,7 +8,8 @@
 #   Esc quits; viewer_scenes.py's morphed quad posed by a clip, its sphere
 #   with --meshlets and at a size that picks a coarser level of detail, each
 #   the headless frame too, with the same --stats line; the clip list drawn
-#   over the frame, the current clip highlighted;
+#   over the frame, the current clip highlighted; a texture ref's window the
+#   headless texture view;
 # * hot reload: `kiln watch` on a copy of the examples' props, a headless
 #   --live viewer on its output; the crate's texture, solid green, is
 #   replaced by solid red in the input, and within 60 s the next frame the
@@ -130,6 +131,7 @@ sys.exit(not (p[c] > 100 and all(p[c] > 2 * p[o] for o in range(3) if o != c)))"
 check_clip_keys() {
     python3 "$HERE/viewer_scenes.py" make "$SCRATCH/clips/in"
     find "$SCRATCH/clips/in" -type f ! -name 'anim.*' -delete
+    find "$SCRATCH/clips/in" -mindepth 1 -type d -empty -delete # the texture folders
     (cd "$SCRATCH/clips" && "$KILN" build -q -i in -o out) >"$SCRATCH/clips.log" 2>&1
     "$VIEW" "$SCRATCH/clips/out" anim --clip move --time 0.5 --size 256x192 --validate \
         >"$SCRATCH/clips.out" 2>"$SCRATCH/clips.err" </dev/null &
@@ -169,6 +171,7 @@ solid "$SCRATCH/in/props/crate.png" 0 255 0
 # two-clip "anim" (the clip list).
 python3 "$HERE/viewer_scenes.py" make "$SCRATCH/scenes/in"
 find "$SCRATCH/scenes/in" -type f ! -name 'morph.*' ! -name 'sphere.*' ! -name 'anim.*' -delete
+find "$SCRATCH/scenes/in" -mindepth 1 -type d -empty -delete # the texture folders
 (cd "$SCRATCH/scenes" && "$KILN" build -q -i in -o out) >"$SCRATCH/scenes.log" 2>&1 || {
     cat "$SCRATCH/scenes.log"
     exit 1
@@ -229,6 +232,15 @@ covered = sum(still[4 * i + 3] > 0 for i in range(w * h))
 print('differing pixels:', bad, 'covered:', covered)
 sys.exit(bad != 0 or not 0.2 * w * h < covered < 0.8 * w * h)"
     check "the crate's centre is its green texture" dominant "$SCRATCH/window.png" 160 120 1
+    # A texture ref: the window shows the texture as the headless view does.
+    view "$SCRATCH/out" props/crate/crate --frames 2 --screenshot "$SCRATCH/texture-window.png" \
+        --size 320x240 --validate
+    check "a texture ref opens a window, says it is a texture, no validation error" all_true \
+        "status_is 0" "stderr_lacks 'validation'" "stdout_has 'props/crate/crate is a texture'"
+    view "$SCRATCH/out" props/crate/crate --headless --render "$SCRATCH/texture-still.png" \
+        --size 320x240
+    check "the window presents the headless texture view over its grey" \
+        over_grey "$SCRATCH/texture-window.png" "$SCRATCH/texture-still.png"
     check "and the corner the window's grey" python3 -c "import sys; sys.path.insert(0, '$(dirname "$PNG_TOOL")'); import png_tool
 w, h, px = png_tool.read_png('$SCRATCH/window.png')
 sys.exit(list(px[0:4]) != [48, 50, 56, 255])"

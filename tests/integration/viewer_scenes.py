@@ -11,6 +11,9 @@
   viewer_scenes.py bounds KMESH PNG W H
                                     checks --meshlet-bounds: each meshlet's projected
                                     bounding sphere outlined in yellow
+  viewer_scenes.py texture NAME PNG W H LAYER YAW PITCH
+                                    checks kiln-view's render of texture NAME (hdr_*,
+                                    layers, lut, sky) at --layer LAYER, --orbit YAW,PITCH
   viewer_scenes.py differ A.png B.png SHARE
                                     exit 0 when the silhouettes differ on more than SHARE
 
@@ -40,6 +43,24 @@ def png_write(path, width, height, rgba_rows):
         f.write(chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 6, 0, 0, 0)))
         f.write(chunk(b"IDAT", zlib.compress(raw)))
         f.write(chunk(b"IEND", b""))
+
+
+def hdr_write(path, width, height, rgb_rows):
+    """A Radiance .hdr of flat (not run-length) RGBE pixels; every value must
+    be exact in RGBE (value = mantissa * 2^(exponent - 136), kiln's reading)."""
+    out = bytearray(b"#?RADIANCE\nFORMAT=32-bit_rle_rgbe\n\n-Y %d +X %d\n" % (height, width))
+    for row in rgb_rows:
+        for rgb in row:
+            top = max(rgb)
+            if top == 0:
+                out += bytes(4)
+                continue
+            exponent = math.frexp(top)[1] + 128
+            mantissas = [v / 2.0 ** (exponent - 136) for v in rgb]
+            assert all(m == int(m) and m < 256 for m in mantissas), "not exact in RGBE: %r" % (rgb,)
+            out += bytes([int(m) for m in mantissas] + [exponent])
+    with open(path, "wb") as f:
+        f.write(bytes(out))
 
 
 def png_read(path):
@@ -398,6 +419,63 @@ def sphere_scene(dirname):
     finish(doc, blob, os.path.join(dirname, "sphere.gltf"))
 
 
+# Texture refs (docs/viewer.md, "Looking at a texture"): an HDR image of
+# quadrant values above and below 1 (cooked as ASTC HDR, BC6H and RGBA16F),
+# a cubemap of one colour per face and an array of three layers (both ASTC,
+# which lavapipe cannot sample: decoded face by face, layer by layer, every
+# mip), and a 2x2x2 LUT (a 3D texture).
+HDR_QUADS = [(0.5, 0.25, 0.125), (4.0, 0.5, 1.0), (0.0, 0.75, 2.0), (1.0, 1.0, 1.0)]
+# Each quadrant whole blocks (ASTC HDR 6x6 on mobile, BC6H 4x4), so every
+# block is one value, which the encoders keep.
+HDR_SIZES = {"hdr_astc": 12, "hdr_bc6h": 8, "hdr_float": 8}
+CUBE_FACES = ["px", "nx", "py", "ny", "pz", "nz"]
+CUBE_COLORS = [(255, 0, 0), (0, 255, 0), (0, 0, 255), (255, 255, 0), (255, 0, 255), (0, 255, 255)]
+ARRAY_LAYERS = [EXACT, GREYS[:2] + [(0, 0, 0), (255, 255, 255)],
+                [(0, 255, 255), (255, 0, 255), (255, 255, 0), (0, 0, 0)]]
+ARRAY_SIZE = 16
+LUT_SIZE = 2
+
+
+# The other block and plain formats a texture ref can hold, each with its
+# quadrants (sRGB bytes for colour, linear for the rest), whole blocks each:
+# name -> (size, quadrant colours, what the sampler returns from a texel).
+FORMAT_TEXTURES = {
+    "fmt_r8.r": (8, [(0, 0, 0), (255, 255, 255), (255, 255, 255), (0, 0, 0)], "grey"),
+    "fmt_bc4.r": (8, [(0, 0, 0), (255, 255, 255), (255, 255, 255), (0, 0, 0)], "grey"),
+    "fmt_bc5.n": (8, [(255, 128, 128), (128, 255, 128), (128, 128, 255), (0, 128, 128)], "rg"),
+    "fmt_bc3": (8, EXACT, "srgb"),
+    "fmt_astc8": (16, EXACT, "srgb"),
+}
+
+
+def quadrants(size, colors):
+    half = size // 2
+    return [[colors[(2 if y >= half else 0) + (1 if x >= half else 0)] for x in range(size)]
+            for y in range(size)]
+
+
+def texture_scenes(dirname):
+    for name, size in HDR_SIZES.items():
+        hdr_write(os.path.join(dirname, name + ".hdr"), size, size, quadrants(size, HDR_QUADS))
+    os.makedirs(os.path.join(dirname, "sky.env"), exist_ok=True)
+    for face, color in zip(CUBE_FACES, CUBE_COLORS):
+        png_write(os.path.join(dirname, "sky.env", face + ".png"), 8, 8,
+                  [list(color + (255,)) * 8 for _ in range(8)])
+    os.makedirs(os.path.join(dirname, "layers.array"), exist_ok=True)
+    for i, colors in enumerate(ARRAY_LAYERS):
+        rows = [[c for rgb in row for c in rgb + (255,)] for row in quadrants(ARRAY_SIZE, colors)]
+        png_write(os.path.join(dirname, "layers.array", "%d.png" % i), ARRAY_SIZE, ARRAY_SIZE, rows)
+    for name, (size, colors, _) in FORMAT_TEXTURES.items():
+        rows = [[c for rgb in row for c in rgb + (255,)] for row in quadrants(size, colors)]
+        png_write(os.path.join(dirname, name + ".png"), size, size, rows)
+    with open(os.path.join(dirname, "grade.lut.cube"), "w") as f:
+        f.write("LUT_3D_SIZE %d\n" % LUT_SIZE)
+        for b in range(LUT_SIZE):
+            for g in range(LUT_SIZE):
+                for r in range(LUT_SIZE):
+                    f.write("%d %d %d\n" % (r, g, b))
+
+
 def make(dirname):
     os.makedirs(dirname, exist_ok=True)
     textured_quad(dirname, "quad_srgb", GREYS)
@@ -418,13 +496,21 @@ def make(dirname):
     glow_scene(dirname)
     morph_scene(dirname)
     sphere_scene(dirname)
+    texture_scenes(dirname)
     with open(os.path.join(os.path.dirname(dirname.rstrip("/")), "kiln.yml"), "w") as f:
         f.write('rules:\n'
                 '  - match: "*"\n    texture.compress: false\n'
                 '  - match: "quad_bc1*"\n    texture.compress: true\n    texture.format: bc1\n'
                 '  - match: "quad_bc7*"\n    texture.compress: true\n    texture.format: bc7\n'
                 '  - match: "quad_uastc*"\n    texture.compress: true\n    texture.format: uastc\n'
-                '  - match: "quad_astc*"\n    texture.compress: true\n    texture.format: astc-4x4\n')
+                '  - match: "quad_astc*"\n    texture.compress: true\n    texture.format: astc-4x4\n'
+                '  - match: "hdr_astc*"\n    texture.compress: true\n    texture.target: mobile\n'
+                '  - match: "hdr_bc6h*"\n    texture.compress: true\n'
+                '  - match: "sky.env"\n    texture.compress: true\n    texture.format: astc-4x4\n'
+                '  - match: "layers.array"\n    texture.compress: true\n    texture.format: astc-4x4\n'
+                '  - match: "fmt_bc*"\n    texture.compress: true\n'
+                '  - match: "fmt_bc3*"\n    texture.format: bc3\n'
+                '  - match: "fmt_astc8*"\n    texture.compress: true\n    texture.format: astc-8x8\n')
 
 
 # ---- the camera of docs/viewer.md, and the checks ------------------------------
@@ -614,6 +700,117 @@ def differ(png_a, png_b, share):
 failures = []
 
 
+def linear_to_srgb8(v):
+    return round(255 * srgb_encode(min(max(v, 0.0), 1.0)))
+
+
+def texture_rect(tw, th, w, h):
+    """Where kiln-view draws a tw x th texture in a w x h image (pixels):
+    as large as fits, centred (docs/viewer.md)."""
+    scale = min(w / tw, h / th)
+    return (w - scale * tw) / 2, (h - scale * th) / 2, scale
+
+
+def bilinear(grid, u, v):
+    """Linear filtering of a grid of linear texel tuples at (u, v), clamped at
+    the edges, as a GPU sampler does (texel centres at half-integers)."""
+    th, tw = len(grid), len(grid[0])
+    x, y = u * tw - 0.5, v * th - 0.5
+    x0, y0 = math.floor(x), math.floor(y)
+    fx, fy = x - x0, y - y0
+
+    def at(i, j):
+        return grid[min(max(j, 0), th - 1)][min(max(i, 0), tw - 1)]
+    out = []
+    for c in range(len(grid[0][0])):
+        top = at(x0, y0)[c] * (1 - fx) + at(x0 + 1, y0)[c] * fx
+        bottom = at(x0, y0 + 1)[c] * (1 - fx) + at(x0 + 1, y0 + 1)[c] * fx
+        out.append(top * (1 - fy) + bottom * fy)
+    return out
+
+
+def check_flat_texture(rows, w, h, grid, tolerance, points):
+    """A 2D texture (grid of linear RGB) drawn by kiln-view at `points` (u, v):
+    the pixel there is the filtered texel, sRGB-encoded, opaque; outside the
+    texture's rectangle nothing is drawn."""
+    x0, y0, scale = texture_rect(len(grid[0]), len(grid), w, h)
+    for u, v in points:
+        px, py = int(x0 + u * len(grid[0]) * scale), int(y0 + v * len(grid) * scale)
+        cu = (px + 0.5 - x0) / (len(grid[0]) * scale)
+        cv = (py + 0.5 - y0) / (len(grid) * scale)
+        want = [linear_to_srgb8(c) for c in bilinear(grid, cu, cv)] + [255]
+        expect(rows, px, py, want, "texel at (%.2f, %.2f)" % (u, v), tolerance)
+    if x0 >= 2:
+        expect(rows, x0 - 2, h / 2, (0, 0, 0, 0), "left of the texture", 0)
+    if y0 >= 2:
+        expect(rows, w / 2, y0 - 2, (0, 0, 0, 0), "above the texture", 0)
+
+
+def cube_face(yaw, pitch, px, py, w, h):
+    """The face (0..5: +X -X +Y -Y +Z -Z) the view ray through pixel (px, py)
+    meets, for kiln-view's camera turned by yaw and pitch (degrees); None
+    near an edge."""
+    y, p = math.radians(yaw), math.radians(pitch)
+    back = (math.cos(p) * math.sin(y), math.sin(p), math.cos(p) * math.cos(y))
+    right = normalize([back[2], 0.0, -back[0]])
+    up = [back[1] * right[2] - back[2] * right[1], back[2] * right[0] - back[0] * right[2],
+          back[0] * right[1] - back[1] * right[0]]
+    tan_v = math.tan(math.radians(45) / 2)
+    nx = ((px + 0.5) / w * 2 - 1) * tan_v * w / h
+    ny = (1 - (py + 0.5) / h * 2) * tan_v
+    d = [-b + r * nx + u * ny for b, r, u in zip(back, right, up)]
+    axis = max(range(3), key=lambda a: abs(d[a]))
+    # Within half a texel of the face's edge (faces of 8 texels, 2 units
+    # across), a seamless cube sampler blends in the next face.
+    if max(abs(d[a]) for a in range(3) if a != axis) > (1 - 1.5 / 8) * abs(d[axis]):
+        return None
+    return 2 * axis + (0 if d[axis] > 0 else 1)
+
+
+def check_texture(name, png, w, h, layer, yaw, pitch):
+    width, height, rows = png_read(png)
+    if (width, height) != (w, h):
+        failures.append("size %dx%d, expected %dx%d" % (width, height, w, h))
+        return
+    # Each quadrant's centre and, in images large enough, two points around it.
+    spread = (0.0, 0.1) if min(w, h) >= 64 else (0.0,)
+    inner = [(cu + d, cv - d * (1 if i else -1)) for cu in (0.25, 0.75) for cv in (0.25, 0.75)
+             for d in spread for i in ((0, 1) if d else (0,))]
+    if name.startswith("hdr_"):
+        grid = quadrants(HDR_SIZES[name], HDR_QUADS)
+        # The values above 1 show clamped: no tone curve.
+        check_flat_texture(rows, w, h, grid, 1, inner)
+    elif name == "layers":
+        grid = [[tuple(srgb_decode(c) for c in rgb) for rgb in row]
+                for row in quadrants(ARRAY_SIZE, ARRAY_LAYERS[layer])]
+        check_flat_texture(rows, w, h, grid, 1 if w >= ARRAY_SIZE else 3, inner)
+    elif name in FORMAT_TEXTURES:
+        size, colors, reads = FORMAT_TEXTURES[name]
+        decode = {"grey": lambda c: (c[0] / 255,) * 3, "rg": lambda c: (c[0] / 255, c[1] / 255, 0.0),
+                  "srgb": lambda c: tuple(srgb_decode(v) for v in c)}[reads]
+        grid = [[decode(rgb) for rgb in row] for row in quadrants(size, colors)]
+        check_flat_texture(rows, w, h, grid, 1, inner)
+    elif name == "lut":
+        # Texel (x, y) of slice z holds (x, y, z) / (size - 1): red across,
+        # green down, the slice's blue; every point filtered from its neighbours.
+        grid = [[(x / (LUT_SIZE - 1), yy / (LUT_SIZE - 1), layer / (LUT_SIZE - 1))
+                 for x in range(LUT_SIZE)] for yy in range(LUT_SIZE)]
+        check_flat_texture(rows, w, h, grid, 2,
+                           [(u / 8, v / 8) for u in range(1, 8) for v in range(1, 8)])
+    elif name == "sky":
+        seen = set()
+        for py in range(0, h, 3):
+            for px in range(0, w, 3):
+                face = cube_face(yaw, pitch, px, py, w, h)
+                if face is None:
+                    continue
+                seen.add(face)
+                expect(rows, px, py, CUBE_COLORS[face] + (255,), "face %s" % CUBE_FACES[face], 1)
+        print("faces seen: %s" % " ".join(CUBE_FACES[f] for f in sorted(seen)))
+    else:
+        failures.append("unknown texture " + name)
+
+
 def expect(rows, x, y, want, what, tolerance=1):
     px = tuple(rows[int(y)][4 * int(x):4 * int(x) + 4])
     if any(abs(a - b) > tolerance for a, b in zip(px, want)):
@@ -753,6 +950,12 @@ if __name__ == "__main__":
         width, height, rows = png_read(sys.argv[2])
         drawn = sum(1 for row in rows for x in range(width) if row[4 * x + 3] > 0)
         print("%.4f" % (drawn / (width * height)))
+    elif sys.argv[1] == "texture":
+        check_texture(sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5]),
+                      int(sys.argv[6]), float(sys.argv[7]), float(sys.argv[8]))
+        for f in failures[:20]:
+            print("  " + f)
+        sys.exit(1 if failures else 0)
     else:
         check(sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5]), int(sys.argv[6]))
         for f in failures:

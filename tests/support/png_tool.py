@@ -14,6 +14,8 @@ extract, report and UASTC tests and bench/uastc.sh.
   png_tool.py size FILE            "W H"
   png_tool.py data-uris HTML       "W H" of every data:image/png;base64 URI in HTML
                                    (exit 1 when one does not decode)
+  png_tool.py drawn-uris HTML      "W H DRAWN" of each such URI: DRAWN the pixels of
+                                   alpha above 0
 """
 import base64
 import math
@@ -169,12 +171,15 @@ def main(argv):
     elif command == "size":
         width, height, _ = read_png(args[0])
         print(width, height)
-    elif command == "data-uris":
+    elif command in ("data-uris", "drawn-uris"):
         with open(args[0], encoding="utf-8") as f:
             html = f.read()
         for uri in re.findall(r'data:image/png;base64,([A-Za-z0-9+/=]+)', html):
-            width, height, _ = read_png_bytes(base64.b64decode(uri, validate=True))
-            print(width, height)
+            width, height, texels = read_png_bytes(base64.b64decode(uri, validate=True))
+            if command == "data-uris":
+                print(width, height)
+            else:
+                print(width, height, sum(1 for a in texels[3::4] if a > 0))
     else:
         print(f"png_tool.py: unknown command {command}")
         return 2
