@@ -1,12 +1,12 @@
 /* fuzz_spirv_reply.c — libFuzzer harness: the reply of SPIRV-Cross's child process
- * (spirv_reply_read, src/cook/drivers/isolate_spirv.c), what kiln reads back from a
+ * (spirv_reply_read, src/cook/inspect/isolate_spirv.c), what kiln reads back from a
  * reflection run in a child, on arbitrary bytes. The first byte picks the stage it was
  * asked for; the rest is the reply. Build and run: see fuzz/README.md. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cook/drivers/drivers.h"
+#include "cook/inspect/isolate_spirv.h"
 #include "cook/process/spirv.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -211,6 +211,14 @@ run KILN_ISOLATE=0 -- build -i assets -o in_process --no-cache
 check "isolated and in-process decoding cook the same files" \
     all_true '[ "$isolated_status" -eq 0 ]' 'status_is 0' \
     'diff -r "$SCRATCH/isolated" "$SCRATCH/in_process" >/dev/null'
+# kiln check validates and reflects a cooked shader's modules in the same
+# children: SPIRV-Cross crashing there is that file's problem.
+run KILN_TEST_ISOLATE_FAULT='crash:lit.kshader#reflect' -- check -o isolated
+check "kiln check: SPIRV-Cross crashing on a cooked shader is that file's problem" \
+    all_true 'status_is 1' 'stdout_has "1 problem"' \
+    'stderr_has "^isolated/shaders/lit.kshader: error: vertex stage: SPIRV-Cross crashed reflecting lit.kshader \(signal 11, SIGSEGV\)$"'
+run -- check -o isolated
+check "kiln check: without the fault the cooked files pass" status_is 0
 run KILN_ISOLATE=0 KILN_TEST_ISOLATE_FAULT=crash:crash.png -- build -i assets -o in_process2 --no-cache
 check "in process the fault hook does nothing (it acts in the child)" status_is 0
 # The corpus's shaders (GLSL of many stage kinds, descriptors of every type,

@@ -1,5 +1,5 @@
 /* test_isolate_spirv.c — SPIRV-Cross's reflection in a child process
- * (drivers/isolate_spirv.c, process/spirv_stage.c).
+ * (inspect/isolate_spirv.c, process/spirv_stage.c).
  *
  * The reply kiln reads back: a stage written field by field here reads back
  * to those fields and writes back to the same bytes; every truncation, a
@@ -17,8 +17,8 @@
 
 #include "test_support.h"
 
-#include "cook/drivers/drivers.h"
 #include "cook/import/isolate.h"
+#include "cook/inspect/isolate_spirv.h"
 #include "cook/process/spirv.h"
 
 /* ---------------------------------------------------------------------------

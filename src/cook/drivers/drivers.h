@@ -245,34 +245,6 @@ bool cook_texture_asset(const cook_request *request, cook_context *ctx, cook_ass
 /* The decode limits the settings ask for (texture.max_dimension). */
 image_limits texture_image_limits(const cook_settings *settings);
 
-/* spirv_validate (process/spirv.h) in a reused child process (isolate_spirv.c;
- * KILN_ISOLATE=0: here) within `timeout_seconds` (import.timeout) or the rest
- * of the asset's budget; a crash or hang of SPIRV-Tools is false with a
- * reason naming the library and `path`'s file. */
-bool spirv_validate_isolated(const uint32_t *words, size_t word_count, uint32_t target,
-                             const char *path, double timeout_seconds, char *reason,
-                             size_t reason_size);
-/* spirv_reflect_stage (process/spirv.h) with SPIRV-Cross in a reused child
- * process (isolate_spirv.c; KILN_ISOLATE=0: here): the child reflects the
- * stage alone and sends kiln's result, which is read and checked whole
- * (spirv_reply_read) before it joins `program`. A crash, hang or invalid
- * reply is false with a reason naming SPIRV-Cross and `path`'s file. */
-bool spirv_reflect_stage_isolated(shader_program_ir *program, kiln_shader_stage stage,
-                                  const char *entry, const uint32_t *words, size_t word_count,
-                                  const char *path, double timeout_seconds, char *reason,
-                                  size_t reason_size);
-/* The SPIR-V child's reply (isolate_spirv.c lays it out): the verdict, the
- * library's reason and, for a reflection that succeeded, `alone` (a stage
- * as spirv_reflect_module makes it; NULL for a validation). */
-void spirv_reply_write(bytebuf *out, bool passed, const char *reason,
-                       const shader_program_ir *alone);
-/* Reads a reply as untrusted input: for a reflection (`alone` not NULL) a
- * stage of kind `stage` within SPIRV_STAGE_MAX_* and whole by
- * spirv_stage_check. True with *passed and the library's reason (and *alone
- * filled when passed), or false with what is wrong and *alone empty. */
-bool spirv_reply_read(const uint8_t *data, size_t size, kiln_shader_stage stage,
-                      shader_program_ir *alone, bool *passed, char *reason, size_t reason_size);
-
 /* A texture image set: the images one KTX2 file holds, cooked through one
  * path (cook_texture_set). One image for a 2D texture, six for a cubemap's
  * faces in KTX2 order +X -X +Y -Y +Z -Z, one per layer of an array (six per

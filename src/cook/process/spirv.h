@@ -19,7 +19,7 @@
  * out), descriptors (one per (set, binding)), push-constant blocks,
  * specialization constants and workgroup size. SPIRV-Cross does the reading
  * (spirv_reflect.c), so a cook runs this in a child process
- * (drivers/isolate_spirv.c) and checks what comes back with
+ * (inspect/isolate_spirv.c) and checks what comes back with
  * spirv_stage_check. False with a reason, *alone empty, when the module
  * cannot be parsed, has no such entry point, or declares one (set, binding)
  * with two types. */

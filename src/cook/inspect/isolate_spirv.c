@@ -12,7 +12,8 @@
  * (spirv_stage_append): SPIRV-Cross never runs in kiln's process.
  *
  * Here, not in process/: the jobs need both the stages' SPIR-V code and the
- * isolation (import/), which only a driver may call together.
+ * isolation (import/), which inspect may call together, and both the shader
+ * driver and `kiln check` (shader.c) use them.
  *
  * Request: u32 "KSVQ", u32 version, u8 what (0 validate, 1 reflect), strings
  * path and test fault, u32 target, u32 stage, string entry, a blob of the
@@ -30,8 +31,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cook/drivers/drivers.h"
 #include "cook/import/isolate.h"
+#include "cook/inspect/isolate_spirv.h"
 #include "cook/process/spirv.h"
 
 #define SPIRV_REQUEST_MAGIC 0x5156534bu  /* "KSVQ" */
