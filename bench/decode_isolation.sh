@@ -13,10 +13,12 @@
 # decode is most of each texture's cook and the difference shows.
 # Inputs: the corpus's images that decode (PNG, JPEG; 60 files, 17 MB);
 # 200 copies of a 32x32 PNG (the per-asset cost alone); one 4096x4096 noise
-# PNG (64 MiB of pixels back through the pipe); 50 copies each of the
-# corpus's two Draco glTFs; 30 copies of the examples' shaders (5 programs,
-# one including a header). INPUTs pick some of corpus_images, small_pngs,
-# big_png, draco and shaders (default: all).
+# PNG (64 MiB of pixels back through the pipe); the corpus's images of 1 MiB
+# or more decoded (21 files, 273 MiB); one 8192x8192 noise PNG (256 MiB);
+# 50 copies each of the corpus's two Draco glTFs; 30 copies of the examples'
+# shaders (5 programs, one including a header). INPUTs pick some of
+# corpus_images, small_pngs, big_png, large_images, huge_png, draco and
+# shaders (default: all).
 set -euo pipefail
 
 bin=$(realpath "$1")
@@ -24,11 +26,12 @@ corpus=$(realpath "$2")
 rounds=${3:-10}
 shift $(($# < 3 ? $# : 3))
 inputs=("$@")
-[ ${#inputs[@]} -gt 0 ] || inputs=(corpus_images small_pngs big_png draco shaders)
+[ ${#inputs[@]} -gt 0 ] || inputs=(corpus_images small_pngs big_png large_images huge_png draco shaders)
 kiln="$bin/kiln"
 work="${TMPDIR:-/tmp}/kiln-bench-decode-isolation"
 rm -rf "$work"
-mkdir -p "$work/corpus_images" "$work/small_pngs" "$work/big_png" "$work/draco" "$work/shaders"
+mkdir -p "$work/corpus_images" "$work/small_pngs" "$work/big_png" "$work/large_images" \
+    "$work/huge_png" "$work/draco" "$work/shaders"
 examples="$(dirname "$0")/../examples/assets/shaders"
 printf 'default:\n  texture.compress: false\n  texture.mipmaps: false\n' >"$work/kiln.yml"
 
@@ -47,6 +50,29 @@ sed -n 's/^\(.*\): error: .*/\1/p' "$work/probe.log" | sort -u | while IFS= read
 done
 for n in $(seq -w 1 200); do cp "$corpus/images/pngsuite/basn6a08.png" "$work/small_pngs/s$n.png"; done
 "$bin/bench/bench_gen_textures" noise-png 4096 "$work/big_png/noise.png"
+"$bin/bench/bench_gen_textures" noise-png 8192 "$work/huge_png/noise.png"
+# The images of 1 MiB or more decoded (width x height x 4), by their headers.
+python3 - "$work/corpus_images" "$work/large_images" <<'PY'
+import os, shutil, struct, sys
+def size(path):
+    b = open(path, 'rb').read()
+    if b[:8] == b'\x89PNG\r\n\x1a\n':
+        return struct.unpack('>II', b[16:24])
+    i = 2
+    while b[:2] == b'\xff\xd8' and i + 9 <= len(b):  # JPEG: the first SOFn
+        if b[i] != 0xff or b[i + 1] in (0xd8, 0x01) or 0xd0 <= b[i + 1] <= 0xd7:
+            i += 1 if b[i] != 0xff else 2
+        elif b[i + 1] in (0xc0, 0xc1, 0xc2, 0xc3, 0xc5, 0xc6, 0xc7, 0xc9, 0xca, 0xcb, 0xcd, 0xce, 0xcf):
+            h, w = struct.unpack('>HH', b[i + 5:i + 9])
+            return w, h
+        else:
+            i += 2 + struct.unpack('>H', b[i + 2:i + 4])[0]
+    return 0, 0
+for name in sorted(os.listdir(sys.argv[1])):
+    w, h = size(os.path.join(sys.argv[1], name))
+    if w * h * 4 >= 1 << 20:
+        shutil.copy(os.path.join(sys.argv[1], name), sys.argv[2])
+PY
 for n in $(seq -w 1 50); do
     for model in Box RiggedSimple; do
         mkdir -p "$work/draco/$model$n"

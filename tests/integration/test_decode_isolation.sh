@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # test_decode_isolation.sh — the third-party decoders (libspng, libjpeg,
-# stb_image, libdraco), glslang and SPIRV-Tools' validator run in a reused
-# child process: a crash, a hang or a
+# stb_image, libdraco), glslang, SPIRV-Tools' validator and SPIRV-Cross's
+# reflection run in a reused child process: a crash, a hang or a
 # corrupt reply fails that asset alone with an error naming the library and
 # the file, the build goes on (the child restarted for the next asset), the
 # exit status says so, no process is left behind, and the cooked bytes are
@@ -136,7 +136,19 @@ check "with --json the crash is counted and stdout stays one JSON document" \
     all_true 'status_is 1' 'jq -e ".failed == 1" "$SCRATCH/stdout" >/dev/null'
 
 # A hang, stopped at import.timeout (kiln.yml), the rest cooked.
-printf 'default:\n  import.timeout: 2\n' >"$SCRATCH/timeout.yml"
+# import.timeout 2 s for the hanging assets alone (a rule each): the others
+# keep the default, so a busy machine cannot time out their real work.
+cat >"$SCRATCH/timeout.yml" <<'YML'
+rules:
+  - match: "tex/hang.png"
+    import.timeout: 2
+  - match: "models/bad/Crash.gltf"
+    import.timeout: 2
+  - match: "shaders/post/blur.comp"
+    import.timeout: 2
+  - match: "shaders/pre.shader"
+    import.timeout: 2
+YML
 rm -rf "$SCRATCH/out"
 run KILN_TEST_ISOLATE_FAULT=hang:hang.png -- build --config timeout.yml -i assets -o out -j2
 check "a hanging decoder is stopped at import.timeout and fails that asset alone" \
@@ -188,6 +200,19 @@ if [ "$have_glslc" -eq 1 ]; then
         all_true 'status_is 1' \
         'stderr_has "^assets/shaders/pre.shader/fragment.spv: error: SPIRV-Tools sent an invalid result for fragment.spv"' \
         '[ ! -e "$SCRATCH/out/shaders/pre.kshader" ]' 'cooked shaders/lit.kshader'
+    # SPIRV-Cross's reply is kiln's reflection of the stage, checked whole.
+    rm -rf "$SCRATCH/out"
+    run KILN_TEST_ISOLATE_FAULT="garbage:fragment.spv#reflect" -- build -i assets -o out -j2
+    check "a corrupt SPIRV-Cross reply is refused" \
+        all_true 'status_is 1' \
+        'stderr_has "^assets/shaders/pre.shader/fragment.spv: error: SPIRV-Cross sent an invalid result for fragment.spv: its stage is cut short"' \
+        '[ ! -e "$SCRATCH/out/shaders/pre.kshader" ]' 'cooked shaders/lit.kshader'
+    rm -rf "$SCRATCH/out"
+    run KILN_TEST_ISOLATE_FAULT="hang:vertex.spv#reflect" -- build --config timeout.yml -i assets -o out -j2
+    check "a hanging SPIRV-Cross is stopped at import.timeout" \
+        all_true 'status_is 1' \
+        'stderr_has "^assets/shaders/pre.shader/vertex.spv: error: SPIRV-Cross took longer than 2 s reflecting vertex.spv; stopped"' \
+        '[ ! -e "$SCRATCH/out/shaders/pre.kshader" ]' 'cooked shaders/lit.kshader' no_leftovers
 fi
 
 # Isolated and in process: the same bytes (the shaders' includes, answered by
@@ -198,8 +223,33 @@ run KILN_ISOLATE=0 -- build -i assets -o in_process --no-cache
 check "isolated and in-process decoding cook the same files" \
     all_true '[ "$isolated_status" -eq 0 ]' 'status_is 0' \
     'diff -r "$SCRATCH/isolated" "$SCRATCH/in_process" >/dev/null'
+# kiln check validates and reflects a cooked shader's modules in the same
+# children: SPIRV-Cross crashing there is that file's problem.
+run KILN_TEST_ISOLATE_FAULT='crash:lit.kshader#reflect' -- check -o isolated
+check "kiln check: SPIRV-Cross crashing on a cooked shader is that file's problem" \
+    all_true 'status_is 1' 'stdout_has "1 problem"' \
+    'stderr_has "^isolated/shaders/lit.kshader: error: vertex stage: SPIRV-Cross crashed reflecting lit.kshader \(signal 11, SIGSEGV\)$"'
+run -- check -o isolated
+check "kiln check: without the fault the cooked files pass" status_is 0
 run KILN_ISOLATE=0 KILN_TEST_ISOLATE_FAULT=crash:crash.png -- build -i assets -o in_process2 --no-cache
 check "in process the fault hook does nothing (it acts in the child)" status_is 0
+# The corpus's shaders (GLSL of many stage kinds, descriptors of every type,
+# push constants, specialization constants): reflected in SPIRV-Cross's child
+# and in process, the same .kshader bytes and the same messages.
+if [ -n "$CORPUS" ] && [ -d "$CORPUS/shaders" ]; then
+    cp -r "$CORPUS/shaders" "$SCRATCH/corpus_shaders"
+    run -- build -i corpus_shaders -o shaders_isolated --no-cache -j2 -q
+    isolated_status=$status
+    cp "$SCRATCH/stderr" "$SCRATCH/shaders_isolated.err"
+    run KILN_ISOLATE=0 -- build -i corpus_shaders -o shaders_in_process --no-cache -j2 -q
+    check "the corpus's shaders: isolated and in-process reflection cook the same bytes" \
+        all_true '[ "$isolated_status" -eq "$status" ]' \
+        '[ "$(find "$SCRATCH/shaders_isolated" -name "*.kshader" | wc -l)" -gt 100 ]' \
+        'diff -r "$SCRATCH/shaders_isolated" "$SCRATCH/shaders_in_process" >/dev/null' \
+        'diff <(sort "$SCRATCH/shaders_isolated.err") <(sort "$SCRATCH/stderr") >/dev/null'
+else
+    echo "skipped: the corpus's shaders (no corpus at KILN_CORPUS)"
+fi
 check "no process is left behind after all these builds" no_leftovers
 
 finish decode_isolation

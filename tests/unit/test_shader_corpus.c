@@ -154,7 +154,7 @@ static void corpus_shaders_cook_and_match_reference(void **state) {
         assert_int_equal(kiln_file_map(&file, written, KILN_OPEN_VERIFY_CHECKSUM, &error), KILN_OK);
         assert_int_equal(kiln_shader_view_get(&file, KILN_OPEN_DEEP, &view, &error), KILN_OK);
         char reason[1024];
-        if (!inspect_shader(&view, reason, sizeof reason)) {
+        if (!inspect_shader(&view, written, reason, sizeof reason)) {
             fprintf(stderr, "%s: %s\n", path, reason);
             problems++;
         }

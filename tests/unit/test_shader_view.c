@@ -130,7 +130,7 @@ static void program_tables_hold_what_the_sources_declare(void **state) {
     assert_int_equal(view.bindings[1].count, 4);
     assert_int_equal(view.bindings[1].stages, 1u << KILN_SHADER_STAGE_FRAGMENT);
     char reason[512];
-    assert_true(inspect_shader(&view, reason, sizeof reason));
+    assert_true(inspect_shader(&view, "lit.kshader", reason, sizeof reason));
     kiln_file_close(&file);
 
     /* Damaged copies, one rule each. */

@@ -13,7 +13,7 @@
  * instead (degenerate triangles dropped); the assimp importer, the image
  * decoders, libdraco, glslang and SPIRV-Tools/Cross run in a child process,
  * which is killed when the budget's remainder runs out (import/isolate*.c,
- * drivers/isolate_spirv.c).
+ * inspect/isolate_spirv.c).
  *
  * The budget is found through parallel_inherited (core/parallel.h): set on the
  * thread of cook_asset, inherited by every item of a parallel_for called from

@@ -1,4 +1,5 @@
 /* shader_ir.c — the shader program tables being built (shader_ir.h). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,6 +20,33 @@ const char *shader_ir_string_at(const shader_program_ir *program, uint32_t offse
 
 uint32_t shader_ir_binding_count(const shader_program_ir *program) {
     return (uint32_t)(program->bindings.size / sizeof(kiln_shader_binding));
+}
+
+bool shader_ir_merge_binding(shader_program_ir *program, const kiln_shader_binding *b,
+                             const char *name, char *reason, size_t reason_size) {
+    kiln_shader_binding *existing = (kiln_shader_binding *)(void *)program->bindings.data;
+    uint32_t known = shader_ir_binding_count(program);
+    for (uint32_t k = 0; k < known; k++) {
+        if (existing[k].set != b->set || existing[k].binding != b->binding)
+            continue;
+        if (existing[k].type != b->type || existing[k].count != b->count) {
+            snprintf(reason, reason_size,
+                     "set %u binding %u is '%s' (%s x%u) here but another stage declares "
+                     "'%s' (%s x%u)",
+                     b->set, b->binding, name, kiln_binding_type_str((kiln_binding_type)b->type),
+                     b->count, shader_ir_string_at(program, existing[k].name_offset),
+                     kiln_binding_type_str((kiln_binding_type)existing[k].type), existing[k].count);
+            return false;
+        }
+        existing[k].stages |= b->stages;
+        if (b->block_size > existing[k].block_size)
+            existing[k].block_size = b->block_size;
+        return true;
+    }
+    kiln_shader_binding added = *b;
+    shader_ir_string(program, name, &added.name_offset, &added.name_length);
+    bytebuf_append(&program->bindings, &added, sizeof added);
+    return true;
 }
 
 static int compare_bindings(const void *a, const void *b) {

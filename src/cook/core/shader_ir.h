@@ -8,6 +8,7 @@
 #define KILN_COOK_CORE_SHADER_IR_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "cook/core/core.h"
@@ -34,6 +35,12 @@ void shader_ir_string(shader_program_ir *program, const char *text, uint32_t *of
 const char *shader_ir_string_at(const shader_program_ir *program, uint32_t offset);
 /* Element counts of the tables. */
 uint32_t shader_ir_binding_count(const shader_program_ir *program);
+/* Adds descriptor `b` to the program's bindings, `name` added to the strings
+ * when it is new: where (set, binding) is already there with the same type
+ * and count, ORs in its stages and keeps the larger block size; with another
+ * type or count, false with a reason naming both. */
+bool shader_ir_merge_binding(shader_program_ir *program, const kiln_shader_binding *b,
+                             const char *name, char *reason, size_t reason_size);
 /* Sorts the bindings by set, then binding (the order kshader.md asks). */
 void shader_ir_sort_bindings(shader_program_ir *program);
 void shader_program_ir_free(shader_program_ir *program);

@@ -245,21 +245,6 @@ bool cook_texture_asset(const cook_request *request, cook_context *ctx, cook_ass
 /* The decode limits the settings ask for (texture.max_dimension). */
 image_limits texture_image_limits(const cook_settings *settings);
 
-/* spirv_validate (process/spirv.h) in a reused child process (isolate_spirv.c;
- * KILN_ISOLATE=0: here) within `timeout_seconds` (import.timeout) or the rest
- * of the asset's budget; a crash or hang of SPIRV-Tools is false with a
- * reason naming the library and `path`'s file. */
-bool spirv_validate_isolated(const uint32_t *words, size_t word_count, uint32_t target,
-                             const char *path, double timeout_seconds, char *reason,
-                             size_t reason_size);
-/* spirv_reflect_stage after the same module survived a reflection in a
- * reused child (the probe); a crash or hang there is false with a reason
- * naming SPIRV-Cross and `path`'s file, and nothing is reflected here. */
-bool spirv_reflect_stage_isolated(shader_program_ir *program, kiln_shader_stage stage,
-                                  const char *entry, const uint32_t *words, size_t word_count,
-                                  const char *path, double timeout_seconds, char *reason,
-                                  size_t reason_size);
-
 /* A texture image set: the images one KTX2 file holds, cooked through one
  * path (cook_texture_set). One image for a 2D texture, six for a cubemap's
  * faces in KTX2 order +X -X +Y -Y +Z -Z, one per layer of an array (six per

@@ -21,6 +21,7 @@
 #include "cook/core/shader_defines.h"
 #include "cook/drivers/drivers.h"
 #include "cook/import/shader.h"
+#include "cook/inspect/isolate_spirv.h"
 #include "cook/process/spirv.h"
 #include "cook/write/kshader.h"
 

@@ -10,7 +10,7 @@
  *   isolate_decode.c  the decoders as jobs (libspng, libjpeg, stb_image,
  *                     libdraco) behind image_decode and draco_decode_mesh
  *   isolate_shader.c  glslang as a job, its #includes asked of the parent
- *   (drivers/isolate_spirv.c: SPIRV-Tools and SPIRV-Cross as a job)
+ *   (inspect/isolate_spirv.c: SPIRV-Tools and SPIRV-Cross as a job)
  *   isolate_import.c  importers as jobs: which run isolated (assimp), the
  *                     request and response, the per-asset error messages;
  *                     the table of every job

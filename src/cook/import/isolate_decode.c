@@ -58,6 +58,77 @@ static void copy_reason(wire_reader *in, const char *library, char *reason, size
     free(text);
 }
 
+/* The head of every decoder's request: magic, version, the file's name and
+ * the tests' fault hook; the job's own fields follow. */
+static void put_request_head(bytebuf *head, uint32_t magic, const char *name) {
+    wire_put_u32(head, magic);
+    wire_put_u32(head, DECODE_WIRE_VERSION);
+    wire_put_string(head, name != NULL ? name : "");
+    wire_put_string(head, isolate_test_fault_hook());
+}
+
+/* In the child: a decoder's request as put_request_head and the job's own
+ * fields laid it out, the file's bytes last. */
+typedef struct decode_request {
+    char *name, *fault;
+    const uint8_t *bytes; /* the file, inside the request */
+    size_t size;
+    char injected; /* the tests' fault hook: 'g' for a garbage reply */
+} decode_request;
+
+/* Reads the head; the job's fields follow in `in`. */
+static bool request_head(wire_reader *in, uint32_t magic, decode_request *r) {
+    *r = (decode_request){0};
+    return wire_get_u32(in) == magic && wire_get_u32(in) == DECODE_WIRE_VERSION &&
+           wire_get_string(in, &r->name) && wire_get_string(in, &r->fault);
+}
+
+/* Reads the file's bytes, which end the request; `ok` says whether all
+ * before them made sense. False (r freed) when the request is not whole;
+ * else the tests' fault hook runs (it may crash or hang here). */
+static bool request_file(wire_reader *in, bool ok, decode_request *r) {
+    ok = ok && wire_get_blob(in, &r->bytes, &r->size) && wire_left(in) == 0 && !in->failed;
+    if (!ok) {
+        free(r->name);
+        free(r->fault);
+        return false;
+    }
+#ifdef KILN_TEST_HOOKS
+    r->injected = isolate_test_fault(r->fault, r->name);
+#endif
+    return true;
+}
+
+/* The reply is written: the tests' "garbage" cuts it short; r is freed. */
+static void request_done(decode_request *r, bytebuf *response) {
+    if (r->injected == 'g' && response->size > 3)
+        response->size -= 3;
+    free(r->name);
+    free(r->fault);
+}
+
+/* Sends a request, `head` (freed here) followed by the file's `size` bytes as
+ * its blob, to a server of `job` within `limits`. False with the message
+ * naming `library` and the file when the child did not answer. */
+static bool run_decoder(const char *job, const char *library, bytebuf *head, const uint8_t *bytes,
+                        size_t size, const char *name, const isolate_limits *limits,
+                        isolate_outcome *outcome, char *reason, size_t reason_size) {
+    wire_put_u64(head, size); /* the blob's length; its bytes follow */
+    if (head->failed) {
+        bytebuf_free(head);
+        snprintf(reason, reason_size, "out of memory");
+        return false;
+    }
+    const isolate_part parts[] = {{head->data, head->size}, {bytes, size}};
+    isolate_run(job, parts, 2, limits, outcome);
+    bytebuf_free(head);
+    if (outcome->status == ISOLATE_DONE)
+        return true;
+    isolate_failure_text(outcome, limits, library, "decoding", isolate_file_name(name), reason,
+                         reason_size);
+    return false;
+}
+
 /* ---------------------------------------------------------------------------
  * Images
  * ------------------------------------------------------------------------- */
@@ -69,27 +140,16 @@ static const char *const image_formats[] = {"png", "jpeg", "tga", "bmp"};
 
 static bool run_image_job(const uint8_t *request, size_t size, bytebuf *response) {
     wire_reader in = {.data = request, .size = size};
-    char *name = NULL, *fault = NULL;
-    const uint8_t *bytes = NULL;
-    size_t byte_count = 0;
-    bool ok = wire_get_u32(&in) == IMAGE_REQUEST_MAGIC &&
-              wire_get_u32(&in) == DECODE_WIRE_VERSION && wire_get_string(&in, &name) &&
-              wire_get_string(&in, &fault);
+    decode_request r;
+    bool ok = request_head(&in, IMAGE_REQUEST_MAGIC, &r);
     image_limits limits = {0};
     limits.max_dimension = wire_get_u32(&in);
     limits.max_pixels = wire_get_u64(&in);
-    ok = ok && wire_get_blob(&in, &bytes, &byte_count) && wire_left(&in) == 0 && !in.failed;
-    if (!ok) {
-        free(name);
-        free(fault);
+    if (!request_file(&in, ok, &r))
         return false;
-    }
-#ifdef KILN_TEST_HOOKS
-    char injected = isolate_test_fault(fault, name);
-#endif
     ir_decoded_image image;
     char reason[REASON_MAX + 1] = "";
-    ok = image_decode_in_process(bytes, byte_count, name, &limits, &image, reason, sizeof reason);
+    ok = image_decode_in_process(r.bytes, r.size, r.name, &limits, &image, reason, sizeof reason);
     uint32_t format = 0;
     while (ok && format < IMAGE_FORMAT_COUNT && strcmp(image.format, image_formats[format]) != 0)
         format++;
@@ -110,13 +170,8 @@ static bool run_image_job(const uint8_t *request, size_t size, bytebuf *response
     wire_put_u32(response, IMAGE_RESPONSE_MAGIC);
     wire_put_u32(response, DECODE_WIRE_VERSION);
     wire_put_u8(response, ok);
-#ifdef KILN_TEST_HOOKS
-    if (injected == 'g' && response->size > 3)
-        response->size -= 3;
-#endif
+    request_done(&r, response);
     ir_decoded_image_free(&image);
-    free(name);
-    free(fault);
     return true;
 }
 
@@ -182,27 +237,13 @@ bool image_decode(const uint8_t *bytes, size_t size, const char *name_hint,
     if (!isolate_library_limits(limits->timeout_seconds, &process_limits, reason, reason_size))
         return false;
     bytebuf head = {0};
-    wire_put_u32(&head, IMAGE_REQUEST_MAGIC);
-    wire_put_u32(&head, DECODE_WIRE_VERSION);
-    wire_put_string(&head, name_hint != NULL ? name_hint : "");
-    wire_put_string(&head, isolate_test_fault_hook());
+    put_request_head(&head, IMAGE_REQUEST_MAGIC, name_hint);
     wire_put_u32(&head, limits->max_dimension);
     wire_put_u64(&head, limits->max_pixels);
-    wire_put_u64(&head, size); /* the blob's length; its bytes follow */
-    if (head.failed) {
-        bytebuf_free(&head);
-        snprintf(reason, reason_size, "out of memory");
-        return false;
-    }
-    const isolate_part parts[] = {{head.data, head.size}, {bytes, size}};
     isolate_outcome outcome;
-    isolate_run("image", parts, 2, &process_limits, &outcome);
-    bytebuf_free(&head);
-    if (outcome.status != ISOLATE_DONE) {
-        isolate_failure_text(&outcome, &process_limits, library, "decoding",
-                             isolate_file_name(name_hint), reason, reason_size);
+    if (!run_decoder("image", library, &head, bytes, size, name_hint, &process_limits, &outcome,
+                     reason, reason_size))
         return false;
-    }
     bool ok = read_image_reply(outcome.response, outcome.response_size, library, limits, out,
                                reason, reason_size);
     if (!ok)
@@ -218,33 +259,22 @@ bool image_decode(const uint8_t *bytes, size_t size, const char *name_hint,
 
 static bool run_draco_job(const uint8_t *request, size_t size, bytebuf *response) {
     wire_reader in = {.data = request, .size = size};
-    char *name = NULL, *fault = NULL;
-    bool ok = wire_get_u32(&in) == DRACO_REQUEST_MAGIC &&
-              wire_get_u32(&in) == DECODE_WIRE_VERSION && wire_get_string(&in, &name) &&
-              wire_get_string(&in, &fault);
+    decode_request r;
+    bool ok = request_head(&in, DRACO_REQUEST_MAGIC, &r);
     uint64_t max_bytes = wire_get_u64(&in);
     uint32_t count = wire_get_count(&in, 12);
     draco_request requests[DRACO_MAX_REQUESTS];
     ok = ok && count <= DRACO_MAX_REQUESTS;
-    for (uint32_t r = 0; ok && r < count; r++) {
-        requests[r].unique_id = wire_get_u32(&in);
-        requests[r].component_type = wire_get_u32(&in);
-        requests[r].components = wire_get_u32(&in);
+    for (uint32_t i = 0; ok && i < count; i++) {
+        requests[i].unique_id = wire_get_u32(&in);
+        requests[i].component_type = wire_get_u32(&in);
+        requests[i].components = wire_get_u32(&in);
     }
-    const uint8_t *data = NULL;
-    size_t data_size = 0;
-    ok = ok && wire_get_blob(&in, &data, &data_size) && wire_left(&in) == 0 && !in.failed;
-    if (!ok) {
-        free(name);
-        free(fault);
+    if (!request_file(&in, ok, &r))
         return false;
-    }
-#ifdef KILN_TEST_HOOKS
-    char injected = isolate_test_fault(fault, name);
-#endif
     draco_mesh mesh;
     char reason[512] = "";
-    ok = draco_decode_mesh_in_process(data, data_size, requests, count, max_bytes, &mesh, reason,
+    ok = draco_decode_mesh_in_process(r.bytes, r.size, requests, count, max_bytes, &mesh, reason,
                                       sizeof reason);
     wire_put_u32(response, DRACO_RESPONSE_MAGIC);
     wire_put_u32(response, DECODE_WIRE_VERSION);
@@ -253,21 +283,16 @@ static bool run_draco_job(const uint8_t *request, size_t size, bytebuf *response
         wire_put_u32(response, mesh.point_count);
         wire_put_u32(response, mesh.face_count);
         wire_put_blob(response, mesh.indices, (size_t)mesh.face_count * 3 * sizeof(uint32_t));
-        for (uint32_t r = 0; r < count; r++)
-            wire_put_blob(response, mesh.values[r],
-                          (size_t)mesh.point_count * requests[r].components *
-                              gltf_component_size(requests[r].component_type));
+        for (uint32_t i = 0; i < count; i++)
+            wire_put_blob(response, mesh.values[i],
+                          (size_t)mesh.point_count * requests[i].components *
+                              gltf_component_size(requests[i].component_type));
     } else {
         wire_put_string(response, reason);
     }
-#ifdef KILN_TEST_HOOKS
-    if (injected == 'g' && response->size > 3)
-        response->size -= 3;
-#endif
+    request_done(&r, response);
     if (ok)
         draco_mesh_free(&mesh);
-    free(name);
-    free(fault);
     return true;
 }
 
@@ -341,10 +366,7 @@ bool draco_decode_mesh(const uint8_t *data, size_t size, const draco_request *re
     if (!isolate_library_limits(timeout_seconds, &limits, error, error_size))
         return false;
     bytebuf head = {0};
-    wire_put_u32(&head, DRACO_REQUEST_MAGIC);
-    wire_put_u32(&head, DECODE_WIRE_VERSION);
-    wire_put_string(&head, source_name != NULL ? source_name : "");
-    wire_put_string(&head, isolate_test_fault_hook());
+    put_request_head(&head, DRACO_REQUEST_MAGIC, source_name);
     wire_put_u64(&head, max_bytes);
     wire_put_u32(&head, (uint32_t)request_count);
     for (size_t r = 0; r < request_count; r++) {
@@ -352,23 +374,12 @@ bool draco_decode_mesh(const uint8_t *data, size_t size, const draco_request *re
         wire_put_u32(&head, requests[r].component_type);
         wire_put_u32(&head, requests[r].components);
     }
-    wire_put_u64(&head, size); /* the blob's length; its bytes follow */
-    if (head.failed) {
-        bytebuf_free(&head);
-        snprintf(error, error_size, "out of memory");
-        return false;
-    }
-    const isolate_part parts[] = {{head.data, head.size}, {data, size}};
     isolate_outcome outcome;
-    isolate_run("draco", parts, 2, &limits, &outcome);
-    bytebuf_free(&head);
-    bool ok = false;
-    if (outcome.status != ISOLATE_DONE)
-        isolate_failure_text(&outcome, &limits, "libdraco", "decoding",
-                             isolate_file_name(source_name), error, error_size);
-    else
-        ok = read_draco_reply(outcome.response, outcome.response_size, requests, request_count,
-                              max_bytes, out, error, error_size);
+    if (!run_decoder("draco", "libdraco", &head, data, size, source_name, &limits, &outcome, error,
+                     error_size))
+        return false;
+    bool ok = read_draco_reply(outcome.response, outcome.response_size, requests, request_count,
+                               max_bytes, out, error, error_size);
     free(outcome.response);
     return ok;
 }

@@ -324,7 +324,7 @@ static bool check_shader_data(checked_file *checked) {
         return false;
     }
     char reason[1024];
-    if (!inspect_shader(&view, reason, sizeof reason))
+    if (!inspect_shader(&view, checked->path, reason, sizeof reason))
         report_problem(checked, "%s", reason);
     return true;
 }

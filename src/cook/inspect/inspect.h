@@ -7,6 +7,8 @@
  *                (`kiln info --quality`)
  *   shader.c     a .kshader's SPIR-V validated and reflected again
  *                (`kiln check`); the names of shader interface types
+ *   isolate_spirv.c  SPIRV-Tools and SPIRV-Cross in a child process, for
+ *                shader.c and the shader driver (isolate_spirv.h)
  *   verify.c     a written file read back deeply, per kind (`kiln build
  *                --verify`, write/emit.c; `kiln check`)
  *   check.c      every check of one cooked file (`kiln check`)
@@ -32,9 +34,11 @@
  * ------------------------------------------------------------------------- */
 
 /* Every stage's module through SPIRV-Tools' validator with the file's target,
- * and the reflection tables against the module (each stage's entry point).
- * False with a reason at the first problem. */
-bool inspect_shader(const kiln_shader_view *view, char *reason, size_t reason_size);
+ * and the reflection tables against the module (each stage's entry point),
+ * both libraries in a child process (KILN_ISOLATE=0: here); `name` is the
+ * file's, for messages. False with a reason at the first problem. */
+bool inspect_shader(const kiln_shader_view *view, const char *name, char *reason,
+                    size_t reason_size);
 
 /* One line for `kiln info`'s listing: "2 stages (vertex main, fragment
  * main), 4048 bytes of SPIR-V, 2 bindings, target vulkan1.3"; false with

@@ -1,7 +1,8 @@
 /*
  * shader.c — `kiln check` on a .kshader (inspect.h, inspect_shader): each
  * stage's module through SPIRV-Tools' validator with the file's target, then
- * reflected again and compared with the tables the file carries; and the one
+ * reflected again and compared with the tables the file carries, both in a
+ * child process as a cook does (isolate_spirv.h); and the one
  * spelling of shader interface types the cooker's messages and `kiln info`
  * share.
  */
@@ -11,6 +12,7 @@
 
 #include "cook/core/core.h"
 #include "cook/inspect/inspect.h"
+#include "cook/inspect/isolate_spirv.h"
 #include "cook/process/spirv.h"
 
 static bool same_io(const kiln_shader_view *view, const kiln_shader_stage_desc *stored,
@@ -41,7 +43,8 @@ void inspect_shader_io_type(const kiln_shader_io *io, char *out, size_t size) {
         snprintf(out, size, "%s", base);
 }
 
-bool inspect_shader(const kiln_shader_view *view, char *reason, size_t reason_size) {
+bool inspect_shader(const kiln_shader_view *view, const char *name, char *reason,
+                    size_t reason_size) {
     shader_program_ir fresh = {0};
     bool ok = true;
     for (uint32_t i = 0; ok && i < view->stage_count; i++) {
@@ -50,12 +53,12 @@ bool inspect_shader(const kiln_shader_view *view, char *reason, size_t reason_si
         const uint32_t *code = kiln_shader_stage_code(view, i, &words);
         const char *stage = kiln_shader_stage_str((kiln_shader_stage)s->stage);
         char why[1024];
-        if (!spirv_validate(code, words, view->desc->target, why, sizeof why)) {
+        if (!spirv_validate_isolated(code, words, view->desc->target, name, 0.0, why, sizeof why)) {
             snprintf(reason, reason_size, "%s stage: %s", stage, why);
             ok = false;
-        } else if (!spirv_reflect_stage(&fresh, (kiln_shader_stage)s->stage,
-                                        kiln_shader_string(view, s->entry_offset), code, words, why,
-                                        sizeof why)) {
+        } else if (!spirv_reflect_stage_isolated(&fresh, (kiln_shader_stage)s->stage,
+                                                 kiln_shader_string(view, s->entry_offset), code,
+                                                 words, name, 0.0, why, sizeof why)) {
             snprintf(reason, reason_size, "%s stage: %s", stage, why);
             ok = false;
         } else if (!same_io(view, s, &fresh, &fresh.stages[i]) ||

@@ -22,6 +22,7 @@
  *           height_normal.c  a tangent-space normal map from a height map
  *   Animation: anim.c  key reduction and quantization
  *   Shaders (spirv.h): spirv_reflect.c (SPIRV-Cross reflection),
+ *                      spirv_stage.c (its result checked, joined to a program),
  *                      spirv_validate.c (SPIRV-Tools' validator)
  *   (Triangulation, normal repair and bounds are core's: core.h.)
  *

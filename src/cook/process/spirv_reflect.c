@@ -1,7 +1,9 @@
 /*
  * spirv_reflect.c — one stage's interface through SPIRV-Cross's C API
  * (spirv.h): the reflection-only backend (SPVC_BACKEND_NONE) over the
- * module's declared resources, as `spirv-cross --reflect` lists them.
+ * module's declared resources, as `spirv-cross --reflect` lists them, into a
+ * program of that stage alone (spirv_stage.c checks it and joins it to the
+ * others).
  */
 #include <spirv_cross_c.h>
 #include <stdio.h>
@@ -149,7 +151,7 @@ static const struct {
     {SPVC_RESOURCE_TYPE_ACCELERATION_STRUCTURE, KILN_BINDING_ACCELERATION_STRUCTURE},
 };
 
-/* The descriptors of one resource type, merged into the program's. */
+/* The descriptors of one resource type, merged into the stage's. */
 static bool add_bindings(reflect_state *state, spvc_resource_type spvc, kiln_binding_type kind) {
     size_t count = 0;
     const spvc_reflected_resource *list = list_of(state, spvc, &count);
@@ -167,32 +169,8 @@ static bool add_bindings(reflect_state *state, spvc_resource_type spvc, kiln_bin
                 b.block_size = size > UINT32_MAX ? UINT32_MAX : (uint32_t)size;
         }
         const char *name = list[i].name ? list[i].name : "";
-        kiln_shader_binding *existing =
-            (kiln_shader_binding *)(void *)state->program->bindings.data;
-        uint32_t known = shader_ir_binding_count(state->program);
-        bool merged = false;
-        for (uint32_t k = 0; k < known && !merged; k++) {
-            if (existing[k].set != b.set || existing[k].binding != b.binding)
-                continue;
-            if (existing[k].type != b.type || existing[k].count != b.count) {
-                snprintf(state->reason, state->reason_size,
-                         "set %u binding %u is '%s' (%s x%u) here but another stage declares "
-                         "'%s' (%s x%u)",
-                         b.set, b.binding, name, kiln_binding_type_str((kiln_binding_type)b.type),
-                         b.count, shader_ir_string_at(state->program, existing[k].name_offset),
-                         kiln_binding_type_str((kiln_binding_type)existing[k].type),
-                         existing[k].count);
-                return false;
-            }
-            existing[k].stages |= b.stages;
-            if (b.block_size > existing[k].block_size)
-                existing[k].block_size = b.block_size;
-            merged = true;
-        }
-        if (!merged) {
-            shader_ir_string(state->program, name, &b.name_offset, &b.name_length);
-            bytebuf_append(&state->program->bindings, &b, sizeof b);
-        }
+        if (!shader_ir_merge_binding(state->program, &b, name, state->reason, state->reason_size))
+            return false;
     }
     return true;
 }
@@ -284,15 +262,15 @@ static bool reflect(reflect_state *state, kiln_shader_stage_desc *desc, const ch
     return true;
 }
 
-bool spirv_reflect_stage(shader_program_ir *program, kiln_shader_stage stage, const char *entry,
-                         const uint32_t *words, size_t word_count, char *reason,
-                         size_t reason_size) {
-    if ((unsigned)stage >= KILN_SHADER_STAGE_COUNT_ ||
-        program->stage_count >= KILN_SHADER_STAGE_COUNT_) {
+bool spirv_reflect_module(kiln_shader_stage stage, const char *entry, const uint32_t *words,
+                          size_t word_count, shader_program_ir *alone, char *reason,
+                          size_t reason_size) {
+    *alone = (shader_program_ir){0};
+    if ((unsigned)stage >= KILN_SHADER_STAGE_COUNT_) {
         snprintf(reason, reason_size, "invalid stage");
         return false;
     }
-    if (word_count > UINT32_MAX || program->code.size / 4 + word_count > UINT32_MAX) {
+    if (word_count > UINT32_MAX) {
         snprintf(reason, reason_size, "the SPIR-V module is too large");
         return false;
     }
@@ -311,16 +289,13 @@ bool spirv_reflect_stage(shader_program_ir *program, kiln_shader_stage stage, co
                  spvc_context_get_last_error_string(context));
     } else {
         kiln_shader_stage_desc desc = {.stage = (uint32_t)stage};
-        reflect_state state = {program, compiler, NULL, stage, reason, reason_size};
+        reflect_state state = {alone, compiler, NULL, stage, reason, reason_size};
         ok = reflect(&state, &desc, entry);
-        if (ok) {
-            desc.code_offset = (uint32_t)(program->code.size / 4);
-            desc.code_words = (uint32_t)word_count;
-            bytebuf_append(&program->code, words, word_count * 4);
-            shader_ir_string(program, entry, &desc.entry_offset, &desc.entry_length);
-            program->stages[program->stage_count++] = desc;
-        }
+        if (ok)
+            alone->stages[alone->stage_count++] = desc;
     }
     spvc_context_destroy(context);
+    if (!ok)
+        shader_program_ir_free(alone);
     return ok;
 }
