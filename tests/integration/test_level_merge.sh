@@ -28,6 +28,8 @@ IN="$T/in"
 mkdir -p "$IN/models" "$IN/levels"
 G="$CORPUS/gltf"
 cp "$G/Box/glTF-Binary/Box.glb" "$IN/models/box.glb"
+cp "$G/MetalRoughSpheresNoTextures/glTF-Binary/MetalRoughSpheresNoTextures.glb" \
+    "$IN/models/spheres.glb" # 102 meshes: refs <model>/mesh_<i>
 cp "$G/SimpleMeshes/glTF/SimpleMeshes.gltf" "$G/SimpleMeshes/glTF/triangle.bin" "$IN/models/"
 cp "$G/Cameras/glTF/Cameras.gltf" "$G/Cameras/glTF/simpleSquare.bin" "$IN/models/"
 cp "$G/SimpleSkin/glTF-Embedded/SimpleSkin.gltf" "$IN/models/walker.gltf" # skinned, with a clip
@@ -64,6 +66,10 @@ entities:
     translation: [0, 5, 0]
   - name: walker
     asset: models/walker.gltf
+  - name: spheres
+    asset: models/spheres.glb
+    translation: [0, 0, -20]
+    scale: [0.5, 0.5, 0.5]
 EOF
 printf 'include: [placed.level]\nmerge: true\n' >"$IN/levels/merged.level"
 printf 'include: [placed.level]\n' >"$IN/levels/rule.level"
@@ -87,7 +93,7 @@ check "kiln check passes: every mesh, material table and link of the merged scen
 run_in "$T" info out/levels/merged.kscene
 check "kiln info lists the merged level: nodes, one mesh table, cameras, a skin, the entities" \
     all_true 'status_is 0' \
-    'stdout_has "^  scene: [0-9]+ bytes, 19 nodes, depth 4, 4 meshes \(drawn by 6 nodes\), 4 material tables, 2 cameras, 0 lights, 0 instances, 1 skin$"' \
+    'stdout_has "^  scene: [0-9]+ bytes, 139 nodes, depth 4, 106 meshes \(drawn by 108 nodes\), 5 material tables, 2 cameras, 0 lights, 0 instances, 1 skin$"' \
     "stdout_has \"^  entity 'walker' at 0 0 0 places models/walker/scene$\"" \
     "stdout_has \"^  entity 'box2' at -4 0 0; components \\{\\\"tag\\\":\\\"second\\\"\\}$\"" \
     "stdout_has \"^  entity 'node_0' \\(parent 'box1'\\) at 0 0 0$\""
@@ -167,8 +173,10 @@ entities = {
     "cams": (trs([0, 0, 0], [0, 0, 0, 1], [1, 1, 1]), "Cameras.gltf"),
     "skinned": (trs([0, 5, 0], [0, 0, 0, 1], [1, 1, 1]), "skin.gltf"),
     "walker": (trs([0, 0, 0], [0, 0, 0, 1], [1, 1, 1]), None),  # linked: a clip
+    "spheres": (trs([0, 0, -20], [0, 0, 0, 1], [0.5, 0.5, 0.5]), "spheres.glb"),
 }
-docs = {m: gltf(m) for m in {"box.glb", "SimpleMeshes.gltf", "Cameras.gltf", "skin.gltf"}}
+docs = {m: gltf(m) for m in {"box.glb", "SimpleMeshes.gltf", "Cameras.gltf", "skin.gltf",
+                             "spheres.glb"}}
 
 data = open(path, "rb").read()
 c = chunks(data)
@@ -208,11 +216,19 @@ assert checked == want_count - len(entities), checked
 # One mesh table: each inlined model's meshes once (box.glb placed twice),
 # refs as the models' own scenes name them; one material table per model.
 meshes = struct.unpack("<%dQ" % (len(c["SMSH"]) // 8), c["SMSH"])
-want_meshes = [fnv(m) for m in ["models/box", "models/simplemeshes", "models/cameras", "models/skin"]]
-assert sorted(meshes) == sorted(want_meshes) and len(set(meshes)) == len(meshes), meshes
+spheres = ["models/spheres/mesh_%d" % i for i in range(len(docs["spheres.glb"]["meshes"]))]
+want_meshes = [fnv(m) for m in ["models/box", "models/simplemeshes", "models/cameras",
+                                "models/skin"] + spheres]
+assert list(meshes) == want_meshes, meshes  # each model once, in order of first placement
+# Each sphere node draws the mesh the glTF node names.
+for i, n in enumerate(nodes):
+    if n[0] >= 0 and meshes[n[0]] in [fnv(m) for m in spheres]:
+        assert meshes[n[0]] == fnv(spheres[docs["spheres.glb"]["nodes"][n[5]]["mesh"]]), (i, n)
 tables = struct.unpack("<%dQ" % (len(c["SMTL"]) // 8), c["SMTL"])
-assert len(set(tables)) == len(tables) == 4, tables
-model_of_mesh = {fnv(ref): ref for ref in ["models/box", "models/simplemeshes", "models/cameras", "models/skin"]}
+assert len(set(tables)) == len(tables) == 5, tables
+model_of_mesh = {fnv(ref): ref for ref in ["models/box", "models/simplemeshes", "models/cameras",
+                                           "models/skin"]}
+model_of_mesh.update({fnv(ref): "models/spheres" for ref in spheres})
 for i, n in enumerate(nodes):
     if n[0] >= 0:  # a mesh node names its own model's table
         assert tables[n[1]] == fnv(model_of_mesh[meshes[n[0]]] + "/materials"), (i, n)
@@ -240,7 +256,7 @@ skinned = [i for i, n in enumerate(nodes) if n[2] >= 0]
 assert len(skinned) == 1 and nodes[skinned[0]][2] == 0, skinned
 EOF
 
-check "the linked form of the same entities: links, no meshes, 7 nodes" \
+check "the linked form of the same entities: links, no meshes, 8 nodes" \
     python3 - "$SCRATCH/placed_pose.json" "$T/out/levels/placed.kscene" <<'EOF'
 import json, struct, sys
 pose = json.load(open(sys.argv[1]))["nodes"]
@@ -250,12 +266,12 @@ sizes = {}
 for c in range(count):
     fourcc, flags, offset, size = struct.unpack_from("<4sIQQ", data, 48 + 32 * c)
     sizes[fourcc.decode()] = size
-assert len(pose) == 7 and sizes["SMSH"] == 0 and sizes["SMTL"] == 0 and sizes["SLNK"] == 7 * 32
+assert len(pose) == 8 and sizes["SMSH"] == 0 and sizes["SMTL"] == 0 and sizes["SLNK"] == 8 * 32
 EOF
 
 run_in "$T" info out/levels/rule.kscene
 check "a kiln.yml rule (level.merge: true) merges a level too" \
-    all_true 'status_is 0' 'stdout_has " 19 nodes, depth 4, 4 meshes"'
+    all_true 'status_is 0' 'stdout_has " 139 nodes, depth 4, 106 meshes"'
 
 # Deterministic: a second output folder holds the same bytes.
 run_in "$T" -i in -o again
