@@ -71,6 +71,40 @@ entities:
     translation: [0, 0, -20]
     scale: [0.5, 0.5, 0.5]
 EOF
+# A light and EXT_mesh_gpu_instancing (none in the corpus): a triangle drawn
+# at three instance translations, and a point light on a node of its own.
+python3 - "$IN/models/lit.gltf" <<'EOF'
+import base64, json, struct, sys
+blob = struct.pack("<9f", 0, 0, 0, 1, 0, 0, 0, 1, 0) + struct.pack("<9f", 1, 0, 0, 2, 0, 0, 3, 0, 0)
+instancing = {"EXT_mesh_gpu_instancing": {"attributes": {"TRANSLATION": 1}}}
+doc = {
+    "asset": {"version": "2.0"},
+    "extensionsUsed": ["EXT_mesh_gpu_instancing", "KHR_lights_punctual"],
+    "extensions": {"KHR_lights_punctual": {"lights": [
+        {"type": "point", "color": [1, 0.5, 0.25], "intensity": 2}]}},
+    "buffers": [{"byteLength": len(blob),
+                 "uri": "data:application/octet-stream;base64," + base64.b64encode(blob).decode()}],
+    "bufferViews": [{"buffer": 0, "byteOffset": 0, "byteLength": 36},
+                    {"buffer": 0, "byteOffset": 36, "byteLength": 36}],
+    "accessors": [{"bufferView": 0, "componentType": 5126, "count": 3, "type": "VEC3",
+                   "min": [0, 0, 0], "max": [1, 1, 0]},
+                  {"bufferView": 1, "componentType": 5126, "count": 3, "type": "VEC3"}],
+    "meshes": [{"primitives": [{"attributes": {"POSITION": 0}}]}],
+    "nodes": [{"mesh": 0, "extensions": instancing},
+              {"translation": [0, 4, 0], "extensions": {"KHR_lights_punctual": {"light": 0}}}],
+    "scenes": [{"nodes": [0, 1]}],
+}
+json.dump(doc, open(sys.argv[1], "w"))
+EOF
+cat >"$IN/levels/lit.level" <<'EOF'
+merge: true
+entities:
+  - name: a
+    asset: models/lit.gltf
+  - name: b
+    asset: models/lit.gltf
+    translation: [0, 0, 9]
+EOF
 printf 'include: [placed.level]\nmerge: true\n' >"$IN/levels/merged.level"
 printf 'include: [placed.level]\n' >"$IN/levels/rule.level"
 cat >"$T/kiln.yml" <<'EOF'
@@ -267,6 +301,27 @@ for c in range(count):
     fourcc, flags, offset, size = struct.unpack_from("<4sIQQ", data, 48 + 32 * c)
     sizes[fourcc.decode()] = size
 assert len(pose) == 8 and sizes["SMSH"] == 0 and sizes["SMTL"] == 0 and sizes["SLNK"] == 8 * 32
+EOF
+
+check "lights and instances come along: one light, each placement's instance range" \
+    python3 - "$T/out/levels/lit.kscene" <<'EOF'
+import struct, sys
+data = open(sys.argv[1], "rb").read()
+c = {}
+for i in range(struct.unpack_from("<I", data, 16)[0]):
+    fourcc, flags, offset, size = struct.unpack_from("<4sIQQ", data, 48 + 32 * i)
+    c[fourcc.decode()] = data[offset:offset + size]
+nodes = [struct.unpack_from("<iiiiiiIIIIII", c["SNOD"], 48 * i) for i in range(len(c["SNOD"]) // 48)]
+assert len(nodes) == 2 + 2 * 2, len(nodes)
+light_type, = struct.unpack_from("<I", c["SLGT"], 0)
+assert len(c["SLGT"]) == 48 and light_type == 1, c["SLGT"]  # one point light, shared
+assert sorted(n[4] for n in nodes) == [-1, -1, -1, -1, 0, 0], nodes
+instances = [struct.unpack_from("<3f", c["SINS"], 40 * i) for i in range(len(c["SINS"]) // 40)]
+ranges = [struct.unpack_from("<II", c["SINR"], 8 * i) for i in range(len(nodes))]
+drawn = [r for i, r in enumerate(ranges) if nodes[i][0] >= 0]
+assert [r[1] for r in drawn] == [3, 3], ranges
+for first, count in drawn:
+    assert instances[first:first + count] == [(1, 0, 0), (2, 0, 0), (3, 0, 0)], instances
 EOF
 
 run_in "$T" info out/levels/rule.kscene

@@ -75,8 +75,6 @@ void driver_mesh_ref(const char *source_ref, uint32_t mesh_count, uint32_t mesh_
                      size_t size);
 /* The hash of the material table a model's scene names (SMTL), 0 for none. */
 uint64_t driver_model_material_table(const char *source_ref, const ir_asset *asset);
-/* The first message in a diagnostics buffer, without "path: error: ". */
-void driver_first_message(const cook_diag *diag, char *out, size_t size);
 /* Whether a node draws a mesh with morph targets (its default weights go to
  * the .kanim, with the clips). */
 bool driver_model_has_morph_nodes(const ir_asset *asset);

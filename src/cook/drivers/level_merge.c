@@ -88,6 +88,24 @@ static bool keep_outline(cook_context *ctx, merged_model *m) {
     return true;
 }
 
+/* The text of the first error in `diag` (its warnings may come before),
+ * without "path:line: error: ". */
+static void first_error(const cook_diag *diag, char *out, size_t size) {
+    static const char tag[] = ": error: ";
+    size_t tag_length = sizeof tag - 1;
+    const char *text = (const char *)diag->text.data;
+    size_t length = diag->text.size, at = 0;
+    while (at + tag_length <= length && memcmp(text + at, tag, tag_length) != 0)
+        at++;
+    if (at + tag_length > length) {
+        snprintf(out, size, "no error given");
+        return;
+    }
+    const char *found = text + at + tag_length;
+    const char *stop = memchr(found, '\n', length - (at + tag_length));
+    snprintf(out, size, "%.*s", (int)(stop != NULL ? stop - found : text + length - found), found);
+}
+
 /* Imports model `m` and shapes its scene; sets m->inlined, or warns (naming
  * the level `file` and `line` that first places it) why its link is kept.
  * False only for what fails the level (out of memory, out of time). */
@@ -100,7 +118,7 @@ static bool load_model(merge_state *s, merged_model *m, const char *file, uint32
                      m->path);
         return true;
     }
-    char reason[512];
+    char reason[512] = "out of memory";
     uint8_t *bytes = NULL;
     size_t size = 0;
     char *full = cook_path_join(ctx->input_root, m->path);
@@ -131,7 +149,7 @@ static bool load_model(merge_state *s, merged_model *m, const char *file, uint32
     free(bytes);
     bool ok = record_reads(ctx, &child) && cook_budget_check(ctx);
     char first[512];
-    driver_first_message(&messages, first, sizeof first);
+    first_error(&messages, first, sizeof first);
     diag_free(&messages);
     if (!ok)
         return false;

@@ -283,7 +283,8 @@ static void name_textures(const ir_asset *asset, texture_plans *t) {
     }
 }
 
-void driver_first_message(const cook_diag *diag, char *out, size_t size) {
+/* The first message in a diagnostics buffer, without "path: error: ". */
+static void first_message(const cook_diag *diag, char *out, size_t size) {
     out[0] = '\0';
     if (diag->text.size == 0)
         return;
@@ -377,7 +378,7 @@ static bool cook_model_image(const cook_request *request, cook_context *ctx, con
             cook_texture(ctx, request->output_root, &src, ref, out_path, request->verify, result);
         ctx->diag = asset_diag;
         if (!cooked)
-            driver_first_message(&texture_diag, reason, sizeof reason);
+            first_message(&texture_diag, reason, sizeof reason);
     }
     if (!cooked && result->write_failed) {
         bytebuf_append(&ctx->diag->text, texture_diag.text.data, texture_diag.text.size);
