@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <xxhash.h>
 
 #include "build/internal.h"
 
@@ -24,6 +25,33 @@ void build_plan_free(build_plan *plan) {
     free(plan->ids);
     free(plan->sidecar_errors);
     free(plan->has_sidecar);
+}
+
+/* A merged level imports its placed models with their own settings
+ * (drivers/level_merge.c), and mesh.merge, scene.scale and scene.up shape
+ * what it inlines: the models' values are part of every level's settings
+ * hash, so changing a rule for a model cooks merged levels again. Models at
+ * the defaults add nothing (a project without such rules keeps its hashes). */
+static void hash_model_scene_settings(build_plan *plan) {
+    uint64_t models = 0;
+    bool any = false;
+    for (size_t i = 0; i < plan->sources.count; i++) {
+        const cook_settings *s = &plan->settings[i];
+        if (plan->importers[i]->kind != COOK_KIND_MODEL ||
+            (!s->mesh_merge && s->scene_up == COOK_UP_Y && s->scene_scale[0] == '\0'))
+            continue;
+        const char *path = plan->sources.items[i];
+        models = XXH3_64bits_withSeed(path, strlen(path) + 1, models);
+        uint8_t flags[2] = {s->mesh_merge, (uint8_t)s->scene_up};
+        models = XXH3_64bits_withSeed(flags, sizeof flags, models);
+        models = XXH3_64bits_withSeed(s->scene_scale,
+                                      strnlen(s->scene_scale, sizeof s->scene_scale), models);
+        any = true;
+    }
+    for (size_t i = 0; any && i < plan->sources.count; i++)
+        if (plan->importers[i]->kind == COOK_KIND_LEVEL)
+            plan->settings_hash[i] =
+                XXH3_64bits_withSeed(&models, sizeof models, plan->settings_hash[i]);
 }
 
 static bool in_sorted(const strlist *files, const char *path) {
@@ -248,6 +276,8 @@ bool build_plan_make(const build_options *options, const build_setup *setup, bui
     build_diagnostics(options, (const char *)sidecar_warnings.text.data, sidecar_warnings.text.size,
                       options->verbosity == PROGRESS_QUIET, source_folder);
     diag_free(&sidecar_warnings);
+    if (ok)
+        hash_model_scene_settings(plan);
     ok = ok && find_same_refs(plan);
     if (!ok) {
         build_error(options, "out of memory while planning the build");

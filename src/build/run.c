@@ -16,6 +16,16 @@
 
 #include "build/internal.h"
 
+static size_t find_source(const build_plan *plan, const char *path);
+
+/* Another source's resolved settings (a merged level's placed model is
+ * imported with its own: drivers/level_merge.c), NULL when not planned. */
+static const cook_settings *source_settings(void *user, const char *path) {
+    const build_plan *plan = user;
+    size_t at = find_source(plan, path);
+    return at != SIZE_MAX ? &plan->settings[at] : NULL;
+}
+
 /* ---------------------------------------------------------------------------
  * Cache check and replay
  * ------------------------------------------------------------------------- */
@@ -437,6 +447,8 @@ static void process_planned_asset(void *context, uint32_t job) {
         .settings = settings,
         .verify = run->options->verify,
         .activity = build_progress_started(run->options, source_path),
+        .settings_of = source_settings,
+        .settings_user = (void *)run->plan,
     };
     cook_window window = {
         .source_known = cache_stamp_file(run->setup->input, source_path, &window.source_before)};

@@ -135,6 +135,9 @@ static void parser_refuses_bad_input_with_the_line(void **state) {
         {"entities:\n  - name: a\n    asset: m.obj\n    asset: n.obj\n",
          "a.level:4: error: entity: key 'asset' appears twice"},
         {"- a\n", "a.level:1: error: a level is a map with 'entities'"},
+        {"merge: yes\nentities: []\n", "a.level:1: error: merge: expected true or false"},
+        {"merge: [true]\n", "a.level:1: error: merge: expected true or false"},
+        {"merge: true\nmerge: false\n", "a.level:2: error: 'merge' appears twice"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         cook_diag diag = {0};
@@ -570,6 +573,102 @@ static void level_cooks_nodes_transforms_parents_and_links(void **state) {
     fixture_free(&f);
 }
 
+/* merge: true: the placed models' nodes below their entities, one mesh
+ * table naming each model's mesh once (truck is placed twice), no links;
+ * merge: false, or no key, the linked scene. */
+static void merged_level_inlines_models_with_one_mesh_table(void **state) {
+    (void)state;
+    level_fixture f;
+    fixture_make(&f, "level_merged");
+    const char *entities = "entities:\n"
+                           "  - name: yard\n"
+                           "    translation: [10, 0, 0]\n"
+                           "  - name: truck_a\n"
+                           "    asset: models/truck.obj\n"
+                           "    parent: yard\n"
+                           "  - name: truck_b\n"
+                           "    asset: models/truck.obj\n"
+                           "    components: {tag: b}\n"
+                           "  - name: tree\n"
+                           "    asset: models/tree.obj\n";
+    char text[1024];
+    snprintf(text, sizeof text, "merge: true\n%s", entities);
+    put(&f, "levels/merged.level", text);
+    snprintf(text, sizeof text, "merge: false\n%s", entities);
+    put(&f, "levels/linked.level", text);
+    cook_asset_result result;
+    if (!cook_level(&f, "levels/merged.level", &result))
+        fail_msg("cook failed:\n%s", diag_text(&result.diag));
+    assert_int_equal(result.diag.warnings, 0);
+    assert_true(strlist_contains(&result.dependencies, "models/tree.obj"));
+    cook_asset_result_free(&result);
+    if (!cook_level(&f, "levels/linked.level", &result))
+        fail_msg("cook failed:\n%s", diag_text(&result.diag));
+    cook_asset_result_free(&result);
+
+    char *path = test_path_join(f.output, "levels/merged.kscene");
+    kiln_file file;
+    kiln_scene_view view;
+    kiln_error err;
+    assert_int_equal(kiln_file_map(&file, path, 0, &err), KILN_OK);
+    assert_int_equal(kiln_scene_view_get(&file, 0, &view, &err), KILN_OK);
+    /* 4 entities and an OBJ's one node per placement. */
+    assert_int_equal(view.node_count, 4 + 2 + 1);
+    /* One mesh table: truck's mesh once, then tree's (first placements' order). */
+    assert_int_equal(view.desc->mesh_count, 2);
+    assert_true(view.meshes[0] == fnv1a("models/truck"));
+    assert_true(view.meshes[1] == fnv1a("models/tree"));
+    uint32_t inlined = 0, truck_nodes = 0;
+    for (uint32_t n = 0; n < view.node_count; n++) {
+        const char *ref = "x";
+        assert_true(kiln_scene_node_link(&view, n, &ref) == 0); /* nothing to follow */
+        int32_t parent = view.hierarchy[n].parent;
+        const char *name = kiln_scene_node_name(&view, n);
+        if (view.nodes[n].mesh < 0)
+            continue;
+        inlined++;
+        /* Each model's root hangs below its entity, and names its model's
+         * material table. */
+        const char *entity = kiln_scene_node_name(&view, (uint32_t)parent);
+        if (view.nodes[n].mesh == 0) {
+            truck_nodes++;
+            assert_true(strcmp(entity, "truck_a") == 0 || strcmp(entity, "truck_b") == 0);
+        } else {
+            assert_string_equal(entity, "tree");
+        }
+        /* An OBJ's node is named after its mesh, the file's stem here. */
+        assert_string_equal(name, view.nodes[n].mesh == 0 ? "truck" : "tree");
+        if (view.nodes[n].materials >= 0) {
+            char table[64];
+            snprintf(table, sizeof table, "models/%s/materials",
+                     view.nodes[n].mesh == 0 ? "truck" : "tree");
+            assert_true(view.materials[view.nodes[n].materials] == fnv1a(table));
+        }
+    }
+    assert_int_equal(inlined, 3);
+    assert_int_equal(truck_nodes, 2);
+    size_t length = 0;
+    uint32_t b = 0;
+    assert_int_equal(kiln_scene_find_node(&view, "truck_b", &b), KILN_OK);
+    assert_string_equal(kiln_scene_node_components(&view, b, &length), "{\"tag\":\"b\"}");
+    kiln_file_close(&file);
+    free(path);
+
+    /* merge: false: the linked scene, four nodes and their links. */
+    path = test_path_join(f.output, "levels/linked.kscene");
+    assert_int_equal(kiln_file_map(&file, path, 0, &err), KILN_OK);
+    assert_int_equal(kiln_scene_view_get(&file, 0, &view, &err), KILN_OK);
+    assert_int_equal(view.node_count, 4);
+    assert_int_equal(view.desc->mesh_count, 0);
+    const char *ref = NULL;
+    uint32_t tree = 0;
+    assert_int_equal(kiln_scene_find_node(&view, "tree", &tree), KILN_OK);
+    assert_true(kiln_scene_node_link(&view, tree, &ref) == fnv1a("models/tree/scene"));
+    kiln_file_close(&file);
+    free(path);
+    fixture_free(&f);
+}
+
 typedef struct driver_case {
     const char *files[3][2]; /* path, text */
     const char *message;
@@ -775,6 +874,7 @@ int main(void) {
         cmocka_unit_test(parser_holds_one_entity_at_a_time),
         cmocka_unit_test(large_maps_of_components_find_their_repeated_key),
         cmocka_unit_test(level_cooks_nodes_transforms_parents_and_links),
+        cmocka_unit_test(merged_level_inlines_models_with_one_mesh_table),
         cmocka_unit_test(a_long_chain_of_parents_cooks_in_depth_order),
         cmocka_unit_test(level_errors_name_the_file_and_line),
         cmocka_unit_test(level_records_absent_refs),

@@ -109,6 +109,10 @@ typedef struct cook_request {
     const cook_settings *settings;
     bool verify;             /* re-read and validate every file written */
     cook_activity *activity; /* where the cook reports its stage; NULL: nobody watches */
+    /* The resolved settings of another source of the build (a merged
+     * level's placed model), or NULL; NULL here: the asset's own stand in. */
+    const cook_settings *(*settings_of)(void *user, const char *source_path);
+    void *settings_user;
 } cook_request;
 
 /* Where a cook spends its time, measured per asset (cook_stage_add). */

@@ -212,6 +212,13 @@ const cook_setting cook_setting_table[] = {
      .not_output = true,
      .description = "seconds an importer run in its own process (assimp) may take reading one "
                     "file before it is stopped and the asset fails"},
+    {.name = "level.merge",
+     .type = COOK_SETTING_BOOL,
+     .omit_default = true,
+     FIELD(level_merge),
+     .default_value = false,
+     .description = "a level's placed models inlined into its scene (one node tree, one mesh "
+                    "table) instead of linked; the level's own merge: key wins"},
     {.name = "material.flags",
      .type = COOK_SETTING_TEXT,
      .omit_default = true,

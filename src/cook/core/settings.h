@@ -183,6 +183,7 @@ typedef struct cook_settings {
     cook_anim_tolerance anim_reduce; /* off by default */
     bool anim_quantize;              /* 16-bit keys; off by default */
     bool mesh_merge;
+    bool level_merge; /* a level's placed models inlined (drivers/level_merge.c) */
     bool mesh_meshlets;
     cook_meshlet_builder mesh_meshlet_builder;
     uint32_t mesh_meshlet_vertices;

@@ -63,6 +63,22 @@ bool driver_output_end(driver_output *out, cook_asset_result *result, bool ok);
 
 bool cook_model_asset(const cook_request *request, cook_context *ctx, cook_asset_result *result);
 
+/* The parts of a model's scene the model driver writes, for a level that
+ * inlines it (level_merge.c), so both give the same scene. After import
+ * (and material.overrides): mesh.merge, the "nothing to cook" warning
+ * (*has_scene false: no .kscene is written), a node per mesh of a source
+ * without nodes, the node checks, scene.scale and scene.up. False after an
+ * error. */
+bool driver_model_scene(cook_context *ctx, ir_asset *asset, bool *has_scene);
+/* The ref of mesh `mesh_index` of a source with `mesh_count` meshes. */
+void driver_mesh_ref(const char *source_ref, uint32_t mesh_count, uint32_t mesh_index, char *out,
+                     size_t size);
+/* The hash of the material table a model's scene names (SMTL), 0 for none. */
+uint64_t driver_model_material_table(const char *source_ref, const ir_asset *asset);
+/* Whether a node draws a mesh with morph targets (its default weights go to
+ * the .kanim, with the clips). */
+bool driver_model_has_morph_nodes(const ir_asset *asset);
+
 /* A model's leaves (model_materials.c). The .kmat's own ref is
  * <sourceRef>/materials (row 0 of the table: meshes and scenes find it by
  * it); each row's is <sourceRef>/<leaf>. */
@@ -178,6 +194,20 @@ bool texture_array_check_layer(cook_context *ctx, const char *layer_path,
  * levels it includes into <stem>.kscene, ref <sourceRef>/scene: one node per
  * entity linking its model's scene, components as JSON (kscene.md, SLNK). */
 bool cook_level_asset(const cook_request *request, cook_context *ctx, cook_asset_result *result);
+/* A merged level (level_merge.c: level.merge, or `merge: true`): the
+ * entity nodes (`count`, parents first) with each placed model's nodes
+ * inlined below its entity, one mesh table, as a .kscene into `out`.
+ * `placed[k]` names node k's model (NULL: none) and where the level places
+ * it; `links[k]` is node k's link, cleared for each model inlined (one that
+ * cannot be is warned about and keeps its link). False after an error. */
+typedef struct level_placement {
+    const char *model; /* the model's source, relative to the input folder, or NULL */
+    const char *file;  /* the level file placing it, and the line */
+    uint32_t line;
+} level_placement;
+bool level_merge_scene(const cook_request *request, cook_context *ctx, const ir_node *nodes,
+                       uint32_t count, write_scene_link *links, const level_placement *placed,
+                       bytebuf *out);
 /* The shader driver (shader.c): a stage file or a "*.shader" folder → one
  * .kshader per variant (docs/formats/kshader.md). */
 bool cook_shader_asset(const cook_request *request, cook_context *ctx, cook_asset_result *result);

@@ -7,7 +7,8 @@
  *   include order, then the level's own → names unique, parents known and
  *   acyclic → assets and component refs resolved (relative to the input
  *   folder; each must be a source kiln cooks, an asset a model) → one node
- *   per entity, ordered by depth, linking its model's scene
+ *   per entity, ordered by depth, linking its model's scene (or, merged,
+ *   with the model's nodes inlined below it: level_merge.c)
  *
  * Every file a level names is recorded: includes as dependencies, assets and
  * component refs as references and as dependencies (so that removing,
@@ -53,9 +54,11 @@ static bool asset_ref(const char *root_relative, const cook_importer *importer, 
 
 /* Resolves an asset a level at `level_path` names on `line`: relative to the
  * input folder, a source kiln cooks (a model when `model_only`). Records it
- * and writes its canonical ref; false after an error naming level:line. */
+ * and writes its canonical ref, and its path relative to the input folder
+ * into *source (unless NULL; the caller frees); false after an error naming
+ * level:line. */
 static bool resolve_asset(level_build *b, const char *level_path, const char *path, uint32_t line,
-                          bool model_only, char *ref, size_t ref_size) {
+                          bool model_only, char *ref, size_t ref_size, char **source) {
     cook_context *ctx = b->ctx;
     const cook_importer *importer = cook_registry_match(path);
     if (importer == NULL) {
@@ -86,14 +89,17 @@ static bool resolve_asset(level_build *b, const char *level_path, const char *pa
     } else if (!ok) {
         diag_error(ctx->diag, level_path, line, "out of memory");
     }
-    free(resolved);
+    if (ok && source != NULL)
+        *source = resolved;
+    else
+        free(resolved);
     return ok;
 }
 
 static bool resolve_component_ref(void *user, const char *path, uint32_t line, uint64_t *hash) {
     level_build *b = user;
     char ref[1200];
-    if (!resolve_asset(b, b->current, path, line, false, ref, sizeof ref))
+    if (!resolve_asset(b, b->current, path, line, false, ref, sizeof ref, NULL))
         return false;
     *hash = kiln_ref_hash(ref);
     return true;
@@ -317,12 +323,15 @@ bool cook_level_asset(const cook_request *request, cook_context *ctx, cook_asset
     int64_t *parent = calloc(slots, sizeof *parent);
     uint32_t *depth = calloc(slots, sizeof *depth);
     char **scene_refs = calloc(slots, sizeof *scene_refs);
+    char **models = calloc(slots, sizeof *models); /* each entity's model source */
     uint32_t *order = calloc(slots, sizeof *order);
     uint32_t *position = calloc(slots, sizeof *position);
     ir_node *nodes = calloc(slots, sizeof *nodes);
     write_scene_link *links = calloc(slots, sizeof *links);
-    if (ok && (items == NULL || parent == NULL || depth == NULL || scene_refs == NULL ||
-               order == NULL || position == NULL || nodes == NULL || links == NULL)) {
+    level_placement *placed = calloc(slots, sizeof *placed);
+    if (ok &&
+        (items == NULL || parent == NULL || depth == NULL || scene_refs == NULL || models == NULL ||
+         order == NULL || position == NULL || nodes == NULL || links == NULL || placed == NULL)) {
         diag_error(ctx->diag, ctx->source_path, 0, "out of memory");
         ok = false;
     }
@@ -336,12 +345,19 @@ bool cook_level_asset(const cook_request *request, cook_context *ctx, cook_asset
         if (e->asset == NULL)
             continue;
         char ref[1200];
-        if (!resolve_asset(&b, items[i].file, e->asset, e->asset_line, true, ref, sizeof ref))
+        if (!resolve_asset(&b, items[i].file, e->asset, e->asset_line, true, ref, sizeof ref,
+                           &models[i]))
             ok = false;
         else if ((scene_refs[i] = cook_strdup(ref)) == NULL)
             ok = false;
     }
     ok = ok && ctx->diag->errors == 0;
+    /* The level's own merge: key, else level.merge (an included level's key
+     * is for that level's own scene). */
+    const level_doc *own = b.file_count > 0 ? &b.files[b.file_count - 1].doc : NULL;
+    bool merge = own != NULL && own->merge_line != 0
+                     ? own->merge
+                     : request->settings != NULL && request->settings->level_merge;
     cook_stage_add(result, COOK_STAGE_IMPORT, clock);
     /* Nodes by depth, then entity order: parents before children. */
     ok = ok && order_by_depth(ctx, depth, count, order, position);
@@ -355,6 +371,7 @@ bool cook_level_asset(const cook_request *request, cook_context *ctx, cook_asset
         memcpy(nodes[k].rotation, e->rotation, sizeof e->rotation);
         memcpy(nodes[k].scale, e->scale, sizeof e->scale);
         links[k] = (write_scene_link){scene_refs[i], e->components};
+        placed[k] = (level_placement){models[i], items[i].file, e->asset_line};
     }
     if (ok) {
         driver_output out;
@@ -364,8 +381,10 @@ bool cook_level_asset(const cook_request *request, cook_context *ctx, cook_asset
         bytebuf bytes = {0};
         char ref[1200];
         snprintf(ref, sizeof ref, "%s/scene", ctx->ref);
-        if (ok &&
-            !write_kscene_links(ctx, &asset, &no_mesh, 0, request->importer->name, links, &bytes)) {
+        if (ok && merge) {
+            ok = level_merge_scene(request, ctx, nodes, count, links, placed, &bytes);
+        } else if (ok && !write_kscene_links(ctx, &asset, &no_mesh, 0, request->importer->name,
+                                             links, &bytes)) {
             diag_error(ctx->diag, ctx->source_path, 0, "out of memory encoding the level's scene");
             ok = false;
         }
@@ -374,8 +393,12 @@ bool cook_level_asset(const cook_request *request, cook_context *ctx, cook_asset
         bytebuf_free(&bytes);
         ok = driver_output_end(&out, result, ok);
     }
-    for (uint32_t i = 0; scene_refs != NULL && i < count; i++)
+    for (uint32_t i = 0; scene_refs != NULL && models != NULL && i < count; i++) {
         free(scene_refs[i]);
+        free(models[i]);
+    }
+    free(models);
+    free(placed);
     for (uint32_t f = 0; f < b.file_count; f++) {
         free(b.files[f].path);
         level_doc_free(&b.files[f].doc);

@@ -48,12 +48,17 @@ static bool check_mesh_invariants(const ir_mesh *mesh, uint32_t material_count, 
 }
 
 /* A source with one mesh is named by its own ref; several are leaves. */
+void driver_mesh_ref(const char *source_ref, uint32_t mesh_count, uint32_t mesh_index, char *out,
+                     size_t size) {
+    if (mesh_count == 1)
+        snprintf(out, size, "%s", source_ref);
+    else
+        snprintf(out, size, "%s/mesh_%u", source_ref, mesh_index);
+}
+
 static void mesh_ref(const cook_context *ctx, const ir_asset *asset, uint32_t mesh_index, char *out,
                      size_t size) {
-    if (asset->mesh_count == 1)
-        snprintf(out, size, "%s", ctx->ref);
-    else
-        snprintf(out, size, "%s/mesh_%u", ctx->ref, mesh_index);
+    driver_mesh_ref(ctx->ref, asset->mesh_count, mesh_index, out, size);
 }
 
 static bool cook_mesh_output(const cook_request *request, cook_context *ctx, const ir_asset *asset,
@@ -608,6 +613,16 @@ static bool check_node_invariants(const ir_asset *asset, cook_context *ctx) {
     return ok;
 }
 
+uint64_t driver_model_material_table(const char *source_ref, const ir_asset *asset) {
+    /* The table's ref finds the .kmat through the manifest (kman.md); a
+     * source without meshes writes no .kmat, so its scene names none. */
+    if (asset->material_count == 0 || asset->mesh_count == 0)
+        return 0;
+    char ref[1200];
+    snprintf(ref, sizeof ref, "%s/%s", source_ref, DRIVER_MATERIAL_TABLE_LEAF);
+    return kiln_ref_hash(ref);
+}
+
 static bool cook_scene_output(const cook_request *request, cook_context *ctx, const ir_asset *asset,
                               cook_asset_result *result) {
     driver_output out;
@@ -623,11 +638,7 @@ static bool cook_scene_output(const cook_request *request, cook_context *ctx, co
         mesh_ref(ctx, asset, m, ref, sizeof ref);
         mesh_refs[m] = kiln_ref_hash(ref);
     }
-    /* The table's ref finds the .kmat through the manifest (kman.md); a
-     * source without meshes writes no .kmat, so its scene names none. */
-    snprintf(ref, sizeof ref, "%s/%s", ctx->ref, DRIVER_MATERIAL_TABLE_LEAF);
-    uint64_t material_table =
-        asset->material_count > 0 && asset->mesh_count > 0 ? kiln_ref_hash(ref) : 0;
+    uint64_t material_table = driver_model_material_table(ctx->ref, asset);
     if (ok &&
         !write_kscene(ctx, asset, mesh_refs, material_table, request->importer->name, &bytes)) {
         diag_error(ctx->diag, ctx->source_path, 0, "out of memory encoding the scene");
@@ -703,7 +714,7 @@ static bool cook_anim_output(const cook_request *request, cook_context *ctx, con
 /* Whether a node draws a mesh with morph targets: its default weights go to
  * the .kanim (AWGT) even without clips, so the runtime's rest pose
  * (kiln_anim_pose_rest) and `kiln pose` have them. */
-static bool has_morph_nodes(const ir_asset *asset) {
+bool driver_model_has_morph_nodes(const ir_asset *asset) {
     for (uint32_t n = 0; n < asset->node_count; n++) {
         const ir_node *node = &asset->nodes[n];
         if (node->mesh >= 0 && (uint32_t)node->mesh < asset->mesh_count &&
@@ -751,12 +762,30 @@ static bool apply_scene_units(cook_context *ctx, ir_asset *asset) {
     return true;
 }
 
+bool driver_model_scene(cook_context *ctx, ir_asset *asset, bool *has_scene) {
+    const char *source_path = ctx->source_path;
+    bool ok = true;
+    if (ctx->settings->mesh_merge && asset->mesh_count > 0)
+        ok = process_merge_asset(asset, ctx->diag, source_path);
+    *has_scene = asset->mesh_count > 0 || has_meshless_content(asset);
+    if (ok && !*has_scene)
+        diag_warning(ctx->diag, source_path, 0,
+                     "nothing to cook: no triangles, lines or points, no cameras or lights and no "
+                     "animations; nothing written");
+    /* The nodes are checked before anything is written, as meshes are. */
+    if (ok && asset->mesh_count > 0 && !add_mesh_nodes(asset)) {
+        diag_error(ctx->diag, source_path, 0, "out of memory");
+        ok = false;
+    }
+    ok = ok && (!*has_scene || check_node_invariants(asset, ctx));
+    return ok && (!*has_scene || apply_scene_units(ctx, asset));
+}
+
 /* The model driver: import into the IR, merge (mesh.merge), then every mesh,
  * the material table with its textures, the scene placing the meshes,
  * cameras and lights, and the clips. A source without meshes (cameras,
  * lights or clips only) still gets its .kscene and .kanim. */
 bool cook_model_asset(const cook_request *request, cook_context *ctx, cook_asset_result *result) {
-    const char *source_path = ctx->source_path;
     cook_stage_enter(ctx, COOK_STAGE_IMPORT);
     double clock = cook_clock();
     ir_asset asset = {0};
@@ -767,21 +796,9 @@ bool cook_model_asset(const cook_request *request, cook_context *ctx, cook_asset
     ok = cook_stage_enter(ctx, COOK_STAGE_PROCESS) && ok;
     if (ok && request->settings->material_overrides[0] != '\0')
         ok = driver_material_overrides(ctx, &asset);
-    if (ok && request->settings->mesh_merge && asset.mesh_count > 0)
-        ok = process_merge_asset(&asset, &result->diag, source_path);
+    bool has_scene = false;
+    ok = ok && driver_model_scene(ctx, &asset, &has_scene);
     cook_stage_add(result, COOK_STAGE_PROCESS, clock);
-    bool has_scene = asset.mesh_count > 0 || has_meshless_content(&asset);
-    if (ok && !has_scene)
-        diag_warning(&result->diag, source_path, 0,
-                     "nothing to cook: no triangles, lines or points, no cameras or lights and no "
-                     "animations; nothing written");
-    /* The nodes are checked before anything is written, as meshes are. */
-    if (ok && asset.mesh_count > 0 && !add_mesh_nodes(&asset)) {
-        diag_error(&result->diag, source_path, 0, "out of memory");
-        ok = false;
-    }
-    ok = ok && (!has_scene || check_node_invariants(&asset, ctx));
-    ok = ok && (!has_scene || apply_scene_units(ctx, &asset));
     /* material.replace before the meshes: a standalone material's normal
      * map asks for tangents as the model's own would. */
     uint64_t *shared = NULL;
@@ -794,7 +811,7 @@ bool cook_model_asset(const cook_request *request, cook_context *ctx, cook_asset
     free(shared);
     if (ok && has_scene)
         ok = cook_scene_output(request, ctx, &asset, result);
-    if (ok && has_scene && (asset.animation_count > 0 || has_morph_nodes(&asset)))
+    if (ok && has_scene && (asset.animation_count > 0 || driver_model_has_morph_nodes(&asset)))
         ok = check_animation_invariants(&asset, ctx) && process_anim_stage(ctx, &asset) &&
              cook_anim_output(request, ctx, &asset, result);
     ir_asset_free(&asset);

@@ -548,6 +548,22 @@ static bool stream_entities(level_state *state, yaml_parser_t *parser, const yam
     }
 }
 
+/* merge: true or false, once. */
+static void read_merge(level_state *state, const level_node *key, const level_node *value,
+                       level_doc *out) {
+    if (out->merge_line != 0) {
+        fail(state, key, "'merge' appears twice");
+        return;
+    }
+    const char *text = value->type == LEVEL_NODE_SCALAR ? scalar_text_of(state, value) : NULL;
+    if (text == NULL || (strcmp(text, "true") != 0 && strcmp(text, "false") != 0)) {
+        fail(state, value, "merge: expected true or false");
+        return;
+    }
+    out->merge = strcmp(text, "true") == 0;
+    out->merge_line = node_line(key);
+}
+
 /* One pair of the root map. */
 static void read_pair(level_state *state, const level_node *key, const level_node *value,
                       level_doc *out) {
@@ -555,7 +571,9 @@ static void read_pair(level_state *state, const level_node *key, const level_nod
     if (name == NULL)
         return;
     bool entities = strcmp(name, "entities") == 0, include = strcmp(name, "include") == 0;
-    if (include && out->includes == NULL)
+    if (strcmp(name, "merge") == 0)
+        read_merge(state, key, value, out);
+    else if (include && out->includes == NULL)
         read_includes(state, value, out);
     else if (entities && out->entities == NULL)
         read_entities(state, value, out);

@@ -3,6 +3,7 @@
  * the level driver (drivers/level.c) and the fuzz harness call.
  *
  *   include: [common.level]      # other levels, relative to this one
+ *   merge: true                  # inline the placed models (drivers/level_merge.c)
  *   entities:
  *     - name: truck              # unique among every entity the level adds
  *       asset: models/truck.gltf # a model, relative to the input folder
@@ -73,6 +74,10 @@ typedef struct level_doc {
     uint32_t include_count;
     level_entity *entities;
     uint32_t entity_count;
+    /* merge: true / false (level.merge for this level); merge_line 0 when
+     * the file does not say. */
+    bool merge;
+    uint32_t merge_line;
     /* The most bytes the YAML's nodes held at once while it was read
      * (level_tree.h): one entity's, unless the file uses anchors. */
     size_t yaml_peak_bytes;

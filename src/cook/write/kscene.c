@@ -257,14 +257,14 @@ static void fill_instances(const ir_asset *asset, const ir_node *node, uint32_t 
 
 /* What each node carries, its instances, its name and extras into the string
  * table. */
-static bool fill_nodes(const ir_asset *asset, uint64_t material_table, scene_tables *t) {
+static bool fill_nodes(const ir_asset *asset, const write_scene_refs *refs, scene_tables *t) {
     bool ok = true;
     for (uint32_t k = 0; ok && k < asset->node_count; k++) {
         const ir_node *node = &asset->nodes[t->order[k]];
         kiln_scene_node *dst = &t->nodes[k];
         bool has_mesh = node->mesh >= 0 && (uint32_t)node->mesh < asset->mesh_count;
         dst->mesh = has_mesh ? node->mesh : -1;
-        dst->materials = has_mesh && material_table != 0 ? 0 : -1;
+        dst->materials = has_mesh ? refs->mesh_materials[node->mesh] : -1;
         dst->skin = has_mesh && node->skin >= 0 && (uint32_t)node->skin < asset->skin_count
                         ? node->skin
                         : -1;
@@ -351,8 +351,7 @@ static bool fill_cameras_and_lights(const ir_asset *asset, scene_tables *t) {
 
 /* Lays the filled tables out as the container, chunks in kscene.md's order. */
 static bool finish_container(const cook_context *ctx, const ir_asset *asset,
-                             const uint64_t *mesh_refs, uint64_t material_table,
-                             const scene_tables *t, bytebuf *out) {
+                             const write_scene_refs *refs, const scene_tables *t, bytebuf *out) {
     size_t n = asset->node_count;
     const kiln_scene_desc *desc = &t->desc;
     container_writer writer;
@@ -367,10 +366,10 @@ static bool finish_container(const cook_context *ctx, const ir_asset *asset,
     container_add_chunk(&writer, KILN_CHUNK_SCENE_TRANSFORMS, t->transforms,
                         n * sizeof *t->transforms);
     container_add_chunk(&writer, KILN_CHUNK_SCENE_NODES, t->nodes, n * sizeof *t->nodes);
-    container_add_chunk(&writer, KILN_CHUNK_SCENE_MESHES, mesh_refs,
-                        (size_t)asset->mesh_count * sizeof *mesh_refs);
-    container_add_chunk(&writer, KILN_CHUNK_SCENE_MATERIALS, &material_table,
-                        desc->material_count * sizeof material_table);
+    container_add_chunk(&writer, KILN_CHUNK_SCENE_MESHES, refs->meshes,
+                        (size_t)asset->mesh_count * sizeof *refs->meshes);
+    container_add_chunk(&writer, KILN_CHUNK_SCENE_MATERIALS, refs->materials,
+                        (size_t)desc->material_count * sizeof *refs->materials);
     container_add_chunk(&writer, KILN_CHUNK_SCENE_SCENES, t->scenes,
                         (size_t)desc->scene_count * sizeof *t->scenes);
     container_add_chunk(&writer, KILN_CHUNK_SCENE_ROOTS, t->roots.data, t->roots.size);
@@ -404,10 +403,28 @@ static bool finish_container(const cook_context *ctx, const ir_asset *asset,
 bool write_kscene_links(const cook_context *ctx, const ir_asset *asset, const uint64_t *mesh_refs,
                         uint64_t material_table, const char *importer,
                         const write_scene_link *links, bytebuf *out) {
+    /* One source: its one table (if any) for every mesh. */
+    int32_t *mesh_materials =
+        malloc((asset->mesh_count ? asset->mesh_count : 1) * sizeof *mesh_materials);
+    if (mesh_materials == NULL)
+        return false;
+    for (uint32_t m = 0; m < asset->mesh_count; m++)
+        mesh_materials[m] = material_table != 0 ? 0 : -1;
+    write_scene_refs refs = {.meshes = mesh_refs,
+                             .materials = &material_table,
+                             .material_count = material_table != 0,
+                             .mesh_materials = mesh_materials};
+    bool ok = write_kscene_refs(ctx, asset, &refs, importer, links, out);
+    free(mesh_materials);
+    return ok;
+}
+
+bool write_kscene_refs(const cook_context *ctx, const ir_asset *asset, const write_scene_refs *refs,
+                       const char *importer, const write_scene_link *links, bytebuf *out) {
     scene_tables t = {.desc = {.node_count = asset->node_count,
                                .default_scene = 0,
                                .mesh_count = asset->mesh_count,
-                               .material_count = material_table != 0,
+                               .material_count = refs->material_count,
                                .camera_count = asset->camera_count,
                                .light_count = asset->light_count,
                                .skin_count = asset->skin_count}};
@@ -416,7 +433,7 @@ bool write_kscene_links(const cook_context *ctx, const ir_asset *asset, const ui
         fill_hierarchy(asset, &t);
         /* The string table in this order: nodes, scenes, cameras and lights,
          * skins, links. */
-        ok = fill_nodes(asset, material_table, &t) && fill_scenes(ctx, asset, &t) &&
+        ok = fill_nodes(asset, refs, &t) && fill_scenes(ctx, asset, &t) &&
              fill_cameras_and_lights(asset, &t) &&
              write_skins(asset, t.position, t.joint_parents, &t.skins, &t.joints, &t.strings) &&
              (links == NULL || fill_links(asset, links, t.position, t.links, &t.strings));
@@ -428,7 +445,7 @@ bool write_kscene_links(const cook_context *ctx, const ir_asset *asset, const ui
     t.desc.strings_size = (uint32_t)t.strings.size;
     write_metadata_json(ctx, importer, &t.meta);
     ok = ok && !t.roots.failed && !t.strings.failed && !t.meta.failed && !t.instances.failed;
-    ok = ok && finish_container(ctx, asset, mesh_refs, material_table, &t, out);
+    ok = ok && finish_container(ctx, asset, refs, &t, out);
     scene_tables_free(&t);
     return ok;
 }

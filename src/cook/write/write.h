@@ -115,6 +115,17 @@ typedef struct write_scene_link {
 bool write_kscene_links(const cook_context *ctx, const ir_asset *asset, const uint64_t *mesh_refs,
                         uint64_t material_table, const char *importer,
                         const write_scene_link *links, bytebuf *out);
+/* The tables a scene's nodes index (kscene.md SMSH, SMTL) when they are
+ * not one source's: a merged level's, several models' meshes and tables. */
+typedef struct write_scene_refs {
+    const uint64_t *meshes;    /* asset->mesh_count mesh ref hashes */
+    const uint64_t *materials; /* material_count table ref hashes, none 0 */
+    uint32_t material_count;
+    const int32_t *mesh_materials; /* per mesh: its table in `materials`, or -1 */
+} write_scene_refs;
+/* write_kscene_links with those tables. */
+bool write_kscene_refs(const cook_context *ctx, const ir_asset *asset, const write_scene_refs *refs,
+                       const char *importer, const write_scene_link *links, bytebuf *out);
 
 /* The .kscene's node order: order[k] is the IR node stored at file index k,
  * position[i] the file index of IR node i (node_count entries each). False
