@@ -212,6 +212,8 @@ bool order_end(order_job *job);
  * target deltas included. Across topologies too: a merged vertex is the same
  * data, whatever draws it. */
 bool process_weld(ir_mesh *mesh);
+/* The same on up to `threads` threads (the result does not depend on it). */
+bool process_weld_on(ir_mesh *mesh, unsigned threads);
 /* One vertex stream for weld_vertex_remap: `size` bytes per vertex, packed. */
 typedef struct weld_stream {
     const uint8_t *data;
@@ -224,6 +226,10 @@ typedef struct weld_stream {
  * SIZE_MAX when out of memory or a stream's size is not a multiple of 4. */
 size_t weld_vertex_remap(uint32_t *remap, const uint32_t *indices, size_t index_count,
                          size_t vertex_count, const weld_stream *streams, size_t stream_count);
+/* The same remap, found on up to `threads` threads. */
+size_t weld_vertex_remap_on(unsigned threads, uint32_t *remap, const uint32_t *indices,
+                            size_t index_count, size_t vertex_count, const weld_stream *streams,
+                            size_t stream_count);
 /* After welding: drops the triangles with two corners on one vertex and the
  * repeats of a triangle of the same submesh (degenerate.c), compacting the
  * submeshes' index ranges; counts each. False when out of memory. */
@@ -240,6 +246,8 @@ bool process_optimize_order(ir_mesh *mesh, const cook_settings *settings);
 /* Renumbers vertices in first-use order over all indices; drops unused ones
  * (meshlet vertex lists are renumbered too). */
 bool process_optimize_fetch(ir_mesh *mesh);
+/* The same, the streams remapped on up to `threads` threads. */
+bool process_optimize_fetch_on(ir_mesh *mesh, unsigned threads);
 
 /* Appends settings->mesh_lods reduced levels per submesh (lods.c): triangles
  * through the simplifier, points through the point simplifier; lines are not
