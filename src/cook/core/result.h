@@ -109,6 +109,11 @@ typedef struct cook_request {
     const cook_settings *settings;
     bool verify;             /* re-read and validate every file written */
     cook_activity *activity; /* where the cook reports its stage; NULL: nobody watches */
+    /* Called once with the source's bytes as cook_asset read them, before the
+     * driver runs (NULL: nobody asks): the build hashes them for its cache
+     * record there instead of reading the file a second time. */
+    void (*source_read)(void *ctx, const uint8_t *bytes, size_t size);
+    void *source_read_ctx;
 } cook_request;
 
 /* Where a cook spends its time, measured per asset (cook_stage_add). */

@@ -44,6 +44,14 @@ void bytebuf_append_zeros(bytebuf *buf, size_t count) {
     buf->size += count;
 }
 
+uint8_t *bytebuf_extend(bytebuf *buf, size_t count) {
+    if (!bytebuf_reserve(buf, count))
+        return NULL;
+    uint8_t *start = buf->data + buf->size;
+    buf->size += count;
+    return start;
+}
+
 void bytebuf_printf(bytebuf *buf, const char *fmt, ...) {
     va_list args;
     va_start(args, fmt);

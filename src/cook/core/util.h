@@ -27,6 +27,10 @@ typedef struct bytebuf {
 
 void bytebuf_append(bytebuf *buf, const void *data, size_t size);
 void bytebuf_append_zeros(bytebuf *buf, size_t count);
+/* Grows the buffer by `count` bytes left uninitialised, for the caller to
+ * fill, and returns where they start; NULL (and failed set) when out of
+ * memory. */
+uint8_t *bytebuf_extend(bytebuf *buf, size_t count);
 void bytebuf_printf(bytebuf *buf, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void bytebuf_append_json_string(bytebuf *buf, const char *text); /* quoted, escaped */
 /* Text for a terminal or a log, as every diagnostic prints a file name:

@@ -32,6 +32,8 @@ bool cook_asset(const cook_request *request, cook_asset_result *result) {
             return false;
         }
         free(full);
+        if (request->source_read != NULL)
+            request->source_read(request->source_read_ctx, source, source_size);
         cook_stage_add(result, COOK_STAGE_IMPORT, clock);
     }
     write_stage stage = {0};
