@@ -9,7 +9,7 @@
  * settings (--same: without LODs and meshlets, gltfpack's work), and times
  * each stage on its own:
  *
- *   read      cook_read_file of the source
+ *   read      cook_read_file_on of the source
  *   import    the importer cook_registry_match picks (OBJ or glTF)
  *   normals   process_generate_normals (a no-op when the source has normals)
  *   weld      process_weld_on: merge vertices identical in every stream
@@ -76,8 +76,8 @@ static ir_mesh *current_mesh(cook_run *run) {
 static bool stage_read(cook_run *run) {
     char full[8192], reason[512];
     snprintf(full, sizeof full, "%s/%s", run->input_root, run->source_path);
-    if (!cook_read_file(full, SOURCE_MAX_BYTES, &run->source, &run->source_size, reason,
-                        sizeof reason))
+    if (!cook_read_file_on(run->settings.threads, full, SOURCE_MAX_BYTES, &run->source,
+                           &run->source_size, reason, sizeof reason))
         bench_die("%s: %s", full, reason);
     run->ctx.source = run->source;
     run->ctx.source_size = run->source_size;

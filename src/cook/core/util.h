@@ -90,6 +90,11 @@ FILE *cook_open_regular(const char *path, struct stat *info, char *reason, size_
  * and puts the OS reason into `reason`. Files above max_size are refused. */
 bool cook_read_file(const char *path, size_t max_size, uint8_t **out, size_t *size, char *reason,
                     size_t reason_size);
+/* The same, a large file read in pieces on up to `threads` threads (the
+ * copies out of the page cache and the first touches of the block's pages
+ * are most of a large read). */
+bool cook_read_file_on(unsigned threads, const char *path, size_t max_size, uint8_t **out,
+                       size_t *size, char *reason, size_t reason_size);
 /* Where an asset's output goes: output_root/<dir of source>/<stem><suffix>,
  * e.g. "models/crate.obj" + ".kmesh" -> "models/crate.kmesh". Caller frees. */
 char *cook_output_path(const char *source_path, const char *suffix);
