@@ -219,15 +219,10 @@ bool mesh_sort_spatially(const float *positions, uint32_t *indices, size_t index
 }
 
 /* The larger, the coarser the curve's block boundary between codes a and b
- * (0: the same cell). */
+ * (0: the same cell): the number of the highest bit in which they differ. */
 static int boundary_level(uint32_t a, uint32_t b) {
     uint32_t x = a ^ b;
-    int level = 0;
-    while (x != 0) {
-        level++;
-        x >>= 1;
-    }
-    return level;
+    return x != 0 ? 32 - __builtin_clz(x) : 0;
 }
 
 void mesh_curve_cuts_of(const uint32_t *codes, size_t triangles, uint32_t count, uint32_t *cuts) {
