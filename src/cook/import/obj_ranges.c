@@ -13,10 +13,10 @@
  *      other statement (usemtl, o, g, s, mtllib, ...) is noted with its
  *      place among the faces.
  *   3. In file order (one thread): each range's noted statements are run by
- *      obj_parse_statement between its runs of faces, whose corners are
- *      looked up in the file's unique-vertex table in the range's order of
- *      first use, which is the file's, so vertices get the numbers one pass
- *      gives them; their indices follow.
+ *      obj_parse_statement between its runs of faces, whose corners get the
+ *      numbers one pass gives them (the ranges' corners in file order are
+ *      the file's order of first use; obj_keys.c finds them on the threads
+ *      first); their indices follow.
  *
  * Whatever one pass would warn or fail about in a v, vt, vn or face (a
  * malformed number or corner, an index out of range, a non-finite position,
@@ -264,13 +264,14 @@ static bool join_attributes(ranges_job *job) {
 }
 
 /* Faces [from, to) of a range (event marks) into the file: their new corners
- * looked up in the file's table, their indices renumbered. */
+ * looked up in the file's table (unless already `numbered`), their indices
+ * renumbered. */
 static bool merge_faces(obj_parser *file, const obj_parser *ps, const obj_event *from,
-                        const obj_event *to, uint32_t *ids) {
+                        const obj_event *to, uint32_t *ids, bool numbered) {
     if (to->faces == from->faces)
         return true;
     const uint32_t *keys = ps->keys.data;
-    for (size_t k = from->keys; k < to->keys; k++)
+    for (size_t k = from->keys; !numbered && k < to->keys; k++)
         if (!obj_vertex_id(file, keys + 3 * k, &ids[k]))
             return false;
     if ((uint64_t)file->indices.count + (to->indices - from->indices) > OBJ_MAX_INDICES)
@@ -307,23 +308,37 @@ static bool reserve_table(obj_parser *file, const ranges_job *job) {
     return true;
 }
 
-/* Step 3: every range's faces and noted statements in file order. */
-static bool merge_ranges(ranges_job *job) {
+/* Step 3: every range's faces and noted statements in file order. The
+ * ranges' corners are numbered on the threads first (obj_keys.c); without
+ * that (out of memory), one by one through the file's table. */
+static bool merge_ranges(ranges_job *job, unsigned threads) {
     obj_parser *file = job->file;
-    bool ok = reserve_table(file, job);
+    const obj_vec **range_keys = malloc(job->count * sizeof *range_keys);
+    size_t *first = malloc((job->count + 1) * sizeof *first);
+    for (uint32_t r = 0; range_keys != NULL && r < job->count; r++)
+        range_keys[r] = &job->ranges[r].ps.keys;
+    uint32_t *numbered = range_keys != NULL && first != NULL
+                             ? obj_number_range_keys(file, range_keys, job->count, threads, first)
+                             : NULL;
+    free(range_keys);
+    bool ok = numbered != NULL || reserve_table(file, job);
     for (uint32_t r = 0; ok && r < job->count; r++) {
         const obj_range *range = &job->ranges[r];
         const obj_parser *ps = &range->ps;
-        uint32_t *ids = malloc((ps->keys.count ? ps->keys.count : 1) * sizeof *ids);
-        if (ids == NULL)
-            return obj_out_of_memory(file);
+        uint32_t *ids = numbered != NULL
+                            ? numbered + first[r]
+                            : malloc((ps->keys.count ? ps->keys.count : 1) * sizeof *ids);
+        if (ids == NULL) {
+            ok = obj_out_of_memory(file);
+            break;
+        }
         obj_event mark = {0};
         const obj_event *events = range->events.data;
         for (size_t e = 0; ok && e <= range->events.count; e++) {
             obj_event next = e < range->events.count ? events[e]
                                                      : (obj_event){NULL, 0, ps->indices.count,
                                                                    ps->keys.count, ps->faces};
-            ok = merge_faces(file, ps, &mark, &next, ids);
+            ok = merge_faces(file, ps, &mark, &next, ids, numbered != NULL);
             if (ok && next.start != NULL) {
                 file->p = next.start;
                 file->line = next.line;
@@ -331,8 +346,11 @@ static bool merge_ranges(ranges_job *job) {
             }
             mark = next;
         }
-        free(ids);
+        if (numbered == NULL)
+            free(ids);
     }
+    free(numbered);
+    free(first);
     return ok;
 }
 
@@ -379,7 +397,7 @@ obj_ranges_result obj_parse_ranges(obj_parser *file, size_t range_bytes, unsigne
     }
     obj_ranges_result result = OBJ_RANGES_DECLINED;
     if (ok) /* from here on, messages are the file's own, as in one pass */
-        result = merge_ranges(&job) ? OBJ_RANGES_DONE : OBJ_RANGES_FAILED;
+        result = merge_ranges(&job, threads) ? OBJ_RANGES_DONE : OBJ_RANGES_FAILED;
     for (uint32_t r = 0; r < job.count; r++)
         free_range(&ranges[r]);
     free(ranges);
