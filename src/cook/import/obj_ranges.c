@@ -43,6 +43,7 @@ typedef struct obj_event {
 typedef struct obj_range {
     obj_parser ps;    /* quiet; its pools, table and indices are the range's */
     size_t counts[3]; /* v, vt, vn statements */
+    size_t before[3]; /* the same in the ranges before it */
     uint32_t lines;   /* newlines passed */
     obj_vec events;   /* obj_event */
     bool failed;      /* one pass must do it */
@@ -227,35 +228,50 @@ static void step2_item(void *job_, uint32_t index) {
         atomic_store(&job->failed, true);
 }
 
-/* Joins the ranges' attributes into the file's pools (step 1's end) and
- * points each range's pools at them, standing at the range's start. */
-static bool join_attributes(ranges_job *job) {
+static const size_t attribute_widths[3] = {3, 2, 3};
+
+/* One range's attributes copied into the file's pools at its place. */
+static void copy_attributes(void *job_, uint32_t index) {
+    ranges_job *job = job_;
+    obj_parser *file = job->file, *ps = &job->ranges[index].ps;
+    obj_vec *pools[3] = {&file->positions, &file->texcoords, &file->normals};
+    obj_vec *own[3] = {&ps->positions, &ps->texcoords, &ps->normals};
+    for (int k = 0; k < 3; k++) {
+        size_t bytes = job->ranges[index].counts[k] * attribute_widths[k] * sizeof(float);
+        if (bytes > 0)
+            memcpy((float *)pools[k]->data + job->ranges[index].before[k] * attribute_widths[k],
+                   own[k]->data, bytes);
+    }
+}
+
+/* Joins the ranges' attributes into the file's pools (step 1's end; the
+ * copies on the threads) and points each range's pools at them, standing at
+ * the range's start. */
+static bool join_attributes(ranges_job *job, unsigned threads) {
     obj_parser *file = job->file;
     obj_vec *pools[3] = {&file->positions, &file->texcoords, &file->normals};
-    const size_t widths[3] = {3, 2, 3};
     size_t total[3] = {0, 0, 0};
     for (uint32_t r = 0; r < job->count; r++)
-        for (int k = 0; k < 3; k++)
+        for (int k = 0; k < 3; k++) {
+            job->ranges[r].before[k] = total[k];
             total[k] += job->ranges[r].counts[k];
+        }
     for (int k = 0; k < 3; k++) {
         if (total[k] > OBJ_MAX_ELEMENTS)
             return false;
-        if (total[k] > 0 && obj_vec_push(pools[k], widths[k] * sizeof(float), total[k]) == NULL)
+        if (total[k] > 0 &&
+            obj_vec_push(pools[k], attribute_widths[k] * sizeof(float), total[k]) == NULL)
             return false;
     }
-    size_t before[3] = {0, 0, 0};
+    parallel_for(threads, job->count, copy_attributes, job);
     uint32_t line = file->line;
     for (uint32_t r = 0; r < job->count; r++) {
         obj_parser *ps = &job->ranges[r].ps;
         obj_vec *own[3] = {&ps->positions, &ps->texcoords, &ps->normals};
         for (int k = 0; k < 3; k++) {
-            size_t bytes = job->ranges[r].counts[k] * widths[k] * sizeof(float);
-            if (bytes > 0)
-                memcpy((float *)pools[k]->data + before[k] * widths[k], own[k]->data, bytes);
             obj_vec_free(own[k]);
             /* Borrowed, read-only: count says what is defined so far. */
-            *own[k] = (obj_vec){pools[k]->data, before[k], 0};
-            before[k] += job->ranges[r].counts[k];
+            *own[k] = (obj_vec){pools[k]->data, job->ranges[r].before[k], 0};
         }
         ps->line = line;
         line += job->ranges[r].lines;
@@ -390,7 +406,7 @@ obj_ranges_result obj_parse_ranges(obj_parser *file, size_t range_bytes, unsigne
         p = end;
     }
     parallel_for(threads, job.count, step1_item, &job);
-    bool ok = !atomic_load(&job.failed) && join_attributes(&job);
+    bool ok = !atomic_load(&job.failed) && join_attributes(&job, threads);
     if (ok) {
         parallel_for(threads, job.count, step2_item, &job);
         ok = !atomic_load(&job.failed);
