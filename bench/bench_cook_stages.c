@@ -9,10 +9,10 @@
  * settings (--same: without LODs and meshlets, gltfpack's work), and times
  * each stage on its own:
  *
- *   read      cook_read_file of the source
+ *   read      cook_read_file_on of the source
  *   import    the importer cook_registry_match picks (OBJ or glTF)
  *   normals   process_generate_normals (a no-op when the source has normals)
- *   weld      process_weld: merge vertices identical in every stream
+ *   weld      process_weld_on: merge vertices identical in every stream
  *   o+l+m     process_order_lods_meshlets: order, LODs and meshlets in one
  *             parallel pass, as the cooker runs them; with --split instead
  *             lods      process_build_lods: the reduced levels (simplifier)
@@ -20,7 +20,7 @@
  *             order     process_optimize_order: vertex cache, then overdraw
  *             one after the other (the same output: each reads level 0 as
  *             welded), to see what each costs
- *   fetch     process_optimize_fetch: vertices renumbered in first-use order
+ *   fetch     process_optimize_fetch_on: vertices renumbered in first-use order
  *   encode    write_kmesh: the .kmesh file image in memory
  *   write     write_file_atomic of that image into OUT_DIR
  *   free      releasing the source, the IR and the image
@@ -76,8 +76,8 @@ static ir_mesh *current_mesh(cook_run *run) {
 static bool stage_read(cook_run *run) {
     char full[8192], reason[512];
     snprintf(full, sizeof full, "%s/%s", run->input_root, run->source_path);
-    if (!cook_read_file(full, SOURCE_MAX_BYTES, &run->source, &run->source_size, reason,
-                        sizeof reason))
+    if (!cook_read_file_on(run->settings.threads, full, SOURCE_MAX_BYTES, &run->source,
+                           &run->source_size, reason, sizeof reason))
         bench_die("%s: %s", full, reason);
     run->ctx.source = run->source;
     run->ctx.source_size = run->source_size;
@@ -93,7 +93,7 @@ static bool stage_normals(cook_run *run) {
 }
 
 static bool stage_weld(cook_run *run) {
-    return process_weld(current_mesh(run));
+    return process_weld_on(current_mesh(run), run->settings.threads);
 }
 
 static bool stage_order(cook_run *run) {
@@ -109,7 +109,7 @@ static bool stage_together(cook_run *run) {
 }
 
 static bool stage_fetch(cook_run *run) {
-    return process_optimize_fetch(current_mesh(run));
+    return process_optimize_fetch_on(current_mesh(run), run->settings.threads);
 }
 
 static bool stage_meshlets(cook_run *run) {

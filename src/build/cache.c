@@ -178,8 +178,18 @@ static bool hash_folder(XXH3_state_t *state, const char *full, const char *path)
     return ok;
 }
 
-/* Streams one file into the hash, preceded by its path and followed by its
- * length, so moving bytes from one file to the next changes the hash. */
+/* A file hashes as its path, its bytes and its length, so moving bytes from
+ * one file to the next changes the hash: hash_file_begin, the bytes, then
+ * hash_file_end with their count. */
+static void hash_file_begin(XXH3_state_t *state, const char *path) {
+    XXH3_64bits_update(state, path, strlen(path) + 1);
+}
+
+static void hash_file_end(XXH3_state_t *state, uint64_t length) {
+    hash_u64(state, length);
+}
+
+/* Streams one file into the hash. */
 static bool hash_one_file(XXH3_state_t *state, const char *input, const char *path) {
     char *full = join(input, path);
     struct stat info;
@@ -194,7 +204,7 @@ static bool hash_one_file(XXH3_state_t *state, const char *input, const char *pa
     free(full);
     if (file == NULL)
         return false;
-    XXH3_64bits_update(state, path, strlen(path) + 1);
+    hash_file_begin(state, path);
     uint8_t buffer[1 << 16];
     uint64_t total = 0;
     size_t got;
@@ -204,7 +214,7 @@ static bool hash_one_file(XXH3_state_t *state, const char *input, const char *pa
     }
     bool ok = !ferror(file);
     fclose(file);
-    hash_u64(state, total);
+    hash_file_end(state, total);
     return ok;
 }
 
@@ -217,6 +227,19 @@ bool cache_hash_file(const char *input, const char *path, uint64_t *hash) {
     *hash = XXH3_64bits_digest(state);
     XXH3_freeState(state);
     return ok;
+}
+
+bool cache_hash_bytes(const char *path, const void *bytes, size_t size, uint64_t *hash) {
+    XXH3_state_t *state = XXH3_createState();
+    if (state == NULL)
+        return false;
+    XXH3_64bits_reset(state);
+    hash_file_begin(state, path);
+    XXH3_64bits_update(state, bytes, size);
+    hash_file_end(state, size);
+    *hash = XXH3_64bits_digest(state);
+    XXH3_freeState(state);
+    return true;
 }
 
 uint64_t cache_settings_hash(const cook_settings *settings) {

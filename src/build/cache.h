@@ -141,6 +141,9 @@ bool cache_stamp_file(const char *input, const char *path, cache_stamp *stamp);
 bool cache_stamps_equal(const cache_stamp *a, const cache_stamp *b);
 /* Reads and hashes input/path (see the header comment). */
 bool cache_hash_file(const char *input, const char *path, uint64_t *hash);
+/* The hash cache_hash_file gives a regular file at `path` holding `bytes`:
+ * for bytes already in memory. False when out of memory. */
+bool cache_hash_bytes(const char *path, const void *bytes, size_t size, uint64_t *hash);
 /* True when nothing is at input/path (stat fails): an absent path still is. */
 bool cache_path_absent(const char *input, const char *path);
 /* XXH3-64 of the settings' JSON (cook_settings_to_json), computed once per

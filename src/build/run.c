@@ -186,13 +186,25 @@ static bool result_is_recordable(const char *source, const cook_asset_result *re
 }
 
 /* What a cook saw, to tell whether a file changed while it ran: the cache
- * hashes files after the cook, so a file edited during it would otherwise
- * be recorded with bytes the cooked output does not reflect. */
+ * hashes dependencies after the cook, so a file edited during it would
+ * otherwise be recorded with bytes the cooked output does not reflect. The
+ * source is hashed as the cook read it. */
 typedef struct cook_window {
     bool source_known;
     cache_stamp source_before; /* the source's stamp just before the cook */
     int64_t start_ns;          /* wall clock when the cook started */
+    const char *source_path;
+    bool source_hashed; /* source_hash is that of the bytes the cook read */
+    uint64_t source_hash;
 } cook_window;
+
+/* cook_request.source_read: the bytes the cook read are the ones its
+ * outputs reflect; hashing them saves reading the source again. */
+static void hash_read_source(void *ctx, const uint8_t *bytes, size_t size) {
+    cook_window *window = ctx;
+    window->source_hashed =
+        cache_hash_bytes(window->source_path, bytes, size, &window->source_hash);
+}
 
 /* The new cache record of a freshly cooked asset: stamps and bytes of its
  * source and dependencies as they are now, the paths it found absent (still
@@ -219,11 +231,14 @@ static void record_cooked(build_run *run, size_t index, const cook_settings *set
         const char *path = i == 0 ? source : result->dependencies.items[i - 1];
         cache_stamp stamp;
         /* Changed during the cook (or dated in the future): do not trust it. */
-        ok = cache_stamp_file(run->setup->input, path, &stamp) &&
-             stamp.mtime_ns < window->start_ns &&
-             (i > 0 ||
-              (window->source_known && cache_stamps_equal(&stamp, &window->source_before))) &&
-             cache_hash_file(run->setup->input, path, &stamp.hash);
+        ok =
+            cache_stamp_file(run->setup->input, path, &stamp) &&
+            stamp.mtime_ns < window->start_ns &&
+            (i > 0 || (window->source_known && cache_stamps_equal(&stamp, &window->source_before)));
+        if (ok && i == 0 && window->source_hashed)
+            stamp.hash = window->source_hash;
+        else
+            ok = ok && cache_hash_file(run->setup->input, path, &stamp.hash);
         if (ok) {
             record->files[i] = stamp;
             ok = (record->files[i].path = cook_strdup(path)) != NULL;
@@ -451,7 +466,10 @@ static void process_planned_asset(void *context, uint32_t job) {
         .settings_user = (void *)run->plan,
     };
     cook_window window = {
-        .source_known = cache_stamp_file(run->setup->input, source_path, &window.source_before)};
+        .source_known = cache_stamp_file(run->setup->input, source_path, &window.source_before),
+        .source_path = source_path};
+    request.source_read = hash_read_source;
+    request.source_read_ctx = &window;
     struct timespec start, wall;
     clock_gettime(CLOCK_REALTIME, &wall);
     window.start_ns = (int64_t)wall.tv_sec * 1000000000 + wall.tv_nsec;

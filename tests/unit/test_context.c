@@ -163,6 +163,41 @@ static void reference_is_recorded_apart_from_dependencies(void **state) {
     assert_int_equal(f->ctx.references.count, 1);
 }
 
+/* A source larger than one 8 MB piece is read in pieces on several threads:
+ * every byte in its place (a pattern that differs piece to piece and byte to
+ * byte, over a size that is no multiple of a piece), NUL-terminated; the
+ * same as on one thread. */
+static void large_file_reads_the_same_on_several_threads(void **state) {
+    fixture *f = *state;
+    const size_t length = ((size_t)21 << 20) + 12345;
+    uint8_t *bytes = malloc(length);
+    uint32_t x = 2463534242u;
+    for (size_t i = 0; i < length; i++) {
+        x ^= x << 13;
+        x ^= x >> 17;
+        x ^= x << 5;
+        bytes[i] = (uint8_t)x;
+    }
+    char *path = test_path_join(f->root, "large.bin");
+    test_write_file(path, (const char *)bytes, length);
+    for (unsigned threads = 1; threads <= 4; threads += 3) {
+        uint8_t *data = NULL;
+        size_t size = 0;
+        char reason[256];
+        assert_true(cook_read_file_on(threads, path, length, &data, &size, reason, sizeof reason));
+        assert_int_equal(size, length);
+        assert_memory_equal(data, bytes, length);
+        assert_int_equal(data[length], 0);
+        free(data);
+        /* One byte under its size is above the limit: refused, not cut. */
+        assert_false(
+            cook_read_file_on(threads, path, length - 1, &data, &size, reason, sizeof reason));
+        assert_non_null(strstr(reason, "above the limit"));
+    }
+    free(bytes);
+    free(path);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(dependency_resolves_next_to_the_source, setup, teardown),
@@ -170,6 +205,8 @@ int main(void) {
         cmocka_unit_test_setup_teardown(dependency_outside_the_root_is_refused, setup, teardown),
         cmocka_unit_test_setup_teardown(dependency_through_a_symlink_out_of_the_root_is_refused,
                                         setup, teardown),
+        cmocka_unit_test_setup_teardown(large_file_reads_the_same_on_several_threads, setup,
+                                        teardown),
         cmocka_unit_test_setup_teardown(dependency_that_is_a_fifo_is_refused_without_waiting, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(missing_dependency_is_reported_and_recorded_as_absent,

@@ -1266,6 +1266,72 @@ static void gltf_refuses_uris_outside_the_input_folder(void **state) {
     free(dir);
 }
 
+/* Accessors of more than one decoding block (65,536 elements) are decoded
+ * in blocks on the asset's threads: 210,000 positions and 32-bit indices come
+ * out as written, and of two non-finite positions in later blocks the first
+ * is the one named, as on one thread. */
+static void gltf_large_accessors_decode_the_same_on_threads(void **state) {
+    (void)state;
+    char *dir = fresh_dir("large");
+    enum { VERTICES = 210000 };
+    float *positions = malloc(3 * (size_t)VERTICES * sizeof *positions);
+    uint32_t *indices = malloc((size_t)VERTICES * sizeof *indices);
+    for (uint32_t v = 0; v < VERTICES; v++) {
+        positions[3 * v] = (float)(v % 1000);
+        positions[3 * v + 1] = (float)(v / 1000);
+        positions[3 * v + 2] = (float)((v * 7) % 13) * 0.25f;
+        indices[v] = VERTICES - 1 - v;
+    }
+    for (int bad = 0; bad < 2; bad++) {
+        if (bad)
+            positions[3 * 190000 + 2] = positions[3 * 150001 + 1] = NAN;
+        builder b = {0};
+        add_data(&b, positions, 3 * (size_t)VERTICES * sizeof *positions, FLOAT, VERTICES, "VEC3",
+                 false, 0, 34962);
+        add_data(&b, indices, (size_t)VERTICES * sizeof *indices, UINT, VERTICES, "SCALAR", false,
+                 0, 34963);
+        char *json = builder_json(
+            &b, "'meshes':[{'primitives':[{'attributes':{'POSITION':0},'indices':1}]}]", true);
+        size_t size;
+        uint8_t *glb = make_glb(json, b.bin.data, b.bin.size, &size);
+        for (unsigned threads = 1; threads <= 4; threads += 3) {
+            test_import r = {0};
+            cook_settings_default(&r.settings);
+            r.settings.threads = threads;
+            cook_context ctx = {.input_root = dir,
+                                .source_path = "model.glb",
+                                .ref = "test",
+                                .source = glb,
+                                .source_size = size,
+                                .settings = &r.settings,
+                                .diag = &r.diag};
+            r.ok = import_gltf(&ctx, &r.asset);
+            r.dependencies = ctx.dependencies;
+            r.absent = ctx.absent;
+            strlist_free(&ctx.references);
+            if (bad) {
+                expect_error(&r, "meshes[0].primitives[0].attributes.POSITION: accessors[0] "
+                                 "element 150001 holds a non-finite number");
+            } else {
+                test_import_expect_ok(&r);
+                assert_int_equal(r.asset.meshes[0].vertex_count, VERTICES);
+                assert_int_equal(r.asset.meshes[0].index_count, VERTICES);
+                assert_memory_equal(r.asset.meshes[0].positions, positions,
+                                    3 * (size_t)VERTICES * sizeof *positions);
+                assert_memory_equal(r.asset.meshes[0].indices, indices,
+                                    (size_t)VERTICES * sizeof *indices);
+            }
+            test_import_free(&r);
+        }
+        free(glb);
+        free(json);
+        builder_free(&b);
+    }
+    free(positions);
+    free(indices);
+    free(dir);
+}
+
 static void gltf_reads_glb(void **state) {
     (void)state;
     char *dir = fresh_dir("glb");
@@ -2482,6 +2548,7 @@ int main(void) {
         cmocka_unit_test(gltf_reads_external_buffers_and_data_uris),
         cmocka_unit_test(gltf_refuses_uris_outside_the_input_folder),
         cmocka_unit_test(gltf_reads_glb),
+        cmocka_unit_test(gltf_large_accessors_decode_the_same_on_threads),
         cmocka_unit_test(gltf_decodes_meshopt_compression),
         cmocka_unit_test(gltf_reports_syntax_errors_with_the_line),
         cmocka_unit_test(gltf_rejects_wrong_types_with_their_path),

@@ -226,12 +226,94 @@ static void curve_cuts_stay_near_even_cuts_and_make_compact_chunks(void **state)
     ir_mesh_free(&mesh);
 }
 
+/* The curve sort on several threads against the curve written out here: the
+ * centroids' box, cubic cells of 1024 per side, Morton codes with x in the
+ * lowest bit, triangles ordered by code and then by source position (qsort of
+ * code << 32 | triangle). The grid twice over (the copy on copied vertices)
+ * is ten of the sort's blocks of 16,384 triangles, and every copy's code
+ * equals its original's, so equal codes must keep their source order. The codes the sort gives must
+ * be the sorted triangles' codes, and the cuts made from them mesh_curve_cuts' own. */
+static uint32_t spread_bits(uint32_t v) {
+    uint32_t out = 0;
+    for (uint32_t bit = 0; bit < 10; bit++)
+        out |= ((v >> bit) & 1u) << (3 * bit);
+    return out;
+}
+
+static void curve_sort_on_threads_matches_the_curve_written_out(void **state) {
+    (void)state;
+    ir_mesh grid;
+    make_scrambled_grid(&grid, 200, 5); /* 80,000 triangles */
+    /* Twice over: the copy's triangles use copies of the vertices. */
+    const uint32_t vertices = 2 * grid.vertex_count, index_count = 2 * grid.index_count;
+    const uint32_t triangles = index_count / 3;
+    float *positions = malloc(3 * (size_t)vertices * sizeof *positions);
+    uint32_t *indices = malloc(index_count * sizeof *indices);
+    for (uint32_t k = 0; k < 2; k++) {
+        memcpy(positions + 3 * (size_t)k * grid.vertex_count, grid.positions,
+               3 * (size_t)grid.vertex_count * sizeof *positions);
+        for (uint32_t i = 0; i < grid.index_count; i++)
+            indices[k * grid.index_count + i] = grid.indices[i] + k * grid.vertex_count;
+    }
+    float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+    float *centroids = malloc(3 * (size_t)triangles * sizeof *centroids);
+    for (uint32_t t = 0; t < triangles; t++)
+        for (int a = 0; a < 3; a++) {
+            const uint32_t *tri = indices + 3 * t;
+            float c = (positions[3 * (size_t)tri[0] + a] + positions[3 * (size_t)tri[1] + a] +
+                       positions[3 * (size_t)tri[2] + a]) *
+                      (1.0f / 3.0f);
+            centroids[3 * t + (uint32_t)a] = c;
+            lo[a] = fminf(lo[a], c);
+            hi[a] = fmaxf(hi[a], c);
+        }
+    float extent = fmaxf(fmaxf(hi[0] - lo[0], hi[1] - lo[1]), hi[2] - lo[2]);
+    float scale = 1023.0f / extent;
+    uint64_t *keys = malloc(triangles * sizeof *keys);
+    for (uint32_t t = 0; t < triangles; t++) {
+        uint32_t code = 0;
+        for (int a = 0; a < 3; a++) {
+            float q = (centroids[3 * t + (uint32_t)a] - lo[a]) * scale;
+            uint32_t cell = q > 0.0f ? (q < 1024.0f ? (uint32_t)q : 1023u) : 0u;
+            code |= spread_bits(cell) << a;
+        }
+        keys[t] = (uint64_t)code << 32 | t;
+    }
+    qsort(keys, triangles, sizeof *keys, compare_u64);
+
+    uint32_t *sorted = malloc(index_count * sizeof *sorted);
+    uint32_t *codes = malloc(triangles * sizeof *codes);
+    memcpy(sorted, indices, index_count * sizeof *sorted);
+    assert_true(mesh_sort_spatially_on(4, positions, sorted, index_count, codes));
+    uint32_t equal_codes = 0;
+    for (uint32_t t = 0; t < triangles; t++) {
+        uint32_t source = (uint32_t)keys[t];
+        assert_memory_equal(sorted + 3 * t, indices + 3 * source, 3 * sizeof *sorted);
+        assert_int_equal(codes[t], keys[t] >> 32);
+        equal_codes += t > 0 && codes[t] == codes[t - 1];
+    }
+    assert_true(equal_codes >= triangles / 2); /* every copy next to its original */
+
+    uint32_t cuts[6], expected[6];
+    mesh_curve_cuts_of(codes, triangles, 5, cuts);
+    assert_true(mesh_curve_cuts(positions, sorted, index_count, 5, expected));
+    assert_memory_equal(cuts, expected, sizeof cuts);
+    free(positions);
+    free(indices);
+    free(centroids);
+    free(keys);
+    free(sorted);
+    free(codes);
+    ir_mesh_free(&grid);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(chunked_order_keeps_each_triangle_once_and_chunks_contiguous),
         cmocka_unit_test(chunked_order_is_the_same_on_1_and_2_threads),
         cmocka_unit_test(small_submesh_is_ordered_whole),
         cmocka_unit_test(curve_cuts_stay_near_even_cuts_and_make_compact_chunks),
+        cmocka_unit_test(curve_sort_on_threads_matches_the_curve_written_out),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

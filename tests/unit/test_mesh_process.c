@@ -189,22 +189,22 @@ static void degenerate_pass_on_a_fan_matches_a_pairwise_reference(void **state) 
     ir_mesh_free(&mesh);
 }
 
-/* weld_vertex_remap against meshoptimizer's own remap on 20,000 vertices
- * drawn from 600 distinct ones in three streams (sizes 12, 8 and 4), one
- * stream differing in a single byte for some, with unused vertices and
- * repeated indices: the same numbers and the same count. */
-static void weld_remap_matches_meshoptimizer(void **state) {
-    (void)state;
-    enum { VERTICES = 20000, DISTINCT = 600, INDICES = 3 * 9000 };
-    float *positions = malloc(VERTICES * 3 * sizeof *positions);
-    uint16_t *joints = malloc(VERTICES * 4 * sizeof *joints);
-    uint8_t *flags = malloc(VERTICES * 4);
-    uint32_t *indices = malloc(INDICES * sizeof *indices);
-    uint32_t *ours = malloc(VERTICES * sizeof *ours), *theirs = malloc(VERTICES * sizeof *theirs);
+/* weld_vertex_remap against meshoptimizer's own remap: `vertices` vertices
+ * drawn from `distinct` ones in three streams (sizes 12, 8 and 4), one
+ * stream differing in a single byte for some, with unused vertices (the last
+ * 100) and repeated indices: the same numbers and the same count, on
+ * `threads` threads. */
+static void check_weld_against_meshoptimizer(uint32_t vertices, uint32_t distinct,
+                                             uint32_t index_count, unsigned threads) {
+    float *positions = malloc((size_t)vertices * 3 * sizeof *positions);
+    uint16_t *joints = malloc((size_t)vertices * 4 * sizeof *joints);
+    uint8_t *flags = malloc((size_t)vertices * 4);
+    uint32_t *indices = malloc(index_count * sizeof *indices);
+    uint32_t *ours = malloc(vertices * sizeof *ours), *theirs = malloc(vertices * sizeof *theirs);
     assert_true(positions && joints && flags && indices && ours && theirs);
     srand(11);
-    for (uint32_t v = 0; v < VERTICES; v++) {
-        uint32_t d = (uint32_t)rand() % DISTINCT;
+    for (uint32_t v = 0; v < vertices; v++) {
+        uint32_t d = (uint32_t)rand() % distinct;
         for (int k = 0; k < 3; k++)
             positions[3 * v + (uint32_t)k] = (float)d + 0.25f * (float)k;
         for (int k = 0; k < 4; k++)
@@ -212,26 +212,39 @@ static void weld_remap_matches_meshoptimizer(void **state) {
         memset(flags + 4 * v, 0, 4);
         flags[4 * v + 3] = (uint8_t)(d % 3 == 0 && rand() % 2); /* one byte apart */
     }
-    for (uint32_t i = 0; i < INDICES; i++)
-        indices[i] = (uint32_t)rand() % (VERTICES - 100); /* the last 100 unused */
+    for (uint32_t i = 0; i < index_count; i++)
+        indices[i] = (uint32_t)rand() % (vertices - 100); /* the last 100 unused */
     weld_stream streams[] = {
         {(const uint8_t *)positions, 12}, {(const uint8_t *)joints, 8}, {flags, 4}};
     struct meshopt_Stream meshopt_streams[] = {{positions, 12, 12}, {joints, 8, 8}, {flags, 4, 4}};
-    size_t expected =
-        meshopt_generateVertexRemapMulti(theirs, indices, INDICES, VERTICES, meshopt_streams, 3);
-    size_t unique = weld_vertex_remap(ours, indices, INDICES, VERTICES, streams, 3);
-    assert_true(expected > DISTINCT / 2 && expected < 2 * DISTINCT);
+    size_t expected = meshopt_generateVertexRemapMulti(theirs, indices, index_count, vertices,
+                                                       meshopt_streams, 3);
+    size_t unique = weld_vertex_remap_on(threads, ours, indices, index_count, vertices, streams, 3);
+    assert_true(expected > distinct / 2 && expected < 2 * distinct);
     assert_int_equal(unique, expected);
-    assert_memory_equal(ours, theirs, VERTICES * sizeof *ours);
+    assert_memory_equal(ours, theirs, vertices * sizeof *ours);
     /* A stream whose size is not whole 4-byte words is refused. */
     weld_stream odd = {flags, 3};
-    assert_int_equal(weld_vertex_remap(ours, indices, INDICES, VERTICES, &odd, 1), SIZE_MAX);
+    assert_int_equal(weld_vertex_remap_on(threads, ours, indices, index_count, vertices, &odd, 1),
+                     SIZE_MAX);
     free(positions);
     free(joints);
     free(flags);
     free(indices);
     free(ours);
     free(theirs);
+}
+
+static void weld_remap_matches_meshoptimizer(void **state) {
+    (void)state;
+    check_weld_against_meshoptimizer(20000, 600, 3 * 9000, 1);
+}
+
+/* Several blocks of vertices (of weld.c's 65,536) and classes spread over
+ * every part, welded on four threads. */
+static void weld_remap_on_threads_matches_meshoptimizer(void **state) {
+    (void)state;
+    check_weld_against_meshoptimizer(200000, 50000, 3 * 90000, 4);
 }
 
 static void optimized_order_improves_the_vertex_cache(void **state) {
@@ -1232,6 +1245,7 @@ int main(void) {
         cmocka_unit_test(degenerate_and_repeated_triangles_are_dropped),
         cmocka_unit_test(degenerate_pass_on_a_fan_matches_a_pairwise_reference),
         cmocka_unit_test(weld_remap_matches_meshoptimizer),
+        cmocka_unit_test(weld_remap_on_threads_matches_meshoptimizer),
         cmocka_unit_test(optimized_order_improves_the_vertex_cache),
         cmocka_unit_test(fetch_order_drops_unused_vertices),
         cmocka_unit_test(lods_reduce_each_submesh_and_stay_in_range),

@@ -113,6 +113,11 @@ typedef struct cook_request {
      * level's placed model), or NULL; NULL here: the asset's own stand in. */
     const cook_settings *(*settings_of)(void *user, const char *source_path);
     void *settings_user;
+    /* Called once with the source's bytes as cook_asset read them, before the
+     * driver runs (NULL: nobody asks): the build hashes them for its cache
+     * record there instead of reading the file a second time. */
+    void (*source_read)(void *ctx, const uint8_t *bytes, size_t size);
+    void *source_read_ctx;
 } cook_request;
 
 /* Where a cook spends its time, measured per asset (cook_stage_add). */

@@ -10,6 +10,7 @@
 
 #include "common/grow.h"
 #include "cook/core/core.h"
+#include "cook/core/parallel.h"
 
 static bool bytebuf_reserve(bytebuf *buf, size_t extra) {
     if (buf->failed)
@@ -42,6 +43,14 @@ void bytebuf_append_zeros(bytebuf *buf, size_t count) {
         return;
     memset(buf->data + buf->size, 0, count);
     buf->size += count;
+}
+
+uint8_t *bytebuf_extend(bytebuf *buf, size_t count) {
+    if (!bytebuf_reserve(buf, count))
+        return NULL;
+    uint8_t *start = buf->data + buf->size;
+    buf->size += count;
+    return start;
 }
 
 void bytebuf_printf(bytebuf *buf, const char *fmt, ...) {
@@ -326,8 +335,35 @@ FILE *cook_open_regular(const char *path, struct stat *info, char *reason, size_
     return file;
 }
 
-bool cook_read_file(const char *path, size_t max_size, uint8_t **out, size_t *size, char *reason,
-                    size_t reason_size) {
+/* Pieces of a file read on several threads: large enough that a piece
+ * costs far more than handing it to a thread. */
+#define READ_PIECE ((size_t)8 << 20)
+
+typedef struct read_job {
+    int fd;
+    uint8_t *data;
+    size_t length;
+    _Atomic int error; /* an errno, or -1 for a file shorter than its size */
+} read_job;
+
+static void read_piece(void *ctx, uint32_t piece) {
+    read_job *job = ctx;
+    size_t at = (size_t)piece * READ_PIECE;
+    size_t end = at + READ_PIECE < job->length ? at + READ_PIECE : job->length;
+    while (at < end) {
+        ssize_t got = pread(job->fd, job->data + at, end - at, (off_t)at);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got <= 0) {
+            job->error = got < 0 ? errno : -1;
+            return;
+        }
+        at += (size_t)got;
+    }
+}
+
+bool cook_read_file_on(unsigned threads, const char *path, size_t max_size, uint8_t **out,
+                       size_t *size, char *reason, size_t reason_size) {
     *out = NULL;
     *size = 0;
     struct stat st;
@@ -347,11 +383,12 @@ bool cook_read_file(const char *path, size_t max_size, uint8_t **out, size_t *si
         fclose(file);
         return false;
     }
-    size_t got = length ? fread(data, 1, length, file) : 0;
-    bool failed = got != length || ferror(file);
+    read_job job = {.fd = fileno(file), .data = data, .length = length};
+    parallel_for(threads, (uint32_t)((length + READ_PIECE - 1) / READ_PIECE), read_piece, &job);
     fclose(file);
-    if (failed) {
-        snprintf(reason, reason_size, "read failed: %s", strerror(errno));
+    if (job.error != 0) {
+        snprintf(reason, reason_size, "read failed: %s",
+                 job.error > 0 ? strerror(job.error) : "the file became shorter while read");
         free(data);
         return false;
     }
@@ -359,6 +396,11 @@ bool cook_read_file(const char *path, size_t max_size, uint8_t **out, size_t *si
     *out = data;
     *size = length;
     return true;
+}
+
+bool cook_read_file(const char *path, size_t max_size, uint8_t **out, size_t *size, char *reason,
+                    size_t reason_size) {
+    return cook_read_file_on(1, path, max_size, out, size, reason, reason_size);
 }
 
 char *cook_output_path(const char *source_path, const char *suffix) {

@@ -27,6 +27,10 @@ typedef struct bytebuf {
 
 void bytebuf_append(bytebuf *buf, const void *data, size_t size);
 void bytebuf_append_zeros(bytebuf *buf, size_t count);
+/* Grows the buffer by `count` bytes left uninitialised, for the caller to
+ * fill, and returns where they start; NULL (and failed set) when out of
+ * memory. */
+uint8_t *bytebuf_extend(bytebuf *buf, size_t count);
 void bytebuf_printf(bytebuf *buf, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void bytebuf_append_json_string(bytebuf *buf, const char *text); /* quoted, escaped */
 /* Text for a terminal or a log, as every diagnostic prints a file name:
@@ -86,6 +90,11 @@ FILE *cook_open_regular(const char *path, struct stat *info, char *reason, size_
  * and puts the OS reason into `reason`. Files above max_size are refused. */
 bool cook_read_file(const char *path, size_t max_size, uint8_t **out, size_t *size, char *reason,
                     size_t reason_size);
+/* The same, a large file read in pieces on up to `threads` threads (the
+ * copies out of the page cache and the first touches of the block's pages
+ * are most of a large read). */
+bool cook_read_file_on(unsigned threads, const char *path, size_t max_size, uint8_t **out,
+                       size_t *size, char *reason, size_t reason_size);
 /* Where an asset's output goes: output_root/<dir of source>/<stem><suffix>,
  * e.g. "models/crate.obj" + ".kmesh" -> "models/crate.kmesh". Caller frees. */
 char *cook_output_path(const char *source_path, const char *suffix);

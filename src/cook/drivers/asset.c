@@ -25,13 +25,16 @@ bool cook_asset(const cook_request *request, cook_asset_result *result) {
     if (!request->importer->folder) {
         char *full = cook_path_join(request->input_root, source_path);
         char reason[512];
-        if (full == NULL || !cook_read_file(full, COOK_SOURCE_MAX_BYTES, &source, &source_size,
-                                            reason, sizeof reason)) {
+        unsigned threads = request->settings != NULL ? request->settings->threads : 1;
+        if (full == NULL || !cook_read_file_on(threads, full, COOK_SOURCE_MAX_BYTES, &source,
+                                               &source_size, reason, sizeof reason)) {
             diag_error(&result->diag, source_path, 0, "%s", full ? reason : "out of memory");
             free(full);
             return false;
         }
         free(full);
+        if (request->source_read != NULL)
+            request->source_read(request->source_read_ctx, source, source_size);
         cook_stage_add(result, COOK_STAGE_IMPORT, clock);
     }
     write_stage stage = {0};

@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "common/checked.h"
+#include "cook/core/parallel.h"
 #include "cook/import/gltf_internal.h"
 
 #define GLTF_MAX_OFFSET ((uint64_t)1 << 53) /* JSON numbers are exact below this */
@@ -661,6 +662,60 @@ static void decode_uints(const gltf_accessor *a, const uint8_t *base, size_t str
     }
 }
 
+/* A dense accessor of many elements is decoded in blocks on the asset's
+ * threads: each element's values depend on its own bytes alone. */
+#define DECODE_BLOCK 65536u
+
+typedef struct decode_job {
+    const gltf_accessor *a;
+    const uint8_t *base;
+    size_t stride;
+    void *out;
+    bool floats;       /* decode_floats, else decode_uints */
+    size_t *first_bad; /* floats: per block, its first non-finite value or SIZE_MAX */
+} decode_job;
+
+static void decode_block(void *ctx, uint32_t block) {
+    decode_job *job = ctx;
+    const gltf_accessor *a = job->a;
+    uint32_t first = block * DECODE_BLOCK;
+    uint32_t count = a->count - first < DECODE_BLOCK ? a->count - first : DECODE_BLOCK;
+    const uint8_t *base = job->base + (size_t)first * job->stride;
+    size_t at = (size_t)first * a->components;
+    if (!job->floats) {
+        decode_uints(a, base, job->stride, NULL, count, (uint32_t *)job->out + at);
+        return;
+    }
+    float *values = (float *)job->out + at;
+    decode_floats(a, base, job->stride, NULL, count, values);
+    job->first_bad[block] = SIZE_MAX;
+    size_t n = (size_t)count * a->components;
+    for (size_t k = 0; a->component_type == GLTF_FLOAT && k < n; k++)
+        if (!isfinite(values[k])) {
+            job->first_bad[block] = at + k;
+            break;
+        }
+}
+
+/* decode_floats or decode_uints of every element of a dense accessor, on
+ * the asset's threads. For floats, returns the first non-finite FLOAT value
+ * (its index among the values), or SIZE_MAX; SIZE_MAX - 1 when out of memory
+ * (nothing decoded). */
+static size_t decode_dense(const gltf *g, const gltf_accessor *a, const uint8_t *base,
+                           size_t stride, bool floats, void *out) {
+    uint32_t blocks = (uint32_t)(((uint64_t)a->count + DECODE_BLOCK - 1) / DECODE_BLOCK);
+    decode_job job = {a, base, stride, out, floats, NULL};
+    if (floats && (job.first_bad = malloc(blocks * sizeof *job.first_bad)) == NULL)
+        return SIZE_MAX - 1;
+    unsigned threads = g->ctx != NULL && g->ctx->settings != NULL ? g->ctx->settings->threads : 1;
+    parallel_for(threads, blocks, decode_block, &job);
+    size_t bad = SIZE_MAX;
+    for (uint32_t b = 0; floats && b < blocks && bad == SIZE_MAX; b++)
+        bad = job.first_bad[b];
+    free(job.first_bad);
+    return bad;
+}
+
 /* Allocates count * components values of `value_size` bytes (zeroed). */
 static void *alloc_values(gltf *g, const gltf_accessor *a, size_t value_size, const char *jpath) {
     uint64_t bytes = (uint64_t)a->count * a->components * value_size;
@@ -678,15 +733,21 @@ bool gltf_read_floats(gltf *g, uint32_t index, const char *jpath, float **out) {
     float *values = alloc_values(g, a, sizeof(float), jpath);
     if (values == NULL)
         return false;
-    const uint8_t *data;
-    if (a->decoded != NULL) {
-        decode_floats(a, a->decoded, a->element_size, NULL, a->count, values);
-    } else if (a->view >= 0) {
-        if (!gltf_view_bytes(g, (uint32_t)a->view, &data)) {
+    const uint8_t *data = NULL;
+    if (a->view >= 0 && a->decoded == NULL && !gltf_view_bytes(g, (uint32_t)a->view, &data)) {
+        free(values);
+        return false;
+    }
+    /* The first non-finite value, found while decoding when nothing sparse
+     * replaces values afterwards (else checked below, after the sparse). */
+    size_t bad = SIZE_MAX;
+    if (a->decoded != NULL || data != NULL) {
+        bad = a->decoded != NULL ? decode_dense(g, a, a->decoded, a->element_size, true, values)
+                                 : decode_dense(g, a, data + a->offset, a->stride, true, values);
+        if (bad == SIZE_MAX - 1) {
             free(values);
-            return false;
+            return gltf_out_of_memory(g);
         }
-        decode_floats(a, data + a->offset, a->stride, NULL, a->count, values);
     }
     if (a->sparse_count > 0) {
         uint32_t *elements;
@@ -699,13 +760,18 @@ bool gltf_read_floats(gltf *g, uint32_t index, const char *jpath, float **out) {
     }
     if (a->component_type == GLTF_FLOAT) {
         size_t n = (size_t)a->count * a->components;
-        for (size_t k = 0; k < n; k++) {
+        if (a->sparse_count > 0)
+            bad = SIZE_MAX; /* the sparse values may have replaced it */
+        for (size_t k = 0; a->sparse_count > 0 && k < n; k++)
             if (!isfinite(values[k])) {
-                gltf_error(g, "%s: accessors[%u] element %zu holds a non-finite number", jpath,
-                           index, k / a->components);
-                free(values);
-                return false;
+                bad = k;
+                break;
             }
+        if (bad != SIZE_MAX) {
+            gltf_error(g, "%s: accessors[%u] element %zu holds a non-finite number", jpath, index,
+                       bad / a->components);
+            free(values);
+            return false;
         }
     }
     *out = values;
@@ -725,13 +791,13 @@ bool gltf_read_uints(gltf *g, uint32_t index, const char *jpath, uint32_t **out)
         return false;
     const uint8_t *data;
     if (a->decoded != NULL) {
-        decode_uints(a, a->decoded, a->element_size, NULL, a->count, values);
+        decode_dense(g, a, a->decoded, a->element_size, false, values);
     } else if (a->view >= 0) {
         if (!gltf_view_bytes(g, (uint32_t)a->view, &data)) {
             free(values);
             return false;
         }
-        decode_uints(a, data + a->offset, a->stride, NULL, a->count, values);
+        decode_dense(g, a, data + a->offset, a->stride, false, values);
     }
     if (a->sparse_count > 0) {
         uint32_t *elements;

@@ -200,6 +200,13 @@ typedef enum obj_ranges_result {
  * on `threads` threads (obj_ranges.c documents how). After DECLINED the
  * parser holds partial state: start a new one. */
 obj_ranges_result obj_parse_ranges(obj_parser *file, size_t range_bytes, unsigned threads);
+/* The file-wide numbers of the ranges' unique corners (obj_keys.c): range r's
+ * key k gets ids[first[r] + k], as obj_vertex_id would give them looked up in
+ * range order, and the distinct keys are appended to file->keys (empty
+ * before). `first` holds range_count + 1 entries. NULL (file->keys left
+ * empty) when out of memory or past 2^32 - 2 keys: then look them up. */
+uint32_t *obj_number_range_keys(obj_parser *file, const obj_vec *const *range_keys,
+                                uint32_t range_count, unsigned threads, size_t *first);
 
 /* ---- obj_build.c ----------------------------------------------------------- */
 

@@ -13,10 +13,10 @@
  *      other statement (usemtl, o, g, s, mtllib, ...) is noted with its
  *      place among the faces.
  *   3. In file order (one thread): each range's noted statements are run by
- *      obj_parse_statement between its runs of faces, whose corners are
- *      looked up in the file's unique-vertex table in the range's order of
- *      first use, which is the file's, so vertices get the numbers one pass
- *      gives them; their indices follow.
+ *      obj_parse_statement between its runs of faces, whose corners get the
+ *      numbers one pass gives them (the ranges' corners in file order are
+ *      the file's order of first use; obj_keys.c finds them on the threads
+ *      first); their indices follow.
  *
  * Whatever one pass would warn or fail about in a v, vt, vn or face (a
  * malformed number or corner, an index out of range, a non-finite position,
@@ -43,6 +43,7 @@ typedef struct obj_event {
 typedef struct obj_range {
     obj_parser ps;    /* quiet; its pools, table and indices are the range's */
     size_t counts[3]; /* v, vt, vn statements */
+    size_t before[3]; /* the same in the ranges before it */
     uint32_t lines;   /* newlines passed */
     obj_vec events;   /* obj_event */
     bool failed;      /* one pass must do it */
@@ -227,35 +228,50 @@ static void step2_item(void *job_, uint32_t index) {
         atomic_store(&job->failed, true);
 }
 
-/* Joins the ranges' attributes into the file's pools (step 1's end) and
- * points each range's pools at them, standing at the range's start. */
-static bool join_attributes(ranges_job *job) {
+static const size_t attribute_widths[3] = {3, 2, 3};
+
+/* One range's attributes copied into the file's pools at its place. */
+static void copy_attributes(void *job_, uint32_t index) {
+    ranges_job *job = job_;
+    obj_parser *file = job->file, *ps = &job->ranges[index].ps;
+    obj_vec *pools[3] = {&file->positions, &file->texcoords, &file->normals};
+    obj_vec *own[3] = {&ps->positions, &ps->texcoords, &ps->normals};
+    for (int k = 0; k < 3; k++) {
+        size_t bytes = job->ranges[index].counts[k] * attribute_widths[k] * sizeof(float);
+        if (bytes > 0)
+            memcpy((float *)pools[k]->data + job->ranges[index].before[k] * attribute_widths[k],
+                   own[k]->data, bytes);
+    }
+}
+
+/* Joins the ranges' attributes into the file's pools (step 1's end; the
+ * copies on the threads) and points each range's pools at them, standing at
+ * the range's start. */
+static bool join_attributes(ranges_job *job, unsigned threads) {
     obj_parser *file = job->file;
     obj_vec *pools[3] = {&file->positions, &file->texcoords, &file->normals};
-    const size_t widths[3] = {3, 2, 3};
     size_t total[3] = {0, 0, 0};
     for (uint32_t r = 0; r < job->count; r++)
-        for (int k = 0; k < 3; k++)
+        for (int k = 0; k < 3; k++) {
+            job->ranges[r].before[k] = total[k];
             total[k] += job->ranges[r].counts[k];
+        }
     for (int k = 0; k < 3; k++) {
         if (total[k] > OBJ_MAX_ELEMENTS)
             return false;
-        if (total[k] > 0 && obj_vec_push(pools[k], widths[k] * sizeof(float), total[k]) == NULL)
+        if (total[k] > 0 &&
+            obj_vec_push(pools[k], attribute_widths[k] * sizeof(float), total[k]) == NULL)
             return false;
     }
-    size_t before[3] = {0, 0, 0};
+    parallel_for(threads, job->count, copy_attributes, job);
     uint32_t line = file->line;
     for (uint32_t r = 0; r < job->count; r++) {
         obj_parser *ps = &job->ranges[r].ps;
         obj_vec *own[3] = {&ps->positions, &ps->texcoords, &ps->normals};
         for (int k = 0; k < 3; k++) {
-            size_t bytes = job->ranges[r].counts[k] * widths[k] * sizeof(float);
-            if (bytes > 0)
-                memcpy((float *)pools[k]->data + before[k] * widths[k], own[k]->data, bytes);
             obj_vec_free(own[k]);
             /* Borrowed, read-only: count says what is defined so far. */
-            *own[k] = (obj_vec){pools[k]->data, before[k], 0};
-            before[k] += job->ranges[r].counts[k];
+            *own[k] = (obj_vec){pools[k]->data, job->ranges[r].before[k], 0};
         }
         ps->line = line;
         line += job->ranges[r].lines;
@@ -264,13 +280,14 @@ static bool join_attributes(ranges_job *job) {
 }
 
 /* Faces [from, to) of a range (event marks) into the file: their new corners
- * looked up in the file's table, their indices renumbered. */
+ * looked up in the file's table (unless already `numbered`), their indices
+ * renumbered. */
 static bool merge_faces(obj_parser *file, const obj_parser *ps, const obj_event *from,
-                        const obj_event *to, uint32_t *ids) {
+                        const obj_event *to, uint32_t *ids, bool numbered) {
     if (to->faces == from->faces)
         return true;
     const uint32_t *keys = ps->keys.data;
-    for (size_t k = from->keys; k < to->keys; k++)
+    for (size_t k = from->keys; !numbered && k < to->keys; k++)
         if (!obj_vertex_id(file, keys + 3 * k, &ids[k]))
             return false;
     if ((uint64_t)file->indices.count + (to->indices - from->indices) > OBJ_MAX_INDICES)
@@ -307,23 +324,37 @@ static bool reserve_table(obj_parser *file, const ranges_job *job) {
     return true;
 }
 
-/* Step 3: every range's faces and noted statements in file order. */
-static bool merge_ranges(ranges_job *job) {
+/* Step 3: every range's faces and noted statements in file order. The
+ * ranges' corners are numbered on the threads first (obj_keys.c); without
+ * that (out of memory), one by one through the file's table. */
+static bool merge_ranges(ranges_job *job, unsigned threads) {
     obj_parser *file = job->file;
-    bool ok = reserve_table(file, job);
+    const obj_vec **range_keys = malloc(job->count * sizeof *range_keys);
+    size_t *first = malloc((job->count + 1) * sizeof *first);
+    for (uint32_t r = 0; range_keys != NULL && r < job->count; r++)
+        range_keys[r] = &job->ranges[r].ps.keys;
+    uint32_t *numbered = range_keys != NULL && first != NULL
+                             ? obj_number_range_keys(file, range_keys, job->count, threads, first)
+                             : NULL;
+    free(range_keys);
+    bool ok = numbered != NULL || reserve_table(file, job);
     for (uint32_t r = 0; ok && r < job->count; r++) {
         const obj_range *range = &job->ranges[r];
         const obj_parser *ps = &range->ps;
-        uint32_t *ids = malloc((ps->keys.count ? ps->keys.count : 1) * sizeof *ids);
-        if (ids == NULL)
-            return obj_out_of_memory(file);
+        uint32_t *ids = numbered != NULL
+                            ? numbered + first[r]
+                            : malloc((ps->keys.count ? ps->keys.count : 1) * sizeof *ids);
+        if (ids == NULL) {
+            ok = obj_out_of_memory(file);
+            break;
+        }
         obj_event mark = {0};
         const obj_event *events = range->events.data;
         for (size_t e = 0; ok && e <= range->events.count; e++) {
             obj_event next = e < range->events.count ? events[e]
                                                      : (obj_event){NULL, 0, ps->indices.count,
                                                                    ps->keys.count, ps->faces};
-            ok = merge_faces(file, ps, &mark, &next, ids);
+            ok = merge_faces(file, ps, &mark, &next, ids, numbered != NULL);
             if (ok && next.start != NULL) {
                 file->p = next.start;
                 file->line = next.line;
@@ -331,8 +362,11 @@ static bool merge_ranges(ranges_job *job) {
             }
             mark = next;
         }
-        free(ids);
+        if (numbered == NULL)
+            free(ids);
     }
+    free(numbered);
+    free(first);
     return ok;
 }
 
@@ -372,14 +406,14 @@ obj_ranges_result obj_parse_ranges(obj_parser *file, size_t range_bytes, unsigne
         p = end;
     }
     parallel_for(threads, job.count, step1_item, &job);
-    bool ok = !atomic_load(&job.failed) && join_attributes(&job);
+    bool ok = !atomic_load(&job.failed) && join_attributes(&job, threads);
     if (ok) {
         parallel_for(threads, job.count, step2_item, &job);
         ok = !atomic_load(&job.failed);
     }
     obj_ranges_result result = OBJ_RANGES_DECLINED;
     if (ok) /* from here on, messages are the file's own, as in one pass */
-        result = merge_ranges(&job) ? OBJ_RANGES_DONE : OBJ_RANGES_FAILED;
+        result = merge_ranges(&job, threads) ? OBJ_RANGES_DONE : OBJ_RANGES_FAILED;
     for (uint32_t r = 0; r < job.count; r++)
         free_range(&ranges[r]);
     free(ranges);

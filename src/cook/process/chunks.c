@@ -5,8 +5,8 @@
  * submesh of at least two chunks' worth of triangles is therefore cut into
  * chunks that the order, LOD and meshlet stages process independently, on
  * the -j threads. The submesh's triangles are sorted along a Morton curve (the
- * order step sorts level 0 itself, LODs and meshlets a copy), so that
- * contiguous ranges are spatially compact, and cut into chunks that depend
+ * order step sorts level 0 itself, LODs and meshlets a copy; curve.c), so
+ * that contiguous ranges are spatially compact, and cut into chunks that depend
  * only on the triangles (never on the thread count): LODs and meshlets at
  * even counts, the order at block boundaries near them. Each chunk
  * runs on a compact copy of its vertices (a "local" mesh), so that a call
@@ -15,10 +15,6 @@
 #include <string.h>
 
 #include "cook/process/process.h"
-
-#define MORTON_BITS 10u /* per axis: 30-bit codes, 1024 cells per side */
-#define RADIX_BITS 10u
-#define RADIX_BUCKETS (1u << RADIX_BITS)
 
 uint32_t mesh_chunk_size(const cook_settings *settings) {
     return settings->mesh_chunk_triangles ? settings->mesh_chunk_triangles
@@ -78,171 +74,25 @@ uint32_t *mesh_level0_copy(const ir_mesh *mesh) {
     return copy;
 }
 
-bool mesh_sort_level0(const ir_mesh *mesh, uint32_t chunk_triangles, uint32_t *level0) {
+bool mesh_sort_level0(const ir_mesh *mesh, uint32_t chunk_triangles, unsigned threads,
+                      uint32_t *level0) {
     for (uint32_t s = 0; s < mesh->submesh_count; s++) {
         const ir_submesh *sub = &mesh->submeshes[s];
         if (submesh_chunk_count(sub, chunk_triangles) > 1 &&
-            !mesh_sort_spatially(mesh->positions, level0 + sub->index_offset, sub->index_count))
+            !mesh_sort_spatially_on(threads, mesh->positions, level0 + sub->index_offset,
+                                    sub->index_count, NULL))
             return false;
     }
     return true;
 }
 
-uint32_t *mesh_spatial_level0(const ir_mesh *mesh, uint32_t chunk_triangles) {
+uint32_t *mesh_spatial_level0(const ir_mesh *mesh, uint32_t chunk_triangles, unsigned threads) {
     uint32_t *copy = mesh_level0_copy(mesh);
-    if (copy != NULL && !mesh_sort_level0(mesh, chunk_triangles, copy)) {
+    if (copy != NULL && !mesh_sort_level0(mesh, chunk_triangles, threads, copy)) {
         free(copy);
         return NULL;
     }
     return copy;
-}
-
-/* Spreads the low 10 bits of v to every third bit. */
-static uint32_t morton_spread(uint32_t v) {
-    v &= 0x3ffu;
-    v = (v | (v << 16)) & 0x030000ffu;
-    v = (v | (v << 8)) & 0x0300f00fu;
-    v = (v | (v << 4)) & 0x030c30c3u;
-    v = (v | (v << 2)) & 0x09249249u;
-    return v;
-}
-
-static float triangle_centroid(const float *positions, const uint32_t *tri, int axis) {
-    return (positions[3 * (size_t)tri[0] + axis] + positions[3 * (size_t)tri[1] + axis] +
-            positions[3 * (size_t)tri[2] + axis]) *
-           (1.0f / 3.0f);
-}
-
-/* The cells of the curve over a set of triangles: their centroids' box. */
-typedef struct curve_frame {
-    float lo[3];
-    float scale;
-} curve_frame;
-
-static curve_frame curve_frame_of(const float *positions, const uint32_t *indices,
-                                  size_t triangles) {
-    curve_frame frame;
-    float hi[3];
-    for (int a = 0; a < 3; a++)
-        frame.lo[a] = hi[a] = triangle_centroid(positions, indices, a);
-    for (size_t t = 1; t < triangles; t++)
-        for (int a = 0; a < 3; a++) {
-            float c = triangle_centroid(positions, indices + 3 * t, a);
-            frame.lo[a] = c < frame.lo[a] ? c : frame.lo[a];
-            hi[a] = c > hi[a] ? c : hi[a];
-        }
-    /* One scale for all axes keeps cells cubic, so chunks stay compact. */
-    float extent = 0.0f;
-    for (int a = 0; a < 3; a++)
-        extent = hi[a] - frame.lo[a] > extent ? hi[a] - frame.lo[a] : extent;
-    frame.scale = extent > 0.0f ? (float)((1u << MORTON_BITS) - 1) / extent : 0.0f;
-    return frame;
-}
-
-/* The 30-bit Morton code of a triangle's centroid's cell. */
-static uint32_t curve_code(const float *positions, const uint32_t *tri, const curve_frame *frame) {
-    uint32_t cell[3];
-    for (int a = 0; a < 3; a++) {
-        float q = (triangle_centroid(positions, tri, a) - frame->lo[a]) * frame->scale;
-        /* NaN and out-of-range centroids land in cell 0 or the last cell. */
-        cell[a] =
-            q > 0.0f ? (q < (float)(1u << MORTON_BITS) ? (uint32_t)q : (1u << MORTON_BITS) - 1) : 0;
-    }
-    return morton_spread(cell[0]) | morton_spread(cell[1]) << 1 | morton_spread(cell[2]) << 2;
-}
-
-bool mesh_sort_spatially(const float *positions, uint32_t *indices, size_t index_count) {
-    size_t triangles = index_count / 3;
-    if (triangles < 2)
-        return true;
-    curve_frame frame = curve_frame_of(positions, indices, triangles);
-
-    /* Keys: Morton code above, triangle number below; a stable LSD radix
-     * sort of the code keeps equal codes in source order (deterministic). */
-    uint64_t *keys = malloc(2 * triangles * sizeof *keys);
-    uint32_t *sorted = malloc(index_count * sizeof *sorted);
-    if (keys == NULL || sorted == NULL) {
-        free(keys);
-        free(sorted);
-        return false;
-    }
-    for (size_t t = 0; t < triangles; t++)
-        keys[t] = (uint64_t)curve_code(positions, indices + 3 * t, &frame) << 32 | t;
-    uint64_t *from = keys, *to = keys + triangles;
-    for (uint32_t shift = 32; shift < 32 + 3 * MORTON_BITS; shift += RADIX_BITS) {
-        size_t offsets[RADIX_BUCKETS] = {0};
-        for (size_t t = 0; t < triangles; t++)
-            offsets[(from[t] >> shift) & (RADIX_BUCKETS - 1)]++;
-        size_t sum = 0;
-        for (uint32_t b = 0; b < RADIX_BUCKETS; b++) {
-            size_t n = offsets[b];
-            offsets[b] = sum;
-            sum += n;
-        }
-        for (size_t t = 0; t < triangles; t++)
-            to[offsets[(from[t] >> shift) & (RADIX_BUCKETS - 1)]++] = from[t];
-        uint64_t *swap = from;
-        from = to;
-        to = swap;
-    }
-    for (size_t t = 0; t < triangles; t++)
-        memcpy(sorted + 3 * t, indices + 3 * (from[t] & 0xffffffffu), 3 * sizeof *sorted);
-    memcpy(indices, sorted, triangles * 3 * sizeof *sorted);
-    free(keys);
-    free(sorted);
-    return true;
-}
-
-/* The larger, the coarser the curve's block boundary between codes a and b
- * (0: the same cell). */
-static int boundary_level(uint32_t a, uint32_t b) {
-    uint32_t x = a ^ b;
-    int level = 0;
-    while (x != 0) {
-        level++;
-        x >>= 1;
-    }
-    return level;
-}
-
-bool mesh_curve_cuts(const float *positions, const uint32_t *indices, size_t index_count,
-                     uint32_t count, uint32_t *cuts) {
-    size_t triangles = index_count / 3;
-    cuts[0] = 0;
-    cuts[count] = (uint32_t)triangles;
-    if (count < 2 || triangles < 2) {
-        for (uint32_t c = 1; c < count; c++)
-            cuts[c] = (uint32_t)(triangles * c / count);
-        return true;
-    }
-    uint32_t *codes = malloc(triangles * sizeof *codes);
-    if (codes == NULL)
-        return false;
-    curve_frame frame = curve_frame_of(positions, indices, triangles);
-    for (size_t t = 0; t < triangles; t++)
-        codes[t] = curve_code(positions, indices + 3 * t, &frame);
-    /* Each cut moves, within half a chunk of the even cut, to the coarsest
-     * block boundary (then the nearest one, then the earlier): a chunk is
-     * then a few whole blocks of the curve, compact, instead of a block and
-     * ragged pieces of its neighbours, whose borders cost the vertex cache. */
-    size_t window = triangles / count / 2;
-    for (uint32_t c = 1; c < count; c++) {
-        size_t even = triangles * c / count, best = even;
-        int best_level = -1;
-        size_t first = even > window ? even - window : 1, last = even + window;
-        for (size_t t = first < 1 ? 1 : first; t <= last && t < triangles; t++) {
-            int level = boundary_level(codes[t - 1], codes[t]);
-            size_t distance = t > even ? t - even : even - t;
-            size_t best_distance = best > even ? best - even : even - best;
-            if (level > best_level || (level == best_level && distance < best_distance)) {
-                best_level = level;
-                best = t;
-            }
-        }
-        cuts[c] = (uint32_t)(best > cuts[c - 1] ? best : cuts[c - 1]);
-    }
-    free(codes);
-    return true;
 }
 
 bool mesh_local_build(mesh_local *local, const uint32_t *indices, size_t index_count,

@@ -626,7 +626,7 @@ bool lods_finish(mesh_step *step, ir_mesh *mesh) {
 }
 
 bool process_build_lods(ir_mesh *mesh, const cook_settings *settings) {
-    uint32_t *level0 = mesh_spatial_level0(mesh, mesh_chunk_size(settings));
+    uint32_t *level0 = mesh_spatial_level0(mesh, mesh_chunk_size(settings), settings->threads);
     mesh_step step;
     bool ok = level0 && lods_begin(mesh, settings, level0, &step);
     if (ok) {

@@ -44,7 +44,8 @@ bool process_order_lods_meshlets(ir_mesh *mesh, const cook_settings *settings) {
     bool lods = settings->mesh_lods > 0, meshlets = settings->mesh_meshlets;
     uint32_t chunk_triangles = mesh_chunk_size(settings);
     mesh_steps all = {0};
-    order_job *order = order_begin(mesh, chunk_triangles, lods || meshlets, &all.steps[0]);
+    order_job *order =
+        order_begin(mesh, chunk_triangles, settings->threads, lods || meshlets, &all.steps[0]);
     const uint32_t *level0 = order != NULL ? order_spatial_level0(order) : NULL;
     bool ok = order != NULL;
     if (ok && lods)
@@ -153,14 +154,16 @@ bool process_mesh(cook_context *ctx, ir_mesh *mesh, const ir_asset *asset) {
                      "are kept (mesh.skin_influences: 8 keeps 8)",
                      name, reduced);
     uint64_t degenerate = 0, repeated = 0;
-    bool ok = process_weld(mesh) && process_drop_degenerate(mesh, &degenerate, &repeated);
+    bool ok = process_weld_on(mesh, settings->threads) &&
+              process_drop_degenerate(mesh, &degenerate, &repeated);
     if (ok && degenerate + repeated > 0)
         diag_warning(ctx->diag, path, 0,
                      "mesh '%s': %llu triangle%s with two corners on one vertex and %llu repeated "
                      "triangle%s dropped (they draw nothing new)",
                      name, (unsigned long long)degenerate, degenerate == 1 ? "" : "s",
                      (unsigned long long)repeated, repeated == 1 ? "" : "s");
-    ok = ok && process_order_lods_meshlets(mesh, settings) && process_optimize_fetch(mesh);
+    ok = ok && process_order_lods_meshlets(mesh, settings) &&
+         process_optimize_fetch_on(mesh, settings->threads);
     if (!ok)
         diag_error(ctx->diag, path, 0, "mesh '%s': out of memory optimising", name);
     return ok;

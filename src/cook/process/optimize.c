@@ -6,6 +6,7 @@
  * first, then the reduced levels), so the vertex fetch streams through memory,
  * and renumbers meshlet vertex lists built before it alike. */
 #include <meshoptimizer.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -40,42 +41,72 @@ static size_t mesh_streams(ir_mesh *mesh, mesh_stream_ref out[MESH_STREAM_MAX]) 
     return count;
 }
 
-static bool remap_stream(void **data, size_t element_size, size_t old_count, size_t new_count,
-                         const unsigned int *remap) {
-    void *remapped = malloc(new_count ? new_count * element_size : 1);
-    if (remapped == NULL)
-        return false;
-    meshopt_remapVertexBuffer(remapped, *data, old_count, element_size, remap);
-    free(*data);
-    *data = remapped;
-    return true;
+/* remap_vertices' items: one per stream, then blocks of the indices. */
+#define REMAP_INDEX_BLOCK (1u << 20)
+
+typedef struct remap_job {
+    mesh_stream_ref *streams; /* the mesh's, then every morph target's */
+    size_t stream_count;
+    uint32_t *indices;
+    size_t index_count;
+    size_t old_count, new_count;
+    const unsigned int *remap;
+    atomic_bool failed;
+} remap_job;
+
+static void remap_item(void *ctx, uint32_t item) {
+    remap_job *job = ctx;
+    if (item < job->stream_count) {
+        const mesh_stream_ref *stream = &job->streams[item];
+        void *remapped = malloc(job->new_count ? job->new_count * stream->element_size : 1);
+        if (remapped == NULL) {
+            atomic_store(&job->failed, true);
+            return;
+        }
+        meshopt_remapVertexBuffer(remapped, *stream->data, job->old_count, stream->element_size,
+                                  job->remap);
+        free(*stream->data);
+        *stream->data = remapped;
+        return;
+    }
+    /* meshopt_remapIndexBuffer's loop, without its multiple-of-3 assert. */
+    size_t begin = (size_t)(item - job->stream_count) * REMAP_INDEX_BLOCK;
+    size_t end =
+        begin + REMAP_INDEX_BLOCK < job->index_count ? begin + REMAP_INDEX_BLOCK : job->index_count;
+    for (size_t i = begin; i < end; i++)
+        job->indices[i] = job->remap[job->indices[i]];
 }
 
 /* Applies `remap` (old vertex -> new vertex) to every stream (morph target
- * deltas included) and the indices. */
-static bool remap_vertices(ir_mesh *mesh, const unsigned int *remap, size_t new_count) {
-    mesh_stream_ref streams[MESH_STREAM_MAX];
-    size_t stream_count = mesh_streams(mesh, streams);
-    for (size_t i = 0; i < stream_count; i++)
-        if (!remap_stream(streams[i].data, streams[i].element_size, mesh->vertex_count, new_count,
-                          remap))
-            return false;
+ * deltas included) and the indices, on up to `threads` threads. */
+static bool remap_vertices(ir_mesh *mesh, const unsigned int *remap, size_t new_count,
+                           unsigned threads) {
+    remap_job job = {.indices = mesh->indices,
+                     .index_count = mesh->index_count,
+                     .old_count = mesh->vertex_count,
+                     .new_count = new_count,
+                     .remap = remap};
+    atomic_init(&job.failed, false);
+    job.streams = malloc((MESH_STREAM_MAX + 3 * (size_t)mesh->target_count) * sizeof *job.streams);
+    if (job.streams == NULL)
+        return false;
+    job.stream_count = mesh_streams(mesh, job.streams);
     for (uint32_t t = 0; t < mesh->target_count; t++)
         for (int k = 0; k < 3; k++) {
             float **stream = ir_morph_stream(&mesh->targets[t], k);
-            if (*stream != NULL && !remap_stream((void **)stream, 3 * sizeof(float),
-                                                 mesh->vertex_count, new_count, remap))
-                return false;
+            if (*stream != NULL)
+                job.streams[job.stream_count++] =
+                    (mesh_stream_ref){(void **)stream, 3 * sizeof(float)};
         }
-    /* meshopt_remapIndexBuffer's loop, without its multiple-of-3 assert. */
-    for (uint32_t i = 0; i < mesh->index_count; i++)
-        mesh->indices[i] = remap[mesh->indices[i]];
+    size_t index_blocks = (job.index_count + REMAP_INDEX_BLOCK - 1) / REMAP_INDEX_BLOCK;
+    parallel_for(threads, (uint32_t)(job.stream_count + index_blocks), remap_item, &job);
+    free(job.streams);
     /* Meshlets may be built before the fetch remap (mesh.c); they only
      * reference level-0 vertices, which every remap keeps. */
     for (uint32_t i = 0; i < mesh->meshlet_vertex_count; i++)
         mesh->meshlet_vertices[i] = remap[mesh->meshlet_vertices[i]];
     mesh->vertex_count = (uint32_t)new_count;
-    return true;
+    return !atomic_load(&job.failed);
 }
 
 /* A vertex's morph deltas, for hashing and comparing: every target's
@@ -145,7 +176,7 @@ static uint32_t *morph_class_ids(const ir_mesh *mesh) {
     return ids;
 }
 
-bool process_weld(ir_mesh *mesh) {
+bool process_weld_on(ir_mesh *mesh, unsigned threads) {
     if (mesh->vertex_count == 0)
         return true;
     mesh_stream_ref streams[MESH_STREAM_MAX];
@@ -165,15 +196,19 @@ bool process_weld(ir_mesh *mesh) {
         free(morph_ids);
         return false;
     }
-    size_t unique = weld_vertex_remap(remap, mesh->indices, mesh->index_count, mesh->vertex_count,
-                                      weld_streams, stream_count);
-    bool ok = unique != SIZE_MAX && remap_vertices(mesh, remap, unique);
+    size_t unique = weld_vertex_remap_on(threads, remap, mesh->indices, mesh->index_count,
+                                         mesh->vertex_count, weld_streams, stream_count);
+    bool ok = unique != SIZE_MAX && remap_vertices(mesh, remap, unique, threads);
     free(remap);
     free(morph_ids);
     return ok;
 }
 
-bool process_optimize_fetch(ir_mesh *mesh) {
+bool process_weld(ir_mesh *mesh) {
+    return process_weld_on(mesh, 1);
+}
+
+bool process_optimize_fetch_on(ir_mesh *mesh, unsigned threads) {
     if (mesh->vertex_count == 0)
         return true;
     unsigned int *remap = malloc((size_t)mesh->vertex_count * sizeof *remap);
@@ -182,7 +217,11 @@ bool process_optimize_fetch(ir_mesh *mesh) {
     /* Vertices no index uses are dropped (remap ~0u). */
     size_t used =
         meshopt_checked_fetch_remap(remap, mesh->indices, mesh->index_count, mesh->vertex_count);
-    bool ok = used != SIZE_MAX && remap_vertices(mesh, remap, used);
+    bool ok = used != SIZE_MAX && remap_vertices(mesh, remap, used, threads);
     free(remap);
     return ok;
+}
+
+bool process_optimize_fetch(ir_mesh *mesh) {
+    return process_optimize_fetch_on(mesh, 1);
 }

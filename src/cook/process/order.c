@@ -58,23 +58,32 @@ static void order_item(void *job_, uint32_t index) {
         atomic_store(&job->failed, true); /* out of memory */
 }
 
-/* The ranges of every triangle submesh with triangles: each chunk of a
- * submesh cut into chunks (level 0 already sorted), else the submesh. */
-static bool plan_ranges(order_job *job, uint32_t chunk_triangles) {
-    const ir_mesh *mesh = job->mesh;
-    size_t total = 0;
-    for (uint32_t s = 0; s < mesh->submesh_count; s++)
-        total += submesh_chunk_count(&mesh->submeshes[s], chunk_triangles);
+/* Sorts each submesh that is cut into chunks along the curve, in place, and
+ * plans the ranges of every triangle submesh with triangles: each chunk of a
+ * cut submesh, at the cuts its sort's codes give, else the whole submesh. */
+static bool sort_and_plan(order_job *job, uint32_t chunk_triangles, unsigned threads) {
+    ir_mesh *mesh = job->mesh;
+    size_t total = 0, codes_size = 1;
+    for (uint32_t s = 0; s < mesh->submesh_count; s++) {
+        const ir_submesh *sub = &mesh->submeshes[s];
+        total += submesh_chunk_count(sub, chunk_triangles);
+        if (submesh_chunk_count(sub, chunk_triangles) > 1 && sub->index_count / 3 > codes_size)
+            codes_size = sub->index_count / 3;
+    }
     job->ranges = malloc((total ? total : 1) * sizeof *job->ranges);
     uint32_t *cuts = malloc((total + 1) * sizeof *cuts);
-    bool ok = job->ranges != NULL && cuts != NULL;
+    uint32_t *codes = total > mesh->submesh_count ? malloc(codes_size * sizeof *codes) : NULL;
+    bool ok = job->ranges != NULL && cuts != NULL && (total == mesh->submesh_count || codes);
     for (uint32_t s = 0; ok && s < mesh->submesh_count; s++) {
         const ir_submesh *sub = &mesh->submeshes[s];
         if (sub->topology != KILN_TOPOLOGY_TRIANGLES || sub->index_count == 0)
             continue;
         uint32_t count = submesh_chunk_count(sub, chunk_triangles);
-        const uint32_t *indices = mesh->indices + sub->index_offset;
-        ok = mesh_curve_cuts(mesh->positions, indices, sub->index_count, count, cuts);
+        if (count > 1)
+            ok = mesh_sort_spatially_on(threads, mesh->positions, mesh->indices + sub->index_offset,
+                                        sub->index_count, codes);
+        if (ok)
+            mesh_curve_cuts_of(codes, sub->index_count / 3, count, cuts);
         for (uint32_t c = 0; ok && c < count; c++)
             job->ranges[job->range_count++] =
                 (order_range){.index_offset = sub->index_offset + 3 * cuts[c],
@@ -82,19 +91,21 @@ static bool plan_ranges(order_job *job, uint32_t chunk_triangles) {
                               .local = count > 1};
     }
     free(cuts);
+    free(codes);
     return ok;
 }
 
-order_job *order_begin(ir_mesh *mesh, uint32_t chunk_triangles, bool spatial, mesh_step *step) {
+order_job *order_begin(ir_mesh *mesh, uint32_t chunk_triangles, unsigned threads, bool spatial,
+                       mesh_step *step) {
     order_job *job = calloc(1, sizeof *job);
     if (job == NULL)
         return NULL;
     job->mesh = mesh;
     atomic_init(&job->failed, false);
-    bool ok = mesh_sort_level0(mesh, chunk_triangles, mesh->indices);
+    bool ok = sort_and_plan(job, chunk_triangles, threads);
     if (ok && spatial)
         ok = (job->spatial = mesh_level0_copy(mesh)) != NULL;
-    if (!ok || !plan_ranges(job, chunk_triangles)) {
+    if (!ok) {
         order_end(job);
         return NULL;
     }
@@ -118,7 +129,7 @@ bool order_end(order_job *job) {
 
 bool process_optimize_order(ir_mesh *mesh, const cook_settings *settings) {
     mesh_step step;
-    order_job *job = order_begin(mesh, mesh_chunk_size(settings), false, &step);
+    order_job *job = order_begin(mesh, mesh_chunk_size(settings), settings->threads, false, &step);
     if (job == NULL)
         return false;
     parallel_for(settings->threads, step.items, step.item, step.job);

@@ -11,6 +11,7 @@
  *     order.c      vertex cache and overdraw order, chunk by chunk
  *     weld.c       the welding remap: identical vertices found by hash
  *     chunks.c     large submeshes cut into spatial chunks
+ *     curve.c      the Morton curve those chunks are cut along
  *     lods.c       simplified levels of detail
  *     simplify.c   kiln's own quadric edge-collapse simplifier (and
  *                  simplify_topology.c: which positions may move)
@@ -101,15 +102,23 @@ mesh_chunk *mesh_chunks(const ir_mesh *mesh, uint32_t chunk_triangles, uint32_t 
  * into chunks is sorted spatially (mesh_sort_spatially); caller frees. It is
  * mesh_level0_copy then mesh_sort_level0 (process_order_lods_meshlets has
  * order_begin make it from the curve order it finds anyway). */
-uint32_t *mesh_spatial_level0(const ir_mesh *mesh, uint32_t chunk_triangles);
+uint32_t *mesh_spatial_level0(const ir_mesh *mesh, uint32_t chunk_triangles, unsigned threads);
 /* A copy of level 0 as it is (caller frees); NULL when out of memory. */
 uint32_t *mesh_level0_copy(const ir_mesh *mesh);
-/* Sorts each submesh range of `level0` that is cut into chunks spatially;
- * reads only the mesh's positions and submeshes. False when out of memory. */
-bool mesh_sort_level0(const ir_mesh *mesh, uint32_t chunk_triangles, uint32_t *level0);
+/* Sorts each submesh range of `level0` that is cut into chunks spatially, on
+ * up to `threads` threads; reads only the mesh's positions and submeshes.
+ * False when out of memory. */
+bool mesh_sort_level0(const ir_mesh *mesh, uint32_t chunk_triangles, unsigned threads,
+                      uint32_t *level0);
 /* Reorders triangles along a Morton curve of their centroids (stable), so
- * contiguous ranges are spatially compact. False when out of memory. */
+ * contiguous ranges are spatially compact (curve.c). False when out of
+ * memory. The _on form runs on up to `threads` threads, with the same result
+ * whatever their number, and with `codes` non-NULL also gives each sorted
+ * triangle's curve code there (index_count / 3 entries), what
+ * mesh_curve_cuts_of reads. */
 bool mesh_sort_spatially(const float *positions, uint32_t *indices, size_t index_count);
+bool mesh_sort_spatially_on(unsigned threads, const float *positions, uint32_t *indices,
+                            size_t index_count, uint32_t *codes);
 /* Where to cut triangles sorted along the curve (mesh_sort_spatially) into
  * `count` chunks: chunk c is triangles cuts[c] up to cuts[c + 1] (cuts holds
  * count + 1 entries, 0 first and the triangle count last). Each cut lies
@@ -118,6 +127,9 @@ bool mesh_sort_spatially(const float *positions, uint32_t *indices, size_t index
  * the triangles alone. False when out of memory. */
 bool mesh_curve_cuts(const float *positions, const uint32_t *indices, size_t index_count,
                      uint32_t count, uint32_t *cuts);
+/* The same cuts from the sorted triangles' codes (mesh_sort_spatially_on's),
+ * without computing them again; codes may be NULL when count < 2. */
+void mesh_curve_cuts_of(const uint32_t *codes, size_t triangles, uint32_t count, uint32_t *cuts);
 
 /* A chunk's triangles over a compact copy of the vertices they use. */
 typedef struct mesh_local {
@@ -183,15 +195,17 @@ bool meshlets_begin(const ir_mesh *mesh, const cook_settings *settings, const ui
                     mesh_step *step);
 bool meshlets_finish(mesh_step *step, ir_mesh *mesh);
 /* The order step (order.c): order_begin sorts each submesh that is cut into
- * chunks along the Morton curve, in place, and plans one item per chunk
- * (mesh_curve_cuts; a whole submesh when it is not cut), each ordering its
+ * chunks along the Morton curve, in place (on up to `threads` threads), and
+ * plans one item per chunk (mesh_curve_cuts; a whole submesh when it is not
+ * cut), each ordering its
  * triangles for the vertex cache and then overdraw in place. With `spatial`
  * it keeps a copy of the sorted level 0 for the LOD and meshlet steps (what
  * mesh_spatial_level0 gives), order_spatial_level0, alive until order_end.
  * order_end frees the job and returns false when an item ran out of memory;
  * order_begin returns NULL when out of memory. */
 typedef struct order_job order_job;
-order_job *order_begin(ir_mesh *mesh, uint32_t chunk_triangles, bool spatial, mesh_step *step);
+order_job *order_begin(ir_mesh *mesh, uint32_t chunk_triangles, unsigned threads, bool spatial,
+                       mesh_step *step);
 const uint32_t *order_spatial_level0(const order_job *job);
 bool order_end(order_job *job);
 
@@ -199,6 +213,8 @@ bool order_end(order_job *job);
  * target deltas included. Across topologies too: a merged vertex is the same
  * data, whatever draws it. */
 bool process_weld(ir_mesh *mesh);
+/* The same on up to `threads` threads (the result does not depend on it). */
+bool process_weld_on(ir_mesh *mesh, unsigned threads);
 /* One vertex stream for weld_vertex_remap: `size` bytes per vertex, packed. */
 typedef struct weld_stream {
     const uint8_t *data;
@@ -211,6 +227,10 @@ typedef struct weld_stream {
  * SIZE_MAX when out of memory or a stream's size is not a multiple of 4. */
 size_t weld_vertex_remap(uint32_t *remap, const uint32_t *indices, size_t index_count,
                          size_t vertex_count, const weld_stream *streams, size_t stream_count);
+/* The same remap, found on up to `threads` threads. */
+size_t weld_vertex_remap_on(unsigned threads, uint32_t *remap, const uint32_t *indices,
+                            size_t index_count, size_t vertex_count, const weld_stream *streams,
+                            size_t stream_count);
 /* After welding: drops the triangles with two corners on one vertex and the
  * repeats of a triangle of the same submesh (degenerate.c), compacting the
  * submeshes' index ranges; counts each. False when out of memory. */
@@ -227,6 +247,8 @@ bool process_optimize_order(ir_mesh *mesh, const cook_settings *settings);
 /* Renumbers vertices in first-use order over all indices; drops unused ones
  * (meshlet vertex lists are renumbered too). */
 bool process_optimize_fetch(ir_mesh *mesh);
+/* The same, the streams remapped on up to `threads` threads. */
+bool process_optimize_fetch_on(ir_mesh *mesh, unsigned threads);
 
 /* Appends settings->mesh_lods reduced levels per submesh (lods.c): triangles
  * through the simplifier, points through the point simplifier; lines are not

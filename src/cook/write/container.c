@@ -144,24 +144,25 @@ bool container_finish(container_writer *writer, bytebuf *out) {
     header.checksum = 0; /* filled in below, once every byte is in place */
 
     size_t base = out->size; /* the file is appended to whatever `out` holds */
+    uint8_t *file = ok ? bytebuf_extend(out, (size_t)file_size) : NULL;
+    ok = file != NULL;
     if (ok) {
-        /* One zeroed allocation of the file's size (the padding stays zero:
-         * deterministic bytes, which the checksum and reproducible builds
-         * need), then every piece copied once into its place. */
-        bytebuf_append_zeros(out, (size_t)file_size);
-        ok = !out->failed && out->size - base == file_size;
-    }
-    if (ok) {
-        uint8_t *file = out->data + base;
+        /* Every piece copied once into its place, and the padding between
+         * and after them zeroed (deterministic bytes, which the checksum and
+         * reproducible builds need): no byte is written twice. */
         memcpy(file, &header, sizeof header);
         memcpy(file + sizeof header, table, (size_t)writer->chunk_count * sizeof *table);
+        size_t at = sizeof header + (size_t)writer->chunk_count * sizeof *table;
         for (uint32_t i = 0; i < writer->chunk_count; i++) {
             const struct container_pending_chunk *chunk = &writer->chunks[i];
             const uint8_t *payload =
                 chunk->encoded.data != NULL ? chunk->encoded.data : chunk->data;
+            memset(file + at, 0, (size_t)table[i].offset - at);
             if (table[i].size > 0)
                 memcpy(file + table[i].offset, payload, (size_t)table[i].size);
+            at = (size_t)(table[i].offset + table[i].size);
         }
+        memset(file + at, 0, (size_t)file_size - at);
     }
     if (ok) {
         /* The checksum covers the whole file with its own 8 bytes read as zero;
