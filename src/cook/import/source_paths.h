@@ -1,0 +1,26 @@
+/*
+ * source_paths.h — the scanners behind cook_source_paths (cook.h): one per
+ * format that names other files, sharing how a found path is added.
+ */
+#ifndef KILN_COOK_IMPORT_SOURCE_PATHS_H
+#define KILN_COOK_IMPORT_SOURCE_PATHS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cook/core/named_paths.h"
+
+/* Appends a path (its decoded text, path_length bytes) spelled by bytes
+ * [start, end) of the file; false when out of memory. */
+bool source_paths_add(cook_named_paths *out, const char *path, size_t path_length, size_t start,
+                      size_t end, uint32_t line, cook_path_syntax syntax, const char *what);
+
+/* source_paths_level.c: include:, asset: and ref: of a level. */
+bool source_paths_level(const char *relative, const uint8_t *bytes, size_t size,
+                        cook_named_paths *out, char *reason, size_t reason_size);
+/* source_paths_gltf.c: buffers[].uri and images[].uri of a .gltf or .glb. */
+bool source_paths_gltf(const char *relative, const uint8_t *bytes, size_t size,
+                       cook_named_paths *out, char *reason, size_t reason_size);
+
+#endif /* KILN_COOK_IMPORT_SOURCE_PATHS_H */
