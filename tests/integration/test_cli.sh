@@ -803,14 +803,15 @@ mkdir -p "$EXTRAS/assets"
 cp "$(dirname "$0")/../data/extras/extras.gltf" "$EXTRAS/assets/"
 run_in "$EXTRAS" build -i assets -o out
 run_in "$EXTRAS" info -o out
-check "info lists each file's extras: scene, mesh, material and texture" \
+check "info lists each file's extras: scene, mesh, material, texture and image" \
     all_true 'status_is 0' \
     'stdout_has "extras: 3 objects: document \(extras, EXT_unknown_root\), asset \(extras, EXT_asset_info\), scene 0 \(extras, EXT_scene_thing\)"' \
     'stdout_has "extras: 1 object: mesh \(extras, EXT_mesh_thing\)"' \
-    'stdout_has "extras: 2 objects: material 0 \(extras, EXT_unknown_material\), texture 0/base_color \(extras, EXT_texture_thing\)"'
+    'stdout_has "extras: 3 objects: material 0 \(extras, EXT_unknown_material\), texture 0/base_color \(extras, EXT_texture_thing\), image 0/base_color \(extras, EXT_image_thing\)"'
 run_in "$EXTRAS" info --json out/extras.kmat
 check "info --json gives the extras' JSON by object" \
-    all_true 'status_is 0' 'stdout_has "\"texture 0/base_color\":\\{\"extensions\":\\{\"EXT_texture_thing\":\\{\"q\":2\\}\\},\"extras\":\\{\"tex\":\"albedo\"\\}\\}"'
+    all_true 'status_is 0' 'stdout_has "\"texture 0/base_color\":\\{\"extensions\":\\{\"EXT_texture_thing\":\\{\"q\":2\\}\\},\"extras\":\\{\"tex\":\"albedo\"\\}\\}"' \
+    'stdout_has "\"image 0/base_color\":\\{\"extensions\":\\{\"EXT_image_thing\":\\{\"w\":\\[1,2\\]\\}\\},\"extras\":\\{\"dpi\":300,\"photographer\":\"kiln test\"\\}\\}"'
 run_in "$EXTRAS" check -o out
 check "kiln check accepts the extras" all_true 'status_is 0' 'stdout_has "0 problems"'
 

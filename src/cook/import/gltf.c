@@ -1090,6 +1090,9 @@ static bool parse_texture_info(gltf *g, ir_asset *out, const json_t *obj, const 
                           &m->texture_extras[ref - m->textures]))
         return false;
     int32_t image = g->texture_image[texture];
+    if (image >= 0 && !gltf_extras_text(g, gltf_element(g, g->j_images, "images", (size_t)image),
+                                        NULL, &m->image_extras[ref - m->textures]))
+        return false;
     if (image >= 0) {
         uint32_t errors = g->errors;
         ref->image = material_image(g, out, (size_t)image, out->materials[material].name);

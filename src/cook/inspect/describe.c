@@ -91,6 +91,10 @@ void inspect_extras_label(kiln_extras_object object, uint32_t index, char *out, 
         snprintf(out, size, "texture %" PRIu32 "/%s", index / KILN_MATERIAL_SLOT_COUNT,
                  slot_names[index % KILN_MATERIAL_SLOT_COUNT]);
         break;
+    case KILN_EXTRAS_IMAGE:
+        snprintf(out, size, "image %" PRIu32 "/%s", index / KILN_MATERIAL_SLOT_COUNT,
+                 slot_names[index % KILN_MATERIAL_SLOT_COUNT]);
+        break;
     default:
         snprintf(out, size, "object %u %" PRIu32, (unsigned)object, index);
         break;
