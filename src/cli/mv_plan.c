@@ -72,6 +72,13 @@ static bool add_edit(mv_file *file, const cook_named_path *named, bytebuf *text)
     return true;
 }
 
+/* OLD is "<folder>/<path>": what an include folder would find as `path`. */
+static bool names_old_by_suffix(const mv_plan *plan, const char *path) {
+    size_t old_length = strlen(plan->old_rel), length = strlen(path);
+    return length < old_length && plan->old_rel[old_length - length - 1] == '/' &&
+           strcmp(plan->old_rel + old_length - length, path) == 0;
+}
+
 /* One named path of `file`: an edit, a problem, a note or nothing. */
 static bool plan_path(mv_plan *plan, mv_file *file, const cook_named_path *named) {
     char reason[512];
@@ -95,6 +102,16 @@ static bool plan_path(mv_plan *plan, mv_file *file, const cook_named_path *named
     char *spelled = NULL, *again = NULL;
     bytebuf text = {0};
     bool ok = target_after != NULL;
+    if (ok && strcmp(named->what, "#include") == 0 && strcmp(target, target_after) == 0 &&
+        names_old_by_suffix(plan, named->path) && !exists_in_input(plan, target)) {
+        /* Not next to the shader: found in shader.include_dirs, maybe OLD. */
+        ok = say(&plan->notes,
+                 "%s:%u: warning: %s '%s' may find %s through shader.include_dirs; not "
+                 "rewritten (check shader.include_dirs after the move)",
+                 cook_escaped(file->now), named->line, named->what, shown,
+                 cook_escaped(plan->old_rel));
+        goto done;
+    }
     if (ok && !file_moves && strcmp(target, target_after) == 0)
         goto done; /* neither moves */
     if (ok && strcmp(target, target_after) == 0 && !exists_in_input(plan, target)) {

@@ -82,6 +82,28 @@ run_in "$T" info runtime/yard.kscene
 check "the moved level's scene holds the included crate" \
     all_true 'status_is 0' 'stdout_has "crate"'
 
+# Shaders: a moved header is followed by the stages including it next to
+# themselves; one found through shader.include_dirs is named, not rewritten.
+# A moved shader folder keeps its includes.
+mkdir -p "$A/glsl" "$A/materials"
+printf '#version 450\n#include "common/lighting.glsl"\nlayout(local_size_x = 1) in;\nvoid main() {}\n' \
+    >"$A/shaders/post/dirs.comp"
+run_in "$T" mv assets/shaders/common/lighting.glsl assets/glsl/lighting.glsl
+check "a moved header is followed by the stages including it" \
+    all_true 'status_is 0' \
+    'grep -qx "#include \"../../glsl/lighting.glsl\"" "$A/shaders/lit.shader/vertex.vert"' \
+    "diff <(sed 's#../../glsl/lighting.glsl#../common/lighting.glsl#' '$A/shaders/lit.shader/fragment.frag') '$ORIGINAL/shaders/lit.shader/fragment.frag'" \
+    "stderr_has \"^assets/shaders/post/dirs.comp:2: warning: #include 'common/lighting.glsl' may find shaders/common/lighting.glsl through shader.include_dirs; not rewritten\"" \
+    'grep -q "^#include \"common/lighting.glsl\"" "$A/shaders/post/dirs.comp"'
+rm "$A/shaders/post/dirs.comp"
+run_in "$T" mv assets/shaders/lit.shader assets/materials/lit.shader
+check "a moved shader folder keeps its includes" \
+    all_true 'status_is 0' \
+    'grep -qx "#include \"../../glsl/lighting.glsl\"" "$A/materials/lit.shader/fragment.frag"'
+run_in "$T" build
+check "the shaders cook after the moves" \
+    all_true 'status_is 0' '[ -f "$T/runtime/materials/lit.kshader" ]' 'stderr_lacks "lighting"'
+
 # Refusals, before anything moves.
 printf 'newmtl out\nmap_Kd ../../outside.png\n' >"$A/props/out.mtl"
 printf 'mtllib out.mtl\nv 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n' >"$A/props/out.obj"
@@ -96,6 +118,24 @@ check "a name an OBJ's mtllib cannot hold refuses the move" \
     all_true 'status_is 1' "stderr_has \"^assets/props/out.obj:1: error: a mtllib statement cannot name '../materials/out lib.txt'\"" \
     "diff -r '$SCRATCH/before_refusal' '$A'"
 rm "$A/props/out.mtl" "$A/props/out.obj"
+
+# A .glb's JSON is not rewritten: moving the .bin it names is refused.
+printf 'x' >"$A/props/data.bin"
+python3 - "$A/props/ext.glb" <<'PY'
+import struct, sys
+json = b'{"asset":{"version":"2.0"},"buffers":[{"uri":"data.bin","byteLength":1}]}'
+json += b" " * (-len(json) % 4)
+with open(sys.argv[1], "wb") as out:
+    out.write(struct.pack("<4sII", b"glTF", 2, 12 + 8 + len(json)))
+    out.write(struct.pack("<I4s", len(json), b"JSON") + json)
+PY
+cp -r "$A" "$SCRATCH/before_glb"
+run_in "$T" mv assets/props/data.bin assets/bin.bin
+check "a path in a .glb refuses the move" \
+    all_true 'status_is 1' \
+    "stderr_has \"^assets/props/ext.glb:1: error: buffers\\[0\\].uri 'data.bin' would have to become '../bin.bin', which kiln mv cannot write there \\(a .glb's JSON chunk\\)\"" \
+    "diff -r '$SCRATCH/before_glb' '$A'"
+rm "$A/props/data.bin" "$A/props/ext.glb"
 
 CORPUS="${KILN_CORPUS:-}"
 if [ -z "$CORPUS" ] || [ ! -d "$CORPUS/gltf/BoxTextured/glTF" ]; then
