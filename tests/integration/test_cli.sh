@@ -290,7 +290,7 @@ check "info lists each mesh with its counts and the totals" \
     'stdout_has "position:f32x3"' 'stdout_has "aabb: min \(-1, -1, -1\) max \(1, 1, 1\)"' \
     'stdout_has "^total: 8 files, [0-9]+ bytes"' \
     'stdout_has "kinds: other 1, mesh 2, material 2, texture 0, manifest 1, scene 2"' \
-    'stdout_has "^  manifest: [0-9]+ bytes, 8 refs: mesh 2 material 4 scene 2$"' \
+    'stdout_has "^  manifest: [0-9]+ bytes, 8 refs: mesh 2 material 4 scene 2; 2 asset IDs$"' \
     'stdout_has "^  materials: [0-9]+ bytes, 1 row; alpha: opaque 1, mask 0, blend 0; double-sided 0$"'
 
 run_in "$GOOD" info out/models/cube.kmesh
@@ -342,6 +342,7 @@ assert doc["totals"]["kinds"]["scene"] == 2 and files["models/cube.kscene"]["nod
 assert doc["totals"]["kinds"]["material"] == 2
 assert files["models/cube.kmat"]["materials"] == 1
 assert files["assets.kman"]["refs_per_kind"]["mesh"] == 2
+assert files["assets.kman"]["asset_ids"] == 2  # the two models: one ID each
 EOF
 }
 check "info --json prints one valid JSON document with the same facts" \

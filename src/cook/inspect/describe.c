@@ -179,6 +179,7 @@ static void inspect_manifest(const char *full_path, inspect_report *report) {
         if (result == KILN_OK) {
             report->readable = true;
             report->ref_count = view.entry_count;
+            report->asset_id_count = view.id_count;
             for (uint32_t i = 0; i < view.entry_count; i++) {
                 report->refs_per_kind[view.entries[i].kind]++;
                 report->refs_per_color_space[view.entries[i].color_space]++;
