@@ -220,8 +220,10 @@ int cmd_mv(int argc, char **argv) {
     else if (source && cook_registry_match(new_rel) == NULL)
         cli_error("%s: no importer would claim that name, so the asset would be lost",
                   request.new_path);
-    else if (mv_plan_make(&plan, setup.input, old_rel, new_rel) && plan_allows(&plan))
+    else if (mv_plan_make(&plan, setup.input, old_rel, new_rel) && plan_allows(&plan)) {
+        mv_plan_settings(&plan, &setup, source);
         status = move(&plan, source, request.dry_run);
+    }
     if (status < 0)
         status = CLI_EXIT_FAILURE;
     mv_plan_free(&plan);

@@ -43,6 +43,10 @@ typedef struct mv_plan {
  * input folder cannot be listed or memory runs out (said). The plan's
  * problems, when there are any, refuse the move. */
 bool mv_plan_make(mv_plan *plan, const char *input, const char *old_rel, const char *new_rel);
+/* mv_settings.c: adds to the plan's notes what kiln.yml and the sidecars
+ * say that the move changes and kiln mv does not rewrite: a source's settings
+ * its rules resolve otherwise at NEW, a setting naming OLD's path. */
+void mv_plan_settings(mv_plan *plan, const build_setup *setup, bool source);
 /* Prints each rewrite: "kiln: <file>:<line>: <what>: <old> -> <new>",
  * after "would rewrite" for a dry run. */
 void mv_plan_print(const mv_plan *plan, bool dry_run);

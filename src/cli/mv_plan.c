@@ -106,9 +106,9 @@ static bool plan_path(mv_plan *plan, mv_file *file, const cook_named_path *named
         names_old_by_suffix(plan, named->path) && !exists_in_input(plan, target)) {
         /* Not next to the shader: found in shader.include_dirs, maybe OLD. */
         ok = say(&plan->notes,
-                 "%s:%u: warning: %s '%s' may find %s through shader.include_dirs; not "
+                 "%s/%s:%u: warning: %s '%s' may find %s through shader.include_dirs; not "
                  "rewritten (check shader.include_dirs after the move)",
-                 cook_escaped(file->now), named->line, named->what, shown,
+                 plan->input, cook_escaped(file->now), named->line, named->what, shown,
                  cook_escaped(plan->old_rel));
         goto done;
     }
@@ -117,8 +117,9 @@ static bool plan_path(mv_plan *plan, mv_file *file, const cook_named_path *named
     if (ok && strcmp(target, target_after) == 0 && !exists_in_input(plan, target)) {
         /* Not there now (a shader may find it in shader.include_dirs): the
          * move does not break it, so it is not respelled. */
-        ok = say(&plan->notes, "%s:%u: warning: %s '%s' names no file next to it; left as written",
-                 cook_escaped(file->now), named->line, named->what, shown);
+        ok = say(&plan->notes,
+                 "%s/%s:%u: warning: %s '%s' names no file next to it; left as written",
+                 plan->input, cook_escaped(file->now), named->line, named->what, shown);
         goto done;
     }
     /* Already right from where the file will be? */
@@ -170,12 +171,13 @@ static bool plan_file(mv_plan *plan, const char *relative) {
     bool ok = file.now != NULL && file.after != NULL && full != NULL;
     if (ok &&
         !cook_read_file(full, MV_MAX_SCAN_BYTES, &file.bytes, &file.size, reason, sizeof reason)) {
-        ok = say(&plan->notes, "%s: warning: not read (%s); the paths it names are not rewritten",
-                 cook_escaped(relative), reason);
+        ok =
+            say(&plan->notes, "%s/%s: warning: not read (%s); the paths it names are not rewritten",
+                plan->input, cook_escaped(relative), reason);
     } else if (ok &&
                !cook_source_paths(relative, file.bytes, file.size, &paths, reason, sizeof reason)) {
-        ok = say(&plan->notes, "%s: warning: %s; the paths it names are not rewritten",
-                 cook_escaped(relative), reason);
+        ok = say(&plan->notes, "%s/%s: warning: %s; the paths it names are not rewritten",
+                 plan->input, cook_escaped(relative), reason);
     } else {
         for (size_t i = 0; ok && i < paths.count; i++)
             ok = plan_path(plan, &file, &paths.items[i]);
@@ -229,7 +231,7 @@ void mv_plan_print(const mv_plan *plan, bool dry_run) {
         }
     }
     for (size_t i = 0; i < plan->notes.count; i++)
-        fprintf(stderr, "%s/%s\n", plan->input, plan->notes.items[i]);
+        fprintf(stderr, "%s\n", plan->notes.items[i]);
 }
 
 bool mv_plan_apply(const mv_plan *plan) {

@@ -104,6 +104,32 @@ run_in "$T" build
 check "the shaders cook after the moves" \
     all_true 'status_is 0' '[ -f "$T/runtime/materials/lit.kshader" ]' 'stderr_lacks "lighting"'
 
+# A standalone material: its textures follow it; a setting naming it is
+# named, not rewritten. A source whose kiln.yml rules resolve otherwise at
+# its new path is named with the setting.
+cat >"$A/materials/oak.mat" <<'MAT'
+name: oak
+textures:
+  base_color: ../props/crate.png   # relative to this file
+  normal: {image: "../props/bumps.n.png", wrap: repeat}
+MAT
+printf 'material.replace: {wood: materials/oak.mat}\n' >"$A/level/crate.obj.kiln.yml"
+mkdir -p "$A/materials/wood"
+run_in "$T" mv assets/materials/oak.mat assets/materials/wood/oak.mat
+check "a moved .mat keeps its textures; a sidecar naming it is named" \
+    all_true 'status_is 0' \
+    'grep -qx "  base_color: ../../props/crate.png   # relative to this file" "$A/materials/wood/oak.mat"' \
+    'grep -qx "  normal: {image: \"../../props/bumps.n.png\", wrap: repeat}" "$A/materials/wood/oak.mat"' \
+    "stderr_has \"^assets/level/crate.obj.kiln.yml:1: warning: names 'materials/oak.mat', which moves to 'materials/wood/oak.mat'; kiln mv does not rewrite settings\""
+sed -i 's#materials/oak.mat#materials/wood/oak.mat#' "$A/level/crate.obj.kiln.yml"
+run_in "$T" build
+check "the moved .mat cooks and replaces the crate's wood" \
+    all_true 'status_is 0' '[ -f "$T/runtime/materials/wood/oak.kmat" ]' 'stderr_lacks "oak"'
+run_in "$T" mv -n assets/shaders/skinned.vert assets/shaders/post/skinned.vert
+check "a source its rules would resolve otherwise at NEW is named with the setting" \
+    all_true 'status_is 0' \
+    'stderr_has "^assets/shaders/post/skinned.vert: warning: kiln.yml resolves shader.variants to .* at shaders/post/skinned.vert \(it was .*SKINNED=1.*\)"'
+
 # Refusals, before anything moves.
 printf 'newmtl out\nmap_Kd ../../outside.png\n' >"$A/props/out.mtl"
 printf 'mtllib out.mtl\nv 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n' >"$A/props/out.obj"

@@ -56,6 +56,39 @@ static void level_paths_are_its_includes_assets_and_refs(void **state) {
     expect_paths("l.level", "include: c.level\nentities: []\n", single, 1);
 }
 
+/* libyaml counts characters; the spans are bytes, after a byte-order mark. */
+static void yaml_spans_are_bytes_past_utf8_and_a_bom(void **state) {
+    (void)state;
+    const char *level = "\xef\xbb\xbf# caf\xc3\xa9 \xe2\x9d\xa4\n"
+                        "entities:\n"
+                        "  - name: \"\xc3\xa9t\xc3\xa9\"\n"
+                        "    asset: props/\xe2\x9d\xa4.obj # \xc3\xa9\n"
+                        "    components: {icon: {ref: 'a.png'}}\n";
+    const expected_path expected[] = {
+        {"asset", "props/\xe2\x9d\xa4.obj", "props/\xe2\x9d\xa4.obj", 4, true, false},
+        {"ref", "a.png", "'a.png'", 5, true, false},
+    };
+    expect_paths("l.level", level, expected, 2);
+    expect_paths("l.level", level + 3, expected, 2); /* without the mark */
+}
+
+static void mat_textures_are_paths_or_images(void **state) {
+    (void)state;
+    const char *mat = "name: Oak\n"
+                      "base_color: [1, 1, 1]\n"
+                      "textures:\n"
+                      "  base_color: tex/oak.png\n"
+                      "  normal:\n"
+                      "    wrap: repeat\n"
+                      "    image: \"tex/oak n.png\"\n"
+                      "  emissive: {texcoord: 0}\n";
+    const expected_path expected[] = {
+        {"textures.base_color", "tex/oak.png", "tex/oak.png", 4, false, false},
+        {"textures.normal.image", "tex/oak n.png", "\"tex/oak n.png\"", 7, false, false},
+    };
+    expect_paths("materials/oak.mat", mat, expected, 2);
+}
+
 static void a_level_that_does_not_load_is_refused_with_its_line(void **state) {
     (void)state;
     cook_named_paths paths;
@@ -210,6 +243,8 @@ static void relative_paths_resolve_back(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(level_paths_are_its_includes_assets_and_refs),
+        cmocka_unit_test(yaml_spans_are_bytes_past_utf8_and_a_bom),
+        cmocka_unit_test(mat_textures_are_paths_or_images),
         cmocka_unit_test(a_level_that_does_not_load_is_refused_with_its_line),
         cmocka_unit_test(obj_libraries_may_hold_spaces),
         cmocka_unit_test(mtl_maps_skip_their_options),

@@ -38,10 +38,12 @@ typedef struct cook_named_paths {
 } cook_named_paths;
 
 /* True when `relative`'s name is of a format that names other files: a level,
- * an OBJ, an MTL, a glTF or GLB, a GLSL or HLSL source or header. */
+ * a standalone material (.mat), an OBJ, an MTL, a glTF or GLB, a GLSL or HLSL
+ * source or header. */
 bool cook_names_paths(const char *relative);
 /* The paths the file `relative` (its bytes given) names, in file order:
- * levels' include: (from the level) and asset:/ref: (from the root); an OBJ's
+ * levels' include: (from the level) and asset:/ref: (from the root); a .mat's
+ * textures (a slot's path or image:, from the .mat); an OBJ's
  * mtllib; an MTL's texture maps; a glTF's buffers[].uri and images[].uri;
  * a shader's #include "...". What names no file in the input folder (a data:
  * URI, a URI with a scheme, an absolute path) is left out. False with a

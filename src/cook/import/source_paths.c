@@ -7,8 +7,8 @@
  * spaces, a name runs to a word ending in ".mtl"), MTL's texture statements
  * (mtl.c, read_texture: options, then the file name, spaces included), a
  * shader's #include "..." (resolved next to the including file first,
- * import/shader_compile.c). glTF is source_paths_gltf.c, levels
- * source_paths_level.c. A line continued with a backslash is found but
+ * import/shader_compile.c). glTF is source_paths_gltf.c, levels and
+ * standalone materials source_paths_yaml.c. A line continued with a backslash is found but
  * marked fixed: its path may span the break.
  */
 #include <stdio.h>
@@ -33,9 +33,10 @@ static bool is_shader_text(const char *relative) {
 }
 
 bool cook_names_paths(const char *relative) {
-    return ascii_ends_with_ci(relative, ".level") || ascii_ends_with_ci(relative, ".obj") ||
-           ascii_ends_with_ci(relative, ".mtl") || ascii_ends_with_ci(relative, ".gltf") ||
-           ascii_ends_with_ci(relative, ".glb") || is_shader_text(relative);
+    return ascii_ends_with_ci(relative, ".level") || ascii_ends_with_ci(relative, ".mat") ||
+           ascii_ends_with_ci(relative, ".obj") || ascii_ends_with_ci(relative, ".mtl") ||
+           ascii_ends_with_ci(relative, ".gltf") || ascii_ends_with_ci(relative, ".glb") ||
+           is_shader_text(relative);
 }
 
 bool source_paths_add(cook_named_paths *out, const char *path, size_t path_length, size_t start,
@@ -284,6 +285,8 @@ bool cook_source_paths(const char *relative, const uint8_t *bytes, size_t size,
     bool ok;
     if (ascii_ends_with_ci(relative, ".level"))
         return source_paths_level(relative, bytes, size, out, reason, reason_size);
+    if (ascii_ends_with_ci(relative, ".mat"))
+        return source_paths_mat(relative, bytes, size, out, reason, reason_size);
     if (ascii_ends_with_ci(relative, ".gltf") || ascii_ends_with_ci(relative, ".glb"))
         return source_paths_gltf(relative, bytes, size, out, reason, reason_size);
     ok = cook_names_paths(relative) ? scan_lines(relative, bytes, size, out) : true;

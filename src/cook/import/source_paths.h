@@ -16,9 +16,12 @@
 bool source_paths_add(cook_named_paths *out, const char *path, size_t path_length, size_t start,
                       size_t end, uint32_t line, cook_path_syntax syntax, const char *what);
 
-/* source_paths_level.c: include:, asset: and ref: of a level. */
+/* source_paths_yaml.c: include:, asset: and ref: of a level; the textures
+ * of a standalone material (*.mat). */
 bool source_paths_level(const char *relative, const uint8_t *bytes, size_t size,
                         cook_named_paths *out, char *reason, size_t reason_size);
+bool source_paths_mat(const char *relative, const uint8_t *bytes, size_t size,
+                      cook_named_paths *out, char *reason, size_t reason_size);
 /* source_paths_gltf.c: buffers[].uri and images[].uri of a .gltf or .glb. */
 bool source_paths_gltf(const char *relative, const uint8_t *bytes, size_t size,
                        cook_named_paths *out, char *reason, size_t reason_size);
