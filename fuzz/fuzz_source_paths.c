@@ -11,8 +11,8 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static const char *const names[] = {"fuzz.level", "fuzz.obj", "fuzz.mtl",
-                                    "fuzz.gltf",  "fuzz.glb", "fuzz.glsl"};
+static const char *const names[] = {"fuzz.level", "fuzz.obj",  "fuzz.mtl", "fuzz.gltf",
+                                    "fuzz.glb",   "fuzz.glsl", "fuzz.mat"};
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (size == 0)

@@ -97,6 +97,13 @@ static bool skip_value(json_walk *w, int depth) {
     return true;
 }
 
+static int hex_digit(uint8_t c) {
+    return c >= '0' && c <= '9'   ? c - '0'
+           : c >= 'a' && c <= 'f' ? c - 'a' + 10
+           : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                  : -1;
+}
+
 /* The JSON string's value (simple escapes decoded; \u only below 0x80). */
 static char *string_value(const json_walk *w, size_t start, size_t end) {
     char *text = malloc(end - start + 1);
@@ -110,9 +117,13 @@ static char *string_value(const json_walk *w, size_t start, size_t end) {
             const char *from = "\"\\/bfnrt", *to = "\"\\/\b\f\n\r\t";
             const char *at = strchr(from, e);
             unsigned code = 0;
-            if (e == 'u' && i + 4 < end &&
-                sscanf((const char *)w->bytes + i + 1, "%4x", &code) == 1 && code > 0 &&
-                code < 0x80) {
+            bool hex = e == 'u' && i + 4 < end;
+            for (size_t k = 1; hex && k <= 4; k++) {
+                int digit = hex_digit(w->bytes[i + k]);
+                hex = digit >= 0;
+                code = code * 16 + (unsigned)(hex ? digit : 0);
+            }
+            if (hex && code > 0 && code < 0x80) {
                 c = (char)code;
                 i += 4;
             } else if (at != NULL && e != '\0') {
