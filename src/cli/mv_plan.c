@@ -128,8 +128,9 @@ static bool plan_path(mv_plan *plan, mv_file *file, const cook_named_path *named
                : NULL;
     if (again != NULL && strcmp(again, target_after) == 0)
         goto done;
-    spelled = named->from_root ? cook_strdup(target_after)
-                               : (ok ? cook_path_relative(file->after, target_after) : NULL);
+    spelled = !ok                ? NULL
+              : named->from_root ? cook_strdup(target_after)
+                                 : cook_path_relative(file->after, target_after);
     ok = spelled != NULL;
     if (ok && named->fixed) {
         ok = say(&plan->problems,

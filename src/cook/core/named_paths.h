@@ -1,8 +1,8 @@
 /*
  * named_paths.h — the paths a source names and the bytes that spell them:
- * what `kiln mv` rewrites when a file moves. Declared here, beside the other
- * headers cook.h exports; read by the import room (import/source_paths*.c),
- * which knows each format.
+ * what `kiln mv` rewrites when a file moves. The list and the spelling are
+ * core/named_paths.c's; cook_source_paths, which knows each format, is the
+ * import room's (import/source_paths*.c).
  */
 #ifndef KILN_COOK_CORE_NAMED_PATHS_H
 #define KILN_COOK_CORE_NAMED_PATHS_H
@@ -55,6 +55,10 @@ bool cook_source_paths(const char *relative, const uint8_t *bytes, size_t size,
  * with a space that does not end in ".mtl", a map name starting with '-'). */
 bool cook_named_path_spell(const cook_named_path *named, const char *path, bytebuf *out,
                            char *reason, size_t reason_size);
+/* Appends a path (its decoded text, path_length bytes) spelled by bytes
+ * [start, end) of the file; false when out of memory. */
+bool cook_named_paths_add(cook_named_paths *out, const char *path, size_t path_length, size_t start,
+                          size_t end, uint32_t line, cook_path_syntax syntax, const char *what);
 void cook_named_paths_free(cook_named_paths *paths);
 
 #endif /* KILN_COOK_CORE_NAMED_PATHS_H */

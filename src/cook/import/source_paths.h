@@ -1,6 +1,6 @@
 /*
- * source_paths.h — the scanners behind cook_source_paths (cook.h): one per
- * format that names other files, sharing how a found path is added.
+ * source_paths.h — the scanners behind cook_source_paths (named_paths.h): one
+ * per format that names other files.
  */
 #ifndef KILN_COOK_IMPORT_SOURCE_PATHS_H
 #define KILN_COOK_IMPORT_SOURCE_PATHS_H
@@ -10,11 +10,6 @@
 #include <stdint.h>
 
 #include "cook/core/named_paths.h"
-
-/* Appends a path (its decoded text, path_length bytes) spelled by bytes
- * [start, end) of the file; false when out of memory. */
-bool source_paths_add(cook_named_paths *out, const char *path, size_t path_length, size_t start,
-                      size_t end, uint32_t line, cook_path_syntax syntax, const char *what);
 
 /* source_paths_yaml.c: include:, asset: and ref: of a level; the textures
  * of a standalone material (*.mat). */

@@ -161,8 +161,8 @@ static bool uri_value(json_walk *w, const char *what) {
         ok = false;
     } else if (uri[scheme] != ':' && uri[0] != '\0' && !path_is_absolute(uri) &&
                gltf_percent_decode(uri, false, (uint8_t *)decoded, &n, &bad)) {
-        ok = source_paths_add(w->out, decoded, n, w->base + value_at, w->base + end + 1, line,
-                              COOK_PATH_JSON_URI, what);
+        ok = cook_named_paths_add(w->out, decoded, n, w->base + value_at, w->base + end + 1, line,
+                                  COOK_PATH_JSON_URI, what);
         if (ok)
             w->out->items[w->out->count - 1].fixed = w->fixed || escaped;
     }

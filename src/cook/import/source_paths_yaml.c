@@ -35,9 +35,9 @@ static bool add_scalar(cook_named_paths *out, const yaml_node_t *scalar, size_t 
     for (size_t i = 0; i < out->count; i++)
         if (out->items[i].start == start)
             return true; /* an alias of one found already */
-    if (!source_paths_add(out, (const char *)scalar->data.scalar.value, scalar->data.scalar.length,
-                          start, end, (uint32_t)scalar->start_mark.line + 1, syntax_of(scalar),
-                          what))
+    if (!cook_named_paths_add(out, (const char *)scalar->data.scalar.value,
+                              scalar->data.scalar.length, start, end,
+                              (uint32_t)scalar->start_mark.line + 1, syntax_of(scalar), what))
         return false;
     cook_named_path *named = &out->items[out->count - 1];
     named->from_root = from_root;
