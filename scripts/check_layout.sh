@@ -42,7 +42,7 @@ stages="discover import process encode write"
 
 # What cook.h exports to build/ and cli/: these headers and nothing they do
 # not include themselves.
-exported="cook/core/util.h cook/core/diag.h cook/core/settings.h cook/core/result.h
+exported="cook/core/util.h cook/core/named_paths.h cook/core/diag.h cook/core/settings.h cook/core/result.h
 cook/core/parallel.h cook/core/yaml_doc.h cook/discover/discover.h cook/write/outputs.h
 cook/inspect/inspect.h"
 

@@ -52,7 +52,9 @@ typedef enum kiln_extras_object {
     KILN_EXTRAS_MATERIAL = 5, /* .kmat: row `index` */
     /* .kmat: the texture of row r's slot s, index r * KILN_MATERIAL_SLOT_COUNT + s */
     KILN_EXTRAS_TEXTURE = 6,
-    KILN_EXTRAS_OBJECT_COUNT_ = 7
+    /* .kmat: the image (glTF images[i]) that texture samples, same index */
+    KILN_EXTRAS_IMAGE = 7,
+    KILN_EXTRAS_OBJECT_COUNT_ = 8
 } kiln_extras_object;
 
 typedef struct kiln_extras_entry {

@@ -266,6 +266,7 @@ static void add_texture_json(json_t *object, const inspect_report *report) {
 
 static void add_manifest_json(json_t *object, const inspect_report *report) {
     set(object, "refs", count(report->ref_count));
+    set(object, "asset_ids", count(report->asset_id_count));
     json_t *kinds = json_object(), *spaces = json_object();
     for (int kind = 1; kind < KILN_ASSET_KIND_COUNT_; kind++)
         set(kinds, kiln_asset_kind_str((kiln_asset_kind)kind), count(report->refs_per_kind[kind]));

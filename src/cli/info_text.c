@@ -89,7 +89,8 @@ static void print_manifest_text(const inspect_report *report) {
         if (report->refs_per_color_space[space] > 0)
             printf(", %s textures %" PRIu32, kiln_color_space_str((kiln_color_space)space),
                    report->refs_per_color_space[space]);
-    printf("\n");
+    printf("; %" PRIu32 " asset ID%s\n", report->asset_id_count,
+           cli_plural(report->asset_id_count));
 }
 
 static void print_materials_text(const inspect_report *report) {

@@ -17,6 +17,8 @@
  *                      the activity a progress line watches, the encoder version
  *   core/parallel.h    the one thread pool (the build's -j)
  *   core/yaml_doc.h    the YAML loader (kiln.yml loads like a level)
+ *   core/named_paths.h the paths a source names, where its bytes spell them
+ *                      (import/source_paths*.c): what `kiln mv` rewrites
  *   discover/discover.h  the walk of the input tree, glob patterns
  *   write/outputs.h    atomic files, the manifest, a .kpak
  *   inspect/inspect.h  cooked files read back: `kiln info`, `kiln check`
@@ -35,6 +37,7 @@
 #include <stdint.h>
 
 #include "cook/core/diag.h"
+#include "cook/core/named_paths.h"
 #include "cook/core/parallel.h"
 #include "cook/core/result.h"
 #include "cook/core/settings.h"

@@ -290,7 +290,7 @@ check "info lists each mesh with its counts and the totals" \
     'stdout_has "position:f32x3"' 'stdout_has "aabb: min \(-1, -1, -1\) max \(1, 1, 1\)"' \
     'stdout_has "^total: 8 files, [0-9]+ bytes"' \
     'stdout_has "kinds: other 1, mesh 2, material 2, texture 0, manifest 1, scene 2"' \
-    'stdout_has "^  manifest: [0-9]+ bytes, 8 refs: mesh 2 material 4 scene 2$"' \
+    'stdout_has "^  manifest: [0-9]+ bytes, 8 refs: mesh 2 material 4 scene 2; 2 asset IDs$"' \
     'stdout_has "^  materials: [0-9]+ bytes, 1 row; alpha: opaque 1, mask 0, blend 0; double-sided 0$"'
 
 run_in "$GOOD" info out/models/cube.kmesh
@@ -342,6 +342,7 @@ assert doc["totals"]["kinds"]["scene"] == 2 and files["models/cube.kscene"]["nod
 assert doc["totals"]["kinds"]["material"] == 2
 assert files["models/cube.kmat"]["materials"] == 1
 assert files["assets.kman"]["refs_per_kind"]["mesh"] == 2
+assert files["assets.kman"]["asset_ids"] == 2  # the two models: one ID each
 EOF
 }
 check "info --json prints one valid JSON document with the same facts" \
@@ -803,14 +804,15 @@ mkdir -p "$EXTRAS/assets"
 cp "$(dirname "$0")/../data/extras/extras.gltf" "$EXTRAS/assets/"
 run_in "$EXTRAS" build -i assets -o out
 run_in "$EXTRAS" info -o out
-check "info lists each file's extras: scene, mesh, material and texture" \
+check "info lists each file's extras: scene, mesh, material, texture and image" \
     all_true 'status_is 0' \
     'stdout_has "extras: 3 objects: document \(extras, EXT_unknown_root\), asset \(extras, EXT_asset_info\), scene 0 \(extras, EXT_scene_thing\)"' \
     'stdout_has "extras: 1 object: mesh \(extras, EXT_mesh_thing\)"' \
-    'stdout_has "extras: 2 objects: material 0 \(extras, EXT_unknown_material\), texture 0/base_color \(extras, EXT_texture_thing\)"'
+    'stdout_has "extras: 3 objects: material 0 \(extras, EXT_unknown_material\), texture 0/base_color \(extras, EXT_texture_thing\), image 0/base_color \(extras, EXT_image_thing\)"'
 run_in "$EXTRAS" info --json out/extras.kmat
 check "info --json gives the extras' JSON by object" \
-    all_true 'status_is 0' 'stdout_has "\"texture 0/base_color\":\\{\"extensions\":\\{\"EXT_texture_thing\":\\{\"q\":2\\}\\},\"extras\":\\{\"tex\":\"albedo\"\\}\\}"'
+    all_true 'status_is 0' 'stdout_has "\"texture 0/base_color\":\\{\"extensions\":\\{\"EXT_texture_thing\":\\{\"q\":2\\}\\},\"extras\":\\{\"tex\":\"albedo\"\\}\\}"' \
+    'stdout_has "\"image 0/base_color\":\\{\"extensions\":\\{\"EXT_image_thing\":\\{\"w\":\\[1,2\\]\\}\\},\"extras\":\\{\"dpi\":300,\"photographer\":\"kiln test\"\\}\\}"'
 run_in "$EXTRAS" check -o out
 check "kiln check accepts the extras" all_true 'status_is 0' 'stdout_has "0 problems"'
 

@@ -112,7 +112,7 @@ check "kiln mv moves the source and its sidecar, pinning the ID first" \
     'grep -qE "^id: [0-9a-f]{32} # the stable ID of props/sign.obj" "$T/assets/level/signpost.obj.kiln.yml"' \
     'grep -qx "mesh.lods: 0" "$T/assets/level/signpost.obj.kiln.yml"'
 check "kiln mv rewrites the level naming it, and nothing else in it" \
-    all_true 'stdout_has "yard.level: 1 reference to props/sign.obj now name level/signpost.obj"' \
+    all_true 'stdout_has "^kiln: assets/levels/yard.level:[0-9]+: asset: props/sign.obj -> level/signpost.obj$"' \
     "diff <(sed 's#asset: level/signpost.obj#asset: props/sign.obj#' '$T/assets/levels/yard.level') '$KILN_REPO/examples/assets/levels/yard.level'"
 run_in "$T" build -v
 check "after kiln mv the tree cooks and checks" \

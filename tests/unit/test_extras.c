@@ -126,9 +126,12 @@ static void crafted_objects_keep_extras(void **state) {
                   json_array_get(json_object_get(doc, "materials"), 0), material_honoured);
     expect_extras(f.out, "model.kmat", KILN_EXTRAS_TEXTURE, KILN_MATERIAL_SLOT_BASE_COLOR,
                   json_array_get(json_object_get(doc, "textures"), 0), NULL);
+    expect_extras(f.out, "model.kmat", KILN_EXTRAS_IMAGE, KILN_MATERIAL_SLOT_BASE_COLOR,
+                  json_array_get(json_object_get(doc, "images"), 0), NULL);
     /* Slots without a texture and objects a file does not hold have none. */
     json_t *empty = json_object();
     expect_extras(f.out, "model.kmat", KILN_EXTRAS_TEXTURE, KILN_MATERIAL_SLOT_NORMAL, empty, NULL);
+    expect_extras(f.out, "model.kmat", KILN_EXTRAS_IMAGE, KILN_MATERIAL_SLOT_NORMAL, empty, NULL);
     expect_extras(f.out, "model.kmesh", KILN_EXTRAS_SCENE, 0, empty, NULL);
     expect_extras(f.out, "model.kscene", KILN_EXTRAS_SCENE, 1, empty, NULL);
     json_decref(empty);

@@ -10,65 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "common/path.h"
 #include "cook/core/core.h"
-
-/* Joins the source's folder and `relative`, folding "." and "..". Returns a
- * root-relative path or NULL (with a reason) when it would leave the root. */
-static char *normalize_dependency_path(const char *source_path, const char *relative, char *reason,
-                                       size_t reason_size) {
-    if (relative[0] == '\0') {
-        snprintf(reason, reason_size, "empty path");
-        return NULL;
-    }
-    if (path_is_absolute(relative)) {
-        snprintf(reason, reason_size, "absolute path '%s' is not allowed", relative);
-        return NULL;
-    }
-    const char *slash = strrchr(source_path, '/');
-    size_t dir_length = slash ? (size_t)(slash - source_path) : 0;
-    size_t joined_size = dir_length + 1 + strlen(relative) + 1;
-    char *joined = malloc(joined_size);
-    char *out = malloc(joined_size);
-    if (joined == NULL || out == NULL) {
-        free(joined);
-        free(out);
-        snprintf(reason, reason_size, "out of memory");
-        return NULL;
-    }
-    snprintf(joined, joined_size, "%.*s%s%s", (int)dir_length, source_path, dir_length ? "/" : "",
-             relative);
-
-    size_t length = 0;
-    path_segment segment;
-    for (const char *p = joined; (p = path_next_segment(p, &segment)) != NULL;) {
-        if (path_segment_is_parent(&segment)) {
-            if (length == 0) {
-                snprintf(reason, reason_size, "path '%s' leaves the input folder", relative);
-                free(joined);
-                free(out);
-                return NULL;
-            }
-            while (length > 0 && out[length - 1] != '/')
-                length--;
-            if (length > 0)
-                length--; /* the '/' before the dropped segment */
-            continue;
-        }
-        if (length > 0)
-            out[length++] = '/';
-        memcpy(out + length, segment.start, segment.length);
-        length += segment.length;
-    }
-    out[length] = '\0';
-    free(joined);
-    if (length == 0) {
-        snprintf(reason, reason_size, "path '%s' names the input folder itself", relative);
-        free(out);
-        return NULL;
-    }
-    return out;
-}
 
 void cook_release_source(cook_context *ctx) {
     if (ctx->source_buffer == NULL)
@@ -95,7 +37,7 @@ static bool resolve_into(cook_context *ctx, const char *base, const char *relati
                          char **root_relative, char *reason, size_t reason_size) {
     if (root_relative != NULL)
         *root_relative = NULL;
-    char *path = normalize_dependency_path(base, relative, reason, reason_size);
+    char *path = cook_path_resolve(base, relative, reason, reason_size);
     if (path == NULL)
         return false;
     char *full = cook_path_join(ctx->input_root, path);

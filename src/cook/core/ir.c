@@ -106,8 +106,10 @@ void ir_material_free(ir_material *material) {
     free(material->name);
     free(material->dropped_extensions);
     free(material->extras);
-    for (int s = 0; s < IR_SLOT_COUNT; s++)
+    for (int s = 0; s < IR_SLOT_COUNT; s++) {
         free(material->texture_extras[s]);
+        free(material->image_extras[s]);
+    }
     memset(material, 0, sizeof *material);
 }
 

@@ -178,6 +178,7 @@ typedef struct ir_material {
      * extensions (ir_extras_text), or NULL. */
     char *extras;
     char *texture_extras[IR_SLOT_COUNT];
+    char *image_extras[IR_SLOT_COUNT]; /* of the image each slot's texture samples */
 } ir_material;
 
 /* A node of the source's scene graph. Transforms are local (relative to the

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "common/grow.h"
+#include "common/path.h"
 #include "cook/core/core.h"
 #include "cook/core/parallel.h"
 
@@ -252,6 +253,80 @@ char *cook_path_join(const char *dir, const char *name) {
         joined[dir_length++] = '/';
     memcpy(joined + dir_length, name, name_length + 1);
     return joined;
+}
+
+char *cook_path_resolve(const char *source_path, const char *relative, char *reason,
+                        size_t reason_size) {
+    if (relative[0] == '\0') {
+        snprintf(reason, reason_size, "empty path");
+        return NULL;
+    }
+    if (path_is_absolute(relative)) {
+        snprintf(reason, reason_size, "absolute path '%s' is not allowed", relative);
+        return NULL;
+    }
+    const char *slash = strrchr(source_path, '/');
+    size_t dir_length = slash ? (size_t)(slash - source_path) : 0;
+    size_t joined_size = dir_length + 1 + strlen(relative) + 1;
+    char *joined = malloc(joined_size);
+    char *out = malloc(joined_size);
+    if (joined == NULL || out == NULL) {
+        free(joined);
+        free(out);
+        snprintf(reason, reason_size, "out of memory");
+        return NULL;
+    }
+    snprintf(joined, joined_size, "%.*s%s%s", (int)dir_length, source_path, dir_length ? "/" : "",
+             relative);
+
+    size_t length = 0;
+    path_segment segment;
+    for (const char *p = joined; (p = path_next_segment(p, &segment)) != NULL;) {
+        if (path_segment_is_parent(&segment)) {
+            if (length == 0) {
+                snprintf(reason, reason_size, "path '%s' leaves the input folder", relative);
+                free(joined);
+                free(out);
+                return NULL;
+            }
+            while (length > 0 && out[length - 1] != '/')
+                length--;
+            if (length > 0)
+                length--; /* the '/' before the dropped segment */
+            continue;
+        }
+        if (length > 0)
+            out[length++] = '/';
+        memcpy(out + length, segment.start, segment.length);
+        length += segment.length;
+    }
+    out[length] = '\0';
+    free(joined);
+    if (length == 0) {
+        snprintf(reason, reason_size, "path '%s' names the input folder itself", relative);
+        free(out);
+        return NULL;
+    }
+    return out;
+}
+
+char *cook_path_relative(const char *from_file, const char *to) {
+    /* The folders both paths share, up to a '/' of each. */
+    size_t common = 0;
+    for (size_t i = 0; from_file[i] != '\0' && from_file[i] == to[i]; i++)
+        if (from_file[i] == '/')
+            common = i + 1;
+    size_t ups = 0;
+    for (const char *p = from_file + common; *p != '\0'; p++)
+        ups += *p == '/';
+    size_t rest = strlen(to + common);
+    char *out = malloc(ups * 3 + rest + 1);
+    if (out == NULL)
+        return NULL;
+    for (size_t i = 0; i < ups; i++)
+        memcpy(out + i * 3, "../", 3);
+    memcpy(out + ups * 3, to + common, rest + 1);
+    return out;
 }
 
 bool strlist_push(strlist *list, const char *text) {

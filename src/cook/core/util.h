@@ -79,6 +79,18 @@ void cook_text_trim(const unsigned char **begin, const unsigned char **end);
  * NULL on allocation failure. Caller frees. */
 char *cook_path_join(const char *dir, const char *name);
 
+/* `relative` resolved against the folder of `source_path` (relative to the
+ * input root; "" for the root itself), folding "." and "..": the root-relative
+ * path a source's reference names. NULL with a reason when it is empty,
+ * absolute or would leave the root. Lexical only: links are checked where the
+ * file is opened (cook_resolve_dependency). Caller frees. */
+char *cook_path_resolve(const char *source_path, const char *relative, char *reason,
+                        size_t reason_size);
+/* The path that names `to` from the folder of `from_file` (both relative to
+ * the input root, as cook_path_resolve returns them): "../b/c.png" from
+ * "a/x.obj" to "b/c.png". NULL on allocation failure. Caller frees. */
+char *cook_path_relative(const char *from_file, const char *to);
+
 /* Opens a regular file for reading without ever waiting: a FIFO, socket,
  * device or folder is refused ("a FIFO, not a regular file (not read)") before
  * it is read, and *info (may be NULL) receives its fstat. NULL with a reason

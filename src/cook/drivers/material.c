@@ -126,15 +126,19 @@ static void take_material(ir_material *row, const ir_material *standalone, uint6
     bool unnamed = row->unnamed;
     char *dropped = row->dropped_extensions;
     char *extras = row->extras; /* the source's material still; its textures are gone */
-    for (int s = 0; s < IR_SLOT_COUNT; s++)
+    for (int s = 0; s < IR_SLOT_COUNT; s++) {
         free(row->texture_extras[s]);
+        free(row->image_extras[s]);
+    }
     *row = *standalone;
     row->name = name;
     row->unnamed = unnamed;
     row->dropped_extensions = dropped;
     row->extras = extras;
-    for (int s = 0; s < IR_SLOT_COUNT; s++)
+    for (int s = 0; s < IR_SLOT_COUNT; s++) {
         row->texture_extras[s] = NULL;
+        row->image_extras[s] = NULL;
+    }
     row->source_material = source;
     for (int s = 0; s < IR_SLOT_COUNT; s++)
         row->textures[s].image = standalone->textures[s].image >= 0 ? IR_IMAGE_SHARED : -1;

@@ -413,10 +413,7 @@ static int base64_value(unsigned char c) {
     return -1;
 }
 
-/* Decodes the "%XX" escapes of `text` into out (room for strlen(text) + 1
- * bytes); other characters are copied. False at a malformed escape (or %00
- * unless allow_nul), with *bad at its position. */
-static bool percent_decode(const char *text, bool allow_nul, uint8_t *out, size_t *n, size_t *bad) {
+bool gltf_percent_decode(const char *text, bool allow_nul, uint8_t *out, size_t *n, size_t *bad) {
     size_t length = strlen(text);
     *n = 0;
     for (size_t i = 0; i < length; i++) {
@@ -445,7 +442,7 @@ static bool decode_percent_data(gltf *g, const char *data, const char *jpath, ui
     if (bytes == NULL)
         return gltf_out_of_memory(g);
     size_t n, bad;
-    if (!percent_decode(data, true, bytes, &n, &bad)) {
+    if (!gltf_percent_decode(data, true, bytes, &n, &bad)) {
         gltf_error(g, "%s: malformed percent escape in the data URI (position %zu)", jpath, bad);
         free(bytes);
         return false;
@@ -568,7 +565,7 @@ static uri_kind classify_uri(gltf *g, const char *uri, const char *jpath, char *
         return URI_INVALID;
     }
     size_t n, bad;
-    if (!percent_decode(uri, false, (uint8_t *)decoded, &n, &bad)) {
+    if (!gltf_percent_decode(uri, false, (uint8_t *)decoded, &n, &bad)) {
         gltf_error_always(g, "%s: malformed percent escape in URI '%.100s'", jpath, uri);
         free(decoded);
         return URI_INVALID;
@@ -1093,6 +1090,9 @@ static bool parse_texture_info(gltf *g, ir_asset *out, const json_t *obj, const 
                           &m->texture_extras[ref - m->textures]))
         return false;
     int32_t image = g->texture_image[texture];
+    if (image >= 0 && !gltf_extras_text(g, gltf_element(g, g->j_images, "images", (size_t)image),
+                                        NULL, &m->image_extras[ref - m->textures]))
+        return false;
     if (image >= 0) {
         uint32_t errors = g->errors;
         ref->image = material_image(g, out, (size_t)image, out->materials[material].name);

@@ -181,6 +181,13 @@ typedef struct gltf {
     bool stopped; /* too many errors */
 } gltf;
 
+/* ---- gltf.c ------------------------------------------------------------ */
+
+/* Decodes the "%XX" escapes of `text` into out (room for strlen(text) + 1
+ * bytes); other characters are copied. False at a malformed escape (or %00
+ * unless allow_nul), with *bad at its position. */
+bool gltf_percent_decode(const char *text, bool allow_nul, uint8_t *out, size_t *n, size_t *bad);
+
 /* ---- gltf_json.c -------------------------------------------------------- */
 
 /* Formats a JSON path into out[GLTF_PATH_SIZE], truncating silently. */

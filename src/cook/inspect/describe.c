@@ -91,6 +91,10 @@ void inspect_extras_label(kiln_extras_object object, uint32_t index, char *out, 
         snprintf(out, size, "texture %" PRIu32 "/%s", index / KILN_MATERIAL_SLOT_COUNT,
                  slot_names[index % KILN_MATERIAL_SLOT_COUNT]);
         break;
+    case KILN_EXTRAS_IMAGE:
+        snprintf(out, size, "image %" PRIu32 "/%s", index / KILN_MATERIAL_SLOT_COUNT,
+                 slot_names[index % KILN_MATERIAL_SLOT_COUNT]);
+        break;
     default:
         snprintf(out, size, "object %u %" PRIu32, (unsigned)object, index);
         break;
@@ -175,6 +179,7 @@ static void inspect_manifest(const char *full_path, inspect_report *report) {
         if (result == KILN_OK) {
             report->readable = true;
             report->ref_count = view.entry_count;
+            report->asset_id_count = view.id_count;
             for (uint32_t i = 0; i < view.entry_count; i++) {
                 report->refs_per_kind[view.entries[i].kind]++;
                 report->refs_per_color_space[view.entries[i].color_space]++;

@@ -230,6 +230,7 @@ typedef struct inspect_report {
     uint32_t refs_per_kind[KILN_ASSET_KIND_COUNT_];
     uint32_t refs_per_color_space[KILN_COLOR_SPACE_COUNT_];
     uint32_t ref_count;
+    uint32_t asset_id_count; /* assets with a stable ID (MIDS rows) */
     /* KILN_PACK_MATERIAL: rows, textured slots per slot, alpha modes. */
     uint32_t material_count;
     uint32_t slot_textures[KILN_MATERIAL_SLOT_COUNT];

@@ -116,7 +116,8 @@ bool write_kmat(const cook_context *ctx, const ir_material *materials, uint32_t 
         container_add_chunk(&writer, KILN_CHUNK_MATERIAL_DROPPED, dropped.data, dropped.size);
     if (sources.size > 0)
         container_add_chunk(&writer, KILN_CHUNK_MATERIAL_SOURCES, sources.data, sources.size);
-    /* The source's extras: every row's, then every row's textures'. */
+    /* The source's extras: every row's, then every row's textures', then the
+     * images those sample. */
     extras_table extras = {0};
     for (uint32_t i = 0; i < count; i++)
         extras_table_add(&extras, KILN_EXTRAS_MATERIAL, i, materials[i].extras);
@@ -124,6 +125,10 @@ bool write_kmat(const cook_context *ctx, const ir_material *materials, uint32_t 
         for (uint32_t s = 0; s < IR_SLOT_COUNT && s < KILN_MATERIAL_SLOT_COUNT; s++)
             extras_table_add(&extras, KILN_EXTRAS_TEXTURE, i * KILN_MATERIAL_SLOT_COUNT + s,
                              materials[i].texture_extras[s]);
+    for (uint32_t i = 0; i < count; i++)
+        for (uint32_t s = 0; s < IR_SLOT_COUNT && s < KILN_MATERIAL_SLOT_COUNT; s++)
+            extras_table_add(&extras, KILN_EXTRAS_IMAGE, i * KILN_MATERIAL_SLOT_COUNT + s,
+                             materials[i].image_extras[s]);
     bool ok = extras_table_chunk(&extras, &writer);
     extras_table_free(&extras);
     ok = ok && !meta.failed && !rows.failed && !names.failed && !dropped.failed && !sources.failed;
