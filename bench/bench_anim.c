@@ -278,7 +278,7 @@ int main(int argc, char **argv) {
         fprintf(stderr, "bench_anim: %s\n", err.message);
         return 1;
     }
-    /* The chain's node i is file node i (a chain is its own depth order). */
+    /* The chain's node i is file node i (a chain is its own depth-first order). */
     kiln_scene_transform *pose_a = calloc(joints, sizeof *pose_a);
     kiln_scene_transform *pose_b = calloc(joints, sizeof *pose_b);
     float weights[1];

@@ -426,15 +426,16 @@ typedef struct kiln_material {
 } kiln_material;
 
 /* ---------------------------------------------------------------------------
- * Scene, kind SCEN (docs/formats/kscene.md): a node graph in depth order
+ * Scene, kind SCEN (docs/formats/kscene.md): a node graph in depth-first order
  * ------------------------------------------------------------------------- */
 
-#define KILN_SCENE_VERSION 2u /* 2: instances (SINS, SINR, instance_count); cameras, lights */
+/* 2: instances (SINS, SINR, instance_count); cameras, lights. 3: nodes in
+ * depth-first pre-order, each subtree a range (subtree_end); no level table. */
+#define KILN_SCENE_VERSION 3u
 
 #define KILN_KIND_SCENE KILN_FOURCC('S', 'C', 'E', 'N')
 #define KILN_CHUNK_SCENE_DESC KILN_FOURCC('S', 'D', 'S', 'C')       /* kiln_scene_desc */
 #define KILN_CHUNK_SCENE_HIERARCHY KILN_FOURCC('S', 'H', 'I', 'E')  /* kiln_scene_hierarchy[] */
-#define KILN_CHUNK_SCENE_LEVELS KILN_FOURCC('S', 'L', 'V', 'L')     /* u32[level_count + 1] */
 #define KILN_CHUNK_SCENE_TRANSFORMS KILN_FOURCC('S', 'T', 'R', 'S') /* kiln_scene_transform[] */
 #define KILN_CHUNK_SCENE_NODES KILN_FOURCC('S', 'N', 'O', 'D')      /* kiln_scene_node[] */
 #define KILN_CHUNK_SCENE_MESHES KILN_FOURCC('S', 'M', 'S', 'H')     /* u64[]: mesh ref hashes */
@@ -488,14 +489,16 @@ typedef struct kiln_scene_desc {
     uint32_t reserved[3];
 } kiln_scene_desc;
 
-/* Where a node sits. Nodes are in depth order: every node of depth d comes
- * before every node of depth d + 1, so a parent always precedes its children
- * and one forward pass level by level computes every global transform. */
+/* Where node i sits. Nodes are in depth-first pre-order: each node's subtree
+ * is the range i .. subtree_end - 1 right after it, so a parent precedes its
+ * children (one forward pass computes every global transform) and a subtree
+ * is recomputed by streaming its range. */
 typedef struct kiln_scene_hierarchy {
     int32_t parent;       /* -1 for a root (depth 0) */
-    int32_t first_child;  /* -1 without children; children are contiguous: */
-    uint32_t child_count; /*   first_child .. first_child + child_count - 1 */
-    int32_t next_sibling; /* the next child of the same parent; -1 for the last and for roots */
+    int32_t first_child;  /* i + 1 when the node has children, else -1 */
+    uint32_t subtree_end; /* one past its last descendant (i + 1 for a leaf) */
+    int32_t next_sibling; /* subtree_end when that is the next child of the same parent, else -1
+                             (always -1 for roots) */
     uint32_t depth;       /* 0 for roots, the parent's depth + 1 otherwise */
     uint32_t reserved;
 } kiln_scene_hierarchy;

@@ -412,17 +412,18 @@ const char *kiln_filter_str(kiln_filter filter);
 const char *kiln_mip_filter_str(kiln_mip_filter filter);
 
 /* ---------------------------------------------------------------------------
- * Scenes (.kscene, kind SCEN): a node graph in depth order (docs/formats/kscene.md)
+ * Scenes (.kscene, kind SCEN): a node graph in depth-first order (docs/formats/kscene.md)
  * ------------------------------------------------------------------------- */
 
 /* Typed views into a mapped scene file; valid while the file is open. Node i
- * is hierarchy[i], transforms[i] (its rest pose) and nodes[i]. */
+ * is hierarchy[i], transforms[i] (its rest pose) and nodes[i]; its subtree is
+ * nodes i .. hierarchy[i].subtree_end - 1, its children from first_child on
+ * along next_sibling. */
 typedef struct kiln_scene_view {
     const kiln_scene_desc *desc;
     uint32_t node_count;
-    uint32_t level_count;
+    uint32_t level_count; /* the deepest node's depth + 1 (0 without nodes) */
     const kiln_scene_hierarchy *hierarchy;
-    const uint32_t *levels; /* level k is nodes levels[k] .. levels[k + 1] - 1 */
     const kiln_scene_transform *transforms;
     const kiln_scene_node *nodes;
     const uint64_t *meshes;    /* desc->mesh_count ref hashes of .kmesh files */
@@ -448,8 +449,8 @@ typedef struct kiln_scene_view {
 } kiln_scene_view;
 
 /* Checks that `file` is a scene (kscene.md R1-R18: every count against its
- * chunk, every index in range, the hierarchy in depth order and therefore
- * acyclic, children contiguous, transforms finite with unit rotations,
+ * chunk, every index in range, the hierarchy in depth-first order and
+ * therefore acyclic, subtree ranges nested, transforms finite with unit rotations,
  * strings inside the table, a level's links hashing their refs) and fills
  * `view`. O(nodes + string bytes) whatever
  * `flags` say. */
@@ -525,18 +526,14 @@ void kiln_scene_compose(const kiln_scene_transform *transform, float out[16]);
  * kiln_scene_set_local, which tells the next update what to recompute. */
 typedef struct kiln_scene_instance {
     uint32_t node_count;
-    uint32_t level_count;
     const kiln_scene_hierarchy *hierarchy;
-    const uint32_t *levels;
     kiln_scene_transform *local; /* node_count current local transforms */
     float *world;                /* node_count column-major 4x4 matrices */
     /* private */
-    uint8_t *changed_;        /* per node: set since the last update, not yet recomputed */
-    uint32_t *changed_list_;  /* per level, its changed nodes, in that level's node slots */
-    uint32_t *changed_count_; /* per level */
-    uint32_t *ranges_;        /* per level, (first, count) child ranges of recomputed parents */
-    uint32_t *range_count_;   /* per level */
-    uint32_t first_pending_;  /* lowest level with work (level_count: none) */
+    uint64_t *changed_;      /* a bit per node: set since the last update */
+    uint32_t *runs_;         /* the update's scratch: first nodes of the subtrees to recompute */
+    uint32_t first_changed_; /* lowest and highest set bit (first > last: none) */
+    uint32_t last_changed_;
 } kiln_scene_instance;
 
 /* Bytes of caller memory an instance of `view` needs; 0 when the view is
@@ -556,8 +553,8 @@ kiln_result kiln_scene_set_local(kiln_scene_instance *instance, uint32_t node,
                                  const kiln_scene_transform *local, kiln_error *err);
 
 /* Recomputes the world matrices of the nodes changed since the last update and
- * of their subtrees, level by level, touching nothing else. Returns how many
- * nodes it recomputed. */
+ * of their subtrees, each subtree once and front to back as the full pass
+ * does, touching nothing else. Returns how many nodes it recomputed. */
 uint32_t kiln_scene_update(kiln_scene_instance *instance);
 
 /* Recomputes every world matrix from the local transforms in one forward pass

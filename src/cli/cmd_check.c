@@ -69,7 +69,7 @@ void cmd_check_usage(FILE *out) {
             "checksum, every data value (index ranges, each submesh's topology and\n"
             "whole triangles, lines or points in every level, bounds) and the\n"
             "provenance metadata; for scenes, node indices in range and the hierarchy\n"
-            "acyclic and in depth order; for clips (.kanim), channel targets in range\n"
+            "acyclic and in depth-first order; for clips (.kanim), channel targets in range\n"
             "and key times increasing; then across files: every manifest entry's\n"
             "file exists, every material's texture and every mesh and material table\n"
             "a scene names, and every scene and component ref a level's nodes\n"

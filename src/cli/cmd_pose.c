@@ -34,7 +34,7 @@ void cmd_pose_usage(FILE *out) {
                  "                 [--json]\n"
                  "\n"
                  "Prints every node of a cooked scene with its global (world) matrix, in file\n"
-                 "order (depth order: parents first), as libkiln computes it: what an engine\n"
+                 "order (depth-first: parents first), as libkiln computes it: what an engine\n"
                  "loading the files sees. Without --clip the rest pose; with it the clip's\n"
                  "pose at time T (seconds, default 0; clamped to the clip's keys). Text shows\n"
                  "each matrix as 4 rows; --json prints\n"

@@ -1,18 +1,9 @@
 /* scene.c — scene graphs (docs/formats/kscene.md): the view over a .kscene
- * file and the instance that keeps world matrices up to date.
+ * file and its look-ups (scene_instance.c keeps world matrices from it).
  *
  * kiln_scene_view_get checks every rule of kscene.md (cited as R<n>) in one
  * pass over the nodes, so what the instance does afterwards (index a parent,
- * walk a child range, compose a transform) needs no check of its own.
- *
- * The instance recomputes lazily and level by level: kiln_scene_set_local
- * writes the transform and puts the node on its level's changed list;
- * kiln_scene_update walks the levels top-down. At each level it recomputes the
- * children of the nodes recomputed one level up (contiguous ranges, read in
- * order), then the changed nodes no range covered, each from its parent's
- * final matrix, and queues their children as ranges for the next level. The
- * work is proportional to the nodes changed and their subtrees, never to the
- * scene's size; every list fits in memory sized by the node count. */
+ * stream a subtree's range, compose a transform) needs no check of its own. */
 #include <inttypes.h>
 #include <math.h>
 #include <string.h>
@@ -27,9 +18,8 @@
 
 /* kscene.md R3: each known chunk at most once; absent ones read as empty. */
 typedef struct scene_chunks {
-    const kiln_chunk_entry *desc, *hierarchy, *levels, *transforms, *nodes, *meshes, *materials,
-        *scenes, *roots, *strings, *links, *cameras, *lights, *instances, *instance_ranges, *skins,
-        *joints;
+    const kiln_chunk_entry *desc, *hierarchy, *transforms, *nodes, *meshes, *materials, *scenes,
+        *roots, *strings, *links, *cameras, *lights, *instances, *instance_ranges, *skins, *joints;
 } scene_chunks;
 
 static kiln_result find_chunks(const kiln_file *file, scene_chunks *c, kiln_error *err) {
@@ -37,7 +27,6 @@ static kiln_result find_chunks(const kiln_file *file, scene_chunks *c, kiln_erro
     const runtime_known_chunk known[] = {
         {KILN_CHUNK_SCENE_DESC, &c->desc},
         {KILN_CHUNK_SCENE_HIERARCHY, &c->hierarchy},
-        {KILN_CHUNK_SCENE_LEVELS, &c->levels},
         {KILN_CHUNK_SCENE_TRANSFORMS, &c->transforms},
         {KILN_CHUNK_SCENE_NODES, &c->nodes},
         {KILN_CHUNK_SCENE_MESHES, &c->meshes},
@@ -67,9 +56,6 @@ static bool index_valid(int32_t index, uint32_t count) {
 
 static kiln_result check_desc(const kiln_file *file, const kiln_scene_desc *d, kiln_error *err) {
     const char *name = file->name;
-    if (file->kind_version == 1 && d->instance_count != 0) /* R5: a reserved word in version 1 */
-        return runtime_fail(err, KILN_ERR_CORRUPT, name,
-                            "descriptor reserved words are not 0 (version 1 has no instances)");
     if (d->flags != 0) /* R5 */
         return runtime_fail(err, KILN_ERR_UNSUPPORTED, name, "unknown scene flags 0x%" PRIx32,
                             d->flags);
@@ -92,79 +78,76 @@ static kiln_result check_desc(const kiln_file *file, const kiln_scene_desc *d, k
     return KILN_OK;
 }
 
-/* R7: level k is a non-empty range, the ranges tile the nodes in order. */
-static kiln_result check_levels(const kiln_file *file, const kiln_scene_view *v, kiln_error *err) {
-    if (v->level_count == 0)
-        return v->levels[0] == 0 ? KILN_OK
-                                 : runtime_fail(err, KILN_ERR_CORRUPT, file->name,
-                                                "level table does not start at node 0");
-    if (v->levels[0] != 0 || v->levels[v->level_count] != v->node_count)
-        return runtime_fail(err, KILN_ERR_CORRUPT, file->name,
-                            "level table does not span nodes 0 .. %" PRIu32, v->node_count);
-    for (uint32_t k = 0; k < v->level_count; k++)
-        if (v->levels[k] >= v->levels[k + 1])
-            return runtime_fail(err, KILN_ERR_CORRUPT, file->name,
-                                "level %" PRIu32 " is empty or out of order", k);
-    return KILN_OK;
-}
-
-/* R8: node i's hierarchy record. Depth order plus "a parent is one level up"
- * makes every parent come first, so the graph is a forest: no cycles. */
+/* R7-R8: node i's hierarchy record, its subtree range nested in its
+ * parent's, its first child and next sibling where depth-first pre-order puts
+ * them. Checked for every node, these make the ranges tile: a node's children
+ * follow it one subtree after another up to its subtree's end, so each range
+ * holds exactly the node's descendants, and parents come first (no cycles). */
 static kiln_result check_hierarchy(const kiln_file *file, const kiln_scene_view *v, uint32_t i,
-                                   uint32_t *level, kiln_error *err) {
+                                   kiln_error *err) {
     const char *name = file->name;
     const kiln_scene_hierarchy *h = &v->hierarchy[i];
-    while (*level < v->level_count && i >= v->levels[*level + 1])
-        (*level)++;
-    if (h->depth != *level)
-        return runtime_fail(err, KILN_ERR_CORRUPT, name,
-                            "node %" PRIu32 " has depth %" PRIu32 " but lies in level %" PRIu32
-                            " (nodes must be in depth order)",
-                            i, h->depth, *level);
+    uint32_t n = v->node_count, end = h->subtree_end;
     if (h->reserved != 0)
         return runtime_fail(err, KILN_ERR_CORRUPT, name, "node %" PRIu32 " reserved word is not 0",
                             i);
-    if (h->depth == 0) {
-        if (h->parent != -1 || h->next_sibling != -1)
+    if (end <= i || end > n) /* R7 */
+        return runtime_fail(err, KILN_ERR_CORRUPT, name,
+                            "node %" PRIu32 " has subtree end %" PRIu32
+                            ", not after it and inside the %" PRIu32 " nodes",
+                            i, end, n);
+    uint32_t parent_end = n; /* a root's "parent" is the whole file */
+    if (h->parent == -1) {
+        if (h->depth != 0 || h->next_sibling != -1)
             return runtime_fail(err, KILN_ERR_CORRUPT, name,
-                                "root node %" PRIu32 " has a parent or a sibling", i);
+                                "root node %" PRIu32 " has depth %" PRIu32 " or a sibling", i,
+                                h->depth);
     } else {
-        if (h->parent < 0 || (uint32_t)h->parent >= i ||
-            v->hierarchy[h->parent].depth + 1 != h->depth)
+        if (h->parent < 0 || (uint32_t)h->parent >= i)
             return runtime_fail(err, KILN_ERR_CORRUPT, name,
-                                "node %" PRIu32 " has parent %" PRId32 ", not a node one level up",
+                                "node %" PRIu32 " has parent %" PRId32
+                                ", not an earlier node (nodes must be in depth-first order)",
                                 i, h->parent);
-        const kiln_scene_hierarchy *p = &v->hierarchy[h->parent];
-        /* The parent's range was checked when the parent was, so it is in bounds. */
-        uint32_t first = (uint32_t)p->first_child, end = first + p->child_count;
-        if (p->child_count == 0 || i < first || i >= end)
+        const kiln_scene_hierarchy *p = &v->hierarchy[h->parent]; /* checked already */
+        parent_end = p->subtree_end;
+        if (end > parent_end) /* R7: i < parent_end follows, as end > i */
             return runtime_fail(err, KILN_ERR_CORRUPT, name,
-                                "node %" PRIu32 " is not among the children of its parent %" PRId32,
-                                i, h->parent);
-        int32_t sibling = i + 1 < end ? (int32_t)(i + 1) : -1;
+                                "node %" PRIu32 " subtree (to %" PRIu32
+                                ") is not inside its parent %" PRId32 "'s (to %" PRIu32 ")",
+                                i, end, h->parent, parent_end);
+        if (h->depth != p->depth + 1)
+            return runtime_fail(err, KILN_ERR_CORRUPT, name,
+                                "node %" PRIu32 " has depth %" PRIu32 ", its parent %" PRIu32, i,
+                                h->depth, p->depth);
+        int32_t sibling = end < parent_end ? (int32_t)end : -1;
         if (h->next_sibling != sibling)
             return runtime_fail(err, KILN_ERR_CORRUPT, name,
                                 "node %" PRIu32 " has next sibling %" PRId32 ", expected %" PRId32,
                                 i, h->next_sibling, sibling);
     }
-    if (h->child_count == 0) {
-        if (h->first_child != -1)
-            return runtime_fail(err, KILN_ERR_CORRUPT, name,
-                                "node %" PRIu32 " has a first child but no children", i);
-        return KILN_OK;
-    }
-    if (h->first_child <= (int32_t)i ||
-        (uint64_t)(uint32_t)h->first_child + h->child_count > v->node_count)
+    if (h->depth >= v->level_count)
         return runtime_fail(err, KILN_ERR_CORRUPT, name,
-                            "node %" PRIu32 " has children %" PRId32 " +%" PRIu32
-                            " outside the nodes after it",
-                            i, h->first_child, h->child_count);
-    for (uint32_t c = 0; c < h->child_count; c++)
-        if (v->hierarchy[(uint32_t)h->first_child + c].parent != (int32_t)i)
-            return runtime_fail(err, KILN_ERR_CORRUPT, name,
-                                "node %" PRIu32 " lists node %" PRIu32
-                                " as a child, whose parent is another",
-                                i, (uint32_t)h->first_child + c);
+                            "node %" PRIu32 " has depth %" PRIu32 ", beyond the %" PRIu32
+                            " levels the descriptor counts",
+                            i, h->depth, v->level_count);
+    int32_t first_child = end > i + 1 ? (int32_t)(i + 1) : -1;
+    if (h->first_child != first_child)
+        return runtime_fail(err, KILN_ERR_CORRUPT, name,
+                            "node %" PRIu32 " has first child %" PRId32 ", expected %" PRId32, i,
+                            h->first_child, first_child);
+    /* The nodes pre-order puts right after this one: its first child, and
+     * after its subtree its parent's next child (or, for a root, a root). */
+    if (first_child >= 0 && v->hierarchy[i + 1].parent != (int32_t)i)
+        return runtime_fail(err, KILN_ERR_CORRUPT, name,
+                            "node %" PRIu32 " subtree holds node %" PRIu32
+                            ", which is not its child (nodes must be in depth-first order)",
+                            i, i + 1);
+    if (end < parent_end && v->hierarchy[end].parent != h->parent)
+        return runtime_fail(err, KILN_ERR_CORRUPT, name,
+                            "node %" PRIu32 " after the subtree of node %" PRIu32
+                            " has parent %" PRId32 ", not %" PRId32
+                            " (nodes must be in depth-first order)",
+                            end, i, v->hierarchy[end].parent, h->parent);
     return KILN_OK;
 }
 
@@ -442,10 +425,10 @@ kiln_result kiln_scene_view_get(const kiln_file *file, uint32_t flags, kiln_scen
     }
     if (runtime_require_plain(file, err) != KILN_OK) /* container.md R24 */
         return KILN_ERR_UNSUPPORTED;
-    if (file->kind_version != 1 && file->kind_version != KILN_SCENE_VERSION) /* R2 */
+    if (file->kind_version != KILN_SCENE_VERSION) /* R2 */
         return runtime_fail(err, KILN_ERR_UNSUPPORTED, name,
-                            "scene version %u is not supported (this build reads versions 1 "
-                            "and %u)",
+                            "scene version %u is not supported (this build reads version %u; "
+                            "cook the source again)",
                             (unsigned)file->kind_version, KILN_SCENE_VERSION);
     scene_chunks c;
     kiln_result r = find_chunks(file, &c, err);
@@ -463,13 +446,11 @@ kiln_result kiln_scene_view_get(const kiln_file *file, uint32_t flags, kiln_scen
                          .level_count = d->level_count,
                          .scene_count = d->scene_count,
                          .strings_size = d->strings_size};
-    const void *levels = NULL, *hierarchy = NULL, *transforms = NULL, *nodes = NULL, *meshes = NULL,
+    const void *hierarchy = NULL, *transforms = NULL, *nodes = NULL, *meshes = NULL,
                *materials = NULL, *scenes = NULL, *roots = NULL, *strings = NULL, *cameras = NULL,
                *lights = NULL, *instances = NULL, *ranges = NULL;
     if ((r = runtime_sized_chunk(file, c.hierarchy, d->node_count, sizeof(kiln_scene_hierarchy),
                                  "SHIE", &hierarchy, err)) != KILN_OK ||
-        (r = runtime_sized_chunk(file, c.levels, (uint64_t)d->level_count + 1, sizeof(uint32_t),
-                                 "SLVL", &levels, err)) != KILN_OK ||
         (r = runtime_sized_chunk(file, c.transforms, d->node_count, sizeof(kiln_scene_transform),
                                  "STRS", &transforms, err)) != KILN_OK ||
         (r = runtime_sized_chunk(file, c.nodes, d->node_count, sizeof(kiln_scene_node), "SNOD",
@@ -495,7 +476,6 @@ kiln_result kiln_scene_view_get(const kiln_file *file, uint32_t flags, kiln_scen
             KILN_OK)
         return r; /* R6 */
     v.hierarchy = hierarchy;
-    v.levels = levels;
     v.transforms = transforms;
     v.nodes = nodes;
     v.meshes = meshes;
@@ -517,16 +497,20 @@ kiln_result kiln_scene_view_get(const kiln_file *file, uint32_t flags, kiln_scen
     v.instances = instances;
     v.instance_count = d->instance_count;
     v.instance_ranges = ranges;
-    if ((r = check_levels(file, &v, err)) != KILN_OK)
-        return r;
-    uint32_t level = 0;
+    uint32_t deepest = 0;
     for (uint32_t i = 0; i < v.node_count; i++) {
-        if ((r = check_hierarchy(file, &v, i, &level, err)) != KILN_OK ||
+        if (v.hierarchy[i].depth > deepest)
+            deepest = v.hierarchy[i].depth;
+        if ((r = check_hierarchy(file, &v, i, err)) != KILN_OK ||
             (r = check_transform(file, &v.transforms[i], i, err)) != KILN_OK ||
             (r = check_node(file, &v, i, err)) != KILN_OK ||
             (v.links != NULL && (r = check_link(file, &v, i, err)) != KILN_OK))
             return r;
     }
+    if (v.node_count > 0 && deepest + 1 != v.level_count) /* R5 */
+        return runtime_fail(err, KILN_ERR_CORRUPT, name,
+                            "%" PRIu32 " levels, but the deepest node has depth %" PRIu32,
+                            v.level_count, deepest);
     if ((r = check_tables(file, &v, err)) != KILN_OK ||
         (r = check_cameras(file, &v, err)) != KILN_OK ||
         (r = check_lights(file, &v, err)) != KILN_OK ||
@@ -696,326 +680,4 @@ bool kiln_scene_next_mesh_node(const kiln_scene_view *view, uint32_t *cursor, ui
     }
     *cursor = view->node_count;
     return false;
-}
-
-/* ---------------------------------------------------------------------------
- * Transforms
- * ------------------------------------------------------------------------- */
-
-void kiln_scene_compose(const kiln_scene_transform *t, float m[16]) {
-    float x = t->rotation[0], y = t->rotation[1], z = t->rotation[2], w = t->rotation[3];
-    const float *s = t->scale;
-    m[0] = (1 - 2 * (y * y + z * z)) * s[0];
-    m[1] = (2 * (x * y + z * w)) * s[0];
-    m[2] = (2 * (x * z - y * w)) * s[0];
-    m[3] = 0;
-    m[4] = (2 * (x * y - z * w)) * s[1];
-    m[5] = (1 - 2 * (x * x + z * z)) * s[1];
-    m[6] = (2 * (y * z + x * w)) * s[1];
-    m[7] = 0;
-    m[8] = (2 * (x * z + y * w)) * s[2];
-    m[9] = (2 * (y * z - x * w)) * s[2];
-    m[10] = (1 - 2 * (x * x + y * y)) * s[2];
-    m[11] = 0;
-    m[12] = t->translation[0];
-    m[13] = t->translation[1];
-    m[14] = t->translation[2];
-    m[15] = 1;
-}
-
-/* world = parent * local for affine matrices (last row 0 0 0 1, which TRS
- * composition and products of such matrices keep): 36 multiplications. */
-static void multiply_affine(const float *parent, const float *local, float *out) {
-    for (int c = 0; c < 4; c++) {
-        float l0 = local[c * 4 + 0], l1 = local[c * 4 + 1], l2 = local[c * 4 + 2];
-        for (int r = 0; r < 3; r++)
-            out[c * 4 + r] = parent[r] * l0 + parent[4 + r] * l1 + parent[8 + r] * l2 +
-                             (c == 3 ? parent[12 + r] : 0.0f);
-        out[c * 4 + 3] = c == 3 ? 1.0f : 0.0f;
-    }
-}
-
-static void compute_world(kiln_scene_instance *instance, uint32_t node) {
-    float *world = instance->world + (size_t)node * 16;
-    int32_t parent = instance->hierarchy[node].parent;
-    if (parent < 0) {
-        kiln_scene_compose(&instance->local[node], world);
-        return;
-    }
-    float local[16];
-    kiln_scene_compose(&instance->local[node], local);
-    multiply_affine(instance->world + (size_t)parent * 16, local, world);
-}
-
-/* ---------------------------------------------------------------------------
- * The instance
- * ------------------------------------------------------------------------- */
-
-/* Layout in the caller's block: world matrices 64-byte aligned (one cache line
- * each), then local transforms, changed lists, child ranges (two words per
- * node: a level has at most one range per node of it), the per-level counts
- * and the changed bytes, each part 16-byte aligned. */
-typedef struct instance_layout {
-    size_t world, local, changed_list, ranges, changed_count, range_count, changed, total;
-} instance_layout;
-
-#define WORLD_ALIGNMENT 64u
-
-static bool layout_of(uint32_t nodes, uint32_t levels, instance_layout *l) {
-    enum { PARTS = 7 };
-    const size_t sizes[PARTS] = {sizeof(float) * 16,
-                                 sizeof(kiln_scene_transform),
-                                 sizeof(uint32_t),
-                                 2 * sizeof(uint32_t),
-                                 sizeof(uint32_t),
-                                 sizeof(uint32_t),
-                                 1};
-    const uint32_t counts[PARTS] = {nodes, nodes, nodes, nodes, levels, levels, nodes};
-    size_t *offsets[PARTS] = {&l->world,         &l->local,       &l->changed_list, &l->ranges,
-                              &l->changed_count, &l->range_count, &l->changed};
-    size_t at = WORLD_ALIGNMENT - 16, part; /* room to align the matrices up */
-    for (int k = 0; k < PARTS; k++) {
-        *offsets[k] = at;
-        if (!checked_mul_size(sizes[k], counts[k], &part) || !checked_add_size(at, part, &at) ||
-            !checked_add_size(at, 15, &at))
-            return false;
-        at &= ~(size_t)15;
-    }
-    l->total = at;
-    return true;
-}
-
-size_t kiln_scene_instance_size(const kiln_scene_view *view) {
-    instance_layout l;
-    if (view == NULL || (view->node_count > 0 && view->hierarchy == NULL) ||
-        !layout_of(view->node_count, view->level_count, &l))
-        return 0;
-    return l.total;
-}
-
-kiln_result kiln_scene_instance_init(kiln_scene_instance *instance, const kiln_scene_view *view,
-                                     void *memory, size_t size, kiln_error *err) {
-    if (instance == NULL || memory == NULL)
-        return runtime_fail(err, KILN_ERR_INVALID_ARGUMENT, "kiln",
-                            "kiln_scene_instance_init needs an instance and memory");
-    memset(instance, 0, sizeof *instance);
-    size_t needed = kiln_scene_instance_size(view);
-    if (needed == 0)
-        return runtime_fail(err, KILN_ERR_INVALID_ARGUMENT, "kiln",
-                            "kiln_scene_instance_init needs a scene view from kiln_scene_view_get");
-    if (size < needed || ((uintptr_t)memory & 15u) != 0)
-        return runtime_fail(err, KILN_ERR_INVALID_ARGUMENT, "kiln",
-                            "scene instance memory: %zu bytes at %p; %zu bytes 16-byte aligned "
-                            "needed",
-                            size, memory, needed);
-    instance_layout l;
-    layout_of(view->node_count, view->level_count, &l);
-    /* The layout reserved WORLD_ALIGNMENT - 16 bytes before the matrices;
-     * moving everything down by the misalignment keeps every part inside. */
-    size_t shift =
-        (WORLD_ALIGNMENT - ((uintptr_t)memory & (WORLD_ALIGNMENT - 1))) & (WORLD_ALIGNMENT - 1);
-    uint8_t *base = (uint8_t *)memory + shift - (WORLD_ALIGNMENT - 16);
-    instance->node_count = view->node_count;
-    instance->level_count = view->level_count;
-    instance->hierarchy = view->hierarchy;
-    instance->levels = view->levels;
-    instance->world = (float *)(void *)(base + l.world);
-    instance->local = (kiln_scene_transform *)(void *)(base + l.local);
-    instance->changed_list_ = (uint32_t *)(void *)(base + l.changed_list);
-    instance->ranges_ = (uint32_t *)(void *)(base + l.ranges);
-    instance->changed_count_ = (uint32_t *)(void *)(base + l.changed_count);
-    instance->range_count_ = (uint32_t *)(void *)(base + l.range_count);
-    instance->changed_ = base + l.changed;
-    if (view->node_count > 0)
-        memcpy(instance->local, view->transforms,
-               (size_t)view->node_count * sizeof(kiln_scene_transform));
-    kiln_scene_update_all(instance);
-    return runtime_succeed(err);
-}
-
-/* The level of `node`: a binary search of the small level table, which stays
- * in cache, rather than a read of the node's own hierarchy record. */
-static uint32_t level_of(const kiln_scene_instance *instance, uint32_t node) {
-    uint32_t low = 0, high = instance->level_count; /* levels[low] <= node < levels[high] */
-    while (high - low > 1) {
-        uint32_t mid = low + (high - low) / 2;
-        if (node >= instance->levels[mid])
-            low = mid;
-        else
-            high = mid;
-    }
-    return low;
-}
-
-kiln_result kiln_scene_set_local(kiln_scene_instance *instance, uint32_t node,
-                                 const kiln_scene_transform *local, kiln_error *err) {
-    if (instance == NULL || local == NULL || node >= instance->node_count)
-        return runtime_fail(err, KILN_ERR_INVALID_ARGUMENT, "kiln",
-                            "kiln_scene_set_local: node %" PRIu32 " of %" PRIu32, node,
-                            instance != NULL ? instance->node_count : 0);
-    instance->local[node] = *local;
-    if (instance->changed_[node])
-        return KILN_OK; /* already queued */
-    instance->changed_[node] = 1;
-    uint32_t level = level_of(instance, node);
-    instance->changed_list_[instance->levels[level] + instance->changed_count_[level]++] = node;
-    if (level < instance->first_pending_)
-        instance->first_pending_ = level;
-    return KILN_OK;
-}
-
-/* Recomputes `node` and queues its children, as one range, for the next
- * level. Breadth-first order puts the children of consecutive nodes side by
- * side, so a range that continues the last one extends it. */
-static void recompute(kiln_scene_instance *instance, uint32_t node, uint32_t level) {
-    compute_world(instance, node);
-    instance->changed_[node] = 0;
-    const kiln_scene_hierarchy *h = &instance->hierarchy[node];
-    if (h->child_count == 0)
-        return;
-    uint32_t *ranges = instance->ranges_ + 2 * (size_t)instance->levels[level + 1];
-    uint32_t *count = &instance->range_count_[level + 1];
-    uint32_t first = (uint32_t)h->first_child;
-    if (*count > 0 && ranges[2 * *count - 2] + ranges[2 * *count - 1] == first) {
-        ranges[2 * *count - 1] += h->child_count;
-        return;
-    }
-    ranges[2 * *count] = first;
-    ranges[2 * *count + 1] = h->child_count;
-    (*count)++;
-}
-
-/* Changed nodes and child ranges are scattered over the scene: the records of
- * the one PREFETCH_AHEAD places ahead are fetched early (its parent's matrix
- * half-way, once its record has arrived), so the cache misses of several
- * nodes overlap instead of following one another. */
-#define PREFETCH_AHEAD 8u
-
-static void prefetch_records(const kiln_scene_instance *instance, uint32_t node) {
-#if defined(__GNUC__)
-    __builtin_prefetch(&instance->hierarchy[node]);
-    __builtin_prefetch(&instance->local[node]);
-    __builtin_prefetch(instance->world + (size_t)node * 16, 1);
-#else
-    (void)instance, (void)node;
-#endif
-}
-
-static void prefetch_parent(const kiln_scene_instance *instance, uint32_t node) {
-#if defined(__GNUC__)
-    int32_t parent = instance->hierarchy[node].parent;
-    if (parent >= 0)
-        __builtin_prefetch(instance->world + (size_t)parent * 16);
-#else
-    (void)instance, (void)node;
-#endif
-}
-
-/* Level by level: first the children of the nodes recomputed one level up
- * (contiguous ranges, read in order), then the changed nodes no range covered.
- * A node is recomputed at most once: a range clears its changed byte. */
-uint32_t kiln_scene_update(kiln_scene_instance *instance) {
-    if (instance == NULL)
-        return 0;
-    uint32_t updated = 0;
-    for (uint32_t level = instance->first_pending_; level < instance->level_count; level++) {
-        bool last = level + 1 == instance->level_count; /* leaves only: no ranges to queue */
-        const uint32_t *ranges = instance->ranges_ + 2 * (size_t)instance->levels[level];
-        uint32_t range_count = instance->range_count_[level];
-        for (uint32_t r = 0; r < range_count; r++) {
-            if (r + PREFETCH_AHEAD < range_count) /* the parent's matrix is the one just made */
-                prefetch_records(instance, ranges[2 * (r + PREFETCH_AHEAD)]);
-            uint32_t first = ranges[2 * r], end = first + ranges[2 * r + 1];
-            for (uint32_t node = first; node < end; node++) {
-                if (last) {
-                    compute_world(instance, node);
-                    instance->changed_[node] = 0;
-                } else {
-                    recompute(instance, node, level);
-                }
-            }
-            updated += end - first;
-        }
-        instance->range_count_[level] = 0;
-        const uint32_t *list = instance->changed_list_ + instance->levels[level];
-        uint32_t count = instance->changed_count_[level];
-        for (uint32_t k = 0; k < count; k++) {
-            if (k + PREFETCH_AHEAD < count)
-                prefetch_records(instance, list[k + PREFETCH_AHEAD]);
-            if (k + PREFETCH_AHEAD / 2 < count)
-                prefetch_parent(instance, list[k + PREFETCH_AHEAD / 2]);
-            uint32_t node = list[k];
-            if (!instance->changed_[node])
-                continue; /* a range recomputed it */
-            if (last) {
-                compute_world(instance, node);
-                instance->changed_[node] = 0;
-            } else {
-                recompute(instance, node, level);
-            }
-            updated++;
-        }
-        instance->changed_count_[level] = 0;
-    }
-    instance->first_pending_ = instance->level_count;
-    return updated;
-}
-
-void kiln_scene_update_all(kiln_scene_instance *instance) {
-    if (instance == NULL)
-        return;
-    for (uint32_t node = 0; node < instance->node_count; node++)
-        compute_world(instance, node);
-    if (instance->node_count > 0)
-        memset(instance->changed_, 0, instance->node_count);
-    for (uint32_t level = 0; level < instance->level_count; level++)
-        instance->changed_count_[level] = instance->range_count_[level] = 0;
-    instance->first_pending_ = instance->level_count;
-}
-
-const float *kiln_scene_world(const kiln_scene_instance *instance, uint32_t node) {
-    if (instance == NULL || node >= instance->node_count)
-        return NULL;
-    return instance->world + (size_t)node * 16;
-}
-
-/* ---------------------------------------------------------------------------
- * Skins
- * ------------------------------------------------------------------------- */
-
-const kiln_scene_joint *kiln_scene_skin_joints(const kiln_scene_view *view, uint32_t skin,
-                                               uint32_t *count) {
-    if (count != NULL)
-        *count = 0;
-    if (view == NULL || skin >= view->skin_count)
-        return NULL;
-    if (count != NULL)
-        *count = view->skins[skin].joint_count;
-    return view->joints + view->skins[skin].joint_offset;
-}
-
-kiln_result kiln_scene_skin_matrices(const kiln_scene_view *view,
-                                     const kiln_scene_instance *instance, uint32_t skin, float *out,
-                                     uint32_t capacity, kiln_error *err) {
-    if (view == NULL || instance == NULL || out == NULL)
-        return runtime_fail(err, KILN_ERR_INVALID_ARGUMENT, "kiln",
-                            "kiln_scene_skin_matrices needs a view, an instance and memory");
-    if (instance->node_count != view->node_count || instance->hierarchy != view->hierarchy)
-        return runtime_fail(err, KILN_ERR_INVALID_ARGUMENT, "kiln",
-                            "kiln_scene_skin_matrices: the instance is not of this view");
-    if (skin >= view->skin_count)
-        return runtime_fail(err, KILN_ERR_INVALID_ARGUMENT, "kiln",
-                            "kiln_scene_skin_matrices: skin %" PRIu32 " of %" PRIu32, skin,
-                            view->skin_count);
-    const kiln_scene_skin *k = &view->skins[skin];
-    if (capacity < k->joint_count)
-        return runtime_fail(err, KILN_ERR_INVALID_ARGUMENT, "kiln",
-                            "kiln_scene_skin_matrices: room for %" PRIu32 " matrices, skin %" PRIu32
-                            " has %" PRIu32 " joints",
-                            capacity, skin, k->joint_count);
-    const kiln_scene_joint *joints = view->joints + k->joint_offset;
-    for (uint32_t j = 0; j < k->joint_count; j++)
-        multiply_affine(instance->world + (size_t)joints[j].node * 16, joints[j].inverse_bind,
-                        out + (size_t)j * 16);
-    return runtime_succeed(err);
 }

@@ -239,3 +239,50 @@ void test_scene_release(test_held_scene *held) {
     kiln_file_close(&held->file);
     free(held->block);
 }
+
+void test_expect_depth_first(const kiln_scene_view *view) {
+    uint32_t n = view->node_count, deepest = 0;
+    const kiln_scene_hierarchy *h = view->hierarchy;
+    uint32_t *descendants = calloc(n ? n : 1, sizeof *descendants);
+    int32_t *last_child = malloc((n ? n : 1) * sizeof *last_child);
+    assert_non_null(descendants);
+    assert_non_null(last_child);
+    int32_t last_root = -1;
+    for (uint32_t j = 0; j < n; j++) {
+        last_child[j] = -1;
+        uint32_t depth = 0;
+        for (int32_t a = h[j].parent; a >= 0; a = h[a].parent) {
+            if ((uint32_t)a >= j || ++depth > n)
+                fail_msg("node %u: ancestor %d is not an earlier node", j, a);
+            if (j >= h[a].subtree_end)
+                fail_msg("node %u lies outside the subtree of its ancestor %d (to %u)", j, a,
+                         h[a].subtree_end);
+            descendants[a]++;
+        }
+        if (h[j].depth != depth)
+            fail_msg("node %u has depth %u, its ancestors say %u", j, h[j].depth, depth);
+        deepest = depth > deepest ? depth : deepest;
+        /* The children of a node in index order, chained by next_sibling. */
+        int32_t p = h[j].parent, *previous = p >= 0 ? &last_child[p] : &last_root;
+        if (*previous < 0 && p >= 0 && h[p].first_child != (int32_t)j)
+            fail_msg("node %d has first child %d, not %u", p, h[p].first_child, j);
+        if (*previous >= 0 && p >= 0 && h[*previous].next_sibling != (int32_t)j)
+            fail_msg("node %d has next sibling %d, not %u", *previous, h[*previous].next_sibling,
+                     j);
+        *previous = (int32_t)j;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        if (h[i].subtree_end - 1 - i != descendants[i])
+            fail_msg("node %u: subtree_end %u, but %u descendants", i, h[i].subtree_end,
+                     descendants[i]);
+        if (h[i].parent < 0 ? h[i].next_sibling != -1
+                            : last_child[h[i].parent] == (int32_t)i && h[i].next_sibling != -1)
+            fail_msg("node %u is a root or a last child with next sibling %d", i,
+                     h[i].next_sibling);
+        if (descendants[i] == 0 && h[i].first_child != -1)
+            fail_msg("leaf %u has first child %d", i, h[i].first_child);
+    }
+    assert_int_equal(view->level_count, n > 0 ? deepest + 1 : 0);
+    free(descendants);
+    free(last_child);
+}

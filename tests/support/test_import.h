@@ -65,6 +65,13 @@ typedef struct test_held_scene {
 kiln_result test_scene_hold(test_held_scene *held, const void *bytes, size_t size, uint32_t flags,
                             kiln_error *err);
 void test_scene_release(test_held_scene *held);
+/* Fails the test unless the view's nodes are in depth-first pre-order as
+ * kscene.md R7-R8 say, checked from the parent links alone (ancestor walks,
+ * not the reader's rules): every node's subtree_end - 1 - i is its number of
+ * descendants and each descendant lies in that range, first_child and
+ * next_sibling name the children in order, depths and level_count match.
+ * O(nodes x depth). */
+void test_expect_depth_first(const kiln_scene_view *view);
 
 /* One row of the corpus's index.tsv. */
 typedef struct test_corpus_row {

@@ -11,6 +11,7 @@
 
 #include "cook/drivers/drivers.h"
 #include "cook/import/level.h"
+#include "test_import.h"
 #include "test_support.h"
 
 /* FNV-1a 64, written out independently of src/common/hash.c. */
@@ -529,15 +530,17 @@ static void level_cooks_nodes_transforms_parents_and_links(void **state) {
     kiln_error err;
     assert_int_equal(kiln_file_map(&file, path, 0, &err), KILN_OK);
     assert_int_equal(kiln_scene_view_get(&file, 0, &view, &err), KILN_OK);
-    /* Depth order: the roots yard (included first) and tree, then truck. */
+    /* Depth-first: the root yard (included first) and its truck, then the
+     * root tree. */
     assert_int_equal(view.node_count, 3);
     assert_string_equal(kiln_scene_node_name(&view, 0), "yard");
-    assert_string_equal(kiln_scene_node_name(&view, 1), "tree");
-    assert_string_equal(kiln_scene_node_name(&view, 2), "truck");
+    assert_string_equal(kiln_scene_node_name(&view, 1), "truck");
+    assert_string_equal(kiln_scene_node_name(&view, 2), "tree");
     assert_int_equal(view.hierarchy[0].parent, -1);
-    assert_int_equal(view.hierarchy[1].parent, -1);
-    assert_int_equal(view.hierarchy[2].parent, 0);
-    const kiln_scene_transform *t = &view.transforms[2];
+    assert_int_equal(view.hierarchy[1].parent, 0);
+    assert_int_equal(view.hierarchy[2].parent, -1);
+    assert_int_equal(view.hierarchy[0].subtree_end, 2);
+    const kiln_scene_transform *t = &view.transforms[1];
     assert_true(t->translation[0] == 1.0f && t->translation[1] == 2.0f &&
                 t->translation[2] == 3.0f);
     assert_true(t->rotation[0] == 0.0f && t->rotation[2] == 0.0f);
@@ -549,13 +552,13 @@ static void level_cooks_nodes_transforms_parents_and_links(void **state) {
     const char *ref = "x";
     assert_true(kiln_scene_node_link(&view, 0, &ref) == 0);
     assert_null(ref);
-    assert_true(kiln_scene_node_link(&view, 1, &ref) == fnv1a("models/tree/scene"));
+    assert_true(kiln_scene_node_link(&view, 2, &ref) == fnv1a("models/tree/scene"));
     assert_string_equal(ref, "models/tree/scene");
-    assert_true(kiln_scene_node_link(&view, 2, &ref) == fnv1a("models/truck/scene"));
+    assert_true(kiln_scene_node_link(&view, 1, &ref) == fnv1a("models/truck/scene"));
     assert_string_equal(ref, "models/truck/scene");
     size_t length = 0;
-    assert_null(kiln_scene_node_components(&view, 1, &length));
-    const char *json = kiln_scene_node_components(&view, 2, &length);
+    assert_null(kiln_scene_node_components(&view, 2, &length));
+    const char *json = kiln_scene_node_components(&view, 1, &length);
     char expected[256];
     snprintf(expected, sizeof expected,
              "{\"decal\":{\"ref\":\"textures/decal.png\",\"hash\":\"%016llx\",\"size\":2}}",
@@ -666,6 +669,60 @@ static void merged_level_inlines_models_with_one_mesh_table(void **state) {
     assert_true(kiln_scene_node_link(&view, tree, &ref) == fnv1a("models/tree/scene"));
     kiln_file_close(&file);
     free(path);
+    fixture_free(&f);
+}
+
+/* Entities listed children before parents, across an include: the scene
+ * holds each root followed by its whole subtree, children in entity order,
+ * and a link stays with its entity. */
+static void level_nodes_are_depth_first(void **state) {
+    (void)state;
+    level_fixture f;
+    fixture_make(&f, "level_order");
+    put(&f, "levels/base.level",
+        "entities:\n"
+        "  - name: lamp\n"
+        "    parent: street\n"
+        "    asset: models/tree.obj\n"
+        "  - name: street\n");
+    put(&f, "levels/city.level",
+        "include: [base.level]\n"
+        "entities:\n"
+        "  - name: bulb\n"
+        "    parent: lamp\n"
+        "  - name: house\n"
+        "  - name: door\n"
+        "    parent: house\n"
+        "  - name: bench\n"
+        "    parent: street\n"
+        "  - name: knob\n"
+        "    parent: door\n"
+        "  - name: window\n"
+        "    parent: house\n");
+    cook_asset_result result;
+    bool ok = cook_level(&f, "levels/city.level", &result);
+    if (!ok)
+        fail_msg("cook failed:\n%s", diag_text(&result.diag));
+    char *path = test_path_join(f.output, "levels/city.kscene");
+    kiln_file file;
+    kiln_scene_view view;
+    kiln_error err;
+    assert_int_equal(kiln_file_map(&file, path, 0, &err), KILN_OK);
+    assert_int_equal(kiln_scene_view_get(&file, KILN_OPEN_DEEP, &view, &err), KILN_OK);
+    test_expect_depth_first(&view);
+    const char *names[] = {"street", "lamp", "bulb", "bench", "house", "door", "knob", "window"};
+    const uint32_t subtree_end[] = {4, 3, 3, 4, 8, 7, 7, 8};
+    assert_int_equal(view.node_count, 8);
+    for (uint32_t i = 0; i < 8; i++) {
+        if (strcmp(kiln_scene_node_name(&view, i), names[i]) != 0)
+            fail_msg("node %u is '%s', not '%s'", i, kiln_scene_node_name(&view, i), names[i]);
+        assert_int_equal(view.hierarchy[i].subtree_end, subtree_end[i]);
+    }
+    assert_true(kiln_scene_node_link(&view, 1, NULL) == fnv1a("models/tree/scene"));
+    assert_int_equal(view.scenes[0].root_count, 2);
+    kiln_file_close(&file);
+    free(path);
+    cook_asset_result_free(&result);
     fixture_free(&f);
 }
 
@@ -875,6 +932,7 @@ int main(void) {
         cmocka_unit_test(large_maps_of_components_find_their_repeated_key),
         cmocka_unit_test(level_cooks_nodes_transforms_parents_and_links),
         cmocka_unit_test(merged_level_inlines_models_with_one_mesh_table),
+        cmocka_unit_test(level_nodes_are_depth_first),
         cmocka_unit_test(a_long_chain_of_parents_cooks_in_depth_order),
         cmocka_unit_test(level_errors_name_the_file_and_line),
         cmocka_unit_test(level_records_absent_refs),

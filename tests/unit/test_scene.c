@@ -60,8 +60,8 @@ static ir_node *add_node(ir_asset *asset, const char *name, int32_t parent, int3
     return node;
 }
 
-/* IR order (parents first, not breadth-first): A, B(A), C, D(B), E(A), F(C).
- * Breadth-first the file holds A C | B E F | D. */
+/* IR order (parents first, not depth-first): A, B(A), C, D(B), E(A), F(C).
+ * Depth-first the file holds A B D E C F. */
 static void small_asset(ir_asset *asset) {
     memset(asset, 0, sizeof *asset);
     asset->nodes = calloc(6, sizeof *asset->nodes);
@@ -130,22 +130,22 @@ static void scene_round_trips(void **state) {
     assert_int_equal(held.file.kind, KILN_KIND_SCENE);
     assert_int_equal(v->node_count, 6);
     assert_int_equal(v->level_count, 3);
-    const uint32_t levels[] = {0, 2, 5, 6};
-    assert_memory_equal(v->levels, levels, sizeof levels);
-    /* Breadth-first: A C | B E F | D. */
-    const char *names[] = {"A", "C", "B", "E", "F", "D"};
-    const int32_t sources[] = {0, 2, 1, 4, 5, 3};
-    const int32_t parents[] = {-1, -1, 0, 0, 1, 2};
-    const int32_t first_child[] = {2, 4, 5, -1, -1, -1};
-    const uint32_t child_count[] = {2, 1, 1, 0, 0, 0};
-    const int32_t next_sibling[] = {-1, -1, 3, -1, -1, -1};
+    /* Depth-first pre-order: A B D E C F, each subtree a range. */
+    const char *names[] = {"A", "B", "D", "E", "C", "F"};
+    const int32_t sources[] = {0, 1, 3, 4, 2, 5};
+    const int32_t parents[] = {-1, 0, 1, 0, -1, 4};
+    const uint32_t subtree_end[] = {4, 3, 3, 4, 6, 6};
+    const int32_t first_child[] = {1, 2, -1, -1, 5, -1};
+    const int32_t next_sibling[] = {-1, 3, -1, -1, -1, -1};
+    const uint32_t depth[] = {0, 1, 2, 1, 0, 1};
     for (uint32_t i = 0; i < 6; i++) {
         assert_string_equal(kiln_scene_node_name(v, i), names[i]);
         assert_int_equal(v->nodes[i].source, sources[i]);
         assert_int_equal(v->hierarchy[i].parent, parents[i]);
+        assert_int_equal(v->hierarchy[i].subtree_end, subtree_end[i]);
         assert_int_equal(v->hierarchy[i].first_child, first_child[i]);
-        assert_int_equal(v->hierarchy[i].child_count, child_count[i]);
         assert_int_equal(v->hierarchy[i].next_sibling, next_sibling[i]);
+        assert_int_equal(v->hierarchy[i].depth, depth[i]);
         assert_int_equal(v->nodes[i].skin, -1);
         assert_int_equal(v->nodes[i].camera, -1);
         assert_int_equal(v->nodes[i].light, -1);
@@ -155,17 +155,17 @@ static void scene_round_trips(void **state) {
     assert_true(v->meshes[0] == 0x1000 && v->meshes[1] == 0x1001);
     assert_int_equal(v->desc->material_count, 1);
     assert_true(v->materials[0] == 0x77);
-    assert_int_equal(v->nodes[2].mesh, 0); /* B */
-    assert_int_equal(v->nodes[2].materials, 0);
-    assert_int_equal(v->nodes[2].flags, KILN_SCENE_NODE_FLAG_SKINNED);
-    assert_int_equal(v->nodes[1].mesh, 1); /* C */
+    assert_int_equal(v->nodes[1].mesh, 0); /* B */
+    assert_int_equal(v->nodes[1].materials, 0);
+    assert_int_equal(v->nodes[1].flags, KILN_SCENE_NODE_FLAG_SKINNED);
+    assert_int_equal(v->nodes[4].mesh, 1); /* C */
     assert_int_equal(v->nodes[0].mesh, -1);
     assert_int_equal(v->nodes[0].materials, -1);
     uint32_t cursor = 0, node, drawn[3], count = 0;
     while (kiln_scene_next_mesh_node(v, &cursor, &node))
         drawn[count++] = node;
     assert_int_equal(count, 3);
-    assert_true(drawn[0] == 1 && drawn[1] == 2 && drawn[2] == 5);
+    assert_true(drawn[0] == 1 && drawn[1] == 2 && drawn[2] == 4); /* B, D, C */
     /* Extras, names, scenes. */
     size_t length;
     const char *extras = kiln_scene_node_extras(v, 3, &length);
@@ -185,13 +185,13 @@ static void scene_round_trips(void **state) {
     assert_string_equal(kiln_scene_name(v, 1), "second");
     assert_int_equal(v->scenes[0].root_count, 2);
     assert_int_equal(v->roots[v->scenes[0].root_offset], 0);
-    assert_int_equal(v->roots[v->scenes[0].root_offset + 1], 1);
-    assert_int_equal(v->roots[v->scenes[1].root_offset], 1);
+    assert_int_equal(v->roots[v->scenes[0].root_offset + 1], 4);
+    assert_int_equal(v->roots[v->scenes[1].root_offset], 4);
     /* Transforms: unit rotations, values kept. */
     const kiln_scene_transform *a = &v->transforms[0];
     assert_true(a->translation[0] == 1.0f && a->scale[1] == 2.0f);
     assert_true(fabsf(a->rotation[2] - sinf(0.25f)) < 1e-7f);
-    assert_true(v->transforms[4].scale[0] == -1.0f); /* F mirrors */
+    assert_true(v->transforms[5].scale[0] == -1.0f); /* F mirrors */
     /* Provenance. */
     size_t meta_size;
     const char *meta = kiln_file_metadata(&held.file, &meta_size);
@@ -250,7 +250,7 @@ static void scene_writer_repairs_transforms(void **state) {
     if (r != KILN_OK)
         fail_msg("%s", err.message);
     assert_true(held.view.transforms[0].translation[1] == 0.0f);
-    assert_true(held.view.transforms[5].rotation[3] == 1.0f); /* D: identity */
+    assert_true(held.view.transforms[2].rotation[3] == 1.0f); /* D: identity */
     test_scene_release(&held);
     bytebuf_free(&bytes);
     ir_asset_free(&asset);
@@ -296,22 +296,34 @@ static void scene_reader_enforces_every_rule(void **state) {
          "SMSH chunk"},
         {"R6 huge count", KILN_CHUNK_SCENE_DESC, DESC(root_count), UINT32_MAX, KILN_ERR_CORRUPT,
          "SROT chunk"},
-        {"R7 level order", KILN_CHUNK_SCENE_LEVELS, 4, 5, KILN_ERR_CORRUPT, "level"},
-        {"R7 level end", KILN_CHUNK_SCENE_LEVELS, 12, 5, KILN_ERR_CORRUPT, "level table"},
-        {"R8 depth order", KILN_CHUNK_SCENE_HIERARCHY, HIER(2, depth), 2, KILN_ERR_CORRUPT,
-         "depth order"},
-        {"R8 cycle: own parent", KILN_CHUNK_SCENE_HIERARCHY, HIER(5, parent), 5, KILN_ERR_CORRUPT,
-         "parent"},
-        {"R8 cycle: later parent", KILN_CHUNK_SCENE_HIERARCHY, HIER(2, parent), 5, KILN_ERR_CORRUPT,
-         "parent"},
-        {"R8 parent two levels up", KILN_CHUNK_SCENE_HIERARCHY, HIER(5, parent), 0,
-         KILN_ERR_CORRUPT, "parent"},
-        {"R8 root with parent", KILN_CHUNK_SCENE_HIERARCHY, HIER(1, parent), 0, KILN_ERR_CORRUPT,
+        {"R5 levels beyond the deepest", KILN_CHUNK_SCENE_DESC, DESC(level_count), 4,
+         KILN_ERR_CORRUPT, "deepest node has depth 2"},
+        {"R5 levels below the deepest", KILN_CHUNK_SCENE_DESC, DESC(level_count), 2,
+         KILN_ERR_CORRUPT, "beyond the 2 levels"},
+        {"R7 subtree past the nodes", KILN_CHUNK_SCENE_HIERARCHY, HIER(4, subtree_end), 7,
+         KILN_ERR_CORRUPT, "subtree end 7"},
+        {"R7 empty subtree", KILN_CHUNK_SCENE_HIERARCHY, HIER(2, subtree_end), 2, KILN_ERR_CORRUPT,
+         "subtree end 2"},
+        {"R7 subtree outside the parent's", KILN_CHUNK_SCENE_HIERARCHY, HIER(2, subtree_end), 4,
+         KILN_ERR_CORRUPT, "not inside its parent"},
+        {"R8 first child not a child", KILN_CHUNK_SCENE_HIERARCHY, HIER(5, parent), (uint32_t)-1,
+         KILN_ERR_CORRUPT, "which is not its child"},
+        {"R8 next node not a sibling", KILN_CHUNK_SCENE_HIERARCHY, HIER(3, parent), 1,
+         KILN_ERR_CORRUPT, "after the subtree of node 1"},
+        {"R8 next root not a root", KILN_CHUNK_SCENE_HIERARCHY, HIER(0, subtree_end), 3,
+         KILN_ERR_CORRUPT, "after the subtree of node 0"},
+        {"R8 root depth", KILN_CHUNK_SCENE_HIERARCHY, HIER(4, depth), 1, KILN_ERR_CORRUPT,
          "root node"},
-        {"R8 child range", KILN_CHUNK_SCENE_HIERARCHY, HIER(0, child_count), 3, KILN_ERR_CORRUPT,
-         "child"},
-        {"R8 child past the end", KILN_CHUNK_SCENE_HIERARCHY, HIER(1, first_child), 6,
-         KILN_ERR_CORRUPT, "children"},
+        {"R8 depth", KILN_CHUNK_SCENE_HIERARCHY, HIER(2, depth), 1, KILN_ERR_CORRUPT,
+         "depth 1, its parent"},
+        {"R8 cycle: own parent", KILN_CHUNK_SCENE_HIERARCHY, HIER(0, parent), 0, KILN_ERR_CORRUPT,
+         "not an earlier node"},
+        {"R8 cycle: later parent", KILN_CHUNK_SCENE_HIERARCHY, HIER(0, parent), 5, KILN_ERR_CORRUPT,
+         "not an earlier node"},
+        {"R8 parent two levels up", KILN_CHUNK_SCENE_HIERARCHY, HIER(2, parent), 0,
+         KILN_ERR_CORRUPT, "node 1 subtree holds node 2, which is not its child"},
+        {"R8 first child past the end", KILN_CHUNK_SCENE_HIERARCHY, HIER(1, first_child), 6,
+         KILN_ERR_CORRUPT, "first child 6, expected 2"},
         {"R8 first child without children", KILN_CHUNK_SCENE_HIERARCHY, HIER(3, first_child), 5,
          KILN_ERR_CORRUPT, "first child"},
         {"R8 sibling", KILN_CHUNK_SCENE_HIERARCHY, HIER(3, next_sibling), 4, KILN_ERR_CORRUPT,
@@ -339,7 +351,7 @@ static void scene_reader_enforces_every_rule(void **state) {
          "string table"},
         {"R11 mesh ref", KILN_CHUNK_SCENE_MESHES, 0, 0, KILN_ERR_CORRUPT, "mesh ref 0 is 0"},
         {"R12 root not a root", KILN_CHUNK_SCENE_ROOTS, 0, 2, KILN_ERR_CORRUPT, "root"},
-        {"R12 roots out of order", KILN_CHUNK_SCENE_ROOTS, 0, 1, KILN_ERR_CORRUPT, "root"},
+        {"R12 roots out of order", KILN_CHUNK_SCENE_ROOTS, 0, 4, KILN_ERR_CORRUPT, "root"},
         {"R12 roots outside", KILN_CHUNK_SCENE_SCENES, 8, 3, KILN_ERR_CORRUPT, "outside SROT"},
     };
     for (size_t d = 0; d < sizeof damages / sizeof damages[0]; d++) {
@@ -365,15 +377,16 @@ static void scene_reader_enforces_every_rule(void **state) {
         kiln_result expected;
     } header[] = {
         {offsetof(kiln_container_header, kind), KILN_KIND_MESH, KILN_ERR_BAD_MAGIC},
-        {offsetof(kiln_container_header, kind_version), 3, KILN_ERR_UNSUPPORTED},
+        {offsetof(kiln_container_header, kind_version), 2, KILN_ERR_UNSUPPORTED}, /* depth order */
+        {offsetof(kiln_container_header, kind_version), 4, KILN_ERR_UNSUPPORTED},
     };
-    for (size_t h = 0; h < 2; h++) {
+    for (size_t h = 0; h < 3; h++) {
         uint8_t *copy = malloc(bytes.size);
         memcpy(copy, bytes.data, bytes.size);
         if (h == 0)
             memcpy(copy + header[h].offset, &header[h].value, 4);
         else
-            memcpy(copy + header[h].offset, &(uint16_t){3}, 2);
+            memcpy(copy + header[h].offset, &(uint16_t){(uint16_t)header[h].value}, 2);
         test_held_scene held;
         kiln_error err;
         assert_int_equal(test_scene_hold(&held, copy, bytes.size, 0, &err), header[h].expected);
@@ -613,6 +626,7 @@ static void update_matches_independent_recompute(void **state) {
         assert_int_equal(test_scene_hold(&held, bytes.data, bytes.size, 0, &err), KILN_OK);
         const kiln_scene_view *v = &held.view;
         uint32_t n = v->node_count;
+        test_expect_depth_first(v);
         held_instance h;
         instance_open(&h, v);
         uint8_t *marked = malloc(n);
@@ -621,7 +635,7 @@ static void update_matches_independent_recompute(void **state) {
         assert_non_null(want);
         uint32_t leaf = 0, inner = 0;
         for (uint32_t i = 0; i < n; i++) {
-            if (v->hierarchy[i].child_count == 0)
+            if (v->hierarchy[i].subtree_end == i + 1)
                 leaf = i;
             else if (v->hierarchy[i].parent >= 0)
                 inner = i;
@@ -811,6 +825,7 @@ static bool compare_corpus_model(const char *corpus, const char *relative) {
                         &err) != KILN_OK)
         fail_msg("%s: %s", relative, err.message);
     assert_int_equal(held.view.node_count, count);
+    test_expect_depth_first(&held.view); /* Fox, the skins, the trucks: R7-R8 from parents alone */
     held_instance h;
     instance_open(&h, &held.view);
     for (uint32_t k = 0; k < held.view.node_count; k++) {

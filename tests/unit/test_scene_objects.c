@@ -256,7 +256,7 @@ static void gltf_cameras_lights_instances_round_trip(void **state) {
     held_scene h;
     hold_scene(&h, &r.asset);
     const kiln_scene_view *v = &h.view;
-    assert_int_equal(h.file.kind_version, 2);
+    assert_int_equal(h.file.kind_version, KILN_SCENE_VERSION);
     expect_cameras(doc, v);
     expect_node_cameras(doc, v);
     assert_string_equal(kiln_scene_camera_name(v, 0), "eye");
@@ -523,7 +523,7 @@ static void reader_enforces_camera_light_instance_rules(void **state) {
     test_import_expect_ok(&r);
     held_scene h;
     hold_scene(&h, &r.asset);
-    /* instance ranges of nodes: file order is rig, sun, rocks | cam, lamp, trees */
+    /* instance ranges of nodes: file order is rig, cam, lamp, trees, sun, rocks */
     uint32_t rocks = node_of_source(&h.view, 5), trees = node_of_source(&h.view, 3);
     close_held(&h);
     const float zero = 0.0f, minus = -1.0f, big = 2.0f, nan = NAN, cone = 1.6f;
@@ -592,18 +592,20 @@ static void reader_enforces_camera_light_instance_rules(void **state) {
         memcpy(h.bytes.data, saved.data, saved.size);
         bytebuf_free(&saved);
     }
-    /* A version 1 file (no camera, light or instance tables) still reads. */
+    /* Versions 1 and 2 (nodes in depth order) are refused, saying what to do. */
     ir_asset plain;
     memset(&plain, 0, sizeof plain);
-    held_scene v1;
-    hold_scene(&v1, &plain);
-    close_held(&v1);
-    uint16_t version = 1;
-    memcpy(v1.bytes.data + offsetof(kiln_container_header, kind_version), &version, 2);
-    kiln_error err;
-    assert_int_equal(open_bytes(&v1, &err), KILN_OK);
-    assert_int_equal(v1.view.camera_count + v1.view.light_count + v1.view.instance_count, 0);
-    release_scene(&v1);
+    held_scene old;
+    hold_scene(&old, &plain);
+    close_held(&old);
+    for (uint16_t version = 1; version <= 2; version++) {
+        memcpy(old.bytes.data + offsetof(kiln_container_header, kind_version), &version, 2);
+        kiln_error err;
+        assert_int_equal(open_bytes(&old, &err), KILN_ERR_UNSUPPORTED);
+        assert_non_null(strstr(err.message, "cook the source again"));
+        close_held(&old);
+    }
+    bytebuf_free(&old.bytes);
     bytebuf_free(&h.bytes);
     test_import_free(&r);
     free(json);

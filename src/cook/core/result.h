@@ -64,8 +64,12 @@
  *     per strength, fresh hints on the blocks it changes;
  * 22: a .kmat keeps the extras of the images its textures sample, XTRA
  *     object KILN_EXTRAS_IMAGE: only tables of glTFs whose images have
- *     extras or unknown extensions change). */
-#define KILN_ENCODER_VERSION 22u
+ *     extras or unknown extensions change;
+ * 23: .kscene version 3: nodes in depth-first pre-order with subtree ranges
+ *     (no level table), so the runtime recomputes a changed subtree by
+ *     streaming one range; every node index of a .kscene and a .kanim
+ *     follows the new order). */
+#define KILN_ENCODER_VERSION 23u
 
 /* What one cook is doing now, readable from another thread while it runs (the
  * CLI's progress line names the stage of an asset that takes long). Opaque:

@@ -218,7 +218,7 @@ static bool check_distinct_joints(checked_file *checked, const kiln_scene_view *
     return ok;
 }
 
-/* Node indices in range, the hierarchy acyclic and in depth order, every
+/* Node indices in range, the hierarchy acyclic and in depth-first order, every
  * string in its table, a level's links (kscene.md R1-R18); then what the reader leaves to
  * tools: a skin's joints are distinct nodes, a node with a skin draws a mesh. */
 static bool check_scene_data(checked_file *checked) {

@@ -1,10 +1,10 @@
 /* kscene.c — serialises an asset's node graph as a .kscene file
  * (docs/formats/kscene.md).
  *
- * The IR lists parents before children; the file wants depth order with each
- * node's children side by side. A breadth-first walk from every root at once
- * gives both: roots first (IR order), then the children of the nodes of each
- * level in that level's order, each node's children together in IR order. */
+ * The IR lists parents before children; the file wants depth-first pre-order
+ * (kscene.md R7-R8): each node followed by its whole subtree, so a subtree is
+ * one range of nodes the runtime streams front to back. Roots in IR order,
+ * each node's children in IR order. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,41 +36,45 @@ static int compare_u32(const void *a, const void *b) {
     return x < y ? -1 : x > y;
 }
 
-/* The breadth-first order: order[k] is the IR node stored at k, position[i]
- * the file index of IR node i. child_start/children group children by parent
- * (a counting sort, so IR order is kept). */
+/* The depth-first pre-order: order[k] is the IR node stored at k,
+ * position[i] the file index of IR node i. child_start/children group
+ * children by parent (a counting sort, so IR order is kept); an explicit
+ * stack, pushed in reverse, visits them in that order without recursion. */
 bool write_kscene_node_order(const ir_asset *asset, uint32_t *order, uint32_t *position) {
     uint32_t n = asset->node_count;
     uint32_t *child_start = calloc((size_t)n + 1, sizeof *child_start);
     uint32_t *children = malloc((n ? n : 1) * sizeof *children);
-    uint32_t *fill = calloc(n ? n : 1, sizeof *fill);
-    bool ok = child_start && children && fill;
+    uint32_t *stack = malloc((n ? n : 1) * sizeof *stack);
+    bool ok = child_start && children && stack;
     if (ok) {
         for (uint32_t i = 0; i < n; i++)
             if (asset->nodes[i].parent >= 0)
                 child_start[asset->nodes[i].parent + 1]++;
         for (uint32_t i = 0; i < n; i++)
             child_start[i + 1] += child_start[i];
+        for (uint32_t i = 0; i < n; i++) /* stack[p]: children of p placed so far */
+            stack[i] = 0;
         for (uint32_t i = 0; i < n; i++) {
             int32_t p = asset->nodes[i].parent;
             if (p >= 0)
-                children[child_start[p] + fill[p]++] = i;
+                children[child_start[p] + stack[p]++] = i;
         }
-        uint32_t count = 0;
-        for (uint32_t i = 0; i < n; i++)
+        uint32_t depth = 0, count = 0; /* each node is pushed once: at most n on the stack */
+        for (uint32_t i = n; i-- > 0;)
             if (asset->nodes[i].parent < 0)
-                order[count++] = i;
-        for (uint32_t head = 0; head < count; head++) {
-            uint32_t v = order[head];
-            for (uint32_t c = child_start[v]; c < child_start[v + 1]; c++)
-                order[count++] = children[c];
+                stack[depth++] = i;
+        while (depth > 0) {
+            uint32_t v = stack[--depth];
+            order[count++] = v;
+            for (uint32_t c = child_start[v + 1]; c-- > child_start[v];)
+                stack[depth++] = children[c];
         }
         for (uint32_t k = 0; k < n; k++)
             position[order[k]] = k;
     }
     free(child_start);
     free(children);
-    free(fill);
+    free(stack);
     return ok;
 }
 
@@ -154,7 +158,6 @@ typedef struct scene_tables {
     kiln_scene_hierarchy *hierarchy;
     kiln_scene_transform *transforms;
     kiln_scene_node *nodes;
-    uint32_t *levels;
     kiln_scene_entry *scenes;
     kiln_scene_camera *cameras;
     kiln_scene_light *lights;
@@ -171,7 +174,6 @@ static void scene_tables_free(scene_tables *t) {
     free(t->hierarchy);
     free(t->transforms);
     free(t->nodes);
-    free(t->levels);
     free(t->scenes);
     free(t->links);
     free(t->cameras);
@@ -196,7 +198,6 @@ static bool scene_tables_alloc(scene_tables *t, const ir_asset *asset, bool with
     t->hierarchy = calloc(slots, sizeof *t->hierarchy);
     t->transforms = calloc(slots, sizeof *t->transforms);
     t->nodes = calloc(slots, sizeof *t->nodes);
-    t->levels = calloc(slots + 1, sizeof *t->levels);
     t->links = with_links ? calloc(slots, sizeof *t->links) : NULL;
     t->scenes = calloc(t->desc.scene_count, sizeof *t->scenes);
     t->cameras = calloc(asset->camera_count ? asset->camera_count : 1, sizeof *t->cameras);
@@ -207,13 +208,15 @@ static bool scene_tables_alloc(scene_tables *t, const ir_asset *asset, bool with
         if (asset->skins[s].joint_count > most_joints)
             most_joints = asset->skins[s].joint_count;
     t->joint_parents = malloc(most_joints * sizeof *t->joint_parents);
-    return t->order && t->position && t->hierarchy && t->transforms && t->nodes && t->levels &&
-           t->scenes && (!with_links || t->links != NULL) && t->cameras && t->lights &&
-           t->joint_parents && (asset->instance_count == 0 || t->ranges) &&
+    return t->order && t->position && t->hierarchy && t->transforms && t->nodes && t->scenes &&
+           (!with_links || t->links != NULL) && t->cameras && t->lights && t->joint_parents &&
+           (asset->instance_count == 0 || t->ranges) &&
            write_kscene_node_order(asset, t->order, t->position);
 }
 
-/* Hierarchy, levels and local transforms, in depth order. */
+/* Hierarchy and local transforms, in depth-first order. A node's subtree
+ * ends where the next node not below it starts: the sizes are summed from the
+ * last node back, each child's into its parent's (parents come first). */
 static void fill_hierarchy(const ir_asset *asset, scene_tables *t) {
     uint32_t n = asset->node_count;
     for (uint32_t k = 0; k < n; k++) {
@@ -221,21 +224,21 @@ static void fill_hierarchy(const ir_asset *asset, scene_tables *t) {
         kiln_scene_hierarchy *h = &t->hierarchy[k];
         h->parent = node->parent >= 0 ? (int32_t)t->position[node->parent] : -1;
         h->depth = h->parent >= 0 ? t->hierarchy[h->parent].depth + 1 : 0;
-        h->first_child = -1;
-        h->next_sibling = -1;
-        if (h->parent >= 0) {
-            kiln_scene_hierarchy *p = &t->hierarchy[h->parent];
-            if (p->child_count == 0)
-                p->first_child = (int32_t)k;
-            else
-                t->hierarchy[k - 1].next_sibling = (int32_t)k; /* siblings are adjacent */
-            p->child_count++;
-        }
+        h->subtree_end = 1; /* its size, for now */
         if (h->depth + 1 > t->desc.level_count)
-            t->levels[t->desc.level_count++] = k;
+            t->desc.level_count = h->depth + 1;
         fill_transform(node->translation, node->rotation, node->scale, &t->transforms[k]);
     }
-    t->levels[t->desc.level_count] = n;
+    for (uint32_t k = n; k-- > 0;)
+        if (t->hierarchy[k].parent >= 0)
+            t->hierarchy[t->hierarchy[k].parent].subtree_end += t->hierarchy[k].subtree_end;
+    for (uint32_t k = 0; k < n; k++) {
+        kiln_scene_hierarchy *h = &t->hierarchy[k];
+        h->subtree_end += k;
+        h->first_child = h->subtree_end > k + 1 ? (int32_t)(k + 1) : -1;
+        uint32_t parent_end = h->parent >= 0 ? t->hierarchy[h->parent].subtree_end : 0;
+        h->next_sibling = h->subtree_end < parent_end ? (int32_t)h->subtree_end : -1;
+    }
 }
 
 /* Appends node k's instance transforms (in file node order, so the ranges
@@ -300,7 +303,7 @@ static bool fill_scenes(const cook_context *ctx, const ir_asset *asset, scene_ta
         for (uint32_t r = 0; ok && r < (scene ? scene->root_count : asset->node_count); r++) {
             uint32_t ir = scene ? scene->roots[r] : t->order[r];
             if (scene == NULL && asset->nodes[ir].parent >= 0)
-                break; /* order lists the roots first */
+                continue; /* every root, in file order */
             bytebuf_append(roots, &t->position[ir], sizeof(uint32_t));
         }
         e->root_count = (uint32_t)((roots->size - first) / sizeof(uint32_t));
@@ -361,8 +364,6 @@ static bool finish_container(const cook_context *ctx, const ir_asset *asset,
     container_add_chunk(&writer, KILN_CHUNK_META, t->meta.data, t->meta.size);
     container_add_chunk(&writer, KILN_CHUNK_SCENE_HIERARCHY, t->hierarchy,
                         n * sizeof *t->hierarchy);
-    container_add_chunk(&writer, KILN_CHUNK_SCENE_LEVELS, t->levels,
-                        ((size_t)desc->level_count + 1) * sizeof *t->levels);
     container_add_chunk(&writer, KILN_CHUNK_SCENE_TRANSFORMS, t->transforms,
                         n * sizeof *t->transforms);
     container_add_chunk(&writer, KILN_CHUNK_SCENE_NODES, t->nodes, n * sizeof *t->nodes);

@@ -98,7 +98,7 @@ void write_kmat_row(const ir_material *material, const uint64_t textures[KILN_MA
                     kiln_material *row);
 
 /* Serialises the asset's node graph as a .kscene file image
- * (docs/formats/kscene.md): nodes in depth order, the source's scenes (or one
+ * (docs/formats/kscene.md): nodes in depth-first order, the source's scenes (or one
  * of every root). `mesh_refs` holds the ref hash of each of asset->mesh_count
  * cooked meshes (node.mesh indexes it); `material_table` is the ref hash of
  * row 0 of the source's .kmat, or 0 when it has none. The IR must hold its

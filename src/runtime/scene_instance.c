@@ -1,0 +1,317 @@
+/* scene_instance.c — a scene's live state (kiln_scene_instance): the local
+ * transforms the caller changes, the world matrices kept up to date from
+ * them, and skinning matrices read from those.
+ *
+ * The view's nodes are in depth-first pre-order (kscene.md R7-R8): a node's
+ * subtree is the range i .. subtree_end - 1 right after it, and a parent
+ * precedes its children. So the full pass is one forward loop, and bringing
+ * a changed subtree up to date is the same loop over its range: records read
+ * front to back, each parent's matrix just written. kiln_scene_set_local sets
+ * the node's bit; kiln_scene_update takes the set bits in increasing order,
+ * recomputes each one's subtree and resumes after it, so a changed node
+ * inside a subtree already recomputed costs nothing more. Only the bitmap
+ * words between the first and the last changed node are read (at most
+ * node_count / 64 of them). */
+#include <inttypes.h>
+#include <string.h>
+
+#include "common/checked.h"
+#include "kiln/kiln.h"
+#include "runtime/internal.h"
+
+/* ---------------------------------------------------------------------------
+ * Transforms
+ * ------------------------------------------------------------------------- */
+
+void kiln_scene_compose(const kiln_scene_transform *t, float m[16]) {
+    float x = t->rotation[0], y = t->rotation[1], z = t->rotation[2], w = t->rotation[3];
+    const float *s = t->scale;
+    m[0] = (1 - 2 * (y * y + z * z)) * s[0];
+    m[1] = (2 * (x * y + z * w)) * s[0];
+    m[2] = (2 * (x * z - y * w)) * s[0];
+    m[3] = 0;
+    m[4] = (2 * (x * y - z * w)) * s[1];
+    m[5] = (1 - 2 * (x * x + z * z)) * s[1];
+    m[6] = (2 * (y * z + x * w)) * s[1];
+    m[7] = 0;
+    m[8] = (2 * (x * z + y * w)) * s[2];
+    m[9] = (2 * (y * z - x * w)) * s[2];
+    m[10] = (1 - 2 * (x * x + y * y)) * s[2];
+    m[11] = 0;
+    m[12] = t->translation[0];
+    m[13] = t->translation[1];
+    m[14] = t->translation[2];
+    m[15] = 1;
+}
+
+/* world = parent * local for affine matrices (last row 0 0 0 1, which TRS
+ * composition and products of such matrices keep): 36 multiplications. */
+static void multiply_affine(const float *parent, const float *local, float *out) {
+    for (int c = 0; c < 4; c++) {
+        float l0 = local[c * 4 + 0], l1 = local[c * 4 + 1], l2 = local[c * 4 + 2];
+        for (int r = 0; r < 3; r++)
+            out[c * 4 + r] = parent[r] * l0 + parent[4 + r] * l1 + parent[8 + r] * l2 +
+                             (c == 3 ? parent[12 + r] : 0.0f);
+        out[c * 4 + 3] = c == 3 ? 1.0f : 0.0f;
+    }
+}
+
+static void compute_world(kiln_scene_instance *instance, uint32_t node) {
+    float *world = instance->world + (size_t)node * 16;
+    int32_t parent = instance->hierarchy[node].parent;
+    if (parent < 0) {
+        kiln_scene_compose(&instance->local[node], world);
+        return;
+    }
+    float local[16];
+    kiln_scene_compose(&instance->local[node], local);
+    multiply_affine(instance->world + (size_t)parent * 16, local, world);
+}
+
+/* Nodes first .. end - 1 in order: every parent inside the range is
+ * recomputed before its children, and one outside it is up to date. */
+static void recompute_range(kiln_scene_instance *instance, uint32_t first, uint32_t end) {
+    for (uint32_t node = first; node < end; node++)
+        compute_world(instance, node);
+}
+
+/* ---------------------------------------------------------------------------
+ * The instance
+ * ------------------------------------------------------------------------- */
+
+/* Layout in the caller's block: world matrices 64-byte aligned (one cache line
+ * each), then local transforms, the changed bits and room for the update's
+ * list of runs (one word per node at most), each part 16-byte aligned. */
+typedef struct instance_layout {
+    size_t world, local, changed, runs, total;
+} instance_layout;
+
+#define WORLD_ALIGNMENT 64u
+#define NO_CHANGE UINT32_MAX /* first_changed_ when no bit is set */
+
+static uint32_t word_count(uint32_t nodes) {
+    return nodes / 64 + (nodes % 64 != 0);
+}
+
+static bool layout_of(uint32_t nodes, instance_layout *l) {
+    enum { PARTS = 4 };
+    const size_t sizes[PARTS] = {sizeof(float) * 16, sizeof(kiln_scene_transform), sizeof(uint64_t),
+                                 sizeof(uint32_t)};
+    const uint32_t counts[PARTS] = {nodes, nodes, word_count(nodes), nodes};
+    size_t *offsets[PARTS] = {&l->world, &l->local, &l->changed, &l->runs};
+    size_t at = WORLD_ALIGNMENT - 16, part; /* room to align the matrices up */
+    for (int k = 0; k < PARTS; k++) {
+        *offsets[k] = at;
+        if (!checked_mul_size(sizes[k], counts[k], &part) || !checked_add_size(at, part, &at) ||
+            !checked_add_size(at, 15, &at))
+            return false;
+        at &= ~(size_t)15;
+    }
+    l->total = at;
+    return true;
+}
+
+static void clear_changes(kiln_scene_instance *instance) {
+    instance->first_changed_ = NO_CHANGE;
+    instance->last_changed_ = 0;
+}
+
+size_t kiln_scene_instance_size(const kiln_scene_view *view) {
+    instance_layout l;
+    if (view == NULL || (view->node_count > 0 && view->hierarchy == NULL) ||
+        !layout_of(view->node_count, &l))
+        return 0;
+    return l.total;
+}
+
+kiln_result kiln_scene_instance_init(kiln_scene_instance *instance, const kiln_scene_view *view,
+                                     void *memory, size_t size, kiln_error *err) {
+    if (instance == NULL || memory == NULL)
+        return runtime_fail(err, KILN_ERR_INVALID_ARGUMENT, "kiln",
+                            "kiln_scene_instance_init needs an instance and memory");
+    memset(instance, 0, sizeof *instance);
+    size_t needed = kiln_scene_instance_size(view);
+    if (needed == 0)
+        return runtime_fail(err, KILN_ERR_INVALID_ARGUMENT, "kiln",
+                            "kiln_scene_instance_init needs a scene view from kiln_scene_view_get");
+    if (size < needed || ((uintptr_t)memory & 15u) != 0)
+        return runtime_fail(err, KILN_ERR_INVALID_ARGUMENT, "kiln",
+                            "scene instance memory: %zu bytes at %p; %zu bytes 16-byte aligned "
+                            "needed",
+                            size, memory, needed);
+    instance_layout l;
+    layout_of(view->node_count, &l);
+    /* The layout reserved WORLD_ALIGNMENT - 16 bytes before the matrices;
+     * moving everything down by the misalignment keeps every part inside. */
+    size_t shift =
+        (WORLD_ALIGNMENT - ((uintptr_t)memory & (WORLD_ALIGNMENT - 1))) & (WORLD_ALIGNMENT - 1);
+    uint8_t *base = (uint8_t *)memory + shift - (WORLD_ALIGNMENT - 16);
+    instance->node_count = view->node_count;
+    instance->hierarchy = view->hierarchy;
+    instance->world = (float *)(void *)(base + l.world);
+    instance->local = (kiln_scene_transform *)(void *)(base + l.local);
+    instance->changed_ = (uint64_t *)(void *)(base + l.changed);
+    instance->runs_ = (uint32_t *)(void *)(base + l.runs);
+    memset(instance->changed_, 0, (size_t)word_count(view->node_count) * sizeof(uint64_t));
+    clear_changes(instance);
+    if (view->node_count > 0)
+        memcpy(instance->local, view->transforms,
+               (size_t)view->node_count * sizeof(kiln_scene_transform));
+    kiln_scene_update_all(instance);
+    return runtime_succeed(err);
+}
+
+kiln_result kiln_scene_set_local(kiln_scene_instance *instance, uint32_t node,
+                                 const kiln_scene_transform *local, kiln_error *err) {
+    if (instance == NULL || local == NULL || node >= instance->node_count)
+        return runtime_fail(err, KILN_ERR_INVALID_ARGUMENT, "kiln",
+                            "kiln_scene_set_local: node %" PRIu32 " of %" PRIu32, node,
+                            instance != NULL ? instance->node_count : 0);
+    instance->local[node] = *local;
+    instance->changed_[node / 64] |= (uint64_t)1 << (node % 64);
+#if defined(__GNUC__) /* for the update: see prefetch_run */
+    __builtin_prefetch(&instance->hierarchy[node]);
+    __builtin_prefetch(instance->world + (size_t)node * 16, 1);
+#endif
+    if (instance->first_changed_ == NO_CHANGE || node < instance->first_changed_)
+        instance->first_changed_ = node;
+    if (node > instance->last_changed_)
+        instance->last_changed_ = node;
+    return KILN_OK;
+}
+
+/* The lowest set bit of a non-zero word. */
+static uint32_t lowest_bit(uint64_t word) {
+#if defined(__GNUC__)
+    return (uint32_t)__builtin_ctzll(word);
+#else
+    uint32_t bit = 0;
+    while ((word & 1u) == 0)
+        word >>= 1, bit++;
+    return bit;
+#endif
+}
+
+/* Runs are scattered over the scene, and a run is short when few nodes hang
+ * below a changed one, so its cache misses, not its arithmetic, would set the
+ * pace. They are requested early, to overlap: kiln_scene_set_local asks for
+ * the node's record and matrix, find_runs for each run's parent matrix, and
+ * the recompute for the records and matrices of a run's first
+ * RUN_PREFETCH_NODES nodes RUN_AHEAD runs ahead (the rest of a longer run is
+ * a stream the hardware prefetcher follows). Measured in BENCHMARKS.md 11. */
+#define RUN_AHEAD 8u
+#define RUN_PREFETCH_NODES 4u
+
+static void prefetch_run(const kiln_scene_instance *instance, uint32_t node) {
+#if defined(__GNUC__)
+    uint32_t subtree_end = instance->hierarchy[node].subtree_end; /* cached by find_runs */
+    uint32_t end =
+        subtree_end - node < RUN_PREFETCH_NODES ? subtree_end : node + RUN_PREFETCH_NODES;
+    for (uint32_t i = node; i < end; i++) {
+        __builtin_prefetch(&instance->hierarchy[i]);
+        __builtin_prefetch(&instance->local[i]);
+        __builtin_prefetch(instance->world + (size_t)i * 16, 1);
+    }
+#else
+    (void)instance, (void)node;
+#endif
+}
+
+/* The runs to recompute, in increasing order: the changed nodes (set bits,
+ * cleared here) not inside the subtree of an earlier one, each the start of
+ * a run over its own subtree (a changed node inside one is recomputed by
+ * it). The runs are disjoint. */
+static uint32_t find_runs(kiln_scene_instance *instance, uint32_t *runs) {
+    uint64_t *bits = instance->changed_;
+    uint32_t run_count = 0, done = 0, last_word = instance->last_changed_ / 64;
+    for (uint32_t w = instance->first_changed_ / 64; w <= last_word; w++) {
+        for (uint64_t word = bits[w]; word != 0; word &= word - 1) {
+            uint32_t node = w * 64 + lowest_bit(word);
+            if (node < done)
+                continue;
+            const kiln_scene_hierarchy *h = &instance->hierarchy[node];
+            done = h->subtree_end;
+#if defined(__GNUC__)
+            if (h->parent >= 0) /* the run's first read that set_local could not ask for */
+                __builtin_prefetch(instance->world + (size_t)h->parent * 16);
+#endif
+            runs[run_count++] = node;
+        }
+        bits[w] = 0;
+    }
+    return run_count;
+}
+
+/* Each run recomputed front to back, so every stale node exactly once. */
+uint32_t kiln_scene_update(kiln_scene_instance *instance) {
+    if (instance == NULL || instance->first_changed_ == NO_CHANGE)
+        return 0;
+    uint32_t *runs = instance->runs_, run_count = find_runs(instance, runs), updated = 0;
+    for (uint32_t r = 0; r < run_count; r++) {
+        if (r + RUN_AHEAD < run_count)
+            prefetch_run(instance, runs[r + RUN_AHEAD]);
+        uint32_t end = instance->hierarchy[runs[r]].subtree_end;
+        recompute_range(instance, runs[r], end);
+        updated += end - runs[r];
+    }
+    clear_changes(instance);
+    return updated;
+}
+
+void kiln_scene_update_all(kiln_scene_instance *instance) {
+    if (instance == NULL)
+        return;
+    recompute_range(instance, 0, instance->node_count);
+    if (instance->first_changed_ != NO_CHANGE)
+        memset(instance->changed_ + instance->first_changed_ / 64, 0,
+               ((size_t)instance->last_changed_ / 64 - instance->first_changed_ / 64 + 1) *
+                   sizeof(uint64_t));
+    clear_changes(instance);
+}
+
+const float *kiln_scene_world(const kiln_scene_instance *instance, uint32_t node) {
+    if (instance == NULL || node >= instance->node_count)
+        return NULL;
+    return instance->world + (size_t)node * 16;
+}
+
+/* ---------------------------------------------------------------------------
+ * Skins
+ * ------------------------------------------------------------------------- */
+
+const kiln_scene_joint *kiln_scene_skin_joints(const kiln_scene_view *view, uint32_t skin,
+                                               uint32_t *count) {
+    if (count != NULL)
+        *count = 0;
+    if (view == NULL || skin >= view->skin_count)
+        return NULL;
+    if (count != NULL)
+        *count = view->skins[skin].joint_count;
+    return view->joints + view->skins[skin].joint_offset;
+}
+
+kiln_result kiln_scene_skin_matrices(const kiln_scene_view *view,
+                                     const kiln_scene_instance *instance, uint32_t skin, float *out,
+                                     uint32_t capacity, kiln_error *err) {
+    if (view == NULL || instance == NULL || out == NULL)
+        return runtime_fail(err, KILN_ERR_INVALID_ARGUMENT, "kiln",
+                            "kiln_scene_skin_matrices needs a view, an instance and memory");
+    if (instance->node_count != view->node_count || instance->hierarchy != view->hierarchy)
+        return runtime_fail(err, KILN_ERR_INVALID_ARGUMENT, "kiln",
+                            "kiln_scene_skin_matrices: the instance is not of this view");
+    if (skin >= view->skin_count)
+        return runtime_fail(err, KILN_ERR_INVALID_ARGUMENT, "kiln",
+                            "kiln_scene_skin_matrices: skin %" PRIu32 " of %" PRIu32, skin,
+                            view->skin_count);
+    const kiln_scene_skin *k = &view->skins[skin];
+    if (capacity < k->joint_count)
+        return runtime_fail(err, KILN_ERR_INVALID_ARGUMENT, "kiln",
+                            "kiln_scene_skin_matrices: room for %" PRIu32 " matrices, skin %" PRIu32
+                            " has %" PRIu32 " joints",
+                            capacity, skin, k->joint_count);
+    const kiln_scene_joint *joints = view->joints + k->joint_offset;
+    for (uint32_t j = 0; j < k->joint_count; j++)
+        multiply_affine(instance->world + (size_t)joints[j].node * 16, joints[j].inverse_bind,
+                        out + (size_t)j * 16);
+    return runtime_succeed(err);
+}
