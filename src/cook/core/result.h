@@ -61,8 +61,11 @@
  *     order, and with it the vertex order, changes; smaller ones are as
  *     before);
  * 21: texture.uastc_rdo: an absolute lambda, an 8 KiB window, a loss budget
- *     per strength, fresh hints on the blocks it changes). */
-#define KILN_ENCODER_VERSION 21u
+ *     per strength, fresh hints on the blocks it changes);
+ * 22: UASTC at texture.quality fast (and draft): endpoints refined by least
+ *     squares once, translucent blocks also try mode 12; normal and best
+ *     are unchanged). */
+#define KILN_ENCODER_VERSION 22u
 
 /* What one cook is doing now, readable from another thread while it runs (the
  * CLI's progress line names the stage of an asset that takes long). Opaque:
