@@ -13,13 +13,14 @@
  * the partitioned modes 3 and 4. Translucent blocks: 10 and 12 (5-bit
  * weights) always; normal adds dual-plane 11 (alpha on its own plane), 14
  * and the partitioned 9 on the best pattern; best adds 13 and mode 9 on the
- * best 4. Grey blocks also try the
- * luminance-alpha modes 15 and 17 (and 16 at best); best also tries dual-plane
- * 11 with each colour channel alone. Every fit refines its endpoints by least
- * squares (once at fast, as Basis Universal's fastest level does, twice
- * above). Then the chosen block's endpoints move one quantisation step at a
- * time while that lowers the exact error (1 pass at normal, 3 at best). The hint bits (for transcoding to BC1 and ETC) are
- * uastc_hints.c's. BENCHMARKS.md (UASTC) compares it with basisu.
+ * best 4. Grey blocks also try the luminance-alpha modes 15 and 17 (and 16
+ * at best); best also tries dual-plane 11 with each colour channel alone.
+ * Every fit refines its endpoints by least squares (once at fast, as Basis
+ * Universal's fastest level does, twice above). Then the chosen block's
+ * endpoints move one quantisation step at a time while that lowers the
+ * exact error (1 pass at normal, 3 at best). The hint bits (for transcoding
+ * to BC1 and ETC) are uastc_hints.c's. BENCHMARKS.md (UASTC) compares it
+ * with basisu.
  */
 #include <math.h>
 #include <pthread.h>
