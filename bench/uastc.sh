@@ -9,6 +9,7 @@
 #
 #   bash bench/uastc.sh BUILD_DIR [IMAGE.png...]
 #   UASTC_BENCH=rdo bash bench/uastc.sh BUILD_DIR [IMAGE.png...]   # the RDO table alone
+#   UASTC_BENCH=levels bash bench/uastc.sh BUILD_DIR [IMAGE.png...]  # all but the RDO table
 #
 # Then rate-distortion optimisation: kiln at texture.quality normal with
 # texture.uastc_rdo off, low, normal and high beside basisu at -uastc_level 2
@@ -122,6 +123,7 @@ fi
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
 fi
 
+[ "$parts" = levels ] && exit 0
 echo
 echo "rate-distortion optimisation (level 0 bytes: recompressed by zstd -2)"
 printf '%-28s %-22s %8s %10s %10s %10s\n' image encoder "CPU s" "bytes" "PSNR RGB" "PSNR RGBA"

@@ -18,7 +18,10 @@
 #     the source at least that of basisu's own BC7 transcode (its unpack).
 #     kiln's ETC1, ETC2 RGBA8, BC1 and BC3 transcodes of its files (with the
 #     encoder's hints) reach basisu's transcodes of its own files, within 0.5 dB.
-#  3. A corrupt block (the reserved mode) is refused naming the block.
+#  3. Each texture.quality against basisu's matching -uastc_level (fast 0,
+#     normal 1, best 2), no mips: kiln's RGB and RGBA PSNR at least basisu's
+#     on each image (both decoded by basisu -unpack).
+#  4. A corrupt block (the reserved mode) is refused naming the block.
 # Without node/npm, the registry, python3 or the corpus: "skipped:".
 set -u
 KILN=${KILN:?set KILN to the kiln executable}
@@ -178,7 +181,38 @@ done
 grep -q "Faces: 6\|faces: 6\|Total faces: 6" "$tmp/out/tex/room.info" ||
     grep -q -i "face.*6" "$tmp/out/tex/room.info" || fail "basisu does not see six faces"
 
-# ---- 3. a corrupt block -----------------------------------------------
+# ---- 3. each quality against basisu's matching level -------------------
+mkdir -p "$tmp/qin"
+cp "$tmp/in/tex/fox.png" "$tmp/in/tex/labels.png" "$tmp/in/tex/bumps.n.png" "$tmp/qin/"
+printf '%-8s %-7s %-22s %-22s\n' image quality kiln "basisu (level)"
+for level in 0 1 2; do
+    quality=$(echo "fast normal best" | cut -d' ' -f$((level + 1)))
+    printf 'default:\n  texture.format: uastc\n  texture.mipmaps: false\n  texture.quality: %s\n' \
+        "$quality" >"$tmp/q.yml"
+    "$KILN" build -q -i "$tmp/qin" -o "$tmp/q$level" --config "$tmp/q.yml" --no-cache \
+        >"$tmp/q.log" 2>&1 || fail "kiln build at $quality failed: $(cat "$tmp/q.log")"
+    for name in fox labels bumps.n; do
+        flags=""
+        [ "$name" = bumps.n ] && flags="-linear"
+        # shellcheck disable=SC2086
+        (cd "$tmp/q$level" && "$BASISU" -uastc -uastc_level $level -ktx2 $flags \
+            "$tmp/in/tex/$name.png" -output_file "$tmp/q$level/$name.basisu.ktx2" >/dev/null 2>&1 &&
+            "$BASISU" -unpack -no_ktx "$tmp/q$level/$name.basisu.ktx2" >/dev/null 2>&1 &&
+            "$BASISU" -unpack -no_ktx "$tmp/q$level/$name.ktx2" >/dev/null 2>&1) ||
+            fail "basisu could not encode or unpack $name at level $level"
+        ours=$($PNG psnr "$tmp/in/tex/$name.png" \
+            "$tmp/q$level/${name}_unpacked_rgba_ASTC_RGBA_0_0000.png") || fail "psnr"
+        theirs=$($PNG psnr "$tmp/in/tex/$name.png" \
+            "$tmp/q$level/${name}.basisu_unpacked_rgba_ASTC_RGBA_0_0000.png") || fail "psnr"
+        printf '%-8s %-7s %-22s %-22s\n' "$name" "$quality" "$ours" "$theirs ($level)"
+        awk -v ours="$ours" -v theirs="$theirs" 'BEGIN {
+            split(ours, o, " "); split(theirs, t, " ");
+            exit !(o[2] >= t[2] && o[6] >= t[6]) }' ||
+            fail "$name: kiln's $quality ($ours) is under basisu's level $level ($theirs)"
+    done
+done
+
+# ---- 4. a corrupt block -----------------------------------------------
 cp "$tmp/ref/fox.z0.ktx2" "$tmp/bad.ktx2"
 offset=$(python3 -c "import struct,sys; d=open(sys.argv[1],'rb').read(); print(struct.unpack('<Q', d[80:88])[0])" "$tmp/bad.ktx2")
 # Block 5 of level 0 gets the reserved 7-bit mode code 0x45.

@@ -68,8 +68,11 @@
  * 23: .kscene version 3: nodes in depth-first pre-order with subtree ranges
  *     (no level table), so the runtime recomputes a changed subtree by
  *     streaming one range; every node index of a .kscene and a .kanim
- *     follows the new order). */
-#define KILN_ENCODER_VERSION 23u
+ *     follows the new order;
+ * 24: UASTC at texture.quality fast (and draft): endpoints refined by least
+ *     squares once, translucent blocks also try mode 12; normal and best
+ *     are unchanged). */
+#define KILN_ENCODER_VERSION 24u
 
 /* What one cook is doing now, readable from another thread while it runs (the
  * CLI's progress line names the stage of an asset that takes long). Opaque:

@@ -10,14 +10,17 @@
  * (4-bit weights, 192-level endpoints) always; normal adds 18 (5-bit
  * weights), 1, dual-plane 6 and two subsets (mode 2) on the pattern whose
  * subsets lie closest to lines; best tries mode 2 on the best 4 patterns and
- * the partitioned modes 3 and 4. Translucent blocks: 10 always; normal adds
- * 12, dual-plane 11 (alpha on its own plane), 14 and the partitioned 9 on
- * the best pattern; best adds 13 and mode 9 on the best 4. Grey blocks also try the
- * luminance-alpha modes 15 and 17 (and 16 at best); best also tries dual-plane
- * 11 with each colour channel alone. Then the chosen block's endpoints move
- * one quantisation step at a time while that lowers the exact error (1 pass
- * at normal, 3 at best). The hint bits (for transcoding to BC1 and ETC) are
- * uastc_hints.c's. BENCHMARKS.md (UASTC) compares it with basisu.
+ * the partitioned modes 3 and 4. Translucent blocks: 10 and 12 (5-bit
+ * weights) always; normal adds dual-plane 11 (alpha on its own plane), 14
+ * and the partitioned 9 on the best pattern; best adds 13 and mode 9 on the
+ * best 4. Grey blocks also try the luminance-alpha modes 15 and 17 (and 16
+ * at best); best also tries dual-plane 11 with each colour channel alone.
+ * Every fit refines its endpoints by least squares (once at fast, as Basis
+ * Universal's fastest level does, twice above). Then the chosen block's
+ * endpoints move one quantisation step at a time while that lowers the
+ * exact error (1 pass at normal, 3 at best). The hint bits (for transcoding
+ * to BC1 and ETC) are uastc_hints.c's. BENCHMARKS.md (UASTC) compares it
+ * with basisu.
  */
 #include <math.h>
 #include <pthread.h>
@@ -452,7 +455,7 @@ void uastc_encode_block(const uint8_t rgba[64], block_quality quality, uint8_t o
         opaque = opaque && rgba[4 * i + 3] == 255;
         grey = grey && rgba[4 * i] == rgba[4 * i + 1] && rgba[4 * i] == rgba[4 * i + 2];
     }
-    candidate_set c = {rgba, quality == BLOCK_QUALITY_FAST ? 0u : 2u, 1e300, {0}};
+    candidate_set c = {rgba, quality == BLOCK_QUALITY_FAST ? 1u : 2u, 1e300, {0}};
     if (solid) {
         c.best.mode = UASTC_MODE_SOLID;
         memcpy(c.best.solid, rgba, 4);
@@ -481,8 +484,8 @@ void uastc_encode_block(const uint8_t rgba[64], block_quality quality, uint8_t o
             }
         } else {
             consider(&c, 10, 0, 0);
+            consider(&c, 12, 0, 0);
             if (normal) {
-                consider(&c, 12, 0, 0);
                 consider(&c, 11, 0, 3);
                 consider(&c, 14, 0, 0);
                 consider_partitioned(&c, 9, 1);
