@@ -24,6 +24,11 @@
 #include "cook/core/budget.h"
 #include "cook/drivers/drivers.h"
 
+/* Placements multiply a model's nodes: a few hundred bytes of level placing a
+ * large model a million times must not allocate gigabytes. 2^24 nodes is far
+ * past any real merged level; past it, the models stay linked. */
+#define MERGE_MAX_NODES (1u << 24)
+
 /* One placed model. */
 typedef struct merged_model {
     const char *path;     /* the source, relative to the input folder */
@@ -271,11 +276,12 @@ static bool size_tables(merge_state *s, const ir_node *nodes, uint32_t count, me
             skins += s->models[s->model_of[k]].asset.skin_count;
         }
     }
-    if (node_total > INT32_MAX || meshes > INT32_MAX || cameras > INT32_MAX || lights > INT32_MAX ||
-        instances > UINT32_MAX || skins > INT32_MAX) {
+    if (node_total > MERGE_MAX_NODES || meshes > INT32_MAX || cameras > INT32_MAX ||
+        lights > INT32_MAX || instances > UINT32_MAX || skins > MERGE_MAX_NODES) {
         diag_error(s->ctx->diag, s->ctx->source_path, 0,
-                   "merge: the merged scene would have %llu nodes; at most %d fit in a .kscene",
-                   (unsigned long long)node_total, INT32_MAX);
+                   "merge: the merged scene would have %llu nodes and %llu skins; at most %u "
+                   "each are merged (set merge: false to link the models instead)",
+                   (unsigned long long)node_total, (unsigned long long)skins, MERGE_MAX_NODES);
         return false;
     }
     ir_asset *a = &t->asset;
