@@ -162,25 +162,13 @@ if [ -z "${KILN_COOK_CLIENT:-}" ]; then
     finish asset_timeout
     exit $?
 fi
-watch_pid=""
-stop_watch() { # SIGTERM, then wait for it (bounded: 60 s, then SIGKILL)
-    [ -n "$watch_pid" ] || return 0
-    kill -TERM "$watch_pid" 2>/dev/null || true
-    local i
-    for i in $(seq 1 600); do
-        kill -0 "$watch_pid" 2>/dev/null || break
-        sleep 0.1
-    done
-    kill -KILL "$watch_pid" 2>/dev/null || true
-    wait "$watch_pid" 2>/dev/null || true
-    watch_pid=""
-}
+source "$(dirname "$0")/../support/background.sh"
 trap stop_watch EXIT
 listening() { grep -q "cook requests on" "$SCRATCH/watch.out"; }
 (cd "$SCRATCH" && exec "$KILN" watch --config bc7.yml -i assets -o serve_out -j2 --serve \
     --debounce 60000 --asset-timeout 1) >"$SCRATCH/watch.out" 2>"$SCRATCH/watch.err" </dev/null &
 watch_pid=$!
-for i in $(seq 1 1200); do listening && break; sleep 0.1; done
+wait_for listening || true
 "$KILN_COOK_CLIENT" "$SCRATCH/serve_out" "$SCRATCH/serve_out/.kiln-serve" textures/noise props/tri \
     >"$SCRATCH/stdout" 2>"$SCRATCH/stderr" || true
 stop_watch

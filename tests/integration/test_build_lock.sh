@@ -7,6 +7,7 @@
 # Environment (set by ctest): KILN (the executable), KILN_TMP (scratch folder).
 set -euo pipefail
 source "$(dirname "$0")/harness.sh" build_lock
+source "$(dirname "$0")/../support/background.sh"
 if ! command -v python3 >/dev/null; then
     echo "build lock: skipped: python3 not found (it writes the test image)"
     exit 0
@@ -30,18 +31,17 @@ PY
 run_in "$SCRATCH" build -i in -o clean
 check "a clean build" status_is 0
 
+# lock_names PID: the output's lock file names PID.
+lock_names() { [ "$(cat "$SCRATCH/out/.kiln-lock" 2>/dev/null)" = "$1" ]; }
+
 # The first build is slowed in its texture stage (a test hook) so that it
 # still holds the lock when the second starts; the order is not a timing
 # assertion: the second starts once the lock file names the first.
 (cd "$SCRATCH" && exec env KILN_TEST_SLOW_STAGE=texture:4 "$KILN" build -i in -o out \
     >"$SCRATCH/first.out" 2>"$SCRATCH/first.err") &
 first=$!
-for _ in $(seq 1 200); do
-    [ -s "$SCRATCH/out/.kiln-lock" ] && [ "$(cat "$SCRATCH/out/.kiln-lock")" = "$first" ] && break
-    sleep 0.05
-done
-check "the lock file names the first build's pid" \
-    test "$(cat "$SCRATCH/out/.kiln-lock" 2>/dev/null)" = "$first"
+wait_up_to 10 lock_names "$first" || true
+check "the lock file names the first build's pid" lock_names "$first"
 run_in "$SCRATCH" build -i in -o out
 set +e
 wait "$first"
@@ -70,10 +70,7 @@ check "a stale lock is taken over" all_true "status_is 0" \
 (cd "$SCRATCH" && exec env KILN_TEST_SLOW_STAGE=texture:4 "$KILN" build -i in -o out --no-cache \
     >"$SCRATCH/third.out" 2>"$SCRATCH/third.err") &
 third=$!
-for _ in $(seq 1 200); do
-    [ -s "$SCRATCH/out/.kiln-lock" ] && [ "$(cat "$SCRATCH/out/.kiln-lock")" = "$third" ] && break
-    sleep 0.05
-done
+wait_up_to 10 lock_names "$third" || true
 run_in "$SCRATCH" clean -o out
 set +e
 wait "$third"

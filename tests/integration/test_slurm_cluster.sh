@@ -19,6 +19,7 @@ unset "${!SLURM_@}" "${!SBATCH_@}" "${!SQUEUE_@}" "${!SINFO_@}" "${!SCANCEL_@}"
 here=$(cd "$(dirname "$0")" && pwd)
 source "$here/harness.sh" test_slurm_cluster
 source "$here/../support/slurm_cluster.sh"
+source "$here/../support/background.sh"
 
 if ! reason=$(slurm_cluster_available); then
     echo "test_slurm_cluster: skipped: $reason"
@@ -173,7 +174,7 @@ check "the example's log names the cache without its password" example_log_ok
 printf '#!/bin/bash\nsleep 300\n' >"$SCRATCH/long.sbatch"
 long_job=$(cd "$SCRATCH" && sbatch --parsable --output=/dev/null "$SCRATCH/long.sbatch" 2>"$SCRATCH/stderr") || true
 long_running() { [ "$(squeue -h -j "$long_job" -o %T 2>/dev/null)" = RUNNING ]; }
-for _ in $(seq 1 50); do long_running && break; sleep 0.2; done
+wait_up_to 10 long_running || true
 check "a long job runs" long_running
 
 daemons=$(cat "$CLUSTER"/run/*.pid)
@@ -202,7 +203,7 @@ rm -f "$SCRATCH/started.pids"
 daemons=$(cat "$SCRATCH/started.pids" 2>/dev/null) || true
 check "a second cluster starts in the folder (munged, slurmctld, slurmd, watchdog)" \
     test "$(wc -w <<<"$daemons")" -eq 4
-for _ in $(seq 1 50); do daemons_gone && none_left && break; sleep 0.2; done
+wait_up_to 10 all_true daemons_gone none_left || true
 t1=$(now)
 echo "time: start, kill -9 of its shell, stopped by the watchdog $(took "$t0" "$t1") s"
 check "its shell killed, the watchdog stops it" all_true daemons_gone none_left

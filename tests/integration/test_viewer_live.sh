@@ -23,6 +23,7 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 source "$HERE/harness.sh" viewer_live
 source "$HERE/../support/lavapipe.sh"
 source "$HERE/../support/xvfb_display.sh"
+source "$HERE/../support/background.sh"
 VIEW=$(dirname "$KILN")/kiln-view
 PNG_TOOL="$HERE/../support/png_tool.py"
 REPO=${KILN_REPO:-$(cd "$HERE/../.." && pwd)}
@@ -40,43 +41,22 @@ if ! lavapipe_setup "$SCRATCH"; then
     exit 0
 fi
 
-watch_pid="" view_pid="" pids=""
+view_pid="" pids=""
 cleanup() {
-    local pid
-    for pid in $view_pid $watch_pid; do
-        kill -TERM "$pid" 2>/dev/null || true
-        wait "$pid" 2>/dev/null || true
-    done
+    if [ -n "$view_pid" ]; then stop_process "$view_pid" TERM || true; fi
     xvfb_stop "$SCRATCH"
+    stop_watch TERM
 }
 trap cleanup EXIT
 
-# wait_for SECONDS COMMAND...: polls COMMAND every 0.2 s, SECONDS at most.
-wait_for() {
-    local limit=$(($1 * 5)) i
-    shift
-    for i in $(seq 1 "$limit"); do
-        if "$@"; then return 0; fi
-        sleep 0.2
-    done
-    return 1
-}
 # xdo ARGS...: an xdotool action; a window gone or refused shows in the
 # checks that follow, not as the script's end.
 xdo() { xdotool "$@" 2>>"$SCRATCH/xdotool.log" || true; }
 # end_view: the background viewer $view_pid ends (60 s at most, then it is
 # killed and fails the check on its status); its exit status in $status.
 end_view() {
-    local i
-    for i in $(seq 1 300); do
-        kill -0 "$view_pid" 2>/dev/null || break
-        sleep 0.2
-    done
-    kill -KILL "$view_pid" 2>/dev/null || true
-    set +e
-    wait "$view_pid"
-    status=$?
-    set -e
+    stop_process "$view_pid" 0 60 || true
+    status=$stopped_status
     view_pid=""
 }
 # view ARGS...: runs kiln-view; sets $status, fills the stdout/stderr files.
@@ -141,17 +121,17 @@ check_clip_keys() {
     title_is() { [ "$(xdotool getwindowname "$id" 2>/dev/null)" = "kiln-view: anim/scene - $1" ]; }
     title_playing() { xdotool getwindowname "$id" 2>/dev/null | grep -qE "^kiln-view: anim/scene - $1 [0-9.]+ s$" &&
         ! title_is "$1 0.00 s"; }
-    check "the clips are listed" wait_for 30 all_true "grep -qE '^  0  hold \(1.00 s\)$' '$SCRATCH/clips.out'" \
+    check "the clips are listed" wait_up_to 30 all_true "grep -qE '^  0  hold \(1.00 s\)$' '$SCRATCH/clips.out'" \
         "grep -qE '^  1  move ' '$SCRATCH/clips.out'"
-    check "--clip and --time open paused on the pose" wait_for 30 title_is "move 0.50 s (paused)"
+    check "--clip and --time open paused on the pose" wait_up_to 30 title_is "move 0.50 s (paused)"
     xdo key --window "$id" Right
-    check "Right: the next clip (wrapping), from its start" wait_for 30 title_is "hold 0.00 s (paused)"
+    check "Right: the next clip (wrapping), from its start" wait_up_to 30 title_is "hold 0.00 s (paused)"
     xdo key --window "$id" Left
-    check "Left: the previous one" wait_for 30 title_is "move 0.00 s (paused)"
+    check "Left: the previous one" wait_up_to 30 title_is "move 0.00 s (paused)"
     xdo key --window "$id" space
-    check "Space plays: the time moves on" wait_for 30 title_playing move
+    check "Space plays: the time moves on" wait_up_to 30 title_playing move
     xdo key --window "$id" space
-    check "Space again pauses" wait_for 30 eval "xdotool getwindowname '$id' | grep -q '(paused)\$'"
+    check "Space again pauses" wait_up_to 30 eval "xdotool getwindowname '$id' | grep -q '(paused)\$'"
     xdo key --window "$id" Escape
     end_view
     check "and Esc quits, exit 0, no validation error" all_true "status_is 0" \
@@ -358,7 +338,7 @@ fi
 # ---- hot reload, headless ----------------------------------------------------------------
 (cd "$SCRATCH" && exec "$KILN" watch -i in -o out --debounce 100 >watch.out 2>watch.err) &
 watch_pid=$!
-check "kiln watch starts" wait_for 60 grep -q '^kiln: watching' "$SCRATCH/watch.out"
+check "kiln watch starts" wait_up_to 60 grep -q '^kiln: watching' "$SCRATCH/watch.out"
 # stdin is a FIFO this shell holds open (fd 3): closing it ends the viewer.
 mkfifo "$SCRATCH/requests"
 exec 3<>"$SCRATCH/requests"
@@ -370,19 +350,18 @@ ln -sf live.out "$SCRATCH/stdout"
 ln -sf live.err "$SCRATCH/stderr"
 frames() { grep -c '^kiln-view: wrote .*live.png (frame [0-9]*)$' "$SCRATCH/live.out" || true; }
 frames_over() { [ "$(frames)" -gt "$1" ]; }
-check "the live viewer writes its first frame" wait_for 60 frames_over 0
+check "the live viewer writes its first frame" wait_up_to 60 frames_over 0
 check "its first frame shows the green crate" dominant "$SCRATCH/live.png" 64 48 1
 solid "$SCRATCH/red.png" 255 0 0
 mv "$SCRATCH/red.png" "$SCRATCH/in/props/crate.png"
-check "within 60 s a frame shows the red crate" wait_for 60 dominant "$SCRATCH/live.png" 64 48 0
+check "within 60 s a frame shows the red crate" wait_up_to 60 dominant "$SCRATCH/live.png" 64 48 0
 check "a line names the reloaded texture" \
     grep -q '^kiln-view: reloaded props/crate/crate (props/crate/crate.ktx2)$' "$SCRATCH/live.out"
 before=$(frames)
 echo render >&3
-check "a line on stdin renders a frame" wait_for 60 frames_over "$before"
+check "a line on stdin renders a frame" wait_up_to 60 frames_over "$before"
 exec 3>&-
-exited() { ! kill -0 "$view_pid" 2>/dev/null; }
-check "closing stdin ends the viewer" wait_for 60 exited
+check "closing stdin ends the viewer" wait_up_to 60 exited "$view_pid"
 end_view
 check "which exits 0 with no validation error" all_true "status_is 0" \
     "stderr_lacks 'validation'"
@@ -398,7 +377,7 @@ if [ -n "$window_input" ]; then
     id=$(timeout 60 xdotool search --sync --onlyvisible --pid "$view_pid" --name '^kiln-view: ' | head -n 1 || true)
     solid "$SCRATCH/green.png" 0 255 0
     mv "$SCRATCH/green.png" "$SCRATCH/in/props/crate.png"
-    check "the window reloads the texture" wait_for 60 grep -q \
+    check "the window reloads the texture" wait_up_to 60 grep -q \
         '^kiln-view: reloaded props/crate/crate (props/crate/crate.ktx2)$' "$SCRATCH/window.out"
     # The line comes before the frame drawn with the new texture, and the
     # window reads keys only between frames: Esc ends it after that frame.
@@ -408,9 +387,7 @@ if [ -n "$window_input" ]; then
         "dominant '$SCRATCH/reloaded.png' 160 120 1" "! grep -q validation '$SCRATCH/window.err'"
 fi
 pids="$pids $view_pid_was $watch_pid"
-kill -TERM "$watch_pid"
-wait "$watch_pid" || true
-watch_pid=""
+stop_watch TERM
 gone() { local pid; for pid in $pids; do ! kill -0 "$pid" 2>/dev/null || return 1; done; }
 check "nothing is left running (viewer, watch)" gone
 

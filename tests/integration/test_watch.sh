@@ -23,6 +23,7 @@
 # KILN_COOK_CLIENT_TSAN (the same client under ThreadSanitizer, may be empty).
 set -euo pipefail
 source "$(dirname "$0")/harness.sh" watch
+source "$(dirname "$0")/../support/background.sh"
 if ! command -v python3 >/dev/null; then
     echo "watch: skipped: python3 not found (it writes the test images)"
     exit 0
@@ -64,44 +65,8 @@ printf 'mtllib crate.mtl\nv 0 0 0\nv 2 0 0\nv 0 2 0\nusemtl wood\nf 1 2 3\n' >"$
 
 WATCH_OUT=$SCRATCH/watch.out
 WATCH_ERR=$SCRATCH/watch.err
-watch_pid=""
-cleanup() { if [ -n "$watch_pid" ]; then stop "$watch_pid" TERM; fi; }
-trap cleanup EXIT
-
-# wait_for COMMAND...: polls COMMAND every 0.1 s, for 120 s at most.
-wait_for() {
-    local i
-    for i in $(seq 1 1200); do
-        if "$@"; then return 0; fi
-        sleep 0.1
-    done
-    return 1
-}
+trap stop_watch EXIT
 watch_has() { grep -qE -- "$1" "$WATCH_OUT"; }
-
-# exited PID: PID has ended (gone, or a zombie the shell has not reaped yet).
-exited() {
-    ! kill -0 "$1" 2>/dev/null || [ "$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | cut -c1)" = Z ]
-}
-# stop PID SIGNAL: sends SIGNAL to PID and returns once it has exited, its
-# exit status in $stopped_status. A watch holds the output lock during a
-# round and a server its socket until it exits: nothing that follows may
-# start before (a second server on out/ would be refused). Bounded: a PID
-# still running 120 s after the signal is killed and ends the test, named.
-stop() {
-    kill -"$2" "$1" 2>/dev/null || true
-    if ! wait_for exited "$1"; then
-        echo "FAIL: kiln watch (pid $1) still running 120 s after SIG$2: killed"
-        kill -KILL "$1" 2>/dev/null || true
-        wait "$1" 2>/dev/null || true
-        watch_pid=""
-        exit 1
-    fi
-    set +e
-    wait "$1"
-    stopped_status=$?
-    set -e
-}
 # start_watch [VAR=VALUE...] -- ARGS...: `kiln watch ARGS` (in that
 # environment) in the background in $SCRATCH, its pid in $watch_pid, its
 # output in $WATCH_OUT and $WATCH_ERR. The last watch must have been stopped.
@@ -236,8 +201,7 @@ wait_round "$m" '^cooked props/barrel.obj' || true
 check "its fix cooks" all_true "since $m | grep -q '^cooked props/barrel.obj'"
 
 # SIGTERM: the watch ends, exit status 0, lock released.
-stop "$watch_pid" TERM
-watch_pid=""
+stop_watch TERM
 check "SIGTERM stops the watch cleanly" \
     all_true "[ $stopped_status -eq 0 ]" "watch_has '^kiln: watch stopped \(SIGTERM\)'"
 run_in "$SCRATCH" build -i in -o out
@@ -273,8 +237,7 @@ check "the draft is BC7 mode 6 alone" stdout_has '^  modes: 6:[0-9]+ \(blocks pe
 run_in "$SCRATCH" build -i din -o dout --dry-run
 check "a build sees it as provisional" \
     all_true "status_is 0" "stdout_has '^would cook wall.png: provisional draft encode of kiln watch'"
-stop "$watch_pid" TERM
-watch_pid=""
+stop_watch TERM
 check "the watch waited (no full round within the delay)" \
     all_true "[ \$(count_since $m '^kiln: round ') -eq 1 ]"
 run_in "$SCRATCH" build -i din -o dout
@@ -294,8 +257,7 @@ wait_full "$m" || true
 check "the draft round comes first, then the full one" \
     all_true "since $m | grep -E '^(cooked wall.png|kiln: round)' | head -n 4 | tr '\n' '|' |
         grep -qE '^cooked wall.png -> wall.ktx2 \([0-9.]+ s, draft\)\|kiln: round [0-9]+: 1 cooked \(1 draft\)[^|]*\|cooked wall.png -> wall.ktx2 \([0-9.]+ s\)\|kiln: round [0-9]+ \(full quality\): 1 cooked, 0 failed'"
-stop "$watch_pid" TERM
-watch_pid=""
+stop_watch TERM
 run_in "$SCRATCH" build -i din -o dout
 check "after it a build has nothing to cook" all_true "status_is 0" "stdout_has 'cooked 0 assets'"
 run_in "$SCRATCH" build -i din -o dclean
@@ -313,8 +275,7 @@ sleep 0.5 # a chance for a (wrong) full round
 check "texture.fast_first: false cooks no draft" \
     all_true "since $m | grep -q '^kiln: round [0-9]*: 1 cooked, 0 failed'" \
     "[ \$(count_since $m '^kiln: round ') -eq 1 ]"
-stop "$watch_pid" TERM
-watch_pid=""
+stop_watch TERM
 
 # A signal during a round (here the first build, slowed in its texture stage
 # by a test hook) stops the watch at once, as it would interrupt kiln build.
@@ -322,7 +283,7 @@ watch_pid=""
     >"$SCRATCH/slow.out" 2>"$SCRATCH/slow.err") &
 slow_pid=$!
 wait_for sh -c "[ \"\$(cat '$SCRATCH/slow/.kiln-lock' 2>/dev/null)\" = $slow_pid ]" || true
-stop "$slow_pid" INT
+stop_process "$slow_pid" INT || exit 1
 check "SIGINT during a round stops the watch at once" \
     all_true "[ $stopped_status -eq 130 ]" "grep -q 'watch stopped during a round' '$SCRATCH/slow.err'"
 
@@ -547,8 +508,7 @@ ask_server 'b"FRESH wall\n"' 'b"FRESH \n"' 'b"FRESH a\x01b\n"'
 check "FRESH of an up-to-date ref is SAME; a bad one an error" \
     all_true "grep -q '^SAME wall\$' '$SCRATCH/replies'" "[ \$(grep -c '^ERR FRESH needs a ref' '$SCRATCH/replies') -eq 2 ]"
 
-stop "$watch_pid" INT
-watch_pid=""
+stop_watch INT
 check "SIGINT stops the server and removes its socket" \
     all_true "[ $stopped_status -eq 0 ]" "[ ! -e '$SOCKET' ]"
 
@@ -599,8 +559,7 @@ write_png "$IN/idle/one.png" 8 5
 check "and requests by ref, on their own connection, after it was closed" \
     all_true "grep -q '^ok idle/one texture idle/one.ktx2 ' '$SCRATCH/client.out'" \
     "grep -q \"^fail idle/none: .*no source under the input folder produces 'idle/none'\" '$SCRATCH/client.out'"
-stop "$watch_pid" INT
-watch_pid=""
+stop_watch INT
 
 # A requested load cancelled while its cook is under way: a server whose
 # texture cooks take 3 s (the test hook), a scope destroyed 0.5 s after the
@@ -636,7 +595,6 @@ if [ -n "${KILN_COOK_CLIENT_TSAN:-}" ]; then
         "grep -q '^ok wall texture wall.ktx2 ' '$SCRATCH/client.out'" \
         "! grep -q 'ThreadSanitizer' '$SCRATCH/client.out'"
 fi
-stop "$watch_pid" INT
-watch_pid=""
+stop_watch INT
 check "SIGINT stops the slow server and removes its socket" test ! -e "$SOCKET"
 finish "watch"

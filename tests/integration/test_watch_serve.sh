@@ -32,30 +32,8 @@ if [ -z "${KILN_COOK_CLIENT:-}" ]; then
 fi
 PNG_TOOL="$KILN_REPO/tests/support/png_tool.py"
 
-watch_pid=""
-# stop_watch: SIGINT, then wait for it (bounded: 120 s, then SIGKILL).
-stop_watch() {
-    [ -n "$watch_pid" ] || return 0
-    kill -INT "$watch_pid" 2>/dev/null || true
-    local i
-    for i in $(seq 1 1200); do
-        kill -0 "$watch_pid" 2>/dev/null || break
-        sleep 0.1
-    done
-    kill -KILL "$watch_pid" 2>/dev/null || true
-    wait "$watch_pid" 2>/dev/null || true
-    watch_pid=""
-}
-trap stop_watch EXIT
-# wait_for COMMAND...: polls COMMAND every 0.1 s, for 120 s at most.
-wait_for() {
-    local i
-    for i in $(seq 1 1200); do
-        if "$@"; then return 0; fi
-        sleep 0.1
-    done
-    return 1
-}
+source "$KILN_REPO/tests/support/background.sh"
+trap 'stop_watch INT' EXIT
 
 # ask PHASE [ROUNDS]: the client of each phase (below; ROUNDS: how many round
 # summaries the watch printed before), its lines in $SCRATCH/replies.
@@ -191,7 +169,7 @@ serve_while_cooking() {
         "log_has \"^kiln: served 'wall': 1 cooked, 0 failed\"" \
         "log_has \"^kiln: served 'props/box': 1 cooked, 0 failed\"" \
         "[ -s '$SCRATCH/out/props/box.kmesh' ]"
-    stop_watch
+    stop_watch INT
     check "$label: the server stops cleanly, no sanitizer report" \
         all_true "[ ! -e '$SCRATCH/out/.kiln-serve' ]" "! grep -q 'Sanitizer' '$SCRATCH/watch.err'"
     if [ "$failed" -gt 0 ]; then
