@@ -50,24 +50,43 @@ static bool string_span(json_walk *w, size_t *start, size_t *end, bool *escaped)
     return true;
 }
 
+/* One member of an object or an array, handed to a walk's visit. */
+typedef struct json_member {
+    const uint8_t *key; /* an object's: its name's bytes (escapes kept); an array's: NULL */
+    size_t key_length;
+    size_t index; /* its place in its object or array */
+    int depth;    /* its value's */
+} json_member;
+
+/* Reads or skips the member's value at w->at; false ends the walk. */
+typedef bool (*json_visit)(json_walk *w, const json_member *member, const void *context);
+
 static bool skip_value(json_walk *w, int depth);
 
-static bool skip_members(json_walk *w, int depth, char open, char close) {
-    w->at++; /* the opening bracket */
+/* The object or array whose bracket is at w->at (at depth), member by
+ * member: visit reads each value (NULL skips them all). The one loop every
+ * walk here uses. */
+static bool walk_members(json_walk *w, int depth, json_visit visit, const void *context) {
+    char open = (char)w->bytes[w->at++], close = open == '{' ? '}' : ']';
     skip_blanks(w);
     if (w->at < w->size && w->bytes[w->at] == close) {
         w->at++;
         return true;
     }
-    for (;;) {
-        size_t start, end;
-        bool escaped;
-        if (open == '{' && !string_span(w, &start, &end, &escaped))
-            return false;
-        skip_blanks(w);
-        if (open == '{' && (w->at >= w->size || w->bytes[w->at++] != ':'))
-            return false;
-        if (!skip_value(w, depth + 1))
+    for (size_t index = 0;; index++) {
+        json_member member = {.index = index, .depth = depth + 1};
+        if (open == '{') {
+            size_t start, end;
+            bool escaped;
+            if (!string_span(w, &start, &end, &escaped))
+                return false;
+            member.key = w->bytes + start;
+            member.key_length = end - start;
+            skip_blanks(w);
+            if (w->at >= w->size || w->bytes[w->at++] != ':')
+                return false;
+        }
+        if (!(visit != NULL ? visit(w, &member, context) : skip_value(w, member.depth)))
             return false;
         skip_blanks(w);
         if (w->at >= w->size)
@@ -80,13 +99,25 @@ static bool skip_members(json_walk *w, int depth, char open, char close) {
     }
 }
 
+static bool key_is(const json_member *member, const char *name) {
+    size_t length = strlen(name);
+    return member->key != NULL && member->key_length == length &&
+           memcmp(member->key, name, length) == 0;
+}
+
+/* Past blanks, w->at is at open: an object's '{' or an array's '['. */
+static bool at_container(json_walk *w, char open) {
+    skip_blanks(w);
+    return w->at < w->size && w->bytes[w->at] == open;
+}
+
 static bool skip_value(json_walk *w, int depth) {
     skip_blanks(w);
     if (w->at >= w->size || depth > JSON_MAX_DEPTH)
         return false;
     char c = (char)w->bytes[w->at];
     if (c == '{' || c == '[')
-        return skip_members(w, depth, c, c == '{' ? '}' : ']');
+        return walk_members(w, depth, NULL, NULL);
     if (c == '"') {
         size_t start, end;
         bool escaped;
@@ -140,14 +171,14 @@ static char *string_value(const json_walk *w, size_t start, size_t end) {
 }
 
 /* A uri's string at w->at: added when it names a file in the input folder. */
-static bool uri_value(json_walk *w, const char *what) {
+static bool uri_value(json_walk *w, const char *what, int depth) {
     skip_blanks(w);
     uint32_t line = w->line;
     size_t start, end;
     bool escaped;
     size_t value_at = w->at;
     if (w->at >= w->size || w->bytes[w->at] != '"')
-        return skip_value(w, 1);
+        return skip_value(w, depth);
     if (!string_span(w, &start, &end, &escaped))
         return false;
     char *uri = string_value(w, start, end);
@@ -173,93 +204,31 @@ static bool uri_value(json_walk *w, const char *what) {
     return ok;
 }
 
-/* "buffers" or "images": [ {"uri": ...}, ... ] */
-static bool uri_array(json_walk *w, const char *name) {
-    skip_blanks(w);
-    if (w->at >= w->size || w->bytes[w->at] != '[')
-        return skip_value(w, 1);
-    w->at++;
-    skip_blanks(w);
-    if (w->at < w->size && w->bytes[w->at] == ']') {
-        w->at++;
-        return true;
-    }
-    for (size_t index = 0;; index++) {
-        skip_blanks(w);
-        if (w->at < w->size && w->bytes[w->at] == '{') {
-            w->at++;
-            skip_blanks(w);
-            bool empty = w->at < w->size && w->bytes[w->at] == '}';
-            while (!empty) {
-                size_t start, end;
-                bool escaped;
-                if (!string_span(w, &start, &end, &escaped))
-                    return false;
-                skip_blanks(w);
-                if (w->at >= w->size || w->bytes[w->at++] != ':')
-                    return false;
-                char what[64];
-                snprintf(what, sizeof what, "%s[%zu].uri", name, index);
-                bool is_uri = end - start == 3 && memcmp(w->bytes + start, "uri", 3) == 0;
-                if (!(is_uri ? uri_value(w, what) : skip_value(w, 2)))
-                    return false;
-                skip_blanks(w);
-                if (w->at >= w->size)
-                    return false;
-                char c = (char)w->bytes[w->at++];
-                if (c == '}')
-                    break;
-                if (c != ',')
-                    return false;
-            }
-            if (empty)
-                w->at++;
-        } else if (!skip_value(w, 2)) {
-            return false;
-        }
-        skip_blanks(w);
-        if (w->at >= w->size)
-            return false;
-        char c = (char)w->bytes[w->at++];
-        if (c == ']')
-            return true;
-        if (c != ',')
-            return false;
-    }
+static bool uri_member(json_walk *w, const json_member *member, const void *what) {
+    return key_is(member, "uri") ? uri_value(w, what, member->depth) : skip_value(w, member->depth);
+}
+
+/* An element of "buffers" or "images": {"uri": ..., ...}, or skipped. */
+static bool uri_element(json_walk *w, const json_member *member, const void *array_name) {
+    if (!at_container(w, '{'))
+        return skip_value(w, member->depth);
+    char what[64];
+    snprintf(what, sizeof what, "%s[%zu].uri", (const char *)array_name, member->index);
+    return walk_members(w, member->depth, uri_member, what);
+}
+
+static bool root_member(json_walk *w, const json_member *member, const void *unused) {
+    (void)unused;
+    const char *array_name = key_is(member, "buffers")  ? "buffers"
+                             : key_is(member, "images") ? "images"
+                                                        : NULL;
+    if (array_name != NULL && at_container(w, '['))
+        return walk_members(w, member->depth, uri_element, array_name);
+    return skip_value(w, member->depth);
 }
 
 static bool walk_root(json_walk *w) {
-    skip_blanks(w);
-    if (w->at >= w->size || w->bytes[w->at++] != '{')
-        return false;
-    skip_blanks(w);
-    if (w->at < w->size && w->bytes[w->at] == '}')
-        return true;
-    for (;;) {
-        size_t start, end;
-        bool escaped;
-        if (!string_span(w, &start, &end, &escaped))
-            return false;
-        skip_blanks(w);
-        if (w->at >= w->size || w->bytes[w->at++] != ':')
-            return false;
-        size_t length = end - start;
-        const char *key = (const char *)w->bytes + start;
-        bool listed = (length == 7 && memcmp(key, "buffers", 7) == 0) ||
-                      (length == 6 && memcmp(key, "images", 6) == 0);
-        char name[8];
-        snprintf(name, sizeof name, "%.*s", (int)(listed ? length : 0), key);
-        if (!(listed ? uri_array(w, name) : skip_value(w, 1)))
-            return false;
-        skip_blanks(w);
-        if (w->at >= w->size)
-            return false;
-        char c = (char)w->bytes[w->at++];
-        if (c == '}')
-            return true;
-        if (c != ',')
-            return false;
-    }
+    return at_container(w, '{') && walk_members(w, 0, root_member, NULL);
 }
 
 static uint32_t read_u32(const uint8_t *p) {
