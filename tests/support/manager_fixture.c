@@ -28,15 +28,7 @@ void test_project_free(test_project *p) {
 }
 
 void test_project_write(const test_project *p, const char *name, const void *bytes, size_t size) {
-    char *path = test_path_join(p->src, name);
-    for (char *slash = strchr(path + strlen(p->src) + 1, '/'); slash != NULL;
-         slash = strchr(slash + 1, '/')) {
-        *slash = '\0';
-        mkdir(path, 0755); /* may be there already */
-        *slash = '/';
-    }
-    test_write_file(path, bytes, size);
-    free(path);
+    test_write_in(p->src, name, bytes, size);
 }
 
 void test_project_write_text(const test_project *p, const char *name, const char *text) {

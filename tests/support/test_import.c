@@ -6,7 +6,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 void test_import_bytes(test_import *r, cook_import_fn importer, const char *root,
                        const char *source_path, const void *bytes, size_t size) {
@@ -124,17 +123,6 @@ void test_check_asset(const ir_asset *asset) {
         for (size_t e = 0; e < 16 * (size_t)skin->joint_count; e++)
             assert_true(isfinite(skin->inverse_bind[e]));
     }
-}
-
-void test_write_in(const char *dir, const char *relative, const void *data, size_t size) {
-    char *path = test_path_join(dir, relative);
-    for (char *slash = strchr(path + strlen(dir) + 1, '/'); slash; slash = strchr(slash + 1, '/')) {
-        *slash = '\0';
-        mkdir(path, 0755);
-        *slash = '/';
-    }
-    test_write_file(path, data, size);
-    free(path);
 }
 
 /* Cuts `line` at tabs into up to `max` fields; returns how many. */

@@ -38,9 +38,6 @@ void test_import_expect_ok(const test_import *r);
  * tiling the index buffer, material slots in range, parents before children. */
 void test_check_asset(const ir_asset *asset);
 
-/* Writes dir/relative, creating the folders on the way. */
-void test_write_in(const char *dir, const char *relative, const void *data, size_t size);
-
 /* printf into a new string with every single quote turned into a double
  * quote, so that tests can write JSON without escapes. Caller frees. */
 char *test_json_text(const char *fmt, ...);

@@ -97,6 +97,17 @@ void test_write_file(const char *path, const void *data, size_t size) {
     assert_int_equal(fclose(f), 0);
 }
 
+void test_write_in(const char *dir, const char *relative, const void *data, size_t size) {
+    char *path = test_path_join(dir, relative);
+    for (char *slash = strchr(path + strlen(dir) + 1, '/'); slash; slash = strchr(slash + 1, '/')) {
+        *slash = '\0';
+        mkdir(path, 0755);
+        *slash = '/';
+    }
+    test_write_file(path, data, size);
+    free(path);
+}
+
 void tput(test_bits *b, unsigned value, unsigned count) {
     for (unsigned i = 0; i < count; i++, b->pos++) {
         assert_true(b->pos < 128);

@@ -23,6 +23,8 @@ char *test_make_temp_dir(const char *name);
 uint8_t *test_read_file(const char *path, size_t *size);
 /* Writes a whole file; aborts the test on failure. */
 void test_write_file(const char *path, const void *data, size_t size);
+/* Writes dir/relative, creating the folders on the way. */
+void test_write_in(const char *dir, const char *relative, const void *data, size_t size);
 /* A zeroed bottom-up BMP (BI_RGB, 24 or 32 bits) of w x h with its 54-byte
  * header filled in; pixel row y from the bottom starts at 54 + y * *row_bytes
  * (rows padded to 4 bytes). Aborts the test when out of memory. */

@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "cook/drivers/drivers.h"
 #include "cook/import/level.h"
@@ -444,15 +443,7 @@ typedef struct level_fixture {
 } level_fixture;
 
 static void put(const level_fixture *f, const char *relative, const char *text) {
-    char *path = test_path_join(f->input, relative);
-    char *slash = strrchr(path, '/');
-    *slash = '\0';
-    char command[4096];
-    snprintf(command, sizeof command, "mkdir -p '%s'", path);
-    assert_int_equal(system(command), 0);
-    *slash = '/';
-    test_write_file(path, text, strlen(text));
-    free(path);
+    test_write_in(f->input, relative, text, strlen(text));
 }
 
 static void fixture_make(level_fixture *f, const char *name) {
@@ -484,6 +475,21 @@ static bool cook_level(const level_fixture *f, const char *source, cook_asset_re
     return cook_asset(&request, result);
 }
 
+/* Cooks `source` (the test fails with its messages when it does not cook),
+ * maps the .kscene it wrote and reads its scene with `flags`. */
+static void cook_and_open(const level_fixture *f, const char *source, uint32_t flags,
+                          cook_asset_result *result, kiln_file *file, kiln_scene_view *view) {
+    if (!cook_level(f, source, result))
+        fail_msg("cook failed:\n%s", diag_text(&result->diag));
+    char kscene[256];
+    snprintf(kscene, sizeof kscene, "%.*s.kscene", (int)(strrchr(source, '.') - source), source);
+    char *path = test_path_join(f->output, kscene);
+    kiln_error err;
+    assert_int_equal(kiln_file_map(file, path, 0, &err), KILN_OK);
+    assert_int_equal(kiln_scene_view_get(file, flags, view, &err), KILN_OK);
+    free(path);
+}
+
 static void level_cooks_nodes_transforms_parents_and_links(void **state) {
     (void)state;
     level_fixture f;
@@ -506,9 +512,9 @@ static void level_cooks_nodes_transforms_parents_and_links(void **state) {
         "  - name: tree\n"
         "    asset: models/tree.obj\n");
     cook_asset_result result;
-    bool ok = cook_level(&f, "levels/town.level", &result);
-    if (!ok)
-        fail_msg("cook failed:\n%s", diag_text(&result.diag));
+    kiln_file file;
+    kiln_scene_view view;
+    cook_and_open(&f, "levels/town.level", 0, &result, &file, &view);
     assert_int_equal(result.outputs.count, 1);
     assert_string_equal(result.outputs.items[0], "levels/town.kscene");
     assert_int_equal(result.manifest.count, 1);
@@ -524,12 +530,6 @@ static void level_cooks_nodes_transforms_parents_and_links(void **state) {
     assert_true(strlist_contains(&result.references, "models/tree.obj"));
     assert_true(strlist_contains(&result.references, "textures/decal.png"));
 
-    char *path = test_path_join(f.output, "levels/town.kscene");
-    kiln_file file;
-    kiln_scene_view view;
-    kiln_error err;
-    assert_int_equal(kiln_file_map(&file, path, 0, &err), KILN_OK);
-    assert_int_equal(kiln_scene_view_get(&file, 0, &view, &err), KILN_OK);
     /* Depth-first: the root yard (included first) and its truck, then the
      * root tree. */
     assert_int_equal(view.node_count, 3);
@@ -571,7 +571,6 @@ static void level_cooks_nodes_transforms_parents_and_links(void **state) {
     assert_string_equal(kiln_scene_name(&view, 0), "town");
     assert_int_equal(view.scenes[0].root_count, 2);
     kiln_file_close(&file);
-    free(path);
     cook_asset_result_free(&result);
     fixture_free(&f);
 }
@@ -600,21 +599,12 @@ static void merged_level_inlines_models_with_one_mesh_table(void **state) {
     snprintf(text, sizeof text, "merge: false\n%s", entities);
     put(&f, "levels/linked.level", text);
     cook_asset_result result;
-    if (!cook_level(&f, "levels/merged.level", &result))
-        fail_msg("cook failed:\n%s", diag_text(&result.diag));
+    kiln_file file;
+    kiln_scene_view view;
+    cook_and_open(&f, "levels/merged.level", 0, &result, &file, &view);
     assert_int_equal(result.diag.warnings, 0);
     assert_true(strlist_contains(&result.dependencies, "models/tree.obj"));
     cook_asset_result_free(&result);
-    if (!cook_level(&f, "levels/linked.level", &result))
-        fail_msg("cook failed:\n%s", diag_text(&result.diag));
-    cook_asset_result_free(&result);
-
-    char *path = test_path_join(f.output, "levels/merged.kscene");
-    kiln_file file;
-    kiln_scene_view view;
-    kiln_error err;
-    assert_int_equal(kiln_file_map(&file, path, 0, &err), KILN_OK);
-    assert_int_equal(kiln_scene_view_get(&file, 0, &view, &err), KILN_OK);
     /* 4 entities and an OBJ's one node per placement. */
     assert_int_equal(view.node_count, 4 + 2 + 1);
     /* One mesh table: truck's mesh once, then tree's (first placements' order). */
@@ -655,12 +645,9 @@ static void merged_level_inlines_models_with_one_mesh_table(void **state) {
     assert_int_equal(kiln_scene_find_node(&view, "truck_b", &b), KILN_OK);
     assert_string_equal(kiln_scene_node_components(&view, b, &length), "{\"tag\":\"b\"}");
     kiln_file_close(&file);
-    free(path);
 
     /* merge: false: the linked scene, four nodes and their links. */
-    path = test_path_join(f.output, "levels/linked.kscene");
-    assert_int_equal(kiln_file_map(&file, path, 0, &err), KILN_OK);
-    assert_int_equal(kiln_scene_view_get(&file, 0, &view, &err), KILN_OK);
+    cook_and_open(&f, "levels/linked.level", 0, &result, &file, &view);
     assert_int_equal(view.node_count, 4);
     assert_int_equal(view.desc->mesh_count, 0);
     const char *ref = NULL;
@@ -668,7 +655,7 @@ static void merged_level_inlines_models_with_one_mesh_table(void **state) {
     assert_int_equal(kiln_scene_find_node(&view, "tree", &tree), KILN_OK);
     assert_true(kiln_scene_node_link(&view, tree, &ref) == fnv1a("models/tree/scene"));
     kiln_file_close(&file);
-    free(path);
+    cook_asset_result_free(&result);
     fixture_free(&f);
 }
 
@@ -700,15 +687,9 @@ static void level_nodes_are_depth_first(void **state) {
         "  - name: window\n"
         "    parent: house\n");
     cook_asset_result result;
-    bool ok = cook_level(&f, "levels/city.level", &result);
-    if (!ok)
-        fail_msg("cook failed:\n%s", diag_text(&result.diag));
-    char *path = test_path_join(f.output, "levels/city.kscene");
     kiln_file file;
     kiln_scene_view view;
-    kiln_error err;
-    assert_int_equal(kiln_file_map(&file, path, 0, &err), KILN_OK);
-    assert_int_equal(kiln_scene_view_get(&file, KILN_OPEN_DEEP, &view, &err), KILN_OK);
+    cook_and_open(&f, "levels/city.level", KILN_OPEN_DEEP, &result, &file, &view);
     test_expect_depth_first(&view);
     const char *names[] = {"street", "lamp", "bulb", "bench", "house", "door", "knob", "window"};
     const uint32_t subtree_end[] = {4, 3, 3, 4, 8, 7, 7, 8};
@@ -721,7 +702,6 @@ static void level_nodes_are_depth_first(void **state) {
     assert_true(kiln_scene_node_link(&view, 1, NULL) == fnv1a("models/tree/scene"));
     assert_int_equal(view.scenes[0].root_count, 2);
     kiln_file_close(&file);
-    free(path);
     cook_asset_result_free(&result);
     fixture_free(&f);
 }
@@ -752,15 +732,9 @@ static void a_long_chain_of_parents_cooks_in_depth_order(void **state) {
     put(&f, "levels/chain.level", (const char *)text.data);
     bytebuf_free(&text);
     cook_asset_result result;
-    bool ok = cook_level(&f, "levels/chain.level", &result);
-    if (!ok)
-        fail_msg("cook failed:\n%s", diag_text(&result.diag));
-    char *path = test_path_join(f.output, "levels/chain.kscene");
     kiln_file file;
     kiln_scene_view view;
-    kiln_error err;
-    assert_int_equal(kiln_file_map(&file, path, 0, &err), KILN_OK);
-    assert_int_equal(kiln_scene_view_get(&file, KILN_OPEN_DEEP, &view, &err), KILN_OK);
+    cook_and_open(&f, "levels/chain.level", KILN_OPEN_DEEP, &result, &file, &view);
     assert_int_equal(view.node_count, chain + 1);
     assert_string_equal(kiln_scene_node_name(&view, 0), "other");
     assert_int_equal(view.hierarchy[0].parent, -1);
@@ -772,7 +746,6 @@ static void a_long_chain_of_parents_cooks_in_depth_order(void **state) {
         assert_int_equal(view.hierarchy[k].parent, k == 1 ? -1 : (int32_t)k - 1);
     }
     kiln_file_close(&file);
-    free(path);
     cook_asset_result_free(&result);
     fixture_free(&f);
 }

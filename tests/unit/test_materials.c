@@ -8,7 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "cook/drivers/drivers.h"
 #include "test_reference.h"
@@ -438,33 +437,15 @@ static void tiny_png(bytebuf *out, uint8_t r, uint8_t g, uint8_t b, uint8_t a) {
     bytebuf_free(&z);
 }
 
-/* Creates the folder part of dir/name. */
-static void make_parent(const char *dir, const char *name) {
-    const char *slash = strrchr(name, '/');
-    if (slash == NULL)
-        return;
-    char sub[256];
-    snprintf(sub, sizeof sub, "%.*s", (int)(slash - name), name);
-    char *path = test_path_join(dir, sub);
-    mkdir(path, 0777);
-    free(path);
-}
-
 static void write_text(const char *dir, const char *name, const char *text) {
-    make_parent(dir, name);
-    char *path = test_path_join(dir, name);
-    test_write_file(path, text, strlen(text));
-    free(path);
+    test_write_in(dir, name, text, strlen(text));
 }
 
 static void write_png(const char *dir, const char *name, uint8_t r, uint8_t g, uint8_t b,
                       uint8_t a) {
     bytebuf png = {0};
     tiny_png(&png, r, g, b, a);
-    make_parent(dir, name);
-    char *path = test_path_join(dir, name);
-    test_write_file(path, png.data, png.size);
-    free(path);
+    test_write_in(dir, name, png.data, png.size);
     bytebuf_free(&png);
 }
 
@@ -784,9 +765,7 @@ static void gltf_embedded_images_conflicts_and_dropped_extensions(void **state) 
                "\"KHR_materials_transmission\":{},\"KHR_materials_unlit\":{}}}],"
                "\"meshes\":[{\"primitives\":[{\"attributes\":{\"POSITION\":0,\"TEXCOORD_0\":1},"
                "\"material\":0}]}],\"nodes\":[{\"mesh\":0}],\"scenes\":[{\"nodes\":[0]}]}");
-    make_parent(input, "fx/panel.gltf");
-    char *path = test_path_join(input, "fx/panel.gltf");
-    test_write_file(path, gltf.data, gltf.size);
+    test_write_in(input, "fx/panel.gltf", gltf.data, gltf.size);
     cooked c;
     cook_source(&c, input, "fx/panel.gltf", "materials_gltf_out");
     assert_int_equal(c.view.material_count, 1);
@@ -811,7 +790,6 @@ static void gltf_embedded_images_conflicts_and_dropped_extensions(void **state) 
     assert_int_equal(dropped.size, sizeof expected - 1);
     assert_memory_equal(dropped.data, expected, sizeof expected - 1);
     cooked_free(&c);
-    free(path);
     bytebuf_free(&gltf);
     bytebuf_free(&png);
     free(input);

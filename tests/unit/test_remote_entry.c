@@ -25,15 +25,7 @@ typedef struct project {
 } project;
 
 static void write_under(const char *dir, const char *name, const char *text) {
-    char *path = test_path_join(dir, name);
-    char *slash = strrchr(path, '/');
-    *slash = '\0';
-    char command[1200];
-    snprintf(command, sizeof command, "mkdir -p '%s'", path);
-    assert_int_equal(system(command), 0);
-    *slash = '/';
-    test_write_file(path, text, strlen(text));
-    free(path);
+    test_write_in(dir, name, text, strlen(text));
 }
 
 static void make_project(project *p, const char *name) {

@@ -60,19 +60,9 @@ static uint8_t *cook_one(const char *root, const char *source, size_t *size) {
 }
 
 static void write_sources(const char *root) {
-    char *folder = test_path_join(root, "prog.shader");
-    char command[1024];
-    snprintf(command, sizeof command, "mkdir -p '%s'", folder);
-    assert_int_equal(system(command), 0);
-    char *v = test_path_join(folder, "vertex.vert"), *f = test_path_join(folder, "fragment.frag");
-    char *c = test_path_join(root, "fill.comp");
-    test_write_file(v, vertex_source, strlen(vertex_source));
-    test_write_file(f, fragment_source, strlen(fragment_source));
-    test_write_file(c, compute_source, strlen(compute_source));
-    free(v);
-    free(f);
-    free(c);
-    free(folder);
+    test_write_in(root, "prog.shader/vertex.vert", vertex_source, strlen(vertex_source));
+    test_write_in(root, "prog.shader/fragment.frag", fragment_source, strlen(fragment_source));
+    test_write_in(root, "fill.comp", compute_source, strlen(compute_source));
 }
 
 static void program_tables_hold_what_the_sources_declare(void **state) {
