@@ -97,6 +97,11 @@ int cli_option_error(const char *command, char **argv, const struct option *opti
  * when none is that close. */
 const char *cli_nearest_name(const char *typed, const char *const *names, size_t count);
 
+/* An option's whole number: least..most in decimal digits alone (no sign,
+ * no spaces, no suffix); false for anything else. */
+bool cli_parse_whole(const char *text, unsigned long least, unsigned long most,
+                     unsigned long *value);
+
 /* Fails with a usage error when operands are left after the options. */
 bool cli_reject_operands(const char *command, int argc, char **argv);
 
@@ -276,8 +281,6 @@ bool build_shared_option(int option, build_options *options);
 /* After the options: -q with -v, or an empty folder name, is a usage error
  * (returns CLI_EXIT_USAGE); otherwise sets the verbosity and returns -1. */
 int build_shared_options_done(const char *command, build_options *options);
-/* Parses -j's value: 1..PARALLEL_MAX_THREADS. */
-bool build_parse_job_count(const char *text, unsigned *jobs);
 /* BUILD_COOK_LONG_OPTIONS of build and watch: 0 when `option` is none of
  * them, -1 when taken, else a usage error's exit status. */
 int build_cook_option(const char *command, int option, const char *arg, build_options *options);

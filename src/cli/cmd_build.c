@@ -126,18 +126,6 @@ void cmd_build_usage(FILE *out) {
  * Options
  * ------------------------------------------------------------------------- */
 
-bool build_parse_job_count(const char *text, unsigned *jobs) {
-    if (text[0] < '0' || text[0] > '9')
-        return false; /* strtoul would accept a sign or spaces */
-    char *end = NULL;
-    errno = 0;
-    unsigned long value = strtoul(text, &end, 10);
-    if (errno != 0 || *end != '\0' || value < 1 || value > PARALLEL_MAX_THREADS)
-        return false;
-    *jobs = (unsigned)value;
-    return true;
-}
-
 bool build_shared_option(int option, build_options *options) {
     switch (option) {
     case 'o':
@@ -175,19 +163,6 @@ int build_shared_options_done(const char *command, build_options *options) {
     return -1;
 }
 
-/* --import-timeout's and --asset-timeout's values: whole seconds, least..most
- * (the range of kiln.yml's import.timeout and asset.timeout). */
-static bool parse_seconds(const char *text, uint32_t least, uint32_t most, uint32_t *seconds) {
-    if (text[0] < '0' || text[0] > '9')
-        return false;
-    char *end;
-    unsigned long value = strtoul(text, &end, 10);
-    if (*end != '\0' || value < least || value > most)
-        return false;
-    *seconds = (uint32_t)value;
-    return true;
-}
-
 build_options cli_default_build_options(void) {
     build_options options = build_default_options();
     options.progress = cli_terminal_progress();
@@ -195,12 +170,14 @@ build_options cli_default_build_options(void) {
 }
 
 int build_cook_option(const char *command, int option, const char *arg, build_options *options) {
+    unsigned long value;
     if (option == 'i') {
         options->input = arg;
     } else if (option == 'j') {
-        if (!build_parse_job_count(arg, &options->jobs))
+        if (!cli_parse_whole(arg, 1, PARALLEL_MAX_THREADS, &value))
             return cli_usage_error(command, "invalid job count '%s' (expected 1..%u)", arg,
                                    PARALLEL_MAX_THREADS);
+        options->jobs = (unsigned)value;
     } else if (option == BUILD_OPTION_MEMORY_LIMIT) {
         if (!build_parse_memory_limit(arg, &options->memory_limit))
             return cli_usage_error(command,
@@ -208,14 +185,17 @@ int build_cook_option(const char *command, int option, const char *arg, build_op
                                    "K, M or G, or 1%%..100%% of the RAM)",
                                    arg);
     } else if (option == BUILD_OPTION_IMPORT_TIMEOUT) {
-        if (!parse_seconds(arg, 1, COOK_IMPORT_TIMEOUT_MAX, &options->import_timeout))
+        /* the range of kiln.yml's import.timeout, and below asset.timeout's */
+        if (!cli_parse_whole(arg, 1, COOK_IMPORT_TIMEOUT_MAX, &value))
             return cli_usage_error(command, "invalid import timeout '%s' (expected 1..%u seconds)",
                                    arg, (unsigned)COOK_IMPORT_TIMEOUT_MAX);
+        options->import_timeout = (uint32_t)value;
     } else if (option == BUILD_OPTION_ASSET_TIMEOUT) {
-        if (!parse_seconds(arg, 0, COOK_ASSET_TIMEOUT_MAX, &options->asset_timeout))
+        if (!cli_parse_whole(arg, 0, COOK_ASSET_TIMEOUT_MAX, &value))
             return cli_usage_error(command,
                                    "invalid asset timeout '%s' (expected 0..%u seconds, 0: none)",
                                    arg, (unsigned)COOK_ASSET_TIMEOUT_MAX);
+        options->asset_timeout = (uint32_t)value;
         options->asset_timeout_given = true;
     } else if (option == BUILD_OPTION_REMOTE_CACHE) {
         if (arg[0] == '\0')

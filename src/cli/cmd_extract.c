@@ -50,18 +50,6 @@ void cmd_extract_usage(FILE *out) {
                  "does not exist or the PNG cannot be written, 2 for a command-line mistake.\n");
 }
 
-static bool parse_index(const char *text, uint32_t *value) {
-    if (text[0] < '0' || text[0] > '9')
-        return false; /* strtoul would accept a sign or spaces */
-    char *end = NULL;
-    errno = 0;
-    unsigned long parsed = strtoul(text, &end, 10);
-    if (errno != 0 || *end != '\0' || parsed > UINT32_MAX)
-        return false;
-    *value = (uint32_t)parsed;
-    return true;
-}
-
 /* --via's names of the transcode targets. */
 static const struct {
     const char *name;
@@ -104,10 +92,12 @@ static int parse_arguments(int argc, char **argv, extract_request *request) {
                           : option == OPTION_FACE  ? &request->which.face
                           : option == OPTION_LAYER ? &request->which.layer
                                                    : NULL;
+        unsigned long value;
         if (index != NULL) {
-            if (!parse_index(optarg, index))
+            if (!cli_parse_whole(optarg, 0, UINT32_MAX, &value))
                 return cli_usage_error(COMMAND, "'%s' is not a %s number", optarg,
                                        extract_long_options[option - OPTION_LEVEL].name);
+            *index = (uint32_t)value;
         } else if (option == OPTION_VIA) {
             request->via = optarg;
         } else if (option == 'h') {

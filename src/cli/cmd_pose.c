@@ -6,7 +6,6 @@
  * kiln_scene_update), and every skin's skinning matrices
  * (kiln_scene_skin_matrices), so it shows what an engine will see.
  */
-#include <errno.h>
 #include <inttypes.h>
 #include <jansson.h>
 #include <math.h>
@@ -338,10 +337,8 @@ static bool pose_clip(const char *anim_path, const char *clip, float time, kiln_
     }
     uint32_t index = 0;
     if (ok && clip != NULL && kiln_anim_find_clip(&p->anim, clip, &index) != KILN_OK) {
-        char *end;
-        errno = 0;
-        unsigned long n = strtoul(clip, &end, 10);
-        if (*clip < '0' || *clip > '9' || *end != '\0' || errno != 0 || n >= p->anim.clip_count) {
+        unsigned long n = 0;
+        if (!cli_parse_whole(clip, 0, UINT32_MAX, &n) || n >= p->anim.clip_count) {
             fprintf(stderr, "%s: error: no clip '%s' (%" PRIu32 " clip%s", cook_escaped(anim_path),
                     cook_escaped(clip), p->anim.clip_count, cli_plural(p->anim.clip_count));
             for (uint32_t c = 0; c < p->anim.clip_count; c++)

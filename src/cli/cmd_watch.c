@@ -134,47 +134,29 @@ void cmd_watch_usage(FILE *out) {
 /* ---------------------------------------------------------------------------
  * Options
  * ------------------------------------------------------------------------- */
-/* A whole number 0..max, digits only. */
-static bool parse_bounded(const char *text, long max, long *value) {
-    if (text[0] < '0' || text[0] > '9')
-        return false;
-    char *end = NULL;
-    errno = 0;
-    long parsed = strtol(text, &end, 10);
-    if (errno != 0 || *end != '\0' || parsed > max)
-        return false;
-    *value = parsed;
-    return true;
-}
-
 /* kiln watch's own options (cli_own_option). */
 static int watch_own_option(int option, const char *arg, void *context) {
     watch_state *state = context;
+    unsigned long value;
     switch (option) {
-    case OPTION_DEBOUNCE: {
-        long ms;
-        if (!parse_bounded(arg, DEBOUNCE_MAX_MS, &ms))
+    case OPTION_DEBOUNCE:
+        if (!cli_parse_whole(arg, 0, DEBOUNCE_MAX_MS, &value))
             return cli_usage_error(COMMAND, "invalid debounce '%s' (expected 0..%d ms)", arg,
                                    DEBOUNCE_MAX_MS);
-        state->debounce_ms = (int)ms;
+        state->debounce_ms = (int)value;
         return -1;
-    }
-    case OPTION_IDLE_TIMEOUT: {
-        long seconds;
-        if (!parse_bounded(arg, SERVE_IDLE_MAX_S, &seconds))
+    case OPTION_IDLE_TIMEOUT:
+        if (!cli_parse_whole(arg, 0, SERVE_IDLE_MAX_S, &value))
             return cli_usage_error(COMMAND, "invalid idle timeout '%s' (expected 0..%d seconds)",
                                    arg, SERVE_IDLE_MAX_S);
-        state->idle_timeout_ms = (int64_t)seconds * 1000;
+        state->idle_timeout_ms = (int64_t)value * 1000;
         return -1;
-    }
-    case OPTION_FINISH_DELAY: {
-        long ms;
-        if (!parse_bounded(arg, FINISH_DELAY_MAX_MS, &ms))
+    case OPTION_FINISH_DELAY:
+        if (!cli_parse_whole(arg, 0, FINISH_DELAY_MAX_MS, &value))
             return cli_usage_error(COMMAND, "invalid finish delay '%s' (expected 0..%d ms)", arg,
                                    FINISH_DELAY_MAX_MS);
-        state->finish_delay_ms = ms;
+        state->finish_delay_ms = (int64_t)value;
         return -1;
-    }
     case OPTION_SERVE:
         state->serve = true;
         return -1;

@@ -1,11 +1,26 @@
 /* options.c — getopt_long helpers and usage errors shared by the commands. */
+#include <errno.h>
 #include <getopt.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli/cli.h"
+
+bool cli_parse_whole(const char *text, unsigned long least, unsigned long most,
+                     unsigned long *value) {
+    if (text[0] < '0' || text[0] > '9')
+        return false; /* strtoul would take a sign or spaces */
+    char *end = NULL;
+    errno = 0;
+    unsigned long parsed = strtoul(text, &end, 10);
+    if (errno != 0 || *end != '\0' || parsed < least || parsed > most)
+        return false;
+    *value = parsed;
+    return true;
+}
 
 void cli_getopt_reset(void) {
 #ifdef __GLIBC__

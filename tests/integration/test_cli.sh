@@ -158,7 +158,7 @@ check "an unknown command is a usage error (exit 2)" \
     all_true 'status_is 2' 'stderr_has "unknown command .frobnicate."'
 
 bad_jobs_ok=true
-for value in 0 -1 abc 2x 99999; do
+for value in 0 -1 +2 " 2" abc 2x 99999 18446744073709551617; do
     run_in "$SCRATCH" build -j "$value"
     status_is 2 || bad_jobs_ok=false
 done
