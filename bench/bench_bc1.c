@@ -320,11 +320,6 @@ static void decode_block(format_id format, const uint8_t *in, uint8_t rgba[64]) 
     }
 }
 
-static int compare_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
 /* Median CPU seconds of up to 5 runs (at least 3, stopping after 1 s). */
 static double measure_cpu(job *j) {
     double runs[5], spent = 0;
@@ -336,7 +331,7 @@ static double measure_cpu(job *j) {
         runs[n] = bench_thread_seconds() - t0;
         spent += runs[n++];
     }
-    qsort(runs, (size_t)n, sizeof runs[0], compare_double);
+    qsort(runs, (size_t)n, sizeof runs[0], bench_compare_doubles);
     return runs[n / 2];
 }
 

@@ -137,26 +137,15 @@ static void run_round(options *opts, uint32_t round, bool timed) {
  * Statistics and report
  * ------------------------------------------------------------------------- */
 
-static int compare_doubles(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-/* Sorts `values` in place. */
-static double median(double *values, uint32_t count) {
-    qsort(values, count, sizeof values[0], compare_doubles);
-    return count % 2 ? values[count / 2] : 0.5 * (values[count / 2 - 1] + values[count / 2]);
-}
-
 static void print_report(options *opts) {
     printf("%-14s %6s %9s %9s %9s %9s %8s %7s\n", "command", "runs", "median", "min", "max", "cpu",
            "cpu/wall", "others");
     double first_median = 0.0;
     for (uint32_t i = 0; i < opts->command_count; i++) {
         command *c = &opts->commands[i];
-        double wall = median(c->wall, opts->rounds); /* sorted from here on */
-        double cpu = median(c->cpu, opts->rounds);
-        double others = median(c->others, opts->rounds);
+        double wall = bench_median(c->wall, opts->rounds); /* sorted from here on */
+        double cpu = bench_median(c->cpu, opts->rounds);
+        double others = bench_median(c->others, opts->rounds);
         printf("%-14s %6u %8.3fs %8.3fs %8.3fs %8.3fs %8.2f %7.2f\n", c->name, opts->rounds, wall,
                c->wall[0], c->wall[opts->rounds - 1], cpu, cpu / wall, others);
         if (i == 0)

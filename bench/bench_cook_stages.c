@@ -291,22 +291,12 @@ static void cook_once(const char *out_dir, const char *source, uint32_t threads,
  * Report
  * ------------------------------------------------------------------------- */
 
-static int compare_doubles(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *values, uint32_t count) {
-    qsort(values, count, sizeof values[0], compare_doubles);
-    return count % 2 ? values[count / 2] : 0.5 * (values[count / 2 - 1] + values[count / 2]);
-}
-
 static void print_report(double samples[][MAX_REPS], double cpu_samples[][MAX_REPS], uint32_t reps,
                          double total_median) {
     double medians[STAGE_COUNT], cpu_medians[STAGE_COUNT], sum = 0.0, cpu_sum = 0.0;
     for (size_t i = 0; i < STAGE_COUNT; i++) {
-        medians[i] = median(samples[i], reps);
-        cpu_medians[i] = median(cpu_samples[i], reps);
+        medians[i] = bench_median(samples[i], reps);
+        cpu_medians[i] = bench_median(cpu_samples[i], reps);
         sum += medians[i];
         cpu_sum += cpu_medians[i];
     }
@@ -369,6 +359,6 @@ int main(int argc, char **argv) {
     bench_format_bytes(bench_file_size(argv[2]), size, sizeof size);
     printf("%s (%s, %llu triangles), %u cooks, %u thread%s:\n", argv[2], size,
            (unsigned long long)triangles, reps, threads, threads == 1 ? "" : "s");
-    print_report(samples, cpu_samples, reps, median(totals, reps));
+    print_report(samples, cpu_samples, reps, bench_median(totals, reps));
     return 0;
 }

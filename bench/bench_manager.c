@@ -293,11 +293,6 @@ static void report(const char *name, bench_stats s, double baseline) {
            s.median / baseline, s.minor_faults, s.reps);
 }
 
-static int compare_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
 /* A cached get: every ref of a loaded tree, many times over. */
 static void get_section(corpus *c) {
     static run rr;
@@ -380,7 +375,7 @@ static void reload_section(corpus *c) {
     for (int k = 0; k < 8; k++) {
         if (counts[k] == 0)
             continue;
-        qsort(times[k], counts[k], sizeof times[k][0], compare_double);
+        qsort(times[k], counts[k], sizeof times[k][0], bench_compare_doubles);
         printf("| %s | %" PRIu32 " | %.3f ms | %.3f ms |\n", names[k], counts[k],
                times[k][counts[k] / 2] * 1e3, times[k][counts[k] - 1] * 1e3);
     }
@@ -443,8 +438,7 @@ typedef struct versus_case {
 static double median_of(const double *values, uint32_t count) {
     double sorted[VERSUS_ROUNDS];
     memcpy(sorted, values, count * sizeof *values);
-    qsort(sorted, count, sizeof *sorted, compare_double);
-    return count % 2 ? sorted[count / 2] : (sorted[count / 2 - 1] + sorted[count / 2]) / 2;
+    return bench_median(sorted, count);
 }
 
 static double min_of(const double *values, uint32_t count) {
@@ -601,9 +595,9 @@ static void case_section(corpus *c, const char *mount, uint32_t workers, uint32_
         wall[i] = bench_now() - w;
     }
     uint32_t threads_after = thread_faults(after, 16);
-    qsort(wall, runs, sizeof *wall, compare_double);
-    qsort(thread, runs, sizeof *thread, compare_double);
-    qsort(process, runs, sizeof *process, compare_double);
+    qsort(wall, runs, sizeof *wall, bench_compare_doubles);
+    qsort(thread, runs, sizeof *thread, bench_compare_doubles);
+    qsort(process, runs, sizeof *process, bench_compare_doubles);
     printf("%s%s, %" PRIu32 " workers, %" PRIu32 " runs: wall median %.2f ms (min %.2f), this "
            "thread's CPU median %.2f ms, process CPU median %.2f ms, %.1f pumps a run (%.3f ms "
            "in them)\npage faults a run, per thread:",

@@ -197,11 +197,6 @@ static unsigned long transfer(int way, size_t size, int seed) {
     }
 }
 
-static int compare_doubles(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 int main(int argc, char **argv) {
     unsigned mib = argc > 1 ? (unsigned)atoi(argv[1]) : 64;
     unsigned rounds = argc > 2 ? (unsigned)atoi(argv[2]) : 10;
@@ -229,7 +224,7 @@ int main(int argc, char **argv) {
     double base = 0.0;
     for (int way = 0; way < WAY_COUNT; way++) {
         double *row = cpu + (size_t)way * rounds;
-        qsort(row, rounds, sizeof *row, compare_doubles);
+        qsort(row, rounds, sizeof *row, bench_compare_doubles);
         double median = row[rounds / 2];
         if (way == IN_PROCESS)
             base = median;

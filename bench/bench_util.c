@@ -21,18 +21,17 @@ double bench_now(void) {
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-static int compare_doubles(const void *a, const void *b) {
+int bench_compare_doubles(const void *a, const void *b) {
     double x = *(const double *)a;
     double y = *(const double *)b;
     return (x > y) - (x < y);
 }
 
-/* Median of the first `count` samples (sorts them in place). */
-static double median_of(double *samples, uint32_t count) {
-    qsort(samples, count, sizeof samples[0], compare_doubles);
+double bench_median(double *values, uint32_t count) {
+    qsort(values, count, sizeof values[0], bench_compare_doubles);
     if (count % 2 == 1)
-        return samples[count / 2];
-    return 0.5 * (samples[count / 2 - 1] + samples[count / 2]);
+        return values[count / 2];
+    return 0.5 * (values[count / 2 - 1] + values[count / 2]);
 }
 
 /* Minor page faults so far. Counted because for the loads measured here they
@@ -71,7 +70,7 @@ bench_stats bench_measure(bench_op op, void *arg, uint32_t max_reps, double budg
     /* median_of sorts, so the minimum is read only afterwards. */
     bench_stats stats = {.reps = reps};
     stats.minor_faults = (double)(minor_faults_now() - faults_before) / reps;
-    stats.median = median_of(samples, reps);
+    stats.median = bench_median(samples, reps);
     stats.min = samples[0];
     free(samples);
     return stats;

@@ -34,6 +34,12 @@ typedef struct bench_stats {
     uint32_t reps;       /* timed runs (the warm-up is not counted) */
 } bench_stats;
 
+/* qsort's comparison of doubles, ascending. */
+int bench_compare_doubles(const void *a, const void *b);
+/* The median of `count` values (the mean of the middle two when `count` is
+ * even); sorts them in place. */
+double bench_median(double *values, uint32_t count);
+
 /* Runs `op` once untimed, then times up to `max_reps` runs. Stops early once
  * `budget_seconds` of timed runs have passed, but never before 3 runs, so slow
  * operations get few repetitions and fast ones many. */
