@@ -42,7 +42,6 @@
 #include "cook/drivers/drivers.h"
 #include "kiln/kiln.h"
 
-#define SOURCE_MAX_BYTES ((size_t)2 << 30)
 #define DEFAULT_REPS 3u
 #define MAX_REPS 20u
 
@@ -76,7 +75,7 @@ static ir_mesh *current_mesh(cook_run *run) {
 static bool stage_read(cook_run *run) {
     char full[8192], reason[512];
     snprintf(full, sizeof full, "%s/%s", run->input_root, run->source_path);
-    if (!cook_read_file_on(run->settings.threads, full, SOURCE_MAX_BYTES, &run->source,
+    if (!cook_read_file_on(run->settings.threads, full, BENCH_SOURCE_MAX_BYTES, &run->source,
                            &run->source_size, reason, sizeof reason))
         bench_die("%s: %s", full, reason);
     run->ctx.source = run->source;

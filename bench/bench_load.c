@@ -54,40 +54,22 @@ static volatile uint64_t sink;
  * writes the .kmesh path into `kmesh_path` and returns its triangle count. */
 static uint32_t cook_obj(const char *obj_path, const char *out_dir, char *kmesh_path,
                          size_t kmesh_capacity) {
-    char input_root[4096];
-    const char *source_path = bench_split_path(obj_path, input_root, sizeof input_root);
-    const cook_importer *importer = cook_registry_match(source_path);
-    if (importer == NULL)
-        bench_die("no importer claims '%s'", source_path);
-
-    cook_settings settings;
-    cook_settings_default(&settings);
-    cook_request request = {
-        .input_root = input_root,
-        .output_root = out_dir,
-        .source_path = source_path,
-        .importer = importer,
-        .settings = &settings,
-        .verify = true, /* a file the benchmark then fails to open helps no one */
-    };
     cook_asset_result result;
     double start = bench_now();
-    bool ok = cook_asset(&request, &result);
+    bench_cook(obj_path, out_dir, &result);
     double elapsed = bench_now() - start;
     /* The mesh is the one .kmesh among the outputs (a material file may
      * come with it). */
     const char *kmesh = NULL;
     size_t kmesh_count = 0;
-    for (size_t i = 0; ok && i < result.outputs.count; i++) {
+    for (size_t i = 0; i < result.outputs.count; i++) {
         if (bench_has_suffix(result.outputs.items[i], ".kmesh")) {
             kmesh = result.outputs.items[i];
             kmesh_count++;
         }
     }
-    if (!ok || kmesh_count != 1) {
-        fwrite(result.diag.text.data, 1, result.diag.text.size, stderr);
-        bench_die("cooking '%s' failed (%zu .kmesh outputs)", obj_path, kmesh_count);
-    }
+    if (kmesh_count != 1)
+        bench_die("cooking '%s' wrote %zu .kmesh outputs, not one", obj_path, kmesh_count);
     snprintf(kmesh_path, kmesh_capacity, "%s/%s", out_dir, kmesh);
     printf("cooked %s -> %s: %u triangles, %llu bytes, %.2f s\n", obj_path, kmesh_path,
            result.triangles, (unsigned long long)result.bytes_written, elapsed);

@@ -32,11 +32,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench_lod.h"
 #include "bench_util.h"
 #include "cook/drivers/drivers.h"
 #include "kiln/kiln.h"
 
-#define SOURCE_MAX_BYTES ((size_t)2 << 30)
 #define CACHE_SIZE 16u
 #define MAX_SOURCES 16
 
@@ -80,42 +80,13 @@ static void analyze(const uint32_t *indices, size_t index_count, size_t vertex_c
  * ------------------------------------------------------------------------- */
 
 static void analyze_file_order(const char *path, cache_totals *totals) {
-    char input_root[4096];
-    const char *source_path = bench_split_path(path, input_root, sizeof input_root);
-    const cook_importer *importer = cook_registry_match(source_path);
-    char ref[1024];
-    if (importer == NULL || kiln_ref_canonicalize(source_path, ref, sizeof ref) != KILN_OK)
-        bench_die("no importer claims '%s'", path);
-    uint8_t *bytes = NULL;
-    size_t size = 0;
-    char reason[512];
-    if (!cook_read_file(path, SOURCE_MAX_BYTES, &bytes, &size, reason, sizeof reason))
-        bench_die("%s: %s", path, reason);
-
     cook_settings settings;
     cook_settings_default(&settings);
-    cook_diag diag = {0};
-    cook_context ctx = {
-        .input_root = input_root,
-        .source_path = source_path,
-        .ref = ref,
-        .source = bytes,
-        .source_size = size,
-        .settings = &settings,
-        .diag = &diag,
-    };
-    ir_asset asset = {0};
-    if (!importer->import(&ctx, &asset) || diag.errors > 0) {
-        fwrite(diag.text.data, 1, diag.text.size, stderr);
-        bench_die("cannot import '%s'", path);
-    }
+    ir_asset asset = bench_lod_import(path, &settings); /* the importer alone */
     for (uint32_t m = 0; m < asset.mesh_count; m++)
         analyze(asset.meshes[m].indices, asset.meshes[m].index_count, asset.meshes[m].vertex_count,
                 totals);
     ir_asset_free(&asset);
-    strlist_free(&ctx.dependencies);
-    diag_free(&diag);
-    free(bytes);
 }
 
 /* ---------------------------------------------------------------------------
@@ -173,26 +144,8 @@ static void measure_kmesh(const char *path, cache_totals *totals, kmesh_bytes *b
 /* Cooks `path` into cook_dir as `kiln build` would and measures every .kmesh
  * written (other outputs, such as materials, are not meshes). */
 static void cook_and_measure(const char *path, const char *cook_dir, source_report *report) {
-    char input_root[4096];
-    const char *source_path = bench_split_path(path, input_root, sizeof input_root);
-    const cook_importer *importer = cook_registry_match(source_path);
-    if (importer == NULL)
-        bench_die("no importer claims '%s'", path);
-    cook_settings settings;
-    cook_settings_default(&settings);
-    cook_request request = {
-        .input_root = input_root,
-        .output_root = cook_dir,
-        .source_path = source_path,
-        .importer = importer,
-        .settings = &settings,
-        .verify = true,
-    };
     cook_asset_result result;
-    if (!cook_asset(&request, &result)) {
-        fwrite(result.diag.text.data, 1, result.diag.text.size, stderr);
-        bench_die("cooking '%s' failed", path);
-    }
+    bench_cook(path, cook_dir, &result);
     for (size_t i = 0; i < result.outputs.count; i++) {
         if (!bench_has_suffix(result.outputs.items[i], ".kmesh"))
             continue;

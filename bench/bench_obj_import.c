@@ -24,7 +24,6 @@
 
 #define MAX_REPS 20u
 #define BUDGET_SECONDS 8.0 /* per importer per file: bounds the 1M-triangle runs */
-#define SOURCE_MAX_BYTES ((size_t)2 << 30)
 
 #define ASSIMP_FLAGS (aiProcess_Triangulate | aiProcess_JoinIdenticalVertices)
 
@@ -62,7 +61,8 @@ static void op_kiln(void *arg) {
     uint8_t *source = NULL;
     size_t source_size = 0;
     char reason[512];
-    if (!cook_read_file(c->path, SOURCE_MAX_BYTES, &source, &source_size, reason, sizeof reason))
+    if (!cook_read_file(c->path, BENCH_SOURCE_MAX_BYTES, &source, &source_size, reason,
+                        sizeof reason))
         bench_die("%s: %s", c->path, reason);
 
     cook_settings settings;

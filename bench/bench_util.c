@@ -137,6 +137,28 @@ const char *bench_split_path(const char *path, char *dir, size_t dir_capacity) {
     return slash + 1;
 }
 
+void bench_cook(const char *path, const char *out_dir, cook_asset_result *result) {
+    char input_root[4096];
+    const char *source_path = bench_split_path(path, input_root, sizeof input_root);
+    const cook_importer *importer = cook_registry_match(source_path);
+    if (importer == NULL)
+        bench_die("no importer claims '%s'", path);
+    cook_settings settings;
+    cook_settings_default(&settings);
+    cook_request request = {
+        .input_root = input_root,
+        .output_root = out_dir,
+        .source_path = source_path,
+        .importer = importer,
+        .settings = &settings,
+        .verify = true,
+    };
+    if (!cook_asset(&request, result)) {
+        fwrite(result->diag.text.data, 1, result->diag.text.size, stderr);
+        bench_die("cooking '%s' failed", path);
+    }
+}
+
 /* ---------------------------------------------------------------------------
  * The grid (written as OBJ here and as GLB by bench_glb.c)
  *

@@ -69,6 +69,16 @@ bool bench_has_suffix(const char *text, const char *suffix);
  * file name ("c.obj"). `dir` must hold at least strlen(path) + 2 bytes. */
 const char *bench_split_path(const char *path, char *dir, size_t dir_capacity);
 
+/* The largest source file a benchmark reads. */
+#define BENCH_SOURCE_MAX_BYTES ((size_t)2 << 30)
+
+/* Cooks the source at `path` into `out_dir` through cook_asset, as `kiln
+ * build` would with the default settings and --verify (a file a benchmark
+ * then fails to open helps no one); stops the program with the cook's
+ * messages when it fails. The caller frees `result`. */
+struct cook_asset_result;
+void bench_cook(const char *path, const char *out_dir, struct cook_asset_result *result);
+
 /* ---------------------------------------------------------------------------
  * Test data
  * ------------------------------------------------------------------------- */
