@@ -16,9 +16,10 @@
 #      cook/drivers/      drivers, inspect, the stages, core, common, kiln/, cook.h
 #      cook/cook.h        the headers it exports (below), common, kiln/
 #      those headers      each other, common, kiln/: cook.h reaches no IR,
-#                         no stage's insides (core/util.h diag.h settings.h
-#                         result.h parallel.h yaml_doc.h, discover/discover.h,
-#                         write/outputs.h, inspect/inspect.h)
+#                         no stage's insides (core/util.h named_paths.h diag.h
+#                         settings.h result.h parallel.h yaml_doc.h,
+#                         discover/discover.h, write/outputs.h,
+#                         inspect/inspect.h)
 #      build/             build, cook/cook.h, common, kiln/
 #      cli/               cli, build/build.h, cook/cook.h, common, kiln/
 #    and the runtime and common include no third-party header but zstd,
