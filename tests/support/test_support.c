@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 const char *test_corpus_dir(void) {
@@ -106,6 +108,44 @@ void test_write_in(const char *dir, const char *relative, const void *data, size
     }
     test_write_file(path, data, size);
     free(path);
+}
+
+long long test_now_ms(void) {
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (long long)now.tv_sec * 1000 + now.tv_nsec / 1000000;
+}
+
+uint8_t *test_random_bytes(size_t size, uint64_t seed) {
+    uint8_t *bytes = malloc(size > 0 ? size : 1);
+    assert_non_null(bytes);
+    uint64_t x = seed * 0x9e3779b97f4a7c15ull + 1; /* never 0, where xorshift stays */
+    for (size_t i = 0; i < size; i++) {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        bytes[i] = (uint8_t)x;
+    }
+    return bytes;
+}
+
+int test_run_sourced(const char *script, const char *call) {
+    char command[4096];
+    snprintf(command, sizeof command, "bash -c '. \"%s\" && %s'", script, call);
+    int status = system(command);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+int test_start_server(const char *script, const char *call, const char *dir) {
+    if (test_run_sourced(script, call) != 0)
+        return 0;
+    char *path = test_path_join(dir, "port");
+    size_t size;
+    uint8_t *text = test_read_file(path, &size);
+    int port = atoi((const char *)text);
+    free(text);
+    free(path);
+    return port;
 }
 
 void tput(test_bits *b, unsigned value, unsigned count) {

@@ -39,6 +39,19 @@ typedef struct test_bits {
 /* Appends the `count` low bits of `value`; fails the test past bit 128. */
 void tput(test_bits *b, unsigned value, unsigned count);
 
+/* Milliseconds on the monotonic clock (arbitrary origin). */
+long long test_now_ms(void);
+/* `size` pseudo-random bytes (xorshift) from `seed`, any seed; the caller frees. */
+uint8_t *test_random_bytes(size_t size, uint64_t seed);
+
+/* Runs `call` in bash with the shell script `script` (one of tests/support)
+ * sourced; its exit status, -1 when it did not exit. */
+int test_run_sourced(const char *script, const char *call);
+/* test_run_sourced of a server's start function that writes the port it
+ * listens on to DIR/port (as nginx_dav.sh and redis_server.sh do, called to
+ * do so): that port, or 0 when the start failed. */
+int test_start_server(const char *script, const char *call, const char *dir);
+
 /* "<dir>/<name>" in a static buffer per call site is error-prone: returns a heap copy. */
 char *test_path_join(const char *dir, const char *name);
 

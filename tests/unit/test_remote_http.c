@@ -35,39 +35,18 @@ static int nginx_port;
  * Helpers
  * ------------------------------------------------------------------------- */
 
-static long now_ms(void) {
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    return (long)now.tv_sec * 1000 + now.tv_nsec / 1000000;
-}
-
-static int run_shell(const char *script) {
-    char command[4096];
-    snprintf(command, sizeof command, "bash -c '. \"%s\" && %s'", NGINX_SCRIPT, script);
-    int status = system(command);
-    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
 /* Starts nginx for `dir` and returns its port; 0 when it did not start. */
 static int start_nginx(const char *dir, const char *token) {
     char script[2048];
     snprintf(script, sizeof script, "nginx_dav_start \"%s\" %s && echo $NGINX_PORT >\"%s/port\"",
              dir, token != NULL ? token : "", dir);
-    if (run_shell(script) != 0)
-        return 0;
-    char *path = test_path_join(dir, "port");
-    size_t size;
-    uint8_t *text = test_read_file(path, &size);
-    int port = atoi((const char *)text);
-    free(text);
-    free(path);
-    return port;
+    return test_start_server(NGINX_SCRIPT, script, dir);
 }
 
 static void stop_nginx(const char *dir) {
     char script[1024];
     snprintf(script, sizeof script, "nginx_dav_stop \"%s\"", dir);
-    run_shell(script);
+    test_run_sourced(NGINX_SCRIPT, script);
 }
 
 static char *server_url(int port, const char *userinfo, const char *path) {
@@ -101,24 +80,11 @@ static int count_log_lines(const char *dir, const char *needle, const char *also
  * writes a request's line just after answering it, so the client can be
  * faster than the log. */
 static int log_lines(const char *dir, int expected, const char *needle, const char *also) {
-    long deadline = now_ms() + 2000;
+    long long deadline = test_now_ms() + 2000;
     int count;
-    while ((count = count_log_lines(dir, needle, also)) < expected && now_ms() < deadline)
+    while ((count = count_log_lines(dir, needle, also)) < expected && test_now_ms() < deadline)
         usleep(10 * 1000);
     return count;
-}
-
-static uint8_t *random_bytes(size_t size, uint64_t seed) {
-    uint8_t *bytes = malloc(size > 0 ? size : 1);
-    assert_non_null(bytes);
-    uint64_t x = seed * 0x9e3779b97f4a7c15ull + 1;
-    for (size_t i = 0; i < size; i++) {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        bytes[i] = (uint8_t)x;
-    }
-    return bytes;
 }
 
 /* A loopback port nothing listens on: bound, then closed. */
@@ -251,10 +217,10 @@ static void closed_port_fails_fast(void **state) {
     open_http(&transport, url, &(remote_options){.retries = 1});
     char reason[256];
     bytebuf got = {0};
-    long start = now_ms();
+    long long start = test_now_ms();
     assert_int_equal(transport.get(transport.state, "ab/cd", 1000, &got, reason, sizeof reason),
                      REMOTE_FAILED);
-    long took = now_ms() - start;
+    long long took = test_now_ms() - start;
     assert_string_equal(strchr(reason, ' ') + 1, "connection refused after 2 attempts");
     assert_true(strncmp(reason, url, strlen(url)) == 0);
     assert_true(took < 1000); /* one back-off of 100 ms */
@@ -324,21 +290,21 @@ static void silent_server_times_out(void **state) {
     open_http(&transport, url, &(remote_options){.timeout_ms = 300});
     char reason[256];
     bytebuf got = {0};
-    long start = now_ms();
+    long long start = test_now_ms();
     assert_int_equal(transport.get(transport.state, "ab/cd", 1000, &got, reason, sizeof reason),
                      REMOTE_FAILED);
-    long took = now_ms() - start;
+    long long took = test_now_ms() - start;
     assert_string_equal(strchr(reason, ' ') + 1, "timed out after 300 ms");
     assert_true(took >= 250 && took < 1000);
     transport.close(transport.state);
 
     /* Retried once: two attempts and one back-off. */
     open_http(&transport, url, &(remote_options){.timeout_ms = 300, .retries = 1});
-    start = now_ms();
+    start = test_now_ms();
     assert_int_equal(
         transport.put(transport.state, "ab/cd", (const uint8_t *)"x", 1, reason, sizeof reason),
         REMOTE_FAILED);
-    took = now_ms() - start;
+    took = test_now_ms() - start;
     assert_non_null(strstr(reason, "timed out after 300 ms, 2 attempts"));
     assert_true(took >= 600 && took < 2000);
     assert_null(got.data);
@@ -377,10 +343,10 @@ static void full_backlog_times_out_connecting(void **state) {
     remote_transport transport;
     open_http(&transport, url, &(remote_options){.connect_timeout_ms = 300});
     char reason[256];
-    long start = now_ms();
+    long long start = test_now_ms();
     assert_int_equal(transport.exists(transport.state, "ab/cd", reason, sizeof reason),
                      REMOTE_FAILED);
-    long took = now_ms() - start;
+    long long took = test_now_ms() - start;
     assert_string_equal(strchr(reason, ' ') + 1, "connection timed out after 300 ms");
     assert_true(took >= 250 && took < 1000);
     transport.close(transport.state);
@@ -419,7 +385,7 @@ static void entries_round_trip(void **state) {
     get_equals(&transport, "rt/empty", NULL, 0);
 
     size_t big_size = 5u << 20;
-    uint8_t *big = random_bytes(big_size, 5);
+    uint8_t *big = test_random_bytes(big_size, 5);
     put_ok(&transport, "rt/big.bin", big, big_size);
     get_equals(&transport, "rt/big.bin", big, big_size);
     /* Replacing an entry (nginx answers 204 where it first said 201). */
@@ -450,7 +416,7 @@ static void get_refuses_more_than_max_size(void **state) {
     remote_transport transport;
     open_http(&transport, url, &(remote_options){.retries = 2});
     size_t size = 1u << 20;
-    uint8_t *entry = random_bytes(size, 1);
+    uint8_t *entry = test_random_bytes(size, 1);
     put_ok(&transport, "max/one-mib", entry, size);
     char reason[256];
     bytebuf got = {0};
@@ -497,7 +463,7 @@ static void token_is_sent_and_never_shown(void **state) {
     const remote_transport *refused[] = {&wrong, &none};
     for (int i = 0; i < 2; i++) {
         const remote_transport *t = refused[i];
-        long start = now_ms();
+        long long start = test_now_ms();
         assert_int_equal(t->get(t->state, "tok/entry", 100, &got, reason, sizeof reason),
                          REMOTE_REFUSED);
         assert_non_null(strstr(reason, "HTTP 401"));
@@ -509,7 +475,7 @@ static void token_is_sent_and_never_shown(void **state) {
             t->put(t->state, "tok/other", (const uint8_t *)"x", 1, reason, sizeof reason),
             REMOTE_REFUSED);
         assert_null(strstr(reason, TOKEN));
-        assert_true(now_ms() - start < 1000); /* no back-off: not retried */
+        assert_true(test_now_ms() - start < 1000); /* no back-off: not retried */
         assert_null(got.data);
     }
     /* Three operations of each refused transport, one request each. */
@@ -571,10 +537,10 @@ static void failures_that_may_pass_are_retried(void **state) {
     open_http(&transport, url, &(remote_options){.retries = 2});
     char reason[256];
     bytebuf got = {0};
-    long start = now_ms();
+    long long start = test_now_ms();
     assert_int_equal(transport.get(transport.state, "r/get", 100, &got, reason, sizeof reason),
                      REMOTE_FAILED);
-    long took = now_ms() - start;
+    long long took = test_now_ms() - start;
     char expected[256];
     snprintf(expected, sizeof expected, "%s: HTTP 503 after 3 attempts", url);
     assert_string_equal(reason, expected);
@@ -630,11 +596,11 @@ static void other_answers_fail_at_once(void **state) {
     /* A body that stalls: the whole attempt is bounded. */
     transport.close(transport.state);
     open_http(&transport, url, &(remote_options){.timeout_ms = 300});
-    long start = now_ms();
+    long long start = test_now_ms();
     assert_int_equal(transport.get(transport.state, "big", 2u << 20, &got, reason, sizeof reason),
                      REMOTE_FAILED);
     assert_non_null(strstr(reason, "timed out after 300 ms"));
-    assert_true(now_ms() - start < 1000);
+    assert_true(test_now_ms() - start < 1000);
     assert_null(got.data);
     transport.close(transport.state);
     free(url);
@@ -656,7 +622,7 @@ static void *put_get_worker(void *arg) {
         char key[64];
         snprintf(key, sizeof key, "conc/w%d/e%d", w->index, i);
         size_t size = 1 + (size_t)(w->index * ROUNDS + i) * 97 % 40000;
-        uint8_t *data = random_bytes(size, (uint64_t)(w->index * 1000 + i));
+        uint8_t *data = test_random_bytes(size, (uint64_t)(w->index * 1000 + i));
         bytebuf got = {0};
         const remote_transport *t = w->transport;
         if (t->put(t->state, key, data, size, w->reason, sizeof w->reason) != REMOTE_OK ||
@@ -760,7 +726,7 @@ static int start_servers(void **state) {
     stop_nginx(SERVER_DIR);
     stop_nginx(TOKEN_SERVER_DIR);
     free(test_make_temp_dir("remote_http"));
-    if (run_shell("nginx_dav_available") != 0) {
+    if (test_run_sourced(NGINX_SCRIPT, "nginx_dav_available") != 0) {
         printf("test_remote_http: skipped: nginx is not installed\n");
         nginx_missing = true;
         return 0;

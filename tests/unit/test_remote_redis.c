@@ -28,42 +28,21 @@ static bool have_redis;
 static int open_port;     /* redis-server without a password */
 static int password_port; /* redis-server with requirepass PASSWORD */
 
-static long long now_ms(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (long long)t.tv_sec * 1000 + t.tv_nsec / 1000000;
-}
-
-/* Runs `call` in bash with the support script sourced. */
-static int run_script(const char *call) {
-    char command[2048];
-    snprintf(command, sizeof command, "bash -c 'source \"%s\" && %s'", SCRIPT, call);
-    return system(command);
-}
-
 static int start_server(const char *dir, const char *password) {
     char call[1024];
     snprintf(call, sizeof call, "redis_server_start \"%s\" \"%s\"", dir, password);
-    if (run_script(call) != 0)
-        return 0;
-    char *path = test_path_join(dir, "port");
-    size_t size;
-    uint8_t *text = test_read_file(path, &size);
-    int port = atoi((const char *)text);
-    free(text);
-    free(path);
-    return port;
+    return test_start_server(SCRIPT, call, dir);
 }
 
 static void stop_server(const char *dir) {
     char call[1024];
     snprintf(call, sizeof call, "redis_server_stop \"%s\"", dir);
-    run_script(call);
+    test_run_sourced(SCRIPT, call);
 }
 
 static int setup_servers(void **state) {
     (void)state;
-    if (run_script("redis_server_available") != 0) {
+    if (test_run_sourced(SCRIPT, "redis_server_available") != 0) {
         printf("test_remote_redis: skipped: redis-server is not installed\n");
         return 0;
     }
@@ -112,21 +91,6 @@ static void open_port_db(remote_transport *t, int port, int db, const remote_opt
     open_url(t, url, options);
 }
 
-static uint64_t next_random(uint64_t *seed) {
-    *seed ^= *seed << 13;
-    *seed ^= *seed >> 7;
-    *seed ^= *seed << 17;
-    return *seed;
-}
-
-static uint8_t *random_bytes(size_t size, uint64_t seed) {
-    uint8_t *bytes = malloc(size ? size : 1);
-    assert_non_null(bytes);
-    for (size_t i = 0; i < size; i++)
-        bytes[i] = (uint8_t)next_random(&seed);
-    return bytes;
-}
-
 /* put, then get and exists: the same bytes come back. */
 static void assert_round_trip(remote_transport *t, const char *key, const uint8_t *data,
                               size_t size) {
@@ -163,7 +127,7 @@ static void values_come_back_byte_for_byte(void **state) {
     static const uint8_t binary[] = {0, 1, '\r', '\n', 0, '$', '-', '1', '\r', '\n', 0xff, 0};
     assert_round_trip(&t, "rt/binary", binary, sizeof binary);
     size_t big_size = 5u << 20;
-    uint8_t *big = random_bytes(big_size, 0x9e3779b97f4a7c15ull);
+    uint8_t *big = test_random_bytes(big_size, 0x9e3779b97f4a7c15ull);
     assert_round_trip(&t, "rt/big-5mb", big, big_size);
     /* Replacing a value replaces it. */
     char reason[256];
@@ -190,7 +154,7 @@ static void a_value_larger_than_max_size_fails(void **state) {
     remote_transport t;
     open_port_db(&t, open_port, 0, &options);
     size_t size = 1u << 20;
-    uint8_t *value = random_bytes(size, 42);
+    uint8_t *value = test_random_bytes(size, 42);
     char reason[256];
     assert_int_equal(t.put(t.state, "max/one-mb", value, size, reason, sizeof reason), REMOTE_OK);
     bytebuf got = {0};
@@ -390,7 +354,7 @@ static void fake_answer(fake_server *f, int fd) {
         static const char http[] = "HTTP/1.1 200 OK\r\n\r\nhello";
         send_all(fd, http, sizeof http - 1);
     } else if (f->mode == FAKE_RANDOM) {
-        uint8_t *noise = random_bytes(4096, 7);
+        uint8_t *noise = test_random_bytes(4096, 7);
         noise[0] = '!'; /* not a RESP type byte, whatever the seed */
         send_all(fd, noise, 4096);
         free(noise);
@@ -466,12 +430,12 @@ static void assert_fails_against(fake_mode mode, long timeout_ms, int retries, c
     char reason[256];
     bytebuf got = {0};
     for (int op = 0; op < 3; op++) {
-        long long start = now_ms();
+        long long start = test_now_ms();
         remote_status status =
             op == 0   ? t.get(t.state, "fake/key", 1 << 20, &got, reason, sizeof reason)
             : op == 1 ? t.exists(t.state, "fake/key", reason, sizeof reason)
                       : t.put(t.state, "fake/key", (const uint8_t *)"v", 1, reason, sizeof reason);
-        long long took = now_ms() - start;
+        long long took = test_now_ms() - start;
         assert_int_equal(status, REMOTE_FAILED);
         if (strstr(reason, expected) == NULL)
             fail_msg("mode %d op %d: \"%s\" lacks \"%s\"", (int)mode, op, reason, expected);
@@ -498,14 +462,14 @@ static void a_server_that_is_not_redis_fails(void **state) {
 
 static void a_silent_server_times_out(void **state) {
     (void)state;
-    long long start = now_ms();
+    long long start = test_now_ms();
     assert_fails_against(FAKE_SILENT, 300, 0, "timed out after 300 ms", "attempts", 1000);
-    long long took = now_ms() - start;
+    long long took = test_now_ms() - start;
     assert_true(took >= 3 * 280);
     /* With one retry: 300 ms, 100 ms of back-off, 300 ms. */
-    start = now_ms();
+    start = test_now_ms();
     assert_fails_against(FAKE_SILENT, 300, 1, "timed out after 300 ms (2 attempts)", NULL, 1600);
-    took = now_ms() - start;
+    took = test_now_ms() - start;
     assert_true(took >= 3 * 680);
 }
 
@@ -517,9 +481,9 @@ static void a_closed_port_fails_quickly(void **state) {
     remote_transport t;
     open_port_db(&t, port, 0, &options);
     char reason[256];
-    long long start = now_ms();
+    long long start = test_now_ms();
     assert_int_equal(t.exists(t.state, "closed/key", reason, sizeof reason), REMOTE_FAILED);
-    assert_true(now_ms() - start < 500);
+    assert_true(test_now_ms() - start < 500);
     char expected[128];
     snprintf(expected, sizeof expected, "redis://127.0.0.1:%d: connection refused", port);
     assert_string_equal(reason, expected);
@@ -528,9 +492,9 @@ static void a_closed_port_fails_quickly(void **state) {
     /* Retried with back-off: 100 ms, then 400 ms. */
     options.retries = 2;
     open_port_db(&t, port, 0, &options);
-    start = now_ms();
+    start = test_now_ms();
     assert_int_equal(t.exists(t.state, "closed/key", reason, sizeof reason), REMOTE_FAILED);
-    long long took = now_ms() - start;
+    long long took = test_now_ms() - start;
     assert_true(took >= 490 && took < 1500);
     assert_non_null(strstr(reason, "connection refused (3 attempts)"));
     t.close(t.state);
@@ -551,7 +515,7 @@ static void *work(void *arg) {
         char key[64];
         snprintf(key, sizeof key, "threads/%d/%d", w->id, i);
         size_t size = (size_t)(w->id * 50 + i) * 97 % 20000;
-        uint8_t *value = random_bytes(size, (uint64_t)(w->id * 1000 + i + 1));
+        uint8_t *value = test_random_bytes(size, (uint64_t)(w->id * 1000 + i + 1));
         bytebuf got = {0};
         if (w->transport->put(w->transport->state, key, value, size, w->reason, sizeof w->reason) !=
                 REMOTE_OK ||
