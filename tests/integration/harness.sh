@@ -6,6 +6,9 @@
 # both outputs of the last run when it fails; `finish LABEL` prints the
 # summary and is the script's exit status.
 : "${KILN:?set KILN to the kiln executable}"
+# The scripts' Python finds tests/support's modules (png_tool.write_png).
+PYTHONPATH="$(cd "$(dirname "${BASH_SOURCE[0]}")/../support" && pwd)${PYTHONPATH:+:$PYTHONPATH}"
+export PYTHONPATH
 SCRATCH="${KILN_TMP:-${TMPDIR:-/tmp}}/$1"
 rm -rf "$SCRATCH"
 mkdir -p "$SCRATCH"

@@ -27,13 +27,10 @@ cp "$KILN_REPO/examples/assets/props/crate.obj" "$KILN_REPO/examples/assets/prop
 cp "$PNGS/basn2c16.png" "$IN/materials/tex/oak.n.png"
 # Two cubemaps of 4x4 one-colour faces.
 python3 - "$IN/sky.array" <<'PY'
-import os, struct, sys, zlib
+import os, sys
+from png_tool import write_png
 def png(path, rgb):
-    def chunk(kind, data):
-        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
-    raw = b"".join(b"\0" + bytes(rgb) * 4 for _ in range(4))
-    open(path, "wb").write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", 4, 4, 8, 2, 0, 0, 0))
-                           + chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b""))
+    write_png(path, 4, 4, bytes(rgb) * 16, channels=3)
 for layer, name in enumerate(["dawn.env", "dusk.env"]):
     os.makedirs(os.path.join(sys.argv[1], name))
     for face, stem in enumerate(["px", "nx", "py", "ny", "pz", "nz"]):

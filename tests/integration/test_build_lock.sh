@@ -13,16 +13,13 @@ if ! command -v python3 >/dev/null; then
     exit 0
 fi
 python3 - "$SCRATCH/in" <<'PY'
-import os, struct, sys, zlib
+import os, sys
+from png_tool import write_png
 root = sys.argv[1]
 os.makedirs(root)
-def chunk(kind, data):
-    return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
 size = 64
-raw = b"".join(b"\0" + bytes((x * 4 + y) & 255 for x in range(size * 3)) for y in range(size))
-with open(os.path.join(root, "wall.png"), "wb") as f:
-    f.write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", size, size, 8, 2, 0, 0, 0))
-            + chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b""))
+rgb = bytes((x * 4 + y) & 255 for y in range(size) for x in range(size * 3))
+write_png(os.path.join(root, "wall.png"), size, size, rgb, channels=3)
 with open(os.path.join(root, "tri.obj"), "w") as f:
     f.write("v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n")
 PY

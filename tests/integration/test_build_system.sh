@@ -45,17 +45,11 @@ write_quad() {
 
 write_pngs() { # 4x4 red RGBA PNGs at each path given
     python3 - "$@" <<'EOF'
-import struct, sys, zlib, os
-def png(path):
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    def chunk(kind, data):
-        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
-    raw = b"".join(b"\0" + b"\xff\0\0\xff" * 4 for _ in range(4))
-    with open(path, "wb") as f:
-        f.write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", 4, 4, 8, 6, 0, 0, 0))
-                + chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b""))
+import os, sys
+from png_tool import write_png
 for p in sys.argv[1:]:
-    png(p)
+    os.makedirs(os.path.dirname(p), exist_ok=True)
+    write_png(p, 4, 4, b"\xff\0\0\xff" * 16)
 EOF
 }
 
@@ -509,15 +503,11 @@ if command -v python3 >/dev/null; then
     mkdir -p "$CM/assets/env/sky.env"
     write_faces() { # write_faces SIZE: six SIZE x SIZE PNG faces
         python3 - "$CM/assets/env/sky.env" "$1" <<'EOF'
-import struct, sys, zlib
-def chunk(kind, data):
-    return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+import sys
+from png_tool import write_png
 n = int(sys.argv[2])
 for i, face in enumerate(["px", "nx", "py", "ny", "pz", "nz"]):
-    raw = b"".join(b"\0" + bytes([40 * i, 200, n, 255]) * n for _ in range(n))
-    with open(f"{sys.argv[1]}/{face}.png", "wb") as f:
-        f.write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", n, n, 8, 6, 0, 0, 0))
-                + chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b""))
+    write_png(f"{sys.argv[1]}/{face}.png", n, n, bytes([40 * i, 200, n, 255]) * (n * n))
 EOF
     }
     write_faces 4

@@ -429,13 +429,9 @@ write_cube "$TEXTURED/assets/props/box.obj"
 sed -i 's/cube\.mtl/box.mtl/' "$TEXTURED/assets/props/box.obj"
 printf 'newmtl red\nKd 1 1 1\nmap_Kd wood.png\n' >"$TEXTURED/assets/props/box.mtl"
 python3 - "$TEXTURED/assets/props/wood.png" <<'EOF'
-import struct, sys, zlib
-def chunk(kind, data):
-    return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
-raw = b"".join(b"\0" + b"\xc8\x64\x32\xff" * 4 for _ in range(4))
-png = (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", 4, 4, 8, 6, 0, 0, 0)) +
-       chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b""))
-open(sys.argv[1], "wb").write(png)
+import sys
+from png_tool import write_png
+write_png(sys.argv[1], 4, 4, b"\xc8\x64\x32\xff" * 16)
 EOF
 run_in "$TEXTURED" build -i assets -o out
 check "a textured model cooks its material table and texture" \
@@ -771,14 +767,10 @@ check "init never overwrites an existing kiln.yml" \
 ALIGN="$SCRATCH/align"
 mkdir -p "$ALIGN/assets"
 python3 - "$ALIGN/assets/odd.png" <<'EOF'
-import struct, sys, zlib
+import sys
+from png_tool import write_png
 w, h = 30, 18
-raw = b"".join(b"\x00" + b"".join(bytes((x * 8, y * 14, 99, 255)) for x in range(w))
-               for y in range(h))
-def chunk(t, d):
-    return struct.pack(">I", len(d)) + t + d + struct.pack(">I", zlib.crc32(t + d))
-open(sys.argv[1], "wb").write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 6, 0, 0, 0)) +
-                              chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b""))
+write_png(sys.argv[1], w, h, b"".join(bytes((x * 8, y * 14, 99, 255)) for y in range(h) for x in range(w)))
 EOF
 run_in "$ALIGN" build -i assets -o out
 run_in "$ALIGN" info -o out

@@ -19,15 +19,12 @@ SRC="$SCRATCH/assets"
 mkdir -p "$SRC/tex" "$SRC/models/good" "$SRC/models/bad"
 # PNGs of 8x8 RGBA, each different (python's zlib: no image library needed).
 python3 - "$SRC/tex" <<'PY'
-import struct, sys, zlib
-def chunk(kind, data):
-    return struct.pack('>I', len(data)) + kind + data + struct.pack('>I', zlib.crc32(kind + data))
+import sys
+from png_tool import write_png
 for seed, name in enumerate(['a', 'b', 'crash', 'hang', 'next']):
-    rows = b''.join(b'\0' + bytes((x * 37 + y * 11 + seed * 5 + c * 60) & 255
-                                  for x in range(8) for c in range(4)) for y in range(8))
-    with open('%s/%s.png' % (sys.argv[1], name), 'wb') as f:
-        f.write(b'\x89PNG\r\n\x1a\n' + chunk(b'IHDR', struct.pack('>IIBBBBB', 8, 8, 8, 6, 0, 0, 0))
-                + chunk(b'IDAT', zlib.compress(rows)) + chunk(b'IEND', b''))
+    rgba = bytes((x * 37 + y * 11 + seed * 5 + c * 60) & 255
+                 for y in range(8) for x in range(8) for c in range(4))
+    write_png('%s/%s.png' % (sys.argv[1], name), 8, 8, rgba)
 PY
 cp "$SEEDS/rgb-4x4.bmp" "$SRC/tex/pic.bmp"
 cp "$SEEDS/rgb-4x4.bmp" "$SRC/tex/crash_b.bmp"

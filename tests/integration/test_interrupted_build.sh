@@ -35,23 +35,18 @@ check() {
 
 # Six textured models (each reads an .mtl and a 128x128 PNG) and two
 # standalone textures: enough work for kills to land mid-build.
-python3 - "$SCRATCH/in" <<'EOF'
-import os, struct, sys, zlib
+PYTHONPATH="$(cd "$(dirname "$0")/../support" && pwd)" python3 - "$SCRATCH/in" <<'EOF'
+import os, sys
+from png_tool import write_png
 root = sys.argv[1]
 def png(path, seed):
-    def chunk(kind, data):
-        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
     size = 128
-    rows = []
+    rgba = bytearray()
     for y in range(size):
-        row = bytearray(b"\0")
         for x in range(size):
             v = (x * 7 + y * 13 + seed * 31 + (x * y) % 17) & 255
-            row += bytes((v, (v * 3) & 255, (255 - v), 255))
-        rows.append(bytes(row))
-    with open(path, "wb") as f:
-        f.write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", size, size, 8, 6, 0, 0, 0))
-                + chunk(b"IDAT", zlib.compress(b"".join(rows))) + chunk(b"IEND", b""))
+            rgba += bytes((v, (v * 3) & 255, (255 - v), 255))
+    write_png(path, size, size, rgba)
 for i in range(6):
     folder = os.path.join(root, "models", "m%d" % i)
     os.makedirs(folder, exist_ok=True)

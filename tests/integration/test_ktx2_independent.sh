@@ -68,16 +68,12 @@ fi
 # translucent, which keeps the whole cubemap BC7 under quality fast (BC1 needs
 # every face opaque). The same faces again as "rawroom.env", uncompressed.
 mkdir -p "$tmp/in/tex/room.env"
-python3 - "$tmp/in/tex/room.env" <<'PY'
-import struct, sys, zlib
-def chunk(kind, data):
-    return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+PYTHONPATH="$(cd "$(dirname "$0")/../support" && pwd)" python3 - "$tmp/in/tex/room.env" <<'PY'
+import sys
+from png_tool import write_png
 for i, face in enumerate(["px", "nx", "py", "ny", "pz", "nz"]):
     alpha = 200 if face == "nz" else 255
-    raw = b"".join(b"\0" + bytes([40 * i, 255 - 40 * i, 9 * i, alpha]) * 16 for _ in range(16))
-    with open(f"{sys.argv[1]}/{face}.png", "wb") as f:
-        f.write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", 16, 16, 8, 6, 0, 0, 0))
-                + chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b""))
+    write_png(f"{sys.argv[1]}/{face}.png", 16, 16, bytes([40 * i, 255 - 40 * i, 9 * i, alpha]) * 256)
 PY
 cp -r "$tmp/in/tex/room.env" "$tmp/in/tex/rawroom.env"
 cp -r "$tmp/in/tex/room.env" "$tmp/in/tex/uroom.env"

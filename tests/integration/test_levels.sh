@@ -17,13 +17,10 @@ T="$SCRATCH/project"
 IN="$T/in"
 mkdir -p "$IN/models" "$IN/levels" "$IN/textures" "$IN/ui"
 python3 - "$IN/models/truck.png" "$IN/textures/decal.png" "$IN/ui/icon.png" <<'EOF'
-import struct, sys, zlib
+import sys
+from png_tool import write_png
 for path in sys.argv[1:]:
-    def chunk(kind, data):
-        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
-    raw = b"".join(b"\0" + b"\x20\x80\xff\xff" * 4 for _ in range(4))
-    open(path, "wb").write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", 4, 4, 8, 6, 0, 0, 0))
-                           + chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b""))
+    write_png(path, 4, 4, b"\x20\x80\xff\xff" * 16)
 EOF
 TRI='v 0 0 0\nv 1 0 0\nv 1 1 0\nvt 0 0\nvt 1 0\nvt 1 1\n'
 printf "mtllib truck.mtl\n${TRI}usemtl paint\nf 1/1 2/2 3/3\n" >"$IN/models/truck.obj"

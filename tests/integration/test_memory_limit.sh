@@ -18,16 +18,13 @@ fi
 # Three PNGs and a BMP of known sizes, and a small OBJ (estimated at the
 # 4 MiB floor).
 python3 - "$SCRATCH/in" <<'PY'
-import os, struct, sys, zlib
+import os, struct, sys
+from png_tool import write_png
 root = sys.argv[1]
 os.makedirs(root, exist_ok=True)
 def png(name, w, h):
-    def chunk(kind, data):
-        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
-    raw = b"".join(b"\0" + bytes((x * 7 + y) & 255 for x in range(w * 4)) for y in range(h))
-    with open(os.path.join(root, name), "wb") as f:
-        f.write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 6, 0, 0, 0))
-                + chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b""))
+    rgba = bytes((x * 7 + y) & 255 for y in range(h) for x in range(w * 4))
+    write_png(os.path.join(root, name), w, h, rgba)
 def bmp(name, w, h):
     row = (w * 3 + 3) & ~3
     pixels = bytes((x + y) & 255 for y in range(h) for x in range(row))
@@ -113,15 +110,12 @@ check "a level is estimated at 20 x its file ($level_estimate)" \
 # largest face's estimate + the other faces' files (memory.c).
 mkdir -p "$SCRATCH/cubes/in/sky.env"
 python3 - "$SCRATCH/cubes/in/sky.env" <<'PY'
-import os, struct, sys, zlib
-def chunk(kind, data):
-    return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+import os, sys
+from png_tool import write_png
 for i, face in enumerate(("px", "nx", "py", "ny", "pz", "nz")):
     size = 768 if face == "py" else 256  # one larger face (the driver refuses it: not cooked)
-    raw = b"".join(b"\0" + bytes((x + y + i) & 255 for x in range(size * 4)) for y in range(size))
-    with open(os.path.join(sys.argv[1], face + ".png"), "wb") as f:
-        f.write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", size, size, 8, 6, 0, 0, 0))
-                + chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b""))
+    rgba = bytes((x + y + i) & 255 for y in range(size) for x in range(size * 4))
+    write_png(os.path.join(sys.argv[1], face + ".png"), size, size, rgba)
 PY
 files=0
 for face in "$SCRATCH"/cubes/in/sky.env/*.png; do files=$((files + $(stat -c %s "$face"))); done

@@ -71,13 +71,9 @@ map_Kd scene.png
 EOF
 sed -i '1i mtllib tri.mtl\nusemtl painted' "$IN/obj/tri.obj"
 python3 - "$IN/obj/scene.png" <<'EOF'
-import struct, sys, zlib
-w, h = 4, 4
-raw = b"".join(b"\x00" + bytes((200, 10, 10, 255)) * w for _ in range(h))
-def chunk(t, d):
-    return struct.pack(">I", len(d)) + t + d + struct.pack(">I", zlib.crc32(t + d))
-open(sys.argv[1], "wb").write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 6, 0, 0, 0)) +
-                              chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b""))
+import sys
+from png_tool import write_png
+write_png(sys.argv[1], 4, 4, bytes((200, 10, 10, 255)) * 16)
 EOF
 
 run build -i "$IN" -o "$OUT" -j2

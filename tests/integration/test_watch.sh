@@ -32,15 +32,11 @@ fi
 # write_png PATH SIZE SEED: an RGB PNG whose texels depend on SEED.
 write_png() {
     python3 - "$@" <<'PY'
-import struct, sys, zlib
+import sys
+from png_tool import write_png
 path, size, seed = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
-def chunk(kind, data):
-    return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
-raw = b"".join(b"\0" + bytes((x * seed + y * 3 + seed) & 255 for x in range(size * 3))
-               for y in range(size))
-with open(path + ".part", "wb") as f:
-    f.write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", size, size, 8, 2, 0, 0, 0))
-            + chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b""))
+rgb = bytes((x * seed + y * 3 + seed) & 255 for y in range(size) for x in range(size * 3))
+write_png(path + ".part", size, size, rgb, channels=3)
 PY
     mv "$1.part" "$1" # saved the way editors save: one rename
 }

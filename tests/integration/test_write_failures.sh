@@ -21,17 +21,14 @@ fi
 # a small mesh.
 printf 'default:\n  texture.compress: false\n' >"$SCRATCH/kiln.yml"
 python3 - "$SCRATCH/in" <<'PY'
-import os, random, struct, sys, zlib
+import os, random, sys
+from png_tool import write_png
 root = sys.argv[1]
 os.makedirs(root)
-def chunk(kind, data):
-    return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
 random.seed(7)
 size = 256
-raw = b"".join(b"\0" + bytes(random.getrandbits(8) for _ in range(size * 3)) for _ in range(size))
-with open(os.path.join(root, "skin.png"), "wb") as f:
-    f.write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", size, size, 8, 2, 0, 0, 0))
-            + chunk(b"IDAT", zlib.compress(raw, 1)) + chunk(b"IEND", b""))
+rgb = bytes(random.getrandbits(8) for _ in range(size * size * 3))
+write_png(os.path.join(root, "skin.png"), size, size, rgb, channels=3, level=1)
 with open(os.path.join(root, "m.mtl"), "w") as f:
     f.write("newmtl a\nKd 1 1 1\nmap_Kd skin.png\n")
 with open(os.path.join(root, "crate.obj"), "w") as f:

@@ -27,22 +27,15 @@ import math
 import os
 import struct
 import sys
-import zlib
 
-# ---- PNG, written and read with zlib alone -----------------------------------
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+from png_tool import read_png, write_png  # noqa: E402 (after its folder joins the path)
+
+# ---- PNG: tests/support/png_tool.py's, by rows ---------------------------------
 
 
 def png_write(path, width, height, rgba_rows):
-    raw = b"".join(b"\x00" + bytes(row) for row in rgba_rows)
-
-    def chunk(kind, data):
-        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
-
-    with open(path, "wb") as f:
-        f.write(b"\x89PNG\r\n\x1a\n")
-        f.write(chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 6, 0, 0, 0)))
-        f.write(chunk(b"IDAT", zlib.compress(raw)))
-        f.write(chunk(b"IEND", b""))
+    write_png(path, width, height, b"".join(bytes(row) for row in rgba_rows))
 
 
 def hdr_write(path, width, height, rgb_rows):
@@ -64,41 +57,9 @@ def hdr_write(path, width, height, rgb_rows):
 
 
 def png_read(path):
-    data = open(path, "rb").read()
-    assert data[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
-    pos, idat, width, height = 8, b"", 0, 0
-    while pos < len(data):
-        length, kind = struct.unpack(">I4s", data[pos:pos + 8])
-        body = data[pos + 8:pos + 8 + length]
-        if kind == b"IHDR":
-            width, height, depth, ctype = struct.unpack(">IIBB", body[:10])
-            assert depth == 8 and ctype == 6, "expected 8-bit RGBA"
-        elif kind == b"IDAT":
-            idat += body
-        pos += 12 + length
-    raw = zlib.decompress(idat)
+    width, height, rgba = read_png(path)
     stride = 4 * width
-    rows, prev = [], bytearray(stride)
-    for y in range(height):
-        f = raw[y * (stride + 1)]
-        line = bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
-        for x in range(stride):
-            a = line[x - 4] if x >= 4 else 0
-            b = prev[x]
-            c = prev[x - 4] if x >= 4 else 0
-            if f == 1:
-                line[x] = (line[x] + a) & 255
-            elif f == 2:
-                line[x] = (line[x] + b) & 255
-            elif f == 3:
-                line[x] = (line[x] + (a + b) // 2) & 255
-            elif f == 4:
-                p = a + b - c
-                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
-                line[x] = (line[x] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
-        rows.append(line)
-        prev = line
-    return width, height, rows
+    return width, height, [bytearray(rgba[y * stride:(y + 1) * stride]) for y in range(height)]
 
 
 # ---- the scenes ---------------------------------------------------------------

@@ -25,16 +25,21 @@ import sys
 import zlib
 
 
-def write_png(path, width, height, rgba):
-    rows = b"".join(b"\x00" + bytes(rgba[y * width * 4:(y + 1) * width * 4]) for y in range(height))
+def write_png(path, width, height, pixels, channels=4, level=-1):
+    """An 8-bit PNG of `pixels`, rows top to bottom, `channels` bytes a pixel
+    (3: RGB, 4: RGBA), each row unfiltered, compressed at zlib `level`. The
+    test scripts import it (their PYTHONPATH holds tests/support)."""
+    stride = width * channels
+    rows = b"".join(b"\x00" + bytes(pixels[y * stride:(y + 1) * stride]) for y in range(height))
 
     def chunk(kind, data):
         body = kind + data
         return struct.pack(">I", len(data)) + body + struct.pack(">I", zlib.crc32(body) & 0xFFFFFFFF)
 
-    header = struct.pack(">IIBBBBB", width, height, 8, 6, 0, 0, 0)
+    colour_type = {3: 2, 4: 6}[channels]
+    header = struct.pack(">IIBBBBB", width, height, 8, colour_type, 0, 0, 0)
     with open(path, "wb") as f:
-        f.write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(rows))
+        f.write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(rows, level))
                 + chunk(b"IEND", b""))
 
 
