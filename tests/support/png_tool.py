@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """png_tool.py — PNG files written and read with the standard library alone
 (zlib), independently of kiln's libspng and of Basis Universal, for the
-extract, report and UASTC tests and bench/uastc.sh.
+extract, report and UASTC tests and bench/uastc.sh; the integration scripts
+and viewer_scenes.py import write_png and read_png.
 
   png_tool.py make FILE W H        a deterministic RGBA pattern (varying alpha)
   png_tool.py opaque FILE W H      the same pattern with alpha 255
