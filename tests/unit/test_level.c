@@ -808,17 +808,30 @@ static void level_records_absent_refs(void **state) {
     fixture_free(&f);
 }
 
+/* levels/a.level of one entity `t` placing models/truck.obj (`more`: its
+ * other lines), cooked in a new fixture; its .kscene's path and bytes (the
+ * caller frees both). */
+static uint8_t *cook_one_entity(level_fixture *f, const char *name, const char *more, char **path,
+                                size_t *size) {
+    fixture_make(f, name);
+    char text[256];
+    snprintf(text, sizeof text, "entities:\n  - name: t\n    asset: models/truck.obj\n%s", more);
+    put(f, "levels/a.level", text);
+    cook_asset_result result;
+    if (!cook_level(f, "levels/a.level", &result))
+        fail_msg("cook failed:\n%s", diag_text(&result.diag));
+    cook_asset_result_free(&result);
+    *path = test_path_join(f->output, "levels/a.kscene");
+    return test_read_file(*path, size);
+}
+
 /* The reader refuses a link whose ref does not hash to it (kscene.md R13). */
 static void reader_checks_links(void **state) {
     (void)state;
     level_fixture f;
-    fixture_make(&f, "level_reader");
-    put(&f, "levels/a.level", "entities:\n  - name: t\n    asset: models/truck.obj\n");
-    cook_asset_result result;
-    assert_true(cook_level(&f, "levels/a.level", &result));
-    char *path = test_path_join(f.output, "levels/a.kscene");
+    char *path;
     size_t size = 0;
-    uint8_t *bytes = test_read_file(path, &size);
+    uint8_t *bytes = cook_one_entity(&f, "level_reader", "", &path, &size);
     /* The ref "models/truck/scene" is in SSTR: change one letter. */
     uint8_t *at = NULL;
     for (size_t i = 0; at == NULL && i + 18 <= size; i++)
@@ -836,7 +849,6 @@ static void reader_checks_links(void **state) {
     kiln_file_close(&file);
     free(bytes);
     free(path);
-    cook_asset_result_free(&result);
     fixture_free(&f);
 }
 
@@ -846,14 +858,10 @@ static void reader_checks_links(void **state) {
 static void reader_checks_link_words(void **state) {
     (void)state;
     level_fixture f;
-    fixture_make(&f, "level_reader_words");
-    put(&f, "levels/a.level",
-        "entities:\n  - name: t\n    asset: models/truck.obj\n    components: {a: 1}\n");
-    cook_asset_result result;
-    assert_true(cook_level(&f, "levels/a.level", &result));
-    char *path = test_path_join(f.output, "levels/a.kscene");
+    char *path;
     size_t size = 0;
-    uint8_t *bytes = test_read_file(path, &size);
+    uint8_t *bytes =
+        cook_one_entity(&f, "level_reader_words", "    components: {a: 1}\n", &path, &size);
     kiln_file file;
     kiln_error err;
     assert_int_equal(kiln_file_from_memory(&file, bytes, size, "a.kscene", 0, &err), KILN_OK);
@@ -890,7 +898,6 @@ static void reader_checks_link_words(void **state) {
     }
     free(bytes);
     free(path);
-    cook_asset_result_free(&result);
     fixture_free(&f);
 }
 
