@@ -22,24 +22,18 @@ import os
 import resource
 import shutil
 import statistics
-import struct
 import subprocess
 import sys
 import tempfile
 import time
-import zlib
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "support"))
+from png_tool import write_png  # noqa: E402 (after its folder joins the path)
 
 
 def png(path, size, seed):
-    def chunk(kind, data):
-        return (struct.pack(">I", len(data)) + kind + data +
-                struct.pack(">I", zlib.crc32(kind + data)))
-    raw = b"".join(b"\0" + bytes((x * seed + y * 3 + seed) & 255 for x in range(size * 3))
-                   for y in range(size))
-    with open(path, "wb") as f:
-        f.write(b"\x89PNG\r\n\x1a\n" +
-                chunk(b"IHDR", struct.pack(">IIBBBBB", size, size, 8, 2, 0, 0, 0)) +
-                chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b""))
+    rgb = bytes((x * seed + y * 3 + seed) & 255 for y in range(size) for x in range(size * 3))
+    write_png(path, size, size, rgb, channels=3)
 
 
 def server_cpu(pid):

@@ -32,17 +32,18 @@ import random
 import re
 import shutil
 import statistics
-import struct
 import subprocess
 import sys
 import time
-import zlib
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "support"))
+from png_tool import png_bytes  # noqa: E402 (after its folder joins the path)
 
 
-def png_bytes(size, seed):
+def texture_png(size, seed):
     rng = random.Random(seed)
     noise = bytes(rng.getrandbits(8) for _ in range(4096))
-    rows = []
+    rgb = bytearray()
     for y in range(size):
         row = bytearray(size * 3)
         base = (y * 255) // size
@@ -51,15 +52,8 @@ def png_bytes(size, seed):
             row[x] = (base + n // 4) & 255
             row[x + 1] = ((x // 3) * 255 // size + seed) & 255
             row[x + 2] = n
-        rows.append(b"\0" + bytes(row))
-
-    def chunk(kind, data):
-        return (struct.pack(">I", len(data)) + kind + data +
-                struct.pack(">I", zlib.crc32(kind + data)))
-
-    header = struct.pack(">IIBBBBB", size, size, 8, 2, 0, 0, 0)
-    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) +
-            chunk(b"IDAT", zlib.compress(b"".join(rows), 6)) + chunk(b"IEND", b""))
+        rgb += row
+    return png_bytes(size, size, rgb, channels=3, level=6)
 
 
 def inode(path):
@@ -106,13 +100,13 @@ def main():
     os.makedirs(os.path.join(source, "props"))
     os.makedirs(edits)
     with open(os.path.join(source, "wall.png"), "wb") as f:
-        f.write(png_bytes(args.size, 0))
+        f.write(texture_png(args.size, 0))
     for i in range(args.extra):
         folder = os.path.join(source, "props", f"f{i // 100:03d}")
         os.makedirs(folder, exist_ok=True)
         with open(os.path.join(folder, f"quad{i}.obj"), "w") as f:
             f.write(f"v 0 0 {i}\nv 1 0 {i}\nv 1 1 {i}\nv 0 1 {i}\nf 1 2 3 4\n")
-    variants = [png_bytes(args.size, seed) for seed in range(1, args.runs + 1)]
+    variants = [texture_png(args.size, seed) for seed in range(1, args.runs + 1)]
 
     config = []
     if args.uncompressed or args.no_fast_first:

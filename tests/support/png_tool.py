@@ -26,10 +26,9 @@ import sys
 import zlib
 
 
-def write_png(path, width, height, pixels, channels=4, level=-1):
+def png_bytes(width, height, pixels, channels=4, level=-1):
     """An 8-bit PNG of `pixels`, rows top to bottom, `channels` bytes a pixel
-    (3: RGB, 4: RGBA), each row unfiltered, compressed at zlib `level`. The
-    test scripts import it (their PYTHONPATH holds tests/support)."""
+    (3: RGB, 4: RGBA), each row unfiltered, compressed at zlib `level`."""
     stride = width * channels
     rows = b"".join(b"\x00" + bytes(pixels[y * stride:(y + 1) * stride]) for y in range(height))
 
@@ -39,9 +38,15 @@ def write_png(path, width, height, pixels, channels=4, level=-1):
 
     colour_type = {3: 2, 4: 6}[channels]
     header = struct.pack(">IIBBBBB", width, height, 8, colour_type, 0, 0, 0)
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(rows, level))
+            + chunk(b"IEND", b""))
+
+
+def write_png(path, width, height, pixels, channels=4, level=-1):
+    """png_bytes written to `path`. The test scripts import it (their
+    PYTHONPATH holds tests/support)."""
     with open(path, "wb") as f:
-        f.write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(rows, level))
-                + chunk(b"IEND", b""))
+        f.write(png_bytes(width, height, pixels, channels, level))
 
 
 def read_png_bytes(data, name="PNG"):
