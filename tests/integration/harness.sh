@@ -3,8 +3,9 @@
 #
 # Makes an empty scratch folder $SCRATCH (KILN_TMP/NAME), runs kiln there
 # (run_in), and prints one line per check (check), with the exit status and
-# both outputs of the last run when it fails; `finish LABEL` prints the
-# summary and is the script's exit status.
+# both outputs of the last run when it fails (check_output: the checking
+# command's own output instead); `finish LABEL` prints the summary and is the
+# script's exit status.
 : "${KILN:?set KILN to the kiln executable}"
 # The scripts' Python finds tests/support's modules (png_tool.write_png).
 PYTHONPATH="$(cd "$(dirname "${BASH_SOURCE[0]}")/../support" && pwd)${PYTHONPATH:+:$PYTHONPATH}"
@@ -35,6 +36,20 @@ check() {
     local name=$1
     shift
     if "$@"; then pass "$name"; else fail "$name"; fi
+}
+
+# check_output NAME COMMAND...: check for a COMMAND that is not a kiln run:
+# its own output is kept aside, and its first 20 lines shown when it fails.
+check_output() {
+    local name=$1
+    shift
+    if "$@" >"$SCRATCH/check.out" 2>&1; then
+        pass "$name"
+    else
+        failed=$((failed + 1))
+        echo "FAIL: $name"
+        head -20 "$SCRATCH/check.out" | sed 's/^/    | /'
+    fi
 }
 
 # run_in DIR ARGS...: runs kiln in DIR (with the VAR=VALUE words of $RUN_ENV

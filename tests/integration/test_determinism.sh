@@ -7,28 +7,13 @@
 # Environment (set by ctest): KILN, KILN_CORPUS, KILN_TMP.
 set -euo pipefail
 
-: "${KILN:?set KILN to the kiln executable}"
 CORPUS="${KILN_CORPUS:-}"
 if [ -z "$CORPUS" ] || [ ! -f "$CORPUS/index.tsv" ]; then
     echo "determinism: skipped: shared corpus not found at ${CORPUS:-<unset>} (set KILN_CORPUS)"
     exit 0
 fi
 
-SCRATCH="${KILN_TMP:-${TMPDIR:-/tmp}}/determinism"
-rm -rf "$SCRATCH"
-mkdir -p "$SCRATCH"
-
-passed=0
-failed=0
-check() {
-    local name=$1
-    shift
-    if "$@" >"$SCRATCH/check.out" 2>&1; then
-        passed=$((passed + 1)); echo "ok:   $name"
-    else
-        failed=$((failed + 1)); echo "FAIL: $name"; head -20 "$SCRATCH/check.out" | sed 's/^/    | /'
-    fi
-}
+source "$(dirname "$0")/harness.sh" determinism
 
 # make_input DIR: a copy of the corpus models (-L: the files links point to),
 # and next to it a kiln.yml that keeps the textures block-compressed but small
@@ -63,16 +48,16 @@ make_input "$B/in"
 
 build "$A" -j2 --pack
 build "$B" -j1 --pack
-check "-j2 and -j1 builds in different folders give identical trees" same_tree "$A" "$B"
-check "... and identical packs" cmp "$A/out.kpak" "$B/out.kpak"
+check_output "-j2 and -j1 builds in different folders give identical trees" same_tree "$A" "$B"
+check_output "... and identical packs" cmp "$A/out.kpak" "$B/out.kpak"
 
 cp "$A/out.kpak" "$SCRATCH/cold.kpak"
 (cd "$A" && "$KILN" build -i in -o out -j2 --pack) >"$SCRATCH/warm.out" 2>/dev/null </dev/null || true
-check "a warm (cached) build leaves the tree and pack unchanged" \
+check_output "a warm (cached) build leaves the tree and pack unchanged" \
     cmp "$A/out.kpak" "$SCRATCH/cold.kpak"
 # Assets that failed or warned are cooked again every time (see cmd_build.c
 # record_cooked); everything else must come from the cache.
-check "a warm build takes the clean assets from the cache" \
+check_output "a warm build takes the clean assets from the cache" \
     grep -qE '; [1-9][0-9]* up to date$' "$SCRATCH/warm.out"
 
 # Interrupted builds: kill -9 at a few random points, then finish normally.
@@ -86,8 +71,7 @@ for delay in 0.$((RANDOM % 9 + 1)) 1.$((RANDOM % 9)) 3.$((RANDOM % 9)); do
     wait "$pid" 2>/dev/null || true
 done
 build "$K" -j2 --pack
-check "builds killed at random points, then a normal build, give the clean tree" same_tree "$A" "$K"
-check "... and the clean pack" cmp "$A/out.kpak" "$K/out.kpak"
+check_output "builds killed at random points, then a normal build, give the clean tree" same_tree "$A" "$K"
+check_output "... and the clean pack" cmp "$A/out.kpak" "$K/out.kpak"
 
-echo "determinism: $passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+finish determinism

@@ -12,30 +12,15 @@
 # Environment (set by ctest): KILN (the executable), KILN_TMP (scratch folder).
 set -euo pipefail
 
-: "${KILN:?set KILN to the kiln executable}"
-SCRATCH="${KILN_TMP:-${TMPDIR:-/tmp}}/interrupted_build"
-rm -rf "$SCRATCH"
-mkdir -p "$SCRATCH"
+source "$(dirname "$0")/harness.sh" interrupted_build
 if ! command -v python3 >/dev/null; then
     echo "interrupted build: skipped: python3 not found (it writes the test images)"
     exit 0
 fi
 
-passed=0
-failed=0
-check() {
-    local name=$1
-    shift
-    if "$@" >"$SCRATCH/check.out" 2>&1; then
-        passed=$((passed + 1)); echo "ok:   $name"
-    else
-        failed=$((failed + 1)); echo "FAIL: $name"; head -20 "$SCRATCH/check.out" | sed 's/^/    | /'
-    fi
-}
-
 # Six textured models (each reads an .mtl and a 128x128 PNG) and two
 # standalone textures: enough work for kills to land mid-build.
-PYTHONPATH="$(cd "$(dirname "$0")/../support" && pwd)" python3 - "$SCRATCH/in" <<'EOF'
+python3 - "$SCRATCH/in" <<'EOF'
 import os, sys
 from png_tool import write_png
 root = sys.argv[1]
@@ -86,7 +71,7 @@ REF="$SCRATCH/clean"
 start=$(date +%s%N)
 build "$REF" -j2
 clean_ns=$(($(date +%s%N) - start))
-check "a clean build succeeds and leaves no temporaries" no_leftovers "$REF"
+check_output "a clean build succeeds and leaves no temporaries" no_leftovers "$REF"
 
 K="$SCRATCH/killed"
 for seed in 1 2 3 4 5 6 7; do
@@ -105,9 +90,9 @@ for seed in 1 2 3 4 5 6 7; do
     kill -9 "$pid" 2>/dev/null || true
     wait "$pid" 2>/dev/null || true
     build "$K" -j2
-    check "seed $seed: killed after ${delay} s, then a normal build: the clean tree and pack" \
+    check_output "seed $seed: killed after ${delay} s, then a normal build: the clean tree and pack" \
         same_tree "$REF" "$K"
-    check "seed $seed: ... and no temporary survives" no_leftovers "$SCRATCH/killed"
+    check_output "seed $seed: ... and no temporary survives" no_leftovers "$SCRATCH/killed"
 done
 
 # A kill between writing a temporary and renaming it is the case the sweep
@@ -118,9 +103,8 @@ printf 'half' >"$K/.out.kpak.kiln-XyZ789"
 printf 'mine' >"$K/out/.notes"
 printf 'mine' >"$K/.out.kpak.backup"
 build "$K" -j1
-check "the next build removes leftover temporaries, in the tree and next to the pack" \
+check_output "the next build removes leftover temporaries, in the tree and next to the pack" \
     no_leftovers "$K"
-check "... and only those" test -f "$K/out/.notes" -a -f "$K/.out.kpak.backup"
+check_output "... and only those" test -f "$K/out/.notes" -a -f "$K/.out.kpak.backup"
 
-echo "interrupted build: $passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+finish "interrupted build"
