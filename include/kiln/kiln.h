@@ -531,7 +531,7 @@ typedef struct kiln_scene_instance {
     float *world;                /* node_count column-major 4x4 matrices */
     /* private */
     uint64_t *changed_;      /* a bit per node: set since the last update */
-    uint32_t *runs_;         /* the update's scratch: first nodes of the subtrees to recompute */
+    uint32_t *changed_list_; /* the update's scratch: the changed nodes in order */
     uint32_t first_changed_; /* lowest and highest set bit (first > last: none) */
     uint32_t last_changed_;
 } kiln_scene_instance;

@@ -80,14 +80,15 @@ static void recompute_range(kiln_scene_instance *instance, uint32_t first, uint3
  * ------------------------------------------------------------------------- */
 
 /* Layout in the caller's block: world matrices 64-byte aligned (one cache line
- * each), then local transforms, the changed bits and room for the update's
- * list of runs (one word per node at most), each part 16-byte aligned. */
+ * each), then local transforms, the changed bits and the update's list of
+ * changed nodes (LIST_WORDS), each part 16-byte aligned. */
 typedef struct instance_layout {
-    size_t world, local, changed, runs, total;
+    size_t world, local, changed, list, total;
 } instance_layout;
 
 #define WORLD_ALIGNMENT 64u
-#define NO_CHANGE UINT32_MAX /* first_changed_ when no bit is set */
+#define NO_CHANGE UINT32_MAX                    /* first_changed_ when no bit is set */
+#define LIST_WORDS(nodes) ((size_t)(nodes) + 1) /* see list_changed */
 
 static uint32_t word_count(uint32_t nodes) {
     return nodes / 64 + (nodes % 64 != 0);
@@ -97,8 +98,8 @@ static bool layout_of(uint32_t nodes, instance_layout *l) {
     enum { PARTS = 4 };
     const size_t sizes[PARTS] = {sizeof(float) * 16, sizeof(kiln_scene_transform), sizeof(uint64_t),
                                  sizeof(uint32_t)};
-    const uint32_t counts[PARTS] = {nodes, nodes, word_count(nodes), nodes};
-    size_t *offsets[PARTS] = {&l->world, &l->local, &l->changed, &l->runs};
+    const size_t counts[PARTS] = {nodes, nodes, word_count(nodes), LIST_WORDS(nodes)};
+    size_t *offsets[PARTS] = {&l->world, &l->local, &l->changed, &l->list};
     size_t at = WORLD_ALIGNMENT - 16, part; /* room to align the matrices up */
     for (int k = 0; k < PARTS; k++) {
         *offsets[k] = at;
@@ -151,7 +152,7 @@ kiln_result kiln_scene_instance_init(kiln_scene_instance *instance, const kiln_s
     instance->world = (float *)(void *)(base + l.world);
     instance->local = (kiln_scene_transform *)(void *)(base + l.local);
     instance->changed_ = (uint64_t *)(void *)(base + l.changed);
-    instance->runs_ = (uint32_t *)(void *)(base + l.runs);
+    instance->changed_list_ = (uint32_t *)(void *)(base + l.list);
     memset(instance->changed_, 0, (size_t)word_count(view->node_count) * sizeof(uint64_t));
     clear_changes(instance);
     if (view->node_count > 0)
@@ -169,7 +170,7 @@ kiln_result kiln_scene_set_local(kiln_scene_instance *instance, uint32_t node,
                             instance != NULL ? instance->node_count : 0);
     instance->local[node] = *local;
     instance->changed_[node / 64] |= (uint64_t)1 << (node % 64);
-#if defined(__GNUC__) /* for the update: see prefetch_run */
+#if defined(__GNUC__) /* for the update, early: see prefetch_run */
     __builtin_prefetch(&instance->hierarchy[node]);
     __builtin_prefetch(instance->world + (size_t)node * 16, 1);
 #endif
@@ -192,16 +193,45 @@ static uint32_t lowest_bit(uint64_t word) {
 #endif
 }
 
+/* The update: the set bits become a list of the changed nodes in increasing
+ * order (list_changed, into changed_list_), and one pass over it
+ * recomputes the subtree of each node not inside the subtree of an earlier
+ * one (a changed node there is recomputed by it), front to back. */
+
+/* A word of a sparse change set seldom has more than two bits set (1 %
+ * changed: 2.6 % of them), so its first two are written without a branch — a
+ * write always (one past the list at most: the scratch has room), kept only
+ * for a set bit — and a branch on the scattered bits, mispredicted about once
+ * per non-empty word, is left for the rare rest. Clears the bits. */
+static uint32_t list_changed(kiln_scene_instance *instance, uint32_t *list) {
+    uint64_t *bits = instance->changed_;
+    uint32_t count = 0, last_word = instance->last_changed_ / 64;
+    for (uint32_t w = instance->first_changed_ / 64; w <= last_word; w++) {
+        uint64_t word = bits[w];
+        bits[w] = 0;
+        for (int k = 0; k < 2; k++) {
+            list[count] = w * 64 + lowest_bit(word | (uint64_t)1 << 63); /* any value when 0 */
+            count += word != 0;
+            word &= word - 1;
+        }
+        for (; word != 0; word &= word - 1)
+            list[count++] = w * 64 + lowest_bit(word);
+    }
+    return count;
+}
+
 /* Runs are scattered over the scene, and a run is short when few nodes hang
  * below a changed one, so its cache misses, not its arithmetic, would set the
- * pace. They are requested early, to overlap: kiln_scene_set_local asks for
- * the node's record and matrix, find_runs for each run's parent matrix, and
- * the recompute for the records and matrices of a run's first
- * RUN_PREFETCH_NODES nodes RUN_AHEAD runs ahead (the rest of a longer run is
- * a stream the hardware prefetcher follows). Measured in BENCHMARKS.md 11.
- * Always inlined: GCC took prefetch_run, made of prefetches alone, for a
- * pure function and dropped its calls, so until this was forced the runs
- * ahead were never asked for. */
+ * pace. They are requested early, to overlap the arithmetic: the changed
+ * node's record and matrix by kiln_scene_set_local; in the update, in two
+ * stages down the list, the record of the node RECORD_AHEAD places ahead (in
+ * case it left the cache since), then, once it has arrived, RUN_AHEAD places
+ * ahead, the parent's matrix and the records, local transforms and matrices
+ * of the run's first RUN_PREFETCH_NODES nodes; within a run, the node
+ * RUN_PREFETCH_NODES further (recompute_run). Measured in BENCHMARKS.md 11.
+ * Always inlined: GCC takes a function made of prefetches alone for a pure
+ * one and drops its calls (it did, before this was forced). */
+#define RECORD_AHEAD 16u
 #define RUN_AHEAD 8u
 #define RUN_PREFETCH_NODES 4u
 
@@ -211,56 +241,57 @@ static uint32_t lowest_bit(uint64_t word) {
 #define PREFETCH_INLINE static inline
 #endif
 
-PREFETCH_INLINE void prefetch_run(const kiln_scene_instance *instance, uint32_t node) {
+PREFETCH_INLINE void prefetch_node(const kiln_scene_instance *instance, uint32_t node) {
 #if defined(__GNUC__)
-    uint32_t last = instance->hierarchy[node].subtree_end - 1; /* cached by find_runs */
-    for (uint32_t k = 0; k < RUN_PREFETCH_NODES; k++) {        /* unrolled, no branch */
-        uint32_t i = node + k < last ? node + k : last;
-        __builtin_prefetch(&instance->hierarchy[i]);
-        __builtin_prefetch(&instance->local[i]);
-        __builtin_prefetch(instance->world + (size_t)i * 16, 1);
-    }
+    __builtin_prefetch(&instance->hierarchy[node]);
+    __builtin_prefetch(&instance->local[node]);
+    __builtin_prefetch(instance->world + (size_t)node * 16, 1);
 #else
     (void)instance, (void)node;
 #endif
 }
 
-/* The runs to recompute, in increasing order: the changed nodes (set bits,
- * cleared here) not inside the subtree of an earlier one, each the start of
- * a run over its own subtree (a changed node inside one is recomputed by
- * it). The runs are disjoint. */
-static uint32_t find_runs(kiln_scene_instance *instance, uint32_t *runs) {
-    uint64_t *bits = instance->changed_;
-    uint32_t run_count = 0, done = 0, last_word = instance->last_changed_ / 64;
-    for (uint32_t w = instance->first_changed_ / 64; w <= last_word; w++) {
-        for (uint64_t word = bits[w]; word != 0; word &= word - 1) {
-            uint32_t node = w * 64 + lowest_bit(word);
-            if (node < done)
-                continue;
-            const kiln_scene_hierarchy *h = &instance->hierarchy[node];
-            done = h->subtree_end;
+PREFETCH_INLINE void prefetch_run(const kiln_scene_instance *instance, uint32_t first) {
+    const kiln_scene_hierarchy *h = &instance->hierarchy[first];
+    uint32_t last = h->subtree_end - 1;
 #if defined(__GNUC__)
-            if (h->parent >= 0) /* the run's first read that set_local could not ask for */
-                __builtin_prefetch(instance->world + (size_t)h->parent * 16);
+    __builtin_prefetch(instance->world +
+                       (size_t)(h->parent >= 0 ? (uint32_t)h->parent : first) * 16);
 #endif
-            runs[run_count++] = node;
-        }
-        bits[w] = 0;
+    for (uint32_t k = 0; k < RUN_PREFETCH_NODES; k++) /* unrolled, no branch */
+        prefetch_node(instance, first + k < last ? first + k : last);
+}
+
+/* A run's nodes, the node RUN_PREFETCH_NODES further requested on the way
+ * (the last one again near the end, at no cost), so a long run streams
+ * before the hardware prefetcher has noticed it. */
+static void recompute_run(kiln_scene_instance *instance, uint32_t first, uint32_t end) {
+    for (uint32_t node = first; node < end; node++) {
+        prefetch_node(instance,
+                      node + RUN_PREFETCH_NODES < end ? node + RUN_PREFETCH_NODES : end - 1);
+        compute_world(instance, node);
     }
-    return run_count;
 }
 
 /* Each run recomputed front to back, so every stale node exactly once. */
 uint32_t kiln_scene_update(kiln_scene_instance *instance) {
     if (instance == NULL || instance->first_changed_ == NO_CHANGE)
         return 0;
-    uint32_t *runs = instance->runs_, run_count = find_runs(instance, runs), updated = 0;
-    for (uint32_t r = 0; r < run_count; r++) {
-        if (r + RUN_AHEAD < run_count)
-            prefetch_run(instance, runs[r + RUN_AHEAD]);
-        uint32_t end = instance->hierarchy[runs[r]].subtree_end;
-        recompute_range(instance, runs[r], end);
-        updated += end - runs[r];
+    const uint32_t *list = instance->changed_list_;
+    uint32_t count = list_changed(instance, instance->changed_list_), done = 0, updated = 0;
+    for (uint32_t k = 0; k < count; k++) {
+#if defined(__GNUC__)
+        if (k + RECORD_AHEAD < count)
+            __builtin_prefetch(&instance->hierarchy[list[k + RECORD_AHEAD]]);
+#endif
+        if (k + RUN_AHEAD < count)
+            prefetch_run(instance, list[k + RUN_AHEAD]);
+        uint32_t node = list[k];
+        if (node < done)
+            continue;
+        done = instance->hierarchy[node].subtree_end;
+        recompute_run(instance, node, done);
+        updated += done - node;
     }
     clear_changes(instance);
     return updated;
