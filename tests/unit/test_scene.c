@@ -715,7 +715,8 @@ static void change_and_check(held_instance *h, const kiln_scene_view *v, const u
 /* Three shapes that stress the update's bookkeeping: a forest of roots only
  * (all changed: a run per node, the most the scratch words must hold), one
  * chain (any change: a single run to the end), and a random forest; 130 and
- * 128 nodes, so the last bitmap word is partly padding and exactly full. */
+ * 128 nodes, so the last bitmap word is partly padding and exactly full, and
+ * 9,000, so the bits of words span three summary words. */
 static void forest_asset(ir_asset *asset, uint32_t n, int shape) {
     random_asset(asset, n, 7 + (uint32_t)shape);
     for (uint32_t i = 0; i < n && shape != 2; i++)
@@ -724,7 +725,7 @@ static void forest_asset(ir_asset *asset, uint32_t n, int shape) {
 
 static void update_edge_cases_match_independent_recompute(void **state) {
     (void)state;
-    const uint32_t sizes[3] = {130, 128, 200};
+    const uint32_t sizes[3] = {130, 128, 9000};
     const char *names[3] = {"roots only", "a chain", "a random forest"};
     for (int shape = 0; shape < 3; shape++) {
         ir_asset asset;
@@ -787,6 +788,20 @@ static void update_edge_cases_match_independent_recompute(void **state) {
             snprintf(what, sizeof what, "%s, case %d", names[shape], c);
             change_and_check(&h, v, nodes, count, marked, want, what);
         }
+        /* Changes the full pass takes care of leave nothing for the update,
+         * and the next change is found again. */
+        for (uint32_t k = 0; k < 3; k++) {
+            kiln_scene_transform t = h.instance.local[k * (n - 1) / 2];
+            t.translation[1] += 2.0f;
+            assert_int_equal(kiln_scene_set_local(&h.instance, k * (n - 1) / 2, &t, &err), KILN_OK);
+        }
+        kiln_scene_update_all(&h.instance);
+        assert_int_equal(kiln_scene_update(&h.instance), 0);
+        recompute_world(v, h.instance.local, want);
+        assert_memory_equal(h.instance.world, want, (size_t)n * 16 * sizeof(float));
+        nodes[0] = n / 3;
+        snprintf(what, sizeof what, "%s, after the full pass", names[shape]);
+        change_and_check(&h, v, nodes, 1, marked, want, what);
         free(nodes);
         free(marked);
         free(want);
