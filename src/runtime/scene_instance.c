@@ -18,11 +18,19 @@
 #include "kiln/kiln.h"
 #include "runtime/internal.h"
 
+#if defined(__GNUC__)
+#define ALWAYS_INLINE __attribute__((always_inline)) static inline
+#else
+#define ALWAYS_INLINE static inline
+#endif
+
 /* ---------------------------------------------------------------------------
  * Transforms
  * ------------------------------------------------------------------------- */
 
-void kiln_scene_compose(const kiln_scene_transform *t, float m[16]) {
+/* Inlined into both passes: left to itself, GCC stopped inlining it into the
+ * update's loop once that grew, a call per node the full pass did not pay. */
+ALWAYS_INLINE void compose(const kiln_scene_transform *t, float m[16]) {
     float x = t->rotation[0], y = t->rotation[1], z = t->rotation[2], w = t->rotation[3];
     const float *s = t->scale;
     m[0] = (1 - 2 * (y * y + z * z)) * s[0];
@@ -43,6 +51,10 @@ void kiln_scene_compose(const kiln_scene_transform *t, float m[16]) {
     m[15] = 1;
 }
 
+void kiln_scene_compose(const kiln_scene_transform *t, float m[16]) {
+    compose(t, m);
+}
+
 /* world = parent * local for affine matrices (last row 0 0 0 1, which TRS
  * composition and products of such matrices keep): 36 multiplications. */
 static void multiply_affine(const float *parent, const float *local, float *out) {
@@ -59,11 +71,11 @@ static void compute_world(kiln_scene_instance *instance, uint32_t node) {
     float *world = instance->world + (size_t)node * 16;
     int32_t parent = instance->hierarchy[node].parent;
     if (parent < 0) {
-        kiln_scene_compose(&instance->local[node], world);
+        compose(&instance->local[node], world);
         return;
     }
     float local[16];
-    kiln_scene_compose(&instance->local[node], local);
+    compose(&instance->local[node], local);
     multiply_affine(instance->world + (size_t)parent * 16, local, world);
 }
 
@@ -251,13 +263,7 @@ static uint32_t list_changed(kiln_scene_instance *instance, uint32_t *list) {
 #define RUN_AHEAD 8u
 #define RUN_PREFETCH_NODES 4u
 
-#if defined(__GNUC__)
-#define PREFETCH_INLINE __attribute__((always_inline)) static inline
-#else
-#define PREFETCH_INLINE static inline
-#endif
-
-PREFETCH_INLINE void prefetch_node(const kiln_scene_instance *instance, uint32_t node) {
+ALWAYS_INLINE void prefetch_node(const kiln_scene_instance *instance, uint32_t node) {
 #if defined(__GNUC__)
     __builtin_prefetch(&instance->hierarchy[node]);
     __builtin_prefetch(&instance->local[node]);
@@ -267,7 +273,7 @@ PREFETCH_INLINE void prefetch_node(const kiln_scene_instance *instance, uint32_t
 #endif
 }
 
-PREFETCH_INLINE void prefetch_run(const kiln_scene_instance *instance, uint32_t first) {
+ALWAYS_INLINE void prefetch_run(const kiln_scene_instance *instance, uint32_t first) {
     const kiln_scene_hierarchy *h = &instance->hierarchy[first];
     uint32_t last = h->subtree_end - 1;
 #if defined(__GNUC__)
