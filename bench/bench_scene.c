@@ -217,10 +217,10 @@ static uint32_t median_recomputed(const frame_set *f, const kiln_scene_view *vie
     return (uint32_t)counts[FRAMES / 2];
 }
 
-/* Reading this thread's CPU clock is a system call (about 1 us in a virtual
- * machine): one read's worth falls inside every timed frame. Its median cost
- * is measured once and taken off each frame, or a 5 us frame at 10,000 nodes
- * would carry 20 % of clock. */
+/* Reading this thread's CPU clock is a system call (about 0.5 us of this
+ * thread's time in a virtual machine): one read's worth falls inside every
+ * timed frame. Its median cost is measured once and taken off each frame, or
+ * a 5 us frame at 10,000 nodes would carry 10 % of clock. */
 static double clock_cost;
 
 static void measure_clock_cost(void) {
