@@ -530,8 +530,8 @@ typedef struct kiln_scene_instance {
     kiln_scene_transform *local; /* node_count current local transforms */
     float *world;                /* node_count column-major 4x4 matrices */
     /* private */
-    uint64_t *changed_;      /* a bit per node: set since the last update */
-    uint32_t *runs_;         /* the update's scratch: first nodes of the subtrees to recompute */
+    uint64_t *changed_;      /* a bit per node changed since the last update, then per word */
+    uint32_t *changed_list_; /* the update's scratch: the changed nodes in order */
     uint32_t first_changed_; /* lowest and highest set bit (first > last: none) */
     uint32_t last_changed_;
 } kiln_scene_instance;

@@ -688,6 +688,130 @@ static void update_matches_independent_recompute(void **state) {
     }
 }
 
+/* Gives `nodes` (repeats allowed) new local transforms, updates, and checks
+ * the count and every matrix against the independent recompute; a second
+ * update then has nothing left. */
+static void change_and_check(held_instance *h, const kiln_scene_view *v, const uint32_t *nodes,
+                             uint32_t count, uint8_t *marked, float *want, const char *what) {
+    kiln_error err;
+    memset(marked, 0, v->node_count);
+    for (uint32_t k = 0; k < count; k++) {
+        kiln_scene_transform t = h->instance.local[nodes[k]];
+        t.translation[k % 3] -= 0.75f;
+        t.scale[(k + 2) % 3] *= 0.8f;
+        assert_int_equal(kiln_scene_set_local(&h->instance, nodes[k], &t, &err), KILN_OK);
+        marked[nodes[k]] = 1;
+    }
+    uint32_t expected = count_subtrees(v, marked), got = kiln_scene_update(&h->instance);
+    if (got != expected)
+        fail_msg("%s: %u nodes recomputed, expected %u", what, got, expected);
+    assert_int_equal(kiln_scene_update(&h->instance), 0);
+    recompute_world(v, h->instance.local, want);
+    for (uint32_t i = 0; i < v->node_count; i++)
+        if (memcmp(h->instance.world + (size_t)i * 16, want + (size_t)i * 16, 16 * sizeof(float)))
+            fail_msg("%s: node %u's world matrix differs from the recompute", what, i);
+}
+
+/* Three shapes that stress the update's bookkeeping: a forest of roots only
+ * (all changed: a run per node, the most the scratch words must hold), one
+ * chain (any change: a single run to the end), and a random forest; 130 and
+ * 128 nodes, so the last bitmap word is partly padding and exactly full, and
+ * 9,000, so the bits of words span three summary words. */
+static void forest_asset(ir_asset *asset, uint32_t n, int shape) {
+    random_asset(asset, n, 7 + (uint32_t)shape);
+    for (uint32_t i = 0; i < n && shape != 2; i++)
+        asset->nodes[i].parent = shape == 0 || i == 0 ? -1 : (int32_t)i - 1;
+}
+
+static void update_edge_cases_match_independent_recompute(void **state) {
+    (void)state;
+    const uint32_t sizes[3] = {130, 128, 9000};
+    const char *names[3] = {"roots only", "a chain", "a random forest"};
+    for (int shape = 0; shape < 3; shape++) {
+        ir_asset asset;
+        forest_asset(&asset, sizes[shape], shape);
+        bytebuf bytes;
+        write_asset(&asset, 0, &bytes);
+        test_held_scene held;
+        kiln_error err;
+        assert_int_equal(test_scene_hold(&held, bytes.data, bytes.size, 0, &err), KILN_OK);
+        const kiln_scene_view *v = &held.view;
+        uint32_t n = v->node_count;
+        assert_int_equal(n, sizes[shape]);
+        held_instance h;
+        instance_open(&h, v);
+        uint8_t *marked = malloc(n);
+        float *want = malloc((size_t)n * 16 * sizeof(float));
+        uint32_t *nodes = malloc((size_t)n * 2 * sizeof *nodes);
+        assert_non_null(marked);
+        assert_non_null(want);
+        assert_non_null(nodes);
+        char what[96];
+        for (int c = 0; c < 9; c++) {
+            uint32_t count = 0;
+            switch (c) {
+            case 0: /* the last node: a run at the end of the array */
+                nodes[count++] = n - 1;
+                break;
+            case 1: /* the last three: three bits in one word */
+                nodes[count++] = n - 3, nodes[count++] = n - 1, nodes[count++] = n - 2;
+                break;
+            case 2: /* a whole bitmap word */
+                for (uint32_t i = 0; i < 64; i++)
+                    nodes[count++] = 63 - i;
+                break;
+            case 3: /* the first root, then nodes inside the range it takes */
+                nodes[count++] = 0;
+                for (uint32_t i = 1; i < v->hierarchy[0].subtree_end; i += 3)
+                    nodes[count++] = i;
+                break;
+            case 4: /* one node set five times */
+                for (uint32_t i = 0; i < 5; i++)
+                    nodes[count++] = n / 2;
+                break;
+            case 5: /* every node, last first */
+                for (uint32_t i = 0; i < n; i++)
+                    nodes[count++] = n - 1 - i;
+                break;
+            case 6: /* every other node */
+                for (uint32_t i = 0; i < n; i += 2)
+                    nodes[count++] = i;
+                break;
+            case 7: /* the first and the last: empty words between */
+                nodes[count++] = n - 1, nodes[count++] = 0;
+                break;
+            default: /* every node twice */
+                for (uint32_t i = 0; i < 2 * n; i++)
+                    nodes[count++] = i % n;
+                break;
+            }
+            snprintf(what, sizeof what, "%s, case %d", names[shape], c);
+            change_and_check(&h, v, nodes, count, marked, want, what);
+        }
+        /* Changes the full pass takes care of leave nothing for the update,
+         * and the next change is found again. */
+        for (uint32_t k = 0; k < 3; k++) {
+            kiln_scene_transform t = h.instance.local[k * (n - 1) / 2];
+            t.translation[1] += 2.0f;
+            assert_int_equal(kiln_scene_set_local(&h.instance, k * (n - 1) / 2, &t, &err), KILN_OK);
+        }
+        kiln_scene_update_all(&h.instance);
+        assert_int_equal(kiln_scene_update(&h.instance), 0);
+        recompute_world(v, h.instance.local, want);
+        assert_memory_equal(h.instance.world, want, (size_t)n * 16 * sizeof(float));
+        nodes[0] = n / 3;
+        snprintf(what, sizeof what, "%s, after the full pass", names[shape]);
+        change_and_check(&h, v, nodes, 1, marked, want, what);
+        free(nodes);
+        free(marked);
+        free(want);
+        instance_close(&h);
+        test_scene_release(&held);
+        bytebuf_free(&bytes);
+        ir_asset_free(&asset);
+    }
+}
+
 static void instance_refuses_bad_memory(void **state) {
     (void)state;
     ir_asset asset;
@@ -910,6 +1034,7 @@ int main(void) {
         cmocka_unit_test(instance_matches_recursive_product),
         cmocka_unit_test(dirty_update_equals_full_recompute),
         cmocka_unit_test(update_matches_independent_recompute),
+        cmocka_unit_test(update_edge_cases_match_independent_recompute),
         cmocka_unit_test(instance_refuses_bad_memory),
         cmocka_unit_test(assimp_node_graph_becomes_a_scene),
         cmocka_unit_test(corpus_world_matrices_match_gltf),
