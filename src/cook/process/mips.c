@@ -310,6 +310,12 @@ static inline v4f working_texel8(const uint8_t *s, const texel_lanes *t, bool pr
     return p + alpha_lane[s[3]];
 }
 
+/* working_texel8 of a texel with alpha 255 without the alpha lane: the
+ * caller sets alpha to 1 (adding 0 to the colour lanes changes nothing). */
+static inline v4f opaque_texel8(const uint8_t *s, const texel_lanes *t) {
+    return t->lane[0][s[0]] + t->lane[1][s[1]] + t->lane[2][s[2]];
+}
+
 /* A normal map's working vector renormalised, as every level keeps it. */
 static inline v4f renormalised(v4f p) {
     float len = sqrtf(p[0] * p[0] + p[1] * p[1] + p[2] * p[2]);
@@ -406,14 +412,15 @@ static void make_row(void *ctx, uint32_t y) {
     size_t row = (size_t)y * job->dw;                         /* in the stored level */
     size_t work_row = (size_t)(y - job->work_row0) * job->dw; /* in `work` */
     size_t src_y = (size_t)2 * y - job->src_row0;             /* in `src` */
-    /* Opaque rows of an 8-bit level 0 skip premultiplying by 1. */
-    bool premultiply = job->premultiply;
-    if (premultiply && job->halve && job->src == NULL && job->base.b != NULL) {
+    /* Opaque rows of an 8-bit level 0 skip premultiplying by 1 and adding
+     * the alpha lanes. */
+    bool premultiply = job->premultiply, opaque = false;
+    if (job->halve && job->src == NULL && job->base.b != NULL) {
         const uint8_t *rows = job->base.b + (size_t)(2 * y) * job->sw * 4;
         uint8_t all = 255;
         for (size_t t = 0; t < (size_t)job->sw * 2; t++)
             all &= rows[t * 4 + 3];
-        premultiply = all != 255;
+        opaque = all == 255;
     }
     for (uint32_t x = 0; x < job->dw; x++) {
         size_t i = row + x, w = work_row + x;
@@ -424,6 +431,12 @@ static void make_row(void *ctx, uint32_t y) {
             const float *r0 = job->src + (src_y * job->sw + 2 * x) * 4;
             const float *r1 = r0 + (size_t)job->sw * 4;
             h = quad_average(load4(r0), load4(r0 + 4), load4(r1), load4(r1 + 4));
+        } else if (opaque) { /* job->base.b */
+            const uint8_t *r0 = job->base.b + ((size_t)(2 * y) * job->sw + 2 * x) * 4;
+            const uint8_t *r1 = r0 + (size_t)job->sw * 4;
+            h = quad_average(opaque_texel8(r0, job->lane), opaque_texel8(r0 + 4, job->lane),
+                             opaque_texel8(r1, job->lane), opaque_texel8(r1 + 4, job->lane));
+            h[3] = 1.0f; /* ((1 + 1) + (1 + 1)) * 0.25 */
         } else if (job->base.b != NULL) {
             const uint8_t *r0 = job->base.b + ((size_t)(2 * y) * job->sw + 2 * x) * 4;
             const uint8_t *r1 = r0 + (size_t)job->sw * 4;
