@@ -31,6 +31,8 @@ typedef struct bench_stats {
     double median;       /* seconds */
     double min;          /* seconds */
     double minor_faults; /* page faults per timed run, on average */
+    double cpu_min;      /* seconds of this process's CPU time (every thread), fastest
+                            run: moves much less than wall time on a busy machine */
     uint32_t reps;       /* timed runs (the warm-up is not counted) */
 } bench_stats;
 

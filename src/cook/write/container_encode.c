@@ -10,7 +10,6 @@
 #include <meshoptimizer.h>
 #include <stdlib.h>
 #include <string.h>
-#include <zstd.h>
 
 #include "cook/write/write.h"
 
@@ -87,29 +86,6 @@ static uint8_t *filter_encode(uint32_t filter, uint32_t element, const uint8_t *
     return encoded;
 }
 
-/* One Zstd frame of `data` in a new block, or NULL: with its content size,
- * which readers check, and its checksum, so a damaged frame is an error when
- * decoded rather than wrong bytes (4 bytes a chunk). */
-static uint8_t *zstd_encode(const uint8_t *data, size_t size, int level, size_t *encoded_size) {
-    size_t bound = ZSTD_compressBound(size), n = 0;
-    uint8_t *encoded = malloc(bound);
-    ZSTD_CCtx *cctx = ZSTD_createCCtx();
-    bool ok = encoded != NULL && cctx != NULL &&
-              !ZSTD_isError(ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, level)) &&
-              !ZSTD_isError(ZSTD_CCtx_setParameter(cctx, ZSTD_c_checksumFlag, 1));
-    if (ok) {
-        n = ZSTD_compress2(cctx, encoded, bound, data, size);
-        ok = !ZSTD_isError(n);
-    }
-    ZSTD_freeCCtx(cctx);
-    if (!ok) {
-        free(encoded);
-        return NULL;
-    }
-    *encoded_size = n;
-    return encoded;
-}
-
 /* Keeps `candidate` in *best when it is smaller, else frees it. */
 static void keep_smaller(uint8_t *candidate, size_t size, uint32_t flags, chunk_encoding *best) {
     if (candidate == NULL)
@@ -141,7 +117,7 @@ static void try_filter(const uint8_t *data, size_t size, uint32_t filter, uint32
         free(filtered);
         return;
     }
-    uint8_t *both = zstd_encode(filtered, filtered_size, level, &n);
+    uint8_t *both = write_zstd_frame(filtered, filtered_size, level, &n);
     keep_smaller(both, n, flags | KILN_CHUNK_ZSTD, best);
     keep_smaller(filtered, filtered_size, flags, best);
 }
@@ -153,7 +129,7 @@ bool chunk_encode(const uint8_t *data, size_t size, uint32_t filter, uint32_t el
         return false;
     int level = zstd_level(compress);
     size_t n = 0;
-    uint8_t *zstd = zstd_encode(data, size, level, &n);
+    uint8_t *zstd = write_zstd_frame(data, size, level, &n);
     keep_smaller(zstd, n, KILN_CHUNK_ZSTD, out);
     /* Triangle lists try the sequence codec too: the index codec is not
      * used when it would rotate a triangle, and either may be smaller. */

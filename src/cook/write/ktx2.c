@@ -103,31 +103,6 @@ static void append_key_value(bytebuf *b, const char *key, const char *value) {
     pad_to(b, 4);
 }
 
-/* One level's Zstd frame with the writer's parameters (a level alone
- * depends only on its bytes and the level): malloc'd into *data. */
-static bool compress_level(ZSTD_CCtx *zctx, int zstd_level, const uint8_t *raw, size_t size,
-                           uint8_t **data, size_t *length) {
-    ZSTD_CCtx_reset(zctx, ZSTD_reset_session_and_parameters);
-    ZSTD_CCtx_setParameter(zctx, ZSTD_c_compressionLevel, zstd_level);
-    ZSTD_CCtx_setParameter(zctx, ZSTD_c_checksumFlag, 1); /* kiln check catches bit rot */
-    ZSTD_CCtx_setParameter(zctx, ZSTD_c_contentSizeFlag, 1);
-    size_t bound = ZSTD_compressBound(size);
-    *data = malloc(bound ? bound : 1);
-    size_t n = *data == NULL ? 0 : ZSTD_compress2(zctx, *data, bound, raw, size);
-    if (*data == NULL || ZSTD_isError(n)) {
-        free(*data);
-        *data = NULL;
-        return false;
-    }
-    /* Give back the bound's unused tail (noise grows a little, zeros shrink
-     * to almost nothing). */
-    uint8_t *fit = realloc(*data, n ? n : 1);
-    if (fit != NULL)
-        *data = fit;
-    *length = n;
-    return true;
-}
-
 /* Zstd of every level, before the file is laid out. Levels are independent
  * streams, so they are compressed on `threads` threads: with N threads, the N-1
  * largest levels each get one, the last takes every smaller level. Each level's
@@ -144,19 +119,14 @@ static void compress_levels_item(void *arg, uint32_t item) {
     zstd_levels *z = arg;
     const ktx2_image_desc *d = z->desc;
     uint32_t first = item, last = item + 1 == z->items ? d->levels : item + 1;
-    ZSTD_CCtx *zctx = ZSTD_createCCtx();
-    if (zctx == NULL) {
-        z->failed[first] = true;
-        return;
-    }
     for (uint32_t n = first; n < last; n++) {
-        if (!compress_level(zctx, d->zstd_level, d->level_data[n], d->level_size[n], &z->data[n],
-                            &z->size[n])) {
+        z->data[n] =
+            write_zstd_frame(d->level_data[n], d->level_size[n], d->zstd_level, &z->size[n]);
+        if (z->data[n] == NULL) {
             z->failed[n] = true;
             break;
         }
     }
-    ZSTD_freeCCtx(zctx);
 }
 
 static bool compress_levels(const ktx2_image_desc *d, zstd_levels *z) {
@@ -406,12 +376,9 @@ bool ktx2_pack_level(ktx2_packed_levels *p, uint32_t level, uint8_t *raw, size_t
         p->size[level] = size;
         return true;
     }
-    ZSTD_CCtx *zctx = ZSTD_createCCtx();
-    bool ok = zctx != NULL &&
-              compress_level(zctx, p->zstd_level, raw, size, &p->data[level], &p->size[level]);
-    ZSTD_freeCCtx(zctx);
+    p->data[level] = write_zstd_frame(raw, size, p->zstd_level, &p->size[level]);
     free(raw);
-    return ok;
+    return p->data[level] != NULL;
 }
 
 void ktx2_packed_free(ktx2_packed_levels *p) {

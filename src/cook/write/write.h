@@ -8,6 +8,8 @@
  *   kscene.c     .kscene         kanim.c    .kanim
  *   kshader.c, kshader.h  .kshader (a header of its own, for the shader driver)
  *   ktx2.c       KTX2 textures
+ *   zstd_frame.c one Zstd frame on the thread's reused context (KTX2 levels,
+ *                container chunks)
  *   manifest.c   assets.kman     pack.c     .kpak  (outputs.h)
  *   atomic.c     temporary file + rename (outputs.h)
  *   emit.c       the one way a file enters the output tree: path, atomic
@@ -55,6 +57,12 @@ void container_add_chunk_borrowed(container_writer *writer, uint32_t fourcc, con
  * checksum) into `out`. Returns false on allocation failure. Frees the writer. */
 bool container_finish(container_writer *writer, bytebuf *out);
 void container_abandon(container_writer *writer);
+
+/* zstd_frame.c: one Zstd frame of `size` bytes at `level` (content size and
+ * checksum recorded), malloc'd and fitted, with its size in *frame_size; NULL
+ * when out of memory. The bytes are ZSTD_compress2's on a new context with
+ * those parameters; the context itself is the calling thread's, reused. */
+uint8_t *write_zstd_frame(const uint8_t *data, size_t size, int level, size_t *frame_size);
 
 /* container_encode.c: the smallest encoding of one payload. */
 typedef struct chunk_encoding {
