@@ -97,6 +97,19 @@ assets=$(cd "$project" && "$KILN" build -n --json -o "$SCRATCH/probe" | jq .woul
 run_in "$project" build -o "$SCRATCH/one" --pack --no-remote-cache -q
 check "a one-machine build cooks the $assets assets" status_is 0
 
+# libcurl and hiredis are loaded only for a remote cache of their kind; one
+# that cannot be loaded is a warning per server, and the build goes on.
+check "kiln links neither libcurl nor hiredis" \
+    all_true '! ldd "$KILN" | grep -q libcurl' '! ldd "$KILN" | grep -q libhiredis'
+mkdir -p "$SCRATCH/no-libraries"
+RUN_ENV="KILN_TEST_LIBRARY_DIR=$SCRATCH/no-libraries"
+run_in "$project" build -o "$SCRATCH/no-client" --remote-cache "http://127.0.0.1:1/kiln,redis://127.0.0.1:1" --json
+check "libcurl and hiredis missing: one warning each naming it, everything cooked, exit 0" \
+    all_true 'status_is 0' '[ "$(remote_warnings)" = 2 ]' 'stderr_has "no-libraries/libcurl.so"' \
+    'stderr_has "no-libraries/libhiredis.so"' 'stderr_has "cannot open shared object file"' \
+    '[ "$(json .cooked)" = "$assets" ]' 'same_tree "$SCRATCH/one" "$SCRATCH/no-client"'
+RUN_ENV=""
+
 if ! nginx_dav_available; then
     echo "test_remote_cache: skipped: nginx is not installed (make test installs it)"
 else

@@ -931,6 +931,67 @@ static void obj_sanitises_nan_texcoords_and_normals(void **state) {
     free(dir);
 }
 
+/* import_obj with the work spread on two threads. */
+static bool import_on_two_threads(cook_context *ctx, ir_asset *out) {
+    cook_settings settings = *ctx->settings;
+    settings.threads = 2;
+    cook_context copy = *ctx;
+    copy.settings = &settings;
+    bool ok = import_obj(&copy, out);
+    ctx->dependencies = copy.dependencies;
+    ctx->absent = copy.absent;
+    ctx->references = copy.references;
+    return ok;
+}
+
+/* A strip of more vertices than one block of the stream gathering holds
+ * (obj_streams.c), on two threads: every vertex's position, flipped texture
+ * coordinate and unit normal come from its own v, vt and vn, and unusable
+ * normals in later blocks are all found and counted. */
+static void streams_of_many_vertices_on_two_threads(void **state) {
+    (void)state;
+    enum { N = 100000 };
+    static const uint32_t unusable[3] = {70000, 80000, 99998}; /* 0-based vertices */
+    size_t cap = (size_t)N * 96, used = 0;
+    char *text = malloc(cap);
+    assert_non_null(text);
+    for (uint32_t i = 0; i < N; i++) {
+        bool bad = i == unusable[0] || i == unusable[1] || i == unusable[2];
+        used += (size_t)snprintf(text + used, cap - used, "v %u 0 %u\nvt %u 0.25\nvn %s\n", i,
+                                 i % 7, i % 2,
+                                 !bad               ? "0 3 0"
+                                 : i == unusable[1] ? "nan 0 0"
+                                                    : "0 0 0");
+    }
+    for (uint32_t i = 1; i + 2 <= N; i++)
+        used += (size_t)snprintf(text + used, cap - used, "f %u/%u/%u %u/%u/%u %u/%u/%u\n", i, i, i,
+                                 i + 1, i + 1, i + 1, i + 2, i + 2, i + 2);
+    char *dir = fresh_dir("many_vertices");
+    test_import r;
+    test_import_bytes(&r, import_on_two_threads, dir, "model.obj", text, used);
+    test_import_expect_ok(&r);
+    const ir_mesh *mesh = only_mesh(&r);
+    assert_int_equal(mesh->vertex_count, N); /* first used in file order */
+    assert_non_null(mesh->texcoords[0]);
+    assert_non_null(mesh->normals);
+    for (uint32_t v = 0; v < N; v++) {
+        assert_true(mesh->positions[3 * v] == (float)v && mesh->positions[3 * v + 1] == 0.0f &&
+                    mesh->positions[3 * v + 2] == (float)(v % 7));
+        assert_true(mesh->texcoords[0][2 * v] == (float)(v % 2) &&
+                    mesh->texcoords[0][2 * v + 1] == 0.75f);
+        const float *n = mesh->normals + 3 * v;
+        if (v != unusable[0] && v != unusable[1] && v != unusable[2])
+            assert_true(n[0] == 0.0f && n[1] == 1.0f && n[2] == 0.0f);
+        else /* the faces' normal instead */
+            assert_true(fabsf(n[0] * n[0] + n[1] * n[1] + n[2] * n[2] - 1.0f) < 1e-5f);
+    }
+    assert_non_null(
+        strstr(test_import_messages(&r), "3 vertex normals are zero or not a finite number"));
+    test_import_free(&r);
+    free(dir);
+    free(text);
+}
+
 /* Submesh `s`'s level-0 indices' positions, as "x,y,z" tokens joined by spaces:
  * which vertex each index names, whatever the vertex numbering. */
 static void expect_positions(const ir_mesh *mesh, uint32_t s, const char *expected) {
@@ -1349,6 +1410,7 @@ int main(void) {
         cmocka_unit_test(obj_rejects_binary_content_as_not_text),
         cmocka_unit_test(obj_drops_faces_using_nan_positions_with_a_warning),
         cmocka_unit_test(obj_sanitises_nan_texcoords_and_normals),
+        cmocka_unit_test(streams_of_many_vertices_on_two_threads),
         cmocka_unit_test(obj_imports_lines_and_points),
         cmocka_unit_test(obj_corpus_like_line_and_point_files_cook),
         cmocka_unit_test(obj_vertices_alone_are_a_point_cloud),

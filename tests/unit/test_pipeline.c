@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <xxhash.h>
 
 #include "cook/drivers/drivers.h"
 #include "test_support.h"
@@ -135,6 +136,92 @@ static void pipeline_cooks_obj_into_a_valid_kmesh(void **state) {
     cooked_free(&c);
 }
 
+/* What request.source_read was handed. */
+typedef struct source_seen {
+    int calls;
+    size_t size;
+    uint64_t xxh3;
+} source_seen;
+
+static void note_source(void *ctx, const uint8_t *bytes, size_t size) {
+    source_seen *seen = ctx;
+    seen->calls++;
+    seen->size = size;
+    seen->xxh3 = XXH3_64bits(bytes, size);
+}
+
+/* The source is hashed once, beside the build's own hash of it (two threads
+ * here), and every output's META names that hash: the mesh, the material
+ * table and the scene. */
+static void every_output_names_the_source_hash(void **state) {
+    (void)state;
+    char *input = test_make_temp_dir("pipeline_source_hash");
+    char *output = test_path_join(input, "out");
+    char *obj_path = test_path_join(input, "quad.obj");
+    char *mtl_path = test_path_join(input, "quad.mtl");
+    test_write_file(obj_path, QUAD_OBJ, strlen(QUAD_OBJ));
+    test_write_file(mtl_path, QUAD_MTL, strlen(QUAD_MTL));
+    cook_settings settings;
+    cook_settings_default(&settings);
+    settings.threads = 2;
+    source_seen seen = {0};
+    cook_request request = {
+        .input_root = input,
+        .output_root = output,
+        .source_path = "quad.obj",
+        .importer = cook_registry_match("quad.obj"),
+        .settings = &settings,
+        .source_read = note_source,
+        .source_read_ctx = &seen,
+    };
+    cook_asset_result result;
+    assert_true(cook_asset(&request, &result));
+    uint64_t expected = XXH3_64bits(QUAD_OBJ, strlen(QUAD_OBJ));
+    assert_int_equal(seen.calls, 1);
+    assert_int_equal(seen.size, strlen(QUAD_OBJ));
+    assert_true(seen.xxh3 == expected);
+    char named[64];
+    snprintf(named, sizeof named, "\"source_hash\":\"xxh3-64:%016llx\"",
+             (unsigned long long)expected);
+    assert_int_equal(result.outputs.count, 3);
+    for (size_t i = 0; i < result.outputs.count; i++) {
+        char *path = test_path_join(output, result.outputs.items[i]);
+        kiln_file file;
+        kiln_error err;
+        assert_int_equal(kiln_file_map(&file, path, KILN_OPEN_VERIFY_CHECKSUM, &err), KILN_OK);
+        size_t meta_size = 0;
+        const char *meta = kiln_file_metadata(&file, &meta_size);
+        assert_non_null(meta);
+        char *text = strndup(meta, meta_size);
+        if (strstr(text, named) == NULL)
+            fail_msg("%s: META lacks %s: %s", result.outputs.items[i], named, text);
+        free(text);
+        kiln_file_close(&file);
+        free(path);
+    }
+    cook_asset_result_free(&result);
+    free(obj_path);
+    free(mtl_path);
+    free(output);
+    free(input);
+}
+
+/* A hash taken of other bytes than the context's source is not used. */
+static void a_stale_source_hash_is_worked_out_again(void **state) {
+    (void)state;
+    static const uint8_t bytes[] = "v 0 0 0\n";
+    cook_context ctx = {.source = bytes, .source_size = sizeof bytes - 1};
+    ctx.source_hash.bytes = bytes;
+    ctx.source_hash.size = sizeof bytes - 1;
+    ctx.source_hash.xxh3 = 42;
+    assert_true(cook_source_hash(&ctx) == 42); /* taken of these very bytes */
+    ctx.source_size = 3;                       /* a driver's narrower view */
+    assert_true(cook_source_hash(&ctx) == XXH3_64bits(bytes, 3));
+    ctx.source = NULL; /* released */
+    ctx.source_size = 0;
+    assert_true(cook_source_hash(&ctx) == XXH3_64bits(NULL, 0));
+}
+
 static void pipeline_reports_importer_errors_and_writes_nothing(void **state) {
     (void)state;
     cooked c;
@@ -248,6 +335,8 @@ static void atomic_write_replaces_and_leaves_no_temporary(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(pipeline_cooks_obj_into_a_valid_kmesh),
+        cmocka_unit_test(every_output_names_the_source_hash),
+        cmocka_unit_test(a_stale_source_hash_is_worked_out_again),
         cmocka_unit_test(pipeline_reports_importer_errors_and_writes_nothing),
         cmocka_unit_test(pipeline_output_is_deterministic),
         cmocka_unit_test(face_revisiting_its_corners_cooks_with_shrinking_lods),

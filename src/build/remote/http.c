@@ -24,6 +24,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +32,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "build/remote/library.h"
 #include "build/remote/transport.h"
 #include "common/grow.h"
 
@@ -72,11 +74,59 @@ typedef struct http_transfer {
     size_t sent;
 } http_transfer;
 
+/* libcurl, loaded when the first HTTP transport opens (library.h): its
+ * functions as its headers declare them. KILN_LIBCURL_FILE, its soname,
+ * comes from the build (CMakeLists.txt). */
+static struct {
+    __typeof__(curl_global_init) *global_init;
+    __typeof__(curl_easy_init) *easy_init;
+    __typeof__(curl_easy_setopt) *easy_setopt;
+    __typeof__(curl_easy_perform) *easy_perform;
+    __typeof__(curl_easy_getinfo) *easy_getinfo;
+    __typeof__(curl_easy_reset) *easy_reset;
+    __typeof__(curl_easy_cleanup) *easy_cleanup;
+    __typeof__(curl_easy_strerror) *easy_strerror;
+    __typeof__(curl_slist_append) *slist_append;
+    __typeof__(curl_slist_free_all) *slist_free_all;
+    __typeof__(curl_url) *url;
+    __typeof__(curl_url_set) *url_set;
+    __typeof__(curl_url_get) *url_get;
+    __typeof__(curl_url_cleanup) *url_cleanup;
+    __typeof__(curl_free) *free;
+} libcurl;
+
+#define LIBCURL_SYMBOL(function, field)                                                            \
+    { #function, offsetof(__typeof__(libcurl), field) }
+static const library_symbol libcurl_symbols[] = {
+    LIBCURL_SYMBOL(curl_global_init, global_init),
+    LIBCURL_SYMBOL(curl_easy_init, easy_init),
+    LIBCURL_SYMBOL(curl_easy_setopt, easy_setopt),
+    LIBCURL_SYMBOL(curl_easy_perform, easy_perform),
+    LIBCURL_SYMBOL(curl_easy_getinfo, easy_getinfo),
+    LIBCURL_SYMBOL(curl_easy_reset, easy_reset),
+    LIBCURL_SYMBOL(curl_easy_cleanup, easy_cleanup),
+    LIBCURL_SYMBOL(curl_easy_strerror, easy_strerror),
+    LIBCURL_SYMBOL(curl_slist_append, slist_append),
+    LIBCURL_SYMBOL(curl_slist_free_all, slist_free_all),
+    LIBCURL_SYMBOL(curl_url, url),
+    LIBCURL_SYMBOL(curl_url_set, url_set),
+    LIBCURL_SYMBOL(curl_url_get, url_get),
+    LIBCURL_SYMBOL(curl_url_cleanup, url_cleanup),
+    LIBCURL_SYMBOL(curl_free, free),
+};
+
 static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
 static bool curl_started;
+static char curl_failure[192]; /* why curl_started is false */
 
 static void curl_start(void) {
-    curl_started = curl_global_init(CURL_GLOBAL_DEFAULT) == CURLE_OK;
+    if (!library_load(KILN_LIBCURL_FILE, libcurl_symbols,
+                      sizeof libcurl_symbols / sizeof libcurl_symbols[0], &libcurl, curl_failure,
+                      sizeof curl_failure))
+        return;
+    curl_started = libcurl.global_init(CURL_GLOBAL_DEFAULT) == CURLE_OK;
+    if (!curl_started)
+        snprintf(curl_failure, sizeof curl_failure, "libcurl could not start");
 }
 
 static void say(char *reason, size_t reason_size, const char *fmt, ...)
@@ -112,7 +162,7 @@ static CURL *pool_take(http_state *http) {
     if (http->idle_count > 0)
         curl = http->idle[--http->idle_count];
     pthread_mutex_unlock(&http->lock);
-    return curl != NULL ? curl : curl_easy_init();
+    return curl != NULL ? curl : libcurl.easy_init();
 }
 
 static void pool_give_back(http_state *http, CURL *curl) {
@@ -126,7 +176,7 @@ static void pool_give_back(http_state *http, CURL *curl) {
     }
     pthread_mutex_unlock(&http->lock);
     if (!kept)
-        curl_easy_cleanup(curl); /* out of memory: only its connection is lost */
+        libcurl.easy_cleanup(curl); /* out of memory: only its connection is lost */
 }
 
 /* ---------------------------------------------------------------------------
@@ -143,11 +193,11 @@ static size_t on_header(char *line, size_t one, size_t count, void *user) {
     if (transfer->method != HTTP_GET || !headers_end)
         return length;
     long status = 0;
-    curl_easy_getinfo(transfer->curl, CURLINFO_RESPONSE_CODE, &status);
+    libcurl.easy_getinfo(transfer->curl, CURLINFO_RESPONSE_CODE, &status);
     transfer->keep_body = status == 200;
     curl_off_t content_length = -1;
     if (transfer->keep_body &&
-        curl_easy_getinfo(transfer->curl, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &content_length) ==
+        libcurl.easy_getinfo(transfer->curl, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &content_length) ==
             CURLE_OK &&
         content_length > 0 && (unsigned long long)content_length > transfer->max_size) {
         transfer->too_large = true;
@@ -198,56 +248,57 @@ static int on_upload_seek(void *user, curl_off_t offset, int origin) {
 static CURLcode set_options(const http_state *http, http_transfer *transfer, const char *url) {
     CURL *curl = transfer->curl;
     /* Back to defaults, keeping the live connection (and TLS session). */
-    curl_easy_reset(curl);
-    CURLcode code = curl_easy_setopt(curl, CURLOPT_URL, url);
+    libcurl.easy_reset(curl);
+    CURLcode code = libcurl.easy_setopt(curl, CURLOPT_URL, url);
 #if LIBCURL_VERSION_NUM >= 0x075500
     if (code == CURLE_OK)
-        code = curl_easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "http,https");
+        code = libcurl.easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "http,https");
 #else
     if (code == CURLE_OK)
-        code = curl_easy_setopt(curl, CURLOPT_PROTOCOLS, (long)(CURLPROTO_HTTP | CURLPROTO_HTTPS));
+        code =
+            libcurl.easy_setopt(curl, CURLOPT_PROTOCOLS, (long)(CURLPROTO_HTTP | CURLPROTO_HTTPS));
 #endif
     if (code == CURLE_OK) /* no SIGALRM for timeouts: other threads run */
-        code = curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
+        code = libcurl.easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
     if (code == CURLE_OK)
-        code = curl_easy_setopt(curl, CURLOPT_FOLLOWLOCATION, 0L);
+        code = libcurl.easy_setopt(curl, CURLOPT_FOLLOWLOCATION, 0L);
     if (code == CURLE_OK)
-        code = curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, http->connect_timeout_ms);
+        code = libcurl.easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, http->connect_timeout_ms);
     if (code == CURLE_OK)
-        code = curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, http->timeout_ms);
+        code = libcurl.easy_setopt(curl, CURLOPT_TIMEOUT_MS, http->timeout_ms);
     if (code == CURLE_OK)
-        code = curl_easy_setopt(curl, CURLOPT_USERAGENT, "kiln");
+        code = libcurl.easy_setopt(curl, CURLOPT_USERAGENT, "kiln");
     if (code == CURLE_OK)
-        code = curl_easy_setopt(curl, CURLOPT_HTTPHEADER, http->headers);
+        code = libcurl.easy_setopt(curl, CURLOPT_HTTPHEADER, http->headers);
     if (code == CURLE_OK)
-        code = curl_easy_setopt(curl, CURLOPT_HEADERFUNCTION, on_header);
+        code = libcurl.easy_setopt(curl, CURLOPT_HEADERFUNCTION, on_header);
     if (code == CURLE_OK)
-        code = curl_easy_setopt(curl, CURLOPT_HEADERDATA, transfer);
+        code = libcurl.easy_setopt(curl, CURLOPT_HEADERDATA, transfer);
     if (code == CURLE_OK)
-        code = curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, on_body);
+        code = libcurl.easy_setopt(curl, CURLOPT_WRITEFUNCTION, on_body);
     if (code == CURLE_OK)
-        code = curl_easy_setopt(curl, CURLOPT_WRITEDATA, transfer);
+        code = libcurl.easy_setopt(curl, CURLOPT_WRITEDATA, transfer);
     if (code == CURLE_OK && http->ca_file != NULL)
-        code = curl_easy_setopt(curl, CURLOPT_CAINFO, http->ca_file);
+        code = libcurl.easy_setopt(curl, CURLOPT_CAINFO, http->ca_file);
     if (code == CURLE_OK && http->netrc_file != NULL) {
-        code = curl_easy_setopt(curl, CURLOPT_NETRC, (long)CURL_NETRC_OPTIONAL);
+        code = libcurl.easy_setopt(curl, CURLOPT_NETRC, (long)CURL_NETRC_OPTIONAL);
         if (code == CURLE_OK)
-            code = curl_easy_setopt(curl, CURLOPT_NETRC_FILE, http->netrc_file);
+            code = libcurl.easy_setopt(curl, CURLOPT_NETRC_FILE, http->netrc_file);
     }
     if (code == CURLE_OK && transfer->method == HTTP_HEAD)
-        code = curl_easy_setopt(curl, CURLOPT_NOBODY, 1L);
+        code = libcurl.easy_setopt(curl, CURLOPT_NOBODY, 1L);
     if (code == CURLE_OK && transfer->method == HTTP_PUT) {
-        code = curl_easy_setopt(curl, CURLOPT_UPLOAD, 1L);
+        code = libcurl.easy_setopt(curl, CURLOPT_UPLOAD, 1L);
         if (code == CURLE_OK) /* sent as Content-Length */
-            code = curl_easy_setopt(curl, CURLOPT_INFILESIZE_LARGE, (curl_off_t)transfer->size);
+            code = libcurl.easy_setopt(curl, CURLOPT_INFILESIZE_LARGE, (curl_off_t)transfer->size);
         if (code == CURLE_OK)
-            code = curl_easy_setopt(curl, CURLOPT_READFUNCTION, on_upload);
+            code = libcurl.easy_setopt(curl, CURLOPT_READFUNCTION, on_upload);
         if (code == CURLE_OK)
-            code = curl_easy_setopt(curl, CURLOPT_READDATA, transfer);
+            code = libcurl.easy_setopt(curl, CURLOPT_READDATA, transfer);
         if (code == CURLE_OK)
-            code = curl_easy_setopt(curl, CURLOPT_SEEKFUNCTION, on_upload_seek);
+            code = libcurl.easy_setopt(curl, CURLOPT_SEEKFUNCTION, on_upload_seek);
         if (code == CURLE_OK)
-            code = curl_easy_setopt(curl, CURLOPT_SEEKDATA, transfer);
+            code = libcurl.easy_setopt(curl, CURLOPT_SEEKDATA, transfer);
     }
     return code;
 }
@@ -257,7 +308,7 @@ static CURLcode set_options(const http_state *http, http_transfer *transfer, con
 static void describe_failure(const http_state *http, http_transfer *transfer, CURLcode code,
                              long attempt_ms, bool *may_pass, char *reason, size_t reason_size) {
     long os_errno = 0;
-    curl_easy_getinfo(transfer->curl, CURLINFO_OS_ERRNO, &os_errno);
+    libcurl.easy_getinfo(transfer->curl, CURLINFO_OS_ERRNO, &os_errno);
     const char *label = http->label;
     *may_pass = true;
     switch (code) {
@@ -295,7 +346,7 @@ static void describe_failure(const http_state *http, http_transfer *transfer, CU
         else if (code == CURLE_PEER_FAILED_VERIFICATION)
             say(reason, reason_size, "%s: the server's TLS certificate is not trusted", label);
         else /* curl_easy_strerror is a fixed text per code, never a URL */
-            say(reason, reason_size, "%s: %s", label, curl_easy_strerror(code));
+            say(reason, reason_size, "%s: %s", label, libcurl.easy_strerror(code));
         break;
     }
 }
@@ -313,12 +364,12 @@ static remote_status attempt(const http_state *http, http_transfer *transfer, co
     transfer->sent = 0;
     CURLcode code = set_options(http, transfer, url);
     if (code != CURLE_OK) {
-        say(reason, reason_size, "%s: libcurl: %s", http->label, curl_easy_strerror(code));
+        say(reason, reason_size, "%s: libcurl: %s", http->label, libcurl.easy_strerror(code));
         return REMOTE_FAILED;
     }
     struct timespec start;
     clock_gettime(CLOCK_MONOTONIC, &start);
-    code = curl_easy_perform(transfer->curl);
+    code = libcurl.easy_perform(transfer->curl);
     if (transfer->too_large) {
         say(reason, reason_size, "%s: %s is larger than %zu bytes", http->label, transfer->key,
             transfer->max_size);
@@ -334,7 +385,7 @@ static remote_status attempt(const http_state *http, http_transfer *transfer, co
     }
 
     long status = 0;
-    curl_easy_getinfo(transfer->curl, CURLINFO_RESPONSE_CODE, &status);
+    libcurl.easy_getinfo(transfer->curl, CURLINFO_RESPONSE_CODE, &status);
     if (transfer->method == HTTP_PUT ? status == 200 || status == 201 || status == 204
                                      : status == 200)
         return REMOTE_OK;
@@ -444,10 +495,10 @@ static void http_close(void *state) {
     if (http == NULL)
         return;
     for (size_t i = 0; i < http->idle_count; i++)
-        curl_easy_cleanup(http->idle[i]);
+        libcurl.easy_cleanup(http->idle[i]);
     free(http->idle);
     pthread_mutex_destroy(&http->lock);
-    curl_slist_free_all(http->headers);
+    libcurl.slist_free_all(http->headers);
     free(http->netrc_file);
     free(http->ca_file);
     free(http->prefix);
@@ -461,23 +512,23 @@ static void http_close(void *state) {
 /* What curl's own parser makes of the URL: a host, and no query or fragment
  * (an entry's URL is the prefix, '/', the key). */
 static bool url_is_usable(const char *url, const char *label, char *reason, size_t reason_size) {
-    CURLU *parsed = curl_url();
+    CURLU *parsed = libcurl.url();
     if (parsed == NULL) {
         say(reason, reason_size, "%s: out of memory", label);
         return false;
     }
     bool usable = false;
     char *part = NULL;
-    if (curl_url_set(parsed, CURLUPART_URL, url, 0) != CURLUE_OK) {
+    if (libcurl.url_set(parsed, CURLUPART_URL, url, 0) != CURLUE_OK) {
         say(reason, reason_size, "%s: not a valid URL", label);
-    } else if (curl_url_get(parsed, CURLUPART_QUERY, &part, 0) == CURLUE_OK ||
-               curl_url_get(parsed, CURLUPART_FRAGMENT, &part, 0) == CURLUE_OK) {
+    } else if (libcurl.url_get(parsed, CURLUPART_QUERY, &part, 0) == CURLUE_OK ||
+               libcurl.url_get(parsed, CURLUPART_FRAGMENT, &part, 0) == CURLUE_OK) {
         say(reason, reason_size, "%s: a cache URL takes no query or fragment", label);
     } else {
         usable = true;
     }
-    curl_free(part);
-    curl_url_cleanup(parsed);
+    libcurl.free(part);
+    libcurl.url_cleanup(parsed);
     return usable;
 }
 
@@ -485,7 +536,7 @@ static bool url_is_usable(const char *url, const char *label, char *reason, size
  * memory. An empty Expect stops curl from waiting for "100 Continue" before
  * a PUT's body: one round trip less per entry. */
 static struct curl_slist *make_headers(const char *token) {
-    struct curl_slist *headers = curl_slist_append(NULL, "Expect:");
+    struct curl_slist *headers = libcurl.slist_append(NULL, "Expect:");
     if (headers == NULL || token == NULL)
         return headers;
     static const char bearer[] = "Authorization: Bearer ";
@@ -494,11 +545,11 @@ static struct curl_slist *make_headers(const char *token) {
     struct curl_slist *more = NULL;
     if (line != NULL) {
         snprintf(line, size, "%s%s", bearer, token);
-        more = curl_slist_append(headers, line);
+        more = libcurl.slist_append(headers, line);
         free(line);
     }
     if (more == NULL) {
-        curl_slist_free_all(headers);
+        libcurl.slist_free_all(headers);
         return NULL;
     }
     return more;
@@ -522,7 +573,7 @@ bool remote_http_open(remote_transport *transport, const char *url, const remote
 
     pthread_once(&curl_once, curl_start);
     if (!curl_started) {
-        say(reason, reason_size, "%s: libcurl could not start", label);
+        say(reason, reason_size, "%s: %s", label, curl_failure);
         return false;
     }
     if (!url_is_usable(url, label, reason, reason_size))

@@ -34,6 +34,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,7 +45,41 @@
 
 #include <hiredis/hiredis.h>
 
+#include "build/remote/library.h"
 #include "build/remote/transport.h"
+
+/* hiredis, loaded when the first Redis transport opens (library.h): its
+ * functions as its headers declare them. KILN_HIREDIS_FILE, its soname,
+ * comes from the build (CMakeLists.txt): it changes with every release. */
+static struct {
+    __typeof__(redisConnectWithTimeout) *connect_with_timeout;
+    __typeof__(redisSetTimeout) *set_timeout;
+    __typeof__(redisFree) *free_context;
+    __typeof__(redisReaderFeed) *reader_feed;
+    __typeof__(redisReaderGetReply) *reader_get_reply;
+    __typeof__(freeReplyObject) *free_reply;
+} hiredis;
+
+#define HIREDIS_SYMBOL(function, field)                                                            \
+    { #function, offsetof(__typeof__(hiredis), field) }
+static const library_symbol hiredis_symbols[] = {
+    HIREDIS_SYMBOL(redisConnectWithTimeout, connect_with_timeout),
+    HIREDIS_SYMBOL(redisSetTimeout, set_timeout),
+    HIREDIS_SYMBOL(redisFree, free_context),
+    HIREDIS_SYMBOL(redisReaderFeed, reader_feed),
+    HIREDIS_SYMBOL(redisReaderGetReply, reader_get_reply),
+    HIREDIS_SYMBOL(freeReplyObject, free_reply),
+};
+
+static pthread_once_t hiredis_once = PTHREAD_ONCE_INIT;
+static bool hiredis_loaded;
+static char hiredis_failure[192]; /* why hiredis_loaded is false */
+
+static void hiredis_load(void) {
+    hiredis_loaded = library_load(KILN_HIREDIS_FILE, hiredis_symbols,
+                                  sizeof hiredis_symbols / sizeof hiredis_symbols[0], &hiredis,
+                                  hiredis_failure, sizeof hiredis_failure);
+}
 
 #define REDIS_DEFAULT_PORT 6379
 #define REDIS_IDLE_MAX 16      /* pooled connections kept between operations */
@@ -294,14 +329,14 @@ static bool read_reply(redisContext *c, const redis_request *request, long long 
     char chunk[REDIS_READ_CHUNK];
     for (;;) {
         void *reply = NULL;
-        if (redisReaderGetReply(c->reader, &reply) != REDIS_OK) {
+        if (hiredis.reader_get_reply(c->reader, &reply) != REDIS_OK) {
             fail(a, REMOTE_FAILED, false, "unexpected reply (not the Redis protocol)");
             return false;
         }
         if (reply != NULL) {
             /* One command, one reply: more bytes are not Redis's. */
             if (c->reader->pos < c->reader->len) {
-                freeReplyObject(reply);
+                hiredis.free_reply(reply);
                 fail(a, REMOTE_FAILED, false, "unexpected reply (more than one)");
                 return false;
             }
@@ -332,7 +367,7 @@ static bool read_reply(redisContext *c, const redis_request *request, long long 
                  REDIS_LINE_MAX);
             return false;
         }
-        if (redisReaderFeed(c->reader, chunk, (size_t)got) != REDIS_OK) {
+        if (hiredis.reader_feed(c->reader, chunk, (size_t)got) != REDIS_OK) {
             fail(a, REMOTE_FAILED, false, "out of memory");
             return false;
         }
@@ -378,7 +413,7 @@ static bool exchange(const redis_state *s, redisContext *c, const redis_request 
         !read_reply(c, request, deadline, s->timeout_ms, reply, announced, a))
         return false;
     if (error_decides(s, *reply, a)) {
-        freeReplyObject(*reply);
+        hiredis.free_reply(*reply);
         *reply = NULL;
         return false;
     }
@@ -396,7 +431,7 @@ static redisContext *connect_server(const redis_state *s, long long *deadline, a
     struct timeval connect_timeout = {s->connect_timeout_ms / 1000,
                                       (s->connect_timeout_ms % 1000) * 1000};
     errno = 0;
-    redisContext *c = redisConnectWithTimeout(s->host, s->port, connect_timeout);
+    redisContext *c = hiredis.connect_with_timeout(s->host, s->port, connect_timeout);
     int error = errno;
     if (c == NULL) {
         fail(a, REMOTE_FAILED, false, "out of memory");
@@ -409,13 +444,13 @@ static redisContext *connect_server(const redis_state *s, long long *deadline, a
             fail(a, REMOTE_FAILED, true, "connect timed out after %ld ms", s->connect_timeout_ms);
         else
             fail(a, REMOTE_FAILED, true, "cannot connect: %s", c->errstr);
-        redisFree(c);
+        hiredis.free_context(c);
         return NULL;
     }
     /* Every read and write here is non-blocking under a poll() deadline; the
      * socket timeouts bound any that hiredis would make itself. */
     struct timeval timeout = {s->timeout_ms / 1000, (s->timeout_ms % 1000) * 1000};
-    redisSetTimeout(c, timeout);
+    hiredis.set_timeout(c, timeout);
 
     *deadline = now_ms() + s->timeout_ms;
     redisReply *reply = NULL;
@@ -439,7 +474,7 @@ static redisContext *connect_server(const redis_state *s, long long *deadline, a
                 fail(a, REMOTE_FAILED, false, "unexpected reply to AUTH");
             goto failed;
         }
-        freeReplyObject(reply);
+        hiredis.free_reply(reply);
         reply = NULL;
     }
     if (s->db != 0) {
@@ -459,13 +494,13 @@ static redisContext *connect_server(const redis_state *s, long long *deadline, a
                  text[0] ? ": " : "", text);
             goto failed;
         }
-        freeReplyObject(reply);
+        hiredis.free_reply(reply);
     }
     return c;
 
 failed:
-    freeReplyObject(reply);
-    redisFree(c);
+    hiredis.free_reply(reply);
+    hiredis.free_context(c);
     return NULL;
 }
 
@@ -483,7 +518,7 @@ static void pool_give(redis_state *s, redisContext *c) {
         s->idle[s->idle_count++] = c;
     pthread_mutex_unlock(&s->lock);
     if (!kept)
-        redisFree(c);
+        hiredis.free_context(c);
 }
 
 /* ---------------------------------------------------------------------------
@@ -518,12 +553,12 @@ static remote_status run(redis_state *s, const redis_request *request, redisRepl
             long long announced = -1;
             if (exchange(s, c, request, deadline, out, &announced, &a)) {
                 if (announced > REDIS_POOLED_VALUE)
-                    redisFree(c);
+                    hiredis.free_context(c);
                 else
                     pool_give(s, c);
                 return REMOTE_OK;
             }
-            redisFree(c);
+            hiredis.free_context(c);
             if (!(reused && a.lost_early))
                 break;
             fresh = true;
@@ -583,7 +618,7 @@ static remote_status redis_get(void *state, const char *key, size_t max_size, by
     } else {
         status = unexpected(s, reply, reason, reason_size);
     }
-    freeReplyObject(reply);
+    hiredis.free_reply(reply);
     return status;
 }
 
@@ -605,7 +640,7 @@ static remote_status redis_exists(void *state, const char *key, char *reason, si
         status = REMOTE_MISSING;
     else
         status = unexpected(s, reply, reason, reason_size);
-    freeReplyObject(reply);
+    hiredis.free_reply(reply);
     return status;
 }
 
@@ -624,7 +659,7 @@ static remote_status redis_put(void *state, const char *key, const uint8_t *data
         return status;
     if (!(reply->type == REDIS_REPLY_STATUS && starts_with(reply, "OK")))
         status = unexpected(s, reply, reason, reason_size);
-    freeReplyObject(reply);
+    hiredis.free_reply(reply);
     return status;
 }
 
@@ -640,7 +675,7 @@ static void redis_close(void *state) {
     if (s == NULL)
         return;
     for (size_t i = 0; i < s->idle_count; i++)
-        redisFree(s->idle[i]);
+        hiredis.free_context(s->idle[i]);
     pthread_mutex_destroy(&s->lock);
     forget(&s->user);
     forget(&s->password);
@@ -809,6 +844,13 @@ static bool parse_url(redis_state *s, const char *url, const remote_options *opt
 bool remote_redis_open(remote_transport *transport, const char *url, const remote_options *options,
                        char *reason, size_t reason_size) {
     *transport = (remote_transport){0};
+    pthread_once(&hiredis_once, hiredis_load);
+    if (!hiredis_loaded) {
+        char label[sizeof transport->label];
+        remote_url_label(url, label, sizeof label);
+        snprintf(reason, reason_size, "%s: %s", label, hiredis_failure);
+        return false;
+    }
     redis_state *s = calloc(1, sizeof *s);
     if (s == NULL) {
         snprintf(reason, reason_size, "out of memory");

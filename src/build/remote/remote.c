@@ -86,6 +86,15 @@ static void account(remote_cache *remote, const struct timespec *start, uint64_t
     pthread_mutex_unlock(&remote->lock);
 }
 
+/* A transport's reason without the server's label it starts with, when it
+ * does: the warning names the server once. */
+static const char *without_label(const char *reason, const char *label) {
+    size_t length = strlen(label);
+    if (strncmp(reason, label, length) == 0 && strncmp(reason + length, ": ", 2) == 0)
+        return reason + length + 2;
+    return reason;
+}
+
 /* The first failure of a server: counted, warned about once, and the server
  * is asked nothing more this build. Later failures (threads that were already
  * waiting on it) are only counted. */
@@ -96,9 +105,7 @@ static void server_failed(remote_cache *remote, remote_server *server, remote_st
     remote->stats.errors++;
     pthread_mutex_unlock(&remote->lock);
     const char *label = server->transport.label;
-    size_t length = strlen(label);
-    if (strncmp(reason, label, length) == 0 && strncmp(reason + length, ": ", 2) == 0)
-        reason += length + 2; /* the transport named its server already */
+    reason = without_label(reason, label);
     if (!was_down)
         say(remote, "kiln: warning: remote cache %s: %s%s; building without it", label, reason,
             status == REMOTE_REFUSED ? " (check KILN_REMOTE_CACHE_TOKEN or the netrc file)" : "");
@@ -188,7 +195,8 @@ static void add_server(remote_cache *remote, const char *url, size_t length) {
         atomic_init(&server->down, false);
         remote->count++;
     } else {
-        say(remote, "kiln: warning: remote cache %s: %s; building without it", label, reason);
+        say(remote, "kiln: warning: remote cache %s: %s; building without it", label,
+            without_label(reason, label));
     }
 }
 

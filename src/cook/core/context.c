@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <xxhash.h>
 
 #include "cook/core/core.h"
 
@@ -19,6 +20,13 @@ void cook_release_source(cook_context *ctx) {
     ctx->source_buffer = NULL;
     ctx->source = NULL;
     ctx->source_size = 0;
+}
+
+uint64_t cook_source_hash(const cook_context *ctx) {
+    if (ctx->source_hash.bytes != NULL && ctx->source_hash.bytes == ctx->source &&
+        ctx->source_hash.size == ctx->source_size)
+        return ctx->source_hash.xxh3;
+    return XXH3_64bits(ctx->source, ctx->source_size);
 }
 
 bool cook_path_inside_root(const char *input_root, const char *full_path) {

@@ -75,6 +75,14 @@ typedef struct cook_context {
      * that a driver done with the bytes can free them early
      * (cook_release_source); NULL otherwise. */
     uint8_t *source_buffer;
+    /* XXH3-64 of the source, taken once (cook_asset) for the META chunk of
+     * every output: what cook_source_hash answers while `source` and
+     * `source_size` are still the bytes it was taken of. */
+    struct {
+        const uint8_t *bytes;
+        size_t size;
+        uint64_t xxh3;
+    } source_hash;
     const cook_settings *settings;
     cook_diag *diag;
     strlist dependencies;    /* paths relative to input_root, recorded by import */
@@ -93,6 +101,10 @@ typedef struct cook_context {
  * the file and the decoded image are not held together. source becomes NULL
  * and source_size 0. Nothing when the context does not own them. */
 void cook_release_source(cook_context *ctx);
+
+/* XXH3-64 of ctx->source_size bytes at ctx->source (the META chunk's
+ * source_hash): the one cook_asset took, or worked out now. */
+uint64_t cook_source_hash(const cook_context *ctx);
 
 /* True when `full_path` (under `input_root`) really lies inside the root
  * after following symbolic links (realpath of both); also true when either

@@ -65,6 +65,16 @@ typedef struct ear_state {
     uint64_t budget; /* beyond it, the rest becomes a fan */
 } ear_state;
 
+/* fmin and fmax with their rule that a NaN loses, inlined: libm's are calls,
+ * twenty for each quad, most of the faces of a large OBJ. */
+static inline double smaller(double a, double b) {
+    return b < a || isnan(a) ? b : a;
+}
+
+static inline double larger(double a, double b) {
+    return b > a || isnan(a) ? b : a;
+}
+
 static double orient(const double *a, const double *b, const double *c) {
     return (b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0]);
 }
@@ -149,7 +159,7 @@ static bool is_ear(ear_state *s, uint32_t ear) {
     double eps = s->epsilon;
     uint32_t low[2], high[2];
     for (int k = 0; k < 2; k++) {
-        double lo = fmin(a[k], fmin(b[k], c[k])), hi = fmax(a[k], fmax(b[k], c[k]));
+        double lo = smaller(a[k], smaller(b[k], c[k])), hi = larger(a[k], larger(b[k], c[k]));
         double margin = 1e-9 * (hi - lo) + 1e-300;
         low[k] = cell_coordinate(s, lo - margin, k);
         high[k] = cell_coordinate(s, hi + margin, k);
@@ -231,7 +241,7 @@ static uint32_t triangulate_quad(const double *xy, uint32_t *triangles) {
     double b1 = orient(xy + 0, xy + 2, xy + 6), b2 = orient(xy + 2, xy + 4, xy + 6);
     static const uint32_t split_02[6] = {0, 1, 2, 0, 2, 3};
     static const uint32_t split_13[6] = {0, 1, 3, 1, 2, 3};
-    const uint32_t *pick = fmin(b1, b2) > fmin(a1, a2) ? split_13 : split_02;
+    const uint32_t *pick = smaller(b1, b2) > smaller(a1, a2) ? split_13 : split_02;
     for (int i = 0; i < 6; i++)
         triangles[i] = pick[i];
     return 2;
@@ -262,7 +272,7 @@ uint32_t geometry_triangulate_polygon(const float *corners, uint32_t count, uint
         for (int k = 0; k < 3; k++) {
             p[k] = (double)corners[3 * i + k] - centre[k];
             q[k] = (double)corners[3 * j + k] - centre[k];
-            extent = fmax(extent, fabs(p[k]));
+            extent = larger(extent, fabs(p[k]));
         }
         normal[0] += (p[1] - q[1]) * (p[2] + q[2]);
         normal[1] += (p[2] - q[2]) * (p[0] + q[0]);
@@ -325,8 +335,8 @@ uint32_t geometry_triangulate_polygon(const float *corners, uint32_t count, uint
         xy[2 * i + 0] = d[0] * u[0] + d[1] * u[1] + d[2] * u[2];
         xy[2 * i + 1] = d[0] * v[0] + d[1] * v[1] + d[2] * v[2];
         for (int k = 0; k < 2; k++) {
-            low[k] = fmin(low[k], xy[2 * i + k]);
-            high[k] = fmax(high[k], xy[2 * i + k]);
+            low[k] = smaller(low[k], xy[2 * i + k]);
+            high[k] = larger(high[k], xy[2 * i + k]);
         }
     }
 

@@ -4,9 +4,30 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <xxhash.h>
 
 #include "cook/core/budget.h"
+#include "cook/core/parallel.h"
 #include "cook/drivers/drivers.h"
+
+/* The source's two hashes, taken side by side on the -j threads before the
+ * driver runs: the one the META chunk of each output names (worked out once,
+ * not once per output: a model writes three) and the one the build's cache
+ * records (request->source_read). Each is a pass over the whole file. */
+typedef struct source_hashes {
+    const cook_request *request;
+    const uint8_t *bytes;
+    size_t size;
+    uint64_t xxh3;
+} source_hashes;
+
+static void hash_source_item(void *job_, uint32_t index) {
+    source_hashes *job = job_;
+    if (index == 0)
+        job->xxh3 = XXH3_64bits(job->bytes, job->size);
+    else
+        job->request->source_read(job->request->source_read_ctx, job->bytes, job->size);
+}
 
 bool cook_asset(const cook_request *request, cook_asset_result *result) {
     memset(result, 0, sizeof *result);
@@ -22,6 +43,7 @@ bool cook_asset(const cook_request *request, cook_asset_result *result) {
      * its files as dependencies. */
     uint8_t *source = NULL;
     size_t source_size = 0;
+    source_hashes hashes = {.request = request};
     if (!request->importer->folder) {
         char *full = cook_path_join(request->input_root, source_path);
         char reason[512];
@@ -33,8 +55,9 @@ bool cook_asset(const cook_request *request, cook_asset_result *result) {
             return false;
         }
         free(full);
-        if (request->source_read != NULL)
-            request->source_read(request->source_read_ctx, source, source_size);
+        hashes.bytes = source;
+        hashes.size = source_size;
+        parallel_for(threads, request->source_read != NULL ? 2 : 1, hash_source_item, &hashes);
         cook_stage_add(result, COOK_STAGE_IMPORT, clock);
     }
     write_stage stage = {0};
@@ -45,6 +68,7 @@ bool cook_asset(const cook_request *request, cook_asset_result *result) {
         .source = source,
         .source_size = source_size,
         .source_buffer = source,
+        .source_hash = {hashes.bytes, hashes.size, hashes.xxh3},
         .settings = request->settings,
         .diag = &result->diag,
         .activity = request->activity,

@@ -3,7 +3,6 @@
  * pools, runs and usages into one ir_mesh with its submeshes, material slots
  * and streams; a file of vertices alone into a point cloud.
  */
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -180,95 +179,6 @@ fail:
     return ok;
 }
 
-static bool build_streams(obj_parser *ps, ir_mesh *mesh) {
-    size_t n = ps->keys.count;
-    const uint32_t *keys = ps->keys.data;
-    mesh->vertex_count = (uint32_t)n;
-    mesh->positions = malloc(n * 3 * sizeof(float));
-    if (mesh->positions == NULL)
-        return obj_out_of_memory(ps);
-    /* Normals as the faces have them: the vertices of lines and points (which
-     * rarely have a vn) must not cost the faces theirs; without faces, as
-     * every vertex has them. */
-    uint8_t *on_face = ps->faces > 0 ? calloc(n ? n : 1, 1) : NULL;
-    if (ps->faces > 0 && on_face == NULL)
-        return obj_out_of_memory(ps);
-    for (uint32_t s = 0; on_face != NULL && s < mesh->submesh_count; s++) {
-        const ir_submesh *sub = &mesh->submeshes[s];
-        for (uint32_t i = 0; sub->topology == KILN_TOPOLOGY_TRIANGLES && i < sub->index_count; i++)
-            on_face[mesh->indices[sub->index_offset + i]] = 1;
-    }
-    bool any_uv = false, all_normals = true, any_normal = false;
-    for (size_t v = 0; v < n; v++) {
-        memcpy(mesh->positions + 3 * v, (const float *)ps->positions.data + 3 * (size_t)keys[3 * v],
-               3 * sizeof(float));
-        any_uv |= keys[3 * v + 1] != OBJ_NONE;
-        bool counts = on_face == NULL || on_face[v];
-        all_normals &= keys[3 * v + 2] != OBJ_NONE || !counts;
-        any_normal |= keys[3 * v + 2] != OBJ_NONE && counts;
-    }
-    free(on_face);
-    all_normals &= any_normal || n == 0;
-    if (any_uv) {
-        float *uv = mesh->texcoords[0] = malloc(n * 2 * sizeof(float));
-        if (uv == NULL)
-            return obj_out_of_memory(ps);
-        const float *pool = ps->texcoords.data;
-        for (size_t v = 0; v < n; v++) {
-            uint32_t t = keys[3 * v + 1];
-            uv[2 * v + 0] = t == OBJ_NONE ? 0.0f : pool[2 * (size_t)t];
-            uv[2 * v + 1] = t == OBJ_NONE ? 0.0f : 1.0f - pool[2 * (size_t)t + 1];
-        }
-    }
-    if (any_normal && !all_normals)
-        diag_warning(ps->ctx->diag, ps->path, 0,
-                     "some face corners have no normal; normals are generated for the whole "
-                     "mesh");
-    if (all_normals) {
-        float *normals = mesh->normals = malloc(n * 3 * sizeof(float));
-        if (normals == NULL)
-            return obj_out_of_memory(ps);
-        const float *pool = ps->normals.data;
-        uint8_t *bad = NULL;
-        size_t unusable = 0;
-        for (size_t v = 0; v < n; v++) {
-            if (keys[3 * v + 2] == OBJ_NONE) { /* only lines or points use it */
-                normals[3 * v] = normals[3 * v + 1] = 0.0f;
-                normals[3 * v + 2] = 1.0f;
-                continue;
-            }
-            const float *src = pool + 3 * (size_t)keys[3 * v + 2];
-            double length =
-                sqrt((double)src[0] * src[0] + (double)src[1] * src[1] + (double)src[2] * src[2]);
-            bool usable = length > 0.0 && isfinite(length);
-            for (int k = 0; k < 3; k++)
-                normals[3 * v + k] = usable ? (float)(src[k] / length) : 0.0f;
-            if (!usable && bad == NULL && (bad = calloc(n, 1)) == NULL)
-                return obj_out_of_memory(ps);
-            if (!usable)
-                bad[v] = 1;
-            unusable += !usable;
-        }
-        if (unusable > 0) {
-            diag_warning(ps->ctx->diag, ps->path, 0,
-                         "%zu vertex normal%s zero or not a finite number; replaced by the "
-                         "normal of the faces around them",
-                         unusable, unusable == 1 ? " is" : "s are");
-            geometry_repair_normals(mesh, bad);
-        }
-        free(bad);
-    }
-    if (ps->colors.count > 0) {
-        float *colors = mesh->colors = malloc(n * 4 * sizeof(float));
-        if (colors == NULL)
-            return obj_out_of_memory(ps);
-        for (size_t v = 0; v < n; v++)
-            memcpy(colors + 4 * v, (const float *)ps->colors.data + 4 * (size_t)keys[3 * v],
-                   4 * sizeof(float));
-    }
-    return true;
-}
-
 static char *stem_of(const char *path) {
     const char *slash = strrchr(path, '/');
     const char *name = slash ? slash + 1 : path;
@@ -346,5 +256,5 @@ bool obj_finish(obj_parser *ps, ir_asset *out) {
     ps->mesh_name = NULL;
     if (mesh->name == NULL)
         return obj_out_of_memory(ps);
-    return build_materials(ps, out, mesh) && build_streams(ps, mesh);
+    return build_materials(ps, out, mesh) && obj_build_streams(ps, mesh);
 }

@@ -208,6 +208,12 @@ obj_ranges_result obj_parse_ranges(obj_parser *file, size_t range_bytes, unsigne
 uint32_t *obj_number_range_keys(obj_parser *file, const obj_vec *const *range_keys,
                                 uint32_t range_count, unsigned threads, size_t *first);
 
+/* ---- obj_streams.c --------------------------------------------------------- */
+
+/* The mesh's vertex streams from ps->keys (its submeshes and indices made
+ * already), with the warnings about normals; false after an error. */
+bool obj_build_streams(obj_parser *ps, ir_mesh *mesh);
+
 /* ---- obj_build.c ----------------------------------------------------------- */
 
 /* After the last statement: the parsed file into `out` (one mesh), with the

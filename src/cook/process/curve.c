@@ -55,6 +55,7 @@ static uint32_t curve_code(const float *positions, const uint32_t *tri, const cu
 typedef struct curve_sort {
     const float *positions;
     const uint32_t *indices;
+    uint32_t *sorted_out; /* where the sorted triangles go back: indices */
     size_t triangles;
     uint32_t blocks;
     float (*box)[6]; /* per block: centroid lo xyz, hi xyz */
@@ -163,6 +164,15 @@ static void gather_block(void *ctx, uint32_t block) {
     }
 }
 
+/* The sorted triangles back into the caller's indices. */
+static void copy_back_block(void *ctx, uint32_t block) {
+    curve_sort *sort = ctx;
+    size_t first, end;
+    block_range(sort, block, &first, &end);
+    memcpy(sort->sorted_out + 3 * first, sort->sorted + 3 * first,
+           (end - first) * 3 * sizeof *sort->sorted_out);
+}
+
 /* The curve's frame over the triangles and every triangle's key, in
  * sort->from (2 * triangles entries: the sort's passes use the other half). */
 static bool curve_keys(curve_sort *sort, unsigned threads) {
@@ -186,8 +196,11 @@ bool mesh_sort_spatially_on(unsigned threads, const float *positions, uint32_t *
             codes[0] = 0; /* the frame of one centroid is that centroid's cell */
         return true;
     }
-    curve_sort sort = {
-        .positions = positions, .indices = indices, .triangles = triangles, .codes = codes};
+    curve_sort sort = {.positions = positions,
+                       .indices = indices,
+                       .sorted_out = indices,
+                       .triangles = triangles,
+                       .codes = codes};
     bool ok = curve_keys(&sort, threads);
     uint64_t *keys = sort.from;
     sort.offsets = ok ? malloc(sort.blocks * sizeof *sort.offsets) : NULL;
@@ -205,7 +218,7 @@ bool mesh_sort_spatially_on(unsigned threads, const float *positions, uint32_t *
             sort.to = swap;
         }
         parallel_for(threads, sort.blocks, gather_block, &sort);
-        memcpy(indices, sort.sorted, triangles * 3 * sizeof *indices);
+        parallel_for(threads, sort.blocks, copy_back_block, &sort);
     }
     free(sort.box);
     free(sort.offsets);

@@ -145,8 +145,12 @@ static uint32_t drop_in_range(uint32_t *indices, uint32_t count, uint32_t *head,
         mark_by_table(indices, count, table, slots, next, degenerate, repeated);
         free(table);
     }
-    uint32_t kept = 0;
-    for (uint32_t t = 0; t < triangles; t++) {
+    /* Nothing moves before the first dropped triangle, usually none. */
+    uint32_t first = 0;
+    while (first < triangles && next[first] != DROPPED)
+        first++;
+    uint32_t kept = 3 * first;
+    for (uint32_t t = first; t < triangles; t++) {
         if (next[t] == DROPPED)
             continue;
         memmove(indices + kept, indices + 3 * (size_t)t, 3 * sizeof *indices);
@@ -194,7 +198,8 @@ bool process_drop_degenerate(ir_mesh *mesh, uint64_t *degenerate, uint64_t *repe
             free(next);
             return false;
         }
-        memmove(mesh->indices + write, range, (size_t)count * sizeof *range);
+        if (write != sub->index_offset) /* else in place already */
+            memmove(mesh->indices + write, range, (size_t)count * sizeof *range);
         sub->index_offset = write;
         sub->index_count = count;
         write += count;

@@ -1,6 +1,4 @@
 /* metadata.c — the META chunk: where a cooked file came from (container.md). */
-#include <xxhash.h>
-
 #include "cook/write/write.h"
 
 void write_metadata_json(const cook_context *ctx, const char *importer, bytebuf *out) {
@@ -12,7 +10,7 @@ void write_metadata_json(const cook_context *ctx, const char *importer, bytebuf 
     bytebuf_append_json_string(out, ctx->ref);
     bytebuf_printf(out, ",\"ref_hash\":\"0x%016llx\"", (unsigned long long)kiln_ref_hash(ctx->ref));
     bytebuf_printf(out, ",\"source_hash\":\"xxh3-64:%016llx\"",
-                   (unsigned long long)XXH3_64bits(ctx->source, ctx->source_size));
+                   (unsigned long long)cook_source_hash(ctx));
     bytebuf_append(out, ",\"importer\":", 12);
     bytebuf_append_json_string(out, importer);
     bytebuf_append(out, ",\"dependencies\":[", 17);
