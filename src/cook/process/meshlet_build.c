@@ -26,8 +26,8 @@
  * list bounds, unused count and place in the meshlet another, so a step's
  * scattered reads touch one cache line each. Used triangles leave a vertex's
  * list lazily, when a walk over it meets them, instead of being searched for
- * at every use. Ties go to the earlier entry of the list, so the meshlets
- * differ from meshoptimizer's in detail, not in kind. */
+ * at every use. Ties go to the lower triangle number, so the meshlets differ
+ * from meshoptimizer's in detail, not in kind. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -250,21 +250,24 @@ static uint32_t best_candidate(const builder *b, bool by_live, uint32_t *rank_ou
         return NO_TRIANGLE;
     const candidate *items = b->candidates[rank].items;
     size_t count = b->candidates[rank].count;
-    size_t best = 0;
+    /* Ties go to the lower triangle number: the choice depends on the set of
+     * candidates, not on where they sit in the list. */
+    uint32_t best = items[0].triangle;
     if (count == 1) /* half the steps: nothing to compare */
-        return items[0].triangle;
+        return best;
     if (by_live) {
         uint64_t best_live = UINT64_MAX;
         for (size_t i = 0; i < count; i++) {
-            const uint32_t *tri = corners(b, items[i].triangle);
+            uint32_t triangle = items[i].triangle;
+            const uint32_t *tri = corners(b, triangle);
             uint64_t live =
                 (uint64_t)b->verts[tri[0]].live + b->verts[tri[1]].live + b->verts[tri[2]].live;
-            if (live < best_live) {
+            if (live < best_live || (live == best_live && triangle < best)) {
                 best_live = live;
-                best = i;
+                best = triangle;
             }
         }
-        return items[best].triangle;
+        return best;
     }
     float triangles = (float)b->current.triangle_count;
     float centre[3], axis[3], axis_length2 = 0.0f;
@@ -285,10 +288,12 @@ static uint32_t best_candidate(const builder *b, bool by_live, uint32_t *rank_ou
             1.0f - (c->normal[0] * axis[0] + c->normal[1] * axis[1] + c->normal[2] * axis[2]);
         float score = (1.0f + sqrtf(dx * dx + dy * dy + dz * dz) * b->distance_scale) *
                       (cone < 1e-3f ? 1e-3f : cone);
-        best = score < best_score ? i : best;
-        best_score = score < best_score ? score : best_score;
+        uint32_t triangle = items[i].triangle;
+        bool better = score < best_score || (score == best_score && triangle < best);
+        best = better ? triangle : best;
+        best_score = better ? score : best_score;
     }
-    return items[best].triangle;
+    return best;
 }
 
 /* ---------------------------------------------------------------------------
