@@ -242,6 +242,88 @@ static void degenerate_and_repeated_triangles(void **state) {
     free_built(&b);
 }
 
+/* The first rule of the growth, replayed from the output (a meshlet's
+ * triangles are stored in the order they joined it): after a meshlet's first
+ * triangle, while some triangle not placed yet has all three corners among
+ * the meshlet's vertices, the next triangle to join adds no vertex. */
+static void triangles_adding_no_vertex_join_first(const uint32_t *indices, size_t index_count,
+                                                  const float *positions, size_t vertex_count) {
+    built b = check_build(indices, index_count, positions, vertex_count, 64, 124);
+    size_t triangle_count = index_count / 3;
+    /* Each input triangle's place in the output, by matching local corners
+     * back to vertex numbers (the check above proved it is a bijection). */
+    triple *output = malloc((triangle_count + 1) * sizeof *output);
+    uint8_t *placed = calloc(triangle_count + 1, 1);
+    uint8_t *in_meshlet = calloc(vertex_count + 1, 1);
+    assert_non_null(output);
+    assert_non_null(placed);
+    assert_non_null(in_meshlet);
+    size_t n = 0;
+    for (size_t m = 0; m < b.count; m++)
+        for (uint32_t t = 0; t < b.meshlets[m].triangle_count; t++, n++)
+            for (int k = 0; k < 3; k++)
+                output[n].v[k] =
+                    b.vertices[b.meshlets[m].vertex_offset +
+                               b.triangles[3 * ((size_t)b.meshlets[m].triangle_offset + t) +
+                                           (size_t)k]];
+    n = 0;
+    size_t checked = 0;
+    for (size_t m = 0; m < b.count; m++) {
+        for (uint32_t t = 0; t < b.meshlets[m].triangle_count; t++, n++) {
+            const uint32_t *next = output[n].v;
+            if (t > 0) {
+                bool closed_exists = false;
+                for (size_t i = 0; i < triangle_count && !closed_exists; i++) {
+                    const uint32_t *tri = indices + 3 * i;
+                    closed_exists = !placed[i] && in_meshlet[tri[0]] && in_meshlet[tri[1]] &&
+                                    in_meshlet[tri[2]];
+                }
+                if (closed_exists) {
+                    assert_true(in_meshlet[next[0]] && in_meshlet[next[1]] && in_meshlet[next[2]]);
+                    checked++;
+                }
+            }
+            /* Mark the first unplaced input triangle with these corners. */
+            for (size_t i = 0; i < triangle_count; i++) {
+                if (!placed[i] && memcmp(indices + 3 * i, next, sizeof(triple)) == 0) {
+                    placed[i] = 1;
+                    break;
+                }
+            }
+            for (int k = 0; k < 3; k++)
+                in_meshlet[next[k]] = 1;
+        }
+        for (uint32_t v = 0; v < b.meshlets[m].vertex_count; v++)
+            in_meshlet[b.vertices[b.meshlets[m].vertex_offset + v]] = 0;
+    }
+    assert_true(checked > 0); /* the rule was exercised */
+    free(output);
+    free(placed);
+    free(in_meshlet);
+    free_built(&b);
+}
+
+static void a_triangle_adding_no_vertex_is_taken_first(void **state) {
+    (void)state;
+    uint32_t *indices;
+    float *positions;
+    size_t index_count, vertex_count;
+    make_grid(24, &indices, &index_count, &positions, &vertex_count);
+    triangles_adding_no_vertex_join_first(indices, index_count, positions, vertex_count);
+    /* The same grid with its triangles in a shuffled order. */
+    uint32_t random = 99;
+    for (size_t t = index_count / 3; t > 1; t--) {
+        size_t other = next_random(&random) % t;
+        triple swap;
+        memcpy(&swap, indices + 3 * (t - 1), sizeof swap);
+        memcpy(indices + 3 * (t - 1), indices + 3 * other, sizeof swap);
+        memcpy(indices + 3 * other, &swap, sizeof swap);
+    }
+    triangles_adding_no_vertex_join_first(indices, index_count, positions, vertex_count);
+    free(indices);
+    free(positions);
+}
+
 static void no_triangles_make_no_meshlets(void **state) {
     (void)state;
     float position[3] = {0, 0, 0};
@@ -368,6 +450,7 @@ int main(void) {
         cmocka_unit_test(every_triangle_once_within_limits_on_a_grid),
         cmocka_unit_test(the_same_input_gives_the_same_bytes),
         cmocka_unit_test(degenerate_and_repeated_triangles),
+        cmocka_unit_test(a_triangle_adding_no_vertex_is_taken_first),
         cmocka_unit_test(no_triangles_make_no_meshlets),
         cmocka_unit_test(bad_limits_and_indices_are_refused),
         cmocka_unit_test(scattered_triangles_and_nan_positions),

@@ -71,8 +71,12 @@
  *     follows the new order;
  * 24: UASTC at texture.quality fast (and draft): endpoints refined by least
  *     squares once, translucent blocks also try mode 12; normal and best
- *     are unchanged). */
-#define KILN_ENCODER_VERSION 24u
+ *     are unchanged);
+ * 25: kiln's meshlet builder gives ties between equally good candidate
+ *     triangles to the lower triangle number (its candidates are now kept
+ *     in lists by rank), so a mesh's meshlets change in detail, not in
+ *     kind. */
+#define KILN_ENCODER_VERSION 25u
 
 /* What one cook is doing now, readable from another thread while it runs (the
  * CLI's progress line names the stage of an asset that takes long). Opaque:

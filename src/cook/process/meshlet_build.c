@@ -18,11 +18,16 @@
  *
  * meshoptimizer finds the candidates again at every step by walking the
  * triangle list of every vertex of the meshlet and looking each triangle's
- * three vertices up. Here they are kept in one small array, updated only
- * when a vertex joins the meshlet (its unused triangles enter or change rank)
- * or a triangle is used; a step reads that array front to back, its entries
- * carrying their centroid, normal and rank. Ties go to the earlier entry, so
- * the meshlets differ from meshoptimizer's in detail, not in kind. */
+ * three vertices up. Here they are kept in one small list per rank, updated
+ * only when a vertex joins the meshlet (its unused triangles enter or change
+ * rank) or a triangle is used; a step scores only the best rank's list, and
+ * takes a list of one without scoring (half the steps on a grid). A
+ * triangle's corners and candidate slot share one 16-byte record, a vertex's
+ * list bounds, unused count and place in the meshlet another, so a step's
+ * scattered reads touch one cache line each. Used triangles leave a vertex's
+ * list lazily, when a walk over it meets them, instead of being searched for
+ * at every use. Ties go to the lower triangle number, so the meshlets differ
+ * from meshoptimizer's in detail, not in kind. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,7 +41,12 @@
  * candidates: past it, a fan around one vertex would make every step read
  * the whole fan (quadratic time). Real meshes stay far below it. */
 #define CANDIDATES_PER_VERTEX 64u
-#define RANK_NONE 5u /* worse than any rank (0..4) */
+#define RANKS 5u /* 0 no new vertex, 1 holds a vertex's last triangle, else extra + 1 */
+/* A candidate's slot: its rank in the top bits, its index in that rank's
+ * list below (a meshlet has at most 255 * CANDIDATES_PER_VERTEX). */
+#define SLOT_RANK_SHIFT 24u
+#define SLOT_INDEX_MASK ((1u << SLOT_RANK_SHIFT) - 1u)
+#define SLOT_USED (UINT32_MAX - 1u) /* NO_TRIANGLE: unused, not a candidate */
 
 typedef struct triangle_cone {
     float centre[3];
@@ -46,25 +56,38 @@ typedef struct triangle_cone {
 typedef struct candidate {
     triangle_cone cone;
     uint32_t triangle;
-    uint8_t extra; /* its vertices not in the meshlet yet */
-    uint8_t rank;  /* 0 no new vertex, 1 holds a vertex's last triangle, else extra + 1 */
 } candidate;
 
+/* The candidates of one rank: a step scores only the best rank's. */
+typedef struct rank_list {
+    candidate *items;
+    size_t count, cap;
+} rank_list;
+
+/* What a step reads of a triangle and of a vertex, each in one place (one
+ * cache line rather than one per array). */
+typedef struct triangle_state {
+    uint32_t v[3];
+    uint32_t slot; /* rank and index in candidates, NO_TRIANGLE or SLOT_USED */
+} triangle_state;
+
+typedef struct vertex_state {
+    uint32_t first, end; /* its triangles: adjacent[first .. end), used ones leave lazily */
+    uint32_t live;       /* its unused triangles (counted per corner) */
+    uint8_t local;       /* its index in the meshlet, or NOT_IN_MESHLET */
+} vertex_state;
+
 typedef struct builder {
-    const uint32_t *indices;
     uint32_t triangle_count;
     uint32_t max_vertices, max_triangles;
     float cone_weight, distance_scale;
     triangle_cone *cones;
-    uint32_t *live;     /* per vertex: its unused triangles (counted per corner) */
-    uint32_t *first;    /* per vertex: its list in `adjacent` */
-    uint32_t *adjacent; /* per vertex, its unused triangles first */
-    uint8_t *local;     /* per vertex: its index in the meshlet, or NOT_IN_MESHLET */
-    uint32_t *slot;     /* per triangle: its index in candidates, or NO_TRIANGLE */
-    uint8_t *used;      /* per triangle */
+    triangle_state *tris;
+    vertex_state *verts;
+    uint32_t *adjacent; /* per vertex, its triangles (CSR) */
+    uint8_t *used;      /* per triangle, for meshlet_seed */
     uint32_t used_count, next_unused;
-    candidate *candidates;
-    size_t candidate_count, candidate_cap;
+    rank_list candidates[RANKS];
     meshlet_seed *seed; /* nearest-triangle search, made when first needed */
     /* The meshlet being grown and what it has added up. */
     meshlet_span current;
@@ -92,22 +115,28 @@ size_t meshlet_build_bound(size_t index_count, size_t max_vertices, size_t max_t
  * Set-up: triangle lists per vertex, centroids and normals
  * ------------------------------------------------------------------------- */
 
-static bool build_adjacency(builder *b, size_t vertex_count) {
-    memset(b->live, 0, vertex_count * sizeof *b->live);
-    for (size_t i = 0; i < 3 * (size_t)b->triangle_count; i++)
-        b->live[b->indices[i]]++;
+/* Every triangle's corners beside its state, and every vertex's triangles
+ * by a counting sort: live counts them, first and end bound each list. */
+static void build_adjacency(builder *b, const uint32_t *indices, size_t vertex_count) {
+    memset(b->verts, 0, vertex_count * sizeof *b->verts);
+    for (uint32_t t = 0; t < b->triangle_count; t++) {
+        triangle_state *tri = &b->tris[t];
+        for (int k = 0; k < 3; k++) {
+            tri->v[k] = indices[3 * (size_t)t + k];
+            b->verts[tri->v[k]].live++;
+        }
+        tri->slot = NO_TRIANGLE;
+    }
     uint32_t offset = 0;
     for (size_t v = 0; v < vertex_count; v++) {
-        b->first[v] = offset;
-        offset += b->live[v];
+        vertex_state *vertex = &b->verts[v];
+        vertex->first = vertex->end = offset;
+        vertex->local = NOT_IN_MESHLET;
+        offset += vertex->live;
     }
-    /* Fill with first[] as cursors, then step them back. */
     for (uint32_t t = 0; t < b->triangle_count; t++)
         for (int k = 0; k < 3; k++)
-            b->adjacent[b->first[b->indices[3 * (size_t)t + k]]++] = t;
-    for (size_t v = 0; v < vertex_count; v++)
-        b->first[v] -= b->live[v];
-    return true;
+            b->adjacent[b->verts[b->tris[t].v[k]].end++] = t;
 }
 
 /* Each triangle's centroid and unit normal; returns the sum of twice their
@@ -115,7 +144,7 @@ static bool build_adjacency(builder *b, size_t vertex_count) {
 static double compute_cones(builder *b, const float *positions) {
     double area2 = 0.0;
     for (uint32_t t = 0; t < b->triangle_count; t++) {
-        const uint32_t *tri = b->indices + 3 * (size_t)t;
+        const uint32_t *tri = b->tris[t].v;
         const float *p0 = positions + 3 * (size_t)tri[0], *p1 = positions + 3 * (size_t)tri[1],
                     *p2 = positions + 3 * (size_t)tri[2];
         float e1[3] = {p1[0] - p0[0], p1[1] - p0[1], p1[2] - p0[2]};
@@ -139,100 +168,131 @@ static double compute_cones(builder *b, const float *positions) {
  * ------------------------------------------------------------------------- */
 
 static const uint32_t *corners(const builder *b, uint32_t triangle) {
-    return b->indices + 3 * (size_t)triangle;
+    return b->tris[triangle].v;
 }
 
-static uint8_t rank_of(const builder *b, uint32_t triangle, uint32_t extra) {
+static uint32_t rank_of(const builder *b, uint32_t triangle, uint32_t extra) {
     if (extra == 0)
         return 0;
     const uint32_t *tri = corners(b, triangle);
-    if (b->live[tri[0]] == 1 || b->live[tri[1]] == 1 || b->live[tri[2]] == 1)
+    if (b->verts[tri[0]].live == 1 || b->verts[tri[1]].live == 1 || b->verts[tri[2]].live == 1)
         return 1;
-    return (uint8_t)(extra + 1);
+    return extra + 1;
 }
 
-/* A triangle touching a vertex that just joined: enters the candidates or
- * has its count of new vertices brought up to date. */
-static bool touch(builder *b, uint32_t triangle) {
-    const uint32_t *tri = corners(b, triangle);
-    uint32_t extra = (b->local[tri[0]] == NOT_IN_MESHLET) + (b->local[tri[1]] == NOT_IN_MESHLET) +
-                     (b->local[tri[2]] == NOT_IN_MESHLET);
-    uint32_t slot = b->slot[triangle];
-    if (slot == NO_TRIANGLE) {
-        candidate *grown = array_grow(b->candidates, &b->candidate_cap, b->candidate_count + 1,
-                                      sizeof *grown, 256);
-        if (grown == NULL)
-            return false;
-        b->candidates = grown;
-        slot = (uint32_t)b->candidate_count++;
-        b->slot[triangle] = slot;
-        b->candidates[slot].cone = b->cones[triangle];
-        b->candidates[slot].triangle = triangle;
-    }
-    b->candidates[slot].extra = (uint8_t)extra;
-    b->candidates[slot].rank = rank_of(b, triangle, extra);
+static bool list_append(builder *b, uint32_t rank, uint32_t triangle, const triangle_cone *cone) {
+    rank_list *list = &b->candidates[rank];
+    candidate *grown = array_grow(list->items, &list->cap, list->count + 1, sizeof *grown, 256);
+    if (grown == NULL)
+        return false;
+    list->items = grown;
+    list->items[list->count] = (candidate){*cone, triangle};
+    b->tris[triangle].slot = rank << SLOT_RANK_SHIFT | (uint32_t)list->count++;
     return true;
 }
 
+/* Takes the candidate at `slot` out of its list (the last one moves in). */
+static candidate list_remove(builder *b, uint32_t slot) {
+    rank_list *list = &b->candidates[slot >> SLOT_RANK_SHIFT];
+    uint32_t index = slot & SLOT_INDEX_MASK;
+    candidate taken = list->items[index];
+    candidate *last = &list->items[--list->count];
+    list->items[index] = *last;
+    b->tris[last->triangle].slot = slot;
+    b->tris[taken.triangle].slot = NO_TRIANGLE;
+    return taken;
+}
+
+/* Moves a candidate to another rank's list. */
+static bool change_rank(builder *b, uint32_t triangle, uint32_t rank) {
+    uint32_t slot = b->tris[triangle].slot;
+    if (slot >> SLOT_RANK_SHIFT == rank)
+        return true;
+    candidate moved = list_remove(b, slot);
+    return list_append(b, rank, triangle, &moved.cone);
+}
+
+/* A triangle touching a vertex that just joined: enters the candidates or
+ * has its rank brought up to date. */
+static bool touch(builder *b, uint32_t triangle) {
+    const uint32_t *tri = corners(b, triangle);
+    uint32_t extra = (b->verts[tri[0]].local == NOT_IN_MESHLET) +
+                     (b->verts[tri[1]].local == NOT_IN_MESHLET) +
+                     (b->verts[tri[2]].local == NOT_IN_MESHLET);
+    uint32_t rank = rank_of(b, triangle, extra);
+    if (b->tris[triangle].slot == NO_TRIANGLE)
+        return list_append(b, rank, triangle, &b->cones[triangle]);
+    return change_rank(b, triangle, rank);
+}
+
 static void drop_candidate(builder *b, uint32_t triangle) {
-    uint32_t slot = b->slot[triangle];
-    if (slot == NO_TRIANGLE)
-        return;
-    candidate *last = &b->candidates[--b->candidate_count];
-    b->candidates[slot] = *last;
-    b->slot[last->triangle] = slot;
-    b->slot[triangle] = NO_TRIANGLE;
+    if (b->tris[triangle].slot != NO_TRIANGLE)
+        list_remove(b, b->tris[triangle].slot);
 }
 
 static void clear_candidates(builder *b) {
-    for (size_t i = 0; i < b->candidate_count; i++)
-        b->slot[b->candidates[i].triangle] = NO_TRIANGLE;
-    b->candidate_count = 0;
+    for (uint32_t r = 0; r < RANKS; r++) {
+        rank_list *list = &b->candidates[r];
+        for (size_t i = 0; i < list->count; i++)
+            b->tris[list->items[i].triangle].slot = NO_TRIANGLE;
+        list->count = 0;
+    }
 }
 
 /* The best candidate by rank, then by distance and normal (or, `by_live`, by
  * how many unused triangles its vertices have left). */
 static uint32_t best_candidate(const builder *b, bool by_live, uint32_t *rank_out) {
-    float count = (float)b->current.triangle_count;
+    uint32_t rank = 0;
+    while (rank < RANKS && b->candidates[rank].count == 0)
+        rank++;
+    *rank_out = rank;
+    if (rank == RANKS)
+        return NO_TRIANGLE;
+    const candidate *items = b->candidates[rank].items;
+    size_t count = b->candidates[rank].count;
+    /* Ties go to the lower triangle number: the choice depends on the set of
+     * candidates, not on where they sit in the list. */
+    uint32_t best = items[0].triangle;
+    if (count == 1) /* half the steps: nothing to compare */
+        return best;
+    if (by_live) {
+        uint64_t best_live = UINT64_MAX;
+        for (size_t i = 0; i < count; i++) {
+            uint32_t triangle = items[i].triangle;
+            const uint32_t *tri = corners(b, triangle);
+            uint64_t live =
+                (uint64_t)b->verts[tri[0]].live + b->verts[tri[1]].live + b->verts[tri[2]].live;
+            if (live < best_live || (live == best_live && triangle < best)) {
+                best_live = live;
+                best = triangle;
+            }
+        }
+        return best;
+    }
+    float triangles = (float)b->current.triangle_count;
     float centre[3], axis[3], axis_length2 = 0.0f;
     for (int k = 0; k < 3; k++) {
-        centre[k] = count > 0.0f ? b->centre_sum[k] / count : 0.0f;
+        centre[k] = triangles > 0.0f ? b->centre_sum[k] / triangles : 0.0f;
         axis[k] = b->normal_sum[k];
         axis_length2 += axis[k] * axis[k];
     }
-    float axis_scale = axis_length2 > 0.0f ? 1.0f / sqrtf(axis_length2) : 0.0f;
+    float axis_scale = axis_length2 > 0.0f ? b->cone_weight / sqrtf(axis_length2) : 0.0f;
     for (int k = 0; k < 3; k++)
-        axis[k] *= axis_scale * b->cone_weight;
-
-    /* The best rank first, so that only its candidates are scored. */
-    uint32_t best_rank = RANK_NONE;
-    for (size_t i = 0; i < b->candidate_count; i++)
-        best_rank = b->candidates[i].rank < best_rank ? b->candidates[i].rank : best_rank;
-    uint32_t best = NO_TRIANGLE;
+        axis[k] *= axis_scale;
     float best_score = INFINITY;
-    for (size_t i = 0; i < b->candidate_count; i++) {
-        const candidate *c = &b->candidates[i];
-        if (c->rank != best_rank)
-            continue;
-        float score;
-        if (by_live) {
-            const uint32_t *tri = corners(b, c->triangle);
-            score = (float)(b->live[tri[0]] + b->live[tri[1]] + b->live[tri[2]]);
-        } else {
-            float dx = c->cone.centre[0] - centre[0], dy = c->cone.centre[1] - centre[1],
-                  dz = c->cone.centre[2] - centre[2];
-            float spread = c->cone.normal[0] * axis[0] + c->cone.normal[1] * axis[1] +
-                           c->cone.normal[2] * axis[2];
-            float cone = 1.0f - spread;
-            score = (1.0f + sqrtf(dx * dx + dy * dy + dz * dz) * b->distance_scale) *
-                    (cone < 1e-3f ? 1e-3f : cone);
-        }
-        if (best == NO_TRIANGLE || score < best_score) {
-            best = c->triangle;
-            best_score = score;
-        }
+    for (size_t i = 0; i < count; i++) {
+        const triangle_cone *c = &items[i].cone;
+        float dx = c->centre[0] - centre[0], dy = c->centre[1] - centre[1],
+              dz = c->centre[2] - centre[2];
+        float cone =
+            1.0f - (c->normal[0] * axis[0] + c->normal[1] * axis[1] + c->normal[2] * axis[2]);
+        float score = (1.0f + sqrtf(dx * dx + dy * dy + dz * dz) * b->distance_scale) *
+                      (cone < 1e-3f ? 1e-3f : cone);
+        uint32_t triangle = items[i].triangle;
+        bool better = score < best_score || (score == best_score && triangle < best);
+        best = better ? triangle : best;
+        best_score = better ? score : best_score;
     }
-    *rank_out = best_rank;
     return best;
 }
 
@@ -245,7 +305,7 @@ static void close_meshlet(builder *b) {
         return;
     b->meshlets[b->meshlet_count++] = b->current;
     for (uint32_t i = 0; i < b->current.vertex_count; i++)
-        b->local[b->vertices[b->current.vertex_offset + i]] = NOT_IN_MESHLET;
+        b->verts[b->vertices[b->current.vertex_offset + i]].local = NOT_IN_MESHLET;
     clear_candidates(b);
     b->current.vertex_offset += b->current.vertex_count;
     b->current.triangle_offset += b->current.triangle_count;
@@ -255,57 +315,78 @@ static void close_meshlet(builder *b) {
     memset(b->normal_sum, 0, sizeof b->normal_sum);
 }
 
+/* Takes a used triangle out of `vertex`'s list (the list's last moves in). */
+static void unlist(builder *b, uint32_t vertex, uint32_t at) {
+    b->adjacent[at] = b->adjacent[--b->verts[vertex].end];
+}
+
 static bool add_vertex(builder *b, uint32_t vertex) {
-    b->local[vertex] = (uint8_t)b->current.vertex_count;
+    b->verts[vertex].local = (uint8_t)b->current.vertex_count;
     b->vertices[b->current.vertex_offset + b->current.vertex_count++] = vertex;
-    uint32_t count =
-        b->live[vertex] < CANDIDATES_PER_VERTEX ? b->live[vertex] : CANDIDATES_PER_VERTEX;
-    for (uint32_t i = 0; i < count; i++)
-        if (!touch(b, b->adjacent[b->first[vertex] + i]))
+    uint32_t touched = 0;
+    for (uint32_t i = b->verts[vertex].first;
+         i < b->verts[vertex].end && touched < CANDIDATES_PER_VERTEX;) {
+        uint32_t triangle = b->adjacent[i];
+        if (b->tris[triangle].slot == SLOT_USED) {
+            unlist(b, vertex, i);
+            continue;
+        }
+        if (!touch(b, triangle))
             return false;
+        touched++;
+        i++;
+    }
     return true;
 }
 
-/* Marks `triangle` used: off its vertices' lists and the candidates. */
-static void retire(builder *b, uint32_t triangle) {
+/* The one unused triangle left on `vertex` (live[vertex] == 1). */
+static uint32_t last_triangle(builder *b, uint32_t vertex) {
+    for (uint32_t i = b->verts[vertex].first; i < b->verts[vertex].end;) {
+        uint32_t triangle = b->adjacent[i];
+        if (b->tris[triangle].slot != SLOT_USED)
+            return triangle;
+        unlist(b, vertex, i);
+    }
+    return NO_TRIANGLE;
+}
+
+/* Marks `triangle` used: off the candidates; its vertices count one less. */
+static bool retire(builder *b, uint32_t triangle) {
+    drop_candidate(b, triangle);
+    b->tris[triangle].slot = SLOT_USED;
     b->used[triangle] = 1;
     b->used_count++;
-    drop_candidate(b, triangle);
     const uint32_t *tri = corners(b, triangle);
     for (int k = 0; k < 3; k++) {
-        uint32_t v = tri[k], *list = b->adjacent + b->first[v];
-        for (uint32_t i = 0; i < b->live[v]; i++) {
-            if (list[i] == triangle) {
-                list[i] = list[--b->live[v]];
-                list[b->live[v]] = triangle;
-                break;
-            }
-        }
+        if (--b->verts[tri[k]].live != 1)
+            continue;
         /* Its last triangle now ranks as one not to leave behind. */
-        if (b->live[v] == 1) {
-            uint32_t slot = b->slot[list[0]];
-            if (slot != NO_TRIANGLE && b->candidates[slot].extra > 0)
-                b->candidates[slot].rank = 1;
-        }
+        uint32_t last = last_triangle(b, tri[k]);
+        uint32_t slot = last == NO_TRIANGLE ? NO_TRIANGLE : b->tris[last].slot;
+        if (slot != NO_TRIANGLE && slot >> SLOT_RANK_SHIFT > 1 && !change_rank(b, last, 1))
+            return false;
     }
+    return true;
 }
 
 /* Adds `triangle` to the meshlet, closing it first if it does not fit. */
 static bool emit(builder *b, uint32_t triangle) {
     const uint32_t *tri = corners(b, triangle);
-    uint32_t extra = (b->local[tri[0]] == NOT_IN_MESHLET) + (b->local[tri[1]] == NOT_IN_MESHLET) +
-                     (b->local[tri[2]] == NOT_IN_MESHLET);
+    uint32_t extra = (b->verts[tri[0]].local == NOT_IN_MESHLET) +
+                     (b->verts[tri[1]].local == NOT_IN_MESHLET) +
+                     (b->verts[tri[2]].local == NOT_IN_MESHLET);
     if (b->current.vertex_count + extra > b->max_vertices ||
         b->current.triangle_count >= b->max_triangles)
         close_meshlet(b);
-    retire(b, triangle);
+    if (!retire(b, triangle))
+        return false;
     for (int k = 0; k < 3; k++)
-        if (b->local[tri[k]] == NOT_IN_MESHLET && !add_vertex(b, tri[k]))
+        if (b->verts[tri[k]].local == NOT_IN_MESHLET && !add_vertex(b, tri[k]))
             return false;
     uint8_t *out =
         b->triangles + 3 * ((size_t)b->current.triangle_offset + b->current.triangle_count);
     for (int k = 0; k < 3; k++) {
-        out[k] = b->local[tri[k]];
+        out[k] = b->verts[tri[k]].local;
         b->centre_sum[k] += b->cones[triangle].centre[k];
         b->normal_sum[k] += b->cones[triangle].normal[k];
     }
@@ -355,13 +436,12 @@ static bool grow_meshlets(builder *b) {
 
 static void free_builder(builder *b) {
     free(b->cones);
-    free(b->live);
-    free(b->first);
+    free(b->tris);
+    free(b->verts);
     free(b->adjacent);
-    free(b->local);
-    free(b->slot);
     free(b->used);
-    free(b->candidates);
+    for (uint32_t r = 0; r < RANKS; r++)
+        free(b->candidates[r].items);
     meshlet_seed_free(b->seed);
 }
 
@@ -381,8 +461,7 @@ bool meshlet_build(meshlet_span *meshlets, uint32_t *vertices, uint8_t *triangle
     if (index_count == 0)
         return true;
     size_t triangle_count = index_count / 3;
-    builder b = {.indices = indices,
-                 .triangle_count = (uint32_t)triangle_count,
+    builder b = {.triangle_count = (uint32_t)triangle_count,
                  .max_vertices = (uint32_t)max_vertices,
                  .max_triangles = (uint32_t)max_triangles,
                  .cone_weight = cone_weight,
@@ -390,17 +469,13 @@ bool meshlet_build(meshlet_span *meshlets, uint32_t *vertices, uint8_t *triangle
                  .vertices = vertices,
                  .triangles = triangles};
     b.cones = malloc(triangle_count * sizeof *b.cones);
-    b.live = malloc(vertex_count * sizeof *b.live);
-    b.first = malloc(vertex_count * sizeof *b.first);
+    b.tris = malloc(triangle_count * sizeof *b.tris);
+    b.verts = malloc(vertex_count * sizeof *b.verts);
     b.adjacent = malloc(index_count * sizeof *b.adjacent);
-    b.local = malloc(vertex_count);
-    b.slot = malloc(triangle_count * sizeof *b.slot);
     b.used = calloc(triangle_count, 1);
-    bool ok = b.cones && b.live && b.first && b.adjacent && b.local && b.slot && b.used;
+    bool ok = b.cones && b.tris && b.verts && b.adjacent && b.used;
     if (ok) {
-        build_adjacency(&b, vertex_count);
-        memset(b.local, NOT_IN_MESHLET, vertex_count);
-        memset(b.slot, 0xff, triangle_count * sizeof *b.slot);
+        build_adjacency(&b, indices, vertex_count);
         /* meshoptimizer's scale: a meshlet as a square patch of max_triangles
          * triangles of the mean area has about this radius. */
         double mean_area = compute_cones(&b, positions) / (double)triangle_count * 0.5;

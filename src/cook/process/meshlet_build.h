@@ -7,10 +7,10 @@
  * adding the fewest vertices (none first, then one holding a vertex's last
  * unused triangle), then the one nearest its centre whose normal is closest
  * to its mean normal; when none is left it takes the unused triangle nearest
- * its centre. What differs is the bookkeeping: the candidates live in a small
- * array updated as vertices join, instead of being found again from every
- * vertex's triangle list at every step, which about halves the CPU time
- * (BENCHMARKS.md, "Meshlets").
+ * its centre. What differs is the bookkeeping: the candidates live in small
+ * lists by rank, updated as vertices join, instead of being found again from
+ * every vertex's triangle list at every step, which costs well under half
+ * the CPU time (BENCHMARKS.md, "Meshlets").
  *
  * Output is dense: a meshlet's triangles are 3 bytes each (local vertex
  * indices) and its triangle_offset counts triangles, not bytes.
