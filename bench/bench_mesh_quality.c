@@ -18,7 +18,8 @@
  *             understands its KHR_mesh_quantization) in the file's order.
  * ACMR is vertices transformed per triangle (lower is better; 0.5 is the
  * floor of a regular grid), ATVR vertices transformed per vertex (1.0 ideal).
- * Over several meshes both are totals over all of them.
+ * Over several meshes both are totals over all of them. The reduced levels of
+ * the cooked file get the same ACMR (the vertex cache order of the LOD step).
  *
  * Size (SOURCEs before --cache-only): bytes per level-0 triangle of the
  * source file, gltfpack's file and the .kmesh, the last split into what a
@@ -39,6 +40,7 @@
 
 #define CACHE_SIZE 16u
 #define MAX_SOURCES 16
+#define MAX_LEVELS 3 /* level 0 and the 2 reduced levels of the default settings */
 
 /* Vertex cache totals over one or more meshes. */
 typedef struct cache_totals {
@@ -60,6 +62,7 @@ typedef struct source_report {
     const char *path;
     bool size_row;
     cache_totals source, kiln, packed;
+    cache_totals levels[MAX_LEVELS]; /* kiln's reduced levels ([0] unused: that is `kiln`) */
     kmesh_bytes cooked;
     uint64_t source_bytes;
     uint64_t packed_bytes; /* 0 when there is no gltfpack file */
@@ -93,13 +96,13 @@ static void analyze_file_order(const char *path, cache_totals *totals) {
  * The cooked file, through the runtime
  * ------------------------------------------------------------------------- */
 
-/* Level 0 of every triangle submesh (what the cache and overdraw measures
- * are about), widened to u32 for meshoptimizer. */
-static uint32_t *level0_indices(const kiln_mesh_view *view, size_t *count) {
+/* One level of every triangle submesh (level 0 is what the cache and
+ * overdraw measures are about), widened to u32 for meshoptimizer. */
+static uint32_t *level_indices(const kiln_mesh_view *view, uint32_t level, size_t *count) {
     size_t total = 0;
     for (uint32_t s = 0; s < view->desc->submesh_count; s++)
         if (view->submeshes[s].topology == KILN_TOPOLOGY_TRIANGLES)
-            total += kiln_mesh_lod(view, s, 0)->index_count;
+            total += kiln_mesh_lod(view, s, level)->index_count;
     uint32_t *out = malloc(total ? total * sizeof *out : 1);
     if (out == NULL)
         bench_die("out of memory");
@@ -107,7 +110,7 @@ static uint32_t *level0_indices(const kiln_mesh_view *view, size_t *count) {
     for (uint32_t s = 0; s < view->desc->submesh_count; s++) {
         if (view->submeshes[s].topology != KILN_TOPOLOGY_TRIANGLES)
             continue;
-        const kiln_lod *lod = kiln_mesh_lod(view, s, 0);
+        const kiln_lod *lod = kiln_mesh_lod(view, s, level);
         for (uint32_t i = 0; i < lod->index_count; i++) {
             size_t at = (size_t)lod->index_offset + i;
             out[used++] = view->desc->index_size == 2 ? ((const uint16_t *)view->indices)[at]
@@ -118,7 +121,8 @@ static uint32_t *level0_indices(const kiln_mesh_view *view, size_t *count) {
     return out;
 }
 
-static void measure_kmesh(const char *path, cache_totals *totals, kmesh_bytes *bytes) {
+static void measure_kmesh(const char *path, cache_totals *totals, cache_totals *levels,
+                          kmesh_bytes *bytes) {
     kiln_file file;
     kiln_mesh_view view;
     kiln_error err;
@@ -126,9 +130,16 @@ static void measure_kmesh(const char *path, cache_totals *totals, kmesh_bytes *b
         kiln_mesh_view_get(&file, 0, &view, &err) != KILN_OK)
         bench_die("%s: %s", path, err.message);
     size_t count = 0;
-    uint32_t *indices = level0_indices(&view, &count);
+    uint32_t *indices = level_indices(&view, 0, &count);
     analyze(indices, count, view.desc->vertex_count, totals);
     free(indices);
+    /* The reduced levels: a reused one repeats the level before, counted again. */
+    for (uint32_t level = 1; level < view.desc->lod_count && level < MAX_LEVELS; level++) {
+        size_t level_count = 0;
+        uint32_t *level_list = level_indices(&view, level, &level_count);
+        analyze(level_list, level_count, view.desc->vertex_count, &levels[level]);
+        free(level_list);
+    }
 
     const kiln_mesh_desc *d = view.desc;
     uint64_t level0_index_bytes = (uint64_t)count * d->index_size;
@@ -151,7 +162,7 @@ static void cook_and_measure(const char *path, const char *cook_dir, source_repo
             continue;
         char kmesh[8192];
         snprintf(kmesh, sizeof kmesh, "%s/%s", cook_dir, result.outputs.items[i]);
-        measure_kmesh(kmesh, &report->kiln, &report->cooked);
+        measure_kmesh(kmesh, &report->kiln, report->levels, &report->cooked);
     }
     cook_asset_result_free(&result);
 }
@@ -208,6 +219,18 @@ static void print_cache_table(const source_report *reports, int count) {
         printf("%-24s %10llu | %8s %8s %8s | %8s %8s %8s\n", file_name(r->path),
                (unsigned long long)r->kiln.triangles, acmr[0], acmr[1], acmr[2], atvr[0], atvr[1],
                atvr[2]);
+    }
+    /* ATVR of a reduced level counts every vertex of the buffer: only ACMR. */
+    printf("\nreduced levels (kiln): ACMR, same cache\n");
+    printf("%-24s %10s %8s | %10s %8s\n", "file", "level 1", "ACMR", "level 2", "ACMR");
+    for (int i = 0; i < count; i++) {
+        const source_report *r = &reports[i];
+        char acmr[MAX_LEVELS][32], unused[32];
+        for (int l = 1; l < MAX_LEVELS; l++)
+            format_cache(&r->levels[l], acmr[l], unused, 32);
+        printf("%-24s %10llu %8s | %10llu %8s\n", file_name(r->path),
+               (unsigned long long)r->levels[1].triangles, acmr[1],
+               (unsigned long long)r->levels[2].triangles, acmr[2]);
     }
 }
 

@@ -95,33 +95,65 @@ uint32_t *mesh_spatial_level0(const ir_mesh *mesh, uint32_t chunk_triangles, uns
     return copy;
 }
 
+/* Local numbers through a table indexed by mesh vertex - lo: a chunk of a
+ * spatially sorted submesh usually spans a vertex range not much wider than
+ * its corners, and a direct lookup there beats hashing (fewer cache misses,
+ * half the table). */
+static void number_direct(mesh_local *local, const uint32_t *indices, size_t index_count,
+                          uint32_t lo, uint32_t *table) {
+    for (size_t i = 0; i < index_count; i++) {
+        uint32_t *slot = &table[indices[i] - lo];
+        if (*slot == UINT32_MAX) {
+            *slot = (uint32_t)local->vertex_count;
+            local->vertices[local->vertex_count++] = indices[i];
+        }
+        local->indices[i] = *slot;
+    }
+}
+
+/* The same numbering through open addressing, global vertex -> local vertex,
+ * for ranges too wide to index: more slots than indices so the table never
+ * fills (a chunk has at most index_count vertices). */
+static void number_hashed(mesh_local *local, const uint32_t *indices, size_t index_count,
+                          uint32_t *keys, uint32_t *values, size_t slots) {
+    for (size_t i = 0; i < index_count; i++) {
+        uint32_t v = indices[i];
+        size_t slot = (size_t)((v * 2654435761u) & (slots - 1));
+        while (keys[slot] != v && keys[slot] != UINT32_MAX)
+            slot = (slot + 1) & (slots - 1);
+        if (keys[slot] == UINT32_MAX) {
+            keys[slot] = v;
+            values[slot] = (uint32_t)local->vertex_count;
+            local->vertices[local->vertex_count++] = v;
+        }
+        local->indices[i] = values[slot];
+    }
+}
+
 bool mesh_local_build(mesh_local *local, const uint32_t *indices, size_t index_count,
                       const float *positions) {
     memset(local, 0, sizeof *local);
-    /* Open addressing, global vertex -> local vertex; more slots than indices
-     * so the table never fills (a chunk has at most index_count vertices). */
+    uint32_t lo = UINT32_MAX, hi = 0;
+    for (size_t i = 0; i < index_count; i++) {
+        lo = indices[i] < lo ? indices[i] : lo;
+        hi = indices[i] > hi ? indices[i] : hi;
+    }
+    /* Both ways number vertices in first-use order: the same local mesh. */
+    size_t range = index_count ? (size_t)hi - lo + 1 : 0;
+    bool direct = range <= 2 * index_count;
     size_t slots = 1;
-    while (slots <= index_count)
+    while (!direct && slots <= index_count)
         slots *= 2;
-    uint32_t *keys = malloc(slots * sizeof *keys);
-    uint32_t *values = malloc(slots * sizeof *values);
+    uint32_t *table = malloc((direct ? range + 1 : 2 * slots) * sizeof *table);
     local->indices = malloc((index_count ? index_count : 1) * sizeof *local->indices);
     local->vertices = malloc((index_count ? index_count : 1) * sizeof *local->vertices);
-    bool ok = keys && values && local->indices && local->vertices;
+    bool ok = table && local->indices && local->vertices;
     if (ok) {
-        memset(keys, 0xff, slots * sizeof *keys);
-        for (size_t i = 0; i < index_count; i++) {
-            uint32_t v = indices[i];
-            size_t slot = (size_t)((v * 2654435761u) & (slots - 1));
-            while (keys[slot] != v && keys[slot] != UINT32_MAX)
-                slot = (slot + 1) & (slots - 1);
-            if (keys[slot] == UINT32_MAX) {
-                keys[slot] = v;
-                values[slot] = (uint32_t)local->vertex_count;
-                local->vertices[local->vertex_count++] = v;
-            }
-            local->indices[i] = values[slot];
-        }
+        memset(table, 0xff, (direct ? range : slots) * sizeof *table);
+        if (direct)
+            number_direct(local, indices, index_count, lo, table);
+        else
+            number_hashed(local, indices, index_count, table, table + slots, slots);
         local->index_count = index_count;
         local->positions =
             malloc((local->vertex_count ? local->vertex_count : 1) * 3 * sizeof *local->positions);
@@ -130,8 +162,7 @@ bool mesh_local_build(mesh_local *local, const uint32_t *indices, size_t index_c
     for (size_t v = 0; ok && v < local->vertex_count; v++)
         memcpy(local->positions + 3 * v, positions + 3 * (size_t)local->vertices[v],
                3 * sizeof *positions);
-    free(keys);
-    free(values);
+    free(table);
     if (!ok)
         mesh_local_free(local);
     return ok;
