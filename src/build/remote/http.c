@@ -95,24 +95,22 @@ static struct {
     __typeof__(curl_free) *free;
 } libcurl;
 
-#define LIBCURL_SYMBOL(function, field)                                                            \
-    { #function, offsetof(__typeof__(libcurl), field) }
 static const library_symbol libcurl_symbols[] = {
-    LIBCURL_SYMBOL(curl_global_init, global_init),
-    LIBCURL_SYMBOL(curl_easy_init, easy_init),
-    LIBCURL_SYMBOL(curl_easy_setopt, easy_setopt),
-    LIBCURL_SYMBOL(curl_easy_perform, easy_perform),
-    LIBCURL_SYMBOL(curl_easy_getinfo, easy_getinfo),
-    LIBCURL_SYMBOL(curl_easy_reset, easy_reset),
-    LIBCURL_SYMBOL(curl_easy_cleanup, easy_cleanup),
-    LIBCURL_SYMBOL(curl_easy_strerror, easy_strerror),
-    LIBCURL_SYMBOL(curl_slist_append, slist_append),
-    LIBCURL_SYMBOL(curl_slist_free_all, slist_free_all),
-    LIBCURL_SYMBOL(curl_url, url),
-    LIBCURL_SYMBOL(curl_url_set, url_set),
-    LIBCURL_SYMBOL(curl_url_get, url_get),
-    LIBCURL_SYMBOL(curl_url_cleanup, url_cleanup),
-    LIBCURL_SYMBOL(curl_free, free),
+    LIBRARY_SYMBOL(libcurl, curl_global_init, global_init),
+    LIBRARY_SYMBOL(libcurl, curl_easy_init, easy_init),
+    LIBRARY_SYMBOL(libcurl, curl_easy_setopt, easy_setopt),
+    LIBRARY_SYMBOL(libcurl, curl_easy_perform, easy_perform),
+    LIBRARY_SYMBOL(libcurl, curl_easy_getinfo, easy_getinfo),
+    LIBRARY_SYMBOL(libcurl, curl_easy_reset, easy_reset),
+    LIBRARY_SYMBOL(libcurl, curl_easy_cleanup, easy_cleanup),
+    LIBRARY_SYMBOL(libcurl, curl_easy_strerror, easy_strerror),
+    LIBRARY_SYMBOL(libcurl, curl_slist_append, slist_append),
+    LIBRARY_SYMBOL(libcurl, curl_slist_free_all, slist_free_all),
+    LIBRARY_SYMBOL(libcurl, curl_url, url),
+    LIBRARY_SYMBOL(libcurl, curl_url_set, url_set),
+    LIBRARY_SYMBOL(libcurl, curl_url_get, url_get),
+    LIBRARY_SYMBOL(libcurl, curl_url_cleanup, url_cleanup),
+    LIBRARY_SYMBOL(libcurl, curl_free, free),
 };
 
 static pthread_once_t curl_once = PTHREAD_ONCE_INIT;

@@ -24,6 +24,11 @@ typedef struct library_symbol {
     size_t offset;
 } library_symbol;
 
+/* The entry of `function` in a table of symbols for the struct `table`,
+ * whose member `field` takes its address. */
+#define LIBRARY_SYMBOL(table, function, field)                                                     \
+    { #function, offsetof(__typeof__(table), field) }
+
 /* Loads `file` (a soname, or a path) and fills the function pointers of
  * `table` named by `symbols`. False when the library or one of the functions
  * is missing, with why in `reason` (dlerror's words: "libcurl.so.4: cannot

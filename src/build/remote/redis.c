@@ -60,15 +60,13 @@ static struct {
     __typeof__(freeReplyObject) *free_reply;
 } hiredis;
 
-#define HIREDIS_SYMBOL(function, field)                                                            \
-    { #function, offsetof(__typeof__(hiredis), field) }
 static const library_symbol hiredis_symbols[] = {
-    HIREDIS_SYMBOL(redisConnectWithTimeout, connect_with_timeout),
-    HIREDIS_SYMBOL(redisSetTimeout, set_timeout),
-    HIREDIS_SYMBOL(redisFree, free_context),
-    HIREDIS_SYMBOL(redisReaderFeed, reader_feed),
-    HIREDIS_SYMBOL(redisReaderGetReply, reader_get_reply),
-    HIREDIS_SYMBOL(freeReplyObject, free_reply),
+    LIBRARY_SYMBOL(hiredis, redisConnectWithTimeout, connect_with_timeout),
+    LIBRARY_SYMBOL(hiredis, redisSetTimeout, set_timeout),
+    LIBRARY_SYMBOL(hiredis, redisFree, free_context),
+    LIBRARY_SYMBOL(hiredis, redisReaderFeed, reader_feed),
+    LIBRARY_SYMBOL(hiredis, redisReaderGetReply, reader_get_reply),
+    LIBRARY_SYMBOL(hiredis, freeReplyObject, free_reply),
 };
 
 static pthread_once_t hiredis_once = PTHREAD_ONCE_INIT;
