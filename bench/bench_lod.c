@@ -212,8 +212,6 @@ void surface_distance_one_way(const float *positions, const uint32_t *indices, s
  * Sources processed up to their LODs
  * ------------------------------------------------------------------------- */
 
-#define SOURCE_MAX_BYTES ((size_t)2 << 30)
-
 double bench_cpu_seconds(void) {
     struct timespec now;
     clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &now);
@@ -236,7 +234,7 @@ ir_asset bench_lod_import(const char *path, cook_settings *settings) {
         bench_die("no importer claims '%s'", path);
     uint8_t *source = NULL;
     size_t size = 0;
-    if (!cook_read_file(path, SOURCE_MAX_BYTES, &source, &size, reason, sizeof reason))
+    if (!cook_read_file(path, BENCH_SOURCE_MAX_BYTES, &source, &size, reason, sizeof reason))
         bench_die("%s: %s", path, reason);
     cook_diag diag = {0};
     char ref[1024];

@@ -32,7 +32,6 @@
 #include "cook/process/meshlet_build.h"
 #include "kiln/kiln.h"
 
-#define SOURCE_MAX_BYTES ((size_t)2 << 30)
 #define MAX_VERTICES 64
 #define MAX_TRIANGLES 124
 #define CONE_WEIGHT 0.25f /* process/meshlets.c */
@@ -211,11 +210,6 @@ static void measure(const built *b, const float *positions, size_t vertex_count,
     free(bounds);
 }
 
-static int compare_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 static void print_row(const char *name, const char *builder, const totals *t) {
     double n = t->cameras ? (double)t->cameras : 1.0;
     printf("| %s | %s | %.1f ms | %zu | %.1f | %.1f | %.2f %% | %.2f %% | %.2f %% |\n", name,
@@ -269,8 +263,8 @@ int main(int argc, char **argv) {
                     build_kiln(indices, sub->index_count, mesh->positions, mesh->vertex_count, &bk);
                     times[rounds + r] = bench_thread_seconds() - start;
                 }
-                qsort(times, (size_t)rounds, sizeof *times, compare_double);
-                qsort(times + rounds, (size_t)rounds, sizeof *times, compare_double);
+                qsort(times, (size_t)rounds, sizeof *times, bench_compare_doubles);
+                qsort(times + rounds, (size_t)rounds, sizeof *times, bench_compare_doubles);
                 mo.seconds += times[rounds / 2];
                 ki.seconds += times[rounds + rounds / 2];
                 measure(&bm, mesh->positions, mesh->vertex_count, sphere, sphere[3], &mo);

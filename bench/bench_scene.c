@@ -50,11 +50,6 @@
 
 static volatile float sink;
 
-static int compare_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
 /* A small xorshift generator: the same scene and changes on every machine. */
 static uint64_t rng_state;
 static uint32_t rng_next(void) {
@@ -213,7 +208,7 @@ static uint32_t median_recomputed(const frame_set *f, const kiln_scene_view *vie
         counts[frame] = count;
     }
     free(stale);
-    qsort(counts, FRAMES, sizeof *counts, compare_double);
+    qsort(counts, FRAMES, sizeof *counts, bench_compare_doubles);
     return (uint32_t)counts[FRAMES / 2];
 }
 
@@ -229,7 +224,7 @@ static void measure_clock_cost(void) {
         double start = bench_thread_seconds();
         cost[k] = bench_thread_seconds() - start;
     }
-    qsort(cost, 1000, sizeof *cost, compare_double);
+    qsort(cost, 1000, sizeof *cost, bench_compare_doubles);
     clock_cost = cost[500];
 }
 
@@ -261,11 +256,11 @@ static timing measure(bench_op op, frame_set *f) {
     }
     double sum = 0.0;
     for (uint32_t set = 0; set < FRAMES; set++) {
-        qsort(by_set[set], in_set[set], sizeof(double), compare_double);
+        qsort(by_set[set], in_set[set], sizeof(double), bench_compare_doubles);
         sum += by_set[set][in_set[set] / 2];
     }
-    qsort(cpu, reps, sizeof *cpu, compare_double);
-    qsort(wall, reps, sizeof *wall, compare_double);
+    qsort(cpu, reps, sizeof *cpu, bench_compare_doubles);
+    qsort(wall, reps, sizeof *wall, bench_compare_doubles);
     return (timing){cpu[reps / 2], wall[reps / 2], sum / FRAMES};
 }
 

@@ -31,16 +31,11 @@ typedef struct version {
     double cpu[MAX_REPS][64]; /* per rep, per mesh (first 64) */
 } version;
 
-static int compare_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 static double median_cpu(const version *v, uint32_t reps, uint32_t mesh) {
     double values[MAX_REPS];
     for (uint32_t r = 0; r < reps; r++)
         values[r] = v->cpu[r][mesh];
-    qsort(values, reps, sizeof *values, compare_double);
+    qsort(values, reps, sizeof *values, bench_compare_doubles);
     return values[reps / 2];
 }
 
