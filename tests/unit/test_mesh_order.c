@@ -125,11 +125,11 @@ static float acmr(const ir_mesh *mesh, size_t first, size_t end) {
         .acmr;
 }
 
-static void chunked_order_keeps_each_triangle_once_and_chunks_contiguous(void **state) {
-    (void)state;
+static void chunked_order_with(cook_vertex_cache cache) {
     const uint32_t n = 64; /* 8192 triangles */
     cook_settings settings;
     cook_settings_default(&settings);
+    settings.mesh_vertex_cache = cache;
     settings.mesh_chunk_triangles = 1000; /* 8 chunks of 1024 */
     settings.threads = 3;
     ir_mesh mesh;
@@ -152,6 +152,17 @@ static void chunked_order_keeps_each_triangle_once_and_chunks_contiguous(void **
     assert_true(whole < scrambled * 0.3f);
     free(before);
     ir_mesh_free(&mesh);
+}
+
+static void chunked_order_keeps_each_triangle_once_and_chunks_contiguous(void **state) {
+    (void)state;
+    chunked_order_with(COOK_VERTEX_CACHE_MESHOPT);
+}
+
+/* mesh.vertex_cache kiln: the same guarantees through kiln's order. */
+static void kilns_cache_order_keeps_the_chunks_and_orders_each(void **state) {
+    (void)state;
+    chunked_order_with(COOK_VERTEX_CACHE_KILN);
 }
 
 static void chunked_order_is_the_same_on_1_and_2_threads(void **state) {
@@ -310,6 +321,7 @@ static void curve_sort_on_threads_matches_the_curve_written_out(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(chunked_order_keeps_each_triangle_once_and_chunks_contiguous),
+        cmocka_unit_test(kilns_cache_order_keeps_the_chunks_and_orders_each),
         cmocka_unit_test(chunked_order_is_the_same_on_1_and_2_threads),
         cmocka_unit_test(small_submesh_is_ordered_whole),
         cmocka_unit_test(curve_cuts_stay_near_even_cuts_and_make_compact_chunks),

@@ -101,6 +101,13 @@ typedef enum cook_mesh_simplifier {
     COOK_SIMPLIFIER_KILN,    /* kiln's own (process/simplify.c) */
 } cook_mesh_simplifier;
 extern const char *const cook_mesh_simplifier_names[];
+/* mesh.vertex_cache: whose vertex cache order level 0 and the LOD levels get
+ * (process/vertex_cache.c). */
+typedef enum cook_vertex_cache {
+    COOK_VERTEX_CACHE_MESHOPT, /* meshoptimizer's meshopt_optimizeVertexCache */
+    COOK_VERTEX_CACHE_KILN,    /* kiln's own (process/vertex_cache.c) */
+} cook_vertex_cache;
+extern const char *const cook_vertex_cache_names[];
 extern const char *const cook_normals_mode_names[];
 extern const char *const cook_tangents_mode_names[];
 extern const char *const cook_vertex_layout_names[];
@@ -195,6 +202,7 @@ typedef struct cook_settings {
     cook_normals_mode mesh_normals;
     cook_tangents_mode mesh_tangents;
     cook_mesh_simplifier mesh_simplifier;
+    cook_vertex_cache mesh_vertex_cache;
     cook_vertex_layout mesh_vertex_layout;
     cook_up_axis scene_up;
     char scene_scale[32]; /* a positive number as text ("0.01"); "" is 1 (drivers/model.c) */

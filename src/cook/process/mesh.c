@@ -44,8 +44,8 @@ bool process_order_lods_meshlets(ir_mesh *mesh, const cook_settings *settings) {
     bool lods = settings->mesh_lods > 0, meshlets = settings->mesh_meshlets;
     uint32_t chunk_triangles = mesh_chunk_size(settings);
     mesh_steps all = {0};
-    order_job *order =
-        order_begin(mesh, chunk_triangles, settings->threads, lods || meshlets, &all.steps[0]);
+    order_job *order = order_begin(mesh, chunk_triangles, settings->threads,
+                                   settings->mesh_vertex_cache, lods || meshlets, &all.steps[0]);
     const uint32_t *level0 = order != NULL ? order_spatial_level0(order) : NULL;
     bool ok = order != NULL;
     if (ok && lods)

@@ -83,8 +83,15 @@ bool meshopt_checked_order(uint32_t *indices, size_t index_count, const float *p
     if (index_count == 0)
         return true;
     meshopt_optimizeVertexCache(indices, indices, index_count, vertex_count);
+    return !overdraw || meshopt_checked_overdraw(indices, index_count, positions, vertex_count);
+}
+
+bool meshopt_checked_overdraw(uint32_t *indices, size_t index_count, const float *positions,
+                              size_t vertex_count) {
+    if (!meshopt_triangles_valid(indices, index_count, vertex_count))
+        return false;
     /* 1.05: allow 5% worse vertex cache use for better overdraw. */
-    if (overdraw)
+    if (index_count > 0)
         meshopt_optimizeOverdraw(indices, indices, index_count, positions, vertex_count,
                                  POSITION_STRIDE, 1.05f);
     return true;

@@ -26,21 +26,23 @@ struct order_job {
     ir_mesh *mesh;
     order_range *ranges;
     uint32_t range_count;
-    uint32_t *spatial; /* the curve-sorted copy of level 0, when asked for */
+    uint32_t *spatial;       /* the curve-sorted copy of level 0, when asked for */
+    cook_vertex_cache cache; /* whose cache order (mesh.vertex_cache) */
     atomic_bool failed;
 };
 
 /* A chunk through its local copy, so that the orders cost what the chunk
  * holds, not the whole vertex buffer. False when out of memory. */
-static bool order_local(uint32_t *indices, size_t index_count, const float *positions) {
+static bool order_local(uint32_t *indices, size_t index_count, const float *positions,
+                        cook_vertex_cache cache) {
     mesh_local local;
     if (!mesh_local_build(&local, indices, index_count, positions))
         return false;
-    /* Like the whole-submesh call, an order whose input meshoptimizer would
-     * refuse leaves the triangles as they are (the driver checked the
-     * indices: this does not happen on a valid IR). */
-    if (meshopt_checked_order(local.indices, local.index_count, local.positions, local.vertex_count,
-                              true))
+    /* Like the whole-submesh call, an order that refuses its input leaves
+     * the triangles as they are (the driver checked the indices: this does
+     * not happen on a valid IR). */
+    if (mesh_cache_order(local.indices, local.index_count, local.positions, local.vertex_count,
+                         cache, true))
         mesh_local_to_global(&local, local.indices, local.index_count, indices);
     mesh_local_free(&local);
     return true;
@@ -52,9 +54,9 @@ static void order_item(void *job_, uint32_t index) {
     ir_mesh *mesh = job->mesh;
     uint32_t *indices = mesh->indices + range->index_offset;
     if (!range->local)
-        meshopt_checked_order(indices, range->index_count, mesh->positions, mesh->vertex_count,
-                              true);
-    else if (!order_local(indices, range->index_count, mesh->positions))
+        mesh_cache_order(indices, range->index_count, mesh->positions, mesh->vertex_count,
+                         job->cache, true);
+    else if (!order_local(indices, range->index_count, mesh->positions, job->cache))
         atomic_store(&job->failed, true); /* out of memory */
 }
 
@@ -95,12 +97,13 @@ static bool sort_and_plan(order_job *job, uint32_t chunk_triangles, unsigned thr
     return ok;
 }
 
-order_job *order_begin(ir_mesh *mesh, uint32_t chunk_triangles, unsigned threads, bool spatial,
-                       mesh_step *step) {
+order_job *order_begin(ir_mesh *mesh, uint32_t chunk_triangles, unsigned threads,
+                       cook_vertex_cache cache, bool spatial, mesh_step *step) {
     order_job *job = calloc(1, sizeof *job);
     if (job == NULL)
         return NULL;
     job->mesh = mesh;
+    job->cache = cache;
     atomic_init(&job->failed, false);
     bool ok = sort_and_plan(job, chunk_triangles, threads);
     if (ok && spatial)
@@ -129,7 +132,8 @@ bool order_end(order_job *job) {
 
 bool process_optimize_order(ir_mesh *mesh, const cook_settings *settings) {
     mesh_step step;
-    order_job *job = order_begin(mesh, mesh_chunk_size(settings), settings->threads, false, &step);
+    order_job *job = order_begin(mesh, mesh_chunk_size(settings), settings->threads,
+                                 settings->mesh_vertex_cache, false, &step);
     if (job == NULL)
         return false;
     parallel_for(settings->threads, step.items, step.item, step.job);

@@ -198,14 +198,15 @@ bool meshlets_finish(mesh_step *step, ir_mesh *mesh);
  * chunks along the Morton curve, in place (on up to `threads` threads), and
  * plans one item per chunk (mesh_curve_cuts; a whole submesh when it is not
  * cut), each ordering its
- * triangles for the vertex cache and then overdraw in place. With `spatial`
+ * triangles for the vertex cache (the order `cache` names) and then overdraw
+ * in place. With `spatial`
  * it keeps a copy of the sorted level 0 for the LOD and meshlet steps (what
  * mesh_spatial_level0 gives), order_spatial_level0, alive until order_end.
  * order_end frees the job and returns false when an item ran out of memory;
  * order_begin returns NULL when out of memory. */
 typedef struct order_job order_job;
-order_job *order_begin(ir_mesh *mesh, uint32_t chunk_triangles, unsigned threads, bool spatial,
-                       mesh_step *step);
+order_job *order_begin(ir_mesh *mesh, uint32_t chunk_triangles, unsigned threads,
+                       cook_vertex_cache cache, bool spatial, mesh_step *step);
 const uint32_t *order_spatial_level0(const order_job *job);
 bool order_end(order_job *job);
 
@@ -302,6 +303,19 @@ size_t meshopt_checked_simplify_points(uint32_t *dest, const float *positions, s
  * 5% worse cache use. False, leaving the indices, for invalid input. */
 bool meshopt_checked_order(uint32_t *indices, size_t index_count, const float *positions,
                            size_t vertex_count, bool overdraw);
+/* kiln's vertex cache order of the triangles, in place (vertex_cache.c): a
+ * permutation of them, each keeping its corners in order. False, leaving the
+ * indices, for invalid input (as meshopt_triangles_valid), more than ~1.4
+ * billion triangles, or out of memory. */
+bool vertex_cache_order(uint32_t *indices, size_t index_count, size_t vertex_count);
+/* The vertex cache order `cache` names (mesh.vertex_cache), then with
+ * `overdraw` meshoptimizer's overdraw order, as meshopt_checked_order; false,
+ * leaving the indices, when the cache order refused them. */
+bool mesh_cache_order(uint32_t *indices, size_t index_count, const float *positions,
+                      size_t vertex_count, cook_vertex_cache cache, bool overdraw);
+/* meshopt_optimizeOverdraw (threshold 1.05) of triangles already in cache order. */
+bool meshopt_checked_overdraw(uint32_t *indices, size_t index_count, const float *positions,
+                              size_t vertex_count);
 /* Meshlet limits meshoptimizer accepts: 3..255 vertices, 4..512 triangles in
  * multiples of 4. */
 bool meshopt_meshlet_limits_valid(size_t max_vertices, size_t max_triangles);

@@ -1,0 +1,276 @@
+/* vertex_cache.c — kiln's vertex cache order of triangles (mesh.vertex_cache: kiln).
+ *
+ * A greedy order after Tom Forsyth, "Linear-Speed Vertex Cache Optimisation"
+ * (2006): every vertex has a score from its place in a simulated cache and
+ * from how many of its triangles are still to be drawn (few left: draw them
+ * now, so that the vertex need not come back); a triangle's score is the sum
+ * of its corners'; the next triangle is the best-scoring candidate, else (a
+ * dead end) the first one not drawn yet in input order, found by a cursor
+ * that only moves forward.
+ *
+ * Two choices make it cheaper than meshoptimizer's optimizeVertexCache, which
+ * simulates an LRU cache and so moves, rescores and rescans every cached
+ * vertex's triangles at every step:
+ *   - the simulated cache is a FIFO, as in Sander, Nehab and Barczak,
+ *     "Fast Triangle Reordering for Vertex Locality and Reduced Overdraw"
+ *     (Tipsify, 2007), and as kiln measures it (a FIFO of 16): a vertex's
+ *     place is its age, the vertices inserted since it, kept as a time stamp,
+ *     so drawing a triangle moves nothing;
+ *   - ages are grouped into classes of equal score (vc_table_make), so an
+ *     insertion changes the score of only the few vertices whose age crosses
+ *     a class boundary, found in a ring of the last VC_CACHE insertions.
+ * Per step only the drawn triangle's corners and those few vertices are
+ * rescored; their live triangles' scores move by the vertex's change
+ * (integer scores, so the sums stay exact) and are the candidates. When none
+ * has a live triangle left, every cached vertex's triangles are. The score
+ * constants were chosen on kiln's benchmark models for the ACMR of a FIFO of
+ * 16 (BENCHMARKS.md, "kiln's vertex cache order"). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/checked.h"
+#include "cook/process/process.h"
+
+#define VC_CACHE 16  /* FIFO entries: the cache kiln measures against */
+#define VC_VALENCE 8 /* live-triangle counts from here on share a score */
+#define VC_UNIT 65536.0
+
+/* Scores in fixed point by age (VC_CACHE: not in the cache) and live
+ * triangles (0..VC_VALENCE). */
+typedef struct vc_table {
+    int32_t score[VC_CACHE + 1][VC_VALENCE + 1];
+} vc_table;
+
+/* The three newest vertices (the last triangle's, mostly) score 0.75, older
+ * ones fall in classes of 4 ages from 1 as 1 - depth^4 (flat, then a drop
+ * before eviction); a vertex with 1 live triangle adds 0.7, falling linearly
+ * to 0 at 5.5 live triangles. */
+static void vc_table_make(vc_table *table) {
+    const double newest = 0.75, valence_top = 0.7, valence_span = 4.5;
+    const int class_ages = 4, classes = (VC_CACHE - 3 + class_ages - 1) / class_ages;
+    for (int age = 0; age <= VC_CACHE; age++) {
+        double cache = 0.0; /* not in the cache */
+        if (age < 3)
+            cache = newest;
+        else if (age < VC_CACHE) {
+            double depth = (double)((age - 3) / class_ages) / classes;
+            cache = 1.0 - (depth * depth) * (depth * depth);
+        }
+        table->score[age][0] = 0; /* no live triangles: never a candidate */
+        for (int live = 1; live <= VC_VALENCE; live++) {
+            double valence = 1.0 - (live - 1) / valence_span;
+            valence = valence_top * (valence > 0.0 ? valence : 0.0);
+            table->score[age][live] = (int32_t)((cache + valence) * VC_UNIT + 0.5);
+        }
+    }
+}
+
+/* A vertex in one 16-byte record: a rescore reads all of it. */
+typedef struct vc_vertex {
+    uint32_t live;  /* its triangles not drawn yet, listed first */
+    int32_t score;  /* the table's, at its age and live count */
+    uint32_t stamp; /* the clock when it entered the cache */
+    uint32_t first; /* start of its triangles in adjacency */
+} vc_vertex;
+
+/* The working state of one order; all arrays share one allocation. */
+typedef struct vc_state {
+    vc_vertex *vertices;
+    uint32_t *adjacency;     /* per vertex: its live triangles, then the drawn */
+    int32_t *triangle_score; /* the sum of its corners' scores */
+    uint32_t *corners;       /* a copy of the input triangles */
+    uint8_t *drawn;          /* per triangle */
+    vc_table table;
+    uint32_t clock;          /* insertions so far, plus VC_CACHE */
+    uint32_t ring[VC_CACHE]; /* the last VC_CACHE inserted vertices, by clock */
+} vc_state;
+
+static bool vc_alloc(vc_state *s, const uint32_t *indices, size_t triangles, size_t vertex_count,
+                     void **block) {
+    size_t words = 0, total = 0; /* 4 words per vertex, 7 per triangle, a byte per triangle */
+    if (!checked_mul_size(vertex_count, 4, &words) ||
+        !checked_mad_size(triangles, 7, words, &words) ||
+        !checked_mul_size(words, sizeof(uint32_t), &total) ||
+        !checked_add_size(total, triangles, &total))
+        return false;
+    uint32_t *next = malloc(total);
+    if (next == NULL)
+        return false;
+    *block = next;
+    s->vertices = (vc_vertex *)next;
+    s->adjacency = (next += 4 * vertex_count);
+    s->triangle_score = (int32_t *)(next += 3 * triangles);
+    s->corners = (next += triangles);
+    s->drawn = (uint8_t *)(next + 3 * triangles);
+    memcpy(s->corners, indices, 3 * triangles * sizeof *s->corners);
+    return true;
+}
+
+static int32_t vc_score(const vc_state *s, uint32_t vertex) {
+    uint32_t age = s->clock - 1 - s->vertices[vertex].stamp;
+    uint32_t live = s->vertices[vertex].live;
+    return s->table.score[age < VC_CACHE ? age : VC_CACHE][live < VC_VALENCE ? live : VC_VALENCE];
+}
+
+/* Each vertex's triangles (a degenerate triangle is listed once per corner,
+ * as its score counts the vertex once per corner), then the first scores. */
+static void vc_build(vc_state *s, size_t triangles, size_t vertex_count) {
+    const uint32_t *corners = s->corners;
+    memset(s->vertices, 0, vertex_count * sizeof *s->vertices);
+    for (size_t i = 0; i < 3 * triangles; i++)
+        s->vertices[corners[i]].live++;
+    uint32_t sum = 0;
+    for (size_t v = 0; v < vertex_count; v++) {
+        s->vertices[v].first = sum;
+        sum += s->vertices[v].live;
+        s->vertices[v].live = 0; /* the fill's cursor below, which ends where it started */
+    }
+    for (size_t i = 0; i < 3 * triangles; i++) {
+        uint32_t v = corners[i];
+        s->adjacency[s->vertices[v].first + s->vertices[v].live++] = (uint32_t)(i / 3);
+    }
+    /* Stamps of 0 at a clock of VC_CACHE + 1: every vertex out of the cache. */
+    s->clock = VC_CACHE + 1;
+    for (int i = 0; i < VC_CACHE; i++)
+        s->ring[i] = UINT32_MAX;
+    for (size_t v = 0; v < vertex_count; v++)
+        s->vertices[v].score = vc_score(s, (uint32_t)v);
+    memset(s->drawn, 0, triangles);
+    for (size_t t = 0; t < triangles; t++)
+        s->triangle_score[t] = s->vertices[corners[3 * t]].score +
+                               s->vertices[corners[3 * t + 1]].score +
+                               s->vertices[corners[3 * t + 2]].score;
+}
+
+/* Moves `triangle` from the live front of the vertex's list to the drawn back. */
+static void vc_retire(vc_state *s, uint32_t vertex, uint32_t triangle) {
+    uint32_t *list = &s->adjacency[s->vertices[vertex].first];
+    uint32_t last = --s->vertices[vertex].live;
+    for (uint32_t i = 0; i < last; i++) {
+        if (list[i] == triangle) {
+            list[i] = list[last];
+            list[last] = triangle;
+            return;
+        }
+    }
+}
+
+/* The ages, after an insertion, at which a vertex's score changes. */
+static uint32_t vc_crossings(const vc_table *table, uint32_t crossing[VC_CACHE]) {
+    uint32_t count = 0;
+    for (uint32_t age = 1; age <= VC_CACHE; age++) {
+        if (memcmp(table->score[age - 1], table->score[age], sizeof table->score[age]) != 0)
+            crossing[count++] = age;
+    }
+    return count;
+}
+
+typedef struct vc_best {
+    uint32_t triangle; /* UINT32_MAX: none yet */
+    int32_t score;
+} vc_best;
+
+/* Moves the vertex's live triangles' scores by `change` and offers them as
+ * candidates; among equals the last offered wins (no branch to mispredict). */
+static void vc_offer(vc_state *s, uint32_t vertex, int32_t change, vc_best *best) {
+    const uint32_t *list = &s->adjacency[s->vertices[vertex].first];
+    uint32_t triangle = best->triangle;
+    int32_t top = best->score;
+    for (uint32_t k = 0, live = s->vertices[vertex].live; k < live; k++) {
+        int32_t value = s->triangle_score[list[k]] + change;
+        s->triangle_score[list[k]] = value;
+        bool better = value >= top;
+        top = better ? value : top;
+        triangle = better ? list[k] : triangle;
+    }
+    *best = (vc_best){triangle, top};
+}
+
+/* Rescores the vertex; its triangles are candidates when `always` or when its
+ * score changed. */
+static void vc_rescore(vc_state *s, uint32_t vertex, bool always, vc_best *best) {
+    int32_t score = vc_score(s, vertex);
+    int32_t change = score - s->vertices[vertex].score;
+    s->vertices[vertex].score = score;
+    if (change != 0 || always)
+        vc_offer(s, vertex, change, best);
+}
+
+/* Draws `current`, updates the cache and the scores, and returns the next
+ * triangle, or UINT32_MAX when no cached vertex has a live triangle. */
+static uint32_t vc_step(vc_state *s, uint32_t current, const uint32_t *crossing,
+                        uint32_t crossing_count) {
+    const uint32_t *corner = &s->corners[3 * current];
+    s->drawn[current] = 1;
+    uint32_t aged[3 * VC_CACHE], aged_count = 0;
+    for (int k = 0; k < 3; k++) {
+        uint32_t v = corner[k];
+        vc_retire(s, v, current);
+        if (s->clock - 1 - s->vertices[v].stamp < VC_CACHE)
+            continue; /* a hit: a FIFO does not move it */
+        /* An insertion ages every cached vertex by one. */
+        for (uint32_t j = 0; j < crossing_count; j++) {
+            uint32_t w = s->ring[(s->clock - crossing[j]) % VC_CACHE];
+            if (w != UINT32_MAX)
+                aged[aged_count++] = w;
+        }
+        s->ring[s->clock % VC_CACHE] = v;
+        s->vertices[v].stamp = s->clock++;
+    }
+    vc_best best = {UINT32_MAX, INT32_MIN};
+    for (int k = 0; k < 3; k++)
+        vc_rescore(s, corner[k], true, &best);
+    for (uint32_t i = 0; i < aged_count; i++)
+        vc_rescore(s, aged[i], false, &best);
+    for (int i = 0; best.triangle == UINT32_MAX && i < VC_CACHE; i++) {
+        uint32_t v = s->ring[i];
+        if (v != UINT32_MAX && s->clock - 1 - s->vertices[v].stamp < VC_CACHE)
+            vc_offer(s, v, 0, &best);
+    }
+    return best.triangle;
+}
+
+bool vertex_cache_order(uint32_t *indices, size_t index_count, size_t vertex_count) {
+    if (!meshopt_triangles_valid(indices, index_count, vertex_count))
+        return false;
+    size_t triangles = index_count / 3;
+    /* Triangle numbers and the insertion clock (at most 3 per triangle) are
+     * 32-bit. */
+    if (triangles > (UINT32_MAX - 2 * VC_CACHE) / 3)
+        return false;
+    if (triangles < 2)
+        return true;
+    vc_state *s = malloc(sizeof *s);
+    void *block = NULL;
+    if (s == NULL || !vc_alloc(s, indices, triangles, vertex_count, &block)) {
+        free(s);
+        return false;
+    }
+    vc_table_make(&s->table);
+    vc_build(s, triangles, vertex_count);
+    uint32_t crossing[VC_CACHE];
+    uint32_t crossing_count = vc_crossings(&s->table, crossing);
+    size_t cursor = 0;
+    uint32_t current = 0;
+    for (size_t done = 0; done < triangles; done++) {
+        memcpy(&indices[3 * done], &s->corners[3 * current], 3 * sizeof *indices);
+        current = vc_step(s, current, crossing, crossing_count);
+        if (current == UINT32_MAX) { /* dead end: the first triangle not drawn */
+            while (cursor < triangles && s->drawn[cursor])
+                cursor++;
+            current = (uint32_t)cursor;
+        }
+    }
+    free(block);
+    free(s);
+    return true;
+}
+
+bool mesh_cache_order(uint32_t *indices, size_t index_count, const float *positions,
+                      size_t vertex_count, cook_vertex_cache cache, bool overdraw) {
+    if (cache == COOK_VERTEX_CACHE_MESHOPT)
+        return meshopt_checked_order(indices, index_count, positions, vertex_count, overdraw);
+    if (!vertex_cache_order(indices, index_count, vertex_count))
+        return false;
+    return !overdraw || meshopt_checked_overdraw(indices, index_count, positions, vertex_count);
+}
