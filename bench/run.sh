@@ -4,7 +4,7 @@
 #   bash bench/run.sh BUILD_DIR [SECTION...]
 #
 # SECTIONs (default: all) are load, obj_import, load_gltf, cook_time,
-# cook_stages, scaling, mesh_quality, meshlets, textures, builds, bc7, bc1, block,
+# cook_stages, scaling, mesh_quality, vertex_cache, meshlets, textures, builds, bc7, bc1, block,
 # isolate, scene, manager, shaders, anim, remote; e.g.
 # `bash bench/run.sh build/bench builds` runs the build-system benchmarks only.
 #
@@ -271,6 +271,28 @@ run_meshlets() {
     load_average
 }
 
+# kiln's vertex cache order (mesh.vertex_cache: kiln) against meshoptimizer's:
+# level 0's pieces as the order step cuts them, then the reduced levels.
+run_vertex_cache() {
+    section "vertex cache order: kiln's against meshoptimizer's"
+    local models=("$glb_1m") model
+    for model in obj/common-3d-test-models/stanford-bunny.obj obj/common-3d-test-models/spot.obj \
+        obj/common-3d-test-models/teapot.obj gltf/DamagedHelmet/glTF-Binary/DamagedHelmet.glb \
+        gltf/Fox/glTF-Binary/Fox.glb gltf/CesiumMilkTruck/glTF-Binary/CesiumMilkTruck.glb; do
+        if [ -f "$corpus/$model" ]; then
+            models+=("$corpus/$model")
+        else
+            echo "(skipping $model: not found)"
+        fi
+    done
+    models+=("$glb_4m")
+    load_average
+    "$bin/bench_vertex_cache" --reps 5 "${models[@]}"
+    load_average
+    "$bin/bench_vertex_cache" --lods --reps 3 "${models[@]}"
+    load_average
+}
+
 # BC1 / BC3 / BC4 / BC5 (fast / normal / best) against libsquish's range,
 # cluster and iterative cluster fits, one thread, on generated images and
 # central 1024x1024 crops of corpus textures.
@@ -492,13 +514,15 @@ run_remote() {
 
 machine_info
 if [ ${#sections[@]} -eq 0 ]; then
-    sections=(load obj_import load_gltf cook_time cook_stages scaling mesh_quality meshlets textures builds bc7 bc1
+    sections=(load obj_import load_gltf cook_time cook_stages scaling mesh_quality vertex_cache meshlets textures builds bc7 bc1
               block isolate scene manager shaders anim remote)
 fi
 needs_meshes=false
 for name in "${sections[@]}"; do
     case $name in
-    load | obj_import | load_gltf | cook_time | cook_stages | scaling | mesh_quality | meshlets) needs_meshes=true ;;
+    load | obj_import | load_gltf | cook_time | cook_stages | scaling | mesh_quality | vertex_cache | meshlets)
+        needs_meshes=true
+        ;;
     textures | builds | bc7 | bc1 | block | isolate | scene | manager | shaders | anim | remote) ;;
     *)
         echo "unknown section '$name'" >&2
