@@ -41,10 +41,10 @@ typedef struct vc_table {
     int32_t score[VC_CACHE + 1][VC_VALENCE + 1];
 } vc_table;
 
-/* The three newest vertices (the last triangle's, mostly) score 0.75, older
- * ones fall in classes of 4 ages from 1 as 1 - depth^4 (flat, then a drop
- * before eviction); a vertex with 1 live triangle adds 0.7, falling linearly
- * to 0 at 5.5 live triangles. */
+/* The three newest vertices (the last triangle's, mostly) score 0.75; ages
+ * 3-6, 7-10, 11-14 and 15 score 1 - d^4 for d = 0, 1/4, 1/2, 3/4 (1, 0.996,
+ * 0.94, 0.68: flat, then a drop before eviction); a vertex with 1 live
+ * triangle adds 0.7, falling linearly to 0 at 5.5 live triangles. */
 static void vc_table_make(vc_table *table) {
     const double newest = 0.75, valence_top = 0.7, valence_span = 4.5;
     const int class_ages = 4, classes = (VC_CACHE - 3 + class_ages - 1) / class_ages;
