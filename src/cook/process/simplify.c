@@ -17,8 +17,9 @@
  * meshoptimizer does), rejecting those that would turn a triangle over, until
  * the pass's share of triangles is gone; then the index buffer is rewritten
  * and the next pass starts. No heap, no per-collapse update: flat arrays
- * rebuilt per pass, which is what makes it fast, and sequential, so the
- * result is the same bytes on any machine and -j.
+ * per pass, which is what makes it fast, and sequential, so the result is
+ * the same bytes on any machine and -j. A pass ranks again only the edges
+ * whose ends the pass before touched; the others keep their rank.
  *
  * Errors are in meshoptimizer's unit: positions scaled so the mesh's largest
  * extent (over every vertex given) is 1; a quadric's error is its weighted
@@ -36,11 +37,16 @@
 #define PASS_ERROR_SLACK 1.5f /* a pass takes edges up to 1.5x its goal's error */
 #define SORT_BITS 11          /* the error's exponent and top mantissa bits */
 
-/* A symmetric 4x4 quadric (upper triangle of A, b, c) and its total weight. */
+/* A symmetric 4x4 quadric (upper triangle of A, b, c) and its total weight.
+ * In double: a position's quadric sums the planes of every triangle it
+ * absorbed, and on a finely made surface the errors that order the
+ * collapses (1e-10 of the unit extent, squared) are far below single
+ * precision's rounding of those sums, which then chose collapses at random
+ * (twice meshoptimizer's maximum distance on a 1M-triangle grid). */
 typedef struct quadric {
-    float a00, a01, a02, a11, a12, a22;
-    float b0, b1, b2, c;
-    float weight;
+    double a00, a01, a02, a11, a12, a22;
+    double b0, b1, b2, c;
+    double weight;
 } quadric;
 
 typedef struct candidate {
@@ -48,7 +54,13 @@ typedef struct candidate {
     float error;
 } candidate;
 
-static void quadric_add_plane(quadric *q, const float n[3], float d, float weight) {
+/* A corner's ranked edge (simplifier.ranked) without a collapse, or not
+ * ranked since its ends changed. */
+#define RANK_NONE UINT32_MAX
+#define RANK_STALE (UINT32_MAX - 1)
+
+static void quadric_add_plane(quadric *q, const float nf[3], float df, float weight) {
+    double n[3] = {nf[0], nf[1], nf[2]}, d = df;
     q->a00 += weight * n[0] * n[0];
     q->a01 += weight * n[0] * n[1];
     q->a02 += weight * n[0] * n[2];
@@ -63,19 +75,19 @@ static void quadric_add_plane(quadric *q, const float n[3], float d, float weigh
 }
 
 static void quadric_add(quadric *q, const quadric *r) {
-    float *a = &q->a00;
-    const float *b = &r->a00;
-    for (size_t k = 0; k < sizeof *q / sizeof(float); k++)
+    double *a = &q->a00;
+    const double *b = &r->a00;
+    for (size_t k = 0; k < sizeof *q / sizeof(double); k++)
         a[k] += b[k];
 }
 
 /* The weighted mean squared distance of p to q's planes. */
 static inline float quadric_error(const quadric *q, const float *p) {
-    float x = p[0], y = p[1], z = p[2];
-    float r = q->a00 * x * x + q->a11 * y * y + q->a22 * z * z +
-              2.0f * (q->a01 * x * y + q->a02 * x * z + q->a12 * y * z) +
-              2.0f * (q->b0 * x + q->b1 * y + q->b2 * z) + q->c;
-    return q->weight > 0.0f ? fabsf(r) / q->weight : 0.0f;
+    double x = p[0], y = p[1], z = p[2];
+    double r = q->a00 * x * x + q->a11 * y * y + q->a22 * z * z +
+               2.0 * (q->a01 * x * y + q->a02 * x * z + q->a12 * y * z) +
+               2.0 * (q->b0 * x + q->b1 * y + q->b2 * z) + q->c;
+    return q->weight > 0.0 ? (float)(fabs(r) / q->weight) : 0.0f;
 }
 
 static void sub3(const float *a, const float *b, float *out) {
@@ -110,6 +122,13 @@ typedef struct simplifier {
     quadric *quadrics;  /* per position (at its first vertex) */
     uint32_t *collapse; /* per vertex, this pass: where it goes */
     uint32_t *touched;  /* per position: the last pass that moved it or into it */
+    uint32_t *changed;  /* per vertex: the last pass that touched its position */
+    /* Per index: the edge from its corner to the next, as last ranked (the
+     * cheaper direction, or RANK_NONE, or RANK_STALE). An edge's rank only
+     * changes when a collapse touches one of its ends (moves it, or adds to
+     * its quadric), so a pass ranks again only the edges around the last
+     * pass's collapses and copies the others. */
+    candidate *ranked;
     candidate *candidates;
     uint32_t *order;
 } simplifier;
@@ -125,6 +144,8 @@ static void simplifier_free(simplifier *z) {
     free(z->quadrics);
     free(z->collapse);
     free(z->touched);
+    free(z->changed);
+    free(z->ranked);
     free(z->candidates);
     free(z->order);
 }
@@ -143,11 +164,13 @@ static bool simplifier_alloc(simplifier *z, size_t vertex_count, size_t index_co
     z->quadrics = calloc(n, sizeof *z->quadrics);
     z->collapse = malloc(n * sizeof *z->collapse);
     z->touched = calloc(n, sizeof *z->touched);
+    z->changed = calloc(n, sizeof *z->changed);
+    z->ranked = malloc(m * sizeof *z->ranked);
     z->candidates = malloc(m * sizeof *z->candidates);
     z->order = malloc(m * sizeof *z->order);
     if (z->topo.remap && z->topo.wedge && z->topo.loop && z->topo.kind && z->topo.adjacency_first &&
         z->topo.adjacency && z->positions && z->quadrics && z->collapse && z->touched &&
-        z->candidates && z->order)
+        z->changed && z->ranked && z->candidates && z->order)
         return true;
     simplifier_free(z);
     return false;
@@ -214,40 +237,64 @@ static void fill_quadrics(simplifier *z, const uint32_t *indices, size_t index_c
     }
 }
 
-/* Every edge that may collapse, once, in its cheaper allowed direction. */
+/* The edge a -> b in its cheaper allowed direction, or RANK_NONE when it may
+ * not collapse (or is ranked from its other side). */
+static candidate rank_edge(const simplifier *z, uint32_t a, uint32_t b) {
+    const simplify_state *s = &z->topo;
+    const candidate none = {RANK_NONE, RANK_NONE, 0.0f};
+    uint32_t ra = s->remap[a], rb = s->remap[b];
+    uint8_t ka = s->kind[a], kb = s->kind[b];
+    bool a_into_b, b_into_a;
+    if (ra == rb) {
+        return none; /* a zero-length edge: left alone */
+    } else if (ka == SIMPLIFY_MANIFOLD || kb == SIMPLIFY_MANIFOLD) {
+        if (ra > rb)
+            return none; /* paired: the other direction is seen too */
+        a_into_b = ka == SIMPLIFY_MANIFOLD;
+        b_into_a = kb == SIMPLIFY_MANIFOLD;
+    } else if (ka == kb && (ka == SIMPLIFY_BORDER || ka == SIMPLIFY_SEAM) && s->loop[a] == b) {
+        /* Along its loop; a seam's other side must run the same way back. */
+        if (ka == SIMPLIFY_SEAM && s->loop[s->wedge[b]] != s->wedge[a])
+            return none;
+        a_into_b = b_into_a = true;
+    } else {
+        return none;
+    }
+    float ea = a_into_b ? quadric_error(&z->quadrics[ra], z->positions + 3 * (size_t)b) : INFINITY;
+    float eb = b_into_a ? quadric_error(&z->quadrics[rb], z->positions + 3 * (size_t)a) : INFINITY;
+    return ea <= eb ? (candidate){a, b, ea} : (candidate){b, a, eb};
+}
+
+/* Every edge that may collapse, once, in its cheaper allowed direction:
+ * stale edges ranked again, the others as they were. */
 static size_t pick_candidates(simplifier *z, const uint32_t *indices, size_t index_count) {
     static const uint8_t next[3] = {1, 2, 0};
-    const simplify_state *s = &z->topo;
     size_t count = 0;
-    for (size_t t = 0; t < index_count; t += 3)
-        for (int e = 0; e < 3; e++) {
-            uint32_t a = indices[t + (size_t)e], b = indices[t + next[e]];
-            uint32_t ra = s->remap[a], rb = s->remap[b];
-            uint8_t ka = s->kind[a], kb = s->kind[b];
-            bool a_into_b, b_into_a;
-            if (ra == rb) {
-                continue; /* a zero-length edge: left alone */
-            } else if (ka == SIMPLIFY_MANIFOLD || kb == SIMPLIFY_MANIFOLD) {
-                if (ra > rb)
-                    continue; /* paired: the other direction is seen too */
-                a_into_b = ka == SIMPLIFY_MANIFOLD;
-                b_into_a = kb == SIMPLIFY_MANIFOLD;
-            } else if (ka == kb && (ka == SIMPLIFY_BORDER || ka == SIMPLIFY_SEAM) &&
-                       s->loop[a] == b) {
-                /* Along its loop; a seam's other side must run the same way back. */
-                if (ka == SIMPLIFY_SEAM && s->loop[s->wedge[b]] != s->wedge[a])
-                    continue;
-                a_into_b = b_into_a = true;
-            } else {
-                continue;
-            }
-            float ea =
-                a_into_b ? quadric_error(&z->quadrics[ra], z->positions + 3 * (size_t)b) : INFINITY;
-            float eb =
-                b_into_a ? quadric_error(&z->quadrics[rb], z->positions + 3 * (size_t)a) : INFINITY;
-            z->candidates[count++] = ea <= eb ? (candidate){a, b, ea} : (candidate){b, a, eb};
+    for (size_t i = 0; i < index_count; i++) {
+        candidate c = z->ranked[i];
+        if (c.from == RANK_STALE) {
+            c = rank_edge(z, indices[i], indices[i - i % 3 + next[i % 3]]);
+            z->ranked[i] = c;
         }
+        if (c.from != RANK_NONE)
+            z->candidates[count++] = c;
+    }
     return count;
+}
+
+/* Every edge ranked again (a new level's topology or quadrics). */
+static void mark_all_stale(simplifier *z, size_t index_count) {
+    for (size_t i = 0; i < index_count; i++)
+        z->ranked[i].from = RANK_STALE;
+}
+
+/* Every vertex at v's position, as changed in `pass`. */
+static void mark_changed(simplifier *z, uint32_t v, uint32_t pass) {
+    uint32_t w = v;
+    do {
+        z->changed[w] = pass;
+        w = z->topo.wedge[w];
+    } while (w != v);
 }
 
 /* Candidates by error, cheapest first: a counting sort on the float's top
@@ -311,25 +358,44 @@ static bool collapse_flips(const simplifier *z, const uint32_t *indices, uint32_
     return false;
 }
 
-/* One pass's collapses into z->collapse; returns how many. */
+/* One pass's collapses into z->collapse; returns how many.
+ *
+ * Each collapse blocks a few others this pass, so a pass goes on past the
+ * goal's own error (the error of the edge the goal would end on, were every
+ * other one taken) only by PASS_ERROR_SLACK: further, it would spend the
+ * error on edges a later pass could do more cheaply. Edges that would turn a
+ * triangle over do not count towards that goal: a pass skipping many of them
+ * moves its goal on instead of stalling on the same cheap edges pass after
+ * pass. */
 static size_t perform_collapses(simplifier *z, const uint32_t *indices, size_t candidate_count,
                                 uint32_t pass, size_t triangle_goal, float error_limit,
                                 float *max_error) {
     const simplify_state *s = &z->topo;
-    size_t collapses = 0, triangles = 0;
+    size_t collapses = 0, triangles = 0, goal_edge = triangle_goal / 2;
     for (size_t i = 0; i < candidate_count && triangles < triangle_goal; i++) {
         const candidate *c = &z->candidates[z->order[i]];
         if (c->error > error_limit)
             break;
+        float pass_limit = goal_edge < candidate_count
+                               ? PASS_ERROR_SLACK * z->candidates[z->order[goal_edge]].error
+                               : INFINITY;
+        /* A pass that took few (about one in six blocks the rest) goes on. */
+        if (c->error > pass_limit && triangles > triangle_goal / 6)
+            break;
         uint32_t r0 = s->remap[c->from], r1 = s->remap[c->to];
-        if (z->touched[r0] == pass || z->touched[r1] == pass ||
-            collapse_flips(z, indices, c->from, c->to))
+        if (z->touched[r0] == pass || z->touched[r1] == pass)
             continue;
+        if (collapse_flips(z, indices, c->from, c->to)) {
+            goal_edge++;
+            continue;
+        }
         quadric_add(&z->quadrics[r1], &z->quadrics[r0]);
         z->collapse[c->from] = c->to;
         if (s->kind[c->from] == SIMPLIFY_SEAM)
             z->collapse[s->wedge[c->from]] = s->wedge[c->to];
         z->touched[r0] = z->touched[r1] = pass;
+        mark_changed(z, c->from, pass);
+        mark_changed(z, c->to, pass);
         *max_error = c->error > *max_error ? c->error : *max_error;
         triangles += s->kind[c->from] == SIMPLIFY_BORDER ? 1 : 2;
         collapses++;
@@ -337,14 +403,23 @@ static size_t perform_collapses(simplifier *z, const uint32_t *indices, size_t c
     return collapses;
 }
 
-/* The indices through z->collapse, without the triangles that vanished. */
-static size_t apply_collapses(const simplifier *z, uint32_t *indices, size_t index_count) {
+/* The indices through z->collapse, without the triangles that vanished; the
+ * ranked edges move with their triangles, stale where `pass` changed an end. */
+static size_t apply_collapses(simplifier *z, uint32_t *indices, size_t index_count, uint32_t pass) {
     size_t kept = 0;
     for (size_t t = 0; t < index_count; t += 3) {
         uint32_t a = z->collapse[indices[t]], b = z->collapse[indices[t + 1]],
                  c = z->collapse[indices[t + 2]];
         if (a == b || b == c || a == c)
             continue;
+        bool changed[3];
+        for (int k = 0; k < 3; k++)
+            changed[k] = z->changed[indices[t + (size_t)k]] == pass;
+        for (int k = 0; k < 3; k++) {
+            z->ranked[kept + (size_t)k] = z->ranked[t + (size_t)k];
+            if (changed[k] || changed[(k + 1) % 3])
+                z->ranked[kept + (size_t)k].from = RANK_STALE;
+        }
         indices[kept] = a;
         indices[kept + 1] = b;
         indices[kept + 2] = c;
@@ -362,7 +437,12 @@ struct simplify_session {
     uint32_t pass;          /* passes so far (touched stamps) */
     bool adjacency_current; /* z.topo's adjacency is of `indices` */
     float max_error;        /* the largest collapse error so far (squared) */
+    bool rank_all;          /* every edge ranked every pass (tests) */
 };
+
+void simplify_session_rank_all(simplify_session *session) {
+    session->rank_all = true;
+}
 
 static void run_passes(simplify_session *session, size_t target, float error_limit) {
     simplifier *z = &session->z;
@@ -373,28 +453,20 @@ static void run_passes(simplify_session *session, size_t target, float error_lim
         if (!session->adjacency_current)
             simplify_adjacency_build(&z->topo, indices, count);
         session->adjacency_current = true;
+        if (session->rank_all)
+            mark_all_stale(z, count);
         size_t candidate_count = pick_candidates(z, indices, count);
         if (candidate_count == 0)
             break;
         sort_candidates(z, candidate_count);
         size_t triangle_goal = (count - target) / 3;
-        /* Each collapse blocks a few others this pass: taking candidates far
-         * past the goal's own error would spend the error budget on edges a
-         * later pass could do more cheaply. */
-        size_t goal_edge =
-            triangle_goal / 2 < candidate_count ? triangle_goal / 2 : candidate_count - 1;
-        float pass_limit = PASS_ERROR_SLACK * z->candidates[z->order[goal_edge]].error;
-        pass_limit = pass_limit < error_limit ? pass_limit : error_limit;
         for (size_t v = 0; v < z->topo.vertex_count; v++)
             z->collapse[v] = (uint32_t)v;
         size_t done = perform_collapses(z, indices, candidate_count, pass, triangle_goal,
-                                        pass_limit, &session->max_error);
-        if (done == 0 && pass_limit < error_limit)
-            done = perform_collapses(z, indices, candidate_count, pass, triangle_goal, error_limit,
-                                     &session->max_error);
+                                        error_limit, &session->max_error);
         if (done == 0)
             break;
-        session->count = apply_collapses(z, indices, count);
+        session->count = apply_collapses(z, indices, count, pass);
         session->adjacency_current = false;
         simplify_loops_remap(&z->topo, z->collapse);
     }
@@ -426,6 +498,7 @@ simplify_session *simplify_begin(const uint32_t *indices, size_t index_count,
     simplify_adjacency_build(&z->topo, session->indices, index_count);
     simplify_classify(&z->topo, session->indices, index_count, lock_border, open);
     fill_quadrics(z, session->indices, index_count, open);
+    mark_all_stale(z, index_count);
     session->adjacency_current = true;
     return session;
 }

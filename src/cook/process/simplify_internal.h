@@ -46,4 +46,9 @@ void simplify_classify(simplify_state *s, const uint32_t *indices, size_t index_
 /* loop after a pass's collapses (collapse: per vertex, where it went). */
 void simplify_loops_remap(simplify_state *s, const uint32_t *collapse);
 
+/* For tests: the session ranks every edge every pass, not only those around
+ * the last pass's collapses (the result must be the same). */
+struct simplify_session;
+void simplify_session_rank_all(struct simplify_session *session);
+
 #endif
