@@ -122,7 +122,9 @@ bool write_kmesh(const cook_context *ctx, const ir_mesh *mesh, const encoded_ver
     size_t index_bytes = (size_t)mesh->index_count * desc.index_size;
     /* Without computed LODs, level 0 (the full index range) is still written per submesh. */
     size_t lod_entries = (size_t)mesh->submesh_count * desc.lod_count;
-    uint8_t *indices = malloc(index_bytes ? index_bytes : 1);
+    /* 32-bit indices are the mesh's own, borrowed; 16-bit ones a narrowed copy. */
+    uint8_t *narrowed = desc.index_size == 2 ? malloc(index_bytes ? index_bytes : 1) : NULL;
+    const uint8_t *indices = desc.index_size == 2 ? narrowed : (const uint8_t *)mesh->indices;
     kiln_submesh *submeshes =
         calloc(mesh->submesh_count ? mesh->submesh_count : 1, sizeof *submeshes);
     kiln_lod *lods = calloc(lod_entries ? lod_entries : 1, sizeof *lods);
@@ -130,18 +132,14 @@ bool write_kmesh(const cook_context *ctx, const ir_mesh *mesh, const encoded_ver
         calloc(mesh->meshlet_count ? mesh->meshlet_count : 1, sizeof *meshlets);
     bytebuf meta = {0};
     bytebuf names = {0}, deltas = {0}, target_names = {0};
-    bool ok = indices && submeshes && lods && meshlets &&
+    bool ok = (desc.index_size == 4 || narrowed) && submeshes && lods && meshlets &&
               name_table(mesh, mesh->submesh_count, submesh_name, &names) &&
               morph_deltas(mesh, &desc, &deltas) &&
               name_table(mesh, desc.morph_target_count, target_name, &target_names);
     if (ok) {
-        if (desc.index_size == 2) {
-            for (uint32_t i = 0; i < mesh->index_count; i++) {
-                uint16_t index = (uint16_t)mesh->indices[i];
-                memcpy(indices + 2 * (size_t)i, &index, 2);
-            }
-        } else if (index_bytes > 0) {
-            memcpy(indices, mesh->indices, index_bytes);
+        for (uint32_t i = 0; narrowed != NULL && i < mesh->index_count; i++) {
+            uint16_t index = (uint16_t)mesh->indices[i];
+            memcpy(narrowed + 2 * (size_t)i, &index, 2);
         }
         for (uint32_t s = 0; s < mesh->submesh_count; s++) {
             const ir_submesh *src = &mesh->submeshes[s];
@@ -224,7 +222,7 @@ bool write_kmesh(const cook_context *ctx, const ir_mesh *mesh, const encoded_ver
         else
             container_abandon(&writer);
     }
-    free(indices);
+    free(narrowed);
     free(submeshes);
     free(lods);
     free(meshlets);
