@@ -717,7 +717,6 @@ static bool read_skin(gltf *g, const prim_info *info, const char *jpath, ir_mesh
     return ok;
 }
 
-/* glTF-Validator's tolerance for a unit vector (ACCESSOR_VECTOR3_NON_UNIT). */
 /* Reads attribute `slot` of a primitive as floats straight into `out` (the
  * mesh's stream at the primitive's base: components as the stream's, which
  * format_allowed guarantees); absent, `out` keeps its zeros. */
@@ -730,6 +729,7 @@ static bool read_attr_into(gltf *g, const prim_info *info, int slot, const char 
     return gltf_read_floats_into(g, (uint32_t)info->attr[slot], path, out);
 }
 
+/* glTF-Validator's tolerance for a unit vector (ACCESSOR_VECTOR3_NON_UNIT). */
 #define UNIT_TOLERANCE 0.00674f
 
 /* Normals normalised in place in blocks on the asset's threads: each
