@@ -6,7 +6,8 @@
  * overflow-checked arithmetic) on its first use, so the readers below can
  * index without further checks. What nothing uses is checked last, by
  * gltf_check_unused, and its problems are warnings: kiln never reads it. The readers decode on
- * demand into float or uint32 arrays; each decode is charged to the file's budget (gltf_charge).
+ * demand into float or uint32 arrays; each decode is charged to the file's budget (gltf_charge),
+ * but for the _into readers' arrays, which the caller allocated (and charged: a mesh's streams).
  *
  * Layout rules (glTF 2.0 §3.6): an element is `components` values of
  * `component_size` bytes; matrix columns start on 4-byte boundaries; elements
