@@ -234,6 +234,60 @@ static void container_borrowed_chunks_match_copied_ones(void **state) {
     bytebuf_free(&borrowed);
 }
 
+/* Payloads of several MiB are copied in pieces on the writer's threads: the
+ * file is the one laid out here by hand (16-byte aligned payloads after the
+ * table, zero padding, XXH3 with its own field as zero), on 1 or 4 threads,
+ * after bytes the buffer already held. */
+static void container_copies_large_payloads_on_threads(void **state) {
+    (void)state;
+    const size_t sizes[4] = {((size_t)3 << 20) + 5, 0, (size_t)1 << 20, 17};
+    uint8_t *payloads[4];
+    for (int i = 0; i < 4; i++) {
+        payloads[i] = malloc(sizes[i] ? sizes[i] : 1);
+        for (size_t k = 0; k < sizes[i]; k++)
+            payloads[i][k] = (uint8_t)(k * 131 + (size_t)i * 7 + k / 4099);
+    }
+    for (unsigned threads = 1; threads <= 4; threads += 3) {
+        bytebuf buf = {0};
+        bytebuf_append(&buf, "prefix", 6);
+        container_writer writer;
+        container_begin(&writer, KIND_TEST, 3);
+        container_set_threads(&writer, threads);
+        for (int i = 0; i < 4; i++)
+            container_add_chunk_borrowed(&writer, KILN_FOURCC('P', 'L', 'D', '0' + i),
+                                         sizes[i] ? payloads[i] : NULL, sizes[i]);
+        assert_true(container_finish(&writer, &buf));
+        assert_memory_equal(buf.data, "prefix", 6);
+        const uint8_t *file = buf.data + 6;
+        size_t at = sizeof(kiln_container_header) + 4 * sizeof(kiln_chunk_entry);
+        for (int i = 0; i < 4; i++) {
+            kiln_chunk_entry entry;
+            memcpy(&entry, file + sizeof(kiln_container_header) + i * sizeof entry, sizeof entry);
+            size_t offset = (at + 15) / 16 * 16;
+            assert_int_equal(entry.offset, offset);
+            assert_int_equal(entry.size, sizes[i]);
+            for (size_t k = at; k < offset; k++)
+                assert_int_equal(file[k], 0);
+            assert_memory_equal(file + offset, payloads[i], sizes[i] ? sizes[i] : 0);
+            at = offset + sizes[i];
+        }
+        size_t file_size = (at + 15) / 16 * 16;
+        assert_int_equal(buf.size - 6, file_size);
+        for (size_t k = at; k < file_size; k++)
+            assert_int_equal(file[k], 0);
+        uint8_t *copy = malloc(file_size);
+        memcpy(copy, file, file_size);
+        uint64_t stored;
+        memcpy(&stored, copy + 32, sizeof stored);
+        memset(copy + 32, 0, 8);
+        assert_true(stored == XXH3_64bits(copy, file_size));
+        free(copy);
+        bytebuf_free(&buf);
+    }
+    for (int i = 0; i < 4; i++)
+        free(payloads[i]);
+}
+
 static void container_with_no_chunks_is_just_a_header(void **state) {
     (void)state;
     bytebuf buf = {0};
@@ -719,6 +773,7 @@ int main(void) {
         cmocka_unit_test(container_pads_payloads_to_16_with_zeros),
         cmocka_unit_test(container_output_is_deterministic),
         cmocka_unit_test(container_borrowed_chunks_match_copied_ones),
+        cmocka_unit_test(container_copies_large_payloads_on_threads),
         cmocka_unit_test(container_with_no_chunks_is_just_a_header),
         cmocka_unit_test(container_abandon_frees_pending_chunks),
         cmocka_unit_test(container_rejects_wrong_magic),

@@ -1332,6 +1332,188 @@ static void gltf_large_accessors_decode_the_same_on_threads(void **state) {
     free(dir);
 }
 
+/* A GLB imported as the cooker does, on `threads` threads. */
+static void import_glb_on(test_import *r, const char *dir, const uint8_t *glb, size_t size,
+                          unsigned threads) {
+    cook_settings_default(&r->settings);
+    r->settings.threads = threads;
+    cook_context ctx = {.input_root = dir,
+                        .source_path = "model.glb",
+                        .ref = "test",
+                        .source = glb,
+                        .source_size = size,
+                        .settings = &r->settings,
+                        .diag = &r->diag};
+    r->ok = import_gltf(&ctx, &r->asset);
+    r->dependencies = ctx.dependencies;
+    r->absent = ctx.absent;
+    strlist_free(&ctx.references);
+}
+
+/* Two large primitives of one mesh: positions, normals and texcoords read
+ * into the mesh's streams, normals normalised, indices checked and rebased
+ * in blocks on the threads; the same mesh and messages on 1 and 4 threads,
+ * checked against values computed here. Bad indices in two blocks: the
+ * first in the accessor is the one named. */
+static void gltf_large_primitives_read_in_place_on_threads(void **state) {
+    (void)state;
+    char *dir = fresh_dir("large_in_place");
+    enum { V = 140000, N = 300000 }; /* vertices and indices per primitive */
+    float *positions = malloc(2 * 3 * (size_t)V * sizeof *positions);
+    float *normals = malloc(2 * 3 * (size_t)V * sizeof *normals);
+    float *uvs = malloc(2 * 2 * (size_t)V * sizeof *uvs);
+    uint32_t *indices = malloc(2 * (size_t)N * sizeof *indices);
+    uint16_t *short_indices = malloc((size_t)N * sizeof *short_indices);
+    uint32_t non_unit[2] = {0, 0};
+    for (uint32_t v = 0; v < 2 * V; v++) {
+        positions[3 * v] = (float)(v % 700);
+        positions[3 * v + 1] = (float)(v / 700);
+        positions[3 * v + 2] = (float)(v % 11) * 0.5f;
+        float scale = v % 3 == 0 ? 2.0f : 1.0f; /* every third not unit length */
+        bool zero = v % V == 5 || v % V == V - 1;
+        normals[3 * v] = zero ? 0.0f : 0.6f * scale;
+        normals[3 * v + 1] = 0.0f;
+        normals[3 * v + 2] = zero ? 0.0f : 0.8f * scale;
+        non_unit[v / V] += !zero && scale != 1.0f;
+        uvs[2 * v] = (float)v / (float)V;
+        uvs[2 * v + 1] = 0.25f;
+    }
+    for (uint32_t i = 0; i < 2 * N; i++)
+        indices[i] = (uint32_t)(((uint64_t)(i % N) * 7919u + i / N) % V);
+    for (uint32_t i = 0; i < N; i++)
+        short_indices[i] = (uint16_t)(i % 60000);
+    /* case 0: good; 1: out of range in blocks 0 and 1 of primitive 1's
+     * indices; 2: primitive-restart 65535 in 16-bit indices (in range,
+     * the primitive having more vertices) */
+    for (int bad = 0; bad < 3; bad++) {
+        uint32_t *second = indices + N;
+        uint32_t saved[2] = {second[100], second[270000]};
+        if (bad == 1) {
+            second[270000] = V + 6;
+            second[100] = V + 5;
+        }
+        if (bad == 2)
+            short_indices[280001] = 0xffff;
+        builder b = {0};
+        for (int p = 0; p < 2; p++) {
+            add_data(&b, positions + 3 * (size_t)V * p, 3 * (size_t)V * sizeof *positions, FLOAT, V,
+                     "VEC3", false, 0, 34962);
+            add_data(&b, normals + 3 * (size_t)V * p, 3 * (size_t)V * sizeof *normals, FLOAT, V,
+                     "VEC3", false, 0, 34962);
+            add_data(&b, uvs + 2 * (size_t)V * p, 2 * (size_t)V * sizeof *uvs, FLOAT, V, "VEC2",
+                     false, 0, 34962);
+        }
+        add_data(&b, indices, (size_t)N * sizeof *indices, UINT, N, "SCALAR", false, 0, 34963);
+        if (bad == 2)
+            add_data(&b, short_indices, (size_t)N * sizeof *short_indices, USHORT, N, "SCALAR",
+                     false, 0, 34963);
+        else
+            add_data(&b, indices + N, (size_t)N * sizeof *indices, UINT, N, "SCALAR", false, 0,
+                     34963);
+        char *json =
+            builder_json(&b,
+                         "'meshes':[{'primitives':["
+                         "{'attributes':{'POSITION':0,'NORMAL':1,'TEXCOORD_0':2},'indices':6},"
+                         "{'attributes':{'POSITION':3,'NORMAL':4,'TEXCOORD_0':5},'indices':7}]}]",
+                         true);
+        size_t size;
+        uint8_t *glb = make_glb(json, b.bin.data, b.bin.size, &size);
+        for (unsigned threads = 1; threads <= 4; threads += 3) {
+            test_import r = {0};
+            import_glb_on(&r, dir, glb, size, threads);
+            if (bad == 1) {
+                expect_error(&r, "meshes[0].primitives[1].indices: index 140005 (element 100) is "
+                                 "out of range: the primitive has 140000 vertices");
+            } else if (bad == 2) {
+                expect_error(&r, "meshes[0].primitives[1].indices: element 280001 is the "
+                                 "primitive-restart value 65535, which glTF does not allow");
+            } else {
+                test_import_expect_ok(&r);
+                const ir_mesh *mesh = &r.asset.meshes[0];
+                assert_int_equal(mesh->vertex_count, 2 * V);
+                assert_int_equal(mesh->submesh_count, 2);
+                assert_memory_equal(mesh->positions, positions,
+                                    2 * 3 * (size_t)V * sizeof *positions);
+                assert_memory_equal(mesh->texcoords[0], uvs, 2 * 2 * (size_t)V * sizeof *uvs);
+                for (uint32_t i = 0; i < 2 * N; i++)
+                    if (mesh->indices[i] != indices[i] + (i < N ? 0 : V))
+                        fail_msg("index %u: %u, expected %u", i, mesh->indices[i],
+                                 indices[i] + (i < N ? 0 : V));
+                for (uint32_t v = 0; v < 2 * V; v++) {
+                    if (v % V == 5 || v % V == V - 1)
+                        continue; /* repaired from the faces: test_repair_normals */
+                    expect_floats(mesh->normals + 3 * (size_t)v, (const float[3]){0.6f, 0, 0.8f}, 3,
+                                  1e-6f);
+                }
+                for (int p = 0; p < 2; p++) {
+                    char words[160];
+                    snprintf(words, sizeof words,
+                             "meshes[0].primitives[%d].attributes.NORMAL: %u normals are not "
+                             "unit length; normalised",
+                             p, non_unit[p]);
+                    test_expect_message(&r, ": warning: ", words);
+                }
+                test_expect_message(&r, ": warning: ",
+                                    "meshes[0]: 4 zero or invalid normals replaced by the normal "
+                                    "of their faces");
+            }
+            test_import_free(&r);
+        }
+        second[100] = saved[0];
+        second[270000] = saved[1];
+        short_indices[280001] = (uint16_t)(280001 % 60000);
+        free(glb);
+        free(json);
+        builder_free(&b);
+    }
+    free(positions);
+    free(normals);
+    free(uvs);
+    free(indices);
+    free(short_indices);
+    free(dir);
+}
+
+/* The check of an accessor's declared min and max against its data, over
+ * blocks on the threads: the extreme named is the data's. */
+static void gltf_large_accessor_bounds_are_checked_on_threads(void **state) {
+    (void)state;
+    char *dir = fresh_dir("large_bounds");
+    enum { V = 300000 };
+    float *positions = malloc(3 * (size_t)V * sizeof *positions);
+    for (uint32_t v = 0; v < V; v++) {
+        positions[3 * v] = (float)(v % 1000);
+        positions[3 * v + 1] = (float)(v % 777) * 0.5f;
+        positions[3 * v + 2] = 1.0f;
+    }
+    positions[3 * 250001 + 1] = 900.25f; /* the largest y, in a late block */
+    positions[3 * 70000 + 1] = -3.5f;    /* the smallest y, in an early one */
+    builder b = {0};
+    int view = add_view(&b, positions, 3 * (size_t)V * sizeof *positions, 0, 34962);
+    add_accessor(&b, view, FLOAT, V, "VEC3", false, "'min':[0,0,1],'max':[999,388,1]");
+    char *json =
+        builder_json(&b, "'meshes':[{'primitives':[{'attributes':{'POSITION':0}}]}]", true);
+    size_t size;
+    uint8_t *glb = make_glb(json, b.bin.data, b.bin.size, &size);
+    for (unsigned threads = 1; threads <= 4; threads += 3) {
+        test_import r = {0};
+        import_glb_on(&r, dir, glb, size, threads);
+        test_import_expect_ok(&r);
+        test_expect_message(&r, ": warning: ",
+                            "accessors[0].min[1]: 0, but the smallest element value is -3.5 (an "
+                            "element lies outside the bound)");
+        test_expect_message(&r, ": warning: ",
+                            "accessors[0].max[1]: 388, but the largest element value is 900.25 (an "
+                            "element lies outside the bound)");
+        test_import_free(&r);
+    }
+    free(glb);
+    free(json);
+    builder_free(&b);
+    free(positions);
+    free(dir);
+}
+
 static void gltf_reads_glb(void **state) {
     (void)state;
     char *dir = fresh_dir("glb");
@@ -2549,6 +2731,8 @@ int main(void) {
         cmocka_unit_test(gltf_refuses_uris_outside_the_input_folder),
         cmocka_unit_test(gltf_reads_glb),
         cmocka_unit_test(gltf_large_accessors_decode_the_same_on_threads),
+        cmocka_unit_test(gltf_large_primitives_read_in_place_on_threads),
+        cmocka_unit_test(gltf_large_accessor_bounds_are_checked_on_threads),
         cmocka_unit_test(gltf_decodes_meshopt_compression),
         cmocka_unit_test(gltf_reports_syntax_errors_with_the_line),
         cmocka_unit_test(gltf_rejects_wrong_types_with_their_path),

@@ -789,6 +789,76 @@ static void open_cooked(const cook_context *ctx, const ir_mesh *mesh, bytebuf *b
         fail_msg("%s", err.message);
 }
 
+/* The mesh's box and sphere, from the encoder's one pass over level 0 on
+ * the threads: the box of the vertices level 0 uses (not of a vertex no
+ * index names) and a sphere around its centre reaching the farthest of
+ * them, computed here apart; the positions quantised over that box; the
+ * same file on 1 and 4 threads. */
+static void kmesh_bounds_are_level_0s_on_threads(void **state) {
+    (void)state;
+    ir_mesh mesh;
+    make_grid(&mesh, 300); /* 540000 indices: three of the bounds' ranges */
+    float *grown = realloc(mesh.positions, ((size_t)mesh.vertex_count + 1) * 3 * sizeof(float));
+    assert_non_null(grown);
+    mesh.positions = grown;
+    float *far = mesh.positions + 3 * (size_t)mesh.vertex_count++;
+    far[0] = far[1] = far[2] = -1000.0f; /* used by no index */
+    float *uv = realloc(mesh.texcoords[0], (size_t)mesh.vertex_count * 2 * sizeof(float));
+    assert_non_null(uv);
+    mesh.texcoords[0] = uv;
+    uv[2 * (size_t)mesh.vertex_count - 2] = uv[2 * (size_t)mesh.vertex_count - 1] = 0.0f;
+    float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+    for (uint32_t i = 0; i < mesh.index_count; i++)
+        for (int k = 0; k < 3; k++) {
+            float v = mesh.positions[3 * (size_t)mesh.indices[i] + k];
+            lo[k] = fminf(lo[k], v);
+            hi[k] = fmaxf(hi[k], v);
+        }
+    double centre[3], farthest = 0.0;
+    for (int k = 0; k < 3; k++)
+        centre[k] = 0.5 * ((double)lo[k] + (double)hi[k]);
+    for (uint32_t i = 0; i < mesh.index_count; i++) {
+        const float *p = mesh.positions + 3 * (size_t)mesh.indices[i];
+        double d = 0.0;
+        for (int k = 0; k < 3; k++)
+            d += (p[k] - centre[k]) * (p[k] - centre[k]);
+        farthest = d > farthest ? d : farthest;
+    }
+    cook_settings settings;
+    cook_settings_default(&settings);
+    settings.mesh_quantize_positions = true; /* unorm16 over the box */
+    cook_diag diag = {0};
+    cook_context ctx = {
+        .source_path = "grid.obj", .ref = "grid", .settings = &settings, .diag = &diag};
+    bytebuf first = {0};
+    for (unsigned threads = 1; threads <= 4; threads += 3) {
+        settings.threads = threads;
+        bytebuf bytes = {0};
+        kiln_file file;
+        kiln_mesh_view view;
+        open_cooked(&ctx, &mesh, &bytes, &file, &view);
+        for (int k = 0; k < 3; k++) {
+            assert_true(view.desc->aabb_min[k] == lo[k]);
+            assert_true(view.desc->aabb_max[k] == hi[k]);
+            assert_true(view.desc->sphere[k] == (float)centre[k]);
+            assert_true(view.desc->position_offset[k] == lo[k]);
+            assert_true(view.desc->position_scale[k] == hi[k] - lo[k]);
+        }
+        assert_true(view.desc->sphere[3] >= sqrt(farthest));
+        assert_true(view.desc->sphere[3] <= sqrt(farthest) * (1.0 + 1e-6));
+        if (threads == 1) {
+            bytebuf_append(&first, bytes.data, bytes.size);
+        } else {
+            assert_int_equal(bytes.size, first.size);
+            assert_memory_equal(bytes.data, first.data, first.size);
+        }
+        kiln_file_close(&file);
+        bytebuf_free(&bytes);
+    }
+    bytebuf_free(&first);
+    ir_mesh_free(&mesh);
+}
+
 /* Each submesh's topology goes through the writer into the file and back out
  * of the runtime's view; a value the format does not know is refused. */
 static void kmesh_round_trips_each_submesh_topology(void **state) {
@@ -1242,6 +1312,7 @@ static void merge_keeps_skinned_meshes_apart_with_a_warning(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(weld_merges_corners_shared_in_every_stream),
+        cmocka_unit_test(kmesh_bounds_are_level_0s_on_threads),
         cmocka_unit_test(degenerate_and_repeated_triangles_are_dropped),
         cmocka_unit_test(degenerate_pass_on_a_fan_matches_a_pairwise_reference),
         cmocka_unit_test(weld_remap_matches_meshoptimizer),

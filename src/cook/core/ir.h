@@ -441,6 +441,9 @@ typedef struct encoded_vertices {
      * offset + scale * q / 65535 over level 0's box; floats: 0 and 1. */
     float position_offset[3];
     float position_scale[3];
+    /* Level 0's box and sphere (geometry_bounds_on), for the quantiser and
+     * the mesh descriptor: one pass over the indices serves both. */
+    float aabb_min[3], aabb_max[3], sphere[4];
     uint8_t *data; /* vertex_count * stride bytes, interleaved or streams */
     size_t size;
 } encoded_vertices;

@@ -220,11 +220,12 @@ size_t astc_cached_contexts(void);
  * Vertices (vertex.c) and uncompressed texels (texels.c)
  * ------------------------------------------------------------------------- */
 
-/* Packs every vertex of `mesh` (blocks on `threads` threads; the bytes do not
- * depend on the count). False when out of memory. */
 /* `count` (4 or 8) skin weights summing to 1 as unorm16 summing to exactly
  * 65535 (kmesh.md, skin weights). */
 void encode_skin_weights(const float *weights, int count, uint16_t *out);
+/* Packs every vertex of `mesh` (blocks on `threads` threads; the bytes do not
+ * depend on the count) and records level 0's bounds for write_kmesh. False
+ * when out of memory. */
 bool encode_mesh_vertices(const ir_mesh *mesh, bool quantize_positions, unsigned threads,
                           encoded_vertices *out);
 void encoded_vertices_free(encoded_vertices *vertices);

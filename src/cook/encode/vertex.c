@@ -218,19 +218,18 @@ bool encode_mesh_vertices(const ir_mesh *mesh, bool quantize_positions, unsigned
                           encoded_vertices *out) {
     memset(out, 0, sizeof *out);
     choose_layout(mesh, quantize_positions, out);
+    /* Over the box of level 0: every level lies within it. */
+    uint32_t level0_count = 0;
+    for (uint32_t s = 0; s < mesh->submesh_count; s++)
+        level0_count += mesh->submeshes[s].index_count;
+    geometry_bounds_on(threads, mesh->positions, mesh->indices, level0_count, out->aabb_min,
+                       out->aabb_max, out->sphere);
     position_quantizer quantizer = {{0, 0, 0}, {1, 1, 1}};
-    if (out->attributes[0].format == KILN_VFORMAT_UNORM16X4) {
-        /* Over the box of level 0: every level lies within it. */
-        uint32_t level0_count = 0;
-        for (uint32_t s = 0; s < mesh->submesh_count; s++)
-            level0_count += mesh->submeshes[s].index_count;
-        float aabb_min[3], aabb_max[3];
-        geometry_aabb(mesh->positions, mesh->indices, level0_count, aabb_min, aabb_max);
+    if (out->attributes[0].format == KILN_VFORMAT_UNORM16X4)
         for (int k = 0; k < 3; k++) {
-            quantizer.offset[k] = aabb_min[k];
-            quantizer.scale[k] = aabb_max[k] - aabb_min[k];
+            quantizer.offset[k] = out->aabb_min[k];
+            quantizer.scale[k] = out->aabb_max[k] - out->aabb_min[k];
         }
-    }
     memcpy(out->position_offset, quantizer.offset, sizeof out->position_offset);
     memcpy(out->position_scale, quantizer.scale, sizeof out->position_scale);
     out->size = (size_t)mesh->vertex_count * out->stride;

@@ -6,7 +6,8 @@
  * overflow-checked arithmetic) on its first use, so the readers below can
  * index without further checks. What nothing uses is checked last, by
  * gltf_check_unused, and its problems are warnings: kiln never reads it. The readers decode on
- * demand into float or uint32 arrays; each decode is charged to the file's budget (gltf_charge).
+ * demand into float or uint32 arrays; each decode is charged to the file's budget (gltf_charge),
+ * but for the _into readers' arrays, which the caller allocated (and charged: a mesh's streams).
  *
  * Layout rules (glTF 2.0 §3.6): an element is `components` values of
  * `component_size` bytes; matrix columns start on 4-byte boundaries; elements
@@ -662,6 +663,10 @@ static void decode_uints(const gltf_accessor *a, const uint8_t *base, size_t str
     }
 }
 
+unsigned gltf_threads(const gltf *g) {
+    return g->ctx != NULL && g->ctx->settings != NULL ? g->ctx->settings->threads : 1;
+}
+
 /* A dense accessor of many elements is decoded in blocks on the asset's
  * threads: each element's values depend on its own bytes alone. */
 #define DECODE_BLOCK 65536u
@@ -707,8 +712,7 @@ static size_t decode_dense(const gltf *g, const gltf_accessor *a, const uint8_t 
     decode_job job = {a, base, stride, out, floats, NULL};
     if (floats && (job.first_bad = malloc(blocks * sizeof *job.first_bad)) == NULL)
         return SIZE_MAX - 1;
-    unsigned threads = g->ctx != NULL && g->ctx->settings != NULL ? g->ctx->settings->threads : 1;
-    parallel_for(threads, blocks, decode_block, &job);
+    parallel_for(gltf_threads(g), blocks, decode_block, &job);
     size_t bad = SIZE_MAX;
     for (uint32_t b = 0; floats && b < blocks && bad == SIZE_MAX; b++)
         bad = job.first_bad[b];
@@ -727,34 +731,26 @@ static void *alloc_values(gltf *g, const gltf_accessor *a, size_t value_size, co
     return out;
 }
 
-bool gltf_read_floats(gltf *g, uint32_t index, const char *jpath, float **out) {
+bool gltf_read_floats_into(gltf *g, uint32_t index, const char *jpath, float *values) {
     const gltf_accessor *a = &g->accessors[index];
-    *out = NULL;
-    float *values = alloc_values(g, a, sizeof(float), jpath);
-    if (values == NULL)
-        return false;
     const uint8_t *data = NULL;
-    if (a->view >= 0 && a->decoded == NULL && !gltf_view_bytes(g, (uint32_t)a->view, &data)) {
-        free(values);
+    if (a->view >= 0 && a->decoded == NULL && !gltf_view_bytes(g, (uint32_t)a->view, &data))
         return false;
-    }
     /* The first non-finite value, found while decoding when nothing sparse
      * replaces values afterwards (else checked below, after the sparse). */
     size_t bad = SIZE_MAX;
     if (a->decoded != NULL || data != NULL) {
         bad = a->decoded != NULL ? decode_dense(g, a, a->decoded, a->element_size, true, values)
                                  : decode_dense(g, a, data + a->offset, a->stride, true, values);
-        if (bad == SIZE_MAX - 1) {
-            free(values);
+        if (bad == SIZE_MAX - 1)
             return gltf_out_of_memory(g);
-        }
+    } else {
+        memset(values, 0, (size_t)a->count * a->components * sizeof *values);
     }
     if (a->sparse_count > 0) {
         uint32_t *elements;
-        if (!read_sparse_indices(g, index, &data, &elements)) {
-            free(values);
+        if (!read_sparse_indices(g, index, &data, &elements))
             return false;
-        }
         decode_floats(a, data, a->element_size, elements, a->sparse_count, values);
         free(elements);
     }
@@ -770,62 +766,81 @@ bool gltf_read_floats(gltf *g, uint32_t index, const char *jpath, float **out) {
         if (bad != SIZE_MAX) {
             gltf_error(g, "%s: accessors[%u] element %zu holds a non-finite number", jpath, index,
                        bad / a->components);
-            free(values);
             return false;
         }
     }
-    *out = values;
     return true;
 }
 
-bool gltf_read_uints(gltf *g, uint32_t index, const char *jpath, uint32_t **out) {
+bool gltf_read_floats(gltf *g, uint32_t index, const char *jpath, float **out) {
+    *out = alloc_values(g, &g->accessors[index], sizeof(float), jpath);
+    if (*out != NULL && !gltf_read_floats_into(g, index, jpath, *out)) {
+        free(*out);
+        *out = NULL;
+    }
+    return *out != NULL;
+}
+
+bool gltf_read_uints_into(gltf *g, uint32_t index, const char *jpath, uint32_t *values) {
     const gltf_accessor *a = &g->accessors[index];
-    *out = NULL;
     if (a->component_type == GLTF_FLOAT) {
         gltf_error(g, "%s: accessors[%u] holds FLOAT components where integers are needed", jpath,
                    index);
         return false;
     }
-    uint32_t *values = alloc_values(g, a, sizeof(uint32_t), jpath);
-    if (values == NULL)
-        return false;
     const uint8_t *data;
     if (a->decoded != NULL) {
         decode_dense(g, a, a->decoded, a->element_size, false, values);
     } else if (a->view >= 0) {
-        if (!gltf_view_bytes(g, (uint32_t)a->view, &data)) {
-            free(values);
+        if (!gltf_view_bytes(g, (uint32_t)a->view, &data))
             return false;
-        }
         decode_dense(g, a, data + a->offset, a->stride, false, values);
+    } else {
+        memset(values, 0, (size_t)a->count * a->components * sizeof *values);
     }
     if (a->sparse_count > 0) {
         uint32_t *elements;
-        if (!read_sparse_indices(g, index, &data, &elements)) {
-            free(values);
+        if (!read_sparse_indices(g, index, &data, &elements))
             return false;
-        }
         decode_uints(a, data, a->element_size, elements, a->sparse_count, values);
         free(elements);
     }
-    *out = values;
     return true;
 }
 
-/* The data's smallest and largest raw value per component of accessor `a`
- * (NaN skipped); false when it has no bufferView (all zeros, which the
- * Khronos validator does not compare either) or the view cannot be read. */
-static bool data_range(gltf *g, const gltf_accessor *a, double *lo, double *hi) {
-    const uint8_t *base = NULL;
-    if (a->view < 0 || !gltf_view_bytes(g, (uint32_t)a->view, &base))
-        return false;
-    base += a->offset;
+bool gltf_read_uints(gltf *g, uint32_t index, const char *jpath, uint32_t **out) {
+    *out = NULL;
+    if (g->accessors[index].component_type == GLTF_FLOAT)
+        return gltf_read_uints_into(g, index, jpath, NULL); /* the error */
+    *out = alloc_values(g, &g->accessors[index], sizeof(uint32_t), jpath);
+    if (*out != NULL && !gltf_read_uints_into(g, index, jpath, *out)) {
+        free(*out);
+        *out = NULL;
+    }
+    return *out != NULL;
+}
+
+/* Elements per item of data_range. */
+#define RANGE_BLOCK 65536u
+
+typedef struct range_job {
+    const gltf_accessor *a;
+    const uint8_t *base;
+    double (*bounds)[2][16]; /* per block: lo, hi per component */
+} range_job;
+
+static void range_block(void *ctx, uint32_t block) {
+    const range_job *job = ctx;
+    const gltf_accessor *a = job->a;
+    double *lo = job->bounds[block][0], *hi = job->bounds[block][1];
     for (uint32_t k = 0; k < a->components; k++) {
         lo[k] = INFINITY;
         hi[k] = -INFINITY;
     }
-    for (uint32_t e = 0; e < a->count; e++) {
-        const uint8_t *element = base + (size_t)e * a->stride;
+    uint32_t first = block * RANGE_BLOCK;
+    uint32_t end = a->count - first < RANGE_BLOCK ? a->count : first + RANGE_BLOCK;
+    for (uint32_t e = first; e < end; e++) {
+        const uint8_t *element = job->base + (size_t)e * a->stride;
         for (uint32_t col = 0; col < a->columns; col++)
             for (uint32_t row = 0; row < a->rows; row++) {
                 uint32_t k = col * a->rows + row;
@@ -839,6 +854,32 @@ static bool data_range(gltf *g, const gltf_accessor *a, double *lo, double *hi) 
                 }
             }
     }
+}
+
+/* The data's smallest and largest raw value per component of accessor `a`
+ * (NaN skipped), in blocks on the asset's threads joined in order with the
+ * same comparisons (the values one pass finds); false when it has no
+ * bufferView (all zeros, which the Khronos validator does not compare
+ * either), the view cannot be read or memory runs out (an error). */
+static bool data_range(gltf *g, const gltf_accessor *a, double *lo, double *hi) {
+    const uint8_t *base = NULL;
+    if (a->view < 0 || !gltf_view_bytes(g, (uint32_t)a->view, &base))
+        return false;
+    uint32_t blocks = (uint32_t)(((uint64_t)a->count + RANGE_BLOCK - 1) / RANGE_BLOCK);
+    range_job job = {a, base + a->offset, malloc((blocks ? blocks : 1) * sizeof *job.bounds)};
+    if (job.bounds == NULL)
+        return gltf_out_of_memory(g);
+    parallel_for(gltf_threads(g), blocks, range_block, &job);
+    for (uint32_t k = 0; k < a->components; k++) {
+        lo[k] = INFINITY;
+        hi[k] = -INFINITY;
+        for (uint32_t b = 0; b < blocks; b++) {
+            double block_lo = job.bounds[b][0][k], block_hi = job.bounds[b][1][k];
+            lo[k] = block_lo < lo[k] ? block_lo : lo[k];
+            hi[k] = block_hi > hi[k] ? block_hi : hi[k];
+        }
+    }
+    free(job.bounds);
     return true;
 }
 

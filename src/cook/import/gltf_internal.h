@@ -275,6 +275,12 @@ bool gltf_use_accessor_view(gltf *g, uint32_t accessor, uint8_t use, const char 
 bool gltf_read_floats(gltf *g, uint32_t accessor, const char *jpath, float **out);
 /* The same as unsigned integers (indices, joints): integer types only. */
 bool gltf_read_uints(gltf *g, uint32_t accessor, const char *jpath, uint32_t **out);
+/* Both into the caller's count * components values (a mesh's own stream:
+ * no copy, nothing charged to the budget again). False on an error. */
+bool gltf_read_floats_into(gltf *g, uint32_t accessor, const char *jpath, float *out);
+bool gltf_read_uints_into(gltf *g, uint32_t accessor, const char *jpath, uint32_t *out);
+/* The asset's threads, for work spread over a mesh's elements. */
+unsigned gltf_threads(const gltf *g);
 /* "{VEC3, FLOAT}" style text for messages. */
 const char *gltf_component_name(uint32_t component_type);
 

@@ -67,6 +67,7 @@
 #include <string.h>
 
 #include "common/checked.h"
+#include "cook/core/parallel.h"
 #include "cook/import/draco_decode.h"
 #include "cook/import/gltf_internal.h"
 
@@ -716,8 +717,71 @@ static bool read_skin(gltf *g, const prim_info *info, const char *jpath, ir_mesh
     return ok;
 }
 
+/* Reads attribute `slot` of a primitive as floats straight into `out` (the
+ * mesh's stream at the primitive's base: components as the stream's, which
+ * format_allowed guarantees); absent, `out` keeps its zeros. */
+static bool read_attr_into(gltf *g, const prim_info *info, int slot, const char *jpath,
+                           const char *name, float *out) {
+    if (info->attr[slot] < 0)
+        return true;
+    char path[GLTF_PATH_SIZE];
+    gltf_pathf(path, "%s.attributes.%s", jpath, name);
+    return gltf_read_floats_into(g, (uint32_t)info->attr[slot], path, out);
+}
+
 /* glTF-Validator's tolerance for a unit vector (ACCESSOR_VECTOR3_NON_UNIT). */
 #define UNIT_TOLERANCE 0.00674f
+
+/* Normals normalised in place in blocks on the asset's threads: each
+ * vertex's own, the counts summed after. */
+#define NORMAL_BLOCK 65536u
+
+typedef struct normals_job {
+    float *normals;
+    uint32_t count;
+    uint8_t *bad;          /* per vertex: 1 for a zero or non-finite normal */
+    uint32_t (*counts)[2]; /* per block: bad, not unit length */
+} normals_job;
+
+static void normalize_block(void *ctx, uint32_t block) {
+    normals_job *job = ctx;
+    uint32_t first = block * NORMAL_BLOCK;
+    uint32_t end = job->count - first < NORMAL_BLOCK ? job->count : first + NORMAL_BLOCK;
+    uint32_t bad = 0, non_unit = 0;
+    for (uint32_t v = first; v < end; v++) {
+        float *n = job->normals + 3 * (size_t)v;
+        float length = sqrtf(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+        if (!(length > 1e-12f) || !isfinite(length)) {
+            job->bad[v] = 1;
+            bad++;
+            n[0] = n[1] = n[2] = 0.0f; /* geometry_repair_normals replaces it */
+            continue;
+        }
+        non_unit += fabsf(length - 1.0f) > UNIT_TOLERANCE;
+        for (int k = 0; k < 3; k++)
+            n[k] /= length;
+    }
+    job->counts[block][0] = bad;
+    job->counts[block][1] = non_unit;
+}
+
+/* Unit length for normals[0..count) (as read), marking the unusable ones in
+ * bad[] for geometry_repair_normals; adds to *bad_count and *non_unit. */
+static bool normalize_normals(gltf *g, float *normals, uint32_t count, uint8_t *bad,
+                              uint32_t *bad_count, uint32_t *non_unit) {
+    uint32_t blocks = (uint32_t)(((uint64_t)count + NORMAL_BLOCK - 1) / NORMAL_BLOCK);
+    uint32_t(*counts)[2] = malloc((blocks ? blocks : 1) * sizeof *counts);
+    if (counts == NULL)
+        return gltf_out_of_memory(g);
+    normals_job job = {normals, count, bad, counts};
+    parallel_for(gltf_threads(g), blocks, normalize_block, &job);
+    for (uint32_t b = 0; b < blocks; b++) {
+        *bad_count += counts[b][0];
+        *non_unit += counts[b][1];
+    }
+    free(counts);
+    return true;
+}
 
 /* Reads the vertex streams of one primitive into the mesh at info->base. */
 static bool read_vertices(gltf *g, const prim_info *info, const char *jpath,
@@ -725,31 +789,19 @@ static bool read_vertices(gltf *g, const prim_info *info, const char *jpath,
                           uint32_t *bad_count, gltf_joint_use *joints_used) {
     uint32_t base = info->base, n = info->vertex_count;
     float *data = NULL;
-    if (!read_attr(g, info, A_POSITION, jpath, "POSITION", &data))
+    if (!read_attr_into(g, info, A_POSITION, jpath, "POSITION", mesh->positions + 3 * (size_t)base))
         return false;
-    memcpy(mesh->positions + 3 * (size_t)base, data, 3 * sizeof(float) * n);
-    free(data);
 
     if (streams->normals) {
         uint32_t non_unit = 0;
-        if (!read_attr(g, info, A_NORMAL, jpath, "NORMAL", &data))
+        float *normals = mesh->normals + 3 * (size_t)base;
+        if (info->attr[A_NORMAL] < 0) {
+            for (uint32_t v = 0; v < n; v++) /* lines or points without */
+                normals[3 * (size_t)v + 2] = 1.0f;
+        } else if (!read_attr_into(g, info, A_NORMAL, jpath, "NORMAL", normals) ||
+                   !normalize_normals(g, normals, n, bad_normals + base, bad_count, &non_unit)) {
             return false;
-        for (uint32_t v = 0; data == NULL && v < n; v++) /* lines or points without */
-            mesh->normals[3 * (size_t)(base + v) + 2] = 1.0f;
-        for (uint32_t v = 0; data != NULL && v < n; v++) {
-            float *dst = mesh->normals + 3 * (size_t)(base + v);
-            const float *src = data + 3 * (size_t)v;
-            float length = sqrtf(src[0] * src[0] + src[1] * src[1] + src[2] * src[2]);
-            if (!(length > 1e-12f) || !isfinite(length)) {
-                bad_normals[base + v] = 1;
-                (*bad_count)++;
-                continue;
-            }
-            non_unit += fabsf(length - 1.0f) > UNIT_TOLERANCE;
-            for (int k = 0; k < 3; k++)
-                dst[k] = src[k] / length;
         }
-        free(data);
         if (non_unit > 0)
             gltf_warning(g, "%s.attributes.NORMAL: %u normals are not unit length; normalised",
                          jpath, non_unit);
@@ -801,11 +853,9 @@ static bool read_vertices(gltf *g, const prim_info *info, const char *jpath,
     for (int t = 0; t < 2; t++) {
         if (!streams->texcoords[t])
             continue;
-        if (!read_attr(g, info, A_TEXCOORD0 + t, jpath, t ? "TEXCOORD_1" : "TEXCOORD_0", &data))
+        if (!read_attr_into(g, info, A_TEXCOORD0 + t, jpath, t ? "TEXCOORD_1" : "TEXCOORD_0",
+                            mesh->texcoords[t] + 2 * (size_t)base))
             return false;
-        if (data != NULL)
-            memcpy(mesh->texcoords[t] + 2 * (size_t)base, data, 2 * sizeof(float) * n);
-        free(data);
     }
     if (streams->colors) {
         if (!read_attr(g, info, A_COLOR0, jpath, "COLOR_0", &data))
@@ -942,6 +992,61 @@ static uint64_t list_bound(uint32_t mode, uint64_t n) {
     }
 }
 
+/* Indices per item of check_indices. */
+#define INDEX_BLOCK 262144u
+
+typedef struct index_job {
+    uint32_t *indices;
+    uint32_t count, vertex_count, restart, base;
+    uint32_t *first_bad; /* per block: its first bad element, or UINT32_MAX */
+} index_job;
+
+static void index_block(void *ctx, uint32_t block) {
+    index_job *job = ctx;
+    uint32_t first = block * INDEX_BLOCK;
+    uint32_t end = job->count - first < INDEX_BLOCK ? job->count : first + INDEX_BLOCK;
+    job->first_bad[block] = UINT32_MAX;
+    for (uint32_t i = first; i < end; i++) {
+        uint32_t index = job->indices[i];
+        if (index >= job->vertex_count || index == job->restart) {
+            job->first_bad[block] = i;
+            return;
+        }
+        job->indices[i] = job->base + index;
+    }
+}
+
+/* Checks indices[0..n) of the primitive's index accessor (read at `path`)
+ * against its vertex count and the primitive-restart value, in blocks on
+ * the asset's threads, adding `base` to each; the first bad one is the
+ * error. */
+static bool check_indices(gltf *g, const prim_info *info, const char *path, uint32_t *indices,
+                          uint32_t n, uint32_t base) {
+    const gltf_accessor *a = &g->accessors[info->indices];
+    uint32_t blocks = (uint32_t)(((uint64_t)n + INDEX_BLOCK - 1) / INDEX_BLOCK);
+    uint32_t *first_bad = malloc((blocks ? blocks : 1) * sizeof *first_bad);
+    if (first_bad == NULL)
+        return gltf_out_of_memory(g);
+    uint32_t restart =
+        a->component_size == 1 ? 0xffu : (a->component_size == 2 ? 0xffffu : 0xffffffffu);
+    index_job job = {indices, n, info->vertex_count, restart, base, first_bad};
+    parallel_for(gltf_threads(g), blocks, index_block, &job);
+    uint32_t bad = UINT32_MAX;
+    for (uint32_t b = 0; b < blocks && bad == UINT32_MAX; b++)
+        bad = first_bad[b];
+    free(first_bad);
+    if (bad == UINT32_MAX)
+        return true;
+    uint32_t index = indices[bad]; /* its block stopped before rebasing it */
+    if (index >= info->vertex_count)
+        gltf_error(g, "%s: index %u (element %u) is out of range: the primitive has %u vertices",
+                   path, index, bad, info->vertex_count);
+    else
+        gltf_error(g, "%s: element %u is the primitive-restart value %u, which glTF does not allow",
+                   path, bad, restart);
+    return false;
+}
+
 /* The primitives of one primitive as a list appended to `indices`
  * (rebased); returns false on an error. *written receives the number of
  * indices added. */
@@ -950,46 +1055,37 @@ static bool build_primitives(gltf *g, const prim_info *info, const char *jpath, 
     *written = 0;
     uint32_t *source = NULL;
     uint32_t n = info->vertex_count;
+    /* An indexed list is read straight into `indices` (the room its bound
+     * reserves, list_bound) and rebased there; other primitives' indices are
+     * read apart and rearranged below. */
+    bool list = info->mode == 0 || info->mode == 1 || info->mode == 4;
+    bool in_place = info->indices >= 0 && list;
     if (info->indices >= 0) {
         char path[GLTF_PATH_SIZE];
         gltf_pathf(path, "%s.indices", jpath);
-        const gltf_accessor *a = &g->accessors[info->indices];
-        if (!gltf_read_uints(g, (uint32_t)info->indices, path, &source))
+        n = g->accessors[info->indices].count;
+        bool ok = in_place ? gltf_read_uints_into(g, (uint32_t)info->indices, path, indices)
+                           : gltf_read_uints(g, (uint32_t)info->indices, path, &source);
+        if (!ok || !check_indices(g, info, path, in_place ? indices : source, n,
+                                  in_place ? info->base : 0)) {
+            free(source);
             return false;
-        n = a->count;
-        uint32_t restart =
-            a->component_size == 1 ? 0xffu : (a->component_size == 2 ? 0xffffu : 0xffffffffu);
-        for (uint32_t i = 0; i < n; i++) {
-            if (source[i] >= info->vertex_count) {
-                gltf_error(g,
-                           "%s: index %u (element %u) is out of range: the primitive has %u "
-                           "vertices",
-                           path, source[i], i, info->vertex_count);
-                free(source);
-                return false;
-            }
-            if (source[i] == restart) {
-                gltf_error(g,
-                           "%s: element %u is the primitive-restart value %u, which glTF "
-                           "does not allow",
-                           path, i, restart);
-                free(source);
-                return false;
-            }
         }
     }
 #define VERTEX(i) (source ? source[i] : (i))
     uint32_t out = 0;
-    if (info->mode == 0 || info->mode == 1 || info->mode == 4) {
+    if (list) {
         /* Lists: the whole primitives, and a warning for a partial last one. */
         uint32_t size = kiln_topology_index_count(info->topology);
         uint32_t whole = n / size * size;
         if (whole != n)
             gltf_warning(g, "%s: %u %s left over (%s with %u %s: whole %s only); ignored", jpath,
-                         n - whole, source ? "index(es)" : "vertex(es)", mode_names[info->mode], n,
-                         source ? "indices" : "vertices", kiln_topology_str(info->topology));
-        for (uint32_t i = 0; i < whole; i++)
+                         n - whole, info->indices >= 0 ? "index(es)" : "vertex(es)",
+                         mode_names[info->mode], n, info->indices >= 0 ? "indices" : "vertices",
+                         kiln_topology_str(info->topology));
+        for (uint32_t i = 0; !in_place && i < whole; i++)
             indices[out++] = info->base + VERTEX(i);
+        out = whole;
     } else if (info->mode == 2 || info->mode == 3) {
         /* Strips and loops: a segment per pair of neighbours. */
         for (uint32_t i = 0; n >= 2 && i + 1 < n; i++) {

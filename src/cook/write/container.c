@@ -12,6 +12,7 @@
 
 #include "common/checked.h"
 #include "common/grow.h"
+#include "cook/core/parallel.h"
 #include "cook/write/write.h"
 
 struct container_pending_chunk {
@@ -31,6 +32,10 @@ void container_begin(container_writer *writer, uint32_t kind, uint16_t kind_vers
 
 void container_set_compress(container_writer *writer, cook_container_compress compress) {
     writer->compress = compress;
+}
+
+void container_set_threads(container_writer *writer, unsigned threads) {
+    writer->threads = threads;
 }
 
 void container_set_filter(container_writer *writer, uint32_t filter, uint32_t element) {
@@ -87,6 +92,56 @@ void container_abandon(container_writer *writer) {
     }
     free(writer->chunks);
     memset(writer, 0, sizeof *writer);
+}
+
+/* Payload bytes per item of the copy into the file image: big enough that an
+ * item outweighs its hand-out, small enough that a mesh's vertices split. */
+#define COPY_PIECE ((size_t)1 << 20)
+
+typedef struct copy_job {
+    uint8_t *file;
+    const kiln_chunk_entry *table;
+    const uint8_t *const *payloads; /* per chunk */
+    const uint32_t *first_piece;    /* per chunk, and the total after the last */
+    uint32_t chunk_count;
+} copy_job;
+
+static void copy_piece(void *ctx, uint32_t piece) {
+    const copy_job *job = ctx;
+    uint32_t c = 0;
+    while (job->first_piece[c + 1] <= piece) /* the chunk holding it; few chunks */
+        c++;
+    size_t at = (size_t)(piece - job->first_piece[c]) * COPY_PIECE;
+    size_t size = (size_t)job->table[c].size - at;
+    memcpy(job->file + job->table[c].offset + at, job->payloads[c] + at,
+           size < COPY_PIECE ? size : COPY_PIECE);
+}
+
+/* Every payload copied once into its place: pieces of COPY_PIECE bytes on
+ * the writer's threads. False when out of memory (nothing copied). */
+static bool copy_payloads(const container_writer *writer, const kiln_chunk_entry *table,
+                          uint8_t *file) {
+    uint32_t n = writer->chunk_count;
+    const uint8_t **payloads = malloc((n ? n : 1) * sizeof *payloads);
+    uint32_t *first_piece = malloc(((size_t)n + 1) * sizeof *first_piece);
+    if (payloads == NULL || first_piece == NULL) {
+        free(payloads);
+        free(first_piece);
+        return false;
+    }
+    uint64_t pieces = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        const struct container_pending_chunk *chunk = &writer->chunks[i];
+        payloads[i] = chunk->encoded.data != NULL ? chunk->encoded.data : chunk->data;
+        first_piece[i] = (uint32_t)pieces;
+        pieces += (table[i].size + COPY_PIECE - 1) / COPY_PIECE;
+    }
+    first_piece[n] = (uint32_t)pieces; /* < 2^32: the file fits in memory */
+    copy_job job = {file, table, payloads, first_piece, n};
+    parallel_for(writer->threads, first_piece[n], copy_piece, &job);
+    free(payloads);
+    free(first_piece);
+    return true;
 }
 
 bool container_finish(container_writer *writer, bytebuf *out) {
@@ -154,15 +209,13 @@ bool container_finish(container_writer *writer, bytebuf *out) {
         memcpy(file + sizeof header, table, (size_t)writer->chunk_count * sizeof *table);
         size_t at = sizeof header + (size_t)writer->chunk_count * sizeof *table;
         for (uint32_t i = 0; i < writer->chunk_count; i++) {
-            const struct container_pending_chunk *chunk = &writer->chunks[i];
-            const uint8_t *payload =
-                chunk->encoded.data != NULL ? chunk->encoded.data : chunk->data;
             memset(file + at, 0, (size_t)table[i].offset - at);
-            if (table[i].size > 0)
-                memcpy(file + table[i].offset, payload, (size_t)table[i].size);
             at = (size_t)(table[i].offset + table[i].size);
         }
         memset(file + at, 0, (size_t)file_size - at);
+        ok = copy_payloads(writer, table, file);
+        if (!ok)
+            out->size = base; /* the image was never whole */
     }
     if (ok) {
         /* The checksum covers the whole file with its own 8 bytes read as zero;

@@ -33,7 +33,7 @@ static void fill_meshlets(const ir_mesh *mesh, kiln_meshlet *out) {
 }
 
 static void fill_descriptor(const ir_mesh *mesh, const encoded_vertices *vertices,
-                            uint32_t material_count, unsigned threads, kiln_mesh_desc *desc) {
+                            uint32_t material_count, kiln_mesh_desc *desc) {
     memset(desc, 0, sizeof *desc);
     desc->vertex_count = mesh->vertex_count;
     desc->index_count = mesh->index_count;
@@ -44,12 +44,10 @@ static void fill_descriptor(const ir_mesh *mesh, const encoded_vertices *vertice
     desc->vertex_stride = vertices->stride;
     desc->flags = vertices->streams ? KILN_MESH_FLAG_STREAMS : 0;
     desc->material_count = material_count;
-    /* Bounds of level 0: every level lies within it. */
-    uint32_t level0_count = 0;
-    for (uint32_t s = 0; s < mesh->submesh_count; s++)
-        level0_count += mesh->submeshes[s].index_count;
-    geometry_bounds_on(threads, mesh->positions, mesh->indices, level0_count, desc->aabb_min,
-                       desc->aabb_max, desc->sphere);
+    /* Bounds of level 0 (every level lies within it), from the encoder. */
+    memcpy(desc->aabb_min, vertices->aabb_min, sizeof desc->aabb_min);
+    memcpy(desc->aabb_max, vertices->aabb_max, sizeof desc->aabb_max);
+    memcpy(desc->sphere, vertices->sphere, sizeof desc->sphere);
     desc->lod_count = mesh->lods ? mesh->lod_count : 1;
     desc->meshlet_count = mesh->meshlet_count;
     desc->meshlet_vertex_count = mesh->meshlet_vertex_count;
@@ -117,14 +115,16 @@ static uint32_t index_filter(const kiln_submesh *submeshes, uint32_t count) {
 
 bool write_kmesh(const cook_context *ctx, const ir_mesh *mesh, const encoded_vertices *vertices,
                  uint32_t material_count, const char *importer, bytebuf *out) {
-    /* Bounds over millions of indices go on the asset's threads. */
+    /* Bounds and copies over millions of indices go on the asset's threads. */
     unsigned threads = ctx->settings != NULL ? ctx->settings->threads : 1;
     kiln_mesh_desc desc;
-    fill_descriptor(mesh, vertices, material_count, threads, &desc);
+    fill_descriptor(mesh, vertices, material_count, &desc);
     size_t index_bytes = (size_t)mesh->index_count * desc.index_size;
     /* Without computed LODs, level 0 (the full index range) is still written per submesh. */
     size_t lod_entries = (size_t)mesh->submesh_count * desc.lod_count;
-    uint8_t *indices = malloc(index_bytes ? index_bytes : 1);
+    /* 32-bit indices are the mesh's own, borrowed; 16-bit ones a narrowed copy. */
+    uint8_t *narrowed = desc.index_size == 2 ? malloc(index_bytes ? index_bytes : 1) : NULL;
+    const uint8_t *indices = desc.index_size == 2 ? narrowed : (const uint8_t *)mesh->indices;
     kiln_submesh *submeshes =
         calloc(mesh->submesh_count ? mesh->submesh_count : 1, sizeof *submeshes);
     kiln_lod *lods = calloc(lod_entries ? lod_entries : 1, sizeof *lods);
@@ -132,18 +132,14 @@ bool write_kmesh(const cook_context *ctx, const ir_mesh *mesh, const encoded_ver
         calloc(mesh->meshlet_count ? mesh->meshlet_count : 1, sizeof *meshlets);
     bytebuf meta = {0};
     bytebuf names = {0}, deltas = {0}, target_names = {0};
-    bool ok = indices && submeshes && lods && meshlets &&
+    bool ok = (desc.index_size == 4 || narrowed) && submeshes && lods && meshlets &&
               name_table(mesh, mesh->submesh_count, submesh_name, &names) &&
               morph_deltas(mesh, &desc, &deltas) &&
               name_table(mesh, desc.morph_target_count, target_name, &target_names);
     if (ok) {
-        if (desc.index_size == 2) {
-            for (uint32_t i = 0; i < mesh->index_count; i++) {
-                uint16_t index = (uint16_t)mesh->indices[i];
-                memcpy(indices + 2 * (size_t)i, &index, 2);
-            }
-        } else if (index_bytes > 0) {
-            memcpy(indices, mesh->indices, index_bytes);
+        for (uint32_t i = 0; narrowed != NULL && i < mesh->index_count; i++) {
+            uint16_t index = (uint16_t)mesh->indices[i];
+            memcpy(narrowed + 2 * (size_t)i, &index, 2);
         }
         for (uint32_t s = 0; s < mesh->submesh_count; s++) {
             const ir_submesh *src = &mesh->submeshes[s];
@@ -180,6 +176,7 @@ bool write_kmesh(const cook_context *ctx, const ir_mesh *mesh, const encoded_ver
         container_writer writer;
         container_begin(&writer, KILN_KIND_MESH, KILN_MESH_VERSION);
         container_set_compress(&writer, ctx->settings->container_compress);
+        container_set_threads(&writer, threads);
         /* Small tables first, bulk data last: opening a mesh touches only the
          * first pages of the file. The bulk payloads are borrowed, not copied:
          * they live until after container_finish. */
@@ -225,7 +222,7 @@ bool write_kmesh(const cook_context *ctx, const ir_mesh *mesh, const encoded_ver
         else
             container_abandon(&writer);
     }
-    free(indices);
+    free(narrowed);
     free(submeshes);
     free(lods);
     free(meshlets);

@@ -36,6 +36,7 @@ typedef struct container_writer {
     size_t chunk_cap;
     struct container_pending_chunk *chunks;
     cook_container_compress compress; /* container.compress; none unless set */
+    unsigned threads;                 /* container_set_threads; 0 or 1: the caller's */
     bool failed;
 } container_writer;
 
@@ -43,6 +44,9 @@ void container_begin(container_writer *writer, uint32_t kind, uint16_t kind_vers
 /* Encodes the chunks (all but META) at container_finish where that makes them
  * smaller (container_encode.c); none, the default, writes them as they are. */
 void container_set_compress(container_writer *writer, cook_container_compress compress);
+/* Copies large payloads into the file image on `threads` threads (the
+ * asset's): the bytes do not depend on it. */
+void container_set_threads(container_writer *writer, unsigned threads);
 /* The chunk added last may be encoded with a meshopt filter
  * (KILN_CHUNK_FILTER_*) of `element` bytes per vertex or index. */
 void container_set_filter(container_writer *writer, uint32_t filter, uint32_t element);
