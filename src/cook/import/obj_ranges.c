@@ -45,8 +45,14 @@ typedef struct obj_range {
     size_t counts[3]; /* v, vt, vn statements */
     size_t before[3]; /* the same in the ranges before it */
     uint32_t lines;   /* newlines passed */
-    obj_vec events;   /* obj_event */
-    bool failed;      /* one pass must do it */
+    /* Step 2's part of the range: from the first statement that is not a v,
+     * vt or vn to the end of the last one (NULL: none), and the lines and
+     * attributes before it. */
+    const unsigned char *step2_begin, *step2_end;
+    uint32_t step2_line;
+    size_t step2_counts[3];
+    obj_vec events; /* obj_event */
+    bool failed;    /* one pass must do it */
 } obj_range;
 
 typedef struct ranges_job {
@@ -196,6 +202,15 @@ static bool scan_range(obj_range *range, int step) {
         } else {
             ok = step == 1 || note_event(range, start, line);
             skip_unchecked(ps, true);
+            if (step == 1 && range->step2_begin == NULL) {
+                range->step2_begin = start;
+                range->step2_line = line;
+                range->step2_counts[0] = ps->positions.count;
+                range->step2_counts[1] = ps->texcoords.count;
+                range->step2_counts[2] = ps->normals.count;
+            }
+            if (step == 1)
+                range->step2_end = ps->p;
         }
         if (!ok || ps->binary)
             return false;
@@ -221,9 +236,16 @@ static void step1_item(void *job_, uint32_t index) {
 static void step2_item(void *job_, uint32_t index) {
     ranges_job *job = job_;
     obj_range *range = &job->ranges[index];
-    if (atomic_load(&job->failed))
-        return; /* one pass will do it all */
-    range->ps.p = range->ps.begin;
+    if (atomic_load(&job->failed) || range->step2_begin == NULL)
+        return; /* one pass will do it all; or only attributes, read in step 1 */
+    /* What is before and after its part, step 1 has read and counted. */
+    obj_parser *ps = &range->ps;
+    ps->p = range->step2_begin;
+    ps->end = range->step2_end;
+    ps->line += range->step2_line;
+    ps->positions.count += range->step2_counts[0];
+    ps->texcoords.count += range->step2_counts[1];
+    ps->normals.count += range->step2_counts[2];
     if (!scan_range(range, 2) || range->ps.dropped_faces > 0)
         atomic_store(&job->failed, true);
 }
