@@ -130,17 +130,33 @@ typedef struct obj_parser {
 
 /* ---- obj_scan.c ------------------------------------------------------------ */
 
+/* obj_vec_push when the vector must grow. */
+void *obj_vec_grow_push(obj_vec *vec, size_t size, size_t n);
 /* Appends `n` elements of `size` bytes; returns the first, or NULL when out of
- * memory (the vector is then unchanged). */
-void *obj_vec_push(obj_vec *vec, size_t size, size_t n);
+ * memory (the vector is then unchanged). Inline: faces push per corner. */
+static inline void *obj_vec_push(obj_vec *vec, size_t size, size_t n) {
+    if (vec->count > vec->cap || n > vec->cap - vec->count)
+        return obj_vec_grow_push(vec, size, n);
+    void *first = (char *)vec->data + vec->count * size;
+    vec->count += n;
+    return first;
+}
 void obj_vec_free(obj_vec *vec);
 /* The id stored for `name`, or OBJ_NONE. */
 uint32_t obj_name_find(const name_table *table, const char *name, size_t length);
 /* Adds `name` (not copied: it must outlive the table) with `id`; false when
  * out of memory. */
 bool obj_name_insert(name_table *table, const char *name, size_t length, uint32_t id);
-/* The hash of a (v, vt, vn) key in the unique-vertex table. */
-uint64_t obj_hash_corner(const uint32_t key[3]);
+/* The hash of a (v, vt, vn) key in the unique-vertex table (inline: every
+ * face corner is hashed). */
+static inline uint64_t obj_hash_corner(const uint32_t key[3]) {
+    uint64_t h = (uint64_t)key[0] * 0x9e3779b97f4a7c15ull;
+    h ^= (((uint64_t)key[1] << 32) | key[2]) * 0xc2b2ae3d27d4eb4full;
+    h ^= h >> 31;
+    h *= 0xbf58476d1ce4e5b9ull;
+    h ^= h >> 29;
+    return h;
+}
 /* A double as a float; beyond the float range, an infinity of its sign. */
 float obj_to_float(double value);
 /* A byte no text file has: NUL and the other control characters. */

@@ -18,7 +18,7 @@
  * Growable arrays and hash tables
  * ------------------------------------------------------------------------- */
 
-void *obj_vec_push(obj_vec *vec, size_t size, size_t n) {
+void *obj_vec_grow_push(obj_vec *vec, size_t size, size_t n) {
     size_t need;
     if (!checked_add_size(vec->count, n, &need))
         return NULL;
@@ -77,15 +77,6 @@ bool obj_name_insert(name_table *table, const char *name, size_t length, uint32_
     table->slots[i] = (name_entry){name, length, id};
     table->count++;
     return true;
-}
-
-uint64_t obj_hash_corner(const uint32_t key[3]) {
-    uint64_t h = (uint64_t)key[0] * 0x9e3779b97f4a7c15ull;
-    h ^= (((uint64_t)key[1] << 32) | key[2]) * 0xc2b2ae3d27d4eb4full;
-    h ^= h >> 31;
-    h *= 0xbf58476d1ce4e5b9ull;
-    h ^= h >> 29;
-    return h;
 }
 
 /* ---------------------------------------------------------------------------
