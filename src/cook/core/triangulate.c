@@ -248,6 +248,32 @@ static uint32_t triangulate_quad(const double *xy, uint32_t *triangles) {
     return 2;
 }
 
+/* The corners' centroid, their Newell normal about it (twice the area
+ * along the normal) and their largest coordinate about it. */
+static inline void polygon_plane(const float *corners, uint32_t count, double centre[3],
+                                 double normal[3], double *extent) {
+    for (int k = 0; k < 3; k++)
+        centre[k] = normal[k] = 0.0;
+    for (uint32_t i = 0; i < count; i++)
+        for (int k = 0; k < 3; k++)
+            centre[k] += (double)corners[3 * i + k];
+    for (int k = 0; k < 3; k++)
+        centre[k] /= (double)count;
+    *extent = 0.0;
+    for (uint32_t i = 0; i < count; i++) {
+        uint32_t j = i + 1 == count ? 0 : i + 1;
+        double p[3], q[3];
+        for (int k = 0; k < 3; k++) {
+            p[k] = (double)corners[3 * i + k] - centre[k];
+            q[k] = (double)corners[3 * j + k] - centre[k];
+            *extent = larger(*extent, fabs(p[k]));
+        }
+        normal[0] += (p[1] - q[1]) * (p[2] + q[2]);
+        normal[1] += (p[2] - q[2]) * (p[0] + q[0]);
+        normal[2] += (p[0] - q[0]) * (p[1] + q[1]);
+    }
+}
+
 /* The quad's diagonal as triangulate_quad picks it, found without the
  * projection when that is certain: twice each triangle's area in the plane
  * is its 3D cross product dotted with the unit normal (whatever orthonormal
@@ -290,26 +316,11 @@ uint32_t geometry_triangulate_polygon(const float *corners, uint32_t count, uint
     }
 
     /* Centroid, then the Newell normal of the corners relative to it. */
-    double centre[3] = {0.0, 0.0, 0.0};
-    for (uint32_t i = 0; i < count; i++)
-        for (int k = 0; k < 3; k++)
-            centre[k] += (double)corners[3 * i + k];
-    for (int k = 0; k < 3; k++)
-        centre[k] /= (double)count;
-    double normal[3] = {0.0, 0.0, 0.0};
-    double extent = 0.0;
-    for (uint32_t i = 0; i < count; i++) {
-        uint32_t j = i + 1 == count ? 0 : i + 1;
-        double p[3], q[3];
-        for (int k = 0; k < 3; k++) {
-            p[k] = (double)corners[3 * i + k] - centre[k];
-            q[k] = (double)corners[3 * j + k] - centre[k];
-            extent = larger(extent, fabs(p[k]));
-        }
-        normal[0] += (p[1] - q[1]) * (p[2] + q[2]);
-        normal[1] += (p[2] - q[2]) * (p[0] + q[0]);
-        normal[2] += (p[0] - q[0]) * (p[1] + q[1]);
-    }
+    double centre[3], normal[3], extent;
+    if (count == 4) /* most polygons: the same code, unrolled */
+        polygon_plane(corners, 4, centre, normal, &extent);
+    else
+        polygon_plane(corners, count, centre, normal, &extent);
     double length = sqrt(normal[0] * normal[0] + normal[1] * normal[1] + normal[2] * normal[2]);
     /* Twice the area is `length`; below a relative 1e-12 it is rounding noise. */
     if (!(length > extent * extent * 1e-12) || !isfinite(length)) {
