@@ -169,17 +169,40 @@ bool obj_binary_error(obj_parser *ps, unsigned char byte);
 bool obj_syntax_error(obj_parser *ps, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Length of the token at p (up to a blank or the line end), for messages. */
 int obj_token_length(const unsigned char *p, const unsigned char *end);
-/* Skips blanks and line continuations, not the newline. */
-void obj_skip_blanks(obj_parser *ps);
+/* All of obj_skip_blanks: any blanks and continuations from the cursor. */
+void obj_skip_other_blanks(obj_parser *ps);
+/* Skips blanks and line continuations, not the newline. Inline: the spaces
+ * between numbers and corners; the rest in obj_skip_other_blanks. */
+static inline void obj_skip_blanks(obj_parser *ps) {
+    const unsigned char *p = ps->p, *end = ps->end;
+    while (p < end && *p == ' ')
+        p++;
+    ps->p = p;
+    /* \t \v \f \r (9, 11, 12, 13) or a backslash: maybe more to skip */
+    if (p < end && ((*p >= '\t' && *p <= '\r' && *p != '\n') || *p == '\\'))
+        obj_skip_other_blanks(ps);
+}
+/* Whether the backslash at p continues the line (the newline follows, after
+ * an optional CR, or the file ends). */
+bool obj_is_continuation(const unsigned char *p, const unsigned char *end);
 /* True when the token just scanned ends here. */
-bool obj_at_token_end(const obj_parser *ps);
+static inline bool obj_at_token_end(const obj_parser *ps) {
+    if (ps->p >= ps->end || *ps->p <= ' ')
+        return true;
+    return *ps->p == '\\' && obj_is_continuation(ps->p, ps->end);
+}
 /* Skips to the end of the physical line (comments) or the logical line
  * (statements being ignored, which may continue), checking it is text. */
 bool obj_skip_line(obj_parser *ps, bool logical);
 /* Moves to the next field of the statement; false at its end (a '#' that
  * starts a field begins a comment) or when the comment is not text (then
  * ps->binary is set). */
-bool obj_next_field(obj_parser *ps);
+static inline bool obj_next_field(obj_parser *ps) {
+    obj_skip_blanks(ps);
+    if (ps->p < ps->end && *ps->p == '#' && !obj_skip_line(ps, false))
+        return false;
+    return ps->p < ps->end && *ps->p != '\n';
+}
 /* The rest of the logical line, continuations folded to one space, trimmed,
  * NUL-terminated in ps->scratch. */
 bool obj_read_rest(obj_parser *ps, const char **text, size_t *length);

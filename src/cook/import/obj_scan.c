@@ -157,7 +157,11 @@ static const unsigned char *continuation(const unsigned char *p, const unsigned 
     return *q == '\n' ? q + 1 : NULL;
 }
 
-void obj_skip_blanks(obj_parser *ps) {
+bool obj_is_continuation(const unsigned char *p, const unsigned char *end) {
+    return continuation(p, end) != NULL;
+}
+
+void obj_skip_other_blanks(obj_parser *ps) {
     const unsigned char *p = ps->p, *end = ps->end;
     for (;;) {
         while (p < end && is_blank(*p))
@@ -172,16 +176,6 @@ void obj_skip_blanks(obj_parser *ps) {
         break;
     }
     ps->p = p;
-}
-
-static bool at_line_end(const obj_parser *ps) {
-    return ps->p >= ps->end || *ps->p == '\n';
-}
-
-bool obj_at_token_end(const obj_parser *ps) {
-    if (ps->p >= ps->end || *ps->p <= ' ')
-        return true;
-    return *ps->p == '\\' && continuation(ps->p, ps->end) != NULL;
 }
 
 bool obj_skip_line(obj_parser *ps, bool logical) {
@@ -202,13 +196,6 @@ bool obj_skip_line(obj_parser *ps, bool logical) {
     }
     ps->p = p;
     return true;
-}
-
-bool obj_next_field(obj_parser *ps) {
-    obj_skip_blanks(ps);
-    if (ps->p < ps->end && *ps->p == '#' && !obj_skip_line(ps, false))
-        return false;
-    return !at_line_end(ps);
 }
 
 bool obj_read_rest(obj_parser *ps, const char **text, size_t *length) {
