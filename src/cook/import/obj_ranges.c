@@ -302,8 +302,9 @@ static bool join_attributes(ranges_job *job, unsigned threads) {
 }
 
 /* Faces [from, to) of a range (event marks) into the file: their new corners
- * looked up in the file's table (unless already `numbered`), their indices
- * renumbered. */
+ * looked up in the file's table and their indices renumbered; or, when the
+ * corners are `numbered` already, only their place among the file's indices
+ * taken (fill_indices writes them). */
 static bool merge_faces(obj_parser *file, const obj_parser *ps, const obj_event *from,
                         const obj_event *to, uint32_t *ids, bool numbered) {
     if (to->faces == from->faces)
@@ -320,10 +321,29 @@ static bool merge_faces(obj_parser *file, const obj_parser *ps, const obj_event 
     if (out == NULL)
         return obj_out_of_memory(file);
     const uint32_t *local = ps->indices.data;
-    for (size_t i = from->indices; i < to->indices; i++)
+    for (size_t i = from->indices; !numbered && i < to->indices; i++)
         *out++ = ids[local[i]];
     file->faces += (uint32_t)(to->faces - from->faces);
     return true;
+}
+
+typedef struct fill_job {
+    const ranges_job *ranges;
+    const uint32_t *numbered; /* obj_number_range_keys' ids */
+    const size_t *first;      /* per range: its first id in numbered */
+    const size_t *at;         /* per range: its first index in the file's */
+    uint32_t *indices;        /* the file's */
+} fill_job;
+
+/* A range's indices, renumbered, at their place in the file's: only faces
+ * add indices in a range's part of the file, so they are one block. */
+static void fill_indices(void *job_, uint32_t r) {
+    const fill_job *job = job_;
+    const obj_parser *ps = &job->ranges->ranges[r].ps;
+    const uint32_t *local = ps->indices.data, *ids = job->numbered + job->first[r];
+    uint32_t *out = job->indices + job->at[r];
+    for (size_t i = 0; i < ps->indices.count; i++)
+        out[i] = ids[local[i]];
 }
 
 /* The file's unique-vertex table sized at once for every range's corners
@@ -360,7 +380,11 @@ static bool merge_ranges(ranges_job *job, unsigned threads) {
                              : NULL;
     free(range_keys);
     bool ok = numbered != NULL || reserve_table(file, job);
+    size_t *at = numbered != NULL ? malloc(job->count * sizeof *at) : NULL;
+    ok = ok && (numbered == NULL || at != NULL || obj_out_of_memory(file));
     for (uint32_t r = 0; ok && r < job->count; r++) {
+        if (at != NULL)
+            at[r] = file->indices.count;
         const obj_range *range = &job->ranges[r];
         const obj_parser *ps = &range->ps;
         uint32_t *ids = numbered != NULL
@@ -387,6 +411,11 @@ static bool merge_ranges(ranges_job *job, unsigned threads) {
         if (numbered == NULL)
             free(ids);
     }
+    if (ok && numbered != NULL) {
+        fill_job fill = {job, numbered, first, at, file->indices.data};
+        parallel_for(threads, job->count, fill_indices, &fill);
+    }
+    free(at);
     free(numbered);
     free(first);
     return ok;
