@@ -340,6 +340,8 @@ typedef struct fill_job {
 static void fill_indices(void *job_, uint32_t r) {
     const fill_job *job = job_;
     const obj_parser *ps = &job->ranges->ranges[r].ps;
+    if (ps->indices.count == 0)
+        return; /* then the file's may be none (NULL) */
     const uint32_t *local = ps->indices.data, *ids = job->numbered + job->first[r];
     uint32_t *out = job->indices + job->at[r];
     for (size_t i = 0; i < ps->indices.count; i++)
