@@ -364,6 +364,55 @@ static void scan_number_is_correctly_rounded(void **state) {
     }
 }
 
+/* Numbers followed by more text, as in a file: the path for short plain
+ * decimals reads them (it needs a few bytes past the number), and must stop
+ * where the general one does with strtod's value: digit counts around its
+ * limits (7 and 8 on a side, 15 and 16 in all), every terminator that ends
+ * or continues a number, signs, zeros. */
+static void scan_number_in_text_matches_strtod(void **state) {
+    (void)state;
+    static const char terminators[] = " \n/#eE.x+-0\t";
+    uint64_t seed = 0x9e3779b97f4a7c15ull;
+    for (int round = 0; round < 200000; round++) {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        char text[96];
+        int n = 0;
+        int sign = (int)(seed % 3), whole = (int)((seed >> 2) % 11),
+            fraction = (int)((seed >> 6) % 11), point = (int)((seed >> 10) % 4) != 0;
+        if (sign > 0)
+            text[n++] = sign == 1 ? '-' : '+';
+        uint64_t digits = seed * 6364136223846793005ull + 1442695040888963407ull;
+        for (int d = 0; d < whole; d++, digits = digits * 6364136223846793005ull + 1)
+            text[n++] = (char)('0' + (digits >> 59) % 10 * ((seed >> 14) % 5 != 0));
+        if (point)
+            text[n++] = '.';
+        for (int d = 0; point && d < fraction; d++, digits = digits * 6364136223846793005ull + 1)
+            text[n++] = (char)('0' + (digits >> 59) % 10);
+        text[n++] = terminators[(seed >> 17) % (sizeof terminators - 1)];
+        if (text[n - 1] == 'e' && (seed >> 23) % 2)
+            n += snprintf(text + n, sizeof text - (size_t)n, "%d", (int)((seed >> 24) % 41) - 20);
+        memset(text + n, ' ', 24);
+        n += 24;
+        text[n] = '\0';
+
+        char *stop = NULL;
+        double expected = strtod(text, &stop);
+        const char *cursor = text;
+        double value;
+        bool scanned = import_scan_number(&cursor, text + n, &value);
+        if (stop == text) { /* no number: neither reads one */
+            assert_false(scanned);
+            continue;
+        }
+        if (!scanned || cursor != stop || memcmp(&value, &expected, sizeof value) != 0)
+            fail_msg("'%.*s': %s %.17g up to %d, strtod %.17g up to %d", (int)(stop - text + 4),
+                     text, scanned ? "read" : "refused", value, (int)(cursor - text), expected,
+                     (int)(stop - text));
+    }
+}
+
 /* Found by fuzz_obj (tests/fuzz/regressions/obj/): a number of 96 or more
  * characters made the parser form a pointer past its 96-byte buffer
  * (undefined behaviour clang's UBSan reports; gcc's does not). It is read
@@ -1388,6 +1437,7 @@ int main(void) {
         cmocka_unit_test(obj_reads_vertex_colors_defaulting_missing_ones_to_white),
         cmocka_unit_test(obj_parses_leading_dot_and_exponent_numbers),
         cmocka_unit_test(scan_number_is_correctly_rounded),
+        cmocka_unit_test(scan_number_in_text_matches_strtod),
         cmocka_unit_test(scan_number_reads_nan_and_infinity_spellings),
         cmocka_unit_test(scan_number_reads_numbers_longer_than_its_buffer),
         cmocka_unit_test(obj_skips_comments_blank_lines_and_crlf),

@@ -105,8 +105,9 @@ static int compare_text(const char *dir, const char *text) {
 }
 
 /* usemtl, o, g and s between faces that use earlier ranges' vertices through
- * negative and positive indices, CRLF and LF mixed, a continued face, a
- * comment, no final newline: cut at every byte, every state change and
+ * negative and positive indices, CRLF and LF mixed, a continued face and
+ * texture coordinate, a comment, a warning (its line) after attributes,
+ * attributes after the last face, no final newline: cut at every byte, every state change and
  * every index lands at a range boundary somewhere. */
 static void state_changes_and_relative_indices_at_every_cut(void **state) {
     (void)state;
@@ -123,7 +124,9 @@ static void state_changes_and_relative_indices_at_every_cut(void **state) {
                        "f 1/1/1 2/2/1 3/3/1\n"
                        "f -4/-4/-1 -2/-2/-1 -1/-1/-1\r\n"
                        "g side\n"
+                       "vt 0.5 \\\n 0.5\n"
                        "v 2 0 0\nv 2 1 0\n"
+                       "usemtl undefined\n"
                        "f 2/2/1 5/2/1 \\\n 6/3/1 3/3/1\n"
                        "usemtl blue\n"
                        "s 1\n"
@@ -132,7 +135,8 @@ static void state_changes_and_relative_indices_at_every_cut(void **state) {
                        "usemtl red\n"
                        "f 1//1 3//1 4//1\n"
                        "g\n"
-                       "f 1 2 4";
+                       "f 1 2 4\n"
+                       "v 5 5 5\nvt 1 1";
     int done = compare_text(dir, text);
     print_message("%d of %zu sizes in ranges\n", done, strlen(text) + 1);
     assert_int_equal(done, (int)strlen(text) + 1);

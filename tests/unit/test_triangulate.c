@@ -346,11 +346,133 @@ static void triangulate_self_intersecting_polygon_still_gives_every_triangle(voi
     free(triangles);
 }
 
+/* A quad's diagonal the long way, as the projection picks it: the Newell
+ * normal of the corners about their centroid, an orthonormal basis of its
+ * plane, the corners projected, and the diagonal whose two triangles have the
+ * larger smaller area (a fan from corner 0 when the normal is zero). The
+ * shortcut the importer takes for most quads must agree with it bit for bit,
+ * ties and near ties included: a cooked mesh's bytes depend on it. */
+static void quad_by_projection(const float *corners, uint32_t *triangles) {
+    double centre[3] = {0.0, 0.0, 0.0};
+    for (int i = 0; i < 4; i++)
+        for (int k = 0; k < 3; k++)
+            centre[k] += (double)corners[3 * i + k];
+    for (int k = 0; k < 3; k++)
+        centre[k] /= 4.0;
+    double normal[3] = {0.0, 0.0, 0.0}, extent = 0.0;
+    for (int i = 0; i < 4; i++) {
+        int j = (i + 1) % 4;
+        double p[3], q[3];
+        for (int k = 0; k < 3; k++) {
+            p[k] = (double)corners[3 * i + k] - centre[k];
+            q[k] = (double)corners[3 * j + k] - centre[k];
+            extent = fabs(p[k]) > extent ? fabs(p[k]) : extent;
+        }
+        normal[0] += (p[1] - q[1]) * (p[2] + q[2]);
+        normal[1] += (p[2] - q[2]) * (p[0] + q[0]);
+        normal[2] += (p[0] - q[0]) * (p[1] + q[1]);
+    }
+    double length = sqrt(normal[0] * normal[0] + normal[1] * normal[1] + normal[2] * normal[2]);
+    static const uint32_t split_02[6] = {0, 1, 2, 0, 2, 3};
+    static const uint32_t split_13[6] = {0, 1, 3, 1, 2, 3};
+    if (!(length > extent * extent * 1e-12) || !isfinite(length)) {
+        memcpy(triangles, split_02, sizeof split_02);
+        return;
+    }
+    for (int k = 0; k < 3; k++)
+        normal[k] /= length;
+    int smallest = 0;
+    for (int k = 1; k < 3; k++)
+        if (fabs(normal[k]) < fabs(normal[smallest]))
+            smallest = k;
+    double axis[3] = {0.0, 0.0, 0.0};
+    axis[smallest] = 1.0;
+    double u[3] = {axis[1] * normal[2] - axis[2] * normal[1],
+                   axis[2] * normal[0] - axis[0] * normal[2],
+                   axis[0] * normal[1] - axis[1] * normal[0]};
+    double u_length = sqrt(u[0] * u[0] + u[1] * u[1] + u[2] * u[2]);
+    for (int k = 0; k < 3; k++)
+        u[k] /= u_length;
+    double v[3] = {normal[1] * u[2] - normal[2] * u[1], normal[2] * u[0] - normal[0] * u[2],
+                   normal[0] * u[1] - normal[1] * u[0]};
+    double xy[8];
+    for (int i = 0; i < 4; i++) {
+        double d[3];
+        for (int k = 0; k < 3; k++)
+            d[k] = (double)corners[3 * i + k] - centre[k];
+        xy[2 * i + 0] = d[0] * u[0] + d[1] * u[1] + d[2] * u[2];
+        xy[2 * i + 1] = d[0] * v[0] + d[1] * v[1] + d[2] * v[2];
+    }
+#define ORIENT(a, b, c)                                                                            \
+    ((xy[2 * (b)] - xy[2 * (a)]) * (xy[2 * (c) + 1] - xy[2 * (a) + 1]) -                           \
+     (xy[2 * (b) + 1] - xy[2 * (a) + 1]) * (xy[2 * (c)] - xy[2 * (a)]))
+    double a1 = ORIENT(0, 1, 2), a2 = ORIENT(0, 2, 3), b1 = ORIENT(0, 1, 3), b2 = ORIENT(1, 2, 3);
+#undef ORIENT
+    double min_a = a2 < a1 ? a2 : a1, min_b = b2 < b1 ? b2 : b1;
+    memcpy(triangles, min_b > min_a ? split_13 : split_02, sizeof split_02);
+}
+
+static float random_coordinate(uint64_t *seed, double scale) {
+    *seed ^= *seed << 13;
+    *seed ^= *seed >> 7;
+    *seed ^= *seed << 17;
+    return (float)(((double)(*seed >> 11) / 9007199254740992.0 - 0.5) * scale);
+}
+
+/* Quads of every kind: random ones (many concave or twisted), grid squares
+ * of height fields (nearly planar: the four areas all but equal), exactly
+ * flat squares and rectangles (ties), slivers, far from the origin. */
+static void triangulate_quads_pick_the_projections_diagonal(void **state) {
+    (void)state;
+    uint64_t seed = 0x2545f4914f6cdd1dull;
+    for (int round = 0; round < 400000; round++) {
+        float q[12];
+        int kind = round % 5;
+        double scale = kind == 4 ? 1e-3 : 10.0;
+        float offset = kind == 4 ? 1000.0f : random_coordinate(&seed, 100.0);
+        for (int i = 0; i < 12; i++)
+            q[i] = random_coordinate(&seed, scale);
+        if (kind == 1 || kind == 2 || kind == 4) { /* a grid cell of z = f(x, y) */
+            static const int cell[4][2] = {{0, 0}, {1, 0}, {1, 1}, {0, 1}};
+            float x0 = random_coordinate(&seed, 4.0), y0 = random_coordinate(&seed, 4.0);
+            float h = kind == 4 ? 0.001f : (float)(1 + round % 50) / 256.0f;
+            for (int i = 0; i < 4; i++) {
+                float x = x0 + h * (float)cell[i][0], y = y0 + h * (float)cell[i][1];
+                q[3 * i + 0] = x + offset;
+                q[3 * i + 1] = y;
+                q[3 * i + 2] = sinf(3.0f * x) * cosf(2.0f * y) * 0.1f;
+            }
+            if (kind == 2) { /* a flat square in a tilted plane: its ties are rounding noise */
+                polygon square = {.count = 4};
+                for (int i = 0; i < 4; i++) {
+                    square.xy[2 * i] = x0 + h * cell[i][0];
+                    square.xy[2 * i + 1] = y0 + h * cell[i][1];
+                }
+                double origin[3] = {offset, 0.0, 0.0};
+                place(&square, round * 0.001, round * 0.0007, origin);
+                memcpy(q, square.xyz, sizeof q);
+            }
+        } else if (kind == 3) { /* a sliver: two corners nearly on one line */
+            for (int k = 0; k < 3; k++)
+                q[6 + k] = (q[3 + k] + q[9 + k]) * 0.5f + q[6 + k] * 1e-6f;
+        }
+        uint32_t got[6], want[6];
+        geometry_triangulate_polygon(q, 4, got);
+        quad_by_projection(q, want);
+        if (memcmp(got, want, sizeof got) != 0)
+            fail_msg("round %d (kind %d): %u %u %u %u %u %u, the projection picks %u %u %u %u %u "
+                     "%u",
+                     round, kind, got[0], got[1], got[2], got[3], got[4], got[5], want[0], want[1],
+                     want[2], want[3], want[4], want[5]);
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(triangulate_triangle_is_itself),
         cmocka_unit_test(triangulate_refuses_fewer_than_three_corners),
         cmocka_unit_test(triangulate_convex_quad_in_either_winding),
+        cmocka_unit_test(triangulate_quads_pick_the_projections_diagonal),
         cmocka_unit_test(triangulate_concave_quad_splits_at_the_reflex_corner),
         cmocka_unit_test(triangulate_concave_polygons_cover_their_area_exactly),
         cmocka_unit_test(triangulate_handles_collinear_corners),

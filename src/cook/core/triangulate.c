@@ -10,7 +10,8 @@
  *   - 4 corners: the diagonal whose two triangles have the larger smaller area,
  *     so a concave quad is split at its reflex corner (the other diagonal would
  *     give a flipped triangle) and a quad with a flat corner is not split into
- *     a sliver.
+ *     a sliver. Most quads are decided from 3D cross products, without the
+ *     projection (quad_diagonal_without_projection: same result).
  *   - more: ear clipping on a circular linked list. An ear is a convex corner
  *     whose triangle contains no other remaining corner that is not convex
  *     (boundary included; corners at the same position as the triangle's own
@@ -247,6 +248,63 @@ static uint32_t triangulate_quad(const double *xy, uint32_t *triangles) {
     return 2;
 }
 
+/* The corners' centroid, their Newell normal about it (twice the area
+ * along the normal) and their largest coordinate about it. */
+static inline void polygon_plane(const float *corners, uint32_t count, double centre[3],
+                                 double normal[3], double *extent) {
+    for (int k = 0; k < 3; k++)
+        centre[k] = normal[k] = 0.0;
+    for (uint32_t i = 0; i < count; i++)
+        for (int k = 0; k < 3; k++)
+            centre[k] += (double)corners[3 * i + k];
+    for (int k = 0; k < 3; k++)
+        centre[k] /= (double)count;
+    *extent = 0.0;
+    for (uint32_t i = 0; i < count; i++) {
+        uint32_t j = i + 1 == count ? 0 : i + 1;
+        double p[3], q[3];
+        for (int k = 0; k < 3; k++) {
+            p[k] = (double)corners[3 * i + k] - centre[k];
+            q[k] = (double)corners[3 * j + k] - centre[k];
+            *extent = larger(*extent, fabs(p[k]));
+        }
+        normal[0] += (p[1] - q[1]) * (p[2] + q[2]);
+        normal[1] += (p[2] - q[2]) * (p[0] + q[0]);
+        normal[2] += (p[0] - q[0]) * (p[1] + q[1]);
+    }
+}
+
+/* The quad's diagonal as triangulate_quad picks it, found without the
+ * projection when that is certain: twice each triangle's area in the plane
+ * is its 3D cross product dotted with the unit normal (whatever orthonormal
+ * basis the plane gets), so the areas dotted with the unnormalised `normal`
+ * are the projected ones times `length`. The projection's rounding moves the
+ * areas it compares by a few hundred ulps of extent^2; a difference beyond
+ * 1e-9 * extent^2 decides as it would. Closer (a flat square's four equal
+ * areas), false: the projection decides. */
+static bool quad_diagonal_without_projection(double p[4][3], const double normal[3], double length,
+                                             double extent, uint32_t *triangles) {
+    static const uint8_t corners_of[4][3] = {{0, 1, 2}, {0, 2, 3}, {0, 1, 3}, {1, 2, 3}};
+    double area[4]; /* a1 a2 b1 b2 of triangulate_quad, times length */
+    for (int t = 0; t < 4; t++) {
+        const double *a = p[corners_of[t][0]], *b = p[corners_of[t][1]], *c = p[corners_of[t][2]];
+        double e[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]};
+        double f[3] = {c[0] - a[0], c[1] - a[1], c[2] - a[2]};
+        area[t] = (e[1] * f[2] - e[2] * f[1]) * normal[0] +
+                  (e[2] * f[0] - e[0] * f[2]) * normal[1] + (e[0] * f[1] - e[1] * f[0]) * normal[2];
+    }
+    double difference = smaller(area[2], area[3]) - smaller(area[0], area[1]);
+    double margin = 1e-9 * extent * extent * length;
+    if (!(fabs(difference) > margin))
+        return false; /* also NaN */
+    static const uint32_t split_02[6] = {0, 1, 2, 0, 2, 3};
+    static const uint32_t split_13[6] = {0, 1, 3, 1, 2, 3};
+    const uint32_t *pick = difference > 0.0 ? split_13 : split_02;
+    for (int i = 0; i < 6; i++)
+        triangles[i] = pick[i];
+    return true;
+}
+
 uint32_t geometry_triangulate_polygon(const float *corners, uint32_t count, uint32_t *triangles) {
     if (count < 3)
         return 0;
@@ -258,31 +316,24 @@ uint32_t geometry_triangulate_polygon(const float *corners, uint32_t count, uint
     }
 
     /* Centroid, then the Newell normal of the corners relative to it. */
-    double centre[3] = {0.0, 0.0, 0.0};
-    for (uint32_t i = 0; i < count; i++)
-        for (int k = 0; k < 3; k++)
-            centre[k] += (double)corners[3 * i + k];
-    for (int k = 0; k < 3; k++)
-        centre[k] /= (double)count;
-    double normal[3] = {0.0, 0.0, 0.0};
-    double extent = 0.0;
-    for (uint32_t i = 0; i < count; i++) {
-        uint32_t j = i + 1 == count ? 0 : i + 1;
-        double p[3], q[3];
-        for (int k = 0; k < 3; k++) {
-            p[k] = (double)corners[3 * i + k] - centre[k];
-            q[k] = (double)corners[3 * j + k] - centre[k];
-            extent = larger(extent, fabs(p[k]));
-        }
-        normal[0] += (p[1] - q[1]) * (p[2] + q[2]);
-        normal[1] += (p[2] - q[2]) * (p[0] + q[0]);
-        normal[2] += (p[0] - q[0]) * (p[1] + q[1]);
-    }
+    double centre[3], normal[3], extent;
+    if (count == 4) /* most polygons: the same code, unrolled */
+        polygon_plane(corners, 4, centre, normal, &extent);
+    else
+        polygon_plane(corners, count, centre, normal, &extent);
     double length = sqrt(normal[0] * normal[0] + normal[1] * normal[1] + normal[2] * normal[2]);
     /* Twice the area is `length`; below a relative 1e-12 it is rounding noise. */
     if (!(length > extent * extent * 1e-12) || !isfinite(length)) {
         fan_all(count, triangles);
         return 0;
+    }
+    if (count == 4) {
+        double p[4][3];
+        for (uint32_t i = 0; i < 4; i++)
+            for (int k = 0; k < 3; k++)
+                p[i][k] = (double)corners[3 * i + k] - centre[k];
+        if (quad_diagonal_without_projection(p, normal, length, extent, triangles))
+            return 2;
     }
     for (int k = 0; k < 3; k++)
         normal[k] /= length;

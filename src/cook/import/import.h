@@ -52,7 +52,7 @@ bool import_obj(cook_context *ctx, ir_asset *out);
  * statement, or with l or p ones). import_obj uses ranges of OBJ_RANGE_BYTES
  * for a file of OBJ_RANGES_MIN_BYTES or more on more than one thread. */
 bool import_obj_ranges(cook_context *ctx, ir_asset *out, size_t range_bytes, bool *in_ranges);
-#define OBJ_RANGE_BYTES ((size_t)4 << 20)
+#define OBJ_RANGE_BYTES ((size_t)2 << 20) /* smaller: fewer cache misses in its vertex table */
 #define OBJ_RANGES_MIN_BYTES ((size_t)8 << 20)
 
 /* glTF 2.0, .gltf (JSON with external or data: buffers) and .glb (import/gltf.c). */

@@ -28,14 +28,18 @@ static bool scan_index(obj_parser *ps, int64_t *out) {
     return true;
 }
 
-static bool resolve_index(obj_parser *ps, int64_t raw, int kind, uint32_t *out) {
+static const obj_vec *attribute_pool(const obj_parser *ps, int kind) {
+    return kind == ATTR_POSITION   ? &ps->positions
+           : kind == ATTR_TEXCOORD ? &ps->texcoords
+                                   : &ps->normals;
+}
+
+/* An index as resolve_index reads it, all cases and messages. */
+static bool resolve_any_index(obj_parser *ps, int64_t raw, int kind, uint32_t *out) {
     static const char *const singular[3] = {"vertex", "texture coordinate", "normal"};
     static const char *const plural[3] = {"vertices", "texture coordinates", "normals"};
     static const char *const consequence[3] = {"", "0,0 used", "normals are generated"};
-    const obj_vec *pool = kind == ATTR_POSITION   ? &ps->positions
-                          : kind == ATTR_TEXCOORD ? &ps->texcoords
-                                                  : &ps->normals;
-    size_t count = pool->count;
+    size_t count = attribute_pool(ps, kind)->count;
     if (raw == 0)
         return obj_syntax_error(ps, "%s index 0 is invalid: OBJ indices start at 1",
                                 singular[kind]);
@@ -65,6 +69,16 @@ static bool resolve_index(obj_parser *ps, int64_t raw, int kind, uint32_t *out) 
     ps->warned_missing[kind] = true;
     *out = OBJ_NONE;
     return true;
+}
+
+/* A corner's index of attribute `kind` resolved to a 0-based one; the usual
+ * case (a positive index of an element defined before) inline. */
+static inline bool resolve_index(obj_parser *ps, int64_t raw, int kind, uint32_t *out) {
+    if (raw > 0 && (uint64_t)raw <= attribute_pool(ps, kind)->count) {
+        *out = (uint32_t)(raw - 1);
+        return true;
+    }
+    return resolve_any_index(ps, raw, kind, out);
 }
 
 /* One corner: v, v/vt, v//vn, v/vt/vn (empty optional fields allowed). */

@@ -130,17 +130,33 @@ typedef struct obj_parser {
 
 /* ---- obj_scan.c ------------------------------------------------------------ */
 
+/* obj_vec_push when the vector must grow. */
+void *obj_vec_grow_push(obj_vec *vec, size_t size, size_t n);
 /* Appends `n` elements of `size` bytes; returns the first, or NULL when out of
- * memory (the vector is then unchanged). */
-void *obj_vec_push(obj_vec *vec, size_t size, size_t n);
+ * memory (the vector is then unchanged). Inline: faces push per corner. */
+static inline void *obj_vec_push(obj_vec *vec, size_t size, size_t n) {
+    if (vec->count > vec->cap || n > vec->cap - vec->count)
+        return obj_vec_grow_push(vec, size, n);
+    void *first = (char *)vec->data + vec->count * size;
+    vec->count += n;
+    return first;
+}
 void obj_vec_free(obj_vec *vec);
 /* The id stored for `name`, or OBJ_NONE. */
 uint32_t obj_name_find(const name_table *table, const char *name, size_t length);
 /* Adds `name` (not copied: it must outlive the table) with `id`; false when
  * out of memory. */
 bool obj_name_insert(name_table *table, const char *name, size_t length, uint32_t id);
-/* The hash of a (v, vt, vn) key in the unique-vertex table. */
-uint64_t obj_hash_corner(const uint32_t key[3]);
+/* The hash of a (v, vt, vn) key in the unique-vertex table (inline: every
+ * face corner is hashed). */
+static inline uint64_t obj_hash_corner(const uint32_t key[3]) {
+    uint64_t h = (uint64_t)key[0] * 0x9e3779b97f4a7c15ull;
+    h ^= (((uint64_t)key[1] << 32) | key[2]) * 0xc2b2ae3d27d4eb4full;
+    h ^= h >> 31;
+    h *= 0xbf58476d1ce4e5b9ull;
+    h ^= h >> 29;
+    return h;
+}
 /* A double as a float; beyond the float range, an infinity of its sign. */
 float obj_to_float(double value);
 /* A byte no text file has: NUL and the other control characters. */
@@ -153,17 +169,40 @@ bool obj_binary_error(obj_parser *ps, unsigned char byte);
 bool obj_syntax_error(obj_parser *ps, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Length of the token at p (up to a blank or the line end), for messages. */
 int obj_token_length(const unsigned char *p, const unsigned char *end);
-/* Skips blanks and line continuations, not the newline. */
-void obj_skip_blanks(obj_parser *ps);
+/* All of obj_skip_blanks: any blanks and continuations from the cursor. */
+void obj_skip_other_blanks(obj_parser *ps);
+/* Skips blanks and line continuations, not the newline. Inline: the spaces
+ * between numbers and corners; the rest in obj_skip_other_blanks. */
+static inline void obj_skip_blanks(obj_parser *ps) {
+    const unsigned char *p = ps->p, *end = ps->end;
+    while (p < end && *p == ' ')
+        p++;
+    ps->p = p;
+    /* \t \v \f \r (9, 11, 12, 13) or a backslash: maybe more to skip */
+    if (p < end && ((*p >= '\t' && *p <= '\r' && *p != '\n') || *p == '\\'))
+        obj_skip_other_blanks(ps);
+}
+/* Whether the backslash at p continues the line (the newline follows, after
+ * an optional CR, or the file ends). */
+bool obj_is_continuation(const unsigned char *p, const unsigned char *end);
 /* True when the token just scanned ends here. */
-bool obj_at_token_end(const obj_parser *ps);
+static inline bool obj_at_token_end(const obj_parser *ps) {
+    if (ps->p >= ps->end || *ps->p <= ' ')
+        return true;
+    return *ps->p == '\\' && obj_is_continuation(ps->p, ps->end);
+}
 /* Skips to the end of the physical line (comments) or the logical line
  * (statements being ignored, which may continue), checking it is text. */
 bool obj_skip_line(obj_parser *ps, bool logical);
 /* Moves to the next field of the statement; false at its end (a '#' that
  * starts a field begins a comment) or when the comment is not text (then
  * ps->binary is set). */
-bool obj_next_field(obj_parser *ps);
+static inline bool obj_next_field(obj_parser *ps) {
+    obj_skip_blanks(ps);
+    if (ps->p < ps->end && *ps->p == '#' && !obj_skip_line(ps, false))
+        return false;
+    return ps->p < ps->end && *ps->p != '\n';
+}
 /* The rest of the logical line, continuations folded to one space, trimmed,
  * NUL-terminated in ps->scratch. */
 bool obj_read_rest(obj_parser *ps, const char **text, size_t *length);

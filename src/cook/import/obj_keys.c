@@ -8,8 +8,9 @@
  * that the file's order of first use is the order of the lowest global
  * number of each distinct key. Keys are hashed and grouped into parts by
  * hash on the threads, and each part's own table (in increasing global
- * order) gives every key the lowest global number of its equals; one light
- * pass in global order then numbers the distinct keys. Which keys are equal
+ * order) gives every key the lowest global number of its equals; the
+ * distinct keys (their own lowest) are then numbered in global order, range
+ * by range from the count before each. Which keys are equal
  * does not depend on the grouping, so neither do the numbers.
  */
 #include <stdatomic.h>
@@ -32,6 +33,9 @@ typedef struct keys_job {
     size_t part_first[PARTS + 1];
     uint32_t *by_part; /* global numbers grouped by part, increasing in each */
     uint32_t *lowest;  /* per global number: the lowest equal one */
+    size_t *numbered;  /* per range: distinct keys, then the file numbers before it */
+    uint32_t *ids;     /* per global number: its file number */
+    uint32_t *keys;    /* the file's distinct keys */
     atomic_bool failed;
 } keys_job;
 
@@ -91,6 +95,35 @@ static void part_lowest(void *ctx, uint32_t part) {
     free(table);
 }
 
+/* The numbering in order of first use, on the threads range by range: each
+ * range's distinct keys counted, their numbers given from the count before
+ * the range, then every other key takes its lowest equal's number. */
+static void count_distinct(void *ctx, uint32_t r) {
+    keys_job *job = ctx;
+    size_t distinct = 0;
+    for (size_t g = job->first[r]; g < job->first[r + 1]; g++)
+        distinct += job->lowest[g] == g;
+    job->numbered[r] = distinct;
+}
+
+static void number_distinct(void *ctx, uint32_t r) {
+    keys_job *job = ctx;
+    uint32_t next = (uint32_t)job->numbered[r];
+    for (size_t g = job->first[r]; g < job->first[r + 1]; g++) {
+        if (job->lowest[g] == g) {
+            memcpy(job->keys + 3 * (size_t)next, job->all + 3 * g, 3 * sizeof *job->keys);
+            job->ids[g] = next++;
+        }
+    }
+}
+
+static void number_repeats(void *ctx, uint32_t r) {
+    keys_job *job = ctx;
+    for (size_t g = job->first[r]; g < job->first[r + 1]; g++)
+        if (job->lowest[g] != g)
+            job->ids[g] = job->ids[job->lowest[g]];
+}
+
 /* Counts laid out part by part, range by range in each: every part lists its
  * global numbers in increasing order. */
 static void lay_out_parts(keys_job *job, uint32_t range_count) {
@@ -122,8 +155,10 @@ uint32_t *obj_number_range_keys(obj_parser *file, const obj_vec *const *range_ke
     job.starts = malloc((range_count ? range_count : 1) * sizeof *job.starts);
     job.by_part = malloc(n * sizeof *job.by_part);
     job.lowest = malloc(n * sizeof *job.lowest);
-    uint32_t *ids = malloc(n * sizeof *ids);
-    bool ok = job.all && job.hashes && job.starts && job.by_part && job.lowest && ids;
+    job.numbered = malloc((range_count ? range_count : 1) * sizeof *job.numbered);
+    uint32_t *ids = job.ids = malloc(n * sizeof *ids);
+    bool ok =
+        job.all && job.hashes && job.starts && job.by_part && job.lowest && job.numbered && ids;
     if (ok) {
         parallel_for(threads, range_count, hash_range, &job);
         lay_out_parts(&job, range_count);
@@ -133,25 +168,27 @@ uint32_t *obj_number_range_keys(obj_parser *file, const obj_vec *const *range_ke
     }
     /* Numbers in order of first use; the distinct keys become the file's. */
     size_t distinct = 0;
-    for (size_t g = 0; ok && g < total; g++)
-        distinct += job.lowest[g] == g;
-    uint32_t *keys =
-        ok && distinct > 0 ? obj_vec_push(&file->keys, 3 * sizeof *keys, distinct) : NULL;
-    ok = ok && (distinct == 0 || keys != NULL);
-    uint32_t next = 0;
-    for (size_t g = 0; ok && g < total; g++) {
-        if (job.lowest[g] == g) {
-            memcpy(keys + 3 * (size_t)next, job.all + 3 * g, 3 * sizeof *keys);
-            ids[g] = next++;
-        } else {
-            ids[g] = ids[job.lowest[g]];
+    if (ok) {
+        parallel_for(threads, range_count, count_distinct, &job);
+        for (uint32_t r = 0; r < range_count; r++) {
+            size_t count = job.numbered[r];
+            job.numbered[r] = distinct;
+            distinct += count;
         }
+    }
+    job.keys =
+        ok && distinct > 0 ? obj_vec_push(&file->keys, 3 * sizeof *job.keys, distinct) : NULL;
+    ok = ok && (distinct == 0 || job.keys != NULL);
+    if (ok) {
+        parallel_for(threads, range_count, number_distinct, &job);
+        parallel_for(threads, range_count, number_repeats, &job);
     }
     free(job.all);
     free(job.hashes);
     free(job.starts);
     free(job.by_part);
     free(job.lowest);
+    free(job.numbered);
     if (!ok) {
         free(ids);
         file->keys.count = 0;

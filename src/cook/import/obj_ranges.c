@@ -45,8 +45,14 @@ typedef struct obj_range {
     size_t counts[3]; /* v, vt, vn statements */
     size_t before[3]; /* the same in the ranges before it */
     uint32_t lines;   /* newlines passed */
-    obj_vec events;   /* obj_event */
-    bool failed;      /* one pass must do it */
+    /* Step 2's part of the range: from the first statement that is not a v,
+     * vt or vn to the end of the last one (NULL: none), and the lines and
+     * attributes before it. */
+    const unsigned char *step2_begin, *step2_end;
+    uint32_t step2_line;
+    size_t step2_counts[3];
+    obj_vec events; /* obj_event */
+    bool failed;    /* one pass must do it */
 } obj_range;
 
 typedef struct ranges_job {
@@ -196,6 +202,15 @@ static bool scan_range(obj_range *range, int step) {
         } else {
             ok = step == 1 || note_event(range, start, line);
             skip_unchecked(ps, true);
+            if (step == 1 && range->step2_begin == NULL) {
+                range->step2_begin = start;
+                range->step2_line = line;
+                range->step2_counts[0] = ps->positions.count;
+                range->step2_counts[1] = ps->texcoords.count;
+                range->step2_counts[2] = ps->normals.count;
+            }
+            if (step == 1)
+                range->step2_end = ps->p;
         }
         if (!ok || ps->binary)
             return false;
@@ -221,9 +236,16 @@ static void step1_item(void *job_, uint32_t index) {
 static void step2_item(void *job_, uint32_t index) {
     ranges_job *job = job_;
     obj_range *range = &job->ranges[index];
-    if (atomic_load(&job->failed))
-        return; /* one pass will do it all */
-    range->ps.p = range->ps.begin;
+    if (atomic_load(&job->failed) || range->step2_begin == NULL)
+        return; /* one pass will do it all; or only attributes, read in step 1 */
+    /* What is before and after its part, step 1 has read and counted. */
+    obj_parser *ps = &range->ps;
+    ps->p = range->step2_begin;
+    ps->end = range->step2_end;
+    ps->line += range->step2_line;
+    ps->positions.count += range->step2_counts[0];
+    ps->texcoords.count += range->step2_counts[1];
+    ps->normals.count += range->step2_counts[2];
     if (!scan_range(range, 2) || range->ps.dropped_faces > 0)
         atomic_store(&job->failed, true);
 }
@@ -280,8 +302,9 @@ static bool join_attributes(ranges_job *job, unsigned threads) {
 }
 
 /* Faces [from, to) of a range (event marks) into the file: their new corners
- * looked up in the file's table (unless already `numbered`), their indices
- * renumbered. */
+ * looked up in the file's table and their indices renumbered; or, when the
+ * corners are `numbered` already, only their place among the file's indices
+ * taken (fill_indices writes them). */
 static bool merge_faces(obj_parser *file, const obj_parser *ps, const obj_event *from,
                         const obj_event *to, uint32_t *ids, bool numbered) {
     if (to->faces == from->faces)
@@ -298,10 +321,31 @@ static bool merge_faces(obj_parser *file, const obj_parser *ps, const obj_event 
     if (out == NULL)
         return obj_out_of_memory(file);
     const uint32_t *local = ps->indices.data;
-    for (size_t i = from->indices; i < to->indices; i++)
+    for (size_t i = from->indices; !numbered && i < to->indices; i++)
         *out++ = ids[local[i]];
     file->faces += (uint32_t)(to->faces - from->faces);
     return true;
+}
+
+typedef struct fill_job {
+    const ranges_job *ranges;
+    const uint32_t *numbered; /* obj_number_range_keys' ids */
+    const size_t *first;      /* per range: its first id in numbered */
+    const size_t *at;         /* per range: its first index in the file's */
+    uint32_t *indices;        /* the file's */
+} fill_job;
+
+/* A range's indices, renumbered, at their place in the file's: only faces
+ * add indices in a range's part of the file, so they are one block. */
+static void fill_indices(void *job_, uint32_t r) {
+    const fill_job *job = job_;
+    const obj_parser *ps = &job->ranges->ranges[r].ps;
+    if (ps->indices.count == 0)
+        return; /* then the file's may be none (NULL) */
+    const uint32_t *local = ps->indices.data, *ids = job->numbered + job->first[r];
+    uint32_t *out = job->indices + job->at[r];
+    for (size_t i = 0; i < ps->indices.count; i++)
+        out[i] = ids[local[i]];
 }
 
 /* The file's unique-vertex table sized at once for every range's corners
@@ -338,7 +382,11 @@ static bool merge_ranges(ranges_job *job, unsigned threads) {
                              : NULL;
     free(range_keys);
     bool ok = numbered != NULL || reserve_table(file, job);
+    size_t *at = numbered != NULL ? malloc(job->count * sizeof *at) : NULL;
+    ok = ok && (numbered == NULL || at != NULL || obj_out_of_memory(file));
     for (uint32_t r = 0; ok && r < job->count; r++) {
+        if (at != NULL)
+            at[r] = file->indices.count;
         const obj_range *range = &job->ranges[r];
         const obj_parser *ps = &range->ps;
         uint32_t *ids = numbered != NULL
@@ -365,6 +413,11 @@ static bool merge_ranges(ranges_job *job, unsigned threads) {
         if (numbered == NULL)
             free(ids);
     }
+    if (ok && numbered != NULL) {
+        fill_job fill = {job, numbered, first, at, file->indices.data};
+        parallel_for(threads, job->count, fill_indices, &fill);
+    }
+    free(at);
     free(numbered);
     free(first);
     return ok;

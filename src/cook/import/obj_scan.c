@@ -18,7 +18,7 @@
  * Growable arrays and hash tables
  * ------------------------------------------------------------------------- */
 
-void *obj_vec_push(obj_vec *vec, size_t size, size_t n) {
+void *obj_vec_grow_push(obj_vec *vec, size_t size, size_t n) {
     size_t need;
     if (!checked_add_size(vec->count, n, &need))
         return NULL;
@@ -77,15 +77,6 @@ bool obj_name_insert(name_table *table, const char *name, size_t length, uint32_
     table->slots[i] = (name_entry){name, length, id};
     table->count++;
     return true;
-}
-
-uint64_t obj_hash_corner(const uint32_t key[3]) {
-    uint64_t h = (uint64_t)key[0] * 0x9e3779b97f4a7c15ull;
-    h ^= (((uint64_t)key[1] << 32) | key[2]) * 0xc2b2ae3d27d4eb4full;
-    h ^= h >> 31;
-    h *= 0xbf58476d1ce4e5b9ull;
-    h ^= h >> 29;
-    return h;
 }
 
 /* ---------------------------------------------------------------------------
@@ -166,7 +157,11 @@ static const unsigned char *continuation(const unsigned char *p, const unsigned 
     return *q == '\n' ? q + 1 : NULL;
 }
 
-void obj_skip_blanks(obj_parser *ps) {
+bool obj_is_continuation(const unsigned char *p, const unsigned char *end) {
+    return continuation(p, end) != NULL;
+}
+
+void obj_skip_other_blanks(obj_parser *ps) {
     const unsigned char *p = ps->p, *end = ps->end;
     for (;;) {
         while (p < end && is_blank(*p))
@@ -181,16 +176,6 @@ void obj_skip_blanks(obj_parser *ps) {
         break;
     }
     ps->p = p;
-}
-
-static bool at_line_end(const obj_parser *ps) {
-    return ps->p >= ps->end || *ps->p == '\n';
-}
-
-bool obj_at_token_end(const obj_parser *ps) {
-    if (ps->p >= ps->end || *ps->p <= ' ')
-        return true;
-    return *ps->p == '\\' && continuation(ps->p, ps->end) != NULL;
 }
 
 bool obj_skip_line(obj_parser *ps, bool logical) {
@@ -211,13 +196,6 @@ bool obj_skip_line(obj_parser *ps, bool logical) {
     }
     ps->p = p;
     return true;
-}
-
-bool obj_next_field(obj_parser *ps) {
-    obj_skip_blanks(ps);
-    if (ps->p < ps->end && *ps->p == '#' && !obj_skip_line(ps, false))
-        return false;
-    return !at_line_end(ps);
 }
 
 bool obj_read_rest(obj_parser *ps, const char **text, size_t *length) {
