@@ -117,10 +117,11 @@ bool obj_vertex_id(obj_parser *ps, const uint32_t key[3], uint32_t *id) {
             return obj_out_of_memory(ps);
         for (size_t i = 0; i < cap; i++)
             table[i].id = OBJ_NONE;
+        const uint32_t *keys = ps->keys.data;
         for (size_t i = 0; i < ps->table_cap; i++) {
             if (ps->table[i].id == OBJ_NONE)
                 continue;
-            size_t j = (size_t)obj_hash_corner(ps->table[i].key) & (cap - 1);
+            size_t j = (size_t)obj_hash_corner(keys + 3 * (size_t)ps->table[i].id) & (cap - 1);
             while (table[j].id != OBJ_NONE)
                 j = (j + 1) & (cap - 1);
             table[j] = ps->table[i];
@@ -130,9 +131,14 @@ bool obj_vertex_id(obj_parser *ps, const uint32_t key[3], uint32_t *id) {
         ps->table_cap = cap;
     }
     size_t mask = ps->table_cap - 1;
-    size_t i = (size_t)obj_hash_corner(key) & mask;
+    uint64_t hash = obj_hash_corner(key);
+    uint32_t tag = obj_corner_tag(hash);
+    const uint32_t *keys = ps->keys.data;
+    size_t i = (size_t)hash & mask;
     for (; ps->table[i].id != OBJ_NONE; i = (i + 1) & mask) {
-        const uint32_t *k = ps->table[i].key;
+        if (ps->table[i].tag != tag)
+            continue;
+        const uint32_t *k = keys + 3 * (size_t)ps->table[i].id;
         if (k[0] == key[0] && k[1] == key[1] && k[2] == key[2]) {
             *id = ps->table[i].id;
             return true;
@@ -145,7 +151,7 @@ bool obj_vertex_id(obj_parser *ps, const uint32_t key[3], uint32_t *id) {
         return obj_out_of_memory(ps);
     memcpy(slot, key, 3 * sizeof *slot);
     *id = (uint32_t)(ps->keys.count - 1);
-    ps->table[i] = (corner_slot){{key[0], key[1], key[2]}, *id};
+    ps->table[i] = (corner_slot){tag, *id};
     return true;
 }
 

@@ -66,11 +66,12 @@ typedef struct obj_run {
 
 enum { ATTR_POSITION, ATTR_TEXCOORD, ATTR_NORMAL };
 
-/* A slot of the unique-vertex table; the key is kept inline so a lookup
- * touches one cache line (faces reference vertices all over the file). */
+/* A slot of the unique-vertex table: 8 bytes, so a range's table stays in
+ * the core's cache (a new vertex probes a slot at random). The key itself is
+ * in the keys array at `id`, read only when the tags match. */
 typedef struct corner_slot {
-    uint32_t key[3];
-    uint32_t id; /* OBJ_NONE: empty */
+    uint32_t tag; /* obj_corner_tag of the key's hash */
+    uint32_t id;  /* OBJ_NONE: empty */
 } corner_slot;
 
 typedef struct obj_parser {
@@ -156,6 +157,11 @@ static inline uint64_t obj_hash_corner(const uint32_t key[3]) {
     h *= 0xbf58476d1ce4e5b9ull;
     h ^= h >> 29;
     return h;
+}
+/* The bits of a corner's hash kept in its table slot: the high ones (the
+ * slot's index comes from the low ones). */
+static inline uint32_t obj_corner_tag(uint64_t hash) {
+    return (uint32_t)(hash >> 32);
 }
 /* A double as a float; beyond the float range, an infinity of its sign. */
 float obj_to_float(double value);

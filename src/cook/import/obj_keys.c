@@ -80,13 +80,15 @@ static void part_lowest(void *ctx, uint32_t part) {
     for (size_t i = begin; i < begin + count; i++) {
         uint32_t g = job->by_part[i];
         const uint32_t *key = job->all + 3 * (size_t)g;
+        uint32_t tag = obj_corner_tag(job->hashes[g]);
         for (size_t slot = (size_t)job->hashes[g] & (slots - 1);; slot = (slot + 1) & (slots - 1)) {
             if (table[slot].id == NO_KEY) {
-                table[slot] = (corner_slot){{key[0], key[1], key[2]}, g};
+                table[slot] = (corner_slot){tag, g};
                 job->lowest[g] = g;
                 break;
             }
-            if (memcmp(table[slot].key, key, sizeof table[slot].key) == 0) {
+            if (table[slot].tag == tag &&
+                memcmp(job->all + 3 * (size_t)table[slot].id, key, 3 * sizeof *key) == 0) {
                 job->lowest[g] = table[slot].id;
                 break;
             }
