@@ -30,6 +30,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "cook/core/core.h"
 
@@ -121,6 +122,41 @@ void import_phong_to_pbr(const import_phong *phong, ir_material *material);
  * Correctly rounded. Returns false when no number starts there; on success
  * advances *cursor, and the caller checks that a separator follows. */
 bool import_scan_number(const char **cursor, const char *end, double *out);
+/* How many of the 8 bytes at p (all readable) are digits before the first one
+ * that is not, and their value. Inline: the numbers and the OBJ face indices
+ * of a mesh file are read with it. */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+/* Eight at a time. A byte is a digit when neither b - '0' borrows nor
+ * b + 0x46 carries into its top bit; bytes after the first non-digit may be
+ * misjudged, but only the first one counts. */
+static inline unsigned import_leading_digits(const unsigned char *p, uint32_t *value) {
+    uint64_t chunk;
+    memcpy(&chunk, p, sizeof chunk); /* the first byte is the lowest */
+    uint64_t non_digit =
+        ((chunk - 0x3030303030303030ull) | (chunk + 0x4646464646464646ull)) & 0x8080808080808080ull;
+    unsigned n = non_digit ? (unsigned)__builtin_ctzll(non_digit) / 8 : 8;
+    if (n == 0) {
+        *value = 0;
+        return 0;
+    }
+    /* The n digits moved to the top, zeros below: an 8-digit number with
+     * leading zeros, combined pairwise (2, then 4, then 8 digits). */
+    chunk = (chunk << (8 * (8 - n))) & 0x0f0f0f0f0f0f0f0full;
+    chunk = (chunk * 2561) >> 8;
+    chunk = ((chunk & 0x00ff00ff00ff00ffull) * 6553601) >> 16;
+    *value = (uint32_t)(((chunk & 0x0000ffff0000ffffull) * 42949672960001ull) >> 32);
+    return n;
+}
+#else
+static inline unsigned import_leading_digits(const unsigned char *p, uint32_t *value) {
+    unsigned n = 0;
+    uint32_t v = 0;
+    for (; n < 8 && p[n] >= '0' && p[n] <= '9'; n++)
+        v = v * 10 + (uint32_t)(p[n] - '0');
+    *value = v;
+    return n;
+}
+#endif
 /* ---------------------------------------------------------------------------
  * Images (image.c)
  * ------------------------------------------------------------------------- */

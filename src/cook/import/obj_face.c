@@ -19,6 +19,13 @@ static bool scan_index(obj_parser *ps, int64_t *out) {
     }
     if (p >= end || !(*p >= '0' && *p <= '9'))
         return false;
+    uint32_t digits;
+    unsigned n = end - p >= 8 ? import_leading_digits(p, &digits) : 8;
+    if (n < 8) { /* the usual index, fewer than 8 digits, read at once */
+        ps->p = p + n;
+        *out = negative ? -(int64_t)digits : (int64_t)digits;
+        return true;
+    }
     int64_t value = 0;
     for (; p < end && (*p >= '0' && *p <= '9'); p++)
         if (value < 100000000000000ll) /* far beyond any count; keeps the text */

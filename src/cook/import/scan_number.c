@@ -29,30 +29,6 @@ static const double powers[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
                                   1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
 
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-/* How many of the 8 bytes at p are digits before the first one that is not,
- * and their value, eight at a time (a mesh file's numbers are mostly a few
- * digits, a point and six). A byte is a digit when neither b - '0' borrows
- * nor b + 0x46 carries into its top bit; bytes after the first non-digit
- * may be misjudged, but only the first one counts. */
-static unsigned leading_digits(const unsigned char *p, uint32_t *value) {
-    uint64_t chunk;
-    memcpy(&chunk, p, sizeof chunk); /* the first byte is the lowest */
-    uint64_t non_digit =
-        ((chunk - 0x3030303030303030ull) | (chunk + 0x4646464646464646ull)) & 0x8080808080808080ull;
-    unsigned n = non_digit ? (unsigned)__builtin_ctzll(non_digit) / 8 : 8;
-    if (n == 0) {
-        *value = 0;
-        return 0;
-    }
-    /* The n digits moved to the top, zeros below: an 8-digit number with
-     * leading zeros, combined pairwise (2, then 4, then 8 digits). */
-    chunk = (chunk << (8 * (8 - n))) & 0x0f0f0f0f0f0f0f0full;
-    chunk = (chunk * 2561) >> 8;
-    chunk = ((chunk & 0x00ff00ff00ff00ffull) * 6553601) >> 16;
-    *value = (uint32_t)(((chunk & 0x0000ffff0000ffffull) * 42949672960001ull) >> 32);
-    return n;
-}
-
 /* The common form, [sign] digits [. digits] with at most 15 digits in all
  * and fewer than 8 on either side of the point, read with the value the
  * general path below gives it (the same mantissa and exponent, both exact in
@@ -63,13 +39,13 @@ static bool scan_plain(const unsigned char **cursor, double *out) {
     bool negative = *p == '-';
     p += *p == '-' || *p == '+';
     uint32_t whole, fraction = 0;
-    unsigned whole_digits = leading_digits(p, &whole), fraction_digits = 0;
+    unsigned whole_digits = import_leading_digits(p, &whole), fraction_digits = 0;
     if (whole_digits == 8)
         return false;
     p += whole_digits;
     if (*p == '.') {
         p++;
-        fraction_digits = leading_digits(p, &fraction);
+        fraction_digits = import_leading_digits(p, &fraction);
         if (fraction_digits == 8)
             return false;
         p += fraction_digits;
