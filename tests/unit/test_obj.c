@@ -270,6 +270,37 @@ static void obj_resolves_negative_indices(void **state) {
     free(dir);
 }
 
+/* Indices of fewer than 8 digits are read eight bytes at a time, longer ones
+ * and those in the file's last 8 bytes digit by digit: the same values. */
+static void obj_reads_indices_of_every_length(void **state) {
+    (void)state;
+    char *dir = fresh_dir("index_lengths");
+    test_import r;
+    import_text(&r, dir,
+                "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 1 1 0\n"
+                "f 0000002 00000003 -0000001\nf +1 000000000002 4\nf 1 3 4");
+    test_import_expect_ok(&r);
+    const ir_mesh *mesh = only_mesh(&r);
+    assert_int_equal(mesh->index_count, 9);
+    static const float expected[9][2] = {{1, 0}, {0, 1}, {1, 1}, {0, 0}, {1, 0},
+                                         {1, 1}, {0, 0}, {0, 1}, {1, 1}};
+    for (int i = 0; i < 9; i++) {
+        assert_true(mesh->positions[3 * mesh->indices[i]] == expected[i][0]);
+        assert_true(mesh->positions[3 * mesh->indices[i] + 1] == expected[i][1]);
+    }
+    test_import_free(&r);
+    import_text(&r, dir, "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 1234567\n");
+    expect_error(&r, "model.obj:4: error: ", "face uses vertex 1234567, but only 3 vertices");
+    test_import_free(&r);
+    import_text(&r, dir, "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 12345678\n");
+    expect_error(&r, "model.obj:4: error: ", "face uses vertex 12345678, but only 3 vertices");
+    test_import_free(&r);
+    import_text(&r, dir, "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 -0000004\n");
+    expect_error(&r, "model.obj:4: error: ", "relative vertex index -4 points before the first");
+    test_import_free(&r);
+    free(dir);
+}
+
 static void obj_reads_vertex_colors_defaulting_missing_ones_to_white(void **state) {
     (void)state;
     char *dir = fresh_dir("colors");
@@ -1434,6 +1465,7 @@ int main(void) {
         cmocka_unit_test(obj_accepts_every_corner_form_and_mixed_faces),
         cmocka_unit_test(obj_flips_texcoord_v_to_a_top_left_origin),
         cmocka_unit_test(obj_resolves_negative_indices),
+        cmocka_unit_test(obj_reads_indices_of_every_length),
         cmocka_unit_test(obj_reads_vertex_colors_defaulting_missing_ones_to_white),
         cmocka_unit_test(obj_parses_leading_dot_and_exponent_numbers),
         cmocka_unit_test(scan_number_is_correctly_rounded),
