@@ -13,7 +13,7 @@
  *
  *   dirty   kiln_scene_set_local per changed node + kiln_scene_update: only
  *           the changed nodes and their subtrees are recomputed, each subtree once
- *   full    the same local transforms written to instance.local + one
+ *   full    the same local transforms written through kiln_scene_local + one
  *           kiln_scene_update_all: every node recomputed, in one forward pass
  *           (what an engine without dirty tracking does every frame)
  *
@@ -187,7 +187,7 @@ static void full_frame(void *arg) {
     const uint32_t *nodes;
     const kiln_scene_transform *locals;
     for (uint32_t k = 0, count = next_frame(f, &nodes, &locals); k < count; k++)
-        f->instance->local[nodes[k]] = locals[k];
+        *kiln_scene_local(f->instance, nodes[k]) = locals[k];
     f->writes_done = bench_thread_seconds();
     kiln_scene_update_all(f->instance);
     sink = f->instance->world[0];

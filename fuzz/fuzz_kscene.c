@@ -22,10 +22,10 @@ static void check_update(const kiln_scene_view *view, const uint8_t *data, size_
         open_instance(view, &full, &full_memory)) {
         for (size_t k = 0; k < size && k < 64; k++) {
             uint32_t node = data[size - 1 - k] % view->node_count;
-            kiln_scene_transform t = dirty.local[node];
+            kiln_scene_transform t = *kiln_scene_local(&dirty, node);
             t.translation[k % 3] += 1.0f;
             kiln_scene_set_local(&dirty, node, &t, NULL);
-            full.local[node] = t;
+            *kiln_scene_local(&full, node) = t;
         }
         kiln_scene_update(&dirty);
         kiln_scene_update_all(&full);

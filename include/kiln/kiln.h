@@ -521,19 +521,22 @@ void kiln_scene_compose(const kiln_scene_transform *transform, float out[16]);
  * (world) matrices kept up to date from them. It lives in memory the caller
  * provides (kiln_scene_instance_size bytes); nothing is allocated, and it
  * reads the view's hierarchy, so the file stays open while it is used.
- * Fields are read-only for the caller, except that `local` may be written
- * wholesale when kiln_scene_update_all follows; otherwise change a node with
- * kiln_scene_set_local, which tells the next update what to recompute. */
+ * Fields are read-only for the caller. `world` is one contiguous array of
+ * matrices (copy it to the GPU as it is); the local transforms are private,
+ * each kept beside its node's parent and subtree (one cache line a node, what
+ * the update reads of it): read them with kiln_scene_local, change a node with
+ * kiln_scene_set_local, a whole pose with kiln_scene_set_pose. */
+struct kiln_scene_record_;
 typedef struct kiln_scene_instance {
     uint32_t node_count;
     const kiln_scene_hierarchy *hierarchy;
-    kiln_scene_transform *local; /* node_count current local transforms */
-    float *world;                /* node_count column-major 4x4 matrices */
+    float *world; /* node_count column-major 4x4 matrices, 64-byte aligned */
     /* private */
+    struct kiln_scene_record_ *records_; /* per node: local transform, parent, subtree end */
     uint64_t *changed_;      /* a bit per node changed since the last update, then per word */
     uint32_t *changed_list_; /* the update's scratch: the changed nodes in order */
     uint32_t first_changed_; /* lowest and highest set bit (first > last: none) */
-    uint32_t last_changed_;
+    uint32_t last_changed_;  /* UINT32_MAX after kiln_scene_set_pose: every node */
 } kiln_scene_instance;
 
 /* Bytes of caller memory an instance of `view` needs; 0 when the view is
@@ -546,11 +549,23 @@ size_t kiln_scene_instance_size(const kiln_scene_view *view);
 kiln_result kiln_scene_instance_init(kiln_scene_instance *instance, const kiln_scene_view *view,
                                      void *memory, size_t size, kiln_error *err);
 
+/* A node's current local transform, or NULL when `node` is out of range.
+ * Writing through the pointer is seen by kiln_scene_update_all only; to have
+ * kiln_scene_update recompute the node, change it with kiln_scene_set_local. */
+kiln_scene_transform *kiln_scene_local(kiln_scene_instance *instance, uint32_t node);
+
 /* Replaces a node's local transform (rotation a unit quaternion) and marks it
  * and its subtree for the next update. KILN_ERR_INVALID_ARGUMENT when `node`
  * is out of range. */
 kiln_result kiln_scene_set_local(kiln_scene_instance *instance, uint32_t node,
                                  const kiln_scene_transform *local, kiln_error *err);
+
+/* Replaces every node's local transform with pose[0 .. count - 1] (a whole
+ * animated pose, kiln_anim_pose.local) and marks every node for the next
+ * update, kiln_scene_update or kiln_scene_update_all, which then both run the
+ * full pass. KILN_ERR_INVALID_ARGUMENT when `count` is not the node count. */
+kiln_result kiln_scene_set_pose(kiln_scene_instance *instance, const kiln_scene_transform *pose,
+                                uint32_t count, kiln_error *err);
 
 /* Recomputes the world matrices of the nodes changed since the last update and
  * of their subtrees, each subtree once and front to back as the full pass
@@ -558,7 +573,7 @@ kiln_result kiln_scene_set_local(kiln_scene_instance *instance, uint32_t node,
 uint32_t kiln_scene_update(kiln_scene_instance *instance);
 
 /* Recomputes every world matrix from the local transforms in one forward pass
- * (after writing instance->local wholesale, e.g. a full animated pose). */
+ * (when most nodes changed, or after writes through kiln_scene_local). */
 void kiln_scene_update_all(kiln_scene_instance *instance);
 
 /* A node's world matrix (column-major 4x4) as of the last update, or NULL

@@ -10,7 +10,13 @@
  * the node's bit; kiln_scene_update takes the set bits in increasing order,
  * recomputes each one's subtree and resumes after it, so a changed node
  * inside a subtree already recomputed costs nothing more. Only the bitmap
- * words holding a change are read, found through a bit per word. */
+ * words holding a change are read, found through a bit per word.
+ *
+ * What the update reads of a node besides its matrix (local transform,
+ * parent, subtree end) is one record of the instance's, a cache line: a
+ * changed node scattered over a large scene costs that line, its matrix and
+ * its parent's matrix (BENCHMARKS.md 11). The matrices stay one plain array,
+ * which engines copy to the GPU whole. */
 #include <inttypes.h>
 #include <string.h>
 
@@ -27,6 +33,19 @@
 /* ---------------------------------------------------------------------------
  * Transforms
  * ------------------------------------------------------------------------- */
+
+/* A node's record, built at init from the view's hierarchy and transforms:
+ * 64 bytes, 64-byte aligned, so one cache line (48 bytes, half the records
+ * across two lines, made a dirty update no faster and the full pass 1 %
+ * slower: BENCHMARKS.md 11). */
+struct kiln_scene_record_ {
+    kiln_scene_transform local;
+    int32_t parent;       /* -1 for a root */
+    uint32_t subtree_end; /* one past its last descendant */
+    uint8_t spare[16];
+};
+typedef struct kiln_scene_record_ node_record;
+_Static_assert(sizeof(node_record) == 64, "a node record is one cache line");
 
 /* Inlined into both passes: left to itself, GCC stopped inlining it into the
  * update's loop once that grew, a call per node the full pass did not pay. */
@@ -69,13 +88,14 @@ static void multiply_affine(const float *parent, const float *local, float *out)
 
 static void compute_world(kiln_scene_instance *instance, uint32_t node) {
     float *world = instance->world + (size_t)node * 16;
-    int32_t parent = instance->hierarchy[node].parent;
+    const node_record *record = &instance->records_[node];
+    int32_t parent = record->parent;
     if (parent < 0) {
-        compose(&instance->local[node], world);
+        compose(&record->local, world);
         return;
     }
     float local[16];
-    compose(&instance->local[node], local);
+    compose(&record->local, local);
     multiply_affine(instance->world + (size_t)parent * 16, local, world);
 }
 
@@ -91,14 +111,16 @@ static void recompute_range(kiln_scene_instance *instance, uint32_t first, uint3
  * ------------------------------------------------------------------------- */
 
 /* Layout in the caller's block: world matrices 64-byte aligned (one cache line
- * each), then local transforms, the changed bits and the update's list of
- * changed nodes (LIST_WORDS), each part 16-byte aligned. */
+ * each), then the node records (64-byte aligned too, the matrices being
+ * 64 bytes each), the changed bits and the update's list of changed nodes
+ * (LIST_WORDS), each part 16-byte aligned. */
 typedef struct instance_layout {
-    size_t world, local, changed, list, total;
+    size_t world, records, changed, list, total;
 } instance_layout;
 
 #define WORLD_ALIGNMENT 64u
 #define NO_CHANGE UINT32_MAX                    /* first_changed_ when no bit is set */
+#define ALL_CHANGED UINT32_MAX                  /* last_changed_ after kiln_scene_set_pose */
 #define LIST_WORDS(nodes) ((size_t)(nodes) + 1) /* see list_changed */
 
 static uint32_t word_count(uint32_t nodes) {
@@ -120,10 +142,10 @@ static uint64_t *summary_of(const kiln_scene_instance *instance) {
 
 static bool layout_of(uint32_t nodes, instance_layout *l) {
     enum { PARTS = 4 };
-    const size_t sizes[PARTS] = {sizeof(float) * 16, sizeof(kiln_scene_transform), sizeof(uint64_t),
+    const size_t sizes[PARTS] = {sizeof(float) * 16, sizeof(node_record), sizeof(uint64_t),
                                  sizeof(uint32_t)};
     const size_t counts[PARTS] = {nodes, nodes, change_words(nodes), LIST_WORDS(nodes)};
-    size_t *offsets[PARTS] = {&l->world, &l->local, &l->changed, &l->list};
+    size_t *offsets[PARTS] = {&l->world, &l->records, &l->changed, &l->list};
     size_t at = WORLD_ALIGNMENT - 16, part; /* room to align the matrices up */
     for (int k = 0; k < PARTS; k++) {
         *offsets[k] = at;
@@ -174,14 +196,15 @@ kiln_result kiln_scene_instance_init(kiln_scene_instance *instance, const kiln_s
     instance->node_count = view->node_count;
     instance->hierarchy = view->hierarchy;
     instance->world = (float *)(void *)(base + l.world);
-    instance->local = (kiln_scene_transform *)(void *)(base + l.local);
+    instance->records_ = (node_record *)(void *)(base + l.records);
     instance->changed_ = (uint64_t *)(void *)(base + l.changed);
     instance->changed_list_ = (uint32_t *)(void *)(base + l.list);
     memset(instance->changed_, 0, (size_t)change_words(view->node_count) * sizeof(uint64_t));
     clear_changes(instance);
-    if (view->node_count > 0)
-        memcpy(instance->local, view->transforms,
-               (size_t)view->node_count * sizeof(kiln_scene_transform));
+    for (uint32_t node = 0; node < view->node_count; node++)
+        instance->records_[node] = (node_record){.local = view->transforms[node],
+                                                 .parent = view->hierarchy[node].parent,
+                                                 .subtree_end = view->hierarchy[node].subtree_end};
     kiln_scene_update_all(instance);
     return runtime_succeed(err);
 }
@@ -192,11 +215,10 @@ kiln_result kiln_scene_set_local(kiln_scene_instance *instance, uint32_t node,
         return runtime_fail(err, KILN_ERR_INVALID_ARGUMENT, "kiln",
                             "kiln_scene_set_local: node %" PRIu32 " of %" PRIu32, node,
                             instance != NULL ? instance->node_count : 0);
-    instance->local[node] = *local;
+    instance->records_[node].local = *local;
     instance->changed_[node / 64] |= (uint64_t)1 << (node % 64);
     summary_of(instance)[node / SUMMARY_NODES] |= (uint64_t)1 << (node / 64 % 64);
 #if defined(__GNUC__) /* for the update, early: see prefetch_run */
-    __builtin_prefetch(&instance->hierarchy[node]);
     __builtin_prefetch(instance->world + (size_t)node * 16, 1);
 #endif
     if (instance->first_changed_ == NO_CHANGE || node < instance->first_changed_)
@@ -204,6 +226,30 @@ kiln_result kiln_scene_set_local(kiln_scene_instance *instance, uint32_t node,
     if (node > instance->last_changed_)
         instance->last_changed_ = node;
     return KILN_OK;
+}
+
+kiln_scene_transform *kiln_scene_local(kiln_scene_instance *instance, uint32_t node) {
+    if (instance == NULL || node >= instance->node_count)
+        return NULL;
+    return &instance->records_[node].local;
+}
+
+kiln_result kiln_scene_set_pose(kiln_scene_instance *instance, const kiln_scene_transform *pose,
+                                uint32_t count, kiln_error *err) {
+    if (instance == NULL || (pose == NULL && count > 0))
+        return runtime_fail(err, KILN_ERR_INVALID_ARGUMENT, "kiln",
+                            "kiln_scene_set_pose needs an instance and a pose");
+    if (count != instance->node_count)
+        return runtime_fail(err, KILN_ERR_INVALID_ARGUMENT, "kiln",
+                            "kiln_scene_set_pose: %" PRIu32 " transforms for %" PRIu32 " nodes",
+                            count, instance->node_count);
+    for (uint32_t node = 0; node < count; node++)
+        instance->records_[node].local = pose[node];
+    if (count > 0) { /* the bits stay as they are: the full pass clears them */
+        instance->first_changed_ = 0;
+        instance->last_changed_ = ALL_CHANGED;
+    }
+    return runtime_succeed(err);
 }
 
 /* The lowest set bit of a non-zero word. */
@@ -254,10 +300,10 @@ static uint32_t list_changed(kiln_scene_instance *instance, uint32_t *list) {
 /* Runs are scattered over the scene, and a run is short when few nodes hang
  * below a changed one, so its cache misses, not its arithmetic, would set the
  * pace. They are requested early, to overlap the arithmetic: the changed
- * node's record and matrix by kiln_scene_set_local; in the update, in two
- * stages down the list, the record of the node RECORD_AHEAD places ahead (in
- * case it left the cache since), then, once it has arrived, RUN_AHEAD places
- * ahead, the parent's matrix and the records, local transforms and matrices
+ * node's matrix by kiln_scene_set_local (which writes its record); in the
+ * update, in two stages down the list, the record of the node RECORD_AHEAD
+ * places ahead (in case it left the cache since), then, once it has arrived,
+ * RUN_AHEAD places ahead, the parent's matrix and the records and matrices
  * of the run's first RUN_PREFETCH_NODES nodes; within a run, the node
  * RUN_PREFETCH_NODES further (recompute_run). Measured in BENCHMARKS.md 11.
  * Always inlined: GCC takes a function made of prefetches alone for a pure
@@ -268,8 +314,7 @@ static uint32_t list_changed(kiln_scene_instance *instance, uint32_t *list) {
 
 ALWAYS_INLINE void prefetch_node(const kiln_scene_instance *instance, uint32_t node) {
 #if defined(__GNUC__)
-    __builtin_prefetch(&instance->hierarchy[node]);
-    __builtin_prefetch(&instance->local[node]);
+    __builtin_prefetch(&instance->records_[node]);
     __builtin_prefetch(instance->world + (size_t)node * 16, 1);
 #else
     (void)instance, (void)node;
@@ -277,7 +322,7 @@ ALWAYS_INLINE void prefetch_node(const kiln_scene_instance *instance, uint32_t n
 }
 
 ALWAYS_INLINE void prefetch_run(const kiln_scene_instance *instance, uint32_t first) {
-    const kiln_scene_hierarchy *h = &instance->hierarchy[first];
+    const node_record *h = &instance->records_[first];
     uint32_t last = h->subtree_end - 1;
 #if defined(__GNUC__)
     __builtin_prefetch(instance->world +
@@ -302,19 +347,23 @@ static void recompute_run(kiln_scene_instance *instance, uint32_t first, uint32_
 uint32_t kiln_scene_update(kiln_scene_instance *instance) {
     if (instance == NULL || instance->first_changed_ == NO_CHANGE)
         return 0;
+    if (instance->last_changed_ == ALL_CHANGED) {
+        kiln_scene_update_all(instance);
+        return instance->node_count;
+    }
     const uint32_t *list = instance->changed_list_;
     uint32_t count = list_changed(instance, instance->changed_list_), done = 0, updated = 0;
     for (uint32_t k = 0; k < count; k++) {
 #if defined(__GNUC__)
         if (k + RECORD_AHEAD < count)
-            __builtin_prefetch(&instance->hierarchy[list[k + RECORD_AHEAD]]);
+            __builtin_prefetch(&instance->records_[list[k + RECORD_AHEAD]]);
 #endif
         if (k + RUN_AHEAD < count)
             prefetch_run(instance, list[k + RUN_AHEAD]);
         uint32_t node = list[k];
         if (node < done)
             continue;
-        done = instance->hierarchy[node].subtree_end;
+        done = instance->records_[node].subtree_end;
         recompute_run(instance, node, done);
         updated += done - node;
     }
@@ -328,12 +377,13 @@ void kiln_scene_update_all(kiln_scene_instance *instance) {
     recompute_range(instance, 0, instance->node_count);
     if (instance->first_changed_ != NO_CHANGE) {
         uint64_t *summary = summary_of(instance);
-        uint32_t first = instance->first_changed_ / SUMMARY_NODES;
-        memset(summary + first, 0,
-               ((size_t)instance->last_changed_ / SUMMARY_NODES - first + 1) * sizeof(uint64_t));
-        memset(instance->changed_ + instance->first_changed_ / 64, 0,
-               ((size_t)instance->last_changed_ / 64 - instance->first_changed_ / 64 + 1) *
-                   sizeof(uint64_t));
+        uint32_t first = instance->first_changed_, last = instance->last_changed_;
+        if (last == ALL_CHANGED)
+            last = instance->node_count - 1;
+        memset(summary + first / SUMMARY_NODES, 0,
+               ((size_t)last / SUMMARY_NODES - first / SUMMARY_NODES + 1) * sizeof(uint64_t));
+        memset(instance->changed_ + first / 64, 0,
+               ((size_t)last / 64 - first / 64 + 1) * sizeof(uint64_t));
     }
     clear_changes(instance);
 }

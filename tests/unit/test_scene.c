@@ -546,11 +546,11 @@ static void dirty_update_equals_full_recompute(void **state) {
         uint32_t changes = round == 0 ? 0 : (uint32_t)(rand() % (round % 4 == 0 ? 800 : 40)) + 1;
         for (uint32_t c = 0; c < changes; c++) {
             uint32_t node = (uint32_t)rand() % v->node_count;
-            kiln_scene_transform t = lazy.instance.local[node];
+            kiln_scene_transform t = *kiln_scene_local(&lazy.instance, node);
             t.translation[0] += 0.25f;
             t.scale[1] *= 1.5f;
             assert_int_equal(kiln_scene_set_local(&lazy.instance, node, &t, &err), KILN_OK);
-            full.instance.local[node] = t;
+            *kiln_scene_local(&full.instance, node) = t; /* seen by the full pass */
             in_subtree[node] = 1;
         }
         for (uint32_t i = 0; i < v->node_count; i++) /* parents first */
@@ -600,6 +600,24 @@ static void recompute_world(const kiln_scene_view *v, const kiln_scene_transform
     }
 }
 
+/* The rest pose, the test's own copy of the local transforms it then sets. */
+static kiln_scene_transform *rest_pose(const kiln_scene_view *v) {
+    kiln_scene_transform *locals = malloc((size_t)v->node_count * sizeof *locals + 1);
+    assert_non_null(locals);
+    memcpy(locals, v->transforms, (size_t)v->node_count * sizeof *locals);
+    return locals;
+}
+
+/* Every node's local transform as the instance holds it equals `locals`. */
+static void expect_locals(kiln_scene_instance *instance, const kiln_scene_transform *locals) {
+    for (uint32_t i = 0; i < instance->node_count; i++) {
+        const kiln_scene_transform *got = kiln_scene_local(instance, i);
+        assert_non_null(got);
+        if (memcmp(got, &locals[i], sizeof *got) != 0)
+            fail_msg("node %u: kiln_scene_local differs from the transform set", i);
+    }
+}
+
 /* Nodes in the subtrees of the marked ones (marks spread to children). */
 static uint32_t count_subtrees(const kiln_scene_view *v, uint8_t *marked) {
     uint32_t count = 0;
@@ -631,6 +649,7 @@ static void update_matches_independent_recompute(void **state) {
         instance_open(&h, v);
         uint8_t *marked = malloc(n);
         float *want = malloc((size_t)n * 16 * sizeof(float));
+        kiln_scene_transform *locals = rest_pose(v);
         assert_non_null(marked);
         assert_non_null(want);
         uint32_t leaf = 0, inner = 0;
@@ -667,18 +686,21 @@ static void update_matches_independent_recompute(void **state) {
             uint32_t random_count = random ? (uint32_t)rand() % n + 1 : 0;
             for (uint32_t k = 0; k < (all ? n : random ? random_count : count); k++) {
                 uint32_t node = all ? n - 1 - k : random ? (uint32_t)rand() % n : picks[k];
-                kiln_scene_transform t = h.instance.local[node];
+                kiln_scene_transform t = locals[node];
                 t.translation[k % 3] += 0.5f;
                 t.scale[(k + 1) % 3] *= 1.25f;
                 assert_int_equal(kiln_scene_set_local(&h.instance, node, &t, &err), KILN_OK);
+                locals[node] = t;
                 marked[node] = 1;
             }
             uint32_t expected = count_subtrees(v, marked);
             assert_int_equal(kiln_scene_update(&h.instance), expected);
             assert_int_equal(kiln_scene_update(&h.instance), 0);
-            recompute_world(v, h.instance.local, want);
+            expect_locals(&h.instance, locals);
+            recompute_world(v, locals, want);
             assert_memory_equal(h.instance.world, want, (size_t)n * 16 * sizeof(float));
         }
+        free(locals);
         free(marked);
         free(want);
         instance_close(&h);
@@ -692,21 +714,24 @@ static void update_matches_independent_recompute(void **state) {
  * the count and every matrix against the independent recompute; a second
  * update then has nothing left. */
 static void change_and_check(held_instance *h, const kiln_scene_view *v, const uint32_t *nodes,
-                             uint32_t count, uint8_t *marked, float *want, const char *what) {
+                             uint32_t count, kiln_scene_transform *locals, uint8_t *marked,
+                             float *want, const char *what) {
     kiln_error err;
     memset(marked, 0, v->node_count);
     for (uint32_t k = 0; k < count; k++) {
-        kiln_scene_transform t = h->instance.local[nodes[k]];
+        kiln_scene_transform t = locals[nodes[k]];
         t.translation[k % 3] -= 0.75f;
         t.scale[(k + 2) % 3] *= 0.8f;
         assert_int_equal(kiln_scene_set_local(&h->instance, nodes[k], &t, &err), KILN_OK);
+        locals[nodes[k]] = t;
         marked[nodes[k]] = 1;
     }
     uint32_t expected = count_subtrees(v, marked), got = kiln_scene_update(&h->instance);
     if (got != expected)
         fail_msg("%s: %u nodes recomputed, expected %u", what, got, expected);
     assert_int_equal(kiln_scene_update(&h->instance), 0);
-    recompute_world(v, h->instance.local, want);
+    expect_locals(&h->instance, locals);
+    recompute_world(v, locals, want);
     for (uint32_t i = 0; i < v->node_count; i++)
         if (memcmp(h->instance.world + (size_t)i * 16, want + (size_t)i * 16, 16 * sizeof(float)))
             fail_msg("%s: node %u's world matrix differs from the recompute", what, i);
@@ -743,6 +768,7 @@ static void update_edge_cases_match_independent_recompute(void **state) {
         uint8_t *marked = malloc(n);
         float *want = malloc((size_t)n * 16 * sizeof(float));
         uint32_t *nodes = malloc((size_t)n * 2 * sizeof *nodes);
+        kiln_scene_transform *locals = rest_pose(v);
         assert_non_null(marked);
         assert_non_null(want);
         assert_non_null(nodes);
@@ -786,22 +812,24 @@ static void update_edge_cases_match_independent_recompute(void **state) {
                 break;
             }
             snprintf(what, sizeof what, "%s, case %d", names[shape], c);
-            change_and_check(&h, v, nodes, count, marked, want, what);
+            change_and_check(&h, v, nodes, count, locals, marked, want, what);
         }
         /* Changes the full pass takes care of leave nothing for the update,
          * and the next change is found again. */
         for (uint32_t k = 0; k < 3; k++) {
-            kiln_scene_transform t = h.instance.local[k * (n - 1) / 2];
+            kiln_scene_transform t = locals[k * (n - 1) / 2];
             t.translation[1] += 2.0f;
             assert_int_equal(kiln_scene_set_local(&h.instance, k * (n - 1) / 2, &t, &err), KILN_OK);
+            locals[k * (n - 1) / 2] = t;
         }
         kiln_scene_update_all(&h.instance);
         assert_int_equal(kiln_scene_update(&h.instance), 0);
-        recompute_world(v, h.instance.local, want);
+        recompute_world(v, locals, want);
         assert_memory_equal(h.instance.world, want, (size_t)n * 16 * sizeof(float));
         nodes[0] = n / 3;
         snprintf(what, sizeof what, "%s, after the full pass", names[shape]);
-        change_and_check(&h, v, nodes, 1, marked, want, what);
+        change_and_check(&h, v, nodes, 1, locals, marked, want, what);
+        free(locals);
         free(nodes);
         free(marked);
         free(want);
@@ -810,6 +838,154 @@ static void update_edge_cases_match_independent_recompute(void **state) {
         bytebuf_free(&bytes);
         ir_asset_free(&asset);
     }
+}
+
+/* The scene of a test of the instance's own API: a random forest of `n`. */
+typedef struct instance_case {
+    ir_asset asset;
+    bytebuf bytes;
+    test_held_scene held;
+    float *want;
+    kiln_scene_transform *locals;
+} instance_case;
+
+static const kiln_scene_view *instance_case_open(instance_case *c, uint32_t n, uint32_t seed) {
+    random_asset(&c->asset, n, seed);
+    write_asset(&c->asset, 0, &c->bytes);
+    kiln_error err;
+    assert_int_equal(test_scene_hold(&c->held, c->bytes.data, c->bytes.size, 0, &err), KILN_OK);
+    c->want = malloc((size_t)n * 16 * sizeof(float));
+    assert_non_null(c->want);
+    c->locals = rest_pose(&c->held.view);
+    return &c->held.view;
+}
+
+static void instance_case_close(instance_case *c) {
+    free(c->want);
+    free(c->locals);
+    test_scene_release(&c->held);
+    bytebuf_free(&c->bytes);
+    ir_asset_free(&c->asset);
+}
+
+/* The instance's matrices and local transforms are the recompute's of the
+ * case's own copy of the local transforms. */
+static void expect_recomputed(instance_case *c, kiln_scene_instance *instance) {
+    expect_locals(instance, c->locals);
+    recompute_world(&c->held.view, c->locals, c->want);
+    assert_memory_equal(instance->world, c->want,
+                        (size_t)instance->node_count * 16 * sizeof(float));
+}
+
+/* A transform unlike `t`, made from `k`. */
+static kiln_scene_transform moved(kiln_scene_transform t, uint32_t k) {
+    t.translation[k % 3] += 0.5f + (float)(k % 7);
+    t.scale[(k + 1) % 3] *= 1.5f;
+    return t;
+}
+
+/* kiln_scene_local: the rest pose at init, NULL out of range, writes through
+ * it seen by the full pass and not by the update; kiln_scene_set_pose: the
+ * count checked, then every node recomputed by either update, and changes
+ * after it found again. */
+static void local_accessor_and_whole_pose(void **state) {
+    (void)state;
+    instance_case c;
+    const kiln_scene_view *v = instance_case_open(&c, 300, 21);
+    uint32_t n = v->node_count;
+    held_instance h;
+    instance_open(&h, v);
+    kiln_error err;
+    expect_locals(&h.instance, c.locals); /* the rest pose, first to last record */
+    assert_null(kiln_scene_local(&h.instance, n));
+    assert_null(kiln_scene_local(&h.instance, UINT32_MAX));
+    assert_null(kiln_scene_local(NULL, 0));
+
+    const uint32_t ends[3] = {0, n / 2, n - 1}; /* a root, a middle node, the last */
+    for (uint32_t k = 0; k < 3; k++)
+        *kiln_scene_local(&h.instance, ends[k]) = c.locals[ends[k]] = moved(c.locals[ends[k]], k);
+    assert_int_equal(kiln_scene_update(&h.instance), 0); /* nothing was marked */
+    kiln_scene_update_all(&h.instance);
+    expect_recomputed(&c, &h.instance);
+
+    kiln_scene_transform *pose = malloc((size_t)n * sizeof *pose);
+    assert_non_null(pose);
+    for (uint32_t i = 0; i < n; i++)
+        pose[i] = moved(c.locals[i], i + 3);
+    assert_int_equal(kiln_scene_set_pose(&h.instance, pose, n - 1, &err),
+                     KILN_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(err.message, "kiln_scene_set_pose: 299 transforms for 300 nodes"));
+    assert_int_equal(kiln_scene_set_pose(&h.instance, pose, n + 1, &err),
+                     KILN_ERR_INVALID_ARGUMENT);
+    assert_int_equal(kiln_scene_set_pose(&h.instance, NULL, n, &err), KILN_ERR_INVALID_ARGUMENT);
+    assert_int_equal(kiln_scene_set_pose(NULL, pose, n, &err), KILN_ERR_INVALID_ARGUMENT);
+    expect_recomputed(&c, &h.instance); /* refused: nothing changed */
+
+    /* Marked nodes before and after the pose: the update recomputes all. */
+    kiln_scene_transform t = moved(c.locals[7], 1);
+    assert_int_equal(kiln_scene_set_local(&h.instance, 7, &t, &err), KILN_OK);
+    assert_int_equal(kiln_scene_set_pose(&h.instance, pose, n, &err), KILN_OK);
+    memcpy(c.locals, pose, (size_t)n * sizeof *pose);
+    c.locals[n - 1] = moved(c.locals[n - 1], 2);
+    assert_int_equal(kiln_scene_set_local(&h.instance, n - 1, &c.locals[n - 1], &err), KILN_OK);
+    assert_int_equal(kiln_scene_update(&h.instance), n);
+    assert_int_equal(kiln_scene_update(&h.instance), 0);
+    expect_recomputed(&c, &h.instance);
+
+    /* After it, one change is one subtree again (the last node, a leaf). */
+    c.locals[n - 1] = moved(c.locals[n - 1], 5);
+    assert_int_equal(kiln_scene_set_local(&h.instance, n - 1, &c.locals[n - 1], &err), KILN_OK);
+    assert_int_equal(kiln_scene_update(&h.instance), 1);
+    expect_recomputed(&c, &h.instance);
+
+    /* A pose the full pass brings in leaves nothing for the update. */
+    for (uint32_t i = 0; i < n; i++)
+        pose[i] = c.locals[i] = moved(c.locals[i], i);
+    assert_int_equal(kiln_scene_set_pose(&h.instance, pose, n, &err), KILN_OK);
+    kiln_scene_update_all(&h.instance);
+    assert_int_equal(kiln_scene_update(&h.instance), 0);
+    expect_recomputed(&c, &h.instance);
+    free(pose);
+    instance_close(&h);
+    instance_case_close(&c);
+}
+
+/* Memory exactly kiln_scene_instance_size bytes long at each 16-byte
+ * alignment (the sanitizer catches a byte beyond it): the matrices 64-byte
+ * aligned, no node's local transform across two cache lines, and changes to
+ * the first and last records updated right. */
+static void instance_fits_at_every_alignment(void **state) {
+    (void)state;
+    instance_case c;
+    const kiln_scene_view *v = instance_case_open(&c, 1000, 33);
+    uint32_t n = v->node_count;
+    size_t size = kiln_scene_instance_size(v);
+    kiln_error err;
+    for (size_t shift = 0; shift < 64; shift += 16) {
+        void *block;
+        assert_int_equal(posix_memalign(&block, 64, size + shift), 0);
+        kiln_scene_instance instance;
+        assert_int_equal(
+            kiln_scene_instance_init(&instance, v, (uint8_t *)block + shift, size, &err), KILN_OK);
+        assert_int_equal((uintptr_t)instance.world % 64, 0);
+        for (uint32_t i = 0; i < n; i++) {
+            uintptr_t at = (uintptr_t)kiln_scene_local(&instance, i);
+            if (at / 64 != (at + sizeof(kiln_scene_transform) - 1) / 64)
+                fail_msg("shift %zu: node %u's local transform spans two lines", shift, i);
+        }
+        memcpy(c.locals, v->transforms, (size_t)n * sizeof *c.locals);
+        expect_recomputed(&c, &instance);
+        for (uint32_t k = 0; k < 2; k++) {
+            uint32_t node = k == 0 ? 0 : n - 1;
+            c.locals[node] = moved(c.locals[node], k + (uint32_t)shift);
+            assert_int_equal(kiln_scene_set_local(&instance, node, &c.locals[node], &err), KILN_OK);
+        }
+        uint32_t root_end = v->hierarchy[0].subtree_end;
+        assert_int_equal(kiln_scene_update(&instance), root_end + (n - 1 >= root_end));
+        expect_recomputed(&c, &instance);
+        free(block);
+    }
+    instance_case_close(&c);
 }
 
 static void instance_refuses_bad_memory(void **state) {
@@ -1035,6 +1211,8 @@ int main(void) {
         cmocka_unit_test(dirty_update_equals_full_recompute),
         cmocka_unit_test(update_matches_independent_recompute),
         cmocka_unit_test(update_edge_cases_match_independent_recompute),
+        cmocka_unit_test(local_accessor_and_whole_pose),
+        cmocka_unit_test(instance_fits_at_every_alignment),
         cmocka_unit_test(instance_refuses_bad_memory),
         cmocka_unit_test(assimp_node_graph_becomes_a_scene),
         cmocka_unit_test(corpus_world_matrices_match_gltf),
