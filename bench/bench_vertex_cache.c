@@ -2,7 +2,7 @@
  * bench_vertex_cache.c — kiln's vertex cache order (process/vertex_cache.c)
  * against meshoptimizer's optimizeVertexCache: CPU time and ACMR.
  *
- *   bench_vertex_cache [--reps N] SOURCE...
+ *   bench_vertex_cache [--reps N] [--chunk T] [--scores S] SOURCE...
  *   bench_vertex_cache --lods [--reps N] SOURCE...
  *
  * Every SOURCE is imported and given normals and welded as the cooker does;
@@ -18,6 +18,11 @@
  * CPU time is given too (after meshoptimizer's order), with
  * meshopt_analyzeOverdraw's overdraw (pixels shaded / covered, from its
  * three axis views) of meshoptimizer's order before and after it.
+ *
+ * --chunk T cuts a submesh of 2T triangles or more into chunks of ~T (the
+ * cooker's size otherwise); --scores S orders with other scores than kiln's
+ * (vertex_cache_order_scored): 26 numbers, comma-separated, the 17 by age
+ * then the 9 by live triangles (bench/tune_vertex_cache.py searches them).
  *
  * With --lods, each SOURCE is processed N times per order as the cooker
  * does up to its LODs (normals, weld, order, LODs: bench_lod_process, one
@@ -46,20 +51,27 @@ static uint64_t transformed(const uint32_t *indices, size_t count, size_t vertic
     return stats.vertices_transformed;
 }
 
-static void order_piece(const mesh_local *local, unsigned reps, totals *sum) {
+typedef struct options {
+    unsigned reps;
+    uint32_t chunk; /* 0: the cooker's */
+    const vertex_cache_scores *scores;
+} options;
+
+static void order_piece(const mesh_local *local, const options *opt, totals *sum) {
     size_t bytes = local->index_count * sizeof(uint32_t);
     uint32_t *a = malloc(bytes), *b = malloc(bytes);
     if (a == NULL || b == NULL)
         bench_die("out of memory");
     double best_meshopt = 1e30, best_kiln = 1e30, best_overdraw = 1e30;
-    for (unsigned r = 0; r < reps; r++) {
+    for (unsigned r = 0; r < opt->reps; r++) {
         for (unsigned turn = 0; turn < 2; turn++) {
             bool kiln_turn = (turn + r) % 2 == 0;
             uint32_t *out = kiln_turn ? b : a;
             memcpy(out, local->indices, bytes);
             double start = bench_thread_seconds();
             if (kiln_turn) {
-                if (!vertex_cache_order(out, local->index_count, local->vertex_count))
+                if (!vertex_cache_order_scored(out, local->index_count, local->vertex_count,
+                                               opt->scores))
                     bench_die("vertex_cache_order failed");
             } else {
                 meshopt_optimizeVertexCache(out, out, local->index_count, local->vertex_count);
@@ -96,7 +108,7 @@ static void order_piece(const mesh_local *local, unsigned reps, totals *sum) {
 
 /* The pieces of one submesh as the order step cuts them. */
 static void order_submesh(const ir_mesh *mesh, const ir_submesh *sub, uint32_t chunk_triangles,
-                          unsigned reps, totals *sum) {
+                          const options *opt, totals *sum) {
     uint32_t triangles = sub->index_count / 3;
     uint32_t count = submesh_chunk_count(sub, chunk_triangles);
     uint32_t *indices = malloc(sub->index_count * sizeof *indices);
@@ -114,7 +126,7 @@ static void order_submesh(const ir_mesh *mesh, const ir_submesh *sub, uint32_t c
         if (!mesh_local_build(&local, indices + 3 * cuts[c], 3 * (cuts[c + 1] - cuts[c]),
                               mesh->positions))
             bench_die("out of memory");
-        order_piece(&local, reps, sum);
+        order_piece(&local, opt, sum);
         mesh_local_free(&local);
     }
     free(cuts);
@@ -181,24 +193,54 @@ static void lods_table(int count, char **paths, unsigned reps) {
     }
 }
 
+/* The 26 numbers of --scores; false when there are not exactly 26. */
+static bool parse_scores(const char *text, vertex_cache_scores *scores) {
+    float *slot[VERTEX_CACHE_FIFO + 1 + VERTEX_CACHE_VALENCE + 1];
+    size_t slots = 0;
+    for (int i = 0; i <= VERTEX_CACHE_FIFO; i++)
+        slot[slots++] = &scores->cache[i];
+    for (int i = 0; i <= VERTEX_CACHE_VALENCE; i++)
+        slot[slots++] = &scores->live[i];
+    for (size_t i = 0; i < slots; i++) {
+        char *end;
+        *slot[i] = strtof(text, &end);
+        if (end == text || *end != (i + 1 < slots ? ',' : '\0'))
+            return false;
+        text = end + (i + 1 < slots);
+    }
+    return true;
+}
+
 int main(int argc, char **argv) {
-    unsigned reps = 5;
+    options opt = {.reps = 5, .chunk = 0, .scores = &vertex_cache_tuned};
+    vertex_cache_scores scores;
     int first = 1;
-    bool lods = false;
+    bool lods = false, usage = false;
     if (argc > first && strcmp(argv[first], "--lods") == 0) {
         lods = true;
         first++;
     }
-    if (argc > first + 1 && strcmp(argv[first], "--reps") == 0) {
-        reps = (unsigned)strtoul(argv[first + 1], NULL, 10);
+    while (!usage && argc > first + 1 && strncmp(argv[first], "--", 2) == 0) {
+        const char *name = argv[first], *value = argv[first + 1];
+        if (strcmp(name, "--reps") == 0)
+            opt.reps = (unsigned)strtoul(value, NULL, 10);
+        else if (strcmp(name, "--chunk") == 0 && !lods)
+            opt.chunk = (uint32_t)strtoul(value, NULL, 10);
+        else if (strcmp(name, "--scores") == 0 && !lods && parse_scores(value, &scores))
+            opt.scores = &scores;
+        else
+            usage = true;
         first += 2;
     }
-    if (first >= argc || reps == 0) {
-        fprintf(stderr, "usage: %s [--lods] [--reps N] SOURCE...\n", argv[0]);
+    if (usage || first >= argc || opt.reps == 0) {
+        fprintf(stderr,
+                "usage: %s [--reps N] [--chunk T] [--scores S] SOURCE...\n"
+                "       %s --lods [--reps N] SOURCE...\n",
+                argv[0], argv[0]);
         return 2;
     }
     if (lods) {
-        lods_table(argc - first, argv + first, reps);
+        lods_table(argc - first, argv + first, opt.reps);
         return 0;
     }
     printf(
@@ -218,7 +260,8 @@ int main(int argc, char **argv) {
             for (uint32_t s = 0; s < mesh->submesh_count; s++) {
                 const ir_submesh *sub = &mesh->submeshes[s];
                 if (sub->topology == KILN_TOPOLOGY_TRIANGLES && sub->index_count >= 3)
-                    order_submesh(mesh, sub, mesh_chunk_size(&settings), reps, &sum);
+                    order_submesh(mesh, sub, opt.chunk ? opt.chunk : mesh_chunk_size(&settings),
+                                  &opt, &sum);
             }
         }
         double t = (double)(sum.triangles ? sum.triangles : 1);

@@ -285,7 +285,7 @@ run_vertex_cache() {
             echo "(skipping $model: not found)"
         fi
     done
-    models+=("$glb_4m")
+    models+=("$glb_4m" "$large_obj") # the 1M grid again, in the OBJ import's order
     load_average
     "$bin/bench_vertex_cache" --reps 5 "${models[@]}"
     load_average

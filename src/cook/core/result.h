@@ -75,8 +75,12 @@
  * 25: kiln's meshlet builder gives ties between equally good candidate
  *     triangles to the lower triangle number (its candidates are now kept
  *     in lists by rank), so a mesh's meshlets change in detail, not in
- *     kind. */
-#define KILN_ENCODER_VERSION 25u
+ *     kind;
+ * 26: kiln's vertex cache order (mesh.vertex_cache: kiln) scores vertices
+ *     with a tuned table: with that setting a mesh's triangle order, and
+ *     with it its vertex order and meshlets, changes; at the default
+ *     (meshopt) nothing changes. */
+#define KILN_ENCODER_VERSION 26u
 
 /* What one cook is doing now, readable from another thread while it runs (the
  * CLI's progress line names the stage of an asset that takes long). Opaque:

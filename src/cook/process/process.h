@@ -308,6 +308,20 @@ bool meshopt_checked_order(uint32_t *indices, size_t index_count, const float *p
  * indices, for invalid input (as meshopt_triangles_valid), more than ~1.4
  * billion triangles, or out of memory. */
 bool vertex_cache_order(uint32_t *indices, size_t index_count, size_t vertex_count);
+/* The scores kiln's order gives a vertex: by its age in a FIFO of
+ * VERTEX_CACHE_FIFO (the insertions since its own; VERTEX_CACHE_FIFO: not
+ * cached) plus by its triangles not drawn yet (VERTEX_CACHE_VALENCE: that
+ * many or more; live[0] is not used). */
+#define VERTEX_CACHE_FIFO 16
+#define VERTEX_CACHE_VALENCE 8
+typedef struct vertex_cache_scores {
+    float cache[VERTEX_CACHE_FIFO + 1];
+    float live[VERTEX_CACHE_VALENCE + 1];
+} vertex_cache_scores;
+extern const vertex_cache_scores vertex_cache_tuned; /* what vertex_cache_order uses */
+/* vertex_cache_order with other scores (bench/tune_vertex_cache.py). */
+bool vertex_cache_order_scored(uint32_t *indices, size_t index_count, size_t vertex_count,
+                               const vertex_cache_scores *scores);
 /* The vertex cache order `cache` names (mesh.vertex_cache), then with
  * `overdraw` meshoptimizer's overdraw order, as meshopt_checked_order; false,
  * leaving the indices, when the cache order refused them. */

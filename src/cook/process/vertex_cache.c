@@ -16,24 +16,47 @@
  *     (Tipsify, 2007), and as kiln measures it (a FIFO of 16): a vertex's
  *     place is its age, the vertices inserted since it, kept as a time stamp,
  *     so drawing a triangle moves nothing;
- *   - ages are grouped into classes of equal score (vc_table_make), so an
- *     insertion changes the score of only the few vertices whose age crosses
- *     a class boundary, found in a ring of the last VC_CACHE insertions.
+ *   - ages are grouped into classes of equal score (vertex_cache_tuned), so
+ *     an insertion changes the score of only the few vertices whose age
+ *     crosses a class boundary, found in a ring of the last VC_CACHE
+ *     insertions.
  * Per step only the drawn triangle's corners and those few vertices are
  * rescored; their live triangles' scores move by the vertex's change
  * (integer scores, so the sums stay exact) and are the candidates. When none
- * has a live triangle left, every cached vertex's triangles are. The score
- * constants were chosen on kiln's benchmark models for the ACMR of a FIFO of
- * 16 (BENCHMARKS.md, "kiln's vertex cache order"). */
+ * has a live triangle left, every cached vertex's triangles are. The scores
+ * were found by a search for the lowest ACMR of a FIFO of 16 on training
+ * meshes (vertex_cache_tuned below), as meshoptimizer tunes its LRU tables
+ * (Kapoulkine, meshoptimizer 0.18's optimizeVertexCache); its tables do not
+ * carry over, as a FIFO ages a vertex differently. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/checked.h"
 #include "cook/process/process.h"
 
-#define VC_CACHE 16  /* FIFO entries: the cache kiln measures against */
-#define VC_VALENCE 8 /* live-triangle counts from here on share a score */
+#define VC_CACHE VERTEX_CACHE_FIFO
+#define VC_VALENCE VERTEX_CACHE_VALENCE
 #define VC_UNIT 65536.0
+#define VC_MAX 16.0f /* the largest score a part may have (the tuned are below 1.1) */
+
+/* The scores in use, found by a search on training meshes for the lowest
+ * ACMR of a FIFO of 16 (bench/tune_vertex_cache.py, seed 1; BENCHMARKS.md,
+ * "kiln's vertex cache order"). Ages come in classes of equal score (the
+ * three newest, 3-6, 7-12, 13-14, 15), so that an insertion changes at most
+ * five vertices' scores. The three newest share one score, below the older
+ * ones, as in Forsyth's scheme (which of the last triangle's corners the next
+ * one shares does not matter); the best are ages 7-12, drawn before they get
+ * near eviction, and age 15 is worth half; 1-5 live triangles add a bonus
+ * that falls with the count (draw a vertex's last triangles now, or it has to
+ * come back). */
+const vertex_cache_scores vertex_cache_tuned = {
+    .cache = {0.741f, 0.741f, 0.741f,                 /* ages 0-2 */
+              0.946f, 0.946f, 0.946f, 0.946f,         /* 3-6 */
+              1.078f, 1.078f, 1.078f, 1.078f, 1.078f, /* 7-11 */
+              1.078f, 0.979f, 0.979f, 0.531f,         /* 12, 13-14, 15 */
+              0.0f},                                  /* not cached */
+    .live = {0.0f, 0.7f, 0.544f, 0.389f, 0.158f, 0.078f, 0.0f, 0.0f, 0.0f},
+};
 
 /* Scores in fixed point by age (VC_CACHE: not in the cache) and live
  * triangles (0..VC_VALENCE). */
@@ -41,27 +64,20 @@ typedef struct vc_table {
     int32_t score[VC_CACHE + 1][VC_VALENCE + 1];
 } vc_table;
 
-/* The three newest vertices (the last triangle's, mostly) score 0.75; ages
- * 3-6, 7-10, 11-14 and 15 score 1 - d^4 for d = 0, 1/4, 1/2, 3/4 (1, 0.996,
- * 0.94, 0.68: flat, then a drop before eviction); a vertex with 1 live
- * triangle adds 0.7, falling linearly to 0 at 5.5 live triangles. */
-static void vc_table_make(vc_table *table) {
-    const double newest = 0.75, valence_top = 0.7, valence_span = 4.5;
-    const int class_ages = 4, classes = (VC_CACHE - 3 + class_ages - 1) / class_ages;
+/* A score in fixed point, each part clamped to 0..VC_MAX so that sums of
+ * three stay far from overflow. */
+static double vc_part(float score) {
+    return score > 0.0f ? (score < VC_MAX ? score : VC_MAX) : 0.0;
+}
+
+/* A vertex with no live triangles scores 0: it is never a candidate. */
+static void vc_table_make(vc_table *table, const vertex_cache_scores *scores) {
     for (int age = 0; age <= VC_CACHE; age++) {
-        double cache = 0.0; /* not in the cache */
-        if (age < 3)
-            cache = newest;
-        else if (age < VC_CACHE) {
-            double depth = (double)((age - 3) / class_ages) / classes;
-            cache = 1.0 - (depth * depth) * (depth * depth);
-        }
-        table->score[age][0] = 0; /* no live triangles: never a candidate */
-        for (int live = 1; live <= VC_VALENCE; live++) {
-            double valence = 1.0 - (live - 1) / valence_span;
-            valence = valence_top * (valence > 0.0 ? valence : 0.0);
-            table->score[age][live] = (int32_t)((cache + valence) * VC_UNIT + 0.5);
-        }
+        table->score[age][0] = 0;
+        for (int live = 1; live <= VC_VALENCE; live++)
+            table->score[age][live] =
+                (int32_t)((vc_part(scores->cache[age]) + vc_part(scores->live[live])) * VC_UNIT +
+                          0.5);
     }
 }
 
@@ -73,13 +89,20 @@ typedef struct vc_vertex {
     uint32_t first; /* start of its triangles in adjacency */
 } vc_vertex;
 
+/* A triangle in one 16-byte record, its score beside the corners that
+ * drawing it reads; a drawn triangle is marked by its score. */
+typedef struct vc_triangle {
+    uint32_t corner[3]; /* a copy of the input's */
+    int32_t score;      /* the sum of its corners' scores; VC_DRAWN once drawn */
+} vc_triangle;
+
+#define VC_DRAWN INT32_MIN /* live triangles' scores are >= 0 */
+
 /* The working state of one order; all arrays share one allocation. */
 typedef struct vc_state {
     vc_vertex *vertices;
-    uint32_t *adjacency;     /* per vertex: its live triangles, then the drawn */
-    int32_t *triangle_score; /* the sum of its corners' scores */
-    uint32_t *corners;       /* a copy of the input triangles */
-    uint8_t *drawn;          /* per triangle */
+    vc_triangle *triangles;
+    uint32_t *adjacency; /* per vertex: its live triangles, then the drawn */
     vc_table table;
     uint32_t clock;          /* insertions so far, plus VC_CACHE */
     uint32_t ring[VC_CACHE]; /* the last VC_CACHE inserted vertices, by clock */
@@ -87,22 +110,20 @@ typedef struct vc_state {
 
 static bool vc_alloc(vc_state *s, const uint32_t *indices, size_t triangles, size_t vertex_count,
                      void **block) {
-    size_t words = 0, total = 0; /* 4 words per vertex, 7 per triangle, a byte per triangle */
+    size_t words = 0, total = 0; /* 4 words per vertex, 4 + 3 per triangle */
     if (!checked_mul_size(vertex_count, 4, &words) ||
         !checked_mad_size(triangles, 7, words, &words) ||
-        !checked_mul_size(words, sizeof(uint32_t), &total) ||
-        !checked_add_size(total, triangles, &total))
+        !checked_mul_size(words, sizeof(uint32_t), &total))
         return false;
     uint32_t *next = malloc(total);
     if (next == NULL)
         return false;
     *block = next;
     s->vertices = (vc_vertex *)next;
-    s->adjacency = (next += 4 * vertex_count);
-    s->triangle_score = (int32_t *)(next += 3 * triangles);
-    s->corners = (next += triangles);
-    s->drawn = (uint8_t *)(next + 3 * triangles);
-    memcpy(s->corners, indices, 3 * triangles * sizeof *s->corners);
+    s->triangles = (vc_triangle *)(next += 4 * vertex_count);
+    s->adjacency = next + 4 * triangles;
+    for (size_t t = 0; t < triangles; t++)
+        memcpy(s->triangles[t].corner, &indices[3 * t], sizeof s->triangles[t].corner);
     return true;
 }
 
@@ -115,10 +136,10 @@ static int32_t vc_score(const vc_state *s, uint32_t vertex) {
 /* Each vertex's triangles (a degenerate triangle is listed once per corner,
  * as its score counts the vertex once per corner), then the first scores. */
 static void vc_build(vc_state *s, size_t triangles, size_t vertex_count) {
-    const uint32_t *corners = s->corners;
+    const vc_triangle *tri = s->triangles;
     memset(s->vertices, 0, vertex_count * sizeof *s->vertices);
     for (size_t i = 0; i < 3 * triangles; i++)
-        s->vertices[corners[i]].live++;
+        s->vertices[tri[i / 3].corner[i % 3]].live++;
     uint32_t sum = 0;
     for (size_t v = 0; v < vertex_count; v++) {
         s->vertices[v].first = sum;
@@ -126,7 +147,7 @@ static void vc_build(vc_state *s, size_t triangles, size_t vertex_count) {
         s->vertices[v].live = 0; /* the fill's cursor below, which ends where it started */
     }
     for (size_t i = 0; i < 3 * triangles; i++) {
-        uint32_t v = corners[i];
+        uint32_t v = tri[i / 3].corner[i % 3];
         s->adjacency[s->vertices[v].first + s->vertices[v].live++] = (uint32_t)(i / 3);
     }
     /* Stamps of 0 at a clock of VC_CACHE + 1: every vertex out of the cache. */
@@ -135,24 +156,21 @@ static void vc_build(vc_state *s, size_t triangles, size_t vertex_count) {
         s->ring[i] = UINT32_MAX;
     for (size_t v = 0; v < vertex_count; v++)
         s->vertices[v].score = vc_score(s, (uint32_t)v);
-    memset(s->drawn, 0, triangles);
     for (size_t t = 0; t < triangles; t++)
-        s->triangle_score[t] = s->vertices[corners[3 * t]].score +
-                               s->vertices[corners[3 * t + 1]].score +
-                               s->vertices[corners[3 * t + 2]].score;
+        s->triangles[t].score = s->vertices[tri[t].corner[0]].score +
+                                s->vertices[tri[t].corner[1]].score +
+                                s->vertices[tri[t].corner[2]].score;
 }
 
 /* Moves `triangle` from the live front of the vertex's list to the drawn back. */
 static void vc_retire(vc_state *s, uint32_t vertex, uint32_t triangle) {
     uint32_t *list = &s->adjacency[s->vertices[vertex].first];
     uint32_t last = --s->vertices[vertex].live;
-    for (uint32_t i = 0; i < last; i++) {
-        if (list[i] == triangle) {
-            list[i] = list[last];
-            list[last] = triangle;
-            return;
-        }
-    }
+    uint32_t at = last; /* its first place, found without a branch to mispredict */
+    for (uint32_t i = last; i-- > 0;)
+        at = list[i] == triangle ? i : at;
+    list[at] = list[last];
+    list[last] = triangle;
 }
 
 /* The ages, after an insertion, at which a vertex's score changes. */
@@ -177,8 +195,8 @@ static void vc_offer(vc_state *s, uint32_t vertex, int32_t change, vc_best *best
     uint32_t triangle = best->triangle;
     int32_t top = best->score;
     for (uint32_t k = 0, live = s->vertices[vertex].live; k < live; k++) {
-        int32_t value = s->triangle_score[list[k]] + change;
-        s->triangle_score[list[k]] = value;
+        int32_t value = s->triangles[list[k]].score + change;
+        s->triangles[list[k]].score = value;
         bool better = value >= top;
         top = better ? value : top;
         triangle = better ? list[k] : triangle;
@@ -200,8 +218,8 @@ static void vc_rescore(vc_state *s, uint32_t vertex, bool always, vc_best *best)
  * triangle, or UINT32_MAX when no cached vertex has a live triangle. */
 static uint32_t vc_step(vc_state *s, uint32_t current, const uint32_t *crossing,
                         uint32_t crossing_count) {
-    const uint32_t *corner = &s->corners[3 * current];
-    s->drawn[current] = 1;
+    const uint32_t *corner = s->triangles[current].corner;
+    s->triangles[current].score = VC_DRAWN;
     uint32_t aged[3 * VC_CACHE], aged_count = 0;
     for (int k = 0; k < 3; k++) {
         uint32_t v = corner[k];
@@ -230,7 +248,8 @@ static uint32_t vc_step(vc_state *s, uint32_t current, const uint32_t *crossing,
     return best.triangle;
 }
 
-bool vertex_cache_order(uint32_t *indices, size_t index_count, size_t vertex_count) {
+bool vertex_cache_order_scored(uint32_t *indices, size_t index_count, size_t vertex_count,
+                               const vertex_cache_scores *scores) {
     if (!meshopt_triangles_valid(indices, index_count, vertex_count))
         return false;
     size_t triangles = index_count / 3;
@@ -246,17 +265,17 @@ bool vertex_cache_order(uint32_t *indices, size_t index_count, size_t vertex_cou
         free(s);
         return false;
     }
-    vc_table_make(&s->table);
+    vc_table_make(&s->table, scores);
     vc_build(s, triangles, vertex_count);
     uint32_t crossing[VC_CACHE];
     uint32_t crossing_count = vc_crossings(&s->table, crossing);
     size_t cursor = 0;
     uint32_t current = 0;
     for (size_t done = 0; done < triangles; done++) {
-        memcpy(&indices[3 * done], &s->corners[3 * current], 3 * sizeof *indices);
+        memcpy(&indices[3 * done], s->triangles[current].corner, 3 * sizeof *indices);
         current = vc_step(s, current, crossing, crossing_count);
         if (current == UINT32_MAX) { /* dead end: the first triangle not drawn */
-            while (cursor < triangles && s->drawn[cursor])
+            while (cursor < triangles && s->triangles[cursor].score == VC_DRAWN)
                 cursor++;
             current = (uint32_t)cursor;
         }
@@ -264,6 +283,10 @@ bool vertex_cache_order(uint32_t *indices, size_t index_count, size_t vertex_cou
     free(block);
     free(s);
     return true;
+}
+
+bool vertex_cache_order(uint32_t *indices, size_t index_count, size_t vertex_count) {
+    return vertex_cache_order_scored(indices, index_count, vertex_count, &vertex_cache_tuned);
 }
 
 bool mesh_cache_order(uint32_t *indices, size_t index_count, const float *positions,
