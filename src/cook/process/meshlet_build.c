@@ -53,14 +53,10 @@ typedef struct triangle_cone {
     float normal[3]; /* unit, or 0 for a degenerate triangle */
 } triangle_cone;
 
-typedef struct candidate {
-    triangle_cone cone;
-    uint32_t triangle;
-} candidate;
-
-/* The candidates of one rank: a step scores only the best rank's. */
+/* The candidates of one rank (triangle numbers): a step scores only the
+ * best rank's. */
 typedef struct rank_list {
-    candidate *items;
+    uint32_t *items;
     size_t count, cap;
 } rank_list;
 
@@ -180,27 +176,26 @@ static uint32_t rank_of(const builder *b, uint32_t triangle, uint32_t extra) {
     return extra + 1;
 }
 
-static bool list_append(builder *b, uint32_t rank, uint32_t triangle, const triangle_cone *cone) {
+static bool list_append(builder *b, uint32_t rank, uint32_t triangle) {
     rank_list *list = &b->candidates[rank];
-    candidate *grown = array_grow(list->items, &list->cap, list->count + 1, sizeof *grown, 256);
+    uint32_t *grown = array_grow(list->items, &list->cap, list->count + 1, sizeof *grown, 256);
     if (grown == NULL)
         return false;
     list->items = grown;
-    list->items[list->count] = (candidate){*cone, triangle};
+    list->items[list->count] = triangle;
     b->tris[triangle].slot = rank << SLOT_RANK_SHIFT | (uint32_t)list->count++;
     return true;
 }
 
 /* Takes the candidate at `slot` out of its list (the last one moves in). */
-static candidate list_remove(builder *b, uint32_t slot) {
+static void list_remove(builder *b, uint32_t slot) {
     rank_list *list = &b->candidates[slot >> SLOT_RANK_SHIFT];
     uint32_t index = slot & SLOT_INDEX_MASK;
-    candidate taken = list->items[index];
-    candidate *last = &list->items[--list->count];
-    list->items[index] = *last;
-    b->tris[last->triangle].slot = slot;
-    b->tris[taken.triangle].slot = NO_TRIANGLE;
-    return taken;
+    uint32_t taken = list->items[index];
+    uint32_t last = list->items[--list->count];
+    list->items[index] = last;
+    b->tris[last].slot = slot;
+    b->tris[taken].slot = NO_TRIANGLE;
 }
 
 /* Moves a candidate to another rank's list. */
@@ -208,8 +203,8 @@ static bool change_rank(builder *b, uint32_t triangle, uint32_t rank) {
     uint32_t slot = b->tris[triangle].slot;
     if (slot >> SLOT_RANK_SHIFT == rank)
         return true;
-    candidate moved = list_remove(b, slot);
-    return list_append(b, rank, triangle, &moved.cone);
+    list_remove(b, slot);
+    return list_append(b, rank, triangle);
 }
 
 /* A triangle touching a vertex that just joined: enters the candidates or
@@ -221,7 +216,7 @@ static bool touch(builder *b, uint32_t triangle) {
                      (b->verts[tri[2]].local == NOT_IN_MESHLET);
     uint32_t rank = rank_of(b, triangle, extra);
     if (b->tris[triangle].slot == NO_TRIANGLE)
-        return list_append(b, rank, triangle, &b->cones[triangle]);
+        return list_append(b, rank, triangle);
     return change_rank(b, triangle, rank);
 }
 
@@ -234,7 +229,7 @@ static void clear_candidates(builder *b) {
     for (uint32_t r = 0; r < RANKS; r++) {
         rank_list *list = &b->candidates[r];
         for (size_t i = 0; i < list->count; i++)
-            b->tris[list->items[i].triangle].slot = NO_TRIANGLE;
+            b->tris[list->items[i]].slot = NO_TRIANGLE;
         list->count = 0;
     }
 }
@@ -248,17 +243,17 @@ static uint32_t best_candidate(const builder *b, bool by_live, uint32_t *rank_ou
     *rank_out = rank;
     if (rank == RANKS)
         return NO_TRIANGLE;
-    const candidate *items = b->candidates[rank].items;
+    const uint32_t *items = b->candidates[rank].items;
     size_t count = b->candidates[rank].count;
     /* Ties go to the lower triangle number: the choice depends on the set of
      * candidates, not on where they sit in the list. */
-    uint32_t best = items[0].triangle;
+    uint32_t best = items[0];
     if (count == 1) /* half the steps: nothing to compare */
         return best;
     if (by_live) {
         uint64_t best_live = UINT64_MAX;
         for (size_t i = 0; i < count; i++) {
-            uint32_t triangle = items[i].triangle;
+            uint32_t triangle = items[i];
             const uint32_t *tri = corners(b, triangle);
             uint64_t live =
                 (uint64_t)b->verts[tri[0]].live + b->verts[tri[1]].live + b->verts[tri[2]].live;
@@ -281,14 +276,14 @@ static uint32_t best_candidate(const builder *b, bool by_live, uint32_t *rank_ou
         axis[k] *= axis_scale;
     float best_score = INFINITY;
     for (size_t i = 0; i < count; i++) {
-        const triangle_cone *c = &items[i].cone;
+        uint32_t triangle = items[i];
+        const triangle_cone *c = &b->cones[triangle];
         float dx = c->centre[0] - centre[0], dy = c->centre[1] - centre[1],
               dz = c->centre[2] - centre[2];
         float cone =
             1.0f - (c->normal[0] * axis[0] + c->normal[1] * axis[1] + c->normal[2] * axis[2]);
         float score = (1.0f + sqrtf(dx * dx + dy * dy + dz * dz) * b->distance_scale) *
                       (cone < 1e-3f ? 1e-3f : cone);
-        uint32_t triangle = items[i].triangle;
         bool better = score < best_score || (score == best_score && triangle < best);
         best = better ? triangle : best;
         best_score = better ? score : best_score;
