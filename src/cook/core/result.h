@@ -75,8 +75,11 @@
  * 25: kiln's meshlet builder gives ties between equally good candidate
  *     triangles to the lower triangle number (its candidates are now kept
  *     in lists by rank), so a mesh's meshlets change in detail, not in
- *     kind. */
-#define KILN_ENCODER_VERSION 25u
+ *     kind;
+ * 26: meshlet bounding spheres and normal cones are kiln's own
+ *     (process/meshlet_bounds.c: meshoptimizer's method fitted to each
+ *     vertex once), so MLET's bounds change in the last bits. */
+#define KILN_ENCODER_VERSION 26u
 
 /* What one cook is doing now, readable from another thread while it runs (the
  * CLI's progress line names the stage of an asset that takes long). Opaque:

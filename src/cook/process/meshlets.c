@@ -2,7 +2,8 @@
  *
  * Built from each triangle submesh's full-detail triangles by kiln's builder
  * (meshlet_build.c) or meshoptimizer's (mesh.meshlet_builder), bounds and
- * cones by meshoptimizer either way. meshoptimizer pads each
+ * cones by kiln either way (meshlet_bounds.c: meshoptimizer's method on each
+ * vertex once instead of every corner). meshoptimizer pads each
  * meshlet's triangle bytes to a multiple of 4; kiln stores them densely (3
  * bytes per triangle, triangle_offset counted in triangles), which the format
  * promises and which saves up to 3 bytes per meshlet. A large submesh's
@@ -126,9 +127,9 @@ static bool build_range(const float *positions, size_t vertex_count, const uint3
                   out->triangle_count + src->triangle_count, 3);
         if (!ok)
             break;
-        struct meshopt_Bounds bounds = meshopt_computeMeshletBounds(
-            vertices + src->vertex_offset, src_triangles, src->triangle_count, positions,
-            vertex_count, 3 * sizeof(float));
+        meshlet_bounds bounds;
+        meshlet_bounds_compute(&bounds, vertices + src->vertex_offset, src->vertex_count,
+                               src_triangles, src->triangle_count, positions);
         ir_meshlet *dst = &out->meshlets[out->meshlet_count++];
         memset(dst, 0, sizeof *dst);
         dst->vertex_offset = (uint32_t)out->vertex_count;
