@@ -416,6 +416,7 @@ static void nearest_search_matches_a_brute_force_scan(void **state) {
             position[k] = (float)(next_random(&random) % 120000) / 100.0f - 100.0f;
         uint32_t got = meshlet_seed_nearest(seed, position, used);
         float best = INFINITY;
+        uint32_t expected = UINT32_MAX;
         for (uint32_t i = 0; i < count; i++) {
             if (used[i])
                 continue;
@@ -423,9 +424,12 @@ static void nearest_search_matches_a_brute_force_scan(void **state) {
             for (int k = 0; k < 3; k++)
                 d += (points[4 * i + (uint32_t)k] - position[k]) *
                      (points[4 * i + (uint32_t)k] - position[k]);
-            best = d < best ? d : best;
+            if (d <= best) { /* ties: the highest-numbered */
+                best = d;
+                expected = i;
+            }
         }
-        assert_true(got < count);
+        assert_int_equal(got, expected);
         assert_false(used[got]);
         float d = 0.0f;
         for (int k = 0; k < 3; k++)

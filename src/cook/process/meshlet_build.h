@@ -68,15 +68,15 @@ void meshlet_bounds_compute(meshlet_bounds *out, const uint32_t *vertices, size_
                             const uint8_t *triangles, size_t triangle_count,
                             const float *positions);
 
-/* The nearest-triangle search (meshlet_seed.c): a k-d tree over triangle
- * centroids that forgets used triangles as it meets them. */
+/* The nearest-triangle search (meshlet_seed.c): a tree of boxes over runs of
+ * consecutive triangle centroids that skips emptied runs as it meets them. */
 typedef struct meshlet_seed meshlet_seed;
 
 /* A tree over `count` points (x, y, z at points + stride * i); NULL when
  * memory runs out. */
 meshlet_seed *meshlet_seed_create(const float *points, size_t stride, uint32_t count);
-/* The point nearest `position` among those with used[point] == 0 (ties: any,
- * deterministically), or UINT32_MAX when none is left or no distance
+/* The point nearest `position` among those with used[point] == 0 (ties: the
+ * highest-numbered), or UINT32_MAX when none is left or no distance
  * compares (NaN). A point once seen used is never looked at again. */
 uint32_t meshlet_seed_nearest(meshlet_seed *seed, const float position[3], const uint8_t *used);
 void meshlet_seed_free(meshlet_seed *seed);
