@@ -80,8 +80,10 @@ typedef struct builder {
     triangle_cone *cones;
     triangle_state *tris;
     vertex_state *verts;
-    uint32_t *adjacent; /* per vertex, its triangles (CSR) */
-    uint8_t *used;      /* per triangle, for meshlet_seed */
+    uint32_t vertex_count; /* those used, numbered in first-use order */
+    uint32_t *globals;     /* per vertex, its number in the input */
+    uint32_t *adjacent;    /* per vertex, its triangles (CSR) */
+    uint8_t *used;         /* per triangle, for meshlet_seed */
     uint32_t used_count, next_unused;
     rank_list candidates[RANKS];
     meshlet_seed *seed; /* nearest-triangle search, made when first needed */
@@ -111,20 +113,44 @@ size_t meshlet_build_bound(size_t index_count, size_t max_vertices, size_t max_t
  * Set-up: triangle lists per vertex, centroids and normals
  * ------------------------------------------------------------------------- */
 
-/* Every triangle's corners beside its state, and every vertex's triangles
- * by a counting sort: live counts them, first and end bound each list. */
-static void build_adjacency(builder *b, const uint32_t *indices, size_t vertex_count) {
-    memset(b->verts, 0, vertex_count * sizeof *b->verts);
+/* Every triangle's corners beside its state, its vertices numbered in
+ * first-use order through a table over the range [lo, lo + range) the
+ * indices span: a chunk of a large mesh costs what it holds, and the
+ * records of vertices used together sit together. False when memory runs
+ * out. */
+static bool number_vertices(builder *b, const uint32_t *indices, uint32_t lo, size_t range) {
+    uint32_t *table = malloc(range * sizeof *table);
+    if (table == NULL)
+        return false;
+    memset(table, 0xff, range * sizeof *table);
+    uint32_t count = 0;
     for (uint32_t t = 0; t < b->triangle_count; t++) {
         triangle_state *tri = &b->tris[t];
         for (int k = 0; k < 3; k++) {
-            tri->v[k] = indices[3 * (size_t)t + k];
-            b->verts[tri->v[k]].live++;
+            uint32_t vertex = indices[3 * (size_t)t + k];
+            uint32_t *local = &table[vertex - lo];
+            if (*local == UINT32_MAX) {
+                *local = count;
+                b->globals[count++] = vertex;
+            }
+            tri->v[k] = *local;
         }
         tri->slot = NO_TRIANGLE;
     }
+    free(table);
+    b->vertex_count = count;
+    return true;
+}
+
+/* Every vertex's triangles by a counting sort: live counts them, first and
+ * end bound each list. */
+static void build_adjacency(builder *b) {
+    memset(b->verts, 0, b->vertex_count * sizeof *b->verts);
+    for (uint32_t t = 0; t < b->triangle_count; t++)
+        for (int k = 0; k < 3; k++)
+            b->verts[b->tris[t].v[k]].live++;
     uint32_t offset = 0;
-    for (size_t v = 0; v < vertex_count; v++) {
+    for (size_t v = 0; v < b->vertex_count; v++) {
         vertex_state *vertex = &b->verts[v];
         vertex->first = vertex->end = offset;
         vertex->local = NOT_IN_MESHLET;
@@ -137,10 +163,10 @@ static void build_adjacency(builder *b, const uint32_t *indices, size_t vertex_c
 
 /* Each triangle's centroid and unit normal; returns the sum of twice their
  * areas. */
-static double compute_cones(builder *b, const float *positions) {
+static double compute_cones(builder *b, const uint32_t *indices, const float *positions) {
     double area2 = 0.0;
     for (uint32_t t = 0; t < b->triangle_count; t++) {
-        const uint32_t *tri = b->tris[t].v;
+        const uint32_t *tri = indices + 3 * (size_t)t;
         const float *p0 = positions + 3 * (size_t)tri[0], *p1 = positions + 3 * (size_t)tri[1],
                     *p2 = positions + 3 * (size_t)tri[2];
         float e1[3] = {p1[0] - p0[0], p1[1] - p0[1], p1[2] - p0[2]};
@@ -433,6 +459,7 @@ static void free_builder(builder *b) {
     free(b->cones);
     free(b->tris);
     free(b->verts);
+    free(b->globals);
     free(b->adjacent);
     free(b->used);
     for (uint32_t r = 0; r < RANKS; r++)
@@ -450,11 +477,17 @@ bool meshlet_build(meshlet_span *meshlets, uint32_t *vertices, uint8_t *triangle
         max_triangles > MESHLET_BUILD_MAX_TRIANGLES ||
         !(cone_weight >= 0.0f && cone_weight <= 1.0f))
         return false;
-    for (size_t i = 0; i < index_count; i++)
+    uint32_t lo = UINT32_MAX, hi = 0;
+    for (size_t i = 0; i < index_count; i++) {
         if (indices[i] >= vertex_count)
             return false;
+        lo = indices[i] < lo ? indices[i] : lo;
+        hi = indices[i] > hi ? indices[i] : hi;
+    }
     if (index_count == 0)
         return true;
+    size_t range = (size_t)hi - lo + 1;
+    size_t most_vertices = range < index_count ? range : index_count;
     size_t triangle_count = index_count / 3;
     builder b = {.triangle_count = (uint32_t)triangle_count,
                  .max_vertices = (uint32_t)max_vertices,
@@ -465,20 +498,25 @@ bool meshlet_build(meshlet_span *meshlets, uint32_t *vertices, uint8_t *triangle
                  .triangles = triangles};
     b.cones = malloc(triangle_count * sizeof *b.cones);
     b.tris = malloc(triangle_count * sizeof *b.tris);
-    b.verts = malloc(vertex_count * sizeof *b.verts);
+    b.verts = malloc(most_vertices * sizeof *b.verts);
+    b.globals = malloc(most_vertices * sizeof *b.globals);
     b.adjacent = malloc(index_count * sizeof *b.adjacent);
     b.used = calloc(triangle_count, 1);
-    bool ok = b.cones && b.tris && b.verts && b.adjacent && b.used;
+    bool ok = b.cones && b.tris && b.verts && b.globals && b.adjacent && b.used &&
+              number_vertices(&b, indices, lo, range);
     if (ok) {
-        build_adjacency(&b, indices, vertex_count);
+        build_adjacency(&b);
         /* meshoptimizer's scale: a meshlet as a square patch of max_triangles
          * triangles of the mean area has about this radius. */
-        double mean_area = compute_cones(&b, positions) / (double)triangle_count * 0.5;
+        double mean_area = compute_cones(&b, indices, positions) / (double)triangle_count * 0.5;
         double radius = sqrt(mean_area * (double)max_triangles) * 0.5;
         b.distance_scale =
             radius > 0.0 && isfinite(radius) ? (float)((1.0 - cone_weight) / radius) : 0.0f;
         ok = grow_meshlets(&b);
     }
+    /* The meshlets' vertex lists back in the input's numbers. */
+    for (size_t i = 0; ok && i < b.current.vertex_offset; i++)
+        vertices[i] = b.globals[vertices[i]];
     *meshlet_count = b.meshlet_count;
     free_builder(&b);
     return ok;
