@@ -14,7 +14,8 @@
  *   3. if the winner does not fit, the candidate of that rank whose vertices
  *      have the fewest unused triangles left starts the next meshlet;
  *   4. with no candidate, the unused triangle nearest the meshlet's centre
- *      (meshlet_seed.c) joins it; the first meshlet starts nearest the origin.
+ *      (meshlet_seed.c, or meshlet_seed_runs.c for input in spatial order)
+ *      joins it; the first meshlet starts nearest the origin.
  *
  * meshoptimizer finds the candidates again at every step by walking the
  * triangle list of every vertex of the meshlet and looking each triangle's
@@ -86,7 +87,11 @@ typedef struct builder {
     uint8_t *used;         /* per triangle, for meshlet_seed */
     uint32_t used_count, next_unused;
     rank_list candidates[RANKS];
-    meshlet_seed *seed; /* nearest-triangle search, made when first needed */
+    /* Nearest-triangle search, made when first needed: runs for triangles
+     * in spatial order, else seed. */
+    bool spatial_order;
+    meshlet_seed *seed;
+    meshlet_runs *runs;
     /* The meshlet being grown and what it has added up. */
     meshlet_span current;
     float centre_sum[3], normal_sum[3];
@@ -419,16 +424,18 @@ static bool emit(builder *b, uint32_t triangle) {
  * meshlet, as meshoptimizer does); the first unused one in index order if no
  * distance compares (NaN positions). */
 static uint32_t seed_triangle(builder *b) {
-    if (b->seed == NULL) {
-        b->seed = meshlet_seed_create(b->cones[0].centre, sizeof *b->cones / sizeof(float),
-                                      b->triangle_count);
-        if (b->seed == NULL)
-            return NO_TRIANGLE;
-    }
+    size_t stride = sizeof *b->cones / sizeof(float);
+    if (b->spatial_order && b->runs == NULL)
+        b->runs = meshlet_runs_create(b->cones[0].centre, stride, b->triangle_count);
+    else if (!b->spatial_order && b->seed == NULL)
+        b->seed = meshlet_seed_create(b->cones[0].centre, stride, b->triangle_count);
+    if (b->runs == NULL && b->seed == NULL)
+        return NO_TRIANGLE;
     float centre[3] = {0.0f, 0.0f, 0.0f};
     for (int k = 0; k < 3 && b->current.triangle_count > 0; k++)
         centre[k] = b->centre_sum[k] / (float)b->current.triangle_count;
-    uint32_t nearest = meshlet_seed_nearest(b->seed, centre, b->used);
+    uint32_t nearest = b->runs ? meshlet_runs_nearest(b->runs, centre, b->used)
+                               : meshlet_seed_nearest(b->seed, centre, b->used);
     if (nearest != NO_TRIANGLE)
         return nearest;
     while (b->used[b->next_unused])
@@ -465,12 +472,13 @@ static void free_builder(builder *b) {
     for (uint32_t r = 0; r < RANKS; r++)
         free(b->candidates[r].items);
     meshlet_seed_free(b->seed);
+    meshlet_runs_free(b->runs);
 }
 
-bool meshlet_build(meshlet_span *meshlets, uint32_t *vertices, uint8_t *triangles,
-                   size_t *meshlet_count, const uint32_t *indices, size_t index_count,
-                   const float *positions, size_t vertex_count, size_t max_vertices,
-                   size_t max_triangles, float cone_weight) {
+static bool build(meshlet_span *meshlets, uint32_t *vertices, uint8_t *triangles,
+                  size_t *meshlet_count, const uint32_t *indices, size_t index_count,
+                  const float *positions, size_t vertex_count, size_t max_vertices,
+                  size_t max_triangles, float cone_weight, bool spatial_order) {
     *meshlet_count = 0;
     if (index_count % 3 != 0 || index_count / 3 >= UINT32_MAX || vertex_count >= UINT32_MAX ||
         max_vertices < 3 || max_vertices > MESHLET_BUILD_MAX_VERTICES || max_triangles < 1 ||
@@ -493,6 +501,7 @@ bool meshlet_build(meshlet_span *meshlets, uint32_t *vertices, uint8_t *triangle
                  .max_vertices = (uint32_t)max_vertices,
                  .max_triangles = (uint32_t)max_triangles,
                  .cone_weight = cone_weight,
+                 .spatial_order = spatial_order,
                  .meshlets = meshlets,
                  .vertices = vertices,
                  .triangles = triangles};
@@ -520,4 +529,20 @@ bool meshlet_build(meshlet_span *meshlets, uint32_t *vertices, uint8_t *triangle
     *meshlet_count = b.meshlet_count;
     free_builder(&b);
     return ok;
+}
+
+bool meshlet_build(meshlet_span *meshlets, uint32_t *vertices, uint8_t *triangles,
+                   size_t *meshlet_count, const uint32_t *indices, size_t index_count,
+                   const float *positions, size_t vertex_count, size_t max_vertices,
+                   size_t max_triangles, float cone_weight) {
+    return build(meshlets, vertices, triangles, meshlet_count, indices, index_count, positions,
+                 vertex_count, max_vertices, max_triangles, cone_weight, false);
+}
+
+bool meshlet_build_sorted(meshlet_span *meshlets, uint32_t *vertices, uint8_t *triangles,
+                          size_t *meshlet_count, const uint32_t *indices, size_t index_count,
+                          const float *positions, size_t vertex_count, size_t max_vertices,
+                          size_t max_triangles, float cone_weight) {
+    return build(meshlets, vertices, triangles, meshlet_count, indices, index_count, positions,
+                 vertex_count, max_vertices, max_triangles, cone_weight, true);
 }

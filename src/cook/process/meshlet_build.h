@@ -48,6 +48,13 @@ bool meshlet_build(meshlet_span *meshlets, uint32_t *vertices, uint8_t *triangle
                    size_t *meshlet_count, const uint32_t *indices, size_t index_count,
                    const float *positions, size_t vertex_count, size_t max_vertices,
                    size_t max_triangles, float cone_weight);
+/* meshlet_build for triangles in spatial order (a chunk sorted along a
+ * Morton curve, chunks.c): the same meshlets, its nearest-triangle search
+ * made for that order (meshlet_seed_runs.c). */
+bool meshlet_build_sorted(meshlet_span *meshlets, uint32_t *vertices, uint8_t *triangles,
+                          size_t *meshlet_count, const uint32_t *indices, size_t index_count,
+                          const float *positions, size_t vertex_count, size_t max_vertices,
+                          size_t max_triangles, float cone_weight);
 
 /* A meshlet's culling data (meshlet_bounds.c), the fields of kiln_meshlet. */
 typedef struct meshlet_bounds {
@@ -68,17 +75,25 @@ void meshlet_bounds_compute(meshlet_bounds *out, const uint32_t *vertices, size_
                             const uint8_t *triangles, size_t triangle_count,
                             const float *positions);
 
-/* The nearest-triangle search (meshlet_seed.c): a tree of boxes over runs of
- * consecutive triangle centroids that skips emptied runs as it meets them. */
+/* The nearest-triangle search (meshlet_seed.c): a k-d tree over triangle
+ * centroids that forgets used triangles as it meets them. */
 typedef struct meshlet_seed meshlet_seed;
 
 /* A tree over `count` points (x, y, z at points + stride * i); NULL when
  * memory runs out. */
 meshlet_seed *meshlet_seed_create(const float *points, size_t stride, uint32_t count);
-/* The point nearest `position` among those with used[point] == 0 (ties: the
- * highest-numbered), or UINT32_MAX when none is left or no distance
+/* The point nearest `position` among those with used[point] == 0 (ties: any,
+ * deterministically), or UINT32_MAX when none is left or no distance
  * compares (NaN). A point once seen used is never looked at again. */
 uint32_t meshlet_seed_nearest(meshlet_seed *seed, const float position[3], const uint8_t *used);
 void meshlet_seed_free(meshlet_seed *seed);
+
+/* The same search for points in spatial order (meshlet_seed_runs.c): a tree
+ * of boxes over runs of consecutive points, built in one pass; exact on any
+ * order, fast only on a spatial one. Same contract as meshlet_seed_*. */
+typedef struct meshlet_runs meshlet_runs;
+meshlet_runs *meshlet_runs_create(const float *points, size_t stride, uint32_t count);
+uint32_t meshlet_runs_nearest(meshlet_runs *seed, const float position[3], const uint8_t *used);
+void meshlet_runs_free(meshlet_runs *seed);
 
 #endif

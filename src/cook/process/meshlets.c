@@ -81,18 +81,22 @@ static bool build_meshopt(meshlet_span **spans_out, uint32_t **vertices_out,
     return true;
 }
 
-/* kiln's meshlets over `indices` (meshlet_build.c). */
+/* kiln's meshlets over `indices` (meshlet_build.c; `sorted`: in spatial
+ * order, a chunk of a large submesh). */
 static bool build_kiln(meshlet_span **spans_out, uint32_t **vertices_out, uint8_t **triangles_out,
                        size_t *count_out, const float *positions, size_t vertex_count,
                        const uint32_t *indices, size_t index_count, size_t max_vertices,
-                       size_t max_triangles) {
+                       size_t max_triangles, bool sorted) {
     size_t bound = meshlet_build_bound(index_count, max_vertices, max_triangles);
     meshlet_span *spans = malloc((bound ? bound : 1) * sizeof *spans);
     uint32_t *vertices = malloc((index_count ? index_count : 1) * sizeof *vertices);
     uint8_t *triangles = malloc(index_count ? index_count : 1);
+    bool (*builder)(meshlet_span *, uint32_t *, uint8_t *, size_t *, const uint32_t *, size_t,
+                    const float *, size_t, size_t, size_t, float) =
+        sorted ? meshlet_build_sorted : meshlet_build;
     if (spans == NULL || vertices == NULL || triangles == NULL ||
-        !meshlet_build(spans, vertices, triangles, count_out, indices, index_count, positions,
-                       vertex_count, max_vertices, max_triangles, MESHLET_CONE_WEIGHT)) {
+        !builder(spans, vertices, triangles, count_out, indices, index_count, positions,
+                 vertex_count, max_vertices, max_triangles, MESHLET_CONE_WEIGHT)) {
         free(spans);
         free(vertices);
         free(triangles);
@@ -106,14 +110,14 @@ static bool build_kiln(meshlet_span **spans_out, uint32_t **vertices_out, uint8_
 
 static bool build_range(const float *positions, size_t vertex_count, const uint32_t *indices,
                         size_t index_count, size_t max_vertices, size_t max_triangles,
-                        cook_meshlet_builder builder, meshlet_buffers *out) {
+                        cook_meshlet_builder builder, bool sorted, meshlet_buffers *out) {
     meshlet_span *spans = NULL;
     uint32_t *vertices = NULL;
     uint8_t *triangles = NULL;
     size_t count = 0;
     bool ok = builder == COOK_MESHLET_BUILDER_KILN
                   ? build_kiln(&spans, &vertices, &triangles, &count, positions, vertex_count,
-                               indices, index_count, max_vertices, max_triangles)
+                               indices, index_count, max_vertices, max_triangles, sorted)
                   : build_meshopt(&spans, &vertices, &triangles, &count, positions, vertex_count,
                                   indices, index_count, max_vertices, max_triangles);
     for (size_t m = 0; ok && m < count; m++) {
@@ -203,13 +207,13 @@ static void meshlets_chunk(void *ctx, uint32_t index) {
     if (!chunk->split || (job->builder == COOK_MESHLET_BUILDER_KILN &&
                           spans_narrow_range(indices, chunk->index_count))) {
         ok = build_range(job->mesh->positions, job->mesh->vertex_count, indices, chunk->index_count,
-                         job->max_vertices, job->max_triangles, job->builder, out);
+                         job->max_vertices, job->max_triangles, job->builder, chunk->split, out);
     } else {
         mesh_local local;
         ok = mesh_local_build(&local, indices, chunk->index_count, job->mesh->positions);
         if (ok) {
             ok = build_range(local.positions, local.vertex_count, local.indices, local.index_count,
-                             job->max_vertices, job->max_triangles, job->builder, out);
+                             job->max_vertices, job->max_triangles, job->builder, true, out);
             if (ok)
                 mesh_local_to_global(&local, out->vertices, out->vertex_count, out->vertices);
             mesh_local_free(&local);
