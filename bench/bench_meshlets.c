@@ -11,8 +11,10 @@
  * vertices, 124 triangles) and cone weight, N rounds alternating the two
  * (default 5); the CPU time is this thread's, the median of the rounds.
  *
- * Quality, for both builders the same way: bounds and cones of every meshlet
- * from meshopt_computeMeshletBounds, then a fixed set of 96 cameras looking
+ * Quality: bounds and cones of every meshlet as each pipeline makes them
+ * (meshopt_computeMeshletBounds for meshoptimizer's meshlets, kiln's
+ * meshlet_bounds_compute for kiln's; a third row gives kiln's meshlets with
+ * meshoptimizer's bounds), then a fixed set of 96 cameras looking
  * at the model's centre from 48 directions (a Fibonacci sphere), at 3 and at
  * 1.2 radii of its bounding sphere, 60 degrees field of view. A meshlet is
  * culled by its sphere when the sphere is outside the view frustum, by its
@@ -173,17 +175,37 @@ static bool cone_backfacing(const camera *c, const struct meshopt_Bounds *b) {
     return dot3(view, b->cone_axis) >= b->cone_cutoff;
 }
 
-static void measure(const built *b, const float *positions, size_t vertex_count,
-                    const float centre[3], float radius, totals *t) {
+/* kiln's bounds (meshlet_bounds.c, what the cooker stores) in meshoptimizer's struct. */
+static struct meshopt_Bounds kiln_bounds(const uint32_t *vertices, size_t vertex_count,
+                                         const uint8_t *triangles, size_t triangle_count,
+                                         const float *positions) {
+    meshlet_bounds k;
+    meshlet_bounds_compute(&k, vertices, vertex_count, triangles, triangle_count, positions);
+    struct meshopt_Bounds b;
+    memset(&b, 0, sizeof b);
+    memcpy(b.center, k.center, sizeof b.center);
+    b.radius = k.radius;
+    memcpy(b.cone_apex, k.cone_apex, sizeof b.cone_apex);
+    memcpy(b.cone_axis, k.cone_axis, sizeof b.cone_axis);
+    b.cone_cutoff = k.cone_cutoff;
+    return b;
+}
+
+static void measure(const built *b, bool with_kiln_bounds, const float *positions,
+                    size_t vertex_count, const float centre[3], float radius, totals *t) {
     struct meshopt_Bounds *bounds = malloc((b->meshlet_count + 1) * sizeof *bounds);
     if (bounds == NULL)
         bench_die("out of memory");
     size_t triangles = 0;
     for (size_t m = 0; m < b->meshlet_count; m++) {
         const meshlet_span *s = &b->meshlets[m];
-        bounds[m] = meshopt_computeMeshletBounds(
-            b->vertices + s->vertex_offset, b->triangles + 3 * (size_t)s->triangle_offset,
-            s->triangle_count, positions, vertex_count, 3 * sizeof(float));
+        const uint8_t *tris = b->triangles + 3 * (size_t)s->triangle_offset;
+        bounds[m] = with_kiln_bounds
+                        ? kiln_bounds(b->vertices + s->vertex_offset, s->vertex_count, tris,
+                                      s->triangle_count, positions)
+                        : meshopt_computeMeshletBounds(b->vertices + s->vertex_offset, tris,
+                                                       s->triangle_count, positions, vertex_count,
+                                                       3 * sizeof(float));
         triangles += s->triangle_count;
         t->vertices += s->vertex_count;
     }
@@ -237,7 +259,7 @@ int main(int argc, char **argv) {
         cook_settings_default(&settings);
         settings.threads = 1;
         ir_asset asset = bench_lod_import(argv[a], &settings);
-        totals mo = {0}, ki = {0};
+        totals mo = {0}, ki = {0}, ki_mo = {0}; /* ki_mo: kiln's meshlets, meshopt's bounds */
         double *times = malloc(2 * (size_t)rounds * sizeof *times);
         if (times == NULL)
             bench_die("out of memory");
@@ -267,8 +289,10 @@ int main(int argc, char **argv) {
                 qsort(times + rounds, (size_t)rounds, sizeof *times, bench_compare_doubles);
                 mo.seconds += times[rounds / 2];
                 ki.seconds += times[rounds + rounds / 2];
-                measure(&bm, mesh->positions, mesh->vertex_count, sphere, sphere[3], &mo);
-                measure(&bk, mesh->positions, mesh->vertex_count, sphere, sphere[3], &ki);
+                measure(&bm, false, mesh->positions, mesh->vertex_count, sphere, sphere[3], &mo);
+                measure(&bk, true, mesh->positions, mesh->vertex_count, sphere, sphere[3], &ki);
+                ki_mo.seconds = ki.seconds;
+                measure(&bk, false, mesh->positions, mesh->vertex_count, sphere, sphere[3], &ki_mo);
                 free_built(&bm);
                 free_built(&bk);
             }
@@ -277,6 +301,7 @@ int main(int argc, char **argv) {
         const char *name = strrchr(argv[a], '/') ? strrchr(argv[a], '/') + 1 : argv[a];
         print_row(name, "meshoptimizer", &mo);
         print_row(name, "kiln", &ki);
+        print_row(name, "kiln, meshoptimizer's bounds", &ki_mo);
         ir_asset_free(&asset);
     }
     return 0;

@@ -48,6 +48,9 @@ static void free_built(built *b) {
     free(b->triangles);
 }
 
+/* Whether build() calls meshlet_build_sorted instead of meshlet_build. */
+static bool use_sorted;
+
 static bool build(const uint32_t *indices, size_t index_count, const float *positions,
                   size_t vertex_count, size_t max_vertices, size_t max_triangles, built *out) {
     size_t bound = meshlet_build_bound(index_count, max_vertices, max_triangles);
@@ -58,9 +61,9 @@ static bool build(const uint32_t *indices, size_t index_count, const float *posi
     assert_non_null(out->vertices);
     assert_non_null(out->triangles);
     out->count = SIZE_MAX;
-    bool ok =
-        meshlet_build(out->meshlets, out->vertices, out->triangles, &out->count, indices,
-                      index_count, positions, vertex_count, max_vertices, max_triangles, 0.25f);
+    bool ok = (use_sorted ? meshlet_build_sorted : meshlet_build)(
+        out->meshlets, out->vertices, out->triangles, &out->count, indices, index_count, positions,
+        vertex_count, max_vertices, max_triangles, 0.25f);
     if (ok)
         assert_true(out->count <= bound);
     return ok;
@@ -392,8 +395,8 @@ static void scattered_triangles_and_nan_positions(void **state) {
 
 /* The nearest unused point, against a scan of all of them, while points are
  * used up in a random order. */
-static void nearest_search_matches_a_brute_force_scan(void **state) {
-    (void)state;
+/* The nearest search of either tree (runs: meshlet_seed_runs.c). */
+static void check_nearest_search(bool runs) {
     const uint32_t count = 5000;
     float *points = malloc(4 * (size_t)count * sizeof *points); /* stride 4 */
     uint8_t *used = calloc(count, 1);
@@ -408,13 +411,15 @@ static void nearest_search_matches_a_brute_force_scan(void **state) {
     /* A cluster of equal points, which no split can separate. */
     for (uint32_t i = 0; i < 200; i++)
         memcpy(points + 4 * i, points + 4 * 200, 3 * sizeof *points);
-    meshlet_seed *seed = meshlet_seed_create(points, 4, count);
-    assert_non_null(seed);
+    meshlet_seed *seed = runs ? NULL : meshlet_seed_create(points, 4, count);
+    meshlet_runs *tree = runs ? meshlet_runs_create(points, 4, count) : NULL;
+    assert_true(seed != NULL || tree != NULL);
     for (uint32_t round = 0; round < count; round++) {
         float position[3];
         for (int k = 0; k < 3; k++)
             position[k] = (float)(next_random(&random) % 120000) / 100.0f - 100.0f;
-        uint32_t got = meshlet_seed_nearest(seed, position, used);
+        uint32_t got = runs ? meshlet_runs_nearest(tree, position, used)
+                            : meshlet_seed_nearest(seed, position, used);
         float best = INFINITY;
         for (uint32_t i = 0; i < count; i++) {
             if (used[i])
@@ -439,16 +444,36 @@ static void nearest_search_matches_a_brute_force_scan(void **state) {
         used[gone] = 1;
     }
     float origin[3] = {0, 0, 0};
-    assert_int_equal(meshlet_seed_nearest(seed, origin, used), UINT32_MAX);
+    assert_int_equal(runs ? meshlet_runs_nearest(tree, origin, used)
+                          : meshlet_seed_nearest(seed, origin, used),
+                     UINT32_MAX);
     meshlet_seed_free(seed);
+    meshlet_runs_free(tree);
     free(points);
     free(used);
+}
+
+static void nearest_search_matches_a_brute_force_scan(void **state) {
+    (void)state;
+    check_nearest_search(false);
+    check_nearest_search(true);
+}
+
+/* meshlet_build_sorted (the nearest search for input in spatial order)
+ * keeps every promise too, on the grid (row order) and on scattered
+ * triangles with NaN positions. */
+static void the_sorted_build_keeps_every_promise(void **state) {
+    use_sorted = true;
+    every_triangle_once_within_limits_on_a_grid(state);
+    scattered_triangles_and_nan_positions(state);
+    use_sorted = false;
 }
 
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(every_triangle_once_within_limits_on_a_grid),
         cmocka_unit_test(the_same_input_gives_the_same_bytes),
+        cmocka_unit_test(the_sorted_build_keeps_every_promise),
         cmocka_unit_test(degenerate_and_repeated_triangles),
         cmocka_unit_test(a_triangle_adding_no_vertex_is_taken_first),
         cmocka_unit_test(no_triangles_make_no_meshlets),

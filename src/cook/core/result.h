@@ -76,10 +76,12 @@
  *     triangles to the lower triangle number (its candidates are now kept
  *     in lists by rank), so a mesh's meshlets change in detail, not in
  *     kind;
- * 26: kiln's vertex cache order (mesh.vertex_cache: kiln) scores vertices
- *     with a tuned table: with that setting a mesh's triangle order, and
- *     with it its vertex order and meshlets, changes; at the default
- *     (meshopt) nothing changes. */
+ * 26: meshlet bounding spheres and normal cones are kiln's own
+ *     (process/meshlet_bounds.c: meshoptimizer's method fitted to each
+ *     vertex once), so MLET's bounds change in the last bits; and kiln's
+ *     vertex cache order (mesh.vertex_cache: kiln) scores vertices with a
+ *     tuned table, so with that setting a mesh's triangle order, vertex
+ *     order and meshlets change. */
 #define KILN_ENCODER_VERSION 26u
 
 /* What one cook is doing now, readable from another thread while it runs (the

@@ -14,7 +14,8 @@
  *   3. if the winner does not fit, the candidate of that rank whose vertices
  *      have the fewest unused triangles left starts the next meshlet;
  *   4. with no candidate, the unused triangle nearest the meshlet's centre
- *      (meshlet_seed.c) joins it; the first meshlet starts nearest the origin.
+ *      (meshlet_seed.c, or meshlet_seed_runs.c for input in spatial order)
+ *      joins it; the first meshlet starts nearest the origin.
  *
  * meshoptimizer finds the candidates again at every step by walking the
  * triangle list of every vertex of the meshlet and looking each triangle's
@@ -53,14 +54,10 @@ typedef struct triangle_cone {
     float normal[3]; /* unit, or 0 for a degenerate triangle */
 } triangle_cone;
 
-typedef struct candidate {
-    triangle_cone cone;
-    uint32_t triangle;
-} candidate;
-
-/* The candidates of one rank: a step scores only the best rank's. */
+/* The candidates of one rank (triangle numbers): a step scores only the
+ * best rank's. */
 typedef struct rank_list {
-    candidate *items;
+    uint32_t *items;
     size_t count, cap;
 } rank_list;
 
@@ -84,11 +81,17 @@ typedef struct builder {
     triangle_cone *cones;
     triangle_state *tris;
     vertex_state *verts;
-    uint32_t *adjacent; /* per vertex, its triangles (CSR) */
-    uint8_t *used;      /* per triangle, for meshlet_seed */
+    uint32_t vertex_count; /* those used, numbered in first-use order */
+    uint32_t *globals;     /* per vertex, its number in the input */
+    uint32_t *adjacent;    /* per vertex, its triangles (CSR) */
+    uint8_t *used;         /* per triangle, for meshlet_seed */
     uint32_t used_count, next_unused;
     rank_list candidates[RANKS];
-    meshlet_seed *seed; /* nearest-triangle search, made when first needed */
+    /* Nearest-triangle search, made when first needed: runs for triangles
+     * in spatial order, else seed. */
+    bool spatial_order;
+    meshlet_seed *seed;
+    meshlet_runs *runs;
     /* The meshlet being grown and what it has added up. */
     meshlet_span current;
     float centre_sum[3], normal_sum[3];
@@ -115,20 +118,44 @@ size_t meshlet_build_bound(size_t index_count, size_t max_vertices, size_t max_t
  * Set-up: triangle lists per vertex, centroids and normals
  * ------------------------------------------------------------------------- */
 
-/* Every triangle's corners beside its state, and every vertex's triangles
- * by a counting sort: live counts them, first and end bound each list. */
-static void build_adjacency(builder *b, const uint32_t *indices, size_t vertex_count) {
-    memset(b->verts, 0, vertex_count * sizeof *b->verts);
+/* Every triangle's corners beside its state, its vertices numbered in
+ * first-use order through a table over the range [lo, lo + range) the
+ * indices span: a chunk of a large mesh costs what it holds, and the
+ * records of vertices used together sit together. False when memory runs
+ * out. */
+static bool number_vertices(builder *b, const uint32_t *indices, uint32_t lo, size_t range) {
+    uint32_t *table = malloc(range * sizeof *table);
+    if (table == NULL)
+        return false;
+    memset(table, 0xff, range * sizeof *table);
+    uint32_t count = 0;
     for (uint32_t t = 0; t < b->triangle_count; t++) {
         triangle_state *tri = &b->tris[t];
         for (int k = 0; k < 3; k++) {
-            tri->v[k] = indices[3 * (size_t)t + k];
-            b->verts[tri->v[k]].live++;
+            uint32_t vertex = indices[3 * (size_t)t + k];
+            uint32_t *local = &table[vertex - lo];
+            if (*local == UINT32_MAX) {
+                *local = count;
+                b->globals[count++] = vertex;
+            }
+            tri->v[k] = *local;
         }
         tri->slot = NO_TRIANGLE;
     }
+    free(table);
+    b->vertex_count = count;
+    return true;
+}
+
+/* Every vertex's triangles by a counting sort: live counts them, first and
+ * end bound each list. */
+static void build_adjacency(builder *b) {
+    memset(b->verts, 0, b->vertex_count * sizeof *b->verts);
+    for (uint32_t t = 0; t < b->triangle_count; t++)
+        for (int k = 0; k < 3; k++)
+            b->verts[b->tris[t].v[k]].live++;
     uint32_t offset = 0;
-    for (size_t v = 0; v < vertex_count; v++) {
+    for (size_t v = 0; v < b->vertex_count; v++) {
         vertex_state *vertex = &b->verts[v];
         vertex->first = vertex->end = offset;
         vertex->local = NOT_IN_MESHLET;
@@ -141,10 +168,10 @@ static void build_adjacency(builder *b, const uint32_t *indices, size_t vertex_c
 
 /* Each triangle's centroid and unit normal; returns the sum of twice their
  * areas. */
-static double compute_cones(builder *b, const float *positions) {
+static double compute_cones(builder *b, const uint32_t *indices, const float *positions) {
     double area2 = 0.0;
     for (uint32_t t = 0; t < b->triangle_count; t++) {
-        const uint32_t *tri = b->tris[t].v;
+        const uint32_t *tri = indices + 3 * (size_t)t;
         const float *p0 = positions + 3 * (size_t)tri[0], *p1 = positions + 3 * (size_t)tri[1],
                     *p2 = positions + 3 * (size_t)tri[2];
         float e1[3] = {p1[0] - p0[0], p1[1] - p0[1], p1[2] - p0[2]};
@@ -180,27 +207,26 @@ static uint32_t rank_of(const builder *b, uint32_t triangle, uint32_t extra) {
     return extra + 1;
 }
 
-static bool list_append(builder *b, uint32_t rank, uint32_t triangle, const triangle_cone *cone) {
+static bool list_append(builder *b, uint32_t rank, uint32_t triangle) {
     rank_list *list = &b->candidates[rank];
-    candidate *grown = array_grow(list->items, &list->cap, list->count + 1, sizeof *grown, 256);
+    uint32_t *grown = array_grow(list->items, &list->cap, list->count + 1, sizeof *grown, 256);
     if (grown == NULL)
         return false;
     list->items = grown;
-    list->items[list->count] = (candidate){*cone, triangle};
+    list->items[list->count] = triangle;
     b->tris[triangle].slot = rank << SLOT_RANK_SHIFT | (uint32_t)list->count++;
     return true;
 }
 
 /* Takes the candidate at `slot` out of its list (the last one moves in). */
-static candidate list_remove(builder *b, uint32_t slot) {
+static void list_remove(builder *b, uint32_t slot) {
     rank_list *list = &b->candidates[slot >> SLOT_RANK_SHIFT];
     uint32_t index = slot & SLOT_INDEX_MASK;
-    candidate taken = list->items[index];
-    candidate *last = &list->items[--list->count];
-    list->items[index] = *last;
-    b->tris[last->triangle].slot = slot;
-    b->tris[taken.triangle].slot = NO_TRIANGLE;
-    return taken;
+    uint32_t taken = list->items[index];
+    uint32_t last = list->items[--list->count];
+    list->items[index] = last;
+    b->tris[last].slot = slot;
+    b->tris[taken].slot = NO_TRIANGLE;
 }
 
 /* Moves a candidate to another rank's list. */
@@ -208,8 +234,8 @@ static bool change_rank(builder *b, uint32_t triangle, uint32_t rank) {
     uint32_t slot = b->tris[triangle].slot;
     if (slot >> SLOT_RANK_SHIFT == rank)
         return true;
-    candidate moved = list_remove(b, slot);
-    return list_append(b, rank, triangle, &moved.cone);
+    list_remove(b, slot);
+    return list_append(b, rank, triangle);
 }
 
 /* A triangle touching a vertex that just joined: enters the candidates or
@@ -221,7 +247,7 @@ static bool touch(builder *b, uint32_t triangle) {
                      (b->verts[tri[2]].local == NOT_IN_MESHLET);
     uint32_t rank = rank_of(b, triangle, extra);
     if (b->tris[triangle].slot == NO_TRIANGLE)
-        return list_append(b, rank, triangle, &b->cones[triangle]);
+        return list_append(b, rank, triangle);
     return change_rank(b, triangle, rank);
 }
 
@@ -234,7 +260,7 @@ static void clear_candidates(builder *b) {
     for (uint32_t r = 0; r < RANKS; r++) {
         rank_list *list = &b->candidates[r];
         for (size_t i = 0; i < list->count; i++)
-            b->tris[list->items[i].triangle].slot = NO_TRIANGLE;
+            b->tris[list->items[i]].slot = NO_TRIANGLE;
         list->count = 0;
     }
 }
@@ -248,17 +274,17 @@ static uint32_t best_candidate(const builder *b, bool by_live, uint32_t *rank_ou
     *rank_out = rank;
     if (rank == RANKS)
         return NO_TRIANGLE;
-    const candidate *items = b->candidates[rank].items;
+    const uint32_t *items = b->candidates[rank].items;
     size_t count = b->candidates[rank].count;
     /* Ties go to the lower triangle number: the choice depends on the set of
      * candidates, not on where they sit in the list. */
-    uint32_t best = items[0].triangle;
+    uint32_t best = items[0];
     if (count == 1) /* half the steps: nothing to compare */
         return best;
     if (by_live) {
         uint64_t best_live = UINT64_MAX;
         for (size_t i = 0; i < count; i++) {
-            uint32_t triangle = items[i].triangle;
+            uint32_t triangle = items[i];
             const uint32_t *tri = corners(b, triangle);
             uint64_t live =
                 (uint64_t)b->verts[tri[0]].live + b->verts[tri[1]].live + b->verts[tri[2]].live;
@@ -281,14 +307,14 @@ static uint32_t best_candidate(const builder *b, bool by_live, uint32_t *rank_ou
         axis[k] *= axis_scale;
     float best_score = INFINITY;
     for (size_t i = 0; i < count; i++) {
-        const triangle_cone *c = &items[i].cone;
+        uint32_t triangle = items[i];
+        const triangle_cone *c = &b->cones[triangle];
         float dx = c->centre[0] - centre[0], dy = c->centre[1] - centre[1],
               dz = c->centre[2] - centre[2];
         float cone =
             1.0f - (c->normal[0] * axis[0] + c->normal[1] * axis[1] + c->normal[2] * axis[2]);
         float score = (1.0f + sqrtf(dx * dx + dy * dy + dz * dz) * b->distance_scale) *
                       (cone < 1e-3f ? 1e-3f : cone);
-        uint32_t triangle = items[i].triangle;
         bool better = score < best_score || (score == best_score && triangle < best);
         best = better ? triangle : best;
         best_score = better ? score : best_score;
@@ -398,16 +424,18 @@ static bool emit(builder *b, uint32_t triangle) {
  * meshlet, as meshoptimizer does); the first unused one in index order if no
  * distance compares (NaN positions). */
 static uint32_t seed_triangle(builder *b) {
-    if (b->seed == NULL) {
-        b->seed = meshlet_seed_create(b->cones[0].centre, sizeof *b->cones / sizeof(float),
-                                      b->triangle_count);
-        if (b->seed == NULL)
-            return NO_TRIANGLE;
-    }
+    size_t stride = sizeof *b->cones / sizeof(float);
+    if (b->spatial_order && b->runs == NULL)
+        b->runs = meshlet_runs_create(b->cones[0].centre, stride, b->triangle_count);
+    else if (!b->spatial_order && b->seed == NULL)
+        b->seed = meshlet_seed_create(b->cones[0].centre, stride, b->triangle_count);
+    if (b->runs == NULL && b->seed == NULL)
+        return NO_TRIANGLE;
     float centre[3] = {0.0f, 0.0f, 0.0f};
     for (int k = 0; k < 3 && b->current.triangle_count > 0; k++)
         centre[k] = b->centre_sum[k] / (float)b->current.triangle_count;
-    uint32_t nearest = meshlet_seed_nearest(b->seed, centre, b->used);
+    uint32_t nearest = b->runs ? meshlet_runs_nearest(b->runs, centre, b->used)
+                               : meshlet_seed_nearest(b->seed, centre, b->used);
     if (nearest != NO_TRIANGLE)
         return nearest;
     while (b->used[b->next_unused])
@@ -438,53 +466,83 @@ static void free_builder(builder *b) {
     free(b->cones);
     free(b->tris);
     free(b->verts);
+    free(b->globals);
     free(b->adjacent);
     free(b->used);
     for (uint32_t r = 0; r < RANKS; r++)
         free(b->candidates[r].items);
     meshlet_seed_free(b->seed);
+    meshlet_runs_free(b->runs);
 }
 
-bool meshlet_build(meshlet_span *meshlets, uint32_t *vertices, uint8_t *triangles,
-                   size_t *meshlet_count, const uint32_t *indices, size_t index_count,
-                   const float *positions, size_t vertex_count, size_t max_vertices,
-                   size_t max_triangles, float cone_weight) {
+static bool build(meshlet_span *meshlets, uint32_t *vertices, uint8_t *triangles,
+                  size_t *meshlet_count, const uint32_t *indices, size_t index_count,
+                  const float *positions, size_t vertex_count, size_t max_vertices,
+                  size_t max_triangles, float cone_weight, bool spatial_order) {
     *meshlet_count = 0;
     if (index_count % 3 != 0 || index_count / 3 >= UINT32_MAX || vertex_count >= UINT32_MAX ||
         max_vertices < 3 || max_vertices > MESHLET_BUILD_MAX_VERTICES || max_triangles < 1 ||
         max_triangles > MESHLET_BUILD_MAX_TRIANGLES ||
         !(cone_weight >= 0.0f && cone_weight <= 1.0f))
         return false;
-    for (size_t i = 0; i < index_count; i++)
+    uint32_t lo = UINT32_MAX, hi = 0;
+    for (size_t i = 0; i < index_count; i++) {
         if (indices[i] >= vertex_count)
             return false;
+        lo = indices[i] < lo ? indices[i] : lo;
+        hi = indices[i] > hi ? indices[i] : hi;
+    }
     if (index_count == 0)
         return true;
+    size_t range = (size_t)hi - lo + 1;
+    size_t most_vertices = range < index_count ? range : index_count;
     size_t triangle_count = index_count / 3;
     builder b = {.triangle_count = (uint32_t)triangle_count,
                  .max_vertices = (uint32_t)max_vertices,
                  .max_triangles = (uint32_t)max_triangles,
                  .cone_weight = cone_weight,
+                 .spatial_order = spatial_order,
                  .meshlets = meshlets,
                  .vertices = vertices,
                  .triangles = triangles};
     b.cones = malloc(triangle_count * sizeof *b.cones);
     b.tris = malloc(triangle_count * sizeof *b.tris);
-    b.verts = malloc(vertex_count * sizeof *b.verts);
+    b.verts = malloc(most_vertices * sizeof *b.verts);
+    b.globals = malloc(most_vertices * sizeof *b.globals);
     b.adjacent = malloc(index_count * sizeof *b.adjacent);
     b.used = calloc(triangle_count, 1);
-    bool ok = b.cones && b.tris && b.verts && b.adjacent && b.used;
+    bool ok = b.cones && b.tris && b.verts && b.globals && b.adjacent && b.used &&
+              number_vertices(&b, indices, lo, range);
     if (ok) {
-        build_adjacency(&b, indices, vertex_count);
+        build_adjacency(&b);
         /* meshoptimizer's scale: a meshlet as a square patch of max_triangles
          * triangles of the mean area has about this radius. */
-        double mean_area = compute_cones(&b, positions) / (double)triangle_count * 0.5;
+        double mean_area = compute_cones(&b, indices, positions) / (double)triangle_count * 0.5;
         double radius = sqrt(mean_area * (double)max_triangles) * 0.5;
         b.distance_scale =
             radius > 0.0 && isfinite(radius) ? (float)((1.0 - cone_weight) / radius) : 0.0f;
         ok = grow_meshlets(&b);
     }
+    /* The meshlets' vertex lists back in the input's numbers. */
+    for (size_t i = 0; ok && i < b.current.vertex_offset; i++)
+        vertices[i] = b.globals[vertices[i]];
     *meshlet_count = b.meshlet_count;
     free_builder(&b);
     return ok;
+}
+
+bool meshlet_build(meshlet_span *meshlets, uint32_t *vertices, uint8_t *triangles,
+                   size_t *meshlet_count, const uint32_t *indices, size_t index_count,
+                   const float *positions, size_t vertex_count, size_t max_vertices,
+                   size_t max_triangles, float cone_weight) {
+    return build(meshlets, vertices, triangles, meshlet_count, indices, index_count, positions,
+                 vertex_count, max_vertices, max_triangles, cone_weight, false);
+}
+
+bool meshlet_build_sorted(meshlet_span *meshlets, uint32_t *vertices, uint8_t *triangles,
+                          size_t *meshlet_count, const uint32_t *indices, size_t index_count,
+                          const float *positions, size_t vertex_count, size_t max_vertices,
+                          size_t max_triangles, float cone_weight) {
+    return build(meshlets, vertices, triangles, meshlet_count, indices, index_count, positions,
+                 vertex_count, max_vertices, max_triangles, cone_weight, true);
 }

@@ -48,6 +48,32 @@ bool meshlet_build(meshlet_span *meshlets, uint32_t *vertices, uint8_t *triangle
                    size_t *meshlet_count, const uint32_t *indices, size_t index_count,
                    const float *positions, size_t vertex_count, size_t max_vertices,
                    size_t max_triangles, float cone_weight);
+/* meshlet_build for triangles in spatial order (a chunk sorted along a
+ * Morton curve, chunks.c): the same meshlets, its nearest-triangle search
+ * made for that order (meshlet_seed_runs.c). */
+bool meshlet_build_sorted(meshlet_span *meshlets, uint32_t *vertices, uint8_t *triangles,
+                          size_t *meshlet_count, const uint32_t *indices, size_t index_count,
+                          const float *positions, size_t vertex_count, size_t max_vertices,
+                          size_t max_triangles, float cone_weight);
+
+/* A meshlet's culling data (meshlet_bounds.c), the fields of kiln_meshlet. */
+typedef struct meshlet_bounds {
+    float center[3], radius; /* a sphere holding every vertex */
+    float cone_apex[3], cone_axis[3];
+    float cone_cutoff; /* 1 (axis and apex 0): no cone worth testing */
+    int8_t cone_axis_s8[3], cone_cutoff_s8;
+} meshlet_bounds;
+
+/* The bounding sphere of a meshlet's vertices (positions[3 * vertices[i]])
+ * and the cone of its non-degenerate triangles' normals (`triangles`: 3
+ * local indices each): every triangle faces away from a camera c with
+ * dot(normalize(cone_apex - c), cone_axis) >= cone_cutoff, and from one
+ * passing the same test on the snorm8 axis and cutoff. Counts above the
+ * builder's limits give all zeros and no cone; local indices out of range
+ * are skipped. */
+void meshlet_bounds_compute(meshlet_bounds *out, const uint32_t *vertices, size_t vertex_count,
+                            const uint8_t *triangles, size_t triangle_count,
+                            const float *positions);
 
 /* The nearest-triangle search (meshlet_seed.c): a k-d tree over triangle
  * centroids that forgets used triangles as it meets them. */
@@ -61,5 +87,13 @@ meshlet_seed *meshlet_seed_create(const float *points, size_t stride, uint32_t c
  * compares (NaN). A point once seen used is never looked at again. */
 uint32_t meshlet_seed_nearest(meshlet_seed *seed, const float position[3], const uint8_t *used);
 void meshlet_seed_free(meshlet_seed *seed);
+
+/* The same search for points in spatial order (meshlet_seed_runs.c): a tree
+ * of boxes over runs of consecutive points, built in one pass; exact on any
+ * order, fast only on a spatial one. Same contract as meshlet_seed_*. */
+typedef struct meshlet_runs meshlet_runs;
+meshlet_runs *meshlet_runs_create(const float *points, size_t stride, uint32_t count);
+uint32_t meshlet_runs_nearest(meshlet_runs *seed, const float position[3], const uint8_t *used);
+void meshlet_runs_free(meshlet_runs *seed);
 
 #endif

@@ -2,7 +2,8 @@
  *
  * Built from each triangle submesh's full-detail triangles by kiln's builder
  * (meshlet_build.c) or meshoptimizer's (mesh.meshlet_builder), bounds and
- * cones by meshoptimizer either way. meshoptimizer pads each
+ * cones by kiln either way (meshlet_bounds.c: meshoptimizer's method on each
+ * vertex once instead of every corner). meshoptimizer pads each
  * meshlet's triangle bytes to a multiple of 4; kiln stores them densely (3
  * bytes per triangle, triangle_offset counted in triangles), which the format
  * promises and which saves up to 3 bytes per meshlet. A large submesh's
@@ -80,18 +81,22 @@ static bool build_meshopt(meshlet_span **spans_out, uint32_t **vertices_out,
     return true;
 }
 
-/* kiln's meshlets over `indices` (meshlet_build.c). */
+/* kiln's meshlets over `indices` (meshlet_build.c; `sorted`: in spatial
+ * order, a chunk of a large submesh). */
 static bool build_kiln(meshlet_span **spans_out, uint32_t **vertices_out, uint8_t **triangles_out,
                        size_t *count_out, const float *positions, size_t vertex_count,
                        const uint32_t *indices, size_t index_count, size_t max_vertices,
-                       size_t max_triangles) {
+                       size_t max_triangles, bool sorted) {
     size_t bound = meshlet_build_bound(index_count, max_vertices, max_triangles);
     meshlet_span *spans = malloc((bound ? bound : 1) * sizeof *spans);
     uint32_t *vertices = malloc((index_count ? index_count : 1) * sizeof *vertices);
     uint8_t *triangles = malloc(index_count ? index_count : 1);
+    bool (*builder)(meshlet_span *, uint32_t *, uint8_t *, size_t *, const uint32_t *, size_t,
+                    const float *, size_t, size_t, size_t, float) =
+        sorted ? meshlet_build_sorted : meshlet_build;
     if (spans == NULL || vertices == NULL || triangles == NULL ||
-        !meshlet_build(spans, vertices, triangles, count_out, indices, index_count, positions,
-                       vertex_count, max_vertices, max_triangles, MESHLET_CONE_WEIGHT)) {
+        !builder(spans, vertices, triangles, count_out, indices, index_count, positions,
+                 vertex_count, max_vertices, max_triangles, MESHLET_CONE_WEIGHT)) {
         free(spans);
         free(vertices);
         free(triangles);
@@ -105,14 +110,14 @@ static bool build_kiln(meshlet_span **spans_out, uint32_t **vertices_out, uint8_
 
 static bool build_range(const float *positions, size_t vertex_count, const uint32_t *indices,
                         size_t index_count, size_t max_vertices, size_t max_triangles,
-                        cook_meshlet_builder builder, meshlet_buffers *out) {
+                        cook_meshlet_builder builder, bool sorted, meshlet_buffers *out) {
     meshlet_span *spans = NULL;
     uint32_t *vertices = NULL;
     uint8_t *triangles = NULL;
     size_t count = 0;
     bool ok = builder == COOK_MESHLET_BUILDER_KILN
                   ? build_kiln(&spans, &vertices, &triangles, &count, positions, vertex_count,
-                               indices, index_count, max_vertices, max_triangles)
+                               indices, index_count, max_vertices, max_triangles, sorted)
                   : build_meshopt(&spans, &vertices, &triangles, &count, positions, vertex_count,
                                   indices, index_count, max_vertices, max_triangles);
     for (size_t m = 0; ok && m < count; m++) {
@@ -126,9 +131,9 @@ static bool build_range(const float *positions, size_t vertex_count, const uint3
                   out->triangle_count + src->triangle_count, 3);
         if (!ok)
             break;
-        struct meshopt_Bounds bounds = meshopt_computeMeshletBounds(
-            vertices + src->vertex_offset, src_triangles, src->triangle_count, positions,
-            vertex_count, 3 * sizeof(float));
+        meshlet_bounds bounds;
+        meshlet_bounds_compute(&bounds, vertices + src->vertex_offset, src->vertex_count,
+                               src_triangles, src->triangle_count, positions);
         ir_meshlet *dst = &out->meshlets[out->meshlet_count++];
         memset(dst, 0, sizeof *dst);
         dst->vertex_offset = (uint32_t)out->vertex_count;
@@ -173,7 +178,20 @@ typedef struct meshlet_job {
     atomic_bool failed;
 } meshlet_job;
 
-/* A chunk of a large submesh runs on its own compact vertices (bounds and
+/* Whether `indices` span fewer than 2 vertex numbers per index: kiln's
+ * builder numbers the vertices it is given through a table over that span
+ * (meshlet_build.c), so a chunk of a spatially sorted submesh whose span is
+ * that narrow needs no compact copy of its vertices. */
+static bool spans_narrow_range(const uint32_t *indices, size_t index_count) {
+    uint32_t lo = UINT32_MAX, hi = 0;
+    for (size_t i = 0; i < index_count; i++) {
+        lo = indices[i] < lo ? indices[i] : lo;
+        hi = indices[i] > hi ? indices[i] : hi;
+    }
+    return index_count > 0 && (size_t)hi - lo < 2 * index_count;
+}
+
+/* Otherwise a chunk of a large submesh runs on its own compact vertices (bounds and
  * cones only read positions, so they come out the same). */
 static void meshlets_chunk(void *ctx, uint32_t index) {
     meshlet_job *job = ctx;
@@ -186,15 +204,16 @@ static void meshlets_chunk(void *ctx, uint32_t index) {
         job->mesh->submeshes[chunk->submesh].topology != KILN_TOPOLOGY_TRIANGLES)
         return;
     bool ok = true;
-    if (!chunk->split) {
+    if (!chunk->split || (job->builder == COOK_MESHLET_BUILDER_KILN &&
+                          spans_narrow_range(indices, chunk->index_count))) {
         ok = build_range(job->mesh->positions, job->mesh->vertex_count, indices, chunk->index_count,
-                         job->max_vertices, job->max_triangles, job->builder, out);
+                         job->max_vertices, job->max_triangles, job->builder, chunk->split, out);
     } else {
         mesh_local local;
         ok = mesh_local_build(&local, indices, chunk->index_count, job->mesh->positions);
         if (ok) {
             ok = build_range(local.positions, local.vertex_count, local.indices, local.index_count,
-                             job->max_vertices, job->max_triangles, job->builder, out);
+                             job->max_vertices, job->max_triangles, job->builder, true, out);
             if (ok)
                 mesh_local_to_global(&local, out->vertices, out->vertex_count, out->vertices);
             mesh_local_free(&local);
