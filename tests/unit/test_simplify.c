@@ -671,10 +671,10 @@ static void a_curved_border_stays_within_its_error(void **state) {
     for (uint32_t v = 0; v < 2 * (STEPS + 1); v++) {
         double best = INFINITY;
         for (size_t t = 0; t < count; t += 3)
-            best = fmin(best, flat_triangle_distance(positions + 3 * out[t],
-                                                     positions + 3 * out[t + 1],
-                                                     positions + 3 * out[t + 2],
-                                                     positions[3 * v], positions[3 * v + 1]));
+            best = fmin(best,
+                        flat_triangle_distance(positions + 3 * out[t], positions + 3 * out[t + 1],
+                                               positions + 3 * out[t + 2], positions[3 * v],
+                                               positions[3 * v + 1]));
         worst = fmax(worst, best);
     }
     double ratio = worst / (2.0 * 1.04) / (double)error;
