@@ -335,11 +335,7 @@ static bool collapse_flips(const simplifier *z, const uint32_t *indices, uint32_
     do {
         const float *origin = z->positions + 3 * (size_t)w;
         for (uint32_t i = s->adjacency_first[w]; i < s->adjacency_first[w + 1]; i++) {
-            const uint32_t *t = indices + 3 * (size_t)s->adjacency[i];
-            uint32_t b = t[0] == w ? t[1] : (t[1] == w ? t[2] : t[0]);
-            uint32_t c = t[0] == w ? t[2] : (t[1] == w ? t[0] : t[1]);
-            b = z->collapse[b];
-            c = z->collapse[c];
+            uint32_t b = z->collapse[s->adjacency[i].next], c = z->collapse[s->adjacency[i].prev];
             if (s->remap[b] == to_position || s->remap[c] == to_position)
                 continue; /* collapses with the edge */
             const float *pb = z->positions + 3 * (size_t)b, *pc = z->positions + 3 * (size_t)c;
@@ -373,10 +369,10 @@ static void touch_loop_neighbours(simplifier *z, const uint32_t *indices, uint32
     uint32_t w = from;
     do {
         for (uint32_t i = s->adjacency_first[w]; i < s->adjacency_first[w + 1]; i++) {
-            const uint32_t *t = indices + 3 * (size_t)s->adjacency[i];
-            for (int k = 0; k < 3; k++)
-                if (s->loop[t[k]] == w || s->loop[w] == t[k])
-                    z->touched[s->remap[t[k]]] = pass;
+            uint32_t around[2] = {s->adjacency[i].next, s->adjacency[i].prev};
+            for (int k = 0; k < 2; k++)
+                if (s->loop[around[k]] == w || s->loop[w] == around[k])
+                    z->touched[s->remap[around[k]]] = pass;
         }
         w = s->wedge[w];
     } while (w != from);
