@@ -326,8 +326,7 @@ static void sort_candidates(simplifier *z, size_t count) {
 /* Whether moving `from` (every wedge of it) onto `to` turns over a triangle
  * that survives the collapse; corners already moved this pass count where
  * they went. */
-static bool collapse_flips(const simplifier *z, const uint32_t *indices, uint32_t from,
-                           uint32_t to) {
+static bool collapse_flips(const simplifier *z, uint32_t from, uint32_t to) {
     const simplify_state *s = &z->topo;
     const float *target = z->positions + 3 * (size_t)to;
     uint32_t to_position = s->remap[to];
@@ -363,8 +362,7 @@ static bool collapse_flips(const simplifier *z, const uint32_t *indices, uint32_
  * farther from it than either collapse's error said (DamagedHelmet's visor
  * rim, a strip between a border and a seam: 1.3x meshoptimizer's maximum
  * distance at its first level). */
-static void touch_loop_neighbours(simplifier *z, const uint32_t *indices, uint32_t from,
-                                  uint32_t pass) {
+static void touch_loop_neighbours(simplifier *z, uint32_t from, uint32_t pass) {
     const simplify_state *s = &z->topo;
     uint32_t w = from;
     do {
@@ -387,9 +385,8 @@ static void touch_loop_neighbours(simplifier *z, const uint32_t *indices, uint32
  * triangle over do not count towards that goal: a pass skipping many of them
  * moves its goal on instead of stalling on the same cheap edges pass after
  * pass. */
-static size_t perform_collapses(simplifier *z, const uint32_t *indices, size_t candidate_count,
-                                uint32_t pass, size_t triangle_goal, float error_limit,
-                                float *max_error) {
+static size_t perform_collapses(simplifier *z, size_t candidate_count, uint32_t pass,
+                                size_t triangle_goal, float error_limit, float *max_error) {
     const simplify_state *s = &z->topo;
     size_t collapses = 0, triangles = 0, goal_edge = triangle_goal / 2;
     for (size_t i = 0; i < candidate_count && triangles < triangle_goal; i++) {
@@ -405,7 +402,7 @@ static size_t perform_collapses(simplifier *z, const uint32_t *indices, size_t c
         uint32_t r0 = s->remap[c->from], r1 = s->remap[c->to];
         if (z->touched[r0] == pass || z->touched[r1] == pass)
             continue;
-        if (collapse_flips(z, indices, c->from, c->to)) {
+        if (collapse_flips(z, c->from, c->to)) {
             goal_edge++;
             continue;
         }
@@ -415,7 +412,7 @@ static size_t perform_collapses(simplifier *z, const uint32_t *indices, size_t c
             z->collapse[s->wedge[c->from]] = s->wedge[c->to];
         z->touched[r0] = z->touched[r1] = pass;
         if (s->kind[c->from] != SIMPLIFY_MANIFOLD)
-            touch_loop_neighbours(z, indices, c->from, pass);
+            touch_loop_neighbours(z, c->from, pass);
         mark_changed(z, c->from, pass);
         mark_changed(z, c->to, pass);
         *max_error = c->error > *max_error ? c->error : *max_error;
@@ -484,8 +481,8 @@ static void run_passes(simplify_session *session, size_t target, float error_lim
         size_t triangle_goal = (count - target) / 3;
         for (size_t v = 0; v < z->topo.vertex_count; v++)
             z->collapse[v] = (uint32_t)v;
-        size_t done = perform_collapses(z, indices, candidate_count, pass, triangle_goal,
-                                        error_limit, &session->max_error);
+        size_t done = perform_collapses(z, candidate_count, pass, triangle_goal, error_limit,
+                                        &session->max_error);
         if (done == 0)
             break;
         session->count = apply_collapses(z, indices, count, pass);
