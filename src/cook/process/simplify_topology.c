@@ -27,6 +27,14 @@ static uint32_t position_hash(const float *p) {
     return h ^ (h >> 15);
 }
 
+/* Whether two positions are the same bits (the hash's equality). */
+static bool same_position(const float *a, const float *b) {
+    uint32_t x[3], y[3];
+    memcpy(x, a, sizeof x);
+    memcpy(y, b, sizeof y);
+    return x[0] == y[0] && x[1] == y[1] && x[2] == y[2];
+}
+
 bool simplify_weld(simplify_state *s, const uint32_t *indices, size_t index_count,
                    const float *positions) {
     size_t n = s->vertex_count;
@@ -50,8 +58,7 @@ bool simplify_weld(simplify_state *s, const uint32_t *indices, size_t index_coun
             continue;
         const float *p = positions + 3 * v;
         size_t slot = position_hash(p) & (slots - 1);
-        while (table[slot] != UINT32_MAX &&
-               memcmp(positions + 3 * (size_t)table[slot], p, 3 * sizeof *p) != 0)
+        while (table[slot] != UINT32_MAX && !same_position(positions + 3 * (size_t)table[slot], p))
             slot = (slot + 1) & (slots - 1);
         if (table[slot] == UINT32_MAX) {
             table[slot] = (uint32_t)v;
