@@ -212,9 +212,12 @@ static void fill_quadrics(simplifier *z, const uint32_t *indices, size_t index_c
         sub3(p[2], p[0], v);
         cross3(u, v, n);
         float area = normalize3(n);
+        /* One plane's quadric, added to each corner (the same sums as adding
+         * the plane to each). */
+        quadric face = {0};
+        quadric_add_plane(&face, n, -dot3(n, p[0]), sqrtf(area));
         for (int k = 0; k < 3; k++)
-            quadric_add_plane(&z->quadrics[s->remap[indices[t + (size_t)k]]], n, -dot3(n, p[0]),
-                              sqrtf(area));
+            quadric_add(&z->quadrics[s->remap[indices[t + (size_t)k]]], &face);
         for (int k = 0; k < 3; k++) {
             if (!open[t + (size_t)k])
                 continue;
@@ -233,8 +236,10 @@ static void fill_quadrics(simplifier *z, const uint32_t *indices, size_t index_c
                 side[j] -= edge[j] * along;
             normalize3(side);
             float weight = length * (seam ? SEAM_WEIGHT : BORDER_WEIGHT);
-            quadric_add_plane(&z->quadrics[s->remap[a]], side, -dot3(side, pa), weight);
-            quadric_add_plane(&z->quadrics[s->remap[b]], side, -dot3(side, pa), weight);
+            quadric edge_plane = {0};
+            quadric_add_plane(&edge_plane, side, -dot3(side, pa), weight);
+            quadric_add(&z->quadrics[s->remap[a]], &edge_plane);
+            quadric_add(&z->quadrics[s->remap[b]], &edge_plane);
         }
     }
 }
