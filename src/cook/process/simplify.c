@@ -37,7 +37,8 @@
 #define BORDER_WEIGHT 10.0f   /* a border plane weighs as 10 faces: borders hold */
 #define SEAM_WEIGHT 1.0f      /* a seam only steers the collapses along it */
 #define PASS_ERROR_SLACK 1.5f /* a pass takes edges up to 1.5x its goal's error */
-#define SORT_BITS 11          /* the error's exponent and top mantissa bits */
+#define PREFETCH_AHEAD 12
+#define SORT_BITS 11 /* the error's exponent and top mantissa bits */
 
 /* A symmetric 4x4 quadric (upper triangle of A, b, c) and its total weight.
  * In double: a position's quadric sums the planes of every triangle it
@@ -279,6 +280,13 @@ static size_t pick_candidates(simplifier *z, const uint32_t *indices, size_t ind
     size_t count = 0;
     for (size_t i = 0; i < index_count; i++) {
         candidate c = z->ranked[i];
+        /* The quadric a later corner's ranking will read, asked for early:
+         * the ranking waits on these loads more than it computes. */
+        if (i + PREFETCH_AHEAD < index_count && z->ranked[i + PREFETCH_AHEAD].from == RANK_STALE) {
+            const quadric *q = &z->quadrics[z->topo.remap[indices[i + PREFETCH_AHEAD]]];
+            __builtin_prefetch(q);
+            __builtin_prefetch((const char *)q + 64);
+        }
         if (c.from == RANK_STALE) {
             c = rank_edge(z, indices[i], indices[i - i % 3 + next[i % 3]]);
             z->ranked[i] = c;
