@@ -638,9 +638,10 @@ static double flat_triangle_distance(const float *a, const float *b, const float
 /* A flat band along three quarters of a circle, one triangle wide: every
  * vertex is on its border (two arcs and two ends), and the error is the
  * border planes' alone. Reduced to a quarter, no source vertex is farther
- * from the result (measured here, in the plane) than twice the reported
- * error (1.35x here; a quadric's error is a weighted mean of squared plane
- * distances, so it may fall somewhat short of the largest distance). */
+ * from the result (measured here, in the plane) than 1.25 times the reported
+ * error: 1.13x here, 1.35x when a collapse along a loop cost only its
+ * quadric's error (a weighted mean of squared plane distances) and not also
+ * its removed end's distance to the chord left in its place. */
 static void a_curved_border_stays_within_its_error(void **state) {
     (void)state;
     enum { STEPS = 96 };
@@ -678,7 +679,7 @@ static void a_curved_border_stays_within_its_error(void **state) {
         worst = fmax(worst, best);
     }
     double ratio = worst / (2.0 * 1.04) / (double)error;
-    assert_true(ratio < 2.0);
+    assert_true(ratio < 1.25);
 }
 
 int main(void) {
