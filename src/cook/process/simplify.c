@@ -2,14 +2,18 @@
  *
  * Each position carries the quadric of the planes of its triangles (Garland &
  * Heckbert 1997, "Surface Simplification Using Quadric Error Metrics",
- * section 5: area-weighted planes) and, along a border or seam, of planes
- * through each unpaired edge perpendicular to its triangle (their section
- * 6.2, "preserving boundaries", weighted up so that borders hold). An edge
+ * section 5, weighted by the square root of the area as meshoptimizer does, so
+ * that a curved area of small triangles is not outweighed by its large flat
+ * neighbours) and, along a border or seam, of planes through each unpaired
+ * edge perpendicular to its triangle (their section 6.2, "preserving
+ * boundaries", weighted by the edge's length and up so that borders hold). An edge
  * collapses one end into the other ("half-edge" collapse, the subset
  * placement of their section 4): no new vertex is made, so every vertex keeps
  * its attributes and a level is an index buffer into the same vertices. What
  * may collapse follows simplify_topology.c, so attribute seams and (when asked)
- * borders stay where they are.
+ * borders stay where they are. A collapse along a border or seam costs at
+ * least the squared distance of its removed end to the chord that replaces
+ * its two edges: there the quadric's weighted mean can say far less.
  *
  * The work goes in passes rather than one collapse at a time: each pass ranks
  * every collapsible edge by its error, then takes the cheapest ones whose
@@ -35,7 +39,8 @@
 #define BORDER_WEIGHT 10.0f   /* a border plane weighs as 10 faces: borders hold */
 #define SEAM_WEIGHT 1.0f      /* a seam only steers the collapses along it */
 #define PASS_ERROR_SLACK 1.5f /* a pass takes edges up to 1.5x its goal's error */
-#define SORT_BITS 11          /* the error's exponent and top mantissa bits */
+#define PREFETCH_AHEAD 12
+#define SORT_BITS 11 /* the error's exponent and top mantissa bits */
 
 /* A symmetric 4x4 quadric (upper triangle of A, b, c) and its total weight.
  * In double: a position's quadric sums the planes of every triangle it
@@ -210,9 +215,12 @@ static void fill_quadrics(simplifier *z, const uint32_t *indices, size_t index_c
         sub3(p[2], p[0], v);
         cross3(u, v, n);
         float area = normalize3(n);
+        /* One plane's quadric, added to each corner (the same sums as adding
+         * the plane to each). */
+        quadric face = {0};
+        quadric_add_plane(&face, n, -dot3(n, p[0]), sqrtf(area));
         for (int k = 0; k < 3; k++)
-            quadric_add_plane(&z->quadrics[s->remap[indices[t + (size_t)k]]], n, -dot3(n, p[0]),
-                              area);
+            quadric_add(&z->quadrics[s->remap[indices[t + (size_t)k]]], &face);
         for (int k = 0; k < 3; k++) {
             if (!open[t + (size_t)k])
                 continue;
@@ -230,11 +238,39 @@ static void fill_quadrics(simplifier *z, const uint32_t *indices, size_t index_c
             for (int j = 0; j < 3; j++)
                 side[j] -= edge[j] * along;
             normalize3(side);
-            float weight = length * length * (seam ? SEAM_WEIGHT : BORDER_WEIGHT);
-            quadric_add_plane(&z->quadrics[s->remap[a]], side, -dot3(side, pa), weight);
-            quadric_add_plane(&z->quadrics[s->remap[b]], side, -dot3(side, pa), weight);
+            float weight = length * (seam ? SEAM_WEIGHT : BORDER_WEIGHT);
+            quadric edge_plane = {0};
+            quadric_add_plane(&edge_plane, side, -dot3(side, pa), weight);
+            quadric_add(&z->quadrics[s->remap[a]], &edge_plane);
+            quadric_add(&z->quadrics[s->remap[b]], &edge_plane);
         }
     }
+}
+
+/* The vertex before v along its loop (some corner around v whose loop goes
+ * to v), or UINT32_MAX. */
+static uint32_t loop_previous(const simplify_state *s, uint32_t v) {
+    for (uint32_t i = s->adjacency_first[v]; i < s->adjacency_first[v + 1]; i++) {
+        if (s->loop[s->adjacency[i].next] == v)
+            return s->adjacency[i].next;
+        if (s->loop[s->adjacency[i].prev] == v)
+            return s->adjacency[i].prev;
+    }
+    return UINT32_MAX;
+}
+
+/* Squared distance from p to the segment a-b. */
+static float segment_distance2(const float *p, const float *a, const float *b) {
+    float ab[3], ap[3];
+    sub3(b, a, ab);
+    sub3(p, a, ap);
+    float length2 = dot3(ab, ab);
+    float t = length2 > 0.0f ? dot3(ap, ab) / length2 : 0.0f;
+    t = t < 0.0f ? 0.0f : (t > 1.0f ? 1.0f : t);
+    float d[3];
+    for (int k = 0; k < 3; k++)
+        d[k] = ap[k] - t * ab[k];
+    return dot3(d, d);
 }
 
 /* The edge a -> b in its cheaper allowed direction, or RANK_NONE when it may
@@ -262,6 +298,22 @@ static candidate rank_edge(const simplifier *z, uint32_t a, uint32_t b) {
     }
     float ea = a_into_b ? quadric_error(&z->quadrics[ra], z->positions + 3 * (size_t)b) : INFINITY;
     float eb = b_into_a ? quadric_error(&z->quadrics[rb], z->positions + 3 * (size_t)a) : INFINITY;
+    if (a_into_b && b_into_a) {
+        /* Along a loop the quadric's mean can underrate a collapse: the
+         * removed end is as far from the loop as from the chord that
+         * replaces its two edges (DamagedHelmet's visor rim: a border
+         * collapse of error 3.4e-3 left its position 9.4e-3 away). */
+        const float *pa = z->positions + 3 * (size_t)a, *pb = z->positions + 3 * (size_t)b;
+        uint32_t before = loop_previous(s, a), after = s->loop[b];
+        if (before != UINT32_MAX) {
+            float d2 = segment_distance2(pa, z->positions + 3 * (size_t)before, pb);
+            ea = d2 > ea ? d2 : ea;
+        }
+        if (after != UINT32_MAX) {
+            float d2 = segment_distance2(pb, pa, z->positions + 3 * (size_t)after);
+            eb = d2 > eb ? d2 : eb;
+        }
+    }
     return ea <= eb ? (candidate){a, b, ea} : (candidate){b, a, eb};
 }
 
@@ -272,6 +324,13 @@ static size_t pick_candidates(simplifier *z, const uint32_t *indices, size_t ind
     size_t count = 0;
     for (size_t i = 0; i < index_count; i++) {
         candidate c = z->ranked[i];
+        /* The quadric a later corner's ranking will read, asked for early:
+         * the ranking waits on these loads more than it computes. */
+        if (i + PREFETCH_AHEAD < index_count && z->ranked[i + PREFETCH_AHEAD].from == RANK_STALE) {
+            const quadric *q = &z->quadrics[z->topo.remap[indices[i + PREFETCH_AHEAD]]];
+            __builtin_prefetch(q);
+            __builtin_prefetch((const char *)q + 64);
+        }
         if (c.from == RANK_STALE) {
             c = rank_edge(z, indices[i], indices[i - i % 3 + next[i % 3]]);
             z->ranked[i] = c;
@@ -324,8 +383,7 @@ static void sort_candidates(simplifier *z, size_t count) {
 /* Whether moving `from` (every wedge of it) onto `to` turns over a triangle
  * that survives the collapse; corners already moved this pass count where
  * they went. */
-static bool collapse_flips(const simplifier *z, const uint32_t *indices, uint32_t from,
-                           uint32_t to) {
+static bool collapse_flips(const simplifier *z, uint32_t from, uint32_t to) {
     const simplify_state *s = &z->topo;
     const float *target = z->positions + 3 * (size_t)to;
     uint32_t to_position = s->remap[to];
@@ -333,11 +391,7 @@ static bool collapse_flips(const simplifier *z, const uint32_t *indices, uint32_
     do {
         const float *origin = z->positions + 3 * (size_t)w;
         for (uint32_t i = s->adjacency_first[w]; i < s->adjacency_first[w + 1]; i++) {
-            const uint32_t *t = indices + 3 * (size_t)s->adjacency[i];
-            uint32_t b = t[0] == w ? t[1] : (t[1] == w ? t[2] : t[0]);
-            uint32_t c = t[0] == w ? t[2] : (t[1] == w ? t[0] : t[1]);
-            b = z->collapse[b];
-            c = z->collapse[c];
+            uint32_t b = z->collapse[s->adjacency[i].next], c = z->collapse[s->adjacency[i].prev];
             if (s->remap[b] == to_position || s->remap[c] == to_position)
                 continue; /* collapses with the edge */
             const float *pb = z->positions + 3 * (size_t)b, *pc = z->positions + 3 * (size_t)c;
@@ -358,6 +412,30 @@ static bool collapse_flips(const simplifier *z, const uint32_t *indices, uint32_
     return false;
 }
 
+/* The positions before and after `from` (on a border or seam) along its
+ * loop stay where they are this pass, and their edges are ranked again next
+ * pass (the chord their collapse would leave has changed). Two collapses of one pass are each
+ * ranked as if the other's ends did not move; along a curved border, removing
+ * two neighbouring positions at once replaces the curve by one long chord,
+ * farther from it than either collapse's error said (DamagedHelmet's visor
+ * rim, a strip between a border and a seam: 1.3x meshoptimizer's maximum
+ * distance at its first level). */
+static void touch_loop_neighbours(simplifier *z, uint32_t from, uint32_t pass) {
+    const simplify_state *s = &z->topo;
+    uint32_t w = from;
+    do {
+        for (uint32_t i = s->adjacency_first[w]; i < s->adjacency_first[w + 1]; i++) {
+            uint32_t around[2] = {s->adjacency[i].next, s->adjacency[i].prev};
+            for (int k = 0; k < 2; k++)
+                if (s->loop[around[k]] == w || s->loop[w] == around[k]) {
+                    z->touched[s->remap[around[k]]] = pass;
+                    mark_changed(z, around[k], pass); /* its loop neighbour changes */
+                }
+        }
+        w = s->wedge[w];
+    } while (w != from);
+}
+
 /* One pass's collapses into z->collapse; returns how many.
  *
  * Each collapse blocks a few others this pass, so a pass goes on past the
@@ -367,9 +445,8 @@ static bool collapse_flips(const simplifier *z, const uint32_t *indices, uint32_
  * triangle over do not count towards that goal: a pass skipping many of them
  * moves its goal on instead of stalling on the same cheap edges pass after
  * pass. */
-static size_t perform_collapses(simplifier *z, const uint32_t *indices, size_t candidate_count,
-                                uint32_t pass, size_t triangle_goal, float error_limit,
-                                float *max_error) {
+static size_t perform_collapses(simplifier *z, size_t candidate_count, uint32_t pass,
+                                size_t triangle_goal, float error_limit, float *max_error) {
     const simplify_state *s = &z->topo;
     size_t collapses = 0, triangles = 0, goal_edge = triangle_goal / 2;
     for (size_t i = 0; i < candidate_count && triangles < triangle_goal; i++) {
@@ -385,7 +462,7 @@ static size_t perform_collapses(simplifier *z, const uint32_t *indices, size_t c
         uint32_t r0 = s->remap[c->from], r1 = s->remap[c->to];
         if (z->touched[r0] == pass || z->touched[r1] == pass)
             continue;
-        if (collapse_flips(z, indices, c->from, c->to)) {
+        if (collapse_flips(z, c->from, c->to)) {
             goal_edge++;
             continue;
         }
@@ -394,6 +471,8 @@ static size_t perform_collapses(simplifier *z, const uint32_t *indices, size_t c
         if (s->kind[c->from] == SIMPLIFY_SEAM)
             z->collapse[s->wedge[c->from]] = s->wedge[c->to];
         z->touched[r0] = z->touched[r1] = pass;
+        if (s->kind[c->from] != SIMPLIFY_MANIFOLD)
+            touch_loop_neighbours(z, c->from, pass);
         mark_changed(z, c->from, pass);
         mark_changed(z, c->to, pass);
         *max_error = c->error > *max_error ? c->error : *max_error;
@@ -462,8 +541,8 @@ static void run_passes(simplify_session *session, size_t target, float error_lim
         size_t triangle_goal = (count - target) / 3;
         for (size_t v = 0; v < z->topo.vertex_count; v++)
             z->collapse[v] = (uint32_t)v;
-        size_t done = perform_collapses(z, indices, candidate_count, pass, triangle_goal,
-                                        error_limit, &session->max_error);
+        size_t done = perform_collapses(z, candidate_count, pass, triangle_goal, error_limit,
+                                        &session->max_error);
         if (done == 0)
             break;
         session->count = apply_collapses(z, indices, count, pass);

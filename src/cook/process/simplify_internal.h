@@ -20,6 +20,12 @@ typedef enum simplify_kind {
     SIMPLIFY_LOCKED,
 } simplify_kind;
 
+/* A triangle around a vertex v: its other two corners in winding order
+ * (v, next, prev), so that walking v's triangles reads no index buffer. */
+typedef struct simplify_corner {
+    uint32_t next, prev;
+} simplify_corner;
+
 typedef struct simplify_state {
     size_t vertex_count;
     uint32_t *remap; /* per vertex: the first vertex at its position */
@@ -28,8 +34,8 @@ typedef struct simplify_state {
     uint8_t *kind;   /* per vertex: simplify_kind, the same for every wedge */
     /* The triangles around each vertex: adjacency[adjacency_first[v] ..
      * adjacency_first[v + 1]), rebuilt every pass. */
-    uint32_t *adjacency_first; /* vertex_count + 1 */
-    uint32_t *adjacency;       /* one per index */
+    uint32_t *adjacency_first;  /* vertex_count + 1 */
+    simplify_corner *adjacency; /* one per index */
 } simplify_state;
 
 /* remap and wedge from positions bit for bit, over the vertices `indices`

@@ -27,6 +27,14 @@ static uint32_t position_hash(const float *p) {
     return h ^ (h >> 15);
 }
 
+/* Whether two positions are the same bits (the hash's equality). */
+static bool same_position(const float *a, const float *b) {
+    uint32_t x[3], y[3];
+    memcpy(x, a, sizeof x);
+    memcpy(y, b, sizeof y);
+    return x[0] == y[0] && x[1] == y[1] && x[2] == y[2];
+}
+
 bool simplify_weld(simplify_state *s, const uint32_t *indices, size_t index_count,
                    const float *positions) {
     size_t n = s->vertex_count;
@@ -50,8 +58,7 @@ bool simplify_weld(simplify_state *s, const uint32_t *indices, size_t index_coun
             continue;
         const float *p = positions + 3 * v;
         size_t slot = position_hash(p) & (slots - 1);
-        while (table[slot] != UINT32_MAX &&
-               memcmp(positions + 3 * (size_t)table[slot], p, 3 * sizeof *p) != 0)
+        while (table[slot] != UINT32_MAX && !same_position(positions + 3 * (size_t)table[slot], p))
             slot = (slot + 1) & (slots - 1);
         if (table[slot] == UINT32_MAX) {
             table[slot] = (uint32_t)v;
@@ -76,21 +83,22 @@ void simplify_adjacency_build(simplify_state *s, const uint32_t *indices, size_t
     for (size_t v = 0; v < n; v++)
         s->adjacency_first[v + 1] += s->adjacency_first[v];
     /* Fill through a moving cursor per vertex, then shift back. */
-    for (size_t i = 0; i < index_count; i++)
-        s->adjacency[s->adjacency_first[indices[i]]++] = (uint32_t)(i / 3);
+    static const uint8_t next[3] = {1, 2, 0}, prev[3] = {2, 0, 1};
+    for (size_t i = 0; i < index_count; i++) {
+        size_t t = i - i % 3;
+        s->adjacency[s->adjacency_first[indices[i]]++] =
+            (simplify_corner){indices[t + next[i % 3]], indices[t + prev[i % 3]]};
+    }
     for (size_t v = n; v > 0; v--)
         s->adjacency_first[v] = s->adjacency_first[v - 1];
     s->adjacency_first[0] = 0;
 }
 
 /* Whether some triangle around `from` has the edge from -> to. */
-static bool has_edge(const simplify_state *s, const uint32_t *indices, uint32_t from, uint32_t to) {
-    for (uint32_t i = s->adjacency_first[from]; i < s->adjacency_first[from + 1]; i++) {
-        const uint32_t *t = indices + 3 * (size_t)s->adjacency[i];
-        if ((t[0] == from && t[1] == to) || (t[1] == from && t[2] == to) ||
-            (t[2] == from && t[0] == to))
+static bool has_edge(const simplify_state *s, uint32_t from, uint32_t to) {
+    for (uint32_t i = s->adjacency_first[from]; i < s->adjacency_first[from + 1]; i++)
+        if (s->adjacency[i].next == to)
             return true;
-    }
     return false;
 }
 
@@ -114,7 +122,7 @@ void simplify_classify(simplify_state *s, const uint32_t *indices, size_t index_
     static const uint8_t next[3] = {1, 2, 0};
     for (size_t i = 0; i < index_count; i++) {
         uint32_t a = indices[i], b = indices[i - i % 3 + next[i % 3]];
-        open[i] = !has_edge(s, indices, b, a);
+        open[i] = !has_edge(s, b, a);
         if (!open[i])
             continue;
         open_out[a] += open_out[a] < 255;
