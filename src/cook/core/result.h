@@ -81,7 +81,9 @@
  *     vertex once), so MLET's bounds change in the last bits; and kiln's
  *     vertex cache order (mesh.vertex_cache: kiln) scores vertices with a
  *     tuned table, so with that setting a mesh's triangle order, vertex
- *     order and meshlets change. */
+ *     order and meshlets change; and kiln's simplifier (mesh.simplifier:
+ *     kiln) weights planes as meshoptimizer does and bounds border and seam
+ *     collapses by their chord distance, so with that setting LODs change. */
 #define KILN_ENCODER_VERSION 26u
 
 /* What one cook is doing now, readable from another thread while it runs (the
