@@ -280,7 +280,7 @@ static candidate rank_edge(const simplifier *z, uint32_t a, uint32_t b) {
     const candidate none = {RANK_NONE, RANK_NONE, 0.0f};
     uint32_t ra = s->remap[a], rb = s->remap[b];
     uint8_t ka = s->kind[a], kb = s->kind[b];
-    bool a_into_b, b_into_a;
+    bool a_into_b, b_into_a, along_loop = false;
     if (ra == rb) {
         return none; /* a zero-length edge: left alone */
     } else if (ka == SIMPLIFY_MANIFOLD || kb == SIMPLIFY_MANIFOLD) {
@@ -292,13 +292,16 @@ static candidate rank_edge(const simplifier *z, uint32_t a, uint32_t b) {
         /* Along its loop; a seam's other side must run the same way back. */
         if (ka == SIMPLIFY_SEAM && s->loop[s->wedge[b]] != s->wedge[a])
             return none;
-        a_into_b = b_into_a = true;
+        a_into_b = b_into_a = along_loop = true;
     } else {
         return none;
     }
     float ea = a_into_b ? quadric_error(&z->quadrics[ra], z->positions + 3 * (size_t)b) : INFINITY;
     float eb = b_into_a ? quadric_error(&z->quadrics[rb], z->positions + 3 * (size_t)a) : INFINITY;
-    if (a_into_b && b_into_a) {
+    /* Only along a loop: no loop runs through a manifold position (a border
+     * or seam position collapses only into its own kind), so there the walk
+     * below would find nothing, at the price of a load of a's triangles. */
+    if (along_loop) {
         /* Along a loop the quadric's mean can underrate a collapse: the
          * removed end is as far from the loop as from the chord that
          * replaces its two edges (DamagedHelmet's visor rim: a border
