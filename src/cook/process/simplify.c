@@ -200,6 +200,12 @@ static void scale_positions(float *out, const float *positions, size_t vertex_co
             out[3 * v + (size_t)k] = (positions[3 * v + (size_t)k] - lo[k]) * scale;
 }
 
+/* Both cache lines an 88-byte quadric may span, to be written. */
+static inline void prefetch_quadric(const quadric *q) {
+    __builtin_prefetch(q, 1);
+    __builtin_prefetch((const char *)q + sizeof *q - 1, 1);
+}
+
 /* Face planes on every corner's position; edge planes on both ends of each
  * unpaired edge (open: per index, classification's), so that a border
  * keeps its shape up to its locked corners too. */
@@ -207,6 +213,11 @@ static void fill_quadrics(simplifier *z, const uint32_t *indices, size_t index_c
                           const uint8_t *open) {
     const simplify_state *s = &z->topo;
     for (size_t t = 0; t + 2 < index_count; t += 3) {
+        /* The quadrics a later triangle adds to, asked for early: adding
+         * waits on their loads more than it computes. */
+        if (t + 3 * PREFETCH_AHEAD + 2 < index_count)
+            for (size_t k = 0; k < 3; k++)
+                prefetch_quadric(&z->quadrics[s->remap[indices[t + 3 * PREFETCH_AHEAD + k]]]);
         const float *p[3];
         for (int k = 0; k < 3; k++)
             p[k] = z->positions + 3 * (size_t)indices[t + (size_t)k];
@@ -439,6 +450,19 @@ static void touch_loop_neighbours(simplifier *z, uint32_t from, uint32_t pass) {
     } while (w != from);
 }
 
+/* What the collapse of a later candidate will read first, asked for early:
+ * candidates go in error order, so their vertices are anywhere in memory.
+ * The candidate itself is asked for twice as early as its triangles. */
+static inline void prefetch_collapse(const simplifier *z, size_t i, size_t candidate_count) {
+    const simplify_state *s = &z->topo;
+    if (i + 2 * PREFETCH_AHEAD < candidate_count)
+        __builtin_prefetch(&z->candidates[z->order[i + 2 * PREFETCH_AHEAD]]);
+    if (i + PREFETCH_AHEAD < candidate_count) {
+        uint32_t from = z->candidates[z->order[i + PREFETCH_AHEAD]].from;
+        __builtin_prefetch(&s->adjacency[s->adjacency_first[from]]);
+    }
+}
+
 /* One pass's collapses into z->collapse; returns how many.
  *
  * Each collapse blocks a few others this pass, so a pass goes on past the
@@ -453,6 +477,7 @@ static size_t perform_collapses(simplifier *z, size_t candidate_count, uint32_t 
     const simplify_state *s = &z->topo;
     size_t collapses = 0, triangles = 0, goal_edge = triangle_goal / 2;
     for (size_t i = 0; i < candidate_count && triangles < triangle_goal; i++) {
+        prefetch_collapse(z, i, candidate_count);
         const candidate *c = &z->candidates[z->order[i]];
         if (c->error > error_limit)
             break;
