@@ -56,6 +56,29 @@ static void grid_free(grid *g) {
     free(g->indices);
 }
 
+/* A seam down the middle column of g: the right half's triangles use copies
+ * of the column's vertices (same positions, other attributes). */
+static void grid_add_seam(grid *g) {
+    uint32_t n = g->n, column = n / 2;
+    size_t original = g->vertex_count;
+    g->positions = realloc(g->positions, (original + n + 1) * 3 * sizeof(float));
+    assert_non_null(g->positions);
+    for (uint32_t y = 0; y <= n; y++)
+        memcpy(g->positions + 3 * (original + y), g->positions + 3 * ((size_t)y * (n + 1) + column),
+               3 * sizeof(float));
+    g->vertex_count = original + n + 1;
+    for (size_t t = 0; t < g->index_count; t += 3) {
+        uint32_t right = 0;
+        for (int k = 0; k < 3; k++)
+            right += g->indices[t + (size_t)k] % (n + 1) > column;
+        for (int k = 0; k < 3 && right; k++) {
+            uint32_t v = g->indices[t + (size_t)k];
+            if (v % (n + 1) == column)
+                g->indices[t + (size_t)k] = (uint32_t)original + v / (n + 1);
+        }
+    }
+}
+
 /* A closed sphere: rings x segments, the poles one vertex each. */
 static void sphere_make(grid *g, uint32_t rings, uint32_t segments) {
     g->vertex_count = 2 + (size_t)(rings - 1) * segments;
@@ -208,30 +231,14 @@ static void no_triangle_turns_over_on_a_plane(void **state) {
     grid_free(&g);
 }
 
-/* A seam down the middle column: the right half's triangles use copies of
- * the column's vertices (same positions, other attributes). */
+/* A seam down the middle column (grid_add_seam). */
 static void seams_keep_both_sides_on_the_same_positions(void **state) {
     (void)state;
     grid g;
     grid_make(&g, 24, 1.0f, 0.0f);
+    grid_add_seam(&g);
     uint32_t n = g.n, column = n / 2;
-    size_t original = g.vertex_count;
-    g.positions = realloc(g.positions, (original + n + 1) * 3 * sizeof(float));
-    assert_non_null(g.positions);
-    for (uint32_t y = 0; y <= n; y++)
-        memcpy(g.positions + 3 * (original + y), g.positions + 3 * ((size_t)y * (n + 1) + column),
-               3 * sizeof(float));
-    g.vertex_count = original + n + 1;
-    for (size_t t = 0; t < g.index_count; t += 3) {
-        uint32_t right = 0;
-        for (int k = 0; k < 3; k++)
-            right += g.indices[t + (size_t)k] % (n + 1) > column;
-        for (int k = 0; k < 3 && right; k++) {
-            uint32_t v = g.indices[t + (size_t)k];
-            if (v % (n + 1) == column)
-                g.indices[t + (size_t)k] = (uint32_t)original + v / (n + 1);
-        }
-    }
+    size_t original = g.vertex_count - (n + 1);
     uint32_t *out = malloc(g.index_count * sizeof *out);
     assert_non_null(out);
     float error;
@@ -471,6 +478,39 @@ static void ranking_only_changed_edges_gives_the_same_levels(void **state) {
     }
 }
 
+/* The ranking skips the chord cost on manifold edges because no loop runs
+ * through a manifold position; that must hold as border and seam loops
+ * shorten, checked after every few collapses down to a tenth of an open
+ * grid with a seam. */
+static void loops_never_reach_a_manifold_position(void **state) {
+    (void)state;
+    grid g;
+    grid_make(&g, 32, 2.0f, 0.3f);
+    grid_add_seam(&g);
+    simplify_session *session =
+        simplify_begin(g.indices, g.index_count, g.positions, g.vertex_count, false);
+    assert_non_null(session);
+    assert_true(simplify_session_loops_avoid_manifold(session));
+    uint32_t *out = malloc(g.index_count * sizeof *out);
+    assert_non_null(out);
+    size_t count = g.index_count, steps = 0;
+    while (count > g.index_count / 10) {
+        float error;
+        size_t target = (count - count / 30) / 3 * 3;
+        size_t reached = simplify_continue(session, target, 1.0f, out, &error);
+        assert_true(simplify_session_loops_avoid_manifold(session));
+        if (reached == count)
+            break; /* nothing more may collapse */
+        count = reached;
+        steps++;
+    }
+    assert_true(count <= g.index_count / 10); /* it went the whole way */
+    assert_true(steps > 20);
+    free(out);
+    simplify_end(session);
+    grid_free(&g);
+}
+
 /* The reduced triangles by the square cells of side CELL their projections'
  * bounds overlap (cells x cells over the grid). */
 #define CELL 4
@@ -694,6 +734,7 @@ int main(void) {
         cmocka_unit_test(same_result_every_time_and_in_place),
         cmocka_unit_test(a_session_continues_level_after_level),
         cmocka_unit_test(ranking_only_changed_edges_gives_the_same_levels),
+        cmocka_unit_test(loops_never_reach_a_manifold_position),
         cmocka_unit_test(a_gentle_surface_is_no_worse_than_meshoptimizer),
         cmocka_unit_test(a_curved_border_stays_within_its_error),
     };

@@ -551,6 +551,18 @@ void simplify_session_rank_all(simplify_session *session) {
     session->rank_all = true;
 }
 
+bool simplify_session_loops_avoid_manifold(const simplify_session *session) {
+    const simplify_state *s = &session->z.topo;
+    for (size_t v = 0; v < s->vertex_count; v++) {
+        uint32_t next = s->loop[v];
+        if (next == UINT32_MAX)
+            continue;
+        if (s->kind[v] == SIMPLIFY_MANIFOLD || s->kind[next] == SIMPLIFY_MANIFOLD)
+            return false;
+    }
+    return true;
+}
+
 static void run_passes(simplify_session *session, size_t target, float error_limit) {
     simplifier *z = &session->z;
     uint32_t *indices = session->indices;

@@ -56,5 +56,9 @@ void simplify_loops_remap(simplify_state *s, const uint32_t *collapse);
  * the last pass's collapses (the result must be the same). */
 struct simplify_session;
 void simplify_session_rank_all(struct simplify_session *session);
+/* For tests: whether no loop runs through a manifold position (a manifold
+ * vertex has no loop and no loop leads to one), which lets the ranking skip
+ * the chord cost on manifold edges. */
+bool simplify_session_loops_avoid_manifold(const struct simplify_session *session);
 
 #endif
