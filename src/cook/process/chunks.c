@@ -130,17 +130,23 @@ static void number_hashed(mesh_local *local, const uint32_t *indices, size_t ind
     }
 }
 
+bool index_span_narrow(const uint32_t *indices, size_t index_count, uint32_t *lo, uint32_t *hi) {
+    *lo = UINT32_MAX;
+    *hi = 0;
+    for (size_t i = 0; i < index_count; i++) {
+        *lo = indices[i] < *lo ? indices[i] : *lo;
+        *hi = indices[i] > *hi ? indices[i] : *hi;
+    }
+    return index_count == 0 || (size_t)*hi - *lo + 1 <= 2 * index_count;
+}
+
 bool mesh_local_build(mesh_local *local, const uint32_t *indices, size_t index_count,
                       const float *positions) {
     memset(local, 0, sizeof *local);
-    uint32_t lo = UINT32_MAX, hi = 0;
-    for (size_t i = 0; i < index_count; i++) {
-        lo = indices[i] < lo ? indices[i] : lo;
-        hi = indices[i] > hi ? indices[i] : hi;
-    }
+    uint32_t lo, hi;
     /* Both ways number vertices in first-use order: the same local mesh. */
+    bool direct = index_span_narrow(indices, index_count, &lo, &hi);
     size_t range = index_count ? (size_t)hi - lo + 1 : 0;
-    bool direct = range <= 2 * index_count;
     size_t slots = 1;
     while (!direct && slots <= index_count)
         slots *= 2;

@@ -178,21 +178,8 @@ typedef struct meshlet_job {
     atomic_bool failed;
 } meshlet_job;
 
-/* Whether `indices` span fewer than 2 vertex numbers per index: kiln's
- * builder numbers the vertices it is given through a table over that span
- * (meshlet_build.c), so a chunk of a spatially sorted submesh whose span is
- * that narrow needs no compact copy of its vertices. */
-static bool spans_narrow_range(const uint32_t *indices, size_t index_count) {
-    uint32_t lo = UINT32_MAX, hi = 0;
-    for (size_t i = 0; i < index_count; i++) {
-        lo = indices[i] < lo ? indices[i] : lo;
-        hi = indices[i] > hi ? indices[i] : hi;
-    }
-    return index_count > 0 && (size_t)hi - lo < 2 * index_count;
-}
-
-/* Otherwise a chunk of a large submesh runs on its own compact vertices (bounds and
- * cones only read positions, so they come out the same). */
+/* A chunk of a large submesh over a wide span (index_span_narrow) runs on its own compact vertices
+ * (bounds and cones only read positions, so they come out the same). */
 static void meshlets_chunk(void *ctx, uint32_t index) {
     meshlet_job *job = ctx;
     const mesh_chunk *chunk = &job->chunks[index];
@@ -204,8 +191,9 @@ static void meshlets_chunk(void *ctx, uint32_t index) {
         job->mesh->submeshes[chunk->submesh].topology != KILN_TOPOLOGY_TRIANGLES)
         return;
     bool ok = true;
+    uint32_t lo, hi; /* kiln's builder numbers through a table over a narrow span */
     if (!chunk->split || (job->builder == COOK_MESHLET_BUILDER_KILN &&
-                          spans_narrow_range(indices, chunk->index_count))) {
+                          index_span_narrow(indices, chunk->index_count, &lo, &hi))) {
         ok = build_range(job->mesh->positions, job->mesh->vertex_count, indices, chunk->index_count,
                          job->max_vertices, job->max_triangles, job->builder, chunk->split, out);
     } else {

@@ -142,6 +142,12 @@ typedef struct mesh_local {
 
 bool mesh_local_build(mesh_local *local, const uint32_t *indices, size_t index_count,
                       const float *positions);
+/* The vertex numbers indices[0..index_count) span, *lo..*hi, and whether that
+ * span is narrow: at most two numbers per index, where a table over it beats
+ * hashing (mesh_local_build) and kiln's meshlet builder, which numbers
+ * through such a table, needs no compact copy (meshlets.c). An empty list
+ * is narrow, its span empty (*lo > *hi). */
+bool index_span_narrow(const uint32_t *indices, size_t index_count, uint32_t *lo, uint32_t *hi);
 /* Maps local vertex numbers back to the mesh's (in may equal out). */
 void mesh_local_to_global(const mesh_local *local, const uint32_t *in, size_t count, uint32_t *out);
 void mesh_local_free(mesh_local *local);
