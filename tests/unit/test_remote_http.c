@@ -5,6 +5,7 @@
  * every wait is bounded, and one transport serves many threads over kept-alive
  * connections. The labels of URLs (url.c) need no server. */
 #include <arpa/inet.h>
+#include <errno.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <pthread.h>
@@ -149,6 +150,35 @@ static void labels_drop_credentials_query_and_fragment(void **state) {
     char small[10];
     remote_url_label("http://u:p@127.0.0.1/cache", small, sizeof small);
     assert_string_equal(small, "http://12");
+}
+
+/* A libcurl that could not be loaded is looked for again on the next open
+ * (a `kiln watch` outlives a package install), and once loaded stays loaded.
+ * It must run before any test that opens a transport: the load is per process. */
+static void missing_libcurl_is_tried_again(void **state) {
+    (void)state;
+    char empty[] = SCRATCH "/no-libraries-XXXXXX";
+    assert_int_equal(mkdir(SCRATCH, 0755) == 0 || errno == EEXIST, 1);
+    assert_non_null(mkdtemp(empty));
+    remote_options options = {0};
+    remote_transport transport;
+    char reason[256];
+    assert_int_equal(setenv("KILN_TEST_LIBRARY_DIR", empty, 1), 0);
+    assert_false(
+        remote_http_open(&transport, "http://127.0.0.1:1/c", &options, reason, sizeof reason));
+    assert_non_null(strstr(reason, "cannot open shared object file"));
+    assert_false(
+        remote_http_open(&transport, "http://127.0.0.1:1/c", &options, reason, sizeof reason));
+    assert_int_equal(unsetenv("KILN_TEST_LIBRARY_DIR"), 0);
+    assert_true(
+        remote_http_open(&transport, "http://127.0.0.1:1/c", &options, reason, sizeof reason));
+    transport.close(transport.state);
+    assert_int_equal(setenv("KILN_TEST_LIBRARY_DIR", empty, 1), 0);
+    assert_true(
+        remote_http_open(&transport, "http://127.0.0.1:1/c", &options, reason, sizeof reason));
+    transport.close(transport.state);
+    assert_int_equal(unsetenv("KILN_TEST_LIBRARY_DIR"), 0);
+    assert_int_equal(rmdir(empty), 0);
 }
 
 static void open_refuses_unusable_urls(void **state) {
@@ -745,6 +775,7 @@ static int stop_servers(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(labels_drop_credentials_query_and_fragment),
+        cmocka_unit_test(missing_libcurl_is_tried_again),
         cmocka_unit_test(open_refuses_unusable_urls),
         cmocka_unit_test(keys_are_checked),
         cmocka_unit_test(closed_port_fails_fast),

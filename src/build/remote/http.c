@@ -113,18 +113,13 @@ static const library_symbol libcurl_symbols[] = {
     LIBRARY_SYMBOL(libcurl, curl_free, free),
 };
 
-static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
-static bool curl_started;
-static char curl_failure[192]; /* why curl_started is false */
+static library_once curl_library = LIBRARY_ONCE_INIT;
 
-static void curl_start(void) {
-    if (!library_load(KILN_LIBCURL_FILE, libcurl_symbols,
-                      sizeof libcurl_symbols / sizeof libcurl_symbols[0], &libcurl, curl_failure,
-                      sizeof curl_failure))
-        return;
-    curl_started = libcurl.global_init(CURL_GLOBAL_DEFAULT) == CURLE_OK;
-    if (!curl_started)
-        snprintf(curl_failure, sizeof curl_failure, "libcurl could not start");
+static bool curl_start(char *reason, size_t reason_size) {
+    if (libcurl.global_init(CURL_GLOBAL_DEFAULT) == CURLE_OK)
+        return true;
+    snprintf(reason, reason_size, "libcurl could not start");
+    return false;
 }
 
 static void say(char *reason, size_t reason_size, const char *fmt, ...)
@@ -569,9 +564,11 @@ bool remote_http_open(remote_transport *transport, const char *url, const remote
     for (size_t length = strlen(label); length > scheme_length && label[length - 1] == '/';)
         label[--length] = '\0';
 
-    pthread_once(&curl_once, curl_start);
-    if (!curl_started) {
-        say(reason, reason_size, "%s: %s", label, curl_failure);
+    char failure[192];
+    if (!library_load_once(&curl_library, KILN_LIBCURL_FILE, libcurl_symbols,
+                           sizeof libcurl_symbols / sizeof libcurl_symbols[0], &libcurl, curl_start,
+                           failure, sizeof failure)) {
+        say(reason, reason_size, "%s: %s", label, failure);
         return false;
     }
     if (!url_is_usable(url, label, reason, reason_size))

@@ -41,3 +41,15 @@ bool library_load(const char *file, const library_symbol *symbols, size_t count,
     }
     return true;
 }
+
+bool library_load_once(library_once *once, const char *file, const library_symbol *symbols,
+                       size_t count, void *table, library_start start, char *reason,
+                       size_t reason_size) {
+    pthread_mutex_lock(&once->lock);
+    if (!once->loaded)
+        once->loaded = library_load(file, symbols, count, table, reason, reason_size) &&
+                       (start == NULL || start(reason, reason_size));
+    bool loaded = once->loaded;
+    pthread_mutex_unlock(&once->lock);
+    return loaded;
+}

@@ -14,6 +14,7 @@
 #ifndef KILN_BUILD_REMOTE_LIBRARY_H
 #define KILN_BUILD_REMOTE_LIBRARY_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -37,5 +38,27 @@ typedef struct library_symbol {
  * loaded for the rest of the process. */
 bool library_load(const char *file, const library_symbol *symbols, size_t count, void *table,
                   char *reason, size_t reason_size);
+
+/* A library a transport loads on its first open. A failed load is not
+ * remembered: the next open tries again, so a `kiln watch` started before
+ * the package was installed finds it at its next build. Once loaded, the
+ * table never changes again, and opens only read the flag (under the lock). */
+typedef struct library_once {
+    pthread_mutex_t lock;
+    bool loaded;
+} library_once;
+
+#define LIBRARY_ONCE_INIT                                                                          \
+    { PTHREAD_MUTEX_INITIALIZER, false }
+
+/* What a library needs once loaded before its first use (libcurl's global
+ * init): false, with why in `reason`, fails the load. */
+typedef bool (*library_start)(char *reason, size_t reason_size);
+
+/* library_load of `file` into `table`, then `start` (may be NULL), unless an
+ * earlier call did both already. True when the table may be used. */
+bool library_load_once(library_once *once, const char *file, const library_symbol *symbols,
+                       size_t count, void *table, library_start start, char *reason,
+                       size_t reason_size);
 
 #endif

@@ -69,15 +69,7 @@ static const library_symbol hiredis_symbols[] = {
     LIBRARY_SYMBOL(hiredis, freeReplyObject, free_reply),
 };
 
-static pthread_once_t hiredis_once = PTHREAD_ONCE_INIT;
-static bool hiredis_loaded;
-static char hiredis_failure[192]; /* why hiredis_loaded is false */
-
-static void hiredis_load(void) {
-    hiredis_loaded = library_load(KILN_HIREDIS_FILE, hiredis_symbols,
-                                  sizeof hiredis_symbols / sizeof hiredis_symbols[0], &hiredis,
-                                  hiredis_failure, sizeof hiredis_failure);
-}
+static library_once hiredis_library = LIBRARY_ONCE_INIT;
 
 #define REDIS_DEFAULT_PORT 6379
 #define REDIS_IDLE_MAX 16      /* pooled connections kept between operations */
@@ -842,11 +834,13 @@ static bool parse_url(redis_state *s, const char *url, const remote_options *opt
 bool remote_redis_open(remote_transport *transport, const char *url, const remote_options *options,
                        char *reason, size_t reason_size) {
     *transport = (remote_transport){0};
-    pthread_once(&hiredis_once, hiredis_load);
-    if (!hiredis_loaded) {
+    char failure[192];
+    if (!library_load_once(&hiredis_library, KILN_HIREDIS_FILE, hiredis_symbols,
+                           sizeof hiredis_symbols / sizeof hiredis_symbols[0], &hiredis, NULL,
+                           failure, sizeof failure)) {
         char label[sizeof transport->label];
         remote_url_label(url, label, sizeof label);
-        snprintf(reason, reason_size, "%s: %s", label, hiredis_failure);
+        snprintf(reason, reason_size, "%s: %s", label, failure);
         return false;
     }
     redis_state *s = calloc(1, sizeof *s);
