@@ -141,8 +141,9 @@ typedef struct simplifier {
      * its quadric), so a pass ranks again only the edges around the last
      * pass's collapses and copies the others. */
     candidate *ranked;
-    bool prefetch;     /* the quadrics outgrow the caches (PREFETCH_MIN_BYTES) */
-    candidate *sorted; /* this pass's candidates, cheapest first */
+    bool prefetch;         /* the quadrics outgrow the caches (PREFETCH_MIN_BYTES) */
+    candidate *candidates; /* this pass's, in index order */
+    candidate *sorted;     /* the same, cheapest first */
     /* Per sort key (sort_key): how many candidates have it, counted as they
      * are picked. */
     uint32_t histogram[1u << SORT_BITS];
@@ -164,7 +165,7 @@ static size_t block_take(size_t *size, size_t bytes) {
 /* One block rather than an allocation per array: freed whole, it stays in
  * the allocator for the next call instead of going back to the system, so
  * a cook of many small meshes does not fault their pages in again and again
- * (spot's LOD step: 170 page faults fewer). */
+ * (the bunny's LOD step, repeated: 175 page faults instead of 3,900). */
 static bool simplifier_alloc(simplifier *z, size_t vertex_count, size_t index_count,
                              uint32_t **indices) {
     memset(z, 0, sizeof *z);
@@ -181,6 +182,7 @@ static bool simplifier_alloc(simplifier *z, size_t vertex_count, size_t index_co
     size_t touched = block_take(&size, n * sizeof *z->touched);
     size_t changed = block_take(&size, n * sizeof *z->changed);
     size_t ranked = block_take(&size, m * sizeof *z->ranked);
+    size_t candidates = block_take(&size, m * sizeof *z->candidates);
     size_t sorted = block_take(&size, m * sizeof *z->sorted);
     size_t level = block_take(&size, m * sizeof **indices);
     char *block = malloc(size);
@@ -200,6 +202,7 @@ static bool simplifier_alloc(simplifier *z, size_t vertex_count, size_t index_co
     z->touched = (uint32_t *)(void *)(block + touched);
     z->changed = (uint32_t *)(void *)(block + changed);
     z->ranked = (candidate *)(void *)(block + ranked);
+    z->candidates = (candidate *)(void *)(block + candidates);
     z->sorted = (candidate *)(void *)(block + sorted);
     *indices = (uint32_t *)(void *)(block + level);
     memset(z->quadrics, 0, n * sizeof *z->quadrics);
@@ -367,9 +370,9 @@ static inline uint32_t sort_key(float error) {
     return (bits << 1) >> (32 - SORT_BITS);
 }
 
-/* Every edge that may collapse, once, in its cheaper allowed direction, in
- * z->ranked: stale edges ranked again, the others as they were. Returns how
- * many may collapse; z->histogram counts their sort keys. */
+/* Every edge that may collapse, once, in its cheaper allowed direction:
+ * stale edges ranked again, the others as they were; z->histogram counts
+ * their sort keys. */
 static size_t pick_candidates(simplifier *z, const uint32_t *indices, size_t index_count) {
     size_t count = 0;
     memset(z->histogram, 0, sizeof z->histogram);
@@ -391,7 +394,7 @@ static size_t pick_candidates(simplifier *z, const uint32_t *indices, size_t ind
                 z->ranked[t + k] = c;
             }
             if (c.from != RANK_NONE) {
-                count++;
+                z->candidates[count++] = c;
                 z->histogram[sort_key(c.error)]++;
             }
         }
@@ -414,22 +417,20 @@ static void mark_changed(simplifier *z, uint32_t v, uint32_t pass) {
     } while (w != v);
 }
 
-/* The ranked edges that may collapse by error, cheapest first, into
- * z->sorted: a counting sort on sort_key (z->histogram, counted by
- * pick_candidates); equal keys keep their index order, which keeps the
- * result deterministic. Copied rather than indexed: the collapses then read
- * them in order. */
-static void sort_candidates(simplifier *z, size_t index_count) {
+/* Candidates by error, cheapest first, into z->sorted: a counting sort on
+ * sort_key (z->histogram, counted by pick_candidates); equal keys keep their
+ * order, which keeps the result deterministic. Copied rather than indexed:
+ * the collapses then read them in order. */
+static void sort_candidates(simplifier *z, size_t count) {
     uint32_t *histogram = z->histogram, sum = 0;
     for (size_t k = 0; k < (1u << SORT_BITS); k++) {
         uint32_t n = histogram[k];
         histogram[k] = sum;
         sum += n;
     }
-    for (size_t i = 0; i < index_count; i++) {
-        const candidate *c = &z->ranked[i];
-        if (c->from != RANK_NONE)
-            z->sorted[histogram[sort_key(c->error)]++] = *c;
+    for (size_t i = 0; i < count; i++) {
+        const candidate *c = &z->candidates[i];
+        z->sorted[histogram[sort_key(c->error)]++] = *c;
     }
 }
 
@@ -612,7 +613,7 @@ static void run_passes(simplify_session *session, size_t target, float error_lim
         size_t candidate_count = pick_candidates(z, indices, count);
         if (candidate_count == 0)
             break;
-        sort_candidates(z, count);
+        sort_candidates(z, candidate_count);
         size_t triangle_goal = (count - target) / 3;
         for (size_t v = 0; v < z->topo.vertex_count; v++)
             z->collapse[v] = (uint32_t)v;
@@ -646,9 +647,8 @@ simplify_session *simplify_begin(const uint32_t *indices, size_t index_count,
     session->count = index_count;
     scale_positions(z->positions, positions, vertex_count);
     z->prefetch = vertex_count * sizeof *z->quadrics > PREFETCH_MIN_BYTES;
-    /* The open edges reuse the sorted candidates' room, unused until the
-     * first pass. */
-    uint8_t *open = (uint8_t *)z->sorted;
+    /* The open edges reuse the candidates' room, unused until the first pass. */
+    uint8_t *open = (uint8_t *)z->candidates;
     simplify_adjacency_build(&z->topo, session->indices, index_count);
     simplify_classify(&z->topo, session->indices, index_count, lock_border, open);
     fill_quadrics(z, session->indices, index_count, open);
