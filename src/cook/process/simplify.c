@@ -126,9 +126,8 @@ static float normalize3(float *v) {
     return length;
 }
 
-/* Everything one call allocates, in one block. */
+/* Everything one call allocates. */
 typedef struct simplifier {
-    void *block; /* every array below */
     simplify_state topo;
     float *positions;   /* scaled to the unit extent */
     quadric *quadrics;  /* per position (at its first vertex) */
@@ -150,65 +149,46 @@ typedef struct simplifier {
 } simplifier;
 
 static void simplifier_free(simplifier *z) {
-    free(z->block);
-    z->block = NULL;
+    free(z->topo.remap);
+    free(z->topo.wedge);
+    free(z->topo.loop);
+    free(z->topo.kind);
+    free(z->topo.adjacency_first);
+    free(z->topo.adjacency);
+    free(z->positions);
+    free(z->quadrics);
+    free(z->collapse);
+    free(z->touched);
+    free(z->changed);
+    free(z->ranked);
+    free(z->candidates);
+    free(z->sorted);
 }
 
-/* The offset of the next `bytes` in a block now `*size` long (each array
- * 16-byte aligned). */
-static size_t block_take(size_t *size, size_t bytes) {
-    size_t at = *size;
-    *size += (bytes + 15) & ~(size_t)15;
-    return at;
-}
-
-/* One block rather than an allocation per array: freed whole, it stays in
- * the allocator for the next call instead of going back to the system, so
- * a cook of many small meshes does not fault their pages in again and again
- * (the bunny's LOD step, repeated: 175 page faults instead of 3,900). */
-static bool simplifier_alloc(simplifier *z, size_t vertex_count, size_t index_count,
-                             uint32_t **indices) {
+static bool simplifier_alloc(simplifier *z, size_t vertex_count, size_t index_count) {
     memset(z, 0, sizeof *z);
-    size_t n = vertex_count ? vertex_count : 1, m = index_count ? index_count : 1, size = 0;
-    size_t remap = block_take(&size, n * sizeof *z->topo.remap);
-    size_t wedge = block_take(&size, n * sizeof *z->topo.wedge);
-    size_t loop = block_take(&size, n * sizeof *z->topo.loop);
-    size_t kind = block_take(&size, n);
-    size_t adjacency_first = block_take(&size, (n + 1) * sizeof *z->topo.adjacency_first);
-    size_t adjacency = block_take(&size, m * sizeof *z->topo.adjacency);
-    size_t positions = block_take(&size, 3 * n * sizeof *z->positions);
-    size_t quadrics = block_take(&size, n * sizeof *z->quadrics);
-    size_t collapse = block_take(&size, n * sizeof *z->collapse);
-    size_t touched = block_take(&size, n * sizeof *z->touched);
-    size_t changed = block_take(&size, n * sizeof *z->changed);
-    size_t ranked = block_take(&size, m * sizeof *z->ranked);
-    size_t candidates = block_take(&size, m * sizeof *z->candidates);
-    size_t sorted = block_take(&size, m * sizeof *z->sorted);
-    size_t level = block_take(&size, m * sizeof **indices);
-    char *block = malloc(size);
-    if (block == NULL)
-        return false;
-    z->block = block;
+    size_t n = vertex_count ? vertex_count : 1, m = index_count ? index_count : 1;
     z->topo.vertex_count = vertex_count;
-    z->topo.remap = (uint32_t *)(void *)(block + remap);
-    z->topo.wedge = (uint32_t *)(void *)(block + wedge);
-    z->topo.loop = (uint32_t *)(void *)(block + loop);
-    z->topo.kind = (uint8_t *)(block + kind);
-    z->topo.adjacency_first = (uint32_t *)(void *)(block + adjacency_first);
-    z->topo.adjacency = (simplify_corner *)(void *)(block + adjacency);
-    z->positions = (float *)(void *)(block + positions);
-    z->quadrics = (quadric *)(void *)(block + quadrics);
-    z->collapse = (uint32_t *)(void *)(block + collapse);
-    z->touched = (uint32_t *)(void *)(block + touched);
-    z->changed = (uint32_t *)(void *)(block + changed);
-    z->ranked = (candidate *)(void *)(block + ranked);
-    z->candidates = (candidate *)(void *)(block + candidates);
-    z->sorted = (candidate *)(void *)(block + sorted);
-    *indices = (uint32_t *)(void *)(block + level);
-    memset(z->quadrics, 0, n * sizeof *z->quadrics);
-    memset(z->touched, 0, n * sizeof *z->touched);
-    memset(z->changed, 0, n * sizeof *z->changed);
-    return true;
+    z->topo.remap = malloc(n * sizeof *z->topo.remap);
+    z->topo.wedge = malloc(n * sizeof *z->topo.wedge);
+    z->topo.loop = malloc(n * sizeof *z->topo.loop);
+    z->topo.kind = malloc(n);
+    z->topo.adjacency_first = malloc((n + 1) * sizeof *z->topo.adjacency_first);
+    z->topo.adjacency = malloc(m * sizeof *z->topo.adjacency);
+    z->positions = malloc(3 * n * sizeof *z->positions);
+    z->quadrics = calloc(n, sizeof *z->quadrics);
+    z->collapse = malloc(n * sizeof *z->collapse);
+    z->touched = calloc(n, sizeof *z->touched);
+    z->changed = calloc(n, sizeof *z->changed);
+    z->ranked = malloc(m * sizeof *z->ranked);
+    z->candidates = malloc(m * sizeof *z->candidates);
+    z->sorted = malloc(m * sizeof *z->sorted);
+    if (z->topo.remap && z->topo.wedge && z->topo.loop && z->topo.kind && z->topo.adjacency_first &&
+        z->topo.adjacency && z->positions && z->quadrics && z->collapse && z->touched &&
+        z->changed && z->ranked && z->candidates && z->sorted)
+        return true;
+    simplifier_free(z);
+    return false;
 }
 
 /* Positions minus the lower corner, over the largest extent (as
@@ -575,7 +555,7 @@ static size_t apply_collapses(simplifier *z, uint32_t *indices, size_t index_cou
  * quadrics, so the next level's errors count from the original surface. */
 struct simplify_session {
     simplifier z;
-    uint32_t *indices; /* the current level (in z.block) */
+    uint32_t *indices; /* the current level */
     size_t count;
     uint32_t pass;          /* passes so far (touched stamps) */
     bool adjacency_current; /* z.topo's adjacency is of `indices` */
@@ -634,7 +614,9 @@ simplify_session *simplify_begin(const uint32_t *indices, size_t index_count,
     simplify_session *session = calloc(1, sizeof *session);
     if (session == NULL)
         return NULL;
-    if (!simplifier_alloc(&session->z, vertex_count, index_count, &session->indices)) {
+    session->indices = malloc((index_count ? index_count : 1) * sizeof *session->indices);
+    if (session->indices == NULL || !simplifier_alloc(&session->z, vertex_count, index_count)) {
+        free(session->indices);
         free(session);
         return NULL;
     }
@@ -669,6 +651,7 @@ void simplify_end(simplify_session *session) {
     if (session == NULL)
         return;
     simplifier_free(&session->z);
+    free(session->indices);
     free(session);
 }
 
