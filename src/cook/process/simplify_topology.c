@@ -123,16 +123,18 @@ void simplify_classify(simplify_state *s, const uint32_t *indices, size_t index_
     }
     for (size_t v = 0; v < n; v++)
         s->loop[v] = loop_in[v] = UINT32_MAX;
-    static const uint8_t next[3] = {1, 2, 0};
-    for (size_t i = 0; i < index_count; i++) {
-        uint32_t a = indices[i], b = indices[i - i % 3 + next[i % 3]];
-        open[i] = !has_edge(s, b, a);
-        if (!open[i])
-            continue;
-        open_out[a] += open_out[a] < 255;
-        open_in[b] += open_in[b] < 255;
-        s->loop[a] = b;
-        loop_in[b] = a;
+    for (size_t t = 0; t + 2 < index_count; t += 3) {
+        uint32_t corners[4] = {indices[t], indices[t + 1], indices[t + 2], indices[t]};
+        for (size_t k = 0; k < 3; k++) {
+            uint32_t a = corners[k], b = corners[k + 1];
+            open[t + k] = !has_edge(s, b, a);
+            if (!open[t + k])
+                continue;
+            open_out[a] += open_out[a] < 255;
+            open_in[b] += open_in[b] < 255;
+            s->loop[a] = b;
+            loop_in[b] = a;
+        }
     }
     for (size_t v = 0; v < n; v++) {
         uint32_t w = s->wedge[v];
