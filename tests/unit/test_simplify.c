@@ -722,6 +722,52 @@ static void a_curved_border_stays_within_its_error(void **state) {
     assert_true(ratio < 1.25);
 }
 
+/* simplify_adjacency_build against the triangles around each vertex found
+ * by scanning the index buffer: per vertex, its triangles in index order,
+ * each as its other two corners in winding order. On a seamed grid whose
+ * triangles were shuffled and some dropped (vertices of every valence,
+ * some unused). */
+static void adjacency_lists_every_triangle_around_each_vertex(void **state) {
+    (void)state;
+    grid g;
+    grid_make(&g, 9, 0.5f, 0.3f);
+    grid_add_seam(&g);
+    /* Every third triangle dropped, the rest reversed in order. */
+    size_t count = 0;
+    uint32_t *indices = malloc(g.index_count * sizeof *indices);
+    assert_non_null(indices);
+    for (size_t t = g.index_count; t >= 3; t -= 3)
+        if ((t / 3) % 3 != 0) {
+            memcpy(indices + count, g.indices + t - 3, 3 * sizeof *indices);
+            count += 3;
+        }
+    simplify_state s = {.vertex_count = g.vertex_count};
+    s.adjacency_first = malloc((g.vertex_count + 1) * sizeof *s.adjacency_first);
+    s.adjacency = malloc(count * sizeof *s.adjacency);
+    assert_non_null(s.adjacency_first);
+    assert_non_null(s.adjacency);
+    simplify_adjacency_build(&s, indices, count);
+    assert_int_equal(s.adjacency_first[0], 0);
+    assert_int_equal(s.adjacency_first[g.vertex_count], count);
+    for (uint32_t v = 0; v < g.vertex_count; v++) {
+        uint32_t slot = s.adjacency_first[v];
+        for (size_t t = 0; t < count; t += 3)
+            for (size_t k = 0; k < 3; k++) {
+                if (indices[t + k] != v)
+                    continue;
+                assert_true(slot < s.adjacency_first[v + 1]);
+                assert_int_equal(s.adjacency[slot].next, indices[t + (k + 1) % 3]);
+                assert_int_equal(s.adjacency[slot].prev, indices[t + (k + 2) % 3]);
+                slot++;
+            }
+        assert_int_equal(slot, s.adjacency_first[v + 1]);
+    }
+    free(s.adjacency_first);
+    free(s.adjacency);
+    free(indices);
+    grid_free(&g);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(reaches_the_target_on_closed_and_open_meshes),
@@ -737,6 +783,7 @@ int main(void) {
         cmocka_unit_test(loops_never_reach_a_manifold_position),
         cmocka_unit_test(a_gentle_surface_is_no_worse_than_meshoptimizer),
         cmocka_unit_test(a_curved_border_stays_within_its_error),
+        cmocka_unit_test(adjacency_lists_every_triangle_around_each_vertex),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

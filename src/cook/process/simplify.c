@@ -39,7 +39,13 @@
 #define BORDER_WEIGHT 10.0f   /* a border plane weighs as 10 faces: borders hold */
 #define SEAM_WEIGHT 1.0f      /* a seam only steers the collapses along it */
 #define PASS_ERROR_SLACK 1.5f /* a pass takes edges up to 1.5x its goal's error */
+/* Corners, triangles' corners or candidates ahead that a loop asks for;
+ * a multiple of 3, as pick_candidates asks a whole triangle ahead. */
 #define PREFETCH_AHEAD 12
+/* Quadrics past this many bytes outgrow the caches: only then do the loops
+ * that read them out of order ask for them early (below it the loads are
+ * cheap and asking costs instructions). */
+#define PREFETCH_MIN_BYTES (1u << 20)
 #define SORT_BITS 11 /* the error's exponent and top mantissa bits */
 
 /* A symmetric 4x4 quadric (upper triangle of A, b, c) and its total weight.
@@ -134,8 +140,12 @@ typedef struct simplifier {
      * its quadric), so a pass ranks again only the edges around the last
      * pass's collapses and copies the others. */
     candidate *ranked;
-    candidate *candidates;
-    uint32_t *order;
+    bool prefetch;         /* the quadrics outgrow the caches (PREFETCH_MIN_BYTES) */
+    candidate *candidates; /* this pass's, in index order */
+    candidate *sorted;     /* the same, cheapest first */
+    /* Per sort key (sort_key): how many candidates have it, counted as they
+     * are picked. */
+    uint32_t histogram[1u << SORT_BITS];
 } simplifier;
 
 static void simplifier_free(simplifier *z) {
@@ -152,7 +162,7 @@ static void simplifier_free(simplifier *z) {
     free(z->changed);
     free(z->ranked);
     free(z->candidates);
-    free(z->order);
+    free(z->sorted);
 }
 
 static bool simplifier_alloc(simplifier *z, size_t vertex_count, size_t index_count) {
@@ -172,10 +182,10 @@ static bool simplifier_alloc(simplifier *z, size_t vertex_count, size_t index_co
     z->changed = calloc(n, sizeof *z->changed);
     z->ranked = malloc(m * sizeof *z->ranked);
     z->candidates = malloc(m * sizeof *z->candidates);
-    z->order = malloc(m * sizeof *z->order);
+    z->sorted = malloc(m * sizeof *z->sorted);
     if (z->topo.remap && z->topo.wedge && z->topo.loop && z->topo.kind && z->topo.adjacency_first &&
         z->topo.adjacency && z->positions && z->quadrics && z->collapse && z->touched &&
-        z->changed && z->ranked && z->candidates && z->order)
+        z->changed && z->ranked && z->candidates && z->sorted)
         return true;
     simplifier_free(z);
     return false;
@@ -215,7 +225,7 @@ static void fill_quadrics(simplifier *z, const uint32_t *indices, size_t index_c
     for (size_t t = 0; t + 2 < index_count; t += 3) {
         /* The quadrics a later triangle adds to, asked for early: adding
          * waits on their loads more than it computes. */
-        if (t + 3 * PREFETCH_AHEAD + 2 < index_count)
+        if (z->prefetch && t + 3 * PREFETCH_AHEAD + 2 < index_count)
             for (size_t k = 0; k < 3; k++)
                 prefetch_quadric(&z->quadrics[s->remap[indices[t + 3 * PREFETCH_AHEAD + k]]]);
         const float *p[3];
@@ -331,26 +341,43 @@ static candidate rank_edge(const simplifier *z, uint32_t a, uint32_t b) {
     return ea <= eb ? (candidate){a, b, ea} : (candidate){b, a, eb};
 }
 
+/* A candidate's bucket in sort_candidates: the error's exponent and top
+ * mantissa bits (errors are never negative, so their bits sort as
+ * integers). */
+static inline uint32_t sort_key(float error) {
+    uint32_t bits;
+    memcpy(&bits, &error, sizeof bits);
+    return (bits << 1) >> (32 - SORT_BITS);
+}
+
 /* Every edge that may collapse, once, in its cheaper allowed direction:
- * stale edges ranked again, the others as they were. */
+ * stale edges ranked again, the others as they were; z->histogram counts
+ * their sort keys. */
 static size_t pick_candidates(simplifier *z, const uint32_t *indices, size_t index_count) {
-    static const uint8_t next[3] = {1, 2, 0};
     size_t count = 0;
-    for (size_t i = 0; i < index_count; i++) {
-        candidate c = z->ranked[i];
-        /* The quadric a later corner's ranking will read, asked for early:
-         * the ranking waits on these loads more than it computes. */
-        if (i + PREFETCH_AHEAD < index_count && z->ranked[i + PREFETCH_AHEAD].from == RANK_STALE) {
-            const quadric *q = &z->quadrics[z->topo.remap[indices[i + PREFETCH_AHEAD]]];
-            __builtin_prefetch(q);
-            __builtin_prefetch((const char *)q + 64);
+    memset(z->histogram, 0, sizeof z->histogram);
+    for (size_t t = 0; t < index_count; t += 3) {
+        /* The quadrics a later triangle's ranking will read, asked for
+         * early: the ranking waits on these loads more than it computes. */
+        if (z->prefetch && t + PREFETCH_AHEAD + 2 < index_count)
+            for (size_t k = t + PREFETCH_AHEAD; k < t + PREFETCH_AHEAD + 3; k++)
+                if (z->ranked[k].from == RANK_STALE) {
+                    const quadric *q = &z->quadrics[z->topo.remap[indices[k]]];
+                    __builtin_prefetch(q);
+                    __builtin_prefetch((const char *)q + 64);
+                }
+        uint32_t corners[4] = {indices[t], indices[t + 1], indices[t + 2], indices[t]};
+        for (size_t k = 0; k < 3; k++) {
+            candidate c = z->ranked[t + k];
+            if (c.from == RANK_STALE) {
+                c = rank_edge(z, corners[k], corners[k + 1]);
+                z->ranked[t + k] = c;
+            }
+            if (c.from != RANK_NONE) {
+                z->candidates[count++] = c;
+                z->histogram[sort_key(c.error)]++;
+            }
         }
-        if (c.from == RANK_STALE) {
-            c = rank_edge(z, indices[i], indices[i - i % 3 + next[i % 3]]);
-            z->ranked[i] = c;
-        }
-        if (c.from != RANK_NONE)
-            z->candidates[count++] = c;
     }
     return count;
 }
@@ -370,27 +397,20 @@ static void mark_changed(simplifier *z, uint32_t v, uint32_t pass) {
     } while (w != v);
 }
 
-/* Candidates by error, cheapest first: a counting sort on the float's top
- * bits (errors are never negative, so their bits sort as integers); equal
- * keys keep their order, which keeps the result deterministic. */
+/* Candidates by error, cheapest first, into z->sorted: a counting sort on
+ * sort_key (z->histogram, counted by pick_candidates); equal keys keep their
+ * order, which keeps the result deterministic. Copied rather than indexed:
+ * the collapses then read them in order. */
 static void sort_candidates(simplifier *z, size_t count) {
-    uint32_t histogram[1u << SORT_BITS];
-    memset(histogram, 0, sizeof histogram);
-    for (size_t i = 0; i < count; i++) {
-        uint32_t bits;
-        memcpy(&bits, &z->candidates[i].error, sizeof bits);
-        histogram[(bits << 1) >> (32 - SORT_BITS)]++;
-    }
-    uint32_t sum = 0;
+    uint32_t *histogram = z->histogram, sum = 0;
     for (size_t k = 0; k < (1u << SORT_BITS); k++) {
         uint32_t n = histogram[k];
         histogram[k] = sum;
         sum += n;
     }
     for (size_t i = 0; i < count; i++) {
-        uint32_t bits;
-        memcpy(&bits, &z->candidates[i].error, sizeof bits);
-        z->order[histogram[(bits << 1) >> (32 - SORT_BITS)]++] = (uint32_t)i;
+        const candidate *c = &z->candidates[i];
+        z->sorted[histogram[sort_key(c->error)]++] = *c;
     }
 }
 
@@ -451,14 +471,11 @@ static void touch_loop_neighbours(simplifier *z, uint32_t from, uint32_t pass) {
 }
 
 /* What the collapse of a later candidate will read first, asked for early:
- * candidates go in error order, so their vertices are anywhere in memory.
- * The candidate itself is asked for twice as early as its triangles. */
+ * candidates go in error order, so their vertices are anywhere in memory. */
 static inline void prefetch_collapse(const simplifier *z, size_t i, size_t candidate_count) {
     const simplify_state *s = &z->topo;
-    if (i + 2 * PREFETCH_AHEAD < candidate_count)
-        __builtin_prefetch(&z->candidates[z->order[i + 2 * PREFETCH_AHEAD]]);
-    if (i + PREFETCH_AHEAD < candidate_count) {
-        uint32_t from = z->candidates[z->order[i + PREFETCH_AHEAD]].from;
+    if (z->prefetch && i + PREFETCH_AHEAD < candidate_count) {
+        uint32_t from = z->sorted[i + PREFETCH_AHEAD].from;
         __builtin_prefetch(&s->adjacency[s->adjacency_first[from]]);
     }
 }
@@ -478,12 +495,11 @@ static size_t perform_collapses(simplifier *z, size_t candidate_count, uint32_t 
     size_t collapses = 0, triangles = 0, goal_edge = triangle_goal / 2;
     for (size_t i = 0; i < candidate_count && triangles < triangle_goal; i++) {
         prefetch_collapse(z, i, candidate_count);
-        const candidate *c = &z->candidates[z->order[i]];
+        const candidate *c = &z->sorted[i];
         if (c->error > error_limit)
             break;
-        float pass_limit = goal_edge < candidate_count
-                               ? PASS_ERROR_SLACK * z->candidates[z->order[goal_edge]].error
-                               : INFINITY;
+        float pass_limit =
+            goal_edge < candidate_count ? PASS_ERROR_SLACK * z->sorted[goal_edge].error : INFINITY;
         /* A pass that took few (about one in six blocks the rest) goes on. */
         if (c->error > pass_limit && triangles > triangle_goal / 6)
             break;
@@ -612,6 +628,7 @@ simplify_session *simplify_begin(const uint32_t *indices, size_t index_count,
     memcpy(session->indices, indices, index_count * sizeof *indices);
     session->count = index_count;
     scale_positions(z->positions, positions, vertex_count);
+    z->prefetch = vertex_count * sizeof *z->quadrics > PREFETCH_MIN_BYTES;
     /* The open edges reuse the candidates' room, unused until the first pass. */
     uint8_t *open = (uint8_t *)z->candidates;
     simplify_adjacency_build(&z->topo, session->indices, index_count);

@@ -77,21 +77,25 @@ bool simplify_weld(simplify_state *s, const uint32_t *indices, size_t index_coun
 
 void simplify_adjacency_build(simplify_state *s, const uint32_t *indices, size_t index_count) {
     size_t n = s->vertex_count;
-    memset(s->adjacency_first, 0, (n + 1) * sizeof *s->adjacency_first);
+    uint32_t *first = s->adjacency_first;
+    /* first[v] counts up to the end of v's triangles, then each triangle,
+     * last first, takes the slot before it: first[v] ends at v's start, and
+     * each vertex's triangles stay in index order. */
+    memset(first, 0, (n + 1) * sizeof *first);
     for (size_t i = 0; i < index_count; i++)
-        s->adjacency_first[indices[i] + 1]++;
-    for (size_t v = 0; v < n; v++)
-        s->adjacency_first[v + 1] += s->adjacency_first[v];
-    /* Fill through a moving cursor per vertex, then shift back. */
-    static const uint8_t next[3] = {1, 2, 0}, prev[3] = {2, 0, 1};
-    for (size_t i = 0; i < index_count; i++) {
-        size_t t = i - i % 3;
-        s->adjacency[s->adjacency_first[indices[i]]++] =
-            (simplify_corner){indices[t + next[i % 3]], indices[t + prev[i % 3]]};
+        first[indices[i]]++;
+    uint32_t end = 0;
+    for (size_t v = 0; v < n; v++) {
+        end += first[v];
+        first[v] = end;
     }
-    for (size_t v = n; v > 0; v--)
-        s->adjacency_first[v] = s->adjacency_first[v - 1];
-    s->adjacency_first[0] = 0;
+    first[n] = end;
+    for (size_t t = index_count - index_count % 3; t > 0; t -= 3) {
+        uint32_t a = indices[t - 3], b = indices[t - 2], c = indices[t - 1];
+        s->adjacency[--first[c]] = (simplify_corner){a, b};
+        s->adjacency[--first[b]] = (simplify_corner){c, a};
+        s->adjacency[--first[a]] = (simplify_corner){b, c};
+    }
 }
 
 /* Whether some triangle around `from` has the edge from -> to. */
@@ -119,16 +123,18 @@ void simplify_classify(simplify_state *s, const uint32_t *indices, size_t index_
     }
     for (size_t v = 0; v < n; v++)
         s->loop[v] = loop_in[v] = UINT32_MAX;
-    static const uint8_t next[3] = {1, 2, 0};
-    for (size_t i = 0; i < index_count; i++) {
-        uint32_t a = indices[i], b = indices[i - i % 3 + next[i % 3]];
-        open[i] = !has_edge(s, b, a);
-        if (!open[i])
-            continue;
-        open_out[a] += open_out[a] < 255;
-        open_in[b] += open_in[b] < 255;
-        s->loop[a] = b;
-        loop_in[b] = a;
+    for (size_t t = 0; t + 2 < index_count; t += 3) {
+        uint32_t corners[4] = {indices[t], indices[t + 1], indices[t + 2], indices[t]};
+        for (size_t k = 0; k < 3; k++) {
+            uint32_t a = corners[k], b = corners[k + 1];
+            open[t + k] = !has_edge(s, b, a);
+            if (!open[t + k])
+                continue;
+            open_out[a] += open_out[a] < 255;
+            open_in[b] += open_in[b] < 255;
+            s->loop[a] = b;
+            loop_in[b] = a;
+        }
     }
     for (size_t v = 0; v < n; v++) {
         uint32_t w = s->wedge[v];
