@@ -97,6 +97,11 @@ typedef struct builder {
     /* The meshlet being grown and what it has added up. */
     meshlet_span current;
     float centre_sum[3], normal_sum[3];
+    /* Its centre (0 while empty) and mean normal scaled to cone_weight, as
+     * scoring wants them: worked out when a triangle joins, so the
+     * divisions overlap the joining vertices' bookkeeping instead of
+     * delaying the next step's scores. */
+    float centre[3], axis[3];
     meshlet_span *meshlets;
     size_t meshlet_count;
     uint32_t *vertices;
@@ -316,16 +321,7 @@ static uint32_t best_candidate(const builder *b, bool by_live, uint32_t *rank_ou
         }
         return best;
     }
-    float triangles = (float)b->current.triangle_count;
-    float centre[3], axis[3], axis_length2 = 0.0f;
-    for (int k = 0; k < 3; k++) {
-        centre[k] = triangles > 0.0f ? b->centre_sum[k] / triangles : 0.0f;
-        axis[k] = b->normal_sum[k];
-        axis_length2 += axis[k] * axis[k];
-    }
-    float axis_scale = axis_length2 > 0.0f ? b->cone_weight / sqrtf(axis_length2) : 0.0f;
-    for (int k = 0; k < 3; k++)
-        axis[k] *= axis_scale;
+    const float *centre = b->centre, *axis = b->axis;
     /* The least (score, triangle) pair as one 64-bit key: a score is never
      * negative, so its bits order as it does, and the comparison needs no
      * branch (they mispredict). */
@@ -358,6 +354,19 @@ static uint32_t best_candidate(const builder *b, bool by_live, uint32_t *rank_ou
  * Growing meshlets
  * ------------------------------------------------------------------------- */
 
+/* The meshlet's centre and scaled axis from its sums (see builder). */
+static void update_centre(builder *b) {
+    float triangles = (float)b->current.triangle_count, axis_length2 = 0.0f;
+    for (int k = 0; k < 3; k++) {
+        b->centre[k] = triangles > 0.0f ? b->centre_sum[k] / triangles : 0.0f;
+        b->axis[k] = b->normal_sum[k];
+        axis_length2 += b->axis[k] * b->axis[k];
+    }
+    float axis_scale = axis_length2 > 0.0f ? b->cone_weight / sqrtf(axis_length2) : 0.0f;
+    for (int k = 0; k < 3; k++)
+        b->axis[k] *= axis_scale;
+}
+
 static void close_meshlet(builder *b) {
     if (b->current.triangle_count == 0)
         return;
@@ -371,6 +380,7 @@ static void close_meshlet(builder *b) {
     b->current.triangle_count = 0;
     memset(b->centre_sum, 0, sizeof b->centre_sum);
     memset(b->normal_sum, 0, sizeof b->normal_sum);
+    update_centre(b);
 }
 
 /* Takes a used triangle out of `vertex`'s list (the list's last moves in). */
@@ -438,17 +448,19 @@ static void emit(builder *b, uint32_t triangle) {
         b->current.triangle_count >= b->max_triangles)
         close_meshlet(b);
     retire(b, triangle);
-    for (int k = 0; k < 3; k++)
-        if (b->verts[tri[k]].local == NOT_IN_MESHLET)
-            add_vertex(b, tri[k]);
     uint8_t *out =
         b->triangles + 3 * ((size_t)b->current.triangle_offset + b->current.triangle_count);
     for (int k = 0; k < 3; k++) {
-        out[k] = b->verts[tri[k]].local;
         b->centre_sum[k] += b->cones[triangle].centre[k];
         b->normal_sum[k] += b->cones[triangle].normal[k];
     }
     b->current.triangle_count++;
+    update_centre(b);
+    for (int k = 0; k < 3; k++)
+        if (b->verts[tri[k]].local == NOT_IN_MESHLET)
+            add_vertex(b, tri[k]);
+    for (int k = 0; k < 3; k++)
+        out[k] = b->verts[tri[k]].local;
 }
 
 /* The unused triangle nearest the meshlet's centre (the origin for the first
@@ -462,11 +474,8 @@ static uint32_t seed_triangle(builder *b) {
         b->seed = meshlet_seed_create(b->cones[0].centre, stride, b->triangle_count);
     if (b->runs == NULL && b->seed == NULL)
         return NO_TRIANGLE;
-    float centre[3] = {0.0f, 0.0f, 0.0f};
-    for (int k = 0; k < 3 && b->current.triangle_count > 0; k++)
-        centre[k] = b->centre_sum[k] / (float)b->current.triangle_count;
-    uint32_t nearest = b->runs ? meshlet_runs_nearest(b->runs, centre, b->used)
-                               : meshlet_seed_nearest(b->seed, centre, b->used);
+    uint32_t nearest = b->runs ? meshlet_runs_nearest(b->runs, b->centre, b->used)
+                               : meshlet_seed_nearest(b->seed, b->centre, b->used);
     if (nearest != NO_TRIANGLE)
         return nearest;
     while (b->used[b->next_unused])
