@@ -469,6 +469,82 @@ static void the_sorted_build_keeps_every_promise(void **state) {
     use_sorted = false;
 }
 
+/* Two candidates with exactly equal scores (mirror images across the first
+ * triangle, the same normal): the lower triangle number joins, whichever
+ * order the candidates were found in (a's triangles are listed before b's,
+ * so the left one is found first). */
+static void equal_scores_go_to_the_lower_triangle(void **state) {
+    (void)state;
+    /* a(-1,0) b(1,0) c(0,1), and the outer corners e(-1.5,1), d(1.5,1). */
+    float positions[15] = {-1, 0, 0, 1, 0, 0, 0, 1, 0, -1.5f, 1, 0, 1.5f, 1, 0};
+    const uint32_t middle[3] = {0, 1, 2}, left[3] = {0, 2, 3}, right[3] = {1, 4, 2};
+    for (int right_first = 0; right_first < 2; right_first++) {
+        uint32_t indices[9];
+        memcpy(indices + 3, middle, sizeof middle);
+        memcpy(indices, right_first ? right : left, sizeof right);
+        memcpy(indices + 6, right_first ? left : right, sizeof left);
+        /* Two triangles per meshlet: the middle one (nearest the origin)
+         * and the winner of the tie. */
+        built b = check_build(indices, 9, positions, 5, 64, 2);
+        assert_int_equal(b.count, 2);
+        assert_int_equal(b.meshlets[0].triangle_count, 2);
+        uint32_t joined[3];
+        for (int k = 0; k < 3; k++)
+            joined[k] = b.vertices[b.meshlets[0].vertex_offset + b.triangles[3 + k]];
+        assert_memory_equal(joined, indices, sizeof joined); /* triangle 0 */
+        free_built(&b);
+    }
+}
+
+/* meshlet_build_sorted_in, told the span of the indices, gives the bytes
+ * meshlet_build_sorted gives, and refuses a span the indices leave. */
+static void a_known_span_gives_the_same_meshlets(void **state) {
+    (void)state;
+    uint32_t *indices;
+    float *positions;
+    size_t index_count, vertex_count;
+    make_grid(20, &indices, &index_count, &positions, &vertex_count);
+    /* Only the upper half of the rows: the indices span [lo, hi]. */
+    size_t skipped = index_count / 2;
+    const uint32_t *half = indices + skipped;
+    size_t half_count = index_count - skipped;
+    uint32_t lo = UINT32_MAX, hi = 0;
+    for (size_t i = 0; i < half_count; i++) {
+        lo = half[i] < lo ? half[i] : lo;
+        hi = half[i] > hi ? half[i] : hi;
+    }
+    use_sorted = true;
+    built expected = check_build(half, half_count, positions, vertex_count, 64, 124);
+    use_sorted = false;
+    size_t bound = meshlet_build_bound(half_count, 64, 124);
+    built got = {malloc(bound * sizeof *got.meshlets), 0, malloc(half_count * sizeof *got.vertices),
+                 malloc(half_count)};
+    assert_non_null(got.meshlets);
+    assert_non_null(got.vertices);
+    assert_non_null(got.triangles);
+    assert_true(meshlet_build_sorted_in(got.meshlets, got.vertices, got.triangles, &got.count, half,
+                                        half_count, positions, vertex_count, 64, 124, 0.25f, lo,
+                                        hi));
+    assert_int_equal(got.count, expected.count);
+    assert_memory_equal(got.meshlets, expected.meshlets, got.count * sizeof *got.meshlets);
+    size_t vertex_total = 0;
+    for (size_t m = 0; m < got.count; m++)
+        vertex_total += got.meshlets[m].vertex_count;
+    assert_memory_equal(got.vertices, expected.vertices, vertex_total * sizeof *got.vertices);
+    assert_memory_equal(got.triangles, expected.triangles, half_count);
+    /* A span that leaves out the least or the greatest index, one past the
+     * vertices, and one upside down. */
+    const uint32_t bad[][2] = {{lo + 1, hi}, {lo, hi - 1}, {lo, (uint32_t)vertex_count}, {hi, lo}};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        assert_false(meshlet_build_sorted_in(got.meshlets, got.vertices, got.triangles, &got.count,
+                                             half, half_count, positions, vertex_count, 64, 124,
+                                             0.25f, bad[i][0], bad[i][1]));
+    free_built(&expected);
+    free_built(&got);
+    free(indices);
+    free(positions);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(every_triangle_once_within_limits_on_a_grid),
@@ -480,6 +556,8 @@ int main(void) {
         cmocka_unit_test(bad_limits_and_indices_are_refused),
         cmocka_unit_test(scattered_triangles_and_nan_positions),
         cmocka_unit_test(nearest_search_matches_a_brute_force_scan),
+        cmocka_unit_test(equal_scores_go_to_the_lower_triangle),
+        cmocka_unit_test(a_known_span_gives_the_same_meshlets),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

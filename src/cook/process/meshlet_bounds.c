@@ -35,11 +35,19 @@ static float distance2(const float *a, const float *b) {
 
 /* Ritter's sphere around `count` (>= 1) points of 3 floats. */
 static void ritter_sphere(const float (*points)[3], size_t count, float centre[3], float *radius) {
+    /* The extremes' values kept beside their indices: comparing against
+     * points[lo[k]] would make every step wait on a load. */
     size_t lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};
+    float least[3], most[3];
+    for (int k = 0; k < 3; k++)
+        least[k] = most[k] = points[0][k];
     for (size_t i = 1; i < count; i++)
         for (int k = 0; k < 3; k++) {
-            lo[k] = points[i][k] < points[lo[k]][k] ? i : lo[k];
-            hi[k] = points[i][k] > points[hi[k]][k] ? i : hi[k];
+            float v = points[i][k];
+            lo[k] = v < least[k] ? i : lo[k];
+            least[k] = v < least[k] ? v : least[k];
+            hi[k] = v > most[k] ? i : hi[k];
+            most[k] = v > most[k] ? v : most[k];
         }
     int axis = 0;
     float widest = distance2(points[lo[0]], points[hi[0]]);

@@ -33,7 +33,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/grow.h"
 #include "cook/process/meshlet_build.h"
 
 #define NOT_IN_MESHLET 0xffu
@@ -47,7 +46,8 @@
  * list below (a meshlet has at most 255 * CANDIDATES_PER_VERTEX). */
 #define SLOT_RANK_SHIFT 24u
 #define SLOT_INDEX_MASK ((1u << SLOT_RANK_SHIFT) - 1u)
-#define SLOT_USED (UINT32_MAX - 1u) /* NO_TRIANGLE: unused, not a candidate */
+#define SLOT_USED (UINT32_MAX - 1u)     /* NO_TRIANGLE: unused, not a candidate */
+#define FLOAT_INFINITY_BITS 0x7f800000u /* +infinity's bits; finite positive floats are below */
 
 typedef struct triangle_cone {
     float centre[3];
@@ -55,10 +55,11 @@ typedef struct triangle_cone {
 } triangle_cone;
 
 /* The candidates of one rank (triangle numbers): a step scores only the
- * best rank's. */
+ * best rank's. Each has room for every candidate a meshlet can have
+ * (candidate_bound), so adding one never allocates. */
 typedef struct rank_list {
     uint32_t *items;
-    size_t count, cap;
+    size_t count;
 } rank_list;
 
 /* What a step reads of a triangle and of a vertex, each in one place (one
@@ -87,6 +88,7 @@ typedef struct builder {
     uint8_t *used;         /* per triangle, for meshlet_seed */
     uint32_t used_count, next_unused;
     rank_list candidates[RANKS];
+    uint32_t *candidate_items; /* the lists' room, RANKS * candidate_bound */
     /* Nearest-triangle search, made when first needed: runs for triangles
      * in spatial order, else seed. */
     bool spatial_order;
@@ -95,6 +97,11 @@ typedef struct builder {
     /* The meshlet being grown and what it has added up. */
     meshlet_span current;
     float centre_sum[3], normal_sum[3];
+    /* Its centre (0 while empty) and mean normal scaled to cone_weight, as
+     * scoring wants them: worked out when a triangle joins, so the
+     * divisions overlap the joining vertices' bookkeeping instead of
+     * delaying the next step's scores. */
+    float centre[3], axis[3];
     meshlet_span *meshlets;
     size_t meshlet_count;
     uint32_t *vertices;
@@ -118,21 +125,46 @@ size_t meshlet_build_bound(size_t index_count, size_t max_vertices, size_t max_t
  * Set-up: triangle lists per vertex, centroids and normals
  * ------------------------------------------------------------------------- */
 
+/* A triangle's centroid and unit normal; returns twice its area. */
+static float compute_cone(triangle_cone *cone, const uint32_t *tri, const float *positions) {
+    const float *p0 = positions + 3 * (size_t)tri[0], *p1 = positions + 3 * (size_t)tri[1],
+                *p2 = positions + 3 * (size_t)tri[2];
+    float e1[3] = {p1[0] - p0[0], p1[1] - p0[1], p1[2] - p0[2]};
+    float e2[3] = {p2[0] - p0[0], p2[1] - p0[1], p2[2] - p0[2]};
+    float n[3] = {e1[1] * e2[2] - e1[2] * e2[1], e1[2] * e2[0] - e1[0] * e2[2],
+                  e1[0] * e2[1] - e1[1] * e2[0]};
+    float length = sqrtf(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+    float inverse = length > 0.0f ? 1.0f / length : 0.0f;
+    for (int k = 0; k < 3; k++) {
+        cone->centre[k] = (p0[k] + p1[k] + p2[k]) / 3.0f;
+        cone->normal[k] = n[k] * inverse;
+    }
+    return length;
+}
+
 /* Every triangle's corners beside its state, its vertices numbered in
  * first-use order through a table over the range [lo, lo + range) the
  * indices span: a chunk of a large mesh costs what it holds, and the
- * records of vertices used together sit together. False when memory runs
- * out. */
-static bool number_vertices(builder *b, const uint32_t *indices, uint32_t lo, size_t range) {
+ * records of vertices used together sit together. In the same pass (one
+ * read of the indices), each triangle's cone; *area2 is the sum of twice
+ * their areas. False when memory runs out or an index lies outside the
+ * range. */
+static bool read_triangles(builder *b, const uint32_t *indices, const float *positions, uint32_t lo,
+                           size_t range, double *area2) {
     uint32_t *table = malloc(range * sizeof *table);
     if (table == NULL)
         return false;
     memset(table, 0xff, range * sizeof *table);
     uint32_t count = 0;
+    *area2 = 0.0;
     for (uint32_t t = 0; t < b->triangle_count; t++) {
         triangle_state *tri = &b->tris[t];
         for (int k = 0; k < 3; k++) {
             uint32_t vertex = indices[3 * (size_t)t + k];
+            if ((size_t)(vertex - lo) >= range) { /* below lo wraps round */
+                free(table);
+                return false;
+            }
             uint32_t *local = &table[vertex - lo];
             if (*local == UINT32_MAX) {
                 *local = count;
@@ -141,6 +173,7 @@ static bool number_vertices(builder *b, const uint32_t *indices, uint32_t lo, si
             tri->v[k] = *local;
         }
         tri->slot = NO_TRIANGLE;
+        *area2 += compute_cone(&b->cones[t], indices + 3 * (size_t)t, positions);
     }
     free(table);
     b->vertex_count = count;
@@ -166,30 +199,6 @@ static void build_adjacency(builder *b) {
             b->adjacent[b->verts[b->tris[t].v[k]].end++] = t;
 }
 
-/* Each triangle's centroid and unit normal; returns the sum of twice their
- * areas. */
-static double compute_cones(builder *b, const uint32_t *indices, const float *positions) {
-    double area2 = 0.0;
-    for (uint32_t t = 0; t < b->triangle_count; t++) {
-        const uint32_t *tri = indices + 3 * (size_t)t;
-        const float *p0 = positions + 3 * (size_t)tri[0], *p1 = positions + 3 * (size_t)tri[1],
-                    *p2 = positions + 3 * (size_t)tri[2];
-        float e1[3] = {p1[0] - p0[0], p1[1] - p0[1], p1[2] - p0[2]};
-        float e2[3] = {p2[0] - p0[0], p2[1] - p0[1], p2[2] - p0[2]};
-        float n[3] = {e1[1] * e2[2] - e1[2] * e2[1], e1[2] * e2[0] - e1[0] * e2[2],
-                      e1[0] * e2[1] - e1[1] * e2[0]};
-        float length = sqrtf(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
-        float inverse = length > 0.0f ? 1.0f / length : 0.0f;
-        triangle_cone *cone = &b->cones[t];
-        for (int k = 0; k < 3; k++) {
-            cone->centre[k] = (p0[k] + p1[k] + p2[k]) / 3.0f;
-            cone->normal[k] = n[k] * inverse;
-        }
-        area2 += length;
-    }
-    return area2;
-}
-
 /* ---------------------------------------------------------------------------
  * Candidates
  * ------------------------------------------------------------------------- */
@@ -207,15 +216,19 @@ static uint32_t rank_of(const builder *b, uint32_t triangle, uint32_t extra) {
     return extra + 1;
 }
 
-static bool list_append(builder *b, uint32_t rank, uint32_t triangle) {
+/* Most candidates a meshlet has at once: each of its vertices lists at most
+ * CANDIDATES_PER_VERTEX triangles, and there are only so many triangles. */
+static size_t candidate_bound(size_t max_vertices, size_t triangle_count) {
+    size_t bound = max_vertices * CANDIDATES_PER_VERTEX;
+    return bound < triangle_count ? bound : triangle_count;
+}
+
+static void list_append(builder *b, uint32_t rank, uint32_t triangle) {
     rank_list *list = &b->candidates[rank];
-    uint32_t *grown = array_grow(list->items, &list->cap, list->count + 1, sizeof *grown, 256);
-    if (grown == NULL)
-        return false;
-    list->items = grown;
     list->items[list->count] = triangle;
+    /* Scoring reads its centre and normal, a few steps from now. */
+    __builtin_prefetch(&b->cones[triangle]);
     b->tris[triangle].slot = rank << SLOT_RANK_SHIFT | (uint32_t)list->count++;
-    return true;
 }
 
 /* Takes the candidate at `slot` out of its list (the last one moves in). */
@@ -230,25 +243,26 @@ static void list_remove(builder *b, uint32_t slot) {
 }
 
 /* Moves a candidate to another rank's list. */
-static bool change_rank(builder *b, uint32_t triangle, uint32_t rank) {
+static void change_rank(builder *b, uint32_t triangle, uint32_t rank) {
     uint32_t slot = b->tris[triangle].slot;
     if (slot >> SLOT_RANK_SHIFT == rank)
-        return true;
+        return;
     list_remove(b, slot);
-    return list_append(b, rank, triangle);
+    list_append(b, rank, triangle);
 }
 
 /* A triangle touching a vertex that just joined: enters the candidates or
  * has its rank brought up to date. */
-static bool touch(builder *b, uint32_t triangle) {
+static void touch(builder *b, uint32_t triangle) {
     const uint32_t *tri = corners(b, triangle);
     uint32_t extra = (b->verts[tri[0]].local == NOT_IN_MESHLET) +
                      (b->verts[tri[1]].local == NOT_IN_MESHLET) +
                      (b->verts[tri[2]].local == NOT_IN_MESHLET);
     uint32_t rank = rank_of(b, triangle, extra);
     if (b->tris[triangle].slot == NO_TRIANGLE)
-        return list_append(b, rank, triangle);
-    return change_rank(b, triangle, rank);
+        list_append(b, rank, triangle);
+    else
+        change_rank(b, triangle, rank);
 }
 
 static void drop_candidate(builder *b, uint32_t triangle) {
@@ -263,6 +277,18 @@ static void clear_candidates(builder *b) {
             b->tris[list->items[i]].slot = NO_TRIANGLE;
         list->count = 0;
     }
+}
+
+/* A candidate's score, lower is better: its distance from the meshlet's
+ * centre and how far its normal turns from `axis` (the mean normal scaled
+ * by the cone weight). Never negative. */
+static inline float score_of(const triangle_cone *c, const float centre[3], const float axis[3],
+                             float distance_scale) {
+    float dx = c->centre[0] - centre[0], dy = c->centre[1] - centre[1],
+          dz = c->centre[2] - centre[2];
+    float cone = 1.0f - (c->normal[0] * axis[0] + c->normal[1] * axis[1] + c->normal[2] * axis[2]);
+    return (1.0f + sqrtf(dx * dx + dy * dy + dz * dz) * distance_scale) *
+           (cone < 1e-3f ? 1e-3f : cone);
 }
 
 /* The best candidate by rank, then by distance and normal (or, `by_live`, by
@@ -295,29 +321,31 @@ static uint32_t best_candidate(const builder *b, bool by_live, uint32_t *rank_ou
         }
         return best;
     }
-    float triangles = (float)b->current.triangle_count;
-    float centre[3], axis[3], axis_length2 = 0.0f;
-    for (int k = 0; k < 3; k++) {
-        centre[k] = triangles > 0.0f ? b->centre_sum[k] / triangles : 0.0f;
-        axis[k] = b->normal_sum[k];
-        axis_length2 += axis[k] * axis[k];
+    const float *centre = b->centre, *axis = b->axis;
+    /* The least (score, triangle) pair as one 64-bit key: a score is never
+     * negative, so its bits order as it does, and the comparison needs no
+     * branch (they mispredict). */
+    uint64_t best_key = UINT64_MAX;
+    for (size_t i = 0; i < count; i++) {
+        uint32_t triangle = items[i];
+        float score = score_of(&b->cones[triangle], centre, axis, b->distance_scale);
+        uint32_t bits;
+        memcpy(&bits, &score, sizeof bits);
+        uint64_t key = (uint64_t)bits << 32 | triangle;
+        best_key = key < best_key ? key : best_key;
     }
-    float axis_scale = axis_length2 > 0.0f ? b->cone_weight / sqrtf(axis_length2) : 0.0f;
-    for (int k = 0; k < 3; k++)
-        axis[k] *= axis_scale;
+    if ((uint32_t)(best_key >> 32) < FLOAT_INFINITY_BITS)
+        return (uint32_t)best_key;
+    /* No finite score (NaN or infinite positions): the rule spelled out,
+     * NaN never wins and ties go to the lower triangle. */
     float best_score = INFINITY;
     for (size_t i = 0; i < count; i++) {
         uint32_t triangle = items[i];
-        const triangle_cone *c = &b->cones[triangle];
-        float dx = c->centre[0] - centre[0], dy = c->centre[1] - centre[1],
-              dz = c->centre[2] - centre[2];
-        float cone =
-            1.0f - (c->normal[0] * axis[0] + c->normal[1] * axis[1] + c->normal[2] * axis[2]);
-        float score = (1.0f + sqrtf(dx * dx + dy * dy + dz * dz) * b->distance_scale) *
-                      (cone < 1e-3f ? 1e-3f : cone);
-        bool better = score < best_score || (score == best_score && triangle < best);
-        best = better ? triangle : best;
-        best_score = better ? score : best_score;
+        float score = score_of(&b->cones[triangle], centre, axis, b->distance_scale);
+        if (score < best_score || (score == best_score && triangle < best)) {
+            best = triangle;
+            best_score = score;
+        }
     }
     return best;
 }
@@ -325,6 +353,19 @@ static uint32_t best_candidate(const builder *b, bool by_live, uint32_t *rank_ou
 /* ---------------------------------------------------------------------------
  * Growing meshlets
  * ------------------------------------------------------------------------- */
+
+/* The meshlet's centre and scaled axis from its sums (see builder). */
+static void update_centre(builder *b) {
+    float triangles = (float)b->current.triangle_count, axis_length2 = 0.0f;
+    for (int k = 0; k < 3; k++) {
+        b->centre[k] = triangles > 0.0f ? b->centre_sum[k] / triangles : 0.0f;
+        b->axis[k] = b->normal_sum[k];
+        axis_length2 += b->axis[k] * b->axis[k];
+    }
+    float axis_scale = axis_length2 > 0.0f ? b->cone_weight / sqrtf(axis_length2) : 0.0f;
+    for (int k = 0; k < 3; k++)
+        b->axis[k] *= axis_scale;
+}
 
 static void close_meshlet(builder *b) {
     if (b->current.triangle_count == 0)
@@ -339,6 +380,7 @@ static void close_meshlet(builder *b) {
     b->current.triangle_count = 0;
     memset(b->centre_sum, 0, sizeof b->centre_sum);
     memset(b->normal_sum, 0, sizeof b->normal_sum);
+    update_centre(b);
 }
 
 /* Takes a used triangle out of `vertex`'s list (the list's last moves in). */
@@ -346,23 +388,25 @@ static void unlist(builder *b, uint32_t vertex, uint32_t at) {
     b->adjacent[at] = b->adjacent[--b->verts[vertex].end];
 }
 
-static bool add_vertex(builder *b, uint32_t vertex) {
+static void add_vertex(builder *b, uint32_t vertex) {
     b->verts[vertex].local = (uint8_t)b->current.vertex_count;
     b->vertices[b->current.vertex_offset + b->current.vertex_count++] = vertex;
     uint32_t touched = 0;
+    /* Its triangles' records, all asked for before the first is read; the
+     * used ones are told by the byte array, denser than the records. */
+    for (uint32_t i = b->verts[vertex].first; i < b->verts[vertex].end; i++)
+        __builtin_prefetch(&b->tris[b->adjacent[i]]);
     for (uint32_t i = b->verts[vertex].first;
          i < b->verts[vertex].end && touched < CANDIDATES_PER_VERTEX;) {
         uint32_t triangle = b->adjacent[i];
-        if (b->tris[triangle].slot == SLOT_USED) {
+        if (b->used[triangle]) {
             unlist(b, vertex, i);
             continue;
         }
-        if (!touch(b, triangle))
-            return false;
+        touch(b, triangle);
         touched++;
         i++;
     }
-    return true;
 }
 
 /* The one unused triangle left on `vertex` (live[vertex] == 1). */
@@ -377,7 +421,7 @@ static uint32_t last_triangle(builder *b, uint32_t vertex) {
 }
 
 /* Marks `triangle` used: off the candidates; its vertices count one less. */
-static bool retire(builder *b, uint32_t triangle) {
+static void retire(builder *b, uint32_t triangle) {
     drop_candidate(b, triangle);
     b->tris[triangle].slot = SLOT_USED;
     b->used[triangle] = 1;
@@ -389,14 +433,13 @@ static bool retire(builder *b, uint32_t triangle) {
         /* Its last triangle now ranks as one not to leave behind. */
         uint32_t last = last_triangle(b, tri[k]);
         uint32_t slot = last == NO_TRIANGLE ? NO_TRIANGLE : b->tris[last].slot;
-        if (slot != NO_TRIANGLE && slot >> SLOT_RANK_SHIFT > 1 && !change_rank(b, last, 1))
-            return false;
+        if (slot != NO_TRIANGLE && slot >> SLOT_RANK_SHIFT > 1)
+            change_rank(b, last, 1);
     }
-    return true;
 }
 
 /* Adds `triangle` to the meshlet, closing it first if it does not fit. */
-static bool emit(builder *b, uint32_t triangle) {
+static void emit(builder *b, uint32_t triangle) {
     const uint32_t *tri = corners(b, triangle);
     uint32_t extra = (b->verts[tri[0]].local == NOT_IN_MESHLET) +
                      (b->verts[tri[1]].local == NOT_IN_MESHLET) +
@@ -404,20 +447,20 @@ static bool emit(builder *b, uint32_t triangle) {
     if (b->current.vertex_count + extra > b->max_vertices ||
         b->current.triangle_count >= b->max_triangles)
         close_meshlet(b);
-    if (!retire(b, triangle))
-        return false;
-    for (int k = 0; k < 3; k++)
-        if (b->verts[tri[k]].local == NOT_IN_MESHLET && !add_vertex(b, tri[k]))
-            return false;
+    retire(b, triangle);
     uint8_t *out =
         b->triangles + 3 * ((size_t)b->current.triangle_offset + b->current.triangle_count);
     for (int k = 0; k < 3; k++) {
-        out[k] = b->verts[tri[k]].local;
         b->centre_sum[k] += b->cones[triangle].centre[k];
         b->normal_sum[k] += b->cones[triangle].normal[k];
     }
     b->current.triangle_count++;
-    return true;
+    update_centre(b);
+    for (int k = 0; k < 3; k++)
+        if (b->verts[tri[k]].local == NOT_IN_MESHLET)
+            add_vertex(b, tri[k]);
+    for (int k = 0; k < 3; k++)
+        out[k] = b->verts[tri[k]].local;
 }
 
 /* The unused triangle nearest the meshlet's centre (the origin for the first
@@ -431,11 +474,8 @@ static uint32_t seed_triangle(builder *b) {
         b->seed = meshlet_seed_create(b->cones[0].centre, stride, b->triangle_count);
     if (b->runs == NULL && b->seed == NULL)
         return NO_TRIANGLE;
-    float centre[3] = {0.0f, 0.0f, 0.0f};
-    for (int k = 0; k < 3 && b->current.triangle_count > 0; k++)
-        centre[k] = b->centre_sum[k] / (float)b->current.triangle_count;
-    uint32_t nearest = b->runs ? meshlet_runs_nearest(b->runs, centre, b->used)
-                               : meshlet_seed_nearest(b->seed, centre, b->used);
+    uint32_t nearest = b->runs ? meshlet_runs_nearest(b->runs, b->centre, b->used)
+                               : meshlet_seed_nearest(b->seed, b->centre, b->used);
     if (nearest != NO_TRIANGLE)
         return nearest;
     while (b->used[b->next_unused])
@@ -455,8 +495,7 @@ static bool grow_meshlets(builder *b) {
             if (next == NO_TRIANGLE)
                 return false; /* out of memory */
         }
-        if (!emit(b, next))
-            return false;
+        emit(b, next);
     }
     close_meshlet(b);
     return true;
@@ -469,31 +508,40 @@ static void free_builder(builder *b) {
     free(b->globals);
     free(b->adjacent);
     free(b->used);
-    for (uint32_t r = 0; r < RANKS; r++)
-        free(b->candidates[r].items);
+    free(b->candidate_items);
     meshlet_seed_free(b->seed);
     meshlet_runs_free(b->runs);
 }
 
+/* `span`: the least and greatest index when the caller knows them, else
+ * NULL (found here, with each index checked against vertex_count). */
 static bool build(meshlet_span *meshlets, uint32_t *vertices, uint8_t *triangles,
                   size_t *meshlet_count, const uint32_t *indices, size_t index_count,
                   const float *positions, size_t vertex_count, size_t max_vertices,
-                  size_t max_triangles, float cone_weight, bool spatial_order) {
+                  size_t max_triangles, float cone_weight, bool spatial_order,
+                  const uint32_t *span) {
     *meshlet_count = 0;
     if (index_count % 3 != 0 || index_count / 3 >= UINT32_MAX || vertex_count >= UINT32_MAX ||
         max_vertices < 3 || max_vertices > MESHLET_BUILD_MAX_VERTICES || max_triangles < 1 ||
         max_triangles > MESHLET_BUILD_MAX_TRIANGLES ||
         !(cone_weight >= 0.0f && cone_weight <= 1.0f))
         return false;
-    uint32_t lo = UINT32_MAX, hi = 0;
-    for (size_t i = 0; i < index_count; i++) {
-        if (indices[i] >= vertex_count)
-            return false;
-        lo = indices[i] < lo ? indices[i] : lo;
-        hi = indices[i] > hi ? indices[i] : hi;
-    }
     if (index_count == 0)
         return true;
+    uint32_t lo = UINT32_MAX, hi = 0;
+    if (span != NULL) {
+        lo = span[0];
+        hi = span[1];
+        if (lo > hi || hi >= vertex_count)
+            return false;
+    } else {
+        for (size_t i = 0; i < index_count; i++) {
+            if (indices[i] >= vertex_count)
+                return false;
+            lo = indices[i] < lo ? indices[i] : lo;
+            hi = indices[i] > hi ? indices[i] : hi;
+        }
+    }
     size_t range = (size_t)hi - lo + 1;
     size_t most_vertices = range < index_count ? range : index_count;
     size_t triangle_count = index_count / 3;
@@ -511,13 +559,18 @@ static bool build(meshlet_span *meshlets, uint32_t *vertices, uint8_t *triangles
     b.globals = malloc(most_vertices * sizeof *b.globals);
     b.adjacent = malloc(index_count * sizeof *b.adjacent);
     b.used = calloc(triangle_count, 1);
+    size_t room = candidate_bound(max_vertices, triangle_count);
+    b.candidate_items = malloc(RANKS * room * sizeof *b.candidate_items);
+    for (uint32_t r = 0; b.candidate_items && r < RANKS; r++)
+        b.candidates[r].items = b.candidate_items + r * room;
+    double area2;
     bool ok = b.cones && b.tris && b.verts && b.globals && b.adjacent && b.used &&
-              number_vertices(&b, indices, lo, range);
+              b.candidate_items && read_triangles(&b, indices, positions, lo, range, &area2);
     if (ok) {
         build_adjacency(&b);
         /* meshoptimizer's scale: a meshlet as a square patch of max_triangles
          * triangles of the mean area has about this radius. */
-        double mean_area = compute_cones(&b, indices, positions) / (double)triangle_count * 0.5;
+        double mean_area = area2 / (double)triangle_count * 0.5;
         double radius = sqrt(mean_area * (double)max_triangles) * 0.5;
         b.distance_scale =
             radius > 0.0 && isfinite(radius) ? (float)((1.0 - cone_weight) / radius) : 0.0f;
@@ -536,7 +589,7 @@ bool meshlet_build(meshlet_span *meshlets, uint32_t *vertices, uint8_t *triangle
                    const float *positions, size_t vertex_count, size_t max_vertices,
                    size_t max_triangles, float cone_weight) {
     return build(meshlets, vertices, triangles, meshlet_count, indices, index_count, positions,
-                 vertex_count, max_vertices, max_triangles, cone_weight, false);
+                 vertex_count, max_vertices, max_triangles, cone_weight, false, NULL);
 }
 
 bool meshlet_build_sorted(meshlet_span *meshlets, uint32_t *vertices, uint8_t *triangles,
@@ -544,5 +597,14 @@ bool meshlet_build_sorted(meshlet_span *meshlets, uint32_t *vertices, uint8_t *t
                           const float *positions, size_t vertex_count, size_t max_vertices,
                           size_t max_triangles, float cone_weight) {
     return build(meshlets, vertices, triangles, meshlet_count, indices, index_count, positions,
-                 vertex_count, max_vertices, max_triangles, cone_weight, true);
+                 vertex_count, max_vertices, max_triangles, cone_weight, true, NULL);
+}
+
+bool meshlet_build_sorted_in(meshlet_span *meshlets, uint32_t *vertices, uint8_t *triangles,
+                             size_t *meshlet_count, const uint32_t *indices, size_t index_count,
+                             const float *positions, size_t vertex_count, size_t max_vertices,
+                             size_t max_triangles, float cone_weight, uint32_t lo, uint32_t hi) {
+    uint32_t span[2] = {lo, hi};
+    return build(meshlets, vertices, triangles, meshlet_count, indices, index_count, positions,
+                 vertex_count, max_vertices, max_triangles, cone_weight, true, span);
 }

@@ -55,6 +55,14 @@ bool meshlet_build_sorted(meshlet_span *meshlets, uint32_t *vertices, uint8_t *t
                           size_t *meshlet_count, const uint32_t *indices, size_t index_count,
                           const float *positions, size_t vertex_count, size_t max_vertices,
                           size_t max_triangles, float cone_weight);
+/* meshlet_build_sorted for indices the caller has already bounded, every
+ * one in [lo, hi] with hi < vertex_count (index_span_narrow's answer): the
+ * builder skips its own pass over the indices to find the range. False as
+ * well when an index lies outside [lo, hi]. */
+bool meshlet_build_sorted_in(meshlet_span *meshlets, uint32_t *vertices, uint8_t *triangles,
+                             size_t *meshlet_count, const uint32_t *indices, size_t index_count,
+                             const float *positions, size_t vertex_count, size_t max_vertices,
+                             size_t max_triangles, float cone_weight, uint32_t lo, uint32_t hi);
 
 /* A meshlet's culling data (meshlet_bounds.c), the fields of kiln_meshlet. */
 typedef struct meshlet_bounds {

@@ -81,22 +81,26 @@ static bool build_meshopt(meshlet_span **spans_out, uint32_t **vertices_out,
     return true;
 }
 
-/* kiln's meshlets over `indices` (meshlet_build.c; `sorted`: in spatial
- * order, a chunk of a large submesh). */
+/* kiln's meshlets over `indices` (meshlet_build.c; `sorted_span`: NULL for
+ * a whole submesh, else a chunk of a large one in spatial order whose
+ * indices lie in [sorted_span[0], sorted_span[1]]). */
 static bool build_kiln(meshlet_span **spans_out, uint32_t **vertices_out, uint8_t **triangles_out,
                        size_t *count_out, const float *positions, size_t vertex_count,
                        const uint32_t *indices, size_t index_count, size_t max_vertices,
-                       size_t max_triangles, bool sorted) {
+                       size_t max_triangles, const uint32_t *sorted_span) {
     size_t bound = meshlet_build_bound(index_count, max_vertices, max_triangles);
     meshlet_span *spans = malloc((bound ? bound : 1) * sizeof *spans);
     uint32_t *vertices = malloc((index_count ? index_count : 1) * sizeof *vertices);
     uint8_t *triangles = malloc(index_count ? index_count : 1);
-    bool (*builder)(meshlet_span *, uint32_t *, uint8_t *, size_t *, const uint32_t *, size_t,
-                    const float *, size_t, size_t, size_t, float) =
-        sorted ? meshlet_build_sorted : meshlet_build;
-    if (spans == NULL || vertices == NULL || triangles == NULL ||
-        !builder(spans, vertices, triangles, count_out, indices, index_count, positions,
-                 vertex_count, max_vertices, max_triangles, MESHLET_CONE_WEIGHT)) {
+    bool ok = spans != NULL && vertices != NULL && triangles != NULL;
+    if (ok && sorted_span != NULL)
+        ok = meshlet_build_sorted_in(spans, vertices, triangles, count_out, indices, index_count,
+                                     positions, vertex_count, max_vertices, max_triangles,
+                                     MESHLET_CONE_WEIGHT, sorted_span[0], sorted_span[1]);
+    else if (ok)
+        ok = meshlet_build(spans, vertices, triangles, count_out, indices, index_count, positions,
+                           vertex_count, max_vertices, max_triangles, MESHLET_CONE_WEIGHT);
+    if (!ok) {
         free(spans);
         free(vertices);
         free(triangles);
@@ -108,16 +112,24 @@ static bool build_kiln(meshlet_span **spans_out, uint32_t **vertices_out, uint8_
     return true;
 }
 
+/* Asks for the positions of `count` vertices: the bounds read them in a
+ * scattered order the hardware does not guess. */
+static void prefetch_positions(const float *positions, const uint32_t *vertices, size_t count) {
+    for (size_t i = 0; i < count; i++)
+        __builtin_prefetch(positions + 3 * (size_t)vertices[i]);
+}
+
 static bool build_range(const float *positions, size_t vertex_count, const uint32_t *indices,
                         size_t index_count, size_t max_vertices, size_t max_triangles,
-                        cook_meshlet_builder builder, bool sorted, meshlet_buffers *out) {
+                        cook_meshlet_builder builder, const uint32_t *sorted_span,
+                        meshlet_buffers *out) {
     meshlet_span *spans = NULL;
     uint32_t *vertices = NULL;
     uint8_t *triangles = NULL;
     size_t count = 0;
     bool ok = builder == COOK_MESHLET_BUILDER_KILN
                   ? build_kiln(&spans, &vertices, &triangles, &count, positions, vertex_count,
-                               indices, index_count, max_vertices, max_triangles, sorted)
+                               indices, index_count, max_vertices, max_triangles, sorted_span)
                   : build_meshopt(&spans, &vertices, &triangles, &count, positions, vertex_count,
                                   indices, index_count, max_vertices, max_triangles);
     for (size_t m = 0; ok && m < count; m++) {
@@ -131,6 +143,9 @@ static bool build_range(const float *positions, size_t vertex_count, const uint3
                   out->triangle_count + src->triangle_count, 3);
         if (!ok)
             break;
+        if (m + 1 < count) /* the next meshlet's positions, while this one's are fitted */
+            prefetch_positions(positions, vertices + spans[m + 1].vertex_offset,
+                               spans[m + 1].vertex_count);
         meshlet_bounds bounds;
         meshlet_bounds_compute(&bounds, vertices + src->vertex_offset, src->vertex_count,
                                src_triangles, src->triangle_count, positions);
@@ -191,17 +206,22 @@ static void meshlets_chunk(void *ctx, uint32_t index) {
         job->mesh->submeshes[chunk->submesh].topology != KILN_TOPOLOGY_TRIANGLES)
         return;
     bool ok = true;
-    uint32_t lo, hi; /* kiln's builder numbers through a table over a narrow span */
-    if (!chunk->split || (job->builder == COOK_MESHLET_BUILDER_KILN &&
-                          index_span_narrow(indices, chunk->index_count, &lo, &hi))) {
+    uint32_t span[2]; /* kiln's builder numbers through a table over a narrow span */
+    if (!chunk->split) {
         ok = build_range(job->mesh->positions, job->mesh->vertex_count, indices, chunk->index_count,
-                         job->max_vertices, job->max_triangles, job->builder, chunk->split, out);
+                         job->max_vertices, job->max_triangles, job->builder, NULL, out);
+    } else if (job->builder == COOK_MESHLET_BUILDER_KILN &&
+               index_span_narrow(indices, chunk->index_count, &span[0], &span[1])) {
+        ok = build_range(job->mesh->positions, job->mesh->vertex_count, indices, chunk->index_count,
+                         job->max_vertices, job->max_triangles, job->builder, span, out);
     } else {
         mesh_local local;
         ok = mesh_local_build(&local, indices, chunk->index_count, job->mesh->positions);
         if (ok) {
+            span[0] = 0;
+            span[1] = (uint32_t)local.vertex_count - 1; /* numbered 0.. in first use */
             ok = build_range(local.positions, local.vertex_count, local.indices, local.index_count,
-                             job->max_vertices, job->max_triangles, job->builder, true, out);
+                             job->max_vertices, job->max_triangles, job->builder, span, out);
             if (ok)
                 mesh_local_to_global(&local, out->vertices, out->vertex_count, out->vertices);
             mesh_local_free(&local);
