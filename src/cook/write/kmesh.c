@@ -157,8 +157,9 @@ bool write_kmesh(const cook_context *ctx, const ir_mesh *mesh, const encoded_ver
                 memcpy(dst->aabb_max, desc.aabb_max, sizeof dst->aabb_max);
                 memcpy(dst->sphere, desc.sphere, sizeof dst->sphere);
             } else {
-                geometry_bounds_on(threads, mesh->positions, mesh->indices + src->index_offset,
-                                   src->index_count, dst->aabb_min, dst->aabb_max, dst->sphere);
+                geometry_bounds_on(threads, mesh->positions, mesh->vertex_count,
+                                   mesh->indices + src->index_offset, src->index_count,
+                                   dst->aabb_min, dst->aabb_max, dst->sphere);
             }
         }
         if (mesh->lods)
