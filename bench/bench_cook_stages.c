@@ -21,8 +21,9 @@
  *             one after the other (the same output: each reads level 0 as
  *             welded), to see what each costs
  *   fetch     process_optimize_fetch_on: vertices renumbered in first-use order
- *   encode    write_kmesh: the .kmesh file image in memory
- *   write     write_file_atomic of that image into OUT_DIR
+ *   encode    encode_mesh_vertices and write_kmesh_layout: the .kmesh laid
+ *             out and checksummed, its payloads not copied (as the cooker)
+ *   write     write_file_atomic_stream of that layout into OUT_DIR
  *   free      releasing the source, the IR and the image
  *
  * Not included, because they cost little or never run on these inputs:
@@ -58,8 +59,9 @@ typedef struct cook_run {
     uint8_t *source;
     size_t source_size;
     ir_asset asset;
-    bytebuf image; /* the encoded .kmesh of the mesh being cooked */
-    uint32_t mesh; /* which of asset.meshes the mesh stages work on */
+    encoded_vertices vertices; /* of the mesh being cooked */
+    kmesh_layout layout;       /* its .kmesh, borrowing the vertices */
+    uint32_t mesh;             /* which of asset.meshes the mesh stages work on */
 } cook_run;
 
 typedef bool (*stage_fn)(cook_run *run);
@@ -116,21 +118,31 @@ static bool stage_meshlets(cook_run *run) {
            process_build_meshlets(current_mesh(run), &run->settings);
 }
 
+static void free_encoded(cook_run *run) {
+    kmesh_layout_free(&run->layout);
+    encoded_vertices_free(&run->vertices);
+}
+
 static bool stage_encode(cook_run *run) {
-    bytebuf_free(&run->image);
-    encoded_vertices vertices;
-    bool ok = encode_mesh_vertices(current_mesh(run), run->settings.mesh_quantize_positions,
-                                   run->settings.threads, &vertices) &&
-              write_kmesh(&run->ctx, current_mesh(run), &vertices, run->asset.material_count,
-                          run->importer->name, &run->image);
-    encoded_vertices_free(&vertices);
-    return ok;
+    free_encoded(run);
+    return encode_mesh_vertices(current_mesh(run), run->settings.mesh_quantize_positions,
+                                run->settings.threads, &run->vertices) &&
+           write_kmesh_layout(&run->ctx, current_mesh(run), &run->vertices,
+                              run->asset.material_count, run->importer->name, &run->layout);
+}
+
+static bool produce_layout(void *layout, write_sink sink, void *sink_arg, char *reason,
+                           size_t reason_size) {
+    (void)reason;
+    (void)reason_size;
+    return container_layout_write(&((const kmesh_layout *)layout)->container, sink, sink_arg);
 }
 
 static bool stage_write(cook_run *run) {
     char path[8192], reason[512];
     snprintf(path, sizeof path, "%s/stages.mesh%u.kmesh", run->out_dir, run->mesh);
-    if (!write_file_atomic(path, run->image.data, run->image.size, reason, sizeof reason))
+    if (!write_file_atomic_stream(path, run->layout.container.file_size, produce_layout,
+                                  &run->layout, reason, sizeof reason))
         bench_die("%s", reason);
     return true;
 }
@@ -138,7 +150,7 @@ static bool stage_write(cook_run *run) {
 /* Everything a cook allocated, as cook_asset frees it at its end: part of
  * the cook's wall time (large blocks go back to the system with munmap). */
 static bool stage_free(cook_run *run) {
-    bytebuf_free(&run->image);
+    free_encoded(run);
     ir_asset_free(&run->asset);
     strlist_free(&run->ctx.dependencies);
     diag_free(&run->diag);

@@ -288,6 +288,88 @@ static void container_copies_large_payloads_on_threads(void **state) {
         free(payloads[i]);
 }
 
+/* What a sink of container_layout_write received: the bytes, and the size
+ * of each call; it fails from call `fail_at` on (0: never). */
+typedef struct collected {
+    bytebuf bytes;
+    size_t calls[16];
+    size_t call_count;
+    size_t fail_at;
+} collected;
+
+static bool collect(void *arg, const void *data, size_t size) {
+    collected *c = arg;
+    if (c->fail_at != 0 && c->call_count + 1 >= c->fail_at)
+        return false;
+    if (c->call_count < 16)
+        c->calls[c->call_count] = size;
+    c->call_count++;
+    bytebuf_append(&c->bytes, data, size);
+    return !c->bytes.failed;
+}
+
+/* A large and a small chunk, then a middle one, raw or compressed (Zstd
+ * leaves the random one as it is), on 1 or 2 threads. */
+static void add_layout_chunks(container_writer *writer, const uint8_t *large, size_t large_size,
+                              cook_container_compress compress, unsigned threads) {
+    container_begin(writer, KIND_TEST, 5);
+    container_set_compress(writer, compress);
+    container_set_threads(writer, threads);
+    container_add_chunk(writer, KILN_FOURCC('A', 'A', 'A', 'A'), payload_a, sizeof payload_a);
+    container_add_chunk_borrowed(writer, KILN_FOURCC('L', 'A', 'R', 'G'), large, large_size);
+    container_add_chunk(writer, KILN_FOURCC('C', 'C', 'C', 'C'), payload_c, sizeof payload_c);
+    container_add_chunk_borrowed(writer, KILN_FOURCC('M', 'I', 'D', 'D'), large + 1000, 40000);
+}
+
+/* container_lay_out then container_layout_write hands over exactly
+ * container_finish's bytes (checksum included), raw or compressed; the
+ * pieces under 64 KiB go out together (head, AAAA and their padding in one
+ * call before the large payload, CCCC, MIDD and the final padding in one
+ * after it); a sink that fails stops the write. */
+static void container_layout_writes_finish_bytes(void **state) {
+    (void)state;
+    const size_t large_size = ((size_t)1 << 20) + 3;
+    uint8_t *large = malloc(large_size);
+    uint32_t x = 12345;
+    for (size_t k = 0; k < large_size; k++) {
+        x = x * 1103515245u + 12345u;
+        large[k] = (uint8_t)(x >> 24);
+    }
+    for (int compress = 0; compress < 2; compress++) {
+        cook_container_compress mode =
+            compress ? COOK_CONTAINER_COMPRESS_FAST : COOK_CONTAINER_COMPRESS_NONE;
+        container_writer writer;
+        bytebuf finished = {0};
+        add_layout_chunks(&writer, large, large_size, mode, 2);
+        assert_true(container_finish(&writer, &finished));
+        container_layout layout;
+        add_layout_chunks(&writer, large, large_size, mode, 1);
+        assert_true(container_lay_out(&writer, &layout));
+        assert_int_equal(layout.file_size, finished.size);
+        collected c = {0};
+        assert_true(container_layout_write(&layout, collect, &c));
+        assert_int_equal(c.bytes.size, finished.size);
+        assert_memory_equal(c.bytes.data, finished.data, finished.size);
+        kiln_error err;
+        assert_int_equal(open_copy(c.bytes.data, c.bytes.size, KILN_OPEN_VERIFY_CHECKSUM, &err),
+                         KILN_OK);
+        if (!compress) { /* 48 + 4 * 32 = 176: AAAA at 176, LARG at 192 */
+            assert_int_equal(c.call_count, 3);
+            assert_int_equal(c.calls[0], 192);
+            assert_int_equal(c.calls[1], large_size);
+            assert_int_equal(c.calls[2], finished.size - 192 - large_size);
+        }
+        collected failing = {.fail_at = 2};
+        assert_false(container_layout_write(&layout, collect, &failing));
+        assert_int_equal(failing.call_count, 1);
+        container_layout_free(&layout);
+        bytebuf_free(&c.bytes);
+        bytebuf_free(&failing.bytes);
+        bytebuf_free(&finished);
+    }
+    free(large);
+}
+
 static void container_with_no_chunks_is_just_a_header(void **state) {
     (void)state;
     bytebuf buf = {0};
@@ -796,6 +878,7 @@ int main(void) {
         cmocka_unit_test(container_from_memory_rejects_unaligned_data),
         cmocka_unit_test(container_rejects_bad_arguments),
         cmocka_unit_test(container_result_and_fourcc_strings),
+        cmocka_unit_test(container_layout_writes_finish_bytes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -121,7 +121,47 @@ static void bounds_on_threads_match_one_pass(void **state) {
     assert_true(hi[0] == 11.0f && lo[1] == -12.0f && hi[2] == 13.0f);
     for (unsigned threads = 1; threads <= 3; threads++) {
         float lo_t[3], hi_t[3], sphere_t[4];
-        geometry_bounds_on(threads, positions, indices, count, lo_t, hi_t, sphere_t);
+        geometry_bounds_on(threads, positions, vertices, indices, count, lo_t, hi_t, sphere_t);
+        assert_memory_equal(lo, lo_t, sizeof lo);
+        assert_memory_equal(hi, hi_t, sizeof hi);
+        assert_memory_equal(sphere, sphere_t, sizeof sphere);
+    }
+    free(positions);
+    free(indices);
+}
+
+/* Over the vertices the indices use (more indices than vertices): a vertex
+ * no index names does not widen the box, and where -0.0 and +0.0 are both an
+ * extreme the one the index walk meets first is kept, as geometry_bounds
+ * does, whichever comes first in vertex order. */
+static void bounds_on_used_vertices_keep_the_index_walks_zero(void **state) {
+    (void)state;
+    const uint32_t vertices = 1000, count = 300000; /* more than one range of indices */
+    float *positions = malloc(3 * sizeof(float) * vertices);
+    uint32_t *indices = malloc(sizeof(uint32_t) * count);
+    for (uint32_t v = 0; v < vertices; v++) {
+        positions[3 * v] = (float)(v % 7) + 1.0f;       /* x in [1, 7] */
+        positions[3 * v + 1] = -(float)(v % 5) - 1.0f;  /* y in [-5, -1] */
+        positions[3 * v + 2] = (float)(v % 11) * 0.25f; /* z in [0, 2.5] */
+    }
+    positions[3 * 10 + 2] = -0.0f; /* z's minimum is 0 with both signs */
+    positions[3 * 20 + 2] = 0.0f;
+    positions[3 * 30 + 1] = -0.0f; /* y's maximum too */
+    positions[3 * 40 + 1] = 0.0f;
+    positions[3 * 999] = 100.0f; /* never named: not in the box */
+    for (uint32_t i = 0; i < count; i++)
+        indices[i] = (i * 7919u) % (vertices - 1);
+    /* In index order +0.0 comes first for both (vertex 20 for z, 40 for y),
+     * in vertex order -0.0 (vertex 10, vertex 30). */
+    indices[0] = 20;
+    indices[1] = 40;
+    float lo[3], hi[3], sphere[4];
+    geometry_bounds(positions, indices, count, lo, hi, sphere);
+    assert_true(hi[0] == 7.0f && lo[1] == -5.0f && hi[2] == 2.5f);
+    assert_true(lo[2] == 0.0f && !signbit(lo[2]) && hi[1] == 0.0f && !signbit(hi[1]));
+    for (unsigned threads = 1; threads <= 2; threads++) {
+        float lo_t[3], hi_t[3], sphere_t[4];
+        geometry_bounds_on(threads, positions, vertices, indices, count, lo_t, hi_t, sphere_t);
         assert_memory_equal(lo, lo_t, sizeof lo);
         assert_memory_equal(hi, hi_t, sizeof hi);
         assert_memory_equal(sphere, sphere_t, sizeof sphere);
@@ -182,6 +222,7 @@ int main(void) {
         cmocka_unit_test(bounds_contain_every_vertex),
         cmocka_unit_test(bounds_of_nothing_are_zero),
         cmocka_unit_test(bounds_on_threads_match_one_pass),
+        cmocka_unit_test(bounds_on_used_vertices_keep_the_index_walks_zero),
         cmocka_unit_test(oct_encoding_pins_the_axes),
         cmocka_unit_test(oct_round_trip_is_within_a_hundredth_of_a_degree),
     };

@@ -407,8 +407,8 @@ static bool install_entry(const remote_asset *asset, remote_entry *entry, cache_
     for (size_t i = 0; ok && i < count; i++) {
         output_bytes bytes = {entry->payload + entry->offsets[i], entry->sizes[i]};
         paths[i] = cook_path_join(asset->output, entry->record.outputs.items[i]);
-        ok = paths[i] != NULL && write_file_staged_stream(paths[i], produce_output, &bytes,
-                                                          &staged[i], reason, reason_size);
+        ok = paths[i] != NULL && write_file_staged_stream(paths[i], bytes.size, produce_output,
+                                                          &bytes, &staged[i], reason, reason_size);
     }
     for (size_t i = 0; i < count && paths != NULL && staged != NULL; i++) {
         if (staged[i] == NULL) {

@@ -1,5 +1,7 @@
 /* bounds.c — axis-aligned box and bounding sphere of indexed vertices. */
 #include <math.h>
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stdlib.h>
 
 #include "cook/core/core.h"
@@ -99,9 +101,147 @@ static void farthest_item(void *job_, uint32_t item) {
                          range_count(job, item), job->centre);
 }
 
-void geometry_bounds_on(unsigned threads, const float *positions, const uint32_t *indices,
-                        uint32_t index_count, float aabb_min[3], float aabb_max[3],
-                        float sphere[4]) {
+/* With at least as many indices as vertices (a mesh's level 0 names each
+ * vertex about six times), the bounds go over the vertices the indices use,
+ * each once: a byte per vertex marked from the indices, then the box and the
+ * farthest distance over the marked vertices in vertex order, two passes
+ * over vertex_count positions instead of two gathers through index_count
+ * indices. Minima, maxima and a largest distance over a set do not depend on
+ * how often or in which order its members come, with one exception: -0.0
+ * and +0.0 compare equal, and the index walk keeps the first it meets; that
+ * tie is settled by the index walk's rule (first_zero). */
+typedef struct marked_job {
+    const float *positions;
+    const uint32_t *indices;
+    uint32_t index_count, vertex_count;
+    atomic_uchar *used;  /* per vertex: 1 when an index names it */
+    float (*boxes)[6];   /* per vertex range: min xyz, max xyz */
+    uint8_t (*zeros)[3]; /* per vertex range and axis: ZERO_POSITIVE | ZERO_NEGATIVE seen */
+    double *farthest;    /* per vertex range, once `centre` is set */
+    double centre[3];
+} marked_job;
+
+enum { ZERO_POSITIVE = 1, ZERO_NEGATIVE = 2 };
+
+static uint32_t part_count(uint32_t total, uint32_t item) {
+    uint32_t left = total - item * BOUNDS_RANGE;
+    return left < BOUNDS_RANGE ? left : BOUNDS_RANGE;
+}
+
+static void mark_item(void *job_, uint32_t item) {
+    marked_job *job = job_;
+    const uint32_t *indices = job->indices + (size_t)item * BOUNDS_RANGE;
+    uint32_t count = part_count(job->index_count, item);
+    /* Relaxed stores of the same value from any thread: plain byte stores. */
+    for (uint32_t i = 0; i < count; i++)
+        if (indices[i] < job->vertex_count) /* never read past the positions */
+            atomic_store_explicit(&job->used[indices[i]], 1, memory_order_relaxed);
+}
+
+static void marked_box_item(void *job_, uint32_t item) {
+    marked_job *job = job_;
+    uint32_t first = item * BOUNDS_RANGE, end = first + part_count(job->vertex_count, item);
+    float *box = job->boxes[item];
+    uint8_t *zeros = job->zeros[item];
+    for (int k = 0; k < 3; k++) {
+        box[k] = INFINITY;
+        box[3 + k] = -INFINITY;
+        zeros[k] = 0;
+    }
+    for (uint32_t v = first; v < end; v++) {
+        if (atomic_load_explicit(&job->used[v], memory_order_relaxed) == 0)
+            continue;
+        const float *p = job->positions + 3 * (size_t)v;
+        for (int k = 0; k < 3; k++) {
+            box[k] = p[k] < box[k] ? p[k] : box[k];
+            box[3 + k] = p[k] > box[3 + k] ? p[k] : box[3 + k];
+            if (p[k] == 0.0f)
+                zeros[k] |= signbit(p[k]) ? ZERO_NEGATIVE : ZERO_POSITIVE;
+        }
+    }
+}
+
+static void marked_farthest_item(void *job_, uint32_t item) {
+    marked_job *job = job_;
+    uint32_t first = item * BOUNDS_RANGE, end = first + part_count(job->vertex_count, item);
+    double radius_squared = 0.0;
+    for (uint32_t v = first; v < end; v++) {
+        if (atomic_load_explicit(&job->used[v], memory_order_relaxed) == 0)
+            continue;
+        const float *p = job->positions + 3 * (size_t)v;
+        double dx = p[0] - job->centre[0], dy = p[1] - job->centre[1], dz = p[2] - job->centre[2];
+        double d = dx * dx + dy * dy + dz * dz;
+        if (d > radius_squared)
+            radius_squared = d;
+    }
+    job->farthest[item] = radius_squared;
+}
+
+/* Axis k's coordinate of the first vertex in index order whose coordinate is
+ * zero: the zero the index walk keeps as an extreme when both signs occur. */
+static float first_zero(const marked_job *job, int k) {
+    for (uint32_t i = 0; i < job->index_count; i++) {
+        uint32_t v = job->indices[i];
+        if (v < job->vertex_count && job->positions[3 * (size_t)v + (size_t)k] == 0.0f)
+            return job->positions[3 * (size_t)v + (size_t)k];
+    }
+    return 0.0f; /* not reached: a zero was seen */
+}
+
+static bool marked_bounds(unsigned threads, const float *positions, uint32_t vertex_count,
+                          const uint32_t *indices, uint32_t index_count, float aabb_min[3],
+                          float aabb_max[3], float sphere[4]) {
+    uint32_t index_items = (uint32_t)(((uint64_t)index_count + BOUNDS_RANGE - 1) / BOUNDS_RANGE);
+    uint32_t vertex_items = (uint32_t)(((uint64_t)vertex_count + BOUNDS_RANGE - 1) / BOUNDS_RANGE);
+    marked_job job = {positions, indices, index_count, vertex_count,   NULL,
+                      NULL,      NULL,    NULL,        {0.0, 0.0, 0.0}};
+    job.used = calloc(vertex_count, sizeof *job.used);
+    job.boxes = malloc(vertex_items * sizeof *job.boxes);
+    job.zeros = malloc(vertex_items * sizeof *job.zeros);
+    job.farthest = malloc(vertex_items * sizeof *job.farthest);
+    bool ok = job.used != NULL && job.boxes != NULL && job.zeros != NULL && job.farthest != NULL;
+    if (ok) {
+        parallel_for(threads, index_items, mark_item, &job);
+        parallel_for(threads, vertex_items, marked_box_item, &job);
+        uint8_t zeros[3] = {0, 0, 0};
+        for (int k = 0; k < 3; k++) {
+            aabb_min[k] = INFINITY;
+            aabb_max[k] = -INFINITY;
+        }
+        for (uint32_t i = 0; i < vertex_items; i++)
+            for (int k = 0; k < 3; k++) {
+                aabb_min[k] = job.boxes[i][k] < aabb_min[k] ? job.boxes[i][k] : aabb_min[k];
+                aabb_max[k] = job.boxes[i][3 + k] > aabb_max[k] ? job.boxes[i][3 + k] : aabb_max[k];
+                zeros[k] |= job.zeros[i][k];
+            }
+        for (int k = 0; k < 3; k++)
+            if (zeros[k] == (ZERO_POSITIVE | ZERO_NEGATIVE) &&
+                (aabb_min[k] == 0.0f || aabb_max[k] == 0.0f)) {
+                float zero = first_zero(&job, k);
+                aabb_min[k] = aabb_min[k] == 0.0f ? zero : aabb_min[k];
+                aabb_max[k] = aabb_max[k] == 0.0f ? zero : aabb_max[k];
+            }
+        box_centre(aabb_min, aabb_max, job.centre);
+        parallel_for(threads, vertex_items, marked_farthest_item, &job);
+        double radius_squared = 0.0;
+        for (uint32_t i = 0; i < vertex_items; i++)
+            radius_squared = job.farthest[i] > radius_squared ? job.farthest[i] : radius_squared;
+        finish_sphere(job.centre, radius_squared, sphere);
+    }
+    free(job.used);
+    free(job.boxes);
+    free(job.zeros);
+    free(job.farthest);
+    return ok;
+}
+
+void geometry_bounds_on(unsigned threads, const float *positions, uint32_t vertex_count,
+                        const uint32_t *indices, uint32_t index_count, float aabb_min[3],
+                        float aabb_max[3], float sphere[4]) {
+    if (index_count >= BOUNDS_RANGE && index_count >= vertex_count &&
+        marked_bounds(threads, positions, vertex_count, indices, index_count, aabb_min, aabb_max,
+                      sphere))
+        return;
     uint32_t items = (uint32_t)(((uint64_t)index_count + BOUNDS_RANGE - 1) / BOUNDS_RANGE);
     bounds_job job = {positions, indices, index_count, NULL, NULL, {0.0, 0.0, 0.0}};
     if (threads > 1 && items > 1) {

@@ -206,10 +206,12 @@ void geometry_aabb(const float *positions, const uint32_t *indices, uint32_t ind
 /* geometry_aabb and a bounding sphere around the box centre. */
 void geometry_bounds(const float *positions, const uint32_t *indices, uint32_t index_count,
                      float aabb_min[3], float aabb_max[3], float sphere[4]);
-/* geometry_bounds on `threads` threads (the same result: a box and a largest
- * distance do not depend on the order the vertices are visited in). */
-void geometry_bounds_on(unsigned threads, const float *positions, const uint32_t *indices,
-                        uint32_t index_count, float aabb_min[3], float aabb_max[3],
-                        float sphere[4]);
+/* geometry_bounds on `threads` threads, positions holding vertex_count
+ * vertices (the same result, bit for bit: a box and a largest distance do
+ * not depend on the order the vertices are visited in, nor on how often).
+ * Every index must be below vertex_count (the IR's invariant). */
+void geometry_bounds_on(unsigned threads, const float *positions, uint32_t vertex_count,
+                        const uint32_t *indices, uint32_t index_count, float aabb_min[3],
+                        float aabb_max[3], float sphere[4]);
 
 #endif /* KILN_COOK_CORE_CORE_H */

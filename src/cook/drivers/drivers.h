@@ -58,6 +58,13 @@ bool driver_output_begin(cook_context *ctx, cook_stage stage, const char *suffix
 bool driver_output_emit(const cook_request *request, cook_context *ctx, const driver_output *out,
                         kiln_asset_kind kind, const char *ref, const bytebuf *bytes,
                         cook_asset_result *result);
+/* driver_output_emit of a file `produce` hands over as it is written, never
+ * whole in memory (write_output.produce), `produce_size` bytes (0: not
+ * known). */
+bool driver_output_emit_produced(const cook_request *request, cook_context *ctx,
+                                 const driver_output *out, kiln_asset_kind kind, const char *ref,
+                                 write_producer produce, void *produce_arg, uint64_t produce_size,
+                                 cook_asset_result *result);
 /* Adds the stage's time to `result` and frees the name; returns `ok`. */
 bool driver_output_end(driver_output *out, cook_asset_result *result, bool ok);
 

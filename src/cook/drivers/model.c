@@ -61,6 +61,13 @@ static void mesh_ref(const cook_context *ctx, const ir_asset *asset, uint32_t me
     driver_mesh_ref(ctx->ref, asset->mesh_count, mesh_index, out, size);
 }
 
+static bool produce_kmesh(void *layout, write_sink sink, void *sink_arg, char *reason,
+                          size_t reason_size) {
+    (void)reason;
+    (void)reason_size;
+    return container_layout_write(&((const kmesh_layout *)layout)->container, sink, sink_arg);
+}
+
 static bool cook_mesh_output(const cook_request *request, cook_context *ctx, const ir_asset *asset,
                              uint32_t mesh_index, cook_asset_result *result) {
     ir_mesh *mesh = &asset->meshes[mesh_index];
@@ -79,30 +86,33 @@ static bool cook_mesh_output(const cook_request *request, cook_context *ctx, con
         snprintf(suffix, sizeof suffix, ".mesh%u.kmesh", mesh_index);
     driver_output out;
     bool ok = driver_output_begin(ctx, COOK_STAGE_WRITE, suffix, &out);
-    bytebuf bytes = {0};
+    kmesh_layout layout = {0};
     encoded_vertices vertices = {0};
     bool streams = request->settings->mesh_vertex_layout == COOK_VERTEX_LAYOUT_STREAMS;
     if (ok && !(encode_mesh_vertices(mesh, request->settings->mesh_quantize_positions,
                                      request->settings->threads, &vertices) &&
                 (!streams || encoded_vertices_to_streams(&vertices, mesh->vertex_count)) &&
-                write_kmesh(ctx, mesh, &vertices, asset->material_count, request->importer->name,
-                            &bytes))) {
+                write_kmesh_layout(ctx, mesh, &vertices, asset->material_count,
+                                   request->importer->name, &layout))) {
         diag_error(ctx->diag, ctx->source_path, 0, "out of memory encoding the mesh");
         ok = false;
     }
-    encoded_vertices_free(&vertices);
     if (ok) {
         char ref[1200];
         mesh_ref(ctx, asset, mesh_index, ref, sizeof ref);
-        ok = driver_output_emit(request, ctx, &out, KILN_ASSET_MESH, ref, &bytes, result);
+        /* Written from the mesh's and the vertices' own blocks, not from a
+         * copy of the whole file (kmesh_layout). */
+        ok = driver_output_emit_produced(request, ctx, &out, KILN_ASSET_MESH, ref, produce_kmesh,
+                                         &layout, layout.container.file_size, result);
     }
+    kmesh_layout_free(&layout);
+    encoded_vertices_free(&vertices);
     if (ok) {
         result->meshes++;
         for (uint32_t s = 0; s < mesh->submesh_count; s++)
             if (mesh->submeshes[s].topology == KILN_TOPOLOGY_TRIANGLES)
                 result->triangles += mesh->submeshes[s].index_count / 3;
     }
-    bytebuf_free(&bytes);
     return driver_output_end(&out, result, ok);
 }
 

@@ -29,6 +29,21 @@ bool driver_output_emit(const cook_request *request, cook_context *ctx, const dr
     return write_emit(ctx, request->output_root, request->verify, &file, result);
 }
 
+bool driver_output_emit_produced(const cook_request *request, cook_context *ctx,
+                                 const driver_output *out, kiln_asset_kind kind, const char *ref,
+                                 write_producer produce, void *produce_arg, uint64_t produce_size,
+                                 cook_asset_result *result) {
+    write_output file = {.relative = out->relative,
+                         .name = ctx->source_path,
+                         .kind = kind,
+                         .ref = ref,
+                         .color_space = KILN_COLOR_SPACE_NONE,
+                         .produce = produce,
+                         .produce_arg = produce_arg,
+                         .produce_size = produce_size};
+    return write_emit(ctx, request->output_root, request->verify, &file, result);
+}
+
 bool driver_output_end(driver_output *out, cook_asset_result *result, bool ok) {
     cook_stage_add(result, out->stage, out->clock);
     free(out->relative);

@@ -222,8 +222,8 @@ bool encode_mesh_vertices(const ir_mesh *mesh, bool quantize_positions, unsigned
     uint32_t level0_count = 0;
     for (uint32_t s = 0; s < mesh->submesh_count; s++)
         level0_count += mesh->submeshes[s].index_count;
-    geometry_bounds_on(threads, mesh->positions, mesh->indices, level0_count, out->aabb_min,
-                       out->aabb_max, out->sphere);
+    geometry_bounds_on(threads, mesh->positions, mesh->vertex_count, mesh->indices, level0_count,
+                       out->aabb_min, out->aabb_max, out->sphere);
     position_quantizer quantizer = {{0, 0, 0}, {1, 1, 1}};
     if (out->attributes[0].format == KILN_VFORMAT_UNORM16X4)
         for (int k = 0; k < 3; k++) {

@@ -4,8 +4,9 @@
  * outlive the writer); container_finish() writes the header, the chunk table
  * right after it, then each payload at the next 16-byte boundary in the order
  * added, with zeroed padding, and finally the checksum, into one allocation of
- * the file's size. The output depends only on the chunks added, so cooking is
- * reproducible. */
+ * the file's size; container_lay_out stops before the copy and hands the
+ * same bytes out piece by piece. The output depends only on the chunks added,
+ * so cooking is reproducible. */
 #include <stdlib.h>
 #include <string.h>
 #include <xxhash.h>
@@ -23,6 +24,11 @@ struct container_pending_chunk {
     uint32_t filter, element; /* container_set_filter */
     chunk_encoding encoded;   /* container_finish, when compressing */
 };
+
+/* What the file holds for a chunk: its encoding, or its bytes. */
+static const uint8_t *chunk_payload(const struct container_pending_chunk *chunk) {
+    return chunk->encoded.data != NULL ? chunk->encoded.data : chunk->data;
+}
 
 void container_begin(container_writer *writer, uint32_t kind, uint16_t kind_version) {
     memset(writer, 0, sizeof *writer);
@@ -132,7 +138,7 @@ static bool copy_payloads(const container_writer *writer, const kiln_chunk_entry
     uint64_t pieces = 0;
     for (uint32_t i = 0; i < n; i++) {
         const struct container_pending_chunk *chunk = &writer->chunks[i];
-        payloads[i] = chunk->encoded.data != NULL ? chunk->encoded.data : chunk->data;
+        payloads[i] = chunk_payload(chunk);
         first_piece[i] = (uint32_t)pieces;
         pieces += (table[i].size + COPY_PIECE - 1) / COPY_PIECE;
     }
@@ -144,7 +150,32 @@ static bool copy_payloads(const container_writer *writer, const kiln_chunk_entry
     return true;
 }
 
-bool container_finish(container_writer *writer, bytebuf *out) {
+/* The file's bytes in order, handed to `sink`: the head (header and table),
+ * then each payload after the zeroed padding that aligns it, then the
+ * padding to the file's end. The one walk both the checksum and the writes
+ * take. */
+static bool walk_pieces(const container_layout *layout, write_sink sink, void *arg) {
+    static const uint8_t zeros[KILN_CHUNK_ALIGNMENT];
+    if (!sink(arg, layout->head, layout->head_size))
+        return false;
+    uint64_t at = layout->head_size;
+    for (uint32_t i = 0; i < layout->writer.chunk_count; i++) {
+        const kiln_chunk_entry *entry = &layout->table[i];
+        if (entry->offset > at && !sink(arg, zeros, (size_t)(entry->offset - at)))
+            return false;
+        if (entry->size > 0 && !sink(arg, chunk_payload(&layout->writer.chunks[i]), entry->size))
+            return false;
+        at = entry->offset + entry->size;
+    }
+    return layout->file_size == at || sink(arg, zeros, (size_t)(layout->file_size - at));
+}
+
+static bool hash_piece(void *state, const void *data, size_t size) {
+    return XXH3_64bits_update(state, data, size) == XXH_OK;
+}
+
+bool container_lay_out(container_writer *writer, container_layout *out) {
+    memset(out, 0, sizeof *out);
     if (writer->failed) {
         container_abandon(writer);
         return false;
@@ -163,12 +194,19 @@ bool container_finish(container_writer *writer, bytebuf *out) {
 
     /* Layout first, in 64-bit checked arithmetic, so the header can be written
      * before any payload. */
-    kiln_chunk_entry *table = calloc(writer->chunk_count ? writer->chunk_count : 1, sizeof *table);
-    if (table == NULL) {
+    size_t head_size =
+        sizeof(kiln_container_header) + (size_t)writer->chunk_count * sizeof(kiln_chunk_entry);
+    uint8_t *head = malloc(head_size);
+    XXH3_state_t *hash = XXH3_createState();
+    if (head == NULL || hash == NULL) {
+        free(head);
+        XXH3_freeState(hash);
         container_abandon(writer);
         return false;
     }
-    uint64_t end = sizeof(kiln_container_header) + (uint64_t)writer->chunk_count * sizeof *table;
+    kiln_chunk_entry *table = (kiln_chunk_entry *)(head + sizeof(kiln_container_header));
+    memset(table, 0, (size_t)writer->chunk_count * sizeof *table);
+    uint64_t end = head_size;
     bool ok = true;
     for (uint32_t i = 0; i < writer->chunk_count && ok; i++) {
         uint64_t offset = align_up_u64(end, KILN_CHUNK_ALIGNMENT);
@@ -196,35 +234,95 @@ bool container_finish(container_writer *writer, bytebuf *out) {
     header.chunk_count = writer->chunk_count;
     header.header_size = sizeof header;
     header.file_size = file_size;
-    header.checksum = 0; /* filled in below, once every byte is in place */
+    header.checksum = 0; /* filled in below, once every byte is known */
+    memcpy(head, &header, sizeof header);
 
+    *out = (container_layout){.writer = *writer,
+                              .head = head,
+                              .head_size = head_size,
+                              .table = table,
+                              .file_size = file_size};
+    memset(writer, 0, sizeof *writer); /* the chunks are the layout's now */
+    /* The checksum covers the whole file with its own 8 bytes read as zero;
+     * they are zero in the head right now, so one walk over the file is that
+     * hash (XXH3's streaming form gives the one-call hash of the same bytes). */
+    ok = ok && XXH3_64bits_reset(hash) == XXH_OK && walk_pieces(out, hash_piece, hash);
+    if (ok) {
+        uint64_t checksum = XXH3_64bits_digest(hash);
+        memcpy(head + offsetof(kiln_container_header, checksum), &checksum, sizeof checksum);
+    }
+    XXH3_freeState(hash);
+    if (!ok)
+        container_layout_free(out);
+    return ok;
+}
+
+/* Pieces smaller than this go out gathered with their neighbours: the small
+ * chunks and paddings of a file are one write, not one each. */
+#define GATHER_BYTES ((size_t)64 << 10)
+
+typedef struct gathered {
+    write_sink sink;
+    void *arg;
+    uint8_t *buffer; /* GATHER_BYTES */
+    size_t used;
+} gathered;
+
+static bool gather_flush(gathered *g) {
+    bool ok = g->used == 0 || g->sink(g->arg, g->buffer, g->used);
+    g->used = 0;
+    return ok;
+}
+
+static bool gather_piece(void *arg, const void *data, size_t size) {
+    gathered *g = arg;
+    if (size >= GATHER_BYTES)
+        return gather_flush(g) && g->sink(g->arg, data, size);
+    if (g->used + size > GATHER_BYTES && !gather_flush(g))
+        return false;
+    memcpy(g->buffer + g->used, data, size);
+    g->used += size;
+    return true;
+}
+
+bool container_layout_write(const container_layout *layout, write_sink sink, void *arg) {
+    gathered g = {sink, arg, malloc(GATHER_BYTES), 0};
+    bool ok = g.buffer != NULL ? walk_pieces(layout, gather_piece, &g) && gather_flush(&g)
+                               : walk_pieces(layout, sink, arg);
+    free(g.buffer);
+    return ok;
+}
+
+void container_layout_free(container_layout *layout) {
+    container_abandon(&layout->writer);
+    free(layout->head);
+    memset(layout, 0, sizeof *layout);
+}
+
+bool container_finish(container_writer *writer, bytebuf *out) {
+    container_layout layout;
+    if (!container_lay_out(writer, &layout))
+        return false;
+    const kiln_chunk_entry *table = layout.table;
+    uint32_t chunk_count = layout.writer.chunk_count;
     size_t base = out->size; /* the file is appended to whatever `out` holds */
-    uint8_t *file = ok ? bytebuf_extend(out, (size_t)file_size) : NULL;
-    ok = file != NULL;
+    uint8_t *file = bytebuf_extend(out, (size_t)layout.file_size);
+    bool ok = file != NULL;
     if (ok) {
         /* Every piece copied once into its place, and the padding between
          * and after them zeroed (deterministic bytes, which the checksum and
          * reproducible builds need): no byte is written twice. */
-        memcpy(file, &header, sizeof header);
-        memcpy(file + sizeof header, table, (size_t)writer->chunk_count * sizeof *table);
-        size_t at = sizeof header + (size_t)writer->chunk_count * sizeof *table;
-        for (uint32_t i = 0; i < writer->chunk_count; i++) {
+        memcpy(file, layout.head, layout.head_size);
+        size_t at = layout.head_size;
+        for (uint32_t i = 0; i < chunk_count; i++) {
             memset(file + at, 0, (size_t)table[i].offset - at);
             at = (size_t)(table[i].offset + table[i].size);
         }
-        memset(file + at, 0, (size_t)file_size - at);
-        ok = copy_payloads(writer, table, file);
+        memset(file + at, 0, (size_t)layout.file_size - at);
+        ok = copy_payloads(&layout.writer, table, file);
         if (!ok)
             out->size = base; /* the image was never whole */
     }
-    if (ok) {
-        /* The checksum covers the whole file with its own 8 bytes read as zero;
-         * they are zero right now, so one call over the file is that hash. */
-        uint64_t checksum = XXH3_64bits(out->data + base, (size_t)file_size);
-        memcpy(out->data + base + offsetof(kiln_container_header, checksum), &checksum,
-               sizeof checksum);
-    }
-    free(table);
-    container_abandon(writer);
+    container_layout_free(&layout);
     return ok;
 }

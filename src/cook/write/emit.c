@@ -60,7 +60,8 @@ static bool verify_output(const write_output *out, const char *full_path, const 
     return false;
 }
 
-/* A producer's bytes counted and hashed on their way to the file. */
+/* A producer's bytes counted, and hashed when `state` is set, on their way
+ * to the file. */
 typedef struct hashing {
     const write_output *out;
     XXH3_state_t *state;
@@ -71,7 +72,8 @@ typedef struct hashing {
 
 static bool hash_and_sink(void *arg, const void *data, size_t size) {
     hashing *h = arg;
-    XXH3_64bits_update(h->state, data, size);
+    if (h->state != NULL)
+        XXH3_64bits_update(h->state, data, size);
     h->size += size;
     return h->sink(h->sink_arg, data, size);
 }
@@ -101,8 +103,11 @@ bool write_emit(cook_context *ctx, const char *output_root, bool verify, const w
     char reason[512];
     char *full = cook_path_join(output_root, out->relative);
     written bytes = {.bytes = out->bytes, .size = out->bytes != NULL ? out->bytes->size : 0};
-    hashing h = {.out = out, .state = out->bytes == NULL ? XXH3_createState() : NULL};
-    bool ok = full != NULL && (out->bytes != NULL || h.state != NULL);
+    /* Streamed bytes are hashed only for what compares them: a KTX2's
+     * verification (the other kinds are read back by the runtime's checks). */
+    bool hash_wanted = out->bytes == NULL && verify && out->kind == KILN_ASSET_TEXTURE;
+    hashing h = {.out = out, .state = hash_wanted ? XXH3_createState() : NULL};
+    bool ok = full != NULL && (!hash_wanted || h.state != NULL);
     if (!ok)
         diag_error(ctx->diag, out->name, 0, "out of memory");
     bool stored = false;
@@ -111,13 +116,14 @@ bool write_emit(cook_context *ctx, const char *output_root, bool verify, const w
     if (ok) {
         if (h.state != NULL)
             XXH3_64bits_reset(h.state);
-        stored = write_file_staged_stream(full, out->bytes ? produce_whole : produce_hashed,
+        stored = write_file_staged_stream(full, out->bytes ? out->bytes->size : out->produce_size,
+                                          out->bytes ? produce_whole : produce_hashed,
                                           out->bytes ? (void *)&whole : (void *)&h, &staged, reason,
                                           sizeof reason);
     }
-    if (stored && h.state != NULL) {
+    if (stored && out->bytes == NULL) {
         bytes.size = h.size;
-        bytes.hash = XXH3_64bits_digest(h.state);
+        bytes.hash = h.state != NULL ? XXH3_64bits_digest(h.state) : 0;
     }
     XXH3_freeState(h.state);
     if (ok && !stored) {

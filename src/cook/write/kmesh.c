@@ -113,8 +113,13 @@ static uint32_t index_filter(const kiln_submesh *submeshes, uint32_t count) {
     return KILN_CHUNK_FILTER_MESHOPT_INDEX;
 }
 
-bool write_kmesh(const cook_context *ctx, const ir_mesh *mesh, const encoded_vertices *vertices,
-                 uint32_t material_count, const char *importer, bytebuf *out) {
+/* The .kmesh's chunks added to `writer` (begun by the caller), the bulk
+ * payloads borrowed: from the mesh, the vertices, or `owned`'s blocks, all of
+ * which must outlive the writer. False when out of memory (the writer is
+ * abandoned). */
+static bool kmesh_chunks(const cook_context *ctx, const ir_mesh *mesh,
+                         const encoded_vertices *vertices, uint32_t material_count,
+                         const char *importer, container_writer *writer, kmesh_owned *owned) {
     /* Bounds and copies over millions of indices go on the asset's threads. */
     unsigned threads = ctx->settings != NULL ? ctx->settings->threads : 1;
     kiln_mesh_desc desc;
@@ -123,18 +128,20 @@ bool write_kmesh(const cook_context *ctx, const ir_mesh *mesh, const encoded_ver
     /* Without computed LODs, level 0 (the full index range) is still written per submesh. */
     size_t lod_entries = (size_t)mesh->submesh_count * desc.lod_count;
     /* 32-bit indices are the mesh's own, borrowed; 16-bit ones a narrowed copy. */
-    uint8_t *narrowed = desc.index_size == 2 ? malloc(index_bytes ? index_bytes : 1) : NULL;
+    uint8_t *narrowed = owned->narrowed =
+        desc.index_size == 2 ? malloc(index_bytes ? index_bytes : 1) : NULL;
     const uint8_t *indices = desc.index_size == 2 ? narrowed : (const uint8_t *)mesh->indices;
     kiln_submesh *submeshes =
         calloc(mesh->submesh_count ? mesh->submesh_count : 1, sizeof *submeshes);
     kiln_lod *lods = calloc(lod_entries ? lod_entries : 1, sizeof *lods);
-    kiln_meshlet *meshlets =
+    kiln_meshlet *meshlets = owned->meshlets =
         calloc(mesh->meshlet_count ? mesh->meshlet_count : 1, sizeof *meshlets);
     bytebuf meta = {0};
-    bytebuf names = {0}, deltas = {0}, target_names = {0};
+    bytebuf names = {0}, target_names = {0};
+    bytebuf *deltas = &owned->deltas;
     bool ok = (desc.index_size == 4 || narrowed) && submeshes && lods && meshlets &&
               name_table(mesh, mesh->submesh_count, submesh_name, &names) &&
-              morph_deltas(mesh, &desc, &deltas) &&
+              morph_deltas(mesh, &desc, deltas) &&
               name_table(mesh, desc.morph_target_count, target_name, &target_names);
     if (ok) {
         for (uint32_t i = 0; narrowed != NULL && i < mesh->index_count; i++) {
@@ -157,8 +164,9 @@ bool write_kmesh(const cook_context *ctx, const ir_mesh *mesh, const encoded_ver
                 memcpy(dst->aabb_max, desc.aabb_max, sizeof dst->aabb_max);
                 memcpy(dst->sphere, desc.sphere, sizeof dst->sphere);
             } else {
-                geometry_bounds_on(threads, mesh->positions, mesh->indices + src->index_offset,
-                                   src->index_count, dst->aabb_min, dst->aabb_max, dst->sphere);
+                geometry_bounds_on(threads, mesh->positions, mesh->vertex_count,
+                                   mesh->indices + src->index_offset, src->index_count,
+                                   dst->aabb_min, dst->aabb_max, dst->sphere);
             }
         }
         if (mesh->lods)
@@ -173,62 +181,91 @@ bool write_kmesh(const cook_context *ctx, const ir_mesh *mesh, const encoded_ver
         ok = !meta.failed;
     }
     if (ok) {
-        container_writer writer;
-        container_begin(&writer, KILN_KIND_MESH, KILN_MESH_VERSION);
-        container_set_compress(&writer, ctx->settings->container_compress);
-        container_set_threads(&writer, threads);
+        container_set_compress(writer, ctx->settings->container_compress);
+        container_set_threads(writer, threads);
         /* Small tables first, bulk data last: opening a mesh touches only the
          * first pages of the file. The bulk payloads are borrowed, not copied:
-         * they live until after container_finish. */
-        container_add_chunk(&writer, KILN_CHUNK_MESH_DESC, &desc, sizeof desc);
-        container_add_chunk(&writer, KILN_CHUNK_MESH_ATTRS, vertices->attributes,
+         * they live until the file is made (container_finish) or written
+         * (write_kmesh_layout's caller). */
+        container_add_chunk(writer, KILN_CHUNK_MESH_DESC, &desc, sizeof desc);
+        container_add_chunk(writer, KILN_CHUNK_MESH_ATTRS, vertices->attributes,
                             vertices->attribute_count * sizeof(kiln_vertex_attribute));
-        container_add_chunk(&writer, KILN_CHUNK_MESH_SUBMESHES, submeshes,
+        container_add_chunk(writer, KILN_CHUNK_MESH_SUBMESHES, submeshes,
                             mesh->submesh_count * sizeof(kiln_submesh));
-        container_add_chunk(&writer, KILN_CHUNK_MESH_LODS, lods, lod_entries * sizeof(kiln_lod));
+        container_add_chunk(writer, KILN_CHUNK_MESH_LODS, lods, lod_entries * sizeof(kiln_lod));
         if (names.size > 0)
-            container_add_chunk(&writer, KILN_CHUNK_MESH_SUBMESH_NAMES, names.data, names.size);
+            container_add_chunk(writer, KILN_CHUNK_MESH_SUBMESH_NAMES, names.data, names.size);
         if (target_names.size > 0)
-            container_add_chunk(&writer, KILN_CHUNK_MESH_MORPH_NAMES, target_names.data,
+            container_add_chunk(writer, KILN_CHUNK_MESH_MORPH_NAMES, target_names.data,
                                 target_names.size);
-        container_add_chunk(&writer, KILN_CHUNK_META, meta.data, meta.size);
+        container_add_chunk(writer, KILN_CHUNK_META, meta.data, meta.size);
         extras_table extras = {0};
         extras_table_add(&extras, KILN_EXTRAS_MESH, 0, mesh->extras);
-        ok = extras_table_chunk(&extras, &writer);
+        ok = extras_table_chunk(&extras, writer);
         extras_table_free(&extras);
-        container_add_chunk_borrowed(&writer, KILN_CHUNK_MESH_VERTICES, vertices->data,
+        container_add_chunk_borrowed(writer, KILN_CHUNK_MESH_VERTICES, vertices->data,
                                      vertices->size);
-        container_set_filter(&writer, KILN_CHUNK_FILTER_MESHOPT_VERTEX, desc.vertex_stride);
-        container_add_chunk_borrowed(&writer, KILN_CHUNK_MESH_INDICES, indices, index_bytes);
-        container_set_filter(&writer, index_filter(submeshes, mesh->submesh_count),
-                             desc.index_size);
-        container_add_chunk_borrowed(&writer, KILN_CHUNK_MESH_MESHLETS, meshlets,
+        container_set_filter(writer, KILN_CHUNK_FILTER_MESHOPT_VERTEX, desc.vertex_stride);
+        container_add_chunk_borrowed(writer, KILN_CHUNK_MESH_INDICES, indices, index_bytes);
+        container_set_filter(writer, index_filter(submeshes, mesh->submesh_count), desc.index_size);
+        container_add_chunk_borrowed(writer, KILN_CHUNK_MESH_MESHLETS, meshlets,
                                      mesh->meshlet_count * sizeof(kiln_meshlet));
-        container_add_chunk_borrowed(&writer, KILN_CHUNK_MESH_MESHLET_VERTICES,
+        container_add_chunk_borrowed(writer, KILN_CHUNK_MESH_MESHLET_VERTICES,
                                      mesh->meshlet_vertices,
                                      mesh->meshlet_vertex_count * sizeof(uint32_t));
-        container_set_filter(&writer, KILN_CHUNK_FILTER_MESHOPT_SEQUENCE, sizeof(uint32_t));
-        container_add_chunk_borrowed(&writer, KILN_CHUNK_MESH_MESHLET_TRIANGLES,
+        container_set_filter(writer, KILN_CHUNK_FILTER_MESHOPT_SEQUENCE, sizeof(uint32_t));
+        container_add_chunk_borrowed(writer, KILN_CHUNK_MESH_MESHLET_TRIANGLES,
                                      mesh->meshlet_triangles,
                                      3 * (size_t)mesh->meshlet_triangle_count);
-        if (deltas.size > 0) {
-            container_add_chunk_borrowed(&writer, KILN_CHUNK_MESH_MORPH_DELTAS, deltas.data,
-                                         deltas.size);
+        if (deltas->size > 0) {
+            container_add_chunk_borrowed(writer, KILN_CHUNK_MESH_MORPH_DELTAS, deltas->data,
+                                         deltas->size);
             /* f32x3 per vertex: the vertex codec's byte columns suit them */
-            container_set_filter(&writer, KILN_CHUNK_FILTER_MESHOPT_VERTEX, 12);
+            container_set_filter(writer, KILN_CHUNK_FILTER_MESHOPT_VERTEX, 12);
         }
-        if (ok)
-            ok = container_finish(&writer, out);
-        else
-            container_abandon(&writer);
     }
-    free(narrowed);
+    if (!ok)
+        container_abandon(writer);
     free(submeshes);
     free(lods);
-    free(meshlets);
     bytebuf_free(&names);
-    bytebuf_free(&deltas);
     bytebuf_free(&target_names);
     bytebuf_free(&meta);
     return ok;
+}
+
+static void kmesh_owned_free(kmesh_owned *owned) {
+    free(owned->narrowed);
+    free(owned->meshlets);
+    bytebuf_free(&owned->deltas);
+    memset(owned, 0, sizeof *owned);
+}
+
+bool write_kmesh(const cook_context *ctx, const ir_mesh *mesh, const encoded_vertices *vertices,
+                 uint32_t material_count, const char *importer, bytebuf *out) {
+    container_writer writer;
+    container_begin(&writer, KILN_KIND_MESH, KILN_MESH_VERSION);
+    kmesh_owned owned = {0};
+    bool ok = kmesh_chunks(ctx, mesh, vertices, material_count, importer, &writer, &owned) &&
+              container_finish(&writer, out);
+    kmesh_owned_free(&owned);
+    return ok;
+}
+
+bool write_kmesh_layout(const cook_context *ctx, const ir_mesh *mesh,
+                        const encoded_vertices *vertices, uint32_t material_count,
+                        const char *importer, kmesh_layout *out) {
+    memset(out, 0, sizeof *out);
+    container_writer writer;
+    container_begin(&writer, KILN_KIND_MESH, KILN_MESH_VERSION);
+    bool ok = kmesh_chunks(ctx, mesh, vertices, material_count, importer, &writer, &out->owned) &&
+              container_lay_out(&writer, &out->container);
+    if (!ok)
+        kmesh_layout_free(out);
+    return ok;
+}
+
+void kmesh_layout_free(kmesh_layout *layout) {
+    container_layout_free(&layout->container);
+    kmesh_owned_free(&layout->owned);
 }

@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "cook/core/diag.h"
 #include "cook/core/result.h"
@@ -37,13 +38,16 @@ bool write_file_if_changed(const char *path, const void *data, size_t size, char
  * reason or without one: a failed write is named by its errno). */
 typedef bool (*write_producer)(void *arg, write_sink sink, void *sink_arg, char *reason,
                                size_t reason_size);
-bool write_file_atomic_stream(const char *path, write_producer produce, void *arg, char *reason,
-                              size_t reason_size);
+/* `expected_size`: how many bytes `produce` will hand over, or 0 when not
+ * known; a large file's space is then reserved before it is written (a
+ * hint: the file holds what was handed over, whatever it says). */
+bool write_file_atomic_stream(const char *path, uint64_t expected_size, write_producer produce,
+                              void *arg, char *reason, size_t reason_size);
 /* The first half of write_file_atomic_stream: the bytes in a hidden
  * temporary next to `path`, whose name *staged gets (the caller frees it
  * through write_file_publish, or unlinks and frees it). */
-bool write_file_staged_stream(const char *path, write_producer produce, void *arg, char **staged,
-                              char *reason, size_t reason_size);
+bool write_file_staged_stream(const char *path, uint64_t expected_size, write_producer produce,
+                              void *arg, char **staged, char *reason, size_t reason_size);
 /* The second half: renames the temporary over `path` (unlinking it when
  * that fails) and frees `staged`. */
 bool write_file_publish(char *staged, const char *path, char *reason, size_t reason_size);

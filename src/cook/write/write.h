@@ -62,6 +62,24 @@ void container_add_chunk_borrowed(container_writer *writer, uint32_t fourcc, con
 bool container_finish(container_writer *writer, bytebuf *out);
 void container_abandon(container_writer *writer);
 
+/* A container laid out and checksummed, its payloads not copied: the bytes
+ * container_finish would make, handed out piece by piece, so a large file is
+ * written without ever being whole in memory. Borrowed payloads must stay
+ * unchanged until container_layout_free. */
+typedef struct container_layout {
+    container_writer writer; /* its chunks: copies, encodings, borrowed bytes */
+    uint8_t *head;           /* the header (checksum set) and the chunk table */
+    size_t head_size;
+    const kiln_chunk_entry *table; /* in `head` */
+    uint64_t file_size;
+} container_layout;
+/* Takes the writer's chunks (the writer is left empty either way). False
+ * when out of memory or the file would not fit in memory. */
+bool container_lay_out(container_writer *writer, container_layout *out);
+/* The file's bytes to `sink` in order (several calls); false when it fails. */
+bool container_layout_write(const container_layout *layout, write_sink sink, void *arg);
+void container_layout_free(container_layout *layout);
+
 /* zstd_frame.c: one Zstd frame of `size` bytes at `level` (content size and
  * checksum recorded), malloc'd and fitted, with its size in *frame_size; NULL
  * when out of memory. The bytes are ZSTD_compress2's on a new context with
@@ -98,6 +116,24 @@ void write_metadata_json(const cook_context *ctx, const char *importer, bytebuf 
  * .kmesh file image. */
 bool write_kmesh(const cook_context *ctx, const ir_mesh *mesh, const encoded_vertices *vertices,
                  uint32_t material_count, const char *importer, bytebuf *out);
+/* The blocks a .kmesh's chunks borrow besides the mesh and its vertices. */
+typedef struct kmesh_owned {
+    uint8_t *narrowed;      /* 16-bit indices, or NULL */
+    kiln_meshlet *meshlets; /* the file's meshlet records */
+    bytebuf deltas;         /* the MDLT chunk's payload */
+} kmesh_owned;
+/* The same file laid out (container_lay_out), not copied: written with
+ * container_layout_write(&layout->container, ...) while `mesh` and
+ * `vertices` stay unchanged, then freed with kmesh_layout_free. A large
+ * mesh's file is never whole in memory. */
+typedef struct kmesh_layout {
+    container_layout container;
+    kmesh_owned owned;
+} kmesh_layout;
+bool write_kmesh_layout(const cook_context *ctx, const ir_mesh *mesh,
+                        const encoded_vertices *vertices, uint32_t material_count,
+                        const char *importer, kmesh_layout *out);
+void kmesh_layout_free(kmesh_layout *layout);
 
 /* Serialises materials[0..count) as a .kmat file image (row i = material i).
  * `textures` (may be NULL: none) holds count * KILN_MATERIAL_SLOT_COUNT
@@ -224,6 +260,7 @@ typedef struct write_output {
      * the file read back with their XXH3 hash. */
     write_producer produce;
     void *produce_arg;
+    uint64_t produce_size; /* what `produce` will hand over, 0: not known */
 } write_output;
 
 /* Writes out->bytes to output_root/out->relative atomically (with a
