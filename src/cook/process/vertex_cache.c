@@ -1,5 +1,4 @@
-/* vertex_cache.c — kiln's vertex cache order of triangles (mesh.vertex_cache:
- * kiln).
+/* vertex_cache.c — kiln's vertex cache order of triangles (mesh.vertex_cache: kiln).
  *
  * A greedy order after Tom Forsyth, "Linear-Speed Vertex Cache Optimisation"
  * (2006): every vertex has a score from its place in a simulated cache and
@@ -177,8 +176,7 @@ static void vc_build(vc_state *s, size_t triangles, size_t vertex_count) {
                       s->vertices[corners[3 * t + 2]].score;
 }
 
-/* Moves `triangle` from the live front of the vertex's list to the drawn back.
- */
+/* Moves `triangle` from the live front of the vertex's list to the drawn back. */
 static void vc_retire(vc_state *s, uint32_t vertex, uint32_t triangle) {
     uint32_t *list = &s->adjacency[s->vertices[vertex].first];
     uint32_t last = --s->vertices[vertex].live;
@@ -248,8 +246,7 @@ static uint32_t vc_step(vc_state *s, uint32_t current, const uint32_t *crossing,
     const uint32_t *corner = &s->corners[3 * (size_t)current];
     s->score[current] = VC_DRAWN;
     uint32_t aged[3 * VC_CACHE], aged_count = 0;
-    /* The three lists the retires below scan one after another, fetched at once.
-     */
+    /* The three lists the retires below scan one after another, fetched at once. */
     for (int k = 0; k < 3; k++)
         vc_prefetch(&s->adjacency[s->vertices[corner[k]].first]);
     for (int k = 0; k < 3; k++) {
