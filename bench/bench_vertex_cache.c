@@ -4,6 +4,7 @@
  *
  *   bench_vertex_cache [--reps N] [--chunk T] [--scores S] SOURCE...
  *   bench_vertex_cache --lods [--reps N] SOURCE...
+ *   bench_vertex_cache --reduced [--chunk T] [--scores S] SOURCE...
  *
  * Every SOURCE is imported and given normals and welded as the cooker does;
  * each triangle submesh is then cut as the order step cuts level 0 (a submesh
@@ -29,6 +30,12 @@
  * thread), alternating mesh.vertex_cache meshopt and kiln; it prints the ACMR
  * of the reduced levels 1 and 2 (FIFO of 16, over all meshes) and the
  * fastest run's CPU time of those steps.
+ *
+ * With --reduced (what bench/tune_vertex_cache.py --reduced trains on), each
+ * SOURCE is cooked up to its LODs with kiln's order (chunks of T triangles
+ * with --chunk), then every reduced level (1 and 2) is ordered again, whole,
+ * by meshoptimizer and by kiln with the reduced levels' scores (or S): the
+ * table has level 0's first four columns, over the reduced levels.
  */
 #include <meshoptimizer.h>
 #include <stdio.h>
@@ -193,6 +200,51 @@ static void lods_table(int count, char **paths, unsigned reps) {
     }
 }
 
+/* --reduced: the reduced levels of each source ordered again by both. */
+static void reduced_table(int count, char **paths, const options *opt) {
+    printf("| model | reduced triangles | ACMR meshopt | ACMR kiln |\n|---|--:|--:|--:|\n");
+    for (int i = 0; i < count; i++) {
+        cook_settings settings;
+        cook_settings_default(&settings);
+        settings.threads = 1;
+        settings.mesh_vertex_cache = COOK_VERTEX_CACHE_KILN;
+        settings.mesh_chunk_triangles = opt->chunk;
+        ir_asset asset = bench_lod_import(paths[i], &settings);
+        uint64_t triangles = 0, meshopt_sum = 0, kiln_sum = 0;
+        for (uint32_t m = 0; m < asset.mesh_count; m++) {
+            ir_mesh *mesh = &asset.meshes[m];
+            double cpu;
+            bench_lod_process(mesh, &settings, &cpu);
+            for (uint32_t level = 1; level < mesh->lod_count && level <= 2; level++) {
+                const ir_lod *lod = &mesh->lods[level];
+                if (lod->index_count % 3 != 0 || lod->index_count == 0)
+                    continue; /* lines or points */
+                size_t bytes = lod->index_count * sizeof(uint32_t);
+                uint32_t *a = malloc(bytes), *b = malloc(bytes);
+                if (a == NULL || b == NULL)
+                    bench_die("out of memory");
+                memcpy(a, mesh->indices + lod->index_offset, bytes);
+                memcpy(b, a, bytes);
+                meshopt_optimizeVertexCache(a, a, lod->index_count, mesh->vertex_count);
+                if (!vertex_cache_order_scored(b, lod->index_count, mesh->vertex_count,
+                                               opt->scores))
+                    bench_die("vertex_cache_order failed");
+                triangles += lod->index_count / 3;
+                meshopt_sum += transformed(a, lod->index_count, mesh->vertex_count);
+                kiln_sum += transformed(b, lod->index_count, mesh->vertex_count);
+                free(a);
+                free(b);
+            }
+        }
+        double t = (double)(triangles ? triangles : 1);
+        const char *name = strrchr(paths[i], '/') ? strrchr(paths[i], '/') + 1 : paths[i];
+        printf("| `%s` | %llu | %.4f | %.4f |\n", name, (unsigned long long)triangles,
+               (double)meshopt_sum / t, (double)kiln_sum / t);
+        fflush(stdout);
+        ir_asset_free(&asset);
+    }
+}
+
 /* The 26 numbers of --scores; false when there are not exactly 26. */
 static bool parse_scores(const char *text, vertex_cache_scores *scores) {
     float *slot[VERTEX_CACHE_FIFO + 1 + VERTEX_CACHE_VALENCE + 1];
@@ -215,9 +267,13 @@ int main(int argc, char **argv) {
     options opt = {.reps = 5, .chunk = 0, .scores = &vertex_cache_tuned};
     vertex_cache_scores scores;
     int first = 1;
-    bool lods = false, usage = false;
+    bool lods = false, reduced = false, usage = false;
     if (argc > first && strcmp(argv[first], "--lods") == 0) {
         lods = true;
+        first++;
+    } else if (argc > first && strcmp(argv[first], "--reduced") == 0) {
+        reduced = true;
+        opt.scores = &vertex_cache_tuned_reduced;
         first++;
     }
     while (!usage && argc > first + 1 && strncmp(argv[first], "--", 2) == 0) {
@@ -235,12 +291,17 @@ int main(int argc, char **argv) {
     if (usage || first >= argc || opt.reps == 0) {
         fprintf(stderr,
                 "usage: %s [--reps N] [--chunk T] [--scores S] SOURCE...\n"
-                "       %s --lods [--reps N] SOURCE...\n",
-                argv[0], argv[0]);
+                "       %s --lods [--reps N] SOURCE...\n"
+                "       %s --reduced [--chunk T] [--scores S] SOURCE...\n",
+                argv[0], argv[0], argv[0]);
         return 2;
     }
     if (lods) {
         lods_table(argc - first, argv + first, opt.reps);
+        return 0;
+    }
+    if (reduced) {
+        reduced_table(argc - first, argv + first, &opt);
         return 0;
     }
     printf(

@@ -122,8 +122,8 @@ static void make_welded_grid(ir_mesh *mesh, uint32_t n) {
  * by meshoptimizer: chunking costs the border vertices, and a cheaper order
  * (or none) would cost more (5-8 % for a FIFO-only order, a third for the
  * simplifier's own order, BENCHMARKS.md). The same holds with kiln's order
- * (mesh.vertex_cache: kiln), 1.5-2 % behind meshoptimizer's on reduced grids. */
-static void reduced_levels_keep_the_order_of(cook_vertex_cache cache) {
+ * (mesh.vertex_cache: kiln). Writes each level's ACMR to acmr[level - 1]. */
+static void reduced_levels_keep_the_order_of(cook_vertex_cache cache, double acmr_of[2]) {
     const uint32_t n = 160; /* 51,200 triangles */
     cook_settings settings;
     cook_settings_default(&settings);
@@ -159,6 +159,7 @@ static void reduced_levels_keep_the_order_of(cook_vertex_cache cache) {
         print_message("level %u: %zu triangles, ACMR %.3f (ordered whole %.3f)\n", level, count / 3,
                       acmr, whole_acmr);
         assert_true(acmr <= 1.03 * whole_acmr);
+        acmr_of[level - 1] = acmr;
     }
     ir_mesh_free(&mesh);
     diag_free(&diag);
@@ -166,12 +167,20 @@ static void reduced_levels_keep_the_order_of(cook_vertex_cache cache) {
 
 static void reduced_levels_keep_the_vertex_cache_order(void **state) {
     (void)state;
-    reduced_levels_keep_the_order_of(COOK_VERTEX_CACHE_MESHOPT);
+    double acmr[2];
+    reduced_levels_keep_the_order_of(COOK_VERTEX_CACHE_MESHOPT, acmr);
 }
 
+/* With its scores for reduced levels, kiln's order of each reduced level is
+ * within 0.5 % of meshoptimizer's (measured: 0.669 against 0.681, 0.690
+ * against 0.694); with level 0's scores it was 1.5-2 % behind. */
 static void reduced_levels_keep_kilns_vertex_cache_order(void **state) {
     (void)state;
-    reduced_levels_keep_the_order_of(COOK_VERTEX_CACHE_KILN);
+    double kiln[2], meshopt[2];
+    reduced_levels_keep_the_order_of(COOK_VERTEX_CACHE_KILN, kiln);
+    reduced_levels_keep_the_order_of(COOK_VERTEX_CACHE_MESHOPT, meshopt);
+    for (int level = 0; level < 2; level++)
+        assert_true(kiln[level] <= 1.005 * meshopt[level]);
 }
 
 int main(void) {

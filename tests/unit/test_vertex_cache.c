@@ -293,6 +293,39 @@ static void the_setting_selects_kilns_order(void **state) {
     free(input);
 }
 
+/* A reduced level goes through the reduced levels' scores with kiln's order,
+ * through meshopt_optimizeVertexCache with meshoptimizer's; both refuse
+ * invalid input and leave it. */
+static void reduced_levels_take_their_own_scores(void **state) {
+    (void)state;
+    size_t count;
+    uint32_t *input = shuffled_grid(20, &count);
+    uint32_t *expected = malloc(count * sizeof *expected), *got = malloc(count * sizeof *got);
+    assert_non_null(expected);
+    assert_non_null(got);
+    memcpy(expected, input, count * sizeof *expected);
+    assert_true(vertex_cache_order_scored(expected, count, 21 * 21, &vertex_cache_tuned_reduced));
+    memcpy(got, input, count * sizeof *got);
+    assert_true(mesh_cache_order_reduced(got, count, 21 * 21, COOK_VERTEX_CACHE_KILN));
+    assert_memory_equal(got, expected, count * sizeof *got);
+
+    meshopt_optimizeVertexCache(expected, input, count, 21 * 21);
+    memcpy(got, input, count * sizeof *got);
+    assert_true(mesh_cache_order_reduced(got, count, 21 * 21, COOK_VERTEX_CACHE_MESHOPT));
+    assert_memory_equal(got, expected, count * sizeof *got);
+
+    for (int cache = 0; cache < 2; cache++) {
+        uint32_t out_of_range[6] = {0, 1, 2, 0, 2, 3}, copy[6];
+        memcpy(copy, out_of_range, sizeof copy);
+        assert_false(mesh_cache_order_reduced(
+            out_of_range, 6, 3, cache ? COOK_VERTEX_CACHE_KILN : COOK_VERTEX_CACHE_MESHOPT));
+        assert_memory_equal(out_of_range, copy, sizeof copy);
+    }
+    free(got);
+    free(expected);
+    free(input);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(a_shuffled_grid_is_ordered_near_the_fifo_floor),
@@ -305,6 +338,7 @@ int main(void) {
         cmocka_unit_test(random_triangles_are_a_permutation),
         cmocka_unit_test(the_tuned_scores_are_the_order_and_any_scores_permute),
         cmocka_unit_test(the_setting_selects_kilns_order),
+        cmocka_unit_test(reduced_levels_take_their_own_scores),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -83,8 +83,11 @@
  *     tuned table, so with that setting a mesh's triangle order, vertex
  *     order and meshlets change; and kiln's simplifier (mesh.simplifier:
  *     kiln) weights planes as meshoptimizer does and bounds border and seam
- *     collapses by their chord distance, so with that setting LODs change. */
-#define KILN_ENCODER_VERSION 26u
+ *     collapses by their chord distance, so with that setting LODs change;
+ * 27: kiln's vertex cache order (mesh.vertex_cache: kiln) orders reduced
+ *     levels with scores of their own, so with that setting the LODs'
+ *     triangle order changes (level 0 and the default settings do not). */
+#define KILN_ENCODER_VERSION 27u
 
 /* What one cook is doing now, readable from another thread while it runs (the
  * CLI's progress line names the stage of an asset that takes long). Opaque:

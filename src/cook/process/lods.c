@@ -82,8 +82,7 @@ static size_t simplify_level(const cook_settings *settings, const ir_mesh *mesh,
             LOD_SLOPPY_TARGET_ERROR - source_error, &result_error);
     }
     if (count == 0 || count > stall ||
-        !mesh_cache_order(out, count, mesh->positions, mesh->vertex_count,
-                          settings->mesh_vertex_cache, false))
+        !mesh_cache_order_reduced(out, count, mesh->vertex_count, settings->mesh_vertex_cache))
         return 0;
     *error = source_error + result_error;
     return count;
@@ -376,8 +375,8 @@ static void lods_of_submesh(const lod_job *job, const mesh_chunk *chunk, lod_chu
             if (count == 0 || count > (size_t)((double)source_count * LOD_MIN_REDUCTION)) {
                 simplify_end(session);
                 session = NULL;
-            } else if (!mesh_cache_order(dest, count, job->mesh->positions, job->mesh->vertex_count,
-                                         job->settings->mesh_vertex_cache, false)) {
+            } else if (!mesh_cache_order_reduced(dest, count, job->mesh->vertex_count,
+                                                 job->settings->mesh_vertex_cache)) {
                 count = 0;
             }
         }
@@ -442,8 +441,8 @@ static bool lods_of_chunk(const lod_job *job, const mesh_chunk *chunk, lod_chunk
             level_error = source_error + result_error * chunk_scale / job->mesh_scale;
         }
         if (count == 0 || count >= source_count ||
-            !mesh_cache_order(dest, count, local.positions, local.vertex_count,
-                              job->settings->mesh_vertex_cache, false)) {
+            !mesh_cache_order_reduced(dest, count, local.vertex_count,
+                                      job->settings->mesh_vertex_cache)) {
             memcpy(dest, source, source_count * sizeof *dest);
             count = source_count;
         } else {

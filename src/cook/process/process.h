@@ -325,6 +325,8 @@ typedef struct vertex_cache_scores {
     float live[VERTEX_CACHE_VALENCE + 1];
 } vertex_cache_scores;
 extern const vertex_cache_scores vertex_cache_tuned; /* what vertex_cache_order uses */
+/* The scores for reduced levels (the simplifier's output), found on them. */
+extern const vertex_cache_scores vertex_cache_tuned_reduced;
 /* vertex_cache_order with other scores (bench/tune_vertex_cache.py). */
 bool vertex_cache_order_scored(uint32_t *indices, size_t index_count, size_t vertex_count,
                                const vertex_cache_scores *scores);
@@ -333,6 +335,11 @@ bool vertex_cache_order_scored(uint32_t *indices, size_t index_count, size_t ver
  * leaving the indices, when the cache order refused them. */
 bool mesh_cache_order(uint32_t *indices, size_t index_count, const float *positions,
                       size_t vertex_count, cook_vertex_cache cache, bool overdraw);
+/* The vertex cache order `cache` names for a reduced level (kiln's with
+ * vertex_cache_tuned_reduced), no overdraw order; false, leaving the indices,
+ * for invalid input. */
+bool mesh_cache_order_reduced(uint32_t *indices, size_t index_count, size_t vertex_count,
+                              cook_vertex_cache cache);
 /* meshopt_optimizeOverdraw (threshold 1.05) of triangles already in cache order. */
 bool meshopt_checked_overdraw(uint32_t *indices, size_t index_count, const float *positions,
                               size_t vertex_count);

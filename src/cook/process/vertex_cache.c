@@ -27,7 +27,9 @@
  * were found by a search for the lowest ACMR of a FIFO of 16 on training
  * meshes (vertex_cache_tuned below), as meshoptimizer tunes its LRU tables
  * (Kapoulkine, meshoptimizer 0.18's optimizeVertexCache); its tables do not
- * carry over, as a FIFO ages a vertex differently. */
+ * carry over, as a FIFO ages a vertex differently. Reduced levels get
+ * scores of their own (vertex_cache_tuned_reduced, mesh_cache_order_reduced),
+ * found the same way on the simplifier's output. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -56,6 +58,22 @@ const vertex_cache_scores vertex_cache_tuned = {
               1.078f, 0.979f, 0.979f, 0.531f,         /* 12, 13-14, 15 */
               0.0f},                                  /* not cached */
     .live = {0.0f, 0.7f, 0.544f, 0.389f, 0.158f, 0.078f, 0.0f, 0.0f, 0.0f},
+};
+
+/* The scores for reduced levels, the simplifier's output (its triangles
+ * fewer, longer, of uneven valence): the same search from vertex_cache_tuned
+ * on the reduced levels of the training meshes (bench/tune_vertex_cache.py
+ * --reduced, seed 1). With level 0's scores kiln's order was 1.5-2.5 % behind
+ * meshoptimizer's there; with these it is within 0.2 %. The newest ages are
+ * worth more, the middle ones less (the three newest 0.86, 3-6 0.947, 7-13
+ * 0.967 against 0.741, 0.946, 1.078), and one live triangle less (0.609). */
+const vertex_cache_scores vertex_cache_tuned_reduced = {
+    .cache = {0.860f, 0.860f, 0.860f,                 /* ages 0-2 */
+              0.947f, 0.947f, 0.947f, 0.947f,         /* 3-6 */
+              0.967f, 0.967f, 0.967f, 0.967f, 0.967f, /* 7-11 */
+              0.967f, 0.967f, 0.871f, 0.586f,         /* 12-13, 14, 15 */
+              0.0f},                                  /* not cached */
+    .live = {0.0f, 0.609f, 0.544f, 0.389f, 0.158f, 0.045f, 0.0f, 0.0f, 0.0f},
 };
 
 /* Scores in fixed point by age (VC_CACHE: not in the cache) and live
@@ -89,19 +107,16 @@ typedef struct vc_vertex {
     uint32_t first; /* start of its triangles in adjacency */
 } vc_vertex;
 
-/* A triangle in one 16-byte record, its score beside the corners that
- * drawing it reads; a drawn triangle is marked by its score. */
-typedef struct vc_triangle {
-    uint32_t corner[3]; /* a copy of the input's */
-    int32_t score;      /* the sum of its corners' scores; VC_DRAWN once drawn */
-} vc_triangle;
-
 #define VC_DRAWN INT32_MIN /* live triangles' scores are >= 0 */
 
 /* The working state of one order; all arrays share one allocation. */
 typedef struct vc_state {
     vc_vertex *vertices;
-    vc_triangle *triangles;
+    /* Per triangle: the sum of its corners' scores, VC_DRAWN once drawn.
+     * Apart from the corners, as offering a vertex's triangles touches only
+     * these: 4 bytes a triangle keep more of them in cache than 16. */
+    int32_t *score;
+    uint32_t *corners;   /* a copy of the input's, 3 per triangle */
     uint32_t *adjacency; /* per vertex: its live triangles, then the drawn */
     vc_table table;
     uint32_t clock;          /* insertions so far, plus VC_CACHE */
@@ -110,7 +125,7 @@ typedef struct vc_state {
 
 static bool vc_alloc(vc_state *s, const uint32_t *indices, size_t triangles, size_t vertex_count,
                      void **block) {
-    size_t words = 0, total = 0; /* 4 words per vertex, 4 + 3 per triangle */
+    size_t words = 0, total = 0; /* 4 words per vertex, 1 + 3 + 3 per triangle */
     if (!checked_mul_size(vertex_count, 4, &words) ||
         !checked_mad_size(triangles, 7, words, &words) ||
         !checked_mul_size(words, sizeof(uint32_t), &total))
@@ -120,10 +135,10 @@ static bool vc_alloc(vc_state *s, const uint32_t *indices, size_t triangles, siz
         return false;
     *block = next;
     s->vertices = (vc_vertex *)next;
-    s->triangles = (vc_triangle *)(next += 4 * vertex_count);
-    s->adjacency = next + 4 * triangles;
-    for (size_t t = 0; t < triangles; t++)
-        memcpy(s->triangles[t].corner, &indices[3 * t], sizeof s->triangles[t].corner);
+    s->score = (int32_t *)(next += 4 * vertex_count);
+    s->corners = next += triangles;
+    s->adjacency = next + 3 * triangles;
+    memcpy(s->corners, indices, 3 * triangles * sizeof *indices);
     return true;
 }
 
@@ -136,10 +151,10 @@ static int32_t vc_score(const vc_state *s, uint32_t vertex) {
 /* Each vertex's triangles (a degenerate triangle is listed once per corner,
  * as its score counts the vertex once per corner), then the first scores. */
 static void vc_build(vc_state *s, size_t triangles, size_t vertex_count) {
-    const vc_triangle *tri = s->triangles;
+    const uint32_t *corners = s->corners;
     memset(s->vertices, 0, vertex_count * sizeof *s->vertices);
     for (size_t i = 0; i < 3 * triangles; i++)
-        s->vertices[tri[i / 3].corner[i % 3]].live++;
+        s->vertices[corners[i]].live++;
     uint32_t sum = 0;
     for (size_t v = 0; v < vertex_count; v++) {
         s->vertices[v].first = sum;
@@ -147,7 +162,7 @@ static void vc_build(vc_state *s, size_t triangles, size_t vertex_count) {
         s->vertices[v].live = 0; /* the fill's cursor below, which ends where it started */
     }
     for (size_t i = 0; i < 3 * triangles; i++) {
-        uint32_t v = tri[i / 3].corner[i % 3];
+        uint32_t v = corners[i];
         s->adjacency[s->vertices[v].first + s->vertices[v].live++] = (uint32_t)(i / 3);
     }
     /* Stamps of 0 at a clock of VC_CACHE + 1: every vertex out of the cache. */
@@ -157,9 +172,8 @@ static void vc_build(vc_state *s, size_t triangles, size_t vertex_count) {
     for (size_t v = 0; v < vertex_count; v++)
         s->vertices[v].score = vc_score(s, (uint32_t)v);
     for (size_t t = 0; t < triangles; t++)
-        s->triangles[t].score = s->vertices[tri[t].corner[0]].score +
-                                s->vertices[tri[t].corner[1]].score +
-                                s->vertices[tri[t].corner[2]].score;
+        s->score[t] = s->vertices[corners[3 * t]].score + s->vertices[corners[3 * t + 1]].score +
+                      s->vertices[corners[3 * t + 2]].score;
 }
 
 /* Moves `triangle` from the live front of the vertex's list to the drawn back. */
@@ -195,11 +209,14 @@ static void vc_offer(vc_state *s, uint32_t vertex, int32_t change, vc_best *best
     uint32_t triangle = best->triangle;
     int32_t top = best->score;
     for (uint32_t k = 0, live = s->vertices[vertex].live; k < live; k++) {
-        int32_t value = s->triangles[list[k]].score + change;
-        s->triangles[list[k]].score = value;
-        bool better = value >= top;
-        top = better ? value : top;
-        triangle = better ? list[k] : triangle;
+        uint32_t t = list[k];
+        int32_t value = s->score[t] + change;
+        s->score[t] = value;
+        /* A mask, not `better ? t : triangle`, which compilers turn into a
+         * branch that the walk mispredicts. */
+        uint32_t better = 0u - (uint32_t)(value >= top);
+        top = value >= top ? value : top;
+        triangle ^= (triangle ^ t) & better;
     }
     *best = (vc_best){triangle, top};
 }
@@ -214,13 +231,24 @@ static void vc_rescore(vc_state *s, uint32_t vertex, bool always, vc_best *best)
         vc_offer(s, vertex, change, best);
 }
 
+static inline void vc_prefetch(const void *address) {
+#if defined(__GNUC__)
+    __builtin_prefetch(address);
+#else
+    (void)address;
+#endif
+}
+
 /* Draws `current`, updates the cache and the scores, and returns the next
  * triangle, or UINT32_MAX when no cached vertex has a live triangle. */
 static uint32_t vc_step(vc_state *s, uint32_t current, const uint32_t *crossing,
                         uint32_t crossing_count) {
-    const uint32_t *corner = s->triangles[current].corner;
-    s->triangles[current].score = VC_DRAWN;
+    const uint32_t *corner = &s->corners[3 * (size_t)current];
+    s->score[current] = VC_DRAWN;
     uint32_t aged[3 * VC_CACHE], aged_count = 0;
+    /* The three lists the retires below scan one after another, fetched at once. */
+    for (int k = 0; k < 3; k++)
+        vc_prefetch(&s->adjacency[s->vertices[corner[k]].first]);
     for (int k = 0; k < 3; k++) {
         uint32_t v = corner[k];
         vc_retire(s, v, current);
@@ -238,6 +266,8 @@ static uint32_t vc_step(vc_state *s, uint32_t current, const uint32_t *crossing,
     vc_best best = {UINT32_MAX, INT32_MIN};
     for (int k = 0; k < 3; k++)
         vc_rescore(s, corner[k], true, &best);
+    if (best.triangle != UINT32_MAX) /* most often the next: fetch its corners meanwhile */
+        vc_prefetch(&s->corners[3 * (size_t)best.triangle]);
     for (uint32_t i = 0; i < aged_count; i++)
         vc_rescore(s, aged[i], false, &best);
     for (int i = 0; best.triangle == UINT32_MAX && i < VC_CACHE; i++) {
@@ -272,10 +302,10 @@ bool vertex_cache_order_scored(uint32_t *indices, size_t index_count, size_t ver
     size_t cursor = 0;
     uint32_t current = 0;
     for (size_t done = 0; done < triangles; done++) {
-        memcpy(&indices[3 * done], s->triangles[current].corner, 3 * sizeof *indices);
+        memcpy(&indices[3 * done], &s->corners[3 * (size_t)current], 3 * sizeof *indices);
         current = vc_step(s, current, crossing, crossing_count);
         if (current == UINT32_MAX) { /* dead end: the first triangle not drawn */
-            while (cursor < triangles && s->triangles[cursor].score == VC_DRAWN)
+            while (cursor < triangles && s->score[cursor] == VC_DRAWN)
                 cursor++;
             current = (uint32_t)cursor;
         }
@@ -296,4 +326,12 @@ bool mesh_cache_order(uint32_t *indices, size_t index_count, const float *positi
     if (!vertex_cache_order(indices, index_count, vertex_count))
         return false;
     return !overdraw || meshopt_checked_overdraw(indices, index_count, positions, vertex_count);
+}
+
+bool mesh_cache_order_reduced(uint32_t *indices, size_t index_count, size_t vertex_count,
+                              cook_vertex_cache cache) {
+    if (cache == COOK_VERTEX_CACHE_MESHOPT)
+        return meshopt_checked_order(indices, index_count, NULL, vertex_count, false);
+    return vertex_cache_order_scored(indices, index_count, vertex_count,
+                                     &vertex_cache_tuned_reduced);
 }
