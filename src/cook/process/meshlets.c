@@ -119,6 +119,9 @@ static void prefetch_positions(const float *positions, const uint32_t *vertices,
         __builtin_prefetch(positions + 3 * (size_t)vertices[i]);
 }
 
+/* Meshlets of one range into `out`, which is empty: it takes over the
+ * builder's vertex and triangle arrays (made dense first, in place) rather
+ * than copying them meshlet by meshlet, and gets each meshlet's bounds. */
 static bool build_range(const float *positions, size_t vertex_count, const uint32_t *indices,
                         size_t index_count, size_t max_vertices, size_t max_triangles,
                         cook_meshlet_builder builder, const uint32_t *sorted_span,
@@ -132,27 +135,37 @@ static bool build_range(const float *positions, size_t vertex_count, const uint3
                                indices, index_count, max_vertices, max_triangles, sorted_span)
                   : build_meshopt(&spans, &vertices, &triangles, &count, positions, vertex_count,
                                   indices, index_count, max_vertices, max_triangles);
+    ok = ok && grow((void **)&out->meshlets, &out->meshlet_cap, count, sizeof *out->meshlets);
+    /* Both builders write meshlets in order, each at or after the previous
+     * one's end, so moving each down to its dense place is safe in place
+     * (kiln's already are there). */
+    size_t vertex_total = 0, triangle_total = 0;
+    for (size_t m = 0; ok && m < count; m++) {
+        meshlet_span *span = &spans[m];
+        if (span->vertex_offset != vertex_total)
+            memmove(vertices + vertex_total, vertices + span->vertex_offset,
+                    span->vertex_count * sizeof *vertices);
+        if (span->triangle_offset != triangle_total)
+            memmove(triangles + 3 * triangle_total, triangles + 3 * (size_t)span->triangle_offset,
+                    3 * (size_t)span->triangle_count);
+        span->vertex_offset = (uint32_t)vertex_total;
+        span->triangle_offset = (uint32_t)triangle_total;
+        vertex_total += span->vertex_count;
+        triangle_total += span->triangle_count;
+    }
     for (size_t m = 0; ok && m < count; m++) {
         const meshlet_span *src = &spans[m];
-        const uint8_t *src_triangles = triangles + 3 * (size_t)src->triangle_offset;
-        ok = grow((void **)&out->meshlets, &out->meshlet_cap, out->meshlet_count + 1,
-                  sizeof *out->meshlets) &&
-             grow((void **)&out->vertices, &out->vertex_cap, out->vertex_count + src->vertex_count,
-                  sizeof *out->vertices) &&
-             grow((void **)&out->triangles, &out->triangle_cap,
-                  out->triangle_count + src->triangle_count, 3);
-        if (!ok)
-            break;
         if (m + 1 < count) /* the next meshlet's positions, while this one's are fitted */
             prefetch_positions(positions, vertices + spans[m + 1].vertex_offset,
                                spans[m + 1].vertex_count);
         meshlet_bounds bounds;
         meshlet_bounds_compute(&bounds, vertices + src->vertex_offset, src->vertex_count,
-                               src_triangles, src->triangle_count, positions);
-        ir_meshlet *dst = &out->meshlets[out->meshlet_count++];
+                               triangles + 3 * (size_t)src->triangle_offset, src->triangle_count,
+                               positions);
+        ir_meshlet *dst = &out->meshlets[m];
         memset(dst, 0, sizeof *dst);
-        dst->vertex_offset = (uint32_t)out->vertex_count;
-        dst->triangle_offset = (uint32_t)out->triangle_count;
+        dst->vertex_offset = src->vertex_offset;
+        dst->triangle_offset = src->triangle_offset;
         dst->vertex_count = src->vertex_count;
         dst->triangle_count = src->triangle_count;
         memcpy(dst->center, bounds.center, sizeof dst->center);
@@ -163,17 +176,19 @@ static bool build_range(const float *positions, size_t vertex_count, const uint3
         for (int k = 0; k < 3; k++)
             dst->cone_axis_s8[k] = bounds.cone_axis_s8[k];
         dst->cone_cutoff_s8 = bounds.cone_cutoff_s8;
-        memcpy(out->vertices + out->vertex_count, vertices + src->vertex_offset,
-               src->vertex_count * sizeof *vertices);
-        memcpy(out->triangles + 3 * out->triangle_count, src_triangles,
-               3 * (size_t)src->triangle_count);
-        out->vertex_count += src->vertex_count;
-        out->triangle_count += src->triangle_count;
     }
     free(spans);
-    free(vertices);
-    free(triangles);
-    return ok;
+    if (!ok) {
+        free(vertices);
+        free(triangles);
+        return false;
+    }
+    out->meshlet_count = count;
+    out->vertices = vertices;
+    out->vertex_count = out->vertex_cap = vertex_total;
+    out->triangles = triangles;
+    out->triangle_count = out->triangle_cap = triangle_total;
+    return true;
 }
 
 static void free_buffers(meshlet_buffers *b) {
