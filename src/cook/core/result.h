@@ -84,9 +84,10 @@
  *     order and meshlets change; and kiln's simplifier (mesh.simplifier:
  *     kiln) weights planes as meshoptimizer does and bounds border and seam
  *     collapses by their chord distance, so with that setting LODs change;
- * 27: kiln's vertex cache order (mesh.vertex_cache: kiln) orders reduced
- *     levels with scores of their own, so with that setting the LODs'
- *     triangle order changes (level 0 and the default settings do not). */
+ * 27: kiln's vertex cache order orders reduced levels with scores of their
+ *     own, and is the default (mesh.vertex_cache: kiln): every mesh's
+ *     triangle order, vertex order and meshlets change; mesh.vertex_cache:
+ *     meshopt gives the order of version 26. */
 #define KILN_ENCODER_VERSION 27u
 
 /* What one cook is doing now, readable from another thread while it runs (the

@@ -317,10 +317,10 @@ const cook_setting cook_setting_table[] = {
      .type = COOK_SETTING_ENUM,
      FIELD(mesh_vertex_cache),
      .names = cook_vertex_cache_names,
-     .default_value = COOK_VERTEX_CACHE_MESHOPT,
+     .default_value = COOK_VERTEX_CACHE_KILN,
      .omit_default = true,
-     .description = "whose vertex cache order level 0 and the LODs get: meshopt "
-                    "(meshoptimizer's) or kiln (kiln's own, 1.3-2.4 times as fast)"},
+     .description = "whose vertex cache order level 0 and the LODs get: kiln (kiln's own, "
+                    "1.3-2.4 times as fast) or meshopt (meshoptimizer's)"},
     {.name = "mesh.vertex_layout",
      .type = COOK_SETTING_ENUM,
      FIELD(mesh_vertex_layout),
