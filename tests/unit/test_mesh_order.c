@@ -183,21 +183,33 @@ static void chunked_order_is_the_same_on_1_and_2_threads(void **state) {
 }
 
 /* Below two chunks' worth a submesh is ordered whole, by the same calls as
- * before chunking existed: the bytes of small meshes do not change. */
-static void small_submesh_is_ordered_whole(void **state) {
-    (void)state;
+ * before chunking existed (the vertex cache order, then meshoptimizer's
+ * overdraw order): the bytes of small meshes do not change. */
+static void small_submesh_is_ordered_whole_with(cook_vertex_cache cache) {
     cook_settings settings;
     cook_settings_default(&settings); /* 65536-triangle chunks */
+    settings.mesh_vertex_cache = cache;
     ir_mesh mesh;
     make_scrambled_grid(&mesh, 40, 3); /* 3200 triangles */
     uint32_t *expected = malloc(mesh.index_count * sizeof *expected);
-    meshopt_optimizeVertexCache(expected, mesh.indices, mesh.index_count, mesh.vertex_count);
+    if (cache == COOK_VERTEX_CACHE_MESHOPT) {
+        meshopt_optimizeVertexCache(expected, mesh.indices, mesh.index_count, mesh.vertex_count);
+    } else {
+        memcpy(expected, mesh.indices, mesh.index_count * sizeof *expected);
+        assert_true(vertex_cache_order(expected, mesh.index_count, mesh.vertex_count));
+    }
     meshopt_optimizeOverdraw(expected, expected, mesh.index_count, mesh.positions,
                              mesh.vertex_count, 3 * sizeof(float), 1.05f);
     assert_true(process_optimize_order(&mesh, &settings));
     assert_memory_equal(expected, mesh.indices, mesh.index_count * sizeof *expected);
     free(expected);
     ir_mesh_free(&mesh);
+}
+
+static void small_submesh_is_ordered_whole(void **state) {
+    (void)state;
+    small_submesh_is_ordered_whole_with(COOK_VERTEX_CACHE_KILN); /* the default */
+    small_submesh_is_ordered_whole_with(COOK_VERTEX_CACHE_MESHOPT);
 }
 
 /* Cuts stay ordered, within half a chunk of the even cut, and on a grid
