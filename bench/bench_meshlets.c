@@ -5,7 +5,10 @@
  *   bench_meshlets [--rounds N] SOURCE...
  *
  * Imports each SOURCE and runs the cooker's stages before meshlets (normals,
- * weld, vertex cache + overdraw order; default settings), then builds every
+ * weld), then takes level 0 as the meshlet step of a cook reads it (the
+ * welded order; a submesh of two chunks' worth or more sorted along the
+ * Morton curve: mesh_spatial_level0, default settings; the vertex cache order
+ * runs beside the meshlets in a cook, not before them), then builds every
  * triangle submesh's meshlets whole (no chunks) with meshopt_buildMeshlets and
  * with meshlet_build (process/meshlet_build.c), at the cooker's limits (64
  * vertices, 124 triangles) and cone weight, N rounds alternating the two
@@ -265,14 +268,17 @@ int main(int argc, char **argv) {
             bench_die("out of memory");
         for (uint32_t m = 0; m < asset.mesh_count; m++) {
             ir_mesh *mesh = &asset.meshes[m];
-            if (!process_generate_normals(mesh) || !process_weld(mesh) ||
-                !process_optimize_order(mesh, &settings))
+            if (!process_generate_normals(mesh) || !process_weld(mesh))
                 bench_die("processing '%s' failed", argv[a]);
+            uint32_t *level0 =
+                mesh_spatial_level0(mesh, mesh_chunk_size(&settings), settings.threads);
+            if (level0 == NULL)
+                bench_die("out of memory");
             for (uint32_t s = 0; s < mesh->submesh_count; s++) {
                 const ir_submesh *sub = &mesh->submeshes[s];
                 if (sub->topology != KILN_TOPOLOGY_TRIANGLES || sub->index_count == 0)
                     continue;
-                const uint32_t *indices = mesh->indices + sub->index_offset;
+                const uint32_t *indices = level0 + sub->index_offset;
                 float lo[3], hi[3], sphere[4];
                 geometry_bounds(mesh->positions, indices, sub->index_count, lo, hi, sphere);
                 built bm = {0}, bk = {0};
@@ -296,6 +302,7 @@ int main(int argc, char **argv) {
                 free_built(&bm);
                 free_built(&bk);
             }
+            free(level0);
         }
         free(times);
         const char *name = strrchr(argv[a], '/') ? strrchr(argv[a], '/') + 1 : argv[a];
