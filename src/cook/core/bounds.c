@@ -57,6 +57,15 @@ static void finish_sphere(const double centre[3], double radius_squared, float s
     sphere[3] = nextafterf((float)sqrt(radius_squared), INFINITY);
 }
 
+/* The sphere of parallel items, each with its farthest squared distance. */
+static void finish_sphere_of_items(const double centre[3], const double *farthest, uint32_t items,
+                                   float sphere[4]) {
+    double radius_squared = 0.0;
+    for (uint32_t i = 0; i < items; i++)
+        radius_squared = farthest[i] > radius_squared ? farthest[i] : radius_squared;
+    finish_sphere(centre, radius_squared, sphere);
+}
+
 void geometry_bounds(const float *positions, const uint32_t *indices, uint32_t index_count,
                      float aabb_min[3], float aabb_max[3], float sphere[4]) {
     geometry_aabb(positions, indices, index_count, aabb_min, aabb_max);
@@ -223,10 +232,7 @@ static bool marked_bounds(unsigned threads, const float *positions, uint32_t ver
             }
         box_centre(aabb_min, aabb_max, job.centre);
         parallel_for(threads, vertex_items, marked_farthest_item, &job);
-        double radius_squared = 0.0;
-        for (uint32_t i = 0; i < vertex_items; i++)
-            radius_squared = job.farthest[i] > radius_squared ? job.farthest[i] : radius_squared;
-        finish_sphere(job.centre, radius_squared, sphere);
+        finish_sphere_of_items(job.centre, job.farthest, vertex_items, sphere);
     }
     free(job.used);
     free(job.boxes);
@@ -268,10 +274,7 @@ void geometry_bounds_on(unsigned threads, const float *positions, uint32_t verte
         }
     box_centre(aabb_min, aabb_max, job.centre);
     parallel_for(threads, items, farthest_item, &job);
-    double radius_squared = 0.0;
-    for (uint32_t i = 0; i < items; i++)
-        radius_squared = job.farthest[i] > radius_squared ? job.farthest[i] : radius_squared;
-    finish_sphere(job.centre, radius_squared, sphere);
+    finish_sphere_of_items(job.centre, job.farthest, items, sphere);
     free(job.boxes);
     free(job.farthest);
 }
