@@ -57,6 +57,21 @@ static void finish_sphere(const double centre[3], double radius_squared, float s
     sphere[3] = nextafterf((float)sqrt(radius_squared), INFINITY);
 }
 
+/* The boxes of parallel items (min xyz, max xyz each) joined in item order
+ * with geometry_aabb's comparisons, which keep the first of equal values:
+ * the box one pass in that order gives. */
+static void join_boxes(float (*boxes)[6], uint32_t items, float aabb_min[3], float aabb_max[3]) {
+    for (int k = 0; k < 3; k++) {
+        aabb_min[k] = INFINITY;
+        aabb_max[k] = -INFINITY;
+    }
+    for (uint32_t i = 0; i < items; i++)
+        for (int k = 0; k < 3; k++) {
+            aabb_min[k] = boxes[i][k] < aabb_min[k] ? boxes[i][k] : aabb_min[k];
+            aabb_max[k] = boxes[i][3 + k] > aabb_max[k] ? boxes[i][3 + k] : aabb_max[k];
+        }
+}
+
 /* The sphere of parallel items, each with its farthest squared distance. */
 static void finish_sphere_of_items(const double centre[3], const double *farthest, uint32_t items,
                                    float sphere[4]) {
@@ -212,17 +227,11 @@ static bool marked_bounds(unsigned threads, const float *positions, uint32_t ver
     if (ok) {
         parallel_for(threads, index_items, mark_item, &job);
         parallel_for(threads, vertex_items, marked_box_item, &job);
+        join_boxes(job.boxes, vertex_items, aabb_min, aabb_max);
         uint8_t zeros[3] = {0, 0, 0};
-        for (int k = 0; k < 3; k++) {
-            aabb_min[k] = INFINITY;
-            aabb_max[k] = -INFINITY;
-        }
         for (uint32_t i = 0; i < vertex_items; i++)
-            for (int k = 0; k < 3; k++) {
-                aabb_min[k] = job.boxes[i][k] < aabb_min[k] ? job.boxes[i][k] : aabb_min[k];
-                aabb_max[k] = job.boxes[i][3 + k] > aabb_max[k] ? job.boxes[i][3 + k] : aabb_max[k];
+            for (int k = 0; k < 3; k++)
                 zeros[k] |= job.zeros[i][k];
-            }
         for (int k = 0; k < 3; k++)
             if (zeros[k] == (ZERO_POSITIVE | ZERO_NEGATIVE) &&
                 (aabb_min[k] == 0.0f || aabb_max[k] == 0.0f)) {
@@ -261,17 +270,7 @@ void geometry_bounds_on(unsigned threads, const float *positions, uint32_t verte
         return;
     }
     parallel_for(threads, items, box_item, &job);
-    /* The items' boxes joined with geometry_aabb's comparisons: the box it
-     * gives in one pass. */
-    for (int k = 0; k < 3; k++) {
-        aabb_min[k] = INFINITY;
-        aabb_max[k] = -INFINITY;
-    }
-    for (uint32_t i = 0; i < items; i++)
-        for (int k = 0; k < 3; k++) {
-            aabb_min[k] = job.boxes[i][k] < aabb_min[k] ? job.boxes[i][k] : aabb_min[k];
-            aabb_max[k] = job.boxes[i][3 + k] > aabb_max[k] ? job.boxes[i][3 + k] : aabb_max[k];
-        }
+    join_boxes(job.boxes, items, aabb_min, aabb_max);
     box_centre(aabb_min, aabb_max, job.centre);
     parallel_for(threads, items, farthest_item, &job);
     finish_sphere_of_items(job.centre, job.farthest, items, sphere);
