@@ -312,7 +312,8 @@ bool meshopt_checked_order(uint32_t *indices, size_t index_count, const float *p
 /* kiln's vertex cache order of the triangles, in place (vertex_cache.c): a
  * permutation of them, each keeping its corners in order. False, leaving the
  * indices, for invalid input (as meshopt_triangles_valid), more than ~1.4
- * billion triangles, or out of memory. */
+ * billion triangles, 4 x vertices + 3 x triangles of 2^32 or more (its
+ * working array's 32-bit places), or out of memory. */
 bool vertex_cache_order(uint32_t *indices, size_t index_count, size_t vertex_count);
 /* The scores kiln's order gives a vertex: by its age in a FIFO of
  * VERTEX_CACHE_FIFO (the insertions since its own; VERTEX_CACHE_FIFO: not

@@ -99,87 +99,119 @@ static void vc_table_make(vc_table *table, const vertex_cache_scores *scores) {
     }
 }
 
-/* A vertex in one 16-byte record: a rescore reads all of it. */
+/* A vertex's record, 16 bytes, followed in the same array by its triangles
+ * (so that reaching a vertex brings its list into the cache with it, instead
+ * of a second dependent load from an array apart). A vertex is known by the
+ * place of its record in that array. */
 typedef struct vc_vertex {
     uint32_t live;  /* its triangles not drawn yet, listed first */
     int32_t score;  /* the table's, at its age and live count */
     uint32_t stamp; /* the clock when it entered the cache */
-    uint32_t first; /* start of its triangles in adjacency */
+    uint32_t id;    /* its index in the input */
 } vc_vertex;
 
-#define VC_DRAWN INT32_MIN /* live triangles' scores are >= 0 */
+#define VC_HEAD (sizeof(vc_vertex) / sizeof(uint32_t)) /* a record in words */
+#define VC_DRAWN INT32_MIN                             /* live triangles' scores are >= 0 */
+#define VC_NONE UINT32_MAX                             /* no triangle */
 
 /* The working state of one order; all arrays share one allocation. */
 typedef struct vc_state {
-    vc_vertex *vertices;
+    /* Per vertex: its record, then its live triangles, then the drawn. */
+    uint32_t *vertices;
     /* Per triangle: the sum of its corners' scores, VC_DRAWN once drawn.
      * Apart from the corners, as offering a vertex's triangles touches only
      * these: 4 bytes a triangle keep more of them in cache than 16. */
     int32_t *score;
-    uint32_t *corners;   /* a copy of the input's, 3 per triangle */
-    uint32_t *adjacency; /* per vertex: its live triangles, then the drawn */
+    uint32_t *corners; /* 3 per triangle: its vertices' places in `vertices` */
     vc_table table;
-    uint32_t clock;          /* insertions so far, plus VC_CACHE */
-    uint32_t ring[VC_CACHE]; /* the last VC_CACHE inserted vertices, by clock */
+    uint32_t clock; /* insertions so far, plus VC_CACHE */
+    /* The last VC_CACHE inserted vertices, by clock; at first the sentinel,
+     * a record past the last list that has no triangles and is never cached,
+     * so that its rescore changes nothing. */
+    uint32_t ring[VC_CACHE];
 } vc_state;
 
-static bool vc_alloc(vc_state *s, const uint32_t *indices, size_t triangles, size_t vertex_count,
-                     void **block) {
-    size_t words = 0, total = 0; /* 4 words per vertex, 1 + 3 + 3 per triangle */
-    if (!checked_mul_size(vertex_count, 4, &words) ||
-        !checked_mad_size(triangles, 7, words, &words) ||
+static vc_vertex *vc_at(const vc_state *s, uint32_t place) {
+    return (vc_vertex *)&s->vertices[place];
+}
+
+static uint32_t *vc_list(const vc_state *s, uint32_t place) {
+    return &s->vertices[place + VC_HEAD];
+}
+
+/* One allocation: the records and lists (4 words per vertex, 3 per
+ * triangle, then the sentinel's record), the triangles' scores and corners (1 + 3 per triangle),
+ * and `places`, a vertex's place by its input index (1 per vertex), used by the build only. False
+ * when out of memory or when a place would not fit 32 bits. */
+static bool vc_alloc(vc_state *s, size_t triangles, size_t vertex_count, uint32_t **places) {
+    size_t records = 0, words = 0, total = 0;
+    if (!checked_mad_size(vertex_count + 1, VC_HEAD, 3 * triangles, &records) ||
+        records >= UINT32_MAX || !checked_mad_size(triangles, 4, records, &words) ||
+        !checked_add_size(words, vertex_count, &words) ||
         !checked_mul_size(words, sizeof(uint32_t), &total))
         return false;
     uint32_t *next = malloc(total);
     if (next == NULL)
         return false;
-    *block = next;
-    s->vertices = (vc_vertex *)next;
-    s->score = (int32_t *)(next += 4 * vertex_count);
+    s->vertices = next;
+    s->score = (int32_t *)(next += records);
     s->corners = next += triangles;
-    s->adjacency = next + 3 * triangles;
-    memcpy(s->corners, indices, 3 * triangles * sizeof *indices);
+    *places = next + 3 * triangles;
     return true;
 }
 
-static int32_t vc_score(const vc_state *s, uint32_t vertex) {
-    uint32_t age = s->clock - 1 - s->vertices[vertex].stamp;
-    uint32_t live = s->vertices[vertex].live;
+static int32_t vc_score(const vc_state *s, const vc_vertex *vertex) {
+    uint32_t age = s->clock - 1 - vertex->stamp;
+    uint32_t live = vertex->live;
     return s->table.score[age < VC_CACHE ? age : VC_CACHE][live < VC_VALENCE ? live : VC_VALENCE];
 }
 
-/* Each vertex's triangles (a degenerate triangle is listed once per corner,
- * as its score counts the vertex once per corner), then the first scores. */
-static void vc_build(vc_state *s, size_t triangles, size_t vertex_count) {
-    const uint32_t *corners = s->corners;
-    memset(s->vertices, 0, vertex_count * sizeof *s->vertices);
-    for (size_t i = 0; i < 3 * triangles; i++)
-        s->vertices[corners[i]].live++;
-    uint32_t sum = 0;
-    for (size_t v = 0; v < vertex_count; v++) {
-        s->vertices[v].first = sum;
-        sum += s->vertices[v].live;
-        s->vertices[v].live = 0; /* the fill's cursor below, which ends where it started */
-    }
+/* Each vertex's record and triangles (a degenerate triangle is listed once
+ * per corner, as its score counts the vertex once per corner), the corners
+ * as places, and the first scores, in three passes: count each vertex's
+ * corners (and check the indices), lay out the records, fill the lists. False
+ * for an index out of range, before anything is written but `places`. */
+static bool vc_build(vc_state *s, const uint32_t *indices, size_t triangles, size_t vertex_count,
+                     uint32_t *places) {
+    memset(places, 0, vertex_count * sizeof *places);
     for (size_t i = 0; i < 3 * triangles; i++) {
-        uint32_t v = corners[i];
-        s->adjacency[s->vertices[v].first + s->vertices[v].live++] = (uint32_t)(i / 3);
+        if (indices[i] >= vertex_count)
+            return false;
+        places[indices[i]]++;
     }
     /* Stamps of 0 at a clock of VC_CACHE + 1: every vertex out of the cache. */
     s->clock = VC_CACHE + 1;
+    uint32_t place = 0;
+    for (size_t v = 0; v < vertex_count; v++) {
+        uint32_t corners = places[v];
+        vc_vertex *vertex = vc_at(s, place);
+        /* live counts the fill below, which ends at `corners` */
+        *vertex = (vc_vertex){.live = 0, .stamp = 0, .id = (uint32_t)v};
+        vertex->score = s->table.score[VC_CACHE][corners < VC_VALENCE ? corners : VC_VALENCE];
+        places[v] = place;
+        place += (uint32_t)VC_HEAD + corners;
+    }
+    *vc_at(s, place) = (vc_vertex){.live = 0, .score = 0, .stamp = 0, .id = 0};
     for (int i = 0; i < VC_CACHE; i++)
-        s->ring[i] = UINT32_MAX;
-    for (size_t v = 0; v < vertex_count; v++)
-        s->vertices[v].score = vc_score(s, (uint32_t)v);
-    for (size_t t = 0; t < triangles; t++)
-        s->score[t] = s->vertices[corners[3 * t]].score + s->vertices[corners[3 * t + 1]].score +
-                      s->vertices[corners[3 * t + 2]].score;
+        s->ring[i] = place;
+    for (size_t t = 0; t < triangles; t++) {
+        int32_t sum = 0;
+        for (size_t i = 3 * t; i < 3 * t + 3; i++) {
+            uint32_t at = places[indices[i]];
+            vc_vertex *vertex = vc_at(s, at);
+            vc_list(s, at)[vertex->live++] = (uint32_t)t;
+            s->corners[i] = at;
+            sum += vertex->score;
+        }
+        s->score[t] = sum;
+    }
+    return true;
 }
 
 /* Moves `triangle` from the live front of the vertex's list to the drawn back. */
-static void vc_retire(vc_state *s, uint32_t vertex, uint32_t triangle) {
-    uint32_t *list = &s->adjacency[s->vertices[vertex].first];
-    uint32_t last = --s->vertices[vertex].live;
+static inline void vc_retire(vc_state *s, uint32_t place, uint32_t triangle) {
+    uint32_t *list = vc_list(s, place);
+    uint32_t last = --vc_at(s, place)->live;
     uint32_t at = last; /* its first place, found without a branch to mispredict */
     for (uint32_t i = last; i-- > 0;)
         at = list[i] == triangle ? i : at;
@@ -198,37 +230,39 @@ static uint32_t vc_crossings(const vc_table *table, uint32_t crossing[VC_CACHE])
 }
 
 typedef struct vc_best {
-    uint32_t triangle; /* UINT32_MAX: none yet */
+    uint32_t triangle; /* VC_NONE: none yet */
     int32_t score;
 } vc_best;
 
 /* Moves the vertex's live triangles' scores by `change` and offers them as
  * candidates; among equals the last offered wins (no branch to mispredict). */
-static void vc_offer(vc_state *s, uint32_t vertex, int32_t change, vc_best *best) {
-    const uint32_t *list = &s->adjacency[s->vertices[vertex].first];
+static inline void vc_offer(vc_state *s, uint32_t place, int32_t change, vc_best *best) {
+    const uint32_t *list = vc_list(s, place);
     uint32_t triangle = best->triangle;
     int32_t top = best->score;
-    for (uint32_t k = 0, live = s->vertices[vertex].live; k < live; k++) {
+    for (uint32_t k = 0, live = vc_at(s, place)->live; k < live; k++) {
         uint32_t t = list[k];
         int32_t value = s->score[t] + change;
         s->score[t] = value;
-        /* A mask, not `better ? t : triangle`, which compilers turn into a
-         * branch that the walk mispredicts. */
-        uint32_t better = 0u - (uint32_t)(value >= top);
-        top = value >= top ? value : top;
-        triangle ^= (triangle ^ t) & better;
+        /* Both selects on one flag, of values already in registers: GCC 12
+         * makes them two cmovs (a select that reloaded list[k] was a branch,
+         * mispredicted; a mask took 3 more instructions). */
+        bool better = value >= top;
+        top = better ? value : top;
+        triangle = better ? t : triangle;
     }
     *best = (vc_best){triangle, top};
 }
 
 /* Rescores the vertex; its triangles are candidates when `always` or when its
  * score changed. */
-static void vc_rescore(vc_state *s, uint32_t vertex, bool always, vc_best *best) {
+static inline void vc_rescore(vc_state *s, uint32_t place, bool always, vc_best *best) {
+    vc_vertex *vertex = vc_at(s, place);
     int32_t score = vc_score(s, vertex);
-    int32_t change = score - s->vertices[vertex].score;
-    s->vertices[vertex].score = score;
+    int32_t change = score - vertex->score;
+    vertex->score = score;
     if (change != 0 || always)
-        vc_offer(s, vertex, change, best);
+        vc_offer(s, place, change, best);
 }
 
 static inline void vc_prefetch(const void *address) {
@@ -240,39 +274,34 @@ static inline void vc_prefetch(const void *address) {
 }
 
 /* Draws `current`, updates the cache and the scores, and returns the next
- * triangle, or UINT32_MAX when no cached vertex has a live triangle. */
+ * triangle, or VC_NONE when no cached vertex has a live triangle. */
 static uint32_t vc_step(vc_state *s, uint32_t current, const uint32_t *crossing,
                         uint32_t crossing_count) {
     const uint32_t *corner = &s->corners[3 * (size_t)current];
     s->score[current] = VC_DRAWN;
     uint32_t aged[3 * VC_CACHE], aged_count = 0;
-    /* The three lists the retires below scan one after another, fetched at once. */
-    for (int k = 0; k < 3; k++)
-        vc_prefetch(&s->adjacency[s->vertices[corner[k]].first]);
     for (int k = 0; k < 3; k++) {
         uint32_t v = corner[k];
         vc_retire(s, v, current);
-        if (s->clock - 1 - s->vertices[v].stamp < VC_CACHE)
+        vc_vertex *vertex = vc_at(s, v);
+        if (s->clock - 1 - vertex->stamp < VC_CACHE)
             continue; /* a hit: a FIFO does not move it */
         /* An insertion ages every cached vertex by one. */
-        for (uint32_t j = 0; j < crossing_count; j++) {
-            uint32_t w = s->ring[(s->clock - crossing[j]) % VC_CACHE];
-            if (w != UINT32_MAX)
-                aged[aged_count++] = w;
-        }
+        for (uint32_t j = 0; j < crossing_count; j++)
+            aged[aged_count++] = s->ring[(s->clock - crossing[j]) % VC_CACHE];
         s->ring[s->clock % VC_CACHE] = v;
-        s->vertices[v].stamp = s->clock++;
+        vertex->stamp = s->clock++;
     }
-    vc_best best = {UINT32_MAX, INT32_MIN};
+    vc_best best = {VC_NONE, INT32_MIN};
     for (int k = 0; k < 3; k++)
         vc_rescore(s, corner[k], true, &best);
-    if (best.triangle != UINT32_MAX) /* most often the next: fetch its corners meanwhile */
+    if (best.triangle != VC_NONE) /* most often the next: fetch its corners meanwhile */
         vc_prefetch(&s->corners[3 * (size_t)best.triangle]);
     for (uint32_t i = 0; i < aged_count; i++)
         vc_rescore(s, aged[i], false, &best);
-    for (int i = 0; best.triangle == UINT32_MAX && i < VC_CACHE; i++) {
+    for (int i = 0; best.triangle == VC_NONE && i < VC_CACHE; i++) {
         uint32_t v = s->ring[i];
-        if (v != UINT32_MAX && s->clock - 1 - s->vertices[v].stamp < VC_CACHE)
+        if (s->clock - 1 - vc_at(s, v)->stamp < VC_CACHE)
             vc_offer(s, v, 0, &best);
     }
     return best.triangle;
@@ -280,39 +309,41 @@ static uint32_t vc_step(vc_state *s, uint32_t current, const uint32_t *crossing,
 
 bool vertex_cache_order_scored(uint32_t *indices, size_t index_count, size_t vertex_count,
                                const vertex_cache_scores *scores) {
-    if (!meshopt_triangles_valid(indices, index_count, vertex_count))
+    if (index_count % 3 != 0 || (index_count > 0 && indices == NULL))
         return false;
     size_t triangles = index_count / 3;
-    /* Triangle numbers and the insertion clock (at most 3 per triangle) are
-     * 32-bit. */
+    /* Triangle numbers, places and the insertion clock (at most 3 per
+     * triangle) are 32-bit. */
     if (triangles > (UINT32_MAX - 2 * VC_CACHE) / 3)
         return false;
-    if (triangles < 2)
-        return true;
+    if (triangles < 2) /* nothing to order, but the indices are checked */
+        return meshopt_triangles_valid(indices, index_count, vertex_count);
     vc_state *s = malloc(sizeof *s);
-    void *block = NULL;
-    if (s == NULL || !vc_alloc(s, indices, triangles, vertex_count, &block)) {
+    uint32_t *places = NULL;
+    if (s == NULL || !vc_alloc(s, triangles, vertex_count, &places)) {
         free(s);
         return false;
     }
     vc_table_make(&s->table, scores);
-    vc_build(s, triangles, vertex_count);
+    bool valid = vc_build(s, indices, triangles, vertex_count, places);
     uint32_t crossing[VC_CACHE];
     uint32_t crossing_count = vc_crossings(&s->table, crossing);
     size_t cursor = 0;
     uint32_t current = 0;
-    for (size_t done = 0; done < triangles; done++) {
-        memcpy(&indices[3 * done], &s->corners[3 * (size_t)current], 3 * sizeof *indices);
+    for (size_t done = 0; valid && done < triangles; done++) {
+        const uint32_t *corner = &s->corners[3 * (size_t)current];
+        for (int k = 0; k < 3; k++)
+            indices[3 * done + k] = vc_at(s, corner[k])->id;
         current = vc_step(s, current, crossing, crossing_count);
-        if (current == UINT32_MAX) { /* dead end: the first triangle not drawn */
+        if (current == VC_NONE) { /* dead end: the first triangle not drawn */
             while (cursor < triangles && s->score[cursor] == VC_DRAWN)
                 cursor++;
             current = (uint32_t)cursor;
         }
     }
-    free(block);
+    free(s->vertices);
     free(s);
-    return true;
+    return valid;
 }
 
 bool vertex_cache_order(uint32_t *indices, size_t index_count, size_t vertex_count) {
