@@ -265,6 +265,38 @@ static inline void vc_rescore(vc_state *s, uint32_t place, bool always, vc_best 
         vc_offer(s, place, change, best);
 }
 
+/* A corner of the drawn triangle `drawn`, whose live count has been taken
+ * down already: vc_retire and vc_rescore's offer in one walk of its list,
+ * which offers the triangles in the order they have after the retire (the
+ * last live one in the drawn one's place), so the order is the same. Only for
+ * a triangle of distinct corners, listed once in each corner's list. */
+static inline void vc_rescore_retire(vc_state *s, uint32_t place, uint32_t drawn, vc_best *best) {
+    vc_vertex *vertex = vc_at(s, place);
+    int32_t score = vc_score(s, vertex);
+    int32_t change = score - vertex->score;
+    vertex->score = score;
+    uint32_t *list = vc_list(s, place);
+    uint32_t last = vertex->live;
+    uint32_t moved = list[last]; /* to take the drawn one's place */
+    uint32_t at = last;
+    uint32_t triangle = best->triangle;
+    int32_t top = best->score;
+    for (uint32_t k = 0; k < last; k++) {
+        uint32_t t = list[k];
+        bool is_drawn = t == drawn;
+        at = is_drawn ? k : at;
+        t = is_drawn ? moved : t;
+        int32_t value = s->score[t] + change;
+        s->score[t] = value;
+        bool better = value >= top;
+        top = better ? value : top;
+        triangle = better ? t : triangle;
+    }
+    list[at] = moved;
+    list[last] = drawn;
+    *best = (vc_best){triangle, top};
+}
+
 static inline void vc_prefetch(const void *address) {
 #if defined(__GNUC__)
     __builtin_prefetch(address);
@@ -280,10 +312,14 @@ static uint32_t vc_step(vc_state *s, uint32_t current, const uint32_t *crossing,
     const uint32_t *corner = &s->corners[3 * (size_t)current];
     s->score[current] = VC_DRAWN;
     uint32_t aged[3 * VC_CACHE], aged_count = 0;
+    bool distinct = (corner[0] != corner[1]) & (corner[0] != corner[2]) & (corner[1] != corner[2]);
     for (int k = 0; k < 3; k++) {
         uint32_t v = corner[k];
-        vc_retire(s, v, current);
         vc_vertex *vertex = vc_at(s, v);
+        if (distinct)
+            vertex->live--; /* its list is walked below */
+        else
+            vc_retire(s, v, current);
         if (s->clock - 1 - vertex->stamp < VC_CACHE)
             continue; /* a hit: a FIFO does not move it */
         /* An insertion ages every cached vertex by one. */
@@ -293,12 +329,18 @@ static uint32_t vc_step(vc_state *s, uint32_t current, const uint32_t *crossing,
         vertex->stamp = s->clock++;
     }
     vc_best best = {VC_NONE, INT32_MIN};
-    for (int k = 0; k < 3; k++)
-        vc_rescore(s, corner[k], true, &best);
+    for (int k = 0; k < 3; k++) {
+        if (distinct)
+            vc_rescore_retire(s, corner[k], current, &best);
+        else
+            vc_rescore(s, corner[k], true, &best);
+    }
     if (best.triangle != VC_NONE) /* most often the next: fetch its corners meanwhile */
         vc_prefetch(&s->corners[3 * (size_t)best.triangle]);
-    for (uint32_t i = 0; i < aged_count; i++)
-        vc_rescore(s, aged[i], false, &best);
+    for (uint32_t i = 0; i < aged_count; i++) {
+        if (vc_at(s, aged[i])->live != 0) /* else its score stays 0 */
+            vc_rescore(s, aged[i], false, &best);
+    }
     for (int i = 0; best.triangle == VC_NONE && i < VC_CACHE; i++) {
         uint32_t v = s->ring[i];
         if (s->clock - 1 - vc_at(s, v)->stamp < VC_CACHE)
