@@ -29,7 +29,13 @@
  * (Kapoulkine, meshoptimizer 0.18's optimizeVertexCache); its tables do not
  * carry over, as a FIFO ages a vertex differently. Reduced levels get
  * scores of their own (vertex_cache_tuned_reduced, mesh_cache_order_reduced),
- * found the same way on the simplifier's output. */
+ * found the same way on the simplifier's output.
+ *
+ * Its time follows its instruction count (~700 a triangle, callgrind;
+ * BENCHMARKS.md) and its chains of dependent loads: the working memory puts
+ * each vertex's record just before its list, so one load reaches both, and
+ * a drawn triangle's corner lists are walked once, to retire it and offer
+ * the rest together. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -139,10 +145,11 @@ static uint32_t *vc_list(const vc_state *s, uint32_t place) {
     return &s->vertices[place + VC_HEAD];
 }
 
-/* One allocation: the records and lists (4 words per vertex, 3 per
- * triangle, then the sentinel's record), the triangles' scores and corners (1 + 3 per triangle),
- * and `places`, a vertex's place by its input index (1 per vertex), used by the build only. False
- * when out of memory or when a place would not fit 32 bits. */
+/* One allocation: the records and lists (4 words per vertex, 3 per triangle,
+ * then the sentinel's record), the triangles' scores and corners (1 + 3 per
+ * triangle), and `places`, a vertex's place by its input index (1 per
+ * vertex), used by the build only. False when out of memory or when a place
+ * would not fit 32 bits. */
 static bool vc_alloc(vc_state *s, size_t triangles, size_t vertex_count, uint32_t **places) {
     size_t records = 0, words = 0, total = 0;
     if (!checked_mad_size(vertex_count + 1, VC_HEAD, 3 * triangles, &records) ||
@@ -208,7 +215,9 @@ static bool vc_build(vc_state *s, const uint32_t *indices, size_t triangles, siz
     return true;
 }
 
-/* Moves `triangle` from the live front of the vertex's list to the drawn back. */
+/* Moves `triangle` from the live front of the vertex's list to the drawn
+ * back: for a triangle with a repeated corner (vc_rescore_retire does it for
+ * the others). */
 static inline void vc_retire(vc_state *s, uint32_t place, uint32_t triangle) {
     uint32_t *list = vc_list(s, place);
     uint32_t last = --vc_at(s, place)->live;
@@ -338,7 +347,7 @@ static uint32_t vc_step(vc_state *s, uint32_t current, const uint32_t *crossing,
     if (best.triangle != VC_NONE) /* most often the next: fetch its corners meanwhile */
         vc_prefetch(&s->corners[3 * (size_t)best.triangle]);
     for (uint32_t i = 0; i < aged_count; i++) {
-        if (vc_at(s, aged[i])->live != 0) /* else its score stays 0 */
+        if (vc_at(s, aged[i])->live != 0) /* else its score is 0 and stays 0 */
             vc_rescore(s, aged[i], false, &best);
     }
     for (int i = 0; best.triangle == VC_NONE && i < VC_CACHE; i++) {
