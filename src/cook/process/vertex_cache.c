@@ -322,13 +322,14 @@ static uint32_t vc_step(vc_state *s, uint32_t current, const uint32_t *crossing,
     s->score[current] = VC_DRAWN;
     uint32_t aged[3 * VC_CACHE], aged_count = 0;
     bool distinct = (corner[0] != corner[1]) & (corner[0] != corner[2]) & (corner[1] != corner[2]);
+    if (!distinct) {
+        for (int k = 0; k < 3; k++)
+            vc_retire(s, corner[k], current);
+    }
     for (int k = 0; k < 3; k++) {
         uint32_t v = corner[k];
         vc_vertex *vertex = vc_at(s, v);
-        if (distinct)
-            vertex->live--; /* its list is walked below */
-        else
-            vc_retire(s, v, current);
+        vertex->live -= distinct; /* else vc_retire took it down; the list is walked below */
         if (s->clock - 1 - vertex->stamp < VC_CACHE)
             continue; /* a hit: a FIFO does not move it */
         /* An insertion ages every cached vertex by one. */
@@ -338,10 +339,11 @@ static uint32_t vc_step(vc_state *s, uint32_t current, const uint32_t *crossing,
         vertex->stamp = s->clock++;
     }
     vc_best best = {VC_NONE, INT32_MIN};
-    for (int k = 0; k < 3; k++) {
-        if (distinct)
+    if (distinct) {
+        for (int k = 0; k < 3; k++)
             vc_rescore_retire(s, corner[k], current, &best);
-        else
+    } else {
+        for (int k = 0; k < 3; k++)
             vc_rescore(s, corner[k], true, &best);
     }
     if (best.triangle != VC_NONE) /* most often the next: fetch its corners meanwhile */
