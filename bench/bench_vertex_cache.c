@@ -35,7 +35,8 @@
  * SOURCE is cooked up to its LODs with kiln's order (chunks of T triangles
  * with --chunk), then every reduced level (1 and 2) is ordered again, whole,
  * by meshoptimizer and by kiln with the reduced levels' scores (or S): the
- * table has level 0's first four columns, over the reduced levels.
+ * table has level 0's first four columns, over the reduced levels, and the
+ * CPU time of each order (this thread's, one run each, so noisy).
  */
 #include <meshoptimizer.h>
 #include <stdio.h>
@@ -202,7 +203,8 @@ static void lods_table(int count, char **paths, unsigned reps) {
 
 /* --reduced: the reduced levels of each source ordered again by both. */
 static void reduced_table(int count, char **paths, const options *opt) {
-    printf("| model | reduced triangles | ACMR meshopt | ACMR kiln |\n|---|--:|--:|--:|\n");
+    printf("| model | reduced triangles | ACMR meshopt | ACMR kiln | CPU meshopt | CPU kiln |\n"
+           "|---|--:|--:|--:|--:|--:|\n");
     for (int i = 0; i < count; i++) {
         cook_settings settings;
         cook_settings_default(&settings);
@@ -211,6 +213,7 @@ static void reduced_table(int count, char **paths, const options *opt) {
         settings.mesh_chunk_triangles = opt->chunk;
         ir_asset asset = bench_lod_import(paths[i], &settings);
         uint64_t triangles = 0, meshopt_sum = 0, kiln_sum = 0;
+        double cpu_meshopt = 0.0, cpu_kiln = 0.0;
         for (uint32_t m = 0; m < asset.mesh_count; m++) {
             ir_mesh *mesh = &asset.meshes[m];
             double cpu;
@@ -225,10 +228,14 @@ static void reduced_table(int count, char **paths, const options *opt) {
                     bench_die("out of memory");
                 memcpy(a, mesh->indices + lod->index_offset, bytes);
                 memcpy(b, a, bytes);
+                double start = bench_thread_seconds();
                 meshopt_optimizeVertexCache(a, a, lod->index_count, mesh->vertex_count);
+                double middle = bench_thread_seconds();
                 if (!vertex_cache_order_scored(b, lod->index_count, mesh->vertex_count,
                                                opt->scores))
                     bench_die("vertex_cache_order failed");
+                cpu_kiln += bench_thread_seconds() - middle;
+                cpu_meshopt += middle - start;
                 triangles += lod->index_count / 3;
                 meshopt_sum += transformed(a, lod->index_count, mesh->vertex_count);
                 kiln_sum += transformed(b, lod->index_count, mesh->vertex_count);
@@ -238,8 +245,9 @@ static void reduced_table(int count, char **paths, const options *opt) {
         }
         double t = (double)(triangles ? triangles : 1);
         const char *name = strrchr(paths[i], '/') ? strrchr(paths[i], '/') + 1 : paths[i];
-        printf("| `%s` | %llu | %.4f | %.4f |\n", name, (unsigned long long)triangles,
-               (double)meshopt_sum / t, (double)kiln_sum / t);
+        printf("| `%s` | %llu | %.4f | %.4f | %.1f ms | %.1f ms |\n", name,
+               (unsigned long long)triangles, (double)meshopt_sum / t, (double)kiln_sum / t,
+               cpu_meshopt * 1e3, cpu_kiln * 1e3);
         fflush(stdout);
         ir_asset_free(&asset);
     }
