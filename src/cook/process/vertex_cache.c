@@ -31,7 +31,7 @@
  * scores of their own (vertex_cache_tuned_reduced, mesh_cache_order_reduced),
  * found the same way on the simplifier's output.
  *
- * Its time follows its instruction count (~620 a triangle, callgrind;
+ * Its time follows its instruction count (~700 a triangle, callgrind;
  * BENCHMARKS.md) and its chains of dependent loads: the working memory puts
  * each vertex's record just before its list, so one load reaches both, and
  * a drawn triangle's corner lists are walked once, to retire it and offer
@@ -333,8 +333,11 @@ static uint32_t vc_step(vc_state *s, uint32_t current, const uint32_t *crossing,
         if (s->clock - 1 - vertex->stamp < VC_CACHE)
             continue; /* a hit: a FIFO does not move it */
         /* An insertion ages every cached vertex by one. */
-        for (uint32_t j = 0; j < crossing_count; j++)
-            aged[aged_count++] = s->ring[(s->clock - crossing[j]) % VC_CACHE];
+        for (uint32_t j = 0; j < crossing_count; j++) {
+            uint32_t w = s->ring[(s->clock - crossing[j]) % VC_CACHE];
+            aged[aged_count] = w;
+            aged_count += vc_at(s, w)->live != 0; /* else its score is 0 and stays 0 */
+        }
         s->ring[s->clock % VC_CACHE] = v;
         vertex->stamp = s->clock++;
     }
@@ -348,10 +351,8 @@ static uint32_t vc_step(vc_state *s, uint32_t current, const uint32_t *crossing,
     }
     if (best.triangle != VC_NONE) /* most often the next: fetch its corners meanwhile */
         vc_prefetch(&s->corners[3 * (size_t)best.triangle]);
-    for (uint32_t i = 0; i < aged_count; i++) {
-        if (vc_at(s, aged[i])->live != 0) /* else its score is 0 and stays 0 */
-            vc_rescore(s, aged[i], false, &best);
-    }
+    for (uint32_t i = 0; i < aged_count; i++)
+        vc_rescore(s, aged[i], false, &best);
     for (int i = 0; best.triangle == VC_NONE && i < VC_CACHE; i++) {
         uint32_t v = s->ring[i];
         if (s->clock - 1 - vc_at(s, v)->stamp < VC_CACHE)
