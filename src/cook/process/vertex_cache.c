@@ -31,7 +31,7 @@
  * scores of their own (vertex_cache_tuned_reduced, mesh_cache_order_reduced),
  * found the same way on the simplifier's output.
  *
- * Its time follows its instruction count (~700 a triangle, callgrind;
+ * Its time follows its instruction count (~610 a triangle, callgrind;
  * BENCHMARKS.md) and its chains of dependent loads: the working memory puts
  * each vertex's record just before its list, so one load reaches both, and
  * a drawn triangle's corner lists are walked once, to retire it and offer
