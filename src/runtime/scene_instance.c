@@ -54,7 +54,7 @@ _Static_assert(sizeof(node_record) == 64, "a node record is one cache line");
  * has it (-mprfchw), which a portable build is not; x86-64 processors without
  * it execute the opcode as a no-op. */
 ALWAYS_INLINE void prefetch_for_write(const void *p) {
-#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+#if defined(__GNUC__) && defined(__x86_64__)
     __asm__ volatile("prefetchw %0" : : "m"(*(const char *)p));
 #elif defined(__GNUC__)
     __builtin_prefetch(p, 1);
