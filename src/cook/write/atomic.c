@@ -60,11 +60,19 @@ typedef struct fd_sink {
     int error; /* errno of the failed write, 0 */
 } fd_sink;
 
+/* The most one write() hands the kernel. Linux gives a buffered write page
+ * cache folios as large as the write (ext4 large folios): from 2 MB on they
+ * come from the free blocks the VM's balloon has handed back to the host
+ * (free page reporting), and the copy into them first-touches every page at
+ * the host. Written 1 MB at a time, a 40 MB .kmesh took 8 ms instead of
+ * 30-130 ms (BENCHMARKS.md, "Whole-process overhead of a large cook"). */
+#define WRITE_PIECE ((size_t)1 << 20)
+
 static bool write_to_fd(void *arg, const void *data, size_t size) {
     fd_sink *s = arg;
     const uint8_t *bytes = data;
     while (size > 0) {
-        ssize_t written = write(s->fd, bytes, size);
+        ssize_t written = write(s->fd, bytes, size < WRITE_PIECE ? size : WRITE_PIECE);
         if (written < 0 && errno == EINTR)
             continue;
         if (written <= 0) {
