@@ -64,8 +64,9 @@ typedef struct fd_sink {
  * cache folios as large as the write (ext4 large folios): from 2 MB on they
  * come from the free blocks the VM's balloon has handed back to the host
  * (free page reporting), and the copy into them first-touches every page at
- * the host. Written 1 MB at a time, a 40 MB .kmesh took 8 ms instead of
- * 30-130 ms (BENCHMARKS.md, "Whole-process overhead of a large cook"). */
+ * the host. A 40 MB test write took 8-10 ms of CPU in 1 MB pieces every
+ * time, and 8-90 ms whole (BENCHMARKS.md, "Whole-process overhead of a
+ * large cook"). */
 #define WRITE_PIECE ((size_t)1 << 20)
 
 static bool write_to_fd(void *arg, const void *data, size_t size) {
