@@ -61,10 +61,10 @@ typedef struct fd_sink {
 } fd_sink;
 
 /* The most one write() hands the kernel. Linux gives a buffered write page
- * cache folios as large as the write (ext4 large folios): from 2 MB on they
- * come from the free blocks the VM's balloon has handed back to the host
- * (free page reporting), and the copy into them first-touches every page at
- * the host. A 40 MB test write took 8-10 ms of CPU in 1 MB pieces every
+ * cache folios as large as the write (ext4 large folios). On the VM this
+ * was measured on (free page reporting on), 2 MB folios were often slow to
+ * fill, as if first touched at the host: likely the free 2 MB blocks the
+ * balloon hands back. A 40 MB test write took 8-10 ms of CPU in 1 MB pieces every
  * time, and 8-90 ms whole (BENCHMARKS.md, "Whole-process overhead of a
  * large cook"). */
 #define WRITE_PIECE ((size_t)1 << 20)
