@@ -67,6 +67,37 @@ static void atomic_write_leaves_only_the_file(void **state) {
     free(dir);
 }
 
+/* A file larger than the pieces write() is handed (atomic.c) comes out
+ * whole, byte for byte, the last piece a partial one. */
+static void a_large_write_keeps_every_byte(void **state) {
+    (void)state;
+    char *dir = test_make_temp_dir("paths_large");
+    char *path = cook_path_join(dir, "large.bin");
+    size_t size = ((size_t)3 << 20) + 5;
+    uint8_t *bytes = malloc(size);
+    assert_non_null(bytes);
+    uint32_t x = 2463534242u; /* xorshift32: no two pieces alike */
+    for (size_t i = 0; i < size; i++) {
+        x ^= x << 13;
+        x ^= x >> 17;
+        x ^= x << 5;
+        bytes[i] = (uint8_t)x;
+    }
+    char reason[256];
+    assert_true(write_file_atomic(path, bytes, size, reason, sizeof reason));
+    size_t read_size = 0;
+    uint8_t *read = test_read_file(path, &read_size);
+    assert_non_null(read);
+    assert_int_equal(read_size, size);
+    assert_memory_equal(read, bytes, size);
+    free(read);
+    free(bytes);
+    unlink(path);
+    rmdir(dir);
+    free(path);
+    free(dir);
+}
+
 static void suffixes_compare_without_case(void **state) {
     (void)state;
     assert_true(ascii_ends_with_ci("Model.GLB", ".glb"));
@@ -113,6 +144,7 @@ int main(void) {
         cmocka_unit_test(join_puts_one_slash_between),
         cmocka_unit_test(temporary_names_are_recognised_exactly),
         cmocka_unit_test(atomic_write_leaves_only_the_file),
+        cmocka_unit_test(a_large_write_keeps_every_byte),
         cmocka_unit_test(push_all_copies_every_item),
         cmocka_unit_test(suffixes_compare_without_case),
         cmocka_unit_test(text_trim_drops_a_bom_and_dos_eof_markers),

@@ -222,6 +222,42 @@ static void a_stale_source_hash_is_worked_out_again(void **state) {
     assert_true(cook_source_hash(&ctx) == XXH3_64bits(NULL, 0));
 }
 
+/* A driver that frees the source early (cook_release_source) still names
+ * the file's hash in the META of what it writes afterwards. */
+static void a_released_source_keeps_its_hash(void **state) {
+    (void)state;
+    static const char text[] = "v 0 0 0\n";
+    uint8_t *bytes = malloc(sizeof text);
+    assert_non_null(bytes);
+    memcpy(bytes, text, sizeof text);
+    cook_context ctx = {.source = bytes, .source_size = sizeof text - 1, .source_buffer = bytes};
+    ctx.source_hash.bytes = bytes;
+    ctx.source_hash.size = sizeof text - 1;
+    ctx.source_hash.xxh3 = XXH3_64bits(text, sizeof text - 1);
+    cook_release_source(&ctx); /* ASan: nothing reads the freed bytes */
+    assert_null(ctx.source);
+    assert_null(ctx.source_buffer);
+    assert_int_equal(ctx.source_size, 0);
+    assert_true(cook_source_hash(&ctx) == XXH3_64bits(text, sizeof text - 1));
+    assert_true(cook_source_hash(&ctx) != XXH3_64bits(NULL, 0));
+}
+
+/* A hash taken of other bytes is not kept by the release: what is left is
+ * the hash of nothing, as before. */
+static void a_released_source_drops_a_stale_hash(void **state) {
+    (void)state;
+    uint8_t *bytes = malloc(8);
+    assert_non_null(bytes);
+    memcpy(bytes, "v 0 0 0\n", 8);
+    static const uint8_t other[] = "other";
+    cook_context ctx = {.source = bytes, .source_size = 8, .source_buffer = bytes};
+    ctx.source_hash.bytes = other;
+    ctx.source_hash.size = 5;
+    ctx.source_hash.xxh3 = 42;
+    cook_release_source(&ctx);
+    assert_true(cook_source_hash(&ctx) == XXH3_64bits(NULL, 0));
+}
+
 static void pipeline_reports_importer_errors_and_writes_nothing(void **state) {
     (void)state;
     cooked c;
@@ -337,6 +373,8 @@ int main(void) {
         cmocka_unit_test(pipeline_cooks_obj_into_a_valid_kmesh),
         cmocka_unit_test(every_output_names_the_source_hash),
         cmocka_unit_test(a_stale_source_hash_is_worked_out_again),
+        cmocka_unit_test(a_released_source_keeps_its_hash),
+        cmocka_unit_test(a_released_source_drops_a_stale_hash),
         cmocka_unit_test(pipeline_reports_importer_errors_and_writes_nothing),
         cmocka_unit_test(pipeline_output_is_deterministic),
         cmocka_unit_test(face_revisiting_its_corners_cooks_with_shrinking_lods),

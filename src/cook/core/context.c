@@ -16,6 +16,12 @@
 void cook_release_source(cook_context *ctx) {
     if (ctx->source_buffer == NULL)
         return;
+    /* The outputs written after this still name the file's hash in META. */
+    if (ctx->source_hash.bytes != NULL && ctx->source_hash.bytes == ctx->source &&
+        ctx->source_hash.size == ctx->source_size) {
+        ctx->source_hash.released = true;
+        ctx->source_hash.bytes = NULL;
+    }
     free(ctx->source_buffer);
     ctx->source_buffer = NULL;
     ctx->source = NULL;
@@ -23,6 +29,8 @@ void cook_release_source(cook_context *ctx) {
 }
 
 uint64_t cook_source_hash(const cook_context *ctx) {
+    if (ctx->source_hash.released && ctx->source == NULL)
+        return ctx->source_hash.xxh3;
     if (ctx->source_hash.bytes != NULL && ctx->source_hash.bytes == ctx->source &&
         ctx->source_hash.size == ctx->source_size)
         return ctx->source_hash.xxh3;

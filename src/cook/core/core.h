@@ -82,6 +82,7 @@ typedef struct cook_context {
         const uint8_t *bytes;
         size_t size;
         uint64_t xxh3;
+        bool released; /* taken of the bytes cook_release_source freed: still theirs */
     } source_hash;
     const cook_settings *settings;
     cook_diag *diag;
@@ -98,8 +99,10 @@ typedef struct cook_context {
 
 /* Frees the source bytes of a context that owns them (source_buffer) once
  * the driver no longer needs them: a standalone texture after decoding, so
- * the file and the decoded image are not held together. source becomes NULL
- * and source_size 0. Nothing when the context does not own them. */
+ * the file and the decoded image are not held together; a model once
+ * imported, so the process stage reuses the file's pages. source becomes
+ * NULL and source_size 0; cook_source_hash still answers the hash taken of
+ * them. Nothing when the context does not own them. */
 void cook_release_source(cook_context *ctx);
 
 /* XXH3-64 of ctx->source_size bytes at ctx->source (the META chunk's

@@ -680,6 +680,37 @@ typedef struct decode_job {
     size_t *first_bad; /* floats: per block, its first non-finite value or SIZE_MAX */
 } decode_job;
 
+/* Whether an element's values are its bytes as they lie, little-endian
+ * 4-byte components without column padding: FLOAT data read as floats
+ * (normalized means nothing for FLOAT) and UNSIGNED_INT data read as
+ * integers, the common case of positions, normals, texcoords and 32-bit
+ * indices. decode_copied then copies them instead of converting each value. */
+static bool decodes_as_copy(const gltf_accessor *a, bool floats) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    return a->component_type == (floats ? GLTF_FLOAT : GLTF_UNSIGNED_INT) &&
+           a->element_size == a->components * 4u;
+#else
+    (void)a;
+    (void)floats;
+    return false;
+#endif
+}
+
+/* decode_floats or decode_uints of `count` dense elements whose layout
+ * decodes_as_copy accepts: one copy when they are packed, one per element
+ * when interleaved with others (stride wider than the element). */
+static void decode_copied(const gltf_accessor *a, const uint8_t *base, size_t stride,
+                          uint32_t count, void *out) {
+    size_t element = a->element_size;
+    if (stride == element) {
+        memcpy(out, base, (size_t)count * element);
+        return;
+    }
+    uint8_t *dst = out;
+    for (uint32_t k = 0; k < count; k++)
+        memcpy(dst + (size_t)k * element, base + (size_t)k * stride, element);
+}
+
 static void decode_block(void *ctx, uint32_t block) {
     decode_job *job = ctx;
     const gltf_accessor *a = job->a;
@@ -687,12 +718,19 @@ static void decode_block(void *ctx, uint32_t block) {
     uint32_t count = a->count - first < DECODE_BLOCK ? a->count - first : DECODE_BLOCK;
     const uint8_t *base = job->base + (size_t)first * job->stride;
     size_t at = (size_t)first * a->components;
+    bool copied = decodes_as_copy(a, job->floats);
     if (!job->floats) {
-        decode_uints(a, base, job->stride, NULL, count, (uint32_t *)job->out + at);
+        if (copied)
+            decode_copied(a, base, job->stride, count, (uint32_t *)job->out + at);
+        else
+            decode_uints(a, base, job->stride, NULL, count, (uint32_t *)job->out + at);
         return;
     }
     float *values = (float *)job->out + at;
-    decode_floats(a, base, job->stride, NULL, count, values);
+    if (copied)
+        decode_copied(a, base, job->stride, count, values);
+    else
+        decode_floats(a, base, job->stride, NULL, count, values);
     job->first_bad[block] = SIZE_MAX;
     size_t n = (size_t)count * a->components;
     for (size_t k = 0; a->component_type == GLTF_FLOAT && k < n; k++)
@@ -720,12 +758,14 @@ static size_t decode_dense(const gltf *g, const gltf_accessor *a, const uint8_t 
     return bad;
 }
 
-/* Allocates count * components values of `value_size` bytes (zeroed). */
+/* Allocates count * components values of `value_size` bytes, not zeroed:
+ * gltf_read_floats_into and gltf_read_uints_into write every one (zeros
+ * for an accessor without a view). */
 static void *alloc_values(gltf *g, const gltf_accessor *a, size_t value_size, const char *jpath) {
     uint64_t bytes = (uint64_t)a->count * a->components * value_size;
     if (a->count == 0 || !gltf_charge(g, bytes, jpath))
         return NULL;
-    void *out = calloc((size_t)a->count * a->components, value_size);
+    void *out = malloc((size_t)a->count * a->components * value_size);
     if (out == NULL)
         gltf_out_of_memory(g);
     return out;

@@ -60,11 +60,20 @@ typedef struct fd_sink {
     int error; /* errno of the failed write, 0 */
 } fd_sink;
 
+/* The most one write() hands the kernel. Linux gives a buffered write page
+ * cache folios as large as the write (ext4 large folios). On the VM this
+ * was measured on (free page reporting on), 2 MB folios were often slow to
+ * fill, as if first touched at the host: likely the free 2 MB blocks the
+ * balloon hands back. A 40 MB test write took 8-10 ms of CPU in 1 MB pieces every
+ * time, and 8-90 ms whole (BENCHMARKS.md, "Whole-process overhead of a
+ * large cook"). */
+#define WRITE_PIECE ((size_t)1 << 20)
+
 static bool write_to_fd(void *arg, const void *data, size_t size) {
     fd_sink *s = arg;
     const uint8_t *bytes = data;
     while (size > 0) {
-        ssize_t written = write(s->fd, bytes, size);
+        ssize_t written = write(s->fd, bytes, size < WRITE_PIECE ? size : WRITE_PIECE);
         if (written < 0 && errno == EINTR)
             continue;
         if (written <= 0) {
