@@ -32,9 +32,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
 
 #include "cook/process/meshlet_build.h"
 
@@ -128,41 +125,6 @@ size_t meshlet_build_bound(size_t index_count, size_t max_vertices, size_t max_t
  * Set-up: triangle lists per vertex, centroids and normals
  * ------------------------------------------------------------------------- */
 
-#if defined(__SSE2__)
-/* A position's 3 floats in lanes 0-2 (lane 3 zero), reading no further. */
-static inline __m128 load_position(const float *p) {
-    double xy; /* x and y as one 8-byte load (positions are only 4-byte aligned) */
-    memcpy(&xy, p, sizeof xy);
-    return _mm_movelh_ps(_mm_castpd_ps(_mm_set_sd(xy)), _mm_load_ss(p + 2));
-}
-
-/* A triangle's centroid and unit normal; returns twice its area. The
- * operations of the scalar version below, in its order, three lanes at a
- * time, so the results are the same bits: one division instead of three for
- * the centroid (divisions are slow, and the set-up makes them for every
- * triangle). */
-static float compute_cone(triangle_cone *cone, const uint32_t *tri, const float *positions) {
-    __m128 p0 = load_position(positions + 3 * (size_t)tri[0]),
-           p1 = load_position(positions + 3 * (size_t)tri[1]),
-           p2 = load_position(positions + 3 * (size_t)tri[2]);
-    __m128 e1 = _mm_sub_ps(p1, p0), e2 = _mm_sub_ps(p2, p0);
-    /* n = e1.yzx * e2.zxy - e1.zxy * e2.yzx */
-    __m128 n = _mm_sub_ps(_mm_mul_ps(_mm_shuffle_ps(e1, e1, _MM_SHUFFLE(3, 0, 2, 1)),
-                                     _mm_shuffle_ps(e2, e2, _MM_SHUFFLE(3, 1, 0, 2))),
-                          _mm_mul_ps(_mm_shuffle_ps(e1, e1, _MM_SHUFFLE(3, 1, 0, 2)),
-                                     _mm_shuffle_ps(e2, e2, _MM_SHUFFLE(3, 0, 2, 1))));
-    float nn[4];
-    _mm_storeu_ps(nn, _mm_mul_ps(n, n));
-    float length = sqrtf(nn[0] + nn[1] + nn[2]);
-    float inverse = length > 0.0f ? 1.0f / length : 0.0f;
-    float centre[4], normal[4];
-    _mm_storeu_ps(centre, _mm_div_ps(_mm_add_ps(_mm_add_ps(p0, p1), p2), _mm_set1_ps(3.0f)));
-    _mm_storeu_ps(normal, _mm_mul_ps(n, _mm_set1_ps(inverse)));
-    memcpy(cone->centre, centre, sizeof cone->centre);
-    memcpy(cone->normal, normal, sizeof cone->normal);
-    return length;
-}
-#else
 /* A triangle's centroid and unit normal; returns twice its area. */
 static float compute_cone(triangle_cone *cone, const uint32_t *tri, const float *positions) {
     const float *p0 = positions + 3 * (size_t)tri[0], *p1 = positions + 3 * (size_t)tri[1],
@@ -179,7 +141,6 @@ static float compute_cone(triangle_cone *cone, const uint32_t *tri, const float 
     }
     return length;
 }
-#endif
 
 /* Every triangle's corners beside its state, its vertices numbered in
  * first-use order through a table over the range [lo, lo + range) the
