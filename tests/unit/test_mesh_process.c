@@ -512,6 +512,33 @@ static void chunks_cut_large_submeshes_into_even_ranges(void **state) {
     ir_mesh_free(&mesh);
 }
 
+/* index_span_narrow: the least and greatest index, brute force here, and
+ * whether the span is at most twice the count; none at all is narrow. */
+static void index_span_is_the_least_and_greatest_index(void **state) {
+    (void)state;
+    uint32_t random = 99u, indices[301];
+    for (size_t count = 0; count <= 300; count += 30) {
+        for (size_t i = 0; i < count; i++) {
+            random ^= random << 13;
+            random ^= random >> 17;
+            random ^= random << 5;
+            /* Narrow spans near the top of the range, wide ones anywhere. */
+            indices[i] = count % 60 ? UINT32_MAX - random % (uint32_t)count : random;
+        }
+        uint32_t least = UINT32_MAX, most = 0, lo, hi;
+        for (size_t i = 0; i < count; i++) {
+            if (indices[i] < least)
+                least = indices[i];
+            if (indices[i] > most)
+                most = indices[i];
+        }
+        bool narrow = index_span_narrow(indices, count, &lo, &hi);
+        assert_int_equal(lo, least);
+        assert_int_equal(hi, most);
+        assert_int_equal(narrow, count == 0 || (uint64_t)most - least + 1 <= 2 * (uint64_t)count);
+    }
+}
+
 static void spatial_sort_keeps_triangles_and_groups_quadrants(void **state) {
     (void)state;
     ir_mesh mesh;
@@ -1346,6 +1373,7 @@ int main(void) {
         cmocka_unit_test(kiln_meshlet_builder_in_the_cooker),
         cmocka_unit_test(chunks_cut_large_submeshes_into_even_ranges),
         cmocka_unit_test(spatial_sort_keeps_triangles_and_groups_quadrants),
+        cmocka_unit_test(index_span_is_the_least_and_greatest_index),
         cmocka_unit_test(chunked_lods_and_meshlets_are_the_same_on_1_and_3_threads),
         cmocka_unit_test(kmesh_vertex_packing_is_the_same_on_1_and_3_threads),
         cmocka_unit_test(kmesh_round_trips_each_submesh_topology),

@@ -8,7 +8,10 @@
  *     complement), and the apex lies behind every triangle's plane;
  *   - a camera that the float test, or the snorm8 test, would cull sees
  *     every triangle from behind (tried from many camera positions);
- *   - a cone that cannot cull (a closed box) says so (cutoff 1).
+ *   - a cone that cannot cull (a closed box) says so (cutoff 1);
+ *   - and, bit for bit, the result of the method written out step by step
+ *     in single precision over each corner's point (reference_bounds), so
+ *     that the faster arrangement of the same arithmetic changes no byte.
  *
  * The meshlets come from kiln's builder over a bumpy grid and a sphere. */
 #include <math.h>
@@ -197,6 +200,122 @@ static bool check_meshlet(const uint32_t *vertices, size_t vertex_count, const u
     return true;
 }
 
+/* ---------------------------------------------------------------------------
+ * The method step by step (meshlet_bounds.c's header), in floats and in the
+ * order of operations the format's numbers come from.
+ * ------------------------------------------------------------------------- */
+
+static float reference_distance2(const float *a, const float *b) {
+    float dx = a[0] - b[0], dy = a[1] - b[1], dz = a[2] - b[2];
+    return dx * dx + dy * dy + dz * dz;
+}
+
+/* Ritter: the widest pair of axis extremes (first least, first greatest) as
+ * a diameter, then grown point by point. */
+static void reference_ritter(const float (*p)[3], size_t count, float centre[3], float *radius) {
+    size_t lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};
+    for (size_t i = 1; i < count; i++)
+        for (int k = 0; k < 3; k++) {
+            if (p[i][k] < p[lo[k]][k])
+                lo[k] = i;
+            if (p[i][k] > p[hi[k]][k])
+                hi[k] = i;
+        }
+    int axis = 0;
+    for (int k = 1; k < 3; k++)
+        if (reference_distance2(p[lo[k]], p[hi[k]]) > reference_distance2(p[lo[axis]], p[hi[axis]]))
+            axis = k;
+    for (int k = 0; k < 3; k++)
+        centre[k] = (p[lo[axis]][k] + p[hi[axis]][k]) * 0.5f;
+    float r = sqrtf(reference_distance2(p[lo[axis]], p[hi[axis]])) * 0.5f;
+    for (size_t i = 0; i < count; i++) {
+        float d2 = reference_distance2(p[i], centre);
+        if (d2 <= r * r)
+            continue;
+        float d = sqrtf(d2);
+        float keep = 0.5f + 0.5f * (r / d);
+        for (int k = 0; k < 3; k++)
+            centre[k] = centre[k] * keep + p[i][k] * (1.0f - keep);
+        r = (r + d) * 0.5f;
+    }
+    *radius = r;
+}
+
+static int8_t reference_snorm8(float v) {
+    v = v < -1.0f ? -1.0f : (v > 1.0f ? 1.0f : v);
+    return (int8_t)(int)(v * 127.0f + (v >= 0.0f ? 0.5f : -0.5f));
+}
+
+static void reference_bounds(meshlet_bounds *out, const uint32_t *vertices, size_t vertex_count,
+                             const uint8_t *triangles, size_t triangle_count,
+                             const float *positions) {
+    static float points[MESHLET_BUILD_MAX_VERTICES][3], normals[MESHLET_BUILD_MAX_TRIANGLES][3];
+    static uint8_t first[MESHLET_BUILD_MAX_TRIANGLES];
+    memset(out, 0, sizeof *out);
+    out->cone_cutoff = 1.0f;
+    out->cone_cutoff_s8 = 127;
+    for (size_t i = 0; i < vertex_count; i++)
+        memcpy(points[i], positions + 3 * (size_t)vertices[i], sizeof points[i]);
+    reference_ritter((const float(*)[3])points, vertex_count, out->center, &out->radius);
+    size_t faces = 0;
+    for (size_t t = 0; t < triangle_count; t++) {
+        const float *p0 = points[triangles[3 * t]], *p1 = points[triangles[3 * t + 1]],
+                    *p2 = points[triangles[3 * t + 2]];
+        float e1[3] = {p1[0] - p0[0], p1[1] - p0[1], p1[2] - p0[2]};
+        float e2[3] = {p2[0] - p0[0], p2[1] - p0[1], p2[2] - p0[2]};
+        float n[3] = {e1[1] * e2[2] - e1[2] * e2[1], e1[2] * e2[0] - e1[0] * e2[2],
+                      e1[0] * e2[1] - e1[1] * e2[0]};
+        float length = sqrtf(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+        if (!(length > 0.0f) || !isfinite(length))
+            continue;
+        for (int k = 0; k < 3; k++)
+            normals[faces][k] = n[k] / length;
+        first[faces++] = triangles[3 * t];
+    }
+    if (faces == 0)
+        return;
+    float axis[3], unused;
+    reference_ritter((const float(*)[3])normals, faces, axis, &unused);
+    float axis_length = sqrtf(axis[0] * axis[0] + axis[1] * axis[1] + axis[2] * axis[2]);
+    if (!(axis_length > 0.0f))
+        return;
+    for (int k = 0; k < 3; k++)
+        axis[k] /= axis_length;
+    float min_dot = 1.0f, behind = 0.0f;
+    for (size_t f = 0; f < faces; f++) {
+        float dot = normals[f][0] * axis[0] + normals[f][1] * axis[1] + normals[f][2] * axis[2];
+        min_dot = dot < min_dot ? dot : min_dot;
+    }
+    if (!(min_dot > 0.1f))
+        return;
+    for (size_t f = 0; f < faces; f++) {
+        const float *c = points[first[f]], *n = normals[f];
+        float t = ((out->center[0] - c[0]) * n[0] + (out->center[1] - c[1]) * n[1] +
+                   (out->center[2] - c[2]) * n[2]) /
+                  (axis[0] * n[0] + axis[1] * n[1] + axis[2] * n[2]);
+        behind = t > behind ? t : behind;
+    }
+    float error = 0.0f;
+    for (int k = 0; k < 3; k++) {
+        out->cone_apex[k] = out->center[k] - axis[k] * behind;
+        out->cone_axis[k] = axis[k];
+        out->cone_axis_s8[k] = reference_snorm8(axis[k]);
+        error += fabsf((float)out->cone_axis_s8[k] / 127.0f - axis[k]);
+    }
+    out->cone_cutoff = sqrtf(1.0f - min_dot * min_dot);
+    int cutoff = (int)(127.0f * (out->cone_cutoff + error) + 1.0f);
+    out->cone_cutoff_s8 = (int8_t)(cutoff > 127 ? 127 : cutoff);
+}
+
+static void check_meshlet_exact(const uint32_t *vertices, size_t vertex_count,
+                                const uint8_t *triangles, size_t triangle_count,
+                                const float *positions) {
+    meshlet_bounds got, expected;
+    meshlet_bounds_compute(&got, vertices, vertex_count, triangles, triangle_count, positions);
+    reference_bounds(&expected, vertices, vertex_count, triangles, triangle_count, positions);
+    assert_memory_equal(&got, &expected, sizeof got);
+}
+
 /* Builds meshlets over `m` and checks every one's bounds; returns how many
  * had a usable cone. */
 static size_t check_all(const mesh *m) {
@@ -212,10 +331,14 @@ static size_t check_all(const mesh *m) {
                               m->positions, m->vertex_count, 64, 124, 0.25f));
     assert_true(count > 1);
     uint32_t random = 12345u;
-    for (size_t i = 0; i < count; i++)
+    for (size_t i = 0; i < count; i++) {
+        check_meshlet_exact(vertices + spans[i].vertex_offset, spans[i].vertex_count,
+                            triangles + 3 * (size_t)spans[i].triangle_offset,
+                            spans[i].triangle_count, m->positions);
         with_cone += check_meshlet(vertices + spans[i].vertex_offset, spans[i].vertex_count,
                                    triangles + 3 * (size_t)spans[i].triangle_offset,
                                    spans[i].triangle_count, m->positions, &random);
+    }
     free(spans);
     free(vertices);
     free(triangles);
@@ -250,6 +373,7 @@ static void a_closed_box_has_no_cone(void **state) {
                                               3, 6, 2, 3, 7, 6, 0, 4, 7, 0, 7, 3, 1, 2, 6, 1, 6, 5};
     uint32_t random = 7u;
     assert_false(check_meshlet(vertices, 8, triangles, 12, corners, &random));
+    check_meshlet_exact(vertices, 8, triangles, 12, corners);
     meshlet_bounds b;
     meshlet_bounds_compute(&b, vertices, 8, triangles, 12, corners);
     assert_true(b.cone_cutoff == 1.0f);
@@ -265,6 +389,7 @@ static void degenerate_triangles_and_bad_counts(void **state) {
     static const uint8_t triangles[2 * 3] = {0, 1, 2, 2, 2, 2};
     meshlet_bounds b;
     meshlet_bounds_compute(&b, vertices, 3, triangles, 2, points);
+    check_meshlet_exact(vertices, 3, triangles, 2, points);
     assert_true(b.cone_cutoff == 1.0f);
     assert_int_equal(b.cone_cutoff_s8, 127);
     assert_true(fabsf(b.center[0] - 1.0f) < 1e-5f && fabsf(b.radius - sqrtf(3.0f)) < 1e-5f);

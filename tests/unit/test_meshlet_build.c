@@ -459,6 +459,34 @@ static void nearest_search_matches_a_brute_force_scan(void **state) {
     check_nearest_search(true);
 }
 
+/* The runs search among equal points: the first unused in their order
+ * (the leftmost leaf is searched first, a leaf in point order), whichever
+ * of a leaf's points are used. */
+static void equal_points_give_the_first_unused_one(void **state) {
+    (void)state;
+    enum { COUNT = 40 };
+    float points[3 * COUNT];
+    for (size_t i = 0; i < 3 * COUNT; i++)
+        points[i] = 1.5f;
+    uint8_t used[COUNT] = {0};
+    meshlet_runs *tree = meshlet_runs_create(points, 3, COUNT);
+    assert_non_null(tree);
+    const float position[3] = {0.0f, 2.0f, 0.0f};
+    /* Used in a scattered order: 0, then every third, then the rest. */
+    for (uint32_t round = 0; round < COUNT; round++) {
+        uint32_t expected = 0;
+        while (used[expected])
+            expected++;
+        assert_int_equal(meshlet_runs_nearest(tree, position, used), expected);
+        uint32_t gone = round == 0 ? 0 : (round * 3) % COUNT;
+        while (used[gone])
+            gone = (gone + 1) % COUNT;
+        used[gone] = 1;
+    }
+    assert_int_equal(meshlet_runs_nearest(tree, position, used), UINT32_MAX);
+    meshlet_runs_free(tree);
+}
+
 /* meshlet_build_sorted (the nearest search for input in spatial order)
  * keeps every promise too, on the grid (row order) and on scattered
  * triangles with NaN positions. */
@@ -556,6 +584,7 @@ int main(void) {
         cmocka_unit_test(bad_limits_and_indices_are_refused),
         cmocka_unit_test(scattered_triangles_and_nan_positions),
         cmocka_unit_test(nearest_search_matches_a_brute_force_scan),
+        cmocka_unit_test(equal_points_give_the_first_unused_one),
         cmocka_unit_test(equal_scores_go_to_the_lower_triangle),
         cmocka_unit_test(a_known_span_gives_the_same_meshlets),
     };

@@ -131,13 +131,16 @@ static void number_hashed(mesh_local *local, const uint32_t *indices, size_t ind
 }
 
 bool index_span_narrow(const uint32_t *indices, size_t index_count, uint32_t *lo, uint32_t *hi) {
-    *lo = UINT32_MAX;
-    *hi = 0;
+    /* Kept in locals: through the pointers, which may alias the indices,
+     * every step would store and reload them (and nothing vectorises). */
+    uint32_t least = UINT32_MAX, most = 0;
     for (size_t i = 0; i < index_count; i++) {
-        *lo = indices[i] < *lo ? indices[i] : *lo;
-        *hi = indices[i] > *hi ? indices[i] : *hi;
+        least = indices[i] < least ? indices[i] : least;
+        most = indices[i] > most ? indices[i] : most;
     }
-    return index_count == 0 || (size_t)*hi - *lo + 1 <= 2 * index_count;
+    *lo = least;
+    *hi = most;
+    return index_count == 0 || (size_t)most - least + 1 <= 2 * index_count;
 }
 
 bool mesh_local_build(mesh_local *local, const uint32_t *indices, size_t index_count,

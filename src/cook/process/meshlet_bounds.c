@@ -28,48 +28,61 @@
  * full sphere: the apex would be far away and unstable. */
 #define CONE_MIN_DOT 0.1f
 
-static float distance2(const float *a, const float *b) {
-    float dx = a[0] - b[0], dy = a[1] - b[1], dz = a[2] - b[2];
+/* Points as three columns (x, y, z): the loops over them that only do
+ * arithmetic lane by lane vectorise (a division per point costs several
+ * multiplications; four in one instruction cost one). */
+typedef struct point_columns {
+    float *x, *y, *z;
+} point_columns;
+
+static float distance2(const point_columns *p, size_t i, const float c[3]) {
+    float dx = p->x[i] - c[0], dy = p->y[i] - c[1], dz = p->z[i] - c[2];
     return dx * dx + dy * dy + dz * dz;
 }
 
-/* Ritter's sphere around `count` (>= 1) points of 3 floats. */
-static void ritter_sphere(const float (*points)[3], size_t count, float centre[3], float *radius) {
+static float distance2_between(const point_columns *p, size_t i, size_t j) {
+    float c[3] = {p->x[j], p->y[j], p->z[j]};
+    return distance2(p, i, c);
+}
+
+/* Ritter's sphere around `count` (>= 1) points. */
+static void ritter_sphere(const point_columns *p, size_t count, float centre[3], float *radius) {
+    const float *column[3] = {p->x, p->y, p->z};
     /* The extremes' values kept beside their indices: comparing against
-     * points[lo[k]] would make every step wait on a load. */
+     * the point at lo[k] would make every step wait on a load. */
     size_t lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};
     float least[3], most[3];
     for (int k = 0; k < 3; k++)
-        least[k] = most[k] = points[0][k];
+        least[k] = most[k] = column[k][0];
     for (size_t i = 1; i < count; i++)
         for (int k = 0; k < 3; k++) {
-            float v = points[i][k];
+            float v = column[k][i];
             lo[k] = v < least[k] ? i : lo[k];
             least[k] = v < least[k] ? v : least[k];
             hi[k] = v > most[k] ? i : hi[k];
             most[k] = v > most[k] ? v : most[k];
         }
     int axis = 0;
-    float widest = distance2(points[lo[0]], points[hi[0]]);
+    float widest = distance2_between(p, lo[0], hi[0]);
     for (int k = 1; k < 3; k++) {
-        float d2 = distance2(points[lo[k]], points[hi[k]]);
+        float d2 = distance2_between(p, lo[k], hi[k]);
         if (d2 > widest) {
             widest = d2;
             axis = k;
         }
     }
     for (int k = 0; k < 3; k++)
-        centre[k] = (points[lo[axis]][k] + points[hi[axis]][k]) * 0.5f;
+        centre[k] = (column[k][lo[axis]] + column[k][hi[axis]]) * 0.5f;
     float r = sqrtf(widest) * 0.5f;
     for (size_t i = 0; i < count; i++) {
-        float d2 = distance2(points[i], centre);
+        float d2 = distance2(p, i, centre);
         if (d2 <= r * r)
             continue;
         /* Move the centre towards the point just enough to take it in. */
         float d = sqrtf(d2);
         float keep = 0.5f + 0.5f * (r / d);
         for (int k = 0; k < 3; k++)
-            centre[k] = centre[k] * keep + points[i][k] * (1.0f - keep);
+            centre[k] = centre[k] * keep + column[k][i] * (1.0f - keep);
         r = (r + d) * 0.5f;
     }
     *radius = r;
@@ -95,8 +108,13 @@ static void quantise_cone(meshlet_bounds *out) {
 void meshlet_bounds_compute(meshlet_bounds *out, const uint32_t *vertices, size_t vertex_count,
                             const uint8_t *triangles, size_t triangle_count,
                             const float *positions) {
-    float points[MESHLET_BUILD_MAX_VERTICES][3];
-    float normals[MESHLET_BUILD_MAX_TRIANGLES][3];
+    float px[MESHLET_BUILD_MAX_VERTICES], py[MESHLET_BUILD_MAX_VERTICES],
+        pz[MESHLET_BUILD_MAX_VERTICES];
+    /* Per non-degenerate triangle: its normal (first unscaled, with its
+     * length), then the two quotients of the apex's test. */
+    float nx[MESHLET_BUILD_MAX_TRIANGLES], ny[MESHLET_BUILD_MAX_TRIANGLES],
+        nz[MESHLET_BUILD_MAX_TRIANGLES], length[MESHLET_BUILD_MAX_TRIANGLES];
+    float to_centre[MESHLET_BUILD_MAX_TRIANGLES], along[MESHLET_BUILD_MAX_TRIANGLES];
     uint8_t first_corner[MESHLET_BUILD_MAX_TRIANGLES];
     memset(out, 0, sizeof *out);
     out->cone_cutoff = 1.0f;
@@ -104,32 +122,45 @@ void meshlet_bounds_compute(meshlet_bounds *out, const uint32_t *vertices, size_
     if (vertex_count == 0 || vertex_count > MESHLET_BUILD_MAX_VERTICES ||
         triangle_count > MESHLET_BUILD_MAX_TRIANGLES)
         return;
-    for (size_t i = 0; i < vertex_count; i++)
-        memcpy(points[i], positions + 3 * (size_t)vertices[i], sizeof points[i]);
-    ritter_sphere((const float(*)[3])points, vertex_count, out->center, &out->radius);
+    for (size_t i = 0; i < vertex_count; i++) {
+        const float *p = positions + 3 * (size_t)vertices[i];
+        px[i] = p[0];
+        py[i] = p[1];
+        pz[i] = p[2];
+    }
+    point_columns points = {px, py, pz};
+    ritter_sphere(&points, vertex_count, out->center, &out->radius);
 
     size_t faces = 0;
     for (size_t t = 0; t < triangle_count; t++) {
         const uint8_t *tri = triangles + 3 * t;
         if (tri[0] >= vertex_count || tri[1] >= vertex_count || tri[2] >= vertex_count)
             continue;
-        const float *p0 = points[tri[0]], *p1 = points[tri[1]], *p2 = points[tri[2]];
-        float e1[3] = {p1[0] - p0[0], p1[1] - p0[1], p1[2] - p0[2]};
-        float e2[3] = {p2[0] - p0[0], p2[1] - p0[1], p2[2] - p0[2]};
+        uint8_t a = tri[0], b = tri[1], c = tri[2];
+        float e1[3] = {px[b] - px[a], py[b] - py[a], pz[b] - pz[a]};
+        float e2[3] = {px[c] - px[a], py[c] - py[a], pz[c] - pz[a]};
         float n[3] = {e1[1] * e2[2] - e1[2] * e2[1], e1[2] * e2[0] - e1[0] * e2[2],
                       e1[0] * e2[1] - e1[1] * e2[0]};
-        float length = sqrtf(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
-        if (!(length > 0.0f) || !isfinite(length))
+        float l = sqrtf(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+        if (!(l > 0.0f) || !isfinite(l))
             continue; /* degenerate: faces no way */
-        for (int k = 0; k < 3; k++)
-            normals[faces][k] = n[k] / length;
-        first_corner[faces++] = tri[0];
+        nx[faces] = n[0];
+        ny[faces] = n[1];
+        nz[faces] = n[2];
+        length[faces] = l;
+        first_corner[faces++] = a;
     }
     if (faces == 0)
         return;
+    for (size_t f = 0; f < faces; f++) {
+        nx[f] /= length[f];
+        ny[f] /= length[f];
+        nz[f] /= length[f];
+    }
 
     float axis[3], unused;
-    ritter_sphere((const float(*)[3])normals, faces, axis, &unused);
+    point_columns normals = {nx, ny, nz};
+    ritter_sphere(&normals, faces, axis, &unused);
     float axis_length = sqrtf(axis[0] * axis[0] + axis[1] * axis[1] + axis[2] * axis[2]);
     if (!(axis_length > 0.0f))
         return;
@@ -137,22 +168,24 @@ void meshlet_bounds_compute(meshlet_bounds *out, const uint32_t *vertices, size_
         axis[k] /= axis_length;
     float min_dot = 1.0f;
     for (size_t f = 0; f < faces; f++) {
-        float dot = normals[f][0] * axis[0] + normals[f][1] * axis[1] + normals[f][2] * axis[2];
-        min_dot = dot < min_dot ? dot : min_dot;
+        along[f] = nx[f] * axis[0] + ny[f] * axis[1] + nz[f] * axis[2];
+        min_dot = along[f] < min_dot ? along[f] : min_dot;
     }
     if (!(min_dot > CONE_MIN_DOT))
         return;
     /* The apex: centre - axis * t behind every triangle's plane, i.e.
      * dot(centre - t * axis - corner, normal) <= 0 for each. */
-    float behind = 0.0f;
     for (size_t f = 0; f < faces; f++) {
-        const float *corner = points[first_corner[f]], *n = normals[f];
-        float to_centre = (out->center[0] - corner[0]) * n[0] +
-                          (out->center[1] - corner[1]) * n[1] + (out->center[2] - corner[2]) * n[2];
-        float along = axis[0] * n[0] + axis[1] * n[1] + axis[2] * n[2];
-        float t = to_centre / along; /* along >= min_dot > 0 */
-        behind = t > behind ? t : behind;
+        size_t corner = first_corner[f];
+        to_centre[f] = (out->center[0] - px[corner]) * nx[f] +
+                       (out->center[1] - py[corner]) * ny[f] +
+                       (out->center[2] - pz[corner]) * nz[f];
     }
+    for (size_t f = 0; f < faces; f++)
+        to_centre[f] /= along[f]; /* along >= min_dot > 0 */
+    float behind = 0.0f;
+    for (size_t f = 0; f < faces; f++)
+        behind = to_centre[f] > behind ? to_centre[f] : behind;
     for (int k = 0; k < 3; k++) {
         out->cone_apex[k] = out->center[k] - axis[k] * behind;
         out->cone_axis[k] = axis[k];

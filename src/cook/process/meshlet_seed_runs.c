@@ -16,10 +16,13 @@
  * emptied parts. */
 #include <math.h>
 #include <stdlib.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "cook/process/meshlet_build.h"
 
-#define SEED_LEAF_POINTS 16u
+#define SEED_LEAF_POINTS 16u /* one SSE2 load holds a leaf's used bytes (unused_points) */
 #define SEED_NONE UINT32_MAX
 /* A search holds at most one pending node per level plus one: the tree of
  * 2^32 points has 29 levels. */
@@ -110,17 +113,34 @@ static void leaf_emptied(meshlet_runs *seed, uint32_t node) {
         seed->empty[node] = 1;
 }
 
+/* Bit i set: point first + i of a leaf is unused. A full leaf's 16 used
+ * bytes in one comparison: the point-by-point test mispredicts on leaves
+ * that are partly used, which are most of those searched. */
+static uint32_t unused_points(const uint8_t *used, uint32_t first, uint32_t end) {
+#if defined(__SSE2__)
+    _Static_assert(SEED_LEAF_POINTS == 16, "a leaf's used bytes are one 16-byte load");
+    if (end - first == SEED_LEAF_POINTS) {
+        __m128i bytes = _mm_loadu_si128((const __m128i *)(used + first));
+        return (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(bytes, _mm_setzero_si128()));
+    }
+#endif
+    uint32_t mask = 0;
+    for (uint32_t i = first; i < end; i++)
+        mask |= (uint32_t)(used[i] == 0) << (i - first);
+    return mask;
+}
+
 /* The nearest unused point of a leaf into best/best2 (ties: the first met,
  * the lower-numbered within a leaf). */
 static void search_leaf(meshlet_runs *seed, uint32_t node, const float position[3],
                         const uint8_t *used, uint32_t *best, float *best2) {
     uint32_t first = (node - seed->first_leaf) * SEED_LEAF_POINTS;
     uint32_t end = first + SEED_LEAF_POINTS < seed->count ? first + SEED_LEAF_POINTS : seed->count;
-    bool any = false;
-    for (uint32_t i = first; i < end; i++) {
-        if (used[i])
-            continue;
-        any = true;
+    uint32_t unused = unused_points(used, first, end);
+    if (unused == 0)
+        leaf_emptied(seed, node);
+    for (; unused != 0; unused &= unused - 1) {
+        uint32_t i = first + (uint32_t)__builtin_ctz(unused);
         const float *p = seed->points + seed->stride * i;
         float dx = p[0] - position[0], dy = p[1] - position[1], dz = p[2] - position[2];
         float d2 = dx * dx + dy * dy + dz * dz;
@@ -129,8 +149,6 @@ static void search_leaf(meshlet_runs *seed, uint32_t node, const float position[
             *best = i;
         }
     }
-    if (!any)
-        leaf_emptied(seed, node);
 }
 
 typedef struct seed_visit {
