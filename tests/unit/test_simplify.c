@@ -384,52 +384,6 @@ static void same_result_every_time_and_in_place(void **state) {
     grid_free(&g);
 }
 
-/* Each thread keeps its last session's memory for the next one: what a
- * session before (larger, another mesh) or one still open left there does
- * not reach the result. */
-static void memory_from_other_sessions_changes_nothing(void **state) {
-    (void)state;
-    grid small, large;
-    grid_make(&small, 24, 2.0f, 0.4f);
-    grid_add_seam(&small);
-    sphere_make(&large, 40, 64);
-    size_t room = large.index_count > small.index_count ? large.index_count : small.index_count;
-    uint32_t *first = malloc(room * sizeof *first), *again = malloc(room * sizeof *again);
-    uint32_t *other = malloc(room * sizeof *other);
-    assert_non_null(first);
-    assert_non_null(again);
-    assert_non_null(other);
-    float error_first, error_again, error_other;
-    size_t count = simplify(&small, first, small.index_count / 4, 1.0f, false, &error_first);
-    /* A larger session leaves its quadrics, topology and ranks behind. */
-    simplify(&large, other, large.index_count / 4, 1.0f, false, &error_other);
-    assert_int_equal(simplify(&small, again, small.index_count / 4, 1.0f, false, &error_again),
-                     count);
-    assert_memory_equal(first, again, count * sizeof *first);
-    assert_true(error_first == error_again);
-    /* A session still open holds its memory; one begun meanwhile has its own. */
-    simplify_session *open = simplify_begin(large.indices, large.index_count, large.positions,
-                                            large.vertex_count, false);
-    assert_non_null(open);
-    memset(again, 0, small.index_count * sizeof *again);
-    assert_int_equal(simplify(&small, again, small.index_count / 4, 1.0f, false, &error_again),
-                     count);
-    assert_memory_equal(first, again, count * sizeof *first);
-    float error_open;
-    size_t open_count = simplify_continue(open, large.index_count / 4, 1.0f, again, &error_open);
-    simplify_end(open);
-    /* The same as the session alone made. */
-    size_t alone = simplify(&large, first, large.index_count / 4, 1.0f, false, &error_other);
-    assert_int_equal(open_count, alone);
-    assert_memory_equal(first, again, alone * sizeof *first);
-    assert_true(error_open == error_other);
-    free(first);
-    free(again);
-    free(other);
-    grid_free(&small);
-    grid_free(&large);
-}
-
 /* A session goes on from each level: smaller levels, errors that only grow,
  * each level made of the one before's vertices. */
 static void a_session_continues_level_after_level(void **state) {
@@ -824,7 +778,6 @@ int main(void) {
         cmocka_unit_test(error_matches_an_independent_quadric),
         cmocka_unit_test(degenerate_input_is_handled),
         cmocka_unit_test(same_result_every_time_and_in_place),
-        cmocka_unit_test(memory_from_other_sessions_changes_nothing),
         cmocka_unit_test(a_session_continues_level_after_level),
         cmocka_unit_test(ranking_only_changed_edges_gives_the_same_levels),
         cmocka_unit_test(loops_never_reach_a_manifold_position),

@@ -30,7 +30,6 @@
  * mean squared distance, and the reported error is the square root of the
  * largest error a collapse had. */
 #include <math.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -128,11 +127,9 @@ static float normalize3(float *v) {
     return length;
 }
 
-/* Everything one session uses, carved from one block (block_take). */
+/* Everything one call allocates. */
 typedef struct simplifier {
     simplify_state topo;
-    void *block;        /* the block everything below lies in */
-    void *setup;        /* the weld's and classification's scratch */
     float *positions;   /* scaled to the unit extent */
     quadric *quadrics;  /* per position (at its first vertex) */
     uint32_t *collapse; /* per vertex, this pass: where it goes */
@@ -147,132 +144,52 @@ typedef struct simplifier {
     bool prefetch;         /* the quadrics outgrow the caches (PREFETCH_MIN_BYTES) */
     candidate *candidates; /* this pass's, in index order */
     candidate *sorted;     /* the same, cheapest first */
-    uint32_t *indices;     /* the current level */
     /* Per sort key (sort_key): how many candidates have it, counted as they
      * are picked. */
     uint32_t histogram[1u << SORT_BITS];
 } simplifier;
 
-/* A session's memory is one block, and each thread keeps its last block for
- * its next session (a thread-specific value, freed when the thread exits).
- * Separate arrays freed at the end of each session went back to the system
- * (glibc trims the heap's top and unmaps large blocks), so every session
- * paid a page fault per 4 KB it touched: a quarter of spot's simplifier
- * time, and the cook simplifies chunk after chunk, mesh after mesh, on each
- * thread. Blocks over SCRATCH_KEEP_MAX bytes (an unchunked mesh of a
- * million triangles) are not kept. The block's contents never reach the
- * output: every array is written before it is read. */
-#define SCRATCH_KEEP_MAX ((size_t)64 << 20)
-#define BLOCK_ALIGN 64 /* each array on its own cache lines */
-
-typedef struct block_header {
-    size_t size; /* bytes after the header */
-} block_header;
-#define BLOCK_HEADER_BYTES BLOCK_ALIGN
-
-static pthread_key_t scratch_key;
-static bool scratch_key_made;
-static pthread_once_t scratch_key_once = PTHREAD_ONCE_INIT;
-
-static void make_scratch_key(void) {
-    scratch_key_made = pthread_key_create(&scratch_key, free) == 0;
-}
-
-/* A block of at least `size` bytes: the thread's kept one when it is large
- * enough, else a new one; NULL when out of memory. */
-static void *block_take(size_t size) {
-    pthread_once(&scratch_key_once, make_scratch_key);
-    block_header *kept = scratch_key_made ? pthread_getspecific(scratch_key) : NULL;
-    if (kept != NULL) {
-        pthread_setspecific(scratch_key, NULL);
-        if (kept->size >= size)
-            return (char *)kept + BLOCK_HEADER_BYTES;
-        free(kept);
-    }
-    block_header *fresh = malloc(BLOCK_HEADER_BYTES + size);
-    if (fresh == NULL)
-        return NULL;
-    fresh->size = size;
-    return (char *)fresh + BLOCK_HEADER_BYTES;
-}
-
-/* The block back to the thread for its next session, or freed. */
-static void block_give(void *block) {
-    if (block == NULL)
-        return;
-    block_header *header = (block_header *)((char *)block - BLOCK_HEADER_BYTES);
-    block_header *kept = scratch_key_made ? pthread_getspecific(scratch_key) : NULL;
-    if (!scratch_key_made || header->size > SCRATCH_KEEP_MAX ||
-        (kept != NULL && kept->size >= header->size)) {
-        free(header);
-        return;
-    }
-    if (pthread_setspecific(scratch_key, header) != 0) {
-        free(header);
-        return;
-    }
-    free(kept); /* a smaller one, kept by a session that ended meanwhile */
-}
-
 static void simplifier_free(simplifier *z) {
-    block_give(z->block);
-    z->block = NULL;
-}
-
-/* Reserves `bytes` at *offset (rounded up to BLOCK_ALIGN); returns where. */
-static size_t carve(size_t *offset, size_t bytes) {
-    size_t at = *offset;
-    *offset += (bytes + BLOCK_ALIGN - 1) / BLOCK_ALIGN * BLOCK_ALIGN;
-    return at;
+    free(z->topo.remap);
+    free(z->topo.wedge);
+    free(z->topo.loop);
+    free(z->topo.kind);
+    free(z->topo.adjacency_first);
+    free(z->topo.adjacency);
+    free(z->positions);
+    free(z->quadrics);
+    free(z->collapse);
+    free(z->touched);
+    free(z->changed);
+    free(z->ranked);
+    free(z->candidates);
+    free(z->sorted);
 }
 
 static bool simplifier_alloc(simplifier *z, size_t vertex_count, size_t index_count) {
     memset(z, 0, sizeof *z);
     size_t n = vertex_count ? vertex_count : 1, m = index_count ? index_count : 1;
-    size_t weld = simplify_weld_scratch(vertex_count, index_count);
-    size_t classify = simplify_classify_scratch(vertex_count);
-    size_t size = 0;
-    size_t at_remap = carve(&size, n * sizeof *z->topo.remap);
-    size_t at_wedge = carve(&size, n * sizeof *z->topo.wedge);
-    size_t at_loop = carve(&size, n * sizeof *z->topo.loop);
-    size_t at_kind = carve(&size, n);
-    size_t at_first = carve(&size, (n + 1) * sizeof *z->topo.adjacency_first);
-    size_t at_adjacency = carve(&size, m * sizeof *z->topo.adjacency);
-    size_t at_setup = carve(&size, weld > classify ? weld : classify);
-    size_t at_positions = carve(&size, 3 * n * sizeof *z->positions);
-    size_t at_quadrics = carve(&size, n * sizeof *z->quadrics);
-    size_t at_collapse = carve(&size, n * sizeof *z->collapse);
-    size_t at_touched = carve(&size, n * sizeof *z->touched);
-    size_t at_changed = carve(&size, n * sizeof *z->changed);
-    size_t at_ranked = carve(&size, m * sizeof *z->ranked);
-    size_t at_candidates = carve(&size, m * sizeof *z->candidates);
-    size_t at_sorted = carve(&size, m * sizeof *z->sorted);
-    size_t at_indices = carve(&size, m * sizeof *z->indices);
-    char *block = block_take(size);
-    if (block == NULL)
-        return false;
-    z->block = block;
     z->topo.vertex_count = vertex_count;
-    z->topo.remap = (uint32_t *)(block + at_remap);
-    z->topo.wedge = (uint32_t *)(block + at_wedge);
-    z->topo.loop = (uint32_t *)(block + at_loop);
-    z->topo.kind = (uint8_t *)(block + at_kind);
-    z->topo.adjacency_first = (uint32_t *)(block + at_first);
-    z->topo.adjacency = (simplify_corner *)(block + at_adjacency);
-    z->setup = block + at_setup;
-    z->positions = (float *)(block + at_positions);
-    z->quadrics = (quadric *)(block + at_quadrics);
-    z->collapse = (uint32_t *)(block + at_collapse);
-    z->touched = (uint32_t *)(block + at_touched);
-    z->changed = (uint32_t *)(block + at_changed);
-    z->ranked = (candidate *)(block + at_ranked);
-    z->candidates = (candidate *)(block + at_candidates);
-    z->sorted = (candidate *)(block + at_sorted);
-    z->indices = (uint32_t *)(block + at_indices);
-    memset(z->quadrics, 0, n * sizeof *z->quadrics);
-    memset(z->touched, 0, n * sizeof *z->touched);
-    memset(z->changed, 0, n * sizeof *z->changed);
-    return true;
+    z->topo.remap = malloc(n * sizeof *z->topo.remap);
+    z->topo.wedge = malloc(n * sizeof *z->topo.wedge);
+    z->topo.loop = malloc(n * sizeof *z->topo.loop);
+    z->topo.kind = malloc(n);
+    z->topo.adjacency_first = malloc((n + 1) * sizeof *z->topo.adjacency_first);
+    z->topo.adjacency = malloc(m * sizeof *z->topo.adjacency);
+    z->positions = malloc(3 * n * sizeof *z->positions);
+    z->quadrics = calloc(n, sizeof *z->quadrics);
+    z->collapse = malloc(n * sizeof *z->collapse);
+    z->touched = calloc(n, sizeof *z->touched);
+    z->changed = calloc(n, sizeof *z->changed);
+    z->ranked = malloc(m * sizeof *z->ranked);
+    z->candidates = malloc(m * sizeof *z->candidates);
+    z->sorted = malloc(m * sizeof *z->sorted);
+    if (z->topo.remap && z->topo.wedge && z->topo.loop && z->topo.kind && z->topo.adjacency_first &&
+        z->topo.adjacency && z->positions && z->quadrics && z->collapse && z->touched &&
+        z->changed && z->ranked && z->candidates && z->sorted)
+        return true;
+    simplifier_free(z);
+    return false;
 }
 
 /* Positions minus the lower corner, over the largest extent (as
@@ -638,7 +555,8 @@ static size_t apply_collapses(simplifier *z, uint32_t *indices, size_t index_cou
 /* One call's state kept between levels: continuing from a level keeps its
  * quadrics, so the next level's errors count from the original surface. */
 struct simplify_session {
-    simplifier z; /* z.indices: the current level */
+    simplifier z;
+    uint32_t *indices; /* the current level */
     size_t count;
     uint32_t pass;          /* passes so far (touched stamps) */
     bool adjacency_current; /* z.topo's adjacency is of `indices` */
@@ -664,7 +582,7 @@ bool simplify_session_loops_avoid_manifold(const simplify_session *session) {
 
 static void run_passes(simplify_session *session, size_t target, float error_limit) {
     simplifier *z = &session->z;
-    uint32_t *indices = z->indices;
+    uint32_t *indices = session->indices;
     while (session->count > target) {
         uint32_t pass = ++session->pass;
         size_t count = session->count;
@@ -697,21 +615,26 @@ simplify_session *simplify_begin(const uint32_t *indices, size_t index_count,
     simplify_session *session = calloc(1, sizeof *session);
     if (session == NULL)
         return NULL;
-    if (!simplifier_alloc(&session->z, vertex_count, index_count)) {
+    session->indices = malloc((index_count ? index_count : 1) * sizeof *session->indices);
+    if (session->indices == NULL || !simplifier_alloc(&session->z, vertex_count, index_count)) {
+        free(session->indices);
         free(session);
         return NULL;
     }
     simplifier *z = &session->z;
-    simplify_weld(&z->topo, indices, index_count, positions, z->setup);
-    memcpy(z->indices, indices, index_count * sizeof *indices);
+    if (!simplify_weld(&z->topo, indices, index_count, positions)) {
+        simplify_end(session);
+        return NULL;
+    }
+    memcpy(session->indices, indices, index_count * sizeof *indices);
     session->count = index_count;
     scale_positions(z->positions, positions, vertex_count);
     z->prefetch = vertex_count * sizeof *z->quadrics > PREFETCH_MIN_BYTES;
     /* The open edges reuse the candidates' room, unused until the first pass. */
     uint8_t *open = (uint8_t *)z->candidates;
-    simplify_adjacency_build(&z->topo, z->indices, index_count);
-    simplify_classify(&z->topo, z->indices, index_count, lock_border, open, z->setup);
-    fill_quadrics(z, z->indices, index_count, open);
+    simplify_adjacency_build(&z->topo, session->indices, index_count);
+    simplify_classify(&z->topo, session->indices, index_count, lock_border, open);
+    fill_quadrics(z, session->indices, index_count, open);
     mark_all_stale(z, index_count);
     session->adjacency_current = true;
     return session;
@@ -720,7 +643,7 @@ simplify_session *simplify_begin(const uint32_t *indices, size_t index_count,
 size_t simplify_continue(simplify_session *session, size_t target_index_count, float target_error,
                          uint32_t *dest, float *result_error) {
     run_passes(session, target_index_count / 3 * 3, target_error * target_error);
-    memcpy(dest, session->z.indices, session->count * sizeof *dest);
+    memcpy(dest, session->indices, session->count * sizeof *dest);
     *result_error = sqrtf(session->max_error);
     return session->count;
 }
@@ -729,6 +652,7 @@ void simplify_end(simplify_session *session) {
     if (session == NULL)
         return;
     simplifier_free(&session->z);
+    free(session->indices);
     free(session);
 }
 

@@ -39,20 +39,16 @@ typedef struct simplify_state {
 } simplify_state;
 
 /* remap and wedge from positions bit for bit, over the vertices `indices`
- * use (others stay alone); `scratch`: simplify_weld_scratch bytes, aligned
- * for uint32_t (the caller's: a session's memory is one block). */
-size_t simplify_weld_scratch(size_t vertex_count, size_t index_count);
-void simplify_weld(simplify_state *s, const uint32_t *indices, size_t index_count,
-                   const float *positions, void *scratch);
+ * use (others stay alone). False when out of memory. */
+bool simplify_weld(simplify_state *s, const uint32_t *indices, size_t index_count,
+                   const float *positions);
 /* The triangles around each vertex of `indices`. */
 void simplify_adjacency_build(simplify_state *s, const uint32_t *indices, size_t index_count);
 /* kind and loop from the adjacency (built for `indices`), and per index
  * whether the edge from it to the next corner is unpaired (open[i]);
- * `lock_border` makes borders locked. `scratch`: simplify_classify_scratch
- * bytes, aligned for uint32_t. */
-size_t simplify_classify_scratch(size_t vertex_count);
+ * `lock_border` makes borders locked. Out of memory locks everything. */
 void simplify_classify(simplify_state *s, const uint32_t *indices, size_t index_count,
-                       bool lock_border, uint8_t *open, void *scratch);
+                       bool lock_border, uint8_t *open);
 /* loop after a pass's collapses (collapse: per vertex, where it went). */
 void simplify_loops_remap(simplify_state *s, const uint32_t *collapse);
 

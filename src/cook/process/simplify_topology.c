@@ -11,6 +11,7 @@
  * caller locks them (a chunk's border, shared with its neighbours). These
  * are the classes meshoptimizer's simplifier uses, so the two keep the same
  * topology. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "cook/process/simplify_internal.h"
@@ -34,24 +35,19 @@ static bool same_position(const float *a, const float *b) {
     return x[0] == y[0] && x[1] == y[1] && x[2] == y[2];
 }
 
-/* The weld's hash table: a power of two over twice the corners. */
-static size_t weld_slots(size_t index_count) {
+bool simplify_weld(simplify_state *s, const uint32_t *indices, size_t index_count,
+                   const float *positions) {
+    size_t n = s->vertex_count;
+    bool *used = calloc(n ? n : 1, sizeof *used);
     size_t slots = 1;
     while (slots < 2 * index_count + 2)
         slots *= 2;
-    return slots;
-}
-
-size_t simplify_weld_scratch(size_t vertex_count, size_t index_count) {
-    return weld_slots(index_count) * sizeof(uint32_t) + vertex_count * sizeof(bool);
-}
-
-void simplify_weld(simplify_state *s, const uint32_t *indices, size_t index_count,
-                   const float *positions, void *scratch) {
-    size_t n = s->vertex_count, slots = weld_slots(index_count);
-    uint32_t *table = scratch;
-    bool *used = (bool *)(table + slots);
-    memset(used, 0, n * sizeof *used);
+    uint32_t *table = malloc(slots * sizeof *table);
+    if (used == NULL || table == NULL) {
+        free(used);
+        free(table);
+        return false;
+    }
     for (size_t i = 0; i < index_count; i++)
         used[indices[i]] = true;
     memset(table, 0xff, slots * sizeof *table);
@@ -74,6 +70,9 @@ void simplify_weld(simplify_state *s, const uint32_t *indices, size_t index_coun
         s->wedge[v] = s->wedge[first];
         s->wedge[first] = (uint32_t)v;
     }
+    free(used);
+    free(table);
+    return true;
 }
 
 void simplify_adjacency_build(simplify_state *s, const uint32_t *indices, size_t index_count) {
@@ -107,17 +106,21 @@ static bool has_edge(const simplify_state *s, uint32_t from, uint32_t to) {
     return false;
 }
 
-size_t simplify_classify_scratch(size_t vertex_count) {
-    return vertex_count * (sizeof(uint32_t) + 2);
-}
-
 void simplify_classify(simplify_state *s, const uint32_t *indices, size_t index_count,
-                       bool lock_border, uint8_t *open, void *scratch) {
+                       bool lock_border, uint8_t *open) {
     size_t n = s->vertex_count;
     /* Unpaired edges per vertex: out (the loop's next vertex) and in. */
-    uint32_t *loop_in = scratch;
-    uint8_t *open_out = (uint8_t *)(loop_in + n), *open_in = open_out + n;
-    memset(open_out, 0, 2 * n);
+    uint8_t *open_out = calloc(n ? n : 1, 1), *open_in = calloc(n ? n : 1, 1);
+    uint32_t *loop_in = malloc((n ? n : 1) * sizeof *loop_in);
+    if (open_out == NULL || open_in == NULL || loop_in == NULL) {
+        /* Without the counts every position is locked: nothing collapses. */
+        memset(s->kind, SIMPLIFY_LOCKED, n);
+        memset(open, 0, index_count);
+        free(open_out);
+        free(open_in);
+        free(loop_in);
+        return;
+    }
     for (size_t v = 0; v < n; v++)
         s->loop[v] = loop_in[v] = UINT32_MAX;
     for (size_t t = 0; t + 2 < index_count; t += 3) {
@@ -147,6 +150,9 @@ void simplify_classify(simplify_state *s, const uint32_t *indices, size_t index_
             kind = SIMPLIFY_SEAM; /* two wedges whose sides run between the same positions */
         s->kind[v] = (uint8_t)kind;
     }
+    free(open_out);
+    free(open_in);
+    free(loop_in);
 }
 
 void simplify_loops_remap(simplify_state *s, const uint32_t *collapse) {
