@@ -39,8 +39,13 @@ bool simplify_weld(simplify_state *s, const uint32_t *indices, size_t index_coun
                    const float *positions) {
     size_t n = s->vertex_count;
     bool *used = calloc(n ? n : 1, sizeof *used);
+    /* At most one entry per vertex used (and no more of those than corners):
+     * a table sized by the corners alone was 256 KB on spot, most of the
+     * weld's page faults in a fresh heap. The size changes only the probes,
+     * not which vertex is first at a position. */
+    size_t entries = n < index_count ? n : index_count;
     size_t slots = 1;
-    while (slots < 2 * index_count + 2)
+    while (slots < 2 * entries + 2)
         slots *= 2;
     uint32_t *table = malloc(slots * sizeof *table);
     if (used == NULL || table == NULL) {
