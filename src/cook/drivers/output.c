@@ -17,31 +17,33 @@ bool driver_output_begin(cook_context *ctx, cook_stage stage, const char *suffix
     return in_budget && out->relative != NULL;
 }
 
+/* Emits `file` (its bytes or its producer set by the caller) as the
+ * driver's output: the fields both forms share are filled here. */
+static bool emit_file(const cook_request *request, cook_context *ctx, const driver_output *out,
+                      kiln_asset_kind kind, const char *ref, write_output *file,
+                      cook_asset_result *result) {
+    file->relative = out->relative;
+    file->name = ctx->source_path;
+    file->kind = kind;
+    file->ref = ref;
+    file->color_space = KILN_COLOR_SPACE_NONE;
+    return write_emit(ctx, request->output_root, request->verify, file, result);
+}
+
 bool driver_output_emit(const cook_request *request, cook_context *ctx, const driver_output *out,
                         kiln_asset_kind kind, const char *ref, const bytebuf *bytes,
                         cook_asset_result *result) {
-    write_output file = {.relative = out->relative,
-                         .name = ctx->source_path,
-                         .kind = kind,
-                         .bytes = bytes,
-                         .ref = ref,
-                         .color_space = KILN_COLOR_SPACE_NONE};
-    return write_emit(ctx, request->output_root, request->verify, &file, result);
+    write_output file = {.bytes = bytes};
+    return emit_file(request, ctx, out, kind, ref, &file, result);
 }
 
 bool driver_output_emit_produced(const cook_request *request, cook_context *ctx,
                                  const driver_output *out, kiln_asset_kind kind, const char *ref,
                                  write_producer produce, void *produce_arg, uint64_t produce_size,
                                  cook_asset_result *result) {
-    write_output file = {.relative = out->relative,
-                         .name = ctx->source_path,
-                         .kind = kind,
-                         .ref = ref,
-                         .color_space = KILN_COLOR_SPACE_NONE,
-                         .produce = produce,
-                         .produce_arg = produce_arg,
-                         .produce_size = produce_size};
-    return write_emit(ctx, request->output_root, request->verify, &file, result);
+    write_output file = {
+        .produce = produce, .produce_arg = produce_arg, .produce_size = produce_size};
+    return emit_file(request, ctx, out, kind, ref, &file, result);
 }
 
 bool driver_output_end(driver_output *out, cook_asset_result *result, bool ok) {
