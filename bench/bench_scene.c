@@ -3,7 +3,8 @@
  * its nodes move: libkiln's dirty-subtree update against recomputing every
  * node.
  *
- *   bench_scene [--nodes N] [--percent P] [--seed S]      (default 100000, 1, 1)
+ *   bench_scene [--nodes N] [--percent P] [--seed S] [--one-by-one]
+ *                                                  (default 100000, 1, 1)
  *
  * Each scene shape is built as IR, written as a .kscene by the cooker's writer
  * and opened with the runtime (kiln_scene_view_get, kiln_scene_instance_init),
@@ -11,8 +12,10 @@
  * (uniformly, fixed seed, a new set every frame), a new local transform, then
  * brings the world matrices up to date:
  *
- *   dirty   kiln_scene_set_local per changed node + kiln_scene_update: only
- *           the changed nodes and their subtrees are recomputed, each subtree once
+ *   dirty   one kiln_scene_set_locals for the frame's changed nodes (with
+ *           --one-by-one, kiln_scene_set_local per changed node) +
+ *           kiln_scene_update: only the changed nodes and their subtrees are
+ *           recomputed, each subtree once
  *   full    the same local transforms written through kiln_scene_local + one
  *           kiln_scene_update_all: every node recomputed, in one forward pass
  *           (what an engine without dirty tracking does every frame)
@@ -52,6 +55,7 @@
 #define BUDGET 3.0 /* seconds of wall time per case */
 
 static volatile float sink;
+static bool one_by_one; /* --one-by-one: kiln_scene_set_local per changed node */
 
 /* A small xorshift generator: the same scene and changes on every machine. */
 static uint64_t rng_state;
@@ -175,8 +179,12 @@ static void dirty_frame(void *arg) {
     frame_set *f = arg;
     const uint32_t *nodes;
     const kiln_scene_transform *locals;
-    for (uint32_t k = 0, count = next_frame(f, &nodes, &locals); k < count; k++)
-        kiln_scene_set_local(f->instance, nodes[k], &locals[k], NULL);
+    uint32_t count = next_frame(f, &nodes, &locals);
+    if (one_by_one)
+        for (uint32_t k = 0; k < count; k++)
+            kiln_scene_set_local(f->instance, nodes[k], &locals[k], NULL);
+    else
+        kiln_scene_set_locals(f->instance, nodes, locals, count, NULL);
     f->recomputed += kiln_scene_update(f->instance);
     f->frames++;
     sink = f->instance->world[0];
@@ -375,16 +383,19 @@ int main(int argc, char **argv) {
             percent = strtod(argv[++i], NULL);
         else if (strcmp(argv[i], "--seed") == 0 && i + 1 < argc)
             seed = strtoull(argv[++i], NULL, 10);
+        else if (strcmp(argv[i], "--one-by-one") == 0)
+            one_by_one = true;
         else
-            bench_die("usage: %s [--nodes N] [--percent P] [--seed S]", argv[0]);
+            bench_die("usage: %s [--nodes N] [--percent P] [--seed S] [--one-by-one]", argv[0]);
     }
     if (n < 200 || !(percent > 0.0 && percent <= 100.0))
         bench_die("--nodes must be at least 200 and --percent in (0, 100]");
     measure_clock_cost();
     printf("scene update: %u nodes, %.3g%% of them changed per frame (new random sets, %u "
-           "frames cycled); medians per frame, CPU time of this thread (less %.2f us of clock "
-           "reads) and wall time\n",
-           n, percent, FRAMES, clock_cost * 1e6);
+           "frames cycled, set by %s); medians per frame, CPU time of this thread (less %.2f us "
+           "of clock reads) and wall time\n",
+           n, percent, FRAMES, one_by_one ? "kiln_scene_set_local" : "kiln_scene_set_locals",
+           clock_cost * 1e6);
     printf("%-7s %8s %6s %7s %10s %10s %10s %10s %10s %10s %8s %8s %10s %10s %8s %10s %8s\n",
            "shape", "nodes", "levels", "changed", "stale med", "stale avg", "dirty cpu", "full cpu",
            "dirty wall", "full wall", "cpu x", "wall x", "dirty avg", "floor", "/ floor", "writes",

@@ -950,6 +950,71 @@ static void local_accessor_and_whole_pose(void **state) {
     instance_case_close(&c);
 }
 
+/* kiln_scene_set_locals against kiln_scene_set_local a node on a second
+ * instance and the independent recompute: batches of 0, 1, 17 (one more than
+ * it requests ahead) and 400 nodes, with nodes given twice (the last
+ * transform kept), the first and the last node; a batch with a node out of
+ * range or no arrays refused whole. */
+static void batch_of_changes_equals_one_call_a_node(void **state) {
+    (void)state;
+    instance_case c;
+    const kiln_scene_view *v = instance_case_open(&c, 2000, 41);
+    uint32_t n = v->node_count;
+    held_instance batch, single;
+    instance_open(&batch, v);
+    instance_open(&single, v);
+    kiln_error err;
+    enum { MOST = 400 };
+    uint32_t nodes[MOST];
+    kiln_scene_transform locals[MOST];
+    uint8_t *marked = malloc(n);
+    assert_non_null(marked);
+    const uint32_t sizes[4] = {0, 1, 17, MOST};
+    uint32_t state_bits = 12345;
+    for (uint32_t s = 0; s < 4; s++) {
+        uint32_t count = sizes[s];
+        memset(marked, 0, n);
+        for (uint32_t k = 0; k < count; k++) {
+            state_bits = state_bits * 1664525u + 1013904223u;
+            nodes[k] = k == 0 ? n - 1 : k == 1 ? 0 : k % 5 == 0 ? nodes[k - 3] : state_bits % n;
+            locals[k] = moved(c.locals[nodes[k]], k + s);
+            c.locals[nodes[k]] = locals[k]; /* in order: the last one given stays */
+            marked[nodes[k]] = 1;
+            assert_int_equal(kiln_scene_set_local(&single.instance, nodes[k], &locals[k], &err),
+                             KILN_OK);
+        }
+        assert_int_equal(kiln_scene_set_locals(&batch.instance, nodes, locals, count, &err),
+                         KILN_OK);
+        uint32_t stale = count_subtrees(v, marked);
+        assert_int_equal(kiln_scene_update(&batch.instance), stale);
+        assert_int_equal(kiln_scene_update(&single.instance), stale);
+        expect_recomputed(&c, &batch.instance);
+        assert_memory_equal(batch.instance.world, single.instance.world,
+                            (size_t)n * 16 * sizeof(float));
+    }
+
+    /* Refused whole: the node out of range is the batch's last. */
+    nodes[0] = 3;
+    nodes[1] = n;
+    locals[0] = locals[1] = moved(c.locals[3], 9);
+    assert_int_equal(kiln_scene_set_locals(&batch.instance, nodes, locals, 2, &err),
+                     KILN_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(err.message, "kiln_scene_set_locals: nodes[1] = 2000 of 2000"));
+    assert_int_equal(kiln_scene_set_locals(&batch.instance, NULL, locals, 1, &err),
+                     KILN_ERR_INVALID_ARGUMENT);
+    assert_int_equal(kiln_scene_set_locals(&batch.instance, nodes, NULL, 1, &err),
+                     KILN_ERR_INVALID_ARGUMENT);
+    assert_int_equal(kiln_scene_set_locals(NULL, nodes, locals, 1, &err),
+                     KILN_ERR_INVALID_ARGUMENT);
+    assert_int_equal(kiln_scene_set_locals(&batch.instance, NULL, NULL, 0, &err), KILN_OK);
+    assert_int_equal(kiln_scene_update(&batch.instance), 0);
+    expect_recomputed(&c, &batch.instance);
+    free(marked);
+    instance_close(&batch);
+    instance_close(&single);
+    instance_case_close(&c);
+}
+
 /* Memory exactly kiln_scene_instance_size bytes long at each 16-byte
  * alignment (the sanitizer catches a byte beyond it): the matrices 64-byte
  * aligned, no node's local transform across two cache lines, and changes to
@@ -1212,6 +1277,7 @@ int main(void) {
         cmocka_unit_test(update_matches_independent_recompute),
         cmocka_unit_test(update_edge_cases_match_independent_recompute),
         cmocka_unit_test(local_accessor_and_whole_pose),
+        cmocka_unit_test(batch_of_changes_equals_one_call_a_node),
         cmocka_unit_test(instance_fits_at_every_alignment),
         cmocka_unit_test(instance_refuses_bad_memory),
         cmocka_unit_test(assimp_node_graph_becomes_a_scene),
