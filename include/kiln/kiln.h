@@ -565,7 +565,7 @@ kiln_result kiln_scene_set_local(kiln_scene_instance *instance, uint32_t node,
 /* kiln_scene_set_local for nodes[k] and locals[k], k < count, in that order
  * (a node given twice keeps its last transform), each node's memory requested
  * a few nodes ahead: a batch of changes scattered over a large scene costs
- * about 30 % less here than one call a node. KILN_ERR_INVALID_ARGUMENT, and
+ * about a quarter less here than one call a node. KILN_ERR_INVALID_ARGUMENT, and
  * nothing changed, when a node is out of range. */
 kiln_result kiln_scene_set_locals(kiln_scene_instance *instance, const uint32_t *nodes,
                                   const kiln_scene_transform *locals, uint32_t count,
