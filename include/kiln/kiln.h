@@ -545,9 +545,7 @@ size_t kiln_scene_instance_size(const kiln_scene_view *view);
 
 /* Sets `instance` up in `memory` (16-byte aligned, at least
  * kiln_scene_instance_size bytes): local transforms = the rest pose, every
- * world matrix computed. On Linux the whole 2 MiB pages inside the node
- * arrays are advised for transparent huge pages (madvise MADV_HUGEPAGE, a
- * hint: fewer TLB misses when scattered nodes change). */
+ * world matrix computed. */
 kiln_result kiln_scene_instance_init(kiln_scene_instance *instance, const kiln_scene_view *view,
                                      void *memory, size_t size, kiln_error *err);
 

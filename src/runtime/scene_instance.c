@@ -19,7 +19,6 @@
  * which engines copy to the GPU whole. */
 #include <inttypes.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include "common/checked.h"
 #include "kiln/kiln.h"
@@ -210,27 +209,6 @@ static bool layout_of(uint32_t nodes, instance_layout *l) {
     return true;
 }
 
-/* Asks the kernel to back the 2 MiB-aligned stretch of begin .. end with
- * transparent huge pages (Linux with THP in "madvise" mode; elsewhere or
- * when refused nothing changes). A changed node scattered over a large scene
- * costs a TLB miss besides its cache misses, a walk of nested page tables in
- * a virtual machine: 0.5-3 % of a dirty update of 100,000 nodes, under 1 %
- * of the full pass (BENCHMARKS.md 11). The caller's block is seldom 2 MiB
- * aligned, so its ends stay in small pages. Advised before the first write,
- * so the pages are faulted in huge. */
-static void advise_huge_pages(const void *begin, const void *end) {
-#if defined(MADV_HUGEPAGE)
-    const uintptr_t huge = (uintptr_t)2 << 20;
-    uintptr_t from = ((uintptr_t)begin + huge - 1) & ~(huge - 1);
-    uintptr_t to = (uintptr_t)end & ~(huge - 1);
-    if (to > from)
-        (void)madvise((void *)from, to - from, MADV_HUGEPAGE); /* a hint */
-#else
-    (void)begin;
-    (void)end;
-#endif
-}
-
 static void clear_changes(kiln_scene_instance *instance) {
     instance->first_changed_ = NO_CHANGE;
     instance->last_changed_ = 0;
@@ -272,7 +250,6 @@ kiln_result kiln_scene_instance_init(kiln_scene_instance *instance, const kiln_s
     instance->records_ = (node_record *)(void *)(base + l.records);
     instance->changed_ = (uint64_t *)(void *)(base + l.changed);
     instance->changed_list_ = (uint32_t *)(void *)(base + l.list);
-    advise_huge_pages(instance->world, instance->records_ + view->node_count);
     memset(instance->changed_, 0, (size_t)change_words(view->node_count) * sizeof(uint64_t));
     clear_changes(instance);
     for (uint32_t node = 0; node < view->node_count; node++)
