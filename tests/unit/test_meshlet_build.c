@@ -573,6 +573,256 @@ static void a_known_span_gives_the_same_meshlets(void **state) {
     free(positions);
 }
 
+/* ---------------------------------------------------------------------------
+ * The builder against a plainly written one
+ * ------------------------------------------------------------------------- */
+
+/* The rules of meshlet_build.c written out with no bookkeeping: at every
+ * step every unused triangle is looked at, its rank worked out from its
+ * corners (0 no new vertex, 1 holding a vertex's last unused triangle, else
+ * new vertices + 1), and the seed is a scan for the nearest centroid. Valid
+ * for meshes where no vertex has more than 64 triangles (the builder's
+ * per-vertex cap) and no two centroids are equally near a meshlet's centre
+ * (the builder's tree breaks such ties its own way). Float arithmetic in
+ * the builder's order, so scores compare bit for bit. */
+typedef struct plain_builder {
+    const uint32_t *indices;
+    size_t triangle_count;
+    float (*centre)[3], (*normal)[3];
+    uint32_t *live; /* per vertex, unused triangle corners */
+    uint8_t *used;  /* per triangle */
+    int32_t *local; /* per vertex, its index in the meshlet or -1 */
+    float sum[3], normal_sum[3], at[3], axis[3];
+    float cone_weight, distance_scale;
+} plain_builder;
+
+static uint32_t plain_outside(const plain_builder *p, size_t t) {
+    uint32_t extra = 0;
+    for (int k = 0; k < 3; k++)
+        extra += p->local[p->indices[3 * t + (size_t)k]] < 0;
+    return extra;
+}
+
+static uint32_t plain_rank(const plain_builder *p, size_t t) {
+    uint32_t extra = plain_outside(p, t);
+    if (extra == 0)
+        return 0;
+    for (int k = 0; k < 3; k++)
+        if (p->live[p->indices[3 * t + (size_t)k]] == 1)
+            return 1;
+    return extra + 1;
+}
+
+static float plain_score(const plain_builder *p, size_t t) {
+    float dx = p->centre[t][0] - p->at[0], dy = p->centre[t][1] - p->at[1],
+          dz = p->centre[t][2] - p->at[2];
+    float cone = 1.0f - (p->normal[t][0] * p->axis[0] + p->normal[t][1] * p->axis[1] +
+                         p->normal[t][2] * p->axis[2]);
+    return (1.0f + sqrtf(dx * dx + dy * dy + dz * dz) * p->distance_scale) *
+           (cone < 1e-3f ? 1e-3f : cone);
+}
+
+/* The meshlet's centre and its mean normal scaled to the cone weight. */
+static void plain_centre(plain_builder *p, uint32_t triangles) {
+    float length2 = 0.0f;
+    for (int k = 0; k < 3; k++) {
+        p->at[k] = triangles > 0 ? p->sum[k] / (float)triangles : 0.0f;
+        length2 += p->normal_sum[k] * p->normal_sum[k];
+    }
+    float scale = length2 > 0.0f ? p->cone_weight / sqrtf(length2) : 0.0f;
+    for (int k = 0; k < 3; k++)
+        p->axis[k] = p->normal_sum[k] * scale;
+}
+
+static built plain_build(const uint32_t *indices, size_t index_count, const float *positions,
+                         size_t vertex_count, size_t max_vertices, size_t max_triangles,
+                         float cone_weight) {
+    size_t triangles = index_count / 3;
+    plain_builder p = {.indices = indices, .triangle_count = triangles, .cone_weight = cone_weight};
+    p.centre = malloc(triangles * sizeof *p.centre);
+    p.normal = malloc(triangles * sizeof *p.normal);
+    p.live = calloc(vertex_count, sizeof *p.live);
+    p.used = calloc(triangles, 1);
+    p.local = malloc(vertex_count * sizeof *p.local);
+    built out = {malloc(triangles * sizeof *out.meshlets), 0,
+                 malloc(index_count * sizeof *out.vertices), malloc(index_count)};
+    assert_true(p.centre && p.normal && p.live && p.used && p.local && out.meshlets &&
+                out.vertices && out.triangles);
+    double area2 = 0.0;
+    for (size_t t = 0; t < triangles; t++) {
+        const float *c[3];
+        for (int k = 0; k < 3; k++) {
+            c[k] = positions + 3 * (size_t)indices[3 * t + (size_t)k];
+            p.live[indices[3 * t + (size_t)k]]++;
+        }
+        float e1[3], e2[3];
+        for (int k = 0; k < 3; k++) {
+            e1[k] = c[1][k] - c[0][k];
+            e2[k] = c[2][k] - c[0][k];
+        }
+        float n[3] = {e1[1] * e2[2] - e1[2] * e2[1], e1[2] * e2[0] - e1[0] * e2[2],
+                      e1[0] * e2[1] - e1[1] * e2[0]};
+        float length = sqrtf(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+        for (int k = 0; k < 3; k++) {
+            p.centre[t][k] = (c[0][k] + c[1][k] + c[2][k]) / 3.0f;
+            p.normal[t][k] = n[k] * (length > 0.0f ? 1.0f / length : 0.0f);
+        }
+        area2 += length;
+    }
+    double radius = sqrt(area2 / (double)triangles * 0.5 * (double)max_triangles) * 0.5;
+    p.distance_scale = radius > 0.0 ? (float)((1.0 - cone_weight) / radius) : 0.0f;
+    for (size_t v = 0; v < vertex_count; v++)
+        p.local[v] = -1;
+    meshlet_span current = {0, 0, 0, 0};
+    for (size_t done = 0; done < triangles; done++) {
+        /* The best candidate: least rank, then least score, then number. */
+        size_t best = SIZE_MAX, in_rank = 0;
+        uint32_t best_rank = UINT32_MAX;
+        float best_score = INFINITY;
+        for (size_t t = 0; t < triangles; t++) {
+            if (p.used[t] || plain_outside(&p, t) == 3)
+                continue; /* not a candidate: no corner in the meshlet */
+            uint32_t rank = plain_rank(&p, t);
+            float score = plain_score(&p, t);
+            if (rank < best_rank) {
+                best_rank = rank;
+                in_rank = 0;
+            }
+            if (rank == best_rank) {
+                in_rank++;
+                if (best == SIZE_MAX || plain_rank(&p, best) > rank || score < best_score) {
+                    best = t;
+                    best_score = score;
+                }
+            }
+        }
+        if (best != SIZE_MAX && (current.vertex_count + best_rank > max_vertices ||
+                                 current.triangle_count >= max_triangles)) {
+            /* It does not fit: the next meshlet starts from the candidate
+             * of that rank whose vertices have fewest unused triangles. */
+            uint64_t best_live = UINT64_MAX;
+            for (size_t t = 0; t < triangles; t++) {
+                if (p.used[t] || plain_outside(&p, t) == 3 || plain_rank(&p, t) != best_rank)
+                    continue;
+                const uint32_t *tri = indices + 3 * t;
+                uint64_t live = (uint64_t)p.live[tri[0]] + p.live[tri[1]] + p.live[tri[2]];
+                if (live < best_live) {
+                    best_live = live;
+                    best = t;
+                }
+            }
+        }
+        if (best == SIZE_MAX) { /* no candidate: the nearest unused centroid */
+            float nearest = INFINITY;
+            for (size_t t = 0; t < triangles; t++) {
+                float d[3] = {p.centre[t][0] - p.at[0], p.centre[t][1] - p.at[1],
+                              p.centre[t][2] - p.at[2]};
+                float d2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
+                if (!p.used[t] && d2 < nearest) {
+                    nearest = d2;
+                    best = t;
+                }
+            }
+        }
+        const uint32_t *tri = indices + 3 * best;
+        if (current.vertex_count + plain_outside(&p, best) > max_vertices ||
+            current.triangle_count >= max_triangles) {
+            out.meshlets[out.count++] = current;
+            for (uint32_t i = 0; i < current.vertex_count; i++)
+                p.local[out.vertices[current.vertex_offset + i]] = -1;
+            current = (meshlet_span){current.vertex_offset + current.vertex_count,
+                                     current.triangle_offset + current.triangle_count, 0, 0};
+            memset(p.sum, 0, sizeof p.sum);
+            memset(p.normal_sum, 0, sizeof p.normal_sum);
+        }
+        p.used[best] = 1;
+        for (int k = 0; k < 3; k++) {
+            p.live[tri[k]]--;
+            p.sum[k] += p.centre[best][k];
+            p.normal_sum[k] += p.normal[best][k];
+        }
+        current.triangle_count++;
+        plain_centre(&p, current.triangle_count);
+        for (int k = 0; k < 3; k++)
+            if (p.local[tri[k]] < 0) {
+                p.local[tri[k]] = (int32_t)current.vertex_count;
+                out.vertices[current.vertex_offset + current.vertex_count++] = tri[k];
+            }
+        for (int k = 0; k < 3; k++)
+            out.triangles[3 * ((size_t)current.triangle_offset + current.triangle_count - 1) +
+                          (size_t)k] = (uint8_t)p.local[tri[k]];
+    }
+    if (current.triangle_count > 0)
+        out.meshlets[out.count++] = current;
+    free(p.centre);
+    free(p.normal);
+    free(p.live);
+    free(p.used);
+    free(p.local);
+    return out;
+}
+
+static void assert_as_the_plain_builder(const uint32_t *indices, size_t index_count,
+                                        const float *positions, size_t vertex_count,
+                                        size_t max_vertices, size_t max_triangles) {
+    built expected = plain_build(indices, index_count, positions, vertex_count, max_vertices,
+                                 max_triangles, 0.25f);
+    for (int sorted = 0; sorted < 2; sorted++) {
+        use_sorted = sorted;
+        built got =
+            check_build(indices, index_count, positions, vertex_count, max_vertices, max_triangles);
+        assert_int_equal(got.count, expected.count);
+        assert_memory_equal(got.meshlets, expected.meshlets, got.count * sizeof *got.meshlets);
+        const meshlet_span *last = &got.meshlets[got.count - 1];
+        assert_memory_equal(got.vertices, expected.vertices,
+                            (last->vertex_offset + last->vertex_count) * sizeof *got.vertices);
+        assert_memory_equal(got.triangles, expected.triangles, index_count);
+        free_built(&got);
+    }
+    use_sorted = false;
+    free_built(&expected);
+}
+
+/* The builder's candidate lists, ranks and counts kept up to date step by
+ * step give what looking at everything at every step gives: on a bumpy
+ * grid whose points are moved off the lattice (no equal distances), at the
+ * default limits and at small ones that close meshlets on either limit and
+ * make candidates not fit; and on nearby random triangles with repeated
+ * corners (two corners one vertex) and vertices of one triangle. */
+static void the_meshlets_are_the_plainly_written_ones(void **state) {
+    (void)state;
+    uint32_t *indices;
+    float *positions;
+    size_t index_count, vertex_count;
+    make_grid(24, &indices, &index_count, &positions, &vertex_count);
+    uint32_t seed = 7;
+    for (size_t i = 0; i < 3 * vertex_count; i++)
+        positions[i] += (float)(next_random(&seed) % 1000) * (i % 3 == 2 ? 4e-4f : 2e-4f);
+    const size_t limits[][2] = {{64, 124}, {16, 20}, {5, 4}, {3, 1}, {255, 512}};
+    for (size_t l = 0; l < sizeof limits / sizeof limits[0]; l++)
+        assert_as_the_plain_builder(indices, index_count, positions, vertex_count, limits[l][0],
+                                    limits[l][1]);
+    free(indices);
+    free(positions);
+
+    size_t points = 300, triangles = 900;
+    float *scattered = malloc(3 * points * sizeof *scattered);
+    uint32_t *random = malloc(3 * triangles * sizeof *random);
+    assert_non_null(scattered);
+    assert_non_null(random);
+    for (size_t i = 0; i < 3 * points; i++)
+        scattered[i] = (float)(next_random(&seed) % 100000) * 1e-3f;
+    for (size_t t = 0; t < triangles; t++)
+        for (int k = 0; k < 3; k++) /* near the triangle's own number: shared vertices */
+            random[3 * t + (size_t)k] = (uint32_t)((t / 3 + next_random(&seed) % 12) % points);
+    for (size_t t = 0; t < triangles; t += 10)
+        random[3 * t + 1] = random[3 * t]; /* a repeated corner every tenth */
+    assert_as_the_plain_builder(random, 3 * triangles, scattered, points, 64, 124);
+    assert_as_the_plain_builder(random, 3 * triangles, scattered, points, 10, 16);
+    free(scattered);
+    free(random);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(every_triangle_once_within_limits_on_a_grid),
@@ -587,6 +837,7 @@ int main(void) {
         cmocka_unit_test(equal_points_give_the_first_unused_one),
         cmocka_unit_test(equal_scores_go_to_the_lower_triangle),
         cmocka_unit_test(a_known_span_gives_the_same_meshlets),
+        cmocka_unit_test(the_meshlets_are_the_plainly_written_ones),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
