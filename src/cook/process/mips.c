@@ -29,7 +29,11 @@
  * level's rows from them), so a big texture's largest working copy is the
  * second level filtered (a quarter of the first's texels). Rows are
  * independent, so a level's rows run on options->threads threads
- * (parallel_for) with the same bytes for any thread count.
+ * (parallel_for) with the same bytes for any thread count. Where the CPU
+ * has them (a run-time check), AVX2 encodes an 8-bit level's rows 8 texels
+ * at a time and AVX-512 halves opaque 8-bit rows 16 at a time, the table
+ * held in registers (mips_simd.c): the same IEEE operations lane by lane, so
+ * the same bytes (mip_options.portable turns them off for tests).
  */
 #include <math.h>
 #include <pthread.h>
@@ -182,7 +186,8 @@ static texel_lanes texel_lane[3];
 static v4f alpha_lane[256];
 static v4f alpha_weight[256];
 static pthread_once_t srgb_tables_once = PTHREAD_ONCE_INIT;
-static bool cpu_has_avx2; /* mips_simd.c's encode runs here */
+static bool cpu_has_avx2;   /* mips_simd.c's encode runs here */
+static bool cpu_has_avx512; /* and its opaque halving */
 
 static float float_of_bits(uint32_t bits) {
     float v;
@@ -197,6 +202,7 @@ static uint8_t srgb_encode_reference(float v) {
 
 static void srgb_tables_init(void) {
     cpu_has_avx2 = mips_avx2_available();
+    cpu_has_avx512 = mips_avx512_available();
     for (int i = 0; i < 256; i++) {
         srgb_table[i] = image_srgb_to_linear(i / 255.0f);
         unorm8_value[i] = i / 255.0f;
@@ -432,6 +438,13 @@ static inline v4f quad_average(v4f a, v4f b, v4f c, v4f d) {
     return ((a + b) + (c + d)) * 0.25f;
 }
 
+/* What mips_simd.c's encode needs of the options. */
+static mips_encode8 encode8_of(const mip_options *o) {
+    return (mips_encode8){.mode = o->mode,
+                          .unweight = o->alpha_weighted && o->mode != MIP_MODE_NORMAL,
+                          .srgb_buckets = srgb_bucket};
+}
+
 /* Where make_row's texels come from: one loop each (make_texels inlined
  * with a constant source), so that no texel tests for the others. */
 typedef enum texel_source {
@@ -444,11 +457,11 @@ typedef enum texel_source {
 
 /* Row y's texels (at `row` in the stored level, `work_row` in `work`; row
  * src_y of `src` is the first it halves); each stored at once unless
- * `batched`. */
+ * `batched`; from texel x0 on. */
 static inline __attribute__((always_inline)) void
 make_texels(const level_job *job, const mip_options *o, texel_source from, uint32_t y, size_t row,
-            size_t work_row, size_t src_y, bool batched) {
-    for (uint32_t x = 0; x < job->dw; x++) {
+            size_t work_row, size_t src_y, bool batched, uint32_t x0) {
+    for (uint32_t x = x0; x < job->dw; x++) {
         size_t i = row + x, w = work_row + x;
         size_t base_texel = (size_t)(2 * y) * job->sw + 2 * x; /* in level 0 */
         v4f h;
@@ -511,34 +524,42 @@ static void make_row(void *ctx, uint32_t y) {
             all &= rows[t * 4 + 3];
         from = all == 255 ? FROM_OPAQUE8 : FROM_BASE8;
     }
+    uint32_t stored = 0; /* texels stored already (batched) */
     switch (from) {
     case FROM_WORK:
-        make_texels(job, o, FROM_WORK, y, row, work_row, src_y, batched);
+        make_texels(job, o, FROM_WORK, y, row, work_row, src_y, batched, 0);
         break;
     case FROM_SRC:
-        make_texels(job, o, FROM_SRC, y, row, work_row, src_y, batched);
+        make_texels(job, o, FROM_SRC, y, row, work_row, src_y, batched, 0);
         break;
     case FROM_OPAQUE8:
-        make_texels(job, o, FROM_OPAQUE8, y, row, work_row, src_y, batched);
+        if (batched && cpu_has_avx512) { /* 16 texels at a time, stored too */
+            static const float *const value[3] = {srgb_table, unorm8_value, normal_table};
+            const uint8_t *r0 = job->base.b + (size_t)(2 * y) * job->sw * 4;
+            mips_encode8 e = encode8_of(o);
+            stored = (uint32_t)mips_opaque_halving_avx512(
+                r0, r0 + (size_t)job->sw * 4, value[o->mode - 1], &e, job->work + work_row * 4,
+                job->out8 + row * 4, job->dw);
+        }
+        make_texels(job, o, FROM_OPAQUE8, y, row, work_row, src_y, batched, stored);
         break;
     case FROM_BASE8:
-        make_texels(job, o, FROM_BASE8, y, row, work_row, src_y, batched);
+        make_texels(job, o, FROM_BASE8, y, row, work_row, src_y, batched, 0);
         break;
     case FROM_BASEF:
-        make_texels(job, o, FROM_BASEF, y, row, work_row, src_y, batched);
+        make_texels(job, o, FROM_BASEF, y, row, work_row, src_y, batched, 0);
         break;
     }
     if (batched) /* the row just written, still in cache */
-        mips_encode8_row(job->work + work_row * 4, job->out8 + row * 4, job->dw, o);
+        mips_encode8_row(job->work + (work_row + stored) * 4, job->out8 + (row + stored) * 4,
+                         job->dw - stored, o);
 }
 
 void mips_encode8_row(const float *work, uint8_t *out, size_t count, const mip_options *o) {
     pthread_once(&srgb_tables_once, srgb_tables_init);
     size_t x = 0;
     if (cpu_has_avx2 && !o->portable) {
-        mips_encode8 e = {.mode = o->mode,
-                          .unweight = o->alpha_weighted && o->mode != MIP_MODE_NORMAL,
-                          .srgb_buckets = srgb_bucket};
+        mips_encode8 e = encode8_of(o);
         x = mips_encode8_avx2(work, out, count, &e);
     }
     for (; x < count; x++)
