@@ -517,14 +517,26 @@ static void make_row(void *ctx, uint32_t y) {
                         : job->src != NULL    ? FROM_SRC
                         : job->base.b != NULL ? FROM_BASE8
                                               : FROM_BASEF;
-    if (from == FROM_BASE8) { /* opaque rows skip premultiplying by 1 and the alpha lanes */
+    uint32_t stored = 0; /* texels made and stored already (batched) */
+    if (from == FROM_BASE8 && batched && cpu_has_avx512) {
+        /* Opaque quads from the row's start 16 at a time, until 16 hold a
+         * texel with alpha below 255; the rest as any 8-bit row. An opaque
+         * quad's working texel is the same either way (premultiplying by 1
+         * and adding the alpha lanes change nothing), and no pass over the
+         * row's alpha comes first. */
+        static const float *const value[3] = {srgb_table, unorm8_value, normal_table};
+        const uint8_t *r0 = job->base.b + (size_t)(2 * y) * job->sw * 4;
+        mips_encode8 e = encode8_of(o);
+        stored = (uint32_t)mips_opaque_halving_avx512(
+            r0, r0 + (size_t)job->sw * 4, value[o->mode - 1], &e, job->work + work_row * 4,
+            job->out8 + row * 4, job->dw);
+    } else if (from == FROM_BASE8) { /* opaque rows skip premultiplying by 1 and the alpha lanes */
         const uint8_t *rows = job->base.b + (size_t)(2 * y) * job->sw * 4;
         uint8_t all = 255;
         for (size_t t = 0; t < (size_t)job->sw * 2; t++)
             all &= rows[t * 4 + 3];
         from = all == 255 ? FROM_OPAQUE8 : FROM_BASE8;
     }
-    uint32_t stored = 0; /* texels stored already (batched) */
     switch (from) {
     case FROM_WORK:
         make_texels(job, o, FROM_WORK, y, row, work_row, src_y, batched, 0);
@@ -533,18 +545,10 @@ static void make_row(void *ctx, uint32_t y) {
         make_texels(job, o, FROM_SRC, y, row, work_row, src_y, batched, 0);
         break;
     case FROM_OPAQUE8:
-        if (batched && cpu_has_avx512) { /* 16 texels at a time, stored too */
-            static const float *const value[3] = {srgb_table, unorm8_value, normal_table};
-            const uint8_t *r0 = job->base.b + (size_t)(2 * y) * job->sw * 4;
-            mips_encode8 e = encode8_of(o);
-            stored = (uint32_t)mips_opaque_halving_avx512(
-                r0, r0 + (size_t)job->sw * 4, value[o->mode - 1], &e, job->work + work_row * 4,
-                job->out8 + row * 4, job->dw);
-        }
-        make_texels(job, o, FROM_OPAQUE8, y, row, work_row, src_y, batched, stored);
+        make_texels(job, o, FROM_OPAQUE8, y, row, work_row, src_y, batched, 0);
         break;
     case FROM_BASE8:
-        make_texels(job, o, FROM_BASE8, y, row, work_row, src_y, batched, 0);
+        make_texels(job, o, FROM_BASE8, y, row, work_row, src_y, batched, stored);
         break;
     case FROM_BASEF:
         make_texels(job, o, FROM_BASEF, y, row, work_row, src_y, batched, 0);

@@ -5,8 +5,9 @@
  * texel at a time. Two loops here do the same on many texels at once:
  *   - the 8-bit encode of a row, 8 texels transposed into one vector per
  *     channel, the sRGB encode's bucket word (mips.c) one gather a channel;
- *   - the halving of an opaque 8-bit row pair (level 0 to level 1, most of
- *     a chain's texels), 16 texels per channel vector: the mode's 256
+ *   - the halving of an 8-bit row pair (level 0 to level 1, most of a
+ *     chain's texels) while its quads are opaque, checked as it goes (no
+ *     pass over the alpha first), 16 texels per channel vector: the mode's 256
  *     working values sit in 16 registers, so a byte's value is 8
  *     two-register permutes and 7 blends on its top bits instead of a load,
  *     and the texels are encoded before they are stored back as RGBA.
@@ -200,13 +201,17 @@ AVX512 size_t mips_opaque_halving_avx512(const uint8_t *r0, const uint8_t *r1, c
     for (; done + 16 <= count; done += 16) {
         /* The 32 texels of each row as words, the left and right of each
          * pair apart. */
-        __m512i texel[4];
+        __m512i texel[4], both = _mm512_set1_epi32(-1);
         for (int r = 0; r < 2; r++) {
             const uint8_t *row = (r == 0 ? r0 : r1) + done * 8;
             __m512i lo = _mm512_loadu_si512(row), hi = _mm512_loadu_si512(row + 64);
+            both = _mm512_and_si512(both, _mm512_and_si512(lo, hi));
             texel[2 * r] = _mm512_permutex2var_epi32(lo, even, hi);
             texel[2 * r + 1] = _mm512_permutex2var_epi32(lo, odd, hi);
         }
+        const __m512i alpha = _mm512_set1_epi32((int32_t)0xFF000000u);
+        if (_mm512_cmpneq_epi32_mask(_mm512_and_si512(both, alpha), alpha) != 0)
+            break; /* a texel with alpha below 255 */
         __m512 channel[4];
         for (int c = 0; c < 3; c++) {
             __m512 v[4];

@@ -42,13 +42,15 @@ size_t mips_encode8_avx2(const float *work, uint8_t *out, size_t count, const mi
 /* True when this CPU runs mips_opaque_halving_avx512 (AVX-512F). */
 bool mips_avx512_available(void);
 
-/* The first count - count % 16 texels of an exact halving of an opaque
- * 8-bit row pair r0, r1 (2 * count texels each) into working texels
- * (count x RGBA floats) exactly as mips.c's opaque path makes them: each
- * channel's four values[byte] (the mode's 256 working values), ((a + b) +
- * (c + d)) * 0.25, alpha 1, renormalised in normal maps; and their stored
- * bytes into out (RGBA8) as mips_encode8_avx2 would. Returns how many it
- * made (0 where AVX-512 is not built in). */
+/* An exact halving of an 8-bit row pair r0, r1 (2 * count texels each)
+ * into working texels (count x RGBA floats), 16 at a time from the start
+ * while the 16 quads are opaque (it stops at the first 16 with an alpha
+ * below 255, and before the count % 16 left), exactly as mips.c's opaque
+ * path makes them: each channel's four values[byte] (the mode's 256
+ * working values), ((a + b) + (c + d)) * 0.25, alpha 1, renormalised in
+ * normal maps; and their stored bytes into out (RGBA8) as
+ * mips_encode8_avx2 would. Returns how many it made (0 where AVX-512 is
+ * not built in). */
 size_t mips_opaque_halving_avx512(const uint8_t *r0, const uint8_t *r1, const float *value,
                                   const mips_encode8 *e, float *work, uint8_t *out, size_t count);
 
