@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cook/drivers/drivers.h"
+#include "cook/process/mips_simd.h"
 #include "test_support.h"
 
 static float *checkerboard(uint32_t w, uint32_t h) {
@@ -754,6 +755,157 @@ static void mips_stay_within_one_code_of_the_area_filter(void **state) {
     }
 }
 
+/* ---------------------------------------------------------------------------
+ * The AVX2 encode (mips_simd.c) against the portable code and plain powf
+ * ------------------------------------------------------------------------- */
+
+/* Every mode and weighting the encode tells apart, and the cutoff and
+ * resize paths of the chain. */
+static const mip_options test_modes_all[] = {
+    {.mode = MIP_MODE_COLOR_SRGB, .alpha_weighted = true, .mipmaps = true},
+    {.mode = MIP_MODE_COLOR_SRGB, .mipmaps = true},
+    {.mode = MIP_MODE_COLOR_SRGB, .alpha_weighted = true, .mipmaps = true, .alpha_cutoff = 0.5f},
+    {.mode = MIP_MODE_LINEAR, .mipmaps = true},
+    {.mode = MIP_MODE_LINEAR, .alpha_weighted = true, .mipmaps = true},
+    {.mode = MIP_MODE_NORMAL, .mipmaps = true},
+    {.mode = MIP_MODE_COLOR_SRGB, .alpha_weighted = true, .mipmaps = true, .max_size = 20},
+};
+
+static uint32_t lcg(uint32_t *seed) {
+    *seed = *seed * 1664525u + 1013904223u;
+    return *seed >> 8;
+}
+
+static float random_unit(uint32_t *seed) { /* 0 .. 1 */
+    return (float)lcg(seed) / (float)(1u << 24);
+}
+
+/* A row's stored bytes written plainly: colour divided by alpha again (0
+ * where alpha is 0), sRGB through powf, every channel rounded by lrintf. */
+static void plain_encode8(const float *p, const mip_options *o, uint8_t *d) {
+    float len = sqrtf(p[0] * p[0] + p[1] * p[1] + p[2] * p[2]);
+    for (int c = 0; c < 3; c++) {
+        float v = p[c];
+        if (o->mode == MIP_MODE_NORMAL)
+            v = len > 1e-12f ? v / len * 0.5f + 0.5f : c == 2 ? 1.0f : 0.5f;
+        else if (o->alpha_weighted)
+            v = p[3] > 0.0f ? v / p[3] : 0.0f;
+        if (o->mode == MIP_MODE_COLOR_SRGB)
+            v = image_linear_to_srgb(v);
+        d[c] = !(v > 0.0f) ? 0 : v >= 1.0f ? 255 : (uint8_t)lrintf(v * 255.0f);
+    }
+    d[3] = !(p[3] > 0.0f) ? 0 : p[3] >= 1.0f ? 255 : (uint8_t)lrintf(p[3] * 255.0f);
+}
+
+/* Working texels at and around every sRGB step (the linear value of each
+ * code's midpoint, 3 ulp either side) and random ones from -0.1 to 1.1 with
+ * alphas 0, 1 and between, in rows of odd lengths (the 8-texel batches and
+ * the tail): the fast encode gives the portable encode's bytes, and those
+ * are the plain encode's. */
+static void fast_encode_equals_the_portable_encode_and_powf(void **state) {
+    (void)state;
+    enum { TEXELS = 256 * 7 + 4003 };
+    float *work = malloc(TEXELS * 4 * sizeof(float));
+    uint8_t *fast = malloc(TEXELS * 4), *portable = malloc(TEXELS * 4), plain[4];
+    uint32_t seed = 7;
+    size_t n = 0;
+    for (int k = 0; k < 256; k++) {
+        float mid = image_srgb_to_linear((k + 0.5f) / 255.0f);
+        for (int step = -3; step <= 3; step++, n++) {
+            float v = mid;
+            for (int u = 0; u < (step < 0 ? -step : step); u++)
+                v = nextafterf(v, step < 0 ? 0.0f : 2.0f);
+            float *p = work + n * 4;
+            p[0] = p[1] = p[2] = v;
+            p[(size_t)k % 3] = random_unit(&seed);
+            p[3] = 1.0f;
+        }
+    }
+    for (; n < TEXELS; n++) {
+        float *p = work + n * 4;
+        for (int c = 0; c < 3; c++)
+            p[c] = random_unit(&seed) * 1.2f - 0.1f;
+        uint32_t kind = lcg(&seed) % 4;
+        p[3] = kind == 0 ? 0.0f : kind == 1 ? 1.0f : random_unit(&seed);
+        if (kind == 3) /* premultiplied colour */
+            for (int c = 0; c < 3; c++)
+                p[c] *= p[3];
+    }
+    static const size_t lengths[] = {TEXELS, 1, 7, 8, 9, 1023};
+    for (size_t m = 0; m < sizeof test_modes_all / sizeof *test_modes_all; m++)
+        for (size_t l = 0; l < sizeof lengths / sizeof *lengths; l++) {
+            mip_options o = test_modes_all[m];
+            size_t count = lengths[l];
+            memset(fast, 0xAB, TEXELS * 4);
+            memset(portable, 0xCD, TEXELS * 4);
+            mips_encode8_row(work, fast, count, &o);
+            o.portable = true;
+            mips_encode8_row(work, portable, count, &o);
+            assert_memory_equal(fast, portable, count * 4);
+            if (count < TEXELS) /* nothing written past the row */
+                assert_int_equal(fast[count * 4], 0xAB);
+            for (size_t i = 0; i < count; i++) {
+                plain_encode8(work + i * 4, &o, plain);
+                if (memcmp(plain, fast + i * 4, 4) != 0)
+                    fail_msg("mode %zu texel %zu: %u %u %u %u, plain %u %u %u %u", m, i,
+                             fast[i * 4], fast[i * 4 + 1], fast[i * 4 + 2], fast[i * 4 + 3],
+                             plain[0], plain[1], plain[2], plain[3]);
+            }
+        }
+    free(work);
+    free(fast);
+    free(portable);
+}
+
+/* Random images of random sizes (odd and even, 1 to 75 texels a side, some
+ * up to 200 wide; rows opaque, transparent, mixed, or opaque but for one
+ * texel) through every mode: the chain is the same
+ * bytes with and without the AVX2 code on 1 and 2 threads, and within one
+ * code of the plain reference chain. */
+static void fast_chain_equals_the_portable_chain_on_random_sizes(void **state) {
+    (void)state;
+    uint32_t seed = 11;
+    for (int image = 0; image < 24; image++) {
+        uint32_t w = 1 + lcg(&seed) % (image < 16 ? 75 : 200), h = 1 + lcg(&seed) % 75;
+        if (image < 8) { /* odd sides first */
+            w |= 1;
+            h |= 1;
+        }
+        uint8_t *px = malloc((size_t)w * h * 4);
+        for (size_t i = 0; i < (size_t)w * h * 4; i++)
+            px[i] = (uint8_t)lcg(&seed);
+        /* Per row pair: opaque, transparent, as drawn, or opaque but for one
+         * texel (where the AVX-512 halving stops part way). */
+        uint32_t cut = lcg(&seed) % w;
+        for (uint32_t y = 0; y < h; y++) {
+            uint32_t kind = (y / 2 + (uint32_t)image) % 4;
+            for (uint32_t x = 0; kind != 2 && x < w; x++)
+                px[((size_t)y * w + x) * 4 + 3] = kind == 1 ? 0 : 255;
+            if (kind == 3)
+                px[((size_t)y * w + cut) * 4 + 3] = (uint8_t)(lcg(&seed) % 255);
+        }
+        for (size_t m = 0; m < sizeof test_modes_all / sizeof *test_modes_all; m++) {
+            mip_options o = test_modes_all[m];
+            o.levels8 = true;
+            mip_chain fast, portable;
+            o.threads = 1 + (uint32_t)image % 2;
+            assert_true(mip_build_rgba8(px, w, h, &o, &fast));
+            o.portable = true;
+            o.threads = 1;
+            assert_true(mip_build_rgba8(px, w, h, &o, &portable));
+            assert_int_equal(fast.count, portable.count);
+            for (uint32_t level = 0; level < fast.count; level++)
+                assert_memory_equal(fast.levels8[level], portable.levels8[level],
+                                    (size_t)fast.width[level] * fast.height[level] * 4);
+            mip_chain_free(&fast);
+            mip_chain_free(&portable);
+            if (test_modes_all[m].alpha_cutoff == 0.0f && test_modes_all[m].max_size == 0)
+                check_against_reference(px, w, h, &test_modes_all[m], "random image");
+        }
+        free(px);
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(srgb_checkerboard_averages_to_188_not_128),
@@ -772,6 +924,8 @@ int main(void) {
         cmocka_unit_test(rgba8_chain_equals_the_float_chain),
         cmocka_unit_test(rgba8_levels_are_the_float_levels_quantised_on_any_thread_count),
         cmocka_unit_test(mips_stay_within_one_code_of_the_area_filter),
+        cmocka_unit_test(fast_encode_equals_the_portable_encode_and_powf),
+        cmocka_unit_test(fast_chain_equals_the_portable_chain_on_random_sizes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

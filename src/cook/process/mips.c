@@ -29,7 +29,11 @@
  * level's rows from them), so a big texture's largest working copy is the
  * second level filtered (a quarter of the first's texels). Rows are
  * independent, so a level's rows run on options->threads threads
- * (parallel_for) with the same bytes for any thread count.
+ * (parallel_for) with the same bytes for any thread count. Where the CPU
+ * has them (a run-time check), AVX2 encodes an 8-bit level's rows 8 texels
+ * at a time and AVX-512 halves opaque 8-bit rows 16 at a time, the table
+ * held in registers (mips_simd.c): the same IEEE operations lane by lane, so
+ * the same bytes (mip_options.portable turns them off for tests).
  */
 #include <math.h>
 #include <pthread.h>
@@ -37,6 +41,7 @@
 #include <string.h>
 
 #include "common/checked.h"
+#include "cook/process/mips_simd.h"
 #include "cook/process/process.h"
 
 float image_srgb_to_linear(float v) {
@@ -162,12 +167,12 @@ static float srgb_table[256];
  * encodes to 0) and the one step inside the bucket, if any: steps are at
  * least 0.9 % apart (relative), buckets 0.4 % wide, so one compare finishes
  * (test_mips checks every step). */
-#define SRGB_LOW_BITS 0x39000000u /* 2^-13: below threshold[0], encodes to 0 */
-#define SRGB_BUCKETS ((0x3F800000u - SRGB_LOW_BITS) >> 15)
 static float srgb_threshold[256]; /* [255] = +inf: no code above 255 */
-static uint8_t srgb_bucket_code[SRGB_BUCKETS + 1];
-static float srgb_bucket_step[SRGB_BUCKETS + 1]; /* +inf: no step in the bucket */
-static float unorm8_value[256];                  /* k / 255.0f */
+/* A bucket in one word (one load, or one gather in mips_simd.c): its first
+ * code in bits 0..7, and from bit 8 up its step as the step's bits less the
+ * bucket's first bits (1 << 15, past the bucket: no step). */
+static uint32_t srgb_bucket[SRGB_BUCKETS + 1];
+static float unorm8_value[256]; /* k / 255.0f */
 static float normal_table[256]; /* k / 255.0f * 2 - 1: a normal map's vector component */
 /* An 8-bit texel into the working space as vector loads and adds instead of
  * assembling lanes: texel_lane[mode - 1][channel][k] holds the mode's
@@ -181,6 +186,8 @@ static texel_lanes texel_lane[3];
 static v4f alpha_lane[256];
 static v4f alpha_weight[256];
 static pthread_once_t srgb_tables_once = PTHREAD_ONCE_INIT;
+static bool cpu_has_avx2;   /* mips_simd.c's encode runs here */
+static bool cpu_has_avx512; /* and its opaque halving */
 
 static float float_of_bits(uint32_t bits) {
     float v;
@@ -194,6 +201,8 @@ static uint8_t srgb_encode_reference(float v) {
 }
 
 static void srgb_tables_init(void) {
+    cpu_has_avx2 = mips_avx2_available();
+    cpu_has_avx512 = mips_avx512_available();
     for (int i = 0; i < 256; i++) {
         srgb_table[i] = image_srgb_to_linear(i / 255.0f);
         unorm8_value[i] = i / 255.0f;
@@ -228,8 +237,11 @@ static void srgb_tables_init(void) {
         float end = float_of_bits(SRGB_LOW_BITS + ((b + 1) << 15));
         while (code < 255 && start >= srgb_threshold[code])
             code++;
-        srgb_bucket_code[b] = (uint8_t)code;
-        srgb_bucket_step[b] = srgb_threshold[code] < end ? srgb_threshold[code] : INFINITY;
+        uint32_t step_bits;
+        memcpy(&step_bits, &srgb_threshold[code], sizeof step_bits);
+        uint32_t step =
+            srgb_threshold[code] < end ? step_bits - (SRGB_LOW_BITS + (b << 15)) : 1u << 15;
+        srgb_bucket[b] = code | step << 8;
     }
 }
 
@@ -238,14 +250,20 @@ static void srgb_tables_init(void) {
  * signed integer, which orders non-negative floats as they compare and puts
  * negative ones below: branchless, where float compares would branch on
  * the data. */
+/* The code of v's bits, clamped into 2^-13 .. 1: the bucket's first code,
+ * plus one from its step on (the bits compare as the floats do). */
+static inline uint8_t srgb8_of_bits(uint32_t bits) {
+    uint32_t bucket = srgb_bucket[(bits - SRGB_LOW_BITS) >> 15];
+    uint32_t step = (bits & ~0x7FFFu) + (bucket >> 8);
+    return (uint8_t)((bucket & 0xFF) + (bits >= step));
+}
+
 static inline uint8_t srgb8_of(float v) { /* the tables are initialised */
     int32_t bits;
     memcpy(&bits, &v, sizeof bits);
     bits = bits < (int32_t)SRGB_LOW_BITS ? (int32_t)SRGB_LOW_BITS : bits;
-    bits = bits > 0x3F800000 ? 0x3F800000 : bits;
-    uint32_t bucket = ((uint32_t)bits - SRGB_LOW_BITS) >> 15;
-    return (uint8_t)(srgb_bucket_code[bucket] +
-                     (float_of_bits((uint32_t)bits) >= srgb_bucket_step[bucket]));
+    bits = bits > (int32_t)SRGB_ONE_BITS ? (int32_t)SRGB_ONE_BITS : bits;
+    return srgb8_of_bits((uint32_t)bits);
 }
 
 /* srgb8_of of lanes 0..2 (colour) into out[0..2], the clamp and bucket of
@@ -254,7 +272,7 @@ static inline uint8_t srgb8_of(float v) { /* the tables are initialised */
  * 8-bit and float levels checks one against the other. */
 typedef int32_t v4i __attribute__((vector_size(16)));
 static inline void srgb8_of_rgb(v4f v, uint8_t *out) {
-    const int32_t lo = (int32_t)SRGB_LOW_BITS, hi = 0x3F800000; /* 2^-13, 1.0 */
+    const int32_t lo = (int32_t)SRGB_LOW_BITS, hi = (int32_t)SRGB_ONE_BITS;
     const v4i low = {lo, lo, lo, lo};
     const v4i one = {hi, hi, hi, hi};
     v4i bits;
@@ -263,12 +281,8 @@ static inline void srgb8_of_rgb(v4f v, uint8_t *out) {
     v4i above = bits > one;
     bits = (below & low) | (~below & bits);
     bits = (above & one) | (~above & bits);
-    v4i bucket = (bits - low) >> 15;
-    v4f clamped;
-    memcpy(&clamped, &bits, sizeof clamped);
     for (int c = 0; c < 3; c++)
-        out[c] =
-            (uint8_t)(srgb_bucket_code[bucket[c]] + (clamped[c] >= srgb_bucket_step[bucket[c]]));
+        out[c] = srgb8_of_bits((uint32_t)bits[c]);
 }
 
 uint8_t image_linear_to_srgb8(float v) {
@@ -424,6 +438,69 @@ static inline v4f quad_average(v4f a, v4f b, v4f c, v4f d) {
     return ((a + b) + (c + d)) * 0.25f;
 }
 
+/* What mips_simd.c's encode needs of the options. */
+static mips_encode8 encode8_of(const mip_options *o) {
+    return (mips_encode8){.mode = o->mode,
+                          .unweight = o->alpha_weighted && o->mode != MIP_MODE_NORMAL,
+                          .srgb_buckets = srgb_bucket};
+}
+
+/* Where make_row's texels come from: one loop each (make_texels inlined
+ * with a constant source), so that no texel tests for the others. */
+typedef enum texel_source {
+    FROM_WORK,    /* `work` already holds the resampled level */
+    FROM_SRC,     /* halving the previous level's working copy */
+    FROM_OPAQUE8, /* halving an opaque row pair of 8-bit level 0 */
+    FROM_BASE8,   /* halving 8-bit level 0 */
+    FROM_BASEF,   /* halving float level 0 */
+} texel_source;
+
+/* Row y's texels (at `row` in the stored level, `work_row` in `work`; row
+ * src_y of `src` is the first it halves); each stored at once unless
+ * `batched`; from texel x0 on. */
+static inline __attribute__((always_inline)) void
+make_texels(const level_job *job, const mip_options *o, texel_source from, uint32_t y, size_t row,
+            size_t work_row, size_t src_y, bool batched, uint32_t x0) {
+    for (uint32_t x = x0; x < job->dw; x++) {
+        size_t i = row + x, w = work_row + x;
+        size_t base_texel = (size_t)(2 * y) * job->sw + 2 * x; /* in level 0 */
+        v4f h;
+        if (from == FROM_WORK) {
+            h = load4(job->work + w * 4);
+        } else if (from == FROM_SRC) {
+            const float *r0 = job->src + (src_y * job->sw + 2 * x) * 4;
+            const float *r1 = r0 + (size_t)job->sw * 4;
+            h = quad_average(load4(r0), load4(r0 + 4), load4(r1), load4(r1 + 4));
+        } else if (from == FROM_OPAQUE8) {
+            const uint8_t *r0 = job->base.b + base_texel * 4;
+            const uint8_t *r1 = r0 + (size_t)job->sw * 4;
+            h = quad_average(opaque_texel8(r0, job->lane), opaque_texel8(r0 + 4, job->lane),
+                             opaque_texel8(r1, job->lane), opaque_texel8(r1 + 4, job->lane));
+            h[3] = 1.0f; /* ((1 + 1) + (1 + 1)) * 0.25 */
+        } else if (from == FROM_BASE8) {
+            const uint8_t *r0 = job->base.b + base_texel * 4;
+            const uint8_t *r1 = r0 + (size_t)job->sw * 4;
+            bool premultiply = job->premultiply;
+            h = quad_average(working_texel8(r0, job->lane, premultiply),
+                             working_texel8(r0 + 4, job->lane, premultiply),
+                             working_texel8(r1, job->lane, premultiply),
+                             working_texel8(r1 + 4, job->lane, premultiply));
+        } else {
+            const float *r0 = job->base.f + base_texel * 4;
+            const float *r1 = r0 + (size_t)job->sw * 4;
+            h = quad_average(working_texel(r0, o), working_texel(r0 + 4, o), working_texel(r1, o),
+                             working_texel(r1 + 4, o));
+        }
+        if (o->mode == MIP_MODE_NORMAL)
+            h = renormalised(h); /* the next level filters unit vectors */
+        store4(job->work + w * 4, h);
+        if (job->out8 == NULL)
+            store4(job->outf + i * 4, stored_texel(h, o));
+        else if (!batched)
+            stored_texel8(h, o, job->out8 + i * 4);
+    }
+}
+
 static void make_row(void *ctx, uint32_t y) {
     /* Local copies: the byte stores below may alias anything, which would
      * make the compiler reload every field after each texel. */
@@ -433,52 +510,64 @@ static void make_row(void *ctx, uint32_t y) {
     size_t row = (size_t)y * job->dw;                         /* in the stored level */
     size_t work_row = (size_t)(y - job->work_row0) * job->dw; /* in `work` */
     size_t src_y = (size_t)2 * y - job->src_row0;             /* in `src` */
-    /* Opaque rows of an 8-bit level 0 skip premultiplying by 1 and adding
-     * the alpha lanes. */
-    bool premultiply = job->premultiply, opaque = false;
-    if (job->halve && job->src == NULL && job->base.b != NULL) {
+    /* 8-bit levels on AVX2: the row's bytes are encoded 8 texels at a time
+     * once its working texels are made. */
+    bool batched = job->out8 != NULL && cpu_has_avx2 && !o->portable;
+    texel_source from = !job->halve           ? FROM_WORK
+                        : job->src != NULL    ? FROM_SRC
+                        : job->base.b != NULL ? FROM_BASE8
+                                              : FROM_BASEF;
+    uint32_t stored = 0; /* texels made and stored already (batched) */
+    if (from == FROM_BASE8 && batched && cpu_has_avx512) {
+        /* Opaque quads from the row's start 16 at a time, until 16 hold a
+         * texel with alpha below 255; the rest as any 8-bit row. An opaque
+         * quad's working texel is the same either way (premultiplying by 1
+         * and adding the alpha lanes change nothing), and no pass over the
+         * row's alpha comes first. */
+        static const float *const value[3] = {srgb_table, unorm8_value, normal_table};
+        const uint8_t *r0 = job->base.b + (size_t)(2 * y) * job->sw * 4;
+        mips_encode8 e = encode8_of(o);
+        stored = (uint32_t)mips_opaque_halving_avx512(
+            r0, r0 + (size_t)job->sw * 4, value[o->mode - 1], &e, job->work + work_row * 4,
+            job->out8 + row * 4, job->dw);
+    } else if (from == FROM_BASE8) { /* opaque rows skip premultiplying by 1 and the alpha lanes */
         const uint8_t *rows = job->base.b + (size_t)(2 * y) * job->sw * 4;
         uint8_t all = 255;
         for (size_t t = 0; t < (size_t)job->sw * 2; t++)
             all &= rows[t * 4 + 3];
-        opaque = all == 255;
+        from = all == 255 ? FROM_OPAQUE8 : FROM_BASE8;
     }
-    for (uint32_t x = 0; x < job->dw; x++) {
-        size_t i = row + x, w = work_row + x;
-        v4f h;
-        if (!job->halve) {
-            h = load4(job->work + w * 4);
-        } else if (job->src != NULL) {
-            const float *r0 = job->src + (src_y * job->sw + 2 * x) * 4;
-            const float *r1 = r0 + (size_t)job->sw * 4;
-            h = quad_average(load4(r0), load4(r0 + 4), load4(r1), load4(r1 + 4));
-        } else if (opaque) { /* job->base.b */
-            const uint8_t *r0 = job->base.b + ((size_t)(2 * y) * job->sw + 2 * x) * 4;
-            const uint8_t *r1 = r0 + (size_t)job->sw * 4;
-            h = quad_average(opaque_texel8(r0, job->lane), opaque_texel8(r0 + 4, job->lane),
-                             opaque_texel8(r1, job->lane), opaque_texel8(r1 + 4, job->lane));
-            h[3] = 1.0f; /* ((1 + 1) + (1 + 1)) * 0.25 */
-        } else if (job->base.b != NULL) {
-            const uint8_t *r0 = job->base.b + ((size_t)(2 * y) * job->sw + 2 * x) * 4;
-            const uint8_t *r1 = r0 + (size_t)job->sw * 4;
-            h = quad_average(working_texel8(r0, job->lane, premultiply),
-                             working_texel8(r0 + 4, job->lane, premultiply),
-                             working_texel8(r1, job->lane, premultiply),
-                             working_texel8(r1 + 4, job->lane, premultiply));
-        } else {
-            const float *r0 = job->base.f + ((size_t)(2 * y) * job->sw + 2 * x) * 4;
-            const float *r1 = r0 + (size_t)job->sw * 4;
-            h = quad_average(working_texel(r0, o), working_texel(r0 + 4, o), working_texel(r1, o),
-                             working_texel(r1 + 4, o));
-        }
-        if (o->mode == MIP_MODE_NORMAL)
-            h = renormalised(h); /* the next level filters unit vectors */
-        store4(job->work + w * 4, h);
-        if (job->out8 != NULL)
-            stored_texel8(h, o, job->out8 + i * 4);
-        else
-            store4(job->outf + i * 4, stored_texel(h, o));
+    switch (from) {
+    case FROM_WORK:
+        make_texels(job, o, FROM_WORK, y, row, work_row, src_y, batched, 0);
+        break;
+    case FROM_SRC:
+        make_texels(job, o, FROM_SRC, y, row, work_row, src_y, batched, 0);
+        break;
+    case FROM_OPAQUE8:
+        make_texels(job, o, FROM_OPAQUE8, y, row, work_row, src_y, batched, 0);
+        break;
+    case FROM_BASE8:
+        make_texels(job, o, FROM_BASE8, y, row, work_row, src_y, batched, stored);
+        break;
+    case FROM_BASEF:
+        make_texels(job, o, FROM_BASEF, y, row, work_row, src_y, batched, 0);
+        break;
     }
+    if (batched) /* the row just written, still in cache */
+        mips_encode8_row(job->work + (work_row + stored) * 4, job->out8 + (row + stored) * 4,
+                         job->dw - stored, o);
+}
+
+void mips_encode8_row(const float *work, uint8_t *out, size_t count, const mip_options *o) {
+    pthread_once(&srgb_tables_once, srgb_tables_init);
+    size_t x = 0;
+    if (cpu_has_avx2 && !o->portable) {
+        mips_encode8 e = encode8_of(o);
+        x = mips_encode8_avx2(work, out, count, &e);
+    }
+    for (; x < count; x++)
+        stored_texel8(load4(work + x * 4), o, out + x * 4);
 }
 
 /* Levels below this many texels are made on one thread: sharing them with

@@ -412,6 +412,9 @@ typedef struct mip_options {
      * levels are the same bytes either way). */
     uint32_t band_rows;
     bool whole_levels;
+    /* No code for instruction sets beyond the compiler's baseline (AVX2 is
+     * used when the CPU has it): the same bytes, for tests to compare. */
+    bool portable;
 } mip_options;
 
 /* Levels in the stored encoding (sRGB-encoded for COLOR_SRGB, 0..1 for
