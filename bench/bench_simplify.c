@@ -22,7 +22,11 @@
  * times are taken on) and K-1 shuffles of it (fixed seeds 1..K-1: triangles of
  * each submesh shuffled, each triangle's corners rotated, winding kept), and
  * prints per level the mean and the max over the orders of each figure, and
- * kiln's over meshopt's ("k/m": of the means, of the maxima).
+ * kiln's over meshopt's ("k/m": of the means, of the maxima). Where kiln's
+ * level stops at another triangle count than meshopt's (its error bound
+ * counts from level 0, so it may reach further), it also runs kiln's
+ * simplifier to meshopt's counts ("kiln=m", "k=m/m"): the same-count
+ * comparison.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -113,22 +117,17 @@ static ir_asset run(const char *path, const cook_settings *settings, uint32_t or
     return asset;
 }
 
-/* Symmetric sampled distance of a mesh's level to its level 0 (submesh s). */
-static void level_distance(const ir_mesh *mesh, uint32_t s, uint32_t level, const float lo[3],
+/* Symmetric sampled distance of the triangles `level` to `level0`. */
+static void level_distance(const ir_mesh *mesh, const uint32_t *level0, size_t level0_count,
+                           const uint32_t *level, size_t level_count, const float lo[3],
                            const float hi[3], double *max, double *mean) {
-    const ir_lod *l0 = &mesh->lods[(size_t)s * mesh->lod_count];
-    const ir_lod *ln = &mesh->lods[(size_t)s * mesh->lod_count + level];
     triangle_grid g0, gn;
-    triangle_grid_build(&g0, mesh->positions, mesh->indices + l0->index_offset, l0->index_count, lo,
-                        hi);
-    triangle_grid_build(&gn, mesh->positions, mesh->indices + ln->index_offset, ln->index_count, lo,
-                        hi);
+    triangle_grid_build(&g0, mesh->positions, level0, level0_count, lo, hi);
+    triangle_grid_build(&gn, mesh->positions, level, level_count, lo, hi);
     double max_a = 0, sum_a = 0, max_b = 0, sum_b = 0;
     uint64_t n_a = 0, n_b = 0;
-    surface_distance_one_way(mesh->positions, mesh->indices + ln->index_offset, ln->index_count,
-                             &g0, &max_a, &sum_a, &n_a);
-    surface_distance_one_way(mesh->positions, mesh->indices + l0->index_offset, l0->index_count,
-                             &gn, &max_b, &sum_b, &n_b);
+    surface_distance_one_way(mesh->positions, level, level_count, &g0, &max_a, &sum_a, &n_a);
+    surface_distance_one_way(mesh->positions, level0, level0_count, &gn, &max_b, &sum_b, &n_b);
     *max = max_a > max_b ? max_a : max_b;
     *mean = (sum_a + sum_b) / (double)(n_a + n_b ? n_a + n_b : 1);
     triangle_grid_free(&g0);
@@ -174,39 +173,138 @@ static double mesh_extent(const ir_mesh *mesh, float lo[3], float hi[3]) {
     return extent;
 }
 
-/* Adds one order's figures of every reduced level of `a` to `figures`. */
-static void record(const ir_asset *a, level_figures *figures) {
-    for (uint32_t m = 0; m < a->mesh_count && m < MAX_MESHES; m++) {
-        const ir_mesh *mesh = &a->meshes[m];
-        if (mesh_triangle_index_count(mesh) == 0 || mesh->lod_count < 2)
+static void add_figures(level_figures *f, const double value[FIG_COUNT]) {
+    for (int k = 0; k < FIG_COUNT; k++) {
+        f->sum[k] += value[k];
+        f->max[k] = value[k] > f->max[k] ? value[k] : f->max[k];
+    }
+}
+
+/* kiln's levels of submesh s at meshoptimizer's triangle counts, where its
+ * own stopped elsewhere (its error bound counts from level 0, meshopt's is
+ * split between the levels): one session from level 0, as the LOD step runs
+ * it on a small mesh, each level targeting meshopt's count. Adds their
+ * figures to figures[level]; false when the counts were the same (kiln's own figures stand). */
+static bool record_at_meshopt_counts(const ir_mesh *mk, const ir_mesh *mm, uint32_t s,
+                                     const float lo[3], const float hi[3], double extent,
+                                     level_figures *figures) {
+    bool differ = false;
+    for (uint32_t level = 1; level < mk->lod_count; level++)
+        differ |= mk->lods[(size_t)s * mk->lod_count + level].index_count !=
+                  mm->lods[(size_t)s * mm->lod_count + level].index_count;
+    if (!differ)
+        return false;
+    const ir_lod *l0 = &mk->lods[(size_t)s * mk->lod_count];
+    const uint32_t *level0 = mk->indices + l0->index_offset;
+    uint32_t *dest = malloc((l0->index_count ? l0->index_count : 1) * sizeof *dest);
+    simplify_session *session =
+        simplify_begin(level0, l0->index_count, mk->positions, mk->vertex_count, false);
+    if (dest == NULL || session == NULL)
+        bench_die("out of memory");
+    for (uint32_t level = 1; level < mk->lod_count; level++) {
+        size_t target = mm->lods[(size_t)s * mm->lod_count + level].index_count;
+        float error = 0.0f;
+        size_t count = simplify_continue(session, target, 0.02f, dest, &error);
+        const uint32_t *indices = dest;
+        if (count > target) {
+            /* The session stops short (the cook then goes on with meshopt's
+             * simplifiers): kiln's own level, as the cook made it. */
+            const ir_lod *l = &mk->lods[(size_t)s * mk->lod_count + level];
+            indices = mk->indices + l->index_offset;
+            count = l->index_count;
+            error = l->error;
+        }
+        double max, mean;
+        level_distance(mk, level0, l0->index_count, indices, count, lo, hi, &max, &mean);
+        double value[FIG_COUNT] = {[FIG_TRIANGLES] = (double)(count / 3),
+                                   [FIG_ERROR] = error,
+                                   [FIG_MAX_DIST] = max / extent,
+                                   [FIG_MEAN_DIST] = mean / extent};
+        add_figures(&figures[level], value);
+    }
+    simplify_end(session);
+    free(dest);
+    return true;
+}
+
+/* Adds one order's figures of every reduced level of meshopt's (v[0]) and
+ * kiln's (v[1]) to figures[0] and [1], and kiln's at meshopt's counts to
+ * figures[2] (kiln's own where the counts are the same). */
+static void record(const ir_asset v[2], level_figures *const figures[3]) {
+    for (uint32_t m = 0; m < v[0].mesh_count && m < MAX_MESHES; m++) {
+        if (mesh_triangle_index_count(&v[0].meshes[m]) == 0 || v[0].meshes[m].lod_count < 2)
             continue;
         float lo[3], hi[3];
-        double extent = mesh_extent(mesh, lo, hi);
-        for (uint32_t s = 0; s < mesh->submesh_count; s++) {
-            if (mesh->submeshes[s].topology != KILN_TOPOLOGY_TRIANGLES)
+        double extent = mesh_extent(&v[0].meshes[m], lo, hi);
+        for (uint32_t s = 0; s < v[0].meshes[m].submesh_count; s++) {
+            if (v[0].meshes[m].submeshes[s].topology != KILN_TOPOLOGY_TRIANGLES)
                 continue;
-            for (uint32_t level = 1; level < mesh->lod_count; level++) {
-                const ir_lod *l = &mesh->lods[(size_t)s * mesh->lod_count + level];
-                double max, mean;
-                level_distance(mesh, s, level, lo, hi, &max, &mean);
-                double value[FIG_COUNT] = {[FIG_TRIANGLES] = l->index_count / 3,
-                                           [FIG_ERROR] = l->error,
-                                           [FIG_MAX_DIST] = max / extent,
-                                           [FIG_MEAN_DIST] = mean / extent};
-                level_figures *f = &figures[figures_slot(a, m, s, level)];
-                for (int k = 0; k < FIG_COUNT; k++) {
-                    f->sum[k] += value[k];
-                    f->max[k] = value[k] > f->max[k] ? value[k] : f->max[k];
+            bool at_counts =
+                record_at_meshopt_counts(&v[1].meshes[m], &v[0].meshes[m], s, lo, hi, extent,
+                                         &figures[2][figures_slot(&v[0], m, s, 0)]);
+            for (int k = 0; k < 2; k++) {
+                const ir_mesh *mesh = &v[k].meshes[m];
+                const ir_lod *l0 = &mesh->lods[(size_t)s * mesh->lod_count];
+                for (uint32_t level = 1; level < mesh->lod_count; level++) {
+                    const ir_lod *l = &mesh->lods[(size_t)s * mesh->lod_count + level];
+                    double max, mean;
+                    level_distance(mesh, mesh->indices + l0->index_offset, l0->index_count,
+                                   mesh->indices + l->index_offset, l->index_count, lo, hi, &max,
+                                   &mean);
+                    double value[FIG_COUNT] = {[FIG_TRIANGLES] = l->index_count / 3,
+                                               [FIG_ERROR] = l->error,
+                                               [FIG_MAX_DIST] = max / extent,
+                                               [FIG_MEAN_DIST] = mean / extent};
+                    size_t slot = figures_slot(&v[0], m, s, level);
+                    add_figures(&figures[k][slot], value);
+                    if (k == 1 && !at_counts)
+                        add_figures(&figures[2][slot], value);
                 }
             }
         }
     }
 }
 
+static void print_figures(uint32_t s, uint32_t level, const char *name, const level_figures *f,
+                          uint32_t orders, double target, bool reused) {
+    double mean[FIG_COUNT];
+    for (int i = 0; i < FIG_COUNT; i++)
+        mean[i] = f->sum[i] / orders;
+    const char *note = reused ? " (reused)" : "";
+    double of_target = target > 0 ? mean[FIG_TRIANGLES] / target : 0.0;
+    if (orders == 1)
+        printf("  %-3u %-3u %-8s %9.0f %8.3f %9.5f %10.2e %10.2e%s\n", s, level, name,
+               mean[FIG_TRIANGLES], of_target, mean[FIG_ERROR], mean[FIG_MAX_DIST],
+               mean[FIG_MEAN_DIST], note);
+    else
+        printf("  %-3u %-3u %-8s %7.1f %7.0f %8.3f %9.5f %9.2e %9.2e %9.2e %9.2e%s\n", s, level,
+               name, mean[FIG_TRIANGLES], f->max[FIG_TRIANGLES], of_target, mean[FIG_ERROR],
+               mean[FIG_MAX_DIST], f->max[FIG_MAX_DIST], mean[FIG_MEAN_DIST], f->max[FIG_MEAN_DIST],
+               note);
+}
+
+/* kiln's figures over meshopt's: of the means and of the maxima over the
+ * orders; "kiln worse" where either distance's mean is higher. */
+static void print_ratios(uint32_t s, uint32_t level, const char *name, const level_figures *k,
+                         const level_figures *m) {
+    double r[FIG_COUNT][2];
+    for (int i = 0; i < FIG_COUNT; i++) {
+        r[i][0] = m->sum[i] > 0 ? k->sum[i] / m->sum[i] : 0.0;
+        r[i][1] = m->max[i] > 0 ? k->max[i] / m->max[i] : 0.0;
+    }
+    bool worse = r[FIG_MAX_DIST][0] > 1.0 || r[FIG_MEAN_DIST][0] > 1.0;
+    printf("  %-3u %-3u %-8s %7.3f %7.3f %8s %9s %9.3f %9.3f %9.3f %9.3f%s\n", s, level, name,
+           r[FIG_TRIANGLES][0], r[FIG_TRIANGLES][1], "", "", r[FIG_MAX_DIST][0], r[FIG_MAX_DIST][1],
+           r[FIG_MEAN_DIST][0], r[FIG_MEAN_DIST][1], worse ? "  kiln worse" : "");
+}
+
+/* Per mesh: the LOD step's CPU on the cooker's order, then per reduced level
+ * meshopt's and kiln's figures over the orders; with several orders, kiln's
+ * over meshopt's, and where kiln's counts differ its levels at meshopt's
+ * counts ("kiln=m") and those over meshopt's. */
 static void report(const char *path, const cook_settings *settings, version *v, uint32_t reps,
-                   uint32_t orders, level_figures *const figures[2]) {
-    const ir_asset *a = &v[0].asset, *b = &v[1].asset;
-    const char *names[2] = {"meshopt", "kiln"};
+                   uint32_t orders, level_figures *const figures[3]) {
+    const ir_asset *a = &v[0].asset;
     for (uint32_t m = 0; m < a->mesh_count && m < MAX_MESHES; m++) {
         const ir_mesh *ma = &a->meshes[m];
         uint32_t triangles = mesh_triangle_index_count(ma) / 3;
@@ -232,41 +330,21 @@ static void report(const char *path, const cook_settings *settings, version *v, 
                                    ? settings->mesh_lod_ratios[level - 1]
                                    : 0.0;
                 double target = (double)(ma->submeshes[s].index_count / 3) * ratio;
-                const ir_asset *assets[2] = {a, b};
-                const level_figures *f[2];
+                size_t slot = figures_slot(a, m, s, level);
+                const level_figures *f[3] = {&figures[0][slot], &figures[1][slot],
+                                             &figures[2][slot]};
+                const char *names[2] = {"meshopt", "kiln"};
                 for (int k = 0; k < 2; k++) {
-                    const ir_mesh *mk = &assets[k]->meshes[m];
-                    const ir_lod *l = &mk->lods[(size_t)s * mk->lod_count + level];
-                    f[k] = &figures[k][figures_slot(a, m, s, level)];
-                    double mean[FIG_COUNT];
-                    for (int i = 0; i < FIG_COUNT; i++)
-                        mean[i] = f[k]->sum[i] / orders;
-                    const char *reused = l->reused ? " (reused)" : "";
-                    if (orders == 1)
-                        printf("  %-3u %-3u %-8s %9.0f %8.3f %9.5f %10.2e %10.2e%s\n", s, level,
-                               names[k], mean[FIG_TRIANGLES],
-                               target > 0 ? mean[FIG_TRIANGLES] / target : 0.0, mean[FIG_ERROR],
-                               mean[FIG_MAX_DIST], mean[FIG_MEAN_DIST], reused);
-                    else
-                        printf("  %-3u %-3u %-8s %7.1f %7.0f %8.3f %9.5f %9.2e %9.2e %9.2e "
-                               "%9.2e%s\n",
-                               s, level, names[k], mean[FIG_TRIANGLES], f[k]->max[FIG_TRIANGLES],
-                               target > 0 ? mean[FIG_TRIANGLES] / target : 0.0, mean[FIG_ERROR],
-                               mean[FIG_MAX_DIST], f[k]->max[FIG_MAX_DIST], mean[FIG_MEAN_DIST],
-                               f[k]->max[FIG_MEAN_DIST], reused);
+                    const ir_mesh *mk = &v[k].asset.meshes[m];
+                    print_figures(s, level, names[k], f[k], orders, target,
+                                  mk->lods[(size_t)s * mk->lod_count + level].reused);
                 }
-                if (orders > 1) {
-                    double r[FIG_COUNT][2]; /* kiln / meshopt: of the means, of the maxima */
-                    for (int i = 0; i < FIG_COUNT; i++) {
-                        r[i][0] = f[0]->sum[i] > 0 ? f[1]->sum[i] / f[0]->sum[i] : 0.0;
-                        r[i][1] = f[0]->max[i] > 0 ? f[1]->max[i] / f[0]->max[i] : 0.0;
-                    }
-                    printf("  %-3u %-3u %-8s %7.3f %7.3f %8s %9s %9.3f %9.3f %9.3f %9.3f%s\n", s,
-                           level, "k/m", r[FIG_TRIANGLES][0], r[FIG_TRIANGLES][1], "", "",
-                           r[FIG_MAX_DIST][0], r[FIG_MAX_DIST][1], r[FIG_MEAN_DIST][0],
-                           r[FIG_MEAN_DIST][1],
-                           r[FIG_MAX_DIST][0] > 1.0 || r[FIG_MEAN_DIST][0] > 1.0 ? "  kiln worse"
-                                                                                 : "");
+                if (orders == 1)
+                    continue;
+                print_ratios(s, level, "k/m", f[1], f[0]);
+                if (f[2]->sum[FIG_TRIANGLES] != f[1]->sum[FIG_TRIANGLES]) {
+                    print_figures(s, level, "kiln=m", f[2], orders, target, false);
+                    print_ratios(s, level, "k=m/m", f[2], f[0]);
                 }
             }
         }
@@ -294,28 +372,31 @@ static void compare(const char *path, const cook_settings settings[2], uint32_t 
                 ir_asset_free(&asset);
             }
         }
-    level_figures *figures[2];
+    level_figures *figures[3];
     size_t count = figures_count(&v[0].asset);
-    for (int k = 0; k < 2; k++) {
+    for (int k = 0; k < 3; k++) {
         figures[k] = calloc(count ? count : 1, sizeof *figures[k]);
         if (figures[k] == NULL)
             bench_die("out of memory");
-        record(&v[k].asset, figures[k]);
     }
+    ir_asset both[2] = {v[0].asset, v[1].asset};
+    record(both, figures);
     /* The shuffled orders: once each, for the figures. */
-    for (uint32_t order = 1; order < orders; order++)
+    for (uint32_t order = 1; order < orders; order++) {
         for (int k = 0; k < 2; k++) {
-            ir_asset asset = run(path, &settings[k], order, NULL);
-            if (figures_count(&asset) != count)
+            both[k] = run(path, &settings[k], order, NULL);
+            if (figures_count(&both[k]) != count)
                 bench_die("a shuffled order changed the asset's shape");
-            record(&asset, figures[k]);
-            ir_asset_free(&asset);
         }
-    report(path, &settings[0], v, reps, orders, figures);
-    for (int k = 0; k < 2; k++) {
-        free(figures[k]);
-        ir_asset_free(&v[k].asset);
+        record(both, figures);
+        for (int k = 0; k < 2; k++)
+            ir_asset_free(&both[k]);
     }
+    report(path, &settings[0], v, reps, orders, figures);
+    for (int k = 0; k < 3; k++)
+        free(figures[k]);
+    for (int k = 0; k < 2; k++)
+        ir_asset_free(&v[k].asset);
     free(v);
 }
 
