@@ -768,6 +768,70 @@ static void adjacency_lists_every_triangle_around_each_vertex(void **state) {
     grid_free(&g);
 }
 
+/* Squared distance from (x, y) to the line through a and b (in the plane). */
+static double line_distance2(const float *a, const float *b, double x, double y) {
+    double dx = b[0] - a[0], dy = b[1] - a[1];
+    double cross = dx * (y - a[1]) - dy * (x - a[0]);
+    return cross * cross / (dx * dx + dy * dy);
+}
+
+/* A flat plate, its borders locked, with a seam up its middle bent at two
+ * positions m1 and m2 (wedges on each side): the only collapses are along
+ * the seam between them. A collapse's error is its quadric's alone, the
+ * triangles' planes and the seam edges' (each side's edge through the plane
+ * perpendicular to its triangle, weighted by its length), computed here: a
+ * seam has triangles on both sides to hold it, unlike a border, so its
+ * removed end's distance to the chord left in its place (larger here, with
+ * wide triangles weighing the seam edges down) is not added. */
+static void a_seam_collapse_costs_its_quadric_alone(void **state) {
+    (void)state;
+    /* c0, m1, m2, c3 up the seam; l1, l2 left, r1, r2 right; m1 and m2's
+     * right-side wedges last. */
+    enum { C0, M1, M2, C3, L1, L2, R1, R2, M1R, M2R, VERTICES };
+    const float positions[VERTICES * 3] = {0,  0, 0, 0.3f, 1, 0, 0, 2, 0, 0,    3, 0, -5, 1, 0,
+                                           -5, 2, 0, 5,    1, 0, 5, 2, 0, 0.3f, 1, 0, 0,  2, 0};
+    const uint32_t indices[24] = {C0, M1, L1,  M1,  M2, L2, M1,  L2, L1,  M2,  C3, L2,
+                                  C0, R1, M1R, M1R, R1, R2, M1R, R2, M2R, M2R, R2, C3};
+    uint32_t out[24];
+    size_t count = 0;
+    float error = -1.0f;
+    assert_true(
+        simplify_triangles(out, indices, 24, positions, VERTICES, 18, 1.0f, true, &count, &error));
+    assert_int_equal(count, 18);
+    /* Each direction's quadric error: faces around the removed position, and
+     * the seam's edges through it, both sides'. */
+    const uint32_t seam[4] = {C0, M1, M2, C3};
+    double expected = INFINITY;
+    for (int k = 1; k <= 2; k++) {
+        uint32_t from = seam[k], to = seam[k == 1 ? 2 : 1];
+        double x = positions[3 * to], y = positions[3 * to + 1], sum = 0.0, weights = 0.0;
+        for (int t = 0; t < 8; t++)
+            for (int c = 0; c < 3; c++) {
+                uint32_t v = indices[3 * t + c];
+                if (positions[3 * v] == positions[3 * from] &&
+                    positions[3 * v + 1] == positions[3 * from + 1]) {
+                    double corners[3][3], target[3] = {x, y, 0.0}, w;
+                    for (int j = 0; j < 3; j++)
+                        for (int i = 0; i < 3; i++)
+                            corners[j][i] = positions[3 * indices[3 * t + j] + (uint32_t)i];
+                    double d2 = plane_distance2(corners[0], corners[1], corners[2], target, &w);
+                    sum += sqrt(w) * d2;
+                    weights += sqrt(w);
+                }
+            }
+        for (int e = k - 1; e <= k; e++) { /* the seam edges at `from`, each on both sides */
+            const float *a = positions + 3 * seam[e], *b = positions + 3 * seam[e + 1];
+            double length = hypot((double)b[0] - a[0], (double)b[1] - a[1]);
+            sum += 2.0 * length * line_distance2(a, b, x, y);
+            weights += 2.0 * length;
+        }
+        expected = fmin(expected, sum / weights);
+    }
+    /* The plate's extent is 10 (x from -5 to 5): errors are relative to it. */
+    expected = sqrt(expected) / 10.0;
+    assert_true(fabs((double)error - expected) < 1e-5 * expected);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(reaches_the_target_on_closed_and_open_meshes),
@@ -784,6 +848,7 @@ int main(void) {
         cmocka_unit_test(a_gentle_surface_is_no_worse_than_meshoptimizer),
         cmocka_unit_test(a_curved_border_stays_within_its_error),
         cmocka_unit_test(adjacency_lists_every_triangle_around_each_vertex),
+        cmocka_unit_test(a_seam_collapse_costs_its_quadric_alone),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -87,8 +87,11 @@
  * 27: kiln's vertex cache order orders reduced levels with scores of their
  *     own, and is the default (mesh.vertex_cache: kiln): every mesh's
  *     triangle order, vertex order and meshlets change; mesh.vertex_cache:
- *     meshopt gives the order of version 26. */
-#define KILN_ENCODER_VERSION 27u
+ *     meshopt gives the order of version 26.
+ * 28: kiln's simplifier (mesh.simplifier: kiln) bounds only border
+ *     collapses by their chord distance, no longer seam ones, so with that
+ *     setting LODs of meshes with seams change. */
+#define KILN_ENCODER_VERSION 28u
 
 /* What one cook is doing now, readable from another thread while it runs (the
  * CLI's progress line names the stage of an asset that takes long). Opaque:
