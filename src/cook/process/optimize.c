@@ -78,11 +78,12 @@ static void remap_item(void *ctx, uint32_t item) {
 }
 
 /* Applies `remap` (old vertex -> new vertex) to every stream (morph target
- * deltas included) and the indices, on up to `threads` threads. */
+ * deltas included) and, with remap_indices, the indices, on up to `threads`
+ * threads. */
 static bool remap_vertices(ir_mesh *mesh, const unsigned int *remap, size_t new_count,
-                           unsigned threads) {
+                           bool remap_indices, unsigned threads) {
     remap_job job = {.indices = mesh->indices,
-                     .index_count = mesh->index_count,
+                     .index_count = remap_indices ? mesh->index_count : 0,
                      .old_count = mesh->vertex_count,
                      .new_count = new_count,
                      .remap = remap};
@@ -198,7 +199,7 @@ bool process_weld_on(ir_mesh *mesh, unsigned threads) {
     }
     size_t unique = weld_vertex_remap_on(threads, remap, mesh->indices, mesh->index_count,
                                          mesh->vertex_count, weld_streams, stream_count);
-    bool ok = unique != SIZE_MAX && remap_vertices(mesh, remap, unique, threads);
+    bool ok = unique != SIZE_MAX && remap_vertices(mesh, remap, unique, true, threads);
     free(remap);
     free(morph_ids);
     return ok;
@@ -208,16 +209,32 @@ bool process_weld(ir_mesh *mesh) {
     return process_weld_on(mesh, 1);
 }
 
+unsigned int *fetch_remap_indices(ir_mesh *mesh, size_t *used) {
+    unsigned int *remap = malloc((mesh->vertex_count ? mesh->vertex_count : 1) * sizeof *remap);
+    if (remap == NULL)
+        return NULL;
+    /* Vertices no index uses are dropped (remap ~0u). */
+    *used =
+        meshopt_checked_fetch_remap(remap, mesh->indices, mesh->index_count, mesh->vertex_count);
+    if (*used == SIZE_MAX) {
+        free(remap);
+        return NULL;
+    }
+    for (size_t i = 0; i < mesh->index_count; i++)
+        mesh->indices[i] = remap[mesh->indices[i]];
+    return remap;
+}
+
+bool fetch_remap_streams(ir_mesh *mesh, const unsigned int *remap, size_t used, unsigned threads) {
+    return remap_vertices(mesh, remap, used, false, threads);
+}
+
 bool process_optimize_fetch_on(ir_mesh *mesh, unsigned threads) {
     if (mesh->vertex_count == 0)
         return true;
-    unsigned int *remap = malloc((size_t)mesh->vertex_count * sizeof *remap);
-    if (remap == NULL)
-        return false;
-    /* Vertices no index uses are dropped (remap ~0u). */
-    size_t used =
-        meshopt_checked_fetch_remap(remap, mesh->indices, mesh->index_count, mesh->vertex_count);
-    bool ok = used != SIZE_MAX && remap_vertices(mesh, remap, used, threads);
+    size_t used = 0;
+    unsigned int *remap = fetch_remap_indices(mesh, &used);
+    bool ok = remap != NULL && fetch_remap_streams(mesh, remap, used, threads);
     free(remap);
     return ok;
 }

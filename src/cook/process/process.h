@@ -256,6 +256,12 @@ bool process_optimize_order(ir_mesh *mesh, const cook_settings *settings);
 bool process_optimize_fetch(ir_mesh *mesh);
 /* The same, the streams remapped on up to `threads` threads. */
 bool process_optimize_fetch_on(ir_mesh *mesh, unsigned threads);
+/* process_optimize_fetch_on in two halves: the first-use remap (caller
+ * frees; NULL when out of memory) with *used vertices kept, applied to the
+ * indices only, then to the streams and meshlet vertex lists. Between them
+ * the vertices are as they were (what meshlets may still be built from). */
+unsigned int *fetch_remap_indices(ir_mesh *mesh, size_t *used);
+bool fetch_remap_streams(ir_mesh *mesh, const unsigned int *remap, size_t used, unsigned threads);
 
 /* Appends settings->mesh_lods reduced levels per submesh (lods.c): triangles
  * through the simplifier, points through the point simplifier; lines are not
@@ -271,6 +277,10 @@ bool process_build_meshlets(ir_mesh *mesh, const cook_settings *settings);
  * left it (sorted spatially), while the order step reorders level 0 itself.
  * Run process_optimize_fetch after it. */
 bool process_order_lods_meshlets(ir_mesh *mesh, const cook_settings *settings);
+/* The same followed by process_optimize_fetch_on, with the same result: the
+ * levels are joined and the fetch remap found while meshlets are still being
+ * built (mesh.c). */
+bool process_order_lods_meshlets_fetch(ir_mesh *mesh, const cook_settings *settings);
 
 /* The whole mesh process stage in order: topology sort, normals and tangents
  * (of the triangles), weld, then order, LODs and meshlets together, then
