@@ -189,11 +189,13 @@ static bool curve_keys(curve_sort *sort, unsigned threads) {
 }
 
 bool mesh_sort_spatially_on(unsigned threads, const float *positions, uint32_t *indices,
-                            size_t index_count, uint32_t *codes) {
+                            size_t index_count, uint32_t *codes, uint32_t *sorted_copy) {
     size_t triangles = index_count / 3;
     if (triangles < 2) {
         if (codes != NULL && triangles == 1)
             codes[0] = 0; /* the frame of one centroid is that centroid's cell */
+        if (sorted_copy != NULL)
+            memcpy(sorted_copy, indices, index_count * sizeof *sorted_copy);
         return true;
     }
     curve_sort sort = {.positions = positions,
@@ -204,7 +206,10 @@ bool mesh_sort_spatially_on(unsigned threads, const float *positions, uint32_t *
     bool ok = curve_keys(&sort, threads);
     uint64_t *keys = sort.from;
     sort.offsets = ok ? malloc(sort.blocks * sizeof *sort.offsets) : NULL;
-    sort.sorted = ok ? malloc(index_count * sizeof *sort.sorted) : NULL;
+    /* The caller's copy is where the triangles are gathered anyway. */
+    sort.sorted = !ok                   ? NULL
+                  : sorted_copy != NULL ? sorted_copy
+                                        : malloc(index_count * sizeof *sort.sorted);
     ok = ok && sort.offsets != NULL && sort.sorted != NULL;
     if (ok) {
         /* Keys: Morton code above, triangle number below; sorting the code's
@@ -223,12 +228,13 @@ bool mesh_sort_spatially_on(unsigned threads, const float *positions, uint32_t *
     free(sort.box);
     free(sort.offsets);
     free(keys);
-    free(sort.sorted);
+    if (sort.sorted != sorted_copy)
+        free(sort.sorted);
     return ok;
 }
 
 bool mesh_sort_spatially(const float *positions, uint32_t *indices, size_t index_count) {
-    return mesh_sort_spatially_on(1, positions, indices, index_count, NULL);
+    return mesh_sort_spatially_on(1, positions, indices, index_count, NULL, NULL);
 }
 
 /* The larger, the coarser the curve's block boundary between codes a and b

@@ -103,6 +103,8 @@ mesh_chunk *mesh_chunks(const ir_mesh *mesh, uint32_t chunk_triangles, uint32_t 
  * mesh_level0_copy then mesh_sort_level0 (process_order_lods_meshlets has
  * order_begin make it from the curve order it finds anyway). */
 uint32_t *mesh_spatial_level0(const ir_mesh *mesh, uint32_t chunk_triangles, unsigned threads);
+/* Where level 0 ends: the end of the submesh range that ends last. */
+size_t mesh_level0_end(const ir_mesh *mesh);
 /* A copy of level 0 as it is (caller frees); NULL when out of memory. */
 uint32_t *mesh_level0_copy(const ir_mesh *mesh);
 /* Sorts each submesh range of `level0` that is cut into chunks spatially, on
@@ -115,10 +117,11 @@ bool mesh_sort_level0(const ir_mesh *mesh, uint32_t chunk_triangles, unsigned th
  * memory. The _on form runs on up to `threads` threads, with the same result
  * whatever their number, and with `codes` non-NULL also gives each sorted
  * triangle's curve code there (index_count / 3 entries), what
- * mesh_curve_cuts_of reads. */
+ * mesh_curve_cuts_of reads; with `sorted_copy` non-NULL (index_count
+ * entries, not overlapping `indices`) the sorted triangles there too. */
 bool mesh_sort_spatially(const float *positions, uint32_t *indices, size_t index_count);
 bool mesh_sort_spatially_on(unsigned threads, const float *positions, uint32_t *indices,
-                            size_t index_count, uint32_t *codes);
+                            size_t index_count, uint32_t *codes, uint32_t *sorted_copy);
 /* Where to cut triangles sorted along the curve (mesh_sort_spatially) into
  * `count` chunks: chunk c is triangles cuts[c] up to cuts[c + 1] (cuts holds
  * count + 1 entries, 0 first and the triangle count last). Each cut lies
