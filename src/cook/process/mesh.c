@@ -34,14 +34,17 @@ typedef struct mesh_steps {
 } mesh_steps;
 
 /* Once level 0 is ordered and every level simplified: the levels joined into
- * the index buffer, then the fetch remap found and applied to the indices.
- * Meshlet items read only the curve-sorted copy of level 0 and the vertices,
- * which this leaves as they are, so the tail runs alongside them (on a busy
- * thread it was a serial stretch after the parallel_for). */
+ * the index buffer, then the fetch remap found and applied to the indices
+ * and every vertex stream but positions. Meshlet items read only the
+ * curve-sorted copy of level 0, the positions and the vertex count, which
+ * this leaves as they are, so the tail runs alongside them (it was a serial
+ * stretch after the parallel_for). */
 static void mesh_steps_tail(mesh_steps *all) {
     bool ok = !all->lods || lods_finish(&all->steps[1], all->mesh);
-    if (ok && all->fetch && all->mesh->vertex_count > 0)
-        ok = (all->fetch_remap = fetch_remap_indices(all->mesh, &all->fetch_used)) != NULL;
+    if (ok && all->fetch && all->mesh->vertex_count > 0) {
+        ok = (all->fetch_remap = fetch_remap_indices(all->mesh, &all->fetch_used)) != NULL &&
+             fetch_remap_attributes(all->mesh, all->fetch_remap, all->fetch_used, 1);
+    }
     all->tail_ok = ok;
 }
 
@@ -101,7 +104,7 @@ static bool order_lods_meshlets(ir_mesh *mesh, const cook_settings *settings, bo
     }
     ok = order_end(order) && ok;
     if (ok && all.fetch_remap != NULL)
-        ok = fetch_remap_streams(mesh, all.fetch_remap, all.fetch_used, settings->threads);
+        ok = fetch_remap_positions(mesh, all.fetch_remap, all.fetch_used, settings->threads);
     free(all.fetch_remap);
     return ok;
 }

@@ -77,13 +77,20 @@ static void remap_item(void *ctx, uint32_t item) {
         job->indices[i] = job->remap[job->indices[i]];
 }
 
-/* Applies `remap` (old vertex -> new vertex) to every stream (morph target
- * deltas included) and, with remap_indices, the indices, on up to `threads`
- * threads. */
+/* What remap_vertices rewrites: everything (the weld), or the fetch remap's
+ * two halves, the attributes meshlets do not read, then the positions. */
+typedef enum remap_part {
+    REMAP_ALL,        /* every stream and the indices, then the vertex count */
+    REMAP_ATTRIBUTES, /* every stream but positions (morph deltas included) */
+    REMAP_POSITIONS,  /* positions and meshlet vertex lists, then the count */
+} remap_part;
+
+/* Applies `remap` (old vertex -> new vertex) to `part` of the mesh on up to
+ * `threads` threads. */
 static bool remap_vertices(ir_mesh *mesh, const unsigned int *remap, size_t new_count,
-                           bool remap_indices, unsigned threads) {
+                           remap_part part, unsigned threads) {
     remap_job job = {.indices = mesh->indices,
-                     .index_count = remap_indices ? mesh->index_count : 0,
+                     .index_count = part == REMAP_ALL ? mesh->index_count : 0,
                      .old_count = mesh->vertex_count,
                      .new_count = new_count,
                      .remap = remap};
@@ -91,8 +98,14 @@ static bool remap_vertices(ir_mesh *mesh, const unsigned int *remap, size_t new_
     job.streams = malloc((MESH_STREAM_MAX + 3 * (size_t)mesh->target_count) * sizeof *job.streams);
     if (job.streams == NULL)
         return false;
-    job.stream_count = mesh_streams(mesh, job.streams);
-    for (uint32_t t = 0; t < mesh->target_count; t++)
+    mesh_stream_ref streams[MESH_STREAM_MAX];
+    size_t count = mesh_streams(mesh, streams);
+    for (size_t i = 0; i < count; i++) {
+        bool positions = streams[i].data == (void **)&mesh->positions;
+        if (part == REMAP_ALL || positions == (part == REMAP_POSITIONS))
+            job.streams[job.stream_count++] = streams[i];
+    }
+    for (uint32_t t = 0; part != REMAP_POSITIONS && t < mesh->target_count; t++)
         for (int k = 0; k < 3; k++) {
             float **stream = ir_morph_stream(&mesh->targets[t], k);
             if (*stream != NULL)
@@ -102,11 +115,13 @@ static bool remap_vertices(ir_mesh *mesh, const unsigned int *remap, size_t new_
     size_t index_blocks = (job.index_count + REMAP_INDEX_BLOCK - 1) / REMAP_INDEX_BLOCK;
     parallel_for(threads, (uint32_t)(job.stream_count + index_blocks), remap_item, &job);
     free(job.streams);
-    /* Meshlets may be built before the fetch remap (mesh.c); they only
-     * reference level-0 vertices, which every remap keeps. */
-    for (uint32_t i = 0; i < mesh->meshlet_vertex_count; i++)
-        mesh->meshlet_vertices[i] = remap[mesh->meshlet_vertices[i]];
-    mesh->vertex_count = (uint32_t)new_count;
+    if (part != REMAP_ATTRIBUTES) {
+        /* Meshlets may be built before the fetch remap (mesh.c); they only
+         * reference level-0 vertices, which every remap keeps. */
+        for (uint32_t i = 0; i < mesh->meshlet_vertex_count; i++)
+            mesh->meshlet_vertices[i] = remap[mesh->meshlet_vertices[i]];
+        mesh->vertex_count = (uint32_t)new_count;
+    }
     return !atomic_load(&job.failed);
 }
 
@@ -199,7 +214,7 @@ bool process_weld_on(ir_mesh *mesh, unsigned threads) {
     }
     size_t unique = weld_vertex_remap_on(threads, remap, mesh->indices, mesh->index_count,
                                          mesh->vertex_count, weld_streams, stream_count);
-    bool ok = unique != SIZE_MAX && remap_vertices(mesh, remap, unique, true, threads);
+    bool ok = unique != SIZE_MAX && remap_vertices(mesh, remap, unique, REMAP_ALL, threads);
     free(remap);
     free(morph_ids);
     return ok;
@@ -225,8 +240,14 @@ unsigned int *fetch_remap_indices(ir_mesh *mesh, size_t *used) {
     return remap;
 }
 
-bool fetch_remap_streams(ir_mesh *mesh, const unsigned int *remap, size_t used, unsigned threads) {
-    return remap_vertices(mesh, remap, used, false, threads);
+bool fetch_remap_attributes(ir_mesh *mesh, const unsigned int *remap, size_t used,
+                            unsigned threads) {
+    return remap_vertices(mesh, remap, used, REMAP_ATTRIBUTES, threads);
+}
+
+bool fetch_remap_positions(ir_mesh *mesh, const unsigned int *remap, size_t used,
+                           unsigned threads) {
+    return remap_vertices(mesh, remap, used, REMAP_POSITIONS, threads);
 }
 
 bool process_optimize_fetch_on(ir_mesh *mesh, unsigned threads) {
@@ -234,7 +255,8 @@ bool process_optimize_fetch_on(ir_mesh *mesh, unsigned threads) {
         return true;
     size_t used = 0;
     unsigned int *remap = fetch_remap_indices(mesh, &used);
-    bool ok = remap != NULL && fetch_remap_streams(mesh, remap, used, threads);
+    bool ok = remap != NULL && fetch_remap_attributes(mesh, remap, used, threads) &&
+              fetch_remap_positions(mesh, remap, used, threads);
     free(remap);
     return ok;
 }
