@@ -31,19 +31,21 @@ typedef struct mesh_steps {
     bool tail_ok;
     unsigned int *fetch_remap; /* NULL without fetch or vertices */
     size_t fetch_used;
+    float *fetch_positions; /* remapped, put in place after the meshlets */
 } mesh_steps;
 
 /* Once level 0 is ordered and every level simplified: the levels joined into
  * the index buffer, then the fetch remap found and applied to the indices
- * and every vertex stream but positions. Meshlet items read only the
- * curve-sorted copy of level 0, the positions and the vertex count, which
- * this leaves as they are, so the tail runs alongside them (it was a serial
- * stretch after the parallel_for). */
+ * and every vertex stream, the positions into a copy set aside. Meshlet
+ * items read only the curve-sorted copy of level 0, the positions and the
+ * vertex count, which this leaves as they are, so the tail runs alongside
+ * them (it was a serial stretch after the parallel_for). */
 static void mesh_steps_tail(mesh_steps *all) {
     bool ok = !all->lods || lods_finish(&all->steps[1], all->mesh);
     if (ok && all->fetch && all->mesh->vertex_count > 0) {
         ok = (all->fetch_remap = fetch_remap_indices(all->mesh, &all->fetch_used)) != NULL &&
-             fetch_remap_attributes(all->mesh, all->fetch_remap, all->fetch_used, 1);
+             fetch_remap_streams(all->mesh, all->fetch_remap, all->fetch_used,
+                                 &all->fetch_positions, 1);
     }
     all->tail_ok = ok;
 }
@@ -103,8 +105,11 @@ static bool order_lods_meshlets(ir_mesh *mesh, const cook_settings *settings, bo
             ok = meshlets_finish(&all.steps[2], mesh) && ok;
     }
     ok = order_end(order) && ok;
-    if (ok && all.fetch_remap != NULL)
-        ok = fetch_remap_positions(mesh, all.fetch_remap, all.fetch_used, settings->threads);
+    if (ok && all.fetch_remap != NULL) {
+        fetch_remap_finish(mesh, all.fetch_remap, all.fetch_used, all.fetch_positions);
+        all.fetch_positions = NULL; /* the mesh's now */
+    }
+    free(all.fetch_positions);
     free(all.fetch_remap);
     return ok;
 }

@@ -17,22 +17,23 @@
 typedef struct mesh_stream_ref {
     void **data;
     size_t element_size;
+    void **aside; /* where the remapped copy goes, the old kept; NULL: into *data */
 } mesh_stream_ref;
 
 #define MESH_STREAM_MAX 10
 
 static size_t mesh_streams(ir_mesh *mesh, mesh_stream_ref out[MESH_STREAM_MAX]) {
     mesh_stream_ref all[] = {
-        {(void **)&mesh->positions, 3 * sizeof(float)},
-        {(void **)&mesh->normals, 3 * sizeof(float)},
-        {(void **)&mesh->tangents, 4 * sizeof(float)},
-        {(void **)&mesh->texcoords[0], 2 * sizeof(float)},
-        {(void **)&mesh->texcoords[1], 2 * sizeof(float)},
-        {(void **)&mesh->colors, 4 * sizeof(float)},
-        {(void **)&mesh->joints, 4 * sizeof(uint16_t)},
-        {(void **)&mesh->weights, 4 * sizeof(float)},
-        {(void **)&mesh->joints1, 4 * sizeof(uint16_t)},
-        {(void **)&mesh->weights1, 4 * sizeof(float)},
+        {(void **)&mesh->positions, 3 * sizeof(float), NULL},
+        {(void **)&mesh->normals, 3 * sizeof(float), NULL},
+        {(void **)&mesh->tangents, 4 * sizeof(float), NULL},
+        {(void **)&mesh->texcoords[0], 2 * sizeof(float), NULL},
+        {(void **)&mesh->texcoords[1], 2 * sizeof(float), NULL},
+        {(void **)&mesh->colors, 4 * sizeof(float), NULL},
+        {(void **)&mesh->joints, 4 * sizeof(uint16_t), NULL},
+        {(void **)&mesh->weights, 4 * sizeof(float), NULL},
+        {(void **)&mesh->joints1, 4 * sizeof(uint16_t), NULL},
+        {(void **)&mesh->weights1, 4 * sizeof(float), NULL},
     };
     size_t count = 0;
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
@@ -65,6 +66,10 @@ static void remap_item(void *ctx, uint32_t item) {
         }
         meshopt_remapVertexBuffer(remapped, *stream->data, job->old_count, stream->element_size,
                                   job->remap);
+        if (stream->aside != NULL) {
+            *stream->aside = remapped;
+            return;
+        }
         free(*stream->data);
         *stream->data = remapped;
         return;
@@ -77,20 +82,23 @@ static void remap_item(void *ctx, uint32_t item) {
         job->indices[i] = job->remap[job->indices[i]];
 }
 
-/* What remap_vertices rewrites: everything (the weld), or the fetch remap's
- * two halves, the attributes meshlets do not read, then the positions. */
-typedef enum remap_part {
-    REMAP_ALL,        /* every stream and the indices, then the vertex count */
-    REMAP_ATTRIBUTES, /* every stream but positions (morph deltas included) */
-    REMAP_POSITIONS,  /* positions and meshlet vertex lists, then the count */
-} remap_part;
+/* The vertex count and meshlet vertex lists after a remap of the streams.
+ * Meshlets may be built before the fetch remap (mesh.c); they only reference
+ * level-0 vertices, which every remap keeps. */
+static void remap_finish(ir_mesh *mesh, const unsigned int *remap, size_t new_count) {
+    for (uint32_t i = 0; i < mesh->meshlet_vertex_count; i++)
+        mesh->meshlet_vertices[i] = remap[mesh->meshlet_vertices[i]];
+    mesh->vertex_count = (uint32_t)new_count;
+}
 
-/* Applies `remap` (old vertex -> new vertex) to `part` of the mesh on up to
- * `threads` threads. */
-static bool remap_vertices(ir_mesh *mesh, const unsigned int *remap, size_t new_count,
-                           remap_part part, unsigned threads) {
+/* Applies `remap` (old vertex -> new vertex) to every stream (morph target
+ * deltas included) and, with `indices`, the indices, on up to `threads`
+ * threads; with positions_aside, the remapped positions go there and
+ * mesh->positions stays as it was. remap_finish follows. */
+static bool remap_streams(ir_mesh *mesh, const unsigned int *remap, size_t new_count, bool indices,
+                          float **positions_aside, unsigned threads) {
     remap_job job = {.indices = mesh->indices,
-                     .index_count = part == REMAP_ALL ? mesh->index_count : 0,
+                     .index_count = indices ? mesh->index_count : 0,
                      .old_count = mesh->vertex_count,
                      .new_count = new_count,
                      .remap = remap};
@@ -98,30 +106,20 @@ static bool remap_vertices(ir_mesh *mesh, const unsigned int *remap, size_t new_
     job.streams = malloc((MESH_STREAM_MAX + 3 * (size_t)mesh->target_count) * sizeof *job.streams);
     if (job.streams == NULL)
         return false;
-    mesh_stream_ref streams[MESH_STREAM_MAX];
-    size_t count = mesh_streams(mesh, streams);
-    for (size_t i = 0; i < count; i++) {
-        bool positions = streams[i].data == (void **)&mesh->positions;
-        if (part == REMAP_ALL || positions == (part == REMAP_POSITIONS))
-            job.streams[job.stream_count++] = streams[i];
-    }
-    for (uint32_t t = 0; part != REMAP_POSITIONS && t < mesh->target_count; t++)
+    job.stream_count = mesh_streams(mesh, job.streams);
+    for (size_t i = 0; i < job.stream_count; i++)
+        if (job.streams[i].data == (void **)&mesh->positions)
+            job.streams[i].aside = (void **)positions_aside;
+    for (uint32_t t = 0; t < mesh->target_count; t++)
         for (int k = 0; k < 3; k++) {
             float **stream = ir_morph_stream(&mesh->targets[t], k);
             if (*stream != NULL)
                 job.streams[job.stream_count++] =
-                    (mesh_stream_ref){(void **)stream, 3 * sizeof(float)};
+                    (mesh_stream_ref){(void **)stream, 3 * sizeof(float), NULL};
         }
     size_t index_blocks = (job.index_count + REMAP_INDEX_BLOCK - 1) / REMAP_INDEX_BLOCK;
     parallel_for(threads, (uint32_t)(job.stream_count + index_blocks), remap_item, &job);
     free(job.streams);
-    if (part != REMAP_ATTRIBUTES) {
-        /* Meshlets may be built before the fetch remap (mesh.c); they only
-         * reference level-0 vertices, which every remap keeps. */
-        for (uint32_t i = 0; i < mesh->meshlet_vertex_count; i++)
-            mesh->meshlet_vertices[i] = remap[mesh->meshlet_vertices[i]];
-        mesh->vertex_count = (uint32_t)new_count;
-    }
     return !atomic_load(&job.failed);
 }
 
@@ -214,7 +212,9 @@ bool process_weld_on(ir_mesh *mesh, unsigned threads) {
     }
     size_t unique = weld_vertex_remap_on(threads, remap, mesh->indices, mesh->index_count,
                                          mesh->vertex_count, weld_streams, stream_count);
-    bool ok = unique != SIZE_MAX && remap_vertices(mesh, remap, unique, REMAP_ALL, threads);
+    bool ok = unique != SIZE_MAX && remap_streams(mesh, remap, unique, true, NULL, threads);
+    if (ok)
+        remap_finish(mesh, remap, unique);
     free(remap);
     free(morph_ids);
     return ok;
@@ -240,23 +240,31 @@ unsigned int *fetch_remap_indices(ir_mesh *mesh, size_t *used) {
     return remap;
 }
 
-bool fetch_remap_attributes(ir_mesh *mesh, const unsigned int *remap, size_t used,
-                            unsigned threads) {
-    return remap_vertices(mesh, remap, used, REMAP_ATTRIBUTES, threads);
+bool fetch_remap_streams(ir_mesh *mesh, const unsigned int *remap, size_t used, float **positions,
+                         unsigned threads) {
+    *positions = NULL;
+    if (remap_streams(mesh, remap, used, false, positions, threads))
+        return true;
+    free(*positions);
+    *positions = NULL;
+    return false;
 }
 
-bool fetch_remap_positions(ir_mesh *mesh, const unsigned int *remap, size_t used,
-                           unsigned threads) {
-    return remap_vertices(mesh, remap, used, REMAP_POSITIONS, threads);
+void fetch_remap_finish(ir_mesh *mesh, const unsigned int *remap, size_t used, float *positions) {
+    free(mesh->positions);
+    mesh->positions = positions;
+    remap_finish(mesh, remap, used);
 }
 
 bool process_optimize_fetch_on(ir_mesh *mesh, unsigned threads) {
     if (mesh->vertex_count == 0)
         return true;
     size_t used = 0;
+    float *positions = NULL;
     unsigned int *remap = fetch_remap_indices(mesh, &used);
-    bool ok = remap != NULL && fetch_remap_attributes(mesh, remap, used, threads) &&
-              fetch_remap_positions(mesh, remap, used, threads);
+    bool ok = remap != NULL && fetch_remap_streams(mesh, remap, used, &positions, threads);
+    if (ok)
+        fetch_remap_finish(mesh, remap, used, positions);
     free(remap);
     return ok;
 }

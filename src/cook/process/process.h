@@ -261,13 +261,15 @@ bool process_optimize_fetch(ir_mesh *mesh);
 bool process_optimize_fetch_on(ir_mesh *mesh, unsigned threads);
 /* process_optimize_fetch_on in three steps: the first-use remap (caller
  * frees; NULL when out of memory) with *used vertices kept, applied to the
- * indices only; then to every stream but positions; then to the positions
- * and the meshlet vertex lists, which sets the vertex count. Until the last,
- * positions and the count are as they were (what meshlets are built from). */
+ * indices only; then to every vertex stream, positions remapped into a new
+ * *positions (mesh->positions kept as it is; NULL after a failure); then
+ * fetch_remap_finish puts those in place and remaps the meshlet vertex
+ * lists and the vertex count. Until the last, positions and count are as
+ * they were: what meshlets are built from. */
 unsigned int *fetch_remap_indices(ir_mesh *mesh, size_t *used);
-bool fetch_remap_attributes(ir_mesh *mesh, const unsigned int *remap, size_t used,
-                            unsigned threads);
-bool fetch_remap_positions(ir_mesh *mesh, const unsigned int *remap, size_t used, unsigned threads);
+bool fetch_remap_streams(ir_mesh *mesh, const unsigned int *remap, size_t used, float **positions,
+                         unsigned threads);
+void fetch_remap_finish(ir_mesh *mesh, const unsigned int *remap, size_t used, float *positions);
 
 /* Appends settings->mesh_lods reduced levels per submesh (lods.c): triangles
  * through the simplifier, points through the point simplifier; lines are not
