@@ -13,14 +13,16 @@
  *   import    the importer cook_registry_match picks (OBJ or glTF)
  *   normals   process_generate_normals (a no-op when the source has normals)
  *   weld      process_weld_on: merge vertices identical in every stream
- *   o+l+m     process_order_lods_meshlets: order, LODs and meshlets in one
- *             parallel pass, as the cooker runs them; with --split instead
+ *   o+l+m+f   process_order_lods_meshlets_fetch: order, LODs and meshlets in
+ *             one parallel pass, the fetch remap within it, as the cooker
+ *             runs them; with --split instead
  *             lods      process_build_lods: the reduced levels (simplifier)
  *             meshlets  process_build_meshlets: meshlets, bounds and cones
  *             order     process_optimize_order: vertex cache, then overdraw
  *             one after the other (the same output: each reads level 0 as
- *             welded), to see what each costs
- *   fetch     process_optimize_fetch_on: vertices renumbered in first-use order
+ *             welded), to see what each costs, and
+ *             fetch     process_optimize_fetch_on: vertices renumbered in
+ *                       first-use order
  *   encode    encode_mesh_vertices and write_kmesh_layout: the .kmesh laid
  *             out and checksummed, its payloads not copied (as the cooker)
  *   write     write_file_atomic_stream of that layout into OUT_DIR
@@ -106,7 +108,7 @@ static bool stage_lods(cook_run *run) {
 }
 
 static bool stage_together(cook_run *run) {
-    return process_order_lods_meshlets(current_mesh(run), &run->settings);
+    return process_order_lods_meshlets_fetch(current_mesh(run), &run->settings);
 }
 
 static bool stage_fetch(cook_run *run) {
@@ -182,11 +184,11 @@ static const stage stages[] = {
     {"import", stage_import, PER_SOURCE},
     {"normals", stage_normals, PER_MESH},
     {"weld", stage_weld, PER_MESH},
-    {"o+l+m", stage_together, PER_MESH_TOGETHER},
+    {"o+l+m+f", stage_together, PER_MESH_TOGETHER},
     {"lods", stage_lods, PER_MESH_SPLIT},
     {"meshlets", stage_meshlets, PER_MESH_SPLIT},
     {"order", stage_order, PER_MESH_SPLIT},
-    {"fetch", stage_fetch, PER_MESH},
+    {"fetch", stage_fetch, PER_MESH_SPLIT},
     {"encode", stage_encode, PER_MESH},
     {"write", stage_write, PER_MESH},
     {"free", stage_free, AFTER_MESHES},

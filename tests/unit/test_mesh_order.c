@@ -307,7 +307,10 @@ static void curve_sort_on_threads_matches_the_curve_written_out(void **state) {
     uint32_t *sorted = malloc(index_count * sizeof *sorted);
     uint32_t *codes = malloc(triangles * sizeof *codes);
     memcpy(sorted, indices, index_count * sizeof *sorted);
-    assert_true(mesh_sort_spatially_on(4, positions, sorted, index_count, codes));
+    uint32_t *copy = malloc(index_count * sizeof *copy);
+    assert_true(mesh_sort_spatially_on(4, positions, sorted, index_count, codes, copy));
+    assert_memory_equal(copy, sorted, index_count * sizeof *copy); /* the same sort, twice */
+    free(copy);
     uint32_t equal_codes = 0;
     for (uint32_t t = 0; t < triangles; t++) {
         uint32_t source = (uint32_t)keys[t];

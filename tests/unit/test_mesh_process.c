@@ -777,6 +777,42 @@ static void chunked_lods_and_meshlets_are_the_same_on_1_and_3_threads(void **sta
     ir_mesh_free(&whole);
 }
 
+/* process_order_lods_meshlets_fetch joins the levels and finds the fetch
+ * remap on whichever thread finishes the last order or LOD item, while
+ * meshlets are still being built: the same mesh as the two steps one after
+ * the other, on 1, 2 and 4 threads, with and without LODs and meshlets. */
+static void fetch_in_the_pass_matches_fetch_after_it(void **state) {
+    (void)state;
+    const uint32_t n = 64;
+    cook_settings settings;
+    cook_settings_default(&settings);
+    settings.mesh_chunk_triangles = 1024; /* 4 chunks per submesh */
+    for (int variant = 0; variant < 3; variant++) {
+        settings.mesh_lods = variant == 1 ? 0 : 2;
+        settings.mesh_meshlets = variant != 2;
+        ir_mesh steps;
+        make_grid(&steps, n);
+        settings.threads = 1;
+        assert_true(process_weld(&steps));
+        assert_true(process_order_lods_meshlets(&steps, &settings));
+        assert_true(process_optimize_fetch(&steps));
+        assert_true(steps.vertex_count < 3 * 2 * n * n); /* welded: corners shared */
+        for (unsigned threads = 1; threads <= 4; threads *= 2) {
+            ir_mesh pass;
+            make_grid(&pass, n);
+            settings.threads = threads;
+            assert_true(process_weld_on(&pass, threads));
+            assert_true(process_order_lods_meshlets_fetch(&pass, &settings));
+            assert_same_mesh(&steps, &pass);
+            assert_memory_equal(steps.texcoords[0], pass.texcoords[0],
+                                2 * sizeof(float) * steps.vertex_count);
+            assert_int_equal(steps.lod_count, pass.lod_count);
+            ir_mesh_free(&pass);
+        }
+        ir_mesh_free(&steps);
+    }
+}
+
 static void kmesh_vertex_packing_is_the_same_on_1_and_3_threads(void **state) {
     (void)state;
     ir_mesh mesh;
@@ -1375,6 +1411,7 @@ int main(void) {
         cmocka_unit_test(spatial_sort_keeps_triangles_and_groups_quadrants),
         cmocka_unit_test(index_span_is_the_least_and_greatest_index),
         cmocka_unit_test(chunked_lods_and_meshlets_are_the_same_on_1_and_3_threads),
+        cmocka_unit_test(fetch_in_the_pass_matches_fetch_after_it),
         cmocka_unit_test(kmesh_vertex_packing_is_the_same_on_1_and_3_threads),
         cmocka_unit_test(kmesh_round_trips_each_submesh_topology),
         cmocka_unit_test(topology_sort_puts_triangles_first_and_keeps_source_order),

@@ -1,6 +1,7 @@
 /* One asset through the whole pipeline, read back through the runtime. */
 #include <dirent.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,6 +9,7 @@
 #include <xxhash.h>
 
 #include "cook/drivers/drivers.h"
+#include "cook/inspect/inspect.h"
 #include "test_support.h"
 
 static const char QUAD_OBJ[] = "mtllib quad.mtl\n"
@@ -153,6 +155,58 @@ static void note_source(void *ctx, const uint8_t *bytes, size_t size) {
 /* The source is hashed once, beside the build's own hash of it (two threads
  * here), and every output's META names that hash: the mesh, the material
  * table and the scene. */
+/* A written file's verification on two threads (the checksum and the deep
+ * read side by side) gives the one-pass verdict and error: for the cooked
+ * mesh, for one with its last byte damaged (the checksum), one with an index
+ * past the vertices and its checksum made right again (the deep read), and
+ * one cut short (the structure). */
+static void verification_on_two_threads_matches_one_pass(void **state) {
+    (void)state;
+    cooked c;
+    cook_one(&c, "verify_halves", QUAD_OBJ, QUAD_MTL, false);
+    assert_true(c.result.ok);
+    char *path = test_path_join(c.output, "models/quad.kmesh");
+    size_t size = 0;
+    uint8_t *good = test_read_file(path, &size);
+    assert_non_null(good);
+    for (int damage = 0; damage < 4; damage++) {
+        uint8_t *bytes = malloc(size);
+        memcpy(bytes, good, size);
+        size_t length = size;
+        if (damage == 1)
+            bytes[size - 1] ^= 0x5a;
+        if (damage == 2) {
+            kiln_file file;
+            kiln_error err;
+            kiln_chunk indices;
+            assert_int_equal(kiln_file_from_memory(&file, bytes, size, "quad", 0, &err), KILN_OK);
+            assert_int_equal(kiln_file_find_chunk(&file, KILN_CHUNK_MESH_INDICES, &indices),
+                             KILN_OK);
+            uint16_t past = 0xffff; /* 16-bit indices: the quad has 7 vertices */
+            memcpy(bytes + ((const uint8_t *)indices.data - bytes), &past, sizeof past);
+            kiln_file_close(&file);
+            size_t at = offsetof(kiln_container_header, checksum);
+            memset(bytes + at, 0, sizeof(uint64_t));
+            uint64_t checksum = XXH3_64bits(bytes, size);
+            memcpy(bytes + at, &checksum, sizeof checksum);
+        }
+        if (damage == 3)
+            length = size / 2;
+        test_write_file(path, bytes, length);
+        kiln_error one = {0}, two = {0};
+        bool one_pass = inspect_container_file(path, KILN_ASSET_MESH, &one);
+        bool halves = inspect_container_file_on(2, path, KILN_ASSET_MESH, &two);
+        assert_int_equal(one_pass, damage == 0);
+        assert_int_equal(halves, one_pass);
+        assert_int_equal(two.code, one.code);
+        assert_string_equal(two.message, one.message);
+        free(bytes);
+    }
+    free(good);
+    free(path);
+    cooked_free(&c);
+}
+
 static void every_output_names_the_source_hash(void **state) {
     (void)state;
     char *input = test_make_temp_dir("pipeline_source_hash");
@@ -371,6 +425,7 @@ static void atomic_write_replaces_and_leaves_no_temporary(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(pipeline_cooks_obj_into_a_valid_kmesh),
+        cmocka_unit_test(verification_on_two_threads_matches_one_pass),
         cmocka_unit_test(every_output_names_the_source_hash),
         cmocka_unit_test(a_stale_source_hash_is_worked_out_again),
         cmocka_unit_test(a_released_source_keeps_its_hash),

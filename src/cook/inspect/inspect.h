@@ -58,6 +58,10 @@ void inspect_shader_io_type(const kiln_shader_io *io, char *out, size_t size);
  * disk with its checksum verified and its view of `kind` taken deeply.
  * False with *error set otherwise. */
 bool inspect_container_file(const char *full_path, kiln_asset_kind kind, kiln_error *error);
+/* The same on up to `threads` threads (at most 2): the checksum and the deep
+ * read of the view side by side, with the same verdict and the same error. */
+bool inspect_container_file_on(unsigned threads, const char *full_path, kiln_asset_kind kind,
+                               kiln_error *error);
 
 /* KTX2 bytes under the runtime reader's rules, every level inflated to its
  * declared size in bounded memory. `name` names the file in *error. */

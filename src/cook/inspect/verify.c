@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cook/core/core.h"
+#include "cook/core/parallel.h"
 #include "cook/inspect/inspect.h"
 
 /* True when `message` starts with `prefix` followed by ": ". */
@@ -28,9 +29,11 @@ const char *inspect_error_detail(const kiln_error *error, const char *path) {
     return message[0] != '\0' ? message : kiln_result_str(error->code);
 }
 
-bool inspect_container_file(const char *full_path, kiln_asset_kind kind, kiln_error *error) {
+/* The file mapped (expanded when its chunks are encoded) and its kind's view
+ * read with `flags`. */
+static bool read_view(const char *full_path, kiln_asset_kind kind, uint32_t flags,
+                      kiln_error *error) {
     kiln_file file;
-    uint32_t flags = KILN_OPEN_VERIFY_CHECKSUM | KILN_OPEN_DEEP;
     kiln_result result = kiln_file_map_expanded(&file, full_path, flags, error);
     if (result != KILN_OK)
         return false;
@@ -52,6 +55,47 @@ bool inspect_container_file(const char *full_path, kiln_asset_kind kind, kiln_er
     }
     kiln_file_close(&file);
     return result == KILN_OK;
+}
+
+bool inspect_container_file(const char *full_path, kiln_asset_kind kind, kiln_error *error) {
+    return read_view(full_path, kind, KILN_OPEN_VERIFY_CHECKSUM | KILN_OPEN_DEEP, error);
+}
+
+/* inspect_container_file's two halves side by side: the checksum with the
+ * container's structure (the first step of the one-pass read: its errors
+ * come first), and the deep read of the view without the checksum. */
+typedef struct verify_halves {
+    const char *full_path;
+    kiln_asset_kind kind;
+    bool ok[2];
+    kiln_error errors[2];
+} verify_halves;
+
+static void verify_half(void *ctx, uint32_t half) {
+    verify_halves *job = ctx;
+    if (half == 1) {
+        job->ok[1] = read_view(job->full_path, job->kind, KILN_OPEN_DEEP, &job->errors[1]);
+        return;
+    }
+    kiln_file file;
+    job->ok[0] = kiln_file_map(&file, job->full_path, KILN_OPEN_VERIFY_CHECKSUM | KILN_OPEN_DEEP,
+                               &job->errors[0]) == KILN_OK;
+    if (job->ok[0])
+        kiln_file_close(&file);
+}
+
+bool inspect_container_file_on(unsigned threads, const char *full_path, kiln_asset_kind kind,
+                               kiln_error *error) {
+    if (threads < 2)
+        return inspect_container_file(full_path, kind, error);
+    verify_halves job = {.full_path = full_path, .kind = kind};
+    parallel_for(2, 2, verify_half, &job);
+    for (int half = 0; half < 2; half++)
+        if (!job.ok[half]) {
+            *error = job.errors[half];
+            return false;
+        }
+    return true;
 }
 
 bool inspect_ktx2_bytes(const uint8_t *data, size_t size, const char *name, kiln_error *error) {

@@ -62,12 +62,17 @@ mesh_chunk *mesh_chunks(const ir_mesh *mesh, uint32_t chunk_triangles, uint32_t 
     return chunks;
 }
 
-uint32_t *mesh_level0_copy(const ir_mesh *mesh) {
+size_t mesh_level0_end(const ir_mesh *mesh) {
     size_t end = 0;
     for (uint32_t s = 0; s < mesh->submesh_count; s++) {
         size_t sub_end = (size_t)mesh->submeshes[s].index_offset + mesh->submeshes[s].index_count;
         end = sub_end > end ? sub_end : end;
     }
+    return end;
+}
+
+uint32_t *mesh_level0_copy(const ir_mesh *mesh) {
+    size_t end = mesh_level0_end(mesh);
     uint32_t *copy = malloc((end ? end : 1) * sizeof *copy);
     if (copy != NULL)
         memcpy(copy, mesh->indices, end * sizeof *copy);
@@ -80,7 +85,7 @@ bool mesh_sort_level0(const ir_mesh *mesh, uint32_t chunk_triangles, unsigned th
         const ir_submesh *sub = &mesh->submeshes[s];
         if (submesh_chunk_count(sub, chunk_triangles) > 1 &&
             !mesh_sort_spatially_on(threads, mesh->positions, level0 + sub->index_offset,
-                                    sub->index_count, NULL))
+                                    sub->index_count, NULL, NULL))
             return false;
     }
     return true;

@@ -132,14 +132,25 @@ static void count_block(void *ctx, uint32_t block) {
         counts[digit(sort, sort->from[t])]++;
 }
 
-/* Counts become offsets: bucket by bucket, and block by block within one. */
+/* Counts become offsets: bucket by bucket, and block by block within one.
+ * Walked block by block (each block's row is contiguous): the bucket-major
+ * walk strode a whole row per step, ~0.8 ms a pass for 62 blocks. */
 static void lay_out_offsets(curve_sort *sort) {
+    size_t start[RADIX_BUCKETS] = {0}; /* first, per-bucket totals */
+    for (uint32_t b = 0; b < sort->blocks; b++)
+        for (uint32_t d = 0; d < RADIX_BUCKETS; d++)
+            start[d] += sort->offsets[b][d];
     size_t sum = 0;
-    for (uint32_t d = 0; d < RADIX_BUCKETS; d++)
-        for (uint32_t b = 0; b < sort->blocks; b++) {
+    for (uint32_t d = 0; d < RADIX_BUCKETS; d++) {
+        size_t n = start[d];
+        start[d] = sum;
+        sum += n;
+    }
+    for (uint32_t b = 0; b < sort->blocks; b++)
+        for (uint32_t d = 0; d < RADIX_BUCKETS; d++) {
             size_t n = sort->offsets[b][d];
-            sort->offsets[b][d] = sum;
-            sum += n;
+            sort->offsets[b][d] = start[d];
+            start[d] += n;
         }
 }
 
@@ -189,11 +200,13 @@ static bool curve_keys(curve_sort *sort, unsigned threads) {
 }
 
 bool mesh_sort_spatially_on(unsigned threads, const float *positions, uint32_t *indices,
-                            size_t index_count, uint32_t *codes) {
+                            size_t index_count, uint32_t *codes, uint32_t *sorted_copy) {
     size_t triangles = index_count / 3;
     if (triangles < 2) {
         if (codes != NULL && triangles == 1)
             codes[0] = 0; /* the frame of one centroid is that centroid's cell */
+        if (sorted_copy != NULL)
+            memcpy(sorted_copy, indices, index_count * sizeof *sorted_copy);
         return true;
     }
     curve_sort sort = {.positions = positions,
@@ -204,7 +217,10 @@ bool mesh_sort_spatially_on(unsigned threads, const float *positions, uint32_t *
     bool ok = curve_keys(&sort, threads);
     uint64_t *keys = sort.from;
     sort.offsets = ok ? malloc(sort.blocks * sizeof *sort.offsets) : NULL;
-    sort.sorted = ok ? malloc(index_count * sizeof *sort.sorted) : NULL;
+    /* The caller's copy is where the triangles are gathered anyway. */
+    sort.sorted = !ok                   ? NULL
+                  : sorted_copy != NULL ? sorted_copy
+                                        : malloc(index_count * sizeof *sort.sorted);
     ok = ok && sort.offsets != NULL && sort.sorted != NULL;
     if (ok) {
         /* Keys: Morton code above, triangle number below; sorting the code's
@@ -223,12 +239,13 @@ bool mesh_sort_spatially_on(unsigned threads, const float *positions, uint32_t *
     free(sort.box);
     free(sort.offsets);
     free(keys);
-    free(sort.sorted);
+    if (sort.sorted != sorted_copy)
+        free(sort.sorted);
     return ok;
 }
 
 bool mesh_sort_spatially(const float *positions, uint32_t *indices, size_t index_count) {
-    return mesh_sort_spatially_on(1, positions, indices, index_count, NULL);
+    return mesh_sort_spatially_on(1, positions, indices, index_count, NULL, NULL);
 }
 
 /* The larger, the coarser the curve's block boundary between codes a and b

@@ -1,4 +1,5 @@
 /* mesh.c — the mesh process stage: every step, in order, as settings ask. */
+#include <stdatomic.h>
 #include <stdlib.h>
 
 #include "cook/process/process.h"
@@ -19,16 +20,45 @@ static int normal_map_texcoord(const ir_mesh *mesh, const ir_asset *asset) {
     return -1;
 }
 
-/* Order, LODs and meshlets: the items of the three steps one after the other. */
+/* Order, LODs and meshlets: the items of the three steps one after the
+ * other, and the tail, which needs the first two finished. */
 typedef struct mesh_steps {
     mesh_step steps[3]; /* order, LODs, meshlets (items of absent ones: 0) */
+    ir_mesh *mesh;
+    bool lods, fetch;
+    atomic_uint unfinished; /* order and LOD items not finished yet */
+    /* What the tail did; read once parallel_for has returned. */
+    bool tail_ok;
+    unsigned int *fetch_remap; /* NULL without fetch or vertices */
+    size_t fetch_used;
+    float *fetch_positions; /* remapped, put in place after the meshlets */
 } mesh_steps;
+
+/* Once level 0 is ordered and every level simplified: the levels joined into
+ * the index buffer, then the fetch remap found and applied to the indices
+ * and every vertex stream, the positions into a copy set aside. Meshlet
+ * items read only the curve-sorted copy of level 0, the positions and the
+ * vertex count, which this leaves as they are, so the tail runs alongside
+ * them (it was a serial stretch after the parallel_for). */
+static void mesh_steps_tail(mesh_steps *all) {
+    bool ok = !all->lods || lods_finish(&all->steps[1], all->mesh);
+    if (ok && all->fetch && all->mesh->vertex_count > 0) {
+        ok = (all->fetch_remap = fetch_remap_indices(all->mesh, &all->fetch_used)) != NULL &&
+             fetch_remap_streams(all->mesh, all->fetch_remap, all->fetch_used,
+                                 &all->fetch_positions, 1);
+    }
+    all->tail_ok = ok;
+}
 
 static void mesh_steps_item(void *ctx, uint32_t index) {
     mesh_steps *all = ctx;
     for (int k = 0; k < 3; k++) {
         if (index < all->steps[k].items) {
             all->steps[k].item(all->steps[k].job, index);
+            /* The last order or LOD item to finish, on whichever thread,
+             * runs the tail: it sees every other's writes (acq_rel). */
+            if (k < 2 && atomic_fetch_sub(&all->unfinished, 1) == 1)
+                mesh_steps_tail(all);
             return;
         }
         index -= all->steps[k].items;
@@ -39,11 +69,13 @@ static void mesh_steps_item(void *ctx, uint32_t index) {
  * order_begin cuts each large submesh along the Morton curve and makes the
  * curve-sorted copy of level 0 that LODs and meshlets read (the one they
  * would make themselves), while the order items rewrite level 0 chunk by
- * chunk. One wait at the end instead of three. */
-bool process_order_lods_meshlets(ir_mesh *mesh, const cook_settings *settings) {
+ * chunk. One wait at the end instead of three. With `fetch`, the vertex
+ * fetch order follows (process_optimize_fetch_on), its remap found in the
+ * tail. */
+static bool order_lods_meshlets(ir_mesh *mesh, const cook_settings *settings, bool fetch) {
     bool lods = settings->mesh_lods > 0, meshlets = settings->mesh_meshlets;
     uint32_t chunk_triangles = mesh_chunk_size(settings);
-    mesh_steps all = {0};
+    mesh_steps all = {.mesh = mesh, .lods = lods, .fetch = fetch};
     order_job *order = order_begin(mesh, chunk_triangles, settings->threads,
                                    settings->mesh_vertex_cache, lods || meshlets, &all.steps[0]);
     const uint32_t *level0 = order != NULL ? order_spatial_level0(order) : NULL;
@@ -62,14 +94,32 @@ bool process_order_lods_meshlets(ir_mesh *mesh, const cook_settings *settings) {
         bool chunked = false;
         for (uint32_t s = 0; s < mesh->submesh_count; s++)
             chunked |= submesh_chunk_count(&mesh->submeshes[s], chunk_triangles) > 1;
-        uint32_t items = all.steps[0].items + all.steps[1].items + all.steps[2].items;
-        parallel_for(chunked ? settings->threads : 1, items, mesh_steps_item, &all);
-        if (lods)
-            ok = lods_finish(&all.steps[1], mesh);
+        uint32_t before_tail = all.steps[0].items + all.steps[1].items;
+        atomic_init(&all.unfinished, before_tail);
+        parallel_for(chunked ? settings->threads : 1, before_tail + all.steps[2].items,
+                     mesh_steps_item, &all);
+        if (before_tail == 0)
+            mesh_steps_tail(&all);
+        ok = all.tail_ok;
         if (meshlets)
             ok = meshlets_finish(&all.steps[2], mesh) && ok;
     }
-    return order_end(order) && ok;
+    ok = order_end(order) && ok;
+    if (ok && all.fetch_remap != NULL) {
+        fetch_remap_finish(mesh, all.fetch_remap, all.fetch_used, all.fetch_positions);
+        all.fetch_positions = NULL; /* the mesh's now */
+    }
+    free(all.fetch_positions);
+    free(all.fetch_remap);
+    return ok;
+}
+
+bool process_order_lods_meshlets(ir_mesh *mesh, const cook_settings *settings) {
+    return order_lods_meshlets(mesh, settings, false);
+}
+
+bool process_order_lods_meshlets_fetch(ir_mesh *mesh, const cook_settings *settings) {
+    return order_lods_meshlets(mesh, settings, true);
 }
 
 /* Normals (and tangents under a normal map) from the triangles, which the
@@ -162,8 +212,7 @@ bool process_mesh(cook_context *ctx, ir_mesh *mesh, const ir_asset *asset) {
                      "triangle%s dropped (they draw nothing new)",
                      name, (unsigned long long)degenerate, degenerate == 1 ? "" : "s",
                      (unsigned long long)repeated, repeated == 1 ? "" : "s");
-    ok = ok && process_order_lods_meshlets(mesh, settings) &&
-         process_optimize_fetch_on(mesh, settings->threads);
+    ok = ok && process_order_lods_meshlets_fetch(mesh, settings);
     if (!ok)
         diag_error(ctx->diag, path, 0, "mesh '%s': out of memory optimising", name);
     return ok;

@@ -17,22 +17,23 @@
 typedef struct mesh_stream_ref {
     void **data;
     size_t element_size;
+    void **aside; /* where the remapped copy goes, the old kept; NULL: into *data */
 } mesh_stream_ref;
 
 #define MESH_STREAM_MAX 10
 
 static size_t mesh_streams(ir_mesh *mesh, mesh_stream_ref out[MESH_STREAM_MAX]) {
     mesh_stream_ref all[] = {
-        {(void **)&mesh->positions, 3 * sizeof(float)},
-        {(void **)&mesh->normals, 3 * sizeof(float)},
-        {(void **)&mesh->tangents, 4 * sizeof(float)},
-        {(void **)&mesh->texcoords[0], 2 * sizeof(float)},
-        {(void **)&mesh->texcoords[1], 2 * sizeof(float)},
-        {(void **)&mesh->colors, 4 * sizeof(float)},
-        {(void **)&mesh->joints, 4 * sizeof(uint16_t)},
-        {(void **)&mesh->weights, 4 * sizeof(float)},
-        {(void **)&mesh->joints1, 4 * sizeof(uint16_t)},
-        {(void **)&mesh->weights1, 4 * sizeof(float)},
+        {(void **)&mesh->positions, 3 * sizeof(float), NULL},
+        {(void **)&mesh->normals, 3 * sizeof(float), NULL},
+        {(void **)&mesh->tangents, 4 * sizeof(float), NULL},
+        {(void **)&mesh->texcoords[0], 2 * sizeof(float), NULL},
+        {(void **)&mesh->texcoords[1], 2 * sizeof(float), NULL},
+        {(void **)&mesh->colors, 4 * sizeof(float), NULL},
+        {(void **)&mesh->joints, 4 * sizeof(uint16_t), NULL},
+        {(void **)&mesh->weights, 4 * sizeof(float), NULL},
+        {(void **)&mesh->joints1, 4 * sizeof(uint16_t), NULL},
+        {(void **)&mesh->weights1, 4 * sizeof(float), NULL},
     };
     size_t count = 0;
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
@@ -65,6 +66,10 @@ static void remap_item(void *ctx, uint32_t item) {
         }
         meshopt_remapVertexBuffer(remapped, *stream->data, job->old_count, stream->element_size,
                                   job->remap);
+        if (stream->aside != NULL) {
+            *stream->aside = remapped;
+            return;
+        }
         free(*stream->data);
         *stream->data = remapped;
         return;
@@ -77,12 +82,23 @@ static void remap_item(void *ctx, uint32_t item) {
         job->indices[i] = job->remap[job->indices[i]];
 }
 
+/* The vertex count and meshlet vertex lists after a remap of the streams.
+ * Meshlets may be built before the fetch remap (mesh.c); they only reference
+ * level-0 vertices, which every remap keeps. */
+static void remap_finish(ir_mesh *mesh, const unsigned int *remap, size_t new_count) {
+    for (uint32_t i = 0; i < mesh->meshlet_vertex_count; i++)
+        mesh->meshlet_vertices[i] = remap[mesh->meshlet_vertices[i]];
+    mesh->vertex_count = (uint32_t)new_count;
+}
+
 /* Applies `remap` (old vertex -> new vertex) to every stream (morph target
- * deltas included) and the indices, on up to `threads` threads. */
-static bool remap_vertices(ir_mesh *mesh, const unsigned int *remap, size_t new_count,
-                           unsigned threads) {
+ * deltas included) and, with `indices`, the indices, on up to `threads`
+ * threads; with positions_aside, the remapped positions go there and
+ * mesh->positions stays as it was. remap_finish follows. */
+static bool remap_streams(ir_mesh *mesh, const unsigned int *remap, size_t new_count, bool indices,
+                          float **positions_aside, unsigned threads) {
     remap_job job = {.indices = mesh->indices,
-                     .index_count = mesh->index_count,
+                     .index_count = indices ? mesh->index_count : 0,
                      .old_count = mesh->vertex_count,
                      .new_count = new_count,
                      .remap = remap};
@@ -91,21 +107,19 @@ static bool remap_vertices(ir_mesh *mesh, const unsigned int *remap, size_t new_
     if (job.streams == NULL)
         return false;
     job.stream_count = mesh_streams(mesh, job.streams);
+    for (size_t i = 0; i < job.stream_count; i++)
+        if (job.streams[i].data == (void **)&mesh->positions)
+            job.streams[i].aside = (void **)positions_aside;
     for (uint32_t t = 0; t < mesh->target_count; t++)
         for (int k = 0; k < 3; k++) {
             float **stream = ir_morph_stream(&mesh->targets[t], k);
             if (*stream != NULL)
                 job.streams[job.stream_count++] =
-                    (mesh_stream_ref){(void **)stream, 3 * sizeof(float)};
+                    (mesh_stream_ref){(void **)stream, 3 * sizeof(float), NULL};
         }
     size_t index_blocks = (job.index_count + REMAP_INDEX_BLOCK - 1) / REMAP_INDEX_BLOCK;
     parallel_for(threads, (uint32_t)(job.stream_count + index_blocks), remap_item, &job);
     free(job.streams);
-    /* Meshlets may be built before the fetch remap (mesh.c); they only
-     * reference level-0 vertices, which every remap keeps. */
-    for (uint32_t i = 0; i < mesh->meshlet_vertex_count; i++)
-        mesh->meshlet_vertices[i] = remap[mesh->meshlet_vertices[i]];
-    mesh->vertex_count = (uint32_t)new_count;
     return !atomic_load(&job.failed);
 }
 
@@ -198,7 +212,9 @@ bool process_weld_on(ir_mesh *mesh, unsigned threads) {
     }
     size_t unique = weld_vertex_remap_on(threads, remap, mesh->indices, mesh->index_count,
                                          mesh->vertex_count, weld_streams, stream_count);
-    bool ok = unique != SIZE_MAX && remap_vertices(mesh, remap, unique, threads);
+    bool ok = unique != SIZE_MAX && remap_streams(mesh, remap, unique, true, NULL, threads);
+    if (ok)
+        remap_finish(mesh, remap, unique);
     free(remap);
     free(morph_ids);
     return ok;
@@ -208,16 +224,47 @@ bool process_weld(ir_mesh *mesh) {
     return process_weld_on(mesh, 1);
 }
 
+unsigned int *fetch_remap_indices(ir_mesh *mesh, size_t *used) {
+    unsigned int *remap = malloc((mesh->vertex_count ? mesh->vertex_count : 1) * sizeof *remap);
+    if (remap == NULL)
+        return NULL;
+    /* Vertices no index uses are dropped (remap ~0u). */
+    *used =
+        meshopt_checked_fetch_remap(remap, mesh->indices, mesh->index_count, mesh->vertex_count);
+    if (*used == SIZE_MAX) {
+        free(remap);
+        return NULL;
+    }
+    for (size_t i = 0; i < mesh->index_count; i++)
+        mesh->indices[i] = remap[mesh->indices[i]];
+    return remap;
+}
+
+bool fetch_remap_streams(ir_mesh *mesh, const unsigned int *remap, size_t used, float **positions,
+                         unsigned threads) {
+    *positions = NULL;
+    if (remap_streams(mesh, remap, used, false, positions, threads))
+        return true;
+    free(*positions);
+    *positions = NULL;
+    return false;
+}
+
+void fetch_remap_finish(ir_mesh *mesh, const unsigned int *remap, size_t used, float *positions) {
+    free(mesh->positions);
+    mesh->positions = positions;
+    remap_finish(mesh, remap, used);
+}
+
 bool process_optimize_fetch_on(ir_mesh *mesh, unsigned threads) {
     if (mesh->vertex_count == 0)
         return true;
-    unsigned int *remap = malloc((size_t)mesh->vertex_count * sizeof *remap);
-    if (remap == NULL)
-        return false;
-    /* Vertices no index uses are dropped (remap ~0u). */
-    size_t used =
-        meshopt_checked_fetch_remap(remap, mesh->indices, mesh->index_count, mesh->vertex_count);
-    bool ok = used != SIZE_MAX && remap_vertices(mesh, remap, used, threads);
+    size_t used = 0;
+    float *positions = NULL;
+    unsigned int *remap = fetch_remap_indices(mesh, &used);
+    bool ok = remap != NULL && fetch_remap_streams(mesh, remap, used, &positions, threads);
+    if (ok)
+        fetch_remap_finish(mesh, remap, used, positions);
     free(remap);
     return ok;
 }

@@ -12,6 +12,7 @@
  * keep the order the source drew them in. */
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cook/process/process.h"
 
@@ -62,7 +63,10 @@ static void order_item(void *job_, uint32_t index) {
 
 /* Sorts each submesh that is cut into chunks along the curve, in place, and
  * plans the ranges of every triangle submesh with triangles: each chunk of a
- * cut submesh, at the cuts its sort's codes give, else the whole submesh. */
+ * cut submesh, at the cuts its sort's codes give, else the whole submesh.
+ * With job->spatial, every submesh's range is also copied there, a sorted
+ * one by the sort itself (which gathers it into that copy before writing it
+ * back: no second pass over the indices). */
 static bool sort_and_plan(order_job *job, uint32_t chunk_triangles, unsigned threads) {
     ir_mesh *mesh = job->mesh;
     size_t total = 0, codes_size = 1;
@@ -78,12 +82,16 @@ static bool sort_and_plan(order_job *job, uint32_t chunk_triangles, unsigned thr
     bool ok = job->ranges != NULL && cuts != NULL && (total == mesh->submesh_count || codes);
     for (uint32_t s = 0; ok && s < mesh->submesh_count; s++) {
         const ir_submesh *sub = &mesh->submeshes[s];
+        uint32_t *copy = job->spatial != NULL ? job->spatial + sub->index_offset : NULL;
+        uint32_t count = submesh_chunk_count(sub, chunk_triangles);
+        bool sorted = sub->topology == KILN_TOPOLOGY_TRIANGLES && sub->index_count > 0 && count > 1;
+        if (sorted)
+            ok = mesh_sort_spatially_on(threads, mesh->positions, mesh->indices + sub->index_offset,
+                                        sub->index_count, codes, copy);
+        else if (copy != NULL)
+            memcpy(copy, mesh->indices + sub->index_offset, sub->index_count * sizeof *copy);
         if (sub->topology != KILN_TOPOLOGY_TRIANGLES || sub->index_count == 0)
             continue;
-        uint32_t count = submesh_chunk_count(sub, chunk_triangles);
-        if (count > 1)
-            ok = mesh_sort_spatially_on(threads, mesh->positions, mesh->indices + sub->index_offset,
-                                        sub->index_count, codes);
         if (ok)
             mesh_curve_cuts_of(codes, sub->index_count / 3, count, cuts);
         for (uint32_t c = 0; ok && c < count; c++)
@@ -105,9 +113,12 @@ order_job *order_begin(ir_mesh *mesh, uint32_t chunk_triangles, unsigned threads
     job->mesh = mesh;
     job->cache = cache;
     atomic_init(&job->failed, false);
-    bool ok = sort_and_plan(job, chunk_triangles, threads);
-    if (ok && spatial)
-        ok = (job->spatial = mesh_level0_copy(mesh)) != NULL;
+    bool ok = true;
+    if (spatial) {
+        size_t end = mesh_level0_end(mesh);
+        ok = (job->spatial = malloc((end ? end : 1) * sizeof *job->spatial)) != NULL;
+    }
+    ok = ok && sort_and_plan(job, chunk_triangles, threads);
     if (!ok) {
         order_end(job);
         return NULL;

@@ -103,6 +103,8 @@ mesh_chunk *mesh_chunks(const ir_mesh *mesh, uint32_t chunk_triangles, uint32_t 
  * mesh_level0_copy then mesh_sort_level0 (process_order_lods_meshlets has
  * order_begin make it from the curve order it finds anyway). */
 uint32_t *mesh_spatial_level0(const ir_mesh *mesh, uint32_t chunk_triangles, unsigned threads);
+/* Where level 0 ends: the end of the submesh range that ends last. */
+size_t mesh_level0_end(const ir_mesh *mesh);
 /* A copy of level 0 as it is (caller frees); NULL when out of memory. */
 uint32_t *mesh_level0_copy(const ir_mesh *mesh);
 /* Sorts each submesh range of `level0` that is cut into chunks spatially, on
@@ -115,10 +117,11 @@ bool mesh_sort_level0(const ir_mesh *mesh, uint32_t chunk_triangles, unsigned th
  * memory. The _on form runs on up to `threads` threads, with the same result
  * whatever their number, and with `codes` non-NULL also gives each sorted
  * triangle's curve code there (index_count / 3 entries), what
- * mesh_curve_cuts_of reads. */
+ * mesh_curve_cuts_of reads; with `sorted_copy` non-NULL (index_count
+ * entries, not overlapping `indices`) the sorted triangles there too. */
 bool mesh_sort_spatially(const float *positions, uint32_t *indices, size_t index_count);
 bool mesh_sort_spatially_on(unsigned threads, const float *positions, uint32_t *indices,
-                            size_t index_count, uint32_t *codes);
+                            size_t index_count, uint32_t *codes, uint32_t *sorted_copy);
 /* Where to cut triangles sorted along the curve (mesh_sort_spatially) into
  * `count` chunks: chunk c is triangles cuts[c] up to cuts[c + 1] (cuts holds
  * count + 1 entries, 0 first and the triangle count last). Each cut lies
@@ -256,6 +259,17 @@ bool process_optimize_order(ir_mesh *mesh, const cook_settings *settings);
 bool process_optimize_fetch(ir_mesh *mesh);
 /* The same, the streams remapped on up to `threads` threads. */
 bool process_optimize_fetch_on(ir_mesh *mesh, unsigned threads);
+/* process_optimize_fetch_on in three steps: the first-use remap (caller
+ * frees; NULL when out of memory) with *used vertices kept, applied to the
+ * indices only; then to every vertex stream, positions remapped into a new
+ * *positions (mesh->positions kept as it is; NULL after a failure); then
+ * fetch_remap_finish puts those in place and remaps the meshlet vertex
+ * lists and the vertex count. Until the last, positions and count are as
+ * they were: what meshlets are built from. */
+unsigned int *fetch_remap_indices(ir_mesh *mesh, size_t *used);
+bool fetch_remap_streams(ir_mesh *mesh, const unsigned int *remap, size_t used, float **positions,
+                         unsigned threads);
+void fetch_remap_finish(ir_mesh *mesh, const unsigned int *remap, size_t used, float *positions);
 
 /* Appends settings->mesh_lods reduced levels per submesh (lods.c): triangles
  * through the simplifier, points through the point simplifier; lines are not
@@ -271,6 +285,10 @@ bool process_build_meshlets(ir_mesh *mesh, const cook_settings *settings);
  * left it (sorted spatially), while the order step reorders level 0 itself.
  * Run process_optimize_fetch after it. */
 bool process_order_lods_meshlets(ir_mesh *mesh, const cook_settings *settings);
+/* The same followed by process_optimize_fetch_on, with the same result: the
+ * levels are joined and the fetch remap found while meshlets are still being
+ * built (mesh.c). */
+bool process_order_lods_meshlets_fetch(ir_mesh *mesh, const cook_settings *settings);
 
 /* The whole mesh process stage in order: topology sort, normals and tangents
  * (of the triangles), weld, then order, LODs and meshlets together, then

@@ -17,6 +17,7 @@
 #include "cook/write/write.h"
 
 #define VERIFY_MAX_BYTES ((size_t)4 << 30)
+#define VERIFY_SPLIT_BYTES ((size_t)1 << 20) /* below, one pass on one thread */
 
 /* What was written: the bytes, or (streamed) their size and XXH3 hash. */
 typedef struct written {
@@ -49,12 +50,16 @@ static bool verify_ktx2(const char *full_path, const char *name, const written *
 }
 
 static bool verify_output(const write_output *out, const char *full_path, const written *bytes,
-                          cook_diag *diag) {
+                          unsigned threads, cook_diag *diag) {
     if (out->kind == KILN_ASSET_TEXTURE)
         return verify_ktx2(full_path, out->name, bytes, diag);
     kiln_error error;
-    /* .kmesh, .kmat, .kscene, .kanim, .kshader: read back deeply */
-    if (inspect_container_file(full_path, out->kind, &error))
+    /* .kmesh, .kmat, .kscene, .kanim, .kshader: read back deeply; a large one
+     * with its checksum and its deep checks side by side (the 1M grid's 38
+     * MB .kmesh: two passes of a few ms each that ran one after the other) */
+    if (bytes->size < VERIFY_SPLIT_BYTES)
+        threads = 1;
+    if (inspect_container_file_on(threads, full_path, out->kind, &error))
         return true;
     diag_error(diag, out->name, 0, "verification of the written file failed: %s", error.message);
     return false;
@@ -132,7 +137,8 @@ bool write_emit(cook_context *ctx, const char *output_root, bool verify, const w
         ok = false;
     }
     if (ok && verify)
-        ok = verify_output(out, staged, &bytes, ctx->diag);
+        ok = verify_output(out, staged, &bytes, ctx->settings != NULL ? ctx->settings->threads : 1,
+                           ctx->diag);
     if (ok && ctx->stage != NULL) { /* into place with the asset's other outputs */
         strlist *temporaries = &ctx->stage->temporaries;
         ok = strlist_push(temporaries, staged) && strlist_push(&ctx->stage->finals, full);
