@@ -4,7 +4,7 @@
  * mips.c makes each texel as 4 floats (RGBA) and stores it as bytes one
  * texel at a time. Two loops here do the same on many texels at once:
  *   - the 8-bit encode of a row, 8 texels transposed into one vector per
- *     channel, the sRGB encode's bucket word (mips.c) one gather a channel;
+ *     channel, the sRGB encode's bucket word (mips_texel.c) one gather a channel;
  *   - the halving of an 8-bit row pair (level 0 to level 1, most of a
  *     chain's texels) while its quads are opaque, checked as it goes (no
  *     pass over the alpha first), 16 texels per channel vector: the mode's 256

@@ -7,13 +7,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* The sRGB encode's buckets (mips.c, srgb8_of): a float's bits from 2^-13
+/* The sRGB encode's buckets (mips_texel.h, srgb8_of): a float's bits from 2^-13
  * up to 1.0 in steps of 2^15 (the exponent and top 8 mantissa bits). */
 #define SRGB_LOW_BITS 0x39000000u /* 2^-13: below the first step, encodes to 0 */
 #define SRGB_ONE_BITS 0x3F800000u /* 1.0 */
 #define SRGB_BUCKETS ((SRGB_ONE_BITS - SRGB_LOW_BITS) >> 15)
 
-/* What the 8-bit encode of working texels needs (mips.c's stored_texel8):
+/* What the 8-bit encode of working texels needs (mips_texel.h's stored_texel8):
  * the mode (mip_mode), colour divided by alpha again (alpha_weighted,
  * outside normal maps), and the sRGB buckets: each bucket's code at its
  * start in bits 0..7, and from bit 8 up where it steps to the next code, as

@@ -18,8 +18,10 @@
  *     meshlets.c   meshlets with culling data
  *     meshopt_checked.c   meshoptimizer calls with their input checked first
  *     mesh.c       the steps above in order, as settings ask
- *   Images: mips.c  colour-space conversion, resampling, mip chains, a decoded
- *                   image in its stored encoding
+ *   Images: mips.c  mip chains (and mips_simd.c: their AVX2/AVX-512 rows)
+ *           mips_texel.c    colour-space and 8-bit texel conversion, a
+ *                           decoded image in its stored encoding
+ *           mips_resample.c area resampling
  *           height_normal.c  a tangent-space normal map from a height map
  *   Animation: anim.c  key reduction and quantization
  *   Shaders (spirv.h): spirv_reflect.c (SPIRV-Cross reflection),
@@ -381,7 +383,7 @@ bool meshopt_meshlet_limits_valid(size_t max_vertices, size_t max_triangles);
 void process_height_to_normal(const ir_decoded_image *height, float strength, uint8_t *rgba);
 
 /* ---------------------------------------------------------------------------
- * Images (mips.c)
+ * Images (mips.c, mips_texel.c, mips_resample.c)
  * ------------------------------------------------------------------------- */
 
 float image_srgb_to_linear(float value);
