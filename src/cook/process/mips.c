@@ -96,7 +96,7 @@ static inline v4f quad_average(v4f a, v4f b, v4f c, v4f d) {
 static mips_encode8 encode8_of(const mip_options *o) {
     return (mips_encode8){.mode = o->mode,
                           .unweight = o->alpha_weighted && o->mode != MIP_MODE_NORMAL,
-                          .srgb_buckets = srgb_bucket};
+                          .srgb_buckets = mips_srgb_bucket};
 }
 
 /* Where make_row's texels come from: one loop each (make_texels inlined
@@ -166,19 +166,20 @@ static void make_row(void *ctx, uint32_t y) {
     size_t src_y = (size_t)2 * y - job->src_row0;             /* in `src` */
     /* 8-bit levels on AVX2: the row's bytes are encoded 8 texels at a time
      * once its working texels are made. */
-    bool batched = job->out8 != NULL && cpu_has_avx2 && !o->portable;
+    bool batched = job->out8 != NULL && mips_cpu_has_avx2 && !o->portable;
     texel_source from = !job->halve           ? FROM_WORK
                         : job->src != NULL    ? FROM_SRC
                         : job->base.b != NULL ? FROM_BASE8
                                               : FROM_BASEF;
     uint32_t stored = 0; /* texels made and stored already (batched) */
-    if (from == FROM_BASE8 && batched && cpu_has_avx512) {
+    if (from == FROM_BASE8 && batched && mips_cpu_has_avx512) {
         /* Opaque quads from the row's start 16 at a time, until 16 hold a
          * texel with alpha below 255; the rest as any 8-bit row. An opaque
          * quad's working texel is the same either way (premultiplying by 1
          * and adding the alpha lanes change nothing), and no pass over the
          * row's alpha comes first. */
-        static const float *const value[3] = {srgb_table, unorm8_value, normal_table};
+        static const float *const value[3] = {mips_srgb_table, mips_unorm8_value,
+                                              mips_normal_table};
         const uint8_t *r0 = job->base.b + (size_t)(2 * y) * job->sw * 4;
         mips_encode8 e = encode8_of(o);
         stored = (uint32_t)mips_opaque_halving_avx512(
@@ -214,9 +215,9 @@ static void make_row(void *ctx, uint32_t y) {
 }
 
 void mips_encode8_row(const float *work, uint8_t *out, size_t count, const mip_options *o) {
-    pthread_once(&srgb_tables_once, srgb_tables_init);
+    pthread_once(&mips_tables_once, mips_tables_init);
     size_t x = 0;
-    if (cpu_has_avx2 && !o->portable) {
+    if (mips_cpu_has_avx2 && !o->portable) {
         mips_encode8 e = encode8_of(o);
         x = mips_encode8_avx2(work, out, count, &e);
     }
@@ -297,7 +298,7 @@ static bool copy_level0(const float *base, const uint8_t *base8, size_t n, const
         return false;
     if (base8 != NULL)
         for (size_t i = 0; i < n * 4; i++)
-            out->levels[0][i] = unorm8_value[base8[i]];
+            out->levels[0][i] = mips_unorm8_value[base8[i]];
     else
         memcpy(out->levels[0], base, n * 4 * sizeof(float));
     return true;
@@ -392,11 +393,11 @@ static bool build_pair(level0_texels base, uint32_t w, uint32_t h, bool halve, c
     float *band = alloc_rgba(lw, 2 * rows);
     resampler r = {0};
     bool ok = band != NULL &&
-              (halve || resampler_init(&r, NULL, base, w, h, o, lane, premultiply, lw, lh));
+              (halve || mips_resampler_init(&r, NULL, base, w, h, o, lane, premultiply, lw, lh));
     for (uint32_t r0 = 0; ok && r0 < nh; r0 += rows) {
         uint32_t count = nh - r0 < rows ? nh - r0 : rows;
         if (!halve)
-            resampler_rows(&r, band, 2 * count);
+            mips_resampler_rows(&r, band, 2 * count);
         level_job first = {.o = o,
                            .lane = lane,
                            .premultiply = premultiply,
@@ -429,7 +430,7 @@ static bool build_pair(level0_texels base, uint32_t w, uint32_t h, bool halve, c
         make_level(&second, count);
     }
     if (!halve && band != NULL)
-        resampler_free(&r);
+        mips_resampler_free(&r);
     free(band);
     return ok;
 }
@@ -470,15 +471,15 @@ static bool build(const float *base, const uint8_t *base8, uint32_t width, uint3
     out->content_width = w0;
     out->content_height = h0;
 
-    pthread_once(&srgb_tables_once, srgb_tables_init);
-    const texel_lanes *lane = &texel_lane[o->mode - 1];
+    pthread_once(&mips_tables_once, mips_tables_init);
+    const texel_lanes *lane = &mips_texel_lane[o->mode - 1];
     bool premultiply = o->alpha_weighted && o->mode != MIP_MODE_NORMAL;
     size_t base_count = (size_t)width * height;
     float target_coverage = 0.0f;
     if (o->alpha_cutoff > 0.0f && base8 != NULL) {
         size_t above = 0;
         for (size_t i = 0; i < base_count; i++)
-            above += unorm8_value[base8[i * 4 + 3]] > o->alpha_cutoff;
+            above += mips_unorm8_value[base8[i * 4 + 3]] > o->alpha_cutoff;
         target_coverage = (float)((double)above / (double)base_count);
     } else if (o->alpha_cutoff > 0.0f) {
         target_coverage = mip_alpha_coverage(base, base_count, o->alpha_cutoff);
@@ -538,8 +539,8 @@ static bool build(const float *base, const uint8_t *base8, uint32_t width, uint3
                 break;
             }
             if (!alloc_stored(out, level, lw, lh, o) ||
-                (!halve && !resample_banded(prev, (level0_texels){base, base8}, w, h, o, lane,
-                                            premultiply, *slot, lw, lh))) {
+                (!halve && !mips_resample_banded(prev, (level0_texels){base, base8}, w, h, o, lane,
+                                                 premultiply, *slot, lw, lh))) {
                 ok = false;
                 break;
             }

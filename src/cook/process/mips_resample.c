@@ -83,7 +83,7 @@ bool image_resample_area(const float *src, uint32_t sw, uint32_t sh, float *dst,
     return true;
 }
 
-void resampler_free(resampler *r) {
+void mips_resampler_free(resampler *r) {
     free(r->ring);
     free(r->row);
     free(r->sum);
@@ -91,9 +91,9 @@ void resampler_free(resampler *r) {
     r->sum = NULL;
 }
 
-bool resampler_init(resampler *r, const float *src, level0_texels base, uint32_t sw, uint32_t sh,
-                    const mip_options *o, const texel_lanes *lane, bool premultiply, uint32_t dw,
-                    uint32_t dh) {
+bool mips_resampler_init(resampler *r, const float *src, level0_texels base, uint32_t sw,
+                         uint32_t sh, const mip_options *o, const texel_lanes *lane,
+                         bool premultiply, uint32_t dw, uint32_t dh) {
     *r = (resampler){.src = src,
                      .base = base,
                      .sw = sw,
@@ -110,11 +110,11 @@ bool resampler_init(resampler *r, const float *src, level0_texels base, uint32_t
     r->sum = malloc((size_t)dw * 4 * sizeof *r->sum);
     bool ok = r->ring != NULL && r->sum != NULL && (src != NULL || r->row != NULL);
     if (!ok)
-        resampler_free(r);
+        mips_resampler_free(r);
     return ok;
 }
 
-void resampler_rows(resampler *r, float *dst, uint32_t rows) {
+void mips_resampler_rows(resampler *r, float *dst, uint32_t rows) {
     uint32_t sw = r->sw, dw = r->dw;
     for (uint32_t i = r->next; i < r->next + rows; i++) {
         area_span span = area_span_of(i, r->scale, r->sh);
@@ -144,13 +144,13 @@ void resampler_rows(resampler *r, float *dst, uint32_t rows) {
     r->next += rows;
 }
 
-bool resample_banded(const float *src, level0_texels base, uint32_t sw, uint32_t sh,
-                     const mip_options *o, const texel_lanes *lane, bool premultiply, float *dst,
-                     uint32_t dw, uint32_t dh) {
+bool mips_resample_banded(const float *src, level0_texels base, uint32_t sw, uint32_t sh,
+                          const mip_options *o, const texel_lanes *lane, bool premultiply,
+                          float *dst, uint32_t dw, uint32_t dh) {
     resampler r;
-    if (!resampler_init(&r, src, base, sw, sh, o, lane, premultiply, dw, dh))
+    if (!mips_resampler_init(&r, src, base, sw, sh, o, lane, premultiply, dw, dh))
         return false;
-    resampler_rows(&r, dst, dh);
-    resampler_free(&r);
+    mips_resampler_rows(&r, dst, dh);
+    mips_resampler_free(&r);
     return true;
 }

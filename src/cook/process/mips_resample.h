@@ -8,7 +8,7 @@
 
 #include "cook/process/mips_texel.h"
 
-/* resample_banded's state: output rows come in turn (resampler_rows). */
+/* mips_resample_banded's state: output rows come in turn (mips_resampler_rows). */
 typedef struct resampler {
     const float *src;
     level0_texels base;
@@ -25,12 +25,12 @@ typedef struct resampler {
     uint32_t next;  /* the next output row */
 } resampler;
 
-void resampler_free(resampler *r);
-bool resampler_init(resampler *r, const float *src, level0_texels base, uint32_t sw, uint32_t sh,
-                    const mip_options *o, const texel_lanes *lane, bool premultiply, uint32_t dw,
-                    uint32_t dh);
+void mips_resampler_free(resampler *r);
+bool mips_resampler_init(resampler *r, const float *src, level0_texels base, uint32_t sw,
+                         uint32_t sh, const mip_options *o, const texel_lanes *lane,
+                         bool premultiply, uint32_t dw, uint32_t dh);
 /* The next `rows` output rows into dst (rows x dw texels). */
-void resampler_rows(resampler *r, float *dst, uint32_t rows);
+void mips_resampler_rows(resampler *r, float *dst, uint32_t rows);
 
 /* image_resample_area of a level into `dst` (dw x dh) without its
  * whole-image temporaries: the source is the previous level's working copy
@@ -42,8 +42,8 @@ void resampler_rows(resampler *r, float *dst, uint32_t rows);
  * source row and ceil(sh / dh) + 2 resampled rows instead of a float copy of
  * level 0 and an sh x dw temporary. A resampler gives the rows in turn, so
  * that a band of them can be used before the next is made. */
-bool resample_banded(const float *src, level0_texels base, uint32_t sw, uint32_t sh,
-                     const mip_options *o, const texel_lanes *lane, bool premultiply, float *dst,
-                     uint32_t dw, uint32_t dh);
+bool mips_resample_banded(const float *src, level0_texels base, uint32_t sw, uint32_t sh,
+                          const mip_options *o, const texel_lanes *lane, bool premultiply,
+                          float *dst, uint32_t dw, uint32_t dh);
 
 #endif

@@ -18,7 +18,7 @@ float image_linear_to_srgb(float v) {
     return 1.055f * powf(v, 1.0f / 2.4f) - 0.055f;
 }
 
-float srgb_table[256];
+float mips_srgb_table[256];
 
 /* linear -> sRGB 8-bit code without powf, exactly
  * to_unorm8(image_linear_to_srgb(v)) for every float v >= 0: that function
@@ -31,15 +31,15 @@ float srgb_table[256];
  * least 0.9 % apart (relative), buckets 0.4 % wide, so one compare finishes
  * (test_mips checks every step). */
 static float srgb_threshold[256]; /* [255] = +inf: no code above 255 */
-uint32_t srgb_bucket[SRGB_BUCKETS + 1];
-float unorm8_value[256];
-float normal_table[256];
-texel_lanes texel_lane[3];
-v4f alpha_lane[256];
-v4f alpha_weight[256];
-pthread_once_t srgb_tables_once = PTHREAD_ONCE_INIT;
-bool cpu_has_avx2;
-bool cpu_has_avx512;
+uint32_t mips_srgb_bucket[SRGB_BUCKETS + 1];
+float mips_unorm8_value[256];
+float mips_normal_table[256];
+texel_lanes mips_texel_lane[3];
+v4f mips_alpha_lane[256];
+v4f mips_alpha_weight[256];
+pthread_once_t mips_tables_once = PTHREAD_ONCE_INIT;
+bool mips_cpu_has_avx2;
+bool mips_cpu_has_avx512;
 
 static float float_of_bits(uint32_t bits) {
     float v;
@@ -52,24 +52,25 @@ static uint8_t srgb_encode_reference(float v) {
     return !(s > 0.0f) ? 0 : s >= 1.0f ? 255 : (uint8_t)lrintf(s * 255.0f);
 }
 
-void srgb_tables_init(void) {
-    cpu_has_avx2 = mips_avx2_available();
-    cpu_has_avx512 = mips_avx512_available();
+void mips_tables_init(void) {
+    mips_cpu_has_avx2 = mips_avx2_available();
+    mips_cpu_has_avx512 = mips_avx512_available();
     for (int i = 0; i < 256; i++) {
-        srgb_table[i] = image_srgb_to_linear(i / 255.0f);
-        unorm8_value[i] = i / 255.0f;
-        normal_table[i] = unorm8_value[i] * 2.0f - 1.0f;
+        mips_srgb_table[i] = image_srgb_to_linear(i / 255.0f);
+        mips_unorm8_value[i] = i / 255.0f;
+        mips_normal_table[i] = mips_unorm8_value[i] * 2.0f - 1.0f;
     }
-    const float *mode_table[3] = {srgb_table, unorm8_value, normal_table}; /* mip_mode order */
+    const float *mode_table[3] = {mips_srgb_table, mips_unorm8_value,
+                                  mips_normal_table}; /* mip_mode order */
     for (int i = 0; i < 256; i++) {
-        float a = unorm8_value[i];
+        float a = mips_unorm8_value[i];
         for (int m = 0; m < 3; m++)
             for (int c = 0; c < 3; c++) {
-                texel_lane[m].lane[c][i] = (v4f){0.0f, 0.0f, 0.0f, 0.0f};
-                texel_lane[m].lane[c][i][c] = mode_table[m][i];
+                mips_texel_lane[m].lane[c][i] = (v4f){0.0f, 0.0f, 0.0f, 0.0f};
+                mips_texel_lane[m].lane[c][i][c] = mode_table[m][i];
             }
-        alpha_lane[i] = (v4f){0.0f, 0.0f, 0.0f, a};
-        alpha_weight[i] = (v4f){a, a, a, 1.0f};
+        mips_alpha_lane[i] = (v4f){0.0f, 0.0f, 0.0f, a};
+        mips_alpha_weight[i] = (v4f){a, a, a, 1.0f};
     }
     for (uint32_t k = 0; k < 255; k++) {   /* smallest bits with code > k */
         uint32_t lo = 0, hi = 0x3F800000u; /* code(lo) <= k < code(hi) */
@@ -93,18 +94,18 @@ void srgb_tables_init(void) {
         memcpy(&step_bits, &srgb_threshold[code], sizeof step_bits);
         uint32_t step =
             srgb_threshold[code] < end ? step_bits - (SRGB_LOW_BITS + (b << 15)) : 1u << 15;
-        srgb_bucket[b] = code | step << 8;
+        mips_srgb_bucket[b] = code | step << 8;
     }
 }
 
 uint8_t image_linear_to_srgb8(float v) {
-    pthread_once(&srgb_tables_once, srgb_tables_init);
+    pthread_once(&mips_tables_once, mips_tables_init);
     return isnan(v) ? 0 : srgb8_of(v);
 }
 
 float image_unorm8_to_float(uint8_t v) {
-    pthread_once(&srgb_tables_once, srgb_tables_init);
-    return unorm8_value[v];
+    pthread_once(&mips_tables_once, mips_tables_init);
+    return mips_unorm8_value[v];
 }
 
 void image_floats_to_stored(const float *in, float *out, size_t count, cook_texture_usage usage) {

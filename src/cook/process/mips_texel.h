@@ -35,30 +35,30 @@ typedef float v4f __attribute__((vector_size(16)));
 
 /* sRGB -> linear for the 256 values an 8-bit source can hold (exact floats
  * k / 255 hit the table; anything else takes powf). */
-extern float srgb_table[256];
+extern float mips_srgb_table[256];
 /* A bucket in one word (one load, or one gather in mips_simd.c): its first
  * code in bits 0..7, and from bit 8 up its step as the step's bits less the
  * bucket's first bits (1 << 15, past the bucket: no step). */
-extern uint32_t srgb_bucket[SRGB_BUCKETS + 1];
-extern float unorm8_value[256]; /* k / 255.0f */
-extern float normal_table[256]; /* k / 255.0f * 2 - 1: a normal map's vector component */
+extern uint32_t mips_srgb_bucket[SRGB_BUCKETS + 1];
+extern float mips_unorm8_value[256]; /* k / 255.0f */
+extern float mips_normal_table[256]; /* k / 255.0f * 2 - 1: a normal map's vector component */
 /* An 8-bit texel into the working space as vector loads and adds instead of
- * assembling lanes: texel_lane[mode - 1][channel][k] holds the mode's
+ * assembling lanes: mips_texel_lane[mode - 1][channel][k] holds the mode's
  * working value of k in lane `channel` and zeros elsewhere (adding zeros is
- * exact); alpha_lane[k] = {0, 0, 0, k / 255}, alpha_weight[k] = {a, a, a, 1}
+ * exact); mips_alpha_lane[k] = {0, 0, 0, k / 255}, mips_alpha_weight[k] = {a, a, a, 1}
  * with a = k / 255 (premultiplication). */
 typedef struct texel_lanes {
     v4f lane[3][256];
 } texel_lanes;
-extern texel_lanes texel_lane[3];
-extern v4f alpha_lane[256];
-extern v4f alpha_weight[256];
+extern texel_lanes mips_texel_lane[3];
+extern v4f mips_alpha_lane[256];
+extern v4f mips_alpha_weight[256];
 /* The tables above and the CPU checks, made once: every user first calls
- * pthread_once(&srgb_tables_once, srgb_tables_init). */
-extern pthread_once_t srgb_tables_once;
-void srgb_tables_init(void);
-extern bool cpu_has_avx2;   /* mips_simd.c's encode runs here */
-extern bool cpu_has_avx512; /* and its opaque halving */
+ * pthread_once(&mips_tables_once, mips_tables_init). */
+extern pthread_once_t mips_tables_once;
+void mips_tables_init(void);
+extern bool mips_cpu_has_avx2;   /* mips_simd.c's encode runs here */
+extern bool mips_cpu_has_avx512; /* and its opaque halving */
 
 /* The filter's values are never NaN (sources are finite, alpha divides only
  * when above 0). The clamp into 2^-13 .. 1 is on the bit pattern as a
@@ -68,7 +68,7 @@ extern bool cpu_has_avx512; /* and its opaque halving */
 /* The code of v's bits, clamped into 2^-13 .. 1: the bucket's first code,
  * plus one from its step on (the bits compare as the floats do). */
 static inline uint8_t srgb8_of_bits(uint32_t bits) {
-    uint32_t bucket = srgb_bucket[(bits - SRGB_LOW_BITS) >> 15];
+    uint32_t bucket = mips_srgb_bucket[(bits - SRGB_LOW_BITS) >> 15];
     uint32_t step = (bits & ~0x7FFFu) + (bucket >> 8);
     return (uint8_t)((bucket & 0xFF) + (bits >= step));
 }
@@ -104,8 +104,8 @@ static inline float srgb_to_linear_fast(float v) {
     float k = v * 255.0f + 0.5f; /* rounds: k / 255.0f times 255 may land just below k */
     if (k >= 0.0f && k < 256.0f) {
         int i = (int)k;
-        if (unorm8_value[i] == v)
-            return srgb_table[i];
+        if (mips_unorm8_value[i] == v)
+            return mips_srgb_table[i];
     }
     return image_srgb_to_linear(v);
 }
@@ -144,12 +144,12 @@ static inline v4f working_texel(const float *s, const mip_options *o) {
 }
 
 /* One 8-bit texel -> working space: working_texel of its k / 255 floats
- * (`lane` is the mode's texel_lane). */
+ * (`lane` is the mode's mips_texel_lane). */
 static inline v4f working_texel8(const uint8_t *s, const texel_lanes *t, bool premultiply) {
     v4f p = t->lane[0][s[0]] + t->lane[1][s[1]] + t->lane[2][s[2]];
     if (premultiply)
-        p *= alpha_weight[s[3]];
-    return p + alpha_lane[s[3]];
+        p *= mips_alpha_weight[s[3]];
+    return p + mips_alpha_lane[s[3]];
 }
 
 /* working_texel8 of a texel with alpha 255 without the alpha lane: the
@@ -185,7 +185,7 @@ static inline v4f stored_texel(v4f s, const mip_options *o) {
     v4f d = unweighted(s, o);
     if (o->mode == MIP_MODE_COLOR_SRGB)
         for (int c = 0; c < 3; c++)
-            d[c] = unorm8_value[srgb8_of(d[c])];
+            d[c] = mips_unorm8_value[srgb8_of(d[c])];
     return d;
 }
 
