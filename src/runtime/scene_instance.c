@@ -96,8 +96,9 @@ void kiln_scene_compose(const kiln_scene_transform *t, float m[16]) {
  * local column c's first three rows, plus the parent's translation for the
  * last column. With GCC's or Clang's vector types a column is computed four
  * rows at once (the fourth, row 3, then set to 0 or 1): the same operations
- * in the same order as the scalar form, so the same bits (test_scene checks
- * them against its own scalar product), in 4 stores a matrix instead of 16.
+ * in the same order as the scalar form, so the same bits (test_scene_update
+ * checks them against its own scalar product), in 4 stores a matrix instead
+ * of 16.
  * The full pass took 0.64x the time, a dirty update 0.70-0.74x (100,000
  * nodes, BENCHMARKS.md 11). */
 #if defined(__GNUC__)

@@ -1,0 +1,337 @@
+/* test_scene_update.c — the scene instance's world matrices
+ * (docs/formats/kscene.md): against a recursive product of the IR's local
+ * transforms in double, and the dirty-subtree update against a full
+ * recompute and against the independent recompute of scene_fixture.c, on
+ * random forests and on shapes that stress the update's bookkeeping. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "scene_fixture.h"
+#include "test_reference.h"
+
+/* Global transforms from the instance equal a straightforward recursive
+ * product of the IR's local transforms (in double). */
+static void double_world(const ir_asset *asset, uint32_t i, double (*world)[16], bool *done) {
+    if (done[i])
+        return;
+    const ir_node *node = &asset->nodes[i];
+    double t[3] = {node->translation[0], node->translation[1], node->translation[2]};
+    double q[4] = {node->rotation[0], node->rotation[1], node->rotation[2], node->rotation[3]};
+    double s[3] = {node->scale[0], node->scale[1], node->scale[2]};
+    double local[16];
+    ref_mat4_trs(t, q, s, local);
+    if (node->parent >= 0) {
+        double_world(asset, (uint32_t)node->parent, world, done);
+        ref_mat4_multiply(world[node->parent], local, world[i]);
+    } else {
+        memcpy(world[i], local, sizeof local);
+    }
+    done[i] = true;
+}
+
+static void instance_matches_recursive_product(void **state) {
+    (void)state;
+    ir_asset asset;
+    random_asset(&asset, 400, 7);
+    bytebuf bytes;
+    write_asset(&asset, 0, &bytes);
+    test_held_scene held;
+    kiln_error err;
+    assert_int_equal(test_scene_hold(&held, bytes.data, bytes.size, KILN_OPEN_DEEP, &err), KILN_OK);
+    held_instance h;
+    instance_open(&h, &held.view);
+    double(*world)[16] = calloc(asset.node_count, sizeof *world);
+    bool *done = calloc(asset.node_count, sizeof *done);
+    for (uint32_t i = 0; i < asset.node_count; i++)
+        double_world(&asset, i, world, done);
+    for (uint32_t k = 0; k < held.view.node_count; k++) {
+        char what[32];
+        snprintf(what, sizeof what, "node %u", k);
+        expect_close(kiln_scene_world(&h.instance, k), world[held.view.nodes[k].source], 1e-4,
+                     what);
+    }
+    assert_null(kiln_scene_world(&h.instance, held.view.node_count));
+    free(world);
+    free(done);
+    instance_close(&h);
+    test_scene_release(&held);
+    bytebuf_free(&bytes);
+    ir_asset_free(&asset);
+}
+
+/* Changing a few nodes and updating gives exactly (bit for bit) what a full
+ * recompute of the same local transforms gives, and recomputes only the
+ * changed nodes and their subtrees. */
+static void dirty_update_equals_full_recompute(void **state) {
+    (void)state;
+    ir_asset asset;
+    random_asset(&asset, 2000, 11);
+    bytebuf bytes;
+    write_asset(&asset, 0, &bytes);
+    test_held_scene held;
+    kiln_error err;
+    assert_int_equal(test_scene_hold(&held, bytes.data, bytes.size, 0, &err), KILN_OK);
+    const kiln_scene_view *v = &held.view;
+    held_instance lazy, full;
+    instance_open(&lazy, v);
+    instance_open(&full, v);
+    uint8_t *in_subtree = malloc(v->node_count);
+    srand(3);
+    for (int round = 0; round < 20; round++) {
+        memset(in_subtree, 0, v->node_count);
+        /* Few changes, and some rounds so many that nodes and their ancestors
+         * change together (a node must still be recomputed once). */
+        uint32_t changes = round == 0 ? 0 : (uint32_t)(rand() % (round % 4 == 0 ? 800 : 40)) + 1;
+        for (uint32_t c = 0; c < changes; c++) {
+            uint32_t node = (uint32_t)rand() % v->node_count;
+            kiln_scene_transform t = *kiln_scene_local(&lazy.instance, node);
+            t.translation[0] += 0.25f;
+            t.scale[1] *= 1.5f;
+            assert_int_equal(kiln_scene_set_local(&lazy.instance, node, &t, &err), KILN_OK);
+            *kiln_scene_local(&full.instance, node) = t; /* seen by the full pass */
+            in_subtree[node] = 1;
+        }
+        for (uint32_t i = 0; i < v->node_count; i++) /* parents first */
+            if (v->hierarchy[i].parent >= 0 && in_subtree[v->hierarchy[i].parent])
+                in_subtree[i] = 1;
+        uint32_t expected = 0;
+        for (uint32_t i = 0; i < v->node_count; i++)
+            expected += in_subtree[i];
+        assert_int_equal(kiln_scene_update(&lazy.instance), expected);
+        assert_int_equal(kiln_scene_update(&lazy.instance), 0); /* nothing left */
+        kiln_scene_update_all(&full.instance);
+        assert_memory_equal(lazy.instance.world, full.instance.world,
+                            (size_t)v->node_count * 16 * sizeof(float));
+    }
+    kiln_scene_transform t = v->transforms[0];
+    assert_int_equal(kiln_scene_set_local(&lazy.instance, v->node_count, &t, &err),
+                     KILN_ERR_INVALID_ARGUMENT);
+    free(in_subtree);
+    instance_close(&lazy);
+    instance_close(&full);
+    test_scene_release(&held);
+    bytebuf_free(&bytes);
+    ir_asset_free(&asset);
+}
+
+/* The update against the independent recompute on random forests, with the
+ * edge cases: nothing changed, a root, a leaf, a node and its ancestor, the
+ * same node twice, every node, and random sets of every size. */
+static void update_matches_independent_recompute(void **state) {
+    (void)state;
+    for (uint32_t seed = 1; seed <= 6; seed++) {
+        ir_asset asset;
+        random_asset(&asset, 50 + seed * 97, seed);
+        bytebuf bytes;
+        write_asset(&asset, 0, &bytes);
+        test_held_scene held;
+        kiln_error err;
+        assert_int_equal(test_scene_hold(&held, bytes.data, bytes.size, 0, &err), KILN_OK);
+        const kiln_scene_view *v = &held.view;
+        uint32_t n = v->node_count;
+        test_expect_depth_first(v);
+        held_instance h;
+        instance_open(&h, v);
+        uint8_t *marked = malloc(n);
+        float *want = malloc((size_t)n * 16 * sizeof(float));
+        kiln_scene_transform *locals = rest_pose(v);
+        assert_non_null(marked);
+        assert_non_null(want);
+        uint32_t leaf = 0, inner = 0;
+        for (uint32_t i = 0; i < n; i++) {
+            if (v->hierarchy[i].subtree_end == i + 1)
+                leaf = i;
+            else if (v->hierarchy[i].parent >= 0)
+                inner = i;
+        }
+        srand(seed);
+        for (int round = 0; round < 12; round++) {
+            memset(marked, 0, n);
+            uint32_t picks[4], count = 0;
+            switch (round) {
+            case 0:
+                break; /* nothing */
+            case 1:
+                picks[count++] = 0;
+                break; /* a root (node 0 has depth 0) */
+            case 2:
+                picks[count++] = leaf;
+                break;
+            case 3: /* a node, then its parent: one run, each node once */
+                picks[count++] = inner;
+                picks[count++] = (uint32_t)v->hierarchy[inner].parent;
+                break;
+            case 4:
+                picks[count++] = inner, picks[count++] = inner;
+                break;
+            default:
+                break;
+            }
+            bool all = round == 5, random = round > 5;
+            uint32_t random_count = random ? (uint32_t)rand() % n + 1 : 0;
+            for (uint32_t k = 0; k < (all ? n : random ? random_count : count); k++) {
+                uint32_t node = all ? n - 1 - k : random ? (uint32_t)rand() % n : picks[k];
+                kiln_scene_transform t = locals[node];
+                t.translation[k % 3] += 0.5f;
+                t.scale[(k + 1) % 3] *= 1.25f;
+                assert_int_equal(kiln_scene_set_local(&h.instance, node, &t, &err), KILN_OK);
+                locals[node] = t;
+                marked[node] = 1;
+            }
+            uint32_t expected = count_subtrees(v, marked);
+            assert_int_equal(kiln_scene_update(&h.instance), expected);
+            assert_int_equal(kiln_scene_update(&h.instance), 0);
+            expect_locals(&h.instance, locals);
+            recompute_world(v, locals, want);
+            assert_memory_equal(h.instance.world, want, (size_t)n * 16 * sizeof(float));
+        }
+        free(locals);
+        free(marked);
+        free(want);
+        instance_close(&h);
+        test_scene_release(&held);
+        bytebuf_free(&bytes);
+        ir_asset_free(&asset);
+    }
+}
+
+/* Gives `nodes` (repeats allowed) new local transforms, updates, and checks
+ * the count and every matrix against the independent recompute; a second
+ * update then has nothing left. */
+static void change_and_check(held_instance *h, const kiln_scene_view *v, const uint32_t *nodes,
+                             uint32_t count, kiln_scene_transform *locals, uint8_t *marked,
+                             float *want, const char *what) {
+    kiln_error err;
+    memset(marked, 0, v->node_count);
+    for (uint32_t k = 0; k < count; k++) {
+        kiln_scene_transform t = locals[nodes[k]];
+        t.translation[k % 3] -= 0.75f;
+        t.scale[(k + 2) % 3] *= 0.8f;
+        assert_int_equal(kiln_scene_set_local(&h->instance, nodes[k], &t, &err), KILN_OK);
+        locals[nodes[k]] = t;
+        marked[nodes[k]] = 1;
+    }
+    uint32_t expected = count_subtrees(v, marked), got = kiln_scene_update(&h->instance);
+    if (got != expected)
+        fail_msg("%s: %u nodes recomputed, expected %u", what, got, expected);
+    assert_int_equal(kiln_scene_update(&h->instance), 0);
+    expect_locals(&h->instance, locals);
+    recompute_world(v, locals, want);
+    for (uint32_t i = 0; i < v->node_count; i++)
+        if (memcmp(h->instance.world + (size_t)i * 16, want + (size_t)i * 16, 16 * sizeof(float)))
+            fail_msg("%s: node %u's world matrix differs from the recompute", what, i);
+}
+
+/* Three shapes that stress the update's bookkeeping: a forest of roots only
+ * (all changed: a run per node, the most the scratch words must hold), one
+ * chain (any change: a single run to the end), and a random forest; 130 and
+ * 128 nodes, so the last bitmap word is partly padding and exactly full, and
+ * 9,000, so the bits of words span three summary words. */
+static void forest_asset(ir_asset *asset, uint32_t n, int shape) {
+    random_asset(asset, n, 7 + (uint32_t)shape);
+    for (uint32_t i = 0; i < n && shape != 2; i++)
+        asset->nodes[i].parent = shape == 0 || i == 0 ? -1 : (int32_t)i - 1;
+}
+
+static void update_edge_cases_match_independent_recompute(void **state) {
+    (void)state;
+    const uint32_t sizes[3] = {130, 128, 9000};
+    const char *names[3] = {"roots only", "a chain", "a random forest"};
+    for (int shape = 0; shape < 3; shape++) {
+        ir_asset asset;
+        forest_asset(&asset, sizes[shape], shape);
+        bytebuf bytes;
+        write_asset(&asset, 0, &bytes);
+        test_held_scene held;
+        kiln_error err;
+        assert_int_equal(test_scene_hold(&held, bytes.data, bytes.size, 0, &err), KILN_OK);
+        const kiln_scene_view *v = &held.view;
+        uint32_t n = v->node_count;
+        assert_int_equal(n, sizes[shape]);
+        held_instance h;
+        instance_open(&h, v);
+        uint8_t *marked = malloc(n);
+        float *want = malloc((size_t)n * 16 * sizeof(float));
+        uint32_t *nodes = malloc((size_t)n * 2 * sizeof *nodes);
+        kiln_scene_transform *locals = rest_pose(v);
+        assert_non_null(marked);
+        assert_non_null(want);
+        assert_non_null(nodes);
+        char what[96];
+        for (int c = 0; c < 9; c++) {
+            uint32_t count = 0;
+            switch (c) {
+            case 0: /* the last node: a run at the end of the array */
+                nodes[count++] = n - 1;
+                break;
+            case 1: /* the last three: three bits in one word */
+                nodes[count++] = n - 3, nodes[count++] = n - 1, nodes[count++] = n - 2;
+                break;
+            case 2: /* a whole bitmap word */
+                for (uint32_t i = 0; i < 64; i++)
+                    nodes[count++] = 63 - i;
+                break;
+            case 3: /* the first root, then nodes inside the range it takes */
+                nodes[count++] = 0;
+                for (uint32_t i = 1; i < v->hierarchy[0].subtree_end; i += 3)
+                    nodes[count++] = i;
+                break;
+            case 4: /* one node set five times */
+                for (uint32_t i = 0; i < 5; i++)
+                    nodes[count++] = n / 2;
+                break;
+            case 5: /* every node, last first */
+                for (uint32_t i = 0; i < n; i++)
+                    nodes[count++] = n - 1 - i;
+                break;
+            case 6: /* every other node */
+                for (uint32_t i = 0; i < n; i += 2)
+                    nodes[count++] = i;
+                break;
+            case 7: /* the first and the last: empty words between */
+                nodes[count++] = n - 1, nodes[count++] = 0;
+                break;
+            default: /* every node twice */
+                for (uint32_t i = 0; i < 2 * n; i++)
+                    nodes[count++] = i % n;
+                break;
+            }
+            snprintf(what, sizeof what, "%s, case %d", names[shape], c);
+            change_and_check(&h, v, nodes, count, locals, marked, want, what);
+        }
+        /* Changes the full pass takes care of leave nothing for the update,
+         * and the next change is found again. */
+        for (uint32_t k = 0; k < 3; k++) {
+            kiln_scene_transform t = locals[k * (n - 1) / 2];
+            t.translation[1] += 2.0f;
+            assert_int_equal(kiln_scene_set_local(&h.instance, k * (n - 1) / 2, &t, &err), KILN_OK);
+            locals[k * (n - 1) / 2] = t;
+        }
+        kiln_scene_update_all(&h.instance);
+        assert_int_equal(kiln_scene_update(&h.instance), 0);
+        recompute_world(v, locals, want);
+        assert_memory_equal(h.instance.world, want, (size_t)n * 16 * sizeof(float));
+        nodes[0] = n / 3;
+        snprintf(what, sizeof what, "%s, after the full pass", names[shape]);
+        change_and_check(&h, v, nodes, 1, locals, marked, want, what);
+        free(locals);
+        free(nodes);
+        free(marked);
+        free(want);
+        instance_close(&h);
+        test_scene_release(&held);
+        bytebuf_free(&bytes);
+        ir_asset_free(&asset);
+    }
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(instance_matches_recursive_product),
+        cmocka_unit_test(dirty_update_equals_full_recompute),
+        cmocka_unit_test(update_matches_independent_recompute),
+        cmocka_unit_test(update_edge_cases_match_independent_recompute),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
