@@ -37,7 +37,7 @@ void texture_rect(uint32_t texture_width, uint32_t texture_height, uint32_t widt
 
 static bool fail(kiln_error *err, const kiln_asset *texture, const char *problem) {
     err->code = KILN_ERR_INVALID_ARGUMENT;
-    snprintf(err->message, sizeof err->message, "%.200s: %s", texture->path, problem);
+    snprintf(err->message, sizeof err->message, "%.150s: %s", texture->path, problem);
     return false;
 }
 

@@ -27,7 +27,7 @@ static void on_glfw_error(int code, const char *description) {
 /* `what`, then GLFW's reason when it gave one. */
 static bool fail_glfw(kiln_error *err, const char *what) {
     err->code = KILN_ERR_UNSUPPORTED;
-    snprintf(err->message, sizeof err->message, "%s%s%.200s", what, glfw_problem[0] ? ": " : "",
+    snprintf(err->message, sizeof err->message, "%s%s%.150s", what, glfw_problem[0] ? ": " : "",
              glfw_problem);
     return false;
 }
@@ -154,7 +154,7 @@ static bool create_swapchain(window *w, kiln_error *err) {
     VkImageUsageFlags usage = VK_IMAGE_USAGE_TRANSFER_DST_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT;
     if ((caps.supportedUsageFlags & usage) != usage)
         return fail(err, "the window's swapchain images cannot be copied to and from");
-    VkSurfaceFormatKHR format;
+    VkSurfaceFormatKHR format = {0};
     if (!choose_format(w, &format, err))
         return false;
     int width, height;
