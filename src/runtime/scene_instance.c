@@ -406,11 +406,11 @@ static uint32_t list_changed(kiln_scene_instance *instance, uint32_t *list) {
 #define RUN_AHEAD 12u         /* 8: 1-3 % slower on level and props; the random tree the same */
 #define RUN_PREFETCH_NODES 8u /* 4 left a run's later nodes too little time: 6 % slower (level) */
 #define SHORT_RUN_NODES 4u    /* the most a run has in most frames of the shallow shapes */
-/* A level's objects give runs of 11, 33 and 100 nodes: 8 nodes (~60 ns of
+/* A level's objects give runs of 13, 40 and 100 nodes: 8 nodes (~60 ns of
  * arithmetic) ahead inside a run is less than a miss takes on this machine,
  * and a run that short ends before the hardware prefetcher has caught on.
- * 16, requested with the run's first lines: level 2-3 % faster (24 or 32 no
- * better; BENCHMARKS.md 11). */
+ * 16, requested with the run's first lines: level 1-3 % faster, the other
+ * shapes the same (20 or 32 no better; BENCHMARKS.md 11). */
 #define LONG_RUN_NODES 16u
 
 ALWAYS_INLINE void prefetch_node(const kiln_scene_instance *instance, uint32_t node) {
