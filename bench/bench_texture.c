@@ -1,7 +1,7 @@
 /*
  * bench_texture.c — what cooking a texture costs next to decoding it.
  *
- *   bench_texture [--threads N] [--mips] [--cpu] [--cutoff C] IMAGE...
+ *   bench_texture [--threads N] [--mips] [--cpu] [--cutoff C] [--dump DIR] IMAGE...
  *
  * For each image (PNG, JPEG, TGA, BMP, HDR), with default settings and the
  * usage of the standalone naming convention (*.hdr HDR, *.n.* normal, ...),
@@ -34,7 +34,8 @@
  * thread: the fastest run) instead of its wall time: on a busy machine the
  * 1-thread columns stay comparable between runs; the N-thread columns then
  * sum the threads' time. The decode's CPU time is the child's, not counted,
- * unless KILN_ISOLATE=0.
+ * unless KILN_ISOLATE=0. --dump DIR writes each image's block levels, as Zstd
+ * gets them, to DIR/NAME.levelI (the input of bench_zstd_params).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -225,11 +226,24 @@ static const char *base_name(const char *path) {
     return slash ? slash + 1 : path;
 }
 
+/* --dump: the block levels, one file each. */
+static void dump_levels(const stage_job *job, const char *dir) {
+    for (uint32_t i = 0; i < job->chain.count; i++) {
+        char path[1024];
+        snprintf(path, sizeof path, "%s/%s.level%u", dir, base_name(job->path), i);
+        FILE *f = fopen(path, "wb");
+        if (f == NULL || fwrite(job->block[i], 1, job->block_size[i], f) != job->block_size[i] ||
+            fclose(f) != 0)
+            bench_die("%s: cannot write", path);
+    }
+}
+
 int main(int argc, char **argv) {
     int first = 1;
     unsigned threads = 2;
     bool mips_only = false;
     float cutoff = 0.0f;
+    const char *dump_dir = NULL;
     for (; first < argc && strncmp(argv[first], "--", 2) == 0; first++) {
         if (strcmp(argv[first], "--threads") == 0 && first + 1 < argc)
             threads = (unsigned)atoi(argv[++first]);
@@ -239,12 +253,15 @@ int main(int argc, char **argv) {
             report_cpu = true;
         else if (strcmp(argv[first], "--cutoff") == 0 && first + 1 < argc)
             cutoff = strtof(argv[++first], NULL);
+        else if (strcmp(argv[first], "--dump") == 0 && first + 1 < argc)
+            dump_dir = argv[++first];
         else
             threads = 0;
     }
     if (first >= argc || threads == 0) {
         fprintf(stderr,
-                "usage: bench_texture [--threads N] [--mips] [--cpu] [--cutoff C] IMAGE...\n");
+                "usage: bench_texture [--threads N] [--mips] [--cpu] [--cutoff C] [--dump DIR] "
+                "IMAGE...\n");
         return 2;
     }
     int count = argc - first;
@@ -265,6 +282,8 @@ int main(int argc, char **argv) {
         stage_job *job = &jobs[i];
         job->path = argv[first + i];
         stage_setup(job, !mips_only, cutoff);
+        if (dump_dir != NULL && !mips_only)
+            dump_levels(job, dump_dir);
         double decode = fastest(bench_measure(op_decode, job, 20, 2.0));
         job->options.threads = 1;
         double mips1 = fastest(bench_measure(op_mips, job, 20, 2.0));

@@ -397,14 +397,21 @@ static uint32_t list_changed(kiln_scene_instance *instance, uint32_t *list) {
  * update, in two stages down the list, the record of the node RECORD_AHEAD
  * places ahead (in case it left the cache since), then, once it has arrived,
  * RUN_AHEAD places ahead, the parent's matrix and the records and matrices
- * of the run's first RUN_PREFETCH_NODES nodes; within a run, the node
- * RUN_PREFETCH_NODES further (recompute_run). Measured in BENCHMARKS.md 11.
- * Always inlined: GCC takes a function made of prefetches alone for a pure
- * one and drops its calls (it did, before this was forced). */
+ * of the run's first RUN_PREFETCH_NODES nodes, LONG_RUN_NODES for a longer
+ * run; within a run, the node LONG_RUN_NODES further (recompute_run).
+ * Measured in BENCHMARKS.md 11. Always inlined: GCC takes a function made of
+ * prefetches alone for a pure one and drops its calls (it did, before this
+ * was forced). */
 #define RECORD_AHEAD 16u
 #define RUN_AHEAD 12u         /* 8: 1-3 % slower on level and props; the random tree the same */
 #define RUN_PREFETCH_NODES 8u /* 4 left a run's later nodes too little time: 6 % slower (level) */
 #define SHORT_RUN_NODES 4u    /* the most a run has in most frames of the shallow shapes */
+/* A level's objects give runs of 13, 40 and 100 nodes: 8 nodes (~60 ns of
+ * arithmetic) ahead inside a run is less than a miss takes on this machine,
+ * and a run that short ends before the hardware prefetcher has caught on.
+ * 16, requested with the run's first lines: level 1-3 % faster, the other
+ * shapes the same (20 or 32 no better; BENCHMARKS.md 11). */
+#define LONG_RUN_NODES 16u
 
 ALWAYS_INLINE void prefetch_node(const kiln_scene_instance *instance, uint32_t node) {
 #if defined(__GNUC__)
@@ -425,18 +432,22 @@ ALWAYS_INLINE void prefetch_run(const kiln_scene_instance *instance, uint32_t fi
      * same way cost 2 % on the props shape, whose runs are 1-3 nodes. */
     for (uint32_t k = 0; k < SHORT_RUN_NODES; k++) /* unrolled */
         prefetch_node(instance, first + k < last ? first + k : last);
-    if (last >= first + SHORT_RUN_NODES)
+    if (last >= first + SHORT_RUN_NODES) {
         for (uint32_t k = SHORT_RUN_NODES; k < RUN_PREFETCH_NODES; k++)
             prefetch_node(instance, first + k < last ? first + k : last);
+        if (last >= first + RUN_PREFETCH_NODES)
+            for (uint32_t k = RUN_PREFETCH_NODES; k < LONG_RUN_NODES; k++)
+                prefetch_node(instance, first + k < last ? first + k : last);
+    }
 }
 
-/* A run's nodes, the node RUN_PREFETCH_NODES further requested on the way,
- * so a long run streams before the hardware prefetcher has noticed it (a
- * short one, already asked for whole by prefetch_run, skips it). */
+/* A run's nodes, the node LONG_RUN_NODES further requested on the way, so a
+ * long run streams before the hardware prefetcher has noticed it (a short
+ * one, already asked for whole by prefetch_run, skips it). */
 static void recompute_run(kiln_scene_instance *instance, uint32_t first, uint32_t end) {
     for (uint32_t node = first; node < end; node++) {
-        if (node + RUN_PREFETCH_NODES < end)
-            prefetch_node(instance, node + RUN_PREFETCH_NODES);
+        if (node + LONG_RUN_NODES < end)
+            prefetch_node(instance, node + LONG_RUN_NODES);
         compute_world(instance, node);
     }
 }

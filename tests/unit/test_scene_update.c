@@ -326,12 +326,86 @@ static void update_edge_cases_match_independent_recompute(void **state) {
     }
 }
 
+/* The update looks ahead in its list of runs and within a run (a run's first
+ * 4, 8 or 16 nodes, by its length, then 16 nodes on), so runs of every
+ * length around those steps, the list's first and last runs, fewer runs than
+ * the update looks ahead, exactly as many and one more, none, and every
+ * root (the whole scene stale) are checked against the independent
+ * recompute: 40 trees of 1-40 nodes (node j of a tree below node (j - 1) / 3,
+ * as bench_scene's level objects), the last one ending the array. */
+static void runs_of_every_length_match_independent_recompute(void **state) {
+    (void)state;
+    enum { TREES = 40 };
+    uint32_t sizes[TREES], n = 0;
+    for (uint32_t t = 0; t < TREES; t++)
+        n += sizes[t] = 1 + (t * 7) % TREES; /* 1..40, each once */
+    ir_asset asset;
+    random_asset(&asset, n, 41);
+    for (uint32_t t = 0, first = 0; t < TREES; first += sizes[t++])
+        for (uint32_t j = 0; j < sizes[t]; j++)
+            asset.nodes[first + j].parent = j == 0 ? -1 : (int32_t)(first + (j - 1) / 3);
+    bytebuf bytes;
+    write_asset(&asset, 0, &bytes);
+    test_held_scene held;
+    kiln_error err;
+    assert_int_equal(test_scene_hold(&held, bytes.data, bytes.size, 0, &err), KILN_OK);
+    const kiln_scene_view *v = &held.view;
+    assert_int_equal(v->node_count, n);
+    uint32_t roots[TREES], root_count = 0;
+    for (uint32_t i = 0; i < n; i++)
+        if (v->hierarchy[i].parent < 0)
+            roots[root_count++] = i;
+    assert_int_equal(root_count, TREES);
+    held_instance h;
+    instance_open(&h, v);
+    uint8_t *marked = malloc(n);
+    float *want = malloc((size_t)n * 16 * sizeof(float));
+    uint32_t nodes[TREES];
+    kiln_scene_transform *locals = rest_pose(v);
+    assert_non_null(marked);
+    assert_non_null(want);
+    char what[64];
+    /* The first m roots, then the last m (the look-ahead running off the end
+     * of the list at once or after a while). */
+    const uint32_t firsts[] = {0, 1, 2, 11, 12, 13, 15, 16, 17, 24, TREES};
+    for (uint32_t c = 0; c < sizeof firsts / sizeof firsts[0]; c++)
+        for (int from_end = 0; from_end < 2; from_end++) {
+            uint32_t m = firsts[c];
+            for (uint32_t k = 0; k < m; k++)
+                nodes[k] = roots[from_end ? TREES - m + k : k];
+            snprintf(what, sizeof what, "%u roots from the %s", m, from_end ? "end" : "start");
+            change_and_check(&h, v, nodes, m, locals, marked, want, what);
+        }
+    /* Each tree's second node (a one-node tree's: the next tree's root), and
+     * every leaf: runs of one node. */
+    uint32_t count = 0;
+    for (uint32_t t = 0; t < TREES; t++)
+        if (roots[t] + 1 < n)
+            nodes[count++] = roots[t] + 1;
+    change_and_check(&h, v, nodes, count, locals, marked, want, "each tree's second node");
+    uint32_t *leaves = malloc((size_t)n * sizeof *leaves), leaf_count = 0;
+    assert_non_null(leaves);
+    for (uint32_t i = 0; i < n; i++)
+        if (v->hierarchy[i].subtree_end == i + 1)
+            leaves[leaf_count++] = i;
+    change_and_check(&h, v, leaves, leaf_count, locals, marked, want, "every leaf");
+    free(leaves);
+    free(locals);
+    free(marked);
+    free(want);
+    instance_close(&h);
+    test_scene_release(&held);
+    bytebuf_free(&bytes);
+    ir_asset_free(&asset);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(instance_matches_recursive_product),
         cmocka_unit_test(dirty_update_equals_full_recompute),
         cmocka_unit_test(update_matches_independent_recompute),
         cmocka_unit_test(update_edge_cases_match_independent_recompute),
+        cmocka_unit_test(runs_of_every_length_match_independent_recompute),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -171,7 +171,8 @@ static void make_row(void *ctx, uint32_t y) {
                         : job->src != NULL    ? FROM_SRC
                         : job->base.b != NULL ? FROM_BASE8
                                               : FROM_BASEF;
-    uint32_t stored = 0; /* texels made and stored already (batched) */
+    uint32_t made = 0;   /* working texels made already (batched) */
+    uint32_t stored = 0; /* ... and their bytes stored */
     if (from == FROM_BASE8 && batched && mips_cpu_has_avx512) {
         /* Opaque quads from the row's start 16 at a time, until 16 hold a
          * texel with alpha below 255; the rest as any 8-bit row. An opaque
@@ -182,9 +183,13 @@ static void make_row(void *ctx, uint32_t y) {
                                               mips_normal_table};
         const uint8_t *r0 = job->base.b + (size_t)(2 * y) * job->sw * 4;
         mips_encode8 e = encode8_of(o);
-        stored = (uint32_t)mips_opaque_halving_avx512(
+        made = stored = (uint32_t)mips_opaque_halving_avx512(
             r0, r0 + (size_t)job->sw * 4, value[o->mode - 1], &e, job->work + work_row * 4,
             job->out8 + row * 4, job->dw);
+    } else if (from == FROM_SRC && batched) { /* levels 2 and below; encoded below */
+        const float *r0 = job->src + src_y * job->sw * 4;
+        made = (uint32_t)mips_halving_avx2(r0, r0 + (size_t)job->sw * 4, o->mode == MIP_MODE_NORMAL,
+                                           job->work + work_row * 4, job->dw);
     } else if (from == FROM_BASE8) { /* opaque rows skip premultiplying by 1 and the alpha lanes */
         const uint8_t *rows = job->base.b + (size_t)(2 * y) * job->sw * 4;
         uint8_t all = 255;
@@ -197,13 +202,13 @@ static void make_row(void *ctx, uint32_t y) {
         make_texels(job, o, FROM_WORK, y, row, work_row, src_y, batched, 0);
         break;
     case FROM_SRC:
-        make_texels(job, o, FROM_SRC, y, row, work_row, src_y, batched, 0);
+        make_texels(job, o, FROM_SRC, y, row, work_row, src_y, batched, made);
         break;
     case FROM_OPAQUE8:
         make_texels(job, o, FROM_OPAQUE8, y, row, work_row, src_y, batched, 0);
         break;
     case FROM_BASE8:
-        make_texels(job, o, FROM_BASE8, y, row, work_row, src_y, batched, stored);
+        make_texels(job, o, FROM_BASE8, y, row, work_row, src_y, batched, made);
         break;
     case FROM_BASEF:
         make_texels(job, o, FROM_BASEF, y, row, work_row, src_y, batched, 0);

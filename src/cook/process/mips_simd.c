@@ -5,6 +5,8 @@
  * texel at a time. Two loops here do the same on many texels at once:
  *   - the 8-bit encode of a row, 8 texels transposed into one vector per
  *     channel, the sRGB encode's bucket word (mips_texel.c) one gather a channel;
+ *   - the halving of a working row pair (levels 2 and below), two texels
+ *     per vector as they lie in memory (RGBA), renormalised in normal maps;
  *   - the halving of an 8-bit row pair (level 0 to level 1, most of a
  *     chain's texels) while its quads are opaque, checked as it goes (no
  *     pass over the alpha first), 16 texels per channel vector: the mode's 256
@@ -108,6 +110,37 @@ AVX2 size_t mips_encode8_avx2(const float *work, uint8_t *out, size_t count,
             _mm256_or_si256(_mm256_slli_epi32(cb, 16), _mm256_slli_epi32(unorm8_of(a), 24)));
         rgba = _mm256_permutevar8x32_epi32(rgba, texel_order);
         _mm256_storeu_si256((__m256i *)(void *)(out + done * 4), rgba);
+    }
+    return done;
+}
+
+AVX2 size_t mips_halving_avx2(const float *r0, const float *r1, bool normal, float *work,
+                              size_t count) {
+    const __m256 quarter = _mm256_set1_ps(0.25f);
+    size_t done = 0;
+    for (; done + 2 <= count; done += 2) {
+        const float *p0 = r0 + done * 8, *p1 = r1 + done * 8;
+        __m256 r0_01 = _mm256_loadu_ps(p0), r0_23 = _mm256_loadu_ps(p0 + 8);
+        __m256 r1_01 = _mm256_loadu_ps(p1), r1_23 = _mm256_loadu_ps(p1 + 8);
+        /* a, b: the left and right texels of the two quads' top row; c, d
+         * their bottom row; quad_average: ((a + b) + (c + d)) * 0.25 */
+        __m256 a = _mm256_permute2f128_ps(r0_01, r0_23, 0x20);
+        __m256 b = _mm256_permute2f128_ps(r0_01, r0_23, 0x31);
+        __m256 c = _mm256_permute2f128_ps(r1_01, r1_23, 0x20);
+        __m256 d = _mm256_permute2f128_ps(r1_01, r1_23, 0x31);
+        __m256 h = _mm256_mul_ps(_mm256_add_ps(_mm256_add_ps(a, b), _mm256_add_ps(c, d)), quarter);
+        if (normal) { /* renormalised: (x * x + y * y) + z * z, each texel's in its 4 lanes */
+            __m256 sq = _mm256_mul_ps(h, h);
+            __m256 sum = _mm256_add_ps(
+                _mm256_add_ps(_mm256_permute_ps(sq, 0x00), _mm256_permute_ps(sq, 0x55)),
+                _mm256_permute_ps(sq, 0xAA));
+            __m256 len = _mm256_sqrt_ps(sum);
+            __m256 some = _mm256_cmp_ps(len, _mm256_set1_ps(1e-12f), _CMP_GT_OQ);
+            __m256 n = _mm256_blendv_ps(_mm256_setr_ps(0, 0, 1, 0, 0, 0, 1, 0),
+                                        _mm256_div_ps(h, len), some); /* no length: (0, 0, 1) */
+            h = _mm256_blend_ps(n, h, 0x88); /* lanes 3 and 7: alpha as it was */
+        }
+        _mm256_storeu_ps(work + done * 4, h);
     }
     return done;
 }
@@ -274,6 +307,11 @@ bool mips_avx2_available(void) {
 
 size_t mips_encode8_avx2(const float *work, uint8_t *out, size_t count, const mips_encode8 *e) {
     (void)work, (void)out, (void)count, (void)e;
+    return 0;
+}
+
+size_t mips_halving_avx2(const float *r0, const float *r1, bool normal, float *work, size_t count) {
+    (void)r0, (void)r1, (void)normal, (void)work, (void)count;
     return 0;
 }
 

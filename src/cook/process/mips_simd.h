@@ -39,6 +39,14 @@ bool mips_avx2_available(void);
  * it encoded (0 where AVX2 is not built in). */
 size_t mips_encode8_avx2(const float *work, uint8_t *out, size_t count, const mips_encode8 *e);
 
+/* The halving of a working row pair r0, r1 (2 * count texels each, RGBA
+ * floats) into working texels (count x RGBA floats), as mips.c's scalar loop
+ * makes them from the previous level: ((a + b) + (c + d)) * 0.25,
+ * renormalised when `normal`; two at a time on AVX2, the same floats.
+ * Returns how many it made (count - count % 2; 0 where AVX2 is not built
+ * in). */
+size_t mips_halving_avx2(const float *r0, const float *r1, bool normal, float *work, size_t count);
+
 /* True when this CPU runs mips_opaque_halving_avx512 (AVX-512F). */
 bool mips_avx512_available(void);
 
