@@ -90,8 +90,11 @@
  *     meshopt gives the order of version 26.
  * 28: kiln's simplifier (mesh.simplifier: kiln) bounds only border
  *     collapses by their chord distance, no longer seam ones, so with that
- *     setting LODs of meshes with seams change. */
-#define KILN_ENCODER_VERSION 28u
+ *     setting LODs of meshes with seams change.
+ * 29: kiln's simplifier (mesh.simplifier: kiln) also bounds a collapse by
+ *     its removed position's distance to the plane of the nearest triangle
+ *     it leaves, so with that setting LODs change. */
+#define KILN_ENCODER_VERSION 29u
 
 /* What one cook is doing now, readable from another thread while it runs (the
  * CLI's progress line names the stage of an asset that takes long). Opaque:
