@@ -125,22 +125,11 @@ static void read_manifest(corpus *c) {
 
 static volatile uint64_t sink;
 
-static uint8_t *read_whole(const char *path, size_t *size_out) {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
+/* The file whole; dies when it is not there. */
+static uint8_t *read_whole(const char *path, size_t *size) {
+    uint8_t *data = bench_read_whole(path, size);
+    if (data == NULL)
         bench_die("%s: %s", path, strerror(errno));
-    off_t size = lseek(fd, 0, SEEK_END);
-    lseek(fd, 0, SEEK_SET);
-    uint8_t *data = aligned_alloc(16, ((size_t)size + 15) / 16 * 16);
-    size_t done = 0;
-    while (done < (size_t)size) {
-        ssize_t got = read(fd, data + done, (size_t)size - done);
-        if (got <= 0)
-            bench_die("%s: short read", path);
-        done += (size_t)got;
-    }
-    close(fd);
-    *size_out = (size_t)size;
     return data;
 }
 

@@ -2,6 +2,7 @@
 #include "bench_util.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -10,6 +11,7 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cook/drivers/drivers.h"
 
@@ -125,6 +127,28 @@ uint64_t bench_file_size(const char *path) {
     if (stat(path, &st) != 0)
         bench_die("cannot stat '%s': %s", path, strerror(errno));
     return (uint64_t)st.st_size;
+}
+
+uint8_t *bench_read_whole(const char *path, size_t *size) {
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return NULL;
+    off_t end = lseek(fd, 0, SEEK_END);
+    if (end < 0)
+        bench_die("%s: %s", path, strerror(errno));
+    uint8_t *data = aligned_alloc(16, ((size_t)end + 16) / 16 * 16);
+    if (data == NULL)
+        bench_die("%s: out of memory", path);
+    size_t done = 0;
+    while (done < (size_t)end) {
+        ssize_t got = pread(fd, data + done, (size_t)end - done, (off_t)done);
+        if (got <= 0)
+            bench_die("%s: short read", path);
+        done += (size_t)got;
+    }
+    close(fd);
+    *size = (size_t)end;
+    return data;
 }
 
 bool bench_has_suffix(const char *text, const char *suffix) {

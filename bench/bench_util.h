@@ -64,6 +64,10 @@ void bench_format_bytes(uint64_t bytes, char *out, size_t capacity);
 /* Size of a file in bytes; dies when it cannot be read. */
 uint64_t bench_file_size(const char *path);
 
+/* The whole file in 16-byte aligned memory (free() it) and its size; NULL
+ * when it cannot be opened; dies when it cannot be read whole. */
+uint8_t *bench_read_whole(const char *path, size_t *size);
+
 /* True when `text` ends with `suffix` ("grid.kmesh", ".kmesh"). */
 bool bench_has_suffix(const char *text, const char *suffix);
 

@@ -33,6 +33,8 @@
 #include <time.h>
 #include <zstd.h>
 
+#include "bench_util.h"
+
 #define MAX_LEVELS 16
 #define MAX_IMAGES 16
 #define MAX_SPECS 64
@@ -41,7 +43,7 @@
 typedef struct image_levels {
     const char *name;
     unsigned count;
-    unsigned char *data[MAX_LEVELS];
+    uint8_t *data[MAX_LEVELS];
     size_t size[MAX_LEVELS];
 } image_levels;
 
@@ -58,29 +60,7 @@ typedef struct spec {
 } spec;
 
 static void die(const char *what, const char *detail) {
-    fprintf(stderr, "bench_zstd_params: %s%s%s\n", what, detail ? ": " : "", detail ? detail : "");
-    exit(1);
-}
-
-static double cpu_seconds(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
-static unsigned char *read_all(const char *path, size_t *size) {
-    FILE *f = fopen(path, "rb");
-    if (f == NULL)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    unsigned char *data = malloc(n > 0 ? (size_t)n : 1);
-    if (data == NULL || fread(data, 1, (size_t)n, f) != (size_t)n)
-        die("cannot read", path);
-    fclose(f);
-    *size = (size_t)n;
-    return data;
+    bench_die("%s%s%s", what, detail ? ": " : "", detail ? detail : "");
 }
 
 static void load_image(image_levels *image, const char *prefix) {
@@ -88,7 +68,7 @@ static void load_image(image_levels *image, const char *prefix) {
     for (image->count = 0; image->count < MAX_LEVELS; image->count++) {
         char path[1024];
         snprintf(path, sizeof path, "%s.level%u", prefix, image->count);
-        image->data[image->count] = read_all(path, &image->size[image->count]);
+        image->data[image->count] = bench_read_whole(path, &image->size[image->count]);
         if (image->data[image->count] == NULL)
             break;
     }
@@ -272,7 +252,7 @@ static double time_image(const image_levels *image, const spec *s, ZSTD_CCtx *ke
                          unsigned char *out, size_t out_capacity, unsigned reps) {
     double best = 1e30;
     for (unsigned r = 0; r < reps; r++) {
-        double t0 = cpu_seconds();
+        double t0 = bench_thread_seconds();
         for (unsigned i = 0; i < image->count; i++) {
             ZSTD_CCtx *cctx =
                 s->kept || image->size[i] <= REUSE_MAX_BYTES ? kept : ZSTD_createCCtx();
@@ -288,7 +268,7 @@ static double time_image(const image_levels *image, const spec *s, ZSTD_CCtx *ke
             if (cctx != kept)
                 ZSTD_freeCCtx(cctx);
         }
-        double t = cpu_seconds() - t0;
+        double t = bench_thread_seconds() - t0;
         if (t < best)
             best = t;
     }
