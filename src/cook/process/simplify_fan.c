@@ -77,7 +77,10 @@ static __m128 triangle_distance2_x4(const __m128 p[3], const __m128 a[3], const 
     __m128 near_bc =
         _mm_and_ps(_mm_and_ps(_mm_cmple_ps(va, zero), _mm_cmpge_ps(_mm_sub_ps(d4, d3), zero)),
                    _mm_cmpge_ps(_mm_sub_ps(d5, d6), zero));
-    r = select4(near_bc, segment_distance2_x4(bp, bc, dot4(bp, bc)), r);
+    /* Rare round a collapse (p is near the kept corner, far from the side
+     * opposite it): its division only when a lane needs it. */
+    if (_mm_movemask_ps(near_bc) != 0)
+        r = select4(near_bc, segment_distance2_x4(bp, bc, dot4(bp, bc)), r);
     __m128 near_ac = _mm_and_ps(_mm_and_ps(_mm_cmple_ps(vb, zero), _mm_cmpge_ps(d2, zero)),
                                 _mm_cmple_ps(d6, zero));
     r = select4(near_ac, segment_distance2_x4(ap, ac, d2), r);
