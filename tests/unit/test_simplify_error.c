@@ -449,6 +449,129 @@ static void removed_positions_stay_near_the_level(void **state) {
     grid_free(&g);
 }
 
+/* A float in [0, 1) from a 64-bit LCG (Knuth's MMIX constants). */
+static float unit_random(uint64_t *state) {
+    *state = *state * 6364136223846793005ull + 1442695040888963407ull;
+    return (float)(*state >> 40) / (float)(1u << 24);
+}
+
+/* Squared distance from p to the segment a-b, in double. */
+static double segment_distance2_double(const double *p, const double *a, const double *b) {
+    double ab[3], ap[3], length2 = 0.0, along = 0.0;
+    for (int k = 0; k < 3; k++) {
+        ab[k] = b[k] - a[k];
+        ap[k] = p[k] - a[k];
+        length2 += ab[k] * ab[k];
+        along += ab[k] * ap[k];
+    }
+    double t = length2 > 0.0 ? fmin(1.0, fmax(0.0, along / length2)) : 0.0, d2 = 0.0;
+    for (int k = 0; k < 3; k++)
+        d2 += (ap[k] - t * ab[k]) * (ap[k] - t * ab[k]);
+    return d2;
+}
+
+/* simplify_fan_x4 against a computation in double of its own: p's distance
+ * to a triangle is to its plane when p projects inside (barycentric
+ * coordinates by Cramer's rule), else to the nearest of its three sides; a
+ * triangle turns over when its normal's cosine to its old one is at most 1/4.
+ * Random fans of four triangles round a kept corner, the removed position
+ * anywhere near, so that every one of Ericson's regions comes up (counted). */
+static void fan_distances_match_a_computation_in_double(void **state) {
+    (void)state;
+    uint64_t seed = 12345;
+    size_t inside = 0, on_side = 0, at_corner = 0, turned = 0;
+    for (int round = 0; round < 4000; round++) {
+        float corners[8][3], from[3], to[3];
+        for (int k = 0; k < 3; k++) {
+            to[k] = 0.5f;
+            from[k] = 0.5f + 0.6f * unit_random(&seed) - 0.3f;
+        }
+        for (int l = 0; l < 8; l++)
+            for (int k = 0; k < 3; k++)
+                corners[l][k] = 0.5f + 0.8f * unit_random(&seed) - 0.4f;
+        const float *b[4], *c[4];
+        for (int l = 0; l < 4; l++) {
+            b[l] = corners[2 * l];
+            c[l] = corners[2 * l + 1];
+        }
+        simplify_fan fan;
+        int mask = simplify_fan_x4(from, to, b, c, &fan);
+        for (int l = 0; l < 4; l++) {
+            double p[3], a[3], pb[3], pc[3], o[3], old_n[3], n[3];
+            for (int k = 0; k < 3; k++) {
+                p[k] = from[k];
+                a[k] = to[k];
+                pb[k] = b[l][k];
+                pc[k] = c[l][k];
+                o[k] = from[k];
+            }
+            double u[3] = {pb[0] - o[0], pb[1] - o[1], pb[2] - o[2]};
+            double v[3] = {pc[0] - o[0], pc[1] - o[1], pc[2] - o[2]};
+            old_n[0] = u[1] * v[2] - u[2] * v[1];
+            old_n[1] = u[2] * v[0] - u[0] * v[2];
+            old_n[2] = u[0] * v[1] - u[1] * v[0];
+            double e[3] = {pb[0] - a[0], pb[1] - a[1], pb[2] - a[2]};
+            double f[3] = {pc[0] - a[0], pc[1] - a[1], pc[2] - a[2]};
+            n[0] = e[1] * f[2] - e[2] * f[1];
+            n[1] = e[2] * f[0] - e[0] * f[2];
+            n[2] = e[0] * f[1] - e[1] * f[0];
+            double turn = 0.0, old2 = 0.0, new2 = 0.0;
+            for (int k = 0; k < 3; k++) {
+                turn += old_n[k] * n[k];
+                old2 += old_n[k] * old_n[k];
+                new2 += n[k] * n[k];
+            }
+            double cosine = turn / sqrt(old2 * new2);
+            if (fabs(cosine - 0.25) < 1e-3)
+                continue; /* too near the bound for float to agree */
+            bool turns = cosine <= 0.25;
+            turned += turns;
+            if (mask != 0) {
+                assert_int_equal((mask >> l) & 1, turns);
+                continue;
+            }
+            assert_false(turns);
+            /* Where p projects: barycentric coordinates in the plane. */
+            double ap[3] = {p[0] - a[0], p[1] - a[1], p[2] - a[2]};
+            double ee = 0, ff = 0, ef = 0, pe = 0, pf = 0, height = 0;
+            for (int k = 0; k < 3; k++) {
+                ee += e[k] * e[k];
+                ff += f[k] * f[k];
+                ef += e[k] * f[k];
+                pe += ap[k] * e[k];
+                pf += ap[k] * f[k];
+                height += ap[k] * n[k];
+            }
+            double det = ee * ff - ef * ef;
+            double s = (pe * ff - pf * ef) / det, t = (pf * ee - pe * ef) / det;
+            double expected;
+            if (s >= 0.0 && t >= 0.0 && s + t <= 1.0) {
+                expected = height * height / new2;
+                inside++;
+            } else {
+                expected = fmin(
+                    segment_distance2_double(p, a, pb),
+                    fmin(segment_distance2_double(p, a, pc), segment_distance2_double(p, pb, pc)));
+                double nearest_corner = fmin(
+                    ap[0] * ap[0] + ap[1] * ap[1] + ap[2] * ap[2],
+                    fmin(segment_distance2_double(p, pb, pb), segment_distance2_double(p, pc, pc)));
+                if (expected >= nearest_corner * (1.0 - 1e-12))
+                    at_corner++;
+                else
+                    on_side++;
+            }
+            assert_true(fabs((double)fan.distance2[l] - expected) <= 1e-4 * expected + 1e-9);
+            double plane = height * height / new2;
+            double got = (double)fan.height[l] * fan.height[l] / fan.area2[l];
+            assert_true(fabs(got - plane) <= 1e-3 * plane + 1e-9);
+            assert_true(fabs((double)fan.area2[l] - new2) <= 1e-4 * new2);
+        }
+    }
+    print_message("inside %zu, nearest a side %zu, a corner %zu, turned over %zu\n", inside,
+                  on_side, at_corner, turned);
+    assert_true(inside > 100 && on_side > 100 && at_corner > 100 && turned > 100);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(error_matches_an_independent_quadric),
@@ -456,6 +579,7 @@ int main(void) {
         cmocka_unit_test(a_curved_border_stays_within_its_error),
         cmocka_unit_test(a_seam_collapse_costs_its_quadric_alone),
         cmocka_unit_test(removed_positions_stay_near_the_level),
+        cmocka_unit_test(fan_distances_match_a_computation_in_double),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -442,40 +442,6 @@ static void sort_candidates(simplifier *z, size_t count) {
     }
 }
 
-/* Squared distance from p to the triangle a b c (Ericson, "Real-Time
- * Collision Detection", 5.1.5: the closest point by its Voronoi region). */
-static float triangle_distance2(const float *p, const float *a, const float *b, const float *c) {
-    float ab[3], ac[3], ap[3], closest[3];
-    sub3(b, a, ab);
-    sub3(c, a, ac);
-    sub3(p, a, ap);
-    float d1 = dot3(ab, ap), d2 = dot3(ac, ap);
-    if (d1 <= 0.0f && d2 <= 0.0f)
-        return dot3(ap, ap);
-    float bp[3], cp[3];
-    sub3(p, b, bp);
-    sub3(p, c, cp);
-    float d3 = dot3(ab, bp), d4 = dot3(ac, bp), d5 = dot3(ab, cp), d6 = dot3(ac, cp);
-    float va = d3 * d6 - d5 * d4, vb = d5 * d2 - d1 * d6, vc = d1 * d4 - d3 * d2;
-    if (d3 >= 0.0f && d4 <= d3)
-        return dot3(bp, bp);
-    if (d6 >= 0.0f && d5 <= d6)
-        return dot3(cp, cp);
-    if (vc <= 0.0f && d1 >= 0.0f && d3 <= 0.0f)
-        return segment_distance2(p, a, b);
-    if (vb <= 0.0f && d2 >= 0.0f && d6 <= 0.0f)
-        return segment_distance2(p, a, c);
-    if (va <= 0.0f && d4 - d3 >= 0.0f && d5 - d6 >= 0.0f)
-        return segment_distance2(p, b, c);
-    float sum = va + vb + vc;
-    if (!(sum > 0.0f))
-        return segment_distance2(p, a, b); /* degenerate: its longest side is near enough */
-    float v = vb / sum, w = vc / sum;
-    for (int k = 0; k < 3; k++)
-        closest[k] = a[k] + ab[k] * v + ac[k] * w - p[k];
-    return dot3(closest, closest);
-}
-
 /* Whether moving `from` (every wedge of it) onto `to` turns over a triangle
  * that survives the collapse; corners already moved this pass count where
  * they went. Else *gap is the squared distance from `from`'s position to the
@@ -484,41 +450,58 @@ static bool collapse_flips(const simplifier *z, uint32_t from, uint32_t to, floa
     const simplify_state *s = &z->topo;
     const float *target = z->positions + 3 * (size_t)to;
     uint32_t to_position = s->remap[to];
-    float nearest = INFINITY, across = 0.0f;
+    /* The nearest triangle's height and area, as simplify_fan gives them:
+     * its plane's distance is divided out once, at the end. */
+    float nearest = INFINITY, nearest_height = 0.0f, nearest_area2 = 0.0f;
     uint32_t w = from;
     do {
         const float *origin = z->positions + 3 * (size_t)w;
-        for (uint32_t i = s->adjacency_first[w]; i < s->adjacency_first[w + 1]; i++) {
-            uint32_t b = z->collapse[s->adjacency[i].next], c = z->collapse[s->adjacency[i].prev];
-            if (s->remap[b] == to_position || s->remap[c] == to_position)
-                continue; /* collapses with the edge */
-            const float *pb = z->positions + 3 * (size_t)b, *pc = z->positions + 3 * (size_t)c;
-            float u[3], v[3], before[3], after[3];
-            sub3(pb, origin, u);
-            sub3(pc, origin, v);
-            cross3(u, v, before);
-            sub3(pb, target, u);
-            sub3(pc, target, v);
-            cross3(u, v, after);
-            float turn = dot3(before, after);
-            if (turn <= 0.25f * sqrtf(dot3(before, before) * dot3(after, after)) &&
-                dot3(before, before) > 0.0f)
-                return true;
-            float d2 = triangle_distance2(origin, target, pb, pc);
-            if (d2 < nearest) {
-                /* Across the nearest triangle's plane only: within the
-                 * surface, a neighbour moved this pass may leave the old
-                 * position outside the fan with the surface still on it. */
-                float offset[3], area2 = dot3(after, after);
-                sub3(origin, target, offset);
-                float height = dot3(offset, after);
-                nearest = d2;
-                across = area2 > 0.0f ? height * height / area2 : d2;
+        /* The surviving triangles four at a time, in the walk's order. */
+        const float *corner_b[4], *corner_c[4];
+        unsigned held = 0;
+        uint32_t i = s->adjacency_first[w], end = s->adjacency_first[w + 1];
+        for (;;) {
+            bool walked = i == end;
+            if (!walked) {
+                uint32_t b = z->collapse[s->adjacency[i].next];
+                uint32_t c = z->collapse[s->adjacency[i].prev];
+                i++;
+                if (s->remap[b] == to_position || s->remap[c] == to_position)
+                    continue; /* collapses with the edge */
+                corner_b[held] = z->positions + 3 * (size_t)b;
+                corner_c[held] = z->positions + 3 * (size_t)c;
+                held++;
+                if (held < 4)
+                    continue;
+            } else if (held == 0) {
+                break;
             }
+            for (unsigned l = held; l < 4; l++) { /* spare lanes: a copy of the first */
+                corner_b[l] = corner_b[0];
+                corner_c[l] = corner_c[0];
+            }
+            simplify_fan fan;
+            if (simplify_fan_x4(origin, target, corner_b, corner_c, &fan) != 0)
+                return true;
+            for (unsigned l = 0; l < held; l++)
+                if (fan.distance2[l] < nearest) {
+                    nearest = fan.distance2[l];
+                    nearest_height = fan.height[l];
+                    nearest_area2 = fan.area2[l];
+                }
+            held = 0;
+            if (walked)
+                break;
         }
         w = s->wedge[w];
     } while (w != from && s->kind[from] == SIMPLIFY_SEAM);
-    *gap = across;
+    /* Across the nearest triangle's plane only: within the surface, a
+     * neighbour moved this pass may leave the old position outside the fan
+     * with the surface still on it. */
+    if (nearest_area2 > 0.0f)
+        *gap = nearest_height * nearest_height / nearest_area2;
+    else
+        *gap = nearest < INFINITY ? nearest : 0.0f;
     return false;
 }
 

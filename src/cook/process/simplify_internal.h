@@ -1,6 +1,7 @@
 /*
  * simplify_internal.h — the state kiln's simplifier (simplify.c) shares with
- * its topology half (simplify_topology.c). Not for other files: they call
+ * its topology half (simplify_topology.c), and its walk's arithmetic
+ * (simplify_fan.c). Not for other files: they call
  * simplify_triangles (process.h).
  */
 #ifndef KILN_COOK_PROCESS_SIMPLIFY_INTERNAL_H
@@ -51,6 +52,20 @@ void simplify_classify(simplify_state *s, const uint32_t *indices, size_t index_
                        bool lock_border, uint8_t *open);
 /* loop after a pass's collapses (collapse: per vertex, where it went). */
 void simplify_loops_remap(simplify_state *s, const uint32_t *collapse);
+
+/* Four triangles b[l] c[l] around a position `from` that moves to `to`
+ * (simplify_fan.c): per triangle after the move, `from`'s distance to it
+ * (squared), its height over the triangle's plane times the doubled area, and
+ * that doubled area squared (so the plane's squared distance is
+ * height^2 / area2). */
+typedef struct simplify_fan {
+    float distance2[4], height[4], area2[4];
+} simplify_fan;
+/* Which of the four triangles turn over, as a mask (bit l: triangle l's
+ * normal turns by 75.5 degrees or more, its cosine at most 1/4; one
+ * degenerate before never counts); when none does, *out is filled. */
+int simplify_fan_x4(const float *from, const float *to, const float *const b[4],
+                    const float *const c[4], simplify_fan *out);
 
 /* For tests: the session ranks every edge every pass, not only those around
  * the last pass's collapses (the result must be the same). */
