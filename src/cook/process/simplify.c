@@ -108,21 +108,6 @@ static inline float quadric_error(const quadric *q, const float *p) {
     return q->weight > 0.0 ? (float)(fabs(r) / q->weight) : 0.0f;
 }
 
-static void sub3(const float *a, const float *b, float *out) {
-    for (int k = 0; k < 3; k++)
-        out[k] = a[k] - b[k];
-}
-
-static void cross3(const float *a, const float *b, float *out) {
-    out[0] = a[1] * b[2] - a[2] * b[1];
-    out[1] = a[2] * b[0] - a[0] * b[2];
-    out[2] = a[0] * b[1] - a[1] * b[0];
-}
-
-static float dot3(const float *a, const float *b) {
-    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
-}
-
 static float normalize3(float *v) {
     float length = sqrtf(dot3(v, v));
     if (length > 0.0f) {

@@ -126,21 +126,6 @@ int simplify_fan_x4(const float *from, const float *to, const float *const b[4],
     return 0;
 }
 #else
-static void sub3(const float *a, const float *b, float *out) {
-    for (int k = 0; k < 3; k++)
-        out[k] = a[k] - b[k];
-}
-
-static void cross3(const float *a, const float *b, float *out) {
-    out[0] = a[1] * b[2] - a[2] * b[1];
-    out[1] = a[2] * b[0] - a[0] * b[2];
-    out[2] = a[0] * b[1] - a[1] * b[0];
-}
-
-static float dot3(const float *a, const float *b) {
-    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
-}
-
 static float segment_distance2(const float *p, const float *a, const float *b) {
     float ab[3], ap[3];
     sub3(b, a, ab);

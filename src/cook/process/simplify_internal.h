@@ -11,6 +11,24 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Three-float vector arithmetic of the simplifier's files, in one place: the
+ * SSE2 walk (simplify_fan.c) must do the scalar code's operations in its
+ * order to give the same bits. */
+static inline void sub3(const float *a, const float *b, float *out) {
+    for (int k = 0; k < 3; k++)
+        out[k] = a[k] - b[k];
+}
+
+static inline void cross3(const float *a, const float *b, float *out) {
+    out[0] = a[1] * b[2] - a[2] * b[1];
+    out[1] = a[2] * b[0] - a[0] * b[2];
+    out[2] = a[0] * b[1] - a[1] * b[0];
+}
+
+static inline float dot3(const float *a, const float *b) {
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+}
+
 /* What a position may do (meshoptimizer's classes): a manifold position
  * collapses into any neighbour, a border or seam one only along its loop into
  * another of its kind (a seam's two wedges together), a locked one never. */
