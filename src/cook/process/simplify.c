@@ -273,20 +273,6 @@ static uint32_t loop_previous(const simplify_state *s, uint32_t v) {
     return UINT32_MAX;
 }
 
-/* Squared distance from p to the segment a-b. */
-static float segment_distance2(const float *p, const float *a, const float *b) {
-    float ab[3], ap[3];
-    sub3(b, a, ab);
-    sub3(p, a, ap);
-    float length2 = dot3(ab, ab);
-    float t = length2 > 0.0f ? dot3(ap, ab) / length2 : 0.0f;
-    t = t < 0.0f ? 0.0f : (t > 1.0f ? 1.0f : t);
-    float d[3];
-    for (int k = 0; k < 3; k++)
-        d[k] = ap[k] - t * ab[k];
-    return dot3(d, d);
-}
-
 /* The edge a -> b in its cheaper allowed direction (from == RANK_NONE when
  * it may not collapse, or is ranked from its other side). */
 static candidate rank_edge(const simplifier *z, uint32_t a, uint32_t b) {

@@ -126,19 +126,6 @@ int simplify_fan_x4(const float *from, const float *to, const float *const b[4],
     return 0;
 }
 #else
-static float segment_distance2(const float *p, const float *a, const float *b) {
-    float ab[3], ap[3];
-    sub3(b, a, ab);
-    sub3(p, a, ap);
-    float length2 = dot3(ab, ab);
-    float t = length2 > 0.0f ? dot3(ap, ab) / length2 : 0.0f;
-    t = t < 0.0f ? 0.0f : (t > 1.0f ? 1.0f : t);
-    float d[3];
-    for (int k = 0; k < 3; k++)
-        d[k] = ap[k] - t * ab[k];
-    return dot3(d, d);
-}
-
 static float triangle_distance2(const float *p, const float *a, const float *b, const float *c) {
     float ab[3], ac[3], ap[3], closest[3];
     sub3(b, a, ab);

@@ -29,6 +29,21 @@ static inline float dot3(const float *a, const float *b) {
     return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
 }
 
+/* Squared distance from p to the segment a-b (the border chord cost, and
+ * the scalar point-triangle distance of simplify_fan.c). */
+static inline float segment_distance2(const float *p, const float *a, const float *b) {
+    float ab[3], ap[3];
+    sub3(b, a, ab);
+    sub3(p, a, ap);
+    float length2 = dot3(ab, ab);
+    float t = length2 > 0.0f ? dot3(ap, ab) / length2 : 0.0f;
+    t = t < 0.0f ? 0.0f : (t > 1.0f ? 1.0f : t);
+    float d[3];
+    for (int k = 0; k < 3; k++)
+        d[k] = ap[k] - t * ab[k];
+    return dot3(d, d);
+}
+
 /* What a position may do (meshoptimizer's classes): a manifold position
  * collapses into any neighbour, a border or seam one only along its loop into
  * another of its kind (a seam's two wedges together), a locked one never. */
