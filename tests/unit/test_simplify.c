@@ -394,6 +394,101 @@ static void adjacency_lists_every_triangle_around_each_vertex(void **state) {
     grid_free(&g);
 }
 
+/* The adjacency a session keeps between passes (apply_collapses counts each
+ * vertex's triangles as it rewrites the indices, the next pass fills the
+ * lists from those counts) against one built afresh from the level's
+ * indices, after every step down to a tenth of a seamed open grid and a
+ * sphere. */
+static void the_kept_adjacency_is_a_fresh_one(void **state) {
+    (void)state;
+    grid shapes[2];
+    grid_make(&shapes[0], 32, 2.0f, 0.3f);
+    grid_add_seam(&shapes[0]);
+    sphere_make(&shapes[1], 24, 32);
+    for (int k = 0; k < 2; k++) {
+        const grid *g = &shapes[k];
+        simplify_session *session =
+            simplify_begin(g->indices, g->index_count, g->positions, g->vertex_count, false);
+        assert_non_null(session);
+        assert_true(simplify_session_adjacency_current(session));
+        uint32_t *out = malloc(g->index_count * sizeof *out);
+        assert_non_null(out);
+        size_t count = g->index_count, steps = 0;
+        while (count > g->index_count / 10) {
+            float error;
+            size_t target = (count - count / 30) / 3 * 3;
+            size_t reached = simplify_continue(session, target, 1.0f, out, &error);
+            assert_true(simplify_session_adjacency_current(session));
+            if (reached == count)
+                break;
+            count = reached;
+            steps++;
+        }
+        assert_true(steps > 20);
+        free(out);
+        simplify_end(session);
+        grid_free(&shapes[k]);
+    }
+}
+
+/* simplify_classify's unpaired edges against a scan of the whole index
+ * buffer: the edge a -> b is unpaired when no triangle has b -> a. On a
+ * seamed grid with every third triangle dropped (borders inside it), one
+ * triangle doubled (a non-manifold edge) and one degenerate. */
+static void classify_finds_the_unpaired_edges(void **state) {
+    (void)state;
+    grid g;
+    grid_make(&g, 9, 0.5f, 0.3f);
+    grid_add_seam(&g);
+    size_t count = 0;
+    uint32_t *indices = malloc((g.index_count + 6) * sizeof *indices);
+    assert_non_null(indices);
+    for (size_t t = 0; t < g.index_count; t += 3)
+        if ((t / 3) % 3 != 1) {
+            memcpy(indices + count, g.indices + t, 3 * sizeof *indices);
+            count += 3;
+        }
+    memcpy(indices + count, indices + 6, 3 * sizeof *indices); /* a triangle twice */
+    count += 3;
+    uint32_t degenerate[3] = {indices[0], indices[0], indices[1]};
+    memcpy(indices + count, degenerate, sizeof degenerate);
+    count += 3;
+    size_t n = g.vertex_count;
+    simplify_state s = {.vertex_count = n};
+    s.remap = malloc(n * sizeof *s.remap);
+    s.wedge = malloc(n * sizeof *s.wedge);
+    s.loop = malloc(n * sizeof *s.loop);
+    s.kind = malloc(n);
+    s.adjacency_first = malloc((n + 1) * sizeof *s.adjacency_first);
+    s.adjacency = malloc(count * sizeof *s.adjacency);
+    uint8_t *open = malloc(count);
+    assert_true(s.remap && s.wedge && s.loop && s.kind && s.adjacency_first && s.adjacency && open);
+    assert_true(simplify_weld(&s, indices, count, g.positions));
+    simplify_adjacency_build(&s, indices, count);
+    simplify_classify(&s, indices, count, false, open);
+    size_t unpaired = 0;
+    for (size_t t = 0; t < count; t += 3)
+        for (size_t k = 0; k < 3; k++) {
+            uint32_t a = indices[t + k], b = indices[t + (k + 1) % 3];
+            bool paired = false;
+            for (size_t u = 0; u < count && !paired; u += 3)
+                for (size_t j = 0; j < 3; j++)
+                    paired |= indices[u + j] == b && indices[u + (j + 1) % 3] == a;
+            assert_int_equal(open[t + k], !paired);
+            unpaired += !paired;
+        }
+    assert_true(unpaired > count / 6); /* the dropped triangles left many */
+    free(s.remap);
+    free(s.wedge);
+    free(s.loop);
+    free(s.kind);
+    free(s.adjacency_first);
+    free(s.adjacency);
+    free(open);
+    free(indices);
+    grid_free(&g);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(reaches_the_target_on_closed_and_open_meshes),
@@ -407,6 +502,8 @@ int main(void) {
         cmocka_unit_test(ranking_only_changed_edges_gives_the_same_levels),
         cmocka_unit_test(loops_never_reach_a_manifold_position),
         cmocka_unit_test(adjacency_lists_every_triangle_around_each_vertex),
+        cmocka_unit_test(the_kept_adjacency_is_a_fresh_one),
+        cmocka_unit_test(classify_finds_the_unpaired_edges),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

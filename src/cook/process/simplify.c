@@ -565,8 +565,12 @@ static size_t perform_collapses(simplifier *z, size_t candidate_count, uint32_t 
 }
 
 /* The indices through z->collapse, without the triangles that vanished; the
- * ranked edges move with their triangles, stale where `pass` changed an end. */
+ * ranked edges move with their triangles, stale where `pass` changed an end.
+ * On its way it counts each vertex's triangles into adjacency_first, for
+ * simplify_adjacency_fill (one sweep over the indices less per pass). */
 static size_t apply_collapses(simplifier *z, uint32_t *indices, size_t index_count, uint32_t pass) {
+    uint32_t *triangles_around = z->topo.adjacency_first;
+    memset(triangles_around, 0, (z->topo.vertex_count + 1) * sizeof *triangles_around);
     size_t kept = 0;
     for (size_t t = 0; t < index_count; t += 3) {
         uint32_t a = z->collapse[indices[t]], b = z->collapse[indices[t + 1]],
@@ -584,6 +588,9 @@ static size_t apply_collapses(simplifier *z, uint32_t *indices, size_t index_cou
         indices[kept] = a;
         indices[kept + 1] = b;
         indices[kept + 2] = c;
+        triangles_around[a]++;
+        triangles_around[b]++;
+        triangles_around[c]++;
         kept += 3;
     }
     return kept;
@@ -595,14 +602,37 @@ struct simplify_session {
     simplifier z;
     uint32_t *indices; /* the current level */
     size_t count;
-    uint32_t pass;          /* passes so far (touched stamps) */
-    bool adjacency_current; /* z.topo's adjacency is of `indices` */
-    float max_error;        /* the largest collapse error so far (squared) */
-    bool rank_all;          /* every edge ranked every pass (tests) */
+    uint32_t pass; /* passes so far (touched stamps) */
+    /* z.topo's adjacency is of `indices` (else only its counts are) */
+    bool adjacency_current;
+    float max_error; /* the largest collapse error so far (squared) */
+    bool rank_all;   /* every edge ranked every pass (tests) */
 };
 
 void simplify_session_rank_all(simplify_session *session) {
     session->rank_all = true;
+}
+
+bool simplify_session_adjacency_current(const simplify_session *session) {
+    const simplify_state *s = &session->z.topo;
+    size_t n = s->vertex_count, count = session->count;
+    simplify_state fresh = *s;
+    fresh.adjacency_first = malloc((n + 1) * sizeof *fresh.adjacency_first);
+    fresh.adjacency = malloc((count ? count : 1) * sizeof *fresh.adjacency);
+    bool same = fresh.adjacency_first != NULL && fresh.adjacency != NULL;
+    if (same && session->adjacency_current) {
+        simplify_adjacency_build(&fresh, session->indices, count);
+        same = memcmp(fresh.adjacency_first, s->adjacency_first, (n + 1) * sizeof(uint32_t)) == 0 &&
+               memcmp(fresh.adjacency, s->adjacency, count * sizeof *fresh.adjacency) == 0;
+    } else if (same) { /* only counted so far */
+        memset(fresh.adjacency_first, 0, (n + 1) * sizeof *fresh.adjacency_first);
+        for (size_t i = 0; i < count; i++)
+            fresh.adjacency_first[session->indices[i]]++;
+        same = memcmp(fresh.adjacency_first, s->adjacency_first, n * sizeof(uint32_t)) == 0;
+    }
+    free(fresh.adjacency_first);
+    free(fresh.adjacency);
+    return same;
 }
 
 bool simplify_session_loops_avoid_manifold(const simplify_session *session) {
@@ -623,8 +653,8 @@ static void run_passes(simplify_session *session, size_t target, float error_lim
     while (session->count > target) {
         uint32_t pass = ++session->pass;
         size_t count = session->count;
-        if (!session->adjacency_current)
-            simplify_adjacency_build(&z->topo, indices, count);
+        if (!session->adjacency_current) /* counted by apply_collapses */
+            simplify_adjacency_fill(&z->topo, indices, count);
         session->adjacency_current = true;
         if (session->rank_all)
             mark_all_stale(z, count);

@@ -78,6 +78,10 @@ bool simplify_weld(simplify_state *s, const uint32_t *indices, size_t index_coun
                    const float *positions);
 /* The triangles around each vertex of `indices`. */
 void simplify_adjacency_build(simplify_state *s, const uint32_t *indices, size_t index_count);
+/* The same, with adjacency_first[v] already holding how many of `indices`
+ * are v (and adjacency_first[vertex_count] anything): the counts a sweep
+ * that writes `indices` can take on its way. */
+void simplify_adjacency_fill(simplify_state *s, const uint32_t *indices, size_t index_count);
 /* kind and loop from the adjacency (built for `indices`), and per index
  * whether the edge from it to the next corner is unpaired (open[i]);
  * `lock_border` makes borders locked. Out of memory locks everything. */
@@ -104,6 +108,10 @@ int simplify_fan_x4(const float *from, const float *to, const float *const b[4],
  * the last pass's collapses (the result must be the same). */
 struct simplify_session;
 void simplify_session_rank_all(struct simplify_session *session);
+/* For tests: whether the session's adjacency is that of its current level
+ * (a fresh simplify_adjacency_build), or, after a pass, holds its count of
+ * triangles per vertex for simplify_adjacency_fill. */
+bool simplify_session_adjacency_current(const struct simplify_session *session);
 /* For tests: whether no loop runs through a manifold position (a manifold
  * vertex has no loop and no loop leads to one), which lets the ranking skip
  * the chord cost on manifold edges. */

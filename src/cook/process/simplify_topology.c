@@ -81,14 +81,19 @@ bool simplify_weld(simplify_state *s, const uint32_t *indices, size_t index_coun
 }
 
 void simplify_adjacency_build(simplify_state *s, const uint32_t *indices, size_t index_count) {
+    uint32_t *first = s->adjacency_first;
+    memset(first, 0, (s->vertex_count + 1) * sizeof *first);
+    for (size_t i = 0; i < index_count; i++)
+        first[indices[i]]++;
+    simplify_adjacency_fill(s, indices, index_count);
+}
+
+void simplify_adjacency_fill(simplify_state *s, const uint32_t *indices, size_t index_count) {
     size_t n = s->vertex_count;
     uint32_t *first = s->adjacency_first;
     /* first[v] counts up to the end of v's triangles, then each triangle,
      * last first, takes the slot before it: first[v] ends at v's start, and
      * each vertex's triangles stay in index order. */
-    memset(first, 0, (n + 1) * sizeof *first);
-    for (size_t i = 0; i < index_count; i++)
-        first[indices[i]]++;
     uint32_t end = 0;
     for (size_t v = 0; v < n; v++) {
         end += first[v];
@@ -103,12 +108,22 @@ void simplify_adjacency_build(simplify_state *s, const uint32_t *indices, size_t
     }
 }
 
-/* Whether some triangle around `from` has the edge from -> to. */
-static bool has_edge(const simplify_state *s, uint32_t from, uint32_t to) {
-    for (uint32_t i = s->adjacency_first[from]; i < s->adjacency_first[from + 1]; i++)
-        if (s->adjacency[i].next == to)
-            return true;
-    return false;
+/* Per slot of the adjacency (paired[i]): whether the edge from its vertex v
+ * to its `next` is paired, some triangle holding next -> v. Such a triangle
+ * is around v too, with `next` as its `prev`: so each vertex's own list
+ * answers for its edges, read in order, rather than a walk of a neighbour's
+ * list per index. */
+static void pair_edges(const simplify_state *s, uint8_t *paired) {
+    for (size_t v = 0; v < s->vertex_count; v++) {
+        uint32_t begin = s->adjacency_first[v], end = s->adjacency_first[v + 1];
+        for (uint32_t i = begin; i < end; i++) {
+            uint32_t next = s->adjacency[i].next;
+            bool found = false;
+            for (uint32_t j = begin; j < end && !found; j++)
+                found = s->adjacency[j].prev == next;
+            paired[i] = found;
+        }
+    }
 }
 
 void simplify_classify(simplify_state *s, const uint32_t *indices, size_t index_count,
@@ -117,22 +132,31 @@ void simplify_classify(simplify_state *s, const uint32_t *indices, size_t index_
     /* Unpaired edges per vertex: out (the loop's next vertex) and in. */
     uint8_t *open_out = calloc(n ? n : 1, 1), *open_in = calloc(n ? n : 1, 1);
     uint32_t *loop_in = malloc((n ? n : 1) * sizeof *loop_in);
-    if (open_out == NULL || open_in == NULL || loop_in == NULL) {
+    /* Per vertex, its next slot: its triangles come in index order in the
+     * adjacency as in the sweep below. */
+    uint32_t *slot = malloc((n ? n : 1) * sizeof *slot);
+    uint8_t *paired = malloc(index_count ? index_count : 1);
+    if (open_out == NULL || open_in == NULL || loop_in == NULL || slot == NULL || paired == NULL) {
         /* Without the counts every position is locked: nothing collapses. */
         memset(s->kind, SIMPLIFY_LOCKED, n);
         memset(open, 0, index_count);
         free(open_out);
         free(open_in);
         free(loop_in);
+        free(slot);
+        free(paired);
         return;
     }
-    for (size_t v = 0; v < n; v++)
+    pair_edges(s, paired);
+    for (size_t v = 0; v < n; v++) {
         s->loop[v] = loop_in[v] = UINT32_MAX;
+        slot[v] = s->adjacency_first[v];
+    }
     for (size_t t = 0; t + 2 < index_count; t += 3) {
         uint32_t corners[4] = {indices[t], indices[t + 1], indices[t + 2], indices[t]};
         for (size_t k = 0; k < 3; k++) {
             uint32_t a = corners[k], b = corners[k + 1];
-            open[t + k] = !has_edge(s, b, a);
+            open[t + k] = !paired[slot[a]++];
             if (!open[t + k])
                 continue;
             open_out[a] += open_out[a] < 255;
@@ -158,6 +182,8 @@ void simplify_classify(simplify_state *s, const uint32_t *indices, size_t index_
     free(open_out);
     free(open_in);
     free(loop_in);
+    free(slot);
+    free(paired);
 }
 
 void simplify_loops_remap(simplify_state *s, const uint32_t *collapse) {
