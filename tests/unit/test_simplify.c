@@ -123,6 +123,24 @@ static void no_triangle_turns_over_on_a_plane(void **state) {
     grid_free(&g);
 }
 
+/* A square's four corners (its border locked) round a spike three times the
+ * side high over its centre: moving the spike onto any corner turns the two
+ * triangles left by 80.5 degrees (their normals' cosine 0.5 / sqrt(9.25)),
+ * short of a right angle, so neither turns over and the spike may go, as in
+ * meshoptimizer (with a cosine of 1/4 as the bound it stayed: 4 triangles). */
+static void a_triangle_turned_short_of_a_right_angle_does_not_turn_over(void **state) {
+    (void)state;
+    float positions[15] = {0, 0, 0, 1, 0, 0, 1, 1, 0, 0, 1, 0, 0.5f, 0.5f, 3.0f};
+    uint32_t indices[12] = {4, 0, 1, 4, 1, 2, 4, 2, 3, 4, 3, 0};
+    uint32_t out[12];
+    size_t count = 0;
+    float error = 0.0f;
+    assert_true(simplify_triangles(out, indices, 12, positions, 5, 6, 1.0f, true, &count, &error));
+    assert_int_equal(count, 6);
+    for (size_t i = 0; i < count; i++)
+        assert_true(out[i] < 4); /* the spike is gone */
+}
+
 /* A seam down the middle column (grid_add_seam). */
 static void seams_keep_both_sides_on_the_same_positions(void **state) {
     (void)state;
@@ -495,6 +513,7 @@ int main(void) {
         cmocka_unit_test(a_small_target_error_stops_early),
         cmocka_unit_test(locked_borders_keep_every_border_vertex),
         cmocka_unit_test(no_triangle_turns_over_on_a_plane),
+        cmocka_unit_test(a_triangle_turned_short_of_a_right_angle_does_not_turn_over),
         cmocka_unit_test(seams_keep_both_sides_on_the_same_positions),
         cmocka_unit_test(degenerate_input_is_handled),
         cmocka_unit_test(same_result_every_time_and_in_place),

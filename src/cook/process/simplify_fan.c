@@ -113,15 +113,16 @@ int simplify_fan_x4(const float *from, const float *to, const float *const b[4],
         offset[k] = _mm_sub_ps(o[k], t[k]);
     }
     cross4(u, v, after);
-    __m128 turn = dot4(before, after), bb = dot4(before, before), aa = dot4(after, after);
-    __m128 turns = _mm_and_ps(
-        _mm_cmple_ps(turn, _mm_mul_ps(_mm_set1_ps(0.25f), _mm_sqrt_ps(_mm_mul_ps(bb, aa)))),
-        _mm_cmpgt_ps(bb, _mm_setzero_ps()));
+    /* Turned over: the new normal against the old one at a right angle or
+     * more (meshoptimizer's rule); a degenerate triangle before never counts. */
+    __m128 turn = dot4(before, after), bb = dot4(before, before);
+    __m128 turns =
+        _mm_and_ps(_mm_cmple_ps(turn, _mm_setzero_ps()), _mm_cmpgt_ps(bb, _mm_setzero_ps()));
     int mask = _mm_movemask_ps(turns);
     if (mask != 0)
         return mask;
     _mm_storeu_ps(out->height, dot4(offset, after));
-    _mm_storeu_ps(out->area2, aa);
+    _mm_storeu_ps(out->area2, dot4(after, after));
     _mm_storeu_ps(out->distance2, triangle_distance2_x4(o, t, pb, pc));
     return 0;
 }
@@ -170,7 +171,7 @@ int simplify_fan_x4(const float *from, const float *to, const float *const b[4],
         sub3(c[l], to, v);
         cross3(u, v, after);
         float turn = dot3(before, after), bb = dot3(before, before), aa = dot3(after, after);
-        if (turn <= 0.25f * sqrtf(bb * aa) && bb > 0.0f)
+        if (turn <= 0.0f && bb > 0.0f)
             mask |= 1 << l;
         sub3(from, to, offset);
         out->height[l] = dot3(offset, after);

@@ -99,7 +99,7 @@ typedef struct simplify_fan {
     float distance2[4], height[4], area2[4];
 } simplify_fan;
 /* Which of the four triangles turn over, as a mask (bit l: triangle l's
- * normal turns by 75.5 degrees or more, its cosine at most 1/4; one
+ * normal turns by a right angle or more, meshoptimizer's rule; one
  * degenerate before never counts); when none does, *out is filled. */
 int simplify_fan_x4(const float *from, const float *to, const float *const b[4],
                     const float *const c[4], simplify_fan *out);
