@@ -93,8 +93,11 @@
  *     setting LODs of meshes with seams change.
  * 29: kiln's simplifier (mesh.simplifier: kiln) also bounds a collapse by
  *     its removed position's distance to the plane of the nearest triangle
- *     it leaves, so with that setting LODs change. */
-#define KILN_ENCODER_VERSION 29u
+ *     it leaves, so with that setting LODs change.
+ * 30: kiln's simplifier (mesh.simplifier: kiln) ranks a collapse a pass put
+ *     off for its removed position's distance at that distance in later
+ *     passes, so with that setting LODs change. */
+#define KILN_ENCODER_VERSION 30u
 
 /* What one cook is doing now, readable from another thread while it runs (the
  * CLI's progress line names the stage of an asset that takes long). Opaque:

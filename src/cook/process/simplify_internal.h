@@ -104,6 +104,8 @@ int simplify_fan_x4(const float *from, const float *to, const float *const b[4],
  * the last pass's collapses (the result must be the same). */
 struct simplify_session;
 void simplify_session_rank_all(struct simplify_session *session);
+/* For tests: the passes the session has made so far. */
+uint32_t simplify_session_passes(const struct simplify_session *session);
 /* For tests: whether no loop runs through a manifold position (a manifold
  * vertex has no loop and no loop leads to one), which lets the ranking skip
  * the chord cost on manifold edges. */
