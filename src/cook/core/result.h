@@ -96,7 +96,9 @@
  *     it leaves, so with that setting LODs change.
  * 30: kiln's simplifier (mesh.simplifier: kiln) refuses a collapse only when
  *     a triangle would turn by a right angle or more (meshoptimizer's rule;
- *     was 75.5 degrees), so with that setting LODs change. */
+ *     was 75.5 degrees) and ranks a collapse a pass put off for its removed
+ *     position's distance at that distance in later passes, so with that
+ *     setting LODs change. */
 #define KILN_ENCODER_VERSION 30u
 
 /* What one cook is doing now, readable from another thread while it runs (the

@@ -126,6 +126,12 @@ typedef struct simplifier {
     uint32_t *collapse; /* per vertex, this pass: where it goes */
     uint32_t *touched;  /* per position: the last pass that moved it or into it */
     uint32_t *changed;  /* per vertex: the last pass that touched its position */
+    /* Per vertex: the collapse from it a pass put off because its removed
+     * position's distance to what it leaves passed the pass's bound (into
+     * deferred_to[v], UINT32_MAX for none), ranked at that distance
+     * (deferred_gap[v]) until the position changes. */
+    uint32_t *deferred_to;
+    float *deferred_gap;
     /* Per index: the edge from its corner to the next, as last ranked (its
      * cheaper direction's error and RANK_BACKWARD, or RANK_NONE, or
      * RANK_STALE). An edge's rank only
@@ -153,6 +159,8 @@ static void simplifier_free(simplifier *z) {
     free(z->collapse);
     free(z->touched);
     free(z->changed);
+    free(z->deferred_to);
+    free(z->deferred_gap);
     free(z->ranked);
     free(z->candidates);
     free(z->sorted);
@@ -173,13 +181,18 @@ static bool simplifier_alloc(simplifier *z, size_t vertex_count, size_t index_co
     z->collapse = malloc(n * sizeof *z->collapse);
     z->touched = calloc(n, sizeof *z->touched);
     z->changed = calloc(n, sizeof *z->changed);
+    z->deferred_to = malloc(n * sizeof *z->deferred_to);
+    z->deferred_gap = malloc(n * sizeof *z->deferred_gap);
     z->ranked = malloc(m * sizeof *z->ranked);
     z->candidates = malloc(m * sizeof *z->candidates);
     z->sorted = malloc(m * sizeof *z->sorted);
     if (z->topo.remap && z->topo.wedge && z->topo.loop && z->topo.kind && z->topo.adjacency_first &&
         z->topo.adjacency && z->positions && z->quadrics && z->collapse && z->touched &&
-        z->changed && z->ranked && z->candidates && z->sorted)
+        z->changed && z->deferred_to && z->deferred_gap && z->ranked && z->candidates &&
+        z->sorted) {
+        memset(z->deferred_to, 0xff, n * sizeof *z->deferred_to);
         return true;
+    }
     simplifier_free(z);
     return false;
 }
@@ -324,6 +337,13 @@ static candidate rank_edge(const simplifier *z, uint32_t a, uint32_t b) {
             eb = d2 > eb ? d2 : eb;
         }
     }
+    /* A collapse put off for its removed position's distance ranks at
+     * least there: it sorts where it belongs (perhaps the other way round)
+     * rather than as cheap as its quadric says. */
+    if (z->deferred_to[a] == b)
+        ea = z->deferred_gap[a] > ea ? z->deferred_gap[a] : ea;
+    if (z->deferred_to[b] == a)
+        eb = z->deferred_gap[b] > eb ? z->deferred_gap[b] : eb;
     return ea <= eb ? (candidate){a, b, ea} : (candidate){b, a, eb};
 }
 
@@ -387,11 +407,13 @@ static void mark_all_stale(simplifier *z, size_t index_count) {
         z->ranked[i] = RANK_STALE;
 }
 
-/* Every vertex at v's position, as changed in `pass`. */
+/* Every vertex at v's position, as changed in `pass` (its edges are ranked
+ * again, a collapse put off from it afresh). */
 static void mark_changed(simplifier *z, uint32_t v, uint32_t pass) {
     uint32_t w = v;
     do {
         z->changed[w] = pass;
+        z->deferred_to[w] = UINT32_MAX;
         w = z->topo.wedge[w];
     } while (w != v);
 }
@@ -544,10 +566,18 @@ static size_t perform_collapses(simplifier *z, size_t candidate_count, uint32_t 
         /* The removed position's own distance to what is left around it:
          * the quadric's weighted mean of its planes can say far less (Fox's
          * flank: a collapse of error 1.07e-2 left its position 1.49e-2 from
-         * the level). Beyond the pass's bound it waits for a later pass. */
+         * the level). Beyond the pass's bound it waits for a later pass,
+         * ranked there at that distance (its edges go stale): ranked at its
+         * quadric alone it came first again and was put off pass after pass,
+         * and where every collapse is put off so (a sphere) the passes took
+         * a sixth of their goal each. */
         float error = gap > c->error ? gap : c->error;
-        if (error > error_limit || (error > pass_limit && triangles > triangle_goal / 6))
+        if (error > error_limit || (error > pass_limit && triangles > triangle_goal / 6)) {
+            mark_changed(z, c->from, pass);
+            z->deferred_to[c->from] = c->to;
+            z->deferred_gap[c->from] = gap;
             continue;
+        }
         quadric_add(&z->quadrics[r1], &z->quadrics[r0]);
         z->collapse[c->from] = c->to;
         if (s->kind[c->from] == SIMPLIFY_SEAM)
@@ -633,6 +663,10 @@ bool simplify_session_adjacency_current(const simplify_session *session) {
     free(fresh.adjacency_first);
     free(fresh.adjacency);
     return same;
+}
+
+uint32_t simplify_session_passes(const simplify_session *session) {
+    return session->pass;
 }
 
 bool simplify_session_loops_avoid_manifold(const simplify_session *session) {

@@ -112,6 +112,8 @@ void simplify_session_rank_all(struct simplify_session *session);
  * (a fresh simplify_adjacency_build), or, after a pass, holds its count of
  * triangles per vertex for simplify_adjacency_fill. */
 bool simplify_session_adjacency_current(const struct simplify_session *session);
+/* For tests: the passes the session has made so far. */
+uint32_t simplify_session_passes(const struct simplify_session *session);
 /* For tests: whether no loop runs through a manifold position (a manifold
  * vertex has no loop and no loop leads to one), which lets the ranking skip
  * the chord cost on manifold edges. */
