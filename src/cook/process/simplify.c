@@ -38,30 +38,13 @@
 #include "cook/process/process.h"
 #include "cook/process/simplify_internal.h"
 
-#define BORDER_WEIGHT 10.0f   /* a border plane weighs as 10 faces: borders hold */
-#define SEAM_WEIGHT 1.0f      /* a seam only steers the collapses along it */
 #define PASS_ERROR_SLACK 1.5f /* a pass takes edges up to 1.5x its goal's error */
-/* Corners, triangles' corners or candidates ahead that a loop asks for;
- * a multiple of 3, as pick_candidates asks a whole triangle ahead. */
-#define PREFETCH_AHEAD 12
 /* Quadrics past this many bytes outgrow the caches: only then do the loops
  * that read them out of order ask for them early (below it the loads are
  * cheap and asking costs instructions). DamagedHelmet's 1.3 MB ran 3-5 %
  * faster without (1 MB of L2 per core), the bunny's 3 MB 20 % slower. */
 #define PREFETCH_MIN_BYTES (2u << 20)
 #define SORT_BITS 11 /* the error's exponent and top mantissa bits */
-
-/* A symmetric 4x4 quadric (upper triangle of A, b, c) and its total weight.
- * In double: a position's quadric sums the planes of every triangle it
- * absorbed, and on a finely made surface the errors that order the
- * collapses (1e-10 of the unit extent, squared) are far below single
- * precision's rounding of those sums, which then chose collapses at random
- * (twice meshoptimizer's maximum distance on a 1M-triangle grid). */
-typedef struct quadric {
-    double a00, a01, a02, a11, a12, a22;
-    double b0, b1, b2, c;
-    double weight;
-} quadric;
 
 typedef struct candidate {
     uint32_t from, to; /* `from` collapses into `to` */
@@ -76,47 +59,6 @@ typedef struct candidate {
 #define RANK_BACKWARD 0x80000000u
 #define RANK_NONE UINT32_MAX
 #define RANK_STALE (UINT32_MAX - 1)
-
-static void quadric_add_plane(quadric *q, const float nf[3], float df, float weight) {
-    double n[3] = {nf[0], nf[1], nf[2]}, d = df;
-    q->a00 += weight * n[0] * n[0];
-    q->a01 += weight * n[0] * n[1];
-    q->a02 += weight * n[0] * n[2];
-    q->a11 += weight * n[1] * n[1];
-    q->a12 += weight * n[1] * n[2];
-    q->a22 += weight * n[2] * n[2];
-    q->b0 += weight * n[0] * d;
-    q->b1 += weight * n[1] * d;
-    q->b2 += weight * n[2] * d;
-    q->c += weight * d * d;
-    q->weight += weight;
-}
-
-static void quadric_add(quadric *q, const quadric *r) {
-    double *a = &q->a00;
-    const double *b = &r->a00;
-    for (size_t k = 0; k < sizeof *q / sizeof(double); k++)
-        a[k] += b[k];
-}
-
-/* The weighted mean squared distance of p to q's planes. */
-static inline float quadric_error(const quadric *q, const float *p) {
-    double x = p[0], y = p[1], z = p[2];
-    double r = q->a00 * x * x + q->a11 * y * y + q->a22 * z * z +
-               2.0 * (q->a01 * x * y + q->a02 * x * z + q->a12 * y * z) +
-               2.0 * (q->b0 * x + q->b1 * y + q->b2 * z) + q->c;
-    return q->weight > 0.0 ? (float)(fabs(r) / q->weight) : 0.0f;
-}
-
-static float normalize3(float *v) {
-    float length = sqrtf(dot3(v, v));
-    if (length > 0.0f) {
-        float inverse = 1.0f / length;
-        for (int k = 0; k < 3; k++)
-            v[k] *= inverse;
-    }
-    return length;
-}
 
 /* Everything one call allocates. */
 typedef struct simplifier {
@@ -195,83 +137,6 @@ static bool simplifier_alloc(simplifier *z, size_t vertex_count, size_t index_co
     }
     simplifier_free(z);
     return false;
-}
-
-/* Positions minus the lower corner, over the largest extent (as
- * meshopt_simplifyScale measures it): errors become relative. */
-static void scale_positions(float *out, const float *positions, size_t vertex_count) {
-    float lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};
-    for (size_t v = 0; v < vertex_count; v++)
-        for (int k = 0; k < 3; k++) {
-            float x = positions[3 * v + (size_t)k];
-            lo[k] = v == 0 || x < lo[k] ? x : lo[k];
-            hi[k] = v == 0 || x > hi[k] ? x : hi[k];
-        }
-    float extent = 0.0f;
-    for (int k = 0; k < 3; k++)
-        extent = hi[k] - lo[k] > extent ? hi[k] - lo[k] : extent;
-    float scale = extent > 0.0f ? 1.0f / extent : 0.0f;
-    for (size_t v = 0; v < vertex_count; v++)
-        for (int k = 0; k < 3; k++)
-            out[3 * v + (size_t)k] = (positions[3 * v + (size_t)k] - lo[k]) * scale;
-}
-
-/* Both cache lines an 88-byte quadric may span, to be written. */
-static inline void prefetch_quadric(const quadric *q) {
-    __builtin_prefetch(q, 1);
-    __builtin_prefetch((const char *)q + sizeof *q - 1, 1);
-}
-
-/* Face planes on every corner's position; edge planes on both ends of each
- * unpaired edge (open: per index, classification's), so that a border
- * keeps its shape up to its locked corners too. */
-static void fill_quadrics(simplifier *z, const uint32_t *indices, size_t index_count,
-                          const uint8_t *open) {
-    const simplify_state *s = &z->topo;
-    for (size_t t = 0; t + 2 < index_count; t += 3) {
-        /* The quadrics a later triangle adds to, asked for early: adding
-         * waits on their loads more than it computes. */
-        if (z->prefetch && t + 3 * PREFETCH_AHEAD + 2 < index_count)
-            for (size_t k = 0; k < 3; k++)
-                prefetch_quadric(&z->quadrics[s->remap[indices[t + 3 * PREFETCH_AHEAD + k]]]);
-        const float *p[3];
-        for (int k = 0; k < 3; k++)
-            p[k] = z->positions + 3 * (size_t)indices[t + (size_t)k];
-        float u[3], v[3], n[3];
-        sub3(p[1], p[0], u);
-        sub3(p[2], p[0], v);
-        cross3(u, v, n);
-        float area = normalize3(n);
-        /* One plane's quadric, added to each corner (the same sums as adding
-         * the plane to each). */
-        quadric face = {0};
-        quadric_add_plane(&face, n, -dot3(n, p[0]), sqrtf(area));
-        for (int k = 0; k < 3; k++)
-            quadric_add(&z->quadrics[s->remap[indices[t + (size_t)k]]], &face);
-        for (int k = 0; k < 3; k++) {
-            if (!open[t + (size_t)k])
-                continue;
-            uint32_t a = indices[t + (size_t)k], b = indices[t + (size_t)(k + 1) % 3];
-            bool seam = s->kind[a] == SIMPLIFY_SEAM || s->kind[b] == SIMPLIFY_SEAM;
-            /* The plane through a-b perpendicular to the triangle: the edge's
-             * direction removed from the way to the third corner. */
-            const float *pa = z->positions + 3 * (size_t)a, *pb = z->positions + 3 * (size_t)b;
-            const float *pc = z->positions + 3 * (size_t)indices[t + (size_t)(k + 2) % 3];
-            float edge[3], side[3];
-            sub3(pb, pa, edge);
-            float length = normalize3(edge);
-            sub3(pc, pa, side);
-            float along = dot3(side, edge);
-            for (int j = 0; j < 3; j++)
-                side[j] -= edge[j] * along;
-            normalize3(side);
-            float weight = length * (seam ? SEAM_WEIGHT : BORDER_WEIGHT);
-            quadric edge_plane = {0};
-            quadric_add_plane(&edge_plane, side, -dot3(side, pa), weight);
-            quadric_add(&z->quadrics[s->remap[a]], &edge_plane);
-            quadric_add(&z->quadrics[s->remap[b]], &edge_plane);
-        }
-    }
 }
 
 /* The vertex before v along its loop (some corner around v whose loop goes
@@ -729,13 +594,14 @@ simplify_session *simplify_begin(const uint32_t *indices, size_t index_count,
     }
     memcpy(session->indices, indices, index_count * sizeof *indices);
     session->count = index_count;
-    scale_positions(z->positions, positions, vertex_count);
+    simplify_scale_positions(z->positions, positions, vertex_count);
     z->prefetch = vertex_count * sizeof *z->quadrics > PREFETCH_MIN_BYTES;
     /* The open edges reuse the candidates' room, unused until the first pass. */
     uint8_t *open = (uint8_t *)z->candidates;
     simplify_adjacency_build(&z->topo, session->indices, index_count);
     simplify_classify(&z->topo, session->indices, index_count, lock_border, open);
-    fill_quadrics(z, session->indices, index_count, open);
+    simplify_fill_quadrics(z->quadrics, z->positions, &z->topo, session->indices, index_count, open,
+                           z->prefetch);
     mark_all_stale(z, index_count);
     session->adjacency_current = true;
     return session;

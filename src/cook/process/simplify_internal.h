@@ -1,12 +1,13 @@
 /*
  * simplify_internal.h — the state kiln's simplifier (simplify.c) shares with
- * its topology half (simplify_topology.c), and its walk's arithmetic
- * (simplify_fan.c). Not for other files: they call
+ * its topology half (simplify_topology.c), its quadrics (simplify_quadric.c)
+ * and its walk's arithmetic (simplify_fan.c). Not for other files: they call
  * simplify_triangles (process.h).
  */
 #ifndef KILN_COOK_PROCESS_SIMPLIFY_INTERNAL_H
 #define KILN_COOK_PROCESS_SIMPLIFY_INTERNAL_H
 
+#include <math.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -118,5 +119,47 @@ uint32_t simplify_session_passes(const struct simplify_session *session);
  * vertex has no loop and no loop leads to one), which lets the ranking skip
  * the chord cost on manifold edges. */
 bool simplify_session_loops_avoid_manifold(const struct simplify_session *session);
+
+/* Corners, triangles' corners or candidates ahead that a loop asks for;
+ * a multiple of 3, as pick_candidates asks a whole triangle ahead. */
+#define PREFETCH_AHEAD 12
+
+/* A symmetric 4x4 quadric (upper triangle of A, b, c) and its total weight.
+ * In double: a position's quadric sums the planes of every triangle it
+ * absorbed, and on a finely made surface the errors that order the
+ * collapses (1e-10 of the unit extent, squared) are far below single
+ * precision's rounding of those sums, which then chose collapses at random
+ * (twice meshoptimizer's maximum distance on a 1M-triangle grid). */
+typedef struct quadric {
+    double a00, a01, a02, a11, a12, a22;
+    double b0, b1, b2, c;
+    double weight;
+} quadric;
+
+static inline void quadric_add(quadric *q, const quadric *r) {
+    double *a = &q->a00;
+    const double *b = &r->a00;
+    for (size_t k = 0; k < sizeof *q / sizeof(double); k++)
+        a[k] += b[k];
+}
+
+/* The weighted mean squared distance of p to q's planes. */
+static inline float quadric_error(const quadric *q, const float *p) {
+    double x = p[0], y = p[1], z = p[2];
+    double r = q->a00 * x * x + q->a11 * y * y + q->a22 * z * z +
+               2.0 * (q->a01 * x * y + q->a02 * x * z + q->a12 * y * z) +
+               2.0 * (q->b0 * x + q->b1 * y + q->b2 * z) + q->c;
+    return q->weight > 0.0 ? (float)(fabs(r) / q->weight) : 0.0f;
+}
+
+/* Positions minus the lower corner, over the largest extent (as
+ * meshopt_simplifyScale measures it): errors become relative. */
+void simplify_scale_positions(float *out, const float *positions, size_t vertex_count);
+
+/* Each position's quadric (at its first vertex, s->remap) from its triangles'
+ * face planes and its unpaired edges' planes (simplify_quadric.c). */
+void simplify_fill_quadrics(quadric *quadrics, const float *positions, const simplify_state *s,
+                            const uint32_t *indices, size_t index_count, const uint8_t *open,
+                            bool prefetch);
 
 #endif

@@ -1,0 +1,111 @@
+/* simplify_quadric.c — the quadrics of kiln's simplifier (simplify.c): each
+ * position's sum of its triangles' planes and, along a border or seam, of
+ * planes through its unpaired edges (Garland & Heckbert 1997, sections 5
+ * and 6.2), and the unit scale errors are measured in. */
+#include <math.h>
+
+#include "cook/process/process.h"
+#include "cook/process/simplify_internal.h"
+
+#define BORDER_WEIGHT 10.0f /* a border plane weighs as 10 faces: borders hold */
+#define SEAM_WEIGHT 1.0f    /* a seam only steers the collapses along it */
+
+static void quadric_add_plane(quadric *q, const float nf[3], float df, float weight) {
+    double n[3] = {nf[0], nf[1], nf[2]}, d = df;
+    q->a00 += weight * n[0] * n[0];
+    q->a01 += weight * n[0] * n[1];
+    q->a02 += weight * n[0] * n[2];
+    q->a11 += weight * n[1] * n[1];
+    q->a12 += weight * n[1] * n[2];
+    q->a22 += weight * n[2] * n[2];
+    q->b0 += weight * n[0] * d;
+    q->b1 += weight * n[1] * d;
+    q->b2 += weight * n[2] * d;
+    q->c += weight * d * d;
+    q->weight += weight;
+}
+
+static float normalize3(float *v) {
+    float length = sqrtf(dot3(v, v));
+    if (length > 0.0f) {
+        float inverse = 1.0f / length;
+        for (int k = 0; k < 3; k++)
+            v[k] *= inverse;
+    }
+    return length;
+}
+
+void simplify_scale_positions(float *out, const float *positions, size_t vertex_count) {
+    float lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};
+    for (size_t v = 0; v < vertex_count; v++)
+        for (int k = 0; k < 3; k++) {
+            float x = positions[3 * v + (size_t)k];
+            lo[k] = v == 0 || x < lo[k] ? x : lo[k];
+            hi[k] = v == 0 || x > hi[k] ? x : hi[k];
+        }
+    float extent = 0.0f;
+    for (int k = 0; k < 3; k++)
+        extent = hi[k] - lo[k] > extent ? hi[k] - lo[k] : extent;
+    float scale = extent > 0.0f ? 1.0f / extent : 0.0f;
+    for (size_t v = 0; v < vertex_count; v++)
+        for (int k = 0; k < 3; k++)
+            out[3 * v + (size_t)k] = (positions[3 * v + (size_t)k] - lo[k]) * scale;
+}
+
+/* Both cache lines an 88-byte quadric may span, to be written. */
+static inline void prefetch_quadric(const quadric *q) {
+    __builtin_prefetch(q, 1);
+    __builtin_prefetch((const char *)q + sizeof *q - 1, 1);
+}
+
+/* Face planes on every corner's position; edge planes on both ends of each
+ * unpaired edge (open: per index, classification's), so that a border
+ * keeps its shape up to its locked corners too. */
+void simplify_fill_quadrics(quadric *quadrics, const float *positions, const simplify_state *s,
+                            const uint32_t *indices, size_t index_count, const uint8_t *open,
+                            bool prefetch) {
+    for (size_t t = 0; t + 2 < index_count; t += 3) {
+        /* The quadrics a later triangle adds to, asked for early: adding
+         * waits on their loads more than it computes. */
+        if (prefetch && t + 3 * PREFETCH_AHEAD + 2 < index_count)
+            for (size_t k = 0; k < 3; k++)
+                prefetch_quadric(&quadrics[s->remap[indices[t + 3 * PREFETCH_AHEAD + k]]]);
+        const float *p[3];
+        for (int k = 0; k < 3; k++)
+            p[k] = positions + 3 * (size_t)indices[t + (size_t)k];
+        float u[3], v[3], n[3];
+        sub3(p[1], p[0], u);
+        sub3(p[2], p[0], v);
+        cross3(u, v, n);
+        float area = normalize3(n);
+        /* One plane's quadric, added to each corner (the same sums as adding
+         * the plane to each). */
+        quadric face = {0};
+        quadric_add_plane(&face, n, -dot3(n, p[0]), sqrtf(area));
+        for (int k = 0; k < 3; k++)
+            quadric_add(&quadrics[s->remap[indices[t + (size_t)k]]], &face);
+        for (int k = 0; k < 3; k++) {
+            if (!open[t + (size_t)k])
+                continue;
+            uint32_t a = indices[t + (size_t)k], b = indices[t + (size_t)(k + 1) % 3];
+            bool seam = s->kind[a] == SIMPLIFY_SEAM || s->kind[b] == SIMPLIFY_SEAM;
+            /* The plane through a-b perpendicular to the triangle: the edge's
+             * direction removed from the way to the third corner. */
+            const float *pa = positions + 3 * (size_t)a, *pb = positions + 3 * (size_t)b;
+            const float *pc = positions + 3 * (size_t)indices[t + (size_t)(k + 2) % 3];
+            float edge[3], side[3];
+            sub3(pb, pa, edge);
+            float length = normalize3(edge);
+            sub3(pc, pa, side);
+            float along = dot3(side, edge);
+            for (int j = 0; j < 3; j++)
+                side[j] -= edge[j] * along;
+            normalize3(side);
+            float weight = length * (seam ? SEAM_WEIGHT : BORDER_WEIGHT);
+            quadric edge_plane = {0};
+            quadric_add_plane(&edge_plane, side, -dot3(side, pa), weight);
+            quadric_add(&quadrics[s->remap[a]], &edge_plane);
+            quadric_add(&quadrics[s->remap[b]], &edge_plane);
+        }
+    }
+}
