@@ -19,8 +19,9 @@ void build_write(const build_options *options, build_stream stream, const char *
         progress->message(progress->context, stream, text, size);
 }
 
-static void say(const build_options *options, build_stream stream, const char *prefix,
-                const char *fmt, va_list args) {
+__attribute__((format(printf, 4, 0))) static void say(const build_options *options,
+                                                      build_stream stream, const char *prefix,
+                                                      const char *fmt, va_list args) {
     const build_progress *progress = progress_of(options);
     if (progress == NULL || progress->message == NULL)
         return;

@@ -3,8 +3,9 @@
 
 #include "cook/core/core.h"
 
-static void diag_add(cook_diag *diag, const char *severity, const char *path, uint32_t line,
-                     const char *fmt, va_list args) {
+__attribute__((format(printf, 5, 0))) static void diag_add(cook_diag *diag, const char *severity,
+                                                           const char *path, uint32_t line,
+                                                           const char *fmt, va_list args) {
     char message[1024];
     vsnprintf(message, sizeof message, fmt, args);
     /* File names come from anywhere: a newline or an escape sequence in one

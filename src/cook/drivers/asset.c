@@ -68,7 +68,7 @@ bool cook_asset(const cook_request *request, cook_asset_result *result) {
         .source = source,
         .source_size = source_size,
         .source_buffer = source,
-        .source_hash = {hashes.bytes, hashes.size, hashes.xxh3},
+        .source_hash = {.bytes = hashes.bytes, .size = hashes.size, .xxh3 = hashes.xxh3},
         .settings = request->settings,
         .diag = &result->diag,
         .activity = request->activity,

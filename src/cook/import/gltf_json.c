@@ -18,7 +18,8 @@ void gltf_pathf(char *out, const char *fmt, ...) {
     va_end(args);
 }
 
-static void report_error(gltf *g, bool demotable, const char *fmt, va_list args) {
+__attribute__((format(printf, 3, 0))) static void report_error(gltf *g, bool demotable,
+                                                               const char *fmt, va_list args) {
     if (g->stopped)
         return;
     char message[1000];

@@ -120,7 +120,7 @@ static uint32_t unused_points(const uint8_t *used, uint32_t first, uint32_t end)
 #if defined(__SSE2__)
     _Static_assert(SEED_LEAF_POINTS == 16, "a leaf's used bytes are one 16-byte load");
     if (end - first == SEED_LEAF_POINTS) {
-        __m128i bytes = _mm_loadu_si128((const __m128i *)(used + first));
+        __m128i bytes = _mm_loadu_si128((const __m128i *)(const void *)(used + first));
         return (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(bytes, _mm_setzero_si128()));
     }
 #endif

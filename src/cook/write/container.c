@@ -204,7 +204,9 @@ bool container_lay_out(container_writer *writer, container_layout *out) {
         container_abandon(writer);
         return false;
     }
-    kiln_chunk_entry *table = (kiln_chunk_entry *)(head + sizeof(kiln_container_header));
+    /* head is malloc's, so aligned for any type; the table follows the
+     * header, whose size is a multiple of 8. */
+    kiln_chunk_entry *table = (kiln_chunk_entry *)(void *)(head + sizeof(kiln_container_header));
     memset(table, 0, (size_t)writer->chunk_count * sizeof *table);
     uint64_t end = head_size;
     bool ok = true;
