@@ -2,7 +2,7 @@
  * bench_simplify.c — kiln's simplifier against meshoptimizer's, as the
  * cooker's LOD step uses them (mesh.simplifier: kiln | meshopt).
  *
- *   bench_simplify [--reps N] [--orders K] SOURCE...
+ *   bench_simplify [--reps N] [--orders K] [--chunk T] SOURCE...
  *
  * Imports each SOURCE and runs the process stages up to the LODs (normals,
  * weld, order untimed; then the LOD step timed, default settings, one
@@ -26,7 +26,10 @@
  * level stops at another triangle count than meshopt's (its error bound
  * counts from level 0, so it may reach further), it also runs kiln's
  * simplifier to meshopt's counts ("kiln=m", "k=m/m"): the same-count
- * comparison.
+ * comparison. --chunk T simplifies submeshes of at least 2T triangles in
+ * chunks of about T (the cooker's mesh_chunk_triangles), so both simplifiers
+ * can be compared on the chunked path with borders locked on models smaller
+ * than the cooker's chunk size.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -401,7 +404,7 @@ static void compare(const char *path, const cook_settings settings[2], uint32_t 
 }
 
 int main(int argc, char **argv) {
-    uint32_t reps = 3, orders = 1;
+    uint32_t reps = 3, orders = 1, chunk = 0;
     int first = 1;
     bool ok = true;
     while (ok && first + 1 < argc && strncmp(argv[first], "--", 2) == 0) {
@@ -410,19 +413,24 @@ int main(int argc, char **argv) {
             reps = (uint32_t)value;
         else if (strcmp(argv[first], "--orders") == 0)
             orders = (uint32_t)value;
+        else if (strcmp(argv[first], "--chunk") == 0 && value >= 64 && value <= UINT32_MAX / 2)
+            chunk = (uint32_t)value;
         else
             ok = false;
         first += 2;
     }
     if (!ok || first >= argc || reps < 1 || reps > MAX_REPS || orders < 1 || orders > MAX_ORDERS) {
-        fprintf(stderr, "usage: %s [--reps N (1..%d)] [--orders K (1..%d)] SOURCE...\n", argv[0],
-                MAX_REPS, MAX_ORDERS);
+        fprintf(stderr,
+                "usage: %s [--reps N (1..%d)] [--orders K (1..%d)] [--chunk T (>= 64)] SOURCE...\n",
+                argv[0], MAX_REPS, MAX_ORDERS);
         return 2;
     }
     cook_settings settings[2];
     cook_settings_default(&settings[0]);
     settings[0].threads = 1;
     settings[0].mesh_simplifier = COOK_SIMPLIFIER_MESHOPT;
+    if (chunk != 0)
+        settings[0].mesh_chunk_triangles = chunk;
     settings[1] = settings[0];
     settings[1].mesh_simplifier = COOK_SIMPLIFIER_KILN;
     for (int i = first; i < argc; i++)
