@@ -127,9 +127,10 @@ bool frame_data_fill(const draw_list *list, const draw_item *items, uint32_t cou
         if (o->joint_bytes > 0)
             memcpy(joints + o->joints, list->joints + 16 * (size_t)item->joint_offset,
                    (size_t)o->joint_bytes);
+        /* Meshlet offsets step by 12 bytes into a mapped buffer: 4-byte aligned. */
         if (meshlets != NULL && !repeat &&
             !meshlet_indices(&item->mesh->mesh, item->mesh->path,
-                             (uint32_t *)(meshlets + o->meshlets), err))
+                             (uint32_t *)(void *)(meshlets + o->meshlets), err))
             return false;
     }
     return true;

@@ -130,7 +130,8 @@ static bool read_events(watch_state *state) {
         if (got <= 0)
             break;
         for (char *at = buffer; at < buffer + got;) {
-            const struct inotify_event *event = (const struct inotify_event *)at;
+            /* The kernel pads each event so the next one is aligned too. */
+            const struct inotify_event *event = (const struct inotify_event *)(const void *)at;
             at += sizeof *event + event->len;
             if (event->mask & IN_Q_OVERFLOW) {
                 changed = true; /* events were lost: a round checks everything */
