@@ -475,10 +475,46 @@ static void the_kept_adjacency_is_a_fresh_one(void **state) {
     }
 }
 
-/* simplify_classify's unpaired edges against a scan of the whole index
- * buffer: the edge a -> b is unpaired when no triangle has b -> a. On a
- * seamed grid with every third triangle dropped (borders inside it), one
- * triangle doubled (a non-manifold edge) and one degenerate. */
+/* simplify_classify's unpaired edges (open[]) against a scan of the whole
+ * index buffer: the edge a -> b is unpaired when no triangle has b -> a.
+ * Returns how many there are. */
+static size_t assert_classify_finds_the_unpaired_edges(const uint32_t *indices, size_t count,
+                                                       const float *positions, size_t n) {
+    simplify_state s = {.vertex_count = n};
+    s.remap = malloc(n * sizeof *s.remap);
+    s.wedge = malloc(n * sizeof *s.wedge);
+    s.loop = malloc(n * sizeof *s.loop);
+    s.kind = malloc(n);
+    s.adjacency_first = malloc((n + 1) * sizeof *s.adjacency_first);
+    s.adjacency = malloc(count * sizeof *s.adjacency);
+    uint8_t *open = malloc(count);
+    assert_true(s.remap && s.wedge && s.loop && s.kind && s.adjacency_first && s.adjacency && open);
+    assert_true(simplify_weld(&s, indices, count, positions));
+    simplify_adjacency_build(&s, indices, count);
+    simplify_classify(&s, indices, count, false, open);
+    size_t unpaired = 0;
+    for (size_t t = 0; t < count; t += 3)
+        for (size_t k = 0; k < 3; k++) {
+            uint32_t a = indices[t + k], b = indices[t + (k + 1) % 3];
+            bool paired = false;
+            for (size_t u = 0; u < count && !paired; u += 3)
+                for (size_t j = 0; j < 3; j++)
+                    paired |= indices[u + j] == b && indices[u + (j + 1) % 3] == a;
+            assert_int_equal(open[t + k], !paired);
+            unpaired += !paired;
+        }
+    free(s.remap);
+    free(s.wedge);
+    free(s.loop);
+    free(s.kind);
+    free(s.adjacency_first);
+    free(s.adjacency);
+    free(open);
+    return unpaired;
+}
+
+/* On a seamed grid with every third triangle dropped (borders inside it),
+ * one triangle doubled (a non-manifold edge) and one degenerate. */
 static void classify_finds_the_unpaired_edges(void **state) {
     (void)state;
     grid g;
@@ -497,40 +533,48 @@ static void classify_finds_the_unpaired_edges(void **state) {
     uint32_t degenerate[3] = {indices[0], indices[0], indices[1]};
     memcpy(indices + count, degenerate, sizeof degenerate);
     count += 3;
-    size_t n = g.vertex_count;
-    simplify_state s = {.vertex_count = n};
-    s.remap = malloc(n * sizeof *s.remap);
-    s.wedge = malloc(n * sizeof *s.wedge);
-    s.loop = malloc(n * sizeof *s.loop);
-    s.kind = malloc(n);
-    s.adjacency_first = malloc((n + 1) * sizeof *s.adjacency_first);
-    s.adjacency = malloc(count * sizeof *s.adjacency);
-    uint8_t *open = malloc(count);
-    assert_true(s.remap && s.wedge && s.loop && s.kind && s.adjacency_first && s.adjacency && open);
-    assert_true(simplify_weld(&s, indices, count, g.positions));
-    simplify_adjacency_build(&s, indices, count);
-    simplify_classify(&s, indices, count, false, open);
-    size_t unpaired = 0;
-    for (size_t t = 0; t < count; t += 3)
-        for (size_t k = 0; k < 3; k++) {
-            uint32_t a = indices[t + k], b = indices[t + (k + 1) % 3];
-            bool paired = false;
-            for (size_t u = 0; u < count && !paired; u += 3)
-                for (size_t j = 0; j < 3; j++)
-                    paired |= indices[u + j] == b && indices[u + (j + 1) % 3] == a;
-            assert_int_equal(open[t + k], !paired);
-            unpaired += !paired;
-        }
+    size_t unpaired =
+        assert_classify_finds_the_unpaired_edges(indices, count, g.positions, g.vertex_count);
     assert_true(unpaired > count / 6); /* the dropped triangles left many */
-    free(s.remap);
-    free(s.wedge);
-    free(s.loop);
-    free(s.kind);
-    free(s.adjacency_first);
-    free(s.adjacency);
-    free(open);
     free(indices);
     grid_free(&g);
+}
+
+/* Round a vertex of 600 triangles (its edges are paired through a sorted
+ * list, not a walk per edge): a fan with gaps, one triangle doubled, one
+ * reversed, and degenerate ones on the centre. */
+static void classify_pairs_the_edges_of_a_crowded_vertex(void **state) {
+    (void)state;
+    const uint32_t rim = 600;
+    float *positions = malloc(3 * (rim + 1) * sizeof *positions);
+    uint32_t *indices = malloc(3 * (rim + 8) * sizeof *indices);
+    assert_true(positions && indices);
+    memset(positions, 0, 3 * sizeof *positions);
+    for (uint32_t i = 0; i < rim; i++) {
+        float angle = 6.2831853f * (float)i / (float)rim;
+        positions[3 * (1 + i)] = cosf(angle);
+        positions[3 * (1 + i) + 1] = sinf(angle);
+        positions[3 * (1 + i) + 2] = 0.1f * (float)(i % 3);
+    }
+    size_t count = 0;
+    for (uint32_t i = 0; i < rim; i++) {
+        if (i % 50 == 7)
+            continue; /* a gap: two border edges */
+        uint32_t triangle[3] = {0, 1 + i, 1 + (i + 1) % rim};
+        memcpy(indices + count, triangle, sizeof triangle);
+        count += 3;
+    }
+    memcpy(indices + count, indices + 30, 3 * sizeof *indices); /* a triangle twice */
+    count += 3;
+    uint32_t reversed[3] = {0, 1 + 201, 1 + 200};
+    uint32_t degenerate[6] = {0, 0, 5, 9, 0, 9};
+    memcpy(indices + count, reversed, sizeof reversed);
+    memcpy(indices + count + 3, degenerate, sizeof degenerate);
+    count += 9;
+    size_t unpaired = assert_classify_finds_the_unpaired_edges(indices, count, positions, rim + 1);
+    assert_true(unpaired > rim); /* the rim and the gaps */
+    free(indices);
+    free(positions);
 }
 
 int main(void) {
@@ -550,6 +594,7 @@ int main(void) {
         cmocka_unit_test(adjacency_lists_every_triangle_around_each_vertex),
         cmocka_unit_test(the_kept_adjacency_is_a_fresh_one),
         cmocka_unit_test(classify_finds_the_unpaired_edges),
+        cmocka_unit_test(classify_pairs_the_edges_of_a_crowded_vertex),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

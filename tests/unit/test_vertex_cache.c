@@ -459,6 +459,81 @@ static void the_order_is_the_plainly_written_ones(void **state) {
     free(input);
 }
 
+/* A vertex of more than 256 triangles is ordered as several, each with 256 of
+ * its triangles in input order (a step walks its corners' lists: one vertex
+ * of d triangles would cost d²): the order is the plainly written one's on
+ * the mesh split so here, with the new vertices named back. Two fans of 700
+ * and 300 triangles, degenerate triangles on the first's centre among them,
+ * and separate triangles. */
+static void a_crowded_vertex_is_ordered_as_several(void **state) {
+    (void)state;
+    const uint32_t big = 700, small = 300, apart = 20, group = 256;
+    size_t count = 3 * (size_t)(big + small + apart);
+    size_t vertices = 2 + big + small + 3 * apart;
+    uint32_t *input = malloc(count * sizeof *input);
+    assert_non_null(input);
+    size_t n = 0;
+    for (uint32_t t = 0; t < big; t++) {
+        uint32_t rim = 2 + t, after = 2 + (t + 1) % big;
+        uint32_t triangle[3] = {0, rim, t % 97 == 5 ? 0 : after}; /* some degenerate */
+        memcpy(input + n, triangle, sizeof triangle);
+        n += 3;
+    }
+    for (uint32_t t = 0; t < small; t++) {
+        uint32_t triangle[3] = {1, 2 + big + t, 2 + big + (t + 1) % small};
+        memcpy(input + n, triangle, sizeof triangle);
+        n += 3;
+    }
+    for (uint32_t i = 0; i < 3 * apart; i++)
+        input[n++] = 2 + big + small + i;
+    /* The split: the k-th corner of vertex v, in input order, names v when
+     * k < 256, else a new vertex for its group of 256. */
+    uint32_t *seen = calloc(vertices, sizeof *seen);
+    uint32_t *split = malloc(count * sizeof *split);
+    uint32_t *name = malloc((vertices + count / group) * sizeof *name);
+    uint32_t *group_vertex = malloc((vertices * (count / group + 1)) * sizeof *group_vertex);
+    assert_true(seen && split && name && group_vertex);
+    for (size_t v = 0; v < vertices; v++)
+        name[v] = (uint32_t)v;
+    size_t split_vertices = vertices;
+    /* New vertices are numbered in the order of their first vertex, then
+     * their group: count the corners first, as vertex_cache.c does. */
+    for (size_t i = 0; i < count; i++)
+        seen[input[i]]++;
+    for (size_t v = 0; v < vertices; v++) {
+        for (uint32_t g = 1; g * group < seen[v]; g++) {
+            group_vertex[v * (count / group + 1) + g] = (uint32_t)split_vertices;
+            name[split_vertices++] = (uint32_t)v;
+        }
+        seen[v] = 0;
+    }
+    assert_int_equal(split_vertices, vertices + 2 + 1); /* 700: 3 groups; 300: 2 */
+    for (size_t i = 0; i < count; i++) {
+        uint32_t v = input[i], g = seen[v]++ / group;
+        split[i] = g == 0 ? v : group_vertex[v * (count / group + 1) + g];
+    }
+    const vertex_cache_scores *tables[2] = {&vertex_cache_tuned, &vertex_cache_tuned_reduced};
+    uint32_t *expected = malloc(count * sizeof *expected), *got = malloc(count * sizeof *got);
+    assert_true(expected && got);
+    for (int k = 0; k < 2; k++) {
+        memcpy(expected, split, count * sizeof *expected);
+        reference_order(expected, count, split_vertices, tables[k]);
+        for (size_t i = 0; i < count; i++)
+            expected[i] = name[expected[i]];
+        memcpy(got, input, count * sizeof *got);
+        assert_true(vertex_cache_order_scored(got, count, vertices, tables[k]));
+        assert_memory_equal(got, expected, count * sizeof *got);
+        assert_permutation(input, got, count);
+    }
+    free(got);
+    free(expected);
+    free(group_vertex);
+    free(name);
+    free(split);
+    free(seen);
+    free(input);
+}
+
 /* mesh.vertex_cache kiln goes through kiln's order: without the overdraw
  * step the dispatcher gives exactly vertex_cache_order's triangles. */
 static void the_setting_selects_kilns_order(void **state) {
@@ -522,6 +597,7 @@ int main(void) {
         cmocka_unit_test(random_triangles_are_a_permutation),
         cmocka_unit_test(the_tuned_scores_are_the_order_and_any_scores_permute),
         cmocka_unit_test(the_order_is_the_plainly_written_ones),
+        cmocka_unit_test(a_crowded_vertex_is_ordered_as_several),
         cmocka_unit_test(the_setting_selects_kilns_order),
         cmocka_unit_test(reduced_levels_take_their_own_scores),
     };

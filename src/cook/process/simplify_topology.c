@@ -108,14 +108,45 @@ void simplify_adjacency_fill(simplify_state *s, const uint32_t *indices, size_t 
     }
 }
 
+/* A vertex's list longer than this is paired through a sorted copy of its
+ * `prev` ends: the walk below costs the list's length squared (a fan of
+ * 130,000 triangles round one vertex took seconds). Real valences are far
+ * below it, so they keep the walk, which is cheaper on short lists. */
+#define PAIR_SORTED_FROM 32u
+
+static int compare_u32(const void *a, const void *b) {
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+static bool sorted_holds(const uint32_t *sorted, uint32_t count, uint32_t value) {
+    uint32_t low = 0, high = count;
+    while (low < high) {
+        uint32_t middle = low + (high - low) / 2;
+        if (sorted[middle] < value)
+            low = middle + 1;
+        else
+            high = middle;
+    }
+    return low < count && sorted[low] == value;
+}
+
 /* Per slot of the adjacency (paired[i]): whether the edge from its vertex v
  * to its `next` is paired, some triangle holding next -> v. Such a triangle
  * is around v too, with `next` as its `prev`: so each vertex's own list
  * answers for its edges, read in order, rather than a walk of a neighbour's
- * list per index. */
-static void pair_edges(const simplify_state *s, uint8_t *paired) {
+ * list per index. `scratch` holds the longest list. */
+static void pair_edges(const simplify_state *s, uint8_t *paired, uint32_t *scratch) {
     for (size_t v = 0; v < s->vertex_count; v++) {
         uint32_t begin = s->adjacency_first[v], end = s->adjacency_first[v + 1];
+        if (end - begin > PAIR_SORTED_FROM) {
+            for (uint32_t i = begin; i < end; i++)
+                scratch[i - begin] = s->adjacency[i].prev;
+            qsort(scratch, end - begin, sizeof *scratch, compare_u32);
+            for (uint32_t i = begin; i < end; i++)
+                paired[i] = sorted_holds(scratch, end - begin, s->adjacency[i].next);
+            continue;
+        }
         for (uint32_t i = begin; i < end; i++) {
             uint32_t next = s->adjacency[i].next;
             bool found = false;
@@ -124,6 +155,16 @@ static void pair_edges(const simplify_state *s, uint8_t *paired) {
             paired[i] = found;
         }
     }
+}
+
+/* The longest of the vertices' lists. */
+static uint32_t longest_list(const simplify_state *s) {
+    uint32_t most = 0;
+    for (size_t v = 0; v < s->vertex_count; v++) {
+        uint32_t length = s->adjacency_first[v + 1] - s->adjacency_first[v];
+        most = length > most ? length : most;
+    }
+    return most;
 }
 
 void simplify_classify(simplify_state *s, const uint32_t *indices, size_t index_count,
@@ -136,7 +177,11 @@ void simplify_classify(simplify_state *s, const uint32_t *indices, size_t index_
      * adjacency as in the sweep below. */
     uint32_t *slot = malloc((n ? n : 1) * sizeof *slot);
     uint8_t *paired = malloc(index_count ? index_count : 1);
-    if (open_out == NULL || open_in == NULL || loop_in == NULL || slot == NULL || paired == NULL) {
+    uint32_t longest = longest_list(s);
+    uint32_t *scratch =
+        longest > PAIR_SORTED_FROM ? malloc((size_t)longest * sizeof *scratch) : NULL;
+    if (open_out == NULL || open_in == NULL || loop_in == NULL || slot == NULL || paired == NULL ||
+        (longest > PAIR_SORTED_FROM && scratch == NULL)) {
         /* Without the counts every position is locked: nothing collapses. */
         memset(s->kind, SIMPLIFY_LOCKED, n);
         memset(open, 0, index_count);
@@ -145,9 +190,11 @@ void simplify_classify(simplify_state *s, const uint32_t *indices, size_t index_
         free(loop_in);
         free(slot);
         free(paired);
+        free(scratch);
         return;
     }
-    pair_edges(s, paired);
+    pair_edges(s, paired, scratch);
+    free(scratch);
     for (size_t v = 0; v < n; v++) {
         s->loop[v] = loop_in[v] = UINT32_MAX;
         slot[v] = s->adjacency_first[v];

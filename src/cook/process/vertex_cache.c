@@ -49,6 +49,12 @@
 #define VC_VALENCE VERTEX_CACHE_VALENCE
 #define VC_UNIT 65536.0
 #define VC_MAX 16.0f /* the largest score a part may have (the tuned are below 1.1) */
+/* Every step walks the drawn triangle's corners' lists, so a vertex of d
+ * triangles costs d² over the order (a fan of 130,000 triangles round one
+ * vertex took 9 s). A vertex of more is ordered as several, each with
+ * VC_CROWDED of its triangles in input order (vc_split): a cache hit between
+ * them counts as a miss, on a vertex far from any real mesh's valence. */
+#define VC_CROWDED 256u
 
 /* The scores in use, found by a search on training meshes for the lowest
  * ACMR of a FIFO of 16 (bench/tune_vertex_cache.py, seed 1; BENCHMARKS.md,
@@ -181,9 +187,11 @@ static int32_t vc_score(const vc_state *s, const vc_vertex *vertex, uint32_t now
  * per corner, as its score counts the vertex once per corner), the corners
  * as places, and the first scores, in three passes: count each vertex's
  * corners (and check the indices), lay out the records, fill the lists. False
- * for an index out of range, before anything is written but `places`. */
+ * for an index out of range, before anything is written but `places`.
+ * `original` names each vertex's input index (NULL: its own); `crowded` is
+ * set when a vertex has more than VC_CROWDED corners. */
 static bool vc_build(vc_state *s, const uint32_t *indices, size_t triangles, size_t vertex_count,
-                     uint32_t *places) {
+                     const uint32_t *original, uint32_t *places, bool *crowded) {
     memset(places, 0, vertex_count * sizeof *places);
     for (size_t i = 0; i < 3 * triangles; i++) {
         if (indices[i] >= vertex_count)
@@ -193,15 +201,19 @@ static bool vc_build(vc_state *s, const uint32_t *indices, size_t triangles, siz
     /* Stamps of 0 at a clock of VC_CACHE + 1: every vertex out of the cache. */
     s->clock = VC_CACHE + 1;
     uint32_t place = 0;
+    uint32_t most = 0;
     for (size_t v = 0; v < vertex_count; v++) {
         uint32_t corners = places[v];
+        most = corners > most ? corners : most;
         vc_vertex *vertex = vc_at(s, place);
         /* live counts the fill below, which ends at `corners` */
-        *vertex = (vc_vertex){.live = 0, .stamp = 0, .id = (uint32_t)v};
+        uint32_t id = original != NULL ? original[v] : (uint32_t)v;
+        *vertex = (vc_vertex){.live = 0, .stamp = 0, .id = id};
         vertex->score = s->table.score[VC_CACHE][corners < VC_VALENCE ? corners : VC_VALENCE];
         places[v] = place;
         place += (uint32_t)VC_HEAD + corners;
     }
+    *crowded = most > VC_CROWDED;
     *vc_at(s, place) = (vc_vertex){.live = 0, .score = 0, .stamp = 0, .id = 0};
     for (int i = 0; i < VC_CACHE; i++)
         s->ring[i] = place;
@@ -375,6 +387,82 @@ static uint32_t vc_step(vc_state *s, uint32_t current, const uint32_t *crossing,
     return best.triangle;
 }
 
+/* Orders the triangles of `indices` into `out` (which may be `indices`: the
+ * build copies what the order reads). *crowded: a vertex had more than
+ * VC_CROWDED corners, and nothing was ordered. */
+static bool vc_order(uint32_t *out, const uint32_t *indices, size_t triangles, size_t vertex_count,
+                     const uint32_t *original, const vertex_cache_scores *scores, bool *crowded) {
+    vc_state *s = malloc(sizeof *s);
+    uint32_t *places = NULL;
+    if (s == NULL || !vc_alloc(s, triangles, vertex_count, &places)) {
+        free(s);
+        return false;
+    }
+    vc_table_make(&s->table, scores);
+    bool valid = vc_build(s, indices, triangles, vertex_count, original, places, crowded);
+    bool order = valid && (original != NULL || !*crowded);
+    uint32_t crossing[VC_CACHE];
+    uint32_t crossing_count = vc_crossings(&s->table, crossing);
+    size_t cursor = 0;
+    uint32_t current = 0;
+    for (size_t done = 0; order && done < triangles; done++) {
+        const uint32_t *corner = &s->corners[3 * (size_t)current];
+#pragma GCC unroll 3
+        for (int k = 0; k < 3; k++)
+            out[3 * done + k] = vc_at(s, corner[k])->id;
+        current = vc_step(s, current, crossing, crossing_count);
+        if (current == VC_NONE) { /* dead end: the first triangle not drawn */
+            while (cursor < triangles && s->score[cursor] == VC_DRAWN)
+                cursor++;
+            current = (uint32_t)cursor;
+        }
+    }
+    free(s->vertices);
+    free(s);
+    return valid;
+}
+
+/* The indices with each crowded vertex's corners, in input order, VC_CROWDED
+ * to a vertex: the first VC_CROWDED keep it, each next group names a new
+ * vertex after the last (*split_count vertices in all); `original` names
+ * every vertex's input index. The indices are known to be in range. */
+static bool vc_split(const uint32_t *indices, size_t index_count, size_t vertex_count,
+                     uint32_t **split, uint32_t **original, size_t *split_count) {
+    uint32_t *seen = calloc(vertex_count ? vertex_count : 1, sizeof *seen);
+    uint32_t *copy = malloc(index_count * sizeof *copy);
+    /* At most one new vertex per VC_CROWDED corners. */
+    size_t most = vertex_count + index_count / VC_CROWDED;
+    uint32_t *names = malloc(most * sizeof *names);
+    uint32_t *first_new = malloc((vertex_count ? vertex_count : 1) * sizeof *first_new);
+    if (seen == NULL || copy == NULL || names == NULL || first_new == NULL) {
+        free(seen);
+        free(copy);
+        free(names);
+        free(first_new);
+        return false;
+    }
+    for (size_t i = 0; i < index_count; i++)
+        seen[indices[i]]++;
+    size_t count = vertex_count;
+    for (size_t v = 0; v < vertex_count; v++) {
+        names[v] = (uint32_t)v;
+        first_new[v] = (uint32_t)count;
+        for (uint32_t group = 1; group < (seen[v] + VC_CROWDED - 1) / VC_CROWDED; group++)
+            names[count++] = (uint32_t)v;
+        seen[v] = 0;
+    }
+    for (size_t i = 0; i < index_count; i++) {
+        uint32_t v = indices[i], group = seen[v]++ / VC_CROWDED;
+        copy[i] = group == 0 ? v : first_new[v] + group - 1;
+    }
+    free(seen);
+    free(first_new);
+    *split = copy;
+    *original = names;
+    *split_count = count;
+    return true;
+}
+
 bool vertex_cache_order_scored(uint32_t *indices, size_t index_count, size_t vertex_count,
                                const vertex_cache_scores *scores) {
     if (index_count % 3 != 0 || (index_count > 0 && indices == NULL))
@@ -386,33 +474,19 @@ bool vertex_cache_order_scored(uint32_t *indices, size_t index_count, size_t ver
         return false;
     if (triangles < 2) /* nothing to order, but the indices are checked */
         return meshopt_triangles_valid(indices, index_count, vertex_count);
-    vc_state *s = malloc(sizeof *s);
-    uint32_t *places = NULL;
-    if (s == NULL || !vc_alloc(s, triangles, vertex_count, &places)) {
-        free(s);
+    bool crowded = false;
+    if (!vc_order(indices, indices, triangles, vertex_count, NULL, scores, &crowded))
         return false;
-    }
-    vc_table_make(&s->table, scores);
-    bool valid = vc_build(s, indices, triangles, vertex_count, places);
-    uint32_t crossing[VC_CACHE];
-    uint32_t crossing_count = vc_crossings(&s->table, crossing);
-    size_t cursor = 0;
-    uint32_t current = 0;
-    for (size_t done = 0; valid && done < triangles; done++) {
-        const uint32_t *corner = &s->corners[3 * (size_t)current];
-#pragma GCC unroll 3
-        for (int k = 0; k < 3; k++)
-            indices[3 * done + k] = vc_at(s, corner[k])->id;
-        current = vc_step(s, current, crossing, crossing_count);
-        if (current == VC_NONE) { /* dead end: the first triangle not drawn */
-            while (cursor < triangles && s->score[cursor] == VC_DRAWN)
-                cursor++;
-            current = (uint32_t)cursor;
-        }
-    }
-    free(s->vertices);
-    free(s);
-    return valid;
+    if (!crowded)
+        return true;
+    uint32_t *split = NULL, *original = NULL;
+    size_t split_count = 0;
+    if (!vc_split(indices, index_count, vertex_count, &split, &original, &split_count))
+        return false;
+    bool ordered = vc_order(indices, split, triangles, split_count, original, scores, &crowded);
+    free(split);
+    free(original);
+    return ordered;
 }
 
 bool vertex_cache_order(uint32_t *indices, size_t index_count, size_t vertex_count) {
