@@ -3,7 +3,7 @@
  * its nodes move: libkiln's dirty-subtree update against recomputing every
  * node.
  *
- *   bench_scene [--nodes N] [--percent P] [--seed S] [--one-by-one | --ordered]
+ *   bench_scene [--nodes N] [--percent P] [--seed S] [--one-by-one] [--ordered]
  *                                                  (default 100000, 1, 1)
  *
  * Each scene shape is built as IR, written as a .kscene by the cooker's writer
@@ -24,7 +24,8 @@
  *           kiln_scene_update_with, which writes each transform as its run
  *           starts; with --ordered, "dirty" is given the sorted sets too
  *
- * Both produce bit-identical matrices (checked once per shape before timing).
+ * All three produce bit-identical matrices (checked once per shape before
+ * timing).
  * The shapes, all N nodes:
  *
  *   level    a game level: a root, 10 zones, N/100 objects of 100 nodes each
@@ -43,7 +44,8 @@
  * comes to it. Both frames first write the changed nodes' local transforms,
  * scattered stores the floor above scales down with the pass; "floor+w"
  * counts them whole ("writes", timed inside the full frame) and only the
- * pass by the stale share.
+ * pass by the stale share. The last three columns are the "with" frame's
+ * mean ("with avg", as "dirty avg") against the same two floors.
  */
 #include <math.h>
 #include <stdio.h>
@@ -464,7 +466,7 @@ int main(int argc, char **argv) {
         else if (strcmp(argv[i], "--ordered") == 0)
             ordered = true;
         else
-            bench_die("usage: %s [--nodes N] [--percent P] [--seed S] [--one-by-one | --ordered]",
+            bench_die("usage: %s [--nodes N] [--percent P] [--seed S] [--one-by-one] [--ordered]",
                       argv[0]);
     }
     if (n < 200 || !(percent > 0.0 && percent <= 100.0))
