@@ -3,7 +3,7 @@
  * its nodes move: libkiln's dirty-subtree update against recomputing every
  * node.
  *
- *   bench_scene [--nodes N] [--percent P] [--seed S] [--one-by-one]
+ *   bench_scene [--nodes N] [--percent P] [--seed S] [--one-by-one] [--ordered]
  *                                                  (default 100000, 1, 1)
  *
  * Each scene shape is built as IR, written as a .kscene by the cooker's writer
@@ -19,8 +19,13 @@
  *   full    the same local transforms written through kiln_scene_local + one
  *           kiln_scene_update_all: every node recomputed, in one forward pass
  *           (what an engine without dirty tracking does every frame)
+ *   with    the frame's changes in increasing node order (sorted once, before
+ *           timing, as an animation's channels would be) handed to one
+ *           kiln_scene_update_with, which writes each transform as its run
+ *           starts; with --ordered, "dirty" is given the sorted sets too
  *
- * Both produce bit-identical matrices (checked once per shape before timing).
+ * All three produce bit-identical matrices (checked once per shape before
+ * timing).
  * The shapes, all N nodes:
  *
  *   level    a game level: a root, 10 zones, N/100 objects of 100 nodes each
@@ -39,7 +44,8 @@
  * comes to it. Both frames first write the changed nodes' local transforms,
  * scattered stores the floor above scales down with the pass; "floor+w"
  * counts them whole ("writes", timed inside the full frame) and only the
- * pass by the stale share.
+ * pass by the stale share. The last three columns are the "with" frame's
+ * mean ("with avg", as "dirty avg") against the same two floors.
  */
 #include <math.h>
 #include <stdio.h>
@@ -56,6 +62,7 @@
 
 static volatile float sink;
 static bool one_by_one; /* --one-by-one: kiln_scene_set_local per changed node */
+static bool ordered;    /* --ordered: the dirty frame is given the sorted sets */
 
 /* A small xorshift generator: the same scene and changes on every machine. */
 static uint64_t rng_state;
@@ -159,7 +166,9 @@ typedef struct frame_set {
     uint32_t per_frame;
     uint32_t *nodes;              /* FRAMES * per_frame */
     kiln_scene_transform *locals; /* the new transform of each */
-    uint32_t next;                /* frame to run next */
+    uint32_t *sorted_nodes;       /* each frame's changes in increasing node order */
+    kiln_scene_transform *sorted_locals;
+    uint32_t next; /* frame to run next */
     kiln_scene_instance *instance;
     uint64_t recomputed; /* summed over the dirty frames run */
     uint64_t frames;
@@ -175,17 +184,38 @@ static uint32_t next_frame(frame_set *f, const uint32_t **nodes,
     return f->per_frame;
 }
 
+/* The same, in increasing node order. */
+static uint32_t next_sorted_frame(frame_set *f, const uint32_t **nodes,
+                                  const kiln_scene_transform **locals) {
+    uint32_t frame = f->next++ % FRAMES;
+    *nodes = f->sorted_nodes + (size_t)frame * f->per_frame;
+    *locals = f->sorted_locals + (size_t)frame * f->per_frame;
+    return f->per_frame;
+}
+
 static void dirty_frame(void *arg) {
     frame_set *f = arg;
     const uint32_t *nodes;
     const kiln_scene_transform *locals;
-    uint32_t count = next_frame(f, &nodes, &locals);
+    uint32_t count =
+        ordered ? next_sorted_frame(f, &nodes, &locals) : next_frame(f, &nodes, &locals);
     if (one_by_one)
         for (uint32_t k = 0; k < count; k++)
             kiln_scene_set_local(f->instance, nodes[k], &locals[k], NULL);
     else
         kiln_scene_set_locals(f->instance, nodes, locals, count, NULL);
     f->recomputed += kiln_scene_update(f->instance);
+    f->frames++;
+    sink = f->instance->world[0];
+}
+
+static void with_frame(void *arg) {
+    frame_set *f = arg;
+    const uint32_t *nodes;
+    const kiln_scene_transform *locals;
+    uint32_t count = next_sorted_frame(f, &nodes, &locals), recomputed = 0;
+    kiln_scene_update_with(f->instance, nodes, locals, count, &recomputed, NULL);
+    f->recomputed += recomputed;
     f->frames++;
     sink = f->instance->world[0];
 }
@@ -286,6 +316,36 @@ static timing measure(bench_op op, frame_set *f) {
     return (timing){cpu[reps / 2], wall[reps / 2], sum / FRAMES, writes[reps / 2]};
 }
 
+/* Each frame's changes sorted by node, a node's repeats kept in their order
+ * (so its last transform stays last, as in the unsorted set). */
+static const uint32_t *sort_keys;
+static int compare_by_node(const void *a, const void *b) {
+    uint32_t i = *(const uint32_t *)a, j = *(const uint32_t *)b;
+    if (sort_keys[i] != sort_keys[j])
+        return sort_keys[i] < sort_keys[j] ? -1 : 1;
+    return i < j ? -1 : i > j;
+}
+
+static void sort_frames(frame_set *f) {
+    uint32_t *order = malloc(f->per_frame * sizeof *order);
+    f->sorted_nodes = malloc((size_t)FRAMES * f->per_frame * sizeof *f->sorted_nodes);
+    f->sorted_locals = malloc((size_t)FRAMES * f->per_frame * sizeof *f->sorted_locals);
+    if (order == NULL || f->sorted_nodes == NULL || f->sorted_locals == NULL)
+        bench_die("out of memory");
+    for (uint32_t frame = 0; frame < FRAMES; frame++) {
+        size_t base = (size_t)frame * f->per_frame;
+        for (uint32_t k = 0; k < f->per_frame; k++)
+            order[k] = k;
+        sort_keys = f->nodes + base;
+        qsort(order, f->per_frame, sizeof *order, compare_by_node);
+        for (uint32_t k = 0; k < f->per_frame; k++) {
+            f->sorted_nodes[base + k] = f->nodes[base + order[k]];
+            f->sorted_locals[base + k] = f->locals[base + order[k]];
+        }
+    }
+    free(order);
+}
+
 static void *open_instance(const kiln_scene_view *view, kiln_scene_instance *instance) {
     size_t size = kiln_scene_instance_size(view);
     void *memory = NULL;
@@ -322,25 +382,39 @@ static void run_shape(shape kind, uint32_t n, double percent) {
         kiln_scene_transform *t = &dirty.locals[k];
         random_transform(t->translation, t->rotation, t->scale);
     }
-    frame_set full = dirty;
-    kiln_scene_instance lazy_instance, full_instance;
+    sort_frames(&dirty);
+    frame_set full = dirty, with = dirty;
+    kiln_scene_instance lazy_instance, full_instance, with_instance;
     void *lazy_memory = open_instance(&view, &lazy_instance);
     void *full_memory = open_instance(&view, &full_instance);
+    void *with_memory = open_instance(&view, &with_instance);
     dirty.instance = &lazy_instance;
     full.instance = &full_instance;
+    with.instance = &with_instance;
 
     /* Same frames, same matrices: checked before anything is timed. */
+    size_t matrix_bytes = (size_t)n * 16 * sizeof(float);
     for (uint32_t frame = 0; frame < FRAMES; frame++) {
         dirty_frame(&dirty);
         full_frame(&full);
-        if (memcmp(lazy_instance.world, full_instance.world, (size_t)n * 16 * sizeof(float)) != 0)
-            bench_die("%s: the dirty update differs from the full recompute", shape_names[kind]);
+        with_frame(&with);
+        if (memcmp(lazy_instance.world, full_instance.world, matrix_bytes) != 0 ||
+            memcmp(with_instance.world, full_instance.world, matrix_bytes) != 0)
+            bench_die("%s: a dirty update differs from the full recompute", shape_names[kind]);
     }
+    if (with.recomputed != dirty.recomputed)
+        bench_die("%s: kiln_scene_update_with recomputed %llu nodes, kiln_scene_update %llu",
+                  shape_names[kind], (unsigned long long)with.recomputed,
+                  (unsigned long long)dirty.recomputed);
+    /* Timed on the dirty frame's instance: two instances in memory, as before. */
+    free(with_memory);
+    with.instance = &lazy_instance;
     double average_share = (double)dirty.recomputed / ((double)dirty.frames * n);
     double median_share = (double)median_recomputed(&dirty, &view) / n;
 
     timing dirty_time = measure(dirty_frame, &dirty);
     timing full_time = measure(full_frame, &full);
+    timing with_time = measure(with_frame, &with);
     /* The floor: the stale nodes' share of the full frame, whose pass
      * streams every node once. Both frames write the same scattered local
      * transforms, which the share scales down with the pass; the second floor
@@ -348,7 +422,8 @@ static void run_shape(shape kind, uint32_t n, double percent) {
     double floor = average_share * full_time.cpu;
     double floor_writes = full_time.writes + average_share * (full_time.cpu - full_time.writes);
     char dirty_cpu[32], dirty_wall[32], full_cpu[32], full_wall[32], dirty_mean[32], floor_cpu[32],
-        writes_cpu[32];
+        writes_cpu[32], with_mean[32];
+    bench_format_duration(with_time.cpu_mean, with_mean, sizeof with_mean);
     bench_format_duration(full_time.writes, writes_cpu, sizeof writes_cpu);
     bench_format_duration(dirty_time.cpu_mean, dirty_mean, sizeof dirty_mean);
     bench_format_duration(floor, floor_cpu, sizeof floor_cpu);
@@ -357,16 +432,19 @@ static void run_shape(shape kind, uint32_t n, double percent) {
     bench_format_duration(full_time.cpu, full_cpu, sizeof full_cpu);
     bench_format_duration(full_time.wall, full_wall, sizeof full_wall);
     printf("%-7s %8u %6u %7u %9.1f%% %9.1f%% %10s %10s %10s %10s %7.1fx %7.1fx %10s %10s "
-           "%7.2fx %10s %7.2fx\n",
+           "%7.2fx %10s %7.2fx %10s %7.2fx %7.2fx\n",
            shape_names[kind], n, view.level_count, dirty.per_frame, 100.0 * median_share,
            100.0 * average_share, dirty_cpu, full_cpu, dirty_wall, full_wall,
            full_time.cpu / dirty_time.cpu, full_time.wall / dirty_time.wall, dirty_mean, floor_cpu,
-           dirty_time.cpu_mean / floor, writes_cpu, dirty_time.cpu_mean / floor_writes);
+           dirty_time.cpu_mean / floor, writes_cpu, dirty_time.cpu_mean / floor_writes, with_mean,
+           with_time.cpu_mean / floor, with_time.cpu_mean / floor_writes);
     fflush(stdout);
     free(lazy_memory);
     free(full_memory);
     free(dirty.nodes);
     free(dirty.locals);
+    free(dirty.sorted_nodes);
+    free(dirty.sorted_locals);
     kiln_file_close(&file);
     free(block);
     bytebuf_free(&bytes);
@@ -385,8 +463,11 @@ int main(int argc, char **argv) {
             seed = strtoull(argv[++i], NULL, 10);
         else if (strcmp(argv[i], "--one-by-one") == 0)
             one_by_one = true;
+        else if (strcmp(argv[i], "--ordered") == 0)
+            ordered = true;
         else
-            bench_die("usage: %s [--nodes N] [--percent P] [--seed S] [--one-by-one]", argv[0]);
+            bench_die("usage: %s [--nodes N] [--percent P] [--seed S] [--one-by-one] [--ordered]",
+                      argv[0]);
     }
     if (n < 200 || !(percent > 0.0 && percent <= 100.0))
         bench_die("--nodes must be at least 200 and --percent in (0, 100]");
@@ -394,12 +475,16 @@ int main(int argc, char **argv) {
     printf("scene update: %u nodes, %.3g%% of them changed per frame (new random sets, %u "
            "frames cycled, set by %s); medians per frame, CPU time of this thread (less %.2f us "
            "of clock reads) and wall time\n",
-           n, percent, FRAMES, one_by_one ? "kiln_scene_set_local" : "kiln_scene_set_locals",
+           n, percent, FRAMES,
+           one_by_one ? "kiln_scene_set_local"
+           : ordered  ? "kiln_scene_set_locals in node order"
+                      : "kiln_scene_set_locals",
            clock_cost * 1e6);
-    printf("%-7s %8s %6s %7s %10s %10s %10s %10s %10s %10s %8s %8s %10s %10s %8s %10s %8s\n",
+    printf("%-7s %8s %6s %7s %10s %10s %10s %10s %10s %10s %8s %8s %10s %10s %8s %10s %8s %10s %8s "
+           "%8s\n",
            "shape", "nodes", "levels", "changed", "stale med", "stale avg", "dirty cpu", "full cpu",
            "dirty wall", "full wall", "cpu x", "wall x", "dirty avg", "floor", "/ floor", "writes",
-           "/ floor+w");
+           "/ floor+w", "with avg", "/ floor", "/ floor+w");
     for (int kind = SHAPE_LEVEL; kind <= SHAPE_RANDOM; kind++) {
         rng_state = seed * 0x9E3779B97F4A7C15ull + (uint64_t)kind + 1;
         run_shape((shape)kind, n, percent);

@@ -581,6 +581,20 @@ kiln_result kiln_scene_set_pose(kiln_scene_instance *instance, const kiln_scene_
  * does, touching nothing else. Returns how many nodes it recomputed. */
 uint32_t kiln_scene_update(kiln_scene_instance *instance);
 
+/* kiln_scene_set_locals(nodes, locals, count) then kiln_scene_update, in one
+ * call, with the same matrices bit for bit; `recomputed` (may be NULL) gets
+ * the update's count. Given nodes in increasing order (repeats allowed, the
+ * last transform of a node kept) and nothing else changed since the last
+ * update, each transform is written as the update reaches its node, so the
+ * writes overlap the update's arithmetic: a batch of an animation's or a
+ * simulation's changes scattered over a large scene costs less than the two
+ * calls (BENCHMARKS.md 11). Otherwise it makes the two calls.
+ * KILN_ERR_INVALID_ARGUMENT, and nothing changed or updated, when a node is
+ * out of range. */
+kiln_result kiln_scene_update_with(kiln_scene_instance *instance, const uint32_t *nodes,
+                                   const kiln_scene_transform *locals, uint32_t count,
+                                   uint32_t *recomputed, kiln_error *err);
+
 /* Recomputes every world matrix from the local transforms in one forward pass
  * (when most nodes changed, or after writes through kiln_scene_local). */
 void kiln_scene_update_all(kiln_scene_instance *instance);

@@ -1,6 +1,6 @@
 /* scene_instance.c — a scene's live state (kiln_scene_instance): the local
- * transforms the caller changes, the world matrices kept up to date from
- * them, and skinning matrices read from those.
+ * transforms the caller changes and the world matrices kept up to date from
+ * them (skinning matrices are read from those in scene_skin.c).
  *
  * The view's nodes are in depth-first pre-order (kscene.md R7-R8): a node's
  * subtree is the range i .. subtree_end - 1 right after it, and a parent
@@ -11,6 +11,8 @@
  * recomputes each one's subtree and resumes after it, so a changed node
  * inside a subtree already recomputed costs nothing more. Only the bitmap
  * words holding a change are read, found through a bit per word.
+ * kiln_scene_update_with, given its changes in increasing order, skips the
+ * bits: its batch is that list, each transform written as its run starts.
  *
  * What the update reads of a node besides its matrix (local transform,
  * parent, subtree end) is one record of the instance's, a cache line: a
@@ -23,12 +25,7 @@
 #include "common/checked.h"
 #include "kiln/kiln.h"
 #include "runtime/internal.h"
-
-#if defined(__GNUC__)
-#define ALWAYS_INLINE __attribute__((always_inline)) static inline
-#else
-#define ALWAYS_INLINE static inline
-#endif
+#include "runtime/scene_affine.h"
 
 /* ---------------------------------------------------------------------------
  * Transforms
@@ -89,52 +86,6 @@ ALWAYS_INLINE void compose(const kiln_scene_transform *t, float m[16]) {
 void kiln_scene_compose(const kiln_scene_transform *t, float m[16]) {
     compose(t, m);
 }
-
-/* world = parent * local for affine matrices (last row 0 0 0 1, which TRS
- * composition and products of such matrices keep): 36 multiplications.
- * Column c of the product is the parent's first three columns weighted by
- * local column c's first three rows, plus the parent's translation for the
- * last column. With GCC's or Clang's vector types a column is computed four
- * rows at once (the fourth, row 3, then set to 0 or 1): the same operations
- * in the same order as the scalar form, so the same bits (test_scene_update
- * checks them against its own scalar product), in 4 stores a matrix instead
- * of 16.
- * The full pass took 0.64x the time, a dirty update 0.70-0.74x (100,000
- * nodes, BENCHMARKS.md 11). */
-#if defined(__GNUC__)
-typedef float column __attribute__((vector_size(16)));
-
-ALWAYS_INLINE column load_column(const float *p) {
-    column c;
-    memcpy(&c, p, sizeof c);
-    return c;
-}
-
-ALWAYS_INLINE column splat(float x) {
-    return (column){x, x, x, x};
-}
-
-ALWAYS_INLINE void multiply_affine(const float *parent, const float *local, float *out) {
-    column p0 = load_column(parent), p1 = load_column(parent + 4), p2 = load_column(parent + 8),
-           p3 = load_column(parent + 12), zero = splat(0.0f);
-    for (int c = 0; c < 4; c++) {
-        column sum = p0 * splat(local[c * 4 + 0]) + p1 * splat(local[c * 4 + 1]) +
-                     p2 * splat(local[c * 4 + 2]) + (c == 3 ? p3 : zero);
-        sum[3] = c == 3 ? 1.0f : 0.0f;
-        memcpy(out + c * 4, &sum, sizeof sum);
-    }
-}
-#else
-static void multiply_affine(const float *parent, const float *local, float *out) {
-    for (int c = 0; c < 4; c++) {
-        float l0 = local[c * 4 + 0], l1 = local[c * 4 + 1], l2 = local[c * 4 + 2];
-        for (int r = 0; r < 3; r++)
-            out[c * 4 + r] = parent[r] * l0 + parent[4 + r] * l1 + parent[8 + r] * l2 +
-                             (c == 3 ? parent[12 + r] : 0.0f);
-        out[c * 4 + 3] = c == 3 ? 1.0f : 0.0f;
-    }
-}
-#endif
 
 /* Inlined into both passes (a call a node otherwise, the local matrix
  * passed through memory). */
@@ -299,18 +250,28 @@ kiln_result kiln_scene_set_local(kiln_scene_instance *instance, uint32_t node,
  * BENCHMARKS.md 11). */
 #define SET_AHEAD 16u
 
-kiln_result kiln_scene_set_locals(kiln_scene_instance *instance, const uint32_t *nodes,
-                                  const kiln_scene_transform *locals, uint32_t count,
-                                  kiln_error *err) {
+/* A batch's arguments, every node checked before anything changes; also
+ * tells whether the nodes are in increasing order (repeats allowed). */
+static kiln_result check_batch(const kiln_scene_instance *instance, const uint32_t *nodes,
+                               const kiln_scene_transform *locals, uint32_t count,
+                               const char *function, bool *increasing, kiln_error *err) {
     if (instance == NULL || (count > 0 && (nodes == NULL || locals == NULL)))
         return runtime_fail(err, KILN_ERR_INVALID_ARGUMENT, "kiln",
-                            "kiln_scene_set_locals needs an instance, nodes and transforms");
-    for (uint32_t k = 0; k < count; k++) /* all checked first: nothing changes on an error */
+                            "%s needs an instance, nodes and transforms", function);
+    bool in_order = true;
+    for (uint32_t k = 0; k < count; k++) {
         if (nodes[k] >= instance->node_count)
             return runtime_fail(err, KILN_ERR_INVALID_ARGUMENT, "kiln",
-                                "kiln_scene_set_locals: nodes[%" PRIu32 "] = %" PRIu32
-                                " of %" PRIu32,
-                                k, nodes[k], instance->node_count);
+                                "%s: nodes[%" PRIu32 "] = %" PRIu32 " of %" PRIu32, function, k,
+                                nodes[k], instance->node_count);
+        in_order &= k == 0 || nodes[k] >= nodes[k - 1];
+    }
+    *increasing = in_order;
+    return KILN_OK;
+}
+
+static void set_batch(kiln_scene_instance *instance, const uint32_t *nodes,
+                      const kiln_scene_transform *locals, uint32_t count) {
     for (uint32_t k = 0; k < count && k < SET_AHEAD; k++)
         prefetch_change(instance, nodes[k]);
     for (uint32_t k = 0; k < count; k++) {
@@ -318,7 +279,17 @@ kiln_result kiln_scene_set_locals(kiln_scene_instance *instance, const uint32_t 
             prefetch_change(instance, nodes[k + SET_AHEAD]);
         change_local(instance, nodes[k], &locals[k]);
     }
-    return KILN_OK;
+}
+
+kiln_result kiln_scene_set_locals(kiln_scene_instance *instance, const uint32_t *nodes,
+                                  const kiln_scene_transform *locals, uint32_t count,
+                                  kiln_error *err) {
+    bool increasing = false;
+    kiln_result r =
+        check_batch(instance, nodes, locals, count, "kiln_scene_set_locals", &increasing, err);
+    if (r == KILN_OK)
+        set_batch(instance, nodes, locals, count);
+    return r;
 }
 
 kiln_scene_transform *kiln_scene_local(kiln_scene_instance *instance, uint32_t node) {
@@ -480,6 +451,64 @@ uint32_t kiln_scene_update(kiln_scene_instance *instance) {
     return updated;
 }
 
+/* kiln_scene_update_with's own path: a batch in increasing node order, with
+ * nothing else pending, is the update's list as it is (no bits to set, no
+ * list to build), and each record is written as its run starts, its line
+ * requested BATCH_RECORD_AHEAD entries before, so the writes' misses overlap
+ * the runs' arithmetic instead of forming a phase of their own (BENCHMARKS.md
+ * 11). A run's later entries, nodes inside it, are written before it is
+ * recomputed; repeats in order, so the last transform of a node stays.
+ * 32 ahead: the record now comes from memory, not from the set phase's L2,
+ * and prefetch_run reads it RUN_AHEAD entries ahead; 16 was 3-12 % slower,
+ * 24, 48 and 64 no different from 32 (nor the changed node's matrix
+ * requested with its record). */
+#define BATCH_RECORD_AHEAD 32u
+
+static uint32_t update_ordered_batch(kiln_scene_instance *instance, const uint32_t *nodes,
+                                     const kiln_scene_transform *locals, uint32_t count) {
+    node_record *records = instance->records_;
+    for (uint32_t k = 0; k < count && k < BATCH_RECORD_AHEAD; k++)
+        prefetch_for_write(&records[nodes[k]]);
+    uint32_t done = 0, written = 0, updated = 0;
+    for (uint32_t k = 0; k < count; k++) {
+        if (k + BATCH_RECORD_AHEAD < count)
+            prefetch_for_write(&records[nodes[k + BATCH_RECORD_AHEAD]]);
+        if (k + RUN_AHEAD < count)
+            prefetch_run(instance, nodes[k + RUN_AHEAD]);
+        uint32_t node = nodes[k];
+        if (node < done)
+            continue;
+        done = records[node].subtree_end;
+        for (; written < count && nodes[written] < done; written++)
+            records[nodes[written]].local = locals[written];
+        recompute_run(instance, node, done);
+        updated += done - node;
+    }
+    return updated;
+}
+
+kiln_result kiln_scene_update_with(kiln_scene_instance *instance, const uint32_t *nodes,
+                                   const kiln_scene_transform *locals, uint32_t count,
+                                   uint32_t *recomputed, kiln_error *err) {
+    if (recomputed != NULL)
+        *recomputed = 0;
+    bool increasing = false;
+    kiln_result r =
+        check_batch(instance, nodes, locals, count, "kiln_scene_update_with", &increasing, err);
+    if (r != KILN_OK)
+        return r;
+    uint32_t updated;
+    if (increasing && instance->first_changed_ == NO_CHANGE) {
+        updated = update_ordered_batch(instance, nodes, locals, count);
+    } else { /* the two calls it stands for */
+        set_batch(instance, nodes, locals, count);
+        updated = kiln_scene_update(instance);
+    }
+    if (recomputed != NULL)
+        *recomputed = updated;
+    return KILN_OK;
+}
+
 void kiln_scene_update_all(kiln_scene_instance *instance) {
     if (instance == NULL)
         return;
@@ -501,45 +530,4 @@ const float *kiln_scene_world(const kiln_scene_instance *instance, uint32_t node
     if (instance == NULL || node >= instance->node_count)
         return NULL;
     return instance->world + (size_t)node * 16;
-}
-
-/* ---------------------------------------------------------------------------
- * Skins
- * ------------------------------------------------------------------------- */
-
-const kiln_scene_joint *kiln_scene_skin_joints(const kiln_scene_view *view, uint32_t skin,
-                                               uint32_t *count) {
-    if (count != NULL)
-        *count = 0;
-    if (view == NULL || skin >= view->skin_count)
-        return NULL;
-    if (count != NULL)
-        *count = view->skins[skin].joint_count;
-    return view->joints + view->skins[skin].joint_offset;
-}
-
-kiln_result kiln_scene_skin_matrices(const kiln_scene_view *view,
-                                     const kiln_scene_instance *instance, uint32_t skin, float *out,
-                                     uint32_t capacity, kiln_error *err) {
-    if (view == NULL || instance == NULL || out == NULL)
-        return runtime_fail(err, KILN_ERR_INVALID_ARGUMENT, "kiln",
-                            "kiln_scene_skin_matrices needs a view, an instance and memory");
-    if (instance->node_count != view->node_count || instance->hierarchy != view->hierarchy)
-        return runtime_fail(err, KILN_ERR_INVALID_ARGUMENT, "kiln",
-                            "kiln_scene_skin_matrices: the instance is not of this view");
-    if (skin >= view->skin_count)
-        return runtime_fail(err, KILN_ERR_INVALID_ARGUMENT, "kiln",
-                            "kiln_scene_skin_matrices: skin %" PRIu32 " of %" PRIu32, skin,
-                            view->skin_count);
-    const kiln_scene_skin *k = &view->skins[skin];
-    if (capacity < k->joint_count)
-        return runtime_fail(err, KILN_ERR_INVALID_ARGUMENT, "kiln",
-                            "kiln_scene_skin_matrices: room for %" PRIu32 " matrices, skin %" PRIu32
-                            " has %" PRIu32 " joints",
-                            capacity, skin, k->joint_count);
-    const kiln_scene_joint *joints = view->joints + k->joint_offset;
-    for (uint32_t j = 0; j < k->joint_count; j++)
-        multiply_affine(instance->world + (size_t)joints[j].node * 16, joints[j].inverse_bind,
-                        out + (size_t)j * 16);
-    return runtime_succeed(err);
 }

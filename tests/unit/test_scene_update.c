@@ -196,31 +196,75 @@ static void update_matches_independent_recompute(void **state) {
     }
 }
 
-/* Gives `nodes` (repeats allowed) new local transforms, updates, and checks
- * the count and every matrix against the independent recompute; a second
- * update then has nothing left. */
+/* How change_and_check hands its changes over: kiln_scene_set_local per
+ * node then kiln_scene_update, or one kiln_scene_update_with given the
+ * nodes as they come or sorted (its own path: changes written in its run
+ * loop). */
+typedef enum change_path { SET_EACH, UPDATE_WITH, UPDATE_WITH_SORTED, CHANGE_PATHS } change_path;
+static const char *const path_names[CHANGE_PATHS] = {
+    "kiln_scene_set_local", "kiln_scene_update_with", "kiln_scene_update_with, sorted"};
+
+/* Sorts nodes[0 .. count - 1] and `batch` alongside, a node's repeats kept
+ * in their order (insertion sort: stable). */
+static void sort_batch(uint32_t *nodes, kiln_scene_transform *batch, uint32_t count) {
+    for (uint32_t k = 1; k < count; k++) {
+        uint32_t node = nodes[k], j = k;
+        kiln_scene_transform t = batch[k];
+        for (; j > 0 && nodes[j - 1] > node; j--) {
+            nodes[j] = nodes[j - 1];
+            batch[j] = batch[j - 1];
+        }
+        nodes[j] = node;
+        batch[j] = t;
+    }
+}
+
+/* Gives `nodes` (repeats allowed, the last transform of a node kept) new
+ * local transforms through `path`, updates, and checks the count and every
+ * matrix against the independent recompute; a second update then has
+ * nothing left. */
 static void change_and_check(held_instance *h, const kiln_scene_view *v, const uint32_t *nodes,
                              uint32_t count, kiln_scene_transform *locals, uint8_t *marked,
-                             float *want, const char *what) {
+                             float *want, const char *what, change_path path) {
     kiln_error err;
     memset(marked, 0, v->node_count);
+    uint32_t *batch_nodes = malloc((size_t)count * sizeof *batch_nodes + 1);
+    kiln_scene_transform *batch = malloc((size_t)count * sizeof *batch + 1);
+    assert_non_null(batch_nodes);
+    assert_non_null(batch);
     for (uint32_t k = 0; k < count; k++) {
         kiln_scene_transform t = locals[nodes[k]];
         t.translation[k % 3] -= 0.75f;
         t.scale[(k + 2) % 3] *= 0.8f;
-        assert_int_equal(kiln_scene_set_local(&h->instance, nodes[k], &t, &err), KILN_OK);
+        if (path == SET_EACH)
+            assert_int_equal(kiln_scene_set_local(&h->instance, nodes[k], &t, &err), KILN_OK);
+        batch_nodes[k] = nodes[k];
+        batch[k] = t;
         locals[nodes[k]] = t;
         marked[nodes[k]] = 1;
     }
-    uint32_t expected = count_subtrees(v, marked), got = kiln_scene_update(&h->instance);
+    uint32_t expected = count_subtrees(v, marked), got = 0;
+    if (path == SET_EACH) {
+        got = kiln_scene_update(&h->instance);
+    } else {
+        if (path == UPDATE_WITH_SORTED)
+            sort_batch(batch_nodes, batch, count);
+        got = UINT32_MAX;
+        assert_int_equal(
+            kiln_scene_update_with(&h->instance, batch_nodes, batch, count, &got, &err), KILN_OK);
+    }
+    free(batch_nodes);
+    free(batch);
     if (got != expected)
-        fail_msg("%s: %u nodes recomputed, expected %u", what, got, expected);
+        fail_msg("%s (%s): %u nodes recomputed, expected %u", what, path_names[path], got,
+                 expected);
     assert_int_equal(kiln_scene_update(&h->instance), 0);
     expect_locals(&h->instance, locals);
     recompute_world(v, locals, want);
     for (uint32_t i = 0; i < v->node_count; i++)
         if (memcmp(h->instance.world + (size_t)i * 16, want + (size_t)i * 16, 16 * sizeof(float)))
-            fail_msg("%s: node %u's world matrix differs from the recompute", what, i);
+            fail_msg("%s (%s): node %u's world matrix differs from the recompute", what,
+                     path_names[path], i);
 }
 
 /* Three shapes that stress the update's bookkeeping: a forest of roots only
@@ -298,7 +342,8 @@ static void update_edge_cases_match_independent_recompute(void **state) {
                 break;
             }
             snprintf(what, sizeof what, "%s, case %d", names[shape], c);
-            change_and_check(&h, v, nodes, count, locals, marked, want, what);
+            for (change_path path = SET_EACH; path < CHANGE_PATHS; path++)
+                change_and_check(&h, v, nodes, count, locals, marked, want, what, path);
         }
         /* Changes the full pass takes care of leave nothing for the update,
          * and the next change is found again. */
@@ -314,7 +359,7 @@ static void update_edge_cases_match_independent_recompute(void **state) {
         assert_memory_equal(h.instance.world, want, (size_t)n * 16 * sizeof(float));
         nodes[0] = n / 3;
         snprintf(what, sizeof what, "%s, after the full pass", names[shape]);
-        change_and_check(&h, v, nodes, 1, locals, marked, want, what);
+        change_and_check(&h, v, nodes, 1, locals, marked, want, what, SET_EACH);
         free(locals);
         free(nodes);
         free(marked);
@@ -367,14 +412,15 @@ static void runs_of_every_length_match_independent_recompute(void **state) {
     char what[64];
     /* The first m roots, then the last m (the look-ahead running off the end
      * of the list at once or after a while). */
-    const uint32_t firsts[] = {0, 1, 2, 11, 12, 13, 15, 16, 17, 24, TREES};
+    const uint32_t firsts[] = {0, 1, 2, 11, 12, 13, 15, 16, 17, 24, 31, 32, 33, TREES};
     for (uint32_t c = 0; c < sizeof firsts / sizeof firsts[0]; c++)
         for (int from_end = 0; from_end < 2; from_end++) {
             uint32_t m = firsts[c];
             for (uint32_t k = 0; k < m; k++)
                 nodes[k] = roots[from_end ? TREES - m + k : k];
             snprintf(what, sizeof what, "%u roots from the %s", m, from_end ? "end" : "start");
-            change_and_check(&h, v, nodes, m, locals, marked, want, what);
+            for (change_path path = SET_EACH; path < CHANGE_PATHS; path++)
+                change_and_check(&h, v, nodes, m, locals, marked, want, what, path);
         }
     /* Each tree's second node (a one-node tree's: the next tree's root), and
      * every leaf: runs of one node. */
@@ -382,18 +428,113 @@ static void runs_of_every_length_match_independent_recompute(void **state) {
     for (uint32_t t = 0; t < TREES; t++)
         if (roots[t] + 1 < n)
             nodes[count++] = roots[t] + 1;
-    change_and_check(&h, v, nodes, count, locals, marked, want, "each tree's second node");
+    for (change_path path = SET_EACH; path < CHANGE_PATHS; path++)
+        change_and_check(&h, v, nodes, count, locals, marked, want, "each tree's second node",
+                         path);
     uint32_t *leaves = malloc((size_t)n * sizeof *leaves), leaf_count = 0;
     assert_non_null(leaves);
     for (uint32_t i = 0; i < n; i++)
         if (v->hierarchy[i].subtree_end == i + 1)
             leaves[leaf_count++] = i;
-    change_and_check(&h, v, leaves, leaf_count, locals, marked, want, "every leaf");
+    for (change_path path = SET_EACH; path < CHANGE_PATHS; path++)
+        change_and_check(&h, v, leaves, leaf_count, locals, marked, want, "every leaf", path);
     free(leaves);
     free(locals);
     free(marked);
     free(want);
     instance_close(&h);
+    test_scene_release(&held);
+    bytebuf_free(&bytes);
+    ir_asset_free(&asset);
+}
+
+/* kiln_scene_update_with against the two calls it stands for
+ * (kiln_scene_set_locals, kiln_scene_update) on a second instance of the
+ * same scene: random batches with repeats, sorted (its own path) or as they
+ * come, some after a kiln_scene_set_local of their own; the same matrices bit
+ * for bit, the same count, the same local transforms. Then an empty batch,
+ * and a node out of range: rejected, its index in the message, nothing
+ * changed or updated. */
+static void update_with_equals_separate_calls(void **state) {
+    (void)state;
+    ir_asset asset;
+    random_asset(&asset, 3000, 17);
+    bytebuf bytes;
+    write_asset(&asset, 0, &bytes);
+    test_held_scene held;
+    kiln_error err;
+    assert_int_equal(test_scene_hold(&held, bytes.data, bytes.size, 0, &err), KILN_OK);
+    const kiln_scene_view *v = &held.view;
+    const uint32_t n = v->node_count;
+    held_instance two_calls, one_call;
+    instance_open(&two_calls, v);
+    instance_open(&one_call, v);
+    enum { MAX_BATCH = 900 };
+    uint32_t *nodes = malloc(MAX_BATCH * sizeof *nodes);
+    kiln_scene_transform *batch = malloc(MAX_BATCH * sizeof *batch);
+    assert_non_null(nodes);
+    assert_non_null(batch);
+    const size_t matrix_bytes = (size_t)n * 16 * sizeof(float);
+    srand(5);
+    for (uint32_t round = 0; round < 30; round++) {
+        uint32_t count = (uint32_t)rand() % (round % 3 == 0 ? MAX_BATCH : 40) + 1;
+        for (uint32_t k = 0; k < count; k++) {
+            nodes[k] = k % 7 == 6 ? nodes[k / 2] : (uint32_t)rand() % n; /* repeats */
+            batch[k] = *kiln_scene_local(&two_calls.instance, nodes[k]);
+            batch[k].translation[k % 3] += 0.5f + (float)round;
+            batch[k].scale[(k + 1) % 3] *= 1.125f;
+        }
+        if (round % 2 == 0)
+            sort_batch(nodes, batch, count);
+        if (round % 5 == 4) { /* a change before the batch: both take it along */
+            kiln_scene_transform t = *kiln_scene_local(&two_calls.instance, round);
+            t.translation[1] -= 3.0f;
+            assert_int_equal(kiln_scene_set_local(&two_calls.instance, round, &t, &err), KILN_OK);
+            assert_int_equal(kiln_scene_set_local(&one_call.instance, round, &t, &err), KILN_OK);
+        }
+        assert_int_equal(kiln_scene_set_locals(&two_calls.instance, nodes, batch, count, &err),
+                         KILN_OK);
+        uint32_t expected = kiln_scene_update(&two_calls.instance), got = UINT32_MAX;
+        assert_int_equal(
+            kiln_scene_update_with(&one_call.instance, nodes, batch, count, &got, &err), KILN_OK);
+        if (got != expected)
+            fail_msg("round %u: %u nodes recomputed, the two calls %u", round, got, expected);
+        assert_memory_equal(one_call.instance.world, two_calls.instance.world, matrix_bytes);
+        for (uint32_t i = 0; i < n; i++)
+            assert_memory_equal(kiln_scene_local(&one_call.instance, i),
+                                kiln_scene_local(&two_calls.instance, i),
+                                sizeof(kiln_scene_transform));
+        assert_int_equal(kiln_scene_update(&one_call.instance), 0);
+    }
+    uint32_t got = UINT32_MAX;
+    assert_int_equal(kiln_scene_update_with(&one_call.instance, NULL, NULL, 0, &got, &err),
+                     KILN_OK);
+    assert_int_equal(got, 0);
+    assert_int_equal(kiln_scene_update_with(&one_call.instance, nodes, batch, 0, NULL, &err),
+                     KILN_OK);
+
+    kiln_scene_transform before = *kiln_scene_local(&one_call.instance, 5);
+    nodes[0] = 5, nodes[1] = n, nodes[2] = 7;
+    batch[0].translation[0] = batch[1].translation[0] = batch[2].translation[0] = 1000.0f;
+    got = UINT32_MAX;
+    assert_int_equal(kiln_scene_update_with(&one_call.instance, nodes, batch, 3, &got, &err),
+                     KILN_ERR_INVALID_ARGUMENT);
+    assert_int_equal(err.code, KILN_ERR_INVALID_ARGUMENT);
+    char message[64];
+    snprintf(message, sizeof message, "nodes[1] = %u of %u", n, n);
+    assert_non_null(strstr(err.message, message));
+    assert_int_equal(got, 0);
+    assert_memory_equal(kiln_scene_local(&one_call.instance, 5), &before, sizeof before);
+    assert_int_equal(kiln_scene_update(&one_call.instance), 0); /* nothing marked */
+    assert_memory_equal(one_call.instance.world, two_calls.instance.world, matrix_bytes);
+    assert_int_equal(kiln_scene_update_with(NULL, nodes, batch, 1, &got, &err),
+                     KILN_ERR_INVALID_ARGUMENT);
+    assert_int_equal(kiln_scene_update_with(&one_call.instance, NULL, batch, 1, &got, &err),
+                     KILN_ERR_INVALID_ARGUMENT);
+    free(nodes);
+    free(batch);
+    instance_close(&two_calls);
+    instance_close(&one_call);
     test_scene_release(&held);
     bytebuf_free(&bytes);
     ir_asset_free(&asset);
@@ -406,6 +547,7 @@ int main(void) {
         cmocka_unit_test(update_matches_independent_recompute),
         cmocka_unit_test(update_edge_cases_match_independent_recompute),
         cmocka_unit_test(runs_of_every_length_match_independent_recompute),
+        cmocka_unit_test(update_with_equals_separate_calls),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
