@@ -354,18 +354,89 @@ static void lods_of_points(lod_job *job, const mesh_chunk *chunk, lod_chunk_leve
         atomic_store(&job->failed, true);
 }
 
-/* A whole submesh: the cascade of simplify_level, as for any small mesh. */
-static void lods_of_submesh(const lod_job *job, const mesh_chunk *chunk, lod_chunk_levels *out) {
-    const uint32_t *source = job->level0 + chunk->index_offset;
+/* The bounds of the positions `indices` use. */
+static void used_bounds(const float *positions, const uint32_t *indices, size_t index_count,
+                        float lo[3], float hi[3]) {
+    for (int k = 0; k < 3; k++) {
+        lo[k] = INFINITY;
+        hi[k] = -INFINITY;
+    }
+    for (size_t i = 0; i < index_count; i++)
+        for (int k = 0; k < 3; k++) {
+            float x = positions[3 * (size_t)indices[i] + k];
+            lo[k] = x < lo[k] ? x : lo[k];
+            hi[k] = x > hi[k] ? x : hi[k];
+        }
+}
+
+/* A level of a submesh on which kiln's simplifier stalled: simplify_level's
+ * (its fallbacks, from the level before) into `dest`, and the welded
+ * session's towards the target, or that level's count if smaller, into
+ * `scratch`. The welded one is kept (copied to dest) when it reaches the
+ * target and the other does not (the sloppy simplifier's grid can miss it
+ * by far), or when it is no farther from level 0 than the other in the
+ * largest and in the mean sampled distance (surface_distance); else the
+ * welded session ends (*welded NULL). *count is the level's count, 0 for
+ * none; false when out of memory. */
+static bool welded_or_fallback(const lod_job *job, welded_session **welded, const uint32_t *level0,
+                               size_t level0_count, const uint32_t *source, size_t source_count,
+                               float source_error, size_t target, uint32_t *dest, uint32_t *scratch,
+                               size_t *count, float *error) {
+    const ir_mesh *mesh = job->mesh;
+    size_t stall = (size_t)((double)source_count * LOD_MIN_REDUCTION);
+    *count = simplify_level(job->settings, mesh, source, source_count, source_error, target, dest,
+                            error);
+    float welded_error = 0.0f;
+    size_t welded_count = welded_continue(*welded, *count > 0 && *count < target ? *count : target,
+                                          LOD_TARGET_ERROR, scratch, &welded_error);
+    bool keep = welded_count > 0 && welded_count <= stall &&
+                mesh_cache_order_reduced(scratch, welded_count, mesh->vertex_count,
+                                         job->settings->mesh_vertex_cache);
+    bool only_one_reaches = *count > target && welded_count <= target;
+    if (keep && *count > 0 && !only_one_reaches) {
+        float lo[3], hi[3];
+        double max_w, mean_w, max_f, mean_f;
+        bool ok_w, ok_f;
+        used_bounds(mesh->positions, level0, level0_count, lo, hi);
+        surface_distance(mesh->positions, level0, level0_count, scratch, welded_count, lo, hi,
+                         &max_w, &mean_w, &ok_w);
+        surface_distance(mesh->positions, level0, level0_count, dest, *count, lo, hi, &max_f,
+                         &mean_f, &ok_f);
+        if (!ok_w || !ok_f)
+            return false;
+        keep = max_w <= max_f && mean_w <= mean_f;
+    }
+    if (!keep) {
+        welded_end(*welded);
+        *welded = NULL;
+        return true;
+    }
+    memcpy(dest, scratch, welded_count * sizeof *dest);
+    *count = welded_count;
+    *error = welded_error;
+    return true;
+}
+
+/* A whole submesh: the cascade of simplify_level, as for any small mesh.
+ * False when out of memory. */
+static bool lods_of_submesh(const lod_job *job, const mesh_chunk *chunk, lod_chunk_levels *out) {
+    const uint32_t *level0 = job->level0 + chunk->index_offset;
+    const uint32_t *source = level0;
     size_t source_count = chunk->index_count;
     float source_error = 0.0f;
     /* kiln's simplifier goes on from each level (errors from level 0), until
-     * it stalls: then simplify_level takes over, sloppy fallback and all. */
+     * it stalls: then simplify_level takes over, sloppy fallback and all,
+     * unless the same simplifier welded by position, started again from
+     * level 0 (lods_welded.c), makes a level nearer level 0; while it does,
+     * it goes on in the next levels, each measured the same way. */
     simplify_session *session = NULL;
+    welded_session *welded = NULL;
+    uint32_t *scratch = NULL;
+    bool ok = true;
     if (job->settings->mesh_simplifier == COOK_SIMPLIFIER_KILN && source_count > 0)
         session = simplify_begin(source, source_count, job->mesh->positions,
                                  job->mesh->vertex_count, false);
-    for (uint32_t level = 1; level < job->levels; level++) {
+    for (uint32_t level = 1; ok && level < job->levels; level++) {
         uint32_t *dest = out->indices + (level - 1) * out->capacity;
         size_t target = level_target(chunk->index_count, job->settings, level);
         float error = 0.0f;
@@ -375,12 +446,18 @@ static void lods_of_submesh(const lod_job *job, const mesh_chunk *chunk, lod_chu
             if (count == 0 || count > (size_t)((double)source_count * LOD_MIN_REDUCTION)) {
                 simplify_end(session);
                 session = NULL;
+                welded = welded_begin(job->mesh, level0, chunk->index_count);
+                scratch = malloc(chunk->index_count * sizeof *scratch);
+                ok = welded == NULL || scratch != NULL;
             } else if (!mesh_cache_order_reduced(dest, count, job->mesh->vertex_count,
                                                  job->settings->mesh_vertex_cache)) {
                 count = 0;
             }
         }
-        if (session == NULL && source_count > 0)
+        if (ok && session == NULL && welded != NULL)
+            ok = welded_or_fallback(job, &welded, level0, chunk->index_count, source, source_count,
+                                    source_error, target, dest, scratch, &count, &error);
+        else if (ok && session == NULL && source_count > 0)
             count = simplify_level(job->settings, job->mesh, source, source_count, source_error,
                                    target, dest, &error);
         out->counts[level] = count;
@@ -392,6 +469,9 @@ static void lods_of_submesh(const lod_job *job, const mesh_chunk *chunk, lod_chu
         source_error = error;
     }
     simplify_end(session);
+    welded_end(welded);
+    free(scratch);
+    return ok;
 }
 
 /* One chunk of a large submesh: its border locked, on its own vertices. A
@@ -477,7 +557,7 @@ static void lods_chunk(void *ctx, uint32_t index) {
     else if (ok && topology == KILN_TOPOLOGY_TRIANGLES && chunk->split)
         ok = lods_of_chunk(job, chunk, out);
     else if (ok && topology == KILN_TOPOLOGY_TRIANGLES)
-        lods_of_submesh(job, chunk, out);
+        ok = lods_of_submesh(job, chunk, out);
     if (!ok)
         atomic_store(&job->failed, true);
 }

@@ -12,7 +12,8 @@
  *     weld.c       the welding remap: identical vertices found by hash
  *     chunks.c     large submeshes cut into spatial chunks
  *     curve.c      the Morton curve those chunks are cut along
- *     lods.c       simplified levels of detail
+ *     lods.c       simplified levels of detail (and lods_welded.c: kiln's
+ *                  simplifier across attribute seams where it stalls)
  *     surface_distance.c  how far apart two triangle surfaces are, sampled
  *     simplify.c   kiln's own quadric edge-collapse simplifier (and
  *                  simplify_topology.c: which positions may move)
@@ -196,6 +197,17 @@ simplify_session *simplify_begin(const uint32_t *indices, size_t index_count,
 size_t simplify_continue(simplify_session *session, size_t target_index_count, float target_error,
                          uint32_t *dest, float *result_error);
 void simplify_end(simplify_session *session);
+/* The same session on `indices` (triangles of `mesh`) welded by position
+ * (lods_welded.c): attribute seams do not hold a collapse back. A level's
+ * corners are mapped back to vertices of the mesh at their positions, each
+ * the one whose normal is nearest its triangle's. The LOD step's fallback
+ * where kiln's simplifier stalls. NULL when out of memory or for invalid
+ * input. */
+typedef struct welded_session welded_session;
+welded_session *welded_begin(const ir_mesh *mesh, const uint32_t *indices, size_t index_count);
+size_t welded_continue(welded_session *session, size_t target_index_count, float target_error,
+                       uint32_t *dest, float *result_error);
+void welded_end(welded_session *session);
 
 /* How far apart two triangle surfaces are, sampled (surface_distance.c): the
  * distance from points of one to the nearest triangle of the other, through
