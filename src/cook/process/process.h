@@ -13,7 +13,8 @@
  *     chunks.c     large submeshes cut into spatial chunks
  *     curve.c      the Morton curve those chunks are cut along
  *     lods.c       simplified levels of detail (and lods_welded.c: kiln's
- *                  simplifier across attribute seams where it stalls)
+ *                  simplifier across attribute seams where it stalls;
+ *                  lods_points.c: a point level's error)
  *     surface_distance.c  how far apart two triangle surfaces are, sampled
  *     simplify.c   kiln's own quadric edge-collapse simplifier (and
  *                  simplify_topology.c: which positions may move)
@@ -244,6 +245,11 @@ void surface_distance(const float *positions, const uint32_t *a, size_t a_count,
                       size_t b_count, const float lo[3], const float hi[3], double *max,
                       double *mean, bool *ok);
 
+/* A point level's error (lods_points.c): the largest distance from a point
+ * of `source` to the nearest of `kept` (indices into `positions`), into
+ * *error; false when out of memory. */
+bool lods_points_error(const float *positions, const uint32_t *source, size_t source_count,
+                       const uint32_t *kept, size_t kept_count, float *error);
 /* LODs: one item per chunk; simplifies `level0` (mesh_spatial_level0, kept
  * alive until finish); finish takes level 0 itself from mesh->indices. */
 bool lods_begin(const ir_mesh *mesh, const cook_settings *settings, const uint32_t *level0,
