@@ -2,8 +2,9 @@
  * simplifier welded by position (lods_welded.c) makes the level when it
  * reaches the target the sloppy simplifier misses or is nearer level 0, each
  * corner taking the vertex at its position whose normal faces most like its
- * triangle. Checked against computations written here: the distance from an
- * ideal torus and a linear search over the vertices at each position; and
+ * triangle, then the one whose texture coordinates lie closest to the other
+ * corners'. Checked against computations written here: the distance from an
+ * ideal torus and linear searches over the vertices at each position; and
  * the sampled distance that choice uses (surface_distance.c) on squares. */
 #include <math.h>
 #include <meshoptimizer.h>
@@ -154,6 +155,102 @@ static void a_stalled_level_is_made_welded_and_nearer_than_the_grid(void **state
     ir_mesh_free(&mesh);
 }
 
+/* A smooth torus with texture coordinates: (RING + 1) x (TUBE + 1) vertices,
+ * u = i / RING around the axis and v = j / TUBE around the tube, so the
+ * seams u = 0 | 1 and v = 0 | 1 have two vertices a position with the same
+ * normal (computed once per position) and different coordinates. */
+static void make_textured_torus(ir_mesh *mesh) {
+    memset(mesh, 0, sizeof *mesh);
+    mesh->vertex_count = (RING + 1) * (TUBE + 1);
+    mesh->positions = malloc((size_t)mesh->vertex_count * 3 * sizeof(float));
+    mesh->normals = malloc((size_t)mesh->vertex_count * 3 * sizeof(float));
+    mesh->texcoords[0] = malloc((size_t)mesh->vertex_count * 2 * sizeof(float));
+    for (uint32_t i = 0; i <= RING; i++)
+        for (uint32_t j = 0; j <= TUBE; j++) {
+            size_t v = (size_t)i * (TUBE + 1) + j;
+            torus_point(i, j, mesh->positions + 3 * v);
+            double u = 2.0 * M_PI * (double)(i % RING) / RING;
+            double t = 2.0 * M_PI * (double)(j % TUBE) / TUBE;
+            mesh->normals[3 * v] = (float)(cos(t) * cos(u));
+            mesh->normals[3 * v + 1] = (float)(cos(t) * sin(u));
+            mesh->normals[3 * v + 2] = (float)sin(t);
+            mesh->texcoords[0][2 * v] = (float)i / RING;
+            mesh->texcoords[0][2 * v + 1] = (float)j / TUBE;
+        }
+    mesh->index_count = 6 * RING * TUBE;
+    mesh->indices = malloc((size_t)mesh->index_count * sizeof(uint32_t));
+    uint32_t *out = mesh->indices;
+    for (uint32_t i = 0; i < RING; i++)
+        for (uint32_t j = 0; j < TUBE; j++) {
+            uint32_t a = i * (TUBE + 1) + j, b = a + TUBE + 1, c = b + 1, d = a + 1;
+            const uint32_t quad[6] = {a, b, c, a, c, d};
+            memcpy(out, quad, sizeof quad);
+            out += 6;
+        }
+    mesh->submesh_count = 1;
+    mesh->submeshes = calloc(1, sizeof *mesh->submeshes);
+    mesh->submeshes[0] = (ir_submesh){.index_count = mesh->index_count};
+}
+
+static float spread_of(const float *uv, const uint32_t c[3]) {
+    float spread = 0.0f;
+    for (int k = 0; k < 3; k++) {
+        const float *p = uv + 2 * (size_t)c[k], *q = uv + 2 * (size_t)c[(k + 1) % 3];
+        spread += (p[0] - q[0]) * (p[0] - q[0]) + (p[1] - q[1]) * (p[1] - q[1]);
+    }
+    return spread;
+}
+
+/* The vertices at v's position with v's normal (a linear search). */
+static uint32_t same_place(const ir_mesh *mesh, uint32_t v, uint32_t out[8]) {
+    uint32_t count = 0;
+    for (uint32_t o = 0; o < mesh->vertex_count && count < 8; o++)
+        if (memcmp(mesh->positions + 3 * (size_t)o, mesh->positions + 3 * (size_t)v,
+                   3 * sizeof(float)) == 0 &&
+            memcmp(mesh->normals + 3 * (size_t)o, mesh->normals + 3 * (size_t)v,
+                   3 * sizeof(float)) == 0)
+            out[count++] = o;
+    return count;
+}
+
+/* The welded session on the textured torus, halved: every triangle's
+ * corners, of the vertices at their positions with the same normals, are
+ * the three whose texture coordinates lie closest together (the sum of
+ * squared edge lengths in texture space), so a triangle on a seam takes one
+ * side's coordinates; the first vertex of each position (u = 0 on the
+ * ring's seam) would stretch the triangles beside u = 1 over the texture. */
+static void welded_triangles_take_one_side_of_a_texture_seam(void **state) {
+    (void)state;
+    ir_mesh mesh;
+    make_textured_torus(&mesh);
+    welded_session *welded = welded_begin(&mesh, mesh.indices, mesh.index_count);
+    assert_non_null(welded);
+    uint32_t *level = malloc(mesh.index_count * sizeof *level);
+    float error = 0.0f;
+    size_t count = welded_continue(welded, mesh.index_count / 2, 1.0f, level, &error);
+    welded_end(welded);
+    assert_true(count > 0 && count <= mesh.index_count / 2);
+    const float *uv = mesh.texcoords[0];
+    size_t on_seams = 0;
+    for (size_t t = 0; t < count; t += 3) {
+        uint32_t places[3][8], n[3];
+        for (int k = 0; k < 3; k++)
+            n[k] = same_place(&mesh, level[t + (size_t)k], places[k]);
+        on_seams += n[0] * n[1] * n[2] > 1;
+        float chosen = spread_of(uv, level + t);
+        for (uint32_t a = 0; a < n[0]; a++)
+            for (uint32_t b = 0; b < n[1]; b++)
+                for (uint32_t c = 0; c < n[2]; c++) {
+                    const uint32_t other[3] = {places[0][a], places[1][b], places[2][c]};
+                    assert_true(chosen <= spread_of(uv, other));
+                }
+    }
+    print_message("%zu triangles, %zu with a corner on a seam\n", count / 3, on_seams);
+    assert_true(on_seams > 0);
+    free(level);
+    ir_mesh_free(&mesh);
+}
+
 /* surface_distance on squares whose distances are known: a unit square
  * against the same square raised by 0.25 (every sample 0.25 away, both
  * ways), and against itself (every sample on it). */
@@ -180,6 +277,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(surface_distance_of_squares),
         cmocka_unit_test(a_stalled_level_is_made_welded_and_nearer_than_the_grid),
+        cmocka_unit_test(welded_triangles_take_one_side_of_a_texture_seam),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

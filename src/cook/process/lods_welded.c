@@ -1,20 +1,20 @@
-/* lods_welded.c — the LOD step's first fallback when kiln's simplifier
- * stalls on a submesh: the same simplifier on the submesh welded by position.
+/* lods_welded.c — a fallback of the LOD step (lods.c) where kiln's
+ * simplifier stalls on a submesh: the same simplifier on the submesh welded
+ * by position.
  *
  * An attribute seam (vertices at one position with different normals or
  * texture coordinates) limits which collapses kiln's simplifier may make;
  * where seams and borders cover most of a submesh (the CesiumMilkTruck's
- * body), too few edges are left to reach a level's target. The fallback
- * after that used to be meshoptimizer's sloppy simplifier, a vertex grid
- * that ignores attributes too, and moves every kept vertex to a grid cell's
- * representative. Welding by position first lets kiln's quadric simplifier
- * collapse across the seams instead: the level keeps the same triangle
- * budget, its error still counts from level 0, and it stays much nearer the
- * surface than the grid. What it costs is the seams' attributes: each corner
- * of a reduced triangle takes one of the vertices at its position, the one
- * whose normal faces most like the triangle (a hard edge keeps each side's
- * normal; across a texture seam the choice can take the other side's
- * coordinates, as the grid's representatives do). */
+ * body), too few edges are left to reach a level's target. The other
+ * fallback, meshoptimizer's sloppy simplifier, is a vertex grid that
+ * ignores attributes as well and moves every kept vertex to its cell's
+ * representative. Welding by position instead lets kiln's quadric
+ * simplifier collapse across the seams, its error still counted from level
+ * 0; lods.c keeps whichever level is nearer level 0. What it costs is the
+ * seams' attributes: each corner of a reduced triangle takes one of the
+ * vertices at its position (the grid takes one a cell for all its
+ * triangles), chosen by pick_wedges: the normal facing most like the
+ * triangle, then texture coordinates from one side of a texture seam. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -89,7 +89,7 @@ welded_session *welded_begin(const ir_mesh *mesh, const uint32_t *indices, size_
     return w;
 }
 
-static void face_normal(const float *positions, const uint32_t *tri, float n[3]) {
+static void face_normal(const float *positions, const uint32_t tri[3], float n[3]) {
     const float *a = positions + 3 * (size_t)tri[0], *b = positions + 3 * (size_t)tri[1],
                 *c = positions + 3 * (size_t)tri[2];
     float u[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]};
@@ -99,35 +99,77 @@ static void face_normal(const float *positions, const uint32_t *tri, float n[3])
     n[2] = u[0] * v[1] - u[1] * v[0];
 }
 
-/* The vertex at corner's position whose normal is nearest the face's
- * direction n (not normalised: only the order of the dot products counts);
- * the first one on a tie or without normals. */
-static uint32_t pick_wedge(const welded_session *w, uint32_t corner, const float n[3]) {
+#define MAX_TIES 8 /* wedges of one position tried for the texture tie-break */
+
+/* The vertices at corner's position whose normal is nearest the face's
+ * direction n (not normalised: only the order of the dot products counts),
+ * every one without normals; at most MAX_TIES, in vertex order. */
+static uint32_t nearest_wedges(const welded_session *w, uint32_t corner, const float n[3],
+                               uint32_t ties[MAX_TIES]) {
     const float *normals = w->mesh->normals;
-    uint32_t g = w->group[corner], best = w->wedges[w->start[g]];
-    if (normals == NULL)
-        return best;
+    uint32_t g = w->group[corner], count = 0;
     float best_dot = -INFINITY;
     for (uint32_t i = w->start[g]; i < w->start[g + 1]; i++) {
-        const float *m = normals + 3 * (size_t)w->wedges[i];
-        float d = m[0] * n[0] + m[1] * n[1] + m[2] * n[2];
+        float d = 0.0f;
+        if (normals != NULL) {
+            const float *m = normals + 3 * (size_t)w->wedges[i];
+            d = m[0] * n[0] + m[1] * n[1] + m[2] * n[2];
+        }
         if (d > best_dot) {
             best_dot = d;
-            best = w->wedges[i];
+            count = 0;
         }
+        if (d == best_dot && count < MAX_TIES)
+            ties[count++] = w->wedges[i];
     }
-    return best;
+    return count;
+}
+
+static float texture_spread(const float *uv, uint32_t a, uint32_t b, uint32_t c) {
+    const uint32_t corners[3] = {a, b, c};
+    float spread = 0.0f;
+    for (int k = 0; k < 3; k++) {
+        const float *p = uv + 2 * (size_t)corners[k], *q = uv + 2 * (size_t)corners[(k + 1) % 3];
+        spread += (p[0] - q[0]) * (p[0] - q[0]) + (p[1] - q[1]) * (p[1] - q[1]);
+    }
+    return spread;
+}
+
+/* A reduced triangle's corners mapped back to vertices of the mesh: at each
+ * position one whose normal faces most like the triangle (a hard edge keeps
+ * each side's normal); among such ties (a texture seam: the same normal, two
+ * texture coordinates), the three whose coordinates lie closest together, so
+ * the triangle takes its texture from one side of the seam. */
+static void pick_wedges(const welded_session *w, uint32_t tri[3]) {
+    float n[3];
+    face_normal(w->mesh->positions, tri, n);
+    uint32_t ties[3][MAX_TIES], counts[3];
+    for (int k = 0; k < 3; k++)
+        counts[k] = nearest_wedges(w, tri[k], n, ties[k]);
+    const float *uv = w->mesh->texcoords[0];
+    uint32_t best[3] = {ties[0][0], ties[1][0], ties[2][0]};
+    if (uv != NULL && counts[0] * counts[1] * counts[2] > 1) {
+        float least = INFINITY;
+        for (uint32_t a = 0; a < counts[0]; a++)
+            for (uint32_t b = 0; b < counts[1]; b++)
+                for (uint32_t c = 0; c < counts[2]; c++) {
+                    float spread = texture_spread(uv, ties[0][a], ties[1][b], ties[2][c]);
+                    if (spread < least) {
+                        least = spread;
+                        best[0] = ties[0][a];
+                        best[1] = ties[1][b];
+                        best[2] = ties[2][c];
+                    }
+                }
+    }
+    memcpy(tri, best, sizeof best);
 }
 
 size_t welded_continue(welded_session *w, size_t target_index_count, float target_error,
                        uint32_t *dest, float *result_error) {
     size_t count =
         simplify_continue(w->session, target_index_count, target_error, dest, result_error);
-    for (size_t t = 0; t + 2 < count; t += 3) {
-        float n[3];
-        face_normal(w->mesh->positions, dest + t, n);
-        for (int k = 0; k < 3; k++)
-            dest[t + k] = pick_wedge(w, dest[t + k], n);
-    }
+    for (size_t t = 0; t + 2 < count; t += 3)
+        pick_wedges(w, dest + t);
     return count;
 }

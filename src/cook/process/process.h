@@ -200,10 +200,10 @@ size_t simplify_continue(simplify_session *session, size_t target_index_count, f
 void simplify_end(simplify_session *session);
 /* The same session on `indices` (triangles of `mesh`) welded by position
  * (lods_welded.c): attribute seams do not hold a collapse back. A level's
- * corners are mapped back to vertices of the mesh at their positions, each
- * the one whose normal is nearest its triangle's. The LOD step's fallback
- * where kiln's simplifier stalls. NULL when out of memory or for invalid
- * input. */
+ * corners are mapped back to vertices of the mesh at their positions: the
+ * normal nearest its triangle's, then texture coordinates from one side of
+ * a seam. The LOD step's fallback where kiln's simplifier stalls. NULL when
+ * out of memory or for invalid input. */
 typedef struct welded_session welded_session;
 welded_session *welded_begin(const ir_mesh *mesh, const uint32_t *indices, size_t index_count);
 size_t welded_continue(welded_session *session, size_t target_index_count, float target_error,
