@@ -124,17 +124,11 @@ static ir_asset run(const char *path, const cook_settings *settings, uint32_t or
 static void level_distance(const ir_mesh *mesh, const uint32_t *level0, size_t level0_count,
                            const uint32_t *level, size_t level_count, const float lo[3],
                            const float hi[3], double *max, double *mean) {
-    triangle_grid g0, gn;
-    triangle_grid_build(&g0, mesh->positions, level0, level0_count, lo, hi);
-    triangle_grid_build(&gn, mesh->positions, level, level_count, lo, hi);
-    double max_a = 0, sum_a = 0, max_b = 0, sum_b = 0;
-    uint64_t n_a = 0, n_b = 0;
-    surface_distance_one_way(mesh->positions, level, level_count, &g0, &max_a, &sum_a, &n_a);
-    surface_distance_one_way(mesh->positions, level0, level0_count, &gn, &max_b, &sum_b, &n_b);
-    *max = max_a > max_b ? max_a : max_b;
-    *mean = (sum_a + sum_b) / (double)(n_a + n_b ? n_a + n_b : 1);
-    triangle_grid_free(&g0);
-    triangle_grid_free(&gn);
+    bool ok;
+    surface_distance(mesh->positions, level0, level0_count, level, level_count, lo, hi, max, mean,
+                     &ok);
+    if (!ok)
+        bench_die("out of memory");
 }
 
 /* CPU of ordering every reduced level once more, on a copy. */

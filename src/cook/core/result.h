@@ -98,8 +98,12 @@
  *     a triangle would turn by a right angle or more (meshoptimizer's rule;
  *     was 75.5 degrees) and ranks a collapse a pass put off for its removed
  *     position's distance at that distance in later passes, so with that
- *     setting LODs change. */
-#define KILN_ENCODER_VERSION 30u
+ *     setting LODs change.
+ * 31: where kiln's simplifier stalls on a submesh (mesh.simplifier: kiln),
+ *     the same simplifier welded by position makes the level when it reaches
+ *     the target the sloppy fallback misses, or is nearer level 0; so with
+ *     that setting such LODs change. */
+#define KILN_ENCODER_VERSION 31u
 
 /* What one cook is doing now, readable from another thread while it runs (the
  * CLI's progress line names the stage of an asset that takes long). Opaque:

@@ -103,178 +103,8 @@ static size_t level_target(size_t level0_count, const cook_settings *settings, u
 }
 
 /* ---------------------------------------------------------------------------
- * Points
+ * Points (their error: lods_points.c)
  * ------------------------------------------------------------------------- */
-
-/* The kept points in a hash grid: cells of `cell` units, each cell's points
- * contiguous in `points` (sorted by cell key), found through an open
- * addressing table of cell keys. */
-typedef struct point_grid {
-    float origin[3];
-    float cell;
-    uint64_t *keys;    /* per table slot: cell key + 1, 0 empty */
-    uint32_t *first;   /* per table slot: first entry in points */
-    uint32_t *count;   /* per table slot: entries */
-    size_t mask;       /* table slots - 1 */
-    uint64_t *entries; /* sorted (cell key << 32 | kept index) */
-} point_grid;
-
-#define GRID_BIAS (1 << 20) /* cell coordinates are stored + 2^20 in 21 bits */
-
-/* Far outliers clamp to a cell no table holds (grid_nearest skips it). */
-static int64_t grid_coordinate(const point_grid *grid, float value, int axis) {
-    double c = floor(((double)value - grid->origin[axis]) / grid->cell);
-    return c < -2.0 * GRID_BIAS ? -2 * GRID_BIAS
-                                : (c > 2.0 * GRID_BIAS ? 2 * GRID_BIAS : (int64_t)c);
-}
-
-static uint64_t grid_key(int64_t x, int64_t y, int64_t z) {
-    return (uint64_t)(x + GRID_BIAS) << 42 | (uint64_t)(y + GRID_BIAS) << 21 |
-           (uint64_t)(z + GRID_BIAS);
-}
-
-static size_t grid_slot(const point_grid *grid, uint64_t key) {
-    size_t slot = (size_t)((key * 0x9e3779b97f4a7c15ull) >> 20) & grid->mask;
-    while (grid->keys[slot] != 0 && grid->keys[slot] != key + 1)
-        slot = (slot + 1) & grid->mask;
-    return slot;
-}
-
-static int compare_u64(const void *a, const void *b) {
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return (x > y) - (x < y);
-}
-
-static void grid_free(point_grid *grid) {
-    free(grid->keys);
-    free(grid->first);
-    free(grid->count);
-    free(grid->entries);
-}
-
-/* Cells about as wide as the spacing of `kept`: the extent over the cube root
- * of their number (a volume) or, when that crowds the cells (a surface or a
- * curve), smaller. */
-static bool grid_build(point_grid *grid, const float *positions, const uint32_t *kept,
-                       size_t kept_count) {
-    memset(grid, 0, sizeof *grid);
-    float lo[3], hi[3];
-    for (int k = 0; k < 3; k++)
-        lo[k] = hi[k] = positions[3 * (size_t)kept[0] + k];
-    for (size_t i = 1; i < kept_count; i++)
-        for (int k = 0; k < 3; k++) {
-            float v = positions[3 * (size_t)kept[i] + k];
-            lo[k] = v < lo[k] ? v : lo[k];
-            hi[k] = v > hi[k] ? v : hi[k];
-        }
-    float extent = 0.0f;
-    for (int k = 0; k < 3; k++) {
-        grid->origin[k] = lo[k];
-        extent = hi[k] - lo[k] > extent ? hi[k] - lo[k] : extent;
-    }
-    size_t slots = 2;
-    while (slots < 2 * kept_count)
-        slots *= 2;
-    grid->mask = slots - 1;
-    grid->entries = malloc(kept_count * sizeof *grid->entries);
-    grid->keys = malloc(slots * sizeof *grid->keys);
-    grid->first = malloc(slots * sizeof *grid->first);
-    grid->count = malloc(slots * sizeof *grid->count);
-    if (grid->entries == NULL || grid->keys == NULL || grid->first == NULL || grid->count == NULL) {
-        grid_free(grid);
-        return false;
-    }
-    /* At most 2^20 cells a side, so coordinates fit their 21 bits. */
-    float cell = extent / cbrtf((float)kept_count);
-    float smallest = extent / (float)(GRID_BIAS / 2);
-    for (int attempt = 0; attempt < 4; attempt++) {
-        grid->cell = cell > smallest && cell > 0.0f ? cell : (smallest > 0.0f ? smallest : 1.0f);
-        for (size_t i = 0; i < kept_count; i++) {
-            const float *p = positions + 3 * (size_t)kept[i];
-            uint64_t key = grid_key(grid_coordinate(grid, p[0], 0), grid_coordinate(grid, p[1], 1),
-                                    grid_coordinate(grid, p[2], 2));
-            grid->entries[i] = key << 32 | i;
-        }
-        qsort(grid->entries, kept_count, sizeof *grid->entries, compare_u64);
-        size_t cells = 1;
-        for (size_t i = 1; i < kept_count; i++)
-            cells += grid->entries[i] >> 32 != grid->entries[i - 1] >> 32;
-        if (kept_count <= 8 * cells || grid->cell <= smallest)
-            break;
-        cell = grid->cell / 4.0f; /* crowded: the points lie on a surface or a curve */
-    }
-    memset(grid->keys, 0, slots * sizeof *grid->keys);
-    for (size_t i = 0; i < kept_count; i++) {
-        uint64_t key = grid->entries[i] >> 32;
-        size_t slot = grid_slot(grid, key);
-        if (grid->keys[slot] == 0) {
-            grid->keys[slot] = key + 1;
-            grid->first[slot] = (uint32_t)i;
-            grid->count[slot] = 0;
-        }
-        grid->count[slot]++;
-    }
-    return true;
-}
-
-static float distance_squared(const float *a, const float *b) {
-    float dx = a[0] - b[0], dy = a[1] - b[1], dz = a[2] - b[2];
-    return dx * dx + dy * dy + dz * dz;
-}
-
-/* The nearest kept point's squared distance: the cells around p ring by ring
- * (a point in ring r + 1 is at least r cells away), then every kept point when
- * two rings found nothing close enough (far outliers only). */
-static float grid_nearest(const point_grid *grid, const float *positions, const uint32_t *kept,
-                          size_t kept_count, const float *p) {
-    int64_t c[3];
-    for (int k = 0; k < 3; k++)
-        c[k] = grid_coordinate(grid, p[k], k);
-    float best = INFINITY;
-    for (int64_t r = 0; r <= 2; r++) {
-        for (int64_t x = c[0] - r; x <= c[0] + r; x++)
-            for (int64_t y = c[1] - r; y <= c[1] + r; y++)
-                for (int64_t z = c[2] - r; z <= c[2] + r; z++) {
-                    int64_t ring = llabs(x - c[0]);
-                    ring = llabs(y - c[1]) > ring ? llabs(y - c[1]) : ring;
-                    ring = llabs(z - c[2]) > ring ? llabs(z - c[2]) : ring;
-                    if (ring != r || x < -GRID_BIAS || y < -GRID_BIAS || z < -GRID_BIAS ||
-                        x >= GRID_BIAS || y >= GRID_BIAS || z >= GRID_BIAS)
-                        continue;
-                    size_t slot = grid_slot(grid, grid_key(x, y, z));
-                    for (uint32_t i = 0; grid->keys[slot] != 0 && i < grid->count[slot]; i++) {
-                        uint32_t k = (uint32_t)(grid->entries[grid->first[slot] + i] & 0xffffffffu);
-                        float d = distance_squared(p, positions + 3 * (size_t)kept[k]);
-                        best = d < best ? d : best;
-                    }
-                }
-        float reach = (float)r * grid->cell;
-        if (best <= reach * reach)
-            return best;
-    }
-    for (size_t i = 0; i < kept_count; i++) {
-        float d = distance_squared(p, positions + 3 * (size_t)kept[i]);
-        best = d < best ? d : best;
-    }
-    return best;
-}
-
-/* The largest distance from a point of `source` to the nearest of `kept`. */
-static bool points_error(const float *positions, const uint32_t *source, size_t source_count,
-                         const uint32_t *kept, size_t kept_count, float *error) {
-    point_grid grid;
-    if (!grid_build(&grid, positions, kept, kept_count))
-        return false;
-    float worst = 0.0f;
-    for (size_t i = 0; i < source_count; i++) {
-        float d =
-            grid_nearest(&grid, positions, kept, kept_count, positions + 3 * (size_t)source[i]);
-        worst = d > worst ? d : worst;
-    }
-    grid_free(&grid);
-    *error = sqrtf(worst);
-    return true;
-}
 
 /* A point level from the level before (`source`, mesh vertex indices) into
  * `out`: the point simplifier on the distinct points, mapped back to the mesh.
@@ -293,7 +123,8 @@ static size_t simplify_points_level(const ir_mesh *mesh, float mesh_scale, const
     size_t stall = (size_t)((double)source_count * LOD_MIN_REDUCTION);
     float absolute = 0.0f;
     if (count > 0 && count <= stall) {
-        if (!points_error(local.positions, local.indices, local.index_count, out, count, &absolute))
+        if (!lods_points_error(local.positions, local.indices, local.index_count, out, count,
+                               &absolute))
             *failed = true;
         mesh_local_to_global(&local, out, count, out);
     }
@@ -354,18 +185,89 @@ static void lods_of_points(lod_job *job, const mesh_chunk *chunk, lod_chunk_leve
         atomic_store(&job->failed, true);
 }
 
-/* A whole submesh: the cascade of simplify_level, as for any small mesh. */
-static void lods_of_submesh(const lod_job *job, const mesh_chunk *chunk, lod_chunk_levels *out) {
-    const uint32_t *source = job->level0 + chunk->index_offset;
+/* The bounds of the positions `indices` use. */
+static void used_bounds(const float *positions, const uint32_t *indices, size_t index_count,
+                        float lo[3], float hi[3]) {
+    for (int k = 0; k < 3; k++) {
+        lo[k] = INFINITY;
+        hi[k] = -INFINITY;
+    }
+    for (size_t i = 0; i < index_count; i++)
+        for (int k = 0; k < 3; k++) {
+            float x = positions[3 * (size_t)indices[i] + k];
+            lo[k] = x < lo[k] ? x : lo[k];
+            hi[k] = x > hi[k] ? x : hi[k];
+        }
+}
+
+/* A level of a submesh on which kiln's simplifier stalled: simplify_level's
+ * (its fallbacks, from the level before) into `dest`, and the welded
+ * session's towards the target, or that level's count if smaller, into
+ * `scratch`. The welded one is kept (copied to dest) when it reaches the
+ * target and the other does not (the sloppy simplifier's grid can miss it
+ * by far), or when it is no farther from level 0 than the other in the
+ * largest and in the mean sampled distance (surface_distance); else the
+ * welded session ends (*welded NULL). *count is the level's count, 0 for
+ * none; false when out of memory. */
+static bool welded_or_fallback(const lod_job *job, welded_session **welded, const uint32_t *level0,
+                               size_t level0_count, const uint32_t *source, size_t source_count,
+                               float source_error, size_t target, uint32_t *dest, uint32_t *scratch,
+                               size_t *count, float *error) {
+    const ir_mesh *mesh = job->mesh;
+    size_t stall = (size_t)((double)source_count * LOD_MIN_REDUCTION);
+    *count = simplify_level(job->settings, mesh, source, source_count, source_error, target, dest,
+                            error);
+    float welded_error = 0.0f;
+    size_t welded_count = welded_continue(*welded, *count > 0 && *count < target ? *count : target,
+                                          LOD_TARGET_ERROR, scratch, &welded_error);
+    bool keep = welded_count > 0 && welded_count <= stall &&
+                mesh_cache_order_reduced(scratch, welded_count, mesh->vertex_count,
+                                         job->settings->mesh_vertex_cache);
+    bool only_one_reaches = *count > target && welded_count <= target;
+    if (keep && *count > 0 && !only_one_reaches) {
+        float lo[3], hi[3];
+        double max_w, mean_w, max_f, mean_f;
+        bool ok_w, ok_f;
+        used_bounds(mesh->positions, level0, level0_count, lo, hi);
+        surface_distance(mesh->positions, level0, level0_count, scratch, welded_count, lo, hi,
+                         &max_w, &mean_w, &ok_w);
+        surface_distance(mesh->positions, level0, level0_count, dest, *count, lo, hi, &max_f,
+                         &mean_f, &ok_f);
+        if (!ok_w || !ok_f)
+            return false;
+        keep = max_w <= max_f && mean_w <= mean_f;
+    }
+    if (!keep) {
+        welded_end(*welded);
+        *welded = NULL;
+        return true;
+    }
+    memcpy(dest, scratch, welded_count * sizeof *dest);
+    *count = welded_count;
+    *error = welded_error;
+    return true;
+}
+
+/* A whole submesh: the cascade of simplify_level, as for any small mesh.
+ * False when out of memory. */
+static bool lods_of_submesh(const lod_job *job, const mesh_chunk *chunk, lod_chunk_levels *out) {
+    const uint32_t *level0 = job->level0 + chunk->index_offset;
+    const uint32_t *source = level0;
     size_t source_count = chunk->index_count;
     float source_error = 0.0f;
     /* kiln's simplifier goes on from each level (errors from level 0), until
-     * it stalls: then simplify_level takes over, sloppy fallback and all. */
+     * it stalls: then simplify_level takes over, sloppy fallback and all,
+     * unless the same simplifier welded by position, started again from
+     * level 0 (lods_welded.c), makes a level nearer level 0; while it does,
+     * it goes on in the next levels, each measured the same way. */
     simplify_session *session = NULL;
+    welded_session *welded = NULL;
+    uint32_t *scratch = NULL;
+    bool ok = true;
     if (job->settings->mesh_simplifier == COOK_SIMPLIFIER_KILN && source_count > 0)
         session = simplify_begin(source, source_count, job->mesh->positions,
                                  job->mesh->vertex_count, false);
-    for (uint32_t level = 1; level < job->levels; level++) {
+    for (uint32_t level = 1; ok && level < job->levels; level++) {
         uint32_t *dest = out->indices + (level - 1) * out->capacity;
         size_t target = level_target(chunk->index_count, job->settings, level);
         float error = 0.0f;
@@ -375,12 +277,18 @@ static void lods_of_submesh(const lod_job *job, const mesh_chunk *chunk, lod_chu
             if (count == 0 || count > (size_t)((double)source_count * LOD_MIN_REDUCTION)) {
                 simplify_end(session);
                 session = NULL;
+                welded = welded_begin(job->mesh, level0, chunk->index_count);
+                scratch = malloc(chunk->index_count * sizeof *scratch);
+                ok = welded == NULL || scratch != NULL;
             } else if (!mesh_cache_order_reduced(dest, count, job->mesh->vertex_count,
                                                  job->settings->mesh_vertex_cache)) {
                 count = 0;
             }
         }
-        if (session == NULL && source_count > 0)
+        if (ok && session == NULL && welded != NULL)
+            ok = welded_or_fallback(job, &welded, level0, chunk->index_count, source, source_count,
+                                    source_error, target, dest, scratch, &count, &error);
+        else if (ok && session == NULL && source_count > 0)
             count = simplify_level(job->settings, job->mesh, source, source_count, source_error,
                                    target, dest, &error);
         out->counts[level] = count;
@@ -392,6 +300,9 @@ static void lods_of_submesh(const lod_job *job, const mesh_chunk *chunk, lod_chu
         source_error = error;
     }
     simplify_end(session);
+    welded_end(welded);
+    free(scratch);
+    return ok;
 }
 
 /* One chunk of a large submesh: its border locked, on its own vertices. A
@@ -477,7 +388,7 @@ static void lods_chunk(void *ctx, uint32_t index) {
     else if (ok && topology == KILN_TOPOLOGY_TRIANGLES && chunk->split)
         ok = lods_of_chunk(job, chunk, out);
     else if (ok && topology == KILN_TOPOLOGY_TRIANGLES)
-        lods_of_submesh(job, chunk, out);
+        ok = lods_of_submesh(job, chunk, out);
     if (!ok)
         atomic_store(&job->failed, true);
 }

@@ -12,7 +12,10 @@
  *     weld.c       the welding remap: identical vertices found by hash
  *     chunks.c     large submeshes cut into spatial chunks
  *     curve.c      the Morton curve those chunks are cut along
- *     lods.c       simplified levels of detail
+ *     lods.c       simplified levels of detail (and lods_welded.c: kiln's
+ *                  simplifier across attribute seams where it stalls;
+ *                  lods_points.c: a point level's error)
+ *     surface_distance.c  how far apart two triangle surfaces are, sampled
  *     simplify.c   kiln's own quadric edge-collapse simplifier (and
  *                  simplify_topology.c: which positions may move)
  *     meshlets.c   meshlets with culling data
@@ -195,7 +198,58 @@ simplify_session *simplify_begin(const uint32_t *indices, size_t index_count,
 size_t simplify_continue(simplify_session *session, size_t target_index_count, float target_error,
                          uint32_t *dest, float *result_error);
 void simplify_end(simplify_session *session);
+/* The same session on `indices` (triangles of `mesh`) welded by position
+ * (lods_welded.c): attribute seams do not hold a collapse back. A level's
+ * corners are mapped back to vertices of the mesh at their positions: the
+ * normal nearest its triangle's, then texture coordinates from one side of
+ * a seam. The LOD step's fallback where kiln's simplifier stalls. NULL when
+ * out of memory or for invalid input. */
+typedef struct welded_session welded_session;
+welded_session *welded_begin(const ir_mesh *mesh, const uint32_t *indices, size_t index_count);
+size_t welded_continue(welded_session *session, size_t target_index_count, float target_error,
+                       uint32_t *dest, float *result_error);
+void welded_end(welded_session *session);
 
+/* How far apart two triangle surfaces are, sampled (surface_distance.c): the
+ * distance from points of one to the nearest triangle of the other, through
+ * a uniform grid of triangles. */
+typedef struct triangle_grid {
+    const float *positions;
+    const uint32_t *indices;
+    float lo[3], cell;
+    uint32_t dims[3];
+    uint32_t *starts; /* per cell, into items; dims product + 1 entries */
+    uint32_t *items;  /* triangle numbers */
+    size_t triangles;
+    uint32_t *seen; /* per triangle: the last query that tested it */
+    uint32_t query;
+} triangle_grid;
+
+/* A grid over the triangles `indices` (kept by reference, with positions)
+ * covering the box lo..hi, cells about a triangle's size; false when out of
+ * memory. */
+bool triangle_grid_build(triangle_grid *g, const float *positions, const uint32_t *indices,
+                         size_t index_count, const float lo[3], const float hi[3]);
+/* Distance from p to the nearest triangle within the 27 cells around it; a
+ * point with none there is at least one cell away (reported as that). */
+double triangle_grid_distance(triangle_grid *g, const float *p);
+void triangle_grid_free(triangle_grid *g);
+/* Max and mean distance from the corners and centroids of `indices` to the
+ * surface in `g`: added to *max, *sum and *samples. */
+void surface_distance_one_way(const float *positions, const uint32_t *indices, size_t index_count,
+                              triangle_grid *g, double *max, double *sum, uint64_t *samples);
+
+/* The symmetric sampled distance of triangles a and b (both ways, within the
+ * box lo..hi): the largest and the mean; *ok false when out of memory. */
+void surface_distance(const float *positions, const uint32_t *a, size_t a_count, const uint32_t *b,
+                      size_t b_count, const float lo[3], const float hi[3], double *max,
+                      double *mean, bool *ok);
+
+/* A point level's error (lods_points.c): the largest distance from a point
+ * of `source` to the nearest of `kept` (indices into `positions`), into
+ * *error; false when out of memory. */
+bool lods_points_error(const float *positions, const uint32_t *source, size_t source_count,
+                       const uint32_t *kept, size_t kept_count, float *error);
 /* LODs: one item per chunk; simplifies `level0` (mesh_spatial_level0, kept
  * alive until finish); finish takes level 0 itself from mesh->indices. */
 bool lods_begin(const ir_mesh *mesh, const cook_settings *settings, const uint32_t *level0,
