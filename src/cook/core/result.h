@@ -98,8 +98,12 @@
  *     a triangle would turn by a right angle or more (meshoptimizer's rule;
  *     was 75.5 degrees) and ranks a collapse a pass put off for its removed
  *     position's distance at that distance in later passes, so with that
- *     setting LODs change. */
-#define KILN_ENCODER_VERSION 30u
+ *     setting LODs change.
+ * 31: kiln's simplifier (mesh.simplifier: kiln) ranks a later level's
+ *     manifold positions by the last level's planes plus their error so far
+ *     (border and seam positions by their quadrics since level 0), so with
+ *     that setting second and later LOD levels change. */
+#define KILN_ENCODER_VERSION 31u
 
 /* What one cook is doing now, readable from another thread while it runs (the
  * CLI's progress line names the stage of an asset that takes long). Opaque:
