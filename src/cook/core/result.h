@@ -99,10 +99,13 @@
  *     was 75.5 degrees) and ranks a collapse a pass put off for its removed
  *     position's distance at that distance in later passes, so with that
  *     setting LODs change.
- * 31: where kiln's simplifier stalls on a submesh (mesh.simplifier: kiln),
- *     the same simplifier welded by position makes the level when it reaches
- *     the target the sloppy fallback misses, or is nearer level 0; so with
- *     that setting such LODs change. */
+ * 31: kiln's simplifier (mesh.simplifier: kiln) ranks a later level's
+ *     manifold positions by the last level's planes plus their error so far
+ *     (border and seam positions by their quadrics since level 0), and where
+ *     it stalls on a submesh the same simplifier welded by position makes the
+ *     level when it reaches the target the sloppy fallback misses, or is
+ *     nearer level 0; so with that setting second and later LOD levels
+ *     change. */
 #define KILN_ENCODER_VERSION 31u
 
 /* What one cook is doing now, readable from another thread while it runs (the

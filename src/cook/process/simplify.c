@@ -63,8 +63,11 @@ typedef struct candidate {
 /* Everything one call allocates. */
 typedef struct simplifier {
     simplify_state topo;
-    float *positions;   /* scaled to the unit extent */
-    quadric *quadrics;  /* per position (at its first vertex) */
+    float *positions;  /* scaled to the unit extent */
+    quadric *quadrics; /* per position (at its first vertex): what ranks its moves */
+    /* Per position, its quadric since level 0 (made when a session goes on
+     * past its first level, whose manifold quadrics are then refreshed). */
+    quadric *surface;
     uint32_t *collapse; /* per vertex, this pass: where it goes */
     uint32_t *touched;  /* per position: the last pass that moved it or into it */
     uint32_t *changed;  /* per vertex: the last pass that touched its position */
@@ -98,6 +101,7 @@ static void simplifier_free(simplifier *z) {
     free(z->topo.adjacency);
     free(z->positions);
     free(z->quadrics);
+    free(z->surface);
     free(z->collapse);
     free(z->touched);
     free(z->changed);
@@ -444,6 +448,8 @@ static size_t perform_collapses(simplifier *z, size_t candidate_count, uint32_t 
             continue;
         }
         quadric_add(&z->quadrics[r1], &z->quadrics[r0]);
+        if (z->surface != NULL)
+            quadric_add(&z->surface[r1], &z->surface[r0]);
         z->collapse[c->from] = c->to;
         if (s->kind[c->from] == SIMPLIFY_SEAM)
             z->collapse[s->wedge[c->from]] = s->wedge[c->to];
@@ -492,7 +498,8 @@ static size_t apply_collapses(simplifier *z, uint32_t *indices, size_t index_cou
 }
 
 /* One call's state kept between levels: continuing from a level keeps its
- * quadrics, so the next level's errors count from the original surface. */
+ * quadrics at border and seam positions, so their errors count from the
+ * original surface; see refresh_quadrics for the others. */
 struct simplify_session {
     simplifier z;
     uint32_t *indices; /* the current level */
@@ -607,8 +614,36 @@ simplify_session *simplify_begin(const uint32_t *indices, size_t index_count,
     return session;
 }
 
+/* A level after the first ranks a manifold position's moves by the planes
+ * of the last level's triangles around it (as meshoptimizer's cascade,
+ * which simplifies each level afresh), plus what the levels so far cost
+ * there (its distance to its planes since level 0). By its quadric since
+ * level 0 alone, the second level's largest distance on Fox was 1.07x
+ * meshoptimizer's (mean over 16 input orders); by the last level's planes
+ * alone the teapot's mean distance was 1.01x, the error so far keeping it
+ * from collapses where the first level already strayed. Border and seam
+ * positions keep theirs: refreshed there, the truck's wheels' second level
+ * was 1.04x meshoptimizer's mean distance. False when out of memory. */
+static bool refresh_quadrics(simplify_session *session) {
+    simplifier *z = &session->z;
+    size_t n = z->topo.vertex_count;
+    if (z->surface == NULL) {
+        z->surface = malloc((n ? n : 1) * sizeof *z->surface);
+        if (z->surface == NULL)
+            return false;
+        memcpy(z->surface, z->quadrics, n * sizeof *z->surface);
+    }
+    simplify_refresh_manifold_quadrics(z->quadrics, z->surface, z->positions, &z->topo,
+                                       session->indices, session->count);
+    mark_all_stale(z, session->count);
+    return true;
+}
+
 size_t simplify_continue(simplify_session *session, size_t target_index_count, float target_error,
                          uint32_t *dest, float *result_error) {
+    *result_error = 0.0f;
+    if (session->pass > 0 && !refresh_quadrics(session))
+        return 0;
     run_passes(session, target_index_count / 3 * 3, target_error * target_error);
     memcpy(dest, session->indices, session->count * sizeof *dest);
     *result_error = sqrtf(session->max_error);

@@ -156,6 +156,14 @@ static inline float quadric_error(const quadric *q, const float *p) {
  * meshopt_simplifyScale measures it): errors become relative. */
 void simplify_scale_positions(float *out, const float *positions, size_t vertex_count);
 
+/* A later level's quadrics at manifold positions: the planes of the current
+ * level's triangles alone, plus each position's error so far (its distance
+ * to `surface`, its quadric since level 0, at its position) in every move.
+ * Border and seam positions keep theirs (simplify_quadric.c). */
+void simplify_refresh_manifold_quadrics(quadric *quadrics, const quadric *surface,
+                                        const float *positions, const simplify_state *s,
+                                        const uint32_t *indices, size_t index_count);
+
 /* Each position's quadric (at its first vertex, s->remap) from its triangles'
  * face planes and its unpaired edges' planes (simplify_quadric.c). */
 void simplify_fill_quadrics(quadric *quadrics, const float *positions, const simplify_state *s,

@@ -3,6 +3,7 @@
  * planes through its unpaired edges (Garland & Heckbert 1997, sections 5
  * and 6.2), and the unit scale errors are measured in. */
 #include <math.h>
+#include <string.h>
 
 #include "cook/process/process.h"
 #include "cook/process/simplify_internal.h"
@@ -108,4 +109,37 @@ void simplify_fill_quadrics(quadric *quadrics, const float *positions, const sim
             quadric_add(&quadrics[s->remap[b]], &edge_plane);
         }
     }
+}
+
+void simplify_refresh_manifold_quadrics(quadric *quadrics, const quadric *surface,
+                                        const float *positions, const simplify_state *s,
+                                        const uint32_t *indices, size_t index_count) {
+    size_t n = s->vertex_count;
+    /* A manifold position has one vertex (it has no wedges): its own. */
+    for (size_t v = 0; v < n; v++)
+        if (s->kind[v] == SIMPLIFY_MANIFOLD)
+            memset(&quadrics[v], 0, sizeof quadrics[v]);
+    for (size_t t = 0; t + 2 < index_count; t += 3) {
+        const float *p[3];
+        for (int k = 0; k < 3; k++)
+            p[k] = positions + 3 * (size_t)indices[t + (size_t)k];
+        float u[3], v[3], normal[3];
+        sub3(p[1], p[0], u);
+        sub3(p[2], p[0], v);
+        cross3(u, v, normal);
+        float area = normalize3(normal);
+        quadric face = {0};
+        quadric_add_plane(&face, normal, -dot3(normal, p[0]), sqrtf(area));
+        for (int k = 0; k < 3; k++) {
+            uint32_t corner = indices[t + (size_t)k];
+            if (s->kind[corner] == SIMPLIFY_MANIFOLD)
+                quadric_add(&quadrics[corner], &face);
+        }
+    }
+    /* What the levels so far cost around the position (its distance to the
+     * planes it absorbed since level 0) comes first in any move of it. */
+    for (size_t v = 0; v < n; v++)
+        if (s->kind[v] == SIMPLIFY_MANIFOLD)
+            quadrics[v].c +=
+                (double)quadric_error(&surface[v], positions + 3 * v) * quadrics[v].weight;
 }
