@@ -59,6 +59,22 @@ static inline void prefetch_quadric(const quadric *q) {
     __builtin_prefetch((const char *)q + sizeof *q - 1, 1);
 }
 
+/* The plane of the triangle on `corner`, weighted by the square root of its
+ * area. */
+static quadric triangle_quadric(const float *positions, const uint32_t corner[3]) {
+    const float *p[3];
+    for (int k = 0; k < 3; k++)
+        p[k] = positions + 3 * (size_t)corner[k];
+    float u[3], v[3], n[3];
+    sub3(p[1], p[0], u);
+    sub3(p[2], p[0], v);
+    cross3(u, v, n);
+    float area = normalize3(n);
+    quadric face = {0};
+    quadric_add_plane(&face, n, -dot3(n, p[0]), sqrtf(area));
+    return face;
+}
+
 /* Face planes on every corner's position; edge planes on both ends of each
  * unpaired edge (open: per index, classification's), so that a border
  * keeps its shape up to its locked corners too. */
@@ -71,18 +87,9 @@ void simplify_fill_quadrics(quadric *quadrics, const float *positions, const sim
         if (prefetch && t + 3 * PREFETCH_AHEAD + 2 < index_count)
             for (size_t k = 0; k < 3; k++)
                 prefetch_quadric(&quadrics[s->remap[indices[t + 3 * PREFETCH_AHEAD + k]]]);
-        const float *p[3];
-        for (int k = 0; k < 3; k++)
-            p[k] = positions + 3 * (size_t)indices[t + (size_t)k];
-        float u[3], v[3], n[3];
-        sub3(p[1], p[0], u);
-        sub3(p[2], p[0], v);
-        cross3(u, v, n);
-        float area = normalize3(n);
         /* One plane's quadric, added to each corner (the same sums as adding
          * the plane to each). */
-        quadric face = {0};
-        quadric_add_plane(&face, n, -dot3(n, p[0]), sqrtf(area));
+        quadric face = triangle_quadric(positions, indices + t);
         for (int k = 0; k < 3; k++)
             quadric_add(&quadrics[s->remap[indices[t + (size_t)k]]], &face);
         for (int k = 0; k < 3; k++) {
@@ -120,16 +127,7 @@ void simplify_refresh_manifold_quadrics(quadric *quadrics, const quadric *surfac
         if (s->kind[v] == SIMPLIFY_MANIFOLD)
             memset(&quadrics[v], 0, sizeof quadrics[v]);
     for (size_t t = 0; t + 2 < index_count; t += 3) {
-        const float *p[3];
-        for (int k = 0; k < 3; k++)
-            p[k] = positions + 3 * (size_t)indices[t + (size_t)k];
-        float u[3], v[3], normal[3];
-        sub3(p[1], p[0], u);
-        sub3(p[2], p[0], v);
-        cross3(u, v, normal);
-        float area = normalize3(normal);
-        quadric face = {0};
-        quadric_add_plane(&face, normal, -dot3(normal, p[0]), sqrtf(area));
+        quadric face = triangle_quadric(positions, indices + t);
         for (int k = 0; k < 3; k++) {
             uint32_t corner = indices[t + (size_t)k];
             if (s->kind[corner] == SIMPLIFY_MANIFOLD)
