@@ -37,6 +37,12 @@
 #define LOD_TARGET_ERROR 0.02f        /* 2% of the mesh's extent */
 #define LOD_SLOPPY_TARGET_ERROR 0.05f /* the fallback may go further */
 #define LOD_MIN_REDUCTION 0.9         /* below 10% fewer triangles counts as a stall */
+/* The welded fallback (lods_welded.c) on submeshes up to this many triangles:
+ * choosing between it and the old fallback measures both against level 0
+ * (surface_distance), which on a flat-shaded 69,000-triangle model (every
+ * position a seam: kiln's simplifier stalls at once) took 0.9 s against the
+ * 0.1 s of the whole cook with meshoptimizer's. */
+#define WELDED_MAX_TRIANGLES 8192u
 
 /* The settings' simplifier (mesh.simplifier) on triangles: the count written
  * to dest (0 for none or failure) and its error relative to the extent of the
@@ -277,7 +283,9 @@ static bool lods_of_submesh(const lod_job *job, const mesh_chunk *chunk, lod_chu
             if (count == 0 || count > (size_t)((double)source_count * LOD_MIN_REDUCTION)) {
                 simplify_end(session);
                 session = NULL;
-                welded = welded_begin(job->mesh, level0, chunk->index_count);
+                welded = chunk->index_count <= 3 * (size_t)WELDED_MAX_TRIANGLES
+                             ? welded_begin(job->mesh, level0, chunk->index_count)
+                             : NULL;
                 scratch = malloc(chunk->index_count * sizeof *scratch);
                 ok = welded == NULL || scratch != NULL;
             } else if (!mesh_cache_order_reduced(dest, count, job->mesh->vertex_count,
