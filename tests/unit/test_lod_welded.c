@@ -19,31 +19,36 @@
 #define RING_RADIUS 3.0
 #define TUBE_RADIUS 1.0
 
-static void torus_point(uint32_t i, uint32_t j, float p[3]) {
-    double u = 2.0 * M_PI * (double)(i % RING) / RING, v = 2.0 * M_PI * (double)(j % TUBE) / TUBE;
+static void torus_point_of(uint32_t ring, uint32_t tube, uint32_t i, uint32_t j, float p[3]) {
+    double u = 2.0 * M_PI * (double)(i % ring) / ring, v = 2.0 * M_PI * (double)(j % tube) / tube;
     p[0] = (float)((RING_RADIUS + TUBE_RADIUS * cos(v)) * cos(u));
     p[1] = (float)((RING_RADIUS + TUBE_RADIUS * cos(v)) * sin(u));
     p[2] = (float)(TUBE_RADIUS * sin(v));
 }
 
-/* A closed torus of RING x TUBE quads, flat shaded: every triangle has its
+static void torus_point(uint32_t i, uint32_t j, float p[3]) {
+    torus_point_of(RING, TUBE, i, j, p);
+}
+
+/* A closed torus of ring x tube quads, flat shaded: every triangle has its
  * own three vertices with its face normal, so every position has six wedges
  * and kiln's simplifier may move none of them. */
-static void make_flat_shaded_torus(ir_mesh *mesh) {
+static void make_flat_shaded_torus_of(ir_mesh *mesh, uint32_t ring, uint32_t tube) {
     memset(mesh, 0, sizeof *mesh);
-    mesh->index_count = 6 * RING * TUBE;
+    mesh->index_count = 6 * ring * tube;
     mesh->vertex_count = mesh->index_count;
     mesh->positions = malloc((size_t)mesh->vertex_count * 3 * sizeof(float));
     mesh->normals = malloc((size_t)mesh->vertex_count * 3 * sizeof(float));
     mesh->indices = malloc((size_t)mesh->index_count * sizeof(uint32_t));
     uint32_t v = 0;
-    for (uint32_t i = 0; i < RING; i++)
-        for (uint32_t j = 0; j < TUBE; j++) {
+    for (uint32_t i = 0; i < ring; i++)
+        for (uint32_t j = 0; j < tube; j++) {
             const uint32_t corners[6][2] = {{0, 0}, {1, 0}, {1, 1}, {0, 0}, {1, 1}, {0, 1}};
             for (int t = 0; t < 2; t++) {
                 float p[3][3];
                 for (int k = 0; k < 3; k++)
-                    torus_point(i + corners[3 * t + k][0], j + corners[3 * t + k][1], p[k]);
+                    torus_point_of(ring, tube, i + corners[3 * t + k][0], j + corners[3 * t + k][1],
+                                   p[k]);
                 float u[3], w[3], n[3];
                 for (int k = 0; k < 3; k++) {
                     u[k] = p[1][k] - p[0][k];
@@ -64,6 +69,10 @@ static void make_flat_shaded_torus(ir_mesh *mesh) {
     mesh->submesh_count = 1;
     mesh->submeshes = calloc(1, sizeof *mesh->submeshes);
     mesh->submeshes[0] = (ir_submesh){.index_count = mesh->index_count};
+}
+
+static void make_flat_shaded_torus(ir_mesh *mesh) {
+    make_flat_shaded_torus_of(mesh, RING, TUBE);
 }
 
 /* How far a point is from the ideal torus. */
@@ -152,6 +161,47 @@ static void a_stalled_level_is_made_welded_and_nearer_than_the_grid(void **state
             }
         }
     }
+    ir_mesh_free(&mesh);
+}
+
+static int triangle_order(const void *a, const void *b) {
+    return memcmp(a, b, 3 * sizeof(uint32_t));
+}
+
+/* Above 8,192 triangles the welded fallback is not tried (measuring it
+ * against the old one would cost more than the LOD step): a flat-shaded
+ * torus of 9,216 triangles gets the old fallback's level, meshoptimizer's
+ * sloppy simplifier on level 0 towards the target with the sloppy bound
+ * (0.05), the same triangles in the vertex cache order. */
+static void above_the_bound_the_old_fallback_makes_the_level(void **state) {
+    (void)state;
+    cook_settings settings;
+    cook_settings_default(&settings);
+    settings.mesh_simplifier = COOK_SIMPLIFIER_KILN;
+    settings.mesh_meshlets = false;
+    ir_mesh mesh;
+    make_flat_shaded_torus_of(&mesh, 96, 48);
+    size_t count = mesh.submeshes[0].index_count;
+    assert_true(count / 3 > 8192);
+    uint32_t *expected = malloc(count * sizeof *expected);
+    assert_non_null(expected);
+    size_t target = (size_t)(count * settings.mesh_lod_ratios[0]) / 3 * 3;
+    size_t expected_count =
+        meshopt_simplifySloppy(expected, mesh.indices, count, mesh.positions, mesh.vertex_count,
+                               3 * sizeof(float), target, 0.05f, NULL);
+    assert_true(expected_count > 0 && expected_count < count * 9 / 10);
+    assert_true(process_build_lods(&mesh, &settings));
+    const ir_lod *lod = &mesh.lods[1];
+    assert_false(lod->reused);
+    assert_int_equal(lod->index_count, expected_count);
+    uint32_t *got = malloc(expected_count * sizeof *got);
+    assert_non_null(got);
+    memcpy(got, mesh.indices + lod->index_offset, expected_count * sizeof *got);
+    qsort(got, expected_count / 3, 3 * sizeof *got, triangle_order);
+    qsort(expected, expected_count / 3, 3 * sizeof *expected, triangle_order);
+    assert_memory_equal(got, expected, expected_count * sizeof *got);
+    free(got);
+    free(expected);
     ir_mesh_free(&mesh);
 }
 
@@ -278,6 +328,7 @@ int main(void) {
         cmocka_unit_test(surface_distance_of_squares),
         cmocka_unit_test(a_stalled_level_is_made_welded_and_nearer_than_the_grid),
         cmocka_unit_test(welded_triangles_take_one_side_of_a_texture_seam),
+        cmocka_unit_test(above_the_bound_the_old_fallback_makes_the_level),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
