@@ -304,6 +304,49 @@ static void welded_triangles_take_one_side_of_a_texture_seam(void **state) {
 /* surface_distance on squares whose distances are known: a unit square
  * against the same square raised by 0.25 (every sample 0.25 away, both
  * ways), and against itself (every sample on it). */
+/* Thin triangles across the whole box over a grid that small triangles make
+ * fine: each would be listed in every cell (300 of them in 2^24 cells, past
+ * the 32-bit counts); the grid is made coarser until it lists at most 2^26
+ * entries, and still finds a point on a sliver at distance 0. */
+static void a_sliver_grid_stays_bounded(void **state) {
+    (void)state;
+    const uint32_t tiny = 2000, slivers = 300;
+    size_t vertex_count = 3 * (size_t)(tiny + slivers);
+    float *positions = malloc(vertex_count * 3 * sizeof *positions);
+    uint32_t *indices = malloc(vertex_count * sizeof *indices);
+    assert_true(positions && indices);
+    uint32_t seed = 5;
+    for (uint32_t t = 0; t < tiny + slivers; t++) {
+        float base[3];
+        for (int k = 0; k < 3; k++) {
+            seed = seed * 1664525u + 1013904223u;
+            base[k] = (float)(seed >> 8) / 16777216.0f;
+        }
+        for (uint32_t c = 0; c < 3; c++) {
+            float *p = positions + 9 * (size_t)t + 3 * c;
+            if (t < tiny) { /* a triangle 1e-4 across */
+                for (int k = 0; k < 3; k++)
+                    p[k] = base[k] * 0.999f + (c == (uint32_t)k ? 1e-4f : 0.0f);
+            } else { /* the box's diagonal, and a point just off it */
+                for (int k = 0; k < 3; k++)
+                    p[k] = c == 0 ? 0.0f : (c == 1 ? 1.0f : 1.0f - (k == 0 ? 1e-3f : 0.0f));
+            }
+            indices[3 * t + c] = 3 * t + c;
+        }
+    }
+    const float lo[3] = {0, 0, 0}, hi[3] = {1, 1, 1};
+    triangle_grid grid;
+    assert_true(triangle_grid_build(&grid, positions, indices, vertex_count, lo, hi));
+    size_t cells = (size_t)grid.dims[0] * grid.dims[1] * grid.dims[2];
+    assert_true(grid.starts[cells] <= ((size_t)1 << 26));
+    assert_true(grid.starts[cells] >= tiny + slivers); /* every triangle listed */
+    const float on_sliver[3] = {0.5f, 0.5f, 0.5f};
+    assert_true(triangle_grid_distance(&grid, on_sliver) < 1e-6);
+    triangle_grid_free(&grid);
+    free(indices);
+    free(positions);
+}
+
 static void surface_distance_of_squares(void **state) {
     (void)state;
     const float positions[] = {0, 0, 0,     1, 0, 0,     1, 1, 0,     0, 1, 0,
@@ -326,6 +369,7 @@ static void surface_distance_of_squares(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(surface_distance_of_squares),
+        cmocka_unit_test(a_sliver_grid_stays_bounded),
         cmocka_unit_test(a_stalled_level_is_made_welded_and_nearer_than_the_grid),
         cmocka_unit_test(welded_triangles_take_one_side_of_a_texture_seam),
         cmocka_unit_test(above_the_bound_the_old_fallback_makes_the_level),

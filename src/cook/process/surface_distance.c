@@ -11,6 +11,10 @@
 #include "cook/process/process.h"
 
 #define GRID_MAX_CELLS ((size_t)1 << 24) /* 64 MB of cell starts */
+/* At most this many (cell, triangle) entries, 256 MB: a long sliver over a
+ * grid of small cells is listed in every cell its box covers, and the counts
+ * are 32-bit. */
+#define GRID_MAX_ITEMS ((size_t)1 << 26)
 
 /* ---------------------------------------------------------------------------
  * Point to triangle distance over a uniform grid of triangles
@@ -105,6 +109,18 @@ static size_t cell_index(const triangle_grid *g, uint32_t x, uint32_t y, uint32_
     return ((size_t)z * g->dims[1] + y) * g->dims[0] + x;
 }
 
+/* How many (cell, triangle) entries the grid would list, stopping past
+ * GRID_MAX_ITEMS. */
+static size_t grid_items(const triangle_grid *g, const uint32_t *indices, size_t triangles) {
+    size_t items = 0;
+    uint32_t lo[3], hi[3];
+    for (size_t t = 0; t < triangles && items <= GRID_MAX_ITEMS; t++) {
+        triangle_cells(g, indices + 3 * t, lo, hi);
+        items += (size_t)(hi[0] - lo[0] + 1) * (hi[1] - lo[1] + 1) * (hi[2] - lo[2] + 1);
+    }
+    return items;
+}
+
 void triangle_grid_free(triangle_grid *g) {
     free(g->starts);
     free(g->items);
@@ -146,7 +162,8 @@ bool triangle_grid_build(triangle_grid *g, const float *positions, const uint32_
             g->dims[k] = (uint32_t)(((double)hi[k] - lo[k]) / g->cell) + 1;
             cells *= g->dims[k];
         }
-        if (cells <= GRID_MAX_CELLS)
+        if (cells == 1 ||
+            (cells <= GRID_MAX_CELLS && grid_items(g, indices, triangles) <= GRID_MAX_ITEMS))
             break;
         g->cell *= 1.25f;
     }
