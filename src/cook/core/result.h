@@ -105,8 +105,13 @@
  *     it stalls on a submesh the same simplifier welded by position makes the
  *     level when it reaches the target the sloppy fallback misses, or is
  *     nearer level 0; so with that setting second and later LOD levels
- *     change. */
-#define KILN_ENCODER_VERSION 31u
+ *     change.
+ * 32: kiln's simplifier (mesh.simplifier: kiln) ranks a later level's seam
+ *     positions on runs of up to 8 between locked corners as its manifold
+ *     positions (the last level's planes, seam edges' included, plus their
+ *     error so far), so with that setting second and later LOD levels of
+ *     meshes with such seams change. */
+#define KILN_ENCODER_VERSION 32u
 
 /* What one cook is doing now, readable from another thread while it runs (the
  * CLI's progress line names the stage of an asset that takes long). Opaque:

@@ -191,9 +191,9 @@ bool simplify_triangles(uint32_t *dest, const uint32_t *indices, size_t index_co
  * simplify_continue reduces the current level further, towards a smaller
  * target, writes it to dest (room for the count begin took) and returns its
  * count, with the largest error since begin, relative to the original
- * triangles (border and seam positions carry their quadrics over; a
- * manifold position's cost at a later level is its distance to the last
- * level's planes plus its error so far). */
+ * triangles (border positions and long seams carry their quadrics over; a
+ * manifold position's or a short seam's cost at a later level is its
+ * distance to the last level's planes plus its error so far). */
 typedef struct simplify_session simplify_session;
 simplify_session *simplify_begin(const uint32_t *indices, size_t index_count,
                                  const float *positions, size_t vertex_count, bool lock_border);

@@ -156,13 +156,15 @@ static inline float quadric_error(const quadric *q, const float *p) {
  * meshopt_simplifyScale measures it): errors become relative. */
 void simplify_scale_positions(float *out, const float *positions, size_t vertex_count);
 
-/* A later level's quadrics at manifold positions: the planes of the current
- * level's triangles alone, plus each position's error so far (its distance
- * to `surface`, its quadric since level 0, at its position) in every move.
- * Border and seam positions keep theirs (simplify_quadric.c). */
-void simplify_refresh_manifold_quadrics(quadric *quadrics, const quadric *surface,
-                                        const float *positions, const simplify_state *s,
-                                        const uint32_t *indices, size_t index_count);
+/* A later level's quadrics at manifold positions and at seam positions on
+ * short runs between locked ends: the planes of the current level's
+ * triangles (and of its seam edges) alone, plus each position's error so far
+ * (its distance to `surface`, its quadric since level 0, at its position) in
+ * every move. Border positions and longer seams keep theirs
+ * (simplify_quadric.c). `fresh`: room for a byte per vertex (scratch). */
+void simplify_refresh_quadrics(quadric *quadrics, const quadric *surface, const float *positions,
+                               const simplify_state *s, const uint32_t *indices, size_t index_count,
+                               uint8_t *fresh);
 
 /* Each position's quadric (at its first vertex, s->remap) from its triangles'
  * face planes and its unpaired edges' planes (simplify_quadric.c). */

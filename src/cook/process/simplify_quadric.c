@@ -10,6 +10,9 @@
 
 #define BORDER_WEIGHT 10.0f /* a border plane weighs as 10 faces: borders hold */
 #define SEAM_WEIGHT 1.0f    /* a seam only steers the collapses along it */
+/* A later level's seam positions on runs of at most this many between
+ * locked ends rank by fresh planes (simplify_refresh_quadrics). */
+#define SHORT_SEAM_RUN 8u
 
 static void quadric_add_plane(quadric *q, const float nf[3], float df, float weight) {
     double n[3] = {nf[0], nf[1], nf[2]}, d = df;
@@ -75,6 +78,26 @@ static quadric triangle_quadric(const float *positions, const uint32_t corner[3]
     return face;
 }
 
+/* The plane through the edge a-b perpendicular to its triangle (third
+ * corner c), weighted by the edge's length times `weight`. */
+static quadric edge_quadric(const float *positions, uint32_t a, uint32_t b, uint32_t c,
+                            float weight) {
+    /* The edge's direction removed from the way to the third corner. */
+    const float *pa = positions + 3 * (size_t)a, *pb = positions + 3 * (size_t)b;
+    const float *pc = positions + 3 * (size_t)c;
+    float edge[3], side[3];
+    sub3(pb, pa, edge);
+    float length = normalize3(edge);
+    sub3(pc, pa, side);
+    float along = dot3(side, edge);
+    for (int j = 0; j < 3; j++)
+        side[j] -= edge[j] * along;
+    normalize3(side);
+    quadric q = {0};
+    quadric_add_plane(&q, side, -dot3(side, pa), length * weight);
+    return q;
+}
+
 /* Face planes on every corner's position; edge planes on both ends of each
  * unpaired edge (open: per index, classification's), so that a border
  * keeps its shape up to its locked corners too. */
@@ -97,47 +120,94 @@ void simplify_fill_quadrics(quadric *quadrics, const float *positions, const sim
                 continue;
             uint32_t a = indices[t + (size_t)k], b = indices[t + (size_t)(k + 1) % 3];
             bool seam = s->kind[a] == SIMPLIFY_SEAM || s->kind[b] == SIMPLIFY_SEAM;
-            /* The plane through a-b perpendicular to the triangle: the edge's
-             * direction removed from the way to the third corner. */
-            const float *pa = positions + 3 * (size_t)a, *pb = positions + 3 * (size_t)b;
-            const float *pc = positions + 3 * (size_t)indices[t + (size_t)(k + 2) % 3];
-            float edge[3], side[3];
-            sub3(pb, pa, edge);
-            float length = normalize3(edge);
-            sub3(pc, pa, side);
-            float along = dot3(side, edge);
-            for (int j = 0; j < 3; j++)
-                side[j] -= edge[j] * along;
-            normalize3(side);
-            float weight = length * (seam ? SEAM_WEIGHT : BORDER_WEIGHT);
-            quadric edge_plane = {0};
-            quadric_add_plane(&edge_plane, side, -dot3(side, pa), weight);
+            quadric edge_plane = edge_quadric(positions, a, b, indices[t + (size_t)(k + 2) % 3],
+                                              seam ? SEAM_WEIGHT : BORDER_WEIGHT);
             quadric_add(&quadrics[s->remap[a]], &edge_plane);
             quadric_add(&quadrics[s->remap[b]], &edge_plane);
         }
     }
 }
 
-void simplify_refresh_manifold_quadrics(quadric *quadrics, const quadric *surface,
-                                        const float *positions, const simplify_state *s,
-                                        const uint32_t *indices, size_t index_count) {
+/* Whether the seam through position v runs between two non-seam (locked)
+ * ends at most SHORT_SEAM_RUN positions long at the current level: each
+ * side's loop followed forward (the two sides run opposite ways). A closed
+ * loop is long. */
+static bool seam_run_short(const simplify_state *s, uint32_t v) {
+    uint32_t run = 1;
+    uint32_t sides[2] = {v, s->wedge[v]};
+    for (int k = 0; k < 2; k++)
+        for (uint32_t w = s->loop[sides[k]]; w != UINT32_MAX && s->kind[w] == SIMPLIFY_SEAM;
+             w = s->loop[w]) {
+            if (s->remap[w] == s->remap[v] || ++run > SHORT_SEAM_RUN)
+                return false;
+        }
+    return true;
+}
+
+/* Whether the edge a -> b of a triangle is a seam's unpaired edge: a seam
+ * wedge's one unpaired edge out is its loop; into a seam wedge from a locked
+ * position, it comes from where the other wedge's loop goes (the two sides
+ * run between the same positions, simplify_classify). */
+static bool seam_edge(const simplify_state *s, uint32_t a, uint32_t b) {
+    if (s->kind[a] == SIMPLIFY_SEAM)
+        return s->loop[a] == b;
+    if (s->kind[b] != SIMPLIFY_SEAM)
+        return false;
+    uint32_t other = s->loop[s->wedge[b]];
+    return other != UINT32_MAX && s->remap[a] == s->remap[other];
+}
+
+/* What simplify_refresh_quadrics does at a vertex: keeps its position's
+ * quadric, makes it afresh at the vertex itself (manifold: no wedges), or
+ * at its position's first vertex (a seam's wedges). */
+enum { REFRESH_KEEP, REFRESH_OWN, REFRESH_SEAM };
+
+void simplify_refresh_quadrics(quadric *quadrics, const quadric *surface, const float *positions,
+                               const simplify_state *s, const uint32_t *indices, size_t index_count,
+                               uint8_t *fresh) {
     size_t n = s->vertex_count;
-    /* A manifold position has one vertex (it has no wedges): its own. */
-    for (size_t v = 0; v < n; v++)
-        if (s->kind[v] == SIMPLIFY_MANIFOLD)
+    bool seams = false;
+    for (size_t v = 0; v < n; v++) {
+        if (s->kind[v] == SIMPLIFY_MANIFOLD) {
+            fresh[v] = REFRESH_OWN;
+        } else if (s->kind[v] != SIMPLIFY_SEAM) {
+            fresh[v] = REFRESH_KEEP;
+        } else if (s->remap[v] != v) {
+            fresh[v] = fresh[s->remap[v]]; /* a later wedge: as the first (a lower number) */
+            continue;
+        } else {
+            fresh[v] = seam_run_short(s, (uint32_t)v) ? REFRESH_SEAM : REFRESH_KEEP;
+            seams |= fresh[v] == REFRESH_SEAM;
+        }
+        if (fresh[v] != REFRESH_KEEP)
             memset(&quadrics[v], 0, sizeof quadrics[v]);
+    }
     for (size_t t = 0; t + 2 < index_count; t += 3) {
         quadric face = triangle_quadric(positions, indices + t);
         for (int k = 0; k < 3; k++) {
             uint32_t corner = indices[t + (size_t)k];
-            if (s->kind[corner] == SIMPLIFY_MANIFOLD)
-                quadric_add(&quadrics[corner], &face);
+            if (fresh[corner] != REFRESH_KEEP)
+                quadric_add(&quadrics[fresh[corner] == REFRESH_OWN ? corner : s->remap[corner]],
+                            &face);
         }
     }
+    /* The seam edges' planes, on both sides (as level 0's). */
+    for (size_t t = 0; seams && t + 2 < index_count; t += 3)
+        for (int k = 0; k < 3; k++) {
+            uint32_t a = indices[t + (size_t)k], b = indices[t + (size_t)(k + 1) % 3];
+            if ((fresh[a] != REFRESH_SEAM && fresh[b] != REFRESH_SEAM) || !seam_edge(s, a, b))
+                continue;
+            quadric edge_plane =
+                edge_quadric(positions, a, b, indices[t + (size_t)(k + 2) % 3], SEAM_WEIGHT);
+            if (fresh[a] == REFRESH_SEAM)
+                quadric_add(&quadrics[s->remap[a]], &edge_plane);
+            if (fresh[b] == REFRESH_SEAM)
+                quadric_add(&quadrics[s->remap[b]], &edge_plane);
+        }
     /* What the levels so far cost around the position (its distance to the
      * planes it absorbed since level 0) comes first in any move of it. */
     for (size_t v = 0; v < n; v++)
-        if (s->kind[v] == SIMPLIFY_MANIFOLD)
+        if (fresh[v] == REFRESH_OWN || (fresh[v] == REFRESH_SEAM && s->remap[v] == v))
             quadrics[v].c +=
                 (double)quadric_error(&surface[v], positions + 3 * v) * quadrics[v].weight;
 }
