@@ -685,6 +685,40 @@ static void kiln_simplifier_lods_are_watertight_and_deterministic(void **state) 
     ir_mesh_free(&three);
 }
 
+/* Whether a and b hold the same indices (level 0 and every LOD) and LOD table. */
+static bool same_levels(const ir_mesh *a, const ir_mesh *b) {
+    return a->index_count == b->index_count && a->submesh_count == b->submesh_count &&
+           a->lod_count == b->lod_count &&
+           memcmp(a->indices, b->indices, sizeof(uint32_t) * a->index_count) == 0 &&
+           memcmp(a->lods, b->lods, sizeof(ir_lod) * a->submesh_count * a->lod_count) == 0;
+}
+
+/* mesh.simplifier auto: meshoptimizer's levels on submeshes under
+ * COOK_SIMPLIFIER_AUTO_TRIANGLES triangles, kiln's from there on (the two
+ * differ on both grids, so either way round fails). */
+static void auto_simplifier_picks_by_submesh_size(void **state) {
+    (void)state;
+    const uint32_t sizes[2] = {30, 32}; /* submeshes of 900 and 1,024 triangles */
+    assert_int_equal(32 * 32, COOK_SIMPLIFIER_AUTO_TRIANGLES);
+    for (int i = 0; i < 2; i++) {
+        cook_settings settings;
+        cook_settings_default(&settings);
+        assert_int_equal(settings.mesh_simplifier, COOK_SIMPLIFIER_AUTO);
+        settings.mesh_meshlets = false;
+        ir_mesh chosen, meshopt, kiln;
+        process_grid(&chosen, sizes[i], &settings);
+        settings.mesh_simplifier = COOK_SIMPLIFIER_MESHOPT;
+        process_grid(&meshopt, sizes[i], &settings);
+        settings.mesh_simplifier = COOK_SIMPLIFIER_KILN;
+        process_grid(&kiln, sizes[i], &settings);
+        assert_false(same_levels(&meshopt, &kiln));
+        assert_true(same_levels(&chosen, i == 0 ? &meshopt : &kiln));
+        ir_mesh_free(&chosen);
+        ir_mesh_free(&meshopt);
+        ir_mesh_free(&kiln);
+    }
+}
+
 /* Submesh `sub`'s level-0 triangles of a and b are the same set, compared
  * by their corners' positions (a and b may number vertices differently). */
 static void assert_same_triangles(const ir_mesh *a, const ir_mesh *b, const ir_submesh *sub) {
@@ -1403,6 +1437,7 @@ int main(void) {
         cmocka_unit_test(fetch_order_drops_unused_vertices),
         cmocka_unit_test(lods_reduce_each_submesh_and_stay_in_range),
         cmocka_unit_test(kiln_simplifier_lods_are_watertight_and_deterministic),
+        cmocka_unit_test(auto_simplifier_picks_by_submesh_size),
         cmocka_unit_test(lod_that_cannot_be_reduced_is_marked_reused),
         cmocka_unit_test(meshlets_cover_every_triangle_once_within_limits),
         cmocka_unit_test(meshlet_limits_out_of_range_fall_back_to_defaults),

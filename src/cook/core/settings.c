@@ -96,6 +96,9 @@ static const float default_lod_ratios[] = {0.5f, 0.25f};
 
 #define FIELD(field)                                                                               \
     .offset = offsetof(cook_settings, field), .size = sizeof(((cook_settings *)0)->field)
+/* A number macro as text, for descriptions that name a limit. */
+#define SETTINGS_STRING_OF(x) #x
+#define SETTINGS_STRING(x) SETTINGS_STRING_OF(x)
 #define SETTING_BOOL(key, field, value, text)                                                      \
     {                                                                                              \
         .name = key, .type = COOK_SETTING_BOOL, FIELD(field), .default_value = value,              \
@@ -143,7 +146,8 @@ const char *const cook_meshlet_builder_names[] = {
 const char *const cook_mesh_simplifier_names[] = {
     [COOK_SIMPLIFIER_MESHOPT] = "meshopt",
     [COOK_SIMPLIFIER_KILN] = "kiln",
-    [COOK_SIMPLIFIER_KILN + 1] = NULL,
+    [COOK_SIMPLIFIER_AUTO] = "auto",
+    [COOK_SIMPLIFIER_AUTO + 1] = NULL,
 };
 const char *const cook_vertex_cache_names[] = {
     [COOK_VERTEX_CACHE_MESHOPT] = "meshopt",
@@ -293,10 +297,14 @@ const cook_setting cook_setting_table[] = {
      .type = COOK_SETTING_ENUM,
      FIELD(mesh_simplifier),
      .names = cook_mesh_simplifier_names,
-     .default_value = COOK_SIMPLIFIER_MESHOPT,
+     .default_value = COOK_SIMPLIFIER_AUTO,
      .omit_default = true,
-     .description = "what reduces the triangles of LODs: meshopt (meshoptimizer's "
-                    "simplifier) or kiln (kiln's own quadric edge collapse)"},
+     .description =
+         "what reduces the triangles of LODs: auto (kiln on submeshes of " SETTINGS_STRING(
+             COOK_SIMPLIFIER_AUTO_TRIANGLES) " triangles or more, "
+                                             "meshopt below), kiln (kiln's own quadric edge "
+                                             "collapse) or meshopt "
+                                             "(meshoptimizer's simplifier)"},
     {.name = "mesh.skin_influences",
      .type = COOK_SETTING_UINT,
      FIELD(mesh_skin_influences),

@@ -99,7 +99,16 @@ extern const char *const cook_up_axis_names[];
 typedef enum cook_mesh_simplifier {
     COOK_SIMPLIFIER_MESHOPT, /* meshoptimizer's meshopt_simplify */
     COOK_SIMPLIFIER_KILN,    /* kiln's own (process/simplify.c) */
+    COOK_SIMPLIFIER_AUTO,    /* kiln's on submeshes of COOK_SIMPLIFIER_AUTO_TRIANGLES
+                                triangles or more, meshoptimizer's below */
 } cook_mesh_simplifier;
+/* Where mesh.simplifier auto turns to kiln's simplifier. On submeshes of a
+ * few dozen triangles (the corpus's spider model) kiln's levels were up to
+ * half again as far from the source as meshoptimizer's, and there the LOD
+ * step's time is nothing; from a few hundred triangles on (Fox, 576) they
+ * were as near or nearer on every corpus model, and from thousands on kiln's
+ * takes less CPU (BENCHMARKS.md, "LODs"). */
+#define COOK_SIMPLIFIER_AUTO_TRIANGLES 1024
 extern const char *const cook_mesh_simplifier_names[];
 /* mesh.vertex_cache: whose vertex cache order level 0 and the LOD levels get
  * (process/vertex_cache.c). */

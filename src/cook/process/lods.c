@@ -215,20 +215,21 @@ static void used_bounds(const float *positions, const uint32_t *indices, size_t 
  * largest and in the mean sampled distance (surface_distance); else the
  * welded session ends (*welded NULL). *count is the level's count, 0 for
  * none; false when out of memory. */
-static bool welded_or_fallback(const lod_job *job, welded_session **welded, const uint32_t *level0,
-                               size_t level0_count, const uint32_t *source, size_t source_count,
-                               float source_error, size_t target, uint32_t *dest, uint32_t *scratch,
-                               size_t *count, float *error) {
+static bool welded_or_fallback(const lod_job *job, const cook_settings *settings,
+                               welded_session **welded, const uint32_t *level0, size_t level0_count,
+                               const uint32_t *source, size_t source_count, float source_error,
+                               size_t target, uint32_t *dest, uint32_t *scratch, size_t *count,
+                               float *error) {
     const ir_mesh *mesh = job->mesh;
     size_t stall = (size_t)((double)source_count * LOD_MIN_REDUCTION);
-    *count = simplify_level(job->settings, mesh, source, source_count, source_error, target, dest,
-                            error);
+    *count =
+        simplify_level(settings, mesh, source, source_count, source_error, target, dest, error);
     float welded_error = 0.0f;
     size_t welded_count = welded_continue(*welded, *count > 0 && *count < target ? *count : target,
                                           LOD_TARGET_ERROR, scratch, &welded_error);
     bool keep = welded_count > 0 && welded_count <= stall &&
                 mesh_cache_order_reduced(scratch, welded_count, mesh->vertex_count,
-                                         job->settings->mesh_vertex_cache);
+                                         settings->mesh_vertex_cache);
     bool only_one_reaches = *count > target && welded_count <= target;
     if (keep && *count > 0 && !only_one_reaches) {
         float lo[3], hi[3];
@@ -256,7 +257,8 @@ static bool welded_or_fallback(const lod_job *job, welded_session **welded, cons
 
 /* A whole submesh: the cascade of simplify_level, as for any small mesh.
  * False when out of memory. */
-static bool lods_of_submesh(const lod_job *job, const mesh_chunk *chunk, lod_chunk_levels *out) {
+static bool lods_of_submesh(const lod_job *job, const cook_settings *settings,
+                            const mesh_chunk *chunk, lod_chunk_levels *out) {
     const uint32_t *level0 = job->level0 + chunk->index_offset;
     const uint32_t *source = level0;
     size_t source_count = chunk->index_count;
@@ -270,12 +272,12 @@ static bool lods_of_submesh(const lod_job *job, const mesh_chunk *chunk, lod_chu
     welded_session *welded = NULL;
     uint32_t *scratch = NULL;
     bool ok = true;
-    if (job->settings->mesh_simplifier == COOK_SIMPLIFIER_KILN && source_count > 0)
+    if (settings->mesh_simplifier == COOK_SIMPLIFIER_KILN && source_count > 0)
         session = simplify_begin(source, source_count, job->mesh->positions,
                                  job->mesh->vertex_count, false);
     for (uint32_t level = 1; ok && level < job->levels; level++) {
         uint32_t *dest = out->indices + (level - 1) * out->capacity;
-        size_t target = level_target(chunk->index_count, job->settings, level);
+        size_t target = level_target(chunk->index_count, settings, level);
         float error = 0.0f;
         size_t count = 0;
         if (session != NULL) {
@@ -289,16 +291,17 @@ static bool lods_of_submesh(const lod_job *job, const mesh_chunk *chunk, lod_chu
                 scratch = malloc(chunk->index_count * sizeof *scratch);
                 ok = welded == NULL || scratch != NULL;
             } else if (!mesh_cache_order_reduced(dest, count, job->mesh->vertex_count,
-                                                 job->settings->mesh_vertex_cache)) {
+                                                 settings->mesh_vertex_cache)) {
                 count = 0;
             }
         }
         if (ok && session == NULL && welded != NULL)
-            ok = welded_or_fallback(job, &welded, level0, chunk->index_count, source, source_count,
-                                    source_error, target, dest, scratch, &count, &error);
+            ok = welded_or_fallback(job, settings, &welded, level0, chunk->index_count, source,
+                                    source_count, source_error, target, dest, scratch, &count,
+                                    &error);
         else if (ok && session == NULL && source_count > 0)
-            count = simplify_level(job->settings, job->mesh, source, source_count, source_error,
-                                   target, dest, &error);
+            count = simplify_level(settings, job->mesh, source, source_count, source_error, target,
+                                   dest, &error);
         out->counts[level] = count;
         out->errors[level] = error;
         if (count == 0)
@@ -315,7 +318,8 @@ static bool lods_of_submesh(const lod_job *job, const mesh_chunk *chunk, lod_chu
 
 /* One chunk of a large submesh: its border locked, on its own vertices. A
  * level the simplifier cannot reduce keeps the chunk's previous one. */
-static bool lods_of_chunk(const lod_job *job, const mesh_chunk *chunk, lod_chunk_levels *out) {
+static bool lods_of_chunk(const lod_job *job, const cook_settings *settings,
+                          const mesh_chunk *chunk, lod_chunk_levels *out) {
     mesh_local local;
     if (!mesh_local_build(&local, job->level0 + chunk->index_offset, chunk->index_count,
                           job->mesh->positions))
@@ -332,7 +336,7 @@ static bool lods_of_chunk(const lod_job *job, const mesh_chunk *chunk, lod_chunk
      * chunk (its errors count from level 0 already); meshoptimizer's starts
      * again from the level before, and errors add up. */
     simplify_session *session = NULL;
-    if (job->settings->mesh_simplifier == COOK_SIMPLIFIER_KILN) {
+    if (settings->mesh_simplifier == COOK_SIMPLIFIER_KILN) {
         session = simplify_begin(local.indices, local.index_count, local.positions,
                                  local.vertex_count, true);
         if (session == NULL) {
@@ -346,14 +350,14 @@ static bool lods_of_chunk(const lod_job *job, const mesh_chunk *chunk, lod_chunk
     float source_error = 0.0f;
     for (uint32_t level = 1; level < job->levels; level++) {
         float result_error = 0.0f, level_error = source_error;
-        size_t count = 0, target = level_target(chunk->index_count, job->settings, level);
+        size_t count = 0, target = level_target(chunk->index_count, settings, level);
         if (session != NULL && chunk_scale > 0.0f) {
             count =
                 simplify_continue(session, target, LOD_TARGET_ERROR * job->mesh_scale / chunk_scale,
                                   dest, &result_error);
             level_error = result_error * chunk_scale / job->mesh_scale;
         } else if (session == NULL && source_error < LOD_TARGET_ERROR && chunk_scale > 0.0f) {
-            count = simplify_with(job->settings, dest, source, source_count, local.positions,
+            count = simplify_with(settings, dest, source, source_count, local.positions,
                                   local.vertex_count, target,
                                   (LOD_TARGET_ERROR - source_error) * job->mesh_scale / chunk_scale,
                                   true, &result_error);
@@ -361,7 +365,7 @@ static bool lods_of_chunk(const lod_job *job, const mesh_chunk *chunk, lod_chunk
         }
         if (count == 0 || count >= source_count ||
             !mesh_cache_order_reduced(dest, count, local.vertex_count,
-                                      job->settings->mesh_vertex_cache)) {
+                                      settings->mesh_vertex_cache)) {
             memcpy(dest, source, source_count * sizeof *dest);
             count = source_count;
         } else {
@@ -381,6 +385,19 @@ static bool lods_of_chunk(const lod_job *job, const mesh_chunk *chunk, lod_chunk
     return true;
 }
 
+/* The settings with mesh.simplifier auto made kiln or meshopt by the whole
+ * submesh's size, so that the chunks of a submesh, and the whole-submesh
+ * levels made where they stall, use one simplifier. */
+static cook_settings settings_for_submesh(const cook_settings *settings,
+                                          const ir_submesh *submesh) {
+    cook_settings resolved = *settings;
+    if (resolved.mesh_simplifier == COOK_SIMPLIFIER_AUTO)
+        resolved.mesh_simplifier = submesh->index_count / 3 >= COOK_SIMPLIFIER_AUTO_TRIANGLES
+                                       ? COOK_SIMPLIFIER_KILN
+                                       : COOK_SIMPLIFIER_MESHOPT;
+    return resolved;
+}
+
 static void lods_chunk(void *ctx, uint32_t index) {
     lod_job *job = ctx;
     const mesh_chunk *chunk = &job->chunks[index];
@@ -389,14 +406,15 @@ static void lods_chunk(void *ctx, uint32_t index) {
     out->indices =
         malloc((out->capacity ? out->capacity : 1) * (job->levels - 1) * sizeof *out->indices);
     bool ok = out->indices != NULL;
-    kiln_topology topology = job->mesh->submeshes[chunk->submesh].topology;
+    const ir_submesh *submesh = &job->mesh->submeshes[chunk->submesh];
+    cook_settings settings = settings_for_submesh(job->settings, submesh);
     /* Lines: every count stays 0, so every level is reused. */
-    if (ok && topology == KILN_TOPOLOGY_POINTS)
+    if (ok && submesh->topology == KILN_TOPOLOGY_POINTS)
         lods_of_points(job, chunk, out);
-    else if (ok && topology == KILN_TOPOLOGY_TRIANGLES && chunk->split)
-        ok = lods_of_chunk(job, chunk, out);
-    else if (ok && topology == KILN_TOPOLOGY_TRIANGLES)
-        ok = lods_of_submesh(job, chunk, out);
+    else if (ok && submesh->topology == KILN_TOPOLOGY_TRIANGLES && chunk->split)
+        ok = lods_of_chunk(job, &settings, chunk, out);
+    else if (ok && submesh->topology == KILN_TOPOLOGY_TRIANGLES)
+        ok = lods_of_submesh(job, &settings, chunk, out);
     if (!ok)
         atomic_store(&job->failed, true);
 }
@@ -513,8 +531,9 @@ bool lods_finish(mesh_step *step, ir_mesh *mesh) {
                 continue;
             } else {
                 whole[s] = true;
+                cook_settings resolved = settings_for_submesh(settings, &mesh->submeshes[s]);
                 count = simplify_level(
-                    settings, mesh, indices + previous->index_offset, previous->index_count,
+                    &resolved, mesh, indices + previous->index_offset, previous->index_count,
                     previous->error, level_target(mesh->submeshes[s].index_count, settings, level),
                     indices + used, &error);
             }
