@@ -110,8 +110,11 @@
  *     positions on runs of up to 8 between locked corners as its manifold
  *     positions (the last level's planes, seam edges' included, plus their
  *     error so far), so with that setting second and later LOD levels of
- *     meshes with such seams change. */
-#define KILN_ENCODER_VERSION 32u
+ *     meshes with such seams change.
+ * 33: mesh.simplifier defaults to auto: kiln's simplifier on submeshes of
+ *     COOK_SIMPLIFIER_AUTO_TRIANGLES triangles or more, meshoptimizer's below,
+ *     so by default the LOD levels of such submeshes change. */
+#define KILN_ENCODER_VERSION 33u
 
 /* What one cook is doing now, readable from another thread while it runs (the
  * CLI's progress line names the stage of an asset that takes long). Opaque:
