@@ -11,19 +11,23 @@
 #define BORDER_WEIGHT 10.0f /* a border plane weighs as 10 faces: borders hold */
 #define SEAM_WEIGHT 1.0f    /* a seam only steers the collapses along it */
 
-static void quadric_add_plane(quadric *q, const float nf[3], float df, float weight) {
-    double n[3] = {nf[0], nf[1], nf[2]}, d = df;
-    q->a00 += weight * n[0] * n[0];
-    q->a01 += weight * n[0] * n[1];
-    q->a02 += weight * n[0] * n[2];
-    q->a11 += weight * n[1] * n[1];
-    q->a12 += weight * n[1] * n[2];
-    q->a22 += weight * n[2] * n[2];
-    q->b0 += weight * n[0] * d;
-    q->b1 += weight * n[1] * d;
-    q->b2 += weight * n[2] * d;
-    q->c += weight * d * d;
-    q->weight += weight;
+/* The quadric of one plane n.x + d = 0, weighted. Written directly rather
+ * than added to a zeroed quadric: the same sums wherever it is added (x + 0.0
+ * is x but for -0.0, and a quadric, started at +0.0, stays +0.0 after adding
+ * either zero), for about half the instructions of the fill. */
+static inline quadric plane_quadric(const float nf[3], float df, float weight) {
+    double n[3] = {nf[0], nf[1], nf[2]}, d = df, w = weight;
+    return (quadric){.a00 = w * n[0] * n[0],
+                     .a01 = w * n[0] * n[1],
+                     .a02 = w * n[0] * n[2],
+                     .a11 = w * n[1] * n[1],
+                     .a12 = w * n[1] * n[2],
+                     .a22 = w * n[2] * n[2],
+                     .b0 = w * n[0] * d,
+                     .b1 = w * n[1] * d,
+                     .b2 = w * n[2] * d,
+                     .c = w * d * d,
+                     .weight = w};
 }
 
 static float normalize3(float *v) {
@@ -70,9 +74,7 @@ static quadric triangle_quadric(const float *positions, const uint32_t corner[3]
     sub3(p[2], p[0], v);
     cross3(u, v, n);
     float area = normalize3(n);
-    quadric face = {0};
-    quadric_add_plane(&face, n, -dot3(n, p[0]), sqrtf(area));
-    return face;
+    return plane_quadric(n, -dot3(n, p[0]), sqrtf(area));
 }
 
 /* Face planes on every corner's position; edge planes on both ends of each
@@ -110,8 +112,7 @@ void simplify_fill_quadrics(quadric *quadrics, const float *positions, const sim
                 side[j] -= edge[j] * along;
             normalize3(side);
             float weight = length * (seam ? SEAM_WEIGHT : BORDER_WEIGHT);
-            quadric edge_plane = {0};
-            quadric_add_plane(&edge_plane, side, -dot3(side, pa), weight);
+            quadric edge_plane = plane_quadric(side, -dot3(side, pa), weight);
             quadric_add(&quadrics[s->remap[a]], &edge_plane);
             quadric_add(&quadrics[s->remap[b]], &edge_plane);
         }
