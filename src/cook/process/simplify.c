@@ -178,8 +178,18 @@ static candidate rank_edge(const simplifier *z, uint32_t a, uint32_t b) {
     } else {
         return none;
     }
-    float ea = a_into_b ? quadric_error(&z->quadrics[ra], z->positions + 3 * (size_t)b) : INFINITY;
-    float eb = b_into_a ? quadric_error(&z->quadrics[rb], z->positions + 3 * (size_t)a) : INFINITY;
+    const float *pa = z->positions + 3 * (size_t)a, *pb = z->positions + 3 * (size_t)b;
+    float ea = INFINITY, eb = INFINITY;
+    if (a_into_b && b_into_a) {
+        float both[2];
+        quadric_error_pair(&z->quadrics[ra], pb, &z->quadrics[rb], pa, both);
+        ea = both[0];
+        eb = both[1];
+    } else if (a_into_b) {
+        ea = quadric_error(&z->quadrics[ra], pb);
+    } else {
+        eb = quadric_error(&z->quadrics[rb], pa);
+    }
     /* Only along a border loop: no loop runs through a manifold position (a
      * border or seam position collapses only into its own kind), so there the
      * walk below would find nothing, at the price of a load of a's
@@ -195,7 +205,6 @@ static candidate rank_edge(const simplifier *z, uint32_t a, uint32_t b) {
          * loop as from the chord that replaces its two edges
          * (DamagedHelmet's visor rim: a border collapse of error 3.4e-3 left
          * its position 9.4e-3 away). */
-        const float *pa = z->positions + 3 * (size_t)a, *pb = z->positions + 3 * (size_t)b;
         uint32_t before = loop_previous(s, a), after = s->loop[b];
         if (before != UINT32_MAX) {
             float d2 = segment_distance2(pa, z->positions + 3 * (size_t)before, pb);
@@ -242,6 +251,7 @@ static size_t pick_candidates(simplifier *z, const uint32_t *indices, size_t ind
                     __builtin_prefetch((const char *)q + 64);
                 }
         uint32_t corners[4] = {indices[t], indices[t + 1], indices[t + 2], indices[t]};
+#pragma GCC unroll 3
         for (size_t k = 0; k < 3; k++) {
             uint32_t rank = z->ranked[t + k];
             candidate c;

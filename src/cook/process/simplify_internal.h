@@ -11,6 +11,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 /* Three-float vector arithmetic of the simplifier's files, in one place: the
  * SSE2 walk (simplify_fan.c) must do the scalar code's operations in its
@@ -150,6 +153,41 @@ static inline float quadric_error(const quadric *q, const float *p) {
                2.0 * (q->a01 * x * y + q->a02 * x * z + q->a12 * y * z) +
                2.0 * (q->b0 * x + q->b1 * y + q->b2 * z) + q->c;
     return q->weight > 0.0 ? (float)(fabs(r) / q->weight) : 0.0f;
+}
+
+/* quadric_error(q0, p0) and quadric_error(q1, p1) at once: a manifold edge
+ * ranks both of its directions. With SSE2 the two go in the lanes of double
+ * registers, each lane the scalar's operations in its order (SSE2 has no
+ * fused multiply-add), so the bits are the scalar's. */
+static inline void quadric_error_pair(const quadric *q0, const float *p0, const quadric *q1,
+                                      const float *p1, float out[2]) {
+#if defined(__SSE2__)
+#define QUADRIC_LANES(field) _mm_loadh_pd(_mm_load_sd(&q0->field), &q1->field)
+    __m128d x = _mm_set_pd(p1[0], p0[0]), y = _mm_set_pd(p1[1], p0[1]),
+            z = _mm_set_pd(p1[2], p0[2]), two = _mm_set1_pd(2.0);
+    __m128d r = _mm_add_pd(_mm_mul_pd(_mm_mul_pd(QUADRIC_LANES(a00), x), x),
+                           _mm_mul_pd(_mm_mul_pd(QUADRIC_LANES(a11), y), y));
+    r = _mm_add_pd(r, _mm_mul_pd(_mm_mul_pd(QUADRIC_LANES(a22), z), z));
+    __m128d cross = _mm_add_pd(_mm_mul_pd(_mm_mul_pd(QUADRIC_LANES(a01), x), y),
+                               _mm_mul_pd(_mm_mul_pd(QUADRIC_LANES(a02), x), z));
+    cross = _mm_add_pd(cross, _mm_mul_pd(_mm_mul_pd(QUADRIC_LANES(a12), y), z));
+    r = _mm_add_pd(r, _mm_mul_pd(two, cross));
+    __m128d linear = _mm_add_pd(_mm_mul_pd(QUADRIC_LANES(b0), x), _mm_mul_pd(QUADRIC_LANES(b1), y));
+    linear = _mm_add_pd(linear, _mm_mul_pd(QUADRIC_LANES(b2), z));
+    r = _mm_add_pd(r, _mm_mul_pd(two, linear));
+    r = _mm_add_pd(r, QUADRIC_LANES(c));
+    __m128d weight = QUADRIC_LANES(weight);
+#undef QUADRIC_LANES
+    __m128d magnitude = _mm_andnot_pd(_mm_set1_pd(-0.0), r); /* fabs */
+    __m128d error =
+        _mm_and_pd(_mm_cmpgt_pd(weight, _mm_setzero_pd()), _mm_div_pd(magnitude, weight));
+    __m128 narrow = _mm_cvtpd_ps(error);
+    out[0] = _mm_cvtss_f32(narrow);
+    out[1] = _mm_cvtss_f32(_mm_shuffle_ps(narrow, narrow, 1));
+#else
+    out[0] = quadric_error(q0, p0);
+    out[1] = quadric_error(q1, p1);
+#endif
 }
 
 /* Positions minus the lower corner, over the largest extent (as
