@@ -518,6 +518,7 @@ struct simplify_session {
     /* z.topo's adjacency is of `indices` (else only its counts are) */
     bool adjacency_current;
     float max_error; /* the largest collapse error so far (squared) */
+    float extent;    /* the positions' largest extent (the unit of errors) */
     bool rank_all;   /* every edge ranked every pass (tests) */
 };
 
@@ -611,7 +612,7 @@ simplify_session *simplify_begin(const uint32_t *indices, size_t index_count,
     }
     memcpy(session->indices, indices, index_count * sizeof *indices);
     session->count = index_count;
-    simplify_scale_positions(z->positions, positions, vertex_count);
+    session->extent = simplify_scale_positions(z->positions, positions, vertex_count);
     z->prefetch = vertex_count * sizeof *z->quadrics > PREFETCH_MIN_BYTES;
     /* The open edges reuse the candidates' room, unused until the first pass. */
     uint8_t *open = (uint8_t *)z->candidates;
@@ -658,6 +659,10 @@ size_t simplify_continue(simplify_session *session, size_t target_index_count, f
     memcpy(dest, session->indices, session->count * sizeof *dest);
     *result_error = sqrtf(session->max_error);
     return session->count;
+}
+
+float simplify_extent(const simplify_session *session) {
+    return session->extent;
 }
 
 void simplify_end(simplify_session *session) {

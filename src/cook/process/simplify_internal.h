@@ -191,8 +191,9 @@ static inline void quadric_error_pair(const quadric *q0, const float *p0, const 
 }
 
 /* Positions minus the lower corner, over the largest extent (as
- * meshopt_simplifyScale measures it): errors become relative. */
-void simplify_scale_positions(float *out, const float *positions, size_t vertex_count);
+ * meshopt_simplifyScale measures it, the same value for finite positions):
+ * errors become relative. Returns that extent. */
+float simplify_scale_positions(float *out, const float *positions, size_t vertex_count);
 
 /* A later level's quadrics at manifold positions: the planes of the current
  * level's triangles alone, plus each position's error so far (its distance

@@ -40,7 +40,7 @@ static float normalize3(float *v) {
     return length;
 }
 
-void simplify_scale_positions(float *out, const float *positions, size_t vertex_count) {
+float simplify_scale_positions(float *out, const float *positions, size_t vertex_count) {
     float lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};
     for (size_t v = 0; v < vertex_count; v++)
         for (int k = 0; k < 3; k++) {
@@ -55,6 +55,7 @@ void simplify_scale_positions(float *out, const float *positions, size_t vertex_
     for (size_t v = 0; v < vertex_count; v++)
         for (int k = 0; k < 3; k++)
             out[3 * v + (size_t)k] = (positions[3 * v + (size_t)k] - lo[k]) * scale;
+    return extent;
 }
 
 /* Both cache lines an 88-byte quadric may span, to be written. */
