@@ -241,21 +241,23 @@ static size_t pick_candidates(simplifier *z, const uint32_t *indices, size_t ind
     size_t count = 0;
     memset(z->histogram, 0, sizeof z->histogram);
     for (size_t t = 0; t < index_count; t += 3) {
-        /* The quadrics a later triangle's ranking will read, asked for
-         * early: the ranking waits on these loads more than it computes. */
-        if (z->prefetch && t + PREFETCH_AHEAD + 2 < index_count)
-            for (size_t k = t + PREFETCH_AHEAD; k < t + PREFETCH_AHEAD + 3; k++)
-                if (z->ranked[k] == RANK_STALE) {
-                    const quadric *q = &z->quadrics[z->topo.remap[indices[k]]];
-                    __builtin_prefetch(q);
-                    __builtin_prefetch((const char *)q + 64);
-                }
         uint32_t corners[4] = {indices[t], indices[t + 1], indices[t + 2], indices[t]};
 #pragma GCC unroll 3
         for (size_t k = 0; k < 3; k++) {
             uint32_t rank = z->ranked[t + k];
             candidate c;
             if (rank == RANK_STALE) {
+                /* The quadric a later corner's ranking will read, asked for
+                 * early: the ranking waits on these loads more than it
+                 * computes. Stale corners come in runs (all of them in a
+                 * level's first pass, those round the last pass's collapses
+                 * after), so one a stale corner ahead is likely stale too. */
+                size_t ahead = t + k + PREFETCH_AHEAD;
+                if (z->prefetch && ahead < index_count) {
+                    const quadric *q = &z->quadrics[z->topo.remap[indices[ahead]]];
+                    __builtin_prefetch(q);
+                    __builtin_prefetch((const char *)q + 64);
+                }
                 c = rank_edge(z, corners[k], corners[k + 1]);
                 uint32_t bits;
                 memcpy(&bits, &c.error, sizeof bits);
