@@ -627,6 +627,24 @@ simplify_session *simplify_begin(const uint32_t *indices, size_t index_count,
     return session;
 }
 
+/* The ranks a refresh of the manifold quadrics can change, stale: an edge
+ * with a manifold end. An edge that may not collapse stays so (that follows
+ * the positions' kinds and loops, not their quadrics), and one between two
+ * border or seam positions keeps the quadrics it was ranked by. (Every
+ * edge ranked again also ranked the twin corner of each manifold edge, whose
+ * rank is none: half the corners of a grid's chunk at its second level.) */
+static void mark_manifold_stale(simplifier *z, const uint32_t *indices, size_t index_count) {
+    const uint8_t *kind = z->topo.kind;
+    for (size_t t = 0; t + 2 < index_count; t += 3) {
+        bool manifold[3];
+        for (int k = 0; k < 3; k++)
+            manifold[k] = kind[indices[t + (size_t)k]] == SIMPLIFY_MANIFOLD;
+        for (int k = 0; k < 3; k++)
+            if (z->ranked[t + (size_t)k] != RANK_NONE && (manifold[k] || manifold[(k + 1) % 3]))
+                z->ranked[t + (size_t)k] = RANK_STALE;
+    }
+}
+
 /* A level after the first ranks a manifold position's moves by the planes
  * of the last level's triangles around it (as meshoptimizer's cascade,
  * which simplifies each level afresh), plus what the levels so far cost
@@ -648,7 +666,7 @@ static bool refresh_quadrics(simplify_session *session) {
     }
     simplify_refresh_manifold_quadrics(z->quadrics, z->surface, z->positions, &z->topo,
                                        session->indices, session->count);
-    mark_all_stale(z, session->count);
+    mark_manifold_stale(z, session->indices, session->count);
     return true;
 }
 
