@@ -84,6 +84,8 @@ typedef struct simplifier {
      * its quadric), so a pass ranks again only the edges around the last
      * pass's collapses and copies the others. */
     uint32_t *ranked;
+    uint32_t *looped; /* the vertices with a loop, in increasing order */
+    size_t looped_count;
     bool prefetch;         /* the quadrics outgrow the caches (PREFETCH_MIN_BYTES) */
     candidate *candidates; /* this pass's, in index order */
     candidate *sorted;     /* the same, cheapest first */
@@ -108,6 +110,7 @@ static void simplifier_free(simplifier *z) {
     free(z->deferred_to);
     free(z->deferred_gap);
     free(z->ranked);
+    free(z->looped);
     free(z->candidates);
     free(z->sorted);
 }
@@ -590,8 +593,23 @@ static void run_passes(simplify_session *session, size_t target, float error_lim
             break;
         session->count = apply_collapses(z, indices, count, pass);
         session->adjacency_current = false;
-        simplify_loops_remap(&z->topo, z->collapse);
+        simplify_loops_remap(&z->topo, z->collapse, z->looped, z->looped_count);
     }
+}
+
+/* z->looped from the classification's loops. False when out of memory. */
+static bool list_looped(simplifier *z) {
+    const simplify_state *s = &z->topo;
+    size_t count = 0;
+    for (size_t v = 0; v < s->vertex_count; v++)
+        count += s->loop[v] != UINT32_MAX;
+    z->looped = malloc((count ? count : 1) * sizeof *z->looped);
+    if (z->looped == NULL)
+        return false;
+    for (size_t v = 0; v < s->vertex_count; v++)
+        if (s->loop[v] != UINT32_MAX)
+            z->looped[z->looped_count++] = (uint32_t)v;
+    return true;
 }
 
 simplify_session *simplify_begin(const uint32_t *indices, size_t index_count,
@@ -620,6 +638,10 @@ simplify_session *simplify_begin(const uint32_t *indices, size_t index_count,
     uint8_t *open = (uint8_t *)z->candidates;
     simplify_adjacency_build(&z->topo, session->indices, index_count);
     simplify_classify(&z->topo, session->indices, index_count, lock_border, open);
+    if (!list_looped(z)) {
+        simplify_end(session);
+        return NULL;
+    }
     simplify_fill_quadrics(z->quadrics, z->positions, &z->topo, session->indices, index_count, open,
                            z->prefetch);
     mark_all_stale(z, index_count);

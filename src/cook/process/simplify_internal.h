@@ -91,8 +91,12 @@ void simplify_adjacency_fill(simplify_state *s, const uint32_t *indices, size_t 
  * `lock_border` makes borders locked. Out of memory locks everything. */
 void simplify_classify(simplify_state *s, const uint32_t *indices, size_t index_count,
                        bool lock_border, uint8_t *open);
-/* loop after a pass's collapses (collapse: per vertex, where it went). */
-void simplify_loops_remap(simplify_state *s, const uint32_t *collapse);
+/* loop after a pass's collapses (collapse: per vertex, where it went), for
+ * the vertices `looped` lists in increasing order: those classification gave
+ * a loop (no vertex gains one later; a grid's chunk has a few hundred of its
+ * tens of thousands). */
+void simplify_loops_remap(simplify_state *s, const uint32_t *collapse, const uint32_t *looped,
+                          size_t looped_count);
 
 /* Four triangles b[l] c[l] around a position `from` that moves to `to`
  * (simplify_fan.c): per triangle after the move, `from`'s distance to it

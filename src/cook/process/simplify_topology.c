@@ -259,9 +259,10 @@ void simplify_classify(simplify_state *s, const uint32_t *indices, size_t index_
     free(paired);
 }
 
-void simplify_loops_remap(simplify_state *s, const uint32_t *collapse) {
-    for (size_t v = 0; v < s->vertex_count; v++) {
-        uint32_t next = s->loop[v];
+void simplify_loops_remap(simplify_state *s, const uint32_t *collapse, const uint32_t *looped,
+                          size_t looped_count) {
+    for (size_t i = 0; i < looped_count; i++) {
+        uint32_t v = looped[i], next = s->loop[v];
         if (next == UINT32_MAX)
             continue;
         uint32_t moved = collapse[next];
