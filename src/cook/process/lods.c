@@ -329,9 +329,6 @@ static bool lods_of_chunk(const lod_job *job, const cook_settings *settings,
         mesh_local_free(&local);
         return false;
     }
-    /* Errors are relative to the extent of the vertices given: convert. */
-    float chunk_scale =
-        meshopt_simplifyScale(local.positions, local.vertex_count, 3 * sizeof(float));
     /* kiln's simplifier goes on from each level with what it knows of the
      * chunk (its errors count from level 0 already); meshoptimizer's starts
      * again from the level before, and errors add up. */
@@ -345,6 +342,10 @@ static bool lods_of_chunk(const lod_job *job, const cook_settings *settings,
             return false;
         }
     }
+    /* Errors are relative to the extent of the vertices given: convert. */
+    float chunk_scale = session != NULL ? simplify_extent(session)
+                                        : meshopt_simplifyScale(local.positions, local.vertex_count,
+                                                                3 * sizeof(float));
     uint32_t *source = local.indices, *dest = scratch;
     size_t source_count = local.index_count;
     float source_error = 0.0f;

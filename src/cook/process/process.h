@@ -200,6 +200,10 @@ simplify_session *simplify_begin(const uint32_t *indices, size_t index_count,
 size_t simplify_continue(simplify_session *session, size_t target_index_count, float target_error,
                          uint32_t *dest, float *result_error);
 void simplify_end(simplify_session *session);
+/* The largest extent of the positions begin took, the unit of the session's
+ * errors: meshopt_simplifyScale's value for finite positions, without a
+ * second pass over them. */
+float simplify_extent(const simplify_session *session);
 /* The same session on `indices` (triangles of `mesh`) welded by position
  * (lods_welded.c): attribute seams do not hold a collapse back. A level's
  * corners are mapped back to vertices of the mesh at their positions: the

@@ -84,6 +84,8 @@ typedef struct simplifier {
      * its quadric), so a pass ranks again only the edges around the last
      * pass's collapses and copies the others. */
     uint32_t *ranked;
+    uint32_t *looped; /* the vertices with a loop, in increasing order */
+    size_t looped_count;
     bool prefetch;         /* the quadrics outgrow the caches (PREFETCH_MIN_BYTES) */
     candidate *candidates; /* this pass's, in index order */
     candidate *sorted;     /* the same, cheapest first */
@@ -108,6 +110,7 @@ static void simplifier_free(simplifier *z) {
     free(z->deferred_to);
     free(z->deferred_gap);
     free(z->ranked);
+    free(z->looped);
     free(z->candidates);
     free(z->sorted);
 }
@@ -178,8 +181,18 @@ static candidate rank_edge(const simplifier *z, uint32_t a, uint32_t b) {
     } else {
         return none;
     }
-    float ea = a_into_b ? quadric_error(&z->quadrics[ra], z->positions + 3 * (size_t)b) : INFINITY;
-    float eb = b_into_a ? quadric_error(&z->quadrics[rb], z->positions + 3 * (size_t)a) : INFINITY;
+    const float *pa = z->positions + 3 * (size_t)a, *pb = z->positions + 3 * (size_t)b;
+    float ea = INFINITY, eb = INFINITY;
+    if (a_into_b && b_into_a) {
+        float both[2];
+        quadric_error_pair(&z->quadrics[ra], pb, &z->quadrics[rb], pa, both);
+        ea = both[0];
+        eb = both[1];
+    } else if (a_into_b) {
+        ea = quadric_error(&z->quadrics[ra], pb);
+    } else {
+        eb = quadric_error(&z->quadrics[rb], pa);
+    }
     /* Only along a border loop: no loop runs through a manifold position (a
      * border or seam position collapses only into its own kind), so there the
      * walk below would find nothing, at the price of a load of a's
@@ -195,7 +208,6 @@ static candidate rank_edge(const simplifier *z, uint32_t a, uint32_t b) {
          * loop as from the chord that replaces its two edges
          * (DamagedHelmet's visor rim: a border collapse of error 3.4e-3 left
          * its position 9.4e-3 away). */
-        const float *pa = z->positions + 3 * (size_t)a, *pb = z->positions + 3 * (size_t)b;
         uint32_t before = loop_previous(s, a), after = s->loop[b];
         if (before != UINT32_MAX) {
             float d2 = segment_distance2(pa, z->positions + 3 * (size_t)before, pb);
@@ -232,20 +244,23 @@ static size_t pick_candidates(simplifier *z, const uint32_t *indices, size_t ind
     size_t count = 0;
     memset(z->histogram, 0, sizeof z->histogram);
     for (size_t t = 0; t < index_count; t += 3) {
-        /* The quadrics a later triangle's ranking will read, asked for
-         * early: the ranking waits on these loads more than it computes. */
-        if (z->prefetch && t + PREFETCH_AHEAD + 2 < index_count)
-            for (size_t k = t + PREFETCH_AHEAD; k < t + PREFETCH_AHEAD + 3; k++)
-                if (z->ranked[k] == RANK_STALE) {
-                    const quadric *q = &z->quadrics[z->topo.remap[indices[k]]];
-                    __builtin_prefetch(q);
-                    __builtin_prefetch((const char *)q + 64);
-                }
         uint32_t corners[4] = {indices[t], indices[t + 1], indices[t + 2], indices[t]};
+#pragma GCC unroll 3
         for (size_t k = 0; k < 3; k++) {
             uint32_t rank = z->ranked[t + k];
             candidate c;
             if (rank == RANK_STALE) {
+                /* The quadric a later corner's ranking will read, asked for
+                 * early: the ranking waits on these loads more than it
+                 * computes. Stale corners come in runs (all of them in a
+                 * level's first pass, those round the last pass's collapses
+                 * after), so one a stale corner ahead is likely stale too. */
+                size_t ahead = t + k + PREFETCH_AHEAD;
+                if (z->prefetch && ahead < index_count) {
+                    const quadric *q = &z->quadrics[z->topo.remap[indices[ahead]]];
+                    __builtin_prefetch(q);
+                    __builtin_prefetch((const char *)q + 64);
+                }
                 c = rank_edge(z, corners[k], corners[k + 1]);
                 uint32_t bits;
                 memcpy(&bits, &c.error, sizeof bits);
@@ -508,6 +523,7 @@ struct simplify_session {
     /* z.topo's adjacency is of `indices` (else only its counts are) */
     bool adjacency_current;
     float max_error; /* the largest collapse error so far (squared) */
+    float extent;    /* the positions' largest extent (the unit of errors) */
     bool rank_all;   /* every edge ranked every pass (tests) */
 };
 
@@ -577,8 +593,23 @@ static void run_passes(simplify_session *session, size_t target, float error_lim
             break;
         session->count = apply_collapses(z, indices, count, pass);
         session->adjacency_current = false;
-        simplify_loops_remap(&z->topo, z->collapse);
+        simplify_loops_remap(&z->topo, z->collapse, z->looped, z->looped_count);
     }
+}
+
+/* z->looped from the classification's loops. False when out of memory. */
+static bool list_looped(simplifier *z) {
+    const simplify_state *s = &z->topo;
+    size_t count = 0;
+    for (size_t v = 0; v < s->vertex_count; v++)
+        count += s->loop[v] != UINT32_MAX;
+    z->looped = malloc((count ? count : 1) * sizeof *z->looped);
+    if (z->looped == NULL)
+        return false;
+    for (size_t v = 0; v < s->vertex_count; v++)
+        if (s->loop[v] != UINT32_MAX)
+            z->looped[z->looped_count++] = (uint32_t)v;
+    return true;
 }
 
 simplify_session *simplify_begin(const uint32_t *indices, size_t index_count,
@@ -601,17 +632,40 @@ simplify_session *simplify_begin(const uint32_t *indices, size_t index_count,
     }
     memcpy(session->indices, indices, index_count * sizeof *indices);
     session->count = index_count;
-    simplify_scale_positions(z->positions, positions, vertex_count);
+    session->extent = simplify_scale_positions(z->positions, positions, vertex_count);
     z->prefetch = vertex_count * sizeof *z->quadrics > PREFETCH_MIN_BYTES;
     /* The open edges reuse the candidates' room, unused until the first pass. */
     uint8_t *open = (uint8_t *)z->candidates;
     simplify_adjacency_build(&z->topo, session->indices, index_count);
     simplify_classify(&z->topo, session->indices, index_count, lock_border, open);
+    if (!list_looped(z)) {
+        simplify_end(session);
+        return NULL;
+    }
     simplify_fill_quadrics(z->quadrics, z->positions, &z->topo, session->indices, index_count, open,
                            z->prefetch);
     mark_all_stale(z, index_count);
     session->adjacency_current = true;
     return session;
+}
+
+/* The ranks a refresh of the quadrics can change, stale: an edge with an
+ * end whose quadric was made afresh (fresh[v] nonzero). An edge that may not
+ * collapse stays so (that follows the positions' kinds and loops, not their
+ * quadrics), and one between two positions that kept their quadrics keeps
+ * the rank it had. (Every edge ranked again also ranked the twin corner of
+ * each manifold edge, whose rank is none: half the corners of a grid's chunk
+ * at its second level.) */
+static void mark_refreshed_stale(simplifier *z, const uint32_t *indices, size_t index_count,
+                                 const uint8_t *fresh) {
+    for (size_t t = 0; t + 2 < index_count; t += 3) {
+        bool changed[3];
+        for (int k = 0; k < 3; k++)
+            changed[k] = fresh[indices[t + (size_t)k]] != 0;
+        for (int k = 0; k < 3; k++)
+            if (z->ranked[t + (size_t)k] != RANK_NONE && (changed[k] || changed[(k + 1) % 3]))
+                z->ranked[t + (size_t)k] = RANK_STALE;
+    }
 }
 
 /* A level after the first ranks a manifold position's moves by the planes
@@ -639,9 +693,10 @@ static bool refresh_quadrics(simplify_session *session) {
         memcpy(z->surface, z->quadrics, n * sizeof *z->surface);
     }
     /* Per vertex, the collapse targets are unused until the next pass. */
+    uint8_t *fresh = (uint8_t *)z->collapse;
     simplify_refresh_quadrics(z->quadrics, z->surface, z->positions, &z->topo, session->indices,
-                              session->count, (uint8_t *)z->collapse);
-    mark_all_stale(z, session->count);
+                              session->count, fresh);
+    mark_refreshed_stale(z, session->indices, session->count, fresh);
     return true;
 }
 
@@ -654,6 +709,10 @@ size_t simplify_continue(simplify_session *session, size_t target_index_count, f
     memcpy(dest, session->indices, session->count * sizeof *dest);
     *result_error = sqrtf(session->max_error);
     return session->count;
+}
+
+float simplify_extent(const simplify_session *session) {
+    return session->extent;
 }
 
 void simplify_end(simplify_session *session) {

@@ -11,6 +11,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 /* Three-float vector arithmetic of the simplifier's files, in one place: the
  * SSE2 walk (simplify_fan.c) must do the scalar code's operations in its
@@ -88,8 +91,12 @@ void simplify_adjacency_fill(simplify_state *s, const uint32_t *indices, size_t 
  * `lock_border` makes borders locked. Out of memory locks everything. */
 void simplify_classify(simplify_state *s, const uint32_t *indices, size_t index_count,
                        bool lock_border, uint8_t *open);
-/* loop after a pass's collapses (collapse: per vertex, where it went). */
-void simplify_loops_remap(simplify_state *s, const uint32_t *collapse);
+/* loop after a pass's collapses (collapse: per vertex, where it went), for
+ * the vertices `looped` lists in increasing order: those classification gave
+ * a loop (no vertex gains one later; a grid's chunk has a few hundred of its
+ * tens of thousands). */
+void simplify_loops_remap(simplify_state *s, const uint32_t *collapse, const uint32_t *looped,
+                          size_t looped_count);
 
 /* Four triangles b[l] c[l] around a position `from` that moves to `to`
  * (simplify_fan.c): per triangle after the move, `from`'s distance to it
@@ -152,16 +159,53 @@ static inline float quadric_error(const quadric *q, const float *p) {
     return q->weight > 0.0 ? (float)(fabs(r) / q->weight) : 0.0f;
 }
 
+/* quadric_error(q0, p0) and quadric_error(q1, p1) at once: a manifold edge
+ * ranks both of its directions. With SSE2 the two go in the lanes of double
+ * registers, each lane the scalar's operations in its order (SSE2 has no
+ * fused multiply-add), so the bits are the scalar's. */
+static inline void quadric_error_pair(const quadric *q0, const float *p0, const quadric *q1,
+                                      const float *p1, float out[2]) {
+#if defined(__SSE2__)
+#define QUADRIC_LANES(field) _mm_loadh_pd(_mm_load_sd(&q0->field), &q1->field)
+    __m128d x = _mm_set_pd(p1[0], p0[0]), y = _mm_set_pd(p1[1], p0[1]),
+            z = _mm_set_pd(p1[2], p0[2]), two = _mm_set1_pd(2.0);
+    __m128d r = _mm_add_pd(_mm_mul_pd(_mm_mul_pd(QUADRIC_LANES(a00), x), x),
+                           _mm_mul_pd(_mm_mul_pd(QUADRIC_LANES(a11), y), y));
+    r = _mm_add_pd(r, _mm_mul_pd(_mm_mul_pd(QUADRIC_LANES(a22), z), z));
+    __m128d cross = _mm_add_pd(_mm_mul_pd(_mm_mul_pd(QUADRIC_LANES(a01), x), y),
+                               _mm_mul_pd(_mm_mul_pd(QUADRIC_LANES(a02), x), z));
+    cross = _mm_add_pd(cross, _mm_mul_pd(_mm_mul_pd(QUADRIC_LANES(a12), y), z));
+    r = _mm_add_pd(r, _mm_mul_pd(two, cross));
+    __m128d linear = _mm_add_pd(_mm_mul_pd(QUADRIC_LANES(b0), x), _mm_mul_pd(QUADRIC_LANES(b1), y));
+    linear = _mm_add_pd(linear, _mm_mul_pd(QUADRIC_LANES(b2), z));
+    r = _mm_add_pd(r, _mm_mul_pd(two, linear));
+    r = _mm_add_pd(r, QUADRIC_LANES(c));
+    __m128d weight = QUADRIC_LANES(weight);
+#undef QUADRIC_LANES
+    __m128d magnitude = _mm_andnot_pd(_mm_set1_pd(-0.0), r); /* fabs */
+    __m128d error =
+        _mm_and_pd(_mm_cmpgt_pd(weight, _mm_setzero_pd()), _mm_div_pd(magnitude, weight));
+    __m128 narrow = _mm_cvtpd_ps(error);
+    out[0] = _mm_cvtss_f32(narrow);
+    out[1] = _mm_cvtss_f32(_mm_shuffle_ps(narrow, narrow, 1));
+#else
+    out[0] = quadric_error(q0, p0);
+    out[1] = quadric_error(q1, p1);
+#endif
+}
+
 /* Positions minus the lower corner, over the largest extent (as
- * meshopt_simplifyScale measures it): errors become relative. */
-void simplify_scale_positions(float *out, const float *positions, size_t vertex_count);
+ * meshopt_simplifyScale measures it, the same value for finite positions):
+ * errors become relative. Returns that extent. */
+float simplify_scale_positions(float *out, const float *positions, size_t vertex_count);
 
 /* A later level's quadrics at manifold positions and at seam positions on
  * short runs between locked ends: the planes of the current level's
  * triangles (and of its seam edges) alone, plus each position's error so far
  * (its distance to `surface`, its quadric since level 0, at its position) in
  * every move. Border positions and longer seams keep theirs
- * (simplify_quadric.c). `fresh`: room for a byte per vertex (scratch). */
+ * (simplify_quadric.c). `fresh`: room for a byte per vertex; on return it is
+ * nonzero where the vertex's quadric was made afresh. */
 void simplify_refresh_quadrics(quadric *quadrics, const quadric *surface, const float *positions,
                                const simplify_state *s, const uint32_t *indices, size_t index_count,
                                uint8_t *fresh);
