@@ -25,7 +25,8 @@
  * and the next pass starts. No heap, no per-collapse update: flat arrays
  * per pass, which is what makes it fast, and sequential, so the result is
  * the same bytes on any machine and -j. A pass ranks again only the edges
- * whose ends the pass before touched; the others keep their rank.
+ * whose ends the pass before touched; the others keep their rank
+ * (simplify_rank.c).
  *
  * Errors are in meshoptimizer's unit: positions scaled so the mesh's largest
  * extent (over every vertex given) is 1; a quadric's error is its weighted
@@ -44,55 +45,6 @@
  * cheap and asking costs instructions). DamagedHelmet's 1.3 MB ran 3-5 %
  * faster without (1 MB of L2 per core), the bunny's 3 MB 20 % slower. */
 #define PREFETCH_MIN_BYTES (2u << 20)
-#define SORT_BITS 11 /* the error's exponent and top mantissa bits */
-
-typedef struct candidate {
-    uint32_t from, to; /* `from` collapses into `to` */
-    float error;
-} candidate;
-
-/* A corner's ranked edge (simplifier.ranked): the error's bits, with
- * RANK_BACKWARD set when the edge collapses from its end into its corner;
- * RANK_NONE without a collapse, RANK_STALE when not ranked since its ends
- * changed (both NaNs, which no error is). Four bytes, not a candidate's
- * twelve: the ends are the corner's and the next's. */
-#define RANK_BACKWARD 0x80000000u
-#define RANK_NONE UINT32_MAX
-#define RANK_STALE (UINT32_MAX - 1)
-
-/* Everything one call allocates. */
-typedef struct simplifier {
-    simplify_state topo;
-    float *positions;  /* scaled to the unit extent */
-    quadric *quadrics; /* per position (at its first vertex): what ranks its moves */
-    /* Per position, its quadric since level 0 (made when a session goes on
-     * past its first level, whose manifold quadrics are then refreshed). */
-    quadric *surface;
-    uint32_t *collapse; /* per vertex, this pass: where it goes */
-    uint32_t *touched;  /* per position: the last pass that moved it or into it */
-    uint32_t *changed;  /* per vertex: the last pass that touched its position */
-    /* Per vertex: the collapse from it a pass put off because its removed
-     * position's distance to what it leaves passed the pass's bound (into
-     * deferred_to[v], UINT32_MAX for none), ranked at that distance
-     * (deferred_gap[v]) until the position changes. */
-    uint32_t *deferred_to;
-    float *deferred_gap;
-    /* Per index: the edge from its corner to the next, as last ranked (its
-     * cheaper direction's error and RANK_BACKWARD, or RANK_NONE, or
-     * RANK_STALE). An edge's rank only
-     * changes when a collapse touches one of its ends (moves it, or adds to
-     * its quadric), so a pass ranks again only the edges around the last
-     * pass's collapses and copies the others. */
-    uint32_t *ranked;
-    uint32_t *looped; /* the vertices with a loop, in increasing order */
-    size_t looped_count;
-    bool prefetch;         /* the quadrics outgrow the caches (PREFETCH_MIN_BYTES) */
-    candidate *candidates; /* this pass's, in index order */
-    candidate *sorted;     /* the same, cheapest first */
-    /* Per sort key (sort_key): how many candidates have it, counted as they
-     * are picked. */
-    uint32_t histogram[1u << SORT_BITS];
-} simplifier;
 
 static void simplifier_free(simplifier *z) {
     free(z->topo.remap);
@@ -146,145 +98,6 @@ static bool simplifier_alloc(simplifier *z, size_t vertex_count, size_t index_co
     return false;
 }
 
-/* The vertex before v along its loop (some corner around v whose loop goes
- * to v), or UINT32_MAX. */
-static uint32_t loop_previous(const simplify_state *s, uint32_t v) {
-    for (uint32_t i = s->adjacency_first[v]; i < s->adjacency_first[v + 1]; i++) {
-        if (s->loop[s->adjacency[i].next] == v)
-            return s->adjacency[i].next;
-        if (s->loop[s->adjacency[i].prev] == v)
-            return s->adjacency[i].prev;
-    }
-    return UINT32_MAX;
-}
-
-/* The edge a -> b in its cheaper allowed direction (from == RANK_NONE when
- * it may not collapse, or is ranked from its other side). */
-static candidate rank_edge(const simplifier *z, uint32_t a, uint32_t b) {
-    const simplify_state *s = &z->topo;
-    const candidate none = {RANK_NONE, RANK_NONE, 0.0f};
-    uint32_t ra = s->remap[a], rb = s->remap[b];
-    uint8_t ka = s->kind[a], kb = s->kind[b];
-    bool a_into_b, b_into_a, along_loop = false;
-    if (ra == rb) {
-        return none; /* a zero-length edge: left alone */
-    } else if (ka == SIMPLIFY_MANIFOLD || kb == SIMPLIFY_MANIFOLD) {
-        if (ra > rb)
-            return none; /* paired: the other direction is seen too */
-        a_into_b = ka == SIMPLIFY_MANIFOLD;
-        b_into_a = kb == SIMPLIFY_MANIFOLD;
-    } else if (ka == kb && (ka == SIMPLIFY_BORDER || ka == SIMPLIFY_SEAM) && s->loop[a] == b) {
-        /* Along its loop; a seam's other side must run the same way back. */
-        if (ka == SIMPLIFY_SEAM && s->loop[s->wedge[b]] != s->wedge[a])
-            return none;
-        a_into_b = b_into_a = along_loop = true;
-    } else {
-        return none;
-    }
-    const float *pa = z->positions + 3 * (size_t)a, *pb = z->positions + 3 * (size_t)b;
-    float ea = INFINITY, eb = INFINITY;
-    if (a_into_b && b_into_a) {
-        float both[2];
-        quadric_error_pair(&z->quadrics[ra], pb, &z->quadrics[rb], pa, both);
-        ea = both[0];
-        eb = both[1];
-    } else if (a_into_b) {
-        ea = quadric_error(&z->quadrics[ra], pb);
-    } else {
-        eb = quadric_error(&z->quadrics[rb], pa);
-    }
-    /* Only along a border loop: no loop runs through a manifold position (a
-     * border or seam position collapses only into its own kind), so there the
-     * walk below would find nothing, at the price of a load of a's
-     * triangles; and a seam has triangles on both sides, whose planes in its
-     * quadric already weigh how far its removed end goes, where a border has
-     * none beyond it. With this cost on seams too, CesiumMilkTruck's wheels
-     * were at 1.26x meshoptimizer's maximum distance at level 1 (mean over 16
-     * input orders; the farthest point on a triangle from seam to seam across
-     * a curved band), 0.94x without; spot's level 2 0.99x, 0.96x without. */
-    if (along_loop && ka == SIMPLIFY_BORDER) {
-        /* Along a border the quadric's mean can underrate a collapse, as no
-         * triangle beyond it holds it: the removed end is as far from the
-         * loop as from the chord that replaces its two edges
-         * (DamagedHelmet's visor rim: a border collapse of error 3.4e-3 left
-         * its position 9.4e-3 away). */
-        uint32_t before = loop_previous(s, a), after = s->loop[b];
-        if (before != UINT32_MAX) {
-            float d2 = segment_distance2(pa, z->positions + 3 * (size_t)before, pb);
-            ea = d2 > ea ? d2 : ea;
-        }
-        if (after != UINT32_MAX) {
-            float d2 = segment_distance2(pb, pa, z->positions + 3 * (size_t)after);
-            eb = d2 > eb ? d2 : eb;
-        }
-    }
-    /* A collapse put off for its removed position's distance ranks at
-     * least there: it sorts where it belongs (perhaps the other way round)
-     * rather than as cheap as its quadric says. */
-    if (z->deferred_to[a] == b)
-        ea = z->deferred_gap[a] > ea ? z->deferred_gap[a] : ea;
-    if (z->deferred_to[b] == a)
-        eb = z->deferred_gap[b] > eb ? z->deferred_gap[b] : eb;
-    return ea <= eb ? (candidate){a, b, ea} : (candidate){b, a, eb};
-}
-
-/* A candidate's bucket in sort_candidates: the error's exponent and top
- * mantissa bits (errors are never negative, so their bits sort as
- * integers). */
-static inline uint32_t sort_key(float error) {
-    uint32_t bits;
-    memcpy(&bits, &error, sizeof bits);
-    return (bits << 1) >> (32 - SORT_BITS);
-}
-
-/* Every edge that may collapse, once, in its cheaper allowed direction:
- * stale edges ranked again, the others as they were; z->histogram counts
- * their sort keys. */
-static size_t pick_candidates(simplifier *z, const uint32_t *indices, size_t index_count) {
-    size_t count = 0;
-    memset(z->histogram, 0, sizeof z->histogram);
-    for (size_t t = 0; t < index_count; t += 3) {
-        uint32_t corners[4] = {indices[t], indices[t + 1], indices[t + 2], indices[t]};
-#pragma GCC unroll 3
-        for (size_t k = 0; k < 3; k++) {
-            uint32_t rank = z->ranked[t + k];
-            candidate c;
-            if (rank == RANK_STALE) {
-                /* The quadric a later corner's ranking will read, asked for
-                 * early: the ranking waits on these loads more than it
-                 * computes. Stale corners come in runs (all of them in a
-                 * level's first pass, those round the last pass's collapses
-                 * after), so one a stale corner ahead is likely stale too. */
-                size_t ahead = t + k + PREFETCH_AHEAD;
-                if (z->prefetch && ahead < index_count) {
-                    const quadric *q = &z->quadrics[z->topo.remap[indices[ahead]]];
-                    __builtin_prefetch(q);
-                    __builtin_prefetch((const char *)q + 64);
-                }
-                c = rank_edge(z, corners[k], corners[k + 1]);
-                uint32_t bits;
-                memcpy(&bits, &c.error, sizeof bits);
-                z->ranked[t + k] = c.from == RANK_NONE    ? RANK_NONE
-                                   : c.from == corners[k] ? bits
-                                                          : bits | RANK_BACKWARD;
-            } else if (rank == RANK_NONE) {
-                continue;
-            } else {
-                bool backward = rank & RANK_BACKWARD;
-                uint32_t bits = rank & ~RANK_BACKWARD;
-                c.from = corners[k + (backward ? 1 : 0)];
-                c.to = corners[k + (backward ? 0 : 1)];
-                memcpy(&c.error, &bits, sizeof bits);
-            }
-            if (c.from != RANK_NONE) {
-                z->candidates[count++] = c;
-                z->histogram[sort_key(c.error)]++;
-            }
-        }
-    }
-    return count;
-}
-
 /* Every edge ranked again (a new level's topology or quadrics). */
 static void mark_all_stale(simplifier *z, size_t index_count) {
     for (size_t i = 0; i < index_count; i++)
@@ -300,23 +113,6 @@ static void mark_changed(simplifier *z, uint32_t v, uint32_t pass) {
         z->deferred_to[w] = UINT32_MAX;
         w = z->topo.wedge[w];
     } while (w != v);
-}
-
-/* Candidates by error, cheapest first, into z->sorted: a counting sort on
- * sort_key (z->histogram, counted by pick_candidates); equal keys keep their
- * order, which keeps the result deterministic. Copied rather than indexed:
- * the collapses then read them in order. */
-static void sort_candidates(simplifier *z, size_t count) {
-    uint32_t *histogram = z->histogram, sum = 0;
-    for (size_t k = 0; k < (1u << SORT_BITS); k++) {
-        uint32_t n = histogram[k];
-        histogram[k] = sum;
-        sum += n;
-    }
-    for (size_t i = 0; i < count; i++) {
-        const candidate *c = &z->candidates[i];
-        z->sorted[histogram[sort_key(c->error)]++] = *c;
-    }
 }
 
 /* Whether moving `from` (every wedge of it) onto `to` turns over a triangle
@@ -580,10 +376,10 @@ static void run_passes(simplify_session *session, size_t target, float error_lim
         session->adjacency_current = true;
         if (session->rank_all)
             mark_all_stale(z, count);
-        size_t candidate_count = pick_candidates(z, indices, count);
+        size_t candidate_count = simplify_pick_candidates(z, indices, count);
         if (candidate_count == 0)
             break;
-        sort_candidates(z, candidate_count);
+        simplify_sort_candidates(z, candidate_count);
         size_t triangle_goal = (count - target) / 3;
         for (size_t v = 0; v < z->topo.vertex_count; v++)
             z->collapse[v] = (uint32_t)v;
@@ -649,25 +445,6 @@ simplify_session *simplify_begin(const uint32_t *indices, size_t index_count,
     return session;
 }
 
-/* The ranks a refresh of the quadrics can change, stale: an edge with an
- * end whose quadric was made afresh (fresh[v] nonzero). An edge that may not
- * collapse stays so (that follows the positions' kinds and loops, not their
- * quadrics), and one between two positions that kept their quadrics keeps
- * the rank it had. (Every edge ranked again also ranked the twin corner of
- * each manifold edge, whose rank is none: half the corners of a grid's chunk
- * at its second level.) */
-static void mark_refreshed_stale(simplifier *z, const uint32_t *indices, size_t index_count,
-                                 const uint8_t *fresh) {
-    for (size_t t = 0; t + 2 < index_count; t += 3) {
-        bool changed[3];
-        for (int k = 0; k < 3; k++)
-            changed[k] = fresh[indices[t + (size_t)k]] != 0;
-        for (int k = 0; k < 3; k++)
-            if (z->ranked[t + (size_t)k] != RANK_NONE && (changed[k] || changed[(k + 1) % 3]))
-                z->ranked[t + (size_t)k] = RANK_STALE;
-    }
-}
-
 /* A level after the first ranks a manifold position's moves by the planes
  * of the last level's triangles around it (as meshoptimizer's cascade,
  * which simplifies each level afresh), plus what the levels so far cost
@@ -696,7 +473,7 @@ static bool refresh_quadrics(simplify_session *session) {
     uint8_t *fresh = (uint8_t *)z->collapse;
     simplify_refresh_quadrics(z->quadrics, z->surface, z->positions, &z->topo, session->indices,
                               session->count, fresh);
-    mark_refreshed_stale(z, session->indices, session->count, fresh);
+    simplify_mark_refreshed_stale(z, session->indices, session->count, fresh);
     return true;
 }
 

@@ -216,4 +216,70 @@ void simplify_fill_quadrics(quadric *quadrics, const float *positions, const sim
                             const uint32_t *indices, size_t index_count, const uint8_t *open,
                             bool prefetch);
 
+/* ---------------------------------------------------------------------------
+ * The simplifier's working state (simplify.c), and the ranking of its
+ * passes' edges (simplify_rank.c)
+ * ------------------------------------------------------------------------- */
+
+#define SORT_BITS 11 /* the error's exponent and top mantissa bits */
+
+typedef struct candidate {
+    uint32_t from, to; /* `from` collapses into `to` */
+    float error;
+} candidate;
+
+/* A corner's ranked edge (simplifier.ranked): the error's bits, with
+ * RANK_BACKWARD set when the edge collapses from its end into its corner;
+ * RANK_NONE without a collapse, RANK_STALE when not ranked since its ends
+ * changed (both NaNs, which no error is). Four bytes, not a candidate's
+ * twelve: the ends are the corner's and the next's. */
+#define RANK_BACKWARD 0x80000000u
+#define RANK_NONE UINT32_MAX
+#define RANK_STALE (UINT32_MAX - 1)
+
+/* Everything one call allocates. */
+typedef struct simplifier {
+    simplify_state topo;
+    float *positions;  /* scaled to the unit extent */
+    quadric *quadrics; /* per position (at its first vertex): what ranks its moves */
+    /* Per position, its quadric since level 0 (made when a session goes on
+     * past its first level, whose manifold quadrics are then refreshed). */
+    quadric *surface;
+    uint32_t *collapse; /* per vertex, this pass: where it goes */
+    uint32_t *touched;  /* per position: the last pass that moved it or into it */
+    uint32_t *changed;  /* per vertex: the last pass that touched its position */
+    /* Per vertex: the collapse from it a pass put off because its removed
+     * position's distance to what it leaves passed the pass's bound (into
+     * deferred_to[v], UINT32_MAX for none), ranked at that distance
+     * (deferred_gap[v]) until the position changes. */
+    uint32_t *deferred_to;
+    float *deferred_gap;
+    /* Per index: the edge from its corner to the next, as last ranked (its
+     * cheaper direction's error and RANK_BACKWARD, or RANK_NONE, or
+     * RANK_STALE). An edge's rank only
+     * changes when a collapse touches one of its ends (moves it, or adds to
+     * its quadric), so a pass ranks again only the edges around the last
+     * pass's collapses and copies the others. */
+    uint32_t *ranked;
+    uint32_t *looped; /* the vertices with a loop, in increasing order */
+    size_t looped_count;
+    bool prefetch;         /* the quadrics outgrow the caches (PREFETCH_MIN_BYTES) */
+    candidate *candidates; /* this pass's, in index order */
+    candidate *sorted;     /* the same, cheapest first */
+    /* Per sort key (sort_key): how many candidates have it, counted as they
+     * are picked. */
+    uint32_t histogram[1u << SORT_BITS];
+} simplifier;
+
+/* Every edge that may collapse, once, in its cheaper allowed direction, into
+ * z->candidates: stale edges ranked again, the others as they were;
+ * z->histogram counts their sort keys. Returns how many. */
+size_t simplify_pick_candidates(simplifier *z, const uint32_t *indices, size_t index_count);
+/* z->candidates (count of them) by error, cheapest first, into z->sorted. */
+void simplify_sort_candidates(simplifier *z, size_t count);
+/* After a refresh of the quadrics: the edges with an end made afresh
+ * (fresh[v] nonzero) marked to be ranked again. */
+void simplify_mark_refreshed_stale(simplifier *z, const uint32_t *indices, size_t index_count,
+                                   const uint8_t *fresh);
+
 #endif
