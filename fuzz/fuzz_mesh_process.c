@@ -196,7 +196,22 @@ static void read_submesh(reader *r, ir_mesh *mesh, const mesh_shape *shape, ir_s
     mesh->index_count += used;
 }
 
+/* Whether every vertex `lod` draws is one its submesh's level 0 draws (a
+ * level drawing another submesh's vertex would draw that submesh's texcoords
+ * and normals). `used` has room for a flag per vertex. */
+static bool uses_only(const ir_mesh *mesh, const ir_lod *level0, const ir_lod *lod, bool *used) {
+    memset(used, 0, mesh->vertex_count * sizeof *used);
+    for (uint32_t i = 0; i < level0->index_count; i++)
+        used[mesh->indices[level0->index_offset + i]] = true;
+    for (uint32_t i = 0; i < lod->index_count; i++)
+        if (!used[mesh->indices[lod->index_offset + i]])
+            return false;
+    return true;
+}
+
 static void check_levels(const ir_mesh *mesh, uint32_t levels) {
+    bool *used = malloc(mesh->vertex_count * sizeof *used + 1);
+    check(used != NULL, "out of memory");
     for (uint32_t i = 0; i < mesh->index_count; i++)
         check(mesh->indices[i] < mesh->vertex_count, "index out of range");
     check(levels == 0 || mesh->lod_count == levels, "lod count");
@@ -215,19 +230,76 @@ static void check_levels(const ir_mesh *mesh, uint32_t levels) {
             check(lod->index_count % corners == 0, "level count");
             if (l == 0) {
                 check(lod->index_offset == sub->index_offset &&
-                          lod->index_count == sub->index_count && !lod->reused,
+                          lod->index_count == sub->index_count && !lod->reused &&
+                          lod->error == 0.0f,
                       "level 0 is not the submesh");
                 continue;
             }
             const ir_lod *before = lod - 1;
+            check(isfinite(lod->error) && lod->error >= before->error, "level error");
             if (lod->reused)
                 check(lod->index_offset == before->index_offset &&
                           lod->index_count == before->index_count,
                       "a reused level is not the one before");
-            else
+            else {
                 check(lod->index_count <= before->index_count, "a level grew");
+                check(uses_only(mesh, lod - l, lod, used),
+                      "a level draws another submesh's vertex");
+            }
         }
     }
+    free(used);
+}
+
+typedef struct triangle {
+    uint32_t v[3];
+} triangle;
+
+/* A triangle turned so that its smallest corner comes first (its winding
+ * kept), as a sort key. */
+static triangle canonical(uint32_t a, uint32_t b, uint32_t c) {
+    if (b < a && b < c)
+        return (triangle){{b, c, a}};
+    if (c < a && c < b)
+        return (triangle){{c, a, b}};
+    return (triangle){{a, b, c}};
+}
+
+static int compare_triangles(const void *x, const void *y) {
+    const triangle *a = x, *b = y;
+    for (int k = 0; k < 3; k++)
+        if (a->v[k] != b->v[k])
+            return a->v[k] < b->v[k] ? -1 : 1;
+    return 0;
+}
+
+/* A triangle submesh's meshlets hold its level 0's triangles, each once, in
+ * their winding. */
+static void check_meshlet_cover(const ir_mesh *mesh, const ir_submesh *sub) {
+    uint32_t count = sub->index_count / 3, in_meshlets = 0;
+    for (uint32_t m = 0; m < sub->meshlet_count; m++)
+        in_meshlets += mesh->meshlets[sub->meshlet_offset + m].triangle_count;
+    check(in_meshlets == count, "meshlets do not hold the submesh's triangle count");
+    triangle *level0 = malloc((count + 1) * sizeof *level0);
+    triangle *built = malloc((count + 1) * sizeof *built);
+    check(level0 != NULL && built != NULL, "out of memory");
+    const uint32_t *indices = mesh->indices + sub->index_offset;
+    for (uint32_t t = 0; t < count; t++)
+        level0[t] = canonical(indices[3 * t], indices[3 * t + 1], indices[3 * t + 2]);
+    uint32_t t = 0;
+    for (uint32_t m = 0; m < sub->meshlet_count; m++) {
+        const ir_meshlet *meshlet = &mesh->meshlets[sub->meshlet_offset + m];
+        const uint32_t *vertices = mesh->meshlet_vertices + meshlet->vertex_offset;
+        const uint8_t *local = mesh->meshlet_triangles + 3 * (size_t)meshlet->triangle_offset;
+        for (uint32_t k = 0; k < meshlet->triangle_count; k++, local += 3)
+            built[t++] = canonical(vertices[local[0]], vertices[local[1]], vertices[local[2]]);
+    }
+    qsort(level0, count, sizeof *level0, compare_triangles);
+    qsort(built, count, sizeof *built, compare_triangles);
+    check(memcmp(level0, built, count * sizeof *level0) == 0,
+          "meshlets' triangles are not level 0's");
+    free(level0);
+    free(built);
 }
 
 static void check_meshlets(const ir_mesh *mesh) {
@@ -255,6 +327,9 @@ static void check_meshlets(const ir_mesh *mesh) {
         for (size_t k = 0; k < 3 * (size_t)meshlet->triangle_count; k++)
             check(local[k] < meshlet->vertex_count, "meshlet local index out of range");
     }
+    for (uint32_t s = 0; s < mesh->submesh_count; s++)
+        if (mesh->submeshes[s].topology == KILN_TOPOLOGY_TRIANGLES)
+            check_meshlet_cover(mesh, &mesh->submeshes[s]);
 }
 
 /* FUZZ_VERBOSE=1: what an input became, to check that a seed reaches what
@@ -267,9 +342,9 @@ static void describe(const ir_mesh *mesh, const cook_settings *settings) {
         fprintf(stderr, "  submesh %u (topology %d):", s, (int)mesh->submeshes[s].topology);
         for (uint32_t l = 0; l < mesh->lod_count; l++) {
             const ir_lod *lod = &mesh->lods[(size_t)s * mesh->lod_count + l];
-            fprintf(stderr, " %u%s",
+            fprintf(stderr, " %u%s (error %.9g)",
                     lod->index_count / kiln_topology_index_count(mesh->submeshes[s].topology),
-                    lod->reused ? " (reused)" : "");
+                    lod->reused ? " (reused)" : "", lod->error);
         }
         fprintf(stderr, "\n");
     }
@@ -301,11 +376,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         cook_diag diag = {0};
         cook_context ctx = {.source_path = "fuzz.mesh", .settings = &settings, .diag = &diag};
         check(process_mesh(&ctx, &mesh, &asset), "process_mesh failed");
+        if (getenv("FUZZ_VERBOSE") != NULL)
+            describe(&mesh, &settings);
         check_levels(&mesh, settings.mesh_lods > 0 ? settings.mesh_lods + 1 : 0);
         if (settings.mesh_meshlets)
             check_meshlets(&mesh);
-        if (getenv("FUZZ_VERBOSE") != NULL)
-            describe(&mesh, &settings);
         diag_free(&diag);
     }
     ir_mesh_free(&mesh);
