@@ -113,8 +113,13 @@
  *     meshes with such seams change.
  * 33: mesh.simplifier defaults to auto: kiln's simplifier on submeshes of
  *     COOK_SIMPLIFIER_AUTO_TRIANGLES triangles or more, meshoptimizer's below,
- *     so by default the LOD levels of such submeshes change. */
-#define KILN_ENCODER_VERSION 33u
+ *     so by default the LOD levels of such submeshes change.
+ * 34: the sloppy fallback of the LOD step simplifies the vertices the level
+ *     before draws (its grid over their extent), not the whole vertex buffer,
+ *     so a level no longer draws another submesh's vertex; a level's error is
+ *     at least the level before's. Levels made by the sloppy fallback, and
+ *     errors of levels kiln's welded session made after a fallback's, change. */
+#define KILN_ENCODER_VERSION 34u
 
 /* What one cook is doing now, readable from another thread while it runs (the
  * CLI's progress line names the stage of an asset that takes long). Opaque:

@@ -63,6 +63,33 @@ static size_t simplify_with(const cook_settings *settings, uint32_t *dest, const
     return count;
 }
 
+/* meshoptimizer's sloppy simplifier on the vertices `source` draws, into
+ * `out`: it gives each grid cell the best vertex of all it is handed, so on
+ * the whole vertex buffer a level could draw a vertex of another submesh
+ * (that submesh's texcoords and normals: found by fuzz_mesh_process). The
+ * errors, in and out, stay relative to the whole mesh's extent. 0 when out
+ * of memory (the level is then not reduced). */
+static size_t sloppy_on_source(const ir_mesh *mesh, const uint32_t *source, size_t source_count,
+                               size_t target, float target_error, uint32_t *out, float *error) {
+    mesh_local local;
+    if (!mesh_local_build(&local, source, source_count, mesh->positions))
+        return 0;
+    float mesh_scale =
+        meshopt_simplifyScale(mesh->positions, mesh->vertex_count, 3 * sizeof *mesh->positions);
+    float local_scale =
+        meshopt_simplifyScale(local.positions, local.vertex_count, 3 * sizeof *local.positions);
+    /* mesh units per local unit (both extents are 0 only together) */
+    float to_mesh = mesh_scale > 0.0f && local_scale > 0.0f ? local_scale / mesh_scale : 1.0f;
+    float local_error = 0.0f;
+    size_t count = meshopt_checked_simplify_sloppy(out, local.indices, local.index_count,
+                                                   local.positions, local.vertex_count, target,
+                                                   target_error / to_mesh, &local_error);
+    mesh_local_to_global(&local, out, count, out);
+    mesh_local_free(&local);
+    *error = local_error * to_mesh;
+    return count;
+}
+
 /* Simplifies the previous level `source` towards `target_count` indices into
  * `out` (room for source_count); returns the new count and the error, now
  * relative to level 0, or 0 when the level is not worth keeping. */
@@ -83,9 +110,8 @@ static size_t simplify_level(const cook_settings *settings, const ir_mesh *mesh,
             simplify_with(settings, out, source, source_count, mesh->positions, mesh->vertex_count,
                           target, LOD_TARGET_ERROR - source_error, false, &result_error);
     if ((count == 0 || count > stall) && source_error < LOD_SLOPPY_TARGET_ERROR) {
-        count = meshopt_checked_simplify_sloppy(
-            out, source, source_count, mesh->positions, mesh->vertex_count, target,
-            LOD_SLOPPY_TARGET_ERROR - source_error, &result_error);
+        count = sloppy_on_source(mesh, source, source_count, target,
+                                 LOD_SLOPPY_TARGET_ERROR - source_error, out, &result_error);
     }
     if (count == 0 || count > stall ||
         !mesh_cache_order_reduced(out, count, mesh->vertex_count, settings->mesh_vertex_cache))
@@ -302,6 +328,11 @@ static bool lods_of_submesh(const lod_job *job, const cook_settings *settings,
         else if (ok && session == NULL && source_count > 0)
             count = simplify_level(settings, job->mesh, source, source_count, source_error, target,
                                    dest, &error);
+        /* A level's error never decreases (kmesh.md): the welded session's
+         * counts from level 0, and the level before may be a fallback's with
+         * a larger one (found by fuzz_mesh_process). */
+        if (error < source_error)
+            error = source_error;
         out->counts[level] = count;
         out->errors[level] = error;
         if (count == 0)
