@@ -67,15 +67,14 @@ static size_t simplify_with(const cook_settings *settings, uint32_t *dest, const
  * `out`: it gives each grid cell the best vertex of all it is handed, so on
  * the whole vertex buffer a level could draw a vertex of another submesh
  * (that submesh's texcoords and normals: found by fuzz_mesh_process). The
- * errors, in and out, stay relative to the whole mesh's extent. 0 when out
- * of memory (the level is then not reduced). */
-static size_t sloppy_on_source(const ir_mesh *mesh, const uint32_t *source, size_t source_count,
-                               size_t target, float target_error, uint32_t *out, float *error) {
+ * errors, in and out, stay relative to the whole mesh's extent (mesh_scale,
+ * the job's). 0 when out of memory (the level is then not reduced). */
+static size_t sloppy_on_source(const ir_mesh *mesh, float mesh_scale, const uint32_t *source,
+                               size_t source_count, size_t target, float target_error,
+                               uint32_t *out, float *error) {
     mesh_local local;
     if (!mesh_local_build(&local, source, source_count, mesh->positions))
         return 0;
-    float mesh_scale =
-        meshopt_simplifyScale(mesh->positions, mesh->vertex_count, 3 * sizeof *mesh->positions);
     float local_scale =
         meshopt_simplifyScale(local.positions, local.vertex_count, 3 * sizeof *local.positions);
     /* mesh units per local unit (both extents are 0 only together) */
@@ -92,8 +91,9 @@ static size_t sloppy_on_source(const ir_mesh *mesh, const uint32_t *source, size
 
 /* Simplifies the previous level `source` towards `target_count` indices into
  * `out` (room for source_count); returns the new count and the error, now
- * relative to level 0, or 0 when the level is not worth keeping. */
-static size_t simplify_level(const cook_settings *settings, const ir_mesh *mesh,
+ * relative to level 0 (mesh_scale: the mesh's extent, as the job has it), or
+ * 0 when the level is not worth keeping. */
+static size_t simplify_level(const cook_settings *settings, const ir_mesh *mesh, float mesh_scale,
                              const uint32_t *source, size_t source_count, float source_error,
                              size_t target_count, uint32_t *out, float *error) {
     /* The target follows level 0's count; a previous level (or the cleaning
@@ -110,7 +110,7 @@ static size_t simplify_level(const cook_settings *settings, const ir_mesh *mesh,
             simplify_with(settings, out, source, source_count, mesh->positions, mesh->vertex_count,
                           target, LOD_TARGET_ERROR - source_error, false, &result_error);
     if ((count == 0 || count > stall) && source_error < LOD_SLOPPY_TARGET_ERROR) {
-        count = sloppy_on_source(mesh, source, source_count, target,
+        count = sloppy_on_source(mesh, mesh_scale, source, source_count, target,
                                  LOD_SLOPPY_TARGET_ERROR - source_error, out, &result_error);
     }
     if (count == 0 || count > stall ||
@@ -248,8 +248,8 @@ static bool welded_or_fallback(const lod_job *job, const cook_settings *settings
                                float *error) {
     const ir_mesh *mesh = job->mesh;
     size_t stall = (size_t)((double)source_count * LOD_MIN_REDUCTION);
-    *count =
-        simplify_level(settings, mesh, source, source_count, source_error, target, dest, error);
+    *count = simplify_level(settings, mesh, job->mesh_scale, source, source_count, source_error,
+                            target, dest, error);
     float welded_error = 0.0f;
     size_t welded_count = welded_continue(*welded, *count > 0 && *count < target ? *count : target,
                                           LOD_TARGET_ERROR, scratch, &welded_error);
@@ -326,8 +326,8 @@ static bool lods_of_submesh(const lod_job *job, const cook_settings *settings,
                                     source_count, source_error, target, dest, scratch, &count,
                                     &error);
         else if (ok && session == NULL && source_count > 0)
-            count = simplify_level(settings, job->mesh, source, source_count, source_error, target,
-                                   dest, &error);
+            count = simplify_level(settings, job->mesh, job->mesh_scale, source, source_count,
+                                   source_error, target, dest, &error);
         /* A level's error never decreases (kmesh.md): the welded session's
          * counts from level 0, and the level before may be a fallback's with
          * a larger one (found by fuzz_mesh_process). */
@@ -565,9 +565,10 @@ bool lods_finish(mesh_step *step, ir_mesh *mesh) {
                 whole[s] = true;
                 cook_settings resolved = settings_for_submesh(settings, &mesh->submeshes[s]);
                 count = simplify_level(
-                    &resolved, mesh, indices + previous->index_offset, previous->index_count,
-                    previous->error, level_target(mesh->submeshes[s].index_count, settings, level),
-                    indices + used, &error);
+                    &resolved, mesh, job->mesh_scale, indices + previous->index_offset,
+                    previous->index_count, previous->error,
+                    level_target(mesh->submeshes[s].index_count, settings, level), indices + used,
+                    &error);
             }
             first += n;
             if (count == 0) {
