@@ -217,70 +217,6 @@ static void lods_of_points(lod_job *job, const mesh_chunk *chunk, lod_chunk_leve
         atomic_store(&job->failed, true);
 }
 
-/* The bounds of the positions `indices` use. */
-static void used_bounds(const float *positions, const uint32_t *indices, size_t index_count,
-                        float lo[3], float hi[3]) {
-    for (int k = 0; k < 3; k++) {
-        lo[k] = INFINITY;
-        hi[k] = -INFINITY;
-    }
-    for (size_t i = 0; i < index_count; i++)
-        for (int k = 0; k < 3; k++) {
-            float x = positions[3 * (size_t)indices[i] + k];
-            lo[k] = x < lo[k] ? x : lo[k];
-            hi[k] = x > hi[k] ? x : hi[k];
-        }
-}
-
-/* A level of a submesh on which kiln's simplifier stalled: simplify_level's
- * (its fallbacks, from the level before) into `dest`, and the welded
- * session's towards the target, or that level's count if smaller, into
- * `scratch`. The welded one is kept (copied to dest) when it reaches the
- * target and the other does not (the sloppy simplifier's grid can miss it
- * by far), or when it is no farther from level 0 than the other in the
- * largest and in the mean sampled distance (surface_distance); else the
- * welded session ends (*welded NULL). *count is the level's count, 0 for
- * none; false when out of memory. */
-static bool welded_or_fallback(const lod_job *job, const cook_settings *settings,
-                               welded_session **welded, const uint32_t *level0, size_t level0_count,
-                               const uint32_t *source, size_t source_count, float source_error,
-                               size_t target, uint32_t *dest, uint32_t *scratch, size_t *count,
-                               float *error) {
-    const ir_mesh *mesh = job->mesh;
-    size_t stall = (size_t)((double)source_count * LOD_MIN_REDUCTION);
-    *count = simplify_level(settings, mesh, job->mesh_scale, source, source_count, source_error,
-                            target, dest, error);
-    float welded_error = 0.0f;
-    size_t welded_count = welded_continue(*welded, *count > 0 && *count < target ? *count : target,
-                                          LOD_TARGET_ERROR, scratch, &welded_error);
-    bool keep = welded_count > 0 && welded_count <= stall &&
-                mesh_cache_order_reduced(scratch, welded_count, mesh->vertex_count,
-                                         settings->mesh_vertex_cache);
-    bool only_one_reaches = *count > target && welded_count <= target;
-    if (keep && *count > 0 && !only_one_reaches) {
-        float lo[3], hi[3];
-        double max_w, mean_w, max_f, mean_f;
-        bool ok_w, ok_f;
-        used_bounds(mesh->positions, level0, level0_count, lo, hi);
-        surface_distance(mesh->positions, level0, level0_count, scratch, welded_count, lo, hi,
-                         &max_w, &mean_w, &ok_w);
-        surface_distance(mesh->positions, level0, level0_count, dest, *count, lo, hi, &max_f,
-                         &mean_f, &ok_f);
-        if (!ok_w || !ok_f)
-            return false;
-        keep = max_w <= max_f && mean_w <= mean_f;
-    }
-    if (!keep) {
-        welded_end(*welded);
-        *welded = NULL;
-        return true;
-    }
-    memcpy(dest, scratch, welded_count * sizeof *dest);
-    *count = welded_count;
-    *error = welded_error;
-    return true;
-}
-
 /* A whole submesh: the cascade of simplify_level, as for any small mesh.
  * False when out of memory. */
 static bool lods_of_submesh(const lod_job *job, const cook_settings *settings,
@@ -321,13 +257,13 @@ static bool lods_of_submesh(const lod_job *job, const cook_settings *settings,
                 count = 0;
             }
         }
-        if (ok && session == NULL && welded != NULL)
-            ok = welded_or_fallback(job, settings, &welded, level0, chunk->index_count, source,
-                                    source_count, source_error, target, dest, scratch, &count,
-                                    &error);
-        else if (ok && session == NULL && source_count > 0)
+        if (ok && session == NULL && source_count > 0)
             count = simplify_level(settings, job->mesh, job->mesh_scale, source, source_count,
                                    source_error, target, dest, &error);
+        if (ok && session == NULL && welded != NULL)
+            ok = welded_choose(&welded, settings->mesh_vertex_cache,
+                               (size_t)((double)source_count * LOD_MIN_REDUCTION), target,
+                               LOD_TARGET_ERROR, scratch, dest, &count, &error);
         /* A level's error never decreases (kmesh.md): the welded session's
          * counts from level 0, and the level before may be a fallback's with
          * a larger one (found by fuzz_mesh_process). */

@@ -10,7 +10,8 @@
  * ignores attributes as well and moves every kept vertex to its cell's
  * representative. Welding by position instead lets kiln's quadric
  * simplifier collapse across the seams, its error still counted from level
- * 0; lods.c keeps whichever level is nearer level 0. What it costs is the
+ * 0; welded_choose keeps whichever level is nearer level 0, measured
+ * against one grid of level 0's triangles for every level. What it costs is the
  * seams' attributes: each corner of a reduced triangle takes one of the
  * vertices at its position (the grid takes one a cell for all its
  * triangles), chosen by pick_wedges: the normal facing most like the
@@ -27,11 +28,21 @@ struct welded_session {
     uint32_t *group;  /* per vertex: its position's group (~0u: unused) */
     uint32_t *start;  /* per group: first of its vertices in `wedges` (+1 at the end) */
     uint32_t *wedges; /* the vertices of each group, in first-use order */
+    /* Level 0 and what welded_choose measures against, made at its first
+     * call and kept for the next levels': the box of the positions level 0
+     * uses and its grid of triangles. */
+    const uint32_t *level0;
+    size_t level0_count;
+    float lo[3], hi[3];
+    triangle_grid level0_grid;
+    bool grid_built;
 };
 
 void welded_end(welded_session *w) {
     if (w == NULL)
         return;
+    if (w->grid_built)
+        triangle_grid_free(&w->level0_grid);
     simplify_end(w->session);
     free(w->group);
     free(w->start);
@@ -46,6 +57,8 @@ welded_session *welded_begin(const ir_mesh *mesh, const uint32_t *indices, size_
     if (w == NULL)
         return NULL;
     w->mesh = mesh;
+    w->level0 = indices;
+    w->level0_count = index_count;
     size_t vertex_count = mesh->vertex_count;
     w->group = malloc((vertex_count ? vertex_count : 1) * sizeof *w->group);
     weld_stream positions = {(const uint8_t *)mesh->positions, 3 * sizeof(float)};
@@ -172,4 +185,64 @@ size_t welded_continue(welded_session *w, size_t target_index_count, float targe
     for (size_t t = 0; t + 2 < count; t += 3)
         pick_wedges(w, dest + t);
     return count;
+}
+
+/* The bounds of the positions `indices` use. */
+static void used_bounds(const float *positions, const uint32_t *indices, size_t index_count,
+                        float lo[3], float hi[3]) {
+    for (int k = 0; k < 3; k++) {
+        lo[k] = INFINITY;
+        hi[k] = -INFINITY;
+    }
+    for (size_t i = 0; i < index_count; i++)
+        for (int k = 0; k < 3; k++) {
+            float x = positions[3 * (size_t)indices[i] + k];
+            lo[k] = x < lo[k] ? x : lo[k];
+            hi[k] = x > hi[k] ? x : hi[k];
+        }
+}
+
+/* The sampled distance of `indices` from level 0: false when out of memory. */
+static bool distance_from_level0(welded_session *w, const uint32_t *indices, size_t index_count,
+                                 double *max, double *mean) {
+    const float *positions = w->mesh->positions;
+    if (!w->grid_built) {
+        used_bounds(positions, w->level0, w->level0_count, w->lo, w->hi);
+        w->grid_built = triangle_grid_build(&w->level0_grid, positions, w->level0, w->level0_count,
+                                            w->lo, w->hi);
+        if (!w->grid_built)
+            return false;
+    }
+    bool ok;
+    surface_distance_on(&w->level0_grid, positions, w->level0, w->level0_count, indices,
+                        index_count, w->lo, w->hi, max, mean, &ok);
+    return ok;
+}
+
+bool welded_choose(welded_session **session, cook_vertex_cache cache, size_t stall, size_t target,
+                   float target_error, uint32_t *scratch, uint32_t *dest, size_t *count,
+                   float *error) {
+    welded_session *w = *session;
+    float welded_error = 0.0f;
+    size_t welded_count = welded_continue(w, *count > 0 && *count < target ? *count : target,
+                                          target_error, scratch, &welded_error);
+    bool keep = welded_count > 0 && welded_count <= stall &&
+                mesh_cache_order_reduced(scratch, welded_count, w->mesh->vertex_count, cache);
+    bool only_one_reaches = *count > target && welded_count <= target;
+    if (keep && *count > 0 && !only_one_reaches) {
+        double max_w, mean_w, max_f, mean_f;
+        if (!distance_from_level0(w, scratch, welded_count, &max_w, &mean_w) ||
+            !distance_from_level0(w, dest, *count, &max_f, &mean_f))
+            return false;
+        keep = max_w <= max_f && mean_w <= mean_f;
+    }
+    if (!keep) {
+        welded_end(w);
+        *session = NULL;
+        return true;
+    }
+    memcpy(dest, scratch, welded_count * sizeof *dest);
+    *count = welded_count;
+    *error = welded_error;
+    return true;
 }

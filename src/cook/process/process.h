@@ -13,7 +13,8 @@
  *     chunks.c     large submeshes cut into spatial chunks
  *     curve.c      the Morton curve those chunks are cut along
  *     lods.c       simplified levels of detail (and lods_welded.c: kiln's
- *                  simplifier across attribute seams where it stalls;
+ *                  simplifier across attribute seams where it stalls, and
+ *                  the choice between that level and the other fallback's;
  *                  lods_points.c: a point level's error)
  *     surface_distance.c  how far apart two triangle surfaces are, sampled
  *     simplify.c   kiln's own quadric edge-collapse simplifier (and
@@ -204,16 +205,28 @@ void simplify_end(simplify_session *session);
  * errors: meshopt_simplifyScale's value for finite positions, without a
  * second pass over them. */
 float simplify_extent(const simplify_session *session);
-/* The same session on `indices` (triangles of `mesh`) welded by position
- * (lods_welded.c): attribute seams do not hold a collapse back. A level's
- * corners are mapped back to vertices of the mesh at their positions: the
- * normal nearest its triangle's, then texture coordinates from one side of
- * a seam. The LOD step's fallback where kiln's simplifier stalls. NULL when
- * out of memory or for invalid input. */
+/* The same session on `indices` (triangles of `mesh`, level 0 of a submesh,
+ * kept by reference until the end) welded by position (lods_welded.c):
+ * attribute seams do not hold a collapse back. A level's corners are mapped
+ * back to vertices of the mesh at their positions: the normal nearest its
+ * triangle's, then texture coordinates from one side of a seam. The LOD
+ * step's fallback where kiln's simplifier stalls. NULL when out of memory or
+ * for invalid input. */
 typedef struct welded_session welded_session;
 welded_session *welded_begin(const ir_mesh *mesh, const uint32_t *indices, size_t index_count);
 size_t welded_continue(welded_session *session, size_t target_index_count, float target_error,
                        uint32_t *dest, float *result_error);
+/* A level where kiln's simplifier stalled: the other fallback's level is in
+ * dest (*count indices, 0 for none; *error). The welded session's level
+ * towards `target`, or towards *count if smaller, replaces it when it
+ * reaches the target and the other does not (the sloppy simplifier's grid
+ * can miss it by far), or when it is no farther from level 0 in both the
+ * largest and the mean sampled distance (surface_distance). A welded level
+ * not kept, or over `stall` indices, ends the session (*session NULL).
+ * `scratch` holds level 0's count. False when out of memory. */
+bool welded_choose(welded_session **session, cook_vertex_cache cache, size_t stall, size_t target,
+                   float target_error, uint32_t *scratch, uint32_t *dest, size_t *count,
+                   float *error);
 void welded_end(welded_session *session);
 
 /* How far apart two triangle surfaces are, sampled (surface_distance.c): the
@@ -250,6 +263,11 @@ void surface_distance_one_way(const float *positions, const uint32_t *indices, s
 void surface_distance(const float *positions, const uint32_t *a, size_t a_count, const uint32_t *b,
                       size_t b_count, const float lo[3], const float hi[3], double *max,
                       double *mean, bool *ok);
+/* The same with a's grid built already (over lo..hi), for many b against
+ * one a. */
+void surface_distance_on(triangle_grid *a_grid, const float *positions, const uint32_t *a,
+                         size_t a_count, const uint32_t *b, size_t b_count, const float lo[3],
+                         const float hi[3], double *max, double *mean, bool *ok);
 
 /* A point level's error (lods_points.c): the largest distance from a point
  * of `source` to the nearest of `kept` (indices into `positions`), into

@@ -263,23 +263,30 @@ void surface_distance_one_way(const float *positions, const uint32_t *indices, s
     }
 }
 
-void surface_distance(const float *positions, const uint32_t *a, size_t a_count, const uint32_t *b,
-                      size_t b_count, const float lo[3], const float hi[3], double *max,
-                      double *mean, bool *ok) {
-    triangle_grid ga, gb;
+void surface_distance_on(triangle_grid *a_grid, const float *positions, const uint32_t *a,
+                         size_t a_count, const uint32_t *b, size_t b_count, const float lo[3],
+                         const float hi[3], double *max, double *mean, bool *ok) {
+    triangle_grid gb;
     *max = *mean = 0.0;
-    *ok = triangle_grid_build(&ga, positions, a, a_count, lo, hi);
-    if (*ok && !triangle_grid_build(&gb, positions, b, b_count, lo, hi)) {
-        triangle_grid_free(&ga);
-        *ok = false;
-    }
+    *ok = triangle_grid_build(&gb, positions, b, b_count, lo, hi);
     if (!*ok)
         return;
     double sum = 0.0;
     uint64_t samples = 0;
-    surface_distance_one_way(positions, b, b_count, &ga, max, &sum, &samples);
+    surface_distance_one_way(positions, b, b_count, a_grid, max, &sum, &samples);
     surface_distance_one_way(positions, a, a_count, &gb, max, &sum, &samples);
     *mean = sum / (double)(samples ? samples : 1);
-    triangle_grid_free(&ga);
     triangle_grid_free(&gb);
+}
+
+void surface_distance(const float *positions, const uint32_t *a, size_t a_count, const uint32_t *b,
+                      size_t b_count, const float lo[3], const float hi[3], double *max,
+                      double *mean, bool *ok) {
+    triangle_grid ga;
+    *max = *mean = 0.0;
+    *ok = triangle_grid_build(&ga, positions, a, a_count, lo, hi);
+    if (!*ok)
+        return;
+    surface_distance_on(&ga, positions, a, a_count, b, b_count, lo, hi, max, mean, ok);
+    triangle_grid_free(&ga);
 }
