@@ -20,7 +20,10 @@
  * - the window holds the whole input, up to 2^ZSTD_FRAME_WINDOW_LOG_MAX: a
  *   level's window is smaller than a large input (level 2: 1 MiB, a 2048²
  *   BC7 level is 4 MiB), and matches further back were lost. Such frames
- *   become single-segment (RFC 8878: the window is the content size).
+ *   become single-segment (RFC 8878: the window is the content size). The
+ *   level's tables keep their size; at levels 16 and up a window of 2^27
+ *   (inputs over 64 MiB) turns on Zstd's long-distance matcher, as Zstd does
+ *   for its own windows that large.
  * - literals stay raw (not Huffman-coded) in frames under
  *   ZSTD_FRAME_RAW_LITERALS_BELOW bytes: building a Huffman table costs
  *   ~2.8 µs per frame, more than a tiny texture level's decode, for a few
