@@ -9,8 +9,8 @@
  *
  * The two rules of the parameters, read back from the frame's bytes as RFC
  * 8878 lays them out (parsed here, not by Zstd): a frame's window holds its
- * whole input (up to 2^ZSTD_FRAME_WINDOW_LOG_MAX), and a frame under
- * ZSTD_FRAME_RAW_LITERALS_BELOW bytes keeps its literals raw while a larger
+ * whole input (up to 2^WRITE_ZSTD_WINDOW_LOG_MAX), and a frame under
+ * WRITE_ZSTD_RAW_LITERALS_BELOW bytes keeps its literals raw while a larger
  * one Huffman-codes them.
  *
  * Built twice: with the other tests (AddressSanitizer when KILN_SANITIZE), and
@@ -258,7 +258,7 @@ static void a_frames_window_holds_its_input(void **state) {
     free(data);
 }
 
-/* Past 2^ZSTD_FRAME_WINDOW_LOG_MAX bytes the window stops growing; the
+/* Past 2^WRITE_ZSTD_WINDOW_LOG_MAX bytes the window stops growing; the
  * parameter, read back from the context (a frame of 256 MiB is too slow a
  * test). */
 static void the_window_stops_at_the_readers_default_limit(void **state) {
@@ -268,8 +268,8 @@ static void the_window_stops_at_the_readers_default_limit(void **state) {
     int window_log = 0;
     assert_true(zstd_frame_parameters(cctx, (size_t)1 << 28, 2));
     assert_false(ZSTD_isError(ZSTD_CCtx_getParameter(cctx, ZSTD_c_windowLog, &window_log)));
-    assert_int_equal(window_log, ZSTD_FRAME_WINDOW_LOG_MAX);
-    assert_int_equal(ZSTD_FRAME_WINDOW_LOG_MAX, ZSTD_WINDOWLOG_LIMIT_DEFAULT);
+    assert_int_equal(window_log, WRITE_ZSTD_WINDOW_LOG_MAX);
+    assert_int_equal(WRITE_ZSTD_WINDOW_LOG_MAX, ZSTD_WINDOWLOG_LIMIT_DEFAULT);
     assert_false(ZSTD_isError(ZSTD_CCtx_reset(cctx, ZSTD_reset_session_and_parameters)));
     assert_true(zstd_frame_parameters(cctx, ((size_t)1 << 27) - 5, 2));
     assert_false(ZSTD_isError(ZSTD_CCtx_getParameter(cctx, ZSTD_c_windowLog, &window_log)));
@@ -297,7 +297,7 @@ static uint8_t *skewed_bytes(size_t size) {
 
 static void small_frames_keep_their_literals_raw(void **state) {
     (void)state;
-    const size_t below = ZSTD_FRAME_RAW_LITERALS_BELOW;
+    const size_t below = WRITE_ZSTD_RAW_LITERALS_BELOW;
     const size_t sizes[] = {200, below / 2, below - 1, below, below + 1, 4 * below};
     const int levels[] = {1, 2, 3, 19};
     uint8_t *data = skewed_bytes(4 * below);
@@ -318,11 +318,11 @@ static void the_literal_mode_is_set_on_small_frames_only(void **state) {
     ZSTD_CCtx *cctx = ZSTD_createCCtx();
     assert_non_null(cctx);
     int mode = -1;
-    assert_true(zstd_frame_parameters(cctx, ZSTD_FRAME_RAW_LITERALS_BELOW - 1, 2));
+    assert_true(zstd_frame_parameters(cctx, WRITE_ZSTD_RAW_LITERALS_BELOW - 1, 2));
     assert_false(ZSTD_isError(ZSTD_CCtx_getParameter(cctx, ZSTD_c_literalCompressionMode, &mode)));
     assert_int_equal(mode, ZSTD_ps_disable);
     assert_false(ZSTD_isError(ZSTD_CCtx_reset(cctx, ZSTD_reset_session_and_parameters)));
-    assert_true(zstd_frame_parameters(cctx, ZSTD_FRAME_RAW_LITERALS_BELOW, 2));
+    assert_true(zstd_frame_parameters(cctx, WRITE_ZSTD_RAW_LITERALS_BELOW, 2));
     assert_false(ZSTD_isError(ZSTD_CCtx_getParameter(cctx, ZSTD_c_literalCompressionMode, &mode)));
     assert_int_equal(mode, ZSTD_ps_auto);
     ZSTD_freeCCtx(cctx);

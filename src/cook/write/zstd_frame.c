@@ -17,7 +17,7 @@
  *
  * Two parameters differ from the level's own (BENCHMARKS.md section 3, "Zstd
  * frames that fit their input"):
- * - the window holds the whole input, up to 2^ZSTD_FRAME_WINDOW_LOG_MAX: a
+ * - the window holds the whole input, up to 2^WRITE_ZSTD_WINDOW_LOG_MAX: a
  *   level's window is smaller than a large input (level 2: 1 MiB, a 2048²
  *   BC7 level is 4 MiB), and matches further back were lost. Such frames
  *   become single-segment (RFC 8878: the window is the content size). The
@@ -25,7 +25,7 @@
  *   (inputs over 64 MiB) turns on Zstd's long-distance matcher, as Zstd does
  *   for its own windows that large.
  * - literals stay raw (not Huffman-coded) in frames under
- *   ZSTD_FRAME_RAW_LITERALS_BELOW bytes: building a Huffman table costs
+ *   WRITE_ZSTD_RAW_LITERALS_BELOW bytes: building a Huffman table costs
  *   ~2.8 µs per frame, more than a tiny texture level's decode, for a few
  *   bytes saved. */
 #define ZSTD_STATIC_LINKING_ONLY /* ZSTD_c_literalCompressionMode, ZSTD_getCParams */
@@ -69,10 +69,10 @@ static ZSTD_CCtx *thread_cctx(size_t size, bool *owned) {
 }
 
 /* The smallest window log whose window holds `size` bytes, at most
- * ZSTD_FRAME_WINDOW_LOG_MAX. */
+ * WRITE_ZSTD_WINDOW_LOG_MAX. */
 static int window_log_holding(size_t size) {
     int log = ZSTD_WINDOWLOG_MIN;
-    while (log < ZSTD_FRAME_WINDOW_LOG_MAX && ((size_t)1 << log) < size)
+    while (log < WRITE_ZSTD_WINDOW_LOG_MAX && ((size_t)1 << log) < size)
         log++;
     return log;
 }
@@ -91,7 +91,7 @@ bool zstd_frame_parameters(ZSTD_CCtx *cctx, size_t size, int level) {
     int window_log = window_log_holding(size);
     if (ok && (int)ZSTD_getCParams(level, size, 0).windowLog < window_log)
         ok = set_parameter(cctx, ZSTD_c_windowLog, window_log);
-    if (ok && size < ZSTD_FRAME_RAW_LITERALS_BELOW)
+    if (ok && size < WRITE_ZSTD_RAW_LITERALS_BELOW)
         ok = set_parameter(cctx, ZSTD_c_literalCompressionMode, ZSTD_ps_disable);
     return ok;
 }
