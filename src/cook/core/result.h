@@ -118,8 +118,13 @@
  *     before draws (its grid over their extent), not the whole vertex buffer,
  *     so a level no longer draws another submesh's vertex; a level's error is
  *     at least the level before's. Levels made by the sloppy fallback, and
- *     errors of levels kiln's welded session made after a fallback's, change. */
-#define KILN_ENCODER_VERSION 34u
+ *     errors of levels kiln's welded session made after a fallback's, change.
+ * 35: every Zstd frame (KTX2 levels, container chunks) has a window that holds
+ *     its whole input (up to 128 MiB; the frame is single-segment), and frames
+ *     under 2 KiB keep their literals raw: textures whose levels exceed the
+ *     level's window (2048² BC7 at level 2) and compressed chunks over the
+ *     window or under 2 KiB change. */
+#define KILN_ENCODER_VERSION 35u
 
 /* What one cook is doing now, readable from another thread while it runs (the
  * CLI's progress line names the stage of an asset that takes long). Opaque:

@@ -85,6 +85,16 @@ void container_layout_free(container_layout *layout);
  * when out of memory. The bytes are ZSTD_compress2's on a new context with
  * those parameters; the context itself is the calling thread's, reused. */
 uint8_t *write_zstd_frame(const uint8_t *data, size_t size, int level, size_t *frame_size);
+/* A frame's window holds its whole input up to 2^WRITE_ZSTD_WINDOW_LOG_MAX
+ * bytes, the largest window Zstd's streaming decoders (and the zstd tool)
+ * accept without being told to (ZSTD_WINDOWLOG_LIMIT_DEFAULT). */
+#define WRITE_ZSTD_WINDOW_LOG_MAX 27
+/* Frames of fewer bytes keep their literals raw, not Huffman-coded. */
+#define WRITE_ZSTD_RAW_LITERALS_BELOW ((size_t)2048)
+/* Sets the parameters of a frame of `size` bytes at `level` on a context
+ * just reset (zstd.h's ZSTD_CCtx); false when Zstd refuses one. */
+struct ZSTD_CCtx_s;
+bool zstd_frame_parameters(struct ZSTD_CCtx_s *cctx, size_t size, int level);
 
 /* container_encode.c: the smallest encoding of one payload. */
 typedef struct chunk_encoding {
