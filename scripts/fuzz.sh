@@ -98,7 +98,14 @@ for name in $harnesses; do
                 find "$models/$format" -type f -size -64k -exec cp -n {} "$corpora/$name/" \; 2>/dev/null
         done
         ;;
-    *) mkdir -p "$corpora/$name" ;;
+    uastc_transcode) # its own hinted blocks and uastc's, as its replay (fuzz/CMakeLists.txt)
+        seed "$name" -false
+        cp -n "$repo/tests/fuzz/seeds/uastc/"* "$corpora/$name/" 2>/dev/null || true
+        ;;
+    # The rest (ir_wire; by name texture_decode, mat, obj_ranges,
+    # source_paths): their regressions and tests/fuzz/seeds/<name>/ alone, as
+    # their replays (fuzz/CMakeLists.txt).
+    *) seed "$name" -false ;;
     esac
     mkdir -p "$build/crashes/$name"
     dict=()
