@@ -24,7 +24,7 @@ corpora=${KILN_FUZZ_CORPUS:-$build/corpus}
 # (FUZZ_HARNESSES=assimp).
 # assimp_scene is: it builds scenes in memory and runs kiln's conversion
 # without assimp's readers.
-harnesses=${*:-container kscene kanim kshader manifest ktx2 pack ir_wire obj mtl gltf glb image cube config level cubemap components assimp_scene remote uastc spirv_reply mesh_process cache}
+harnesses=${*:-container kscene kanim kshader manifest ktx2 pack ir_wire obj mtl gltf glb image cube config level cubemap components assimp_scene remote uastc spirv_reply mesh_process cache isolate_reply}
 
 # Cooked examples as the runtime harnesses' seeds.
 cooked=$build/seeds-cooked
@@ -41,7 +41,7 @@ max_kib() {
     case $1 in
     mtl | cube | config | level | components | assimp_scene | remote | uastc | spirv_reply | mesh_process | cache) echo 16 ;;
     obj | gltf) echo 32 ;;
-    glb | image | assimp | cubemap) echo 64 ;;
+    glb | image | assimp | cubemap | isolate_reply) echo 64 ;;
     *) echo 1024 ;;
     esac
 }
@@ -87,6 +87,7 @@ for name in $harnesses; do
     spirv_reply) seed "$name" -false ;; # tests/fuzz/seeds/spirv_reply/ alone
     mesh_process) seed "$name" -false ;; # tests/fuzz/seeds/mesh_process/ alone
     cache) seed "$name" -false ;; # tests/fuzz/seeds/cache/ alone (cache files without their end line)
+    isolate_reply) seed "$name" -false ;; # tests/fuzz/seeds/isolate_reply/ alone (written by hand)
     cubemap) seed "$name" -name '*.envdesc' ;;
     assimp)
         # assimp's formats from the corpus, and Debian's assimp-testmodels
