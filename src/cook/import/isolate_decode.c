@@ -48,10 +48,11 @@
 #define DECODE_WIRE_VERSION 1u
 #define REASON_MAX 400u
 
-/* A reason the child sent: kept short; its bytes are escaped where printed. */
+/* A reason the child sent: kept short; its bytes are escaped where printed.
+ * An empty one is no reason (the asset's error would end in nothing). */
 static void copy_reason(wire_reader *in, const char *library, char *reason, size_t reason_size) {
     char *text = NULL;
-    if (!wire_get_string(in, &text) || text == NULL || strlen(text) > REASON_MAX)
+    if (!wire_get_string(in, &text) || text == NULL || text[0] == '\0' || strlen(text) > REASON_MAX)
         snprintf(reason, reason_size, "%s sent an invalid result", library);
     else
         snprintf(reason, reason_size, "%s", text);
@@ -191,7 +192,7 @@ bool image_reply_read(uint8_t *data, size_t size, const char *library, const ima
     uint8_t ok = wire_get_u8(&footer);
     size_t body = size - IMAGE_FOOTER_BYTES;
     if (ok == 0) {
-        if (body > REASON_MAX || memchr(data, '\0', body) != NULL)
+        if (body == 0 || body > REASON_MAX || memchr(data, '\0', body) != NULL)
             snprintf(reason, reason_size, "%s sent an invalid result", library);
         else
             snprintf(reason, reason_size, "%.*s", (int)body, (const char *)data);
