@@ -24,7 +24,7 @@ corpora=${KILN_FUZZ_CORPUS:-$build/corpus}
 # (FUZZ_HARNESSES=assimp).
 # assimp_scene is: it builds scenes in memory and runs kiln's conversion
 # without assimp's readers.
-harnesses=${*:-container kscene kanim kshader manifest ktx2 pack ir_wire obj mtl gltf glb image cube config level cubemap components assimp_scene remote uastc spirv_reply mesh_process}
+harnesses=${*:-container kscene kanim kshader manifest ktx2 pack ir_wire obj mtl gltf glb image cube config level cubemap components assimp_scene remote uastc spirv_reply mesh_process cache isolate_reply}
 
 # Cooked examples as the runtime harnesses' seeds.
 cooked=$build/seeds-cooked
@@ -39,9 +39,9 @@ fi
 # replay, fuzz/CMakeLists.txt); the runtime readers keep the cooked files.
 max_kib() {
     case $1 in
-    mtl | cube | config | level | components | assimp_scene | remote | uastc | spirv_reply | mesh_process) echo 16 ;;
+    mtl | cube | config | level | components | assimp_scene | remote | uastc | spirv_reply | mesh_process | cache) echo 16 ;;
     obj | gltf) echo 32 ;;
-    glb | image | assimp | cubemap) echo 64 ;;
+    glb | image | assimp | cubemap | isolate_reply) echo 64 ;;
     *) echo 1024 ;;
     esac
 }
@@ -86,6 +86,8 @@ for name in $harnesses; do
     uastc) seed "$name" -false ;;  # tests/fuzz/seeds/uastc/ alone
     spirv_reply) seed "$name" -false ;; # tests/fuzz/seeds/spirv_reply/ alone
     mesh_process) seed "$name" -false ;; # tests/fuzz/seeds/mesh_process/ alone
+    cache) seed "$name" -false ;; # tests/fuzz/seeds/cache/ alone (cache files without their end line)
+    isolate_reply) seed "$name" -false ;; # tests/fuzz/seeds/isolate_reply/ alone (written by hand)
     cubemap) seed "$name" -name '*.envdesc' ;;
     assimp)
         # assimp's formats from the corpus, and Debian's assimp-testmodels
@@ -98,7 +100,14 @@ for name in $harnesses; do
                 find "$models/$format" -type f -size -64k -exec cp -n {} "$corpora/$name/" \; 2>/dev/null
         done
         ;;
-    *) mkdir -p "$corpora/$name" ;;
+    uastc_transcode) # its own hinted blocks and uastc's, as its replay (fuzz/CMakeLists.txt)
+        seed "$name" -false
+        cp -n "$repo/tests/fuzz/seeds/uastc/"* "$corpora/$name/" 2>/dev/null || true
+        ;;
+    # The rest (ir_wire; by name texture_decode, mat, obj_ranges,
+    # source_paths): their regressions and tests/fuzz/seeds/<name>/ alone, as
+    # their replays (fuzz/CMakeLists.txt).
+    *) seed "$name" -false ;;
     esac
     mkdir -p "$build/crashes/$name"
     dict=()

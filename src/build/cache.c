@@ -383,8 +383,14 @@ static bool split_fields(char *line, char **fields, size_t want) {
     return count == want;
 }
 
+/* A number written as cache_serialize writes it: digits only. strtoull alone
+ * would also take leading whitespace (a vertical tab, a form feed) and a sign,
+ * and read "\v-1" as UINT64_MAX. */
 static bool parse_u64(const char *text, int base, uint64_t *out) {
-    if (text[0] == '\0' || text[0] == '-' || text[0] == '+' || text[0] == ' ')
+    bool digit =
+        (text[0] >= '0' && text[0] <= '9') ||
+        (base == 16 && ((text[0] >= 'a' && text[0] <= 'f') || (text[0] >= 'A' && text[0] <= 'F')));
+    if (!digit)
         return false;
     char *end = NULL;
     errno = 0;
@@ -558,26 +564,31 @@ static bool check_checksum(const uint8_t *data, size_t size, char *reason, size_
     return true;
 }
 
+/* A header line "<key> <number>": the number digits only and within 32 bits
+ * (sscanf's %u took a sign and whitespace, and read "encoder 4294967330" as
+ * encoder 34: a value out of range is undefined behaviour for it). */
+static bool parse_header_line(const char *line, const char *key, uint32_t *out) {
+    size_t length = strlen(key);
+    uint64_t value;
+    if (line == NULL || strncmp(line, key, length) != 0 || line[length] != ' ' ||
+        !parse_u64(line + length + 1, 10, &value) || value > UINT32_MAX)
+        return false;
+    *out = (uint32_t)value;
+    return true;
+}
+
 static bool parse_header(cache_parser *p, kiln_cache *cache) {
-    char *magic = next_line(p);
-    unsigned version = 0, encoder = 0;
-    char extra;
-    if (magic == NULL || sscanf(magic, CACHE_MAGIC_LINE " %u%c", &version, &extra) != 1)
+    uint32_t version = 0;
+    if (!parse_header_line(next_line(p), CACHE_MAGIC_LINE, &version))
         return parse_fail(p, "not a kiln cache file");
     if (version != CACHE_FORMAT_VERSION && version != CACHE_FORMAT_UNTIMED)
         return parse_fail(p, "cache format %u, this kiln reads %u and %u", version,
                           CACHE_FORMAT_UNTIMED, CACHE_FORMAT_VERSION);
-    char *line = next_line(p);
-    if (line == NULL || sscanf(line, "encoder %u%c", &encoder, &extra) != 1)
+    if (!parse_header_line(next_line(p), "encoder", &cache->encoder_version))
         return parse_fail(p, "malformed encoder line");
-    cache->encoder_version = encoder;
     p->timed = cache->timed = version == CACHE_FORMAT_VERSION;
-    unsigned build = 0;
-    if (p->timed &&
-        ((line = next_line(p)) == NULL || strncmp(line, "build ", 6) != 0 || line[6] < '0' ||
-         line[6] > '9' || sscanf(line, "build %u%c", &build, &extra) != 1))
+    if (p->timed && !parse_header_line(next_line(p), "build", &cache->build))
         return parse_fail(p, "malformed build line");
-    cache->build = build;
     return true;
 }
 

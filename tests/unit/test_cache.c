@@ -182,6 +182,20 @@ static void hostile_content_is_rejected(void **state) {
     expect_rejected_body("other-tool 1\n", "not a kiln cache");
     expect_rejected_body("kiln-cache 99\nencoder 1\n", "cache format 99");
     expect_rejected_body("kiln-cache 1\nencoder 1\n", "cache format 1, this kiln reads 2 and 3");
+    /* Numbers are digits as kiln writes them, within their width: 2^32 + 2
+     * is not format 2, 2^32 + 1 not encoder 1, -1 not 2^32 - 1. */
+    expect_rejected_body("kiln-cache 4294967298\nencoder 1\n", "not a kiln cache");
+    expect_rejected_body("kiln-cache  2\nencoder 1\n", "not a kiln cache");
+    expect_rejected_body("kiln-cache 2\nencoder 4294967297\n", "malformed encoder line");
+    expect_rejected_body("kiln-cache 2\nencoder -1\n", "malformed encoder line");
+    expect_rejected_body("kiln-cache 2\nencoder\t1\n", "malformed encoder line");
+    expect_rejected_body("kiln-cache 2\nencoder 1x\n", "malformed encoder line");
+    expect_rejected_body("kiln-cache 3\nencoder 1\nbuild 4294967296\n", "malformed build line");
+    expect_rejected_body(
+        "kiln-cache 2\nencoder 1\nasset\tobj\t1\ta.obj\nfile\t\v-1\t1\t1\t2\ta.obj\n",
+        "malformed file line");
+    expect_rejected_body("kiln-cache 2\nencoder 1\nasset\tobj\t\f1\ta.obj\n",
+                         "malformed asset line");
     /* Format 3: a build line after the encoder; time lines only there. */
     expect_rejected_body("kiln-cache 3\nencoder 1\n" A_OBJ, "malformed build line");
     expect_rejected_body("kiln-cache 3\nencoder 1\nbuild -1\n", "malformed build line");
@@ -209,6 +223,23 @@ static void hostile_content_is_rejected(void **state) {
     expect_rejected_body(HEAD A_OBJ "diag\tends in \\\n", "malformed diag line");
 #undef A_OBJ
 #undef HEAD
+}
+
+/* The header's numbers take all of 32 bits, and no more (above). */
+static void header_numbers_take_their_whole_range(void **state) {
+    (void)state;
+    bytebuf bytes = {0};
+    bytebuf_printf(&bytes, "kiln-cache 3\nencoder 4294967295\nbuild 4294967295\n");
+    uint64_t sum = XXH3_64bits(bytes.data, bytes.size);
+    bytebuf_printf(&bytes, "end %016llx\n", (unsigned long long)sum);
+    kiln_cache parsed;
+    char reason[256] = "";
+    assert_true(cache_parse(&parsed, bytes.data, bytes.size, reason, sizeof reason));
+    assert_true(parsed.timed);
+    assert_true(parsed.encoder_version == UINT32_MAX);
+    assert_true(parsed.build == UINT32_MAX);
+    cache_free(&parsed);
+    bytebuf_free(&bytes);
 }
 
 static void unsafe_paths_are_recognised(void **state) {
@@ -288,6 +319,7 @@ int main(void) {
         cmocka_unit_test(every_truncation_is_rejected),
         cmocka_unit_test(every_changed_byte_is_rejected),
         cmocka_unit_test(hostile_content_is_rejected),
+        cmocka_unit_test(header_numbers_take_their_whole_range),
         cmocka_unit_test(unsafe_paths_are_recognised),
         cmocka_unit_test(settings_hash_depends_on_what_records_quote),
         cmocka_unit_test(asset_folders_are_stamped_and_hashed_by_their_names),

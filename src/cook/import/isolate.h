@@ -32,6 +32,7 @@
 #include <stdint.h>
 
 #include "cook/core/core.h"
+#include "cook/import/draco_decode.h"
 
 /* ---------------------------------------------------------------------------
  * Wire primitives (ir_wire.c): little-endian, no padding. A reader never
@@ -255,5 +256,18 @@ void import_request_write(const cook_context *ctx, const char *importer, bytebuf
  * error naming `library`. Returns whether the import succeeded. */
 bool import_response_read(cook_context *ctx, const char *library, const uint8_t *data, size_t size,
                           ir_asset *out);
+
+/* The decoders' replies (isolate_decode.c), checked as untrusted input: an
+ * image must be the size its fields say within `limits`, a Draco mesh's
+ * indices below its point count and its values the sizes `requests` ask.
+ * image_reply_read takes `data` (a malloc'd reply) into out->rgba8 when it
+ * accepts it; else the caller frees it. Exposed for fuzz_isolate_reply. */
+struct image_limits;
+bool image_reply_read(uint8_t *data, size_t size, const char *library,
+                      const struct image_limits *limits, ir_decoded_image *out, char *reason,
+                      size_t reason_size);
+bool draco_reply_read(const uint8_t *data, size_t size, const draco_request *requests,
+                      size_t request_count, uint64_t max_bytes, draco_mesh *out, char *reason,
+                      size_t reason_size);
 
 #endif /* KILN_COOK_IMPORT_ISOLATE_H */

@@ -48,10 +48,11 @@
 #define DECODE_WIRE_VERSION 1u
 #define REASON_MAX 400u
 
-/* A reason the child sent: kept short; its bytes are escaped where printed. */
+/* A reason the child sent: kept short; its bytes are escaped where printed.
+ * An empty one is no reason (the asset's error would end in nothing). */
 static void copy_reason(wire_reader *in, const char *library, char *reason, size_t reason_size) {
     char *text = NULL;
-    if (!wire_get_string(in, &text) || text == NULL || strlen(text) > REASON_MAX)
+    if (!wire_get_string(in, &text) || text == NULL || text[0] == '\0' || strlen(text) > REASON_MAX)
         snprintf(reason, reason_size, "%s sent an invalid result", library);
     else
         snprintf(reason, reason_size, "%s", text);
@@ -177,9 +178,8 @@ static bool run_image_job(const uint8_t *request, size_t size, bytebuf *response
 
 /* The reply, checked against what was asked; *out takes the pixels and the
  * reply's buffer with them (else the caller frees it). */
-static bool read_image_reply(uint8_t *data, size_t size, const char *library,
-                             const image_limits *limits, ir_decoded_image *out, char *reason,
-                             size_t reason_size) {
+bool image_reply_read(uint8_t *data, size_t size, const char *library, const image_limits *limits,
+                      ir_decoded_image *out, char *reason, size_t reason_size) {
     wire_reader footer = {.data =
                               data + (size >= IMAGE_FOOTER_BYTES ? size - IMAGE_FOOTER_BYTES : 0),
                           .size = size >= IMAGE_FOOTER_BYTES ? IMAGE_FOOTER_BYTES : 0};
@@ -192,7 +192,7 @@ static bool read_image_reply(uint8_t *data, size_t size, const char *library,
     uint8_t ok = wire_get_u8(&footer);
     size_t body = size - IMAGE_FOOTER_BYTES;
     if (ok == 0) {
-        if (body > REASON_MAX || memchr(data, '\0', body) != NULL)
+        if (body == 0 || body > REASON_MAX || memchr(data, '\0', body) != NULL)
             snprintf(reason, reason_size, "%s sent an invalid result", library);
         else
             snprintf(reason, reason_size, "%.*s", (int)body, (const char *)data);
@@ -244,7 +244,7 @@ bool image_decode(const uint8_t *bytes, size_t size, const char *name_hint,
     if (!run_decoder("image", library, &head, bytes, size, name_hint, &process_limits, &outcome,
                      reason, reason_size))
         return false;
-    bool ok = read_image_reply(outcome.response, outcome.response_size, library, limits, out,
+    bool ok = image_reply_read(outcome.response, outcome.response_size, library, limits, out,
                                reason, reason_size);
     if (!ok)
         free(outcome.response);
@@ -303,9 +303,9 @@ static uint8_t *copy_bytes(const uint8_t *data, size_t size) {
     return copy;
 }
 
-static bool read_draco_reply(const uint8_t *data, size_t size, const draco_request *requests,
-                             size_t request_count, uint64_t max_bytes, draco_mesh *out,
-                             char *reason, size_t reason_size) {
+bool draco_reply_read(const uint8_t *data, size_t size, const draco_request *requests,
+                      size_t request_count, uint64_t max_bytes, draco_mesh *out, char *reason,
+                      size_t reason_size) {
     static const char library[] = "libdraco";
     wire_reader in = {.data = data, .size = size};
     if (wire_get_u32(&in) != DRACO_RESPONSE_MAGIC || wire_get_u32(&in) != DECODE_WIRE_VERSION) {
@@ -378,7 +378,7 @@ bool draco_decode_mesh(const uint8_t *data, size_t size, const draco_request *re
     if (!run_decoder("draco", "libdraco", &head, data, size, source_name, &limits, &outcome, error,
                      error_size))
         return false;
-    bool ok = read_draco_reply(outcome.response, outcome.response_size, requests, request_count,
+    bool ok = draco_reply_read(outcome.response, outcome.response_size, requests, request_count,
                                max_bytes, out, error, error_size);
     free(outcome.response);
     return ok;
