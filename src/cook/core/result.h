@@ -118,8 +118,12 @@
  *     before draws (its grid over their extent), not the whole vertex buffer,
  *     so a level no longer draws another submesh's vertex; a level's error is
  *     at least the level before's. Levels made by the sloppy fallback, and
- *     errors of levels kiln's welded session made after a fallback's, change. */
-#define KILN_ENCODER_VERSION 34u
+ *     errors of levels kiln's welded session made after a fallback's, change.
+ * 35: kiln's simplifier leaves out triangles with two corners at one position
+ *     (no area: slivers along attribute seams, a UV sphere's poles) before it
+ *     classifies positions, so LOD levels of meshes with such triangles
+ *     change where it runs (by default submeshes of 1,024 triangles or more). */
+#define KILN_ENCODER_VERSION 35u
 
 /* What one cook is doing now, readable from another thread while it runs (the
  * CLI's progress line names the stage of an asset that takes long). Opaque:
