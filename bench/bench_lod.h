@@ -6,6 +6,7 @@
 #ifndef KILN_BENCH_LOD_H
 #define KILN_BENCH_LOD_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -16,6 +17,10 @@
 double bench_cpu_seconds(void);
 /* SOURCE's asset, imported as the cooker would (exits on failure). */
 ir_asset bench_lod_import(const char *path, cook_settings *settings);
+/* The weld as the cooker runs it: vertices welded, then the triangles with
+ * two corners on one vertex and repeated triangles dropped (the cooker never
+ * hands them to a simplifier). False when out of memory. */
+bool bench_lod_weld(ir_mesh *mesh);
 /* Normals, weld, order and LODs as the cooker runs them; *cpu: their CPU
  * seconds (exits on failure). */
 void bench_lod_process(ir_mesh *mesh, const cook_settings *settings, double *cpu);

@@ -268,7 +268,7 @@ int main(int argc, char **argv) {
             bench_die("out of memory");
         for (uint32_t m = 0; m < asset.mesh_count; m++) {
             ir_mesh *mesh = &asset.meshes[m];
-            if (!process_generate_normals(mesh) || !process_weld(mesh))
+            if (!process_generate_normals(mesh) || !bench_lod_weld(mesh))
                 bench_die("processing '%s' failed", argv[a]);
             uint32_t *level0 =
                 mesh_spatial_level0(mesh, mesh_chunk_size(&settings), settings.threads);

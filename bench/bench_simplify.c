@@ -2,19 +2,20 @@
  * bench_simplify.c — kiln's simplifier against meshoptimizer's, as the
  * cooker's LOD step uses them (mesh.simplifier: kiln | meshopt).
  *
- *   bench_simplify [--reps N] [--orders K] [--chunk T] SOURCE...
+ *   bench_simplify [--reps N] [--orders K] [--chunk T] [--min-triangles T] SOURCE...
  *
  * Imports each SOURCE and runs the process stages up to the LODs (normals,
- * weld, order untimed; then the LOD step timed, default settings, one
- * thread) N times (default 3) with each simplifier, alternating which goes
- * first, so both see the same load. Prints per mesh the median CPU time of
- * the LOD step with each, and per reduced level both versions' triangles
- * against the target, their recorded errors, and a sampled symmetric distance
- * to level 0 (from every corner and centroid of one to the nearest triangle
- * of the other, both ways, as a fraction of the mesh's extent, the unit of
- * the recorded errors): max and mean. It also prints the CPU the vertex
- * cache order of the reduced levels costs (each level ordered once more, on a
- * copy), the part of the LOD step that is not simplification.
+ * weld and the cooker's drop of degenerate and repeated triangles, order
+ * untimed; then the LOD step timed, default settings, one thread) N times
+ * (default 3) with each simplifier, alternating which goes first, so both see
+ * the same load. Prints per mesh the median CPU time of the LOD step with
+ * each, and per reduced level both versions' triangles against the target,
+ * their recorded errors, and a sampled symmetric distance to level 0 (from
+ * every corner and centroid of one to the nearest triangle of the other, both
+ * ways, as a fraction of the mesh's extent, the unit of the recorded errors):
+ * max and mean. It also prints the CPU the vertex cache order of the reduced
+ * levels costs (each level ordered once more, on a copy), the part of the LOD
+ * step that is not simplification.
  *
  * A level's maximum distance moves 10-20 % with the input's triangle order
  * alone, so one order cannot say which simplifier is better. --orders K runs
@@ -29,7 +30,9 @@
  * comparison. --chunk T simplifies submeshes of at least 2T triangles in
  * chunks of about T (the cooker's mesh_chunk_triangles), so both simplifiers
  * can be compared on the chunked path with borders locked on models smaller
- * than the cooker's chunk size.
+ * than the cooker's chunk size. --min-triangles T reports only submeshes of at
+ * least T triangles (e.g. 1024, where `mesh.simplifier: auto` takes kiln's),
+ * each under a line with its triangle count.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,7 +43,7 @@
 #include "kiln/kiln.h"
 
 #define MAX_REPS 15
-#define MAX_MESHES 64
+#define MAX_MESHES 256
 #define MAX_ORDERS 64
 
 typedef struct version {
@@ -106,7 +109,7 @@ static ir_asset run(const char *path, const cook_settings *settings, uint32_t or
     ir_asset asset = bench_lod_import(path, &copy);
     for (uint32_t m = 0; m < asset.mesh_count; m++) {
         ir_mesh *mesh = &asset.meshes[m];
-        if (!process_generate_normals(mesh) || !process_weld(mesh) ||
+        if (!process_generate_normals(mesh) || !bench_lod_weld(mesh) ||
             !process_optimize_order(mesh, settings))
             bench_die("processing failed");
         if (order > 0)
@@ -295,17 +298,32 @@ static void print_ratios(uint32_t s, uint32_t level, const char *name, const lev
            r[FIG_MEAN_DIST][0], r[FIG_MEAN_DIST][1], worse ? "  kiln worse" : "");
 }
 
+static bool reported_submesh(const ir_submesh *submesh, uint32_t min_triangles) {
+    return submesh->topology == KILN_TOPOLOGY_TRIANGLES &&
+           submesh->index_count / 3 >= min_triangles;
+}
+
+static bool has_reported_submesh(const ir_mesh *mesh, uint32_t min_triangles) {
+    for (uint32_t s = 0; s < mesh->submesh_count; s++)
+        if (reported_submesh(&mesh->submeshes[s], min_triangles))
+            return true;
+    return false;
+}
+
 /* Per mesh: the LOD step's CPU on the cooker's order, then per reduced level
  * meshopt's and kiln's figures over the orders; with several orders, kiln's
  * over meshopt's, and where kiln's counts differ its levels at meshopt's
  * counts ("kiln=m") and those over meshopt's. */
 static void report(const char *path, const cook_settings *settings, version *v, uint32_t reps,
-                   uint32_t orders, level_figures *const figures[3]) {
+                   uint32_t orders, uint32_t min_triangles, level_figures *const figures[3]) {
     const ir_asset *a = &v[0].asset;
+    if (a->mesh_count > MAX_MESHES)
+        fprintf(stderr, "%s: %u meshes, only the first %d reported\n", path, a->mesh_count,
+                MAX_MESHES);
     for (uint32_t m = 0; m < a->mesh_count && m < MAX_MESHES; m++) {
         const ir_mesh *ma = &a->meshes[m];
         uint32_t triangles = mesh_triangle_index_count(ma) / 3;
-        if (triangles == 0 || ma->lod_count < 2)
+        if (triangles == 0 || ma->lod_count < 2 || !has_reported_submesh(ma, min_triangles))
             continue;
         double ca = median_cpu(&v[0], reps, m), cb = median_cpu(&v[1], reps, m);
         printf("%s mesh %u (%s): %u triangles; LOD CPU meshopt %.1f ms, kiln %.1f ms (%.2fx); "
@@ -320,8 +338,10 @@ static void report(const char *path, const cook_settings *settings, version *v, 
                    "lvl", "version", "triangles", "/target", "error", "max dist", "mean dist",
                    orders);
         for (uint32_t s = 0; s < ma->submesh_count; s++) {
-            if (ma->submeshes[s].topology != KILN_TOPOLOGY_TRIANGLES)
+            if (!reported_submesh(&ma->submeshes[s], min_triangles))
                 continue;
+            if (min_triangles > 0)
+                printf("  submesh %u: %u triangles\n", s, ma->submeshes[s].index_count / 3);
             for (uint32_t level = 1; level < ma->lod_count; level++) {
                 double ratio = level - 1 < settings->mesh_lod_ratio_count
                                    ? settings->mesh_lod_ratios[level - 1]
@@ -353,7 +373,7 @@ static size_t figures_count(const ir_asset *a) {
 }
 
 static void compare(const char *path, const cook_settings settings[2], uint32_t reps,
-                    uint32_t orders) {
+                    uint32_t orders, uint32_t min_triangles) {
     version *v = calloc(2, sizeof *v);
     if (v == NULL)
         bench_die("out of memory");
@@ -389,7 +409,7 @@ static void compare(const char *path, const cook_settings settings[2], uint32_t 
         for (int k = 0; k < 2; k++)
             ir_asset_free(&both[k]);
     }
-    report(path, &settings[0], v, reps, orders, figures);
+    report(path, &settings[0], v, reps, orders, min_triangles, figures);
     for (int k = 0; k < 3; k++)
         free(figures[k]);
     for (int k = 0; k < 2; k++)
@@ -398,7 +418,7 @@ static void compare(const char *path, const cook_settings settings[2], uint32_t 
 }
 
 int main(int argc, char **argv) {
-    uint32_t reps = 3, orders = 1, chunk = 0;
+    uint32_t reps = 3, orders = 1, chunk = 0, min_triangles = 0;
     int first = 1;
     bool ok = true;
     while (ok && first + 1 < argc && strncmp(argv[first], "--", 2) == 0) {
@@ -407,6 +427,8 @@ int main(int argc, char **argv) {
             reps = (uint32_t)value;
         else if (strcmp(argv[first], "--orders") == 0)
             orders = (uint32_t)value;
+        else if (strcmp(argv[first], "--min-triangles") == 0 && value <= UINT32_MAX)
+            min_triangles = (uint32_t)value;
         else if (strcmp(argv[first], "--chunk") == 0 && value >= 64 && value <= UINT32_MAX / 2)
             chunk = (uint32_t)value;
         else
@@ -415,7 +437,8 @@ int main(int argc, char **argv) {
     }
     if (!ok || first >= argc || reps < 1 || reps > MAX_REPS || orders < 1 || orders > MAX_ORDERS) {
         fprintf(stderr,
-                "usage: %s [--reps N (1..%d)] [--orders K (1..%d)] [--chunk T (>= 64)] SOURCE...\n",
+                "usage: %s [--reps N (1..%d)] [--orders K (1..%d)] [--chunk T (>= 64)] "
+                "[--min-triangles T] SOURCE...\n",
                 argv[0], MAX_REPS, MAX_ORDERS);
         return 2;
     }
@@ -428,6 +451,6 @@ int main(int argc, char **argv) {
     settings[1] = settings[0];
     settings[1].mesh_simplifier = COOK_SIMPLIFIER_KILN;
     for (int i = first; i < argc; i++)
-        compare(argv[i], settings, reps, orders);
+        compare(argv[i], settings, reps, orders, min_triangles);
     return 0;
 }

@@ -324,7 +324,7 @@ int main(int argc, char **argv) {
         totals sum = {0};
         for (uint32_t m = 0; m < asset.mesh_count; m++) {
             ir_mesh *mesh = &asset.meshes[m];
-            if (!process_generate_normals(mesh) || !process_weld(mesh))
+            if (!process_generate_normals(mesh) || !bench_lod_weld(mesh))
                 bench_die("%s: processing failed", argv[i]);
             for (uint32_t s = 0; s < mesh->submesh_count; s++) {
                 const ir_submesh *sub = &mesh->submeshes[s];

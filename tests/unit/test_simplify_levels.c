@@ -1,7 +1,8 @@
 /* test_simplify_levels.c — kiln's simplifier past its first level: the
  * quadrics a later level ranks manifold positions and short seams by (the
  * last level's planes plus the error so far), against a computation in
- * double. */
+ * double; and a session's levels unmoved by triangles of no area, which its
+ * classification (made once for every level) must not see. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -14,6 +15,7 @@
 
 #include "cook/process/process.h"
 #include "cook/process/simplify_internal.h"
+#include "simplify_fixture.h"
 
 /* Squared distance of p to the plane of abc; *weight is the doubled area
  * (its square root weighs the plane, as the simplifier does). */
@@ -287,11 +289,84 @@ static void a_long_seam_keeps_its_quadrics_since_level_0(void **state) {
     classified_free(&c);
 }
 
+/* Two levels of one session (half, then a quarter of `triangles`) into
+ * levels[0] and [1], with their index counts and errors. */
+static void two_levels(const uint32_t *indices, size_t index_count, const float *positions,
+                       size_t vertex_count, size_t triangles, uint32_t *levels[2], size_t counts[2],
+                       float errors[2]) {
+    simplify_session *session =
+        simplify_begin(indices, index_count, positions, vertex_count, false);
+    assert_non_null(session);
+    for (int level = 0; level < 2; level++)
+        counts[level] = simplify_continue(session, 3 * (triangles / 2 >> level), 1.0f,
+                                          levels[level], &errors[level]);
+    simplify_end(session);
+}
+
+/* A bumped grid, each tenth triangle (a, b, c) followed by a triangle of no
+ * area: every twentieth (a, a', b), a' a new vertex at a's position (a
+ * sliver along a seam: the same point, other attributes), the others
+ * (a, b, b). Both levels are the clean grid's, index for index, and so are
+ * their errors. Classified with the rest, the sliver's open edges a -> a'
+ * and a' -> b locked a's and b's positions for the whole session. */
+static void triangles_of_no_area_change_no_level(void **state) {
+    (void)state;
+    grid g;
+    grid_make(&g, 24, 2.0f, 0.3f);
+    size_t triangles = g.index_count / 3, extra = triangles / 10;
+    float *positions = malloc(3 * (g.vertex_count + extra) * sizeof *positions);
+    uint32_t *with = malloc(3 * (triangles + extra) * sizeof *with);
+    assert_true(positions != NULL && with != NULL);
+    memcpy(positions, g.positions, 3 * g.vertex_count * sizeof *positions);
+    size_t count = 0, vertex_count = g.vertex_count, slivers = 0;
+    for (size_t t = 0; t < triangles; t++) {
+        const uint32_t *tri = g.indices + 3 * t;
+        memcpy(with + count, tri, 3 * sizeof *with);
+        count += 3;
+        if (t % 10 != 9)
+            continue;
+        uint32_t other = tri[1];
+        if (t % 20 == 19) { /* a copy of a's position */
+            memcpy(positions + 3 * vertex_count, g.positions + 3 * (size_t)tri[0],
+                   3 * sizeof *positions);
+            other = (uint32_t)vertex_count++;
+            slivers++;
+        }
+        uint32_t no_area[3] = {tri[0], other, tri[1]};
+        memcpy(with + count, no_area, sizeof no_area);
+        count += 3;
+    }
+    assert_true(slivers > 30);
+    uint32_t *clean[2], *dirty[2];
+    for (int level = 0; level < 2; level++) {
+        clean[level] = malloc(g.index_count * sizeof *clean[level]);
+        dirty[level] = malloc(count * sizeof *dirty[level]);
+        assert_true(clean[level] != NULL && dirty[level] != NULL);
+    }
+    size_t clean_counts[2], dirty_counts[2];
+    float clean_errors[2], dirty_errors[2];
+    two_levels(g.indices, g.index_count, g.positions, g.vertex_count, triangles, clean,
+               clean_counts, clean_errors);
+    two_levels(with, count, positions, vertex_count, triangles, dirty, dirty_counts, dirty_errors);
+    for (int level = 0; level < 2; level++) {
+        assert_true(clean_counts[level] <= g.index_count / 2 >> level); /* it simplified */
+        assert_int_equal(dirty_counts[level], clean_counts[level]);
+        assert_memory_equal(dirty[level], clean[level], clean_counts[level] * sizeof *clean[level]);
+        assert_true(dirty_errors[level] == clean_errors[level]);
+        free(clean[level]);
+        free(dirty[level]);
+    }
+    free(with);
+    free(positions);
+    grid_free(&g);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(a_manifold_position_ranks_by_its_triangles_and_its_error_so_far),
         cmocka_unit_test(a_short_seam_ranks_by_its_planes_and_its_error_so_far),
         cmocka_unit_test(a_long_seam_keeps_its_quadrics_since_level_0),
+        cmocka_unit_test(triangles_of_no_area_change_no_level),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -123,8 +123,12 @@
  *     its whole input (up to 128 MiB; the frame is single-segment), and frames
  *     under 2 KiB keep their literals raw: textures whose levels exceed the
  *     level's window (2048² BC7 at level 2) and compressed chunks over the
- *     window or under 2 KiB change. */
-#define KILN_ENCODER_VERSION 35u
+ *     window or under 2 KiB change.
+ * 36: kiln's simplifier leaves out triangles with two corners at one position
+ *     (no area: slivers along attribute seams, a UV sphere's poles) before it
+ *     classifies positions, so LOD levels of meshes with such triangles
+ *     change where it runs (by default submeshes of 1,024 triangles or more). */
+#define KILN_ENCODER_VERSION 36u
 
 /* What one cook is doing now, readable from another thread while it runs (the
  * CLI's progress line names the stage of an asset that takes long). Opaque:
