@@ -205,8 +205,45 @@ bool triangle_grid_build(triangle_grid *g, const float *positions, const uint32_
     return true;
 }
 
+/* Squared distance from p to cell x along axis k, widened by a thousandth of
+ * a cell each side (cell_of's float division may put a coordinate on
+ * the cell beside its own) and open beyond the grid's first and last cells
+ * (cell_of clamps what lies outside into them): no triangle listed in the
+ * cell is nearer than this. */
+static double cell_axis_distance2(const triangle_grid *g, const float *p, uint32_t x, int k) {
+    double margin = 1e-3 * g->cell;
+    double lo = (double)g->lo[k] + (double)x * g->cell - margin;
+    double hi = (double)g->lo[k] + (double)(x + 1) * g->cell + margin;
+    double d = 0.0;
+    if (x > 0 && p[k] < lo)
+        d = lo - p[k];
+    else if (x + 1 < g->dims[k] && p[k] > hi)
+        d = p[k] - hi;
+    return d * d;
+}
+
+/* The triangles listed in one cell, each tested once per query: *best gets
+ * the nearest squared distance. */
+static void scan_cell(triangle_grid *g, const float *p, size_t cell, double *best) {
+    for (uint32_t i = g->starts[cell]; i < g->starts[cell + 1] && *best > 0.0; i++) {
+        if (g->seen[g->items[i]] == g->query)
+            continue;
+        g->seen[g->items[i]] = g->query;
+        const uint32_t *tri = g->indices + 3 * (size_t)g->items[i];
+        const float *a = g->positions + 3 * (size_t)tri[0], *b = g->positions + 3 * (size_t)tri[1],
+                    *r = g->positions + 3 * (size_t)tri[2];
+        if (box_distance2(p, a, b, r) >= *best)
+            continue; /* no nearer than the nearest so far */
+        double d = point_triangle_distance2(p, a, b, r);
+        *best = d < *best ? d : *best;
+    }
+}
+
 /* Distance from p to the nearest triangle within the 27 cells around it;
- * a point with none there is at least one cell away (reported as that). */
+ * a point with none there is at least one cell away (reported as that).
+ * Its own cell first: most points lie on or near a triangle there, and a
+ * cell beside it that lies farther than the nearest so far is skipped (none
+ * of its triangles can be nearer), so the same minimum costs a few cells. */
 double triangle_grid_distance(triangle_grid *g, const float *p) {
     double best = (double)g->cell * g->cell;
     /* A triangle over several of the cells is tested once per point. */
@@ -217,26 +254,19 @@ double triangle_grid_distance(triangle_grid *g, const float *p) {
     uint32_t c[3];
     for (int k = 0; k < 3; k++)
         c[k] = cell_of(g, p[k], k);
-    for (uint32_t z = c[2] ? c[2] - 1 : 0; z <= c[2] + 1 && z < g->dims[2]; z++)
-        for (uint32_t y = c[1] ? c[1] - 1 : 0; y <= c[1] + 1 && y < g->dims[1]; y++)
+    scan_cell(g, p, cell_index(g, c[0], c[1], c[2]), &best);
+    for (uint32_t z = c[2] ? c[2] - 1 : 0; z <= c[2] + 1 && z < g->dims[2] && best > 0.0; z++) {
+        double dz = cell_axis_distance2(g, p, z, 2);
+        for (uint32_t y = c[1] ? c[1] - 1 : 0; y <= c[1] + 1 && y < g->dims[1]; y++) {
+            double dzy = dz + cell_axis_distance2(g, p, y, 1);
             for (uint32_t x = c[0] ? c[0] - 1 : 0; x <= c[0] + 1 && x < g->dims[0]; x++) {
-                size_t cell = cell_index(g, x, y, z);
-                for (uint32_t i = g->starts[cell]; i < g->starts[cell + 1]; i++) {
-                    if (g->seen[g->items[i]] == g->query)
-                        continue;
-                    g->seen[g->items[i]] = g->query;
-                    const uint32_t *tri = g->indices + 3 * (size_t)g->items[i];
-                    const float *a = g->positions + 3 * (size_t)tri[0],
-                                *b = g->positions + 3 * (size_t)tri[1],
-                                *r = g->positions + 3 * (size_t)tri[2];
-                    if (box_distance2(p, a, b, r) >= best)
-                        continue; /* no nearer than the nearest so far */
-                    double d = point_triangle_distance2(p, a, b, r);
-                    best = d < best ? d : best;
-                    if (best == 0.0) /* p on the surface (a shared vertex): done */
-                        return 0.0;
-                }
+                if ((x == c[0] && y == c[1] && z == c[2]) ||
+                    dzy + cell_axis_distance2(g, p, x, 0) >= best)
+                    continue;
+                scan_cell(g, p, cell_index(g, x, y, z), &best);
             }
+        }
+    }
     return sqrt(best);
 }
 
