@@ -5,7 +5,6 @@
  * builds) can touch, so any surprise makes the whole file untrusted and the
  * build falls back to cooking everything.
  */
-#include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -383,21 +382,26 @@ static bool split_fields(char *line, char **fields, size_t want) {
     return count == want;
 }
 
-/* A number written as cache_serialize writes it: digits only. strtoull alone
- * would also take leading whitespace (a vertical tab, a form feed) and a sign,
- * and read "\v-1" as UINT64_MAX. */
+/* A number written as cache_serialize writes it: digits of `base` (10 or
+ * 16) only, within 64 bits. strtoull would also take leading whitespace (a
+ * vertical tab, a form feed), a sign and, in base 16, a "0x": it read "\v-1"
+ * as UINT64_MAX. */
 static bool parse_u64(const char *text, int base, uint64_t *out) {
-    bool digit =
-        (text[0] >= '0' && text[0] <= '9') ||
-        (base == 16 && ((text[0] >= 'a' && text[0] <= 'f') || (text[0] >= 'A' && text[0] <= 'F')));
-    if (!digit)
+    uint64_t value = 0;
+    size_t i = 0;
+    for (; text[i] != '\0'; i++) {
+        char c = text[i];
+        int digit = c >= '0' && c <= '9'                 ? c - '0'
+                    : base == 16 && c >= 'a' && c <= 'f' ? c - 'a' + 10
+                    : base == 16 && c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                                         : -1;
+        if (digit < 0 || value > (UINT64_MAX - (uint64_t)digit) / (uint64_t)base)
+            return false;
+        value = value * (uint64_t)base + (uint64_t)digit;
+    }
+    if (i == 0)
         return false;
-    char *end = NULL;
-    errno = 0;
-    unsigned long long value = strtoull(text, &end, base);
-    if (errno != 0 || *end != '\0')
-        return false;
-    *out = (uint64_t)value;
+    *out = value;
     return true;
 }
 

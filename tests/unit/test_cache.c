@@ -196,6 +196,9 @@ static void hostile_content_is_rejected(void **state) {
         "malformed file line");
     expect_rejected_body("kiln-cache 2\nencoder 1\nasset\tobj\t\f1\ta.obj\n",
                          "malformed asset line");
+    /* A hexadecimal field is hex digits only: strtoull took a "0x". */
+    expect_rejected_body("kiln-cache 2\nencoder 1\nasset\tobj\t0x1\ta.obj\n",
+                         "malformed asset line");
     /* Format 3: a build line after the encoder; time lines only there. */
     expect_rejected_body("kiln-cache 3\nencoder 1\n" A_OBJ, "malformed build line");
     expect_rejected_body("kiln-cache 3\nencoder 1\nbuild -1\n", "malformed build line");
